@@ -1,0 +1,100 @@
+// Package driver holds the contracts between the SDK and an agent
+// integration: the skill vocabulary shared by every package, the resolved
+// skill set a run receives, and the one-method [Driver] interface.
+//
+// These names are fixed: code outside this module relies on them. Anything
+// more a driver can do (streaming, resuming, inspecting skills) belongs in a
+// separate optional interface that callers find by type assertion, the way
+// io.WriterTo extends io.Writer.
+package driver
+
+import "context"
+
+// Reserved metadata keys interpreted by the SDK and by drivers.
+const (
+	// SkillMetadataRuntimeName is the metadata key that overrides the folder
+	// name a skill is materialized under and mounted as.
+	SkillMetadataRuntimeName = "_runtime_name"
+	// SkillMetadataDisplayName is the metadata key for a human-readable label.
+	SkillMetadataDisplayName = "_display_name"
+)
+
+// SkillSource is the open marker interface for a skill's origin. Any type
+// with a SkillSource method qualifies; a materializer that understands it
+// must be installed for it to be used.
+type SkillSource interface {
+	SkillSource()
+}
+
+// SkillRef is what a caller passes to declare a skill: either a complete
+// [Skill] or a [SkillKey] that a provider resolves. The interface is sealed:
+// only those two types implement it.
+type SkillRef interface {
+	skillRef()
+}
+
+// Skill is the full description of one skill: its identity (Key), its
+// origin (Source), whether it is mandatory (Required) and why (Reason), and
+// optional Metadata such as [SkillMetadataRuntimeName].
+type Skill struct {
+	Key      string
+	Source   SkillSource
+	Required bool
+	Reason   string
+	Metadata map[string]string
+}
+
+func (Skill) skillRef() {}
+
+// SkillKey is a reference to a skill by its catalogue key, resolved at run
+// time by the host's provider.
+type SkillKey string
+
+func (SkillKey) skillRef() {}
+
+// ResolvedSkill is one skill ready on disk for a driver.
+type ResolvedSkill struct {
+	// Key is the skill's logical key.
+	Key string
+	// RuntimeName is the folder name the agent sees.
+	RuntimeName string
+	// Path is the absolute folder that holds SKILL.md.
+	Path string
+	// Required reports whether the skill is mandatory.
+	Required bool
+	// Reason says why the skill is present, when known.
+	Reason string
+	// Metadata is the skill's metadata as declared.
+	Metadata map[string]string
+}
+
+// ResolvedSkills is the complete skill set of one run.
+type ResolvedSkills struct {
+	// Entries are sorted by Key.
+	Entries []ResolvedSkill
+	// Fingerprint identifies the selected content: equal for the same
+	// selection on any machine, different when any skill changes.
+	Fingerprint string
+}
+
+// Request is what a driver receives for one run.
+type Request struct {
+	// Prompt is the user's instruction.
+	Prompt string
+	// Skills is the resolved skill set.
+	Skills ResolvedSkills
+	// Workspace is the folder the agent works in; empty means the driver's
+	// default (usually the current folder).
+	Workspace string
+}
+
+// Result is what a driver returns from a run.
+type Result struct {
+	// Text is the agent's final answer.
+	Text string
+}
+
+// Driver runs an agent. Implementations must be safe for concurrent use.
+type Driver interface {
+	Run(ctx context.Context, req *Request) (*Result, error)
+}

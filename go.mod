@@ -1,0 +1,8 @@
+module github.com/agentadaptor/agentadaptor
+
+go 1.26.5
+
+require (
+	github.com/klauspost/compress v1.20.4 // indirect
+	golang.org/x/text v0.44.0 // indirect
+)

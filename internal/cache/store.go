@@ -1,0 +1,346 @@
+// Package cache is the content-addressed store behind the default skill
+// materializer.
+//
+// # Layout
+//
+//	<root>/<digest>/<name>/...   a published skill tree (files read-only)
+//	<root>/<digest>/.manifest    what the tree holds, published with it
+//	<root>/.memo/<key>           archive memo: a source's key -> its digest
+//	<root>/.tmp/<id>.lock        held (flock) while staging <id> is alive
+//	<root>/.tmp/<id>/            a staging area, renamed to <root>/<digest>
+//	<root>/.tmp/<id>.spool       a spooled archive being extracted
+//
+// The digest is [Digest] of the runtime name and the files, so a published
+// tree is fully determined by its folder name.
+//
+// # Rules
+//
+//  1. A tree is staged in <root>/.tmp, on the same file system, and
+//     published by renaming the whole staging folder to <root>/<digest>. A
+//     tree that is visible is therefore complete; a crash leaves only
+//     staging, which no lookup ever sees.
+//  2. When the rename finds the digest already published, the existing
+//     tree wins if it checks out, and the staging is discarded. A tree that
+//     no longer matches its manifest (a file deleted, truncated or replaced)
+//     is moved aside and replaced.
+//  3. Each staging area is locked while its owner lives. A sweep, run once
+//     per [Store], removes areas whose lock can be taken: their owner died.
+//     Where file locks are unavailable, areas older than a day are swept.
+//  4. Lookups check the manifest against the digest and every file's type,
+//     size and executable bit; they do not re-hash contents.
+//
+// A Store is safe for concurrent use by goroutines and by processes that
+// share a root.
+package cache
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+var errLocked = errors.New("locked by another process")
+
+const (
+	tmpDir       = ".tmp"
+	memoDir      = ".memo"
+	manifestName = ".manifest"
+	manifestHead = "agentadaptor skill manifest v1"
+)
+
+// Store is a cache root.
+type Store struct {
+	root  string
+	sweep sync.Once
+}
+
+// Open returns the store at root, creating its folders. The root is made
+// absolute.
+func Open(root string) (*Store, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range []string{abs, filepath.Join(abs, tmpDir), filepath.Join(abs, memoDir)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("create cache folder: %w (set another root with WithSkillCacheRoot)", err)
+		}
+	}
+	return &Store{root: abs}, nil
+}
+
+// Root returns the store's absolute root folder.
+func (s *Store) Root() string { return s.root }
+
+// Path returns where the tree with this digest and name is published.
+func (s *Store) Path(digest, name string) string {
+	return filepath.Join(s.root, digest, name)
+}
+
+// Lookup reports whether the tree with this digest and name is published
+// and intact (rule 4), and returns its folder.
+func (s *Store) Lookup(digest, name string) (string, bool) {
+	if !validDigest(digest) {
+		return "", false
+	}
+	dir := filepath.Join(s.root, digest)
+	files, gotName, err := readManifest(filepath.Join(dir, manifestName))
+	if err != nil || gotName != name || Digest(name, files) != digest {
+		return "", false
+	}
+	root, err := os.OpenRoot(filepath.Join(dir, name))
+	if err != nil {
+		return "", false
+	}
+	defer root.Close()
+	for _, f := range files {
+		local, err := filepath.Localize(f.Path)
+		if err != nil {
+			return "", false
+		}
+		fi, err := root.Lstat(local)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() != f.Size || (fi.Mode()&0o111 != 0) != f.Exec {
+			return "", false
+		}
+	}
+	return filepath.Join(dir, name), true
+}
+
+func validDigest(d string) bool {
+	if len(d) != 64 {
+		return false
+	}
+	_, err := hex.DecodeString(d)
+	return err == nil
+}
+
+// Staging is a private folder in which one tree is built before it is
+// published. Close it when done, whether or not it was published.
+type Staging struct {
+	store *Store
+	id    string
+	dir   string // <root>/.tmp/<id>
+	name  string
+	lock  *os.File
+	root  *os.Root
+	spool *os.File
+}
+
+// Stage creates a staging area for a tree with the given runtime name. The
+// first call on a Store sweeps abandoned staging (rule 3).
+func (s *Store) Stage(name string) (*Staging, error) {
+	s.sweep.Do(s.sweepStaging)
+	var b [12]byte
+	rand.Read(b[:])
+	id := hex.EncodeToString(b[:])
+	tmp := filepath.Join(s.root, tmpDir)
+	lock, err := os.OpenFile(filepath.Join(tmp, id+".lock"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("create staging lock: %w", err)
+	}
+	st := &Staging{store: s, id: id, dir: filepath.Join(tmp, id), name: name, lock: lock}
+	if err := lockFile(lock); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("lock staging: %w", err)
+	}
+	if err := os.Mkdir(st.dir, 0o755); err != nil {
+		st.Close()
+		return nil, err
+	}
+	if err := os.Mkdir(filepath.Join(st.dir, name), 0o755); err != nil {
+		st.Close()
+		return nil, err
+	}
+	if st.root, err = os.OpenRoot(filepath.Join(st.dir, name)); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// Root is the folder the tree is written into, as an [os.Root].
+func (st *Staging) Root() *os.Root { return st.root }
+
+// Spool returns a private temporary file beside the staging area, removed
+// by Close.
+func (st *Staging) Spool() (*os.File, error) {
+	if st.spool == nil {
+		f, err := os.OpenFile(filepath.Join(st.store.root, tmpDir, st.id+".spool"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		st.spool = f
+	}
+	return st.spool, nil
+}
+
+// Publish records the manifest of files, which must be exactly what was
+// written under Root, and renames the staging area into place (rules 1
+// and 2). It returns the published folder and the digest.
+func (st *Staging) Publish(files []File) (dir, digest string, err error) {
+	digest = Digest(st.name, files)
+	if err := writeManifest(filepath.Join(st.dir, manifestName), st.name, files); err != nil {
+		return "", "", err
+	}
+	if err := st.root.Close(); err != nil {
+		return "", "", err
+	}
+	st.root = nil
+	s := st.store
+	final := filepath.Join(s.root, digest)
+	for attempt := 0; ; attempt++ {
+		err := os.Rename(st.dir, final)
+		if err == nil {
+			return s.Path(digest, st.name), digest, nil
+		}
+		if dir, ok := s.Lookup(digest, st.name); ok {
+			return dir, digest, nil // another writer won (rule 2)
+		}
+		if attempt == 2 {
+			return "", "", fmt.Errorf("publish %s: %w", digest, err)
+		}
+		// The published tree is damaged: move it aside, then retry.
+		old := filepath.Join(s.root, tmpDir, st.id+".old")
+		if err := os.Rename(final, old); err == nil {
+			os.RemoveAll(old)
+		}
+	}
+}
+
+// Close removes whatever the staging area still holds and releases its
+// lock. It is safe to call more than once.
+func (st *Staging) Close() error {
+	if st.root != nil {
+		st.root.Close()
+		st.root = nil
+	}
+	if st.spool != nil {
+		st.spool.Close()
+		os.Remove(st.spool.Name())
+		st.spool = nil
+	}
+	var err error
+	if st.dir != "" {
+		err = os.RemoveAll(st.dir)
+		st.dir = ""
+	}
+	if st.lock != nil {
+		os.Remove(st.lock.Name())
+		st.lock.Close()
+		st.lock = nil
+	}
+	return err
+}
+
+// sweepStaging removes staging areas whose owners are gone (rule 3).
+func (s *Store) sweepStaging() {
+	tmp := filepath.Join(s.root, tmpDir)
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		id, ext, _ := strings.Cut(e.Name(), ".")
+		if ext != "lock" {
+			if _, err := os.Stat(filepath.Join(tmp, id+".lock")); errors.Is(err, fs.ErrNotExist) {
+				os.RemoveAll(filepath.Join(tmp, e.Name()))
+			}
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || !abandoned(filepath.Join(tmp, e.Name()), info.ModTime()) {
+			continue
+		}
+		for _, suffix := range []string{"", ".spool", ".old"} {
+			os.RemoveAll(filepath.Join(tmp, id+suffix))
+		}
+		os.Remove(filepath.Join(tmp, e.Name()))
+	}
+}
+
+func writeManifest(path, name string, files []File) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\nname %s\n", manifestHead, name)
+	for _, f := range files {
+		x := "-"
+		if f.Exec {
+			x = "x"
+		}
+		fmt.Fprintf(&b, "%x %s %d %s\n", f.Sum, x, f.Size, f.Path)
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o444)
+}
+
+func readManifest(path string) ([]File, string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", err
+	}
+	sc := bufio.NewScanner(strings.NewReader(string(data)))
+	sc.Buffer(nil, 1<<20)
+	bad := fmt.Errorf("manifest %s is malformed", path)
+	if !sc.Scan() || sc.Text() != manifestHead || !sc.Scan() {
+		return nil, "", bad
+	}
+	name, ok := strings.CutPrefix(sc.Text(), "name ")
+	if !ok {
+		return nil, "", bad
+	}
+	var files []File
+	for sc.Scan() {
+		fields := strings.SplitN(sc.Text(), " ", 4)
+		if len(fields) != 4 || len(fields[0]) != 64 {
+			return nil, "", bad
+		}
+		var f File
+		if _, err := hex.Decode(f.Sum[:], []byte(fields[0])); err != nil {
+			return nil, "", bad
+		}
+		f.Exec = fields[1] == "x"
+		if f.Size, err = strconv.ParseInt(fields[2], 10, 64); err != nil {
+			return nil, "", bad
+		}
+		f.Path = fields[3]
+		files = append(files, f)
+	}
+	return files, name, nil
+}
+
+// Memo returns the digest recorded for an archive key, if any.
+func (s *Store) Memo(key string) (string, bool) {
+	data, err := os.ReadFile(filepath.Join(s.root, memoDir, key))
+	if err != nil {
+		return "", false
+	}
+	d := strings.TrimSpace(string(data))
+	return d, validDigest(d)
+}
+
+// SetMemo records digest for an archive key, atomically.
+func (s *Store) SetMemo(key, digest string) error {
+	if !validDigest(key) {
+		return fmt.Errorf("invalid memo key %q", key)
+	}
+	dir := filepath.Join(s.root, memoDir)
+	f, err := os.CreateTemp(dir, key+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.WriteString(digest + "\n")
+	cerr := f.Close()
+	if werr == nil && cerr == nil {
+		if err := os.Rename(f.Name(), filepath.Join(dir, key)); err == nil {
+			return nil
+		}
+	}
+	os.Remove(f.Name())
+	return errors.Join(werr, cerr)
+}

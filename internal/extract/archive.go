@@ -1,0 +1,383 @@
+package extract
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/gzip"
+)
+
+// Sniff names the format of an archive from its leading bytes: a zip local
+// file header (or the end record of an empty zip) at offset 0, the gzip
+// magic, or the ustar magic at offset 257. Anything else is [ErrFormat].
+func Sniff(head []byte) (Format, error) {
+	switch {
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")), bytes.HasPrefix(head, []byte("PK\x05\x06")):
+		return FormatZip, nil
+	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
+		return FormatTarGz, nil
+	case len(head) >= 262 && string(head[257:262]) == "ustar":
+		return FormatTar, nil
+	}
+	return "", formatf("not a zip, tar or tar.gz archive (pin one with WithFormat if the archive is of an older kind)")
+}
+
+// Archive extracts the skill held in the archive r (size bytes long) into
+// dst, after checking every entry, and returns the files it wrote. With a
+// nil dst it checks and hashes without writing. On error, dst may hold part
+// of the tree: the caller owns dst and removes it.
+func Archive(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, opts Options) ([]File, error) {
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	format := opts.Format
+	if format == FormatAuto {
+		head := make([]byte, 512)
+		n, err := r.ReadAt(head, 0)
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		if format, err = Sniff(head[:n]); err != nil {
+			return nil, err
+		}
+	}
+	switch format {
+	case FormatZip:
+		return extractZip(ctx, r, size, dst, opts)
+	case FormatTar, FormatTarGz:
+		return extractTar(ctx, r, size, format == FormatTarGz, dst, opts)
+	}
+	return nil, formatf("unknown format %q (use zip, tar or tar.gz)", format)
+}
+
+// counter counts the bytes that come out of a decompressor, fails once
+// they pass the total limit, and checks for cancellation on every read.
+type counter struct {
+	ctx   context.Context
+	r     io.Reader
+	n     int64
+	limit int64
+}
+
+func (c *counter) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if c.n > c.limit {
+		return n, limitf("more than %d bytes once decompressed (raise it with WithMaxTotalSize)", c.limit)
+	}
+	return n, err
+}
+
+// asFormat classifies a decoder error: limits and cancellation pass
+// through; anything else is a corrupt archive.
+func asFormat(err error) error {
+	if err == nil || errors.Is(err, ErrLimit) || errors.Is(err, ErrUnsafe) || errors.Is(err, ErrFormat) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrFormat, err)
+}
+
+func openTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, limit int64) (*tar.Reader, *counter, func(), error) {
+	var src io.Reader = io.NewSectionReader(r, 0, size)
+	closer := func() {}
+	if gz {
+		zr, err := gzip.NewReader(src)
+		if err != nil {
+			return nil, nil, nil, asFormat(err)
+		}
+		src, closer = zr, func() { zr.Close() }
+	}
+	c := &counter{ctx: ctx, r: src, limit: limit}
+	return tar.NewReader(c), c, closer, nil
+}
+
+func tarKind(h *tar.Header) (kind, error) {
+	switch h.Typeflag {
+	case tar.TypeReg:
+		return kindFile, nil
+	case tar.TypeDir:
+		if h.Size != 0 {
+			return 0, unsafeEntry(h.Name, "folder entry carries data")
+		}
+		return kindDir, nil
+	case tar.TypeSymlink:
+		return kindSymlink, nil
+	case tar.TypeLink:
+		return kindHardlink, nil
+	case tar.TypeGNUSparse:
+		return 0, unsafeEntry(h.Name, "sparse files are not allowed")
+	}
+	return 0, unsafeEntry(h.Name, fmt.Sprintf("entry type %q is not a regular file, folder or link", h.Typeflag))
+}
+
+func isSparse(h *tar.Header) bool {
+	for k := range h.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			return true
+		}
+	}
+	return false
+}
+
+// extractTar makes two passes over the (immutable) archive: the first
+// checks every header, the gzip trailer and the padding without writing;
+// the second writes and hashes the files.
+func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os.Root, opts Options) ([]File, error) {
+	p := newPlan(opts)
+	tr, c, done, err := openTar(ctx, r, size, gz, opts.MaxTotalSize)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			done()
+			return nil, asFormat(err)
+		}
+		if h.Typeflag == tar.TypeXGlobalHeader {
+			continue
+		}
+		k, err := tarKind(h)
+		if err == nil && isSparse(h) {
+			err = unsafeEntry(h.Name, "sparse files are not allowed")
+		}
+		if err == nil {
+			err = p.add(h.Name, k, h.Mode&0o111 != 0, h.Size, h.Linkname)
+		}
+		if err != nil {
+			done()
+			return nil, err
+		}
+	}
+	// Only zero padding may follow the end marker; reading it to the end
+	// also verifies the gzip checksum and length.
+	err = zeroTail(c)
+	done()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.finish(); err != nil {
+		return nil, err
+	}
+
+	tr, _, done, err = openTar(ctx, r, size, gz, opts.MaxTotalSize)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	w := newWriter(dst, opts.MaxTotalSize)
+	files := make([]File, 0, len(p.entries))
+	for i := 0; ; {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, asFormat(err)
+		}
+		if h.Typeflag == tar.TypeXGlobalHeader {
+			continue
+		}
+		if i >= len(p.entries) {
+			return nil, formatf("archive changed while it was read")
+		}
+		e := p.entries[i]
+		i++
+		if e.kind != kindFile || e.rel == "" {
+			continue
+		}
+		f, err := w.write(ctx, e.rel, e.exec, tr, opts.MaxFileSize)
+		if err != nil {
+			return nil, asFormat(err)
+		}
+		files = append(files, f)
+	}
+	return w.copyLinks(ctx, p, files)
+}
+
+func zeroTail(r io.Reader) error {
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf := *bp
+	for {
+		n, err := r.Read(buf)
+		for _, b := range buf[:n] {
+			if b != 0 {
+				return formatf("data after the end of the tar archive")
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return asFormat(err)
+		}
+	}
+}
+
+// crcReader computes the CRC-32 of what it reads, so entries whose
+// recorded CRC is zero are checked too (archive/zip skips those).
+type crcReader struct {
+	r   io.Reader
+	crc uint32
+}
+
+func (c *crcReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.crc = crc32.Update(c.crc, crc32.IEEETable, p[:n])
+	return n, err
+}
+
+const maxLinkTarget = MaxPathLen
+
+func extractZip(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, opts Options) ([]File, error) {
+	magic := make([]byte, 4)
+	if _, err := r.ReadAt(magic, 0); err != nil || (string(magic) != "PK\x03\x04" && string(magic) != "PK\x05\x06") {
+		return nil, formatf("zip archive does not start with a zip header (prefixed data is not allowed)")
+	}
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return nil, asFormat(err)
+	}
+	if len(zr.File) > opts.MaxEntries {
+		return nil, limitf("%d entries; the limit is %d (raise it with WithMaxArchiveEntries)", len(zr.File), opts.MaxEntries)
+	}
+	zr.RegisterDecompressor(zip.Deflate, func(r io.Reader) io.ReadCloser { return flate.NewReader(r) })
+	if err := checkRanges(zr.File, size); err != nil {
+		return nil, err
+	}
+	p := newPlan(opts)
+	for _, f := range zr.File {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if f.Flags&0x1 != 0 {
+			return nil, formatf("entry %q is encrypted", f.Name)
+		}
+		if f.Method != zip.Store && f.Method != zip.Deflate {
+			return nil, formatf("entry %q uses compression method %d (only store and deflate are supported)", f.Name, f.Method)
+		}
+		mode := f.Mode()
+		var k kind
+		var target string
+		switch {
+		case mode.IsDir():
+			if f.UncompressedSize64 != 0 || f.CompressedSize64 > 2 {
+				return nil, unsafeEntry(f.Name, "folder entry carries data")
+			}
+			k = kindDir
+		case mode.IsRegular():
+			k = kindFile
+		case mode&os.ModeSymlink != 0:
+			k = kindSymlink
+			if target, err = readLinkTarget(f); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, unsafeEntry(f.Name, fmt.Sprintf("mode %v is not a regular file, folder or link", mode))
+		}
+		size := int64(f.UncompressedSize64)
+		if f.UncompressedSize64 > 1<<62 {
+			size = 1 << 62
+		}
+		if err := p.add(f.Name, k, mode&0o111 != 0, size, target); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.finish(); err != nil {
+		return nil, err
+	}
+
+	w := newWriter(dst, opts.MaxTotalSize)
+	files := make([]File, 0, len(zr.File))
+	for i, f := range zr.File {
+		e := p.entries[i]
+		if e.kind != kindFile || e.rel == "" {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return nil, asFormat(fmt.Errorf("entry %q: %w", f.Name, err))
+		}
+		cr := &crcReader{r: rc}
+		file, err := w.write(ctx, e.rel, e.exec, cr, opts.MaxFileSize)
+		rc.Close()
+		if err != nil {
+			return nil, asFormat(err)
+		}
+		if cr.crc != f.CRC32 {
+			return nil, formatf("entry %q: checksum mismatch", f.Name)
+		}
+		if uint64(file.Size) != f.UncompressedSize64 {
+			return nil, formatf("entry %q: %d bytes, but its header says %d", f.Name, file.Size, f.UncompressedSize64)
+		}
+		files = append(files, file)
+	}
+	return w.copyLinks(ctx, p, files)
+}
+
+func readLinkTarget(f *zip.File) (string, error) {
+	if f.UncompressedSize64 > maxLinkTarget {
+		return "", unsafeEntry(f.Name, "link target too long")
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return "", asFormat(fmt.Errorf("entry %q: %w", f.Name, err))
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, maxLinkTarget+1))
+	if err != nil {
+		return "", asFormat(fmt.Errorf("entry %q: %w", f.Name, err))
+	}
+	return string(b), nil
+}
+
+// checkRanges refuses zip entries whose data overlap (quoted-overlap and
+// duplicated-record bombs) or run past the end of the archive.
+func checkRanges(files []*zip.File, size int64) error {
+	type span struct {
+		start, end uint64
+		name       string
+	}
+	spans := make([]span, 0, len(files))
+	var sum uint64
+	for _, f := range files {
+		off, err := f.DataOffset()
+		if err != nil {
+			return asFormat(fmt.Errorf("entry %q: %w", f.Name, err))
+		}
+		end := uint64(off) + f.CompressedSize64
+		if off < 0 || end < uint64(off) || end > uint64(size) {
+			return formatf("entry %q: data runs past the end of the archive", f.Name)
+		}
+		sum += f.CompressedSize64
+		spans = append(spans, span{uint64(off), end, f.Name})
+	}
+	if sum > uint64(size) {
+		return unsafeEntry("", "entries claim more compressed data than the archive holds (overlapping entries)")
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	for i := 1; i < len(spans); i++ {
+		if spans[i].start < spans[i-1].end || spans[i].start == spans[i-1].start {
+			return unsafeEntry(spans[i].name, fmt.Sprintf("data overlaps entry %q", spans[i-1].name))
+		}
+	}
+	return nil
+}

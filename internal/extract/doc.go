@@ -1,0 +1,56 @@
+// Package extract turns untrusted skill content (a zip, tar or tar.gz
+// archive, or an [io/fs.FS] tree) into regular files under an [os.Root],
+// within limits, and describes what it wrote.
+//
+// # What an archive may hold
+//
+// The whole archive is checked before any file is created (for tar, in a
+// first pass over the stream); a single violation fails it:
+//
+//  1. Names are slash-separated relative paths that pass [io/fs.ValidPath]
+//     once a leading "./" and a folder's trailing "/" are removed: no
+//     absolute paths, no empty, "." or ".." elements. The root entry
+//     ("." or "./") is skipped.
+//  2. No control characters (0x00-0x1F, 0x7F), backslashes or colons.
+//  3. Each element uses the portable set: ASCII letters and digits, the
+//     marks ! # $ % & ( ) + , - . = @ [ ] ^ _ { } ~ and space, and letters
+//     of any script (no combining marks, so a decomposed twin of a name
+//     cannot be spelled). No element starts with a space or ends in a dot
+//     or space.
+//  4. No Windows device names (CON, PRN, AUX, NUL, COM0-9, LPT0-9 with their
+//     superscript forms, CONIN$, CONOUT$, with or without an extension) and
+//     no 8.3 short names such as GIT~1.
+//  5. Elements are at most [MaxNameLen] bytes, paths at most [MaxPathLen]
+//     bytes and [MaxDepth] elements.
+//  6. No two entries share a name, or a name that folds to the same key
+//     (Unicode NFKC and case folding), and no name is both a file and a
+//     folder.
+//  7. Entries are regular files, folders and links only. Devices, FIFOs,
+//     sockets, sparse files and other tar types fail; PAX global headers
+//     are ignored. Modes, owners, times and extended attributes are ignored
+//     except the executable bit: files are written 0444, or 0555 when any
+//     executable bit is set, folders 0755.
+//  8. A link (symbolic or hard) is written as a copy of its target, and
+//     only when that target, resolved inside the skill, is a regular file
+//     of the skill; a link to a folder, to another link, or out of the
+//     skill fails. Archive links are never followed while writing.
+//  9. Limits: the entry count (checked before anything is written), each
+//     file's declared and actual size, and the total bytes that come out
+//     of the decompressor (tar headers and padding included) plus the
+//     bytes copied for links. Declared sizes are never trusted: every copy
+//     is bounded and fails when the data runs over.
+// 10. Zip: entries must not overlap or run past the end, must not be
+//     encrypted, must use store or deflate, must start at offset 0, and
+//     their CRC-32 and size must match what was read (also when the
+//     recorded CRC is zero).
+// 11. Tar and tar.gz: only zero bytes may follow the end marker, and the
+//     gzip stream is read to its end so its checksum is verified.
+// 12. With a subpath, entries outside it are checked and counted but not
+//     written; the prefix is matched element by element.
+// 13. The skill must have a regular file SKILL.md at its root.
+//
+// Errors wrap exactly one of [ErrFormat], [ErrUnsafe] and [ErrLimit], or the
+// context's error when the context ends. Extraction writes only under the
+// given root, never replaces a file, and leaves cleaning up after a failure
+// to the owner of that root.
+package extract

@@ -1,0 +1,315 @@
+package extract
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// The sentinel errors. Every error an extraction returns because of the
+// archive's content wraps exactly one of them; cancellation wraps the
+// context's error instead.
+var (
+	// ErrFormat reports an archive that is corrupt, truncated, of an
+	// unsupported format, or whose checksums do not match.
+	ErrFormat = errors.New("unsupported or corrupt archive")
+	// ErrUnsafe reports an entry that could escape the destination, clash
+	// with another entry, or is not a regular file or folder.
+	ErrUnsafe = errors.New("unsafe archive entry")
+	// ErrLimit reports an archive over one of the configured limits.
+	ErrLimit = errors.New("archive exceeds a limit")
+)
+
+// Format names an archive encoding.
+type Format string
+
+// The supported formats.
+const (
+	FormatAuto  Format = ""
+	FormatZip   Format = "zip"
+	FormatTar   Format = "tar"
+	FormatTarGz Format = "tar.gz"
+)
+
+// Options says what to extract and within which limits. Every limit must
+// be positive.
+type Options struct {
+	// Format pins the decoder; FormatAuto sniffs the leading bytes.
+	Format Format
+	// Subpath selects the folder inside the archive that holds the skill;
+	// empty means the archive root.
+	Subpath string
+	// MaxFileSize caps the bytes of any one file.
+	MaxFileSize int64
+	// MaxTotalSize caps the bytes that come out of the decompressor in all,
+	// headers included, plus the bytes copied for links.
+	MaxTotalSize int64
+	// MaxEntries caps the number of entries (files, folders and links).
+	MaxEntries int
+}
+
+func (o *Options) check() error {
+	if o.MaxFileSize <= 0 || o.MaxTotalSize <= 0 || o.MaxEntries <= 0 {
+		return fmt.Errorf("extract: every limit must be positive: %+v", *o)
+	}
+	if o.Subpath != "" {
+		sub := strings.TrimSuffix(strings.TrimPrefix(o.Subpath, "./"), "/")
+		if sub != "" && sub != "." {
+			if err := CheckPath(sub); err != nil {
+				return fmt.Errorf("subpath %q: %w", o.Subpath, err)
+			}
+		} else {
+			sub = ""
+		}
+		o.Subpath = sub
+	}
+	return nil
+}
+
+// File describes one file written into the destination.
+type File struct {
+	// Path is slash-separated and relative to the skill root.
+	Path string
+	// Exec reports whether the file is executable.
+	Exec bool
+	// Size is the file's length in bytes.
+	Size int64
+	// Sum is the SHA-256 of the file's bytes.
+	Sum [32]byte
+}
+
+func unsafeEntry(name, reason string) error {
+	return fmt.Errorf("%w %q: %s", ErrUnsafe, name, reason)
+}
+
+func limitf(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrLimit}, args...)...)
+}
+
+func formatf(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, args...)...)
+}
+
+// kind classifies a planned entry.
+type kind uint8
+
+const (
+	kindDir kind = iota + 1
+	kindFile
+	kindSymlink
+	kindHardlink
+)
+
+// entry is the plan for one archive entry.
+type entry struct {
+	name   string // cleaned archive path
+	rel    string // path inside the skill; "" when the entry is not written
+	kind   kind
+	exec   bool
+	size   int64
+	target string // for links: the skill-relative path of the file it copies
+}
+
+// seen records a name already in the archive, under its fold key.
+type seen struct {
+	name     string
+	dir      bool
+	explicit bool
+}
+
+// plan checks a whole archive's entries before anything is written: the
+// names, their collisions, the entry count and the declared sizes.
+type plan struct {
+	opts    Options
+	fold    *folder
+	names   map[string]*seen
+	entries []entry
+	total   int64 // declared bytes of written files and link copies
+}
+
+func newPlan(opts Options) *plan {
+	return &plan{opts: opts, fold: newFolder(), names: make(map[string]*seen)}
+}
+
+// add checks one entry and records it. The name is the raw archive name;
+// linkname is the raw link target for links.
+func (p *plan) add(raw string, k kind, exec bool, size int64, linkname string) error {
+	if len(p.entries) >= p.opts.MaxEntries {
+		return limitf("more than %d entries (raise it with WithMaxArchiveEntries)", p.opts.MaxEntries)
+	}
+	name, isRoot, err := cleanName(raw, k == kindDir)
+	if err != nil {
+		return err
+	}
+	if isRoot {
+		if k != kindDir {
+			return unsafeEntry(raw, "archive root is not a folder")
+		}
+		p.entries = append(p.entries, entry{kind: kindDir})
+		return nil
+	}
+	if err := p.claim(name, k == kindDir); err != nil {
+		return err
+	}
+	e := entry{name: name, kind: k, exec: exec, size: size}
+	if k != kindDir && size > p.opts.MaxFileSize {
+		return limitf("entry %q declares %d bytes; the per-file limit is %d (raise it with WithMaxFileSize)", name, size, p.opts.MaxFileSize)
+	}
+	rel, inside := p.within(name)
+	if inside {
+		e.rel = rel
+	}
+	switch k {
+	case kindSymlink:
+		if err := checkLinkTarget(name, linkname); err != nil {
+			return err
+		}
+		if inside {
+			t := path.Join(path.Dir(rel), linkname)
+			if t == ".." || strings.HasPrefix(t, "../") {
+				return unsafeEntry(name, fmt.Sprintf("link target %q leaves the skill", linkname))
+			}
+			e.target = t
+		}
+	case kindHardlink:
+		target, _, err := cleanName(linkname, false)
+		if err != nil {
+			return unsafeEntry(name, fmt.Sprintf("link target %q: %v", linkname, err))
+		}
+		t, ok := p.within(target)
+		if inside && !ok {
+			return unsafeEntry(name, fmt.Sprintf("link target %q leaves the skill", linkname))
+		}
+		e.target = t
+	case kindFile:
+		if e.rel != "" {
+			p.total += size
+			if p.total > p.opts.MaxTotalSize {
+				return limitf("files declare more than %d bytes in all (raise it with WithMaxTotalSize)", p.opts.MaxTotalSize)
+			}
+		}
+	}
+	p.entries = append(p.entries, e)
+	return nil
+}
+
+// cleanName strips the forms of the archive root that archivers write
+// ("./" prefixes, a trailing slash on folders) and checks what is left.
+func cleanName(raw string, dir bool) (name string, root bool, err error) {
+	name = raw
+	for strings.HasPrefix(name, "./") {
+		name = name[2:]
+	}
+	if dir || strings.HasSuffix(name, "/") {
+		name = strings.TrimSuffix(name, "/")
+	}
+	if name == "" || name == "." {
+		return "", true, nil
+	}
+	if err := CheckPath(name); err != nil {
+		return "", false, err
+	}
+	return name, false, nil
+}
+
+// claim records name (and the folders above it) and fails on duplicates,
+// case-fold collisions and file-versus-folder clashes.
+func (p *plan) claim(name string, dir bool) error {
+	for i := 0; i < len(name); i++ {
+		if name[i] == '/' {
+			if err := p.claimOne(name[:i], true, false); err != nil {
+				return err
+			}
+		}
+	}
+	return p.claimOne(name, dir, true)
+}
+
+func (p *plan) claimOne(name string, dir, explicit bool) error {
+	key := p.fold.key(name)
+	s, ok := p.names[key]
+	if !ok {
+		p.names[key] = &seen{name: name, dir: dir, explicit: explicit}
+		return nil
+	}
+	switch {
+	case s.name != name:
+		return unsafeEntry(name, fmt.Sprintf("collides with %q on a case-insensitive file system", s.name))
+	case s.dir != dir:
+		return unsafeEntry(name, "is both a file and a folder")
+	case !dir && explicit:
+		return unsafeEntry(name, "duplicate entry")
+	case dir && explicit && s.explicit:
+		return unsafeEntry(name, "duplicate entry")
+	}
+	if explicit {
+		s.explicit = true
+	}
+	return nil
+}
+
+// within maps an archive path to its path inside the skill, reporting
+// whether it lies under the subpath at all (element-wise).
+func (p *plan) within(name string) (string, bool) {
+	sub := p.opts.Subpath
+	if sub == "" {
+		return name, true
+	}
+	if rest, ok := strings.CutPrefix(name, sub); ok && strings.HasPrefix(rest, "/") {
+		return rest[1:], true
+	}
+	return "", false
+}
+
+// checkLinkTarget refuses symlink targets that are absolute or not
+// portable; whether they stay inside the skill is decided with the entry.
+func checkLinkTarget(name, target string) error {
+	switch {
+	case target == "":
+		return unsafeEntry(name, "empty link target")
+	case strings.HasPrefix(target, "/"):
+		return unsafeEntry(name, fmt.Sprintf("absolute link target %q", target))
+	case strings.ContainsAny(target, "\\:\x00"):
+		return unsafeEntry(name, fmt.Sprintf("link target %q is not a portable relative path", target))
+	case len(target) > MaxPathLen:
+		return unsafeEntry(name, "link target too long")
+	}
+	return nil
+}
+
+// finish resolves links: each must copy a regular file of the skill. It
+// counts the copied bytes against the total and checks that the skill
+// has a SKILL.md at its root.
+func (p *plan) finish() error {
+	files := make(map[string]*entry)
+	for i := range p.entries {
+		e := &p.entries[i]
+		if e.kind == kindFile && e.rel != "" {
+			files[e.rel] = e
+		}
+	}
+	for i := range p.entries {
+		e := &p.entries[i]
+		if (e.kind != kindSymlink && e.kind != kindHardlink) || e.rel == "" {
+			continue
+		}
+		t, ok := files[e.target]
+		if !ok {
+			return unsafeEntry(e.name, fmt.Sprintf("link target %q is not a regular file of the skill", e.target))
+		}
+		e.exec, e.size = t.exec, t.size
+		p.total += t.size
+		if p.total > p.opts.MaxTotalSize {
+			return limitf("files and link copies exceed %d bytes in all (raise it with WithMaxTotalSize)", p.opts.MaxTotalSize)
+		}
+	}
+	if s, ok := files["SKILL.md"]; !ok || s.kind != kindFile {
+		where := "the archive root"
+		if p.opts.Subpath != "" {
+			where = fmt.Sprintf("%q", p.opts.Subpath)
+		}
+		return formatf("no SKILL.md file at %s", where)
+	}
+	return nil
+}

@@ -1,0 +1,76 @@
+// Package skill is the consumer-facing vocabulary for agent skills.
+//
+// A skill is a directory containing SKILL.md (plus optional reference
+// files) that teaches an agent a repeatable workflow. This package provides
+// constructors that produce Ref values accepted by adaptor.WithSkills:
+//
+//	adaptor.WithSkills(
+//	    skill.Dir("./skills/write-proof"),                    // local directory
+//	    skill.Key("code-review"),                             // provider-side catalogue key
+//	    skill.Inline("greet", "# Greeting\n..."),             // literal SKILL.md content
+//	    skill.Archive("kit", skill.ArchiveFile("./kit.tgz")), // zip / tar / tar.gz bundle
+//	)
+//
+// Dir, FS, Inline, and Archive build self-contained skill definitions; Key
+// references a skill resolved at run time by the host-installed Provider.
+// Provider and Materializer are the two host extension points: a Provider
+// translates catalogue keys into concrete skill definitions (and may inject
+// tenant-mandatory required skills), while a Materializer controls how
+// skill sources are written to disk before a driver consumes them.
+//
+// This package also owns the host extension contracts, source values,
+// default materializer, and skill-specific error identities used by
+// errors.Is and errors.As.
+//
+// # Keys and runtime names
+//
+// Dir takes the folder's base name as the key (trailing slashes ignored),
+// FS the root's base name ("skill" for "" or "."); Inline and Archive take
+// the key they are given. The folder name an agent sees, the runtime name,
+// is [RuntimeName]: Metadata[MetadataRuntimeName] when set, else derived
+// from the key.
+//
+// # The default materializer
+//
+// [NewDefaultSkillMaterializer] returns a materializer that is safe for
+// concurrent use by goroutines and by processes sharing a cache root:
+//
+//  1. A PathSource (from Dir) is used in place: its absolute path is
+//     returned once it is checked to hold a regular SKILL.md. Nothing is
+//     copied.
+//  2. Every other source is written once into
+//     <root>/<digest>/<runtime-name>/, which holds the skill's files and
+//     nothing else. The digest is a SHA-256 over a framed encoding of the
+//     runtime name and every file's path, executable bit, size and
+//     contents, so equal content shares one tree on every machine.
+//     Files are read-only (0444, or 0555 when executable).
+//  3. A tree is staged in <root>/.tmp on the same file system and published
+//     by one rename, so a tree that can be seen is complete; when two
+//     writers race, both get the one tree. A crash leaves only staging,
+//     which a later materializer sweeps. A published tree found damaged (a
+//     file deleted or truncated) is replaced.
+//  4. An archive is read once per call and hashed. A memo from that hash
+//     (with the format, subpath, runtime name and limits) to the content
+//     digest makes a repeat cost a hash and a lookup, not an extraction.
+//     [WithFingerprint] is never a cache key.
+//  5. Archives and FS trees are checked in full before anything is
+//     written: only regular files and folders with portable, non-colliding
+//     names land in the cache; a link is stored as a copy of its target
+//     when that target is a regular file inside the skill, and fails the
+//     skill otherwise. Zip entries must not overlap or be encrypted; CRCs,
+//     sizes and the gzip trailer are verified.
+//  6. Limits: [WithMaxArchiveSize] (256 MiB of compressed input, read
+//     before extraction begins), [WithMaxFileSize] (64 MiB per file),
+//     [WithMaxTotalSize] (1 GiB counted on bytes that actually come out of
+//     the decompressor, plus link copies) and [WithMaxArchiveEntries]
+//     (10,000 entries, checked before anything is written). A failed
+//     extraction leaves nothing behind.
+//  7. Every failure is a *[SkillMaterializationError] naming the skill and
+//     its runtime name; its Cause wraps [ErrSkillSourceMissing],
+//     [ErrArchiveFormat], [ErrArchiveUnsafe], [ErrArchiveLimit], the
+//     context's error, or the underlying I/O error.
+//
+// Peak memory does not grow with the archive: streams over 4 MiB are
+// spooled to a private file beside the staging folder, and files are
+// copied through fixed buffers.
+package skill

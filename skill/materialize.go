@@ -1,0 +1,514 @@
+package skill
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
+
+	"github.com/agentadaptor/agentadaptor/internal/cache"
+	"github.com/agentadaptor/agentadaptor/internal/extract"
+)
+
+// Errors that classify why archive or tree content was refused. They are
+// wrapped by the Cause of a [SkillMaterializationError].
+var (
+	// ErrArchiveFormat reports an archive that is corrupt, truncated, of an
+	// unsupported format, whose checksums do not match, or that has no
+	// SKILL.md where one is expected.
+	ErrArchiveFormat = extract.ErrFormat
+	// ErrArchiveUnsafe reports an entry that could escape the cache, clash
+	// with another entry, or is not a regular file or folder.
+	ErrArchiveUnsafe = extract.ErrUnsafe
+	// ErrArchiveLimit reports content over one of the materializer's limits.
+	ErrArchiveLimit = extract.ErrLimit
+)
+
+// Default limits of the default materializer.
+const (
+	DefaultMaxArchiveSize    = 256 << 20
+	DefaultMaxFileSize       = 64 << 20
+	DefaultMaxTotalSize      = 1 << 30
+	DefaultMaxArchiveEntries = 10000
+)
+
+// Materializer writes a skill source to a directory containing SKILL.md.
+type Materializer interface {
+	// Materialize makes s available in a directory containing SKILL.md and
+	// returns that directory.
+	Materialize(ctx context.Context, s Skill) (sourcePath string, err error)
+}
+
+// defaultMaterializerConfig collects DefaultMaterializerOption values.
+type defaultMaterializerConfig struct {
+	root       string
+	maxArchive int64
+	maxFile    int64
+	maxTotal   int64
+	maxEntries int
+}
+
+// DefaultMaterializerOption configures the materializer returned by
+// NewDefaultSkillMaterializer.
+type DefaultMaterializerOption func(*defaultMaterializerConfig)
+
+// WithMaxArchiveEntries caps the number of entries (files + dirs) in a
+// single archive. Archives with more entries surface as an error before any
+// file is written. Default 10000; values <= 0 are treated as the default.
+// The cap applies to FS trees too.
+func WithMaxArchiveEntries(n int) DefaultMaterializerOption {
+	return func(c *defaultMaterializerConfig) { c.maxEntries = n }
+}
+
+// WithMaxArchiveSize caps the total compressed bytes the materializer reads
+// from an Archive source. Streams that exceed the cap surface as an error
+// before any extraction begins. Default 256 MiB; values <= 0 are treated as
+// the default.
+func WithMaxArchiveSize(bytes int64) DefaultMaterializerOption {
+	return func(c *defaultMaterializerConfig) { c.maxArchive = bytes }
+}
+
+// WithMaxFileSize caps the uncompressed bytes a single archive entry may
+// occupy. Decompression bombs surface as an error mid-extraction and the
+// partially extracted temporary directory is removed. Default 64 MiB;
+// values <= 0 are treated as the default. The cap applies to FS trees and
+// inline content too.
+func WithMaxFileSize(bytes int64) DefaultMaterializerOption {
+	return func(c *defaultMaterializerConfig) { c.maxFile = bytes }
+}
+
+// WithMaxTotalSize caps the bytes one skill may expand to: everything that
+// comes out of the decompressor (tar headers included) plus bytes copied
+// for links. It stops bombs that stay under the per-file cap in every
+// entry. Default 1 GiB; values <= 0 are treated as the default. The cap
+// applies to FS trees too.
+func WithMaxTotalSize(bytes int64) DefaultMaterializerOption {
+	return func(c *defaultMaterializerConfig) { c.maxTotal = bytes }
+}
+
+// WithSkillCacheRoot overrides the cache root the default materializer
+// writes to. Empty input falls back to SkillCacheRootEnv, then
+// os.UserCacheDir(), then os.TempDir().
+func WithSkillCacheRoot(path string) DefaultMaterializerOption {
+	return func(c *defaultMaterializerConfig) { c.root = path }
+}
+
+// defaultMaterializer is the SDK's built-in materializer. It is safe for
+// concurrent use.
+type defaultMaterializer struct {
+	cfg   defaultMaterializerConfig
+	once  sync.Once
+	store *cache.Store
+	err   error
+}
+
+// NewDefaultSkillMaterializer returns the SDK's built-in materializer,
+// which handles the sources produced by Dir, FS, Inline, and Archive.
+// Agents install it automatically; construct one explicitly only to tune
+// the options above or to compose a chain-of-responsibility around it:
+//
+//	type storeMaterializer struct {
+//	    fallback skill.Materializer
+//	    store    *MyStoreClient
+//	}
+//
+//	func (m *storeMaterializer) Materialize(ctx context.Context, s skill.Skill) (string, error) {
+//	    if src, ok := s.Source.(myCustomSource); ok {
+//	        return m.store.Fetch(ctx, src)
+//	    }
+//	    return m.fallback.Materialize(ctx, s)
+//	}
+//
+// The cache root is resolved once, here. The package doc describes the
+// cache and the rules archives must obey.
+func NewDefaultSkillMaterializer(opts ...DefaultMaterializerOption) Materializer {
+	var c defaultMaterializerConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.maxArchive <= 0 {
+		c.maxArchive = DefaultMaxArchiveSize
+	}
+	if c.maxFile <= 0 {
+		c.maxFile = DefaultMaxFileSize
+	}
+	if c.maxTotal <= 0 {
+		c.maxTotal = DefaultMaxTotalSize
+	}
+	if c.maxEntries <= 0 {
+		c.maxEntries = DefaultMaxArchiveEntries
+	}
+	if c.root == "" {
+		c.root = DefaultCacheRoot()
+	}
+	return &defaultMaterializer{cfg: c}
+}
+
+// DefaultCacheRoot returns the cache root used when none is configured:
+// $AGENT_ADAPTOR_SKILL_CACHE_ROOT, else
+// os.UserCacheDir()/agent-adaptor/skill-cache, else the same folders under
+// os.TempDir().
+func DefaultCacheRoot() string {
+	if v := os.Getenv(SkillCacheRootEnv); v != "" {
+		return v
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "agent-adaptor", "skill-cache")
+}
+
+func (m *defaultMaterializer) open() (*cache.Store, error) {
+	m.once.Do(func() { m.store, m.err = cache.Open(m.cfg.root) })
+	return m.store, m.err
+}
+
+func (m *defaultMaterializer) limits() extract.Options {
+	return extract.Options{
+		MaxFileSize:  m.cfg.maxFile,
+		MaxTotalSize: m.cfg.maxTotal,
+		MaxEntries:   m.cfg.maxEntries,
+	}
+}
+
+// Materialize stages s and returns its folder. Every failure is a
+// *SkillMaterializationError naming the skill.
+func (m *defaultMaterializer) Materialize(ctx context.Context, s Skill) (string, error) {
+	name, err := RuntimeName(s)
+	if err == nil {
+		if isNil(s.Source) {
+			err = ErrSkillSourceMissing
+		} else if err = ctx.Err(); err == nil {
+			var dir string
+			if dir, err = m.materialize(ctx, s.Source, name); err == nil {
+				return dir, nil
+			}
+		}
+	}
+	return "", &SkillMaterializationError{Key: s.Key, RuntimeName: name, Cause: err}
+}
+
+func isNil(src Source) bool {
+	if src == nil {
+		return true
+	}
+	v := reflect.ValueOf(src)
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice, reflect.Func:
+		return v.IsNil()
+	}
+	return false
+}
+
+func (m *defaultMaterializer) materialize(ctx context.Context, src Source, name string) (string, error) {
+	switch src := src.(type) {
+	case interface{ SkillPath() string }:
+		return usePath(src.SkillPath())
+	case interface{ InlineSkillMD() string }:
+		return m.inline(ctx, src.InlineSkillMD(), name)
+	case interface{ SkillFS() (fs.FS, string) }:
+		fsys, root := src.SkillFS()
+		if fsys == nil {
+			return "", fmt.Errorf("%w: FSSource has a nil FS", ErrSkillSourceMissing)
+		}
+		return m.fs(ctx, fsys, root, name)
+	case interface {
+		SkillArchive() (Opener, string, string, string)
+	}:
+		open, format, subpath, _ := src.SkillArchive()
+		if open == nil {
+			return "", fmt.Errorf("%w: ArchiveSource has a nil opener", ErrSkillSourceMissing)
+		}
+		return m.archive(ctx, open, extract.Format(format), subpath, name)
+	}
+	return "", fmt.Errorf("source type %T is not supported by the default materializer (install a Materializer that handles it)", src)
+}
+
+// usePath checks that dir holds a regular SKILL.md and returns it,
+// absolute, without copying anything.
+func usePath(dir string) (string, error) {
+	if dir == "" {
+		return "", fmt.Errorf("%w: PathSource has an empty path", ErrSkillSourceMissing)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(filepath.Join(abs, "SKILL.md"))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("%s has no SKILL.md (point Dir at the folder that holds it)", abs)
+		}
+		return "", err
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s/SKILL.md is not a regular file", abs)
+	}
+	return abs, nil
+}
+
+func (m *defaultMaterializer) inline(ctx context.Context, content, name string) (string, error) {
+	if int64(len(content)) > m.cfg.maxFile {
+		return "", fmt.Errorf("%w: inline SKILL.md is %d bytes; the limit is %d (raise it with WithMaxFileSize)", ErrArchiveLimit, len(content), m.cfg.maxFile)
+	}
+	store, err := m.open()
+	if err != nil {
+		return "", err
+	}
+	files := []cache.File{{Path: "SKILL.md", Size: int64(len(content)), Sum: sha256.Sum256([]byte(content))}}
+	if dir, ok := store.Lookup(cache.Digest(name, files), name); ok {
+		return dir, nil
+	}
+	st, err := store.Stage(name)
+	if err != nil {
+		return "", err
+	}
+	defer st.Close()
+	f, err := st.Root().OpenFile("SKILL.md", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+	if err != nil {
+		return "", err
+	}
+	_, err = io.WriteString(f, content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", err
+	}
+	dir, _, err := st.Publish(files)
+	return dir, err
+}
+
+func (m *defaultMaterializer) fs(ctx context.Context, fsys fs.FS, root, name string) (string, error) {
+	store, err := m.open()
+	if err != nil {
+		return "", err
+	}
+	opts := m.limits()
+	files, err := extract.FS(ctx, fsys, root, nil, opts)
+	if err != nil {
+		return "", err
+	}
+	if dir, ok := store.Lookup(cache.Digest(name, asCacheFiles(files)), name); ok {
+		return dir, nil
+	}
+	st, err := store.Stage(name)
+	if err != nil {
+		return "", err
+	}
+	defer st.Close()
+	// The tree is read again while writing; what is published is what
+	// this pass wrote and hashed.
+	if files, err = extract.FS(ctx, fsys, root, st.Root(), opts); err != nil {
+		return "", err
+	}
+	dir, _, err := st.Publish(asCacheFiles(files))
+	return dir, err
+}
+
+func asCacheFiles(files []extract.File) []cache.File {
+	out := make([]cache.File, len(files))
+	for i, f := range files {
+		out[i] = cache.File(f)
+	}
+	return out
+}
+
+// spoolInMemory is how much of a non-seekable archive stream is held in
+// memory before it is spooled to a private file in the cache.
+const spoolInMemory = 4 << 20
+
+// archive materializes an archive: read it once, hashing; a memo from that
+// hash (with the options that shape the result) to the content digest
+// turns a repeat into a lookup; otherwise extract into staging and publish.
+func (m *defaultMaterializer) archive(ctx context.Context, open Opener, format extract.Format, subpath, name string) (string, error) {
+	store, err := m.open()
+	if err != nil {
+		return "", err
+	}
+	rc, err := open(ctx)
+	if err != nil {
+		return "", fmt.Errorf("open archive: %w", err)
+	}
+	defer rc.Close()
+
+	var st *cache.Staging
+	defer func() {
+		if st != nil {
+			st.Close()
+		}
+	}()
+	stage := func() (*cache.Staging, error) {
+		if st == nil {
+			var err error
+			st, err = store.Stage(name)
+			return st, err
+		}
+		return st, nil
+	}
+
+	var (
+		data io.ReaderAt
+		size int64
+		sum  [32]byte
+	)
+	switch r := rc.(type) {
+	case interface{ bytes() []byte }:
+		b := r.bytes()
+		if int64(len(b)) > m.cfg.maxArchive {
+			return "", m.tooLarge()
+		}
+		data, size, sum = bytes.NewReader(b), int64(len(b)), sha256.Sum256(b)
+	case io.ReadSeeker:
+		// A file: hash it where it is, and copy it only on a miss.
+		if _, err := r.Seek(0, io.SeekCurrent); err != nil {
+			if data, size, sum, err = m.spool(ctx, rc, stage); err != nil {
+				return "", err
+			}
+			break
+		}
+		if size, sum, err = m.hashStream(ctx, r, nil); err != nil {
+			return "", err
+		}
+	default:
+		if data, size, sum, err = m.spool(ctx, rc, stage); err != nil {
+			return "", err
+		}
+	}
+
+	key := m.memoKey(sum, format, subpath, name)
+	if digest, ok := store.Memo(key); ok {
+		if dir, ok := store.Lookup(digest, name); ok {
+			return dir, nil
+		}
+	}
+	if data == nil { // seekable: copy it privately, checking it did not change
+		rs := rc.(io.ReadSeeker)
+		if _, err := rs.Seek(0, io.SeekStart); err != nil {
+			return "", err
+		}
+		if _, err := stage(); err != nil {
+			return "", err
+		}
+		f, err := st.Spool()
+		if err != nil {
+			return "", err
+		}
+		_, again, err := m.hashStream(ctx, rs, f)
+		if err != nil {
+			return "", err
+		}
+		if again != sum {
+			return "", fmt.Errorf("%w: the archive changed while it was read", ErrArchiveFormat)
+		}
+		data = f
+	}
+	if _, err := stage(); err != nil {
+		return "", err
+	}
+	opts := m.limits()
+	opts.Format, opts.Subpath = format, subpath
+	files, err := extract.Archive(ctx, data, size, st.Root(), opts)
+	if err != nil {
+		return "", err
+	}
+	dir, digest, err := st.Publish(asCacheFiles(files))
+	if err != nil {
+		return "", err
+	}
+	store.SetMemo(key, digest) // best effort: a missing memo costs an extraction
+	return dir, nil
+}
+
+func (m *defaultMaterializer) tooLarge() error {
+	return fmt.Errorf("%w: archive is larger than %d bytes (raise it with WithMaxArchiveSize)", ErrArchiveLimit, m.cfg.maxArchive)
+}
+
+// hashStream reads r to its end within the archive size cap, hashing it
+// and copying it to w when w is not nil.
+func (m *defaultMaterializer) hashStream(ctx context.Context, r io.Reader, w io.Writer) (int64, [32]byte, error) {
+	h := sha256.New()
+	dst := io.Writer(h)
+	if w != nil {
+		dst = io.MultiWriter(h, w)
+	}
+	n, err := io.Copy(dst, io.LimitReader(ctxReader{ctx, r}, m.cfg.maxArchive+1))
+	var sum [32]byte
+	if err != nil {
+		return 0, sum, fmt.Errorf("read archive: %w", err)
+	}
+	if n > m.cfg.maxArchive {
+		return 0, sum, m.tooLarge()
+	}
+	h.Sum(sum[:0])
+	return n, sum, nil
+}
+
+// spool reads a stream to its end, in memory while it is small and into a
+// private file in the staging area beyond that, so memory use does not
+// grow with the archive.
+func (m *defaultMaterializer) spool(ctx context.Context, r io.Reader, stage func() (*cache.Staging, error)) (io.ReaderAt, int64, [32]byte, error) {
+	var sum [32]byte
+	var head bytes.Buffer
+	n, err := head.ReadFrom(io.LimitReader(ctxReader{ctx, r}, spoolInMemory+1))
+	if err != nil {
+		return nil, 0, sum, fmt.Errorf("read archive: %w", err)
+	}
+	if n <= spoolInMemory {
+		if n > m.cfg.maxArchive {
+			return nil, 0, sum, m.tooLarge()
+		}
+		b := head.Bytes()
+		return bytes.NewReader(b), n, sha256.Sum256(b), nil
+	}
+	st, err := stage()
+	if err != nil {
+		return nil, 0, sum, err
+	}
+	f, err := st.Spool()
+	if err != nil {
+		return nil, 0, sum, err
+	}
+	size, sum, err := m.hashStream(ctx, io.MultiReader(&head, r), f)
+	if err != nil {
+		return nil, 0, sum, err
+	}
+	return f, size, sum, nil
+}
+
+// memoKey names an archive's memo entry: its bytes' digest plus everything
+// else that shapes the extracted tree or decides whether it is allowed.
+func (m *defaultMaterializer) memoKey(sum [32]byte, format extract.Format, subpath, name string) string {
+	h := sha256.New()
+	h.Write([]byte("agentadaptor archive memo v1\x00"))
+	h.Write(sum[:])
+	for _, s := range []string{string(format), subpath, name} {
+		binary.Write(h, binary.BigEndian, uint64(len(s)))
+		h.Write([]byte(s))
+	}
+	binary.Write(h, binary.BigEndian, [3]int64{m.cfg.maxFile, m.cfg.maxTotal, int64(m.cfg.maxEntries)})
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// ctxReader stops reading once its context is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
