@@ -39,15 +39,15 @@
 //     of the decompressor (tar headers and padding included) plus the
 //     bytes copied for links. Declared sizes are never trusted: every copy
 //     is bounded and fails when the data runs over.
-// 10. Zip: entries must not overlap or run past the end, must not be
+//  10. Zip: entries must not overlap or run past the end, must not be
 //     encrypted, must use store or deflate, must start at offset 0, and
 //     their CRC-32 and size must match what was read (also when the
 //     recorded CRC is zero).
-// 11. Tar and tar.gz: only zero bytes may follow the end marker, and the
+//  11. Tar and tar.gz: only zero bytes may follow the end marker, and the
 //     gzip stream is read to its end so its checksum is verified.
-// 12. With a subpath, entries outside it are checked and counted but not
+//  12. With a subpath, entries outside it are checked and counted but not
 //     written; the prefix is matched element by element.
-// 13. The skill must have a regular file SKILL.md at its root.
+//  13. The skill must have a regular file SKILL.md at its root.
 //
 // Errors wrap exactly one of [ErrFormat], [ErrUnsafe] and [ErrLimit], or the
 // context's error when the context ends. Extraction writes only under the
