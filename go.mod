@@ -4,5 +4,6 @@ go 1.26.5
 
 require (
 	github.com/klauspost/compress v1.20.4 // indirect
+	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
 )

@@ -91,18 +91,18 @@ func asFormat(err error) error {
 	return fmt.Errorf("%w: %w", ErrFormat, err)
 }
 
-func openTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, limit int64) (*tar.Reader, *counter, func(), error) {
-	var src io.Reader = io.NewSectionReader(r, 0, size)
-	closer := func() {}
-	if gz {
-		zr, err := gzip.NewReader(src)
-		if err != nil {
-			return nil, nil, nil, asFormat(err)
-		}
-		src, closer = zr, func() { zr.Close() }
+// decompressed opens the tar stream of the archive: r itself, or r
+// through gzip.
+func decompressed(r io.ReaderAt, size int64, gz bool) (io.Reader, func(), error) {
+	src := io.NewSectionReader(r, 0, size)
+	if !gz {
+		return src, func() {}, nil
 	}
-	c := &counter{ctx: ctx, r: src, limit: limit}
-	return tar.NewReader(c), c, closer, nil
+	zr, err := gzip.NewReader(src)
+	if err != nil {
+		return nil, nil, asFormat(err)
+	}
+	return zr, func() { zr.Close() }, nil
 }
 
 func tarKind(h *tar.Header) (kind, error) {
@@ -137,11 +137,18 @@ func isSparse(h *tar.Header) bool {
 // checks every header, the gzip trailer and the padding without writing;
 // the second writes and hashes the files.
 func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os.Root, opts Options) ([]File, error) {
+	// The writing pass starts decompressing at once, ahead of the
+	// checking pass, and waits for its verdict before writing anything.
+	ahead := startPrefetch(ctx, func() (io.Reader, func(), error) { return decompressed(r, size, gz) })
+	defer ahead.stop()
+
 	p := newPlan(opts)
-	tr, c, done, err := openTar(ctx, r, size, gz, opts.MaxTotalSize)
+	src, done, err := decompressed(r, size, gz)
 	if err != nil {
 		return nil, err
 	}
+	c := &counter{ctx: ctx, r: src, limit: opts.MaxTotalSize}
+	tr := tar.NewReader(c)
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
@@ -177,39 +184,43 @@ func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os
 		return nil, err
 	}
 
-	tr, _, done, err = openTar(ctx, r, size, gz, opts.MaxTotalSize)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
+	tr = tar.NewReader(&counter{ctx: ctx, r: ahead, limit: opts.MaxTotalSize})
 	w := newWriter(dst, opts.MaxTotalSize)
-	files := make([]File, 0, len(p.entries))
+	defer w.close()
+	out := newFiles(ctx, len(p.entries))
 	for i := 0; ; {
 		h, err := tr.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, asFormat(err)
+			return nil, out.wait(asFormat(err))
 		}
 		if h.Typeflag == tar.TypeXGlobalHeader {
 			continue
 		}
-		if i >= len(p.entries) {
-			return nil, formatf("archive changed while it was read")
+		if i >= len(p.entries) || p.entries[i].name != cleanOrEmpty(h.Name) {
+			return nil, out.wait(formatf("archive changed while it was read"))
 		}
 		e := p.entries[i]
 		i++
 		if e.kind != kindFile || e.rel == "" {
 			continue
 		}
-		f, err := w.write(ctx, e.rel, e.exec, tr, opts.MaxFileSize)
-		if err != nil {
+		if err := out.writeFrom(w, e.rel, e.exec, tr, h.Size, opts.MaxFileSize); err != nil {
 			return nil, asFormat(err)
 		}
-		files = append(files, f)
 	}
-	return w.copyLinks(ctx, p, files)
+	if err := out.wait(nil); err != nil {
+		return nil, asFormat(err)
+	}
+	return w.copyLinks(ctx, p, out.list)
+}
+
+// cleanOrEmpty is the name the plan records for an archive name.
+func cleanOrEmpty(raw string) string {
+	name, _, _ := cleanName(raw, false)
+	return name
 }
 
 func zeroTail(r io.Reader) error {
@@ -306,31 +317,50 @@ func extractZip(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, op
 	}
 
 	w := newWriter(dst, opts.MaxTotalSize)
-	files := make([]File, 0, len(zr.File))
+	defer w.close()
+	out := newFiles(ctx, len(zr.File))
 	for i, f := range zr.File {
 		e := p.entries[i]
 		if e.kind != kindFile || e.rel == "" {
 			continue
 		}
-		rc, err := f.Open()
-		if err != nil {
-			return nil, asFormat(fmt.Errorf("entry %q: %w", f.Name, err))
+		if err := out.ctx.Err(); err != nil {
+			return nil, out.wait(err)
 		}
-		cr := &crcReader{r: rc}
-		file, err := w.write(ctx, e.rel, e.exec, cr, opts.MaxFileSize)
-		rc.Close()
-		if err != nil {
-			return nil, asFormat(err)
-		}
-		if cr.crc != f.CRC32 {
-			return nil, formatf("entry %q: checksum mismatch", f.Name)
-		}
-		if uint64(file.Size) != f.UncompressedSize64 {
-			return nil, formatf("entry %q: %d bytes, but its header says %d", f.Name, file.Size, f.UncompressedSize64)
-		}
-		files = append(files, file)
+		out.g.Go(func() error {
+			file, err := writeZipEntry(out.ctx, w, f, e, opts.MaxFileSize)
+			if err != nil {
+				return asFormat(err)
+			}
+			out.add(file)
+			return nil
+		})
 	}
-	return w.copyLinks(ctx, p, files)
+	if err := out.wait(nil); err != nil {
+		return nil, err
+	}
+	return w.copyLinks(ctx, p, out.list)
+}
+
+// writeZipEntry writes one zip entry, verifying its size and CRC-32.
+func writeZipEntry(ctx context.Context, w *writer, f *zip.File, e entry, limit int64) (File, error) {
+	rc, err := f.Open()
+	if err != nil {
+		return File{}, fmt.Errorf("entry %q: %w", f.Name, err)
+	}
+	defer rc.Close()
+	cr := &crcReader{r: rc}
+	file, err := w.write(ctx, e.rel, e.exec, cr, limit)
+	if err != nil {
+		return file, err
+	}
+	if cr.crc != f.CRC32 {
+		return file, formatf("entry %q: checksum mismatch", f.Name)
+	}
+	if uint64(file.Size) != f.UncompressedSize64 {
+		return file, formatf("entry %q: %d bytes, but its header says %d", f.Name, file.Size, f.UncompressedSize64)
+	}
+	return file, nil
 }
 
 func readLinkTarget(f *zip.File) (string, error) {

@@ -70,6 +70,7 @@ func FS(ctx context.Context, fsys fs.FS, root string, dst *os.Root, opts Options
 		return nil, err
 	}
 	w := newWriter(dst, opts.MaxTotalSize)
+	defer w.close()
 	files := make([]File, 0, len(p.entries))
 	for _, e := range p.entries {
 		if e.kind != kindFile {

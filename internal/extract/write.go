@@ -4,37 +4,82 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"hash"
 	"io"
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
 )
 
+// bufSize is the size of copy buffers, and the largest file that is read
+// into memory whole and handed to another goroutine to write.
+const bufSize = 256 << 10
+
 // bufPool holds copy buffers; extraction allocates none per file.
-var bufPool = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+var bufPool = sync.Pool{New: func() any { b := make([]byte, bufSize); return &b }}
 
 // writer creates a skill's files under a root, remembering which folders
 // exist so each is made once. Files are created read-only: published trees
-// are never modified again.
+// are never modified again. A writer is safe for concurrent use; with a
+// nil root it only hashes.
 type writer struct {
 	root     *os.Root
-	dirs     map[string]bool
-	sum      hash.Hash
-	total    int64 // bytes written so far
+	mu       sync.Mutex
+	dirs     map[string]*os.Root // folders made; open for the first maxOpenDirs
+	open     int
+	total    atomic.Int64 // bytes written so far
 	maxTotal int64
 }
 
+// maxOpenDirs is how many folders a writer keeps open, so that creating a
+// file in one costs one system call instead of one per path element.
+const maxOpenDirs = 64
+
 func newWriter(root *os.Root, maxTotal int64) *writer {
-	return &writer{root: root, dirs: make(map[string]bool), sum: sha256.New(), maxTotal: maxTotal}
+	return &writer{root: root, dirs: make(map[string]*os.Root), maxTotal: maxTotal}
 }
 
-func (w *writer) mkdirs(dir string) error {
-	if dir == "." || w.dirs[dir] {
+// close releases the folders the writer holds open.
+func (w *writer) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for dir, r := range w.dirs {
+		if r != nil {
+			r.Close()
+			w.dirs[dir] = nil
+		}
+	}
+}
+
+// mkdirs makes dir and its parents as needed, and returns a root open on
+// dir and the file name to use under it for a child named base.
+func (w *writer) mkdirs(dir, base string) (*os.Root, string, error) {
+	if dir == "." {
+		return w.root, base, nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.mkdirsLocked(dir); err != nil {
+		return nil, "", err
+	}
+	if r := w.dirs[dir]; r != nil {
+		return r, base, nil
+	}
+	return w.root, path.Join(dir, base), nil
+}
+
+func (w *writer) mkdirsLocked(dir string) error {
+	if dir == "." {
 		return nil
 	}
-	if err := w.mkdirs(path.Dir(dir)); err != nil {
+	if _, ok := w.dirs[dir]; ok {
+		return nil
+	}
+	if err := w.mkdirsLocked(path.Dir(dir)); err != nil {
 		return err
 	}
 	local, err := filepath.Localize(dir)
@@ -44,16 +89,24 @@ func (w *writer) mkdirs(dir string) error {
 	if err := w.root.Mkdir(local, 0o755); err != nil {
 		return err
 	}
-	w.dirs[dir] = true
+	var r *os.Root
+	if w.open < maxOpenDirs {
+		if r, err = w.root.OpenRoot(local); err != nil {
+			return err
+		}
+		w.open++
+	}
+	w.dirs[dir] = r
 	return nil
 }
 
 // create makes a new file; it never replaces one.
 func (w *writer) create(rel string, exec bool) (*os.File, error) {
-	if err := w.mkdirs(path.Dir(rel)); err != nil {
+	root, name, err := w.mkdirs(path.Dir(rel), path.Base(rel))
+	if err != nil {
 		return nil, err
 	}
-	local, err := filepath.Localize(rel)
+	local, err := filepath.Localize(name)
 	if err != nil {
 		return nil, unsafeEntry(rel, err.Error())
 	}
@@ -61,7 +114,14 @@ func (w *writer) create(rel string, exec bool) (*os.File, error) {
 	if exec {
 		perm = 0o555
 	}
-	return w.root.OpenFile(local, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	return root.OpenFile(local, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+}
+
+func (w *writer) count(n int) error {
+	if w.total.Add(int64(n)) > w.maxTotal {
+		return limitf("files exceed %d bytes in all (raise it with WithMaxTotalSize)", w.maxTotal)
+	}
+	return nil
 }
 
 // write copies at most limit bytes of r into a new file (when w has a root)
@@ -75,32 +135,28 @@ func (w *writer) write(ctx context.Context, rel string, exec bool, r io.Reader, 
 		if out, err = w.create(rel, exec); err != nil {
 			return f, err
 		}
+		defer out.Close()
 	}
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
 	buf := *bp
-	w.sum.Reset()
+	sum := sha256.New()
 	for {
 		if err := ctx.Err(); err != nil {
-			closeQuiet(out)
 			return f, err
 		}
 		n, rerr := r.Read(buf)
 		if n > 0 {
 			f.Size += int64(n)
-			w.total += int64(n)
 			if f.Size > limit {
-				closeQuiet(out)
 				return f, limitf("file %q is larger than %d bytes (raise it with WithMaxFileSize)", rel, limit)
 			}
-			if w.total > w.maxTotal {
-				closeQuiet(out)
-				return f, limitf("files exceed %d bytes in all (raise it with WithMaxTotalSize)", w.maxTotal)
+			if err := w.count(n); err != nil {
+				return f, err
 			}
-			w.sum.Write(buf[:n])
+			sum.Write(buf[:n])
 			if out != nil {
 				if _, err := out.Write(buf[:n]); err != nil {
-					closeQuiet(out)
 					return f, err
 				}
 			}
@@ -109,17 +165,109 @@ func (w *writer) write(ctx context.Context, rel string, exec bool, r io.Reader, 
 			break
 		}
 		if rerr != nil {
-			closeQuiet(out)
 			return f, rerr
 		}
 	}
-	w.sum.Sum(f.Sum[:0])
+	sum.Sum(f.Sum[:0])
 	if out != nil {
-		if err := out.Close(); err != nil {
-			return f, err
-		}
+		return f, out.Close()
 	}
 	return f, nil
+}
+
+// writeAll writes a file whose whole content is data, already bounded by
+// the caller.
+func (w *writer) writeAll(rel string, exec bool, data []byte) (File, error) {
+	f := File{Path: rel, Exec: exec, Size: int64(len(data)), Sum: sha256.Sum256(data)}
+	if err := w.count(len(data)); err != nil {
+		return f, err
+	}
+	if w.root == nil {
+		return f, nil
+	}
+	out, err := w.create(rel, exec)
+	if err != nil {
+		return f, err
+	}
+	_, err = out.Write(data)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return f, err
+}
+
+// files collects the files written by concurrent jobs. Creating files is
+// dominated by system-call latency, so small files are written by a few
+// goroutines while the caller goes on decoding the archive. At most
+// GOMAXPROCS+1 small files are held in memory at once.
+type files struct {
+	g    *errgroup.Group
+	ctx  context.Context
+	mu   sync.Mutex
+	list []File
+}
+
+func newFiles(ctx context.Context, capacity int) *files {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0) + 1)
+	return &files{g: g, ctx: ctx, list: make([]File, 0, capacity)}
+}
+
+func (fs *files) add(f File) {
+	fs.mu.Lock()
+	fs.list = append(fs.list, f)
+	fs.mu.Unlock()
+}
+
+// writeFrom writes a file of declared size from r: small files are read
+// into a buffer and written by another goroutine, large ones streamed here.
+func (fs *files) writeFrom(w *writer, rel string, exec bool, r io.Reader, size, limit int64) error {
+	if err := fs.ctx.Err(); err != nil {
+		return fs.wait(err)
+	}
+	if size < 0 || size >= bufSize {
+		f, err := w.write(fs.ctx, rel, exec, r, limit)
+		if err != nil {
+			return fs.wait(err)
+		}
+		fs.add(f)
+		return nil
+	}
+	bp := bufPool.Get().(*[]byte)
+	n, err := io.ReadFull(r, (*bp)[:size+1])
+	switch {
+	case err == io.ErrUnexpectedEOF || err == io.EOF:
+		if int64(n) > limit {
+			err = limitf("file %q is larger than %d bytes (raise it with WithMaxFileSize)", rel, limit)
+			break
+		}
+		err = nil
+	case err == nil:
+		err = formatf("entry %q holds more data than its header declares", rel)
+	}
+	if err != nil {
+		bufPool.Put(bp)
+		return fs.wait(err)
+	}
+	fs.g.Go(func() error {
+		defer bufPool.Put(bp)
+		f, err := w.writeAll(rel, exec, (*bp)[:n])
+		if err != nil {
+			return err
+		}
+		fs.add(f)
+		return nil
+	})
+	return nil
+}
+
+// wait waits for the jobs in flight and returns err, or the first job's
+// error when err is nil.
+func (fs *files) wait(err error) error {
+	if gerr := fs.g.Wait(); err == nil {
+		err = gerr
+	}
+	return err
 }
 
 // copyLinks writes each link as a copy of the file it names, which the
@@ -135,6 +283,9 @@ func (w *writer) copyLinks(ctx context.Context, p *plan, files []File) ([]File, 
 		}
 		src := byPath[e.target]
 		if w.root == nil {
+			if err := w.count(int(src.Size)); err != nil {
+				return nil, err
+			}
 			src.Path = e.rel
 			files = append(files, src)
 			continue
@@ -166,10 +317,4 @@ func (w *writer) copyFile(ctx context.Context, rel string, src File, limit int64
 		return f, fmt.Errorf("copy %q for link %q: content changed while copying", src.Path, rel)
 	}
 	return f, nil
-}
-
-func closeQuiet(f *os.File) {
-	if f != nil {
-		f.Close()
-	}
 }

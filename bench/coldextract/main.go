@@ -1,0 +1,105 @@
+// Command coldextract compares, side by side in one run, the time of
+// `tar -xzf` into an empty folder with a cold materialization of the same
+// tar.gz skill into an empty cache root, and a warm one into the same root.
+//
+//	go run ./bench/coldextract [-files 2000] [-size 64MiB] [-runs 7]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/agentadaptor/agentadaptor/internal/testarchive"
+	"github.com/agentadaptor/agentadaptor/skill"
+)
+
+func main() {
+	files := flag.Int("files", 2000, "files in the archive")
+	size := flag.Int64("size", 64<<20, "bytes of text in the archive")
+	runs := flag.Int("runs", 7, "runs of each contender")
+	dir := flag.String("dir", "", "scratch folder (default: a new temp folder)")
+	flag.Parse()
+	if err := run(*files, *size, *runs, *dir); err != nil {
+		fmt.Fprintln(os.Stderr, "coldextract:", err)
+		os.Exit(1)
+	}
+}
+
+func run(files int, size int64, runs int, scratch string) error {
+	if _, err := exec.LookPath("tar"); err != nil {
+		return fmt.Errorf("tar is not installed: %w", err)
+	}
+	if scratch == "" {
+		d, err := os.MkdirTemp("", "coldextract-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		scratch = d
+	}
+	archive := filepath.Join(scratch, "bench.tar.gz")
+	f, err := os.Create(archive)
+	if err != nil {
+		return err
+	}
+	if err := testarchive.TarGz(f, files, size); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	info, _ := os.Stat(archive)
+	fmt.Printf("archive: %d files, %.1f MiB of text, %.1f MiB compressed; %d runs each, GOMAXPROCS=%d\n",
+		files, float64(size)/(1<<20), float64(info.Size())/(1<<20), runs, runtime.GOMAXPROCS(0))
+
+	ctx := context.Background()
+	var tarTimes, cold, warm []time.Duration
+	for i := range runs {
+		out := filepath.Join(scratch, fmt.Sprintf("tar-%d", i))
+		if err := os.Mkdir(out, 0o755); err != nil {
+			return err
+		}
+		start := time.Now()
+		if b, err := exec.Command("tar", "-xzf", archive, "-C", out).CombinedOutput(); err != nil {
+			return fmt.Errorf("tar: %v: %s", err, b)
+		}
+		tarTimes = append(tarTimes, time.Since(start))
+
+		root := filepath.Join(scratch, fmt.Sprintf("cache-%d", i))
+		m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(root))
+		s := skill.Archive("bench", skill.ArchiveFile(archive))
+		start = time.Now()
+		if _, err := m.Materialize(ctx, s); err != nil {
+			return err
+		}
+		cold = append(cold, time.Since(start))
+		start = time.Now()
+		if _, err := m.Materialize(ctx, s); err != nil {
+			return err
+		}
+		warm = append(warm, time.Since(start))
+		os.RemoveAll(out)
+		os.RemoveAll(root)
+	}
+	t, c, w := median(tarTimes), median(cold), median(warm)
+	fmt.Printf("%-28s %10s\n", "contender", "median")
+	fmt.Printf("%-28s %10s\n", "tar -xzf", t.Round(time.Millisecond))
+	fmt.Printf("%-28s %10s\n", "materialize, cold cache", c.Round(time.Millisecond))
+	fmt.Printf("%-28s %10s\n", "materialize, warm cache", w.Round(100*time.Microsecond))
+	fmt.Printf("cold / tar -xzf = %.2fx (goal <= 1.0x)\n", float64(c)/float64(t))
+	fmt.Printf("warm / cold     = %.3fx (goal <= 0.1x)\n", float64(w)/float64(c))
+	return nil
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
