@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"bytes"
+	"encoding/binary"
 	"context"
 	"errors"
 	"fmt"
@@ -67,6 +68,7 @@ type counter struct {
 	r     io.Reader
 	n     int64
 	limit int64
+	zeros int64 // how many of the last bytes read are zero
 }
 
 func (c *counter) Read(p []byte) (int, error) {
@@ -75,6 +77,15 @@ func (c *counter) Read(p []byte) (int, error) {
 	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	i := n
+	for i > 0 && p[i-1] == 0 {
+		i--
+	}
+	if i == 0 {
+		c.zeros += int64(n)
+	} else {
+		c.zeros = int64(n - i)
+	}
 	if c.n > c.limit {
 		return n, limitf("more than %d bytes once decompressed (raise it with WithMaxTotalSize)", c.limit)
 	}
@@ -173,9 +184,14 @@ func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os
 			return nil, err
 		}
 	}
-	// Only zero padding may follow the end marker; reading it to the end
-	// also verifies the gzip checksum and length.
-	err = zeroTail(c)
+	// The archive must end with its end marker (two zero blocks), and only
+	// zero padding may follow; reading it to the end also verifies the
+	// gzip checksum and length.
+	if c.n%512 != 0 || c.zeros < 1024 {
+		err = formatf("tar archive is truncated: it does not end with the end-of-archive marker")
+	} else {
+		err = zeroTail(c)
+	}
 	done()
 	if err != nil {
 		return nil, err
@@ -271,7 +287,7 @@ func extractZip(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, op
 		return nil, limitf("%d entries; the limit is %d (raise it with WithMaxArchiveEntries)", len(zr.File), opts.MaxEntries)
 	}
 	zr.RegisterDecompressor(zip.Deflate, func(r io.Reader) io.ReadCloser { return flate.NewReader(r) })
-	if err := checkRanges(zr.File, size); err != nil {
+	if err := checkRanges(r, zr.File, size); err != nil {
 		return nil, err
 	}
 	p := newPlan(opts)
@@ -381,13 +397,12 @@ func readLinkTarget(f *zip.File) (string, error) {
 
 // checkRanges refuses zip entries whose data overlap (quoted-overlap and
 // duplicated-record bombs) or run past the end of the archive.
-func checkRanges(files []*zip.File, size int64) error {
+func checkRanges(r io.ReaderAt, files []*zip.File, size int64) error {
 	type span struct {
 		start, end uint64
 		name       string
 	}
 	spans := make([]span, 0, len(files))
-	var sum uint64
 	for _, f := range files {
 		off, err := f.DataOffset()
 		if err != nil {
@@ -397,13 +412,21 @@ func checkRanges(files []*zip.File, size int64) error {
 		if off < 0 || end < uint64(off) || end > uint64(size) {
 			return formatf("entry %q: data runs past the end of the archive", f.Name)
 		}
-		sum += f.CompressedSize64
 		spans = append(spans, span{uint64(off), end, f.Name})
 	}
-	if sum > uint64(size) {
-		return unsafeEntry("", "entries claim more compressed data than the archive holds (overlapping entries)")
-	}
 	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	// The first entry's local header must be the first bytes of the
+	// archive: nothing may hide before it (another archive, a stub).
+	if len(spans) > 0 {
+		var h [30]byte
+		if _, err := r.ReadAt(h[:], 0); err != nil {
+			return asFormat(err)
+		}
+		first := 30 + uint64(binary.LittleEndian.Uint16(h[26:])) + uint64(binary.LittleEndian.Uint16(h[28:]))
+		if string(h[:4]) != "PK\x03\x04" || first != spans[0].start {
+			return formatf("data before the first zip entry (prefixed or concatenated archives are not allowed)")
+		}
+	}
 	for i := 1; i < len(spans); i++ {
 		if spans[i].start < spans[i-1].end || spans[i].start == spans[i-1].start {
 			return unsafeEntry(spans[i].name, fmt.Sprintf("data overlaps entry %q", spans[i-1].name))
