@@ -132,6 +132,7 @@ type memReader struct {
 	data []byte
 }
 
+// Close does nothing: the bytes belong to the caller.
 func (memReader) Close() error { return nil }
 
 func (m memReader) bytes() []byte { return m.data }

@@ -506,6 +506,7 @@ type ctxReader struct {
 	r   io.Reader
 }
 
+// Read fails once the context is done.
 func (c ctxReader) Read(p []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
 		return 0, err

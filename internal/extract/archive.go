@@ -71,6 +71,7 @@ type counter struct {
 	zeros int64 // how many of the last bytes read are zero
 }
 
+// Read reads from the decompressor, counting and checking.
 func (c *counter) Read(p []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
 		return 0, err
@@ -266,6 +267,7 @@ type crcReader struct {
 	crc uint32
 }
 
+// Read reads and updates the checksum.
 func (c *crcReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.crc = crc32.Update(c.crc, crc32.IEEETable, p[:n])

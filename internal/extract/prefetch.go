@@ -61,6 +61,7 @@ func startPrefetch(ctx context.Context, open func() (io.Reader, func(), error)) 
 	return p
 }
 
+// Read returns the buffered bytes in order, then the stream's end.
 func (p *prefetch) Read(b []byte) (int, error) {
 	for len(p.cur) == 0 {
 		p.release()
