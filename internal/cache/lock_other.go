@@ -15,4 +15,6 @@ func lockFile(*os.File) error { return nil }
 // removes it where file locks are unavailable.
 const staleAfter = 24 * time.Hour
 
-func abandoned(_ string, mod time.Time) bool { return time.Since(mod) > staleAfter }
+func claimAbandoned(_ string, mod time.Time) (release func(), ok bool) {
+	return func() {}, time.Since(mod) > staleAfter
+}

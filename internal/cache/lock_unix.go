@@ -26,13 +26,17 @@ func lockFile(f *os.File) error {
 	}
 }
 
-// abandoned reports whether a staging area whose lock file is lock has no
-// living owner: its lock can be taken.
-func abandoned(lock string, _ time.Time) bool {
+// claimAbandoned reports whether a staging area whose lock file is lock
+// has no living owner, in which case it returns holding the lock: the
+// caller removes the area, lock file last, then calls release.
+func claimAbandoned(lock string, _ time.Time) (release func(), ok bool) {
 	f, err := os.Open(lock)
 	if err != nil {
-		return errors.Is(err, os.ErrNotExist)
+		return nil, false
 	}
-	defer f.Close()
-	return lockFile(f) == nil
+	if lockFile(f) != nil {
+		f.Close()
+		return nil, false
+	}
+	return func() { f.Close() }, true
 }

@@ -138,18 +138,39 @@ type Staging struct {
 // first call on a Store sweeps abandoned staging (rule 3).
 func (s *Store) Stage(name string) (*Staging, error) {
 	s.sweep.Do(s.sweepStaging)
+	for attempt := 0; ; attempt++ {
+		st, err := s.stage(name)
+		if err != errLocked || attempt == 10 {
+			return st, err
+		}
+		// A sweep took the new lock file before this process could lock
+		// it: start again under another id.
+	}
+}
+
+func (s *Store) stage(name string) (*Staging, error) {
 	var b [12]byte
 	rand.Read(b[:])
 	id := hex.EncodeToString(b[:])
 	tmp := filepath.Join(s.root, tmpDir)
-	lock, err := os.OpenFile(filepath.Join(tmp, id+".lock"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	lockPath := filepath.Join(tmp, id+".lock")
+	lock, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("create staging lock: %w", err)
 	}
 	st := &Staging{store: s, id: id, dir: filepath.Join(tmp, id), name: name, lock: lock}
 	if err := lockFile(lock); err != nil {
 		st.Close()
-		return nil, fmt.Errorf("lock staging: %w", err)
+		return nil, err
+	}
+	// Between creating the lock file and locking it, a sweep may have
+	// locked it, judged it abandoned and removed it: the lock held must be
+	// on the file that is still in place.
+	if !stillInPlace(lock, lockPath) {
+		lock.Close()
+		st.lock = nil
+		st.Close()
+		return nil, errLocked
 	}
 	if err := os.Mkdir(st.dir, 0o755); err != nil {
 		st.Close()
@@ -164,6 +185,15 @@ func (s *Store) Stage(name string) (*Staging, error) {
 		return nil, err
 	}
 	return st, nil
+}
+
+func stillInPlace(f *os.File, path string) bool {
+	held, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	now, err := os.Stat(path)
+	return err == nil && os.SameFile(held, now)
 }
 
 // Root is the folder the tree is written into, as an [os.Root].
@@ -256,13 +286,18 @@ func (s *Store) sweepStaging() {
 			continue
 		}
 		info, err := e.Info()
-		if err != nil || !abandoned(filepath.Join(tmp, e.Name()), info.ModTime()) {
+		if err != nil {
+			continue
+		}
+		release, ok := claimAbandoned(filepath.Join(tmp, e.Name()), info.ModTime())
+		if !ok {
 			continue
 		}
 		for _, suffix := range []string{"", ".spool", ".old"} {
 			os.RemoveAll(filepath.Join(tmp, id+suffix))
 		}
 		os.Remove(filepath.Join(tmp, e.Name()))
+		release()
 	}
 }
 

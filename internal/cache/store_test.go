@@ -1,0 +1,131 @@
+package cache
+
+import (
+	"crypto/sha256"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+func TestDigestIsCanonical(t *testing.T) {
+	a := []File{{Path: "a", Size: 1, Sum: sha256.Sum256([]byte("a"))}, {Path: "b/c", Exec: true, Size: 1, Sum: sha256.Sum256([]byte("c"))}}
+	b := []File{a[1], a[0]}
+	if Digest("kit", a) != Digest("kit", b) {
+		t.Errorf("Digest depends on file order")
+	}
+	for name, other := range map[string][]File{
+		"exec bit": {a[0], {Path: "b/c", Size: 1, Sum: a[1].Sum}},
+		"path":     {a[0], {Path: "b/d", Exec: true, Size: 1, Sum: a[1].Sum}},
+		"content":  {a[0], {Path: "b/c", Exec: true, Size: 1, Sum: sha256.Sum256([]byte("x"))}},
+		"fewer":    {a[0]},
+	} {
+		if Digest("kit", other) == Digest("kit", a) {
+			t.Errorf("Digest ignores a change of %s", name)
+		}
+	}
+	if Digest("kit", a) == Digest("kat", a) {
+		t.Errorf("Digest ignores the runtime name")
+	}
+	// Framing: moving bytes between the name and a path changes the digest.
+	if Digest("ab", []File{{Path: "c"}}) == Digest("a", []File{{Path: "bc"}}) {
+		t.Errorf("Digest is ambiguous across field boundaries")
+	}
+}
+
+// Many stores share a root; each sweeps once while the others stage. No
+// live staging area may be swept from under its owner.
+func TestSweepNeverTakesLiveStaging(t *testing.T) {
+	root := t.TempDir()
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for range 64 {
+		wg.Go(func() {
+			s, err := Open(root)
+			if err != nil {
+				errs <- err
+				return
+			}
+			st, err := s.Stage("kit")
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer st.Close()
+			f, err := st.Root().Create("SKILL.md")
+			if err != nil {
+				errs <- err
+				return
+			}
+			f.Close()
+			if _, _, err := st.Publish([]File{{Path: "SKILL.md", Sum: sha256.Sum256(nil)}}); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	entries, _ := os.ReadDir(filepath.Join(root, tmpDir))
+	if len(entries) != 0 {
+		t.Errorf("staging left behind: %d entries", len(entries))
+	}
+}
+
+func TestLookupRejectsForgedManifest(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Stage("kit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	os.WriteFile(filepath.Join(st.dir, "kit", "SKILL.md"), []byte("x"), 0o444)
+	files := []File{{Path: "SKILL.md", Size: 1, Sum: sha256.Sum256([]byte("x"))}}
+	dir, digest, err := st.Publish(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := s.Lookup(digest, "kit"); !ok || got != dir {
+		t.Fatalf("Lookup(%s) = %s, %v, want %s", digest, got, ok, dir)
+	}
+	if _, ok := s.Lookup(digest, "other"); ok {
+		t.Errorf("Lookup with another name succeeded")
+	}
+	m := filepath.Join(s.root, digest, manifestName)
+	os.Chmod(m, 0o644)
+	if err := writeManifest(m, "kit", []File{{Path: "SKILL.md", Size: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Lookup(digest, "kit"); ok {
+		t.Errorf("Lookup accepted a manifest that does not match its digest")
+	}
+	if _, ok := s.Lookup("../../etc", "kit"); ok {
+		t.Errorf("Lookup accepted a digest that is not hex")
+	}
+}
+
+func TestMemo(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := Digest("k", nil)
+	if _, ok := s.Memo(key); ok {
+		t.Errorf("Memo on an empty store found an entry")
+	}
+	want := Digest("v", nil)
+	if err := s.SetMemo(key, want); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := s.Memo(key); !ok || got != want {
+		t.Errorf("Memo = %s, %v, want %s", got, ok, want)
+	}
+	if err := s.SetMemo("../x", want); err == nil {
+		t.Errorf("SetMemo accepted a key that is not a digest")
+	}
+}
