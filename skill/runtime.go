@@ -3,11 +3,16 @@ package skill
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/internal/extract"
 )
+
+// ErrRuntimeNameConflict identifies two selected skills that would be
+// materialized under the same runtime name.
+var ErrRuntimeNameConflict = errors.New("agentadaptor: skills share a runtime name")
 
 // maxRuntimeName is the longest runtime name derived from a key, in bytes;
 // it matches the Agent Skills limit on a skill's name.

@@ -92,26 +92,45 @@ func (s *Store) Lookup(digest, name string) (string, bool) {
 		return "", false
 	}
 	dir := filepath.Join(s.root, digest)
+	if !intact(dir, digest, name) {
+		return "", false
+	}
+	return filepath.Join(dir, name), true
+}
+
+// Verify reports whether dir is a tree published by some store, that is
+// <root>/<digest>/<name> and intact (rule 4), and returns its digest.
+func Verify(dir string) (string, bool) {
+	parent := filepath.Dir(dir)
+	digest := filepath.Base(parent)
+	if !validDigest(digest) || !intact(parent, digest, filepath.Base(dir)) {
+		return "", false
+	}
+	return digest, true
+}
+
+// intact checks the tree in dir (<root>/<digest>) against its manifest.
+func intact(dir, digest, name string) bool {
 	files, gotName, err := readManifest(filepath.Join(dir, manifestName))
 	if err != nil || gotName != name || Digest(name, files) != digest {
-		return "", false
+		return false
 	}
 	root, err := os.OpenRoot(filepath.Join(dir, name))
 	if err != nil {
-		return "", false
+		return false
 	}
 	defer root.Close()
 	for _, f := range files {
 		local, err := filepath.Localize(f.Path)
 		if err != nil {
-			return "", false
+			return false
 		}
 		fi, err := root.Lstat(local)
 		if err != nil || !fi.Mode().IsRegular() || fi.Size() != f.Size || (fi.Mode()&0o111 != 0) != f.Exec {
-			return "", false
+			return false
 		}
 	}
-	return filepath.Join(dir, name), true
+	return true
 }
 
 func validDigest(d string) bool {

@@ -1,0 +1,181 @@
+// Package adaptor runs coding agents with skills.
+//
+// An [Agent] pairs a [driver.Driver] (one agent integration) with the skills
+// it should have:
+//
+//	agent := adaptor.New(drv,
+//	    adaptor.WithSkills(
+//	        skill.Dir("./skills/review"),
+//	        skill.FS(embedded, "skills/greet"),
+//	        skill.Inline("tone", "---\nname: tone\n..."),
+//	        skill.Archive("kit", skill.ArchiveURL(url)),
+//	        skill.Key("code-review"),
+//	    ),
+//	    adaptor.WithSkillProvider(catalogue),
+//	)
+//	res, err := agent.Run(ctx, "Review the open change")
+//
+// # Resolution
+//
+// Before every run, and before the driver is called, the agent resolves its
+// skills:
+//
+//  1. Merge: the agent's references, then the run's. A run adds skills and
+//     can never remove one; nothing from one run leaks into the next.
+//  2. Check: a blank key (after trimming) fails with
+//     skill.ErrSkillKeyMissing, a nil source with
+//     skill.ErrSkillSourceMissing.
+//  3. Two declarations of one key are the same skill only if key, Required,
+//     Reason, Metadata and source all match: folder sources by cleaned
+//     absolute path, inline sources by exact text, FS sources by the same
+//     fs.FS value and root, archives only when format, subpath and a
+//     non-empty fingerprint match. Otherwise the run fails with a
+//     *skill.SkillKeyConflictError whose Sources label each declaration
+//     ("agent", "run", "provider") and whose Detail says what differs.
+//     Conflicts are found before anything is materialized.
+//  4. The provider's GetSkills is called with the bare keys (skill.Key) that
+//     no complete declaration satisfies, even when there are none, and
+//     everything it returns is selected. Provider errors come back
+//     unchanged. A requested key it does not return, or any such key with
+//     no provider, fails with skill.ErrSkillNotFound naming the key.
+//  5. Two selected skills with one runtime name fail with
+//     skill.ErrRuntimeNameConflict, naming both keys.
+//  6. The selected skills are materialized concurrently, at most GOMAXPROCS
+//     at a time. Any failure is a *skill.SkillMaterializationError with
+//     Key, RuntimeName and Cause, and the driver is not called.
+//  7. The driver receives [driver.ResolvedSkills]: entries sorted by key,
+//     each with its absolute folder, and a Fingerprint that is equal for the
+//     same selected content on any machine and changes when the selection
+//     or any skill's content changes. Folder paths are not part of it.
+//
+// An Agent is safe for concurrent use.
+package adaptor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/skill"
+)
+
+// Agent runs a driver with a resolved set of skills. Create one with New.
+type Agent struct {
+	drv          driver.Driver
+	refs         []skill.Ref
+	provider     skill.Provider
+	materializer skill.Materializer
+	workspace    string
+}
+
+// New returns an Agent that runs d. It panics if d is nil, as that is a
+// programming error.
+func New(d driver.Driver, opts ...Option) *Agent {
+	if d == nil {
+		panic("adaptor.New: nil driver")
+	}
+	var c agentConfig
+	for _, o := range opts {
+		if o != nil {
+			o.applyAgent(&c)
+		}
+	}
+	if c.materializer == nil {
+		c.materializer = skill.NewDefaultSkillMaterializer()
+	}
+	return &Agent{
+		drv:          d,
+		refs:         c.refs,
+		provider:     c.provider,
+		materializer: c.materializer,
+		workspace:    c.workspace,
+	}
+}
+
+// Result is the outcome of one run.
+type Result struct {
+	// Text is the agent's final answer.
+	Text string
+	// Skills is the skill set the run was given.
+	Skills driver.ResolvedSkills
+}
+
+// Run resolves the agent's skills together with the run's (see the package
+// doc), then runs the driver with prompt. Resolution errors are returned
+// before the driver is called; the driver's own error is returned as it is.
+func (a *Agent) Run(ctx context.Context, prompt string, opts ...CallOption) (*Result, error) {
+	call := a.call(opts)
+	resolved, err := a.resolve(ctx, call.refs)
+	if err != nil {
+		return nil, err
+	}
+	req := &driver.Request{Prompt: prompt, Skills: resolved.skills}
+	if call.workspace != "" {
+		if req.Workspace, err = filepath.Abs(call.workspace); err != nil {
+			return nil, fmt.Errorf("agentadaptor: workspace: %w", err)
+		}
+	}
+	res, err := a.drv.Run(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, errors.New("agentadaptor: driver returned no result and no error")
+	}
+	return &Result{Text: res.Text, Skills: resolved.skills}, nil
+}
+
+func (a *Agent) call(opts []CallOption) callConfig {
+	c := callConfig{workspace: a.workspace}
+	for _, o := range opts {
+		if o != nil {
+			o.applyCall(&c)
+		}
+	}
+	return c
+}
+
+// Inspector reads what an Agent would do without running its driver.
+type Inspector struct {
+	a *Agent
+}
+
+// Inspect returns an Inspector for the agent.
+func (a *Agent) Inspect() *Inspector { return &Inspector{a: a} }
+
+// SkillReport is the skill set an agent resolves.
+type SkillReport struct {
+	// Selected is exactly what a run would hand the driver.
+	Selected driver.ResolvedSkills
+	// Candidates are the provider's catalogue skills that were not selected,
+	// sorted by key; empty unless the provider is a skill.Catalog.
+	Candidates []skill.Skill
+}
+
+// Skills resolves and materializes the agent's skills, with those of opts,
+// as a run would, and returns them without running the driver.
+func (i *Inspector) Skills(ctx context.Context, opts ...CallOption) (*SkillReport, error) {
+	call := i.a.call(opts)
+	resolved, err := i.a.resolve(ctx, call.refs)
+	if err != nil {
+		return nil, err
+	}
+	report := &SkillReport{Selected: resolved.skills}
+	if cat, ok := i.a.provider.(skill.Catalog); ok {
+		all, err := cat.Catalogue(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range all {
+			if _, selected := resolved.keys[s.Key]; !selected {
+				report.Candidates = append(report.Candidates, s)
+			}
+		}
+		slices.SortStableFunc(report.Candidates, func(x, y skill.Skill) int { return strings.Compare(x.Key, y.Key) })
+	}
+	return report, nil
+}

@@ -1,0 +1,81 @@
+package adaptor
+
+import (
+	"github.com/agentadaptor/agentadaptor/skill"
+)
+
+// agentConfig collects the options given to New.
+type agentConfig struct {
+	refs         []skill.Ref
+	provider     skill.Provider
+	materializer skill.Materializer
+	workspace    string
+}
+
+// callConfig collects the options given to one Run.
+type callConfig struct {
+	refs      []skill.Ref
+	workspace string
+}
+
+// Option configures an Agent at construction. Options that apply to a
+// single run are [CallOption]s; a [SharedOption] is both.
+type Option interface {
+	applyAgent(*agentConfig)
+}
+
+// CallOption configures one call to [Agent.Run] or [Inspector.Skills].
+type CallOption interface {
+	applyCall(*callConfig)
+}
+
+// SharedOption is accepted both by [New] and by [Agent.Run].
+type SharedOption interface {
+	Option
+	CallOption
+}
+
+type agentOption func(*agentConfig)
+
+func (f agentOption) applyAgent(c *agentConfig) { f(c) }
+
+type skillsOption []skill.Ref
+
+func (o skillsOption) applyAgent(c *agentConfig) { c.refs = append(c.refs, o...) }
+func (o skillsOption) applyCall(c *callConfig)   { c.refs = append(c.refs, o...) }
+
+// WithSkills declares skills: complete definitions built with skill.Dir,
+// skill.FS, skill.Inline or skill.Archive, and catalogue keys built with
+// skill.Key for the provider to resolve. Skills append: given to New they
+// apply to every run; given to Run they add to the agent's for that run
+// only, and can never remove one. Several WithSkills options accumulate.
+func WithSkills(refs ...skill.Ref) SharedOption {
+	return skillsOption(refs)
+}
+
+// WithSkillProvider installs the provider that resolves skill.Key
+// references. It is called before every run, even when no key is requested,
+// so that it can add required skills. Default: none, and any key fails
+// with skill.ErrSkillNotFound.
+func WithSkillProvider(p skill.Provider) Option {
+	return agentOption(func(c *agentConfig) { c.provider = p })
+}
+
+// WithSkillMaterializer installs the materializer that writes skills to
+// disk before a run. Default: skill.NewDefaultSkillMaterializer(), created
+// once per Agent.
+func WithSkillMaterializer(m skill.Materializer) Option {
+	return agentOption(func(c *agentConfig) { c.materializer = m })
+}
+
+type workspaceOption string
+
+func (o workspaceOption) applyAgent(c *agentConfig) { c.workspace = string(o) }
+func (o workspaceOption) applyCall(c *callConfig)   { c.workspace = string(o) }
+
+// WithWorkspace sets the folder the agent works in, passed to the driver as
+// driver.Request.Workspace (made absolute). Given to Run it overrides the
+// agent's for that run. Default: empty, the driver's own default.
+func WithWorkspace(dir string) SharedOption {
+	return workspaceOption(dir)
+}

@@ -1,0 +1,73 @@
+package skill
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/agentadaptor/agentadaptor/internal/cache"
+)
+
+// ContentDigest returns a digest of the skill folder dir that is equal for
+// equal content on any machine: the SHA-256 encoding the cache uses, over
+// the folder's base name and every regular file's path, executable bit,
+// size and bytes. For a tree published by the default materializer it is
+// the tree's cache digest, read from its manifest without re-hashing the
+// files. Elsewhere (a folder used in place, or one returned by another
+// materializer) every file is read: a symbolic link counts as its target
+// text, and other special files are ignored.
+func ContentDigest(dir string) (string, error) {
+	if d, ok := cache.Verify(dir); ok {
+		return d, nil
+	}
+	fsys := os.DirFS(dir)
+	var files []cache.File
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch t := d.Type(); {
+		case t.IsRegular():
+			f, err := hashFile(filepath.Join(dir, filepath.FromSlash(p)))
+			if err != nil {
+				return err
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			f.Path, f.Exec = p, info.Mode()&0o111 != 0
+			files = append(files, f)
+		case t&fs.ModeSymlink != 0:
+			target, err := os.Readlink(filepath.Join(dir, filepath.FromSlash(p)))
+			if err != nil {
+				return err
+			}
+			files = append(files, cache.File{Path: p + " -> link", Size: int64(len(target)), Sum: sha256.Sum256([]byte(target))})
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("digest skill folder %s: %w", dir, err)
+	}
+	return cache.Digest(filepath.Base(dir), files), nil
+}
+
+func hashFile(path string) (cache.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return cache.File{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return cache.File{}, err
+	}
+	out := cache.File{Size: n}
+	h.Sum(out.Sum[:0])
+	return out, nil
+}
