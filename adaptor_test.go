@@ -196,7 +196,9 @@ func TestDeclarationEquality(t *testing.T) {
 	fsA := fstest.MapFS{"g/SKILL.md": {Data: []byte(skillMD("g"))}}
 	fsB := fstest.MapFS{"g/SKILL.md": {Data: []byte(skillMD("g"))}}
 	data := tgz(t, map[string]string{"SKILL.md": skillMD("kit")})
-	arch := func(opts ...skill.ArchiveOption) skill.Skill { return skill.Archive("kit", skill.ArchiveBytes(data), opts...) }
+	arch := func(opts ...skill.ArchiveOption) skill.Skill {
+		return skill.Archive("kit", skill.ArchiveBytes(data), opts...)
+	}
 	withMeta := func(s skill.Skill, k, v string) skill.Skill { s.Metadata = map[string]string{k: v}; return s }
 	inline := skill.Inline("tone", skillMD("tone"))
 	tests := []struct {
