@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
 	"sort"
 	"strings"
@@ -69,6 +70,7 @@ type counter struct {
 	n     int64
 	limit int64
 	zeros int64 // how many of the last bytes read are zero
+	last  [512]byte
 }
 
 // Read reads from the decompressor, counting and checking.
@@ -78,6 +80,12 @@ func (c *counter) Read(p []byte) (int, error) {
 	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	if n >= len(c.last) {
+		copy(c.last[:], p[n-len(c.last):n])
+	} else {
+		copy(c.last[:], c.last[n:])
+		copy(c.last[len(c.last)-n:], p[:n])
+	}
 	i := n
 	for i > 0 && p[i-1] == 0 {
 		i--
@@ -95,9 +103,13 @@ func (c *counter) Read(p []byte) (int, error) {
 
 // asFormat classifies a decoder error: limits and cancellation pass
 // through; anything else is a corrupt archive.
+//
+// Errors from the file system (writing the destination, or reading a
+// spooled archive) are not the archive's fault and pass through as they are.
 func asFormat(err error) error {
+	var pathErr *fs.PathError
 	if err == nil || errors.Is(err, ErrLimit) || errors.Is(err, ErrUnsafe) || errors.Is(err, ErrFormat) ||
-		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		isCancel(err) || errors.As(err, &pathErr) {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrFormat, err)
@@ -136,6 +148,35 @@ func tarKind(h *tar.Header) (kind, error) {
 	return 0, unsafeEntry(h.Name, fmt.Sprintf("entry type %q is not a regular file, folder or link", h.Typeflag))
 }
 
+// checkRawHeader refuses a ustar header whose name or link fields hold
+// bytes after their terminating NUL: archive/tar cuts a field at its first
+// NUL, so "evil\x00.txt" would silently become "evil". Names that came
+// from PAX or GNU extension records are checked by archive/tar itself.
+func checkRawHeader(h *tar.Header, blk *[512]byte) error {
+	field := func(b []byte) (string, bool) {
+		i := bytes.IndexByte(b, 0)
+		if i < 0 {
+			return string(b), true
+		}
+		return string(b[:i]), len(bytes.Trim(b[i:], "\x00")) == 0
+	}
+	name, clean := field(blk[0:100])
+	if string(blk[257:263]) == "ustar\x00" {
+		prefix, ok := field(blk[345:500])
+		if prefix != "" {
+			name = prefix + "/" + name
+		}
+		clean = clean && ok
+	}
+	if name == h.Name && !clean {
+		return unsafeEntry(h.Name, "name field holds data after a NUL byte")
+	}
+	if link, ok := field(blk[157:257]); link == h.Linkname && !ok {
+		return unsafeEntry(h.Name, "link field holds data after a NUL byte")
+	}
+	return nil
+}
+
 func isSparse(h *tar.Header) bool {
 	for k := range h.PAXRecords {
 		if strings.HasPrefix(k, "GNU.sparse.") {
@@ -161,6 +202,7 @@ func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os
 	}
 	c := &counter{ctx: ctx, r: src, limit: opts.MaxTotalSize}
 	tr := tar.NewReader(c)
+	var end int64 // where the last entry's data and padding end
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
@@ -170,12 +212,19 @@ func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os
 			done()
 			return nil, asFormat(err)
 		}
+		end = c.n
+		if h.Typeflag == tar.TypeReg {
+			end += (h.Size + 511) &^ 511
+		}
 		if h.Typeflag == tar.TypeXGlobalHeader {
 			continue
 		}
 		k, err := tarKind(h)
 		if err == nil && isSparse(h) {
 			err = unsafeEntry(h.Name, "sparse files are not allowed")
+		}
+		if err == nil {
+			err = checkRawHeader(h, &c.last)
 		}
 		if err == nil {
 			err = p.add(h.Name, k, h.Mode&0o111 != 0, h.Size, h.Linkname)
@@ -188,7 +237,7 @@ func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os
 	// The archive must end with its end marker (two zero blocks), and only
 	// zero padding may follow; reading it to the end also verifies the
 	// gzip checksum and length.
-	if c.n%512 != 0 || c.zeros < 1024 {
+	if c.n%512 != 0 || c.n-end < 1024 || c.zeros < 1024 {
 		err = formatf("tar archive is truncated: it does not end with the end-of-archive marker")
 	} else {
 		err = zeroTail(c)

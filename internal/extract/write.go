@@ -3,6 +3,7 @@ package extract
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -263,11 +264,22 @@ func (fs *files) writeFrom(w *writer, rel string, exec bool, r io.Reader, size, 
 
 // wait waits for the jobs in flight and returns err, or the first job's
 // error when err is nil.
+//
+// A job's failure cancels the others, and the caller may see only that
+// cancellation: the job's own error is the one that counts.
 func (fs *files) wait(err error) error {
-	if gerr := fs.g.Wait(); err == nil {
-		err = gerr
+	gerr := fs.g.Wait()
+	switch {
+	case gerr != nil && !isCancel(gerr):
+		return gerr
+	case err != nil:
+		return err
 	}
-	return err
+	return gerr
+}
+
+func isCancel(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // copyLinks writes each link as a copy of the file it names, which the
