@@ -400,7 +400,7 @@ func (m *defaultMaterializer) archive(ctx context.Context, open Opener, format e
 		if _, err := stage(); err != nil {
 			return "", err
 		}
-		f, err := st.Spool()
+		f, err := st.File("spool")
 		if err != nil {
 			return "", err
 		}
@@ -418,6 +418,7 @@ func (m *defaultMaterializer) archive(ctx context.Context, open Opener, format e
 	}
 	opts := m.limits()
 	opts.Format, opts.Subpath = format, subpath
+	opts.Scratch = func() (*os.File, error) { return st.File("scratch") }
 	files, err := extract.Archive(ctx, data, size, st.Root(), opts)
 	if err != nil {
 		return "", err
@@ -475,7 +476,7 @@ func (m *defaultMaterializer) spool(ctx context.Context, r io.Reader, stage func
 	if err != nil {
 		return nil, 0, sum, err
 	}
-	f, err := st.Spool()
+	f, err := st.File("spool")
 	if err != nil {
 		return nil, 0, sum, err
 	}

@@ -9,6 +9,7 @@
 //	<root>/.tmp/<id>.lock        held (flock) while staging <id> is alive
 //	<root>/.tmp/<id>/            a staging area, renamed to <root>/<digest>
 //	<root>/.tmp/<id>.spool       a spooled archive being extracted
+//	<root>/.tmp/<id>.scratch     its decompressed stream
 //
 // The digest is [Digest] of the runtime name and the files, so a published
 // tree is fully determined by its folder name.
@@ -150,7 +151,7 @@ type Staging struct {
 	name  string
 	lock  *os.File
 	root  *os.Root
-	spool *os.File
+	files map[string]*os.File // private files beside the staging area
 }
 
 // Stage creates a staging area for a tree with the given runtime name. The
@@ -218,17 +219,25 @@ func stillInPlace(f *os.File, path string) bool {
 // Root is the folder the tree is written into, as an [os.Root].
 func (st *Staging) Root() *os.Root { return st.root }
 
-// Spool returns a private temporary file beside the staging area, removed
-// by Close.
-func (st *Staging) Spool() (*os.File, error) {
-	if st.spool == nil {
-		f, err := os.OpenFile(filepath.Join(st.store.root, tmpDir, st.id+".spool"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			return nil, err
-		}
-		st.spool = f
+// File returns the private file <id>.<kind> beside the staging area,
+// creating it on first use; Close removes it. Kinds name what a file holds
+// (such as "spool" or "scratch") and must be lowercase letters.
+func (st *Staging) File(kind string) (*os.File, error) {
+	if f := st.files[kind]; f != nil {
+		return f, nil
 	}
-	return st.spool, nil
+	if kind == "" || kind == "lock" || strings.Trim(kind, "abcdefghijklmnopqrstuvwxyz") != "" {
+		return nil, fmt.Errorf("invalid staging file kind %q", kind)
+	}
+	f, err := os.OpenFile(filepath.Join(st.store.root, tmpDir, st.id+"."+kind), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if st.files == nil {
+		st.files = make(map[string]*os.File)
+	}
+	st.files[kind] = f
+	return f, nil
 }
 
 // Publish records the manifest of files, which must be exactly what was
@@ -271,10 +280,10 @@ func (st *Staging) Close() error {
 		st.root.Close()
 		st.root = nil
 	}
-	if st.spool != nil {
-		st.spool.Close()
-		os.Remove(st.spool.Name())
-		st.spool = nil
+	for kind, f := range st.files {
+		f.Close()
+		os.Remove(f.Name())
+		delete(st.files, kind)
 	}
 	var err error
 	if st.dir != "" {
@@ -296,26 +305,35 @@ func (s *Store) sweepStaging() {
 	if err != nil {
 		return
 	}
+	byID := make(map[string][]string)
 	for _, e := range entries {
-		id, ext, _ := strings.Cut(e.Name(), ".")
-		if ext != "lock" {
-			if _, err := os.Stat(filepath.Join(tmp, id+".lock")); errors.Is(err, fs.ErrNotExist) {
-				os.RemoveAll(filepath.Join(tmp, e.Name()))
+		id, _, _ := strings.Cut(e.Name(), ".")
+		byID[id] = append(byID[id], e.Name())
+	}
+	for id, names := range byID {
+		lock := filepath.Join(tmp, id+".lock")
+		info, err := os.Stat(lock)
+		if errors.Is(err, fs.ErrNotExist) {
+			// No lock: a crash between removing the lock and the rest,
+			// or before the lock existed. Nothing alive owns these.
+			for _, name := range names {
+				os.RemoveAll(filepath.Join(tmp, name))
 			}
 			continue
 		}
-		info, err := e.Info()
 		if err != nil {
 			continue
 		}
-		release, ok := claimAbandoned(filepath.Join(tmp, e.Name()), info.ModTime())
+		release, ok := claimAbandoned(lock, info.ModTime())
 		if !ok {
 			continue
 		}
-		for _, suffix := range []string{"", ".spool", ".old"} {
-			os.RemoveAll(filepath.Join(tmp, id+suffix))
+		for _, name := range names {
+			if name != id+".lock" {
+				os.RemoveAll(filepath.Join(tmp, name))
+			}
 		}
-		os.Remove(filepath.Join(tmp, e.Name()))
+		os.Remove(lock)
 		release()
 	}
 }

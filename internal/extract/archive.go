@@ -187,19 +187,26 @@ func isSparse(h *tar.Header) bool {
 }
 
 // extractTar makes two passes over the (immutable) archive: the first
-// checks every header, the gzip trailer and the padding without writing;
-// the second writes and hashes the files.
+// checks every header, the gzip trailer and the padding without writing
+// any file; the second writes and hashes the files. For tar.gz, the first
+// pass decompresses on a goroutine of its own and keeps the decompressed
+// stream in a private scratch file, so the second reads plain tar instead
+// of decompressing again.
 func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os.Root, opts Options) ([]File, error) {
-	// The writing pass starts decompressing at once, ahead of the
-	// checking pass, and waits for its verdict before writing anything.
-	ahead := startPrefetch(ctx, func() (io.Reader, func(), error) { return decompressed(r, size, gz) })
-	defer ahead.stop()
+	var src io.Reader = io.NewSectionReader(r, 0, size)
+	var scratch *os.File
+	if gz {
+		f, release, err := opts.scratch()
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		ahead := startPrefetch(ctx, func() (io.Reader, func(), error) { return decompressed(r, size, gz) }, f)
+		defer ahead.stop()
+		src, scratch = ahead, f
+	}
 
 	p := newPlan(opts)
-	src, done, err := decompressed(r, size, gz)
-	if err != nil {
-		return nil, err
-	}
 	c := &counter{ctx: ctx, r: src, limit: opts.MaxTotalSize}
 	tr := tar.NewReader(c)
 	var end int64 // where the last entry's data and padding end
@@ -209,7 +216,6 @@ func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os
 			break
 		}
 		if err != nil {
-			done()
 			return nil, asFormat(err)
 		}
 		end = c.n
@@ -230,7 +236,6 @@ func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os
 			err = p.add(h.Name, k, h.Mode&0o111 != 0, h.Size, h.Linkname)
 		}
 		if err != nil {
-			done()
 			return nil, err
 		}
 	}
@@ -238,19 +243,20 @@ func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os
 	// zero padding may follow; reading it to the end also verifies the
 	// gzip checksum and length.
 	if c.n%512 != 0 || c.n-end < 1024 || c.zeros < 1024 {
-		err = formatf("tar archive is truncated: it does not end with the end-of-archive marker")
-	} else {
-		err = zeroTail(c)
+		return nil, formatf("tar archive is truncated: it does not end with the end-of-archive marker")
 	}
-	done()
-	if err != nil {
+	if err := zeroTail(c); err != nil {
 		return nil, err
 	}
 	if err := p.finish(); err != nil {
 		return nil, err
 	}
 
-	tr = tar.NewReader(&counter{ctx: ctx, r: ahead, limit: opts.MaxTotalSize})
+	src = io.NewSectionReader(r, 0, size)
+	if scratch != nil {
+		src = io.NewSectionReader(scratch, 0, c.n)
+	}
+	tr = tar.NewReader(&counter{ctx: ctx, r: src, limit: opts.MaxTotalSize})
 	w := newWriter(dst, opts.MaxTotalSize)
 	defer w.close()
 	out := newFiles(ctx, len(p.entries))

@@ -3,6 +3,7 @@ package extract
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"strings"
 )
@@ -47,6 +48,24 @@ type Options struct {
 	MaxTotalSize int64
 	// MaxEntries caps the number of entries (files, folders and links).
 	MaxEntries int
+	// Scratch returns an empty private file that holds a tar.gz archive's
+	// decompressed stream between the two passes. Nil means a temporary
+	// file in os.TempDir(), removed afterwards; a file from Scratch is the
+	// caller's to remove.
+	Scratch func() (*os.File, error)
+}
+
+// scratch returns the file for a decompressed stream and how to release it.
+func (o *Options) scratch() (*os.File, func(), error) {
+	if o.Scratch != nil {
+		f, err := o.Scratch()
+		return f, func() {}, err
+	}
+	f, err := os.CreateTemp("", "agentadaptor-extract-*")
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close(); os.Remove(f.Name()) }, nil
 }
 
 func (o *Options) check() error {

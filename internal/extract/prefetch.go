@@ -6,13 +6,13 @@ import (
 	"sync"
 )
 
-// prefetchMax bounds how far the writing pass decompresses ahead while the
-// checking pass runs, so the two use both cores without memory growing
-// with the archive.
-const prefetchMax = 32 << 20
+// prefetchChunks bounds how many chunks the decompressing goroutine may
+// run ahead of its reader, so memory does not grow with the archive.
+const prefetchChunks = 16
 
-// prefetch decompresses a stream on its own goroutine into at most
-// prefetchMax bytes of buffered chunks. Read consumes them in order.
+// prefetch decompresses a stream on its own goroutine into a few buffered
+// chunks. Read consumes them in order, first copying each whole chunk to
+// sink when there is one.
 type prefetch struct {
 	ch   chan []byte
 	done chan struct{}
@@ -20,10 +20,11 @@ type prefetch struct {
 	err  error // set before ch is closed
 	cur  []byte
 	buf  *[]byte
+	sink io.Writer
 }
 
-func startPrefetch(ctx context.Context, open func() (io.Reader, func(), error)) *prefetch {
-	p := &prefetch{ch: make(chan []byte, prefetchMax/bufSize), done: make(chan struct{})}
+func startPrefetch(ctx context.Context, open func() (io.Reader, func(), error), sink io.Writer) *prefetch {
+	p := &prefetch{ch: make(chan []byte, prefetchChunks), done: make(chan struct{}), sink: sink}
 	p.wg.Go(func() {
 		defer close(p.ch)
 		src, closeSrc, err := open()
@@ -34,7 +35,7 @@ func startPrefetch(ctx context.Context, open func() (io.Reader, func(), error)) 
 		defer closeSrc()
 		for {
 			bp := bufPool.Get().(*[]byte)
-			n, err := io.ReadFull(src, *bp)
+			n, err := fill(src, *bp)
 			if n > 0 {
 				select {
 				case p.ch <- (*bp)[:n]:
@@ -50,9 +51,6 @@ func startPrefetch(ctx context.Context, open func() (io.Reader, func(), error)) 
 				bufPool.Put(bp)
 			}
 			if err != nil {
-				if err == io.ErrUnexpectedEOF {
-					err = io.EOF
-				}
 				p.err = err
 				return
 			}
@@ -72,6 +70,12 @@ func (p *prefetch) Read(b []byte) (int, error) {
 		p.cur = c
 		full := c[:cap(c)]
 		p.buf = &full
+		if p.sink != nil {
+			if _, err := p.sink.Write(c); err != nil {
+				p.cur = nil
+				return 0, err
+			}
+		}
 	}
 	n := copy(b, p.cur)
 	p.cur = p.cur[n:]
@@ -94,4 +98,19 @@ func (p *prefetch) stop() {
 	}
 	p.wg.Wait()
 	p.release()
+}
+
+// fill reads into b until it is full or r fails, returning r's own error
+// (io.EOF at the end) unlike io.ReadFull, which would turn a source's
+// io.ErrUnexpectedEOF into a short read.
+func fill(r io.Reader, b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		m, err := r.Read(b[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
