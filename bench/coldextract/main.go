@@ -115,6 +115,10 @@ func run(files int, size int64, runs int, scratch string) error {
 	fmt.Printf("%-28s %10s\n", "materialize, warm cache", w.Round(100*time.Microsecond))
 	fmt.Printf("cold / tar -xzf = %.2fx (goal <= 1.0x)\n", float64(c)/float64(t))
 	fmt.Printf("warm / cold     = %.3fx (goal <= 0.1x)\n", float64(w)/float64(c))
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
+		fmt.Printf("peak RSS of this process (archive generation included): %d MiB\n", ru.Maxrss/1024)
+	}
 	return nil
 }
 
