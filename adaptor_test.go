@@ -563,3 +563,34 @@ func TestDriverErrorAndCancellation(t *testing.T) {
 		t.Errorf("Run with a cancelled context = %v, want context.Canceled before the driver", err)
 	}
 }
+
+// plainMaterializer hides the default materializer's ContentMaterializer
+// method, so the agent reads each folder to digest it.
+type plainMaterializer struct{ m skill.Materializer }
+
+func (p plainMaterializer) Materialize(ctx context.Context, s skill.Skill) (string, error) {
+	return p.m.Materialize(ctx, s)
+}
+
+func TestFingerprintSameWithoutContentDigests(t *testing.T) {
+	refs := []skill.Ref{
+		skill.Dir(skillDir(t, "review")),
+		skill.Inline("tone", "a"),
+		skill.Archive("kit", skill.ArchiveBytes(tgz(t, map[string]string{"SKILL.md": skillMD("kit"), "x/y.sh": "echo"}))),
+		skill.FS(fstest.MapFS{"g/SKILL.md": {Data: []byte(skillMD("g"))}}, "g"),
+	}
+	var prints []string
+	for _, m := range []skill.Materializer{
+		skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(t.TempDir())),
+		plainMaterializer{skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(t.TempDir()))},
+	} {
+		rec := &drivertest.Driver{}
+		if _, err := adaptor.New(rec, adaptor.WithSkillMaterializer(m), adaptor.WithSkills(refs...)).Run(t.Context(), "x"); err != nil {
+			t.Fatal(err)
+		}
+		prints = append(prints, rec.Last().Skills.Fingerprint)
+	}
+	if prints[0] != prints[1] {
+		t.Errorf("fingerprint with content digests %s, without %s: want equal", prints[0], prints[1])
+	}
+}

@@ -184,11 +184,18 @@ func (a *Agent) materialize(ctx context.Context, selected []skill.Skill, names [
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, s := range selected {
 		g.Go(func() error {
-			dir, err := a.materializer.Materialize(gctx, s)
-			if err == nil {
-				dir, err = filepath.Abs(dir)
+			var dir string
+			var err error
+			if cm, ok := a.materializer.(skill.ContentMaterializer); ok {
+				dir, digests[i], err = cm.MaterializeContent(gctx, s)
+			} else {
+				dir, err = a.materializer.Materialize(gctx, s)
 			}
-			if err == nil {
+			if err == nil && !filepath.IsAbs(dir) {
+				dir, err = filepath.Abs(dir)
+				digests[i] = ""
+			}
+			if err == nil && digests[i] == "" {
 				digests[i], err = skill.ContentDigest(dir)
 			}
 			if err != nil {

@@ -63,11 +63,19 @@ func hashFile(path string) (cache.File, error) {
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return cache.File{}, err
+	buf := make([]byte, 32<<10)
+	var out cache.File
+	for {
+		n, err := f.Read(buf)
+		h.Write(buf[:n])
+		out.Size += int64(n)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return cache.File{}, err
+		}
 	}
-	out := cache.File{Size: n}
 	h.Sum(out.Sum[:0])
 	return out, nil
 }

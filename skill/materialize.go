@@ -48,6 +48,18 @@ type Materializer interface {
 	Materialize(ctx context.Context, s Skill) (sourcePath string, err error)
 }
 
+// ContentMaterializer is an optional interface for a Materializer that also
+// reports the [ContentDigest] of the folder it returns, sparing its caller
+// a second read of the folder. The default materializer implements it.
+type ContentMaterializer interface {
+	Materializer
+	// MaterializeContent is Materialize that also returns the folder's
+	// ContentDigest.
+	MaterializeContent(ctx context.Context, s Skill) (sourcePath, digest string, err error)
+}
+
+var _ ContentMaterializer = (*defaultMaterializer)(nil)
+
 // defaultMaterializerConfig collects DefaultMaterializerOption values.
 type defaultMaterializerConfig struct {
 	root       string
@@ -184,18 +196,34 @@ func (m *defaultMaterializer) limits() extract.Options {
 // Materialize stages s and returns its folder. Every failure is a
 // *SkillMaterializationError naming the skill.
 func (m *defaultMaterializer) Materialize(ctx context.Context, s Skill) (string, error) {
+	dir, _, err := m.run(ctx, s, false)
+	return dir, err
+}
+
+// MaterializeContent is Materialize that also returns the folder's
+// ContentDigest; for a cached tree it is known without reading the tree
+// again.
+func (m *defaultMaterializer) MaterializeContent(ctx context.Context, s Skill) (string, string, error) {
+	return m.run(ctx, s, true)
+}
+
+func (m *defaultMaterializer) run(ctx context.Context, s Skill, wantDigest bool) (string, string, error) {
 	name, err := RuntimeName(s)
 	if err == nil {
 		if isNil(s.Source) {
 			err = ErrSkillSourceMissing
 		} else if err = ctx.Err(); err == nil {
-			var dir string
-			if dir, err = m.materialize(ctx, s.Source, name); err == nil {
-				return dir, nil
+			var dir, digest string
+			dir, digest, err = m.materialize(ctx, s.Source, name)
+			if err == nil && digest == "" && wantDigest {
+				digest, err = ContentDigest(dir)
+			}
+			if err == nil {
+				return dir, digest, nil
 			}
 		}
 	}
-	return "", &SkillMaterializationError{Key: s.Key, RuntimeName: name, Cause: err}
+	return "", "", &SkillMaterializationError{Key: s.Key, RuntimeName: name, Cause: err}
 }
 
 func isNil(src Source) bool {
@@ -210,16 +238,19 @@ func isNil(src Source) bool {
 	return false
 }
 
-func (m *defaultMaterializer) materialize(ctx context.Context, src Source, name string) (string, error) {
+// materialize returns the skill's folder and, for a cached tree, its
+// digest (empty for a folder used in place).
+func (m *defaultMaterializer) materialize(ctx context.Context, src Source, name string) (string, string, error) {
 	switch src := src.(type) {
 	case interface{ SkillPath() string }:
-		return usePath(src.SkillPath())
+		dir, err := usePath(src.SkillPath())
+		return dir, "", err
 	case interface{ InlineSkillMD() string }:
 		return m.inline(ctx, src.InlineSkillMD(), name)
 	case interface{ SkillFS() (fs.FS, string) }:
 		fsys, root := src.SkillFS()
 		if fsys == nil {
-			return "", fmt.Errorf("%w: FSSource has a nil FS", ErrSkillSourceMissing)
+			return "", "", fmt.Errorf("%w: FSSource has a nil FS", ErrSkillSourceMissing)
 		}
 		return m.fs(ctx, fsys, root, name)
 	case interface {
@@ -227,11 +258,11 @@ func (m *defaultMaterializer) materialize(ctx context.Context, src Source, name 
 	}:
 		open, format, subpath, _ := src.SkillArchive()
 		if open == nil {
-			return "", fmt.Errorf("%w: ArchiveSource has a nil opener", ErrSkillSourceMissing)
+			return "", "", fmt.Errorf("%w: ArchiveSource has a nil opener", ErrSkillSourceMissing)
 		}
 		return m.archive(ctx, open, extract.Format(format), subpath, name)
 	}
-	return "", fmt.Errorf("source type %T is not supported by the default materializer (install a Materializer that handles it)", src)
+	return "", "", fmt.Errorf("source type %T is not supported by the default materializer (install a Materializer that handles it)", src)
 }
 
 // usePath checks that dir holds a regular SKILL.md and returns it,
@@ -257,63 +288,63 @@ func usePath(dir string) (string, error) {
 	return abs, nil
 }
 
-func (m *defaultMaterializer) inline(ctx context.Context, content, name string) (string, error) {
+func (m *defaultMaterializer) inline(ctx context.Context, content, name string) (string, string, error) {
 	if int64(len(content)) > m.cfg.maxFile {
-		return "", fmt.Errorf("%w: inline SKILL.md is %d bytes; the limit is %d (raise it with WithMaxFileSize)", ErrArchiveLimit, len(content), m.cfg.maxFile)
+		return "", "", fmt.Errorf("%w: inline SKILL.md is %d bytes; the limit is %d (raise it with WithMaxFileSize)", ErrArchiveLimit, len(content), m.cfg.maxFile)
 	}
 	store, err := m.open()
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	files := []cache.File{{Path: "SKILL.md", Size: int64(len(content)), Sum: sha256.Sum256([]byte(content))}}
-	if dir, ok := store.Lookup(cache.Digest(name, files), name); ok {
-		return dir, nil
+	digest := cache.Digest(name, files)
+	if dir, ok := store.Lookup(digest, name); ok {
+		return dir, digest, nil
 	}
 	st, err := store.Stage(name)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	defer st.Close()
 	f, err := st.Root().OpenFile("SKILL.md", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	_, err = io.WriteString(f, content)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	dir, _, err := st.Publish(files)
-	return dir, err
+	return st.Publish(files)
 }
 
-func (m *defaultMaterializer) fs(ctx context.Context, fsys fs.FS, root, name string) (string, error) {
+func (m *defaultMaterializer) fs(ctx context.Context, fsys fs.FS, root, name string) (string, string, error) {
 	store, err := m.open()
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	opts := m.limits()
 	files, err := extract.FS(ctx, fsys, root, nil, opts)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	if dir, ok := store.Lookup(cache.Digest(name, asCacheFiles(files)), name); ok {
-		return dir, nil
+	digest := cache.Digest(name, asCacheFiles(files))
+	if dir, ok := store.Lookup(digest, name); ok {
+		return dir, digest, nil
 	}
 	st, err := store.Stage(name)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	defer st.Close()
 	// The tree is read again while writing; what is published is what
 	// this pass wrote and hashed.
 	if files, err = extract.FS(ctx, fsys, root, st.Root(), opts); err != nil {
-		return "", err
+		return "", "", err
 	}
-	dir, _, err := st.Publish(asCacheFiles(files))
-	return dir, err
+	return st.Publish(asCacheFiles(files))
 }
 
 func asCacheFiles(files []extract.File) []cache.File {
@@ -331,14 +362,14 @@ const spoolInMemory = 4 << 20
 // archive materializes an archive: read it once, hashing; a memo from that
 // hash (with the options that shape the result) to the content digest
 // turns a repeat into a lookup; otherwise extract into staging and publish.
-func (m *defaultMaterializer) archive(ctx context.Context, open Opener, format extract.Format, subpath, name string) (string, error) {
+func (m *defaultMaterializer) archive(ctx context.Context, open Opener, format extract.Format, subpath, name string) (string, string, error) {
 	store, err := m.open()
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	rc, err := open(ctx)
 	if err != nil {
-		return "", fmt.Errorf("open archive: %w", err)
+		return "", "", fmt.Errorf("open archive: %w", err)
 	}
 	defer rc.Close()
 
@@ -366,69 +397,69 @@ func (m *defaultMaterializer) archive(ctx context.Context, open Opener, format e
 	case interface{ bytes() []byte }:
 		b := r.bytes()
 		if int64(len(b)) > m.cfg.maxArchive {
-			return "", m.tooLarge()
+			return "", "", m.tooLarge()
 		}
 		data, size, sum = bytes.NewReader(b), int64(len(b)), sha256.Sum256(b)
 	case io.ReadSeeker:
 		// A file: hash it where it is, and copy it only on a miss.
 		if _, err := r.Seek(0, io.SeekCurrent); err != nil {
 			if data, size, sum, err = m.spool(ctx, rc, stage); err != nil {
-				return "", err
+				return "", "", err
 			}
 			break
 		}
 		if size, sum, err = m.hashStream(ctx, r, nil); err != nil {
-			return "", err
+			return "", "", err
 		}
 	default:
 		if data, size, sum, err = m.spool(ctx, rc, stage); err != nil {
-			return "", err
+			return "", "", err
 		}
 	}
 
 	key := m.memoKey(sum, format, subpath, name)
 	if digest, ok := store.Memo(key); ok {
 		if dir, ok := store.Lookup(digest, name); ok {
-			return dir, nil
+			return dir, digest, nil
 		}
 	}
 	if data == nil { // seekable: copy it privately, checking it did not change
 		rs := rc.(io.ReadSeeker)
 		if _, err := rs.Seek(0, io.SeekStart); err != nil {
-			return "", err
+			return "", "", err
 		}
 		if _, err := stage(); err != nil {
-			return "", err
+			return "", "", err
 		}
 		f, err := st.File("spool")
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 		_, again, err := m.hashStream(ctx, rs, f)
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 		if again != sum {
-			return "", fmt.Errorf("%w: the archive changed while it was read", ErrArchiveFormat)
+			return "", "", fmt.Errorf("%w: the archive changed while it was read", ErrArchiveFormat)
 		}
 		data = f
 	}
 	if _, err := stage(); err != nil {
-		return "", err
+		return "", "", err
 	}
 	opts := m.limits()
 	opts.Format, opts.Subpath = format, subpath
 	opts.Scratch = func() (*os.File, error) { return st.File("scratch") }
 	files, err := extract.Archive(ctx, data, size, st.Root(), opts)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	dir, digest, err := st.Publish(asCacheFiles(files))
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	store.SetMemo(key, digest) // best effort: a missing memo costs an extraction
-	return dir, nil
+	return dir, digest, nil
 }
 
 func (m *defaultMaterializer) tooLarge() error {

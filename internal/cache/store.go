@@ -42,6 +42,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -49,6 +50,9 @@ import (
 )
 
 var errLocked = errors.New("locked by another process")
+
+// maxOpenDirs is how many folders a lookup holds open at once.
+const maxOpenDirs = 64
 
 const (
 	tmpDir       = ".tmp"
@@ -121,12 +125,38 @@ func intact(dir, digest, name string) bool {
 		return false
 	}
 	defer root.Close()
+	// Each folder is opened once (files are listed folder by folder), so a
+	// file costs one stat.
+	roots := map[string]*os.Root{".": root}
+	defer func() {
+		for d, r := range roots {
+			if d != "." {
+				r.Close()
+			}
+		}
+	}()
 	for _, f := range files {
-		local, err := filepath.Localize(f.Path)
+		d, base := path.Split(f.Path)
+		d = path.Clean(d)
+		r, ok := roots[d]
+		if !ok && len(roots) < maxOpenDirs {
+			local, err := filepath.Localize(d)
+			if err != nil {
+				return false
+			}
+			if r, err = root.OpenRoot(local); err != nil {
+				return false
+			}
+			roots[d] = r
+		}
+		if r == nil { // too many folders to hold open: walk from the top
+			r, base = root, f.Path
+		}
+		local, err := filepath.Localize(base)
 		if err != nil {
 			return false
 		}
-		fi, err := root.Lstat(local)
+		fi, err := r.Lstat(local)
 		if err != nil || !fi.Mode().IsRegular() || fi.Size() != f.Size || (fi.Mode()&0o111 != 0) != f.Exec {
 			return false
 		}
