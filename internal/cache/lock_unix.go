@@ -4,6 +4,7 @@ package cache
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"syscall"
 	"time"
@@ -39,4 +40,25 @@ func claimAbandoned(lock string, _ time.Time) (release func(), ok bool) {
 		return nil, false
 	}
 	return func() { f.Close() }, true
+}
+
+// waitLock takes an exclusive lock on f, waiting for it.
+func waitLock(f *os.File) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
+// checkOwner refuses a folder another user owns or may write.
+func checkOwner(fi os.FileInfo) error {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		return fmt.Errorf("belongs to user %d, not to this user", st.Uid)
+	}
+	if fi.Mode().Perm()&0o002 != 0 {
+		return errors.New("is writable by every user")
+	}
+	return nil
 }

@@ -27,8 +27,14 @@
 //  3. Each staging area is locked while its owner lives. A sweep, run once
 //     per [Store], removes areas whose lock can be taken: their owner died.
 //     Where file locks are unavailable, areas older than a day are swept.
-//  4. Lookups check the manifest against the digest and every file's type,
-//     size and executable bit; they do not re-hash contents.
+//  4. Lookups check the manifest against the digest, refuse links on the
+//     way to the tree, check every file's type, size and executable bit,
+//     and refuse any entry the manifest does not list. They do not re-hash
+//     contents: a file changed in place to the same size (which takes a
+//     chmod first, as files are read-only) is not noticed.
+//  5. The root and its .tmp and .memo folders must be real folders owned by
+//     the current user and not writable by every user. A sweep removes
+//     only names a Store makes, through an os.Root on .tmp.
 //
 // A Store is safe for concurrent use by goroutines and by processes that
 // share a root.
@@ -51,9 +57,6 @@ import (
 
 var errLocked = errors.New("locked by another process")
 
-// maxOpenDirs is how many folders a lookup holds open at once.
-const maxOpenDirs = 64
-
 const (
 	tmpDir       = ".tmp"
 	memoDir      = ".memo"
@@ -68,18 +71,45 @@ type Store struct {
 }
 
 // Open returns the store at root, creating its folders. The root is made
-// absolute.
+// absolute. The root and the store's own folders must be real folders
+// owned by the current user and not writable by others (rule 5).
 func Open(root string) (*Store, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range []string{abs, filepath.Join(abs, tmpDir), filepath.Join(abs, memoDir)} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("create cache folder: %w (set another root with WithSkillCacheRoot)", err)
+	}
+	if err := checkFolder(abs); err != nil {
+		return nil, err
+	}
+	for _, sub := range []string{tmpDir, memoDir} {
+		p := filepath.Join(abs, sub)
+		if err := os.Mkdir(p, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("create cache folder: %w (set another root with WithSkillCacheRoot)", err)
+		}
+		if err := checkFolder(p); err != nil {
+			return nil, err
 		}
 	}
 	return &Store{root: abs}, nil
+}
+
+// checkFolder refuses a cache folder that is a link or a file, or that
+// another user could change.
+func checkFolder(p string) error {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("cache folder %s is not a folder (a link or a file is there); remove it or set another root with WithSkillCacheRoot", p)
+	}
+	if err := checkOwner(fi); err != nil {
+		return fmt.Errorf("cache folder %s %v; set another root with WithSkillCacheRoot", p, err)
+	}
+	return nil
 }
 
 // Root returns the store's absolute root folder.
@@ -93,14 +123,10 @@ func (s *Store) Path(digest, name string) string {
 // Lookup reports whether the tree with this digest and name is published
 // and intact (rule 4), and returns its folder.
 func (s *Store) Lookup(digest, name string) (string, bool) {
-	if !validDigest(digest) {
+	if !validDigest(digest) || !intact(s.root, digest, name) {
 		return "", false
 	}
-	dir := filepath.Join(s.root, digest)
-	if !intact(dir, digest, name) {
-		return "", false
-	}
-	return filepath.Join(dir, name), true
+	return s.Path(digest, name), true
 }
 
 // Verify reports whether dir is a tree published by some store, that is
@@ -108,57 +134,86 @@ func (s *Store) Lookup(digest, name string) (string, bool) {
 func Verify(dir string) (string, bool) {
 	parent := filepath.Dir(dir)
 	digest := filepath.Base(parent)
-	if !validDigest(digest) || !intact(parent, digest, filepath.Base(dir)) {
+	if !validDigest(digest) || !intact(filepath.Dir(parent), digest, filepath.Base(dir)) {
 		return "", false
 	}
 	return digest, true
 }
 
-// intact checks the tree in dir (<root>/<digest>) against its manifest.
-func intact(dir, digest, name string) bool {
-	files, gotName, err := readManifest(filepath.Join(dir, manifestName))
-	if err != nil || gotName != name || Digest(name, files) != digest {
-		return false
-	}
-	root, err := os.OpenRoot(filepath.Join(dir, name))
+// intact checks the tree <root>/<digest>/<name> against its manifest: no
+// link on the way, every listed file a regular file of the recorded size
+// and executable bit, and nothing else in any folder.
+func intact(storeRoot, digest, name string) bool {
+	root, err := os.OpenRoot(storeRoot)
 	if err != nil {
 		return false
 	}
 	defer root.Close()
-	// Each folder is opened once (files are listed folder by folder), so a
-	// file costs one stat.
-	roots := map[string]*os.Root{".": root}
-	defer func() {
-		for d, r := range roots {
-			if d != "." {
-				r.Close()
+	if fi, err := root.Lstat(digest); err != nil || !fi.IsDir() {
+		return false
+	}
+	top, err := root.OpenRoot(digest)
+	if err != nil {
+		return false
+	}
+	defer top.Close()
+	data, err := top.ReadFile(manifestName)
+	if err != nil {
+		return false
+	}
+	files, gotName, err := parseManifest(data)
+	if err != nil || gotName != name || Digest(name, files) != digest {
+		return false
+	}
+	if fi, err := top.Lstat(name); err != nil || !fi.IsDir() {
+		return false
+	}
+	// What each folder must hold: file name -> index in files, or -1 for a
+	// folder.
+	want := map[string]map[string]int{".": {}}
+	for i, f := range files {
+		dir, base := path.Split(f.Path)
+		dir = path.Clean(dir)
+		if _, ok := want[dir]; !ok {
+			for d := dir; d != "."; d = path.Dir(d) {
+				if want[d] == nil {
+					want[d] = map[string]int{}
+				}
+				parent := path.Dir(d)
+				if want[parent] == nil {
+					want[parent] = map[string]int{}
+				}
+				want[parent][path.Base(d)] = -1
 			}
 		}
-	}()
-	for _, f := range files {
-		d, base := path.Split(f.Path)
-		d = path.Clean(d)
-		r, ok := roots[d]
-		if !ok && len(roots) < maxOpenDirs {
-			local, err := filepath.Localize(d)
-			if err != nil {
-				return false
-			}
-			if r, err = root.OpenRoot(local); err != nil {
-				return false
-			}
-			roots[d] = r
-		}
-		if r == nil { // too many folders to hold open: walk from the top
-			r, base = root, f.Path
-		}
-		local, err := filepath.Localize(base)
+		want[dir][base] = i
+	}
+	for dir, names := range want {
+		local, err := filepath.Localize(path.Join(name, dir))
 		if err != nil {
 			return false
 		}
-		fi, err := r.Lstat(local)
-		if err != nil || !fi.Mode().IsRegular() || fi.Size() != f.Size || (fi.Mode()&0o111 != 0) != f.Exec {
+		f, err := top.Open(local)
+		if err != nil {
 			return false
+		}
+		entries, err := f.ReadDir(-1)
+		f.Close()
+		if err != nil || len(entries) != len(names) {
+			return false
+		}
+		for _, e := range entries {
+			i, ok := names[e.Name()]
+			if !ok || (i < 0) != e.IsDir() {
+				return false
+			}
+			if i < 0 {
+				continue
+			}
+			fi, err := e.Info()
+			if err != nil || !fi.Mode().IsRegular() || fi.Size() != files[i].Size || (fi.Mode()&0o111 != 0) != files[i].Exec {
+				return false
+			}
 		}
 	}
 	return true
@@ -187,6 +242,9 @@ type Staging struct {
 // Stage creates a staging area for a tree with the given runtime name. The
 // first call on a Store sweeps abandoned staging (rule 3).
 func (s *Store) Stage(name string) (*Staging, error) {
+	if name == "" || name == "." || name == ".." || strings.HasPrefix(name, ".") || strings.ContainsAny(name, "/\\\x00") {
+		return nil, fmt.Errorf("invalid runtime name %q", name)
+	}
 	s.sweep.Do(s.sweepStaging)
 	for attempt := 0; ; attempt++ {
 		st, err := s.stage(name)
@@ -295,12 +353,42 @@ func (st *Staging) Publish(files []File) (dir, digest string, err error) {
 		if attempt == 2 {
 			return "", "", fmt.Errorf("publish %s: %w", digest, err)
 		}
-		// The published tree is damaged: move it aside, then retry.
-		old := filepath.Join(s.root, tmpDir, st.id+".old")
-		if err := os.Rename(final, old); err == nil {
-			os.RemoveAll(old)
+		// The published tree is damaged. Replace it under a lock, so that
+		// two repairers do not remove each other's fresh tree, checking
+		// again once the lock is held.
+		if dir, ok, err := st.repair(digest, final); ok || err != nil {
+			return dir, digest, err
 		}
 	}
+}
+
+// repair replaces a damaged tree at final with the staged one.
+func (st *Staging) repair(digest, final string) (string, bool, error) {
+	s := st.store
+	lock, err := os.OpenFile(filepath.Join(s.root, memoDir, digest+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return "", false, err
+	}
+	defer lock.Close()
+	if err := waitLock(lock); err != nil {
+		return "", false, err
+	}
+	if dir, ok := s.Lookup(digest, st.name); ok {
+		return dir, true, nil // repaired by another writer meanwhile
+	}
+	old := filepath.Join(s.root, tmpDir, st.id+".old")
+	if err := os.Rename(final, old); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", false, fmt.Errorf("move damaged tree %s aside: %w", final, err)
+	}
+	if err := os.Rename(st.dir, final); err != nil {
+		return "", false, nil // let the caller try again
+	}
+	tmp, err := os.OpenRoot(filepath.Join(s.root, tmpDir))
+	if err == nil {
+		tmp.RemoveAll(st.id + ".old")
+		tmp.Close()
+	}
+	return s.Path(digest, st.name), true, nil
 }
 
 // Close removes whatever the staging area still holds and releases its
@@ -328,44 +416,66 @@ func (st *Staging) Close() error {
 	return err
 }
 
-// sweepStaging removes staging areas whose owners are gone (rule 3).
+// sweepStaging removes staging areas whose owners are gone (rule 3). It
+// touches only names a Store makes (<24 hex digits>[.<kind>]) and removes
+// them through a root on the staging folder, so a link planted there
+// leads nowhere.
 func (s *Store) sweepStaging() {
-	tmp := filepath.Join(s.root, tmpDir)
-	entries, err := os.ReadDir(tmp)
+	tmp, err := os.OpenRoot(filepath.Join(s.root, tmpDir))
+	if err != nil {
+		return
+	}
+	defer tmp.Close()
+	f, err := tmp.Open(".")
+	if err != nil {
+		return
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
 	if err != nil {
 		return
 	}
 	byID := make(map[string][]string)
-	for _, e := range entries {
-		id, _, _ := strings.Cut(e.Name(), ".")
-		byID[id] = append(byID[id], e.Name())
+	for _, name := range names {
+		if id, ok := stagingID(name); ok {
+			byID[id] = append(byID[id], name)
+		}
 	}
 	for id, names := range byID {
-		lock := filepath.Join(tmp, id+".lock")
-		info, err := os.Stat(lock)
+		lock := id + ".lock"
+		info, err := tmp.Lstat(lock)
 		if errors.Is(err, fs.ErrNotExist) {
-			// No lock: a crash between removing the lock and the rest,
-			// or before the lock existed. Nothing alive owns these.
+			// No lock: its owner finished or died after removing it.
 			for _, name := range names {
-				os.RemoveAll(filepath.Join(tmp, name))
+				tmp.RemoveAll(name)
 			}
 			continue
 		}
-		if err != nil {
+		if err != nil || !info.Mode().IsRegular() {
 			continue
 		}
-		release, ok := claimAbandoned(lock, info.ModTime())
+		release, ok := claimAbandoned(filepath.Join(s.root, tmpDir, lock), info.ModTime())
 		if !ok {
 			continue
 		}
 		for _, name := range names {
-			if name != id+".lock" {
-				os.RemoveAll(filepath.Join(tmp, name))
+			if name != lock {
+				tmp.RemoveAll(name)
 			}
 		}
-		os.Remove(lock)
+		tmp.Remove(lock)
 		release()
 	}
+}
+
+// stagingID returns the staging id a name in the staging folder belongs
+// to, if it is one a Store makes.
+func stagingID(name string) (string, bool) {
+	id, kind, _ := strings.Cut(name, ".")
+	if len(id) != 24 || strings.Trim(id, "0123456789abcdef") != "" || strings.Trim(kind, "abcdefghijklmnopqrstuvwxyz") != "" {
+		return "", false
+	}
+	return id, true
 }
 
 func writeManifest(path, name string, files []File) error {
@@ -381,14 +491,11 @@ func writeManifest(path, name string, files []File) error {
 	return os.WriteFile(path, []byte(b.String()), 0o444)
 }
 
-func readManifest(path string) ([]File, string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, "", err
-	}
+func parseManifest(data []byte) ([]File, string, error) {
+	var err error
 	sc := bufio.NewScanner(strings.NewReader(string(data)))
 	sc.Buffer(nil, 1<<20)
-	bad := fmt.Errorf("manifest %s is malformed", path)
+	bad := errors.New("malformed manifest")
 	if !sc.Scan() || sc.Text() != manifestHead || !sc.Scan() {
 		return nil, "", bad
 	}

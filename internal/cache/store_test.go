@@ -129,3 +129,112 @@ func TestMemo(t *testing.T) {
 		t.Errorf("SetMemo accepted a key that is not a digest")
 	}
 }
+
+// publish stages a one-file tree and publishes it.
+func publish(t *testing.T, s *Store, name, content string) (string, string) {
+	t.Helper()
+	st, err := s.Stage(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Root().WriteFile("SKILL.md", []byte(content), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	dir, digest, err := st.Publish([]File{{Path: "SKILL.md", Size: int64(len(content)), Sum: sha256.Sum256([]byte(content))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, digest
+}
+
+func TestSweepTouchesOnlyItsOwnNames(t *testing.T) {
+	root := t.TempDir()
+	tmp := filepath.Join(root, tmpDir)
+	os.MkdirAll(filepath.Join(tmp, "project"), 0o755)
+	os.WriteFile(filepath.Join(tmp, "notes.txt"), []byte("mine"), 0o644)
+	os.WriteFile(filepath.Join(tmp, "project", "main.go"), []byte("mine"), 0o644)
+	os.WriteFile(filepath.Join(tmp, "0123456789abcdef01234567.spool"), nil, 0o600) // an orphan of ours
+	s, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish(t, s, "kit", "x")
+	for _, p := range []string{"notes.txt", "project/main.go"} {
+		if _, err := os.Stat(filepath.Join(tmp, p)); err != nil {
+			t.Errorf("the sweep removed %s, which the store did not make: %v", p, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "0123456789abcdef01234567.spool")); err == nil {
+		t.Errorf("the sweep left an orphan of its own")
+	}
+}
+
+func TestOpenRefusesUnsafeFolders(t *testing.T) {
+	t.Run("linked staging folder", func(t *testing.T) {
+		root, victim := t.TempDir(), t.TempDir()
+		os.WriteFile(filepath.Join(victim, "precious.txt"), []byte("x"), 0o644)
+		os.Symlink(victim, filepath.Join(root, tmpDir))
+		if _, err := Open(root); err == nil {
+			t.Errorf("Open accepted a .tmp that is a link")
+		}
+		if _, err := os.Stat(filepath.Join(victim, "precious.txt")); err != nil {
+			t.Errorf("victim changed: %v", err)
+		}
+	})
+	t.Run("memo is a file", func(t *testing.T) {
+		root := t.TempDir()
+		os.WriteFile(filepath.Join(root, memoDir), nil, 0o644)
+		if _, err := Open(root); err == nil {
+			t.Errorf("Open accepted a .memo that is a file")
+		}
+	})
+	t.Run("world-writable root", func(t *testing.T) {
+		root := t.TempDir()
+		os.Chmod(root, 0o777)
+		if _, err := Open(root); err == nil {
+			t.Errorf("Open accepted a root every user may write")
+		}
+	})
+}
+
+func TestLookupRefusesTamperedTrees(t *testing.T) {
+	tests := map[string]func(dir string){
+		"extra file":   func(dir string) { os.WriteFile(filepath.Join(dir, "evil.sh"), []byte("x"), 0o755) },
+		"extra folder": func(dir string) { os.Mkdir(filepath.Join(dir, "more"), 0o755) },
+		"missing file": func(dir string) { os.Remove(filepath.Join(dir, "SKILL.md")) },
+		"resized file": func(dir string) { os.Chmod(filepath.Join(dir, "SKILL.md"), 0o644); os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("xx"), 0o644) },
+		"exec bit":     func(dir string) { os.Chmod(filepath.Join(dir, "SKILL.md"), 0o555) },
+		"linked tree": func(dir string) {
+			other := dir + ".real"
+			os.Rename(dir, other)
+			os.Symlink(other, dir)
+		},
+		"linked digest folder": func(dir string) {
+			parent := filepath.Dir(dir)
+			os.Rename(parent, parent+".real")
+			os.Symlink(parent+".real", parent)
+		},
+	}
+	for name, damage := range tests {
+		t.Run(name, func(t *testing.T) {
+			s, err := Open(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir, digest := publish(t, s, "kit", "x")
+			damage(dir)
+			if _, ok := s.Lookup(digest, "kit"); ok {
+				t.Fatalf("Lookup accepted a tree with a %s", name)
+			}
+			if _, ok := Verify(dir); ok {
+				t.Errorf("Verify accepted a tree with a %s", name)
+			}
+			// Publishing again repairs it.
+			again, _ := publish(t, s, "kit", "x")
+			if _, ok := s.Lookup(digest, "kit"); !ok || again != dir {
+				t.Errorf("after repair: Lookup = %v, folder %s, want %s", ok, again, dir)
+			}
+		})
+	}
+}
