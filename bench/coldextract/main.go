@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command coldextract compares, side by side in one run, the time of
 // `tar -xzf` into an empty folder with a cold materialization of the same
 // tar.gz skill into an empty cache root, and a warm one into the same root.

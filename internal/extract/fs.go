@@ -28,6 +28,7 @@ func FS(ctx context.Context, fsys fs.FS, root string, dst *os.Root, opts Options
 		return nil, fmt.Errorf("%w: invalid root %q (use a slash-separated path without . or .. elements)", ErrUnsafe, root)
 	}
 	p := newPlan(opts)
+	walked := make(map[string]fs.FileInfo)
 	err := fs.WalkDir(fsys, root, func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -35,15 +36,23 @@ func FS(ctx context.Context, fsys fs.FS, root string, dst *os.Root, opts Options
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if name == root {
+		if name == root && d.Name() == path.Base(root) {
 			if !d.IsDir() {
 				return fmt.Errorf("%w: %q is not a folder", ErrUnsafe, root)
 			}
 			return nil
 		}
+		// A hostile fs.FS may list names that are empty, "." or ".." or
+		// hold slashes, which path.Join would fold into other paths.
+		if n := d.Name(); n == "" || n == "." || n == ".." || strings.ContainsAny(n, "/\\") {
+			return unsafeEntry(n, "the file system lists an invalid name")
+		}
 		rel := name
 		if root != "." {
-			rel = name[len(root)+1:]
+			var ok bool
+			if rel, ok = strings.CutPrefix(name, root+"/"); !ok {
+				return unsafeEntry(name, "the file system lists a name outside the root")
+			}
 		}
 		switch t := d.Type(); {
 		case t.IsDir():
@@ -53,6 +62,7 @@ func FS(ctx context.Context, fsys fs.FS, root string, dst *os.Root, opts Options
 			if err != nil {
 				return err
 			}
+			walked[rel] = info
 			return p.add(rel, kindFile, info.Mode()&0o111 != 0, info.Size(), "")
 		case t&fs.ModeSymlink != 0:
 			target, err := fs.ReadLink(fsys, name)
@@ -76,12 +86,7 @@ func FS(ctx context.Context, fsys fs.FS, root string, dst *os.Root, opts Options
 		if e.kind != kindFile {
 			continue
 		}
-		f, err := fsys.Open(path.Join(root, e.rel))
-		if err != nil {
-			return nil, err
-		}
-		file, err := w.write(ctx, e.rel, e.exec, f, opts.MaxFileSize)
-		f.Close()
+		file, err := copyFSFile(ctx, w, fsys, path.Join(root, e.rel), e, walked[e.rel], opts.MaxFileSize)
 		if err != nil {
 			return nil, err
 		}
@@ -89,3 +94,36 @@ func FS(ctx context.Context, fsys fs.FS, root string, dst *os.Root, opts Options
 	}
 	return w.copyLinks(ctx, p, files)
 }
+
+// copyFSFile copies one regular file of the tree, checking that what was
+// opened is still the regular file the walk saw: a file swapped for a link
+// or a device between the walk and the copy fails.
+func copyFSFile(ctx context.Context, w *writer, fsys fs.FS, name string, e entry, walked fs.FileInfo, limit int64) (File, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return File{}, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return File{}, err
+	}
+	if !info.Mode().IsRegular() || !sameFile(walked, info) {
+		return File{}, unsafeEntry(e.rel, "changed into something other than the regular file first seen while it was read")
+	}
+	return w.write(ctx, e.rel, e.exec, f, limit)
+}
+
+// sameFile reports whether two descriptions of a file from the os package
+// name the same file; descriptions from other file systems carry no
+// identity and are taken as the same.
+func sameFile(a, b fs.FileInfo) bool {
+	if a == nil || b == nil || fmt.Sprintf("%T", a) != osFileInfo || fmt.Sprintf("%T", b) != osFileInfo {
+		return true
+	}
+	return os.SameFile(a, b)
+}
+
+// osFileInfo is the type of the descriptions os.Stat returns (a test
+// checks it).
+const osFileInfo = "*os.fileStat"

@@ -3,6 +3,7 @@ package extract
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -347,5 +348,15 @@ func TestFoldCollisionsInArchive(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestOSFileInfoType(t *testing.T) {
+	fi, err := os.Stat(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprintf("%T", fi); got != osFileInfo {
+		t.Errorf("os.Stat returns %s, want %s: update osFileInfo", got, osFileInfo)
 	}
 }
