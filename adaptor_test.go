@@ -594,3 +594,13 @@ func TestFingerprintSameWithoutContentDigests(t *testing.T) {
 		t.Errorf("fingerprint with content digests %s, without %s: want equal", prints[0], prints[1])
 	}
 }
+
+func TestMaterializerReturningNoFolder(t *testing.T) {
+	rec := &drivertest.Driver{}
+	agent := adaptor.New(rec, adaptor.WithSkillMaterializer(fixedMaterializer("")), adaptor.WithSkills(skill.Inline("a", "x")))
+	_, err := agent.Run(t.Context(), "x")
+	var me *skill.SkillMaterializationError
+	if !errors.As(err, &me) || me.Key != "a" || rec.Calls() != 0 {
+		t.Errorf("Run with a materializer returning \"\" = %v, want a materialization error for a", err)
+	}
+}

@@ -3,7 +3,7 @@ module github.com/agentadaptor/agentadaptor
 go 1.26.5
 
 require (
-	github.com/klauspost/compress v1.20.4 // indirect
-	golang.org/x/sync v0.25.0 // indirect
-	golang.org/x/text v0.44.0 // indirect
+	github.com/klauspost/compress v1.20.4
+	golang.org/x/sync v0.25.0
+	golang.org/x/text v0.44.0
 )

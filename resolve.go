@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
 	"io/fs"
@@ -191,6 +192,9 @@ func (a *Agent) materialize(ctx context.Context, selected []skill.Skill, names [
 			} else {
 				dir, err = a.materializer.Materialize(gctx, s)
 			}
+			if err == nil && dir == "" {
+				err = errors.New("the materializer returned no folder")
+			}
 			if err == nil && !filepath.IsAbs(dir) {
 				dir, err = filepath.Abs(dir)
 				digests[i] = ""
@@ -199,7 +203,10 @@ func (a *Agent) materialize(ctx context.Context, selected []skill.Skill, names [
 				digests[i], err = skill.ContentDigest(dir)
 			}
 			if err != nil {
-				if me, ok := err.(*skill.SkillMaterializationError); ok {
+				// A materializer's own *SkillMaterializationError is kept
+				// as the cause would be: it is replaced, not nested.
+				var me *skill.SkillMaterializationError
+				if errors.As(err, &me) {
 					err = me.Cause
 				}
 				return &skill.SkillMaterializationError{Key: s.Key, RuntimeName: names[i], Cause: err}

@@ -76,6 +76,7 @@ type DefaultMaterializerOption func(*defaultMaterializerConfig)
 // WithMaxArchiveEntries caps the number of entries (files + dirs) in a
 // single archive. Archives with more entries surface as an error before any
 // file is written. Default 10000; values <= 0 are treated as the default.
+// Every entry counts, links and an explicit root entry ("./") included.
 // The cap applies to FS trees too.
 func WithMaxArchiveEntries(n int) DefaultMaterializerOption {
 	return func(c *defaultMaterializerConfig) { c.maxEntries = n }
@@ -167,17 +168,17 @@ func NewDefaultSkillMaterializer(opts ...DefaultMaterializerOption) Materializer
 
 // DefaultCacheRoot returns the cache root used when none is configured:
 // $AGENT_ADAPTOR_SKILL_CACHE_ROOT, else
-// os.UserCacheDir()/agent-adaptor/skill-cache, else the same folders under
-// os.TempDir().
+// os.UserCacheDir()/agent-adaptor/skill-cache, else
+// os.TempDir()/agent-adaptor-<uid>/skill-cache (the user id keeps users of
+// a shared temp folder apart; the cache refuses folders another user owns).
 func DefaultCacheRoot() string {
 	if v := os.Getenv(SkillCacheRootEnv); v != "" {
 		return v
 	}
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
+	if base, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(base, "agent-adaptor", "skill-cache")
 	}
-	return filepath.Join(base, "agent-adaptor", "skill-cache")
+	return filepath.Join(os.TempDir(), fmt.Sprintf("agent-adaptor-%d", os.Getuid()), "skill-cache")
 }
 
 func (m *defaultMaterializer) open() (*cache.Store, error) {

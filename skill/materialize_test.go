@@ -442,7 +442,7 @@ func TestCacheRootResolution(t *testing.T) {
 	t.Setenv(SkillCacheRootEnv, "")
 	t.Setenv("XDG_CACHE_HOME", "")
 	t.Setenv("HOME", "")
-	if got := NewDefaultSkillMaterializer().(*defaultMaterializer).cfg.root; got != filepath.Join(os.TempDir(), "agent-adaptor", "skill-cache") {
+	if got := NewDefaultSkillMaterializer().(*defaultMaterializer).cfg.root; got != filepath.Join(os.TempDir(), fmt.Sprintf("agent-adaptor-%d", os.Getuid()), "skill-cache") {
 		t.Errorf("root without a user cache dir = %s, want under the temp dir", got)
 	}
 }
@@ -787,5 +787,13 @@ func TestSweepKeepsLiveStaging(t *testing.T) {
 	}
 	if len(got) != 2 { // the live staging folder and its lock
 		t.Errorf("staging = %v, want only the live area", got)
+	}
+}
+
+func TestRuntimeNameAvoidsDeviceNames(t *testing.T) {
+	for key, want := range map[string]string{"CON": "con-skill", "nul": "nul-skill", "Com1": "com1-skill", "console": "console"} {
+		if got, err := RuntimeName(Skill{Key: key}); err != nil || got != want {
+			t.Errorf("RuntimeName(%q) = %q, %v, want %q", key, got, err, want)
+		}
 	}
 }

@@ -30,6 +30,8 @@ const maxRuntimeName = 64
 //  3. A key with no letter or digit of a-z0-9 at all (such as "日本語")
 //     derives "skill-" followed by the first 12 hex digits of the key's
 //     SHA-256, so it is stable and distinct.
+//  4. A derived name that is a Windows device name ("con", "nul", "com1",
+//     ...) gets "-skill" appended, so every tree stays portable.
 //
 // A blank key without an explicit runtime name fails with
 // [ErrSkillKeyMissing].
@@ -64,6 +66,9 @@ func RuntimeName(s Skill) (string, error) {
 	if name == "" {
 		sum := sha256.Sum256([]byte(key))
 		name = "skill-" + hex.EncodeToString(sum[:6])
+	}
+	if extract.CheckName(name) != nil { // a Windows device name such as "con"
+		name += "-skill"
 	}
 	return name, nil
 }

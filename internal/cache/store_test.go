@@ -203,8 +203,11 @@ func TestLookupRefusesTamperedTrees(t *testing.T) {
 		"extra file":   func(dir string) { os.WriteFile(filepath.Join(dir, "evil.sh"), []byte("x"), 0o755) },
 		"extra folder": func(dir string) { os.Mkdir(filepath.Join(dir, "more"), 0o755) },
 		"missing file": func(dir string) { os.Remove(filepath.Join(dir, "SKILL.md")) },
-		"resized file": func(dir string) { os.Chmod(filepath.Join(dir, "SKILL.md"), 0o644); os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("xx"), 0o644) },
-		"exec bit":     func(dir string) { os.Chmod(filepath.Join(dir, "SKILL.md"), 0o555) },
+		"resized file": func(dir string) {
+			os.Chmod(filepath.Join(dir, "SKILL.md"), 0o644)
+			os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("xx"), 0o644)
+		},
+		"exec bit": func(dir string) { os.Chmod(filepath.Join(dir, "SKILL.md"), 0o555) },
 		"linked tree": func(dir string) {
 			other := dir + ".real"
 			os.Rename(dir, other)

@@ -336,6 +336,11 @@ func extractZip(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, op
 	if _, err := r.ReadAt(magic, 0); err != nil || (string(magic) != "PK\x03\x04" && string(magic) != "PK\x05\x06") {
 		return nil, formatf("zip archive does not start with a zip header (prefixed data is not allowed)")
 	}
+	// archive/zip builds every central-directory record before anyone
+	// can count them: count them from the end record first.
+	if n, ok := zipEntryCount(r, size); ok && n > uint64(opts.MaxEntries) {
+		return nil, limitf("%d entries; the limit is %d (raise it with WithMaxArchiveEntries)", n, opts.MaxEntries)
+	}
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
 		return nil, asFormat(err)
@@ -434,6 +439,39 @@ func writeZipEntry(ctx context.Context, w *writer, f *zip.File, e entry, limit i
 		return file, formatf("entry %q: %d bytes, but its header says %d", f.Name, file.Size, f.UncompressedSize64)
 	}
 	return file, nil
+}
+
+// zipEntryCount reads the number of entries a zip's end record (or its
+// zip64 end record) claims. It reports false when it cannot find one; the
+// zip reader then explains what is wrong.
+func zipEntryCount(r io.ReaderAt, size int64) (uint64, bool) {
+	const eocdLen, locatorLen, eocd64Len = 22, 20, 56
+	tail := min(size, eocdLen+65535+locatorLen)
+	buf := make([]byte, tail)
+	if _, err := r.ReadAt(buf, size-tail); err != nil && err != io.EOF {
+		return 0, false
+	}
+	i := bytes.LastIndex(buf, []byte("PK\x05\x06"))
+	if i < 0 || len(buf)-i < eocdLen {
+		return 0, false
+	}
+	end := buf[i:]
+	count := uint64(binary.LittleEndian.Uint16(end[10:]))
+	if count != 0xffff && binary.LittleEndian.Uint32(end[16:]) != 0xffffffff {
+		return count, true
+	}
+	if i < locatorLen || string(buf[i-locatorLen:i-locatorLen+4]) != "PK\x06\x07" {
+		return count, true
+	}
+	off := binary.LittleEndian.Uint64(buf[i-locatorLen+8:])
+	rec := make([]byte, eocd64Len)
+	if off > uint64(size) {
+		return 0, false
+	}
+	if _, err := r.ReadAt(rec, int64(off)); err != nil || string(rec[:4]) != "PK\x06\x06" {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint64(rec[32:]), true
 }
 
 func readLinkTarget(f *zip.File) (string, error) {

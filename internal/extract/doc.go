@@ -49,8 +49,11 @@
 //     written; the prefix is matched element by element.
 //  13. The skill must have a regular file SKILL.md at its root.
 //
-// Errors wrap exactly one of [ErrFormat], [ErrUnsafe] and [ErrLimit], or the
-// context's error when the context ends. Extraction writes only under the
+// An error caused by the content wraps exactly one of [ErrFormat],
+// [ErrUnsafe] and [ErrLimit]; cancellation wraps the context's error; an
+// error of the file systems involved (writing the destination, reading a
+// spooled archive or an fs.FS) is returned as it is, as an *fs.PathError
+// or the file system's own error. Extraction writes only under the
 // given root, never replaces a file, and leaves cleaning up after a failure
 // to the owner of that root.
 package extract

@@ -17,6 +17,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -1094,7 +1095,9 @@ func TestZipRawHostile(t *testing.T) {
 			rec := zipFind(t, b, "b.txt")
 			le.PutUint32(b[rec+20:], uint32(len(b)))
 		}), want: ErrFormat},
-		{name: "end record claims 2^32 entries", data: zip64End(t, stored, 1<<32), want: ErrFormat},
+		// Counted from the end record before archive/zip reads the
+		// directory, so it fails as over the entry limit.
+		{name: "end record claims 2^32 entries", data: zip64End(t, stored, 1<<32), want: ErrLimit},
 		{name: "end record claims more entries", data: patch(stored, func(b []byte) {
 			_, end := zipDirectory(t, b)
 			le.PutUint16(b[end+8:], 5)
@@ -2201,4 +2204,31 @@ func TestFSGrowingFile(t *testing.T) {
 	checkErr(t, "FS", "grows", err, ErrLimit)
 	checkNamed(t, "FS", "grows", err, "grows")
 	s.checkUntouched(t)
+}
+
+// A zip whose directory holds more records than the entry limit is refused
+// before archive/zip builds them all, so memory stays small.
+func TestZipEntryCountFromEndRecord(t *testing.T) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for i := range 20000 {
+		zw.CreateHeader(&zip.FileHeader{Name: fmt.Sprintf("f%04d", i), Method: zip.Store})
+	}
+	zw.Close()
+	data := buf.Bytes()
+	if n, ok := zipEntryCount(bytes.NewReader(data), int64(len(data))); !ok || n != 20000 {
+		t.Fatalf("zipEntryCount = %d, %v, want 20000", n, ok)
+	}
+	opts := testOptions()
+	opts.MaxEntries = 19999
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Archive(t.Context(), bytes.NewReader(data), int64(len(data)), nil, opts)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrLimit) {
+		t.Fatalf("Archive = %v, want ErrLimit", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Errorf("refusing the archive allocated %d bytes; the directory was read", grew)
+	}
 }

@@ -238,11 +238,14 @@ func (fs *files) writeFrom(w *writer, rel string, exec bool, r io.Reader, size, 
 	n, err := io.ReadFull(r, (*bp)[:size+1])
 	switch {
 	case err == io.ErrUnexpectedEOF || err == io.EOF:
-		if int64(n) > limit {
+		switch {
+		case int64(n) > limit:
 			err = limitf("file %q is larger than %d bytes (raise it with WithMaxFileSize)", rel, limit)
-			break
+		case int64(n) != size:
+			err = formatf("entry %q holds %d bytes, but its header declares %d", rel, n, size)
+		default:
+			err = nil
 		}
-		err = nil
 	case err == nil:
 		err = formatf("entry %q holds more data than its header declares", rel)
 	}
@@ -326,7 +329,7 @@ func (w *writer) copyFile(ctx context.Context, rel string, src File, limit int64
 		return f, fmt.Errorf("copy %q for link %q: %w", src.Path, rel, err)
 	}
 	if f.Sum != src.Sum {
-		return f, fmt.Errorf("copy %q for link %q: content changed while copying", src.Path, rel)
+		return f, formatf("copy %q for link %q: content changed while copying", src.Path, rel)
 	}
 	return f, nil
 }
