@@ -48,6 +48,9 @@ type Options struct {
 	MaxTotalSize int64
 	// MaxEntries caps the number of entries (files, folders and links).
 	MaxEntries int
+	// AnyTree accepts an archive without a SKILL.md at its (sub)root, for
+	// listing archives that hold several skills.
+	AnyTree bool
 	// Scratch returns an empty private file that holds a tar.gz archive's
 	// decompressed stream between the two passes. Nil means a temporary
 	// file in os.TempDir(), removed afterwards; a file from Scratch is the
@@ -323,7 +326,7 @@ func (p *plan) finish() error {
 			return limitf("files and link copies exceed %d bytes in all (raise it with WithMaxTotalSize)", p.opts.MaxTotalSize)
 		}
 	}
-	if s, ok := files["SKILL.md"]; !ok || s.kind != kindFile {
+	if s, ok := files["SKILL.md"]; !p.opts.AnyTree && (!ok || s.kind != kindFile) {
 		where := "the archive root"
 		if p.opts.Subpath != "" {
 			where = fmt.Sprintf("%q", p.opts.Subpath)

@@ -1,0 +1,362 @@
+// Package install puts skills into coding agents' skill folders and keeps
+// them right: the library behind `agentskills add/list/remove/sync/verify`.
+//
+// # Layout
+//
+// Each scope (a project, or the user's home) keeps one canonical copy of
+// every skill under <root>/.agents/skills/<name>, as real files a project
+// can commit. Each selected agent whose folder is not that one gets a
+// relative symbolic link <agent folder>/<name> to the canonical copy,
+// computed between real paths so it survives a moved checkout and folders
+// that are themselves links; with Copy, or where links cannot be made, it
+// gets a full copy instead. Reports say which was made.
+//
+// # Rules
+//
+//  1. Ownership: everything the installer creates is recorded in the
+//     scope's lock file, <root>/.agents/agentskills.lock. It never
+//     modifies, replaces or deletes a folder or link it did not create: a
+//     name taken by anything else fails the whole request, naming the
+//     path, before anything changes.
+//  2. Atomic changes: a new or updated folder is staged beside its place
+//     (under a hidden name) and swapped in with one rename (on Linux an
+//     atomic exchange), so a failure or a crash leaves the old state or the
+//     new, never half; a link is replaced by renaming a new link over it.
+//     A file lock keeps two processes from interleaving.
+//  3. Sources: a skill folder; a folder holding skills one or two levels
+//     down; an archive file (zip, tar, tar.gz, recognised by content)
+//     holding a skill at its root or skills one or two levels down (three
+//     when all sit in one top folder, as repository snapshots do); an
+//     http(s) URL of such an archive, with an optional expected SHA-256 as
+//     URL#sha256=HEX that must match. Archives go through the skill
+//     package's materializer and its limits.
+//  4. Every skill is read with the checker (lenient SKILL.md rules); one
+//     without a usable name and description is refused with its problems.
+//  5. Reproducibility: the lock file records each skill's source and
+//     content digest, sorted, without timestamps. Sync restores the
+//     folders from it; frozen, it fails without changing anything when a
+//     source's content no longer matches. Verify re-hashes what is
+//     installed.
+//
+// An Installer is safe for concurrent use; processes coordinate through
+// the file lock.
+package install
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agentadaptor/agentadaptor/skill"
+)
+
+// Checker reads a skill folder leniently, as agents do, and returns the
+// skill's name, or the problems that make it unusable.
+type Checker func(dir string) (name string, problems []string, err error)
+
+// Installer installs skills into one scope.
+type Installer struct {
+	env   Env
+	scope Scope
+	mat   skill.Materializer
+	check Checker
+	http  *http.Client
+}
+
+// Option configures an Installer.
+type Option func(*Installer)
+
+// WithScope selects the scope. Default: Project.
+func WithScope(s Scope) Option { return func(in *Installer) { in.scope = s } }
+
+// WithMaterializer sets the materializer archives go through. Default:
+// skill.NewDefaultSkillMaterializer().
+func WithMaterializer(m skill.Materializer) Option { return func(in *Installer) { in.mat = m } }
+
+// WithChecker sets how skills are checked. Default: the lenient SKILL.md
+// rules of package skillmd.
+func WithChecker(c Checker) Option { return func(in *Installer) { in.check = c } }
+
+// WithHTTPClient sets the client that downloads URL sources. Default:
+// http.DefaultClient.
+func WithHTTPClient(c *http.Client) Option { return func(in *Installer) { in.http = c } }
+
+// New returns an Installer working in env.
+func New(env Env, opts ...Option) *Installer {
+	in := &Installer{env: env}
+	for _, o := range opts {
+		o(in)
+	}
+	if in.mat == nil {
+		in.mat = skill.NewDefaultSkillMaterializer()
+	}
+	if in.check == nil {
+		in.check = defaultChecker
+	}
+	if in.http == nil {
+		in.http = http.DefaultClient
+	}
+	return in
+}
+
+// Root returns the scope's root folder.
+func (in *Installer) Root() string { return in.env.Root(in.scope) }
+
+func (in *Installer) canonicalRoot() string {
+	return filepath.Join(in.Root(), filepath.FromSlash(CanonicalDir))
+}
+
+func (in *Installer) lockPath() string {
+	return filepath.Join(in.Root(), ".agents", LockName)
+}
+
+// candidate is one skill found in a source, ready to copy.
+type candidate struct {
+	name    string
+	dir     string // a checked folder holding the skill
+	source  string // as recorded in the lock
+	subpath string
+}
+
+// resolve finds the skills in a source and checks each.
+func (in *Installer) resolve(ctx context.Context, source, subpath string, only []string) ([]candidate, func(), error) {
+	cleanup := func() {}
+	var found []candidate
+	switch {
+	case strings.HasPrefix(source, "http://") || strings.HasPrefix(source, "https://"):
+		file, remove, err := in.download(ctx, source)
+		if err != nil {
+			return nil, nil, err
+		}
+		cleanup = remove
+		if found, err = in.fromArchive(ctx, file, source, subpath); err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+	default:
+		p := abs(in.Root(), source)
+		if !filepath.IsAbs(source) {
+			var err error
+			if p, err = filepath.Abs(source); err != nil {
+				return nil, nil, err
+			}
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("source %s: %w", source, err)
+		}
+		rec := relTo(in.Root(), p)
+		if fi.IsDir() {
+			found, err = fromFolder(p, rec, subpath)
+		} else {
+			found, err = in.fromArchive(ctx, p, rec, subpath)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	var out []candidate
+	for _, c := range found {
+		name, problems, err := in.check(c.dir)
+		if err != nil {
+			cleanup()
+			return nil, nil, fmt.Errorf("skill in %s: %w", c.dir, err)
+		}
+		if len(problems) > 0 {
+			cleanup()
+			return nil, nil, fmt.Errorf("skill in %s is not usable: %s", c.dir, strings.Join(problems, "; "))
+		}
+		if _, err := skill.RuntimeName(skill.Skill{Key: name, Metadata: map[string]string{skill.MetadataRuntimeName: name}}); err != nil {
+			cleanup()
+			return nil, nil, fmt.Errorf("skill name %q cannot be a folder name: %w", name, err)
+		}
+		c.name = name
+		if len(only) > 0 && !slices.Contains(only, name) {
+			continue
+		}
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		cleanup()
+		if len(only) > 0 {
+			return nil, nil, fmt.Errorf("source %s holds none of the skills %s", source, strings.Join(only, ", "))
+		}
+		return nil, nil, fmt.Errorf("source %s holds no skill (no SKILL.md at its root or one or two levels down)", source)
+	}
+	return out, cleanup, nil
+}
+
+// fromFolder finds the skills in a folder: itself, or folders one or two
+// levels down that hold a SKILL.md (not inside another skill).
+func fromFolder(dir, rec, subpath string) ([]candidate, error) {
+	if subpath != "" {
+		return []candidate{{dir: filepath.Join(dir, filepath.FromSlash(subpath)), source: rec, subpath: subpath}}, nil
+	}
+	if isSkill(dir) {
+		return []candidate{{dir: dir, source: rec}}, nil
+	}
+	var out []candidate
+	level1, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range level1 {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		d := filepath.Join(dir, e.Name())
+		if isSkill(d) {
+			out = append(out, candidate{dir: d, source: rec, subpath: e.Name()})
+			continue
+		}
+		level2, err := os.ReadDir(d)
+		if err != nil {
+			return nil, err
+		}
+		for _, e2 := range level2 {
+			if e2.IsDir() && !strings.HasPrefix(e2.Name(), ".") && isSkill(filepath.Join(d, e2.Name())) {
+				out = append(out, candidate{dir: filepath.Join(d, e2.Name()), source: rec, subpath: e.Name() + "/" + e2.Name()})
+			}
+		}
+	}
+	return out, nil
+}
+
+func isSkill(dir string) bool {
+	fi, err := os.Stat(filepath.Join(dir, "SKILL.md"))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// fromArchive materializes the skills of an archive file.
+func (in *Installer) fromArchive(ctx context.Context, file, rec, subpath string) ([]candidate, error) {
+	subs := []string{subpath}
+	if subpath == "" {
+		all, err := skill.ArchiveFileSkills(ctx, file, 3)
+		if err != nil {
+			return nil, fmt.Errorf("archive %s: %w", rec, err)
+		}
+		subs = outermost(withinDepth(all))
+	}
+	var out []candidate
+	for _, sub := range subs {
+		key := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+		if sub != "" {
+			key = filepath.Base(filepath.FromSlash(sub))
+		}
+		dir, err := in.mat.Materialize(ctx, skill.Archive(key, skill.ArchiveFile(file), skill.WithSubpath(sub)))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, candidate{dir: dir, source: rec, subpath: sub})
+	}
+	return out, nil
+}
+
+// withinDepth keeps the skill folders at most two levels down, or three
+// when every one sits in the same top folder (the wrapper folder that
+// source archives such as repository snapshots have).
+func withinDepth(subs []string) []string {
+	top := ""
+	wrapped := len(subs) > 0
+	for _, s := range subs {
+		first, _, _ := strings.Cut(s, "/")
+		if s == "" || (top != "" && first != top) {
+			wrapped = false
+		}
+		top = first
+	}
+	var out []string
+	for _, s := range subs {
+		depth := strings.Count(s, "/") + 1
+		if s == "" || depth <= 2 || (wrapped && depth == 3) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// outermost keeps the root when it is a skill, else the skill folders not
+// inside another.
+func outermost(subs []string) []string {
+	if slices.Contains(subs, "") {
+		return []string{""}
+	}
+	var out []string
+	for _, s := range subs {
+		nested := false
+		for _, o := range subs {
+			if o != s && strings.HasPrefix(s, o+"/") {
+				nested = true
+			}
+		}
+		if !nested {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// download fetches a URL source into a temporary file, checking the
+// SHA-256 given as #sha256=HEX.
+func (in *Installer) download(ctx context.Context, source string) (string, func(), error) {
+	u, err := url.Parse(source)
+	if err != nil {
+		return "", nil, fmt.Errorf("source %s: %w", source, err)
+	}
+	var want string
+	if frag := u.Fragment; frag != "" {
+		v, ok := strings.CutPrefix(frag, "sha256=")
+		if !ok || len(v) != 64 {
+			return "", nil, fmt.Errorf("source %s: the fragment must be #sha256= and 64 hex digits", source)
+		}
+		want = strings.ToLower(v)
+		u.Fragment = ""
+	}
+	rc, err := skill.ArchiveURL(u.String(), skill.WithArchiveHTTPClient(in.http))(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	defer rc.Close()
+	f, err := os.CreateTemp("", "agentskills-download-*")
+	if err != nil {
+		return "", nil, err
+	}
+	remove := func() { f.Close(); os.Remove(f.Name()) }
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(rc, skill.DefaultMaxArchiveSize+1))
+	if err == nil && n > skill.DefaultMaxArchiveSize {
+		err = fmt.Errorf("%w: the download is larger than %d bytes", skill.ErrArchiveLimit, skill.DefaultMaxArchiveSize)
+	}
+	if err == nil {
+		err = f.Close()
+	}
+	if err != nil {
+		remove()
+		return "", nil, fmt.Errorf("download %s: %w", u.Redacted(), err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); want != "" && got != want {
+		remove()
+		return "", nil, fmt.Errorf("download %s: SHA-256 is %s, but the source says %s; refusing it", u.Redacted(), got, want)
+	}
+	return f.Name(), remove, nil
+}
+
+// defaultChecker accepts a folder with a SKILL.md and names the skill after
+// the folder.
+func defaultChecker(dir string) (string, []string, error) {
+	if !isSkill(dir) {
+		return "", []string{"no SKILL.md"}, nil
+	}
+	return filepath.Base(dir), nil, nil
+}
+
+var errConflict = errors.New("already exists and was not installed by agentskills")

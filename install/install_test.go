@@ -1,0 +1,448 @@
+package install
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentadaptor/agentadaptor/skill"
+)
+
+// fixture is a temporary HOME and project, and a folder of source skills.
+type fixture struct {
+	env     Env
+	sources string
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	base := t.TempDir()
+	f := &fixture{
+		env:     Env{Home: filepath.Join(base, "home"), Project: filepath.Join(base, "project"), Getenv: func(string) string { return "" }},
+		sources: filepath.Join(base, "sources"),
+	}
+	for _, d := range []string{f.env.Home, f.env.Project, f.sources} {
+		os.MkdirAll(d, 0o755)
+	}
+	return f
+}
+
+func skillMD(name string) string {
+	return fmt.Sprintf("---\nname: %s\ndescription: the %s skill\n---\n# %s\n", name, name, name)
+}
+
+// writeSkill writes a skill folder under the sources.
+func (f *fixture) writeSkill(t *testing.T, rel, name, extra string) string {
+	t.Helper()
+	dir := filepath.Join(f.sources, filepath.FromSlash(rel))
+	os.MkdirAll(filepath.Join(dir, "scripts"), 0o755)
+	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skillMD(name)+extra), 0o644)
+	os.WriteFile(filepath.Join(dir, "scripts", "run.sh"), []byte("#!/bin/sh\necho "+name+"\n"), 0o755)
+	return dir
+}
+
+func (f *fixture) installer(t *testing.T, opts ...Option) *Installer {
+	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache")))
+	return New(f.env, append([]Option{WithMaterializer(m), WithChecker(nameChecker)}, opts...)...)
+}
+
+// nameChecker names a skill after the name line of its SKILL.md.
+func nameChecker(dir string) (string, []string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "SKILL.md"))
+	if err != nil {
+		return "", nil, err
+	}
+	name, _, _ := strings.Cut(strings.TrimPrefix(string(b), "---\nname: "), "\n")
+	return name, nil, nil
+}
+
+func agentsOf(t *testing.T, ids ...string) []Agent {
+	var out []Agent
+	for _, id := range ids {
+		a, ok := LookupAgent(id)
+		if !ok {
+			t.Fatalf("no agent %s", id)
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func actions(changes []Change) []string {
+	var out []string
+	for _, c := range changes {
+		out = append(out, fmt.Sprintf("%s/%s:%s:%s", c.Skill, c.Agent, c.Kind, c.Action))
+	}
+	return out
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestAddLinksAgentsToOneCanonicalCopy(t *testing.T) {
+	f := newFixture(t)
+	src := f.writeSkill(t, "review", "code-review", "")
+	in := f.installer(t)
+	changes, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"code-review/:canonical:installed", "code-review/claude-code:link:installed", "code-review/codex:canonical:installed"}
+	if got := actions(changes); !slices.Equal(got, want) {
+		t.Errorf("changes = %v, want %v", got, want)
+	}
+	canonical := filepath.Join(f.env.Project, ".agents", "skills", "code-review")
+	if got := readFile(t, filepath.Join(canonical, "SKILL.md")); got != skillMD("code-review") {
+		t.Errorf("canonical SKILL.md = %q", got)
+	}
+	if fi, err := os.Stat(filepath.Join(canonical, "scripts", "run.sh")); err != nil || fi.Mode()&0o111 == 0 {
+		t.Errorf("script lost its executable bit: %v", err)
+	}
+	link := filepath.Join(f.env.Project, ".claude", "skills", "code-review")
+	target, err := os.Readlink(link)
+	if err != nil || filepath.IsAbs(target) {
+		t.Fatalf("claude-code entry = %q, %v, want a relative link", target, err)
+	}
+	if got := readFile(t, filepath.Join(link, "SKILL.md")); got != skillMD("code-review") {
+		t.Errorf("SKILL.md through the link = %q", got)
+	}
+	lock := readFile(t, filepath.Join(f.env.Project, ".agents", LockName))
+	for _, want := range []string{`"code-review"`, `"source": "`, `"digest": "`, `"kind": "link"`, `"path": ".claude/skills/code-review"`} {
+		if !strings.Contains(lock, want) {
+			t.Errorf("lock file lacks %s:\n%s", want, lock)
+		}
+	}
+	// A second run changes nothing and says so.
+	again, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex")})
+	if err != nil || Changed(again) {
+		t.Errorf("second Add = %v, %v, want everything unchanged", actions(again), err)
+	}
+	if readFile(t, filepath.Join(f.env.Project, ".agents", LockName)) != lock {
+		t.Errorf("second Add rewrote the lock file differently")
+	}
+}
+
+func TestAddNeverTouchesWhatItDidNotCreate(t *testing.T) {
+	f := newFixture(t)
+	src := f.writeSkill(t, "review", "code-review", "")
+	mine := filepath.Join(f.env.Project, ".claude", "skills", "code-review")
+	os.MkdirAll(mine, 0o755)
+	os.WriteFile(filepath.Join(mine, "SKILL.md"), []byte("my own"), 0o644)
+	in := f.installer(t)
+	_, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex")})
+	if !errors.Is(err, errConflict) || !strings.Contains(err.Error(), mine) {
+		t.Fatalf("Add over a user's folder = %v, want a conflict naming %s", err, mine)
+	}
+	if got := readFile(t, filepath.Join(mine, "SKILL.md")); got != "my own" {
+		t.Errorf("the user's skill changed: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", "skills", "code-review")); err == nil {
+		t.Errorf("a canonical copy was made although the request failed")
+	}
+	if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", LockName)); err == nil {
+		t.Errorf("the lock file was written although nothing was installed")
+	}
+	// The user's folder survives remove and sync too.
+	if _, err := in.Remove(t.Context(), []string{"code-review"}, nil); err == nil {
+		t.Errorf("Remove of a skill this tool did not install succeeded")
+	}
+	if _, err := in.Sync(t.Context(), false); err != nil {
+		t.Errorf("Sync = %v", err)
+	}
+	if got := readFile(t, filepath.Join(mine, "SKILL.md")); got != "my own" {
+		t.Errorf("the user's skill changed after remove/sync: %q", got)
+	}
+	// list reports it as external.
+	st, err := in.List(t.Context(), agentsOf(t, "claude-code"))
+	if err != nil || len(st) != 1 || st[0].State != StateExternal {
+		t.Errorf("List = %+v, %v, want one external skill", st, err)
+	}
+}
+
+func TestUpdateCopyRemove(t *testing.T) {
+	f := newFixture(t)
+	src := f.writeSkill(t, "review", "code-review", "")
+	in := f.installer(t)
+	ctx := t.Context()
+	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "windsurf")}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(src, "SKILL.md"), []byte(skillMD("code-review")+"v2\n"), 0o644)
+	changes, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Copy: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(changes); !slices.Equal(got, []string{"code-review/:canonical:updated", "code-review/claude-code:copy:installed"}) {
+		t.Errorf("update changes = %v", got)
+	}
+	copied := filepath.Join(f.env.Project, ".claude", "skills", "code-review")
+	if fi, err := os.Lstat(copied); err != nil || !fi.IsDir() {
+		t.Fatalf("claude-code entry is not a copied folder: %v", err)
+	}
+	if !strings.HasSuffix(readFile(t, filepath.Join(copied, "SKILL.md")), "v2\n") {
+		t.Errorf("copy does not hold the update")
+	}
+	windsurf := filepath.Join(f.env.Project, ".windsurf", "skills", "code-review")
+	if !strings.HasSuffix(readFile(t, filepath.Join(windsurf, "SKILL.md")), "v2\n") {
+		t.Errorf("the windsurf link does not show the update")
+	}
+	// Remove for one agent keeps the canonical copy for the other.
+	if _, err := in.Remove(ctx, []string{"code-review"}, agentsOf(t, "claude-code")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(copied); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the copy survived remove: %v", err)
+	}
+	canonical := filepath.Join(f.env.Project, ".agents", "skills", "code-review")
+	if _, err := os.Stat(canonical); err != nil {
+		t.Errorf("the canonical copy went while windsurf still links to it")
+	}
+	if _, err := in.Remove(ctx, []string{"code-review"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{canonical, windsurf} {
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s survived the last remove", p)
+		}
+	}
+}
+
+func TestListVerifyStates(t *testing.T) {
+	f := newFixture(t)
+	in := f.installer(t)
+	ctx := t.Context()
+	for _, name := range []string{"alpha", "beta", "gamma"} {
+		src := f.writeSkill(t, name, name, "")
+		if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	canonical := filepath.Join(f.env.Project, ".agents", "skills")
+	os.WriteFile(filepath.Join(canonical, "beta", "SKILL.md"), []byte("edited"), 0o644)
+	os.Remove(filepath.Join(f.env.Project, ".claude", "skills", "gamma"))
+	os.MkdirAll(filepath.Join(f.env.Project, ".claude", "skills", "mine"), 0o755)
+	st, err := in.List(ctx, agentsOf(t, "claude-code"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range st {
+		got[s.Skill] = s.State
+	}
+	want := map[string]string{"alpha": StateInstalled, "beta": StateModified, "gamma": StateMissing, "mine": StateExternal}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("List states = %v, want %v", got, want)
+	}
+	bad, err := in.Verify(ctx)
+	if err != nil || len(bad) != 2 {
+		t.Errorf("Verify = %+v, %v, want beta and gamma", bad, err)
+	}
+	// Sync restores both.
+	if _, err := in.Sync(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if bad, err := in.Verify(ctx); err != nil || len(bad) != 0 {
+		t.Errorf("Verify after sync = %+v, %v", bad, err)
+	}
+}
+
+func TestSyncFrozenFailsOnDrift(t *testing.T) {
+	f := newFixture(t)
+	src := f.writeSkill(t, "review", "code-review", "")
+	in := f.installer(t)
+	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Sync(t.Context(), true); err != nil {
+		t.Errorf("frozen Sync without drift = %v", err)
+	}
+	lock := readFile(t, filepath.Join(f.env.Project, ".agents", LockName))
+	os.WriteFile(filepath.Join(src, "SKILL.md"), []byte(skillMD("code-review")+"drift\n"), 0o644)
+	_, err := in.Sync(t.Context(), true)
+	if !errors.Is(err, ErrDrift) {
+		t.Fatalf("frozen Sync after the source changed = %v, want ErrDrift", err)
+	}
+	canonical := filepath.Join(f.env.Project, ".agents", "skills", "code-review", "SKILL.md")
+	if strings.Contains(readFile(t, canonical), "drift") || readFile(t, filepath.Join(f.env.Project, ".agents", LockName)) != lock {
+		t.Errorf("a failed frozen sync changed something")
+	}
+}
+
+func TestNestedFolderAndLinkedParent(t *testing.T) {
+	f := newFixture(t)
+	f.writeSkill(t, "kit/skills/alpha", "alpha", "")
+	f.writeSkill(t, "kit/skills/beta", "beta", "")
+	f.writeSkill(t, "kit/tools", "tools", "")
+	// The project's .claude folder is itself a link to elsewhere.
+	elsewhere := filepath.Join(t.TempDir(), "claude-real")
+	os.MkdirAll(elsewhere, 0o755)
+	os.Symlink(elsewhere, filepath.Join(f.env.Project, ".claude"))
+	in := f.installer(t)
+	changes, err := in.Add(t.Context(), Request{Sources: []string{filepath.Join(f.sources, "kit")}, Agents: agentsOf(t, "claude-code"), Skills: []string{"alpha", "tools"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 4 {
+		t.Errorf("changes = %v, want alpha and tools, each canonical and linked", actions(changes))
+	}
+	for _, name := range []string{"alpha", "tools"} {
+		link := filepath.Join(f.env.Project, ".claude", "skills", name)
+		if got := readFile(t, filepath.Join(link, "SKILL.md")); got != skillMD(name) {
+			t.Errorf("%s through a link under a linked folder = %q", name, got)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(f.env.Project, ".agents", "skills", "beta")); err == nil {
+		t.Errorf("beta was installed although not selected")
+	}
+}
+
+func tgzSkills(t *testing.T, files map[string]string) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for k := range files {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(files[name])), Typeflag: tar.TypeReg})
+		tw.Write([]byte(files[name]))
+	}
+	tw.Close()
+	zw.Close()
+	return buf.Bytes()
+}
+
+func TestArchiveAndURLSources(t *testing.T) {
+	f := newFixture(t)
+	data := tgzSkills(t, map[string]string{
+		"pack/skills/alpha/SKILL.md": skillMD("alpha"),
+		"pack/skills/beta/SKILL.md":  skillMD("beta"),
+	})
+	archive := filepath.Join(f.sources, "pack.bin") // found by content, not extension
+	os.WriteFile(archive, data, 0o644)
+	single := tgzSkills(t, map[string]string{"SKILL.md": skillMD("solo")})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(single) }))
+	defer srv.Close()
+	sum := sha256.Sum256(single)
+	in := f.installer(t)
+	ctx := t.Context()
+	if _, err := in.Add(ctx, Request{Sources: []string{archive}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatalf("Add(archive) = %v", err)
+	}
+	for _, name := range []string{"alpha", "beta"} {
+		if got := readFile(t, filepath.Join(f.env.Project, ".claude", "skills", name, "SKILL.md")); got != skillMD(name) {
+			t.Errorf("%s from the archive = %q", name, got)
+		}
+	}
+	good := srv.URL + "/solo.tgz#sha256=" + hex.EncodeToString(sum[:])
+	if _, err := in.Add(ctx, Request{Sources: []string{good}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatalf("Add(URL with the right digest) = %v", err)
+	}
+	if got := readFile(t, filepath.Join(f.env.Project, ".claude", "skills", "solo", "SKILL.md")); got != skillMD("solo") {
+		t.Errorf("solo from the URL = %q", got)
+	}
+	bad := srv.URL + "/solo.tgz#sha256=" + strings.Repeat("0", 64)
+	if _, err := in.Add(ctx, Request{Sources: []string{bad}, Agents: agentsOf(t, "codex")}); err == nil || !strings.Contains(err.Error(), "SHA-256") {
+		t.Errorf("Add(URL with a wrong digest) = %v, want a SHA-256 mismatch", err)
+	}
+	if _, err := in.Add(ctx, Request{Sources: []string{srv.URL + "/x#sha256=abc"}}); err == nil {
+		t.Errorf("Add(URL with a malformed digest) succeeded")
+	}
+}
+
+func TestCheckerRefusesUnusableSkills(t *testing.T) {
+	f := newFixture(t)
+	src := f.writeSkill(t, "review", "code-review", "")
+	in := f.installer(t, WithChecker(func(string) (string, []string, error) {
+		return "", []string{"description: required", "name: required"}, nil
+	}))
+	_, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+	if err == nil || !strings.Contains(err.Error(), "description: required; name: required") {
+		t.Errorf("Add of an unusable skill = %v, want its problems listed", err)
+	}
+}
+
+func TestAgentTable(t *testing.T) {
+	env := Env{Home: "/h", Project: "/p", Getenv: func(k string) string {
+		return map[string]string{"CLAUDE_CONFIG_DIR": "/cc", "CODEX_HOME": ""}[k]
+	}}
+	tests := []struct{ id, project, user string }{
+		{"claude-code", "/p/.claude/skills", "/cc/skills"},
+		{"codex", "/p/.agents/skills", "/h/.agents/skills"},
+		{"cursor", "/p/.agents/skills", "/h/.cursor/skills"},
+		{"gemini-cli", "/p/.agents/skills", "/h/.gemini/skills"},
+		{"github-copilot", "/p/.agents/skills", "/h/.copilot/skills"},
+		{"goose", "/p/.agents/skills", "/h/.config/goose/skills"},
+		{"opencode", "/p/.agents/skills", "/h/.config/opencode/skills"},
+		{"windsurf", "/p/.windsurf/skills", "/h/.codeium/windsurf/skills"},
+	}
+	for _, tt := range tests {
+		a, ok := LookupAgent(tt.id)
+		if !ok {
+			t.Fatalf("LookupAgent(%q) missing", tt.id)
+		}
+		if got := a.Dir(env, Project); got != tt.project {
+			t.Errorf("%s project folder = %s, want %s", tt.id, got, tt.project)
+		}
+		if got := a.Dir(env, User); got != tt.user {
+			t.Errorf("%s user folder = %s, want %s", tt.id, got, tt.user)
+		}
+	}
+	env.Getenv = func(k string) string { return map[string]string{"CODEX_HOME": "/cx"}[k] }
+	codex, _ := LookupAgent("codex")
+	claude, _ := LookupAgent("claude-code")
+	if got := codex.Dir(env, User); got != "/cx/skills" {
+		t.Errorf("codex user folder with CODEX_HOME = %s", got)
+	}
+	if got := claude.Dir(env, User); got != "/h/.claude/skills" {
+		t.Errorf("claude-code user folder without CLAUDE_CONFIG_DIR = %s", got)
+	}
+	home := t.TempDir()
+	env = Env{Home: home, Project: t.TempDir(), Getenv: func(string) string { return "" }}
+	if got := DefaultAgents(env); len(got) != 2 || got[0].ID != "claude-code" || got[1].ID != "codex" {
+		t.Errorf("DefaultAgents with none detected = %v", got)
+	}
+	os.Mkdir(filepath.Join(home, ".cursor"), 0o755)
+	if got := DefaultAgents(env); len(got) != 1 || got[0].ID != "cursor" {
+		t.Errorf("DefaultAgents with cursor detected = %v", got)
+	}
+}
+
+func TestUserScope(t *testing.T) {
+	f := newFixture(t)
+	src := f.writeSkill(t, "review", "code-review", "")
+	in := f.installer(t, WithScope(User))
+	if _, err := in.Add(context.Background(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex")}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{".agents/skills/code-review/SKILL.md", ".claude/skills/code-review/SKILL.md", ".agents/" + LockName} {
+		if _, err := os.Stat(filepath.Join(f.env.Home, p)); err != nil {
+			t.Errorf("user scope lacks %s: %v", p, err)
+		}
+	}
+	if entries, _ := os.ReadDir(f.env.Project); len(entries) != 0 {
+		t.Errorf("user scope wrote into the project")
+	}
+}

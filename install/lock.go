@@ -1,0 +1,105 @@
+package install
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// LockName is the file, under a scope's .agents folder, that records what
+// this tool installed there.
+const LockName = "agentskills.lock"
+
+// Kinds of install recorded in the lock file.
+const (
+	KindCanonical = "canonical" // the agent reads the canonical copy itself
+	KindLink      = "link"      // a relative symbolic link to the canonical copy
+	KindJunction  = "junction"  // a Windows junction to the canonical copy
+	KindCopy      = "copy"      // a full copy
+)
+
+// Lock is the content of a lock file: every skill this tool installed in
+// one scope. It is JSON with sorted keys and no timestamps, so it merges
+// well under version control.
+type Lock struct {
+	// Version is the format version, 1.
+	Version int `json:"version"`
+	// Skills maps a skill's name to what was installed.
+	Skills map[string]*LockedSkill `json:"skills"`
+}
+
+// LockedSkill is one installed skill.
+type LockedSkill struct {
+	// Source is where the skill came from, as given (a folder relative to
+	// the scope root when it is inside it).
+	Source string `json:"source"`
+	// Subpath locates the skill inside Source when Source holds several.
+	Subpath string `json:"subpath,omitempty"`
+	// Digest is the skill's content digest (see skill.ContentDigest).
+	Digest string `json:"digest"`
+	// Agents maps an agent ID to what was made for it.
+	Agents map[string]Placement `json:"agents"`
+}
+
+// Placement is what was made for one agent.
+type Placement struct {
+	// Kind is KindCanonical, KindLink, KindJunction or KindCopy.
+	Kind string `json:"kind"`
+	// Path is the skill's folder for the agent, relative to the scope root
+	// when inside it.
+	Path string `json:"path"`
+}
+
+func readLock(path string) (*Lock, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Lock{Version: 1, Skills: map[string]*LockedSkill{}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var l Lock
+	if err := json.Unmarshal(data, &l); err != nil {
+		return nil, fmt.Errorf("lock file %s is not valid: %w (fix or remove it)", path, err)
+	}
+	if l.Version != 1 {
+		return nil, fmt.Errorf("lock file %s has version %d; this tool reads version 1", path, l.Version)
+	}
+	if l.Skills == nil {
+		l.Skills = map[string]*LockedSkill{}
+	}
+	return &l, nil
+}
+
+// write replaces the lock file atomically.
+func (l *Lock) write(path string) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(l); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+LockName+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(buf.Bytes())
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,522 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agentadaptor/agentadaptor/skill"
+)
+
+// Request says what to install.
+type Request struct {
+	// Sources are folders, archive files or URLs (see rule 3).
+	Sources []string
+	// Agents are the agents to install for; empty means DefaultAgents.
+	Agents []Agent
+	// Copy makes full copies instead of links.
+	Copy bool
+	// Skills, when not empty, selects skills by name from the sources.
+	Skills []string
+}
+
+// Change is one thing an operation did, or found already done.
+type Change struct {
+	Skill string
+	// Agent is the agent's ID, or "" for the canonical copy itself.
+	Agent string
+	// Path is the folder or link changed.
+	Path string
+	// Action is "installed", "updated", "unchanged" or "removed".
+	Action string
+	// Kind is the Placement kind (KindLink, KindCopy, ...).
+	Kind string
+}
+
+// Changed reports whether any change was made.
+func Changed(changes []Change) bool {
+	return slices.ContainsFunc(changes, func(c Change) bool { return c.Action != "unchanged" })
+}
+
+// Add installs the skills of req's sources for its agents (rules 1-4).
+func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
+	agents := req.Agents
+	if len(agents) == 0 {
+		agents = DefaultAgents(in.env)
+	}
+	var cands []candidate
+	for _, src := range req.Sources {
+		found, cleanup, err := in.resolve(ctx, src, "", req.Skills)
+		if err != nil {
+			return nil, err
+		}
+		defer cleanup()
+		cands = append(cands, found...)
+	}
+	if err := uniqueNames(cands); err != nil {
+		return nil, err
+	}
+	unlock, err := in.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	lock, err := readLock(in.lockPath())
+	if err != nil {
+		return nil, err
+	}
+	plans := make([]plan, len(cands))
+	for i, c := range cands {
+		plans[i] = in.plan(c, lock.Skills[c.name], agents, req.Copy)
+	}
+	if err := conflicts(plans); err != nil {
+		return nil, err
+	}
+	var changes []Change
+	for _, p := range plans {
+		ch, err := in.apply(ctx, p, lock)
+		changes = append(changes, ch...)
+		if err != nil {
+			lock.write(in.lockPath())
+			return changes, err
+		}
+	}
+	return changes, lock.write(in.lockPath())
+}
+
+func uniqueNames(cands []candidate) error {
+	seen := map[string]string{}
+	for _, c := range cands {
+		if prev, ok := seen[c.name]; ok {
+			return fmt.Errorf("two skills are named %q (%s and %s); install them separately with --skill", c.name, prev, c.dir)
+		}
+		seen[c.name] = c.dir
+	}
+	return nil
+}
+
+// lock takes the scope's file lock, waiting for another process.
+func (in *Installer) lock() (func(), error) {
+	dir := filepath.Join(in.Root(), ".agents")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".agentskills.flock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
+}
+
+// plan is what installing one skill will do.
+type plan struct {
+	c         candidate
+	old       *LockedSkill
+	canonical string
+	places    []place
+	conflicts []string
+}
+
+type place struct {
+	agent Agent
+	path  string
+	kind  string
+}
+
+func (in *Installer) plan(c candidate, old *LockedSkill, agents []Agent, copyMode bool) plan {
+	p := plan{c: c, old: old, canonical: filepath.Join(in.canonicalRoot(), c.name)}
+	if _, err := os.Lstat(p.canonical); err == nil && old == nil {
+		p.conflicts = append(p.conflicts, p.canonical)
+	}
+	for _, a := range agents {
+		dir := a.Dir(in.env, in.scope)
+		pl := place{agent: a, path: filepath.Join(dir, c.name), kind: KindLink}
+		if samePath(dir, in.canonicalRoot()) {
+			pl.kind = KindCanonical
+		} else if copyMode {
+			pl.kind = KindCopy
+		}
+		if pl.kind != KindCanonical {
+			if _, err := os.Lstat(pl.path); err == nil && !owns(old, a.ID, in.Root(), pl.path) {
+				p.conflicts = append(p.conflicts, pl.path)
+			}
+		}
+		p.places = append(p.places, pl)
+	}
+	return p
+}
+
+// owns reports whether the lock records path as made for agent.
+func owns(old *LockedSkill, agent, root, path string) bool {
+	if old == nil {
+		return false
+	}
+	pl, ok := old.Agents[agent]
+	return ok && pl.Kind != KindCanonical && abs(root, pl.Path) == path
+}
+
+func conflicts(plans []plan) error {
+	var paths []string
+	for _, p := range plans {
+		paths = append(paths, p.conflicts...)
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s %w; nothing was changed (remove or rename it, or install under another name)", strings.Join(paths, ", "), errConflict)
+}
+
+// apply stages the skill, swaps it in and places it for each agent.
+func (in *Installer) apply(ctx context.Context, p plan, lock *Lock) ([]Change, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	root := in.Root()
+	digest, action, err := in.placeCanonical(p)
+	if err != nil {
+		return nil, err
+	}
+	entry := &LockedSkill{Source: p.c.source, Subpath: p.c.subpath, Digest: digest, Agents: map[string]Placement{}}
+	if p.old != nil {
+		maps.Copy(entry.Agents, p.old.Agents)
+	}
+	lock.Skills[p.c.name] = entry
+	changes := []Change{{Skill: p.c.name, Path: p.canonical, Action: action, Kind: KindCanonical}}
+	for _, pl := range p.places {
+		act := action
+		prev, had := entry.Agents[pl.agent.ID]
+		switch pl.kind {
+		case KindCanonical:
+			if !had {
+				act = "installed"
+			}
+		case KindLink:
+			if had && prev.Kind == KindCopy {
+				if err := os.RemoveAll(pl.path); err != nil {
+					return changes, err
+				}
+			}
+			if err := os.MkdirAll(filepath.Dir(pl.path), 0o755); err != nil {
+				return changes, err
+			}
+			if err := placeLink(pl.path, p.canonical); err != nil {
+				// No link (Windows without the privilege): copy instead.
+				pl.kind = KindCopy
+				if _, _, err := in.placeCopy(p.canonical, pl.path, digest); err != nil {
+					return changes, err
+				}
+			}
+			if !had || prev.Kind != pl.kind {
+				act = "installed"
+			}
+		case KindCopy:
+			if had && prev.Kind != KindCopy {
+				os.Remove(pl.path) // our old link
+			}
+			a, _, err := in.placeCopy(p.canonical, pl.path, digest)
+			if err != nil {
+				return changes, err
+			}
+			if !had || prev.Kind != KindCopy {
+				a = "installed"
+			}
+			act = a
+		}
+		entry.Agents[pl.agent.ID] = Placement{Kind: pl.kind, Path: relTo(root, pl.path)}
+		changes = append(changes, Change{Skill: p.c.name, Agent: pl.agent.ID, Path: pl.path, Action: act, Kind: pl.kind})
+	}
+	return changes, nil
+}
+
+// placeCanonical writes the canonical copy: staged under a hidden name,
+// then swapped in; unchanged content is left alone.
+func (in *Installer) placeCanonical(p plan) (digest, action string, err error) {
+	return in.placeCopy(p.c.dir, p.canonical, "")
+}
+
+// placeCopy makes dst a copy of src, atomically. When want is set, the
+// copy must have that digest.
+func (in *Installer) placeCopy(src, dst, want string) (string, string, error) {
+	parent := filepath.Dir(dst)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", "", err
+	}
+	// Under the scope's lock no other process stages here: what an earlier
+	// crash left behind can go.
+	removeLeftovers(parent, "."+filepath.Base(dst)+".stage-")
+	stage := filepath.Join(parent, "."+filepath.Base(dst)+".stage-"+randomSuffix())
+	if err := os.Mkdir(stage, 0o755); err != nil {
+		return "", "", err
+	}
+	defer os.RemoveAll(stage)
+	staged := filepath.Join(stage, filepath.Base(dst))
+	if err := copyTree(src, staged); err != nil {
+		return "", "", err
+	}
+	digest, err := skill.ContentDigest(staged)
+	if err != nil {
+		return "", "", err
+	}
+	if want != "" && digest != want {
+		return "", "", fmt.Errorf("copy of %s does not match its digest", src)
+	}
+	fi, err := os.Lstat(dst)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return digest, "installed", os.Rename(staged, dst)
+	case err != nil:
+		return "", "", err
+	case !fi.IsDir():
+		return "", "", fmt.Errorf("%s %w", dst, errConflict)
+	}
+	if cur, err := skill.ContentDigest(dst); err == nil && cur == digest {
+		return digest, "unchanged", nil
+	}
+	return digest, "updated", swapDirs(staged, dst)
+}
+
+// Remove removes the named skills for the agents (all recorded agents
+// when none is given); the canonical copy goes when no agent uses it.
+func (in *Installer) Remove(ctx context.Context, names []string, agents []Agent) ([]Change, error) {
+	unlock, err := in.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	lock, err := readLock(in.lockPath())
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		if lock.Skills[n] == nil {
+			return nil, fmt.Errorf("skill %q was not installed by agentskills in %s; nothing was changed", n, in.Root())
+		}
+	}
+	root := in.Root()
+	var changes []Change
+	for _, n := range names {
+		entry := lock.Skills[n]
+		ids := slices.Sorted(maps.Keys(entry.Agents))
+		if len(agents) > 0 {
+			ids = ids[:0]
+			for _, a := range agents {
+				if _, ok := entry.Agents[a.ID]; ok {
+					ids = append(ids, a.ID)
+				}
+			}
+		}
+		for _, id := range ids {
+			pl := entry.Agents[id]
+			p := abs(root, pl.Path)
+			switch pl.Kind {
+			case KindLink, KindJunction:
+				if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+					os.Remove(p)
+				}
+			case KindCopy:
+				os.RemoveAll(p)
+			}
+			delete(entry.Agents, id)
+			changes = append(changes, Change{Skill: n, Agent: id, Path: p, Action: "removed", Kind: pl.Kind})
+		}
+		if len(entry.Agents) == 0 {
+			canonical := filepath.Join(in.canonicalRoot(), n)
+			if err := os.RemoveAll(canonical); err != nil {
+				return changes, err
+			}
+			delete(lock.Skills, n)
+			changes = append(changes, Change{Skill: n, Path: canonical, Action: "removed", Kind: KindCanonical})
+		}
+	}
+	return changes, lock.write(in.lockPath())
+}
+
+// States of an installed skill, as List reports them.
+const (
+	StateInstalled = "installed" // as recorded
+	StateModified  = "modified"  // its files no longer match the recorded digest
+	StateMissing   = "missing"   // recorded, but gone
+	StateExternal  = "external"  // present in an agent's folder, not installed by this tool
+)
+
+// Status is one skill in one agent's folder.
+type Status struct {
+	Skill string `json:"skill"`
+	Agent string `json:"agent"`
+	Path  string `json:"path"`
+	Kind  string `json:"kind,omitempty"`
+	State string `json:"state"`
+}
+
+// List reports every skill in the agents' folders (all known agents when
+// none is given): those recorded, with their state, and the others as
+// external.
+func (in *Installer) List(ctx context.Context, agents []Agent) ([]Status, error) {
+	lock, err := readLock(in.lockPath())
+	if err != nil {
+		return nil, err
+	}
+	if len(agents) == 0 {
+		agents = Agents()
+	}
+	root := in.Root()
+	var out []Status
+	for _, a := range agents {
+		dir := a.Dir(in.env, in.scope)
+		ours := map[string]bool{}
+		for _, name := range slices.Sorted(maps.Keys(lock.Skills)) {
+			entry := lock.Skills[name]
+			pl, ok := entry.Agents[a.ID]
+			if !ok {
+				continue
+			}
+			p := abs(root, pl.Path)
+			if pl.Kind == KindCanonical {
+				p = filepath.Join(in.canonicalRoot(), name)
+			}
+			ours[filepath.Base(p)] = true
+			out = append(out, Status{Skill: name, Agent: a.ID, Path: p, Kind: pl.Kind, State: in.state(name, entry, pl, p)})
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".") || ours[e.Name()] {
+				continue
+			}
+			if samePath(dir, in.canonicalRoot()) && lock.Skills[e.Name()] != nil {
+				continue // another agent's canonical copy
+			}
+			out = append(out, Status{Skill: e.Name(), Agent: a.ID, Path: filepath.Join(dir, e.Name()), State: StateExternal})
+		}
+	}
+	return out, ctx.Err()
+}
+
+func (in *Installer) state(name string, entry *LockedSkill, pl Placement, p string) string {
+	canonical := filepath.Join(in.canonicalRoot(), name)
+	switch pl.Kind {
+	case KindLink, KindJunction:
+		if _, err := os.Lstat(p); err != nil {
+			return StateMissing
+		}
+		if !isLinkTo(p, canonical) {
+			return StateModified
+		}
+		p = canonical
+	}
+	if _, err := os.Stat(p); err != nil {
+		return StateMissing
+	}
+	if d, err := skill.ContentDigest(p); err != nil || d != entry.Digest {
+		return StateModified
+	}
+	return StateInstalled
+}
+
+// Verify re-hashes every installed skill and returns those that differ
+// from the lock file (modified or missing).
+func (in *Installer) Verify(ctx context.Context) ([]Status, error) {
+	all, err := in.List(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	var bad []Status
+	for _, s := range all {
+		if s.State == StateModified || s.State == StateMissing {
+			bad = append(bad, s)
+		}
+	}
+	return bad, nil
+}
+
+// ErrDrift reports, in a frozen sync, a source whose content no longer
+// matches the lock file.
+var ErrDrift = errors.New("source content differs from the lock file")
+
+// Sync makes the folders match the lock file, fetching each skill again
+// from its recorded source. Frozen, it first checks every source against
+// its recorded digest and fails with ErrDrift, changing nothing, if any
+// differs.
+func (in *Installer) Sync(ctx context.Context, frozen bool) ([]Change, error) {
+	lock, err := readLock(in.lockPath())
+	if err != nil {
+		return nil, err
+	}
+	names := slices.Sorted(maps.Keys(lock.Skills))
+	if frozen {
+		// Check every source before changing anything.
+		for _, name := range names {
+			entry := lock.Skills[name]
+			found, cleanup, err := in.resolve(ctx, abs(in.Root(), entry.Source), entry.Subpath, []string{name})
+			if err != nil {
+				return nil, fmt.Errorf("sync %s: %w", name, err)
+			}
+			d, err := digestAs(found[0].dir, name)
+			cleanup()
+			if err != nil {
+				return nil, err
+			}
+			if d != entry.Digest {
+				return nil, fmt.Errorf("%w: %s from %s; nothing was changed", ErrDrift, name, entry.Source)
+			}
+		}
+	}
+	var changes []Change
+	for _, name := range names {
+		entry := lock.Skills[name]
+		var agents []Agent
+		copyMode := false
+		for id, pl := range entry.Agents {
+			if a, ok := LookupAgent(id); ok {
+				agents = append(agents, a)
+				copyMode = copyMode || pl.Kind == KindCopy
+			}
+		}
+		slices.SortFunc(agents, func(a, b Agent) int { return strings.Compare(a.ID, b.ID) })
+		ch, err := in.Add(ctx, Request{Sources: []string{abs(in.Root(), entry.Source)}, Agents: agents, Copy: copyMode, Skills: []string{name}})
+		changes = append(changes, ch...)
+		if err != nil {
+			return changes, fmt.Errorf("sync %s: %w", name, err)
+		}
+	}
+	return changes, nil
+}
+
+// digestAs is the ContentDigest a copy of dir named name would have.
+func digestAs(dir, name string) (string, error) {
+	if filepath.Base(dir) == name {
+		return skill.ContentDigest(dir)
+	}
+	tmp, err := os.MkdirTemp("", "agentskills-digest-*")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	if err := copyTree(dir, filepath.Join(tmp, name)); err != nil {
+		return "", err
+	}
+	return skill.ContentDigest(filepath.Join(tmp, name))
+}
+
+// removeLeftovers removes the entries of dir whose names start with
+// prefix: staging that a crashed run left behind.
+func removeLeftovers(dir, prefix string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), prefix) {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
+}
