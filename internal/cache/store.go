@@ -53,6 +53,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 var errLocked = errors.New("locked by another process")
@@ -126,7 +127,99 @@ func (s *Store) Lookup(digest, name string) (string, bool) {
 	if !validDigest(digest) || !intact(s.root, digest, name) {
 		return "", false
 	}
+	// Record the use for gc: the manifest's time is the last use.
+	now := time.Now()
+	os.Chtimes(filepath.Join(s.root, digest, manifestName), now, now)
 	return s.Path(digest, name), true
+}
+
+// Entry is one published tree.
+type Entry struct {
+	// Digest is the tree's content digest.
+	Digest string
+	// Name is its runtime name.
+	Name string
+	// Dir is the tree's folder.
+	Dir string
+	// Size is the total size of its files in bytes.
+	Size int64
+	// Files is the number of its files.
+	Files int
+	// LastUse is when a lookup last returned it (or when it was published).
+	LastUse time.Time
+}
+
+// Entries lists the trees published under root, sorted by digest. A root
+// that does not exist holds none.
+func Entries(root string) ([]Entry, error) {
+	dirs, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, d := range dirs {
+		if !d.IsDir() || !validDigest(d.Name()) {
+			continue
+		}
+		m := filepath.Join(root, d.Name(), manifestName)
+		data, err := os.ReadFile(m)
+		if err != nil {
+			continue
+		}
+		files, name, err := parseManifest(data)
+		if err != nil {
+			continue
+		}
+		e := Entry{Digest: d.Name(), Name: name, Dir: filepath.Join(root, d.Name(), name), Files: len(files)}
+		for _, f := range files {
+			e.Size += f.Size
+		}
+		if fi, err := os.Stat(m); err == nil {
+			e.LastUse = fi.ModTime()
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// GC removes the trees under root not used since before, and memo entries
+// as old, and returns the trees it removed. A tree is first renamed into
+// the staging folder, so no lookup sees it half removed.
+func GC(root string, before time.Time) ([]Entry, error) {
+	s, err := Open(root)
+	if err != nil {
+		return nil, err
+	}
+	all, err := Entries(s.root)
+	if err != nil {
+		return nil, err
+	}
+	var removed []Entry
+	for _, e := range all {
+		if !e.LastUse.Before(before) {
+			continue
+		}
+		st, err := s.Stage("gc")
+		if err != nil {
+			return removed, err
+		}
+		aside := filepath.Join(s.root, tmpDir, st.id+".old")
+		if err := os.Rename(filepath.Join(s.root, e.Digest), aside); err == nil {
+			removed = append(removed, e)
+		}
+		st.Close()
+		os.RemoveAll(aside)
+	}
+	memos, _ := os.ReadDir(filepath.Join(s.root, memoDir))
+	for _, m := range memos {
+		if info, err := m.Info(); err == nil && info.ModTime().Before(before) {
+			os.Remove(filepath.Join(s.root, memoDir, m.Name()))
+		}
+	}
+	return removed, nil
 }
 
 // Verify reports whether dir is a tree published by some store, that is
@@ -530,7 +623,12 @@ func (s *Store) Memo(key string) (string, bool) {
 		return "", false
 	}
 	d := strings.TrimSpace(string(data))
-	return d, validDigest(d)
+	if !validDigest(d) {
+		return "", false
+	}
+	now := time.Now()
+	os.Chtimes(filepath.Join(s.root, memoDir, key), now, now) // last use, for gc
+	return d, true
 }
 
 // SetMemo records digest for an archive key, atomically.

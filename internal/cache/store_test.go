@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestDigestIsCanonical(t *testing.T) {
@@ -239,5 +240,40 @@ func TestLookupRefusesTamperedTrees(t *testing.T) {
 				t.Errorf("after repair: Lookup = %v, folder %s, want %s", ok, again, dir)
 			}
 		})
+	}
+}
+
+func TestEntriesAndGC(t *testing.T) {
+	root := t.TempDir()
+	s, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, oldDigest := publish(t, s, "old", "x")
+	_, newDigest := publish(t, s, "new", "yy")
+	past := time.Now().Add(-48 * time.Hour)
+	os.Chtimes(filepath.Join(root, oldDigest, manifestName), past, past)
+	entries, err := Entries(root)
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("Entries = %+v, %v", entries, err)
+	}
+	removed, err := GC(root, time.Now().Add(-24*time.Hour))
+	if err != nil || len(removed) != 1 || removed[0].Digest != oldDigest || removed[0].Name != "old" || removed[0].Size != 1 {
+		t.Fatalf("GC = %+v, %v, want the old tree", removed, err)
+	}
+	if _, ok := s.Lookup(oldDigest, "old"); ok {
+		t.Errorf("the collected tree is still found")
+	}
+	if _, ok := s.Lookup(newDigest, "new"); !ok {
+		t.Errorf("GC removed a tree in use")
+	}
+	// A lookup records the use.
+	os.Chtimes(filepath.Join(root, newDigest, manifestName), past, past)
+	s.Lookup(newDigest, "new")
+	if removed, _ := GC(root, time.Now().Add(-24*time.Hour)); len(removed) != 0 {
+		t.Errorf("GC removed a tree just looked up")
+	}
+	if entries, err := Entries(filepath.Join(root, "missing")); err != nil || len(entries) != 0 {
+		t.Errorf("Entries of a missing root = %v, %v", entries, err)
 	}
 }
