@@ -1,0 +1,282 @@
+package skillmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Parse reads the bytes of a SKILL.md file. It fails with an [*Error]
+// wrapping [ErrNoSkillFile] or [ErrFrontMatter] when there is no front
+// matter to read (rules 1-4); every other broken rule is listed in the
+// result's Problems. Name is checked against a folder only when
+// [WithDirName] gives one.
+func Parse(data []byte, opts ...Option) (*Skill, error) {
+	return parse(data, newConfig(opts))
+}
+
+// ParseDir reads the skill in the folder dir: its SKILL.md, or else its
+// skill.md. It fails with an [*Error] when dir does not exist (wrapping
+// [io/fs.ErrNotExist]), is not a folder or holds no readable SKILL.md
+// (wrapping [ErrNoSkillFile]), or when the file has no front matter to read
+// (wrapping [ErrFrontMatter]); with another error of the file system as it
+// is. Every other broken rule is listed in the result's Problems.
+func ParseDir(dir string, opts ...Option) (*Skill, error) {
+	c := newConfig(opts)
+	fail := func(err error, msg string) (*Skill, error) {
+		return nil, &Error{Path: dir, Problems: []Problem{{Message: msg}}, Err: err}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fail(fs.ErrNotExist, "Path does not exist: "+dir)
+	case err != nil:
+		return nil, err
+	case !fi.IsDir():
+		return fail(ErrNoSkillFile, "Not a directory: "+dir)
+	}
+	var file string
+	for _, name := range []string{FileName, FallbackFileName} {
+		fi, err = os.Stat(filepath.Join(dir, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		file = name
+		break
+	}
+	if file == "" {
+		return fail(ErrNoSkillFile, "Missing required file: "+FileName)
+	}
+	if !fi.Mode().IsRegular() {
+		return fail(ErrNoSkillFile, "Not a regular file: "+filepath.Join(dir, file))
+	}
+	data, err := readLimited(filepath.Join(dir, file))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileSize {
+		return fail(ErrNoSkillFile, fmt.Sprintf("%s is larger than %d bytes", file, MaxFileSize))
+	}
+	c.dirName, c.hasDir = filepath.Base(abs), true
+	s, err := parse(data, c)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			e.Path = dir
+		}
+		return nil, err
+	}
+	s.Dir, s.Path, s.given = abs, filepath.Join(abs, file), dir
+	return s, nil
+}
+
+// Validate reads the skill in the folder dir and checks every rule. It
+// returns nil for a valid skill, an [*Error] listing the problems (warnings
+// left out) when the skill cannot be read or breaks a rule, or another
+// error of the file system as it is.
+func Validate(dir string, opts ...Option) error {
+	s, err := ParseDir(dir, opts...)
+	if err != nil {
+		return err
+	}
+	return s.Validate()
+}
+
+// readLimited reads at most MaxFileSize+1 bytes of the file at path.
+func readLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+}
+
+// Messages of rules 1-4, in the reference's words.
+const (
+	msgNoStart    = "SKILL.md must start with YAML frontmatter (---)"
+	msgNotClosed  = "SKILL.md frontmatter not properly closed with ---"
+	msgNotMapping = "SKILL.md frontmatter must be a YAML mapping"
+	msgBadYAML    = "Invalid YAML in frontmatter: "
+)
+
+func parse(data []byte, c config) (*Skill, error) {
+	fail := func(err error, msg string) (*Skill, error) {
+		return nil, &Error{Problems: []Problem{{Message: msg}}, Err: err}
+	}
+	if !utf8.Valid(data) {
+		return fail(ErrNoSkillFile, "SKILL.md is not valid UTF-8")
+	}
+	text := string(data)
+	if strings.IndexByte(text, '\r') >= 0 {
+		text = strings.ReplaceAll(text, "\r\n", "\n")
+		text = strings.ReplaceAll(text, "\r", "\n")
+	}
+	lenient := c.mode == Lenient
+	if lenient {
+		text = strings.TrimPrefix(text, "\ufeff")
+	}
+	front, body, msg := split(text, lenient)
+	if msg != "" {
+		return fail(ErrFrontMatter, msg)
+	}
+	root, warnings, msg := decode(front, lenient)
+	if msg != "" {
+		return fail(ErrFrontMatter, msg)
+	}
+	s := &Skill{Body: body, Mode: c.mode, Problems: warnings}
+	if msg := s.load(root, lenient); msg != "" {
+		return fail(ErrFrontMatter, msg)
+	}
+	s.check(c)
+	return s, nil
+}
+
+// split cuts text into front matter and body. In strict mode the front
+// matter runs from the leading "---" to the next "---" anywhere (rule 3);
+// in lenient mode from a first line "---" to the next such line. The
+// front matter starts right after the opening "---", so its line numbers
+// are the file's.
+func split(text string, lenient bool) (front, body, msg string) {
+	if !strings.HasPrefix(text, "---") {
+		return "", "", msgNoStart
+	}
+	if !lenient {
+		end := strings.Index(text[3:], "---")
+		if end < 0 {
+			return "", "", msgNotClosed
+		}
+		return text[3 : 3+end], trimSpace(text[3+end+3:]), ""
+	}
+	line, rest, ok := strings.Cut(text, "\n")
+	if !isDelimiter(line) {
+		return "", "", msgNoStart
+	}
+	pos := len(text) - len(rest)
+	for ok {
+		line, rest, ok = strings.Cut(rest, "\n")
+		if isDelimiter(line) {
+			return text[3:pos], trimSpace(rest), ""
+		}
+		pos += len(line) + 1
+	}
+	return "", "", msgNotClosed
+}
+
+func isDelimiter(line string) bool {
+	return strings.TrimRight(line, " \t") == "---"
+}
+
+// decode reads the front matter as YAML and returns its mapping. In strict
+// mode it refuses what StrictYAML refuses (rule 4). In lenient mode it
+// retries unquoted ": " values as text (lenient rule 4).
+func decode(front string, lenient bool) (*yaml.Node, []Problem, string) {
+	var doc yaml.Node
+	err := yaml.Unmarshal([]byte(front), &doc)
+	var warnings []Problem
+	if err != nil && lenient {
+		if fixed, keys := quoteColonValues(front); len(keys) > 0 {
+			var again yaml.Node
+			if yaml.Unmarshal([]byte(fixed), &again) == nil {
+				doc, err = again, nil
+				for _, k := range keys {
+					warnings = append(warnings, Problem{Field: k, Warning: true,
+						Message: fmt.Sprintf("Field '%s' holds an unquoted \": \" and was read as plain text; quote the value", k)})
+				}
+			}
+		}
+	}
+	if err != nil {
+		return nil, nil, msgBadYAML + yamlDetail(err)
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil, msgNotMapping
+	}
+	root := doc.Content[0]
+	if !lenient {
+		if msg := strictCheck(root); msg != "" {
+			return nil, nil, msgBadYAML + msg
+		}
+	}
+	if deref(root).Kind != yaml.MappingNode {
+		return nil, nil, msgNotMapping
+	}
+	return deref(root), warnings, ""
+}
+
+// yamlDetail turns an error of the YAML library into one line.
+func yamlDetail(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	return strings.Join(strings.Fields(msg), " ")
+}
+
+// strictCheck refuses what StrictYAML refuses: flow collections, anchors,
+// aliases, tags, keys that are not scalars and keys given twice.
+func strictCheck(n *yaml.Node) string {
+	switch {
+	case n.Kind == yaml.AliasNode:
+		return fmt.Sprintf("line %d: aliases (*%s) are not allowed", n.Line, n.Value)
+	case n.Anchor != "":
+		return fmt.Sprintf("line %d: anchors (&%s) are not allowed", n.Line, n.Anchor)
+	case n.Style&yaml.TaggedStyle != 0:
+		return fmt.Sprintf("line %d: tags (%s) are not allowed", n.Line, n.Tag)
+	case n.Kind != yaml.ScalarNode && n.Style&yaml.FlowStyle != 0:
+		return fmt.Sprintf("line %d: flow collections ({...} and [...]) are not allowed; use block style or quote the value", n.Line)
+	}
+	if n.Kind == yaml.MappingNode {
+		seen := make(map[string]bool, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode {
+				return fmt.Sprintf("line %d: a key must be a plain value", k.Line)
+			}
+			if seen[k.Value] {
+				return fmt.Sprintf("line %d: key %q is given more than once", k.Line, k.Value)
+			}
+			seen[k.Value] = true
+		}
+	}
+	for _, c := range n.Content {
+		if msg := strictCheck(c); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+// maxAliasDepth bounds alias chains in lenient mode.
+const maxAliasDepth = 100
+
+// deref follows aliases (lenient mode only has them).
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < maxAliasDepth; i++ {
+		n = n.Alias
+	}
+	if n == nil || n.Kind == yaml.AliasNode {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
+	}
+	return n
+}
+
+// text returns the text of a scalar, as StrictYAML gives every scalar.
+func text(n *yaml.Node) (string, bool) {
+	n = deref(n)
+	if n.Kind != yaml.ScalarNode {
+		return "", false
+	}
+	return n.Value, true
+}
