@@ -57,6 +57,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/skillmd"
 )
 
 // Checker reads a skill folder leniently, as agents do, and returns the
@@ -350,13 +351,20 @@ func (in *Installer) download(ctx context.Context, source string) (string, func(
 	return f.Name(), remove, nil
 }
 
-// defaultChecker accepts a folder with a SKILL.md and names the skill after
-// the folder.
+// defaultChecker reads a skill as agents do (skillmd's lenient mode): its
+// errors make it unusable, its warnings do not.
 func defaultChecker(dir string) (string, []string, error) {
-	if !isSkill(dir) {
-		return "", []string{"no SKILL.md"}, nil
+	s, err := skillmd.ParseDir(dir, skillmd.WithMode(skillmd.Lenient))
+	if err != nil {
+		return "", nil, err
 	}
-	return filepath.Base(dir), nil, nil
+	var problems []string
+	for _, p := range s.Problems {
+		if !p.Warning {
+			problems = append(problems, p.String())
+		}
+	}
+	return s.Name, problems, nil
 }
 
 var errConflict = errors.New("already exists and was not installed by agentskills")

@@ -446,3 +446,26 @@ func TestUserScope(t *testing.T) {
 		t.Errorf("user scope wrote into the project")
 	}
 }
+
+func TestDefaultCheckerUsesLenientRules(t *testing.T) {
+	f := newFixture(t)
+	good := f.writeSkill(t, "folder-name", "code-review", "") // name differs from the folder: a warning
+	colon := filepath.Join(f.sources, "colon")
+	os.MkdirAll(colon, 0o755)
+	os.WriteFile(filepath.Join(colon, "SKILL.md"), []byte("---\nname: colon\ndescription: Use when: reviewing\n---\nbody\n"), 0o644)
+	bad := filepath.Join(f.sources, "bad")
+	os.MkdirAll(bad, 0o755)
+	os.WriteFile(filepath.Join(bad, "SKILL.md"), []byte("---\nname: bad\n---\nno description\n"), 0o644)
+	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache")))
+	in := New(f.env, WithMaterializer(m))
+	changes, err := in.Add(t.Context(), Request{Sources: []string{good, colon}, Agents: agentsOf(t, "codex")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(changes); !slices.Equal(got, []string{"code-review/:canonical:installed", "code-review/codex:canonical:installed", "colon/:canonical:installed", "colon/codex:canonical:installed"}) {
+		t.Errorf("changes = %v", got)
+	}
+	if _, err := in.Add(t.Context(), Request{Sources: []string{bad}, Agents: agentsOf(t, "codex")}); err == nil || !strings.Contains(err.Error(), "description") {
+		t.Errorf("Add of a skill without a description = %v, want it refused naming the field", err)
+	}
+}
