@@ -91,7 +91,7 @@
 // each key to its value's text (a nested value is written as Python's str
 // writes it). A field that is absent or not text is "". Extra holds the
 // other keys with the types YAML gives them (bool, int, float64, string,
-// []any, map[string]any, nil).
+// time.Time, []any, map[string]any, nil).
 //
 // # The catalogue prompt
 //

@@ -59,7 +59,7 @@ func ParseDir(dir string, opts ...Option) (*Skill, error) {
 		break
 	}
 	if file == "" {
-		return fail(ErrNoSkillFile, "Missing required file: "+FileName)
+		return nil, &Error{Path: dir, Problems: []Problem{{Message: "Missing required file: " + FileName}}, Err: ErrNoSkillFile, missing: true}
 	}
 	if !fi.Mode().IsRegular() {
 		return fail(ErrNoSkillFile, "Not a regular file: "+filepath.Join(dir, file))

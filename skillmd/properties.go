@@ -73,9 +73,10 @@ func (s *Skill) requireProperties() error {
 	return nil
 }
 
-// maxValueNodes bounds the nodes visited when a value is converted, so
+// maxValueNodes bounds the nodes visited when a skill's values are
+// converted (once when it is parsed, once for each PropertiesJSON), so
 // that aliases (lenient mode) cannot make a small file expand without end.
-const maxValueNodes = 100_000
+const maxValueNodes = 10_000
 
 // pyMap is a Python dict: keys in insertion order.
 type pyMap struct {
@@ -110,7 +111,7 @@ func toPy(n *yaml.Node, budget *int) any {
 	case yaml.MappingNode:
 		m := &pyMap{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			m.add(pyStr(n.Content[i]), toPy(n.Content[i+1], budget))
+			m.add(pyStr(n.Content[i], budget), toPy(n.Content[i+1], budget))
 		}
 		return m
 	}
@@ -132,9 +133,8 @@ func truthy(v any) bool {
 
 // pyStr is Python's str of a converted node: a scalar's text, or the repr
 // of a list or dict.
-func pyStr(n *yaml.Node) string {
-	budget := maxValueNodes
-	v := toPy(n, &budget)
+func pyStr(n *yaml.Node, budget *int) string {
+	v := toPy(n, budget)
 	if s, ok := v.(string); ok {
 		return s
 	}
@@ -275,22 +275,23 @@ func writeJSONString(b *strings.Builder, s string) {
 }
 
 // toAny converts a node to the Go value YAML gives it, for Skill.Extra.
-func toAny(n *yaml.Node, visited *int) any {
+// Past the budget, values become nil.
+func toAny(n *yaml.Node, budget *int) any {
 	n = deref(n)
-	if *visited++; *visited > maxValueNodes {
+	if *budget--; *budget < 0 {
 		return nil
 	}
 	switch n.Kind {
 	case yaml.SequenceNode:
 		l := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
-			l = append(l, toAny(c, visited))
+			l = append(l, toAny(c, budget))
 		}
 		return l
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			m[pyStr(n.Content[i])] = toAny(n.Content[i+1], visited)
+			m[pyStr(n.Content[i], budget)] = toAny(n.Content[i+1], budget)
 		}
 		return m
 	}

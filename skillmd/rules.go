@@ -60,15 +60,16 @@ func (s *Skill) load(m *yaml.Node, lenient bool) string {
 	if v, ok := s.fields["allowed-tools"]; ok {
 		s.AllowedTools, _ = toolList(v)
 	}
+	budget := maxValueNodes
 	if v, ok := s.fields["metadata"]; ok {
 		if v = deref(v); v.Kind == yaml.MappingNode {
 			s.Metadata = make(map[string]string, len(v.Content)/2)
 			for i := 0; i+1 < len(v.Content); i += 2 {
-				key := pyStr(v.Content[i])
+				key := pyStr(v.Content[i], &budget)
 				if _, dup := s.Metadata[key]; !dup {
 					s.metaKeys = append(s.metaKeys, key)
 				}
-				s.Metadata[key] = pyStr(v.Content[i+1])
+				s.Metadata[key] = pyStr(v.Content[i+1], &budget)
 			}
 		}
 	}
@@ -77,7 +78,7 @@ func (s *Skill) load(m *yaml.Node, lenient bool) string {
 			if s.Extra == nil {
 				s.Extra = make(map[string]any)
 			}
-			s.Extra[key] = toAny(s.fields[key], new(int))
+			s.Extra[key] = toAny(s.fields[key], &budget)
 		}
 	}
 	return ""

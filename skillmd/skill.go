@@ -2,6 +2,7 @@ package skillmd
 
 import (
 	"errors"
+	"io/fs"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -113,7 +114,9 @@ func (p Problem) String() string {
 }
 
 // Error reports a skill that cannot be read or breaks a rule. Err is
-// [ErrNoSkillFile], [ErrFrontMatter], [ErrInvalid] or [io/fs.ErrNotExist].
+// [ErrNoSkillFile], [ErrFrontMatter], [ErrInvalid] or [io/fs.ErrNotExist]
+// (for a missing folder). A folder without SKILL.md wraps both
+// [ErrNoSkillFile] and [io/fs.ErrNotExist].
 type Error struct {
 	// Path is the folder, or "" when the skill was parsed from bytes.
 	Path string
@@ -121,6 +124,8 @@ type Error struct {
 	Problems []Problem
 	// Err is the kind of failure.
 	Err error
+
+	missing bool // the folder holds no SKILL.md
 }
 
 // Error returns the path and the problems, separated by semicolons.
@@ -142,8 +147,14 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// Unwrap returns Err.
-func (e *Error) Unwrap() error { return e.Err }
+// Unwrap returns Err, and [io/fs.ErrNotExist] when the folder holds no
+// SKILL.md.
+func (e *Error) Unwrap() []error {
+	if e.missing {
+		return []error{e.Err, fs.ErrNotExist}
+	}
+	return []error{e.Err}
+}
 
 // lowerFirst lowercases the first letter of a sentence unless the first
 // word is an acronym or a file name such as SKILL.md.
