@@ -1,0 +1,31 @@
+// Command agentskills checks Agent Skills (folders holding a SKILL.md) and
+// prints what agents read of them. It is a thin shell over package
+// skillmd; run "agentskills --help" for its commands.
+//
+// Exit codes: 0 success, 1 a skill is invalid or cannot be read, 2 bad
+// usage.
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run runs the command line args and returns the exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	s := &streams{in: stdin, out: stdout, err: stderr}
+	root := newRootCmd(s)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteContextC(ctx)
+	return s.exitCode(cmd, err)
+}

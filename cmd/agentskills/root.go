@@ -1,0 +1,151 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes.
+const (
+	exitOK     = 0
+	exitFailed = 1 // a skill is invalid or cannot be read
+	exitUsage  = 2 // bad usage
+)
+
+// streams are the standard streams a command uses: data to out,
+// diagnostics to err.
+type streams struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// subcommands builds the subcommands. A new command is a file with its
+// options struct, constructor and run function, and one line here.
+var subcommands = []func(*streams) *cobra.Command{
+	newValidateCmd,
+	newReadPropertiesCmd,
+	newPromptCmd,
+}
+
+func newRootCmd(s *streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "agentskills",
+		Short: "Check Agent Skills and print what agents read of them",
+		Long: `agentskills checks Agent Skills, folders holding a SKILL.md, with the rules
+and messages of the Agent Skills reference validator (skills-ref), and
+prints their properties and the catalogue that agents put in their prompt.
+
+Exit codes: 0 success, 1 a skill is invalid or cannot be read, 2 bad usage.`,
+		Example: `  agentskills validate ./skills/*
+  agentskills read-properties ./skills/review
+  agentskills prompt ./skills/*`,
+		SilenceErrors:     true,
+		SilenceUsage:      true,
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+	}
+	root.SetIn(s.in)
+	root.SetOut(s.out)
+	root.SetErr(s.err)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	for _, newCmd := range subcommands {
+		root.AddCommand(newCmd(s))
+	}
+	return root
+}
+
+// usageError is bad usage: exit code 2 and one line on stderr.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usageErrorf(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// errFailed reports a failure that the command has already printed.
+var errFailed = errors.New("failed")
+
+// failure is an error of a running command, as opposed to bad usage.
+type failure struct{ err error }
+
+func (e failure) Error() string { return e.err.Error() }
+func (e failure) Unwrap() error { return e.err }
+
+// runE wraps a command's run function so that its errors count as
+// failures, except the usage errors it returns itself.
+func runE(f func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		err := f(cmd, args)
+		var usage usageError
+		if err == nil || errors.Is(err, errFailed) || errors.As(err, &usage) {
+			return err
+		}
+		return failure{err}
+	}
+}
+
+// exitCode prints err, if any, and returns the exit code for it: errors
+// of a running command are failures, and every other error (from parsing
+// the command line) is bad usage.
+func (s *streams) exitCode(cmd *cobra.Command, err error) int {
+	name := "agentskills"
+	if cmd != nil {
+		name = cmd.CommandPath()
+	}
+	var fail failure
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errFailed):
+		return exitFailed
+	case errors.As(err, &fail):
+		fmt.Fprintf(s.err, "%s: %v\n", name, fail.err)
+		return exitFailed
+	default:
+		fmt.Fprintf(s.err, "%s: %v (see '%s --help')\n", name, err, name)
+		return exitUsage
+	}
+}
+
+// pathArgs accepts at least min and at most max (-1: any number) paths.
+func pathArgs(min, max int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch {
+		case len(args) < min:
+			return usageErrorf("missing PATH")
+		case max >= 0 && len(args) > max:
+			return usageErrorf("too many arguments: want %d PATH, got %d", max, len(args))
+		}
+		return nil
+	}
+}
+
+// skillDirs maps the paths given on the command line to skill folders: a
+// path to a file named SKILL.md or skill.md (in any case) stands for its
+// folder, as it does for the reference's CLI. A path that does not exist
+// is bad usage.
+func skillDirs(paths []string) ([]string, error) {
+	dirs := make([]string, 0, len(paths))
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, usageErrorf("path %s does not exist", p)
+		}
+		if err != nil {
+			return nil, err
+		}
+		p = filepath.Clean(p)
+		if fi.Mode().IsRegular() && strings.EqualFold(filepath.Base(p), "skill.md") {
+			p = filepath.Dir(p)
+		}
+		dirs = append(dirs, p)
+	}
+	return dirs, nil
+}
