@@ -31,6 +31,13 @@ var subcommands = []func(*streams) *cobra.Command{
 	newValidateCmd,
 	newReadPropertiesCmd,
 	newPromptCmd,
+	newAddCmd,
+	newListCmd,
+	newRemoveCmd,
+	newSyncCmd,
+	newVerifyCmd,
+	newAgentsCmd,
+	newCacheCmd,
 }
 
 func newRootCmd(s *streams) *cobra.Command {
@@ -84,7 +91,8 @@ func runE(f func(*cobra.Command, []string) error) func(*cobra.Command, []string)
 	return func(cmd *cobra.Command, args []string) error {
 		err := f(cmd, args)
 		var usage usageError
-		if err == nil || errors.Is(err, errFailed) || errors.As(err, &usage) {
+		var input inputError
+		if err == nil || errors.Is(err, errFailed) || errors.As(err, &usage) || errors.As(err, &input) {
 			return err
 		}
 		return failure{err}
@@ -100,11 +108,15 @@ func (s *streams) exitCode(cmd *cobra.Command, err error) int {
 		name = cmd.CommandPath()
 	}
 	var fail failure
+	var input inputError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.Is(err, errFailed):
 		return exitFailed
+	case errors.As(err, &input):
+		fmt.Fprintf(s.err, "%s: %v\n", name, input.err)
+		return exitUsage
 	case errors.As(err, &fail):
 		fmt.Fprintf(s.err, "%s: %v\n", name, fail.err)
 		return exitFailed

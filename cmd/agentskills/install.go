@@ -1,0 +1,396 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentadaptor/agentadaptor/install"
+)
+
+// scopeFlags are the flags every install command shares.
+type scopeFlags struct {
+	global bool
+	agents []string
+	quiet  bool
+	json   bool
+}
+
+func (f *scopeFlags) register(cmd *cobra.Command, agentHelp string) {
+	cmd.Flags().BoolVarP(&f.global, "global", "g", false, "use the user's folders (home) instead of the project's (current folder)")
+	cmd.Flags().StringSliceVarP(&f.agents, "agent", "a", nil, agentHelp)
+}
+
+// installer returns the installer for the chosen scope.
+func (f *scopeFlags) installer() (*install.Installer, error) {
+	env, err := install.CurrentEnv()
+	if err != nil {
+		return nil, err
+	}
+	scope := install.Project
+	if f.global {
+		scope = install.User
+	}
+	return install.New(env, install.WithScope(scope)), nil
+}
+
+// selected returns the agents named with --agent; none means nil.
+func (f *scopeFlags) selected() ([]install.Agent, error) {
+	var out []install.Agent
+	for _, id := range f.agents {
+		for _, part := range strings.Split(id, ",") {
+			part = strings.TrimSpace(part)
+			if part == "" {
+				continue
+			}
+			a, ok := install.LookupAgent(part)
+			if !ok {
+				return nil, usageErrorf("unknown agent %q (see 'agentskills agents')", part)
+			}
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// inputError is a request the tool refuses because of its input (a source
+// that is not a skill, a name already taken): exit code 2, one line.
+type inputError struct{ err error }
+
+func (e inputError) Error() string { return e.err.Error() }
+func (e inputError) Unwrap() error { return e.err }
+
+func printChanges(s *streams, changes []install.Change, f *scopeFlags) error {
+	if f.json {
+		return writeJSON(s, changes)
+	}
+	if f.quiet {
+		return nil
+	}
+	if !install.Changed(changes) {
+		fmt.Fprintln(s.out, "Nothing to do: everything is already as requested.")
+		return nil
+	}
+	for _, c := range changes {
+		if c.Action == "unchanged" {
+			continue
+		}
+		what := "canonical copy"
+		switch {
+		case c.Agent != "" && c.Kind == install.KindLink:
+			what = c.Agent + ", link"
+		case c.Agent != "" && c.Kind == install.KindCopy:
+			what = c.Agent + ", copy"
+		case c.Agent != "" && c.Kind == install.KindCanonical:
+			what = c.Agent + ", reads the canonical copy"
+		}
+		fmt.Fprintf(s.out, "%-9s %s (%s): %s\n", c.Action, c.Skill, what, c.Path)
+	}
+	return nil
+}
+
+func writeJSON(s *streams, v any) error {
+	enc := json.NewEncoder(s.out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+type addOptions struct {
+	io     *streams
+	scope  scopeFlags
+	copy   bool
+	skills []string
+}
+
+func newAddCmd(s *streams) *cobra.Command {
+	opts := &addOptions{io: s}
+	cmd := &cobra.Command{
+		Use:   "add SOURCE...",
+		Short: "Install skills into agents' skill folders",
+		Long: `Add installs the skills of each SOURCE: a skill folder, a folder holding
+skills one or two levels down, an archive (zip, tar, tar.gz) or the http(s)
+URL of one, optionally pinned with #sha256=HEX.
+
+Each skill gets one canonical copy under .agents/skills/<name> and, in each
+agent's folder, a relative link to it (--copy: a full copy). Everything made
+is recorded in .agents/agentskills.lock; a name already taken by something
+this tool did not make is an error, and nothing changes. Without --agent it
+installs for the agents found on this machine, else claude-code and codex.
+Running it again changes nothing and says so.`,
+		Example: `  agentskills add ./examples/skills --agent claude-code,codex
+  agentskills add ./kit.tgz --skill review --global
+  agentskills add 'https://example.org/kit.zip#sha256=0123...' --copy`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrorf("missing SOURCE")
+			}
+			return nil
+		},
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			return runAdd(cmd.Context(), opts, args)
+		}),
+	}
+	opts.scope.register(cmd, "agents to install for, by id (default: those detected, else claude-code,codex)")
+	cmd.Flags().BoolVar(&opts.copy, "copy", false, "copy the skill into each agent's folder instead of linking")
+	cmd.Flags().StringArrayVarP(&opts.skills, "skill", "s", nil, "install only the skill of this name (repeatable)")
+	cmd.Flags().BoolVarP(&opts.scope.quiet, "quiet", "q", false, "print nothing on success")
+	cmd.Flags().BoolVar(&opts.scope.json, "json", false, "print the changes as JSON")
+	return cmd
+}
+
+func runAdd(ctx context.Context, opts *addOptions, sources []string) error {
+	agents, err := opts.scope.selected()
+	if err != nil {
+		return err
+	}
+	in, err := opts.scope.installer()
+	if err != nil {
+		return err
+	}
+	changes, err := in.Add(ctx, install.Request{Sources: sources, Agents: agents, Copy: opts.copy, Skills: opts.skills})
+	if err != nil {
+		return inputError{err}
+	}
+	return printChanges(opts.io, changes, &opts.scope)
+}
+
+type removeOptions struct {
+	io    *streams
+	scope scopeFlags
+}
+
+func newRemoveCmd(s *streams) *cobra.Command {
+	opts := &removeOptions{io: s}
+	cmd := &cobra.Command{
+		Use:   "remove NAME...",
+		Short: "Remove skills this tool installed",
+		Long: `Remove removes the named skills from the agents' folders (all agents it
+installed them for, or those given with --agent). It removes only what it
+installed; the canonical copy goes when no agent uses it any more.`,
+		Example: `  agentskills remove code-review
+  agentskills remove code-review --agent claude-code`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrorf("missing NAME")
+			}
+			return nil
+		},
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			agents, err := opts.scope.selected()
+			if err != nil {
+				return err
+			}
+			in, err := opts.scope.installer()
+			if err != nil {
+				return err
+			}
+			changes, err := in.Remove(cmd.Context(), args, agents)
+			if err != nil {
+				return inputError{err}
+			}
+			return printChanges(opts.io, changes, &opts.scope)
+		}),
+	}
+	opts.scope.register(cmd, "agents to remove the skills for (default: all)")
+	cmd.Flags().BoolVarP(&opts.scope.quiet, "quiet", "q", false, "print nothing on success")
+	cmd.Flags().BoolVar(&opts.scope.json, "json", false, "print the changes as JSON")
+	return cmd
+}
+
+type listOptions struct {
+	io    *streams
+	scope scopeFlags
+}
+
+func newListCmd(s *streams) *cobra.Command {
+	opts := &listOptions{io: s}
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the skills in agents' folders and their state",
+		Long: `List shows each skill in the agents' folders with its state: installed,
+modified (its files no longer match the lock file), missing (recorded but
+gone) or external (present, but not installed by this tool).`,
+		Example: `  agentskills list
+  agentskills list --agent claude-code --json`,
+		Args: cobra.NoArgs,
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			agents, err := opts.scope.selected()
+			if err != nil {
+				return err
+			}
+			in, err := opts.scope.installer()
+			if err != nil {
+				return err
+			}
+			st, err := in.List(cmd.Context(), agents)
+			if err != nil {
+				return err
+			}
+			return printStatus(opts.io, st, opts.scope.json)
+		}),
+	}
+	opts.scope.register(cmd, "agents to list (default: all known)")
+	cmd.Flags().BoolVar(&opts.scope.json, "json", false, "print the list as JSON")
+	return cmd
+}
+
+func printStatus(s *streams, st []install.Status, asJSON bool) error {
+	if asJSON {
+		if st == nil {
+			st = []install.Status{}
+		}
+		return writeJSON(s, st)
+	}
+	if len(st) == 0 {
+		fmt.Fprintln(s.out, "No skills.")
+		return nil
+	}
+	w := tabwriter.NewWriter(s.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "AGENT\tSKILL\tSTATE\tPATH")
+	for _, x := range st {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", x.Agent, x.Skill, x.State, x.Path)
+	}
+	return w.Flush()
+}
+
+type syncOptions struct {
+	io     *streams
+	scope  scopeFlags
+	frozen bool
+}
+
+func newSyncCmd(s *streams) *cobra.Command {
+	opts := &syncOptions{io: s}
+	cmd := &cobra.Command{
+		Use:   "sync",
+		Short: "Make the agents' folders match the lock file",
+		Long: `Sync installs again every skill recorded in .agents/agentskills.lock, from
+its recorded source, for its recorded agents. With --frozen it first checks
+that every source still has the recorded content, and fails (exit 1),
+changing nothing, if one does not.`,
+		Example: `  agentskills sync
+  agentskills sync --frozen`,
+		Args: cobra.NoArgs,
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			in, err := opts.scope.installer()
+			if err != nil {
+				return err
+			}
+			changes, err := in.Sync(cmd.Context(), opts.frozen)
+			if errors.Is(err, install.ErrDrift) {
+				return err // a check that failed: exit 1
+			}
+			if err != nil {
+				return inputError{err}
+			}
+			return printChanges(opts.io, changes, &opts.scope)
+		}),
+	}
+	cmd.Flags().BoolVarP(&opts.scope.global, "global", "g", false, "use the user's folders (home) instead of the project's")
+	cmd.Flags().BoolVar(&opts.frozen, "frozen", false, "fail, changing nothing, if a source no longer matches its recorded digest")
+	cmd.Flags().BoolVarP(&opts.scope.quiet, "quiet", "q", false, "print nothing on success")
+	cmd.Flags().BoolVar(&opts.scope.json, "json", false, "print the changes as JSON")
+	return cmd
+}
+
+type verifyOptions struct {
+	io    *streams
+	scope scopeFlags
+}
+
+func newVerifyCmd(s *streams) *cobra.Command {
+	opts := &verifyOptions{io: s}
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "Re-hash installed skills against the lock file",
+		Long: `Verify re-hashes every installed skill and compares it with the digest in
+.agents/agentskills.lock. It exits 1, listing what differs, when anything
+was modified or is missing.`,
+		Example: `  agentskills verify
+  agentskills verify --global --json`,
+		Args: cobra.NoArgs,
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			in, err := opts.scope.installer()
+			if err != nil {
+				return err
+			}
+			bad, err := in.Verify(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if opts.scope.json {
+				if err := printStatus(opts.io, bad, true); err != nil {
+					return err
+				}
+			} else if len(bad) == 0 {
+				fmt.Fprintln(opts.io.out, "All installed skills match the lock file.")
+			} else {
+				for _, b := range bad {
+					fmt.Fprintf(opts.io.err, "%s: %s for %s (%s)\n", b.Skill, b.State, b.Agent, b.Path)
+				}
+			}
+			if len(bad) > 0 {
+				if !opts.scope.json {
+					fmt.Fprintln(opts.io.err, "Run 'agentskills sync' to restore them.")
+				}
+				return errFailed
+			}
+			return nil
+		}),
+	}
+	cmd.Flags().BoolVarP(&opts.scope.global, "global", "g", false, "use the user's folders (home) instead of the project's")
+	cmd.Flags().BoolVar(&opts.scope.json, "json", false, "print what differs as JSON")
+	return cmd
+}
+
+type agentsOptions struct {
+	io   *streams
+	json bool
+}
+
+func newAgentsCmd(s *streams) *cobra.Command {
+	opts := &agentsOptions{io: s}
+	cmd := &cobra.Command{
+		Use:     "agents",
+		Short:   "List the known agents, which are detected here, and their folders",
+		Example: `  agentskills agents`,
+		Args:    cobra.NoArgs,
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			env, err := install.CurrentEnv()
+			if err != nil {
+				return err
+			}
+			type row struct {
+				ID       string `json:"id"`
+				Name     string `json:"name"`
+				Detected bool   `json:"detected"`
+				Project  string `json:"project"`
+				User     string `json:"user"`
+			}
+			var rows []row
+			for _, a := range install.Agents() {
+				rows = append(rows, row{a.ID, a.Name, a.Detected(env), a.ProjectDir, a.Dir(env, install.User)})
+			}
+			if opts.json {
+				return writeJSON(opts.io, rows)
+			}
+			w := tabwriter.NewWriter(opts.io.out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(w, "ID\tNAME\tDETECTED\tPROJECT FOLDER\tUSER FOLDER")
+			for _, r := range rows {
+				d := "no"
+				if r.Detected {
+					d = "yes"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, d, r.Project, r.User)
+			}
+			return w.Flush()
+		}),
+	}
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print the agents as JSON")
+	return cmd
+}
