@@ -21,7 +21,9 @@ else the user's cache folder.`,
   agentskills cache list
   agentskills cache gc --older-than 720h`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return usageErrorf("missing subcommand: dir, list or gc") },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usageErrorf("missing subcommand: dir, list or gc")
+		},
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "dir",
