@@ -1,6 +1,7 @@
 package skillmd
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -30,46 +31,13 @@ func Parse(data []byte, opts ...Option) (*Skill, error) {
 // is. Every other broken rule is listed in the result's Problems.
 func ParseDir(dir string, opts ...Option) (*Skill, error) {
 	c := newConfig(opts)
-	fail := func(err error, msg string) (*Skill, error) {
-		return nil, &Error{Path: dir, Problems: []Problem{{Message: msg}}, Err: err}
-	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
-	fi, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fail(fs.ErrNotExist, "Path does not exist: "+dir)
-	case err != nil:
-		return nil, err
-	case !fi.IsDir():
-		return fail(ErrNoSkillFile, "Not a directory: "+dir)
-	}
-	var file string
-	for _, name := range []string{FileName, FallbackFileName} {
-		fi, err = os.Stat(filepath.Join(dir, name))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		file = name
-		break
-	}
-	if file == "" {
-		return nil, &Error{Path: dir, Problems: []Problem{{Message: "Missing required file: " + FileName}}, Err: ErrNoSkillFile, missing: true}
-	}
-	if !fi.Mode().IsRegular() {
-		return fail(ErrNoSkillFile, "Not a regular file: "+filepath.Join(dir, file))
-	}
-	data, err := readLimited(filepath.Join(dir, file))
+	data, file, err := readSkillFile(dir)
 	if err != nil {
 		return nil, err
-	}
-	if len(data) > MaxFileSize {
-		return fail(ErrNoSkillFile, fmt.Sprintf("%s is larger than %d bytes", file, MaxFileSize))
 	}
 	c.dirName, c.hasDir = filepath.Base(abs), true
 	s, err := parse(data, c)
@@ -96,14 +64,57 @@ func Validate(dir string, opts ...Option) error {
 	return s.Validate()
 }
 
-// readLimited reads at most MaxFileSize+1 bytes of the file at path.
-func readLimited(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+// readSkillFile reads dir's SKILL.md, or else its skill.md, and returns
+// its bytes and its name (rule 1). It opens the file first and looks at
+// the folder only when neither can be opened, which saves two system
+// calls for every skill that is there.
+func readSkillFile(dir string) ([]byte, string, error) {
+	fail := func(err error, msg string) ([]byte, string, error) {
+		return nil, "", &Error{Path: dir, Problems: []Problem{{Message: msg}}, Err: err}
 	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	var openErr error
+	for _, name := range []string{FileName, FallbackFileName} {
+		path := filepath.Join(dir, name)
+		f, err := os.Open(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			openErr = err // perhaps dir is a file: look at it first
+			break
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		switch {
+		case err != nil:
+			return nil, "", err
+		case !fi.Mode().IsRegular():
+			return fail(ErrNoSkillFile, "Not a regular file: "+path)
+		case fi.Size() > MaxFileSize:
+			return fail(ErrNoSkillFile, fmt.Sprintf("%s is larger than %d bytes", name, MaxFileSize))
+		}
+		var buf bytes.Buffer
+		buf.Grow(int(fi.Size()) + 1)
+		if _, err := buf.ReadFrom(io.LimitReader(f, MaxFileSize+1)); err != nil {
+			return nil, "", err
+		}
+		if buf.Len() > MaxFileSize {
+			return fail(ErrNoSkillFile, fmt.Sprintf("%s is larger than %d bytes", name, MaxFileSize))
+		}
+		return buf.Bytes(), name, nil
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fail(fs.ErrNotExist, "Path does not exist: "+dir)
+	case err != nil:
+		return nil, "", err
+	case !fi.IsDir():
+		return fail(ErrNoSkillFile, "Not a directory: "+dir)
+	case openErr != nil:
+		return nil, "", openErr
+	}
+	return nil, "", &Error{Path: dir, Problems: []Problem{{Message: "Missing required file: " + FileName}}, Err: ErrNoSkillFile, missing: true}
 }
 
 // Messages of rules 1-4, in the reference's words.
@@ -121,16 +132,15 @@ func parse(data []byte, c config) (*Skill, error) {
 	if !utf8.Valid(data) {
 		return fail(ErrNoSkillFile, "SKILL.md is not valid UTF-8")
 	}
-	text := string(data)
-	if strings.IndexByte(text, '\r') >= 0 {
-		text = strings.ReplaceAll(text, "\r\n", "\n")
-		text = strings.ReplaceAll(text, "\r", "\n")
+	if bytes.IndexByte(data, '\r') >= 0 {
+		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+		data = bytes.ReplaceAll(data, []byte("\r"), []byte("\n"))
 	}
 	lenient := c.mode == Lenient
 	if lenient {
-		text = strings.TrimPrefix(text, "\ufeff")
+		data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	}
-	front, body, msg := split(text, lenient)
+	front, body, msg := split(data, lenient)
 	if msg != "" {
 		return fail(ErrFrontMatter, msg)
 	}
@@ -138,7 +148,7 @@ func parse(data []byte, c config) (*Skill, error) {
 	if msg != "" {
 		return fail(ErrFrontMatter, msg)
 	}
-	s := &Skill{Body: body, Mode: c.mode, Problems: warnings}
+	s := &Skill{Body: string(bytes.TrimFunc(body, isSpace)), Mode: c.mode, Problems: warnings}
 	if msg := s.load(root, lenient); msg != "" {
 		return fail(ErrFrontMatter, msg)
 	}
@@ -146,50 +156,51 @@ func parse(data []byte, c config) (*Skill, error) {
 	return s, nil
 }
 
-// split cuts text into front matter and body. In strict mode the front
-// matter runs from the leading "---" to the next "---" anywhere (rule 3);
-// in lenient mode from a first line "---" to the next such line. The
-// front matter starts right after the opening "---", so its line numbers
-// are the file's.
-func split(text string, lenient bool) (front, body, msg string) {
-	if !strings.HasPrefix(text, "---") {
-		return "", "", msgNoStart
+// split cuts text into front matter and body (untrimmed). In strict mode
+// the front matter runs from the leading "---" to the next "---" anywhere
+// (rule 3); in lenient mode from a first line "---" to the next such
+// line. The front matter starts right after the opening "---", so its
+// line numbers are the file's.
+func split(text []byte, lenient bool) (front, body []byte, msg string) {
+	delim := []byte("---")
+	if !bytes.HasPrefix(text, delim) {
+		return nil, nil, msgNoStart
 	}
 	if !lenient {
-		end := strings.Index(text[3:], "---")
+		end := bytes.Index(text[3:], delim)
 		if end < 0 {
-			return "", "", msgNotClosed
+			return nil, nil, msgNotClosed
 		}
-		return text[3 : 3+end], trimSpace(text[3+end+3:]), ""
+		return text[3 : 3+end], text[3+end+3:], ""
 	}
-	line, rest, ok := strings.Cut(text, "\n")
+	line, rest, ok := bytes.Cut(text, []byte("\n"))
 	if !isDelimiter(line) {
-		return "", "", msgNoStart
+		return nil, nil, msgNoStart
 	}
 	pos := len(text) - len(rest)
 	for ok {
-		line, rest, ok = strings.Cut(rest, "\n")
+		line, rest, ok = bytes.Cut(rest, []byte("\n"))
 		if isDelimiter(line) {
-			return text[3:pos], trimSpace(rest), ""
+			return text[3:pos], rest, ""
 		}
 		pos += len(line) + 1
 	}
-	return "", "", msgNotClosed
+	return nil, nil, msgNotClosed
 }
 
-func isDelimiter(line string) bool {
-	return strings.TrimRight(line, " \t") == "---"
+func isDelimiter(line []byte) bool {
+	return string(bytes.TrimRight(line, " \t")) == "---"
 }
 
 // decode reads the front matter as YAML and returns its mapping. In strict
 // mode it refuses what StrictYAML refuses (rule 4). In lenient mode it
 // retries unquoted ": " values as text (lenient rule 4).
-func decode(front string, lenient bool) (*yaml.Node, []Problem, string) {
+func decode(front []byte, lenient bool) (*yaml.Node, []Problem, string) {
 	var doc yaml.Node
-	err := yaml.Unmarshal([]byte(front), &doc)
+	err := yaml.Unmarshal(front, &doc)
 	var warnings []Problem
 	if err != nil && lenient {
-		if fixed, keys := quoteColonValues(front); len(keys) > 0 {
+		if fixed, keys := quoteColonValues(string(front)); len(keys) > 0 {
 			var again yaml.Node
 			if yaml.Unmarshal([]byte(fixed), &again) == nil {
 				doc, err = again, nil
