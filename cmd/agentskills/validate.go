@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"runtime"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/agentadaptor/agentadaptor/skillmd"
 )
@@ -72,40 +76,40 @@ func runValidate(ctx context.Context, opts *validateOptions) error {
 	if opts.lenient {
 		mode = skillmd.Lenient
 	}
-	verdicts := make([]verdict, 0, len(dirs))
-	for _, dir := range dirs {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		var problems []skillmd.Problem
-		s, err := skillmd.ParseDir(dir, skillmd.WithMode(mode))
-		var e *skillmd.Error
-		switch {
-		case errors.As(err, &e):
-			problems = e.Problems
-		case err != nil:
-			return err
-		default:
-			problems = s.Problems
-		}
-		v := verdict{Path: dir, Valid: true, Problems: []problemJSON{}}
-		for _, p := range problems {
-			severity := "warning"
-			if !p.Warning {
-				severity, v.Valid = "error", false
+	// Skills are read concurrently, one per processor, and printed in
+	// order once all are read.
+	verdicts := make([]verdict, len(dirs))
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, dir := range dirs {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err
 			}
-			v.Problems = append(v.Problems, problemJSON{Field: p.Field, Severity: severity, Message: p.Message})
-		}
-		verdicts = append(verdicts, v)
-		if !opts.json {
-			printVerdict(opts.io, v)
-		}
+			v, err := check(dir, mode)
+			verdicts[i] = v
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	if opts.json {
 		enc := json.NewEncoder(opts.io.out)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(verdicts); err != nil {
+			return err
+		}
+	} else {
+		var out, errs bytes.Buffer
+		for _, v := range verdicts {
+			printVerdict(&out, &errs, v)
+		}
+		if _, err := opts.io.out.Write(out.Bytes()); err != nil {
+			return err
+		}
+		if _, err := opts.io.err.Write(errs.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -117,22 +121,47 @@ func runValidate(ctx context.Context, opts *validateOptions) error {
 	return nil
 }
 
+// check reads the skill in dir and returns its verdict; an error of the
+// file system other than a missing or unreadable skill is returned.
+func check(dir string, mode skillmd.Mode) (verdict, error) {
+	var problems []skillmd.Problem
+	s, err := skillmd.ParseDir(dir, skillmd.WithMode(mode))
+	var e *skillmd.Error
+	switch {
+	case errors.As(err, &e):
+		problems = e.Problems
+	case err != nil:
+		return verdict{}, err
+	default:
+		problems = s.Problems
+	}
+	v := verdict{Path: dir, Valid: true, Problems: make([]problemJSON, 0, len(problems))}
+	for _, p := range problems {
+		severity := "warning"
+		if !p.Warning {
+			severity, v.Valid = "error", false
+		}
+		v.Problems = append(v.Problems, problemJSON{Field: p.Field, Severity: severity, Message: p.Message})
+	}
+	return v, nil
+}
+
 // printVerdict prints a verdict as the reference's CLI does; warnings go
 // to stderr under their own heading when the skill is valid.
-func printVerdict(s *streams, v verdict) {
+func printVerdict(out, errs io.Writer, v verdict) {
 	if v.Valid {
-		fmt.Fprintf(s.out, "Valid skill: %s\n", v.Path)
+		fmt.Fprintf(out, "Valid skill: %s\n", v.Path)
 		if len(v.Problems) > 0 {
-			fmt.Fprintf(s.err, "Warnings for %s:\n", v.Path)
+			fmt.Fprintf(errs, "Warnings for %s:\n", v.Path)
 		}
 	} else {
-		fmt.Fprintf(s.err, "Validation failed for %s:\n", v.Path)
+		fmt.Fprintf(errs, "Validation failed for %s:\n", v.Path)
 	}
 	for _, p := range v.Problems {
 		if p.Severity == "warning" {
-			fmt.Fprintf(s.err, "  - warning: %s\n", p.Message)
+			fmt.Fprintf(errs, "  - warning: %s\n", p.Message)
 		} else {
-			fmt.Fprintf(s.err, "  - %s\n", p.Message)
+			fmt.Fprintf(errs, "  - %s\n", p.Message)
 		}
 	}
 }
