@@ -73,7 +73,12 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 	}
 	plans := make([]plan, len(cands))
 	for i, c := range cands {
-		plans[i] = in.plan(c, lock.Skills[c.name], agents, req.Copy)
+		old := lock.Skills[c.name]
+		if old != nil && (old.Source != c.source || old.Subpath != c.subpath) {
+			return nil, fmt.Errorf("skill %q is already installed from %s; nothing was changed (run 'agentskills remove %s' first to install it from %s)",
+				c.name, sourceLabel(old.Source, old.Subpath), c.name, sourceLabel(c.source, c.subpath))
+		}
+		plans[i] = in.plan(c, old, agents, req.Copy)
 	}
 	if err := conflicts(plans); err != nil {
 		return nil, err
@@ -88,6 +93,13 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 		}
 	}
 	return changes, lock.write(in.lockPath())
+}
+
+func sourceLabel(source, subpath string) string {
+	if subpath == "" {
+		return source
+	}
+	return source + " (" + subpath + ")"
 }
 
 func uniqueNames(cands []candidate) error {

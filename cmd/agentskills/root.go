@@ -43,15 +43,20 @@ var subcommands = []func(*streams) *cobra.Command{
 func newRootCmd(s *streams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "agentskills",
-		Short: "Check Agent Skills and print what agents read of them",
+		Short: "Check Agent Skills and install them into every agent's folder",
 		Long: `agentskills checks Agent Skills, folders holding a SKILL.md, with the rules
-and messages of the Agent Skills reference validator (skills-ref), and
-prints their properties and the catalogue that agents put in their prompt.
+and messages of the Agent Skills reference validator (skills-ref), prints
+their properties and the catalogue that agents put in their prompt, and
+installs them into coding agents' skill folders, reproducibly: one
+canonical copy per skill, a link from each agent's folder, and a lock file
+with every skill's source and content digest.
 
-Exit codes: 0 success, 1 a skill is invalid or cannot be read, 2 bad usage.`,
+Exit codes: 0 success, 1 a check failed (an invalid skill, verify, a frozen
+sync that drifted), 2 bad usage or input.`,
 		Example: `  agentskills validate ./skills/*
-  agentskills read-properties ./skills/review
-  agentskills prompt ./skills/*`,
+  agentskills add ./skills --agent claude-code,codex
+  agentskills list
+  agentskills verify`,
 		SilenceErrors:     true,
 		SilenceUsage:      true,
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
