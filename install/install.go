@@ -55,6 +55,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
@@ -71,6 +72,8 @@ type Installer struct {
 	mat   skill.Materializer
 	check Checker
 	http  *http.Client
+
+	progress io.Writer
 }
 
 // Option configures an Installer.
@@ -90,6 +93,11 @@ func WithChecker(c Checker) Option { return func(in *Installer) { in.check = c }
 // WithHTTPClient sets the client that downloads URL sources. Default:
 // http.DefaultClient.
 func WithHTTPClient(c *http.Client) Option { return func(in *Installer) { in.http = c } }
+
+// WithProgress makes downloads that take longer than a second report their
+// progress to w, on one line rewritten in place (for a terminal). Default:
+// no progress.
+func WithProgress(w io.Writer) Option { return func(in *Installer) { in.progress = w } }
 
 // New returns an Installer working in env.
 func New(env Env, opts ...Option) *Installer {
@@ -333,7 +341,13 @@ func (in *Installer) download(ctx context.Context, source string) (string, func(
 	}
 	remove := func() { f.Close(); os.Remove(f.Name()) }
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(rc, skill.DefaultMaxArchiveSize+1))
+	var body io.Reader = rc
+	if in.progress != nil {
+		p := &progress{w: in.progress, what: u.Redacted(), start: time.Now()}
+		defer p.done()
+		body = io.TeeReader(rc, p)
+	}
+	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(body, skill.DefaultMaxArchiveSize+1))
 	if err == nil && n > skill.DefaultMaxArchiveSize {
 		err = fmt.Errorf("%w: the download is larger than %d bytes", skill.ErrArchiveLimit, skill.DefaultMaxArchiveSize)
 	}
@@ -365,6 +379,31 @@ func defaultChecker(dir string) (string, []string, error) {
 		}
 	}
 	return s.Name, problems, nil
+}
+
+// progress reports a download's size once it has taken a second.
+type progress struct {
+	w       io.Writer
+	what    string
+	start   time.Time
+	n       int64
+	last    time.Time
+	printed bool
+}
+
+func (p *progress) Write(b []byte) (int, error) {
+	p.n += int64(len(b))
+	if now := time.Now(); now.Sub(p.start) > time.Second && now.Sub(p.last) > 200*time.Millisecond {
+		fmt.Fprintf(p.w, "\rdownloading %s: %.1f MiB", p.what, float64(p.n)/(1<<20))
+		p.last, p.printed = now, true
+	}
+	return len(b), nil
+}
+
+func (p *progress) done() {
+	if p.printed {
+		fmt.Fprintf(p.w, "\rdownloading %s: %.1f MiB, done\n", p.what, float64(p.n)/(1<<20))
+	}
 }
 
 var errConflict = errors.New("already exists and was not installed by agentskills")

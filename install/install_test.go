@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentadaptor/agentadaptor/skill"
 )
@@ -467,5 +468,34 @@ func TestDefaultCheckerUsesLenientRules(t *testing.T) {
 	}
 	if _, err := in.Add(t.Context(), Request{Sources: []string{bad}, Agents: agentsOf(t, "codex")}); err == nil || !strings.Contains(err.Error(), "description") {
 		t.Errorf("Add of a skill without a description = %v, want it refused naming the field", err)
+	}
+}
+
+func TestDownloadProgress(t *testing.T) {
+	f := newFixture(t)
+	single := tgzSkills(t, map[string]string{"SKILL.md": skillMD("slow")})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(single[:10])
+		w.(http.Flusher).Flush()
+		time.Sleep(1300 * time.Millisecond) // a slow server
+		w.Write(single[10:])
+	}))
+	defer srv.Close()
+	var progress bytes.Buffer
+	in := f.installer(t, WithProgress(&progress))
+	if _, err := in.Add(t.Context(), Request{Sources: []string{srv.URL + "/slow.tgz"}, Agents: agentsOf(t, "codex")}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(progress.String(), "downloading "+srv.URL+"/slow.tgz") || !strings.HasSuffix(progress.String(), "done\n") {
+		t.Errorf("progress = %q, want a line for the slow download", progress.String())
+	}
+	progress.Reset()
+	fast := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(single) }))
+	defer fast.Close()
+	if _, err := in.Add(t.Context(), Request{Sources: []string{fast.URL + "/fast.tgz"}, Agents: agentsOf(t, "codex")}); err == nil {
+		t.Errorf("the same skill name from another URL was accepted")
+	}
+	if progress.Len() != 0 {
+		t.Errorf("a fast download printed progress: %q", progress.String())
 	}
 }

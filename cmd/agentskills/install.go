@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -36,7 +37,17 @@ func (f *scopeFlags) installer() (*install.Installer, error) {
 	if f.global {
 		scope = install.User
 	}
-	return install.New(env, install.WithScope(scope)), nil
+	opts := []install.Option{install.WithScope(scope)}
+	if !f.quiet && !f.json && isTerminal(os.Stderr) {
+		opts = append(opts, install.WithProgress(os.Stderr))
+	}
+	return install.New(env, opts...), nil
+}
+
+// isTerminal reports whether f is a terminal (a character device).
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // selected returns the agents named with --agent; none means nil.
