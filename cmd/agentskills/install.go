@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -100,9 +101,22 @@ func printChanges(s *streams, changes []install.Change, f *scopeFlags) error {
 		case c.Agent != "" && c.Kind == install.KindCanonical:
 			what = c.Agent + ", reads the canonical copy"
 		}
-		fmt.Fprintf(s.out, "%-9s %s (%s): %s\n", c.Action, c.Skill, what, c.Path)
+		fmt.Fprintf(s.out, "%-9s %s (%s): %s\n", c.Action, c.Skill, what, shortPath(c.Path))
 	}
 	return nil
+}
+
+// shortPath shows a path relative to the current folder when it is inside
+// it; JSON output keeps absolute paths.
+func shortPath(p string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return p
 }
 
 func writeJSON(s *streams, v any) error {
@@ -264,7 +278,7 @@ func printStatus(s *streams, st []install.Status, asJSON bool) error {
 	w := tabwriter.NewWriter(s.out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "AGENT\tSKILL\tSTATE\tPATH")
 	for _, x := range st {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", x.Agent, x.Skill, x.State, x.Path)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", x.Agent, x.Skill, x.State, shortPath(x.Path))
 	}
 	return w.Flush()
 }
@@ -342,7 +356,7 @@ was modified or is missing.`,
 				fmt.Fprintln(opts.io.out, "All installed skills match the lock file.")
 			} else {
 				for _, b := range bad {
-					fmt.Fprintf(opts.io.err, "%s: %s for %s (%s)\n", b.Skill, b.State, b.Agent, b.Path)
+					fmt.Fprintf(opts.io.err, "%s: %s for %s (%s)\n", b.Skill, b.State, b.Agent, shortPath(b.Path))
 				}
 			}
 			if len(bad) > 0 {
