@@ -499,3 +499,33 @@ func TestDownloadProgress(t *testing.T) {
 		t.Errorf("a fast download printed progress: %q", progress.String())
 	}
 }
+
+func TestHostileLockFileCannotSteerRemoval(t *testing.T) {
+	victim := filepath.Join(t.TempDir(), "precious")
+	os.MkdirAll(victim, 0o755)
+	os.WriteFile(filepath.Join(victim, "keep.txt"), []byte("x"), 0o644)
+	for name, lock := range map[string]string{
+		"name escapes": `{"version":1,"skills":{"../../../precious":{"source":"x","digest":"d","agents":{"claude-code":{"kind":"copy","path":".claude/skills/../../../precious"}}}}}`,
+		"path elsewhere": fmt.Sprintf(`{"version":1,"skills":{"review":{"source":"x","digest":"d","agents":{"claude-code":{"kind":"copy","path":%q}}}}}`, victim),
+		"unknown agent":  `{"version":1,"skills":{"review":{"source":"x","digest":"d","agents":{"evil":{"kind":"copy","path":".evil/review"}}}}}`,
+		"unknown kind":   `{"version":1,"skills":{"review":{"source":"x","digest":"d","agents":{"claude-code":{"kind":"rm-rf","path":".claude/skills/review"}}}}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t)
+			os.MkdirAll(filepath.Join(f.env.Project, ".agents"), 0o755)
+			os.WriteFile(filepath.Join(f.env.Project, ".agents", LockName), []byte(lock), 0o644)
+			in := f.installer(t)
+			for _, n := range []string{"../../../precious", "review"} {
+				if _, err := in.Remove(t.Context(), []string{n}, nil); err == nil {
+					t.Errorf("Remove(%q) with a hostile lock file succeeded", n)
+				}
+			}
+			if _, err := in.List(t.Context(), nil); err == nil {
+				t.Errorf("List with a hostile lock file succeeded")
+			}
+			if _, err := os.Stat(filepath.Join(victim, "keep.txt")); err != nil {
+				t.Fatalf("a hostile lock file removed %s: %v", victim, err)
+			}
+		})
+	}
+}

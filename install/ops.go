@@ -67,7 +67,7 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 		return nil, err
 	}
 	defer unlock()
-	lock, err := readLock(in.lockPath())
+	lock, err := in.readLock()
 	if err != nil {
 		return nil, err
 	}
@@ -114,6 +114,52 @@ func uniqueNames(cands []candidate) error {
 }
 
 // lock takes the scope's file lock, waiting for another process.
+// readLock reads the scope's lock file and checks that every entry names a
+// usable skill folder and records each agent's placement exactly where
+// this tool puts it: a hand-edited or hostile lock file cannot steer a
+// removal anywhere else.
+func (in *Installer) readLock() (*Lock, error) {
+	lock, err := readLock(in.lockPath())
+	if err != nil {
+		return nil, err
+	}
+	for name, entry := range lock.Skills {
+		if err := checkName(name); err != nil || entry == nil {
+			return nil, fmt.Errorf("lock file %s lists the skill %q, which is not a usable folder name; fix or remove that entry", in.lockPath(), name)
+		}
+		for id, pl := range entry.Agents {
+			a, ok := LookupAgent(id)
+			if !ok {
+				return nil, fmt.Errorf("lock file %s lists an unknown agent %q for %s; fix or remove that entry", in.lockPath(), id, name)
+			}
+			want := in.placement(a, name, pl.Kind)
+			if pl.Path != want.Path {
+				return nil, fmt.Errorf("lock file %s puts %s for %s at %s, not where agentskills puts it (%s); fix or remove that entry", in.lockPath(), name, id, pl.Path, want.Path)
+			}
+			switch pl.Kind {
+			case KindCanonical, KindLink, KindJunction, KindCopy:
+			default:
+				return nil, fmt.Errorf("lock file %s has an unknown kind %q for %s; fix or remove that entry", in.lockPath(), pl.Kind, name)
+			}
+		}
+	}
+	return lock, nil
+}
+
+// placement is where a skill goes for an agent.
+func (in *Installer) placement(a Agent, name, kind string) Placement {
+	dir := a.Dir(in.env, in.scope)
+	if kind == KindCanonical {
+		dir = in.canonicalRoot()
+	}
+	return Placement{Kind: kind, Path: relTo(in.Root(), filepath.Join(dir, name))}
+}
+
+func checkName(name string) error {
+	_, err := skill.RuntimeName(skill.Skill{Key: name, Metadata: map[string]string{skill.MetadataRuntimeName: name}})
+	return err
+}
+
 func (in *Installer) lock() (func(), error) {
 	dir := filepath.Join(in.Root(), ".agents")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -305,7 +351,7 @@ func (in *Installer) Remove(ctx context.Context, names []string, agents []Agent)
 		return nil, err
 	}
 	defer unlock()
-	lock, err := readLock(in.lockPath())
+	lock, err := in.readLock()
 	if err != nil {
 		return nil, err
 	}
@@ -374,7 +420,7 @@ type Status struct {
 // none is given): those recorded, with their state, and the others as
 // external.
 func (in *Installer) List(ctx context.Context, agents []Agent) ([]Status, error) {
-	lock, err := readLock(in.lockPath())
+	lock, err := in.readLock()
 	if err != nil {
 		return nil, err
 	}
@@ -462,7 +508,7 @@ var ErrDrift = errors.New("source content differs from the lock file")
 // its recorded digest and fails with ErrDrift, changing nothing, if any
 // differs.
 func (in *Installer) Sync(ctx context.Context, frozen bool) ([]Change, error) {
-	lock, err := readLock(in.lockPath())
+	lock, err := in.readLock()
 	if err != nil {
 		return nil, err
 	}
