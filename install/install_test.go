@@ -505,7 +505,7 @@ func TestHostileLockFileCannotSteerRemoval(t *testing.T) {
 	os.MkdirAll(victim, 0o755)
 	os.WriteFile(filepath.Join(victim, "keep.txt"), []byte("x"), 0o644)
 	for name, lock := range map[string]string{
-		"name escapes": `{"version":1,"skills":{"../../../precious":{"source":"x","digest":"d","agents":{"claude-code":{"kind":"copy","path":".claude/skills/../../../precious"}}}}}`,
+		"name escapes":   `{"version":1,"skills":{"../../../precious":{"source":"x","digest":"d","agents":{"claude-code":{"kind":"copy","path":".claude/skills/../../../precious"}}}}}`,
 		"path elsewhere": fmt.Sprintf(`{"version":1,"skills":{"review":{"source":"x","digest":"d","agents":{"claude-code":{"kind":"copy","path":%q}}}}}`, victim),
 		"unknown agent":  `{"version":1,"skills":{"review":{"source":"x","digest":"d","agents":{"evil":{"kind":"copy","path":".evil/review"}}}}}`,
 		"unknown kind":   `{"version":1,"skills":{"review":{"source":"x","digest":"d","agents":{"claude-code":{"kind":"rm-rf","path":".claude/skills/review"}}}}}`,
