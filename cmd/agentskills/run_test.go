@@ -34,7 +34,10 @@ func TestRun(t *testing.T) {
 		{name: "no command", args: nil, code: 0, out: "Available Commands:", quietErrs: true},
 		{name: "unknown command", args: []string{"nope"}, code: 2, errs: `unknown command "nope"`, quietOut: true},
 		{name: "unknown flag", args: []string{"prompt", "-x", good}, code: 2, errs: "unknown shorthand flag", quietOut: true},
-		{name: "missing path", args: []string{"read-properties"}, code: 2, errs: "missing PATH", quietOut: true},
+		{name: "missing path", args: []string{"read-properties"}, code: 2, errs: "agentskills read-properties: missing PATH (see 'agentskills read-properties --help')\n", quietOut: true},
+		{name: "prompt without path", args: []string{"prompt"}, code: 2, errs: "agentskills prompt: missing PATH (see 'agentskills prompt --help')\n", quietOut: true},
+		{name: "too many paths", args: []string{"read-properties", good, bad}, code: 2, errs: "agentskills read-properties: too many arguments: want 1 PATH, got 2 (see 'agentskills read-properties --help')\n", quietOut: true},
+		{name: "flag of another command", args: []string{"read-properties", "--json", good}, code: 2, errs: "agentskills read-properties: unknown flag: --json (see 'agentskills read-properties --help')\n", quietOut: true},
 		{name: "no such path", args: []string{"prompt", filepath.Join(dir, "nope")}, code: 2, errs: "does not exist", quietOut: true},
 	}
 	for _, tt := range tests {
