@@ -22,6 +22,11 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			// A race-enabled binary otherwise sleeps a second as it exits.
+			env.Setenv("GORACE", "atexit_sleep_ms=0")
+			return nil
+		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"status": cmdStatus,
 		},
