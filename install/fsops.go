@@ -96,9 +96,19 @@ func relLink(linkPath, target string) (string, error) {
 	return rel, nil
 }
 
-// placeLink makes path a relative link to target, replacing the link that
-// was there (which the caller has checked is its own) atomically.
+// noLinkError reports that this system could not make a link at all.
+type noLinkError struct{ err error }
+
+func (e *noLinkError) Error() string { return "cannot make links here: " + e.err.Error() }
+func (e *noLinkError) Unwrap() error { return e.err }
+
+// placeLink makes path a relative link to target, replacing what was there
+// (which the caller has checked is its own: an older link, or a copy)
+// atomically. A *noLinkError means links cannot be made here.
 func placeLink(path, target string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
 	rel, err := relLink(path, target)
 	if err != nil {
 		return err
@@ -109,13 +119,24 @@ func placeLink(path, target string) error {
 	removeLeftovers(filepath.Dir(path), "."+filepath.Base(path)+".link-")
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".link-"+randomSuffix())
 	if err := os.Symlink(rel, tmp); err != nil {
-		return err
+		return &noLinkError{err}
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		err = os.Rename(tmp, path)
+	case err == nil && fi.IsDir():
+		// Our copy becomes a link: exchange, then remove the copy.
+		if err = swapDirs(tmp, path); err == nil {
+			return os.RemoveAll(tmp)
+		}
+	case err == nil:
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
 		os.Remove(tmp)
-		return err
 	}
-	return nil
+	return err
 }
 
 // isLinkTo reports whether path is a link that resolves to target.

@@ -184,7 +184,7 @@ func (in *Installer) resolve(ctx context.Context, source, subpath string, only [
 			cleanup()
 			return nil, nil, fmt.Errorf("skill in %s is not usable: %s", c.dir, strings.Join(problems, "; "))
 		}
-		if _, err := skill.RuntimeName(skill.Skill{Key: name, Metadata: map[string]string{skill.MetadataRuntimeName: name}}); err != nil {
+		if err := checkName(name); err != nil {
 			cleanup()
 			return nil, nil, fmt.Errorf("skill name %q cannot be a folder name: %w", name, err)
 		}

@@ -529,3 +529,148 @@ func TestHostileLockFileCannotSteerRemoval(t *testing.T) {
 		})
 	}
 }
+
+func TestOwnershipFollowsWhatIsThere(t *testing.T) {
+	setup := func(t *testing.T, copyMode bool) (*fixture, *Installer, string, string) {
+		f := newFixture(t)
+		src := f.writeSkill(t, "foo", "foo", "")
+		in := f.installer(t)
+		if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex"), Copy: copyMode}); err != nil {
+			t.Fatal(err)
+		}
+		return f, in, src, filepath.Join(f.env.Project, ".claude", "skills", "foo")
+	}
+	userFolder := func(t *testing.T, p string) {
+		os.RemoveAll(p)
+		os.MkdirAll(p, 0o755)
+		os.WriteFile(filepath.Join(p, "mine.txt"), []byte("precious"), 0o644)
+	}
+	kept := func(t *testing.T, p string) {
+		t.Helper()
+		if got := readFile(t, filepath.Join(p, "mine.txt")); got != "precious" {
+			t.Fatalf("the user's folder at %s was changed", p)
+		}
+	}
+	t.Run("user folder replaces our link, then sync", func(t *testing.T) {
+		_, in, _, link := setup(t, false)
+		userFolder(t, link)
+		if _, err := in.Sync(t.Context(), false); !errors.Is(err, errConflict) {
+			t.Errorf("Sync = %v, want a conflict", err)
+		}
+		kept(t, link)
+		if _, err := in.Remove(t.Context(), []string{"foo"}, nil); err == nil {
+			t.Errorf("Remove over the user's folder succeeded")
+		}
+		kept(t, link)
+	})
+	t.Run("user link replaces ours, then remove", func(t *testing.T) {
+		f, in, _, link := setup(t, false)
+		mine := filepath.Join(f.sources, "mine")
+		os.MkdirAll(mine, 0o755)
+		os.Remove(link)
+		os.Symlink(mine, link)
+		if _, err := in.Remove(t.Context(), []string{"foo"}, nil); err == nil {
+			t.Errorf("Remove of a link the user made succeeded")
+		}
+		if target, _ := os.Readlink(link); target != mine {
+			t.Errorf("the user's link changed: %q", target)
+		}
+	})
+	t.Run("edited copy, then remove or relink", func(t *testing.T) {
+		_, in, src, copied := setup(t, true)
+		os.WriteFile(filepath.Join(copied, "notes.md"), []byte("my edits"), 0o644)
+		if _, err := in.Remove(t.Context(), []string{"foo"}, nil); err == nil {
+			t.Errorf("Remove of an edited copy succeeded")
+		}
+		if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); !errors.Is(err, errConflict) {
+			t.Errorf("Add switching an edited copy to a link = %v, want a conflict", err)
+		}
+		if got := readFile(t, filepath.Join(copied, "notes.md")); got != "my edits" {
+			t.Errorf("the edits are gone")
+		}
+	})
+	t.Run("copy to link and back", func(t *testing.T) {
+		_, in, src, p := setup(t, true)
+		changes, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Lstat(p); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			t.Errorf("copy was not turned into a link: %v", err)
+		}
+		if got := actions(changes); !slices.Contains(got, "foo/claude-code:link:installed") {
+			t.Errorf("changes = %v", got)
+		}
+		changes, err = in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Copy: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := actions(changes); !slices.Contains(got, "foo/claude-code:copy:installed") {
+			t.Errorf("changes = %v, want the copy reported as installed", got)
+		}
+		if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
+			t.Errorf("link was not turned into a copy: %v", err)
+		}
+	})
+	t.Run("linked canonical folder", func(t *testing.T) {
+		f := newFixture(t)
+		victim := t.TempDir()
+		os.MkdirAll(filepath.Join(f.env.Project, ".agents"), 0o755)
+		os.Symlink(victim, filepath.Join(f.env.Project, ".agents", "skills"))
+		src := f.writeSkill(t, "foo", "foo", "")
+		if _, err := f.installer(t).Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err == nil {
+			t.Errorf("Add through a linked .agents/skills succeeded")
+		}
+		if entries, _ := os.ReadDir(victim); len(entries) != 0 {
+			t.Errorf("Add wrote through the link: %v", entries)
+		}
+	})
+}
+
+func TestAddIsAllOrNothing(t *testing.T) {
+	f := newFixture(t)
+	f.writeSkill(t, "kit/a", "a", "")
+	b := f.writeSkill(t, "kit/b", "b", "")
+	os.Symlink("/etc/hostname", filepath.Join(b, "leak"))
+	in := f.installer(t)
+	if _, err := in.Add(t.Context(), Request{Sources: []string{filepath.Join(f.sources, "kit")}, Agents: agentsOf(t, "claude-code")}); err == nil {
+		t.Fatal("Add of a kit with a linked file succeeded")
+	}
+	for _, p := range []string{".agents/skills/a", ".claude/skills/a", ".agents/" + LockName} {
+		if _, err := os.Lstat(filepath.Join(f.env.Project, p)); err == nil {
+			t.Errorf("a failed add left %s", p)
+		}
+	}
+}
+
+func TestSyncURLSource(t *testing.T) {
+	f := newFixture(t)
+	body := tgzSkills(t, map[string]string{"SKILL.md": skillMD("remote")})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(body) }))
+	defer srv.Close()
+	in := f.installer(t)
+	if _, err := in.Add(t.Context(), Request{Sources: []string{srv.URL + "/remote.tgz"}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Sync(t.Context(), true); err != nil {
+		t.Errorf("frozen Sync of a URL source = %v", err)
+	}
+	body = tgzSkills(t, map[string]string{"SKILL.md": skillMD("remote") + "changed upstream\n"})
+	if _, err := in.Sync(t.Context(), true); !errors.Is(err, ErrDrift) {
+		t.Errorf("frozen Sync after the URL's content changed = %v, want ErrDrift", err)
+	}
+	if strings.Contains(readFile(t, filepath.Join(f.env.Project, ".agents", "skills", "remote", "SKILL.md")), "changed") {
+		t.Errorf("a failed frozen sync installed the new content")
+	}
+}
+
+func TestLeftoverPatternSparesUserNames(t *testing.T) {
+	for name, want := range map[string]bool{
+		".foo.stage-0123456789ab": true, ".foo.link-0123456789ab": true,
+		".foo.stage-notes": false, ".foo.stage-0123456789abc": false, "foo.stage-0123456789ab": false, ".foo.stage-0123456789AB": false,
+	} {
+		if got := isLeftover(name); got != want {
+			t.Errorf("isLeftover(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

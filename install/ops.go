@@ -24,6 +24,9 @@ type Request struct {
 	Copy bool
 	// Skills, when not empty, selects skills by name from the sources.
 	Skills []string
+
+	// expect maps a skill's name to the digest it must have (frozen sync).
+	expect map[string]string
 }
 
 // Change is one thing an operation did, or found already done.
@@ -44,7 +47,9 @@ func Changed(changes []Change) bool {
 	return slices.ContainsFunc(changes, func(c Change) bool { return c.Action != "unchanged" })
 }
 
-// Add installs the skills of req's sources for its agents (rules 1-4).
+// Add installs the skills of req's sources for its agents (rules 1-4). It
+// is all or nothing for the checks: every skill is read, checked and staged
+// before the first one is swapped in.
 func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 	agents := req.Agents
 	if len(agents) == 0 {
@@ -60,6 +65,9 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 		cands = append(cands, found...)
 	}
 	if err := uniqueNames(cands); err != nil {
+		return nil, err
+	}
+	if err := in.checkCanonicalRoot(); err != nil {
 		return nil, err
 	}
 	unlock, err := in.lock()
@@ -83,9 +91,33 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 	if err := conflicts(plans); err != nil {
 		return nil, err
 	}
+	// Stage every canonical copy first: a source that cannot be copied, or
+	// (frozen) whose content is not the recorded one, changes nothing.
+	staged := make([]*stagedCopy, len(plans))
+	defer func() {
+		for _, st := range staged {
+			st.discard()
+		}
+	}()
+	for i, p := range plans {
+		if staged[i], err = stageCopy(p.c.dir, p.canonical); err != nil {
+			return nil, err
+		}
+		if want, ok := req.expect[p.c.name]; ok && staged[i].digest != want {
+			return nil, fmt.Errorf("%w: %s from %s; nothing was changed", ErrDrift, p.c.name, sourceLabel(p.c.source, p.c.subpath))
+		}
+	}
+	// Record the new state before making it, so that what a crash leaves
+	// is always recorded as ours (verify then reports it, sync repairs it).
+	for i, p := range plans {
+		lock.Skills[p.c.name] = in.entry(p, staged[i].digest)
+	}
+	if err := lock.write(in.lockPath()); err != nil {
+		return nil, err
+	}
 	var changes []Change
-	for _, p := range plans {
-		ch, err := in.apply(ctx, p, lock)
+	for i, p := range plans {
+		ch, err := in.apply(ctx, p, staged[i], lock)
 		changes = append(changes, ch...)
 		if err != nil {
 			lock.write(in.lockPath())
@@ -93,6 +125,25 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 		}
 	}
 	return changes, lock.write(in.lockPath())
+}
+
+// checkCanonicalRoot refuses a scope whose .agents or .agents/skills is a
+// link or a file: canonical copies live in a real folder of the scope, so
+// a planted link cannot send writes or removals elsewhere.
+func (in *Installer) checkCanonicalRoot() error {
+	for _, p := range []string{filepath.Join(in.Root(), ".agents"), in.canonicalRoot()} {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("%s is a link or a file, not a folder; agentskills keeps its canonical copies in a real folder (move it away)", p)
+		}
+	}
+	return nil
 }
 
 func sourceLabel(source, subpath string) string {
@@ -155,12 +206,56 @@ func (in *Installer) placement(a Agent, name, kind string) Placement {
 	return Placement{Kind: kind, Path: relTo(in.Root(), filepath.Join(dir, name))}
 }
 
+// maxName is the longest skill name accepted, in bytes, so that staging
+// names beside it still fit a file system's 255-byte limit.
+const maxName = 200
+
 func checkName(name string) error {
+	if len(name) > maxName {
+		return fmt.Errorf("name is %d bytes; the limit is %d", len(name), maxName)
+	}
 	_, err := skill.RuntimeName(skill.Skill{Key: name, Metadata: map[string]string{skill.MetadataRuntimeName: name}})
 	return err
 }
 
 func (in *Installer) lock() (func(), error) {
+	unlock, err := in.lockOnly()
+	if err != nil {
+		return nil, err
+	}
+	in.sweep()
+	return unlock, nil
+}
+
+// sweep removes, under the scope's lock, what crashed runs left: hidden
+// staging folders and links (".<name>.stage-<12 hex>", ".<name>.link-<12
+// hex>") in the canonical folder and every agent's folder.
+func (in *Installer) sweep() {
+	dirs := []string{in.canonicalRoot()}
+	for _, a := range agents {
+		dirs = append(dirs, a.Dir(in.env, in.scope))
+	}
+	for _, dir := range dirs {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if isLeftover(e.Name()) {
+				os.RemoveAll(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+}
+
+// isLeftover reports whether name is one of the hidden names staging uses.
+func isLeftover(name string) bool {
+	if !strings.HasPrefix(name, ".") || len(name) < 20 {
+		return false
+	}
+	suffix := name[len(name)-12:]
+	kind := name[:len(name)-12]
+	return strings.Trim(suffix, "0123456789abcdef") == "" && (strings.HasSuffix(kind, ".stage-") || strings.HasSuffix(kind, ".link-"))
+}
+
+func (in *Installer) lockOnly() (func(), error) {
 	dir := filepath.Join(in.Root(), ".agents")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -193,7 +288,7 @@ type place struct {
 
 func (in *Installer) plan(c candidate, old *LockedSkill, agents []Agent, copyMode bool) plan {
 	p := plan{c: c, old: old, canonical: filepath.Join(in.canonicalRoot(), c.name)}
-	if _, err := os.Lstat(p.canonical); err == nil && old == nil {
+	if fi, err := os.Lstat(p.canonical); err == nil && (old == nil || !fi.IsDir()) {
 		p.conflicts = append(p.conflicts, p.canonical)
 	}
 	for _, a := range agents {
@@ -205,7 +300,7 @@ func (in *Installer) plan(c candidate, old *LockedSkill, agents []Agent, copyMod
 			pl.kind = KindCopy
 		}
 		if pl.kind != KindCanonical {
-			if _, err := os.Lstat(pl.path); err == nil && !owns(old, a.ID, in.Root(), pl.path) {
+			if _, err := os.Lstat(pl.path); err == nil && !in.owns(old, a.ID, pl.path, p.canonical) {
 				p.conflicts = append(p.conflicts, pl.path)
 			}
 		}
@@ -214,13 +309,44 @@ func (in *Installer) plan(c candidate, old *LockedSkill, agents []Agent, copyMod
 	return p
 }
 
-// owns reports whether the lock records path as made for agent.
-func owns(old *LockedSkill, agent, root, path string) bool {
+// owns reports whether path is still what this tool made there for agent:
+// the link to the canonical copy, or a copy with the recorded content. A
+// link or folder the user put in its place is not ours.
+func (in *Installer) owns(old *LockedSkill, agent, path, canonical string) bool {
 	if old == nil {
 		return false
 	}
 	pl, ok := old.Agents[agent]
-	return ok && pl.Kind != KindCanonical && abs(root, pl.Path) == path
+	if !ok || abs(in.Root(), pl.Path) != path {
+		return false
+	}
+	switch pl.Kind {
+	case KindLink, KindJunction:
+		return ourLink(path, canonical)
+	case KindCopy:
+		fi, err := os.Lstat(path)
+		if err != nil || !fi.IsDir() {
+			return false
+		}
+		d, err := skill.ContentDigest(path)
+		return err == nil && d == old.Digest
+	}
+	return false
+}
+
+// ourLink reports whether path is a link to canonical (even one left
+// dangling because the canonical copy is gone).
+func ourLink(path, canonical string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return false
+	}
+	if isLinkTo(path, canonical) {
+		return true
+	}
+	target, err1 := os.Readlink(path)
+	rel, err2 := relLink(path, canonical)
+	return err1 == nil && err2 == nil && target == rel
 }
 
 func conflicts(plans []plan) error {
@@ -234,61 +360,51 @@ func conflicts(plans []plan) error {
 	return fmt.Errorf("%s %w; nothing was changed (remove or rename it, or install under another name)", strings.Join(paths, ", "), errConflict)
 }
 
-// apply stages the skill, swaps it in and places it for each agent.
-func (in *Installer) apply(ctx context.Context, p plan, lock *Lock) ([]Change, error) {
+// apply swaps the staged canonical copy in and places it for each agent.
+func (in *Installer) apply(ctx context.Context, p plan, st *stagedCopy, lock *Lock) ([]Change, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	root := in.Root()
-	digest, action, err := in.placeCanonical(p)
+	action, err := st.commit()
 	if err != nil {
 		return nil, err
 	}
-	entry := &LockedSkill{Source: p.c.source, Subpath: p.c.subpath, Digest: digest, Agents: map[string]Placement{}}
-	if p.old != nil {
-		maps.Copy(entry.Agents, p.old.Agents)
-	}
-	lock.Skills[p.c.name] = entry
+	digest := st.digest
+	entry := lock.Skills[p.c.name]
 	changes := []Change{{Skill: p.c.name, Path: p.canonical, Action: action, Kind: KindCanonical}}
 	for _, pl := range p.places {
 		act := action
-		prev, had := entry.Agents[pl.agent.ID]
+		var prev Placement
+		var had bool
+		if p.old != nil {
+			prev, had = p.old.Agents[pl.agent.ID]
+		}
 		switch pl.kind {
 		case KindCanonical:
-			if !had {
-				act = "installed"
-			}
 		case KindLink:
-			if had && prev.Kind == KindCopy {
-				if err := os.RemoveAll(pl.path); err != nil {
-					return changes, err
-				}
-			}
-			if err := os.MkdirAll(filepath.Dir(pl.path), 0o755); err != nil {
-				return changes, err
-			}
-			if err := placeLink(pl.path, p.canonical); err != nil {
-				// No link (Windows without the privilege): copy instead.
+			err := placeLink(pl.path, p.canonical)
+			var linkErr *noLinkError
+			if errors.As(err, &linkErr) {
+				// No links here (Windows without the privilege): copy.
 				pl.kind = KindCopy
-				if _, _, err := in.placeCopy(p.canonical, pl.path, digest); err != nil {
-					return changes, err
-				}
+				err = placeCopyOf(p.canonical, pl.path, digest)
 			}
-			if !had || prev.Kind != pl.kind {
-				act = "installed"
-			}
-		case KindCopy:
-			if had && prev.Kind != KindCopy {
-				os.Remove(pl.path) // our old link
-			}
-			a, _, err := in.placeCopy(p.canonical, pl.path, digest)
 			if err != nil {
 				return changes, err
 			}
-			if !had || prev.Kind != KindCopy {
-				a = "installed"
+		case KindCopy:
+			if err := placeCopyOf(p.canonical, pl.path, digest); err != nil {
+				return changes, err
 			}
-			act = a
+		}
+		if !had || prev.Kind != pl.kind {
+			act = "installed"
+		}
+		if p.old == nil || p.old.Agents[pl.agent.ID] != (Placement{Kind: pl.kind, Path: relTo(root, pl.path)}) {
+			if act == "unchanged" {
+				act = "installed"
+			}
 		}
 		entry.Agents[pl.agent.ID] = Placement{Kind: pl.kind, Path: relTo(root, pl.path)}
 		changes = append(changes, Change{Skill: p.c.name, Agent: pl.agent.ID, Path: pl.path, Action: act, Kind: pl.kind})
@@ -296,51 +412,92 @@ func (in *Installer) apply(ctx context.Context, p plan, lock *Lock) ([]Change, e
 	return changes, nil
 }
 
-// placeCanonical writes the canonical copy: staged under a hidden name,
-// then swapped in; unchanged content is left alone.
-func (in *Installer) placeCanonical(p plan) (digest, action string, err error) {
-	return in.placeCopy(p.c.dir, p.canonical, "")
+// entry is the lock entry a plan leads to.
+func (in *Installer) entry(p plan, digest string) *LockedSkill {
+	e := &LockedSkill{Source: p.c.source, Subpath: p.c.subpath, Digest: digest, Agents: map[string]Placement{}}
+	if p.old != nil {
+		maps.Copy(e.Agents, p.old.Agents)
+	}
+	for _, pl := range p.places {
+		e.Agents[pl.agent.ID] = Placement{Kind: pl.kind, Path: relTo(in.Root(), pl.path)}
+	}
+	return e
 }
 
-// placeCopy makes dst a copy of src, atomically. When want is set, the
-// copy must have that digest.
-func (in *Installer) placeCopy(src, dst, want string) (string, string, error) {
+// stagedCopy is a copy of a skill folder staged beside its place.
+type stagedCopy struct {
+	stage  string // the hidden staging folder
+	path   string // the copy inside it, named like dst
+	dst    string
+	digest string
+}
+
+// stageCopy copies src to a hidden staging folder beside dst.
+func stageCopy(src, dst string) (*stagedCopy, error) {
 	parent := filepath.Dir(dst)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return "", "", err
+		return nil, err
 	}
 	// Under the scope's lock no other process stages here: what an earlier
 	// crash left behind can go.
 	removeLeftovers(parent, "."+filepath.Base(dst)+".stage-")
-	stage := filepath.Join(parent, "."+filepath.Base(dst)+".stage-"+randomSuffix())
-	if err := os.Mkdir(stage, 0o755); err != nil {
-		return "", "", err
+	st := &stagedCopy{stage: filepath.Join(parent, "."+filepath.Base(dst)+".stage-"+randomSuffix()), dst: dst}
+	if err := os.Mkdir(st.stage, 0o755); err != nil {
+		return nil, err
 	}
-	defer os.RemoveAll(stage)
-	staged := filepath.Join(stage, filepath.Base(dst))
-	if err := copyTree(src, staged); err != nil {
-		return "", "", err
+	st.path = filepath.Join(st.stage, filepath.Base(dst))
+	if err := copyTree(src, st.path); err != nil {
+		st.discard()
+		return nil, err
 	}
-	digest, err := skill.ContentDigest(staged)
+	d, err := skill.ContentDigest(st.path)
 	if err != nil {
-		return "", "", err
+		st.discard()
+		return nil, err
 	}
-	if want != "" && digest != want {
-		return "", "", fmt.Errorf("copy of %s does not match its digest", src)
-	}
-	fi, err := os.Lstat(dst)
+	st.digest = d
+	return st, nil
+}
+
+// commit puts the staged copy in place: a rename when the place is free,
+// nothing when it already holds this content, else an atomic exchange with
+// what is there (which the caller has checked is its own).
+func (st *stagedCopy) commit() (string, error) {
+	fi, err := os.Lstat(st.dst)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return digest, "installed", os.Rename(staged, dst)
+		return "installed", os.Rename(st.path, st.dst)
 	case err != nil:
-		return "", "", err
-	case !fi.IsDir():
-		return "", "", fmt.Errorf("%s %w", dst, errConflict)
+		return "", err
 	}
-	if cur, err := skill.ContentDigest(dst); err == nil && cur == digest {
-		return digest, "unchanged", nil
+	if fi.IsDir() {
+		if cur, err := skill.ContentDigest(st.dst); err == nil && cur == st.digest {
+			return "unchanged", nil
+		}
 	}
-	return digest, "updated", swapDirs(staged, dst)
+	return "updated", swapDirs(st.path, st.dst)
+}
+
+func (st *stagedCopy) discard() {
+	if st != nil && st.stage != "" {
+		os.RemoveAll(st.stage)
+		st.stage = ""
+	}
+}
+
+// placeCopyOf makes dst a copy of the canonical copy src, which has the
+// given digest.
+func placeCopyOf(src, dst, digest string) error {
+	st, err := stageCopy(src, dst)
+	if err != nil {
+		return err
+	}
+	defer st.discard()
+	if st.digest != digest {
+		return fmt.Errorf("copy of %s does not match its digest", src)
+	}
+	_, err = st.commit()
+	return err
 }
 
 // Remove removes the named skills for the agents (all recorded agents
@@ -355,12 +512,26 @@ func (in *Installer) Remove(ctx context.Context, names []string, agents []Agent)
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range names {
-		if lock.Skills[n] == nil {
-			return nil, fmt.Errorf("skill %q was not installed by agentskills in %s; nothing was changed", n, in.Root())
-		}
+	if err := in.checkCanonicalRoot(); err != nil {
+		return nil, err
 	}
 	root := in.Root()
+	for _, n := range names {
+		entry := lock.Skills[n]
+		if entry == nil {
+			return nil, fmt.Errorf("skill %q was not installed by agentskills in %s; nothing was changed", n, root)
+		}
+		canonical := filepath.Join(in.canonicalRoot(), n)
+		for id, pl := range entry.Agents {
+			p := abs(root, pl.Path)
+			if _, err := os.Lstat(p); pl.Kind == KindCanonical || errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if !in.owns(entry, id, p, canonical) {
+				return nil, fmt.Errorf("%s is no longer what agentskills installed for %s (it was changed or replaced); nothing was changed (remove it yourself if you want it gone)", p, id)
+			}
+		}
+	}
 	var changes []Change
 	for _, n := range names {
 		entry := lock.Skills[n]
@@ -508,31 +679,20 @@ var ErrDrift = errors.New("source content differs from the lock file")
 // its recorded digest and fails with ErrDrift, changing nothing, if any
 // differs.
 func (in *Installer) Sync(ctx context.Context, frozen bool) ([]Change, error) {
+	if err := in.checkCanonicalRoot(); err != nil {
+		return nil, err
+	}
+	unlock, err := in.lock() // sweeps what crashed runs left
+	if err != nil {
+		return nil, err
+	}
+	unlock()
 	lock, err := in.readLock()
 	if err != nil {
 		return nil, err
 	}
-	names := slices.Sorted(maps.Keys(lock.Skills))
-	if frozen {
-		// Check every source before changing anything.
-		for _, name := range names {
-			entry := lock.Skills[name]
-			found, cleanup, err := in.resolve(ctx, abs(in.Root(), entry.Source), entry.Subpath, []string{name})
-			if err != nil {
-				return nil, fmt.Errorf("sync %s: %w", name, err)
-			}
-			d, err := digestAs(found[0].dir, name)
-			cleanup()
-			if err != nil {
-				return nil, err
-			}
-			if d != entry.Digest {
-				return nil, fmt.Errorf("%w: %s from %s; nothing was changed", ErrDrift, name, entry.Source)
-			}
-		}
-	}
 	var changes []Change
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(lock.Skills)) {
 		entry := lock.Skills[name]
 		var agents []Agent
 		copyMode := false
@@ -543,13 +703,28 @@ func (in *Installer) Sync(ctx context.Context, frozen bool) ([]Change, error) {
 			}
 		}
 		slices.SortFunc(agents, func(a, b Agent) int { return strings.Compare(a.ID, b.ID) })
-		ch, err := in.Add(ctx, Request{Sources: []string{abs(in.Root(), entry.Source)}, Agents: agents, Copy: copyMode, Skills: []string{name}})
+		req := Request{Sources: []string{in.sourcePath(entry.Source)}, Agents: agents, Copy: copyMode, Skills: []string{name}}
+		if frozen {
+			req.expect = map[string]string{name: entry.Digest}
+		}
+		ch, err := in.Add(ctx, req)
 		changes = append(changes, ch...)
 		if err != nil {
+			if errors.Is(err, ErrDrift) {
+				return changes, err
+			}
 			return changes, fmt.Errorf("sync %s: %w", name, err)
 		}
 	}
 	return changes, nil
+}
+
+// sourcePath turns a recorded source back into one Add takes.
+func (in *Installer) sourcePath(source string) string {
+	if strings.HasPrefix(source, "http://") || strings.HasPrefix(source, "https://") {
+		return source
+	}
+	return abs(in.Root(), source)
 }
 
 // digestAs is the ContentDigest a copy of dir named name would have.
@@ -568,12 +743,13 @@ func digestAs(dir, name string) (string, error) {
 	return skill.ContentDigest(filepath.Join(tmp, name))
 }
 
-// removeLeftovers removes the entries of dir whose names start with
-// prefix: staging that a crashed run left behind.
+// removeLeftovers removes the entries of dir named prefix followed by the
+// 12 hex digits of randomSuffix: staging that a crashed run left behind.
 func removeLeftovers(dir, prefix string) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), prefix) {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if ok && len(rest) == 12 && strings.Trim(rest, "0123456789abcdef") == "" {
 			os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
 	}
