@@ -31,10 +31,14 @@
 //  4. The front matter is YAML read as the reference's StrictYAML reads it:
 //     every scalar is text (name: 42 is the name "42", name: null is
 //     "null", and a key without a value is ""); flow collections ({...},
-//     [...]), anchors, aliases, tags and a key given twice are refused with
-//     "Invalid YAML in frontmatter: ...". That detail is this package's own
-//     text. Front matter that is not a mapping (empty, comments only, a
-//     scalar, a list) gives "SKILL.md frontmatter must be a YAML mapping".
+//     [...]), anchors, aliases, tags, a key given twice, a second document
+//     after a "..." line, a merge key (<<) with a scalar, and a tab outside
+//     quoted text, block text and comments are refused with "Invalid YAML
+//     in frontmatter: ...", as YAML syntax errors are. That detail is this
+//     package's own text. A merge key with a mapping is dropped, with what
+//     it would merge. Front matter that is not a mapping (empty, comments
+//     only, a scalar, a list) gives "SKILL.md frontmatter must be a YAML
+//     mapping".
 //  5. The allowed keys are name, description, license, compatibility,
 //     metadata and allowed-tools; any other gives one message naming them
 //     all, sorted: "Unexpected fields in frontmatter: a, b. Only
@@ -70,8 +74,9 @@
 //  1. A byte order mark at the start is skipped.
 //  2. The front matter lies between a first line "---" and the next line
 //     "---" (trailing spaces allowed); "---" inside a line is text.
-//  3. Flow collections, anchors, aliases and tags are YAML as usual. A key
-//     given twice is a warning and the last value wins.
+//  3. Flow collections, anchors, aliases, tags, merge keys and tabs are
+//     YAML as usual (a second document is still refused). A key given
+//     twice is a warning and the last value wins.
 //  4. When the YAML does not parse, values written "key: text: more" (an
 //     unquoted ": " in a one-line plain value) are read again as quoted
 //     text, with a warning for each; the common description: Use when: ...
@@ -124,8 +129,13 @@
 //     "." is the current folder's name (the reference compares with "").
 //   - location is the absolute path as given; the reference also resolves
 //     symbolic links.
-//   - A file that is not UTF-8, too large or not a regular file is a
-//     problem; the reference stops with a Python exception.
+//   - A file that is not UTF-8, too large or not a regular file, and YAML
+//     holding control characters, are problems; the reference stops with a
+//     Python exception.
+//   - The YAML library reads U+0085 (NEL) as a line break, and refuses a
+//     block scalar whose first line starts with a tab after its
+//     indentation; the reference's reads the one as text and accepts the
+//     other.
 //
 // Functions in this package are safe for concurrent use; a [Skill] is a
 // plain value that callers may change.

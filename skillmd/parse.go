@@ -218,8 +218,14 @@ func decode(front []byte, lenient bool) (*yaml.Node, []Problem, string) {
 		return nil, nil, msgNotMapping
 	}
 	root := doc.Content[0]
+	if msg := singleDocument(front); msg != "" {
+		return nil, nil, msgBadYAML + msg
+	}
 	if !lenient {
 		if msg := strictCheck(root); msg != "" {
+			return nil, nil, msgBadYAML + msg
+		}
+		if msg := strictTabs(front, root); msg != "" {
 			return nil, nil, msgBadYAML + msg
 		}
 	}
@@ -233,40 +239,6 @@ func decode(front []byte, lenient bool) (*yaml.Node, []Problem, string) {
 func yamlDetail(err error) string {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	return strings.Join(strings.Fields(msg), " ")
-}
-
-// strictCheck refuses what StrictYAML refuses: flow collections, anchors,
-// aliases, tags, keys that are not scalars and keys given twice.
-func strictCheck(n *yaml.Node) string {
-	switch {
-	case n.Kind == yaml.AliasNode:
-		return fmt.Sprintf("line %d: aliases (*%s) are not allowed", n.Line, n.Value)
-	case n.Anchor != "":
-		return fmt.Sprintf("line %d: anchors (&%s) are not allowed", n.Line, n.Anchor)
-	case n.Style&yaml.TaggedStyle != 0:
-		return fmt.Sprintf("line %d: tags (%s) are not allowed", n.Line, n.Tag)
-	case n.Kind != yaml.ScalarNode && n.Style&yaml.FlowStyle != 0:
-		return fmt.Sprintf("line %d: flow collections ({...} and [...]) are not allowed; use block style or quote the value", n.Line)
-	}
-	if n.Kind == yaml.MappingNode {
-		seen := make(map[string]bool, len(n.Content)/2)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			if k.Kind != yaml.ScalarNode {
-				return fmt.Sprintf("line %d: a key must be a plain value", k.Line)
-			}
-			if seen[k.Value] {
-				return fmt.Sprintf("line %d: key %q is given more than once", k.Line, k.Value)
-			}
-			seen[k.Value] = true
-		}
-	}
-	for _, c := range n.Content {
-		if msg := strictCheck(c); msg != "" {
-			return msg
-		}
-	}
-	return ""
 }
 
 // maxAliasDepth bounds alias chains in lenient mode.

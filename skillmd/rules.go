@@ -33,6 +33,9 @@ func (s *Skill) load(m *yaml.Node, lenient bool) string {
 			return fmt.Sprintf("%sline %d: a key must be a plain value", msgBadYAML, k.Line)
 		}
 		key := k.Value
+		if !lenient && isMergeKey(k) {
+			continue // StrictYAML drops a merge key that strictCheck let through
+		}
 		if _, dup := s.fields[key]; dup {
 			if !slices.ContainsFunc(s.Problems, func(p Problem) bool { return p.Field == key && strings.Contains(p.Message, "more than once") }) {
 				s.Problems = append(s.Problems, Problem{Field: key, Warning: true,
