@@ -135,7 +135,7 @@ func (e *Error) Error() string {
 		b.WriteString(e.Path)
 		b.WriteString(": ")
 	}
-	if len(e.Problems) == 0 {
+	if len(e.Problems) == 0 && e.Err != nil {
 		b.WriteString(e.Err.Error())
 	}
 	for i, p := range e.Problems {
