@@ -28,6 +28,12 @@ func (f *scopeFlags) register(cmd *cobra.Command, agentHelp string) {
 	cmd.Flags().StringSliceVarP(&f.agents, "agent", "a", nil, agentHelp)
 }
 
+// registerOutput adds --quiet and --json for commands that change things.
+func (f *scopeFlags) registerOutput(cmd *cobra.Command) {
+	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print nothing on success")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print the changes as JSON")
+}
+
 // installer returns the installer for the chosen scope.
 func (f *scopeFlags) installer() (*install.Installer, error) {
 	env, err := install.CurrentEnv()
@@ -163,8 +169,7 @@ Running it again changes nothing and says so.`,
 	opts.scope.register(cmd, "agents to install for, by id (default: those detected, else claude-code,codex)")
 	cmd.Flags().BoolVar(&opts.copy, "copy", false, "copy the skill into each agent's folder instead of linking")
 	cmd.Flags().StringArrayVarP(&opts.skills, "skill", "s", nil, "install only the skill of this name (repeatable)")
-	cmd.Flags().BoolVarP(&opts.scope.quiet, "quiet", "q", false, "print nothing on success")
-	cmd.Flags().BoolVar(&opts.scope.json, "json", false, "print the changes as JSON")
+	opts.scope.registerOutput(cmd)
 	return cmd
 }
 
@@ -222,8 +227,7 @@ installed; the canonical copy goes when no agent uses it any more.`,
 		}),
 	}
 	opts.scope.register(cmd, "agents to remove the skills for (default: all)")
-	cmd.Flags().BoolVarP(&opts.scope.quiet, "quiet", "q", false, "print nothing on success")
-	cmd.Flags().BoolVar(&opts.scope.json, "json", false, "print the changes as JSON")
+	opts.scope.registerOutput(cmd)
 	return cmd
 }
 
@@ -318,8 +322,7 @@ changing nothing, if one does not.`,
 	}
 	cmd.Flags().BoolVarP(&opts.scope.global, "global", "g", false, "use the user's folders (home) instead of the project's")
 	cmd.Flags().BoolVar(&opts.frozen, "frozen", false, "fail, changing nothing, if a source no longer matches its recorded digest")
-	cmd.Flags().BoolVarP(&opts.scope.quiet, "quiet", "q", false, "print nothing on success")
-	cmd.Flags().BoolVar(&opts.scope.json, "json", false, "print the changes as JSON")
+	opts.scope.registerOutput(cmd)
 	return cmd
 }
 
