@@ -46,6 +46,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -124,14 +125,23 @@ func (s *Store) Path(digest, name string) string {
 // Lookup reports whether the tree with this digest and name is published
 // and intact (rule 4), and returns its folder.
 func (s *Store) Lookup(digest, name string) (string, bool) {
-	if !validDigest(digest) || !intact(s.root, digest, name) {
+	if !validDigest(digest) {
 		return "", false
 	}
-	// Record the use for gc: the manifest's time is the last use.
-	now := time.Now()
-	os.Chtimes(filepath.Join(s.root, digest, manifestName), now, now)
+	lastUse, ok := intact(s.root, digest, name)
+	if !ok {
+		return "", false
+	}
+	// Record the use for gc in the tree's folder time, at most once per
+	// useGranularity so a warm lookup rarely writes.
+	if now := time.Now(); now.Sub(lastUse) > useGranularity {
+		os.Chtimes(filepath.Join(s.root, digest), now, now)
+	}
 	return s.Path(digest, name), true
 }
+
+// useGranularity is how precisely last use is recorded.
+const useGranularity = time.Hour
 
 // Entry is one published tree.
 type Entry struct {
@@ -177,7 +187,7 @@ func Entries(root string) ([]Entry, error) {
 		for _, f := range files {
 			e.Size += f.Size
 		}
-		if fi, err := os.Stat(m); err == nil {
+		if fi, err := d.Info(); err == nil {
 			e.LastUse = fi.ModTime()
 		}
 		out = append(out, e)
@@ -227,7 +237,10 @@ func GC(root string, before time.Time) ([]Entry, error) {
 func Verify(dir string) (string, bool) {
 	parent := filepath.Dir(dir)
 	digest := filepath.Base(parent)
-	if !validDigest(digest) || !intact(filepath.Dir(parent), digest, filepath.Base(dir)) {
+	if !validDigest(digest) {
+		return "", false
+	}
+	if _, ok := intact(filepath.Dir(parent), digest, filepath.Base(dir)); !ok {
 		return "", false
 	}
 	return digest, true
@@ -236,30 +249,41 @@ func Verify(dir string) (string, bool) {
 // intact checks the tree <root>/<digest>/<name> against its manifest: no
 // link on the way, every listed file a regular file of the recorded size
 // and executable bit, and nothing else in any folder.
-func intact(storeRoot, digest, name string) bool {
+//
+// It also returns the tree folder's time, its last recorded use.
+func intact(storeRoot, digest, name string) (time.Time, bool) {
+	ok, fi := intactTree(storeRoot, digest, name)
+	if !ok {
+		return time.Time{}, false
+	}
+	return fi.ModTime(), true
+}
+
+func intactTree(storeRoot, digest, name string) (bool, os.FileInfo) {
 	root, err := os.OpenRoot(storeRoot)
 	if err != nil {
-		return false
+		return false, nil
 	}
 	defer root.Close()
-	if fi, err := root.Lstat(digest); err != nil || !fi.IsDir() {
-		return false
+	topInfo, err := root.Lstat(digest)
+	if err != nil || !topInfo.IsDir() {
+		return false, nil
 	}
 	top, err := root.OpenRoot(digest)
 	if err != nil {
-		return false
+		return false, nil
 	}
 	defer top.Close()
 	data, err := top.ReadFile(manifestName)
 	if err != nil {
-		return false
+		return false, nil
 	}
 	files, gotName, err := parseManifest(data)
 	if err != nil || gotName != name || Digest(name, files) != digest {
-		return false
+		return false, nil
 	}
 	if fi, err := top.Lstat(name); err != nil || !fi.IsDir() {
-		return false
+		return false, nil
 	}
 	// What each folder must hold: file name -> index in files, or -1 for a
 	// folder.
@@ -284,32 +308,32 @@ func intact(storeRoot, digest, name string) bool {
 	for dir, names := range want {
 		local, err := filepath.Localize(path.Join(name, dir))
 		if err != nil {
-			return false
+			return false, nil
 		}
 		f, err := top.Open(local)
 		if err != nil {
-			return false
+			return false, nil
 		}
 		entries, err := f.ReadDir(-1)
 		f.Close()
 		if err != nil || len(entries) != len(names) {
-			return false
+			return false, nil
 		}
 		for _, e := range entries {
 			i, ok := names[e.Name()]
 			if !ok || (i < 0) != e.IsDir() {
-				return false
+				return false, nil
 			}
 			if i < 0 {
 				continue
 			}
 			fi, err := e.Info()
 			if err != nil || !fi.Mode().IsRegular() || fi.Size() != files[i].Size || (fi.Mode()&0o111 != 0) != files[i].Exec {
-				return false
+				return false, nil
 			}
 		}
 	}
-	return true
+	return true, topInfo
 }
 
 func validDigest(d string) bool {
@@ -618,7 +642,17 @@ func parseManifest(data []byte) ([]File, string, error) {
 
 // Memo returns the digest recorded for an archive key, if any.
 func (s *Store) Memo(key string) (string, bool) {
-	data, err := os.ReadFile(filepath.Join(s.root, memoDir, key))
+	f, err := os.Open(filepath.Join(s.root, memoDir, key))
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return "", false
+	}
+	mod := info.ModTime()
+	data, err := io.ReadAll(io.LimitReader(f, 256))
 	if err != nil {
 		return "", false
 	}
@@ -626,8 +660,9 @@ func (s *Store) Memo(key string) (string, bool) {
 	if !validDigest(d) {
 		return "", false
 	}
-	now := time.Now()
-	os.Chtimes(filepath.Join(s.root, memoDir, key), now, now) // last use, for gc
+	if now := time.Now(); now.Sub(mod) > useGranularity {
+		os.Chtimes(filepath.Join(s.root, memoDir, key), now, now) // last use, for gc
+	}
 	return d, true
 }
 

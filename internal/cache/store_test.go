@@ -252,7 +252,7 @@ func TestEntriesAndGC(t *testing.T) {
 	_, oldDigest := publish(t, s, "old", "x")
 	_, newDigest := publish(t, s, "new", "yy")
 	past := time.Now().Add(-48 * time.Hour)
-	os.Chtimes(filepath.Join(root, oldDigest, manifestName), past, past)
+	os.Chtimes(filepath.Join(root, oldDigest), past, past)
 	entries, err := Entries(root)
 	if err != nil || len(entries) != 2 {
 		t.Fatalf("Entries = %+v, %v", entries, err)
@@ -268,7 +268,7 @@ func TestEntriesAndGC(t *testing.T) {
 		t.Errorf("GC removed a tree in use")
 	}
 	// A lookup records the use.
-	os.Chtimes(filepath.Join(root, newDigest, manifestName), past, past)
+	os.Chtimes(filepath.Join(root, newDigest), past, past)
 	s.Lookup(newDigest, "new")
 	if removed, _ := GC(root, time.Now().Add(-24*time.Hour)); len(removed) != 0 {
 		t.Errorf("GC removed a tree just looked up")
