@@ -8,8 +8,9 @@
 // can commit. Each selected agent whose folder is not that one gets a
 // relative symbolic link <agent folder>/<name> to the canonical copy,
 // computed between real paths so it survives a moved checkout and folders
-// that are themselves links; with Copy, or where links cannot be made, it
-// gets a full copy instead. Reports say which was made.
+// that are themselves links. Where links cannot be made (Windows without
+// the privilege) it gets a directory junction, and failing that, or with
+// Copy, a full copy. Reports and the lock file say which was made.
 //
 // # Rules
 //

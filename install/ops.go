@@ -321,8 +321,10 @@ func (in *Installer) owns(old *LockedSkill, agent, path, canonical string) bool 
 		return false
 	}
 	switch pl.Kind {
-	case KindLink, KindJunction:
+	case KindLink:
 		return ourLink(path, canonical)
+	case KindJunction:
+		return ourJunction(path, canonical)
 	case KindCopy:
 		fi, err := os.Lstat(path)
 		if err != nil || !fi.IsDir() {
@@ -332,6 +334,18 @@ func (in *Installer) owns(old *LockedSkill, agent, path, canonical string) bool 
 		return err == nil && d == old.Digest
 	}
 	return false
+}
+
+// ourJunction reports whether path is a Windows junction (a mount point,
+// which Go reports as a link or an irregular file) to canonical.
+func ourJunction(path, canonical string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&(fs.ModeSymlink|fs.ModeIrregular) == 0 {
+		return false
+	}
+	target, err := os.Readlink(path)
+	want, err2 := filepath.Abs(canonical)
+	return err == nil && err2 == nil && strings.EqualFold(filepath.Clean(target), filepath.Clean(want))
 }
 
 // ourLink reports whether path is a link to canonical (even one left
@@ -386,9 +400,17 @@ func (in *Installer) apply(ctx context.Context, p plan, st *stagedCopy, lock *Lo
 			err := placeLink(pl.path, p.canonical)
 			var linkErr *noLinkError
 			if errors.As(err, &linkErr) {
-				// No links here (Windows without the privilege): copy.
-				pl.kind = KindCopy
-				err = placeCopyOf(p.canonical, pl.path, digest)
+				// No links here (Windows without the privilege): a
+				// junction where the place is free, else a copy.
+				err = errors.ErrUnsupported
+				if _, statErr := os.Lstat(pl.path); errors.Is(statErr, fs.ErrNotExist) {
+					err = makeJunction(pl.path, p.canonical)
+				}
+				pl.kind = KindJunction
+				if err != nil {
+					pl.kind = KindCopy
+					err = placeCopyOf(p.canonical, pl.path, digest)
+				}
 			}
 			if err != nil {
 				return changes, err
@@ -549,9 +571,8 @@ func (in *Installer) Remove(ctx context.Context, names []string, agents []Agent)
 			p := abs(root, pl.Path)
 			switch pl.Kind {
 			case KindLink, KindJunction:
-				if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-					os.Remove(p)
-				}
+				// Checked above: the link or junction this tool made.
+				os.Remove(p)
 			case KindCopy:
 				os.RemoveAll(p)
 			}
@@ -640,7 +661,7 @@ func (in *Installer) state(name string, entry *LockedSkill, pl Placement, p stri
 		if _, err := os.Lstat(p); err != nil {
 			return StateMissing
 		}
-		if !isLinkTo(p, canonical) {
+		if !ourLink(p, canonical) && !ourJunction(p, canonical) {
 			return StateModified
 		}
 		p = canonical
