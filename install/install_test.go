@@ -648,9 +648,17 @@ func TestSyncURLSource(t *testing.T) {
 	body := tgzSkills(t, map[string]string{"SKILL.md": skillMD("remote")})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(body) }))
 	defer srv.Close()
-	in := f.installer(t)
+	var requests int
+	client := &http.Client{Transport: roundTripper(func(r *http.Request) (*http.Response, error) {
+		requests++
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	in := f.installer(t, WithHTTPClient(client))
 	if _, err := in.Add(t.Context(), Request{Sources: []string{srv.URL + "/remote.tgz"}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
+	}
+	if requests != 1 {
+		t.Errorf("the configured HTTP client made %d requests, want 1", requests)
 	}
 	if _, err := in.Sync(t.Context(), true); err != nil {
 		t.Errorf("frozen Sync of a URL source = %v", err)
@@ -674,3 +682,7 @@ func TestLeftoverPatternSparesUserNames(t *testing.T) {
 		}
 	}
 }
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -748,22 +748,6 @@ func (in *Installer) sourcePath(source string) string {
 	return abs(in.Root(), source)
 }
 
-// digestAs is the ContentDigest a copy of dir named name would have.
-func digestAs(dir, name string) (string, error) {
-	if filepath.Base(dir) == name {
-		return skill.ContentDigest(dir)
-	}
-	tmp, err := os.MkdirTemp("", "agentskills-digest-*")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	if err := copyTree(dir, filepath.Join(tmp, name)); err != nil {
-		return "", err
-	}
-	return skill.ContentDigest(filepath.Join(tmp, name))
-}
-
 // removeLeftovers removes the entries of dir named prefix followed by the
 // 12 hex digits of randomSuffix: staging that a crashed run left behind.
 func removeLeftovers(dir, prefix string) {
