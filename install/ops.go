@@ -67,18 +67,11 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 	if err := uniqueNames(cands); err != nil {
 		return nil, err
 	}
-	if err := in.checkCanonicalRoot(); err != nil {
-		return nil, err
-	}
-	unlock, err := in.lock()
+	lock, unlock, err := in.begin()
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	lock, err := in.readLock()
-	if err != nil {
-		return nil, err
-	}
 	plans := make([]plan, len(cands))
 	for i, c := range cands {
 		old := lock.Skills[c.name]
@@ -125,6 +118,25 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 		}
 	}
 	return changes, lock.write(in.lockPath())
+}
+
+// begin starts a change of the scope: it checks the canonical folder,
+// takes the scope's lock (sweeping what crashed runs left) and reads the
+// lock file. The caller releases the lock with the function returned.
+func (in *Installer) begin() (*Lock, func(), error) {
+	if err := in.checkCanonicalRoot(); err != nil {
+		return nil, nil, err
+	}
+	unlock, err := in.lock()
+	if err != nil {
+		return nil, nil, err
+	}
+	lock, err := in.readLock()
+	if err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	return lock, unlock, nil
 }
 
 // checkCanonicalRoot refuses a scope whose .agents or .agents/skills is a
@@ -525,18 +537,11 @@ func placeCopyOf(src, dst, digest string) error {
 // Remove removes the named skills for the agents (all recorded agents
 // when none is given); the canonical copy goes when no agent uses it.
 func (in *Installer) Remove(ctx context.Context, names []string, agents []Agent) ([]Change, error) {
-	unlock, err := in.lock()
+	lock, unlock, err := in.begin()
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	lock, err := in.readLock()
-	if err != nil {
-		return nil, err
-	}
-	if err := in.checkCanonicalRoot(); err != nil {
-		return nil, err
-	}
 	root := in.Root()
 	for _, n := range names {
 		entry := lock.Skills[n]
@@ -700,18 +705,13 @@ var ErrDrift = errors.New("source content differs from the lock file")
 // its recorded digest and fails with ErrDrift, changing nothing, if any
 // differs.
 func (in *Installer) Sync(ctx context.Context, frozen bool) ([]Change, error) {
-	if err := in.checkCanonicalRoot(); err != nil {
-		return nil, err
-	}
-	unlock, err := in.lock() // sweeps what crashed runs left
+	// Taking the lock sweeps what crashed runs left; each skill is then
+	// installed by Add under the lock again.
+	lock, unlock, err := in.begin()
 	if err != nil {
 		return nil, err
 	}
 	unlock()
-	lock, err := in.readLock()
-	if err != nil {
-		return nil, err
-	}
 	var changes []Change
 	for _, name := range slices.Sorted(maps.Keys(lock.Skills)) {
 		entry := lock.Skills[name]

@@ -149,21 +149,13 @@ func TestCrashDuringUpdateLeavesOldOrNew(t *testing.T) {
 	}
 	// The next run recovers.
 	in := f.installer(t)
-	before, _ := filepath.Glob(filepath.Join(f.env.Project, ".agents", "skills", ".*"))
-	synced, err := in.Sync(t.Context(), false)
-	if err != nil {
+	if _, err := in.Sync(t.Context(), false); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("before sync %v; sync %v", before, actions(synced))
 	if bad, err := in.Verify(t.Context()); err != nil || len(bad) != 0 {
 		t.Errorf("Verify after recovery = %+v, %v", bad, err)
 	}
 	if left, _ := filepath.Glob(filepath.Join(f.env.Project, ".agents", "skills", ".big.*")); len(left) != 0 {
-		var inside []string
-		filepath.WalkDir(left[0], func(p string, d os.DirEntry, err error) error {
-			inside = append(inside, p)
-			return nil
-		})
-		t.Errorf("staging left after recovery: %v holding %d entries: %v", left, len(inside), inside[:min(len(inside), 4)])
+		t.Errorf("staging left after recovery: %v", left)
 	}
 }

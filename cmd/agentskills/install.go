@@ -24,8 +24,13 @@ type scopeFlags struct {
 }
 
 func (f *scopeFlags) register(cmd *cobra.Command, agentHelp string) {
-	cmd.Flags().BoolVarP(&f.global, "global", "g", false, "use the user's folders (home) instead of the project's (current folder)")
+	f.registerGlobal(cmd)
 	cmd.Flags().StringSliceVarP(&f.agents, "agent", "a", nil, agentHelp)
+}
+
+// registerGlobal adds --global, which every install command takes.
+func (f *scopeFlags) registerGlobal(cmd *cobra.Command) {
+	cmd.Flags().BoolVarP(&f.global, "global", "g", false, "use the user's folders (home) instead of the project's (current folder)")
 }
 
 // registerOutput adds --quiet and --json for commands that change things.
@@ -320,7 +325,7 @@ changing nothing, if one does not.`,
 			return printChanges(opts.io, changes, &opts.scope)
 		}),
 	}
-	cmd.Flags().BoolVarP(&opts.scope.global, "global", "g", false, "use the user's folders (home) instead of the project's")
+	opts.scope.registerGlobal(cmd)
 	cmd.Flags().BoolVar(&opts.frozen, "frozen", false, "fail, changing nothing, if a source no longer matches its recorded digest")
 	opts.scope.registerOutput(cmd)
 	return cmd
@@ -371,7 +376,7 @@ was modified or is missing.`,
 			return nil
 		}),
 	}
-	cmd.Flags().BoolVarP(&opts.scope.global, "global", "g", false, "use the user's folders (home) instead of the project's")
+	opts.scope.registerGlobal(cmd)
 	cmd.Flags().BoolVar(&opts.scope.json, "json", false, "print what differs as JSON")
 	return cmd
 }
