@@ -66,6 +66,10 @@ type ResolvedSkill struct {
 	Reason string
 	// Metadata is the skill's metadata as declared.
 	Metadata map[string]string
+	// Digest is the content digest of the folder at Path (see
+	// skill.ContentDigest); empty when not known. Drivers use it to tell
+	// an identical same-named skill of the user's from a different one.
+	Digest string
 }
 
 // ResolvedSkills is the complete skill set of one run.
@@ -86,12 +90,39 @@ type Request struct {
 	// Workspace is the folder the agent works in; empty means the driver's
 	// default (usually the current folder).
 	Workspace string
+	// Resume is the id of an earlier session of the agent to continue;
+	// empty starts a new one. A driver that cannot resume it returns an
+	// error that wraps [ErrResumeRejected].
+	Resume string
+	// Events, when set, receives the run's events as they happen, one at a
+	// time and in order, on a goroutine of the driver's, and never after
+	// Run returns. It must not block for long: the agent's output waits
+	// while it runs.
+	Events func(Event)
 }
 
 // Result is what a driver returns from a run.
 type Result struct {
 	// Text is the agent's final answer.
 	Text string
+	// SessionID identifies the agent's session, for [Request.Resume];
+	// empty when the agent reports none.
+	SessionID string
+	// Usage is the token usage the agent reports; nil when it reports none.
+	Usage *Usage
+	// CostUSD is the cost the agent reports, in US dollars; nil when it
+	// reports none.
+	CostUSD *float64
+	// ExitCode is the agent process's exit status (0 on success).
+	ExitCode int
+}
+
+// Usage counts the tokens of a run as the agent reports them.
+type Usage struct {
+	InputTokens              int64 `json:"input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens,omitempty"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens,omitempty"`
 }
 
 // Driver runs an agent. Implementations must be safe for concurrent use.

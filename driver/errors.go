@@ -1,0 +1,149 @@
+package driver
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Errors every driver reports the same way; test for them with errors.Is.
+// A run stopped by its context also wraps the context's error, so
+// errors.Is(err, context.Canceled) and errors.Is(err,
+// context.DeadlineExceeded) hold.
+var (
+	// ErrProcessFailed: the agent's process could not start, or exited
+	// with a failure or a signal. The error is a *ProcessError.
+	ErrProcessFailed = errors.New("agent process failed")
+	// ErrAgentFailed: the agent ran and reported that the run failed. The
+	// error is an *AgentError.
+	ErrAgentFailed = errors.New("agent reported an error")
+	// ErrNoResult: the agent's output ended without a final result.
+	ErrNoResult = errors.New("agent output ended without a result")
+	// ErrResumeRejected: the agent refused to resume the requested
+	// session (unknown, expired, or from another folder).
+	ErrResumeRejected = errors.New("agent rejected the session to resume")
+	// ErrSkillsNotMounted: the agent does not report seeing every skill the
+	// driver mounted. The error is a *NotMountedError.
+	ErrSkillsNotMounted = errors.New("agent does not see every mounted skill")
+	// ErrSkillShadowed: a skill of the user's or the project's, with the
+	// same name as one of the run's and other content, would hide it from
+	// the agent. The error is a *ShadowError.
+	ErrSkillShadowed = errors.New("a same-named skill with other content would shadow the run's")
+)
+
+// ProcessError reports an agent process that could not start, failed, or
+// was stopped.
+type ProcessError struct {
+	// Command is the program that was run.
+	Command string
+	// ExitCode is the exit status, or -1 when the process did not exit on
+	// its own (a signal) or did not start.
+	ExitCode int
+	// Signal names the signal that ended the process ("interrupt",
+	// "killed"), if one did.
+	Signal string
+	// Stderr is the end of what the process wrote to its standard error.
+	Stderr string
+	// Err is the cause: the error from starting or waiting, or the
+	// context's error when the run was cancelled.
+	Err error
+}
+
+// Error describes the failure.
+func (e *ProcessError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: ", e.Command)
+	switch {
+	case e.Signal != "":
+		fmt.Fprintf(&b, "stopped by signal %s", e.Signal)
+	case e.ExitCode >= 0:
+		fmt.Fprintf(&b, "exit status %d", e.ExitCode)
+	case e.Err != nil:
+		b.WriteString(e.Err.Error())
+	default:
+		b.WriteString("failed")
+	}
+	if e.Err != nil && (e.Signal != "" || e.ExitCode >= 0) {
+		fmt.Fprintf(&b, " (%v)", e.Err)
+	}
+	if tail := strings.TrimSpace(e.Stderr); tail != "" {
+		fmt.Fprintf(&b, "; stderr: %s", tail)
+	}
+	return b.String()
+}
+
+// Is reports whether target is [ErrProcessFailed].
+func (e *ProcessError) Is(target error) bool { return target == ErrProcessFailed }
+
+// Unwrap returns the cause.
+func (e *ProcessError) Unwrap() error { return e.Err }
+
+// AgentError reports a run the agent itself ended with an error result.
+type AgentError struct {
+	// Subtype is the agent's kind of error ("error_max_turns",
+	// "error_during_execution", ...), when it gives one.
+	Subtype string
+	// Message is what the agent said.
+	Message string
+	// Result holds what the run produced anyway: session id, usage, cost.
+	Result *Result
+}
+
+// Error describes the failure.
+func (e *AgentError) Error() string {
+	msg := "agent reported an error"
+	if e.Subtype != "" {
+		msg += " (" + e.Subtype + ")"
+	}
+	if m := strings.TrimSpace(e.Message); m != "" {
+		msg += ": " + m
+	}
+	return msg
+}
+
+// Is reports whether target is [ErrAgentFailed].
+func (e *AgentError) Is(target error) bool { return target == ErrAgentFailed }
+
+// NotMountedError reports mounted skills the agent did not load.
+type NotMountedError struct {
+	// Missing are the runtime names the agent did not report.
+	Missing []string
+	// Reported are the skill names the agent did report.
+	Reported []string
+}
+
+// Error describes the failure.
+func (e *NotMountedError) Error() string {
+	return fmt.Sprintf("agent does not see the mounted skills %s (it reports %s)",
+		strings.Join(e.Missing, ", "), listOrNone(e.Reported))
+}
+
+// Is reports whether target is [ErrSkillsNotMounted].
+func (e *NotMountedError) Is(target error) bool { return target == ErrSkillsNotMounted }
+
+// ShadowError reports a skill of the user's or the project's that has the
+// name of one of the run's skills and other content.
+type ShadowError struct {
+	// Name is the skill's runtime name.
+	Name string
+	// Ours is the folder of the run's skill.
+	Ours string
+	// Theirs is the folder of the other skill that the agent would load.
+	Theirs string
+}
+
+// Error describes the failure.
+func (e *ShadowError) Error() string {
+	return fmt.Sprintf("skill %q in %s has other content than the run's skill in %s and would shadow it; rename one of them (skill.MetadataRuntimeName) or remove %s",
+		e.Name, e.Theirs, e.Ours, e.Theirs)
+}
+
+// Is reports whether target is [ErrSkillShadowed].
+func (e *ShadowError) Is(target error) bool { return target == ErrSkillShadowed }
+
+func listOrNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}

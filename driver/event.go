@@ -1,0 +1,135 @@
+package driver
+
+import "encoding/json"
+
+// Event is one thing that happened during a run, as a driver reports it
+// through [Request.Events]. The concrete types are this package's *Event
+// types; switch on them:
+//
+//	switch e := ev.(type) {
+//	case *driver.TextDeltaEvent:
+//		fmt.Print(e.Text)
+//	case *driver.ToolCallEvent:
+//		log.Printf("tool %s", e.Name)
+//	}
+//
+// Every event keeps the agent's own JSON for it in Raw (empty for events a
+// driver or the SDK makes up itself), for callers who need more than the
+// typed fields. Other packages may define events of their own (the root
+// package reports thread restarts); Kind tells them apart in logs and in
+// JSON output.
+type Event interface {
+	// Kind is the event's name in JSON output: "init", "text", ...
+	Kind() string
+}
+
+// Event kinds, as [Event.Kind] returns them.
+const (
+	KindInit       = "init"
+	KindText       = "text"
+	KindTextDelta  = "text_delta"
+	KindThinking   = "thinking"
+	KindToolCall   = "tool_call"
+	KindToolResult = "tool_result"
+	KindResult     = "result"
+	KindError      = "error"
+	KindRaw        = "raw"
+)
+
+// InitEvent starts a session: the agent says which session it is and what
+// it sees, including the skills it loaded.
+type InitEvent struct {
+	SessionID string   `json:"session_id,omitempty"`
+	Model     string   `json:"model,omitempty"`
+	Cwd       string   `json:"cwd,omitempty"`
+	Tools     []string `json:"tools,omitempty"`
+	// Skills are the names of the skills the agent reports it loaded.
+	Skills []string        `json:"skills"`
+	Raw    json.RawMessage `json:"-"`
+}
+
+// TextEvent is a complete block of the assistant's text.
+type TextEvent struct {
+	Text string          `json:"text"`
+	Raw  json.RawMessage `json:"-"`
+}
+
+// TextDeltaEvent is a piece of assistant text as it is generated; the
+// pieces of one block, joined, are the block's [TextEvent] that follows.
+type TextDeltaEvent struct {
+	Text string          `json:"text"`
+	Raw  json.RawMessage `json:"-"`
+}
+
+// ThinkingEvent is the assistant's reasoning, when the agent shows it.
+type ThinkingEvent struct {
+	Text string          `json:"text"`
+	Raw  json.RawMessage `json:"-"`
+}
+
+// ToolCallEvent is the assistant calling a tool.
+type ToolCallEvent struct {
+	ID    string          `json:"id,omitempty"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input,omitempty"`
+	Raw   json.RawMessage `json:"-"`
+}
+
+// ToolResultEvent is what a tool call returned.
+type ToolResultEvent struct {
+	// ToolCallID is the [ToolCallEvent.ID] this answers.
+	ToolCallID string          `json:"tool_call_id,omitempty"`
+	Content    string          `json:"content"`
+	IsError    bool            `json:"is_error,omitempty"`
+	Raw        json.RawMessage `json:"-"`
+}
+
+// ResultEvent ends a run: the final answer, or the error the agent
+// reports, with the session and its usage.
+type ResultEvent struct {
+	SessionID string `json:"session_id,omitempty"`
+	Text      string `json:"text"`
+	// IsError is true when the agent reports that the run failed; Subtype
+	// then says how (Claude Code: "error_max_turns", ...).
+	IsError  bool     `json:"is_error,omitempty"`
+	Subtype  string   `json:"subtype,omitempty"`
+	Usage    *Usage   `json:"usage,omitempty"`
+	CostUSD  *float64 `json:"cost_usd,omitempty"`
+	NumTurns int      `json:"num_turns,omitempty"`
+	// DurationMS is the run's length as the agent measures it.
+	DurationMS int64           `json:"duration_ms,omitempty"`
+	Raw        json.RawMessage `json:"-"`
+}
+
+// ErrorEvent is an error the agent reports, or one the driver finds in the
+// agent's output (a line that is not JSON), without ending the run.
+type ErrorEvent struct {
+	Message string          `json:"message"`
+	Raw     json.RawMessage `json:"-"`
+}
+
+// RawEvent is a line of the agent's output the driver does not interpret.
+type RawEvent struct {
+	// Type is the agent's own name for the event ("" when it has none).
+	Type string          `json:"agent_type,omitempty"`
+	Raw  json.RawMessage `json:"raw"`
+}
+
+// Kind returns [KindInit].
+func (*InitEvent) Kind() string { return KindInit }
+// Kind returns [KindText].
+func (*TextEvent) Kind() string { return KindText }
+// Kind returns [KindTextDelta].
+func (*TextDeltaEvent) Kind() string { return KindTextDelta }
+// Kind returns [KindThinking].
+func (*ThinkingEvent) Kind() string { return KindThinking }
+// Kind returns [KindToolCall].
+func (*ToolCallEvent) Kind() string { return KindToolCall }
+// Kind returns [KindToolResult].
+func (*ToolResultEvent) Kind() string { return KindToolResult }
+// Kind returns [KindResult].
+func (*ResultEvent) Kind() string { return KindResult }
+// Kind returns [KindError].
+func (*ErrorEvent) Kind() string { return KindError }
+// Kind returns [KindRaw].
+func (*RawEvent) Kind() string { return KindRaw }
