@@ -117,19 +117,27 @@ type RawEvent struct {
 
 // Kind returns [KindInit].
 func (*InitEvent) Kind() string { return KindInit }
+
 // Kind returns [KindText].
 func (*TextEvent) Kind() string { return KindText }
+
 // Kind returns [KindTextDelta].
 func (*TextDeltaEvent) Kind() string { return KindTextDelta }
+
 // Kind returns [KindThinking].
 func (*ThinkingEvent) Kind() string { return KindThinking }
+
 // Kind returns [KindToolCall].
 func (*ToolCallEvent) Kind() string { return KindToolCall }
+
 // Kind returns [KindToolResult].
 func (*ToolResultEvent) Kind() string { return KindToolResult }
+
 // Kind returns [KindResult].
 func (*ResultEvent) Kind() string { return KindResult }
+
 // Kind returns [KindError].
 func (*ErrorEvent) Kind() string { return KindError }
+
 // Kind returns [KindRaw].
 func (*RawEvent) Kind() string { return KindRaw }
