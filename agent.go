@@ -48,6 +48,22 @@
 //     same selected content on any machine and changes when the selection
 //     or any skill's content changes. Folder paths are not part of it.
 //
+// # Runs, events and threads
+//
+// The driver receives the prompt, the resolved skills and the workspace,
+// and answers with the final text, the agent's session id, token usage and
+// cost when the agent reports them. [WithEvents] delivers what the agent
+// does as it happens (driver.Event: text and text deltas, thinking, tool
+// calls and results, the skills the agent loaded, the result, errors).
+// Errors a caller may act on are typed in package driver (the process
+// failed, the agent reported an error, a resume was rejected, a mounted
+// skill is not seen or is shadowed); a run stopped by its context returns
+// an error for which errors.Is(err, context.Canceled) holds.
+//
+// [WithResume] continues a session by its id. An [Agent.Thread] does that
+// for a conversation that spans runs, and resumes only while the skills
+// and workspace are those the session started with (see [Thread]).
+//
 // An Agent is safe for concurrent use.
 package adaptor
 
@@ -55,9 +71,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/skill"
@@ -70,6 +88,9 @@ type Agent struct {
 	provider     skill.Provider
 	materializer skill.Materializer
 	workspace    string
+	events       []func(driver.Event)
+	threads      ThreadStore
+	threadLocks  sync.Map // thread key → *sync.Mutex
 }
 
 // New returns an Agent that runs d. It panics if d is nil, as that is a
@@ -87,12 +108,17 @@ func New(d driver.Driver, opts ...Option) *Agent {
 	if c.materializer == nil {
 		c.materializer = skill.NewDefaultSkillMaterializer()
 	}
+	if c.threads == nil {
+		c.threads = new(MemoryThreadStore)
+	}
 	return &Agent{
 		drv:          d,
 		refs:         c.refs,
 		provider:     c.provider,
 		materializer: c.materializer,
 		workspace:    c.workspace,
+		events:       c.events,
+		threads:      c.threads,
 	}
 }
 
@@ -102,35 +128,92 @@ type Result struct {
 	Text string
 	// Skills is the skill set the run was given.
 	Skills driver.ResolvedSkills
+	// Workspace is the absolute folder the agent worked in.
+	Workspace string
+	// SessionID identifies the agent's session; pass it to [WithResume]
+	// to continue it, or let a [Thread] do that.
+	SessionID string
+	// Usage is the token usage the agent reports; nil when it reports none.
+	Usage *driver.Usage
+	// CostUSD is the cost the agent reports; nil when it reports none.
+	CostUSD *float64
+	// ExitCode is the agent process's exit status.
+	ExitCode int
 }
 
 // Run resolves the agent's skills together with the run's (see the package
 // doc), then runs the driver with prompt. Resolution errors are returned
 // before the driver is called; the driver's own error is returned as it is.
+// Events reach the functions given with [WithEvents] as they happen.
 func (a *Agent) Run(ctx context.Context, prompt string, opts ...CallOption) (*Result, error) {
-	call := a.call(opts)
+	p, err := a.prepare(ctx, prompt, a.call(opts))
+	if err != nil {
+		return nil, err
+	}
+	return a.execute(ctx, p)
+}
+
+// prepared is a run ready for the driver.
+type prepared struct {
+	req       driver.Request
+	workspace string // absolute, also when the request leaves it to the driver
+	events    []func(driver.Event)
+}
+
+// prepare resolves the skills and the workspace of one run.
+func (a *Agent) prepare(ctx context.Context, prompt string, call callConfig) (*prepared, error) {
 	resolved, err := a.resolve(ctx, call.refs)
 	if err != nil {
 		return nil, err
 	}
-	req := &driver.Request{Prompt: prompt, Skills: resolved.skills}
+	p := &prepared{
+		req:    driver.Request{Prompt: prompt, Skills: resolved.skills, Resume: call.resume},
+		events: call.events,
+	}
 	if call.workspace != "" {
-		if req.Workspace, err = filepath.Abs(call.workspace); err != nil {
+		if p.req.Workspace, err = filepath.Abs(call.workspace); err != nil {
 			return nil, fmt.Errorf("agentadaptor: workspace: %w", err)
 		}
+		p.workspace = p.req.Workspace
+	} else if p.workspace, err = os.Getwd(); err != nil {
+		return nil, fmt.Errorf("agentadaptor: workspace: %w", err)
 	}
-	res, err := a.drv.Run(ctx, req)
+	if len(p.events) > 0 {
+		p.req.Events = p.emit
+	}
+	return p, nil
+}
+
+// emit hands ev to every event function of the run.
+func (p *prepared) emit(ev driver.Event) {
+	for _, f := range p.events {
+		f(ev)
+	}
+}
+
+// execute runs the driver once.
+func (a *Agent) execute(ctx context.Context, p *prepared) (*Result, error) {
+	req := p.req
+	res, err := a.drv.Run(ctx, &req)
 	if err != nil {
 		return nil, err
 	}
 	if res == nil {
 		return nil, errors.New("agentadaptor: driver returned no result and no error")
 	}
-	return &Result{Text: res.Text, Skills: resolved.skills}, nil
+	return &Result{
+		Text:      res.Text,
+		Skills:    p.req.Skills,
+		Workspace: p.workspace,
+		SessionID: res.SessionID,
+		Usage:     res.Usage,
+		CostUSD:   res.CostUSD,
+		ExitCode:  res.ExitCode,
+	}, nil
 }
 
 func (a *Agent) call(opts []CallOption) callConfig {
-	c := callConfig{workspace: a.workspace}
+	c := callConfig{workspace: a.workspace, events: slices.Clone(a.events)}
 	for _, o := range opts {
 		if o != nil {
 			o.applyCall(&c)

@@ -1,6 +1,7 @@
 package adaptor
 
 import (
+	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -10,12 +11,16 @@ type agentConfig struct {
 	provider     skill.Provider
 	materializer skill.Materializer
 	workspace    string
+	events       []func(driver.Event)
+	threads      ThreadStore
 }
 
 // callConfig collects the options given to one Run.
 type callConfig struct {
 	refs      []skill.Ref
 	workspace string
+	events    []func(driver.Event)
+	resume    string
 }
 
 // Option configures an Agent at construction. Options that apply to a
@@ -78,4 +83,48 @@ func (o workspaceOption) applyCall(c *callConfig)   { c.workspace = string(o) }
 // agent's for that run. Default: empty, the driver's own default.
 func WithWorkspace(dir string) SharedOption {
 	return workspaceOption(dir)
+}
+
+type eventsOption func(driver.Event)
+
+func (o eventsOption) applyAgent(c *agentConfig) {
+	if o != nil {
+		c.events = append(c.events, o)
+	}
+}
+
+func (o eventsOption) applyCall(c *callConfig) {
+	if o != nil {
+		c.events = append(c.events, o)
+	}
+}
+
+// WithEvents has f receive the run's events as they happen: the driver's
+// (text, tool calls, the result, ... see driver.Event) and the agent's own
+// ([ThreadRestartedEvent]). f is called from one goroutine at a time, in
+// order, and never after Run returns; the agent's output waits while it
+// runs, so it should not block. Given to New it applies to every run;
+// given to Run it is added for that run. Several accumulate and are called
+// in the order given. Default: none, and drivers do not build events
+// nobody receives.
+func WithEvents(f func(driver.Event)) SharedOption {
+	return eventsOption(f)
+}
+
+type resumeOption string
+
+func (o resumeOption) applyCall(c *callConfig) { c.resume = string(o) }
+
+// WithResume has the run continue the agent's session id, as returned in
+// [Result.SessionID]. The driver fails with driver.ErrResumeRejected when
+// the agent will not resume it. Nothing checks that the skills are those
+// the session started with; a [Thread] does. Default: a new session.
+func WithResume(sessionID string) CallOption {
+	return resumeOption(sessionID)
+}
+
+// WithThreadStore sets where the agent's threads keep their state (see
+// [Thread]). Default: a [MemoryThreadStore] of the agent's own.
+func WithThreadStore(s ThreadStore) Option {
+	return agentOption(func(c *agentConfig) { c.threads = s })
 }

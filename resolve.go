@@ -218,6 +218,7 @@ func (a *Agent) materialize(ctx context.Context, selected []skill.Skill, names [
 				Required:    s.Required,
 				Reason:      s.Reason,
 				Metadata:    maps.Clone(s.Metadata),
+				Digest:      digests[i],
 			}
 			return nil
 		})

@@ -33,6 +33,13 @@ type Driver struct {
 	// RequireSkillMD makes a run fail, after recording its request, when a
 	// resolved skill folder is not absolute or holds no regular SKILL.md.
 	RequireSkillMD bool
+	// Events are sent, in order, to the request's Events function (when
+	// it has one) before the run returns.
+	Events []driver.Event
+	// Handler, when set, answers every run in place of Result and Err,
+	// after the request is recorded, the events are sent and the skills
+	// checked. Use it to script sessions, resumes or failures.
+	Handler func(ctx context.Context, req *driver.Request) (*driver.Result, error)
 
 	mu       sync.Mutex
 	requests []driver.Request
@@ -55,6 +62,14 @@ func (d *Driver) Run(ctx context.Context, req *driver.Request) (*driver.Result, 
 		if err := CheckSkills(req.Skills); err != nil {
 			return nil, err
 		}
+	}
+	if req.Events != nil {
+		for _, ev := range d.Events {
+			req.Events(ev)
+		}
+	}
+	if d.Handler != nil {
+		return d.Handler(ctx, req)
 	}
 	if d.Err != nil {
 		return nil, d.Err
