@@ -129,6 +129,26 @@ func (in *Installer) lockPath() string {
 	return filepath.Join(in.Root(), ".agents", LockName)
 }
 
+// Find returns the skills that source holds (any source [Installer.Add]
+// takes), read and checked as Add checks them, without installing anything:
+// each as a skill.Dir of its folder (the source's own folder, or the
+// materialized copy of an archive in the skill cache) keyed by its name.
+// With only, it returns just the skills of those names.
+func (in *Installer) Find(ctx context.Context, source string, only ...string) ([]skill.Skill, error) {
+	found, cleanup, err := in.resolve(ctx, source, "", only)
+	if err != nil {
+		return nil, err
+	}
+	// A download is only needed until its skills are materialized.
+	cleanup()
+	out := make([]skill.Skill, len(found))
+	for i, c := range found {
+		out[i] = skill.Dir(c.dir)
+		out[i].Key = c.name
+	}
+	return out, nil
+}
+
 // candidate is one skill found in a source, ready to copy.
 type candidate struct {
 	name    string

@@ -52,8 +52,8 @@ func waitLock(f *os.File) error {
 	}
 }
 
-// checkOwner refuses a folder another user owns or may write.
-func checkOwner(fi os.FileInfo) error {
+// CheckOwner refuses a folder another user owns or may write.
+func CheckOwner(fi os.FileInfo) error {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
 		return fmt.Errorf("belongs to user %d, not to this user", st.Uid)
 	}

@@ -108,7 +108,7 @@ func checkFolder(p string) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("cache folder %s is not a folder (a link or a file is there); remove it or set another root with WithSkillCacheRoot", p)
 	}
-	if err := checkOwner(fi); err != nil {
+	if err := CheckOwner(fi); err != nil {
 		return fmt.Errorf("cache folder %s %v; set another root with WithSkillCacheRoot", p, err)
 	}
 	return nil
