@@ -686,3 +686,35 @@ func TestLeftoverPatternSparesUserNames(t *testing.T) {
 type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func TestFind(t *testing.T) {
+	f := newFixture(t)
+	f.writeSkill(t, "kit/alpha", "alpha", "")
+	f.writeSkill(t, "kit/group/beta", "beta", "")
+	in := f.installer(t)
+	got, err := in.Find(t.Context(), filepath.Join(f.sources, "kit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, s := range got {
+		keys = append(keys, s.Key)
+		ps, ok := s.Source.(skill.PathSource)
+		if !ok || !isSkill(ps.Path) {
+			t.Errorf("Find gave %q a source %#v, want a skill folder", s.Key, s.Source)
+		}
+	}
+	if strings.Join(keys, ",") != "alpha,beta" {
+		t.Errorf("Find keys = %q, want alpha,beta", keys)
+	}
+	if got, err := in.Find(t.Context(), filepath.Join(f.sources, "kit"), "beta"); err != nil || len(got) != 1 || got[0].Key != "beta" {
+		t.Errorf("Find(only beta) = %v, %v", got, err)
+	}
+	if _, err := in.Find(t.Context(), filepath.Join(f.sources, "nope")); err == nil {
+		t.Error("Find of a missing source succeeded")
+	}
+	// Nothing was installed.
+	if _, err := os.Stat(filepath.Join(f.env.Project, ".agents")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Find wrote into the project: %v", err)
+	}
+}
