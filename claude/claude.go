@@ -1,0 +1,332 @@
+// Package claude drives Claude Code, Anthropic's coding agent CLI, with a
+// run's skills mounted for that run alone.
+//
+//	agent := adaptor.New(claude.Driver(claude.Config{Model: "sonnet"}),
+//	    adaptor.WithSkills(skill.Dir("./skills/review")))
+//	res, err := agent.Run(ctx, "Review the open change")
+//
+// # The run
+//
+// A run is one `claude -p --output-format stream-json --verbose`, with the
+// prompt on standard input and the request's workspace as the working
+// folder, plus the flags the [Config] asks for, `--resume` for
+// driver.Request.Resume, and `--add-dir MOUNT` when there are skills. The
+// environment is the process's, with [Config.Env] added. The agent's JSON
+// lines become driver events; the final text, session id, token usage and
+// cost come from its result line.
+//
+// # Mounting skills
+//
+// Claude Code reads skills from the user's folder (~/.claude/skills, or
+// $CLAUDE_CONFIG_DIR/skills), the project's .claude/skills, and, since
+// 2.1.32, DIR/.claude/skills for every folder given with --add-dir. The
+// driver uses only the last:
+//
+//  1. For each skill set it builds a mount under the cache root,
+//     <root>/mounts/claude/<key>/.claude/skills/<runtime-name>, one link
+//     per skill to its resolved folder (a copy where links cannot be
+//     made). The key digests the set's fingerprint and the folders linked
+//     to, so runs with the same set share a mount and runs with different
+//     sets never see each other's skills.
+//  2. A mount is staged beside its place and renamed into it, so it is
+//     complete or absent; it is never changed afterwards (its skills
+//     folder is read-only). One found changed is rebuilt.
+//  3. Nothing is written to the workspace, the user's ~/.claude or
+//     $CLAUDE_CONFIG_DIR. The config folder is not moved for a run either:
+//     it also holds the user's login and sessions.
+//
+// # Checks
+//
+//  1. Before the start: a skill folder named like one of the run's in the
+//     user's skills folder, or in .claude/skills of the workspace or any
+//     folder above it, with other content, would be loaded instead of
+//     ours. That fails the run with a *driver.ShadowError naming both
+//     folders. Identical content is fine.
+//  2. After the agent's system/init line: every mounted runtime name must
+//     be among the skills it reports, or the run is stopped and fails with
+//     a *driver.NotMountedError.
+//  3. The result line decides the outcome: an error result is a
+//     *driver.AgentError (holding the session and usage); no result at all
+//     is driver.ErrNoResult, or a *driver.ProcessError when the process
+//     failed. A run asked to resume that fails before the agent starts a
+//     session (no system/init line) is driver.ErrResumeRejected: Claude
+//     Code answers an unknown session id that way.
+//  4. The first result line is the run's; lines after it are still
+//     reported as events but change nothing. A line that is not JSON is
+//     reported as a driver.ErrorEvent and the run goes on.
+//
+// Cancelling the context interrupts the agent (SIGINT to its process
+// group, SIGKILL after [Config.GracePeriod]); no process of the run
+// survives it, and the error wraps the context's.
+package claude
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/process"
+	"github.com/agentadaptor/agentadaptor/skill"
+)
+
+// Config configures the Claude Code driver. The zero value runs `claude`
+// from PATH with the CLI's own defaults.
+type Config struct {
+	// Command is the claude program: a path, or a name looked up on the
+	// agent's PATH (Env's, else this process's). Default "claude".
+	Command string
+	// Model is passed as --model. Default: the CLI's.
+	Model string
+	// PermissionMode is passed as --permission-mode ("default",
+	// "acceptEdits", "plan", "bypassPermissions", ...). Default: the CLI's.
+	PermissionMode string
+	// SkipPermissions passes --dangerously-skip-permissions. When the
+	// process runs as root it also sets IS_SANDBOX=1, without which Claude
+	// Code refuses that flag (and PermissionMode "bypassPermissions").
+	// Default false.
+	SkipPermissions bool
+	// MaxTurns is passed as --max-turns when positive. Default: no limit.
+	MaxTurns int
+	// AppendSystemPrompt is passed as --append-system-prompt. Default none.
+	AppendSystemPrompt string
+	// PartialMessages passes --include-partial-messages, so the answer
+	// also arrives as driver.TextDeltaEvent while it is written. Default
+	// false.
+	PartialMessages bool
+	// Args are extra arguments, placed after the driver's own.
+	Args []string
+	// Env is added to the process's environment for the agent (a later
+	// entry wins over an earlier one with the same name).
+	Env []string
+	// CacheRoot is the folder that holds skill mounts (under
+	// mounts/claude). Default: skill.DefaultCacheRoot(), where the default
+	// materializer keeps skills.
+	CacheRoot string
+	// GracePeriod is how long a cancelled run has between SIGINT and
+	// SIGKILL. Default 5s.
+	GracePeriod time.Duration
+}
+
+type claudeDriver struct {
+	c Config
+}
+
+var _ driver.Driver = (*claudeDriver)(nil)
+
+// Driver returns a driver.Driver that runs Claude Code as c says. It is
+// safe for concurrent use; concurrent runs are separate processes.
+func Driver(c Config) driver.Driver {
+	if c.Command == "" {
+		c.Command = "claude"
+	}
+	if c.CacheRoot == "" {
+		c.CacheRoot = skill.DefaultCacheRoot()
+	}
+	c.Args = slices.Clone(c.Args)
+	c.Env = slices.Clone(c.Env)
+	return &claudeDriver{c: c}
+}
+
+// Run runs Claude Code once for req.
+func (d *claudeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Result, error) {
+	if req == nil {
+		return nil, errors.New("claude: nil request")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("claude: %w", context.Cause(ctx))
+	}
+	env := mergeEnv(os.Environ(), d.c.Env)
+	prog, err := lookPath(d.c.Command, lookupEnv(env, "PATH"))
+	if err != nil {
+		return nil, &driver.ProcessError{Command: d.c.Command, ExitCode: -1,
+			Err: fmt.Errorf("%w (install Claude Code with `npm install -g @anthropic-ai/claude-code`, or set claude.Config.Command)", err)}
+	}
+	workspace := req.Workspace
+	if workspace == "" {
+		if workspace, err = os.Getwd(); err != nil {
+			return nil, err
+		}
+	}
+	var mountDir string
+	if len(req.Skills.Entries) > 0 {
+		if mountDir, err = mount(d.c.CacheRoot, req.Skills); err != nil {
+			return nil, fmt.Errorf("claude: %w", err)
+		}
+		if err := checkShadows(req.Skills, mountDir, workspace, userSkillsDir(env)); err != nil {
+			return nil, err
+		}
+	}
+	if (d.c.SkipPermissions || d.c.PermissionMode == "bypassPermissions") && os.Geteuid() == 0 {
+		env = mergeEnv(env, []string{"IS_SANDBOX=1"})
+	}
+
+	p := &parser{emit: req.Events}
+	var check error
+	exit, runErr := process.Run(ctx, process.Command{
+		Path:  prog,
+		Args:  d.args(req, mountDir),
+		Dir:   req.Workspace,
+		Env:   env,
+		Stdin: req.Prompt,
+		Grace: d.c.GracePeriod,
+	}, func(b []byte) error {
+		if init := p.parse(b); init != nil {
+			check = checkMounted(init.Skills, req.Skills)
+			return check
+		}
+		return nil
+	})
+	return outcome(prog, req, p, exit, runErr, check)
+}
+
+// args builds the command line.
+func (d *claudeDriver) args(req *driver.Request, mountDir string) []string {
+	args := []string{"-p", "--output-format", "stream-json", "--verbose"}
+	if d.c.PartialMessages {
+		args = append(args, "--include-partial-messages")
+	}
+	if req.Resume != "" {
+		args = append(args, "--resume", req.Resume)
+	}
+	if d.c.Model != "" {
+		args = append(args, "--model", d.c.Model)
+	}
+	if d.c.PermissionMode != "" {
+		args = append(args, "--permission-mode", d.c.PermissionMode)
+	}
+	if d.c.SkipPermissions {
+		args = append(args, "--dangerously-skip-permissions")
+	}
+	if d.c.MaxTurns > 0 {
+		args = append(args, "--max-turns", strconv.Itoa(d.c.MaxTurns))
+	}
+	if d.c.AppendSystemPrompt != "" {
+		args = append(args, "--append-system-prompt", d.c.AppendSystemPrompt)
+	}
+	args = append(args, d.c.Args...)
+	// --add-dir takes several values, so it goes last; the prompt is on
+	// standard input.
+	if mountDir != "" {
+		args = append(args, "--add-dir", mountDir)
+	}
+	return args
+}
+
+// outcome turns how the process ended and what it said into the result.
+func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, runErr, check error) (*driver.Result, error) {
+	perr := &driver.ProcessError{Command: prog, ExitCode: exit.Code, Signal: exit.Signal, Stderr: exit.Stderr, Err: runErr}
+	if check != nil {
+		return nil, check
+	}
+	if runErr != nil {
+		// Cancelled, or the output could not be read: the process was
+		// stopped, whatever it said.
+		return nil, perr
+	}
+	r := p.result
+	if req.Resume != "" && p.init == nil && (r == nil || r.IsError) {
+		// The session never started: Claude Code refused to resume it.
+		why := strings.TrimSpace(exit.Stderr)
+		if r != nil && r.Text != "" {
+			why = r.Text
+		}
+		return nil, fmt.Errorf("%w: session %s: %s", driver.ErrResumeRejected, req.Resume, why)
+	}
+	if r == nil {
+		if exit.Code != 0 {
+			return nil, perr
+		}
+		perr.Err = driver.ErrNoResult
+		return nil, perr
+	}
+	res := &driver.Result{Text: r.Text, SessionID: r.SessionID, Usage: r.Usage, CostUSD: r.CostUSD, ExitCode: exit.Code}
+	if res.SessionID == "" && p.init != nil {
+		res.SessionID = p.init.SessionID
+	}
+	if r.IsError {
+		return nil, &driver.AgentError{Subtype: r.Subtype, Message: r.Text, Result: res}
+	}
+	if exit.Code != 0 {
+		return nil, perr
+	}
+	return res, nil
+}
+
+// checkMounted reports the mounted skills the agent does not list.
+func checkMounted(reported []string, rs driver.ResolvedSkills) error {
+	var missing []string
+	for _, e := range rs.Entries {
+		if !slices.Contains(reported, e.RuntimeName) {
+			missing = append(missing, e.RuntimeName)
+		}
+	}
+	if len(missing) > 0 {
+		return &driver.NotMountedError{Missing: missing, Reported: reported}
+	}
+	return nil
+}
+
+// lookPath finds the program name as exec.LookPath does, on the PATH the
+// agent gets (which Config.Env may set) rather than this process's.
+func lookPath(name, path string) (string, error) {
+	if strings.ContainsRune(name, filepath.Separator) {
+		return exec.LookPath(name)
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		if p, err := exec.LookPath(filepath.Join(dir, name)); err == nil {
+			return filepath.Abs(p)
+		}
+	}
+	return "", &exec.Error{Name: name, Err: exec.ErrNotFound}
+}
+
+// mergeEnv returns base with add applied: an entry of add replaces one of
+// base with the same name.
+func mergeEnv(base, add []string) []string {
+	out := slices.Clone(base)
+	for _, kv := range add {
+		name, _, _ := strings.Cut(kv, "=")
+		out = slices.DeleteFunc(out, func(e string) bool {
+			n, _, _ := strings.Cut(e, "=")
+			return n == name
+		})
+		out = append(out, kv)
+	}
+	return out
+}
+
+func lookupEnv(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if n, v, ok := strings.Cut(env[i], "="); ok && n == name {
+			return v
+		}
+	}
+	return ""
+}
+
+// userSkillsDir is the user's skills folder in env: $CLAUDE_CONFIG_DIR/skills,
+// else ~/.claude/skills.
+func userSkillsDir(env []string) string {
+	if dir := lookupEnv(env, "CLAUDE_CONFIG_DIR"); dir != "" {
+		return filepath.Join(dir, "skills")
+	}
+	home := lookupEnv(env, "HOME")
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return ""
+		}
+	}
+	return filepath.Join(home, ".claude", "skills")
+}

@@ -1,0 +1,190 @@
+package claude
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/cache"
+	"github.com/agentadaptor/agentadaptor/skill"
+)
+
+// mountsDir is where mounts live under the cache root.
+const mountsDir = "mounts/claude"
+
+// skillsDir is where Claude Code finds skills under a folder given with
+// --add-dir.
+const skillsDir = ".claude/skills"
+
+// mountKey names the mount of a skill set: its fingerprint and the folders
+// it links to, so a mount never points at another run's folders.
+func mountKey(rs driver.ResolvedSkills) string {
+	h := sha256.New()
+	put := func(s string) {
+		binary.Write(h, binary.BigEndian, uint64(len(s)))
+		h.Write([]byte(s))
+	}
+	put("agentadaptor claude mount v1")
+	put(rs.Fingerprint)
+	binary.Write(h, binary.BigEndian, uint64(len(rs.Entries)))
+	for _, e := range rs.Entries {
+		put(e.RuntimeName)
+		put(e.Path)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// mount returns the folder to pass with --add-dir for rs: under root,
+// holding .claude/skills/<runtime-name> for each skill, a link to its
+// folder (a copy where links cannot be made). It is built once, atomically,
+// and reused by every run with the same set.
+func mount(root string, rs driver.ResolvedSkills) (string, error) {
+	base := filepath.Join(root, filepath.FromSlash(mountsDir))
+	final := filepath.Join(base, mountKey(rs))
+	if ok, _ := mountIntact(final, rs); ok {
+		return final, nil
+	}
+	if err := os.MkdirAll(base, 0o700); err != nil {
+		return "", fmt.Errorf("create skill mount folder: %w", err)
+	}
+	if err := checkOwnFolder(base); err != nil {
+		return "", err
+	}
+	staging, err := os.MkdirTemp(base, ".staging-")
+	if err != nil {
+		return "", fmt.Errorf("create skill mount: %w", err)
+	}
+	defer os.RemoveAll(staging)
+	skills := filepath.Join(staging, filepath.FromSlash(skillsDir))
+	if err := os.MkdirAll(skills, 0o755); err != nil {
+		return "", fmt.Errorf("create skill mount: %w", err)
+	}
+	for _, e := range rs.Entries {
+		if err := placeSkill(filepath.Join(skills, e.RuntimeName), e.Path); err != nil {
+			return "", fmt.Errorf("mount skill %q: %w", e.Key, err)
+		}
+	}
+	// Mounts are read by the agent, never written: make that plain.
+	if err := os.Chmod(skills, 0o555); err != nil {
+		return "", err
+	}
+	defer os.Chmod(skills, 0o755) // so the deferred RemoveAll can empty a staging that lost
+	if err := os.Rename(staging, final); err == nil {
+		return final, nil
+	}
+	// Another run published the same mount first, or a broken one is in
+	// the way: use the first if it checks out, else replace it.
+	if ok, _ := mountIntact(final, rs); ok {
+		return final, nil
+	}
+	aside := staging + ".old"
+	switch err := os.Rename(final, aside); {
+	case err == nil:
+		defer removeMount(aside)
+	case !errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("replace broken skill mount %s: %w", final, err)
+	}
+	if err := os.Rename(staging, final); err != nil {
+		if ok, _ := mountIntact(final, rs); ok {
+			return final, nil
+		}
+		return "", fmt.Errorf("publish skill mount %s: %w", final, err)
+	}
+	return final, nil
+}
+
+// placeSkill makes a link at name to dir, or copies dir there where links
+// cannot be made.
+func placeSkill(name, dir string) error {
+	err := os.Symlink(dir, name)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return os.CopyFS(name, os.DirFS(dir))
+}
+
+// mountIntact reports whether the mount at dir holds exactly rs: the one
+// entry .claude, holding only skills, holding one entry per skill that is
+// a link to its folder (or a copy with its content).
+func mountIntact(dir string, rs driver.ResolvedSkills) (bool, error) {
+	for _, level := range []struct{ path, want string }{{dir, ".claude"}, {filepath.Join(dir, ".claude"), "skills"}} {
+		names, err := readNames(level.path)
+		if err != nil {
+			return false, err
+		}
+		if len(names) != 1 || names[0] != level.want {
+			return false, nil
+		}
+	}
+	skills := filepath.Join(dir, filepath.FromSlash(skillsDir))
+	names, err := readNames(skills)
+	if err != nil {
+		return false, err
+	}
+	if len(names) != len(rs.Entries) {
+		return false, nil
+	}
+	for _, e := range rs.Entries {
+		if _, found := slices.BinarySearch(names, e.RuntimeName); !found {
+			return false, nil
+		}
+		p := filepath.Join(skills, e.RuntimeName)
+		if target, err := os.Readlink(p); err == nil {
+			if target != e.Path {
+				return false, nil
+			}
+			continue
+		}
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.IsDir() || e.Digest == "" {
+			return false, err
+		}
+		if d, err := skill.ContentDigest(p); err != nil || d != e.Digest {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+func readNames(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	slices.Sort(names)
+	return names, err
+}
+
+// removeMount removes a mount, whose skills folder is read-only.
+func removeMount(dir string) {
+	os.Chmod(filepath.Join(dir, filepath.FromSlash(skillsDir)), 0o755)
+	os.RemoveAll(dir)
+}
+
+// checkOwnFolder refuses a mounts folder that is not a real folder of the
+// current user, or that other users can write: they could swap a mount.
+func checkOwnFolder(p string) error {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("skill mount folder %s is not a folder; remove it or set Config.CacheRoot", p)
+	}
+	if err := cache.CheckOwner(fi); err != nil {
+		return fmt.Errorf("skill mount folder %s %v; set Config.CacheRoot to a folder of your own", p, err)
+	}
+	return nil
+}

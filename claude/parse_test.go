@@ -1,0 +1,289 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/process"
+)
+
+// kinds parses lines and returns the kinds of the events they make.
+func parseAll(lines ...string) (*parser, []driver.Event) {
+	var evs []driver.Event
+	p := &parser{emit: func(ev driver.Event) { evs = append(evs, ev) }}
+	for _, l := range lines {
+		p.parse([]byte(l))
+	}
+	return p, evs
+}
+
+func kinds(evs []driver.Event) []string {
+	var out []string
+	for _, ev := range evs {
+		out = append(out, ev.Kind())
+	}
+	return out
+}
+
+func TestParseEvents(t *testing.T) {
+	p, evs := parseAll(
+		`{"type":"system","subtype":"init","session_id":"s1","cwd":"/w","model":"m","tools":["Skill","Read"],"skills":["review","tone"]}`,
+		`{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"He"}}}`,
+		`{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hm"}}}`,
+		`{"type":"stream_event","event":{"type":"message_start"}}`,
+		`{"type":"assistant","message":{"content":[{"type":"thinking","thinking":"plan"},{"type":"text","text":"Hello"},{"type":"tool_use","id":"t1","name":"Skill","input":{"skill":"review"}}]}}`,
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"Base directory"},{"type":"image"}]}]}}`,
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t2","content":"boom","is_error":true}]}}`,
+		`{"type":"system","subtype":"compact_boundary"}`,
+		`{"type":"result","subtype":"success","is_error":false,"result":"done","session_id":"s1","num_turns":2,"duration_ms":1500,"total_cost_usd":0.5,"usage":{"input_tokens":12,"output_tokens":5,"cache_read_input_tokens":3}}`,
+	)
+	want := []string{"init", "text_delta", "thinking", "raw", "thinking", "text", "tool_call", "tool_result", "tool_result", "raw", "result"}
+	if diff := cmp.Diff(want, kinds(evs)); diff != "" {
+		t.Fatalf("kinds (-want +got):\n%s", diff)
+	}
+	init := evs[0].(*driver.InitEvent)
+	if init.SessionID != "s1" || !cmp.Equal(init.Skills, []string{"review", "tone"}) || init.Cwd != "/w" || len(init.Raw) == 0 {
+		t.Errorf("init = %+v", init)
+	}
+	if d := evs[1].(*driver.TextDeltaEvent); d.Text != "He" {
+		t.Errorf("delta = %+v", d)
+	}
+	call := evs[6].(*driver.ToolCallEvent)
+	if call.ID != "t1" || call.Name != "Skill" || string(call.Input) != `{"skill":"review"}` {
+		t.Errorf("tool call = %+v", call)
+	}
+	if r := evs[7].(*driver.ToolResultEvent); r.ToolCallID != "t1" || r.Content != "Base directory" || r.IsError {
+		t.Errorf("tool result = %+v", r)
+	}
+	if r := evs[8].(*driver.ToolResultEvent); r.Content != "boom" || !r.IsError {
+		t.Errorf("error tool result = %+v", r)
+	}
+	res := p.result
+	if res == nil || res.Text != "done" || res.SessionID != "s1" || res.IsError || res.NumTurns != 2 || res.DurationMS != 1500 ||
+		*res.CostUSD != 0.5 || *res.Usage != (driver.Usage{InputTokens: 12, OutputTokens: 5, CacheReadInputTokens: 3}) {
+		t.Errorf("result = %+v", res)
+	}
+}
+
+func TestParseOddLines(t *testing.T) {
+	tests := []struct {
+		name  string
+		lines []string
+		kinds []string
+	}{
+		{"malformed", []string{`{"type":"assistant"`, "\x00\xff garbage", `[1,2]`}, []string{"error", "error", "error"}},
+		{"blank", []string{"", "   ", "\t"}, nil},
+		{"unknown type", []string{`{"type":"rate_limit_event","x":1}`, `{}`}, []string{"raw", "raw"}},
+		{"assistant without content", []string{`{"type":"assistant"}`, `{"type":"assistant","message":{"content":5}}`}, []string{"raw", "raw"}},
+		{"user text", []string{`{"type":"user","message":{"content":"hello"}}`, `{"type":"user","isSynthetic":true,"message":{"content":[{"type":"text","text":"Base directory for this skill: /x"}]}}`}, []string{"raw", "raw"}},
+		{"assistant string content", []string{`{"type":"assistant","message":{"content":"hello"}}`}, []string{"text"}},
+		{"skills as objects", []string{`{"type":"system","subtype":"init","skills":[{"name":"a"},{"name":"b"}]}`}, []string{"init"}},
+		{"second init", []string{`{"type":"system","subtype":"init","skills":[]}`, `{"type":"system","subtype":"init","skills":["x"]}`}, []string{"init", "raw"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, evs := parseAll(tt.lines...)
+			if diff := cmp.Diff(tt.kinds, kinds(evs)); diff != "" {
+				t.Errorf("kinds (-want +got):\n%s", diff)
+			}
+		})
+	}
+	_, evs := parseAll(`{"type":"system","subtype":"init","skills":[{"name":"a"},{"name":"b"}]}`)
+	if got := evs[0].(*driver.InitEvent).Skills; !cmp.Equal(got, []string{"a", "b"}) {
+		t.Errorf("skills from objects = %q", got)
+	}
+}
+
+func TestParseResultRules(t *testing.T) {
+	// The first result is the run's; a later one is an event only.
+	p, evs := parseAll(
+		`{"type":"result","subtype":"success","result":"first","session_id":"s1"}`,
+		`{"type":"assistant","message":{"content":[{"type":"text","text":"late"}]}}`,
+		`{"type":"result","subtype":"success","result":"second","session_id":"s2"}`,
+	)
+	if p.result.Text != "first" || len(evs) != 3 {
+		t.Errorf("result = %q after %d events, want the first of 3", p.result.Text, len(evs))
+	}
+	// Error results, by flag or by subtype; the text falls back to errors.
+	for _, l := range []string{
+		`{"type":"result","subtype":"success","is_error":true,"result":"API Error: 400"}`,
+		`{"type":"result","subtype":"error_max_turns","session_id":"s","errors":["Reached maximum number of turns (1)"]}`,
+		`{"type":"result","subtype":"error_during_execution","errors":[{"message":"boom"}]}`,
+	} {
+		p, _ := parseAll(l)
+		if !p.result.IsError || p.result.Text == "" {
+			t.Errorf("parse(%s) = %+v, want an error result with text", l, p.result)
+		}
+	}
+}
+
+func TestOutcome(t *testing.T) {
+	ok := process.Exit{Code: 0}
+	failed := process.Exit{Code: 1, Stderr: "boom"}
+	withResult := func(line string) *parser { p, _ := parseAll(line); return p }
+	success := withResult(`{"type":"result","subtype":"success","result":"hi","session_id":"s1","total_cost_usd":0.1}`)
+	errResult := withResult(`{"type":"result","subtype":"error_max_turns","is_error":true,"result":"","errors":["too many"],"session_id":"s1"}`)
+
+	res, err := outcome("claude", &driver.Request{}, success, ok, nil, nil)
+	if err != nil || res.Text != "hi" || res.SessionID != "s1" || *res.CostUSD != 0.1 {
+		t.Errorf("success = %+v, %v", res, err)
+	}
+	_, err = outcome("claude", &driver.Request{}, errResult, failed, nil, nil)
+	var ae *driver.AgentError
+	if !errors.As(err, &ae) || !errors.Is(err, driver.ErrAgentFailed) || ae.Subtype != "error_max_turns" || ae.Result.SessionID != "s1" || !strings.Contains(err.Error(), "too many") {
+		t.Errorf("error result = %v", err)
+	}
+	_, err = outcome("claude", &driver.Request{}, &parser{}, ok, nil, nil)
+	var pe *driver.ProcessError
+	if !errors.Is(err, driver.ErrNoResult) || !errors.As(err, &pe) {
+		t.Errorf("no result, exit 0 = %v, want ErrNoResult", err)
+	}
+	_, err = outcome("claude", &driver.Request{}, &parser{}, failed, nil, nil)
+	if !errors.As(err, &pe) || pe.ExitCode != 1 || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("no result, exit 1 = %v, want a ProcessError with the stderr tail", err)
+	}
+	_, err = outcome("claude", &driver.Request{}, success, failed, nil, nil)
+	if !errors.Is(err, driver.ErrProcessFailed) {
+		t.Errorf("result then exit 1 = %v, want ErrProcessFailed", err)
+	}
+	stop := errors.New("stopped")
+	_, err = outcome("claude", &driver.Request{}, success, process.Exit{Code: -1, Signal: "interrupt"}, stop, nil)
+	if !errors.Is(err, stop) || !errors.Is(err, driver.ErrProcessFailed) {
+		t.Errorf("run error = %v, want it wrapped in a ProcessError", err)
+	}
+	// A resume refused: an error result and no init line.
+	refused := withResult(`{"type":"result","subtype":"error_during_execution","is_error":true,"errors":["No conversation found with session ID: 0f"],"session_id":"0f"}`)
+	_, err = outcome("claude", &driver.Request{Resume: "0f"}, refused, failed, nil, nil)
+	if !errors.Is(err, driver.ErrResumeRejected) || !strings.Contains(err.Error(), "No conversation found") {
+		t.Errorf("refused resume = %v, want ErrResumeRejected with the agent's words", err)
+	}
+	// The same result without a resume is the agent's error.
+	if _, err = outcome("claude", &driver.Request{}, refused, failed, nil, nil); !errors.Is(err, driver.ErrAgentFailed) {
+		t.Errorf("error result = %v, want ErrAgentFailed", err)
+	}
+	check := &driver.NotMountedError{Missing: []string{"a"}}
+	if _, err = outcome("claude", &driver.Request{}, success, ok, stop, check); !errors.Is(err, driver.ErrSkillsNotMounted) {
+		t.Errorf("check error = %v, want ErrSkillsNotMounted", err)
+	}
+}
+
+// TestRecordedStreams parses the streams recorded from the real CLI
+// (testdata/*.jsonl) and checks what each must give.
+func TestRecordedStreams(t *testing.T) {
+	type want struct {
+		init      bool
+		result    string // the result's text, "" when there is none
+		isError   bool
+		subtype   string
+		kinds     []string // kinds that must be among the events
+		noneOf    []string // kinds that must not
+		rejection bool     // outcome with a resume request is ErrResumeRejected
+	}
+	tests := map[string]want{
+		"plain.jsonl":               {init: true, result: "Hello from the stand-in.", subtype: "success", kinds: []string{"text"}},
+		"skill-call.jsonl":          {init: true, result: "Reviewed.", subtype: "success", kinds: []string{"tool_call", "tool_result", "text"}},
+		"partial.jsonl":             {init: true, result: "Reviewed.", subtype: "success", kinds: []string{"text_delta", "tool_call", "raw"}},
+		"resume.jsonl":              {init: true, result: "Answer to a conversation of 4 messages.", subtype: "success"},
+		"api-error.jsonl":           {init: true, result: "API Error: 400 The stand-in refuses this request.", isError: true, subtype: "success"},
+		"api-retry.jsonl":           {init: true, result: "API Error: 529", isError: true, subtype: "success", kinds: []string{"raw"}},
+		"max-turns.jsonl":           {init: true, result: "Reached maximum number of turns (1)", isError: true, subtype: "error_max_turns", kinds: []string{"tool_call"}},
+		"interrupt.jsonl":           {init: true, result: "[ede_diagnostic]", isError: true, subtype: "error_during_execution"},
+		"interrupt-no-result.jsonl": {init: true, noneOf: []string{"text", "result"}},
+		"unknown-resume.jsonl":      {result: "No conversation found", isError: true, subtype: "error_during_execution", rejection: true},
+	}
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
+	if len(files) != len(tests) {
+		t.Errorf("testdata holds %d streams, the test knows %d", len(files), len(tests))
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			w, ok := tests[filepath.Base(f)]
+			if !ok {
+				t.Fatal("no expectations for this stream")
+			}
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var evs []driver.Event
+			p := &parser{emit: func(ev driver.Event) { evs = append(evs, ev) }}
+			for _, l := range bytes.Split(data, []byte("\n")) {
+				p.parse(l)
+			}
+			got := kinds(evs)
+			for _, ev := range evs {
+				if e, ok := ev.(*driver.ErrorEvent); ok {
+					t.Errorf("recorded line reported as malformed: %s", e.Message)
+				}
+				if _, err := json.Marshal(ev); err != nil {
+					t.Errorf("event %T does not marshal: %v", ev, err)
+				}
+			}
+			for _, k := range w.kinds {
+				if !slices.Contains(got, k) {
+					t.Errorf("no %s event among %q", k, got)
+				}
+			}
+			for _, k := range w.noneOf {
+				if slices.Contains(got, k) {
+					t.Errorf("a %s event among %q", k, got)
+				}
+			}
+			if (p.init != nil) != w.init {
+				t.Errorf("init found = %v, want %v", p.init != nil, w.init)
+			}
+			if p.init != nil && (p.init.SessionID == "" || len(p.init.Skills) == 0) {
+				t.Errorf("init = %+v, want a session and skills", p.init)
+			}
+			switch {
+			case w.result == "" && p.result != nil:
+				t.Errorf("result = %+v, want none", p.result)
+			case w.result != "" && p.result == nil:
+				t.Fatalf("no result, want %q", w.result)
+			case w.result != "":
+				r := p.result
+				if !strings.Contains(r.Text, w.result) || r.IsError != w.isError || r.Subtype != w.subtype || r.SessionID == "" {
+					t.Errorf("result = %+v, want text %q, error %v, subtype %q, a session", r, w.result, w.isError, w.subtype)
+				}
+				if !w.isError && (r.Usage == nil || r.Usage.InputTokens == 0 || r.CostUSD == nil) {
+					t.Errorf("result usage %+v, cost %v; want both", r.Usage, r.CostUSD)
+				}
+			}
+			_, err = outcome("claude", &driver.Request{Resume: "x"}, p, process.Exit{Code: 1}, nil, nil)
+			if errors.Is(err, driver.ErrResumeRejected) != w.rejection {
+				t.Errorf("outcome of a resume = %v; want a rejection: %v", err, w.rejection)
+			}
+		})
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
+	for _, file := range files {
+		data, _ := os.ReadFile(file)
+		for _, l := range bytes.Split(data, []byte("\n")) {
+			f.Add(l)
+		}
+	}
+	f.Add([]byte(`{"type":"result","subtype":"success","result":"x","usage":{"input_tokens":1}}`))
+	f.Add([]byte(`{"type":"assistant","message":{"content":[{"type":"tool_use","input":null}]}}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		p := &parser{emit: func(ev driver.Event) {
+			if ev == nil {
+				t.Fatal("nil event")
+			}
+		}}
+		p.parse(line)
+		p.parse(line)
+		outcome("claude", &driver.Request{Resume: "x"}, p, process.Exit{Code: 1}, nil, nil)
+	})
+}
