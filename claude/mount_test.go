@@ -112,7 +112,10 @@ func TestMountRebuildsAChangedMount(t *testing.T) {
 		{"link removed", func(s string) { os.Remove(filepath.Join(s, "b")) }},
 		{"skill added", func(s string) { os.Symlink(elsewhere, filepath.Join(s, "evil")) }},
 		{"file beside .claude", func(s string) { os.WriteFile(filepath.Join(s, "..", "..", "CLAUDE.md"), []byte("x"), 0o644) }},
-		{"link replaced by a folder", func(s string) { os.Remove(filepath.Join(s, "a")); os.CopyFS(filepath.Join(s, "a"), os.DirFS(elsewhere)) }},
+		{"link replaced by a folder", func(s string) {
+			os.Remove(filepath.Join(s, "a"))
+			os.CopyFS(filepath.Join(s, "a"), os.DirFS(elsewhere))
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
