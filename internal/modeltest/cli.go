@@ -1,0 +1,100 @@
+package modeltest
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// ClaudeCLI returns the path of the Claude Code CLI installed by
+// .ci/install-agent-clis: $AGENTADAPTOR_CLIS/node_modules/.bin/claude, or
+// .agent-clis/node_modules/.bin/claude at the top of the module (the
+// nearest folder at or above the working folder that holds go.mod). When it is
+// missing the test is skipped, or fails if AGENTADAPTOR_REQUIRE_CLIS=1.
+func ClaudeCLI(t testing.TB) string {
+	t.Helper()
+	return cli(t, "claude")
+}
+
+func cli(t testing.TB, name string) string {
+	t.Helper()
+	dir := os.Getenv("AGENTADAPTOR_CLIS")
+	if dir == "" {
+		root, err := moduleRoot()
+		if err != nil {
+			missing(t, name, err.Error())
+			return ""
+		}
+		dir = filepath.Join(root, ".agent-clis")
+	}
+	path := filepath.Join(dir, "node_modules", ".bin", name)
+	fi, err := os.Stat(path)
+	if err != nil {
+		missing(t, name, err.Error())
+		return ""
+	}
+	if fi.IsDir() || fi.Mode()&0o111 == 0 {
+		missing(t, name, path+" is not an executable file")
+		return ""
+	}
+	return path
+}
+
+func missing(t testing.TB, name, why string) {
+	t.Helper()
+	if os.Getenv("AGENTADAPTOR_REQUIRE_CLIS") == "1" {
+		t.Fatalf("%s CLI: %s (AGENTADAPTOR_REQUIRE_CLIS=1; run .ci/install-agent-clis)", name, why)
+	}
+	t.Skipf("%s CLI not installed (%s); run .ci/install-agent-clis", name, why)
+}
+
+// moduleRoot returns the nearest folder at or above the working folder
+// that holds a go.mod.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if fi, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && fi.Mode().IsRegular() {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod at or above the working folder")
+		}
+		dir = parent
+	}
+}
+
+// ClaudeEnv returns an environment for running the Claude Code CLI against
+// s, hermetic and quiet. It holds only:
+//   - PATH, from the test's environment;
+//   - HOME, a fresh folder under t.TempDir(), returned as home so that a
+//     test can put user skills in it or look at what the CLI wrote;
+//   - TMPDIR, another fresh folder, since the CLI leaves files in it;
+//   - ANTHROPIC_BASE_URL, s.URL, and ANTHROPIC_API_KEY, a dummy key;
+//   - CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1, which stops every call
+//     but POST /v1/messages, and DISABLE_AUTOUPDATER, DISABLE_TELEMETRY
+//     and DISABLE_ERROR_REPORTING, set to 1;
+//   - CLAUDE_CODE_MAX_RETRIES=0, so that an [APIError] ends a run at once.
+//
+// Nothing else is passed on; in particular CLAUDE_CONFIG_DIR is not. Append
+// to env to add or override a variable: with os/exec the last value wins.
+func (s *Server) ClaudeEnv(t testing.TB) (env []string, home string) {
+	t.Helper()
+	home = t.TempDir()
+	return []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + home,
+		"TMPDIR=" + t.TempDir(),
+		"ANTHROPIC_BASE_URL=" + s.URL,
+		"ANTHROPIC_API_KEY=sk-ant-modeltest",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_AUTOUPDATER=1",
+		"DISABLE_TELEMETRY=1",
+		"DISABLE_ERROR_REPORTING=1",
+		"CLAUDE_CODE_MAX_RETRIES=0",
+	}, home
+}
