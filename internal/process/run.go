@@ -1,0 +1,344 @@
+package process
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults of the optional fields of [Command].
+const (
+	DefaultGrace      = 5 * time.Second
+	DefaultStderrTail = 16 << 10
+	DefaultMaxLine    = 64 << 20
+)
+
+// Command describes one run of a program.
+type Command struct {
+	// Path is the program to run: an absolute path, or one the caller has
+	// looked up. A relative path is relative to Dir.
+	Path string
+	// Args are the arguments, without the program name.
+	Args []string
+	// Dir is the working folder; "" means the caller's.
+	Dir string
+	// Env is the whole environment; nil means [os.Environ].
+	Env []string
+	// Stdin is written to standard input, which is then closed.
+	Stdin string
+	// Grace is the time between SIGINT and SIGKILL when Run stops the
+	// program, and about the longest Run waits, once the group is dead, for
+	// a pipe held open by a process outside it; 0 or less means
+	// [DefaultGrace].
+	Grace time.Duration
+	// StderrTail is how many bytes of the end of standard error are kept; 0
+	// or less means [DefaultStderrTail].
+	StderrTail int
+	// MaxLine is the longest line of standard output accepted, in bytes,
+	// not counting its ending; 0 or less means [DefaultMaxLine].
+	MaxLine int
+	// Overlong, if not nil, is called with the length of each line of
+	// standard output longer than MaxLine, which is skipped. It is called
+	// from the goroutine that calls the line callback, never concurrently
+	// with it.
+	Overlong func(size int)
+}
+
+// Exit is how a program ended.
+type Exit struct {
+	// Code is the exit status; -1 when the program was ended by a signal or
+	// was not started.
+	Code int
+	// Signal is the name of the signal that ended the program, such as
+	// "interrupt" or "killed"; "" when it exited by itself.
+	Signal string
+	// Stderr is the end of the program's standard error: at most
+	// [Command.StderrTail] bytes of valid UTF-8 (invalid bytes are replaced
+	// by U+FFFD, and a cut never splits a character).
+	Stderr string
+}
+
+// Run starts c and calls line for every non-empty line of its standard
+// output, without the line ending, then waits for the program and returns
+// how it ended. The slice passed to line is valid only during the call.
+// Lines split across reads are reassembled, and a final line without a
+// newline is delivered too. line may be nil; it should return promptly, as
+// Run waits for it.
+//
+// A non-zero exit status is not an error: the returned [Exit] tells how the
+// program ended, and it is filled in whenever the program was started, even
+// when the error is not nil. Run returns an error when the program cannot
+// be started (wrapping the error of [os/exec]), when ctx is done before the
+// program has exited (wrapping ctx.Err() and [context.Cause]), and when
+// line returns an error (that error as it is). In the last two cases the
+// program is stopped as the package's rules say. If line or
+// [Command.Overlong] panics, the program is stopped the same way, and Run
+// panics with the same value once it is gone.
+func Run(ctx context.Context, c Command, line func([]byte) error) (Exit, error) {
+	c = c.withDefaults()
+	if line == nil {
+		line = func([]byte) error { return nil }
+	}
+	if ctx.Err() != nil {
+		return Exit{Code: -1}, stopped(ctx, c.Path)
+	}
+	var p pipes
+	if err := p.open(); err != nil {
+		return Exit{Code: -1}, fmt.Errorf("start %s: %w", c.Path, err)
+	}
+	cmd := &exec.Cmd{
+		Path:        c.Path,
+		Args:        append([]string{c.Path}, c.Args...),
+		Dir:         c.Dir,
+		Env:         c.Env,
+		Stdin:       p.inR,
+		Stdout:      p.outW,
+		Stderr:      p.errW,
+		SysProcAttr: procAttr(),
+	}
+	err := cmd.Start()
+	p.closeChildEnds()
+	if err != nil {
+		p.closeParentEnds()
+		return Exit{Code: -1}, fmt.Errorf("start %s: %w", c.Path, err)
+	}
+
+	var (
+		wg       sync.WaitGroup
+		halt     atomic.Bool // Run is stopping the program: no more callbacks
+		lineErr  = make(chan error, 1)
+		end      = ending{done: make(chan struct{}), grace: c.Grace}
+		tail     = tailBuffer{max: c.StderrTail}
+		exited   = make(chan struct{})
+		reaped   bool
+		waitErr  error
+		panicked any // what line or Overlong panicked with
+	)
+	wg.Go(func() {
+		reaped, waitErr = awaitExit(cmd)
+		close(exited)
+	})
+	if c.Stdin == "" {
+		p.inW.Close()
+	} else {
+		wg.Go(func() {
+			// An error is expected when the program exits without reading
+			// everything; it is none of the caller's business.
+			_, _ = io.WriteString(p.inW, c.Stdin)
+			p.inW.Close()
+		})
+	}
+	wg.Go(func() {
+		defer func() {
+			if v := recover(); v != nil {
+				panicked = v
+				halt.Store(true)
+				select {
+				case lineErr <- errPanicked:
+				default:
+				}
+			}
+		}()
+		emit := func(b []byte) {
+			if halt.Load() {
+				return
+			}
+			if err := line(b); err != nil {
+				halt.Store(true)
+				lineErr <- err
+			}
+		}
+		overlong := func(size int) {
+			if c.Overlong != nil && !halt.Load() {
+				c.Overlong(size)
+			}
+		}
+		scanLines(&pipeReader{f: p.outR, end: &end}, c.MaxLine, emit, overlong)
+	})
+	wg.Go(func() {
+		// tail.Write never fails, so only the pipe can end the copy.
+		_, _ = io.Copy(&tail, &pipeReader{f: p.errR, end: &end})
+	})
+
+	var cause error
+	select {
+	case <-exited:
+	case <-ctx.Done():
+		cause = stopped(ctx, c.Path)
+	case cause = <-lineErr:
+	}
+	if cause != nil {
+		halt.Store(true)
+		stop(cmd.Process, exited, c.Grace)
+	}
+	kill(cmd.Process) // rule 3, on every path
+	if !reaped {
+		waitErr = cmd.Wait()
+	}
+	end.begin(&p)
+	wg.Wait()
+	p.closeParentEnds()
+
+	if panicked != nil {
+		panic(panicked)
+	}
+	if cause == nil {
+		select {
+		case cause = <-lineErr:
+		default:
+		}
+	}
+	exit := Exit{Code: -1, Stderr: tail.String()}
+	if st := cmd.ProcessState; st != nil {
+		exit.Code = st.ExitCode()
+		exit.Signal = signalName(st)
+	}
+	if _, ok := errors.AsType[*exec.ExitError](waitErr); waitErr != nil && !ok && cause == nil {
+		cause = fmt.Errorf("wait for %s: %w", c.Path, waitErr)
+	}
+	return exit, cause
+}
+
+func (c Command) withDefaults() Command {
+	if c.Grace <= 0 {
+		c.Grace = DefaultGrace
+	}
+	if c.StderrTail <= 0 {
+		c.StderrTail = DefaultStderrTail
+	}
+	if c.MaxLine <= 0 {
+		c.MaxLine = DefaultMaxLine
+	}
+	return c
+}
+
+// stop interrupts the program's group, and kills it if the program has not
+// exited after grace (rule 2). It returns once the program has exited.
+func stop(p *os.Process, exited <-chan struct{}, grace time.Duration) {
+	interrupt(p)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-exited:
+	case <-t.C:
+		kill(p)
+		<-exited
+	}
+}
+
+// errPanicked stops the program when the line callback panics; Run then
+// panics in turn.
+var errPanicked = errors.New("line callback panicked")
+
+// stopped is the error of a run that ctx ended.
+func stopped(ctx context.Context, path string) error {
+	err := ctx.Err()
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, err) {
+		return fmt.Errorf("run %s: %w: %w", path, err, cause)
+	}
+	return fmt.Errorf("run %s: %w", path, err)
+}
+
+// pipes are the program's standard input, output and error. The child ends
+// are closed once the program has started (it holds its own copies), the
+// parent ends when Run returns.
+type pipes struct {
+	inR, inW   *os.File
+	outR, outW *os.File
+	errR, errW *os.File
+}
+
+func (p *pipes) open() error {
+	var err error
+	if p.inR, p.inW, err = os.Pipe(); err != nil {
+		return err
+	}
+	if p.outR, p.outW, err = os.Pipe(); err != nil {
+		p.inR.Close()
+		p.inW.Close()
+		return err
+	}
+	if p.errR, p.errW, err = os.Pipe(); err != nil {
+		p.inR.Close()
+		p.inW.Close()
+		p.outR.Close()
+		p.outW.Close()
+		return err
+	}
+	return nil
+}
+
+func (p *pipes) closeChildEnds() {
+	p.inR.Close()
+	p.outW.Close()
+	p.errW.Close()
+}
+
+// closeParentEnds closes the ends Run keeps. The standard input writer may
+// have closed its end already; closing twice only returns an error.
+func (p *pipes) closeParentEnds() {
+	p.inW.Close()
+	p.outR.Close()
+	p.errR.Close()
+}
+
+// ending tells the pipe readers that the group is dead, and so that any
+// writer left is a process outside it, not worth waiting for long.
+type ending struct {
+	done  chan struct{} // closed once the group is dead
+	at    time.Time     // when; written before done is closed
+	grace time.Duration // how long the readers may still wait in Read
+}
+
+// begin records that the group is dead: it aborts a write to standard input
+// (nobody is left to read it) and bounds reads already waiting.
+func (e *ending) begin(p *pipes) {
+	e.at = time.Now()
+	close(e.done)
+	// Where deadlines are not supported (Windows pipes) these fail, and the
+	// readers wait for the end of the pipe.
+	_ = p.inW.SetWriteDeadline(e.at)
+	_ = p.outR.SetReadDeadline(e.at.Add(e.grace))
+	_ = p.errR.SetReadDeadline(e.at.Add(e.grace))
+}
+
+func (e *ending) dead() bool {
+	select {
+	case <-e.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// pipeReader reads a pipe of the program. Once the group is dead it spends
+// at most the grace period, in total, waiting in Read: data already in the
+// pipe comes at once however slowly the caller consumes it, but a pipe kept
+// open and quiet by a process outside the group ends the reading.
+type pipeReader struct {
+	f    *os.File
+	end  *ending
+	used time.Duration // time spent in Read since the group died
+}
+
+func (r *pipeReader) Read(b []byte) (int, error) {
+	start := time.Now()
+	if r.end.dead() {
+		_ = r.f.SetReadDeadline(start.Add(r.end.grace - r.used))
+	}
+	n, err := r.f.Read(b)
+	if r.end.dead() {
+		from := start
+		if from.Before(r.end.at) {
+			from = r.end.at
+		}
+		r.used += time.Since(from)
+	}
+	return n, err
+}
