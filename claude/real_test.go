@@ -45,6 +45,14 @@ func newRig(t *testing.T, reply modeltest.ReplyFunc) *rig {
 	return r
 }
 
+// runCtx bounds a run: a stuck agent fails its test instead of hanging
+// the whole package.
+func runCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 func (r *rig) config() claude.Config {
 	return claude.Config{Command: "claude", Env: r.env, CacheRoot: r.cache, GracePeriod: 2 * time.Second}
 }
@@ -111,7 +119,7 @@ func TestRealSkillsReachTheAgent(t *testing.T) {
 		skill.Inline("review", skillText("review", "Reviews changes MARK-REVIEW-DESC.", "Look hard.")),
 		skill.Dir(writeSkillDir(t, "tone", "Keeps the tone MARK-TONE-DESC.", "Be kind.")),
 	), events(&mu, &evs))
-	res, err := agent.Run(t.Context(), "hello there")
+	res, err := agent.Run(runCtx(t), "hello there")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +169,7 @@ func TestRealSkillBodyLoadedThroughTheSkillTool(t *testing.T) {
 	agent := r.agent(t, r.config(), adaptor.WithSkills(
 		skill.Inline("review", skillText("review", "Reviews changes.", "BODY-MARK-7731: check every line.")),
 	), events(&mu, &evs))
-	res, err := agent.Run(t.Context(), "review please")
+	res, err := agent.Run(runCtx(t), "review please")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +204,7 @@ func TestRealConcurrentRunsSeeOnlyTheirOwnSkills(t *testing.T) {
 	errs := make([]error, 2)
 	for i, s := range []skill.Skill{a, b} {
 		wg.Go(func() {
-			_, errs[i] = agent.Run(t.Context(), "run-"+s.Key, adaptor.WithSkills(s))
+			_, errs[i] = agent.Run(runCtx(t), "run-"+s.Key, adaptor.WithSkills(s))
 		})
 	}
 	wg.Wait()
@@ -225,11 +233,11 @@ func TestRealThreadResumes(t *testing.T) {
 	review := skill.Inline("review", skillText("review", "Reviews.", "R"))
 	agent := r.agent(t, r.config(), adaptor.WithSkills(review))
 	th := agent.Thread("pr-1", adaptor.ResumeOnly())
-	first, err := th.Run(t.Context(), "FIRST-TURN-MARK")
+	first, err := th.Run(runCtx(t), "FIRST-TURN-MARK")
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := th.Run(t.Context(), "second turn")
+	second, err := th.Run(runCtx(t), "second turn")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +250,7 @@ func TestRealThreadResumes(t *testing.T) {
 	}
 	// Another skill set: refused before the agent starts.
 	before := len(r.server.Requests())
-	_, err = th.Run(t.Context(), "third", adaptor.WithSkills(skill.Inline("extra", skillText("extra", "More.", "E"))))
+	_, err = th.Run(runCtx(t), "third", adaptor.WithSkills(skill.Inline("extra", skillText("extra", "More.", "E"))))
 	if !errors.Is(err, adaptor.ErrThreadChanged) || !strings.Contains(err.Error(), "extra") {
 		t.Errorf("resume with another set = %v, want ErrThreadChanged naming extra", err)
 	}
@@ -250,7 +258,7 @@ func TestRealThreadResumes(t *testing.T) {
 		t.Error("the refused run reached the model")
 	}
 	// A session the agent does not know is rejected.
-	_, err = agent.Run(t.Context(), "x", adaptor.WithResume("5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1"))
+	_, err = agent.Run(runCtx(t), "x", adaptor.WithResume("5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1"))
 	if !errors.Is(err, driver.ErrResumeRejected) {
 		t.Errorf("resume of an unknown session = %v, want ErrResumeRejected", err)
 	}
@@ -258,7 +266,7 @@ func TestRealThreadResumes(t *testing.T) {
 
 func TestRealCancelLeavesNoProcess(t *testing.T) {
 	r := newRig(t, modeltest.Always(modeltest.Stall()))
-	ctx, cancel := context.WithCancel(t.Context())
+	ctx, cancel := context.WithCancel(runCtx(t))
 	defer cancel()
 	started := make(chan struct{})
 	var once sync.Once
@@ -304,7 +312,7 @@ func TestRealShadowingUserSkillIsRefused(t *testing.T) {
 	os.MkdirAll(theirs, 0o755)
 	os.WriteFile(filepath.Join(theirs, "SKILL.md"), []byte(skillText("review", "The user's own.", "Mine.")), 0o644)
 	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", skillText("review", "Ours.", "Ours."))))
-	_, err := agent.Run(t.Context(), "x")
+	_, err := agent.Run(runCtx(t), "x")
 	var se *driver.ShadowError
 	if !errors.As(err, &se) || se.Theirs != theirs {
 		t.Fatalf("run = %v, want a *driver.ShadowError naming %s", err, theirs)
@@ -314,7 +322,7 @@ func TestRealShadowingUserSkillIsRefused(t *testing.T) {
 	}
 	// The same content is no shadow.
 	os.WriteFile(filepath.Join(theirs, "SKILL.md"), []byte(skillText("review", "Ours.", "Ours.")), 0o644)
-	if _, err := agent.Run(t.Context(), "x"); err != nil {
+	if _, err := agent.Run(runCtx(t), "x"); err != nil {
 		t.Errorf("run beside an identical user skill = %v", err)
 	}
 }
@@ -328,7 +336,7 @@ func TestRealWritesNothingInTheWorkspaceOrUserSkills(t *testing.T) {
 	before := tree(t, r.workspace) + tree(t, userSkills)
 	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", skillText("review", "Reviews.", "R"))))
 	for range 2 {
-		if _, err := agent.Run(t.Context(), "x"); err != nil {
+		if _, err := agent.Run(runCtx(t), "x"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -358,7 +366,7 @@ func tree(t *testing.T, root string) string {
 func TestRealAgentErrors(t *testing.T) {
 	r := newRig(t, modeltest.Always(modeltest.APIError(403, "permission_error", "MARK-DENIED")))
 	agent := r.agent(t, r.config())
-	_, err := agent.Run(t.Context(), "x")
+	_, err := agent.Run(runCtx(t), "x")
 	var ae *driver.AgentError
 	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "MARK-DENIED") || ae.Result == nil || ae.Result.SessionID == "" {
 		t.Errorf("run against a failing API = %v, want a *driver.AgentError with the message and session", err)
@@ -367,7 +375,7 @@ func TestRealAgentErrors(t *testing.T) {
 	// A missing program is a process error that says how to install it.
 	c := r.config()
 	c.Command = filepath.Join(t.TempDir(), "no-claude")
-	_, err = r.agent(t, c).Run(t.Context(), "x")
+	_, err = r.agent(t, c).Run(runCtx(t), "x")
 	if !errors.Is(err, driver.ErrProcessFailed) || !strings.Contains(err.Error(), "npm install") {
 		t.Errorf("run of a missing program = %v, want ErrProcessFailed saying how to install", err)
 	}
@@ -379,7 +387,7 @@ func TestRealSkillsTheAgentDoesNotLoadAreAnError(t *testing.T) {
 	c := r.config()
 	c.Args = []string{"--disable-slash-commands"}
 	agent := r.agent(t, c, adaptor.WithSkills(skill.Inline("review", skillText("review", "Reviews.", "R"))))
-	_, err := agent.Run(t.Context(), "x")
+	_, err := agent.Run(runCtx(t), "x")
 	var nm *driver.NotMountedError
 	if !errors.As(err, &nm) || !errors.Is(err, driver.ErrSkillsNotMounted) || !slices.Equal(nm.Missing, []string{"review"}) {
 		t.Fatalf("run = %v, want a *driver.NotMountedError missing review", err)

@@ -38,6 +38,7 @@ var subcommands = []func(*streams) *cobra.Command{
 	newVerifyCmd,
 	newAgentsCmd,
 	newCacheCmd,
+	newRunCmd,
 }
 
 func newRootCmd(s *streams) *cobra.Command {
@@ -52,7 +53,8 @@ canonical copy per skill, a link from each agent's folder, and a lock file
 with every skill's source and content digest.
 
 Exit codes: 0 success, 1 a check failed (an invalid skill, verify, a frozen
-sync that drifted), 2 bad usage or input.`,
+sync that drifted, an agent run that failed), 2 bad usage or input, 130
+interrupted.`,
 		Example: `  agentskills validate ./skills/*
   agentskills add ./skills --agent claude-code,codex
   agentskills list
@@ -119,6 +121,9 @@ func (s *streams) exitCode(cmd *cobra.Command, err error) int {
 		return exitOK
 	case errors.Is(err, errFailed):
 		return exitFailed
+	case errors.Is(err, errInterrupted):
+		fmt.Fprintf(s.err, "%s: %v\n", name, err)
+		return exitInterrupted
 	case errors.As(err, &input):
 		fmt.Fprintf(s.err, "%s: %v\n", name, input.err)
 		return exitUsage

@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	adaptor "github.com/agentadaptor/agentadaptor"
+	"github.com/agentadaptor/agentadaptor/claude"
+	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/install"
+	"github.com/agentadaptor/agentadaptor/skill"
+)
+
+// exitInterrupted is the exit code after Ctrl-C, as shells report SIGINT.
+const exitInterrupted = 130
+
+// errInterrupted is a run stopped by Ctrl-C or SIGTERM.
+var errInterrupted = errors.New("interrupted")
+
+type runOptions struct {
+	io        *streams
+	agent     string
+	skills    []string
+	workspace string
+	json      bool
+	resume    string
+	model     string
+}
+
+// runDrivers are the agents `run` can drive, by install id.
+var runDrivers = map[string]func(model string) driver.Driver{
+	"claude-code": func(model string) driver.Driver { return claude.Driver(claude.Config{Model: model}) },
+}
+
+func newRunCmd(s *streams) *cobra.Command {
+	opts := &runOptions{io: s}
+	cmd := &cobra.Command{
+		Use:   "run --agent AGENT [--skill SOURCE]... [--] PROMPT",
+		Short: "Run an agent once with exactly the given skills",
+		Long: `Run runs a coding agent once, headless, with exactly the skills of each
+--skill SOURCE mounted for this run (SOURCE as for add: a skill folder, a
+folder of skills, an archive or its URL). Nothing is installed: the agent's
+own folders and the workspace are left as they are. The environment passes
+through to the agent (its login, its model settings).
+
+The final answer goes to stdout. With --json, every event goes to stdout as
+one JSON object per line, each with a "type"; the last is the result:
+{"type":"result","session_id":...,"text":...}.
+
+--resume continues an earlier session. A session this tool started is
+resumed only with the skills and workspace it started with; anything else
+is refused before the agent starts. The sessions are recorded under the
+user's state folder.
+
+Exit codes: 0 success, 1 the agent or a check failed, 2 bad usage or input,
+130 interrupted (the agent and its children are stopped).`,
+		Example: `  agentskills run --agent claude-code --skill ./skills/review "Review the last commit"
+  agentskills run --agent claude-code --skill ./kit.tgz --json -- "Release notes for v2"
+  agentskills run --agent claude-code --skill ./skills/review --resume 4f1c... "And the tests?"`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrorf("missing PROMPT")
+			}
+			return nil
+		},
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			return runAgent(cmd.Context(), opts, strings.Join(args, " "))
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.agent, "agent", "a", "", "the agent to run: "+strings.Join(runAgentIDs(), ", ")+" (required)")
+	f.StringArrayVarP(&opts.skills, "skill", "s", nil, "a skill source to mount (repeatable)")
+	f.StringVarP(&opts.workspace, "workspace", "w", "", "the folder the agent works in (default: the current folder)")
+	f.BoolVar(&opts.json, "json", false, "print every event as a JSON line")
+	f.StringVar(&opts.resume, "resume", "", "continue the agent's session with this id")
+	f.StringVarP(&opts.model, "model", "m", "", "the model to use (default: the agent's)")
+	return cmd
+}
+
+func runAgentIDs() []string {
+	ids := make([]string, 0, len(runDrivers))
+	for id := range runDrivers {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+func runAgent(ctx context.Context, opts *runOptions, prompt string) error {
+	newDriver, ok := runDrivers[opts.agent]
+	switch {
+	case opts.agent == "":
+		return usageErrorf("missing --agent (one of %s)", strings.Join(runAgentIDs(), ", "))
+	case !ok:
+		return usageErrorf("cannot run agent %q: run drives %s", opts.agent, strings.Join(runAgentIDs(), ", "))
+	}
+	workspace, err := runWorkspace(opts.workspace)
+	if err != nil {
+		return err
+	}
+	env, err := install.CurrentEnv()
+	if err != nil {
+		return err
+	}
+	finder := install.New(env)
+	var refs []skill.Ref
+	for _, src := range opts.skills {
+		found, err := finder.Find(ctx, src)
+		if err != nil {
+			return interrupted(ctx, inputError{err})
+		}
+		refs = append(refs, skill.SkillsAsRefs(found)...)
+	}
+
+	agentOpts := []adaptor.Option{adaptor.WithSkills(refs...), adaptor.WithWorkspace(workspace)}
+	var out *eventWriter
+	if opts.json {
+		out = &eventWriter{w: opts.io.out}
+		agentOpts = append(agentOpts, adaptor.WithEvents(out.event))
+	}
+	agent := adaptor.New(newDriver(opts.model), agentOpts...)
+	sessions := adaptor.NewFileThreadStore(sessionsDir(env))
+
+	var callOpts []adaptor.CallOption
+	if opts.resume != "" {
+		if err := checkResume(ctx, opts, agent, sessions, workspace); err != nil {
+			return interrupted(ctx, err)
+		}
+		callOpts = append(callOpts, adaptor.WithResume(opts.resume))
+	}
+	res, err := agent.Run(ctx, prompt, callOpts...)
+	if err != nil {
+		var conflict *skill.SkillKeyConflictError
+		if errors.As(err, &conflict) || errors.Is(err, skill.ErrRuntimeNameConflict) {
+			return inputError{err}
+		}
+		return interrupted(ctx, err)
+	}
+	if res.SessionID != "" {
+		if err := sessions.Save(ctx, res.SessionID, res.ThreadState()); err != nil {
+			fmt.Fprintf(opts.io.err, "agentskills run: session %s not recorded: %v\n", res.SessionID, err)
+		}
+	}
+	if out != nil {
+		return out.result(res)
+	}
+	text := res.Text
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	_, err = io.WriteString(opts.io.out, text)
+	return err
+}
+
+// checkResume refuses to resume a recorded session with other skills or
+// in another workspace.
+func checkResume(ctx context.Context, opts *runOptions, agent *adaptor.Agent, sessions adaptor.ThreadStore, workspace string) error {
+	st, err := sessions.Load(ctx, opts.resume)
+	if err != nil {
+		return err
+	}
+	if st == nil {
+		fmt.Fprintf(opts.io.err, "agentskills run: session %s was not started by agentskills run here; its skills cannot be checked\n", opts.resume)
+		return nil
+	}
+	report, err := agent.Inspect().Skills(ctx)
+	if err != nil {
+		return err
+	}
+	return st.Check(report.Selected, workspace)
+}
+
+// interrupted turns an error of a run stopped by Ctrl-C into errInterrupted.
+func interrupted(ctx context.Context, err error) error {
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return fmt.Errorf("%w: %w", errInterrupted, err)
+	}
+	return err
+}
+
+func runWorkspace(dir string) (string, error) {
+	if dir == "" {
+		return os.Getwd()
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", inputError{fmt.Errorf("workspace: %w", err)}
+	}
+	if !fi.IsDir() {
+		return "", inputError{fmt.Errorf("workspace %s is not a folder", dir)}
+	}
+	return abs, nil
+}
+
+// sessionsDir is where run records its sessions:
+// $XDG_STATE_HOME/agentskills/sessions, else
+// ~/.local/state/agentskills/sessions.
+func sessionsDir(env install.Env) string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "agentskills", "sessions")
+	}
+	return filepath.Join(env.Home, ".local", "state", "agentskills", "sessions")
+}
+
+// eventWriter prints events as JSON lines.
+type eventWriter struct {
+	w   io.Writer
+	err error
+}
+
+// event prints ev, except the agent's own result line: the run's result
+// is printed last, by result.
+func (e *eventWriter) event(ev driver.Event) {
+	if ev.Kind() == driver.KindResult {
+		return
+	}
+	e.write(ev.Kind(), ev)
+}
+
+func (e *eventWriter) write(kind string, v any) {
+	if e.err != nil {
+		return
+	}
+	body, err := json.Marshal(v)
+	if err != nil {
+		e.err = err
+		return
+	}
+	line := []byte(`{"type":` + fmt.Sprintf("%q", kind))
+	if len(body) > 2 {
+		line = append(line, ',')
+		line = append(line, body[1:]...)
+	} else {
+		line = append(line, '}')
+	}
+	_, e.err = e.w.Write(append(line, '\n'))
+}
+
+// resultJSON is the last line of --json output.
+type resultJSON struct {
+	SessionID   string        `json:"session_id"`
+	Text        string        `json:"text"`
+	Usage       *driver.Usage `json:"usage,omitempty"`
+	CostUSD     *float64      `json:"cost_usd,omitempty"`
+	ExitCode    int           `json:"exit_code"`
+	Skills      []string      `json:"skills"`
+	Fingerprint string        `json:"fingerprint"`
+	Workspace   string        `json:"workspace"`
+}
+
+func (e *eventWriter) result(res *adaptor.Result) error {
+	r := resultJSON{
+		SessionID: res.SessionID, Text: res.Text, Usage: res.Usage, CostUSD: res.CostUSD,
+		ExitCode: res.ExitCode, Skills: []string{}, Fingerprint: res.Skills.Fingerprint, Workspace: res.Workspace,
+	}
+	for _, s := range res.Skills.Entries {
+		r.Skills = append(r.Skills, s.RuntimeName)
+	}
+	e.write(driver.KindResult, r)
+	return e.err
+}

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentadaptor/agentadaptor/internal/modeltest"
+)
+
+// runRig is a stand-in model API and a hermetic environment for
+// `agentskills run` with the real Claude Code CLI.
+type runRig struct {
+	server    *modeltest.Server
+	env       []string
+	workspace string
+	skills    string // a folder of two skills, alpha and beta
+	marker    string
+}
+
+func newRunRig(t *testing.T, reply modeltest.ReplyFunc) *runRig {
+	t.Helper()
+	cli := modeltest.ClaudeCLI(t)
+	s := modeltest.NewAnthropic(t, reply)
+	env, home := s.ClaudeEnv(t)
+	r := &runRig{server: s, workspace: t.TempDir(), skills: t.TempDir(), marker: rand.Text()}
+	r.env = append(env,
+		"PATH="+filepath.Dir(cli)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"AGENT_ADAPTOR_SKILL_CACHE_ROOT="+filepath.Join(home, ".cache", "skills"),
+		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
+		"AGENTADAPTOR_TEST_RUN="+r.marker,
+	)
+	for _, name := range []string{"alpha", "beta"} {
+		writeSkill(t, r.skills, name, fmt.Sprintf("---\nname: %s\ndescription: The %s skill DESC-%s.\n---\nBody of %s.\n", name, name, name, name))
+	}
+	return r
+}
+
+// inProcess runs agentskills in this process with the rig's environment.
+func (r *runRig) inProcess(t *testing.T, ctx context.Context, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	for _, kv := range r.env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	os.Unsetenv("CLAUDE_CONFIG_DIR")
+	t.Chdir(r.workspace)
+	var out, errs bytes.Buffer
+	code = run(ctx, args, strings.NewReader(""), &out, &errs)
+	return code, out.String(), errs.String()
+}
+
+// runCtx bounds a run: a stuck agent fails its test instead of hanging
+// the whole package.
+func runCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestRunAgent(t *testing.T) {
+	r := newRunRig(t, modeltest.Always(modeltest.Text("the answer")))
+	code, out, errs := r.inProcess(t, runCtx(t), "run", "--agent", "claude-code", "--skill", r.skills, "--", "what", "now")
+	if code != 0 || out != "the answer\n" {
+		t.Fatalf("run = %d, stdout %q, stderr %q; want 0 and the answer", code, out, errs)
+	}
+	reqs := r.server.MessageRequests()
+	if len(reqs) == 0 || !strings.Contains(reqs[0].Prompt(), "what now") {
+		t.Fatalf("the model was not asked the prompt")
+	}
+	var all strings.Builder
+	for _, m := range reqs[0].Messages {
+		all.WriteString(m.Text())
+	}
+	for _, d := range []string{"DESC-alpha", "DESC-beta"} {
+		if !strings.Contains(all.String(), d) {
+			t.Errorf("the model was not shown %s", d)
+		}
+	}
+	// Nothing was installed in the project.
+	if _, err := os.Stat(filepath.Join(r.workspace, ".agents")); err == nil {
+		t.Error("run installed into the workspace")
+	}
+}
+
+func TestRunAgentJSONAndResume(t *testing.T) {
+	// The first turn loads the skill; the resumed one just answers (a
+	// second call of the same tool id in one session would confuse it).
+	r := newRunRig(t, modeltest.IfPrompt("again", modeltest.Always(modeltest.Text("done")),
+		modeltest.ToolThenText(modeltest.SkillCall("alpha"), "done")))
+	code, out, errs := r.inProcess(t, runCtx(t), "run", "-a", "claude-code", "-s", filepath.Join(r.skills, "alpha"), "--json", "go")
+	if code != 0 {
+		t.Fatalf("run --json = %d; stderr %q", code, errs)
+	}
+	var last map[string]any
+	var types []string
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		last = nil
+		if err := json.Unmarshal(sc.Bytes(), &last); err != nil {
+			t.Fatalf("line %q is not JSON: %v", sc.Text(), err)
+		}
+		typ, _ := last["type"].(string)
+		if typ == "" {
+			t.Errorf("line %q has no type", sc.Text())
+		}
+		types = append(types, typ)
+	}
+	if len(types) < 3 || types[0] != "init" || types[len(types)-1] != "result" || slices.Index(types, "result") != len(types)-1 {
+		t.Errorf("event types = %q, want init first and one result last", types)
+	}
+	session, _ := last["session_id"].(string)
+	if last["text"] != "done" || session == "" {
+		t.Fatalf("result line = %v, want text done and a session", last)
+	}
+
+	// Resuming with the same skills continues the session.
+	code, out, errs = r.inProcess(t, runCtx(t), "run", "-a", "claude-code", "-s", filepath.Join(r.skills, "alpha"), "--resume", session, "again")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("resume = %d, %q, stderr %q", code, out, errs)
+	}
+	// With another set it is refused before the agent starts.
+	before := len(r.server.Requests())
+	code, out, errs = r.inProcess(t, runCtx(t), "run", "-a", "claude-code", "-s", r.skills, "--resume", session, "again")
+	if code != 1 || out != "" || !strings.Contains(errs, "skills added: beta") {
+		t.Errorf("resume with another set = %d, %q, stderr %q; want 1 naming beta", code, out, errs)
+	}
+	if len(r.server.Requests()) != before {
+		t.Error("the refused resume reached the model")
+	}
+}
+
+func TestRunAgentExitCodes(t *testing.T) {
+	r := newRunRig(t, modeltest.Always(modeltest.APIError(403, "permission_error", "DENIED-MARK")))
+	tests := []struct {
+		name string
+		args []string
+		code int
+		errs string
+	}{
+		{"agent error", []string{"run", "-a", "claude-code", "hi"}, 1, "DENIED-MARK"},
+		{"no agent", []string{"run", "hi"}, 2, "missing --agent"},
+		{"unknown agent", []string{"run", "-a", "nope", "hi"}, 2, `cannot run agent "nope"`},
+		{"no prompt", []string{"run", "-a", "claude-code"}, 2, "missing PROMPT"},
+		{"missing skill", []string{"run", "-a", "claude-code", "-s", "/no/such/skill", "hi"}, 2, "/no/such/skill"},
+		{"two skills of one name", []string{"run", "-a", "claude-code", "-s", r.skills, "-s", r.skills + "/alpha", "hi"}, 0, ""},
+		{"workspace not a folder", []string{"run", "-a", "claude-code", "-w", "/no/such/dir", "hi"}, 2, "workspace"},
+		{"unknown session", []string{"run", "-a", "claude-code", "--resume", "5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1", "hi"}, 1, "rejected"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errs := r.inProcess(t, runCtx(t), tt.args...)
+			if tt.code == 0 {
+				// The same skill twice is one skill; the 403 then fails the run.
+				tt.code, tt.errs = 1, "DENIED-MARK"
+			}
+			if code != tt.code || !strings.Contains(errs, tt.errs) {
+				t.Errorf("run(%q) = %d, stderr %q; want %d holding %q", tt.args, code, errs, tt.code, tt.errs)
+			}
+		})
+	}
+}
+
+// TestRunAgentInterrupt sends SIGINT to a real agentskills process while
+// the agent waits for the model: it exits 130 and leaves no process.
+func TestRunAgentInterrupt(t *testing.T) {
+	r := newRunRig(t, modeltest.Always(modeltest.Stall()))
+	bin := filepath.Join(t.TempDir(), "agentskills")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "run", "-a", "claude-code", "-s", r.skills, "wait")
+	cmd.Env, cmd.Dir = r.env, r.workspace
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for len(r.server.MessageRequests()) == 0 {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the agent never asked the model; stderr:\n%s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(processesTagged(r.marker)) < 2 {
+		t.Fatal("test setup: the agent's process is not found")
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("agentskills did not exit 30s after SIGINT")
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Errorf("exit = %v, want status 130; stderr:\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("stderr = %q, want it to say the run was interrupted", stderr.String())
+	}
+	if left := processesTagged(r.marker); len(left) > 0 {
+		t.Errorf("processes left: %v", left)
+	}
+}
+
+// processesTagged returns the living processes whose environment holds
+// AGENTADAPTOR_TEST_RUN=marker.
+func processesTagged(marker string) []string {
+	var out []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !bytes.Contains(env, []byte("AGENTADAPTOR_TEST_RUN="+marker+"\x00")) {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if _, rest, ok := strings.Cut(string(stat), ") "); ok && strings.HasPrefix(rest, "Z") {
+			continue
+		}
+		out = append(out, e.Name())
+	}
+	return out
+}
