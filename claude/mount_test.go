@@ -247,3 +247,28 @@ func TestShadows(t *testing.T) {
 		})
 	}
 }
+
+// A mount may hold copies where links cannot be made: a copy with the
+// skill's content checks out, one with other content does not.
+func TestMountAcceptsFaithfulCopies(t *testing.T) {
+	root, src := t.TempDir(), t.TempDir()
+	a := skillFolder(t, src, "a", "A")
+	rs := resolved(t, a)
+	m, err := mount(root, rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skills := filepath.Join(m, ".claude", "skills")
+	os.Chmod(skills, 0o755)
+	os.Remove(filepath.Join(skills, "a"))
+	if err := os.CopyFS(filepath.Join(skills, "a"), os.DirFS(a)); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := mountIntact(m, rs); !ok {
+		t.Errorf("mount with a faithful copy does not check out: %v", err)
+	}
+	os.WriteFile(filepath.Join(skills, "a", "extra.md"), []byte("x"), 0o644)
+	if ok, _ := mountIntact(m, rs); ok {
+		t.Error("mount with a changed copy checks out")
+	}
+}
