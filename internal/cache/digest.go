@@ -1,14 +1,17 @@
 package cache
 
 import (
+	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"hash"
 	"slices"
 	"strings"
 )
 
-// File describes one file of a skill tree.
+// File describes one regular file of a skill tree.
 type File struct {
 	// Path is slash-separated and relative to the skill folder.
 	Path string
@@ -20,36 +23,114 @@ type File struct {
 	Sum [32]byte
 }
 
+// Link describes one symbolic link of a skill tree. Trees in a [Store]
+// never hold links; folders digested in place may.
+type Link struct {
+	// Path is slash-separated and relative to the skill folder.
+	Path string
+	// Target is the text the link holds, slash-separated.
+	Target string
+}
+
+// digestMagic opens every encoding and names its version. It is still
+// version 1: the link entry (tag 2) was added without changing the
+// encoding of a tree without links (see the package doc, # Digest).
 const digestMagic = "agentadaptor skill tree v1\x00"
 
-// Digest returns the content address of a skill tree: the hex SHA-256 of a
-// framed encoding of the runtime name and, for every file in path order,
-// its path, executable bit, size and SHA-256. Every variable-length field
-// is length-prefixed, so no two trees share an encoding. Folders carry no
-// content of their own and are not encoded. Digest does not modify files.
+// Entry tags: the byte after an entry's path.
+const (
+	tagFile     = 0
+	tagExecFile = 1
+	tagLink     = 2
+)
+
+// Digest returns the content address of a tree of regular files: the
+// lowercase hex SHA-256 of the encoding the package doc defines (# Digest)
+// of the runtime name and files. The order of files does not matter.
+// Digest is [DigestTree] without links.
 func Digest(name string, files []File) string {
-	sorted := slices.SortedFunc(slices.Values(files), func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-	h := sha256.New()
-	var n [8]byte
-	frame := func(s string) {
-		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		h.Write([]byte(s))
-	}
-	h.Write([]byte(digestMagic))
-	frame(name)
-	binary.BigEndian.PutUint64(n[:], uint64(len(sorted)))
-	h.Write(n[:])
-	for _, f := range sorted {
-		frame(f.Path)
-		if f.Exec {
-			h.Write([]byte{1})
-		} else {
-			h.Write([]byte{0})
+	return DigestTree(name, files, nil)
+}
+
+// DigestTree returns the content address of a tree of regular files and
+// symbolic links: the lowercase hex SHA-256 of the encoding the package
+// doc defines (# Digest). The order of files and links does not matter.
+func DigestTree(name string, files []File, links []Link) string {
+	files = slices.SortedFunc(slices.Values(files), compareFiles)
+	links = slices.SortedFunc(slices.Values(links), compareLinks)
+	e := encoder{h: sha256.New()}
+	e.h.Write([]byte(digestMagic))
+	e.str(name)
+	e.u64(uint64(len(files) + len(links)))
+	// Merge by path; on equal paths (no real tree has them) a file's tag
+	// is lower than a link's.
+	for len(files) > 0 || len(links) > 0 {
+		if len(links) == 0 || (len(files) > 0 && files[0].Path <= links[0].Path) {
+			f := files[0]
+			files = files[1:]
+			e.str(f.Path)
+			if f.Exec {
+				e.h.Write([]byte{tagExecFile})
+			} else {
+				e.h.Write([]byte{tagFile})
+			}
+			e.u64(uint64(f.Size))
+			e.h.Write(f.Sum[:])
+			continue
 		}
-		binary.BigEndian.PutUint64(n[:], uint64(f.Size))
-		h.Write(n[:])
-		h.Write(f.Sum[:])
+		l := links[0]
+		links = links[1:]
+		e.str(l.Path)
+		e.h.Write([]byte{tagLink})
+		e.str(l.Target)
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return hex.EncodeToString(e.h.Sum(nil))
+}
+
+// encoder writes the encoding's fields to a hash.
+type encoder struct {
+	h   hash.Hash
+	buf [8]byte
+}
+
+// u64 writes n as 8 bytes, big-endian.
+func (e *encoder) u64(n uint64) {
+	binary.BigEndian.PutUint64(e.buf[:], n)
+	e.h.Write(e.buf[:])
+}
+
+// str writes s's length as a u64, then its bytes.
+func (e *encoder) str(s string) {
+	e.u64(uint64(len(s)))
+	e.h.Write([]byte(s))
+}
+
+// compareFiles orders files by path, then (for equal paths, which no real
+// tree has) by the rest of their encoding, so that the digest never
+// depends on the order of its input.
+func compareFiles(a, b File) int {
+	if c := strings.Compare(a.Path, b.Path); c != 0 {
+		return c
+	}
+	return cmp.Or(
+		cmp.Compare(tag(a), tag(b)),
+		cmp.Compare(uint64(a.Size), uint64(b.Size)),
+		bytes.Compare(a.Sum[:], b.Sum[:]),
+	)
+}
+
+func tag(f File) byte {
+	if f.Exec {
+		return tagExecFile
+	}
+	return tagFile
+}
+
+// compareLinks orders links by path, then by the rest of their encoding:
+// the target's length, then its bytes.
+func compareLinks(a, b Link) int {
+	if c := strings.Compare(a.Path, b.Path); c != 0 {
+		return c
+	}
+	return cmp.Or(cmp.Compare(len(a.Target), len(b.Target)), strings.Compare(a.Target, b.Target))
 }

@@ -6,13 +6,55 @@
 //	<root>/<digest>/<name>/...   a published skill tree (files read-only)
 //	<root>/<digest>/.manifest    what the tree holds, published with it
 //	<root>/.memo/<key>           archive memo: a source's key -> its digest
-//	<root>/.tmp/<id>.lock        held (flock) while staging <id> is alive
+//	<root>/.tmp/<id>.lock        locked while staging <id> is alive
 //	<root>/.tmp/<id>/            a staging area, renamed to <root>/<digest>
 //	<root>/.tmp/<id>.spool       a spooled archive being extracted
 //	<root>/.tmp/<id>.scratch     its decompressed stream
 //
 // The digest is [Digest] of the runtime name and the files, so a published
 // tree is fully determined by its folder name.
+//
+// # Digest
+//
+// A tree's digest ([Digest], [DigestTree]) is the lowercase hex SHA-256 of
+// the byte string below, in which u64 is an unsigned 64-bit big-endian
+// integer and str is a u64 byte count followed by that many bytes (no
+// terminator):
+//
+//	"agentadaptor skill tree v1" 0x00   27 bytes: the encoding and its version
+//	str name                            the runtime name (the tree's folder name)
+//	u64 n                               the number of entries
+//	n entries, in order of path
+//
+// where each entry is one of
+//
+//	str path  0x00  u64 size  sha256    a regular file
+//	str path  0x01  u64 size  sha256    an executable regular file
+//	str path  0x02  str target          a symbolic link
+//
+// A path is slash-separated and relative to the tree's folder; size is the
+// file's length and sha256 the 32-byte SHA-256 of its bytes; target is the
+// text the link holds, slash-separated, never followed. Entries are sorted
+// by path, comparing bytes (so "B" < "a" < "a/b" < "a0"); entries with the
+// same path, which no real tree has, are sorted by the bytes that follow
+// the path, so the digest never depends on the order of the input.
+// Folders are not entries: they hold nothing of their own, and an empty
+// folder does not change the digest. Nothing else (times, owners, modes
+// other than the executable bit, special files) is encoded.
+//
+// Every field either has a fixed length or carries its length, and the tag
+// byte after each path says which fields follow, so the byte string reads
+// back one way only: two different trees never share an encoding.
+// Known-answer tests fix the digests of sample trees.
+//
+// Version 1 at first had no link entry: a link, which only a folder
+// digested in place can hold (package skill's ContentDigest), was encoded
+// as a regular file named "<path> -> link" holding the target, which a
+// real file of that name matched. The link entry replaced it and the
+// version stayed 1, because a tree without links is encoded byte for byte
+// as before: every published tree and every digest recorded for a tree
+// without links keeps its value. Only a folder holding a link has a new
+// digest. Any further change of the encoding changes the version.
 //
 // # Rules
 //
