@@ -12,19 +12,25 @@ import (
 )
 
 // ContentDigest returns a digest of the skill folder dir that is equal for
-// equal content on any machine: the SHA-256 encoding the cache uses, over
-// the folder's base name and every regular file's path, executable bit,
-// size and bytes. For a tree published by the default materializer it is
-// the tree's cache digest, read from its manifest without re-hashing the
-// files. Elsewhere (a folder used in place, or one returned by another
-// materializer) every file is read: a symbolic link counts as its target
-// text, and other special files are ignored.
+// equal content on any machine: the hex SHA-256 of the encoding the cache
+// uses (a framed, versioned record of the folder's base name and, in order
+// of path, every regular file's path, executable bit, size and SHA-256 and
+// every symbolic link's path and target text; internal/cache's package doc
+// defines it byte for byte). For a tree published by the default
+// materializer it is the tree's cache digest, read from its manifest
+// without re-hashing the files. Elsewhere (a folder used in place, or one
+// returned by another materializer) every file is read. A link is never
+// followed: it counts as its target text, with separators turned into
+// slashes, in an entry of its own that no file can match. Folders count
+// only through what they hold; other special files (devices, pipes, and on
+// Windows junctions) are ignored.
 func ContentDigest(dir string) (string, error) {
 	if d, ok := cache.Verify(dir); ok {
 		return d, nil
 	}
 	fsys := os.DirFS(dir)
 	var files []cache.File
+	var links []cache.Link
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -46,14 +52,14 @@ func ContentDigest(dir string) (string, error) {
 			if err != nil {
 				return err
 			}
-			files = append(files, cache.File{Path: p + " -> link", Size: int64(len(target)), Sum: sha256.Sum256([]byte(target))})
+			links = append(links, cache.Link{Path: p, Target: filepath.ToSlash(target)})
 		}
 		return nil
 	})
 	if err != nil {
 		return "", fmt.Errorf("digest skill folder %s: %w", dir, err)
 	}
-	return cache.Digest(filepath.Base(dir), files), nil
+	return cache.DigestTree(filepath.Base(dir), files, links), nil
 }
 
 func hashFile(path string) (cache.File, error) {
