@@ -397,3 +397,72 @@ func TestRealSkillsTheAgentDoesNotLoadAreAnError(t *testing.T) {
 		t.Errorf("processes left after the run: %v", left)
 	}
 }
+
+// TestRealCancelKillsToolProcesses cancels runs while a shell command of
+// the Bash tool runs: Claude Code starts those in process groups of their
+// own, and a backgrounded one outlives Claude itself unless the driver
+// finds it.
+func TestRealCancelKillsToolProcesses(t *testing.T) {
+	tests := []struct {
+		name    string
+		command string
+		program string // the process to wait for before cancelling
+		grace   time.Duration
+	}{
+		// The command returns at once, leaving sleep behind; Claude Code
+		// no longer tracks it, and it stays after Claude exits on SIGINT.
+		{"background, interrupted", "nohup sleep 602 >/dev/null 2>&1 &", "sleep", 2 * time.Second},
+		// Claude Code is killed before it can stop its command.
+		{"foreground, killed", "tail -f /dev/null", "tail", time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			calls := 0
+			r := newRig(t, func(*modeltest.Request) modeltest.Reply {
+				mu.Lock()
+				defer mu.Unlock()
+				if calls++; calls == 1 {
+					return modeltest.ToolUse("Bash", map[string]any{"command": tt.command, "description": "wait"})
+				}
+				return modeltest.Stall()
+			})
+			c := r.config()
+			c.SkipPermissions = true
+			c.GracePeriod = tt.grace
+			ctx, cancel := context.WithCancel(runCtx(t))
+			defer cancel()
+			done := make(chan error, 1)
+			go func() {
+				_, err := r.agent(t, c).Run(ctx, "go")
+				done <- err
+			}()
+			for deadline := time.Now().Add(60 * time.Second); !r.running(tt.program); time.Sleep(50 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the Bash tool's command never started")
+				}
+			}
+			cancel()
+			if err := <-done; !errors.Is(err, context.Canceled) {
+				t.Errorf("run = %v, want context.Canceled", err)
+			}
+			if left := r.processes(); len(left) > 0 {
+				for _, p := range left {
+					cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p))
+					t.Errorf("left running: %d %q", p, cmd)
+				}
+			}
+		})
+	}
+}
+
+// running reports whether a process of the rig runs the program name.
+func (r *rig) running(name string) bool {
+	for _, p := range r.processes() {
+		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p))
+		if prog, _, _ := strings.Cut(string(cmd), "\x00"); filepath.Base(prog) == name {
+			return true
+		}
+	}
+	return false
+}

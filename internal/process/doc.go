@@ -35,12 +35,21 @@
 //     after Run returns, nor concurrently with itself.
 //  7. [Command.Stdin] is written to standard input, which is then closed. A
 //     program that exits without reading it all does not block Run.
-//  8. A process that left the group (setsid, setpgid) is not killed. If it
-//     holds standard output or standard error open, Run stops reading that
-//     pipe once it has spent about [Command.Grace] in all waiting for data
-//     after the group died. Output already in the pipe is read at once, so
-//     a slow line callback loses nothing; what that process writes later
-//     may be lost.
+//  8. A process that left the group (setsid, setpgid; Claude Code runs each
+//     shell command of its Bash tool in a group of its own) is not reached
+//     by the group's signals. If it holds standard output or standard
+//     error open, Run stops reading that pipe once it has spent about
+//     [Command.Grace] in all waiting for data after the group died. Output
+//     already in the pipe is read at once, so a slow line callback loses
+//     nothing; what that process writes later may be lost.
+//  9. On Linux such processes die too: the program's environment gets a
+//     variable AGENTADAPTOR_PROCESS_TAG with a random value, which every
+//     descendant inherits, and after the group is killed Run scans /proc
+//     and kills every process of the user that carries it, until a scan
+//     finds none. Each is signalled through a pidfd opened after its
+//     environment was read and checked again after, so a reused pid is
+//     never signalled. A descendant that clears its environment, or runs
+//     as another user, escapes; on other systems rule 8 is the last word.
 //
 // # Output
 //

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -290,7 +291,10 @@ func TestRule8Escaped(t *testing.T) {
 			if took > 30*time.Second {
 				t.Errorf("Run took %v, want about the grace period (%v) more than the callbacks", took, grace)
 			}
-			if gone(pid) {
+			switch {
+			case runtime.GOOS == "linux":
+				waitGone(t, pid) // rule 9
+			case gone(pid):
 				t.Errorf("process %d, outside the group, was killed", pid)
 			}
 		})
@@ -365,4 +369,32 @@ func TestRunLinePanic(t *testing.T) {
 		t.Fatal("the program never printed its pid")
 	}
 	waitGone(t, pid)
+}
+
+// TestRule9 checks that on Linux a process that left the group dies after
+// a cancelled run as after a normal one, and that a process not started
+// by the run, with the same user, is left alone.
+func TestRule9(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("rule 9 is Linux only")
+	}
+	t.Parallel()
+	bystander := exec.Command("sleep", "600")
+	if err := bystander.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bystander.Process.Kill(); bystander.Wait() })
+
+	pidfile := filepath.Join(t.TempDir(), "escaped")
+	c := child(t, "escape:"+pidfile, "sleep:10m", "--", "out:ready\n", "sleep:10m")
+	c.Grace = 100 * time.Millisecond
+	ctx, cancel := context.WithCancel(t.Context())
+	_, err := Run(ctx, c, func([]byte) error { cancel(); return nil })
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Run = %v, want context.Canceled", err)
+	}
+	waitGone(t, readPid(t, pidfile))
+	if gone(bystander.Process.Pid) {
+		t.Error("a process the run did not start was killed")
+	}
 }

@@ -2,15 +2,20 @@ package process
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 )
+
+// tagVar is the environment variable that marks a run's processes.
+const tagVar = "AGENTADAPTOR_PROCESS_TAG"
 
 // Defaults of the optional fields of [Command].
 const (
@@ -88,6 +93,13 @@ func Run(ctx context.Context, c Command, line func([]byte) error) (Exit, error) 
 	if ctx.Err() != nil {
 		return Exit{Code: -1}, stopped(ctx, c.Path)
 	}
+	// Rule 9: the tag marks every descendant, whatever group it moves to.
+	tag := tagVar + "=" + rand.Text()
+	env := c.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = append(slices.Clip(env), tag)
 	var p pipes
 	if err := p.open(); err != nil {
 		return Exit{Code: -1}, fmt.Errorf("start %s: %w", c.Path, err)
@@ -96,7 +108,7 @@ func Run(ctx context.Context, c Command, line func([]byte) error) (Exit, error) 
 		Path:        c.Path,
 		Args:        append([]string{c.Path}, c.Args...),
 		Dir:         c.Dir,
-		Env:         c.Env,
+		Env:         env,
 		Stdin:       p.inR,
 		Stdout:      p.outW,
 		Stderr:      p.errW,
@@ -178,6 +190,7 @@ func Run(ctx context.Context, c Command, line func([]byte) error) (Exit, error) 
 		stop(cmd.Process, exited, c.Grace)
 	}
 	kill(cmd.Process) // rule 3, on every path
+	sweep(tag)        // rule 9
 	if !reaped {
 		waitErr = cmd.Wait()
 	}
