@@ -568,8 +568,10 @@ func (st *Staging) Close() error {
 		st.dir = ""
 	}
 	if st.lock != nil {
-		os.Remove(st.lock.Name())
+		// Closed first: Windows does not remove a file that is open. A
+		// sweep may take the lock in between and remove the file first.
 		st.lock.Close()
+		os.Remove(st.lock.Name())
 		st.lock = nil
 	}
 	return err

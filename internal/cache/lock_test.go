@@ -1,0 +1,74 @@
+//go:build unix || windows
+
+package cache
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// The staging lock, as the sweep relies on it: held by one open file, it
+// cannot be taken through another (even in the same process), and once
+// its holder closes it the sweep can claim it and remove the file while
+// holding it.
+func TestStagingLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.lock")
+	held, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	if err := lockFile(held); err != nil {
+		t.Fatalf("lockFile(%s) = %v, want nil", path, err)
+	}
+
+	other, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := lockFile(other); !errors.Is(err, errLocked) {
+		t.Errorf("lockFile(%s) while another file holds it = %v, want %v", path, err, errLocked)
+	}
+	if release, ok := claimAbandoned(path, time.Now()); ok {
+		release()
+		t.Fatalf("claimAbandoned(%s) while its lock is held = true, want false", path)
+	}
+
+	// waitLock waits for the holder.
+	got := make(chan error, 1)
+	go func() {
+		f, err := os.Open(path)
+		if err != nil {
+			got <- err
+			return
+		}
+		defer f.Close()
+		got <- waitLock(f)
+	}()
+	select {
+	case err := <-got:
+		t.Fatalf("waitLock(%s) returned %v while the lock was held", path, err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	held.Close()
+	if err := <-got; err != nil {
+		t.Fatalf("waitLock(%s) = %v once released, want nil", path, err)
+	}
+
+	release, ok := claimAbandoned(path, time.Now())
+	if !ok {
+		t.Fatalf("claimAbandoned(%s) once its holder closed it = false, want true", path)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Errorf("remove %s while claimed: %v", path, err)
+	}
+	release()
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("lock file %s still there after removal: %v", path, err)
+	}
+}
