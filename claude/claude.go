@@ -75,6 +75,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/internal/process"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/skillmd"
 )
 
 // Config configures the Claude Code driver. The zero value runs `claude`
@@ -141,7 +142,10 @@ func (d *claudeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 		return nil, errors.New("claude: nil request")
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("claude: %w", context.Cause(ctx))
+		if cause := context.Cause(ctx); cause != err {
+			return nil, fmt.Errorf("claude: %w: %w", err, cause)
+		}
+		return nil, fmt.Errorf("claude: %w", err)
 	}
 	env := mergeEnv(os.Environ(), d.c.Env)
 	prog, err := lookPath(d.c.Command, lookupEnv(env, "PATH"))
@@ -232,39 +236,56 @@ func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, run
 		return nil, perr
 	}
 	r := p.result
-	if req.Resume != "" && p.init == nil && (r == nil || r.IsError) {
-		// The session never started: Claude Code refused to resume it.
-		why := strings.TrimSpace(exit.Stderr)
-		if r != nil && r.Text != "" {
-			why = r.Text
-		}
-		return nil, fmt.Errorf("%w: session %s: %s", driver.ErrResumeRejected, req.Resume, why)
-	}
 	if r == nil {
-		if exit.Code != 0 {
+		if exit.Code != 0 || exit.Signal != "" {
 			return nil, perr
 		}
-		perr.Err = driver.ErrNoResult
-		return nil, perr
+		msg := "claude: " + driver.ErrNoResult.Error()
+		if tail := strings.TrimSpace(exit.Stderr); tail != "" {
+			msg += "; stderr: " + tail
+		}
+		return nil, errorString{msg, driver.ErrNoResult}
 	}
 	res := &driver.Result{Text: r.Text, SessionID: r.SessionID, Usage: r.Usage, CostUSD: r.CostUSD, ExitCode: exit.Code}
 	if res.SessionID == "" && p.init != nil {
 		res.SessionID = p.init.SessionID
 	}
 	if r.IsError {
-		return nil, &driver.AgentError{Subtype: r.Subtype, Message: r.Text, Result: res}
+		agentErr := &driver.AgentError{Subtype: r.Subtype, Message: r.Text, Result: res}
+		if req.Resume != "" && p.init == nil {
+			// The session never started: Claude Code refused to resume it
+			// (an unknown id gives an error result and no init line).
+			return nil, fmt.Errorf("%w: session %s: %w", driver.ErrResumeRejected, req.Resume, agentErr)
+		}
+		return nil, agentErr
 	}
 	if exit.Code != 0 {
 		return nil, perr
 	}
+	if p.init == nil && len(req.Skills.Entries) > 0 {
+		// Without system/init nothing shows that the skills were loaded.
+		return nil, checkMounted(nil, req.Skills)
+	}
 	return res, nil
 }
 
-// checkMounted reports the mounted skills the agent does not list.
+// errorString is an error with its own text that wraps another.
+type errorString struct {
+	msg string
+	err error
+}
+
+func (e errorString) Error() string { return e.msg }
+func (e errorString) Unwrap() error { return e.err }
+
+// checkMounted reports the mounted skills the agent does not list. Claude
+// Code leaves out of its list the skills whose front matter says
+// user-invocable: false (it still loads them for the model), so those are
+// not required to be there.
 func checkMounted(reported []string, rs driver.ResolvedSkills) error {
 	var missing []string
 	for _, e := range rs.Entries {
-		if !slices.Contains(reported, e.RuntimeName) {
+		if !slices.Contains(reported, e.RuntimeName) && userInvocable(e.Path) {
 			missing = append(missing, e.RuntimeName)
 		}
 	}
@@ -274,11 +295,28 @@ func checkMounted(reported []string, rs driver.ResolvedSkills) error {
 	return nil
 }
 
+// userInvocable reports whether the skill in dir may be listed for the
+// user: true unless its front matter says user-invocable: false.
+func userInvocable(dir string) bool {
+	s, err := skillmd.ParseDir(dir, skillmd.WithMode(skillmd.Lenient))
+	if err != nil {
+		return true
+	}
+	v, ok := s.Extra["user-invocable"]
+	return !ok || !strings.EqualFold(strings.TrimSpace(fmt.Sprint(v)), "false")
+}
+
 // lookPath finds the program name as exec.LookPath does, on the PATH the
 // agent gets (which Config.Env may set) rather than this process's.
 func lookPath(name, path string) (string, error) {
 	if strings.ContainsRune(name, filepath.Separator) {
-		return exec.LookPath(name)
+		// Absolute, so that it is not taken relative to the workspace,
+		// which is the agent's working folder.
+		p, err := exec.LookPath(name)
+		if err != nil {
+			return "", err
+		}
+		return filepath.Abs(p)
 	}
 	for _, dir := range filepath.SplitList(path) {
 		if dir == "" {

@@ -18,30 +18,6 @@ type parser struct {
 	result *driver.ResultEvent
 }
 
-// line is the union of the fields the parser reads from any line.
-type line struct {
-	Type      string          `json:"type"`
-	Subtype   string          `json:"subtype"`
-	SessionID string          `json:"session_id"`
-	Message   *message        `json:"message"`
-	Event     json.RawMessage `json:"event"`
-
-	// system/init
-	Model  string          `json:"model"`
-	Cwd    string          `json:"cwd"`
-	Tools  []string        `json:"tools"`
-	Skills json.RawMessage `json:"skills"`
-
-	// result
-	IsError      bool            `json:"is_error"`
-	Result       string          `json:"result"`
-	Usage        *driver.Usage   `json:"usage"`
-	TotalCostUSD *float64        `json:"total_cost_usd"`
-	NumTurns     int             `json:"num_turns"`
-	DurationMS   int64           `json:"duration_ms"`
-	Errors       json.RawMessage `json:"errors"`
-}
-
 type message struct {
 	Content json.RawMessage `json:"content"`
 }
@@ -69,32 +45,44 @@ type streamEvent struct {
 
 // parse reads one line and reports its events. It returns the InitEvent
 // when the line was the first system/init, so the caller can check it.
+// Fields are decoded one by one: a field of an unexpected type is left
+// out (and reported as an ErrorEvent when the result needs it), and the
+// rest of the line is still used.
 func (p *parser) parse(b []byte) *driver.InitEvent {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return nil
 	}
 	raw := json.RawMessage(bytes.Clone(b))
-	var l line
+	var l map[string]json.RawMessage
 	if err := json.Unmarshal(b, &l); err != nil {
-		p.send(&driver.ErrorEvent{Message: fmt.Sprintf("agent output line is not JSON (%v): %s", err, excerpt(b)), Raw: raw})
+		p.send(&driver.ErrorEvent{Message: fmt.Sprintf("agent output line is not a JSON object (%v): %s", err, excerpt(b)), Raw: raw})
 		return nil
 	}
-	switch l.Type {
+	typ, subtype := text(l["type"]), text(l["subtype"])
+	switch typ {
 	case "system":
-		if l.Subtype == "init" && p.init == nil {
-			ev := &driver.InitEvent{SessionID: l.SessionID, Model: l.Model, Cwd: l.Cwd, Tools: l.Tools, Skills: skillNames(l.Skills), Raw: raw}
+		if subtype == "init" && p.init == nil {
+			ev := &driver.InitEvent{
+				SessionID: text(l["session_id"]),
+				Model:     text(l["model"]),
+				Cwd:       text(l["cwd"]),
+				Tools:     names(l["tools"]),
+				Skills:    names(l["skills"]),
+				Raw:       raw,
+			}
 			p.init = ev
 			p.send(ev)
 			return ev
 		}
 	case "assistant", "user":
-		if p.blocks(l.Type, l.Message, raw) {
+		var m message
+		if json.Unmarshal(l["message"], &m) == nil && p.blocks(typ, &m, raw) {
 			return nil
 		}
 	case "stream_event":
 		var se streamEvent
-		if json.Unmarshal(l.Event, &se) == nil && se.Type == "content_block_delta" {
+		if json.Unmarshal(l["event"], &se) == nil && se.Type == "content_block_delta" {
 			switch se.Delta.Type {
 			case "text_delta":
 				p.send(&driver.TextDeltaEvent{Text: se.Delta.Text, Raw: raw})
@@ -105,29 +93,63 @@ func (p *parser) parse(b []byte) *driver.InitEvent {
 			}
 		}
 	case "result":
-		ev := &driver.ResultEvent{
-			SessionID:  l.SessionID,
-			Text:       l.Result,
-			IsError:    l.IsError || strings.HasPrefix(l.Subtype, "error"),
-			Subtype:    l.Subtype,
-			Usage:      l.Usage,
-			CostUSD:    l.TotalCostUSD,
-			NumTurns:   l.NumTurns,
-			DurationMS: l.DurationMS,
-			Raw:        raw,
-		}
-		if ev.IsError && ev.Text == "" {
-			ev.Text = errorsText(l.Errors)
-		}
-		// The first result is the run's; a later one cannot replace it.
-		if p.result == nil {
-			p.result = ev
-		}
-		p.send(ev)
+		p.resultLine(l, subtype, raw)
 		return nil
 	}
-	p.send(&driver.RawEvent{Type: l.Type, Raw: raw})
+	p.send(&driver.RawEvent{Type: typ, Raw: raw})
 	return nil
+}
+
+// resultLine reports a result line; the first is the run's.
+func (p *parser) resultLine(l map[string]json.RawMessage, subtype string, raw json.RawMessage) {
+	var isError bool
+	json.Unmarshal(l["is_error"], &isError)
+	ev := &driver.ResultEvent{
+		SessionID: text(l["session_id"]),
+		Text:      text(l["result"]),
+		IsError:   isError || strings.HasPrefix(subtype, "error"),
+		Subtype:   subtype,
+		Raw:       raw,
+	}
+	json.Unmarshal(l["num_turns"], &ev.NumTurns)
+	json.Unmarshal(l["duration_ms"], &ev.DurationMS)
+	if u, ok := l["usage"]; ok {
+		var usage driver.Usage
+		if err := json.Unmarshal(u, &usage); err != nil {
+			p.send(&driver.ErrorEvent{Message: fmt.Sprintf("cannot decode the result's usage (%v): %s", err, excerpt(u))})
+		} else {
+			ev.Usage = &usage
+		}
+	}
+	if c, ok := l["total_cost_usd"]; ok {
+		var cost float64
+		if err := json.Unmarshal(c, &cost); err != nil {
+			p.send(&driver.ErrorEvent{Message: fmt.Sprintf("cannot decode the result's cost (%v): %s", err, excerpt(c))})
+		} else {
+			ev.CostUSD = &cost
+		}
+	}
+	if ev.IsError && ev.Text == "" {
+		ev.Text = errorsText(l["errors"])
+	}
+	// The first result is the run's; a later one cannot replace it.
+	if p.result == nil {
+		p.result = ev
+	}
+	p.send(ev)
+}
+
+// text decodes a JSON string, or returns "" for anything else.
+func text(raw json.RawMessage) string {
+	s, _ := stringValue(raw)
+	return s
+}
+
+// stringValue decodes a JSON string.
+func stringValue(raw json.RawMessage) (string, bool) {
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err == nil
 }
 
 // blocks reports the content blocks of an assistant or user message and
@@ -139,12 +161,17 @@ func (p *parser) blocks(role string, m *message, raw json.RawMessage) bool {
 		return false
 	}
 	var blocks []block
-	if json.Unmarshal(m.Content, &blocks) != nil {
-		var text string
-		if json.Unmarshal(m.Content, &text) != nil {
-			return false
+	var items []json.RawMessage
+	if json.Unmarshal(m.Content, &items) == nil {
+		// Each block on its own: one of an odd shape does not hide the rest.
+		for _, item := range items {
+			var b block
+			if json.Unmarshal(item, &b) == nil {
+				blocks = append(blocks, b)
+			}
 		}
-		blocks = []block{{Type: "text", Text: text}}
+	} else if s, ok := stringValue(m.Content); ok {
+		blocks = []block{{Type: "text", Text: s}}
 	}
 	found := false
 	for _, b := range blocks {
@@ -176,26 +203,28 @@ func (p *parser) send(ev driver.Event) {
 	}
 }
 
-// skillNames reads system/init's skills: a list of names, or of objects
-// with a name.
-func skillNames(raw json.RawMessage) []string {
+// names reads a list of names (system/init's skills and tools): strings,
+// or objects with a name. Anything else reads as no names.
+func names(raw json.RawMessage) []string {
 	if len(raw) == 0 {
 		return nil
 	}
-	var names []string
-	if json.Unmarshal(raw, &names) == nil {
-		return names
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil {
+		return nil
 	}
-	var objs []struct {
-		Name string `json:"name"`
-	}
-	if json.Unmarshal(raw, &objs) == nil {
-		names = make([]string, 0, len(objs))
-		for _, o := range objs {
-			names = append(names, o.Name)
+	out := make([]string, 0, len(items))
+	for _, item := range items {
+		var obj struct {
+			Name string `json:"name"`
+		}
+		if n := text(item); n != "" {
+			out = append(out, n)
+		} else if json.Unmarshal(item, &obj) == nil && obj.Name != "" {
+			out = append(out, obj.Name)
 		}
 	}
-	return names
+	return out
 }
 
 // contentText reads a tool result's content: a string, or a list of

@@ -103,6 +103,49 @@ func TestParseOddLines(t *testing.T) {
 	}
 }
 
+func TestParseOddFieldTypes(t *testing.T) {
+	// A field of an unexpected type is left out; the rest of the line
+	// counts, and the result is never lost.
+	p, evs := parseAll(
+		`{"type":"system","subtype":"init","session_id":"s","tools":[{"name":"Bash"},7],"skills":["review",{"name":"tone"},null]}`,
+		`{"type":"assistant","message":{"content":[{"type":"text","text":5},{"type":"text","text":"kept"}]}}`,
+		`{"type":"result","subtype":"success","result":"answer","usage":{"input_tokens":"12"},"total_cost_usd":"x","num_turns":"2","session_id":"s"}`,
+	)
+	if p.init == nil || !cmp.Equal(p.init.Skills, []string{"review", "tone"}) || !cmp.Equal(p.init.Tools, []string{"Bash"}) {
+		t.Errorf("init = %+v", p.init)
+	}
+	if p.result == nil || p.result.Text != "answer" || p.result.Usage != nil || p.result.CostUSD != nil {
+		t.Errorf("result = %+v, want the text without usage or cost", p.result)
+	}
+	want := []string{"init", "text", "error", "error", "result"}
+	if diff := cmp.Diff(want, kinds(evs)); diff != "" {
+		t.Errorf("kinds (-want +got):\n%s", diff)
+	}
+	p, _ = parseAll(`{"type":"result","result":3,"is_error":"yes"}`)
+	if p.result == nil || p.result.Text != "" || p.result.IsError {
+		t.Errorf("result of odd types = %+v", p.result)
+	}
+}
+
+func TestCheckMountedSkipsSkillsNotListedForUsers(t *testing.T) {
+	dir := t.TempDir()
+	for name, extra := range map[string]string{"shown": "", "hidden": "user-invocable: false\n", "quoted": "user-invocable: \"False\"\n"} {
+		os.MkdirAll(filepath.Join(dir, name), 0o755)
+		os.WriteFile(filepath.Join(dir, name, "SKILL.md"), []byte("---\nname: "+name+"\ndescription: d\n"+extra+"---\nbody\n"), 0o644)
+	}
+	var rs driver.ResolvedSkills
+	for _, n := range []string{"hidden", "quoted", "shown"} {
+		rs.Entries = append(rs.Entries, driver.ResolvedSkill{Key: n, RuntimeName: n, Path: filepath.Join(dir, n)})
+	}
+	if err := checkMounted([]string{"shown"}, rs); err != nil {
+		t.Errorf("checkMounted = %v, want nil: the others are not listed for users", err)
+	}
+	var nm *driver.NotMountedError
+	if err := checkMounted([]string{"other"}, rs); !errors.As(err, &nm) || !cmp.Equal(nm.Missing, []string{"shown"}) {
+		t.Errorf("checkMounted = %v, want shown missing", err)
+	}
+}
+
 func TestParseResultRules(t *testing.T) {
 	// The first result is the run's; a later one is an event only.
 	p, evs := parseAll(
@@ -142,10 +185,10 @@ func TestOutcome(t *testing.T) {
 	if !errors.As(err, &ae) || !errors.Is(err, driver.ErrAgentFailed) || ae.Subtype != "error_max_turns" || ae.Result.SessionID != "s1" || !strings.Contains(err.Error(), "too many") {
 		t.Errorf("error result = %v", err)
 	}
-	_, err = outcome("claude", &driver.Request{}, &parser{}, ok, nil, nil)
+	_, err = outcome("claude", &driver.Request{}, &parser{}, process.Exit{Code: 0, Stderr: "said this"}, nil, nil)
 	var pe *driver.ProcessError
-	if !errors.Is(err, driver.ErrNoResult) || !errors.As(err, &pe) {
-		t.Errorf("no result, exit 0 = %v, want ErrNoResult", err)
+	if !errors.Is(err, driver.ErrNoResult) || errors.Is(err, driver.ErrProcessFailed) || !strings.Contains(err.Error(), "said this") {
+		t.Errorf("no result, exit 0 = %v, want ErrNoResult (not ErrProcessFailed) with the stderr tail", err)
 	}
 	_, err = outcome("claude", &driver.Request{}, &parser{}, failed, nil, nil)
 	if !errors.As(err, &pe) || pe.ExitCode != 1 || !strings.Contains(err.Error(), "boom") {
@@ -165,6 +208,23 @@ func TestOutcome(t *testing.T) {
 	_, err = outcome("claude", &driver.Request{Resume: "0f"}, refused, failed, nil, nil)
 	if !errors.Is(err, driver.ErrResumeRejected) || !strings.Contains(err.Error(), "No conversation found") {
 		t.Errorf("refused resume = %v, want ErrResumeRejected with the agent's words", err)
+	}
+	var inner *driver.AgentError
+	if !errors.As(err, &inner) || inner.Result.SessionID != "0f" {
+		t.Errorf("refused resume = %v, want it to wrap the agent's error", err)
+	}
+	// A resume whose process dies before it says anything is a process
+	// failure, not a refusal: a thread must not drop its session for it.
+	_, err = outcome("claude", &driver.Request{Resume: "0f"}, &parser{}, process.Exit{Code: -1, Signal: "killed", Stderr: "out of memory"}, nil, nil)
+	if errors.Is(err, driver.ErrResumeRejected) || !errors.As(err, &pe) || pe.Signal != "killed" {
+		t.Errorf("resume that crashed = %v, want a *driver.ProcessError", err)
+	}
+	// Skills were mounted but no init came: nothing shows they were loaded.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: a\ndescription: d\n---\n"), 0o644)
+	mountedOne := &driver.Request{Skills: driver.ResolvedSkills{Entries: []driver.ResolvedSkill{{Key: "a", RuntimeName: "a", Path: dir}}}}
+	if _, err = outcome("claude", mountedOne, success, ok, nil, nil); !errors.Is(err, driver.ErrSkillsNotMounted) {
+		t.Errorf("success without init = %v, want ErrSkillsNotMounted", err)
 	}
 	// The same result without a resume is the agent's error.
 	if _, err = outcome("claude", &driver.Request{}, refused, failed, nil, nil); !errors.Is(err, driver.ErrAgentFailed) {

@@ -466,3 +466,17 @@ func (r *rig) running(name string) bool {
 	}
 	return false
 }
+
+// Claude Code loads a skill whose front matter says user-invocable: false
+// but does not list it in system/init: the run must not fail for it.
+func TestRealSkillHiddenFromUsers(t *testing.T) {
+	r := newRig(t, modeltest.Always(modeltest.Text("ok")))
+	md := "---\nname: quiet\ndescription: QUIET-DESC for the model only.\nuser-invocable: false\n---\nShh.\n"
+	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("quiet", md)))
+	if _, err := agent.Run(runCtx(t), "x"); err != nil {
+		t.Fatal(err)
+	}
+	if reqs := r.server.MessageRequests(); len(reqs) == 0 || !strings.Contains(seen(reqs[0]), "QUIET-DESC") {
+		t.Error("the model was not shown the skill")
+	}
+}

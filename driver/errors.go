@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,8 +12,9 @@ import (
 // errors.Is(err, context.Canceled) and errors.Is(err,
 // context.DeadlineExceeded) hold.
 var (
-	// ErrProcessFailed: the agent's process could not start, or exited
-	// with a failure or a signal. The error is a *ProcessError.
+	// ErrProcessFailed: the agent's process could not start, exited with a
+	// failure or a signal, or was stopped (its context was done). The error
+	// is a *ProcessError.
 	ErrProcessFailed = errors.New("agent process failed")
 	// ErrAgentFailed: the agent ran and reported that the run failed. The
 	// error is an *AgentError.
@@ -54,6 +56,8 @@ func (e *ProcessError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: ", e.Command)
 	switch {
+	case errors.Is(e.Err, context.Canceled) || errors.Is(e.Err, context.DeadlineExceeded):
+		fmt.Fprintf(&b, "stopped: %v", e.Err)
 	case e.Signal != "":
 		fmt.Fprintf(&b, "stopped by signal %s", e.Signal)
 	case e.ExitCode >= 0:
@@ -63,7 +67,7 @@ func (e *ProcessError) Error() string {
 	default:
 		b.WriteString("failed")
 	}
-	if e.Err != nil && (e.Signal != "" || e.ExitCode >= 0) {
+	if e.Err != nil && !errors.Is(e.Err, context.Canceled) && !errors.Is(e.Err, context.DeadlineExceeded) && (e.Signal != "" || e.ExitCode >= 0) {
 		fmt.Fprintf(&b, " (%v)", e.Err)
 	}
 	if tail := strings.TrimSpace(e.Stderr); tail != "" {
@@ -114,6 +118,10 @@ type NotMountedError struct {
 
 // Error describes the failure.
 func (e *NotMountedError) Error() string {
+	if e.Reported == nil {
+		return fmt.Sprintf("agent reported no skills (no system/init), so the mounted skills %s are not known to be loaded",
+			strings.Join(e.Missing, ", "))
+	}
 	return fmt.Sprintf("agent does not see the mounted skills %s (it reports %s)",
 		strings.Join(e.Missing, ", "), listOrNone(e.Reported))
 }
