@@ -76,7 +76,7 @@ func BenchmarkShadowCheck200(b *testing.B) {
 	ws := filepath.Join(b.TempDir(), "a", "b", "c")
 	os.MkdirAll(ws, 0o755)
 	for b.Loop() {
-		if err := checkShadows(rs, m, ws, filepath.Join(b.TempDir(), "skills")); err != nil {
+		if err := checkShadows(b.Context(), rs, m, ws, filepath.Join(b.TempDir(), "skills")); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -164,7 +164,7 @@ func (d *claudeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 		if mountDir, err = mount(d.c.CacheRoot, req.Skills); err != nil {
 			return nil, fmt.Errorf("claude: %w", err)
 		}
-		if err := checkShadows(req.Skills, mountDir, workspace, userSkillsDir(env)); err != nil {
+		if err := checkShadows(ctx, req.Skills, mountDir, workspace, userSkillsDir(env)); err != nil {
 			return nil, err
 		}
 	}

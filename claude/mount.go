@@ -49,6 +49,10 @@ func mount(root string, rs driver.ResolvedSkills) (string, error) {
 	base := filepath.Join(root, filepath.FromSlash(mountsDir))
 	final := filepath.Join(base, mountKey(rs))
 	if ok, _ := mountIntact(final, rs); ok {
+		// Reused: still only if no other user can have swapped it.
+		if err := checkOwnFolder(base); err != nil {
+			return "", err
+		}
 		return final, nil
 	}
 	if err := os.MkdirAll(base, 0o700); err != nil {
@@ -115,8 +119,16 @@ func placeSkill(name, dir string) error {
 
 // mountIntact reports whether the mount at dir holds exactly rs: the one
 // entry .claude, holding only skills, holding one entry per skill that is
-// a link to its folder (or a copy with its content).
+// a link to its folder (or a copy with its content); none of the three
+// folders may be a link.
 func mountIntact(dir string, rs driver.ResolvedSkills) (bool, error) {
+	// The mount and its two folders are real folders, never links.
+	for _, p := range []string{dir, filepath.Join(dir, ".claude"), filepath.Join(dir, filepath.FromSlash(skillsDir))} {
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.IsDir() {
+			return false, err
+		}
+	}
 	for _, level := range []struct{ path, want string }{{dir, ".claude"}, {filepath.Join(dir, ".claude"), "skills"}} {
 		names, err := readNames(level.path)
 		if err != nil {
@@ -169,7 +181,11 @@ func readNames(dir string) ([]string, error) {
 
 // removeMount removes a mount, whose skills folder is read-only.
 func removeMount(dir string) {
-	os.Chmod(filepath.Join(dir, filepath.FromSlash(skillsDir)), 0o755)
+	// Only through real folders: a link planted in a broken mount is
+	// removed, never followed.
+	if fi, err := os.Lstat(filepath.Join(dir, ".claude")); err == nil && fi.IsDir() {
+		os.Chmod(filepath.Join(dir, filepath.FromSlash(skillsDir)), 0o755)
+	}
 	os.RemoveAll(dir)
 }
 

@@ -112,6 +112,14 @@ func TestMountRebuildsAChangedMount(t *testing.T) {
 		{"link removed", func(s string) { os.Remove(filepath.Join(s, "b")) }},
 		{"skill added", func(s string) { os.Symlink(elsewhere, filepath.Join(s, "evil")) }},
 		{"file beside .claude", func(s string) { os.WriteFile(filepath.Join(s, "..", "..", "CLAUDE.md"), []byte("x"), 0o644) }},
+		{".claude a link", func(s string) {
+			claudeDir := filepath.Join(s, "..")
+			elsewhere := t.TempDir()
+			os.CopyFS(elsewhere, os.DirFS(claudeDir))
+			os.Chmod(s, 0o755)
+			os.RemoveAll(claudeDir)
+			os.Symlink(elsewhere, claudeDir)
+		}},
 		{"link replaced by a folder", func(s string) {
 			os.Remove(filepath.Join(s, "a"))
 			os.CopyFS(filepath.Join(s, "a"), os.DirFS(elsewhere))
@@ -188,6 +196,15 @@ func TestMountRefusesAForeignFolder(t *testing.T) {
 	if _, err := mount(root, rs); err == nil {
 		t.Error("mount in a folder every user can write succeeded")
 	}
+	// Also when the mount was made before the folder became writable.
+	os.Chmod(filepath.Join(root, "mounts", "claude"), 0o700)
+	if _, err := mount(root, rs); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(filepath.Join(root, "mounts", "claude"), 0o777)
+	if _, err := mount(root, rs); err == nil {
+		t.Error("reuse of a mount in a folder every user can write succeeded")
+	}
 }
 
 func TestShadows(t *testing.T) {
@@ -230,7 +247,7 @@ func TestShadows(t *testing.T) {
 			project := filepath.Join(base, "work", "project")
 			os.MkdirAll(project, 0o755)
 			theirs := tt.place(user, project)
-			err := checkShadows(rs, m, project, user)
+			err := checkShadows(t.Context(), rs, m, project, user)
 			var se *driver.ShadowError
 			if !tt.shadow {
 				if err != nil {
