@@ -385,52 +385,6 @@ func TestCheckerRefusesUnusableSkills(t *testing.T) {
 	}
 }
 
-func TestAgentTable(t *testing.T) {
-	env := Env{Home: "/h", Project: "/p", Getenv: func(k string) string {
-		return map[string]string{"CLAUDE_CONFIG_DIR": "/cc", "CODEX_HOME": ""}[k]
-	}}
-	tests := []struct{ id, project, user string }{
-		{"claude-code", "/p/.claude/skills", "/cc/skills"},
-		{"codex", "/p/.agents/skills", "/h/.agents/skills"},
-		{"cursor", "/p/.agents/skills", "/h/.cursor/skills"},
-		{"gemini-cli", "/p/.agents/skills", "/h/.gemini/skills"},
-		{"github-copilot", "/p/.agents/skills", "/h/.copilot/skills"},
-		{"goose", "/p/.agents/skills", "/h/.config/goose/skills"},
-		{"opencode", "/p/.agents/skills", "/h/.config/opencode/skills"},
-		{"windsurf", "/p/.windsurf/skills", "/h/.codeium/windsurf/skills"},
-	}
-	for _, tt := range tests {
-		a, ok := LookupAgent(tt.id)
-		if !ok {
-			t.Fatalf("LookupAgent(%q) missing", tt.id)
-		}
-		if got := a.Dir(env, Project); got != tt.project {
-			t.Errorf("%s project folder = %s, want %s", tt.id, got, tt.project)
-		}
-		if got := a.Dir(env, User); got != tt.user {
-			t.Errorf("%s user folder = %s, want %s", tt.id, got, tt.user)
-		}
-	}
-	env.Getenv = func(k string) string { return map[string]string{"CODEX_HOME": "/cx"}[k] }
-	codex, _ := LookupAgent("codex")
-	claude, _ := LookupAgent("claude-code")
-	if got := codex.Dir(env, User); got != "/cx/skills" {
-		t.Errorf("codex user folder with CODEX_HOME = %s", got)
-	}
-	if got := claude.Dir(env, User); got != "/h/.claude/skills" {
-		t.Errorf("claude-code user folder without CLAUDE_CONFIG_DIR = %s", got)
-	}
-	home := t.TempDir()
-	env = Env{Home: home, Project: t.TempDir(), Getenv: func(string) string { return "" }}
-	if got := DefaultAgents(env); len(got) != 2 || got[0].ID != "claude-code" || got[1].ID != "codex" {
-		t.Errorf("DefaultAgents with none detected = %v", got)
-	}
-	os.Mkdir(filepath.Join(home, ".cursor"), 0o755)
-	if got := DefaultAgents(env); len(got) != 1 || got[0].ID != "cursor" {
-		t.Errorf("DefaultAgents with cursor detected = %v", got)
-	}
-}
-
 func TestUserScope(t *testing.T) {
 	f := newFixture(t)
 	src := f.writeSkill(t, "review", "code-review", "")

@@ -1,0 +1,390 @@
+package install
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// npmAgents is the agent table of the npm skills tool 1.4.9 (the agents
+// object in its dist/cli.mjs), read with HOME=/h, the project /p and no
+// environment variables set: each agent's ID, project folder, user
+// folder, and the folder whose presence detects it ("/p/..." for those
+// detected by a project folder; "" for never).
+var npmAgents = []struct{ id, project, user, detect string }{
+	{"adal", ".adal/skills", "/h/.adal/skills", "/h/.adal"},
+	{"amp", ".agents/skills", "/h/.config/agents/skills", "/h/.config/amp"},
+	{"antigravity", ".agents/skills", "/h/.gemini/antigravity/skills", "/h/.gemini/antigravity"},
+	{"augment", ".augment/skills", "/h/.augment/skills", "/h/.augment"},
+	{"bob", ".bob/skills", "/h/.bob/skills", "/h/.bob"},
+	{"claude-code", ".claude/skills", "/h/.claude/skills", "/h/.claude"},
+	{"cline", ".agents/skills", "/h/.agents/skills", "/h/.cline"},
+	{"codebuddy", ".codebuddy/skills", "/h/.codebuddy/skills", "/h/.codebuddy"},
+	{"codex", ".agents/skills", "/h/.codex/skills", "/h/.codex"},
+	{"command-code", ".commandcode/skills", "/h/.commandcode/skills", "/h/.commandcode"},
+	{"continue", ".continue/skills", "/h/.continue/skills", "/h/.continue"},
+	{"cortex", ".cortex/skills", "/h/.snowflake/cortex/skills", "/h/.snowflake/cortex"},
+	{"crush", ".crush/skills", "/h/.config/crush/skills", "/h/.config/crush"},
+	{"cursor", ".agents/skills", "/h/.cursor/skills", "/h/.cursor"},
+	{"deepagents", ".agents/skills", "/h/.deepagents/agent/skills", "/h/.deepagents"},
+	{"droid", ".factory/skills", "/h/.factory/skills", "/h/.factory"},
+	{"firebender", ".agents/skills", "/h/.firebender/skills", "/h/.firebender"},
+	{"gemini-cli", ".agents/skills", "/h/.gemini/skills", "/h/.gemini"},
+	{"github-copilot", ".agents/skills", "/h/.copilot/skills", "/h/.copilot"},
+	{"goose", ".goose/skills", "/h/.config/goose/skills", "/h/.config/goose"},
+	{"iflow-cli", ".iflow/skills", "/h/.iflow/skills", "/h/.iflow"},
+	{"junie", ".junie/skills", "/h/.junie/skills", "/h/.junie"},
+	{"kilo", ".kilocode/skills", "/h/.kilocode/skills", "/h/.kilocode"},
+	{"kimi-cli", ".agents/skills", "/h/.config/agents/skills", "/h/.kimi"},
+	{"kiro-cli", ".kiro/skills", "/h/.kiro/skills", "/h/.kiro"},
+	{"kode", ".kode/skills", "/h/.kode/skills", "/h/.kode"},
+	{"mcpjam", ".mcpjam/skills", "/h/.mcpjam/skills", "/h/.mcpjam"},
+	{"mistral-vibe", ".vibe/skills", "/h/.vibe/skills", "/h/.vibe"},
+	{"mux", ".mux/skills", "/h/.mux/skills", "/h/.mux"},
+	{"neovate", ".neovate/skills", "/h/.neovate/skills", "/h/.neovate"},
+	{"openclaw", "skills", "/h/.openclaw/skills", "/h/.openclaw"},
+	{"opencode", ".agents/skills", "/h/.config/opencode/skills", "/h/.config/opencode"},
+	{"openhands", ".openhands/skills", "/h/.openhands/skills", "/h/.openhands"},
+	{"pi", ".pi/skills", "/h/.pi/agent/skills", "/h/.pi/agent"},
+	{"pochi", ".pochi/skills", "/h/.pochi/skills", "/h/.pochi"},
+	{"qoder", ".qoder/skills", "/h/.qoder/skills", "/h/.qoder"},
+	{"qwen-code", ".qwen/skills", "/h/.qwen/skills", "/h/.qwen"},
+	{"replit", ".agents/skills", "/h/.config/agents/skills", "/p/.replit"},
+	{"roo", ".roo/skills", "/h/.roo/skills", "/h/.roo"},
+	{"trae", ".trae/skills", "/h/.trae/skills", "/h/.trae"},
+	{"trae-cn", ".trae/skills", "/h/.trae-cn/skills", "/h/.trae-cn"},
+	{"universal", ".agents/skills", "/h/.config/agents/skills", ""},
+	{"warp", ".agents/skills", "/h/.agents/skills", "/h/.warp"},
+	{"windsurf", ".windsurf/skills", "/h/.codeium/windsurf/skills", "/h/.codeium/windsurf"},
+	{"zencoder", ".zencoder/skills", "/h/.zencoder/skills", "/h/.zencoder"},
+}
+
+// differs holds where the table deliberately differs from npmAgents (see
+// the package doc, Agents rule 1): an agent that reads the canonical
+// folder is installed there.
+var differs = map[string]struct{ project, user string }{
+	"codex":          {"", "/h/.agents/skills"},
+	"cursor":         {"", "/h/.agents/skills"},
+	"gemini-cli":     {"", "/h/.agents/skills"},
+	"github-copilot": {"", "/h/.agents/skills"},
+	"goose":          {".agents/skills", "/h/.agents/skills"},
+	"opencode":       {"", "/h/.agents/skills"},
+	"universal":      {"", "/h/.agents/skills"},
+}
+
+func noEnv(string) string { return "" }
+
+func TestAgentTableIsNPMs(t *testing.T) {
+	var want []string
+	for _, n := range npmAgents {
+		want = append(want, n.id)
+	}
+	if len(want) != 45 {
+		t.Fatalf("the npm table lists %d agents, want 45", len(want))
+	}
+	var got []string
+	for _, a := range Agents() {
+		got = append(got, a.ID)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Agents() IDs = %v\nwant (the npm skills tool's, sorted) %v", got, want)
+	}
+	if !slices.IsSorted(got) || len(slices.Compact(slices.Clone(got))) != len(got) {
+		t.Errorf("agent IDs are not sorted and unique: %v", got)
+	}
+	for _, id := range want {
+		if a, ok := LookupAgent(id); !ok || a.ID != id {
+			t.Errorf("LookupAgent(%q) = %q, %v", id, a.ID, ok)
+		}
+	}
+	if a, ok := LookupAgent("nobody"); ok {
+		t.Errorf("LookupAgent(%q) = %q, want none", "nobody", a.ID)
+	}
+}
+
+func TestAgentFolders(t *testing.T) {
+	env := Env{Home: "/h", Project: "/p", Getenv: noEnv}
+	for _, n := range npmAgents {
+		t.Run(n.id, func(t *testing.T) {
+			a, ok := LookupAgent(n.id)
+			if !ok {
+				t.Fatalf("LookupAgent(%q) missing", n.id)
+			}
+			project, user := n.project, n.user
+			if d, ok := differs[n.id]; ok {
+				if d.project != "" {
+					project = d.project
+				}
+				user = d.user
+			}
+			if got := a.ProjectDir; got != project {
+				t.Errorf("ProjectDir = %q, want %q", got, project)
+			}
+			if got, want := a.Dir(env, Project), filepath.FromSlash("/p/"+project); got != want {
+				t.Errorf("Dir(Project) = %q, want %q", got, want)
+			}
+			if got := a.Dir(env, User); got != filepath.FromSlash(user) {
+				t.Errorf("Dir(User) = %q, want %q", got, user)
+			}
+			if a.Name == "" || strings.TrimSpace(a.Name) != a.Name {
+				t.Errorf("Name = %q", a.Name)
+			}
+			if a.Override != a.user.base.override() {
+				t.Errorf("Override = %q, but the user folder is moved by %q", a.Override, a.user.base.override())
+			}
+			skillDirs := append([]string{a.ProjectDir}, a.alsoProject...)
+			for _, f := range append(append([]folder{a.user}, a.formerly...), a.alsoUser...) {
+				skillDirs = append(skillDirs, f.rel)
+				if f.base == atProject {
+					t.Errorf("user folder %q is in the project", f.rel)
+				}
+			}
+			for _, rel := range skillDirs {
+				if !fs.ValidPath(rel) || rel == "." || strings.ContainsAny(rel, `\:`) || path.Base(rel) != "skills" {
+					t.Errorf("skills folder %q is not a relative slash path ending in skills", rel)
+				}
+			}
+			for _, f := range a.detect {
+				if !fs.ValidPath(f.rel) || strings.ContainsAny(f.rel, `\:`) {
+					t.Errorf("detection folder %q is not a relative slash path", f.rel)
+				}
+			}
+			for _, s := range []Scope{Project, User} {
+				reads := a.Reads(env, s)
+				if len(reads) == 0 || reads[0] != a.Dir(env, s) {
+					t.Errorf("Reads(%v) = %q, want Dir first", s, reads)
+				}
+				if len(slices.Compact(slices.Clone(reads))) != len(reads) {
+					t.Errorf("Reads(%v) = %q has repeats", s, reads)
+				}
+				for _, r := range reads {
+					if rel, err := filepath.Rel(env.Root(s), r); err != nil || !filepath.IsLocal(rel) {
+						t.Errorf("Reads(%v) holds %q, outside %s", s, r, env.Root(s))
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestAgentReads(t *testing.T) {
+	env := Env{Home: "/h", Project: "/p", Getenv: noEnv}
+	tests := []struct {
+		id            string
+		project, user []string
+	}{
+		{"claude-code", []string{".claude/skills"}, []string{".claude/skills"}},
+		{"codex", []string{".agents/skills"}, []string{".agents/skills", ".codex/skills"}},
+		{"cursor", []string{".agents/skills", ".cursor/skills", ".claude/skills", ".codex/skills"}, []string{".agents/skills", ".cursor/skills"}},
+		{"gemini-cli", []string{".agents/skills", ".gemini/skills"}, []string{".agents/skills", ".gemini/skills"}},
+		{"github-copilot", []string{".agents/skills", ".github/skills", ".claude/skills"}, []string{".agents/skills", ".copilot/skills", ".claude/skills"}},
+		{"goose", []string{".agents/skills", ".goose/skills", ".claude/skills"}, []string{".agents/skills", ".config/goose/skills"}},
+		{"opencode", []string{".agents/skills", ".opencode/skills", ".claude/skills"}, []string{".agents/skills", ".config/opencode/skills", ".claude/skills"}},
+		{"windsurf", []string{".windsurf/skills"}, []string{".codeium/windsurf/skills"}},
+		{"roo", []string{".roo/skills"}, []string{".roo/skills"}},
+	}
+	under := func(root string, rels []string) []string {
+		var out []string
+		for _, r := range rels {
+			out = append(out, filepath.Join(root, filepath.FromSlash(r)))
+		}
+		return out
+	}
+	for _, tt := range tests {
+		a, _ := LookupAgent(tt.id)
+		if got, want := a.Reads(env, Project), under("/p", tt.project); !slices.Equal(got, want) {
+			t.Errorf("%s Reads(Project) = %q, want %q", tt.id, got, want)
+		}
+		if got, want := a.Reads(env, User), under("/h", tt.user); !slices.Equal(got, want) {
+			t.Errorf("%s Reads(User) = %q, want %q", tt.id, got, want)
+		}
+	}
+}
+
+func TestAgentEnvironment(t *testing.T) {
+	env := Env{Home: "/h", Project: "/p", Getenv: func(k string) string {
+		return map[string]string{"CLAUDE_CONFIG_DIR": " /cc ", "CODEX_HOME": "/cx", "XDG_CONFIG_HOME": "/x"}[k]
+	}}
+	tests := []struct {
+		id   string
+		user []string // Reads(User), Dir first
+	}{
+		{"claude-code", []string{"/cc/skills"}},
+		// Codex is installed into ~/.agents/skills whatever CODEX_HOME
+		// says; it reads $CODEX_HOME/skills too.
+		{"codex", []string{"/h/.agents/skills", "/cx/skills"}},
+		{"amp", []string{"/x/agents/skills"}},
+		{"replit", []string{"/x/agents/skills"}},
+		{"goose", []string{"/h/.agents/skills", "/x/goose/skills"}},
+		{"opencode", []string{"/h/.agents/skills", "/x/opencode/skills", "/h/.claude/skills"}},
+		// Copilot reads ~/.claude/skills, not Claude Code's moved folder.
+		{"github-copilot", []string{"/h/.agents/skills", "/h/.copilot/skills", "/h/.claude/skills"}},
+		// The npm table spells these under ~/.config, not XDG_CONFIG_HOME.
+		{"crush", []string{"/h/.config/crush/skills"}},
+		{"kimi-cli", []string{"/h/.config/agents/skills"}},
+	}
+	for _, tt := range tests {
+		a, _ := LookupAgent(tt.id)
+		var want []string
+		for _, p := range tt.user {
+			want = append(want, filepath.FromSlash(p))
+		}
+		if got := a.Reads(env, User); !slices.Equal(got, want) {
+			t.Errorf("%s Reads(User) with overrides = %q, want %q", tt.id, got, want)
+		}
+	}
+}
+
+func TestAgentDetected(t *testing.T) {
+	for _, n := range npmAgents {
+		t.Run(n.id, func(t *testing.T) {
+			base := t.TempDir()
+			env := Env{Home: filepath.Join(base, "h"), Project: filepath.Join(base, "p"), Getenv: noEnv}
+			os.MkdirAll(env.Home, 0o755)
+			os.MkdirAll(env.Project, 0o755)
+			a, _ := LookupAgent(n.id)
+			if a.Detected(env) {
+				t.Fatalf("Detected in an empty home")
+			}
+			if n.detect == "" {
+				return
+			}
+			if err := os.MkdirAll(filepath.Join(base, filepath.FromSlash(n.detect)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if !a.Detected(env) {
+				t.Errorf("not Detected with %s", n.detect)
+			}
+		})
+	}
+	// The overrides move the detected folders too.
+	base := t.TempDir()
+	env := Env{Home: filepath.Join(base, "h"), Project: base, Getenv: func(k string) string {
+		return map[string]string{"CLAUDE_CONFIG_DIR": filepath.Join(base, "cc"), "CODEX_HOME": filepath.Join(base, "cx"), "XDG_CONFIG_HOME": filepath.Join(base, "x")}[k]
+	}}
+	for id, dir := range map[string]string{"claude-code": "cc", "codex": "cx", "goose": "x/goose"} {
+		a, _ := LookupAgent(id)
+		if a.Detected(env) {
+			t.Errorf("%s detected before %s exists", id, dir)
+		}
+		os.MkdirAll(filepath.Join(base, dir), 0o755)
+		if !a.Detected(env) {
+			t.Errorf("%s not detected with %s", id, dir)
+		}
+	}
+}
+
+func TestOpenClawFormerNames(t *testing.T) {
+	home := t.TempDir()
+	env := Env{Home: home, Project: t.TempDir(), Getenv: noEnv}
+	a, _ := LookupAgent("openclaw")
+	steps := []struct{ mkdir, want string }{
+		{"", ".openclaw/skills"},
+		{".moltbot", ".moltbot/skills"},
+		{".clawdbot", ".clawdbot/skills"},
+		{".openclaw", ".openclaw/skills"},
+	}
+	for _, s := range steps {
+		if s.mkdir != "" {
+			os.Mkdir(filepath.Join(home, s.mkdir), 0o755)
+		}
+		if got, want := a.Dir(env, User), filepath.Join(home, filepath.FromSlash(s.want)); got != want {
+			t.Errorf("after mkdir %q: Dir(User) = %s, want %s", s.mkdir, got, want)
+		}
+		if got := a.Reads(env, User); len(got) != 1 {
+			t.Errorf("Reads(User) = %q, want only Dir", got)
+		}
+	}
+}
+
+func TestDefaultAgents(t *testing.T) {
+	home := t.TempDir()
+	env := Env{Home: home, Project: t.TempDir(), Getenv: noEnv}
+	if got := DefaultAgents(env); len(got) != 2 || got[0].ID != "claude-code" || got[1].ID != "codex" {
+		t.Errorf("DefaultAgents with none detected = %v", got)
+	}
+	os.Mkdir(filepath.Join(home, ".cursor"), 0o755)
+	os.Mkdir(filepath.Join(home, ".roo"), 0o755)
+	var ids []string
+	for _, a := range DefaultAgents(env) {
+		ids = append(ids, a.ID)
+	}
+	if !slices.Equal(ids, []string{"cursor", "roo"}) {
+		t.Errorf("DefaultAgents with cursor and roo detected = %v", ids)
+	}
+}
+
+func TestLookupAgents(t *testing.T) {
+	ids := func(as []Agent) []string {
+		var out []string
+		for _, a := range as {
+			out = append(out, a.ID)
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		in   []string
+		want []string // nil: all
+		err  string
+	}{
+		{"in order, once each", []string{"codex", "claude-code", "codex"}, []string{"codex", "claude-code"}, ""},
+		{"star", []string{"*"}, nil, ""},
+		{"star among others", []string{"codex", "*"}, nil, ""},
+		{"a typo", []string{"claud-code"}, nil, `unknown agent "claud-code"; did you mean claude-code?`},
+		{"nothing near", []string{"nobody"}, nil, `unknown agent "nobody"`},
+		{"every bad ID at once", []string{"claud-code", "codex", "nobody", "cursr"}, nil,
+			`unknown agents "claud-code" (did you mean claude-code?), "nobody" and "cursr" (did you mean cursor?)`},
+		{"bad IDs beside a star", []string{"*", "gemni-cli"}, nil, `unknown agent "gemni-cli"; did you mean gemini-cli?`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := LookupAgents(tt.in...)
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err || !errors.Is(err, ErrUnknownAgent) {
+					t.Errorf("LookupAgents(%q) = %v, %v, want error %q wrapping ErrUnknownAgent", tt.in, ids(got), err, tt.err)
+				}
+				return
+			}
+			want := tt.want
+			if want == nil {
+				want = ids(Agents())
+			}
+			if err != nil || !slices.Equal(ids(got), want) {
+				t.Errorf("LookupAgents(%q) = %v, %v, want %v", tt.in, ids(got), err, want)
+			}
+		})
+	}
+}
+
+func TestNearestAgent(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"claud-code", "claude-code"},
+		{"cluade-code", "claude-code"}, // swapped neighbours
+		{"Claude Code", "claude-code"},
+		{"claude_code", "claude-code"},
+		{"CODEX", "codex"},
+		{"Kilo Code", "kilo"}, // a display name
+		{"IBM Bob", "bob"},
+		{"claude", "claude-code"}, // a word of one ID only
+		{"copilot", "github-copilot"},
+		{"gemini", "gemini-cli"},
+		{"cursr", "cursor"},
+		{"windsruf", "windsurf"},
+		{"trae-c", "trae-cn"},
+		{"cli", ""}, // a word of several IDs, near none
+		{"px", ""},  // two letters: one edit from pi would guess
+		{"nobody", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := nearestAgent(tt.in); got != tt.want {
+			t.Errorf("nearestAgent(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
