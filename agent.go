@@ -90,7 +90,8 @@ type Agent struct {
 	workspace    string
 	events       []func(driver.Event)
 	threads      ThreadStore
-	threadLocks  sync.Map // thread key → *sync.Mutex
+	threadMu     sync.Mutex
+	threadLocks  map[string]*threadLock // by thread key, while runs hold or wait
 }
 
 // New returns an Agent that runs d. It panics if d is nil, as that is a

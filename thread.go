@@ -92,7 +92,10 @@ func (t *Thread) Run(ctx context.Context, prompt string, opts ...CallOption) (*R
 	if call.resume != "" {
 		return nil, errors.New("agentadaptor: WithResume cannot be used with a Thread, which resumes its own session")
 	}
-	unlock := t.a.lockThread(t.key)
+	unlock, err := t.a.lockThread(ctx, t.key)
+	if err != nil {
+		return nil, fmt.Errorf("agentadaptor: thread %q: waiting for its previous run: %w", t.key, err)
+	}
 	defer unlock()
 
 	p, err := t.a.prepare(ctx, prompt, call)
@@ -135,12 +138,41 @@ func (t *Thread) Run(ctx context.Context, prompt string, opts ...CallOption) (*R
 	return res, nil
 }
 
-// lockThread serializes the runs of one thread key on this agent.
-func (a *Agent) lockThread(key string) func() {
-	v, _ := a.threadLocks.LoadOrStore(key, new(sync.Mutex))
-	mu := v.(*sync.Mutex)
-	mu.Lock()
-	return mu.Unlock
+// threadLock is the turn of one thread key: a one-slot channel, and how
+// many runs hold or wait for it.
+type threadLock struct {
+	turn chan struct{}
+	refs int
+}
+
+// lockThread waits for the turn of the thread key on this agent, or for
+// ctx. Locks of keys nobody waits for are forgotten.
+func (a *Agent) lockThread(ctx context.Context, key string) (unlock func(), err error) {
+	a.threadMu.Lock()
+	l := a.threadLocks[key]
+	if l == nil {
+		l = &threadLock{turn: make(chan struct{}, 1)}
+		if a.threadLocks == nil {
+			a.threadLocks = make(map[string]*threadLock)
+		}
+		a.threadLocks[key] = l
+	}
+	l.refs++
+	a.threadMu.Unlock()
+	release := func() {
+		a.threadMu.Lock()
+		if l.refs--; l.refs == 0 {
+			delete(a.threadLocks, key)
+		}
+		a.threadMu.Unlock()
+	}
+	select {
+	case l.turn <- struct{}{}:
+		return func() { <-l.turn; release() }, nil
+	case <-ctx.Done():
+		release()
+		return nil, ctx.Err()
+	}
 }
 
 // ThreadRestartedEvent says that a thread started a new session instead of

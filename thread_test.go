@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -352,5 +353,37 @@ func TestRunEventsAndResult(t *testing.T) {
 	}
 	if rec.Last().Events != nil {
 		t.Error("Request.Events set without WithEvents")
+	}
+}
+
+func TestThreadWaitForTurnHonoursContext(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{})
+	rec := &drivertest.Driver{Handler: func(ctx context.Context, req *driver.Request) (*driver.Result, error) {
+		if req.Prompt == "slow" {
+			close(started)
+			<-release
+		}
+		return &driver.Result{Text: "ok", SessionID: "s"}, nil
+	}}
+	agent := adaptor.New(rec)
+	done := make(chan error, 1)
+	go func() { _, err := agent.Thread("k").Run(t.Context(), "slow"); done <- err }()
+	<-started
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := agent.Thread("k").Run(ctx, "fast"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("second run = %v, want context.DeadlineExceeded while the first holds the thread", err)
+	}
+	// Another key is not held up.
+	if _, err := agent.Thread("other").Run(t.Context(), "fast"); err != nil {
+		t.Errorf("run of another key = %v", err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := agent.Thread("k").Run(t.Context(), "fast"); err != nil {
+		t.Errorf("run after the first ended = %v", err)
 	}
 }
