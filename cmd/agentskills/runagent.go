@@ -54,7 +54,9 @@ through to the agent (its login, its model settings).
 
 The final answer goes to stdout. With --json, every event goes to stdout as
 one JSON object per line, each with a "type"; the last is the result:
-{"type":"result","session_id":...,"text":...}.
+{"type":"result","session_id":...,"text":...,"is_error":false,...}, with
+is_error true when the agent reported an error, or {"type":"error",...}
+when the run failed otherwise.
 
 --resume continues an earlier session. A session this tool started is
 resumed only with the skills and workspace it started with; anything else
@@ -143,13 +145,20 @@ func runAgent(ctx context.Context, opts *runOptions, prompt string) error {
 		if errors.As(err, &conflict) || errors.Is(err, skill.ErrRuntimeNameConflict) {
 			return inputError{err}
 		}
+		// A run the agent ended with an error still has its session.
+		var agentErr *driver.AgentError
+		if errors.As(err, &agentErr) && agentErr.Result != nil && !errors.Is(err, driver.ErrResumeRejected) {
+			if report, rerr := agent.Inspect().Skills(ctx); rerr == nil {
+				failed := &adaptor.Result{Skills: report.Selected, Workspace: workspace, SessionID: agentErr.Result.SessionID}
+				recordSession(ctx, opts, sessions, failed)
+			}
+		}
+		if out != nil {
+			out.failure(err)
+		}
 		return interrupted(ctx, err)
 	}
-	if res.SessionID != "" {
-		if err := sessions.Save(ctx, res.SessionID, res.ThreadState()); err != nil {
-			fmt.Fprintf(opts.io.err, "agentskills run: session %s not recorded: %v\n", res.SessionID, err)
-		}
-	}
+	recordSession(ctx, opts, sessions, res)
 	if out != nil {
 		return out.result(res)
 	}
@@ -159,6 +168,17 @@ func runAgent(ctx context.Context, opts *runOptions, prompt string) error {
 	}
 	_, err = io.WriteString(opts.io.out, text)
 	return err
+}
+
+// recordSession remembers which skills and workspace res's session
+// started with, for a later --resume.
+func recordSession(ctx context.Context, opts *runOptions, sessions adaptor.ThreadStore, res *adaptor.Result) {
+	if res.SessionID == "" {
+		return
+	}
+	if err := sessions.Save(ctx, res.SessionID, res.ThreadState()); err != nil {
+		fmt.Fprintf(opts.io.err, "agentskills run: session %s not recorded: %v\n", res.SessionID, err)
+	}
 }
 
 // checkResume refuses to resume a recorded session with other skills or
@@ -253,6 +273,8 @@ func (e *eventWriter) write(kind string, v any) {
 type resultJSON struct {
 	SessionID   string        `json:"session_id"`
 	Text        string        `json:"text"`
+	IsError     bool          `json:"is_error"`
+	Subtype     string        `json:"subtype,omitempty"`
 	Usage       *driver.Usage `json:"usage,omitempty"`
 	CostUSD     *float64      `json:"cost_usd,omitempty"`
 	ExitCode    int           `json:"exit_code"`
@@ -271,4 +293,19 @@ func (e *eventWriter) result(res *adaptor.Result) error {
 	}
 	e.write(driver.KindResult, r)
 	return e.err
+}
+
+// failure ends the output of a failed run: a result with is_error when the
+// agent reported the error, else an error line.
+func (e *eventWriter) failure(err error) {
+	var agentErr *driver.AgentError
+	if errors.As(err, &agentErr) && agentErr.Result != nil {
+		r := agentErr.Result
+		e.write(driver.KindResult, resultJSON{
+			SessionID: r.SessionID, Text: agentErr.Message, IsError: true, Subtype: agentErr.Subtype,
+			Usage: r.Usage, CostUSD: r.CostUSD, ExitCode: r.ExitCode, Skills: []string{},
+		})
+		return
+	}
+	e.write(driver.KindError, driver.ErrorEvent{Message: err.Error()})
 }

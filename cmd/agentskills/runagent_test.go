@@ -27,6 +27,7 @@ type runRig struct {
 	env       []string
 	workspace string
 	skills    string // a folder of two skills, alpha and beta
+	home      string
 	marker    string
 }
 
@@ -35,7 +36,7 @@ func newRunRig(t *testing.T, reply modeltest.ReplyFunc) *runRig {
 	cli := modeltest.ClaudeCLI(t)
 	s := modeltest.NewAnthropic(t, reply)
 	env, home := s.ClaudeEnv(t)
-	r := &runRig{server: s, workspace: t.TempDir(), skills: t.TempDir(), marker: rand.Text()}
+	r := &runRig{server: s, workspace: t.TempDir(), skills: t.TempDir(), home: home, marker: rand.Text()}
 	r.env = append(env,
 		"PATH="+filepath.Dir(cli)+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"AGENT_ADAPTOR_SKILL_CACHE_ROOT="+filepath.Join(home, ".cache", "skills"),
@@ -239,4 +240,36 @@ func processesTagged(marker string) []string {
 		out = append(out, e.Name())
 	}
 	return out
+}
+
+// A run the agent ends with an error still ends its JSON with a result,
+// and its session is recorded, so a resume with other skills is refused.
+func TestRunAgentFailedRunJSONAndRecord(t *testing.T) {
+	r := newRunRig(t, modeltest.Always(modeltest.APIError(403, "permission_error", "DENIED-MARK")))
+	code, out, _ := r.inProcess(t, runCtx(t), "run", "-a", "claude-code", "-s", filepath.Join(r.skills, "alpha"), "--json", "hi")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var last map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatalf("last line %q: %v", lines[len(lines)-1], err)
+	}
+	session, _ := last["session_id"].(string)
+	if code != 1 || last["type"] != "result" || last["is_error"] != true || session == "" || !strings.Contains(fmt.Sprint(last["text"]), "DENIED-MARK") {
+		t.Fatalf("run = %d, last line %v; want 1 and an error result with the session", code, last)
+	}
+	before := len(r.server.Requests())
+	code, _, errs := r.inProcess(t, runCtx(t), "run", "-a", "claude-code", "-s", r.skills, "--resume", session, "again")
+	if code != 1 || !strings.Contains(errs, "skills added: beta") {
+		t.Errorf("resume of the failed session with another set = %d, %q; want 1 naming beta", code, errs)
+	}
+	if len(r.server.Requests()) != before {
+		t.Error("the refused resume reached the model")
+	}
+	// A failure that is not the agent's ends with an error line: here a
+	// user skill of the same name with other content.
+	writeSkill(t, filepath.Join(r.home, ".claude", "skills"), "alpha", "---\nname: alpha\ndescription: Mine.\n---\n")
+	code, out, _ = r.inProcess(t, runCtx(t), "run", "-a", "claude-code", "--json", "-s", filepath.Join(r.skills, "alpha"), "x")
+	lines = strings.Split(strings.TrimSpace(out), "\n")
+	if code != 1 || len(lines) != 1 || !strings.HasPrefix(lines[0], `{"type":"error","message":"skill \"alpha\"`) {
+		t.Errorf("shadowed run --json = %d, %q; want 1 and one error line", code, out)
+	}
 }
