@@ -1,7 +1,9 @@
 package install
 
 import (
+	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -9,7 +11,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/agentadaptor/agentadaptor/skill"
 )
 
 func randomSuffix() string {
@@ -22,7 +27,7 @@ func randomSuffix() string {
 // files and folders only, read through an os.Root so that no link in src
 // leads outside it. Links, devices and other special files fail; ".git"
 // folders are left out.
-func copyTree(src, dst string) error {
+func copyTree(ctx context.Context, src, dst string) error {
 	root, err := os.OpenRoot(src)
 	if err != nil {
 		return err
@@ -33,6 +38,9 @@ func copyTree(src, dst string) error {
 	}
 	return fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if p == "." {
@@ -48,7 +56,7 @@ func copyTree(src, dst string) error {
 		case t.IsRegular():
 			return copyFile(root, p, target)
 		}
-		return fmt.Errorf("%s: %s is not a regular file or folder (links and special files are not installed)", src, p)
+		return fmt.Errorf("%w: %s: %s is not a regular file or folder (links and special files are not installed)", ErrInvalidSource, src, p)
 	})
 }
 
@@ -174,4 +182,204 @@ func abs(root, p string) string {
 		return p
 	}
 	return filepath.Join(root, filepath.FromSlash(p))
+}
+
+// stagedCopy is a copy of a skill folder staged beside its place.
+type stagedCopy struct {
+	stage  string // the hidden staging folder
+	path   string // the copy inside it, named like dst
+	dst    string
+	digest string
+}
+
+// stageCopy copies src to a hidden staging folder beside dst.
+func stageCopy(ctx context.Context, src, dst string) (*stagedCopy, error) {
+	parent := filepath.Dir(dst)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	// Under the scope's lock no other process stages here: what an earlier
+	// crash left behind can go.
+	removeLeftovers(parent, "."+filepath.Base(dst)+".stage-")
+	st := &stagedCopy{stage: filepath.Join(parent, "."+filepath.Base(dst)+".stage-"+randomSuffix()), dst: dst}
+	if err := os.Mkdir(st.stage, 0o755); err != nil {
+		return nil, err
+	}
+	st.path = filepath.Join(st.stage, filepath.Base(dst))
+	if err := copyTree(ctx, src, st.path); err != nil {
+		st.discard()
+		return nil, err
+	}
+	d, err := skill.ContentDigest(st.path)
+	if err != nil {
+		st.discard()
+		return nil, err
+	}
+	st.digest = d
+	return st, nil
+}
+
+// commit puts the staged copy in place: a rename when the place is free,
+// else an atomic exchange with what is there (which the caller has checked
+// is its own, and which is then discarded with the stage).
+func (st *stagedCopy) commit(free bool) error {
+	if free {
+		return os.Rename(st.path, st.dst)
+	}
+	return swapDirs(st.path, st.dst)
+}
+
+func (st *stagedCopy) discard() {
+	if st != nil && st.stage != "" {
+		os.RemoveAll(st.stage)
+		st.stage = ""
+	}
+}
+
+// placeCopyOf makes dst a copy of the canonical copy src, which has the
+// given digest, replacing what is there.
+func placeCopyOf(src, dst, digest string) error {
+	st, err := stageCopy(context.Background(), src, dst)
+	if err != nil {
+		return err
+	}
+	defer st.discard()
+	if st.digest != digest {
+		return fmt.Errorf("copy of %s does not match its digest", src)
+	}
+	_, err = os.Lstat(dst)
+	return st.commit(errors.Is(err, fs.ErrNotExist))
+}
+
+// removeAside removes the folder at path by first renaming it to a hidden
+// name beside it, so that a crash never leaves half a skill in its place;
+// the next run sweeps what a crash left under that name.
+func removeAside(path string) error {
+	aside := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".trash-"+randomSuffix())
+	if err := os.Rename(path, aside); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	return os.RemoveAll(aside)
+}
+
+// describeDiff says how the folder have differs from the folder want, file
+// by file ("SKILL.md changed, notes.md added"), at most ten files.
+func describeDiff(have, want string) string {
+	a, err1 := fileSums(have)
+	b, err2 := fileSums(want)
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	var out []string
+	for _, p := range slices.Sorted(mapKeys(a, b)) {
+		x, inA := a[p]
+		y, inB := b[p]
+		switch {
+		case !inB:
+			out = append(out, p+" added")
+		case !inA:
+			out = append(out, p+" removed")
+		case x != y:
+			out = append(out, p+" changed")
+		}
+	}
+	if len(out) > 10 {
+		out = append(out[:10], fmt.Sprintf("and %d more", len(out)-10))
+	}
+	return strings.Join(out, ", ")
+}
+
+func mapKeys(ms ...map[string]string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		seen := map[string]bool{}
+		for _, m := range ms {
+			for k := range m {
+				if !seen[k] {
+					seen[k] = true
+					if !yield(k) {
+						return
+					}
+				}
+			}
+		}
+	}
+}
+
+// fileSums maps each file under dir (slash-separated) to its mode's
+// executable bit and SHA-256; a link maps to its target text.
+func fileSums(dir string) (map[string]string, error) {
+	out := map[string]string{}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			t, err := root.Readlink(filepath.FromSlash(p))
+			out[p] = "link " + t
+			return err
+		}
+		f, err := root.Open(filepath.FromSlash(p))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		info, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return err
+		}
+		out[p] = fmt.Sprintf("%v %x", info.Mode()&0o111 != 0, h.Sum(nil))
+		return nil
+	})
+	return out, err
+}
+
+// ourJunction reports whether path is a Windows junction (a mount point,
+// which Go reports as a link or an irregular file) to canonical.
+func ourJunction(path, canonical string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&(fs.ModeSymlink|fs.ModeIrregular) == 0 {
+		return false
+	}
+	target, err := os.Readlink(path)
+	want, err2 := filepath.Abs(canonical)
+	return err == nil && err2 == nil && strings.EqualFold(filepath.Clean(target), filepath.Clean(want))
+}
+
+// ourLink reports whether path is a link to canonical (even one left
+// dangling because the canonical copy is gone).
+func ourLink(path, canonical string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return false
+	}
+	if isLinkTo(path, canonical) {
+		return true
+	}
+	target, err1 := os.Readlink(path)
+	rel, err2 := relLink(path, canonical)
+	return err1 == nil && err2 == nil && target == rel
+}
+
+// removeLeftovers removes the entries of dir named prefix followed by the
+// 12 hex digits of randomSuffix: staging that a crashed run left behind.
+func removeLeftovers(dir, prefix string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if ok && len(rest) == 12 && strings.Trim(rest, "0123456789abcdef") == "" {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
 }

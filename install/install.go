@@ -50,6 +50,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -75,6 +76,7 @@ type Installer struct {
 	http  *http.Client
 
 	progress io.Writer
+	timeout  time.Duration
 }
 
 // Option configures an Installer.
@@ -94,6 +96,15 @@ func WithChecker(c Checker) Option { return func(in *Installer) { in.check = c }
 // WithHTTPClient sets the client that downloads URL sources. Default:
 // http.DefaultClient.
 func WithHTTPClient(c *http.Client) Option { return func(in *Installer) { in.http = c } }
+
+// WithDownloadTimeout sets how long a download may receive nothing
+// (while connecting, waiting for the response headers, or between bytes
+// of the body) before it fails with ErrSourceUnavailable. Default:
+// DefaultDownloadTimeout.
+func WithDownloadTimeout(d time.Duration) Option { return func(in *Installer) { in.timeout = d } }
+
+// DefaultDownloadTimeout is the default of WithDownloadTimeout.
+const DefaultDownloadTimeout = 30 * time.Second
 
 // WithProgress makes downloads that take longer than a second report their
 // progress to w, on one line rewritten in place (for a terminal). Default:
@@ -115,6 +126,9 @@ func New(env Env, opts ...Option) *Installer {
 	if in.http == nil {
 		in.http = http.DefaultClient
 	}
+	if in.timeout <= 0 {
+		in.timeout = DefaultDownloadTimeout
+	}
 	return in
 }
 
@@ -135,7 +149,7 @@ func (in *Installer) lockPath() string {
 // materialized copy of an archive in the skill cache) keyed by its name.
 // With only, it returns just the skills of those names.
 func (in *Installer) Find(ctx context.Context, source string, only ...string) ([]skill.Skill, error) {
-	found, cleanup, err := in.resolve(ctx, source, "", only)
+	found, cleanup, err := in.resolve(ctx, source, "", only, false)
 	if err != nil {
 		return nil, err
 	}
@@ -157,24 +171,36 @@ type candidate struct {
 	subpath string
 }
 
-// resolve finds the skills in a source and checks each.
-func (in *Installer) resolve(ctx context.Context, source, subpath string, only []string) ([]candidate, func(), error) {
+// resolve finds the skills in a source and checks each; with only, just
+// those named (other skills of the source are not checked, so a broken
+// sibling does not stop them). A recorded source (sync) that is gone is
+// ErrSourceUnavailable; a source given that does not exist is
+// ErrInvalidSource.
+func (in *Installer) resolve(ctx context.Context, source, subpath string, only []string, recorded bool) ([]candidate, func(), error) {
+	cands, cleanup, err := in.resolveSource(ctx, source, subpath, only, recorded)
+	if err != nil && ctx.Err() != nil {
+		return nil, nil, interrupted(ctx, "nothing was changed")
+	}
+	return cands, cleanup, err
+}
+
+func (in *Installer) resolveSource(ctx context.Context, source, subpath string, only []string, recorded bool) ([]candidate, func(), error) {
 	cleanup := func() {}
 	var found []candidate
 	switch {
-	case strings.HasPrefix(source, "http://") || strings.HasPrefix(source, "https://"):
+	case isURL(source):
 		file, remove, err := in.download(ctx, source)
 		if err != nil {
 			return nil, nil, err
 		}
 		cleanup = remove
-		if found, err = in.fromArchive(ctx, file, source, subpath); err != nil {
+		if found, err = in.fromArchive(ctx, file, redactURL(source), subpath); err != nil {
 			cleanup()
 			return nil, nil, err
 		}
 	default:
-		p := abs(in.Root(), source)
-		if !filepath.IsAbs(source) {
+		p := source
+		if !filepath.IsAbs(p) {
 			var err error
 			if p, err = filepath.Abs(source); err != nil {
 				return nil, nil, err
@@ -182,9 +208,13 @@ func (in *Installer) resolve(ctx context.Context, source, subpath string, only [
 		}
 		fi, err := os.Stat(p)
 		if err != nil {
-			return nil, nil, fmt.Errorf("source %s: %w", source, err)
+			kind := ErrInvalidSource
+			if recorded || !errors.Is(err, fs.ErrNotExist) {
+				kind = ErrSourceUnavailable
+			}
+			return nil, nil, fmt.Errorf("%w: %w", kind, err)
 		}
-		rec := relTo(in.Root(), p)
+		rec := in.recordSource(p)
 		if fi.IsDir() {
 			found, err = fromFolder(p, rec, subpath)
 		} else {
@@ -195,34 +225,52 @@ func (in *Installer) resolve(ctx context.Context, source, subpath string, only [
 		}
 	}
 	var out []candidate
+	var problems []string
 	for _, c := range found {
-		name, problems, err := in.check(c.dir)
-		if err != nil {
-			cleanup()
-			return nil, nil, fmt.Errorf("skill in %s: %w", c.dir, err)
-		}
-		if len(problems) > 0 {
-			cleanup()
-			return nil, nil, fmt.Errorf("skill in %s is not usable: %s", c.dir, strings.Join(problems, "; "))
-		}
-		if err := checkName(name); err != nil {
-			cleanup()
-			return nil, nil, fmt.Errorf("skill name %q cannot be a folder name: %w", name, err)
-		}
-		c.name = name
-		if len(only) > 0 && !slices.Contains(only, name) {
+		name, issues, err := in.check(c.dir)
+		selected := len(only) == 0 || slices.Contains(only, name) ||
+			(name == "" && slices.Contains(only, filepath.Base(c.dir)))
+		switch {
+		case !selected:
+			continue
+		case err != nil:
+			problems = append(problems, fmt.Sprintf("skill in %s: %v", c.dir, err))
+			continue
+		case len(issues) > 0:
+			problems = append(problems, fmt.Sprintf("skill in %s is not usable: %s", c.dir, strings.Join(issues, "; ")))
 			continue
 		}
+		if err := checkName(name); err != nil {
+			problems = append(problems, fmt.Sprintf("skill name %q cannot be a folder name: %v", name, err))
+			continue
+		}
+		c.name = name
 		out = append(out, c)
+	}
+	if len(problems) > 0 {
+		cleanup()
+		return nil, nil, fmt.Errorf("%w: %s", ErrInvalidSource, strings.Join(problems, "\n"))
 	}
 	if len(out) == 0 {
 		cleanup()
 		if len(only) > 0 {
-			return nil, nil, fmt.Errorf("source %s holds none of the skills %s", source, strings.Join(only, ", "))
+			return nil, nil, fmt.Errorf("%w: %s holds none of the skills %s", ErrInvalidSource, redactURL(source), strings.Join(only, ", "))
 		}
-		return nil, nil, fmt.Errorf("source %s holds no skill (no SKILL.md at its root or one or two levels down)", source)
+		return nil, nil, fmt.Errorf("%w: %s holds no skill (no SKILL.md at its root or one or two levels down)", ErrInvalidSource, redactURL(source))
 	}
 	return out, cleanup, nil
+}
+
+// recordSource is how the lock file records a local source: relative to
+// the scope's root when inside it, and in a project always relative, so
+// that a committed lock file works in every checkout (rule 5).
+func (in *Installer) recordSource(p string) string {
+	if in.scope == Project {
+		if rel, err := filepath.Rel(in.Root(), p); err == nil {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return relTo(in.Root(), p)
 }
 
 // fromFolder finds the skills in a folder: itself, or folders one or two
@@ -272,7 +320,7 @@ func (in *Installer) fromArchive(ctx context.Context, file, rec, subpath string)
 	if subpath == "" {
 		all, err := skill.ArchiveFileSkills(ctx, file, 3)
 		if err != nil {
-			return nil, fmt.Errorf("archive %s: %w", rec, err)
+			return nil, fmt.Errorf("archive %s: %w", rec, archiveError(err))
 		}
 		subs = outermost(withinDepth(all))
 	}
@@ -284,11 +332,20 @@ func (in *Installer) fromArchive(ctx context.Context, file, rec, subpath string)
 		}
 		dir, err := in.mat.Materialize(ctx, skill.Archive(key, skill.ArchiveFile(file), skill.WithSubpath(sub)))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("archive %s: %w", rec, archiveError(err))
 		}
 		out = append(out, candidate{dir: dir, source: rec, subpath: sub})
 	}
 	return out, nil
+}
+
+// archiveError marks an archive that breaks a rule or a limit as
+// ErrInvalidSource.
+func archiveError(err error) error {
+	if errors.Is(err, skill.ErrArchiveFormat) || errors.Is(err, skill.ErrArchiveUnsafe) || errors.Is(err, skill.ErrArchiveLimit) {
+		return fmt.Errorf("%w: %w", ErrInvalidSource, err)
+	}
+	return err
 }
 
 // withinDepth keeps the skill folders at most two levels down, or three
@@ -336,24 +393,39 @@ func outermost(subs []string) []string {
 }
 
 // download fetches a URL source into a temporary file, checking the
-// SHA-256 given as #sha256=HEX.
+// SHA-256 given as #sha256=HEX. It gives up when the server sends nothing
+// for the download timeout: no connection, no response headers, or no
+// bytes of the body (rule 10).
 func (in *Installer) download(ctx context.Context, source string) (string, func(), error) {
 	u, err := url.Parse(source)
 	if err != nil {
-		return "", nil, fmt.Errorf("source %s: %w", source, err)
+		return "", nil, fmt.Errorf("%w: source %s: %w", ErrInvalidSource, redactURL(source), errors.Unwrap(err))
 	}
+	shown := redactURL(source)
 	var want string
 	if frag := u.Fragment; frag != "" {
 		v, ok := strings.CutPrefix(frag, "sha256=")
 		if !ok || len(v) != 64 {
-			return "", nil, fmt.Errorf("source %s: the fragment must be #sha256= and 64 hex digits", source)
+			return "", nil, fmt.Errorf("%w: source %s: the fragment must be #sha256= and 64 hex digits", ErrInvalidSource, shown)
 		}
 		want = strings.ToLower(v)
 		u.Fragment = ""
 	}
+	// A watchdog ends the download when nothing arrives for the timeout.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	errStalled := fmt.Errorf("nothing received for %v (change the limit with --timeout)", in.timeout)
+	watchdog := time.AfterFunc(in.timeout, func() { cancel(errStalled) })
+	defer watchdog.Stop()
+	fail := func(err error) error {
+		if context.Cause(ctx) == errStalled {
+			err = errStalled
+		}
+		return fmt.Errorf("%w: download %s: %s", ErrSourceUnavailable, shown, redactErr(err, source))
+	}
 	rc, err := skill.ArchiveURL(u.String(), skill.WithArchiveHTTPClient(in.http))(ctx)
 	if err != nil {
-		return "", nil, err
+		return "", nil, fail(err)
 	}
 	defer rc.Close()
 	f, err := os.CreateTemp("", "agentskills-download-*")
@@ -362,28 +434,73 @@ func (in *Installer) download(ctx context.Context, source string) (string, func(
 	}
 	remove := func() { f.Close(); os.Remove(f.Name()) }
 	h := sha256.New()
-	var body io.Reader = rc
+	var body io.Reader = &kickReader{r: rc, t: watchdog, d: in.timeout}
 	if in.progress != nil {
-		p := &progress{w: in.progress, what: u.Redacted(), start: time.Now()}
+		p := &progress{w: in.progress, what: shown, start: time.Now()}
 		defer p.done()
-		body = io.TeeReader(rc, p)
+		body = io.TeeReader(body, p)
 	}
 	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(body, skill.DefaultMaxArchiveSize+1))
 	if err == nil && n > skill.DefaultMaxArchiveSize {
-		err = fmt.Errorf("%w: the download is larger than %d bytes", skill.ErrArchiveLimit, skill.DefaultMaxArchiveSize)
+		remove()
+		return "", nil, fmt.Errorf("%w: download %s: %w: larger than %d bytes", ErrInvalidSource, shown, skill.ErrArchiveLimit, skill.DefaultMaxArchiveSize)
 	}
 	if err == nil {
 		err = f.Close()
 	}
 	if err != nil {
 		remove()
-		return "", nil, fmt.Errorf("download %s: %w", u.Redacted(), err)
+		return "", nil, fail(err)
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); want != "" && got != want {
 		remove()
-		return "", nil, fmt.Errorf("download %s: SHA-256 is %s, but the source says %s; refusing it", u.Redacted(), got, want)
+		return "", nil, fmt.Errorf("%w: download %s: SHA-256 is %s, but the source says %s; refusing it", ErrDrift, shown, got, want)
 	}
 	return f.Name(), remove, nil
+}
+
+// kickReader restarts a watchdog timer at every read that returns bytes.
+type kickReader struct {
+	r io.Reader
+	t *time.Timer
+	d time.Duration
+}
+
+func (k *kickReader) Read(p []byte) (int, error) {
+	n, err := k.r.Read(p)
+	if n > 0 {
+		k.t.Reset(k.d)
+	}
+	return n, err
+}
+
+// redactURL returns source without the credentials it may hold
+// (https://user:secret@host/... becomes https://host/...): what the lock
+// file records and messages show (rule 10).
+func redactURL(source string) string {
+	u, err := url.Parse(source)
+	if err != nil || u.User == nil {
+		if i := strings.Index(source, "@"); err != nil && i >= 0 && isURL(source) {
+			scheme, _, _ := strings.Cut(source, "://")
+			return scheme + "://" + source[i+1:]
+		}
+		return source
+	}
+	u.User = nil
+	return u.String()
+}
+
+// redactErr returns err's text with the credentials of source removed.
+func redactErr(err error, source string) string {
+	msg := err.Error()
+	u, perr := url.Parse(source)
+	if perr != nil || u.User == nil {
+		return msg
+	}
+	if p, ok := u.User.Password(); ok && p != "" {
+		msg = strings.ReplaceAll(msg, p, "xxxxx")
+	}
+	return strings.ReplaceAll(msg, u.User.String()+"@", "")
 }
 
 // defaultChecker reads a skill as agents do (skillmd's lenient mode): its
@@ -426,5 +543,3 @@ func (p *progress) done() {
 		fmt.Fprintf(p.w, "\rdownloading %s: %.1f MiB, done\n", p.what, float64(p.n)/(1<<20))
 	}
 }
-
-var errConflict = errors.New("already exists and was not installed by agentskills")

@@ -150,7 +150,7 @@ func TestAddNeverTouchesWhatItDidNotCreate(t *testing.T) {
 	os.WriteFile(filepath.Join(mine, "SKILL.md"), []byte("my own"), 0o644)
 	in := f.installer(t)
 	_, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex")})
-	if !errors.Is(err, errConflict) || !strings.Contains(err.Error(), mine) {
+	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), mine) {
 		t.Fatalf("Add over a user's folder = %v, want a conflict naming %s", err, mine)
 	}
 	if got := readFile(t, filepath.Join(mine, "SKILL.md")); got != "my own" {
@@ -166,7 +166,7 @@ func TestAddNeverTouchesWhatItDidNotCreate(t *testing.T) {
 	if _, err := in.Remove(t.Context(), []string{"code-review"}, nil); err == nil {
 		t.Errorf("Remove of a skill this tool did not install succeeded")
 	}
-	if _, err := in.Sync(t.Context(), false); err != nil {
+	if _, err := in.Sync(t.Context(), SyncRequest{}); err != nil {
 		t.Errorf("Sync = %v", err)
 	}
 	if got := readFile(t, filepath.Join(mine, "SKILL.md")); got != "my own" {
@@ -257,9 +257,29 @@ func TestListVerifyStates(t *testing.T) {
 	if err != nil || len(bad) != 2 {
 		t.Errorf("Verify = %+v, %v, want beta and gamma", bad, err)
 	}
-	// Sync restores both.
-	if _, err := in.Sync(ctx, false); err != nil {
+	// Sync restores the missing one, but keeps the edited one unless
+	// forced, which backs it up first.
+	if _, err := in.Sync(ctx, SyncRequest{}); !errors.Is(err, ErrModified) {
+		t.Fatalf("Sync over an edited skill = %v, want ErrModified", err)
+	}
+	if got := readFile(t, filepath.Join(canonical, "beta", "SKILL.md")); got != "edited" {
+		t.Errorf("Sync replaced the edited skill: %q", got)
+	}
+	changes, err := in.Sync(ctx, SyncRequest{Force: true})
+	if err != nil {
 		t.Fatal(err)
+	}
+	backups := 0
+	for _, c := range changes {
+		if c.Backup != "" {
+			backups++
+			if got := readFile(t, filepath.Join(c.Backup, "SKILL.md")); got != "edited" {
+				t.Errorf("backup %s holds %q, want the edit", c.Backup, got)
+			}
+		}
+	}
+	if backups != 1 {
+		t.Errorf("forced Sync = %v, want one backup", changes)
 	}
 	if bad, err := in.Verify(ctx); err != nil || len(bad) != 0 {
 		t.Errorf("Verify after sync = %+v, %v", bad, err)
@@ -273,12 +293,12 @@ func TestSyncFrozenFailsOnDrift(t *testing.T) {
 	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := in.Sync(t.Context(), true); err != nil {
+	if _, err := in.Sync(t.Context(), SyncRequest{Frozen: true}); err != nil {
 		t.Errorf("frozen Sync without drift = %v", err)
 	}
 	lock := readFile(t, filepath.Join(f.env.Project, ".agents", LockName))
 	os.WriteFile(filepath.Join(src, "SKILL.md"), []byte(skillMD("code-review")+"drift\n"), 0o644)
-	_, err := in.Sync(t.Context(), true)
+	_, err := in.Sync(t.Context(), SyncRequest{Frozen: true})
 	if !errors.Is(err, ErrDrift) {
 		t.Fatalf("frozen Sync after the source changed = %v, want ErrDrift", err)
 	}
@@ -293,8 +313,9 @@ func TestNestedFolderAndLinkedParent(t *testing.T) {
 	f.writeSkill(t, "kit/skills/alpha", "alpha", "")
 	f.writeSkill(t, "kit/skills/beta", "beta", "")
 	f.writeSkill(t, "kit/tools", "tools", "")
-	// The project's .claude folder is itself a link to elsewhere.
-	elsewhere := filepath.Join(t.TempDir(), "claude-real")
+	// The project's .claude folder is itself a link to another folder of
+	// the project.
+	elsewhere := filepath.Join(f.env.Project, "config", "claude-real")
 	os.MkdirAll(elsewhere, 0o755)
 	os.Symlink(elsewhere, filepath.Join(f.env.Project, ".claude"))
 	in := f.installer(t)
@@ -508,7 +529,7 @@ func TestOwnershipFollowsWhatIsThere(t *testing.T) {
 	t.Run("user folder replaces our link, then sync", func(t *testing.T) {
 		_, in, _, link := setup(t, false)
 		userFolder(t, link)
-		if _, err := in.Sync(t.Context(), false); !errors.Is(err, errConflict) {
+		if _, err := in.Sync(t.Context(), SyncRequest{}); !errors.Is(err, ErrConflict) {
 			t.Errorf("Sync = %v, want a conflict", err)
 		}
 		kept(t, link)
@@ -536,8 +557,8 @@ func TestOwnershipFollowsWhatIsThere(t *testing.T) {
 		if _, err := in.Remove(t.Context(), []string{"foo"}, nil); err == nil {
 			t.Errorf("Remove of an edited copy succeeded")
 		}
-		if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); !errors.Is(err, errConflict) {
-			t.Errorf("Add switching an edited copy to a link = %v, want a conflict", err)
+		if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); !errors.Is(err, ErrModified) {
+			t.Errorf("Add switching an edited copy to a link = %v, want ErrModified", err)
 		}
 		if got := readFile(t, filepath.Join(copied, "notes.md")); got != "my edits" {
 			t.Errorf("the edits are gone")
@@ -614,11 +635,11 @@ func TestSyncURLSource(t *testing.T) {
 	if requests != 1 {
 		t.Errorf("the configured HTTP client made %d requests, want 1", requests)
 	}
-	if _, err := in.Sync(t.Context(), true); err != nil {
+	if _, err := in.Sync(t.Context(), SyncRequest{Frozen: true}); err != nil {
 		t.Errorf("frozen Sync of a URL source = %v", err)
 	}
 	body = tgzSkills(t, map[string]string{"SKILL.md": skillMD("remote") + "changed upstream\n"})
-	if _, err := in.Sync(t.Context(), true); !errors.Is(err, ErrDrift) {
+	if _, err := in.Sync(t.Context(), SyncRequest{Frozen: true}); !errors.Is(err, ErrDrift) {
 		t.Errorf("frozen Sync after the URL's content changed = %v, want ErrDrift", err)
 	}
 	if strings.Contains(readFile(t, filepath.Join(f.env.Project, ".agents", "skills", "remote", "SKILL.md")), "changed") {

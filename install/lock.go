@@ -30,6 +30,12 @@ type Lock struct {
 	Version int `json:"version"`
 	// Skills maps a skill's name to what was installed.
 	Skills map[string]*LockedSkill `json:"skills"`
+	// Unfinished lists the skills a run was changing when it stopped
+	// (killed, or the machine went down), each with its entry before that
+	// run (null: none). Such a run has recorded in Skills what it was
+	// making; the next add, remove or sync finishes or rolls back each
+	// (rule 6). Empty after every run that ends, even interrupted.
+	Unfinished map[string]*LockedSkill `json:"unfinished,omitempty"`
 }
 
 // LockedSkill is one installed skill.
@@ -60,14 +66,14 @@ func readLock(path string) (*Lock, error) {
 		return &Lock{Version: 1, Skills: map[string]*LockedSkill{}}, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrInvalidLock, err)
 	}
 	var l Lock
 	if err := json.Unmarshal(data, &l); err != nil {
-		return nil, fmt.Errorf("lock file %s is not valid: %w (fix or remove it)", path, err)
+		return nil, fmt.Errorf("%w: %s: %w (fix it, or remove it: add and sync then adopt every installed skill whose content matches its source)", ErrInvalidLock, path, err)
 	}
 	if l.Version != 1 {
-		return nil, fmt.Errorf("lock file %s has version %d; this tool reads version 1", path, l.Version)
+		return nil, fmt.Errorf("%w: %s has version %d; this tool reads version 1 (use the agentskills that wrote it)", ErrInvalidLock, path, l.Version)
 	}
 	if l.Skills == nil {
 		l.Skills = map[string]*LockedSkill{}

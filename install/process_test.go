@@ -149,7 +149,7 @@ func TestCrashDuringUpdateLeavesOldOrNew(t *testing.T) {
 	}
 	// The next run recovers.
 	in := f.installer(t)
-	if _, err := in.Sync(t.Context(), false); err != nil {
+	if _, err := in.Sync(t.Context(), SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	if bad, err := in.Verify(t.Context()); err != nil || len(bad) != 0 {

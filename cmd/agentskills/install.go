@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -39,8 +40,9 @@ func (f *scopeFlags) registerOutput(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the changes as JSON")
 }
 
-// installer returns the installer for the chosen scope.
-func (f *scopeFlags) installer() (*install.Installer, error) {
+// installer returns the installer for the chosen scope, with extra
+// options.
+func (f *scopeFlags) installer(extra ...install.Option) (*install.Installer, error) {
 	env, err := install.CurrentEnv()
 	if err != nil {
 		return nil, err
@@ -53,6 +55,7 @@ func (f *scopeFlags) installer() (*install.Installer, error) {
 	if !f.quiet && !f.json && isTerminal(os.Stderr) {
 		opts = append(opts, install.WithProgress(os.Stderr))
 	}
+	opts = append(opts, extra...)
 	return install.New(env, opts...), nil
 }
 
@@ -88,19 +91,57 @@ type inputError struct{ err error }
 func (e inputError) Error() string { return e.err.Error() }
 func (e inputError) Unwrap() error { return e.err }
 
-func printChanges(s *streams, changes []install.Change, f *scopeFlags) error {
-	if f.json {
-		return writeJSON(s, changes)
+// installErr classifies an error of package install by the exit rule
+// every command follows: 130 interrupted; 1 an operation or a check
+// failed (a conflict, a modified skill, drift, an unavailable source, an
+// unsafe folder, nothing recorded, any I/O error); 2 bad input only (a
+// source that cannot be installed as given, an invalid lock file, a name
+// that is not installed).
+func installErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, install.ErrInterrupted):
+		return interruptedError{err}
+	case errors.Is(err, install.ErrConflict), errors.Is(err, install.ErrModified), errors.Is(err, install.ErrDrift),
+		errors.Is(err, install.ErrSourceUnavailable), errors.Is(err, install.ErrUnsafeFolder), errors.Is(err, install.ErrNothingRecorded):
+		return err
+	case errors.Is(err, install.ErrInvalidSource), errors.Is(err, install.ErrInvalidLock), errors.Is(err, install.ErrNotInstalled):
+		return inputError{err}
 	}
-	if f.quiet {
+	return err
+}
+
+// interruptedError is an install command stopped by Ctrl-C: exit 130. Its
+// message says what was done and how to finish.
+type interruptedError struct{ err error }
+
+func (e interruptedError) Error() string   { return e.err.Error() }
+func (e interruptedError) Unwrap() []error { return []error{e.err, errInterrupted} }
+
+// printChanges prints what a command did, also when it failed midway
+// (then err is that failure, returned classified).
+func printChanges(s *streams, changes []install.Change, f *scopeFlags, err error) error {
+	if f.json {
+		if changes == nil {
+			changes = []install.Change{}
+		}
+		if werr := writeJSON(s, changes); werr != nil && err == nil {
+			return werr
+		}
+		return installErr(err)
+	}
+	if f.quiet && err == nil {
 		return nil
 	}
 	if !install.Changed(changes) {
-		fmt.Fprintln(s.out, "Nothing to do: everything is already as requested.")
-		return nil
+		if err == nil {
+			fmt.Fprintln(s.out, "Nothing to do: everything is already as requested.")
+		}
+		return installErr(err)
 	}
 	for _, c := range changes {
-		if c.Action == "unchanged" {
+		if c.Action == install.ActionUnchanged {
 			continue
 		}
 		what := "canonical copy"
@@ -112,9 +153,13 @@ func printChanges(s *streams, changes []install.Change, f *scopeFlags) error {
 		case c.Agent != "" && c.Kind == install.KindCanonical:
 			what = c.Agent + ", reads the canonical copy"
 		}
-		fmt.Fprintf(s.out, "%-9s %s (%s): %s\n", c.Action, c.Skill, what, shortPath(c.Path))
+		backup := ""
+		if c.Backup != "" {
+			backup = " (what was there is now in " + shortPath(c.Backup) + ")"
+		}
+		fmt.Fprintf(s.out, "%-9s %s (%s): %s%s\n", c.Action, c.Skill, what, shortPath(c.Path), backup)
 	}
-	return nil
+	return installErr(err)
 }
 
 // shortPath shows a path relative to the current folder when it is inside
@@ -137,10 +182,12 @@ func writeJSON(s *streams, v any) error {
 }
 
 type addOptions struct {
-	io     *streams
-	scope  scopeFlags
-	copy   bool
-	skills []string
+	io      *streams
+	scope   scopeFlags
+	copy    bool
+	skills  []string
+	force   bool
+	timeout time.Duration
 }
 
 func newAddCmd(s *streams) *cobra.Command {
@@ -174,6 +221,8 @@ Running it again changes nothing and says so.`,
 	opts.scope.register(cmd, "agents to install for, by id (default: those detected, else claude-code,codex)")
 	cmd.Flags().BoolVar(&opts.copy, "copy", false, "copy the skill into each agent's folder instead of linking")
 	cmd.Flags().StringArrayVarP(&opts.skills, "skill", "s", nil, "install only the skill of this name (repeatable)")
+	cmd.Flags().BoolVar(&opts.force, "force", false, "replace installed skills that were changed since, moving each to a backup under .agents/backups first")
+	cmd.Flags().DurationVar(&opts.timeout, "timeout", install.DefaultDownloadTimeout, "give up a download that receives nothing for this long")
 	opts.scope.registerOutput(cmd)
 	return cmd
 }
@@ -183,15 +232,12 @@ func runAdd(ctx context.Context, opts *addOptions, sources []string) error {
 	if err != nil {
 		return err
 	}
-	in, err := opts.scope.installer()
+	in, err := opts.scope.installer(install.WithDownloadTimeout(opts.timeout))
 	if err != nil {
 		return err
 	}
-	changes, err := in.Add(ctx, install.Request{Sources: sources, Agents: agents, Copy: opts.copy, Skills: opts.skills})
-	if err != nil {
-		return inputError{err}
-	}
-	return printChanges(opts.io, changes, &opts.scope)
+	changes, err := in.Add(ctx, install.Request{Sources: sources, Agents: agents, Copy: opts.copy, Skills: opts.skills, Force: opts.force})
+	return printChanges(opts.io, changes, &opts.scope, err)
 }
 
 type removeOptions struct {
@@ -225,10 +271,7 @@ installed; the canonical copy goes when no agent uses it any more.`,
 				return err
 			}
 			changes, err := in.Remove(cmd.Context(), args, agents)
-			if err != nil {
-				return inputError{err}
-			}
-			return printChanges(opts.io, changes, &opts.scope)
+			return printChanges(opts.io, changes, &opts.scope, err)
 		}),
 	}
 	opts.scope.register(cmd, "agents to remove the skills for (default: all)")
@@ -263,7 +306,7 @@ gone) or external (present, but not installed by this tool).`,
 			}
 			st, err := in.List(cmd.Context(), agents)
 			if err != nil {
-				return err
+				return installErr(err)
 			}
 			return printStatus(opts.io, st, opts.scope.json)
 		}),
@@ -293,9 +336,11 @@ func printStatus(s *streams, st []install.Status, asJSON bool) error {
 }
 
 type syncOptions struct {
-	io     *streams
-	scope  scopeFlags
-	frozen bool
+	io      *streams
+	scope   scopeFlags
+	frozen  bool
+	force   bool
+	timeout time.Duration
 }
 
 func newSyncCmd(s *streams) *cobra.Command {
@@ -311,22 +356,18 @@ changing nothing, if one does not.`,
   agentskills sync --frozen`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			in, err := opts.scope.installer()
+			in, err := opts.scope.installer(install.WithDownloadTimeout(opts.timeout))
 			if err != nil {
 				return err
 			}
-			changes, err := in.Sync(cmd.Context(), opts.frozen)
-			if errors.Is(err, install.ErrDrift) {
-				return err // a check that failed: exit 1
-			}
-			if err != nil {
-				return inputError{err}
-			}
-			return printChanges(opts.io, changes, &opts.scope)
+			changes, err := in.Sync(cmd.Context(), install.SyncRequest{Frozen: opts.frozen, Force: opts.force})
+			return printChanges(opts.io, changes, &opts.scope, err)
 		}),
 	}
 	opts.scope.registerGlobal(cmd)
 	cmd.Flags().BoolVar(&opts.frozen, "frozen", false, "fail, changing nothing, if a source no longer matches its recorded digest")
+	cmd.Flags().BoolVar(&opts.force, "force", false, "replace installed skills that were changed since, moving each to a backup under .agents/backups first")
+	cmd.Flags().DurationVar(&opts.timeout, "timeout", install.DefaultDownloadTimeout, "give up a download that receives nothing for this long")
 	opts.scope.registerOutput(cmd)
 	return cmd
 }
@@ -354,7 +395,7 @@ was modified or is missing.`,
 			}
 			bad, err := in.Verify(cmd.Context())
 			if err != nil {
-				return err
+				return installErr(err)
 			}
 			if opts.scope.json {
 				if err := printStatus(opts.io, bad, true); err != nil {
@@ -369,7 +410,7 @@ was modified or is missing.`,
 			}
 			if len(bad) > 0 {
 				if !opts.scope.json {
-					fmt.Fprintln(opts.io.err, "Run 'agentskills sync' to restore them.")
+					fmt.Fprintln(opts.io.err, "Run 'agentskills sync' to restore what is missing, and 'agentskills sync --force' to replace what was modified (each is moved to a backup under .agents/backups first).")
 				}
 				return errFailed
 			}

@@ -1,0 +1,54 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// The errors an Installer's operations wrap, for callers to classify with
+// errors.Is (rule 8). Each error names what failed and what to do; these
+// say which kind of failure it was.
+var (
+	// ErrConflict reports a place the installer would write that holds
+	// something it did not install (or cannot show it installed).
+	ErrConflict = errors.New("already exists and was not installed by agentskills")
+	// ErrModified reports something the installer installed that was
+	// changed since: edited, extended or replaced. It is kept unless the
+	// request forces the change, which moves it to a backup first.
+	ErrModified = errors.New("was changed since agentskills installed it")
+	// ErrNotInstalled reports a skill name the lock file does not record.
+	ErrNotInstalled = errors.New("not installed by agentskills")
+	// ErrDrift reports, in a frozen sync, content that differs from what
+	// the lock file records, and a download that differs from the
+	// SHA-256 its URL pins.
+	ErrDrift = errors.New("source content differs from the lock file")
+	// ErrSourceUnavailable reports a source that could not be read or
+	// downloaded: a network failure, an HTTP error, a timeout, or a
+	// recorded source that is gone.
+	ErrSourceUnavailable = errors.New("source unavailable")
+	// ErrInvalidSource reports a source that cannot be installed as given:
+	// it does not exist, holds no skill or an unusable one, is an archive
+	// that breaks a rule or a limit, or holds two skills of one name.
+	ErrInvalidSource = errors.New("source cannot be installed")
+	// ErrInvalidLock reports a lock file that cannot be read or used.
+	ErrInvalidLock = errors.New("lock file is not valid")
+	// ErrNothingRecorded reports a check of a scope whose lock file
+	// records no skill.
+	ErrNothingRecorded = errors.New("no skills are recorded")
+	// ErrUnsafeFolder reports a folder the installer refuses to write
+	// through: a canonical folder that is a link, a project folder that
+	// is a link leading out of the project, an agent folder that is not
+	// an absolute path.
+	ErrUnsafeFolder = errors.New("folder is not safe to install into")
+	// ErrInterrupted reports an operation stopped by its context (Ctrl-C
+	// at the command line). It also wraps the context's error. The error
+	// says what was done; the lock file records exactly that (rule 6).
+	ErrInterrupted = errors.New("interrupted")
+)
+
+// interrupted returns the error for an operation whose context ended,
+// saying what was done.
+func interrupted(ctx context.Context, what string) error {
+	return fmt.Errorf("%w (%w); %s", ErrInterrupted, context.Cause(ctx), what)
+}

@@ -1,0 +1,255 @@
+package install
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// canonicalOf is the canonical folder of a skill in the fixture's project.
+func (f *fixture) canonicalOf(name string) string {
+	return filepath.Join(f.env.Project, ".agents", "skills", name)
+}
+
+func TestEditedSkillIsNeverReplacedSilently(t *testing.T) {
+	f := newFixture(t)
+	src := f.writeSkill(t, "review", "code-review", "")
+	in := f.installer(t)
+	ctx := t.Context()
+	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	canonical := f.canonicalOf("code-review")
+	os.WriteFile(filepath.Join(canonical, "SKILL.md"), []byte(skillMD("code-review")+"my edit\n"), 0o644)
+	os.WriteFile(filepath.Join(canonical, "notes.md"), []byte("my notes"), 0o644)
+	edited := func(t *testing.T) {
+		t.Helper()
+		if got := readFile(t, filepath.Join(canonical, "notes.md")); got != "my notes" {
+			t.Fatalf("the added file is gone or changed: %q", got)
+		}
+		if got := readFile(t, filepath.Join(canonical, "SKILL.md")); !strings.HasSuffix(got, "my edit\n") {
+			t.Fatalf("the edit is gone: %q", got)
+		}
+	}
+	for name, op := range map[string]func() error{
+		"add again": func() error {
+			_, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+			return err
+		},
+		"add for another one": func() error {
+			_, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "windsurf")})
+			return err
+		},
+		"sync":        func() error { _, err := in.Sync(ctx, SyncRequest{}); return err },
+		"sync frozen": func() error { _, err := in.Sync(ctx, SyncRequest{Frozen: true}); return err },
+		"remove":      func() error { _, err := in.Remove(ctx, []string{"code-review"}, nil); return err },
+	} {
+		err := op()
+		if !errors.Is(err, ErrModified) {
+			t.Errorf("%s over an edited skill = %v, want ErrModified", name, err)
+		} else if !strings.Contains(err.Error(), "SKILL.md changed") && name != "remove" || !strings.Contains(err.Error(), canonical) {
+			t.Errorf("%s: error %q does not name the folder and the changed files", name, err)
+		}
+		edited(t)
+	}
+	if _, err := os.Lstat(filepath.Join(f.env.Project, ".windsurf")); err == nil {
+		t.Errorf("a refused add made the other agent's folder")
+	}
+	// Forced, the edited folder moves to a backup that the change names.
+	changes, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var backup string
+	for _, c := range changes {
+		if c.Backup != "" {
+			backup = c.Backup
+		}
+	}
+	if backup == "" || !strings.HasPrefix(backup, filepath.Join(f.env.Project, ".agents", "backups")) {
+		t.Fatalf("forced Add = %+v, want a backup under .agents/backups", changes)
+	}
+	if got := readFile(t, filepath.Join(backup, "notes.md")); got != "my notes" {
+		t.Errorf("backup notes.md = %q", got)
+	}
+	if got := readFile(t, filepath.Join(canonical, "SKILL.md")); got != skillMD("code-review") {
+		t.Errorf("forced Add left SKILL.md = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(canonical, "notes.md")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("forced Add kept the added file in place: %v", err)
+	}
+	if bad, err := in.Verify(ctx); err != nil || len(bad) != 0 {
+		t.Errorf("Verify after a forced Add = %+v, %v", bad, err)
+	}
+}
+
+func TestEditedCopyForcedKeepsBackup(t *testing.T) {
+	f := newFixture(t)
+	src := f.writeSkill(t, "foo", "foo", "")
+	in := f.installer(t)
+	req := Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Copy: true}
+	if _, err := in.Add(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	copied := filepath.Join(f.env.Project, ".claude", "skills", "foo")
+	os.WriteFile(filepath.Join(copied, "notes.md"), []byte("mine"), 0o644)
+	_, err := in.Add(t.Context(), req)
+	if !errors.Is(err, ErrModified) || !strings.Contains(err.Error(), "notes.md added") {
+		t.Fatalf("Add over an edited copy = %v, want ErrModified naming notes.md", err)
+	}
+	req.Force = true
+	changes, err := in.Add(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(changes, func(c Change) bool { return c.Agent == "claude-code" })
+	if i < 0 || changes[i].Backup == "" || changes[i].Action != ActionUpdated {
+		t.Fatalf("forced Add = %+v, want claude-code updated with a backup", changes)
+	}
+	if got := readFile(t, filepath.Join(changes[i].Backup, "notes.md")); got != "mine" {
+		t.Errorf("backup = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(copied, "notes.md")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the copy still holds the added file")
+	}
+}
+
+func TestFrozenSyncChangesNothingOnAnyDifference(t *testing.T) {
+	f := newFixture(t)
+	a := f.writeSkill(t, "a", "alpha", "")
+	b := f.writeSkill(t, "b", "beta", "")
+	c := f.writeSkill(t, "c", "gamma", "")
+	in := f.installer(t)
+	ctx := t.Context()
+	if _, err := in.Add(ctx, Request{Sources: []string{a, b, c}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	// alpha's link is gone (sync would repair it); beta and gamma drifted.
+	link := filepath.Join(f.env.Project, ".claude", "skills", "alpha")
+	os.Remove(link)
+	os.WriteFile(filepath.Join(b, "SKILL.md"), []byte(skillMD("beta")+"drift\n"), 0o644)
+	os.WriteFile(filepath.Join(c, "SKILL.md"), []byte(skillMD("gamma")+"drift\n"), 0o644)
+	lock := readFile(t, filepath.Join(f.env.Project, ".agents", LockName))
+	_, err := in.Sync(ctx, SyncRequest{Frozen: true})
+	if !errors.Is(err, ErrDrift) || !strings.Contains(err.Error(), "beta") || !strings.Contains(err.Error(), "gamma") {
+		t.Fatalf("frozen Sync = %v, want ErrDrift listing beta and gamma", err)
+	}
+	if _, err := os.Lstat(link); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a failed frozen sync repaired alpha: %v", err)
+	}
+	if readFile(t, filepath.Join(f.env.Project, ".agents", LockName)) != lock {
+		t.Errorf("a failed frozen sync changed the lock file")
+	}
+	// Without drift, a frozen sync repairs.
+	os.WriteFile(filepath.Join(b, "SKILL.md"), []byte(skillMD("beta")), 0o644)
+	os.WriteFile(filepath.Join(c, "SKILL.md"), []byte(skillMD("gamma")), 0o644)
+	changes, err := in.Sync(ctx, SyncRequest{Frozen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(changes); !slices.Contains(got, "alpha/claude-code:link:repaired") {
+		t.Errorf("frozen Sync = %v, want alpha's link repaired", got)
+	}
+}
+
+func TestLostLockFileAdoptsWhatMatches(t *testing.T) {
+	f := newFixture(t)
+	src := f.writeSkill(t, "review", "code-review", "")
+	other := f.writeSkill(t, "notes", "notes", "")
+	in := f.installer(t)
+	ctx := t.Context()
+	req := Request{Sources: []string{src, other}, Agents: agentsOf(t, "claude-code", "codex")}
+	if _, err := in.Add(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	lockPath := filepath.Join(f.env.Project, ".agents", LockName)
+	want := readFile(t, lockPath)
+	os.Remove(lockPath)
+	// notes was edited meanwhile: it cannot be adopted.
+	os.WriteFile(filepath.Join(f.canonicalOf("notes"), "SKILL.md"), []byte("edited"), 0o644)
+	_, err := in.Add(ctx, req)
+	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "adopted when it matches the source exactly") {
+		t.Fatalf("Add after the lock file was lost, over an edited copy = %v, want a conflict that explains adoption", err)
+	}
+	os.WriteFile(filepath.Join(f.canonicalOf("notes"), "SKILL.md"), []byte(skillMD("notes")), 0o644)
+	changes, err := in.Add(ctx, req)
+	if err != nil {
+		t.Fatalf("Add after the lock file was lost = %v", err)
+	}
+	for _, c := range changes {
+		if c.Action != ActionAdopted {
+			t.Errorf("change %+v, want adopted", c)
+		}
+	}
+	if got := readFile(t, lockPath); got != want {
+		t.Errorf("the adopted lock file differs:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestRepairsAreReported(t *testing.T) {
+	f := newFixture(t)
+	src := f.writeSkill(t, "review", "code-review", "")
+	in := f.installer(t)
+	ctx := t.Context()
+	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex")}); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(f.env.Project, ".claude", "skills", "code-review"))
+	changes, err := in.Sync(ctx, SyncRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !Changed(changes) || !slices.Contains(actions(changes), "code-review/claude-code:link:repaired") {
+		t.Errorf("Sync after a link was deleted = %v, want it repaired", actions(changes))
+	}
+	os.RemoveAll(f.canonicalOf("code-review"))
+	changes, err = in.Sync(ctx, SyncRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"code-review/:canonical:repaired", "code-review/claude-code:link:repaired", "code-review/codex:canonical:repaired"}
+	if got := actions(changes); !slices.Equal(got, want) {
+		t.Errorf("Sync after the canonical copy was deleted = %v, want %v", got, want)
+	}
+	changes, err = in.Sync(ctx, SyncRequest{})
+	if err != nil || Changed(changes) {
+		t.Errorf("Sync of a whole install = %v, %v, want everything unchanged", actions(changes), err)
+	}
+}
+
+func TestCanonicalCopyIsOwnershipChecked(t *testing.T) {
+	f := newFixture(t)
+	src := f.writeSkill(t, "review", "code-review", "")
+	in := f.installer(t)
+	ctx := t.Context()
+	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
+		t.Fatal(err)
+	}
+	// The user's own skill now sits where the canonical copy was.
+	canonical := f.canonicalOf("code-review")
+	os.RemoveAll(canonical)
+	os.MkdirAll(canonical, 0o755)
+	os.WriteFile(filepath.Join(canonical, "SKILL.md"), []byte("mine"), 0o644)
+	if _, err := in.Sync(ctx, SyncRequest{}); !errors.Is(err, ErrModified) {
+		t.Errorf("Sync over the user's canonical folder = %v, want ErrModified", err)
+	}
+	if _, err := in.Remove(ctx, []string{"code-review"}, nil); !errors.Is(err, ErrModified) {
+		t.Errorf("Remove of the user's canonical folder = %v, want ErrModified", err)
+	}
+	if got := readFile(t, filepath.Join(canonical, "SKILL.md")); got != "mine" {
+		t.Errorf("the user's folder changed: %q", got)
+	}
+	// A canonical place taken by a file or a link is never ours.
+	os.RemoveAll(canonical)
+	os.Symlink(f.sources, canonical)
+	if _, err := in.Remove(ctx, []string{"code-review"}, nil); !errors.Is(err, ErrConflict) {
+		t.Errorf("Remove of a link in the canonical place = %v, want ErrConflict", err)
+	}
+	if _, err := os.Stat(filepath.Join(src, "SKILL.md")); err != nil {
+		t.Errorf("Remove went through the link: %v", err)
+	}
+}

@@ -1,0 +1,672 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentadaptor/agentadaptor/skill"
+)
+
+// session is one change of a scope, under the scope's lock.
+type session struct {
+	lock      *Lock
+	unlock    func()
+	recovered []Change // what settling an interrupted run did (rule 6)
+}
+
+func (s *session) end() { s.unlock() }
+
+// begin starts a change of the scope: it checks the canonical folder,
+// takes the scope's lock (sweeping what crashed runs left), reads the
+// lock file, and finishes or rolls back what an interrupted run left.
+func (in *Installer) begin() (*session, error) {
+	if err := in.checkFolders(nil); err != nil {
+		return nil, err
+	}
+	unlock, err := in.lock()
+	if err != nil {
+		return nil, err
+	}
+	lock, err := in.readLock()
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	s := &session{lock: lock, unlock: unlock}
+	if len(lock.Unfinished) > 0 {
+		if s.recovered, err = in.settleUnfinished(lock); err != nil {
+			unlock()
+			return nil, fmt.Errorf("settling what an interrupted run left: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// want is one skill an operation wants in place, and where.
+type want struct {
+	c      candidate
+	places []wantPlace
+}
+
+type wantPlace struct {
+	agent Agent
+	copy  bool
+}
+
+// found is what examine finds at a place.
+type found int
+
+const (
+	foundNothing  found = iota
+	foundOurs           // what this tool made there, as recorded
+	foundSame           // exactly what it would make there now, though not recorded so
+	foundModified       // recorded as made by this tool, since changed
+	foundForeign        // anything else: not this tool's
+)
+
+// seen is what is at a place.
+type seen struct {
+	found    found
+	link     bool // a link or junction to the canonical copy
+	junction bool
+	digest   string // of a folder
+}
+
+// examine looks at path, a skill's canonical folder or its place for an
+// agent, with rec what the lock file records there (nil: nothing),
+// recDigest the recorded content and newDigest the content wanted now.
+func examine(path, canonical string, rec *Placement, recDigest, newDigest string) seen {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return seen{found: foundNothing}
+	}
+	if err != nil {
+		return seen{found: foundForeign}
+	}
+	if fi.Mode()&(fs.ModeSymlink|fs.ModeIrregular) != 0 {
+		if path == canonical {
+			return seen{found: foundForeign}
+		}
+		link, junction := ourLink(path, canonical), ourJunction(path, canonical)
+		if !link && !junction {
+			return seen{found: foundForeign}
+		}
+		s := seen{found: foundSame, link: true, junction: junction && !link}
+		if rec != nil && (rec.Kind == KindLink || rec.Kind == KindJunction) {
+			s.found = foundOurs
+		}
+		return s
+	}
+	if !fi.IsDir() {
+		return seen{found: foundForeign}
+	}
+	d, err := skill.ContentDigest(path)
+	if err != nil {
+		return seen{found: foundForeign}
+	}
+	recFolder := rec != nil && (rec.Kind == KindCopy || rec.Kind == KindCanonical)
+	s := seen{digest: d}
+	switch {
+	case recFolder && d == recDigest:
+		s.found = foundOurs
+	case d == newDigest:
+		s.found = foundSame
+	case recFolder:
+		s.found = foundModified
+	default:
+		s.found = foundForeign
+	}
+	return s
+}
+
+// step is what a plan does at one place.
+type step struct {
+	agent  string // "" for the canonical copy
+	path   string
+	kind   string
+	seen   seen
+	action Action
+	work   bool // something on disk changes
+	backup bool // move what is there to a backup first
+}
+
+// plan is what installing one skill does.
+type plan struct {
+	name      string
+	c         candidate
+	old       *LockedSkill
+	canonical string
+	st        *stagedCopy
+	canon     step
+	places    []step
+	entry     *LockedSkill
+}
+
+func (p *plan) work() bool {
+	return p.canon.work || slices.ContainsFunc(p.places, func(s step) bool { return s.work })
+}
+
+// reconcile puts the wanted skills in place (rules 1, 2, 6 and 7): it
+// stages every canonical copy, checks every place, and fails listing
+// every problem before changing anything; then it marks the work in the
+// lock file, does it skill by skill (stopping between skills when ctx
+// ends), and records exactly what was done.
+func (in *Installer) reconcile(ctx context.Context, s *session, wants []want, force, frozen bool) ([]Change, error) {
+	lock := s.lock
+	plans := make([]*plan, 0, len(wants))
+	defer func() {
+		for _, p := range plans {
+			p.st.discard()
+		}
+	}()
+	for _, w := range wants {
+		if ctx.Err() != nil {
+			return nil, interrupted(ctx, "nothing was changed")
+		}
+		p := &plan{name: w.c.name, c: w.c, old: lock.Skills[w.c.name], canonical: in.canonicalPath(w.c.name)}
+		st, err := stageCopy(ctx, w.c.dir, p.canonical)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, interrupted(ctx, "nothing was changed")
+			}
+			return nil, fmt.Errorf("skill %s from %s: %w", w.c.name, sourceLabel(w.c.source, w.c.subpath), err)
+		}
+		p.st = st
+		plans = append(plans, p)
+	}
+	var problems []error
+	for i, p := range plans {
+		if frozen && p.old != nil && p.st.digest != p.old.Digest {
+			problems = append(problems, fmt.Errorf("%w: %s from %s (recorded %.12s, the source now has %.12s)",
+				ErrDrift, p.name, sourceLabel(p.c.source, p.c.subpath), p.old.Digest, p.st.digest))
+		}
+		problems = append(problems, in.decide(p, wants[i].places, force)...)
+	}
+	if len(problems) > 0 {
+		return nil, refuse(problems)
+	}
+	// Mark the work in the lock file before doing it: a run killed midway
+	// leaves it marked for the next one to settle.
+	if lock.Unfinished == nil {
+		lock.Unfinished = map[string]*LockedSkill{}
+	}
+	total := 0
+	for _, p := range plans {
+		if p.work() {
+			lock.Unfinished[p.name] = p.old
+			total++
+		}
+		lock.Skills[p.name] = p.entry
+	}
+	if total > 0 {
+		if err := lock.write(in.lockPath()); err != nil {
+			return nil, err
+		}
+	}
+	var changes []Change
+	done := 0
+	for i, p := range plans {
+		if p.work() && ctx.Err() != nil {
+			in.unmark(lock, plans[i:])
+			if err := lock.write(in.lockPath()); err != nil {
+				return changes, err
+			}
+			what := "nothing was changed"
+			if done > 0 {
+				what = fmt.Sprintf("%d of %d skills were installed or updated, and the lock file records exactly what is in place; run the command again to finish", done, total)
+			}
+			return changes, interrupted(ctx, what)
+		}
+		ch, err := in.apply(p)
+		changes = append(changes, ch...)
+		if err != nil {
+			// This skill stays marked unfinished; the next run settles it.
+			in.unmark(lock, plans[i+1:])
+			lock.write(in.lockPath())
+			return changes, fmt.Errorf("skill %s: %w (the next add, remove or sync finishes or rolls back what was done)", p.name, err)
+		}
+		lock.Skills[p.name] = p.entry
+		delete(lock.Unfinished, p.name)
+		if p.work() {
+			done++
+		}
+	}
+	lock.Unfinished = nil
+	return changes, lock.write(in.lockPath())
+}
+
+// unmark restores the lock entries of plans not carried out.
+func (in *Installer) unmark(lock *Lock, plans []*plan) {
+	for _, p := range plans {
+		if p.work() {
+			setEntry(lock, p.name, p.old)
+			delete(lock.Unfinished, p.name)
+		}
+	}
+	if len(lock.Unfinished) == 0 {
+		lock.Unfinished = nil
+	}
+}
+
+// decide works out what a plan does at each place, and what stops it.
+func (in *Installer) decide(p *plan, places []wantPlace, force bool) []error {
+	var problems []error
+	newD := p.st.digest
+	var oldD string
+	var recCanon *Placement
+	if p.old != nil {
+		oldD, recCanon = p.old.Digest, &Placement{Kind: KindCanonical}
+	}
+	c := step{path: p.canonical, kind: KindCanonical, seen: examine(p.canonical, p.canonical, recCanon, oldD, newD)}
+	switch c.seen.found {
+	case foundNothing:
+		c.action, c.work = ActionInstalled, true
+		if p.old != nil {
+			c.action = ActionRepaired
+		}
+	case foundOurs:
+		c.action = ActionUnchanged
+		if newD != oldD {
+			c.action, c.work = ActionUpdated, true
+		}
+	case foundSame:
+		c.action = ActionAdopted
+		if p.old != nil {
+			c.action = ActionUpdated
+		}
+	case foundModified:
+		c.action, c.work, c.backup = ActionUpdated, true, true
+		if !force {
+			problems = append(problems, modifiedError(p.canonical, p.st.path))
+		}
+	default:
+		problems = append(problems, in.conflictError(p.canonical, p))
+	}
+	p.canon = c
+	p.entry = &LockedSkill{Source: p.c.source, Subpath: p.c.subpath, Digest: newD, Agents: map[string]Placement{}}
+	if p.old != nil {
+		maps.Copy(p.entry.Agents, p.old.Agents)
+	}
+	for _, wp := range places {
+		id := wp.agent.ID
+		var rec *Placement
+		if p.old != nil {
+			if pl, ok := p.old.Agents[id]; ok {
+				rec = &pl
+			}
+		}
+		dir := wp.agent.Dir(in.env, in.scope)
+		if samePath(dir, in.canonicalRoot()) {
+			st := step{agent: id, path: p.canonical, kind: KindCanonical, action: c.action}
+			if (rec == nil || rec.Kind != KindCanonical) && c.action != ActionAdopted {
+				st.action = ActionInstalled
+			}
+			p.places = append(p.places, st)
+			p.entry.Agents[id] = Placement{Kind: KindCanonical, Path: relTo(in.Root(), p.canonical)}
+			continue
+		}
+		st := step{agent: id, path: filepath.Join(dir, p.name), kind: KindLink}
+		if wp.copy {
+			st.kind = KindCopy
+		}
+		st.seen = examine(st.path, p.canonical, rec, oldD, newD)
+		switch st.seen.found {
+		case foundNothing:
+			st.action, st.work = ActionInstalled, true
+			if rec != nil {
+				st.action = ActionRepaired
+			}
+		case foundOurs, foundSame:
+			switch {
+			case st.seen.link != (st.kind == KindLink):
+				st.action, st.work = ActionInstalled, true // a link becomes a copy, or the reverse
+			case st.seen.link:
+				if st.seen.junction {
+					st.kind = KindJunction
+				}
+				st.action = ActionUnchanged
+				switch {
+				case rec == nil || rec.Kind != st.kind:
+					st.action = ActionAdopted
+				case c.action == ActionUpdated || c.action == ActionRepaired:
+					st.action = c.action // what the link shows changed
+				}
+			case st.seen.digest == newD:
+				st.action = ActionUnchanged
+				if rec == nil || rec.Kind != KindCopy {
+					st.action = ActionAdopted
+				}
+			default:
+				st.action, st.work = ActionUpdated, true
+			}
+		case foundModified:
+			st.action, st.work, st.backup = ActionUpdated, true, true
+			if !force {
+				problems = append(problems, modifiedError(st.path, p.st.path))
+			}
+		default:
+			problems = append(problems, in.conflictError(st.path, p))
+		}
+		p.places = append(p.places, st)
+		p.entry.Agents[id] = Placement{Kind: st.kind, Path: relTo(in.Root(), st.path)}
+	}
+	return problems
+}
+
+// apply carries out a plan: the canonical copy first, then each agent's
+// place.
+func (in *Installer) apply(p *plan) ([]Change, error) {
+	var changes []Change
+	c := p.canon
+	ch := Change{Skill: p.name, Path: p.canonical, Action: c.action, Kind: KindCanonical}
+	if c.work {
+		free := c.seen.found == foundNothing
+		if c.backup {
+			b, moved, err := in.toBackup(p.canonical, p.name)
+			if err != nil {
+				return nil, err
+			}
+			ch.Backup, free = b, moved
+		}
+		if err := p.st.commit(free); err != nil {
+			return nil, err
+		}
+	}
+	changes = append(changes, ch)
+	for i, st := range p.places {
+		ch := Change{Skill: p.name, Agent: st.agent, Path: st.path, Action: st.action, Kind: st.kind}
+		if st.work {
+			if st.backup {
+				b, _, err := in.toBackup(st.path, filepath.Join(st.agent, p.name))
+				if err != nil {
+					return changes, err
+				}
+				ch.Backup = b
+			}
+			kind, err := place(st.path, p.canonical, st.kind, p.st.digest)
+			if err != nil {
+				return changes, err
+			}
+			ch.Kind = kind
+			p.places[i].kind = kind
+			p.entry.Agents[st.agent] = Placement{Kind: kind, Path: relTo(in.Root(), st.path)}
+		}
+		changes = append(changes, ch)
+	}
+	return changes, nil
+}
+
+// place makes path a link to canonical (kind KindLink; where links cannot
+// be made, a junction, else a copy) or a copy of it (KindCopy), replacing
+// what is there (which the caller has checked is its own), and returns the
+// kind made.
+func place(path, canonical, kind, digest string) (string, error) {
+	if kind == KindCopy {
+		return KindCopy, placeCopyOf(canonical, path, digest)
+	}
+	err := placeLink(path, canonical)
+	var linkErr *noLinkError
+	if !errors.As(err, &linkErr) {
+		return KindLink, err
+	}
+	// No links here (Windows without the privilege): a junction where
+	// the place is free, else a copy.
+	err = errors.ErrUnsupported
+	if _, statErr := os.Lstat(path); errors.Is(statErr, fs.ErrNotExist) {
+		err = makeJunction(path, canonical)
+	}
+	if err == nil {
+		return KindJunction, nil
+	}
+	return KindCopy, placeCopyOf(canonical, path, digest)
+}
+
+// toBackup moves what is at path (a modified skill folder) to a new
+// backup folder under the scope's .agents/backups, as rel, and returns
+// where. When it cannot be moved (another file system) it is copied, and
+// moved reports false: path still holds it.
+func (in *Installer) toBackup(path, rel string) (dst string, moved bool, err error) {
+	base := filepath.Join(in.Root(), ".agents", "backups")
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return "", false, err
+	}
+	dir, err := os.MkdirTemp(base, time.Now().UTC().Format("20060102T150405Z")+"-")
+	if err != nil {
+		return "", false, err
+	}
+	dst = filepath.Join(dir, rel)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", false, err
+	}
+	if err := os.Rename(path, dst); err == nil {
+		return dst, true, nil
+	}
+	if err := copyTree(context.Background(), path, dst); err != nil {
+		return "", false, fmt.Errorf("backup of %s: %w", path, err)
+	}
+	return dst, false, nil
+}
+
+// conflictError says that path holds something this tool did not make.
+func (in *Installer) conflictError(path string, p *plan) error {
+	if p.old == nil {
+		return fmt.Errorf("%s %w: no lock entry records it, and it is not what installing %s from %s makes there; move it away, or install under another name (what agentskills installed before its lock file was lost is adopted when it matches the source exactly)",
+			path, ErrConflict, p.name, sourceLabel(p.c.source, p.c.subpath))
+	}
+	return fmt.Errorf("%s %w: something else replaced what it installed there; move it away and run again", path, ErrConflict)
+}
+
+// modifiedError says that path, which this tool made, was changed: how,
+// compared with the tree want (when given).
+func modifiedError(path, want string) error {
+	how := "its content no longer matches the lock file"
+	if want != "" {
+		if d := describeDiff(path, want); d != "" {
+			how = d
+		}
+	}
+	return fmt.Errorf("%s %w (%s); keep your changes elsewhere, or force it (--force), which moves it to a backup first", path, ErrModified, how)
+}
+
+// refuse is the error for a request that problems stop.
+func refuse(problems []error) error {
+	if len(problems) == 1 {
+		return fmt.Errorf("%w; nothing was changed", problems[0])
+	}
+	return &problemsError{problems}
+}
+
+// problemsError lists every problem that stopped a request.
+type problemsError struct{ errs []error }
+
+func (e *problemsError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d problems; nothing was changed:", len(e.errs))
+	for _, err := range e.errs {
+		b.WriteString("\n  ")
+		b.WriteString(err.Error())
+	}
+	return b.String()
+}
+
+func (e *problemsError) Unwrap() []error { return e.errs }
+
+// settleUnfinished finishes or rolls back what an interrupted run left
+// (rule 6). A skill whose canonical copy holds what the run was
+// installing is finished: its places are made from the canonical copy. A
+// removal whose canonical copy is gone, or still as recorded, is
+// finished. Anything else is rolled back to its entry before the run.
+func (in *Installer) settleUnfinished(lock *Lock) ([]Change, error) {
+	var out []Change
+	for _, name := range slices.Sorted(maps.Keys(lock.Unfinished)) {
+		prev, cur := lock.Unfinished[name], lock.Skills[name]
+		canonical := in.canonicalPath(name)
+		d := ""
+		if fi, err := os.Lstat(canonical); err == nil && fi.IsDir() {
+			d, _ = skill.ContentDigest(canonical)
+		}
+		switch {
+		case cur != nil && d == cur.Digest,
+			cur == nil && (d == "" || (prev != nil && d == prev.Digest)):
+			kept, err := in.settle(name, prev, cur)
+			if err != nil {
+				return out, err
+			}
+			if cur == nil && d != "" {
+				if err := removeAside(canonical); err != nil {
+					return out, err
+				}
+			}
+			setEntry(lock, name, kept)
+			out = append(out, Change{Skill: name, Path: canonical, Action: ActionFinished, Kind: KindCanonical})
+		default:
+			setEntry(lock, name, prev)
+			out = append(out, Change{Skill: name, Path: canonical, Action: ActionRolledBack, Kind: KindCanonical})
+		}
+		delete(lock.Unfinished, name)
+	}
+	lock.Unfinished = nil
+	return out, lock.write(in.lockPath())
+}
+
+// settle makes the places of a skill match cur, whose content is in its
+// canonical copy (nil: removed): it makes each place cur records, and
+// removes those only prev records while they are still this tool's. A
+// place held by something else is left alone and not recorded. It returns
+// the entry to record.
+func (in *Installer) settle(name string, prev, cur *LockedSkill) (*LockedSkill, error) {
+	root := in.Root()
+	canonical := in.canonicalPath(name)
+	var prevD string
+	prevAgents := map[string]Placement{}
+	if prev != nil {
+		prevD, prevAgents = prev.Digest, prev.Agents
+	}
+	var kept *LockedSkill
+	if cur != nil {
+		kept = &LockedSkill{Source: cur.Source, Subpath: cur.Subpath, Digest: cur.Digest, Agents: maps.Clone(cur.Agents)}
+	}
+	for id, pl := range prevAgents {
+		if kept != nil {
+			if _, ok := kept.Agents[id]; ok {
+				continue
+			}
+		}
+		p := abs(root, pl.Path)
+		if pl.Kind == KindCanonical || examine(p, canonical, &pl, prevD, "").found != foundOurs {
+			continue
+		}
+		var err error
+		if pl.Kind == KindCopy {
+			err = removeAside(p)
+		} else {
+			err = os.Remove(p)
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+	}
+	if kept == nil {
+		return nil, nil
+	}
+	for id, pl := range kept.Agents {
+		if pl.Kind == KindCanonical {
+			continue
+		}
+		p := abs(root, pl.Path)
+		var rec *Placement
+		if r, ok := prevAgents[id]; ok {
+			rec = &r
+		}
+		s := examine(p, canonical, rec, prevD, kept.Digest)
+		wantLink := pl.Kind != KindCopy
+		switch {
+		case s.found == foundNothing,
+			(s.found == foundOurs || s.found == foundSame) && (s.link != wantLink || (!s.link && s.digest != kept.Digest)):
+			kind, err := place(p, canonical, pl.Kind, kept.Digest)
+			if err != nil {
+				return nil, err
+			}
+			kept.Agents[id] = Placement{Kind: kind, Path: pl.Path}
+		case s.found == foundOurs || s.found == foundSame:
+		default:
+			delete(kept.Agents, id)
+		}
+	}
+	return kept, nil
+}
+
+// lock takes the scope's file lock, waiting for another process, and
+// sweeps what crashed runs left.
+func (in *Installer) lock() (func(), error) {
+	unlock, err := in.lockOnly()
+	if err != nil {
+		return nil, err
+	}
+	in.sweep()
+	return unlock, nil
+}
+
+// sweep removes, under the scope's lock, what crashed runs left: hidden
+// staging folders, links and folders being removed (".<name>.stage-<12
+// hex>", ".<name>.link-<12 hex>", ".<name>.trash-<12 hex>") in the
+// canonical folder and every agent's folder.
+func (in *Installer) sweep() {
+	dirs := []string{in.canonicalRoot()}
+	for _, a := range Agents() {
+		if d := a.Dir(in.env, in.scope); filepath.IsAbs(d) {
+			dirs = append(dirs, d)
+		}
+	}
+	for _, dir := range dirs {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if isLeftover(e.Name()) {
+				os.RemoveAll(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+}
+
+// isLeftover reports whether name is one of the hidden names staging uses.
+func isLeftover(name string) bool {
+	if !strings.HasPrefix(name, ".") || len(name) < 20 {
+		return false
+	}
+	suffix := name[len(name)-12:]
+	kind := name[:len(name)-12]
+	return strings.Trim(suffix, "0123456789abcdef") == "" &&
+		(strings.HasSuffix(kind, ".stage-") || strings.HasSuffix(kind, ".link-") || strings.HasSuffix(kind, ".trash-"))
+}
+
+// lockOnly takes the scope's file lock. The lock file is opened through
+// an os.Root on the .agents folder, so a link planted in its place cannot
+// make it create or lock a file anywhere else.
+func (in *Installer) lockOnly() (func(), error) {
+	dir := filepath.Join(in.Root(), ".agents")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, err := root.OpenFile(".agentskills.flock", os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the file lock %s: %w", ErrUnsafeFolder, filepath.Join(dir, ".agentskills.flock"), err)
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
+}
