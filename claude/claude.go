@@ -56,8 +56,11 @@
 //     reported as a driver.ErrorEvent and the run goes on.
 //
 // Cancelling the context interrupts the agent (SIGINT to its process
-// group, SIGKILL after [Config.GracePeriod]); no process of the run
-// survives it, and the error wraps the context's.
+// group, SIGKILL after [Config.GracePeriod]), and the error wraps the
+// context's. However the run ends, no process of it survives: the agent's
+// group is killed, and on Linux so is every descendant that left it (Claude
+// Code runs its Bash tool's commands in groups of their own), found by a
+// tag in its environment.
 package claude
 
 import (
