@@ -12,6 +12,10 @@ import (
 
 // Locks are LockFileEx's on a file's first byte (which need not exist).
 // Windows releases them when the file is closed or its process ends.
+//
+// Untested on Windows: CI has no Windows machine. TestStagingLock states
+// what the sweep needs of these functions and compiles for Windows, but
+// has run only on Unix.
 
 // lockFile takes an exclusive lock on f, failing at once with
 // errLocked when another open file holds it.
