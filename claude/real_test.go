@@ -67,26 +67,7 @@ func (r *rig) agent(t *testing.T, c claude.Config, opts ...adaptor.Option) *adap
 }
 
 // processes returns the pids of living processes started for this rig.
-func (r *rig) processes() []int {
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		var pid int
-		if _, err := fmt.Sscan(e.Name(), &pid); err != nil {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !strings.Contains(string(env), "AGENTADAPTOR_TEST_RUN="+r.marker) {
-			continue
-		}
-		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if _, rest, ok := strings.Cut(string(stat), ") "); ok && strings.HasPrefix(rest, "Z") {
-			continue // a zombie waiting for its reaper
-		}
-		pids = append(pids, pid)
-	}
-	return pids
-}
+func (r *rig) processes() []int { return modeltest.Processes(r.marker) }
 
 func skillText(name, desc, body string) string {
 	return fmt.Sprintf("---\nname: %s\ndescription: %s\n---\n%s\n", name, desc, body)

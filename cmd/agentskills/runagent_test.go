@@ -198,7 +198,7 @@ func TestRunAgentInterrupt(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if len(processesTagged(r.marker)) < 2 {
+	if len(modeltest.Processes(r.marker)) < 2 {
 		t.Fatal("test setup: the agent's process is not found")
 	}
 	cmd.Process.Signal(syscall.SIGINT)
@@ -218,58 +218,7 @@ func TestRunAgentInterrupt(t *testing.T) {
 	if !strings.Contains(stderr.String(), "interrupted") {
 		t.Errorf("stderr = %q, want it to say the run was interrupted", stderr.String())
 	}
-	if left := processesTagged(r.marker); len(left) > 0 {
+	if left := modeltest.Processes(r.marker); len(left) > 0 {
 		t.Errorf("processes left: %v", left)
-	}
-}
-
-// processesTagged returns the living processes whose environment holds
-// AGENTADAPTOR_TEST_RUN=marker.
-func processesTagged(marker string) []string {
-	var out []string
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !bytes.Contains(env, []byte("AGENTADAPTOR_TEST_RUN="+marker+"\x00")) {
-			continue
-		}
-		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if _, rest, ok := strings.Cut(string(stat), ") "); ok && strings.HasPrefix(rest, "Z") {
-			continue
-		}
-		out = append(out, e.Name())
-	}
-	return out
-}
-
-// A run the agent ends with an error still ends its JSON with a result,
-// and its session is recorded, so a resume with other skills is refused.
-func TestRunAgentFailedRunJSONAndRecord(t *testing.T) {
-	r := newRunRig(t, modeltest.Always(modeltest.APIError(403, "permission_error", "DENIED-MARK")))
-	code, out, _ := r.inProcess(t, runCtx(t), "run", "-a", "claude-code", "-s", filepath.Join(r.skills, "alpha"), "--json", "hi")
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	var last map[string]any
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
-		t.Fatalf("last line %q: %v", lines[len(lines)-1], err)
-	}
-	session, _ := last["session_id"].(string)
-	if code != 1 || last["type"] != "result" || last["is_error"] != true || session == "" || !strings.Contains(fmt.Sprint(last["text"]), "DENIED-MARK") {
-		t.Fatalf("run = %d, last line %v; want 1 and an error result with the session", code, last)
-	}
-	before := len(r.server.Requests())
-	code, _, errs := r.inProcess(t, runCtx(t), "run", "-a", "claude-code", "-s", r.skills, "--resume", session, "again")
-	if code != 1 || !strings.Contains(errs, "skills added: beta") {
-		t.Errorf("resume of the failed session with another set = %d, %q; want 1 naming beta", code, errs)
-	}
-	if len(r.server.Requests()) != before {
-		t.Error("the refused resume reached the model")
-	}
-	// A failure that is not the agent's ends with an error line: here a
-	// user skill of the same name with other content.
-	writeSkill(t, filepath.Join(r.home, ".claude", "skills"), "alpha", "---\nname: alpha\ndescription: Mine.\n---\n")
-	code, out, _ = r.inProcess(t, runCtx(t), "run", "-a", "claude-code", "--json", "-s", filepath.Join(r.skills, "alpha"), "x")
-	lines = strings.Split(strings.TrimSpace(out), "\n")
-	if code != 1 || len(lines) != 1 || !strings.HasPrefix(lines[0], `{"type":"error","message":"skill \"alpha\"`) {
-		t.Errorf("shadowed run --json = %d, %q; want 1 and one error line", code, out)
 	}
 }

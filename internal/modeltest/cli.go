@@ -1,9 +1,11 @@
 package modeltest
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -97,4 +99,31 @@ func (s *Server) ClaudeEnv(t testing.TB) (env []string, home string) {
 		"DISABLE_ERROR_REPORTING=1",
 		"CLAUDE_CODE_MAX_RETRIES=0",
 	}, home
+}
+
+// Processes returns the pids of the living processes (zombies left out)
+// whose environment holds the variable AGENTADAPTOR_TEST_RUN=marker: a
+// test sets it for the CLI it runs, and every process the CLI starts
+// inherits it, so a test can tell whether anything of its run is left.
+// Linux only: elsewhere it finds none.
+func Processes(marker string) []int {
+	needle := []byte("AGENTADAPTOR_TEST_RUN=" + marker + "\x00")
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !bytes.Contains(env, needle) {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			continue
+		}
+		pids = append(pids, pid)
+	}
+	return pids
 }
