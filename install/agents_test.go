@@ -388,3 +388,96 @@ func TestNearestAgent(t *testing.T) {
 		}
 	}
 }
+
+// TestListShowsEveryReader: a skill is listed for every agent that reads
+// it, in the folder it is installed into or in any other it reads (the
+// canonical copy for Codex, Cursor, Gemini CLI and the others; a link
+// under .claude/skills for Copilot, Cursor, Goose and OpenCode too), while
+// Verify reports each recorded place once.
+func TestListShowsEveryReader(t *testing.T) {
+	f := newFixture(t)
+	in := f.installer(t)
+	src := f.writeSkill(t, "review", "review", "")
+	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	github := filepath.Join(f.env.Project, ".github", "skills")
+	os.MkdirAll(filepath.Join(github, "mine"), 0o755)
+	os.WriteFile(filepath.Join(github, "README.md"), []byte("not a skill"), 0o644)
+	st, err := in.List(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{} // "skill state kind path" -> agents
+	for _, s := range st {
+		rel, _ := filepath.Rel(f.env.Project, s.Path)
+		k := strings.Join([]string{s.Skill, s.State, s.Kind, filepath.ToSlash(rel)}, " ")
+		got[k] = append(got[k], s.Agent)
+	}
+	want := map[string][]string{
+		"review installed canonical .agents/skills/review": {"amp", "antigravity", "cline", "codex", "cursor", "deepagents", "firebender", "gemini-cli", "github-copilot", "goose", "kimi-cli", "opencode", "replit", "universal", "warp"},
+		"review installed link .claude/skills/review":      {"claude-code", "cursor", "github-copilot", "goose", "opencode"},
+		"mine external  .github/skills/mine":               {"github-copilot"},
+	}
+	for k, ids := range got {
+		slices.Sort(ids)
+		if !slices.Equal(ids, want[k]) {
+			t.Errorf("List: %s read by %v, want %v", k, ids, want[k])
+		}
+	}
+	for k := range want {
+		if got[k] == nil {
+			t.Errorf("List misses %s", k)
+		}
+	}
+	st, err = in.List(t.Context(), agentsOf(t, "cursor"))
+	if err != nil || len(st) != 2 {
+		t.Errorf("List(cursor) = %+v, %v, want the canonical copy and the link", st, err)
+	}
+	os.WriteFile(filepath.Join(f.env.Project, ".agents", "skills", "review", "SKILL.md"), []byte("edited"), 0o644)
+	bad, err := in.Verify(t.Context())
+	if err != nil || len(bad) != 1 || bad[0].Agent != "claude-code" || bad[0].State != StateModified {
+		t.Errorf("Verify after an edit = %+v, %v, want claude-code's place once, modified", bad, err)
+	}
+}
+
+// TestSharedFolder: Trae and Trae CN read one project folder; each can be
+// added and removed on its own, and the link stays while one has it.
+func TestSharedFolder(t *testing.T) {
+	f := newFixture(t)
+	in := f.installer(t)
+	ctx := t.Context()
+	src := f.writeSkill(t, "review", "review", "")
+	link := filepath.Join(f.env.Project, ".trae", "skills", "review")
+	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "trae")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "trae-cn")}); err != nil {
+		t.Fatalf("Add for trae-cn beside trae = %v", err)
+	}
+	if _, err := in.Remove(ctx, []string{"review"}, agentsOf(t, "trae")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(link, "SKILL.md")); err != nil {
+		t.Errorf("removing the skill for trae removed trae-cn's link: %v", err)
+	}
+	if bad, err := in.Verify(ctx); err != nil || len(bad) != 0 {
+		t.Errorf("Verify after removing it for trae = %+v, %v", bad, err)
+	}
+	if _, err := in.Remove(ctx, []string{"review"}, agentsOf(t, "trae-cn")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(link); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the link survived removing the skill for both: %v", err)
+	}
+	// Both in one request, then both removed at once.
+	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "trae", "trae-cn")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Remove(ctx, []string{"review"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(link); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the link survived removing the skill: %v", err)
+	}
+}

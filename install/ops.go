@@ -324,13 +324,17 @@ func (in *Installer) Remove(ctx context.Context, names []string, agents []Agent)
 		for _, id := range r.ids {
 			pl := r.prev.Agents[id]
 			p := abs(root, pl.Path)
-			switch pl.Kind {
-			case KindLink, KindJunction:
+			// Agents that share a folder (Trae and Trae CN) share a place:
+			// it stays while one that keeps the skill has it.
+			shared := r.cur != nil && slices.ContainsFunc(slices.Collect(maps.Values(r.cur.Agents)), func(o Placement) bool { return o.Path == pl.Path })
+			switch {
+			case shared:
+			case pl.Kind == KindLink || pl.Kind == KindJunction:
 				// Checked above: the link or junction this tool made.
 				if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 					return changes, err
 				}
-			case KindCopy:
+			case pl.Kind == KindCopy:
 				if err := removeAside(p); err != nil {
 					return changes, err
 				}
@@ -392,10 +396,17 @@ type Status struct {
 	State string `json:"state"`
 }
 
-// List reports every skill in the agents' folders (all known agents when
-// none is given): those recorded, with their state, and the others as
+// List reports every skill in the folders the agents read (all known
+// agents when none is given; see [Agent.Reads]), once for each agent that
+// reads it: those this tool installed, with their state, and the others as
 // external.
 func (in *Installer) List(ctx context.Context, agents []Agent) ([]Status, error) {
+	return in.list(ctx, agents, true)
+}
+
+// list is List; without readers it reports each recorded place once, for
+// its own agent, and looks only in the folders skills are installed into.
+func (in *Installer) list(ctx context.Context, agents []Agent, readers bool) ([]Status, error) {
 	lock, err := in.readLock()
 	if err != nil {
 		return nil, err
@@ -404,10 +415,31 @@ func (in *Installer) List(ctx context.Context, agents []Agent) ([]Status, error)
 		agents = Agents()
 	}
 	root := in.Root()
+	// What this tool made, by path: each canonical copy and each place.
+	type made struct {
+		name  string
+		entry *LockedSkill
+		pl    Placement
+	}
+	byPath := map[string]made{}
+	for name, entry := range lock.Skills {
+		byPath[in.canonicalPath(name)] = made{name, entry, Placement{Kind: KindCanonical}}
+		for _, pl := range entry.Agents {
+			if pl.Kind != KindCanonical {
+				byPath[abs(root, pl.Path)] = made{name, entry, pl}
+			}
+		}
+	}
+	status := func(m made, agent, p string) Status {
+		state := in.state(m.name, m.entry, m.pl, p)
+		if _, ok := lock.Unfinished[m.name]; ok {
+			state = StateUnfinished
+		}
+		return Status{Skill: m.name, Agent: agent, Path: p, Kind: m.pl.Kind, State: state}
+	}
 	var out []Status
 	for _, a := range agents {
-		dir := a.Dir(in.env, in.scope)
-		ours := map[string]bool{}
+		seen := map[string]bool{}
 		for _, name := range slices.Sorted(maps.Keys(lock.Skills)) {
 			entry := lock.Skills[name]
 			pl, ok := entry.Agents[a.ID]
@@ -418,25 +450,32 @@ func (in *Installer) List(ctx context.Context, agents []Agent) ([]Status, error)
 			if pl.Kind == KindCanonical {
 				p = in.canonicalPath(name)
 			}
-			ours[filepath.Base(p)] = true
-			state := in.state(name, entry, pl, p)
-			if _, ok := lock.Unfinished[name]; ok {
-				state = StateUnfinished
-			}
-			out = append(out, Status{Skill: name, Agent: a.ID, Path: p, Kind: pl.Kind, State: state})
+			seen[p] = true
+			out = append(out, status(made{name, entry, pl}, a.ID, p))
 		}
-		entries, err := os.ReadDir(dir)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
+		dirs := []string{a.Dir(in.env, in.scope)}
+		if readers {
+			dirs = a.Reads(in.env, in.scope)
 		}
-		for _, e := range entries {
-			if strings.HasPrefix(e.Name(), ".") || ours[e.Name()] {
-				continue
+		for _, dir := range dirs {
+			entries, err := os.ReadDir(dir)
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, err
 			}
-			if samePath(dir, in.canonicalRoot()) && lock.Skills[e.Name()] != nil {
-				continue // another agent's canonical copy
+			for _, e := range entries {
+				p := filepath.Join(dir, e.Name())
+				if strings.HasPrefix(e.Name(), ".") || e.Type().IsRegular() || seen[p] {
+					continue
+				}
+				seen[p] = true
+				if m, ok := byPath[p]; ok {
+					if readers {
+						out = append(out, status(m, a.ID, p))
+					}
+					continue // without readers, its own agent reports it
+				}
+				out = append(out, Status{Skill: e.Name(), Agent: a.ID, Path: p, State: StateExternal})
 			}
-			out = append(out, Status{Skill: e.Name(), Agent: a.ID, Path: filepath.Join(dir, e.Name()), State: StateExternal})
 		}
 	}
 	if ctx.Err() != nil {
@@ -478,7 +517,7 @@ func (in *Installer) Verify(ctx context.Context) ([]Status, error) {
 	if len(lock.Skills) == 0 && len(lock.Unfinished) == 0 {
 		return nil, fmt.Errorf("%w in %s, so there is nothing to verify (install skills with 'agentskills add')", ErrNothingRecorded, in.lockPath())
 	}
-	all, err := in.List(ctx, nil)
+	all, err := in.list(ctx, nil, false)
 	if err != nil {
 		return nil, err
 	}
