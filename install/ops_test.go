@@ -253,3 +253,79 @@ func TestCanonicalCopyIsOwnershipChecked(t *testing.T) {
 		t.Errorf("Remove went through the link: %v", err)
 	}
 }
+
+func TestUnfinishedWorkIsSettled(t *testing.T) {
+	f := newFixture(t)
+	alpha := f.writeSkill(t, "alpha", "alpha", "")
+	beta := f.writeSkill(t, "beta", "beta", "")
+	in := f.installer(t)
+	ctx := t.Context()
+	if _, err := in.Add(ctx, Request{Sources: []string{alpha}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	lockPath := filepath.Join(f.env.Project, ".agents", LockName)
+	lock, err := readLock(lockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A run killed while adding alpha for windsurf (its content in place,
+	// the link not yet made) and installing gamma (nothing in place yet).
+	prev := *lock.Skills["alpha"]
+	next := prev
+	next.Agents = map[string]Placement{"claude-code": prev.Agents["claude-code"], "windsurf": {Kind: KindLink, Path: ".windsurf/skills/alpha"}}
+	lock.Skills["alpha"] = &next
+	lock.Skills["gamma"] = &LockedSkill{Source: "../sources/gamma", Digest: strings.Repeat("0", 64), Agents: map[string]Placement{"claude-code": {Kind: KindLink, Path: ".claude/skills/gamma"}}}
+	lock.Unfinished = map[string]*LockedSkill{"alpha": &prev, "gamma": nil}
+	if err := lock.write(lockPath); err != nil {
+		t.Fatal(err)
+	}
+	st, err := in.List(ctx, agentsOf(t, "windsurf"))
+	if err != nil || len(st) != 1 || st[0].State != StateUnfinished {
+		t.Errorf("List = %+v, %v, want alpha unfinished", st, err)
+	}
+	if bad, err := in.Verify(ctx); err != nil || len(bad) == 0 {
+		t.Errorf("Verify = %+v, %v, want the unfinished work reported", bad, err)
+	}
+	// The next change settles both, and says so.
+	changes, err := in.Add(ctx, Request{Sources: []string{beta}, Agents: agentsOf(t, "claude-code")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := actions(changes)
+	for _, want := range []string{"alpha/:canonical:finished", "gamma/:canonical:rolled-back", "beta/claude-code:link:installed"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("changes = %v, want %s", got, want)
+		}
+	}
+	if got := readFile(t, filepath.Join(f.env.Project, ".windsurf", "skills", "alpha", "SKILL.md")); got != skillMD("alpha") {
+		t.Errorf("alpha for windsurf = %q, want it finished", got)
+	}
+	lock, err = readLock(lockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lock.Unfinished != nil || lock.Skills["gamma"] != nil || lock.Skills["alpha"].Agents["windsurf"].Kind != KindLink {
+		t.Errorf("lock after settling = %+v", lock)
+	}
+	if bad, err := in.Verify(ctx); err != nil || len(bad) != 0 {
+		t.Errorf("Verify after settling = %+v, %v", bad, err)
+	}
+}
+
+func TestVerifyWithNothingRecorded(t *testing.T) {
+	f := newFixture(t)
+	in := f.installer(t)
+	if _, err := in.Verify(t.Context()); !errors.Is(err, ErrNothingRecorded) {
+		t.Errorf("Verify without a lock file = %v, want ErrNothingRecorded", err)
+	}
+	src := f.writeSkill(t, "foo", "foo", "")
+	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Remove(t.Context(), []string{"foo"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Verify(t.Context()); !errors.Is(err, ErrNothingRecorded) {
+		t.Errorf("Verify of an empty lock file = %v, want ErrNothingRecorded", err)
+	}
+}

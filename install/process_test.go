@@ -3,9 +3,11 @@ package install
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -23,6 +25,10 @@ func TestMain(m *testing.M) {
 		os.Exit(helperAdd(false))
 	case "flip":
 		os.Exit(helperAdd(true))
+	case "interruptible":
+		os.Exit(helperInterruptible())
+	case "remove":
+		os.Exit(helperRemove())
 	}
 	os.Exit(m.Run())
 }
@@ -50,6 +56,39 @@ func helperAdd(flip bool) int {
 			return 0
 		}
 	}
+}
+
+// helperInterruptible installs every skill of its source, as copies, and
+// stops on SIGINT as the command line does: exit 130 when interrupted.
+func helperInterruptible() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	env := helperEnv()
+	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(filepath.Join(env.Home, ".cache")))
+	in := New(env, WithMaterializer(m), WithChecker(nameChecker))
+	claude, _ := LookupAgent("claude-code")
+	windsurf, _ := LookupAgent("windsurf")
+	fmt.Println("resolving")
+	_, err := in.Add(ctx, Request{Sources: []string{os.Getenv("INSTALL_TEST_SOURCE")}, Agents: []Agent{claude, windsurf}, Copy: true})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		if errors.Is(err, ErrInterrupted) {
+			return 130
+		}
+		return 1
+	}
+	return 0
+}
+
+// helperRemove removes the skill named by the source.
+func helperRemove() int {
+	env := helperEnv()
+	in := New(env, WithChecker(nameChecker))
+	if _, err := in.Remove(context.Background(), []string{os.Getenv("INSTALL_TEST_SOURCE")}, nil); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
 }
 
 // writeVersion writes version v of a 200-file skill, every file of which
@@ -158,4 +197,131 @@ func TestCrashDuringUpdateLeavesOldOrNew(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(f.env.Project, ".agents", "skills", ".big.*")); len(left) != 0 {
 		t.Errorf("staging left after recovery: %v", left)
 	}
+}
+
+// checkAgrees fails unless the lock file and the folders agree: every
+// recorded skill is installed as recorded, nothing is marked unfinished,
+// and every canonical folder is recorded.
+func checkAgrees(t *testing.T, f *fixture) int {
+	t.Helper()
+	in := f.installer(t)
+	lock, err := in.readLock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lock.Unfinished) != 0 {
+		t.Errorf("the lock file marks unfinished work: %v", lock.Unfinished)
+	}
+	entries, _ := os.ReadDir(filepath.Join(f.env.Project, ".agents", "skills"))
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".") && lock.Skills[e.Name()] == nil {
+			t.Errorf("%s is in place but not recorded", e.Name())
+		}
+	}
+	if len(lock.Skills) > 0 {
+		bad, err := in.Verify(t.Context())
+		if err != nil || len(bad) != 0 {
+			t.Errorf("Verify = %d differences (%+v), %v", len(bad), bad[:min(len(bad), 3)], err)
+		}
+	}
+	return len(lock.Skills)
+}
+
+func TestInterruptedAddLeavesLockAndFoldersAgreeing(t *testing.T) {
+	f := newFixture(t)
+	const n = 250
+	for i := range n {
+		f.writeSkill(t, fmt.Sprintf("kit/s%03d", i), fmt.Sprintf("s%03d", i), "")
+	}
+	cmd := helper(t, f, "interruptible", filepath.Join(f.sources, "kit"))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Interrupt once the first skills are in place.
+	canonical := filepath.Join(f.env.Project, ".agents", "skills")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(canonical, "s000")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the helper never installed a skill: %s", stderr.String())
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Fatalf("interrupted helper = %v, want exit 130: %s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "run the command again to finish") {
+		t.Errorf("stderr = %q, want what was done and how to finish", stderr.String())
+	}
+	if got := checkAgrees(t, f); got == 0 || got == n {
+		t.Errorf("%d of %d skills recorded after the interruption; the test wants it midway", got, n)
+	}
+	// Running again finishes.
+	if _, err := f.installer(t).Add(t.Context(), Request{Sources: []string{filepath.Join(f.sources, "kit")}, Agents: agentsOf(t, "claude-code", "windsurf"), Copy: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := checkAgrees(t, f); got != n {
+		t.Errorf("%d skills recorded after running again, want %d", got, n)
+	}
+}
+
+func TestKilledRemoveNeverLeavesHalfASkill(t *testing.T) {
+	f := newFixture(t)
+	src := filepath.Join(f.sources, "big")
+	os.MkdirAll(filepath.Join(src, "refs"), 0o755)
+	os.WriteFile(filepath.Join(src, "SKILL.md"), []byte(skillMD("big")), 0o644)
+	const files = 4000
+	for i := range files {
+		os.WriteFile(filepath.Join(src, "refs", fmt.Sprintf("r%04d.md", i)), []byte("x"), 0o644)
+	}
+	in := f.installer(t)
+	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
+		t.Fatal(err)
+	}
+	canonical := filepath.Join(f.env.Project, ".agents", "skills", "big")
+	cmd := helper(t, f, "remove", "big")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Kill it as soon as any file of the skill is gone.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(canonical, "refs", "r0000.md")); err != nil {
+			break
+		}
+		if _, err := os.Stat(filepath.Join(canonical, "refs", fmt.Sprintf("r%04d.md", files-1))); err != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the helper never removed anything")
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if _, err := os.Stat(canonical); err == nil {
+		left, _ := os.ReadDir(filepath.Join(canonical, "refs"))
+		if len(left) != files {
+			t.Fatalf("a killed remove left half a skill: %d of %d files", len(left), files)
+		}
+	}
+	// The next run sweeps what is left aside and settles the removal.
+	changes, err := in.Sync(t.Context(), SyncRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(f.env.Project, ".agents", "skills", ".big.*")); len(left) != 0 {
+		t.Errorf("left aside after the next run: %v", left)
+	}
+	if _, err := os.Stat(canonical); err == nil {
+		t.Errorf("the removal was rolled back: %v", actions(changes))
+	}
+	checkAgrees(t, f)
 }

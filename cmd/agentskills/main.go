@@ -2,8 +2,8 @@
 // prints what agents read of them. It is a thin shell over package
 // skillmd; run "agentskills --help" for its commands.
 //
-// Exit codes: 0 success, 1 a skill is invalid or cannot be read, 2 bad
-// usage.
+// Exit codes, the same for every command: 0 success, 1 an operation or a
+// check failed, 2 bad usage or input only, 130 interrupted.
 package main
 
 import (

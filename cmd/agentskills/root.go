@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -121,7 +122,8 @@ func (s *streams) exitCode(cmd *cobra.Command, err error) int {
 		return exitOK
 	case errors.Is(err, errFailed):
 		return exitFailed
-	case errors.Is(err, errInterrupted):
+	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
+		// Only Ctrl-C or SIGTERM cancels a command's context.
 		fmt.Fprintf(s.err, "%s: %v\n", name, err)
 		return exitInterrupted
 	case errors.As(err, &input):

@@ -60,8 +60,8 @@ func TestRun(t *testing.T) {
 	}
 }
 
-// TestRunCanceled checks that a canceled context stops validate with
-// status 1 and says why.
+// TestRunCanceled checks that a canceled context (Ctrl-C) stops validate
+// with status 130, as it stops every command, and says why.
 func TestRunCanceled(t *testing.T) {
 	dir := t.TempDir()
 	writeSkill(t, dir, "good", "---\nname: good\ndescription: A good skill.\n---\n")
@@ -69,8 +69,8 @@ func TestRunCanceled(t *testing.T) {
 	cancel()
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, []string{"validate", filepath.Join(dir, "good")}, strings.NewReader(""), &stdout, &stderr)
-	if code != exitFailed || !strings.Contains(stderr.String(), "context canceled") {
-		t.Errorf("run(canceled) = %d, stderr %q; want %d and the context's error", code, stderr.String(), exitFailed)
+	if code != exitInterrupted || !strings.Contains(stderr.String(), "context canceled") {
+		t.Errorf("run(canceled) = %d, stderr %q; want %d and the context's error", code, stderr.String(), exitInterrupted)
 	}
 }
 
