@@ -43,7 +43,9 @@ func TestInstallExitCodes(t *testing.T) {
 		{name: "remove of what is not installed", args: []string{"remove", "good"}, code: 2, errs: "not installed by agentskills"},
 		{name: "add interrupted", ctx: canceled, args: []string{"add", good, "-a", "codex"}, code: 130, errs: "nothing was changed"},
 		{name: "add over a user's folder", args: []string{"add", good, "-a", "claude-code"}, code: 1, errs: "was not installed by agentskills",
-			setup: func(t *testing.T, project string) { os.MkdirAll(filepath.Join(project, ".claude", "skills", "good"), 0o755) }},
+			setup: func(t *testing.T, project string) {
+				os.MkdirAll(filepath.Join(project, ".claude", "skills", "good"), 0o755)
+			}},
 	}
 	for _, cmd := range [][]string{{"add", good, "-a", "codex"}, {"list"}, {"verify"}, {"sync"}, {"remove", "good"}} {
 		tests = append(tests, struct {
