@@ -68,7 +68,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -150,8 +149,8 @@ func (d *claudeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 		}
 		return nil, fmt.Errorf("claude: %w", err)
 	}
-	env := mergeEnv(os.Environ(), d.c.Env)
-	prog, err := lookPath(d.c.Command, lookupEnv(env, "PATH"))
+	env := process.MergeEnv(os.Environ(), d.c.Env)
+	prog, err := process.LookPath(d.c.Command, env)
 	if err != nil {
 		return nil, &driver.ProcessError{Command: d.c.Command, ExitCode: -1,
 			Err: fmt.Errorf("%w (install Claude Code with `npm install -g @anthropic-ai/claude-code`, or set claude.Config.Command)", err)}
@@ -172,7 +171,7 @@ func (d *claudeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 		}
 	}
 	if (d.c.SkipPermissions || d.c.PermissionMode == "bypassPermissions") && os.Geteuid() == 0 {
-		env = mergeEnv(env, []string{"IS_SANDBOX=1"})
+		env = process.MergeEnv(env, []string{"IS_SANDBOX=1"})
 	}
 
 	p := &parser{emit: req.Events}
@@ -309,60 +308,13 @@ func userInvocable(dir string) bool {
 	return !ok || !strings.EqualFold(strings.TrimSpace(fmt.Sprint(v)), "false")
 }
 
-// lookPath finds the program name as exec.LookPath does, on the PATH the
-// agent gets (which Config.Env may set) rather than this process's.
-func lookPath(name, path string) (string, error) {
-	if strings.ContainsRune(name, filepath.Separator) {
-		// Absolute, so that it is not taken relative to the workspace,
-		// which is the agent's working folder.
-		p, err := exec.LookPath(name)
-		if err != nil {
-			return "", err
-		}
-		return filepath.Abs(p)
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "."
-		}
-		if p, err := exec.LookPath(filepath.Join(dir, name)); err == nil {
-			return filepath.Abs(p)
-		}
-	}
-	return "", &exec.Error{Name: name, Err: exec.ErrNotFound}
-}
-
-// mergeEnv returns base with add applied: an entry of add replaces one of
-// base with the same name.
-func mergeEnv(base, add []string) []string {
-	out := slices.Clone(base)
-	for _, kv := range add {
-		name, _, _ := strings.Cut(kv, "=")
-		out = slices.DeleteFunc(out, func(e string) bool {
-			n, _, _ := strings.Cut(e, "=")
-			return n == name
-		})
-		out = append(out, kv)
-	}
-	return out
-}
-
-func lookupEnv(env []string, name string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if n, v, ok := strings.Cut(env[i], "="); ok && n == name {
-			return v
-		}
-	}
-	return ""
-}
-
 // userSkillsDir is the user's skills folder in env: $CLAUDE_CONFIG_DIR/skills,
 // else ~/.claude/skills.
 func userSkillsDir(env []string) string {
-	if dir := lookupEnv(env, "CLAUDE_CONFIG_DIR"); dir != "" {
+	if dir := process.Getenv(env, "CLAUDE_CONFIG_DIR"); dir != "" {
 		return filepath.Join(dir, "skills")
 	}
-	home := lookupEnv(env, "HOME")
+	home := process.Getenv(env, "HOME")
 	if home == "" {
 		var err error
 		if home, err = os.UserHomeDir(); err != nil {

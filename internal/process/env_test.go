@@ -1,0 +1,44 @@
+package process
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestMergeEnv(t *testing.T) {
+	got := MergeEnv([]string{"A=1", "B=2", "A=3"}, []string{"A=4", "C=5", "C=6"})
+	want := []string{"B=2", "A=4", "C=6"}
+	if !slices.Equal(got, want) {
+		t.Errorf("MergeEnv = %q, want %q", got, want)
+	}
+	if v := Getenv(got, "A"); v != "4" {
+		t.Errorf("Getenv(A) = %q, want 4", v)
+	}
+	if v := Getenv([]string{"X=1", "X=2"}, "X"); v != "2" {
+		t.Errorf("Getenv(X) = %q, want the last, 2", v)
+	}
+}
+
+func TestLookPath(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "agent")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Found on the environment's PATH, not this process's.
+	if got, err := LookPath("agent", []string{"PATH=/nonexistent" + string(os.PathListSeparator) + dir}); err != nil || got != prog {
+		t.Errorf("LookPath = %q, %v; want %q", got, err, prog)
+	}
+	if _, err := LookPath("agent", []string{"PATH=/nonexistent"}); !errors.Is(err, exec.ErrNotFound) {
+		t.Errorf("LookPath off PATH = %v, want exec.ErrNotFound", err)
+	}
+	// A relative path is made absolute.
+	t.Chdir(dir)
+	if got, err := LookPath("./agent", nil); err != nil || got != prog {
+		t.Errorf("LookPath(./agent) = %q, %v; want %q", got, err, prog)
+	}
+}
