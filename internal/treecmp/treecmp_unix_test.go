@@ -30,7 +30,10 @@ func TestEqual(t *testing.T) {
 		{"extra folder", func(b string) { os.Mkdir(filepath.Join(b, "x"), 0o755) }, false},
 		{"file missing", func(b string) { os.Remove(filepath.Join(b, "scripts", "run.sh")) }, false},
 		{"same size, other bytes", func(b string) { os.WriteFile(filepath.Join(b, "scripts", "run.sh"), []byte("#!/bin/bash"), 0o755) }, false},
-		{"link retargeted", func(b string) { os.Remove(filepath.Join(b, "alias.md")); os.Symlink("other.md", filepath.Join(b, "alias.md")) }, false},
+		{"link retargeted", func(b string) {
+			os.Remove(filepath.Join(b, "alias.md"))
+			os.Symlink("other.md", filepath.Join(b, "alias.md"))
+		}, false},
 		{"a FIFO is not opened", func(b string) { syscall.Mkfifo(filepath.Join(b, "pipe"), 0o644) }, false},
 		{"past the size limit", func(b string) {
 			f, _ := os.Create(filepath.Join(b, "huge"))
