@@ -3,6 +3,7 @@ package install
 import (
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -479,5 +480,36 @@ func TestSharedFolder(t *testing.T) {
 	}
 	if _, err := os.Lstat(link); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the link survived removing the skill: %v", err)
+	}
+}
+
+// TestUserScopeFolders: for the user, an agent that reads ~/.agents/skills
+// reads the canonical copy there; Amp and Kimi Code CLI, which read
+// ~/.config/agents/skills, share a link there.
+func TestUserScopeFolders(t *testing.T) {
+	f := newFixture(t)
+	in := f.installer(t, WithScope(User))
+	ctx := t.Context()
+	src := f.writeSkill(t, "review", "review", "")
+	changes, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "codex", "cursor", "amp", "kimi-cli")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]string{}
+	for _, c := range changes {
+		kinds[c.Agent] = c.Kind
+	}
+	if want := map[string]string{"": KindCanonical, "codex": KindCanonical, "cursor": KindCanonical, "amp": KindLink, "kimi-cli": KindLink}; !maps.Equal(kinds, want) {
+		t.Errorf("kinds = %v, want %v", kinds, want)
+	}
+	link := filepath.Join(f.env.Home, ".config", "agents", "skills", "review")
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Fatalf("no link at %s: %v", link, err)
+	}
+	if _, err := in.Remove(ctx, []string{"review"}, agentsOf(t, "amp")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(link, "SKILL.md")); err != nil {
+		t.Errorf("removing the skill for amp removed kimi-cli's link: %v", err)
 	}
 }

@@ -39,6 +39,60 @@
 //     source's content no longer matches. Verify re-hashes what is
 //     installed.
 //
+// # Agents
+//
+// The agent table ([Agents], and `agentskills agents`) holds every agent
+// the npm skills tool knows (version 1.4.9: the agents table in its
+// dist/cli.mjs), under the same IDs and with the folders that table
+// gives, except where an agent's own documentation says more: for Claude
+// Code, Codex, Cursor, GitHub Copilot, Gemini CLI, OpenCode, Goose and
+// Windsurf it follows that documentation, which often lists several
+// folders. [Agent.Dir] is the folder skills are installed into for an
+// agent, [Agent.Reads] every folder it reads them from; [Installer.List]
+// reports a skill once for each agent that reads it.
+//
+//  1. An agent that reads the canonical folder (.agents/skills in a
+//     project, ~/.agents/skills for the user) is installed there, with no
+//     link, which would make it load the skill twice. By this rule alone
+//     the table's folders differ from the npm tool's. Codex's user folder is
+//     ~/.agents/skills, which Codex's documentation lists, whatever
+//     CODEX_HOME says; Codex also reads $CODEX_HOME/skills (default
+//     ~/.codex/skills), the npm table's. Goose's project folder is
+//     .agents/skills: Goose's documentation lists .agents/skills,
+//     .goose/skills (the npm table's) and .claude/skills. The user folder
+//     of Cursor, Gemini CLI, GitHub Copilot, OpenCode and Goose is
+//     ~/.agents/skills, which each one's documentation lists beside the
+//     npm table's (~/.cursor/skills, ~/.gemini/skills, ~/.copilot/skills,
+//     $XDG_CONFIG_HOME/opencode/skills, $XDG_CONFIG_HOME/goose/skills);
+//     the npm tool itself installs their user skills into
+//     ~/.agents/skills only. The user folder of "universal" (the
+//     cross-agent folders themselves) is ~/.agents/skills, where the npm
+//     tool installs it, though its table says ~/.config/agents/skills.
+//  2. An agent that reads .agents/skills in a project but, by the npm
+//     table, another folder for the user (Amp, Antigravity, Deep Agents,
+//     Firebender, Kimi Code CLI, Replit) gets a link in that folder. The
+//     npm tool puts user skills for them only in ~/.agents/skills.
+//  3. Environment: CLAUDE_CONFIG_DIR moves Claude Code's user folder to
+//     $CLAUDE_CONFIG_DIR/skills; XDG_CONFIG_HOME (default ~/.config) moves
+//     Amp's and Replit's and the other folders Goose and OpenCode read;
+//     CODEX_HOME moves the other folder Codex reads. Other folders are
+//     fixed under the home folder: GitHub Copilot and OpenCode read
+//     ~/.claude/skills, not Claude Code's moved folder.
+//  4. Only folders inside the scope count: Codex also reads
+//     /etc/codex/skills, and .agents/skills in the folders above the
+//     project up to the repository root, which no scope installs into.
+//  5. Agents that share a folder (Trae and Trae CN in a project; Amp,
+//     Replit and Kimi Code CLI for the user while XDG_CONFIG_HOME is
+//     unset) share one place in it, kept while any of them has the skill.
+//  6. Detection, which chooses the agents when none is given, looks for
+//     each agent's configuration folder as the npm tool does (for
+//     OpenClaw, also under its former names ~/.clawdbot and ~/.moltbot,
+//     whose skills folder it then reads; for Codex, not /etc/codex); when
+//     none is found, claude-code and codex.
+//  7. IDs are exact. "*" stands for every agent ([LookupAgents]); unknown
+//     IDs are refused all at once, each with the nearest known ID when
+//     one is close.
+//
 // An Installer is safe for concurrent use; processes coordinate through
 // the file lock.
 package install
