@@ -34,14 +34,31 @@ else the user's cache folder.`,
 			return nil
 		}),
 	})
-	cmd.AddCommand(&cobra.Command{
-		Use:   "list",
-		Short: "List the skills in the cache",
-		Args:  cobra.NoArgs,
+	var asJSON bool
+	list := &cobra.Command{
+		Use:     "list",
+		Short:   "List the skills in the cache",
+		Example: "  agentskills cache list --json",
+		Args:    cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			entries, err := skill.CacheEntries(skill.DefaultCacheRoot())
 			if err != nil {
 				return err
+			}
+			if asJSON {
+				type row struct {
+					Name    string    `json:"name"`
+					Digest  string    `json:"digest"`
+					Dir     string    `json:"dir"`
+					Files   int       `json:"files"`
+					Bytes   int64     `json:"bytes"`
+					LastUse time.Time `json:"last_use"`
+				}
+				rows := []row{}
+				for _, e := range entries {
+					rows = append(rows, row{e.Name, e.Digest, e.Dir, e.Files, e.Size, e.LastUse.UTC()})
+				}
+				return writeJSON(s, rows)
 			}
 			w := tabwriter.NewWriter(s.out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(w, "NAME\tFILES\tBYTES\tLAST USE\tDIGEST")
@@ -50,7 +67,9 @@ else the user's cache folder.`,
 			}
 			return w.Flush()
 		}),
-	})
+	}
+	list.Flags().BoolVar(&asJSON, "json", false, "print the cached skills as JSON")
+	cmd.AddCommand(list)
 	var olderThan time.Duration
 	gc := &cobra.Command{
 		Use:     "gc",

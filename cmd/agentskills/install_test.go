@@ -1,11 +1,17 @@
 package main
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/json"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -77,5 +83,93 @@ func TestInstallExitCodes(t *testing.T) {
 				t.Errorf("run(%q) = %d, stderr %q; want %d and %q", tt.args, code, stderr.String(), tt.code, tt.errs)
 			}
 		})
+	}
+}
+
+// TestJSONKeysOneStyle checks that every command's JSON output uses one
+// style of keys: lowercase words joined by underscores.
+func TestJSONKeysOneStyle(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("AGENT_ADAPTOR_SKILL_CACHE_ROOT", t.TempDir())
+	src := t.TempDir()
+	writeSkill(t, src, "good", "---\nname: good\ndescription: A good skill.\n---\n")
+	project := t.TempDir()
+	t.Chdir(project)
+	kit := filepath.Join(t.TempDir(), "kit.tgz")
+	writeTgz(t, kit, map[string]string{"cached/SKILL.md": "---\nname: cached\ndescription: From an archive.\n---\n"})
+	var keys []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				keys = append(keys, k)
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	for _, args := range [][]string{
+		{"add", filepath.Join(src, "good"), kit, "-a", "claude-code", "--json"},
+		{"list", "--json"},
+		{"sync", "--json"},
+		{"agents", "--json"},
+		{"cache", "list", "--json"},
+		{"validate", "--json", filepath.Join(src, "good")},
+		{"remove", "good", "--json"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(t.Context(), args, strings.NewReader(""), &stdout, &stderr); code != 0 {
+			t.Fatalf("run(%q) = %d: %s", args, code, stderr.String())
+		}
+		var v any
+		if err := json.Unmarshal(stdout.Bytes(), &v); err != nil {
+			t.Fatalf("run(%q) printed invalid JSON: %v\n%s", args, err, stdout.String())
+		}
+		keys = keys[:0]
+		walk(v)
+		if len(keys) == 0 {
+			t.Errorf("run(%q) printed no keys: %s", args, stdout.String())
+		}
+		for _, k := range keys {
+			if !regexp.MustCompile(`^[a-z][a-z0-9_]*$`).MatchString(k) {
+				t.Errorf("run(%q) prints the key %q, want lowercase words joined by _", args, k)
+			}
+		}
+	}
+}
+
+func TestVersionAndCompletion(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		out  string
+	}{
+		{[]string{"--version"}, "agentskills version "},
+		{[]string{"completion", "bash"}, "bash completion"},
+		{[]string{"completion", "zsh"}, "compdef"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(t.Context(), tt.args, strings.NewReader(""), &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), tt.out) {
+			t.Errorf("run(%q) = %d, stdout %.80q; want 0 and %q", tt.args, code, stdout.String(), tt.out)
+		}
+	}
+}
+
+func writeTgz(t *testing.T, path string, files map[string]string) {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(files[name])), Typeflag: tar.TypeReg})
+		tw.Write([]byte(files[name]))
+	}
+	tw.Close()
+	zw.Close()
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -60,9 +60,9 @@ interrupted.`,
   agentskills add ./skills --agent claude-code,codex
   agentskills list
   agentskills verify`,
-		SilenceErrors:     true,
-		SilenceUsage:      true,
-		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Version:       version(),
 	}
 	root.SetIn(s.in)
 	root.SetOut(s.out)
