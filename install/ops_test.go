@@ -3,11 +3,17 @@ package install
 import (
 	"errors"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/agentadaptor/agentadaptor/skill"
 )
 
 // canonicalOf is the canonical folder of a skill in the fixture's project.
@@ -328,4 +334,97 @@ func TestVerifyWithNothingRecorded(t *testing.T) {
 	if _, err := in.Verify(t.Context()); !errors.Is(err, ErrNothingRecorded) {
 		t.Errorf("Verify of an empty lock file = %v, want ErrNothingRecorded", err)
 	}
+}
+
+func TestRemoveDuringSyncIsNotUndone(t *testing.T) {
+	f := newFixture(t)
+	body := tgzSkills(t, map[string]string{"SKILL.md": skillMD("remote")})
+	arrived := make(chan struct{}, 1)
+	release := make(chan struct{})
+	var slow atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if slow.Load() {
+			arrived <- struct{}{}
+			<-release
+		}
+		w.Write(body)
+	}))
+	defer srv.Close()
+	in := f.installer(t)
+	ctx := t.Context()
+	if _, err := in.Add(ctx, Request{Sources: []string{srv.URL + "/remote.tgz"}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	slow.Store(true)
+	synced := make(chan error)
+	go func() {
+		_, err := in.Sync(ctx, SyncRequest{})
+		synced <- err
+	}()
+	<-arrived // the sync is downloading
+	removed := make(chan error)
+	go func() {
+		_, err := in.Remove(ctx, []string{"remote"}, nil)
+		removed <- err
+	}()
+	select {
+	case err := <-removed:
+		t.Errorf("Remove ran during the sync (%v)", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(release)
+	if err := <-synced; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-removed; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(f.canonicalOf("remote")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the skill removed during a sync is back: %v", err)
+	}
+}
+
+func TestChecksComeBeforeAnyChange(t *testing.T) {
+	t.Run("a broken sibling does not stop a selected skill", func(t *testing.T) {
+		f := newFixture(t)
+		f.writeSkill(t, "kit/good", "good", "")
+		bad := filepath.Join(f.sources, "kit", "bad")
+		os.MkdirAll(bad, 0o755)
+		os.WriteFile(filepath.Join(bad, "SKILL.md"), []byte("---\nname: bad\n---\n"), 0o644)
+		m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache")))
+		in := New(f.env, WithMaterializer(m))
+		kit := filepath.Join(f.sources, "kit")
+		if _, err := in.Add(t.Context(), Request{Sources: []string{kit}, Agents: agentsOf(t, "codex"), Skills: []string{"good"}}); err != nil {
+			t.Errorf("Add(--skill good) next to a broken skill = %v", err)
+		}
+		if _, err := in.Add(t.Context(), Request{Sources: []string{kit}, Agents: agentsOf(t, "codex"), Skills: []string{"bad"}}); !errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), "description") {
+			t.Errorf("Add(--skill bad) = %v, want its problems", err)
+		}
+	})
+	t.Run("a relative agent folder", func(t *testing.T) {
+		f := newFixture(t)
+		src := f.writeSkill(t, "foo", "foo", "")
+		f.env.Getenv = func(k string) string { return map[string]string{"CLAUDE_CONFIG_DIR": "rel/claude"}[k] }
+		cwd := t.TempDir()
+		t.Chdir(cwd)
+		in := f.installer(t, WithScope(User))
+		_, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex", "claude-code")})
+		if !errors.Is(err, ErrUnsafeFolder) || !strings.Contains(err.Error(), "CLAUDE_CONFIG_DIR") {
+			t.Errorf("Add with a relative CLAUDE_CONFIG_DIR = %v, want ErrUnsafeFolder naming it", err)
+		}
+		for _, dir := range []string{cwd, f.env.Home} {
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("a refused Add made %v in %s", entries, dir)
+			}
+		}
+	})
+	t.Run("remove of nothing", func(t *testing.T) {
+		f := newFixture(t)
+		if _, err := f.installer(t).Remove(t.Context(), []string{"nope"}, nil); !errors.Is(err, ErrNotInstalled) {
+			t.Errorf("Remove of nothing = %v, want ErrNotInstalled", err)
+		}
+		if entries, _ := os.ReadDir(f.env.Project); len(entries) != 0 {
+			t.Errorf("Remove of nothing made %v", entries)
+		}
+	})
 }
