@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -20,13 +22,26 @@ import (
 type scopeFlags struct {
 	global bool
 	agents []string
+	all    bool
+	yes    bool // accepted and ignored: nothing asks
 	quiet  bool
 	json   bool
 }
 
 func (f *scopeFlags) register(cmd *cobra.Command, agentHelp string) {
 	f.registerGlobal(cmd)
-	cmd.Flags().StringSliceVarP(&f.agents, "agent", "a", nil, agentHelp)
+	cmd.Flags().StringSliceVarP(&f.agents, "agent", "a", nil, agentHelp+"; '*' for every agent")
+}
+
+// registerAll adds --all, every known agent (as --agent '*').
+func (f *scopeFlags) registerAll(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.all, "all", false, "install for every known agent (as --agent '*')")
+}
+
+// registerYes adds -y/--yes, which users of the npm skills tool type to
+// skip its questions. agentskills never asks, so it changes nothing.
+func (f *scopeFlags) registerYes(cmd *cobra.Command) {
+	cmd.Flags().BoolVarP(&f.yes, "yes", "y", false, "accepted for users of the npm skills tool; agentskills never asks")
 }
 
 // registerGlobal adds --global, which every install command takes.
@@ -65,23 +80,32 @@ func isTerminal(f *os.File) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// selected returns the agents named with --agent; none means nil.
+// selected returns the agents named with --agent ('*': every agent) or
+// chosen with --all; none means nil. Every unknown ID is reported at once,
+// each with the nearest known one.
 func (f *scopeFlags) selected() ([]install.Agent, error) {
-	var out []install.Agent
+	var ids []string
 	for _, id := range f.agents {
 		for _, part := range strings.Split(id, ",") {
-			part = strings.TrimSpace(part)
-			if part == "" {
-				continue
+			if part = strings.TrimSpace(part); part != "" {
+				ids = append(ids, part)
 			}
-			a, ok := install.LookupAgent(part)
-			if !ok {
-				return nil, usageErrorf("unknown agent %q (see 'agentskills agents')", part)
-			}
-			out = append(out, a)
 		}
 	}
-	return out, nil
+	if f.all {
+		if len(ids) > 0 {
+			return nil, usageErrorf("--all and --agent cannot be used together (--all is --agent '*')")
+		}
+		ids = []string{install.AllAgents}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	agents, err := install.LookupAgents(ids...)
+	if err != nil {
+		return nil, inputError{fmt.Errorf("%w (see 'agentskills agents')", err)}
+	}
+	return agents, nil
 }
 
 // inputError is a request the tool refuses because of its input (a source
@@ -203,11 +227,15 @@ Each skill gets one canonical copy under .agents/skills/<name> and, in each
 agent's folder, a relative link to it (--copy: a full copy). Everything made
 is recorded in .agents/agentskills.lock; a name already taken by something
 this tool did not make is an error, and nothing changes. Without --agent it
-installs for the agents found on this machine, else claude-code and codex.
-Running it again changes nothing and says so.`,
+installs for the agents found on this machine, else claude-code and codex;
+--agent '*' or --all installs for every known agent ('agentskills agents'
+lists them). It never asks anything: -y is accepted, for users of the npm
+skills tool, and changes nothing. Running it again changes nothing and says
+so.`,
 		Example: `  agentskills add ./examples/skills --agent claude-code,codex
   agentskills add ./kit.tgz --skill review --global
-  agentskills add 'https://example.org/kit.zip#sha256=0123...' --copy`,
+  agentskills add 'https://example.org/kit.zip#sha256=0123...' --copy
+  agentskills add ./skills --all`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErrorf("missing SOURCE")
@@ -219,6 +247,8 @@ Running it again changes nothing and says so.`,
 		}),
 	}
 	opts.scope.register(cmd, "agents to install for, by id (default: those detected, else claude-code,codex)")
+	opts.scope.registerAll(cmd)
+	opts.scope.registerYes(cmd)
 	cmd.Flags().BoolVar(&opts.copy, "copy", false, "copy the skill into each agent's folder instead of linking")
 	cmd.Flags().StringArrayVarP(&opts.skills, "skill", "s", nil, "install only the skill of this name (repeatable)")
 	cmd.Flags().BoolVar(&opts.force, "force", false, "replace installed skills that were changed since, moving each to a backup under .agents/backups first")
@@ -275,6 +305,7 @@ installed; the canonical copy goes when no agent uses it any more.`,
 		}),
 	}
 	opts.scope.register(cmd, "agents to remove the skills for (default: all)")
+	opts.scope.registerYes(cmd)
 	opts.scope.registerOutput(cmd)
 	return cmd
 }
@@ -289,9 +320,13 @@ func newListCmd(s *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the skills in agents' folders and their state",
-		Long: `List shows each skill in the agents' folders with its state: installed,
-modified (its files no longer match the lock file), missing (recorded but
-gone) or external (present, but not installed by this tool).`,
+		Long: `List shows each skill in the folders the agents read, with its state:
+installed, modified (its files no longer match the lock file), missing
+(recorded but gone) or external (present, but not installed by this tool),
+and every agent that reads it there: the canonical copy under
+.agents/skills is read by Codex, Cursor, Gemini CLI and many others, a link
+under .claude/skills by Claude Code, Copilot, Cursor, Goose and OpenCode.
+With --json, one entry per skill and agent.`,
 		Example: `  agentskills list
   agentskills list --agent claude-code --json`,
 		Args: cobra.NoArgs,
@@ -327,10 +362,33 @@ func printStatus(s *streams, st []install.Status, asJSON bool) error {
 		fmt.Fprintln(s.out, "No skills.")
 		return nil
 	}
-	w := tabwriter.NewWriter(s.out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "AGENT\tSKILL\tSTATE\tPATH")
+	// One row per skill folder, with every agent that reads it.
+	type row struct {
+		skill, state, path string
+		agents             []string
+	}
+	var rows []*row
+	byKey := map[[3]string]*row{}
 	for _, x := range st {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", x.Agent, x.Skill, x.State, shortPath(x.Path))
+		k := [3]string{x.Skill, x.Path, x.State}
+		r := byKey[k]
+		if r == nil {
+			r = &row{skill: x.Skill, state: x.State, path: x.Path}
+			byKey[k] = r
+			rows = append(rows, r)
+		}
+		if !slices.Contains(r.agents, x.Agent) {
+			r.agents = append(r.agents, x.Agent)
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b *row) int {
+		return cmp.Or(strings.Compare(a.skill, b.skill), strings.Compare(a.path, b.path))
+	})
+	w := tabwriter.NewWriter(s.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "SKILL\tSTATE\tPATH\tAGENTS")
+	for _, r := range rows {
+		slices.Sort(r.agents)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.skill, r.state, shortPath(r.path), strings.Join(r.agents, ", "))
 	}
 	return w.Flush()
 }
@@ -430,10 +488,16 @@ type agentsOptions struct {
 func newAgentsCmd(s *streams) *cobra.Command {
 	opts := &agentsOptions{io: s}
 	cmd := &cobra.Command{
-		Use:     "agents",
-		Short:   "List the known agents, which are detected here, and their folders",
-		Example: `  agentskills agents`,
-		Args:    cobra.NoArgs,
+		Use:   "agents",
+		Short: "List the known agents, which are detected here, and their folders",
+		Long: `Agents lists every agent the npm skills tool knows, by the same ids: its
+name, whether it is detected here (its configuration folder exists), the
+folder skills are installed into for it in a project (relative) and for
+the user (--global), and the other folders it also reads skills from.
+Agents that read .agents/skills are installed there, with no link.`,
+		Example: `  agentskills agents
+  agentskills agents --json | jq -r '.[] | select(.detected) | .id'`,
+		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			env, err := install.CurrentEnv()
 			if err != nil {
@@ -445,22 +509,36 @@ func newAgentsCmd(s *streams) *cobra.Command {
 				Detected bool   `json:"detected"`
 				Project  string `json:"project"`
 				User     string `json:"user"`
+				// Override is the variable that moves User, if any.
+				Override string `json:"override,omitempty"`
+				// The folders the agent reads, Project and User first.
+				ProjectReads []string `json:"project_reads"`
+				UserReads    []string `json:"user_reads"`
 			}
 			var rows []row
 			for _, a := range install.Agents() {
-				rows = append(rows, row{a.ID, a.Name, a.Detected(env), a.ProjectDir, a.Dir(env, install.User)})
+				r := row{ID: a.ID, Name: a.Name, Detected: a.Detected(env), Project: a.ProjectDir, User: a.Dir(env, install.User), Override: a.Override, UserReads: a.Reads(env, install.User)}
+				for _, p := range a.Reads(env, install.Project) {
+					rel, err := filepath.Rel(env.Project, p)
+					if err != nil {
+						return err
+					}
+					r.ProjectReads = append(r.ProjectReads, filepath.ToSlash(rel))
+				}
+				rows = append(rows, r)
 			}
 			if opts.json {
 				return writeJSON(opts.io, rows)
 			}
 			w := tabwriter.NewWriter(opts.io.out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(w, "ID\tNAME\tDETECTED\tPROJECT FOLDER\tUSER FOLDER")
+			fmt.Fprintln(w, "ID\tNAME\tDETECTED\tPROJECT FOLDER\tUSER FOLDER\tALSO READS")
 			for _, r := range rows {
 				d := "no"
 				if r.Detected {
 					d = "yes"
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, d, r.Project, r.User)
+				also := slices.Concat(r.ProjectReads[1:], r.UserReads[1:])
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, d, r.Project, r.User, strings.Join(also, ", "))
 			}
 			return w.Flush()
 		}),
