@@ -1,0 +1,291 @@
+// Package codex drives Codex, OpenAI's coding agent CLI, with a run's
+// skills mounted for that run alone.
+//
+//	agent := adaptor.New(codex.Driver(codex.Config{Model: "gpt-5-codex"}),
+//	    adaptor.WithSkills(skill.Dir("./skills/review")))
+//	res, err := agent.Run(ctx, "Review the open change")
+//
+// # The run
+//
+// A run is one `codex exec --json --skip-git-repo-check`, with the prompt on
+// standard input and the request's workspace as the working folder, plus
+// the flags the [Config] asks for; driver.Request.Resume becomes
+// `codex exec --json ... resume ID -`. The environment is the process's,
+// with [Config.Env] added and CODEX_HOME set to the managed home below.
+// The agent's JSON lines become driver events; the final text is the last
+// agent message, the session id the thread id, and the usage that of
+// turn.completed.
+//
+// # The managed Codex home
+//
+// Codex has no flag that adds a skill folder: it reads $CODEX_HOME/skills
+// (and the repository's .agents/skills, ~/.agents/skills and
+// /etc/codex/skills). So each run gets a Codex home of its own, managed by
+// the driver:
+//
+//  1. One home per skill set, under the cache root:
+//     <root>/homes/codex/<key>, where the key digests the set's fingerprint,
+//     the folders it links to, the user's Codex home and whether the user's
+//     skills are included. Codex writes its sessions and state there, so a
+//     home persists: that is what lets a later run resume a session, and
+//     why two runs with different sets never share one.
+//  2. skills/<runtime-name> is a link to each resolved skill folder. The
+//     user's own skills ($CODEX_HOME/skills of the user, default ~/.codex)
+//     are linked beside them, unless [Config.WithoutUserSkills]; a user
+//     skill named like one of the run's with other content fails the run
+//     with a *driver.ShadowError naming both folders (the same content is
+//     fine). Entries Codex keeps there itself (.system) are left alone.
+//     Before every run the links are brought up to date with the user's
+//     skills.
+//  3. config.toml is a copy of the user's, copied again whenever the user's
+//     changes (Codex's own edits to the managed copy last until then), so
+//     the user's model, provider and settings apply. AGENTS.md is a link to
+//     the user's.
+//  4. auth.json is a link to the user's, so a logged-in user stays logged
+//     in. Codex 0.169.0 writes auth.json in place (open, truncate, write;
+//     checked in its source, codex-rs/login/src/auth/storage.rs), so a token
+//     refresh in the managed home writes through the link into the user's
+//     file and both stay valid. Should a Codex replace the link with a file
+//     (a newer login), the driver leaves that file in the managed home and
+//     does not link it again; the user's own file is never written by the
+//     driver. Credentials kept in the system keyring are stored by Codex
+//     under a key derived from the Codex home's path, so a managed home
+//     does not see them: use file storage or OPENAI_API_KEY with this
+//     driver.
+//  5. Nothing is written to the user's Codex home or to the workspace.
+//
+// # Checks
+//
+//  1. Before the start: a skill named like one of the run's, with other
+//     content, in the workspace's .agents/skills or that of a folder above
+//     it (up to the top of its git repository), in ~/.agents/skills or in
+//     /etc/codex/skills, would compete with ours: a *driver.ShadowError.
+//  2. turn.failed is a *driver.AgentError; an output without
+//     turn.completed is driver.ErrNoResult, or a *driver.ProcessError when
+//     the process failed. A resume of a session Codex does not have is
+//     driver.ErrResumeRejected. Codex does not report which skills it
+//     loaded, so there is no check after the start; the InitEvent carries
+//     the session id only.
+//
+// Cancelling the context interrupts the agent as the Claude Code driver
+// does (SIGINT to its process group, SIGKILL after [Config.GracePeriod],
+// and on Linux every descendant found by its tag), and the error wraps the
+// context's.
+package codex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/process"
+	"github.com/agentadaptor/agentadaptor/skill"
+)
+
+// Config configures the Codex driver. The zero value runs `codex` from
+// PATH with the user's settings.
+type Config struct {
+	// Command is the codex program: a path, or a name looked up on the
+	// agent's PATH (Env's, else this process's). Default "codex".
+	Command string
+	// Model is passed as -m. Default: the user's configuration.
+	Model string
+	// Sandbox is passed as -s ("read-only", "workspace-write",
+	// "danger-full-access"). Default: the user's configuration.
+	Sandbox string
+	// BypassApprovalsAndSandbox passes
+	// --dangerously-bypass-approvals-and-sandbox. Default false.
+	BypassApprovalsAndSandbox bool
+	// Overrides are passed as -c key=value each, overriding config.toml.
+	Overrides []string
+	// Args are extra arguments, placed after the driver's own options.
+	Args []string
+	// Env is added to the process's environment for the agent (a later
+	// entry wins). CODEX_HOME in it names the user's Codex home.
+	Env []string
+	// Home is the user's Codex home, whose skills, config.toml, AGENTS.md
+	// and auth.json the managed home uses. Default: $CODEX_HOME, else
+	// ~/.codex.
+	Home string
+	// WithoutUserSkills leaves the user's own skills out of runs. Default
+	// false: they are there, as they are for the user's own Codex.
+	WithoutUserSkills bool
+	// CacheRoot is the folder that holds the managed homes (under
+	// homes/codex). Default: skill.DefaultCacheRoot().
+	CacheRoot string
+	// GracePeriod is how long a cancelled run has between SIGINT and
+	// SIGKILL. Default 5s.
+	GracePeriod time.Duration
+}
+
+type codexDriver struct {
+	c Config
+}
+
+var _ driver.Driver = (*codexDriver)(nil)
+
+// Driver returns a driver.Driver that runs Codex as c says. It is safe for
+// concurrent use; concurrent runs are separate processes.
+func Driver(c Config) driver.Driver {
+	if c.Command == "" {
+		c.Command = "codex"
+	}
+	if c.CacheRoot == "" {
+		c.CacheRoot = skill.DefaultCacheRoot()
+	}
+	c.Overrides = slices.Clone(c.Overrides)
+	c.Args = slices.Clone(c.Args)
+	c.Env = slices.Clone(c.Env)
+	return &codexDriver{c: c}
+}
+
+// Run runs Codex once for req.
+func (d *codexDriver) Run(ctx context.Context, req *driver.Request) (*driver.Result, error) {
+	if req == nil {
+		return nil, errors.New("codex: nil request")
+	}
+	if err := ctx.Err(); err != nil {
+		if cause := context.Cause(ctx); cause != err {
+			return nil, fmt.Errorf("codex: %w: %w", err, cause)
+		}
+		return nil, fmt.Errorf("codex: %w", err)
+	}
+	env := process.MergeEnv(os.Environ(), d.c.Env)
+	prog, err := process.LookPath(d.c.Command, env)
+	if err != nil {
+		return nil, &driver.ProcessError{Command: d.c.Command, ExitCode: -1,
+			Err: fmt.Errorf("%w (install Codex with `npm install -g @openai/codex`, or set codex.Config.Command)", err)}
+	}
+	workspace := req.Workspace
+	if workspace == "" {
+		if workspace, err = os.Getwd(); err != nil {
+			return nil, err
+		}
+	}
+	userHome, err := d.userHome(env)
+	if err != nil {
+		return nil, err
+	}
+	managed, err := home(ctx, d.c.CacheRoot, req.Skills, userHome, !d.c.WithoutUserSkills)
+	if err != nil {
+		var shadow *driver.ShadowError
+		if errors.As(err, &shadow) || ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("codex: %w", err)
+	}
+	if err := checkShadows(ctx, req.Skills, workspace, process.Getenv(env, "HOME")); err != nil {
+		return nil, err
+	}
+	env = process.MergeEnv(env, []string{"CODEX_HOME=" + managed})
+
+	p := &parser{emit: req.Events}
+	exit, runErr := process.Run(ctx, process.Command{
+		Path:  prog,
+		Args:  d.args(req),
+		Dir:   req.Workspace,
+		Env:   env,
+		Stdin: req.Prompt,
+		Grace: d.c.GracePeriod,
+	}, func(b []byte) error {
+		p.parse(b)
+		return nil
+	})
+	return outcome(prog, req, p, exit, runErr)
+}
+
+// userHome is the user's Codex home: Config.Home, else $CODEX_HOME of the
+// agent's environment, else ~/.codex.
+func (d *codexDriver) userHome(env []string) (string, error) {
+	h := d.c.Home
+	if h == "" {
+		h = process.Getenv(env, "CODEX_HOME")
+	}
+	if h == "" {
+		home := process.Getenv(env, "HOME")
+		if home == "" {
+			var err error
+			if home, err = os.UserHomeDir(); err != nil {
+				return "", fmt.Errorf("codex: find the user's Codex home: %w (set codex.Config.Home)", err)
+			}
+		}
+		h = filepath.Join(home, ".codex")
+	}
+	return filepath.Abs(h)
+}
+
+// args builds the command line.
+func (d *codexDriver) args(req *driver.Request) []string {
+	args := []string{"exec", "--json", "--skip-git-repo-check"}
+	if d.c.Model != "" {
+		args = append(args, "-m", d.c.Model)
+	}
+	if d.c.Sandbox != "" {
+		args = append(args, "-s", d.c.Sandbox)
+	}
+	if d.c.BypassApprovalsAndSandbox {
+		args = append(args, "--dangerously-bypass-approvals-and-sandbox")
+	}
+	for _, kv := range d.c.Overrides {
+		args = append(args, "-c", kv)
+	}
+	args = append(args, d.c.Args...)
+	if req.Resume != "" {
+		args = append(args, "resume", req.Resume)
+	}
+	// The prompt is on standard input.
+	return append(args, "-")
+}
+
+// outcome turns how the process ended and what it said into the result.
+func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, runErr error) (*driver.Result, error) {
+	perr := &driver.ProcessError{Command: prog, ExitCode: exit.Code, Signal: exit.Signal, Stderr: exit.Stderr, Err: runErr}
+	if runErr != nil {
+		return nil, perr
+	}
+	if req.Resume != "" && !p.started && resumeRefused(exit.Stderr) {
+		return nil, fmt.Errorf("%w: session %s: %w", driver.ErrResumeRejected, req.Resume, perr)
+	}
+	r := p.result
+	if r == nil {
+		if exit.Code != 0 || exit.Signal != "" {
+			return nil, perr
+		}
+		msg := "codex: " + driver.ErrNoResult.Error()
+		if tail := strings.TrimSpace(exit.Stderr); tail != "" {
+			msg += "; stderr: " + tail
+		}
+		return nil, errorString{msg, driver.ErrNoResult}
+	}
+	res := &driver.Result{Text: r.Text, SessionID: p.threadID, Usage: r.Usage, ExitCode: exit.Code}
+	if r.IsError {
+		return nil, &driver.AgentError{Subtype: r.Subtype, Message: r.Text, Result: res}
+	}
+	if exit.Code != 0 {
+		return nil, perr
+	}
+	return res, nil
+}
+
+// resumeRefused reports whether Codex's error output says it has no
+// session of the id to resume.
+func resumeRefused(stderr string) bool {
+	s := strings.ToLower(stderr)
+	return strings.Contains(s, "no rollout found") || strings.Contains(s, "no session found") ||
+		strings.Contains(s, "thread not found")
+}
+
+// errorString is an error with its own text that wraps another.
+type errorString struct {
+	msg string
+	err error
+}
+
+func (e errorString) Error() string { return e.msg }
+func (e errorString) Unwrap() error { return e.err }

@@ -1,0 +1,278 @@
+package codex
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/cache"
+	"github.com/agentadaptor/agentadaptor/internal/treecmp"
+)
+
+// homesDir is where managed Codex homes live under the cache root.
+const homesDir = "homes/codex"
+
+// configSource records, in a managed home, the SHA-256 of the user's
+// config.toml that was last copied there.
+const configSource = ".agentadaptor-config.sha256"
+
+// homeKey names the managed home of a skill set: its fingerprint, the
+// folders it links to, the user's Codex home and whether the user's skills
+// are included.
+func homeKey(rs driver.ResolvedSkills, userHome string, userSkills bool) string {
+	h := sha256.New()
+	put := func(s string) {
+		binary.Write(h, binary.BigEndian, uint64(len(s)))
+		h.Write([]byte(s))
+	}
+	put("agentadaptor codex home v1")
+	put(rs.Fingerprint)
+	binary.Write(h, binary.BigEndian, uint64(len(rs.Entries)))
+	for _, e := range rs.Entries {
+		put(e.RuntimeName)
+		put(e.Path)
+	}
+	put(userHome)
+	if userSkills {
+		put("with the user's skills")
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// home prepares the managed Codex home for rs and returns it (see "The
+// managed Codex home" in the package doc). Every step is idempotent and
+// safe to race with another run preparing the same home.
+func home(ctx context.Context, root string, rs driver.ResolvedSkills, userHome string, userSkills bool) (string, error) {
+	base := filepath.Join(root, filepath.FromSlash(homesDir))
+	if err := os.MkdirAll(base, 0o700); err != nil {
+		return "", fmt.Errorf("create managed Codex homes folder: %w", err)
+	}
+	if err := checkOwnFolder(base); err != nil {
+		return "", err
+	}
+	dir := filepath.Join(base, homeKey(rs, userHome, userSkills))
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("create managed Codex home: %w", err)
+	}
+	if err := checkOwnFolder(dir); err != nil {
+		return "", err
+	}
+	want, err := wantedSkills(ctx, rs, userHome, userSkills)
+	if err != nil {
+		return "", err
+	}
+	if err := syncSkills(filepath.Join(dir, "skills"), want); err != nil {
+		return "", fmt.Errorf("managed Codex home %s: %w", dir, err)
+	}
+	if err := syncConfig(dir, userHome); err != nil {
+		return "", fmt.Errorf("managed Codex home %s: %w", dir, err)
+	}
+	for _, name := range []string{"auth.json", "AGENTS.md"} {
+		if err := syncLink(filepath.Join(dir, name), filepath.Join(userHome, name)); err != nil {
+			return "", fmt.Errorf("managed Codex home %s: %w", dir, err)
+		}
+	}
+	return dir, nil
+}
+
+// wantedSkills maps each skill folder name of the managed home to the
+// folder it links to: the run's skills, and the user's own unless left
+// out. A user skill named like one of the run's must have its content.
+func wantedSkills(ctx context.Context, rs driver.ResolvedSkills, userHome string, userSkills bool) (map[string]string, error) {
+	want := make(map[string]string, len(rs.Entries))
+	for _, e := range rs.Entries {
+		want[e.RuntimeName] = e.Path
+	}
+	if !userSkills {
+		return want, nil
+	}
+	userDir := filepath.Join(userHome, "skills")
+	entries, err := os.ReadDir(userDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return want, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the user's Codex skills: %w", err)
+	}
+	for _, de := range entries {
+		name := de.Name()
+		if strings.HasPrefix(name, ".") {
+			continue // Codex's own (.system), and hidden folders
+		}
+		theirs := filepath.Join(userDir, name)
+		if fi, err := os.Stat(theirs); err != nil || !fi.IsDir() {
+			continue
+		}
+		ours, clash := want[name]
+		if !clash {
+			want[name] = theirs
+			continue
+		}
+		same, err := treecmp.Equal(ctx, ours, theirs)
+		if err != nil {
+			return nil, fmt.Errorf("compare skill %q with the user's %s: %w", name, theirs, err)
+		}
+		if !same {
+			return nil, &driver.ShadowError{Name: name, Ours: ours, Theirs: theirs}
+		}
+	}
+	return want, nil
+}
+
+// syncSkills makes the skills folder hold exactly a link per wanted
+// skill, besides what Codex keeps there itself (hidden entries such as
+// .system). Only links are removed: a folder someone put there stays.
+func syncSkills(dir string, want map[string]string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, de := range entries {
+		name := de.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		target, err := os.Readlink(p)
+		if err != nil {
+			if _, wanted := want[name]; wanted {
+				return fmt.Errorf("%s is not a link this driver made; remove it", p)
+			}
+			continue
+		}
+		if want[name] != target {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	names := make([]string, 0, len(want))
+	for name := range want {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if err := placeLink(filepath.Join(dir, name), want[name]); err != nil {
+			return fmt.Errorf("link skill %q: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// placeLink makes path a link to target, or leaves it if it is one
+// already (another run may have made it a moment ago).
+func placeLink(path, target string) error {
+	err := os.Symlink(target, path)
+	if errors.Is(err, fs.ErrExist) {
+		if got, rerr := os.Readlink(path); rerr == nil && got == target {
+			return nil
+		}
+	}
+	return err
+}
+
+// syncConfig keeps the managed home's config.toml a copy of the user's:
+// copied again whenever the user's changes, so Codex's own edits to the
+// managed copy last until then; removed when the user has none.
+func syncConfig(dir, userHome string) error {
+	managed := filepath.Join(dir, "config.toml")
+	source := filepath.Join(dir, configSource)
+	data, err := os.ReadFile(filepath.Join(userHome, "config.toml"))
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, serr := os.Stat(source); serr == nil {
+			os.Remove(managed)
+			os.Remove(source)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read the user's config.toml: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	digest := []byte(hex.EncodeToString(sum[:]))
+	if last, err := os.ReadFile(source); err == nil && bytes.Equal(last, digest) {
+		if _, err := os.Stat(managed); err == nil {
+			return nil
+		}
+	}
+	if err := writeAtomic(managed, data); err != nil {
+		return err
+	}
+	return writeAtomic(source, digest)
+}
+
+// syncLink makes path a link to the user's file target when that exists,
+// and removes a link there when it does not. A regular file in its place
+// is left: Codex may have replaced the link with a newer login.
+func syncLink(path, target string) error {
+	if _, err := os.Stat(target); err != nil {
+		if got, rerr := os.Readlink(path); rerr == nil && got == target {
+			return os.Remove(path)
+		}
+		return nil
+	}
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return placeLink(path, target)
+	case err != nil:
+		return err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		if got, _ := os.Readlink(path); got == target {
+			return nil
+		}
+		if err := os.Remove(path); err != nil {
+			return err
+		}
+		return placeLink(path, target)
+	}
+	return nil
+}
+
+// writeAtomic writes data to path through a temporary file and a rename.
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// checkOwnFolder refuses a folder that is not a real folder of the
+// current user, or that other users can write: they could swap a home.
+func checkOwnFolder(p string) error {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("managed Codex home folder %s is not a folder; remove it or set Config.CacheRoot", p)
+	}
+	if err := cache.CheckOwner(fi); err != nil {
+		return fmt.Errorf("managed Codex home folder %s %v; set Config.CacheRoot to a folder of your own", p, err)
+	}
+	return nil
+}

@@ -1,0 +1,199 @@
+package codex
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/agentadaptor/agentadaptor/driver"
+)
+
+// parser turns the lines of `codex exec --json` into events. It never
+// fails on a line: one that is not a JSON object becomes an ErrorEvent,
+// one it does not know a RawEvent, and a field of an unexpected type is
+// left out.
+type parser struct {
+	emit func(driver.Event) // nil: lines are parsed for the result only
+
+	threadID  string        // from thread.started
+	started   bool          // thread.started was seen
+	lastText  string        // the last agent message
+	done      bool          // turn.completed was seen
+	failed    string        // turn.failed's message, when one came
+	didFail   bool
+	result    *driver.ResultEvent
+}
+
+// item is the part of an item the parser reads.
+type item struct {
+	ID               string          `json:"id"`
+	Type             string          `json:"type"`
+	Text             string          `json:"text"`
+	Command          string          `json:"command"`
+	AggregatedOutput string          `json:"aggregated_output"`
+	ExitCode         *int            `json:"exit_code"`
+	Status           string          `json:"status"`
+	Message          string          `json:"message"`
+	Server           string          `json:"server"`
+	Tool             string          `json:"tool"`
+	Arguments        json.RawMessage `json:"arguments"`
+	Query            string          `json:"query"`
+	Changes          json.RawMessage `json:"changes"`
+	Result           json.RawMessage `json:"result"`
+	Error            json.RawMessage `json:"error"`
+}
+
+// usage is turn.completed's usage.
+type usage struct {
+	InputTokens       int64 `json:"input_tokens"`
+	CachedInputTokens int64 `json:"cached_input_tokens"`
+	OutputTokens      int64 `json:"output_tokens"`
+}
+
+// parse reads one line and reports its events.
+func (p *parser) parse(b []byte) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return
+	}
+	raw := json.RawMessage(bytes.Clone(b))
+	var l map[string]json.RawMessage
+	if err := json.Unmarshal(b, &l); err != nil {
+		p.send(&driver.ErrorEvent{Message: fmt.Sprintf("agent output line is not a JSON object (%v): %s", err, excerpt(b)), Raw: raw})
+		return
+	}
+	typ := text(l["type"])
+	switch typ {
+	case "thread.started":
+		if !p.started {
+			p.started = true
+			p.threadID = text(l["thread_id"])
+			p.send(&driver.InitEvent{SessionID: p.threadID, Raw: raw})
+			return
+		}
+	case "item.started", "item.completed":
+		var it item
+		if json.Unmarshal(l["item"], &it) == nil && p.item(typ == "item.completed", &it, raw) {
+			return
+		}
+	case "turn.completed":
+		if !p.done && !p.didFail {
+			p.done = true
+			ev := &driver.ResultEvent{SessionID: p.threadID, Text: p.lastText, Raw: raw}
+			var u usage
+			if err := json.Unmarshal(l["usage"], &u); err == nil {
+				ev.Usage = &driver.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadInputTokens: u.CachedInputTokens}
+			} else if len(l["usage"]) > 0 {
+				p.send(&driver.ErrorEvent{Message: fmt.Sprintf("cannot decode the turn's usage (%v): %s", err, excerpt(l["usage"]))})
+			}
+			p.result = ev
+			p.send(ev)
+			return
+		}
+	case "turn.failed":
+		if !p.done && !p.didFail {
+			p.didFail = true
+			p.failed = errorMessage(l["error"])
+			ev := &driver.ResultEvent{SessionID: p.threadID, Text: p.failed, IsError: true, Subtype: "turn.failed", Raw: raw}
+			p.result = ev
+			p.send(ev)
+			return
+		}
+	case "error":
+		// Also used for passing notes such as "Reconnecting... 1/5": an
+		// event, not the end of the run.
+		p.send(&driver.ErrorEvent{Message: text(l["message"]), Raw: raw})
+		return
+	}
+	p.send(&driver.RawEvent{Type: typ, Raw: raw})
+}
+
+// item reports one item event and whether it made an event of its own.
+func (p *parser) item(completed bool, it *item, raw json.RawMessage) bool {
+	var ev driver.Event
+	switch it.Type {
+	case "agent_message":
+		if !completed {
+			return false
+		}
+		p.lastText = it.Text
+		ev = &driver.TextEvent{Text: it.Text, Raw: raw}
+	case "reasoning":
+		if !completed {
+			return false
+		}
+		ev = &driver.ThinkingEvent{Text: it.Text, Raw: raw}
+	case "command_execution":
+		if !completed {
+			input, _ := json.Marshal(map[string]string{"command": it.Command})
+			ev = &driver.ToolCallEvent{ID: it.ID, Name: "command_execution", Input: input, Raw: raw}
+		} else {
+			failed := it.Status == "failed" || it.ExitCode != nil && *it.ExitCode != 0
+			ev = &driver.ToolResultEvent{ToolCallID: it.ID, Content: it.AggregatedOutput, IsError: failed, Raw: raw}
+		}
+	case "mcp_tool_call":
+		if !completed {
+			ev = &driver.ToolCallEvent{ID: it.ID, Name: it.Server + "/" + it.Tool, Input: it.Arguments, Raw: raw}
+		} else {
+			content := string(it.Result)
+			if len(it.Error) > 0 && string(it.Error) != "null" {
+				content = errorMessage(it.Error)
+			}
+			ev = &driver.ToolResultEvent{ToolCallID: it.ID, Content: content, IsError: it.Status == "failed", Raw: raw}
+		}
+	case "file_change":
+		if !completed {
+			ev = &driver.ToolCallEvent{ID: it.ID, Name: "file_change", Input: it.Changes, Raw: raw}
+		} else {
+			ev = &driver.ToolResultEvent{ToolCallID: it.ID, Content: it.Status, IsError: it.Status == "failed", Raw: raw}
+		}
+	case "web_search":
+		if completed {
+			return false
+		}
+		input, _ := json.Marshal(map[string]string{"query": it.Query})
+		ev = &driver.ToolCallEvent{ID: it.ID, Name: "web_search", Input: input, Raw: raw}
+	case "error":
+		ev = &driver.ErrorEvent{Message: it.Message, Raw: raw}
+	default:
+		return false
+	}
+	p.send(ev)
+	return true
+}
+
+func (p *parser) send(ev driver.Event) {
+	if p.emit != nil {
+		p.emit(ev)
+	}
+}
+
+// text decodes a JSON string, or returns "" for anything else.
+func text(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// errorMessage reads an error object's message, or an error given as a
+// string.
+func errorMessage(raw json.RawMessage) string {
+	var obj struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(raw, &obj) == nil && obj.Message != "" {
+		return obj.Message
+	}
+	return text(raw)
+}
+
+// excerpt shows the start of a line in an error message.
+func excerpt(b []byte) string {
+	const max = 120
+	if len(b) > max {
+		return fmt.Sprintf("%q...", b[:max])
+	}
+	return fmt.Sprintf("%q", b)
+}
