@@ -15,6 +15,7 @@ import (
 
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/claude"
+	"github.com/agentadaptor/agentadaptor/codex"
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/install"
 	"github.com/agentadaptor/agentadaptor/skill"
@@ -39,12 +40,13 @@ type runOptions struct {
 // runDrivers are the agents `run` can drive, by install id.
 var runDrivers = map[string]func(model string) driver.Driver{
 	"claude-code": func(model string) driver.Driver { return claude.Driver(claude.Config{Model: model}) },
+	"codex":       func(model string) driver.Driver { return codex.Driver(codex.Config{Model: model}) },
 }
 
 func newRunCmd(s *streams) *cobra.Command {
 	opts := &runOptions{io: s}
 	cmd := &cobra.Command{
-		Use:   "run --agent AGENT [--skill SOURCE]... [--] PROMPT",
+		Use:   "run --agent claude-code|codex [--skill SOURCE]... [--] PROMPT",
 		Short: "Run an agent once with exactly the given skills",
 		Long: `Run runs a coding agent once, headless, with exactly the skills of each
 --skill SOURCE mounted for this run (SOURCE as for add: a skill folder, a
@@ -66,6 +68,7 @@ user's state folder.
 Exit codes: 0 success, 1 the agent or a check failed, 2 bad usage or input,
 130 interrupted (the agent and its children are stopped).`,
 		Example: `  agentskills run --agent claude-code --skill ./skills/review "Review the last commit"
+  agentskills run --agent codex --skill ./skills/review "Review the last commit"
   agentskills run --agent claude-code --skill ./kit.tgz --json -- "Release notes for v2"
   agentskills run --agent claude-code --skill ./skills/review --resume 4f1c... "And the tests?"`,
 		Args: func(cmd *cobra.Command, args []string) error {

@@ -1,0 +1,155 @@
+package codex
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentadaptor/agentadaptor/driver"
+)
+
+func writeSkill(t testing.TB, parent, name, body string) string {
+	t.Helper()
+	dir := filepath.Join(parent, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	md := fmt.Sprintf("---\nname: %s\ndescription: the %s skill\n---\n%s\n", name, name, body)
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(md), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func resolved(dirs ...string) driver.ResolvedSkills {
+	var rs driver.ResolvedSkills
+	for _, d := range dirs {
+		name := filepath.Base(d)
+		rs.Entries = append(rs.Entries, driver.ResolvedSkill{Key: name, RuntimeName: name, Path: d})
+		rs.Fingerprint += name + ";"
+	}
+	return rs
+}
+
+func links(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		target, err := os.Readlink(filepath.Join(dir, e.Name()))
+		if err != nil {
+			target = "(not a link)"
+		}
+		out[e.Name()] = target
+	}
+	return out
+}
+
+func TestHome(t *testing.T) {
+	root, src, user := t.TempDir(), t.TempDir(), t.TempDir()
+	a, b := writeSkill(t, src, "a", "A"), writeSkill(t, src, "b", "B")
+	mine := writeSkill(t, filepath.Join(user, "skills"), "mine", "M")
+	os.MkdirAll(filepath.Join(user, "skills", ".system", "x"), 0o755)
+	os.WriteFile(filepath.Join(user, "config.toml"), []byte("model = \"m1\"\n"), 0o600)
+	os.WriteFile(filepath.Join(user, "auth.json"), []byte(`{"OPENAI_API_KEY":"k"}`), 0o600)
+
+	h, err := home(t.Context(), root, resolved(a, b), user, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a": a, "b": b, "mine": mine}
+	if got := links(t, filepath.Join(h, "skills")); !mapsEqual(got, want) {
+		t.Errorf("skills = %v, want %v", got, want)
+	}
+	if got, _ := os.ReadFile(filepath.Join(h, "config.toml")); string(got) != "model = \"m1\"\n" {
+		t.Errorf("config.toml = %q, want the user's", got)
+	}
+	if target, err := os.Readlink(filepath.Join(h, "auth.json")); err != nil || target != filepath.Join(user, "auth.json") {
+		t.Errorf("auth.json -> %q, %v; want a link to the user's", target, err)
+	}
+
+	// The same set is the same home; another set, or no user skills,
+	// another one.
+	if h2, err := home(t.Context(), root, resolved(a, b), user, true); err != nil || h2 != h {
+		t.Errorf("second home = %q, %v; want %q", h2, err, h)
+	}
+	h3, err := home(t.Context(), root, resolved(a), user, false)
+	if err != nil || h3 == h {
+		t.Fatalf("home of another set = %q, %v", h3, err)
+	}
+	if got := links(t, filepath.Join(h3, "skills")); !mapsEqual(got, map[string]string{"a": a}) {
+		t.Errorf("skills without the user's = %v, want a only", got)
+	}
+
+	// The user's changes reach the home on the next run: a new skill, a
+	// removed one, a new config; Codex's own entries stay.
+	os.MkdirAll(filepath.Join(h, "skills", ".system", "codex-own"), 0o755)
+	os.RemoveAll(mine)
+	newer := writeSkill(t, filepath.Join(user, "skills"), "newer", "N")
+	os.WriteFile(filepath.Join(user, "config.toml"), []byte("model = \"m2\"\n"), 0o600)
+	if _, err := home(t.Context(), root, resolved(a, b), user, true); err != nil {
+		t.Fatal(err)
+	}
+	want = map[string]string{"a": a, "b": b, "newer": newer, ".system": "(not a link)"}
+	if got := links(t, filepath.Join(h, "skills")); !mapsEqual(got, want) {
+		t.Errorf("skills after the user's changes = %v, want %v", got, want)
+	}
+	if got, _ := os.ReadFile(filepath.Join(h, "config.toml")); string(got) != "model = \"m2\"\n" {
+		t.Errorf("config.toml = %q, want the user's new one", got)
+	}
+	// Codex's edit of the managed copy lasts while the user's is unchanged.
+	os.WriteFile(filepath.Join(h, "config.toml"), []byte("model = \"m2\"\n[projects]\n"), 0o600)
+	home(t.Context(), root, resolved(a, b), user, true)
+	if got, _ := os.ReadFile(filepath.Join(h, "config.toml")); string(got) != "model = \"m2\"\n[projects]\n" {
+		t.Errorf("config.toml = %q, want Codex's edit kept", got)
+	}
+	// A login that replaced the link is kept, not relinked.
+	os.Remove(filepath.Join(h, "auth.json"))
+	os.WriteFile(filepath.Join(h, "auth.json"), []byte(`{"tokens":"newer"}`), 0o600)
+	home(t.Context(), root, resolved(a, b), user, true)
+	if got, _ := os.ReadFile(filepath.Join(h, "auth.json")); string(got) != `{"tokens":"newer"}` {
+		t.Errorf("auth.json = %q, want the newer login kept", got)
+	}
+}
+
+func TestHomeClashWithUserSkill(t *testing.T) {
+	root, src, user := t.TempDir(), t.TempDir(), t.TempDir()
+	ours := writeSkill(t, src, "review", "ours")
+	writeSkill(t, filepath.Join(user, "skills"), "review", "theirs")
+	_, err := home(t.Context(), root, resolved(ours), user, true)
+	var se *driver.ShadowError
+	if !errors.As(err, &se) || se.Ours != ours || se.Theirs != filepath.Join(user, "skills", "review") {
+		t.Fatalf("home = %v, want a *driver.ShadowError naming both folders", err)
+	}
+	// Left out, the user's skills cannot clash.
+	if _, err := home(t.Context(), root, resolved(ours), user, false); err != nil {
+		t.Errorf("home without the user's skills = %v", err)
+	}
+	// The same content is fine, and ours is the one linked.
+	os.RemoveAll(filepath.Join(user, "skills", "review"))
+	writeSkill(t, filepath.Join(user, "skills"), "review", "ours")
+	h, err := home(t.Context(), root, resolved(ours), user, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := links(t, filepath.Join(h, "skills")); got["review"] != ours {
+		t.Errorf("review -> %q, want ours", got["review"])
+	}
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
