@@ -428,3 +428,86 @@ func TestChecksComeBeforeAnyChange(t *testing.T) {
 		}
 	})
 }
+
+func TestURLCredentialsAreNeverRecordedOrShown(t *testing.T) {
+	f := newFixture(t)
+	body := tgzSkills(t, map[string]string{"SKILL.md": skillMD("private")})
+	var fail atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != "user" || p != "s3cret" {
+			http.Error(w, "no", http.StatusUnauthorized)
+			return
+		}
+		if fail.Load() {
+			http.Error(w, "broken", http.StatusInternalServerError)
+			return
+		}
+		w.Write(body)
+	}))
+	defer srv.Close()
+	withCreds := strings.Replace(srv.URL, "http://", "http://user:s3cret@", 1) + "/private.tgz"
+	in := f.installer(t)
+	if _, err := in.Add(t.Context(), Request{Sources: []string{withCreds}, Agents: agentsOf(t, "codex")}); err != nil {
+		t.Fatal(err)
+	}
+	lock := readFile(t, filepath.Join(f.env.Project, ".agents", LockName))
+	if strings.Contains(lock, "s3cret") || strings.Contains(lock, "user@") || !strings.Contains(lock, srv.URL+"/private.tgz") {
+		t.Errorf("lock file records the credentials, or not the URL:\n%s", lock)
+	}
+	fail.Store(true)
+	_, err := in.Add(t.Context(), Request{Sources: []string{withCreds + "#sha256=" + strings.Repeat("0", 64)}, Agents: agentsOf(t, "codex")})
+	if err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("Add of a failing URL = %v, want an error without the password", err)
+	}
+	if _, err := in.Find(t.Context(), "http://user:s3cret@127.0.0.1:1/x.tgz"); err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("Find of a refused URL = %v, want an error without the password", err)
+	}
+}
+
+func TestDownloadsTimeOut(t *testing.T) {
+	body := tgzSkills(t, map[string]string{"SKILL.md": skillMD("slow")})
+	for name, handler := range map[string]func(stop chan struct{}) http.HandlerFunc{
+		"no response": func(stop chan struct{}) http.HandlerFunc {
+			return func(w http.ResponseWriter, r *http.Request) { <-stop }
+		},
+		"stalled body": func(stop chan struct{}) http.HandlerFunc {
+			return func(w http.ResponseWriter, r *http.Request) {
+				w.Write(body[:20])
+				w.(http.Flusher).Flush()
+				<-stop
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t)
+			stop := make(chan struct{})
+			srv := httptest.NewServer(handler(stop))
+			defer srv.Close()
+			defer close(stop)
+			in := f.installer(t, WithDownloadTimeout(300*time.Millisecond))
+			start := time.Now()
+			_, err := in.Add(t.Context(), Request{Sources: []string{srv.URL + "/slow.tgz"}, Agents: agentsOf(t, "codex")})
+			if !errors.Is(err, ErrSourceUnavailable) || !strings.Contains(err.Error(), "nothing received for 300ms") {
+				t.Errorf("Add from a server that %s = %v, want ErrSourceUnavailable saying why", name, err)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("Add took %v to give up", d)
+			}
+		})
+	}
+	// A slow but steady download is not cut off.
+	f := newFixture(t)
+	steady := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for i := range body {
+			w.Write(body[i : i+1])
+			w.(http.Flusher).Flush()
+			if i%(len(body)/5+1) == 0 {
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+	}))
+	defer steady.Close()
+	if _, err := f.installer(t, WithDownloadTimeout(300*time.Millisecond)).Add(t.Context(), Request{Sources: []string{steady.URL + "/slow.tgz"}, Agents: agentsOf(t, "codex")}); err != nil {
+		t.Errorf("Add of a slow, steady download = %v", err)
+	}
+}
