@@ -385,12 +385,12 @@ func (e unknownAgentsError) Error() string {
 func (e unknownAgentsError) Unwrap() error { return ErrUnknownAgent }
 
 // nearestAgent returns the known agent ID closest to id, or "" when none
-// is close: the ID that id spells in other case or with spaces or
-// underscores for hyphens, the agent whose display name it is ("Kilo
-// Code" for kilo), the only ID that has id as one of its hyphen-separated
-// words ("copilot" for github-copilot), or else the ID within two edits
-// (insertions, deletions, substitutions, swaps of neighbours), the nearest
-// first and, among equals, the first in order.
+// is, or when several are equally close. It compares id, in lower case
+// and with hyphens for spaces and underscores, with each agent's ID, its
+// display name ("Kilo Code" for kilo) and each hyphen-separated word of
+// its ID ("copilot" for github-copilot), allowing up to two edits
+// (insertions, deletions, substitutions, swaps of neighbours), and fewer
+// for short targets, where two edits would turn anything into anything.
 func nearestAgent(id string) string {
 	norm := func(s string) string {
 		return strings.NewReplacer(" ", "-", "_", "-").Replace(strings.ToLower(strings.TrimSpace(s)))
@@ -399,26 +399,24 @@ func nearestAgent(id string) string {
 	if n == "" {
 		return ""
 	}
-	var word []string
+	const far = 3
+	best, bestDist, ties := "", far, 0
 	for _, a := range agents {
-		if n == a.ID || n == norm(a.Name) {
-			return a.ID
+		d := far
+		for _, target := range slices.Concat([]string{a.ID, norm(a.Name)}, strings.Split(a.ID, "-")) {
+			if e := editDistance(n, target); e <= min(2, len(target)/3) {
+				d = min(d, e)
+			}
 		}
-		if slices.Contains(strings.Split(a.ID, "-"), n) {
-			word = append(word, a.ID)
+		switch {
+		case d < bestDist:
+			best, bestDist, ties = a.ID, d, 1
+		case d == bestDist && d < far:
+			ties++
 		}
 	}
-	if len(word) == 1 {
-		return word[0]
-	}
-	best, bestDist := "", 3
-	for _, a := range agents {
-		// Two edits turn any two-letter ID into any other: for short
-		// IDs, allow one.
-		limit := min(2, len(a.ID)/3)
-		if d := editDistance(n, a.ID); d <= limit && d < bestDist {
-			best, bestDist = a.ID, d
-		}
+	if ties != 1 {
+		return ""
 	}
 	return best
 }

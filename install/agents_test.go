@@ -378,8 +378,11 @@ func TestNearestAgent(t *testing.T) {
 		{"cursr", "cursor"},
 		{"windsruf", "windsurf"},
 		{"trae-c", "trae-cn"},
-		{"cli", ""}, // a word of several IDs, near none
-		{"px", ""},  // two letters: one edit from pi would guess
+		{"gemni", "gemini-cli"}, // near a word of one ID
+		{"deep-agents", "deepagents"},
+		{"cli", ""},  // a word of several IDs
+		{"code", ""}, // a word of several IDs, and near kode
+		{"px", ""},   // two letters: one edit from pi would guess
 		{"nobody", ""},
 		{"", ""},
 	}
