@@ -131,6 +131,7 @@ type Installer struct {
 
 	progress io.Writer
 	timeout  time.Duration
+	lockDir  string
 }
 
 // Option configures an Installer.
@@ -159,6 +160,13 @@ func WithDownloadTimeout(d time.Duration) Option { return func(in *Installer) { 
 
 // DefaultDownloadTimeout is the default of WithDownloadTimeout.
 const DefaultDownloadTimeout = 30 * time.Second
+
+// WithLockDir sets the folder that holds the file locks keeping
+// processes that change one scope apart: one file per scope root, named
+// after a digest of its real path. Every process that may change a scope
+// must use the same folder. Default: agentskills/locks under the user's
+// cache folder (os.UserCacheDir), else under the temporary folder.
+func WithLockDir(dir string) Option { return func(in *Installer) { in.lockDir = dir } }
 
 // WithProgress makes downloads that take longer than a second report their
 // progress to w, on one line rewritten in place (for a terminal). Default:

@@ -57,7 +57,7 @@ func (f *fixture) writeSkill(t *testing.T, rel, name, extra string) string {
 
 func (f *fixture) installer(t *testing.T, opts ...Option) *Installer {
 	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache")))
-	return New(f.env, append([]Option{WithMaterializer(m), WithChecker(nameChecker)}, opts...)...)
+	return New(f.env, append([]Option{WithMaterializer(m), WithChecker(nameChecker), WithLockDir(filepath.Join(f.env.Home, ".locks"))}, opts...)...)
 }
 
 // nameChecker names a skill after the name line of its SKILL.md.
@@ -433,7 +433,7 @@ func TestDefaultCheckerUsesLenientRules(t *testing.T) {
 	os.MkdirAll(bad, 0o755)
 	os.WriteFile(filepath.Join(bad, "SKILL.md"), []byte("---\nname: bad\n---\nno description\n"), 0o644)
 	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache")))
-	in := New(f.env, WithMaterializer(m))
+	in := New(f.env, WithMaterializer(m), WithLockDir(filepath.Join(f.env.Home, ".locks")))
 	changes, err := in.Add(t.Context(), Request{Sources: []string{good, colon}, Agents: agentsOf(t, "codex")})
 	if err != nil {
 		t.Fatal(err)

@@ -392,7 +392,7 @@ func TestChecksComeBeforeAnyChange(t *testing.T) {
 		os.MkdirAll(bad, 0o755)
 		os.WriteFile(filepath.Join(bad, "SKILL.md"), []byte("---\nname: bad\n---\n"), 0o644)
 		m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache")))
-		in := New(f.env, WithMaterializer(m))
+		in := New(f.env, WithMaterializer(m), WithLockDir(filepath.Join(f.env.Home, ".locks")))
 		kit := filepath.Join(f.sources, "kit")
 		if _, err := in.Add(t.Context(), Request{Sources: []string{kit}, Agents: agentsOf(t, "codex"), Skills: []string{"good"}}); err != nil {
 			t.Errorf("Add(--skill good) next to a broken skill = %v", err)
@@ -509,5 +509,95 @@ func TestDownloadsTimeOut(t *testing.T) {
 	defer steady.Close()
 	if _, err := f.installer(t, WithDownloadTimeout(300*time.Millisecond)).Add(t.Context(), Request{Sources: []string{steady.URL + "/slow.tgz"}, Agents: agentsOf(t, "codex")}); err != nil {
 		t.Errorf("Add of a slow, steady download = %v", err)
+	}
+}
+
+func TestProjectLinksOutOfTheProjectAreRefused(t *testing.T) {
+	f := newFixture(t)
+	src := f.writeSkill(t, "foo", "foo", "")
+	// A hostile project commits .claude as a link to the user's ~/.claude.
+	userClaude := filepath.Join(f.env.Home, ".claude")
+	os.MkdirAll(filepath.Join(userClaude, "skills"), 0o755)
+	os.Symlink(userClaude, filepath.Join(f.env.Project, ".claude"))
+	in := f.installer(t)
+	_, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+	if !errors.Is(err, ErrUnsafeFolder) || !strings.Contains(err.Error(), "outside the project") {
+		t.Errorf("Add through .claude linked out of the project = %v, want ErrUnsafeFolder", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(userClaude, "skills")); len(entries) != 0 {
+		t.Errorf("a project install wrote into the user's folder: %v", entries)
+	}
+	// So is a deeper link, and one that dangles.
+	os.Remove(filepath.Join(f.env.Project, ".claude"))
+	os.MkdirAll(filepath.Join(f.env.Project, ".claude"), 0o755)
+	os.Symlink(filepath.Join(userClaude, "skills"), filepath.Join(f.env.Project, ".claude", "skills"))
+	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); !errors.Is(err, ErrUnsafeFolder) {
+		t.Errorf("Add through .claude/skills linked out of the project = %v, want ErrUnsafeFolder", err)
+	}
+	os.Remove(filepath.Join(f.env.Project, ".claude", "skills"))
+	os.Symlink(filepath.Join(f.env.Home, "nowhere"), filepath.Join(f.env.Project, ".claude", "skills"))
+	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); !errors.Is(err, ErrUnsafeFolder) {
+		t.Errorf("Add through a dangling link = %v, want ErrUnsafeFolder", err)
+	}
+	if _, err := os.Lstat(filepath.Join(f.env.Home, "nowhere")); err == nil {
+		t.Errorf("Add created the target of a dangling link")
+	}
+	// The user scope is the user's own: links there are followed.
+	if _, err := f.installer(t, WithScope(User)).Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Errorf("user-scope Add = %v", err)
+	}
+}
+
+func TestCommittedFileLockLinkIsNotFollowed(t *testing.T) {
+	f := newFixture(t)
+	src := f.writeSkill(t, "foo", "foo", "")
+	target := filepath.Join(f.env.Home, "created-by-agentskills")
+	os.MkdirAll(filepath.Join(f.env.Project, ".agents"), 0o755)
+	os.Symlink(target, filepath.Join(f.env.Project, ".agents", ".agentskills.flock"))
+	in := f.installer(t)
+	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Remove(t.Context(), []string{"foo"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(target); err == nil {
+		t.Errorf("the committed link made agentskills create %s", target)
+	}
+}
+
+func TestCommittedLockFileWorksInAnotherCheckout(t *testing.T) {
+	f := newFixture(t)
+	src := f.writeSkill(t, "foo", "foo", "")
+	in := f.installer(t)
+	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	lock := readFile(t, filepath.Join(f.env.Project, ".agents", LockName))
+	if !strings.Contains(lock, `"source": "../sources/foo"`) {
+		t.Errorf("lock file does not record the source relative to the project:\n%s", lock)
+	}
+	// Nothing but the lock file and the skills is left in .agents.
+	entries, _ := os.ReadDir(filepath.Join(f.env.Project, ".agents"))
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{LockName, "skills"}) {
+		t.Errorf(".agents holds %v, want only the lock file and the skills", names)
+	}
+	// A teammate's checkout elsewhere, with the project and its sources
+	// side by side, restores the skills from the committed lock file.
+	other := filepath.Join(t.TempDir(), "checkout")
+	os.MkdirAll(filepath.Join(other, "project", ".agents"), 0o755)
+	os.WriteFile(filepath.Join(other, "project", ".agents", LockName), []byte(lock), 0o644)
+	os.CopyFS(filepath.Join(other, "sources"), os.DirFS(f.sources))
+	f.env.Project = filepath.Join(other, "project")
+	changes, err := f.installer(t).Sync(t.Context(), SyncRequest{Frozen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(changes); !slices.Equal(got, []string{"foo/:canonical:repaired", "foo/claude-code:link:repaired"}) {
+		t.Errorf("Sync in another checkout = %v", got)
 	}
 }

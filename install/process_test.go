@@ -41,7 +41,7 @@ func helperAdd(flip bool) int {
 	env := helperEnv()
 	src := os.Getenv("INSTALL_TEST_SOURCE")
 	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(filepath.Join(env.Home, ".cache")))
-	in := New(env, WithMaterializer(m), WithChecker(nameChecker))
+	in := New(env, WithMaterializer(m), WithChecker(nameChecker), WithLockDir(filepath.Join(env.Home, ".locks")))
 	claude, _ := LookupAgent("claude-code")
 	codex, _ := LookupAgent("codex")
 	for i := 0; ; i++ {
@@ -65,7 +65,7 @@ func helperInterruptible() int {
 	defer stop()
 	env := helperEnv()
 	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(filepath.Join(env.Home, ".cache")))
-	in := New(env, WithMaterializer(m), WithChecker(nameChecker))
+	in := New(env, WithMaterializer(m), WithChecker(nameChecker), WithLockDir(filepath.Join(env.Home, ".locks")))
 	claude, _ := LookupAgent("claude-code")
 	windsurf, _ := LookupAgent("windsurf")
 	fmt.Println("resolving")
@@ -83,7 +83,7 @@ func helperInterruptible() int {
 // helperRemove removes the skill named by the source.
 func helperRemove() int {
 	env := helperEnv()
-	in := New(env, WithChecker(nameChecker))
+	in := New(env, WithChecker(nameChecker), WithLockDir(filepath.Join(env.Home, ".locks")))
 	if _, err := in.Remove(context.Background(), []string{os.Getenv("INSTALL_TEST_SOURCE")}, nil); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -2,6 +2,8 @@ package install
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -647,12 +649,24 @@ func isLeftover(name string) bool {
 		(strings.HasSuffix(kind, ".stage-") || strings.HasSuffix(kind, ".link-") || strings.HasSuffix(kind, ".trash-"))
 }
 
-// lockOnly takes the scope's file lock. The lock file is opened through
-// an os.Root on the .agents folder, so a link planted in its place cannot
-// make it create or lock a file anywhere else.
+// lockOnly takes the scope's file lock: a file named after the scope
+// root's real path in the lock folder (WithLockDir), outside the project,
+// so that nothing a project commits can stand in its place. The file is
+// opened through an os.Root on that folder, so a link planted there
+// cannot make it create or lock a file anywhere else.
 func (in *Installer) lockOnly() (func(), error) {
-	dir := filepath.Join(in.Root(), ".agents")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	real, err := filepath.EvalSymlinks(in.Root())
+	if err != nil {
+		return nil, fmt.Errorf("the %s folder: %w", in.scope, err)
+	}
+	dir := in.lockDir
+	if dir == "" {
+		if dir, err = os.UserCacheDir(); err != nil {
+			dir = filepath.Join(os.TempDir(), fmt.Sprintf("agentskills-%d", os.Getuid()))
+		}
+		dir = filepath.Join(dir, "agentskills", "locks")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	root, err := os.OpenRoot(dir)
@@ -660,9 +674,11 @@ func (in *Installer) lockOnly() (func(), error) {
 		return nil, err
 	}
 	defer root.Close()
-	f, err := root.OpenFile(".agentskills.flock", os.O_RDWR|os.O_CREATE, 0o644)
+	sum := sha256.Sum256([]byte(real))
+	name := hex.EncodeToString(sum[:16]) + ".lock"
+	f, err := root.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the file lock %s: %w", ErrUnsafeFolder, filepath.Join(dir, ".agentskills.flock"), err)
+		return nil, fmt.Errorf("%w: the file lock %s: %w", ErrUnsafeFolder, filepath.Join(dir, name), err)
 	}
 	if err := lockFile(f); err != nil {
 		f.Close()
