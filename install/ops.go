@@ -385,6 +385,7 @@ const (
 	StateMissing    = "missing"    // recorded, but gone
 	StateExternal   = "external"   // present in an agent's folder, not installed by this tool
 	StateUnfinished = "unfinished" // an interrupted run was changing it; the next add, remove or sync finishes or rolls it back
+	StateMoved      = "moved"      // installed where the agent's folder was; it is elsewhere today (rule 11); sync moves it
 )
 
 // Status is one skill in one agent's folder.
@@ -430,10 +431,16 @@ func (in *Installer) list(ctx context.Context, agents []Agent, readers bool) ([]
 			}
 		}
 	}
+	// Many agents read one folder: hash each place once.
+	states := map[string]string{}
 	status := func(m made, agent, p string) Status {
-		state := in.state(m.name, m.entry, m.pl, p)
-		if _, ok := lock.Unfinished[m.name]; ok {
-			state = StateUnfinished
+		state, ok := states[p]
+		if !ok {
+			state = in.state(m.name, m.entry, m.pl, p)
+			if _, ok := lock.Unfinished[m.name]; ok {
+				state = StateUnfinished
+			}
+			states[p] = state
 		}
 		return Status{Skill: m.name, Agent: agent, Path: p, Kind: m.pl.Kind, State: state}
 	}
@@ -451,7 +458,11 @@ func (in *Installer) list(ctx context.Context, agents []Agent, readers bool) ([]
 				p = in.canonicalPath(name)
 			}
 			seen[p] = true
-			out = append(out, status(made{name, entry, pl}, a.ID, p))
+			st := status(made{name, entry, pl}, a.ID, p)
+			if st.State == StateInstalled && pl.Path != in.placement(a, name, pl.Kind).Path {
+				st.State = StateMoved
+			}
+			out = append(out, st)
 		}
 		dirs := []string{a.Dir(in.env, in.scope)}
 		if readers {
@@ -523,7 +534,7 @@ func (in *Installer) Verify(ctx context.Context) ([]Status, error) {
 	}
 	var bad []Status
 	for _, s := range all {
-		if s.State == StateModified || s.State == StateMissing || s.State == StateUnfinished {
+		if s.State == StateModified || s.State == StateMissing || s.State == StateUnfinished || s.State == StateMoved {
 			bad = append(bad, s)
 		}
 	}
@@ -564,13 +575,25 @@ func (in *Installer) readLock() (*Lock, error) {
 					return nil, bad("has an unknown kind %q for %s", pl.Kind, name)
 				}
 				want := in.placement(a, name, pl.Kind)
-				if pl.Path != want.Path {
+				if pl.Path != want.Path && !in.moved(name, pl) {
 					return nil, bad("puts %s for %s at %s, not where agentskills puts it (%s)", name, id, pl.Path, want.Path)
 				}
 			}
 		}
 	}
 	return lock, nil
+}
+
+// moved reports whether pl, which is not where the agent's folder is
+// today, can be where it was when the skill was installed: in the user's
+// scope, whose agent folders move with environment variables such as
+// CLAUDE_CONFIG_DIR (rule 11), a link, junction or copy named after the
+// skill in a folder named skills. Everything done there is still checked
+// to be this tool's own first.
+func (in *Installer) moved(name string, pl Placement) bool {
+	p := filepath.FromSlash(pl.Path)
+	return in.scope == User && pl.Kind != KindCanonical && filepath.Base(p) == name &&
+		filepath.Base(filepath.Dir(p)) == "skills" && filepath.Dir(filepath.Dir(p)) != "."
 }
 
 // peekLock reads the lock file without taking the scope's lock, for

@@ -601,3 +601,68 @@ func TestCommittedLockFileWorksInAnotherCheckout(t *testing.T) {
 		t.Errorf("Sync in another checkout = %v", got)
 	}
 }
+
+func TestUserFoldersThatMoveWithTheEnvironment(t *testing.T) {
+	f := newFixture(t)
+	src := f.writeSkill(t, "foo", "foo", "")
+	elsewhere := filepath.Join(t.TempDir(), "claude-config")
+	set := func(v string) {
+		f.env.Getenv = func(k string) string { return map[string]string{"CLAUDE_CONFIG_DIR": v}[k] }
+	}
+	set(elsewhere)
+	ctx := t.Context()
+	if _, err := f.installer(t, WithScope(User)).Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(elsewhere, "skills", "foo")
+	for _, v := range []string{"", elsewhere} {
+		set(v)
+		in := f.installer(t, WithScope(User))
+		st, err := in.List(ctx, agentsOf(t, "claude-code"))
+		if err != nil {
+			t.Fatalf("List with CLAUDE_CONFIG_DIR=%q = %v", v, err)
+		}
+		wantState := StateMoved
+		if v == elsewhere {
+			wantState = StateInstalled
+		}
+		if i := slices.IndexFunc(st, func(s Status) bool { return s.Skill == "foo" && s.State != StateExternal }); i < 0 || st[i].State != wantState {
+			t.Errorf("List with CLAUDE_CONFIG_DIR=%q = %+v, want foo %s", v, st, wantState)
+		}
+		if v == "" {
+			if bad, err := in.Verify(ctx); err != nil || len(bad) != 1 || bad[0].State != StateMoved {
+				t.Errorf("Verify = %+v, %v, want foo moved", bad, err)
+			}
+		}
+	}
+	// Sync without the variable moves the link into today's folder.
+	set("")
+	in := f.installer(t, WithScope(User))
+	changes, err := in.Sync(ctx, SyncRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := actions(changes)
+	for _, want := range []string{"foo/claude-code:link:installed", "foo/claude-code:link:removed"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Sync = %v, want %s", got, want)
+		}
+	}
+	if _, err := os.Lstat(old); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the link where the folder was is still there: %v", err)
+	}
+	if got := readFile(t, filepath.Join(f.env.Home, ".claude", "skills", "foo", "SKILL.md")); got != skillMD("foo") {
+		t.Errorf("foo in today's folder = %q", got)
+	}
+	if bad, err := in.Verify(ctx); err != nil || len(bad) != 0 {
+		t.Errorf("Verify after the move = %+v, %v", bad, err)
+	}
+	// And back, with the variable set again; remove works wherever it is.
+	set(elsewhere)
+	if _, err := f.installer(t, WithScope(User)).Remove(ctx, []string{"foo"}, nil); err != nil {
+		t.Errorf("Remove after the folder moved = %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(f.env.Home, ".claude", "skills", "foo")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Remove left the link: %v", err)
+	}
+}

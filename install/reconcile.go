@@ -150,10 +150,14 @@ type plan struct {
 	canon     step
 	places    []step
 	entry     *LockedSkill
+	// stale are the places recorded where an agent's folder was and is no
+	// longer (rule 11): removed, when still this tool's, once the skill is
+	// in the agent's folder of today.
+	stale []step
 }
 
 func (p *plan) work() bool {
-	return p.canon.work || slices.ContainsFunc(p.places, func(s step) bool { return s.work })
+	return p.canon.work || len(p.stale) > 0 || slices.ContainsFunc(p.places, func(s step) bool { return s.work })
 }
 
 // reconcile puts the wanted skills in place (rules 1, 2, 6 and 7): it
@@ -306,7 +310,21 @@ func (in *Installer) decide(p *plan, places []wantPlace, force bool) []error {
 			}
 		}
 		dir := wp.agent.Dir(in.env, in.scope)
+		target := filepath.Join(dir, p.name)
 		if samePath(dir, in.canonicalRoot()) {
+			target = p.canonical
+		}
+		if rec != nil && rec.Kind != KindCanonical && abs(in.Root(), rec.Path) != target {
+			// The agent's folder moved since (rule 11): the old place goes
+			// if it is still ours, and the new one is planned as if
+			// nothing was recorded there.
+			old := abs(in.Root(), rec.Path)
+			if s := examine(old, p.canonical, rec, oldD, newD); s.found == foundOurs {
+				p.stale = append(p.stale, step{agent: id, path: old, kind: rec.Kind, action: ActionRemoved, work: true})
+			}
+			rec = nil
+		}
+		if target == p.canonical {
 			st := step{agent: id, path: p.canonical, kind: KindCanonical, action: c.action}
 			if (rec == nil || rec.Kind != KindCanonical) && c.action != ActionAdopted {
 				st.action = ActionInstalled
@@ -402,6 +420,18 @@ func (in *Installer) apply(p *plan) ([]Change, error) {
 			p.entry.Agents[st.agent] = Placement{Kind: kind, Path: relTo(in.Root(), st.path)}
 		}
 		changes = append(changes, ch)
+	}
+	for _, st := range p.stale {
+		var err error
+		if st.kind == KindCopy {
+			err = removeAside(st.path)
+		} else {
+			err = os.Remove(st.path)
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return changes, err
+		}
+		changes = append(changes, Change{Skill: p.name, Agent: st.agent, Path: st.path, Action: ActionRemoved, Kind: st.kind})
 	}
 	return changes, nil
 }
