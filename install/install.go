@@ -17,27 +17,86 @@
 //  1. Ownership: everything the installer creates is recorded in the
 //     scope's lock file, <root>/.agents/agentskills.lock. It never
 //     modifies, replaces or deletes a folder or link it did not create: a
-//     name taken by anything else fails the whole request, naming the
-//     path, before anything changes.
+//     name taken by anything else fails the whole request with
+//     [ErrConflict], naming the path, before anything changes. The one
+//     exception is adoption: a folder with exactly the content it would
+//     install, or a link to its canonical copy, is recorded as its own
+//     ([ActionAdopted]), so that what it installed before a lock file was
+//     lost (or deleted because it was corrupt) is taken back by add or
+//     sync. The canonical copy is checked like every other place.
 //  2. Atomic changes: a new or updated folder is staged beside its place
 //     (under a hidden name) and swapped in with one rename (on Linux an
 //     atomic exchange), so a failure or a crash leaves the old state or the
-//     new, never half; a link is replaced by renaming a new link over it.
-//     A file lock keeps two processes from interleaving.
+//     new, never half; a link is replaced by renaming a new link over it;
+//     a folder is removed by renaming it aside first, then deleting it.
+//     What a crash leaves under those hidden names is swept by the next
+//     run. A file lock, held for the whole of an add, remove or sync and
+//     kept under the user's cache folder (WithLockDir), never in the
+//     project, keeps two processes from interleaving.
 //  3. Sources: a skill folder; a folder holding skills one or two levels
 //     down; an archive file (zip, tar, tar.gz, recognised by content)
 //     holding a skill at its root or skills one or two levels down (three
 //     when all sit in one top folder, as repository snapshots do); an
 //     http(s) URL of such an archive, with an optional expected SHA-256 as
-//     URL#sha256=HEX that must match. Archives go through the skill
-//     package's materializer and its limits.
+//     URL#sha256=HEX that must match ([ErrDrift] if not). Archives go
+//     through the skill package's materializer and its limits.
 //  4. Every skill is read with the checker (lenient SKILL.md rules); one
-//     without a usable name and description is refused with its problems.
+//     without a usable name and description is refused with its problems
+//     ([ErrInvalidSource]). With Request.Skills only the skills selected
+//     are checked: a broken sibling does not stop them.
 //  5. Reproducibility: the lock file records each skill's source and
-//     content digest, sorted, without timestamps. Sync restores the
-//     folders from it; frozen, it fails without changing anything when a
-//     source's content no longer matches. Verify re-hashes what is
-//     installed.
+//     content digest, sorted, without timestamps; a local source in a
+//     project is recorded relative to the project (also ../ paths), so a
+//     committed lock file works in another checkout. Sync restores the
+//     folders from it, reading each source once under one lock; frozen,
+//     it checks every skill first and fails without changing anything,
+//     listing every source whose content no longer matches. Verify
+//     re-hashes what is installed, and fails with [ErrNothingRecorded]
+//     when the lock file records nothing.
+//  6. Interruptions: an add, remove or sync marks the skills it is about
+//     to change in the lock file (Lock.Unfinished, with their entries
+//     before) and changes them one by one. When its context ends (Ctrl-C)
+//     it stops between two skills and records exactly what is in place,
+//     failing with [ErrInterrupted], which says how many were done; the
+//     lock file and the folders agree. When it is killed, the marks stay:
+//     list and verify report those skills as unfinished, and the next
+//     add, remove or sync settles each before anything else, reporting
+//     [ActionFinished] (the new content is in place: its links and copies
+//     are made from it; a removal is completed) or [ActionRolledBack] (the
+//     entry from before is restored).
+//  7. Edits are kept: a canonical copy or a copy whose content differs
+//     from what was recorded was changed by someone, and add, sync and
+//     remove fail with [ErrModified], naming the files that differ,
+//     before changing anything. Request.Force (and SyncRequest.Force)
+//     replaces it after moving it to a new folder under
+//     <root>/.agents/backups, which the change names (Change.Backup).
+//  8. Errors wrap one of the package's sentinels ([ErrConflict],
+//     [ErrModified], [ErrNotInstalled], [ErrDrift], [ErrSourceUnavailable],
+//     [ErrInvalidSource], [ErrInvalidLock], [ErrNothingRecorded],
+//     [ErrUnsafeFolder], [ErrInterrupted]) for callers to classify with
+//     errors.Is; a request stopped by several problems lists every one.
+//     Every change is reported with its [Action]: installed, updated,
+//     repaired, adopted, unchanged, removed, finished or rolled back.
+//  9. Folders are checked before anything is made ([ErrUnsafeFolder]): a
+//     canonical folder (or .agents) that is a link or a file; an agent
+//     folder that is not an absolute path (a relative CLAUDE_CONFIG_DIR);
+//     in a project, any folder on the way from the project to an agent's
+//     folder that is a file, or a link leading out of the project (a
+//     committed .claude linked to the user's ~/.claude). A lock file in a
+//     project cannot name a place other than where the installer puts
+//     each skill.
+//  10. Downloads: a download that receives nothing (no connection, no
+//     response headers, no bytes of the body) for WithDownloadTimeout
+//     fails with [ErrSourceUnavailable]. Credentials in a URL
+//     (https://user:secret@host/...) are used for that download and never
+//     recorded or shown: the lock file records the URL without them (a
+//     sync of it then needs a URL that does not require them).
+//  11. User folders that move: in the user's scope an agent's folder may
+//     depend on the environment (CLAUDE_CONFIG_DIR, XDG_CONFIG_HOME). A
+//     skill recorded where the agent's folder was is listed as moved
+//     ([StateMoved]); add and sync install it in today's folder and remove
+//     it from the old one while it is still this tool's; remove removes
+//     it wherever it is recorded.
 //
 // # Agents
 //
