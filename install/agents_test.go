@@ -2,6 +2,7 @@ package install
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -515,4 +516,35 @@ func TestUserScopeFolders(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(link, "SKILL.md")); err != nil {
 		t.Errorf("removing the skill for amp removed kimi-cli's link: %v", err)
 	}
+}
+
+// BenchmarkList lists 100 skills installed for Claude Code: 20 agents read
+// each, in two folders.
+func BenchmarkList(b *testing.B) {
+	base := b.TempDir()
+	f := &fixture{env: Env{Home: filepath.Join(base, "home"), Project: filepath.Join(base, "project"), Getenv: noEnv}, sources: filepath.Join(base, "sources")}
+	os.MkdirAll(f.env.Project, 0o755)
+	for i := range 100 {
+		name := fmt.Sprintf("skill-%03d", i)
+		dir := filepath.Join(f.sources, name)
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skillMD(name)+strings.Repeat("body\n", 1000)), 0o644)
+	}
+	in := f.installer(nil)
+	if _, err := in.Add(b.Context(), Request{Sources: []string{f.sources}, Agents: []Agent{mustAgent("claude-code")}}); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if st, err := in.List(b.Context(), nil); err != nil || len(st) != 2000 {
+			b.Fatalf("List = %d entries, %v, want 2000", len(st), err)
+		}
+	}
+}
+
+func mustAgent(id string) Agent {
+	a, ok := LookupAgent(id)
+	if !ok {
+		panic("no agent " + id)
+	}
+	return a
 }
