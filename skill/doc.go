@@ -65,7 +65,13 @@
 //     the decompressor, plus link copies) and [WithMaxArchiveEntries]
 //     (10,000 entries, checked before anything is written). A failed
 //     extraction leaves nothing behind.
-//  7. Every failure is a *[SkillMaterializationError] naming the skill and
+//  7. The cache root must be safe from other users: it, and every folder
+//     above it, must belong to the current user (or root) and be writable
+//     by no one else (a sticky folder such as /tmp aside); folders the
+//     materializer creates are private (0700). The root is held open from
+//     the first materialization on, so a folder swapped above it later
+//     cannot redirect it.
+//  8. Every failure is a *[SkillMaterializationError] naming the skill and
 //     its runtime name; its Cause wraps [ErrSkillSourceMissing],
 //     [ErrArchiveFormat], [ErrArchiveUnsafe], [ErrArchiveLimit], the
 //     context's error, or the underlying I/O error.

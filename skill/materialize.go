@@ -170,7 +170,10 @@ func NewDefaultSkillMaterializer(opts ...DefaultMaterializerOption) Materializer
 // $AGENT_ADAPTOR_SKILL_CACHE_ROOT, else
 // os.UserCacheDir()/agent-adaptor/skill-cache, else
 // os.TempDir()/agent-adaptor-<uid>/skill-cache (the user id keeps users of
-// a shared temp folder apart; the cache refuses folders another user owns).
+// a shared temp folder apart). The materializer creates missing folders
+// private (0700) and refuses a root that is not safe from other users:
+// the root or any folder above it owned by another user (root aside) or
+// writable by others (a sticky folder such as /tmp aside).
 func DefaultCacheRoot() string {
 	if v := os.Getenv(SkillCacheRootEnv); v != "" {
 		return v

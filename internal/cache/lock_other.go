@@ -15,7 +15,7 @@ func lockFile(*os.File) error { return nil }
 // removes it where file locks are unavailable.
 const staleAfter = 24 * time.Hour
 
-func claimAbandoned(_ string, mod time.Time) (release func(), ok bool) {
+func claimAbandoned(_ *os.Root, _ string, mod time.Time) (release func(), ok bool) {
 	return func() {}, time.Since(mod) > staleAfter
 }
 

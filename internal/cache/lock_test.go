@@ -16,7 +16,13 @@ import (
 // its holder closes it the sweep can claim it and remove the file while
 // holding it.
 func TestStagingLock(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "x.lock")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.lock")
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
 	held, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +40,7 @@ func TestStagingLock(t *testing.T) {
 	if err := lockFile(other); !errors.Is(err, errLocked) {
 		t.Errorf("lockFile(%s) while another file holds it = %v, want %v", path, err, errLocked)
 	}
-	if release, ok := claimAbandoned(path, time.Now()); ok {
+	if release, ok := claimAbandoned(root, "x.lock", time.Now()); ok {
 		release()
 		t.Fatalf("claimAbandoned(%s) while its lock is held = true, want false", path)
 	}
@@ -60,7 +66,7 @@ func TestStagingLock(t *testing.T) {
 		t.Fatalf("waitLock(%s) = %v once released, want nil", path, err)
 	}
 
-	release, ok := claimAbandoned(path, time.Now())
+	release, ok := claimAbandoned(root, "x.lock", time.Now())
 	if !ok {
 		t.Fatalf("claimAbandoned(%s) once its holder closed it = false, want true", path)
 	}

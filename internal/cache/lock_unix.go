@@ -30,8 +30,8 @@ func lockFile(f *os.File) error {
 // claimAbandoned reports whether a staging area whose lock file is lock
 // has no living owner, in which case it returns holding the lock: the
 // caller removes the area, lock file last, then calls release.
-func claimAbandoned(lock string, _ time.Time) (release func(), ok bool) {
-	f, err := os.Open(lock)
+func claimAbandoned(dir *os.Root, lock string, _ time.Time) (release func(), ok bool) {
+	f, err := dir.Open(lock)
 	if err != nil {
 		return nil, false
 	}

@@ -5,6 +5,7 @@ package cache
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"time"
 
 	"golang.org/x/sys/windows"
@@ -37,8 +38,12 @@ func waitLock(f *os.File) error {
 // caller removes the area, lock file last, then calls release. The file is
 // opened sharing delete access, as Windows refuses to remove a file that
 // is open without it.
-func claimAbandoned(lock string, _ time.Time) (release func(), ok bool) {
-	name, err := windows.UTF16PtrFromString(lock)
+//
+// The file is named by its path: os.Root opens files without sharing
+// delete access.
+func claimAbandoned(dir *os.Root, lock string, _ time.Time) (release func(), ok bool) {
+	path := filepath.Join(dir.Name(), lock)
+	name, err := windows.UTF16PtrFromString(path)
 	if err != nil {
 		return nil, false
 	}
@@ -48,7 +53,7 @@ func claimAbandoned(lock string, _ time.Time) (release func(), ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	f := os.NewFile(uintptr(h), lock)
+	f := os.NewFile(uintptr(h), path)
 	if lockFile(f) != nil {
 		f.Close()
 		return nil, false

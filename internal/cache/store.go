@@ -75,8 +75,15 @@
 //     contents: a file changed in place to the same size (which takes a
 //     chmod first, as files are read-only) is not noticed.
 //  5. The root and its .tmp and .memo folders must be real folders owned by
-//     the current user and not writable by every user. A sweep removes
-//     only names a Store makes, through an os.Root on .tmp.
+//     the current user and not writable by every user; folders the store
+//     creates are private (0700). Every folder above the root, and the
+//     targets of links on the way, must belong to the current user or to
+//     root and be writable by no one else, unless sticky (as /tmp is):
+//     otherwise another user could swap the cache for a forged one. The
+//     root is then held open, and every file is reached through it; a
+//     lookup or publish whose root path no longer names the folder held
+//     fails. A sweep removes only names a Store makes, through an os.Root
+//     on .tmp.
 //
 // A Store is safe for concurrent use by goroutines and by processes that
 // share a root.
@@ -93,6 +100,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -108,60 +116,114 @@ const (
 	manifestHead = "agentadaptor skill manifest v1"
 )
 
-// Store is a cache root.
+// Store is a cache root, held open: every file of the store is reached
+// through the folder opened by [Open], so a folder renamed or replaced
+// above it later cannot redirect what the store reads or writes.
 type Store struct {
-	root  string
+	path  string      // the absolute root, as opened
+	dir   *os.Root    // the root folder, held open
+	info  os.FileInfo // its identity
 	sweep sync.Once
 }
 
-// Open returns the store at root, creating its folders. The root is made
-// absolute. The root and the store's own folders must be real folders
-// owned by the current user and not writable by others (rule 5).
+// Open returns the store at root, creating its folders (0700). The root is
+// made absolute and held open until [Store.Close]. The root, every folder
+// above it and the store's own folders must pass rule 5.
 func Open(root string) (*Store, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return nil, fmt.Errorf("create cache folder: %w (set another root with WithSkillCacheRoot)", err)
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return nil, fmt.Errorf("create cache folder: %w (%s)", err, otherRoot)
 	}
-	if err := checkFolder(abs); err != nil {
+	dir, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open cache folder: %w (%s)", err, otherRoot)
+	}
+	s := &Store{path: abs, dir: dir}
+	if err := s.check(); err != nil {
+		dir.Close()
 		return nil, err
 	}
 	for _, sub := range []string{tmpDir, memoDir} {
-		p := filepath.Join(abs, sub)
-		if err := os.Mkdir(p, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-			return nil, fmt.Errorf("create cache folder: %w (set another root with WithSkillCacheRoot)", err)
+		if err := dir.Mkdir(sub, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			dir.Close()
+			return nil, fmt.Errorf("create cache folder: %w (%s)", err, otherRoot)
 		}
-		if err := checkFolder(p); err != nil {
+		fi, err := dir.Lstat(sub)
+		if err == nil {
+			err = checkFolder(filepath.Join(abs, sub), fi)
+		}
+		if err != nil {
+			dir.Close()
 			return nil, err
 		}
 	}
-	return &Store{root: abs}, nil
+	return s, nil
+}
+
+// otherRoot says how to choose another cache root.
+const otherRoot = "set another root with WithSkillCacheRoot or $AGENT_ADAPTOR_SKILL_CACHE_ROOT"
+
+// check applies rule 5 to the root the store holds open: the folder its
+// path names now must be that folder, safe from other users all the way
+// up.
+func (s *Store) check() error {
+	info, err := s.dir.Stat(".")
+	if err != nil {
+		return err
+	}
+	fi, err := os.Lstat(s.path)
+	if err != nil {
+		return err
+	}
+	if err := checkFolder(s.path, fi); err != nil {
+		return err
+	}
+	if !os.SameFile(fi, info) {
+		return fmt.Errorf("cache folder %s was replaced while it was opened (%s)", s.path, otherRoot)
+	}
+	if err := checkAncestors(s.path); err != nil {
+		return fmt.Errorf("cache folder %s is not safe from other users: %w (%s)", s.path, err, otherRoot)
+	}
+	s.info = info
+	return nil
 }
 
 // checkFolder refuses a cache folder that is a link or a file, or that
 // another user could change.
-func checkFolder(p string) error {
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return err
-	}
+func checkFolder(p string, fi os.FileInfo) error {
 	if !fi.IsDir() {
-		return fmt.Errorf("cache folder %s is not a folder (a link or a file is there); remove it or set another root with WithSkillCacheRoot", p)
+		return fmt.Errorf("cache folder %s is not a folder (a link or a file is there); remove it or %s", p, otherRoot)
 	}
 	if err := CheckOwner(fi); err != nil {
-		return fmt.Errorf("cache folder %s %v; set another root with WithSkillCacheRoot", p, err)
+		return fmt.Errorf("cache folder %s %v; %s", p, err, otherRoot)
 	}
 	return nil
 }
 
+// same reports whether the store's path still names the folder it holds
+// open, so that a path it returns leads to what it checked.
+func (s *Store) same() bool {
+	fi, err := os.Stat(s.path)
+	return err == nil && os.SameFile(fi, s.info)
+}
+
+// errMoved reports a root that no longer is where it was opened.
+func (s *Store) errMoved() error {
+	return fmt.Errorf("cache folder %s was moved or replaced since it was opened; check who changed it, or %s", s.path, otherRoot)
+}
+
+// Close releases the root folder.
+func (s *Store) Close() error { return s.dir.Close() }
+
 // Root returns the store's absolute root folder.
-func (s *Store) Root() string { return s.root }
+func (s *Store) Root() string { return s.path }
 
 // Path returns where the tree with this digest and name is published.
 func (s *Store) Path(digest, name string) string {
-	return filepath.Join(s.root, digest, name)
+	return filepath.Join(s.path, digest, name)
 }
 
 // Lookup reports whether the tree with this digest and name is published
@@ -170,14 +232,14 @@ func (s *Store) Lookup(digest, name string) (string, bool) {
 	if !validDigest(digest) {
 		return "", false
 	}
-	lastUse, ok := intact(s.root, digest, name)
-	if !ok {
+	lastUse, ok := intact(s.dir, digest, name)
+	if !ok || !s.same() {
 		return "", false
 	}
 	// Record the use for gc in the tree's folder time, at most once per
 	// useGranularity so a warm lookup rarely writes.
 	if now := time.Now(); now.Sub(lastUse) > useGranularity {
-		os.Chtimes(filepath.Join(s.root, digest), now, now)
+		s.dir.Chtimes(digest, now, now)
 	}
 	return s.Path(digest, name), true
 }
@@ -202,22 +264,48 @@ type Entry struct {
 }
 
 // Entries lists the trees published under root, sorted by digest. A root
-// that does not exist holds none.
+// that does not exist holds none; one that fails rule 5 is an error.
 func Entries(root string) ([]Entry, error) {
-	dirs, err := os.ReadDir(root)
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.OpenRoot(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
+	s := &Store{path: abs, dir: dir}
+	defer s.Close()
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	return s.entries()
+}
+
+func (s *Store) entries() ([]Entry, error) {
+	f, err := s.dir.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
 	var out []Entry
-	for _, d := range dirs {
-		if !d.IsDir() || !validDigest(d.Name()) {
+	for _, d := range names {
+		if !validDigest(d) {
 			continue
 		}
-		m := filepath.Join(root, d.Name(), manifestName)
-		data, err := os.ReadFile(m)
+		fi, err := s.dir.Lstat(d)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		data, err := s.dir.ReadFile(path.Join(d, manifestName))
 		if err != nil {
 			continue
 		}
@@ -225,12 +313,9 @@ func Entries(root string) ([]Entry, error) {
 		if err != nil {
 			continue
 		}
-		e := Entry{Digest: d.Name(), Name: name, Dir: filepath.Join(root, d.Name(), name), Files: len(files)}
+		e := Entry{Digest: d, Name: name, Dir: s.Path(d, name), Files: len(files), LastUse: fi.ModTime()}
 		for _, f := range files {
 			e.Size += f.Size
-		}
-		if fi, err := d.Info(); err == nil {
-			e.LastUse = fi.ModTime()
 		}
 		out = append(out, e)
 	}
@@ -245,7 +330,8 @@ func GC(root string, before time.Time) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	all, err := Entries(s.root)
+	defer s.Close()
+	all, err := s.entries()
 	if err != nil {
 		return nil, err
 	}
@@ -258,55 +344,69 @@ func GC(root string, before time.Time) ([]Entry, error) {
 		if err != nil {
 			return removed, err
 		}
-		aside := filepath.Join(s.root, tmpDir, st.id+".old")
-		if err := os.Rename(filepath.Join(s.root, e.Digest), aside); err == nil {
+		aside := path.Join(tmpDir, st.id+".old")
+		if err := s.dir.Rename(e.Digest, aside); err == nil {
 			removed = append(removed, e)
 		}
 		st.Close()
-		os.RemoveAll(aside)
+		s.dir.RemoveAll(aside)
 	}
-	memos, _ := os.ReadDir(filepath.Join(s.root, memoDir))
-	for _, m := range memos {
-		if info, err := m.Info(); err == nil && info.ModTime().Before(before) {
-			os.Remove(filepath.Join(s.root, memoDir, m.Name()))
+	if f, err := s.dir.Open(memoDir); err == nil {
+		memos, _ := f.Readdirnames(-1)
+		f.Close()
+		for _, m := range memos {
+			p := path.Join(memoDir, m)
+			if info, err := s.dir.Lstat(p); err == nil && info.ModTime().Before(before) {
+				s.dir.Remove(p)
+			}
 		}
 	}
 	return removed, nil
 }
 
 // Verify reports whether dir is a tree published by some store, that is
-// <root>/<digest>/<name> and intact (rule 4), and returns its digest.
+// <root>/<digest>/<name>, intact (rule 4) and in a root that passes rule 5,
+// and returns its digest.
 func Verify(dir string) (string, bool) {
-	parent := filepath.Dir(dir)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	parent := filepath.Dir(abs)
 	digest := filepath.Base(parent)
 	if !validDigest(digest) {
 		return "", false
 	}
-	if _, ok := intact(filepath.Dir(parent), digest, filepath.Base(dir)); !ok {
+	root := filepath.Dir(parent)
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return "", false
+	}
+	s := &Store{path: root, dir: r}
+	defer s.Close()
+	if s.check() != nil {
+		return "", false
+	}
+	if _, ok := intact(r, digest, filepath.Base(abs)); !ok || !s.same() {
 		return "", false
 	}
 	return digest, true
 }
 
-// intact checks the tree <root>/<digest>/<name> against its manifest: no
-// link on the way, every listed file a regular file of the recorded size
-// and executable bit, and nothing else in any folder.
+// intact checks the tree <digest>/<name> under root against its manifest:
+// no link on the way, every listed file a regular file of the recorded
+// size and executable bit, and nothing else in any folder.
 //
 // It also returns the tree folder's time, its last recorded use.
-func intact(storeRoot, digest, name string) (time.Time, bool) {
-	ok, fi := intactTree(storeRoot, digest, name)
+func intact(root *os.Root, digest, name string) (time.Time, bool) {
+	ok, fi := intactTree(root, digest, name)
 	if !ok {
 		return time.Time{}, false
 	}
 	return fi.ModTime(), true
 }
 
-func intactTree(storeRoot, digest, name string) (bool, os.FileInfo) {
-	root, err := os.OpenRoot(storeRoot)
-	if err != nil {
-		return false, nil
-	}
-	defer root.Close()
+func intactTree(root *os.Root, digest, name string) (bool, os.FileInfo) {
 	topInfo, err := root.Lstat(digest)
 	if err != nil || !topInfo.IsDir() {
 		return false, nil
@@ -356,21 +456,24 @@ func intactTree(storeRoot, digest, name string) (bool, os.FileInfo) {
 		if err != nil {
 			return false, nil
 		}
-		entries, err := f.ReadDir(-1)
+		entries, err := f.Readdirnames(-1)
 		f.Close()
 		if err != nil || len(entries) != len(names) {
 			return false, nil
 		}
 		for _, e := range entries {
-			i, ok := names[e.Name()]
-			if !ok || (i < 0) != e.IsDir() {
+			i, ok := names[e]
+			if !ok {
+				return false, nil
+			}
+			fi, err := top.Lstat(filepath.Join(local, e))
+			if err != nil || (i < 0) != fi.IsDir() {
 				return false, nil
 			}
 			if i < 0 {
 				continue
 			}
-			fi, err := e.Info()
-			if err != nil || !fi.Mode().IsRegular() || fi.Size() != files[i].Size || (fi.Mode()&0o111 != 0) != files[i].Exec {
+			if !fi.Mode().IsRegular() || fi.Size() != files[i].Size || (fi.Mode()&0o111 != 0) != files[i].Exec {
 				return false, nil
 			}
 		}
@@ -391,7 +494,7 @@ func validDigest(d string) bool {
 type Staging struct {
 	store *Store
 	id    string
-	dir   string // <root>/.tmp/<id>
+	dir   string // .tmp/<id>, relative to the store's root
 	name  string
 	lock  *os.File
 	root  *os.Root
@@ -419,13 +522,12 @@ func (s *Store) stage(name string) (*Staging, error) {
 	var b [12]byte
 	rand.Read(b[:])
 	id := hex.EncodeToString(b[:])
-	tmp := filepath.Join(s.root, tmpDir)
-	lockPath := filepath.Join(tmp, id+".lock")
-	lock, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	lockPath := path.Join(tmpDir, id+".lock")
+	lock, err := s.dir.OpenFile(lockPath, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("create staging lock: %w", err)
 	}
-	st := &Staging{store: s, id: id, dir: filepath.Join(tmp, id), name: name, lock: lock}
+	st := &Staging{store: s, id: id, dir: path.Join(tmpDir, id), name: name, lock: lock}
 	if err := lockFile(lock); err != nil {
 		st.Close()
 		return nil, err
@@ -433,33 +535,33 @@ func (s *Store) stage(name string) (*Staging, error) {
 	// Between creating the lock file and locking it, a sweep may have
 	// locked it, judged it abandoned and removed it: the lock held must be
 	// on the file that is still in place.
-	if !stillInPlace(lock, lockPath) {
+	if !stillInPlace(s.dir, lock, lockPath) {
 		lock.Close()
 		st.lock = nil
 		st.Close()
 		return nil, errLocked
 	}
-	if err := os.Mkdir(st.dir, 0o755); err != nil {
+	if err := s.dir.Mkdir(st.dir, 0o755); err != nil {
 		st.Close()
 		return nil, err
 	}
-	if err := os.Mkdir(filepath.Join(st.dir, name), 0o755); err != nil {
+	if err := s.dir.Mkdir(path.Join(st.dir, name), 0o755); err != nil {
 		st.Close()
 		return nil, err
 	}
-	if st.root, err = os.OpenRoot(filepath.Join(st.dir, name)); err != nil {
+	if st.root, err = s.dir.OpenRoot(path.Join(st.dir, name)); err != nil {
 		st.Close()
 		return nil, err
 	}
 	return st, nil
 }
 
-func stillInPlace(f *os.File, path string) bool {
+func stillInPlace(dir *os.Root, f *os.File, name string) bool {
 	held, err := f.Stat()
 	if err != nil {
 		return false
 	}
-	now, err := os.Stat(path)
+	now, err := dir.Stat(name)
 	return err == nil && os.SameFile(held, now)
 }
 
@@ -476,7 +578,7 @@ func (st *Staging) File(kind string) (*os.File, error) {
 	if kind == "" || kind == "lock" || strings.Trim(kind, "abcdefghijklmnopqrstuvwxyz") != "" {
 		return nil, fmt.Errorf("invalid staging file kind %q", kind)
 	}
-	f, err := os.OpenFile(filepath.Join(st.store.root, tmpDir, st.id+"."+kind), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := st.store.dir.OpenFile(st.fileName(kind), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -487,22 +589,28 @@ func (st *Staging) File(kind string) (*os.File, error) {
 	return f, nil
 }
 
+func (st *Staging) fileName(kind string) string {
+	return path.Join(tmpDir, st.id+"."+kind)
+}
+
 // Publish records the manifest of files, which must be exactly what was
 // written under Root, and renames the staging area into place (rules 1
 // and 2). It returns the published folder and the digest.
 func (st *Staging) Publish(files []File) (dir, digest string, err error) {
 	digest = Digest(st.name, files)
-	if err := writeManifest(filepath.Join(st.dir, manifestName), st.name, files); err != nil {
+	s := st.store
+	if err := s.dir.WriteFile(path.Join(st.dir, manifestName), manifest(st.name, files), 0o444); err != nil {
 		return "", "", err
 	}
 	if err := st.root.Close(); err != nil {
 		return "", "", err
 	}
 	st.root = nil
-	s := st.store
-	final := filepath.Join(s.root, digest)
+	if !s.same() {
+		return "", "", s.errMoved()
+	}
 	for attempt := 0; ; attempt++ {
-		err := os.Rename(st.dir, final)
+		err := s.dir.Rename(st.dir, digest)
 		if err == nil {
 			return s.Path(digest, st.name), digest, nil
 		}
@@ -515,16 +623,16 @@ func (st *Staging) Publish(files []File) (dir, digest string, err error) {
 		// The published tree is damaged. Replace it under a lock, so that
 		// two repairers do not remove each other's fresh tree, checking
 		// again once the lock is held.
-		if dir, ok, err := st.repair(digest, final); ok || err != nil {
+		if dir, ok, err := st.repair(digest); ok || err != nil {
 			return dir, digest, err
 		}
 	}
 }
 
-// repair replaces a damaged tree at final with the staged one.
-func (st *Staging) repair(digest, final string) (string, bool, error) {
+// repair replaces a damaged tree with the staged one.
+func (st *Staging) repair(digest string) (string, bool, error) {
 	s := st.store
-	lock, err := os.OpenFile(filepath.Join(s.root, memoDir, digest+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	lock, err := s.dir.OpenFile(path.Join(memoDir, digest+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return "", false, err
 	}
@@ -535,18 +643,14 @@ func (st *Staging) repair(digest, final string) (string, bool, error) {
 	if dir, ok := s.Lookup(digest, st.name); ok {
 		return dir, true, nil // repaired by another writer meanwhile
 	}
-	old := filepath.Join(s.root, tmpDir, st.id+".old")
-	if err := os.Rename(final, old); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", false, fmt.Errorf("move damaged tree %s aside: %w", final, err)
+	old := path.Join(tmpDir, st.id+".old")
+	if err := s.dir.Rename(digest, old); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", false, fmt.Errorf("move damaged tree %s aside: %w", s.Path(digest, st.name), err)
 	}
-	if err := os.Rename(st.dir, final); err != nil {
+	if err := s.dir.Rename(st.dir, digest); err != nil {
 		return "", false, nil // let the caller try again
 	}
-	tmp, err := os.OpenRoot(filepath.Join(s.root, tmpDir))
-	if err == nil {
-		tmp.RemoveAll(st.id + ".old")
-		tmp.Close()
-	}
+	s.dir.RemoveAll(old)
 	return s.Path(digest, st.name), true, nil
 }
 
@@ -557,21 +661,22 @@ func (st *Staging) Close() error {
 		st.root.Close()
 		st.root = nil
 	}
+	s := st.store
 	for kind, f := range st.files {
 		f.Close()
-		os.Remove(f.Name())
+		s.dir.Remove(st.fileName(kind))
 		delete(st.files, kind)
 	}
 	var err error
 	if st.dir != "" {
-		err = os.RemoveAll(st.dir)
+		err = s.dir.RemoveAll(st.dir)
 		st.dir = ""
 	}
 	if st.lock != nil {
 		// Closed first: Windows does not remove a file that is open. A
 		// sweep may take the lock in between and remove the file first.
 		st.lock.Close()
-		os.Remove(st.lock.Name())
+		s.dir.Remove(st.fileName("lock"))
 		st.lock = nil
 	}
 	return err
@@ -582,7 +687,7 @@ func (st *Staging) Close() error {
 // them through a root on the staging folder, so a link planted there
 // leads nowhere.
 func (s *Store) sweepStaging() {
-	tmp, err := os.OpenRoot(filepath.Join(s.root, tmpDir))
+	tmp, err := s.dir.OpenRoot(tmpDir)
 	if err != nil {
 		return
 	}
@@ -615,7 +720,7 @@ func (s *Store) sweepStaging() {
 		if err != nil || !info.Mode().IsRegular() {
 			continue
 		}
-		release, ok := claimAbandoned(filepath.Join(s.root, tmpDir, lock), info.ModTime())
+		release, ok := claimAbandoned(tmp, lock, info.ModTime())
 		if !ok {
 			continue
 		}
@@ -639,7 +744,8 @@ func stagingID(name string) (string, bool) {
 	return id, true
 }
 
-func writeManifest(path, name string, files []File) error {
+// manifest encodes what a tree holds.
+func manifest(name string, files []File) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\nname %s\n", manifestHead, name)
 	for _, f := range files {
@@ -649,7 +755,7 @@ func writeManifest(path, name string, files []File) error {
 		}
 		fmt.Fprintf(&b, "%x %s %d %s\n", f.Sum, x, f.Size, f.Path)
 	}
-	return os.WriteFile(path, []byte(b.String()), 0o444)
+	return []byte(b.String())
 }
 
 func parseManifest(data []byte) ([]File, string, error) {
@@ -686,13 +792,17 @@ func parseManifest(data []byte) ([]File, string, error) {
 
 // Memo returns the digest recorded for an archive key, if any.
 func (s *Store) Memo(key string) (string, bool) {
-	f, err := os.Open(filepath.Join(s.root, memoDir, key))
+	if !validDigest(key) {
+		return "", false
+	}
+	name := path.Join(memoDir, key)
+	f, err := s.dir.Open(name)
 	if err != nil {
 		return "", false
 	}
 	defer f.Close()
 	info, err := f.Stat()
-	if err != nil {
+	if err != nil || !info.Mode().IsRegular() {
 		return "", false
 	}
 	mod := info.ModTime()
@@ -705,7 +815,7 @@ func (s *Store) Memo(key string) (string, bool) {
 		return "", false
 	}
 	if now := time.Now(); now.Sub(mod) > useGranularity {
-		os.Chtimes(filepath.Join(s.root, memoDir, key), now, now) // last use, for gc
+		s.dir.Chtimes(name, now, now) // last use, for gc
 	}
 	return d, true
 }
@@ -715,18 +825,20 @@ func (s *Store) SetMemo(key, digest string) error {
 	if !validDigest(key) {
 		return fmt.Errorf("invalid memo key %q", key)
 	}
-	dir := filepath.Join(s.root, memoDir)
-	f, err := os.CreateTemp(dir, key+".tmp-*")
+	var b [8]byte
+	rand.Read(b[:])
+	tmp := path.Join(memoDir, key+".tmp-"+hex.EncodeToString(b[:]))
+	f, err := s.dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
 	_, werr := f.WriteString(digest + "\n")
 	cerr := f.Close()
 	if werr == nil && cerr == nil {
-		if err := os.Rename(f.Name(), filepath.Join(dir, key)); err == nil {
+		if err := s.dir.Rename(tmp, path.Join(memoDir, key)); err == nil {
 			return nil
 		}
 	}
-	os.Remove(f.Name())
+	s.dir.Remove(tmp)
 	return errors.Join(werr, cerr)
 }

@@ -85,7 +85,7 @@ func TestLookupRejectsForgedManifest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	os.WriteFile(filepath.Join(st.dir, "kit", "SKILL.md"), []byte("x"), 0o444)
+	st.Root().WriteFile("SKILL.md", []byte("x"), 0o444)
 	files := []File{{Path: "SKILL.md", Size: 1, Sum: sha256.Sum256([]byte("x"))}}
 	dir, digest, err := st.Publish(files)
 	if err != nil {
@@ -97,9 +97,9 @@ func TestLookupRejectsForgedManifest(t *testing.T) {
 	if _, ok := s.Lookup(digest, "other"); ok {
 		t.Errorf("Lookup with another name succeeded")
 	}
-	m := filepath.Join(s.root, digest, manifestName)
+	m := filepath.Join(s.Root(), digest, manifestName)
 	os.Chmod(m, 0o644)
-	if err := writeManifest(m, "kit", []File{{Path: "SKILL.md", Size: 1}}); err != nil {
+	if err := os.WriteFile(m, manifest("kit", []File{{Path: "SKILL.md", Size: 1}}), 0o444); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := s.Lookup(digest, "kit"); ok {
