@@ -15,13 +15,13 @@ import (
 type parser struct {
 	emit func(driver.Event) // nil: lines are parsed for the result only
 
-	threadID  string        // from thread.started
-	started   bool          // thread.started was seen
-	lastText  string        // the last agent message
-	done      bool          // turn.completed was seen
-	failed    string        // turn.failed's message, when one came
-	didFail   bool
-	result    *driver.ResultEvent
+	threadID string // from thread.started
+	started  bool   // thread.started was seen
+	lastText string // the last agent message
+	done     bool   // turn.completed was seen
+	failed   string // turn.failed's message, when one came
+	didFail  bool
+	result   *driver.ResultEvent
 }
 
 // item is the part of an item the parser reads.
