@@ -63,7 +63,8 @@
 //     before extraction begins), [WithMaxFileSize] (64 MiB per file),
 //     [WithMaxTotalSize] (1 GiB counted on bytes that actually come out of
 //     the decompressor, plus link copies) and [WithMaxArchiveEntries]
-//     (10,000 entries, checked before anything is written). A failed
+//     (10,000 entries, folders the names imply included, checked before
+//     anything is written). A failed
 //     extraction leaves nothing behind.
 //  7. The cache root must be safe from other users: it, and every folder
 //     above it, must belong to the current user (or root) and be writable

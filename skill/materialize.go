@@ -76,8 +76,10 @@ type DefaultMaterializerOption func(*defaultMaterializerConfig)
 // WithMaxArchiveEntries caps the number of entries (files + dirs) in a
 // single archive. Archives with more entries surface as an error before any
 // file is written. Default 10000; values <= 0 are treated as the default.
-// Every entry counts, links and an explicit root entry ("./") included.
-// The cap applies to FS trees too.
+// Every entry counts, links and an explicit root entry ("./") included,
+// and so does every folder the entries' names imply without an entry of
+// its own ("a/b/c.md" alone is three entries). The cap applies to FS
+// trees too.
 func WithMaxArchiveEntries(n int) DefaultMaterializerOption {
 	return func(c *defaultMaterializerConfig) { c.maxEntries = n }
 }

@@ -73,7 +73,9 @@
 //     way to the tree, check every file's type, size and executable bit,
 //     and refuse any entry the manifest does not list. They do not re-hash
 //     contents: a file changed in place to the same size (which takes a
-//     chmod first, as files are read-only) is not noticed.
+//     chmod first, as files are read-only) is not noticed. A lookup lists
+//     each folder once and reaches each file and folder from its parent,
+//     so it costs a few system calls per entry, however deep the tree.
 //  5. The root and its .tmp and .memo folders must be real folders owned by
 //     the current user and not writable by every user; folders the store
 //     creates are private (0700). Every folder above the root, and the
@@ -424,61 +426,85 @@ func intactTree(root *os.Root, digest, name string) (bool, os.FileInfo) {
 	if err != nil || gotName != name || Digest(name, files) != digest {
 		return false, nil
 	}
-	if fi, err := top.Lstat(name); err != nil || !fi.IsDir() {
+	tree, err := openFolder(top, name)
+	if err != nil {
 		return false, nil
 	}
-	// What each folder must hold: file name -> index in files, or -1 for a
-	// folder.
-	want := map[string]map[string]int{".": {}}
-	for i, f := range files {
-		dir, base := path.Split(f.Path)
-		dir = path.Clean(dir)
-		if _, ok := want[dir]; !ok {
-			for d := dir; d != "."; d = path.Dir(d) {
-				if want[d] == nil {
-					want[d] = map[string]int{}
-				}
-				parent := path.Dir(d)
-				if want[parent] == nil {
-					want[parent] = map[string]int{}
-				}
-				want[parent][path.Base(d)] = -1
-			}
-		}
-		want[dir][base] = i
-	}
-	for dir, names := range want {
-		local, err := filepath.Localize(path.Join(name, dir))
-		if err != nil {
-			return false, nil
-		}
-		f, err := top.Open(local)
-		if err != nil {
-			return false, nil
-		}
-		entries, err := f.Readdirnames(-1)
-		f.Close()
-		if err != nil || len(entries) != len(names) {
-			return false, nil
-		}
-		for _, e := range entries {
-			i, ok := names[e]
-			if !ok {
-				return false, nil
-			}
-			fi, err := top.Lstat(filepath.Join(local, e))
-			if err != nil || (i < 0) != fi.IsDir() {
-				return false, nil
-			}
-			if i < 0 {
-				continue
-			}
-			if !fi.Mode().IsRegular() || fi.Size() != files[i].Size || (fi.Mode()&0o111 != 0) != files[i].Exec {
-				return false, nil
-			}
-		}
+	defer tree.Close()
+	files = slices.SortedFunc(slices.Values(files), func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	if !intactFolder(tree, files, 0) {
+		return false, nil
 	}
 	return true, topInfo
+}
+
+// openFolder opens the folder name, one element, under dir, refusing a
+// link or anything else that is not a folder.
+func openFolder(dir *os.Root, name string) (*os.Root, error) {
+	fi, err := dir.Lstat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a folder", name)
+	}
+	sub, err := dir.OpenRoot(name)
+	if err != nil {
+		return nil, err
+	}
+	if now, err := sub.Stat("."); err != nil || !os.SameFile(fi, now) {
+		sub.Close()
+		return nil, fmt.Errorf("%s changed while it was opened", name)
+	}
+	return sub, nil
+}
+
+// intactFolder checks one folder of a tree, dir, against files: the files
+// below it, sorted by path, whose paths all start with the folder's path
+// and a slash (prefix bytes). It lists the folder once, checks each file
+// through dir (one element, no link followed) and each subfolder through
+// a root of its own, so a lookup costs a few system calls per entry of
+// the manifest, however deep the tree.
+func intactFolder(dir *os.Root, files []File, prefix int) bool {
+	f, err := dir.Open(".")
+	if err != nil {
+		return false
+	}
+	listed, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return false
+	}
+	want := 0
+	for len(files) > 0 {
+		rel := files[0].Path[prefix:]
+		sub, _, nested := strings.Cut(rel, "/")
+		want++
+		if !nested {
+			fi, err := dir.Lstat(sub)
+			if err != nil || !fi.Mode().IsRegular() || fi.Size() != files[0].Size || (fi.Mode()&0o111 != 0) != files[0].Exec {
+				return false
+			}
+			files = files[1:]
+			continue
+		}
+		// The files of one subfolder are next to each other in path order.
+		n := 1
+		for n < len(files) && strings.HasPrefix(files[n].Path[prefix:], sub+"/") {
+			n++
+		}
+		child, err := openFolder(dir, sub)
+		if err != nil {
+			return false
+		}
+		ok := intactFolder(child, files[:n], prefix+len(sub)+1)
+		child.Close()
+		if !ok {
+			return false
+		}
+		files = files[n:]
+	}
+	return len(listed) == want
 }
 
 func validDigest(d string) bool {

@@ -2,8 +2,10 @@ package cache
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -275,5 +277,41 @@ func TestEntriesAndGC(t *testing.T) {
 	}
 	if entries, err := Entries(filepath.Join(root, "missing")); err != nil || len(entries) != 0 {
 		t.Errorf("Entries of a missing root = %v, %v", entries, err)
+	}
+}
+
+// BenchmarkLookupDeep looks up the deepest tree the default entry limit
+// allows: 312 files, each under 31 folders of its own (9,984 entries).
+// A lookup costs a few system calls per folder and file, not per level.
+func BenchmarkLookupDeep(b *testing.B) {
+	s, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	st, err := s.Stage("deep")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	var files []File
+	for i := range 312 {
+		dir := fmt.Sprintf("t%03d/", i) + strings.Repeat("d/", 30)
+		if err := st.Root().MkdirAll(filepath.FromSlash(dir), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := st.Root().WriteFile(filepath.FromSlash(dir+"f"), nil, 0o444); err != nil {
+			b.Fatal(err)
+		}
+		files = append(files, File{Path: dir + "f", Sum: sha256.Sum256(nil)})
+	}
+	_, digest, err := st.Publish(files)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, ok := s.Lookup(digest, "deep"); !ok {
+			b.Fatal("Lookup found no tree")
+		}
 	}
 }

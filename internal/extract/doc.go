@@ -34,7 +34,9 @@
 //     only when that target, resolved inside the skill, is a regular file
 //     of the skill; a link to a folder, to another link, or out of the
 //     skill fails. Archive links are never followed while writing.
-//  9. Limits: the entry count (checked before anything is written), each
+//  9. Limits: the entry count (checked before anything is written, and
+//     counting each folder the names imply that no entry lists, so deep
+//     names cannot make more folders than the limit allows), each
 //     file's declared and actual size, and the total bytes that come out
 //     of the decompressor (tar headers and padding included) plus the
 //     bytes copied for links. Declared sizes are never trusted: every copy

@@ -87,7 +87,19 @@ func fuzzTarSeeds(t testing.TB) [][]byte {
 		rawTar(rawFile("SKILL.md", skillMD), gnuLong('L', "a/b/c"), rawFile("benign.txt", "x")),
 		rawTar(paxHeader('g', "path", "x"), rawFile("SKILL.md", skillMD), sparseHeader("s", 1<<20)),
 		rawTar(rawFile("SKILL.md", skillMD), append(rawHeader("d/", '5', 5, ""), pad512([]byte("hello"))...)),
+		// Deep names under folders of their own: the folders they imply
+		// count against the entry limit.
+		rawTar(append([][]byte{rawFile("SKILL.md", skillMD)}, rawFiles(deepNames(3, MaxDepth))...)...),
 	}
+}
+
+// rawFiles returns an empty file's raw tar entry for each name.
+func rawFiles(names []string) [][]byte {
+	var out [][]byte
+	for _, n := range names {
+		out = append(out, rawFile(n, ""))
+	}
+	return out
 }
 
 func FuzzTar(f *testing.F) {
@@ -122,6 +134,7 @@ func fuzzZipSeeds(t testing.TB) [][]byte {
 		zipDupRecord(t, stored, "b.txt", 2),
 		zip64End(t, stored, 3),
 		append([]byte("PK\x03\x04 prefix "), stored...),
+		zipBytes(t, skill, zRaw(deepNames(3, MaxDepth)[0], "", nil), zRaw(deepNames(3, MaxDepth)[1], "", nil), zRaw(deepNames(3, MaxDepth)[2], "", nil)),
 	}
 }
 

@@ -1508,6 +1508,9 @@ func TestSubpath(t *testing.T) {
 		tReg("skills/foo.md", "not in foo"),
 		tReg("skills/fo/SKILL.md", "not in foo"),
 	}
+	// The folders the names imply, which count as entries: skills,
+	// skills/foo, skills/foobar and skills/fo.
+	const implied = 4
 	fooWant := map[string]wantFile{"SKILL.md": {skillMD, false}, "x.txt": {"x", false}}
 	foobarWant := map[string]wantFile{"SKILL.md": {"sibling skill", false}, "x": {"sibling", false}}
 	zipOf := func(entries []tarEntry) []byte {
@@ -1542,8 +1545,8 @@ func TestSubpath(t *testing.T) {
 		{name: "hostile name outside", entries: append(slices.Clone(entries), tReg("other/../../evil", "x")), subpath: "skills/foo", wantErr: ErrUnsafe, named: "other/../../evil"},
 		{name: "collision outside", entries: append(slices.Clone(entries), tReg("readme.md", "x")), subpath: "skills/foo", wantErr: ErrUnsafe, named: "readme.md"},
 		{name: "oversized file outside", entries: append(slices.Clone(entries), tReg("other/big", strings.Repeat("x", 101))), subpath: "skills/foo", opts: func(o *Options) { o.MaxFileSize = 100 }, wantErr: ErrLimit, named: "other/big"},
-		{name: "entries outside are counted", entries: entries, subpath: "skills/foo", opts: func(o *Options) { o.MaxEntries = len(entries) - 1 }, wantErr: ErrLimit},
-		{name: "entries outside are counted, just fits", entries: entries, subpath: "skills/foo", opts: func(o *Options) { o.MaxEntries = len(entries) }, want: fooWant},
+		{name: "entries outside are counted", entries: entries, subpath: "skills/foo", opts: func(o *Options) { o.MaxEntries = len(entries) + implied - 1 }, wantErr: ErrLimit},
+		{name: "entries outside are counted, just fits", entries: entries, subpath: "skills/foo", opts: func(o *Options) { o.MaxEntries = len(entries) + implied }, want: fooWant},
 		{name: "symlink out of the subpath", entries: append(slices.Clone(entries), tSymlink("skills/foo/l", "../foobar/x")), subpath: "skills/foo", wantErr: ErrUnsafe, named: "skills/foo/l"},
 		{name: "symlink outside the subpath is checked", entries: append(slices.Clone(entries), tSymlink("other/l", "/etc/passwd")), subpath: "skills/foo", wantErr: ErrUnsafe, named: "other/l"},
 		{name: "symlink inside the subpath", entries: append(slices.Clone(entries), tSymlink("skills/foo/l", "x.txt")), subpath: "skills/foo", want: map[string]wantFile{"SKILL.md": {skillMD, false}, "x.txt": {"x", false}, "l": {"x", false}}},
@@ -2230,5 +2233,65 @@ func TestZipEntryCountFromEndRecord(t *testing.T) {
 	}
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
 		t.Errorf("refusing the archive allocated %d bytes; the directory was read", grew)
+	}
+}
+
+// deepNames returns n file names, each depth elements deep under a top
+// folder of its own, so each implies depth-1 folders nothing lists.
+func deepNames(n, depth int) []string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("t%05d/", i) + strings.Repeat("d/", depth-2) + "f"
+	}
+	return names
+}
+
+// Every folder a name implies counts against the entry limit, so a small
+// archive of deep names cannot make thousands of folders.
+func TestImpliedFoldersCount(t *testing.T) {
+	t.Parallel()
+	build := func(format Format, names []string) []byte {
+		if format == FormatZip {
+			entries := []zipEntry{zFile("SKILL.md", skillMD)}
+			for _, n := range names {
+				entries = append(entries, zRaw(n, "", nil))
+			}
+			return zipBytes(t, entries...)
+		}
+		parts := [][]byte{rawFile("SKILL.md", skillMD)}
+		for _, n := range names {
+			parts = append(parts, rawFile(n, ""))
+		}
+		if format == FormatTarGz {
+			return gz(t, rawTar(parts...))
+		}
+		return rawTar(parts...)
+	}
+	for _, format := range []Format{FormatTar, FormatTarGz, FormatZip} {
+		// SKILL.md, a/b/c/f and the folders a, a/b and a/b/c: 5 entries.
+		abc := build(format, []string{"a/b/c/f"})
+		// An explicit folder entry counts once, whether it comes before or
+		// after the names inside it.
+		var listed []byte
+		if format == FormatZip {
+			listed = zipBytes(t, zFile("SKILL.md", skillMD), zRaw("a/b/c/f", "", nil), zDir("a/b/"), zDir("a/"))
+		} else {
+			listed = rawTar(rawFile("SKILL.md", skillMD), rawFile("a/b/c/f", ""), rawHeader("a/b/", tar.TypeDir, 0, ""), rawHeader("a/", tar.TypeDir, 0, ""))
+			if format == FormatTarGz {
+				listed = gz(t, listed)
+			}
+		}
+		// 100 names 32 deep under their own top folders imply 3,100
+		// folders: over a limit of 1,000 entries that 101 entries meet.
+		deep := build(format, deepNames(100, MaxDepth))
+		suffix := "/" + string(format)
+		opts := func(entries int) Options { o := limits(0, 0, entries); o.Format = format; return o }
+		runLimits(t, []limitCase{
+			{name: "implied folders met" + suffix, data: abc, opts: opts(5)},
+			{name: "implied folders crossed" + suffix, data: abc, opts: opts(4), want: ErrLimit},
+			{name: "listed folders counted once, met" + suffix, data: listed, opts: opts(5)},
+			{name: "listed folders counted once, crossed" + suffix, data: listed, opts: opts(4), want: ErrLimit},
+			{name: "deep names under their own folders" + suffix, data: deep, opts: opts(1000), want: ErrLimit},
+		})
 	}
 }

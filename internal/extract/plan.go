@@ -147,7 +147,16 @@ type plan struct {
 	fold    *folder
 	names   map[string]*seen
 	entries []entry
+	implied int   // folders the names imply that no entry lists
 	total   int64 // declared bytes of written files and link copies
+}
+
+// count is how many entries the archive holds so far against the limit:
+// its entries plus the folders their names imply.
+func (p *plan) count() int { return len(p.entries) + p.implied }
+
+func (p *plan) tooMany() error {
+	return limitf("more than %d entries, counting each folder the names imply (raise it with WithMaxArchiveEntries)", p.opts.MaxEntries)
 }
 
 func newPlan(opts Options) *plan {
@@ -157,8 +166,8 @@ func newPlan(opts Options) *plan {
 // add checks one entry and records it. The name is the raw archive name;
 // linkname is the raw link target for links.
 func (p *plan) add(raw string, k kind, exec bool, size int64, linkname string) error {
-	if len(p.entries) >= p.opts.MaxEntries {
-		return limitf("more than %d entries (raise it with WithMaxArchiveEntries)", p.opts.MaxEntries)
+	if p.count() > p.opts.MaxEntries {
+		return p.tooMany()
 	}
 	name, isRoot, err := cleanName(raw, k == kindDir)
 	if err != nil {
@@ -168,11 +177,19 @@ func (p *plan) add(raw string, k kind, exec bool, size int64, linkname string) e
 		if k != kindDir {
 			return unsafeEntry(raw, "archive root is not a folder")
 		}
+		if p.count() >= p.opts.MaxEntries {
+			return p.tooMany()
+		}
 		p.entries = append(p.entries, entry{kind: kindDir})
 		return nil
 	}
+	// The entry and the folders its name implies must fit; a listed folder
+	// that an earlier name implied is already counted.
 	if err := p.claim(name, k == kindDir); err != nil {
 		return err
+	}
+	if p.count() >= p.opts.MaxEntries {
+		return p.tooMany()
 	}
 	e := entry{name: name, kind: k, exec: exec, size: size}
 	if k != kindDir && size > p.opts.MaxFileSize {
@@ -253,6 +270,9 @@ func (p *plan) claimOne(name string, dir, explicit bool) error {
 	s, ok := p.names[key]
 	if !ok {
 		p.names[key] = &seen{name: name, dir: dir, explicit: explicit}
+		if !explicit {
+			p.implied++
+		}
 		return nil
 	}
 	switch {
@@ -265,8 +285,9 @@ func (p *plan) claimOne(name string, dir, explicit bool) error {
 	case dir && explicit && s.explicit:
 		return unsafeEntry(name, "duplicate entry")
 	}
-	if explicit {
+	if explicit && !s.explicit {
 		s.explicit = true
+		p.implied-- // now listed: counted as an entry
 	}
 	return nil
 }
