@@ -1,0 +1,294 @@
+package codex_test
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	adaptor "github.com/agentadaptor/agentadaptor"
+	"github.com/agentadaptor/agentadaptor/codex"
+	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/modeltest"
+	"github.com/agentadaptor/agentadaptor/skill"
+)
+
+// These tests run the real Codex CLI (installed by .ci/install-agent-clis)
+// against a stand-in Responses API on loopback. The user's Codex home is a
+// folder of the test's, holding the stand-in's provider in config.toml:
+// the driver must carry the user's settings into its managed home.
+
+type rig struct {
+	server    *modeltest.ResponsesServer
+	env       []string
+	home      string // HOME
+	userCodex string // the user's CODEX_HOME
+	workspace string
+	cache     string
+	marker    string
+}
+
+func newRig(t *testing.T, reply modeltest.ResponsesFunc) *rig {
+	t.Helper()
+	cli := modeltest.CodexCLI(t)
+	s := modeltest.NewResponses(t, reply)
+	env, home, codexHome := s.CodexEnv(t)
+	r := &rig{server: s, home: home, userCodex: codexHome, workspace: t.TempDir(), cache: t.TempDir(), marker: rand.Text()}
+	r.env = append(env, "PATH="+filepath.Dir(cli)+string(os.PathListSeparator)+os.Getenv("PATH"), "AGENTADAPTOR_TEST_RUN="+r.marker)
+	return r
+}
+
+func runCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func (r *rig) config() codex.Config {
+	return codex.Config{Env: r.env, CacheRoot: r.cache, GracePeriod: 2 * time.Second}
+}
+
+func (r *rig) agent(t *testing.T, c codex.Config, opts ...adaptor.Option) *adaptor.Agent {
+	t.Helper()
+	base := []adaptor.Option{
+		adaptor.WithSkillMaterializer(skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(r.cache))),
+		adaptor.WithWorkspace(r.workspace),
+	}
+	return adaptor.New(codex.Driver(c), append(base, opts...)...)
+}
+
+func skillText(name, desc, body string) string {
+	return fmt.Sprintf("---\nname: %s\ndescription: %s\n---\n%s\n", name, desc, body)
+}
+
+// listed returns the skills the first model request listed, by name.
+func (r *rig) listed(t *testing.T) map[string]modeltest.ListedSkill {
+	t.Helper()
+	reqs := r.server.ResponseRequests()
+	if len(reqs) == 0 {
+		t.Fatal("the stand-in got no request")
+	}
+	skills, err := reqs[0].Skills()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]modeltest.ListedSkill{}
+	for _, s := range skills {
+		out[s.Name] = s
+	}
+	return out
+}
+
+// tree lists a folder: every path with its mode, size and modification time.
+func tree(t *testing.T, root string) string {
+	t.Helper()
+	var b strings.Builder
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %v %d %d\n", p, fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+		return nil
+	})
+	return b.String()
+}
+
+func TestRealSkillsAreListedAndReadable(t *testing.T) {
+	r := newRig(t, modeltest.Respond(modeltest.Answer("all good")))
+	mine := filepath.Join(r.userCodex, "skills", "mine")
+	os.MkdirAll(mine, 0o755)
+	os.WriteFile(filepath.Join(mine, "SKILL.md"), []byte(skillText("mine", "The user's own.", "MINE-BODY")), 0o644)
+	os.WriteFile(filepath.Join(r.workspace, "main.go"), []byte("package main\n"), 0o644)
+	userBefore, wsBefore := tree(t, r.userCodex), tree(t, r.workspace)
+
+	var mu sync.Mutex
+	var evs []driver.Event
+	agent := r.agent(t, r.config(), adaptor.WithSkills(
+		skill.Inline("review", skillText("review", "Reviews changes.", "REVIEW-BODY")),
+		skill.Inline("tone", skillText("tone", "Keeps the tone.", "TONE-BODY")),
+	), adaptor.WithEvents(func(ev driver.Event) { mu.Lock(); evs = append(evs, ev); mu.Unlock() }))
+	res, err := agent.Run(runCtx(t), "hello there")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "all good" || res.SessionID == "" || res.Usage == nil {
+		t.Errorf("result = %+v, want the answer with a session and usage", res)
+	}
+	listed := r.listed(t)
+	for name, body := range map[string]string{"review": "REVIEW-BODY", "tone": "TONE-BODY", "mine": "MINE-BODY"} {
+		s, ok := listed[name]
+		if !ok {
+			t.Errorf("skill %s is not listed (listed: %v)", name, listed)
+			continue
+		}
+		data, err := os.ReadFile(s.Path)
+		if err != nil || !strings.Contains(string(data), body) {
+			t.Errorf("skill %s: listed file %s holds %q, %v; want its SKILL.md", name, s.Path, data, err)
+		}
+	}
+	if len(evs) == 0 || evs[0].Kind() != driver.KindInit || evs[len(evs)-1].Kind() != driver.KindResult {
+		t.Errorf("events %v, want init first and the result last", evs)
+	}
+	if tree(t, r.userCodex) != userBefore {
+		t.Error("the user's Codex home changed")
+	}
+	if tree(t, r.workspace) != wsBefore {
+		t.Error("the workspace changed")
+	}
+}
+
+func TestRealConcurrentRunsSeeOnlyTheirOwnSkills(t *testing.T) {
+	r := newRig(t, modeltest.Respond(modeltest.Answer("ok")))
+	agent := r.agent(t, r.config())
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, name := range []string{"alpha", "beta"} {
+		wg.Go(func() {
+			_, errs[i] = agent.Run(runCtx(t), "run-"+name, adaptor.WithSkills(skill.Inline(name, skillText(name, strings.ToUpper(name)+"-ONLY.", "x"))))
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	for _, req := range r.server.ResponseRequests() {
+		skills, err := req.Skills()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, s := range skills {
+			names = append(names, s.Name)
+		}
+		for _, own := range []string{"alpha", "beta"} {
+			other := map[string]string{"alpha": "beta", "beta": "alpha"}[own]
+			if strings.Contains(req.Prompt(), "run-"+own) && (!contains(names, own) || contains(names, other)) {
+				t.Errorf("the %s run saw %v", own, names)
+			}
+		}
+	}
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func TestRealThreadResumes(t *testing.T) {
+	r := newRig(t, modeltest.Respond(modeltest.Answer("noted")))
+	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", skillText("review", "Reviews.", "R"))))
+	th := agent.Thread("pr-1", adaptor.ResumeOnly())
+	first, err := th.Run(runCtx(t), "FIRST-TURN-MARK")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := th.Run(runCtx(t), "second turn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.SessionID != first.SessionID {
+		t.Errorf("resumed session %q, want %q", second.SessionID, first.SessionID)
+	}
+	reqs := r.server.ResponseRequests()
+	last := reqs[len(reqs)-1]
+	replayed := false
+	for _, it := range last.Input {
+		replayed = replayed || strings.Contains(it.Text, "FIRST-TURN-MARK")
+	}
+	if !replayed {
+		t.Error("the resumed run's request does not replay the first turn")
+	}
+	before := len(r.server.Requests())
+	_, err = th.Run(runCtx(t), "third", adaptor.WithSkills(skill.Inline("extra", skillText("extra", "More.", "E"))))
+	if !errors.Is(err, adaptor.ErrThreadChanged) {
+		t.Errorf("resume with another set = %v, want ErrThreadChanged", err)
+	}
+	if len(r.server.Requests()) != before {
+		t.Error("the refused run reached the model")
+	}
+	_, err = agent.Run(runCtx(t), "x", adaptor.WithResume("5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1"))
+	if !errors.Is(err, driver.ErrResumeRejected) {
+		t.Errorf("resume of an unknown session = %v, want ErrResumeRejected", err)
+	}
+}
+
+func TestRealCancelLeavesNoProcess(t *testing.T) {
+	r := newRig(t, modeltest.Respond(modeltest.ResponsesStall()))
+	ctx, cancel := context.WithCancel(runCtx(t))
+	defer cancel()
+	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", skillText("review", "Reviews.", "R"))))
+	done := make(chan error, 1)
+	go func() {
+		_, err := agent.Run(ctx, "wait for it")
+		done <- err
+	}()
+	for deadline := time.Now().Add(60 * time.Second); len(r.server.ResponseRequests()) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("codex never asked the model")
+		}
+	}
+	if len(modeltest.Processes(r.marker)) == 0 {
+		t.Fatal("test setup: no process of the run found while it runs")
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled run = %v, want context.Canceled", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("run did not end 30s after cancellation")
+	}
+	if left := modeltest.Processes(r.marker); len(left) > 0 {
+		t.Errorf("processes left after the run: %v", left)
+	}
+}
+
+func TestRealClashWithUserSkillIsRefused(t *testing.T) {
+	r := newRig(t, modeltest.Respond(modeltest.Answer("ok")))
+	theirs := filepath.Join(r.userCodex, "skills", "review")
+	os.MkdirAll(theirs, 0o755)
+	os.WriteFile(filepath.Join(theirs, "SKILL.md"), []byte(skillText("review", "Mine.", "Mine.")), 0o644)
+	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", skillText("review", "Ours.", "Ours."))))
+	_, err := agent.Run(runCtx(t), "x")
+	var se *driver.ShadowError
+	if !errors.As(err, &se) || se.Theirs != theirs {
+		t.Fatalf("run = %v, want a *driver.ShadowError naming %s", err, theirs)
+	}
+	if n := len(r.server.Requests()); n != 0 {
+		t.Errorf("the refused run sent %d requests", n)
+	}
+	// Without the user's skills there is no clash.
+	c := r.config()
+	c.WithoutUserSkills = true
+	if _, err := r.agent(t, c, adaptor.WithSkills(skill.Inline("review", skillText("review", "Ours.", "Ours.")))).Run(runCtx(t), "x"); err != nil {
+		t.Errorf("run without the user's skills = %v", err)
+	}
+	if _, ok := r.listed(t)["review"]; !ok {
+		t.Error("our review skill is not listed")
+	}
+}
+
+func TestRealAgentError(t *testing.T) {
+	r := newRig(t, modeltest.Respond(modeltest.ResponsesError(400, "invalid_request_error", "MARK-REFUSED")))
+	_, err := r.agent(t, r.config()).Run(runCtx(t), "x")
+	var ae *driver.AgentError
+	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "MARK-REFUSED") {
+		t.Errorf("run against a failing API = %v, want a *driver.AgentError with the message", err)
+	}
+}
