@@ -1,0 +1,161 @@
+package codex
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/process"
+)
+
+func parseAll(lines ...string) (*parser, []driver.Event) {
+	var evs []driver.Event
+	p := &parser{emit: func(ev driver.Event) { evs = append(evs, ev) }}
+	for _, l := range lines {
+		p.parse([]byte(l))
+	}
+	return p, evs
+}
+
+func kinds(evs []driver.Event) []string {
+	var out []string
+	for _, ev := range evs {
+		out = append(out, ev.Kind())
+	}
+	return out
+}
+
+func TestParseEvents(t *testing.T) {
+	p, evs := parseAll(
+		`{"type":"thread.started","thread_id":"th-1"}`,
+		`{"type":"turn.started"}`,
+		`{"type":"item.completed","item":{"id":"i0","type":"reasoning","text":"plan"}}`,
+		`{"type":"item.started","item":{"id":"i1","type":"command_execution","command":"cat SKILL.md","status":"in_progress"}}`,
+		`{"type":"item.completed","item":{"id":"i1","type":"command_execution","command":"cat SKILL.md","aggregated_output":"body","exit_code":0,"status":"completed"}}`,
+		`{"type":"item.started","item":{"id":"i2","type":"mcp_tool_call","server":"s","tool":"t","arguments":{"a":1},"status":"in_progress"}}`,
+		`{"type":"item.completed","item":{"id":"i2","type":"mcp_tool_call","server":"s","tool":"t","status":"failed","error":{"message":"nope"}}}`,
+		`{"type":"item.started","item":{"id":"i3","type":"web_search","query":"go"}}`,
+		`{"type":"item.completed","item":{"id":"i4","type":"todo_list","items":[]}}`,
+		`{"type":"error","message":"Reconnecting... 1/5"}`,
+		`{"type":"item.completed","item":{"id":"i5","type":"agent_message","text":"first"}}`,
+		`{"type":"item.completed","item":{"id":"i6","type":"agent_message","text":"final answer"}}`,
+		`{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":4,"output_tokens":3}}`,
+	)
+	want := []string{"init", "raw", "thinking", "tool_call", "tool_result", "tool_call", "tool_result", "tool_call", "raw", "error", "text", "text", "result"}
+	if diff := cmp.Diff(want, kinds(evs)); diff != "" {
+		t.Fatalf("kinds (-want +got):\n%s", diff)
+	}
+	if r := evs[6].(*driver.ToolResultEvent); !r.IsError || r.Content != "nope" {
+		t.Errorf("failed MCP call = %+v", r)
+	}
+	res, err := outcome("codex", &driver.Request{}, p, process.Exit{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want2 := &driver.Result{Text: "final answer", SessionID: "th-1", Usage: &driver.Usage{InputTokens: 10, OutputTokens: 3, CacheReadInputTokens: 4}}
+	if diff := cmp.Diff(want2, res); diff != "" {
+		t.Errorf("result (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseOddLines(t *testing.T) {
+	p, evs := parseAll(
+		`{"type":"thread.started","thread_id":7}`,
+		`not json`,
+		`[1]`,
+		`{"type":"item.completed","item":"x"}`,
+		`{"type":"item.completed","item":{"type":"agent_message","text":5}}`,
+		`{"type":"turn.completed","usage":"lots"}`,
+		`{"type":"turn.completed","usage":{}}`,
+	)
+	want := []string{"init", "error", "error", "raw", "raw", "error", "result", "raw"}
+	if diff := cmp.Diff(want, kinds(evs)); diff != "" {
+		t.Errorf("kinds (-want +got):\n%s", diff)
+	}
+	if p.result == nil || p.result.Usage != nil {
+		t.Errorf("result = %+v, want one without usage", p.result)
+	}
+}
+
+func TestOutcome(t *testing.T) {
+	failed, _ := parseAll(`{"type":"thread.started","thread_id":"th"}`, `{"type":"turn.failed","error":{"message":"quota"}}`)
+	_, err := outcome("codex", &driver.Request{}, failed, process.Exit{Code: 1}, nil)
+	var ae *driver.AgentError
+	if !errors.As(err, &ae) || ae.Message != "quota" || ae.Result.SessionID != "th" {
+		t.Errorf("turn.failed = %v, want an AgentError with the session", err)
+	}
+	_, err = outcome("codex", &driver.Request{}, &parser{}, process.Exit{Code: 0, Stderr: "hm"}, nil)
+	if !errors.Is(err, driver.ErrNoResult) || errors.Is(err, driver.ErrProcessFailed) {
+		t.Errorf("no result = %v, want ErrNoResult", err)
+	}
+	_, err = outcome("codex", &driver.Request{Resume: "x"}, &parser{}, process.Exit{Code: 1, Stderr: "Error: no rollout found for thread id x"}, nil)
+	if !errors.Is(err, driver.ErrResumeRejected) || !errors.Is(err, driver.ErrProcessFailed) {
+		t.Errorf("unknown session = %v, want ErrResumeRejected wrapping the process error", err)
+	}
+	_, err = outcome("codex", &driver.Request{Resume: "x"}, &parser{}, process.Exit{Code: -1, Signal: "killed"}, nil)
+	if errors.Is(err, driver.ErrResumeRejected) || !errors.Is(err, driver.ErrProcessFailed) {
+		t.Errorf("crash during a resume = %v, want a process error only", err)
+	}
+	done, _ := parseAll(`{"type":"turn.completed","usage":{}}`)
+	if _, err = outcome("codex", &driver.Request{}, done, process.Exit{Code: 2}, nil); !errors.Is(err, driver.ErrProcessFailed) {
+		t.Errorf("result then exit 2 = %v, want ErrProcessFailed", err)
+	}
+}
+
+// TestRecordedStreams parses the streams recorded from the real CLI.
+func TestRecordedStreams(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
+	if len(files) == 0 {
+		t.Skip("no recorded streams yet")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var evs []driver.Event
+			p := &parser{emit: func(ev driver.Event) { evs = append(evs, ev) }}
+			for _, l := range bytes.Split(data, []byte("\n")) {
+				p.parse(l)
+			}
+			for _, ev := range evs {
+				if e, ok := ev.(*driver.ErrorEvent); ok && strings.Contains(e.Message, "not a JSON object") {
+					t.Errorf("recorded line reported as malformed: %s", e.Message)
+				}
+				if _, err := json.Marshal(ev); err != nil {
+					t.Errorf("event %T does not marshal: %v", ev, err)
+				}
+			}
+		})
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
+	for _, file := range files {
+		data, _ := os.ReadFile(file)
+		for _, l := range bytes.Split(data, []byte("\n")) {
+			f.Add(l)
+		}
+	}
+	f.Add([]byte(`{"type":"item.completed","item":{"type":"command_execution","exit_code":null}}`))
+	f.Add([]byte(`{"type":"turn.completed","usage":{"input_tokens":1}}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		p := &parser{emit: func(ev driver.Event) {
+			if ev == nil {
+				t.Fatal("nil event")
+			}
+		}}
+		p.parse(line)
+		p.parse(line)
+		outcome("codex", &driver.Request{Resume: "x"}, p, process.Exit{Code: 1}, nil)
+	})
+}
