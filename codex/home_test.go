@@ -153,3 +153,24 @@ func mapsEqual(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// BenchmarkHome200Warm is the per-run cost of a managed home that is
+// ready: the links checked against the set and the user's skills, the
+// configuration and login checked.
+func BenchmarkHome200Warm(b *testing.B) {
+	root, src, user := b.TempDir(), b.TempDir(), b.TempDir()
+	var dirs []string
+	for i := range 200 {
+		dirs = append(dirs, writeSkill(b, src, fmt.Sprintf("s%03d", i), "x"))
+	}
+	os.WriteFile(filepath.Join(user, "config.toml"), []byte("model = \"m\"\n"), 0o600)
+	rs := resolved(dirs...)
+	if _, err := home(b.Context(), root, rs, user, true); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := home(b.Context(), root, rs, user, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
