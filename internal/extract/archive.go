@@ -3,6 +3,7 @@ package extract
 import (
 	"archive/tar"
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -337,9 +338,15 @@ func extractZip(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, op
 		return nil, formatf("zip archive does not start with a zip header (prefixed data is not allowed)")
 	}
 	// archive/zip builds every central-directory record before anyone
-	// can count them: count them from the end record first.
-	if n, ok := zipEntryCount(r, size); ok && n > uint64(opts.MaxEntries) {
-		return nil, limitf("%d entries; the limit is %d (raise it with WithMaxArchiveEntries)", n, opts.MaxEntries)
+	// can count them: count them first, from the end record's claim and
+	// by walking the records.
+	if claimed, counted, ok := zipEntries(r, size, opts.MaxEntries); ok {
+		switch {
+		case claimed > uint64(opts.MaxEntries):
+			return nil, limitf("%d entries; the limit is %d (raise it with WithMaxArchiveEntries)", claimed, opts.MaxEntries)
+		case counted > opts.MaxEntries:
+			return nil, limitf("more than %d entries in the central directory, though its end record claims %d (raise the limit with WithMaxArchiveEntries)", opts.MaxEntries, claimed)
+		}
 	}
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
@@ -441,37 +448,109 @@ func writeZipEntry(ctx context.Context, w *writer, f *zip.File, e entry, limit i
 	return file, nil
 }
 
-// zipEntryCount reads the number of entries a zip's end record (or its
-// zip64 end record) claims. It reports false when it cannot find one; the
-// zip reader then explains what is wrong.
-func zipEntryCount(r io.ReaderAt, size int64) (uint64, bool) {
+// zipEntries reads how many entries a zip's end record (or zip64 end
+// record) claims and counts the central directory records archive/zip
+// would read, without building them: archive/zip reads records until one
+// is malformed and compares their number with the claim only modulo
+// 65,536, so the claim alone can hide millions. The directory is found as
+// archive/zip finds it; where archive/zip could start reading at either of
+// two offsets, both are counted and the larger count returned. Counting
+// stops once it passes limit, and reads through a small buffer, so it
+// costs no more memory for a huge directory than for a small one. It
+// reports false when it finds no end record; the zip reader then explains
+// what is wrong.
+func zipEntries(r io.ReaderAt, size int64, limit int) (claimed uint64, counted int, ok bool) {
 	const eocdLen, locatorLen, eocd64Len = 22, 20, 56
-	tail := min(size, eocdLen+65535+locatorLen)
-	buf := make([]byte, tail)
-	if _, err := r.ReadAt(buf, size-tail); err != nil && err != io.EOF {
-		return 0, false
+	var end []byte
+	var endOff int64
+	for i, n := range []int64{1024, 65 * 1024} {
+		n = min(n, size)
+		buf := make([]byte, n)
+		if _, err := r.ReadAt(buf, size-n); err != nil && err != io.EOF {
+			return 0, 0, false
+		}
+		if p := findEndRecord(buf); p >= 0 {
+			end, endOff = buf[p:], size-n+int64(p)
+			break
+		}
+		if i == 1 || n == size {
+			return 0, 0, false
+		}
 	}
-	i := bytes.LastIndex(buf, []byte("PK\x05\x06"))
-	if i < 0 || len(buf)-i < eocdLen {
-		return 0, false
+	claimed = uint64(binary.LittleEndian.Uint16(end[10:]))
+	dirSize := uint64(binary.LittleEndian.Uint32(end[12:]))
+	dirOff := uint64(binary.LittleEndian.Uint32(end[16:]))
+	if claimed == 0xffff || dirSize == 0xffff || dirOff == 0xffffffff {
+		var loc [locatorLen]byte
+		if endOff >= locatorLen {
+			if _, err := r.ReadAt(loc[:], endOff-locatorLen); err != nil {
+				return 0, 0, false
+			}
+		}
+		if string(loc[:4]) == "PK\x06\x07" && binary.LittleEndian.Uint32(loc[4:]) == 0 && binary.LittleEndian.Uint32(loc[16:]) == 1 {
+			off := binary.LittleEndian.Uint64(loc[8:])
+			var rec [eocd64Len]byte
+			if off > uint64(size) {
+				return 0, 0, false
+			}
+			if _, err := r.ReadAt(rec[:], int64(off)); err != nil || string(rec[:4]) != "PK\x06\x06" {
+				return 0, 0, false
+			}
+			endOff = int64(off)
+			claimed = binary.LittleEndian.Uint64(rec[32:])
+			dirSize = binary.LittleEndian.Uint64(rec[40:])
+			dirOff = binary.LittleEndian.Uint64(rec[48:])
+		}
 	}
-	end := buf[i:]
-	count := uint64(binary.LittleEndian.Uint16(end[10:]))
-	if count != 0xffff && binary.LittleEndian.Uint32(end[16:]) != 0xffffffff {
-		return count, true
+	if dirSize > 1<<62 || dirOff > 1<<62 {
+		return claimed, 0, false
 	}
-	if i < locatorLen || string(buf[i-locatorLen:i-locatorLen+4]) != "PK\x06\x07" {
-		return count, true
+	base := endOff - int64(dirSize) - int64(dirOff)
+	counted = countRecords(r, size, base+int64(dirOff), limit)
+	if base > 0 {
+		// archive/zip starts at dirOff instead when a record is there.
+		counted = max(counted, countRecords(r, size, int64(dirOff), limit))
 	}
-	off := binary.LittleEndian.Uint64(buf[i-locatorLen+8:])
-	rec := make([]byte, eocd64Len)
-	if off > uint64(size) {
-		return 0, false
+	return claimed, counted, true
+}
+
+// findEndRecord returns where the end record starts in b, the archive's
+// tail, as archive/zip looks for it: the last signature with room for
+// the record after it, whose comment fits; or -1.
+func findEndRecord(b []byte) int {
+	for i := len(b) - 22; i >= 0; i-- {
+		if b[i] == 'P' && b[i+1] == 'K' && b[i+2] == 0x05 && b[i+3] == 0x06 {
+			n := int(b[i+20]) | int(b[i+21])<<8
+			if n+22+i > len(b) {
+				return -1
+			}
+			return i
+		}
 	}
-	if _, err := r.ReadAt(rec, int64(off)); err != nil || string(rec[:4]) != "PK\x06\x06" {
-		return 0, false
+	return -1
+}
+
+// countRecords counts the whole central directory records from off on, up
+// to the first that is not one, stopping once it has counted more than
+// limit.
+func countRecords(r io.ReaderAt, size, off int64, limit int) int {
+	if off < 0 || off >= size {
+		return 0
 	}
-	return binary.LittleEndian.Uint64(rec[32:]), true
+	br := bufio.NewReaderSize(io.NewSectionReader(r, off, size-off), 64<<10)
+	var h [46]byte
+	n := 0
+	for n <= limit {
+		if _, err := io.ReadFull(br, h[:]); err != nil || string(h[:4]) != "PK\x01\x02" {
+			break
+		}
+		rest := int(binary.LittleEndian.Uint16(h[28:])) + int(binary.LittleEndian.Uint16(h[30:])) + int(binary.LittleEndian.Uint16(h[32:]))
+		if d, err := br.Discard(rest); err != nil || d != rest {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 func readLinkTarget(f *zip.File) (string, error) {

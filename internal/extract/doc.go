@@ -41,10 +41,12 @@
 //     of the decompressor (tar headers and padding included) plus the
 //     bytes copied for links. Declared sizes are never trusted: every copy
 //     is bounded and fails when the data runs over.
-//  10. Zip: entries must not overlap or run past the end, must not be
-//     encrypted, must use store or deflate, must start at offset 0, and
-//     their CRC-32 and size must match what was read (also when the
-//     recorded CRC is zero).
+//  10. Zip: the central directory is counted, by walking its records,
+//     before it is read (its end record's count is not trusted: zip
+//     readers compare it modulo 65,536); entries must not overlap or run
+//     past the end, must not be encrypted, must use store or deflate,
+//     must start at offset 0, and their CRC-32 and size must match what
+//     was read (also when the recorded CRC is zero).
 //  11. Tar and tar.gz: only zero bytes may follow the end marker, and the
 //     gzip stream is read to its end so its checksum is verified.
 //  12. With a subpath, entries outside it are checked and counted but not

@@ -135,6 +135,10 @@ func fuzzZipSeeds(t testing.TB) [][]byte {
 		zip64End(t, stored, 3),
 		append([]byte("PK\x03\x04 prefix "), stored...),
 		zipBytes(t, skill, zRaw(deepNames(3, MaxDepth)[0], "", nil), zRaw(deepNames(3, MaxDepth)[1], "", nil), zRaw(deepNames(3, MaxDepth)[2], "", nil)),
+		// More records than the limit, and an end record that hides them.
+		zipOfEmpty(65, ""),
+		patch(zipOfEmpty(65, ""), func(b []byte) { le.PutUint16(b[len(b)-12:], 1) }),
+		zipOfEmpty(65, "xxPK\x05\x06"),
 	}
 }
 

@@ -2219,8 +2219,8 @@ func TestZipEntryCountFromEndRecord(t *testing.T) {
 	}
 	zw.Close()
 	data := buf.Bytes()
-	if n, ok := zipEntryCount(bytes.NewReader(data), int64(len(data))); !ok || n != 20000 {
-		t.Fatalf("zipEntryCount = %d, %v, want 20000", n, ok)
+	if claimed, counted, ok := zipEntries(bytes.NewReader(data), int64(len(data)), 30000); !ok || claimed != 20000 || counted != 20000 {
+		t.Fatalf("zipEntries = %d, %d, %v, want 20000 claimed and counted", claimed, counted, ok)
 	}
 	opts := testOptions()
 	opts.MaxEntries = 19999
@@ -2292,6 +2292,73 @@ func TestImpliedFoldersCount(t *testing.T) {
 			{name: "listed folders counted once, met" + suffix, data: listed, opts: opts(5)},
 			{name: "listed folders counted once, crossed" + suffix, data: listed, opts: opts(4), want: ErrLimit},
 			{name: "deep names under their own folders" + suffix, data: deep, opts: opts(1000), want: ErrLimit},
+		})
+	}
+}
+
+// zipOfEmpty builds a zip of n empty stored files by hand, with no zip64
+// records: its end record claims uint16(n) entries, which archive/zip
+// accepts for any n with the same remainder modulo 65,536. comment is the
+// end record's comment.
+func zipOfEmpty(n int, comment string) []byte {
+	var local, dir bytes.Buffer
+	for i := range n {
+		name := fmt.Sprintf("f%06d", i)
+		h := make([]byte, 30)
+		le.PutUint32(h[0:], 0x04034b50)
+		le.PutUint16(h[4:], 20)
+		le.PutUint16(h[26:], uint16(len(name)))
+		off := local.Len()
+		local.Write(h)
+		local.WriteString(name)
+		c := make([]byte, 46)
+		le.PutUint32(c[0:], 0x02014b50)
+		le.PutUint16(c[4:], 20)
+		le.PutUint16(c[6:], 20)
+		le.PutUint16(c[28:], uint16(len(name)))
+		le.PutUint32(c[42:], uint32(off))
+		dir.Write(c)
+		dir.WriteString(name)
+	}
+	end := make([]byte, 22)
+	le.PutUint32(end[0:], 0x06054b50)
+	le.PutUint16(end[8:], uint16(n))
+	le.PutUint16(end[10:], uint16(n))
+	le.PutUint32(end[12:], uint32(dir.Len()))
+	le.PutUint32(end[16:], uint32(local.Len()))
+	le.PutUint16(end[20:], uint16(len(comment)))
+	out := append(local.Bytes(), dir.Bytes()...)
+	out = append(out, end...)
+	return append(out, comment...)
+}
+
+// A zip whose end record hides how many records its directory holds is
+// refused before archive/zip builds them: refusing costs little memory
+// next to the archive, whatever the directory holds.
+func TestZipHiddenEntryCount(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		data []byte
+	}{
+		// 65,537 records; the end record claims 1 (65,537 modulo 65,536).
+		{"count wrapped modulo 65536", zipOfEmpty(1<<16+1, "")},
+		// The end record claims 20,000, and its comment ends with an end
+		// signature that is not an end record.
+		{"end signature in the last bytes of the comment", zipOfEmpty(20000, "xxPK\x05\x06")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := testOptions()
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			_, err := Archive(t.Context(), bytes.NewReader(tc.data), int64(len(tc.data)), nil, opts)
+			runtime.ReadMemStats(&after)
+			checkErr(t, "Archive", tc.name, err, ErrLimit)
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+				t.Errorf("refusing a %d-byte archive allocated %d bytes; the directory was built", len(tc.data), grew)
+			}
 		})
 	}
 }
