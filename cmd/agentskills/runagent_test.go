@@ -222,3 +222,45 @@ func TestRunAgentInterrupt(t *testing.T) {
 		t.Errorf("processes left: %v", left)
 	}
 }
+
+// TestRunAgentCodex runs the real Codex CLI: the same flags, output and
+// exit codes as for Claude Code.
+func TestRunAgentCodex(t *testing.T) {
+	cli := modeltest.CodexCLI(t)
+	s := modeltest.NewResponses(t, modeltest.WhenPrompt("again", modeltest.Respond(modeltest.Answer("again done")), modeltest.Respond(modeltest.Answer("codex answer"))))
+	env, home, _ := s.CodexEnv(t)
+	r := &runRig{workspace: t.TempDir(), skills: t.TempDir(), home: home, marker: rand.Text()}
+	r.env = append(env,
+		"PATH="+filepath.Dir(cli)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"AGENT_ADAPTOR_SKILL_CACHE_ROOT="+filepath.Join(home, ".cache", "skills"),
+		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
+		"AGENTADAPTOR_TEST_RUN="+r.marker,
+	)
+	for _, name := range []string{"alpha", "beta"} {
+		writeSkill(t, r.skills, name, fmt.Sprintf("---\nname: %s\ndescription: The %s skill.\n---\nBody.\n", name, name))
+	}
+	code, out, errs := r.inProcess(t, runCtx(t), "run", "--agent", "codex", "--skill", filepath.Join(r.skills, "alpha"), "--json", "hello")
+	if code != 0 {
+		t.Fatalf("run = %d; stderr %q", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var last map[string]any
+	json.Unmarshal([]byte(lines[len(lines)-1]), &last)
+	session, _ := last["session_id"].(string)
+	if last["type"] != "result" || last["text"] != "codex answer" || session == "" {
+		t.Fatalf("last line = %v, want the result with a session", last)
+	}
+	reqs := s.ResponseRequests()
+	listed, err := reqs[0].Skills()
+	if err != nil || !slices.ContainsFunc(listed, func(l modeltest.ListedSkill) bool { return l.Name == "alpha" }) {
+		t.Errorf("listed skills = %v, %v; want alpha", listed, err)
+	}
+	code, out, errs = r.inProcess(t, runCtx(t), "run", "-a", "codex", "-s", filepath.Join(r.skills, "alpha"), "--resume", session, "again")
+	if code != 0 || out != "again done\n" {
+		t.Errorf("resume = %d, %q, stderr %q", code, out, errs)
+	}
+	code, _, errs = r.inProcess(t, runCtx(t), "run", "-a", "codex", "-s", r.skills, "--resume", session, "again")
+	if code != 1 || !strings.Contains(errs, "skills added: beta") {
+		t.Errorf("resume with another set = %d, %q; want 1 naming beta", code, errs)
+	}
+}
