@@ -17,12 +17,19 @@ func TestMaterializeHostileArchives(t *testing.T) {
 	for i := range 10000 {
 		deep = append(deep, entry{name: fmt.Sprintf("t%05d/", i) + strings.Repeat("d/", 30) + "f"})
 	}
+	// 1,000-byte names 32 levels deep, in letters outside ASCII.
+	var long []entry
+	elem := strings.Repeat("Ä", 15)
+	for i := range 9999 {
+		long = append(long, entry{name: fmt.Sprintf("%05d", i) + strings.Repeat("/"+elem, 30) + "/f"})
+	}
 	tests := []struct {
 		name string
 		data []byte
 		want error
 	}{
 		{name: "deep names under folders of their own", data: tarBytes(t, true, skillFiles(deep...)), want: ErrArchiveLimit},
+		{name: "long deep names", data: tarBytes(t, true, skillFiles(long...)), want: ErrArchiveLimit},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

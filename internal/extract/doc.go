@@ -53,6 +53,10 @@
 //     written; the prefix is matched element by element.
 //  13. The skill must have a regular file SKILL.md at its root.
 //
+// Checking keeps each element of the names once, with its fold key, so
+// its memory is bounded by the entry limit times the name limits, however
+// long and deep the names are.
+//
 // An error caused by the content wraps exactly one of [ErrFormat],
 // [ErrUnsafe] and [ErrLimit]; cancellation wraps the context's error; an
 // error of the file systems involved (writing the destination, reading a

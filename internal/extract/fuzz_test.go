@@ -90,6 +90,8 @@ func fuzzTarSeeds(t testing.TB) [][]byte {
 		// Deep names under folders of their own: the folders they imply
 		// count against the entry limit.
 		rawTar(append([][]byte{rawFile("SKILL.md", skillMD)}, rawFiles(deepNames(3, MaxDepth))...)...),
+		// Long, deep names outside ASCII, sharing their folders.
+		tarBytes(t, skill, tReg(longDeepNames(3, true)[0], ""), tReg(longDeepNames(3, true)[1], ""), tReg(longDeepNames(3, true)[2], "")),
 	}
 }
 

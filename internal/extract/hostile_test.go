@@ -2362,3 +2362,58 @@ func TestZipHiddenEntryCount(t *testing.T) {
 		})
 	}
 }
+
+// longDeepNames returns n names of about 1,000 bytes, 32 levels deep,
+// spelled in upper-case letters outside ASCII (so folding them allocates):
+// with shared, they share their 31 folders; else each has a top folder of
+// its own.
+func longDeepNames(n int, shared bool) []string {
+	elem := strings.Repeat("Ä", 15) // 30 bytes
+	names := make([]string, n)
+	for i := range names {
+		if shared {
+			names[i] = strings.Repeat(elem+"/", 31) + fmt.Sprintf("%05d", i) + strings.Repeat("É", 12)
+		} else {
+			names[i] = fmt.Sprintf("%05d", i) + strings.Repeat("/"+elem, 30) + "/f"
+		}
+	}
+	return names
+}
+
+// Planning holds each element of the names once, with its fold key, and
+// folds an element once however many names repeat it: its memory is
+// bounded by the entry and name limits, not by the names' length times
+// their depth.
+func TestPlanMemory(t *testing.T) {
+	opts := testOptions()
+	opts.MaxEntries = 10000
+	for _, shared := range []bool{true, false} {
+		names := longDeepNames(opts.MaxEntries-32, shared)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		p := newPlan(opts)
+		var err error
+		for _, n := range names {
+			if err = p.add(n, kindFile, false, 0, ""); err != nil {
+				break
+			}
+		}
+		runtime.ReadMemStats(&after)
+		if shared && err != nil {
+			t.Fatalf("plan of %d shared names: %v", len(names), err)
+		}
+		if !shared && !errors.Is(err, ErrLimit) {
+			t.Fatalf("plan of %d names under folders of their own = %v, want %v", len(names), err, ErrLimit)
+		}
+		// A few KiB for each entry the limit allows: an element and its
+		// fold key of at most MaxNameLen bytes each, and their bookkeeping.
+		// The names are the caller's. (Folding every prefix of every name
+		// allocated 670 MB here.)
+		bound := uint64(opts.MaxEntries) * 4 << 10
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > bound {
+			t.Errorf("planning %d names (shared folders %v) allocated %d bytes, want at most %d", len(names), shared, grew, bound)
+		}
+		runtime.KeepAlive(p)
+	}
+}

@@ -133,11 +133,17 @@ type entry struct {
 	target string // for links: the skill-relative path of the file it copies
 }
 
-// seen records a name already in the archive, under its fold key.
-type seen struct {
-	name     string
+// node is one element of a name the archive holds or implies. Names are
+// kept as a tree of elements, each with its fold key, so the memory they
+// take is bounded by the number of entries (implied folders included)
+// times the longest element, however deep and long the names are, and an
+// element is folded once, however many names repeat it.
+type node struct {
+	name     string // the element as the archive spells it
 	dir      bool
-	explicit bool
+	explicit bool             // an entry lists it (else a name implies it)
+	exact    map[string]*node // the children, by element
+	folded   map[string]*node // the children, by fold key
 }
 
 // plan checks a whole archive's entries before anything is written: the
@@ -145,7 +151,7 @@ type seen struct {
 type plan struct {
 	opts    Options
 	fold    *folder
-	names   map[string]*seen
+	root    node // the archive root
 	entries []entry
 	implied int   // folders the names imply that no entry lists
 	total   int64 // declared bytes of written files and link copies
@@ -160,7 +166,7 @@ func (p *plan) tooMany() error {
 }
 
 func newPlan(opts Options) *plan {
-	return &plan{opts: opts, fold: newFolder(), names: make(map[string]*seen)}
+	return &plan{opts: opts, fold: newFolder(), root: node{dir: true, explicit: true}}
 }
 
 // add checks one entry and records it. The name is the raw archive name;
@@ -255,41 +261,49 @@ func cleanName(raw string, dir bool) (name string, root bool, err error) {
 // claim records name (and the folders above it) and fails on duplicates,
 // case-fold collisions and file-versus-folder clashes.
 func (p *plan) claim(name string, dir bool) error {
-	for i := 0; i < len(name); i++ {
-		if name[i] == '/' {
-			if err := p.claimOne(name[:i], true, false); err != nil {
-				return err
-			}
+	n := &p.root
+	for start := 0; ; {
+		elem, _, more := strings.Cut(name[start:], "/")
+		end := start + len(elem)
+		child, err := p.claimChild(n, name[:end], start, more || dir, !more)
+		if err != nil || !more {
+			return err
 		}
+		n, start = child, end+1
 	}
-	return p.claimOne(name, dir, true)
 }
 
-func (p *plan) claimOne(name string, dir, explicit bool) error {
-	key := p.fold.key(name)
-	s, ok := p.names[key]
-	if !ok {
-		p.names[key] = &seen{name: name, dir: dir, explicit: explicit}
-		if !explicit {
-			p.implied++
+// claimChild records the last element of name, which starts at start,
+// under its parent folder n.
+func (p *plan) claimChild(n *node, name string, start int, dir, explicit bool) (*node, error) {
+	elem := name[start:]
+	if c := n.exact[elem]; c != nil {
+		switch {
+		case c.dir != dir:
+			return nil, unsafeEntry(name, "is both a file and a folder")
+		case explicit && (!dir || c.explicit):
+			return nil, unsafeEntry(name, "duplicate entry")
 		}
-		return nil
+		if explicit && !c.explicit {
+			c.explicit = true
+			p.implied-- // now listed: counted as an entry
+		}
+		return c, nil
 	}
-	switch {
-	case s.name != name:
-		return unsafeEntry(name, fmt.Sprintf("collides with %q on a case-insensitive file system", s.name))
-	case s.dir != dir:
-		return unsafeEntry(name, "is both a file and a folder")
-	case !dir && explicit:
-		return unsafeEntry(name, "duplicate entry")
-	case dir && explicit && s.explicit:
-		return unsafeEntry(name, "duplicate entry")
+	key := p.fold.key(elem)
+	if c := n.folded[key]; c != nil {
+		return nil, unsafeEntry(name, fmt.Sprintf("collides with %q on a case-insensitive file system", name[:start]+c.name))
 	}
-	if explicit && !s.explicit {
-		s.explicit = true
-		p.implied-- // now listed: counted as an entry
+	c := &node{name: strings.Clone(elem), dir: dir, explicit: explicit}
+	if n.exact == nil {
+		n.exact, n.folded = make(map[string]*node), make(map[string]*node)
 	}
-	return nil
+	n.exact[c.name] = c
+	n.folded[strings.Clone(key)] = c
+	if !explicit {
+		p.implied++
+	}
+	return c, nil
 }
 
 // within maps an archive path to its path inside the skill, reporting
