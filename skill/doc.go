@@ -43,12 +43,18 @@
 //     nothing else. The digest is a SHA-256 over a framed encoding of the
 //     runtime name and every file's path, executable bit, size and
 //     contents, so equal content shares one tree on every machine.
-//     Files are read-only (0444, or 0555 when executable).
+//     Trees are read-only: files 0444 (0555 when executable), folders
+//     0555, so a script run from a tree cannot write beside itself. To
+//     remove a cache by hand, run chmod -R u+w on it first, or use
+//     [CacheGC].
 //  3. A tree is staged in <root>/.tmp on the same file system and published
 //     by one rename, so a tree that can be seen is complete; when two
 //     writers race, both get the one tree. A crash leaves only staging,
-//     which a later materializer sweeps. A published tree found damaged (a
-//     file deleted or truncated) is replaced.
+//     which a later materializer sweeps. A published tree whose files are
+//     damaged (a file deleted, truncated or replaced) is replaced. Files
+//     or folders added to a tree are not damage: the tree is used in place
+//     as it is, never replaced under whoever works in it, and what it is
+//     (its digest, [ContentDigest]) is what was published.
 //  4. An archive is read once per call and hashed. A memo from that hash
 //     (with the format, subpath, runtime name and limits) to the content
 //     digest makes a repeat cost a hash and a lookup, not an extraction.

@@ -153,6 +153,16 @@ func staging(t testing.TB, root string) []string {
 
 func newTestMaterializer(t testing.TB, opts ...DefaultMaterializerOption) (Materializer, string) {
 	root := t.TempDir()
+	// Published trees have read-only folders, which the temporary
+	// folder's removal cannot empty without root's rights.
+	t.Cleanup(func() {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				os.Chmod(p, 0o755)
+			}
+			return nil
+		})
+	})
 	return NewDefaultSkillMaterializer(append([]DefaultMaterializerOption{WithSkillCacheRoot(root)}, opts...)...), root
 }
 
@@ -487,13 +497,22 @@ func TestMaterializeRepairsDamagedTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := readTree(t, dir)
+	// Folders of a tree are read-only: damage takes a chmod first.
+	writable := func() {
+		os.Chmod(dir, 0o755)
+		os.Chmod(filepath.Join(dir, "a"), 0o755)
+	}
 	for _, damage := range []func(){
-		func() { os.Remove(filepath.Join(dir, "a", "b.txt")) },
+		func() { writable(); os.Remove(filepath.Join(dir, "a", "b.txt")) },
 		func() {
 			os.Chmod(filepath.Join(dir, "SKILL.md"), 0o644)
 			os.WriteFile(filepath.Join(dir, "SKILL.md"), nil, 0o444)
 		},
-		func() { os.RemoveAll(filepath.Join(dir, "a")); os.WriteFile(filepath.Join(dir, "a"), nil, 0o444) },
+		func() {
+			writable()
+			os.RemoveAll(filepath.Join(dir, "a"))
+			os.WriteFile(filepath.Join(dir, "a"), nil, 0o444)
+		},
 		func() { os.Remove(filepath.Join(filepath.Dir(dir), ".manifest")) },
 	} {
 		damage()

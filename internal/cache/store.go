@@ -3,7 +3,7 @@
 //
 // # Layout
 //
-//	<root>/<digest>/<name>/...   a published skill tree (files read-only)
+//	<root>/<digest>/<name>/...   a published skill tree (read-only, rule 6)
 //	<root>/<digest>/.manifest    what the tree holds, published with it
 //	<root>/.memo/<key>           archive memo: a source's key -> its digest
 //	<root>/.tmp/<id>.lock        locked while staging <id> is alive
@@ -63,19 +63,25 @@
 //     tree that is visible is therefore complete; a crash leaves only
 //     staging, which no lookup ever sees.
 //  2. When the rename finds the digest already published, the existing
-//     tree wins if it checks out, and the staging is discarded. A tree that
-//     no longer matches its manifest (a file deleted, truncated or replaced)
-//     is moved aside and replaced.
+//     tree wins if it checks out (rule 4), and the staging is discarded. A
+//     tree whose recorded files no longer match its manifest (a file
+//     deleted, truncated, replaced or its executable bit changed) is
+//     broken for whoever uses it: it is moved aside and replaced.
 //  3. Each staging area is locked while its owner lives. A sweep, run once
 //     per [Store], removes areas whose lock can be taken: their owner died.
 //     Where file locks are unavailable, areas older than a day are swept.
 //  4. Lookups check the manifest against the digest, refuse links on the
-//     way to the tree, check every file's type, size and executable bit,
-//     and refuse any entry the manifest does not list. They do not re-hash
-//     contents: a file changed in place to the same size (which takes a
-//     chmod first, as files are read-only) is not noticed. A lookup lists
-//     each folder once and reaches each file and folder from its parent,
-//     so it costs a few system calls per entry, however deep the tree.
+//     way to the tree, and check every recorded file's type, size and
+//     executable bit. Entries the manifest does not list are additions,
+//     not damage: a lookup ignores them and never replaces a tree for them,
+//     so a process working inside a tree (a script that writes a cache
+//     beside itself, after making its folder writable) never has the tree
+//     replaced under it. What a tree is, for [Verify] and digests, is what
+//     its manifest records. Lookups do not re-hash contents: a file changed
+//     in place to the same size (which takes a chmod first, as files are
+//     read-only) is not noticed. A lookup reaches each file and folder from
+//     its parent, without listing folders, so it costs a few system calls
+//     per recorded file and folder, however deep the tree.
 //  5. The root and its .tmp and .memo folders must be real folders owned by
 //     the current user and not writable by every user; folders the store
 //     creates are private (0700). Every folder above the root, and the
@@ -86,6 +92,13 @@
 //     lookup or publish whose root path no longer names the folder held
 //     fails. A sweep removes only names a Store makes, through an os.Root
 //     on .tmp.
+//  6. Published trees are read-only: files 0444 (0555 when executable) and
+//     folders 0555, so nothing is added to a tree by accident (a script
+//     run from it cannot write a cache beside itself). The <digest> folder
+//     stays writable by its owner, so a tree can be renamed away. Removing
+//     a tree (gc, repair, sweep) makes its folders writable first; to
+//     remove a cache by hand, run chmod -R u+w on it first, as for Go's
+//     module cache.
 //
 // A Store is safe for concurrent use by goroutines and by processes that
 // share a root.
@@ -351,7 +364,7 @@ func GC(root string, before time.Time) ([]Entry, error) {
 			removed = append(removed, e)
 		}
 		st.Close()
-		s.dir.RemoveAll(aside)
+		removeAll(s.dir, aside)
 	}
 	if f, err := s.dir.Open(memoDir); err == nil {
 		memos, _ := f.Readdirnames(-1)
@@ -396,8 +409,8 @@ func Verify(dir string) (string, bool) {
 }
 
 // intact checks the tree <digest>/<name> under root against its manifest:
-// no link on the way, every listed file a regular file of the recorded
-// size and executable bit, and nothing else in any folder.
+// no link on the way, and every listed file a regular file of the
+// recorded size and executable bit.
 //
 // It also returns the tree folder's time, its last recorded use.
 func intact(root *os.Root, digest, name string) (time.Time, bool) {
@@ -461,25 +474,15 @@ func openFolder(dir *os.Root, name string) (*os.Root, error) {
 
 // intactFolder checks one folder of a tree, dir, against files: the files
 // below it, sorted by path, whose paths all start with the folder's path
-// and a slash (prefix bytes). It lists the folder once, checks each file
-// through dir (one element, no link followed) and each subfolder through
-// a root of its own, so a lookup costs a few system calls per entry of
-// the manifest, however deep the tree.
+// and a slash (prefix bytes). It checks each file through dir (one
+// element, no link followed) and each subfolder through a root of its
+// own, so a lookup costs a few system calls per entry of the manifest,
+// however deep the tree. Entries the manifest does not list are not
+// looked at (rule 4).
 func intactFolder(dir *os.Root, files []File, prefix int) bool {
-	f, err := dir.Open(".")
-	if err != nil {
-		return false
-	}
-	listed, err := f.Readdirnames(-1)
-	f.Close()
-	if err != nil {
-		return false
-	}
-	want := 0
 	for len(files) > 0 {
 		rel := files[0].Path[prefix:]
 		sub, _, nested := strings.Cut(rel, "/")
-		want++
 		if !nested {
 			fi, err := dir.Lstat(sub)
 			if err != nil || !fi.Mode().IsRegular() || fi.Size() != files[0].Size || (fi.Mode()&0o111 != 0) != files[0].Exec {
@@ -504,7 +507,7 @@ func intactFolder(dir *os.Root, files []File, prefix int) bool {
 		}
 		files = files[n:]
 	}
-	return len(listed) == want
+	return true
 }
 
 func validDigest(d string) bool {
@@ -628,6 +631,9 @@ func (st *Staging) Publish(files []File) (dir, digest string, err error) {
 	if err := s.dir.WriteFile(path.Join(st.dir, manifestName), manifest(st.name, files), 0o444); err != nil {
 		return "", "", err
 	}
+	if err := st.readOnly(files); err != nil {
+		return "", "", err
+	}
 	if err := st.root.Close(); err != nil {
 		return "", "", err
 	}
@@ -655,6 +661,65 @@ func (st *Staging) Publish(files []File) (dir, digest string, err error) {
 	}
 }
 
+// readOnly makes the folders of the staged tree read-only (rule 6): the
+// folders that hold files, and the tree's own folder.
+func (st *Staging) readOnly(files []File) error {
+	dirs := make(map[string]bool)
+	for _, f := range files {
+		for d := path.Dir(f.Path); d != "." && !dirs[d]; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	for d := range dirs {
+		local, err := filepath.Localize(d)
+		if err != nil {
+			return err
+		}
+		if err := st.root.Chmod(local, readOnlyDir); err != nil {
+			return err
+		}
+	}
+	return st.store.dir.Chmod(path.Join(st.dir, st.name), readOnlyDir)
+}
+
+// readOnlyDir is the mode of a published tree's folders.
+const readOnlyDir = 0o555
+
+// removeAll removes name under dir, first making writable the read-only
+// folders of a published tree it may hold. Links are removed, never
+// followed.
+func removeAll(dir *os.Root, name string) error {
+	if err := dir.RemoveAll(name); err == nil {
+		return nil
+	}
+	makeWritable(dir, name, 0)
+	return dir.RemoveAll(name)
+}
+
+// makeWritable gives the owner write access to the folder name under dir
+// and to every folder below it, down to the deepest a tree may have.
+func makeWritable(dir *os.Root, name string, depth int) {
+	fi, err := dir.Lstat(name)
+	if err != nil || !fi.IsDir() || depth > 64 {
+		return
+	}
+	dir.Chmod(name, fi.Mode().Perm()|0o700)
+	sub, err := openFolder(dir, name)
+	if err != nil {
+		return
+	}
+	defer sub.Close()
+	f, err := sub.Open(".")
+	if err != nil {
+		return
+	}
+	names, _ := f.Readdirnames(-1)
+	f.Close()
+	for _, n := range names {
+		makeWritable(sub, n, depth+1)
+	}
+}
+
 // repair replaces a damaged tree with the staged one.
 func (st *Staging) repair(digest string) (string, bool, error) {
 	s := st.store
@@ -676,7 +741,7 @@ func (st *Staging) repair(digest string) (string, bool, error) {
 	if err := s.dir.Rename(st.dir, digest); err != nil {
 		return "", false, nil // let the caller try again
 	}
-	s.dir.RemoveAll(old)
+	removeAll(s.dir, old)
 	return s.Path(digest, st.name), true, nil
 }
 
@@ -695,7 +760,7 @@ func (st *Staging) Close() error {
 	}
 	var err error
 	if st.dir != "" {
-		err = s.dir.RemoveAll(st.dir)
+		err = removeAll(s.dir, st.dir)
 		st.dir = ""
 	}
 	if st.lock != nil {
@@ -739,7 +804,7 @@ func (s *Store) sweepStaging() {
 		if errors.Is(err, fs.ErrNotExist) {
 			// No lock: its owner finished or died after removing it.
 			for _, name := range names {
-				tmp.RemoveAll(name)
+				removeAll(tmp, name)
 			}
 			continue
 		}
@@ -752,7 +817,7 @@ func (s *Store) sweepStaging() {
 		}
 		for _, name := range names {
 			if name != lock {
-				tmp.RemoveAll(name)
+				removeAll(tmp, name)
 			}
 		}
 		tmp.Remove(lock)

@@ -203,15 +203,19 @@ func TestOpenRefusesUnsafeFolders(t *testing.T) {
 
 func TestLookupRefusesTamperedTrees(t *testing.T) {
 	tests := map[string]func(dir string){
-		"extra file":   func(dir string) { os.WriteFile(filepath.Join(dir, "evil.sh"), []byte("x"), 0o755) },
-		"extra folder": func(dir string) { os.Mkdir(filepath.Join(dir, "more"), 0o755) },
-		"missing file": func(dir string) { os.Remove(filepath.Join(dir, "SKILL.md")) },
+		"missing file": func(dir string) { os.Chmod(dir, 0o755); os.Remove(filepath.Join(dir, "SKILL.md")) },
+		"file made a folder": func(dir string) {
+			os.Chmod(dir, 0o755)
+			os.Remove(filepath.Join(dir, "SKILL.md"))
+			os.Mkdir(filepath.Join(dir, "SKILL.md"), 0o755)
+		},
 		"resized file": func(dir string) {
 			os.Chmod(filepath.Join(dir, "SKILL.md"), 0o644)
 			os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("xx"), 0o644)
 		},
 		"exec bit": func(dir string) { os.Chmod(filepath.Join(dir, "SKILL.md"), 0o555) },
 		"linked tree": func(dir string) {
+			os.Chmod(dir, 0o755)
 			other := dir + ".real"
 			os.Rename(dir, other)
 			os.Symlink(other, dir)
@@ -314,4 +318,113 @@ func BenchmarkLookupDeep(b *testing.B) {
 			b.Fatal("Lookup found no tree")
 		}
 	}
+}
+
+// Rule 4: entries a tree's manifest does not list are additions, not
+// damage. A lookup still finds the tree, and publishing the same content
+// again keeps the tree in place, additions included, so whatever works
+// inside it is not pulled from under it.
+func TestLookupToleratesAdditions(t *testing.T) {
+	tests := map[string]func(dir string) error{
+		"added file": func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
+		},
+		"added folder": func(dir string) error {
+			return os.MkdirAll(filepath.Join(dir, "scripts", "__pycache__"), 0o755)
+		},
+		"added link": func(dir string) error { return os.Symlink("/etc", filepath.Join(dir, "etc")) },
+	}
+	for name, add := range tests {
+		t.Run(name, func(t *testing.T) {
+			s, err := Open(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			dir, digest := publishFiles(t, s, "kit", map[string]string{"SKILL.md": "x", "scripts/run.py": "print()"})
+			before, err := os.Stat(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			makeWritable(s.dir, digest, 0)
+			if err := add(dir); err != nil {
+				t.Fatal(err)
+			}
+			if got, ok := s.Lookup(digest, "kit"); !ok || got != dir {
+				t.Fatalf("Lookup after an %s = %s, %v, want %s", name, got, ok, dir)
+			}
+			if got, ok := Verify(dir); !ok || got != digest {
+				t.Errorf("Verify after an %s = %s, %v, want %s", name, got, ok, digest)
+			}
+			again, _ := publishFiles(t, s, "kit", map[string]string{"SKILL.md": "x", "scripts/run.py": "print()"})
+			after, err := os.Stat(again)
+			if err != nil || again != dir || !os.SameFile(before, after) {
+				t.Errorf("publishing again after an %s replaced the tree: %s, %v", name, again, err)
+			}
+		})
+	}
+}
+
+// Rule 6: a published tree's folders are read-only, as its files are,
+// and removing the tree (gc) still works.
+func TestPublishedTreeIsReadOnly(t *testing.T) {
+	root := t.TempDir()
+	s, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	dir, digest := publishFiles(t, s, "kit", map[string]string{"SKILL.md": "x", "scripts/lib/run.py": "print()"})
+	for _, p := range []string{"", "scripts", "scripts/lib"} {
+		fi, err := os.Lstat(filepath.Join(dir, p))
+		if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o555 {
+			t.Errorf("folder %q of the tree: %v, %v, want mode 0555", p, fi.Mode(), err)
+		}
+	}
+	for _, p := range []string{"SKILL.md", "scripts/lib/run.py"} {
+		fi, err := os.Lstat(filepath.Join(dir, p))
+		if err != nil || fi.Mode().Perm() != 0o444 {
+			t.Errorf("file %q of the tree: %v, %v, want mode 0444", p, fi.Mode(), err)
+		}
+	}
+	if os.Geteuid() != 0 {
+		if err := os.WriteFile(filepath.Join(dir, "scripts", "x.pyc"), nil, 0o644); err == nil {
+			t.Errorf("a file could be added to the tree's scripts folder")
+		}
+	}
+	removed, err := GC(root, time.Now().Add(time.Hour))
+	if err != nil || len(removed) != 1 || removed[0].Digest != digest {
+		t.Fatalf("GC = %+v, %v, want the tree removed", removed, err)
+	}
+	if _, err := os.Lstat(filepath.Dir(dir)); err == nil {
+		t.Errorf("GC left %s", filepath.Dir(dir))
+	}
+	if entries, _ := os.ReadDir(filepath.Join(root, tmpDir)); len(entries) != 0 {
+		t.Errorf("GC left %d entries in staging", len(entries))
+	}
+}
+
+// publishFiles stages and publishes a tree of files (path -> content).
+func publishFiles(t *testing.T, s *Store, name string, tree map[string]string) (string, string) {
+	t.Helper()
+	st, err := s.Stage(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var files []File
+	for p, content := range tree {
+		if err := st.Root().MkdirAll(filepath.Dir(filepath.FromSlash(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Root().WriteFile(filepath.FromSlash(p), []byte(content), 0o444); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, File{Path: p, Size: int64(len(content)), Sum: sha256.Sum256([]byte(content))})
+	}
+	dir, digest, err := st.Publish(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, digest
 }

@@ -1,0 +1,56 @@
+package skill
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A skill script run from the cache cannot write beside itself (the
+// tree's folders are read-only), and when something does add to a tree
+// (after making it writable), later materializations keep using the tree
+// in place, additions and all: a process working inside it never has it
+// replaced under it.
+func TestMaterializedTreeIsNotReplacedUnderItsUsers(t *testing.T) {
+	m, root := newTestMaterializer(t)
+	s := Archive("kit", ArchiveBytes(tarBytes(t, true, skillFiles(entry{name: "scripts/run.py", body: "print('hi')\n", mode: 0o755}))))
+	dir, err := m.Materialize(t.Context(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{dir, filepath.Join(dir, "scripts")} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o555 {
+			t.Errorf("folder %s of the tree: %v, %v, want mode 0555", p, fi.Mode(), err)
+		}
+	}
+	before, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What Python does on a first run, given a writable folder.
+	os.Chmod(dir, 0o755)
+	os.Chmod(filepath.Join(dir, "scripts"), 0o755)
+	pyc := filepath.Join(dir, "scripts", "__pycache__", "run.cpython-312.pyc")
+	if err := os.MkdirAll(filepath.Dir(pyc), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pyc, []byte("bytecode"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []Materializer{m, NewDefaultSkillMaterializer(WithSkillCacheRoot(root))} {
+		got, err := m.Materialize(t.Context(), s)
+		if err != nil || got != dir {
+			t.Fatalf("Materialize again = %s, %v, want %s", got, err, dir)
+		}
+		after, err := os.Stat(got)
+		if err != nil || !os.SameFile(before, after) {
+			t.Errorf("Materialize again replaced the tree at %s", got)
+		}
+		if _, err := os.Stat(pyc); err != nil {
+			t.Errorf("the file added to the tree is gone: %v", err)
+		}
+	}
+	if got := published(t, root); len(got) != 1 {
+		t.Errorf("cache holds %v, want one tree", got)
+	}
+}
