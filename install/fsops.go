@@ -14,7 +14,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/internal/cache"
 )
 
 func randomSuffix() string {
@@ -26,17 +26,20 @@ func randomSuffix() string {
 // copyTree copies the skill folder src into the new folder dst: regular
 // files and folders only, read through an os.Root so that no link in src
 // leads outside it. Links, devices and other special files fail; ".git"
-// folders are left out.
-func copyTree(ctx context.Context, src, dst string) error {
+// folders are left out. It returns every file copied, hashed as it was
+// copied.
+func copyTree(ctx context.Context, src, dst string) ([]cache.File, error) {
 	root, err := os.OpenRoot(src)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer root.Close()
 	if err := os.Mkdir(dst, 0o755); err != nil {
-		return err
+		return nil, err
 	}
-	return fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+	var files []cache.File
+	buf := make([]byte, 32<<10)
+	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -54,46 +57,55 @@ func copyTree(ctx context.Context, src, dst string) error {
 			}
 			return os.Mkdir(target, 0o755)
 		case t.IsRegular():
-			return copyFile(root, p, target)
+			f, err := copyFile(root, p, target, buf)
+			files = append(files, f)
+			return err
 		}
 		return fmt.Errorf("%w: %s: %s is not a regular file or folder (links and special files are not installed)", ErrInvalidSource, src, p)
 	})
+	return files, err
 }
 
-func copyFile(root *os.Root, name, target string) error {
+// copyFile copies the regular file name under root to the new file
+// target, and describes it.
+func copyFile(root *os.Root, name, target string, buf []byte) (cache.File, error) {
+	f := cache.File{Path: name}
 	in, err := root.Open(filepath.FromSlash(name))
 	if err != nil {
-		return err
+		return f, err
 	}
 	defer in.Close()
 	info, err := in.Stat()
 	if err != nil {
-		return err
+		return f, err
 	}
 	if !info.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", name)
+		return f, fmt.Errorf("%w: %s is not a regular file", ErrInvalidSource, name)
 	}
 	perm := os.FileMode(0o644)
 	if info.Mode()&0o111 != 0 {
-		perm = 0o755
+		perm, f.Exec = 0o755, true
 	}
 	out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
-		return err
+		return f, err
 	}
-	_, err = io.Copy(out, in)
-	return errors.Join(err, out.Close())
+	h := sha256.New()
+	f.Size, err = io.CopyBuffer(io.MultiWriter(out, h), in, buf)
+	h.Sum(f.Sum[:0])
+	return f, errors.Join(err, out.Close())
 }
 
 // relLink returns the target of a relative link at linkPath to target,
 // computed between the folders' real locations, so that it holds even when
 // a parent of either is itself a link.
-func relLink(linkPath, target string) (string, error) {
-	fromDir, err := filepath.EvalSymlinks(filepath.Dir(linkPath))
+// Real locations found are remembered in real, when not nil.
+func relLink(linkPath, target string, real realDirs) (string, error) {
+	fromDir, err := real.eval(filepath.Dir(linkPath))
 	if err != nil {
 		return "", err
 	}
-	toDir, err := filepath.EvalSymlinks(filepath.Dir(target))
+	toDir, err := real.eval(filepath.Dir(target))
 	if err != nil {
 		return "", err
 	}
@@ -102,6 +114,22 @@ func relLink(linkPath, target string) (string, error) {
 		return "", err
 	}
 	return rel, nil
+}
+
+// realDirs remembers the real locations of folders during one operation,
+// which makes many links into the same folders. It is not safe for
+// concurrent use.
+type realDirs map[string]string
+
+func (r realDirs) eval(dir string) (string, error) {
+	if p, ok := r[dir]; ok {
+		return p, nil
+	}
+	p, err := filepath.EvalSymlinks(dir)
+	if err == nil && r != nil {
+		r[dir] = p
+	}
+	return p, err
 }
 
 // noLinkError reports that this system could not make a link at all.
@@ -113,18 +141,24 @@ func (e *noLinkError) Unwrap() error { return e.err }
 // placeLink makes path a relative link to target, replacing what was there
 // (which the caller has checked is its own: an older link, or a copy)
 // atomically. A *noLinkError means links cannot be made here.
-func placeLink(path, target string) error {
+func placeLink(path, target string, real realDirs) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	rel, err := relLink(path, target)
+	rel, err := relLink(path, target, real)
 	if err != nil {
 		return err
+	}
+	// A free place gets the link at once (creating a link is atomic);
+	// anything else is replaced by renaming a new link over it.
+	if err := os.Symlink(rel, path); err == nil {
+		return nil
+	} else if !errors.Is(err, fs.ErrExist) {
+		return &noLinkError{err}
 	}
 	if cur, err := os.Readlink(path); err == nil && cur == rel {
 		return nil
 	}
-	removeLeftovers(filepath.Dir(path), "."+filepath.Base(path)+".link-")
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".link-"+randomSuffix())
 	if err := os.Symlink(rel, tmp); err != nil {
 		return &noLinkError{err}
@@ -193,29 +227,30 @@ type stagedCopy struct {
 }
 
 // stageCopy copies src to a hidden staging folder beside dst.
-func stageCopy(ctx context.Context, src, dst string) (*stagedCopy, error) {
-	parent := filepath.Dir(dst)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, err
+// With shared, a staging folder beside dst that the caller owns, the copy
+// goes there instead of into a folder of its own.
+func stageCopy(ctx context.Context, src, dst, shared string) (*stagedCopy, error) {
+	st := &stagedCopy{dst: dst}
+	if shared != "" {
+		st.path = filepath.Join(shared, filepath.Base(dst))
+	} else {
+		parent := filepath.Dir(dst)
+		if err := os.MkdirAll(parent, 0o755); err != nil {
+			return nil, err
+		}
+		st.stage = filepath.Join(parent, "."+filepath.Base(dst)+".stage-"+randomSuffix())
+		if err := os.Mkdir(st.stage, 0o755); err != nil {
+			return nil, err
+		}
+		st.path = filepath.Join(st.stage, filepath.Base(dst))
 	}
-	// Under the scope's lock no other process stages here: what an earlier
-	// crash left behind can go.
-	removeLeftovers(parent, "."+filepath.Base(dst)+".stage-")
-	st := &stagedCopy{stage: filepath.Join(parent, "."+filepath.Base(dst)+".stage-"+randomSuffix()), dst: dst}
-	if err := os.Mkdir(st.stage, 0o755); err != nil {
-		return nil, err
-	}
-	st.path = filepath.Join(st.stage, filepath.Base(dst))
-	if err := copyTree(ctx, src, st.path); err != nil {
-		st.discard()
-		return nil, err
-	}
-	d, err := skill.ContentDigest(st.path)
+	files, err := copyTree(ctx, src, st.path)
 	if err != nil {
 		st.discard()
 		return nil, err
 	}
-	st.digest = d
+	// The encoding skill.ContentDigest uses for a folder of regular files.
+	st.digest = cache.Digest(filepath.Base(dst), files)
 	return st, nil
 }
 
@@ -229,17 +264,23 @@ func (st *stagedCopy) commit(free bool) error {
 	return swapDirs(st.path, st.dst)
 }
 
+// discard removes the stage, and with it what a commit swapped out.
 func (st *stagedCopy) discard() {
-	if st != nil && st.stage != "" {
+	switch {
+	case st == nil:
+	case st.stage != "":
 		os.RemoveAll(st.stage)
 		st.stage = ""
+	case st.path != "":
+		os.RemoveAll(st.path)
+		st.path = ""
 	}
 }
 
 // placeCopyOf makes dst a copy of the canonical copy src, which has the
 // given digest, replacing what is there.
 func placeCopyOf(src, dst, digest string) error {
-	st, err := stageCopy(context.Background(), src, dst)
+	st, err := stageCopy(context.Background(), src, dst, "")
 	if err != nil {
 		return err
 	}
@@ -368,18 +409,6 @@ func ourLink(path, canonical string) bool {
 		return true
 	}
 	target, err1 := os.Readlink(path)
-	rel, err2 := relLink(path, canonical)
+	rel, err2 := relLink(path, canonical, nil)
 	return err1 == nil && err2 == nil && target == rel
-}
-
-// removeLeftovers removes the entries of dir named prefix followed by the
-// 12 hex digits of randomSuffix: staging that a crashed run left behind.
-func removeLeftovers(dir, prefix string) {
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), prefix)
-		if ok && len(rest) == 12 && strings.Trim(rest, "0123456789abcdef") == "" {
-			os.RemoveAll(filepath.Join(dir, e.Name()))
-		}
-	}
 }

@@ -157,7 +157,7 @@ func TestCrashDuringUpdateLeavesOldOrNew(t *testing.T) {
 	canonical := filepath.Join(f.env.Project, ".agents", "skills", "big")
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		stages, _ := filepath.Glob(filepath.Join(f.env.Project, ".agents", "skills", ".big.stage-*", "big", "refs", "*"))
+		stages, _ := filepath.Glob(filepath.Join(f.env.Project, ".agents", "skills", ".*.stage-*", "big", "refs", "*"))
 		if _, err := os.Stat(canonical); err == nil && len(stages) > 50 {
 			break
 		}
@@ -194,7 +194,7 @@ func TestCrashDuringUpdateLeavesOldOrNew(t *testing.T) {
 	if bad, err := in.Verify(t.Context()); err != nil || len(bad) != 0 {
 		t.Errorf("Verify after recovery = %+v, %v", bad, err)
 	}
-	if left, _ := filepath.Glob(filepath.Join(f.env.Project, ".agents", "skills", ".big.*")); len(left) != 0 {
+	if left, _ := filepath.Glob(filepath.Join(f.env.Project, ".agents", "skills", ".*")); len(left) != 0 {
 		t.Errorf("staging left after recovery: %v", left)
 	}
 }
@@ -317,7 +317,7 @@ func TestKilledRemoveNeverLeavesHalfASkill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if left, _ := filepath.Glob(filepath.Join(f.env.Project, ".agents", "skills", ".big.*")); len(left) != 0 {
+	if left, _ := filepath.Glob(filepath.Join(f.env.Project, ".agents", "skills", ".*")); len(left) != 0 {
 		t.Errorf("left aside after the next run: %v", left)
 	}
 	if _, err := os.Stat(canonical); err == nil {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -168,25 +170,41 @@ func (p *plan) work() bool {
 func (in *Installer) reconcile(ctx context.Context, s *session, wants []want, force, frozen bool) ([]Change, error) {
 	lock := s.lock
 	plans := make([]*plan, 0, len(wants))
+	// Every canonical copy is staged in one hidden folder beside them.
+	if err := os.MkdirAll(in.canonicalRoot(), 0o755); err != nil {
+		return nil, err
+	}
+	shared := filepath.Join(in.canonicalRoot(), ".all.stage-"+randomSuffix())
+	if err := os.Mkdir(shared, 0o755); err != nil {
+		return nil, err
+	}
 	defer func() {
 		for _, p := range plans {
 			p.st.discard()
 		}
+		os.RemoveAll(shared)
 	}()
 	for _, w := range wants {
+		plans = append(plans, &plan{name: w.c.name, c: w.c, old: lock.Skills[w.c.name], canonical: in.canonicalPath(w.c.name)})
+	}
+	// Staging is copying and hashing, a few workers at a time.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(stageWorkers)
+	for _, p := range plans {
+		g.Go(func() error {
+			st, err := stageCopy(gctx, p.c.dir, p.canonical, shared)
+			if err != nil {
+				return fmt.Errorf("skill %s from %s: %w", p.name, sourceLabel(p.c.source, p.c.subpath), err)
+			}
+			p.st = st
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
 		if ctx.Err() != nil {
 			return nil, interrupted(ctx, "nothing was changed")
 		}
-		p := &plan{name: w.c.name, c: w.c, old: lock.Skills[w.c.name], canonical: in.canonicalPath(w.c.name)}
-		st, err := stageCopy(ctx, w.c.dir, p.canonical)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, interrupted(ctx, "nothing was changed")
-			}
-			return nil, fmt.Errorf("skill %s from %s: %w", w.c.name, sourceLabel(w.c.source, w.c.subpath), err)
-		}
-		p.st = st
-		plans = append(plans, p)
+		return nil, err
 	}
 	var problems []error
 	for i, p := range plans {
@@ -219,6 +237,7 @@ func (in *Installer) reconcile(ctx context.Context, s *session, wants []want, fo
 	}
 	var changes []Change
 	done := 0
+	real := realDirs{}
 	for i, p := range plans {
 		if p.work() && ctx.Err() != nil {
 			in.unmark(lock, plans[i:])
@@ -231,7 +250,7 @@ func (in *Installer) reconcile(ctx context.Context, s *session, wants []want, fo
 			}
 			return changes, interrupted(ctx, what)
 		}
-		ch, err := in.apply(p)
+		ch, err := in.apply(p, real)
 		changes = append(changes, ch...)
 		if err != nil {
 			// This skill stays marked unfinished; the next run settles it.
@@ -261,6 +280,10 @@ func (in *Installer) unmark(lock *Lock, plans []*plan) {
 		lock.Unfinished = nil
 	}
 }
+
+// stageWorkers is how many skills are staged at once: file system calls
+// on different folders overlap.
+const stageWorkers = 4
 
 // decide works out what a plan does at each place, and what stops it.
 func (in *Installer) decide(p *plan, places []wantPlace, force bool) []error {
@@ -383,7 +406,7 @@ func (in *Installer) decide(p *plan, places []wantPlace, force bool) []error {
 
 // apply carries out a plan: the canonical copy first, then each agent's
 // place.
-func (in *Installer) apply(p *plan) ([]Change, error) {
+func (in *Installer) apply(p *plan, real realDirs) ([]Change, error) {
 	var changes []Change
 	c := p.canon
 	ch := Change{Skill: p.name, Path: p.canonical, Action: c.action, Kind: KindCanonical}
@@ -411,7 +434,7 @@ func (in *Installer) apply(p *plan) ([]Change, error) {
 				}
 				ch.Backup = b
 			}
-			kind, err := place(st.path, p.canonical, st.kind, p.st.digest)
+			kind, err := place(st.path, p.canonical, st.kind, p.st.digest, real)
 			if err != nil {
 				return changes, err
 			}
@@ -440,11 +463,11 @@ func (in *Installer) apply(p *plan) ([]Change, error) {
 // be made, a junction, else a copy) or a copy of it (KindCopy), replacing
 // what is there (which the caller has checked is its own), and returns the
 // kind made.
-func place(path, canonical, kind, digest string) (string, error) {
+func place(path, canonical, kind, digest string, real realDirs) (string, error) {
 	if kind == KindCopy {
 		return KindCopy, placeCopyOf(canonical, path, digest)
 	}
-	err := placeLink(path, canonical)
+	err := placeLink(path, canonical, real)
 	var linkErr *noLinkError
 	if !errors.As(err, &linkErr) {
 		return KindLink, err
@@ -481,7 +504,7 @@ func (in *Installer) toBackup(path, rel string) (dst string, moved bool, err err
 	if err := os.Rename(path, dst); err == nil {
 		return dst, true, nil
 	}
-	if err := copyTree(context.Background(), path, dst); err != nil {
+	if _, err := copyTree(context.Background(), path, dst); err != nil {
 		return "", false, fmt.Errorf("backup of %s: %w", path, err)
 	}
 	return dst, false, nil
@@ -623,7 +646,7 @@ func (in *Installer) settle(name string, prev, cur *LockedSkill) (*LockedSkill, 
 		switch {
 		case s.found == foundNothing,
 			(s.found == foundOurs || s.found == foundSame) && (s.link != wantLink || (!s.link && s.digest != kept.Digest)):
-			kind, err := place(p, canonical, pl.Kind, kept.Digest)
+			kind, err := place(p, canonical, pl.Kind, kept.Digest, nil)
 			if err != nil {
 				return nil, err
 			}

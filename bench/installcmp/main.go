@@ -1,9 +1,11 @@
 //go:build linux
 
 // Command installcmp compares, side by side in one run, installing the
-// same 200 local skills into claude-code and codex with `agentskills add`
-// and with the npm `skills` tool (version 1.4.9), each into a fresh
-// project folder, and prints both medians and the ratio.
+// same 200 local skills into claude-code and codex with `agentskills add`,
+// with the npm `skills` tool (version 1.4.9), and with the floor: `cp -r`
+// of the same folders into .agents/skills and one `ln -rs` making every
+// link in .claude/skills (Codex reads .agents/skills). Each gets a fresh
+// project folder; it prints the medians and the ratios.
 //
 //	go run ./bench/installcmp [-skills 200] [-runs 7]
 //
@@ -74,6 +76,9 @@ func run(n, runs int, scratch string) error {
 		{"npm skills add (1.4.9)", func(project string) *exec.Cmd {
 			return exec.Command("node", npmCLI, "add", "./skills", "--skill", "*", "-a", "claude-code", "-a", "codex", "-y")
 		}},
+		{"floor: cp -r + ln -rs", func(project string) *exec.Cmd {
+			return exec.Command("sh", "-c", "mkdir -p .agents/skills .claude/skills && cp -r skills/* .agents/skills/ && ln -rs .agents/skills/* .claude/skills/")
+		}},
 	}
 	times := make([][]time.Duration, len(contenders))
 	for r := range runs {
@@ -109,11 +114,14 @@ func run(n, runs int, scratch string) error {
 			os.RemoveAll(project)
 		}
 	}
-	ours, theirs := median(times[0]), median(times[1])
 	fmt.Printf("%-26s %10s\n", "contender", "median")
-	fmt.Printf("%-26s %10s\n", contenders[0].name, ours.Round(time.Millisecond))
-	fmt.Printf("%-26s %10s\n", contenders[1].name, theirs.Round(time.Millisecond))
+	for i, c := range contenders {
+		fmt.Printf("%-26s %10s\n", c.name, median(times[i]).Round(time.Millisecond))
+	}
+	ours, theirs, floor := median(times[0]), median(times[1]), median(times[2])
 	fmt.Printf("agentskills / npm skills = %.2fx (goal <= 0.2x)\n", float64(ours)/float64(theirs))
+	fmt.Printf("agentskills / floor = %.2fx (goal <= 1.5x)\n", float64(ours)/float64(floor))
+	fmt.Printf("floor / npm skills = %.2fx\n", float64(floor)/float64(theirs))
 	return nil
 }
 
