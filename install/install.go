@@ -549,11 +549,19 @@ func (in *Installer) download(ctx context.Context, source string) (string, func(
 		return "", nil, fail(err)
 	}
 	defer rc.Close()
-	f, err := os.CreateTemp("", "agentskills-download-*")
+	// The file takes the URL's last path element for its name, as the
+	// runtime name of an archive's skill comes from its file name: a random
+	// name would give every download a tree of its own in the cache.
+	tmp, err := os.MkdirTemp("", "agentskills-download-*")
 	if err != nil {
 		return "", nil, err
 	}
-	remove := func() { f.Close(); os.Remove(f.Name()) }
+	f, err := os.OpenFile(filepath.Join(tmp, downloadName(u)), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return "", nil, err
+	}
+	remove := func() { f.Close(); os.RemoveAll(tmp) }
 	h := sha256.New()
 	var body io.Reader = &kickReader{r: rc, t: watchdog, d: in.timeout}
 	if in.progress != nil {
@@ -578,6 +586,23 @@ func (in *Installer) download(ctx context.Context, source string) (string, func(
 		return "", nil, fmt.Errorf("%w: download %s: SHA-256 is %s, but the source says %s; refusing it", ErrDrift, shown, got, want)
 	}
 	return f.Name(), remove, nil
+}
+
+// downloadName is the file name for a download of u: its last path
+// element with characters outside A-Z, a-z, 0-9, ".", "_" and "-" made
+// "-", or "archive" when that leaves no name.
+func downloadName(u *url.URL) string {
+	base := u.Path[strings.LastIndexByte(u.Path, '/')+1:]
+	name := strings.Map(func(r rune) rune {
+		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '.' || r == '_' || r == '-' {
+			return r
+		}
+		return '-'
+	}, base)
+	if name = strings.TrimLeft(name, "."); name == "" || len(name) > 128 {
+		return "archive"
+	}
+	return name
 }
 
 // kickReader restarts a watchdog timer at every read that returns bytes.
