@@ -50,7 +50,8 @@
 //  3. A tree is staged in <root>/.tmp on the same file system and published
 //     by one rename, so a tree that can be seen is complete; when two
 //     writers race, both get the one tree. A crash leaves only staging,
-//     which a later materializer sweeps. A published tree whose files are
+//     which the next materializer to use the cache (a warm run too) and
+//     [CacheGC] sweep. A published tree whose files are
 //     damaged (a file deleted, truncated or replaced) is replaced. Files
 //     or folders added to a tree are not damage: the tree is used in place
 //     as it is, never replaced under whoever works in it, and what it is

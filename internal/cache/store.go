@@ -67,8 +67,10 @@
 //     tree whose recorded files no longer match its manifest (a file
 //     deleted, truncated, replaced or its executable bit changed) is
 //     broken for whoever uses it: it is moved aside and replaced.
-//  3. Each staging area is locked while its owner lives. A sweep, run once
-//     per [Store], removes areas whose lock can be taken: their owner died.
+//  3. Each staging area is locked while its owner lives. A sweep removes
+//     areas whose lock can be taken: their owner died. [Open] sweeps, so
+//     every process that uses a cache (a warm run too) and every [GC]
+//     does; with nothing left over a sweep costs one listing of .tmp.
 //     Where file locks are unavailable, areas older than a day are swept.
 //  4. Lookups check the manifest against the digest, refuse links on the
 //     way to the tree, and check every recorded file's type, size and
@@ -118,7 +120,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -135,15 +136,15 @@ const (
 // through the folder opened by [Open], so a folder renamed or replaced
 // above it later cannot redirect what the store reads or writes.
 type Store struct {
-	path  string      // the absolute root, as opened
-	dir   *os.Root    // the root folder, held open
-	info  os.FileInfo // its identity
-	sweep sync.Once
+	path string      // the absolute root, as opened
+	dir  *os.Root    // the root folder, held open
+	info os.FileInfo // its identity
 }
 
 // Open returns the store at root, creating its folders (0700). The root is
 // made absolute and held open until [Store.Close]. The root, every folder
-// above it and the store's own folders must pass rule 5.
+// above it and the store's own folders must pass rule 5. Open sweeps
+// abandoned staging (rule 3).
 func Open(root string) (*Store, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -175,6 +176,7 @@ func Open(root string) (*Store, error) {
 			return nil, err
 		}
 	}
+	s.sweepStaging()
 	return s, nil
 }
 
@@ -530,13 +532,11 @@ type Staging struct {
 	files map[string]*os.File // private files beside the staging area
 }
 
-// Stage creates a staging area for a tree with the given runtime name. The
-// first call on a Store sweeps abandoned staging (rule 3).
+// Stage creates a staging area for a tree with the given runtime name.
 func (s *Store) Stage(name string) (*Staging, error) {
 	if name == "" || name == "." || name == ".." || strings.HasPrefix(name, ".") || strings.ContainsAny(name, "/\\\x00") {
 		return nil, fmt.Errorf("invalid runtime name %q", name)
 	}
-	s.sweep.Do(s.sweepStaging)
 	for attempt := 0; ; attempt++ {
 		st, err := s.stage(name)
 		if err != errLocked || attempt == 10 {

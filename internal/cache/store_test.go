@@ -428,3 +428,16 @@ func publishFiles(t *testing.T, s *Store, name string, tree map[string]string) (
 	}
 	return dir, digest
 }
+
+// BenchmarkOpen opens a store with nothing to sweep, as every process
+// that uses a cache does once.
+func BenchmarkOpen(b *testing.B) {
+	root := b.TempDir()
+	for b.Loop() {
+		s, err := Open(root)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}
