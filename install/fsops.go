@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/internal/cache"
+	"github.com/agentadaptor/agentadaptor/internal/extract"
+	"github.com/agentadaptor/agentadaptor/skill"
 )
 
 func randomSuffix() string {
@@ -23,78 +25,54 @@ func randomSuffix() string {
 	return hex.EncodeToString(b[:])
 }
 
-// copyTree copies the skill folder src into the new folder dst: regular
-// files and folders only, read through an os.Root so that no link in src
-// leads outside it. Links, devices and other special files fail; ".git"
-// folders are left out. It returns every file copied, hashed as it was
-// copied.
+// copyTree copies the skill folder src into the new folder dst through
+// internal/extract's tree path: the names, types and limits every source
+// is held to (the skill package's default limits), read through an
+// os.Root so that no link in src leads outside it, and written through an
+// os.Root on dst. A link is copied as its target when that is a regular
+// file of the skill, and fails otherwise; ".git" folders are left out.
+// It returns every file copied, hashed as it was copied.
 func copyTree(ctx context.Context, src, dst string) ([]cache.File, error) {
-	root, err := os.OpenRoot(src)
+	from, err := os.OpenRoot(src)
 	if err != nil {
 		return nil, err
 	}
-	defer root.Close()
+	defer from.Close()
 	if err := os.Mkdir(dst, 0o755); err != nil {
 		return nil, err
 	}
-	var files []cache.File
-	buf := make([]byte, 32<<10)
-	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if p == "." {
-			return nil
-		}
-		target := filepath.Join(dst, filepath.FromSlash(p))
-		switch t := d.Type(); {
-		case t.IsDir():
-			if d.Name() == ".git" {
-				return fs.SkipDir
-			}
-			return os.Mkdir(target, 0o755)
-		case t.IsRegular():
-			f, err := copyFile(root, p, target, buf)
-			files = append(files, f)
-			return err
-		}
-		return fmt.Errorf("%w: %s: %s is not a regular file or folder (links and special files are not installed)", ErrInvalidSource, src, p)
+	to, err := os.OpenRoot(dst)
+	if err != nil {
+		return nil, err
+	}
+	defer to.Close()
+	written, err := extract.FS(ctx, noGit{from.FS()}, ".", to, extract.Options{
+		MaxFileSize:  skill.DefaultMaxFileSize,
+		MaxTotalSize: skill.DefaultMaxTotalSize,
+		MaxEntries:   skill.DefaultMaxArchiveEntries,
+		Writable:     true,
 	})
-	return files, err
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", src, archiveError(err))
+	}
+	files := make([]cache.File, len(written))
+	for i, f := range written {
+		files[i] = cache.File{Path: f.Path, Exec: f.Exec, Size: f.Size, Sum: f.Sum}
+	}
+	return files, nil
 }
 
-// copyFile copies the regular file name under root to the new file
-// target, and describes it.
-func copyFile(root *os.Root, name, target string, buf []byte) (cache.File, error) {
-	f := cache.File{Path: name}
-	in, err := root.Open(filepath.FromSlash(name))
-	if err != nil {
-		return f, err
-	}
-	defer in.Close()
-	info, err := in.Stat()
-	if err != nil {
-		return f, err
-	}
-	if !info.Mode().IsRegular() {
-		return f, fmt.Errorf("%w: %s is not a regular file", ErrInvalidSource, name)
-	}
-	perm := os.FileMode(0o644)
-	if info.Mode()&0o111 != 0 {
-		perm, f.Exec = 0o755, true
-	}
-	out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return f, err
-	}
-	h := sha256.New()
-	f.Size, err = io.CopyBuffer(io.MultiWriter(out, h), in, buf)
-	h.Sum(f.Sum[:0])
-	return f, errors.Join(err, out.Close())
+// noGit is a file system without its ".git" folders.
+type noGit struct{ fs.FS }
+
+func (n noGit) ReadDir(name string) ([]fs.DirEntry, error) {
+	entries, err := fs.ReadDir(n.FS, name)
+	return slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return e.Name() == ".git" && e.IsDir() }), err
 }
+
+func (n noGit) ReadLink(name string) (string, error) { return fs.ReadLink(n.FS, name) }
+
+func (n noGit) Lstat(name string) (fs.FileInfo, error) { return fs.Lstat(n.FS, name) }
 
 // relLink returns the target of a relative link at linkPath to target,
 // computed between the folders' real locations, so that it holds even when

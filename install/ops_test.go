@@ -2,6 +2,7 @@ package install
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -664,5 +665,45 @@ func TestUserFoldersThatMoveWithTheEnvironment(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(f.env.Home, ".claude", "skills", "foo")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Remove left the link: %v", err)
+	}
+}
+
+func TestLocalFoldersAreCopiedUnderTheArchiveRules(t *testing.T) {
+	f := newFixture(t)
+	in := f.installer(t)
+	ctx := t.Context()
+	// A link to a file of the skill becomes a copy of it; .git is left out.
+	src := f.writeSkill(t, "linked", "linked", "")
+	os.WriteFile(filepath.Join(src, "notes.md"), []byte("notes"), 0o644)
+	os.Symlink("notes.md", filepath.Join(src, "alias.md"))
+	os.MkdirAll(filepath.Join(src, ".git", "objects"), 0o755)
+	os.WriteFile(filepath.Join(src, ".git", "HEAD"), []byte("ref"), 0o644)
+	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
+		t.Fatal(err)
+	}
+	canonical := f.canonicalOf("linked")
+	if fi, err := os.Lstat(filepath.Join(canonical, "alias.md")); err != nil || !fi.Mode().IsRegular() || readFile(t, filepath.Join(canonical, "alias.md")) != "notes" {
+		t.Errorf("alias.md = %v, %v, want a regular copy of notes.md", fi, err)
+	}
+	if fi, err := os.Stat(filepath.Join(canonical, "SKILL.md")); err != nil || fi.Mode().Perm()&0o200 == 0 {
+		t.Errorf("SKILL.md = %v, %v, want a file its owner can edit", fi, err)
+	}
+	if _, err := os.Stat(filepath.Join(canonical, ".git")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf(".git was copied: %v", err)
+	}
+	// Names the archive rules refuse are refused here too, naming the file.
+	for name, file := range map[string]string{"colon": "a:b.md", "device name": "CON.md", "backslash": `a\b.md`} {
+		src := f.writeSkill(t, "bad-"+strings.ReplaceAll(name, " ", "-"), "bad-"+strings.ReplaceAll(name, " ", "-"), "")
+		os.WriteFile(filepath.Join(src, file), []byte("x"), 0o644)
+		_, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "codex")})
+		if !errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), fmt.Sprintf("%q", file)) {
+			t.Errorf("Add of a skill holding %s = %v, want ErrInvalidSource naming it", file, err)
+		}
+	}
+	// A link out of the skill is refused.
+	out := f.writeSkill(t, "escape", "escape", "")
+	os.Symlink(filepath.Join(f.sources, "linked", "notes.md"), filepath.Join(out, "leak.md"))
+	if _, err := in.Add(ctx, Request{Sources: []string{out}, Agents: agentsOf(t, "codex")}); !errors.Is(err, ErrInvalidSource) {
+		t.Errorf("Add of a skill linking out of itself = %v, want ErrInvalidSource", err)
 	}
 }

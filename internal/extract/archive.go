@@ -258,7 +258,7 @@ func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os
 		src = io.NewSectionReader(scratch, 0, c.n)
 	}
 	tr = tar.NewReader(&counter{ctx: ctx, r: src, limit: opts.MaxTotalSize})
-	w := newWriter(dst, opts.MaxTotalSize)
+	w := newWriter(dst, opts.MaxTotalSize, opts.Writable)
 	defer w.close()
 	out := newFiles(ctx, len(p.entries))
 	for i := 0; ; {
@@ -401,7 +401,7 @@ func extractZip(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, op
 		return nil, err
 	}
 
-	w := newWriter(dst, opts.MaxTotalSize)
+	w := newWriter(dst, opts.MaxTotalSize, opts.Writable)
 	defer w.close()
 	out := newFiles(ctx, len(zr.File))
 	for i, f := range zr.File {

@@ -29,7 +29,8 @@
 //     sockets, sparse files and other tar types fail; PAX global headers
 //     are ignored. Modes, owners, times and extended attributes are ignored
 //     except the executable bit: files are written 0444, or 0555 when any
-//     executable bit is set, folders 0755.
+//     executable bit is set (with Options.Writable 0644 and 0755), folders
+//     0755.
 //  8. A link (symbolic or hard) is written as a copy of its target, and
 //     only when that target, resolved inside the skill, is a regular file
 //     of the skill; a link to a folder, to another link, or out of the

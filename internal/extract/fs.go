@@ -79,7 +79,7 @@ func FS(ctx context.Context, fsys fs.FS, root string, dst *os.Root, opts Options
 	if err := p.finish(); err != nil {
 		return nil, err
 	}
-	w := newWriter(dst, opts.MaxTotalSize)
+	w := newWriter(dst, opts.MaxTotalSize, opts.Writable)
 	defer w.close()
 	files := make([]File, 0, len(p.entries))
 	for _, e := range p.entries {

@@ -51,6 +51,10 @@ type Options struct {
 	// AnyTree accepts an archive without a SKILL.md at its (sub)root, for
 	// listing archives that hold several skills.
 	AnyTree bool
+	// Writable creates files 0644, or 0755 when executable, for trees
+	// that people may edit (a skill installed into a project). Default:
+	// read-only, 0444 or 0555.
+	Writable bool
 	// Scratch returns an empty private file that holds a tar.gz archive's
 	// decompressed stream between the two passes. Nil means a temporary
 	// file in os.TempDir(), removed afterwards; a file from Scratch is the

@@ -34,14 +34,15 @@ type writer struct {
 	open     int
 	total    atomic.Int64 // bytes written so far
 	maxTotal int64
+	writable bool // files 0644/0755 instead of 0444/0555
 }
 
 // maxOpenDirs is how many folders a writer keeps open, so that creating a
 // file in one costs one system call instead of one per path element.
 const maxOpenDirs = 64
 
-func newWriter(root *os.Root, maxTotal int64) *writer {
-	return &writer{root: root, dirs: make(map[string]*os.Root), maxTotal: maxTotal}
+func newWriter(root *os.Root, maxTotal int64, writable bool) *writer {
+	return &writer{root: root, dirs: make(map[string]*os.Root), maxTotal: maxTotal, writable: writable}
 }
 
 // close releases the folders the writer holds open.
@@ -114,6 +115,9 @@ func (w *writer) create(rel string, exec bool) (*os.File, error) {
 	perm := os.FileMode(0o444)
 	if exec {
 		perm = 0o555
+	}
+	if w.writable {
+		perm |= 0o200
 	}
 	return root.OpenFile(local, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 }
