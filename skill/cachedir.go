@@ -30,7 +30,9 @@ func CacheEntries(root string) ([]CacheEntry, error) {
 }
 
 // CacheGC removes from the cache at root the trees, and archive memo
-// entries, not used for olderThan, and returns the trees removed. A tree
+// entries, not used for olderThan, and returns the trees removed. Last use
+// is recorded to the second, so any olderThan is exact. It also sweeps
+// what interrupted materializations left in the cache. A tree
 // in use by a running agent can be removed too: collect when agents are
 // idle, or with an age longer than any run.
 func CacheGC(root string, olderThan time.Duration) ([]CacheEntry, error) {

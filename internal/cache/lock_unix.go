@@ -52,13 +52,14 @@ func waitLock(f *os.File) error {
 	}
 }
 
-// CheckOwner refuses a folder another user owns or may write.
+// CheckOwner refuses a folder another user owns or may write: one that
+// is not the current user's, or that its group or every user may write.
 func CheckOwner(fi os.FileInfo) error {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
 		return fmt.Errorf("belongs to user %d, not to this user", st.Uid)
 	}
-	if fi.Mode().Perm()&0o002 != 0 {
-		return errors.New("is writable by every user")
+	if fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("may be written by its group or by every user (mode %v; chmod go-w it)", fi.Mode().Perm())
 	}
 	return nil
 }

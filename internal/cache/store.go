@@ -85,7 +85,8 @@
 //     its parent, without listing folders, so it costs a few system calls
 //     per recorded file and folder, however deep the tree.
 //  5. The root and its .tmp and .memo folders must be real folders owned by
-//     the current user and not writable by every user; folders the store
+//     the current user that neither their group nor every user may write
+//     ([CheckOwner]); folders the store
 //     creates are private (0700). Every folder above the root, and the
 //     targets of links on the way, must belong to the current user or to
 //     root and be writable by no one else, unless sticky (as /tmp is):
@@ -101,6 +102,10 @@
 //     a tree (gc, repair, sweep) makes its folders writable first; to
 //     remove a cache by hand, run chmod -R u+w on it first, as for Go's
 //     module cache.
+//  7. A lookup that finds a tree, and a memo hit, record the use in the
+//     time of the <digest> folder (or the memo file) when the time recorded
+//     is more than a second old: one write per tree per run, and [GC]'s
+//     cut-off is exact to the second. [Entries] reports it as LastUse.
 //
 // A Store is safe for concurrent use by goroutines and by processes that
 // share a root.
@@ -253,16 +258,15 @@ func (s *Store) Lookup(digest, name string) (string, bool) {
 	if !ok || !s.same() {
 		return "", false
 	}
-	// Record the use for gc in the tree's folder time, at most once per
-	// useGranularity so a warm lookup rarely writes.
+	// Record the use for gc in the tree's folder time (rule 7).
 	if now := time.Now(); now.Sub(lastUse) > useGranularity {
 		s.dir.Chtimes(digest, now, now)
 	}
 	return s.Path(digest, name), true
 }
 
-// useGranularity is how precisely last use is recorded.
-const useGranularity = time.Hour
+// useGranularity is how precisely last use is recorded (rule 7).
+const useGranularity = time.Second
 
 // Entry is one published tree.
 type Entry struct {

@@ -199,6 +199,21 @@ func TestOpenRefusesUnsafeFolders(t *testing.T) {
 			t.Errorf("Open accepted a root every user may write")
 		}
 	})
+	t.Run("group-writable root", func(t *testing.T) {
+		root := t.TempDir()
+		os.Chmod(root, 0o770)
+		if _, err := Open(root); err == nil || !strings.Contains(err.Error(), "chmod go-w") {
+			t.Errorf("Open of a root its group may write = %v, want it refused, saying what to change", err)
+		}
+	})
+	t.Run("group-writable staging folder", func(t *testing.T) {
+		root := t.TempDir()
+		os.Mkdir(filepath.Join(root, tmpDir), 0o700)
+		os.Chmod(filepath.Join(root, tmpDir), 0o770)
+		if _, err := Open(root); err == nil {
+			t.Errorf("Open accepted a .tmp its group may write")
+		}
+	})
 }
 
 func TestLookupRefusesTamperedTrees(t *testing.T) {
@@ -439,5 +454,33 @@ func BenchmarkOpen(b *testing.B) {
 			b.Fatal(err)
 		}
 		s.Close()
+	}
+}
+
+// Rule 7: last use is recorded to the second, so gc with a cut-off under
+// an hour keeps a tree used since.
+func TestLastUseIsExact(t *testing.T) {
+	root := t.TempDir()
+	s, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, digest := publish(t, s, "kit", "x")
+	past := time.Now().Add(-10 * time.Minute)
+	os.Chtimes(filepath.Join(root, digest), past, past)
+	used := time.Now()
+	if _, ok := s.Lookup(digest, "kit"); !ok {
+		t.Fatal("Lookup found no tree")
+	}
+	entries, err := Entries(root)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("Entries = %v, %v", entries, err)
+	}
+	if d := entries[0].LastUse.Sub(used); d < -time.Second || d > time.Second {
+		t.Errorf("LastUse = %v after a lookup at %v, want it within a second", entries[0].LastUse, used)
+	}
+	if removed, err := GC(root, time.Now().Add(-5*time.Minute)); err != nil || len(removed) != 0 {
+		t.Errorf("GC of trees unused for 5 minutes = %v, %v, removed a tree used just now", removed, err)
 	}
 }
