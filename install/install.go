@@ -38,8 +38,12 @@
 //     holding a skill at its root or skills one or two levels down (three
 //     when all sit in one top folder, as repository snapshots do); an
 //     http(s) URL of such an archive, with an optional expected SHA-256 as
-//     URL#sha256=HEX that must match ([ErrDrift] if not). Archives go
-//     through the skill package's materializer and its limits.
+//     URL#sha256=HEX that must match ([ErrDrift] if not). Every source
+//     is held to the archive rules and the default limits of package
+//     skill (names, file types, sizes, entry count), local folders too; a
+//     link in a folder is copied as its target when that is a file of the
+//     skill. An archive is extracted once, whatever number of skills it
+//     holds, and a sync reads each recorded source once.
 //  4. Every skill is read with the checker (lenient SKILL.md rules); one
 //     without a usable name and description is refused with its problems
 //     ([ErrInvalidSource]). With Request.Skills only the skills selected
@@ -167,11 +171,13 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
 )
@@ -199,7 +205,9 @@ type Option func(*Installer)
 // WithScope selects the scope. Default: Project.
 func WithScope(s Scope) Option { return func(in *Installer) { in.scope = s } }
 
-// WithMaterializer sets the materializer archives go through. Default:
+// WithMaterializer sets the materializer that [Installer.Find] puts the
+// skills of archives through (Add and Sync extract an archive once, under
+// the same rules and limits, and copy from that). Default:
 // skill.NewDefaultSkillMaterializer().
 func WithMaterializer(m skill.Materializer) Option { return func(in *Installer) { in.mat = m } }
 
@@ -270,7 +278,7 @@ func (in *Installer) lockPath() string {
 // materialized copy of an archive in the skill cache) keyed by its name.
 // With only, it returns just the skills of those names.
 func (in *Installer) Find(ctx context.Context, source string, only ...string) ([]skill.Skill, error) {
-	found, cleanup, err := in.resolve(ctx, source, "", only, false)
+	found, cleanup, err := in.resolve(ctx, source, "", only, false, true)
 	if err != nil {
 		return nil, err
 	}
@@ -297,15 +305,18 @@ type candidate struct {
 // sibling does not stop them). A recorded source (sync) that is gone is
 // ErrSourceUnavailable; a source given that does not exist is
 // ErrInvalidSource.
-func (in *Installer) resolve(ctx context.Context, source, subpath string, only []string, recorded bool) ([]candidate, func(), error) {
-	cands, cleanup, err := in.resolveSource(ctx, source, subpath, only, recorded)
+// With keep (Find), the skills of an archive are materialized into the
+// skill cache, where they stay; else the archive is extracted once into a
+// temporary folder that cleanup removes.
+func (in *Installer) resolve(ctx context.Context, source, subpath string, only []string, recorded, keep bool) ([]candidate, func(), error) {
+	cands, cleanup, err := in.resolveSource(ctx, source, subpath, only, recorded, keep)
 	if err != nil && ctx.Err() != nil {
 		return nil, nil, interrupted(ctx, "nothing was changed")
 	}
 	return cands, cleanup, err
 }
 
-func (in *Installer) resolveSource(ctx context.Context, source, subpath string, only []string, recorded bool) ([]candidate, func(), error) {
+func (in *Installer) resolveSource(ctx context.Context, source, subpath string, only []string, recorded, keep bool) ([]candidate, func(), error) {
 	cleanup := func() {}
 	var found []candidate
 	switch {
@@ -314,9 +325,9 @@ func (in *Installer) resolveSource(ctx context.Context, source, subpath string, 
 		if err != nil {
 			return nil, nil, err
 		}
-		cleanup = remove
-		if found, err = in.fromArchive(ctx, file, redactURL(source), subpath); err != nil {
-			cleanup()
+		found, cleanup, err = in.fromArchive(ctx, file, redactURL(source), subpath, keep)
+		remove() // extracted or materialized: the download is no longer needed
+		if err != nil {
 			return nil, nil, err
 		}
 	default:
@@ -339,7 +350,7 @@ func (in *Installer) resolveSource(ctx context.Context, source, subpath string, 
 		if fi.IsDir() {
 			found, err = fromFolder(p, rec, subpath)
 		} else {
-			found, err = in.fromArchive(ctx, p, rec, subpath)
+			found, cleanup, err = in.fromArchive(ctx, p, rec, subpath, keep)
 		}
 		if err != nil {
 			return nil, nil, err
@@ -435,8 +446,88 @@ func isSkill(dir string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// fromArchive materializes the skills of an archive file.
-func (in *Installer) fromArchive(ctx context.Context, file, rec, subpath string) ([]candidate, error) {
+// fromArchive finds the skills of an archive file. Without keep it
+// extracts the whole archive once, under the default materializer's rules
+// and limits, into a temporary folder that cleanup removes: one pass
+// however many skills it holds. With keep it materializes each skill into
+// the skill cache.
+func (in *Installer) fromArchive(ctx context.Context, file, rec, subpath string, keep bool) ([]candidate, func(), error) {
+	if keep {
+		found, err := in.materializeArchive(ctx, file, rec, subpath)
+		return found, func() {}, err
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if info.Size() > skill.DefaultMaxArchiveSize {
+		return nil, nil, fmt.Errorf("%w: archive %s: %w: larger than %d bytes", ErrInvalidSource, rec, skill.ErrArchiveLimit, skill.DefaultMaxArchiveSize)
+	}
+	tmp, err := os.MkdirTemp("", "agentskills-archive-*")
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup := func() { os.RemoveAll(tmp) }
+	root, err := os.OpenRoot(tmp)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	defer root.Close()
+	files, err := extract.Archive(ctx, f, info.Size(), root, extract.Options{
+		MaxFileSize:  skill.DefaultMaxFileSize,
+		MaxTotalSize: skill.DefaultMaxTotalSize,
+		MaxEntries:   skill.DefaultMaxArchiveEntries,
+		AnyTree:      true,
+	})
+	if err != nil {
+		cleanup()
+		return nil, nil, fmt.Errorf("archive %s: %w", rec, archiveError(err))
+	}
+	subs := []string{strings.Trim(subpath, "/")}
+	if subpath == "" {
+		var all []string
+		for _, file := range files {
+			if path.Base(file.Path) != "SKILL.md" {
+				continue
+			}
+			if dir := path.Dir(file.Path); dir != "." {
+				all = append(all, dir)
+			} else {
+				all = append(all, "")
+			}
+		}
+		slices.Sort(all)
+		subs = outermost(withinDepth(all))
+	}
+	var out []candidate
+	for _, sub := range subs {
+		dir := tmp
+		if sub != "" {
+			local, err := filepath.Localize(sub)
+			if err != nil {
+				cleanup()
+				return nil, nil, fmt.Errorf("%w: archive %s: subpath %q: %w", ErrInvalidSource, rec, sub, err)
+			}
+			dir = filepath.Join(tmp, local)
+		}
+		if !isSkill(dir) {
+			cleanup()
+			return nil, nil, fmt.Errorf("%w: archive %s holds no skill at %q", ErrInvalidSource, rec, sub)
+		}
+		out = append(out, candidate{dir: dir, source: rec, subpath: sub})
+	}
+	return out, cleanup, nil
+}
+
+// materializeArchive materializes each skill of an archive file into the
+// skill cache.
+func (in *Installer) materializeArchive(ctx context.Context, file, rec, subpath string) ([]candidate, error) {
 	subs := []string{subpath}
 	if subpath == "" {
 		all, err := skill.ArchiveFileSkills(ctx, file, 3)

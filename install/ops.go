@@ -91,7 +91,7 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 	}
 	var cands []candidate
 	for _, src := range req.Sources {
-		found, cleanup, err := in.resolve(ctx, src, "", req.Skills, false)
+		found, cleanup, err := in.resolve(ctx, src, "", req.Skills, false, false)
 		if err != nil {
 			return nil, err
 		}
@@ -172,7 +172,7 @@ func (in *Installer) Sync(ctx context.Context, req SyncRequest) ([]Change, error
 	var problems []error
 	for _, source := range slices.Sorted(maps.Keys(bySource)) {
 		names := bySource[source]
-		found, cleanup, err := in.resolve(ctx, in.sourcePath(source), "", names, true)
+		found, cleanup, err := in.resolve(ctx, in.sourcePath(source), "", names, true, false)
 		if errors.Is(err, ErrInterrupted) {
 			return s.recovered, err
 		}

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -705,5 +706,65 @@ func TestLocalFoldersAreCopiedUnderTheArchiveRules(t *testing.T) {
 	os.Symlink(filepath.Join(f.sources, "linked", "notes.md"), filepath.Join(out, "leak.md"))
 	if _, err := in.Add(ctx, Request{Sources: []string{out}, Agents: agentsOf(t, "codex")}); !errors.Is(err, ErrInvalidSource) {
 		t.Errorf("Add of a skill linking out of itself = %v, want ErrInvalidSource", err)
+	}
+}
+
+// countingMaterializer counts materializations.
+type countingMaterializer struct {
+	skill.Materializer
+	n atomic.Int32
+}
+
+func (m *countingMaterializer) Materialize(ctx context.Context, s skill.Skill) (string, error) {
+	m.n.Add(1)
+	return m.Materializer.Materialize(ctx, s)
+}
+
+func TestArchivesAreReadOncePerSource(t *testing.T) {
+	f := newFixture(t)
+	files := map[string]string{}
+	var names []string
+	for i := range 6 {
+		name := fmt.Sprintf("s%d", i)
+		names = append(names, name)
+		files["kit-main/skills/"+name+"/SKILL.md"] = skillMD(name)
+	}
+	files["kit-main/.hidden/SKILL.md"] = skillMD("hidden")
+	body := tgzSkills(t, files)
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.Write(body)
+	}))
+	defer srv.Close()
+	m := &countingMaterializer{Materializer: skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache")))}
+	in := f.installer(t, WithMaterializer(m))
+	ctx := t.Context()
+	changes, err := in.Add(ctx, Request{Sources: []string{srv.URL + "/kit.tgz"}, Agents: agentsOf(t, "claude-code")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range append(names, "hidden") {
+		if !slices.Contains(actions(changes), name+"/:canonical:installed") {
+			t.Errorf("Add = %v, want %s installed", actions(changes), name)
+		}
+	}
+	if got := m.n.Load(); got != 0 {
+		t.Errorf("Add materialized %d times, want the archive extracted once", got)
+	}
+	// Sync reads the source once for all of its skills.
+	requests.Store(0)
+	os.RemoveAll(filepath.Join(f.env.Project, ".claude"))
+	if _, err := in.Sync(ctx, SyncRequest{Frozen: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := requests.Load(); got != 1 {
+		t.Errorf("Sync of one URL holding %d skills made %d requests, want 1", len(names)+1, got)
+	}
+	if got := m.n.Load(); got != 0 {
+		t.Errorf("Sync materialized %d times, want the archive extracted once", got)
+	}
+	if bad, err := in.Verify(ctx); err != nil || len(bad) != 0 {
+		t.Errorf("Verify = %+v, %v", bad, err)
 	}
 }
