@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentadaptor/agentadaptor/skill"
 )
 
 // TestInstallExitCodes checks the one exit rule of the install commands:
@@ -97,6 +99,10 @@ func TestJSONKeysOneStyle(t *testing.T) {
 	t.Chdir(project)
 	kit := filepath.Join(t.TempDir(), "kit.tgz")
 	writeTgz(t, kit, map[string]string{"cached/SKILL.md": "---\nname: cached\ndescription: From an archive.\n---\n"})
+	// Something in the cache, for cache list.
+	if _, err := skill.NewDefaultSkillMaterializer().Materialize(t.Context(), skill.Archive("cached", skill.ArchiveFile(kit), skill.WithSubpath("cached"))); err != nil {
+		t.Fatal(err)
+	}
 	var keys []string
 	var walk func(v any)
 	walk = func(v any) {
