@@ -70,7 +70,7 @@ func readLock(path string) (*Lock, error) {
 	}
 	var l Lock
 	if err := json.Unmarshal(data, &l); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w (fix it, or remove it: add and sync then adopt every installed skill whose content matches its source)", ErrInvalidLock, path, err)
+		return nil, fmt.Errorf("%w: %s: %w (fix it, or remove it and add the skills again: add adopts every installed skill whose content matches its source)", ErrInvalidLock, path, err)
 	}
 	if l.Version != 1 {
 		return nil, fmt.Errorf("%w: %s has version %d; this tool reads version 1 (use the agentskills that wrote it)", ErrInvalidLock, path, l.Version)

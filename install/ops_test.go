@@ -768,3 +768,24 @@ func TestArchivesAreReadOncePerSource(t *testing.T) {
 		t.Errorf("Verify = %+v, %v", bad, err)
 	}
 }
+
+func TestCorruptLockFileSaysHowBack(t *testing.T) {
+	f := newFixture(t)
+	src := f.writeSkill(t, "foo", "foo", "")
+	in := f.installer(t)
+	req := Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}
+	if _, err := in.Add(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	lockPath := filepath.Join(f.env.Project, ".agents", LockName)
+	os.WriteFile(lockPath, []byte("{broken"), 0o644)
+	_, err := in.Add(t.Context(), req)
+	if !errors.Is(err, ErrInvalidLock) || !strings.Contains(err.Error(), "add adopts") {
+		t.Fatalf("Add with a corrupt lock file = %v, want ErrInvalidLock saying how back", err)
+	}
+	// Doing what it says works.
+	os.Remove(lockPath)
+	if _, err := in.Add(t.Context(), req); err != nil {
+		t.Errorf("Add after removing the corrupt lock file = %v", err)
+	}
+}
