@@ -310,7 +310,7 @@ func (in *Installer) Remove(ctx context.Context, names []string, agents []Agent)
 	}
 	changes := s.recovered
 	for i, r := range plans {
-		if i > 0 && ctx.Err() != nil {
+		if ctx.Err() != nil {
 			for _, rest := range plans[i:] {
 				setEntry(lock, rest.name, rest.prev)
 				delete(lock.Unfinished, rest.name)
@@ -319,7 +319,11 @@ func (in *Installer) Remove(ctx context.Context, names []string, agents []Agent)
 			if err := lock.write(in.lockPath()); err != nil {
 				return changes, err
 			}
-			return changes, interrupted(ctx, fmt.Sprintf("%d of %d skills were removed, and the lock file records exactly what is left; run the command again to finish", i, len(plans)))
+			what := "nothing was changed"
+			if i > 0 {
+				what = fmt.Sprintf("%d of %d skills were removed, and the lock file records exactly what is left; run the command again to finish", i, len(plans))
+			}
+			return changes, interrupted(ctx, what)
 		}
 		for _, id := range r.ids {
 			pl := r.prev.Agents[id]

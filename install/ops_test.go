@@ -67,6 +67,15 @@ func TestEditedSkillIsNeverReplacedSilently(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(f.env.Project, ".windsurf")); err == nil {
 		t.Errorf("a refused add made the other agent's folder")
 	}
+	// A refused first add leaves no folder behind either.
+	g := newFixture(t)
+	os.MkdirAll(filepath.Join(g.env.Project, ".claude", "skills", "code-review"), 0o755)
+	if _, err := g.installer(t).Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); !errors.Is(err, ErrConflict) {
+		t.Errorf("Add over a user's folder = %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(g.env.Project, ".agents")); err == nil {
+		t.Errorf("a refused add made .agents")
+	}
 	// Forced, the edited folder moves to a backup that the change names.
 	changes, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Force: true})
 	if err != nil {

@@ -170,7 +170,14 @@ func (p *plan) work() bool {
 func (in *Installer) reconcile(ctx context.Context, s *session, wants []want, force, frozen bool) ([]Change, error) {
 	lock := s.lock
 	plans := make([]*plan, 0, len(wants))
-	// Every canonical copy is staged in one hidden folder beside them.
+	// Every canonical copy is staged in one hidden folder beside them. The
+	// folders made for that go again if nothing is installed after all.
+	var made []string
+	for _, dir := range []string{filepath.Join(in.Root(), ".agents"), in.canonicalRoot()} {
+		if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+			made = append(made, dir)
+		}
+	}
 	if err := os.MkdirAll(in.canonicalRoot(), 0o755); err != nil {
 		return nil, err
 	}
@@ -183,6 +190,9 @@ func (in *Installer) reconcile(ctx context.Context, s *session, wants []want, fo
 			p.st.discard()
 		}
 		os.RemoveAll(shared)
+		for _, dir := range slices.Backward(made) {
+			os.Remove(dir) // only when still empty
+		}
 	}()
 	for _, w := range wants {
 		plans = append(plans, &plan{name: w.c.name, c: w.c, old: lock.Skills[w.c.name], canonical: in.canonicalPath(w.c.name)})
