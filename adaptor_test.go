@@ -21,6 +21,7 @@ import (
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/drivertest"
+	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -58,7 +59,7 @@ func tgz(t testing.TB, files map[string]string) []byte {
 // newAgent returns an agent on a recording driver, with a private cache.
 func newAgent(t testing.TB, opts ...adaptor.Option) (*adaptor.Agent, *drivertest.Driver) {
 	rec := &drivertest.Driver{RequireSkillMD: true}
-	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(t.TempDir()))
+	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(t)))
 	return adaptor.New(rec, append([]adaptor.Option{adaptor.WithSkillMaterializer(m)}, opts...)...), rec
 }
 
@@ -226,7 +227,7 @@ func TestDeclarationEquality(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := &countingMaterializer{next: skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(t.TempDir()))}
+			m := &countingMaterializer{next: skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(t)))}
 			rec := &drivertest.Driver{}
 			agent := adaptor.New(rec, adaptor.WithSkillMaterializer(m), adaptor.WithSkills(tt.a))
 			_, err := agent.Run(t.Context(), "x", adaptor.WithSkills(tt.b))
@@ -371,7 +372,7 @@ func TestMaterializationBoundedAndFailing(t *testing.T) {
 	for i := range 40 {
 		refs = append(refs, skill.Inline(fmt.Sprintf("s%02d", i), skillMD("x")))
 	}
-	m := &countingMaterializer{next: skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(t.TempDir()))}
+	m := &countingMaterializer{next: skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(t)))}
 	rec := &drivertest.Driver{}
 	agent := adaptor.New(rec, adaptor.WithSkillMaterializer(m), adaptor.WithSkills(refs...))
 	if _, err := agent.Run(t.Context(), "x"); err != nil {
@@ -552,7 +553,7 @@ func TestOptionKinds(t *testing.T) {
 func TestDriverErrorAndCancellation(t *testing.T) {
 	boom := errors.New("agent crashed")
 	rec := &drivertest.Driver{Err: boom}
-	agent := adaptor.New(rec, adaptor.WithSkillMaterializer(skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(t.TempDir()))))
+	agent := adaptor.New(rec, adaptor.WithSkillMaterializer(skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(t)))))
 	if _, err := agent.Run(t.Context(), "x"); err != boom {
 		t.Errorf("Run = %v, want the driver's error", err)
 	}
@@ -581,8 +582,8 @@ func TestFingerprintSameWithoutContentDigests(t *testing.T) {
 	}
 	var prints []string
 	for _, m := range []skill.Materializer{
-		skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(t.TempDir())),
-		plainMaterializer{skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(t.TempDir()))},
+		skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(t))),
+		plainMaterializer{skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(t)))},
 	} {
 		rec := &drivertest.Driver{}
 		if _, err := adaptor.New(rec, adaptor.WithSkillMaterializer(m), adaptor.WithSkills(refs...)).Run(t.Context(), "x"); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/drivertest"
+	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -46,7 +47,7 @@ func mixedSkills(b *testing.B) []skill.Ref {
 func BenchmarkResolve200Cold(b *testing.B) {
 	refs := mixedSkills(b)
 	for b.Loop() {
-		m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(b.TempDir()))
+		m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(b)))
 		agent := adaptor.New(&drivertest.Driver{}, adaptor.WithSkillMaterializer(m), adaptor.WithSkills(refs...))
 		if _, err := agent.Inspect().Skills(b.Context()); err != nil {
 			b.Fatal(err)
@@ -57,7 +58,7 @@ func BenchmarkResolve200Cold(b *testing.B) {
 // BenchmarkResolve200Warm resolves the same 200 skills again and again.
 func BenchmarkResolve200Warm(b *testing.B) {
 	refs := mixedSkills(b)
-	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(b.TempDir()))
+	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(b)))
 	agent := adaptor.New(&drivertest.Driver{}, adaptor.WithSkillMaterializer(m), adaptor.WithSkills(refs...))
 	if _, err := agent.Inspect().Skills(b.Context()); err != nil {
 		b.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/drivertest"
+	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -61,7 +62,7 @@ func threadAgent(t *testing.T, store adaptor.ThreadStore) (*adaptor.Agent, *sess
 	var mu sync.Mutex
 	events := new([]driver.Event)
 	opts := []adaptor.Option{
-		adaptor.WithSkillMaterializer(skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(t.TempDir()))),
+		adaptor.WithSkillMaterializer(skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(t)))),
 		adaptor.WithEvents(func(ev driver.Event) {
 			mu.Lock()
 			*events = append(*events, ev)
@@ -323,7 +324,7 @@ func TestRunEventsAndResult(t *testing.T) {
 	}
 	var got []string
 	agent := adaptor.New(rec,
-		adaptor.WithSkillMaterializer(skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(t.TempDir()))),
+		adaptor.WithSkillMaterializer(skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(t)))),
 		adaptor.WithEvents(func(ev driver.Event) { got = append(got, "agent:"+ev.Kind()) }),
 		adaptor.WithEvents(nil),
 	)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -38,7 +39,7 @@ func resolve200(b *testing.B, root string) driver.ResolvedSkills {
 // BenchmarkMount200Warm is the per-run cost of a mount that exists: the
 // check that it holds exactly the set's links.
 func BenchmarkMount200Warm(b *testing.B) {
-	root := b.TempDir()
+	root := cachetest.Root(b)
 	rs := resolve200(b, root)
 	if _, err := mount(root, rs); err != nil {
 		b.Fatal(err)
@@ -52,7 +53,7 @@ func BenchmarkMount200Warm(b *testing.B) {
 
 // BenchmarkMount200Cold builds a new mount of 200 skills each time.
 func BenchmarkMount200Cold(b *testing.B) {
-	root := b.TempDir()
+	root := cachetest.Root(b)
 	rs := resolve200(b, root)
 	for b.Loop() {
 		b.StopTimer()
@@ -67,7 +68,7 @@ func BenchmarkMount200Cold(b *testing.B) {
 // BenchmarkShadowCheck200 is the check for user and project skills of the
 // same names, when there are none.
 func BenchmarkShadowCheck200(b *testing.B) {
-	root := b.TempDir()
+	root := cachetest.Root(b)
 	rs := resolve200(b, root)
 	m, err := mount(root, rs)
 	if err != nil {

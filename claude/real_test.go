@@ -17,6 +17,7 @@ import (
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/claude"
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 	"github.com/agentadaptor/agentadaptor/internal/modeltest"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
@@ -40,7 +41,7 @@ func newRig(t *testing.T, reply modeltest.ReplyFunc) *rig {
 	cli := modeltest.ClaudeCLI(t)
 	s := modeltest.NewAnthropic(t, reply)
 	env, home := s.ClaudeEnv(t)
-	r := &rig{server: s, home: home, workspace: t.TempDir(), cache: t.TempDir(), marker: rand.Text()}
+	r := &rig{server: s, home: home, workspace: t.TempDir(), cache: cachetest.Root(t), marker: rand.Text()}
 	r.env = append(env, "PATH="+filepath.Dir(cli)+string(os.PathListSeparator)+os.Getenv("PATH"), "AGENTADAPTOR_TEST_RUN="+r.marker)
 	return r
 }

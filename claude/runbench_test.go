@@ -11,6 +11,7 @@ import (
 
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/claude"
+	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -39,7 +40,7 @@ func BenchmarkRunToStart200(b *testing.B) {
 	}
 	for _, mode := range []string{"warm", "cold-mount", "cold"} {
 		b.Run(mode, func(b *testing.B) {
-			root := b.TempDir()
+			root := cachetest.Root(b)
 			newAgent := func(root string) *adaptor.Agent {
 				return adaptor.New(
 					claude.Driver(claude.Config{Command: stub, CacheRoot: root, Env: []string{"HOME=" + b.TempDir()}}),
@@ -61,7 +62,7 @@ func BenchmarkRunToStart200(b *testing.B) {
 					b.StartTimer()
 				case "cold":
 					b.StopTimer()
-					root = b.TempDir()
+					root = cachetest.Root(b)
 					agent = newAgent(root)
 					b.StartTimer()
 				}

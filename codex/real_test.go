@@ -16,6 +16,7 @@ import (
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/codex"
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 	"github.com/agentadaptor/agentadaptor/internal/modeltest"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
@@ -40,7 +41,7 @@ func newRig(t *testing.T, reply modeltest.ResponsesFunc) *rig {
 	cli := modeltest.CodexCLI(t)
 	s := modeltest.NewResponses(t, reply)
 	env, home, codexHome := s.CodexEnv(t)
-	r := &rig{server: s, home: home, userCodex: codexHome, workspace: t.TempDir(), cache: t.TempDir(), marker: rand.Text()}
+	r := &rig{server: s, home: home, userCodex: codexHome, workspace: t.TempDir(), cache: cachetest.Root(t), marker: rand.Text()}
 	r.env = append(env, "PATH="+filepath.Dir(cli)+string(os.PathListSeparator)+os.Getenv("PATH"), "AGENTADAPTOR_TEST_RUN="+r.marker)
 	return r
 }

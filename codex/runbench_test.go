@@ -10,6 +10,7 @@ import (
 
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/codex"
+	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -39,7 +40,7 @@ func BenchmarkRunToStart200(b *testing.B) {
 	os.WriteFile(filepath.Join(userHome, "config.toml"), []byte("model = \"m\"\n"), 0o600)
 	for _, mode := range []string{"warm", "cold-home", "cold"} {
 		b.Run(mode, func(b *testing.B) {
-			root := b.TempDir()
+			root := cachetest.Root(b)
 			newAgent := func(root string) *adaptor.Agent {
 				return adaptor.New(
 					codex.Driver(codex.Config{Command: stub, CacheRoot: root, Home: userHome, Env: []string{"HOME=" + b.TempDir()}}),
@@ -61,7 +62,7 @@ func BenchmarkRunToStart200(b *testing.B) {
 					b.StartTimer()
 				case "cold":
 					b.StopTimer()
-					root = b.TempDir()
+					root = cachetest.Root(b)
 					agent = newAgent(root)
 					b.StartTimer()
 				}

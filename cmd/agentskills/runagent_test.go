@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 	"github.com/agentadaptor/agentadaptor/internal/modeltest"
 )
 
@@ -37,6 +38,7 @@ func newRunRig(t *testing.T, reply modeltest.ReplyFunc) *runRig {
 	s := modeltest.NewAnthropic(t, reply)
 	env, home := s.ClaudeEnv(t)
 	r := &runRig{server: s, workspace: t.TempDir(), skills: t.TempDir(), home: home, marker: rand.Text()}
+	t.Cleanup(func() { cachetest.Writable(home) }) // the skill cache is in it
 	r.env = append(env,
 		"PATH="+filepath.Dir(cli)+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"AGENT_ADAPTOR_SKILL_CACHE_ROOT="+filepath.Join(home, ".cache", "skills"),
@@ -230,6 +232,7 @@ func TestRunAgentCodex(t *testing.T) {
 	s := modeltest.NewResponses(t, modeltest.WhenPrompt("again", modeltest.Respond(modeltest.Answer("again done")), modeltest.Respond(modeltest.Answer("codex answer"))))
 	env, home, _ := s.CodexEnv(t)
 	r := &runRig{workspace: t.TempDir(), skills: t.TempDir(), home: home, marker: rand.Text()}
+	t.Cleanup(func() { cachetest.Writable(home) }) // the skill cache is in it
 	r.env = append(env,
 		"PATH="+filepath.Dir(cli)+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"AGENT_ADAPTOR_SKILL_CACHE_ROOT="+filepath.Join(home, ".cache", "skills"),
