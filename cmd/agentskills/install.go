@@ -407,9 +407,12 @@ func newSyncCmd(s *streams) *cobra.Command {
 		Use:   "sync",
 		Short: "Make the agents' folders match the lock file",
 		Long: `Sync installs again every skill recorded in .agents/agentskills.lock, from
-its recorded source, for its recorded agents. With --frozen it first checks
-that every source still has the recorded content, and fails (exit 1),
-changing nothing, if one does not.`,
+its recorded source, for its recorded agents, under one lock for the whole
+run, and reports every repair. It checks everything first and changes
+nothing when something is wrong: a skill edited since it was installed is
+kept (exit 1, naming the changed files) unless --force, which first moves it
+to .agents/backups. With --frozen it also fails (exit 1), changing nothing,
+listing every source that no longer has the recorded content.`,
 		Example: `  agentskills sync
   agentskills sync --frozen`,
 		Args: cobra.NoArgs,
