@@ -80,6 +80,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -99,6 +100,9 @@ type Config struct {
 	// Sandbox is passed as -s ("read-only", "workspace-write",
 	// "danger-full-access"). Default: the user's configuration.
 	Sandbox string
+	// ApprovalPolicy is passed as -c approval_policy="..." ("untrusted",
+	// "on-request", "never"). Default: the user's configuration.
+	ApprovalPolicy string
 	// BypassApprovalsAndSandbox passes
 	// --dangerously-bypass-approvals-and-sandbox. Default false.
 	BypassApprovalsAndSandbox bool
@@ -228,6 +232,9 @@ func (d *codexDriver) args(req *driver.Request) []string {
 	}
 	if d.c.Sandbox != "" {
 		args = append(args, "-s", d.c.Sandbox)
+	}
+	if d.c.ApprovalPolicy != "" {
+		args = append(args, "-c", "approval_policy="+strconv.Quote(d.c.ApprovalPolicy))
 	}
 	if d.c.BypassApprovalsAndSandbox {
 		args = append(args, "--dangerously-bypass-approvals-and-sandbox")
