@@ -293,3 +293,18 @@ func TestRealAgentError(t *testing.T) {
 		t.Errorf("run against a failing API = %v, want a *driver.AgentError with the message", err)
 	}
 }
+
+// The driver's flags are ones Codex 0.169.0 accepts, and the model
+// reaches the request.
+func TestRealFlags(t *testing.T) {
+	r := newRig(t, modeltest.Respond(modeltest.Answer("ok")))
+	c := r.config()
+	c.Model, c.Sandbox, c.ApprovalPolicy = "gpt-test-model", "read-only", "never"
+	c.Overrides = []string{`model_reasoning_effort="low"`}
+	if _, err := r.agent(t, c).Run(runCtx(t), "x"); err != nil {
+		t.Fatal(err)
+	}
+	if m := r.server.ResponseRequests()[0].Model; m != "gpt-test-model" {
+		t.Errorf("model = %q, want gpt-test-model", m)
+	}
+}
