@@ -19,6 +19,17 @@ func ClaudeCLI(t testing.TB) string {
 	return cli(t, "claude")
 }
 
+// CodexCLI returns the path of the Codex CLI installed by
+// .ci/install-agent-clis, found as [ClaudeCLI] finds Claude Code:
+// $AGENTADAPTOR_CLIS/node_modules/.bin/codex, or
+// .agent-clis/node_modules/.bin/codex at the top of the module. It is a
+// Node.js script that starts the native binary as its child. When it is
+// missing the test is skipped, or fails if AGENTADAPTOR_REQUIRE_CLIS=1.
+func CodexCLI(t testing.TB) string {
+	t.Helper()
+	return cli(t, "codex")
+}
+
 func cli(t testing.TB, name string) string {
 	t.Helper()
 	dir := os.Getenv("AGENTADAPTOR_CLIS")
