@@ -1,0 +1,95 @@
+// Package github fetches skills published in GitHub repositories, pinned to
+// a commit.
+//
+// A [Source] names a folder of a repository at a ref; [Parse] reads the
+// forms people type. A [Client] resolves a source's moving ref to a commit
+// with [Client.Resolve], which gives a [Pin]: that call is the only one that
+// looks a ref up, so a program (or a lock file) decides when a pin moves.
+// [Client.Skill] turns a pin into a [skill.Skill] whose archive source
+// carries the commit as its Fingerprint, so the default materializer's
+// archive rules and limits apply to what is downloaded, and resolution
+// conflicts and thread compatibility follow the pinned revision.
+//
+//	c, err := github.New()
+//	src, err := github.Parse("anthropics/skills/skills/pdf@main")
+//	pin, err := c.Resolve(ctx, src)
+//	s := c.Skill("pdf", pin) // skill.Archive(..., WithFingerprint(pin.Commit), WithSubpath("skills/pdf"))
+//
+// # Source forms
+//
+//  1. OWNER/REPO, OWNER/REPO/PATH, either followed by @REF: REF is a branch,
+//     a tag or a commit id, and runs from the first "@" to the end, so it
+//     may hold "/" (owner@v1 is not a ref: owners and repository names
+//     never hold "@"). Without @REF the repository's default branch is used.
+//  2. https://github.com/OWNER/REPO, with an optional ".git", and
+//     https://github.com/OWNER/REPO/tree/REF/PATH as GitHub's web pages
+//     show it. A web address cannot tell where a ref holding "/" ends and
+//     the path begins, so [Client.Resolve] tries the shortest ref first and
+//     moves one element of the path into the ref each time GitHub answers
+//     that no such ref exists. Other hosts and other pages (blob, commits)
+//     are refused; a GitHub Enterprise repository is named in the first
+//     form, with the API address in GITHUB_API_URL or [WithAPIURL].
+//  3. OWNER and REPO are ASCII letters, digits, ".", "-" and "_", start with
+//     a letter or a digit and have at most 100 bytes; PATH is a relative
+//     slash-separated path without empty, "." or ".." elements, backslashes,
+//     colons or control characters; REF has no control characters, spaces,
+//     "~", "^", ":", "?", "*", "[", "\\", "..", "@{" or "//", does not start
+//     with "-" or "/" and does not end with "/", "." or ".lock" (the rules of
+//     git check-ref-format). [ErrInvalidSource] says which part is wrong.
+//
+// # Talking to GitHub
+//
+//  4. The API address is [WithAPIURL], else $GITHUB_API_URL, else
+//     https://api.github.com. It must be https, or http on a loopback
+//     address, without a user, query or fragment.
+//  5. Resolve asks GET {api}/repos/{owner}/{repo}/commits/{ref} (HEAD
+//     without a ref) with Accept: application/vnd.github.sha and accepts
+//     only a 40 or 64 hex digit commit id as the answer.
+//  6. The archive is GET {api}/repos/{owner}/{repo}/tarball/{commit}; its
+//     redirects are followed (at most 10), to https, or http on a loopback
+//     address.
+//  7. The token is [WithToken], else $GITHUB_TOKEN, else $GH_TOKEN. It is
+//     sent as "Authorization: Bearer TOKEN" only to the API address's
+//     scheme, host and port: never to a redirect target elsewhere (the
+//     archive host), whatever the HTTP client does. It never appears in an
+//     error (text GitHub answers is cleaned of it), in [Source.String],
+//     [Pin.String] or in a skill's source. Errors name the environment
+//     variable it came from, never its value; a redirect target's query (a
+//     signed download address) is left out of errors too.
+//
+// # The archive
+//
+//  8. The tarball must be a gzip-compressed tar whose entries all sit in one
+//     top folder; that folder is removed, and only the entries under the
+//     pinned PATH are passed on, as an uncompressed tar (format
+//     [skill.FormatTar]) with the names the repository has. The default
+//     materializer then applies every rule and limit of package skill to
+//     it: names, file types, links, sizes, entry count.
+//  9. Files keep only their executable bit (0755 or 0644), folders are
+//     0755; times and owners are dropped, so the same commit always gives
+//     the same bytes (and hits the materializer's memo). Files, folders and
+//     links pass; any other entry type fails with [skill.ErrArchiveUnsafe].
+//  10. When the archive states its commit (the pax global header GitHub
+//     writes), it must be the pinned one, or the archive fails with
+//     [skill.ErrArchiveFormat].
+//  11. The download is bounded before the materializer sees it: at most
+//     [WithMaxDownloadSize] compressed bytes and [WithMaxExpandedSize]
+//     bytes out of the decompressor (entries outside PATH included); a
+//     stream over either fails with [skill.ErrArchiveLimit]. A corrupt
+//     stream, data after the tar end other than zeros, or a bad gzip
+//     checksum fails with [skill.ErrArchiveFormat].
+//  12. A failed or refused download leaves nothing in the skill cache: the
+//     materializer publishes only a tree that passed every check.
+//
+// # Errors
+//
+//  13. An unknown repository, ref, commit or folder wraps [ErrNotFound]; a
+//     rate limit is a [*RateLimitError] (wrapping [ErrRateLimited]) that
+//     says when the limit resets and, without a token, how to pass one;
+//     401 and 403 answers wrap [ErrAuthRequired] and say how to pass a
+//     token, or that the one given was refused. Every error names the
+//     repository and what was asked of it.
+//
+// A [Client] is safe for concurrent use; it holds no state but its
+// configuration.
+package github
