@@ -882,51 +882,23 @@ func TestCodexAuth(t *testing.T) {
 	}))
 	defer tokens.Close()
 
-	users := t.TempDir() // the user's Codex home
-	stale := unsignedJWT(chatgptClaims(time.Now().Add(-24 * time.Hour)))
-	auth, _ := json.MarshalIndent(map[string]any{
-		"auth_mode":      "chatgpt",
-		"OPENAI_API_KEY": nil,
-		"tokens":         map[string]any{"id_token": stale, "access_token": stale, "refresh_token": "rt-OLD", "account_id": "acct_modeltest"},
-		"last_refresh":   time.Now().Add(-30 * 24 * time.Hour).UTC().Format(time.RFC3339),
-	}, "", "  ")
-	userAuth := filepath.Join(users, "auth.json")
-	if err := os.WriteFile(userAuth, auth, 0o644); err != nil {
-		t.Fatal(err)
+	// user makes the user's Codex home, holding a ChatGPT login due for a
+	// refresh, and returns its auth.json.
+	user := func(t *testing.T) string {
+		stale := unsignedJWT(chatgptClaims(time.Now().Add(-24 * time.Hour)))
+		auth, _ := json.MarshalIndent(map[string]any{
+			"auth_mode":      "chatgpt",
+			"OPENAI_API_KEY": nil,
+			"tokens":         map[string]any{"id_token": stale, "access_token": stale, "refresh_token": "rt-OLD", "account_id": "acct_modeltest"},
+			"last_refresh":   time.Now().Add(-30 * 24 * time.Hour).UTC().Format(time.RFC3339),
+		}, "", "  ")
+		name := filepath.Join(t.TempDir(), "auth.json")
+		if err := os.WriteFile(name, auth, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return name
 	}
-
-	setup := func(t *testing.T, config string) (env []string, codexHome string) {
-		env, _, codexHome = s.CodexEnv(t)
-		if config != "" {
-			if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		symlink(t, userAuth, filepath.Join(codexHome, "auth.json"))
-		return env, codexHome
-	}
-
-	t.Run("API key run only reads", func(t *testing.T) {
-		before, _ := os.Stat(userAuth)
-		env, codexHome := setup(t, "")
-		if r := runCodex(t, env, t.TempDir(), "hi", execArgs()...); r.Code != 0 {
-			t.Fatalf("exit code %d; stderr: %s", r.Code, r.Stderr)
-		}
-		after, _ := os.Stat(userAuth)
-		if !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
-			t.Error("the user's auth.json changed")
-		}
-		if got := tree(t, users); !slices.Equal(got, []string{"auth.json"}) {
-			t.Errorf("the user's folder holds %v, want only auth.json", got)
-		}
-		if _, err := os.Lstat(filepath.Join(codexHome, "auth.lock")); !errors.Is(err, fs.ErrNotExist) {
-			t.Errorf("auth.lock: %v, want none", err)
-		}
-	})
-
-	t.Run("refresh writes through the link", func(t *testing.T) {
-		before, _ := os.Stat(userAuth)
-		env, codexHome := setup(t, fmt.Sprintf(`model_provider = "fake"
+	chatgpt := fmt.Sprintf(`model_provider = "fake"
 analytics.enabled = false
 
 [features]
@@ -940,57 +912,99 @@ requires_openai_auth = true
 wire_api = "responses"
 request_max_retries = 0
 stream_max_retries = 0
-`, s.URL+"/v1"))
-		env = append(without(env, "OPENAI_API_KEY"), "CODEX_REFRESH_TOKEN_URL_OVERRIDE="+tokens.URL+"/oauth/token")
-		n := len(s.Requests())
-		r := runCodex(t, env, t.TempDir(), "hi", execArgs()...)
-		if r.Code != 0 {
+`, s.URL+"/v1")
+
+	t.Run("API key run only reads", func(t *testing.T) {
+		userAuth := user(t)
+		before, _ := os.Stat(userAuth)
+		env, _, codexHome := s.CodexEnv(t)
+		symlink(t, userAuth, filepath.Join(codexHome, "auth.json"))
+		if r := runCodex(t, env, t.TempDir(), "hi", execArgs()...); r.Code != 0 {
 			t.Fatalf("exit code %d; stderr: %s", r.Code, r.Stderr)
 		}
-		mu.Lock()
-		got := slices.Clone(refreshes)
-		mu.Unlock()
-		if len(got) != 1 || !strings.HasPrefix(got[0], "POST /oauth/token ") ||
-			!strings.Contains(got[0], `"grant_type":"refresh_token"`) || !strings.Contains(got[0], `"refresh_token":"rt-OLD"`) {
-			t.Errorf("token requests %q, want one refresh of rt-OLD", got)
+		after, _ := os.Stat(userAuth)
+		if !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
+			t.Error("the user's auth.json changed")
 		}
-		var calls []string
-		for _, req := range s.Requests()[n:] {
-			calls = append(calls, req.Method+" "+req.Path)
-			if req.Path == "/v1/responses" && req.Header.Get("Authorization") != "Bearer "+fresh {
-				t.Errorf("Authorization %q, want the refreshed access token", req.Header.Get("Authorization"))
-			}
+		if got := tree(t, filepath.Dir(userAuth)); !slices.Equal(got, []string{"auth.json"}) {
+			t.Errorf("the user's folder holds %v, want only auth.json", got)
 		}
-		if !slices.Contains(calls, "GET /v1/models") || !slices.Contains(calls, "POST /v1/responses") {
-			t.Errorf("calls %v, want GET /v1/models and POST /v1/responses", calls)
-		}
-
-		link := filepath.Join(codexHome, "auth.json")
-		if target, err := os.Readlink(link); err != nil || target != userAuth {
-			t.Errorf("CODEX_HOME/auth.json: link to %q (%v), want the link kept", target, err)
-		}
-		after, err := os.Stat(userAuth)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if os.SameFile(before, after) || after.Mode().Perm() != 0o600 {
-			t.Errorf("the user's auth.json: same file %v, mode %v; want a new file (renamed into place) with mode 0600", os.SameFile(before, after), after.Mode().Perm())
-		}
-		b, _ := os.ReadFile(userAuth)
-		var saved struct {
-			Tokens      map[string]string `json:"tokens"`
-			LastRefresh time.Time         `json:"last_refresh"`
-		}
-		if err := json.Unmarshal(b, &saved); err != nil || saved.Tokens["refresh_token"] != "rt-NEW" || saved.Tokens["access_token"] != fresh || time.Since(saved.LastRefresh) > time.Minute {
-			t.Errorf("the user's auth.json after the refresh (%v):\n%s", err, b)
-		}
-		if got := tree(t, users); !slices.Equal(got, []string{"auth.json", "auth.json.lock"}) {
-			t.Errorf("the user's folder holds %v, want auth.json and auth.json.lock", got)
-		}
-		if _, err := os.Stat(filepath.Join(codexHome, "auth.lock")); err != nil {
-			t.Errorf("CODEX_HOME/auth.lock: %v", err)
+		if _, err := os.Lstat(filepath.Join(codexHome, "auth.lock")); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("auth.lock: %v, want none", err)
 		}
 	})
+
+	for _, relative := range []bool{false, true} {
+		t.Run(fmt.Sprintf("refresh writes through the link (relative %v)", relative), func(t *testing.T) {
+			userAuth := user(t)
+			before, _ := os.Stat(userAuth)
+			env, _, codexHome := s.CodexEnv(t)
+			if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(chatgpt), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			target := userAuth
+			if relative {
+				var err error
+				if target, err = filepath.Rel(codexHome, userAuth); err != nil {
+					t.Fatal(err)
+				}
+			}
+			link := filepath.Join(codexHome, "auth.json")
+			symlink(t, target, link)
+			env = append(without(env, "OPENAI_API_KEY"), "CODEX_REFRESH_TOKEN_URL_OVERRIDE="+tokens.URL+"/oauth/token")
+			mu.Lock()
+			m := len(refreshes)
+			mu.Unlock()
+			n := len(s.Requests())
+			r := runCodex(t, env, t.TempDir(), "hi", execArgs()...)
+			if r.Code != 0 {
+				t.Fatalf("exit code %d; stderr: %s", r.Code, r.Stderr)
+			}
+			mu.Lock()
+			got := slices.Clone(refreshes[m:])
+			mu.Unlock()
+			if len(got) != 1 || !strings.HasPrefix(got[0], "POST /oauth/token ") ||
+				!strings.Contains(got[0], `"grant_type":"refresh_token"`) || !strings.Contains(got[0], `"refresh_token":"rt-OLD"`) ||
+				!strings.Contains(got[0], `"refresh_reason":"proactive_expiry"`) {
+				t.Errorf("token requests %q, want one refresh of rt-OLD", got)
+			}
+			var calls []string
+			for _, req := range s.Requests()[n:] {
+				calls = append(calls, req.Method+" "+req.Path)
+				if req.Path == "/v1/responses" && req.Header.Get("Authorization") != "Bearer "+fresh {
+					t.Errorf("Authorization %q, want the refreshed access token", req.Header.Get("Authorization"))
+				}
+			}
+			if !slices.Contains(calls, "GET /v1/models") || !slices.Contains(calls, "POST /v1/responses") {
+				t.Errorf("calls %v, want GET /v1/models and POST /v1/responses", calls)
+			}
+
+			if got, err := os.Readlink(link); err != nil || got != target {
+				t.Errorf("CODEX_HOME/auth.json: link to %q (%v), want the link kept", got, err)
+			}
+			after, err := os.Stat(userAuth)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if os.SameFile(before, after) || after.Mode().Perm() != 0o600 {
+				t.Errorf("the user's auth.json: same file %v, mode %v; want a new file (renamed into place) with mode 0600", os.SameFile(before, after), after.Mode().Perm())
+			}
+			b, _ := os.ReadFile(userAuth)
+			var saved struct {
+				Tokens      map[string]string `json:"tokens"`
+				LastRefresh time.Time         `json:"last_refresh"`
+			}
+			if err := json.Unmarshal(b, &saved); err != nil || saved.Tokens["refresh_token"] != "rt-NEW" || saved.Tokens["access_token"] != fresh || time.Since(saved.LastRefresh) > time.Minute {
+				t.Errorf("the user's auth.json after the refresh (%v):\n%s", err, b)
+			}
+			if got := tree(t, filepath.Dir(userAuth)); !slices.Equal(got, []string{"auth.json", "auth.json.lock"}) {
+				t.Errorf("the user's folder holds %v, want auth.json and auth.json.lock", got)
+			}
+			if _, err := os.Stat(filepath.Join(codexHome, "auth.lock")); err != nil {
+				t.Errorf("CODEX_HOME/auth.lock: %v", err)
+			}
+		})
+	}
 }
 
 // cmdline returns the command line of process pid, its arguments joined

@@ -123,15 +123,17 @@
 //     for.
 //  5. Codex reads $CODEX_HOME/auth.json through a link like a file. A run
 //     whose key comes from the provider's env_key only reads it (no lock,
-//     no write). A ChatGPT login whose last_refresh is old (8 days in the
-//     source; the test's is 30) is refreshed before the first call (POST
-//     of grant_type
-//     refresh_token to https://auth.openai.com/oauth/token, or to
-//     CODEX_REFRESH_TOKEN_URL_OVERRIDE, which the test uses), and the new
+//     no write). A ChatGPT login that is due (the test's access token
+//     expired a day ago and its last_refresh is 30 days old; the source
+//     refreshes after 8 days) is refreshed before the first call: a POST
+//     of grant_type refresh_token, refresh_reason "proactive_expiry", to
+//     https://auth.openai.com/oauth/token, or to
+//     CODEX_REFRESH_TOKEN_URL_OVERRIDE, which the test uses. The new
 //     tokens are saved this way: lock $CODEX_HOME/auth.lock, resolve
 //     auth.json's link chain, lock TARGET.lock beside the resolved file,
 //     write a temporary .auth-XXXXXX in the target's folder (mode 0600)
-//     and rename it over the target. So a link survives a refresh and the
+//     and rename it over the target. So a link, absolute or relative,
+//     survives a refresh and the
 //     user's file gets the new tokens (a new file, mode 0600), with an
 //     empty auth.json.lock left beside it; a copy would fall behind, and
 //     the refresh token it holds is spent. The run then calls GET
@@ -176,7 +178,11 @@
 //     analytics.enabled = false Codex looks up ab.chatgpt.com, without
 //     features.plugins = false it runs git ls-remote
 //     https://github.com/openai/plugins.git and looks up api.github.com
-//     and chatgpt.com (all seen with strace). It also runs lsb_release and
+//     and chatgpt.com (all seen with strace). OPENAI_BASE_URL without such
+//     a provider does not keep it local: Codex looks up api.openai.com,
+//     reports "Falling back from WebSockets to HTTPS transport. ..." as an
+//     error item and then prints "Reconnecting... waiting for network"
+//     lines without end (seen once). It also runs lsb_release and
 //     a login bash for the shell snapshot (features.shell_snapshot = false
 //     stops that). The body has model, stream, input, tool_choice,
 //     parallel_tool_calls, reasoning, store, include, prompt_cache_key,
