@@ -52,7 +52,7 @@ const (
 	commitC = "fedcba9876543210fedcba9876543210fedcba98"
 )
 
-func newFake(t *testing.T) *fakeGitHub {
+func newFake(t testing.TB) *fakeGitHub {
 	t.Helper()
 	f := &fakeGitHub{
 		repos:    map[string]bool{},

@@ -265,6 +265,7 @@ func TestResolveErrors(t *testing.T) {
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("Resolve(%q) = %+v, %v, want %v", tt.in, pin, err, tt.want)
 			}
+			t.Logf("error: %v", err)
 			for _, s := range tt.says {
 				if !strings.Contains(err.Error(), s) {
 					t.Errorf("Resolve(%q) = %q, want it to say %q", tt.in, err, s)

@@ -114,10 +114,13 @@ func (t *tarball) entry(hdr *tar.Header) error {
 	}
 	name := strings.TrimPrefix(hdr.Name, "./")
 	first, rest, _ := strings.Cut(name, "/")
+	if first == "" || (rest == "" && !strings.HasSuffix(name, "/") && hdr.Typeflag != tar.TypeDir) {
+		return fmt.Errorf("%s: %w: entry %q is not inside a top folder, as every entry of a GitHub archive is", t.cfg.name, skill.ErrArchiveFormat, hdr.Name)
+	}
 	if t.top == "" {
 		t.top = first
 	}
-	if first == "" || first != t.top || (rest == "" && !strings.HasSuffix(name, "/") && hdr.Typeflag != tar.TypeDir) {
+	if first != t.top {
 		return fmt.Errorf("%s: %w: entry %q is outside the archive's one top folder %q", t.cfg.name, skill.ErrArchiveFormat, hdr.Name, t.top)
 	}
 	rest = strings.TrimSuffix(rest, "/")
@@ -199,7 +202,7 @@ func (t *tarball) fail(err error, what string) error {
 	}
 	var dl *downloadError
 	if errors.As(err, &dl) {
-		return fmt.Errorf("%s: download: %w", t.cfg.name, dl.err)
+		return fmt.Errorf("%s: download: %w (try again)", t.cfg.name, dl.err)
 	}
 	return fmt.Errorf("%s: %w: %s: %s", t.cfg.name, skill.ErrArchiveFormat, what, t.cfg.clean(err.Error()))
 }
