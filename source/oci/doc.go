@@ -1,0 +1,93 @@
+// Package oci publishes skills to OCI registries and installs them from
+// there, pinned to a manifest digest.
+//
+// A reference is oci://HOST/REPO:TAG, oci://HOST/REPO@sha256:DIGEST, or
+// both (oci://HOST/REPO:TAG@sha256:DIGEST, a tag and the digest it was
+// pinned to). [Resolve] turns a tag into the digest of the manifest it
+// names now, once and explicitly; [Fetch] and [Skill] take only pinned
+// references, so what a lock file records is what is installed:
+//
+//	dgst, err := oci.Resolve(ctx, "oci://ghcr.io/acme/review:1.2")
+//	...
+//	s, err := oci.Skill(ctx, "oci://ghcr.io/acme/review:1.2@"+dgst)
+//	...
+//	agent := adaptor.New(drv, adaptor.WithSkills(s))
+//
+// The skill is a [skill.ArchiveSource] over the layer, with the manifest
+// digest as its Fingerprint, so the default materializer extracts it
+// under every archive rule and limit, and its archive memo makes a second
+// run cost a hash.
+//
+// # The format Push writes
+//
+//  1. An image-spec 1.1 manifest with artifactType [ArtifactType], the
+//     empty config (application/vnd.oci.empty.v1+json, "{}"), and one layer
+//     of media type [LayerMediaType]: a tar archive compressed with gzip
+//     whose root is the skill folder (SKILL.md at the top).
+//  2. The manifest's annotations: org.opencontainers.image.title (the
+//     skill's name from SKILL.md), org.opencontainers.image.description
+//     (its description), and, when given, org.opencontainers.image.version,
+//     .source and .revision ([WithVersion], [WithSourceURL],
+//     [WithRevision]). No time is recorded.
+//  3. The layer is packed reproducibly: entries sorted by path, element by
+//     element; folders 0755, files 0644, or 0755 when any executable bit is
+//     set; times the Unix epoch, owners 0 and unnamed; a gzip header with no
+//     name and no time. The same folder and options therefore always give
+//     the same layer and manifest digests (with the same Go release, whose
+//     compressor this is).
+//  4. Only regular files and folders are packed, and a link to a file
+//     inside the folder as a copy of it; a link that leads outside, to a
+//     folder or nowhere, and any other special file, fails the push. A
+//     folder named .git is left out. The skill must load (SKILL.md in
+//     skillmd's Lenient mode, without errors), and the packed layer must
+//     pass the default materializer's archive rules and limits, checked
+//     before anything is sent.
+//
+// # What Fetch reads
+//
+//  1. The reference's manifest, or an index that lists exactly one
+//     manifest (attestation manifests that build tools add are left out).
+//     Manifests and indexes are read up to 4 MiB.
+//  2. A manifest whose artifactType (else its config's media type) is
+//     [ArtifactType] must have one layer of [LayerMediaType], holding
+//     SKILL.md at its root.
+//  3. A manifest of another tool (an image: no artifact type, an image or
+//     empty config) must have exactly one layer, under any media type,
+//     that is a tar+gzip archive holding exactly one skill tree: a folder
+//     with a SKILL.md, at the root or up to 5 folders deep, that no other
+//     such folder holds. That folder is the skill ([Artifact.Subpath]).
+//  4. Anything else (another artifact type, several layers, an index of
+//     several manifests, a layer that is not tar+gzip, holds no skill or
+//     several) fails with [ErrNoSkill], saying what was found.
+//  5. Every manifest, index and layer is verified against its digest and
+//     size; a layer larger than [WithMaxLayerSize] is refused before it is
+//     downloaded, and one that sends more than it declares is cut off.
+//  6. The layer is checked under the default materializer's archive rules
+//     ([skill.ArchiveFileSkills]) before it is kept: nothing from a
+//     rejected download lands in the cache.
+//
+// # The cache, and working offline
+//
+// Fetched manifests, indexes and layers are kept under the skill cache
+// root's .oci folder ([WithCacheRoot]), named by digest, written whole
+// beside it and renamed into place once verified, and verified again on
+// every read (a damaged copy is removed and fetched again). A pinned
+// reference whose blobs are there needs no network: [Fetch], [Skill] and
+// [Artifact.Open] then read only the cache. Downloads that a killed
+// process left behind are removed after a day.
+//
+// # Registries
+//
+//  1. A registry on a loopback address (127.0.0.0/8, ::1, localhost) is
+//     spoken to over plain HTTP; every other one over TLS.
+//  2. Credentials come from the Docker configuration and the credential
+//     helpers it names ([WithCredentials]); a host without any is
+//     accessed anonymously. A refusal is [ErrUnauthorized].
+//  3. When an operation fails in a way a registry would not, the host's
+//     /v2/ is asked: a host that does not answer it with 200 or 401, or
+//     answers with a web page, is [ErrNotRegistry]. A missing repository,
+//     tag or digest is [ErrNotFound].
+//
+// Errors name the reference and what failed. The functions are safe for
+// concurrent use, by goroutines and by processes that share a cache root.
+package oci

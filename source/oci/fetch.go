@@ -1,0 +1,523 @@
+package oci
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/registry/remote"
+
+	"github.com/agentadaptor/agentadaptor/skill"
+)
+
+// Media types of the format [Push] writes.
+const (
+	// ArtifactType is the artifact type of a skill's manifest.
+	ArtifactType = "application/vnd.agentskills.skill.v1"
+	// LayerMediaType is the media type of its one layer: a tar archive,
+	// compressed with gzip, whose root is the skill folder.
+	LayerMediaType = "application/vnd.agentskills.skill.content.v1.tar+gzip"
+)
+
+// Media types of manifests and indexes this package reads.
+const (
+	mediaTypeDockerManifest = "application/vnd.docker.distribution.manifest.v2+json"
+	mediaTypeDockerList     = "application/vnd.docker.distribution.manifest.list.v2+json"
+	mediaTypeDockerConfig   = "application/vnd.docker.container.image.v1+json"
+)
+
+// searchDepth is how deep below a layer's root a layout seen in the wild
+// may keep its skill.
+const searchDepth = 5
+
+// Errors a registry operation can fail with, wrapped with the reference
+// and what happened; test for them with errors.Is.
+var (
+	// ErrNotRegistry reports a host that does not answer as an OCI
+	// registry does.
+	ErrNotRegistry = errors.New("not an OCI registry")
+	// ErrNoSkill reports a manifest that holds no skill, or more than one.
+	ErrNoSkill = errors.New("manifest holds no skill")
+	// ErrNotFound reports a repository, tag or digest the registry does not
+	// have.
+	ErrNotFound = errors.New("not found")
+	// ErrUnauthorized reports a registry that refused the credentials, or
+	// wants some.
+	ErrUnauthorized = errors.New("authentication required")
+	// ErrNotPinned reports a reference without a digest where one is
+	// needed.
+	ErrNotPinned = errors.New("reference is not pinned to a digest")
+)
+
+// Resolve returns the digest of the manifest that ref names now: the pin
+// that [Fetch] and [Skill] take and a lock file records. A ref that
+// already holds a digest is returned as it is, without the network.
+func Resolve(ctx context.Context, ref string, opts ...Option) (string, error) {
+	r, err := ParseReference(ref)
+	if err != nil {
+		return "", err
+	}
+	if r.Digest != "" {
+		return r.Digest, nil
+	}
+	c, err := newConfig(opts)
+	if err != nil {
+		return "", err
+	}
+	desc, err := c.repository(r).Resolve(ctx, r.Tag)
+	if err != nil {
+		return "", fmt.Errorf("%s: resolve the tag: %w", ref, c.classify(ctx, r, err))
+	}
+	return desc.Digest.String(), nil
+}
+
+// Artifact is a skill fetched from a registry: its layer is in the local
+// cache and has been checked to hold one skill.
+type Artifact struct {
+	// Ref is the reference fetched, with its digest.
+	Ref Reference
+	// Digest is the digest of the manifest (or index) Ref names: the pin.
+	Digest string
+	// Name is the skill's name: the manifest's title annotation when it is
+	// a valid skill name, else the base name of Subpath, else the
+	// repository's last path element.
+	Name string
+	// Subpath is the folder within the layer that holds SKILL.md, "" for
+	// its root.
+	Subpath string
+	// Layer describes the layer that holds the skill.
+	Layer ocispec.Descriptor
+	// Annotations are the manifest's annotations (an index's, overlaid by
+	// those of its manifest).
+	Annotations map[string]string
+
+	cfg *config
+}
+
+// Fetch fetches the skill that the pinned ref (oci://HOST/REPO@DIGEST, or
+// oci://HOST/REPO:TAG@DIGEST) names, from the local cache when it holds
+// it, else from the registry, and checks it as the package doc says. A
+// ref without a digest fails with [ErrNotPinned]: pin it with [Resolve]
+// first.
+func Fetch(ctx context.Context, ref string, opts ...Option) (*Artifact, error) {
+	r, err := ParseReference(ref)
+	if err != nil {
+		return nil, err
+	}
+	if r.Digest == "" {
+		return nil, fmt.Errorf("%s: %w: resolve the tag with Resolve and fetch %s@DIGEST", ref, ErrNotPinned, ref)
+	}
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	b, err := openBlobs(c.cacheRoot)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	f := &fetcher{cfg: c, ref: r, blobs: b}
+	a, err := f.fetch(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ref, err)
+	}
+	return a, nil
+}
+
+// Skill fetches the pinned ref as [Fetch] does and returns the skill,
+// as [Artifact.Skill] builds it.
+func Skill(ctx context.Context, ref string, opts ...Option) (skill.Skill, error) {
+	a, err := Fetch(ctx, ref, opts...)
+	if err != nil {
+		return skill.Skill{}, err
+	}
+	return a.Skill(), nil
+}
+
+// Skill returns the skill: key a.Name (callers may assign another) and an
+// archive source over the layer ([Artifact.Source]).
+func (a *Artifact) Skill() skill.Skill {
+	return skill.Skill{Key: a.Name, Source: a.Source()}
+}
+
+// Source returns the archive source of the skill: [Artifact.Open] as its
+// opener, format tar.gz, a.Subpath, and the manifest digest as its
+// Fingerprint, so declarations of the same pin agree and a new pin is a
+// new revision.
+func (a *Artifact) Source() skill.ArchiveSource {
+	return skill.ArchiveSource{
+		Archive:     a.Open,
+		Format:      skill.FormatTarGz,
+		Subpath:     a.Subpath,
+		Fingerprint: a.Digest,
+	}
+}
+
+// Open opens the layer, a [skill.Opener]: the cached copy when there is
+// one, else a new download that is verified and cached first. The reader
+// fails at its end when the bytes do not match the layer's digest and
+// size. Open is safe for concurrent use.
+func (a *Artifact) Open(ctx context.Context) (io.ReadCloser, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	b, err := openBlobs(a.cfg.cacheRoot)
+	if err != nil {
+		return nil, err
+	}
+	f, err := b.open(a.Layer)
+	if errors.Is(err, fs.ErrNotExist) {
+		fr := &fetcher{cfg: a.cfg, ref: a.Ref, blobs: b}
+		if _, err = fr.download(ctx, a.Layer, false); err == nil {
+			f, err = b.open(a.Layer)
+		}
+	}
+	if err != nil {
+		b.Close()
+		return nil, fmt.Errorf("%s: open layer %s: %w", a.Ref, a.Layer.Digest, err)
+	}
+	return &verifyingReader{f: f, v: a.Layer.Digest.Verifier(), desc: a.Layer, blobs: b}, nil
+}
+
+// fetcher fetches one pinned reference.
+type fetcher struct {
+	cfg   *config
+	ref   Reference
+	blobs *blobs
+	repo  *remote.Repository
+}
+
+func (f *fetcher) repository() *remote.Repository {
+	if f.repo == nil {
+		f.repo = f.cfg.repository(f.ref)
+	}
+	return f.repo
+}
+
+// manifest is the part of an image manifest or index this package reads.
+type manifest struct {
+	MediaType    string               `json:"mediaType"`
+	ArtifactType string               `json:"artifactType"`
+	Config       *ocispec.Descriptor  `json:"config"`
+	Layers       []ocispec.Descriptor `json:"layers"`
+	Manifests    []ocispec.Descriptor `json:"manifests"`
+	Annotations  map[string]string    `json:"annotations"`
+}
+
+func (f *fetcher) fetch(ctx context.Context) (*Artifact, error) {
+	top := digest.Digest(f.ref.Digest)
+	data, mediaType, err := f.manifest(ctx, ocispec.Descriptor{Digest: top, Size: -1})
+	if err != nil {
+		return nil, err
+	}
+	m, kind, err := parseManifest(data, mediaType)
+	if err != nil {
+		return nil, err
+	}
+	annotations := maps.Clone(m.Annotations)
+	if kind == kindIndex {
+		child, err := pickManifest(m)
+		if err != nil {
+			return nil, err
+		}
+		if data, _, err = f.manifest(ctx, child); err != nil {
+			return nil, err
+		}
+		if m, kind, err = parseManifest(data, child.MediaType); err != nil {
+			return nil, err
+		}
+		if kind != kindManifest {
+			return nil, fmt.Errorf("%w: the index's one manifest %s is an index itself", ErrNoSkill, child.Digest)
+		}
+		if annotations == nil {
+			annotations = make(map[string]string)
+		}
+		maps.Copy(annotations, m.Annotations)
+	}
+	layer, strict, err := pickLayer(m)
+	if err != nil {
+		return nil, err
+	}
+	subpath, err := f.layer(ctx, layer, strict)
+	if err != nil {
+		return nil, err
+	}
+	a := &Artifact{
+		Ref:         f.ref,
+		Digest:      f.ref.Digest,
+		Subpath:     subpath,
+		Layer:       layer,
+		Annotations: annotations,
+		cfg:         f.cfg,
+	}
+	switch title := annotations[ocispec.AnnotationTitle]; {
+	case skillName.MatchString(title):
+		a.Name = title
+	case subpath != "":
+		a.Name = path.Base(subpath)
+	default:
+		a.Name = f.ref.name()
+	}
+	return a, nil
+}
+
+// skillName matches a valid skill name in the Agent Skills format's ASCII
+// form: lowercase letters, digits and single hyphens, at most 64.
+var skillName = regexp.MustCompile(`^[a-z0-9](?:-?[a-z0-9]){0,63}$`)
+
+// manifest returns the manifest or index desc, of at most maxManifestSize
+// bytes, and its media type (as served; "" from the cache, where the
+// document's own mediaType field tells). A desc.Size of -1 means unknown.
+func (f *fetcher) manifest(ctx context.Context, desc ocispec.Descriptor) ([]byte, string, error) {
+	if desc.Size > maxManifestSize {
+		return nil, "", fmt.Errorf("%w: manifest %s is %d bytes; the limit is %d", ErrNoSkill, desc.Digest, desc.Size, maxManifestSize)
+	}
+	if data, ok := f.blobs.readSmall(desc.Digest, maxManifestSize); ok {
+		return data, desc.MediaType, nil
+	}
+	var (
+		rc  io.ReadCloser
+		err error
+	)
+	if desc.Size < 0 {
+		desc, rc, err = f.repository().Manifests().FetchReference(ctx, desc.Digest.String())
+	} else {
+		rc, err = f.repository().Manifests().Fetch(ctx, desc)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("fetch manifest: %w", f.cfg.classify(ctx, f.ref, err))
+	}
+	defer rc.Close()
+	if desc.Size > maxManifestSize {
+		return nil, "", fmt.Errorf("%w: manifest %s is %d bytes; the limit is %d", ErrNoSkill, desc.Digest, desc.Size, maxManifestSize)
+	}
+	var buf bytes.Buffer
+	if err := copyVerified(&buf, rc, desc); err != nil {
+		return nil, "", fmt.Errorf("fetch manifest: %w", err)
+	}
+	tmp, name, err := f.blobs.create()
+	if err == nil {
+		_, err = tmp.Write(buf.Bytes())
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = f.blobs.commit(name, desc.Digest)
+		} else {
+			f.blobs.discard(name)
+		}
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("cache manifest %s: %w", desc.Digest, err)
+	}
+	return buf.Bytes(), desc.MediaType, nil
+}
+
+type manifestKind int
+
+const (
+	kindManifest manifestKind = iota
+	kindIndex
+)
+
+// parseManifest reads a manifest or index, telling which by its mediaType
+// field, else the media type it was served as, else its fields.
+func parseManifest(data []byte, served string) (*manifest, manifestKind, error) {
+	var m manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, 0, fmt.Errorf("%w: the manifest is not JSON: %v", ErrNoSkill, err)
+	}
+	mt := m.MediaType
+	if mt == "" {
+		mt = served
+	}
+	switch mt {
+	case ocispec.MediaTypeImageIndex, mediaTypeDockerList:
+		return &m, kindIndex, nil
+	case ocispec.MediaTypeImageManifest, mediaTypeDockerManifest:
+		return &m, kindManifest, nil
+	case "":
+		if m.Manifests != nil && m.Layers == nil {
+			return &m, kindIndex, nil
+		}
+		if m.Config != nil {
+			return &m, kindManifest, nil
+		}
+	}
+	return nil, 0, fmt.Errorf("%w: media type %q is not an image manifest or index", ErrNoSkill, mt)
+}
+
+// pickManifest returns the one manifest of an index, leaving out
+// attestations that build tools attach beside it.
+func pickManifest(m *manifest) (ocispec.Descriptor, error) {
+	var found []ocispec.Descriptor
+	for _, d := range m.Manifests {
+		if d.Annotations["vnd.docker.reference.type"] == "attestation-manifest" {
+			continue
+		}
+		found = append(found, d)
+	}
+	if len(found) != 1 {
+		return ocispec.Descriptor{}, fmt.Errorf("%w: the index lists %d manifests, and a skill's lists exactly one", ErrNoSkill, len(found))
+	}
+	return found[0], nil
+}
+
+// pickLayer returns the layer that holds the skill, and whether the
+// manifest is in this package's format (the skill at the layer's root).
+func pickLayer(m *manifest) (ocispec.Descriptor, bool, error) {
+	typ := m.ArtifactType
+	if typ == "" && m.Config != nil {
+		typ = m.Config.MediaType
+	}
+	switch typ {
+	case ArtifactType:
+		if len(m.Layers) != 1 || m.Layers[0].MediaType != LayerMediaType {
+			return ocispec.Descriptor{}, false, fmt.Errorf("%w: a skill artifact has one layer of type %s; this one has %s", ErrNoSkill, LayerMediaType, layerTypes(m.Layers))
+		}
+		return m.Layers[0], true, nil
+	case "", ocispec.MediaTypeImageConfig, ocispec.MediaTypeEmptyJSON, mediaTypeDockerConfig:
+		if len(m.Layers) != 1 {
+			return ocispec.Descriptor{}, false, fmt.Errorf("%w: an image that holds a skill has one layer, a tar+gzip archive; this one has %s", ErrNoSkill, layerTypes(m.Layers))
+		}
+		return m.Layers[0], false, nil
+	}
+	return ocispec.Descriptor{}, false, fmt.Errorf("%w: its artifact type is %q; a skill's is %q", ErrNoSkill, typ, ArtifactType)
+}
+
+func layerTypes(layers []ocispec.Descriptor) string {
+	if len(layers) == 0 {
+		return "no layers"
+	}
+	types := make([]string, len(layers))
+	for i, l := range layers {
+		types[i] = l.MediaType
+	}
+	return fmt.Sprintf("%d: %s", len(layers), strings.Join(types, ", "))
+}
+
+// layer makes sure the layer is in the cache, checked, and returns the
+// folder within it that holds the skill: the root for this package's
+// format (strict), the one skill tree anywhere up to searchDepth deep
+// otherwise.
+func (f *fetcher) layer(ctx context.Context, desc ocispec.Descriptor, strict bool) (string, error) {
+	p, err := f.blobs.path(desc.Digest)
+	if err != nil {
+		return "", fmt.Errorf("%w: layer: %v", ErrNoSkill, err)
+	}
+	if desc.Size < 0 || desc.Size > f.cfg.maxLayer {
+		return "", fmt.Errorf("%w: layer %s is %d bytes; the limit is %d (raise it with WithMaxLayerSize)", skill.ErrArchiveLimit, desc.Digest, desc.Size, f.cfg.maxLayer)
+	}
+	if cached, err := f.blobs.open(desc); err == nil {
+		err = copyVerified(io.Discard, cached, desc)
+		cached.Close()
+		if err == nil {
+			return skillIn(ctx, p, strict)
+		}
+		f.blobs.remove(desc.Digest)
+	}
+	return f.download(ctx, desc, strict)
+}
+
+// download downloads the layer desc into tmp, verifies it against desc,
+// checks it holds a skill, and only then moves it into the cache; it
+// returns the folder that holds the skill.
+func (f *fetcher) download(ctx context.Context, desc ocispec.Descriptor, strict bool) (string, error) {
+	if desc.Size < 0 || desc.Size > f.cfg.maxLayer {
+		return "", fmt.Errorf("%w: layer %s is %d bytes; the limit is %d (raise it with WithMaxLayerSize)", skill.ErrArchiveLimit, desc.Digest, desc.Size, f.cfg.maxLayer)
+	}
+	rc, err := f.repository().Blobs().Fetch(ctx, desc)
+	if err != nil {
+		return "", fmt.Errorf("fetch layer %s: %w", desc.Digest, f.cfg.classify(ctx, f.ref, err))
+	}
+	defer rc.Close()
+	tmp, name, err := f.blobs.create()
+	if err != nil {
+		return "", fmt.Errorf("cache layer %s: %w", desc.Digest, err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			f.blobs.discard(name)
+		}
+	}()
+	err = copyVerified(tmp, rc, desc)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("fetch layer %s: %w", desc.Digest, err)
+	}
+	subpath, err := skillIn(ctx, f.blobs.tmpPath(name), strict)
+	if err != nil {
+		return "", err
+	}
+	if err := f.blobs.commit(name, desc.Digest); err != nil {
+		return "", fmt.Errorf("cache layer %s: %w", desc.Digest, err)
+	}
+	committed = true
+	return subpath, nil
+}
+
+// skillIn checks the layer archive at p under the default materializer's
+// rules and returns the folder in it that holds the skill.
+func skillIn(ctx context.Context, p string, strict bool) (string, error) {
+	if err := gzipMagic(p); err != nil {
+		return "", err
+	}
+	depth := searchDepth
+	if strict {
+		depth = 0
+	}
+	found, err := skill.ArchiveFileSkills(ctx, p, depth)
+	if err != nil {
+		return "", fmt.Errorf("layer: %w", err)
+	}
+	if slices.Contains(found, "") {
+		return "", nil
+	}
+	if strict {
+		return "", fmt.Errorf("%w: the layer has no SKILL.md at its root", ErrNoSkill)
+	}
+	// The skill trees are the folders with a SKILL.md that no other one
+	// holds; sorted, a folder comes before the folders inside it.
+	var trees []string
+	for _, d := range found {
+		if !slices.ContainsFunc(trees, func(t string) bool { return strings.HasPrefix(d, t+"/") }) {
+			trees = append(trees, d)
+		}
+	}
+	switch len(trees) {
+	case 0:
+		return "", fmt.Errorf("%w: the layer has no SKILL.md within %d folders of its root", ErrNoSkill, searchDepth)
+	case 1:
+		return trees[0], nil
+	}
+	return "", fmt.Errorf("%w: the layer holds %d skills (%s), and an artifact holds exactly one", ErrNoSkill, len(trees), strings.Join(trees, ", "))
+}
+
+// gzipMagic checks that the file at p starts as a gzip stream does.
+func gzipMagic(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var head [2]byte
+	if _, err := io.ReadFull(f, head[:]); err != nil || head != [2]byte{0x1f, 0x8b} {
+		return fmt.Errorf("%w: the layer is not a tar+gzip archive", ErrNoSkill)
+	}
+	return nil
+}

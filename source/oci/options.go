@@ -1,0 +1,118 @@
+package oci
+
+import (
+	"fmt"
+	"net/http"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/registry/remote/credentials"
+	"oras.land/oras-go/v2/registry/remote/retry"
+
+	"github.com/agentadaptor/agentadaptor/skill"
+)
+
+// maxManifestSize caps a manifest or index read from a registry or the
+// local cache.
+const maxManifestSize = 4 << 20
+
+// config collects Option values.
+type config struct {
+	cacheRoot   string
+	client      *http.Client
+	credentials credentials.Store
+	maxLayer    int64
+	annotations map[string]string
+}
+
+// Option configures [Resolve], [Fetch], [Skill] and [Push].
+type Option func(*config)
+
+// WithCacheRoot sets the skill cache root (see [skill.DefaultCacheRoot])
+// under whose .oci folder manifests and layers are kept once fetched, so
+// that a pinned reference needs no network afterwards. Give it the root
+// the materializer uses. Default: [skill.DefaultCacheRoot]; "" also means
+// the default.
+func WithCacheRoot(root string) Option {
+	return func(c *config) { c.cacheRoot = root }
+}
+
+// WithHTTPClient sets the HTTP client that talks to registries; the
+// credentials are added on top of it. Default: oras-go's retry client,
+// which retries a request on 429 and 5xx answers and network errors with
+// backoff; nil also means the default.
+func WithHTTPClient(client *http.Client) Option {
+	return func(c *config) { c.client = client }
+}
+
+// WithCredentials sets where credentials for a registry come from.
+// Default: the Docker configuration ($DOCKER_CONFIG/config.json, else
+// ~/.docker/config.json) and the credential helpers it names, as "docker
+// login" leaves them; a host it has nothing for is accessed anonymously.
+func WithCredentials(store credentials.Store) Option {
+	return func(c *config) { c.credentials = store }
+}
+
+// WithMaxLayerSize caps the bytes of the skill layer that [Fetch] downloads;
+// a layer whose descriptor declares more is refused before it is
+// downloaded, and one that sends more is cut off. Default
+// [skill.DefaultMaxArchiveSize]; values <= 0 are treated as the default.
+func WithMaxLayerSize(bytes int64) Option {
+	return func(c *config) { c.maxLayer = bytes }
+}
+
+// WithVersion sets the org.opencontainers.image.version annotation that
+// [Push] writes. Default: none.
+func WithVersion(version string) Option {
+	return withAnnotation(ocispec.AnnotationVersion, version)
+}
+
+// WithSourceURL sets the org.opencontainers.image.source annotation that
+// [Push] writes: the URL of the skill's source code. Default: none.
+func WithSourceURL(url string) Option {
+	return withAnnotation(ocispec.AnnotationSource, url)
+}
+
+// WithRevision sets the org.opencontainers.image.revision annotation that
+// [Push] writes: the source revision (a commit) the skill was built from.
+// Default: none.
+func WithRevision(revision string) Option {
+	return withAnnotation(ocispec.AnnotationRevision, revision)
+}
+
+func withAnnotation(key, value string) Option {
+	return func(c *config) {
+		if c.annotations == nil {
+			c.annotations = make(map[string]string)
+		}
+		if value == "" {
+			delete(c.annotations, key)
+		} else {
+			c.annotations[key] = value
+		}
+	}
+}
+
+// newConfig applies opts and fills in the defaults.
+func newConfig(opts []Option) (*config, error) {
+	c := &config{}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.cacheRoot == "" {
+		c.cacheRoot = skill.DefaultCacheRoot()
+	}
+	if c.client == nil {
+		c.client = retry.DefaultClient
+	}
+	if c.maxLayer <= 0 {
+		c.maxLayer = skill.DefaultMaxArchiveSize
+	}
+	if c.credentials == nil {
+		store, err := credentials.NewStoreFromDocker(credentials.StoreOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("read the Docker configuration for registry credentials: %w (fix or move the file, or set DOCKER_CONFIG to another folder)", err)
+		}
+		c.credentials = store
+	}
+	return c, nil
+}

@@ -1,0 +1,293 @@
+package oci
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/opencontainers/go-digest"
+	specs "github.com/opencontainers/image-spec/specs-go"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/registry/remote"
+
+	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/skillmd"
+)
+
+// Push publishes the skill in the folder dir to ref, which names a tag
+// (oci://HOST/REPO:TAG), in this package's format, and returns the
+// manifest's digest. The skill must be one agents can load (SKILL.md read
+// as skillmd's Lenient mode reads it, with no errors), and the packed
+// folder must pass the default materializer's archive rules. The same
+// folder and options always give the same digest.
+func Push(ctx context.Context, dir, ref string, opts ...Option) (string, error) {
+	r, err := ParseReference(ref)
+	if err != nil {
+		return "", err
+	}
+	if r.Digest != "" || r.Tag == "" {
+		return "", fmt.Errorf("%s: push to a tag, as in %s%s/%s:TAG: the digest is the content's", ref, Scheme, r.Host, r.Repository)
+	}
+	c, err := newConfig(opts)
+	if err != nil {
+		return "", err
+	}
+	s, err := skillmd.ParseDir(dir, skillmd.WithMode(skillmd.Lenient))
+	if err == nil {
+		err = s.Validate()
+	}
+	if err != nil {
+		return "", err // it names dir
+	}
+	layerFile, err := os.CreateTemp("", "agentskills-push-*.tar.gz")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(layerFile.Name())
+	defer layerFile.Close()
+	layer, err := pack(ctx, dir, layerFile)
+	if err != nil {
+		return "", fmt.Errorf("push %s: %w", dir, err)
+	}
+	found, err := skill.ArchiveFileSkills(ctx, layerFile.Name(), 0)
+	if err != nil {
+		return "", fmt.Errorf("push %s: the folder breaks a rule for skill archives: %w", dir, err)
+	}
+	if !slices.Contains(found, "") {
+		return "", fmt.Errorf("push %s: the packed folder has no SKILL.md at its root (name it SKILL.md)", dir)
+	}
+
+	annotations := map[string]string{
+		ocispec.AnnotationTitle:       s.Name,
+		ocispec.AnnotationDescription: s.Description,
+	}
+	for k, v := range c.annotations {
+		annotations[k] = v
+	}
+	m := ocispec.Manifest{
+		Versioned:    specs.Versioned{SchemaVersion: 2},
+		MediaType:    ocispec.MediaTypeImageManifest,
+		ArtifactType: ArtifactType,
+		Config:       ocispec.DescriptorEmptyJSON,
+		Layers:       []ocispec.Descriptor{layer},
+		Annotations:  annotations,
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return "", err
+	}
+	mdesc := ocispec.Descriptor{
+		MediaType:    ocispec.MediaTypeImageManifest,
+		ArtifactType: ArtifactType,
+		Digest:       digest.FromBytes(data),
+		Size:         int64(len(data)),
+	}
+
+	repo := c.repository(r)
+	if err := pushBlob(ctx, repo, ocispec.DescriptorEmptyJSON, func() (io.Reader, error) {
+		return bytes.NewReader(ocispec.DescriptorEmptyJSON.Data), nil
+	}); err != nil {
+		return "", fmt.Errorf("%s: push config: %w", ref, c.classify(ctx, r, err))
+	}
+	if err := pushBlob(ctx, repo, layer, func() (io.Reader, error) {
+		_, err := layerFile.Seek(0, io.SeekStart)
+		return layerFile, err
+	}); err != nil {
+		return "", fmt.Errorf("%s: push layer: %w", ref, c.classify(ctx, r, err))
+	}
+	if err := repo.PushReference(ctx, mdesc, bytes.NewReader(data), r.Tag); err != nil {
+		return "", fmt.Errorf("%s: push manifest: %w", ref, c.classify(ctx, r, err))
+	}
+	return mdesc.Digest.String(), nil
+}
+
+// pushBlob pushes a blob the repository does not have yet.
+func pushBlob(ctx context.Context, repo *remote.Repository, desc ocispec.Descriptor, content func() (io.Reader, error)) error {
+	ok, err := repo.Blobs().Exists(ctx, desc)
+	if err != nil || ok {
+		return err
+	}
+	r, err := content()
+	if err != nil {
+		return err
+	}
+	return repo.Blobs().Push(ctx, desc, r)
+}
+
+// epoch is the time every packed entry carries.
+var epoch = time.Unix(0, 0).UTC()
+
+// pack writes the folder dir to w as this package's layer, reproducibly,
+// and returns its descriptor. The rules are in the package doc.
+func pack(ctx context.Context, dir string, w io.Writer) (ocispec.Descriptor, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return ocispec.Descriptor{}, err
+	}
+	defer root.Close()
+	type entry struct {
+		name string
+		dir  bool
+		mode int64
+		size int64
+	}
+	var entries []entry
+	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if p == "." {
+			return nil
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return fs.SkipDir
+		}
+		if len(entries) >= skill.DefaultMaxArchiveEntries {
+			return fmt.Errorf("%w: the folder holds more than %d files and folders", skill.ErrArchiveLimit, skill.DefaultMaxArchiveEntries)
+		}
+		info, err := root.Lstat(p)
+		if err != nil {
+			return err
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			// A link to a file inside the folder is packed as a copy of
+			// it; os.Root refuses a link that leads outside.
+			if info, err = root.Stat(p); err != nil {
+				return fmt.Errorf("%s is a link that leads outside the skill folder or nowhere (replace it with a copy of the file): %w", p, err)
+			}
+			if !info.Mode().IsRegular() {
+				return fmt.Errorf("%s is a link to something other than a file (replace it with a copy)", p)
+			}
+		}
+		switch {
+		case info.IsDir():
+			entries = append(entries, entry{name: p + "/", dir: true, mode: 0o755})
+		case info.Mode().IsRegular():
+			mode := int64(0o644)
+			if info.Mode()&0o111 != 0 {
+				mode = 0o755
+			}
+			entries = append(entries, entry{name: p, mode: mode, size: info.Size()})
+		default:
+			return fmt.Errorf("%s is not a regular file or folder (only those are packed)", p)
+		}
+		return nil
+	})
+	if err != nil {
+		return ocispec.Descriptor{}, err
+	}
+	slices.SortFunc(entries, func(a, b entry) int { return cmpPath(a.name, b.name) })
+
+	h := sha256.New()
+	counter := &countingWriter{w: io.MultiWriter(w, h), limit: skill.DefaultMaxArchiveSize}
+	gz, err := gzip.NewWriterLevel(counter, gzip.BestCompression)
+	if err != nil {
+		return ocispec.Descriptor{}, err
+	}
+	tw := tar.NewWriter(gz)
+	for _, e := range entries {
+		hdr := &tar.Header{Name: e.name, Mode: e.mode, ModTime: epoch, Typeflag: tar.TypeReg, Size: e.size}
+		if e.dir {
+			hdr.Typeflag, hdr.Size = tar.TypeDir, 0
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return ocispec.Descriptor{}, fmt.Errorf("%s: %w", e.name, err)
+		}
+		if e.dir {
+			continue
+		}
+		if err := copyFile(ctx, root, e.name, e.size, tw); err != nil {
+			return ocispec.Descriptor{}, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return ocispec.Descriptor{}, err
+	}
+	if err := gz.Close(); err != nil {
+		return ocispec.Descriptor{}, err
+	}
+	return ocispec.Descriptor{
+		MediaType: LayerMediaType,
+		Digest:    digest.NewDigestFromBytes(digest.SHA256, h.Sum(nil)),
+		Size:      counter.n,
+	}, nil
+}
+
+// cmpPath orders slash-separated paths element by element, so a folder's
+// entries follow it directly, whatever characters their names hold.
+func cmpPath(a, b string) int {
+	for a != "" || b != "" {
+		var ea, eb string
+		ea, a = cutElem(a)
+		eb, b = cutElem(b)
+		if c := strings.Compare(ea, eb); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+func cutElem(p string) (string, string) {
+	elem, rest, _ := strings.Cut(p, "/")
+	return elem, rest
+}
+
+// copyFile copies the file name, which must still be size bytes long,
+// into w.
+func copyFile(ctx context.Context, root *os.Root, name string, size int64, w io.Writer) error {
+	f, err := root.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	n, err := io.Copy(w, io.LimitReader(ctxReader{ctx, f}, size+1))
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if n != size {
+		return fmt.Errorf("%s changed while it was packed: push again", name)
+	}
+	return nil
+}
+
+// countingWriter counts what it writes and fails past its limit.
+type countingWriter struct {
+	w     io.Writer
+	n     int64
+	limit int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	if c.n+int64(len(p)) > c.limit {
+		return 0, fmt.Errorf("%w: the packed folder is over %d bytes", skill.ErrArchiveLimit, c.limit)
+	}
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// ctxReader stops reading once its context is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}

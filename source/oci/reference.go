@@ -1,0 +1,122 @@
+package oci
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+
+	"oras.land/oras-go/v2/registry"
+)
+
+// Scheme is the prefix of every reference this package accepts.
+const Scheme = "oci://"
+
+// Reference is a parsed OCI reference: oci://HOST/REPO:TAG,
+// oci://HOST/REPO@DIGEST, or both, oci://HOST/REPO:TAG@DIGEST, which names
+// the digest and keeps the tag as the form it was pinned from.
+type Reference struct {
+	// Host is the registry's host name or address, with its port if any.
+	Host string
+	// Repository is the repository's path within the registry.
+	Repository string
+	// Tag is the tag, or "" when only a digest is given.
+	Tag string
+	// Digest is the manifest digest ("sha256:..."), or "" until pinned.
+	Digest string
+}
+
+// ParseReference parses s, which must start with [Scheme] and name a tag,
+// a digest or both. The host, repository, tag and digest must follow the
+// OCI distribution grammar: a repository is lowercase, a tag at most 128
+// characters of letters, digits, "_", "." and "-", a digest a known
+// algorithm and its hex encoding.
+func ParseReference(s string) (Reference, error) {
+	rest, ok := strings.CutPrefix(s, Scheme)
+	if !ok {
+		return Reference{}, fmt.Errorf("%q is not an OCI reference: write %sHOST/REPO:TAG or %sHOST/REPO@sha256:DIGEST", s, Scheme, Scheme)
+	}
+	var r Reference
+	if name, dgst, ok := strings.Cut(rest, "@"); ok {
+		rest, r.Digest = name, dgst
+	}
+	if i := strings.LastIndexByte(rest, ':'); i > strings.LastIndexByte(rest, '/') {
+		rest, r.Tag = rest[:i], rest[i+1:]
+	}
+	host, repo, ok := strings.Cut(rest, "/")
+	if !ok || host == "" || repo == "" {
+		return Reference{}, fmt.Errorf("%q is not an OCI reference: it needs a host and a repository, as in %sHOST/REPO:TAG", s, Scheme)
+	}
+	r.Host, r.Repository = host, repo
+	if r.Tag == "" && r.Digest == "" {
+		return Reference{}, fmt.Errorf("%q names no tag or digest: add one, as in %s%s/%s:latest", s, Scheme, host, repo)
+	}
+	ref := registry.Reference{Registry: host, Repository: repo}
+	if err := ref.ValidateRegistry(); err != nil || !validPort(host) {
+		return Reference{}, fmt.Errorf("%q has an invalid host %q", s, host)
+	}
+	if err := ref.ValidateRepository(); err != nil {
+		return Reference{}, fmt.Errorf("%q has an invalid repository %q: use lowercase letters, digits and . _ - separated by /", s, repo)
+	}
+	if r.Tag != "" {
+		ref.Reference = r.Tag
+		if err := ref.ValidateReferenceAsTag(); err != nil {
+			return Reference{}, fmt.Errorf("%q has an invalid tag %q: use at most 128 letters, digits, _ . and -, not starting with . or -", s, r.Tag)
+		}
+	}
+	if r.Digest != "" {
+		ref.Reference = r.Digest
+		if err := ref.ValidateReferenceAsDigest(); err != nil {
+			return Reference{}, fmt.Errorf("%q has an invalid digest %q: write sha256: and 64 hex digits", s, r.Digest)
+		}
+	}
+	return r, nil
+}
+
+// String returns the reference in the form ParseReference reads.
+func (r Reference) String() string {
+	var b strings.Builder
+	b.WriteString(Scheme)
+	b.WriteString(r.Host)
+	b.WriteByte('/')
+	b.WriteString(r.Repository)
+	if r.Tag != "" {
+		b.WriteByte(':')
+		b.WriteString(r.Tag)
+	}
+	if r.Digest != "" {
+		b.WriteByte('@')
+		b.WriteString(r.Digest)
+	}
+	return b.String()
+}
+
+// validPort reports whether host's port, if it has one, is a number
+// from 1 to 65535.
+func validPort(host string) bool {
+	_, port, err := net.SplitHostPort(host)
+	if err != nil {
+		return true // no port
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 1 && n <= 65535
+}
+
+// name returns the repository's last path element.
+func (r Reference) name() string {
+	return r.Repository[strings.LastIndexByte(r.Repository, '/')+1:]
+}
+
+// loopback reports whether host (with an optional port) is a loopback
+// address or the name localhost, which is spoken to over plain HTTP.
+func loopback(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
