@@ -14,7 +14,8 @@
 // with [Config.Env] added and CODEX_HOME set to the managed home below.
 // The agent's JSON lines become driver events; the final text is the last
 // agent message, the session id the thread id, and the usage that of
-// turn.completed.
+// turn.completed (for a resumed thread Codex reports the whole thread's
+// usage, not this run's).
 //
 // # The managed Codex home
 //
@@ -42,28 +43,38 @@
 //     the user's model, provider and settings apply. AGENTS.md is a link to
 //     the user's.
 //  4. auth.json is a link to the user's, so a logged-in user stays logged
-//     in. Codex 0.169.0 writes auth.json in place (open, truncate, write;
-//     checked in its source, codex-rs/login/src/auth/storage.rs), so a token
-//     refresh in the managed home writes through the link into the user's
-//     file and both stay valid. Should a Codex replace the link with a file
-//     (a newer login), the driver leaves that file in the managed home and
-//     does not link it again; the user's own file is never written by the
-//     driver. Credentials kept in the system keyring are stored by Codex
-//     under a key derived from the Codex home's path, so a managed home
-//     does not see them: use file storage or OPENAI_API_KEY with this
-//     driver.
-//  5. Nothing is written to the user's Codex home or to the workspace.
+//     in. A copy would not do: a token refresh rotates the refresh token,
+//     and the copy left behind would hold a spent one. Codex 0.169.0, when
+//     it refreshes, follows the link, writes a temporary file beside the
+//     link's target and renames it over the target (checked by running it
+//     against a stand-in token server): the link survives and the user's
+//     file gets the new tokens, for both homes. Should a Codex replace the
+//     link itself with a file (a newer login), the driver leaves that file
+//     in the managed home and does not link it again; the user's own file
+//     is never written by the driver. Credentials kept in the system
+//     keyring are stored by Codex under a key derived from the Codex
+//     home's path, so a managed home does not see them: use file storage
+//     or OPENAI_API_KEY with this driver.
+//  5. Codex installs its built-in skills into skills/.system on its first
+//     start in a home, and concurrent first starts race and can leave them
+//     half installed for good; so while a home has no skills/.system, runs
+//     in it take turns (a file lock, waited for as long as the context
+//     allows). Later runs share the home freely.
+//  6. Nothing is written to the user's Codex home or to the workspace.
 //
 // # Checks
 //
 //  1. Before the start: a skill named like one of the run's, with other
-//     content, in the workspace's .agents/skills or that of a folder above
-//     it (up to the top of its git repository), in ~/.agents/skills or in
-//     /etc/codex/skills, would compete with ours: a *driver.ShadowError.
+//     content, in the workspace's .agents/skills or .codex/skills or those
+//     of a folder above it (up to the top of its git repository), in
+//     ~/.agents/skills or in /etc/codex/skills, would be listed beside ours
+//     (Codex lists both, neither wins): a *driver.ShadowError.
 //  2. turn.failed is a *driver.AgentError; an output without
 //     turn.completed is driver.ErrNoResult, or a *driver.ProcessError when
 //     the process failed. A resume of a session Codex does not have is
-//     driver.ErrResumeRejected. Codex does not report which skills it
+//     driver.ErrResumeRejected: Codex fails for an unknown thread id, and
+//     starts a new thread for an id that is not one of its own, which the
+//     driver stops as soon as it reports the other thread id. Codex does not report which skills it
 //     loaded, so there is no check after the start; the InitEvent carries
 //     the session id only.
 //
@@ -80,7 +91,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -100,11 +110,11 @@ type Config struct {
 	// Sandbox is passed as -s ("read-only", "workspace-write",
 	// "danger-full-access"). Default: the user's configuration.
 	Sandbox string
-	// ApprovalPolicy is passed as -c approval_policy="..." ("untrusted",
-	// "on-request", "never"). Default: the user's configuration.
-	ApprovalPolicy string
 	// BypassApprovalsAndSandbox passes
-	// --dangerously-bypass-approvals-and-sandbox. Default false.
+	// --dangerously-bypass-approvals-and-sandbox, which is Sandbox
+	// "danger-full-access". Approvals themselves do not apply: `codex exec`
+	// never asks (0.169.0 refuses approval_policy values other than
+	// "never"). Default false.
 	BypassApprovalsAndSandbox bool
 	// Overrides are passed as -c key=value each, overriding config.toml.
 	Overrides []string
@@ -189,7 +199,14 @@ func (d *codexDriver) Run(ctx context.Context, req *driver.Request) (*driver.Res
 	}
 	env = process.MergeEnv(env, []string{"CODEX_HOME=" + managed})
 
+	unlock, err := firstRun(ctx, managed)
+	if err != nil {
+		return nil, fmt.Errorf("codex: %w", err)
+	}
+	defer unlock()
+
 	p := &parser{emit: req.Events}
+	var mismatch error
 	exit, runErr := process.Run(ctx, process.Command{
 		Path:  prog,
 		Args:  d.args(req),
@@ -198,9 +215,19 @@ func (d *codexDriver) Run(ctx context.Context, req *driver.Request) (*driver.Res
 		Stdin: req.Prompt,
 		Grace: d.c.GracePeriod,
 	}, func(b []byte) error {
+		started := p.started
 		p.parse(b)
+		if !started && p.started && req.Resume != "" && p.threadID != req.Resume {
+			// Codex starts a new thread for an id that is not one of its
+			// own instead of failing: stop it before it answers.
+			mismatch = fmt.Errorf("%w: session %s: codex started thread %s instead", driver.ErrResumeRejected, req.Resume, p.threadID)
+			return mismatch
+		}
 		return nil
 	})
+	if mismatch != nil {
+		return nil, mismatch
+	}
 	return outcome(prog, req, p, exit, runErr)
 }
 
@@ -232,9 +259,6 @@ func (d *codexDriver) args(req *driver.Request) []string {
 	}
 	if d.c.Sandbox != "" {
 		args = append(args, "-s", d.c.Sandbox)
-	}
-	if d.c.ApprovalPolicy != "" {
-		args = append(args, "-c", "approval_policy="+strconv.Quote(d.c.ApprovalPolicy))
 	}
 	if d.c.BypassApprovalsAndSandbox {
 		args = append(args, "--dangerously-bypass-approvals-and-sandbox")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/agentadaptor/agentadaptor/driver"
 )
@@ -178,15 +179,26 @@ func text(raw json.RawMessage) string {
 }
 
 // errorMessage reads an error object's message, or an error given as a
-// string.
+// string. A message that is itself an API error body
+// ({"error":{"message":...}}, as Codex passes a 400's body on) gives that
+// body's message.
 func errorMessage(raw json.RawMessage) string {
 	var obj struct {
 		Message string `json:"message"`
 	}
+	msg := text(raw)
 	if json.Unmarshal(raw, &obj) == nil && obj.Message != "" {
-		return obj.Message
+		msg = obj.Message
 	}
-	return text(raw)
+	var body struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if strings.HasPrefix(msg, "{") && json.Unmarshal([]byte(msg), &body) == nil && body.Error.Message != "" {
+		return body.Error.Message
+	}
+	return msg
 }
 
 // excerpt shows the start of a line in an error message.

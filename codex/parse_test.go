@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,14 +110,37 @@ func TestOutcome(t *testing.T) {
 	}
 }
 
-// TestRecordedStreams parses the streams recorded from the real CLI.
+// TestRecordedStreams parses the streams recorded from the real CLI
+// (testdata/*.jsonl) and checks what each must give.
 func TestRecordedStreams(t *testing.T) {
+	type want struct {
+		text    string // the result's text; "" for no result
+		isError bool
+		kinds   []string // kinds that must be among the events
+		usage   bool
+	}
+	tests := map[string]want{
+		"plain.jsonl":          {text: "Hello from the stand-in.", usage: true},
+		"command.jsonl":        {text: "Read it.", kinds: []string{"tool_call", "tool_result"}, usage: true},
+		"failed-command.jsonl": {text: "No file.", kinds: []string{"tool_result"}, usage: true},
+		"unknown-model.jsonl":  {text: "Hi.", kinds: []string{"error"}, usage: true},
+		"resume.jsonl":         {text: "Answer to 9 input items.", usage: true},
+		"api-error.jsonl":      {text: "The stand-in refuses this request.", isError: true, kinds: []string{"error"}},
+		"api-retry.jsonl":      {text: "unexpected status 401", isError: true, kinds: []string{"error"}},
+		"idle-timeout.jsonl":   {text: "idle timeout", isError: true, kinds: []string{"text", "error"}},
+		"interrupt.jsonl":      {},
+		"unknown-resume.jsonl": {},
+	}
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
-	if len(files) == 0 {
-		t.Skip("no recorded streams yet")
+	if len(files) != len(tests) {
+		t.Errorf("testdata holds %d streams, the test knows %d", len(files), len(tests))
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
+			w, ok := tests[filepath.Base(f)]
+			if !ok {
+				t.Fatal("no expectations for this stream")
+			}
 			data, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
@@ -126,12 +150,37 @@ func TestRecordedStreams(t *testing.T) {
 			for _, l := range bytes.Split(data, []byte("\n")) {
 				p.parse(l)
 			}
+			got := kinds(evs)
 			for _, ev := range evs {
 				if e, ok := ev.(*driver.ErrorEvent); ok && strings.Contains(e.Message, "not a JSON object") {
 					t.Errorf("recorded line reported as malformed: %s", e.Message)
 				}
 				if _, err := json.Marshal(ev); err != nil {
 					t.Errorf("event %T does not marshal: %v", ev, err)
+				}
+			}
+			for _, k := range w.kinds {
+				if !slices.Contains(got, k) {
+					t.Errorf("no %s event among %q", k, got)
+				}
+			}
+			if len(bytes.TrimSpace(data)) > 0 && (!p.started || p.threadID == "") {
+				t.Errorf("no thread id found")
+			}
+			res, err := outcome("codex", &driver.Request{}, p, process.Exit{}, nil)
+			switch {
+			case w.text == "":
+				if !errors.Is(err, driver.ErrNoResult) {
+					t.Errorf("outcome = %v, %v; want ErrNoResult", res, err)
+				}
+			case w.isError:
+				var ae *driver.AgentError
+				if !errors.As(err, &ae) || !strings.Contains(ae.Message, w.text) || strings.HasPrefix(ae.Message, "{") {
+					t.Errorf("outcome = %v, want an AgentError saying %q", err, w.text)
+				}
+			default:
+				if err != nil || res.Text != w.text || res.SessionID == "" || (w.usage && (res.Usage == nil || res.Usage.InputTokens == 0)) {
+					t.Errorf("outcome = %+v, %v; want %q with a session and usage", res, err, w.text)
 				}
 			}
 		})
@@ -161,10 +210,10 @@ func FuzzParse(f *testing.F) {
 }
 
 func TestArgs(t *testing.T) {
-	d := Driver(Config{Model: "m", Sandbox: "read-only", ApprovalPolicy: "never", BypassApprovalsAndSandbox: true,
+	d := Driver(Config{Model: "m", Sandbox: "read-only", BypassApprovalsAndSandbox: true,
 		Overrides: []string{"a=1"}, Args: []string{"--x"}}).(*codexDriver)
 	got := d.args(&driver.Request{Resume: "th"})
-	want := []string{"exec", "--json", "--skip-git-repo-check", "-m", "m", "-s", "read-only", "-c", `approval_policy="never"`,
+	want := []string{"exec", "--json", "--skip-git-repo-check", "-m", "m", "-s", "read-only",
 		"--dangerously-bypass-approvals-and-sandbox", "-c", "a=1", "--x", "resume", "th", "-"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("args (-want +got):\n%s", diff)

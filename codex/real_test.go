@@ -299,12 +299,52 @@ func TestRealAgentError(t *testing.T) {
 func TestRealFlags(t *testing.T) {
 	r := newRig(t, modeltest.Respond(modeltest.Answer("ok")))
 	c := r.config()
-	c.Model, c.Sandbox, c.ApprovalPolicy = "gpt-test-model", "read-only", "never"
+	c.Model, c.Sandbox = "gpt-test-model", "read-only"
 	c.Overrides = []string{`model_reasoning_effort="low"`}
 	if _, err := r.agent(t, c).Run(runCtx(t), "x"); err != nil {
 		t.Fatal(err)
 	}
 	if m := r.server.ResponseRequests()[0].Model; m != "gpt-test-model" {
 		t.Errorf("model = %q, want gpt-test-model", m)
+	}
+}
+
+// Concurrent first runs in a new managed home take turns, so Codex
+// installs its built-in skills once and whole; and an id that is not one
+// of Codex's sessions is refused, not quietly started anew.
+func TestRealFirstRunsAndOddResumeIDs(t *testing.T) {
+	r := newRig(t, modeltest.Respond(modeltest.Answer("ok")))
+	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", skillText("review", "Reviews.", "R"))))
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Go(func() { _, errs[i] = agent.Run(runCtx(t), "x") })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	homes, _ := filepath.Glob(filepath.Join(r.cache, "homes", "codex", "*", "skills", ".system"))
+	if len(homes) != 1 {
+		t.Fatalf("found %d managed homes with built-in skills, want 1", len(homes))
+	}
+	entries, _ := os.ReadDir(homes[0])
+	var installed int
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(homes[0], e.Name(), "SKILL.md")); err == nil {
+			installed++
+		}
+	}
+	if installed == 0 {
+		t.Errorf("no built-in skill installed in %s", homes[0])
+	}
+	// Codex may have sent its first request by the time it reports the
+	// new thread; the run is stopped then, and its answer never returned.
+	res, err := agent.Run(runCtx(t), "x", adaptor.WithResume("not-a-session-id"))
+	if !errors.Is(err, driver.ErrResumeRejected) || res != nil {
+		t.Errorf("resume of an odd id = %v, %v; want ErrResumeRejected", res, err)
+	}
+	if left := modeltest.Processes(r.marker); len(left) > 0 {
+		t.Errorf("processes left after the refused resume: %v", left)
 	}
 }

@@ -14,13 +14,14 @@ import (
 )
 
 // otherSkillsDirs lists the folders besides the Codex home whose skills
-// Codex loads: .agents/skills of the workspace and of each folder above it,
+// Codex loads: .agents/skills and .codex/skills of the workspace and of
+// each folder above it,
 // up to the top of its git repository when it is in one, then the user's
 // ~/.agents/skills and /etc/codex/skills.
 func otherSkillsDirs(workspace, home string) []string {
 	var dirs []string
 	for d := filepath.Clean(workspace); ; d = filepath.Dir(d) {
-		dirs = append(dirs, filepath.Join(d, ".agents", "skills"))
+		dirs = append(dirs, filepath.Join(d, ".agents", "skills"), filepath.Join(d, ".codex", "skills"))
 		if filepath.Dir(d) == d || isRepoTop(d) {
 			break
 		}

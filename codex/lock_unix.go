@@ -1,0 +1,52 @@
+//go:build unix
+
+package codex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// firstRun makes runs in a home that has no skills/.system yet take turns
+// (rule 5 of the managed home): it returns at once when the home has its
+// built-in skills, and otherwise holds a file lock on the home until the
+// returned function is called, waiting for it as long as ctx allows.
+func firstRun(ctx context.Context, home string) (unlock func(), err error) {
+	if ready(home) {
+		return func() {}, nil
+	}
+	f, err := os.OpenFile(filepath.Join(home, ".agentadaptor-first-run.lock"), os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("managed Codex home %s: %w", home, err)
+	}
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("managed Codex home %s: lock: %w", home, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return func() { f.Close() }, nil
+}
+
+// ready reports whether Codex has installed its built-in skills in home.
+func ready(home string) bool {
+	_, err := os.Stat(filepath.Join(home, "skills", ".system"))
+	return !errors.Is(err, fs.ErrNotExist)
+}
