@@ -33,21 +33,28 @@
 //     run. A file lock, held for the whole of an add, remove or sync and
 //     kept under the user's cache folder (WithLockDir), never in the
 //     project, keeps two processes from interleaving.
-//  3. Sources: a skill folder; a folder holding skills one or two levels
-//     down; an archive file (zip, tar, tar.gz, recognised by content)
-//     holding a skill at its root or skills one or two levels down (three
-//     when all sit in one top folder, as repository snapshots do); an
-//     http(s) URL of such an archive, with an optional expected SHA-256 as
-//     URL#sha256=HEX that must match ([ErrDrift] if not). Every source
-//     is held to the archive rules and the default limits of package
-//     skill (names, file types, sizes, entry count), local folders too; a
-//     link in a folder is copied as its target when that is a file of the
-//     skill. An archive is extracted once, whatever number of skills it
-//     holds, and a sync reads each recorded source once.
-//  4. Every skill is read with the checker (lenient SKILL.md rules); one
-//     without a usable name and description is refused with its problems
-//     ([ErrInvalidSource]). With Request.Skills only the skills selected
-//     are checked: a broken sibling does not stop them.
+//  3. Sources: a folder; an archive file (zip, tar, tar.gz, recognised
+//     by content); an http(s) URL of such an archive, with an optional
+//     expected SHA-256 as URL#sha256=HEX that must match ([ErrDrift] if
+//     not). The skills of a source are found as rule 12 says. Every
+//     source is held to the archive rules and the default limits of
+//     package skill (names, file types, sizes, entry count), local
+//     folders too; a link in a folder is copied as its target when that
+//     is a file of the skill. An entry that breaks those rules fails its
+//     whole source: a hostile source is never partly installed. An
+//     archive is extracted once, whatever number of skills it holds, and
+//     a sync reads each recorded source once.
+//  4. Every skill is read with the checker (lenient SKILL.md rules, as
+//     agents read them). A skill without a usable name and description,
+//     whose name cannot be a folder name, or whose name another skill
+//     found has too (the problem names both folders) cannot be installed:
+//     Add skips it, reporting a Change with [ActionSkipped], its folder
+//     in the source and the reason, and installs the others; it fails
+//     with [ErrInvalidSource], changing nothing, only when no skill is
+//     left, or, with Request.Strict, when any was skipped. With
+//     Request.Skills only the skills selected count. Sync and
+//     [Installer.Find] skip nothing: a skill they would use that cannot
+//     be installed fails them.
 //  5. Reproducibility: the lock file records each skill's source and
 //     content digest, sorted, without timestamps; a local source in a
 //     project is recorded relative to the project (also ../ paths), so a
@@ -80,7 +87,8 @@
 //     [ErrUnsafeFolder], [ErrInterrupted]) for callers to classify with
 //     errors.Is; a request stopped by several problems lists every one.
 //     Every change is reported with its [Action]: installed, updated,
-//     repaired, adopted, unchanged, removed, finished or rolled back.
+//     repaired, adopted, unchanged, removed, finished, rolled back, or
+//     skipped (rule 4).
 //  9. Folders are checked before anything is made ([ErrUnsafeFolder]): a
 //     canonical folder (or .agents) that is a link or a file; an agent
 //     folder that is not an absolute path (a relative CLAUDE_CONFIG_DIR);
@@ -101,6 +109,31 @@
 //     ([StateMoved]); add and sync install it in today's folder and remove
 //     it from the old one while it is still this tool's; remove removes
 //     it wherever it is recorded.
+//  12. Discovery: the skills of a source are its folders that hold a
+//     regular SKILL.md, found: at its root; in every folder at most five
+//     levels below the root, never entering .git, .hg, .svn, .jj,
+//     node_modules, __pycache__, .venv, venv, dist or build; by the same
+//     search from skills, skills/.curated, skills/.system,
+//     skills/.experimental, .agents/skills, .claude/skills,
+//     .github/skills and every known agent's project folder; by the same
+//     search from the folders the Claude plugin manifests list
+//     (.claude-plugin/plugin.json at the root, and for each plugin of
+//     .claude-plugin/marketplace.json whose source is a folder of this
+//     source, with metadata.pluginRoot: its skills folder and the paths
+//     under "skills" in its entry or its own .claude-plugin/plugin.json);
+//     and, below every skill found, in the folders up to five levels
+//     further that hold a SKILL.md: a skill's own sub-folders holding a
+//     SKILL.md are skills too. Links are not followed, manifest paths
+//     that leave the source are ignored, and so are manifests that are
+//     not JSON or are larger than 1 MiB. An archive whose entries all sit
+//     in one top folder (a repository snapshot) is searched from that
+//     folder; the lock file records each skill's folder relative to the
+//     archive's root. A source with more than 100,000 folders to search
+//     is refused ([ErrInvalidSource]); so is one where nothing is found.
+//     [Installer.Contents] lists what a source holds. Request.Skills
+//     selects skills by name, or by folder inside the source (which tells
+//     two skills of one name apart); a name that no source holds fails
+//     with a [MissingSkillsError], which lists what they hold.
 //
 // # Agents
 //
@@ -167,17 +200,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
-	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
 )
@@ -194,9 +223,10 @@ type Installer struct {
 	check Checker
 	http  *http.Client
 
-	progress io.Writer
-	timeout  time.Duration
-	lockDir  string
+	progress  io.Writer
+	timeout   time.Duration
+	lockDir   string
+	maxSearch int // folders discovery may read in one source; 0: defaultMaxSearch
 }
 
 // Option configures an Installer.
@@ -270,338 +300,6 @@ func (in *Installer) canonicalRoot() string {
 
 func (in *Installer) lockPath() string {
 	return filepath.Join(in.Root(), ".agents", LockName)
-}
-
-// Find returns the skills that source holds (any source [Installer.Add]
-// takes), read and checked as Add checks them, without installing anything:
-// each as a skill.Dir of its folder (the source's own folder, or the
-// materialized copy of an archive in the skill cache) keyed by its name.
-// With only, it returns just the skills of those names.
-func (in *Installer) Find(ctx context.Context, source string, only ...string) ([]skill.Skill, error) {
-	found, cleanup, err := in.resolve(ctx, source, "", only, false, true)
-	if err != nil {
-		return nil, err
-	}
-	// A download is only needed until its skills are materialized.
-	cleanup()
-	out := make([]skill.Skill, len(found))
-	for i, c := range found {
-		out[i] = skill.Dir(c.dir)
-		out[i].Key = c.name
-	}
-	return out, nil
-}
-
-// candidate is one skill found in a source, ready to copy.
-type candidate struct {
-	name    string
-	dir     string // a checked folder holding the skill
-	source  string // as recorded in the lock
-	subpath string
-}
-
-// resolve finds the skills in a source and checks each; with only, just
-// those named (other skills of the source are not checked, so a broken
-// sibling does not stop them). A recorded source (sync) that is gone is
-// ErrSourceUnavailable; a source given that does not exist is
-// ErrInvalidSource.
-// With keep (Find), the skills of an archive are materialized into the
-// skill cache, where they stay; else the archive is extracted once into a
-// temporary folder that cleanup removes.
-func (in *Installer) resolve(ctx context.Context, source, subpath string, only []string, recorded, keep bool) ([]candidate, func(), error) {
-	cands, cleanup, err := in.resolveSource(ctx, source, subpath, only, recorded, keep)
-	if err != nil && ctx.Err() != nil {
-		return nil, nil, interrupted(ctx, "nothing was changed")
-	}
-	return cands, cleanup, err
-}
-
-func (in *Installer) resolveSource(ctx context.Context, source, subpath string, only []string, recorded, keep bool) ([]candidate, func(), error) {
-	cleanup := func() {}
-	var found []candidate
-	switch {
-	case isURL(source):
-		file, remove, err := in.download(ctx, source)
-		if err != nil {
-			return nil, nil, err
-		}
-		found, cleanup, err = in.fromArchive(ctx, file, redactURL(source), subpath, keep)
-		remove() // extracted or materialized: the download is no longer needed
-		if err != nil {
-			return nil, nil, err
-		}
-	default:
-		p := source
-		if !filepath.IsAbs(p) {
-			var err error
-			if p, err = filepath.Abs(source); err != nil {
-				return nil, nil, err
-			}
-		}
-		fi, err := os.Stat(p)
-		if err != nil {
-			kind := ErrInvalidSource
-			if recorded || !errors.Is(err, fs.ErrNotExist) {
-				kind = ErrSourceUnavailable
-			}
-			return nil, nil, fmt.Errorf("%w: %w", kind, err)
-		}
-		rec := in.recordSource(p)
-		if fi.IsDir() {
-			found, err = fromFolder(p, rec, subpath)
-		} else {
-			found, cleanup, err = in.fromArchive(ctx, p, rec, subpath, keep)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-	}
-	var out []candidate
-	var problems []string
-	for _, c := range found {
-		name, issues, err := in.check(c.dir)
-		selected := len(only) == 0 || slices.Contains(only, name) ||
-			(name == "" && slices.Contains(only, filepath.Base(c.dir)))
-		switch {
-		case !selected:
-			continue
-		case err != nil:
-			problems = append(problems, fmt.Sprintf("skill in %s: %v", c.dir, err))
-			continue
-		case len(issues) > 0:
-			problems = append(problems, fmt.Sprintf("skill in %s is not usable: %s", c.dir, strings.Join(issues, "; ")))
-			continue
-		}
-		if err := checkName(name); err != nil {
-			problems = append(problems, fmt.Sprintf("skill name %q cannot be a folder name: %v", name, err))
-			continue
-		}
-		c.name = name
-		out = append(out, c)
-	}
-	if len(problems) > 0 {
-		cleanup()
-		return nil, nil, fmt.Errorf("%w: %s", ErrInvalidSource, strings.Join(problems, "\n"))
-	}
-	if len(out) == 0 {
-		cleanup()
-		if len(only) > 0 {
-			return nil, nil, fmt.Errorf("%w: %s holds none of the skills %s", ErrInvalidSource, redactURL(source), strings.Join(only, ", "))
-		}
-		return nil, nil, fmt.Errorf("%w: %s holds no skill (no SKILL.md at its root or one or two levels down)", ErrInvalidSource, redactURL(source))
-	}
-	return out, cleanup, nil
-}
-
-// recordSource is how the lock file records a local source: relative to
-// the scope's root when inside it, and in a project always relative, so
-// that a committed lock file works in every checkout (rule 5).
-func (in *Installer) recordSource(p string) string {
-	if in.scope == Project {
-		if rel, err := filepath.Rel(in.Root(), p); err == nil {
-			return filepath.ToSlash(rel)
-		}
-	}
-	return relTo(in.Root(), p)
-}
-
-// fromFolder finds the skills in a folder: itself, or folders one or two
-// levels down that hold a SKILL.md (not inside another skill).
-func fromFolder(dir, rec, subpath string) ([]candidate, error) {
-	if subpath != "" {
-		return []candidate{{dir: filepath.Join(dir, filepath.FromSlash(subpath)), source: rec, subpath: subpath}}, nil
-	}
-	if isSkill(dir) {
-		return []candidate{{dir: dir, source: rec}}, nil
-	}
-	var out []candidate
-	level1, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range level1 {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		d := filepath.Join(dir, e.Name())
-		if isSkill(d) {
-			out = append(out, candidate{dir: d, source: rec, subpath: e.Name()})
-			continue
-		}
-		level2, err := os.ReadDir(d)
-		if err != nil {
-			return nil, err
-		}
-		for _, e2 := range level2 {
-			if e2.IsDir() && !strings.HasPrefix(e2.Name(), ".") && isSkill(filepath.Join(d, e2.Name())) {
-				out = append(out, candidate{dir: filepath.Join(d, e2.Name()), source: rec, subpath: e.Name() + "/" + e2.Name()})
-			}
-		}
-	}
-	return out, nil
-}
-
-func isSkill(dir string) bool {
-	fi, err := os.Stat(filepath.Join(dir, "SKILL.md"))
-	return err == nil && fi.Mode().IsRegular()
-}
-
-// fromArchive finds the skills of an archive file. Without keep it
-// extracts the whole archive once, under the default materializer's rules
-// and limits, into a temporary folder that cleanup removes: one pass
-// however many skills it holds. With keep it materializes each skill into
-// the skill cache.
-func (in *Installer) fromArchive(ctx context.Context, file, rec, subpath string, keep bool) ([]candidate, func(), error) {
-	if keep {
-		found, err := in.materializeArchive(ctx, file, rec, subpath)
-		return found, func() {}, err
-	}
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	if info.Size() > skill.DefaultMaxArchiveSize {
-		return nil, nil, fmt.Errorf("%w: archive %s: %w: larger than %d bytes", ErrInvalidSource, rec, skill.ErrArchiveLimit, skill.DefaultMaxArchiveSize)
-	}
-	tmp, err := os.MkdirTemp("", "agentskills-archive-*")
-	if err != nil {
-		return nil, nil, err
-	}
-	cleanup := func() { os.RemoveAll(tmp) }
-	root, err := os.OpenRoot(tmp)
-	if err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	defer root.Close()
-	files, err := extract.Archive(ctx, f, info.Size(), root, extract.Options{
-		MaxFileSize:  skill.DefaultMaxFileSize,
-		MaxTotalSize: skill.DefaultMaxTotalSize,
-		MaxEntries:   skill.DefaultMaxArchiveEntries,
-		AnyTree:      true,
-	})
-	if err != nil {
-		cleanup()
-		return nil, nil, fmt.Errorf("archive %s: %w", rec, archiveError(err))
-	}
-	subs := []string{strings.Trim(subpath, "/")}
-	if subpath == "" {
-		var all []string
-		for _, file := range files {
-			if path.Base(file.Path) != "SKILL.md" {
-				continue
-			}
-			if dir := path.Dir(file.Path); dir != "." {
-				all = append(all, dir)
-			} else {
-				all = append(all, "")
-			}
-		}
-		slices.Sort(all)
-		subs = outermost(withinDepth(all))
-	}
-	var out []candidate
-	for _, sub := range subs {
-		dir := tmp
-		if sub != "" {
-			local, err := filepath.Localize(sub)
-			if err != nil {
-				cleanup()
-				return nil, nil, fmt.Errorf("%w: archive %s: subpath %q: %w", ErrInvalidSource, rec, sub, err)
-			}
-			dir = filepath.Join(tmp, local)
-		}
-		if !isSkill(dir) {
-			cleanup()
-			return nil, nil, fmt.Errorf("%w: archive %s holds no skill at %q", ErrInvalidSource, rec, sub)
-		}
-		out = append(out, candidate{dir: dir, source: rec, subpath: sub})
-	}
-	return out, cleanup, nil
-}
-
-// materializeArchive materializes each skill of an archive file into the
-// skill cache.
-func (in *Installer) materializeArchive(ctx context.Context, file, rec, subpath string) ([]candidate, error) {
-	subs := []string{subpath}
-	if subpath == "" {
-		all, err := skill.ArchiveFileSkills(ctx, file, 3)
-		if err != nil {
-			return nil, fmt.Errorf("archive %s: %w", rec, archiveError(err))
-		}
-		subs = outermost(withinDepth(all))
-	}
-	var out []candidate
-	for _, sub := range subs {
-		key := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-		if sub != "" {
-			key = filepath.Base(filepath.FromSlash(sub))
-		}
-		dir, err := in.mat.Materialize(ctx, skill.Archive(key, skill.ArchiveFile(file), skill.WithSubpath(sub)))
-		if err != nil {
-			return nil, fmt.Errorf("archive %s: %w", rec, archiveError(err))
-		}
-		out = append(out, candidate{dir: dir, source: rec, subpath: sub})
-	}
-	return out, nil
-}
-
-// archiveError marks an archive that breaks a rule or a limit as
-// ErrInvalidSource.
-func archiveError(err error) error {
-	if errors.Is(err, skill.ErrArchiveFormat) || errors.Is(err, skill.ErrArchiveUnsafe) || errors.Is(err, skill.ErrArchiveLimit) {
-		return fmt.Errorf("%w: %w", ErrInvalidSource, err)
-	}
-	return err
-}
-
-// withinDepth keeps the skill folders at most two levels down, or three
-// when every one sits in the same top folder (the wrapper folder that
-// source archives such as repository snapshots have).
-func withinDepth(subs []string) []string {
-	top := ""
-	wrapped := len(subs) > 0
-	for _, s := range subs {
-		first, _, _ := strings.Cut(s, "/")
-		if s == "" || (top != "" && first != top) {
-			wrapped = false
-		}
-		top = first
-	}
-	var out []string
-	for _, s := range subs {
-		depth := strings.Count(s, "/") + 1
-		if s == "" || depth <= 2 || (wrapped && depth == 3) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// outermost keeps the root when it is a skill, else the skill folders not
-// inside another.
-func outermost(subs []string) []string {
-	if slices.Contains(subs, "") {
-		return []string{""}
-	}
-	var out []string
-	for _, s := range subs {
-		nested := false
-		for _, o := range subs {
-			if o != s && strings.HasPrefix(s, o+"/") {
-				nested = true
-			}
-		}
-		if !nested {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // download fetches a URL source into a temporary file, checking the

@@ -693,3 +693,9 @@ func TestFind(t *testing.T) {
 		t.Errorf("Find wrote into the project: %v", err)
 	}
 }
+
+// isSkill reports whether dir holds a regular SKILL.md.
+func isSkill(dir string) bool {
+	fi, err := os.Stat(filepath.Join(dir, "SKILL.md"))
+	return err == nil && fi.Mode().IsRegular()
+}

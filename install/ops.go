@@ -16,18 +16,23 @@ import (
 
 // Request says what to install.
 type Request struct {
-	// Sources are folders, archive files or URLs (see rule 3).
+	// Sources are folders, archive files or URLs (rules 3 and 12).
 	Sources []string
 	// Agents are the agents to install for; empty means DefaultAgents.
 	Agents []Agent
 	// Copy makes full copies instead of links.
 	Copy bool
-	// Skills, when not empty, selects skills by name from the sources.
+	// Skills, when not empty, selects skills from the sources, each by
+	// its name or by its folder inside its source (rule 12).
 	Skills []string
 	// Force replaces installed skills that were changed since they were
 	// installed, after moving each to a backup (rule 7). Default: such a
 	// skill fails the request with ErrModified.
 	Force bool
+	// Strict makes a skill that cannot be installed (rule 4) fail the
+	// request with ErrInvalidSource before anything changes. Default: it
+	// is skipped and reported, and the others are installed.
+	Strict bool
 }
 
 // SyncRequest says how to sync.
@@ -53,6 +58,7 @@ const (
 	ActionRemoved    Action = "removed"     // removed
 	ActionFinished   Action = "finished"    // left unfinished by an interrupted run, now finished (rule 6)
 	ActionRolledBack Action = "rolled-back" // left unfinished by an interrupted run, now rolled back (rule 6)
+	ActionSkipped    Action = "skipped"     // a skill of a source that cannot be installed, left out (rule 4)
 )
 
 // Change is one thing an operation did, or found already done.
@@ -61,7 +67,8 @@ type Change struct {
 	Skill string `json:"skill"`
 	// Agent is the agent's ID, or "" for the canonical copy itself.
 	Agent string `json:"agent"`
-	// Path is the folder or link changed.
+	// Path is the folder or link changed; for ActionSkipped, the skill's
+	// folder inside Source ("." for its root).
 	Path string `json:"path"`
 	// Action is what was done.
 	Action Action `json:"action"`
@@ -70,17 +77,26 @@ type Change struct {
 	// Backup, when not empty, is where what was there before was moved:
 	// a modified copy replaced by a forced request (rule 7).
 	Backup string `json:"backup,omitempty"`
+	// Source, for ActionSkipped, is the source that holds the skill, as
+	// recorded (without credentials).
+	Source string `json:"source,omitempty"`
+	// Reason, for ActionSkipped, is why the skill cannot be installed.
+	Reason string `json:"reason,omitempty"`
 }
 
-// Changed reports whether any change was made.
+// Changed reports whether any change was made (a skipped skill is no
+// change).
 func Changed(changes []Change) bool {
-	return slices.ContainsFunc(changes, func(c Change) bool { return c.Action != ActionUnchanged })
+	return slices.ContainsFunc(changes, func(c Change) bool { return c.Action != ActionUnchanged && c.Action != ActionSkipped })
 }
 
-// Add installs the skills of req's sources for its agents (rules 1-7). It
-// is all or nothing for the checks: every skill is read, checked and
-// staged, and every place it goes is checked, before the first one is
-// swapped in.
+// Add installs the skills of req's sources for its agents (rules 1-7).
+// A skill that cannot be installed (rule 4) is skipped, reported as a
+// Change with ActionSkipped and its reason, and the others are installed;
+// Add fails with ErrInvalidSource when nothing is left to install, or,
+// with req.Strict, when anything was skipped. It is all or nothing for
+// the rest: every skill is read, checked and staged, and every place it
+// goes is checked, before the first one is swapped in.
 func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 	agents := req.Agents
 	if len(agents) == 0 {
@@ -89,37 +105,54 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 	if err := in.checkFolders(agents); err != nil {
 		return nil, err
 	}
-	var cands []candidate
+	var all []candidate
+	var sources []*sourceSkills
 	for _, src := range req.Sources {
-		found, cleanup, err := in.resolve(ctx, src, "", req.Skills, false, false)
+		r, err := in.resolve(ctx, src, false)
 		if err != nil {
 			return nil, err
 		}
-		defer cleanup()
-		cands = append(cands, found...)
+		defer r.cleanup()
+		sources = append(sources, r)
+		all = append(all, r.skills...)
 	}
-	if err := uniqueNames(cands); err != nil {
+	if err := missing(req.Skills, sources); err != nil {
 		return nil, err
+	}
+	use, skip := pick(all, req.Skills)
+	if req.Strict || len(use) == 0 {
+		if err := refuseSkipped(skip); err != nil {
+			if !req.Strict {
+				err = fmt.Errorf("%w\nno skill is left to install; nothing was changed", err)
+			} else {
+				err = fmt.Errorf("%w\nnothing was changed (--strict: a skill that cannot be installed stops the request)", err)
+			}
+			return nil, err
+		}
+	}
+	var skipped []Change
+	for _, c := range skip {
+		skipped = append(skipped, Change{Skill: c.label(), Source: c.source, Path: c.pathInSource(), Action: ActionSkipped, Reason: c.problem})
 	}
 	s, err := in.begin()
 	if err != nil {
-		return nil, err
+		return skipped, err
 	}
 	defer s.end()
-	wants := make([]want, len(cands))
-	for i, c := range cands {
+	wants := make([]want, len(use))
+	for i, c := range use {
 		old := s.lock.Skills[c.name]
 		if old != nil && (in.sourcePath(old.Source) != in.sourcePath(c.source) || old.Subpath != c.subpath) {
-			return s.recovered, fmt.Errorf("%w: skill %q is already installed from %s; nothing was changed (run 'agentskills remove %s' first to install it from %s)",
+			return append(s.recovered, skipped...), fmt.Errorf("%w: skill %q is already installed from %s; nothing was changed (run 'agentskills remove %s' first to install it from %s)",
 				ErrConflict, c.name, sourceLabel(old.Source, old.Subpath), c.name, sourceLabel(c.source, c.subpath))
 		}
-		wants[i] = want{c: c}
+		wants[i] = want{c: *c}
 		for _, a := range agents {
 			wants[i].places = append(wants[i].places, wantPlace{agent: a, copy: req.Copy})
 		}
 	}
 	changes, err := in.reconcile(ctx, s, wants, req.Force, false)
-	return append(s.recovered, changes...), err
+	return slices.Concat(s.recovered, skipped, changes), err
 }
 
 func sourceLabel(source, subpath string) string {
@@ -127,17 +160,6 @@ func sourceLabel(source, subpath string) string {
 		return source
 	}
 	return source + " (" + subpath + ")"
-}
-
-func uniqueNames(cands []candidate) error {
-	seen := map[string]string{}
-	for _, c := range cands {
-		if prev, ok := seen[c.name]; ok {
-			return fmt.Errorf("%w: two skills are named %q (%s and %s); install them separately with --skill", ErrInvalidSource, c.name, prev, c.dir)
-		}
-		seen[c.name] = c.dir
-	}
-	return nil
 }
 
 // Sync makes the folders match the lock file, under one lock for the
@@ -172,7 +194,7 @@ func (in *Installer) Sync(ctx context.Context, req SyncRequest) ([]Change, error
 	var problems []error
 	for _, source := range slices.Sorted(maps.Keys(bySource)) {
 		names := bySource[source]
-		found, cleanup, err := in.resolve(ctx, in.sourcePath(source), "", names, true, false)
+		r, err := in.resolve(ctx, in.sourcePath(source), true)
 		if errors.Is(err, ErrInterrupted) {
 			return s.recovered, err
 		}
@@ -180,16 +202,17 @@ func (in *Installer) Sync(ctx context.Context, req SyncRequest) ([]Change, error
 			problems = append(problems, fmt.Errorf("%s: %w", strings.Join(names, ", "), err))
 			continue
 		}
-		defer cleanup()
-		got := map[string]candidate{}
-		for _, c := range found {
-			got[c.name] = c
-		}
+		defer r.cleanup()
 		for _, name := range names {
 			entry := lock.Skills[name]
-			c, ok := got[name]
-			if !ok || c.subpath != entry.Subpath {
+			i := slices.IndexFunc(r.skills, func(c candidate) bool { return c.name == name && c.subpath == entry.Subpath })
+			if i < 0 {
 				problems = append(problems, fmt.Errorf("%w: %s: %s no longer holds it where the lock file says (%s)", ErrDrift, name, source, sourceLabel(entry.Source, entry.Subpath)))
+				continue
+			}
+			c := r.skills[i]
+			if c.problem != "" {
+				problems = append(problems, fmt.Errorf("%w: skill %s in %s: %s", ErrInvalidSource, name, c.where(), c.problem))
 				continue
 			}
 			w := want{c: c}

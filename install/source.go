@@ -1,0 +1,472 @@
+package install
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agentadaptor/agentadaptor/internal/extract"
+	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/skillmd"
+)
+
+// SourceSkill is one skill a source holds, as [Installer.Contents] lists
+// it and [MissingSkillsError] names it.
+type SourceSkill struct {
+	// Source is the source as given, without credentials.
+	Source string `json:"source"`
+	// Name is the skill's name: the one its SKILL.md gives, else its
+	// folder's.
+	Name string `json:"name"`
+	// Path is the skill's folder inside the source, slash-separated; "."
+	// is the source's root.
+	Path string `json:"path"`
+	// Description is the description its SKILL.md gives, or "".
+	Description string `json:"description"`
+	// Problem, when not empty, is why the skill cannot be installed: what
+	// the checker found, or another skill of the same name.
+	Problem string `json:"problem,omitempty"`
+}
+
+// MissingSkillsError reports skills asked for by name (Request.Skills,
+// or the names given to [Installer.Find]) that no source holds. It wraps
+// [ErrInvalidSource]; Available lists every skill the sources hold.
+type MissingSkillsError struct {
+	// Missing are the names asked for that no source holds, sorted.
+	Missing []string
+	// Sources are the sources searched, as given without credentials.
+	Sources []string
+	// Available is every skill the sources hold.
+	Available []SourceSkill
+}
+
+func (e *MissingSkillsError) Error() string {
+	var missing, names []string
+	for _, m := range e.Missing {
+		missing = append(missing, fmt.Sprintf("%q", m))
+	}
+	for _, s := range e.Available {
+		if !slices.Contains(names, s.Name) {
+			names = append(names, s.Name)
+		}
+	}
+	slices.Sort(names)
+	return fmt.Sprintf("%v: %s holds no skill named %s; it holds %d: %s",
+		ErrInvalidSource, strings.Join(e.Sources, " and "), strings.Join(missing, ", "), len(names), strings.Join(names, ", "))
+}
+
+// Unwrap returns ErrInvalidSource.
+func (e *MissingSkillsError) Unwrap() error { return ErrInvalidSource }
+
+// candidate is one skill found in a source.
+type candidate struct {
+	name    string // the checked name, or "" when it has none
+	dir     string // its folder, read and copied from
+	source  string // as recorded in the lock
+	subpath string // its folder inside the source, "" for the root
+	problem string // why it cannot be installed, or ""
+}
+
+// label names a skill in messages: its name, else its folder's.
+func (c *candidate) label() string {
+	if c.name != "" {
+		return c.name
+	}
+	if c.subpath != "" {
+		return path.Base(c.subpath)
+	}
+	return filepath.Base(c.dir)
+}
+
+// selected reports whether only names the skill: by its name (a skill
+// without one by its folder's name), or by its folder inside the source
+// (a name holding a "/", or "." for the root).
+func (c *candidate) selected(only []string) bool {
+	return slices.Contains(only, c.label()) || slices.Contains(only, c.pathInSource())
+}
+
+// where names a skill's place in its source for messages.
+func (c *candidate) where() string {
+	if c.subpath == "" {
+		return c.source
+	}
+	return c.source + " (" + c.subpath + ")"
+}
+
+// pathInSource is Path of SourceSkill and of a skipped Change.
+func (c *candidate) pathInSource() string {
+	if c.subpath == "" {
+		return "."
+	}
+	return c.subpath
+}
+
+// sourceSkills is every skill discovery found in one source, each
+// checked.
+type sourceSkills struct {
+	source  string // as given, without credentials
+	skills  []candidate
+	cleanup func() // removes what reading the source extracted
+}
+
+// Find returns the skills that source holds (any source [Installer.Add]
+// takes, found as rule 3 says), read and checked as Add checks them,
+// without installing anything: each as a skill.Dir of its folder (the
+// source's own folder, or the materialized copy of an archive's skill in
+// the skill cache) keyed by its name. With only, it returns just the
+// skills of those names ([MissingSkillsError] when one is not there).
+// Unlike Add it skips nothing: a skill it would return that cannot be
+// installed, or two of one name, fail it with [ErrInvalidSource].
+func (in *Installer) Find(ctx context.Context, source string, only ...string) ([]skill.Skill, error) {
+	r, err := in.resolve(ctx, source, false)
+	if err != nil {
+		return nil, err
+	}
+	// An extracted archive or a download is only needed until its skills
+	// are materialized.
+	defer r.cleanup()
+	use, skip := pick(r.skills, only)
+	if err := missing(only, []*sourceSkills{r}); err != nil {
+		return nil, err
+	}
+	if err := refuseSkipped(skip); err != nil {
+		return nil, err
+	}
+	out := make([]skill.Skill, len(use))
+	for i, c := range use {
+		dir := c.dir
+		if !in.isFolderSource(source) {
+			s := skill.FS(os.DirFS(c.dir), ".")
+			s.Key = c.name
+			s.Metadata = map[string]string{skill.MetadataRuntimeName: c.name}
+			if dir, err = in.mat.Materialize(ctx, s); err != nil {
+				if ctx.Err() != nil {
+					return nil, interrupted(ctx, "nothing was changed")
+				}
+				return nil, fmt.Errorf("%s: %w", c.where(), archiveError(err))
+			}
+		}
+		out[i] = skill.Dir(dir)
+		out[i].Key = c.name
+	}
+	return out, nil
+}
+
+// Contents lists every skill source holds (any source [Installer.Add]
+// takes, found as rule 3 says), sorted by path, without installing
+// anything; a skill that Add would skip is listed with its problem.
+func (in *Installer) Contents(ctx context.Context, source string) ([]SourceSkill, error) {
+	r, err := in.resolve(ctx, source, false)
+	if err != nil {
+		return nil, err
+	}
+	defer r.cleanup()
+	return r.list(), nil
+}
+
+// list describes every skill of the source, each skill that shares its
+// name with another marked as Add would skip it.
+func (r *sourceSkills) list() []SourceSkill {
+	cands := slices.Clone(r.skills)
+	ptrs := make([]*candidate, len(cands))
+	for i := range cands {
+		ptrs[i] = &cands[i]
+	}
+	markDuplicates(ptrs)
+	out := make([]SourceSkill, len(cands))
+	for i, c := range cands {
+		out[i] = SourceSkill{Source: r.source, Name: c.label(), Path: c.pathInSource(), Description: description(c.dir), Problem: c.problem}
+	}
+	return out
+}
+
+// description reads a skill's description as agents do, or "".
+func description(dir string) string {
+	s, err := skillmd.ParseDir(dir, skillmd.WithMode(skillmd.Lenient))
+	if err != nil {
+		return ""
+	}
+	return s.Description
+}
+
+// isFolderSource reports whether source is a local folder.
+func (in *Installer) isFolderSource(source string) bool {
+	if isURL(source) {
+		return false
+	}
+	fi, err := os.Stat(source)
+	return err == nil && fi.IsDir()
+}
+
+// pick selects the skills named in only (all when only is empty) and
+// splits them into those to install and those to skip: a skill with a
+// problem, and every skill whose name another selected skill has too.
+func pick(all []candidate, only []string) (use, skip []*candidate) {
+	var sel []*candidate
+	for i := range all {
+		if c := &all[i]; len(only) == 0 || c.selected(only) {
+			sel = append(sel, c)
+		}
+	}
+	markDuplicates(sel)
+	for _, c := range sel {
+		if c.problem != "" {
+			skip = append(skip, c)
+		} else {
+			use = append(use, c)
+		}
+	}
+	return use, skip
+}
+
+// markDuplicates gives every usable skill whose name another usable one
+// has a problem naming both places.
+func markDuplicates(cands []*candidate) {
+	byName := map[string][]*candidate{}
+	for _, c := range cands {
+		if c.problem == "" {
+			byName[c.name] = append(byName[c.name], c)
+		}
+	}
+	for name, cs := range byName {
+		if len(cs) < 2 {
+			continue
+		}
+		for _, c := range cs {
+			var others []string
+			for _, o := range cs {
+				if o != c {
+					others = append(others, o.where())
+				}
+			}
+			c.problem = fmt.Sprintf("another skill is named %q too, in %s; select one by its folder (--skill %s)", name, strings.Join(others, " and "), c.pathInSource())
+		}
+	}
+}
+
+// missing returns a MissingSkillsError for the names in only that no
+// skill of the sources has.
+func missing(only []string, sources []*sourceSkills) error {
+	e := &MissingSkillsError{}
+	for _, name := range only {
+		held := slices.ContainsFunc(sources, func(r *sourceSkills) bool {
+			return slices.ContainsFunc(r.skills, func(c candidate) bool { return c.selected([]string{name}) })
+		})
+		if !held && !slices.Contains(e.Missing, name) {
+			e.Missing = append(e.Missing, name)
+		}
+	}
+	if len(e.Missing) == 0 {
+		return nil
+	}
+	slices.Sort(e.Missing)
+	for _, r := range sources {
+		e.Sources = append(e.Sources, r.source)
+		e.Available = append(e.Available, r.list()...)
+	}
+	return e
+}
+
+// refuseSkipped fails with every skipped skill's problem, if any.
+func refuseSkipped(skip []*candidate) error {
+	if len(skip) == 0 {
+		return nil
+	}
+	var lines []string
+	for _, c := range skip {
+		lines = append(lines, fmt.Sprintf("skill %s in %s: %s", c.label(), c.where(), c.problem))
+	}
+	return fmt.Errorf("%w: %s", ErrInvalidSource, strings.Join(lines, "\n"))
+}
+
+// resolve finds every skill of a source (rule 3) and checks each,
+// recording in the candidate why one cannot be installed. A recorded
+// source (sync) that is gone is ErrSourceUnavailable; a source given that
+// does not exist, or holds no skill, is ErrInvalidSource. An archive is
+// extracted once into a temporary folder that cleanup removes.
+func (in *Installer) resolve(ctx context.Context, source string, recorded bool) (*sourceSkills, error) {
+	r, err := in.resolveSource(ctx, source, recorded)
+	if err != nil && ctx.Err() != nil {
+		return nil, interrupted(ctx, "nothing was changed")
+	}
+	return r, err
+}
+
+func (in *Installer) resolveSource(ctx context.Context, source string, recorded bool) (*sourceSkills, error) {
+	r := &sourceSkills{source: redactURL(source), cleanup: func() {}}
+	var err error
+	switch {
+	case isURL(source):
+		file, remove, derr := in.download(ctx, source)
+		if derr != nil {
+			return nil, derr
+		}
+		r.skills, r.cleanup, err = in.fromArchive(ctx, file, r.source)
+		remove() // extracted: the download is no longer needed
+	default:
+		p := source
+		if !filepath.IsAbs(p) {
+			if p, err = filepath.Abs(source); err != nil {
+				return nil, err
+			}
+		}
+		fi, serr := os.Stat(p)
+		if serr != nil {
+			kind := ErrInvalidSource
+			if recorded || !errors.Is(serr, fs.ErrNotExist) {
+				kind = ErrSourceUnavailable
+			}
+			return nil, fmt.Errorf("%w: %w", kind, serr)
+		}
+		rec := in.recordSource(p)
+		if fi.IsDir() {
+			r.skills, err = in.fromFolder(ctx, p, rec)
+		} else {
+			r.skills, r.cleanup, err = in.fromArchive(ctx, p, rec)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(r.skills) == 0 {
+		r.cleanup()
+		return nil, fmt.Errorf("%w: %s holds no skill: no SKILL.md at its root, in the folders up to %d levels down, or where a plugin manifest says", ErrInvalidSource, r.source, searchDepth)
+	}
+	for i := range r.skills {
+		c := &r.skills[i]
+		name, issues, err := in.check(c.dir)
+		switch {
+		case err != nil:
+			c.problem = err.Error()
+		case len(issues) > 0:
+			c.name = name
+			c.problem = "not usable: " + strings.Join(issues, "; ")
+		default:
+			c.name = name
+			if err := checkName(name); err != nil {
+				c.problem = fmt.Sprintf("its name %q cannot be a folder name: %v", name, err)
+			}
+		}
+	}
+	return r, nil
+}
+
+// recordSource is how the lock file records a local source: relative to
+// the scope's root when inside it, and in a project always relative, so
+// that a committed lock file works in every checkout (rule 5).
+func (in *Installer) recordSource(p string) string {
+	if in.scope == Project {
+		if rel, err := filepath.Rel(in.Root(), p); err == nil {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return relTo(in.Root(), p)
+}
+
+// fromFolder finds the skills in a folder (rule 3), read through an
+// os.Root so that no link leads discovery out of it.
+func (in *Installer) fromFolder(ctx context.Context, dir, rec string) ([]candidate, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
+	}
+	defer root.Close()
+	subs, err := discover(ctx, root.FS(), cmp.Or(in.maxSearch, defaultMaxSearch))
+	if err != nil {
+		return nil, in.searchError(rec, err)
+	}
+	out := make([]candidate, len(subs))
+	for i, sub := range subs {
+		out[i] = candidate{dir: filepath.Join(dir, filepath.FromSlash(sub)), source: rec, subpath: sub}
+	}
+	return out, nil
+}
+
+func (in *Installer) searchError(rec string, err error) error {
+	if errors.Is(err, errTooManyFolders) {
+		return fmt.Errorf("%w: %s: %w", ErrInvalidSource, rec, err)
+	}
+	return fmt.Errorf("%w: %s: %w", ErrSourceUnavailable, rec, err)
+}
+
+// fromArchive finds the skills of an archive file: it extracts the whole
+// archive once, under the default materializer's rules and limits, into
+// a temporary folder that cleanup removes, and searches it as a folder.
+// An archive whose entries all sit in one top folder, as repository
+// snapshots do, is searched from that folder; subpaths stay relative to
+// the archive's root.
+func (in *Installer) fromArchive(ctx context.Context, file, rec string) ([]candidate, func(), error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if info.Size() > skill.DefaultMaxArchiveSize {
+		return nil, nil, fmt.Errorf("%w: archive %s: %w: larger than %d bytes", ErrInvalidSource, rec, skill.ErrArchiveLimit, skill.DefaultMaxArchiveSize)
+	}
+	tmp, err := os.MkdirTemp("", "agentskills-archive-*")
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup := func() { os.RemoveAll(tmp) }
+	fail := func(err error) ([]candidate, func(), error) {
+		cleanup()
+		return nil, nil, err
+	}
+	root, err := os.OpenRoot(tmp)
+	if err != nil {
+		return fail(err)
+	}
+	defer root.Close()
+	if _, err := extract.Archive(ctx, f, info.Size(), root, extract.Options{
+		MaxFileSize:  skill.DefaultMaxFileSize,
+		MaxTotalSize: skill.DefaultMaxTotalSize,
+		MaxEntries:   skill.DefaultMaxArchiveEntries,
+		AnyTree:      true,
+	}); err != nil {
+		return fail(fmt.Errorf("archive %s: %w", rec, archiveError(err)))
+	}
+	top := ""
+	if entries, err := os.ReadDir(tmp); err == nil && len(entries) == 1 && entries[0].IsDir() {
+		top = entries[0].Name()
+	}
+	fsys := root.FS()
+	if top != "" {
+		if fsys, err = fs.Sub(fsys, top); err != nil {
+			return fail(err)
+		}
+	}
+	subs, err := discover(ctx, fsys, cmp.Or(in.maxSearch, defaultMaxSearch))
+	if err != nil {
+		return fail(in.searchError(rec, err))
+	}
+	out := make([]candidate, len(subs))
+	for i, sub := range subs {
+		sub = path.Join(top, sub)
+		if sub == "." {
+			sub = ""
+		}
+		out[i] = candidate{dir: filepath.Join(tmp, filepath.FromSlash(sub)), source: rec, subpath: sub}
+	}
+	return out, cleanup, nil
+}
+
+// archiveError marks an archive that breaks a rule or a limit as
+// ErrInvalidSource.
+func archiveError(err error) error {
+	if errors.Is(err, skill.ErrArchiveFormat) || errors.Is(err, skill.ErrArchiveUnsafe) || errors.Is(err, skill.ErrArchiveLimit) {
+		return fmt.Errorf("%w: %w", ErrInvalidSource, err)
+	}
+	return err
+}
