@@ -1,0 +1,166 @@
+package oci
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/opencontainers/go-digest"
+	specs "github.com/opencontainers/image-spec/specs-go"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+)
+
+func TestParseManifestKinds(t *testing.T) {
+	tests := []struct {
+		name, data, served string
+		want               manifestKind
+		wantErr            bool
+	}{
+		{"oci manifest", `{"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{},"layers":[]}`, "", kindManifest, false},
+		{"docker manifest", `{"mediaType":"application/vnd.docker.distribution.manifest.v2+json"}`, "", kindManifest, false},
+		{"oci index", `{"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]}`, "", kindIndex, false},
+		{"docker list", `{"mediaType":"application/vnd.docker.distribution.manifest.list.v2+json"}`, "", kindIndex, false},
+		{"served as an index", `{"manifests":[]}`, ocispec.MediaTypeImageIndex, kindIndex, false},
+		{"no media type, manifests", `{"manifests":[]}`, "", kindIndex, false},
+		{"no media type, config", `{"config":{"mediaType":"x"}}`, "", kindManifest, false},
+		{"no media type, nothing", `{}`, "", 0, true},
+		{"another media type", `{"mediaType":"application/vnd.docker.distribution.manifest.v1+json"}`, "", 0, true},
+		{"not JSON", `<html>`, "", 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, kind, err := parseManifest([]byte(tt.data), tt.served)
+			if tt.wantErr {
+				if !errors.Is(err, ErrNoSkill) {
+					t.Errorf("parseManifest(%q) = %v, want ErrNoSkill", tt.data, err)
+				}
+				return
+			}
+			if err != nil || kind != tt.want {
+				t.Errorf("parseManifest(%q) = %v, %v; want %v", tt.data, kind, err, tt.want)
+			}
+		})
+	}
+}
+
+func FuzzParseManifest(f *testing.F) {
+	f.Add([]byte(`{"mediaType":"application/vnd.oci.image.manifest.v1+json","artifactType":"application/vnd.agentskills.skill.v1","config":{"mediaType":"application/vnd.oci.empty.v1+json"},"layers":[{"mediaType":"application/vnd.agentskills.skill.content.v1.tar+gzip","size":3,"digest":"sha256:00"}]}`))
+	f.Add([]byte(`{"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[{"annotations":{"vnd.docker.reference.type":"attestation-manifest"}},{}]}`))
+	f.Add([]byte(`{"config":null,"layers":null,"manifests":[null]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, kind, err := parseManifest(data, "")
+		if err != nil {
+			return
+		}
+		if kind == kindIndex {
+			pickManifest(m)
+		} else {
+			pickLayer(m)
+		}
+	})
+}
+
+// serveManifests answers /v2/ and GETs of the manifests given, by digest,
+// as a registry would.
+func serveManifests(t *testing.T, manifests map[digest.Digest][]byte, mediaType string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v2/" {
+			return
+		}
+		d := digest.Digest(path.Base(r.URL.Path))
+		data, ok := manifests[d]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", mediaType)
+		w.Header().Set("Docker-Content-Digest", d.String())
+		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+		w.Write(data)
+	}))
+	t.Cleanup(srv.Close)
+	return strings.TrimPrefix(srv.URL, "http://")
+}
+
+func TestManifestSizeLimit(t *testing.T) {
+	ctx := t.Context()
+	huge := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: digest.FromString("huge"), Size: maxManifestSize + 1}
+	index, err := json.Marshal(ocispec.Index{
+		Versioned: specs.Versioned{SchemaVersion: 2},
+		MediaType: ocispec.MediaTypeImageIndex,
+		Manifests: []ocispec.Descriptor{huge},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := []byte(`{"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[],"x":"` + strings.Repeat("x", maxManifestSize) + `"}`)
+	host := serveManifests(t, map[digest.Digest][]byte{
+		digest.FromBytes(index): index,
+		digest.FromBytes(big):   big,
+	}, ocispec.MediaTypeImageIndex)
+	for _, tt := range []struct {
+		name string
+		d    digest.Digest
+	}{
+		{"an index that lists a manifest over the limit", digest.FromBytes(index)},
+		{"an index over the limit", digest.FromBytes(big)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root, opts := testOptions(t)
+			ref := "oci://" + host + "/big/index@" + tt.d.String()
+			if _, err := Fetch(ctx, ref, opts...); !errors.Is(err, ErrNoSkill) || !strings.Contains(err.Error(), "the limit is") {
+				t.Errorf("Fetch(%q) = %v, want ErrNoSkill over the manifest limit", ref, err)
+			}
+			if tt.d == digest.FromBytes(big) {
+				if blobs := cachedBlobs(t, root); len(blobs) != 0 {
+					t.Errorf("cache holds %v after a refused manifest", blobs)
+				}
+			}
+		})
+	}
+}
+
+func TestSweepRemovesOldDownloads(t *testing.T) {
+	root, _ := testOptions(t)
+	b, err := openBlobs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	oldF, oldName, err := b.create()
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldF.Close()
+	past := time.Now().Add(-staleAfter - time.Hour)
+	if err := os.Chtimes(b.tmpPath(oldName), past, past); err != nil {
+		t.Fatal(err)
+	}
+	newF, newName, err := b.create()
+	if err != nil {
+		t.Fatal(err)
+	}
+	newF.Close()
+	if _, err := os.Stat(b.tmpPath(oldName)); !os.IsNotExist(err) {
+		t.Errorf("download left %v ago = %v, want it removed", staleAfter+time.Hour, err)
+	}
+	if _, err := os.Stat(b.tmpPath(newName)); err != nil {
+		t.Errorf("download in progress = %v, want it kept", err)
+	}
+	if got := path.Dir(oldName); got != "tmp" {
+		t.Errorf("download name %q, want one in tmp", oldName)
+	}
+	info, err := os.Stat(filepath.Join(root, cacheDir))
+	if err != nil || info.Mode().Perm()&0o077 != 0 {
+		t.Errorf("cache folder = %v, %v; want it private", info, err)
+	}
+}
