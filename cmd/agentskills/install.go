@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -155,6 +156,11 @@ func printChanges(s *streams, changes []install.Change, f *scopeFlags, err error
 		}
 		return installErr(err)
 	}
+	for _, c := range changes {
+		if c.Action == install.ActionSkipped {
+			fmt.Fprintf(s.err, "skipped   %s (%s): %s\n", c.Skill, sourceLabel(c.Source, c.Path), c.Reason)
+		}
+	}
 	if f.quiet && err == nil {
 		return nil
 	}
@@ -165,7 +171,7 @@ func printChanges(s *streams, changes []install.Change, f *scopeFlags, err error
 		return installErr(err)
 	}
 	for _, c := range changes {
-		if c.Action == install.ActionUnchanged {
+		if c.Action == install.ActionUnchanged || c.Action == install.ActionSkipped {
 			continue
 		}
 		what := "canonical copy"
@@ -184,6 +190,14 @@ func printChanges(s *streams, changes []install.Change, f *scopeFlags, err error
 		fmt.Fprintf(s.out, "%-9s %s (%s): %s%s\n", c.Action, c.Skill, what, shortPath(c.Path), backup)
 	}
 	return installErr(err)
+}
+
+// sourceLabel names a folder inside a source for messages.
+func sourceLabel(source, path string) string {
+	if path == "." || path == "" {
+		return source
+	}
+	return source + ": " + path
 }
 
 // shortPath shows a path relative to the current folder when it is inside
@@ -211,6 +225,8 @@ type addOptions struct {
 	copy    bool
 	skills  []string
 	force   bool
+	strict  bool
+	list    bool
 	timeout time.Duration
 }
 
@@ -219,9 +235,19 @@ func newAddCmd(s *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "add SOURCE...",
 		Short: "Install skills into agents' skill folders",
-		Long: `Add installs the skills of each SOURCE: a skill folder, a folder holding
-skills one or two levels down, an archive (zip, tar, tar.gz) or the http(s)
-URL of one, optionally pinned with #sha256=HEX.
+		Long: `Add installs the skills of each SOURCE: a folder, an archive (zip, tar,
+tar.gz) or the http(s) URL of one, optionally pinned with #sha256=HEX. It
+finds the skills where repositories keep them: a SKILL.md at the root, in
+any folder up to five levels down (not in .git, node_modules and the like),
+in skills/.curated, skills/.system, .claude/skills and the other agents'
+folders, where a Claude plugin manifest (.claude-plugin/marketplace.json,
+plugin.json) says, and inside other skills. --list shows what a source
+holds, installing nothing.
+
+A skill that cannot be installed (its SKILL.md has no usable name or
+description, or another skill found has its name) is skipped, naming its
+folder and the reason on stderr, and the others are installed; with
+--strict any such skill fails the command and nothing changes.
 
 Each skill gets one canonical copy under .agents/skills/<name> and, in each
 agent's folder, a relative link to it (--copy: a full copy). Everything made
@@ -233,9 +259,10 @@ lists them). It never asks anything: -y is accepted, for users of the npm
 skills tool, and changes nothing. Running it again changes nothing and says
 so.`,
 		Example: `  agentskills add ./examples/skills --agent claude-code,codex
+  agentskills add ./kit.tgz --list
   agentskills add ./kit.tgz --skill review --global
   agentskills add 'https://example.org/kit.zip#sha256=0123...' --copy
-  agentskills add ./skills --all`,
+  agentskills add ./skills --all --strict`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErrorf("missing SOURCE")
@@ -243,6 +270,9 @@ so.`,
 			return nil
 		},
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			if opts.list {
+				return runAddList(cmd.Context(), opts, args)
+			}
 			return runAdd(cmd.Context(), opts, args)
 		}),
 	}
@@ -250,8 +280,10 @@ so.`,
 	opts.scope.registerAll(cmd)
 	opts.scope.registerYes(cmd)
 	cmd.Flags().BoolVar(&opts.copy, "copy", false, "copy the skill into each agent's folder instead of linking")
-	cmd.Flags().StringArrayVarP(&opts.skills, "skill", "s", nil, "install only the skill of this name (repeatable)")
+	cmd.Flags().StringArrayVarP(&opts.skills, "skill", "s", nil, "install only the skill of this name, or at this folder inside the source (repeatable)")
 	cmd.Flags().BoolVar(&opts.force, "force", false, "replace installed skills that were changed since, moving each to a backup under .agents/backups first")
+	cmd.Flags().BoolVar(&opts.strict, "strict", false, "fail, changing nothing, when a skill of a source cannot be installed (default: skip it and say why)")
+	cmd.Flags().BoolVarP(&opts.list, "list", "l", false, "list the skills of each SOURCE (name, folder, description) and install nothing")
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", install.DefaultDownloadTimeout, "give up a download that receives nothing for this long")
 	opts.scope.registerOutput(cmd)
 	return cmd
@@ -266,8 +298,83 @@ func runAdd(ctx context.Context, opts *addOptions, sources []string) error {
 	if err != nil {
 		return err
 	}
-	changes, err := in.Add(ctx, install.Request{Sources: sources, Agents: agents, Copy: opts.copy, Skills: opts.skills, Force: opts.force})
+	changes, err := in.Add(ctx, install.Request{Sources: sources, Agents: agents, Copy: opts.copy, Skills: opts.skills, Force: opts.force, Strict: opts.strict})
+	var missing *install.MissingSkillsError
+	if errors.As(err, &missing) && !opts.scope.json {
+		fmt.Fprintln(opts.io.err, "The sources hold these skills:")
+		printSourceSkills(opts.io.err, missing.Available)
+	}
 	return printChanges(opts.io, changes, &opts.scope, err)
+}
+
+// runAddList prints what the sources hold, installing nothing.
+func runAddList(ctx context.Context, opts *addOptions, sources []string) error {
+	in, err := opts.scope.installer(install.WithDownloadTimeout(opts.timeout))
+	if err != nil {
+		return err
+	}
+	var all []install.SourceSkill
+	for _, src := range sources {
+		found, err := in.Contents(ctx, src)
+		if err != nil {
+			return installErr(err)
+		}
+		all = append(all, found...)
+	}
+	if len(opts.skills) > 0 {
+		var sel []install.SourceSkill
+		for _, s := range all {
+			if slices.Contains(opts.skills, s.Name) {
+				sel = append(sel, s)
+			}
+		}
+		if len(sel) == 0 {
+			if !opts.scope.json {
+				printSourceSkills(opts.io.err, all)
+			}
+			return inputError{fmt.Errorf("%w: no skill named %s in %s", install.ErrInvalidSource, strings.Join(opts.skills, ", "), strings.Join(sources, " and "))}
+		}
+		all = sel
+	}
+	if opts.scope.json {
+		if all == nil {
+			all = []install.SourceSkill{}
+		}
+		return writeJSON(opts.io, all)
+	}
+	return printSourceSkills(opts.io.out, all)
+}
+
+// printSourceSkills prints a table of the skills sources hold: a SOURCE
+// column when there are several, and for a skill add would skip, why.
+func printSourceSkills(w io.Writer, skills []install.SourceSkill) error {
+	several := slices.ContainsFunc(skills, func(s install.SourceSkill) bool { return s.Source != skills[0].Source })
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if several {
+		fmt.Fprint(tw, "SOURCE\t")
+	}
+	fmt.Fprintln(tw, "SKILL\tPATH\tDESCRIPTION")
+	for _, s := range skills {
+		if several {
+			fmt.Fprintf(tw, "%s\t", s.Source)
+		}
+		desc := oneLine(s.Description, 80)
+		if s.Problem != "" {
+			desc = "(skipped by add: " + oneLine(s.Problem, 0) + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Path, desc)
+	}
+	return tw.Flush()
+}
+
+// oneLine folds s onto one line and, with max > 0, cuts it to max
+// characters, marking the cut with "...".
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); max > 0 && len(r) > max {
+		return string(r[:max-3]) + "..."
+	}
+	return s
 }
 
 type removeOptions struct {
