@@ -40,6 +40,7 @@ var subcommands = []func(*streams) *cobra.Command{
 	newAgentsCmd,
 	newCacheCmd,
 	newRunCmd,
+	newPushCmd,
 }
 
 func newRootCmd(s *streams) *cobra.Command {
