@@ -173,6 +173,9 @@ func (a *Artifact) Open(ctx context.Context) (io.ReadCloser, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if a.cfg == nil {
+		return nil, errors.New("the Artifact was not made by Fetch: open what Fetch returns")
+	}
 	b, err := openBlobs(a.cfg.cacheRoot)
 	if err != nil {
 		return nil, err
@@ -263,7 +266,7 @@ func (f *fetcher) fetch(ctx context.Context) (*Artifact, error) {
 		cfg:         f.cfg,
 	}
 	switch title := annotations[ocispec.AnnotationTitle]; {
-	case skillName.MatchString(title):
+	case len(title) <= 64 && skillName.MatchString(title):
 		a.Name = title
 	case subpath != "":
 		a.Name = path.Base(subpath)
@@ -274,8 +277,9 @@ func (f *fetcher) fetch(ctx context.Context) (*Artifact, error) {
 }
 
 // skillName matches a valid skill name in the Agent Skills format's ASCII
-// form: lowercase letters, digits and single hyphens, at most 64.
-var skillName = regexp.MustCompile(`^[a-z0-9](?:-?[a-z0-9]){0,63}$`)
+// form: lowercase letters, digits and single hyphens inside (the length,
+// at most 64, is checked apart).
+var skillName = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 
 // manifest returns the manifest or index desc, of at most maxManifestSize
 // bytes, and its media type (as served; "" from the cache, where the

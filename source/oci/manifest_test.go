@@ -164,3 +164,68 @@ func TestSweepRemovesOldDownloads(t *testing.T) {
 		t.Errorf("cache folder = %v, %v; want it private", info, err)
 	}
 }
+
+func TestArtifactName(t *testing.T) {
+	ctx := t.Context()
+	_, host := newRegistry(t)
+	r := rawRepo(t, host, "team/kit")
+	atRoot := tarGz(t, map[string]string{"SKILL.md": skillMD("x", "X")})
+	nested := tarGz(t, map[string]string{"tools/lint/SKILL.md": skillMD("lint", "Lints")})
+	empty := pushBlobBytes(t, r, ocispec.MediaTypeEmptyJSON, []byte("{}"))
+	withTitle := func(title string, layer []byte) ocispec.Descriptor {
+		l := pushBlobBytes(t, r, LayerMediaType, layer)
+		m := ocispec.Manifest{
+			Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageManifest,
+			Config: empty, Layers: []ocispec.Descriptor{l},
+		}
+		if title != "" {
+			m.Annotations = map[string]string{ocispec.AnnotationTitle: title}
+		}
+		return pushManifest(t, r, ocispec.MediaTypeImageManifest, m, "t")
+	}
+	tests := []struct {
+		name string
+		desc ocispec.Descriptor
+		want string
+	}{
+		{"a title that is a skill name", withTitle("greet-people", atRoot), "greet-people"},
+		{"a title that is no skill name", withTitle("Greet People", atRoot), "kit"},
+		{"a title over 64 characters", withTitle(strings.Repeat("a", 65), atRoot), "kit"},
+		{"a title with a double hyphen", withTitle("a--b", atRoot), "kit"},
+		{"no title, the skill in a folder", withTitle("", nested), "lint"},
+		{"no title, the skill at the root", withTitle("", atRoot), "kit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, opts := testOptions(t)
+			a, err := Fetch(ctx, "oci://"+host+"/team/kit@"+tt.desc.Digest.String(), opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Name != tt.want || a.Skill().Key != tt.want {
+				t.Errorf("Fetch().Name = %q, Skill().Key = %q; want %q", a.Name, a.Skill().Key, tt.want)
+			}
+		})
+	}
+}
+
+func TestOpenOfAnArtifactNotFetched(t *testing.T) {
+	if _, err := new(Artifact).Open(t.Context()); err == nil || !strings.Contains(err.Error(), "Fetch") {
+		t.Errorf("Open of a zero Artifact = %v, want an error naming Fetch", err)
+	}
+}
+
+func TestManifestThatDoesNotMatchItsDigest(t *testing.T) {
+	real := []byte(`{"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]}`)
+	forged := []byte(`{"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[{}]}`)
+	d := digest.FromBytes(real)
+	host := serveManifests(t, map[digest.Digest][]byte{d: forged}, ocispec.MediaTypeImageIndex)
+	root, opts := testOptions(t)
+	ref := "oci://" + host + "/forged/index@" + d.String()
+	if _, err := Fetch(t.Context(), ref, opts...); err == nil {
+		t.Fatalf("Fetch(%q) of a forged manifest succeeded", ref)
+	}
+	if blobs := cachedBlobs(t, root); len(blobs) != 0 {
+		t.Errorf("cache holds %v after a forged manifest", blobs)
+	}
+}
