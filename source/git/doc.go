@@ -1,0 +1,96 @@
+// Package git fetches skills from any git host through the system git
+// command, pinned to a commit.
+//
+// A [Source] names a folder of a repository at a ref; [Parse] reads it from
+// a URL. A [Client] resolves the ref to a commit with [Client.Resolve],
+// which gives a [Pin]: that call is the only one that looks a ref up, so a
+// program (or a lock file) decides when a pin moves. [Client.Skill] turns a
+// pin into a [skill.Skill] whose archive source carries the commit as its
+// Fingerprint; its opener streams `git archive` of the pinned folder, so the
+// default materializer's archive rules and limits apply to it.
+//
+//	c, err := git.New()
+//	src, err := git.Parse("git+https://git.example.com/team/skills.git#ref=v1&path=skills/review")
+//	pin, err := c.Resolve(ctx, src)
+//	s := c.Skill("review", pin) // skill.Archive(..., WithFingerprint(pin.Commit), WithSubpath("skills/review"))
+//
+// # Source syntax
+//
+// A source is written
+//
+//	git+SCHEME://[USER@]HOST[:PORT]/REPOSITORY[#ref=REF&path=PATH]
+//
+// where:
+//
+//  1. SCHEME is https, ssh or file (file:///absolute/path, with no host or
+//     "localhost"); http is read only for a loopback address. Everything
+//     after "git+" and before "#" is the URL git is given.
+//  2. The ref and the folder go in the fragment as ref= and path=, in any
+//     order, each at most once, percent-encoded where needed ("&" as %26,
+//     "+" as %2B, since "+" reads as a space). Without ref the remote's
+//     default branch (HEAD) is used; without path the repository's root.
+//     Other keys are refused, so a misspelled key is not silently ignored.
+//     The fragment was chosen because nothing else can mean it: git never
+//     sends a fragment to a server, so it cannot be part of the
+//     repository's address, whereas "@REF" collides with the user in
+//     git+ssh://git@host/... and with "@" in paths, and "//PATH" with the
+//     empty path elements that URL normalizers remove. It is also the form
+//     pip reads (#subdirectory=), and names each part.
+//  3. REF is a branch, a tag or a full commit id, following git
+//     check-ref-format: no control characters, spaces, "~", "^", ":", "?",
+//     "*", "[", "\\", "..", "@{" or "//", no leading "-", "/" or "+", no trailing
+//     "/", "." or ".lock". PATH is relative and slash-separated, without
+//     empty, "." or ".." elements, backslashes, colons or control
+//     characters.
+//  4. A password in the URL is refused: it would be shown in errors and
+//     recorded in lock files. Credentials come from git's own helpers, SSH
+//     keys and agents, or [WithHeader]. scp-like addresses (git@host:repo)
+//     are not read; write git+ssh://git@host/repo. A repository name with
+//     "@" in its last element (repo.git@v1) is refused as a misplaced ref.
+//
+// # Running git
+//
+//  5. The system git is run (found on PATH, or [WithGit]), so the user's
+//     credential helpers, SSH configuration, proxies and url.insteadOf
+//     rewrites apply. It runs with GIT_TERMINAL_PROMPT=0 and
+//     GCM_INTERACTIVE=never (a missing credential fails instead of waiting
+//     for a prompt), GIT_LITERAL_PATHSPECS=1, LC_ALL=C, with no standard
+//     input, in a fresh bare repository in a private temporary folder that
+//     is removed when the call (or the opener's reader) is done. GIT_DIR,
+//     GIT_WORK_TREE and the like from the environment are not passed on.
+//  6. Nothing a user may consider secret is put on git's command line: the
+//     repository URL and every [WithHeader] value reach git as
+//     configuration through the environment (GIT_CONFIG_COUNT,
+//     GIT_CONFIG_KEY_n, GIT_CONFIG_VALUE_n, after any the caller's
+//     environment already holds), as remote.origin.url and
+//     http.extraHeader. Header values never appear in errors. Options
+//     never reach git as options: refs cannot start with "-" and arguments
+//     follow --end-of-options.
+//  7. Resolve runs git init, git fetch --depth 1 origin REF (HEAD without
+//     a ref), and takes FETCH_HEAD's commit (a tag is peeled); with a PATH,
+//     that commit must hold it as a folder.
+//  8. The opener fetches only the pinned commit (git fetch --depth 1 origin
+//     COMMIT). A server that does not give commits by id is asked for the
+//     pin's ref instead, which must still point at the pinned commit;
+//     otherwise the error says to resolve again. It then streams git
+//     archive --format=tar COMMIT PATH: names as in the repository,
+//     executable bits kept, links as links (the materializer copies those
+//     that point at a file of the skill and refuses the others), and the
+//     repository's export-ignore and export-subst attributes applied, as
+//     on GitHub. A git failure while streaming is an error of the read, never
+//     a short archive.
+//  9. A failed or refused fetch leaves nothing in the skill cache: the
+//     materializer publishes only a tree that passed every check.
+//
+// # Errors
+//
+//  10. A repository, ref, commit or folder that does not exist wraps
+//     [ErrNotFound]; a missing or refused credential wraps
+//     [ErrAuthRequired]; text that is not a source, or an unusable option,
+//     wraps [ErrInvalidSource]. Other failures carry the end of git's
+//     error output. Every error names the repository (and the ref or
+//     commit) it was about.
+//
+// A [Client] is safe for concurrent use; each call has its own temporary
+// repository.
+package git
