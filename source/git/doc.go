@@ -58,6 +58,9 @@
 //     input, in a fresh bare repository in a private temporary folder that
 //     is removed when the call (or the opener's reader) is done. GIT_DIR,
 //     GIT_WORK_TREE and the like from the environment are not passed on.
+//     ssh's own questions (a key's passphrase, an unknown host key) are
+//     ssh's to ask; for unattended use set BatchMode yes in the SSH
+//     configuration, or GIT_SSH_COMMAND.
 //  6. Nothing a user may consider secret is put on git's command line: the
 //     repository URL and every [WithHeader] value reach git as
 //     configuration through the environment (GIT_CONFIG_COUNT,

@@ -64,7 +64,9 @@
 //     pinned PATH are passed on, as an uncompressed tar (format
 //     [skill.FormatTar]) with the names the repository has. The default
 //     materializer then applies every rule and limit of package skill to
-//     it: names, file types, links, sizes, entry count.
+//     it: names, file types, links, sizes, entry count. A commit without
+//     the pinned folder fails with [ErrNotFound] (Resolve does not look for
+//     the folder, which would cost another request of the rate limit).
 //  9. Files keep only their executable bit (0755 or 0644), folders are
 //     0755; times and owners are dropped, so the same commit always gives
 //     the same bytes (and hits the materializer's memo). Files, folders and

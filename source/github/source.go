@@ -8,7 +8,9 @@ import (
 )
 
 // Source names a folder of a GitHub repository at a ref. The zero Ref
-// means the repository's default branch; the zero Path its root.
+// means the repository's default branch; the zero Path its root. A Source
+// parsed from a web address remembers that its ref and path were split at
+// a guess (rule 2), so compare sources by their String, not with ==.
 type Source struct {
 	// Owner is the user or organization that owns the repository.
 	Owner string
