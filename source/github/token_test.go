@@ -242,3 +242,29 @@ func TestAPIURL(t *testing.T) {
 		})
 	}
 }
+
+// TestRenamedRepository follows GitHub's redirect from a renamed
+// repository on the API host itself: the token goes along, since the
+// origin is the API's.
+func TestRenamedRepository(t *testing.T) {
+	const token = "tok-renamed-repo"
+	f := newFake(t)
+	f.addRepo(t, "o", "r", sampleRepo()...)
+	f.token = token
+	f.hook = func(w http.ResponseWriter, r *http.Request) bool {
+		if rest, ok := strings.CutPrefix(r.URL.Path, "/repos/o/old/"); ok {
+			http.Redirect(w, r, "/repos/o/r/"+rest, http.StatusMovedPermanently)
+			return true
+		}
+		return false
+	}
+	pin, err := f.client(t, github.WithToken(token)).Resolve(t.Context(), github.Source{Owner: "o", Repo: "old", Ref: "v1"})
+	if err != nil || pin.Commit != commitB {
+		t.Fatalf("Resolve(o/old@v1) = %+v, %v, want commit %s", pin, err, commitB)
+	}
+	for _, r := range f.seen() {
+		if r.Auth != "Bearer "+token {
+			t.Errorf("request %s had Authorization %q, want the token", r.Path, r.Auth)
+		}
+	}
+}
