@@ -26,10 +26,11 @@
 //     skill.ErrSkillKeyMissing, a nil source with
 //     skill.ErrSkillSourceMissing.
 //  3. Two declarations of one key are the same skill only if key, Required,
-//     Reason, Metadata and source all match: folder sources by cleaned
-//     absolute path, inline sources by exact text, FS sources by the same
-//     fs.FS value and root, archives only when format, subpath and a
-//     non-empty fingerprint match. Otherwise the run fails with a
+//     Reason, Metadata and source all match, sources by the rules of
+//     skill.SourceDiff: folder sources by cleaned absolute path, inline
+//     sources by exact text, FS sources by the same fs.FS value and root,
+//     archives only when format, subpath and a non-empty fingerprint
+//     match. Otherwise the run fails with a
 //     *skill.SkillKeyConflictError whose Sources label each declaration
 //     ("agent", "run", "provider") and whose Detail says what differs.
 //     Conflicts are found before anything is materialized.

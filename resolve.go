@@ -8,10 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"hash"
-	"io/fs"
 	"maps"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -36,144 +34,150 @@ type declaration struct {
 	origin string
 }
 
+// declarations collects a run's skills by key: the complete ones, and the
+// bare keys left for the provider.
+type declarations struct {
+	byKey    map[string]declaration
+	bare     []string // keys for the provider, first seen first
+	seenBare map[string]bool
+}
+
 // resolution is the outcome of resolving one run's skills.
 type resolution struct {
 	skills driver.ResolvedSkills
 	keys   map[string]struct{}
 }
 
-// resolve applies the rules of the package doc.
+// resolve applies the rules of the package doc: merge the agent's and the
+// run's references, ask the provider, select, materialize.
 func (a *Agent) resolve(ctx context.Context, runRefs []skill.Ref) (*resolution, error) {
-	declared := make(map[string]declaration)
-	var order []string // keys of complete declarations, first seen first
-	var bare []string  // keys for the provider, first seen first
-	seenBare := make(map[string]bool)
-
-	add := func(d declaration) error {
-		key := d.skill.Key
-		if prev, ok := declared[key]; ok {
-			if detail := differs(prev.skill, d.skill); detail != "" {
-				return &skill.SkillKeyConflictError{Key: key, Sources: []string{prev.origin, d.origin}, Detail: detail}
-			}
-			return nil
-		}
-		declared[key] = d
-		order = append(order, key)
-		return nil
+	decls := &declarations{byKey: make(map[string]declaration), seenBare: make(map[string]bool)}
+	if err := decls.addRefs(a.refs, originAgent); err != nil {
+		return nil, err
 	}
-	for i, refs := range [][]skill.Ref{a.refs, runRefs} {
-		origin := originAgent
-		if i == 1 {
-			origin = originRun
-		}
-		for _, ref := range refs {
-			switch r := ref.(type) {
-			case driver.SkillKey:
-				key := strings.TrimSpace(string(r))
-				if key == "" {
-					return nil, fmt.Errorf("%w (a skill.Key from the %s is blank)", skill.ErrSkillKeyMissing, origin)
-				}
-				if !seenBare[key] {
-					seenBare[key] = true
-					bare = append(bare, key)
-				}
-			case driver.Skill:
-				if err := check(r, origin); err != nil {
-					return nil, err
-				}
-				if err := add(declaration{skill: r, origin: origin}); err != nil {
-					return nil, err
-				}
-			default:
-				return nil, fmt.Errorf("%w (a nil skill reference from the %s)", skill.ErrSkillKeyMissing, origin)
-			}
-		}
+	if err := decls.addRefs(runRefs, originRun); err != nil {
+		return nil, err
 	}
-
-	// Keys declared completely need nothing from the provider.
-	var requested []string
-	for _, k := range bare {
-		if _, ok := declared[k]; !ok {
-			requested = append(requested, k)
-		}
+	if err := a.askProvider(ctx, decls); err != nil {
+		return nil, err
 	}
-	if a.provider == nil {
-		if len(requested) > 0 {
-			return nil, fmt.Errorf("%w: %q (no provider is installed; add one with adaptor.WithSkillProvider)", skill.ErrSkillNotFound, requested[0])
-		}
-	} else {
-		got, err := a.provider.GetSkills(ctx, slices.Clone(requested))
-		if err != nil {
-			return nil, err
-		}
-		for _, k := range requested {
-			if _, ok := got[k]; !ok {
-				return nil, fmt.Errorf("%w: %q", skill.ErrSkillNotFound, k)
-			}
-		}
-		for _, k := range slices.Sorted(maps.Keys(got)) {
-			s := got[k]
-			s.Key = k
-			if err := check(s, originProvider); err != nil {
-				return nil, err
-			}
-			if err := add(declaration{skill: s, origin: originProvider}); err != nil {
-				return nil, err
-			}
-		}
+	selected, names, err := decls.selection()
+	if err != nil {
+		return nil, err
 	}
-
-	slices.Sort(order)
-	selected := make([]skill.Skill, len(order))
-	names := make([]string, len(order))
-	byName := make(map[string]string, len(order))
-	for i, k := range order {
-		s := declared[k].skill
-		name, err := skill.RuntimeName(s)
-		if err != nil {
-			return nil, &skill.SkillMaterializationError{Key: k, Cause: err}
-		}
-		if other, ok := byName[name]; ok {
-			return nil, fmt.Errorf("%w: %q and %q both become %q (set skill.MetadataRuntimeName on one of them)", skill.ErrRuntimeNameConflict, other, k, name)
-		}
-		byName[name] = k
-		selected[i], names[i] = s, name
-	}
-
 	entries, digests, err := a.materialize(ctx, selected, names)
 	if err != nil {
 		return nil, err
 	}
-	res := &resolution{keys: make(map[string]struct{}, len(order))}
-	for _, k := range order {
-		res.keys[k] = struct{}{}
+	res := &resolution{keys: make(map[string]struct{}, len(selected))}
+	for _, s := range selected {
+		res.keys[s.Key] = struct{}{}
 	}
 	res.skills.Entries = entries
 	res.skills.Fingerprint = fingerprint(entries, digests)
 	return res, nil
 }
 
-// check refuses a declaration without a key or a source.
-func check(s skill.Skill, origin string) error {
-	if strings.TrimSpace(s.Key) == "" {
-		return fmt.Errorf("%w (a skill from the %s has a blank key)", skill.ErrSkillKeyMissing, origin)
-	}
-	if isNil(s.Source) {
-		return fmt.Errorf("%w: %q (declared by the %s)", skill.ErrSkillSourceMissing, s.Key, origin)
+// addRefs adds references declared by origin: bare keys are noted for the
+// provider, complete skills are checked and added.
+func (d *declarations) addRefs(refs []skill.Ref, origin string) error {
+	for _, ref := range refs {
+		switch r := ref.(type) {
+		case driver.SkillKey:
+			key := strings.TrimSpace(string(r))
+			if key == "" {
+				return fmt.Errorf("%w (a skill.Key from the %s is blank)", skill.ErrSkillKeyMissing, origin)
+			}
+			if !d.seenBare[key] {
+				d.seenBare[key] = true
+				d.bare = append(d.bare, key)
+			}
+		case driver.Skill:
+			if err := d.add(r, origin); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("%w (a nil skill reference from the %s)", skill.ErrSkillKeyMissing, origin)
+		}
 	}
 	return nil
 }
 
-func isNil(v any) bool {
-	if v == nil {
-		return true
+// add adds one complete skill, refusing one without a key or a source and
+// a second declaration of its key that differs from the first.
+func (d *declarations) add(s skill.Skill, origin string) error {
+	if strings.TrimSpace(s.Key) == "" {
+		return fmt.Errorf("%w (a skill from the %s has a blank key)", skill.ErrSkillKeyMissing, origin)
 	}
-	r := reflect.ValueOf(v)
-	switch r.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Interface, reflect.Chan:
-		return r.IsNil()
+	if skill.SourceMissing(s.Source) {
+		return fmt.Errorf("%w: %q (declared by the %s)", skill.ErrSkillSourceMissing, s.Key, origin)
 	}
-	return false
+	prev, ok := d.byKey[s.Key]
+	if !ok {
+		d.byKey[s.Key] = declaration{skill: s, origin: origin}
+		return nil
+	}
+	if detail := differs(prev.skill, s); detail != "" {
+		return &skill.SkillKeyConflictError{Key: s.Key, Sources: []string{prev.origin, origin}, Detail: detail}
+	}
+	return nil
+}
+
+// askProvider asks the provider for the bare keys no complete declaration
+// satisfies (even when there are none, so it can add Required skills) and
+// adds everything it returns.
+func (a *Agent) askProvider(ctx context.Context, d *declarations) error {
+	var requested []string
+	for _, k := range d.bare {
+		if _, ok := d.byKey[k]; !ok {
+			requested = append(requested, k)
+		}
+	}
+	if a.provider == nil {
+		if len(requested) > 0 {
+			return fmt.Errorf("%w: %q (no provider is installed; add one with adaptor.WithSkillProvider)", skill.ErrSkillNotFound, requested[0])
+		}
+		return nil
+	}
+	got, err := a.provider.GetSkills(ctx, slices.Clone(requested))
+	if err != nil {
+		return err
+	}
+	for _, k := range requested {
+		if _, ok := got[k]; !ok {
+			return fmt.Errorf("%w: %q", skill.ErrSkillNotFound, k)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(got)) {
+		s := got[k]
+		s.Key = k
+		if err := d.add(s, originProvider); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// selection returns the declared skills sorted by key, with their runtime
+// names, refusing two that share a runtime name.
+func (d *declarations) selection() ([]skill.Skill, []string, error) {
+	keys := slices.Sorted(maps.Keys(d.byKey))
+	selected := make([]skill.Skill, len(keys))
+	names := make([]string, len(keys))
+	byName := make(map[string]string, len(keys))
+	for i, k := range keys {
+		s := d.byKey[k].skill
+		name, err := skill.RuntimeName(s)
+		if err != nil {
+			return nil, nil, &skill.SkillMaterializationError{Key: k, Cause: err}
+		}
+		if other, ok := byName[name]; ok {
+			return nil, nil, fmt.Errorf("%w: %q and %q both become %q (set skill.MetadataRuntimeName on one of them)", skill.ErrRuntimeNameConflict, other, k, name)
+		}
+		byName[name] = k
+		selected[i], names[i] = s, name
+	}
+	return selected, names, nil
 }
 
 // materialize stages the selected skills, at most GOMAXPROCS at a time,
@@ -185,23 +189,7 @@ func (a *Agent) materialize(ctx context.Context, selected []skill.Skill, names [
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, s := range selected {
 		g.Go(func() error {
-			var dir string
-			var err error
-			if cm, ok := a.materializer.(skill.ContentMaterializer); ok {
-				dir, digests[i], err = cm.MaterializeContent(gctx, s)
-			} else {
-				dir, err = a.materializer.Materialize(gctx, s)
-			}
-			if err == nil && dir == "" {
-				err = errors.New("the materializer returned no folder")
-			}
-			if err == nil && !filepath.IsAbs(dir) {
-				dir, err = filepath.Abs(dir)
-				digests[i] = ""
-			}
-			if err == nil && digests[i] == "" {
-				digests[i], err = skill.ContentDigest(dir)
-			}
+			dir, digest, err := a.materializeOne(gctx, s)
 			if err != nil {
 				// A materializer's own *SkillMaterializationError is kept
 				// as the cause would be: it is replaced, not nested.
@@ -211,6 +199,7 @@ func (a *Agent) materialize(ctx context.Context, selected []skill.Skill, names [
 				}
 				return &skill.SkillMaterializationError{Key: s.Key, RuntimeName: names[i], Cause: err}
 			}
+			digests[i] = digest
 			out[i] = driver.ResolvedSkill{
 				Key:         s.Key,
 				RuntimeName: names[i],
@@ -218,7 +207,7 @@ func (a *Agent) materialize(ctx context.Context, selected []skill.Skill, names [
 				Required:    s.Required,
 				Reason:      s.Reason,
 				Metadata:    maps.Clone(s.Metadata),
-				Digest:      digests[i],
+				Digest:      digest,
 			}
 			return nil
 		})
@@ -227,6 +216,35 @@ func (a *Agent) materialize(ctx context.Context, selected []skill.Skill, names [
 		return nil, nil, err
 	}
 	return out, digests, nil
+}
+
+// materializeOne returns the skill's absolute folder and its content
+// digest, taken from the materializer when it reports one for an absolute
+// folder and computed otherwise.
+func (a *Agent) materializeOne(ctx context.Context, s skill.Skill) (dir, digest string, err error) {
+	if cm, ok := a.materializer.(skill.ContentMaterializer); ok {
+		dir, digest, err = cm.MaterializeContent(ctx, s)
+	} else {
+		dir, err = a.materializer.Materialize(ctx, s)
+	}
+	if err != nil {
+		return "", "", err
+	}
+	if dir == "" {
+		return "", "", errors.New("the materializer returned no folder")
+	}
+	if !filepath.IsAbs(dir) {
+		if dir, err = filepath.Abs(dir); err != nil {
+			return "", "", err
+		}
+		digest = ""
+	}
+	if digest == "" {
+		if digest, err = skill.ContentDigest(dir); err != nil {
+			return "", "", err
+		}
+	}
+	return dir, digest, nil
 }
 
 // fingerprint digests the selection: every entry's key, runtime name,
@@ -275,128 +293,5 @@ func differs(a, b skill.Skill) string {
 	case !maps.Equal(a.Metadata, b.Metadata):
 		return "Metadata differs"
 	}
-	return sourceDiffers(a.Source, b.Source)
-}
-
-func sourceDiffers(a, b skill.Source) string {
-	switch x := deref(a).(type) {
-	case skill.PathSource:
-		y, ok := deref(b).(skill.PathSource)
-		if !ok {
-			break
-		}
-		px, py := absClean(x.Path), absClean(y.Path)
-		if px != py {
-			return fmt.Sprintf("folder %s differs from %s", px, py)
-		}
-		return ""
-	case skill.InlineSource:
-		y, ok := deref(b).(skill.InlineSource)
-		if !ok {
-			break
-		}
-		if x.SkillMD != y.SkillMD {
-			return "inline SKILL.md text differs"
-		}
-		return ""
-	case skill.FSSource:
-		y, ok := deref(b).(skill.FSSource)
-		if !ok {
-			break
-		}
-		if !sameFS(x.FS, y.FS) {
-			return "the fs.FS values differ"
-		}
-		if cleanRoot(x.Root) != cleanRoot(y.Root) {
-			return fmt.Sprintf("FS root %q differs from %q", x.Root, y.Root)
-		}
-		return ""
-	case skill.ArchiveSource:
-		y, ok := deref(b).(skill.ArchiveSource)
-		if !ok {
-			break
-		}
-		switch {
-		case x.Format != y.Format:
-			return fmt.Sprintf("archive format %q differs from %q", x.Format, y.Format)
-		case strings.Trim(x.Subpath, "/") != strings.Trim(y.Subpath, "/"):
-			return fmt.Sprintf("archive subpath %q differs from %q", x.Subpath, y.Subpath)
-		case x.Fingerprint == "" || y.Fingerprint == "":
-			return "archives without a fingerprint are never assumed equal (set skill.WithFingerprint on both)"
-		case x.Fingerprint != y.Fingerprint:
-			return fmt.Sprintf("archive fingerprint %q differs from %q", x.Fingerprint, y.Fingerprint)
-		}
-		return ""
-	default:
-		if sameValue(a, b) {
-			return ""
-		}
-		return fmt.Sprintf("sources of type %T cannot be shown to be equal", a)
-	}
-	return fmt.Sprintf("a %s source differs from a %s source", kind(a), kind(b))
-}
-
-// deref turns pointers to the package's source types into values.
-func deref(s skill.Source) skill.Source {
-	switch p := s.(type) {
-	case *skill.PathSource:
-		return *p
-	case *skill.InlineSource:
-		return *p
-	case *skill.FSSource:
-		return *p
-	case *skill.ArchiveSource:
-		return *p
-	}
-	return s
-}
-
-func kind(s skill.Source) string {
-	switch deref(s).(type) {
-	case skill.PathSource:
-		return "folder"
-	case skill.InlineSource:
-		return "inline"
-	case skill.FSSource:
-		return "FS"
-	case skill.ArchiveSource:
-		return "archive"
-	}
-	return fmt.Sprintf("%T", s)
-}
-
-func absClean(p string) string {
-	if abs, err := filepath.Abs(p); err == nil {
-		return abs
-	}
-	return filepath.Clean(p)
-}
-
-func cleanRoot(r string) string {
-	r = strings.Trim(r, "/")
-	if r == "" {
-		return "."
-	}
-	return r
-}
-
-// sameFS reports whether a and b are the same fs.FS value: equal when
-// comparable, the same map or pointer otherwise.
-func sameFS(a, b fs.FS) bool { return sameValue(a, b) }
-
-func sameValue(a, b any) bool {
-	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
-	if !va.IsValid() || !vb.IsValid() || va.Type() != vb.Type() {
-		return false
-	}
-	switch va.Kind() {
-	case reflect.Map, reflect.Pointer, reflect.Func, reflect.Chan, reflect.UnsafePointer:
-		return va.Pointer() == vb.Pointer()
-	case reflect.Slice:
-		return va.Pointer() == vb.Pointer() && va.Len() == vb.Len()
-	}
-	if !va.Comparable() || !vb.Comparable() {
-		return false
-	}
-	return va.Equal(vb)
+	return skill.SourceDiff(a.Source, b.Source)
 }

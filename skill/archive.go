@@ -125,8 +125,9 @@ func Archive(key string, open Opener, opts ...ArchiveOption) Skill {
 	}}
 }
 
-// memReader is the reader ArchiveBytes hands out. The materializer
-// recognizes it and reads the bytes in place instead of copying them.
+// memReader is the reader ArchiveBytes hands out. The default
+// materializer recognizes its type and reads the bytes in place instead of
+// spooling them.
 type memReader struct {
 	*bytes.Reader
 	data []byte
@@ -134,8 +135,6 @@ type memReader struct {
 
 // Close does nothing: the bytes belong to the caller.
 func (memReader) Close() error { return nil }
-
-func (m memReader) bytes() []byte { return m.data }
 
 // ArchiveBytes returns an Opener that serves the given data from memory.
 // The slice is captured by reference; callers MUST NOT mutate it

@@ -84,6 +84,31 @@
 //     [ErrArchiveFormat], [ErrArchiveUnsafe], [ErrArchiveLimit], the
 //     context's error, or the underlying I/O error.
 //
+// # Beyond the seed
+//
+// The package offers a few things the seed does not list, each because a
+// Go user (a host, a driver, an installer) needs it and would otherwise
+// have to copy this package's rules:
+//
+//   - [SourceDiff] and [SourceMissing]: when two sources are the same and
+//     when a source is missing, the rules adaptor applies to declarations,
+//     for hosts that merge skill sets themselves.
+//   - [RuntimeName] and [ErrRuntimeNameConflict]: the folder name an agent
+//     sees, which drivers and installers must agree on.
+//   - [ContentDigest] and [ContentMaterializer]: the content digest that
+//     fingerprints and lock files record, and a way for a materializer to
+//     report it without a second read.
+//   - [WithMaxTotalSize], [ErrArchiveFormat], [ErrArchiveUnsafe],
+//     [ErrArchiveLimit] and the Default limit constants: the limit a bomb
+//     under the per-file cap needs, and the errors that classify refused
+//     content.
+//   - [DefaultCacheRoot], [CacheEntries], [CacheGC] and [CacheEntry]: where
+//     the cache is and what it holds, for drivers that mount beside it and
+//     for tools that list and collect it.
+//   - [ArchiveFileSkills]: the skills an archive holds, checked under the
+//     archive rules, for tools that let a user pick one.
+//   - [Require]: a copy of a skill marked Required, for providers.
+//
 // Peak memory does not grow with the archive: streams over 4 MiB are
 // spooled to a private file beside the staging folder, and files are
 // copied through fixed buffers.

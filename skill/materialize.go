@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"sync"
 
 	"github.com/agentadaptor/agentadaptor/internal/cache"
@@ -215,58 +214,47 @@ func (m *defaultMaterializer) MaterializeContent(ctx context.Context, s Skill) (
 
 func (m *defaultMaterializer) run(ctx context.Context, s Skill, wantDigest bool) (string, string, error) {
 	name, err := RuntimeName(s)
+	var dir, digest string
 	if err == nil {
-		if isNil(s.Source) {
-			err = ErrSkillSourceMissing
-		} else if err = ctx.Err(); err == nil {
-			var dir, digest string
-			dir, digest, err = m.materialize(ctx, s.Source, name)
-			if err == nil && digest == "" && wantDigest {
-				digest, err = ContentDigest(dir)
-			}
-			if err == nil {
-				return dir, digest, nil
-			}
-		}
+		dir, digest, err = m.materialize(ctx, s.Source, name, wantDigest)
 	}
-	return "", "", &SkillMaterializationError{Key: s.Key, RuntimeName: name, Cause: err}
+	if err != nil {
+		return "", "", &SkillMaterializationError{Key: s.Key, RuntimeName: name, Cause: err}
+	}
+	return dir, digest, nil
 }
 
-func isNil(src Source) bool {
-	if src == nil {
-		return true
+// materialize returns the folder of a source of one of the package's
+// kinds (see [SourceDiff]) and, when wantDigest is set or the folder is a
+// cached tree, its content digest.
+func (m *defaultMaterializer) materialize(ctx context.Context, src Source, name string, wantDigest bool) (string, string, error) {
+	src, ok := canonical(src)
+	if !ok {
+		return "", "", ErrSkillSourceMissing
 	}
-	v := reflect.ValueOf(src)
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice, reflect.Func:
-		return v.IsNil()
+	if err := ctx.Err(); err != nil {
+		return "", "", err
 	}
-	return false
-}
-
-// materialize returns the skill's folder and, for a cached tree, its
-// digest (empty for a folder used in place).
-func (m *defaultMaterializer) materialize(ctx context.Context, src Source, name string) (string, string, error) {
 	switch src := src.(type) {
-	case interface{ SkillPath() string }:
-		dir, err := usePath(src.SkillPath())
-		return dir, "", err
-	case interface{ InlineSkillMD() string }:
-		return m.inline(ctx, src.InlineSkillMD(), name)
-	case interface{ SkillFS() (fs.FS, string) }:
-		fsys, root := src.SkillFS()
-		if fsys == nil {
+	case PathSource:
+		dir, err := usePath(src.Path)
+		if err != nil || !wantDigest {
+			return dir, "", err
+		}
+		digest, err := ContentDigest(dir)
+		return dir, digest, err
+	case InlineSource:
+		return m.inline(ctx, src.SkillMD, name)
+	case FSSource:
+		if src.FS == nil {
 			return "", "", fmt.Errorf("%w: FSSource has a nil FS", ErrSkillSourceMissing)
 		}
-		return m.fs(ctx, fsys, root, name)
-	case interface {
-		SkillArchive() (Opener, string, string, string)
-	}:
-		open, format, subpath, _ := src.SkillArchive()
-		if open == nil {
+		return m.fs(ctx, src.FS, src.Root, name)
+	case ArchiveSource:
+		if src.Archive == nil {
 			return "", "", fmt.Errorf("%w: ArchiveSource has a nil opener", ErrSkillSourceMissing)
 		}
-		return m.archive(ctx, open, extract.Format(format), subpath, name)
+		return m.archive(ctx, src.Archive, src.Format, src.Subpath, name)
 	}
 	return "", "", fmt.Errorf("source type %T is not supported by the default materializer (install a Materializer that handles it)", src)
 }
@@ -368,7 +356,7 @@ const spoolInMemory = 4 << 20
 // archive materializes an archive: read it once, hashing; a memo from that
 // hash (with the options that shape the result) to the content digest
 // turns a repeat into a lookup; otherwise extract into staging and publish.
-func (m *defaultMaterializer) archive(ctx context.Context, open Opener, format extract.Format, subpath, name string) (string, string, error) {
+func (m *defaultMaterializer) archive(ctx context.Context, open Opener, format Format, subpath, name string) (string, string, error) {
 	store, err := m.open()
 	if err != nil {
 		return "", "", err
@@ -400,8 +388,8 @@ func (m *defaultMaterializer) archive(ctx context.Context, open Opener, format e
 		sum  [32]byte
 	)
 	switch r := rc.(type) {
-	case interface{ bytes() []byte }:
-		b := r.bytes()
+	case memReader: // from ArchiveBytes: the bytes are hashed and read in place
+		b := r.data
 		if int64(len(b)) > m.cfg.maxArchive {
 			return "", "", m.tooLarge()
 		}
@@ -454,7 +442,7 @@ func (m *defaultMaterializer) archive(ctx context.Context, open Opener, format e
 		return "", "", err
 	}
 	opts := m.limits()
-	opts.Format, opts.Subpath = format, subpath
+	opts.Format, opts.Subpath = extract.Format(format), subpath
 	opts.Scratch = func() (*os.File, error) { return st.File("scratch") }
 	files, err := extract.Archive(ctx, data, size, st.Root(), opts)
 	if err != nil {
@@ -526,7 +514,7 @@ func (m *defaultMaterializer) spool(ctx context.Context, r io.Reader, stage func
 
 // memoKey names an archive's memo entry: its bytes' digest plus everything
 // else that shapes the extracted tree or decides whether it is allowed.
-func (m *defaultMaterializer) memoKey(sum [32]byte, format extract.Format, subpath, name string) string {
+func (m *defaultMaterializer) memoKey(sum [32]byte, format Format, subpath, name string) string {
 	h := sha256.New()
 	h.Write([]byte("agentadaptor archive memo v1\x00"))
 	h.Write(sum[:])
