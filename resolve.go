@@ -2,12 +2,8 @@ package adaptor
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"maps"
 	"path/filepath"
 	"runtime"
@@ -17,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -252,34 +249,22 @@ func (a *Agent) materializeOne(ctx context.Context, s skill.Skill) (dir, digest 
 // paths are left out so equal content gives an equal fingerprint on any
 // machine.
 func fingerprint(entries []driver.ResolvedSkill, digests []string) string {
-	h := sha256.New()
-	put := func(s string) {
-		binary.Write(h, binary.BigEndian, uint64(len(s)))
-		h.Write([]byte(s))
-	}
-	put("agentadaptor resolved skills v1")
-	binary.Write(h, binary.BigEndian, uint64(len(entries)))
-	for i, e := range entries {
-		put(e.Key)
-		put(e.RuntimeName)
-		putBool(h, e.Required)
-		put(e.Reason)
-		binary.Write(h, binary.BigEndian, uint64(len(e.Metadata)))
-		for _, k := range slices.Sorted(maps.Keys(e.Metadata)) {
-			put(k)
-			put(e.Metadata[k])
+	e := cache.NewEncoder()
+	e.Str("agentadaptor resolved skills v1")
+	e.U64(uint64(len(entries)))
+	for i, s := range entries {
+		e.Str(s.Key)
+		e.Str(s.RuntimeName)
+		e.Bool(s.Required)
+		e.Str(s.Reason)
+		e.U64(uint64(len(s.Metadata)))
+		for _, k := range slices.Sorted(maps.Keys(s.Metadata)) {
+			e.Str(k)
+			e.Str(s.Metadata[k])
 		}
-		put(digests[i])
+		e.Str(digests[i])
 	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-func putBool(h hash.Hash, b bool) {
-	if b {
-		h.Write([]byte{1})
-	} else {
-		h.Write([]byte{0})
-	}
+	return e.Hex()
 }
 
 // differs says how two declarations of one key differ, or returns "" when

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -324,7 +322,7 @@ func (m *defaultMaterializer) fs(ctx context.Context, fsys fs.FS, root, name str
 	if err != nil {
 		return "", "", err
 	}
-	digest := cache.Digest(name, asCacheFiles(files))
+	digest := cache.Digest(name, files)
 	if dir, ok := store.Lookup(digest, name); ok {
 		return dir, digest, nil
 	}
@@ -338,15 +336,7 @@ func (m *defaultMaterializer) fs(ctx context.Context, fsys fs.FS, root, name str
 	if files, err = extract.FS(ctx, fsys, root, st.Root(), opts); err != nil {
 		return "", "", err
 	}
-	return st.Publish(asCacheFiles(files))
-}
-
-func asCacheFiles(files []extract.File) []cache.File {
-	out := make([]cache.File, len(files))
-	for i, f := range files {
-		out[i] = cache.File(f)
-	}
-	return out
+	return st.Publish(files)
 }
 
 // spoolInMemory is how much of a non-seekable archive stream is held in
@@ -448,7 +438,7 @@ func (m *defaultMaterializer) archive(ctx context.Context, open Opener, format F
 	if err != nil {
 		return "", "", err
 	}
-	dir, digest, err := st.Publish(asCacheFiles(files))
+	dir, digest, err := st.Publish(files)
 	if err != nil {
 		return "", "", err
 	}
@@ -515,15 +505,16 @@ func (m *defaultMaterializer) spool(ctx context.Context, r io.Reader, stage func
 // memoKey names an archive's memo entry: its bytes' digest plus everything
 // else that shapes the extracted tree or decides whether it is allowed.
 func (m *defaultMaterializer) memoKey(sum [32]byte, format Format, subpath, name string) string {
-	h := sha256.New()
-	h.Write([]byte("agentadaptor archive memo v1\x00"))
-	h.Write(sum[:])
-	for _, s := range []string{string(format), subpath, name} {
-		binary.Write(h, binary.BigEndian, uint64(len(s)))
-		h.Write([]byte(s))
-	}
-	binary.Write(h, binary.BigEndian, [3]int64{m.cfg.maxFile, m.cfg.maxTotal, int64(m.cfg.maxEntries)})
-	return hex.EncodeToString(h.Sum(nil))
+	e := cache.NewEncoder()
+	e.Raw([]byte("agentadaptor archive memo v1\x00"))
+	e.Raw(sum[:])
+	e.Str(string(format))
+	e.Str(subpath)
+	e.Str(name)
+	e.U64(uint64(m.cfg.maxFile))
+	e.U64(uint64(m.cfg.maxTotal))
+	e.U64(uint64(m.cfg.maxEntries))
+	return e.Hex()
 }
 
 // ctxReader stops reading once its context is done.

@@ -58,52 +58,73 @@ func Digest(name string, files []File) string {
 func DigestTree(name string, files []File, links []Link) string {
 	files = slices.SortedFunc(slices.Values(files), compareFiles)
 	links = slices.SortedFunc(slices.Values(links), compareLinks)
-	e := encoder{h: sha256.New()}
-	e.h.Write([]byte(digestMagic))
-	e.str(name)
-	e.u64(uint64(len(files) + len(links)))
+	e := NewEncoder()
+	e.Raw([]byte(digestMagic))
+	e.Str(name)
+	e.U64(uint64(len(files) + len(links)))
 	// Merge by path; on equal paths (no real tree has them) a file's tag
 	// is lower than a link's.
 	for len(files) > 0 || len(links) > 0 {
 		if len(links) == 0 || (len(files) > 0 && files[0].Path <= links[0].Path) {
 			f := files[0]
 			files = files[1:]
-			e.str(f.Path)
-			if f.Exec {
-				e.h.Write([]byte{tagExecFile})
-			} else {
-				e.h.Write([]byte{tagFile})
-			}
-			e.u64(uint64(f.Size))
-			e.h.Write(f.Sum[:])
+			e.Str(f.Path)
+			e.Byte(tag(f))
+			e.U64(uint64(f.Size))
+			e.Raw(f.Sum[:])
 			continue
 		}
 		l := links[0]
 		links = links[1:]
-		e.str(l.Path)
-		e.h.Write([]byte{tagLink})
-		e.str(l.Target)
+		e.Str(l.Path)
+		e.Byte(tagLink)
+		e.Str(l.Target)
 	}
-	return hex.EncodeToString(e.h.Sum(nil))
+	return e.Hex()
 }
 
-// encoder writes the encoding's fields to a hash.
-type encoder struct {
+// Encoder hashes a framed record with SHA-256, in the vocabulary of the
+// package doc (# Digest): u64 is an unsigned 64-bit big-endian integer,
+// str a u64 byte count followed by that many bytes. Every digest the module
+// records (tree digests, archive memo keys, skill-set fingerprints) is
+// written with one, so each reads back one way only.
+type Encoder struct {
 	h   hash.Hash
 	buf [8]byte
 }
 
-// u64 writes n as 8 bytes, big-endian.
-func (e *encoder) u64(n uint64) {
+// NewEncoder returns an Encoder with nothing written.
+func NewEncoder() *Encoder { return &Encoder{h: sha256.New()} }
+
+// Raw writes b as it is: fixed-length fields and magic strings.
+func (e *Encoder) Raw(b []byte) { e.h.Write(b) }
+
+// Byte writes one byte: a tag or a boolean (0 or 1).
+func (e *Encoder) Byte(b byte) { e.h.Write([]byte{b}) }
+
+// Bool writes b as one byte, 1 for true and 0 for false.
+func (e *Encoder) Bool(b bool) {
+	if b {
+		e.Byte(1)
+	} else {
+		e.Byte(0)
+	}
+}
+
+// U64 writes n as 8 bytes, big-endian.
+func (e *Encoder) U64(n uint64) {
 	binary.BigEndian.PutUint64(e.buf[:], n)
 	e.h.Write(e.buf[:])
 }
 
-// str writes s's length as a u64, then its bytes.
-func (e *encoder) str(s string) {
-	e.u64(uint64(len(s)))
+// Str writes s's length as a u64, then its bytes.
+func (e *Encoder) Str(s string) {
+	e.U64(uint64(len(s)))
 	e.h.Write([]byte(s))
 }
+
+// Hex returns the lowercase hex SHA-256 of what was written.
+func (e *Encoder) Hex() string { return hex.EncodeToString(e.h.Sum(nil)) }
 
 // compareFiles orders files by path, then (for equal paths, which no real
 // tree has) by the rest of their encoding, so that the digest never

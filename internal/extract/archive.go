@@ -18,6 +18,8 @@ import (
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/agentadaptor/agentadaptor/internal/cache"
 )
 
 // Sniff names the format of an archive from its leading bytes: a zip local
@@ -39,7 +41,7 @@ func Sniff(head []byte) (Format, error) {
 // dst, after checking every entry, and returns the files it wrote. With a
 // nil dst it checks and hashes without writing. On error, dst may hold part
 // of the tree: the caller owns dst and removes it.
-func Archive(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, opts Options) ([]File, error) {
+func Archive(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, opts Options) ([]cache.File, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
@@ -193,7 +195,7 @@ func isSparse(h *tar.Header) bool {
 // pass decompresses on a goroutine of its own and keeps the decompressed
 // stream in a private scratch file, so the second reads plain tar instead
 // of decompressing again.
-func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os.Root, opts Options) ([]File, error) {
+func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os.Root, opts Options) ([]cache.File, error) {
 	var src io.Reader = io.NewSectionReader(r, 0, size)
 	var scratch *os.File
 	if gz {
@@ -332,7 +334,7 @@ func (c *crcReader) Read(p []byte) (int, error) {
 
 const maxLinkTarget = MaxPathLen
 
-func extractZip(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, opts Options) ([]File, error) {
+func extractZip(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, opts Options) ([]cache.File, error) {
 	magic := make([]byte, 4)
 	if _, err := r.ReadAt(magic, 0); err != nil || (string(magic) != "PK\x03\x04" && string(magic) != "PK\x05\x06") {
 		return nil, formatf("zip archive does not start with a zip header (prefixed data is not allowed)")
@@ -428,10 +430,10 @@ func extractZip(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, op
 }
 
 // writeZipEntry writes one zip entry, verifying its size and CRC-32.
-func writeZipEntry(ctx context.Context, w *writer, f *zip.File, e entry, limit int64) (File, error) {
+func writeZipEntry(ctx context.Context, w *writer, f *zip.File, e entry, limit int64) (cache.File, error) {
 	rc, err := f.Open()
 	if err != nil {
-		return File{}, fmt.Errorf("entry %q: %w", f.Name, err)
+		return cache.File{}, fmt.Errorf("entry %q: %w", f.Name, err)
 	}
 	defer rc.Close()
 	cr := &crcReader{r: rc}

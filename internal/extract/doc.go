@@ -1,6 +1,7 @@
 // Package extract turns untrusted skill content (a zip, tar or tar.gz
 // archive, or an [io/fs.FS] tree) into regular files under an [os.Root],
-// within limits, and describes what it wrote.
+// within limits, and describes what it wrote as [cache.File] values, the
+// records a tree digest is made of.
 //
 // # What an archive may hold
 //

@@ -25,6 +25,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/agentadaptor/agentadaptor/internal/cache"
 )
 
 // The cases below follow the checklist in archive-safety.md, row by row. Every
@@ -129,7 +131,7 @@ func snapshot(t *testing.T, top, skip string) map[string]string {
 func (s *sandbox) expand(v string) string { return strings.ReplaceAll(v, "$TMP", s.dir) }
 
 // extract runs Archive on data into the sandbox's root.
-func (s *sandbox) extract(t *testing.T, data []byte, opts Options) ([]File, error) {
+func (s *sandbox) extract(t *testing.T, data []byte, opts Options) ([]cache.File, error) {
 	t.Helper()
 	return Archive(t.Context(), bytes.NewReader(data), int64(len(data)), s.root, opts)
 }
@@ -1151,7 +1153,7 @@ func TestZipRawHostile(t *testing.T) {
 // checkFiles fails the test unless every returned file is on disk under
 // dst with the size, checksum and permissions it reports, and dst holds no
 // other file.
-func checkFiles(t *testing.T, s *sandbox, name string, files []File) {
+func checkFiles(t *testing.T, s *sandbox, name string, files []cache.File) {
 	t.Helper()
 	seen := make(map[string]bool)
 	for _, f := range files {
@@ -1305,10 +1307,10 @@ type wantFile struct {
 
 // checkTree fails the test unless dst holds exactly want (plus the folders
 // above them, 0755) and files describes the same set.
-func checkTree(t *testing.T, s *sandbox, name string, files []File, want map[string]wantFile) {
+func checkTree(t *testing.T, s *sandbox, name string, files []cache.File, want map[string]wantFile) {
 	t.Helper()
 	checkFiles(t, s, name, files)
-	got := make(map[string]File)
+	got := make(map[string]cache.File)
 	for _, f := range files {
 		if _, dup := got[f.Path]; dup {
 			t.Errorf("Archive(%q) returned %q twice", name, f.Path)
@@ -1436,8 +1438,8 @@ func TestArchiveSkill(t *testing.T) {
 	}
 }
 
-func sortFiles(files []File) {
-	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+func sortFiles(files []cache.File) {
+	slices.SortFunc(files, func(a, b cache.File) int { return strings.Compare(a.Path, b.Path) })
 }
 
 // gzMembers compresses b as n gzip members, one after another.
@@ -1919,7 +1921,7 @@ func TestConcurrent(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := bytes.NewReader(data)
 			const n = 6
-			results := make([][]File, n)
+			results := make([][]cache.File, n)
 			errs := make([]error, n)
 			var wg sync.WaitGroup
 			for i := range n {
@@ -1993,7 +1995,7 @@ func runLimits(t *testing.T, cases []limitCase) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSandbox(t)
 			start := time.Now()
-			var files []File
+			var files []cache.File
 			var err error
 			if tc.fsys != nil {
 				files, err = FS(t.Context(), tc.fsys, ".", s.root, tc.opts)

@@ -93,18 +93,6 @@ func (o *Options) check() error {
 	return nil
 }
 
-// File describes one file written into the destination.
-type File struct {
-	// Path is slash-separated and relative to the skill root.
-	Path string
-	// Exec reports whether the file is executable.
-	Exec bool
-	// Size is the file's length in bytes.
-	Size int64
-	// Sum is the SHA-256 of the file's bytes.
-	Sum [32]byte
-}
-
 func unsafeEntry(name, reason string) error {
 	return fmt.Errorf("%w %q: %s", ErrUnsafe, name, reason)
 }

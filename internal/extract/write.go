@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/agentadaptor/agentadaptor/internal/cache"
 )
 
 // bufSize is the size of copy buffers, and the largest file that is read
@@ -132,8 +134,8 @@ func (w *writer) count(n int) error {
 // write copies at most limit bytes of r into a new file (when w has a root)
 // and returns the file's description. Reading more than limit bytes is an
 // error: declared sizes are never trusted.
-func (w *writer) write(ctx context.Context, rel string, exec bool, r io.Reader, limit int64) (File, error) {
-	f := File{Path: rel, Exec: exec}
+func (w *writer) write(ctx context.Context, rel string, exec bool, r io.Reader, limit int64) (cache.File, error) {
+	f := cache.File{Path: rel, Exec: exec}
 	var out *os.File
 	if w.root != nil {
 		var err error
@@ -182,8 +184,8 @@ func (w *writer) write(ctx context.Context, rel string, exec bool, r io.Reader, 
 
 // writeAll writes a file whose whole content is data, already bounded by
 // the caller.
-func (w *writer) writeAll(rel string, exec bool, data []byte) (File, error) {
-	f := File{Path: rel, Exec: exec, Size: int64(len(data)), Sum: sha256.Sum256(data)}
+func (w *writer) writeAll(rel string, exec bool, data []byte) (cache.File, error) {
+	f := cache.File{Path: rel, Exec: exec, Size: int64(len(data)), Sum: sha256.Sum256(data)}
 	if err := w.count(len(data)); err != nil {
 		return f, err
 	}
@@ -209,16 +211,16 @@ type files struct {
 	g    *errgroup.Group
 	ctx  context.Context
 	mu   sync.Mutex
-	list []File
+	list []cache.File
 }
 
 func newFiles(ctx context.Context, capacity int) *files {
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0) + 1)
-	return &files{g: g, ctx: ctx, list: make([]File, 0, capacity)}
+	return &files{g: g, ctx: ctx, list: make([]cache.File, 0, capacity)}
 }
 
-func (fs *files) add(f File) {
+func (fs *files) add(f cache.File) {
 	fs.mu.Lock()
 	fs.list = append(fs.list, f)
 	fs.mu.Unlock()
@@ -291,8 +293,8 @@ func isCancel(err error) bool {
 
 // copyLinks writes each link as a copy of the file it names, which the
 // plan has checked is a regular file of the skill written earlier.
-func (w *writer) copyLinks(ctx context.Context, p *plan, files []File) ([]File, error) {
-	byPath := make(map[string]File, len(files))
+func (w *writer) copyLinks(ctx context.Context, p *plan, files []cache.File) ([]cache.File, error) {
+	byPath := make(map[string]cache.File, len(files))
 	for _, f := range files {
 		byPath[f.Path] = f
 	}
@@ -318,14 +320,14 @@ func (w *writer) copyLinks(ctx context.Context, p *plan, files []File) ([]File, 
 	return files, nil
 }
 
-func (w *writer) copyFile(ctx context.Context, rel string, src File, limit int64) (File, error) {
+func (w *writer) copyFile(ctx context.Context, rel string, src cache.File, limit int64) (cache.File, error) {
 	local, err := filepath.Localize(src.Path)
 	if err != nil {
-		return File{}, err
+		return cache.File{}, err
 	}
 	in, err := w.root.Open(local)
 	if err != nil {
-		return File{}, err
+		return cache.File{}, err
 	}
 	defer in.Close()
 	f, err := w.write(ctx, rel, src.Exec, in, limit)
