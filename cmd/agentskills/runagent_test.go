@@ -177,51 +177,57 @@ func TestRunAgentExitCodes(t *testing.T) {
 	}
 }
 
-// TestRunAgentInterrupt sends SIGINT to a real agentskills process while
-// the agent waits for the model: it exits 130 and leaves no process.
+// TestRunAgentInterrupt stops a real agentskills process while the agent
+// waits for the model, by Ctrl-C, by SIGTERM and by a closed terminal
+// (SIGHUP): it exits 130 and leaves no process.
 func TestRunAgentInterrupt(t *testing.T) {
 	r := newRunRig(t, modeltest.Always(modeltest.Stall()))
 	bin := filepath.Join(t.TempDir(), "agentskills")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "run", "-a", "claude-code", "-s", r.skills, "wait")
-	cmd.Env, cmd.Dir = r.env, r.workspace
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for len(r.server.MessageRequests()) == 0 {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("the agent never asked the model; stderr:\n%s", stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if len(modeltest.Processes(r.marker)) < 2 {
-		t.Fatal("test setup: the agent's process is not found")
-	}
-	cmd.Process.Signal(syscall.SIGINT)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("agentskills did not exit 30s after SIGINT")
-	}
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
-		t.Errorf("exit = %v, want status 130; stderr:\n%s", err, stderr.String())
-	}
-	if !strings.Contains(stderr.String(), "interrupted") {
-		t.Errorf("stderr = %q, want it to say the run was interrupted", stderr.String())
-	}
-	if left := modeltest.Processes(r.marker); len(left) > 0 {
-		t.Errorf("processes left: %v", left)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			asked := len(r.server.MessageRequests())
+			cmd := exec.Command(bin, "run", "-a", "claude-code", "-s", r.skills, "wait")
+			cmd.Env, cmd.Dir = r.env, r.workspace
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(60 * time.Second)
+			for len(r.server.MessageRequests()) == asked {
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatalf("the agent never asked the model; stderr:\n%s", stderr.String())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if len(modeltest.Processes(r.marker)) < 2 {
+				t.Fatal("test setup: the agent's process is not found")
+			}
+			cmd.Process.Signal(sig)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("agentskills did not exit 30s after %v", sig)
+			}
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+				t.Errorf("exit = %v, want status 130; stderr:\n%s", err, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), "interrupted") {
+				t.Errorf("stderr = %q, want it to say the run was interrupted", stderr.String())
+			}
+			if left := modeltest.Processes(r.marker); len(left) > 0 {
+				t.Errorf("processes left: %v", left)
+			}
+		})
 	}
 }
 
