@@ -11,17 +11,24 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/cache"
 )
 
-// ContentDigest returns a digest of the skill folder dir that is equal for
-// equal content on any machine: the hex SHA-256 of the encoding the cache
-// uses (a framed, versioned record of the folder's base name and, in order
-// of path, every regular file's path, executable bit, size and SHA-256 and
-// every symbolic link's path and target text; internal/cache's package doc
-// defines it byte for byte). For a tree published by the default
-// materializer it is the tree's cache digest, read from its manifest
-// without re-hashing the files. Elsewhere (a folder used in place, or one
-// returned by another materializer) every file is read. A link is never
-// followed: it counts as its target text, with separators turned into
-// slashes, in an entry of its own that no file can match. Folders count
+// ContentDigest returns a digest of the skill folder dir: the hex SHA-256
+// of the encoding the cache uses (a framed, versioned record of the
+// folder's base name and, in order of path, every regular file's path,
+// executable bit, size and SHA-256 and every symbolic link's path and
+// target text; internal/cache's package doc defines it byte for byte).
+//
+// For a folder used in place, or one returned by another materializer,
+// every file is read, so the digest is equal for equal content on any
+// machine. A tree published by the default materializer is not read
+// again: its digest is the one it was published under, trusted once its
+// manifest matches that digest and its files match the manifest's paths,
+// sizes and executable bits. Files added to such a tree are not part of
+// it, and a file changed in place to the same size (which takes a chmod,
+// as the tree is read-only) is not noticed.
+//
+// When the folder is read, a link is never followed: it counts as its
+// target text, with separators turned into slashes, in an entry of its
+// own that no file can match. Folders count
 // only through what they hold; other special files (devices, pipes, and on
 // Windows junctions) are ignored.
 func ContentDigest(dir string) (string, error) {

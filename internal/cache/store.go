@@ -6,10 +6,13 @@
 //	<root>/<digest>/<name>/...   a published skill tree (read-only, rule 6)
 //	<root>/<digest>/.manifest    what the tree holds, published with it
 //	<root>/.memo/<key>           archive memo: a source's key -> its digest
+//	<root>/.memo/<key>.tmp-<r>   a memo being written, renamed to <key>
+//	<root>/.memo/<digest>.lock   locked while a damaged tree is replaced
 //	<root>/.tmp/<id>.lock        locked while staging <id> is alive
 //	<root>/.tmp/<id>/            a staging area, renamed to <root>/<digest>
 //	<root>/.tmp/<id>.spool       a spooled archive being extracted
 //	<root>/.tmp/<id>.scratch     its decompressed stream
+//	<root>/.tmp/<id>.old         a tree moved aside to be removed (repair, gc)
 //
 // The digest is [Digest] of the runtime name and the files, so a published
 // tree is fully determined by its folder name.
@@ -357,20 +360,32 @@ func GC(root string, before time.Time) ([]Entry, error) {
 		return nil, err
 	}
 	var removed []Entry
+	// One staging area lends its id, and its lock, to the name each tree
+	// is moved aside to: if this process dies while removing one, a sweep
+	// finishes the job once the lock is free.
+	var st *Staging
+	defer func() {
+		if st != nil {
+			st.Close()
+		}
+	}()
 	for _, e := range all {
 		if !e.LastUse.Before(before) {
 			continue
 		}
-		st, err := s.Stage("gc")
-		if err != nil {
-			return removed, err
+		if st == nil {
+			if st, err = s.Stage("gc"); err != nil {
+				return removed, err
+			}
 		}
 		aside := path.Join(tmpDir, st.id+".old")
-		if err := s.dir.Rename(e.Digest, aside); err == nil {
-			removed = append(removed, e)
+		if err := s.dir.Rename(e.Digest, aside); err != nil {
+			continue // used or removed meanwhile
 		}
-		st.Close()
-		removeAll(s.dir, aside)
+		removed = append(removed, e)
+		if err := removeAll(s.dir, aside); err != nil {
+			return removed, fmt.Errorf("remove tree %s: %w", e.Digest, err)
+		}
 	}
 	if f, err := s.dir.Open(memoDir); err == nil {
 		memos, _ := f.Readdirnames(-1)
@@ -927,13 +942,15 @@ func (s *Store) SetMemo(key, digest string) error {
 	if err != nil {
 		return err
 	}
-	_, werr := f.WriteString(digest + "\n")
-	cerr := f.Close()
-	if werr == nil && cerr == nil {
-		if err := s.dir.Rename(tmp, path.Join(memoDir, key)); err == nil {
-			return nil
-		}
+	_, err = f.WriteString(digest + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	s.dir.Remove(tmp)
-	return errors.Join(werr, cerr)
+	if err == nil {
+		err = s.dir.Rename(tmp, path.Join(memoDir, key))
+	}
+	if err != nil {
+		s.dir.Remove(tmp)
+	}
+	return err
 }

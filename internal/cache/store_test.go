@@ -131,6 +131,21 @@ func TestMemo(t *testing.T) {
 	if err := s.SetMemo("../x", want); err == nil {
 		t.Errorf("SetMemo accepted a key that is not a digest")
 	}
+	if _, ok := s.Memo("../x"); ok {
+		t.Errorf("Memo found an entry for a key that is not a digest")
+	}
+	// A memo that cannot be put in place (here a folder holds its name) is
+	// an error, and leaves no temporary file behind.
+	blocked := Digest("blocked", nil)
+	if err := os.MkdirAll(filepath.Join(s.Root(), memoDir, blocked, "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetMemo(blocked, want); err == nil {
+		t.Errorf("SetMemo(%s) over a folder = nil, want an error", blocked)
+	}
+	if left, _ := filepath.Glob(filepath.Join(s.Root(), memoDir, blocked+".tmp-*")); len(left) != 0 {
+		t.Errorf("SetMemo left %v behind", left)
+	}
 }
 
 // publish stages a one-file tree and publishes it.
