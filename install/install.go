@@ -134,6 +134,24 @@
 //     selects skills by name, or by folder inside the source (which tells
 //     two skills of one name apart); a name that no source holds fails
 //     with a [MissingSkillsError], which lists what they hold.
+//  13. Published sources: a GitHub repository, OWNER/REPO[/PATH][@REF] or
+//     https://github.com/OWNER/REPO[/tree/REF/PATH] (package
+//     source/github: its token rules, GITHUB_API_URL), and an OCI
+//     artifact, oci://HOST/REPO:TAG or oci://HOST/REPO@sha256:DIGEST
+//     (package source/oci). OWNER/REPO is read as a GitHub source only
+//     when no file or folder of that name exists and it does not start
+//     with ".", "/" or "~". Add resolves the reference to a pin (a commit,
+//     a manifest digest) once and reads the content at that pin; the lock
+//     file records per skill the source as typed, the pin (LockedSkill.Pin)
+//     and the content digest, and no token. Sync reads a recorded skill at
+//     its pin, never at the moving reference; only Add moves a pin, and
+//     reports the old and the new one (Change.PreviousPin, Change.Pin).
+//     The skills of a pinned source (and of a URL#sha256=HEX) are kept in
+//     the skill cache (WithCacheRoot) as they are installed: while it
+//     holds their content, a sync of them needs no network. One skill
+//     installed from a repository may be added again from the same
+//     repository at another reference; any other source for an installed
+//     name is [ErrConflict].
 //
 // # Agents
 //
@@ -227,6 +245,7 @@ type Installer struct {
 	timeout   time.Duration
 	lockDir   string
 	maxSearch int // folders discovery may read in one source; 0: defaultMaxSearch
+	cacheRoot string
 }
 
 // Option configures an Installer.
@@ -240,6 +259,13 @@ func WithScope(s Scope) Option { return func(in *Installer) { in.scope = s } }
 // the same rules and limits, and copy from that). Default:
 // skill.NewDefaultSkillMaterializer().
 func WithMaterializer(m skill.Materializer) Option { return func(in *Installer) { in.mat = m } }
+
+// WithCacheRoot sets the skill cache root (see skill.DefaultCacheRoot):
+// the skills of pinned sources are kept there once installed, so that a
+// sync of them needs no network (rule 13), and OCI manifests and layers
+// under its .oci folder. Give it the root of the materializer set with
+// WithMaterializer, if any. Default: skill.DefaultCacheRoot().
+func WithCacheRoot(root string) Option { return func(in *Installer) { in.cacheRoot = root } }
 
 // WithChecker sets how skills are checked. Default: the lenient SKILL.md
 // rules of package skillmd.
@@ -276,8 +302,11 @@ func New(env Env, opts ...Option) *Installer {
 	for _, o := range opts {
 		o(in)
 	}
+	if in.cacheRoot == "" {
+		in.cacheRoot = skill.DefaultCacheRoot()
+	}
 	if in.mat == nil {
-		in.mat = skill.NewDefaultSkillMaterializer()
+		in.mat = skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(in.cacheRoot))
 	}
 	if in.check == nil {
 		in.check = defaultChecker

@@ -57,7 +57,7 @@ func (f *fixture) writeSkill(t *testing.T, rel, name, extra string) string {
 
 func (f *fixture) installer(t *testing.T, opts ...Option) *Installer {
 	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache")))
-	return New(f.env, append([]Option{WithMaterializer(m), WithChecker(nameChecker), WithLockDir(filepath.Join(f.env.Home, ".locks"))}, opts...)...)
+	return New(f.env, append([]Option{WithMaterializer(m), WithCacheRoot(filepath.Join(f.env.Home, ".cache")), WithChecker(nameChecker), WithLockDir(filepath.Join(f.env.Home, ".locks"))}, opts...)...)
 }
 
 // nameChecker names a skill after the name line of its SKILL.md.

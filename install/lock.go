@@ -41,10 +41,15 @@ type Lock struct {
 // LockedSkill is one installed skill.
 type LockedSkill struct {
 	// Source is where the skill came from, as given (a folder relative to
-	// the scope root when it is inside it).
+	// the scope root when it is inside it; a URL without credentials).
 	Source string `json:"source"`
 	// Subpath locates the skill inside Source when Source holds several.
 	Subpath string `json:"subpath,omitempty"`
+	// Pin is what a published Source's reference named when the skill
+	// was installed: a commit for GitHub and git, a manifest digest for
+	// OCI (rule 13). Sync installs from the pin, never from the moving
+	// reference; only Add moves it.
+	Pin string `json:"pin,omitempty"`
 	// Digest is the skill's content digest (see skill.ContentDigest).
 	Digest string `json:"digest"`
 	// Agents maps an agent ID to what was made for it.

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -82,12 +83,19 @@ type Change struct {
 	Source string `json:"source,omitempty"`
 	// Reason, for ActionSkipped, is why the skill cannot be installed.
 	Reason string `json:"reason,omitempty"`
+	// Pin and PreviousPin, on the canonical copy's change, are the pin
+	// of a published source that an add moved, and the one before
+	// (rule 13).
+	Pin         string `json:"pin,omitempty"`
+	PreviousPin string `json:"previous_pin,omitempty"`
 }
 
 // Changed reports whether any change was made (a skipped skill is no
 // change).
 func Changed(changes []Change) bool {
-	return slices.ContainsFunc(changes, func(c Change) bool { return c.Action != ActionUnchanged && c.Action != ActionSkipped })
+	return slices.ContainsFunc(changes, func(c Change) bool {
+		return c.Action != ActionUnchanged && c.Action != ActionSkipped || c.Pin != c.PreviousPin
+	})
 }
 
 // Add installs the skills of req's sources for its agents (rules 1-7).
@@ -134,17 +142,32 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 	for _, c := range skip {
 		skipped = append(skipped, Change{Skill: c.label(), Source: c.source, Path: c.pathInSource(), Action: ActionSkipped, Reason: c.problem})
 	}
+	// The skills of pinned sources are kept in the skill cache, for
+	// syncs without the network (rule 13), and copied from there.
+	for _, c := range use {
+		if c.pin != "" || isPinnedURL(c.source) {
+			dir, err := in.keep(ctx, c)
+			if err != nil {
+				return skipped, err
+			}
+			c.dir = dir
+		}
+	}
 	s, err := in.begin()
 	if err != nil {
 		return skipped, err
 	}
 	defer s.end()
 	wants := make([]want, len(use))
+	moved := map[string]*LockedSkill{}
 	for i, c := range use {
 		old := s.lock.Skills[c.name]
-		if old != nil && (in.sourcePath(old.Source) != in.sourcePath(c.source) || old.Subpath != c.subpath) {
+		if old != nil && (!in.sameSource(old.Source, c.source) || old.Subpath != c.subpath) {
 			return append(s.recovered, skipped...), fmt.Errorf("%w: skill %q is already installed from %s; nothing was changed (run 'agentskills remove %s' first to install it from %s)",
 				ErrConflict, c.name, sourceLabel(old.Source, old.Subpath), c.name, sourceLabel(c.source, c.subpath))
+		}
+		if old != nil && old.Pin != c.pin {
+			moved[c.name] = old
 		}
 		wants[i] = want{c: *c}
 		for _, a := range agents {
@@ -152,7 +175,58 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 		}
 	}
 	changes, err := in.reconcile(ctx, s, wants, req.Force, false)
+	for i, ch := range changes {
+		if old := moved[ch.Skill]; old != nil && ch.Agent == "" {
+			changes[i].Pin, changes[i].PreviousPin = s.lock.Skills[ch.Skill].Pin, old.Pin
+		}
+	}
 	return slices.Concat(s.recovered, skipped, changes), err
+}
+
+// keep materializes a skill of a pinned source into the skill cache,
+// under its name, and returns the cached folder.
+func (in *Installer) keep(ctx context.Context, c *candidate) (string, error) {
+	s := skill.FS(os.DirFS(c.dir), ".")
+	s.Key = c.name
+	s.Metadata = map[string]string{skill.MetadataRuntimeName: c.name}
+	dir, err := in.mat.Materialize(ctx, s)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", interrupted(ctx, "nothing was changed")
+		}
+		return "", fmt.Errorf("skill %s from %s: %w", c.name, c.where(), archiveError(err))
+	}
+	return dir, nil
+}
+
+// cached returns the skill cache's folder of a recorded skill, if the
+// cache holds its content: a sync of a pinned source needs no network.
+func (in *Installer) cached(name string, entry *LockedSkill) (string, bool) {
+	if len(entry.Digest) != 64 || strings.Trim(entry.Digest, "0123456789abcdef") != "" {
+		return "", false
+	}
+	dir := filepath.Join(in.cacheRoot, entry.Digest, name)
+	d, err := skill.ContentDigest(dir)
+	return dir, err == nil && d == entry.Digest
+}
+
+// sameSource reports whether two sources are one: the same folder, URL,
+// or published repository (whatever ref each names).
+func (in *Installer) sameSource(a, b string) bool {
+	ka, kb := in.sourceKey(a), in.sourceKey(b)
+	return ka == kb
+}
+
+func (in *Installer) sourceKey(source string) string {
+	if rs, err := in.parseRemote(source); err == nil && rs != nil {
+		return rs.identity()
+	}
+	return in.sourcePath(source)
+}
+
+// isPinnedURL reports whether source is a URL pinned with #sha256=.
+func isPinnedURL(source string) bool {
+	return isURL(source) && strings.Contains(source, "#sha256=")
 }
 
 func sourceLabel(source, subpath string) string {
@@ -178,10 +252,13 @@ func (in *Installer) Sync(ctx context.Context, req SyncRequest) ([]Change, error
 	defer s.end()
 	lock := s.lock
 	var agents []Agent
-	bySource := map[string][]string{}
+	// Skills installed from one source at one pin are read together.
+	type read struct{ source, pin string }
+	bySource := map[read][]string{}
 	for _, name := range slices.Sorted(maps.Keys(lock.Skills)) {
 		entry := lock.Skills[name]
-		bySource[entry.Source] = append(bySource[entry.Source], name)
+		k := read{entry.Source, entry.Pin}
+		bySource[k] = append(bySource[k], name)
 		for id := range entry.Agents {
 			a, _ := LookupAgent(id) // readLock checked every ID
 			agents = append(agents, a)
@@ -192,9 +269,11 @@ func (in *Installer) Sync(ctx context.Context, req SyncRequest) ([]Change, error
 	}
 	var wants []want
 	var problems []error
-	for _, source := range slices.Sorted(maps.Keys(bySource)) {
-		names := bySource[source]
-		r, err := in.resolve(ctx, in.sourcePath(source), true)
+	for _, k := range slices.SortedFunc(maps.Keys(bySource), func(a, b read) int {
+		return cmp.Or(strings.Compare(a.source, b.source), strings.Compare(a.pin, b.pin))
+	}) {
+		source, names := k.source, bySource[k]
+		r, err := in.syncSource(ctx, source, k.pin, names, lock)
 		if errors.Is(err, ErrInterrupted) {
 			return s.recovered, err
 		}
@@ -228,6 +307,54 @@ func (in *Installer) Sync(ctx context.Context, req SyncRequest) ([]Change, error
 	}
 	changes, err := in.reconcile(ctx, s, wants, req.Force, req.Frozen)
 	return append(s.recovered, changes...), err
+}
+
+// syncSource reads the skills names of a recorded source for a sync.
+// Those of a pinned source (a published one, or a URL with #sha256=)
+// come from the skill cache when it holds their content; else a
+// published source is read at its pin, never at its moving reference,
+// each skill where the lock file says.
+func (in *Installer) syncSource(ctx context.Context, source, pin string, names []string, lock *Lock) (*sourceSkills, error) {
+	if pin != "" || isPinnedURL(source) {
+		r := &sourceSkills{source: source, pin: pin, cleanup: func() {}}
+		for _, name := range names {
+			entry := lock.Skills[name]
+			dir, ok := in.cached(name, entry)
+			if !ok {
+				r = nil
+				break
+			}
+			r.skills = append(r.skills, candidate{dir: dir, source: source, subpath: entry.Subpath})
+		}
+		if r != nil {
+			in.checkAll(r.skills, pin)
+			return r, nil
+		}
+	}
+	if pin == "" {
+		return in.resolve(ctx, in.sourcePath(source), true)
+	}
+	rs, err := in.parseSource(source, false)
+	if err == nil && rs == nil {
+		err = fmt.Errorf("%w: %s is recorded with a pin, but is not a published source", ErrInvalidLock, source)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var at []string
+	for _, name := range names {
+		at = append(at, lock.Skills[name].Subpath)
+	}
+	r := &sourceSkills{source: source, pin: pin}
+	_, r.skills, r.cleanup, err = in.fromRemote(ctx, rs, source, pin, at)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, interrupted(ctx, "nothing was changed")
+		}
+		return nil, err
+	}
+	in.checkAll(r.skills, pin)
+	return r, nil
 }
 
 // sourcePath turns a recorded source back into one Add takes.

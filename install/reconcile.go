@@ -330,7 +330,7 @@ func (in *Installer) decide(p *plan, places []wantPlace, force bool) []error {
 		problems = append(problems, in.conflictError(p.canonical, p))
 	}
 	p.canon = c
-	p.entry = &LockedSkill{Source: p.c.source, Subpath: p.c.subpath, Digest: newD, Agents: map[string]Placement{}}
+	p.entry = &LockedSkill{Source: p.c.source, Subpath: p.c.subpath, Pin: p.c.pin, Digest: newD, Agents: map[string]Placement{}}
 	if p.old != nil {
 		maps.Copy(p.entry.Agents, p.old.Agents)
 	}

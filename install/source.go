@@ -71,6 +71,7 @@ type candidate struct {
 	dir     string // its folder, read and copied from
 	source  string // as recorded in the lock
 	subpath string // its folder inside the source, "" for the root
+	pin     string // the commit or digest a published source was read at
 	problem string // why it cannot be installed, or ""
 }
 
@@ -112,6 +113,7 @@ func (c *candidate) pathInSource() string {
 // checked.
 type sourceSkills struct {
 	source  string // as given, without credentials
+	pin     string // for a published source, what its reference named
 	skills  []candidate
 	cleanup func() // removes what reading the source extracted
 }
@@ -198,7 +200,7 @@ func description(dir string) string {
 
 // isFolderSource reports whether source is a local folder.
 func (in *Installer) isFolderSource(source string) bool {
-	if isURL(source) {
+	if rs, err := in.parseRemote(source); isURL(source) || rs != nil || err != nil {
 		return false
 	}
 	fi, err := os.Stat(source)
@@ -301,14 +303,19 @@ func (in *Installer) resolve(ctx context.Context, source string, recorded bool) 
 
 func (in *Installer) resolveSource(ctx context.Context, source string, recorded bool) (*sourceSkills, error) {
 	r := &sourceSkills{source: redactURL(source), cleanup: func() {}}
-	var err error
+	rs, err := in.parseRemote(source)
+	if err != nil {
+		return nil, err
+	}
 	switch {
+	case rs != nil:
+		r.pin, r.skills, r.cleanup, err = in.fromRemote(ctx, rs, r.source, "", nil)
 	case isURL(source):
 		file, remove, derr := in.download(ctx, source)
 		if derr != nil {
 			return nil, derr
 		}
-		r.skills, r.cleanup, err = in.fromArchive(ctx, file, r.source)
+		r.skills, r.cleanup, err = in.fromArchive(ctx, file, r.source, "", nil)
 		remove() // extracted: the download is no longer needed
 	default:
 		p := source
@@ -329,7 +336,7 @@ func (in *Installer) resolveSource(ctx context.Context, source string, recorded 
 		if fi.IsDir() {
 			r.skills, err = in.fromFolder(ctx, p, rec)
 		} else {
-			r.skills, r.cleanup, err = in.fromArchive(ctx, p, rec)
+			r.skills, r.cleanup, err = in.fromArchive(ctx, p, rec, "", nil)
 		}
 	}
 	if err != nil {
@@ -339,8 +346,15 @@ func (in *Installer) resolveSource(ctx context.Context, source string, recorded 
 		r.cleanup()
 		return nil, fmt.Errorf("%w: %s holds no skill: no SKILL.md at its root, in the folders up to %d levels down, or where a plugin manifest says", ErrInvalidSource, r.source, searchDepth)
 	}
-	for i := range r.skills {
-		c := &r.skills[i]
+	in.checkAll(r.skills, r.pin)
+	return r, nil
+}
+
+// checkAll checks every skill found in a source read at pin.
+func (in *Installer) checkAll(skills []candidate, pin string) {
+	for i := range skills {
+		c := &skills[i]
+		c.pin = pin
 		name, issues, err := in.check(c.dir)
 		switch {
 		case err != nil:
@@ -355,7 +369,6 @@ func (in *Installer) resolveSource(ctx context.Context, source string, recorded 
 			}
 		}
 	}
-	return r, nil
 }
 
 // recordSource is how the lock file records a local source: relative to
@@ -398,11 +411,13 @@ func (in *Installer) searchError(rec string, err error) error {
 
 // fromArchive finds the skills of an archive file: it extracts the whole
 // archive once, under the default materializer's rules and limits, into
-// a temporary folder that cleanup removes, and searches it as a folder.
-// An archive whose entries all sit in one top folder, as repository
-// snapshots do, is searched from that folder; subpaths stay relative to
-// the archive's root.
-func (in *Installer) fromArchive(ctx context.Context, file, rec string) ([]candidate, func(), error) {
+// a temporary folder that cleanup removes, and searches it as a folder:
+// from base, the folder a published source names, else from the root, or
+// from the one top folder that holds every entry, as in repository
+// snapshots. Subpaths stay relative to the archive's root. With at (a
+// sync, which knows where its skills are), the skills are the folders at
+// those subpaths that hold a SKILL.md, found or not.
+func (in *Installer) fromArchive(ctx context.Context, file, rec, base string, at []string) ([]candidate, func(), error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
@@ -437,8 +452,25 @@ func (in *Installer) fromArchive(ctx context.Context, file, rec string) ([]candi
 	}); err != nil {
 		return fail(fmt.Errorf("archive %s: %w", rec, archiveError(err)))
 	}
-	top := ""
-	if entries, err := os.ReadDir(tmp); err == nil && len(entries) == 1 && entries[0].IsDir() {
+	if at != nil {
+		var out []candidate
+		for _, sub := range at {
+			local, err := filepath.Localize(sub)
+			if sub == "" {
+				local, err = ".", nil
+			}
+			if err != nil {
+				return fail(fmt.Errorf("%w: %s: subpath %q: %w", ErrInvalidLock, rec, sub, err))
+			}
+			dir := filepath.Join(tmp, local)
+			if fi, err := os.Stat(filepath.Join(dir, "SKILL.md")); err == nil && fi.Mode().IsRegular() {
+				out = append(out, candidate{dir: dir, source: rec, subpath: sub})
+			}
+		}
+		return out, cleanup, nil
+	}
+	top := base
+	if entries, err := os.ReadDir(tmp); top == "" && err == nil && len(entries) == 1 && entries[0].IsDir() {
 		top = entries[0].Name()
 	}
 	fsys := root.FS()

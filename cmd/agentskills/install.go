@@ -171,6 +171,9 @@ func printChanges(s *streams, changes []install.Change, f *scopeFlags, err error
 		return installErr(err)
 	}
 	for _, c := range changes {
+		if c.PreviousPin != c.Pin {
+			fmt.Fprintf(s.out, "%-9s %s: %s -> %s\n", "pinned", c.Skill, shortPin(c.PreviousPin), shortPin(c.Pin))
+		}
 		if c.Action == install.ActionUnchanged || c.Action == install.ActionSkipped {
 			continue
 		}
@@ -190,6 +193,21 @@ func printChanges(s *streams, changes []install.Change, f *scopeFlags, err error
 		fmt.Fprintf(s.out, "%-9s %s (%s): %s%s\n", c.Action, c.Skill, what, shortPath(c.Path), backup)
 	}
 	return installErr(err)
+}
+
+// shortPin shortens a commit or a digest as git and registries show them;
+// "" (no pin before) is "none".
+func shortPin(pin string) string {
+	if pin == "" {
+		return "none"
+	}
+	if alg, hex, ok := strings.Cut(pin, ":"); ok && len(hex) > 12 {
+		return alg + ":" + hex[:12]
+	}
+	if len(pin) > 12 {
+		return pin[:12]
+	}
+	return pin
 }
 
 // sourceLabel names a folder inside a source for messages.
@@ -236,7 +254,16 @@ func newAddCmd(s *streams) *cobra.Command {
 		Use:   "add SOURCE...",
 		Short: "Install skills into agents' skill folders",
 		Long: `Add installs the skills of each SOURCE: a folder, an archive (zip, tar,
-tar.gz) or the http(s) URL of one, optionally pinned with #sha256=HEX. It
+tar.gz) or the http(s) URL of one, optionally pinned with #sha256=HEX; a
+GitHub repository, OWNER/REPO[/PATH][@REF] or
+https://github.com/OWNER/REPO[/tree/REF/PATH] (a token from GITHUB_TOKEN or
+GH_TOKEN, GITHUB_API_URL for GitHub Enterprise); or an OCI artifact,
+oci://HOST/REPO:TAG or oci://HOST/REPO@sha256:DIGEST (credentials from the
+Docker configuration). A published source is pinned: the lock file records
+the commit or manifest digest its reference named, sync installs that pin,
+never the moving branch or tag, and needs no network while the skill cache
+holds the content; add again moves the pin and prints the old and new one.
+A folder of the name given wins over a GitHub repository. It
 finds the skills where repositories keep them: a SKILL.md at the root, in
 any folder up to five levels down (not in .git, node_modules and the like),
 in skills/.curated, skills/.system, .claude/skills and the other agents'
@@ -259,6 +286,9 @@ lists them). It never asks anything: -y is accepted, for users of the npm
 skills tool, and changes nothing. Running it again changes nothing and says
 so.`,
 		Example: `  agentskills add ./examples/skills --agent claude-code,codex
+  agentskills add anthropics/skills --list
+  agentskills add anthropics/skills@main --skill pdf
+  agentskills add oci://ghcr.io/acme/review:1.2
   agentskills add ./kit.tgz --list
   agentskills add ./kit.tgz --skill review --global
   agentskills add 'https://example.org/kit.zip#sha256=0123...' --copy

@@ -1,0 +1,246 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source/github"
+	"github.com/agentadaptor/agentadaptor/source/oci"
+)
+
+// remote is a published source (rule 13): a moving reference that
+// resolves to a pin, and the content at a pin, read as an archive.
+type remote interface {
+	// resolve returns the pin the source's reference names now.
+	resolve(ctx context.Context) (string, error)
+	// fetch writes the content at pin to the file dst as an archive
+	// (zip, tar or tar.gz) and returns the folder inside it that the
+	// source names ("" for its root). With within, only that folder of
+	// the content is needed.
+	fetch(ctx context.Context, pin, within string, dst io.Writer) (string, error)
+	// identity names the repository, whatever the reference.
+	identity() string
+}
+
+// parseRemote tells whether source is a published source, and reads it:
+// oci://..., a GitHub address (https://github.com/...), or
+// OWNER/REPO[/PATH][@REF] when it does not start like a path (".", "/",
+// "~") and, as typed (not recorded in a lock file with a pin), no file
+// or folder of that name exists.
+func (in *Installer) parseRemote(source string) (remote, error) {
+	return in.parseSource(source, true)
+}
+
+func (in *Installer) parseSource(source string, typed bool) (remote, error) {
+	switch {
+	case strings.HasPrefix(source, oci.Scheme):
+		ref, err := oci.ParseReference(source)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+		}
+		return &ociSource{ref: ref, opts: []oci.Option{oci.WithCacheRoot(in.cacheRoot)}}, nil
+	case strings.HasPrefix(source, "https://github.com/"), strings.HasPrefix(source, "http://github.com/"):
+		src, err := github.Parse(source)
+		if err != nil {
+			return nil, nil // another page of GitHub: a URL of an archive
+		}
+		return &githubSource{in: in, src: src}, nil
+	case isURL(source), source == "", strings.ContainsAny(source[:1], ".~/\\"), filepath.IsAbs(source), filepath.VolumeName(source) != "":
+		return nil, nil
+	}
+	if _, err := os.Lstat(source); typed && err == nil {
+		return nil, nil
+	}
+	src, err := github.Parse(source)
+	if err != nil {
+		return nil, nil // not a GitHub source either: a local path that does not exist
+	}
+	return &githubSource{in: in, src: src}, nil
+}
+
+// githubSource is a folder of a GitHub repository at a ref.
+type githubSource struct {
+	in     *Installer
+	src    github.Source
+	pinned *github.Pin // set by resolve
+}
+
+func (g *githubSource) identity() string {
+	return "github:" + strings.ToLower(g.src.Owner+"/"+g.src.Repo)
+}
+
+func (g *githubSource) client() (*github.Client, error) {
+	c, err := github.New(github.WithHTTPClient(g.in.http))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+	}
+	return c, nil
+}
+
+func (g *githubSource) resolve(ctx context.Context) (string, error) {
+	c, err := g.client()
+	if err != nil {
+		return "", err
+	}
+	pin, err := c.Resolve(ctx, g.src)
+	if err != nil {
+		return "", githubError(err)
+	}
+	g.pinned = &pin
+	return pin.Commit, nil
+}
+
+func (g *githubSource) fetch(ctx context.Context, commit, within string, dst io.Writer) (string, error) {
+	c, err := g.client()
+	if err != nil {
+		return "", err
+	}
+	pin := github.Pin{Source: g.src, Commit: commit}
+	if g.pinned != nil && g.pinned.Commit == commit {
+		pin = *g.pinned
+	}
+	if within != "" {
+		pin.Source.Path = within
+	}
+	rc, err := c.Opener(pin)(ctx)
+	if err != nil {
+		return "", githubError(err)
+	}
+	defer rc.Close()
+	if err := copyArchive(dst, rc); err != nil {
+		return "", githubError(err)
+	}
+	return pin.Source.Path, nil
+}
+
+// githubError classifies an error of package github.
+func githubError(err error) error {
+	switch {
+	case errors.Is(err, github.ErrInvalidSource), errors.Is(err, github.ErrNotFound),
+		errors.Is(err, skill.ErrArchiveFormat), errors.Is(err, skill.ErrArchiveUnsafe), errors.Is(err, skill.ErrArchiveLimit):
+		return fmt.Errorf("%w: %w", ErrInvalidSource, err)
+	}
+	return fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
+}
+
+// ociSource is a skill in an OCI registry.
+type ociSource struct {
+	ref  oci.Reference
+	opts []oci.Option
+}
+
+func (o *ociSource) identity() string {
+	return "oci:" + o.ref.Host + "/" + o.ref.Repository
+}
+
+func (o *ociSource) resolve(ctx context.Context) (string, error) {
+	d, err := oci.Resolve(ctx, o.ref.String(), o.opts...)
+	if err != nil {
+		return "", ociError(err)
+	}
+	return d, nil
+}
+
+func (o *ociSource) fetch(ctx context.Context, digest, _ string, dst io.Writer) (string, error) {
+	ref := o.ref
+	ref.Digest = digest
+	art, err := oci.Fetch(ctx, ref.String(), o.opts...)
+	if err != nil {
+		return "", ociError(err)
+	}
+	rc, err := art.Open(ctx)
+	if err != nil {
+		return "", ociError(err)
+	}
+	defer rc.Close()
+	if err := copyArchive(dst, rc); err != nil {
+		return "", ociError(err)
+	}
+	return art.Subpath, nil
+}
+
+// ociError classifies an error of package oci.
+func ociError(err error) error {
+	switch {
+	case errors.Is(err, oci.ErrNotFound), errors.Is(err, oci.ErrNoSkill), errors.Is(err, oci.ErrNotRegistry),
+		errors.Is(err, skill.ErrArchiveFormat), errors.Is(err, skill.ErrArchiveUnsafe), errors.Is(err, skill.ErrArchiveLimit):
+		return fmt.Errorf("%w: %w", ErrInvalidSource, err)
+	}
+	return fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
+}
+
+// copyArchive copies an archive of at most the default archive size.
+func copyArchive(dst io.Writer, src io.Reader) error {
+	n, err := io.Copy(dst, io.LimitReader(src, skill.DefaultMaxArchiveSize+1))
+	if err == nil && n > skill.DefaultMaxArchiveSize {
+		return fmt.Errorf("%w: larger than %d bytes", skill.ErrArchiveLimit, skill.DefaultMaxArchiveSize)
+	}
+	return err
+}
+
+// fromRemote reads a published source at pin (resolving its reference
+// first when pin is ""): it fetches the content into a temporary file and
+// finds its skills there, under the folder the source names, or, with
+// within, takes the skills at the subpaths given (a sync, which knows
+// where they are).
+func (in *Installer) fromRemote(ctx context.Context, rs remote, rec, pin string, within []string) (string, []candidate, func(), error) {
+	if pin == "" {
+		var err error
+		if pin, err = rs.resolve(ctx); err != nil {
+			return "", nil, nil, fmt.Errorf("%s: %w", rec, err)
+		}
+	}
+	tmp, err := os.MkdirTemp("", "agentskills-remote-*")
+	if err != nil {
+		return "", nil, nil, err
+	}
+	defer os.RemoveAll(tmp)
+	f, err := os.Create(filepath.Join(tmp, "archive"))
+	if err != nil {
+		return "", nil, nil, err
+	}
+	base, err := rs.fetch(ctx, pin, commonFolder(within), f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("%s at %s: %w", rec, shortPin(pin), err)
+	}
+	cands, cleanup, err := in.fromArchive(ctx, f.Name(), rec, base, within)
+	return pin, cands, cleanup, err
+}
+
+// commonFolder returns the deepest folder that holds every subpath.
+func commonFolder(subpaths []string) string {
+	if len(subpaths) == 0 {
+		return ""
+	}
+	common := subpaths[0]
+	for _, s := range subpaths[1:] {
+		for common != "" && s != common && !strings.HasPrefix(s, common+"/") {
+			common = path.Dir(common)
+			if common == "." {
+				common = ""
+			}
+		}
+	}
+	return common
+}
+
+// shortPin shortens a commit or digest for messages.
+func shortPin(pin string) string {
+	if _, hex, ok := strings.Cut(pin, ":"); ok && len(hex) > 12 {
+		return pin[:len(pin)-len(hex)+12]
+	}
+	if len(pin) > 12 {
+		return pin[:12]
+	}
+	return pin
+}
