@@ -38,10 +38,13 @@
 //     fine). Entries Codex keeps there itself (.system) are left alone.
 //     Before every run the links are brought up to date with the user's
 //     skills.
-//  3. config.toml is a copy of the user's, copied again whenever the user's
-//     changes (Codex's own edits to the managed copy last until then), so
-//     the user's model, provider and settings apply. AGENTS.md is a link to
-//     the user's.
+//  3. config.toml is a copy of the user's (a regular file of at most 1
+//     MiB), copied again whenever the user's changes (Codex's own edits to
+//     the managed copy last until then), so the user's model, provider and
+//     settings apply. AGENTS.md, AGENTS.override.md, prompts/ and rules/
+//     are links to the user's. Other files of the user's home are not
+//     there: a path in config.toml relative to the Codex home resolves in
+//     the managed home, so give such paths absolute.
 //  4. auth.json is a link to the user's, so a logged-in user stays logged
 //     in. A copy would not do: a token refresh rotates the refresh token,
 //     and the copy left behind would hold a spent one. Codex 0.169.0, when
@@ -60,7 +63,10 @@
 //     half installed for good; so while a home has no skills/.system, runs
 //     in it take turns (a file lock, waited for as long as the context
 //     allows). Later runs share the home freely.
-//  6. Nothing is written to the user's Codex home or to the workspace.
+//  6. Nothing is written to the user's Codex home or to the workspace by
+//     the driver. Codex itself writes through the auth.json link when it
+//     refreshes a token (rule 4), leaving an auth.json.lock beside the
+//     user's file, as it does in the user's own runs.
 //
 // # Checks
 //
@@ -72,9 +78,10 @@
 //  2. turn.failed is a *driver.AgentError; an output without
 //     turn.completed is driver.ErrNoResult, or a *driver.ProcessError when
 //     the process failed. A resume of a session Codex does not have is
-//     driver.ErrResumeRejected: Codex fails for an unknown thread id, and
-//     starts a new thread for an id that is not one of its own, which the
-//     driver stops as soon as it reports the other thread id. Codex does not report which skills it
+//     driver.ErrResumeRejected, before Codex starts when the id is not a
+//     UUID or has no session file in the managed home (Codex would start a
+//     new thread under an odd id and send it the prompt), else when Codex
+//     refuses it or reports another thread id (the run is stopped then). Codex does not report which skills it
 //     loaded, so there is no check after the start; the InitEvent carries
 //     the session id only.
 //
@@ -127,8 +134,11 @@ type Config struct {
 	// and auth.json the managed home uses. Default: $CODEX_HOME, else
 	// ~/.codex.
 	Home string
-	// WithoutUserSkills leaves the user's own skills out of runs. Default
-	// false: they are there, as they are for the user's own Codex.
+	// WithoutUserSkills leaves the skills of the user's Codex home
+	// ($CODEX_HOME/skills) out of runs. Codex still reads ~/.agents/skills
+	// and the repository's, which no setting turns off; a skill there named
+	// like one of the run's is refused all the same. Default false: the
+	// user's skills are there, as they are for the user's own Codex.
 	WithoutUserSkills bool
 	// CacheRoot is the folder that holds the managed homes (under
 	// homes/codex). Default: skill.DefaultCacheRoot().
@@ -194,11 +204,16 @@ func (d *codexDriver) Run(ctx context.Context, req *driver.Request) (*driver.Res
 		}
 		return nil, fmt.Errorf("codex: %w", err)
 	}
-	if err := checkShadows(ctx, req.Skills, workspace, process.Getenv(env, "HOME")); err != nil {
+	if err := checkShadows(ctx, listedNames(req.Skills), otherSkillsDirs(workspace, process.Getenv(env, "HOME"))); err != nil {
 		return nil, err
 	}
 	env = process.MergeEnv(env, []string{"CODEX_HOME=" + managed})
 
+	if req.Resume != "" {
+		if err := checkResume(managed, req.Resume); err != nil {
+			return nil, err
+		}
+	}
 	unlock, err := firstRun(ctx, managed)
 	if err != nil {
 		return nil, fmt.Errorf("codex: %w", err)
@@ -217,7 +232,7 @@ func (d *codexDriver) Run(ctx context.Context, req *driver.Request) (*driver.Res
 	}, func(b []byte) error {
 		started := p.started
 		p.parse(b)
-		if !started && p.started && req.Resume != "" && p.threadID != req.Resume {
+		if !started && p.started && req.Resume != "" && !strings.EqualFold(p.threadID, req.Resume) {
 			// Codex starts a new thread for an id that is not one of its
 			// own instead of failing: stop it before it answers.
 			mismatch = fmt.Errorf("%w: session %s: codex started thread %s instead", driver.ErrResumeRejected, req.Resume, p.threadID)
@@ -302,6 +317,39 @@ func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, run
 		return nil, perr
 	}
 	return res, nil
+}
+
+// checkResume refuses, before Codex starts, an id that is not a Codex
+// thread id (Codex would start a new thread under it and send the prompt)
+// or that has no session in the managed home, where Codex keeps them.
+func checkResume(home, id string) error {
+	if !isUUID(id) {
+		return fmt.Errorf("%w: %q is not a Codex session id (a UUID, as Result.SessionID gives)", driver.ErrResumeRejected, id)
+	}
+	pattern := filepath.Join(home, "sessions", "*", "*", "*", "rollout-*-"+strings.ToLower(id)+".jsonl")
+	if m, _ := filepath.Glob(pattern); len(m) == 0 {
+		return fmt.Errorf("%w: session %s is not in %s; a session resumes only with the skill set it started with", driver.ErrResumeRejected, id, home)
+	}
+	return nil
+}
+
+// isUUID reports whether s is a UUID in its text form, in any case.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return false
+			}
+		case '0' <= c && c <= '9', 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // resumeRefused reports whether Codex's error output says it has no

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -21,6 +22,11 @@ import (
 
 // homesDir is where managed Codex homes live under the cache root.
 const homesDir = "homes/codex"
+
+// linkedFromUser are the entries of the user's Codex home that the managed
+// home links to: the login, and the instructions, prompts and rules Codex
+// reads but does not write.
+var linkedFromUser = []string{"auth.json", "AGENTS.md", "AGENTS.override.md", "prompts", "rules"}
 
 // configSource records, in a managed home, the SHA-256 of the user's
 // config.toml that was last copied there.
@@ -77,7 +83,7 @@ func home(ctx context.Context, root string, rs driver.ResolvedSkills, userHome s
 	if err := syncConfig(dir, userHome); err != nil {
 		return "", fmt.Errorf("managed Codex home %s: %w", dir, err)
 	}
-	for _, name := range []string{"auth.json", "AGENTS.md"} {
+	for _, name := range linkedFromUser {
 		if err := syncLink(filepath.Join(dir, name), filepath.Join(userHome, name)); err != nil {
 			return "", fmt.Errorf("managed Codex home %s: %w", dir, err)
 		}
@@ -125,6 +131,13 @@ func wantedSkills(ctx context.Context, rs driver.ResolvedSkills, userHome string
 		if !same {
 			return nil, &driver.ShadowError{Name: name, Ours: ours, Theirs: theirs}
 		}
+		// The same skill: ours stays linked under the name.
+	}
+	// Codex lists skills by their front matter's name, wherever they sit
+	// in the folder: one of the user's listed by the name of one of ours
+	// must be ours.
+	if err := checkShadows(ctx, listedNames(rs), []string{userDir}); err != nil {
+		return nil, err
 	}
 	return want, nil
 }
@@ -190,7 +203,7 @@ func placeLink(path, target string) error {
 func syncConfig(dir, userHome string) error {
 	managed := filepath.Join(dir, "config.toml")
 	source := filepath.Join(dir, configSource)
-	data, err := os.ReadFile(filepath.Join(userHome, "config.toml"))
+	data, err := readConfig(filepath.Join(userHome, "config.toml"))
 	if errors.Is(err, fs.ErrNotExist) {
 		if _, serr := os.Stat(source); serr == nil {
 			os.Remove(managed)
@@ -199,7 +212,7 @@ func syncConfig(dir, userHome string) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("read the user's config.toml: %w", err)
+		return err
 	}
 	sum := sha256.Sum256(data)
 	digest := []byte(hex.EncodeToString(sum[:]))
@@ -212,6 +225,34 @@ func syncConfig(dir, userHome string) error {
 		return err
 	}
 	return writeAtomic(source, digest)
+}
+
+// maxConfigSize bounds the user's config.toml.
+const maxConfigSize = 1 << 20
+
+// readConfig reads the user's config.toml: a regular file (a FIFO or a
+// device would block or never end) of at most maxConfigSize bytes.
+func readConfig(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("the user's %s is not a regular file; Codex settings must be one", path)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
+	if err != nil {
+		return nil, fmt.Errorf("read the user's %s: %w", path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read the user's %s: %w", path, err)
+	}
+	if len(data) > maxConfigSize {
+		return nil, fmt.Errorf("the user's %s is over %d bytes; that is no Codex configuration", path, maxConfigSize)
+	}
+	return data, nil
 }
 
 // syncLink makes path a link to the user's file target when that exists,

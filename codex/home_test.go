@@ -1,11 +1,14 @@
 package codex
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentadaptor/agentadaptor/driver"
 )
@@ -172,5 +175,55 @@ func BenchmarkHome200Warm(b *testing.B) {
 		if _, err := home(b.Context(), root, rs, user, true); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// Codex lists skills by their front matter's name, anywhere under a root:
+// one of the user's, or the repository's, listed under the name of one of
+// ours with other content is refused.
+func TestClashByListedName(t *testing.T) {
+	root, src := t.TempDir(), t.TempDir()
+	ours := writeSkill(t, src, "review", "ours")
+	user, ws := t.TempDir(), t.TempDir()
+	// A folder of another name, deeper down, whose front matter says review.
+	other := filepath.Join(user, "skills", "team", "review-old")
+	os.MkdirAll(other, 0o755)
+	os.WriteFile(filepath.Join(other, "SKILL.md"), []byte("---\nname: review\ndescription: old\n---\ntheirs\n"), 0o644)
+	_, err := home(t.Context(), root, resolved(ours), user, true)
+	var se *driver.ShadowError
+	if !errors.As(err, &se) || se.Theirs != other {
+		t.Fatalf("home = %v, want a *driver.ShadowError naming %s", err, other)
+	}
+	repo := filepath.Join(ws, ".agents", "skills", "x", "y")
+	os.MkdirAll(repo, 0o755)
+	os.WriteFile(filepath.Join(repo, "SKILL.md"), []byte("---\nname: review\ndescription: repo\n---\nrepo\n"), 0o644)
+	err = checkShadows(t.Context(), listedNames(resolved(ours)), otherSkillsDirs(ws, t.TempDir()))
+	if !errors.As(err, &se) || se.Theirs != repo {
+		t.Fatalf("checkShadows = %v, want a *driver.ShadowError naming %s", err, repo)
+	}
+	// Hidden folders are not read, and a loop of links ends.
+	os.RemoveAll(filepath.Join(ws, ".agents", "skills", "x"))
+	os.MkdirAll(filepath.Join(ws, ".agents", "skills", ".hidden", "review"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".agents", "skills", ".hidden", "review", "SKILL.md"), []byte("---\nname: review\ndescription: d\n---\n"), 0o644)
+	os.Symlink(filepath.Join(ws, ".agents"), filepath.Join(ws, ".agents", "skills", "loop"))
+	if err := checkShadows(t.Context(), listedNames(resolved(ours)), otherSkillsDirs(ws, t.TempDir())); err != nil {
+		t.Errorf("checkShadows = %v, want nil", err)
+	}
+}
+
+func TestHomeRefusesOddConfig(t *testing.T) {
+	for name, make := range map[string]func(p string){
+		"too big": func(p string) { f, _ := os.Create(p); f.Truncate(maxConfigSize + 1); f.Close() },
+		"a FIFO":  func(p string) { mkfifo(t, p) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			user := t.TempDir()
+			make(filepath.Join(user, "config.toml"))
+			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+			defer cancel()
+			if _, err := home(ctx, t.TempDir(), resolved(), user, true); err == nil || !strings.Contains(err.Error(), "config.toml") {
+				t.Errorf("home = %v, want an error naming config.toml", err)
+			}
+		})
 	}
 }

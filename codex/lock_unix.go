@@ -50,3 +50,6 @@ func ready(home string) bool {
 	_, err := os.Stat(filepath.Join(home, "skills", ".system"))
 	return !errors.Is(err, fs.ErrNotExist)
 }
+
+// nonBlock opens a file without blocking on a FIFO.
+const nonBlock = unix.O_NONBLOCK

@@ -46,9 +46,10 @@ type item struct {
 
 // usage is turn.completed's usage.
 type usage struct {
-	InputTokens       int64 `json:"input_tokens"`
-	CachedInputTokens int64 `json:"cached_input_tokens"`
-	OutputTokens      int64 `json:"output_tokens"`
+	InputTokens           int64 `json:"input_tokens"`
+	CachedInputTokens     int64 `json:"cached_input_tokens"`
+	CacheWriteInputTokens int64 `json:"cache_write_input_tokens"`
+	OutputTokens          int64 `json:"output_tokens"`
 }
 
 // parse reads one line and reports its events.
@@ -83,7 +84,8 @@ func (p *parser) parse(b []byte) {
 			ev := &driver.ResultEvent{SessionID: p.threadID, Text: p.lastText, Raw: raw}
 			var u usage
 			if err := json.Unmarshal(l["usage"], &u); err == nil {
-				ev.Usage = &driver.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadInputTokens: u.CachedInputTokens}
+				ev.Usage = &driver.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+					CacheReadInputTokens: u.CachedInputTokens, CacheCreationInputTokens: u.CacheWriteInputTokens}
 			} else if len(l["usage"]) > 0 {
 				p.send(&driver.ErrorEvent{Message: fmt.Sprintf("cannot decode the turn's usage (%v): %s", err, excerpt(l["usage"]))})
 			}

@@ -338,13 +338,43 @@ func TestRealFirstRunsAndOddResumeIDs(t *testing.T) {
 	if installed == 0 {
 		t.Errorf("no built-in skill installed in %s", homes[0])
 	}
-	// Codex may have sent its first request by the time it reports the
-	// new thread; the run is stopped then, and its answer never returned.
+	// An id that is not a Codex session id is refused before Codex starts
+	// (Codex would start a new thread under it and send the prompt).
+	before := len(r.server.ResponseRequests())
 	res, err := agent.Run(runCtx(t), "x", adaptor.WithResume("not-a-session-id"))
 	if !errors.Is(err, driver.ErrResumeRejected) || res != nil {
 		t.Errorf("resume of an odd id = %v, %v; want ErrResumeRejected", res, err)
 	}
+	if len(r.server.ResponseRequests()) != before {
+		t.Error("the refused resume reached the model")
+	}
+	// A session id in capitals is the same session.
+	first, err := agent.Run(runCtx(t), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := agent.Run(runCtx(t), "y", adaptor.WithResume(strings.ToUpper(first.SessionID)))
+	if err != nil || !strings.EqualFold(again.SessionID, first.SessionID) {
+		t.Errorf("resume in capitals = %v, %v; want session %s", again, err, first.SessionID)
+	}
 	if left := modeltest.Processes(r.marker); len(left) > 0 {
 		t.Errorf("processes left after the refused resume: %v", left)
+	}
+}
+
+// A skill of the user's whose front matter gives it the name of one of
+// ours, in a folder of another name, is refused: Codex would list both.
+func TestRealClashByListedName(t *testing.T) {
+	r := newRig(t, modeltest.Respond(modeltest.Answer("ok")))
+	theirs := filepath.Join(r.userCodex, "skills", "old", "review-v1")
+	os.MkdirAll(theirs, 0o755)
+	os.WriteFile(filepath.Join(theirs, "SKILL.md"), []byte(skillText("review", "Mine.", "Mine.")), 0o644)
+	_, err := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", skillText("review", "Ours.", "Ours.")))).Run(runCtx(t), "x")
+	var se *driver.ShadowError
+	if !errors.As(err, &se) || se.Theirs != theirs {
+		t.Fatalf("run = %v, want a *driver.ShadowError naming %s", err, theirs)
+	}
+	if n := len(r.server.Requests()); n != 0 {
+		t.Errorf("the refused run sent %d requests", n)
 	}
 }

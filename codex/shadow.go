@@ -2,9 +2,7 @@ package codex
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -41,29 +39,36 @@ func isRepoTop(dir string) bool {
 	return err == nil
 }
 
-// checkShadows fails when one of those folders holds a skill named like
-// one of rs with other content.
-func checkShadows(ctx context.Context, rs driver.ResolvedSkills, workspace, home string) error {
-	dirs := otherSkillsDirs(workspace, home)
+// listedNames maps the name Codex lists each of rs by (its front matter's
+// name) to the skill.
+func listedNames(rs driver.ResolvedSkills) map[string]driver.ResolvedSkill {
+	out := make(map[string]driver.ResolvedSkill, len(rs.Entries))
 	for _, e := range rs.Entries {
-		for _, d := range dirs {
-			theirs := filepath.Join(d, e.RuntimeName)
-			fi, err := os.Stat(theirs)
-			if errors.Is(err, fs.ErrNotExist) {
+		out[listedName(e.Path)] = e
+	}
+	return out
+}
+
+// checkShadows fails when a skill Codex would list from one of roots has
+// the listed name of one of ours and other content: Codex would list both
+// under one name, and neither wins.
+func checkShadows(ctx context.Context, ours map[string]driver.ResolvedSkill, roots []string) error {
+	for _, root := range roots {
+		skills, err := scanSkills(ctx, root)
+		if err != nil {
+			return err
+		}
+		for _, f := range skills {
+			e, ok := ours[f.name]
+			if !ok {
 				continue
 			}
+			same, err := treecmp.Equal(ctx, e.Path, f.dir)
 			if err != nil {
-				return fmt.Errorf("codex: check for a skill competing with %q: %w", e.RuntimeName, err)
-			}
-			if !fi.IsDir() {
-				continue
-			}
-			same, err := treecmp.Equal(ctx, e.Path, theirs)
-			if err != nil {
-				return fmt.Errorf("codex: compare skill %q with %s: %w", e.RuntimeName, theirs, err)
+				return fmt.Errorf("codex: compare skill %q with %s: %w", f.name, f.dir, err)
 			}
 			if !same {
-				return &driver.ShadowError{Name: e.RuntimeName, Ours: e.Path, Theirs: theirs}
+				return &driver.ShadowError{Name: f.name, Ours: e.Path, Theirs: f.dir}
 			}
 		}
 	}
