@@ -45,9 +45,11 @@ func firstRun(ctx context.Context, home string) (unlock func(), err error) {
 	return func() { f.Close() }, nil
 }
 
-// ready reports whether Codex has installed its built-in skills in home.
+// ready reports whether Codex has installed its built-in skills in home:
+// the marker file it writes once they are all in place (Codex 0.169.0
+// fills skills/.system in place, so the folder alone says nothing).
 func ready(home string) bool {
-	_, err := os.Stat(filepath.Join(home, "skills", ".system"))
+	_, err := os.Stat(filepath.Join(home, "skills", ".system", ".codex-system-skills.marker"))
 	return !errors.Is(err, fs.ErrNotExist)
 }
 
