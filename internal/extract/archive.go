@@ -67,13 +67,17 @@ func Archive(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, opts 
 
 // counter counts the bytes that come out of a decompressor, fails once
 // they pass the total limit, and checks for cancellation on every read.
+// It also keeps what the tar checks need of the stream: the last block of
+// 512 bytes read (after tar.Reader.Next, the raw header it parsed, for
+// checkRawHeader) and how many of the bytes read last are zero (for the
+// end marker).
 type counter struct {
-	ctx   context.Context
-	r     io.Reader
-	n     int64
-	limit int64
-	zeros int64 // how many of the last bytes read are zero
-	last  [512]byte
+	ctx       context.Context
+	r         io.Reader
+	n         int64
+	limit     int64
+	zeros     int64 // how many of the last bytes read are zero
+	lastBlock [512]byte
 }
 
 // Read reads from the decompressor, counting and checking.
@@ -83,11 +87,11 @@ func (c *counter) Read(p []byte) (int, error) {
 	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)
-	if n >= len(c.last) {
-		copy(c.last[:], p[n-len(c.last):n])
+	if n >= len(c.lastBlock) {
+		copy(c.lastBlock[:], p[n-len(c.lastBlock):n])
 	} else {
-		copy(c.last[:], c.last[n:])
-		copy(c.last[len(c.last)-n:], p[:n])
+		copy(c.lastBlock[:], c.lastBlock[n:])
+		copy(c.lastBlock[len(c.lastBlock)-n:], p[:n])
 	}
 	i := n
 	for i > 0 && p[i-1] == 0 {
@@ -233,7 +237,7 @@ func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os
 			err = unsafeEntry(h.Name, "sparse files are not allowed")
 		}
 		if err == nil {
-			err = checkRawHeader(h, &c.last)
+			err = checkRawHeader(h, &c.lastBlock)
 		}
 		if err == nil {
 			err = p.add(h.Name, k, h.Mode&0o111 != 0, h.Size, h.Linkname)
@@ -262,7 +266,7 @@ func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os
 	tr = tar.NewReader(&counter{ctx: ctx, r: src, limit: opts.MaxTotalSize})
 	w := newWriter(dst, opts.MaxTotalSize, opts.Writable)
 	defer w.close()
-	out := newFiles(ctx, len(p.entries))
+	out := newFileWriter(ctx, len(p.entries))
 	for i := 0; ; {
 		h, err := tr.Next()
 		if err == io.EOF {
@@ -405,7 +409,7 @@ func extractZip(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, op
 
 	w := newWriter(dst, opts.MaxTotalSize, opts.Writable)
 	defer w.close()
-	out := newFiles(ctx, len(zr.File))
+	out := newFileWriter(ctx, len(zr.File))
 	for i, f := range zr.File {
 		e := p.entries[i]
 		if e.kind != kindFile || e.rel == "" {

@@ -116,16 +116,13 @@ func copyFSFile(ctx context.Context, w *writer, fsys fs.FS, name string, e entry
 	return w.write(ctx, e.rel, e.exec, f, limit)
 }
 
-// sameFile reports whether two descriptions of a file from the os package
-// name the same file; descriptions from other file systems carry no
-// identity and are taken as the same.
+// sameFile reports whether two descriptions name the same file. Only
+// descriptions made by package os carry a file's identity, and os.SameFile
+// of such a description with itself is true; descriptions from other file
+// systems are taken as the same.
 func sameFile(a, b fs.FileInfo) bool {
-	if a == nil || b == nil || fmt.Sprintf("%T", a) != osFileInfo || fmt.Sprintf("%T", b) != osFileInfo {
+	if a == nil || b == nil || !os.SameFile(a, a) || !os.SameFile(b, b) {
 		return true
 	}
 	return os.SameFile(a, b)
 }
-
-// osFileInfo is the type of the descriptions os.Stat returns (a test
-// checks it).
-const osFileInfo = "*os.fileStat"

@@ -147,15 +147,15 @@ func isReserved(base string) bool {
 	return false
 }
 
-// folder computes the key under which two names collide on a
-// case-insensitive, normalizing file system.
-type folder struct {
+// caseFolder computes the key under which two names collide on a
+// case-insensitive, normalizing file system (Unicode case folding).
+type caseFolder struct {
 	caser cases.Caser
 }
 
-func newFolder() *folder { return &folder{caser: cases.Fold()} }
+func newCaseFolder() *caseFolder { return &caseFolder{caser: cases.Fold()} }
 
-func (f *folder) key(name string) string {
+func (f *caseFolder) key(name string) string {
 	ascii := true
 	for i := 0; i < len(name); i++ {
 		if name[i] >= utf8.RuneSelf {

@@ -3,9 +3,12 @@ package extract
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // pathOf returns a path of exactly n bytes made of elements of at most 255
@@ -308,7 +311,7 @@ func TestFoldKey(t *testing.T) {
 		{"fi", "f", false},
 		{"a/b", "a.b", false},
 	}
-	f := newFolder()
+	f := newCaseFolder()
 	for _, tc := range cases {
 		t.Run(tc.a+"|"+tc.b, func(t *testing.T) {
 			ka, kb := f.key(tc.a), f.key(tc.b)
@@ -351,12 +354,37 @@ func TestFoldCollisionsInArchive(t *testing.T) {
 	}
 }
 
-func TestOSFileInfoType(t *testing.T) {
-	fi, err := os.Stat(t.TempDir())
+func TestSameFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a", "b"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(name), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stat := func(name string) fs.FileInfo {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi
+	}
+	mapInfo, err := fs.Stat(fstest.MapFS{"a": {Data: []byte("a")}}, "a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprintf("%T", fi); got != osFileInfo {
-		t.Errorf("os.Stat returns %s, want %s: update osFileInfo", got, osFileInfo)
+	tests := []struct {
+		name string
+		a, b fs.FileInfo
+		want bool
+	}{
+		{"one file twice", stat("a"), stat("a"), true},
+		{"two files", stat("a"), stat("b"), false},
+		{"a description without identity", stat("a"), mapInfo, true},
+		{"none", nil, stat("a"), true},
+	}
+	for _, tt := range tests {
+		if got := sameFile(tt.a, tt.b); got != tt.want {
+			t.Errorf("sameFile(%s) = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

@@ -142,7 +142,7 @@ type node struct {
 // names, their collisions, the entry count and the declared sizes.
 type plan struct {
 	opts    Options
-	fold    *folder
+	fold    *caseFolder
 	root    node // the archive root
 	entries []entry
 	implied int   // folders the names imply that no entry lists
@@ -158,7 +158,7 @@ func (p *plan) tooMany() error {
 }
 
 func newPlan(opts Options) *plan {
-	return &plan{opts: opts, fold: newFolder(), root: node{dir: true, explicit: true}}
+	return &plan{opts: opts, fold: newCaseFolder(), root: node{dir: true, explicit: true}}
 }
 
 // add checks one entry and records it. The name is the raw archive name;

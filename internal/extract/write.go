@@ -203,41 +203,42 @@ func (w *writer) writeAll(rel string, exec bool, data []byte) (cache.File, error
 	return f, err
 }
 
-// files collects the files written by concurrent jobs. Creating files is
+// fileWriter writes files from concurrent jobs and collects their
+// descriptions. Creating files is
 // dominated by system-call latency, so small files are written by a few
 // goroutines while the caller goes on decoding the archive. At most
 // GOMAXPROCS+1 small files are held in memory at once.
-type files struct {
+type fileWriter struct {
 	g    *errgroup.Group
 	ctx  context.Context
 	mu   sync.Mutex
 	list []cache.File
 }
 
-func newFiles(ctx context.Context, capacity int) *files {
+func newFileWriter(ctx context.Context, capacity int) *fileWriter {
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0) + 1)
-	return &files{g: g, ctx: ctx, list: make([]cache.File, 0, capacity)}
+	return &fileWriter{g: g, ctx: ctx, list: make([]cache.File, 0, capacity)}
 }
 
-func (fs *files) add(f cache.File) {
-	fs.mu.Lock()
-	fs.list = append(fs.list, f)
-	fs.mu.Unlock()
+func (fw *fileWriter) add(f cache.File) {
+	fw.mu.Lock()
+	fw.list = append(fw.list, f)
+	fw.mu.Unlock()
 }
 
 // writeFrom writes a file of declared size from r: small files are read
 // into a buffer and written by another goroutine, large ones streamed here.
-func (fs *files) writeFrom(w *writer, rel string, exec bool, r io.Reader, size, limit int64) error {
-	if err := fs.ctx.Err(); err != nil {
-		return fs.wait(err)
+func (fw *fileWriter) writeFrom(w *writer, rel string, exec bool, r io.Reader, size, limit int64) error {
+	if err := fw.ctx.Err(); err != nil {
+		return fw.wait(err)
 	}
 	if size < 0 || size >= bufSize {
-		f, err := w.write(fs.ctx, rel, exec, r, limit)
+		f, err := w.write(fw.ctx, rel, exec, r, limit)
 		if err != nil {
-			return fs.wait(err)
+			return fw.wait(err)
 		}
-		fs.add(f)
+		fw.add(f)
 		return nil
 	}
 	bp := bufPool.Get().(*[]byte)
@@ -257,15 +258,15 @@ func (fs *files) writeFrom(w *writer, rel string, exec bool, r io.Reader, size, 
 	}
 	if err != nil {
 		bufPool.Put(bp)
-		return fs.wait(err)
+		return fw.wait(err)
 	}
-	fs.g.Go(func() error {
+	fw.g.Go(func() error {
 		defer bufPool.Put(bp)
 		f, err := w.writeAll(rel, exec, (*bp)[:n])
 		if err != nil {
 			return err
 		}
-		fs.add(f)
+		fw.add(f)
 		return nil
 	})
 	return nil
@@ -276,8 +277,8 @@ func (fs *files) writeFrom(w *writer, rel string, exec bool, r io.Reader, size, 
 //
 // A job's failure cancels the others, and the caller may see only that
 // cancellation: the job's own error is the one that counts.
-func (fs *files) wait(err error) error {
-	gerr := fs.g.Wait()
+func (fw *fileWriter) wait(err error) error {
+	gerr := fw.g.Wait()
 	switch {
 	case gerr != nil && !isCancel(gerr):
 		return gerr
