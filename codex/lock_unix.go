@@ -46,8 +46,8 @@ func firstRun(ctx context.Context, home string) (unlock func(), err error) {
 }
 
 // ready reports whether Codex has installed its built-in skills in home:
-// the marker file it writes once they are all in place (Codex 0.169.0
-// fills skills/.system in place, so the folder alone says nothing).
+// the marker file it writes with them is there (Codex 0.169.0 fills
+// skills/.system in place, so the folder alone says less).
 func ready(home string) bool {
 	_, err := os.Stat(filepath.Join(home, "skills", ".system", ".codex-system-skills.marker"))
 	return !errors.Is(err, fs.ErrNotExist)
