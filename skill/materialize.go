@@ -356,94 +356,126 @@ func (m *defaultMaterializer) archive(ctx context.Context, open Opener, format F
 		return "", "", fmt.Errorf("open archive: %w", err)
 	}
 	defer rc.Close()
+	st := &lazyStaging{store: store, name: name}
+	defer st.close()
 
-	var st *cache.Staging
-	defer func() {
-		if st != nil {
-			st.Close()
-		}
-	}()
-	stage := func() (*cache.Staging, error) {
-		if st == nil {
-			var err error
-			st, err = store.Stage(name)
-			return st, err
-		}
-		return st, nil
+	in, err := m.read(ctx, rc, st)
+	if err != nil {
+		return "", "", err
 	}
-
-	var (
-		data io.ReaderAt
-		size int64
-		sum  [32]byte
-	)
-	switch r := rc.(type) {
-	case memReader: // from ArchiveBytes: the bytes are hashed and read in place
-		b := r.data
-		if int64(len(b)) > m.cfg.maxArchive {
-			return "", "", m.tooLarge()
-		}
-		data, size, sum = bytes.NewReader(b), int64(len(b)), sha256.Sum256(b)
-	case io.ReadSeeker:
-		// A file: hash it where it is, and copy it only on a miss.
-		if _, err := r.Seek(0, io.SeekCurrent); err != nil {
-			if data, size, sum, err = m.spool(ctx, rc, stage); err != nil {
-				return "", "", err
-			}
-			break
-		}
-		if size, sum, err = m.hashStream(ctx, r, nil); err != nil {
-			return "", "", err
-		}
-	default:
-		if data, size, sum, err = m.spool(ctx, rc, stage); err != nil {
-			return "", "", err
-		}
-	}
-
-	key := m.memoKey(sum, format, subpath, name)
+	key := m.memoKey(in.sum, format, subpath, name)
 	if digest, ok := store.Memo(key); ok {
 		if dir, ok := store.Lookup(digest, name); ok {
 			return dir, digest, nil
 		}
 	}
-	if data == nil { // seekable: copy it privately, checking it did not change
-		rs := rc.(io.ReadSeeker)
-		if _, err := rs.Seek(0, io.SeekStart); err != nil {
-			return "", "", err
-		}
-		if _, err := stage(); err != nil {
-			return "", "", err
-		}
-		f, err := st.File("spool")
-		if err != nil {
-			return "", "", err
-		}
-		_, again, err := m.hashStream(ctx, rs, f)
-		if err != nil {
-			return "", "", err
-		}
-		if again != sum {
-			return "", "", fmt.Errorf("%w: the archive changed while it was read", ErrArchiveFormat)
-		}
-		data = f
+	data, err := m.private(ctx, in, st)
+	if err != nil {
+		return "", "", err
 	}
-	if _, err := stage(); err != nil {
+	staging, err := st.get()
+	if err != nil {
 		return "", "", err
 	}
 	opts := m.limits()
 	opts.Format, opts.Subpath = extract.Format(format), subpath
-	opts.Scratch = func() (*os.File, error) { return st.File("scratch") }
-	files, err := extract.Archive(ctx, data, size, st.Root(), opts)
+	opts.Scratch = func() (*os.File, error) { return staging.File("scratch") }
+	files, err := extract.Archive(ctx, data, in.size, staging.Root(), opts)
 	if err != nil {
 		return "", "", err
 	}
-	dir, digest, err := st.Publish(files)
+	dir, digest, err := staging.Publish(files)
 	if err != nil {
 		return "", "", err
 	}
 	store.SetMemo(key, digest) // best effort: a missing memo costs an extraction
 	return dir, digest, nil
+}
+
+// lazyStaging is a staging area created on first use, for the archive
+// paths that need one (a spool, an extraction) and the memo hit that does
+// not.
+type lazyStaging struct {
+	store *cache.Store
+	name  string
+	st    *cache.Staging
+}
+
+func (l *lazyStaging) get() (*cache.Staging, error) {
+	if l.st == nil {
+		st, err := l.store.Stage(l.name)
+		if err != nil {
+			return nil, err
+		}
+		l.st = st
+	}
+	return l.st, nil
+}
+
+func (l *lazyStaging) close() {
+	if l.st != nil {
+		l.st.Close()
+	}
+}
+
+// archiveInput is an archive read once to its end and hashed. Its bytes
+// are in data, or, for a seekable source hashed where it is, still only
+// in file.
+type archiveInput struct {
+	data io.ReaderAt
+	file io.ReadSeeker
+	size int64
+	sum  [32]byte
+}
+
+// read reads and hashes the archive: bytes from ArchiveBytes in place, a
+// seekable stream (a file) where it is, anything else spooled.
+func (m *defaultMaterializer) read(ctx context.Context, rc io.ReadCloser, st *lazyStaging) (archiveInput, error) {
+	var in archiveInput
+	var err error
+	switch r := rc.(type) {
+	case memReader: // from ArchiveBytes: the bytes are hashed and read in place
+		if int64(len(r.data)) > m.cfg.maxArchive {
+			return in, m.tooLarge()
+		}
+		in.data, in.size, in.sum = bytes.NewReader(r.data), int64(len(r.data)), sha256.Sum256(r.data)
+		return in, nil
+	case io.ReadSeeker:
+		if _, err := r.Seek(0, io.SeekCurrent); err == nil {
+			in.file = r
+			in.size, in.sum, err = m.hashStream(ctx, r, nil)
+			return in, err
+		}
+	}
+	in.data, in.size, in.sum, err = m.spool(ctx, rc, st)
+	return in, err
+}
+
+// private returns the archive's bytes to extract from: in.data, or a
+// private copy of in.file, checked to be what was hashed.
+func (m *defaultMaterializer) private(ctx context.Context, in archiveInput, st *lazyStaging) (io.ReaderAt, error) {
+	if in.data != nil {
+		return in.data, nil
+	}
+	if _, err := in.file.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	staging, err := st.get()
+	if err != nil {
+		return nil, err
+	}
+	f, err := staging.File("spool")
+	if err != nil {
+		return nil, err
+	}
+	_, again, err := m.hashStream(ctx, in.file, f)
+	if err != nil {
+		return nil, err
+	}
+	if again != in.sum {
+		return nil, fmt.Errorf("%w: the archive changed while it was read", ErrArchiveFormat)
+	}
+	return f, nil
 }
 
 func (m *defaultMaterializer) tooLarge() error {
@@ -473,7 +505,7 @@ func (m *defaultMaterializer) hashStream(ctx context.Context, r io.Reader, w io.
 // spool reads a stream to its end, in memory while it is small and into a
 // private file in the staging area beyond that, so memory use does not
 // grow with the archive.
-func (m *defaultMaterializer) spool(ctx context.Context, r io.Reader, stage func() (*cache.Staging, error)) (io.ReaderAt, int64, [32]byte, error) {
+func (m *defaultMaterializer) spool(ctx context.Context, r io.Reader, stage *lazyStaging) (io.ReaderAt, int64, [32]byte, error) {
 	var sum [32]byte
 	var head bytes.Buffer
 	n, err := head.ReadFrom(io.LimitReader(ctxReader{ctx, r}, spoolInMemory+1))
@@ -487,7 +519,7 @@ func (m *defaultMaterializer) spool(ctx context.Context, r io.Reader, stage func
 		b := head.Bytes()
 		return bytes.NewReader(b), n, sha256.Sum256(b), nil
 	}
-	st, err := stage()
+	st, err := stage.get()
 	if err != nil {
 		return nil, 0, sum, err
 	}

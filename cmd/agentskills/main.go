@@ -1,6 +1,8 @@
-// Command agentskills checks Agent Skills (folders holding a SKILL.md) and
-// prints what agents read of them. It is a thin shell over package
-// skillmd; run "agentskills --help" for its commands.
+// Command agentskills installs Agent Skills (folders holding a SKILL.md)
+// into coding agents, checks them, prints what agents read of them, runs
+// an agent with skills and manages the skill cache. It is a thin shell
+// over the public packages (skill, skillmd, install, adaptor and the
+// drivers); run "agentskills --help" for its commands.
 //
 // Exit codes, the same for every command: 0 success, 1 an operation or a
 // check failed, 2 bad usage or input only, 130 interrupted.
