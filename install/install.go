@@ -136,7 +136,10 @@
 //     with a [MissingSkillsError], which lists what they hold.
 //  13. Published sources: a GitHub repository, OWNER/REPO[/PATH][@REF] or
 //     https://github.com/OWNER/REPO[/tree/REF/PATH] (package
-//     source/github: its token rules, GITHUB_API_URL), and an OCI
+//     source/github: its token rules, GITHUB_API_URL); a folder of any
+//     git repository, git+https://, git+ssh:// or
+//     git+file://HOST/REPO[#ref=REF&path=PATH], read through the system
+//     git (package source/git: its syntax, credentials); and an OCI
 //     artifact, oci://HOST/REPO:TAG or oci://HOST/REPO@sha256:DIGEST
 //     (package source/oci). OWNER/REPO is read as a GitHub source only
 //     when no file or folder of that name exists and it does not start

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source/git"
 	"github.com/agentadaptor/agentadaptor/source/github"
 	"github.com/agentadaptor/agentadaptor/source/oci"
 )
@@ -46,6 +47,12 @@ func (in *Installer) parseSource(source string, typed bool) (remote, error) {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}
 		return &ociSource{ref: ref, opts: []oci.Option{oci.WithCacheRoot(in.cacheRoot)}}, nil
+	case strings.HasPrefix(source, "git+"):
+		src, err := git.Parse(source)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+		}
+		return &gitSource{src: src}, nil
 	case strings.HasPrefix(source, "https://github.com/"), strings.HasPrefix(source, "http://github.com/"):
 		src, err := github.Parse(source)
 		if err != nil {
@@ -124,6 +131,61 @@ func (g *githubSource) fetch(ctx context.Context, commit, within string, dst io.
 func githubError(err error) error {
 	switch {
 	case errors.Is(err, github.ErrInvalidSource), errors.Is(err, github.ErrNotFound),
+		errors.Is(err, skill.ErrArchiveFormat), errors.Is(err, skill.ErrArchiveUnsafe), errors.Is(err, skill.ErrArchiveLimit):
+		return fmt.Errorf("%w: %w", ErrInvalidSource, err)
+	}
+	return fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
+}
+
+// gitSource is a folder of a repository on any git host, read through
+// the system git.
+type gitSource struct {
+	src    git.Source
+	pinned *git.Pin // set by resolve
+}
+
+func (g *gitSource) identity() string { return "git:" + g.src.URL }
+
+func (g *gitSource) resolve(ctx context.Context) (string, error) {
+	c, err := git.New()
+	if err != nil {
+		return "", gitError(err)
+	}
+	pin, err := c.Resolve(ctx, g.src)
+	if err != nil {
+		return "", gitError(err)
+	}
+	g.pinned = &pin
+	return pin.Commit, nil
+}
+
+func (g *gitSource) fetch(ctx context.Context, commit, within string, dst io.Writer) (string, error) {
+	c, err := git.New()
+	if err != nil {
+		return "", gitError(err)
+	}
+	pin := git.Pin{Source: g.src, Commit: commit}
+	if g.pinned != nil && g.pinned.Commit == commit {
+		pin = *g.pinned
+	}
+	if within != "" {
+		pin.Source.Path = within
+	}
+	rc, err := c.Opener(pin)(ctx)
+	if err != nil {
+		return "", gitError(err)
+	}
+	defer rc.Close()
+	if err := copyArchive(dst, rc); err != nil {
+		return "", gitError(err)
+	}
+	return pin.Source.Path, nil
+}
+
+// gitError classifies an error of package git.
+func gitError(err error) error {
+	switch {
+	case errors.Is(err, git.ErrInvalidSource), errors.Is(err, git.ErrNotFound),
 		errors.Is(err, skill.ErrArchiveFormat), errors.Is(err, skill.ErrArchiveUnsafe), errors.Is(err, skill.ErrArchiveLimit):
 		return fmt.Errorf("%w: %w", ErrInvalidSource, err)
 	}

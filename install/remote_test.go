@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -395,5 +396,73 @@ func TestPinnedURLSyncsOffline(t *testing.T) {
 	os.RemoveAll(filepath.Join(f.env.Project, ".claude"))
 	if _, err := in.Sync(t.Context(), SyncRequest{Frozen: true}); err != nil {
 		t.Errorf("offline frozen Sync of a URL pinned with #sha256= = %v", err)
+	}
+}
+
+// gitRepo makes a repository with files on branch main and returns its
+// commit.
+func gitRepo(t *testing.T, dir string, files map[string]string) string {
+	t.Helper()
+	writeFiles(t, dir, files)
+	run := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.org", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.org", "GIT_CONFIG_GLOBAL=/dev/null")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+		run("init", "-q", "-b", "main")
+	}
+	run("add", "-A")
+	run("commit", "-q", "-m", "skills")
+	return run("rev-parse", "HEAD")
+}
+
+func TestGitSourcePinned(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git:", err)
+	}
+	f := newFixture(t)
+	repo := filepath.Join(t.TempDir(), "repo")
+	c1 := gitRepo(t, repo, map[string]string{
+		"skills/.system/alpha/SKILL.md":  skillMD("alpha"),
+		"tools/x/skills/beta/SKILL.md":   skillMD("beta"),
+		"tools/x/skills/beta/scripts/go": "#!/bin/sh\n",
+	})
+	src := "git+file://" + filepath.ToSlash(repo) + "#ref=main"
+	in := f.remoteInstaller(t, cachetest.Root(t))
+	ctx := t.Context()
+	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+	if err != nil || lock.Skills["beta"] == nil || lock.Skills["beta"].Pin != c1 || lock.Skills["beta"].Source != src || lock.Skills["beta"].Subpath != "tools/x/skills/beta" {
+		t.Fatalf("lock entry of beta = %+v, %v, want %s pinned to %s", lock.Skills["beta"], err, src, c1)
+	}
+	// The branch moves; sync keeps to the pin, from the cache, and with the
+	// repository gone altogether.
+	c2 := gitRepo(t, repo, map[string]string{"skills/.system/alpha/SKILL.md": skillMD("alpha") + "v2\n"})
+	moved := filepath.Join(filepath.Dir(repo), "moved")
+	os.Rename(repo, moved)
+	os.RemoveAll(filepath.Join(f.env.Project, ".claude"))
+	if _, err := in.Sync(ctx, SyncRequest{Frozen: true}); err != nil {
+		t.Errorf("frozen Sync of a pinned git source without its repository = %v", err)
+	}
+	os.Rename(moved, repo)
+	changes, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range changes {
+		if c.Agent == "" && c.Skill == "alpha" && (c.Action != ActionUpdated || c.PreviousPin != c1 || c.Pin != c2) {
+			t.Errorf("Add after the branch moved: alpha = %+v, want updated from %s to %s", c, c1, c2)
+		}
+	}
+	if _, err := in.Add(ctx, Request{Sources: []string{"git+file://" + filepath.ToSlash(repo) + "#ref=nope"}, Agents: agentsOf(t, "codex")}); !errors.Is(err, ErrInvalidSource) {
+		t.Errorf("Add of a missing ref = %v, want ErrInvalidSource", err)
 	}
 }

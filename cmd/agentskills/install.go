@@ -257,7 +257,9 @@ func newAddCmd(s *streams) *cobra.Command {
 tar.gz) or the http(s) URL of one, optionally pinned with #sha256=HEX; a
 GitHub repository, OWNER/REPO[/PATH][@REF] or
 https://github.com/OWNER/REPO[/tree/REF/PATH] (a token from GITHUB_TOKEN or
-GH_TOKEN, GITHUB_API_URL for GitHub Enterprise); or an OCI artifact,
+GH_TOKEN, GITHUB_API_URL for GitHub Enterprise); any git repository,
+git+https://HOST/REPO[#ref=REF&path=PATH] (also git+ssh://, git+file://),
+through the system git and its credentials; or an OCI artifact,
 oci://HOST/REPO:TAG or oci://HOST/REPO@sha256:DIGEST (credentials from the
 Docker configuration). A published source is pinned: the lock file records
 the commit or manifest digest its reference named, sync installs that pin,
@@ -288,6 +290,7 @@ so.`,
 		Example: `  agentskills add ./examples/skills --agent claude-code,codex
   agentskills add anthropics/skills --list
   agentskills add anthropics/skills@main --skill pdf
+  agentskills add 'git+https://git.example.org/team/skills.git#ref=v1&path=skills'
   agentskills add oci://ghcr.io/acme/review:1.2
   agentskills add ./kit.tgz --list
   agentskills add ./kit.tgz --skill review --global
