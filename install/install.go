@@ -226,6 +226,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/skill"
@@ -295,7 +296,10 @@ const DefaultDownloadTimeout = 30 * time.Second
 func WithLockDir(dir string) Option { return func(in *Installer) { in.lockDir = dir } }
 
 // WithProgress makes downloads that take longer than a second report their
-// progress to w, on one line rewritten in place (for a terminal). Default:
+// progress to w, on one line rewritten in place (for a terminal): URL
+// sources, and GitHub, git and OCI sources from resolving the reference to
+// the end of the content (for git, the bytes of the archive git streams
+// once it has fetched; for OCI, the layer's bytes as they arrive). Default:
 // no progress.
 func WithProgress(w io.Writer) Option { return func(in *Installer) { in.progress = w } }
 
@@ -386,7 +390,7 @@ func (in *Installer) download(ctx context.Context, source string) (string, func(
 	h := sha256.New()
 	var body io.Reader = &kickReader{r: rc, t: watchdog, d: in.timeout}
 	if in.progress != nil {
-		p := &progress{w: in.progress, what: shown, start: time.Now()}
+		p := startProgress(in.progress, shown)
 		defer p.done()
 		body = io.TeeReader(body, p)
 	}
@@ -486,27 +490,55 @@ func defaultChecker(dir string) (string, []string, error) {
 	return s.Name, problems, nil
 }
 
-// progress reports a download's size once it has taken a second.
+// progress reports the bytes of a download once it has taken a second,
+// on one line that it rewrites every 200 ms: a download that receives
+// nothing for a while (git fetching before it streams the archive) still
+// shows that it is under way. Write counts bytes and is safe to call from
+// any goroutine; done must be called once the download ends.
 type progress struct {
 	w       io.Writer
 	what    string
 	start   time.Time
-	n       int64
-	last    time.Time
-	printed bool
+	n       atomic.Int64
+	printed bool // owned by run until stopped is closed
+	stop    chan struct{}
+	stopped chan struct{}
+}
+
+// startProgress starts reporting the download of what to w.
+func startProgress(w io.Writer, what string) *progress {
+	p := &progress{w: w, what: what, start: time.Now(), stop: make(chan struct{}), stopped: make(chan struct{})}
+	go p.run()
+	return p
+}
+
+func (p *progress) run() {
+	defer close(p.stopped)
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case now := <-t.C:
+			if now.Sub(p.start) > time.Second {
+				fmt.Fprintf(p.w, "\rdownloading %s: %.1f MiB", p.what, float64(p.n.Load())/(1<<20))
+				p.printed = true
+			}
+		}
+	}
 }
 
 func (p *progress) Write(b []byte) (int, error) {
-	p.n += int64(len(b))
-	if now := time.Now(); now.Sub(p.start) > time.Second && now.Sub(p.last) > 200*time.Millisecond {
-		fmt.Fprintf(p.w, "\rdownloading %s: %.1f MiB", p.what, float64(p.n)/(1<<20))
-		p.last, p.printed = now, true
-	}
+	p.n.Add(int64(len(b)))
 	return len(b), nil
 }
 
+// done stops the reports and ends the line when one was printed.
 func (p *progress) done() {
+	close(p.stop)
+	<-p.stopped
 	if p.printed {
-		fmt.Fprintf(p.w, "\rdownloading %s: %.1f MiB, done\n", p.what, float64(p.n)/(1<<20))
+		fmt.Fprintf(p.w, "\rdownloading %s: %.1f MiB, done\n", p.what, float64(p.n.Load())/(1<<20))
 	}
 }

@@ -24,8 +24,9 @@ type remote interface {
 	// fetch writes the content at pin to the file dst as an archive
 	// (zip, tar or tar.gz) and returns the folder inside it that the
 	// source names ("" for its root). With within, only that folder of
-	// the content is needed.
-	fetch(ctx context.Context, pin, within string, dst io.Writer) (string, error)
+	// the content is needed. The bytes received are also written to
+	// count, for progress.
+	fetch(ctx context.Context, pin, within string, dst, count io.Writer) (string, error)
 	// identity names the repository, whatever the reference.
 	identity() string
 }
@@ -104,7 +105,7 @@ func (g *githubSource) resolve(ctx context.Context) (string, error) {
 	return pin.Commit, nil
 }
 
-func (g *githubSource) fetch(ctx context.Context, commit, within string, dst io.Writer) (string, error) {
+func (g *githubSource) fetch(ctx context.Context, commit, within string, dst, count io.Writer) (string, error) {
 	c, err := g.client()
 	if err != nil {
 		return "", err
@@ -121,7 +122,7 @@ func (g *githubSource) fetch(ctx context.Context, commit, within string, dst io.
 		return "", githubError(err)
 	}
 	defer rc.Close()
-	if err := copyArchive(dst, rc); err != nil {
+	if err := copyArchive(io.MultiWriter(dst, count), rc); err != nil {
 		return "", githubError(err)
 	}
 	return pin.Source.Path, nil
@@ -159,7 +160,7 @@ func (g *gitSource) resolve(ctx context.Context) (string, error) {
 	return pin.Commit, nil
 }
 
-func (g *gitSource) fetch(ctx context.Context, commit, within string, dst io.Writer) (string, error) {
+func (g *gitSource) fetch(ctx context.Context, commit, within string, dst, count io.Writer) (string, error) {
 	c, err := git.New()
 	if err != nil {
 		return "", gitError(err)
@@ -176,7 +177,7 @@ func (g *gitSource) fetch(ctx context.Context, commit, within string, dst io.Wri
 		return "", gitError(err)
 	}
 	defer rc.Close()
-	if err := copyArchive(dst, rc); err != nil {
+	if err := copyArchive(io.MultiWriter(dst, count), rc); err != nil {
 		return "", gitError(err)
 	}
 	return pin.Source.Path, nil
@@ -210,10 +211,11 @@ func (o *ociSource) resolve(ctx context.Context) (string, error) {
 	return d, nil
 }
 
-func (o *ociSource) fetch(ctx context.Context, digest, _ string, dst io.Writer) (string, error) {
+func (o *ociSource) fetch(ctx context.Context, digest, _ string, dst, count io.Writer) (string, error) {
 	ref := o.ref
 	ref.Digest = digest
-	art, err := oci.Fetch(ctx, ref.String(), o.opts...)
+	// The layer is downloaded into the OCI cache, then copied from there.
+	art, err := oci.Fetch(ctx, ref.String(), append(o.opts[:len(o.opts):len(o.opts)], oci.WithProgress(count))...)
 	if err != nil {
 		return "", ociError(err)
 	}
@@ -253,30 +255,49 @@ func copyArchive(dst io.Writer, src io.Reader) error {
 // within, takes the skills at the subpaths given (a sync, which knows
 // where they are).
 func (in *Installer) fromRemote(ctx context.Context, rs remote, rec, pin string, within []string) (string, []candidate, func(), error) {
-	if pin == "" {
-		var err error
-		if pin, err = rs.resolve(ctx); err != nil {
-			return "", nil, nil, fmt.Errorf("%s: %w", rec, err)
-		}
-	}
 	tmp, err := os.MkdirTemp("", "agentskills-remote-*")
 	if err != nil {
 		return "", nil, nil, err
 	}
 	defer os.RemoveAll(tmp)
-	f, err := os.Create(filepath.Join(tmp, "archive"))
+	name := filepath.Join(tmp, "archive")
+	pin, base, err := in.fetchRemote(ctx, rs, rec, pin, commonFolder(within), name)
 	if err != nil {
 		return "", nil, nil, err
 	}
-	base, err := rs.fetch(ctx, pin, commonFolder(within), f)
+	cands, cleanup, err := in.fromArchive(ctx, name, rec, base, within)
+	return pin, cands, cleanup, err
+}
+
+// fetchRemote resolves the reference of rs when pin is "", writes the
+// content at the pin to a new file name, and returns the pin and the
+// folder the source names in it. With WithProgress, resolving and
+// fetching are one download on the progress line.
+func (in *Installer) fetchRemote(ctx context.Context, rs remote, rec, pin, within, name string) (string, string, error) {
+	count := io.Discard
+	if in.progress != nil {
+		p := startProgress(in.progress, rec)
+		defer p.done()
+		count = p
+	}
+	if pin == "" {
+		var err error
+		if pin, err = rs.resolve(ctx); err != nil {
+			return "", "", fmt.Errorf("%s: %w", rec, err)
+		}
+	}
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", "", err
+	}
+	base, err := rs.fetch(ctx, pin, within, f, count)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return "", nil, nil, fmt.Errorf("%s at %s: %w", rec, shortPin(pin), err)
+		return "", "", fmt.Errorf("%s at %s: %w", rec, shortPin(pin), err)
 	}
-	cands, cleanup, err := in.fromArchive(ctx, f.Name(), rec, base, within)
-	return pin, cands, cleanup, err
+	return pin, base, nil
 }
 
 // commonFolder returns the deepest folder that holds every subpath.

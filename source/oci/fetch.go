@@ -457,7 +457,11 @@ func (f *fetcher) download(ctx context.Context, desc ocispec.Descriptor, strict 
 			f.blobs.discard(name)
 		}
 	}()
-	err = copyVerified(tmp, rc, desc)
+	var dst io.Writer = tmp
+	if f.cfg.progress != nil {
+		dst = io.MultiWriter(tmp, f.cfg.progress)
+	}
+	err = copyVerified(dst, rc, desc)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

@@ -2,6 +2,7 @@ package oci
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -21,6 +22,7 @@ type config struct {
 	client      *http.Client
 	credentials credentials.Store
 	maxLayer    int64
+	progress    io.Writer
 	annotations map[string]string
 }
 
@@ -58,6 +60,14 @@ func WithCredentials(store credentials.Store) Option {
 // [skill.DefaultMaxArchiveSize]; values <= 0 are treated as the default.
 func WithMaxLayerSize(bytes int64) Option {
 	return func(c *config) { c.maxLayer = bytes }
+}
+
+// WithProgress sets a writer that [Fetch] gives a copy of the layer's
+// bytes as they arrive from the registry (not when it reads them from the
+// cache), for a caller that shows a download's progress; a write error
+// fails the download. Default: none; nil also means none.
+func WithProgress(w io.Writer) Option {
+	return func(c *config) { c.progress = w }
 }
 
 // WithVersion sets the org.opencontainers.image.version annotation that
