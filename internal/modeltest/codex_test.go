@@ -635,11 +635,14 @@ func TestCodexFiles(t *testing.T) {
 	ids := map[string]bool{}
 	// Overlapping runs get in each other's way, say so on stderr and go
 	// on: the first runs on a new CODEX_HOME race to install the system
-	// skills, and a run may remove another's shell snapshot while that
-	// one checks it.
+	// skills, a run may remove another's shell snapshot while that one
+	// checks it, and runs race to make their PATH aliases.
 	races := map[string]*regexp.Regexp{
 		"system skills":  regexp.MustCompile(`(?m)^\S+ ERROR codex_skills_extension::host_service: failed to install system skills: io error while .*\n`),
 		"shell snapshot": regexp.MustCompile(`(?m)^\S+ ERROR codex_core::shell_snapshot: Shell snapshot validation failed: .*shell_snapshots/.*: No such file or directory\n+`),
+		// Each run also makes its helper links in CODEX_HOME/tmp, and
+		// overlapping runs trip over each other's.
+		"path aliases": regexp.MustCompile(`(?m)^WARNING: proceeding, even though we could not create PATH aliases: .*\n`),
 	}
 	lost := map[string]int{}
 	check := func(phase string, r *codexRun) {
