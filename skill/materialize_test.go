@@ -213,6 +213,37 @@ func TestMaterializeSources(t *testing.T) {
 	}
 }
 
+// Each Format decodes its own archive when pinned with WithFormat, refuses
+// the others' with ErrArchiveFormat, and FormatAuto decodes them all.
+func TestWithFormat(t *testing.T) {
+	kit := skillFiles(entry{name: "a.txt", body: "a"})
+	archives := map[Format][]byte{
+		FormatZip:   zipBytes(t, kit),
+		FormatTar:   tarBytes(t, false, kit),
+		FormatTarGz: tarBytes(t, true, kit),
+	}
+	for _, pinned := range []Format{FormatAuto, FormatZip, FormatTar, FormatTarGz} {
+		for format, data := range archives {
+			t.Run(fmt.Sprintf("%q of %s", pinned, format), func(t *testing.T) {
+				m, _ := newTestMaterializer(t)
+				dir, err := m.Materialize(t.Context(), Archive("kit", ArchiveBytes(data), WithFormat(pinned)))
+				if pinned == FormatAuto || pinned == format {
+					if err != nil {
+						t.Fatalf("Materialize(WithFormat(%q), %s) = %v, want the skill", pinned, format, err)
+					}
+					if got := readTree(t, dir)["a.txt"]; got != "-r--r--r-- a" {
+						t.Errorf("Materialize(WithFormat(%q), %s): a.txt = %q, want %q", pinned, format, got, "-r--r--r-- a")
+					}
+					return
+				}
+				if !errors.Is(err, ErrArchiveFormat) {
+					t.Errorf("Materialize(WithFormat(%q), %s) = %q, %v, want %v", pinned, format, dir, err, ErrArchiveFormat)
+				}
+			})
+		}
+	}
+}
+
 func prefixed(prefix string, entries []entry) []entry {
 	out := []entry{{name: "pkg/README", body: "not part of the skill"}}
 	for _, e := range entries {
@@ -439,7 +470,8 @@ func TestCacheRootResolution(t *testing.T) {
 	if got := NewDefaultSkillMaterializer().(*defaultMaterializer).cfg.root; got != "/xdg/agent-adaptor/skill-cache" {
 		t.Errorf("default root = %s, want /xdg/agent-adaptor/skill-cache", got)
 	}
-	t.Setenv(SkillCacheRootEnv, "/env/root")
+	// The variable's name is what users set: spelled out, not the constant.
+	t.Setenv("AGENT_ADAPTOR_SKILL_CACHE_ROOT", "/env/root")
 	if got := NewDefaultSkillMaterializer().(*defaultMaterializer).cfg.root; got != "/env/root" {
 		t.Errorf("root with %s = %s, want /env/root", SkillCacheRootEnv, got)
 	}

@@ -66,46 +66,6 @@ func TestSentinelErrorTexts(t *testing.T) {
 	}
 }
 
-func TestConstants(t *testing.T) {
-	tests := []struct {
-		name, got, want string
-	}{
-		{"MetadataRuntimeName", skill.MetadataRuntimeName, "_runtime_name"},
-		{"MetadataDisplayName", skill.MetadataDisplayName, "_display_name"},
-		{"SkillCacheRootEnv", skill.SkillCacheRootEnv, "AGENT_ADAPTOR_SKILL_CACHE_ROOT"},
-		{"driver.SkillMetadataRuntimeName", skill.MetadataRuntimeName, driver.SkillMetadataRuntimeName},
-		{"driver.SkillMetadataDisplayName", skill.MetadataDisplayName, driver.SkillMetadataDisplayName},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if tt.got != tt.want {
-				t.Errorf("%s = %q, want %q", tt.name, tt.got, tt.want)
-			}
-		})
-	}
-}
-
-func TestFormatConstants(t *testing.T) {
-	tests := []struct {
-		got  skill.Format
-		want string
-	}{
-		{skill.FormatAuto, ""},
-		{skill.FormatZip, "zip"},
-		{skill.FormatTar, "tar"},
-		{skill.FormatTarGz, "tar.gz"},
-	}
-	for _, tt := range tests {
-		if string(tt.got) != tt.want {
-			t.Errorf("Format = %q, want %q", tt.got, tt.want)
-		}
-	}
-	var zero skill.Format
-	if zero != skill.FormatAuto {
-		t.Errorf("zero Format = %q, want FormatAuto", zero)
-	}
-}
-
 func TestKey(t *testing.T) {
 	for _, key := range []string{"code-review", "team/code-review", ""} {
 		t.Run(key, func(t *testing.T) {
