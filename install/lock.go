@@ -65,6 +65,9 @@ type Placement struct {
 	Path string `json:"path"`
 }
 
+// readLock parses the lock file at path; a missing file is an empty lock.
+// It checks the file's form, not what its entries name: that is
+// [Installer.readCheckedLock].
 func readLock(path string) (*Lock, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -260,7 +260,7 @@ func (in *Installer) Sync(ctx context.Context, req SyncRequest) ([]Change, error
 		k := read{entry.Source, entry.Pin}
 		bySource[k] = append(bySource[k], name)
 		for id := range entry.Agents {
-			a, _ := LookupAgent(id) // readLock checked every ID
+			a, _ := LookupAgent(id) // readCheckedLock checked every ID
 			agents = append(agents, a)
 		}
 	}
@@ -562,7 +562,7 @@ func (in *Installer) List(ctx context.Context, agents []Agent) ([]Status, error)
 // list is List; without readers it reports each recorded place once, for
 // its own agent, and looks only in the folders skills are installed into.
 func (in *Installer) list(ctx context.Context, agents []Agent, readers bool) ([]Status, error) {
-	lock, err := in.readLock()
+	lock, err := in.readCheckedLock()
 	if err != nil {
 		return nil, err
 	}
@@ -675,7 +675,7 @@ func (in *Installer) state(name string, entry *LockedSkill, pl Placement, p stri
 // lock file records no skill fails with ErrNothingRecorded: there is
 // nothing to check against.
 func (in *Installer) Verify(ctx context.Context) ([]Status, error) {
-	lock, err := in.readLock()
+	lock, err := in.readCheckedLock()
 	if err != nil {
 		return nil, err
 	}
@@ -695,11 +695,11 @@ func (in *Installer) Verify(ctx context.Context) ([]Status, error) {
 	return bad, nil
 }
 
-// readLock reads the scope's lock file and checks that every entry names a
+// readCheckedLock reads the scope's lock file and checks that every entry names a
 // usable skill folder and records each agent's placement exactly where
 // this tool puts it: a hand-edited or hostile lock file cannot steer a
 // removal anywhere else.
-func (in *Installer) readLock() (*Lock, error) {
+func (in *Installer) readCheckedLock() (*Lock, error) {
 	lock, err := readLock(in.lockPath())
 	if err != nil {
 		return nil, err
@@ -752,7 +752,7 @@ func (in *Installer) moved(name string, pl Placement) bool {
 
 // peekLock reads the lock file without taking the scope's lock, for
 // checks that fail before anything is made.
-func (in *Installer) peekLock() (*Lock, error) { return in.readLock() }
+func (in *Installer) peekLock() (*Lock, error) { return in.readCheckedLock() }
 
 // placement is where a skill goes for an agent.
 func (in *Installer) placement(a Agent, name, kind string) Placement {

@@ -205,7 +205,7 @@ func TestCrashDuringUpdateLeavesOldOrNew(t *testing.T) {
 func checkAgrees(t *testing.T, f *fixture) int {
 	t.Helper()
 	in := f.installer(t)
-	lock, err := in.readLock()
+	lock, err := in.readCheckedLock()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func (in *Installer) begin() (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	lock, err := in.readLock()
+	lock, err := in.readCheckedLock()
 	if err != nil {
 		unlock()
 		return nil, err

@@ -4,9 +4,10 @@ package install
 
 import "os"
 
-// swapDirs exchanges two folders: where no atomic exchange exists, a is
-// moved aside first, so a crash between the two renames leaves the old
-// folder beside its place, under a hidden name, for sync to restore.
+// swapDirs exchanges two folders: where no atomic exchange exists, b is
+// renamed to b+".swap", a to b, and b+".swap" to a. A crash in between
+// leaves b+".swap" beside b, where nothing removes it; b itself is then
+// missing or already the new folder, and sync repairs a missing one.
 func swapDirs(a, b string) error {
 	aside := b + ".swap"
 	if err := os.Rename(b, aside); err != nil {
