@@ -250,6 +250,7 @@ type Installer struct {
 	lockDir   string
 	maxSearch int // folders discovery may read in one source; 0: defaultMaxSearch
 	cacheRoot string
+	clock     clock // of progress reports; tests set a fake one
 }
 
 // Option configures an Installer.
@@ -324,6 +325,7 @@ func New(env Env, opts ...Option) *Installer {
 	if in.timeout <= 0 {
 		in.timeout = DefaultDownloadTimeout
 	}
+	in.clock = realClock()
 	return in
 }
 
@@ -390,7 +392,7 @@ func (in *Installer) download(ctx context.Context, source string) (string, func(
 	h := sha256.New()
 	var body io.Reader = &kickReader{r: rc, t: watchdog, d: in.timeout}
 	if in.progress != nil {
-		p := startProgress(in.progress, shown)
+		p := startProgress(in.progress, shown, in.clock)
 		defer p.done()
 		body = io.TeeReader(body, p)
 	}
@@ -490,6 +492,21 @@ func defaultChecker(dir string) (string, []string, error) {
 	return s.Name, problems, nil
 }
 
+// clock is the time source of progress reports: the current time, and
+// a ticker of period d with the function that stops it.
+type clock struct {
+	now    func() time.Time
+	ticker func(d time.Duration) (<-chan time.Time, func())
+}
+
+// realClock is the wall clock.
+func realClock() clock {
+	return clock{now: time.Now, ticker: func(d time.Duration) (<-chan time.Time, func()) {
+		t := time.NewTicker(d)
+		return t.C, t.Stop
+	}}
+}
+
 // progress reports the bytes of a download once it has taken a second,
 // on one line that it rewrites every 200 ms: a download that receives
 // nothing for a while (git fetching before it streams the archive) still
@@ -505,22 +522,22 @@ type progress struct {
 	stopped chan struct{}
 }
 
-// startProgress starts reporting the download of what to w.
-func startProgress(w io.Writer, what string) *progress {
-	p := &progress{w: w, what: what, start: time.Now(), stop: make(chan struct{}), stopped: make(chan struct{})}
-	go p.run()
+// startProgress starts reporting the download of what to w, timed by c.
+func startProgress(w io.Writer, what string, c clock) *progress {
+	p := &progress{w: w, what: what, start: c.now(), stop: make(chan struct{}), stopped: make(chan struct{})}
+	ticks, stop := c.ticker(200 * time.Millisecond)
+	go p.run(ticks, stop)
 	return p
 }
 
-func (p *progress) run() {
+func (p *progress) run(ticks <-chan time.Time, stop func()) {
 	defer close(p.stopped)
-	t := time.NewTicker(200 * time.Millisecond)
-	defer t.Stop()
+	defer stop()
 	for {
 		select {
 		case <-p.stop:
 			return
-		case now := <-t.C:
+		case now := <-ticks:
 			if now.Sub(p.start) > time.Second {
 				fmt.Fprintf(p.w, "\rdownloading %s: %.1f MiB", p.what, float64(p.n.Load())/(1<<20))
 				p.printed = true

@@ -446,18 +446,28 @@ func TestDefaultCheckerUsesLenientRules(t *testing.T) {
 	}
 }
 
+// TestDownloadProgress checks that a URL download that takes longer than a
+// second by a fake clock shows a progress line ending with done, and that
+// one taking the second shows nothing.
 func TestDownloadProgress(t *testing.T) {
 	f := newFixture(t)
 	single := tgzSkills(t, map[string]string{"SKILL.md": skillMD("slow")})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write(single[:10])
-		w.(http.Flusher).Flush()
-		time.Sleep(1300 * time.Millisecond) // a slow server
-		w.Write(single[10:])
-	}))
+	clk := newFakeClock()
+	// A server that, once the download's progress report has started,
+	// takes delay by clk between the first bytes and the rest.
+	server := func(delay time.Duration) *httptest.Server {
+		return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Write(single[:10])
+			w.(http.Flusher).Flush()
+			<-clk.started
+			clk.advance(delay)
+			w.Write(single[10:])
+		}))
+	}
+	srv := server(slowDelay)
 	defer srv.Close()
 	var progress bytes.Buffer
-	in := f.installer(t, WithProgress(&progress))
+	in := withFakeClock(f.installer(t, WithProgress(&progress)), clk)
 	if _, err := in.Add(t.Context(), Request{Sources: []string{srv.URL + "/slow.tgz"}, Agents: agentsOf(t, "codex")}); err != nil {
 		t.Fatal(err)
 	}
@@ -465,7 +475,7 @@ func TestDownloadProgress(t *testing.T) {
 		t.Errorf("progress = %q, want a line for the slow download", progress.String())
 	}
 	progress.Reset()
-	fast := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(single) }))
+	fast := server(fastDelay)
 	defer fast.Close()
 	if _, err := in.Add(t.Context(), Request{Sources: []string{fast.URL + "/fast.tgz"}, Agents: agentsOf(t, "codex")}); err == nil {
 		t.Errorf("the same skill name from another URL was accepted")

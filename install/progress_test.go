@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,32 +25,114 @@ import (
 	"github.com/agentadaptor/agentadaptor/source/oci"
 )
 
-// slowDelay is how long a slow stand-in pauses: longer than the second a
-// download may take before it shows progress.
-const slowDelay = 1300 * time.Millisecond
+// fakeClock is a clock for progress reports that moves only when
+// advance is called, so that a test decides how long a download takes.
+// Its ticker hands the ticks advance makes to the report running, if any.
+type fakeClock struct {
+	started chan struct{} // receives a value when a ticker starts
 
-// slowBody sends its first read at once and pauses before the rest.
+	mu      sync.Mutex
+	elapsed time.Duration
+	ticks   chan time.Time // of the running ticker; nil when none runs
+	stopped chan struct{}  // closed when that ticker stops
+}
+
+// fakeStart is the time a fakeClock starts at.
+var fakeStart = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func newFakeClock() *fakeClock { return &fakeClock{started: make(chan struct{}, 1)} }
+
+func (c *fakeClock) clock() clock {
+	return clock{
+		now: func() time.Time {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			return fakeStart.Add(c.elapsed)
+		},
+		ticker: func(time.Duration) (<-chan time.Time, func()) {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			ticks, stopped := make(chan time.Time), make(chan struct{})
+			c.ticks, c.stopped = ticks, stopped
+			select {
+			case c.started <- struct{}{}:
+			default:
+			}
+			return ticks, func() {
+				close(stopped)
+				c.mu.Lock()
+				defer c.mu.Unlock()
+				if c.ticks == ticks {
+					c.ticks = nil
+				}
+			}
+		},
+	}
+}
+
+// advance moves the clock on by d in steps of the report period, 200 ms,
+// handing each tick to the running report, if any, and waiting until it
+// has taken it.
+func (c *fakeClock) advance(d time.Duration) {
+	const step = 200 * time.Millisecond
+	for ; d > 0; d -= step {
+		c.mu.Lock()
+		c.elapsed += step
+		now, ticks, stopped := fakeStart.Add(c.elapsed), c.ticks, c.stopped
+		c.mu.Unlock()
+		if ticks != nil {
+			select {
+			case ticks <- now:
+			case <-stopped:
+			}
+		}
+	}
+}
+
+// slowDelay is how long a slow stand-in takes by the fake clock: longer
+// than the second a download may take before it shows progress. A fast
+// one takes exactly that second, which shows nothing.
+const (
+	slowDelay = 1200 * time.Millisecond
+	fastDelay = time.Second
+)
+
+// slowBody sends its first read at once and moves the clock on by delay
+// before the rest.
 type slowBody struct {
 	io.ReadCloser
+	clock *fakeClock
+	delay time.Duration
 	reads int
 }
 
 func (b *slowBody) Read(p []byte) (int, error) {
 	if b.reads++; b.reads == 2 {
-		time.Sleep(slowDelay)
+		b.clock.advance(b.delay)
 	}
 	return b.ReadCloser.Read(p[:min(len(p), 64)])
 }
 
-// slowTransport makes the bodies of responses from host slow.
-type slowTransport struct{ host string }
+// slowTransport makes the bodies of responses from host take delay by
+// clock.
+type slowTransport struct {
+	host  string
+	clock *fakeClock
+	delay time.Duration
+}
 
 func (s slowTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := http.DefaultTransport.RoundTrip(r)
 	if err == nil && r.URL.Host == s.host {
-		resp.Body = &slowBody{ReadCloser: resp.Body}
+		resp.Body = &slowBody{ReadCloser: resp.Body, clock: s.clock, delay: s.delay}
 	}
 	return resp, err
+}
+
+// withFakeClock returns in with its progress reports timed by c.
+func withFakeClock(in *Installer, c *fakeClock) *Installer {
+	in.clock = c.clock()
+	return in
 }
 
 // noise returns n bytes of text that compresses little: hex of a
@@ -65,8 +148,8 @@ func noise(n int) []byte {
 }
 
 // TestRemoteProgress installs from a GitHub, an OCI and a git stand-in that
-// take longer than a second: each shows the progress line URL downloads
-// show, for the source as typed, and ends it; a fast one shows nothing.
+// take longer than a second by a fake clock: each shows the progress line URL downloads
+// show, for the source as typed, and ends it; one that takes the second shows nothing.
 func TestRemoteProgress(t *testing.T) {
 	done := func(source string) *regexp.Regexp {
 		return regexp.MustCompile(`^(\rdownloading ` + regexp.QuoteMeta(source) + `: \d+\.\d MiB)+, done\n$`)
@@ -77,8 +160,9 @@ func TestRemoteProgress(t *testing.T) {
 		f := newFixture(t)
 		var progress bytes.Buffer
 		archiveHost := strings.TrimPrefix(g.archive.URL, "http://")
-		in := New(f.env, WithCacheRoot(cachetest.Root(t)), WithLockDir(filepath.Join(f.env.Home, ".locks")),
-			WithHTTPClient(&http.Client{Transport: slowTransport{host: archiveHost}}), WithProgress(&progress))
+		clk := newFakeClock()
+		in := withFakeClock(New(f.env, WithCacheRoot(cachetest.Root(t)), WithLockDir(filepath.Join(f.env.Home, ".locks")),
+			WithHTTPClient(&http.Client{Transport: slowTransport{host: archiveHost, clock: clk, delay: slowDelay}}), WithProgress(&progress)), clk)
 		if _, err := in.Add(t.Context(), Request{Sources: []string{"o/skills@v1"}, Agents: agentsOf(t, "codex")}); err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +175,9 @@ func TestRemoteProgress(t *testing.T) {
 		// The same source, fast: nothing is shown.
 		progress.Reset()
 		g.publish("v2", commitB, map[string]string{"skills/alpha/SKILL.md": skillMD("alpha") + "v2\n"})
-		in = New(f.env, WithCacheRoot(cachetest.Root(t)), WithLockDir(filepath.Join(f.env.Home, ".locks")), WithProgress(&progress))
+		clk = newFakeClock()
+		in = withFakeClock(New(f.env, WithCacheRoot(cachetest.Root(t)), WithLockDir(filepath.Join(f.env.Home, ".locks")),
+			WithHTTPClient(&http.Client{Transport: slowTransport{host: archiveHost, clock: clk, delay: fastDelay}}), WithProgress(&progress)), clk)
 		if _, err := in.Add(t.Context(), Request{Sources: []string{"o/skills@v2"}, Agents: agentsOf(t, "codex")}); err != nil {
 			t.Fatal(err)
 		}
@@ -103,6 +189,7 @@ func TestRemoteProgress(t *testing.T) {
 		t.Setenv("DOCKER_CONFIG", t.TempDir())
 		reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
 		var slow atomic.Bool
+		clk := newFakeClock()
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if slow.Load() && strings.Contains(r.URL.Path, "/blobs/") && r.Method == http.MethodGet {
 				rec := httptest.NewRecorder()
@@ -115,7 +202,7 @@ func TestRemoteProgress(t *testing.T) {
 				n := min(len(body), 16)
 				w.Write(body[:n])
 				w.(http.Flusher).Flush()
-				time.Sleep(slowDelay)
+				clk.advance(slowDelay)
 				w.Write(body[n:])
 				return
 			}
@@ -133,7 +220,7 @@ func TestRemoteProgress(t *testing.T) {
 		}
 		slow.Store(true)
 		var progress bytes.Buffer
-		in := New(f.env, WithCacheRoot(cachetest.Root(t)), WithLockDir(filepath.Join(f.env.Home, ".locks")), WithProgress(&progress))
+		in := withFakeClock(New(f.env, WithCacheRoot(cachetest.Root(t)), WithLockDir(filepath.Join(f.env.Home, ".locks")), WithProgress(&progress)), clk)
 		if _, err := in.Add(t.Context(), Request{Sources: []string{ref}, Agents: agentsOf(t, "codex")}); err != nil {
 			t.Fatal(err)
 		}
@@ -152,17 +239,30 @@ func TestRemoteProgress(t *testing.T) {
 		f := newFixture(t)
 		repo := filepath.Join(t.TempDir(), "repo")
 		gitRepo(t, repo, map[string]string{"skills/alpha/SKILL.md": skillMD("alpha"), "skills/alpha/data.txt": string(noise(300 << 10))})
-		// A git whose fetches are slow, first on PATH.
+		// A git, first on PATH, whose fetches wait until the gate file
+		// exists; the test makes it once the download has taken
+		// slowDelay by the fake clock.
 		bin := t.TempDir()
-		script := "#!/bin/sh\nif [ \"$1\" = fetch ]; then sleep 1.3; fi\nexec " + real + " \"$@\"\n"
+		gate := filepath.Join(t.TempDir(), "gate")
+		script := "#!/bin/sh\nif [ \"$1\" = fetch ]; then while [ ! -e '" + gate + "' ]; do sleep 0.01; done; fi\nexec " + real + " \"$@\"\n"
 		if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 		var progress bytes.Buffer
-		in := New(f.env, WithCacheRoot(cachetest.Root(t)), WithLockDir(filepath.Join(f.env.Home, ".locks")), WithProgress(&progress))
+		clk := newFakeClock()
+		in := withFakeClock(New(f.env, WithCacheRoot(cachetest.Root(t)), WithLockDir(filepath.Join(f.env.Home, ".locks")), WithProgress(&progress)), clk)
 		src := "git+file://" + filepath.ToSlash(repo) + "#ref=main"
+		opened := make(chan error, 1)
+		go func() {
+			<-clk.started
+			clk.advance(slowDelay)
+			opened <- os.WriteFile(gate, nil, 0o644)
+		}()
 		if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-opened; err != nil {
 			t.Fatal(err)
 		}
 		if got := progress.String(); !done(src).MatchString(got) || strings.HasSuffix(got, " 0.0 MiB, done\n") {

@@ -276,7 +276,7 @@ func (in *Installer) fromRemote(ctx context.Context, rs remote, rec, pin string,
 func (in *Installer) fetchRemote(ctx context.Context, rs remote, rec, pin, within, name string) (string, string, error) {
 	count := io.Discard
 	if in.progress != nil {
-		p := startProgress(in.progress, rec)
+		p := startProgress(in.progress, rec, in.clock)
 		defer p.done()
 		count = p
 	}
