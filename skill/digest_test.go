@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -113,11 +114,12 @@ func TestContentDigestKnownAnswers(t *testing.T) {
 	}
 }
 
-// A published cache tree's digest, read from its manifest, is the one
-// reading the files gives.
+// A materialized tree's digest, which the cache may answer from what it
+// recorded when it published the tree, is the one reading the files of a
+// copy gives.
 func TestContentDigestOfCacheTreeKnownAnswer(t *testing.T) {
 	const want = "82d8c039f08d12c9be921a2dd62bbbef1d8657171f427067bd0c73206d97f068"
-	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(t.TempDir()))
+	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(t)))
 	dir, err := m.Materialize(t.Context(), skill.Inline("greet", greetSkill))
 	if err != nil {
 		t.Fatal(err)

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/internal/cache"
+	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 )
 
 // entry is one file of an archive built by a test.
@@ -121,18 +122,17 @@ func readTree(t testing.TB, dir string) map[string]string {
 	return got
 }
 
-// published lists the digest folders of a cache root.
+// published lists the digests of the trees in a cache root, as
+// CacheEntries reports them.
 func published(t testing.TB, root string) []string {
 	t.Helper()
-	entries, err := os.ReadDir(root)
+	entries, err := CacheEntries(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), ".") {
-			out = append(out, e.Name())
-		}
+		out = append(out, e.Digest)
 	}
 	return out
 }
@@ -140,29 +140,15 @@ func published(t testing.TB, root string) []string {
 // staging lists what the cache's staging folder holds.
 func staging(t testing.TB, root string) []string {
 	t.Helper()
-	entries, err := os.ReadDir(filepath.Join(root, ".tmp"))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	names, err := cache.Staged(root)
+	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, e := range entries {
-		out = append(out, e.Name())
-	}
-	return out
+	return names
 }
 
 func newTestMaterializer(t testing.TB, opts ...DefaultMaterializerOption) (Materializer, string) {
-	root := t.TempDir()
-	// Published trees have read-only folders, which the temporary
-	// folder's removal cannot empty without root's rights.
-	t.Cleanup(func() {
-		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && d.IsDir() {
-				os.Chmod(p, 0o755)
-			}
-			return nil
-		})
-	})
+	root := cachetest.Root(t)
 	return NewDefaultSkillMaterializer(append([]DefaultMaterializerOption{WithSkillCacheRoot(root)}, opts...)...), root
 }
 
@@ -196,8 +182,8 @@ func TestMaterializeSources(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Materialize(%s) = %v", tt.name, err)
 			}
-			if filepath.Base(dir) != "kit" || filepath.Dir(filepath.Dir(dir)) != root {
-				t.Errorf("Materialize(%s) = %s, want <root>/<digest>/kit", tt.name, dir)
+			if entries, err := CacheEntries(root); err != nil || len(entries) != 1 || entries[0].Dir != dir || entries[0].Name != "kit" {
+				t.Errorf("Materialize(%s) = %s; CacheEntries = %+v, %v, want the one tree kit at that folder", tt.name, dir, entries, err)
 			}
 			if got := readTree(t, dir); !mapsEqual(got, want) {
 				t.Errorf("tree = %v, want %v", got, want)
