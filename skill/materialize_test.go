@@ -475,35 +475,64 @@ func TestCacheRootResolution(t *testing.T) {
 	}
 }
 
+// countingFile is a seekable archive stream that counts the bytes read
+// from it. It offers only Read, Seek and Close, so every byte the
+// materializer takes goes through Read.
+type countingFile struct {
+	r *bytes.Reader
+	n *int64
+}
+
+func (f countingFile) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	*f.n += int64(n)
+	return n, err
+}
+
+func (f countingFile) Seek(off int64, whence int) (int64, error) { return f.r.Seek(off, whence) }
+func (f countingFile) Close() error                              { return nil }
+
+// countingOpener opens data as a [countingFile] adding to *n.
+func countingOpener(data []byte, n *int64) Opener {
+	return func(context.Context) (io.ReadCloser, error) {
+		return countingFile{bytes.NewReader(data), n}, nil
+	}
+}
+
+// A seekable archive is hashed where it is, in one pass; extracting it
+// takes a second pass over a private copy. A warm archive, served from
+// the memo, is read exactly once.
 func TestMaterializeWarmArchiveDoesNotExtract(t *testing.T) {
 	m, root := newTestMaterializer(t)
 	data := tarBytes(t, true, skillFiles(entry{name: "a.txt", body: "a"}))
-	first, err := m.Materialize(t.Context(), Archive("kit", ArchiveBytes(data)))
-	if err != nil {
-		t.Fatal(err)
+	size := int64(len(data))
+	materialize := func(m Materializer) (string, int64) {
+		t.Helper()
+		var n int64
+		dir, err := m.Materialize(t.Context(), Archive("kit", countingOpener(data, &n)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dir, n
 	}
-	// With the staging folder replaced by a file, any extraction fails: a
-	// repeat must be served from the memo.
-	tmp := filepath.Join(root, ".tmp")
-	if err := os.RemoveAll(tmp); err != nil {
-		t.Fatal(err)
+	first, n := materialize(m)
+	if n != 2*size {
+		t.Fatalf("cold Materialize read %d bytes, want %d (hash, then extract)", n, 2*size)
 	}
-	os.WriteFile(tmp, nil, 0o644)
-	again, err := m.Materialize(t.Context(), Archive("kit", ArchiveBytes(data)))
-	if err != nil || again != first {
-		t.Errorf("warm Materialize = %s, %v, want %s without extracting", again, err, first)
+	if again, n := materialize(m); again != first || n != size {
+		t.Errorf("warm Materialize = %s after reading %d bytes, want %s after %d (hash only)", again, n, first, size)
 	}
-	os.Remove(tmp)
-	os.Mkdir(tmp, 0o755)
-	// Other limits or another runtime name are other memo entries: each
-	// extracts once (and shares the one tree when the content is equal).
+	// Other limits are another memo key: the first call extracts (and
+	// shares the one tree, the content being equal), the next is warm.
 	m2 := NewDefaultSkillMaterializer(WithSkillCacheRoot(root), WithMaxFileSize(1<<20))
-	if dir, err := m2.Materialize(t.Context(), Archive("kit", ArchiveBytes(data))); err != nil || dir != first {
-		t.Errorf("Materialize with other limits = %s, %v, want %s", dir, err, first)
+	if dir, n := materialize(m2); dir != first || n != 2*size {
+		t.Errorf("Materialize with other limits = %s after reading %d bytes, want %s after %d (extracted)", dir, n, first, 2*size)
 	}
-	memos, _ := os.ReadDir(filepath.Join(root, ".memo"))
-	if len(memos) != 2 {
-		t.Errorf("memo holds %d entries, want 2 (limits are part of the key)", len(memos))
+	if dir, n := materialize(m2); dir != first || n != size {
+		t.Errorf("warm Materialize with other limits = %s after reading %d bytes, want %s after %d", dir, n, first, size)
+	}
+	if dir, n := materialize(m); dir != first || n != size {
+		t.Errorf("warm Materialize after other limits = %s after reading %d bytes, want %s after %d", dir, n, first, size)
 	}
 }
 

@@ -129,6 +129,21 @@ func TestMemo(t *testing.T) {
 	if got, ok := s.Memo(key); !ok || got != want {
 		t.Errorf("Memo = %s, %v, want %s", got, ok, want)
 	}
+	// Each key is an entry of its own: a second key leaves the first as
+	// it was.
+	other, otherWant := Digest("k2", nil), Digest("v2", nil)
+	if err := s.SetMemo(other, otherWant); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := s.Memo(key); !ok || got != want {
+		t.Errorf("Memo(%s) after another key = %s, %v, want %s", key, got, ok, want)
+	}
+	if got, ok := s.Memo(other); !ok || got != otherWant {
+		t.Errorf("Memo(%s) = %s, %v, want %s", other, got, ok, otherWant)
+	}
+	if memos, _ := os.ReadDir(filepath.Join(s.Root(), memoDir)); len(memos) != 2 {
+		t.Errorf("memo holds %d entries, want 2 (one per key)", len(memos))
+	}
 	if err := s.SetMemo("../x", want); err == nil {
 		t.Errorf("SetMemo accepted a key that is not a digest")
 	}
