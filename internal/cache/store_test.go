@@ -260,6 +260,9 @@ func TestLookupRefusesTamperedTrees(t *testing.T) {
 			os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("xx"), 0o644)
 		},
 		"exec bit": func(dir string) { os.Chmod(filepath.Join(dir, "SKILL.md"), 0o555) },
+		"missing manifest": func(dir string) {
+			os.Remove(filepath.Join(filepath.Dir(dir), manifestName))
+		},
 		"linked tree": func(dir string) {
 			os.Chmod(dir, 0o755)
 			other := dir + ".real"
