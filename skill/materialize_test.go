@@ -686,6 +686,8 @@ func TestMain(m *testing.M) {
 		helperOnce()
 	case "forever":
 		helperForever()
+	case "abandon":
+		helperAbandon()
 	default:
 		os.Exit(m.Run())
 	}
@@ -774,9 +776,11 @@ func TestMaterializeCrashMidWrite(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Wait until a staging tree is half written, then kill the writer.
+	// Wait until the writer has published a tree and is staging the next
+	// one, then kill it. (A half-written tree with read-only folders is
+	// planted deterministically in TestLeftoversSweptWithoutAMiss.)
 	deadline := time.Now().Add(30 * time.Second)
-	for !halfWritten(root) {
+	for len(published(t, root)) == 0 || len(staging(t, root)) == 0 {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			t.Fatalf("the writer never started a tree: %s", stderr.String())
@@ -819,14 +823,8 @@ func TestMaterializeCrashMidWrite(t *testing.T) {
 	}
 }
 
-// halfWritten reports whether a staging tree under root holds some files.
-func halfWritten(root string) bool {
-	dirs, _ := filepath.Glob(filepath.Join(root, ".tmp", "*", "kit", "refs", "*"))
-	return len(dirs) > 5
-}
-
 func TestSweepKeepsLiveStaging(t *testing.T) {
-	root := t.TempDir()
+	root := cachetest.Root(t)
 	store, err := cache.Open(root)
 	if err != nil {
 		t.Fatal(err)
@@ -836,22 +834,14 @@ func TestSweepKeepsLiveStaging(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer live.Close()
-	orphan := filepath.Join(root, ".tmp", "0123456789abcdef01234567")
-	os.MkdirAll(filepath.Join(orphan, "kit"), 0o755)
-	os.WriteFile(orphan+".lock", nil, 0o600)
-	os.WriteFile(orphan+".spool", nil, 0o600)
+	want := staging(t, root) // the live staging folder and its lock
+	orphan := plantLeftovers(t, root)
 	m := NewDefaultSkillMaterializer(WithSkillCacheRoot(root))
 	if _, err := m.Materialize(t.Context(), Inline("kit", "x")); err != nil {
 		t.Fatal(err)
 	}
-	got := staging(t, root)
-	for _, name := range got {
-		if strings.HasPrefix(name, "0123456789abcdef01234567") {
-			t.Errorf("abandoned staging %s was not swept", name)
-		}
-	}
-	if len(got) != 2 { // the live staging folder and its lock
-		t.Errorf("staging = %v, want only the live area", got)
+	if got := staging(t, root); !slices.Equal(got, want) {
+		t.Errorf("staging = %v, want only the live area %v (abandoned: %v)", got, want, orphan)
 	}
 }
 

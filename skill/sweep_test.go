@@ -1,28 +1,73 @@
 package skill
 
 import (
+	"fmt"
 	"os"
-	"path/filepath"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/agentadaptor/agentadaptor/internal/cache"
 )
 
 // plantLeftovers leaves in root what an extraction killed with kill -9
-// leaves: its unlocked lock file, a half-written staging tree (folders
-// already read-only), and its spooled archive and scratch stream.
-func plantLeftovers(t *testing.T, root string) {
+// leaves: a helper process stages a tree through the cache's own API,
+// writes part of it (its folders already read-only), a spooled archive
+// and a scratch stream, and exits without closing the staging area, so
+// its lock dies with it. It returns the names the helper left.
+func plantLeftovers(t *testing.T, root string) []string {
 	t.Helper()
-	id := filepath.Join(root, ".tmp", "0123456789abcdef01234567")
-	if err := os.MkdirAll(filepath.Join(id, "kit", "refs"), 0o755); err != nil {
-		t.Fatal(err)
+	before := staging(t, root)
+	cmd := helperCmd(t, "abandon", root)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("abandoning helper: %v: %s", err, out)
 	}
-	os.WriteFile(filepath.Join(id, "kit", "refs", "a.md"), []byte("a"), 0o444)
-	os.Chmod(filepath.Join(id, "kit", "refs"), 0o555)
-	for _, kind := range []string{"lock", "spool", "scratch"} {
-		if err := os.WriteFile(id+"."+kind, []byte(kind), 0o600); err != nil {
-			t.Fatal(err)
+	var left []string
+	for _, name := range staging(t, root) {
+		if !slices.Contains(before, name) {
+			left = append(left, name)
 		}
 	}
+	if len(left) != 4 { // the staging area, its lock, spool and scratch
+		t.Fatalf("the abandoning helper left %v, want a staging area, its lock, spool and scratch", left)
+	}
+	return left
+}
+
+// helperAbandon is the helper process of [plantLeftovers].
+func helperAbandon() {
+	fail := func(err error) {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	store, err := cache.Open(os.Getenv("SKILL_TEST_ROOT"))
+	if err != nil {
+		fail(err)
+	}
+	st, err := store.Stage("kit")
+	if err != nil {
+		fail(err)
+	}
+	r := st.Root()
+	if err := r.Mkdir("refs", 0o755); err != nil {
+		fail(err)
+	}
+	if err := r.WriteFile("refs/a.md", []byte("a"), 0o444); err != nil {
+		fail(err)
+	}
+	if err := r.Chmod("refs", 0o555); err != nil {
+		fail(err)
+	}
+	for _, kind := range []string{"spool", "scratch"} {
+		f, err := st.File(kind)
+		if err != nil {
+			fail(err)
+		}
+		if _, err := f.WriteString(kind); err != nil {
+			fail(err)
+		}
+	}
+	os.Exit(0) // without st.Close: killed mid-extraction
 }
 
 // Leftovers of a killed extraction are swept by the next process that
