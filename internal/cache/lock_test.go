@@ -53,8 +53,11 @@ func TestStagingLock(t *testing.T) {
 			got <- err
 			return
 		}
-		defer f.Close()
-		got <- waitLock(f)
+		err = waitLock(f)
+		// Released before the test reads the result, which it then
+		// claims: a deferred Close could still hold it.
+		f.Close()
+		got <- err
 	}()
 	select {
 	case err := <-got:
