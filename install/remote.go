@@ -117,25 +117,15 @@ func (g *githubSource) fetch(ctx context.Context, commit, within string, dst, co
 	if within != "" {
 		pin.Source.Path = within
 	}
-	rc, err := c.Opener(pin)(ctx)
-	if err != nil {
-		return "", githubError(err)
-	}
-	defer rc.Close()
-	if err := copyArchive(io.MultiWriter(dst, count), rc); err != nil {
-		return "", githubError(err)
+	if err := copyOpened(ctx, c.Opener(pin), dst, count, githubError); err != nil {
+		return "", err
 	}
 	return pin.Source.Path, nil
 }
 
 // githubError classifies an error of package github.
 func githubError(err error) error {
-	switch {
-	case errors.Is(err, github.ErrInvalidSource), errors.Is(err, github.ErrNotFound),
-		errors.Is(err, skill.ErrArchiveFormat), errors.Is(err, skill.ErrArchiveUnsafe), errors.Is(err, skill.ErrArchiveLimit):
-		return fmt.Errorf("%w: %w", ErrInvalidSource, err)
-	}
-	return fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
+	return sourceError(err, github.ErrInvalidSource, github.ErrNotFound)
 }
 
 // gitSource is a folder of a repository on any git host, read through
@@ -172,25 +162,15 @@ func (g *gitSource) fetch(ctx context.Context, commit, within string, dst, count
 	if within != "" {
 		pin.Source.Path = within
 	}
-	rc, err := c.Opener(pin)(ctx)
-	if err != nil {
-		return "", gitError(err)
-	}
-	defer rc.Close()
-	if err := copyArchive(io.MultiWriter(dst, count), rc); err != nil {
-		return "", gitError(err)
+	if err := copyOpened(ctx, c.Opener(pin), dst, count, gitError); err != nil {
+		return "", err
 	}
 	return pin.Source.Path, nil
 }
 
 // gitError classifies an error of package git.
 func gitError(err error) error {
-	switch {
-	case errors.Is(err, git.ErrInvalidSource), errors.Is(err, git.ErrNotFound),
-		errors.Is(err, skill.ErrArchiveFormat), errors.Is(err, skill.ErrArchiveUnsafe), errors.Is(err, skill.ErrArchiveLimit):
-		return fmt.Errorf("%w: %w", ErrInvalidSource, err)
-	}
-	return fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
+	return sourceError(err, git.ErrInvalidSource, git.ErrNotFound)
 }
 
 // ociSource is a skill in an OCI registry.
@@ -219,25 +199,44 @@ func (o *ociSource) fetch(ctx context.Context, digest, _ string, dst, count io.W
 	if err != nil {
 		return "", ociError(err)
 	}
-	rc, err := art.Open(ctx)
-	if err != nil {
-		return "", ociError(err)
-	}
-	defer rc.Close()
-	if err := copyArchive(dst, rc); err != nil {
-		return "", ociError(err)
+	// The download was counted as it came (WithProgress above).
+	if err := copyOpened(ctx, art.Open, dst, io.Discard, ociError); err != nil {
+		return "", err
 	}
 	return art.Subpath, nil
 }
 
 // ociError classifies an error of package oci.
 func ociError(err error) error {
-	switch {
-	case errors.Is(err, oci.ErrNotFound), errors.Is(err, oci.ErrNoSkill), errors.Is(err, oci.ErrNotRegistry),
-		errors.Is(err, skill.ErrArchiveFormat), errors.Is(err, skill.ErrArchiveUnsafe), errors.Is(err, skill.ErrArchiveLimit):
-		return fmt.Errorf("%w: %w", ErrInvalidSource, err)
+	return sourceError(err, oci.ErrNotFound, oci.ErrNoSkill, oci.ErrNotRegistry)
+}
+
+// sourceError classifies an error of a remote source: ErrInvalidSource
+// when it is one of invalid or the archive's content is refused (the
+// source itself is wrong, and trying again will not help), else
+// ErrSourceUnavailable.
+func sourceError(err error, invalid ...error) error {
+	invalid = append(invalid, skill.ErrArchiveFormat, skill.ErrArchiveUnsafe, skill.ErrArchiveLimit)
+	for _, target := range invalid {
+		if errors.Is(err, target) {
+			return fmt.Errorf("%w: %w", ErrInvalidSource, err)
+		}
 	}
 	return fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
+}
+
+// copyOpened opens an archive and copies it to dst and count, with the
+// errors classified by classify.
+func copyOpened(ctx context.Context, open skill.Opener, dst, count io.Writer, classify func(error) error) error {
+	rc, err := open(ctx)
+	if err != nil {
+		return classify(err)
+	}
+	defer rc.Close()
+	if err := copyArchive(io.MultiWriter(dst, count), rc); err != nil {
+		return classify(err)
+	}
+	return nil
 }
 
 // copyArchive copies an archive of at most the default archive size.
