@@ -65,7 +65,6 @@ package claude
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -75,6 +74,7 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/launch"
 	"github.com/agentadaptor/agentadaptor/internal/process"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
@@ -140,27 +140,16 @@ func Driver(c Config) driver.Driver {
 
 // Run runs Claude Code once for req.
 func (d *claudeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Result, error) {
-	if req == nil {
-		return nil, errors.New("claude: nil request")
-	}
-	if err := ctx.Err(); err != nil {
-		if cause := context.Cause(ctx); cause != err {
-			return nil, fmt.Errorf("claude: %w: %w", err, cause)
-		}
-		return nil, fmt.Errorf("claude: %w", err)
-	}
-	env := process.MergeEnv(os.Environ(), d.c.Env)
-	prog, err := process.LookPath(d.c.Command, env)
+	l, err := launch.Prepare(ctx, req, launch.Program{
+		Name:    "claude",
+		Command: d.c.Command,
+		Env:     d.c.Env,
+		Install: "install Claude Code with `npm install -g @anthropic-ai/claude-code`, or set claude.Config.Command",
+	})
 	if err != nil {
-		return nil, &driver.ProcessError{Command: d.c.Command, ExitCode: -1,
-			Err: fmt.Errorf("%w (install Claude Code with `npm install -g @anthropic-ai/claude-code`, or set claude.Config.Command)", err)}
+		return nil, err
 	}
-	workspace := req.Workspace
-	if workspace == "" {
-		if workspace, err = os.Getwd(); err != nil {
-			return nil, err
-		}
-	}
+	env, workspace := l.Env, l.Workspace
 	var mountDir string
 	if len(req.Skills.Entries) > 0 {
 		if mountDir, err = mount(d.c.CacheRoot, req.Skills); err != nil {
@@ -177,7 +166,7 @@ func (d *claudeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 	p := &parser{emit: req.Events}
 	var check error
 	exit, runErr := process.Run(ctx, process.Command{
-		Path:  prog,
+		Path:  l.Path,
 		Args:  d.args(req, mountDir),
 		Dir:   req.Workspace,
 		Env:   env,
@@ -190,7 +179,7 @@ func (d *claudeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 		}
 		return nil
 	})
-	return outcome(prog, req, p, exit, runErr, check)
+	return outcome(l.Path, req, p, exit, runErr, check)
 }
 
 // args builds the command line.
@@ -242,11 +231,7 @@ func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, run
 		if exit.Code != 0 || exit.Signal != "" {
 			return nil, perr
 		}
-		msg := "claude: " + driver.ErrNoResult.Error()
-		if tail := strings.TrimSpace(exit.Stderr); tail != "" {
-			msg += "; stderr: " + tail
-		}
-		return nil, errorString{msg, driver.ErrNoResult}
+		return nil, launch.NoResult("claude", exit.Stderr)
 	}
 	res := &driver.Result{Text: r.Text, SessionID: r.SessionID, Usage: r.Usage, CostUSD: r.CostUSD, ExitCode: exit.Code}
 	if res.SessionID == "" && p.init != nil {
@@ -270,15 +255,6 @@ func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, run
 	}
 	return res, nil
 }
-
-// errorString is an error with its own text that wraps another.
-type errorString struct {
-	msg string
-	err error
-}
-
-func (e errorString) Error() string { return e.msg }
-func (e errorString) Unwrap() error { return e.err }
 
 // checkMounted reports the mounted skills the agent does not list. Claude
 // Code leaves out of its list the skills whose front matter says

@@ -102,6 +102,7 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/launch"
 	"github.com/agentadaptor/agentadaptor/internal/process"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
@@ -171,27 +172,16 @@ func Driver(c Config) driver.Driver {
 
 // Run runs Codex once for req.
 func (d *codexDriver) Run(ctx context.Context, req *driver.Request) (*driver.Result, error) {
-	if req == nil {
-		return nil, errors.New("codex: nil request")
-	}
-	if err := ctx.Err(); err != nil {
-		if cause := context.Cause(ctx); cause != err {
-			return nil, fmt.Errorf("codex: %w: %w", err, cause)
-		}
-		return nil, fmt.Errorf("codex: %w", err)
-	}
-	env := process.MergeEnv(os.Environ(), d.c.Env)
-	prog, err := process.LookPath(d.c.Command, env)
+	l, err := launch.Prepare(ctx, req, launch.Program{
+		Name:    "codex",
+		Command: d.c.Command,
+		Env:     d.c.Env,
+		Install: "install Codex with `npm install -g @openai/codex`, or set codex.Config.Command",
+	})
 	if err != nil {
-		return nil, &driver.ProcessError{Command: d.c.Command, ExitCode: -1,
-			Err: fmt.Errorf("%w (install Codex with `npm install -g @openai/codex`, or set codex.Config.Command)", err)}
+		return nil, err
 	}
-	workspace := req.Workspace
-	if workspace == "" {
-		if workspace, err = os.Getwd(); err != nil {
-			return nil, err
-		}
-	}
+	env, workspace := l.Env, l.Workspace
 	userHome, err := d.userHome(env)
 	if err != nil {
 		return nil, err
@@ -223,7 +213,7 @@ func (d *codexDriver) Run(ctx context.Context, req *driver.Request) (*driver.Res
 	p := &parser{emit: req.Events}
 	var mismatch error
 	exit, runErr := process.Run(ctx, process.Command{
-		Path:  prog,
+		Path:  l.Path,
 		Args:  d.args(req),
 		Dir:   req.Workspace,
 		Env:   env,
@@ -243,7 +233,7 @@ func (d *codexDriver) Run(ctx context.Context, req *driver.Request) (*driver.Res
 	if mismatch != nil {
 		return nil, mismatch
 	}
-	return outcome(prog, req, p, exit, runErr)
+	return outcome(l.Path, req, p, exit, runErr)
 }
 
 // userHome is the user's Codex home: Config.Home, else $CODEX_HOME of the
@@ -303,11 +293,7 @@ func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, run
 		if exit.Code != 0 || exit.Signal != "" {
 			return nil, perr
 		}
-		msg := "codex: " + driver.ErrNoResult.Error()
-		if tail := strings.TrimSpace(exit.Stderr); tail != "" {
-			msg += "; stderr: " + tail
-		}
-		return nil, errorString{msg, driver.ErrNoResult}
+		return nil, launch.NoResult("codex", exit.Stderr)
 	}
 	res := &driver.Result{Text: r.Text, SessionID: p.threadID, Usage: r.Usage, ExitCode: exit.Code}
 	if r.IsError {
@@ -359,12 +345,3 @@ func resumeRefused(stderr string) bool {
 	return strings.Contains(s, "no rollout found") || strings.Contains(s, "no session found") ||
 		strings.Contains(s, "thread not found")
 }
-
-// errorString is an error with its own text that wraps another.
-type errorString struct {
-	msg string
-	err error
-}
-
-func (e errorString) Error() string { return e.msg }
-func (e errorString) Unwrap() error { return e.err }
