@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -37,10 +36,18 @@ type runOptions struct {
 	model     string
 }
 
-// runDrivers are the agents `run` can drive, by install id.
-var runDrivers = map[string]func(model string) driver.Driver{
-	"claude-code": func(model string) driver.Driver { return claude.Driver(claude.Config{Model: model}) },
-	"codex":       func(model string) driver.Driver { return codex.Driver(codex.Config{Model: model}) },
+// runAgents are the install ids of the agents `run` can drive.
+const runAgents = "claude-code, codex"
+
+// runDriver returns the driver for the agent of an install id.
+func runDriver(agent, model string) (driver.Driver, bool) {
+	switch agent {
+	case "claude-code":
+		return claude.Driver(claude.Config{Model: model}), true
+	case "codex":
+		return codex.Driver(codex.Config{Model: model}), true
+	}
+	return nil, false
 }
 
 func newRunCmd(s *streams) *cobra.Command {
@@ -82,7 +89,7 @@ Exit codes: 0 success, 1 the agent or a check failed, 2 bad usage or input,
 		}),
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.agent, "agent", "a", "", "the agent to run: "+strings.Join(runAgentIDs(), ", ")+" (required)")
+	f.StringVarP(&opts.agent, "agent", "a", "", "the agent to run: "+runAgents+" (required)")
 	f.StringArrayVarP(&opts.skills, "skill", "s", nil, "a skill source to mount (repeatable)")
 	f.StringVarP(&opts.workspace, "workspace", "w", "", "the folder the agent works in (default: the current folder)")
 	f.BoolVar(&opts.json, "json", false, "print every event as a JSON line")
@@ -91,22 +98,13 @@ Exit codes: 0 success, 1 the agent or a check failed, 2 bad usage or input,
 	return cmd
 }
 
-func runAgentIDs() []string {
-	ids := make([]string, 0, len(runDrivers))
-	for id := range runDrivers {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
-}
-
 func runAgent(ctx context.Context, opts *runOptions, prompt string) error {
-	newDriver, ok := runDrivers[opts.agent]
+	drv, ok := runDriver(opts.agent, opts.model)
 	switch {
 	case opts.agent == "":
-		return usageErrorf("missing --agent (one of %s)", strings.Join(runAgentIDs(), ", "))
+		return usageErrorf("missing --agent (one of %s)", runAgents)
 	case !ok:
-		return usageErrorf("cannot run agent %q: run drives %s", opts.agent, strings.Join(runAgentIDs(), ", "))
+		return usageErrorf("cannot run agent %q: run drives %s", opts.agent, runAgents)
 	}
 	workspace, err := runWorkspace(opts.workspace)
 	if err != nil {
@@ -132,7 +130,7 @@ func runAgent(ctx context.Context, opts *runOptions, prompt string) error {
 		out = &eventWriter{w: opts.io.out}
 		agentOpts = append(agentOpts, adaptor.WithEvents(out.event))
 	}
-	agent := adaptor.New(newDriver(opts.model), agentOpts...)
+	agent := adaptor.New(drv, agentOpts...)
 	sessions := adaptor.NewFileThreadStore(sessionsDir(env))
 
 	var callOpts []adaptor.CallOption
