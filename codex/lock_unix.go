@@ -9,9 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agentadaptor/agentadaptor/internal/filelock"
 )
 
 // firstRun makes runs in a home that has no skills/.system yet take turns
@@ -26,21 +27,12 @@ func firstRun(ctx context.Context, home string) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("managed Codex home %s: %w", home, err)
 	}
-	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			break
+	if err := filelock.Lock(ctx, f); err != nil {
+		f.Close()
+		if err == ctx.Err() {
+			return nil, err // ctx is done
 		}
-		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
-			f.Close()
-			return nil, fmt.Errorf("managed Codex home %s: lock: %w", home, err)
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
+		return nil, fmt.Errorf("managed Codex home %s: lock: %w", home, err)
 	}
 	return func() { f.Close() }, nil
 }

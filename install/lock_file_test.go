@@ -3,46 +3,40 @@
 package install
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 )
 
-// The installer's file lock keeps out every other open file of the lock
-// file, in this process as in others, until its holder closes it.
+// The installer's file lock keeps out every other taker of the same
+// scope's lock, in this process as in others, until its holder releases
+// it.
 func TestLockFileExcludes(t *testing.T) {
-	path := filepath.Join(t.TempDir(), ".agentskills.flock")
-	held, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f := newFixture(t)
+	unlock, err := f.installer(t).lockOnly()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("lockOnly() = %v, want the lock", err)
 	}
-	defer held.Close()
-	if err := lockFile(held); err != nil {
-		t.Fatalf("lockFile(%s) = %v, want nil", path, err)
-	}
+	defer unlock()
 	got := make(chan error, 1)
 	go func() {
-		f, err := os.OpenFile(path, os.O_RDWR, 0)
-		if err != nil {
-			got <- err
-			return
+		unlock, err := f.installer(t).lockOnly()
+		if err == nil {
+			unlock()
 		}
-		defer f.Close()
-		got <- lockFile(f)
+		got <- err
 	}()
 	select {
 	case err := <-got:
-		t.Fatalf("lockFile(%s) returned %v while another file held the lock", path, err)
+		t.Fatalf("lockOnly() returned %v while another taker held the lock", err)
 	case <-time.After(100 * time.Millisecond):
 	}
-	held.Close()
+	unlock()
 	select {
 	case err := <-got:
 		if err != nil {
-			t.Fatalf("lockFile(%s) = %v once released, want nil", path, err)
+			t.Fatalf("lockOnly() = %v once released, want nil", err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatalf("lockFile(%s) still waiting 10s after the holder closed the file", path)
+		t.Fatal("lockOnly() still waiting 10s after the holder released the lock")
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/agentadaptor/agentadaptor/internal/filelock"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -743,7 +744,7 @@ func (in *Installer) lockOnly() (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: the file lock %s: %w", ErrUnsafeFolder, filepath.Join(dir, name), err)
 	}
-	if err := lockFile(f); err != nil {
+	if err := filelock.Lock(context.Background(), f); err != nil {
 		f.Close()
 		return nil, err
 	}

@@ -3,12 +3,15 @@
 package cache
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/agentadaptor/agentadaptor/internal/filelock"
 )
 
 // The staging lock, as the sweep relies on it: held by one open file, it
@@ -28,8 +31,8 @@ func TestStagingLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer held.Close()
-	if err := lockFile(held); err != nil {
-		t.Fatalf("lockFile(%s) = %v, want nil", path, err)
+	if err := filelock.TryLock(held); err != nil {
+		t.Fatalf("TryLock(%s) = %v, want nil", path, err)
 	}
 
 	other, err := os.Open(path)
@@ -37,15 +40,15 @@ func TestStagingLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	if err := lockFile(other); !errors.Is(err, errLocked) {
-		t.Errorf("lockFile(%s) while another file holds it = %v, want %v", path, err, errLocked)
+	if err := filelock.TryLock(other); !errors.Is(err, filelock.ErrLocked) {
+		t.Errorf("TryLock(%s) while another file holds it = %v, want %v", path, err, filelock.ErrLocked)
 	}
 	if release, ok := claimAbandoned(root, "x.lock", time.Now()); ok {
 		release()
 		t.Fatalf("claimAbandoned(%s) while its lock is held = true, want false", path)
 	}
 
-	// waitLock waits for the holder.
+	// The repair lock waits for the holder.
 	got := make(chan error, 1)
 	go func() {
 		f, err := os.Open(path)
@@ -53,7 +56,7 @@ func TestStagingLock(t *testing.T) {
 			got <- err
 			return
 		}
-		err = waitLock(f)
+		err = filelock.Lock(context.Background(), f)
 		// Released before the test reads the result, which it then
 		// claims: a deferred Close could still hold it.
 		f.Close()
@@ -61,12 +64,12 @@ func TestStagingLock(t *testing.T) {
 	}()
 	select {
 	case err := <-got:
-		t.Fatalf("waitLock(%s) returned %v while the lock was held", path, err)
+		t.Fatalf("Lock(%s) returned %v while the lock was held", path, err)
 	case <-time.After(100 * time.Millisecond):
 	}
 	held.Close()
 	if err := <-got; err != nil {
-		t.Fatalf("waitLock(%s) = %v once released, want nil", path, err)
+		t.Fatalf("Lock(%s) = %v once released, want nil", path, err)
 	}
 
 	release, ok := claimAbandoned(root, "x.lock", time.Now())

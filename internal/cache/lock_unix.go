@@ -3,29 +3,13 @@
 package cache
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"syscall"
 	"time"
-)
 
-// lockFile takes an exclusive lock on f, failing at once with
-// errLocked when another open file holds it.
-func lockFile(f *os.File) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		switch {
-		case err == nil:
-			return nil
-		case errors.Is(err, syscall.EINTR):
-			continue
-		case errors.Is(err, syscall.EWOULDBLOCK):
-			return errLocked
-		}
-		return err
-	}
-}
+	"github.com/agentadaptor/agentadaptor/internal/filelock"
+)
 
 // claimAbandoned reports whether a staging area whose lock file is lock
 // has no living owner, in which case it returns holding the lock: the
@@ -35,21 +19,11 @@ func claimAbandoned(dir *os.Root, lock string, _ time.Time) (release func(), ok 
 	if err != nil {
 		return nil, false
 	}
-	if lockFile(f) != nil {
+	if filelock.TryLock(f) != nil {
 		f.Close()
 		return nil, false
 	}
 	return func() { f.Close() }, true
-}
-
-// waitLock takes an exclusive lock on f, waiting for it.
-func waitLock(f *os.File) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			return err
-		}
-	}
 }
 
 // CheckOwner refuses a folder another user owns or may write: one that

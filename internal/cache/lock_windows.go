@@ -3,35 +3,18 @@
 package cache
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"time"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/agentadaptor/agentadaptor/internal/filelock"
 )
 
-// Locks are LockFileEx's on a file's first byte (which need not exist).
-// Windows releases them when the file is closed or its process ends.
-//
 // Untested on Windows: CI has no Windows machine. TestStagingLock states
-// what the sweep needs of these functions and compiles for Windows, but
-// has run only on Unix.
-
-// lockFile takes an exclusive lock on f, failing at once with
-// errLocked when another open file holds it.
-func lockFile(f *os.File) error {
-	err := windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, new(windows.Overlapped))
-	if errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
-		return errLocked
-	}
-	return err
-}
-
-// waitLock takes an exclusive lock on f, waiting for it.
-func waitLock(f *os.File) error {
-	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, new(windows.Overlapped))
-}
+// what the sweep needs of claimAbandoned and compiles for Windows, but has
+// run only on Unix.
 
 // claimAbandoned reports whether a staging area whose lock file is lock
 // has no living owner, in which case it returns holding the lock: the
@@ -54,7 +37,7 @@ func claimAbandoned(dir *os.Root, lock string, _ time.Time) (release func(), ok 
 		return nil, false
 	}
 	f := os.NewFile(uintptr(h), path)
-	if lockFile(f) != nil {
+	if filelock.TryLock(f) != nil {
 		f.Close()
 		return nil, false
 	}

@@ -116,6 +116,7 @@ package cache
 
 import (
 	"bufio"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -129,6 +130,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentadaptor/agentadaptor/internal/filelock"
 )
 
 var errLocked = errors.New("locked by another process")
@@ -576,8 +579,11 @@ func (s *Store) stage(name string) (*Staging, error) {
 		return nil, fmt.Errorf("create staging lock: %w", err)
 	}
 	st := &Staging{store: s, id: id, dir: path.Join(tmpDir, id), name: name, lock: lock}
-	if err := lockFile(lock); err != nil {
+	if err := filelock.TryLock(lock); err != nil {
 		st.Close()
+		if errors.Is(err, filelock.ErrLocked) {
+			return nil, errLocked
+		}
 		return nil, err
 	}
 	// Between creating the lock file and locking it, a sweep may have
@@ -747,7 +753,7 @@ func (st *Staging) repair(digest string) (string, bool, error) {
 		return "", false, err
 	}
 	defer lock.Close()
-	if err := waitLock(lock); err != nil {
+	if err := filelock.Lock(context.Background(), lock); err != nil {
 		return "", false, err
 	}
 	if dir, ok := s.Lookup(digest, st.name); ok {

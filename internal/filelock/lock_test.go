@@ -1,0 +1,145 @@
+//go:build unix || windows
+
+package filelock
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// held opens a new lock file and locks it through that open file, which
+// the test closes at its end.
+func held(t *testing.T) (path string, f *os.File) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "x.lock")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if err := TryLock(f); err != nil {
+		t.Fatalf("TryLock(%s) = %v, want nil", path, err)
+	}
+	return path, f
+}
+
+// open opens path again: another open file of it, in this process.
+func open(t *testing.T, path string) *os.File {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// Rules 1 and 3: a lock held through one open file cannot be taken
+// through another, even in the same process, until the holder closes
+// its file.
+func TestTryLockHeldElsewhere(t *testing.T) {
+	path, holder := held(t)
+	other := open(t, path)
+	if err := TryLock(other); !errors.Is(err, ErrLocked) {
+		t.Fatalf("TryLock(%s) while another file holds it = %v, want %v", path, err, ErrLocked)
+	}
+	holder.Close()
+	if err := TryLock(other); err != nil {
+		t.Fatalf("TryLock(%s) once its holder closed it = %v, want nil", path, err)
+	}
+	if err := TryLock(open(t, path)); !errors.Is(err, ErrLocked) {
+		t.Fatalf("TryLock(%s) while the second file holds it = %v, want %v", path, err, ErrLocked)
+	}
+}
+
+// Rule 4: Lock waits for the holder to close its file, both in the kernel
+// (a context that cannot be cancelled) and by polling.
+func TestLockWaitsForRelease(t *testing.T) {
+	ctxs := map[string]func() (context.Context, context.CancelFunc){
+		"background": func() (context.Context, context.CancelFunc) { return context.Background(), func() {} },
+		"cancellable": func() (context.Context, context.CancelFunc) {
+			return context.WithCancel(context.Background())
+		},
+	}
+	for name, newCtx := range ctxs {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := newCtx()
+			defer cancel()
+			path, holder := held(t)
+			other := open(t, path)
+			got := make(chan error, 1)
+			go func() { got <- Lock(ctx, other) }()
+			select {
+			case err := <-got:
+				t.Fatalf("Lock(%s) returned %v while another file held it", path, err)
+			case <-time.After(200 * time.Millisecond):
+			}
+			holder.Close()
+			select {
+			case err := <-got:
+				if err != nil {
+					t.Fatalf("Lock(%s) = %v once released, want nil", path, err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("Lock(%s) still waiting 10s after the holder closed its file", path)
+			}
+			if err := TryLock(open(t, path)); !errors.Is(err, ErrLocked) {
+				t.Errorf("TryLock(%s) after Lock took it = %v, want %v", path, err, ErrLocked)
+			}
+		})
+	}
+}
+
+// Rule 4: Lock gives up with ctx's error once ctx is done, leaving the
+// lock to its holder.
+func TestLockCancelled(t *testing.T) {
+	t.Run("cancel", func(t *testing.T) {
+		path, _ := held(t)
+		other := open(t, path)
+		ctx, cancel := context.WithCancel(context.Background())
+		got := make(chan error, 1)
+		go func() { got <- Lock(ctx, other) }()
+		select {
+		case err := <-got:
+			t.Fatalf("Lock(%s) returned %v while another file held it", path, err)
+		case <-time.After(200 * time.Millisecond):
+		}
+		cancel()
+		select {
+		case err := <-got:
+			if err != context.Canceled {
+				t.Fatalf("Lock(%s) once cancelled = %v, want %v", path, err, context.Canceled)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Lock(%s) still waiting 10s after its context was cancelled", path)
+		}
+	})
+	t.Run("deadline", func(t *testing.T) {
+		path, _ := held(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		if err := Lock(ctx, open(t, path)); err != context.DeadlineExceeded {
+			t.Fatalf("Lock(%s) past its deadline = %v, want %v", path, err, context.DeadlineExceeded)
+		}
+	})
+}
+
+// Rule 4: a free lock is taken even when ctx is already done.
+func TestLockFreeWithDoneContext(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.lock")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Lock(ctx, open(t, path)); err != nil {
+		t.Fatalf("Lock(%s) of a free lock with a done context = %v, want nil", path, err)
+	}
+	if err := TryLock(open(t, path)); !errors.Is(err, ErrLocked) {
+		t.Errorf("TryLock(%s) after Lock took it = %v, want %v", path, err, ErrLocked)
+	}
+}
