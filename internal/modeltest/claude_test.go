@@ -9,7 +9,6 @@ package modeltest_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -36,16 +35,11 @@ const testdata = "../../claude/testdata"
 var streamJSON = []string{"-p", "--output-format", "stream-json", "--verbose"}
 
 // claudeRun is the outcome of one run of the CLI.
-type claudeRun struct {
-	Stdout, Stderr string
-	Code           int
-	Took           time.Duration
-	Lines          []map[string]any // stdout, one JSON object a line
-}
+type claudeRun struct{ *cliRun }
 
 // line returns the first stdout line of type typ and, unless subtype is
 // empty, that subtype.
-func (r *claudeRun) line(typ, subtype string) map[string]any {
+func (r claudeRun) line(typ, subtype string) map[string]any {
 	for _, l := range r.Lines {
 		if l["type"] == typ && (subtype == "" || l["subtype"] == subtype) {
 			return l
@@ -55,7 +49,7 @@ func (r *claudeRun) line(typ, subtype string) map[string]any {
 }
 
 // types returns "type" or "type/subtype" for each stdout line.
-func (r *claudeRun) types() []string {
+func (r claudeRun) types() []string {
 	var out []string
 	for _, l := range r.Lines {
 		s, _ := l["type"].(string)
@@ -68,7 +62,7 @@ func (r *claudeRun) types() []string {
 }
 
 // skills returns the init line's skills.
-func (r *claudeRun) skills() []string {
+func (r claudeRun) skills() []string {
 	var out []string
 	for _, s := range asSlice(get(r.line("system", "init"), "skills")) {
 		out = append(out, fmt.Sprint(s))
@@ -83,35 +77,9 @@ func asSlice(v any) []any {
 
 // runClaude runs the CLI in dir with env and the prompt on stdin, for at
 // most a minute.
-func runClaude(t *testing.T, env []string, dir, prompt string, args ...string) *claudeRun {
+func runClaude(t *testing.T, env []string, dir, prompt string, args ...string) claudeRun {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, modeltest.ClaudeCLI(t), args...)
-	cmd.Env, cmd.Dir, cmd.Stdin = env, dir, strings.NewReader(prompt)
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) || ctx.Err() != nil {
-		t.Fatalf("claude %v: %v (%v)\nstderr: %s", args, err, ctx.Err(), stderr.String())
-	}
-	return finish(t, cmd, &stdout, &stderr, time.Since(start))
-}
-
-func finish(t *testing.T, cmd *exec.Cmd, stdout, stderr *bytes.Buffer, took time.Duration) *claudeRun {
-	t.Helper()
-	r := &claudeRun{Stdout: stdout.String(), Stderr: stderr.String(), Code: cmd.ProcessState.ExitCode(), Took: took}
-	for l := range strings.Lines(r.Stdout) {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(l), &m); err != nil {
-			t.Fatalf("stdout line %q: %v", l, err)
-		}
-		r.Lines = append(r.Lines, m)
-	}
-	return r
+	return claudeRun{runCLI(t, modeltest.ClaudeCLI(t), env, dir, prompt, args...)}
 }
 
 func envVar(env []string, key string) string {
@@ -627,28 +595,9 @@ func TestClaudeFiles(t *testing.T) {
 	cwd := t.TempDir()
 	cli := modeltest.ClaudeCLI(t)
 	const runs = 6
-	done := make(chan *claudeRun, runs)
-	for range runs {
-		go func() {
-			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, cli, streamJSON...)
-			cmd.Env, cmd.Dir, cmd.Stdin = env, cwd, strings.NewReader("hi")
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			cmd.Run()
-			r := &claudeRun{Stdout: stdout.String(), Stderr: stderr.String(), Code: cmd.ProcessState.ExitCode()}
-			for l := range strings.Lines(r.Stdout) {
-				var m map[string]any
-				json.Unmarshal([]byte(l), &m)
-				r.Lines = append(r.Lines, m)
-			}
-			done <- r
-		}()
-	}
 	ids := map[any]bool{}
-	for range runs {
-		r := <-done
+	for _, cr := range runAtOnce(t, runs, cli, env, cwd, "hi", streamJSON...) {
+		r := claudeRun{cr}
 		if r.Code != 0 || r.line("result", "success") == nil {
 			t.Errorf("concurrent run: exit code %d, lines %v, stderr %q", r.Code, r.types(), r.Stderr)
 		}
@@ -676,13 +625,7 @@ func TestClaudeFiles(t *testing.T) {
 		`^\.claude/projects/` + key + `/[0-9a-f-]+\.jsonl$`: runs,
 		`^\.claude/plugins/store/[^/]+\.json$`:              -1,
 	}
-	for pattern, want := range patterns {
-		re := regexp.MustCompile(pattern)
-		n := len(slices.DeleteFunc(slices.Clone(files), func(f string) bool { return !re.MatchString(f) }))
-		if want < 0 && n == 0 || want >= 0 && n != want {
-			t.Errorf("%d files match %s, want %d", n, pattern, want)
-		}
-	}
+	countMatches(t, files, patterns)
 	for _, f := range files {
 		if strings.Contains(strings.ToLower(f), "lock") || strings.HasPrefix(f, ".claude/sessions/") {
 			t.Errorf("left behind: %s", f)
@@ -737,10 +680,7 @@ func TestClaudeSignals(t *testing.T) {
 			cwd := t.TempDir()
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, modeltest.ClaudeCLI(t), streamJSON...)
-			cmd.Env, cmd.Dir, cmd.Stdin = env, cwd, strings.NewReader("wait for it")
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			cmd := newCLICmd(ctx, modeltest.ClaudeCLI(t), env, cwd, "wait for it", streamJSON...)
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -757,12 +697,7 @@ func TestClaudeSignals(t *testing.T) {
 				t.Errorf("while running: %v", err)
 			}
 			time.Sleep(tt.wait)
-			start := time.Now()
-			if err := cmd.Process.Signal(tt.sig); err != nil {
-				t.Fatal(err)
-			}
-			cmd.Wait()
-			r := finish(t, cmd, &stdout, &stderr, time.Since(start))
+			r := claudeRun{cmd.signal(t, tt.sig)}
 			result := r.line("result", "")
 			if tt.sig == os.Interrupt {
 				name := "interrupt-no-result.jsonl"

@@ -43,16 +43,11 @@ func execArgs(args ...string) []string {
 }
 
 // codexRun is the outcome of one run of the CLI.
-type codexRun struct {
-	Stdout, Stderr string
-	Code           int
-	Took           time.Duration
-	Lines          []map[string]any // stdout, one JSON object a line
-}
+type codexRun struct{ *cliRun }
 
 // types returns "type" for each stdout line, "type/ITEM-TYPE" for item
 // events.
-func (r *codexRun) types() []string {
+func (r codexRun) types() []string {
 	var out []string
 	for _, l := range r.Lines {
 		s, _ := l["type"].(string)
@@ -66,7 +61,7 @@ func (r *codexRun) types() []string {
 
 // line returns the first stdout line of type typ ("item.completed/TYPE"
 // names an item event by its item's type).
-func (r *codexRun) line(typ string) map[string]any {
+func (r codexRun) line(typ string) map[string]any {
 	for i, t := range r.types() {
 		if t == typ {
 			return r.Lines[i]
@@ -76,42 +71,16 @@ func (r *codexRun) line(typ string) map[string]any {
 }
 
 // thread returns the thread.started line's thread_id.
-func (r *codexRun) thread() string {
+func (r codexRun) thread() string {
 	id, _ := r.line("thread.started")["thread_id"].(string)
 	return id
 }
 
 // runCodex runs the CLI in dir with env, args and the prompt on stdin,
 // for at most a minute.
-func runCodex(t *testing.T, env []string, dir, prompt string, args ...string) *codexRun {
+func runCodex(t *testing.T, env []string, dir, prompt string, args ...string) codexRun {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, modeltest.CodexCLI(t), args...)
-	cmd.Env, cmd.Dir, cmd.Stdin = env, dir, strings.NewReader(prompt)
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) || ctx.Err() != nil {
-		t.Fatalf("codex %v: %v (%v)\nstderr: %s", args, err, ctx.Err(), stderr.String())
-	}
-	return finishCodex(t, cmd, &stdout, &stderr, time.Since(start))
-}
-
-func finishCodex(t *testing.T, cmd *exec.Cmd, stdout, stderr *bytes.Buffer, took time.Duration) *codexRun {
-	t.Helper()
-	r := &codexRun{Stdout: stdout.String(), Stderr: stderr.String(), Code: cmd.ProcessState.ExitCode(), Took: took}
-	for l := range strings.Lines(r.Stdout) {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(l), &m); err != nil {
-			t.Fatalf("stdout line %q: %v", l, err)
-		}
-		r.Lines = append(r.Lines, m)
-	}
-	return r
+	return codexRun{runCLI(t, modeltest.CodexCLI(t), env, dir, prompt, args...)}
 }
 
 // saveCodex writes data to codex/testdata/name when -record is given,
@@ -209,7 +178,7 @@ func TestCodex(t *testing.T) {
 func TestCodexEvents(t *testing.T) {
 	slow(t)
 	t.Parallel()
-	type check func(t *testing.T, r *codexRun, reqs []*modeltest.ResponsesRequest)
+	type check func(t *testing.T, r codexRun, reqs []*modeltest.ResponsesRequest)
 	tests := []struct {
 		name   string
 		reply  modeltest.ResponsesFunc
@@ -220,7 +189,7 @@ func TestCodexEvents(t *testing.T) {
 	}{
 		{"command", modeltest.CallThenAnswer(modeltest.ExecCommand("cat notes.txt"), "Read it."), nil, "command.jsonl",
 			[]string{"thread.started", "turn.started", "item.started/command_execution", "item.completed/command_execution", "item.completed/agent_message", "turn.completed"},
-			func(t *testing.T, r *codexRun, reqs []*modeltest.ResponsesRequest) {
+			func(t *testing.T, r codexRun, reqs []*modeltest.ResponsesRequest) {
 				started, done := r.line("item.started/command_execution")["item"], r.line("item.completed/command_execution")["item"]
 				if get(started, "status") != "in_progress" || get(started, "exit_code") != nil || get(started, "aggregated_output") != "" || get(started, "id") != get(done, "id") {
 					t.Errorf("item.started %v", started)
@@ -241,7 +210,7 @@ func TestCodexEvents(t *testing.T) {
 			}},
 		{"failed command", modeltest.CallThenAnswer(modeltest.ExecCommand("cat missing.txt"), "No file."), nil, "failed-command.jsonl",
 			[]string{"thread.started", "turn.started", "item.started/command_execution", "item.completed/command_execution", "item.completed/agent_message", "turn.completed"},
-			func(t *testing.T, r *codexRun, _ []*modeltest.ResponsesRequest) {
+			func(t *testing.T, r codexRun, _ []*modeltest.ResponsesRequest) {
 				done := r.line("item.completed/command_execution")["item"]
 				if get(done, "status") != "failed" || get(done, "exit_code") != 1.0 || !strings.Contains(fmt.Sprint(get(done, "aggregated_output")), "No such file") {
 					t.Errorf("command_execution %v, want status failed and exit code 1", done)
@@ -249,7 +218,7 @@ func TestCodexEvents(t *testing.T) {
 			}},
 		{"code mode", modeltest.CallThenAnswer(modeltest.CustomToolCall("exec", `const r = await tools.exec_command({cmd: "cat notes.txt"}); text(r.output);`), "Read it."), nil, "",
 			[]string{"thread.started", "turn.started", "item.started/command_execution", "item.completed/command_execution", "item.completed/agent_message", "turn.completed"},
-			func(t *testing.T, r *codexRun, reqs []*modeltest.ResponsesRequest) {
+			func(t *testing.T, r codexRun, reqs []*modeltest.ResponsesRequest) {
 				out, ok := reqs[1].ToolOutput()
 				if !ok || out.Type != "custom_tool_call_output" || !strings.HasPrefix(out.Text, "Script completed\n") || !strings.HasSuffix(out.Text, "\nNOTES\n") {
 					t.Errorf("tool output %+v, %v; want the script's output", out, ok)
@@ -257,7 +226,7 @@ func TestCodexEvents(t *testing.T) {
 			}},
 		{"shell is not a tool", modeltest.CallThenAnswer(modeltest.FunctionCall("shell", map[string]any{"command": []string{"cat", "notes.txt"}}), "No shell."), nil, "",
 			[]string{"thread.started", "turn.started", "item.completed/agent_message", "turn.completed"},
-			func(t *testing.T, r *codexRun, reqs []*modeltest.ResponsesRequest) {
+			func(t *testing.T, r codexRun, reqs []*modeltest.ResponsesRequest) {
 				if out, ok := reqs[1].ToolOutput(); !ok || out.Text != "unsupported call: shell" {
 					t.Errorf("tool output %+v, %v; want \"unsupported call: shell\"", out, ok)
 				}
@@ -267,7 +236,7 @@ func TestCodexEvents(t *testing.T) {
 			}},
 		{"unknown model", modeltest.Respond(modeltest.Answer("Hi.")), []string{"-m", "made-up-model"}, "unknown-model.jsonl",
 			[]string{"thread.started", "item.completed/error", "turn.started", "item.completed/agent_message", "turn.completed"},
-			func(t *testing.T, r *codexRun, reqs []*modeltest.ResponsesRequest) {
+			func(t *testing.T, r codexRun, reqs []*modeltest.ResponsesRequest) {
 				want := "Model metadata for `made-up-model` not found. Defaulting to fallback metadata; this can degrade performance and cause issues."
 				if got := get(r.line("item.completed/error"), "item", "message"); got != want || reqs[0].Model != "made-up-model" {
 					t.Errorf("error item %q, model %q; want %q and made-up-model", got, reqs[0].Model, want)
@@ -603,31 +572,13 @@ func TestCodexFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	cwd := t.TempDir()
+	cli := modeltest.CodexCLI(t)
 	// concurrently starts runs runs sharing CODEX_HOME and the working
 	// folder and returns their outcomes.
-	concurrently := func(runs int) []*codexRun {
-		done := make(chan *codexRun, runs)
-		for range runs {
-			go func() {
-				ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-				defer cancel()
-				cmd := exec.CommandContext(ctx, modeltest.CodexCLI(t), execArgs()...)
-				cmd.Env, cmd.Dir, cmd.Stdin = env, cwd, strings.NewReader("hi")
-				var stdout, stderr bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &stdout, &stderr
-				cmd.Run()
-				r := &codexRun{Stdout: stdout.String(), Stderr: stderr.String(), Code: cmd.ProcessState.ExitCode()}
-				for l := range strings.Lines(r.Stdout) {
-					var m map[string]any
-					json.Unmarshal([]byte(l), &m)
-					r.Lines = append(r.Lines, m)
-				}
-				done <- r
-			}()
-		}
-		var out []*codexRun
-		for range runs {
-			out = append(out, <-done)
+	concurrently := func(runs int) []codexRun {
+		var out []codexRun
+		for _, r := range runAtOnce(t, runs, cli, env, cwd, "hi", execArgs()...) {
+			out = append(out, codexRun{r})
 		}
 		return out
 	}
@@ -645,7 +596,7 @@ func TestCodexFiles(t *testing.T) {
 		"path aliases": regexp.MustCompile(`(?m)^WARNING: proceeding, even though we could not create PATH aliases: .*\n`),
 	}
 	lost := map[string]int{}
-	check := func(phase string, r *codexRun) {
+	check := func(phase string, r codexRun) {
 		t.Helper()
 		rest := r.Stderr
 		for name, re := range races {
@@ -709,13 +660,7 @@ func TestCodexFiles(t *testing.T) {
 		`^thread-writer-locks/\.coordination\.lock$`:      1,
 		`^tmp/arg0-linux/$`:                               1,
 	}
-	for pattern, want := range patterns {
-		re := regexp.MustCompile(pattern)
-		n := len(slices.DeleteFunc(slices.Clone(files), func(f string) bool { return !re.MatchString(f) }))
-		if want < 0 && n == 0 || want >= 0 && n != want {
-			t.Errorf("%d files match %s, want %d", n, pattern, want)
-		}
-	}
+	countMatches(t, files, patterns)
 	for id := range ids {
 		if m, _ := filepath.Glob(filepath.Join(codexHome, "sessions", "*", "*", "*", "rollout-*-"+id+".jsonl")); len(m) != 1 {
 			t.Errorf("thread %s: session files %v, want one", id, m)
@@ -1056,13 +1001,10 @@ func TestCodexSignals(t *testing.T) {
 			cwd := t.TempDir()
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, modeltest.CodexCLI(t), execArgs()...)
-			cmd.Env, cmd.Dir, cmd.Stdin = env, cwd, strings.NewReader("wait for it")
+			cmd := newCLICmd(ctx, modeltest.CodexCLI(t), env, cwd, "wait for it", execArgs()...)
 			// After a SIGKILL of the wrapper the native binary holds the
 			// pipes open: do not wait for it.
 			cmd.WaitDelay = time.Second
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -1093,12 +1035,7 @@ func TestCodexSignals(t *testing.T) {
 			if args := strings.Fields(cmdline(native)); len(args) == 0 || !strings.Contains(args[0], "/vendor/") || !strings.HasSuffix(args[0], "/codex") {
 				t.Fatalf("native binary %s: command line %q", native, cmdline(native))
 			}
-			start := time.Now()
-			if err := cmd.Process.Signal(tt.sig); err != nil {
-				t.Fatal(err)
-			}
-			cmd.Wait()
-			r := finishCodex(t, cmd, &stdout, &stderr, time.Since(start))
+			r := codexRun{cmd.signal(t, tt.sig)}
 			if tt.sig == syscall.SIGINT {
 				saveCodex(t, "interrupt.jsonl", r.Stdout, placeholders(env, cwd)...)
 			}

@@ -140,13 +140,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -289,10 +285,7 @@ func Text(text string) Reply {
 // input, which must marshal to a JSON object. The block's id is derived
 // from the name and input, so the same call always gets the same id.
 func ToolUse(name string, input any) Reply {
-	raw, err := json.Marshal(input)
-	if err != nil || len(raw) == 0 || raw[0] != '{' {
-		panic(fmt.Sprintf("modeltest: tool input %v is not a JSON object (%v)", input, err))
-	}
+	raw := objectJSON(input, "tool input %v is not a JSON object (%v)")
 	id := fmt.Sprintf("toolu_modeltest_%08x", hash(name, string(raw)))
 	return Reply{Content: []Block{{Type: "tool_use", ID: id, Name: name, Input: raw}}}
 }
@@ -324,30 +317,25 @@ type ReplyFunc func(*Request) Reply
 
 // Always returns a [ReplyFunc] that answers every request with r.
 func Always(r Reply) ReplyFunc {
-	return func(*Request) Reply { return r }
+	return always[*Request](r)
 }
 
 // ToolThenText returns a [ReplyFunc] that answers with call, and answers a
 // request that reports a tool's result ([Request.ToolResult]) with the
 // text: one tool round, then the final answer.
 func ToolThenText(call Reply, text string) ReplyFunc {
-	return func(r *Request) Reply {
-		if _, ok := r.ToolResult(); ok {
-			return Text(text)
-		}
-		return call
-	}
+	return thenAfterTool((*Request).hasToolResult, call, Text(text))
+}
+
+func (r *Request) hasToolResult() bool {
+	_, ok := r.ToolResult()
+	return ok
 }
 
 // IfPrompt returns a [ReplyFunc] that asks then when the request's
 // [Request.Prompt] contains marker, and asks otherwise when it does not.
 func IfPrompt(marker string, then, otherwise ReplyFunc) ReplyFunc {
-	return func(r *Request) Reply {
-		if strings.Contains(r.Prompt(), marker) {
-			return then(r)
-		}
-		return otherwise(r)
-	}
+	return ifPrompt(marker, then, otherwise)
 }
 
 // Server is a stand-in for the Anthropic API on a loopback address. It is
@@ -356,11 +344,7 @@ type Server struct {
 	// URL is the server's base URL, for ANTHROPIC_BASE_URL.
 	URL string
 
-	reply ReplyFunc
-	done  chan struct{} // closed when the test ends, to release stalls
-
-	mu       sync.Mutex
-	requests []*Request
+	s *standIn[*Request]
 }
 
 // NewAnthropic starts a [Server] that answers POST /v1/messages with the
@@ -374,125 +358,55 @@ func NewAnthropic(t testing.TB, reply ReplyFunc) *Server {
 	if reply == nil {
 		reply = Always(Text("ok"))
 	}
-	s := &Server{reply: reply, done: make(chan struct{})}
-	hs := httptest.NewServer(http.HandlerFunc(s.serve))
-	s.URL = hs.URL
-	t.Cleanup(func() {
-		close(s.done) // Close waits for stalled handlers
-		hs.Close()
+	s := startStandIn(t, api[*Request]{
+		path:      "/v1/messages",
+		requestID: "Request-Id",
+		errorType: "api_error",
+		notFound:  "not_found_error",
+		record: func(hr *http.Request, body []byte) *Request {
+			return &Request{Method: hr.Method, Path: hr.URL.Path, Header: hr.Header.Clone(), Body: body}
+		},
+		parse: parse,
+		reply: func(req *Request) wireReply {
+			rep := reply(req)
+			msg := message(req, rep)
+			return wireReply{status: rep.Status, errType: rep.ErrorType, errMessage: rep.ErrorMessage,
+				stream: req.Stream, body: msg, events: events(msg),
+				stall: rep.Stall, partial: len(rep.Content) > 0, held: 2} // message_delta and message_stop
+		},
+		other: func(w http.ResponseWriter, hr *http.Request, body []byte) bool {
+			switch {
+			case hr.Method == http.MethodPost && hr.URL.Path == "/v1/messages/count_tokens":
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"input_tokens":%d}`, len(body)/4+1)
+			case (hr.Method == http.MethodHead || hr.Method == http.MethodGet) && hr.URL.Path == "/api/hello":
+				w.WriteHeader(http.StatusOK)
+			default:
+				return false
+			}
+			return true
+		},
+		errorBody: func(typ, msg string) []byte {
+			b := mustMarshal(map[string]any{
+				"type":  "error",
+				"error": map[string]string{"type": typ, "message": msg},
+			})
+			return append(b, '\n')
+		},
 	})
-	return s
+	return &Server{URL: s.url, s: s}
 }
 
 // Requests returns the requests received so far, in the order they
 // arrived.
 func (s *Server) Requests() []*Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.requests)
+	return s.s.all(false)
 }
 
 // MessageRequests returns the requests to POST /v1/messages received so
 // far, in the order they arrived.
 func (s *Server) MessageRequests() []*Request {
-	var out []*Request
-	for _, r := range s.Requests() {
-		if isMessages(r.Method, r.Path) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-func isMessages(method, path string) bool {
-	return method == http.MethodPost && path == "/v1/messages"
-}
-
-func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
-	body, err := io.ReadAll(hr.Body)
-	req := &Request{Method: hr.Method, Path: hr.URL.Path, Header: hr.Header.Clone(), Body: body}
-	if err == nil && isMessages(req.Method, req.Path) {
-		err = parse(req)
-	}
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	s.mu.Unlock()
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
-		return
-	}
-
-	switch {
-	case isMessages(req.Method, req.Path):
-		s.answer(w, hr, req)
-	case req.Method == http.MethodPost && req.Path == "/v1/messages/count_tokens":
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"input_tokens":%d}`, len(body)/4+1)
-	case (req.Method == http.MethodHead || req.Method == http.MethodGet) && req.Path == "/api/hello":
-		w.WriteHeader(http.StatusOK)
-	default:
-		writeError(w, http.StatusNotFound, "not_found_error", "modeltest: no endpoint "+req.Method+" "+req.Path)
-	}
-}
-
-func (s *Server) answer(w http.ResponseWriter, hr *http.Request, req *Request) {
-	rep := s.reply(req)
-	if rep.Status != 0 && rep.Status != http.StatusOK {
-		typ := rep.ErrorType
-		if typ == "" {
-			typ = "api_error"
-		}
-		writeError(w, rep.Status, typ, rep.ErrorMessage)
-		return
-	}
-	stall := func() {
-		select {
-		case <-hr.Context().Done():
-		case <-s.done:
-		}
-	}
-	if rep.Stall && (!req.Stream || len(rep.Content) == 0) {
-		stall()
-		return
-	}
-
-	msg := message(req, rep)
-	w.Header().Set("Request-Id", "req_modeltest")
-	if !req.Stream {
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(msg)
-		return
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	evs := events(msg)
-	if rep.Stall {
-		evs = evs[:len(evs)-2] // keep message_delta and message_stop back
-	}
-	for _, ev := range evs {
-		b, err := json.Marshal(ev)
-		if err != nil {
-			panic(err) // the events are built from marshalable values
-		}
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev["type"], b)
-	}
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
-	}
-	if rep.Stall {
-		stall()
-	}
-}
-
-func writeError(w http.ResponseWriter, status int, typ, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Request-Id", "req_modeltest")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]any{
-		"type":  "error",
-		"error": map[string]string{"type": typ, "message": msg},
-	})
+	return s.s.all(true)
 }
 
 // wireBlock is a content block of a reply as the API sends it.
@@ -668,13 +582,4 @@ func blocks(raw json.RawMessage) ([]Block, error) {
 		out = append(out, blk)
 	}
 	return out, nil
-}
-
-func hash(parts ...string) uint32 {
-	h := fnv.New32a()
-	for _, p := range parts {
-		io.WriteString(h, p)
-		h.Write([]byte{0})
-	}
-	return h.Sum32()
 }

@@ -18,16 +18,23 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// post sends body to path on s and returns the response, closed when the
-// test ends.
+// post sends body to path on s with an Anthropic API key and returns the
+// response, closed when the test ends.
 func post(t *testing.T, ctx context.Context, s *modeltest.Server, path, body string) *http.Response {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+path, strings.NewReader(body))
+	return send(t, ctx, s.URL+path, body, "X-Api-Key", "sk-test")
+}
+
+// send posts the JSON body to url with the header key set to value and
+// returns the response, closed when the test ends.
+func send(t *testing.T, ctx context.Context, url, body, key, value string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Api-Key", "sk-test")
+	req.Header.Set(key, value)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -96,6 +103,22 @@ func get(v any, path ...any) any {
 	return v
 }
 
+// eventCheck is a value expected at a path in the data of an event.
+type eventCheck struct {
+	ev   int
+	path []any
+	want any
+}
+
+func checkEvents(t *testing.T, evs []event, checks []eventCheck) {
+	t.Helper()
+	for _, c := range checks {
+		if got := get(evs[c.ev].Data, c.path...); got != c.want {
+			t.Errorf("%s %v = %v, want %v", evs[c.ev].Name, c.path, got, c.want)
+		}
+	}
+}
+
 const hello = `{"model":"claude-test","stream":%v,"max_tokens":10,"messages":[{"role":"user","content":"hello"}]}`
 
 func TestStreamedText(t *testing.T) {
@@ -109,11 +132,7 @@ func TestStreamedText(t *testing.T) {
 	if diff := cmp.Diff(want, names(evs)); diff != "" {
 		t.Fatalf("events (-want +got):\n%s", diff)
 	}
-	checks := []struct {
-		ev   int
-		path []any
-		want any
-	}{
+	checkEvents(t, evs, []eventCheck{
 		{0, []any{"message", "model"}, "claude-test"},
 		{0, []any{"message", "role"}, "assistant"},
 		{0, []any{"message", "usage", "input_tokens"}, 100.0},
@@ -122,12 +141,7 @@ func TestStreamedText(t *testing.T) {
 		{2, []any{"delta", "text"}, "Hi there."},
 		{4, []any{"delta", "stop_reason"}, "end_turn"},
 		{4, []any{"usage", "output_tokens"}, 10.0},
-	}
-	for _, c := range checks {
-		if got := get(evs[c.ev].Data, c.path...); got != c.want {
-			t.Errorf("%s %v = %v, want %v", evs[c.ev].Name, c.path, got, c.want)
-		}
-	}
+	})
 }
 
 func TestStreamedToolUse(t *testing.T) {

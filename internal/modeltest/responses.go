@@ -216,10 +216,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -363,10 +361,7 @@ func Answer(text string) ResponsesReply {
 // derived from the name and arguments, so the same call always gets the
 // same id.
 func FunctionCall(name string, args any) ResponsesReply {
-	raw, err := json.Marshal(args)
-	if err != nil || len(raw) == 0 || raw[0] != '{' {
-		panic(fmt.Sprintf("modeltest: function arguments %v are not a JSON object (%v)", args, err))
-	}
+	raw := objectJSON(args, "function arguments %v are not a JSON object (%v)")
 	id := fmt.Sprintf("call_modeltest_%08x", hash(name, string(raw)))
 	return ResponsesReply{Output: []Item{{Type: "function_call", CallID: id, Name: name, Arguments: string(raw)}}}
 }
@@ -409,7 +404,7 @@ type ResponsesFunc func(*ResponsesRequest) ResponsesReply
 
 // Respond returns a [ResponsesFunc] that answers every request with r.
 func Respond(r ResponsesReply) ResponsesFunc {
-	return func(*ResponsesRequest) ResponsesReply { return r }
+	return always[*ResponsesRequest](r)
 }
 
 // CallThenAnswer returns a [ResponsesFunc] that answers with call, and
@@ -417,24 +412,19 @@ func Respond(r ResponsesReply) ResponsesFunc {
 // ([ResponsesRequest.ToolOutput]) with the text: one tool round, then the
 // final answer.
 func CallThenAnswer(call ResponsesReply, text string) ResponsesFunc {
-	return func(r *ResponsesRequest) ResponsesReply {
-		if _, ok := r.ToolOutput(); ok {
-			return Answer(text)
-		}
-		return call
-	}
+	return thenAfterTool((*ResponsesRequest).hasToolOutput, call, Answer(text))
+}
+
+func (r *ResponsesRequest) hasToolOutput() bool {
+	_, ok := r.ToolOutput()
+	return ok
 }
 
 // WhenPrompt returns a [ResponsesFunc] that asks then when the request's
 // [ResponsesRequest.Prompt] contains marker, and asks otherwise when it
 // does not.
 func WhenPrompt(marker string, then, otherwise ResponsesFunc) ResponsesFunc {
-	return func(r *ResponsesRequest) ResponsesReply {
-		if strings.Contains(r.Prompt(), marker) {
-			return then(r)
-		}
-		return otherwise(r)
-	}
+	return ifPrompt(marker, then, otherwise)
 }
 
 // ResponsesServer is a stand-in for the OpenAI Responses API on a
@@ -445,11 +435,7 @@ type ResponsesServer struct {
 	// under URL/v1, the base_url of a Codex model provider.
 	URL string
 
-	reply ResponsesFunc
-	done  chan struct{} // closed when the test ends, to release stalls
-
-	mu       sync.Mutex
-	requests []*ResponsesRequest
+	s *standIn[*ResponsesRequest]
 }
 
 // NewResponses starts a [ResponsesServer] that answers POST /v1/responses
@@ -463,126 +449,49 @@ func NewResponses(t testing.TB, reply ResponsesFunc) *ResponsesServer {
 	if reply == nil {
 		reply = Respond(Answer("ok"))
 	}
-	s := &ResponsesServer{reply: reply, done: make(chan struct{})}
-	hs := httptest.NewServer(http.HandlerFunc(s.serve))
-	s.URL = hs.URL
-	t.Cleanup(func() {
-		close(s.done) // Close waits for stalled handlers
-		hs.Close()
+	s := startStandIn(t, api[*ResponsesRequest]{
+		path:      "/v1/responses",
+		requestID: "X-Request-Id",
+		errorType: "invalid_request_error",
+		notFound:  "invalid_request_error",
+		record: func(hr *http.Request, body []byte) *ResponsesRequest {
+			return &ResponsesRequest{Method: hr.Method, Path: hr.URL.Path, Header: hr.Header.Clone(), Body: body}
+		},
+		parse: parseResponses,
+		reply: func(req *ResponsesRequest) wireReply {
+			rep := reply(req)
+			resp := response(req, rep)
+			return wireReply{status: rep.Status, errType: rep.ErrorType, errMessage: rep.ErrorMessage,
+				stream: req.Stream, body: resp, events: responseEvents(resp),
+				stall: rep.Stall, partial: len(rep.Output) > 0, held: 1} // response.completed
+		},
+		other: func(w http.ResponseWriter, hr *http.Request, _ []byte) bool {
+			if hr.Method != http.MethodGet || hr.URL.Path != "/v1/models" {
+				return false
+			}
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"object":"list","data":[],"models":[]}`)
+			return true
+		},
+		errorBody: func(typ, msg string) []byte {
+			return mustMarshal(map[string]any{
+				"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": nil},
+			})
+		},
 	})
-	return s
+	return &ResponsesServer{URL: s.url, s: s}
 }
 
 // Requests returns the requests received so far, in the order they
 // arrived.
 func (s *ResponsesServer) Requests() []*ResponsesRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.requests)
+	return s.s.all(false)
 }
 
 // ResponseRequests returns the requests to POST /v1/responses received so
 // far, in the order they arrived.
 func (s *ResponsesServer) ResponseRequests() []*ResponsesRequest {
-	var out []*ResponsesRequest
-	for _, r := range s.Requests() {
-		if isResponses(r.Method, r.Path) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-func isResponses(method, path string) bool {
-	return method == http.MethodPost && path == "/v1/responses"
-}
-
-func (s *ResponsesServer) serve(w http.ResponseWriter, hr *http.Request) {
-	body, err := io.ReadAll(hr.Body)
-	req := &ResponsesRequest{Method: hr.Method, Path: hr.URL.Path, Header: hr.Header.Clone(), Body: body}
-	if err == nil && isResponses(req.Method, req.Path) {
-		err = parseResponses(req)
-	}
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	s.mu.Unlock()
-	if err != nil {
-		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
-		return
-	}
-
-	switch {
-	case isResponses(req.Method, req.Path):
-		s.answer(w, hr, req)
-	case req.Method == http.MethodGet && req.Path == "/v1/models":
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"object":"list","data":[],"models":[]}`)
-	default:
-		writeOpenAIError(w, http.StatusNotFound, "invalid_request_error", "modeltest: no endpoint "+req.Method+" "+req.Path)
-	}
-}
-
-func (s *ResponsesServer) answer(w http.ResponseWriter, hr *http.Request, req *ResponsesRequest) {
-	rep := s.reply(req)
-	if rep.Status != 0 && rep.Status != http.StatusOK {
-		typ := rep.ErrorType
-		if typ == "" {
-			typ = "invalid_request_error"
-		}
-		writeOpenAIError(w, rep.Status, typ, rep.ErrorMessage)
-		return
-	}
-	stall := func() {
-		select {
-		case <-hr.Context().Done():
-		case <-s.done:
-		}
-	}
-	if rep.Stall && (!req.Stream || len(rep.Output) == 0) {
-		stall()
-		return
-	}
-
-	resp := response(req, rep)
-	w.Header().Set("X-Request-Id", "req_modeltest")
-	if !req.Stream {
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(resp)
-		return
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	evs := responseEvents(resp)
-	if rep.Stall {
-		evs = evs[:len(evs)-1] // keep response.completed back
-	}
-	for _, ev := range evs {
-		b, err := json.Marshal(ev)
-		if err != nil {
-			panic(err) // the events are built from marshalable values
-		}
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev["type"], b)
-	}
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
-	}
-	if rep.Stall {
-		stall()
-	}
-}
-
-func writeOpenAIError(w http.ResponseWriter, status int, typ, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Request-Id", "req_modeltest")
-	w.WriteHeader(status)
-	b, err := json.Marshal(map[string]any{
-		"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": nil},
-	})
-	if err != nil {
-		panic(err) // strings and nils marshal
-	}
-	w.Write(b)
+	return s.s.all(true)
 }
 
 // wireContent is a part of a message as the API sends it.

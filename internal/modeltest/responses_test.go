@@ -19,18 +19,7 @@ import (
 // response, closed when the test ends.
 func postResponses(t *testing.T, ctx context.Context, s *modeltest.ResponsesServer, body string) *http.Response {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/v1/responses", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer sk-test")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	return resp
+	return send(t, ctx, s.URL+"/v1/responses", body, "Authorization", "Bearer sk-test")
 }
 
 const helloResponses = `{"model":"gpt-test","stream":%v,"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]}]}`
@@ -46,11 +35,7 @@ func TestResponsesStreamedAnswer(t *testing.T) {
 	if diff := cmp.Diff(want, names(evs)); diff != "" {
 		t.Fatalf("events (-want +got):\n%s", diff)
 	}
-	checks := []struct {
-		ev   int
-		path []any
-		want any
-	}{
+	checkEvents(t, evs, []eventCheck{
 		{0, []any{"response", "model"}, "gpt-test"},
 		{0, []any{"response", "status"}, "in_progress"},
 		{1, []any{"item", "type"}, "message"},
@@ -63,12 +48,7 @@ func TestResponsesStreamedAnswer(t *testing.T) {
 		{2, []any{"response", "usage", "total_tokens"}, 110.0},
 		{2, []any{"response", "usage", "input_tokens_details", "cached_tokens"}, 0.0},
 		{2, []any{"response", "output", 0, "content", 0, "text"}, "Hi there."},
-	}
-	for _, c := range checks {
-		if got := get(evs[c.ev].Data, c.path...); got != c.want {
-			t.Errorf("%s %v = %v, want %v", evs[c.ev].Name, c.path, got, c.want)
-		}
-	}
+	})
 	if a, b := get(evs[0].Data, "response", "id"), get(evs[2].Data, "response", "id"); a == nil || a != b {
 		t.Errorf("response ids %v and %v, want the same", a, b)
 	}
