@@ -9,22 +9,9 @@ import (
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/clitest"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
-
-// skillFolder writes a skill folder named name under parent.
-func skillFolder(t testing.TB, parent, name, body string) string {
-	t.Helper()
-	dir := filepath.Join(parent, name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	md := fmt.Sprintf("---\nname: %s\ndescription: the %s skill\n---\n%s\n", name, name, body)
-	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(md), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 // resolved makes a resolved set of skill folders, as the root package does.
 func resolved(t testing.TB, dirs ...string) driver.ResolvedSkills {
@@ -53,7 +40,7 @@ func mounted(t *testing.T, dir string) []string {
 
 func TestMount(t *testing.T) {
 	root, src := t.TempDir(), t.TempDir()
-	a, b := skillFolder(t, src, "a", "A"), skillFolder(t, src, "b", "B")
+	a, b := clitest.WriteSkill(t, src, "a", "A"), clitest.WriteSkill(t, src, "b", "B")
 	ab, onlyA := resolved(t, a, b), resolved(t, a)
 
 	m1, err := mount(root, ab)
@@ -83,7 +70,7 @@ func TestMount(t *testing.T) {
 	// The same content in other folders is another mount: a mount never
 	// links to another run's folders.
 	src2 := t.TempDir()
-	moved := resolved(t, skillFolder(t, src2, "a", "A"), skillFolder(t, src2, "b", "B"))
+	moved := resolved(t, clitest.WriteSkill(t, src2, "a", "A"), clitest.WriteSkill(t, src2, "b", "B"))
 	if moved.Fingerprint != ab.Fingerprint {
 		t.Fatal("test setup: fingerprints differ")
 	}
@@ -102,8 +89,8 @@ func TestMount(t *testing.T) {
 
 func TestMountRebuildsAChangedMount(t *testing.T) {
 	root, src := t.TempDir(), t.TempDir()
-	rs := resolved(t, skillFolder(t, src, "a", "A"), skillFolder(t, src, "b", "B"))
-	elsewhere := skillFolder(t, t.TempDir(), "evil", "E")
+	rs := resolved(t, clitest.WriteSkill(t, src, "a", "A"), clitest.WriteSkill(t, src, "b", "B"))
+	elsewhere := clitest.WriteSkill(t, t.TempDir(), "evil", "E")
 	tests := []struct {
 		name   string
 		change func(skills string)
@@ -152,7 +139,7 @@ func TestMountConcurrent(t *testing.T) {
 	root, src := t.TempDir(), t.TempDir()
 	var dirs []string
 	for i := range 20 {
-		dirs = append(dirs, skillFolder(t, src, fmt.Sprintf("s%02d", i), "x"))
+		dirs = append(dirs, clitest.WriteSkill(t, src, fmt.Sprintf("s%02d", i), "x"))
 	}
 	rs := resolved(t, dirs...)
 	var wg sync.WaitGroup
@@ -178,7 +165,7 @@ func TestMountConcurrent(t *testing.T) {
 
 func TestMountRefusesAForeignFolder(t *testing.T) {
 	root := t.TempDir()
-	rs := resolved(t, skillFolder(t, t.TempDir(), "a", "A"))
+	rs := resolved(t, clitest.WriteSkill(t, t.TempDir(), "a", "A"))
 	if err := os.MkdirAll(filepath.Join(root, "mounts"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +196,7 @@ func TestMountRefusesAForeignFolder(t *testing.T) {
 
 func TestShadows(t *testing.T) {
 	root, src := t.TempDir(), t.TempDir()
-	rs := resolved(t, skillFolder(t, src, "review", "ours"))
+	rs := resolved(t, clitest.WriteSkill(t, src, "review", "ours"))
 	m, err := mount(root, rs)
 	if err != nil {
 		t.Fatal(err)
@@ -220,20 +207,20 @@ func TestShadows(t *testing.T) {
 		shadow bool
 	}{
 		{"none", func(user, project string) string { return "" }, false},
-		{"user, other content", func(user, _ string) string { return skillFolder(t, user, "review", "theirs") }, true},
-		{"user, same content", func(user, _ string) string { skillFolder(t, user, "review", "ours"); return "" }, false},
+		{"user, other content", func(user, _ string) string { return clitest.WriteSkill(t, user, "review", "theirs") }, true},
+		{"user, same content", func(user, _ string) string { clitest.WriteSkill(t, user, "review", "ours"); return "" }, false},
 		{"project, other content", func(_, project string) string {
-			return skillFolder(t, filepath.Join(project, ".claude", "skills"), "review", "theirs")
+			return clitest.WriteSkill(t, filepath.Join(project, ".claude", "skills"), "review", "theirs")
 		}, true},
 		{"above the project", func(_, project string) string {
-			return skillFolder(t, filepath.Join(project, "..", ".claude", "skills"), "review", "theirs")
+			return clitest.WriteSkill(t, filepath.Join(project, "..", ".claude", "skills"), "review", "theirs")
 		}, true},
 		{"above the repository", func(_, project string) string {
 			os.Mkdir(filepath.Join(project, ".git"), 0o755)
-			skillFolder(t, filepath.Join(project, "..", ".claude", "skills"), "review", "theirs")
+			clitest.WriteSkill(t, filepath.Join(project, "..", ".claude", "skills"), "review", "theirs")
 			return ""
 		}, false},
-		{"another name", func(user, _ string) string { skillFolder(t, user, "other", "theirs"); return "" }, false},
+		{"another name", func(user, _ string) string { clitest.WriteSkill(t, user, "other", "theirs"); return "" }, false},
 		{"a file of that name", func(user, _ string) string {
 			os.MkdirAll(user, 0o755)
 			os.WriteFile(filepath.Join(user, "review"), []byte("x"), 0o644)
@@ -269,7 +256,7 @@ func TestShadows(t *testing.T) {
 // skill's content checks out, one with other content does not.
 func TestMountAcceptsFaithfulCopies(t *testing.T) {
 	root, src := t.TempDir(), t.TempDir()
-	a := skillFolder(t, src, "a", "A")
+	a := clitest.WriteSkill(t, src, "a", "A")
 	rs := resolved(t, a)
 	m, err := mount(root, rs)
 	if err != nil {

@@ -2,7 +2,6 @@ package claude
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -13,25 +12,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/clitest"
 	"github.com/agentadaptor/agentadaptor/internal/process"
 )
 
-// kinds parses lines and returns the kinds of the events they make.
+// parseAll parses lines and returns the parser and the events it made.
 func parseAll(lines ...string) (*parser, []driver.Event) {
-	var evs []driver.Event
-	p := &parser{emit: func(ev driver.Event) { evs = append(evs, ev) }}
+	var rec clitest.Recorder
+	p := &parser{emit: rec.Emit}
 	for _, l := range lines {
 		p.parse([]byte(l))
 	}
-	return p, evs
-}
-
-func kinds(evs []driver.Event) []string {
-	var out []string
-	for _, ev := range evs {
-		out = append(out, ev.Kind())
-	}
-	return out
+	return p, rec.Events()
 }
 
 func TestParseEvents(t *testing.T) {
@@ -47,7 +39,7 @@ func TestParseEvents(t *testing.T) {
 		`{"type":"result","subtype":"success","is_error":false,"result":"done","session_id":"s1","num_turns":2,"duration_ms":1500,"total_cost_usd":0.5,"usage":{"input_tokens":12,"output_tokens":5,"cache_read_input_tokens":3}}`,
 	)
 	want := []string{"init", "text_delta", "thinking", "raw", "thinking", "text", "tool_call", "tool_result", "tool_result", "raw", "result"}
-	if diff := cmp.Diff(want, kinds(evs)); diff != "" {
+	if diff := cmp.Diff(want, clitest.Kinds(evs)); diff != "" {
 		t.Fatalf("kinds (-want +got):\n%s", diff)
 	}
 	init := evs[0].(*driver.InitEvent)
@@ -92,7 +84,7 @@ func TestParseOddLines(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, evs := parseAll(tt.lines...)
-			if diff := cmp.Diff(tt.kinds, kinds(evs)); diff != "" {
+			if diff := cmp.Diff(tt.kinds, clitest.Kinds(evs)); diff != "" {
 				t.Errorf("kinds (-want +got):\n%s", diff)
 			}
 		})
@@ -118,7 +110,7 @@ func TestParseOddFieldTypes(t *testing.T) {
 		t.Errorf("result = %+v, want the text without usage or cost", p.result)
 	}
 	want := []string{"init", "text", "error", "error", "result"}
-	if diff := cmp.Diff(want, kinds(evs)); diff != "" {
+	if diff := cmp.Diff(want, clitest.Kinds(evs)); diff != "" {
 		t.Errorf("kinds (-want +got):\n%s", diff)
 	}
 	p, _ = parseAll(`{"type":"result","result":3,"is_error":"yes"}`)
@@ -260,88 +252,52 @@ func TestRecordedStreams(t *testing.T) {
 		"interrupt-no-result.jsonl": {init: true, noneOf: []string{"text", "result"}},
 		"unknown-resume.jsonl":      {result: "No conversation found", isError: true, subtype: "error_during_execution", rejection: true},
 	}
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
-	if len(files) != len(tests) {
-		t.Errorf("testdata holds %d streams, the test knows %d", len(files), len(tests))
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			w, ok := tests[filepath.Base(f)]
-			if !ok {
-				t.Fatal("no expectations for this stream")
+	clitest.ForEachStream(t, tests, func(t *testing.T, w want, data []byte) {
+		var rec clitest.Recorder
+		p := &parser{emit: rec.Emit}
+		for _, l := range bytes.Split(data, []byte("\n")) {
+			p.parse(l)
+		}
+		got := clitest.CheckStreamEvents(t, rec.Events(), w.kinds, func(*driver.ErrorEvent) bool { return true })
+		for _, k := range w.noneOf {
+			if slices.Contains(got, k) {
+				t.Errorf("a %s event among %q", k, got)
 			}
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
+		}
+		if (p.init != nil) != w.init {
+			t.Errorf("init found = %v, want %v", p.init != nil, w.init)
+		}
+		if p.init != nil && (p.init.SessionID == "" || len(p.init.Skills) == 0) {
+			t.Errorf("init = %+v, want a session and skills", p.init)
+		}
+		switch {
+		case w.result == "" && p.result != nil:
+			t.Errorf("result = %+v, want none", p.result)
+		case w.result != "" && p.result == nil:
+			t.Fatalf("no result, want %q", w.result)
+		case w.result != "":
+			r := p.result
+			if !strings.Contains(r.Text, w.result) || r.IsError != w.isError || r.Subtype != w.subtype || r.SessionID == "" {
+				t.Errorf("result = %+v, want text %q, error %v, subtype %q, a session", r, w.result, w.isError, w.subtype)
 			}
-			var evs []driver.Event
-			p := &parser{emit: func(ev driver.Event) { evs = append(evs, ev) }}
-			for _, l := range bytes.Split(data, []byte("\n")) {
-				p.parse(l)
+			if !w.isError && (r.Usage == nil || r.Usage.InputTokens == 0 || r.CostUSD == nil) {
+				t.Errorf("result usage %+v, cost %v; want both", r.Usage, r.CostUSD)
 			}
-			got := kinds(evs)
-			for _, ev := range evs {
-				if e, ok := ev.(*driver.ErrorEvent); ok {
-					t.Errorf("recorded line reported as malformed: %s", e.Message)
-				}
-				if _, err := json.Marshal(ev); err != nil {
-					t.Errorf("event %T does not marshal: %v", ev, err)
-				}
-			}
-			for _, k := range w.kinds {
-				if !slices.Contains(got, k) {
-					t.Errorf("no %s event among %q", k, got)
-				}
-			}
-			for _, k := range w.noneOf {
-				if slices.Contains(got, k) {
-					t.Errorf("a %s event among %q", k, got)
-				}
-			}
-			if (p.init != nil) != w.init {
-				t.Errorf("init found = %v, want %v", p.init != nil, w.init)
-			}
-			if p.init != nil && (p.init.SessionID == "" || len(p.init.Skills) == 0) {
-				t.Errorf("init = %+v, want a session and skills", p.init)
-			}
-			switch {
-			case w.result == "" && p.result != nil:
-				t.Errorf("result = %+v, want none", p.result)
-			case w.result != "" && p.result == nil:
-				t.Fatalf("no result, want %q", w.result)
-			case w.result != "":
-				r := p.result
-				if !strings.Contains(r.Text, w.result) || r.IsError != w.isError || r.Subtype != w.subtype || r.SessionID == "" {
-					t.Errorf("result = %+v, want text %q, error %v, subtype %q, a session", r, w.result, w.isError, w.subtype)
-				}
-				if !w.isError && (r.Usage == nil || r.Usage.InputTokens == 0 || r.CostUSD == nil) {
-					t.Errorf("result usage %+v, cost %v; want both", r.Usage, r.CostUSD)
-				}
-			}
-			_, err = outcome("claude", &driver.Request{Resume: "x"}, p, process.Exit{Code: 1}, nil, nil)
-			if errors.Is(err, driver.ErrResumeRejected) != w.rejection {
-				t.Errorf("outcome of a resume = %v; want a rejection: %v", err, w.rejection)
-			}
-		})
-	}
+		}
+		_, err := outcome("claude", &driver.Request{Resume: "x"}, p, process.Exit{Code: 1}, nil, nil)
+		if errors.Is(err, driver.ErrResumeRejected) != w.rejection {
+			t.Errorf("outcome of a resume = %v; want a rejection: %v", err, w.rejection)
+		}
+	})
 }
 
 func FuzzParse(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
-	for _, file := range files {
-		data, _ := os.ReadFile(file)
-		for _, l := range bytes.Split(data, []byte("\n")) {
-			f.Add(l)
-		}
-	}
-	f.Add([]byte(`{"type":"result","subtype":"success","result":"x","usage":{"input_tokens":1}}`))
-	f.Add([]byte(`{"type":"assistant","message":{"content":[{"type":"tool_use","input":null}]}}`))
+	clitest.SeedStreams(f,
+		`{"type":"result","subtype":"success","result":"x","usage":{"input_tokens":1}}`,
+		`{"type":"assistant","message":{"content":[{"type":"tool_use","input":null}]}}`,
+	)
 	f.Fuzz(func(t *testing.T, line []byte) {
-		p := &parser{emit: func(ev driver.Event) {
-			if ev == nil {
-				t.Fatal("nil event")
-			}
-		}}
+		p := &parser{emit: clitest.NoNilEvents(t)}
 		p.parse(line)
 		p.parse(line)
 		outcome("claude", &driver.Request{Resume: "x"}, p, process.Exit{Code: 1}, nil, nil)

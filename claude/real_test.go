@@ -2,10 +2,8 @@ package claude_test
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +16,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/claude"
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/internal/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/clitest"
 	"github.com/agentadaptor/agentadaptor/internal/modeltest"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
@@ -41,17 +40,9 @@ func newRig(t *testing.T, reply modeltest.ReplyFunc) *rig {
 	cli := modeltest.ClaudeCLI(t)
 	s := modeltest.NewAnthropic(t, reply)
 	env, home := s.ClaudeEnv(t)
-	r := &rig{server: s, home: home, workspace: t.TempDir(), cache: cachetest.Root(t), marker: rand.Text()}
-	r.env = append(env, "PATH="+filepath.Dir(cli)+string(os.PathListSeparator)+os.Getenv("PATH"), "AGENTADAPTOR_TEST_RUN="+r.marker)
+	r := &rig{server: s, home: home, workspace: t.TempDir(), cache: cachetest.Root(t)}
+	r.env, r.marker = clitest.TaggedEnv(env, cli)
 	return r
-}
-
-// runCtx bounds a run: a stuck agent fails its test instead of hanging
-// the whole package.
-func runCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
 }
 
 func (r *rig) config() claude.Config {
@@ -60,19 +51,11 @@ func (r *rig) config() claude.Config {
 
 func (r *rig) agent(t *testing.T, c claude.Config, opts ...adaptor.Option) *adaptor.Agent {
 	t.Helper()
-	base := []adaptor.Option{
-		adaptor.WithSkillMaterializer(skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(r.cache))),
-		adaptor.WithWorkspace(r.workspace),
-	}
-	return adaptor.New(claude.Driver(c), append(base, opts...)...)
+	return clitest.NewAgent(claude.Driver(c), r.cache, r.workspace, opts...)
 }
 
 // processes returns the pids of living processes started for this rig.
 func (r *rig) processes() []int { return modeltest.Processes(r.marker) }
-
-func skillText(name, desc, body string) string {
-	return fmt.Sprintf("---\nname: %s\ndescription: %s\n---\n%s\n", name, desc, body)
-}
 
 // context returns the text of everything a request showed the model.
 func seen(req *modeltest.Request) string {
@@ -85,23 +68,14 @@ func seen(req *modeltest.Request) string {
 	return b.String()
 }
 
-func events(mu *sync.Mutex, into *[]driver.Event) adaptor.SharedOption {
-	return adaptor.WithEvents(func(ev driver.Event) {
-		mu.Lock()
-		*into = append(*into, ev)
-		mu.Unlock()
-	})
-}
-
 func TestRealSkillsReachTheAgent(t *testing.T) {
 	r := newRig(t, modeltest.Always(modeltest.Text("all good")))
-	var mu sync.Mutex
-	var evs []driver.Event
+	var rec clitest.Recorder
 	agent := r.agent(t, r.config(), adaptor.WithSkills(
-		skill.Inline("review", skillText("review", "Reviews changes MARK-REVIEW-DESC.", "Look hard.")),
+		skill.Inline("review", clitest.SkillMD("review", "Reviews changes MARK-REVIEW-DESC.", "Look hard.")),
 		skill.Dir(writeSkillDir(t, "tone", "Keeps the tone MARK-TONE-DESC.", "Be kind.")),
-	), events(&mu, &evs))
-	res, err := agent.Run(runCtx(t), "hello there")
+	), rec.Option())
+	res, err := agent.Run(clitest.RunCtx(t), "hello there")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +93,7 @@ func TestRealSkillsReachTheAgent(t *testing.T) {
 	}
 	var init *driver.InitEvent
 	var kinds []string
-	for _, ev := range evs {
+	for _, ev := range rec.Events() {
 		kinds = append(kinds, ev.Kind())
 		if e, ok := ev.(*driver.InitEvent); ok {
 			init = e
@@ -137,7 +111,7 @@ func writeSkillDir(t *testing.T, name, desc, body string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), name)
 	os.MkdirAll(filepath.Join(dir, "scripts"), 0o755)
-	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skillText(name, desc, body)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(clitest.SkillMD(name, desc, body)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "scripts", "run.sh"), []byte("#!/bin/sh\necho hi\n"), 0o755)
@@ -146,12 +120,11 @@ func writeSkillDir(t *testing.T, name, desc, body string) string {
 
 func TestRealSkillBodyLoadedThroughTheSkillTool(t *testing.T) {
 	r := newRig(t, modeltest.ToolThenText(modeltest.SkillCall("review"), "reviewed"))
-	var mu sync.Mutex
-	var evs []driver.Event
+	var rec clitest.Recorder
 	agent := r.agent(t, r.config(), adaptor.WithSkills(
-		skill.Inline("review", skillText("review", "Reviews changes.", "BODY-MARK-7731: check every line.")),
-	), events(&mu, &evs))
-	res, err := agent.Run(runCtx(t), "review please")
+		skill.Inline("review", clitest.SkillMD("review", "Reviews changes.", "BODY-MARK-7731: check every line.")),
+	), rec.Option())
+	res, err := agent.Run(clitest.RunCtx(t), "review please")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +137,7 @@ func TestRealSkillBodyLoadedThroughTheSkillTool(t *testing.T) {
 		t.Errorf("the request after the Skill call does not carry the body:\n%s", seen(last))
 	}
 	var called, answered bool
-	for _, ev := range evs {
+	for _, ev := range rec.Events() {
 		switch e := ev.(type) {
 		case *driver.ToolCallEvent:
 			called = called || e.Name == "Skill" && strings.Contains(string(e.Input), "review")
@@ -179,14 +152,14 @@ func TestRealSkillBodyLoadedThroughTheSkillTool(t *testing.T) {
 
 func TestRealConcurrentRunsSeeOnlyTheirOwnSkills(t *testing.T) {
 	r := newRig(t, modeltest.Always(modeltest.Text("ok")))
-	a := skill.Inline("alpha", skillText("alpha", "ALPHA-ONLY-DESC.", "A"))
-	b := skill.Inline("beta", skillText("beta", "BETA-ONLY-DESC.", "B"))
+	a := skill.Inline("alpha", clitest.SkillMD("alpha", "ALPHA-ONLY-DESC.", "A"))
+	b := skill.Inline("beta", clitest.SkillMD("beta", "BETA-ONLY-DESC.", "B"))
 	agent := r.agent(t, r.config())
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
 	for i, s := range []skill.Skill{a, b} {
 		wg.Go(func() {
-			_, errs[i] = agent.Run(runCtx(t), "run-"+s.Key, adaptor.WithSkills(s))
+			_, errs[i] = agent.Run(clitest.RunCtx(t), "run-"+s.Key, adaptor.WithSkills(s))
 		})
 	}
 	wg.Wait()
@@ -212,14 +185,14 @@ func TestRealConcurrentRunsSeeOnlyTheirOwnSkills(t *testing.T) {
 
 func TestRealThreadResumes(t *testing.T) {
 	r := newRig(t, modeltest.Always(modeltest.Text("noted")))
-	review := skill.Inline("review", skillText("review", "Reviews.", "R"))
+	review := skill.Inline("review", clitest.SkillMD("review", "Reviews.", "R"))
 	agent := r.agent(t, r.config(), adaptor.WithSkills(review))
 	th := agent.Thread("pr-1", adaptor.ResumeOnly())
-	first, err := th.Run(runCtx(t), "FIRST-TURN-MARK")
+	first, err := th.Run(clitest.RunCtx(t), "FIRST-TURN-MARK")
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := th.Run(runCtx(t), "second turn")
+	second, err := th.Run(clitest.RunCtx(t), "second turn")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +205,7 @@ func TestRealThreadResumes(t *testing.T) {
 	}
 	// Another skill set: refused before the agent starts.
 	before := len(r.server.Requests())
-	_, err = th.Run(runCtx(t), "third", adaptor.WithSkills(skill.Inline("extra", skillText("extra", "More.", "E"))))
+	_, err = th.Run(clitest.RunCtx(t), "third", adaptor.WithSkills(skill.Inline("extra", clitest.SkillMD("extra", "More.", "E"))))
 	if !errors.Is(err, adaptor.ErrThreadChanged) || !strings.Contains(err.Error(), "extra") {
 		t.Errorf("resume with another set = %v, want ErrThreadChanged naming extra", err)
 	}
@@ -240,7 +213,7 @@ func TestRealThreadResumes(t *testing.T) {
 		t.Error("the refused run reached the model")
 	}
 	// A session the agent does not know is rejected.
-	_, err = agent.Run(runCtx(t), "x", adaptor.WithResume("5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1"))
+	_, err = agent.Run(clitest.RunCtx(t), "x", adaptor.WithResume("5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1"))
 	if !errors.Is(err, driver.ErrResumeRejected) {
 		t.Errorf("resume of an unknown session = %v, want ErrResumeRejected", err)
 	}
@@ -248,11 +221,11 @@ func TestRealThreadResumes(t *testing.T) {
 
 func TestRealCancelLeavesNoProcess(t *testing.T) {
 	r := newRig(t, modeltest.Always(modeltest.Stall()))
-	ctx, cancel := context.WithCancel(runCtx(t))
+	ctx, cancel := context.WithCancel(clitest.RunCtx(t))
 	defer cancel()
 	started := make(chan struct{})
 	var once sync.Once
-	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", skillText("review", "Reviews.", "R"))),
+	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", clitest.SkillMD("review", "Reviews.", "R"))),
 		adaptor.WithEvents(func(ev driver.Event) {
 			if ev.Kind() == driver.KindInit {
 				once.Do(func() { close(started) })
@@ -292,9 +265,9 @@ func TestRealShadowingUserSkillIsRefused(t *testing.T) {
 	r := newRig(t, modeltest.Always(modeltest.Text("ok")))
 	theirs := filepath.Join(r.home, ".claude", "skills", "review")
 	os.MkdirAll(theirs, 0o755)
-	os.WriteFile(filepath.Join(theirs, "SKILL.md"), []byte(skillText("review", "The user's own.", "Mine.")), 0o644)
-	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", skillText("review", "Ours.", "Ours."))))
-	_, err := agent.Run(runCtx(t), "x")
+	os.WriteFile(filepath.Join(theirs, "SKILL.md"), []byte(clitest.SkillMD("review", "The user's own.", "Mine.")), 0o644)
+	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", clitest.SkillMD("review", "Ours.", "Ours."))))
+	_, err := agent.Run(clitest.RunCtx(t), "x")
 	var se *driver.ShadowError
 	if !errors.As(err, &se) || se.Theirs != theirs {
 		t.Fatalf("run = %v, want a *driver.ShadowError naming %s", err, theirs)
@@ -303,8 +276,8 @@ func TestRealShadowingUserSkillIsRefused(t *testing.T) {
 		t.Errorf("the refused run sent %d requests", n)
 	}
 	// The same content is no shadow.
-	os.WriteFile(filepath.Join(theirs, "SKILL.md"), []byte(skillText("review", "Ours.", "Ours.")), 0o644)
-	if _, err := agent.Run(runCtx(t), "x"); err != nil {
+	os.WriteFile(filepath.Join(theirs, "SKILL.md"), []byte(clitest.SkillMD("review", "Ours.", "Ours.")), 0o644)
+	if _, err := agent.Run(clitest.RunCtx(t), "x"); err != nil {
 		t.Errorf("run beside an identical user skill = %v", err)
 	}
 }
@@ -314,41 +287,23 @@ func TestRealWritesNothingInTheWorkspaceOrUserSkills(t *testing.T) {
 	os.WriteFile(filepath.Join(r.workspace, "main.go"), []byte("package main\n"), 0o644)
 	userSkills := filepath.Join(r.home, ".claude", "skills")
 	os.MkdirAll(filepath.Join(userSkills, "mine"), 0o755)
-	os.WriteFile(filepath.Join(userSkills, "mine", "SKILL.md"), []byte(skillText("mine", "Mine.", "M")), 0o644)
-	before := tree(t, r.workspace) + tree(t, userSkills)
-	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", skillText("review", "Reviews.", "R"))))
+	os.WriteFile(filepath.Join(userSkills, "mine", "SKILL.md"), []byte(clitest.SkillMD("mine", "Mine.", "M")), 0o644)
+	before := clitest.Tree(t, r.workspace) + clitest.Tree(t, userSkills)
+	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", clitest.SkillMD("review", "Reviews.", "R"))))
 	for range 2 {
-		if _, err := agent.Run(runCtx(t), "x"); err != nil {
+		if _, err := agent.Run(clitest.RunCtx(t), "x"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if after := tree(t, r.workspace) + tree(t, userSkills); after != before {
+	if after := clitest.Tree(t, r.workspace) + clitest.Tree(t, userSkills); after != before {
 		t.Errorf("the workspace or the user's skills changed:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
-}
-
-// tree lists a folder: every path with its mode, size and modification time.
-func tree(t *testing.T, root string) string {
-	t.Helper()
-	var b strings.Builder
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(&b, "%s %v %d %d\n", p, fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
-		return nil
-	})
-	return b.String()
 }
 
 func TestRealAgentErrors(t *testing.T) {
 	r := newRig(t, modeltest.Always(modeltest.APIError(403, "permission_error", "MARK-DENIED")))
 	agent := r.agent(t, r.config())
-	_, err := agent.Run(runCtx(t), "x")
+	_, err := agent.Run(clitest.RunCtx(t), "x")
 	var ae *driver.AgentError
 	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "MARK-DENIED") || ae.Result == nil || ae.Result.SessionID == "" {
 		t.Errorf("run against a failing API = %v, want a *driver.AgentError with the message and session", err)
@@ -357,7 +312,7 @@ func TestRealAgentErrors(t *testing.T) {
 	// A missing program is a process error that says how to install it.
 	c := r.config()
 	c.Command = filepath.Join(t.TempDir(), "no-claude")
-	_, err = r.agent(t, c).Run(runCtx(t), "x")
+	_, err = r.agent(t, c).Run(clitest.RunCtx(t), "x")
 	if !errors.Is(err, driver.ErrProcessFailed) || !strings.Contains(err.Error(), "npm install") {
 		t.Errorf("run of a missing program = %v, want ErrProcessFailed saying how to install", err)
 	}
@@ -368,8 +323,8 @@ func TestRealSkillsTheAgentDoesNotLoadAreAnError(t *testing.T) {
 	r := newRig(t, modeltest.Always(modeltest.Stall()))
 	c := r.config()
 	c.Args = []string{"--disable-slash-commands"}
-	agent := r.agent(t, c, adaptor.WithSkills(skill.Inline("review", skillText("review", "Reviews.", "R"))))
-	_, err := agent.Run(runCtx(t), "x")
+	agent := r.agent(t, c, adaptor.WithSkills(skill.Inline("review", clitest.SkillMD("review", "Reviews.", "R"))))
+	_, err := agent.Run(clitest.RunCtx(t), "x")
 	var nm *driver.NotMountedError
 	if !errors.As(err, &nm) || !errors.Is(err, driver.ErrSkillsNotMounted) || !slices.Equal(nm.Missing, []string{"review"}) {
 		t.Fatalf("run = %v, want a *driver.NotMountedError missing review", err)
@@ -412,7 +367,7 @@ func TestRealCancelKillsToolProcesses(t *testing.T) {
 			c := r.config()
 			c.SkipPermissions = true
 			c.GracePeriod = tt.grace
-			ctx, cancel := context.WithCancel(runCtx(t))
+			ctx, cancel := context.WithCancel(clitest.RunCtx(t))
 			defer cancel()
 			done := make(chan error, 1)
 			go func() {
@@ -455,7 +410,7 @@ func TestRealSkillHiddenFromUsers(t *testing.T) {
 	r := newRig(t, modeltest.Always(modeltest.Text("ok")))
 	md := "---\nname: quiet\ndescription: QUIET-DESC for the model only.\nuser-invocable: false\n---\nShh.\n"
 	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("quiet", md)))
-	if _, err := agent.Run(runCtx(t), "x"); err != nil {
+	if _, err := agent.Run(clitest.RunCtx(t), "x"); err != nil {
 		t.Fatal(err)
 	}
 	if reqs := r.server.MessageRequests(); len(reqs) == 0 || !strings.Contains(seen(reqs[0]), "QUIET-DESC") {

@@ -2,35 +2,25 @@ package codex
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/clitest"
 	"github.com/agentadaptor/agentadaptor/internal/process"
 )
 
+// parseAll parses lines and returns the parser and the events it made.
 func parseAll(lines ...string) (*parser, []driver.Event) {
-	var evs []driver.Event
-	p := &parser{emit: func(ev driver.Event) { evs = append(evs, ev) }}
+	var rec clitest.Recorder
+	p := &parser{emit: rec.Emit}
 	for _, l := range lines {
 		p.parse([]byte(l))
 	}
-	return p, evs
-}
-
-func kinds(evs []driver.Event) []string {
-	var out []string
-	for _, ev := range evs {
-		out = append(out, ev.Kind())
-	}
-	return out
+	return p, rec.Events()
 }
 
 func TestParseEvents(t *testing.T) {
@@ -50,7 +40,7 @@ func TestParseEvents(t *testing.T) {
 		`{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":4,"output_tokens":3}}`,
 	)
 	want := []string{"init", "raw", "thinking", "tool_call", "tool_result", "tool_call", "tool_result", "tool_call", "raw", "error", "text", "text", "result"}
-	if diff := cmp.Diff(want, kinds(evs)); diff != "" {
+	if diff := cmp.Diff(want, clitest.Kinds(evs)); diff != "" {
 		t.Fatalf("kinds (-want +got):\n%s", diff)
 	}
 	if r := evs[6].(*driver.ToolResultEvent); !r.IsError || r.Content != "nope" {
@@ -77,7 +67,7 @@ func TestParseOddLines(t *testing.T) {
 		`{"type":"turn.completed","usage":{}}`,
 	)
 	want := []string{"init", "error", "error", "raw", "raw", "error", "result", "raw"}
-	if diff := cmp.Diff(want, kinds(evs)); diff != "" {
+	if diff := cmp.Diff(want, clitest.Kinds(evs)); diff != "" {
 		t.Errorf("kinds (-want +got):\n%s", diff)
 	}
 	if p.result == nil || p.result.Usage != nil {
@@ -131,78 +121,42 @@ func TestRecordedStreams(t *testing.T) {
 		"interrupt.jsonl":      {},
 		"unknown-resume.jsonl": {},
 	}
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
-	if len(files) != len(tests) {
-		t.Errorf("testdata holds %d streams, the test knows %d", len(files), len(tests))
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			w, ok := tests[filepath.Base(f)]
-			if !ok {
-				t.Fatal("no expectations for this stream")
+	clitest.ForEachStream(t, tests, func(t *testing.T, w want, data []byte) {
+		var rec clitest.Recorder
+		p := &parser{emit: rec.Emit}
+		for _, l := range bytes.Split(data, []byte("\n")) {
+			p.parse(l)
+		}
+		clitest.CheckStreamEvents(t, rec.Events(), w.kinds, func(e *driver.ErrorEvent) bool { return strings.Contains(e.Message, "not a JSON object") })
+		if len(bytes.TrimSpace(data)) > 0 && (!p.started || p.threadID == "") {
+			t.Errorf("no thread id found")
+		}
+		res, err := outcome("codex", &driver.Request{}, p, process.Exit{}, nil)
+		switch {
+		case w.text == "":
+			if !errors.Is(err, driver.ErrNoResult) {
+				t.Errorf("outcome = %v, %v; want ErrNoResult", res, err)
 			}
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
+		case w.isError:
+			var ae *driver.AgentError
+			if !errors.As(err, &ae) || !strings.Contains(ae.Message, w.text) || strings.HasPrefix(ae.Message, "{") {
+				t.Errorf("outcome = %v, want an AgentError saying %q", err, w.text)
 			}
-			var evs []driver.Event
-			p := &parser{emit: func(ev driver.Event) { evs = append(evs, ev) }}
-			for _, l := range bytes.Split(data, []byte("\n")) {
-				p.parse(l)
+		default:
+			if err != nil || res.Text != w.text || res.SessionID == "" || (w.usage && (res.Usage == nil || res.Usage.InputTokens == 0)) {
+				t.Errorf("outcome = %+v, %v; want %q with a session and usage", res, err, w.text)
 			}
-			got := kinds(evs)
-			for _, ev := range evs {
-				if e, ok := ev.(*driver.ErrorEvent); ok && strings.Contains(e.Message, "not a JSON object") {
-					t.Errorf("recorded line reported as malformed: %s", e.Message)
-				}
-				if _, err := json.Marshal(ev); err != nil {
-					t.Errorf("event %T does not marshal: %v", ev, err)
-				}
-			}
-			for _, k := range w.kinds {
-				if !slices.Contains(got, k) {
-					t.Errorf("no %s event among %q", k, got)
-				}
-			}
-			if len(bytes.TrimSpace(data)) > 0 && (!p.started || p.threadID == "") {
-				t.Errorf("no thread id found")
-			}
-			res, err := outcome("codex", &driver.Request{}, p, process.Exit{}, nil)
-			switch {
-			case w.text == "":
-				if !errors.Is(err, driver.ErrNoResult) {
-					t.Errorf("outcome = %v, %v; want ErrNoResult", res, err)
-				}
-			case w.isError:
-				var ae *driver.AgentError
-				if !errors.As(err, &ae) || !strings.Contains(ae.Message, w.text) || strings.HasPrefix(ae.Message, "{") {
-					t.Errorf("outcome = %v, want an AgentError saying %q", err, w.text)
-				}
-			default:
-				if err != nil || res.Text != w.text || res.SessionID == "" || (w.usage && (res.Usage == nil || res.Usage.InputTokens == 0)) {
-					t.Errorf("outcome = %+v, %v; want %q with a session and usage", res, err, w.text)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 func FuzzParse(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
-	for _, file := range files {
-		data, _ := os.ReadFile(file)
-		for _, l := range bytes.Split(data, []byte("\n")) {
-			f.Add(l)
-		}
-	}
-	f.Add([]byte(`{"type":"item.completed","item":{"type":"command_execution","exit_code":null}}`))
-	f.Add([]byte(`{"type":"turn.completed","usage":{"input_tokens":1}}`))
+	clitest.SeedStreams(f,
+		`{"type":"item.completed","item":{"type":"command_execution","exit_code":null}}`,
+		`{"type":"turn.completed","usage":{"input_tokens":1}}`,
+	)
 	f.Fuzz(func(t *testing.T, line []byte) {
-		p := &parser{emit: func(ev driver.Event) {
-			if ev == nil {
-				t.Fatal("nil event")
-			}
-		}}
+		p := &parser{emit: clitest.NoNilEvents(t)}
 		p.parse(line)
 		p.parse(line)
 		outcome("codex", &driver.Request{Resume: "x"}, p, process.Exit{Code: 1}, nil)

@@ -2,10 +2,7 @@ package codex_test
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +14,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/codex"
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/internal/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/clitest"
 	"github.com/agentadaptor/agentadaptor/internal/modeltest"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
@@ -41,15 +39,9 @@ func newRig(t *testing.T, reply modeltest.ResponsesFunc) *rig {
 	cli := modeltest.CodexCLI(t)
 	s := modeltest.NewResponses(t, reply)
 	env, home, codexHome := s.CodexEnv(t)
-	r := &rig{server: s, home: home, userCodex: codexHome, workspace: t.TempDir(), cache: cachetest.Root(t), marker: rand.Text()}
-	r.env = append(env, "PATH="+filepath.Dir(cli)+string(os.PathListSeparator)+os.Getenv("PATH"), "AGENTADAPTOR_TEST_RUN="+r.marker)
+	r := &rig{server: s, home: home, userCodex: codexHome, workspace: t.TempDir(), cache: cachetest.Root(t)}
+	r.env, r.marker = clitest.TaggedEnv(env, cli)
 	return r
-}
-
-func runCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
 }
 
 func (r *rig) config() codex.Config {
@@ -58,15 +50,7 @@ func (r *rig) config() codex.Config {
 
 func (r *rig) agent(t *testing.T, c codex.Config, opts ...adaptor.Option) *adaptor.Agent {
 	t.Helper()
-	base := []adaptor.Option{
-		adaptor.WithSkillMaterializer(skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(r.cache))),
-		adaptor.WithWorkspace(r.workspace),
-	}
-	return adaptor.New(codex.Driver(c), append(base, opts...)...)
-}
-
-func skillText(name, desc, body string) string {
-	return fmt.Sprintf("---\nname: %s\ndescription: %s\n---\n%s\n", name, desc, body)
+	return clitest.NewAgent(codex.Driver(c), r.cache, r.workspace, opts...)
 }
 
 // listed returns the skills the first model request listed, by name.
@@ -87,39 +71,20 @@ func (r *rig) listed(t *testing.T) map[string]modeltest.ListedSkill {
 	return out
 }
 
-// tree lists a folder: every path with its mode, size and modification time.
-func tree(t *testing.T, root string) string {
-	t.Helper()
-	var b strings.Builder
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(&b, "%s %v %d %d\n", p, fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
-		return nil
-	})
-	return b.String()
-}
-
 func TestRealSkillsAreListedAndReadable(t *testing.T) {
 	r := newRig(t, modeltest.Respond(modeltest.Answer("all good")))
 	mine := filepath.Join(r.userCodex, "skills", "mine")
 	os.MkdirAll(mine, 0o755)
-	os.WriteFile(filepath.Join(mine, "SKILL.md"), []byte(skillText("mine", "The user's own.", "MINE-BODY")), 0o644)
+	os.WriteFile(filepath.Join(mine, "SKILL.md"), []byte(clitest.SkillMD("mine", "The user's own.", "MINE-BODY")), 0o644)
 	os.WriteFile(filepath.Join(r.workspace, "main.go"), []byte("package main\n"), 0o644)
-	userBefore, wsBefore := tree(t, r.userCodex), tree(t, r.workspace)
+	userBefore, wsBefore := clitest.Tree(t, r.userCodex), clitest.Tree(t, r.workspace)
 
-	var mu sync.Mutex
-	var evs []driver.Event
+	var rec clitest.Recorder
 	agent := r.agent(t, r.config(), adaptor.WithSkills(
-		skill.Inline("review", skillText("review", "Reviews changes.", "REVIEW-BODY")),
-		skill.Inline("tone", skillText("tone", "Keeps the tone.", "TONE-BODY")),
-	), adaptor.WithEvents(func(ev driver.Event) { mu.Lock(); evs = append(evs, ev); mu.Unlock() }))
-	res, err := agent.Run(runCtx(t), "hello there")
+		skill.Inline("review", clitest.SkillMD("review", "Reviews changes.", "REVIEW-BODY")),
+		skill.Inline("tone", clitest.SkillMD("tone", "Keeps the tone.", "TONE-BODY")),
+	), rec.Option())
+	res, err := agent.Run(clitest.RunCtx(t), "hello there")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,13 +103,13 @@ func TestRealSkillsAreListedAndReadable(t *testing.T) {
 			t.Errorf("skill %s: listed file %s holds %q, %v; want its SKILL.md", name, s.Path, data, err)
 		}
 	}
-	if len(evs) == 0 || evs[0].Kind() != driver.KindInit || evs[len(evs)-1].Kind() != driver.KindResult {
+	if evs := rec.Events(); len(evs) == 0 || evs[0].Kind() != driver.KindInit || evs[len(evs)-1].Kind() != driver.KindResult {
 		t.Errorf("events %v, want init first and the result last", evs)
 	}
-	if tree(t, r.userCodex) != userBefore {
+	if clitest.Tree(t, r.userCodex) != userBefore {
 		t.Error("the user's Codex home changed")
 	}
-	if tree(t, r.workspace) != wsBefore {
+	if clitest.Tree(t, r.workspace) != wsBefore {
 		t.Error("the workspace changed")
 	}
 }
@@ -156,7 +121,7 @@ func TestRealConcurrentRunsSeeOnlyTheirOwnSkills(t *testing.T) {
 	errs := make([]error, 2)
 	for i, name := range []string{"alpha", "beta"} {
 		wg.Go(func() {
-			_, errs[i] = agent.Run(runCtx(t), "run-"+name, adaptor.WithSkills(skill.Inline(name, skillText(name, strings.ToUpper(name)+"-ONLY.", "x"))))
+			_, errs[i] = agent.Run(clitest.RunCtx(t), "run-"+name, adaptor.WithSkills(skill.Inline(name, clitest.SkillMD(name, strings.ToUpper(name)+"-ONLY.", "x"))))
 		})
 	}
 	wg.Wait()
@@ -192,13 +157,13 @@ func contains(s []string, v string) bool {
 
 func TestRealThreadResumes(t *testing.T) {
 	r := newRig(t, modeltest.Respond(modeltest.Answer("noted")))
-	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", skillText("review", "Reviews.", "R"))))
+	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", clitest.SkillMD("review", "Reviews.", "R"))))
 	th := agent.Thread("pr-1", adaptor.ResumeOnly())
-	first, err := th.Run(runCtx(t), "FIRST-TURN-MARK")
+	first, err := th.Run(clitest.RunCtx(t), "FIRST-TURN-MARK")
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := th.Run(runCtx(t), "second turn")
+	second, err := th.Run(clitest.RunCtx(t), "second turn")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,14 +180,14 @@ func TestRealThreadResumes(t *testing.T) {
 		t.Error("the resumed run's request does not replay the first turn")
 	}
 	before := len(r.server.Requests())
-	_, err = th.Run(runCtx(t), "third", adaptor.WithSkills(skill.Inline("extra", skillText("extra", "More.", "E"))))
+	_, err = th.Run(clitest.RunCtx(t), "third", adaptor.WithSkills(skill.Inline("extra", clitest.SkillMD("extra", "More.", "E"))))
 	if !errors.Is(err, adaptor.ErrThreadChanged) {
 		t.Errorf("resume with another set = %v, want ErrThreadChanged", err)
 	}
 	if len(r.server.Requests()) != before {
 		t.Error("the refused run reached the model")
 	}
-	_, err = agent.Run(runCtx(t), "x", adaptor.WithResume("5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1"))
+	_, err = agent.Run(clitest.RunCtx(t), "x", adaptor.WithResume("5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1"))
 	if !errors.Is(err, driver.ErrResumeRejected) {
 		t.Errorf("resume of an unknown session = %v, want ErrResumeRejected", err)
 	}
@@ -230,9 +195,9 @@ func TestRealThreadResumes(t *testing.T) {
 
 func TestRealCancelLeavesNoProcess(t *testing.T) {
 	r := newRig(t, modeltest.Respond(modeltest.ResponsesStall()))
-	ctx, cancel := context.WithCancel(runCtx(t))
+	ctx, cancel := context.WithCancel(clitest.RunCtx(t))
 	defer cancel()
-	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", skillText("review", "Reviews.", "R"))))
+	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", clitest.SkillMD("review", "Reviews.", "R"))))
 	done := make(chan error, 1)
 	go func() {
 		_, err := agent.Run(ctx, "wait for it")
@@ -264,9 +229,9 @@ func TestRealClashWithUserSkillIsRefused(t *testing.T) {
 	r := newRig(t, modeltest.Respond(modeltest.Answer("ok")))
 	theirs := filepath.Join(r.userCodex, "skills", "review")
 	os.MkdirAll(theirs, 0o755)
-	os.WriteFile(filepath.Join(theirs, "SKILL.md"), []byte(skillText("review", "Mine.", "Mine.")), 0o644)
-	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", skillText("review", "Ours.", "Ours."))))
-	_, err := agent.Run(runCtx(t), "x")
+	os.WriteFile(filepath.Join(theirs, "SKILL.md"), []byte(clitest.SkillMD("review", "Mine.", "Mine.")), 0o644)
+	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", clitest.SkillMD("review", "Ours.", "Ours."))))
+	_, err := agent.Run(clitest.RunCtx(t), "x")
 	var se *driver.ShadowError
 	if !errors.As(err, &se) || se.Theirs != theirs {
 		t.Fatalf("run = %v, want a *driver.ShadowError naming %s", err, theirs)
@@ -277,7 +242,7 @@ func TestRealClashWithUserSkillIsRefused(t *testing.T) {
 	// Without the user's skills there is no clash.
 	c := r.config()
 	c.WithoutUserSkills = true
-	if _, err := r.agent(t, c, adaptor.WithSkills(skill.Inline("review", skillText("review", "Ours.", "Ours.")))).Run(runCtx(t), "x"); err != nil {
+	if _, err := r.agent(t, c, adaptor.WithSkills(skill.Inline("review", clitest.SkillMD("review", "Ours.", "Ours.")))).Run(clitest.RunCtx(t), "x"); err != nil {
 		t.Errorf("run without the user's skills = %v", err)
 	}
 	if _, ok := r.listed(t)["review"]; !ok {
@@ -287,7 +252,7 @@ func TestRealClashWithUserSkillIsRefused(t *testing.T) {
 
 func TestRealAgentError(t *testing.T) {
 	r := newRig(t, modeltest.Respond(modeltest.ResponsesError(400, "invalid_request_error", "MARK-REFUSED")))
-	_, err := r.agent(t, r.config()).Run(runCtx(t), "x")
+	_, err := r.agent(t, r.config()).Run(clitest.RunCtx(t), "x")
 	var ae *driver.AgentError
 	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "MARK-REFUSED") {
 		t.Errorf("run against a failing API = %v, want a *driver.AgentError with the message", err)
@@ -301,7 +266,7 @@ func TestRealFlags(t *testing.T) {
 	c := r.config()
 	c.Model, c.Sandbox = "gpt-test-model", "read-only"
 	c.Overrides = []string{`model_reasoning_effort="low"`}
-	if _, err := r.agent(t, c).Run(runCtx(t), "x"); err != nil {
+	if _, err := r.agent(t, c).Run(clitest.RunCtx(t), "x"); err != nil {
 		t.Fatal(err)
 	}
 	if m := r.server.ResponseRequests()[0].Model; m != "gpt-test-model" {
@@ -314,11 +279,11 @@ func TestRealFlags(t *testing.T) {
 // of Codex's sessions is refused, not quietly started anew.
 func TestRealFirstRunsAndOddResumeIDs(t *testing.T) {
 	r := newRig(t, modeltest.Respond(modeltest.Answer("ok")))
-	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", skillText("review", "Reviews.", "R"))))
+	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", clitest.SkillMD("review", "Reviews.", "R"))))
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
 	for i := range errs {
-		wg.Go(func() { _, errs[i] = agent.Run(runCtx(t), "x") })
+		wg.Go(func() { _, errs[i] = agent.Run(clitest.RunCtx(t), "x") })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -341,7 +306,7 @@ func TestRealFirstRunsAndOddResumeIDs(t *testing.T) {
 	// An id that is not a Codex session id is refused before Codex starts
 	// (Codex would start a new thread under it and send the prompt).
 	before := len(r.server.ResponseRequests())
-	res, err := agent.Run(runCtx(t), "x", adaptor.WithResume("not-a-session-id"))
+	res, err := agent.Run(clitest.RunCtx(t), "x", adaptor.WithResume("not-a-session-id"))
 	if !errors.Is(err, driver.ErrResumeRejected) || res != nil {
 		t.Errorf("resume of an odd id = %v, %v; want ErrResumeRejected", res, err)
 	}
@@ -349,11 +314,11 @@ func TestRealFirstRunsAndOddResumeIDs(t *testing.T) {
 		t.Error("the refused resume reached the model")
 	}
 	// A session id in capitals is the same session.
-	first, err := agent.Run(runCtx(t), "x")
+	first, err := agent.Run(clitest.RunCtx(t), "x")
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := agent.Run(runCtx(t), "y", adaptor.WithResume(strings.ToUpper(first.SessionID)))
+	again, err := agent.Run(clitest.RunCtx(t), "y", adaptor.WithResume(strings.ToUpper(first.SessionID)))
 	if err != nil || !strings.EqualFold(again.SessionID, first.SessionID) {
 		t.Errorf("resume in capitals = %v, %v; want session %s", again, err, first.SessionID)
 	}
@@ -368,8 +333,8 @@ func TestRealClashByListedName(t *testing.T) {
 	r := newRig(t, modeltest.Respond(modeltest.Answer("ok")))
 	theirs := filepath.Join(r.userCodex, "skills", "old", "review-v1")
 	os.MkdirAll(theirs, 0o755)
-	os.WriteFile(filepath.Join(theirs, "SKILL.md"), []byte(skillText("review", "Mine.", "Mine.")), 0o644)
-	_, err := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", skillText("review", "Ours.", "Ours.")))).Run(runCtx(t), "x")
+	os.WriteFile(filepath.Join(theirs, "SKILL.md"), []byte(clitest.SkillMD("review", "Mine.", "Mine.")), 0o644)
+	_, err := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", clitest.SkillMD("review", "Ours.", "Ours.")))).Run(clitest.RunCtx(t), "x")
 	var se *driver.ShadowError
 	if !errors.As(err, &se) || se.Theirs != theirs {
 		t.Fatalf("run = %v, want a *driver.ShadowError naming %s", err, theirs)

@@ -1,17 +1,13 @@
 package codex_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
-	"time"
 
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/codex"
-	"github.com/agentadaptor/agentadaptor/internal/cachetest"
-	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/internal/clitest"
 )
 
 // BenchmarkRunToStart200 measures Agent.Run with 200 skills up to the
@@ -31,53 +27,11 @@ func BenchmarkRunToStart200(b *testing.B) {
 	if err := os.WriteFile(stub, []byte(script), 0o755); err != nil {
 		b.Fatal(err)
 	}
-	var refs []skill.Ref
-	for i := range 200 {
-		name := fmt.Sprintf("skill-%03d", i)
-		refs = append(refs, skill.Inline(name, fmt.Sprintf("---\nname: %s\ndescription: the %s skill\n---\nDo %s.\n", name, name, name)))
-	}
+	refs, _ := clitest.NumberedSkills(200)
 	userHome := b.TempDir()
 	os.WriteFile(filepath.Join(userHome, "config.toml"), []byte("model = \"m\"\n"), 0o600)
-	for _, mode := range []string{"warm", "cold-home", "cold"} {
-		b.Run(mode, func(b *testing.B) {
-			root := cachetest.Root(b)
-			newAgent := func(root string) *adaptor.Agent {
-				return adaptor.New(
-					codex.Driver(codex.Config{Command: stub, CacheRoot: root, Home: userHome, Env: []string{"HOME=" + b.TempDir()}}),
-					adaptor.WithSkillMaterializer(skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(root))),
-					adaptor.WithSkills(refs...),
-					adaptor.WithWorkspace(b.TempDir()),
-				)
-			}
-			agent := newAgent(root)
-			if _, err := agent.Run(b.Context(), "x"); err != nil {
-				b.Fatal(err)
-			}
-			var total time.Duration
-			for b.Loop() {
-				switch mode {
-				case "cold-home":
-					b.StopTimer()
-					os.RemoveAll(filepath.Join(root, "homes"))
-					b.StartTimer()
-				case "cold":
-					b.StopTimer()
-					root = cachetest.Root(b)
-					agent = newAgent(root)
-					b.StartTimer()
-				}
-				begin := time.Now()
-				res, err := agent.Run(b.Context(), "x")
-				if err != nil {
-					b.Fatal(err)
-				}
-				started, err := strconv.ParseFloat(res.Text, 64)
-				if err != nil {
-					b.Fatalf("stand-in answered %q", res.Text)
-				}
-				total += time.Unix(0, int64(started*1e9)).Sub(begin)
-			}
-			b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms-to-start")
-		})
-	}
+	clitest.BenchRunToStart(b, "cold-home", "homes", func(b *testing.B, root string) *adaptor.Agent {
+		d := codex.Driver(codex.Config{Command: stub, CacheRoot: root, Home: userHome, Env: []string{"HOME=" + b.TempDir()}})
+		return clitest.NewAgent(d, root, b.TempDir(), adaptor.WithSkills(refs...))
+	})
 }
