@@ -79,7 +79,7 @@ func TestRunHandsTheDriverEverySource(t *testing.T) {
 	s.Metadata = map[string]string{skill.MetadataDisplayName: "Tone"}
 	agent, rec := newAgent(t,
 		adaptor.WithSkills(skill.Dir(dir), skill.FS(mapFS, "skills/greet"), s),
-		adaptor.WithSkills(skill.Require(skill.Archive("kit", skill.ArchiveBytes(archive)), "house rules")),
+		adaptor.WithSkills(required(skill.Archive("kit", skill.ArchiveBytes(archive)), "house rules")),
 	)
 	res, err := agent.Run(t.Context(), "hello")
 	if err != nil {
@@ -220,8 +220,8 @@ func TestDeclarationEquality(t *testing.T) {
 		{"other fingerprint", arch(skill.WithFingerprint("v1")), arch(skill.WithFingerprint("v2")), "fingerprint"},
 		{"other format", arch(skill.WithFingerprint("v1")), arch(skill.WithFingerprint("v1"), skill.WithFormat(skill.FormatTarGz)), "format"},
 		{"other subpath", arch(skill.WithFingerprint("v1")), arch(skill.WithFingerprint("v1"), skill.WithSubpath("x")), "subpath"},
-		{"required", inline, skill.Require(inline, ""), "Required"},
-		{"reason", skill.Require(inline, "a"), skill.Require(inline, "b"), "Reason"},
+		{"required", inline, required(inline, ""), "Required"},
+		{"reason", required(inline, "a"), required(inline, "b"), "Reason"},
 		{"metadata", withMeta(inline, "k", "1"), withMeta(inline, "k", "2"), "Metadata"},
 		{"other kind", withKey(skill.Dir(dir), "tone"), inline, "folder source differs from a inline"},
 	}
@@ -277,7 +277,7 @@ func (p *recordingProvider) GetSkills(ctx context.Context, keys []string) (map[s
 func TestProvider(t *testing.T) {
 	catalogue := skill.Set{
 		"code-review": skill.Inline("code-review", skillMD("code-review")),
-		"policy":      skill.Require(skill.Inline("policy", skillMD("policy")), "tenant policy"),
+		"policy":      required(skill.Inline("policy", skillMD("policy")), "tenant policy"),
 		"unused":      skill.Inline("unused", skillMD("unused")),
 	}
 	t.Run("called even without keys, required skills added", func(t *testing.T) {
@@ -441,7 +441,7 @@ func TestFingerprint(t *testing.T) {
 		"inline text":   {base[0], skill.Inline("tone", "b"), base[2]},
 		"selection":     base[:2],
 		"added":         append(slices.Clone(base), skill.Inline("more", "m")),
-		"required":      {base[0], skill.Require(skill.Inline("tone", "a"), ""), base[2]},
+		"required":      {base[0], required(skill.Inline("tone", "a"), ""), base[2]},
 		"archive bytes": {base[0], base[1], skill.Archive("kit", skill.ArchiveBytes(tgz(t, map[string]string{"SKILL.md": skillMD("kit2")})))},
 	}
 	for name, refs := range changes {
@@ -496,7 +496,7 @@ func TestInspectSkills(t *testing.T) {
 	catalogue := skill.Set{
 		"b":      skill.Inline("b", skillMD("b")),
 		"a":      skill.Inline("a", skillMD("a")),
-		"policy": skill.Require(skill.Inline("policy", skillMD("policy")), "always"),
+		"policy": required(skill.Inline("policy", skillMD("policy")), "always"),
 	}
 	agent, rec := newAgent(t, adaptor.WithSkillProvider(catalogue), adaptor.WithSkills(skill.Key("b")))
 	report, err := agent.Inspect().Skills(t.Context())
@@ -604,4 +604,11 @@ func TestMaterializerReturningNoFolder(t *testing.T) {
 	if !errors.As(err, &me) || me.Key != "a" || rec.Calls() != 0 {
 		t.Errorf("Run with a materializer returning \"\" = %v, want a materialization error for a", err)
 	}
+}
+
+// required returns s marked Required with reason, as a provider marks a
+// skill every run must have.
+func required(s skill.Skill, reason string) skill.Skill {
+	s.Required, s.Reason = true, reason
+	return s
 }

@@ -18,7 +18,7 @@ func TestFingerprintKnownAnswer(t *testing.T) {
 	tone.Metadata = map[string]string{skill.MetadataDisplayName: "Tone"}
 	agent := adaptor.New(rec,
 		adaptor.WithSkillMaterializer(skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(t)))),
-		adaptor.WithSkills(tone, skill.Require(skill.Inline("policy", "---\nname: policy\ndescription: House rules.\n---\nAsk first.\n"), "house rules")),
+		adaptor.WithSkills(tone, required(skill.Inline("policy", "---\nname: policy\ndescription: House rules.\n---\nAsk first.\n"), "house rules")),
 	)
 	if _, err := agent.Run(t.Context(), "x"); err != nil {
 		t.Fatal(err)

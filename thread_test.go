@@ -115,7 +115,7 @@ func TestThreadChangedSkills(t *testing.T) {
 	a := skill.Inline("a", skillMD("a"))
 	b := skill.Inline("b", skillMD("b"))
 	aEdited := skill.Inline("a", skillMD("a")+"more\n")
-	aRequired := skill.Require(skill.Inline("a", skillMD("a")), "policy")
+	aRequired := required(skill.Inline("a", skillMD("a")), "policy")
 	tests := []struct {
 		name  string
 		then  []skill.Ref

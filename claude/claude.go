@@ -110,7 +110,7 @@ type Config struct {
 	// entry wins over an earlier one with the same name).
 	Env []string
 	// CacheRoot is the folder that holds skill mounts (under
-	// mounts/claude). Default: skill.DefaultCacheRoot(), where the default
+	// mounts/claude). Default: skill.NewCache().Root(), where the default
 	// materializer keeps skills.
 	CacheRoot string
 	// GracePeriod is how long a cancelled run has between SIGINT and
@@ -131,7 +131,7 @@ func Driver(c Config) driver.Driver {
 		c.Command = "claude"
 	}
 	if c.CacheRoot == "" {
-		c.CacheRoot = skill.DefaultCacheRoot()
+		c.CacheRoot = skill.NewCache().Root()
 	}
 	c.Args = slices.Clone(c.Args)
 	c.Env = slices.Clone(c.Env)

@@ -142,7 +142,7 @@ type Config struct {
 	// user's skills are there, as they are for the user's own Codex.
 	WithoutUserSkills bool
 	// CacheRoot is the folder that holds the managed homes (under
-	// homes/codex). Default: skill.DefaultCacheRoot().
+	// homes/codex). Default: skill.NewCache().Root().
 	CacheRoot string
 	// GracePeriod is how long a cancelled run has between SIGINT and
 	// SIGKILL. Default 5s.
@@ -162,7 +162,7 @@ func Driver(c Config) driver.Driver {
 		c.Command = "codex"
 	}
 	if c.CacheRoot == "" {
-		c.CacheRoot = skill.DefaultCacheRoot()
+		c.CacheRoot = skill.NewCache().Root()
 	}
 	c.Overrides = slices.Clone(c.Overrides)
 	c.Args = slices.Clone(c.Args)

@@ -23,12 +23,12 @@ func BenchmarkAdd200(b *testing.B) {
 	}
 	claude, _ := LookupAgent("claude-code")
 	codex, _ := LookupAgent("codex")
-	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(filepath.Join(base, "cache")))
+	c := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(base, "cache")))
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
 		env := Env{Home: filepath.Join(base, "home"), Project: filepath.Join(base, fmt.Sprintf("p%d", i)), Getenv: func(string) string { return "" }}
 		os.MkdirAll(env.Project, 0o755)
-		in := New(env, WithMaterializer(m), WithLockDir(filepath.Join(base, "locks")))
+		in := New(env, WithCache(c), WithLockDir(filepath.Join(base, "locks")))
 		b.StartTimer()
 		if _, err := in.Add(b.Context(), Request{Sources: []string{src}, Agents: []Agent{claude, codex}}); err != nil {
 			b.Fatal(err)

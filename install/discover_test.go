@@ -340,8 +340,8 @@ func badSkillMD(name string) string {
 }
 
 func lenientInstaller(f *fixture) *Installer {
-	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache")))
-	return New(f.env, WithMaterializer(m), WithLockDir(filepath.Join(f.env.Home, ".locks")))
+	c := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache")))
+	return New(f.env, WithCache(c), WithLockDir(filepath.Join(f.env.Home, ".locks")))
 }
 
 // TestUnusableSkillIsSkipped checks rule 4: one skill that cannot be

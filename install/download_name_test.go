@@ -37,7 +37,7 @@ func TestURLSourceHitsTheCache(t *testing.T) {
 	if dirs[0] != dirs[1] || dirs[1] != dirs[2] {
 		t.Errorf("Find of one URL gave folders %q, want one", dirs)
 	}
-	entries, err := skill.CacheEntries(filepath.Join(f.env.Home, ".cache"))
+	entries, err := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache"))).Entries()
 	if err != nil || len(entries) != 1 {
 		t.Errorf("cache holds %d trees (%v), want 1", len(entries), err)
 	}

@@ -32,7 +32,7 @@ func randomSuffix() string {
 // os.Root on dst. A link is copied as its target when that is a regular
 // file of the skill, and fails otherwise; ".git" folders are left out.
 // It returns every file copied, hashed as it was copied.
-func copyTree(ctx context.Context, src, dst string) ([]cache.File, error) {
+func copyTree(ctx context.Context, src, dst string, limits skill.Limits) ([]cache.File, error) {
 	from, err := os.OpenRoot(src)
 	if err != nil {
 		return nil, err
@@ -46,12 +46,9 @@ func copyTree(ctx context.Context, src, dst string) ([]cache.File, error) {
 		return nil, err
 	}
 	defer to.Close()
-	written, err := extract.FS(ctx, noGit{from.FS()}, ".", to, extract.Options{
-		MaxFileSize:  skill.DefaultMaxFileSize,
-		MaxTotalSize: skill.DefaultMaxTotalSize,
-		MaxEntries:   skill.DefaultMaxArchiveEntries,
-		Writable:     true,
-	})
+	opts := extractLimits(limits)
+	opts.Writable = true
+	written, err := extract.FS(ctx, noGit{from.FS()}, ".", to, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src, archiveError(err))
 	}
@@ -207,7 +204,7 @@ type stagedCopy struct {
 // stageCopy copies src to a hidden staging folder beside dst.
 // With shared, a staging folder beside dst that the caller owns, the copy
 // goes there instead of into a folder of its own.
-func stageCopy(ctx context.Context, src, dst, shared string) (*stagedCopy, error) {
+func stageCopy(ctx context.Context, src, dst, shared string, limits skill.Limits) (*stagedCopy, error) {
 	st := &stagedCopy{dst: dst}
 	if shared != "" {
 		st.path = filepath.Join(shared, filepath.Base(dst))
@@ -222,7 +219,7 @@ func stageCopy(ctx context.Context, src, dst, shared string) (*stagedCopy, error
 		}
 		st.path = filepath.Join(st.stage, filepath.Base(dst))
 	}
-	files, err := copyTree(ctx, src, st.path)
+	files, err := copyTree(ctx, src, st.path, limits)
 	if err != nil {
 		st.discard()
 		return nil, err
@@ -257,8 +254,8 @@ func (st *stagedCopy) discard() {
 
 // placeCopyOf makes dst a copy of the canonical copy src, which has the
 // given digest, replacing what is there.
-func placeCopyOf(src, dst, digest string) error {
-	st, err := stageCopy(context.Background(), src, dst, "")
+func placeCopyOf(src, dst, digest string, limits skill.Limits) error {
+	st, err := stageCopy(context.Background(), src, dst, "", limits)
 	if err != nil {
 		return err
 	}
@@ -389,4 +386,9 @@ func ourLink(path, canonical string) bool {
 	target, err1 := os.Readlink(path)
 	rel, err2 := relLink(path, canonical, nil)
 	return err1 == nil && err2 == nil && target == rel
+}
+
+// extractLimits are the cache's limits in the extractor's terms.
+func extractLimits(l skill.Limits) extract.Options {
+	return extract.Options{MaxFileSize: l.MaxFileSize, MaxTotalSize: l.MaxTotalSize, MaxEntries: l.MaxArchiveEntries}
 }

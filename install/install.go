@@ -150,7 +150,7 @@
 //     its pin, never at the moving reference; only Add moves a pin, and
 //     reports the old and the new one (Change.PreviousPin, Change.Pin).
 //     The skills of a pinned source (and of a URL#sha256=HEX) are kept in
-//     the skill cache (WithCacheRoot) as they are installed: while it
+//     the skill cache (WithCache) as they are installed: while it
 //     holds their content, a sync of them needs no network. One skill
 //     installed from a repository may be added again from the same
 //     repository at another reference; any other source for an installed
@@ -241,7 +241,7 @@ type Checker func(dir string) (name string, problems []string, err error)
 type Installer struct {
 	env   Env
 	scope Scope
-	mat   skill.Materializer
+	cache *skill.Cache
 	check Checker
 	http  *http.Client
 
@@ -249,7 +249,6 @@ type Installer struct {
 	timeout   time.Duration
 	lockDir   string
 	maxSearch int // folders discovery may read in one source; 0: defaultMaxSearch
-	cacheRoot string
 	clock     clock // of progress reports; tests set a fake one
 }
 
@@ -259,18 +258,14 @@ type Option func(*Installer)
 // WithScope selects the scope. Default: Project.
 func WithScope(s Scope) Option { return func(in *Installer) { in.scope = s } }
 
-// WithMaterializer sets the materializer that [Installer.Find] puts the
-// skills of archives through (Add and Sync extract an archive once, under
-// the same rules and limits, and copy from that). Default:
-// skill.NewDefaultSkillMaterializer().
-func WithMaterializer(m skill.Materializer) Option { return func(in *Installer) { in.mat = m } }
-
-// WithCacheRoot sets the skill cache root (see skill.DefaultCacheRoot):
-// the skills of pinned sources are kept there once installed, so that a
-// sync of them needs no network (rule 13), and OCI manifests and layers
-// under its .oci folder. Give it the root of the materializer set with
-// WithMaterializer, if any. Default: skill.DefaultCacheRoot().
-func WithCacheRoot(root string) Option { return func(in *Installer) { in.cacheRoot = root } }
+// WithCache sets the skill cache. The skills of pinned sources are kept
+// there once installed, so that a sync of them needs no network (rule
+// 13), and OCI manifests and layers under its root's .oci folder;
+// [Installer.Find] puts the skills of archives through it (Add and Sync
+// extract an archive once and copy from that). Its limits apply to
+// everything the installer reads: downloads, archives and the folders it
+// copies. Default: skill.NewCache().
+func WithCache(c *skill.Cache) Option { return func(in *Installer) { in.cache = c } }
 
 // WithChecker sets how skills are checked. Default: the lenient SKILL.md
 // rules of package skillmd.
@@ -310,11 +305,8 @@ func New(env Env, opts ...Option) *Installer {
 	for _, o := range opts {
 		o(in)
 	}
-	if in.cacheRoot == "" {
-		in.cacheRoot = skill.DefaultCacheRoot()
-	}
-	if in.mat == nil {
-		in.mat = skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(in.cacheRoot))
+	if in.cache == nil {
+		in.cache = skill.NewCache()
 	}
 	if in.check == nil {
 		in.check = defaultChecker
@@ -396,10 +388,11 @@ func (in *Installer) download(ctx context.Context, source string) (string, func(
 		defer p.done()
 		body = io.TeeReader(body, p)
 	}
-	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(body, skill.DefaultMaxArchiveSize+1))
-	if err == nil && n > skill.DefaultMaxArchiveSize {
+	max := in.cache.Limits().MaxArchiveSize
+	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(body, max+1))
+	if err == nil && n > max {
 		remove()
-		return "", nil, fmt.Errorf("%w: download %s: %w: larger than %d bytes", ErrInvalidSource, shown, skill.ErrArchiveLimit, skill.DefaultMaxArchiveSize)
+		return "", nil, fmt.Errorf("%w: download %s: %w: larger than %d bytes (raise it with skill.WithMaxArchiveSize)", ErrInvalidSource, shown, skill.ErrArchiveLimit, max)
 	}
 	if err == nil {
 		err = f.Close()

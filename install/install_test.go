@@ -56,8 +56,8 @@ func (f *fixture) writeSkill(t *testing.T, rel, name, extra string) string {
 }
 
 func (f *fixture) installer(t *testing.T, opts ...Option) *Installer {
-	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache")))
-	return New(f.env, append([]Option{WithMaterializer(m), WithCacheRoot(filepath.Join(f.env.Home, ".cache")), WithChecker(nameChecker), WithLockDir(filepath.Join(f.env.Home, ".locks"))}, opts...)...)
+	c := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache")))
+	return New(f.env, append([]Option{WithCache(c), WithChecker(nameChecker), WithLockDir(filepath.Join(f.env.Home, ".locks"))}, opts...)...)
 }
 
 // nameChecker names a skill after the name line of its SKILL.md.
@@ -432,8 +432,8 @@ func TestDefaultCheckerUsesLenientRules(t *testing.T) {
 	bad := filepath.Join(f.sources, "bad")
 	os.MkdirAll(bad, 0o755)
 	os.WriteFile(filepath.Join(bad, "SKILL.md"), []byte("---\nname: bad\n---\nno description\n"), 0o644)
-	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache")))
-	in := New(f.env, WithMaterializer(m), WithLockDir(filepath.Join(f.env.Home, ".locks")))
+	c := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache")))
+	in := New(f.env, WithCache(c), WithLockDir(filepath.Join(f.env.Home, ".locks")))
 	changes, err := in.Add(t.Context(), Request{Sources: []string{good, colon}, Agents: agentsOf(t, "codex")})
 	if err != nil {
 		t.Fatal(err)

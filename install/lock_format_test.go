@@ -68,8 +68,8 @@ func TestLockFileKnownAnswer(t *testing.T) {
 		}
 		agents = append(agents, a)
 	}
-	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(filepath.Join(base, "cache")))
-	in := New(env, WithMaterializer(m))
+	c := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(base, "cache")))
+	in := New(env, WithCache(c))
 	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agents}); err != nil {
 		t.Fatal(err)
 	}

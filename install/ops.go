@@ -189,7 +189,7 @@ func (in *Installer) keep(ctx context.Context, c *candidate) (string, error) {
 	s := skill.FS(os.DirFS(c.dir), ".")
 	s.Key = c.name
 	s.Metadata = map[string]string{skill.MetadataRuntimeName: c.name}
-	dir, err := in.mat.Materialize(ctx, s)
+	dir, err := in.cache.Materialize(ctx, s)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", interrupted(ctx, "nothing was changed")
@@ -205,9 +205,7 @@ func (in *Installer) cached(name string, entry *LockedSkill) (string, bool) {
 	if len(entry.Digest) != 64 || strings.Trim(entry.Digest, "0123456789abcdef") != "" {
 		return "", false
 	}
-	dir := filepath.Join(in.cacheRoot, entry.Digest, name)
-	d, err := skill.ContentDigest(dir)
-	return dir, err == nil && d == entry.Digest
+	return in.cache.Lookup(entry.Digest, name)
 }
 
 // sameSource reports whether two sources are one: the same folder, URL,

@@ -1,13 +1,13 @@
 package install
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -402,8 +402,8 @@ func TestChecksComeBeforeAnyChange(t *testing.T) {
 		bad := filepath.Join(f.sources, "kit", "bad")
 		os.MkdirAll(bad, 0o755)
 		os.WriteFile(filepath.Join(bad, "SKILL.md"), []byte("---\nname: bad\n---\n"), 0o644)
-		m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache")))
-		in := New(f.env, WithMaterializer(m), WithLockDir(filepath.Join(f.env.Home, ".locks")))
+		c := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache")))
+		in := New(f.env, WithCache(c), WithLockDir(filepath.Join(f.env.Home, ".locks")))
 		kit := filepath.Join(f.sources, "kit")
 		if _, err := in.Add(t.Context(), Request{Sources: []string{kit}, Agents: agentsOf(t, "codex"), Skills: []string{"good"}}); err != nil {
 			t.Errorf("Add(--skill good) next to a broken skill = %v", err)
@@ -718,17 +718,6 @@ func TestLocalFoldersAreCopiedUnderTheArchiveRules(t *testing.T) {
 	}
 }
 
-// countingMaterializer counts materializations.
-type countingMaterializer struct {
-	skill.Materializer
-	n atomic.Int32
-}
-
-func (m *countingMaterializer) Materialize(ctx context.Context, s skill.Skill) (string, error) {
-	m.n.Add(1)
-	return m.Materializer.Materialize(ctx, s)
-}
-
 func TestArchivesAreReadOncePerSource(t *testing.T) {
 	f := newFixture(t)
 	files := map[string]string{}
@@ -746,8 +735,8 @@ func TestArchivesAreReadOncePerSource(t *testing.T) {
 		w.Write(body)
 	}))
 	defer srv.Close()
-	m := &countingMaterializer{Materializer: skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache")))}
-	in := f.installer(t, WithMaterializer(m))
+	c := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(t.TempDir(), "cache")))
+	in := f.installer(t, WithCache(c))
 	ctx := t.Context()
 	changes, err := in.Add(ctx, Request{Sources: []string{srv.URL + "/kit.tgz"}, Agents: agentsOf(t, "claude-code")})
 	if err != nil {
@@ -758,8 +747,8 @@ func TestArchivesAreReadOncePerSource(t *testing.T) {
 			t.Errorf("Add = %v, want %s installed", actions(changes), name)
 		}
 	}
-	if got := m.n.Load(); got != 0 {
-		t.Errorf("Add materialized %d times, want the archive extracted once", got)
+	if got, err := c.Entries(); err != nil || len(got) != 0 {
+		t.Errorf("Add put %d skills in the cache (%v), want the archive extracted once and copied from", len(got), err)
 	}
 	// Sync reads the source once for all of its skills.
 	requests.Store(0)
@@ -770,8 +759,8 @@ func TestArchivesAreReadOncePerSource(t *testing.T) {
 	if got := requests.Load(); got != 1 {
 		t.Errorf("Sync of one URL holding %d skills made %d requests, want 1", len(names)+1, got)
 	}
-	if got := m.n.Load(); got != 0 {
-		t.Errorf("Sync materialized %d times, want the archive extracted once", got)
+	if got, err := c.Entries(); err != nil || len(got) != 0 {
+		t.Errorf("Sync put %d skills in the cache (%v), want the archive extracted once and copied from", len(got), err)
 	}
 	if bad, err := in.Verify(ctx); err != nil || len(bad) != 0 {
 		t.Errorf("Verify = %+v, %v", bad, err)
@@ -796,5 +785,69 @@ func TestCorruptLockFileSaysHowBack(t *testing.T) {
 	os.Remove(lockPath)
 	if _, err := in.Add(t.Context(), req); err != nil {
 		t.Errorf("Add after removing the corrupt lock file = %v", err)
+	}
+}
+
+// TestCacheLimitsApply checks that the limits of the cache given with
+// WithCache bound what the installer reads: downloads, archives and the
+// folders it copies, each refused with nothing installed.
+func TestCacheLimitsApply(t *testing.T) {
+	body := tgzSkills(t, map[string]string{"kit/SKILL.md": skillMD("kit"), "kit/big.txt": strings.Repeat("x", 4096)})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(body) }))
+	defer srv.Close()
+	archive := filepath.Join(t.TempDir(), "kit.tgz")
+	if err := os.WriteFile(archive, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		limit  skill.DefaultMaterializerOption
+		source func(f *fixture) string
+	}{
+		{"download over the archive size", skill.WithMaxArchiveSize(int64(len(body)) - 1), func(*fixture) string { return srv.URL + "/kit.tgz" }},
+		{"archive file over the archive size", skill.WithMaxArchiveSize(int64(len(body)) - 1), func(*fixture) string { return archive }},
+		{"archive file with a file over the file size", skill.WithMaxFileSize(4095), func(*fixture) string { return archive }},
+		{"folder with a file over the file size", skill.WithMaxFileSize(4095), func(f *fixture) string {
+			dir := f.writeSkill(t, "big", "big", "")
+			os.WriteFile(filepath.Join(dir, "big.txt"), []byte(strings.Repeat("x", 4096)), 0o644)
+			return dir
+		}},
+		{"git repository over the archive size", skill.WithMaxArchiveSize(1024), func(*fixture) string {
+			if _, err := exec.LookPath("git"); err != nil {
+				t.Skip("no git:", err)
+			}
+			repo := filepath.Join(t.TempDir(), "repo")
+			// git streams an uncompressed tar: well over 1 KiB.
+			gitRepo(t, repo, map[string]string{"kit/SKILL.md": skillMD("kit"), "kit/notes.txt": strings.Repeat("x", 2048)})
+			return "git+file://" + filepath.ToSlash(repo) + "#ref=main"
+		}},
+		{"folder over the entry count", skill.WithMaxArchiveEntries(2), func(f *fixture) string {
+			dir := f.writeSkill(t, "many", "many", "")
+			os.WriteFile(filepath.Join(dir, "a.txt"), nil, 0o644)
+			os.WriteFile(filepath.Join(dir, "b.txt"), nil, 0o644)
+			return dir
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			src := tt.source(f)
+			in := f.installer(t, WithCache(skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(t.TempDir(), "cache")), tt.limit)))
+			changes, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+			if !errors.Is(err, skill.ErrArchiveLimit) || !errors.Is(err, ErrInvalidSource) {
+				t.Fatalf("Add(%s) = %v, %v, want ErrInvalidSource and skill.ErrArchiveLimit", tt.name, actions(changes), err)
+			}
+			if _, err := os.Stat(filepath.Join(f.env.Project, ".claude", "skills")); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("Add(%s) refused, but .claude/skills exists (%v)", tt.name, err)
+			}
+			// The same source within the default limits installs.
+			f2 := newFixture(t)
+			if tt.name[:6] == "folder" || tt.name[:3] == "git" {
+				src = tt.source(f2)
+			}
+			if _, err := f2.installer(t).Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+				t.Errorf("Add(%s) with the default limits = %v", tt.name, err)
+			}
+		})
 	}
 }

@@ -40,8 +40,8 @@ func helperEnv() Env {
 func helperAdd(flip bool) int {
 	env := helperEnv()
 	src := os.Getenv("INSTALL_TEST_SOURCE")
-	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(filepath.Join(env.Home, ".cache")))
-	in := New(env, WithMaterializer(m), WithChecker(nameChecker), WithLockDir(filepath.Join(env.Home, ".locks")))
+	c := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(env.Home, ".cache")))
+	in := New(env, WithCache(c), WithChecker(nameChecker), WithLockDir(filepath.Join(env.Home, ".locks")))
 	claude, _ := LookupAgent("claude-code")
 	codex, _ := LookupAgent("codex")
 	for i := 0; ; i++ {
@@ -64,8 +64,8 @@ func helperInterruptible() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	env := helperEnv()
-	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(filepath.Join(env.Home, ".cache")))
-	in := New(env, WithMaterializer(m), WithChecker(nameChecker), WithLockDir(filepath.Join(env.Home, ".locks")))
+	c := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(env.Home, ".cache")))
+	in := New(env, WithCache(c), WithChecker(nameChecker), WithLockDir(filepath.Join(env.Home, ".locks")))
 	claude, _ := LookupAgent("claude-code")
 	windsurf, _ := LookupAgent("windsurf")
 	fmt.Println("resolving")

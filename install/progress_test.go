@@ -22,6 +22,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/registry"
 
 	"github.com/agentadaptor/agentadaptor/internal/cachetest"
+	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source/oci"
 )
 
@@ -161,7 +162,7 @@ func TestRemoteProgress(t *testing.T) {
 		var progress bytes.Buffer
 		archiveHost := strings.TrimPrefix(g.archive.URL, "http://")
 		clk := newFakeClock()
-		in := withFakeClock(New(f.env, WithCacheRoot(cachetest.Root(t)), WithLockDir(filepath.Join(f.env.Home, ".locks")),
+		in := withFakeClock(New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(filepath.Join(f.env.Home, ".locks")),
 			WithHTTPClient(&http.Client{Transport: slowTransport{host: archiveHost, clock: clk, delay: slowDelay}}), WithProgress(&progress)), clk)
 		if _, err := in.Add(t.Context(), Request{Sources: []string{"o/skills@v1"}, Agents: agentsOf(t, "codex")}); err != nil {
 			t.Fatal(err)
@@ -176,7 +177,7 @@ func TestRemoteProgress(t *testing.T) {
 		progress.Reset()
 		g.publish("v2", commitB, map[string]string{"skills/alpha/SKILL.md": skillMD("alpha") + "v2\n"})
 		clk = newFakeClock()
-		in = withFakeClock(New(f.env, WithCacheRoot(cachetest.Root(t)), WithLockDir(filepath.Join(f.env.Home, ".locks")),
+		in = withFakeClock(New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(filepath.Join(f.env.Home, ".locks")),
 			WithHTTPClient(&http.Client{Transport: slowTransport{host: archiveHost, clock: clk, delay: fastDelay}}), WithProgress(&progress)), clk)
 		if _, err := in.Add(t.Context(), Request{Sources: []string{"o/skills@v2"}, Agents: agentsOf(t, "codex")}); err != nil {
 			t.Fatal(err)
@@ -215,12 +216,12 @@ func TestRemoteProgress(t *testing.T) {
 			t.Fatal(err)
 		}
 		ref := "oci://" + strings.TrimPrefix(srv.URL, "http://") + "/skills/review:1"
-		if _, err := oci.Push(t.Context(), dir, ref, oci.WithCacheRoot(cachetest.Root(t))); err != nil {
+		if _, err := oci.Push(t.Context(), dir, ref, oci.WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t))))); err != nil {
 			t.Fatal(err)
 		}
 		slow.Store(true)
 		var progress bytes.Buffer
-		in := withFakeClock(New(f.env, WithCacheRoot(cachetest.Root(t)), WithLockDir(filepath.Join(f.env.Home, ".locks")), WithProgress(&progress)), clk)
+		in := withFakeClock(New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(filepath.Join(f.env.Home, ".locks")), WithProgress(&progress)), clk)
 		if _, err := in.Add(t.Context(), Request{Sources: []string{ref}, Agents: agentsOf(t, "codex")}); err != nil {
 			t.Fatal(err)
 		}
@@ -251,7 +252,7 @@ func TestRemoteProgress(t *testing.T) {
 		t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 		var progress bytes.Buffer
 		clk := newFakeClock()
-		in := withFakeClock(New(f.env, WithCacheRoot(cachetest.Root(t)), WithLockDir(filepath.Join(f.env.Home, ".locks")), WithProgress(&progress)), clk)
+		in := withFakeClock(New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(filepath.Join(f.env.Home, ".locks")), WithProgress(&progress)), clk)
 		src := "git+file://" + filepath.ToSlash(repo) + "#ref=main"
 		opened := make(chan error, 1)
 		go func() {

@@ -203,7 +203,7 @@ func (in *Installer) reconcile(ctx context.Context, s *session, wants []want, fo
 	g.SetLimit(stageWorkers)
 	for _, p := range plans {
 		g.Go(func() error {
-			st, err := stageCopy(gctx, p.c.dir, p.canonical, shared)
+			st, err := stageCopy(gctx, p.c.dir, p.canonical, shared, in.cache.Limits())
 			if err != nil {
 				return fmt.Errorf("skill %s from %s: %w", p.name, sourceLabel(p.c.source, p.c.subpath), err)
 			}
@@ -445,7 +445,7 @@ func (in *Installer) apply(p *plan, real realDirs) ([]Change, error) {
 				}
 				ch.Backup = b
 			}
-			kind, err := place(st.path, p.canonical, st.kind, p.st.digest, real)
+			kind, err := in.place(st.path, p.canonical, st.kind, p.st.digest, real)
 			if err != nil {
 				return changes, err
 			}
@@ -474,9 +474,9 @@ func (in *Installer) apply(p *plan, real realDirs) ([]Change, error) {
 // be made, a junction, else a copy) or a copy of it (KindCopy), replacing
 // what is there (which the caller has checked is its own), and returns the
 // kind made.
-func place(path, canonical, kind, digest string, real realDirs) (string, error) {
+func (in *Installer) place(path, canonical, kind, digest string, real realDirs) (string, error) {
 	if kind == KindCopy {
-		return KindCopy, placeCopyOf(canonical, path, digest)
+		return KindCopy, placeCopyOf(canonical, path, digest, in.cache.Limits())
 	}
 	err := placeLink(path, canonical, real)
 	var linkErr *noLinkError
@@ -492,7 +492,7 @@ func place(path, canonical, kind, digest string, real realDirs) (string, error) 
 	if err == nil {
 		return KindJunction, nil
 	}
-	return KindCopy, placeCopyOf(canonical, path, digest)
+	return KindCopy, placeCopyOf(canonical, path, digest, in.cache.Limits())
 }
 
 // toBackup moves what is at path (a modified skill folder) to a new
@@ -515,7 +515,7 @@ func (in *Installer) toBackup(path, rel string) (dst string, moved bool, err err
 	if err := os.Rename(path, dst); err == nil {
 		return dst, true, nil
 	}
-	if _, err := copyTree(context.Background(), path, dst); err != nil {
+	if _, err := copyTree(context.Background(), path, dst, in.cache.Limits()); err != nil {
 		return "", false, fmt.Errorf("backup of %s: %w", path, err)
 	}
 	return dst, false, nil
@@ -657,7 +657,7 @@ func (in *Installer) settle(name string, prev, cur *LockedSkill) (*LockedSkill, 
 		switch {
 		case s.found == foundNothing,
 			(s.found == foundOurs || s.found == foundSame) && (s.link != wantLink || (!s.link && s.digest != kept.Digest)):
-			kind, err := place(p, canonical, pl.Kind, kept.Digest, nil)
+			kind, err := in.place(p, canonical, pl.Kind, kept.Digest, nil)
 			if err != nil {
 				return nil, err
 			}

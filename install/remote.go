@@ -47,7 +47,7 @@ func (in *Installer) parseSource(source string, typed bool) (remote, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}
-		return &ociSource{ref: ref, opts: []oci.Option{oci.WithCacheRoot(in.cacheRoot)}}, nil
+		return &ociSource{ref: ref, opts: []oci.Option{oci.WithCache(in.cache)}}, nil
 	case strings.HasPrefix(source, "git+"):
 		src, err := git.Parse(source)
 		if err != nil {
@@ -233,19 +233,26 @@ func copyOpened(ctx context.Context, open skill.Opener, dst, count io.Writer, cl
 		return classify(err)
 	}
 	defer rc.Close()
-	if err := copyArchive(io.MultiWriter(dst, count), rc); err != nil {
+	if _, err := io.Copy(io.MultiWriter(dst, count), rc); err != nil {
 		return classify(err)
 	}
 	return nil
 }
 
-// copyArchive copies an archive of at most the default archive size.
-func copyArchive(dst io.Writer, src io.Reader) error {
-	n, err := io.Copy(dst, io.LimitReader(src, skill.DefaultMaxArchiveSize+1))
-	if err == nil && n > skill.DefaultMaxArchiveSize {
-		return fmt.Errorf("%w: larger than %d bytes", skill.ErrArchiveLimit, skill.DefaultMaxArchiveSize)
+// limitedWriter fails the write that would take what it has written over
+// max bytes, so a download over the archive size limit stops there.
+type limitedWriter struct {
+	w      io.Writer
+	n, max int64
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if l.n+int64(len(p)) > l.max {
+		return 0, fmt.Errorf("%w: larger than %d bytes (raise it with skill.WithMaxArchiveSize)", skill.ErrArchiveLimit, l.max)
 	}
-	return err
+	n, err := l.w.Write(p)
+	l.n += int64(n)
+	return n, err
 }
 
 // fromRemote reads a published source at pin (resolving its reference
@@ -289,7 +296,7 @@ func (in *Installer) fetchRemote(ctx context.Context, rs remote, rec, pin, withi
 	if err != nil {
 		return "", "", err
 	}
-	base, err := rs.fetch(ctx, pin, within, f, count)
+	base, err := rs.fetch(ctx, pin, within, &limitedWriter{w: f, max: in.cache.Limits().MaxArchiveSize}, count)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

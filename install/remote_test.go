@@ -126,8 +126,8 @@ func (g *fakeGitHub) setOffline(v bool) {
 // remoteInstaller is the fixture's installer with a cache root of its
 // own for published sources.
 func (f *fixture) remoteInstaller(t *testing.T, cacheRoot string) *Installer {
-	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cacheRoot))
-	return New(f.env, WithMaterializer(m), WithCacheRoot(cacheRoot), WithLockDir(filepath.Join(f.env.Home, ".locks")))
+	c := skill.NewCache(skill.WithSkillCacheRoot(cacheRoot))
+	return New(f.env, WithCache(c), WithLockDir(filepath.Join(f.env.Home, ".locks")))
 }
 
 func TestGitHubSourcePinned(t *testing.T) {
@@ -305,7 +305,7 @@ func TestOCISourcePinned(t *testing.T) {
 	dir := f.writeSkill(t, "review", "review", "")
 	pushCache := cachetest.Root(t)
 	ctx := t.Context()
-	d1, err := oci.Push(ctx, dir, "oci://"+host+"/skills/review:1", oci.WithCacheRoot(pushCache))
+	d1, err := oci.Push(ctx, dir, "oci://"+host+"/skills/review:1", oci.WithCache(skill.NewCache(skill.WithSkillCacheRoot(pushCache))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +321,7 @@ func TestOCISourcePinned(t *testing.T) {
 	}
 	// The tag moves; offline, sync and verify keep to the pin.
 	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skillMD("review")+"version 2\n"), 0o644)
-	d2, err := oci.Push(ctx, dir, ref, oci.WithCacheRoot(pushCache))
+	d2, err := oci.Push(ctx, dir, ref, oci.WithCache(skill.NewCache(skill.WithSkillCacheRoot(pushCache))))
 	if err != nil {
 		t.Fatal(err)
 	}

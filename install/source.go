@@ -148,7 +148,7 @@ func (in *Installer) Find(ctx context.Context, source string, only ...string) ([
 			s := skill.FS(os.DirFS(c.dir), ".")
 			s.Key = c.name
 			s.Metadata = map[string]string{skill.MetadataRuntimeName: c.name}
-			if dir, err = in.mat.Materialize(ctx, s); err != nil {
+			if dir, err = in.cache.Materialize(ctx, s); err != nil {
 				if ctx.Err() != nil {
 					return nil, interrupted(ctx, "nothing was changed")
 				}
@@ -410,7 +410,7 @@ func (in *Installer) searchError(rec string, err error) error {
 }
 
 // fromArchive finds the skills of an archive file: it extracts the whole
-// archive once, under the default materializer's rules and limits, into
+// archive once, under the cache's rules and limits, into
 // a temporary folder that cleanup removes, and searches it as a folder:
 // from base, the folder a published source names, else from the root, or
 // from the one top folder that holds every entry, as in repository
@@ -427,8 +427,9 @@ func (in *Installer) fromArchive(ctx context.Context, file, rec, base string, at
 	if err != nil {
 		return nil, nil, err
 	}
-	if info.Size() > skill.DefaultMaxArchiveSize {
-		return nil, nil, fmt.Errorf("%w: archive %s: %w: larger than %d bytes", ErrInvalidSource, rec, skill.ErrArchiveLimit, skill.DefaultMaxArchiveSize)
+	limits := in.cache.Limits()
+	if info.Size() > limits.MaxArchiveSize {
+		return nil, nil, fmt.Errorf("%w: archive %s: %w: larger than %d bytes (raise it with skill.WithMaxArchiveSize)", ErrInvalidSource, rec, skill.ErrArchiveLimit, limits.MaxArchiveSize)
 	}
 	tmp, err := os.MkdirTemp("", "agentskills-archive-*")
 	if err != nil {
@@ -444,12 +445,9 @@ func (in *Installer) fromArchive(ctx context.Context, file, rec, base string, at
 		return fail(err)
 	}
 	defer root.Close()
-	if _, err := extract.Archive(ctx, f, info.Size(), root, extract.Options{
-		MaxFileSize:  skill.DefaultMaxFileSize,
-		MaxTotalSize: skill.DefaultMaxTotalSize,
-		MaxEntries:   skill.DefaultMaxArchiveEntries,
-		AnyTree:      true,
-	}); err != nil {
+	opts := extractLimits(limits)
+	opts.AnyTree = true
+	if _, err := extract.Archive(ctx, f, info.Size(), root, opts); err != nil {
 		return fail(fmt.Errorf("archive %s: %w", rec, archiveError(err)))
 	}
 	if at != nil {

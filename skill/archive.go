@@ -7,25 +7,28 @@ import (
 	"io"
 	"net/http"
 	"os"
+
+	"github.com/agentadaptor/agentadaptor/internal/extract"
 )
 
 // Format selects the decompressor applied to an Archive source. FormatAuto
 // (the zero value) triggers magic-byte sniffing.
 type Format string
 
-// Supported archive formats accepted by the built-in materializer.
+// Supported archive formats accepted by the built-in materializer. Their
+// values are "", "zip", "tar" and "tar.gz".
 const (
 	// FormatAuto leaves format detection to the materializer's
 	// magic-byte sniffing (zip local-file header, gzip magic, ustar
 	// magic at offset 257).
-	FormatAuto Format = ""
+	FormatAuto = Format(extract.FormatAuto)
 	// FormatZip is a ZIP archive (PKZIP format).
-	FormatZip Format = "zip"
+	FormatZip = Format(extract.FormatZip)
 	// FormatTar is an uncompressed POSIX tar archive.
-	FormatTar Format = "tar"
+	FormatTar = Format(extract.FormatTar)
 	// FormatTarGz is a tar archive wrapped in a gzip stream
 	// (canonical .tar.gz / .tgz).
-	FormatTarGz Format = "tar.gz"
+	FormatTarGz = Format(extract.FormatTarGz)
 )
 
 // Opener produces a fresh reader over the archive bytes. It is invoked at

@@ -48,9 +48,9 @@ func TestFallbackCacheRoot(t *testing.T) {
 			if tc.prepare != nil {
 				tc.prepare(t, parent)
 			}
-			root := DefaultCacheRoot()
+			root := NewCache().Root()
 			if want := filepath.Join(parent, "skill-cache"); root != want {
-				t.Fatalf("DefaultCacheRoot() = %s, want %s", root, want)
+				t.Fatalf("NewCache().Root() = %s, want %s", root, want)
 			}
 			dir, err := NewDefaultSkillMaterializer().Materialize(t.Context(), Inline("tone", "---\nname: tone\ndescription: d\n---\n"))
 			if !tc.ok {

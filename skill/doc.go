@@ -46,12 +46,12 @@
 //     Trees are read-only: files 0444 (0555 when executable), folders
 //     0555, so a script run from a tree cannot write beside itself. To
 //     remove a cache by hand, run chmod -R u+w on it first, or use
-//     [CacheGC].
+//     [Cache.GC].
 //  3. A tree is staged in <root>/.tmp on the same file system and published
 //     by one rename, so a tree that can be seen is complete; when two
 //     writers race, both get the one tree. A crash leaves only staging,
 //     which the next materializer to use the cache (a warm run too) and
-//     [CacheGC] sweep. A published tree whose files are
+//     [Cache.GC] sweep. A published tree whose files are
 //     damaged (a file deleted, truncated or replaced) is replaced. Files
 //     or folders added to a tree are not damage: the tree is used in place
 //     as it is, never replaced under whoever works in it, and what it is
@@ -90,6 +90,15 @@
 // Go user (a host, a driver, an installer) needs it and would otherwise
 // have to copy this package's rules:
 //
+//   - [Cache], from [NewCache]: the default materializer with its type, so
+//     a program holds one value with the cache root and the limits, and
+//     everything done for the cache obeys them: [Cache.Root] (where
+//     drivers keep what they build for runs), [Cache.Limits] (for tools
+//     that download or pack for the cache), [Cache.Lookup] (content by a
+//     recorded digest, for offline reinstalls), [Cache.Entries] and
+//     [Cache.GC] (for tools that list and collect it), and
+//     [Cache.ArchiveSkills] (the skills an archive holds, checked under
+//     the same rules, for tools that let a user pick one).
 //   - [SourceDiff] and [SourceMissing]: when two sources are the same and
 //     when a source is missing, the rules adaptor applies to declarations,
 //     for hosts that merge skill sets themselves.
@@ -98,16 +107,9 @@
 //   - [ContentDigest] and [ContentMaterializer]: the content digest that
 //     fingerprints and lock files record, and a way for a materializer to
 //     report it without a second read.
-//   - [WithMaxTotalSize], [ErrArchiveFormat], [ErrArchiveUnsafe],
-//     [ErrArchiveLimit] and the Default limit constants: the limit a bomb
-//     under the per-file cap needs, and the errors that classify refused
-//     content.
-//   - [DefaultCacheRoot], [CacheEntries], [CacheGC] and [CacheEntry]: where
-//     the cache is and what it holds, for drivers that mount beside it and
-//     for tools that list and collect it.
-//   - [ArchiveFileSkills]: the skills an archive holds, checked under the
-//     archive rules, for tools that let a user pick one.
-//   - [Require]: a copy of a skill marked Required, for providers.
+//   - [WithMaxTotalSize], [ErrArchiveFormat], [ErrArchiveUnsafe] and
+//     [ErrArchiveLimit]: the limit a bomb under the per-file cap needs,
+//     and the errors that classify refused content.
 //
 // Peak memory does not grow with the archive: streams over 4 MiB are
 // spooled to a private file beside the staging folder, and files are

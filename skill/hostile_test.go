@@ -49,7 +49,7 @@ func TestMaterializeHostileArchives(t *testing.T) {
 			// Refused at the entry limit: a bounded number of allocations
 			// for each entry the limit allows, not one or more for each of
 			// the 310,000 folders the names imply.
-			if n, max := after.Mallocs-before.Mallocs, uint64(DefaultMaxArchiveEntries)*20; n > max {
+			if n, max := after.Mallocs-before.Mallocs, uint64(NewCache().Limits().MaxArchiveEntries)*20; n > max {
 				t.Errorf("Materialize(%s) made %d allocations to refuse, want at most %d", tc.name, n, max)
 			}
 			if got := published(t, root); len(got) != 0 {

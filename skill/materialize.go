@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/internal/extract"
@@ -30,14 +29,6 @@ var (
 	ErrArchiveLimit = extract.ErrLimit
 )
 
-// Default limits of the default materializer.
-const (
-	DefaultMaxArchiveSize    = 256 << 20
-	DefaultMaxFileSize       = 64 << 20
-	DefaultMaxTotalSize      = 1 << 30
-	DefaultMaxArchiveEntries = 10000
-)
-
 // Materializer writes a skill source to a directory containing SKILL.md.
 type Materializer interface {
 	// Materialize makes s available in a directory containing SKILL.md and
@@ -55,166 +46,25 @@ type ContentMaterializer interface {
 	MaterializeContent(ctx context.Context, s Skill) (sourcePath, digest string, err error)
 }
 
-var _ ContentMaterializer = (*defaultMaterializer)(nil)
-
-// defaultMaterializerConfig collects DefaultMaterializerOption values.
-type defaultMaterializerConfig struct {
-	root       string
-	maxArchive int64
-	maxFile    int64
-	maxTotal   int64
-	maxEntries int
-}
-
-// DefaultMaterializerOption configures the materializer returned by
-// NewDefaultSkillMaterializer.
-type DefaultMaterializerOption func(*defaultMaterializerConfig)
-
-// WithMaxArchiveEntries caps the number of entries (files + dirs) in a
-// single archive. Archives with more entries surface as an error before any
-// file is written. Default 10000; values <= 0 are treated as the default.
-// Every entry counts, links and an explicit root entry ("./") included,
-// and so does every folder the entries' names imply without an entry of
-// its own ("a/b/c.md" alone is three entries). The cap applies to FS
-// trees too.
-func WithMaxArchiveEntries(n int) DefaultMaterializerOption {
-	return func(c *defaultMaterializerConfig) { c.maxEntries = n }
-}
-
-// WithMaxArchiveSize caps the total compressed bytes the materializer reads
-// from an Archive source. Streams that exceed the cap surface as an error
-// before any extraction begins. Default 256 MiB; values <= 0 are treated as
-// the default.
-func WithMaxArchiveSize(bytes int64) DefaultMaterializerOption {
-	return func(c *defaultMaterializerConfig) { c.maxArchive = bytes }
-}
-
-// WithMaxFileSize caps the uncompressed bytes a single archive entry may
-// occupy. Decompression bombs surface as an error mid-extraction and the
-// partially extracted temporary directory is removed. Default 64 MiB;
-// values <= 0 are treated as the default. The cap applies to FS trees and
-// inline content too.
-func WithMaxFileSize(bytes int64) DefaultMaterializerOption {
-	return func(c *defaultMaterializerConfig) { c.maxFile = bytes }
-}
-
-// WithMaxTotalSize caps the bytes one skill may expand to: everything that
-// comes out of the decompressor (tar headers included) plus bytes copied
-// for links. It stops bombs that stay under the per-file cap in every
-// entry. Default 1 GiB; values <= 0 are treated as the default. The cap
-// applies to FS trees too.
-func WithMaxTotalSize(bytes int64) DefaultMaterializerOption {
-	return func(c *defaultMaterializerConfig) { c.maxTotal = bytes }
-}
-
-// WithSkillCacheRoot overrides the cache root the default materializer
-// writes to. Empty input falls back to SkillCacheRootEnv, then
-// os.UserCacheDir(), then os.TempDir().
-func WithSkillCacheRoot(path string) DefaultMaterializerOption {
-	return func(c *defaultMaterializerConfig) { c.root = path }
-}
-
-// defaultMaterializer is the SDK's built-in materializer. It is safe for
-// concurrent use.
-type defaultMaterializer struct {
-	cfg   defaultMaterializerConfig
-	once  sync.Once
-	store *cache.Store
-	err   error
-}
-
-// NewDefaultSkillMaterializer returns the SDK's built-in materializer,
-// which handles the sources produced by Dir, FS, Inline, and Archive.
-// Agents install it automatically; construct one explicitly only to tune
-// the options above or to compose a chain-of-responsibility around it:
-//
-//	type storeMaterializer struct {
-//	    fallback skill.Materializer
-//	    store    *MyStoreClient
-//	}
-//
-//	func (m *storeMaterializer) Materialize(ctx context.Context, s skill.Skill) (string, error) {
-//	    if src, ok := s.Source.(myCustomSource); ok {
-//	        return m.store.Fetch(ctx, src)
-//	    }
-//	    return m.fallback.Materialize(ctx, s)
-//	}
-//
-// The cache root is resolved once, here. The package doc describes the
-// cache and the rules archives must obey.
-func NewDefaultSkillMaterializer(opts ...DefaultMaterializerOption) Materializer {
-	var c defaultMaterializerConfig
-	for _, o := range opts {
-		o(&c)
-	}
-	if c.maxArchive <= 0 {
-		c.maxArchive = DefaultMaxArchiveSize
-	}
-	if c.maxFile <= 0 {
-		c.maxFile = DefaultMaxFileSize
-	}
-	if c.maxTotal <= 0 {
-		c.maxTotal = DefaultMaxTotalSize
-	}
-	if c.maxEntries <= 0 {
-		c.maxEntries = DefaultMaxArchiveEntries
-	}
-	if c.root == "" {
-		c.root = DefaultCacheRoot()
-	}
-	return &defaultMaterializer{cfg: c}
-}
-
-// DefaultCacheRoot returns the cache root used when none is configured:
-// $AGENT_ADAPTOR_SKILL_CACHE_ROOT, else
-// os.UserCacheDir()/agent-adaptor/skill-cache, else
-// os.TempDir()/agent-adaptor-<uid>/skill-cache (the user id keeps users of
-// a shared temp folder apart). The materializer creates missing folders
-// private (0700) and refuses a root that is not safe from other users:
-// the root or any folder above it owned by another user (root aside) or
-// writable by others (a sticky folder such as /tmp aside).
-func DefaultCacheRoot() string {
-	if v := os.Getenv(SkillCacheRootEnv); v != "" {
-		return v
-	}
-	if base, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(base, "agent-adaptor", "skill-cache")
-	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("agent-adaptor-%d", os.Getuid()), "skill-cache")
-}
-
-func (m *defaultMaterializer) open() (*cache.Store, error) {
-	m.once.Do(func() { m.store, m.err = cache.Open(m.cfg.root) })
-	return m.store, m.err
-}
-
-func (m *defaultMaterializer) limits() extract.Options {
-	return extract.Options{
-		MaxFileSize:  m.cfg.maxFile,
-		MaxTotalSize: m.cfg.maxTotal,
-		MaxEntries:   m.cfg.maxEntries,
-	}
-}
-
 // Materialize stages s and returns its folder. Every failure is a
 // *SkillMaterializationError naming the skill.
-func (m *defaultMaterializer) Materialize(ctx context.Context, s Skill) (string, error) {
-	dir, _, err := m.run(ctx, s, false)
+func (c *Cache) Materialize(ctx context.Context, s Skill) (string, error) {
+	dir, _, err := c.run(ctx, s, false)
 	return dir, err
 }
 
 // MaterializeContent is Materialize that also returns the folder's
 // ContentDigest; for a cached tree it is known without reading the tree
 // again.
-func (m *defaultMaterializer) MaterializeContent(ctx context.Context, s Skill) (string, string, error) {
-	return m.run(ctx, s, true)
+func (c *Cache) MaterializeContent(ctx context.Context, s Skill) (string, string, error) {
+	return c.run(ctx, s, true)
 }
 
-func (m *defaultMaterializer) run(ctx context.Context, s Skill, wantDigest bool) (string, string, error) {
+func (c *Cache) run(ctx context.Context, s Skill, wantDigest bool) (string, string, error) {
 	name, err := RuntimeName(s)
 	var dir, digest string
 	if err == nil {
-		dir, digest, err = m.materialize(ctx, s.Source, name, wantDigest)
+		dir, digest, err = c.materialize(ctx, s.Source, name, wantDigest)
 	}
 	if err != nil {
 		return "", "", &SkillMaterializationError{Key: s.Key, RuntimeName: name, Cause: err}
@@ -225,7 +75,7 @@ func (m *defaultMaterializer) run(ctx context.Context, s Skill, wantDigest bool)
 // materialize returns the folder of a source of one of the package's
 // kinds (see [SourceDiff]) and, when wantDigest is set or the folder is a
 // cached tree, its content digest.
-func (m *defaultMaterializer) materialize(ctx context.Context, src Source, name string, wantDigest bool) (string, string, error) {
+func (c *Cache) materialize(ctx context.Context, src Source, name string, wantDigest bool) (string, string, error) {
 	src, ok := canonical(src)
 	if !ok {
 		return "", "", ErrSkillSourceMissing
@@ -242,17 +92,17 @@ func (m *defaultMaterializer) materialize(ctx context.Context, src Source, name 
 		digest, err := ContentDigest(dir)
 		return dir, digest, err
 	case InlineSource:
-		return m.inline(ctx, src.SkillMD, name)
+		return c.inline(ctx, src.SkillMD, name)
 	case FSSource:
 		if src.FS == nil {
 			return "", "", fmt.Errorf("%w: FSSource has a nil FS", ErrSkillSourceMissing)
 		}
-		return m.fs(ctx, src.FS, src.Root, name)
+		return c.fs(ctx, src.FS, src.Root, name)
 	case ArchiveSource:
 		if src.Archive == nil {
 			return "", "", fmt.Errorf("%w: ArchiveSource has a nil opener", ErrSkillSourceMissing)
 		}
-		return m.archive(ctx, src.Archive, src.Format, src.Subpath, name)
+		return c.archive(ctx, src.Archive, src.Format, src.Subpath, name)
 	}
 	return "", "", fmt.Errorf("source type %T is not supported by the default materializer (install a Materializer that handles it)", src)
 }
@@ -280,11 +130,11 @@ func usePath(dir string) (string, error) {
 	return abs, nil
 }
 
-func (m *defaultMaterializer) inline(ctx context.Context, content, name string) (string, string, error) {
-	if int64(len(content)) > m.cfg.maxFile {
-		return "", "", fmt.Errorf("%w: inline SKILL.md is %d bytes; the limit is %d (raise it with WithMaxFileSize)", ErrArchiveLimit, len(content), m.cfg.maxFile)
+func (c *Cache) inline(ctx context.Context, content, name string) (string, string, error) {
+	if int64(len(content)) > c.limits.MaxFileSize {
+		return "", "", fmt.Errorf("%w: inline SKILL.md is %d bytes; the limit is %d (raise it with WithMaxFileSize)", ErrArchiveLimit, len(content), c.limits.MaxFileSize)
 	}
-	store, err := m.open()
+	store, err := c.open()
 	if err != nil {
 		return "", "", err
 	}
@@ -312,12 +162,12 @@ func (m *defaultMaterializer) inline(ctx context.Context, content, name string) 
 	return st.Publish(files)
 }
 
-func (m *defaultMaterializer) fs(ctx context.Context, fsys fs.FS, root, name string) (string, string, error) {
-	store, err := m.open()
+func (c *Cache) fs(ctx context.Context, fsys fs.FS, root, name string) (string, string, error) {
+	store, err := c.open()
 	if err != nil {
 		return "", "", err
 	}
-	opts := m.limits()
+	opts := c.extractLimits()
 	files, err := extract.FS(ctx, fsys, root, nil, opts)
 	if err != nil {
 		return "", "", err
@@ -346,8 +196,8 @@ const spoolInMemory = 4 << 20
 // archive materializes an archive: read it once, hashing; a memo from that
 // hash (with the options that shape the result) to the content digest
 // turns a repeat into a lookup; otherwise extract into staging and publish.
-func (m *defaultMaterializer) archive(ctx context.Context, open Opener, format Format, subpath, name string) (string, string, error) {
-	store, err := m.open()
+func (c *Cache) archive(ctx context.Context, open Opener, format Format, subpath, name string) (string, string, error) {
+	store, err := c.open()
 	if err != nil {
 		return "", "", err
 	}
@@ -359,17 +209,17 @@ func (m *defaultMaterializer) archive(ctx context.Context, open Opener, format F
 	st := &lazyStaging{store: store, name: name}
 	defer st.close()
 
-	in, err := m.read(ctx, rc, st)
+	in, err := c.read(ctx, rc, st)
 	if err != nil {
 		return "", "", err
 	}
-	key := m.memoKey(in.sum, format, subpath, name)
+	key := c.memoKey(in.sum, format, subpath, name)
 	if digest, ok := store.Memo(key); ok {
 		if dir, ok := store.Lookup(digest, name); ok {
 			return dir, digest, nil
 		}
 	}
-	data, err := m.private(ctx, in, st)
+	data, err := c.private(ctx, in, st)
 	if err != nil {
 		return "", "", err
 	}
@@ -377,7 +227,7 @@ func (m *defaultMaterializer) archive(ctx context.Context, open Opener, format F
 	if err != nil {
 		return "", "", err
 	}
-	opts := m.limits()
+	opts := c.extractLimits()
 	opts.Format, opts.Subpath = extract.Format(format), subpath
 	opts.Scratch = func() (*os.File, error) { return staging.File("scratch") }
 	files, err := extract.Archive(ctx, data, in.size, staging.Root(), opts)
@@ -430,30 +280,30 @@ type archiveInput struct {
 
 // read reads and hashes the archive: bytes from ArchiveBytes in place, a
 // seekable stream (a file) where it is, anything else spooled.
-func (m *defaultMaterializer) read(ctx context.Context, rc io.ReadCloser, st *lazyStaging) (archiveInput, error) {
+func (c *Cache) read(ctx context.Context, rc io.ReadCloser, st *lazyStaging) (archiveInput, error) {
 	var in archiveInput
 	var err error
 	switch r := rc.(type) {
 	case memReader: // from ArchiveBytes: the bytes are hashed and read in place
-		if int64(len(r.data)) > m.cfg.maxArchive {
-			return in, m.tooLarge()
+		if int64(len(r.data)) > c.limits.MaxArchiveSize {
+			return in, c.tooLarge()
 		}
 		in.data, in.size, in.sum = bytes.NewReader(r.data), int64(len(r.data)), sha256.Sum256(r.data)
 		return in, nil
 	case io.ReadSeeker:
 		if _, err := r.Seek(0, io.SeekCurrent); err == nil {
 			in.file = r
-			in.size, in.sum, err = m.hashStream(ctx, r, nil)
+			in.size, in.sum, err = c.hashStream(ctx, r, nil)
 			return in, err
 		}
 	}
-	in.data, in.size, in.sum, err = m.spool(ctx, rc, st)
+	in.data, in.size, in.sum, err = c.spool(ctx, rc, st)
 	return in, err
 }
 
 // private returns the archive's bytes to extract from: in.data, or a
 // private copy of in.file, checked to be what was hashed.
-func (m *defaultMaterializer) private(ctx context.Context, in archiveInput, st *lazyStaging) (io.ReaderAt, error) {
+func (c *Cache) private(ctx context.Context, in archiveInput, st *lazyStaging) (io.ReaderAt, error) {
 	if in.data != nil {
 		return in.data, nil
 	}
@@ -468,7 +318,7 @@ func (m *defaultMaterializer) private(ctx context.Context, in archiveInput, st *
 	if err != nil {
 		return nil, err
 	}
-	_, again, err := m.hashStream(ctx, in.file, f)
+	_, again, err := c.hashStream(ctx, in.file, f)
 	if err != nil {
 		return nil, err
 	}
@@ -478,25 +328,25 @@ func (m *defaultMaterializer) private(ctx context.Context, in archiveInput, st *
 	return f, nil
 }
 
-func (m *defaultMaterializer) tooLarge() error {
-	return fmt.Errorf("%w: archive is larger than %d bytes (raise it with WithMaxArchiveSize)", ErrArchiveLimit, m.cfg.maxArchive)
+func (c *Cache) tooLarge() error {
+	return fmt.Errorf("%w: archive is larger than %d bytes (raise it with WithMaxArchiveSize)", ErrArchiveLimit, c.limits.MaxArchiveSize)
 }
 
 // hashStream reads r to its end within the archive size cap, hashing it
 // and copying it to w when w is not nil.
-func (m *defaultMaterializer) hashStream(ctx context.Context, r io.Reader, w io.Writer) (int64, [32]byte, error) {
+func (c *Cache) hashStream(ctx context.Context, r io.Reader, w io.Writer) (int64, [32]byte, error) {
 	h := sha256.New()
 	dst := io.Writer(h)
 	if w != nil {
 		dst = io.MultiWriter(h, w)
 	}
-	n, err := io.Copy(dst, io.LimitReader(ctxReader{ctx, r}, m.cfg.maxArchive+1))
+	n, err := io.Copy(dst, io.LimitReader(ctxReader{ctx, r}, c.limits.MaxArchiveSize+1))
 	var sum [32]byte
 	if err != nil {
 		return 0, sum, fmt.Errorf("read archive: %w", err)
 	}
-	if n > m.cfg.maxArchive {
-		return 0, sum, m.tooLarge()
+	if n > c.limits.MaxArchiveSize {
+		return 0, sum, c.tooLarge()
 	}
 	h.Sum(sum[:0])
 	return n, sum, nil
@@ -505,7 +355,7 @@ func (m *defaultMaterializer) hashStream(ctx context.Context, r io.Reader, w io.
 // spool reads a stream to its end, in memory while it is small and into a
 // private file in the staging area beyond that, so memory use does not
 // grow with the archive.
-func (m *defaultMaterializer) spool(ctx context.Context, r io.Reader, stage *lazyStaging) (io.ReaderAt, int64, [32]byte, error) {
+func (c *Cache) spool(ctx context.Context, r io.Reader, stage *lazyStaging) (io.ReaderAt, int64, [32]byte, error) {
 	var sum [32]byte
 	var head bytes.Buffer
 	n, err := head.ReadFrom(io.LimitReader(ctxReader{ctx, r}, spoolInMemory+1))
@@ -513,8 +363,8 @@ func (m *defaultMaterializer) spool(ctx context.Context, r io.Reader, stage *laz
 		return nil, 0, sum, fmt.Errorf("read archive: %w", err)
 	}
 	if n <= spoolInMemory {
-		if n > m.cfg.maxArchive {
-			return nil, 0, sum, m.tooLarge()
+		if n > c.limits.MaxArchiveSize {
+			return nil, 0, sum, c.tooLarge()
 		}
 		b := head.Bytes()
 		return bytes.NewReader(b), n, sha256.Sum256(b), nil
@@ -527,7 +377,7 @@ func (m *defaultMaterializer) spool(ctx context.Context, r io.Reader, stage *laz
 	if err != nil {
 		return nil, 0, sum, err
 	}
-	size, sum, err := m.hashStream(ctx, io.MultiReader(&head, r), f)
+	size, sum, err := c.hashStream(ctx, io.MultiReader(&head, r), f)
 	if err != nil {
 		return nil, 0, sum, err
 	}
@@ -536,16 +386,16 @@ func (m *defaultMaterializer) spool(ctx context.Context, r io.Reader, stage *laz
 
 // memoKey names an archive's memo entry: its bytes' digest plus everything
 // else that shapes the extracted tree or decides whether it is allowed.
-func (m *defaultMaterializer) memoKey(sum [32]byte, format Format, subpath, name string) string {
+func (c *Cache) memoKey(sum [32]byte, format Format, subpath, name string) string {
 	e := cache.NewEncoder()
 	e.Raw([]byte("agentadaptor archive memo v1\x00"))
 	e.Raw(sum[:])
 	e.Str(string(format))
 	e.Str(subpath)
 	e.Str(name)
-	e.U64(uint64(m.cfg.maxFile))
-	e.U64(uint64(m.cfg.maxTotal))
-	e.U64(uint64(m.cfg.maxEntries))
+	e.U64(uint64(c.limits.MaxFileSize))
+	e.U64(uint64(c.limits.MaxTotalSize))
+	e.U64(uint64(c.limits.MaxArchiveEntries))
 	return e.Hex()
 }
 

@@ -123,10 +123,10 @@ func readTree(t testing.TB, dir string) map[string]string {
 }
 
 // published lists the digests of the trees in a cache root, as
-// CacheEntries reports them.
+// Cache.Entries reports them.
 func published(t testing.TB, root string) []string {
 	t.Helper()
-	entries, err := CacheEntries(root)
+	entries, err := NewCache(WithSkillCacheRoot(root)).Entries()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,8 +182,8 @@ func TestMaterializeSources(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Materialize(%s) = %v", tt.name, err)
 			}
-			if entries, err := CacheEntries(root); err != nil || len(entries) != 1 || entries[0].Dir != dir || entries[0].Name != "kit" {
-				t.Errorf("Materialize(%s) = %s; CacheEntries = %+v, %v, want the one tree kit at that folder", tt.name, dir, entries, err)
+			if entries, err := NewCache(WithSkillCacheRoot(root)).Entries(); err != nil || len(entries) != 1 || entries[0].Dir != dir || entries[0].Name != "kit" {
+				t.Errorf("Materialize(%s) = %s; Entries = %+v, %v, want the one tree kit at that folder", tt.name, dir, entries, err)
 			}
 			if got := readTree(t, dir); !mapsEqual(got, want) {
 				t.Errorf("tree = %v, want %v", got, want)
@@ -437,15 +437,28 @@ func TestMaterializeLimitsFromOptions(t *testing.T) {
 			if !tt.ok && len(published(t, root))+len(staging(t, root)) != 0 {
 				t.Errorf("a refused archive left files in the cache")
 			}
+			// Listing the archive's skills applies the same limits.
+			file := filepath.Join(t.TempDir(), "kit.tar")
+			if err := os.WriteFile(file, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got, err := NewCache(WithSkillCacheRoot(root), tt.opt).ArchiveSkills(t.Context(), file, 0)
+			if tt.ok != (err == nil) || (err != nil && !errors.Is(err, ErrArchiveLimit)) || (tt.ok && !slices.Equal(got, []string{""})) {
+				t.Fatalf("ArchiveSkills with %s = %q, %v, want [\"\"] if ok=%v, else ErrArchiveLimit", tt.name, got, err, tt.ok)
+			}
 		})
 	}
 }
 
 func TestDefaultLimits(t *testing.T) {
-	m := NewDefaultSkillMaterializer(WithMaxArchiveSize(0), WithMaxFileSize(-1), WithMaxTotalSize(0), WithMaxArchiveEntries(-5), WithSkillCacheRoot("x")).(*defaultMaterializer)
-	want := defaultMaterializerConfig{root: "x", maxArchive: 256 << 20, maxFile: 64 << 20, maxTotal: 1 << 30, maxEntries: 10000}
-	if m.cfg != want {
-		t.Errorf("config = %+v, want %+v", m.cfg, want)
+	c := NewCache(WithMaxArchiveSize(0), WithMaxFileSize(-1), WithMaxTotalSize(0), WithMaxArchiveEntries(-5), WithSkillCacheRoot("x"))
+	want := Limits{MaxArchiveSize: 256 << 20, MaxFileSize: 64 << 20, MaxTotalSize: 1 << 30, MaxArchiveEntries: 10000}
+	if got := c.Limits(); got != want || c.Root() != "x" {
+		t.Errorf("NewCache with values <= 0: Limits() = %+v, Root() = %s, want %+v, x", got, c.Root(), want)
+	}
+	set := NewCache(WithMaxArchiveSize(1), WithMaxFileSize(2), WithMaxTotalSize(3), WithMaxArchiveEntries(4))
+	if got := set.Limits(); got != (Limits{MaxArchiveSize: 1, MaxFileSize: 2, MaxTotalSize: 3, MaxArchiveEntries: 4}) {
+		t.Errorf("NewCache with limits 1, 2, 3, 4: Limits() = %+v", got)
 	}
 }
 
@@ -453,24 +466,24 @@ func TestCacheRootResolution(t *testing.T) {
 	t.Setenv(SkillCacheRootEnv, "")
 	t.Setenv("XDG_CACHE_HOME", "/xdg")
 	t.Setenv("HOME", "/home/u")
-	if got := NewDefaultSkillMaterializer().(*defaultMaterializer).cfg.root; got != "/xdg/agent-adaptor/skill-cache" {
+	if got := NewCache().Root(); got != "/xdg/agent-adaptor/skill-cache" {
 		t.Errorf("default root = %s, want /xdg/agent-adaptor/skill-cache", got)
 	}
 	// The variable's name is what users set: spelled out, not the constant.
 	t.Setenv("AGENT_ADAPTOR_SKILL_CACHE_ROOT", "/env/root")
-	if got := NewDefaultSkillMaterializer().(*defaultMaterializer).cfg.root; got != "/env/root" {
+	if got := NewCache().Root(); got != "/env/root" {
 		t.Errorf("root with %s = %s, want /env/root", SkillCacheRootEnv, got)
 	}
-	if got := NewDefaultSkillMaterializer(WithSkillCacheRoot("/opt")).(*defaultMaterializer).cfg.root; got != "/opt" {
+	if got := NewCache(WithSkillCacheRoot("/opt")).Root(); got != "/opt" {
 		t.Errorf("root with WithSkillCacheRoot = %s, want /opt", got)
 	}
-	if got := NewDefaultSkillMaterializer(WithSkillCacheRoot("")).(*defaultMaterializer).cfg.root; got != "/env/root" {
+	if got := NewCache(WithSkillCacheRoot("")).Root(); got != "/env/root" {
 		t.Errorf("root with WithSkillCacheRoot(\"\") = %s, want the env root", got)
 	}
 	t.Setenv(SkillCacheRootEnv, "")
 	t.Setenv("XDG_CACHE_HOME", "")
 	t.Setenv("HOME", "")
-	if got := NewDefaultSkillMaterializer().(*defaultMaterializer).cfg.root; got != filepath.Join(os.TempDir(), fmt.Sprintf("agent-adaptor-%d", os.Getuid()), "skill-cache") {
+	if got := NewCache().Root(); got != filepath.Join(os.TempDir(), fmt.Sprintf("agent-adaptor-%d", os.Getuid()), "skill-cache") {
 		t.Errorf("root without a user cache dir = %s, want under the temp dir", got)
 	}
 }

@@ -80,15 +80,6 @@ func SkillsAsRefs(skills []Skill) []Ref {
 	return refs
 }
 
-// Require returns a copy of s marked Required, with reason as its Reason.
-// The copy has its own Metadata map.
-func Require(s Skill, reason string) Skill {
-	s.Required = true
-	s.Reason = reason
-	s.Metadata = maps.Clone(s.Metadata)
-	return s
-}
-
 // PathSource sources a skill from a local directory containing SKILL.md.
 type PathSource struct {
 	// Path is the skill directory.

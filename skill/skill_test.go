@@ -116,44 +116,6 @@ func TestSkillsAsRefs(t *testing.T) {
 	}
 }
 
-func TestRequire(t *testing.T) {
-	orig := skill.Skill{
-		Key:      "lint",
-		Source:   skill.InlineSource{SkillMD: "# Lint\n"},
-		Metadata: map[string]string{skill.MetadataDisplayName: "Lint"},
-	}
-	got := skill.Require(orig, "tenant policy")
-	if !got.Required {
-		t.Errorf("Require(%q).Required = false, want true", orig.Key)
-	}
-	if got.Reason != "tenant policy" {
-		t.Errorf("Require(%q).Reason = %q, want %q", orig.Key, got.Reason, "tenant policy")
-	}
-	if got.Key != orig.Key || got.Source != orig.Source {
-		t.Errorf("Require(%q) = {Key: %q, Source: %v}, want {Key: %q, Source: %v}", orig.Key, got.Key, got.Source, orig.Key, orig.Source)
-	}
-	if !reflect.DeepEqual(got.Metadata, orig.Metadata) {
-		t.Errorf("Require(%q).Metadata = %v, want %v", orig.Key, got.Metadata, orig.Metadata)
-	}
-	if orig.Required || orig.Reason != "" {
-		t.Errorf("Require changed its argument: Required=%v Reason=%q", orig.Required, orig.Reason)
-	}
-	got.Metadata["extra"] = "x"
-	got.Metadata[skill.MetadataDisplayName] = "changed"
-	if _, ok := orig.Metadata["extra"]; ok {
-		t.Errorf("mutating Require's Metadata added a key to the original: %v", orig.Metadata)
-	}
-	if v := orig.Metadata[skill.MetadataDisplayName]; v != "Lint" {
-		t.Errorf("original Metadata[%q] = %q after mutating the copy, want %q", skill.MetadataDisplayName, v, "Lint")
-	}
-
-	// Without metadata the copy still works.
-	bare := skill.Require(skill.Inline("x", "# X\n"), "")
-	if !bare.Required || bare.Reason != "" {
-		t.Errorf("Require(x, \"\") = {Required: %v, Reason: %q}, want {true, \"\"}", bare.Required, bare.Reason)
-	}
-}
-
 func TestDir(t *testing.T) {
 	wd, err := os.Getwd()
 	if err != nil {
@@ -326,8 +288,8 @@ func TestSetGetSkills(t *testing.T) {
 	set := skill.Set{
 		"review": skill.Inline("", "# Review\n"),
 		"lint":   skill.Inline("lint", "# Lint\n"),
-		"policy": skill.Require(skill.Inline("", "# Policy\n"), "tenant"),
-		"audit":  skill.Require(skill.Inline("audit", "# Audit\n"), "compliance"),
+		"policy": required(skill.Inline("", "# Policy\n"), "tenant"),
+		"audit":  required(skill.Inline("audit", "# Audit\n"), "compliance"),
 	}
 	withKey := func(k string) skill.Skill {
 		s := set[k]
@@ -395,7 +357,7 @@ func TestSetCatalogue(t *testing.T) {
 	set := skill.Set{
 		"zeta":      skill.Inline("", "# Z\n"),
 		"alpha":     skill.Inline("alpha", "# A\n"),
-		"team/beta": skill.Require(skill.Inline("", "# B\n"), "r"),
+		"team/beta": required(skill.Inline("", "# B\n"), "r"),
 		"Gamma":     skill.Inline("", "# G\n"),
 	}
 	got, err := set.Catalogue(t.Context())
@@ -423,7 +385,7 @@ func TestSetCatalogue(t *testing.T) {
 }
 
 func TestSetCancelledContext(t *testing.T) {
-	set := skill.Set{"a": skill.Require(skill.Inline("a", "# A\n"), "r")}
+	set := skill.Set{"a": required(skill.Inline("a", "# A\n"), "r")}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if got, err := set.GetSkills(ctx, []string{"a"}); !errors.Is(err, context.Canceled) {
@@ -645,4 +607,11 @@ func TestRuntimeNameBlankKey(t *testing.T) {
 			}
 		})
 	}
+}
+
+// required returns s marked Required with reason, as a provider marks a
+// skill every run must have.
+func required(s skill.Skill, reason string) skill.Skill {
+	s.Required, s.Reason = true, reason
+	return s
 }

@@ -90,9 +90,9 @@ func TestLeftoversSweptWithoutAMiss(t *testing.T) {
 	}
 
 	plantLeftovers(t, root)
-	removed, err := CacheGC(root, 24*time.Hour)
+	removed, err := NewCache(WithSkillCacheRoot(root)).GC(24 * time.Hour)
 	if err != nil || len(removed) != 0 {
-		t.Fatalf("CacheGC = %v, %v, want nothing collected", removed, err)
+		t.Fatalf("GC = %v, %v, want nothing collected", removed, err)
 	}
 	if got := staging(t, root); len(got) != 0 {
 		t.Errorf("after gc, staging holds %v, want it swept", got)

@@ -30,10 +30,15 @@ else the user's cache folder.`,
 		Short: "Print the cache root",
 		Args:  cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			fmt.Fprintln(s.out, skill.DefaultCacheRoot())
+			fmt.Fprintln(s.out, skill.NewCache().Root())
 			return nil
 		}),
 	})
+	cmd.AddCommand(newCacheListCmd(s), newCacheGCCmd(s))
+	return cmd
+}
+
+func newCacheListCmd(s *streams) *cobra.Command {
 	var asJSON bool
 	list := &cobra.Command{
 		Use:     "list",
@@ -41,24 +46,12 @@ else the user's cache folder.`,
 		Example: "  agentskills cache list --json",
 		Args:    cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			entries, err := skill.CacheEntries(skill.DefaultCacheRoot())
+			entries, err := skill.NewCache().Entries()
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				type row struct {
-					Name    string    `json:"name"`
-					Digest  string    `json:"digest"`
-					Dir     string    `json:"dir"`
-					Files   int       `json:"files"`
-					Bytes   int64     `json:"bytes"`
-					LastUse time.Time `json:"last_use"`
-				}
-				rows := []row{}
-				for _, e := range entries {
-					rows = append(rows, row{e.Name, e.Digest, e.Dir, e.Files, e.Size, e.LastUse.UTC()})
-				}
-				return writeJSON(s, rows)
+				return writeCacheJSON(s, entries)
 			}
 			w := tabwriter.NewWriter(s.out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(w, "NAME\tFILES\tBYTES\tLAST USE\tDIGEST")
@@ -69,7 +62,27 @@ else the user's cache folder.`,
 		}),
 	}
 	list.Flags().BoolVar(&asJSON, "json", false, "print the cached skills as JSON")
-	cmd.AddCommand(list)
+	return list
+}
+
+// writeCacheJSON prints the cache's entries as a JSON array.
+func writeCacheJSON(s *streams, entries []skill.CacheEntry) error {
+	type row struct {
+		Name    string    `json:"name"`
+		Digest  string    `json:"digest"`
+		Dir     string    `json:"dir"`
+		Files   int       `json:"files"`
+		Bytes   int64     `json:"bytes"`
+		LastUse time.Time `json:"last_use"`
+	}
+	rows := []row{}
+	for _, e := range entries {
+		rows = append(rows, row{e.Name, e.Digest, e.Dir, e.Files, e.Size, e.LastUse.UTC()})
+	}
+	return writeJSON(s, rows)
+}
+
+func newCacheGCCmd(s *streams) *cobra.Command {
 	var olderThan time.Duration
 	gc := &cobra.Command{
 		Use:     "gc",
@@ -80,7 +93,7 @@ else the user's cache folder.`,
 			if olderThan <= 0 {
 				return usageErrorf("--older-than must be a positive duration such as 720h")
 			}
-			removed, err := skill.CacheGC(skill.DefaultCacheRoot(), olderThan)
+			removed, err := skill.NewCache().GC(olderThan)
 			if err != nil {
 				return err
 			}
@@ -93,6 +106,5 @@ else the user's cache folder.`,
 		}),
 	}
 	gc.Flags().DurationVar(&olderThan, "older-than", 30*24*time.Hour, "remove what was not used for this long")
-	cmd.AddCommand(gc)
-	return cmd
+	return gc
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/registry"
 
 	"github.com/agentadaptor/agentadaptor/internal/cachetest"
+	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source/oci"
 )
 
@@ -82,11 +83,11 @@ func TestPush(t *testing.T) {
 	}
 	printed := strings.TrimSpace(stdout.String())
 	root := cachetest.Root(t)
-	pin, err := oci.Resolve(ctx, ref, oci.WithCacheRoot(root))
+	pin, err := oci.Resolve(ctx, ref, oci.WithCache(skill.NewCache(skill.WithSkillCacheRoot(root))))
 	if err != nil || pin != printed {
 		t.Fatalf("Resolve(%q) = %s, %v; want the printed %s", ref, pin, err, printed)
 	}
-	a, err := oci.Fetch(ctx, "oci://"+host+"/team/review:v1.0.0@"+mustResolve(t, "oci://"+host+"/team/review:v1.0.0", root), oci.WithCacheRoot(root))
+	a, err := oci.Fetch(ctx, "oci://"+host+"/team/review:v1.0.0@"+mustResolve(t, "oci://"+host+"/team/review:v1.0.0", root), oci.WithCache(skill.NewCache(skill.WithSkillCacheRoot(root))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestPush(t *testing.T) {
 
 func mustResolve(t *testing.T, ref, root string) string {
 	t.Helper()
-	d, err := oci.Resolve(t.Context(), ref, oci.WithCacheRoot(root))
+	d, err := oci.Resolve(t.Context(), ref, oci.WithCache(skill.NewCache(skill.WithSkillCacheRoot(root))))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,5 @@
-// Package cachetest gives tests a skill cache root of their own.
+// Package cachetest gives tests a skill cache root of their own, and
+// reads what a cache or a skill folder holds.
 package cachetest
 
 import (
@@ -6,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/agentadaptor/agentadaptor/internal/cache"
 )
 
 // Root returns a new folder under t.TempDir() for a skill cache. Published
@@ -25,6 +28,62 @@ func Writable(root string) {
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() {
 			os.Chmod(p, 0o755)
+		}
+		return nil
+	})
+}
+
+// Tree returns every file under dir as its slash-separated path mapped to
+// "x " (executable) or "- " followed by its content.
+func Tree(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		exec := "-"
+		if fi.Mode()&0o100 != 0 {
+			exec = "x"
+		}
+		out[filepath.ToSlash(rel)] = exec + " " + string(data)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Empty fails t when the cache at root holds a published tree or any
+// file: after a refused skill only the cache's own empty bookkeeping
+// folders may remain.
+func Empty(t testing.TB, root string) {
+	t.Helper()
+	entries, err := cache.Entries(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 0 {
+		t.Errorf("cache has %d trees after a failure, want none", len(entries))
+	}
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		if !d.IsDir() {
+			rel, _ := filepath.Rel(root, p)
+			t.Errorf("cache holds %s after a failure, want nothing", rel)
 		}
 		return nil
 	})

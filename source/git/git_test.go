@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source/git"
 )
@@ -202,7 +203,7 @@ func TestSkillMaterializes(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Materialize(%v) = %v", pin, err)
 				}
-				if diff := cmp.Diff(tt.want, readTree(t, dir)); diff != "" {
+				if diff := cmp.Diff(tt.want, cachetest.Tree(t, dir)); diff != "" {
 					t.Errorf("Materialize(%v) tree (-want +got):\n%s", pin, diff)
 				}
 			}
@@ -226,7 +227,7 @@ func TestRootSkill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := readTree(t, dir)
+	got := cachetest.Tree(t, dir)
 	if got["SKILL.md"] != "- "+skillMD("root", "v1") || got["docs/other.md"] != "- other\n" || len(got) != 5 {
 		t.Errorf("root skill tree = %v, want the whole v1 commit", got)
 	}
@@ -352,7 +353,7 @@ func TestMovedRef(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Materialize(old pin) = %v", err)
 	}
-	if got := readTree(t, dir)["SKILL.md"]; got != "- "+skillMD("review", "v2") {
+	if got := cachetest.Tree(t, dir)["SKILL.md"]; got != "- "+skillMD("review", "v2") {
 		t.Errorf("old pin's SKILL.md = %q, want v2's", got)
 	}
 
@@ -366,7 +367,7 @@ func TestMovedRef(t *testing.T) {
 	if !errors.Is(err, git.ErrNotFound) || !strings.Contains(err.Error(), "resolve the source again") {
 		t.Fatalf("Materialize(old pin, protocol 0) = %v, want %v saying to resolve again", err, git.ErrNotFound)
 	}
-	cacheHoldsNothing(t, root)
+	cachetest.Empty(t, root)
 }
 
 // TestRejectedContent commits what the archive rules refuse; the skill
@@ -409,7 +410,7 @@ func TestRejectedContent(t *testing.T) {
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("Materialize(%v) = %v, want %v", pin, err, tt.want)
 			}
-			cacheHoldsNothing(t, root)
+			cachetest.Empty(t, root)
 			emptyTemp(t, tmp)
 		})
 	}
@@ -452,7 +453,7 @@ func TestOpenerFailures(t *testing.T) {
 				t.Fatalf("Materialize(%v) = %v, want %v", tt.pin, err, tt.want)
 			}
 			t.Logf("error: %v", err)
-			cacheHoldsNothing(t, root)
+			cachetest.Empty(t, root)
 			emptyTemp(t, tmp)
 		})
 	}

@@ -2,7 +2,6 @@ package git_test
 
 import (
 	"io"
-	"io/fs"
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
@@ -145,61 +144,10 @@ func newClient(t testing.TB, opts ...git.Option) *git.Client {
 	return c
 }
 
-func materializer(t testing.TB, opts ...skill.DefaultMaterializerOption) (skill.Materializer, string) {
+func materializer(t testing.TB, opts ...skill.DefaultMaterializerOption) (*skill.Cache, string) {
 	t.Helper()
 	root := cachetest.Root(t)
-	return skill.NewDefaultSkillMaterializer(append([]skill.DefaultMaterializerOption{skill.WithSkillCacheRoot(root)}, opts...)...), root
-}
-
-// cacheHoldsNothing fails when the cache holds a published tree or any
-// file after a failure.
-func cacheHoldsNothing(t testing.TB, root string) {
-	t.Helper()
-	entries, err := skill.CacheEntries(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(entries) != 0 {
-		t.Errorf("cache has %d trees after a failure, want none", len(entries))
-	}
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(root, p)
-			t.Errorf("cache holds %s after a failure, want nothing", rel)
-		}
-		return nil
-	})
-}
-
-// readTree returns every file under dir as path → "x body" (executable)
-// or "- body".
-func readTree(t testing.TB, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		exec := "-"
-		if fi.Mode()&0o100 != 0 {
-			exec = "x"
-		}
-		out[filepath.ToSlash(rel)] = exec + " " + string(data)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return skill.NewCache(append([]skill.DefaultMaterializerOption{skill.WithSkillCacheRoot(root)}, opts...)...), root
 }
 
 // emptyTemp fails when a client's temporary folder still holds anything.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 	"github.com/agentadaptor/agentadaptor/source/git"
 )
 
@@ -94,7 +95,7 @@ func TestArchiveFailureIsAnError(t *testing.T) {
 	if _, err := m.Materialize(t.Context(), c.Skill("review", pin)); err == nil || !strings.Contains(err.Error(), "the disk fell off") {
 		t.Errorf("Materialize = %v, want git's error", err)
 	}
-	cacheHoldsNothing(t, root)
+	cachetest.Empty(t, root)
 	emptyTemp(t, tmp)
 }
 

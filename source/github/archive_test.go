@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source/github"
 )
@@ -178,7 +179,7 @@ func TestArchiveRules(t *testing.T) {
 			if !errors.Is(err, skill.ErrSkillMaterializationFailed) {
 				t.Errorf("Materialize(%v) = %v, want it to wrap %v", pin, err, skill.ErrSkillMaterializationFailed)
 			}
-			cacheHoldsNothing(t, root)
+			cachetest.Empty(t, root)
 		})
 	}
 }
@@ -230,7 +231,7 @@ func TestArchivePasses(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Materialize(%v) = %v", pin, err)
 			}
-			if got := readTree(t, dir); len(got) != len(tt.want) || got["SKILL.md"] != tt.want["SKILL.md"] {
+			if got := cachetest.Tree(t, dir); len(got) != len(tt.want) || got["SKILL.md"] != tt.want["SKILL.md"] {
 				t.Errorf("Materialize(%v) tree = %v, want %v", pin, got, tt.want)
 			}
 		})
@@ -304,7 +305,7 @@ func TestDownloadFailures(t *testing.T) {
 				t.Fatalf("Materialize(%v) = %v", pin, err)
 			}
 			t.Logf("error: %v", err)
-			cacheHoldsNothing(t, root)
+			cachetest.Empty(t, root)
 		})
 	}
 }

@@ -5,11 +5,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -264,63 +261,8 @@ func (f *fakeGitHub) client(t testing.TB, opts ...github.Option) *github.Client 
 }
 
 // materializer is a default materializer with a cache root of its own.
-func materializer(t testing.TB, opts ...skill.DefaultMaterializerOption) (skill.Materializer, string) {
+func materializer(t testing.TB, opts ...skill.DefaultMaterializerOption) (*skill.Cache, string) {
 	t.Helper()
 	root := cachetest.Root(t)
-	return skill.NewDefaultSkillMaterializer(append([]skill.DefaultMaterializerOption{skill.WithSkillCacheRoot(root)}, opts...)...), root
-}
-
-// cacheHoldsNothing fails when the cache root holds a published tree or any
-// file of a skill: after a refused download only the cache's own empty
-// bookkeeping folders may remain.
-func cacheHoldsNothing(t testing.TB, root string) {
-	t.Helper()
-	entries, err := skill.CacheEntries(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(entries) != 0 {
-		t.Errorf("cache has %d trees after a failure, want none", len(entries))
-	}
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			t.Error(err)
-			return nil
-		}
-		if !d.IsDir() {
-			rel, _ := filepath.Rel(root, p)
-			t.Errorf("cache holds %s after a failure, want nothing", rel)
-		}
-		return nil
-	})
-}
-
-// readTree returns every file under dir as path → "mode body".
-func readTree(t testing.TB, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		exec := "-"
-		if fi.Mode()&0o100 != 0 {
-			exec = "x"
-		}
-		out[filepath.ToSlash(rel)] = exec + " " + string(data)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return skill.NewCache(append([]skill.DefaultMaterializerOption{skill.WithSkillCacheRoot(root)}, opts...)...), root
 }

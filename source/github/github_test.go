@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source/github"
 )
@@ -377,7 +378,7 @@ func TestSkillMaterializes(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Materialize(%v) = %v", pin, err)
 			}
-			got := readTree(t, dir)
+			got := cachetest.Tree(t, dir)
 			if runtime.GOOS == "windows" {
 				for k, v := range got {
 					got[k] = "-" + v[1:]
@@ -406,7 +407,7 @@ func TestRootSkill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]string{"SKILL.md": "- " + skillMD("r"), "notes.md": "- notes"}, readTree(t, dir)); diff != "" {
+	if diff := cmp.Diff(map[string]string{"SKILL.md": "- " + skillMD("r"), "notes.md": "- notes"}, cachetest.Tree(t, dir)); diff != "" {
 		t.Errorf("root skill tree (-want +got):\n%s", diff)
 	}
 }

@@ -60,16 +60,17 @@
 //     several manifests, a layer that is not tar+gzip, holds no skill or
 //     several) fails with [ErrNoSkill], saying what was found.
 //  5. Every manifest, index and layer is verified against its digest and
-//     size; a layer larger than [WithMaxLayerSize] is refused before it is
+//     size; a layer larger than the cache's MaxArchiveSize ([WithCache],
+//     [skill.Limits]) is refused before it is
 //     downloaded, and one that sends more than it declares is cut off.
-//  6. The layer is checked under the default materializer's archive rules
-//     ([skill.ArchiveFileSkills]) before it is kept: nothing from a
+//  6. The layer is checked under the cache's archive rules and limits
+//     ([skill.Cache.ArchiveSkills]) before it is kept: nothing from a
 //     rejected download lands in the cache.
 //
 // # The cache, and working offline
 //
 // Fetched manifests, indexes and layers are kept under the skill cache
-// root's .oci folder ([WithCacheRoot]), named by digest, written whole
+// root's .oci folder ([WithCache]), named by digest, written whole
 // beside it and renamed into place once verified, and verified again on
 // every read (a damaged copy is removed and fetched again). A pinned
 // reference whose blobs are there needs no network: [Fetch], [Skill] and

@@ -46,7 +46,7 @@ func Example() {
 	os.Mkdir(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: review\ndescription: Reviews a change\n---\nLook at the diff.\n"), 0o644)
 	opts := []oci.Option{
-		oci.WithCacheRoot(filepath.Join(tmp, "cache")),
+		oci.WithCache(skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(tmp, "cache")))),
 		oci.WithCredentials(credentials.NewMemoryStore()),
 	}
 

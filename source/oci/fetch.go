@@ -123,7 +123,7 @@ func Fetch(ctx context.Context, ref string, opts ...Option) (*Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := openBlobs(c.cacheRoot)
+	b, err := openBlobs(c.cache.Root())
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +176,7 @@ func (a *Artifact) Open(ctx context.Context) (io.ReadCloser, error) {
 	if a.cfg == nil {
 		return nil, errors.New("the Artifact was not made by Fetch: open what Fetch returns")
 	}
-	b, err := openBlobs(a.cfg.cacheRoot)
+	b, err := openBlobs(a.cfg.cache.Root())
 	if err != nil {
 		return nil, err
 	}
@@ -421,14 +421,14 @@ func (f *fetcher) layer(ctx context.Context, desc ocispec.Descriptor, strict boo
 	if err != nil {
 		return "", fmt.Errorf("%w: layer: %v", ErrNoSkill, err)
 	}
-	if desc.Size < 0 || desc.Size > f.cfg.maxLayer {
-		return "", fmt.Errorf("%w: layer %s is %d bytes; the limit is %d (raise it with WithMaxLayerSize)", skill.ErrArchiveLimit, desc.Digest, desc.Size, f.cfg.maxLayer)
+	if max := f.cfg.cache.Limits().MaxArchiveSize; desc.Size < 0 || desc.Size > max {
+		return "", fmt.Errorf("%w: layer %s is %d bytes; the limit is %d (raise it with skill.WithMaxArchiveSize)", skill.ErrArchiveLimit, desc.Digest, desc.Size, max)
 	}
 	if cached, err := f.blobs.open(desc); err == nil {
 		err = copyVerified(io.Discard, cached, desc)
 		cached.Close()
 		if err == nil {
-			return skillIn(ctx, p, strict)
+			return skillIn(ctx, f.cfg.cache, p, strict)
 		}
 		f.blobs.remove(desc.Digest)
 	}
@@ -439,8 +439,8 @@ func (f *fetcher) layer(ctx context.Context, desc ocispec.Descriptor, strict boo
 // checks it holds a skill, and only then moves it into the cache; it
 // returns the folder that holds the skill.
 func (f *fetcher) download(ctx context.Context, desc ocispec.Descriptor, strict bool) (string, error) {
-	if desc.Size < 0 || desc.Size > f.cfg.maxLayer {
-		return "", fmt.Errorf("%w: layer %s is %d bytes; the limit is %d (raise it with WithMaxLayerSize)", skill.ErrArchiveLimit, desc.Digest, desc.Size, f.cfg.maxLayer)
+	if max := f.cfg.cache.Limits().MaxArchiveSize; desc.Size < 0 || desc.Size > max {
+		return "", fmt.Errorf("%w: layer %s is %d bytes; the limit is %d (raise it with skill.WithMaxArchiveSize)", skill.ErrArchiveLimit, desc.Digest, desc.Size, max)
 	}
 	rc, err := f.repository().Blobs().Fetch(ctx, desc)
 	if err != nil {
@@ -468,7 +468,7 @@ func (f *fetcher) download(ctx context.Context, desc ocispec.Descriptor, strict 
 	if err != nil {
 		return "", fmt.Errorf("fetch layer %s: %w", desc.Digest, err)
 	}
-	subpath, err := skillIn(ctx, f.blobs.tmpPath(name), strict)
+	subpath, err := skillIn(ctx, f.cfg.cache, f.blobs.tmpPath(name), strict)
 	if err != nil {
 		return "", err
 	}
@@ -479,9 +479,9 @@ func (f *fetcher) download(ctx context.Context, desc ocispec.Descriptor, strict 
 	return subpath, nil
 }
 
-// skillIn checks the layer archive at p under the default materializer's
-// rules and returns the folder in it that holds the skill.
-func skillIn(ctx context.Context, p string, strict bool) (string, error) {
+// skillIn checks the layer archive at p under the cache's rules and
+// limits and returns the folder in it that holds the skill.
+func skillIn(ctx context.Context, cache *skill.Cache, p string, strict bool) (string, error) {
 	if err := gzipMagic(p); err != nil {
 		return "", err
 	}
@@ -489,7 +489,7 @@ func skillIn(ctx context.Context, p string, strict bool) (string, error) {
 	if strict {
 		depth = 0
 	}
-	found, err := skill.ArchiveFileSkills(ctx, p, depth)
+	found, err := cache.ArchiveSkills(ctx, p, depth)
 	if err != nil {
 		return "", fmt.Errorf("layer: %w", err)
 	}

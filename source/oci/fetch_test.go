@@ -380,7 +380,7 @@ func TestTamperedDownloadIsRefused(t *testing.T) {
 func TestLayerSizeLimit(t *testing.T) {
 	ctx := t.Context()
 	srv, host := newRegistry(t)
-	_, opts := testOptions(t)
+	root, opts := testOptions(t)
 	d, err := Push(ctx, newSkill(t, "review"), "oci://"+host+"/team/review:v1", opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -394,9 +394,9 @@ func TestLayerSizeLimit(t *testing.T) {
 		h.ServeHTTP(w, r)
 	})
 	ref := "oci://" + host + "/team/review@" + d
-	_, err = Fetch(ctx, ref, append(opts, WithMaxLayerSize(10))...)
-	if !errors.Is(err, skill.ErrArchiveLimit) || !strings.Contains(err.Error(), "WithMaxLayerSize") {
-		t.Errorf("Fetch(%q) with a 10-byte limit = %v, want ErrArchiveLimit naming WithMaxLayerSize", ref, err)
+	_, err = Fetch(ctx, ref, append(opts, cacheAt(root, skill.WithMaxArchiveSize(10)))...)
+	if !errors.Is(err, skill.ErrArchiveLimit) || !strings.Contains(err.Error(), "WithMaxArchiveSize") {
+		t.Errorf("Fetch(%q) with a 10-byte limit = %v, want ErrArchiveLimit naming WithMaxArchiveSize", ref, err)
 	}
 	if blobGets != 0 {
 		t.Errorf("Fetch over the limit downloaded %d blobs, want none", blobGets)
@@ -586,7 +586,7 @@ func TestCredentialsFromDockerConfig(t *testing.T) {
 
 	config := t.TempDir()
 	t.Setenv("DOCKER_CONFIG", config)
-	if _, err := Push(ctx, newSkill(t, "review"), ref, WithCacheRoot(root)); !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "docker login "+host) {
+	if _, err := Push(ctx, newSkill(t, "review"), ref, cacheAt(root)); !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "docker login "+host) {
 		t.Fatalf("Push without credentials = %v, want ErrUnauthorized saying docker login", err)
 	}
 
@@ -595,14 +595,14 @@ func TestCredentialsFromDockerConfig(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(config, "config.json"), []byte(auth), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	d, err := Push(ctx, newSkill(t, "review"), ref, WithCacheRoot(root))
+	d, err := Push(ctx, newSkill(t, "review"), ref, cacheAt(root))
 	if err != nil {
 		t.Fatalf("Push with credentials = %v", err)
 	}
-	if got, err := Resolve(ctx, ref, WithCacheRoot(root)); err != nil || got != d {
+	if got, err := Resolve(ctx, ref, cacheAt(root)); err != nil || got != d {
 		t.Errorf("Resolve with credentials = %s, %v; want %s", got, err, d)
 	}
-	if _, err := Fetch(ctx, ref+"@"+d, WithCacheRoot(root)); err != nil {
+	if _, err := Fetch(ctx, ref+"@"+d, cacheAt(root)); err != nil {
 		t.Errorf("Fetch with credentials = %v", err)
 	}
 
@@ -610,7 +610,7 @@ func TestCredentialsFromDockerConfig(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(config, "config.json"), []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Resolve(ctx, ref, WithCacheRoot(root)); err == nil || !strings.Contains(err.Error(), "Docker configuration") {
+	if _, err := Resolve(ctx, ref, cacheAt(root)); err == nil || !strings.Contains(err.Error(), "Docker configuration") {
 		t.Errorf("Resolve with a broken Docker configuration = %v, want an error naming it", err)
 	}
 }

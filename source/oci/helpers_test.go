@@ -24,6 +24,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote/credentials"
 
 	"github.com/agentadaptor/agentadaptor/internal/cachetest"
+	"github.com/agentadaptor/agentadaptor/skill"
 )
 
 // newRegistry starts a registry on loopback and returns its host.
@@ -38,7 +39,12 @@ func newRegistry(t *testing.T) (*httptest.Server, string) {
 func testOptions(t *testing.T) (string, []Option) {
 	t.Helper()
 	root := cachetest.Root(t)
-	return root, []Option{WithCacheRoot(root), WithCredentials(credentials.NewMemoryStore())}
+	return root, []Option{cacheAt(root), WithCredentials(credentials.NewMemoryStore())}
+}
+
+// cacheAt is WithCache of a default cache at root.
+func cacheAt(root string, opts ...skill.DefaultMaterializerOption) Option {
+	return WithCache(skill.NewCache(append([]skill.DefaultMaterializerOption{skill.WithSkillCacheRoot(root)}, opts...)...))
 }
 
 // writeTree writes files (path: content; a path ending in "*" is

@@ -18,10 +18,9 @@ const maxManifestSize = 4 << 20
 
 // config collects Option values.
 type config struct {
-	cacheRoot   string
+	cache       *skill.Cache
 	client      *http.Client
 	credentials credentials.Store
-	maxLayer    int64
 	progress    io.Writer
 	annotations map[string]string
 }
@@ -29,13 +28,15 @@ type config struct {
 // Option configures [Resolve], [Fetch], [Skill] and [Push].
 type Option func(*config)
 
-// WithCacheRoot sets the skill cache root (see [skill.DefaultCacheRoot])
-// under whose .oci folder manifests and layers are kept once fetched, so
-// that a pinned reference needs no network afterwards. Give it the root
-// the materializer uses. Default: [skill.DefaultCacheRoot]; "" also means
-// the default.
-func WithCacheRoot(root string) Option {
-	return func(c *config) { c.cacheRoot = root }
+// WithCache sets the skill cache: manifests and layers are kept under
+// the .oci folder of its root once fetched, so that a pinned reference
+// needs no network afterwards, and its limits apply: a layer larger than
+// its MaxArchiveSize is refused before it is downloaded (and one that
+// sends more is cut off), and layers, fetched or packed, must pass its
+// archive rules. Give it the cache the materializer uses. Default:
+// skill.NewCache(); nil also means the default.
+func WithCache(cache *skill.Cache) Option {
+	return func(c *config) { c.cache = cache }
 }
 
 // WithHTTPClient sets the HTTP client that talks to registries; the
@@ -52,14 +53,6 @@ func WithHTTPClient(client *http.Client) Option {
 // login" leaves them; a host it has nothing for is accessed anonymously.
 func WithCredentials(store credentials.Store) Option {
 	return func(c *config) { c.credentials = store }
-}
-
-// WithMaxLayerSize caps the bytes of the skill layer that [Fetch] downloads;
-// a layer whose descriptor declares more is refused before it is
-// downloaded, and one that sends more is cut off. Default
-// [skill.DefaultMaxArchiveSize]; values <= 0 are treated as the default.
-func WithMaxLayerSize(bytes int64) Option {
-	return func(c *config) { c.maxLayer = bytes }
 }
 
 // WithProgress sets a writer that [Fetch] gives a copy of the layer's
@@ -108,14 +101,11 @@ func newConfig(opts []Option) (*config, error) {
 	for _, o := range opts {
 		o(c)
 	}
-	if c.cacheRoot == "" {
-		c.cacheRoot = skill.DefaultCacheRoot()
+	if c.cache == nil {
+		c.cache = skill.NewCache()
 	}
 	if c.client == nil {
 		c.client = retry.DefaultClient
-	}
-	if c.maxLayer <= 0 {
-		c.maxLayer = skill.DefaultMaxArchiveSize
 	}
 	if c.credentials == nil {
 		store, err := credentials.NewStoreFromDocker(credentials.StoreOptions{})

@@ -55,11 +55,11 @@ func Push(ctx context.Context, dir, ref string, opts ...Option) (string, error) 
 	}
 	defer os.Remove(layerFile.Name())
 	defer layerFile.Close()
-	layer, err := pack(ctx, dir, layerFile)
+	layer, err := pack(ctx, dir, layerFile, c.cache.Limits())
 	if err != nil {
 		return "", fmt.Errorf("push %s: %w", dir, err)
 	}
-	found, err := skill.ArchiveFileSkills(ctx, layerFile.Name(), 0)
+	found, err := c.cache.ArchiveSkills(ctx, layerFile.Name(), 0)
 	if err != nil {
 		return "", fmt.Errorf("push %s: the folder breaks a rule for skill archives: %w", dir, err)
 	}
@@ -128,21 +128,45 @@ func pushBlob(ctx context.Context, repo *remote.Repository, desc ocispec.Descrip
 var epoch = time.Unix(0, 0).UTC()
 
 // pack writes the folder dir to w as this package's layer, reproducibly,
-// and returns its descriptor. The rules are in the package doc.
-func pack(ctx context.Context, dir string, w io.Writer) (ocispec.Descriptor, error) {
+// within limits, and returns its descriptor. The rules are in the package
+// doc.
+func pack(ctx context.Context, dir string, w io.Writer, limits skill.Limits) (ocispec.Descriptor, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return ocispec.Descriptor{}, err
 	}
 	defer root.Close()
-	type entry struct {
-		name string
-		dir  bool
-		mode int64
-		size int64
+	entries, err := packList(ctx, root, limits.MaxArchiveEntries)
+	if err != nil {
+		return ocispec.Descriptor{}, err
 	}
-	var entries []entry
-	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+	h := sha256.New()
+	counter := &countingWriter{w: io.MultiWriter(w, h), limit: limits.MaxArchiveSize}
+	if err := packWrite(ctx, root, entries, counter); err != nil {
+		return ocispec.Descriptor{}, err
+	}
+	return ocispec.Descriptor{
+		MediaType: LayerMediaType,
+		Digest:    digest.NewDigestFromBytes(digest.SHA256, h.Sum(nil)),
+		Size:      counter.n,
+	}, nil
+}
+
+// packEntry is a file or folder to pack, as its tar header will say.
+type packEntry struct {
+	name string
+	dir  bool
+	mode int64
+	size int64
+}
+
+// packList lists what pack writes from root, in the layer's order: the
+// files and folders (.git aside), with links to files inside the folder
+// as those files; anything else is refused, and so are more than max
+// entries.
+func packList(ctx context.Context, root *os.Root, max int) ([]packEntry, error) {
+	var entries []packEntry
+	err := fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -155,47 +179,59 @@ func pack(ctx context.Context, dir string, w io.Writer) (ocispec.Descriptor, err
 		if d.IsDir() && d.Name() == ".git" {
 			return fs.SkipDir
 		}
-		if len(entries) >= skill.DefaultMaxArchiveEntries {
-			return fmt.Errorf("%w: the folder holds more than %d files and folders", skill.ErrArchiveLimit, skill.DefaultMaxArchiveEntries)
+		if len(entries) >= max {
+			return fmt.Errorf("%w: the folder holds more than %d files and folders", skill.ErrArchiveLimit, max)
 		}
-		info, err := root.Lstat(p)
+		e, err := packStat(root, p)
 		if err != nil {
 			return err
 		}
-		if info.Mode()&fs.ModeSymlink != 0 {
-			// A link to a file inside the folder is packed as a copy of
-			// it; os.Root refuses a link that leads outside.
-			if info, err = root.Stat(p); err != nil {
-				return fmt.Errorf("%s is a link that leads outside the skill folder or nowhere (replace it with a copy of the file): %w", p, err)
-			}
-			if !info.Mode().IsRegular() {
-				return fmt.Errorf("%s is a link to something other than a file (replace it with a copy)", p)
-			}
-		}
-		switch {
-		case info.IsDir():
-			entries = append(entries, entry{name: p + "/", dir: true, mode: 0o755})
-		case info.Mode().IsRegular():
-			mode := int64(0o644)
-			if info.Mode()&0o111 != 0 {
-				mode = 0o755
-			}
-			entries = append(entries, entry{name: p, mode: mode, size: info.Size()})
-		default:
-			return fmt.Errorf("%s is not a regular file or folder (only those are packed)", p)
-		}
+		entries = append(entries, e)
 		return nil
 	})
 	if err != nil {
-		return ocispec.Descriptor{}, err
+		return nil, err
 	}
-	slices.SortFunc(entries, func(a, b entry) int { return cmpPath(a.name, b.name) })
+	slices.SortFunc(entries, func(a, b packEntry) int { return cmpPath(a.name, b.name) })
+	return entries, nil
+}
 
-	h := sha256.New()
-	counter := &countingWriter{w: io.MultiWriter(w, h), limit: skill.DefaultMaxArchiveSize}
-	gz, err := gzip.NewWriterLevel(counter, gzip.BestCompression)
+// packStat describes the entry p of root, following a link only to a
+// file inside root.
+func packStat(root *os.Root, p string) (packEntry, error) {
+	info, err := root.Lstat(p)
 	if err != nil {
-		return ocispec.Descriptor{}, err
+		return packEntry{}, err
+	}
+	if info.Mode()&fs.ModeSymlink != 0 {
+		// A link to a file inside the folder is packed as a copy of
+		// it; os.Root refuses a link that leads outside.
+		if info, err = root.Stat(p); err != nil {
+			return packEntry{}, fmt.Errorf("%s is a link that leads outside the skill folder or nowhere (replace it with a copy of the file): %w", p, err)
+		}
+		if !info.Mode().IsRegular() {
+			return packEntry{}, fmt.Errorf("%s is a link to something other than a file (replace it with a copy)", p)
+		}
+	}
+	switch {
+	case info.IsDir():
+		return packEntry{name: p + "/", dir: true, mode: 0o755}, nil
+	case info.Mode().IsRegular():
+		mode := int64(0o644)
+		if info.Mode()&0o111 != 0 {
+			mode = 0o755
+		}
+		return packEntry{name: p, mode: mode, size: info.Size()}, nil
+	}
+	return packEntry{}, fmt.Errorf("%s is not a regular file or folder (only those are packed)", p)
+}
+
+// packWrite writes entries from root to w as a gzip-compressed tar
+// stream, every entry stamped with epoch.
+func packWrite(ctx context.Context, root *os.Root, entries []packEntry, w io.Writer) error {
+	gz, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+	if err != nil {
+		return err
 	}
 	tw := tar.NewWriter(gz)
 	for _, e := range entries {
@@ -204,26 +240,19 @@ func pack(ctx context.Context, dir string, w io.Writer) (ocispec.Descriptor, err
 			hdr.Typeflag, hdr.Size = tar.TypeDir, 0
 		}
 		if err := tw.WriteHeader(hdr); err != nil {
-			return ocispec.Descriptor{}, fmt.Errorf("%s: %w", e.name, err)
+			return fmt.Errorf("%s: %w", e.name, err)
 		}
 		if e.dir {
 			continue
 		}
 		if err := copyFile(ctx, root, e.name, e.size, tw); err != nil {
-			return ocispec.Descriptor{}, err
+			return err
 		}
 	}
 	if err := tw.Close(); err != nil {
-		return ocispec.Descriptor{}, err
+		return err
 	}
-	if err := gz.Close(); err != nil {
-		return ocispec.Descriptor{}, err
-	}
-	return ocispec.Descriptor{
-		MediaType: LayerMediaType,
-		Digest:    digest.NewDigestFromBytes(digest.SHA256, h.Sum(nil)),
-		Size:      counter.n,
-	}, nil
+	return gz.Close()
 }
 
 // cmpPath orders slash-separated paths element by element, so a folder's

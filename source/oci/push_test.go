@@ -65,7 +65,7 @@ func TestPackFormat(t *testing.T) {
 		"deep/er/file.txt": "f",
 	})
 	var buf bytes.Buffer
-	desc, err := pack(t.Context(), dir, &buf)
+	desc, err := pack(t.Context(), dir, &buf, skill.NewCache().Limits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,12 +215,13 @@ func TestPushLinkToFileIsACopy(t *testing.T) {
 
 func TestPushEntryLimit(t *testing.T) {
 	dir := newSkill(t, "many")
-	files := make(map[string]string, skill.DefaultMaxArchiveEntries)
-	for i := range skill.DefaultMaxArchiveEntries {
+	limits := skill.NewCache().Limits()
+	files := make(map[string]string, limits.MaxArchiveEntries)
+	for i := range limits.MaxArchiveEntries {
 		files["f/"+strings.Repeat("x", 1+i/1000)+string(rune('a'+i%26))+"-"+itoa(i)] = ""
 	}
 	writeTree(t, dir, files)
-	_, err := pack(t.Context(), dir, io.Discard)
+	_, err := pack(t.Context(), dir, io.Discard, limits)
 	if !errors.Is(err, skill.ErrArchiveLimit) {
 		t.Errorf("pack of %d files = %v, want ErrArchiveLimit", len(files), err)
 	}

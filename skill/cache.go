@@ -1,0 +1,291 @@
+package skill
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentadaptor/agentadaptor/internal/cache"
+	"github.com/agentadaptor/agentadaptor/internal/extract"
+)
+
+// Cache is the default materializer as a value a program can hold: one
+// cache root and the limits everything entering it obeys. Everything
+// that reads skill content on the cache's behalf (materialization,
+// [Cache.ArchiveSkills], and tools that download for it through
+// [Cache.Limits]) applies the same limits. A Cache is safe for concurrent
+// use by goroutines, and by processes sharing its root (the package doc
+// gives the rules).
+type Cache struct {
+	root   string
+	limits Limits
+
+	once  sync.Once
+	store *cache.Store
+	err   error
+}
+
+// Limits are a Cache's limits, as set by [WithMaxArchiveSize],
+// [WithMaxFileSize], [WithMaxTotalSize] and [WithMaxArchiveEntries].
+type Limits struct {
+	// MaxArchiveSize caps the compressed bytes read from one archive.
+	MaxArchiveSize int64
+	// MaxFileSize caps the bytes of any one file.
+	MaxFileSize int64
+	// MaxTotalSize caps the bytes one skill expands to.
+	MaxTotalSize int64
+	// MaxArchiveEntries caps the entries of one archive or tree.
+	MaxArchiveEntries int
+}
+
+// The limits a Cache has when none is set.
+const (
+	defaultMaxArchiveSize    = 256 << 20
+	defaultMaxFileSize       = 64 << 20
+	defaultMaxTotalSize      = 1 << 30
+	defaultMaxArchiveEntries = 10000
+)
+
+var _ ContentMaterializer = (*Cache)(nil)
+
+// NewDefaultSkillMaterializer returns the SDK's built-in materializer,
+// which handles the sources produced by Dir, FS, Inline, and Archive.
+// Agents install it automatically; construct one explicitly only to tune
+// the options above or to compose a chain-of-responsibility around it:
+//
+//	type storeMaterializer struct {
+//	    fallback skill.Materializer
+//	    store    *MyStoreClient
+//	}
+//
+//	func (m *storeMaterializer) Materialize(ctx context.Context, s skill.Skill) (string, error) {
+//	    if src, ok := s.Source.(myCustomSource); ok {
+//	        return m.store.Fetch(ctx, src)
+//	    }
+//	    return m.fallback.Materialize(ctx, s)
+//	}
+//
+// The materializer is a *[Cache]; [NewCache] returns the same with its
+// type, for programs that also list, collect or look up the cache.
+func NewDefaultSkillMaterializer(opts ...DefaultMaterializerOption) Materializer {
+	return NewCache(opts...)
+}
+
+// NewCache returns a Cache configured by opts. The root is resolved here
+// and opened (created, checked and held open) on first use, so NewCache
+// itself does no I/O: NewCache().Root() is the default root.
+func NewCache(opts ...DefaultMaterializerOption) *Cache {
+	var cfg defaultMaterializerConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	l := &cfg.limits
+	if l.MaxArchiveSize <= 0 {
+		l.MaxArchiveSize = defaultMaxArchiveSize
+	}
+	if l.MaxFileSize <= 0 {
+		l.MaxFileSize = defaultMaxFileSize
+	}
+	if l.MaxTotalSize <= 0 {
+		l.MaxTotalSize = defaultMaxTotalSize
+	}
+	if l.MaxArchiveEntries <= 0 {
+		l.MaxArchiveEntries = defaultMaxArchiveEntries
+	}
+	if cfg.root == "" {
+		cfg.root = defaultRoot()
+	}
+	return &Cache{root: cfg.root, limits: cfg.limits}
+}
+
+// Root returns the cache's root folder. When none is configured it is
+// $AGENT_ADAPTOR_SKILL_CACHE_ROOT, else
+// os.UserCacheDir()/agent-adaptor/skill-cache, else
+// os.TempDir()/agent-adaptor-<uid>/skill-cache (the user id keeps users of
+// a shared temp folder apart). Drivers keep what they build for a run
+// beside the skill trees under this root.
+func (c *Cache) Root() string { return c.root }
+
+// Limits returns the cache's limits.
+func (c *Cache) Limits() Limits { return c.limits }
+
+func defaultRoot() string {
+	if v := os.Getenv(SkillCacheRootEnv); v != "" {
+		return v
+	}
+	if base, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(base, "agent-adaptor", "skill-cache")
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("agent-adaptor-%d", os.Getuid()), "skill-cache")
+}
+
+func (c *Cache) open() (*cache.Store, error) {
+	c.once.Do(func() { c.store, c.err = cache.Open(c.root) })
+	return c.store, c.err
+}
+
+// extractLimits are the limits in the extractor's terms.
+func (c *Cache) extractLimits() extract.Options {
+	return extract.Options{
+		MaxFileSize:  c.limits.MaxFileSize,
+		MaxTotalSize: c.limits.MaxTotalSize,
+		MaxEntries:   c.limits.MaxArchiveEntries,
+	}
+}
+
+// Lookup returns the folder of the tree with the content digest digest
+// (see [ContentDigest]) and runtime name name, when the cache holds it
+// undamaged: a program that recorded a digest can use the content again
+// without its source.
+func (c *Cache) Lookup(digest, name string) (string, bool) {
+	store, err := c.open()
+	if err != nil {
+		return "", false
+	}
+	return store.Lookup(digest, name)
+}
+
+// CacheEntry is one skill tree in a [Cache].
+type CacheEntry struct {
+	// Digest is the tree's content digest.
+	Digest string
+	// Name is its runtime name.
+	Name string
+	// Dir is the folder a materialization returns for it.
+	Dir string
+	// Size is the total size of its files in bytes.
+	Size int64
+	// Files is the number of its files.
+	Files int
+	// LastUse is when a materialization last returned it.
+	LastUse time.Time
+}
+
+// Entries lists the skill trees in the cache, sorted by digest. A cache
+// whose root does not exist yet is empty.
+func (c *Cache) Entries() ([]CacheEntry, error) {
+	entries, err := cache.Entries(c.root)
+	return toCacheEntries(entries), err
+}
+
+// GC removes the trees, and archive memo entries, not used for olderThan,
+// and returns the trees removed. Last use is recorded to the second, so
+// any olderThan is exact. It also sweeps what interrupted
+// materializations left in the cache. A tree in use by a running agent
+// can be removed too: collect when agents are idle, or with an age longer
+// than any run.
+func (c *Cache) GC(olderThan time.Duration) ([]CacheEntry, error) {
+	removed, err := cache.GC(c.root, time.Now().Add(-olderThan))
+	return toCacheEntries(removed), err
+}
+
+func toCacheEntries(in []cache.Entry) []CacheEntry {
+	out := make([]CacheEntry, len(in))
+	for i, e := range in {
+		out[i] = CacheEntry(e)
+	}
+	return out
+}
+
+// ArchiveSkills lists the skills in the archive file at archivePath: the
+// folders holding a SKILL.md at the archive's root or at most depth levels
+// below it, as subpaths for [WithSubpath] ("" for the root), sorted. The
+// whole archive is checked under the cache's rules and limits first,
+// without writing anything; an archive that breaks one fails as its
+// materialization would.
+func (c *Cache) ArchiveSkills(ctx context.Context, archivePath string, depth int) ([]string, error) {
+	f, err := os.Open(archivePath)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if info.Size() > c.limits.MaxArchiveSize {
+		return nil, c.tooLarge()
+	}
+	opts := c.extractLimits()
+	opts.AnyTree = true
+	files, err := extract.Archive(ctx, f, info.Size(), nil, opts)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, file := range files {
+		if path.Base(file.Path) != "SKILL.md" {
+			continue
+		}
+		dir := path.Dir(file.Path)
+		if dir == "." {
+			dir = ""
+		}
+		if n := strings.Count(dir, "/") + 1; dir != "" && n > depth {
+			continue
+		}
+		out = append(out, dir)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// defaultMaterializerConfig collects DefaultMaterializerOption values.
+type defaultMaterializerConfig struct {
+	root   string
+	limits Limits
+}
+
+// DefaultMaterializerOption configures the materializer returned by
+// NewDefaultSkillMaterializer and the [Cache] returned by [NewCache].
+type DefaultMaterializerOption func(*defaultMaterializerConfig)
+
+// WithMaxArchiveEntries caps the number of entries (files + dirs) in a
+// single archive. Archives with more entries surface as an error before any
+// file is written. Default 10000; values <= 0 are treated as the default.
+// Every entry counts, links and an explicit root entry ("./") included,
+// and so does every folder the entries' names imply without an entry of
+// its own ("a/b/c.md" alone is three entries). The cap applies to FS
+// trees too.
+func WithMaxArchiveEntries(n int) DefaultMaterializerOption {
+	return func(c *defaultMaterializerConfig) { c.limits.MaxArchiveEntries = n }
+}
+
+// WithMaxArchiveSize caps the total compressed bytes the materializer reads
+// from an Archive source. Streams that exceed the cap surface as an error
+// before any extraction begins. Default 256 MiB; values <= 0 are treated as
+// the default.
+func WithMaxArchiveSize(bytes int64) DefaultMaterializerOption {
+	return func(c *defaultMaterializerConfig) { c.limits.MaxArchiveSize = bytes }
+}
+
+// WithMaxFileSize caps the uncompressed bytes a single archive entry may
+// occupy. Decompression bombs surface as an error mid-extraction and the
+// partially extracted temporary directory is removed. Default 64 MiB;
+// values <= 0 are treated as the default. The cap applies to FS trees and
+// inline content too.
+func WithMaxFileSize(bytes int64) DefaultMaterializerOption {
+	return func(c *defaultMaterializerConfig) { c.limits.MaxFileSize = bytes }
+}
+
+// WithMaxTotalSize caps the bytes one skill may expand to: everything that
+// comes out of the decompressor (tar headers included) plus bytes copied
+// for links. It stops bombs that stay under the per-file cap in every
+// entry. Default 1 GiB; values <= 0 are treated as the default. The cap
+// applies to FS trees too.
+func WithMaxTotalSize(bytes int64) DefaultMaterializerOption {
+	return func(c *defaultMaterializerConfig) { c.limits.MaxTotalSize = bytes }
+}
+
+// WithSkillCacheRoot overrides the cache root the default materializer
+// writes to. Empty input falls back to SkillCacheRootEnv, then
+// os.UserCacheDir(), then os.TempDir() (see [Cache.Root]).
+func WithSkillCacheRoot(path string) DefaultMaterializerOption {
+	return func(c *defaultMaterializerConfig) { c.root = path }
+}
