@@ -134,44 +134,41 @@ func (c *Cache) inline(ctx context.Context, content, name string) (string, strin
 	if int64(len(content)) > c.limits.MaxFileSize {
 		return "", "", fmt.Errorf("%w: inline SKILL.md is %d bytes; the limit is %d (raise it with WithMaxFileSize)", ErrArchiveLimit, len(content), c.limits.MaxFileSize)
 	}
-	store, err := c.open()
-	if err != nil {
-		return "", "", err
-	}
 	files := []cache.File{{Path: "SKILL.md", Size: int64(len(content)), Sum: sha256.Sum256([]byte(content))}}
-	digest := cache.Digest(name, files)
-	if dir, ok := store.Lookup(digest, name); ok {
-		return dir, digest, nil
-	}
-	st, err := store.Stage(name)
-	if err != nil {
-		return "", "", err
-	}
-	defer st.Close()
-	f, err := st.Root().OpenFile("SKILL.md", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
-	if err != nil {
-		return "", "", err
-	}
-	_, err = io.WriteString(f, content)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return "", "", err
-	}
-	return st.Publish(files)
+	return c.stageOnce(name, files, func(root *os.Root) ([]cache.File, error) {
+		f, err := root.OpenFile("SKILL.md", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+		if err != nil {
+			return nil, err
+		}
+		_, err = io.WriteString(f, content)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return files, err
+	})
 }
 
 func (c *Cache) fs(ctx context.Context, fsys fs.FS, root, name string) (string, string, error) {
-	store, err := c.open()
-	if err != nil {
-		return "", "", err
-	}
 	opts := c.extractLimits()
 	files, err := extract.FS(ctx, fsys, root, nil, opts)
 	if err != nil {
 		return "", "", err
 	}
+	// The tree is read again while writing; what is published is what
+	// this pass wrote and hashed.
+	return c.stageOnce(name, files, func(dst *os.Root) ([]cache.File, error) {
+		return extract.FS(ctx, fsys, root, dst, opts)
+	})
+}
+
+// stageOnce returns the cached tree named name that holds files, or, when
+// the cache has none, has write write it into a new staging area and
+// publishes what write reports it wrote.
+func (c *Cache) stageOnce(name string, files []cache.File, write func(*os.Root) ([]cache.File, error)) (string, string, error) {
+	store, err := c.open()
+	if err != nil {
+		return "", "", err
+	}
 	digest := cache.Digest(name, files)
 	if dir, ok := store.Lookup(digest, name); ok {
 		return dir, digest, nil
@@ -181,12 +178,11 @@ func (c *Cache) fs(ctx context.Context, fsys fs.FS, root, name string) (string, 
 		return "", "", err
 	}
 	defer st.Close()
-	// The tree is read again while writing; what is published is what
-	// this pass wrote and hashed.
-	if files, err = extract.FS(ctx, fsys, root, st.Root(), opts); err != nil {
+	written, err := write(st.Root())
+	if err != nil {
 		return "", "", err
 	}
-	return st.Publish(files)
+	return st.Publish(written)
 }
 
 // spoolInMemory is how much of a non-seekable archive stream is held in
