@@ -93,6 +93,42 @@ func Run(ctx context.Context, c Command, line func([]byte) error) (Exit, error) 
 	if ctx.Err() != nil {
 		return Exit{Code: -1}, stopped(ctx, c.Path)
 	}
+	r, err := start(c)
+	if err != nil {
+		return Exit{Code: -1}, err
+	}
+	r.serve(line)
+	cause := r.watch(ctx)
+	r.finish()
+	if r.panicked != nil {
+		panic(r.panicked)
+	}
+	return r.outcome(cause)
+}
+
+// running is one started program and what Run keeps of it until it
+// returns. Its goroutines write reaped and waitErr before exited is closed,
+// and panicked before wg is done; Run reads them only after that.
+type running struct {
+	c      Command
+	cmd    *exec.Cmd
+	tag    string // the environment entry that marks its processes (rule 9)
+	p      pipes
+	wg     sync.WaitGroup // every goroutine serve starts
+	halt   atomic.Bool    // Run is stopping the program: no more callbacks
+	end    ending
+	tail   tailBuffer
+	exited chan struct{} // closed once the program has exited
+
+	lineErr  chan error // the first error of the line callback
+	reaped   bool       // awaitExit reaped the program
+	waitErr  error      // awaitExit's error
+	panicked any        // what line or Overlong panicked with
+}
+
+// start starts the program of c, tagged (rule 9) and in a group of its own
+// (rule 1), with its standard streams on fresh pipes.
+func start(c Command) (*running, error) {
 	// Rule 9: the tag marks every descendant, whatever group it moves to.
 	tag := tagVar + "=" + rand.Text()
 	env := c.Env
@@ -100,120 +136,145 @@ func Run(ctx context.Context, c Command, line func([]byte) error) (Exit, error) 
 		env = os.Environ()
 	}
 	env = append(slices.Clip(env), tag)
-	var p pipes
-	if err := p.open(); err != nil {
-		return Exit{Code: -1}, fmt.Errorf("start %s: %w", c.Path, err)
+	r := &running{
+		c:       c,
+		tag:     tag,
+		end:     ending{done: make(chan struct{}), grace: c.Grace},
+		tail:    tailBuffer{max: c.StderrTail},
+		exited:  make(chan struct{}),
+		lineErr: make(chan error, 1),
 	}
-	cmd := &exec.Cmd{
+	if err := r.p.open(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", c.Path, err)
+	}
+	r.cmd = &exec.Cmd{
 		Path:        c.Path,
 		Args:        append([]string{c.Path}, c.Args...),
 		Dir:         c.Dir,
 		Env:         env,
-		Stdin:       p.inR,
-		Stdout:      p.outW,
-		Stderr:      p.errW,
+		Stdin:       r.p.inR,
+		Stdout:      r.p.outW,
+		Stderr:      r.p.errW,
 		SysProcAttr: procAttr(),
 	}
-	err := cmd.Start()
-	p.closeChildEnds()
+	err := r.cmd.Start()
+	r.p.closeChildEnds()
 	if err != nil {
-		p.closeParentEnds()
-		return Exit{Code: -1}, fmt.Errorf("start %s: %w", c.Path, err)
+		r.p.closeParentEnds()
+		return nil, fmt.Errorf("start %s: %w", c.Path, err)
 	}
+	return r, nil
+}
 
-	var (
-		wg       sync.WaitGroup
-		halt     atomic.Bool // Run is stopping the program: no more callbacks
-		lineErr  = make(chan error, 1)
-		end      = ending{done: make(chan struct{}), grace: c.Grace}
-		tail     = tailBuffer{max: c.StderrTail}
-		exited   = make(chan struct{})
-		reaped   bool
-		waitErr  error
-		panicked any // what line or Overlong panicked with
-	)
-	wg.Go(func() {
-		reaped, waitErr = awaitExit(cmd)
-		close(exited)
+// serve starts the goroutines that wait for the program to exit, write
+// its standard input (rule 7), pass its standard output to line (rule 4)
+// and keep the tail of its standard error (rule 5).
+func (r *running) serve(line func([]byte) error) {
+	r.wg.Go(func() {
+		r.reaped, r.waitErr = awaitExit(r.cmd)
+		close(r.exited)
 	})
-	if c.Stdin == "" {
-		p.inW.Close()
+	if r.c.Stdin == "" {
+		r.p.inW.Close()
 	} else {
-		wg.Go(func() {
+		r.wg.Go(func() {
 			// An error is expected when the program exits without reading
 			// everything; it is none of the caller's business.
-			_, _ = io.WriteString(p.inW, c.Stdin)
-			p.inW.Close()
+			_, _ = io.WriteString(r.p.inW, r.c.Stdin)
+			r.p.inW.Close()
 		})
 	}
-	wg.Go(func() {
-		defer func() {
-			if v := recover(); v != nil {
-				panicked = v
-				halt.Store(true)
-				select {
-				case lineErr <- errPanicked:
-				default:
-				}
-			}
-		}()
-		emit := func(b []byte) {
-			if halt.Load() {
-				return
-			}
-			if err := line(b); err != nil {
-				halt.Store(true)
-				lineErr <- err
-			}
-		}
-		overlong := func(size int) {
-			if c.Overlong != nil && !halt.Load() {
-				c.Overlong(size)
-			}
-		}
-		scanLines(&pipeReader{f: p.outR, end: &end}, c.MaxLine, emit, overlong)
-	})
-	wg.Go(func() {
+	r.wg.Go(func() { r.readLines(line) })
+	r.wg.Go(func() {
 		// tail.Write never fails, so only the pipe can end the copy.
-		_, _ = io.Copy(&tail, &pipeReader{f: p.errR, end: &end})
+		_, _ = io.Copy(&r.tail, &pipeReader{f: r.p.errR, end: &r.end})
 	})
+}
 
-	var cause error
-	select {
-	case <-exited:
-	case <-ctx.Done():
-		cause = stopped(ctx, c.Path)
-	case cause = <-lineErr:
+// readLines calls line for each line of standard output, and Overlong for
+// each line too long, until Run halts the program; the rest of the output
+// is read and dropped. An error or a panic of either halts the program.
+func (r *running) readLines(line func([]byte) error) {
+	defer r.recoverCallback()
+	emit := func(b []byte) {
+		if r.halt.Load() {
+			return
+		}
+		if err := line(b); err != nil {
+			r.halt.Store(true)
+			r.lineErr <- err
+		}
 	}
-	if cause != nil {
-		halt.Store(true)
-		stop(cmd.Process, exited, c.Grace)
+	overlong := func(size int) {
+		if r.c.Overlong != nil && !r.halt.Load() {
+			r.c.Overlong(size)
+		}
 	}
-	kill(cmd.Process) // rule 3, on every path
-	sweep(tag)        // rule 9
-	if !reaped {
-		waitErr = cmd.Wait()
-	}
-	end.begin(&p)
-	wg.Wait()
-	p.closeParentEnds()
+	scanLines(&pipeReader{f: r.p.outR, end: &r.end}, r.c.MaxLine, emit, overlong)
+}
 
-	if panicked != nil {
-		panic(panicked)
-	}
-	if cause == nil {
+// recoverCallback, deferred by readLines, keeps what a callback panicked
+// with and has the program stopped; Run panics with it at the end.
+func (r *running) recoverCallback() {
+	if v := recover(); v != nil {
+		r.panicked = v
+		r.halt.Store(true)
 		select {
-		case cause = <-lineErr:
+		case r.lineErr <- errPanicked:
 		default:
 		}
 	}
-	exit := Exit{Code: -1, Stderr: tail.String()}
-	if st := cmd.ProcessState; st != nil {
+}
+
+// watch waits until the program exits, ctx is done or the line callback
+// fails. In the last two cases it stops the program (rule 2) and returns
+// why; it returns once the program has exited.
+func (r *running) watch(ctx context.Context) (cause error) {
+	select {
+	case <-r.exited:
+	case <-ctx.Done():
+		cause = stopped(ctx, r.c.Path)
+	case cause = <-r.lineErr:
+	}
+	if cause != nil {
+		r.halt.Store(true)
+		stop(r.cmd.Process, r.exited, r.c.Grace)
+	}
+	return cause
+}
+
+// finish kills what is left of the program's group (rule 3) and its tagged
+// descendants (rule 9), reaps the program, bounds the reading of pipes
+// held by escaped processes (rule 8), and waits for every goroutine of the
+// run before closing the pipes (rule 6).
+func (r *running) finish() {
+	kill(r.cmd.Process)
+	sweep(r.tag)
+	if !r.reaped {
+		r.waitErr = r.cmd.Wait()
+	}
+	r.end.begin(&r.p)
+	r.wg.Wait()
+	r.p.closeParentEnds()
+}
+
+// outcome is what Run returns for a finished run that cause, if not nil,
+// stopped: how the program ended and the first error among cause, the line
+// callback's and waiting's.
+func (r *running) outcome(cause error) (Exit, error) {
+	if cause == nil {
+		select {
+		case cause = <-r.lineErr:
+		default:
+		}
+	}
+	exit := Exit{Code: -1, Stderr: r.tail.String()}
+	if st := r.cmd.ProcessState; st != nil {
 		exit.Code = st.ExitCode()
 		exit.Signal = signalName(st)
 	}
-	if _, ok := errors.AsType[*exec.ExitError](waitErr); waitErr != nil && !ok && cause == nil {
-		cause = fmt.Errorf("wait for %s: %w", c.Path, waitErr)
+	if _, ok := errors.AsType[*exec.ExitError](r.waitErr); r.waitErr != nil && !ok && cause == nil {
+		cause = fmt.Errorf("wait for %s: %w", r.c.Path, r.waitErr)
 	}
 	return exit, cause
 }
