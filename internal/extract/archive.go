@@ -200,21 +200,43 @@ func isSparse(h *tar.Header) bool {
 // stream in a private scratch file, so the second reads plain tar instead
 // of decompressing again.
 func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os.Root, opts Options) ([]cache.File, error) {
-	var src io.Reader = io.NewSectionReader(r, 0, size)
-	var scratch *os.File
-	if gz {
-		f, release, err := opts.scratch()
-		if err != nil {
-			return nil, err
-		}
-		defer release()
-		ahead := startPrefetch(ctx, func() (io.Reader, func(), error) { return decompressed(r, size, gz) }, f)
-		defer ahead.stop()
-		src, scratch = ahead, f
+	src, scratch, release, err := firstTarPass(ctx, r, size, gz, opts)
+	if err != nil {
+		return nil, err
 	}
-
+	defer release()
 	p := newPlan(opts)
 	c := &counter{ctx: ctx, r: src, limit: opts.MaxTotalSize}
+	if err := planTar(c, p); err != nil {
+		return nil, err
+	}
+	src = io.NewSectionReader(r, 0, size)
+	if scratch != nil {
+		src = io.NewSectionReader(scratch, 0, c.n)
+	}
+	return writeTar(ctx, src, p, dst, opts)
+}
+
+// firstTarPass opens the stream the first pass reads: the archive itself,
+// or for tar.gz its decompressed stream, which is also copied into a
+// scratch file (returned) for the second pass. release stops the
+// decompression and gives the scratch file back.
+func firstTarPass(ctx context.Context, r io.ReaderAt, size int64, gz bool, opts Options) (src io.Reader, scratch *os.File, release func(), err error) {
+	if !gz {
+		return io.NewSectionReader(r, 0, size), nil, func() {}, nil
+	}
+	f, releaseScratch, err := opts.scratch()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ahead := startPrefetch(ctx, func() (io.Reader, func(), error) { return decompressed(r, size, gz) }, f)
+	return ahead, f, func() { ahead.stop(); releaseScratch() }, nil
+}
+
+// planTar is the first pass: it checks every header of the stream c and
+// adds it to the plan, then checks the end marker and what follows it,
+// and finishes the plan. It writes nothing.
+func planTar(c *counter, p *plan) error {
 	tr := tar.NewReader(c)
 	var end int64 // where the last entry's data and padding end
 	for {
@@ -223,7 +245,7 @@ func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os
 			break
 		}
 		if err != nil {
-			return nil, asFormat(err)
+			return asFormat(err)
 		}
 		end = c.n
 		if h.Typeflag == tar.TypeReg {
@@ -232,38 +254,43 @@ func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os
 		if h.Typeflag == tar.TypeXGlobalHeader {
 			continue
 		}
-		k, err := tarKind(h)
-		if err == nil && isSparse(h) {
-			err = unsafeEntry(h.Name, "sparse files are not allowed")
-		}
-		if err == nil {
-			err = checkRawHeader(h, &c.lastBlock)
-		}
-		if err == nil {
-			err = p.add(h.Name, k, h.Mode&0o111 != 0, h.Size, h.Linkname)
-		}
-		if err != nil {
-			return nil, err
+		if err := planTarHeader(p, h, &c.lastBlock); err != nil {
+			return err
 		}
 	}
 	// The archive must end with its end marker (two zero blocks), and only
 	// zero padding may follow; reading it to the end also verifies the
 	// gzip checksum and length.
 	if c.n%512 != 0 || c.n-end < 1024 || c.zeros < 1024 {
-		return nil, formatf("tar archive is truncated: it does not end with the end-of-archive marker")
+		return formatf("tar archive is truncated: it does not end with the end-of-archive marker")
 	}
 	if err := zeroTail(c); err != nil {
-		return nil, err
+		return err
 	}
-	if err := p.finish(); err != nil {
-		return nil, err
-	}
+	return p.finish()
+}
 
-	src = io.NewSectionReader(r, 0, size)
-	if scratch != nil {
-		src = io.NewSectionReader(scratch, 0, c.n)
+// planTarHeader checks one header (its type, that it is not sparse, the
+// raw block it was parsed from) and adds its entry to the plan.
+func planTarHeader(p *plan, h *tar.Header, raw *[512]byte) error {
+	k, err := tarKind(h)
+	if err == nil && isSparse(h) {
+		err = unsafeEntry(h.Name, "sparse files are not allowed")
 	}
-	tr = tar.NewReader(&counter{ctx: ctx, r: src, limit: opts.MaxTotalSize})
+	if err == nil {
+		err = checkRawHeader(h, raw)
+	}
+	if err == nil {
+		err = p.add(h.Name, k, h.Mode&0o111 != 0, h.Size, h.Linkname)
+	}
+	return err
+}
+
+// writeTar is the second pass: it reads the tar stream src again, checks
+// that each entry is the one the plan holds, and writes the files the
+// plan selected, then the links' copies.
+func writeTar(ctx context.Context, src io.Reader, p *plan, dst *os.Root, opts Options) ([]cache.File, error) {
+	tr := tar.NewReader(&counter{ctx: ctx, r: src, limit: opts.MaxTotalSize})
 	w := newWriter(dst, opts.MaxTotalSize, opts.Writable)
 	defer w.close()
 	out := newFileWriter(ctx, len(p.entries))
@@ -338,7 +365,26 @@ func (c *crcReader) Read(p []byte) (int, error) {
 
 const maxLinkTarget = MaxPathLen
 
+// extractZip checks the whole archive, its central directory and then
+// every entry, before it writes any file; then it writes the files a few
+// at a time.
 func extractZip(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, opts Options) ([]cache.File, error) {
+	zr, err := openZip(r, size, opts)
+	if err != nil {
+		return nil, err
+	}
+	p, err := planZip(ctx, zr.File, opts)
+	if err != nil {
+		return nil, err
+	}
+	return writeZip(ctx, zr.File, p, dst, opts)
+}
+
+// openZip checks what can be checked of a zip before its entries: that it
+// starts with a zip header, how many entries its central directory holds
+// (counted before archive/zip builds them), and that their data neither
+// overlap nor run past the end.
+func openZip(r io.ReaderAt, size int64, opts Options) (*zip.Reader, error) {
 	magic := make([]byte, 4)
 	if _, err := r.ReadAt(magic, 0); err != nil || (string(magic) != "PK\x03\x04" && string(magic) != "PK\x05\x06") {
 		return nil, formatf("zip archive does not start with a zip header (prefixed data is not allowed)")
@@ -365,52 +411,76 @@ func extractZip(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, op
 	if err := checkRanges(r, zr.File, size); err != nil {
 		return nil, err
 	}
+	return zr, nil
+}
+
+// planZip checks every entry of the central directory and returns the
+// finished plan. It writes nothing.
+func planZip(ctx context.Context, files []*zip.File, opts Options) (*plan, error) {
 	p := newPlan(opts)
-	for _, f := range zr.File {
+	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if f.Flags&0x1 != 0 {
-			return nil, formatf("entry %q is encrypted", f.Name)
-		}
-		if f.Method != zip.Store && f.Method != zip.Deflate {
-			return nil, formatf("entry %q uses compression method %d (only store and deflate are supported)", f.Name, f.Method)
-		}
-		mode := f.Mode()
-		var k kind
-		var target string
-		switch {
-		case mode.IsDir():
-			if f.UncompressedSize64 != 0 || f.CompressedSize64 > 2 {
-				return nil, unsafeEntry(f.Name, "folder entry carries data")
-			}
-			k = kindDir
-		case mode.IsRegular():
-			k = kindFile
-		case mode&os.ModeSymlink != 0:
-			k = kindSymlink
-			if target, err = readLinkTarget(f); err != nil {
-				return nil, err
-			}
-		default:
-			return nil, unsafeEntry(f.Name, fmt.Sprintf("mode %v is not a regular file, folder or link", mode))
-		}
-		size := int64(f.UncompressedSize64)
-		if f.UncompressedSize64 > 1<<62 {
-			size = 1 << 62
-		}
-		if err := p.add(f.Name, k, mode&0o111 != 0, size, target); err != nil {
+		if err := planZipEntry(p, f); err != nil {
 			return nil, err
 		}
 	}
 	if err := p.finish(); err != nil {
 		return nil, err
 	}
+	return p, nil
+}
 
+// planZipEntry checks one entry's flags, compression method and type and
+// adds it to the plan.
+func planZipEntry(p *plan, f *zip.File) error {
+	if f.Flags&0x1 != 0 {
+		return formatf("entry %q is encrypted", f.Name)
+	}
+	if f.Method != zip.Store && f.Method != zip.Deflate {
+		return formatf("entry %q uses compression method %d (only store and deflate are supported)", f.Name, f.Method)
+	}
+	k, target, err := zipKind(f)
+	if err != nil {
+		return err
+	}
+	size := int64(f.UncompressedSize64)
+	if f.UncompressedSize64 > 1<<62 {
+		size = 1 << 62
+	}
+	return p.add(f.Name, k, f.Mode()&0o111 != 0, size, target)
+}
+
+// zipKind classifies a zip entry by its mode, and reads a symbolic link's
+// target.
+func zipKind(f *zip.File) (k kind, target string, err error) {
+	mode := f.Mode()
+	switch {
+	case mode.IsDir():
+		if f.UncompressedSize64 != 0 || f.CompressedSize64 > 2 {
+			return 0, "", unsafeEntry(f.Name, "folder entry carries data")
+		}
+		return kindDir, "", nil
+	case mode.IsRegular():
+		return kindFile, "", nil
+	case mode&os.ModeSymlink != 0:
+		target, err := readLinkTarget(f)
+		if err != nil {
+			return 0, "", err
+		}
+		return kindSymlink, target, nil
+	}
+	return 0, "", unsafeEntry(f.Name, fmt.Sprintf("mode %v is not a regular file, folder or link", mode))
+}
+
+// writeZip writes the files the plan selected, a few at a time, then the
+// links' copies.
+func writeZip(ctx context.Context, files []*zip.File, p *plan, dst *os.Root, opts Options) ([]cache.File, error) {
 	w := newWriter(dst, opts.MaxTotalSize, opts.Writable)
 	defer w.close()
-	out := newFileWriter(ctx, len(zr.File))
-	for i, f := range zr.File {
+	out := newFileWriter(ctx, len(files))
+	for i, f := range files {
 		e := p.entries[i]
 		if e.kind != kindFile || e.rel == "" {
 			continue

@@ -22,14 +22,38 @@ func FS(ctx context.Context, fsys fs.FS, root string, dst *os.Root, opts Options
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
+	root, err := fsRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	p := newPlan(opts)
+	walked, err := planFS(ctx, fsys, root, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.finish(); err != nil {
+		return nil, err
+	}
+	return writeFS(ctx, fsys, root, p, walked, dst, opts)
+}
+
+// fsRoot returns the root of the skill in the form fs.WalkDir takes:
+// "." for the whole file system, and no trailing slash.
+func fsRoot(root string) (string, error) {
 	if root == "" {
 		root = "."
 	}
 	root = strings.TrimSuffix(root, "/")
 	if !fs.ValidPath(root) {
-		return nil, fmt.Errorf("%w: invalid root %q (use a slash-separated path without . or .. elements)", ErrUnsafe, root)
+		return "", fmt.Errorf("%w: invalid root %q (use a slash-separated path without . or .. elements)", ErrUnsafe, root)
 	}
-	p := newPlan(opts)
+	return root, nil
+}
+
+// planFS walks the tree under root and adds every entry to the plan. It
+// returns what the walk saw of each regular file, by its path inside the
+// skill, for writeFS to check that the file it opens is the same.
+func planFS(ctx context.Context, fsys fs.FS, root string, p *plan) (map[string]fs.FileInfo, error) {
 	walked := make(map[string]fs.FileInfo)
 	err := fs.WalkDir(fsys, root, func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -44,43 +68,60 @@ func FS(ctx context.Context, fsys fs.FS, root string, dst *os.Root, opts Options
 			}
 			return nil
 		}
-		// A hostile fs.FS may list names that are empty, "." or ".." or
-		// hold slashes, which path.Join would fold into other paths.
-		if n := d.Name(); n == "" || n == "." || n == ".." || strings.ContainsAny(n, "/\\") {
-			return unsafeEntry(n, "the file system lists an invalid name")
+		rel, err := fsRel(root, name, d.Name())
+		if err != nil {
+			return err
 		}
-		rel := name
-		if root != "." {
-			var ok bool
-			if rel, ok = strings.CutPrefix(name, root+"/"); !ok {
-				return unsafeEntry(name, "the file system lists a name outside the root")
-			}
-		}
-		switch t := d.Type(); {
-		case t.IsDir():
-			return p.add(rel, kindDir, false, 0, "")
-		case t.IsRegular():
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			walked[rel] = info
-			return p.add(rel, kindFile, info.Mode()&0o111 != 0, info.Size(), "")
-		case t&fs.ModeSymlink != 0:
-			target, err := fs.ReadLink(fsys, name)
-			if err != nil {
-				return unsafeEntry(rel, fmt.Sprintf("symbolic link cannot be read: %v", err))
-			}
-			return p.add(rel, kindSymlink, false, 0, target)
-		}
-		return unsafeEntry(rel, fmt.Sprintf("mode %v is not a regular file, folder or link", d.Type()))
+		return planFSEntry(fsys, p, walked, name, rel, d)
 	})
-	if err != nil {
-		return nil, err
+	return walked, err
+}
+
+// fsRel returns the path inside the skill of name, an entry of the walk
+// under root whose last element the file system lists as elem.
+func fsRel(root, name, elem string) (string, error) {
+	// A hostile fs.FS may list names that are empty, "." or ".." or
+	// hold slashes, which path.Join would fold into other paths.
+	if elem == "" || elem == "." || elem == ".." || strings.ContainsAny(elem, "/\\") {
+		return "", unsafeEntry(elem, "the file system lists an invalid name")
 	}
-	if err := p.finish(); err != nil {
-		return nil, err
+	if root == "." {
+		return name, nil
 	}
+	rel, ok := strings.CutPrefix(name, root+"/")
+	if !ok {
+		return "", unsafeEntry(name, "the file system lists a name outside the root")
+	}
+	return rel, nil
+}
+
+// planFSEntry adds the walk's entry d (name in fsys, rel inside the
+// skill) to the plan by its type, recording a regular file's description
+// in walked.
+func planFSEntry(fsys fs.FS, p *plan, walked map[string]fs.FileInfo, name, rel string, d fs.DirEntry) error {
+	switch t := d.Type(); {
+	case t.IsDir():
+		return p.add(rel, kindDir, false, 0, "")
+	case t.IsRegular():
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		walked[rel] = info
+		return p.add(rel, kindFile, info.Mode()&0o111 != 0, info.Size(), "")
+	case t&fs.ModeSymlink != 0:
+		target, err := fs.ReadLink(fsys, name)
+		if err != nil {
+			return unsafeEntry(rel, fmt.Sprintf("symbolic link cannot be read: %v", err))
+		}
+		return p.add(rel, kindSymlink, false, 0, target)
+	}
+	return unsafeEntry(rel, fmt.Sprintf("mode %v is not a regular file, folder or link", d.Type()))
+}
+
+// writeFS copies the regular files of the plan, one after the other, then
+// the links' copies.
+func writeFS(ctx context.Context, fsys fs.FS, root string, p *plan, walked map[string]fs.FileInfo, dst *os.Root, opts Options) ([]cache.File, error) {
 	w := newWriter(dst, opts.MaxTotalSize, opts.Writable)
 	defer w.close()
 	files := make([]cache.File, 0, len(p.entries))

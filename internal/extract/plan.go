@@ -172,14 +172,7 @@ func (p *plan) add(raw string, k kind, exec bool, size int64, linkname string) e
 		return err
 	}
 	if isRoot {
-		if k != kindDir {
-			return unsafeEntry(raw, "archive root is not a folder")
-		}
-		if p.count() >= p.opts.MaxEntries {
-			return p.tooMany()
-		}
-		p.entries = append(p.entries, entry{kind: kindDir})
-		return nil
+		return p.addRoot(raw, k)
 	}
 	// The entry and the folders its name implies must fit; a listed folder
 	// that an earlier name implied is already counted.
@@ -199,35 +192,73 @@ func (p *plan) add(raw string, k kind, exec bool, size int64, linkname string) e
 	}
 	switch k {
 	case kindSymlink:
-		if err := checkLinkTarget(name, linkname); err != nil {
-			return err
-		}
-		if inside {
-			t := path.Join(path.Dir(rel), linkname)
-			if t == ".." || strings.HasPrefix(t, "../") {
-				return unsafeEntry(name, fmt.Sprintf("link target %q leaves the skill", linkname))
-			}
-			e.target = t
-		}
+		e.target, err = symlinkTarget(name, rel, linkname, inside)
 	case kindHardlink:
-		target, _, err := cleanName(linkname, false)
-		if err != nil {
-			return unsafeEntry(name, fmt.Sprintf("link target %q: %v", linkname, err))
-		}
-		t, ok := p.within(target)
-		if inside && !ok {
-			return unsafeEntry(name, fmt.Sprintf("link target %q leaves the skill", linkname))
-		}
-		e.target = t
+		e.target, err = p.hardlinkTarget(name, linkname, inside)
 	case kindFile:
-		if e.rel != "" {
-			p.total += size
-			if p.total > p.opts.MaxTotalSize {
-				return limitf("files declare more than %d bytes in all (raise it with WithMaxTotalSize)", p.opts.MaxTotalSize)
-			}
-		}
+		err = p.countFile(e)
+	}
+	if err != nil {
+		return err
 	}
 	p.entries = append(p.entries, e)
+	return nil
+}
+
+// addRoot records an entry naming the archive root, which must be a
+// folder.
+func (p *plan) addRoot(raw string, k kind) error {
+	if k != kindDir {
+		return unsafeEntry(raw, "archive root is not a folder")
+	}
+	if p.count() >= p.opts.MaxEntries {
+		return p.tooMany()
+	}
+	p.entries = append(p.entries, entry{kind: kindDir})
+	return nil
+}
+
+// symlinkTarget checks the target of the symbolic link name (rel inside
+// the skill, when inside) and returns the skill-relative path it copies;
+// "" when the link is not written.
+func symlinkTarget(name, rel, linkname string, inside bool) (string, error) {
+	if err := checkLinkTarget(name, linkname); err != nil {
+		return "", err
+	}
+	if !inside {
+		return "", nil
+	}
+	t := path.Join(path.Dir(rel), linkname)
+	if t == ".." || strings.HasPrefix(t, "../") {
+		return "", unsafeEntry(name, fmt.Sprintf("link target %q leaves the skill", linkname))
+	}
+	return t, nil
+}
+
+// hardlinkTarget checks the target of the hard link name, an archive
+// path, and returns its skill-relative path.
+func (p *plan) hardlinkTarget(name, linkname string, inside bool) (string, error) {
+	target, _, err := cleanName(linkname, false)
+	if err != nil {
+		return "", unsafeEntry(name, fmt.Sprintf("link target %q: %v", linkname, err))
+	}
+	t, ok := p.within(target)
+	if inside && !ok {
+		return "", unsafeEntry(name, fmt.Sprintf("link target %q leaves the skill", linkname))
+	}
+	return t, nil
+}
+
+// countFile counts the declared size of a file that is written against
+// the total.
+func (p *plan) countFile(e entry) error {
+	if e.rel == "" {
+		return nil
+	}
+	p.total += e.size
+	if p.total > p.opts.MaxTotalSize {
+		return limitf("files declare more than %d bytes in all (raise it with WithMaxTotalSize)", p.opts.MaxTotalSize)
+	}
 	return nil
 }
 
