@@ -46,6 +46,14 @@ func (s *Skill) load(m *yaml.Node, lenient bool) string {
 		}
 		s.fields[key] = v
 	}
+	s.fillTyped()
+	return ""
+}
+
+// fillTyped sets the typed fields, Metadata and Extra from the front
+// matter's values, however they are shaped; check reports the wrong
+// shapes.
+func (s *Skill) fillTyped() {
 	if v, ok := s.fields["name"]; ok {
 		t, _ := text(v)
 		s.Name = trimSpace(t)
@@ -84,7 +92,6 @@ func (s *Skill) load(m *yaml.Node, lenient bool) string {
 			s.Extra[key] = toAny(s.fields[key], &budget)
 		}
 	}
-	return ""
 }
 
 // toolList returns allowed-tools as one string: the text of a scalar, or
@@ -108,87 +115,111 @@ func toolList(n *yaml.Node) (string, bool) {
 	return "", false
 }
 
-// check applies rules 5-8, or their lenient forms, and appends the problems.
+// check applies rules 5-8, or their lenient forms, and appends the
+// problems, in the reference validator's order.
 func (s *Skill) check(c config) {
 	lenient := c.mode == Lenient
-	add := func(field string, warn bool, format string, args ...any) {
-		s.Problems = append(s.Problems, Problem{Field: field, Message: fmt.Sprintf(format, args...), Warning: warn && lenient})
-	}
-
-	// Rule 5.
 	if !lenient {
-		var extra []string
-		for _, k := range s.keys {
-			if !isAllowed(k) {
-				extra = append(extra, k)
-			}
-		}
-		if len(extra) > 0 {
-			slices.Sort(extra)
-			add("", false, "Unexpected fields in frontmatter: %s. Only %s are allowed.", strings.Join(extra, ", "), allowedList)
+		s.checkKeys() // Rule 5.
+	}
+	s.checkName(c, lenient) // Rule 6.
+	s.checkDescription()    // Rule 7.
+	s.checkCompatibility()  // Rule 8.
+	if lenient {
+		s.checkLenientTypes() // Lenient rule 7; strict mode checks neither (rule 9).
+	}
+}
+
+// addProblem appends a problem; it is a warning when warning is true.
+func (s *Skill) addProblem(field string, warning bool, format string, args ...any) {
+	s.Problems = append(s.Problems, Problem{Field: field, Message: fmt.Sprintf(format, args...), Warning: warning})
+}
+
+// checkKeys applies rule 5: only the allowed keys.
+func (s *Skill) checkKeys() {
+	var extra []string
+	for _, k := range s.keys {
+		if !isAllowed(k) {
+			extra = append(extra, k)
 		}
 	}
+	if len(extra) > 0 {
+		slices.Sort(extra)
+		s.addProblem("", false, "Unexpected fields in frontmatter: %s. Only %s are allowed.", strings.Join(extra, ", "), allowedList)
+	}
+}
 
-	// Rule 6.
-	if v, ok := s.fields["name"]; !ok {
+// checkName applies rule 6, or in lenient mode its form that takes a
+// missing name from the folder and makes a long name or one that differs
+// from the folder's a warning.
+func (s *Skill) checkName(c config, lenient bool) {
+	v, ok := s.fields["name"]
+	if !ok {
 		if lenient && c.hasDir {
 			s.Name, s.nameFromDir = c.dirName, true
-			add("name", true, "Missing required field in frontmatter: name; the folder name '%s' is used", c.dirName)
+			s.addProblem("name", true, "Missing required field in frontmatter: name; the folder name '%s' is used", c.dirName)
 		} else {
-			add("name", false, "Missing required field in frontmatter: name")
+			s.addProblem("name", false, "Missing required field in frontmatter: name")
 		}
-	} else if t, ok := text(v); !ok || trimSpace(t) == "" {
-		add("name", false, "Field 'name' must be a non-empty string")
-	} else {
-		name := norm.NFKC.String(trimSpace(t))
-		if n := utf8.RuneCountInString(name); n > MaxNameLength {
-			add("name", true, "Skill name '%s' exceeds %d character limit (%d chars)", name, MaxNameLength, n)
-		}
-		if name != strings.ToLower(name) {
-			add("name", false, "Skill name '%s' must be lowercase", name)
-		}
-		if strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") {
-			add("name", false, "Skill name cannot start or end with a hyphen")
-		}
-		if strings.Contains(name, "--") {
-			add("name", false, "Skill name cannot contain consecutive hyphens")
-		}
-		if strings.IndexFunc(name, func(r rune) bool { return !isAlnum(r) && r != '-' }) >= 0 {
-			add("name", false, "Skill name '%s' contains invalid characters. Only letters, digits, and hyphens are allowed.", name)
-		}
-		if c.hasDir && norm.NFKC.String(c.dirName) != name {
-			add("name", true, "Directory name '%s' must match skill name '%s'", c.dirName, name)
-		}
-	}
-
-	// Rule 7.
-	if v, ok := s.fields["description"]; !ok {
-		add("description", false, "Missing required field in frontmatter: description")
-	} else if t, ok := text(v); !ok || trimSpace(t) == "" {
-		add("description", false, "Field 'description' must be a non-empty string")
-	} else if n := utf8.RuneCountInString(t); n > MaxDescriptionLength {
-		add("description", false, "Description exceeds %d character limit (%d chars)", MaxDescriptionLength, n)
-	}
-
-	// Rule 8.
-	if v, ok := s.fields["compatibility"]; ok {
-		if t, ok := text(v); !ok {
-			add("compatibility", false, "Field 'compatibility' must be a string")
-		} else if n := utf8.RuneCountInString(t); n > MaxCompatibilityLength {
-			add("compatibility", false, "Compatibility exceeds %d character limit (%d chars)", MaxCompatibilityLength, n)
-		}
-	}
-
-	// Lenient rule 7; strict mode checks neither (rule 9).
-	if !lenient {
 		return
 	}
+	t, ok := text(v)
+	if !ok || trimSpace(t) == "" {
+		s.addProblem("name", false, "Field 'name' must be a non-empty string")
+		return
+	}
+	name := norm.NFKC.String(trimSpace(t))
+	if n := utf8.RuneCountInString(name); n > MaxNameLength {
+		s.addProblem("name", lenient, "Skill name '%s' exceeds %d character limit (%d chars)", name, MaxNameLength, n)
+	}
+	if name != strings.ToLower(name) {
+		s.addProblem("name", false, "Skill name '%s' must be lowercase", name)
+	}
+	if strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") {
+		s.addProblem("name", false, "Skill name cannot start or end with a hyphen")
+	}
+	if strings.Contains(name, "--") {
+		s.addProblem("name", false, "Skill name cannot contain consecutive hyphens")
+	}
+	if strings.IndexFunc(name, func(r rune) bool { return !isAlnum(r) && r != '-' }) >= 0 {
+		s.addProblem("name", false, "Skill name '%s' contains invalid characters. Only letters, digits, and hyphens are allowed.", name)
+	}
+	if c.hasDir && norm.NFKC.String(c.dirName) != name {
+		s.addProblem("name", lenient, "Directory name '%s' must match skill name '%s'", c.dirName, name)
+	}
+}
+
+// checkDescription applies rule 7.
+func (s *Skill) checkDescription() {
+	if v, ok := s.fields["description"]; !ok {
+		s.addProblem("description", false, "Missing required field in frontmatter: description")
+	} else if t, ok := text(v); !ok || trimSpace(t) == "" {
+		s.addProblem("description", false, "Field 'description' must be a non-empty string")
+	} else if n := utf8.RuneCountInString(t); n > MaxDescriptionLength {
+		s.addProblem("description", false, "Description exceeds %d character limit (%d chars)", MaxDescriptionLength, n)
+	}
+}
+
+// checkCompatibility applies rule 8.
+func (s *Skill) checkCompatibility() {
+	if v, ok := s.fields["compatibility"]; ok {
+		if t, ok := text(v); !ok {
+			s.addProblem("compatibility", false, "Field 'compatibility' must be a string")
+		} else if n := utf8.RuneCountInString(t); n > MaxCompatibilityLength {
+			s.addProblem("compatibility", false, "Compatibility exceeds %d character limit (%d chars)", MaxCompatibilityLength, n)
+		}
+	}
+}
+
+// checkLenientTypes applies lenient rule 7: warnings for metadata and
+// allowed-tools of the wrong shape.
+func (s *Skill) checkLenientTypes() {
 	if v, ok := s.fields["metadata"]; ok && !isStringMap(v) {
-		add("metadata", true, "Field 'metadata' should be a map of strings to strings")
+		s.addProblem("metadata", true, "Field 'metadata' should be a map of strings to strings")
 	}
 	if v, ok := s.fields["allowed-tools"]; ok {
 		if _, ok := toolList(v); !ok {
-			add("allowed-tools", true, "Field 'allowed-tools' should be a string or a list of strings")
+			s.addProblem("allowed-tools", true, "Field 'allowed-tools' should be a string or a list of strings")
 		}
 	}
 }
