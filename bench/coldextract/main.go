@@ -15,10 +15,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"syscall"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/bench/internal/benchrun"
 	"github.com/agentadaptor/agentadaptor/internal/testarchive"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
@@ -35,6 +35,11 @@ func main() {
 	}
 }
 
+// timings are the times of each contender, a run each.
+type timings struct {
+	tar, cold, warm []time.Duration
+}
+
 func run(files int, size int64, runs int, scratch string) error {
 	if _, err := exec.LookPath("tar"); err != nil {
 		return fmt.Errorf("tar is not installed: %w", err)
@@ -48,80 +53,106 @@ func run(files int, size int64, runs int, scratch string) error {
 		scratch = d
 	}
 	archive := filepath.Join(scratch, "bench.tar.gz")
-	f, err := os.Create(archive)
-	if err != nil {
-		return err
-	}
-	if err := testarchive.TarGz(f, files, size); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
+	if err := makeArchive(archive, files, size); err != nil {
 		return err
 	}
 	info, _ := os.Stat(archive)
 	fmt.Printf("archive: %d files, %.1f MiB of text, %.1f MiB compressed; %d runs each, GOMAXPROCS=%d\n",
 		files, float64(size)/(1<<20), float64(info.Size())/(1<<20), runs, runtime.GOMAXPROCS(0))
 
-	ctx := context.Background()
-	var tarTimes, cold, warm []time.Duration
+	var t timings
 	for i := range runs {
-		out := filepath.Join(scratch, fmt.Sprintf("tar-%d", i))
-		if err := os.Mkdir(out, 0o755); err != nil {
+		if err := t.round(context.Background(), archive, scratch, i); err != nil {
 			return err
 		}
-		root := filepath.Join(scratch, fmt.Sprintf("cache-%d", i))
-		runTar := func() error {
-			settle()
-			start := time.Now()
-			if b, err := exec.Command("tar", "-xzf", archive, "-C", out).CombinedOutput(); err != nil {
-				return fmt.Errorf("tar: %v: %s", err, b)
-			}
-			tarTimes = append(tarTimes, time.Since(start))
-			return nil
-		}
-		runCold := func() error {
-			m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(root))
-			s := skill.Archive("bench", skill.ArchiveFile(archive))
-			settle()
-			start := time.Now()
-			if _, err := m.Materialize(ctx, s); err != nil {
-				return err
-			}
-			cold = append(cold, time.Since(start))
-			start = time.Now()
-			if _, err := m.Materialize(ctx, s); err != nil {
-				return err
-			}
-			warm = append(warm, time.Since(start))
-			return nil
-		}
-		// Alternate which goes first, so neither always inherits the
-		// other's write-back.
-		first, second := runTar, runCold
-		if i%2 == 1 {
-			first, second = runCold, runTar
-		}
-		if err := first(); err != nil {
-			return err
-		}
-		if err := second(); err != nil {
-			return err
-		}
-		os.RemoveAll(out)
-		os.RemoveAll(root)
 	}
-	t, c, w := median(tarTimes), median(cold), median(warm)
+	t.report()
+	return nil
+}
+
+// makeArchive writes a tar.gz of files files holding size bytes of text
+// in all to path.
+func makeArchive(path string, files int, size int64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := testarchive.TarGz(f, files, size); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// round times the i-th run of each contender, each into a folder of its
+// own under scratch, and removes those folders.
+func (t *timings) round(ctx context.Context, archive, scratch string, i int) error {
+	out := filepath.Join(scratch, fmt.Sprintf("tar-%d", i))
+	if err := os.Mkdir(out, 0o755); err != nil {
+		return err
+	}
+	root := filepath.Join(scratch, fmt.Sprintf("cache-%d", i))
+	runTar := func() error { return t.untar(archive, out) }
+	runCold := func() error { return t.materialize(ctx, archive, root) }
+	// Alternate which goes first, so neither always inherits the
+	// other's write-back.
+	first, second := runTar, runCold
+	if i%2 == 1 {
+		first, second = runCold, runTar
+	}
+	if err := first(); err != nil {
+		return err
+	}
+	if err := second(); err != nil {
+		return err
+	}
+	os.RemoveAll(out)
+	os.RemoveAll(root)
+	return nil
+}
+
+// untar times tar -xzf of archive into the folder out.
+func (t *timings) untar(archive, out string) error {
+	settle()
+	start := time.Now()
+	if b, err := exec.Command("tar", "-xzf", archive, "-C", out).CombinedOutput(); err != nil {
+		return fmt.Errorf("tar: %v: %s", err, b)
+	}
+	t.tar = append(t.tar, time.Since(start))
+	return nil
+}
+
+// materialize times a materialization of archive into the empty cache
+// root, then another of the same archive into the now warm one.
+func (t *timings) materialize(ctx context.Context, archive, root string) error {
+	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(root))
+	s := skill.Archive("bench", skill.ArchiveFile(archive))
+	settle()
+	start := time.Now()
+	if _, err := m.Materialize(ctx, s); err != nil {
+		return err
+	}
+	t.cold = append(t.cold, time.Since(start))
+	start = time.Now()
+	if _, err := m.Materialize(ctx, s); err != nil {
+		return err
+	}
+	t.warm = append(t.warm, time.Since(start))
+	return nil
+}
+
+// report prints the medians, their ratios and the peak memory.
+func (t *timings) report() {
+	tr, c, w := benchrun.Median(t.tar), benchrun.Median(t.cold), benchrun.Median(t.warm)
 	fmt.Printf("%-28s %10s\n", "contender", "median")
-	fmt.Printf("%-28s %10s\n", "tar -xzf", t.Round(time.Millisecond))
+	fmt.Printf("%-28s %10s\n", "tar -xzf", tr.Round(time.Millisecond))
 	fmt.Printf("%-28s %10s\n", "materialize, cold cache", c.Round(time.Millisecond))
 	fmt.Printf("%-28s %10s\n", "materialize, warm cache", w.Round(100*time.Microsecond))
-	fmt.Printf("cold / tar -xzf = %.2fx (goal <= 1.0x)\n", float64(c)/float64(t))
+	fmt.Printf("cold / tar -xzf = %.2fx (goal <= 1.0x)\n", float64(c)/float64(tr))
 	fmt.Printf("warm / cold     = %.3fx (goal <= 0.1x)\n", float64(w)/float64(c))
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
 		fmt.Printf("peak RSS of this process (archive generation included): %d MiB\n", ru.Maxrss/1024)
 	}
-	return nil
 }
 
 // settle flushes dirty pages so that each contender starts from the same
@@ -129,10 +160,4 @@ func run(files int, size int64, runs int, scratch string) error {
 func settle() {
 	syscall.Sync()
 	runtime.GC()
-}
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

@@ -27,101 +27,70 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/agentadaptor/agentadaptor/bench/internal/benchrun"
 )
 
 func main() {
-	n := flag.Int("skills", 500, "skills in the repository")
-	runs := flag.Int("runs", 5, "runs of each contender")
-	scratch := flag.String("dir", filepath.Join(os.TempDir(), "agentadaptor-repocmp"), "scratch folder (kept, so the npm tool is installed once)")
-	flag.Parse()
-	if err := run(*n, *runs, *scratch); err != nil {
-		fmt.Fprintln(os.Stderr, "repocmp:", err)
-		os.Exit(1)
-	}
-}
-
-// contender is one command that installs the repository's skills.
-type contender struct {
-	name string
-	args []string
+	benchrun.Main("repocmp", "skills in the repository", 500, 5, run)
 }
 
 func run(n, runs int, scratch string) error {
-	if err := os.MkdirAll(scratch, 0o755); err != nil {
+	npmCLI, bin, err := benchrun.Tools(scratch)
+	if err != nil {
 		return err
-	}
-	npmCLI := filepath.Join(scratch, "node_modules", "skills", "bin", "cli.mjs")
-	if _, err := os.Stat(npmCLI); err != nil {
-		cmd := exec.Command("npm", "install", "--no-audit", "--no-fund", "--silent", "skills@1.4.9")
-		cmd.Dir = scratch
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("npm install skills@1.4.9: %v: %s", err, out)
-		}
-	}
-	bin := filepath.Join(scratch, "agentskills")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/agentskills").CombinedOutput(); err != nil {
-		return fmt.Errorf("build agentskills (run from the repository root): %v: %s", err, out)
 	}
 	repo := filepath.Join(scratch, "repo")
 	if err := makeRepo(repo, n); err != nil {
 		return err
 	}
-	contenders := []contender{
-		{"agentskills add git+file://", []string{bin, "add", "git+file://" + repo + "#ref=main", "--agent", "claude-code,codex", "--quiet"}},
-		{"npm skills add file://", []string{"node", npmCLI, "add", "file://" + repo, "--skill", "*", "-a", "claude-code", "-a", "codex", "-y"}},
-		{"agentskills add FOLDER", []string{bin, "add", repo, "--agent", "claude-code,codex", "--quiet"}},
-		{"npm skills add FOLDER", []string{"node", npmCLI, "add", repo, "--skill", "*", "-a", "claude-code", "-a", "codex", "-y"}},
+	contenders := []benchrun.Contender{
+		{Name: "agentskills add git+file://", Args: []string{bin, "add", "git+file://" + repo + "#ref=main", "--agent", "claude-code,codex", "--quiet"}},
+		{Name: "npm skills add file://", Args: []string{"node", npmCLI, "add", "file://" + repo, "--skill", "*", "-a", "claude-code", "-a", "codex", "-y"}},
+		{Name: "agentskills add FOLDER", Args: []string{bin, "add", repo, "--agent", "claude-code,codex", "--quiet"}},
+		{Name: "npm skills add FOLDER", Args: []string{"node", npmCLI, "add", repo, "--skill", "*", "-a", "claude-code", "-a", "codex", "-y"}},
 	}
 	fmt.Printf("a git repository of %d skills (skills/skill-NNN) into claude-code and codex, fresh project and cache each time, %d runs each\n", n, runs)
 	for _, c := range contenders {
-		fmt.Printf("  %s: %s\n", c.name, strings.Join(c.args, " "))
+		fmt.Printf("  %s: %s\n", c.Name, strings.Join(c.Args, " "))
 	}
-	times := make([][]time.Duration, len(contenders))
-	for r := range runs {
-		for i := range contenders {
-			idx := (i + r) % len(contenders) // alternate who goes first
-			c := contenders[idx]
-			project := filepath.Join(scratch, fmt.Sprintf("project-%d-%d", idx, r))
-			os.RemoveAll(project)
-			if err := os.MkdirAll(filepath.Join(project, "home"), 0o755); err != nil {
-				return err
-			}
-			cmd := exec.Command(c.args[0], c.args[1:]...)
-			cmd.Dir = project
-			cmd.Env = append(os.Environ(), "HOME="+filepath.Join(project, "home"), "DISABLE_TELEMETRY=1", "DO_NOT_TRACK=1",
-				"AGENT_ADAPTOR_SKILL_CACHE_ROOT="+filepath.Join(project, "cache"), "GIT_CONFIG_GLOBAL=/dev/null")
-			syscall.Sync()
-			start := time.Now()
-			out, err := cmd.CombinedOutput()
-			elapsed := time.Since(start)
-			if err != nil {
-				return fmt.Errorf("%s: %v: %s", c.name, err, out)
-			}
-			times[idx] = append(times[idx], elapsed)
-			links, _ := os.ReadDir(filepath.Join(project, ".claude", "skills"))
-			copies, _ := os.ReadDir(filepath.Join(project, ".agents", "skills"))
-			if len(links) != n || len(copies) != n {
-				return fmt.Errorf("%s installed %d skills for claude-code and %d in .agents/skills, want %d: %s", c.name, len(links), len(copies), n, out)
-			}
-			os.RemoveAll(project)
-		}
+	times, err := benchrun.Rounds(len(contenders), runs, func(r, i int) (time.Duration, error) {
+		return install(contenders[i], filepath.Join(scratch, fmt.Sprintf("project-%d-%d", i, r)), n)
+	})
+	if err != nil {
+		return err
 	}
-	fmt.Printf("%-30s %10s\n", "contender", "median")
-	for i, c := range contenders {
-		fmt.Printf("%-30s %10s\n", c.name, median(times[i]).Round(time.Millisecond))
-	}
-	fmt.Printf("agentskills / npm skills, git over file:// = %.2fx\n", float64(median(times[0]))/float64(median(times[1])))
-	fmt.Printf("agentskills / npm skills, folder = %.2fx\n", float64(median(times[2]))/float64(median(times[3])))
+	benchrun.PrintMedians(30, contenders, times)
+	fmt.Printf("agentskills / npm skills, git over file:// = %.2fx\n", float64(benchrun.Median(times[0]))/float64(benchrun.Median(times[1])))
+	fmt.Printf("agentskills / npm skills, folder = %.2fx\n", float64(benchrun.Median(times[2]))/float64(benchrun.Median(times[3])))
 	return nil
+}
+
+// install runs one contender in a fresh project folder, with a fresh HOME
+// and skill cache, checks that it installed the n skills for claude-code
+// and in .agents/skills, and returns how long it took.
+func install(c benchrun.Contender, project string, n int) (time.Duration, error) {
+	os.RemoveAll(project)
+	if err := os.MkdirAll(filepath.Join(project, "home"), 0o755); err != nil {
+		return 0, err
+	}
+	elapsed, out, err := benchrun.Time(c.Name, exec.Command(c.Args[0], c.Args[1:]...), project, filepath.Join(project, "cache"), "GIT_CONFIG_GLOBAL=/dev/null")
+	if err != nil {
+		return 0, err
+	}
+	links, _ := os.ReadDir(filepath.Join(project, ".claude", "skills"))
+	copies, _ := os.ReadDir(filepath.Join(project, ".agents", "skills"))
+	if len(links) != n || len(copies) != n {
+		return 0, fmt.Errorf("%s installed %d skills for claude-code and %d in .agents/skills, want %d: %s", c.Name, len(links), len(copies), n, out)
+	}
+	os.RemoveAll(project)
+	return elapsed, nil
 }
 
 // makeRepo makes a git repository at dir, on branch main, holding n
@@ -160,10 +129,4 @@ func makeRepo(dir string, n int) error {
 		}
 	}
 	return nil
-}
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

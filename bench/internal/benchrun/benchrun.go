@@ -1,0 +1,119 @@
+//go:build linux
+
+// Package benchrun holds what the side-by-side comparisons under bench/
+// share: building agentskills, installing the npm skills tool, timing one
+// contender's run, taking turns and printing the medians.
+package benchrun
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"time"
+)
+
+// Main is the main function of an install comparison called prog: it
+// reads the flags -skills (how many skills, by default skills; usage
+// says what they are), -runs (by default runs) and -dir (the scratch
+// folder, kept between runs) and calls run with them, exiting 1 with its
+// error.
+func Main(prog, usage string, skills, runs int, run func(skills, runs int, scratch string) error) {
+	n := flag.Int("skills", skills, usage)
+	r := flag.Int("runs", runs, "runs of each contender")
+	scratch := flag.String("dir", filepath.Join(os.TempDir(), "agentadaptor-"+prog), "scratch folder (kept, so the npm tool is installed once)")
+	flag.Parse()
+	if err := run(*n, *r, *scratch); err != nil {
+		fmt.Fprintln(os.Stderr, prog+":", err)
+		os.Exit(1)
+	}
+}
+
+// NpmSkillsVersion is the version of the npm skills tool the comparisons
+// install.
+const NpmSkillsVersion = "1.4.9"
+
+// Tools prepares the two installers in scratch: it installs the npm
+// skills tool there with npm unless an earlier run did, and builds
+// agentskills from the checkout in the current folder. It returns the npm
+// tool's CLI script and the agentskills binary.
+func Tools(scratch string) (npmCLI, agentskills string, err error) {
+	if err := os.MkdirAll(scratch, 0o755); err != nil {
+		return "", "", err
+	}
+	npmCLI = filepath.Join(scratch, "node_modules", "skills", "bin", "cli.mjs")
+	if _, err := os.Stat(npmCLI); err != nil {
+		cmd := exec.Command("npm", "install", "--no-audit", "--no-fund", "--silent", "skills@"+NpmSkillsVersion)
+		cmd.Dir = scratch
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", "", fmt.Errorf("npm install skills@%s: %v: %s", NpmSkillsVersion, err, out)
+		}
+	}
+	agentskills = filepath.Join(scratch, "agentskills")
+	if out, err := exec.Command("go", "build", "-o", agentskills, "./cmd/agentskills").CombinedOutput(); err != nil {
+		return "", "", fmt.Errorf("build agentskills (run from the repository root): %v: %s", err, out)
+	}
+	return npmCLI, agentskills, nil
+}
+
+// Contender is one way of installing skills: a command and its arguments.
+type Contender struct {
+	Name string
+	Args []string
+}
+
+// Time runs cmd, the contender called name, in project with HOME set to
+// project/home, telemetry off, the skill cache at cacheRoot and the
+// variables in env, after flushing dirty pages to disk. It returns how
+// long the command took and what it printed.
+func Time(name string, cmd *exec.Cmd, project, cacheRoot string, env ...string) (time.Duration, []byte, error) {
+	cmd.Dir = project
+	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(project, "home"), "DISABLE_TELEMETRY=1", "DO_NOT_TRACK=1",
+		"AGENT_ADAPTOR_SKILL_CACHE_ROOT="+cacheRoot)
+	cmd.Env = append(cmd.Env, env...)
+	syscall.Sync()
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	elapsed := time.Since(start)
+	if err != nil {
+		return elapsed, out, fmt.Errorf("%s: %v: %s", name, err, out)
+	}
+	return elapsed, out, nil
+}
+
+// Rounds runs each of n contenders once a round, for rounds rounds,
+// taking turns going first: run(round, i) runs contender i and returns
+// its time. It returns the times of each contender, in rounds' order.
+func Rounds(n, rounds int, run func(round, i int) (time.Duration, error)) ([][]time.Duration, error) {
+	times := make([][]time.Duration, n)
+	for r := range rounds {
+		for i := range n {
+			idx := (i + r) % n // alternate who goes first
+			d, err := run(r, idx)
+			if err != nil {
+				return nil, err
+			}
+			times[idx] = append(times[idx], d)
+		}
+	}
+	return times, nil
+}
+
+// PrintMedians prints a table of each contender's median time, to the
+// millisecond, with the names in a column width characters wide.
+func PrintMedians(width int, contenders []Contender, times [][]time.Duration) {
+	fmt.Printf("%-*s %10s\n", width, "contender", "median")
+	for i, c := range contenders {
+		fmt.Printf("%-*s %10s\n", width, c.Name, Median(times[i]).Round(time.Millisecond))
+	}
+}
+
+// Median returns the median of d (the upper one of an even count).
+func Median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
