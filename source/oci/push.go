@@ -31,12 +31,9 @@ import (
 // folder must pass the default materializer's archive rules. The same
 // folder and options always give the same digest.
 func Push(ctx context.Context, dir, ref string, opts ...Option) (string, error) {
-	r, err := ParseReference(ref)
+	r, err := pushTarget(ref)
 	if err != nil {
 		return "", err
-	}
-	if r.Digest != "" || r.Tag == "" {
-		return "", fmt.Errorf("%s: push to a tag, as in %s%s/%s:TAG: the digest is the content's", ref, Scheme, r.Host, r.Repository)
 	}
 	c, err := newConfig(opts)
 	if err != nil {
@@ -55,23 +52,59 @@ func Push(ctx context.Context, dir, ref string, opts ...Option) (string, error) 
 	}
 	defer os.Remove(layerFile.Name())
 	defer layerFile.Close()
+	layer, err := packChecked(ctx, c, dir, layerFile)
+	if err != nil {
+		return "", err
+	}
+	data, mdesc, err := buildManifest(s, layer, c.annotations)
+	if err != nil {
+		return "", err
+	}
+	if err := c.upload(ctx, r, layer, layerFile, mdesc, data); err != nil {
+		return "", fmt.Errorf("%s: %w", ref, err)
+	}
+	return mdesc.Digest.String(), nil
+}
+
+// pushTarget parses ref, which must name a tag.
+func pushTarget(ref string) (Reference, error) {
+	r, err := ParseReference(ref)
+	if err != nil {
+		return Reference{}, err
+	}
+	if r.Digest != "" || r.Tag == "" {
+		return Reference{}, fmt.Errorf("%s: push to a tag, as in %s%s/%s:TAG: the digest is the content's", ref, Scheme, r.Host, r.Repository)
+	}
+	return r, nil
+}
+
+// packChecked packs the folder dir into layerFile and checks the result
+// as the default materializer checks an archive: it must break none of
+// the archive rules and hold a SKILL.md at its root.
+func packChecked(ctx context.Context, c *config, dir string, layerFile *os.File) (ocispec.Descriptor, error) {
 	layer, err := pack(ctx, dir, layerFile, c.cache.Limits())
 	if err != nil {
-		return "", fmt.Errorf("push %s: %w", dir, err)
+		return ocispec.Descriptor{}, fmt.Errorf("push %s: %w", dir, err)
 	}
 	found, err := c.cache.ArchiveSkills(ctx, layerFile.Name(), 0)
 	if err != nil {
-		return "", fmt.Errorf("push %s: the folder breaks a rule for skill archives: %w", dir, err)
+		return ocispec.Descriptor{}, fmt.Errorf("push %s: the folder breaks a rule for skill archives: %w", dir, err)
 	}
 	if !slices.Contains(found, "") {
-		return "", fmt.Errorf("push %s: the packed folder has no SKILL.md at its root (name it SKILL.md)", dir)
+		return ocispec.Descriptor{}, fmt.Errorf("push %s: the packed folder has no SKILL.md at its root (name it SKILL.md)", dir)
 	}
+	return layer, nil
+}
 
+// buildManifest builds the manifest of a skill's artifact, with the skill's
+// name and description and the extra annotations, and returns it encoded
+// with its descriptor.
+func buildManifest(s *skillmd.Skill, layer ocispec.Descriptor, extra map[string]string) ([]byte, ocispec.Descriptor, error) {
 	annotations := map[string]string{
 		ocispec.AnnotationTitle:       s.Name,
 		ocispec.AnnotationDescription: s.Description,
 	}
-	for k, v := range c.annotations {
+	for k, v := range extra {
 		annotations[k] = v
 	}
 	m := ocispec.Manifest{
@@ -84,7 +117,7 @@ func Push(ctx context.Context, dir, ref string, opts ...Option) (string, error) 
 	}
 	data, err := json.Marshal(m)
 	if err != nil {
-		return "", err
+		return nil, ocispec.Descriptor{}, err
 	}
 	mdesc := ocispec.Descriptor{
 		MediaType:    ocispec.MediaTypeImageManifest,
@@ -92,23 +125,29 @@ func Push(ctx context.Context, dir, ref string, opts ...Option) (string, error) 
 		Digest:       digest.FromBytes(data),
 		Size:         int64(len(data)),
 	}
+	return data, mdesc, nil
+}
 
+// upload pushes the empty config, the layer (from layerFile) and the
+// manifest, tagging it with r's tag. Blobs the repository has are not
+// sent again.
+func (c *config) upload(ctx context.Context, r Reference, layer ocispec.Descriptor, layerFile *os.File, mdesc ocispec.Descriptor, data []byte) error {
 	repo := c.repository(r)
 	if err := pushBlob(ctx, repo, ocispec.DescriptorEmptyJSON, func() (io.Reader, error) {
 		return bytes.NewReader(ocispec.DescriptorEmptyJSON.Data), nil
 	}); err != nil {
-		return "", fmt.Errorf("%s: push config: %w", ref, c.classify(ctx, r, err))
+		return fmt.Errorf("push config: %w", c.classify(ctx, r, err))
 	}
 	if err := pushBlob(ctx, repo, layer, func() (io.Reader, error) {
 		_, err := layerFile.Seek(0, io.SeekStart)
 		return layerFile, err
 	}); err != nil {
-		return "", fmt.Errorf("%s: push layer: %w", ref, c.classify(ctx, r, err))
+		return fmt.Errorf("push layer: %w", c.classify(ctx, r, err))
 	}
 	if err := repo.PushReference(ctx, mdesc, bytes.NewReader(data), r.Tag); err != nil {
-		return "", fmt.Errorf("%s: push manifest: %w", ref, c.classify(ctx, r, err))
+		return fmt.Errorf("push manifest: %w", c.classify(ctx, r, err))
 	}
-	return mdesc.Digest.String(), nil
+	return nil
 }
 
 // pushBlob pushes a blob the repository does not have yet.
