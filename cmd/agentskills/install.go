@@ -29,6 +29,13 @@ type scopeFlags struct {
 	json   bool
 }
 
+// scopeOptions are the options of the commands that take only the scope flags
+// (remove, list, verify).
+type scopeOptions struct {
+	io    *streams
+	scope scopeFlags
+}
+
 func (f *scopeFlags) register(cmd *cobra.Command, agentHelp string) {
 	f.registerGlobal(cmd)
 	cmd.Flags().StringSliceVarP(&f.agents, "agent", "a", nil, agentHelp+"; '*' for every agent")
@@ -73,6 +80,17 @@ func (f *scopeFlags) installer(extra ...install.Option) (*install.Installer, err
 	}
 	opts = append(opts, extra...)
 	return install.New(env, opts...), nil
+}
+
+// selectedInstaller returns the agents selected, as [scopeFlags.selected]
+// does, and the installer for the chosen scope.
+func (f *scopeFlags) selectedInstaller(extra ...install.Option) ([]install.Agent, *install.Installer, error) {
+	agents, err := f.selected()
+	if err != nil {
+		return nil, nil, err
+	}
+	in, err := f.installer(extra...)
+	return agents, in, err
 }
 
 // isTerminal reports whether f is a terminal (a character device).
@@ -248,12 +266,8 @@ type addOptions struct {
 	timeout time.Duration
 }
 
-func newAddCmd(s *streams) *cobra.Command {
-	opts := &addOptions{io: s}
-	cmd := &cobra.Command{
-		Use:   "add SOURCE...",
-		Short: "Install skills into agents' skill folders",
-		Long: `Add installs the skills of each SOURCE: a folder, an archive (zip, tar,
+// addLong is the help of add.
+const addLong = `Add installs the skills of each SOURCE: a folder, an archive (zip, tar,
 tar.gz) or the http(s) URL of one, optionally pinned with #sha256=HEX; a
 GitHub repository, OWNER/REPO[/PATH][@REF] or
 https://github.com/OWNER/REPO[/tree/REF/PATH] (a token from GITHUB_TOKEN or
@@ -286,8 +300,9 @@ installs for the agents found on this machine, else claude-code and codex;
 --agent '*' or --all installs for every known agent ('agentskills agents'
 lists them). It never asks anything: -y is accepted, for users of the npm
 skills tool, and changes nothing. Running it again changes nothing and says
-so.`,
-		Example: `  agentskills add ./examples/skills --agent claude-code,codex
+so.`
+
+const addExample = `  agentskills add ./examples/skills --agent claude-code,codex
   agentskills add anthropics/skills --list
   agentskills add anthropics/skills@main --skill pdf
   agentskills add 'git+https://git.example.org/team/skills.git#ref=v1&path=skills'
@@ -295,13 +310,16 @@ so.`,
   agentskills add ./kit.tgz --list
   agentskills add ./kit.tgz --skill review --global
   agentskills add 'https://example.org/kit.zip#sha256=0123...' --copy
-  agentskills add ./skills --all --strict`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usageErrorf("missing SOURCE")
-			}
-			return nil
-		},
+  agentskills add ./skills --all --strict`
+
+func newAddCmd(s *streams) *cobra.Command {
+	opts := &addOptions{io: s}
+	cmd := &cobra.Command{
+		Use:     "add SOURCE...",
+		Short:   "Install skills into agents' skill folders",
+		Long:    addLong,
+		Example: addExample,
+		Args:    requireArgs("SOURCE"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			if opts.list {
 				return runAddList(cmd.Context(), opts, args)
@@ -309,6 +327,12 @@ so.`,
 			return runAdd(cmd.Context(), opts, args)
 		}),
 	}
+	opts.register(cmd)
+	return cmd
+}
+
+// register adds add's flags to cmd.
+func (opts *addOptions) register(cmd *cobra.Command) {
 	opts.scope.register(cmd, "agents to install for, by id (default: those detected, else claude-code,codex)")
 	opts.scope.registerAll(cmd)
 	opts.scope.registerYes(cmd)
@@ -319,15 +343,10 @@ so.`,
 	cmd.Flags().BoolVarP(&opts.list, "list", "l", false, "list the skills of each SOURCE (name, folder, description) and install nothing")
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", install.DefaultDownloadTimeout, "give up a download that receives nothing for this long")
 	opts.scope.registerOutput(cmd)
-	return cmd
 }
 
 func runAdd(ctx context.Context, opts *addOptions, sources []string) error {
-	agents, err := opts.scope.selected()
-	if err != nil {
-		return err
-	}
-	in, err := opts.scope.installer(install.WithDownloadTimeout(opts.timeout))
+	agents, in, err := opts.scope.selectedInstaller(install.WithDownloadTimeout(opts.timeout))
 	if err != nil {
 		return err
 	}
@@ -410,13 +429,8 @@ func oneLine(s string, max int) string {
 	return s
 }
 
-type removeOptions struct {
-	io    *streams
-	scope scopeFlags
-}
-
 func newRemoveCmd(s *streams) *cobra.Command {
-	opts := &removeOptions{io: s}
+	opts := &scopeOptions{io: s}
 	cmd := &cobra.Command{
 		Use:   "remove NAME...",
 		Short: "Remove skills this tool installed",
@@ -425,23 +439,9 @@ installed them for, or those given with --agent). It removes only what it
 installed; the canonical copy goes when no agent uses it any more.`,
 		Example: `  agentskills remove code-review
   agentskills remove code-review --agent claude-code`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usageErrorf("missing NAME")
-			}
-			return nil
-		},
+		Args: requireArgs("NAME"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			agents, err := opts.scope.selected()
-			if err != nil {
-				return err
-			}
-			in, err := opts.scope.installer()
-			if err != nil {
-				return err
-			}
-			changes, err := in.Remove(cmd.Context(), args, agents)
-			return printChanges(opts.io, changes, &opts.scope, err)
+			return runRemove(cmd.Context(), opts, args)
 		}),
 	}
 	opts.scope.register(cmd, "agents to remove the skills for (default: all)")
@@ -450,13 +450,17 @@ installed; the canonical copy goes when no agent uses it any more.`,
 	return cmd
 }
 
-type listOptions struct {
-	io    *streams
-	scope scopeFlags
+func runRemove(ctx context.Context, opts *scopeOptions, names []string) error {
+	agents, in, err := opts.scope.selectedInstaller()
+	if err != nil {
+		return err
+	}
+	changes, err := in.Remove(ctx, names, agents)
+	return printChanges(opts.io, changes, &opts.scope, err)
 }
 
 func newListCmd(s *streams) *cobra.Command {
-	opts := &listOptions{io: s}
+	opts := &scopeOptions{io: s}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the skills in agents' folders and their state",
@@ -471,24 +475,24 @@ With --json, one entry per skill and agent.`,
   agentskills list --agent claude-code --json`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			agents, err := opts.scope.selected()
-			if err != nil {
-				return err
-			}
-			in, err := opts.scope.installer()
-			if err != nil {
-				return err
-			}
-			st, err := in.List(cmd.Context(), agents)
-			if err != nil {
-				return installErr(err)
-			}
-			return printStatus(opts.io, st, opts.scope.json)
+			return runList(cmd.Context(), opts)
 		}),
 	}
 	opts.scope.register(cmd, "agents to list (default: all known)")
 	cmd.Flags().BoolVar(&opts.scope.json, "json", false, "print the list as JSON")
 	return cmd
+}
+
+func runList(ctx context.Context, opts *scopeOptions) error {
+	agents, in, err := opts.scope.selectedInstaller()
+	if err != nil {
+		return err
+	}
+	st, err := in.List(ctx, agents)
+	if err != nil {
+		return installErr(err)
+	}
+	return printStatus(opts.io, st, opts.scope.json)
 }
 
 func printStatus(s *streams, st []install.Status, asJSON bool) error {
@@ -557,12 +561,7 @@ listing every source that no longer has the recorded content.`,
   agentskills sync --frozen`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			in, err := opts.scope.installer(install.WithDownloadTimeout(opts.timeout))
-			if err != nil {
-				return err
-			}
-			changes, err := in.Sync(cmd.Context(), install.SyncRequest{Frozen: opts.frozen, Force: opts.force})
-			return printChanges(opts.io, changes, &opts.scope, err)
+			return runSync(cmd.Context(), opts)
 		}),
 	}
 	opts.scope.registerGlobal(cmd)
@@ -573,13 +572,17 @@ listing every source that no longer has the recorded content.`,
 	return cmd
 }
 
-type verifyOptions struct {
-	io    *streams
-	scope scopeFlags
+func runSync(ctx context.Context, opts *syncOptions) error {
+	in, err := opts.scope.installer(install.WithDownloadTimeout(opts.timeout))
+	if err != nil {
+		return err
+	}
+	changes, err := in.Sync(ctx, install.SyncRequest{Frozen: opts.frozen, Force: opts.force})
+	return printChanges(opts.io, changes, &opts.scope, err)
 }
 
 func newVerifyCmd(s *streams) *cobra.Command {
-	opts := &verifyOptions{io: s}
+	opts := &scopeOptions{io: s}
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Re-hash installed skills against the lock file",
@@ -590,37 +593,41 @@ was modified or is missing.`,
   agentskills verify --global --json`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			in, err := opts.scope.installer()
-			if err != nil {
-				return err
-			}
-			bad, err := in.Verify(cmd.Context())
-			if err != nil {
-				return installErr(err)
-			}
-			if opts.scope.json {
-				if err := printStatus(opts.io, bad, true); err != nil {
-					return err
-				}
-			} else if len(bad) == 0 {
-				fmt.Fprintln(opts.io.out, "All installed skills match the lock file.")
-			} else {
-				for _, b := range bad {
-					fmt.Fprintf(opts.io.err, "%s: %s for %s (%s)\n", b.Skill, b.State, b.Agent, shortPath(b.Path))
-				}
-			}
-			if len(bad) > 0 {
-				if !opts.scope.json {
-					fmt.Fprintln(opts.io.err, "Run 'agentskills sync' to restore what is missing, and 'agentskills sync --force' to replace what was modified (each is moved to a backup under .agents/backups first).")
-				}
-				return errFailed
-			}
-			return nil
+			return runVerify(cmd.Context(), opts)
 		}),
 	}
 	opts.scope.registerGlobal(cmd)
 	cmd.Flags().BoolVar(&opts.scope.json, "json", false, "print what differs as JSON")
 	return cmd
+}
+
+func runVerify(ctx context.Context, opts *scopeOptions) error {
+	in, err := opts.scope.installer()
+	if err != nil {
+		return err
+	}
+	bad, err := in.Verify(ctx)
+	if err != nil {
+		return installErr(err)
+	}
+	if opts.scope.json {
+		if err := printStatus(opts.io, bad, true); err != nil {
+			return err
+		}
+	} else if len(bad) == 0 {
+		fmt.Fprintln(opts.io.out, "All installed skills match the lock file.")
+	} else {
+		for _, b := range bad {
+			fmt.Fprintf(opts.io.err, "%s: %s for %s (%s)\n", b.Skill, b.State, b.Agent, shortPath(b.Path))
+		}
+	}
+	if len(bad) > 0 {
+		if !opts.scope.json {
+			fmt.Fprintln(opts.io.err, "Run 'agentskills sync' to restore what is missing, and 'agentskills sync --force' to replace what was modified (each is moved to a backup under .agents/backups first).")
+		}
+		return errFailed
+	}
+	return nil
 }
 
 type agentsOptions struct {
@@ -642,50 +649,66 @@ Agents that read .agents/skills are installed there, with no link.`,
   agentskills agents --json | jq -r '.[] | select(.detected) | .id'`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			env, err := install.CurrentEnv()
-			if err != nil {
-				return err
-			}
-			type row struct {
-				ID       string `json:"id"`
-				Name     string `json:"name"`
-				Detected bool   `json:"detected"`
-				Project  string `json:"project"`
-				User     string `json:"user"`
-				// Override is the variable that moves User, if any.
-				Override string `json:"override,omitempty"`
-				// The folders the agent reads, Project and User first.
-				ProjectReads []string `json:"project_reads"`
-				UserReads    []string `json:"user_reads"`
-			}
-			var rows []row
-			for _, a := range install.Agents() {
-				r := row{ID: a.ID, Name: a.Name, Detected: a.Detected(env), Project: a.ProjectDir, User: a.Dir(env, install.User), Override: a.Override, UserReads: a.Reads(env, install.User)}
-				for _, p := range a.Reads(env, install.Project) {
-					rel, err := filepath.Rel(env.Project, p)
-					if err != nil {
-						return err
-					}
-					r.ProjectReads = append(r.ProjectReads, filepath.ToSlash(rel))
-				}
-				rows = append(rows, r)
-			}
-			if opts.json {
-				return writeJSON(opts.io, rows)
-			}
-			w := tabwriter.NewWriter(opts.io.out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(w, "ID\tNAME\tDETECTED\tPROJECT FOLDER\tUSER FOLDER\tALSO READS")
-			for _, r := range rows {
-				d := "no"
-				if r.Detected {
-					d = "yes"
-				}
-				also := slices.Concat(r.ProjectReads[1:], r.UserReads[1:])
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, d, r.Project, r.User, strings.Join(also, ", "))
-			}
-			return w.Flush()
+			return runAgentList(opts)
 		}),
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the agents as JSON")
 	return cmd
+}
+
+// agentRow is one agent in the output of agents.
+type agentRow struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Detected bool   `json:"detected"`
+	Project  string `json:"project"`
+	User     string `json:"user"`
+	// Override is the variable that moves User, if any.
+	Override string `json:"override,omitempty"`
+	// The folders the agent reads, Project and User first.
+	ProjectReads []string `json:"project_reads"`
+	UserReads    []string `json:"user_reads"`
+}
+
+func runAgentList(opts *agentsOptions) error {
+	env, err := install.CurrentEnv()
+	if err != nil {
+		return err
+	}
+	rows, err := agentRows(env)
+	if err != nil {
+		return err
+	}
+	if opts.json {
+		return writeJSON(opts.io, rows)
+	}
+	w := tabwriter.NewWriter(opts.io.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tNAME\tDETECTED\tPROJECT FOLDER\tUSER FOLDER\tALSO READS")
+	for _, r := range rows {
+		d := "no"
+		if r.Detected {
+			d = "yes"
+		}
+		also := slices.Concat(r.ProjectReads[1:], r.UserReads[1:])
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, d, r.Project, r.User, strings.Join(also, ", "))
+	}
+	return w.Flush()
+}
+
+// agentRows describes every known agent in env, its project folders
+// relative to the project.
+func agentRows(env install.Env) ([]agentRow, error) {
+	var rows []agentRow
+	for _, a := range install.Agents() {
+		r := agentRow{ID: a.ID, Name: a.Name, Detected: a.Detected(env), Project: a.ProjectDir, User: a.Dir(env, install.User), Override: a.Override, UserReads: a.Reads(env, install.User)}
+		for _, p := range a.Reads(env, install.Project) {
+			rel, err := filepath.Rel(env.Project, p)
+			if err != nil {
+				return nil, err
+			}
+			r.ProjectReads = append(r.ProjectReads, filepath.ToSlash(rel))
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
 }

@@ -140,13 +140,20 @@ func (s *streams) exitCode(cmd *cobra.Command, err error) int {
 }
 
 // pathArgs accepts at least min and at most max (-1: any number) paths.
-func pathArgs(min, max int) cobra.PositionalArgs {
+func pathArgs(min, max int) cobra.PositionalArgs { return countArgs("PATH", min, max) }
+
+// requireArgs accepts one or more arguments, each a what ("SOURCE").
+func requireArgs(what string) cobra.PositionalArgs { return countArgs(what, 1, -1) }
+
+// countArgs accepts at least min and at most max (-1: any number)
+// arguments, each a what, and names what is missing.
+func countArgs(what string, min, max int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		switch {
 		case len(args) < min:
-			return usageErrorf("missing PATH")
+			return usageErrorf("missing %s", what)
 		case max >= 0 && len(args) > max:
-			return usageErrorf("too many arguments: want %d PATH, got %d", max, len(args))
+			return usageErrorf("too many arguments: want %d %s, got %d", max, what, len(args))
 		}
 		return nil
 	}

@@ -39,15 +39,18 @@ type runOptions struct {
 // runAgents are the install ids of the agents `run` can drive.
 const runAgents = "claude-code, codex"
 
-// runDriver returns the driver for the agent of an install id.
-func runDriver(agent, model string) (driver.Driver, bool) {
+// runDriver returns the driver for the agent of an install id; no id or
+// one run does not drive is bad usage.
+func runDriver(agent, model string) (driver.Driver, error) {
 	switch agent {
 	case "claude-code":
-		return claude.Driver(claude.Config{Model: model}), true
+		return claude.Driver(claude.Config{Model: model}), nil
 	case "codex":
-		return codex.Driver(codex.Config{Model: model}), true
+		return codex.Driver(codex.Config{Model: model}), nil
+	case "":
+		return nil, usageErrorf("missing --agent (one of %s)", runAgents)
 	}
-	return nil, false
+	return nil, usageErrorf("cannot run agent %q: run drives %s", agent, runAgents)
 }
 
 func newRunCmd(s *streams) *cobra.Command {
@@ -78,12 +81,7 @@ Exit codes: 0 success, 1 the agent or a check failed, 2 bad usage or input,
   agentskills run --agent codex --skill ./skills/review "Review the last commit"
   agentskills run --agent claude-code --skill ./kit.tgz --json -- "Release notes for v2"
   agentskills run --agent claude-code --skill ./skills/review --resume 4f1c... "And the tests?"`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usageErrorf("missing PROMPT")
-			}
-			return nil
-		},
+		Args: requireArgs("PROMPT"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			return runAgent(cmd.Context(), opts, strings.Join(args, " "))
 		}),
@@ -99,12 +97,9 @@ Exit codes: 0 success, 1 the agent or a check failed, 2 bad usage or input,
 }
 
 func runAgent(ctx context.Context, opts *runOptions, prompt string) error {
-	drv, ok := runDriver(opts.agent, opts.model)
-	switch {
-	case opts.agent == "":
-		return usageErrorf("missing --agent (one of %s)", runAgents)
-	case !ok:
-		return usageErrorf("cannot run agent %q: run drives %s", opts.agent, runAgents)
+	drv, err := runDriver(opts.agent, opts.model)
+	if err != nil {
+		return err
 	}
 	workspace, err := runWorkspace(opts.workspace)
 	if err != nil {
@@ -114,61 +109,93 @@ func runAgent(ctx context.Context, opts *runOptions, prompt string) error {
 	if err != nil {
 		return err
 	}
-	finder := install.New(env)
+	refs, err := findSkills(ctx, install.New(env), opts.skills)
+	if err != nil {
+		return interrupted(ctx, inputError{err})
+	}
+	return newAgentRun(opts, drv, refs, workspace, env).run(ctx, prompt)
+}
+
+// findSkills finds the skills of each source.
+func findSkills(ctx context.Context, finder *install.Installer, sources []string) ([]skill.Ref, error) {
 	var refs []skill.Ref
-	for _, src := range opts.skills {
+	for _, src := range sources {
 		found, err := finder.Find(ctx, src)
 		if err != nil {
-			return interrupted(ctx, inputError{err})
+			return nil, err
 		}
 		refs = append(refs, skill.SkillsAsRefs(found)...)
 	}
+	return refs, nil
+}
 
+// agentRun is one run of the run command: the agent with its skills and
+// workspace, where its sessions are recorded, and where its events go.
+type agentRun struct {
+	opts      *runOptions
+	agent     *adaptor.Agent
+	sessions  adaptor.ThreadStore
+	workspace string
+	out       *eventWriter // nil: print the answer only
+}
+
+func newAgentRun(opts *runOptions, drv driver.Driver, refs []skill.Ref, workspace string, env install.Env) *agentRun {
+	r := &agentRun{opts: opts, workspace: workspace}
 	agentOpts := []adaptor.Option{adaptor.WithSkills(refs...), adaptor.WithWorkspace(workspace)}
-	var out *eventWriter
 	if opts.json {
-		out = &eventWriter{w: opts.io.out}
-		agentOpts = append(agentOpts, adaptor.WithEvents(out.event))
+		r.out = &eventWriter{w: opts.io.out}
+		agentOpts = append(agentOpts, adaptor.WithEvents(r.out.event))
 	}
-	agent := adaptor.New(drv, agentOpts...)
-	sessions := adaptor.NewFileThreadStore(sessionsDir(env))
+	r.agent = adaptor.New(drv, agentOpts...)
+	r.sessions = adaptor.NewFileThreadStore(sessionsDir(env))
+	return r
+}
 
+// run runs the agent on prompt, resuming the session asked for, and
+// prints the result.
+func (r *agentRun) run(ctx context.Context, prompt string) error {
 	var callOpts []adaptor.CallOption
-	if opts.resume != "" {
-		if err := checkResume(ctx, opts, agent, sessions, workspace); err != nil {
+	if r.opts.resume != "" {
+		if err := checkResume(ctx, r.opts, r.agent, r.sessions, r.workspace); err != nil {
 			return interrupted(ctx, err)
 		}
-		callOpts = append(callOpts, adaptor.WithResume(opts.resume))
+		callOpts = append(callOpts, adaptor.WithResume(r.opts.resume))
 	}
-	res, err := agent.Run(ctx, prompt, callOpts...)
+	res, err := r.agent.Run(ctx, prompt, callOpts...)
 	if err != nil {
-		var conflict *skill.SkillKeyConflictError
-		if errors.As(err, &conflict) || errors.Is(err, skill.ErrRuntimeNameConflict) {
-			return inputError{err}
-		}
-		// A run the agent ended with an error still has its session.
-		var agentErr *driver.AgentError
-		if errors.As(err, &agentErr) && agentErr.Result != nil && !errors.Is(err, driver.ErrResumeRejected) {
-			if report, rerr := agent.Inspect().Skills(ctx); rerr == nil {
-				failed := &adaptor.Result{Skills: report.Selected, Workspace: workspace, SessionID: agentErr.Result.SessionID}
-				recordSession(ctx, opts, sessions, failed)
-			}
-		}
-		if out != nil {
-			out.failure(err)
-		}
-		return interrupted(ctx, err)
+		return r.failed(ctx, err)
 	}
-	recordSession(ctx, opts, sessions, res)
-	if out != nil {
-		return out.result(res)
+	recordSession(ctx, r.opts, r.sessions, res)
+	if r.out != nil {
+		return r.out.result(res)
 	}
 	text := res.Text
 	if !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
-	_, err = io.WriteString(opts.io.out, text)
+	_, err = io.WriteString(r.opts.io.out, text)
 	return err
+}
+
+// failed classifies the error of a failed run, records the session of a
+// run the agent ended with an error, and ends the --json output.
+func (r *agentRun) failed(ctx context.Context, err error) error {
+	var conflict *skill.SkillKeyConflictError
+	if errors.As(err, &conflict) || errors.Is(err, skill.ErrRuntimeNameConflict) {
+		return inputError{err}
+	}
+	// A run the agent ended with an error still has its session.
+	var agentErr *driver.AgentError
+	if errors.As(err, &agentErr) && agentErr.Result != nil && !errors.Is(err, driver.ErrResumeRejected) {
+		if report, rerr := r.agent.Inspect().Skills(ctx); rerr == nil {
+			failed := &adaptor.Result{Skills: report.Selected, Workspace: r.workspace, SessionID: agentErr.Result.SessionID}
+			recordSession(ctx, r.opts, r.sessions, failed)
+		}
+	}
+	if r.out != nil {
+		r.out.failure(err)
+	}
+	return interrupted(ctx, err)
 }
 
 // recordSession remembers which skills and workspace res's session
