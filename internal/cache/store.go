@@ -134,8 +134,6 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/filelock"
 )
 
-var errLocked = errors.New("locked by another process")
-
 const (
 	tmpDir       = ".tmp"
 	memoDir      = ".memo"
@@ -561,7 +559,7 @@ func (s *Store) Stage(name string) (*Staging, error) {
 	}
 	for attempt := 0; ; attempt++ {
 		st, err := s.stage(name)
-		if err != errLocked || attempt == 10 {
+		if !errors.Is(err, filelock.ErrLocked) || attempt == 10 {
 			return st, err
 		}
 		// A sweep took the new lock file before this process could lock
@@ -581,9 +579,6 @@ func (s *Store) stage(name string) (*Staging, error) {
 	st := &Staging{store: s, id: id, dir: path.Join(tmpDir, id), name: name, lock: lock}
 	if err := filelock.TryLock(lock); err != nil {
 		st.Close()
-		if errors.Is(err, filelock.ErrLocked) {
-			return nil, errLocked
-		}
 		return nil, err
 	}
 	// Between creating the lock file and locking it, a sweep may have
@@ -593,7 +588,7 @@ func (s *Store) stage(name string) (*Staging, error) {
 		lock.Close()
 		st.lock = nil
 		st.Close()
-		return nil, errLocked
+		return nil, filelock.ErrLocked
 	}
 	if err := s.dir.Mkdir(st.dir, 0o755); err != nil {
 		st.Close()
