@@ -142,8 +142,11 @@ func (c *Cache) extractLimits() extract.Options {
 // Lookup returns the folder of the tree with the content digest digest
 // (see [ContentDigest]) and runtime name name, when the cache holds it
 // undamaged: a program that recorded a digest can use the content again
-// without its source.
+// without its source. A root that does not exist yet is not created.
 func (c *Cache) Lookup(digest, name string) (string, bool) {
+	if _, err := os.Stat(c.root); err != nil {
+		return "", false
+	}
 	store, err := c.open()
 	if err != nil {
 		return "", false

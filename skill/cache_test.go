@@ -71,6 +71,14 @@ func TestCacheLookup(t *testing.T) {
 	if got, ok := other.Lookup(digest, "tone"); ok {
 		t.Errorf("Lookup of a tree whose SKILL.md was removed = %s, true", got)
 	}
+	// A root that does not exist finds nothing and stays absent.
+	absent := filepath.Join(t.TempDir(), "absent")
+	if got, ok := NewCache(WithSkillCacheRoot(absent)).Lookup(digest, "tone"); ok {
+		t.Errorf("Lookup under a missing root = %s, true", got)
+	}
+	if _, err := os.Stat(absent); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Lookup created the missing root: Stat = %v", err)
+	}
 	// A root that cannot be a cache finds nothing.
 	if got, ok := NewCache(WithSkillCacheRoot("/dev/null/cache")).Lookup(digest, "tone"); ok {
 		t.Errorf("Lookup under /dev/null = %s, true", got)
