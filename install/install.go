@@ -248,7 +248,7 @@ type Installer struct {
 	progress  io.Writer
 	timeout   time.Duration
 	lockDir   string
-	maxSearch int // folders discovery may read in one source; 0: defaultMaxSearch
+	maxSearch int   // folders discovery may read in one source; 0: defaultMaxSearch
 	clock     clock // of progress reports; tests set a fake one
 }
 
@@ -337,75 +337,129 @@ func (in *Installer) lockPath() string {
 // for the download timeout: no connection, no response headers, or no
 // bytes of the body (rule 10).
 func (in *Installer) download(ctx context.Context, source string) (string, func(), error) {
-	u, err := url.Parse(source)
+	u, want, err := parseDownload(source)
 	if err != nil {
-		return "", nil, fmt.Errorf("%w: source %s: %w", ErrInvalidSource, redactURL(source), errors.Unwrap(err))
+		return "", nil, err
 	}
 	shown := redactURL(source)
-	var want string
-	if frag := u.Fragment; frag != "" {
-		v, ok := strings.CutPrefix(frag, "sha256=")
-		if !ok || len(v) != 64 {
-			return "", nil, fmt.Errorf("%w: source %s: the fragment must be #sha256= and 64 hex digits", ErrInvalidSource, shown)
-		}
-		want = strings.ToLower(v)
-		u.Fragment = ""
-	}
-	// A watchdog ends the download when nothing arrives for the timeout.
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	errStalled := fmt.Errorf("nothing received for %v (change the limit with --timeout)", in.timeout)
-	watchdog := time.AfterFunc(in.timeout, func() { cancel(errStalled) })
-	defer watchdog.Stop()
-	fail := func(err error) error {
-		if context.Cause(ctx) == errStalled {
-			err = errStalled
+	ctx, w := startWatchdog(ctx, in.timeout)
+	defer w.stop()
+	unavailable := func(err error) error {
+		if context.Cause(ctx) == w.stalled {
+			err = w.stalled
 		}
 		return fmt.Errorf("%w: download %s: %s", ErrSourceUnavailable, shown, redactErr(err, source))
 	}
 	rc, err := skill.ArchiveURL(u.String(), skill.WithArchiveHTTPClient(in.http))(ctx)
 	if err != nil {
-		return "", nil, fail(err)
+		return "", nil, unavailable(err)
 	}
 	defer rc.Close()
-	// The file takes the URL's last path element for its name, as the
-	// runtime name of an archive's skill comes from its file name: a random
-	// name would give every download a tree of its own in the cache.
-	tmp, err := os.MkdirTemp("", "agentskills-download-*")
+	f, remove, err := createDownload(downloadName(u))
 	if err != nil {
 		return "", nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(tmp, downloadName(u)), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		os.RemoveAll(tmp)
-		return "", nil, err
-	}
-	remove := func() { f.Close(); os.RemoveAll(tmp) }
-	h := sha256.New()
-	var body io.Reader = &kickReader{r: rc, t: watchdog, d: in.timeout}
+	var body io.Reader = w.reader(rc)
 	if in.progress != nil {
 		p := startProgress(in.progress, shown, in.clock)
 		defer p.done()
 		body = io.TeeReader(body, p)
 	}
 	max := in.cache.Limits().MaxArchiveSize
-	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(body, max+1))
-	if err == nil && n > max {
+	n, got, err := writeHashed(f, body, max)
+	switch {
+	case err != nil:
+		remove()
+		return "", nil, unavailable(err)
+	case n > max:
 		remove()
 		return "", nil, fmt.Errorf("%w: download %s: %w: larger than %d bytes (raise it with skill.WithMaxArchiveSize)", ErrInvalidSource, shown, skill.ErrArchiveLimit, max)
-	}
-	if err == nil {
-		err = f.Close()
-	}
-	if err != nil {
-		remove()
-		return "", nil, fail(err)
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); want != "" && got != want {
+	case want != "" && got != want:
 		remove()
 		return "", nil, fmt.Errorf("%w: download %s: SHA-256 is %s, but the source says %s; refusing it", ErrDrift, shown, got, want)
 	}
 	return f.Name(), remove, nil
+}
+
+// parseDownload parses a URL source, and returns it without its
+// fragment and the SHA-256 the fragment gives (#sha256=HEX), in lower
+// case, or "".
+func parseDownload(source string) (*url.URL, string, error) {
+	u, err := url.Parse(source)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: source %s: %w", ErrInvalidSource, redactURL(source), errors.Unwrap(err))
+	}
+	if u.Fragment == "" {
+		return u, "", nil
+	}
+	v, ok := strings.CutPrefix(u.Fragment, "sha256=")
+	if !ok || len(v) != 64 {
+		return nil, "", fmt.Errorf("%w: source %s: the fragment must be #sha256= and 64 hex digits", ErrInvalidSource, redactURL(source))
+	}
+	u.Fragment = ""
+	return u, strings.ToLower(v), nil
+}
+
+// createDownload creates the file a download is written to, named name
+// in a new temporary folder; remove closes it and removes the folder.
+//
+// The file takes the URL's last path element for its name, as the
+// runtime name of an archive's skill comes from its file name: a random
+// name would give every download a tree of its own in the cache.
+func createDownload(name string) (f *os.File, remove func(), err error) {
+	tmp, err := os.MkdirTemp("", "agentskills-download-*")
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err = os.OpenFile(filepath.Join(tmp, name), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, nil, err
+	}
+	return f, func() { f.Close(); os.RemoveAll(tmp) }, nil
+}
+
+// writeHashed copies body to f, at most max+1 bytes, and closes f when
+// all of body fit in max bytes. It returns the bytes copied and their
+// SHA-256 in hex.
+func writeHashed(f *os.File, body io.Reader, max int64) (int64, string, error) {
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(body, max+1))
+	if err == nil && n <= max {
+		err = f.Close()
+	}
+	return n, hex.EncodeToString(h.Sum(nil)), err
+}
+
+// watchdog ends a download's context when nothing arrives for its
+// timeout: the timer is started when the download is, and restarted at
+// every read that returns bytes.
+type watchdog struct {
+	timer   *time.Timer
+	d       time.Duration
+	stalled error // the context's cause when the timer ended it
+	cancel  context.CancelCauseFunc
+}
+
+// startWatchdog starts a watchdog of timeout d on a context derived from
+// ctx, which it returns; stop must be called once the download ends.
+func startWatchdog(ctx context.Context, d time.Duration) (context.Context, *watchdog) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	w := &watchdog{d: d, cancel: cancel,
+		stalled: fmt.Errorf("nothing received for %v (change the limit with --timeout)", d)}
+	w.timer = time.AfterFunc(d, func() { cancel(w.stalled) })
+	return ctx, w
+}
+
+// stop stops the timer and ends the context.
+func (w *watchdog) stop() {
+	w.timer.Stop()
+	w.cancel(nil)
+}
+
+// reader returns r restarting the timer at every read that returns bytes.
+func (w *watchdog) reader(r io.Reader) io.Reader {
+	return &kickReader{r: r, t: w.timer, d: w.d}
 }
 
 // downloadName is the file name for a download of u: its last path

@@ -113,19 +113,63 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 	if err := in.checkFolders(agents); err != nil {
 		return nil, err
 	}
-	var all []candidate
-	var sources []*sourceSkills
-	for _, src := range req.Sources {
+	sources, cleanup, err := in.resolveAll(ctx, req.Sources)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	use, skipped, err := selectSkills(sources, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := in.keepPinned(ctx, use); err != nil {
+		return skipped, err
+	}
+	s, err := in.begin()
+	if err != nil {
+		return skipped, err
+	}
+	defer s.end()
+	wants, moved, err := in.addWants(s.lock, use, agents, req.Copy)
+	if err != nil {
+		return append(s.recovered, skipped...), err
+	}
+	changes, err := in.reconcile(ctx, s, wants, req.Force, false)
+	notePins(changes, moved, s.lock)
+	return slices.Concat(s.recovered, skipped, changes), err
+}
+
+// resolveAll resolves every source (see resolve); cleanup removes what
+// reading them extracted.
+func (in *Installer) resolveAll(ctx context.Context, sources []string) (_ []*sourceSkills, cleanup func(), _ error) {
+	var out []*sourceSkills
+	cleanup = func() {
+		for _, r := range out {
+			r.cleanup()
+		}
+	}
+	for _, src := range sources {
 		r, err := in.resolve(ctx, src, false)
 		if err != nil {
-			return nil, err
+			cleanup()
+			return nil, nil, err
 		}
-		defer r.cleanup()
-		sources = append(sources, r)
-		all = append(all, r.skills...)
+		out = append(out, r)
 	}
+	return out, cleanup, nil
+}
+
+// selectSkills picks the skills of sources that req installs (rule 4),
+// and reports those it skips. It fails when a skill req names is in no
+// source, when nothing is left to install, or, with req.Strict, when any
+// skill was skipped.
+func selectSkills(sources []*sourceSkills, req Request) (use []*candidate, skipped []Change, _ error) {
 	if err := missing(req.Skills, sources); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	var all []candidate
+	for _, r := range sources {
+		all = append(all, r.skills...)
 	}
 	use, skip := pick(all, req.Skills)
 	if req.Strict || len(use) == 0 {
@@ -135,35 +179,41 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 			} else {
 				err = fmt.Errorf("%w\nnothing was changed (--strict: a skill that cannot be installed stops the request)", err)
 			}
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	var skipped []Change
 	for _, c := range skip {
 		skipped = append(skipped, Change{Skill: c.label(), Source: c.source, Path: c.pathInSource(), Action: ActionSkipped, Reason: c.problem})
 	}
-	// The skills of pinned sources are kept in the skill cache, for
-	// syncs without the network (rule 13), and copied from there.
+	return use, skipped, nil
+}
+
+// keepPinned puts the skills of pinned sources into the skill cache, for
+// syncs without the network (rule 13), and points them there: they are
+// copied from the cache.
+func (in *Installer) keepPinned(ctx context.Context, use []*candidate) error {
 	for _, c := range use {
 		if c.pin != "" || isPinnedURL(c.source) {
 			dir, err := in.keep(ctx, c)
 			if err != nil {
-				return skipped, err
+				return err
 			}
 			c.dir = dir
 		}
 	}
-	s, err := in.begin()
-	if err != nil {
-		return skipped, err
-	}
-	defer s.end()
+	return nil
+}
+
+// addWants is what an add wants in place: each skill of use for every
+// agent. It refuses a skill installed from another source (rule 13), and
+// returns the entries of the skills whose pin moves, by name.
+func (in *Installer) addWants(lock *Lock, use []*candidate, agents []Agent, asCopy bool) ([]want, map[string]*LockedSkill, error) {
 	wants := make([]want, len(use))
 	moved := map[string]*LockedSkill{}
 	for i, c := range use {
-		old := s.lock.Skills[c.name]
+		old := lock.Skills[c.name]
 		if old != nil && (!in.sameSource(old.Source, c.source) || old.Subpath != c.subpath) {
-			return append(s.recovered, skipped...), fmt.Errorf("%w: skill %q is already installed from %s; nothing was changed (run 'agentskills remove %s' first to install it from %s)",
+			return nil, nil, fmt.Errorf("%w: skill %q is already installed from %s; nothing was changed (run 'agentskills remove %s' first to install it from %s)",
 				ErrConflict, c.name, sourceLabel(old.Source, old.Subpath), c.name, sourceLabel(c.source, c.subpath))
 		}
 		if old != nil && old.Pin != c.pin {
@@ -171,16 +221,20 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 		}
 		wants[i] = want{c: *c}
 		for _, a := range agents {
-			wants[i].places = append(wants[i].places, wantPlace{agent: a, copy: req.Copy})
+			wants[i].places = append(wants[i].places, wantPlace{agent: a, copy: asCopy})
 		}
 	}
-	changes, err := in.reconcile(ctx, s, wants, req.Force, false)
+	return wants, moved, nil
+}
+
+// notePins reports, on the canonical copy's change of each skill whose
+// pin an add moved, the pin recorded now and the one before (rule 13).
+func notePins(changes []Change, moved map[string]*LockedSkill, lock *Lock) {
 	for i, ch := range changes {
 		if old := moved[ch.Skill]; old != nil && ch.Agent == "" {
-			changes[i].Pin, changes[i].PreviousPin = s.lock.Skills[ch.Skill].Pin, old.Pin
+			changes[i].Pin, changes[i].PreviousPin = lock.Skills[ch.Skill].Pin, old.Pin
 		}
 	}
-	return slices.Concat(s.recovered, skipped, changes), err
 }
 
 // keep materializes a skill of a pinned source into the skill cache,
@@ -248,63 +302,109 @@ func (in *Installer) Sync(ctx context.Context, req SyncRequest) ([]Change, error
 		return nil, err
 	}
 	defer s.end()
-	lock := s.lock
+	if err := in.checkFolders(recordedAgents(s.lock)); err != nil {
+		return s.recovered, err
+	}
+	wants, cleanup, err := in.syncWants(ctx, s.lock)
+	if err != nil {
+		return s.recovered, err
+	}
+	defer cleanup()
+	changes, err := in.reconcile(ctx, s, wants, req.Force, req.Frozen)
+	return append(s.recovered, changes...), err
+}
+
+// recordedAgents is the agent of every place the lock file records.
+func recordedAgents(lock *Lock) []Agent {
 	var agents []Agent
-	// Skills installed from one source at one pin are read together.
-	type read struct{ source, pin string }
-	bySource := map[read][]string{}
 	for _, name := range slices.Sorted(maps.Keys(lock.Skills)) {
-		entry := lock.Skills[name]
-		k := read{entry.Source, entry.Pin}
-		bySource[k] = append(bySource[k], name)
-		for id := range entry.Agents {
+		for id := range lock.Skills[name].Agents {
 			a, _ := LookupAgent(id) // readCheckedLock checked every ID
 			agents = append(agents, a)
 		}
 	}
-	if err := in.checkFolders(agents); err != nil {
-		return s.recovered, err
+	return agents
+}
+
+// recordedRead is a source at a pin, as the lock file records it: the
+// skills recorded from one are read together.
+type recordedRead struct{ source, pin string }
+
+// recordedReads groups the skills the lock file records by the source and
+// pin they are read from, sorted.
+func recordedReads(lock *Lock) ([]recordedRead, map[recordedRead][]string) {
+	bySource := map[recordedRead][]string{}
+	for _, name := range slices.Sorted(maps.Keys(lock.Skills)) {
+		entry := lock.Skills[name]
+		k := recordedRead{entry.Source, entry.Pin}
+		bySource[k] = append(bySource[k], name)
 	}
+	reads := slices.SortedFunc(maps.Keys(bySource), func(a, b recordedRead) int {
+		return cmp.Or(strings.Compare(a.source, b.source), strings.Compare(a.pin, b.pin))
+	})
+	return reads, bySource
+}
+
+// syncWants reads every recorded source once and returns what a sync
+// wants in place: each recorded skill where the lock file records it.
+// It fails listing every source and skill it cannot read, or at once
+// when ctx ends; cleanup removes what reading the sources extracted.
+func (in *Installer) syncWants(ctx context.Context, lock *Lock) (_ []want, cleanup func(), _ error) {
 	var wants []want
 	var problems []error
-	for _, k := range slices.SortedFunc(maps.Keys(bySource), func(a, b read) int {
-		return cmp.Or(strings.Compare(a.source, b.source), strings.Compare(a.pin, b.pin))
-	}) {
-		source, names := k.source, bySource[k]
-		r, err := in.syncSource(ctx, source, k.pin, names, lock)
+	var read []*sourceSkills
+	cleanup = func() {
+		for _, r := range read {
+			r.cleanup()
+		}
+	}
+	reads, bySource := recordedReads(lock)
+	for _, k := range reads {
+		names := bySource[k]
+		r, err := in.syncSource(ctx, k.source, k.pin, names, lock)
 		if errors.Is(err, ErrInterrupted) {
-			return s.recovered, err
+			cleanup()
+			return nil, nil, err
 		}
 		if err != nil {
 			problems = append(problems, fmt.Errorf("%s: %w", strings.Join(names, ", "), err))
 			continue
 		}
-		defer r.cleanup()
+		read = append(read, r)
 		for _, name := range names {
-			entry := lock.Skills[name]
-			i := slices.IndexFunc(r.skills, func(c candidate) bool { return c.name == name && c.subpath == entry.Subpath })
-			if i < 0 {
-				problems = append(problems, fmt.Errorf("%w: %s: %s no longer holds it where the lock file says (%s)", ErrDrift, name, source, sourceLabel(entry.Source, entry.Subpath)))
+			w, err := recordedWant(name, k.source, lock.Skills[name], r)
+			if err != nil {
+				problems = append(problems, err)
 				continue
-			}
-			c := r.skills[i]
-			if c.problem != "" {
-				problems = append(problems, fmt.Errorf("%w: skill %s in %s: %s", ErrInvalidSource, name, c.where(), c.problem))
-				continue
-			}
-			w := want{c: c}
-			for _, id := range slices.Sorted(maps.Keys(entry.Agents)) {
-				a, _ := LookupAgent(id)
-				w.places = append(w.places, wantPlace{agent: a, copy: entry.Agents[id].Kind == KindCopy})
 			}
 			wants = append(wants, w)
 		}
 	}
 	if len(problems) > 0 {
-		return s.recovered, refuse(problems)
+		cleanup()
+		return nil, nil, refuse(problems)
 	}
-	changes, err := in.reconcile(ctx, s, wants, req.Force, req.Frozen)
-	return append(s.recovered, changes...), err
+	return wants, cleanup, nil
+}
+
+// recordedWant is the skill name, recorded as entry from source, taken
+// from r, the skills read from that source: wanted for each agent it is
+// recorded for, as a copy where it was copied.
+func recordedWant(name, source string, entry *LockedSkill, r *sourceSkills) (want, error) {
+	i := slices.IndexFunc(r.skills, func(c candidate) bool { return c.name == name && c.subpath == entry.Subpath })
+	if i < 0 {
+		return want{}, fmt.Errorf("%w: %s: %s no longer holds it where the lock file says (%s)", ErrDrift, name, source, sourceLabel(entry.Source, entry.Subpath))
+	}
+	c := r.skills[i]
+	if c.problem != "" {
+		return want{}, fmt.Errorf("%w: skill %s in %s: %s", ErrInvalidSource, name, c.where(), c.problem)
+	}
+	w := want{c: c}
+	for _, id := range slices.Sorted(maps.Keys(entry.Agents)) {
+		a, _ := LookupAgent(id)
+		w.places = append(w.places, wantPlace{agent: a, copy: entry.Agents[id].Kind == KindCopy})
+	}
+	return w, nil
 }
 
 // syncSource reads the skills names of a recorded source for a sync.
@@ -390,57 +490,12 @@ func (in *Installer) Remove(ctx context.Context, names []string, agents []Agent)
 	if err := notInstalled(lock, names, in.Root()); err != nil {
 		return s.recovered, err
 	}
-	root := in.Root()
-	type removal struct {
-		name      string
-		prev, cur *LockedSkill
-		ids       []string
-	}
 	var plans []removal
 	var problems []error
 	for _, n := range names {
-		entry := lock.Skills[n]
-		ids := slices.Sorted(maps.Keys(entry.Agents))
-		if len(agents) > 0 {
-			ids = ids[:0]
-			for _, a := range agents {
-				if _, ok := entry.Agents[a.ID]; ok {
-					ids = append(ids, a.ID)
-				}
-			}
-		}
-		cur := &LockedSkill{Source: entry.Source, Subpath: entry.Subpath, Digest: entry.Digest, Agents: maps.Clone(entry.Agents)}
-		for _, id := range ids {
-			delete(cur.Agents, id)
-		}
-		canonical := in.canonicalPath(n)
-		for _, id := range ids {
-			pl := entry.Agents[id]
-			if pl.Kind == KindCanonical {
-				continue
-			}
-			p := abs(root, pl.Path)
-			switch examine(p, canonical, &pl, entry.Digest, "").found {
-			case foundNothing, foundOurs:
-			case foundModified:
-				problems = append(problems, modifiedError(p, canonical))
-			default:
-				problems = append(problems, fmt.Errorf("%s is no longer what agentskills installed for %s (it was replaced): %w; remove it yourself if you want it gone", p, id, ErrConflict))
-			}
-		}
-		if len(cur.Agents) == 0 {
-			cur = nil
-			// The canonical copy is ours only while it holds the recorded
-			// content (or is gone).
-			switch examine(canonical, canonical, &Placement{Kind: KindCanonical}, entry.Digest, "").found {
-			case foundNothing, foundOurs:
-			case foundModified:
-				problems = append(problems, modifiedError(canonical, ""))
-			default:
-				problems = append(problems, fmt.Errorf("%s is no longer the folder agentskills installed (it was replaced): %w; remove it yourself if you want it gone", canonical, ErrConflict))
-			}
-		}
-		plans = append(plans, removal{name: n, prev: entry, cur: cur, ids: ids})
+		r, errs := in.planRemoval(n, lock.Skills[n], agents)
+		plans = append(plans, r)
+		problems = append(problems, errs...)
 	}
 	if len(problems) > 0 {
 		return s.recovered, refuse(problems)
@@ -460,50 +515,113 @@ func (in *Installer) Remove(ctx context.Context, names []string, agents []Agent)
 	for i, r := range plans {
 		if ctx.Err() != nil {
 			for _, rest := range plans[i:] {
-				setEntry(lock, rest.name, rest.prev)
-				delete(lock.Unfinished, rest.name)
+				unmark(lock, rest.name, rest.prev)
 			}
-			lock.Unfinished = nil
-			if err := lock.write(in.lockPath()); err != nil {
-				return changes, err
-			}
-			what := "nothing was changed"
-			if i > 0 {
-				what = fmt.Sprintf("%d of %d skills were removed, and the lock file records exactly what is left; run the command again to finish", i, len(plans))
-			}
-			return changes, interrupted(ctx, what)
+			return changes, in.stopped(ctx, lock, i, len(plans), "removed", "left")
 		}
-		for _, id := range r.ids {
-			pl := r.prev.Agents[id]
-			p := abs(root, pl.Path)
-			// Agents that share a folder (Trae and Trae CN) share a place:
-			// it stays while one that keeps the skill has it.
-			shared := r.cur != nil && slices.ContainsFunc(slices.Collect(maps.Values(r.cur.Agents)), func(o Placement) bool { return o.Path == pl.Path })
-			switch {
-			case shared:
-			case pl.Kind == KindLink || pl.Kind == KindJunction:
-				// Checked above: the link or junction this tool made.
-				if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-					return changes, err
-				}
-			case pl.Kind == KindCopy:
-				if err := removeAside(p); err != nil {
-					return changes, err
-				}
-			}
-			changes = append(changes, Change{Skill: r.name, Agent: id, Path: p, Action: ActionRemoved, Kind: pl.Kind})
-		}
-		if r.cur == nil {
-			canonical := in.canonicalPath(r.name)
-			if err := removeAside(canonical); err != nil {
-				return changes, err
-			}
-			changes = append(changes, Change{Skill: r.name, Path: canonical, Action: ActionRemoved, Kind: KindCanonical})
+		ch, err := in.remove(r)
+		changes = append(changes, ch...)
+		if err != nil {
+			return changes, err
 		}
 		delete(lock.Unfinished, r.name)
 	}
 	lock.Unfinished = nil
 	return changes, lock.write(in.lockPath())
+}
+
+// removal is what removing one skill does: the agents it is removed for,
+// and its lock entry before and after (nil: the skill goes).
+type removal struct {
+	name      string
+	prev, cur *LockedSkill
+	ids       []string
+}
+
+// planRemoval plans the removal of the skill name, recorded as entry, for
+// the agents (all it is recorded for when none is given), and says what
+// stops it: a place, or the canonical copy when it goes, that is no
+// longer as this tool made it.
+func (in *Installer) planRemoval(name string, entry *LockedSkill, agents []Agent) (removal, []error) {
+	ids := slices.Sorted(maps.Keys(entry.Agents))
+	if len(agents) > 0 {
+		ids = ids[:0]
+		for _, a := range agents {
+			if _, ok := entry.Agents[a.ID]; ok {
+				ids = append(ids, a.ID)
+			}
+		}
+	}
+	cur := &LockedSkill{Source: entry.Source, Subpath: entry.Subpath, Digest: entry.Digest, Agents: maps.Clone(entry.Agents)}
+	for _, id := range ids {
+		delete(cur.Agents, id)
+	}
+	canonical := in.canonicalPath(name)
+	var problems []error
+	for _, id := range ids {
+		pl := entry.Agents[id]
+		if pl.Kind == KindCanonical {
+			continue
+		}
+		if err := removable(abs(in.Root(), pl.Path), canonical, pl, entry.Digest, "what agentskills installed for "+id); err != nil {
+			problems = append(problems, err)
+		}
+	}
+	if len(cur.Agents) == 0 {
+		cur = nil
+		// The canonical copy is ours only while it holds the recorded
+		// content (or is gone).
+		if err := removable(canonical, canonical, Placement{Kind: KindCanonical}, entry.Digest, "the folder agentskills installed"); err != nil {
+			problems = append(problems, err)
+		}
+	}
+	return removal{name: name, prev: entry, cur: cur, ids: ids}, problems
+}
+
+// removable says what stops the removal of p, which the lock file records
+// as pl with the content digest, and the text names as what: nil when p
+// is gone or still as this tool made it.
+func removable(p, canonical string, pl Placement, digest, what string) error {
+	switch examine(p, canonical, &pl, digest, "").found {
+	case foundNothing, foundOurs:
+		return nil
+	case foundModified:
+		if pl.Kind == KindCanonical {
+			return modifiedError(p, "")
+		}
+		return modifiedError(p, canonical)
+	default:
+		return fmt.Errorf("%s is no longer %s (it was replaced): %w; remove it yourself if you want it gone", p, what, ErrConflict)
+	}
+}
+
+// remove carries out a removal: each agent's place, then the canonical
+// copy when the skill goes.
+func (in *Installer) remove(r removal) ([]Change, error) {
+	var changes []Change
+	for _, id := range r.ids {
+		pl := r.prev.Agents[id]
+		p := abs(in.Root(), pl.Path)
+		// Agents that share a folder (Trae and Trae CN) share a place:
+		// it stays while one that keeps the skill has it. The canonical
+		// copy stays while the skill does. Anything else was checked to
+		// be the link, junction or copy this tool made.
+		shared := r.cur != nil && slices.ContainsFunc(slices.Collect(maps.Values(r.cur.Agents)), func(o Placement) bool { return o.Path == pl.Path })
+		if !shared && pl.Kind != KindCanonical {
+			if err := removePlace(p, pl.Kind); err != nil {
+				return changes, err
+			}
+		}
+		changes = append(changes, Change{Skill: r.name, Agent: id, Path: p, Action: ActionRemoved, Kind: pl.Kind})
+	}
+	if r.cur == nil {
+		canonical := in.canonicalPath(r.name)
+		if err := removeAside(canonical); err != nil {
+			return changes, err
+		}
+		changes = append(changes, Change{Skill: r.name, Path: canonical, Action: ActionRemoved, Kind: KindCanonical})
+	}
+	return changes, nil
 }
 
 // notInstalled fails with ErrNotInstalled naming every name the lock
@@ -567,84 +685,133 @@ func (in *Installer) list(ctx context.Context, agents []Agent, readers bool) ([]
 	if len(agents) == 0 {
 		agents = Agents()
 	}
-	root := in.Root()
-	// What this tool made, by path: each canonical copy and each place.
-	type made struct {
-		name  string
-		entry *LockedSkill
-		pl    Placement
-	}
-	byPath := map[string]made{}
-	for name, entry := range lock.Skills {
-		byPath[in.canonicalPath(name)] = made{name, entry, Placement{Kind: KindCanonical}}
-		for _, pl := range entry.Agents {
-			if pl.Kind != KindCanonical {
-				byPath[abs(root, pl.Path)] = made{name, entry, pl}
-			}
-		}
-	}
-	// Many agents read one folder: hash each place once.
-	states := map[string]string{}
-	status := func(m made, agent, p string) Status {
-		state, ok := states[p]
-		if !ok {
-			state = in.state(m.name, m.entry, m.pl, p)
-			if _, ok := lock.Unfinished[m.name]; ok {
-				state = StateUnfinished
-			}
-			states[p] = state
-		}
-		return Status{Skill: m.name, Agent: agent, Path: p, Kind: m.pl.Kind, State: state}
-	}
+	l := &lister{in: in, lock: lock, readers: readers, made: in.madeByPath(lock), states: map[string]string{}}
 	var out []Status
 	for _, a := range agents {
-		seen := map[string]bool{}
-		for _, name := range slices.Sorted(maps.Keys(lock.Skills)) {
-			entry := lock.Skills[name]
-			pl, ok := entry.Agents[a.ID]
-			if !ok {
-				continue
-			}
-			p := abs(root, pl.Path)
-			if pl.Kind == KindCanonical {
-				p = in.canonicalPath(name)
-			}
-			seen[p] = true
-			st := status(made{name, entry, pl}, a.ID, p)
-			if st.State == StateInstalled && pl.Path != in.placement(a, name, pl.Kind).Path {
-				st.State = StateMoved
-			}
-			out = append(out, st)
+		st, err := l.agent(a)
+		if err != nil {
+			return nil, err
 		}
-		dirs := []string{a.Dir(in.env, in.scope)}
-		if readers {
-			dirs = a.Reads(in.env, in.scope)
-		}
-		for _, dir := range dirs {
-			entries, err := os.ReadDir(dir)
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return nil, err
-			}
-			for _, e := range entries {
-				p := filepath.Join(dir, e.Name())
-				if strings.HasPrefix(e.Name(), ".") || e.Type().IsRegular() || seen[p] {
-					continue
-				}
-				seen[p] = true
-				if m, ok := byPath[p]; ok {
-					if readers {
-						out = append(out, status(m, a.ID, p))
-					}
-					continue // without readers, its own agent reports it
-				}
-				out = append(out, Status{Skill: e.Name(), Agent: a.ID, Path: p, State: StateExternal})
-			}
-		}
+		out = append(out, st...)
 	}
 	if ctx.Err() != nil {
 		return out, interrupted(ctx, "the list is incomplete")
 	}
 	return out, nil
+}
+
+// madePlace is a skill's canonical copy or a place of it that this tool made.
+type madePlace struct {
+	name  string
+	entry *LockedSkill
+	pl    Placement
+}
+
+// madeByPath is what the lock file says this tool made, by path: each
+// canonical copy and each place.
+func (in *Installer) madeByPath(lock *Lock) map[string]madePlace {
+	byPath := map[string]madePlace{}
+	for name, entry := range lock.Skills {
+		byPath[in.canonicalPath(name)] = madePlace{name, entry, Placement{Kind: KindCanonical}}
+		for _, pl := range entry.Agents {
+			if pl.Kind != KindCanonical {
+				byPath[abs(in.Root(), pl.Path)] = madePlace{name, entry, pl}
+			}
+		}
+	}
+	return byPath
+}
+
+// lister is one run of list.
+type lister struct {
+	in      *Installer
+	lock    *Lock
+	readers bool
+	made    map[string]madePlace // what this tool made, by path
+	states  map[string]string    // the state of each place: many agents read one folder, and each is hashed once
+}
+
+// agent lists the skills of one agent: those recorded for it, then the
+// others in the folders it reads (without readers, the one it is
+// installed into).
+func (l *lister) agent(a Agent) ([]Status, error) {
+	seen := map[string]bool{}
+	out := l.recorded(a, seen)
+	dirs := []string{a.Dir(l.in.env, l.in.scope)}
+	if l.readers {
+		dirs = a.Reads(l.in.env, l.in.scope)
+	}
+	for _, dir := range dirs {
+		st, err := l.folder(a, dir, seen)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st...)
+	}
+	return out, nil
+}
+
+// recorded lists the skills the lock file records for a, adding their
+// paths to seen.
+func (l *lister) recorded(a Agent, seen map[string]bool) []Status {
+	var out []Status
+	for _, name := range slices.Sorted(maps.Keys(l.lock.Skills)) {
+		entry := l.lock.Skills[name]
+		pl, ok := entry.Agents[a.ID]
+		if !ok {
+			continue
+		}
+		p := abs(l.in.Root(), pl.Path)
+		if pl.Kind == KindCanonical {
+			p = l.in.canonicalPath(name)
+		}
+		seen[p] = true
+		st := l.status(madePlace{name, entry, pl}, a.ID, p)
+		if st.State == StateInstalled && pl.Path != l.in.placement(a, name, pl.Kind).Path {
+			st.State = StateMoved
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// folder lists the skills in dir, one of a's folders, that seen does not
+// hold yet, adding them to seen: what this tool made for another agent
+// (with readers), and the others as external.
+func (l *lister) folder(a Agent, dir string, seen map[string]bool) ([]Status, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	var out []Status
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if strings.HasPrefix(e.Name(), ".") || e.Type().IsRegular() || seen[p] {
+			continue
+		}
+		seen[p] = true
+		if m, ok := l.made[p]; ok {
+			if l.readers {
+				out = append(out, l.status(m, a.ID, p))
+			}
+			continue // without readers, its own agent reports it
+		}
+		out = append(out, Status{Skill: e.Name(), Agent: a.ID, Path: p, State: StateExternal})
+	}
+	return out, nil
+}
+
+// status is the status of m at p for agent.
+func (l *lister) status(m madePlace, agent, p string) Status {
+	state, ok := l.states[p]
+	if !ok {
+		state = l.in.state(m.name, m.entry, m.pl, p)
+		if _, ok := l.lock.Unfinished[m.name]; ok {
+			state = StateUnfinished
+		}
+		l.states[p] = state
+	}
+	return Status{Skill: m.name, Agent: agent, Path: p, Kind: m.pl.Kind, State: state}
 }
 
 func (in *Installer) state(name string, entry *LockedSkill, pl Placement, p string) string {

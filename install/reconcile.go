@@ -171,8 +171,37 @@ func (p *plan) work() bool {
 func (in *Installer) reconcile(ctx context.Context, s *session, wants []want, force, frozen bool) ([]Change, error) {
 	lock := s.lock
 	plans := make([]*plan, 0, len(wants))
-	// Every canonical copy is staged in one hidden folder beside them. The
-	// folders made for that go again if nothing is installed after all.
+	for _, w := range wants {
+		plans = append(plans, &plan{name: w.c.name, c: w.c, old: lock.Skills[w.c.name], canonical: in.canonicalPath(w.c.name)})
+	}
+	discard, err := in.stageAll(ctx, plans)
+	defer discard()
+	if err != nil {
+		return nil, err
+	}
+	var problems []error
+	for i, p := range plans {
+		if frozen && p.old != nil && p.st.digest != p.old.Digest {
+			problems = append(problems, fmt.Errorf("%w: %s from %s (recorded %.12s, the source now has %.12s)",
+				ErrDrift, p.name, sourceLabel(p.c.source, p.c.subpath), p.old.Digest, p.st.digest))
+		}
+		problems = append(problems, in.decide(p, wants[i].places, force)...)
+	}
+	if len(problems) > 0 {
+		return nil, refuse(problems)
+	}
+	total, err := in.markWork(lock, plans)
+	if err != nil {
+		return nil, err
+	}
+	return in.applyAll(ctx, lock, plans, total)
+}
+
+// stageAll stages the canonical copy of every plan, a few at a time, in
+// one hidden folder beside the canonical copies. discard removes what
+// staging left, and the folders made for it when nothing was installed
+// after all; it must be called whatever the error.
+func (in *Installer) stageAll(ctx context.Context, plans []*plan) (discard func(), _ error) {
 	var made []string
 	for _, dir := range []string{filepath.Join(in.Root(), ".agents"), in.canonicalRoot()} {
 		if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
@@ -180,13 +209,13 @@ func (in *Installer) reconcile(ctx context.Context, s *session, wants []want, fo
 		}
 	}
 	if err := os.MkdirAll(in.canonicalRoot(), 0o755); err != nil {
-		return nil, err
+		return func() {}, err
 	}
 	shared := filepath.Join(in.canonicalRoot(), ".all.stage-"+randomSuffix())
 	if err := os.Mkdir(shared, 0o755); err != nil {
-		return nil, err
+		return func() {}, err
 	}
-	defer func() {
+	discard = func() {
 		for _, p := range plans {
 			p.st.discard()
 		}
@@ -194,9 +223,6 @@ func (in *Installer) reconcile(ctx context.Context, s *session, wants []want, fo
 		for _, dir := range slices.Backward(made) {
 			os.Remove(dir) // only when still empty
 		}
-	}()
-	for _, w := range wants {
-		plans = append(plans, &plan{name: w.c.name, c: w.c, old: lock.Skills[w.c.name], canonical: in.canonicalPath(w.c.name)})
 	}
 	// Staging is copying and hashing, a few workers at a time.
 	g, gctx := errgroup.WithContext(ctx)
@@ -213,23 +239,18 @@ func (in *Installer) reconcile(ctx context.Context, s *session, wants []want, fo
 	}
 	if err := g.Wait(); err != nil {
 		if ctx.Err() != nil {
-			return nil, interrupted(ctx, "nothing was changed")
+			return discard, interrupted(ctx, "nothing was changed")
 		}
-		return nil, err
+		return discard, err
 	}
-	var problems []error
-	for i, p := range plans {
-		if frozen && p.old != nil && p.st.digest != p.old.Digest {
-			problems = append(problems, fmt.Errorf("%w: %s from %s (recorded %.12s, the source now has %.12s)",
-				ErrDrift, p.name, sourceLabel(p.c.source, p.c.subpath), p.old.Digest, p.st.digest))
-		}
-		problems = append(problems, in.decide(p, wants[i].places, force)...)
-	}
-	if len(problems) > 0 {
-		return nil, refuse(problems)
-	}
-	// Mark the work in the lock file before doing it: a run killed midway
-	// leaves it marked for the next one to settle.
+	return discard, nil
+}
+
+// markWork records every plan's entry in the lock file, and marks those
+// with work to do unfinished, with their entries before, writing it
+// before the work is done: a run killed midway leaves them marked for the
+// next one to settle (rule 6). It returns how many have work to do.
+func (in *Installer) markWork(lock *Lock, plans []*plan) (int, error) {
 	if lock.Unfinished == nil {
 		lock.Unfinished = map[string]*LockedSkill{}
 	}
@@ -243,29 +264,28 @@ func (in *Installer) reconcile(ctx context.Context, s *session, wants []want, fo
 	}
 	if total > 0 {
 		if err := lock.write(in.lockPath()); err != nil {
-			return nil, err
+			return 0, err
 		}
 	}
+	return total, nil
+}
+
+// applyAll carries out the plans, marked as markWork does, one by one,
+// stopping between two when ctx ends, and records what was done.
+func (in *Installer) applyAll(ctx context.Context, lock *Lock, plans []*plan, total int) ([]Change, error) {
 	var changes []Change
 	done := 0
 	real := realDirs{}
 	for i, p := range plans {
 		if p.work() && ctx.Err() != nil {
-			in.unmark(lock, plans[i:])
-			if err := lock.write(in.lockPath()); err != nil {
-				return changes, err
-			}
-			what := "nothing was changed"
-			if done > 0 {
-				what = fmt.Sprintf("%d of %d skills were installed or updated, and the lock file records exactly what is in place; run the command again to finish", done, total)
-			}
-			return changes, interrupted(ctx, what)
+			unmarkPlans(lock, plans[i:])
+			return changes, in.stopped(ctx, lock, done, total, "installed or updated", "in place")
 		}
 		ch, err := in.apply(p, real)
 		changes = append(changes, ch...)
 		if err != nil {
 			// This skill stays marked unfinished; the next run settles it.
-			in.unmark(lock, plans[i+1:])
+			unmarkPlans(lock, plans[i+1:])
 			lock.write(in.lockPath())
 			return changes, fmt.Errorf("skill %s: %w (the next add, remove or sync finishes or rolls back what was done)", p.name, err)
 		}
@@ -279,17 +299,38 @@ func (in *Installer) reconcile(ctx context.Context, s *session, wants []want, fo
 	return changes, lock.write(in.lockPath())
 }
 
-// unmark restores the lock entries of plans not carried out.
-func (in *Installer) unmark(lock *Lock, plans []*plan) {
+// unmarkPlans restores the lock entries of plans not carried out.
+func unmarkPlans(lock *Lock, plans []*plan) {
 	for _, p := range plans {
 		if p.work() {
-			setEntry(lock, p.name, p.old)
-			delete(lock.Unfinished, p.name)
+			unmark(lock, p.name, p.old)
 		}
 	}
+}
+
+// unmark restores the entry from before, prev, of a skill marked
+// unfinished that a run did not change.
+func unmark(lock *Lock, name string, prev *LockedSkill) {
+	setEntry(lock, name, prev)
+	delete(lock.Unfinished, name)
 	if len(lock.Unfinished) == 0 {
 		lock.Unfinished = nil
 	}
+}
+
+// stopped records the lock file of a run that ctx stopped between two
+// skills, after done of total were changed (each then was did) and the
+// others were unmarked, and returns ErrInterrupted saying so; state says
+// what the lock file records.
+func (in *Installer) stopped(ctx context.Context, lock *Lock, done, total int, did, state string) error {
+	if err := lock.write(in.lockPath()); err != nil {
+		return err
+	}
+	what := "nothing was changed"
+	if done > 0 {
+		what = fmt.Sprintf("%d of %d skills were %s, and the lock file records exactly what is %s; run the command again to finish", done, total, did, state)
+	}
+	return interrupted(ctx, what)
 }
 
 // stageWorkers is how many skills are staged at once: file system calls
@@ -299,19 +340,44 @@ const stageWorkers = 4
 // decide works out what a plan does at each place, and what stops it.
 func (in *Installer) decide(p *plan, places []wantPlace, force bool) []error {
 	var problems []error
-	newD := p.st.digest
-	var oldD string
-	var recCanon *Placement
-	if p.old != nil {
-		oldD, recCanon = p.old.Digest, &Placement{Kind: KindCanonical}
+	if err := in.decideCanonical(p, force); err != nil {
+		problems = append(problems, err)
 	}
-	c := step{path: p.canonical, kind: KindCanonical, seen: examine(p.canonical, p.canonical, recCanon, oldD, newD)}
-	switch c.seen.found {
-	case foundNothing:
-		c.action, c.work = ActionInstalled, true
-		if p.old != nil {
-			c.action = ActionRepaired
+	p.entry = &LockedSkill{Source: p.c.source, Subpath: p.c.subpath, Pin: p.c.pin, Digest: p.st.digest, Agents: map[string]Placement{}}
+	if p.old != nil {
+		maps.Copy(p.entry.Agents, p.old.Agents)
+	}
+	for _, wp := range places {
+		st, err := in.decidePlace(p, wp, force)
+		if err != nil {
+			problems = append(problems, err)
 		}
+		p.places = append(p.places, st)
+		p.entry.Agents[wp.agent.ID] = Placement{Kind: st.kind, Path: relTo(in.Root(), st.path)}
+	}
+	return problems
+}
+
+// oldDigest is the content the lock file records for the plan's skill,
+// or "" when it records none.
+func (p *plan) oldDigest() string {
+	if p.old == nil {
+		return ""
+	}
+	return p.old.Digest
+}
+
+// decideCanonical works out what the plan does at the canonical copy,
+// and what stops it.
+func (in *Installer) decideCanonical(p *plan, force bool) error {
+	var rec *Placement
+	if p.old != nil {
+		rec = &Placement{Kind: KindCanonical}
+	}
+	newD, oldD := p.st.digest, p.oldDigest()
+	c := step{path: p.canonical, kind: KindCanonical, seen: examine(p.canonical, p.canonical, rec, oldD, newD)}
+	err := in.decideFound(&c, p, rec != nil, force)
+	switch c.seen.found {
 	case foundOurs:
 		c.action = ActionUnchanged
 		if newD != oldD {
@@ -322,97 +388,114 @@ func (in *Installer) decide(p *plan, places []wantPlace, force bool) []error {
 		if p.old != nil {
 			c.action = ActionUpdated
 		}
-	case foundModified:
-		c.action, c.work, c.backup = ActionUpdated, true, true
-		if !force {
-			problems = append(problems, modifiedError(p.canonical, p.st.path))
-		}
-	default:
-		problems = append(problems, in.conflictError(p.canonical, p))
 	}
 	p.canon = c
-	p.entry = &LockedSkill{Source: p.c.source, Subpath: p.c.subpath, Pin: p.c.pin, Digest: newD, Agents: map[string]Placement{}}
-	if p.old != nil {
-		maps.Copy(p.entry.Agents, p.old.Agents)
+	return err
+}
+
+// decideFound works out what a plan does at a place that holds nothing
+// (make it; recorded says whether the lock file records it there: a
+// repair), a modified folder (replace it after a backup, when forced) or
+// something this tool did not make (a conflict); it leaves the rest,
+// what it made or would make, to the caller.
+func (in *Installer) decideFound(st *step, p *plan, recorded, force bool) error {
+	switch st.seen.found {
+	case foundNothing:
+		st.action, st.work = ActionInstalled, true
+		if recorded {
+			st.action = ActionRepaired
+		}
+	case foundOurs, foundSame:
+	case foundModified:
+		st.action, st.work, st.backup = ActionUpdated, true, true
+		if !force {
+			return modifiedError(st.path, p.st.path)
+		}
+	default:
+		return in.conflictError(st.path, p)
 	}
-	for _, wp := range places {
-		id := wp.agent.ID
-		var rec *Placement
-		if p.old != nil {
-			if pl, ok := p.old.Agents[id]; ok {
-				rec = &pl
-			}
-		}
-		dir := wp.agent.Dir(in.env, in.scope)
-		target := filepath.Join(dir, p.name)
-		if samePath(dir, in.canonicalRoot()) {
-			target = p.canonical
-		}
-		if rec != nil && rec.Kind != KindCanonical && abs(in.Root(), rec.Path) != target {
-			// The agent's folder moved since (rule 11): the old place goes
-			// if it is still ours, and the new one is planned as if
-			// nothing was recorded there.
-			old := abs(in.Root(), rec.Path)
-			if s := examine(old, p.canonical, rec, oldD, newD); s.found == foundOurs {
-				p.stale = append(p.stale, step{agent: id, path: old, kind: rec.Kind, action: ActionRemoved, work: true})
-			}
-			rec = nil
-		}
-		if target == p.canonical {
-			st := step{agent: id, path: p.canonical, kind: KindCanonical, action: c.action}
-			if (rec == nil || rec.Kind != KindCanonical) && c.action != ActionAdopted {
-				st.action = ActionInstalled
-			}
-			p.places = append(p.places, st)
-			p.entry.Agents[id] = Placement{Kind: KindCanonical, Path: relTo(in.Root(), p.canonical)}
-			continue
-		}
-		st := step{agent: id, path: filepath.Join(dir, p.name), kind: KindLink}
-		if wp.copy {
-			st.kind = KindCopy
-		}
-		st.seen = examine(st.path, p.canonical, rec, oldD, newD)
-		switch st.seen.found {
-		case foundNothing:
-			st.action, st.work = ActionInstalled, true
-			if rec != nil {
-				st.action = ActionRepaired
-			}
-		case foundOurs, foundSame:
-			switch {
-			case st.seen.link != (st.kind == KindLink):
-				st.action, st.work = ActionInstalled, true // a link becomes a copy, or the reverse
-			case st.seen.link:
-				if st.seen.junction {
-					st.kind = KindJunction
-				}
-				st.action = ActionUnchanged
-				switch {
-				case rec == nil || rec.Kind != st.kind:
-					st.action = ActionAdopted
-				case c.action == ActionUpdated || c.action == ActionRepaired:
-					st.action = c.action // what the link shows changed
-				}
-			case st.seen.digest == newD:
-				st.action = ActionUnchanged
-				if rec == nil || rec.Kind != KindCopy {
-					st.action = ActionAdopted
-				}
-			default:
-				st.action, st.work = ActionUpdated, true
-			}
-		case foundModified:
-			st.action, st.work, st.backup = ActionUpdated, true, true
-			if !force {
-				problems = append(problems, modifiedError(st.path, p.st.path))
-			}
-		default:
-			problems = append(problems, in.conflictError(st.path, p))
-		}
-		p.places = append(p.places, st)
-		p.entry.Agents[id] = Placement{Kind: st.kind, Path: relTo(in.Root(), st.path)}
+	return nil
+}
+
+// decidePlace works out what a plan does at one agent's place, and what
+// stops it.
+func (in *Installer) decidePlace(p *plan, wp wantPlace, force bool) (step, error) {
+	id := wp.agent.ID
+	rec := recordedAt(p.old, id)
+	dir := wp.agent.Dir(in.env, in.scope)
+	target := filepath.Join(dir, p.name)
+	if samePath(dir, in.canonicalRoot()) {
+		target = p.canonical
 	}
-	return problems
+	if rec != nil && rec.Kind != KindCanonical && abs(in.Root(), rec.Path) != target {
+		// The agent's folder moved since (rule 11): the old place goes
+		// if it is still ours, and the new one is planned as if
+		// nothing was recorded there.
+		old := abs(in.Root(), rec.Path)
+		if s := examine(old, p.canonical, rec, p.oldDigest(), p.st.digest); s.found == foundOurs {
+			p.stale = append(p.stale, step{agent: id, path: old, kind: rec.Kind, action: ActionRemoved, work: true})
+		}
+		rec = nil
+	}
+	if target == p.canonical {
+		st := step{agent: id, path: p.canonical, kind: KindCanonical, action: p.canon.action}
+		if (rec == nil || rec.Kind != KindCanonical) && p.canon.action != ActionAdopted {
+			st.action = ActionInstalled
+		}
+		return st, nil
+	}
+	st := step{agent: id, path: target, kind: KindLink}
+	if wp.copy {
+		st.kind = KindCopy
+	}
+	st.seen = examine(st.path, p.canonical, rec, p.oldDigest(), p.st.digest)
+	err := in.decideFound(&st, p, rec != nil, force)
+	if st.seen.found == foundOurs || st.seen.found == foundSame {
+		decideExisting(&st, rec, p.canon.action, p.st.digest)
+	}
+	return st, err
+}
+
+// recordedAt is the place entry records for the agent id, or nil when it
+// records none (or entry is nil).
+func recordedAt(entry *LockedSkill, id string) *Placement {
+	if entry == nil {
+		return nil
+	}
+	pl, ok := entry.Agents[id]
+	if !ok {
+		return nil
+	}
+	return &pl
+}
+
+// decideExisting works out what a plan does at an agent's place that
+// holds what this tool made, or would make (st.seen): rec is what the
+// lock file records there, canon what the plan does at the canonical
+// copy, and digest the content wanted.
+func decideExisting(st *step, rec *Placement, canon Action, digest string) {
+	switch {
+	case st.seen.link != (st.kind == KindLink):
+		st.action, st.work = ActionInstalled, true // a link becomes a copy, or the reverse
+	case st.seen.link:
+		if st.seen.junction {
+			st.kind = KindJunction
+		}
+		st.action = ActionUnchanged
+		switch {
+		case rec == nil || rec.Kind != st.kind:
+			st.action = ActionAdopted
+		case canon == ActionUpdated || canon == ActionRepaired:
+			st.action = canon // what the link shows changed
+		}
+	case st.seen.digest == digest:
+		st.action = ActionUnchanged
+		if rec == nil || rec.Kind != KindCopy {
+			st.action = ActionAdopted
+		}
+	default:
+		st.action, st.work = ActionUpdated, true
+	}
 }
 
 // apply carries out a plan: the canonical copy first, then each agent's
@@ -456,18 +539,28 @@ func (in *Installer) apply(p *plan, real realDirs) ([]Change, error) {
 		changes = append(changes, ch)
 	}
 	for _, st := range p.stale {
-		var err error
-		if st.kind == KindCopy {
-			err = removeAside(st.path)
-		} else {
-			err = os.Remove(st.path)
-		}
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := removePlace(st.path, st.kind); err != nil {
 			return changes, err
 		}
 		changes = append(changes, Change{Skill: p.name, Agent: st.agent, Path: st.path, Action: ActionRemoved, Kind: st.kind})
 	}
 	return changes, nil
+}
+
+// removePlace removes the link, junction or copy of kind at p, which the
+// caller has checked is the one this tool made; one already gone is no
+// error.
+func removePlace(p, kind string) error {
+	var err error
+	if kind == KindCopy {
+		err = removeAside(p)
+	} else {
+		err = os.Remove(p)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
 }
 
 // place makes path a link to canonical (kind KindLink; where links cannot
@@ -609,50 +702,27 @@ func (in *Installer) settleUnfinished(lock *Lock) ([]Change, error) {
 // place held by something else is left alone and not recorded. It returns
 // the entry to record.
 func (in *Installer) settle(name string, prev, cur *LockedSkill) (*LockedSkill, error) {
-	root := in.Root()
-	canonical := in.canonicalPath(name)
-	var prevD string
-	prevAgents := map[string]Placement{}
-	if prev != nil {
-		prevD, prevAgents = prev.Digest, prev.Agents
-	}
 	var kept *LockedSkill
 	if cur != nil {
 		kept = &LockedSkill{Source: cur.Source, Subpath: cur.Subpath, Digest: cur.Digest, Agents: maps.Clone(cur.Agents)}
 	}
-	for id, pl := range prevAgents {
-		if kept != nil {
-			if _, ok := kept.Agents[id]; ok {
-				continue
-			}
-		}
-		p := abs(root, pl.Path)
-		if pl.Kind == KindCanonical || examine(p, canonical, &pl, prevD, "").found != foundOurs {
-			continue
-		}
-		var err error
-		if pl.Kind == KindCopy {
-			err = removeAside(p)
-		} else {
-			err = os.Remove(p)
-		}
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
-		}
+	if err := in.removeDropped(name, prev, kept); err != nil {
+		return nil, err
 	}
 	if kept == nil {
 		return nil, nil
+	}
+	canonical := in.canonicalPath(name)
+	var prevD string
+	if prev != nil {
+		prevD = prev.Digest
 	}
 	for id, pl := range kept.Agents {
 		if pl.Kind == KindCanonical {
 			continue
 		}
-		p := abs(root, pl.Path)
-		var rec *Placement
-		if r, ok := prevAgents[id]; ok {
-			rec = &r
-		}
-		s := examine(p, canonical, rec, prevD, kept.Digest)
+		p := abs(in.Root(), pl.Path)
+		s := examine(p, canonical, recordedAt(prev, id), prevD, kept.Digest)
 		wantLink := pl.Kind != KindCopy
 		switch {
 		case s.found == foundNothing,
@@ -668,6 +738,31 @@ func (in *Installer) settle(name string, prev, cur *LockedSkill) (*LockedSkill, 
 		}
 	}
 	return kept, nil
+}
+
+// removeDropped removes the places of the skill name that prev records
+// and kept does not (nil: none is kept), where they are still this
+// tool's.
+func (in *Installer) removeDropped(name string, prev, kept *LockedSkill) error {
+	if prev == nil {
+		return nil
+	}
+	canonical := in.canonicalPath(name)
+	for id, pl := range prev.Agents {
+		if kept != nil {
+			if _, ok := kept.Agents[id]; ok {
+				continue
+			}
+		}
+		p := abs(in.Root(), pl.Path)
+		if pl.Kind == KindCanonical || examine(p, canonical, &pl, prev.Digest, "").found != foundOurs {
+			continue
+		}
+		if err := removePlace(p, pl.Kind); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // lock takes the scope's file lock, waiting for another process, and

@@ -391,12 +391,29 @@ func (in *Installer) fromFolder(ctx context.Context, dir, rec string) ([]candida
 		return nil, fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
 	}
 	defer root.Close()
-	subs, err := discover(ctx, root.FS(), cmp.Or(in.maxSearch, defaultMaxSearch))
+	return in.discoverIn(ctx, root.FS(), dir, "", rec)
+}
+
+// discoverIn finds the skills in fsys, the folder dir of the source
+// recorded as rec, searching from its folder top ("": its root); their
+// subpaths are relative to dir.
+func (in *Installer) discoverIn(ctx context.Context, fsys fs.FS, dir, top, rec string) ([]candidate, error) {
+	if top != "" {
+		var err error
+		if fsys, err = fs.Sub(fsys, top); err != nil {
+			return nil, err
+		}
+	}
+	subs, err := discover(ctx, fsys, cmp.Or(in.maxSearch, defaultMaxSearch))
 	if err != nil {
 		return nil, in.searchError(rec, err)
 	}
 	out := make([]candidate, len(subs))
 	for i, sub := range subs {
+		sub = path.Join(top, sub)
+		if sub == "." {
+			sub = ""
+		}
 		out[i] = candidate{dir: filepath.Join(dir, filepath.FromSlash(sub)), source: rec, subpath: sub}
 	}
 	return out, nil
@@ -418,78 +435,84 @@ func (in *Installer) searchError(rec string, err error) error {
 // sync, which knows where its skills are), the skills are the folders at
 // those subpaths that hold a SKILL.md, found or not.
 func (in *Installer) fromArchive(ctx context.Context, file, rec, base string, at []string) ([]candidate, func(), error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
+	f, size, err := in.openArchive(file, rec)
 	if err != nil {
 		return nil, nil, err
 	}
-	limits := in.cache.Limits()
-	if info.Size() > limits.MaxArchiveSize {
-		return nil, nil, fmt.Errorf("%w: archive %s: %w: larger than %d bytes (raise it with skill.WithMaxArchiveSize)", ErrInvalidSource, rec, skill.ErrArchiveLimit, limits.MaxArchiveSize)
-	}
+	defer f.Close()
 	tmp, err := os.MkdirTemp("", "agentskills-archive-*")
 	if err != nil {
 		return nil, nil, err
 	}
 	cleanup := func() { os.RemoveAll(tmp) }
-	fail := func(err error) ([]candidate, func(), error) {
+	out, err := in.extractAndFind(ctx, f, size, tmp, rec, base, at)
+	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
+	return out, cleanup, nil
+}
+
+// openArchive opens an archive file, refusing one larger than the
+// cache's limit, and returns its size.
+func (in *Installer) openArchive(file, rec string) (*os.File, int64, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	if max := in.cache.Limits().MaxArchiveSize; info.Size() > max {
+		f.Close()
+		return nil, 0, fmt.Errorf("%w: archive %s: %w: larger than %d bytes (raise it with skill.WithMaxArchiveSize)", ErrInvalidSource, rec, skill.ErrArchiveLimit, max)
+	}
+	return f, info.Size(), nil
+}
+
+// extractAndFind extracts the archive f into the folder tmp and finds
+// its skills, as fromArchive says.
+func (in *Installer) extractAndFind(ctx context.Context, f *os.File, size int64, tmp, rec, base string, at []string) ([]candidate, error) {
 	root, err := os.OpenRoot(tmp)
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
 	defer root.Close()
-	opts := extractLimits(limits)
+	opts := extractLimits(in.cache.Limits())
 	opts.AnyTree = true
-	if _, err := extract.Archive(ctx, f, info.Size(), root, opts); err != nil {
-		return fail(fmt.Errorf("archive %s: %w", rec, archiveError(err)))
+	if _, err := extract.Archive(ctx, f, size, root, opts); err != nil {
+		return nil, fmt.Errorf("archive %s: %w", rec, archiveError(err))
 	}
 	if at != nil {
-		var out []candidate
-		for _, sub := range at {
-			local, err := filepath.Localize(sub)
-			if sub == "" {
-				local, err = ".", nil
-			}
-			if err != nil {
-				return fail(fmt.Errorf("%w: %s: subpath %q: %w", ErrInvalidLock, rec, sub, err))
-			}
-			dir := filepath.Join(tmp, local)
-			if fi, err := os.Stat(filepath.Join(dir, "SKILL.md")); err == nil && fi.Mode().IsRegular() {
-				out = append(out, candidate{dir: dir, source: rec, subpath: sub})
-			}
-		}
-		return out, cleanup, nil
+		return skillsAt(tmp, rec, at)
 	}
 	top := base
 	if entries, err := os.ReadDir(tmp); top == "" && err == nil && len(entries) == 1 && entries[0].IsDir() {
 		top = entries[0].Name()
 	}
-	fsys := root.FS()
-	if top != "" {
-		if fsys, err = fs.Sub(fsys, top); err != nil {
-			return fail(err)
+	return in.discoverIn(ctx, root.FS(), tmp, top, rec)
+}
+
+// skillsAt is the skills at the subpaths at of the folder dir, the
+// source recorded as rec: those of its folders that hold a SKILL.md.
+func skillsAt(dir, rec string, at []string) ([]candidate, error) {
+	var out []candidate
+	for _, sub := range at {
+		local, err := filepath.Localize(sub)
+		if sub == "" {
+			local, err = ".", nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: subpath %q: %w", ErrInvalidLock, rec, sub, err)
+		}
+		d := filepath.Join(dir, local)
+		if fi, err := os.Stat(filepath.Join(d, "SKILL.md")); err == nil && fi.Mode().IsRegular() {
+			out = append(out, candidate{dir: d, source: rec, subpath: sub})
 		}
 	}
-	subs, err := discover(ctx, fsys, cmp.Or(in.maxSearch, defaultMaxSearch))
-	if err != nil {
-		return fail(in.searchError(rec, err))
-	}
-	out := make([]candidate, len(subs))
-	for i, sub := range subs {
-		sub = path.Join(top, sub)
-		if sub == "." {
-			sub = ""
-		}
-		out[i] = candidate{dir: filepath.Join(tmp, filepath.FromSlash(sub)), source: rec, subpath: sub}
-	}
-	return out, cleanup, nil
+	return out, nil
 }
 
 // archiveError marks an archive that breaks a rule or a limit as
