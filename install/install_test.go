@@ -180,13 +180,8 @@ func TestAddNeverTouchesWhatItDidNotCreate(t *testing.T) {
 }
 
 func TestUpdateCopyRemove(t *testing.T) {
-	f := newFixture(t)
-	src := f.writeSkill(t, "review", "code-review", "")
-	in := f.installer(t)
+	f, src, in := installedReview(t, "claude-code", "windsurf")
 	ctx := t.Context()
-	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "windsurf")}); err != nil {
-		t.Fatal(err)
-	}
 	os.WriteFile(filepath.Join(src, "SKILL.md"), []byte(skillMD("code-review")+"v2\n"), 0o644)
 	changes, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Copy: true})
 	if err != nil {
@@ -287,12 +282,7 @@ func TestListVerifyStates(t *testing.T) {
 }
 
 func TestSyncFrozenFailsOnDrift(t *testing.T) {
-	f := newFixture(t)
-	src := f.writeSkill(t, "review", "code-review", "")
-	in := f.installer(t)
-	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
-		t.Fatal(err)
-	}
+	f, src, in := installedReview(t, "claude-code")
 	if _, err := in.Sync(t.Context(), SyncRequest{Frozen: true}); err != nil {
 		t.Errorf("frozen Sync without drift = %v", err)
 	}
@@ -708,4 +698,17 @@ func TestFind(t *testing.T) {
 func isSkill(dir string) bool {
 	fi, err := os.Stat(filepath.Join(dir, "SKILL.md"))
 	return err == nil && fi.Mode().IsRegular()
+}
+
+// installedReview returns a fixture, the source folder of its skill
+// code-review and an installer that has installed it for the agents ids.
+func installedReview(t *testing.T, ids ...string) (*fixture, string, *Installer) {
+	t.Helper()
+	f := newFixture(t)
+	src := f.writeSkill(t, "review", "code-review", "")
+	in := f.installer(t)
+	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, ids...)}); err != nil {
+		t.Fatal(err)
+	}
+	return f, src, in
 }

@@ -24,13 +24,8 @@ func (f *fixture) canonicalOf(name string) string {
 }
 
 func TestEditedSkillIsNeverReplacedSilently(t *testing.T) {
-	f := newFixture(t)
-	src := f.writeSkill(t, "review", "code-review", "")
-	in := f.installer(t)
+	f, src, in := installedReview(t, "claude-code")
 	ctx := t.Context()
-	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
-		t.Fatal(err)
-	}
 	canonical := f.canonicalOf("code-review")
 	os.WriteFile(filepath.Join(canonical, "SKILL.md"), []byte(skillMD("code-review")+"my edit\n"), 0o644)
 	os.WriteFile(filepath.Join(canonical, "notes.md"), []byte("my notes"), 0o644)
@@ -208,13 +203,8 @@ func TestLostLockFileAdoptsWhatMatches(t *testing.T) {
 }
 
 func TestRepairsAreReported(t *testing.T) {
-	f := newFixture(t)
-	src := f.writeSkill(t, "review", "code-review", "")
-	in := f.installer(t)
+	f, _, in := installedReview(t, "claude-code", "codex")
 	ctx := t.Context()
-	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex")}); err != nil {
-		t.Fatal(err)
-	}
 	os.Remove(filepath.Join(f.env.Project, ".claude", "skills", "code-review"))
 	changes, err := in.Sync(ctx, SyncRequest{})
 	if err != nil {
@@ -239,13 +229,8 @@ func TestRepairsAreReported(t *testing.T) {
 }
 
 func TestCanonicalCopyIsOwnershipChecked(t *testing.T) {
-	f := newFixture(t)
-	src := f.writeSkill(t, "review", "code-review", "")
-	in := f.installer(t)
+	f, src, in := installedReview(t, "codex")
 	ctx := t.Context()
-	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
-		t.Fatal(err)
-	}
 	// The user's own skill now sits where the canonical copy was.
 	canonical := f.canonicalOf("code-review")
 	os.RemoveAll(canonical)

@@ -108,6 +108,21 @@ func helper(t *testing.T, f *fixture, mode, src string) *exec.Cmd {
 	return cmd
 }
 
+// waitForHelper checks every poll whether the helper process cmd has
+// done something, until done reports true; after timeout it kills the
+// helper and fails the test with what the helper wrote to stderr.
+func waitForHelper(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer, timeout, poll time.Duration, something string, done func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !done() {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the helper never %s: %s", something, stderr.String())
+		}
+		time.Sleep(poll)
+	}
+}
+
 func TestConcurrentAddProcesses(t *testing.T) {
 	f := newFixture(t)
 	a := f.writeSkill(t, "a", "alpha", "")
@@ -155,18 +170,11 @@ func TestCrashDuringUpdateLeavesOldOrNew(t *testing.T) {
 	}
 	// Let it install and update a few times, then kill it mid-flight.
 	canonical := filepath.Join(f.env.Project, ".agents", "skills", "big")
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	waitForHelper(t, cmd, &stderr, 20*time.Second, 100*time.Microsecond, "staged an update", func() bool {
 		stages, _ := filepath.Glob(filepath.Join(f.env.Project, ".agents", "skills", ".*.stage-*", "big", "refs", "*"))
-		if _, err := os.Stat(canonical); err == nil && len(stages) > 50 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("the helper never staged an update: %s", stderr.String())
-		}
-		time.Sleep(100 * time.Microsecond)
-	}
+		_, err := os.Stat(canonical)
+		return err == nil && len(stages) > 50
+	})
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	// The canonical copy is wholly one version.
@@ -241,17 +249,10 @@ func TestInterruptedAddLeavesLockAndFoldersAgreeing(t *testing.T) {
 	}
 	// Interrupt once the first skills are in place.
 	canonical := filepath.Join(f.env.Project, ".agents", "skills")
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if _, err := os.Stat(filepath.Join(canonical, "s000")); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("the helper never installed a skill: %s", stderr.String())
-		}
-		time.Sleep(50 * time.Microsecond)
-	}
+	waitForHelper(t, cmd, &stderr, 30*time.Second, 50*time.Microsecond, "installed a skill", func() bool {
+		_, err := os.Stat(filepath.Join(canonical, "s000"))
+		return err == nil
+	})
 	cmd.Process.Signal(os.Interrupt)
 	err := cmd.Wait()
 	var exit *exec.ExitError
