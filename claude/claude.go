@@ -65,6 +65,7 @@ package claude
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -76,7 +77,6 @@ import (
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/internal/launch"
 	"github.com/agentadaptor/agentadaptor/internal/process"
-	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
 )
 
@@ -119,7 +119,8 @@ type Config struct {
 }
 
 type claudeDriver struct {
-	c Config
+	c    Config
+	prog launch.Program
 }
 
 var _ driver.Driver = (*claudeDriver)(nil)
@@ -127,35 +128,26 @@ var _ driver.Driver = (*claudeDriver)(nil)
 // Driver returns a driver.Driver that runs Claude Code as c says. It is
 // safe for concurrent use; concurrent runs are separate processes.
 func Driver(c Config) driver.Driver {
-	if c.Command == "" {
-		c.Command = "claude"
-	}
-	if c.CacheRoot == "" {
-		c.CacheRoot = skill.NewCache().Root()
-	}
+	c.CacheRoot = launch.CacheRoot(c.CacheRoot)
 	c.Args = slices.Clone(c.Args)
-	c.Env = slices.Clone(c.Env)
-	return &claudeDriver{c: c}
+	prog := launch.NewProgram("claude", c.Command, c.Env,
+		"install Claude Code with `npm install -g @anthropic-ai/claude-code`, or set claude.Config.Command")
+	return &claudeDriver{c: c, prog: prog}
 }
 
 // Run runs Claude Code once for req.
 func (d *claudeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Result, error) {
-	l, err := launch.Prepare(ctx, req, launch.Program{
-		Name:    "claude",
-		Command: d.c.Command,
-		Env:     d.c.Env,
-		Install: "install Claude Code with `npm install -g @anthropic-ai/claude-code`, or set claude.Config.Command",
-	})
+	l, err := launch.Prepare(ctx, req, d.prog)
 	if err != nil {
 		return nil, err
 	}
-	env, workspace := l.Env, l.Workspace
+	env := l.Env
 	var mountDir string
 	if len(req.Skills.Entries) > 0 {
 		if mountDir, err = mount(d.c.CacheRoot, req.Skills); err != nil {
 			return nil, fmt.Errorf("claude: %w", err)
 		}
-		if err := checkShadows(ctx, req.Skills, mountDir, workspace, userSkillsDir(env)); err != nil {
+		if err := checkShadows(ctx, req.Skills, mountDir, l.Workspace, userSkillsDir(env)); err != nil {
 			return nil, err
 		}
 	}
@@ -165,14 +157,7 @@ func (d *claudeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 
 	p := &parser{emit: req.Events}
 	var check error
-	exit, runErr := process.Run(ctx, process.Command{
-		Path:  l.Path,
-		Args:  d.args(req, mountDir),
-		Dir:   req.Workspace,
-		Env:   env,
-		Stdin: req.Prompt,
-		Grace: d.c.GracePeriod,
-	}, func(b []byte) error {
+	exit, runErr := l.Run(ctx, req, d.args(req, mountDir), env, d.c.GracePeriod, func(b []byte) error {
 		if init := p.parse(b); init != nil {
 			check = checkMounted(init.Skills, req.Skills)
 			return check
@@ -216,38 +201,24 @@ func (d *claudeDriver) args(req *driver.Request, mountDir string) []string {
 }
 
 // outcome turns how the process ended and what it said into the result.
+// check is the error of the check of the skills the agent reported.
 func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, runErr, check error) (*driver.Result, error) {
-	perr := &driver.ProcessError{Command: prog, ExitCode: exit.Code, Signal: exit.Signal, Stderr: exit.Stderr, Err: runErr}
 	if check != nil {
 		return nil, check
 	}
-	if runErr != nil {
-		// Cancelled, or the output could not be read: the process was
-		// stopped, whatever it said.
-		return nil, perr
+	var initSession string
+	if p.init != nil {
+		initSession = p.init.SessionID
 	}
-	r := p.result
-	if r == nil {
-		if exit.Code != 0 || exit.Signal != "" {
-			return nil, perr
-		}
-		return nil, launch.NoResult("claude", exit.Stderr)
+	res, err := launch.Ended{Name: "claude", Path: prog, Exit: exit, Err: runErr}.Result(p.result, initSession)
+	var agentErr *driver.AgentError
+	if errors.As(err, &agentErr) && req.Resume != "" && p.init == nil {
+		// The session never started: Claude Code refused to resume it
+		// (an unknown id gives an error result and no init line).
+		return nil, fmt.Errorf("%w: session %s: %w", driver.ErrResumeRejected, req.Resume, err)
 	}
-	res := &driver.Result{Text: r.Text, SessionID: r.SessionID, Usage: r.Usage, CostUSD: r.CostUSD, ExitCode: exit.Code}
-	if res.SessionID == "" && p.init != nil {
-		res.SessionID = p.init.SessionID
-	}
-	if r.IsError {
-		agentErr := &driver.AgentError{Subtype: r.Subtype, Message: r.Text, Result: res}
-		if req.Resume != "" && p.init == nil {
-			// The session never started: Claude Code refused to resume it
-			// (an unknown id gives an error result and no init line).
-			return nil, fmt.Errorf("%w: session %s: %w", driver.ErrResumeRejected, req.Resume, agentErr)
-		}
-		return nil, agentErr
-	}
-	if exit.Code != 0 {
-		return nil, perr
+	if err != nil {
+		return nil, err
 	}
 	if p.init == nil && len(req.Skills.Entries) > 0 {
 		// Without system/init nothing shows that the skills were loaded.

@@ -1,20 +1,20 @@
 package claude
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/agentjson"
 )
 
 // parser turns the lines of `claude -p --output-format stream-json` into
 // events. It never fails on a line: one that is not JSON becomes an
 // ErrorEvent, one it does not know a RawEvent.
 type parser struct {
-	emit   func(driver.Event) // nil: events are parsed for the result only
-	init   *driver.InitEvent  // the first system/init
+	emit   agentjson.Emit    // nil: events are parsed for the result only
+	init   *driver.InitEvent // the first system/init
 	result *driver.ResultEvent
 }
 
@@ -49,30 +49,24 @@ type streamEvent struct {
 // out (and reported as an ErrorEvent when the result needs it), and the
 // rest of the line is still used.
 func (p *parser) parse(b []byte) *driver.InitEvent {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
+	l, raw, ok := agentjson.Object(b, p.emit)
+	if !ok {
 		return nil
 	}
-	raw := json.RawMessage(bytes.Clone(b))
-	var l map[string]json.RawMessage
-	if err := json.Unmarshal(b, &l); err != nil {
-		p.send(&driver.ErrorEvent{Message: fmt.Sprintf("agent output line is not a JSON object (%v): %s", err, excerpt(b)), Raw: raw})
-		return nil
-	}
-	typ, subtype := text(l["type"]), text(l["subtype"])
+	typ, subtype := agentjson.Text(l["type"]), agentjson.Text(l["subtype"])
 	switch typ {
 	case "system":
 		if subtype == "init" && p.init == nil {
 			ev := &driver.InitEvent{
-				SessionID: text(l["session_id"]),
-				Model:     text(l["model"]),
-				Cwd:       text(l["cwd"]),
+				SessionID: agentjson.Text(l["session_id"]),
+				Model:     agentjson.Text(l["model"]),
+				Cwd:       agentjson.Text(l["cwd"]),
 				Tools:     names(l["tools"]),
 				Skills:    names(l["skills"]),
 				Raw:       raw,
 			}
 			p.init = ev
-			p.send(ev)
+			p.emit.Send(ev)
 			return ev
 		}
 	case "assistant", "user":
@@ -85,10 +79,10 @@ func (p *parser) parse(b []byte) *driver.InitEvent {
 		if json.Unmarshal(l["event"], &se) == nil && se.Type == "content_block_delta" {
 			switch se.Delta.Type {
 			case "text_delta":
-				p.send(&driver.TextDeltaEvent{Text: se.Delta.Text, Raw: raw})
+				p.emit.Send(&driver.TextDeltaEvent{Text: se.Delta.Text, Raw: raw})
 				return nil
 			case "thinking_delta":
-				p.send(&driver.ThinkingEvent{Text: se.Delta.Thinking, Raw: raw})
+				p.emit.Send(&driver.ThinkingEvent{Text: se.Delta.Thinking, Raw: raw})
 				return nil
 			}
 		}
@@ -96,7 +90,7 @@ func (p *parser) parse(b []byte) *driver.InitEvent {
 		p.resultLine(l, subtype, raw)
 		return nil
 	}
-	p.send(&driver.RawEvent{Type: typ, Raw: raw})
+	p.emit.Send(&driver.RawEvent{Type: typ, Raw: raw})
 	return nil
 }
 
@@ -105,8 +99,8 @@ func (p *parser) resultLine(l map[string]json.RawMessage, subtype string, raw js
 	var isError bool
 	json.Unmarshal(l["is_error"], &isError)
 	ev := &driver.ResultEvent{
-		SessionID: text(l["session_id"]),
-		Text:      text(l["result"]),
+		SessionID: agentjson.Text(l["session_id"]),
+		Text:      agentjson.Text(l["result"]),
 		IsError:   isError || strings.HasPrefix(subtype, "error"),
 		Subtype:   subtype,
 		Raw:       raw,
@@ -116,7 +110,7 @@ func (p *parser) resultLine(l map[string]json.RawMessage, subtype string, raw js
 	if u, ok := l["usage"]; ok {
 		var usage driver.Usage
 		if err := json.Unmarshal(u, &usage); err != nil {
-			p.send(&driver.ErrorEvent{Message: fmt.Sprintf("cannot decode the result's usage (%v): %s", err, excerpt(u))})
+			p.emit.Send(&driver.ErrorEvent{Message: fmt.Sprintf("cannot decode the result's usage (%v): %s", err, agentjson.Excerpt(u))})
 		} else {
 			ev.Usage = &usage
 		}
@@ -124,7 +118,7 @@ func (p *parser) resultLine(l map[string]json.RawMessage, subtype string, raw js
 	if c, ok := l["total_cost_usd"]; ok {
 		var cost float64
 		if err := json.Unmarshal(c, &cost); err != nil {
-			p.send(&driver.ErrorEvent{Message: fmt.Sprintf("cannot decode the result's cost (%v): %s", err, excerpt(c))})
+			p.emit.Send(&driver.ErrorEvent{Message: fmt.Sprintf("cannot decode the result's cost (%v): %s", err, agentjson.Excerpt(c))})
 		} else {
 			ev.CostUSD = &cost
 		}
@@ -136,20 +130,7 @@ func (p *parser) resultLine(l map[string]json.RawMessage, subtype string, raw js
 	if p.result == nil {
 		p.result = ev
 	}
-	p.send(ev)
-}
-
-// text decodes a JSON string, or returns "" for anything else.
-func text(raw json.RawMessage) string {
-	s, _ := stringValue(raw)
-	return s
-}
-
-// stringValue decodes a JSON string.
-func stringValue(raw json.RawMessage) (string, bool) {
-	var s string
-	err := json.Unmarshal(raw, &s)
-	return s, err == nil
+	p.emit.Send(ev)
 }
 
 // blocks reports the content blocks of an assistant or user message and
@@ -170,7 +151,7 @@ func (p *parser) blocks(role string, m *message, raw json.RawMessage) bool {
 				blocks = append(blocks, b)
 			}
 		}
-	} else if s, ok := stringValue(m.Content); ok {
+	} else if s, ok := agentjson.String(m.Content); ok {
 		blocks = []block{{Type: "text", Text: s}}
 	}
 	found := false
@@ -192,15 +173,9 @@ func (p *parser) blocks(role string, m *message, raw json.RawMessage) bool {
 			continue
 		}
 		found = true
-		p.send(ev)
+		p.emit.Send(ev)
 	}
 	return found
-}
-
-func (p *parser) send(ev driver.Event) {
-	if p.emit != nil {
-		p.emit(ev)
-	}
 }
 
 // names reads a list of names (system/init's skills and tools): strings,
@@ -218,7 +193,7 @@ func names(raw json.RawMessage) []string {
 		var obj struct {
 			Name string `json:"name"`
 		}
-		if n := text(item); n != "" {
+		if n := agentjson.Text(item); n != "" {
 			out = append(out, n)
 		} else if json.Unmarshal(item, &obj) == nil && obj.Name != "" {
 			out = append(out, obj.Name)
@@ -268,13 +243,4 @@ func errorsText(raw json.RawMessage) string {
 		}
 	}
 	return strings.Join(parts, "; ")
-}
-
-// excerpt shows the start of a line in an error message.
-func excerpt(b []byte) string {
-	const max = 120
-	if len(b) > max {
-		return fmt.Sprintf("%q...", b[:max])
-	}
-	return fmt.Sprintf("%q", b)
 }

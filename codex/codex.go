@@ -104,7 +104,6 @@ import (
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/internal/launch"
 	"github.com/agentadaptor/agentadaptor/internal/process"
-	"github.com/agentadaptor/agentadaptor/skill"
 )
 
 // Config configures the Codex driver. The zero value runs `codex` from
@@ -150,7 +149,8 @@ type Config struct {
 }
 
 type codexDriver struct {
-	c Config
+	c    Config
+	prog launch.Program
 }
 
 var _ driver.Driver = (*codexDriver)(nil)
@@ -158,51 +158,23 @@ var _ driver.Driver = (*codexDriver)(nil)
 // Driver returns a driver.Driver that runs Codex as c says. It is safe for
 // concurrent use; concurrent runs are separate processes.
 func Driver(c Config) driver.Driver {
-	if c.Command == "" {
-		c.Command = "codex"
-	}
-	if c.CacheRoot == "" {
-		c.CacheRoot = skill.NewCache().Root()
-	}
+	c.CacheRoot = launch.CacheRoot(c.CacheRoot)
 	c.Overrides = slices.Clone(c.Overrides)
 	c.Args = slices.Clone(c.Args)
-	c.Env = slices.Clone(c.Env)
-	return &codexDriver{c: c}
+	prog := launch.NewProgram("codex", c.Command, c.Env,
+		"install Codex with `npm install -g @openai/codex`, or set codex.Config.Command")
+	return &codexDriver{c: c, prog: prog}
 }
 
 // Run runs Codex once for req.
 func (d *codexDriver) Run(ctx context.Context, req *driver.Request) (*driver.Result, error) {
-	l, err := launch.Prepare(ctx, req, launch.Program{
-		Name:    "codex",
-		Command: d.c.Command,
-		Env:     d.c.Env,
-		Install: "install Codex with `npm install -g @openai/codex`, or set codex.Config.Command",
-	})
+	l, err := launch.Prepare(ctx, req, d.prog)
 	if err != nil {
 		return nil, err
 	}
-	env, workspace := l.Env, l.Workspace
-	userHome, err := d.userHome(env)
+	managed, err := d.managedHome(ctx, req, l)
 	if err != nil {
 		return nil, err
-	}
-	managed, err := home(ctx, d.c.CacheRoot, req.Skills, userHome, !d.c.WithoutUserSkills)
-	if err != nil {
-		var shadow *driver.ShadowError
-		if errors.As(err, &shadow) || ctx.Err() != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("codex: %w", err)
-	}
-	if err := checkShadows(ctx, listedNames(req.Skills), otherSkillsDirs(workspace, process.Getenv(env, "HOME"))); err != nil {
-		return nil, err
-	}
-	env = process.MergeEnv(env, []string{"CODEX_HOME=" + managed})
-
-	if req.Resume != "" {
-		if err := checkResume(managed, req.Resume); err != nil {
-			return nil, err
-		}
 	}
 	unlock, err := firstRun(ctx, managed)
 	if err != nil {
@@ -212,14 +184,8 @@ func (d *codexDriver) Run(ctx context.Context, req *driver.Request) (*driver.Res
 
 	p := &parser{emit: req.Events}
 	var mismatch error
-	exit, runErr := process.Run(ctx, process.Command{
-		Path:  l.Path,
-		Args:  d.args(req),
-		Dir:   req.Workspace,
-		Env:   env,
-		Stdin: req.Prompt,
-		Grace: d.c.GracePeriod,
-	}, func(b []byte) error {
+	env := process.MergeEnv(l.Env, []string{"CODEX_HOME=" + managed})
+	exit, runErr := l.Run(ctx, req, d.args(req), env, d.c.GracePeriod, func(b []byte) error {
 		started := p.started
 		p.parse(b)
 		if !started && p.started && req.Resume != "" && !strings.EqualFold(p.threadID, req.Resume) {
@@ -234,6 +200,33 @@ func (d *codexDriver) Run(ctx context.Context, req *driver.Request) (*driver.Res
 		return nil, mismatch
 	}
 	return outcome(l.Path, req, p, exit, runErr)
+}
+
+// managedHome brings the managed Codex home of req's skills up to date,
+// after the checks for skills Codex would list beside the run's and, for
+// a resume, for the session in that home. It returns the home's folder.
+func (d *codexDriver) managedHome(ctx context.Context, req *driver.Request, l *launch.Launch) (string, error) {
+	userHome, err := d.userHome(l.Env)
+	if err != nil {
+		return "", err
+	}
+	managed, err := home(ctx, d.c.CacheRoot, req.Skills, userHome, !d.c.WithoutUserSkills)
+	if err != nil {
+		var shadow *driver.ShadowError
+		if errors.As(err, &shadow) || ctx.Err() != nil {
+			return "", err
+		}
+		return "", fmt.Errorf("codex: %w", err)
+	}
+	if err := checkShadows(ctx, listedNames(req.Skills), otherSkillsDirs(l.Workspace, process.Getenv(l.Env, "HOME"))); err != nil {
+		return "", err
+	}
+	if req.Resume != "" {
+		if err := checkResume(managed, req.Resume); err != nil {
+			return "", err
+		}
+	}
+	return managed, nil
 }
 
 // userHome is the user's Codex home: Config.Home, else $CODEX_HOME of the
@@ -281,28 +274,11 @@ func (d *codexDriver) args(req *driver.Request) []string {
 
 // outcome turns how the process ended and what it said into the result.
 func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, runErr error) (*driver.Result, error) {
-	perr := &driver.ProcessError{Command: prog, ExitCode: exit.Code, Signal: exit.Signal, Stderr: exit.Stderr, Err: runErr}
-	if runErr != nil {
-		return nil, perr
+	end := launch.Ended{Name: "codex", Path: prog, Exit: exit, Err: runErr}
+	if runErr == nil && req.Resume != "" && !p.started && resumeRefused(exit.Stderr) {
+		return nil, fmt.Errorf("%w: session %s: %w", driver.ErrResumeRejected, req.Resume, end.ProcessError())
 	}
-	if req.Resume != "" && !p.started && resumeRefused(exit.Stderr) {
-		return nil, fmt.Errorf("%w: session %s: %w", driver.ErrResumeRejected, req.Resume, perr)
-	}
-	r := p.result
-	if r == nil {
-		if exit.Code != 0 || exit.Signal != "" {
-			return nil, perr
-		}
-		return nil, launch.NoResult("codex", exit.Stderr)
-	}
-	res := &driver.Result{Text: r.Text, SessionID: p.threadID, Usage: r.Usage, ExitCode: exit.Code}
-	if r.IsError {
-		return nil, &driver.AgentError{Subtype: r.Subtype, Message: r.Text, Result: res}
-	}
-	if exit.Code != 0 {
-		return nil, perr
-	}
-	return res, nil
+	return end.Result(p.result, p.threadID)
 }
 
 // checkResume refuses, before Codex starts, an id that is not a Codex

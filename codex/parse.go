@@ -1,12 +1,12 @@
 package codex
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/agentjson"
 )
 
 // parser turns the lines of `codex exec --json` into events. It never
@@ -14,7 +14,7 @@ import (
 // one it does not know a RawEvent, and a field of an unexpected type is
 // left out.
 type parser struct {
-	emit func(driver.Event) // nil: lines are parsed for the result only
+	emit agentjson.Emit // nil: lines are parsed for the result only
 
 	threadID string // from thread.started
 	started  bool   // thread.started was seen
@@ -54,23 +54,17 @@ type usage struct {
 
 // parse reads one line and reports its events.
 func (p *parser) parse(b []byte) {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
+	l, raw, ok := agentjson.Object(b, p.emit)
+	if !ok {
 		return
 	}
-	raw := json.RawMessage(bytes.Clone(b))
-	var l map[string]json.RawMessage
-	if err := json.Unmarshal(b, &l); err != nil {
-		p.send(&driver.ErrorEvent{Message: fmt.Sprintf("agent output line is not a JSON object (%v): %s", err, excerpt(b)), Raw: raw})
-		return
-	}
-	typ := text(l["type"])
+	typ := agentjson.Text(l["type"])
 	switch typ {
 	case "thread.started":
 		if !p.started {
 			p.started = true
-			p.threadID = text(l["thread_id"])
-			p.send(&driver.InitEvent{SessionID: p.threadID, Raw: raw})
+			p.threadID = agentjson.Text(l["thread_id"])
+			p.emit.Send(&driver.InitEvent{SessionID: p.threadID, Raw: raw})
 			return
 		}
 	case "item.started", "item.completed":
@@ -87,10 +81,10 @@ func (p *parser) parse(b []byte) {
 				ev.Usage = &driver.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 					CacheReadInputTokens: u.CachedInputTokens, CacheCreationInputTokens: u.CacheWriteInputTokens}
 			} else if len(l["usage"]) > 0 {
-				p.send(&driver.ErrorEvent{Message: fmt.Sprintf("cannot decode the turn's usage (%v): %s", err, excerpt(l["usage"]))})
+				p.emit.Send(&driver.ErrorEvent{Message: fmt.Sprintf("cannot decode the turn's usage (%v): %s", err, agentjson.Excerpt(l["usage"]))})
 			}
 			p.result = ev
-			p.send(ev)
+			p.emit.Send(ev)
 			return
 		}
 	case "turn.failed":
@@ -99,16 +93,16 @@ func (p *parser) parse(b []byte) {
 			p.failed = errorMessage(l["error"])
 			ev := &driver.ResultEvent{SessionID: p.threadID, Text: p.failed, IsError: true, Subtype: "turn.failed", Raw: raw}
 			p.result = ev
-			p.send(ev)
+			p.emit.Send(ev)
 			return
 		}
 	case "error":
 		// Also used for passing notes such as "Reconnecting... 1/5": an
 		// event, not the end of the run.
-		p.send(&driver.ErrorEvent{Message: text(l["message"]), Raw: raw})
+		p.emit.Send(&driver.ErrorEvent{Message: agentjson.Text(l["message"]), Raw: raw})
 		return
 	}
-	p.send(&driver.RawEvent{Type: typ, Raw: raw})
+	p.emit.Send(&driver.RawEvent{Type: typ, Raw: raw})
 }
 
 // item reports one item event and whether it made an event of its own.
@@ -161,23 +155,8 @@ func (p *parser) item(completed bool, it *item, raw json.RawMessage) bool {
 	default:
 		return false
 	}
-	p.send(ev)
+	p.emit.Send(ev)
 	return true
-}
-
-func (p *parser) send(ev driver.Event) {
-	if p.emit != nil {
-		p.emit(ev)
-	}
-}
-
-// text decodes a JSON string, or returns "" for anything else.
-func text(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return ""
-	}
-	return s
 }
 
 // errorMessage reads an error object's message, or an error given as a
@@ -188,7 +167,7 @@ func errorMessage(raw json.RawMessage) string {
 	var obj struct {
 		Message string `json:"message"`
 	}
-	msg := text(raw)
+	msg := agentjson.Text(raw)
 	if json.Unmarshal(raw, &obj) == nil && obj.Message != "" {
 		msg = obj.Message
 	}
@@ -201,13 +180,4 @@ func errorMessage(raw json.RawMessage) string {
 		return body.Error.Message
 	}
 	return msg
-}
-
-// excerpt shows the start of a line in an error message.
-func excerpt(b []byte) string {
-	const max = 120
-	if len(b) > max {
-		return fmt.Sprintf("%q...", b[:max])
-	}
-	return fmt.Sprintf("%q", b)
 }

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/process"
 )
 
 func TestPrepare(t *testing.T) {
@@ -53,5 +55,75 @@ func TestNoResult(t *testing.T) {
 	}
 	if err := NoResult("agent", ""); strings.Contains(err.Error(), "stderr") {
 		t.Errorf("NoResult without stderr = %v", err)
+	}
+}
+
+func TestNewProgram(t *testing.T) {
+	env := []string{"A=1"}
+	p := NewProgram("agent", "", env, "get it")
+	env[0] = "A=2"
+	if p.Name != "agent" || p.Command != "agent" || p.Env[0] != "A=1" || p.Install != "get it" {
+		t.Errorf("NewProgram = %+v, want the name as command and its own copy of env", p)
+	}
+	if p := NewProgram("agent", "/bin/other", nil, ""); p.Command != "/bin/other" {
+		t.Errorf("NewProgram with a command = %+v", p)
+	}
+	if CacheRoot("/r") != "/r" || CacheRoot("") == "" {
+		t.Error("CacheRoot does not keep a root given, or gives none by default")
+	}
+}
+
+func TestRun(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in agent is a shell script")
+	}
+	dir := t.TempDir()
+	script := "#!/bin/sh\ncat\necho \"$1 $WHO\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "agent"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	l := &Launch{Path: filepath.Join(dir, "agent")}
+	var lines []string
+	exit, err := l.Run(t.Context(), &driver.Request{Prompt: "hello\n", Workspace: dir}, []string{"arg"}, []string{"WHO=me"}, 0, func(b []byte) error {
+		lines = append(lines, string(b))
+		return nil
+	})
+	if err != nil || exit.Code != 0 || strings.Join(lines, "|") != "hello|arg me" {
+		t.Errorf("Run = %+v, %v; lines %q", exit, err, lines)
+	}
+}
+
+func TestEndedResult(t *testing.T) {
+	ok := process.Exit{}
+	failed := process.Exit{Code: 1, Stderr: "boom"}
+	line := &driver.ResultEvent{Text: "done", SessionID: "s1"}
+	end := Ended{Name: "agent", Path: "/bin/agent", Exit: ok}
+
+	if res, err := end.Result(line, "other"); err != nil || res.Text != "done" || res.SessionID != "s1" {
+		t.Errorf("Result of a success = %+v, %v", res, err)
+	}
+	if res, err := end.Result(&driver.ResultEvent{Text: "done"}, "s2"); err != nil || res.SessionID != "s2" {
+		t.Errorf("Result without a session in the line = %+v, %v; want the session given", res, err)
+	}
+	if _, err := end.Result(nil, ""); !errors.Is(err, driver.ErrNoResult) {
+		t.Errorf("Result without a line = %v, want ErrNoResult", err)
+	}
+	var agentErr *driver.AgentError
+	if _, err := end.Result(&driver.ResultEvent{Text: "bad", IsError: true, Subtype: "error"}, "s"); !errors.As(err, &agentErr) || agentErr.Result.SessionID != "s" {
+		t.Errorf("Result of an error line = %v, want an AgentError holding the result", err)
+	}
+
+	end.Exit = failed
+	var perr *driver.ProcessError
+	if _, err := end.Result(nil, ""); !errors.As(err, &perr) || perr.ExitCode != 1 || perr.Stderr != "boom" || perr.Command != "/bin/agent" {
+		t.Errorf("Result of a failed process without a line = %v", err)
+	}
+	if _, err := end.Result(line, ""); !errors.As(err, &perr) {
+		t.Errorf("Result of a failed process with a line = %v, want a process error", err)
+	}
+	stop := errors.New("stopped")
+	end = Ended{Name: "agent", Path: "/bin/agent", Exit: process.Exit{Code: -1, Signal: "interrupt"}, Err: stop}
+	if _, err := end.Result(line, ""); !errors.As(err, &perr) || !errors.Is(err, stop) {
+		t.Errorf("Result of a stopped run = %v, want a process error wrapping the cause", err)
 	}
 }

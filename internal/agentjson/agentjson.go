@@ -1,0 +1,62 @@
+// Package agentjson reads the JSON lines agent CLIs print, for the
+// drivers' parsers: one object a line, fields decoded one by one so that a
+// field of an unexpected type does not hide the rest.
+package agentjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/agentadaptor/agentadaptor/driver"
+)
+
+// Emit receives a parser's events; nil drops them (a parser that reads
+// only for the result).
+type Emit func(driver.Event)
+
+// Send gives ev to e, unless e is nil.
+func (e Emit) Send(ev driver.Event) {
+	if e != nil {
+		e(ev)
+	}
+}
+
+// Object decodes a line of an agent's output as a JSON object and returns
+// its fields and a copy of the trimmed line. A blank line gives ok false;
+// so does a line that is not a JSON object, after it is sent as a
+// driver.ErrorEvent.
+func Object(b []byte, send Emit) (fields map[string]json.RawMessage, raw json.RawMessage, ok bool) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return nil, nil, false
+	}
+	raw = json.RawMessage(bytes.Clone(b))
+	if err := json.Unmarshal(b, &fields); err != nil {
+		send.Send(&driver.ErrorEvent{Message: fmt.Sprintf("agent output line is not a JSON object (%v): %s", err, Excerpt(b)), Raw: raw})
+		return nil, nil, false
+	}
+	return fields, raw, true
+}
+
+// String decodes a JSON string.
+func String(raw json.RawMessage) (string, bool) {
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err == nil
+}
+
+// Text decodes a JSON string, or returns "" for anything else.
+func Text(raw json.RawMessage) string {
+	s, _ := String(raw)
+	return s
+}
+
+// Excerpt shows the start of a line in an error message.
+func Excerpt(b []byte) string {
+	const max = 120
+	if len(b) > max {
+		return fmt.Sprintf("%q...", b[:max])
+	}
+	return fmt.Sprintf("%q", b)
+}

@@ -1,0 +1,48 @@
+package agentjson
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agentadaptor/agentadaptor/driver"
+)
+
+func TestObject(t *testing.T) {
+	var got []driver.Event
+	send := Emit(func(ev driver.Event) { got = append(got, ev) })
+
+	fields, raw, ok := Object([]byte("  {\"type\":\"x\",\"n\":1}\n"), send)
+	if !ok || Text(fields["type"]) != "x" || string(raw) != `{"type":"x","n":1}` || len(got) != 0 {
+		t.Errorf("Object of an object = %v, %s, %v; events %v", fields, raw, ok, got)
+	}
+	if _, _, ok := Object([]byte(" \n"), send); ok || len(got) != 0 {
+		t.Errorf("Object of a blank line = %v; events %v", ok, got)
+	}
+	if _, _, ok := Object([]byte("not json"), send); ok || len(got) != 1 {
+		t.Fatalf("Object of a line that is not JSON = %v; events %v", ok, got)
+	}
+	if ev, _ := got[0].(*driver.ErrorEvent); ev == nil || !strings.Contains(ev.Message, "not a JSON object") || string(ev.Raw) != "not json" {
+		t.Errorf("event of a line that is not JSON = %#v", got[0])
+	}
+	if _, _, ok := Object([]byte("[1]"), nil); ok {
+		t.Error("Object of an array with no receiver succeeded")
+	}
+}
+
+func TestText(t *testing.T) {
+	if s, ok := String([]byte(`"a"`)); !ok || s != "a" {
+		t.Errorf("String = %q, %v", s, ok)
+	}
+	if s, ok := String([]byte(`1`)); ok || s != "" {
+		t.Errorf("String of a number = %q, %v", s, ok)
+	}
+	if Text([]byte(`{}`)) != "" || Text([]byte(`"b"`)) != "b" {
+		t.Error("Text reads other than strings")
+	}
+	if e := Excerpt([]byte(strings.Repeat("x", 200))); !strings.HasSuffix(e, `"...`) || len(e) != 125 {
+		t.Errorf("Excerpt of a long line = %s", e)
+	}
+	if e := Excerpt([]byte("ab")); e != `"ab"` {
+		t.Errorf("Excerpt = %s", e)
+	}
+}
