@@ -2,10 +2,11 @@ package git
 
 import (
 	"fmt"
-	"io/fs"
 	"net"
 	"net/url"
 	"strings"
+
+	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
 )
 
 // Source names a folder of a git repository at a ref. The zero Ref means
@@ -95,7 +96,7 @@ func Parse(text string) (Source, error) {
 				}
 			case "path":
 				s.Path = strings.TrimSuffix(v[0], "/")
-				if err := checkPath(s.Path); err != nil {
+				if err := gitsyntax.CheckPath(s.Path); err != nil {
 					return Source{}, invalid(text, err)
 				}
 			default:
@@ -158,7 +159,7 @@ func checkURL(u *url.URL) error {
 	default:
 		return fmt.Errorf("the scheme %q is not read: want git+https, git+ssh or git+file", "git+"+u.Scheme)
 	}
-	if strings.HasPrefix(host, "-") || hasControl(u.Host) || hasControl(u.Path) {
+	if strings.HasPrefix(host, "-") || gitsyntax.HasControl(u.Host) || gitsyntax.HasControl(u.Path) {
 		return fmt.Errorf("the host or path holds a leading '-' or a control character")
 	}
 	if _, last, ok := strings.Cut(u.Path[strings.LastIndex(u.Path, "/")+1:], "@"); ok {
@@ -190,44 +191,7 @@ func (s Source) check() error {
 			return err
 		}
 	}
-	return checkPath(s.Path)
-}
-
-func checkPath(p string) error {
-	if p == "" {
-		return nil
-	}
-	if !fs.ValidPath(p) || strings.ContainsAny(p, `\:`) || hasControl(p) {
-		return fmt.Errorf("the path %q must be relative and slash-separated, without empty, '.' or '..' elements, backslashes, colons or control characters", p)
-	}
-	return nil
-}
-
-// checkRef applies git check-ref-format's rules (rule 3).
-func checkRef(ref string) error {
-	bad := func(why string) error { return fmt.Errorf("the ref %q %s", ref, why) }
-	switch {
-	case ref == "":
-		return bad("is empty")
-	case hasControl(ref) || strings.ContainsAny(ref, " ~^:?*[\\"):
-		return bad("holds a space, a control character or one of ~ ^ : ? * [ \\")
-	case strings.Contains(ref, "..") || strings.Contains(ref, "@{") || strings.Contains(ref, "//"):
-		return bad(`holds "..", "@{" or "//"`)
-	case strings.HasPrefix(ref, "-") || strings.HasPrefix(ref, "/") || strings.HasPrefix(ref, "+"):
-		return bad(`starts with "-", "/" or "+"`)
-	case strings.HasSuffix(ref, "/") || strings.HasSuffix(ref, ".") || strings.HasSuffix(ref, ".lock"):
-		return bad(`ends with "/", "." or ".lock"`)
-	}
-	return nil
-}
-
-func hasControl(s string) bool {
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return true
-		}
-	}
-	return false
+	return gitsyntax.CheckPath(s.Path)
 }
 
 func isCommit(s string) bool {
@@ -241,3 +205,6 @@ func isCommit(s string) bool {
 	}
 	return true
 }
+
+// checkRef applies git check-ref-format's rules (rule 3).
+func checkRef(ref string) error { return gitsyntax.CheckRef(ref, "+") }

@@ -2,9 +2,10 @@ package github
 
 import (
 	"fmt"
-	"io/fs"
 	"net/url"
 	"strings"
+
+	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
 )
 
 // Source names a folder of a GitHub repository at a ref. The zero Ref
@@ -128,7 +129,7 @@ func (s Source) check() error {
 	if err := checkName("repository", s.Repo); err != nil {
 		return err
 	}
-	return checkPath(s.Path)
+	return gitsyntax.CheckPath(s.Path)
 }
 
 func checkName(what, name string) error {
@@ -147,40 +148,5 @@ func checkName(what, name string) error {
 	return nil
 }
 
-// checkPath accepts "" and relative slash-separated paths (rule 3).
-func checkPath(p string) error {
-	if p == "" {
-		return nil
-	}
-	if !fs.ValidPath(p) || strings.ContainsAny(p, `\:`) || hasControl(p) {
-		return fmt.Errorf("the path %q must be relative and slash-separated, without empty, '.' or '..' elements, backslashes, colons or control characters", p)
-	}
-	return nil
-}
-
 // checkRef applies git check-ref-format's rules (rule 3).
-func checkRef(ref string) error {
-	bad := func(why string) error { return fmt.Errorf("the ref %q %s", ref, why) }
-	switch {
-	case ref == "":
-		return bad("is empty")
-	case hasControl(ref) || strings.ContainsAny(ref, " ~^:?*[\\"):
-		return bad("holds a space, a control character or one of ~ ^ : ? * [ \\")
-	case strings.Contains(ref, "..") || strings.Contains(ref, "@{") || strings.Contains(ref, "//"):
-		return bad(`holds "..", "@{" or "//"`)
-	case strings.HasPrefix(ref, "-") || strings.HasPrefix(ref, "/"):
-		return bad(`starts with "-" or "/"`)
-	case strings.HasSuffix(ref, "/") || strings.HasSuffix(ref, ".") || strings.HasSuffix(ref, ".lock"):
-		return bad(`ends with "/", "." or ".lock"`)
-	}
-	return nil
-}
-
-func hasControl(s string) bool {
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return true
-		}
-	}
-	return false
-}
+func checkRef(ref string) error { return gitsyntax.CheckRef(ref, "") }

@@ -1,0 +1,67 @@
+// Package gitsyntax checks the parts of a repository source that the git
+// and GitHub sources read alike: a ref, as git check-ref-format would, and
+// a folder inside the repository.
+package gitsyntax
+
+import (
+	"fmt"
+	"io/fs"
+	"strings"
+)
+
+// CheckRef applies git check-ref-format's rules to ref, and refuses a ref
+// that starts with "-", "/" or one of the bytes of alsoFirst (a source
+// that hands the ref to git as an argument refuses "+" too).
+func CheckRef(ref, alsoFirst string) error {
+	bad := func(why string) error { return fmt.Errorf("the ref %q %s", ref, why) }
+	switch {
+	case ref == "":
+		return bad("is empty")
+	case HasControl(ref) || strings.ContainsAny(ref, " ~^:?*[\\"):
+		return bad("holds a space, a control character or one of ~ ^ : ? * [ \\")
+	case strings.Contains(ref, "..") || strings.Contains(ref, "@{") || strings.Contains(ref, "//"):
+		return bad(`holds "..", "@{" or "//"`)
+	case strings.ContainsAny(ref[:1], "-/"+alsoFirst):
+		return bad("starts with " + quotedList("-/"+alsoFirst))
+	case strings.HasSuffix(ref, "/") || strings.HasSuffix(ref, ".") || strings.HasSuffix(ref, ".lock"):
+		return bad(`ends with "/", "." or ".lock"`)
+	}
+	return nil
+}
+
+// quotedList lists the bytes of s, each quoted: "a", "b" or "c".
+func quotedList(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case i > 0 && i == len(s)-1:
+			b.WriteString(" or ")
+		case i > 0:
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", s[i:i+1])
+	}
+	return b.String()
+}
+
+// CheckPath accepts "" and relative slash-separated paths without empty,
+// "." or ".." elements, backslashes, colons or control characters.
+func CheckPath(p string) error {
+	if p == "" {
+		return nil
+	}
+	if !fs.ValidPath(p) || strings.ContainsAny(p, `\:`) || HasControl(p) {
+		return fmt.Errorf("the path %q must be relative and slash-separated, without empty, '.' or '..' elements, backslashes, colons or control characters", p)
+	}
+	return nil
+}
+
+// HasControl reports whether s holds an ASCII control character.
+func HasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return true
+		}
+	}
+	return false
+}
