@@ -111,7 +111,8 @@ type Config struct {
 	Env []string
 	// CacheRoot is the folder that holds skill mounts (under
 	// mounts/claude). Default: skill.NewCache().Root(), where the default
-	// materializer keeps skills.
+	// materializer keeps skills; a host that gives its Agent a cache with
+	// another root sets this to that cache's Root().
 	CacheRoot string
 	// GracePeriod is how long a cancelled run has between SIGINT and
 	// SIGKILL. Default 5s.

@@ -141,7 +141,9 @@ type Config struct {
 	// user's skills are there, as they are for the user's own Codex.
 	WithoutUserSkills bool
 	// CacheRoot is the folder that holds the managed homes (under
-	// homes/codex). Default: skill.NewCache().Root().
+	// homes/codex). Default: skill.NewCache().Root(); a host that gives
+	// its Agent a cache with another root sets this to that cache's
+	// Root().
 	CacheRoot string
 	// GracePeriod is how long a cancelled run has between SIGINT and
 	// SIGKILL. Default 5s.

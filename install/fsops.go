@@ -27,7 +27,7 @@ func randomSuffix() string {
 
 // copyTree copies the skill folder src into the new folder dst through
 // internal/extract's tree path: the names, types and limits every source
-// is held to (the skill package's default limits), read through an
+// is held to, within limits, read through an
 // os.Root so that no link in src leads outside it, and written through an
 // os.Root on dst. A link is copied as its target when that is a regular
 // file of the skill, and fails otherwise; ".git" folders are left out.

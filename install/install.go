@@ -37,9 +37,12 @@
 //     by content); an http(s) URL of such an archive, with an optional
 //     expected SHA-256 as URL#sha256=HEX that must match ([ErrDrift] if
 //     not). The skills of a source are found as rule 12 says. Every
-//     source is held to the archive rules and the default limits of
-//     package skill (names, file types, sizes, entry count), local
-//     folders too; a link in a folder is copied as its target when that
+//     source is held to the archive rules of package skill and the
+//     limits of the skill cache ([WithCache]; names, file types, sizes,
+//     entry count), local folders too, and a download stops at the
+//     cache's archive size (a GitHub repository's whole tarball is also
+//     bounded by package github's own limits, 1 GiB downloaded and 4 GiB
+//     expanded, before the skills' part of it is held to the cache's); a link in a folder is copied as its target when that
 //     is a file of the skill. An entry that breaks those rules fails its
 //     whole source: a hostile source is never partly installed. An
 //     archive is extracted once, whatever number of skills it holds, and
@@ -229,6 +232,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
 )
@@ -264,7 +268,7 @@ func WithScope(s Scope) Option { return func(in *Installer) { in.scope = s } }
 // [Installer.Find] puts the skills of archives through it (Add and Sync
 // extract an archive once and copy from that). Its limits apply to
 // everything the installer reads: downloads, archives and the folders it
-// copies. Default: skill.NewCache().
+// copies. Default: skill.NewCache(); nil also means the default.
 func WithCache(c *skill.Cache) Option { return func(in *Installer) { in.cache = c } }
 
 // WithChecker sets how skills are checked. Default: the lenient SKILL.md
@@ -373,7 +377,7 @@ func (in *Installer) download(ctx context.Context, source string) (string, func(
 		return "", nil, unavailable(err)
 	case n > max:
 		remove()
-		return "", nil, fmt.Errorf("%w: download %s: %w: larger than %d bytes (raise it with skill.WithMaxArchiveSize)", ErrInvalidSource, shown, skill.ErrArchiveLimit, max)
+		return "", nil, fmt.Errorf("%w: download %s: %w", ErrInvalidSource, shown, extract.NewLimitError(extract.MaxArchiveSize, max, "larger than %d bytes", max))
 	case want != "" && got != want:
 		remove()
 		return "", nil, fmt.Errorf("%w: download %s: SHA-256 is %s, but the source says %s; refusing it", ErrDrift, shown, got, want)
@@ -446,7 +450,7 @@ type watchdog struct {
 func startWatchdog(ctx context.Context, d time.Duration) (context.Context, *watchdog) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	w := &watchdog{d: d, cancel: cancel,
-		stalled: fmt.Errorf("nothing received for %v (change the limit with --timeout)", d)}
+		stalled: fmt.Errorf("nothing received for %v (raise the limit with WithDownloadTimeout; agentskills --timeout)", d)}
 	w.timer = time.AfterFunc(d, func() { cancel(w.stalled) })
 	return ctx, w
 }

@@ -256,9 +256,6 @@ func (in *Installer) keep(ctx context.Context, c *candidate) (string, error) {
 // cached returns the skill cache's folder of a recorded skill, if the
 // cache holds its content: a sync of a pinned source needs no network.
 func (in *Installer) cached(name string, entry *LockedSkill) (string, bool) {
-	if len(entry.Digest) != 64 || strings.Trim(entry.Digest, "0123456789abcdef") != "" {
-		return "", false
-	}
 	return in.cache.Lookup(entry.Digest, name)
 }
 

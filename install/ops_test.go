@@ -787,17 +787,19 @@ func TestCacheLimitsApply(t *testing.T) {
 	tests := []struct {
 		name   string
 		limit  skill.DefaultMaterializerOption
+		says   string // where the refusal happens: a download stops at the limit
 		source func(f *fixture) string
 	}{
-		{"download over the archive size", skill.WithMaxArchiveSize(int64(len(body)) - 1), func(*fixture) string { return srv.URL + "/kit.tgz" }},
-		{"archive file over the archive size", skill.WithMaxArchiveSize(int64(len(body)) - 1), func(*fixture) string { return archive }},
-		{"archive file with a file over the file size", skill.WithMaxFileSize(4095), func(*fixture) string { return archive }},
-		{"folder with a file over the file size", skill.WithMaxFileSize(4095), func(f *fixture) string {
+		{"download over the archive size", skill.WithMaxArchiveSize(int64(len(body)) - 1), ": download http", func(*fixture) string { return srv.URL + "/kit.tgz" }},
+		{"archive file over the archive size", skill.WithMaxArchiveSize(int64(len(body)) - 1), "larger than", func(*fixture) string { return archive }},
+		{"archive file with a file over the file size", skill.WithMaxFileSize(4095), "per-file limit is 4095", func(*fixture) string { return archive }},
+		{"archive file over the total size", skill.WithMaxTotalSize(2048), "more than 2048 bytes in all", func(*fixture) string { return archive }},
+		{"folder with a file over the file size", skill.WithMaxFileSize(4095), "per-file limit is 4095", func(f *fixture) string {
 			dir := f.writeSkill(t, "big", "big", "")
 			os.WriteFile(filepath.Join(dir, "big.txt"), []byte(strings.Repeat("x", 4096)), 0o644)
 			return dir
 		}},
-		{"git repository over the archive size", skill.WithMaxArchiveSize(1024), func(*fixture) string {
+		{"git repository over the archive size", skill.WithMaxArchiveSize(1024), "#ref=main at ", func(*fixture) string {
 			if _, err := exec.LookPath("git"); err != nil {
 				t.Skip("no git:", err)
 			}
@@ -806,7 +808,7 @@ func TestCacheLimitsApply(t *testing.T) {
 			gitRepo(t, repo, map[string]string{"kit/SKILL.md": skillMD("kit"), "kit/notes.txt": strings.Repeat("x", 2048)})
 			return "git+file://" + filepath.ToSlash(repo) + "#ref=main"
 		}},
-		{"folder over the entry count", skill.WithMaxArchiveEntries(2), func(f *fixture) string {
+		{"folder over the entry count", skill.WithMaxArchiveEntries(2), "more than 2 entries", func(f *fixture) string {
 			dir := f.writeSkill(t, "many", "many", "")
 			os.WriteFile(filepath.Join(dir, "a.txt"), nil, 0o644)
 			os.WriteFile(filepath.Join(dir, "b.txt"), nil, 0o644)
@@ -821,6 +823,9 @@ func TestCacheLimitsApply(t *testing.T) {
 			changes, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 			if !errors.Is(err, skill.ErrArchiveLimit) || !errors.Is(err, ErrInvalidSource) {
 				t.Fatalf("Add(%s) = %v, %v, want ErrInvalidSource and skill.ErrArchiveLimit", tt.name, actions(changes), err)
+			}
+			if !strings.Contains(err.Error(), tt.says) {
+				t.Errorf("Add(%s) = %v, want it refused where it says %q", tt.name, err, tt.says)
 			}
 			if _, err := os.Stat(filepath.Join(f.env.Project, ".claude", "skills")); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("Add(%s) refused, but .claude/skills exists (%v)", tt.name, err)

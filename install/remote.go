@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source/git"
 	"github.com/agentadaptor/agentadaptor/source/github"
@@ -248,7 +249,7 @@ type limitedWriter struct {
 
 func (l *limitedWriter) Write(p []byte) (int, error) {
 	if l.n+int64(len(p)) > l.max {
-		return 0, fmt.Errorf("%w: larger than %d bytes (raise it with skill.WithMaxArchiveSize)", skill.ErrArchiveLimit, l.max)
+		return 0, extract.NewLimitError(extract.MaxArchiveSize, l.max, "larger than %d bytes", l.max)
 	}
 	n, err := l.w.Write(p)
 	l.n += int64(n)

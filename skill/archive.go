@@ -21,14 +21,14 @@ const (
 	// FormatAuto leaves format detection to the materializer's
 	// magic-byte sniffing (zip local-file header, gzip magic, ustar
 	// magic at offset 257).
-	FormatAuto = Format(extract.FormatAuto)
+	FormatAuto Format = Format(extract.FormatAuto)
 	// FormatZip is a ZIP archive (PKZIP format).
-	FormatZip = Format(extract.FormatZip)
+	FormatZip Format = Format(extract.FormatZip)
 	// FormatTar is an uncompressed POSIX tar archive.
-	FormatTar = Format(extract.FormatTar)
+	FormatTar Format = Format(extract.FormatTar)
 	// FormatTarGz is a tar archive wrapped in a gzip stream
 	// (canonical .tar.gz / .tgz).
-	FormatTarGz = Format(extract.FormatTarGz)
+	FormatTarGz Format = Format(extract.FormatTarGz)
 )
 
 // Opener produces a fresh reader over the archive bytes. It is invoked at

@@ -2,7 +2,9 @@ package skill
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -21,18 +23,22 @@ import (
 // [Cache.ArchiveSkills], and tools that download for it through
 // [Cache.Limits]) applies the same limits. A Cache is safe for concurrent
 // use by goroutines, and by processes sharing its root (the package doc
-// gives the rules).
+// gives the rules). Make one with NewCache: the zero Cache has no root and
+// refuses every use.
 type Cache struct {
 	root   string
 	limits Limits
 
-	once  sync.Once
-	store *cache.Store
-	err   error
+	mu    sync.Mutex
+	store *cache.Store // once opened
 }
 
+// errZeroCache is the error of every use of a Cache not made by NewCache.
+var errZeroCache = errors.New("skill: a Cache must be made with NewCache")
+
 // Limits are a Cache's limits, as set by [WithMaxArchiveSize],
-// [WithMaxFileSize], [WithMaxTotalSize] and [WithMaxArchiveEntries].
+// [WithMaxFileSize], [WithMaxTotalSize] and [WithMaxArchiveEntries]; in a
+// Cache's Limits every field is positive, the defaults filled in.
 type Limits struct {
 	// MaxArchiveSize caps the compressed bytes read from one archive.
 	MaxArchiveSize int64
@@ -101,6 +107,9 @@ func NewCache(opts ...DefaultMaterializerOption) *Cache {
 	if cfg.root == "" {
 		cfg.root = defaultRoot()
 	}
+	if abs, err := filepath.Abs(cfg.root); err == nil {
+		cfg.root = abs
+	}
 	return &Cache{root: cfg.root, limits: cfg.limits}
 }
 
@@ -108,8 +117,10 @@ func NewCache(opts ...DefaultMaterializerOption) *Cache {
 // $AGENT_ADAPTOR_SKILL_CACHE_ROOT, else
 // os.UserCacheDir()/agent-adaptor/skill-cache, else
 // os.TempDir()/agent-adaptor-<uid>/skill-cache (the user id keeps users of
-// a shared temp folder apart). Drivers keep what they build for a run
-// beside the skill trees under this root.
+// a shared temp folder apart). It is absolute (made so from the working
+// folder NewCache saw). Drivers keep what they build for a run beside the
+// skill trees under this root, and package oci its downloads in its .oci
+// folder.
 func (c *Cache) Root() string { return c.root }
 
 // Limits returns the cache's limits.
@@ -125,9 +136,23 @@ func defaultRoot() string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("agent-adaptor-%d", os.Getuid()), "skill-cache")
 }
 
+// open returns the store, opening it on first use. A failed open is
+// tried again on the next use: a root made safe or mounted later works
+// without a new Cache.
 func (c *Cache) open() (*cache.Store, error) {
-	c.once.Do(func() { c.store, c.err = cache.Open(c.root) })
-	return c.store, c.err
+	if c.root == "" {
+		return nil, errZeroCache
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.store == nil {
+		store, err := cache.Open(c.root)
+		if err != nil {
+			return nil, err
+		}
+		c.store = store
+	}
+	return c.store, nil
 }
 
 // extractLimits are the limits in the extractor's terms.
@@ -142,9 +167,10 @@ func (c *Cache) extractLimits() extract.Options {
 // Lookup returns the folder of the tree with the content digest digest
 // (see [ContentDigest]) and runtime name name, when the cache holds it
 // undamaged: a program that recorded a digest can use the content again
-// without its source. A root that does not exist yet is not created.
-func (c *Cache) Lookup(digest, name string) (string, bool) {
-	if _, err := os.Stat(c.root); err != nil {
+// without its source. A lookup counts as a use of the tree (see
+// [Cache.GC]). A root that does not exist yet is not created.
+func (c *Cache) Lookup(digest, name string) (dir string, ok bool) {
+	if _, err := os.Stat(c.root); c.root == "" || err != nil {
 		return "", false
 	}
 	store, err := c.open()
@@ -166,13 +192,16 @@ type CacheEntry struct {
 	Size int64
 	// Files is the number of its files.
 	Files int
-	// LastUse is when a materialization last returned it.
+	// LastUse is when a materialization or a lookup last returned it.
 	LastUse time.Time
 }
 
 // Entries lists the skill trees in the cache, sorted by digest. A cache
 // whose root does not exist yet is empty.
 func (c *Cache) Entries() ([]CacheEntry, error) {
+	if c.root == "" {
+		return nil, errZeroCache
+	}
 	entries, err := cache.Entries(c.root)
 	return toCacheEntries(entries), err
 }
@@ -180,10 +209,19 @@ func (c *Cache) Entries() ([]CacheEntry, error) {
 // GC removes the trees, and archive memo entries, not used for olderThan,
 // and returns the trees removed. Last use is recorded to the second, so
 // any olderThan is exact. It also sweeps what interrupted
-// materializations left in the cache. A tree in use by a running agent
-// can be removed too: collect when agents are idle, or with an age longer
-// than any run.
+// materializations left in the cache. An olderThan of 0 or less removes
+// every tree. A tree in use by a running agent can be removed too:
+// collect when agents are idle, or with an age longer than any run. A
+// root that does not exist yet is left alone. Only skill trees and memo
+// entries are collected: what drivers and package oci keep under the
+// root is theirs.
 func (c *Cache) GC(olderThan time.Duration) ([]CacheEntry, error) {
+	if c.root == "" {
+		return nil, errZeroCache
+	}
+	if _, err := os.Stat(c.root); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	removed, err := cache.GC(c.root, time.Now().Add(-olderThan))
 	return toCacheEntries(removed), err
 }
@@ -199,10 +237,15 @@ func toCacheEntries(in []cache.Entry) []CacheEntry {
 // ArchiveSkills lists the skills in the archive file at archivePath: the
 // folders holding a SKILL.md at the archive's root or at most depth levels
 // below it, as subpaths for [WithSubpath] ("" for the root), sorted. The
-// whole archive is checked under the cache's rules and limits first,
-// without writing anything; an archive that breaks one fails as its
-// materialization would.
+// whole archive is checked under the cache's rules and limits first, and
+// nothing is written to the cache (a tar.gz is decompressed once into a
+// temporary file, removed before ArchiveSkills returns); an archive that
+// breaks a rule fails as its materialization would, with errors that do
+// not name this package's options (the caller says what to do).
 func (c *Cache) ArchiveSkills(ctx context.Context, archivePath string, depth int) ([]string, error) {
+	if c.root == "" {
+		return nil, errZeroCache
+	}
 	f, err := os.Open(archivePath)
 	if err != nil {
 		return nil, err

@@ -84,3 +84,57 @@ func TestCacheLookup(t *testing.T) {
 		t.Errorf("Lookup under /dev/null = %s, true", got)
 	}
 }
+
+func TestZeroCacheRefusesEveryUse(t *testing.T) {
+	t.Chdir(t.TempDir())
+	var c Cache
+	if _, err := c.Materialize(t.Context(), Inline("tone", "# Tone\n")); !errors.Is(err, errZeroCache) {
+		t.Errorf("zero Cache: Materialize = %v, want %v", err, errZeroCache)
+	}
+	if _, err := c.Entries(); !errors.Is(err, errZeroCache) {
+		t.Errorf("zero Cache: Entries = %v", err)
+	}
+	if _, err := c.GC(0); !errors.Is(err, errZeroCache) {
+		t.Errorf("zero Cache: GC = %v", err)
+	}
+	if _, err := c.ArchiveSkills(t.Context(), "kit.tgz", 1); !errors.Is(err, errZeroCache) {
+		t.Errorf("zero Cache: ArchiveSkills = %v", err)
+	}
+	if dir, ok := c.Lookup("0000000000000000000000000000000000000000000000000000000000000000", "tone"); ok {
+		t.Errorf("zero Cache: Lookup = %s, true", dir)
+	}
+	if entries, _ := os.ReadDir("."); len(entries) != 0 {
+		t.Errorf("a zero Cache wrote to the working folder: %v", entries)
+	}
+}
+
+func TestCacheGCOfMissingRoot(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "absent")
+	if removed, err := NewCache(WithSkillCacheRoot(root)).GC(0); err != nil || len(removed) != 0 {
+		t.Errorf("GC of a missing root = %v, %v, want nothing", removed, err)
+	}
+	if _, err := os.Stat(root); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("GC created the missing root: Stat = %v", err)
+	}
+}
+
+func TestCacheOpenIsRetried(t *testing.T) {
+	parent := t.TempDir()
+	root := filepath.Join(parent, "cache")
+	// A root under a folder every user may write (and not sticky) is
+	// refused; once the folder is made private, the same Cache works.
+	if err := os.Chmod(parent, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	c := NewCache(WithSkillCacheRoot(root))
+	s := Inline("tone", "---\nname: tone\ndescription: d\n---\n")
+	if _, err := c.Materialize(t.Context(), s); err == nil {
+		t.Fatalf("Materialize under a folder every user may write succeeded")
+	}
+	if err := os.Chmod(parent, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Materialize(t.Context(), s); err != nil {
+		t.Errorf("Materialize once the folder is private = %v, want the open tried again", err)
+	}
+}

@@ -84,11 +84,12 @@
 //     [ErrArchiveFormat], [ErrArchiveUnsafe], [ErrArchiveLimit], the
 //     context's error, or the underlying I/O error.
 //
-// # Beyond the seed
+// # For drivers, installers and tools
 //
-// The package offers a few things the seed does not list, each because a
-// Go user (a host, a driver, an installer) needs it and would otherwise
-// have to copy this package's rules:
+// Beyond the constructors and contracts above, the package offers a few
+// things, each because a Go program that is not just a host (a driver, an
+// installer, a tool) needs it and would otherwise have to copy this
+// package's rules:
 //
 //   - [Cache], from [NewCache]: the default materializer with its type, so
 //     a program holds one value with the cache root and the limits, and

@@ -56,20 +56,32 @@ func (c *Cache) Materialize(ctx context.Context, s Skill) (string, error) {
 // MaterializeContent is Materialize that also returns the folder's
 // ContentDigest; for a cached tree it is known without reading the tree
 // again.
-func (c *Cache) MaterializeContent(ctx context.Context, s Skill) (string, string, error) {
+func (c *Cache) MaterializeContent(ctx context.Context, s Skill) (dir, digest string, err error) {
 	return c.run(ctx, s, true)
 }
 
 func (c *Cache) run(ctx context.Context, s Skill, wantDigest bool) (string, string, error) {
 	name, err := RuntimeName(s)
 	var dir, digest string
-	if err == nil {
+	switch {
+	case c.root == "":
+		err = errZeroCache
+	case err == nil:
 		dir, digest, err = c.materialize(ctx, s.Source, name, wantDigest)
 	}
 	if err != nil {
-		return "", "", &SkillMaterializationError{Key: s.Key, RuntimeName: name, Cause: err}
+		return "", "", &SkillMaterializationError{Key: s.Key, RuntimeName: name, Cause: withHint(err)}
 	}
 	return dir, digest, nil
+}
+
+// withHint adds to an error over a limit the option that raises it.
+func withHint(err error) error {
+	var over *extract.LimitError
+	if errors.As(err, &over) {
+		return fmt.Errorf("%w (raise it with With%s)", err, over.Limit)
+	}
+	return err
 }
 
 // materialize returns the folder of a source of one of the package's
@@ -131,8 +143,10 @@ func usePath(dir string) (string, error) {
 }
 
 func (c *Cache) inline(ctx context.Context, content, name string) (string, string, error) {
-	if int64(len(content)) > c.limits.MaxFileSize {
-		return "", "", fmt.Errorf("%w: inline SKILL.md is %d bytes; the limit is %d (raise it with WithMaxFileSize)", ErrArchiveLimit, len(content), c.limits.MaxFileSize)
+	if n := int64(len(content)); n > c.limits.MaxFileSize {
+		return "", "", extract.NewLimitError(extract.MaxFileSize, c.limits.MaxFileSize, "inline SKILL.md is %d bytes; the limit is %d", n, c.limits.MaxFileSize)
+	} else if n > c.limits.MaxTotalSize {
+		return "", "", extract.NewLimitError(extract.MaxTotalSize, c.limits.MaxTotalSize, "inline SKILL.md is %d bytes; the limit is %d", n, c.limits.MaxTotalSize)
 	}
 	files := []cache.File{{Path: "SKILL.md", Size: int64(len(content)), Sum: sha256.Sum256([]byte(content))}}
 	return c.stageOnce(name, files, func(root *os.Root) ([]cache.File, error) {
@@ -325,7 +339,7 @@ func (c *Cache) private(ctx context.Context, in archiveInput, st *lazyStaging) (
 }
 
 func (c *Cache) tooLarge() error {
-	return fmt.Errorf("%w: archive is larger than %d bytes (raise it with WithMaxArchiveSize)", ErrArchiveLimit, c.limits.MaxArchiveSize)
+	return extract.NewLimitError(extract.MaxArchiveSize, c.limits.MaxArchiveSize, "archive is larger than %d bytes", c.limits.MaxArchiveSize)
 }
 
 // hashStream reads r to its end within the archive size cap, hashing it

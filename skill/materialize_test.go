@@ -307,9 +307,18 @@ func TestMaterializeInline(t *testing.T) {
 	if err != nil || b == a {
 		t.Errorf("changed inline content = %s, %v; want a new folder", b, err)
 	}
-	_, err = NewDefaultSkillMaterializer(WithSkillCacheRoot(t.TempDir()), WithMaxFileSize(4)).Materialize(t.Context(), Inline("x", "12345"))
-	if !errors.Is(err, ErrArchiveLimit) {
-		t.Errorf("inline over WithMaxFileSize = %v, want ErrArchiveLimit", err)
+	for _, opt := range []struct {
+		name string
+		opt  DefaultMaterializerOption
+	}{{"WithMaxFileSize", WithMaxFileSize(4)}, {"WithMaxTotalSize", WithMaxTotalSize(4)}} {
+		root := t.TempDir()
+		_, err = NewDefaultSkillMaterializer(WithSkillCacheRoot(root), opt.opt).Materialize(t.Context(), Inline("x", "12345"))
+		if !errors.Is(err, ErrArchiveLimit) || !strings.HasSuffix(err.Error(), "(raise it with "+opt.name+")") {
+			t.Errorf("inline over %s = %v, want ErrArchiveLimit naming %[1]s", opt.name, err)
+		}
+		if _, err := NewDefaultSkillMaterializer(WithSkillCacheRoot(root), opt.opt).Materialize(t.Context(), Inline("x", "1234")); err != nil {
+			t.Errorf("inline at %s = %v", opt.name, err)
+		}
 	}
 }
 
@@ -417,15 +426,16 @@ func TestMaterializeLimitsFromOptions(t *testing.T) {
 		name string
 		opt  DefaultMaterializerOption
 		ok   bool
+		hint string // the option a refusal names
 	}{
-		{"archive size at cap", WithMaxArchiveSize(total), true},
-		{"archive size over cap", WithMaxArchiveSize(total - 1), false},
-		{"file size at cap", WithMaxFileSize(100), true},
-		{"file size over cap", WithMaxFileSize(99), false},
-		{"entries at cap", WithMaxArchiveEntries(3), true},
-		{"entries over cap", WithMaxArchiveEntries(2), false},
-		{"total over cap", WithMaxTotalSize(1024), false},
-		{"total at cap", WithMaxTotalSize(total), true},
+		{"archive size at cap", WithMaxArchiveSize(total), true, ""},
+		{"archive size over cap", WithMaxArchiveSize(total - 1), false, "WithMaxArchiveSize"},
+		{"file size at cap", WithMaxFileSize(100), true, ""},
+		{"file size over cap", WithMaxFileSize(99), false, "WithMaxFileSize"},
+		{"entries at cap", WithMaxArchiveEntries(3), true, ""},
+		{"entries over cap", WithMaxArchiveEntries(2), false, "WithMaxArchiveEntries"},
+		{"total over cap", WithMaxTotalSize(1024), false, "WithMaxTotalSize"},
+		{"total at cap", WithMaxTotalSize(total), true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -437,6 +447,9 @@ func TestMaterializeLimitsFromOptions(t *testing.T) {
 			if !tt.ok && len(published(t, root))+len(staging(t, root)) != 0 {
 				t.Errorf("a refused archive left files in the cache")
 			}
+			if !tt.ok && !strings.HasSuffix(err.Error(), "(raise it with "+tt.hint+")") {
+				t.Errorf("Materialize with %s = %v, want the error to end naming %s", tt.name, err, tt.hint)
+			}
 			// Listing the archive's skills applies the same limits.
 			file := filepath.Join(t.TempDir(), "kit.tar")
 			if err := os.WriteFile(file, data, 0o600); err != nil {
@@ -446,6 +459,9 @@ func TestMaterializeLimitsFromOptions(t *testing.T) {
 			if tt.ok != (err == nil) || (err != nil && !errors.Is(err, ErrArchiveLimit)) || (tt.ok && !slices.Equal(got, []string{""})) {
 				t.Fatalf("ArchiveSkills with %s = %q, %v, want [\"\"] if ok=%v, else ErrArchiveLimit", tt.name, got, err, tt.ok)
 			}
+			if err != nil && strings.Contains(err.Error(), "raise it") {
+				t.Errorf("ArchiveSkills with %s = %v: a tool's error names no Go option", tt.name, err)
+			}
 		})
 	}
 }
@@ -453,8 +469,9 @@ func TestMaterializeLimitsFromOptions(t *testing.T) {
 func TestDefaultLimits(t *testing.T) {
 	c := NewCache(WithMaxArchiveSize(0), WithMaxFileSize(-1), WithMaxTotalSize(0), WithMaxArchiveEntries(-5), WithSkillCacheRoot("x"))
 	want := Limits{MaxArchiveSize: 256 << 20, MaxFileSize: 64 << 20, MaxTotalSize: 1 << 30, MaxArchiveEntries: 10000}
-	if got := c.Limits(); got != want || c.Root() != "x" {
-		t.Errorf("NewCache with values <= 0: Limits() = %+v, Root() = %s, want %+v, x", got, c.Root(), want)
+	abs, _ := filepath.Abs("x")
+	if got := c.Limits(); got != want || c.Root() != abs {
+		t.Errorf("NewCache with values <= 0: Limits() = %+v, Root() = %s, want %+v, %s", got, c.Root(), want, abs)
 	}
 	set := NewCache(WithMaxArchiveSize(1), WithMaxFileSize(2), WithMaxTotalSize(3), WithMaxArchiveEntries(4))
 	if got := set.Limits(); got != (Limits{MaxArchiveSize: 1, MaxFileSize: 2, MaxTotalSize: 3, MaxArchiveEntries: 4}) {

@@ -48,6 +48,7 @@ func TestInstallExitCodes(t *testing.T) {
 		{name: "verify with nothing recorded", args: []string{"verify"}, code: 1, errs: "no skills are recorded"},
 		{name: "add of a missing folder", args: []string{"add", filepath.Join(src, "nope"), "-a", "codex"}, code: 2, errs: "source cannot be installed"},
 		{name: "add of a refused URL", args: []string{"add", refused, "-a", "codex"}, code: 1, errs: "source unavailable"},
+		{name: "add of an archive over a limit", args: []string{"add", bomb(t), "-a", "codex"}, code: 2, errs: "the limit is MaxFileSize = 67108864, which agentskills does not change"},
 		{name: "remove of what is not installed", args: []string{"remove", "good"}, code: 2, errs: "not installed by agentskills"},
 		{name: "add interrupted", ctx: canceled, args: []string{"add", good, "-a", "codex"}, code: 130, errs: "nothing was changed"},
 		{name: "add over a user's folder", args: []string{"add", good, "-a", "claude-code"}, code: 1, errs: "was not installed by agentskills",
@@ -178,4 +179,34 @@ func writeTgz(t *testing.T, path string, files map[string]string) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// bomb writes a tar.gz whose one file is a byte over the default
+// per-file limit (64 MiB of zeros, compressed to a few kilobytes).
+func bomb(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "bomb.tgz")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz := gzip.NewWriter(f)
+	tw := tar.NewWriter(gz)
+	md := "---\nname: bomb\ndescription: Too big.\n---\n"
+	tw.WriteHeader(&tar.Header{Name: "bomb/SKILL.md", Mode: 0o644, Size: int64(len(md))})
+	tw.Write([]byte(md))
+	const size = 64<<20 + 1
+	tw.WriteHeader(&tar.Header{Name: "bomb/zeros", Mode: 0o644, Size: size})
+	zeros := make([]byte, 1<<20)
+	for n := 0; n < size; n += len(zeros) {
+		tw.Write(zeros[:min(len(zeros), size-n)])
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

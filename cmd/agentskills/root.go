@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentadaptor/agentadaptor/internal/extract"
 )
 
 // Exit codes.
@@ -129,13 +131,25 @@ func (s *streams) exitCode(cmd *cobra.Command, err error) int {
 		return exitInterrupted
 	case errors.As(err, &input):
 		fmt.Fprintf(s.err, "%s: %v\n", name, input.err)
+		s.limitNote(name, err)
 		return exitUsage
 	case errors.As(err, &fail):
 		fmt.Fprintf(s.err, "%s: %v\n", name, fail.err)
+		s.limitNote(name, err)
 		return exitFailed
 	default:
 		fmt.Fprintf(s.err, "%s: %v (see '%s --help')\n", name, err, name)
 		return exitUsage
+	}
+}
+
+// limitNote says, after an error over one of the skill cache's limits,
+// which limit it is: agentskills keeps the defaults, so the way out is a
+// smaller source.
+func (s *streams) limitNote(name string, err error) {
+	var over *extract.LimitError
+	if errors.As(err, &over) {
+		fmt.Fprintf(s.err, "%s: the limit is %s = %d, which agentskills does not change; use a smaller source\n", name, over.Limit, over.Max)
 	}
 }
 

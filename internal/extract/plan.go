@@ -97,8 +97,36 @@ func unsafeEntry(name, reason string) error {
 	return fmt.Errorf("%w %q: %s", ErrUnsafe, name, reason)
 }
 
-func limitf(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrLimit}, args...)...)
+// The limits a LimitError names.
+const (
+	MaxArchiveSize = "MaxArchiveSize"
+	MaxFileSize    = "MaxFileSize"
+	MaxTotalSize   = "MaxTotalSize"
+	MaxEntries     = "MaxArchiveEntries"
+)
+
+// LimitError reports content over one of the limits. Its message says
+// what is over the limit; Limit names the limit as package skill's Limits
+// does, so that whoever shows the error can say how to change it.
+type LimitError struct {
+	Limit string // MaxArchiveSize, MaxFileSize, MaxTotalSize or MaxArchiveEntries
+	Max   int64  // the limit's value
+	msg   string
+}
+
+// NewLimitError returns a LimitError over limit, whose value is max, with
+// a message formatted from format and args.
+func NewLimitError(limit string, max int64, format string, args ...any) *LimitError {
+	return &LimitError{Limit: limit, Max: max, msg: fmt.Sprintf(format, args...)}
+}
+
+func (e *LimitError) Error() string { return ErrLimit.Error() + ": " + e.msg }
+
+// Unwrap returns ErrLimit.
+func (e *LimitError) Unwrap() error { return ErrLimit }
+
+func limitf(limit string, max int64, format string, args ...any) error {
+	return NewLimitError(limit, max, format, args...)
 }
 
 func formatf(format string, args ...any) error {
@@ -154,7 +182,7 @@ type plan struct {
 func (p *plan) count() int { return len(p.entries) + p.implied }
 
 func (p *plan) tooMany() error {
-	return limitf("more than %d entries, counting each folder the names imply (raise it with WithMaxArchiveEntries)", p.opts.MaxEntries)
+	return limitf(MaxEntries, int64(p.opts.MaxEntries), "more than %d entries, counting each folder the names imply", p.opts.MaxEntries)
 }
 
 func newPlan(opts Options) *plan {
@@ -184,7 +212,7 @@ func (p *plan) add(raw string, k kind, exec bool, size int64, linkname string) e
 	}
 	e := entry{name: name, kind: k, exec: exec, size: size}
 	if k != kindDir && size > p.opts.MaxFileSize {
-		return limitf("entry %q declares %d bytes; the per-file limit is %d (raise it with WithMaxFileSize)", name, size, p.opts.MaxFileSize)
+		return limitf(MaxFileSize, p.opts.MaxFileSize, "entry %q declares %d bytes; the per-file limit is %d", name, size, p.opts.MaxFileSize)
 	}
 	rel, inside := p.within(name)
 	if inside {
@@ -257,7 +285,7 @@ func (p *plan) countFile(e entry) error {
 	}
 	p.total += e.size
 	if p.total > p.opts.MaxTotalSize {
-		return limitf("files declare more than %d bytes in all (raise it with WithMaxTotalSize)", p.opts.MaxTotalSize)
+		return limitf(MaxTotalSize, p.opts.MaxTotalSize, "files declare more than %d bytes in all", p.opts.MaxTotalSize)
 	}
 	return nil
 }
@@ -381,7 +409,7 @@ func (p *plan) finish() error {
 		e.exec, e.size = t.exec, t.size
 		p.total += t.size
 		if p.total > p.opts.MaxTotalSize {
-			return limitf("files and link copies exceed %d bytes in all (raise it with WithMaxTotalSize)", p.opts.MaxTotalSize)
+			return limitf(MaxTotalSize, p.opts.MaxTotalSize, "files and link copies exceed %d bytes in all", p.opts.MaxTotalSize)
 		}
 	}
 	if s, ok := files["SKILL.md"]; !p.opts.AnyTree && (!ok || s.kind != kindFile) {

@@ -40,7 +40,8 @@
 //     folder or nowhere, and any other special file, fails the push. A
 //     folder named .git is left out. The skill must load (SKILL.md in
 //     skillmd's Lenient mode, without errors), and the packed layer must
-//     pass the default materializer's archive rules and limits, checked
+//     pass the archive rules of package skill under the limits of the
+//     cache given with [WithCache], checked
 //     before anything is sent.
 //
 // # What Fetch reads

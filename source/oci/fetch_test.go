@@ -17,6 +17,7 @@ import (
 	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -395,8 +396,9 @@ func TestLayerSizeLimit(t *testing.T) {
 	})
 	ref := "oci://" + host + "/team/review@" + d
 	_, err = Fetch(ctx, ref, append(opts, cacheAt(root, skill.WithMaxArchiveSize(10)))...)
-	if !errors.Is(err, skill.ErrArchiveLimit) || !strings.Contains(err.Error(), "WithMaxArchiveSize") {
-		t.Errorf("Fetch(%q) with a 10-byte limit = %v, want ErrArchiveLimit naming WithMaxArchiveSize", ref, err)
+	var over *extract.LimitError
+	if !errors.Is(err, skill.ErrArchiveLimit) || !errors.As(err, &over) || over.Limit != extract.MaxArchiveSize || over.Max != 10 {
+		t.Errorf("Fetch(%q) with a 10-byte limit = %v, want ErrArchiveLimit over MaxArchiveSize 10", ref, err)
 	}
 	if blobGets != 0 {
 		t.Errorf("Fetch over the limit downloaded %d blobs, want none", blobGets)

@@ -20,6 +20,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/registry/remote"
 
+	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
 )
@@ -28,7 +29,8 @@ import (
 // (oci://HOST/REPO:TAG), in this package's format, and returns the
 // manifest's digest. The skill must be one agents can load (SKILL.md read
 // as skillmd's Lenient mode reads it, with no errors), and the packed
-// folder must pass the default materializer's archive rules. The same
+// folder must pass the archive rules under the limits of the cache given
+// with WithCache. The same
 // folder and options always give the same digest.
 func Push(ctx context.Context, dir, ref string, opts ...Option) (string, error) {
 	r, err := pushTarget(ref)
@@ -79,8 +81,8 @@ func pushTarget(ref string) (Reference, error) {
 }
 
 // packChecked packs the folder dir into layerFile and checks the result
-// as the default materializer checks an archive: it must break none of
-// the archive rules and hold a SKILL.md at its root.
+// as the cache checks an archive: it must break none of the archive rules
+// or the cache's limits and hold a SKILL.md at its root.
 func packChecked(ctx context.Context, c *config, dir string, layerFile *os.File) (ocispec.Descriptor, error) {
 	layer, err := pack(ctx, dir, layerFile, c.cache.Limits())
 	if err != nil {
@@ -219,7 +221,7 @@ func packList(ctx context.Context, root *os.Root, max int) ([]packEntry, error) 
 			return fs.SkipDir
 		}
 		if len(entries) >= max {
-			return fmt.Errorf("%w: the folder holds more than %d files and folders", skill.ErrArchiveLimit, max)
+			return extract.NewLimitError(extract.MaxEntries, int64(max), "the folder holds more than %d files and folders", max)
 		}
 		e, err := packStat(root, p)
 		if err != nil {
@@ -340,7 +342,7 @@ type countingWriter struct {
 
 func (c *countingWriter) Write(p []byte) (int, error) {
 	if c.n+int64(len(p)) > c.limit {
-		return 0, fmt.Errorf("%w: the packed folder is over %d bytes", skill.ErrArchiveLimit, c.limit)
+		return 0, extract.NewLimitError(extract.MaxArchiveSize, c.limit, "the packed folder is over %d bytes", c.limit)
 	}
 	n, err := c.w.Write(p)
 	c.n += int64(n)

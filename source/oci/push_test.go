@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/opencontainers/go-digest"
 
+	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -213,17 +214,36 @@ func TestPushLinkToFileIsACopy(t *testing.T) {
 	}
 }
 
-func TestPushEntryLimit(t *testing.T) {
-	dir := newSkill(t, "many")
-	limits := skill.NewCache().Limits()
-	files := make(map[string]string, limits.MaxArchiveEntries)
-	for i := range limits.MaxArchiveEntries {
-		files["f/"+strings.Repeat("x", 1+i/1000)+string(rune('a'+i%26))+"-"+itoa(i)] = ""
+// TestPushLimits checks that Push holds the packed folder to the limits of
+// the cache given with WithCache, each refused before anything is sent.
+func TestPushLimits(t *testing.T) {
+	root, opts := testOptions(t)
+	tests := []struct {
+		name  string
+		limit skill.DefaultMaterializerOption
+		over  string // the limit a refusal names
+	}{
+		{"entries", skill.WithMaxArchiveEntries(4), extract.MaxEntries},
+		{"packed size", skill.WithMaxArchiveSize(100), extract.MaxArchiveSize},
+		{"file size", skill.WithMaxFileSize(10), extract.MaxFileSize},
+		{"total size", skill.WithMaxTotalSize(600), extract.MaxTotalSize},
 	}
-	writeTree(t, dir, files)
-	_, err := pack(t.Context(), dir, io.Discard, limits)
-	if !errors.Is(err, skill.ErrArchiveLimit) {
-		t.Errorf("pack of %d files = %v, want ErrArchiveLimit", len(files), err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := newSkill(t, "review") // 5 entries, small files
+			// Nothing listens at this registry: a push that got as far as
+			// sending would fail otherwise.
+			_, err := Push(t.Context(), dir, "oci://127.0.0.1:9/team/review:v1", append(opts, cacheAt(root, tt.limit))...)
+			var over *extract.LimitError
+			if !errors.Is(err, skill.ErrArchiveLimit) || !errors.As(err, &over) || over.Limit != tt.over {
+				t.Errorf("Push with a small %s limit = %v, want ErrArchiveLimit over %s", tt.name, err, tt.over)
+			}
+		})
+	}
+	// At the entry limit, the folder packs.
+	limits := skill.Limits{MaxArchiveSize: 1 << 20, MaxFileSize: 1 << 10, MaxTotalSize: 1 << 20, MaxArchiveEntries: 5}
+	if _, err := pack(t.Context(), newSkill(t, "review"), io.Discard, limits); err != nil {
+		t.Errorf("pack within %+v = %v", limits, err)
 	}
 }
 
