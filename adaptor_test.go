@@ -1,13 +1,9 @@
 package adaptor_test
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -22,6 +18,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/drivertest"
 	"github.com/agentadaptor/agentadaptor/internal/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/testarchive"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -42,20 +39,6 @@ func skillDir(t testing.TB, name string) string {
 	return dir
 }
 
-func tgz(t testing.TB, files map[string]string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	for _, name := range slices.Sorted(maps.Keys(files)) {
-		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(files[name])), Typeflag: tar.TypeReg})
-		tw.Write([]byte(files[name]))
-	}
-	tw.Close()
-	zw.Close()
-	return buf.Bytes()
-}
-
 // newAgent returns an agent on a recording driver, with a private cache.
 func newAgent(t testing.TB, opts ...adaptor.Option) (*adaptor.Agent, *drivertest.Driver) {
 	rec := &drivertest.Driver{RequireSkillMD: true}
@@ -74,7 +57,7 @@ func keys(rs driver.ResolvedSkills) []string {
 func TestRunHandsTheDriverEverySource(t *testing.T) {
 	dir := skillDir(t, "review")
 	mapFS := fstest.MapFS{"skills/greet/SKILL.md": {Data: []byte(skillMD("greet"))}}
-	archive := tgz(t, map[string]string{"SKILL.md": skillMD("kit"), "scripts/x.sh": "echo"})
+	archive := testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("kit"), "scripts/x.sh": "echo"})
 	s := skill.Inline("tone", skillMD("tone"))
 	s.Metadata = map[string]string{skill.MetadataDisplayName: "Tone"}
 	agent, rec := newAgent(t,
@@ -196,7 +179,7 @@ func TestDeclarationEquality(t *testing.T) {
 	t.Chdir(filepath.Dir(dir))
 	fsA := fstest.MapFS{"g/SKILL.md": {Data: []byte(skillMD("g"))}}
 	fsB := fstest.MapFS{"g/SKILL.md": {Data: []byte(skillMD("g"))}}
-	data := tgz(t, map[string]string{"SKILL.md": skillMD("kit")})
+	data := testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("kit")})
 	arch := func(opts ...skill.ArchiveOption) skill.Skill {
 		return skill.Archive("kit", skill.ArchiveBytes(data), opts...)
 	}
@@ -426,7 +409,7 @@ func TestFingerprint(t *testing.T) {
 		}
 		return rec.Last().Skills.Fingerprint
 	}
-	archive := tgz(t, map[string]string{"SKILL.md": skillMD("kit")})
+	archive := testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("kit")})
 	base := []skill.Ref{skill.Dir(dir), skill.Inline("tone", "a"), skill.Archive("kit", skill.ArchiveBytes(archive))}
 	first := run(adaptor.WithSkills(base...))
 	if again := run(adaptor.WithSkills(base...)); again != first {
@@ -442,7 +425,7 @@ func TestFingerprint(t *testing.T) {
 		"selection":     base[:2],
 		"added":         append(slices.Clone(base), skill.Inline("more", "m")),
 		"required":      {base[0], required(skill.Inline("tone", "a"), ""), base[2]},
-		"archive bytes": {base[0], base[1], skill.Archive("kit", skill.ArchiveBytes(tgz(t, map[string]string{"SKILL.md": skillMD("kit2")})))},
+		"archive bytes": {base[0], base[1], skill.Archive("kit", skill.ArchiveBytes(testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("kit2")})))},
 	}
 	for name, refs := range changes {
 		if got := run(adaptor.WithSkills(refs...)); got == first {
@@ -459,7 +442,7 @@ func TestConcurrentRuns(t *testing.T) {
 	shared := []skill.Ref{
 		skill.Inline("tone", skillMD("tone")),
 		skill.FS(fstest.MapFS{"g/SKILL.md": {Data: []byte(skillMD("g"))}}, "g"),
-		skill.Archive("kit", skill.ArchiveBytes(tgz(t, map[string]string{"SKILL.md": skillMD("kit")}))),
+		skill.Archive("kit", skill.ArchiveBytes(testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("kit")}))),
 		skill.Dir(skillDir(t, "review")),
 	}
 	agent, rec := newAgent(t, adaptor.WithSkills(shared...))
@@ -577,7 +560,7 @@ func TestFingerprintSameWithoutContentDigests(t *testing.T) {
 	refs := []skill.Ref{
 		skill.Dir(skillDir(t, "review")),
 		skill.Inline("tone", "a"),
-		skill.Archive("kit", skill.ArchiveBytes(tgz(t, map[string]string{"SKILL.md": skillMD("kit"), "x/y.sh": "echo"}))),
+		skill.Archive("kit", skill.ArchiveBytes(testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("kit"), "x/y.sh": "echo"}))),
 		skill.FS(fstest.MapFS{"g/SKILL.md": {Data: []byte(skillMD("g"))}}, "g"),
 	}
 	var prints []string

@@ -10,6 +10,7 @@ import (
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/drivertest"
 	"github.com/agentadaptor/agentadaptor/internal/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/testarchive"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -29,7 +30,7 @@ func mixedSkills(b *testing.B) []skill.Ref {
 		refs = append(refs, skill.FS(mapFS, name))
 
 		name = fmt.Sprintf("archive-%02d", i)
-		data := tgz(b, map[string]string{"SKILL.md": skillMD(name), "references/a.md": "a " + name, "references/b.md": "b " + name})
+		data := testarchive.TarGzFiles(b, map[string]string{"SKILL.md": skillMD(name), "references/a.md": "a " + name, "references/b.md": "b " + name})
 		refs = append(refs, skill.Archive(name, skill.ArchiveBytes(data)))
 
 		name = fmt.Sprintf("dir-%02d", i)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentadaptor/agentadaptor/internal/testarchive"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -177,7 +178,7 @@ func TestDiscoverLayouts(t *testing.T) {
 				snapshot["owner-repo-0a1b2c3/"+name] = content
 			}
 			archive := filepath.Join(f.sources, "repo.tgz")
-			os.WriteFile(archive, tgzSkills(t, snapshot), 0o644)
+			os.WriteFile(archive, testarchive.TarGzFiles(t, snapshot), 0o644)
 			got, err = in.Contents(t.Context(), archive)
 			if err != nil {
 				t.Fatalf("Contents(archive) = %v", err)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/agentadaptor/agentadaptor/internal/testarchive"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -15,7 +16,7 @@ import (
 // cache does not grow with every add or sync.
 func TestURLSourceHitsTheCache(t *testing.T) {
 	f := newFixture(t)
-	data := tgzSkills(t, map[string]string{"SKILL.md": skillMD("solo")})
+	data := testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("solo")})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(data) }))
 	defer srv.Close()
 	in := f.installer(t)

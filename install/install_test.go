@@ -1,9 +1,7 @@
 package install
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -19,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/internal/testarchive"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -327,34 +326,15 @@ func TestNestedFolderAndLinkedParent(t *testing.T) {
 	}
 }
 
-func tgzSkills(t *testing.T, files map[string]string) []byte {
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for k := range files {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
-		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(files[name])), Typeflag: tar.TypeReg})
-		tw.Write([]byte(files[name]))
-	}
-	tw.Close()
-	zw.Close()
-	return buf.Bytes()
-}
-
 func TestArchiveAndURLSources(t *testing.T) {
 	f := newFixture(t)
-	data := tgzSkills(t, map[string]string{
+	data := testarchive.TarGzFiles(t, map[string]string{
 		"pack/skills/alpha/SKILL.md": skillMD("alpha"),
 		"pack/skills/beta/SKILL.md":  skillMD("beta"),
 	})
 	archive := filepath.Join(f.sources, "pack.bin") // found by content, not extension
 	os.WriteFile(archive, data, 0o644)
-	single := tgzSkills(t, map[string]string{"SKILL.md": skillMD("solo")})
+	single := testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("solo")})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(single) }))
 	defer srv.Close()
 	sum := sha256.Sum256(single)
@@ -441,7 +421,7 @@ func TestDefaultCheckerUsesLenientRules(t *testing.T) {
 // one taking the second shows nothing.
 func TestDownloadProgress(t *testing.T) {
 	f := newFixture(t)
-	single := tgzSkills(t, map[string]string{"SKILL.md": skillMD("slow")})
+	single := testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("slow")})
 	clk := newFakeClock()
 	// A server that, once the download's progress report has started,
 	// takes delay by clk between the first bytes and the rest.
@@ -620,7 +600,7 @@ func TestAddIsAllOrNothing(t *testing.T) {
 
 func TestSyncURLSource(t *testing.T) {
 	f := newFixture(t)
-	body := tgzSkills(t, map[string]string{"SKILL.md": skillMD("remote")})
+	body := testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("remote")})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(body) }))
 	defer srv.Close()
 	var requests int
@@ -638,7 +618,7 @@ func TestSyncURLSource(t *testing.T) {
 	if _, err := in.Sync(t.Context(), SyncRequest{Frozen: true}); err != nil {
 		t.Errorf("frozen Sync of a URL source = %v", err)
 	}
-	body = tgzSkills(t, map[string]string{"SKILL.md": skillMD("remote") + "changed upstream\n"})
+	body = testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("remote") + "changed upstream\n"})
 	if _, err := in.Sync(t.Context(), SyncRequest{Frozen: true}); !errors.Is(err, ErrDrift) {
 		t.Errorf("frozen Sync after the URL's content changed = %v, want ErrDrift", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/internal/testarchive"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -334,7 +335,7 @@ func TestVerifyWithNothingRecorded(t *testing.T) {
 
 func TestRemoveDuringSyncIsNotUndone(t *testing.T) {
 	f := newFixture(t)
-	body := tgzSkills(t, map[string]string{"SKILL.md": skillMD("remote")})
+	body := testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("remote")})
 	arrived := make(chan struct{}, 1)
 	release := make(chan struct{})
 	var slow atomic.Bool
@@ -427,7 +428,7 @@ func TestChecksComeBeforeAnyChange(t *testing.T) {
 
 func TestURLCredentialsAreNeverRecordedOrShown(t *testing.T) {
 	f := newFixture(t)
-	body := tgzSkills(t, map[string]string{"SKILL.md": skillMD("private")})
+	body := testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("private")})
 	var fail atomic.Bool
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if u, p, ok := r.BasicAuth(); !ok || u != "user" || p != "s3cret" {
@@ -461,7 +462,7 @@ func TestURLCredentialsAreNeverRecordedOrShown(t *testing.T) {
 }
 
 func TestDownloadsTimeOut(t *testing.T) {
-	body := tgzSkills(t, map[string]string{"SKILL.md": skillMD("slow")})
+	body := testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("slow")})
 	for name, handler := range map[string]func(stop chan struct{}) http.HandlerFunc{
 		"no response": func(stop chan struct{}) http.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request) { <-stop }
@@ -713,7 +714,7 @@ func TestArchivesAreReadOncePerSource(t *testing.T) {
 		files["kit-main/skills/"+name+"/SKILL.md"] = skillMD(name)
 	}
 	files["kit-main/.hidden/SKILL.md"] = skillMD("hidden")
-	body := tgzSkills(t, files)
+	body := testarchive.TarGzFiles(t, files)
 	var requests atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		requests.Add(1)
@@ -777,7 +778,7 @@ func TestCorruptLockFileSaysHowBack(t *testing.T) {
 // WithCache bound what the installer reads: downloads, archives and the
 // folders it copies, each refused with nothing installed.
 func TestCacheLimitsApply(t *testing.T) {
-	body := tgzSkills(t, map[string]string{"kit/SKILL.md": skillMD("kit"), "kit/big.txt": strings.Repeat("x", 4096)})
+	body := testarchive.TarGzFiles(t, map[string]string{"kit/SKILL.md": skillMD("kit"), "kit/big.txt": strings.Repeat("x", 4096)})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(body) }))
 	defer srv.Close()
 	archive := filepath.Join(t.TempDir(), "kit.tgz")

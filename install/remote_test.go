@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/registry"
 
 	"github.com/agentadaptor/agentadaptor/internal/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/testarchive"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source/oci"
 )
@@ -57,7 +58,7 @@ func newFakeGitHub(t *testing.T) *fakeGitHub {
 		for name, body := range files {
 			snapshot["o-skills-"+commit[:7]+"/"+name] = body
 		}
-		w.Write(tgzSkills(t, snapshot))
+		w.Write(testarchive.TarGzFiles(t, snapshot))
 	}))
 	t.Cleanup(g.archive.Close)
 	mux := http.NewServeMux()
@@ -371,7 +372,7 @@ func TestOCISourcePinned(t *testing.T) {
 
 func TestPinnedURLSyncsOffline(t *testing.T) {
 	f := newFixture(t)
-	body := tgzSkills(t, map[string]string{"SKILL.md": skillMD("remote")})
+	body := testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("remote")})
 	var offline bool
 	var mu sync.Mutex
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentadaptor/agentadaptor/internal/cache"
+	"github.com/agentadaptor/agentadaptor/internal/ctxio"
 	"github.com/agentadaptor/agentadaptor/internal/extract"
 )
 
@@ -350,7 +351,7 @@ func (c *Cache) hashStream(ctx context.Context, r io.Reader, w io.Writer) (int64
 	if w != nil {
 		dst = io.MultiWriter(h, w)
 	}
-	n, err := io.Copy(dst, io.LimitReader(ctxReader{ctx, r}, c.limits.MaxArchiveSize+1))
+	n, err := io.Copy(dst, io.LimitReader(ctxio.Reader(ctx, r), c.limits.MaxArchiveSize+1))
 	var sum [32]byte
 	if err != nil {
 		return 0, sum, fmt.Errorf("read archive: %w", err)
@@ -368,7 +369,7 @@ func (c *Cache) hashStream(ctx context.Context, r io.Reader, w io.Writer) (int64
 func (c *Cache) spool(ctx context.Context, r io.Reader, stage *lazyStaging) (io.ReaderAt, int64, [32]byte, error) {
 	var sum [32]byte
 	var head bytes.Buffer
-	n, err := head.ReadFrom(io.LimitReader(ctxReader{ctx, r}, spoolInMemory+1))
+	n, err := head.ReadFrom(io.LimitReader(ctxio.Reader(ctx, r), spoolInMemory+1))
 	if err != nil {
 		return nil, 0, sum, fmt.Errorf("read archive: %w", err)
 	}
@@ -407,18 +408,4 @@ func (c *Cache) memoKey(sum [32]byte, format Format, subpath, name string) strin
 	e.U64(uint64(c.limits.MaxTotalSize))
 	e.U64(uint64(c.limits.MaxArchiveEntries))
 	return e.Hex()
-}
-
-// ctxReader stops reading once its context is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-// Read fails once the context is done.
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }

@@ -6,15 +6,14 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
-	"maps"
 	"net"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/agentadaptor/agentadaptor/internal/testarchive"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -167,16 +166,7 @@ func TestVersionAndCompletion(t *testing.T) {
 
 func writeTgz(t *testing.T, path string, files map[string]string) {
 	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	for _, name := range slices.Sorted(maps.Keys(files)) {
-		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(files[name])), Typeflag: tar.TypeReg})
-		tw.Write([]byte(files[name]))
-	}
-	tw.Close()
-	zw.Close()
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, testarchive.TarGzFiles(t, files), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

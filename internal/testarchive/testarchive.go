@@ -7,7 +7,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -73,4 +77,33 @@ func TarGz(w io.Writer, files int, size int64) error {
 		return err
 	}
 	return zw.Close()
+}
+
+// TarGzFiles returns a tar.gz holding files (path: content), in the order
+// of their paths: a path ending in "/" is a folder (0755), any other a
+// regular file (0644).
+func TarGzFiles(t testing.TB, files map[string]string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		hdr := &tar.Header{Name: name, Mode: 0o644, Size: int64(len(files[name])), Typeflag: tar.TypeReg}
+		if strings.HasSuffix(name, "/") {
+			hdr.Typeflag, hdr.Size, hdr.Mode = tar.TypeDir, 0, 0o755
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(tw, files[name]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

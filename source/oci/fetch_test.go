@@ -18,6 +18,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/agentadaptor/agentadaptor/internal/extract"
+	"github.com/agentadaptor/agentadaptor/internal/testarchive"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -148,8 +149,8 @@ func TestOtherToolsLayouts(t *testing.T) {
 	ctx := t.Context()
 	_, host := newRegistry(t)
 	r := rawRepo(t, host, "wild/skills")
-	atRoot := tarGz(t, map[string]string{"SKILL.md": skillMD("greet", "Greets"), "notes.md": "n\n"})
-	nested := tarGz(t, map[string]string{
+	atRoot := testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("greet", "Greets"), "notes.md": "n\n"})
+	nested := testarchive.TarGzFiles(t, map[string]string{
 		"skills/":                    "",
 		"skills/review/":             "",
 		"skills/review/SKILL.md":     skillMD("review", "Reviews"),
@@ -159,7 +160,7 @@ func TestOtherToolsLayouts(t *testing.T) {
 
 	// An index with one image manifest (and an attestation beside it).
 	image := imageWithLayer(t, r, ocispec.MediaTypeImageLayerGzip, atRoot, "image")
-	attestation := imageWithLayer(t, r, ocispec.MediaTypeImageLayerGzip, tarGz(t, map[string]string{"x.json": "{}"}), "attestation")
+	attestation := imageWithLayer(t, r, ocispec.MediaTypeImageLayerGzip, testarchive.TarGzFiles(t, map[string]string{"x.json": "{}"}), "attestation")
 	attestation.Annotations = map[string]string{"vnd.docker.reference.type": "attestation-manifest"}
 	index := pushManifest(t, r, ocispec.MediaTypeImageIndex, ocispec.Index{
 		Versioned:   specs.Versioned{SchemaVersion: 2},
@@ -206,7 +207,7 @@ func TestNoSkill(t *testing.T) {
 	ctx := t.Context()
 	_, host := newRegistry(t)
 	r := rawRepo(t, host, "bad/things")
-	goodLayer := tarGz(t, map[string]string{"SKILL.md": skillMD("x", "X")})
+	goodLayer := testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("x", "X")})
 	empty := pushBlobBytes(t, r, ocispec.MediaTypeEmptyJSON, []byte("{}"))
 	artifact := func(typ string, layers ...ocispec.Descriptor) ocispec.Manifest {
 		return ocispec.Manifest{
@@ -234,14 +235,14 @@ func TestNoSkill(t *testing.T) {
 			return pushManifest(t, r, ocispec.MediaTypeImageManifest, artifact(ArtifactType, layer(ocispec.MediaTypeImageLayerGzip, goodLayer)), "othertype")
 		}, "one layer of type"},
 		{"skill artifact whose skill is not at the root", func() ocispec.Descriptor {
-			return pushManifest(t, r, ocispec.MediaTypeImageManifest, artifact(ArtifactType, layer(LayerMediaType, tarGz(t, map[string]string{"x/SKILL.md": skillMD("x", "X")}))), "deep")
+			return pushManifest(t, r, ocispec.MediaTypeImageManifest, artifact(ArtifactType, layer(LayerMediaType, testarchive.TarGzFiles(t, map[string]string{"x/SKILL.md": skillMD("x", "X")}))), "deep")
 		}, "no SKILL.md at its root"},
 		{"image with two layers", func() ocispec.Descriptor {
-			return pushManifest(t, r, ocispec.MediaTypeImageManifest, artifact("", layer(ocispec.MediaTypeImageLayerGzip, goodLayer), layer(ocispec.MediaTypeImageLayerGzip, tarGz(t, map[string]string{"a": "a"}))), "twolayers")
+			return pushManifest(t, r, ocispec.MediaTypeImageManifest, artifact("", layer(ocispec.MediaTypeImageLayerGzip, goodLayer), layer(ocispec.MediaTypeImageLayerGzip, testarchive.TarGzFiles(t, map[string]string{"a": "a"}))), "twolayers")
 		}, "has 2:"},
 		{"index with two manifests", func() ocispec.Descriptor {
 			a := imageWithLayer(t, r, ocispec.MediaTypeImageLayerGzip, goodLayer, "a")
-			b := imageWithLayer(t, r, ocispec.MediaTypeImageLayerGzip, tarGz(t, map[string]string{"SKILL.md": skillMD("y", "Y")}), "b")
+			b := imageWithLayer(t, r, ocispec.MediaTypeImageLayerGzip, testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("y", "Y")}), "b")
 			return pushManifest(t, r, ocispec.MediaTypeImageIndex, ocispec.Index{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageIndex, Manifests: []ocispec.Descriptor{a, b}}, "twomanifests")
 		}, "lists 2 manifests"},
 		{"index of an index", func() ocispec.Descriptor {
@@ -250,10 +251,10 @@ func TestNoSkill(t *testing.T) {
 			return pushManifest(t, r, ocispec.MediaTypeImageIndex, ocispec.Index{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageIndex, Manifests: []ocispec.Descriptor{inner}}, "outer")
 		}, "is an index itself"},
 		{"layer without SKILL.md", func() ocispec.Descriptor {
-			return imageWithLayer(t, r, ocispec.MediaTypeImageLayerGzip, tarGz(t, map[string]string{"README.md": "r"}), "noskill")
+			return imageWithLayer(t, r, ocispec.MediaTypeImageLayerGzip, testarchive.TarGzFiles(t, map[string]string{"README.md": "r"}), "noskill")
 		}, "no SKILL.md within 5 folders"},
 		{"layer with two skills", func() ocispec.Descriptor {
-			return imageWithLayer(t, r, ocispec.MediaTypeImageLayerGzip, tarGz(t, map[string]string{"a/SKILL.md": skillMD("a", "A"), "b/SKILL.md": skillMD("b", "B")}), "twoskills")
+			return imageWithLayer(t, r, ocispec.MediaTypeImageLayerGzip, testarchive.TarGzFiles(t, map[string]string{"a/SKILL.md": skillMD("a", "A"), "b/SKILL.md": skillMD("b", "B")}), "twoskills")
 		}, "holds 2 skills (a, b)"},
 		{"layer that is not gzip", func() ocispec.Descriptor {
 			return imageWithLayer(t, r, ocispec.MediaTypeImageLayer, []byte("plain text, no archive"), "text")
@@ -307,7 +308,7 @@ func TestUnsafeLayerIsNotCached(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			root, opts := testOptions(t)
-			d := imageWithLayer(t, r, ocispec.MediaTypeImageLayerGzip, tarGz(t, tt.files), "unsafe")
+			d := imageWithLayer(t, r, ocispec.MediaTypeImageLayerGzip, testarchive.TarGzFiles(t, tt.files), "unsafe")
 			ref := "oci://" + host + "/bad/unsafe@" + d.Digest.String()
 			if _, err := Fetch(ctx, ref, opts...); !errors.Is(err, tt.want) {
 				t.Fatalf("Fetch(%q) = %v, want %v", ref, err, tt.want)

@@ -1,9 +1,7 @@
 package oci
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -12,7 +10,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -84,39 +81,6 @@ func newSkill(t *testing.T, name string) string {
 		".env.example":    "KEY=\n",
 	})
 	return dir
-}
-
-// tarGz packs files (path: content; a name ending in "/" is a folder) as
-// a tar.gz.
-func tarGz(t *testing.T, files map[string]string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		hdr := &tar.Header{Name: n, Mode: 0o644, Size: int64(len(files[n])), Typeflag: tar.TypeReg}
-		if strings.HasSuffix(n, "/") {
-			hdr.Typeflag, hdr.Size, hdr.Mode = tar.TypeDir, 0, 0o755
-		}
-		if err := tw.WriteHeader(hdr); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.WriteString(tw, files[n]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := gz.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 // rawRepo returns a client for host/repo that pushes as another tool

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/internal/testarchive"
 	"github.com/opencontainers/go-digest"
 	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -169,8 +170,8 @@ func TestArtifactName(t *testing.T) {
 	ctx := t.Context()
 	_, host := newRegistry(t)
 	r := rawRepo(t, host, "team/kit")
-	atRoot := tarGz(t, map[string]string{"SKILL.md": skillMD("x", "X")})
-	nested := tarGz(t, map[string]string{"tools/lint/SKILL.md": skillMD("lint", "Lints")})
+	atRoot := testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("x", "X")})
+	nested := testarchive.TarGzFiles(t, map[string]string{"tools/lint/SKILL.md": skillMD("lint", "Lints")})
 	empty := pushBlobBytes(t, r, ocispec.MediaTypeEmptyJSON, []byte("{}"))
 	withTitle := func(title string, layer []byte) ocispec.Descriptor {
 		l := pushBlobBytes(t, r, LayerMediaType, layer)

@@ -20,6 +20,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/registry/remote"
 
+	"github.com/agentadaptor/agentadaptor/internal/ctxio"
 	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
@@ -323,7 +324,7 @@ func copyFile(ctx context.Context, root *os.Root, name string, size int64, w io.
 		return err
 	}
 	defer f.Close()
-	n, err := io.Copy(w, io.LimitReader(ctxReader{ctx, f}, size+1))
+	n, err := io.Copy(w, io.LimitReader(ctxio.Reader(ctx, f), size+1))
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -347,17 +348,4 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
-}
-
-// ctxReader stops reading once its context is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
