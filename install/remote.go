@@ -133,25 +133,35 @@ func githubError(err error) error {
 // the system git.
 type gitSource struct {
 	src    git.Source
-	pinned *git.Pin // set by resolve
+	pinned *git.Pin      // set by resolve
+	opened io.ReadCloser // the pinned folder as resolve fetched it, until fetch reads it
 }
 
 func (g *gitSource) identity() string { return "git:" + g.src.URL }
 
+// resolve resolves the ref and keeps what that one fetch brought for
+// fetch, so that adding a git source fetches it once.
 func (g *gitSource) resolve(ctx context.Context) (string, error) {
 	c, err := git.New()
 	if err != nil {
 		return "", gitError(err)
 	}
-	pin, err := c.Resolve(ctx, g.src)
+	pin, rc, err := c.Fetch(ctx, g.src)
 	if err != nil {
 		return "", gitError(err)
 	}
-	g.pinned = &pin
+	g.release()
+	g.pinned, g.opened = &pin, rc
 	return pin.Commit, nil
 }
 
 func (g *gitSource) fetch(ctx context.Context, commit, within string, dst, count io.Writer) (string, error) {
+	if rc := g.opened; rc != nil && g.pinned.Commit == commit && within == "" {
+		g.opened = nil
+		opened := func(context.Context) (io.ReadCloser, error) { return rc, nil }
+		return g.pinned.Source.Path, copyOpened(ctx, opened, dst, count, gitError)
+	}
+	g.release()
 	c, err := git.New()
 	if err != nil {
 		return "", gitError(err)
@@ -167,6 +177,14 @@ func (g *gitSource) fetch(ctx context.Context, commit, within string, dst, count
 		return "", err
 	}
 	return pin.Source.Path, nil
+}
+
+// release closes what resolve fetched and fetch has not read.
+func (g *gitSource) release() {
+	if g.opened != nil {
+		g.opened.Close()
+		g.opened = nil
+	}
 }
 
 // gitError classifies an error of package git.
@@ -286,6 +304,9 @@ func (in *Installer) fetchRemote(ctx context.Context, rs remote, rec, pin, withi
 		p := startProgress(in.progress, rec, in.clock)
 		defer p.done()
 		count = p
+	}
+	if r, ok := rs.(interface{ release() }); ok {
+		defer r.release() // what resolve fetched, if fetch did not read it
 	}
 	if pin == "" {
 		var err error

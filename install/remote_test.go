@@ -467,3 +467,36 @@ func TestGitSourcePinned(t *testing.T) {
 		t.Errorf("Add of a missing ref = %v, want ErrInvalidSource", err)
 	}
 }
+
+// TestGitSourceAddFetchesOnce checks that adding a git source fetches the
+// repository once: the fetch that resolves the ref also gives the
+// content.
+func TestGitSourceAddFetchesOnce(t *testing.T) {
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git:", err)
+	}
+	f := newFixture(t)
+	repo := filepath.Join(t.TempDir(), "repo")
+	gitRepo(t, repo, map[string]string{"skills/alpha/SKILL.md": skillMD("alpha")})
+	// A git first on PATH that logs each command, then runs the real one.
+	bin := t.TempDir()
+	log := filepath.Join(bin, "argv.log")
+	script := "#!/bin/sh\nprintf '%s\\n' \"$1\" >>" + log + "\nexec " + real + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	in := f.remoteInstaller(t, cachetest.Root(t))
+	src := "git+file://" + filepath.ToSlash(repo) + "#ref=main"
+	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "fetch\n"); n != 1 {
+		t.Errorf("Add of a git source ran git fetch %d times, want once; git ran:\n%s", n, data)
+	}
+}

@@ -87,26 +87,54 @@ func New(opts ...Option) (*Client, error) {
 // Resolve fetches the commit src's ref names now (the remote's HEAD
 // without a ref) and returns the pin (rule 7).
 func (c *Client) Resolve(ctx context.Context, src Source) (Pin, error) {
-	if err := src.check(); err != nil {
-		return Pin{}, fmt.Errorf("%w %q: %w", ErrInvalidSource, src.String(), err)
-	}
-	repo, err := c.newRepo(ctx, src)
+	repo, pin, err := c.resolve(ctx, src)
 	if err != nil {
 		return Pin{}, err
 	}
-	defer repo.remove()
+	repo.remove()
+	return pin, nil
+}
+
+// Fetch is Resolve and the pin's Opener in one fetch: it resolves src's
+// ref and returns the pin with the pinned folder as an uncompressed tar,
+// read from the one shallow fetch that resolved it (rules 7 and 8). The
+// caller closes the reader, which removes the fetched repository.
+func (c *Client) Fetch(ctx context.Context, src Source) (Pin, io.ReadCloser, error) {
+	repo, pin, err := c.resolve(ctx, src)
+	if err != nil {
+		return Pin{}, nil, err
+	}
+	rc, err := repo.startArchive(ctx, src, pin.Commit)
+	if err != nil {
+		repo.remove()
+		return Pin{}, nil, fmt.Errorf("fetch commit %s of %s: %w", pin.Commit, src.URL, err)
+	}
+	return pin, rc, nil
+}
+
+// resolve fetches the commit src's ref names into a new repository, which
+// it returns with the pin; the caller removes it.
+func (c *Client) resolve(ctx context.Context, src Source) (*repo, Pin, error) {
+	if err := src.check(); err != nil {
+		return nil, Pin{}, fmt.Errorf("%w %q: %w", ErrInvalidSource, src.String(), err)
+	}
+	repo, err := c.newRepo(ctx, src)
+	if err != nil {
+		return nil, Pin{}, err
+	}
 	ref, what := src.Ref, "ref "+src.Ref
 	if ref == "" {
 		ref, what = "HEAD", "the default branch"
 	}
 	commit, err := repo.fetch(ctx, ref)
+	if err == nil {
+		err = repo.hasFolder(ctx, commit, src.Path)
+	}
 	if err != nil {
-		return Pin{}, fmt.Errorf("resolve %s of %s: %w", what, src.URL, err)
+		repo.remove()
+		return nil, Pin{}, fmt.Errorf("resolve %s of %s: %w", what, src.URL, err)
 	}
-	if err := repo.hasFolder(ctx, commit, src.Path); err != nil {
-		return Pin{}, fmt.Errorf("resolve %s of %s: %w", what, src.URL, err)
-	}
-	return Pin{Source: src, Commit: commit}, nil
+	return repo, Pin{Source: src, Commit: commit}, nil
 }
 
 // Opener returns an Opener of the pinned folder as an uncompressed tar,
@@ -345,6 +373,12 @@ func (r *repo) archive(ctx context.Context, src Source, commit string) (io.ReadC
 	if err := r.hasFolder(ctx, commit, src.Path); err != nil {
 		return nil, err
 	}
+	return r.startArchive(ctx, src, commit)
+}
+
+// startArchive starts git archive of src's folder at commit, which the
+// repository holds.
+func (r *repo) startArchive(ctx context.Context, src Source, commit string) (io.ReadCloser, error) {
 	args := []string{"archive", "--format=tar", "--end-of-options", commit}
 	if src.Path != "" {
 		args = append(args, src.Path)

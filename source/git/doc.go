@@ -82,6 +82,8 @@
 //     repository's export-ignore and export-subst attributes applied, as
 //     on GitHub. A git failure while streaming is an error of the read, never
 //     a short archive.
+//     [Client.Fetch] resolves and opens in one fetch: the archive is of
+//     the commit the ref named when it was fetched.
 //  9. A failed or refused fetch leaves nothing in the skill cache: the
 //     materializer publishes only a tree that passed every check.
 //

@@ -3,6 +3,7 @@
 package git_test
 
 import (
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -132,4 +133,55 @@ func mustLook(t *testing.T) string {
 		t.Skip("git is not installed")
 	}
 	return p
+}
+
+// TestFetchResolvesAndOpensInOneFetch checks that Fetch gives the pin
+// Resolve gives and the folder the pin's Opener gives, from one git
+// fetch, and leaves no repository behind once the reader is closed.
+func TestFetchResolvesAndOpensInOneFetch(t *testing.T) {
+	hermetic(t)
+	r := newRepo(t)
+	program, log := wrapper(t, "")
+	tmp := t.TempDir()
+	c := newClient(t, git.WithGit(program), git.WithTempDir(tmp))
+	src, err := git.Parse(r.fileURL() + "#ref=v1&path=skills/review")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pin, rc, err := c.Fetch(t.Context(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fetched, err := io.ReadAll(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(log)
+	if n := strings.Count(string(data), "ARGS fetch "); n != 1 || pin.Commit != r.v1 {
+		t.Errorf("Fetch = pin %s after %d fetches, want %s after one:\n%s", pin.Commit, n, r.v1, data)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		t.Errorf("Fetch left %d entries in its temporary folder after Close", len(entries))
+	}
+	// The same bytes as the pin's opener streams.
+	open, err := c.Opener(pin)(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened, err := io.ReadAll(open)
+	open.Close()
+	if err != nil || string(opened) != string(fetched) {
+		t.Errorf("Opener(pin) gave %d bytes (%v), Fetch %d: want the same archive", len(opened), err, len(fetched))
+	}
+	// A ref that does not exist fails as Resolve does, leaving nothing.
+	bad, _ := git.Parse(r.fileURL() + "#ref=nope")
+	if _, rc, err := c.Fetch(t.Context(), bad); !errors.Is(err, git.ErrNotFound) || rc != nil {
+		t.Errorf("Fetch(ref nope) = %v, %v, want ErrNotFound and no reader", rc, err)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		t.Errorf("a failed Fetch left %d entries in its temporary folder", len(entries))
+	}
 }
