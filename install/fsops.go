@@ -26,10 +26,9 @@ func randomSuffix() string {
 }
 
 // copyTree copies the skill folder src into the new folder dst through
-// internal/extract's tree path: the names, types and limits every source
-// is held to, within limits, read through an
-// os.Root so that no link in src leads outside it, and written through an
-// os.Root on dst. A link is copied as its target when that is a regular
+// internal/extract's tree path, under the names, types and limits every
+// source is held to, read through an os.Root so that no link in src leads
+// outside it, and written through an os.Root on dst. A link is copied as its target when that is a regular
 // file of the skill, and fails otherwise; ".git" folders are left out.
 // It returns every file copied, hashed as it was copied.
 func copyTree(ctx context.Context, src, dst string, limits skill.Limits) ([]cache.File, error) {

@@ -42,8 +42,9 @@
 //     entry count), local folders too, and a download stops at the
 //     cache's archive size (a GitHub repository's whole tarball is also
 //     bounded by package github's own limits, 1 GiB downloaded and 4 GiB
-//     expanded, before the skills' part of it is held to the cache's); a link in a folder is copied as its target when that
-//     is a file of the skill. An entry that breaks those rules fails its
+//     expanded, before the skills' part of it is held to the cache's); a
+//     link in a folder is copied as its target when that is a file of the
+//     skill. An entry that breaks those rules fails its
 //     whole source: a hostile source is never partly installed. An
 //     archive is extracted once, whatever number of skills it holds, and
 //     a sync reads each recorded source once.
@@ -350,7 +351,7 @@ func (in *Installer) download(ctx context.Context, source string) (string, func(
 	defer w.stop()
 	unavailable := func(err error) error {
 		if context.Cause(ctx) == w.stalled {
-			err = w.stalled
+			return fmt.Errorf("%w: download %s: %w", ErrSourceUnavailable, shown, w.stalled)
 		}
 		return fmt.Errorf("%w: download %s: %s", ErrSourceUnavailable, shown, redactErr(err, source))
 	}
@@ -377,7 +378,7 @@ func (in *Installer) download(ctx context.Context, source string) (string, func(
 		return "", nil, unavailable(err)
 	case n > max:
 		remove()
-		return "", nil, fmt.Errorf("%w: download %s: %w", ErrInvalidSource, shown, extract.NewLimitError(extract.MaxArchiveSize, max, "larger than %d bytes", max))
+		return "", nil, fmt.Errorf("%w: download %s: %w", ErrInvalidSource, shown, extract.NewLimitError(extract.LimitArchiveSize, max, "larger than %d bytes", max))
 	case want != "" && got != want:
 		remove()
 		return "", nil, fmt.Errorf("%w: download %s: SHA-256 is %s, but the source says %s; refusing it", ErrDrift, shown, got, want)
@@ -450,7 +451,7 @@ type watchdog struct {
 func startWatchdog(ctx context.Context, d time.Duration) (context.Context, *watchdog) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	w := &watchdog{d: d, cancel: cancel,
-		stalled: fmt.Errorf("nothing received for %v (raise the limit with WithDownloadTimeout; agentskills --timeout)", d)}
+		stalled: fmt.Errorf("%w: nothing received for %v", ErrDownloadStalled, d)}
 	w.timer = time.AfterFunc(d, func() { cancel(w.stalled) })
 	return ctx, w
 }

@@ -482,13 +482,9 @@ func TestDownloadsTimeOut(t *testing.T) {
 			defer srv.Close()
 			defer close(stop)
 			in := f.installer(t, WithDownloadTimeout(300*time.Millisecond))
-			start := time.Now()
 			_, err := in.Add(t.Context(), Request{Sources: []string{srv.URL + "/slow.tgz"}, Agents: agentsOf(t, "codex")})
-			if !errors.Is(err, ErrSourceUnavailable) || !strings.Contains(err.Error(), "nothing received for 300ms") {
+			if !errors.Is(err, ErrSourceUnavailable) || !errors.Is(err, ErrDownloadStalled) || !strings.Contains(err.Error(), "nothing received for 300ms") {
 				t.Errorf("Add from a server that %s = %v, want ErrSourceUnavailable saying why", name, err)
-			}
-			if d := time.Since(start); d > 5*time.Second {
-				t.Errorf("Add took %v to give up", d)
 			}
 		})
 	}

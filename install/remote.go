@@ -30,6 +30,8 @@ type remote interface {
 	fetch(ctx context.Context, pin, within string, dst, count io.Writer) (string, error)
 	// identity names the repository, whatever the reference.
 	identity() string
+	// release frees what resolve kept for fetch and fetch did not use.
+	release()
 }
 
 // parseRemote tells whether source is a published source, and reads it:
@@ -80,6 +82,8 @@ type githubSource struct {
 	src    github.Source
 	pinned *github.Pin // set by resolve
 }
+
+func (g *githubSource) release() {}
 
 func (g *githubSource) identity() string {
 	return "github:" + strings.ToLower(g.src.Owner+"/"+g.src.Repo)
@@ -198,6 +202,8 @@ type ociSource struct {
 	opts []oci.Option
 }
 
+func (o *ociSource) release() {}
+
 func (o *ociSource) identity() string {
 	return "oci:" + o.ref.Host + "/" + o.ref.Repository
 }
@@ -267,7 +273,7 @@ type limitedWriter struct {
 
 func (l *limitedWriter) Write(p []byte) (int, error) {
 	if l.n+int64(len(p)) > l.max {
-		return 0, extract.NewLimitError(extract.MaxArchiveSize, l.max, "larger than %d bytes", l.max)
+		return 0, extract.NewLimitError(extract.LimitArchiveSize, l.max, "larger than %d bytes", l.max)
 	}
 	n, err := l.w.Write(p)
 	l.n += int64(n)
@@ -305,9 +311,7 @@ func (in *Installer) fetchRemote(ctx context.Context, rs remote, rec, pin, withi
 		defer p.done()
 		count = p
 	}
-	if r, ok := rs.(interface{ release() }); ok {
-		defer r.release() // what resolve fetched, if fetch did not read it
-	}
+	defer rs.release()
 	if pin == "" {
 		var err error
 		if pin, err = rs.resolve(ctx); err != nil {

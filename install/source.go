@@ -467,7 +467,7 @@ func (in *Installer) openArchive(file, rec string) (*os.File, int64, error) {
 	}
 	if max := in.cache.Limits().MaxArchiveSize; info.Size() > max {
 		f.Close()
-		return nil, 0, fmt.Errorf("%w: archive %s: %w", ErrInvalidSource, rec, extract.NewLimitError(extract.MaxArchiveSize, max, "larger than %d bytes", max))
+		return nil, 0, fmt.Errorf("%w: archive %s: %w", ErrInvalidSource, rec, extract.NewLimitError(extract.LimitArchiveSize, max, "larger than %d bytes", max))
 	}
 	return f, info.Size(), nil
 }

@@ -7,28 +7,25 @@ import (
 	"io"
 	"net/http"
 	"os"
-
-	"github.com/agentadaptor/agentadaptor/internal/extract"
 )
 
 // Format selects the decompressor applied to an Archive source. FormatAuto
 // (the zero value) triggers magic-byte sniffing.
 type Format string
 
-// Supported archive formats accepted by the built-in materializer. Their
-// values are "", "zip", "tar" and "tar.gz".
+// Supported archive formats accepted by the built-in materializer.
 const (
 	// FormatAuto leaves format detection to the materializer's
 	// magic-byte sniffing (zip local-file header, gzip magic, ustar
 	// magic at offset 257).
-	FormatAuto Format = Format(extract.FormatAuto)
+	FormatAuto Format = ""
 	// FormatZip is a ZIP archive (PKZIP format).
-	FormatZip Format = Format(extract.FormatZip)
+	FormatZip Format = "zip"
 	// FormatTar is an uncompressed POSIX tar archive.
-	FormatTar Format = Format(extract.FormatTar)
+	FormatTar Format = "tar"
 	// FormatTarGz is a tar archive wrapped in a gzip stream
 	// (canonical .tar.gz / .tgz).
-	FormatTarGz Format = Format(extract.FormatTarGz)
+	FormatTarGz Format = "tar.gz"
 )
 
 // Opener produces a fresh reader over the archive bytes. It is invoked at

@@ -108,9 +108,10 @@
 //   - [ContentDigest] and [ContentMaterializer]: the content digest that
 //     fingerprints and lock files record, and a way for a materializer to
 //     report it without a second read.
-//   - [WithMaxTotalSize], [ErrArchiveFormat], [ErrArchiveUnsafe] and
-//     [ErrArchiveLimit]: the limit a bomb under the per-file cap needs,
-//     and the errors that classify refused content.
+//   - [WithMaxTotalSize]: a cap on what one skill expands to in all, which
+//     stops an archive bomb whose every file stays under the per-file cap.
+//   - [ErrArchiveFormat], [ErrArchiveUnsafe] and [ErrArchiveLimit]: the
+//     errors that classify refused content.
 //
 // Peak memory does not grow with the archive: streams over 4 MiB are
 // spooled to a private file beside the staging folder, and files are

@@ -145,9 +145,9 @@ func usePath(dir string) (string, error) {
 
 func (c *Cache) inline(ctx context.Context, content, name string) (string, string, error) {
 	if n := int64(len(content)); n > c.limits.MaxFileSize {
-		return "", "", extract.NewLimitError(extract.MaxFileSize, c.limits.MaxFileSize, "inline SKILL.md is %d bytes; the limit is %d", n, c.limits.MaxFileSize)
+		return "", "", extract.NewLimitError(extract.LimitFileSize, c.limits.MaxFileSize, "inline SKILL.md is %d bytes; the limit is %d", n, c.limits.MaxFileSize)
 	} else if n > c.limits.MaxTotalSize {
-		return "", "", extract.NewLimitError(extract.MaxTotalSize, c.limits.MaxTotalSize, "inline SKILL.md is %d bytes; the limit is %d", n, c.limits.MaxTotalSize)
+		return "", "", extract.NewLimitError(extract.LimitTotalSize, c.limits.MaxTotalSize, "inline SKILL.md is %d bytes; the limit is %d", n, c.limits.MaxTotalSize)
 	}
 	files := []cache.File{{Path: "SKILL.md", Size: int64(len(content)), Sum: sha256.Sum256([]byte(content))}}
 	return c.stageOnce(name, files, func(root *os.Root) ([]cache.File, error) {
@@ -208,6 +208,10 @@ const spoolInMemory = 4 << 20
 // hash (with the options that shape the result) to the content digest
 // turns a repeat into a lookup; otherwise extract into staging and publish.
 func (c *Cache) archive(ctx context.Context, open Opener, format Format, subpath, name string) (string, string, error) {
+	decoder, err := decoderOf(format)
+	if err != nil {
+		return "", "", err
+	}
 	store, err := c.open()
 	if err != nil {
 		return "", "", err
@@ -239,7 +243,7 @@ func (c *Cache) archive(ctx context.Context, open Opener, format Format, subpath
 		return "", "", err
 	}
 	opts := c.extractLimits()
-	opts.Format, opts.Subpath = extract.Format(format), subpath
+	opts.Format, opts.Subpath = decoder, subpath
 	opts.Scratch = func() (*os.File, error) { return staging.File("scratch") }
 	files, err := extract.Archive(ctx, data, in.size, staging.Root(), opts)
 	if err != nil {
@@ -251,6 +255,21 @@ func (c *Cache) archive(ctx context.Context, open Opener, format Format, subpath
 	}
 	store.SetMemo(key, digest) // best effort: a missing memo costs an extraction
 	return dir, digest, nil
+}
+
+// decoderOf returns the extractor's name of the format f.
+func decoderOf(f Format) (extract.Format, error) {
+	switch f {
+	case FormatAuto:
+		return extract.FormatAuto, nil
+	case FormatZip:
+		return extract.FormatZip, nil
+	case FormatTar:
+		return extract.FormatTar, nil
+	case FormatTarGz:
+		return extract.FormatTarGz, nil
+	}
+	return "", fmt.Errorf("%w: unknown format %q (use FormatZip, FormatTar, FormatTarGz or FormatAuto)", ErrArchiveFormat, string(f))
 }
 
 // lazyStaging is a staging area created on first use, for the archive
@@ -340,7 +359,7 @@ func (c *Cache) private(ctx context.Context, in archiveInput, st *lazyStaging) (
 }
 
 func (c *Cache) tooLarge() error {
-	return extract.NewLimitError(extract.MaxArchiveSize, c.limits.MaxArchiveSize, "archive is larger than %d bytes", c.limits.MaxArchiveSize)
+	return extract.NewLimitError(extract.LimitArchiveSize, c.limits.MaxArchiveSize, "archive is larger than %d bytes", c.limits.MaxArchiveSize)
 }
 
 // hashStream reads r to its end within the archive size cap, hashing it

@@ -228,6 +228,17 @@ func TestWithFormat(t *testing.T) {
 			})
 		}
 	}
+	// A format the package does not define is refused before the archive
+	// is opened.
+	opened := false
+	open := func(context.Context) (io.ReadCloser, error) {
+		opened = true
+		return io.NopCloser(bytes.NewReader(archives[FormatZip])), nil
+	}
+	m, _ := newTestMaterializer(t)
+	if _, err := m.Materialize(t.Context(), Archive("kit", open, WithFormat("rar"))); !errors.Is(err, ErrArchiveFormat) || !strings.Contains(err.Error(), `unknown format "rar"`) || opened {
+		t.Errorf("Materialize(WithFormat(rar)) = %v (opened: %v), want ErrArchiveFormat naming the format, before opening", err, opened)
+	}
 }
 
 func prefixed(prefix string, entries []entry) []entry {

@@ -7,6 +7,8 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -47,6 +49,7 @@ func TestInstallExitCodes(t *testing.T) {
 		{name: "verify with nothing recorded", args: []string{"verify"}, code: 1, errs: "no skills are recorded"},
 		{name: "add of a missing folder", args: []string{"add", filepath.Join(src, "nope"), "-a", "codex"}, code: 2, errs: "source cannot be installed"},
 		{name: "add of a refused URL", args: []string{"add", refused, "-a", "codex"}, code: 1, errs: "source unavailable"},
+		{name: "add of a stalled download", args: []string{"add", stalled(t), "-a", "codex", "--timeout", "200ms"}, code: 1, errs: "nothing received for 200ms\nagentskills add: give the download longer with --timeout"},
 		{name: "add of an archive over a limit", args: []string{"add", bomb(t), "-a", "codex"}, code: 2, errs: "the limit is MaxFileSize = 67108864, which agentskills does not change"},
 		{name: "remove of what is not installed", args: []string{"remove", "good"}, code: 2, errs: "not installed by agentskills"},
 		{name: "add interrupted", ctx: canceled, args: []string{"add", good, "-a", "codex"}, code: 130, errs: "nothing was changed"},
@@ -199,4 +202,21 @@ func bomb(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// stalled returns the URL of a server that answers and then sends
+// nothing until the test ends.
+func stalled(t *testing.T) string {
+	t.Helper()
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		select {
+		case <-stop:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { close(stop); srv.Close() })
+	return srv.URL + "/kit.tgz"
 }

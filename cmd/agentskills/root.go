@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentadaptor/agentadaptor/install"
 	"github.com/agentadaptor/agentadaptor/internal/extract"
 )
 
@@ -131,11 +132,11 @@ func (s *streams) exitCode(cmd *cobra.Command, err error) int {
 		return exitInterrupted
 	case errors.As(err, &input):
 		fmt.Fprintf(s.err, "%s: %v\n", name, input.err)
-		s.limitNote(name, err)
+		s.note(name, err)
 		return exitUsage
 	case errors.As(err, &fail):
 		fmt.Fprintf(s.err, "%s: %v\n", name, fail.err)
-		s.limitNote(name, err)
+		s.note(name, err)
 		return exitFailed
 	default:
 		fmt.Fprintf(s.err, "%s: %v (see '%s --help')\n", name, err, name)
@@ -143,13 +144,17 @@ func (s *streams) exitCode(cmd *cobra.Command, err error) int {
 	}
 }
 
-// limitNote says, after an error over one of the skill cache's limits,
-// which limit it is: agentskills keeps the defaults, so the way out is a
-// smaller source.
-func (s *streams) limitNote(name string, err error) {
+// note adds to an error what a user of agentskills can do about it,
+// where the packages below cannot say: a source over one of the skill
+// cache's limits (agentskills keeps the defaults) must be smaller; a
+// stalled download may be given longer with --timeout.
+func (s *streams) note(name string, err error) {
 	var over *extract.LimitError
-	if errors.As(err, &over) {
+	switch {
+	case errors.As(err, &over):
 		fmt.Fprintf(s.err, "%s: the limit is %s = %d, which agentskills does not change; use a smaller source\n", name, over.Limit, over.Max)
+	case errors.Is(err, install.ErrDownloadStalled):
+		fmt.Fprintf(s.err, "%s: give the download longer with --timeout (the default is %s)\n", name, install.DefaultDownloadTimeout)
 	}
 }
 

@@ -103,7 +103,7 @@ func (c *counter) Read(p []byte) (int, error) {
 		c.zeros = int64(n - i)
 	}
 	if c.n > c.limit {
-		return n, limitf(MaxTotalSize, c.limit, "more than %d bytes once decompressed", c.limit)
+		return n, limitf(LimitTotalSize, c.limit, "more than %d bytes once decompressed", c.limit)
 	}
 	return n, err
 }
@@ -395,9 +395,9 @@ func openZip(r io.ReaderAt, size int64, opts Options) (*zip.Reader, error) {
 	if claimed, counted, ok := zipEntries(r, size, opts.MaxEntries); ok {
 		switch {
 		case claimed > uint64(opts.MaxEntries):
-			return nil, limitf(MaxEntries, int64(opts.MaxEntries), "%d entries; the limit is %d", claimed, opts.MaxEntries)
+			return nil, limitf(LimitEntries, int64(opts.MaxEntries), "%d entries; the limit is %d", claimed, opts.MaxEntries)
 		case counted > opts.MaxEntries:
-			return nil, limitf(MaxEntries, int64(opts.MaxEntries), "more than %d entries in the central directory, though its end record claims %d", opts.MaxEntries, claimed)
+			return nil, limitf(LimitEntries, int64(opts.MaxEntries), "more than %d entries in the central directory, though its end record claims %d", opts.MaxEntries, claimed)
 		}
 	}
 	zr, err := zip.NewReader(r, size)
@@ -405,7 +405,7 @@ func openZip(r io.ReaderAt, size int64, opts Options) (*zip.Reader, error) {
 		return nil, asFormat(err)
 	}
 	if len(zr.File) > opts.MaxEntries {
-		return nil, limitf(MaxEntries, int64(opts.MaxEntries), "%d entries; the limit is %d", len(zr.File), opts.MaxEntries)
+		return nil, limitf(LimitEntries, int64(opts.MaxEntries), "%d entries; the limit is %d", len(zr.File), opts.MaxEntries)
 	}
 	zr.RegisterDecompressor(zip.Deflate, func(r io.Reader) io.ReadCloser { return flate.NewReader(r) })
 	if err := checkRanges(r, zr.File, size); err != nil {

@@ -60,7 +60,9 @@
 // long and deep the names are.
 //
 // An error caused by the content wraps exactly one of [ErrFormat],
-// [ErrUnsafe] and [ErrLimit]; cancellation wraps the context's error; an
+// [ErrUnsafe] and [ErrLimit]; an ErrLimit error is a *[LimitError] naming
+// the limit and its value, and its message says nothing of how to raise
+// it (the caller knows); cancellation wraps the context's error; an
 // error of the file systems involved (writing the destination, reading a
 // spooled archive or an fs.FS) is returned as it is, as an *fs.PathError
 // or the file system's own error. Extraction writes only under the

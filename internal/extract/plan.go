@@ -97,26 +97,31 @@ func unsafeEntry(name, reason string) error {
 	return fmt.Errorf("%w %q: %s", ErrUnsafe, name, reason)
 }
 
-// The limits a LimitError names.
+// Limit names a limit as package skill's Limits does; package github
+// names its own two the same way (MaxDownloadSize, MaxExpandedSize).
+type Limit string
+
+// The limits of Options, as a LimitError names them.
 const (
-	MaxArchiveSize = "MaxArchiveSize"
-	MaxFileSize    = "MaxFileSize"
-	MaxTotalSize   = "MaxTotalSize"
-	MaxEntries     = "MaxArchiveEntries"
+	LimitArchiveSize Limit = "MaxArchiveSize"
+	LimitFileSize    Limit = "MaxFileSize"
+	LimitTotalSize   Limit = "MaxTotalSize"
+	LimitEntries     Limit = "MaxArchiveEntries"
 )
 
-// LimitError reports content over one of the limits. Its message says
-// what is over the limit; Limit names the limit as package skill's Limits
-// does, so that whoever shows the error can say how to change it.
+// LimitError reports content over a limit. Its message says what is over
+// the limit and by how much, never how to change it: that depends on who
+// shows the error (a Go program sets an option, a command a flag), so
+// whoever shows it says so from Limit.
 type LimitError struct {
-	Limit string // MaxArchiveSize, MaxFileSize, MaxTotalSize or MaxArchiveEntries
-	Max   int64  // the limit's value
+	Limit Limit // which limit
+	Max   int64 // its value
 	msg   string
 }
 
 // NewLimitError returns a LimitError over limit, whose value is max, with
 // a message formatted from format and args.
-func NewLimitError(limit string, max int64, format string, args ...any) *LimitError {
+func NewLimitError(limit Limit, max int64, format string, args ...any) *LimitError {
 	return &LimitError{Limit: limit, Max: max, msg: fmt.Sprintf(format, args...)}
 }
 
@@ -125,7 +130,7 @@ func (e *LimitError) Error() string { return ErrLimit.Error() + ": " + e.msg }
 // Unwrap returns ErrLimit.
 func (e *LimitError) Unwrap() error { return ErrLimit }
 
-func limitf(limit string, max int64, format string, args ...any) error {
+func limitf(limit Limit, max int64, format string, args ...any) error {
 	return NewLimitError(limit, max, format, args...)
 }
 
@@ -182,7 +187,7 @@ type plan struct {
 func (p *plan) count() int { return len(p.entries) + p.implied }
 
 func (p *plan) tooMany() error {
-	return limitf(MaxEntries, int64(p.opts.MaxEntries), "more than %d entries, counting each folder the names imply", p.opts.MaxEntries)
+	return limitf(LimitEntries, int64(p.opts.MaxEntries), "more than %d entries, counting each folder the names imply", p.opts.MaxEntries)
 }
 
 func newPlan(opts Options) *plan {
@@ -212,7 +217,7 @@ func (p *plan) add(raw string, k kind, exec bool, size int64, linkname string) e
 	}
 	e := entry{name: name, kind: k, exec: exec, size: size}
 	if k != kindDir && size > p.opts.MaxFileSize {
-		return limitf(MaxFileSize, p.opts.MaxFileSize, "entry %q declares %d bytes; the per-file limit is %d", name, size, p.opts.MaxFileSize)
+		return limitf(LimitFileSize, p.opts.MaxFileSize, "entry %q declares %d bytes; the per-file limit is %d", name, size, p.opts.MaxFileSize)
 	}
 	rel, inside := p.within(name)
 	if inside {
@@ -285,7 +290,7 @@ func (p *plan) countFile(e entry) error {
 	}
 	p.total += e.size
 	if p.total > p.opts.MaxTotalSize {
-		return limitf(MaxTotalSize, p.opts.MaxTotalSize, "files declare more than %d bytes in all", p.opts.MaxTotalSize)
+		return limitf(LimitTotalSize, p.opts.MaxTotalSize, "files declare more than %d bytes in all", p.opts.MaxTotalSize)
 	}
 	return nil
 }
@@ -409,7 +414,7 @@ func (p *plan) finish() error {
 		e.exec, e.size = t.exec, t.size
 		p.total += t.size
 		if p.total > p.opts.MaxTotalSize {
-			return limitf(MaxTotalSize, p.opts.MaxTotalSize, "files and link copies exceed %d bytes in all", p.opts.MaxTotalSize)
+			return limitf(LimitTotalSize, p.opts.MaxTotalSize, "files and link copies exceed %d bytes in all", p.opts.MaxTotalSize)
 		}
 	}
 	if s, ok := files["SKILL.md"]; !p.opts.AnyTree && (!ok || s.kind != kindFile) {

@@ -126,7 +126,7 @@ func (w *writer) create(rel string, exec bool) (*os.File, error) {
 
 func (w *writer) count(n int) error {
 	if w.total.Add(int64(n)) > w.maxTotal {
-		return limitf(MaxTotalSize, w.maxTotal, "files exceed %d bytes in all", w.maxTotal)
+		return limitf(LimitTotalSize, w.maxTotal, "files exceed %d bytes in all", w.maxTotal)
 	}
 	return nil
 }
@@ -156,7 +156,7 @@ func (w *writer) write(ctx context.Context, rel string, exec bool, r io.Reader, 
 		if n > 0 {
 			f.Size += int64(n)
 			if f.Size > limit {
-				return f, limitf(MaxFileSize, limit, "file %q is larger than %d bytes", rel, limit)
+				return f, limitf(LimitFileSize, limit, "file %q is larger than %d bytes", rel, limit)
 			}
 			if err := w.count(n); err != nil {
 				return f, err
@@ -247,7 +247,7 @@ func (fw *fileWriter) writeFrom(w *writer, rel string, exec bool, r io.Reader, s
 	case err == io.ErrUnexpectedEOF || err == io.EOF:
 		switch {
 		case int64(n) > limit:
-			err = limitf(MaxFileSize, limit, "file %q is larger than %d bytes", rel, limit)
+			err = limitf(LimitFileSize, limit, "file %q is larger than %d bytes", rel, limit)
 		case int64(n) != size:
 			err = formatf("entry %q holds %d bytes, but its header declares %d", rel, n, size)
 		default:

@@ -14,7 +14,7 @@
 //     file holds the lock. [Lock] waits for it.
 //  4. [Lock] first tries once, so a free lock is taken even when ctx is
 //     already done. Then, when ctx can be cancelled (its Done channel is
-//     not nil), it tries again every [pollInterval] until it has the lock
+//     not nil), it tries again every 50 ms until it has the lock
 //     or ctx is done, returning ctx.Err() in that case; when it cannot,
 //     it waits in the kernel.
 //  5. Interrupted system calls (EINTR) are retried.

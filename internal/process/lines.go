@@ -48,8 +48,8 @@ type lineScanner struct {
 	overlong func(int)
 }
 
-// takeLines emits every line that the n bytes just read into buf[end:]
-// end, and adds those bytes to what is pending.
+// takeLines adds the n bytes just read into buf[end:] to what is pending
+// and emits every line they complete.
 func (s *lineScanner) takeLines(n int) {
 	for scan := s.end; ; {
 		i := bytes.IndexByte(s.buf[scan:s.end+n], '\n')

@@ -398,7 +398,7 @@ func TestLayerSizeLimit(t *testing.T) {
 	ref := "oci://" + host + "/team/review@" + d
 	_, err = Fetch(ctx, ref, append(opts, cacheAt(root, skill.WithMaxArchiveSize(10)))...)
 	var over *extract.LimitError
-	if !errors.Is(err, skill.ErrArchiveLimit) || !errors.As(err, &over) || over.Limit != extract.MaxArchiveSize || over.Max != 10 {
+	if !errors.Is(err, skill.ErrArchiveLimit) || !errors.As(err, &over) || over.Limit != extract.LimitArchiveSize || over.Max != 10 {
 		t.Errorf("Fetch(%q) with a 10-byte limit = %v, want ErrArchiveLimit over MaxArchiveSize 10", ref, err)
 	}
 	if blobGets != 0 {

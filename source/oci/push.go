@@ -222,7 +222,7 @@ func packList(ctx context.Context, root *os.Root, max int) ([]packEntry, error) 
 			return fs.SkipDir
 		}
 		if len(entries) >= max {
-			return extract.NewLimitError(extract.MaxEntries, int64(max), "the folder holds more than %d files and folders", max)
+			return extract.NewLimitError(extract.LimitEntries, int64(max), "the folder holds more than %d files and folders", max)
 		}
 		e, err := packStat(root, p)
 		if err != nil {
@@ -343,7 +343,7 @@ type countingWriter struct {
 
 func (c *countingWriter) Write(p []byte) (int, error) {
 	if c.n+int64(len(p)) > c.limit {
-		return 0, extract.NewLimitError(extract.MaxArchiveSize, c.limit, "the packed folder is over %d bytes", c.limit)
+		return 0, extract.NewLimitError(extract.LimitArchiveSize, c.limit, "the packed folder is over %d bytes", c.limit)
 	}
 	n, err := c.w.Write(p)
 	c.n += int64(n)

@@ -221,12 +221,12 @@ func TestPushLimits(t *testing.T) {
 	tests := []struct {
 		name  string
 		limit skill.DefaultMaterializerOption
-		over  string // the limit a refusal names
+		over  extract.Limit // the limit a refusal names
 	}{
-		{"entries", skill.WithMaxArchiveEntries(4), extract.MaxEntries},
-		{"packed size", skill.WithMaxArchiveSize(100), extract.MaxArchiveSize},
-		{"file size", skill.WithMaxFileSize(10), extract.MaxFileSize},
-		{"total size", skill.WithMaxTotalSize(600), extract.MaxTotalSize},
+		{"entries", skill.WithMaxArchiveEntries(4), extract.LimitEntries},
+		{"packed size", skill.WithMaxArchiveSize(100), extract.LimitArchiveSize},
+		{"file size", skill.WithMaxFileSize(10), extract.LimitFileSize},
+		{"total size", skill.WithMaxTotalSize(600), extract.LimitTotalSize},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
