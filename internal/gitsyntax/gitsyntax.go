@@ -10,9 +10,16 @@ import (
 )
 
 // CheckRef applies git check-ref-format's rules to ref, and refuses a ref
-// that starts with "-", "/" or one of the bytes of alsoFirst (a source
-// that hands the ref to git as an argument refuses "+" too).
-func CheckRef(ref, alsoFirst string) error {
+// that starts with "-" or "/".
+func CheckRef(ref string) error { return checkRef(ref, "-/") }
+
+// CheckFetchRef is CheckRef for a ref handed to git fetch, where a
+// leading "+" would mean a forced update: it refuses that too.
+func CheckFetchRef(ref string) error { return checkRef(ref, "-/+") }
+
+// checkRef applies check-ref-format's rules and refuses a ref that starts
+// with one of the bytes of first.
+func checkRef(ref, first string) error {
 	bad := func(why string) error { return fmt.Errorf("the ref %q %s", ref, why) }
 	switch {
 	case ref == "":
@@ -21,8 +28,8 @@ func CheckRef(ref, alsoFirst string) error {
 		return bad("holds a space, a control character or one of ~ ^ : ? * [ \\")
 	case strings.Contains(ref, "..") || strings.Contains(ref, "@{") || strings.Contains(ref, "//"):
 		return bad(`holds "..", "@{" or "//"`)
-	case strings.ContainsAny(ref[:1], "-/"+alsoFirst):
-		return bad("starts with " + quotedList("-/"+alsoFirst))
+	case strings.ContainsAny(ref[:1], first):
+		return bad("starts with " + quotedList(first))
 	case strings.HasSuffix(ref, "/") || strings.HasSuffix(ref, ".") || strings.HasSuffix(ref, ".lock"):
 		return bad(`ends with "/", "." or ".lock"`)
 	}

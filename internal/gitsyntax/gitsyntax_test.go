@@ -7,7 +7,7 @@ import (
 
 func TestCheckRef(t *testing.T) {
 	for _, ref := range []string{"main", "v1.2", "feature/x", "+main"} {
-		if err := CheckRef(ref, ""); err != nil {
+		if err := CheckRef(ref); err != nil {
 			t.Errorf("CheckRef(%q) = %v", ref, err)
 		}
 	}
@@ -15,12 +15,15 @@ func TestCheckRef(t *testing.T) {
 		"": "is empty", "a b": "holds a space", "a..b": `holds ".."`, "-x": `starts with "-" or "/"`,
 		"/x": `starts with "-" or "/"`, "x/": "ends with", "x.lock": "ends with",
 	} {
-		if err := CheckRef(ref, ""); err == nil || !strings.Contains(err.Error(), why) {
+		if err := CheckRef(ref); err == nil || !strings.Contains(err.Error(), why) {
 			t.Errorf("CheckRef(%q) = %v, want %q", ref, err, why)
 		}
 	}
-	if err := CheckRef("+main", "+"); err == nil || !strings.Contains(err.Error(), `starts with "-", "/" or "+"`) {
-		t.Errorf("CheckRef refusing + = %v", err)
+	if err := CheckFetchRef("+main"); err == nil || !strings.Contains(err.Error(), `starts with "-", "/" or "+"`) {
+		t.Errorf("CheckFetchRef(+main) = %v, want it refused", err)
+	}
+	if err := CheckRef("+main"); err != nil {
+		t.Errorf("CheckRef(+main) = %v: only a ref handed to git fetch may not start with +", err)
 	}
 }
 

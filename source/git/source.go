@@ -207,4 +207,4 @@ func isCommit(s string) bool {
 }
 
 // checkRef applies git check-ref-format's rules (rule 3).
-func checkRef(ref string) error { return gitsyntax.CheckRef(ref, "+") }
+func checkRef(ref string) error { return gitsyntax.CheckFetchRef(ref) }

@@ -149,4 +149,4 @@ func checkName(what, name string) error {
 }
 
 // checkRef applies git check-ref-format's rules (rule 3).
-func checkRef(ref string) error { return gitsyntax.CheckRef(ref, "") }
+func checkRef(ref string) error { return gitsyntax.CheckRef(ref) }
