@@ -545,3 +545,35 @@ func TestStaged(t *testing.T) {
 		t.Errorf("Staged after Close = %v, %v, want none", got, err)
 	}
 }
+
+// TestEntriesGCAndVerifyRefuseUnsafeRoots checks that listing, collecting
+// and verifying apply rule 5 as Open does: a root others may write is
+// refused, and nothing in it is trusted.
+func TestEntriesGCAndVerifyRefuseUnsafeRoots(t *testing.T) {
+	root := t.TempDir()
+	s, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, digest := publish(t, s, "kit", "x")
+	s.Close()
+	if got, ok := Verify(dir); !ok || got != digest {
+		t.Fatalf("Verify(%s) = %s, %v, want %s", dir, got, ok, digest)
+	}
+	if _, ok := Verify(t.TempDir()); ok {
+		t.Errorf("Verify of a folder that is not a cache tree = true")
+	}
+	if err := os.Chmod(root, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(root, 0o700)
+	if entries, err := Entries(root); err == nil {
+		t.Errorf("Entries of a root every user may write = %v, want an error", entries)
+	}
+	if removed, err := GC(root, time.Now()); err == nil {
+		t.Errorf("GC of a root every user may write = %v, want an error", removed)
+	}
+	if _, ok := Verify(dir); ok {
+		t.Errorf("Verify of a tree in a root every user may write = true")
+	}
+}
