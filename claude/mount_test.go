@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/driver"
-	"github.com/agentadaptor/agentadaptor/internal/clitest"
+	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -40,7 +40,7 @@ func mounted(t *testing.T, dir string) []string {
 
 func TestMount(t *testing.T) {
 	root, src := t.TempDir(), t.TempDir()
-	a, b := clitest.WriteSkill(t, src, "a", "A"), clitest.WriteSkill(t, src, "b", "B")
+	a, b := cachetest.WriteSkill(t, src, "a", "A"), cachetest.WriteSkill(t, src, "b", "B")
 	ab, onlyA := resolved(t, a, b), resolved(t, a)
 
 	m1, err := mount(root, ab)
@@ -70,7 +70,7 @@ func TestMount(t *testing.T) {
 	// The same content in other folders is another mount: a mount never
 	// links to another run's folders.
 	src2 := t.TempDir()
-	moved := resolved(t, clitest.WriteSkill(t, src2, "a", "A"), clitest.WriteSkill(t, src2, "b", "B"))
+	moved := resolved(t, cachetest.WriteSkill(t, src2, "a", "A"), cachetest.WriteSkill(t, src2, "b", "B"))
 	if moved.Fingerprint != ab.Fingerprint {
 		t.Fatal("test setup: fingerprints differ")
 	}
@@ -89,8 +89,8 @@ func TestMount(t *testing.T) {
 
 func TestMountRebuildsAChangedMount(t *testing.T) {
 	root, src := t.TempDir(), t.TempDir()
-	rs := resolved(t, clitest.WriteSkill(t, src, "a", "A"), clitest.WriteSkill(t, src, "b", "B"))
-	elsewhere := clitest.WriteSkill(t, t.TempDir(), "evil", "E")
+	rs := resolved(t, cachetest.WriteSkill(t, src, "a", "A"), cachetest.WriteSkill(t, src, "b", "B"))
+	elsewhere := cachetest.WriteSkill(t, t.TempDir(), "evil", "E")
 	tests := []struct {
 		name   string
 		change func(skills string)
@@ -139,7 +139,7 @@ func TestMountConcurrent(t *testing.T) {
 	root, src := t.TempDir(), t.TempDir()
 	var dirs []string
 	for i := range 20 {
-		dirs = append(dirs, clitest.WriteSkill(t, src, fmt.Sprintf("s%02d", i), "x"))
+		dirs = append(dirs, cachetest.WriteSkill(t, src, fmt.Sprintf("s%02d", i), "x"))
 	}
 	rs := resolved(t, dirs...)
 	var wg sync.WaitGroup
@@ -165,7 +165,7 @@ func TestMountConcurrent(t *testing.T) {
 
 func TestMountRefusesAForeignFolder(t *testing.T) {
 	root := t.TempDir()
-	rs := resolved(t, clitest.WriteSkill(t, t.TempDir(), "a", "A"))
+	rs := resolved(t, cachetest.WriteSkill(t, t.TempDir(), "a", "A"))
 	if err := os.MkdirAll(filepath.Join(root, "mounts"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestMountRefusesAForeignFolder(t *testing.T) {
 
 func TestShadows(t *testing.T) {
 	root, src := t.TempDir(), t.TempDir()
-	rs := resolved(t, clitest.WriteSkill(t, src, "review", "ours"))
+	rs := resolved(t, cachetest.WriteSkill(t, src, "review", "ours"))
 	m, err := mount(root, rs)
 	if err != nil {
 		t.Fatal(err)
@@ -207,20 +207,20 @@ func TestShadows(t *testing.T) {
 		shadow bool
 	}{
 		{"none", func(user, project string) string { return "" }, false},
-		{"user, other content", func(user, _ string) string { return clitest.WriteSkill(t, user, "review", "theirs") }, true},
-		{"user, same content", func(user, _ string) string { clitest.WriteSkill(t, user, "review", "ours"); return "" }, false},
+		{"user, other content", func(user, _ string) string { return cachetest.WriteSkill(t, user, "review", "theirs") }, true},
+		{"user, same content", func(user, _ string) string { cachetest.WriteSkill(t, user, "review", "ours"); return "" }, false},
 		{"project, other content", func(_, project string) string {
-			return clitest.WriteSkill(t, filepath.Join(project, ".claude", "skills"), "review", "theirs")
+			return cachetest.WriteSkill(t, filepath.Join(project, ".claude", "skills"), "review", "theirs")
 		}, true},
 		{"above the project", func(_, project string) string {
-			return clitest.WriteSkill(t, filepath.Join(project, "..", ".claude", "skills"), "review", "theirs")
+			return cachetest.WriteSkill(t, filepath.Join(project, "..", ".claude", "skills"), "review", "theirs")
 		}, true},
 		{"above the repository", func(_, project string) string {
 			os.Mkdir(filepath.Join(project, ".git"), 0o755)
-			clitest.WriteSkill(t, filepath.Join(project, "..", ".claude", "skills"), "review", "theirs")
+			cachetest.WriteSkill(t, filepath.Join(project, "..", ".claude", "skills"), "review", "theirs")
 			return ""
 		}, false},
-		{"another name", func(user, _ string) string { clitest.WriteSkill(t, user, "other", "theirs"); return "" }, false},
+		{"another name", func(user, _ string) string { cachetest.WriteSkill(t, user, "other", "theirs"); return "" }, false},
 		{"a file of that name", func(user, _ string) string {
 			os.MkdirAll(user, 0o755)
 			os.WriteFile(filepath.Join(user, "review"), []byte("x"), 0o644)
@@ -256,7 +256,7 @@ func TestShadows(t *testing.T) {
 // skill's content checks out, one with other content does not.
 func TestMountAcceptsFaithfulCopies(t *testing.T) {
 	root, src := t.TempDir(), t.TempDir()
-	a := clitest.WriteSkill(t, src, "a", "A")
+	a := cachetest.WriteSkill(t, src, "a", "A")
 	rs := resolved(t, a)
 	m, err := mount(root, rs)
 	if err != nil {

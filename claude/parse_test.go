@@ -12,13 +12,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentadaptor/agentadaptor/driver"
-	"github.com/agentadaptor/agentadaptor/internal/clitest"
 	"github.com/agentadaptor/agentadaptor/internal/process"
+	"github.com/agentadaptor/agentadaptor/internal/streamtest"
 )
 
 // parseAll parses lines and returns the parser and the events it made.
 func parseAll(lines ...string) (*parser, []driver.Event) {
-	var rec clitest.Recorder
+	var rec streamtest.Recorder
 	p := &parser{emit: rec.Emit}
 	for _, l := range lines {
 		p.parse([]byte(l))
@@ -39,7 +39,7 @@ func TestParseEvents(t *testing.T) {
 		`{"type":"result","subtype":"success","is_error":false,"result":"done","session_id":"s1","num_turns":2,"duration_ms":1500,"total_cost_usd":0.5,"usage":{"input_tokens":12,"output_tokens":5,"cache_read_input_tokens":3}}`,
 	)
 	want := []string{"init", "text_delta", "thinking", "raw", "thinking", "text", "tool_call", "tool_result", "tool_result", "raw", "result"}
-	if diff := cmp.Diff(want, clitest.Kinds(evs)); diff != "" {
+	if diff := cmp.Diff(want, streamtest.Kinds(evs)); diff != "" {
 		t.Fatalf("kinds (-want +got):\n%s", diff)
 	}
 	init := evs[0].(*driver.InitEvent)
@@ -84,7 +84,7 @@ func TestParseOddLines(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, evs := parseAll(tt.lines...)
-			if diff := cmp.Diff(tt.kinds, clitest.Kinds(evs)); diff != "" {
+			if diff := cmp.Diff(tt.kinds, streamtest.Kinds(evs)); diff != "" {
 				t.Errorf("kinds (-want +got):\n%s", diff)
 			}
 		})
@@ -110,7 +110,7 @@ func TestParseOddFieldTypes(t *testing.T) {
 		t.Errorf("result = %+v, want the text without usage or cost", p.result)
 	}
 	want := []string{"init", "text", "error", "error", "result"}
-	if diff := cmp.Diff(want, clitest.Kinds(evs)); diff != "" {
+	if diff := cmp.Diff(want, streamtest.Kinds(evs)); diff != "" {
 		t.Errorf("kinds (-want +got):\n%s", diff)
 	}
 	p, _ = parseAll(`{"type":"result","result":3,"is_error":"yes"}`)
@@ -252,13 +252,13 @@ func TestRecordedStreams(t *testing.T) {
 		"interrupt-no-result.jsonl": {init: true, noneOf: []string{"text", "result"}},
 		"unknown-resume.jsonl":      {result: "No conversation found", isError: true, subtype: "error_during_execution", rejection: true},
 	}
-	clitest.ForEachStream(t, tests, func(t *testing.T, w want, data []byte) {
-		var rec clitest.Recorder
+	streamtest.ForEachStream(t, tests, func(t *testing.T, w want, data []byte) {
+		var rec streamtest.Recorder
 		p := &parser{emit: rec.Emit}
 		for _, l := range bytes.Split(data, []byte("\n")) {
 			p.parse(l)
 		}
-		got := clitest.CheckStreamEvents(t, rec.Events(), w.kinds, func(*driver.ErrorEvent) bool { return true })
+		got := streamtest.CheckStreamEvents(t, rec.Events(), w.kinds, func(*driver.ErrorEvent) bool { return true })
 		for _, k := range w.noneOf {
 			if slices.Contains(got, k) {
 				t.Errorf("a %s event among %q", k, got)
@@ -292,12 +292,12 @@ func TestRecordedStreams(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	clitest.SeedStreams(f,
+	streamtest.SeedStreams(f,
 		`{"type":"result","subtype":"success","result":"x","usage":{"input_tokens":1}}`,
 		`{"type":"assistant","message":{"content":[{"type":"tool_use","input":null}]}}`,
 	)
 	f.Fuzz(func(t *testing.T, line []byte) {
-		p := &parser{emit: clitest.NoNilEvents(t)}
+		p := &parser{emit: streamtest.NoNilEvents(t)}
 		p.parse(line)
 		p.parse(line)
 		outcome("claude", &driver.Request{Resume: "x"}, p, process.Exit{Code: 1}, nil, nil)

@@ -18,6 +18,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 	"github.com/agentadaptor/agentadaptor/internal/clitest"
 	"github.com/agentadaptor/agentadaptor/internal/modeltest"
+	"github.com/agentadaptor/agentadaptor/internal/streamtest"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -70,9 +71,9 @@ func seen(req *modeltest.Request) string {
 
 func TestRealSkillsReachTheAgent(t *testing.T) {
 	r := newRig(t, modeltest.Always(modeltest.Text("all good")))
-	var rec clitest.Recorder
+	var rec streamtest.Recorder
 	agent := r.agent(t, r.config(), adaptor.WithSkills(
-		skill.Inline("review", clitest.SkillMD("review", "Reviews changes MARK-REVIEW-DESC.", "Look hard.")),
+		skill.Inline("review", cachetest.SkillMD("review", "Reviews changes MARK-REVIEW-DESC.", "Look hard.")),
 		skill.Dir(writeSkillDir(t, "tone", "Keeps the tone MARK-TONE-DESC.", "Be kind.")),
 	), rec.Option())
 	res, err := agent.Run(clitest.RunCtx(t), "hello there")
@@ -111,7 +112,7 @@ func writeSkillDir(t *testing.T, name, desc, body string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), name)
 	os.MkdirAll(filepath.Join(dir, "scripts"), 0o755)
-	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(clitest.SkillMD(name, desc, body)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(cachetest.SkillMD(name, desc, body)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "scripts", "run.sh"), []byte("#!/bin/sh\necho hi\n"), 0o755)
@@ -120,9 +121,9 @@ func writeSkillDir(t *testing.T, name, desc, body string) string {
 
 func TestRealSkillBodyLoadedThroughTheSkillTool(t *testing.T) {
 	r := newRig(t, modeltest.ToolThenText(modeltest.SkillCall("review"), "reviewed"))
-	var rec clitest.Recorder
+	var rec streamtest.Recorder
 	agent := r.agent(t, r.config(), adaptor.WithSkills(
-		skill.Inline("review", clitest.SkillMD("review", "Reviews changes.", "BODY-MARK-7731: check every line.")),
+		skill.Inline("review", cachetest.SkillMD("review", "Reviews changes.", "BODY-MARK-7731: check every line.")),
 	), rec.Option())
 	res, err := agent.Run(clitest.RunCtx(t), "review please")
 	if err != nil {
@@ -152,8 +153,8 @@ func TestRealSkillBodyLoadedThroughTheSkillTool(t *testing.T) {
 
 func TestRealConcurrentRunsSeeOnlyTheirOwnSkills(t *testing.T) {
 	r := newRig(t, modeltest.Always(modeltest.Text("ok")))
-	a := skill.Inline("alpha", clitest.SkillMD("alpha", "ALPHA-ONLY-DESC.", "A"))
-	b := skill.Inline("beta", clitest.SkillMD("beta", "BETA-ONLY-DESC.", "B"))
+	a := skill.Inline("alpha", cachetest.SkillMD("alpha", "ALPHA-ONLY-DESC.", "A"))
+	b := skill.Inline("beta", cachetest.SkillMD("beta", "BETA-ONLY-DESC.", "B"))
 	agent := r.agent(t, r.config())
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
@@ -185,7 +186,7 @@ func TestRealConcurrentRunsSeeOnlyTheirOwnSkills(t *testing.T) {
 
 func TestRealThreadResumes(t *testing.T) {
 	r := newRig(t, modeltest.Always(modeltest.Text("noted")))
-	review := skill.Inline("review", clitest.SkillMD("review", "Reviews.", "R"))
+	review := skill.Inline("review", cachetest.SkillMD("review", "Reviews.", "R"))
 	agent := r.agent(t, r.config(), adaptor.WithSkills(review))
 	th := agent.Thread("pr-1", adaptor.ResumeOnly())
 	first, err := th.Run(clitest.RunCtx(t), "FIRST-TURN-MARK")
@@ -205,7 +206,7 @@ func TestRealThreadResumes(t *testing.T) {
 	}
 	// Another skill set: refused before the agent starts.
 	before := len(r.server.Requests())
-	_, err = th.Run(clitest.RunCtx(t), "third", adaptor.WithSkills(skill.Inline("extra", clitest.SkillMD("extra", "More.", "E"))))
+	_, err = th.Run(clitest.RunCtx(t), "third", adaptor.WithSkills(skill.Inline("extra", cachetest.SkillMD("extra", "More.", "E"))))
 	if !errors.Is(err, adaptor.ErrThreadChanged) || !strings.Contains(err.Error(), "extra") {
 		t.Errorf("resume with another set = %v, want ErrThreadChanged naming extra", err)
 	}
@@ -225,7 +226,7 @@ func TestRealCancelLeavesNoProcess(t *testing.T) {
 	defer cancel()
 	started := make(chan struct{})
 	var once sync.Once
-	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", clitest.SkillMD("review", "Reviews.", "R"))),
+	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", cachetest.SkillMD("review", "Reviews.", "R"))),
 		adaptor.WithEvents(func(ev driver.Event) {
 			if ev.Kind() == driver.KindInit {
 				once.Do(func() { close(started) })
@@ -265,8 +266,8 @@ func TestRealShadowingUserSkillIsRefused(t *testing.T) {
 	r := newRig(t, modeltest.Always(modeltest.Text("ok")))
 	theirs := filepath.Join(r.home, ".claude", "skills", "review")
 	os.MkdirAll(theirs, 0o755)
-	os.WriteFile(filepath.Join(theirs, "SKILL.md"), []byte(clitest.SkillMD("review", "The user's own.", "Mine.")), 0o644)
-	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", clitest.SkillMD("review", "Ours.", "Ours."))))
+	os.WriteFile(filepath.Join(theirs, "SKILL.md"), []byte(cachetest.SkillMD("review", "The user's own.", "Mine.")), 0o644)
+	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", cachetest.SkillMD("review", "Ours.", "Ours."))))
 	_, err := agent.Run(clitest.RunCtx(t), "x")
 	var se *driver.ShadowError
 	if !errors.As(err, &se) || se.Theirs != theirs {
@@ -276,7 +277,7 @@ func TestRealShadowingUserSkillIsRefused(t *testing.T) {
 		t.Errorf("the refused run sent %d requests", n)
 	}
 	// The same content is no shadow.
-	os.WriteFile(filepath.Join(theirs, "SKILL.md"), []byte(clitest.SkillMD("review", "Ours.", "Ours.")), 0o644)
+	os.WriteFile(filepath.Join(theirs, "SKILL.md"), []byte(cachetest.SkillMD("review", "Ours.", "Ours.")), 0o644)
 	if _, err := agent.Run(clitest.RunCtx(t), "x"); err != nil {
 		t.Errorf("run beside an identical user skill = %v", err)
 	}
@@ -287,15 +288,15 @@ func TestRealWritesNothingInTheWorkspaceOrUserSkills(t *testing.T) {
 	os.WriteFile(filepath.Join(r.workspace, "main.go"), []byte("package main\n"), 0o644)
 	userSkills := filepath.Join(r.home, ".claude", "skills")
 	os.MkdirAll(filepath.Join(userSkills, "mine"), 0o755)
-	os.WriteFile(filepath.Join(userSkills, "mine", "SKILL.md"), []byte(clitest.SkillMD("mine", "Mine.", "M")), 0o644)
-	before := clitest.Tree(t, r.workspace) + clitest.Tree(t, userSkills)
-	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", clitest.SkillMD("review", "Reviews.", "R"))))
+	os.WriteFile(filepath.Join(userSkills, "mine", "SKILL.md"), []byte(cachetest.SkillMD("mine", "Mine.", "M")), 0o644)
+	before := cachetest.Listing(t, r.workspace) + cachetest.Listing(t, userSkills)
+	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", cachetest.SkillMD("review", "Reviews.", "R"))))
 	for range 2 {
 		if _, err := agent.Run(clitest.RunCtx(t), "x"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if after := clitest.Tree(t, r.workspace) + clitest.Tree(t, userSkills); after != before {
+	if after := cachetest.Listing(t, r.workspace) + cachetest.Listing(t, userSkills); after != before {
 		t.Errorf("the workspace or the user's skills changed:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }
@@ -323,7 +324,7 @@ func TestRealSkillsTheAgentDoesNotLoadAreAnError(t *testing.T) {
 	r := newRig(t, modeltest.Always(modeltest.Stall()))
 	c := r.config()
 	c.Args = []string{"--disable-slash-commands"}
-	agent := r.agent(t, c, adaptor.WithSkills(skill.Inline("review", clitest.SkillMD("review", "Reviews.", "R"))))
+	agent := r.agent(t, c, adaptor.WithSkills(skill.Inline("review", cachetest.SkillMD("review", "Reviews.", "R"))))
 	_, err := agent.Run(clitest.RunCtx(t), "x")
 	var nm *driver.NotMountedError
 	if !errors.As(err, &nm) || !errors.Is(err, driver.ErrSkillsNotMounted) || !slices.Equal(nm.Missing, []string{"review"}) {

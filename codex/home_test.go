@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/driver"
-	"github.com/agentadaptor/agentadaptor/internal/clitest"
+	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 )
 
 func resolved(dirs ...string) driver.ResolvedSkills {
@@ -43,8 +43,8 @@ func links(t *testing.T, dir string) map[string]string {
 
 func TestHome(t *testing.T) {
 	root, src, user := t.TempDir(), t.TempDir(), t.TempDir()
-	a, b := clitest.WriteSkill(t, src, "a", "A"), clitest.WriteSkill(t, src, "b", "B")
-	mine := clitest.WriteSkill(t, filepath.Join(user, "skills"), "mine", "M")
+	a, b := cachetest.WriteSkill(t, src, "a", "A"), cachetest.WriteSkill(t, src, "b", "B")
+	mine := cachetest.WriteSkill(t, filepath.Join(user, "skills"), "mine", "M")
 	os.MkdirAll(filepath.Join(user, "skills", ".system", "x"), 0o755)
 	os.WriteFile(filepath.Join(user, "config.toml"), []byte("model = \"m1\"\n"), 0o600)
 	os.WriteFile(filepath.Join(user, "auth.json"), []byte(`{"OPENAI_API_KEY":"k"}`), 0o600)
@@ -81,7 +81,7 @@ func TestHome(t *testing.T) {
 	// removed one, a new config; Codex's own entries stay.
 	os.MkdirAll(filepath.Join(h, "skills", ".system", "codex-own"), 0o755)
 	os.RemoveAll(mine)
-	newer := clitest.WriteSkill(t, filepath.Join(user, "skills"), "newer", "N")
+	newer := cachetest.WriteSkill(t, filepath.Join(user, "skills"), "newer", "N")
 	os.WriteFile(filepath.Join(user, "config.toml"), []byte("model = \"m2\"\n"), 0o600)
 	if _, err := home(t.Context(), root, resolved(a, b), user, true); err != nil {
 		t.Fatal(err)
@@ -110,8 +110,8 @@ func TestHome(t *testing.T) {
 
 func TestHomeClashWithUserSkill(t *testing.T) {
 	root, src, user := t.TempDir(), t.TempDir(), t.TempDir()
-	ours := clitest.WriteSkill(t, src, "review", "ours")
-	clitest.WriteSkill(t, filepath.Join(user, "skills"), "review", "theirs")
+	ours := cachetest.WriteSkill(t, src, "review", "ours")
+	cachetest.WriteSkill(t, filepath.Join(user, "skills"), "review", "theirs")
 	_, err := home(t.Context(), root, resolved(ours), user, true)
 	var se *driver.ShadowError
 	if !errors.As(err, &se) || se.Ours != ours || se.Theirs != filepath.Join(user, "skills", "review") {
@@ -123,7 +123,7 @@ func TestHomeClashWithUserSkill(t *testing.T) {
 	}
 	// The same content is fine, and ours is the one linked.
 	os.RemoveAll(filepath.Join(user, "skills", "review"))
-	clitest.WriteSkill(t, filepath.Join(user, "skills"), "review", "ours")
+	cachetest.WriteSkill(t, filepath.Join(user, "skills"), "review", "ours")
 	h, err := home(t.Context(), root, resolved(ours), user, true)
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +152,7 @@ func BenchmarkHome200Warm(b *testing.B) {
 	root, src, user := b.TempDir(), b.TempDir(), b.TempDir()
 	var dirs []string
 	for i := range 200 {
-		dirs = append(dirs, clitest.WriteSkill(b, src, fmt.Sprintf("s%03d", i), "x"))
+		dirs = append(dirs, cachetest.WriteSkill(b, src, fmt.Sprintf("s%03d", i), "x"))
 	}
 	os.WriteFile(filepath.Join(user, "config.toml"), []byte("model = \"m\"\n"), 0o600)
 	rs := resolved(dirs...)
@@ -171,7 +171,7 @@ func BenchmarkHome200Warm(b *testing.B) {
 // ours with other content is refused.
 func TestClashByListedName(t *testing.T) {
 	root, src := t.TempDir(), t.TempDir()
-	ours := clitest.WriteSkill(t, src, "review", "ours")
+	ours := cachetest.WriteSkill(t, src, "review", "ours")
 	user, ws := t.TempDir(), t.TempDir()
 	// A folder of another name, deeper down, whose front matter says review.
 	other := filepath.Join(user, "skills", "team", "review-old")

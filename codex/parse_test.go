@@ -9,13 +9,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentadaptor/agentadaptor/driver"
-	"github.com/agentadaptor/agentadaptor/internal/clitest"
 	"github.com/agentadaptor/agentadaptor/internal/process"
+	"github.com/agentadaptor/agentadaptor/internal/streamtest"
 )
 
 // parseAll parses lines and returns the parser and the events it made.
 func parseAll(lines ...string) (*parser, []driver.Event) {
-	var rec clitest.Recorder
+	var rec streamtest.Recorder
 	p := &parser{emit: rec.Emit}
 	for _, l := range lines {
 		p.parse([]byte(l))
@@ -40,7 +40,7 @@ func TestParseEvents(t *testing.T) {
 		`{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":4,"output_tokens":3}}`,
 	)
 	want := []string{"init", "raw", "thinking", "tool_call", "tool_result", "tool_call", "tool_result", "tool_call", "raw", "error", "text", "text", "result"}
-	if diff := cmp.Diff(want, clitest.Kinds(evs)); diff != "" {
+	if diff := cmp.Diff(want, streamtest.Kinds(evs)); diff != "" {
 		t.Fatalf("kinds (-want +got):\n%s", diff)
 	}
 	if r := evs[6].(*driver.ToolResultEvent); !r.IsError || r.Content != "nope" {
@@ -67,7 +67,7 @@ func TestParseOddLines(t *testing.T) {
 		`{"type":"turn.completed","usage":{}}`,
 	)
 	want := []string{"init", "error", "error", "raw", "raw", "error", "result", "raw"}
-	if diff := cmp.Diff(want, clitest.Kinds(evs)); diff != "" {
+	if diff := cmp.Diff(want, streamtest.Kinds(evs)); diff != "" {
 		t.Errorf("kinds (-want +got):\n%s", diff)
 	}
 	if p.result == nil || p.result.Usage != nil {
@@ -121,13 +121,13 @@ func TestRecordedStreams(t *testing.T) {
 		"interrupt.jsonl":      {},
 		"unknown-resume.jsonl": {},
 	}
-	clitest.ForEachStream(t, tests, func(t *testing.T, w want, data []byte) {
-		var rec clitest.Recorder
+	streamtest.ForEachStream(t, tests, func(t *testing.T, w want, data []byte) {
+		var rec streamtest.Recorder
 		p := &parser{emit: rec.Emit}
 		for _, l := range bytes.Split(data, []byte("\n")) {
 			p.parse(l)
 		}
-		clitest.CheckStreamEvents(t, rec.Events(), w.kinds, func(e *driver.ErrorEvent) bool { return strings.Contains(e.Message, "not a JSON object") })
+		streamtest.CheckStreamEvents(t, rec.Events(), w.kinds, func(e *driver.ErrorEvent) bool { return strings.Contains(e.Message, "not a JSON object") })
 		if len(bytes.TrimSpace(data)) > 0 && (!p.started || p.threadID == "") {
 			t.Errorf("no thread id found")
 		}
@@ -151,12 +151,12 @@ func TestRecordedStreams(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	clitest.SeedStreams(f,
+	streamtest.SeedStreams(f,
 		`{"type":"item.completed","item":{"type":"command_execution","exit_code":null}}`,
 		`{"type":"turn.completed","usage":{"input_tokens":1}}`,
 	)
 	f.Fuzz(func(t *testing.T, line []byte) {
-		p := &parser{emit: clitest.NoNilEvents(t)}
+		p := &parser{emit: streamtest.NoNilEvents(t)}
 		p.parse(line)
 		p.parse(line)
 		outcome("codex", &driver.Request{Resume: "x"}, p, process.Exit{Code: 1}, nil)

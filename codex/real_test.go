@@ -16,6 +16,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 	"github.com/agentadaptor/agentadaptor/internal/clitest"
 	"github.com/agentadaptor/agentadaptor/internal/modeltest"
+	"github.com/agentadaptor/agentadaptor/internal/streamtest"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -75,14 +76,14 @@ func TestRealSkillsAreListedAndReadable(t *testing.T) {
 	r := newRig(t, modeltest.Respond(modeltest.Answer("all good")))
 	mine := filepath.Join(r.userCodex, "skills", "mine")
 	os.MkdirAll(mine, 0o755)
-	os.WriteFile(filepath.Join(mine, "SKILL.md"), []byte(clitest.SkillMD("mine", "The user's own.", "MINE-BODY")), 0o644)
+	os.WriteFile(filepath.Join(mine, "SKILL.md"), []byte(cachetest.SkillMD("mine", "The user's own.", "MINE-BODY")), 0o644)
 	os.WriteFile(filepath.Join(r.workspace, "main.go"), []byte("package main\n"), 0o644)
-	userBefore, wsBefore := clitest.Tree(t, r.userCodex), clitest.Tree(t, r.workspace)
+	userBefore, wsBefore := cachetest.Listing(t, r.userCodex), cachetest.Listing(t, r.workspace)
 
-	var rec clitest.Recorder
+	var rec streamtest.Recorder
 	agent := r.agent(t, r.config(), adaptor.WithSkills(
-		skill.Inline("review", clitest.SkillMD("review", "Reviews changes.", "REVIEW-BODY")),
-		skill.Inline("tone", clitest.SkillMD("tone", "Keeps the tone.", "TONE-BODY")),
+		skill.Inline("review", cachetest.SkillMD("review", "Reviews changes.", "REVIEW-BODY")),
+		skill.Inline("tone", cachetest.SkillMD("tone", "Keeps the tone.", "TONE-BODY")),
 	), rec.Option())
 	res, err := agent.Run(clitest.RunCtx(t), "hello there")
 	if err != nil {
@@ -106,10 +107,10 @@ func TestRealSkillsAreListedAndReadable(t *testing.T) {
 	if evs := rec.Events(); len(evs) == 0 || evs[0].Kind() != driver.KindInit || evs[len(evs)-1].Kind() != driver.KindResult {
 		t.Errorf("events %v, want init first and the result last", evs)
 	}
-	if clitest.Tree(t, r.userCodex) != userBefore {
+	if cachetest.Listing(t, r.userCodex) != userBefore {
 		t.Error("the user's Codex home changed")
 	}
-	if clitest.Tree(t, r.workspace) != wsBefore {
+	if cachetest.Listing(t, r.workspace) != wsBefore {
 		t.Error("the workspace changed")
 	}
 }
@@ -121,7 +122,7 @@ func TestRealConcurrentRunsSeeOnlyTheirOwnSkills(t *testing.T) {
 	errs := make([]error, 2)
 	for i, name := range []string{"alpha", "beta"} {
 		wg.Go(func() {
-			_, errs[i] = agent.Run(clitest.RunCtx(t), "run-"+name, adaptor.WithSkills(skill.Inline(name, clitest.SkillMD(name, strings.ToUpper(name)+"-ONLY.", "x"))))
+			_, errs[i] = agent.Run(clitest.RunCtx(t), "run-"+name, adaptor.WithSkills(skill.Inline(name, cachetest.SkillMD(name, strings.ToUpper(name)+"-ONLY.", "x"))))
 		})
 	}
 	wg.Wait()
@@ -157,7 +158,7 @@ func contains(s []string, v string) bool {
 
 func TestRealThreadResumes(t *testing.T) {
 	r := newRig(t, modeltest.Respond(modeltest.Answer("noted")))
-	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", clitest.SkillMD("review", "Reviews.", "R"))))
+	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", cachetest.SkillMD("review", "Reviews.", "R"))))
 	th := agent.Thread("pr-1", adaptor.ResumeOnly())
 	first, err := th.Run(clitest.RunCtx(t), "FIRST-TURN-MARK")
 	if err != nil {
@@ -180,7 +181,7 @@ func TestRealThreadResumes(t *testing.T) {
 		t.Error("the resumed run's request does not replay the first turn")
 	}
 	before := len(r.server.Requests())
-	_, err = th.Run(clitest.RunCtx(t), "third", adaptor.WithSkills(skill.Inline("extra", clitest.SkillMD("extra", "More.", "E"))))
+	_, err = th.Run(clitest.RunCtx(t), "third", adaptor.WithSkills(skill.Inline("extra", cachetest.SkillMD("extra", "More.", "E"))))
 	if !errors.Is(err, adaptor.ErrThreadChanged) {
 		t.Errorf("resume with another set = %v, want ErrThreadChanged", err)
 	}
@@ -197,7 +198,7 @@ func TestRealCancelLeavesNoProcess(t *testing.T) {
 	r := newRig(t, modeltest.Respond(modeltest.ResponsesStall()))
 	ctx, cancel := context.WithCancel(clitest.RunCtx(t))
 	defer cancel()
-	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", clitest.SkillMD("review", "Reviews.", "R"))))
+	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", cachetest.SkillMD("review", "Reviews.", "R"))))
 	done := make(chan error, 1)
 	go func() {
 		_, err := agent.Run(ctx, "wait for it")
@@ -229,8 +230,8 @@ func TestRealClashWithUserSkillIsRefused(t *testing.T) {
 	r := newRig(t, modeltest.Respond(modeltest.Answer("ok")))
 	theirs := filepath.Join(r.userCodex, "skills", "review")
 	os.MkdirAll(theirs, 0o755)
-	os.WriteFile(filepath.Join(theirs, "SKILL.md"), []byte(clitest.SkillMD("review", "Mine.", "Mine.")), 0o644)
-	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", clitest.SkillMD("review", "Ours.", "Ours."))))
+	os.WriteFile(filepath.Join(theirs, "SKILL.md"), []byte(cachetest.SkillMD("review", "Mine.", "Mine.")), 0o644)
+	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", cachetest.SkillMD("review", "Ours.", "Ours."))))
 	_, err := agent.Run(clitest.RunCtx(t), "x")
 	var se *driver.ShadowError
 	if !errors.As(err, &se) || se.Theirs != theirs {
@@ -242,7 +243,7 @@ func TestRealClashWithUserSkillIsRefused(t *testing.T) {
 	// Without the user's skills there is no clash.
 	c := r.config()
 	c.WithoutUserSkills = true
-	if _, err := r.agent(t, c, adaptor.WithSkills(skill.Inline("review", clitest.SkillMD("review", "Ours.", "Ours.")))).Run(clitest.RunCtx(t), "x"); err != nil {
+	if _, err := r.agent(t, c, adaptor.WithSkills(skill.Inline("review", cachetest.SkillMD("review", "Ours.", "Ours.")))).Run(clitest.RunCtx(t), "x"); err != nil {
 		t.Errorf("run without the user's skills = %v", err)
 	}
 	if _, ok := r.listed(t)["review"]; !ok {
@@ -279,7 +280,7 @@ func TestRealFlags(t *testing.T) {
 // of Codex's sessions is refused, not quietly started anew.
 func TestRealFirstRunsAndOddResumeIDs(t *testing.T) {
 	r := newRig(t, modeltest.Respond(modeltest.Answer("ok")))
-	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", clitest.SkillMD("review", "Reviews.", "R"))))
+	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", cachetest.SkillMD("review", "Reviews.", "R"))))
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
 	for i := range errs {
@@ -333,8 +334,8 @@ func TestRealClashByListedName(t *testing.T) {
 	r := newRig(t, modeltest.Respond(modeltest.Answer("ok")))
 	theirs := filepath.Join(r.userCodex, "skills", "old", "review-v1")
 	os.MkdirAll(theirs, 0o755)
-	os.WriteFile(filepath.Join(theirs, "SKILL.md"), []byte(clitest.SkillMD("review", "Mine.", "Mine.")), 0o644)
-	_, err := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", clitest.SkillMD("review", "Ours.", "Ours.")))).Run(clitest.RunCtx(t), "x")
+	os.WriteFile(filepath.Join(theirs, "SKILL.md"), []byte(cachetest.SkillMD("review", "Mine.", "Mine.")), 0o644)
+	_, err := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", cachetest.SkillMD("review", "Ours.", "Ours.")))).Run(clitest.RunCtx(t), "x")
 	var se *driver.ShadowError
 	if !errors.As(err, &se) || se.Theirs != theirs {
 		t.Fatalf("run = %v, want a *driver.ShadowError naming %s", err, theirs)

@@ -1,11 +1,13 @@
-// Package cachetest gives tests a skill cache root of their own, and
-// reads what a cache or a skill folder holds.
+// Package cachetest gives tests a skill cache root of their own, writes
+// skill folders, and reads what a cache or any other folder holds.
 package cachetest
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/internal/cache"
@@ -62,6 +64,47 @@ func Tree(t testing.TB, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// Listing lists a folder: every path with its mode, size and modification
+// time, a line each, so that two listings differ when anything under it
+// changed.
+func Listing(t testing.TB, root string) string {
+	t.Helper()
+	var b strings.Builder
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %v %d %d\n", p, fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+		return nil
+	})
+	return b.String()
+}
+
+// SkillMD returns a SKILL.md of the name and description with body after
+// the front matter.
+func SkillMD(name, description, body string) string {
+	return fmt.Sprintf("---\nname: %s\ndescription: %s\n---\n%s\n", name, description, body)
+}
+
+// WriteSkill writes a skill folder parent/name whose SKILL.md describes it
+// as "the NAME skill" and holds body, and returns the folder. It fails the
+// test on error.
+func WriteSkill(t testing.TB, parent, name, body string) string {
+	t.Helper()
+	dir := filepath.Join(parent, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(SkillMD(name, "the "+name+" skill", body)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // Empty fails t when the cache at root holds a published tree or any

@@ -1,22 +1,15 @@
-// Package clitest holds what the tests of the drivers that run an agent's
-// CLI (claude, codex) share: skill files, folder listings, event
-// recording, the checks of the streams recorded from the real CLIs, the
-// setup of runs against a real CLI, and the run-to-start benchmark.
+// Package clitest sets up the tests that run an agent's CLI (claude,
+// codex) through its driver: the agent, the CLI's environment, a time
+// bound on each run, and the run-to-start benchmark with its skills.
 package clitest
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,160 +18,6 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
-
-// SkillMD returns a SKILL.md of the name and description with body after
-// the front matter.
-func SkillMD(name, description, body string) string {
-	return fmt.Sprintf("---\nname: %s\ndescription: %s\n---\n%s\n", name, description, body)
-}
-
-// WriteSkill writes a skill folder parent/name whose SKILL.md describes it
-// as "the NAME skill" and holds body, and returns the folder. It fails the
-// test on error.
-func WriteSkill(t testing.TB, parent, name, body string) string {
-	t.Helper()
-	dir := filepath.Join(parent, name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(SkillMD(name, "the "+name+" skill", body)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// Tree lists a folder: every path with its mode, size and modification
-// time, a line each.
-func Tree(t testing.TB, root string) string {
-	t.Helper()
-	var b strings.Builder
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(&b, "%s %v %d %d\n", p, fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
-		return nil
-	})
-	return b.String()
-}
-
-// Recorder collects the events sent to Emit. It is safe for concurrent
-// use.
-type Recorder struct {
-	mu     sync.Mutex
-	events []driver.Event
-}
-
-// Emit records ev.
-func (r *Recorder) Emit(ev driver.Event) {
-	r.mu.Lock()
-	r.events = append(r.events, ev)
-	r.mu.Unlock()
-}
-
-// Events returns the events recorded so far, in order.
-func (r *Recorder) Events() []driver.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.events)
-}
-
-// Option is the option that sends a run's events to r.
-func (r *Recorder) Option() adaptor.SharedOption {
-	return adaptor.WithEvents(r.Emit)
-}
-
-// Kinds returns the kind of each event.
-func Kinds(evs []driver.Event) []string {
-	var out []string
-	for _, ev := range evs {
-		out = append(out, ev.Kind())
-	}
-	return out
-}
-
-// NoNilEvents returns an emit function that fails the test for a nil
-// event, for fuzzing a parser.
-func NoNilEvents(t *testing.T) func(driver.Event) {
-	return func(ev driver.Event) {
-		if ev == nil {
-			t.Fatal("nil event")
-		}
-	}
-}
-
-// recordedStreams returns the files of the streams recorded from a real
-// CLI: testdata/*.jsonl.
-func recordedStreams() []string {
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
-	return files
-}
-
-// ForEachStream calls check in a subtest, named for the file, with each
-// stream recorded from a real CLI (testdata/*.jsonl) and the expectations
-// want holds for it. A file without expectations fails its
-// subtest, and the test fails when want and the files differ in number.
-func ForEachStream[W any](t *testing.T, want map[string]W, check func(t *testing.T, w W, stream []byte)) {
-	t.Helper()
-	files := recordedStreams()
-	if len(files) != len(want) {
-		t.Errorf("testdata holds %d streams, the test knows %d", len(files), len(want))
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			w, ok := want[filepath.Base(f)]
-			if !ok {
-				t.Fatal("no expectations for this stream")
-			}
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			check(t, w, data)
-		})
-	}
-}
-
-// CheckStreamEvents checks the events parsed from a recorded stream: none
-// is an error event that malformed reports as a line the parser took for
-// malformed, each marshals to JSON, and the kinds in want are among them.
-// It returns the events' kinds.
-func CheckStreamEvents(t *testing.T, evs []driver.Event, want []string, malformed func(*driver.ErrorEvent) bool) []string {
-	t.Helper()
-	got := Kinds(evs)
-	for _, ev := range evs {
-		if e, ok := ev.(*driver.ErrorEvent); ok && malformed(e) {
-			t.Errorf("recorded line reported as malformed: %s", e.Message)
-		}
-		if _, err := json.Marshal(ev); err != nil {
-			t.Errorf("event %T does not marshal: %v", ev, err)
-		}
-	}
-	for _, k := range want {
-		if !slices.Contains(got, k) {
-			t.Errorf("no %s event among %q", k, got)
-		}
-	}
-	return got
-}
-
-// SeedStreams adds every line of the streams recorded from a real CLI
-// (testdata/*.jsonl) to the fuzzer's corpus, and then the extra lines.
-func SeedStreams(f *testing.F, extra ...string) {
-	for _, file := range recordedStreams() {
-		data, _ := os.ReadFile(file)
-		for _, l := range bytes.Split(data, []byte("\n")) {
-			f.Add(l)
-		}
-	}
-	for _, l := range extra {
-		f.Add([]byte(l))
-	}
-}
 
 // RunCtx bounds a run: a stuck agent fails its test instead of hanging
 // the whole package.
@@ -213,7 +52,7 @@ func NumberedSkills(n int) (refs []skill.Ref, names []string) {
 	for i := range n {
 		name := fmt.Sprintf("skill-%03d", i)
 		names = append(names, name)
-		refs = append(refs, skill.Inline(name, SkillMD(name, "the "+name+" skill", "Do "+name+".")))
+		refs = append(refs, skill.Inline(name, cachetest.SkillMD(name, "the "+name+" skill", "Do "+name+".")))
 	}
 	return refs, names
 }
@@ -241,7 +80,8 @@ func BenchRunToStart(b *testing.B, partial, part string, newAgent func(b *testin
 				switch mode {
 				case partial:
 					b.StopTimer()
-					RemoveAll(filepath.Join(root, part))
+					cachetest.Writable(filepath.Join(root, part))
+					os.RemoveAll(filepath.Join(root, part))
 					b.StartTimer()
 				case "cold":
 					b.StopTimer()
@@ -263,15 +103,4 @@ func BenchRunToStart(b *testing.B, partial, part string, newAgent func(b *testin
 			b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms-to-start")
 		})
 	}
-}
-
-// RemoveAll removes a tree whose folders may be read-only.
-func RemoveAll(dir string) {
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			os.Chmod(p, 0o755)
-		}
-		return nil
-	})
-	os.RemoveAll(dir)
 }
