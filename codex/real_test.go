@@ -35,7 +35,7 @@ type rig struct {
 	marker    string
 }
 
-func newRig(t *testing.T, reply modeltest.ResponsesFunc) *rig {
+func newRig(t *testing.T, reply modeltest.ResponsesReplyFunc) *rig {
 	t.Helper()
 	cli := modeltest.CodexCLI(t)
 	s := modeltest.NewResponses(t, reply)
@@ -73,7 +73,7 @@ func (r *rig) listed(t *testing.T) map[string]modeltest.ListedSkill {
 }
 
 func TestRealSkillsAreListedAndReadable(t *testing.T) {
-	r := newRig(t, modeltest.Respond(modeltest.Answer("all good")))
+	r := newRig(t, modeltest.ResponsesAlways(modeltest.ResponsesText("all good")))
 	mine := filepath.Join(r.userCodex, "skills", "mine")
 	os.MkdirAll(mine, 0o755)
 	os.WriteFile(filepath.Join(mine, "SKILL.md"), []byte(cachetest.SkillMD("mine", "The user's own.", "MINE-BODY")), 0o644)
@@ -116,7 +116,7 @@ func TestRealSkillsAreListedAndReadable(t *testing.T) {
 }
 
 func TestRealConcurrentRunsSeeOnlyTheirOwnSkills(t *testing.T) {
-	r := newRig(t, modeltest.Respond(modeltest.Answer("ok")))
+	r := newRig(t, modeltest.ResponsesAlways(modeltest.ResponsesText("ok")))
 	agent := r.agent(t, r.config())
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
@@ -157,7 +157,7 @@ func contains(s []string, v string) bool {
 }
 
 func TestRealThreadResumes(t *testing.T) {
-	r := newRig(t, modeltest.Respond(modeltest.Answer("noted")))
+	r := newRig(t, modeltest.ResponsesAlways(modeltest.ResponsesText("noted")))
 	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", cachetest.SkillMD("review", "Reviews.", "R"))))
 	th := agent.Thread("pr-1", adaptor.ResumeOnly())
 	first, err := th.Run(clitest.RunCtx(t), "FIRST-TURN-MARK")
@@ -195,7 +195,7 @@ func TestRealThreadResumes(t *testing.T) {
 }
 
 func TestRealCancelLeavesNoProcess(t *testing.T) {
-	r := newRig(t, modeltest.Respond(modeltest.ResponsesStall()))
+	r := newRig(t, modeltest.ResponsesAlways(modeltest.ResponsesStall()))
 	ctx, cancel := context.WithCancel(clitest.RunCtx(t))
 	defer cancel()
 	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", cachetest.SkillMD("review", "Reviews.", "R"))))
@@ -227,7 +227,7 @@ func TestRealCancelLeavesNoProcess(t *testing.T) {
 }
 
 func TestRealClashWithUserSkillIsRefused(t *testing.T) {
-	r := newRig(t, modeltest.Respond(modeltest.Answer("ok")))
+	r := newRig(t, modeltest.ResponsesAlways(modeltest.ResponsesText("ok")))
 	theirs := filepath.Join(r.userCodex, "skills", "review")
 	os.MkdirAll(theirs, 0o755)
 	os.WriteFile(filepath.Join(theirs, "SKILL.md"), []byte(cachetest.SkillMD("review", "Mine.", "Mine.")), 0o644)
@@ -252,7 +252,7 @@ func TestRealClashWithUserSkillIsRefused(t *testing.T) {
 }
 
 func TestRealAgentError(t *testing.T) {
-	r := newRig(t, modeltest.Respond(modeltest.ResponsesError(400, "invalid_request_error", "MARK-REFUSED")))
+	r := newRig(t, modeltest.ResponsesAlways(modeltest.ResponsesAPIError(400, "invalid_request_error", "MARK-REFUSED")))
 	_, err := r.agent(t, r.config()).Run(clitest.RunCtx(t), "x")
 	var ae *driver.AgentError
 	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "MARK-REFUSED") {
@@ -263,7 +263,7 @@ func TestRealAgentError(t *testing.T) {
 // The driver's flags are ones Codex 0.169.0 accepts, and the model
 // reaches the request.
 func TestRealFlags(t *testing.T) {
-	r := newRig(t, modeltest.Respond(modeltest.Answer("ok")))
+	r := newRig(t, modeltest.ResponsesAlways(modeltest.ResponsesText("ok")))
 	c := r.config()
 	c.Model, c.Sandbox = "gpt-test-model", "read-only"
 	c.Overrides = []string{`model_reasoning_effort="low"`}
@@ -279,7 +279,7 @@ func TestRealFlags(t *testing.T) {
 // installs its built-in skills once and whole; and an id that is not one
 // of Codex's sessions is refused, not quietly started anew.
 func TestRealFirstRunsAndOddResumeIDs(t *testing.T) {
-	r := newRig(t, modeltest.Respond(modeltest.Answer("ok")))
+	r := newRig(t, modeltest.ResponsesAlways(modeltest.ResponsesText("ok")))
 	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", cachetest.SkillMD("review", "Reviews.", "R"))))
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
@@ -331,7 +331,7 @@ func TestRealFirstRunsAndOddResumeIDs(t *testing.T) {
 // A skill of the user's whose front matter gives it the name of one of
 // ours, in a folder of another name, is refused: Codex would list both.
 func TestRealClashByListedName(t *testing.T) {
-	r := newRig(t, modeltest.Respond(modeltest.Answer("ok")))
+	r := newRig(t, modeltest.ResponsesAlways(modeltest.ResponsesText("ok")))
 	theirs := filepath.Join(r.userCodex, "skills", "old", "review-v1")
 	os.MkdirAll(theirs, 0o755)
 	os.WriteFile(filepath.Join(theirs, "SKILL.md"), []byte(cachetest.SkillMD("review", "Mine.", "Mine.")), 0o644)

@@ -235,7 +235,7 @@ func TestRunAgentInterrupt(t *testing.T) {
 // exit codes as for Claude Code.
 func TestRunAgentCodex(t *testing.T) {
 	cli := modeltest.CodexCLI(t)
-	s := modeltest.NewResponses(t, modeltest.WhenPrompt("again", modeltest.Respond(modeltest.Answer("again done")), modeltest.Respond(modeltest.Answer("codex answer"))))
+	s := modeltest.NewResponses(t, modeltest.ResponsesIfPrompt("again", modeltest.ResponsesAlways(modeltest.ResponsesText("again done")), modeltest.ResponsesAlways(modeltest.ResponsesText("codex answer"))))
 	env, home, _ := s.CodexEnv(t)
 	r := &runRig{workspace: t.TempDir(), skills: t.TempDir(), home: home, marker: rand.Text()}
 	t.Cleanup(func() { cachetest.Writable(home) }) // the skill cache is in it

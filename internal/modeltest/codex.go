@@ -30,7 +30,7 @@ import (
 // analytics.enabled = false stops the lookups of ab.chatgpt.com, and
 // plugins = false the git ls-remote of the curated plugins repository on
 // github.com and the calls to chatgpt.com. With no retries an
-// [ResponsesError] ends the turn at once (see the package doc). The model
+// [ResponsesAPIError] ends the turn at once (see the package doc). The model
 // is Codex's default (gpt-6.1-sol in 0.169.0); pass -m or -c model=... to
 // change it.
 func (s *ResponsesServer) CodexConfig() string {

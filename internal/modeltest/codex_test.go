@@ -115,9 +115,9 @@ func placeholders(env []string, cwd string) []string {
 // TestCodex runs the real CLI once against the stand-in and checks that
 // the answer comes back and what the CLI sent; it records plain.jsonl.
 func TestCodex(t *testing.T) {
-	s := modeltest.NewResponses(t, modeltest.WhenPrompt("Say hello",
-		modeltest.Respond(modeltest.Answer("Hello from the stand-in.")),
-		modeltest.Respond(modeltest.ResponsesError(400, "invalid_request_error", "unexpected prompt"))))
+	s := modeltest.NewResponses(t, modeltest.ResponsesIfPrompt("Say hello",
+		modeltest.ResponsesAlways(modeltest.ResponsesText("Hello from the stand-in.")),
+		modeltest.ResponsesAlways(modeltest.ResponsesAPIError(400, "invalid_request_error", "unexpected prompt"))))
 	env, _, _ := s.CodexEnv(t)
 	cwd := t.TempDir()
 	r := runCodex(t, env, cwd, "Say hello", execArgs()...)
@@ -181,13 +181,13 @@ func TestCodexEvents(t *testing.T) {
 	type check func(t *testing.T, r codexRun, reqs []*modeltest.ResponsesRequest)
 	tests := []struct {
 		name   string
-		reply  modeltest.ResponsesFunc
+		reply  modeltest.ResponsesReplyFunc
 		args   []string
 		record string
 		lines  []string
 		check  check
 	}{
-		{"command", modeltest.CallThenAnswer(modeltest.ExecCommand("cat notes.txt"), "Read it."), nil, "command.jsonl",
+		{"command", modeltest.ResponsesToolThenText(modeltest.ExecCommand("cat notes.txt"), "Read it."), nil, "command.jsonl",
 			[]string{"thread.started", "turn.started", "item.started/command_execution", "item.completed/command_execution", "item.completed/agent_message", "turn.completed"},
 			func(t *testing.T, r codexRun, reqs []*modeltest.ResponsesRequest) {
 				started, done := r.line("item.started/command_execution")["item"], r.line("item.completed/command_execution")["item"]
@@ -208,7 +208,7 @@ func TestCodexEvents(t *testing.T) {
 					t.Errorf("usage %v, want the two calls' sum, 200 and 20", u)
 				}
 			}},
-		{"failed command", modeltest.CallThenAnswer(modeltest.ExecCommand("cat missing.txt"), "No file."), nil, "failed-command.jsonl",
+		{"failed command", modeltest.ResponsesToolThenText(modeltest.ExecCommand("cat missing.txt"), "No file."), nil, "failed-command.jsonl",
 			[]string{"thread.started", "turn.started", "item.started/command_execution", "item.completed/command_execution", "item.completed/agent_message", "turn.completed"},
 			func(t *testing.T, r codexRun, _ []*modeltest.ResponsesRequest) {
 				done := r.line("item.completed/command_execution")["item"]
@@ -216,7 +216,7 @@ func TestCodexEvents(t *testing.T) {
 					t.Errorf("command_execution %v, want status failed and exit code 1", done)
 				}
 			}},
-		{"code mode", modeltest.CallThenAnswer(modeltest.CustomToolCall("exec", `const r = await tools.exec_command({cmd: "cat notes.txt"}); text(r.output);`), "Read it."), nil, "",
+		{"code mode", modeltest.ResponsesToolThenText(modeltest.CustomToolCall("exec", `const r = await tools.exec_command({cmd: "cat notes.txt"}); text(r.output);`), "Read it."), nil, "",
 			[]string{"thread.started", "turn.started", "item.started/command_execution", "item.completed/command_execution", "item.completed/agent_message", "turn.completed"},
 			func(t *testing.T, r codexRun, reqs []*modeltest.ResponsesRequest) {
 				out, ok := reqs[1].ToolOutput()
@@ -224,7 +224,7 @@ func TestCodexEvents(t *testing.T) {
 					t.Errorf("tool output %+v, %v; want the script's output", out, ok)
 				}
 			}},
-		{"shell is not a tool", modeltest.CallThenAnswer(modeltest.FunctionCall("shell", map[string]any{"command": []string{"cat", "notes.txt"}}), "No shell."), nil, "",
+		{"shell is not a tool", modeltest.ResponsesToolThenText(modeltest.FunctionCall("shell", map[string]any{"command": []string{"cat", "notes.txt"}}), "No shell."), nil, "",
 			[]string{"thread.started", "turn.started", "item.completed/agent_message", "turn.completed"},
 			func(t *testing.T, r codexRun, reqs []*modeltest.ResponsesRequest) {
 				if out, ok := reqs[1].ToolOutput(); !ok || out.Text != "unsupported call: shell" {
@@ -234,7 +234,7 @@ func TestCodexEvents(t *testing.T) {
 					t.Errorf("stderr %q, want the router's error", r.Stderr)
 				}
 			}},
-		{"unknown model", modeltest.Respond(modeltest.Answer("Hi.")), []string{"-m", "made-up-model"}, "unknown-model.jsonl",
+		{"unknown model", modeltest.ResponsesAlways(modeltest.ResponsesText("Hi.")), []string{"-m", "made-up-model"}, "unknown-model.jsonl",
 			[]string{"thread.started", "item.completed/error", "turn.started", "item.completed/agent_message", "turn.completed"},
 			func(t *testing.T, r codexRun, reqs []*modeltest.ResponsesRequest) {
 				want := "Model metadata for `made-up-model` not found. Defaulting to fallback metadata; this can degrade performance and cause issues."
@@ -310,11 +310,11 @@ func TestCodexSkills(t *testing.T) {
 	// request lists for the skill named in the prompt "read NAME".
 	s := modeltest.NewResponses(t, func(r *modeltest.ResponsesRequest) modeltest.ResponsesReply {
 		if _, ok := r.ToolOutput(); ok {
-			return modeltest.Answer("done")
+			return modeltest.ResponsesText("done")
 		}
 		name, ok := strings.CutPrefix(strings.TrimSpace(r.Prompt()), "read ")
 		if !ok {
-			return modeltest.Answer("listed")
+			return modeltest.ResponsesText("listed")
 		}
 		skills, _ := r.Skills()
 		for _, sk := range skills {
@@ -322,7 +322,7 @@ func TestCodexSkills(t *testing.T) {
 				return modeltest.ExecCommand("cat '" + sk.Path + "'")
 			}
 		}
-		return modeltest.Answer("no such skill")
+		return modeltest.ResponsesText("no such skill")
 	})
 	env, home, codexHome := s.CodexEnv(t)
 	user := filepath.Join(codexHome, "skills")
@@ -564,7 +564,7 @@ func TestCodexFiles(t *testing.T) {
 	t.Parallel()
 	s := modeltest.NewResponses(t, func(*modeltest.ResponsesRequest) modeltest.ResponsesReply {
 		time.Sleep(300 * time.Millisecond) // overlap the runs
-		return modeltest.Answer("ok")
+		return modeltest.ResponsesText("ok")
 	})
 	env, home, codexHome := s.CodexEnv(t)
 	config, err := os.ReadFile(filepath.Join(codexHome, "config.toml"))
@@ -686,7 +686,7 @@ func TestCodexResume(t *testing.T) {
 	slow(t)
 	t.Parallel()
 	s := modeltest.NewResponses(t, func(r *modeltest.ResponsesRequest) modeltest.ResponsesReply {
-		return modeltest.Answer(fmt.Sprintf("Answer to %d input items.", len(r.Input)))
+		return modeltest.ResponsesText(fmt.Sprintf("Answer to %d input items.", len(r.Input)))
 	})
 	env, _, codexHome := s.CodexEnv(t)
 	cwd := t.TempDir()
@@ -1136,7 +1136,7 @@ func TestCodexFlags(t *testing.T) {
 			{[]string{"-s", "workspace-write"}, true, true},
 			{[]string{"--dangerously-bypass-approvals-and-sandbox"}, true, true},
 		} {
-			s := modeltest.NewResponses(t, modeltest.CallThenAnswer(modeltest.ExecCommand("touch made"), "done"))
+			s := modeltest.NewResponses(t, modeltest.ResponsesToolThenText(modeltest.ExecCommand("touch made"), "done"))
 			env, _, _ := s.CodexEnv(t)
 			cwd := t.TempDir()
 			r := runCodex(t, env, cwd, "make it", execArgs(tt.args...)...)
@@ -1248,27 +1248,27 @@ func TestCodexTraffic(t *testing.T) {
 		retries int // "Reconnecting..." error lines
 		message string
 	}{
-		{"400", modeltest.ResponsesError(400, "invalid_request_error", "The stand-in refuses this request."), append(fake("stream_max_retries", 5), fake("request_max_retries", 4)...), "api-error.jsonl", 1, 0,
+		{"400", modeltest.ResponsesAPIError(400, "invalid_request_error", "The stand-in refuses this request."), append(fake("stream_max_retries", 5), fake("request_max_retries", 4)...), "api-error.jsonl", 1, 0,
 			`{"error":{"code":null,"message":"The stand-in refuses this request.","param":null,"type":"invalid_request_error"}}`},
-		{"401 stream retries", modeltest.ResponsesError(401, "invalid_request_error", "bad key"), fake("stream_max_retries", 1), "api-retry.jsonl", 2, 1,
+		{"401 stream retries", modeltest.ResponsesAPIError(401, "invalid_request_error", "bad key"), fake("stream_max_retries", 1), "api-retry.jsonl", 2, 1,
 			"unexpected status 401 Unauthorized: bad key, url: URL/v1/responses, request id: req_modeltest"},
-		{"401 default retries", modeltest.ResponsesError(401, "invalid_request_error", "bad key"), append(fake("stream_max_retries", 5), fake("request_max_retries", 4)...), "", 6, 5,
+		{"401 default retries", modeltest.ResponsesAPIError(401, "invalid_request_error", "bad key"), append(fake("stream_max_retries", 5), fake("request_max_retries", 4)...), "", 6, 5,
 			"unexpected status 401 Unauthorized: bad key, url: URL/v1/responses, request id: req_modeltest"},
-		{"500 request retries", modeltest.ResponsesError(500, "server_error", "boom"), fake("request_max_retries", 1), "", 2, 0,
+		{"500 request retries", modeltest.ResponsesAPIError(500, "server_error", "boom"), fake("request_max_retries", 1), "", 2, 0,
 			"We’re currently experiencing high demand, which may cause temporary errors."},
-		{"403", modeltest.ResponsesError(403, "invalid_request_error", "no"), fake("stream_max_retries", 1), "", 2, 1,
+		{"403", modeltest.ResponsesAPIError(403, "invalid_request_error", "no"), fake("stream_max_retries", 1), "", 2, 1,
 			"unexpected status 403 Forbidden: no, url: URL/v1/responses, request id: req_modeltest"},
-		{"404", modeltest.ResponsesError(404, "invalid_request_error", "no"), fake("stream_max_retries", 1), "", 2, 1,
+		{"404", modeltest.ResponsesAPIError(404, "invalid_request_error", "no"), fake("stream_max_retries", 1), "", 2, 1,
 			"unexpected status 404 Not Found: no, url: URL/v1/responses, request id: req_modeltest"},
-		{"500 both retries", modeltest.ResponsesError(500, "server_error", "boom"), append(fake("stream_max_retries", 1), fake("request_max_retries", 1)...), "", 4, 1,
+		{"500 both retries", modeltest.ResponsesAPIError(500, "server_error", "boom"), append(fake("stream_max_retries", 1), fake("request_max_retries", 1)...), "", 4, 1,
 			"We’re currently experiencing high demand, which may cause temporary errors."},
-		{"429", modeltest.ResponsesError(429, "rate_limit_error", "slow down"), append(fake("stream_max_retries", 5), fake("request_max_retries", 4)...), "", 1, 0,
+		{"429", modeltest.ResponsesAPIError(429, "rate_limit_error", "slow down"), append(fake("stream_max_retries", 5), fake("request_max_retries", 4)...), "", 1, 0,
 			"exceeded retry limit, last status: 429 Too Many Requests, request id: req_modeltest"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := modeltest.NewResponses(t, modeltest.Respond(tt.reply))
+			s := modeltest.NewResponses(t, modeltest.ResponsesAlways(tt.reply))
 			env, _, _ := s.CodexEnv(t)
 			cwd := t.TempDir()
 			r := runCodex(t, env, cwd, "hi", execArgs(tt.args...)...)
@@ -1297,9 +1297,9 @@ func TestCodexTraffic(t *testing.T) {
 	}
 	t.Run("stall after output bounded by stream_idle_timeout_ms", func(t *testing.T) {
 		t.Parallel()
-		rep := modeltest.Answer("partial")
+		rep := modeltest.ResponsesText("partial")
 		rep.Stall = true
-		s := modeltest.NewResponses(t, modeltest.Respond(rep))
+		s := modeltest.NewResponses(t, modeltest.ResponsesAlways(rep))
 		env, _, _ := s.CodexEnv(t)
 		cwd := t.TempDir()
 		r := runCodex(t, env, cwd, "hi", execArgs(fake("stream_idle_timeout_ms", 1000)...)...)
@@ -1314,7 +1314,7 @@ func TestCodexTraffic(t *testing.T) {
 	})
 	t.Run("stall before output not bounded", func(t *testing.T) {
 		t.Parallel()
-		s := modeltest.NewResponses(t, modeltest.Respond(modeltest.ResponsesStall()))
+		s := modeltest.NewResponses(t, modeltest.ResponsesAlways(modeltest.ResponsesStall()))
 		env, _, _ := s.CodexEnv(t)
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()

@@ -3,21 +3,31 @@
 //
 // A [ResponsesServer] records every request it is sent and answers each
 // request to POST /v1/responses with the [ResponsesReply] that the test's
-// [ResponsesFunc] picks. [CodexCLI] finds the pinned CLI,
+// [ResponsesReplyFunc] picks. [CodexCLI] finds the pinned CLI,
 // [ResponsesServer.CodexEnv] gives it a hermetic environment whose
 // CODEX_HOME holds a config.toml pointing Codex at the server, and
 // [ResponsesServer.WriteCodexConfig] writes that config.toml into a
 // Codex home a test builds itself:
 //
-//	s := modeltest.NewResponses(t, modeltest.WhenPrompt("review",
-//		modeltest.CallThenAnswer(modeltest.ExecCommand("cat notes.txt"), "reviewed"),
-//		modeltest.Respond(modeltest.Answer("hello"))))
+//	s := modeltest.NewResponses(t, modeltest.ResponsesIfPrompt("review",
+//		modeltest.ResponsesToolThenText(modeltest.ExecCommand("cat notes.txt"), "reviewed"),
+//		modeltest.ResponsesAlways(modeltest.ResponsesText("hello"))))
 //	env, home, codexHome := s.CodexEnv(t)
 //	cmd := exec.CommandContext(t.Context(), modeltest.CodexCLI(t),
 //		"exec", "--json", "--skip-git-repo-check", "-")
 //	cmd.Env, cmd.Dir, cmd.Stdin = env, t.TempDir(), strings.NewReader("please review")
 //
 // [ResponsesRequest.Skills] reads the skill listing of a request.
+//
+// What the Responses stand-in shares with the Anthropic one goes by the
+// Anthropic name with "Responses" in front: [ResponsesServer],
+// [ResponsesRequest], [ResponsesReply], [ResponsesUsage],
+// [ResponsesReplyFunc], [ResponsesText], [ResponsesStall],
+// [ResponsesAPIError], [ResponsesAlways], [ResponsesToolThenText] and
+// [ResponsesIfPrompt].
+// Replies that only one API has are named for its own items:
+// [FunctionCall], [ExecCommand] and [CustomToolCall] here, [ToolUse] and
+// [SkillCall] there.
 //
 // # What Codex 0.169.0 does
 //
@@ -314,9 +324,9 @@ func (r *ResponsesRequest) ToolOutput() (Item, bool) {
 }
 
 // ResponsesReply is how the [ResponsesServer] answers one request to POST
-// /v1/responses. Build one with [Answer], [FunctionCall], [ExecCommand],
-// [CustomToolCall], [ResponsesStall] or [ResponsesError], or set the fields
-// for several items.
+// /v1/responses. Build one with [ResponsesText], [FunctionCall],
+// [ExecCommand], [CustomToolCall], [ResponsesStall] or
+// [ResponsesAPIError], or set the fields for several items.
 type ResponsesReply struct {
 	// Output is the response's items: assistant "message" items (Text),
 	// "function_call" items (CallID, Name, Arguments) and
@@ -351,8 +361,8 @@ type ResponsesUsage struct {
 	ReasoningOutputTokens int
 }
 
-// Answer returns a reply of one assistant message with the text.
-func Answer(text string) ResponsesReply {
+// ResponsesText returns a reply of one assistant message with the text.
+func ResponsesText(text string) ResponsesReply {
 	return ResponsesReply{Output: []Item{{Type: "message", Role: "assistant", Text: text}}}
 }
 
@@ -389,30 +399,31 @@ func ResponsesStall() ResponsesReply {
 	return ResponsesReply{Stall: true}
 }
 
-// ResponsesError returns a reply that fails with the HTTP status and an
+// ResponsesAPIError returns a reply that fails with the HTTP status and an
 // OpenAI error body of type errType and message msg. Codex ends a turn at
 // the first 400 whatever its retry settings; see the package doc for the
 // other statuses.
-func ResponsesError(status int, errType, msg string) ResponsesReply {
+func ResponsesAPIError(status int, errType, msg string) ResponsesReply {
 	return ResponsesReply{Status: status, ErrorType: errType, ErrorMessage: msg}
 }
 
-// ResponsesFunc picks the reply to a request to POST /v1/responses. A
+// ResponsesReplyFunc picks the reply to a request to POST /v1/responses. A
 // [ResponsesServer] calls it on the goroutine serving the request, so it
 // must be safe for concurrent use.
-type ResponsesFunc func(*ResponsesRequest) ResponsesReply
+type ResponsesReplyFunc func(*ResponsesRequest) ResponsesReply
 
-// Respond returns a [ResponsesFunc] that answers every request with r.
-func Respond(r ResponsesReply) ResponsesFunc {
+// ResponsesAlways returns a [ResponsesReplyFunc] that answers every
+// request with r.
+func ResponsesAlways(r ResponsesReply) ResponsesReplyFunc {
 	return always[*ResponsesRequest](r)
 }
 
-// CallThenAnswer returns a [ResponsesFunc] that answers with call, and
-// answers a request that reports a tool's output
+// ResponsesToolThenText returns a [ResponsesReplyFunc] that answers with
+// call, and answers a request that reports a tool's output
 // ([ResponsesRequest.ToolOutput]) with the text: one tool round, then the
 // final answer.
-func CallThenAnswer(call ResponsesReply, text string) ResponsesFunc {
-	return thenAfterTool((*ResponsesRequest).hasToolOutput, call, Answer(text))
+func ResponsesToolThenText(call ResponsesReply, text string) ResponsesReplyFunc {
+	return thenAfterTool((*ResponsesRequest).hasToolOutput, call, ResponsesText(text))
 }
 
 func (r *ResponsesRequest) hasToolOutput() bool {
@@ -420,10 +431,10 @@ func (r *ResponsesRequest) hasToolOutput() bool {
 	return ok
 }
 
-// WhenPrompt returns a [ResponsesFunc] that asks then when the request's
-// [ResponsesRequest.Prompt] contains marker, and asks otherwise when it
-// does not.
-func WhenPrompt(marker string, then, otherwise ResponsesFunc) ResponsesFunc {
+// ResponsesIfPrompt returns a [ResponsesReplyFunc] that asks then when
+// the request's [ResponsesRequest.Prompt] contains marker, and asks
+// otherwise when it does not.
+func ResponsesIfPrompt(marker string, then, otherwise ResponsesReplyFunc) ResponsesReplyFunc {
 	return ifPrompt(marker, then, otherwise)
 }
 
@@ -444,10 +455,10 @@ type ResponsesServer struct {
 // /v1/models (which Codex calls when it uses a ChatGPT login) with an
 // empty list, and any other path with a 404 OpenAI error; it records every
 // request.
-func NewResponses(t testing.TB, reply ResponsesFunc) *ResponsesServer {
+func NewResponses(t testing.TB, reply ResponsesReplyFunc) *ResponsesServer {
 	t.Helper()
 	if reply == nil {
-		reply = Respond(Answer("ok"))
+		reply = ResponsesAlways(ResponsesText("ok"))
 	}
 	s := startStandIn(t, api[*ResponsesRequest]{
 		path:      "/v1/responses",

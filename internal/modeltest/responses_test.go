@@ -24,8 +24,8 @@ func postResponses(t *testing.T, ctx context.Context, s *modeltest.ResponsesServ
 
 const helloResponses = `{"model":"gpt-test","stream":%v,"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]}]}`
 
-func TestResponsesStreamedAnswer(t *testing.T) {
-	s := modeltest.NewResponses(t, modeltest.Respond(modeltest.Answer("Hi there.")))
+func TestResponsesStreamedText(t *testing.T) {
+	s := modeltest.NewResponses(t, modeltest.ResponsesAlways(modeltest.ResponsesText("Hi there.")))
 	resp := postResponses(t, t.Context(), s, fmt.Sprintf(helloResponses, true))
 	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" {
 		t.Fatalf("status %d, content type %q, want 200 and text/event-stream", resp.StatusCode, ct)
@@ -71,7 +71,7 @@ func TestResponsesCalls(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rep := tt.reply
 			rep.Usage = modeltest.ResponsesUsage{InputTokens: 7, CachedInputTokens: 2, OutputTokens: 3, ReasoningOutputTokens: 1}
-			s := modeltest.NewResponses(t, modeltest.Respond(rep))
+			s := modeltest.NewResponses(t, modeltest.ResponsesAlways(rep))
 			evs := readEvents(t, postResponses(t, t.Context(), s, fmt.Sprintf(helloResponses, true)).Body, -1)
 			if len(evs) != 3 {
 				t.Fatalf("events %v, want 3", names(evs))
@@ -99,9 +99,9 @@ func TestResponsesCalls(t *testing.T) {
 }
 
 func TestResponsesJSONReply(t *testing.T) {
-	rep := modeltest.Answer("first")
+	rep := modeltest.ResponsesText("first")
 	rep.Output = append(rep.Output, modeltest.ExecCommand("ls").Output...)
-	s := modeltest.NewResponses(t, modeltest.Respond(rep))
+	s := modeltest.NewResponses(t, modeltest.ResponsesAlways(rep))
 	var body map[string]any
 	if err := json.NewDecoder(postResponses(t, t.Context(), s, fmt.Sprintf(helloResponses, false)).Body).Decode(&body); err != nil {
 		t.Fatal(err)
@@ -112,8 +112,8 @@ func TestResponsesJSONReply(t *testing.T) {
 	}
 }
 
-func TestResponsesError(t *testing.T) {
-	s := modeltest.NewResponses(t, modeltest.Respond(modeltest.ResponsesError(429, "rate_limit_error", "slow down")))
+func TestResponsesAPIError(t *testing.T) {
+	s := modeltest.NewResponses(t, modeltest.ResponsesAlways(modeltest.ResponsesAPIError(429, "rate_limit_error", "slow down")))
 	resp := postResponses(t, t.Context(), s, fmt.Sprintf(helloResponses, true))
 	var body map[string]any
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
@@ -123,7 +123,7 @@ func TestResponsesError(t *testing.T) {
 	if diff := cmp.Diff([]any{429, "rate_limit_error", "slow down"}, got); diff != "" {
 		t.Errorf("error reply (-want +got):\n%s", diff)
 	}
-	s = modeltest.NewResponses(t, modeltest.Respond(modeltest.ResponsesReply{Status: 500}))
+	s = modeltest.NewResponses(t, modeltest.ResponsesAlways(modeltest.ResponsesReply{Status: 500}))
 	json.NewDecoder(postResponses(t, t.Context(), s, fmt.Sprintf(helloResponses, true)).Body).Decode(&body)
 	if got := get(body, "error", "type"); got != "invalid_request_error" {
 		t.Errorf("error type of ResponsesReply{Status: 500} = %v, want invalid_request_error", got)
@@ -132,7 +132,7 @@ func TestResponsesError(t *testing.T) {
 
 func TestResponsesStall(t *testing.T) {
 	t.Run("nothing sent", func(t *testing.T) {
-		s := modeltest.NewResponses(t, modeltest.Respond(modeltest.ResponsesStall()))
+		s := modeltest.NewResponses(t, modeltest.ResponsesAlways(modeltest.ResponsesStall()))
 		ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 		defer cancel()
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/v1/responses", strings.NewReader(fmt.Sprintf(helloResponses, true)))
@@ -148,9 +148,9 @@ func TestResponsesStall(t *testing.T) {
 		}
 	})
 	t.Run("after partial output", func(t *testing.T) {
-		rep := modeltest.Answer("partial")
+		rep := modeltest.ResponsesText("partial")
 		rep.Stall = true
-		s := modeltest.NewResponses(t, modeltest.Respond(rep))
+		s := modeltest.NewResponses(t, modeltest.ResponsesAlways(rep))
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
 		resp := postResponses(t, ctx, s, fmt.Sprintf(helloResponses, true))
@@ -178,7 +178,7 @@ func TestResponsesParse(t *testing.T) {
 	var got *modeltest.ResponsesRequest
 	s := modeltest.NewResponses(t, func(r *modeltest.ResponsesRequest) modeltest.ResponsesReply {
 		got = r
-		return modeltest.Answer("ok")
+		return modeltest.ResponsesText("ok")
 	})
 	if resp := postResponses(t, t.Context(), s, body); resp.StatusCode != 200 {
 		t.Fatalf("status %d", resp.StatusCode)
@@ -244,9 +244,9 @@ func TestResponsesOtherPaths(t *testing.T) {
 }
 
 func TestResponsesReplyFuncs(t *testing.T) {
-	f := modeltest.WhenPrompt("review",
-		modeltest.CallThenAnswer(modeltest.ExecCommand("cat x"), "reviewed"),
-		modeltest.Respond(modeltest.Answer("plain")))
+	f := modeltest.ResponsesIfPrompt("review",
+		modeltest.ResponsesToolThenText(modeltest.ExecCommand("cat x"), "reviewed"),
+		modeltest.ResponsesAlways(modeltest.ResponsesText("plain")))
 	user := modeltest.Item{Type: "message", Role: "user", Text: "please review\n"}
 	call := modeltest.ExecCommand("cat x").Output[0]
 	output := modeltest.Item{Type: "function_call_output", CallID: call.CallID, Text: "x"}
@@ -256,8 +256,8 @@ func TestResponsesReplyFuncs(t *testing.T) {
 		want  modeltest.ResponsesReply
 	}{
 		{"marker", []modeltest.Item{user}, modeltest.ExecCommand("cat x")},
-		{"tool output", []modeltest.Item{user, call, output}, modeltest.Answer("reviewed")},
-		{"no marker", []modeltest.Item{{Type: "message", Role: "user", Text: "hi"}}, modeltest.Answer("plain")},
+		{"tool output", []modeltest.Item{user, call, output}, modeltest.ResponsesText("reviewed")},
+		{"no marker", []modeltest.Item{{Type: "message", Role: "user", Text: "hi"}}, modeltest.ResponsesText("plain")},
 	}
 	for _, tt := range tests {
 		if got := f(&modeltest.ResponsesRequest{Input: tt.input}); !cmp.Equal(got, tt.want) {
