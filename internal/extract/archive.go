@@ -198,7 +198,9 @@ func isSparse(h *tar.Header) bool {
 // any file; the second writes and hashes the files. For tar.gz, the first
 // pass decompresses on a goroutine of its own and keeps the decompressed
 // stream in a private scratch file, so the second reads plain tar instead
-// of decompressing again.
+// of decompressing again; the first pass also hashes each file of the
+// skill on the core the decompressor leaves idle, and the second checks
+// the bytes it writes against a CRC-32 of what the first read.
 func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os.Root, opts Options) ([]cache.File, error) {
 	src, scratch, release, err := firstTarPass(ctx, r, size, gz, opts)
 	if err != nil {
@@ -207,7 +209,7 @@ func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os
 	defer release()
 	p := newPlan(opts)
 	c := &counter{ctx: ctx, r: src, limit: opts.MaxTotalSize}
-	if err := planTar(c, p); err != nil {
+	if err := planTar(c, p, scratch != nil); err != nil {
 		return nil, err
 	}
 	src = io.NewSectionReader(r, 0, size)
@@ -235,8 +237,9 @@ func firstTarPass(ctx context.Context, r io.ReaderAt, size int64, gz bool, opts 
 
 // planTar is the first pass: it checks every header of the stream c and
 // adds it to the plan, then checks the end marker and what follows it,
-// and finishes the plan. It writes nothing.
-func planTar(c *counter, p *plan) error {
+// and finishes the plan. It writes nothing. With hash, it also hashes the
+// data of each file of the skill (see [known]).
+func planTar(c *counter, p *plan, hash bool) error {
 	tr := tar.NewReader(c)
 	var end int64 // where the last entry's data and padding end
 	for {
@@ -254,8 +257,14 @@ func planTar(c *counter, p *plan) error {
 		if h.Typeflag == tar.TypeXGlobalHeader {
 			continue
 		}
+		n := len(p.entries)
 		if err := planTarHeader(p, h, &c.lastBlock); err != nil {
 			return err
+		}
+		if hash && len(p.entries) > n && p.entries[n].kind == kindFile && p.entries[n].rel != "" {
+			if p.entries[n].known, err = readKnown(tr); err != nil {
+				return asFormat(err)
+			}
 		}
 	}
 	// The archive must end with its end marker (two zero blocks), and only
@@ -313,14 +322,14 @@ func writeTar(ctx context.Context, src io.Reader, p *plan, dst *os.Root, opts Op
 		if e.kind != kindFile || e.rel == "" {
 			continue
 		}
-		if err := out.writeFrom(w, e.rel, e.exec, tr, h.Size, opts.MaxFileSize); err != nil {
+		if err := out.writeFrom(w, i-1, e, tr, h.Size, opts.MaxFileSize); err != nil {
 			return nil, asFormat(err)
 		}
 	}
 	if err := out.wait(nil); err != nil {
 		return nil, asFormat(err)
 	}
-	return w.copyLinks(ctx, p, out.list)
+	return w.copyLinks(ctx, p, out.files())
 }
 
 // cleanOrEmpty is the name the plan records for an archive name.
@@ -493,14 +502,14 @@ func writeZip(ctx context.Context, files []*zip.File, p *plan, dst *os.Root, opt
 			if err != nil {
 				return asFormat(err)
 			}
-			out.add(file)
+			out.add(i, file)
 			return nil
 		})
 	}
 	if err := out.wait(nil); err != nil {
 		return nil, err
 	}
-	return w.copyLinks(ctx, p, out.list)
+	return w.copyLinks(ctx, p, out.files())
 }
 
 // writeZipEntry writes one zip entry, verifying its size and CRC-32.
@@ -511,7 +520,7 @@ func writeZipEntry(ctx context.Context, w *writer, f *zip.File, e entry, limit i
 	}
 	defer rc.Close()
 	cr := &crcReader{r: rc}
-	file, err := w.write(ctx, e.rel, e.exec, cr, limit)
+	file, err := w.write(ctx, e.rel, e.exec, cr, limit, nil)
 	if err != nil {
 		return file, err
 	}

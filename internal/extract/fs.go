@@ -154,7 +154,7 @@ func copyFSFile(ctx context.Context, w *writer, fsys fs.FS, name string, e entry
 	if !info.Mode().IsRegular() || !sameFile(walked, info) {
 		return cache.File{}, unsafeEntry(e.rel, "changed into something other than the regular file first seen while it was read")
 	}
-	return w.write(ctx, e.rel, e.exec, f, limit)
+	return w.write(ctx, e.rel, e.exec, f, limit, nil)
 }
 
 // sameFile reports whether two descriptions name the same file. Only

@@ -156,6 +156,7 @@ type entry struct {
 	exec   bool
 	size   int64
 	target string // for links: the skill-relative path of the file it copies
+	known  *known // for files of a tar.gz: their content as the first pass read it
 }
 
 // node is one element of a name the archive holds or implies. Names are

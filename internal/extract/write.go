@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash"
+	"hash/crc32"
 	"io"
 	"os"
 	"path"
@@ -131,10 +133,53 @@ func (w *writer) count(n int) error {
 	return nil
 }
 
+// known is a file's content as the first pass over a tar.gz read it from
+// the decompressor: its SHA-256, and a CRC-32 that the second pass checks
+// the bytes it writes against (reading them back from the scratch file),
+// so the first pass, which leaves a core idle while it waits on the
+// decompressor, does the hashing.
+type known struct {
+	sum  [32]byte
+	crc  uint32
+	size int64
+}
+
+// readKnown reads r to its end and describes its content.
+func readKnown(r io.Reader) (*known, error) {
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf := *bp
+	k := &known{}
+	sum := sha256.New()
+	for {
+		n, err := r.Read(buf)
+		k.size += int64(n)
+		sum.Write(buf[:n])
+		k.crc = crc32.Update(k.crc, crc32.IEEETable, buf[:n])
+		if err == io.EOF {
+			sum.Sum(k.sum[:0])
+			return k, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// check compares what the second pass wrote of a file, its size and
+// CRC-32, with what the first pass read.
+func (k *known) check(rel string, size int64, crc uint32) error {
+	if size != k.size || crc != k.crc {
+		return formatf("archive changed while it was read: %q", rel)
+	}
+	return nil
+}
+
 // write copies at most limit bytes of r into a new file (when w has a root)
 // and returns the file's description. Reading more than limit bytes is an
-// error: declared sizes are never trusted.
-func (w *writer) write(ctx context.Context, rel string, exec bool, r io.Reader, limit int64) (cache.File, error) {
+// error: declared sizes are never trusted. With k, the content must be
+// the one k describes, and is not hashed again.
+func (w *writer) write(ctx context.Context, rel string, exec bool, r io.Reader, limit int64, k *known) (cache.File, error) {
 	f := cache.File{Path: rel, Exec: exec}
 	var out *os.File
 	if w.root != nil {
@@ -147,7 +192,11 @@ func (w *writer) write(ctx context.Context, rel string, exec bool, r io.Reader, 
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
 	buf := *bp
-	sum := sha256.New()
+	var sum hash.Hash
+	if k == nil {
+		sum = sha256.New()
+	}
+	var crc uint32
 	for {
 		if err := ctx.Err(); err != nil {
 			return f, err
@@ -161,7 +210,11 @@ func (w *writer) write(ctx context.Context, rel string, exec bool, r io.Reader, 
 			if err := w.count(n); err != nil {
 				return f, err
 			}
-			sum.Write(buf[:n])
+			if k == nil {
+				sum.Write(buf[:n])
+			} else {
+				crc = crc32.Update(crc, crc32.IEEETable, buf[:n])
+			}
 			if out != nil {
 				if _, err := out.Write(buf[:n]); err != nil {
 					return f, err
@@ -175,7 +228,14 @@ func (w *writer) write(ctx context.Context, rel string, exec bool, r io.Reader, 
 			return f, rerr
 		}
 	}
-	sum.Sum(f.Sum[:0])
+	if k == nil {
+		sum.Sum(f.Sum[:0])
+	} else {
+		if err := k.check(rel, f.Size, crc); err != nil {
+			return f, err
+		}
+		f.Sum = k.sum
+	}
 	if out != nil {
 		return f, out.Close()
 	}
@@ -183,9 +243,18 @@ func (w *writer) write(ctx context.Context, rel string, exec bool, r io.Reader, 
 }
 
 // writeAll writes a file whose whole content is data, already bounded by
-// the caller.
-func (w *writer) writeAll(rel string, exec bool, data []byte) (cache.File, error) {
-	f := cache.File{Path: rel, Exec: exec, Size: int64(len(data)), Sum: sha256.Sum256(data)}
+// the caller. With k, data must be the content k describes, and is not
+// hashed again.
+func (w *writer) writeAll(rel string, exec bool, data []byte, k *known) (cache.File, error) {
+	f := cache.File{Path: rel, Exec: exec, Size: int64(len(data))}
+	if k == nil {
+		f.Sum = sha256.Sum256(data)
+	} else {
+		if err := k.check(rel, f.Size, crc32.ChecksumIEEE(data)); err != nil {
+			return f, err
+		}
+		f.Sum = k.sum
+	}
 	if err := w.count(len(data)); err != nil {
 		return f, err
 	}
@@ -204,41 +273,55 @@ func (w *writer) writeAll(rel string, exec bool, data []byte) (cache.File, error
 }
 
 // fileWriter writes files from concurrent jobs and collects their
-// descriptions. Creating files is
-// dominated by system-call latency, so small files are written by a few
-// goroutines while the caller goes on decoding the archive. At most
-// GOMAXPROCS+1 small files are held in memory at once.
+// descriptions, in the order of the entries they come from whatever order
+// the jobs finish in. Creating files is dominated by system-call latency,
+// so small files are written by a few goroutines while the caller goes on
+// decoding the archive. At most GOMAXPROCS+1 small files are held in
+// memory at once.
 type fileWriter struct {
 	g    *errgroup.Group
 	ctx  context.Context
-	mu   sync.Mutex
-	list []cache.File
+	list []cache.File // by entry; a zero Path for entries not written
 }
 
-func newFileWriter(ctx context.Context, capacity int) *fileWriter {
+// newFileWriter returns a fileWriter for an archive of entries entries.
+func newFileWriter(ctx context.Context, entries int) *fileWriter {
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0) + 1)
-	return &fileWriter{g: g, ctx: ctx, list: make([]cache.File, 0, capacity)}
+	return &fileWriter{g: g, ctx: ctx, list: make([]cache.File, entries)}
 }
 
-func (fw *fileWriter) add(f cache.File) {
-	fw.mu.Lock()
-	fw.list = append(fw.list, f)
-	fw.mu.Unlock()
+// add records the file written for entry i. Each job writes its own
+// element, so no lock is needed; wait orders the writes before files.
+func (fw *fileWriter) add(i int, f cache.File) {
+	fw.list[i] = f
 }
 
-// writeFrom writes a file of declared size from r: small files are read
-// into a buffer and written by another goroutine, large ones streamed here.
-func (fw *fileWriter) writeFrom(w *writer, rel string, exec bool, r io.Reader, size, limit int64) error {
+// files returns the files written, in entry order, once wait has returned.
+func (fw *fileWriter) files() []cache.File {
+	out := fw.list[:0]
+	for _, f := range fw.list {
+		if f.Path != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// writeFrom writes entry e, entry i, of declared size from r: small files
+// are read into a buffer and written by another goroutine, large ones
+// streamed here.
+func (fw *fileWriter) writeFrom(w *writer, i int, e entry, r io.Reader, size, limit int64) error {
+	rel, exec := e.rel, e.exec
 	if err := fw.ctx.Err(); err != nil {
 		return fw.wait(err)
 	}
 	if size < 0 || size >= bufSize {
-		f, err := w.write(fw.ctx, rel, exec, r, limit)
+		f, err := w.write(fw.ctx, rel, exec, r, limit, e.known)
 		if err != nil {
 			return fw.wait(err)
 		}
-		fw.add(f)
+		fw.add(i, f)
 		return nil
 	}
 	bp := bufPool.Get().(*[]byte)
@@ -262,11 +345,11 @@ func (fw *fileWriter) writeFrom(w *writer, rel string, exec bool, r io.Reader, s
 	}
 	fw.g.Go(func() error {
 		defer bufPool.Put(bp)
-		f, err := w.writeAll(rel, exec, (*bp)[:n])
+		f, err := w.writeAll(rel, exec, (*bp)[:n], e.known)
 		if err != nil {
 			return err
 		}
-		fw.add(f)
+		fw.add(i, f)
 		return nil
 	})
 	return nil
@@ -331,7 +414,7 @@ func (w *writer) copyFile(ctx context.Context, rel string, src cache.File, limit
 		return cache.File{}, err
 	}
 	defer in.Close()
-	f, err := w.write(ctx, rel, src.Exec, in, limit)
+	f, err := w.write(ctx, rel, src.Exec, in, limit, nil)
 	if err != nil {
 		return f, fmt.Errorf("copy %q for link %q: %w", src.Path, rel, err)
 	}
