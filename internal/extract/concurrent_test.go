@@ -166,8 +166,10 @@ func TestTarGzWriterErrorStopsOthers(t *testing.T) {
 	if !errors.Is(err, fs.ErrExist) {
 		t.Fatalf("err = %v, want the clash on f-1000.md", err)
 	}
-	if got := countFiles(t, dir); got < 2 || got > 1000+runtime.GOMAXPROCS(0)+3 {
-		t.Fatalf("%d files in the root after a failure at the 1002nd entry", got)
+	// Jobs started before the failing one cancels the rest may still
+	// write; the files after the clash are not all written.
+	if got := countFiles(t, dir); got < 2 || got >= n+1 {
+		t.Fatalf("%d files in the root after a failure at the 1002nd entry of %d", got, n+1)
 	}
 	checkNoLeak(t, before)
 }
