@@ -200,7 +200,7 @@ func isSparse(h *tar.Header) bool {
 // stream in a private scratch file, so the second reads plain tar instead
 // of decompressing again; the first pass also hashes each file of the
 // skill on the core the decompressor leaves idle, and the second checks
-// the bytes it writes against a keyed hash of what the first read.
+// the bytes it writes against a CRC-32 of what the first read.
 func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os.Root, opts Options) ([]cache.File, error) {
 	src, scratch, release, err := firstTarPass(ctx, r, size, gz, opts)
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
-	"hash/maphash"
+	"hash/crc32"
 	"io"
 	"os"
 	"path"
@@ -134,21 +134,21 @@ func (w *writer) count(n int) error {
 }
 
 // known is a file's content as the first pass over a tar.gz read it from
-// the decompressor: its SHA-256, and a tag, a hash keyed by a seed that
-// exists only in this process's memory, that the second pass checks the
-// bytes it writes against (reading them back from the scratch file). So
-// the first pass, which leaves a core idle while it waits on the
-// decompressor, does the hashing, and the SHA-256 returned still describes
-// the bytes written: a scratch file changed between the passes cannot be
-// made to match the tag without the seed.
+// the decompressor: its SHA-256, and a CRC-32 that the second pass checks
+// the bytes it writes against (reading them back from the scratch file).
+// So the first pass, which leaves a core idle while it waits on the
+// decompressor, does the hashing. The CRC catches a scratch file damaged
+// between the passes; it does not stop one rewritten on purpose to the
+// same size and CRC (CRC-32 is easy to forge), which only a process of
+// the same user can do: the scratch file lies in the caller's private
+// staging folder, where that process could as well rewrite the files
+// written, so the check is no weaker than the folder. (A keyed hash
+// instead cost a fifth of the cold time.)
 type known struct {
 	sum  [32]byte
-	tag  uint64
+	crc  uint32
 	size int64
 }
-
-// tagSeed keys the tags of known contents.
-var tagSeed = maphash.MakeSeed()
 
 // readKnown reads r to its end and describes its content.
 func readKnown(r io.Reader) (*known, error) {
@@ -157,16 +157,13 @@ func readKnown(r io.Reader) (*known, error) {
 	buf := *bp
 	k := &known{}
 	sum := sha256.New()
-	var tag maphash.Hash
-	tag.SetSeed(tagSeed)
 	for {
 		n, err := r.Read(buf)
 		k.size += int64(n)
 		sum.Write(buf[:n])
-		tag.Write(buf[:n])
+		k.crc = crc32.Update(k.crc, crc32.IEEETable, buf[:n])
 		if err == io.EOF {
 			sum.Sum(k.sum[:0])
-			k.tag = tag.Sum64()
 			return k, nil
 		}
 		if err != nil {
@@ -175,10 +172,10 @@ func readKnown(r io.Reader) (*known, error) {
 	}
 }
 
-// check compares what the second pass wrote of a file, its size and tag,
-// with what the first pass read.
-func (k *known) check(rel string, size int64, tag uint64) error {
-	if size != k.size || tag != k.tag {
+// check compares what the second pass wrote of a file, its size and
+// CRC-32, with what the first pass read.
+func (k *known) check(rel string, size int64, crc uint32) error {
+	if size != k.size || crc != k.crc {
 		return formatf("%q: the scratch copy of the archive changed between the two passes", rel)
 	}
 	return nil
@@ -205,8 +202,7 @@ func (w *writer) write(ctx context.Context, rel string, exec bool, r io.Reader, 
 	if k == nil {
 		sum = sha256.New()
 	}
-	var tag maphash.Hash
-	tag.SetSeed(tagSeed)
+	var crc uint32
 	for {
 		if err := ctx.Err(); err != nil {
 			return f, err
@@ -223,7 +219,7 @@ func (w *writer) write(ctx context.Context, rel string, exec bool, r io.Reader, 
 			if k == nil {
 				sum.Write(buf[:n])
 			} else {
-				tag.Write(buf[:n])
+				crc = crc32.Update(crc, crc32.IEEETable, buf[:n])
 			}
 			if out != nil {
 				if _, err := out.Write(buf[:n]); err != nil {
@@ -241,7 +237,7 @@ func (w *writer) write(ctx context.Context, rel string, exec bool, r io.Reader, 
 	if k == nil {
 		sum.Sum(f.Sum[:0])
 	} else {
-		if err := k.check(rel, f.Size, tag.Sum64()); err != nil {
+		if err := k.check(rel, f.Size, crc); err != nil {
 			return f, err
 		}
 		f.Sum = k.sum
@@ -260,7 +256,7 @@ func (w *writer) writeAll(rel string, exec bool, data []byte, k *known) (cache.F
 	if k == nil {
 		f.Sum = sha256.Sum256(data)
 	} else {
-		if err := k.check(rel, f.Size, maphash.Bytes(tagSeed, data)); err != nil {
+		if err := k.check(rel, f.Size, crc32.ChecksumIEEE(data)); err != nil {
 			return f, err
 		}
 		f.Sum = k.sum
