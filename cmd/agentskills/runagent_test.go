@@ -37,14 +37,8 @@ func newRunRig(t *testing.T, reply modeltest.ReplyFunc) *runRig {
 	cli := modeltest.ClaudeCLI(t)
 	s := modeltest.NewAnthropic(t, reply)
 	env, home := s.ClaudeEnv(t)
-	r := &runRig{server: s, workspace: t.TempDir(), skills: t.TempDir(), home: home, marker: rand.Text()}
-	t.Cleanup(func() { cachetest.Writable(home) }) // the skill cache is in it
-	r.env = append(env,
-		"PATH="+filepath.Dir(cli)+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"AGENT_ADAPTOR_SKILL_CACHE_ROOT="+filepath.Join(home, ".cache", "skills"),
-		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
-		"AGENTADAPTOR_TEST_RUN="+r.marker,
-	)
+	r := rigFor(t, cli, env, home)
+	r.server = s
 	for _, name := range []string{"alpha", "beta"} {
 		writeSkill(t, r.skills, name, fmt.Sprintf("---\nname: %s\ndescription: The %s skill DESC-%s.\n---\nBody of %s.\n", name, name, name, name))
 	}
@@ -237,14 +231,7 @@ func TestRunAgentCodex(t *testing.T) {
 	cli := modeltest.CodexCLI(t)
 	s := modeltest.NewResponses(t, modeltest.ResponsesIfPrompt("again", modeltest.ResponsesAlways(modeltest.ResponsesText("again done")), modeltest.ResponsesAlways(modeltest.ResponsesText("codex answer"))))
 	env, home, _ := s.CodexEnv(t)
-	r := &runRig{workspace: t.TempDir(), skills: t.TempDir(), home: home, marker: rand.Text()}
-	t.Cleanup(func() { cachetest.Writable(home) }) // the skill cache is in it
-	r.env = append(env,
-		"PATH="+filepath.Dir(cli)+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"AGENT_ADAPTOR_SKILL_CACHE_ROOT="+filepath.Join(home, ".cache", "skills"),
-		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
-		"AGENTADAPTOR_TEST_RUN="+r.marker,
-	)
+	r := rigFor(t, cli, env, home)
 	for _, name := range []string{"alpha", "beta"} {
 		writeSkill(t, r.skills, name, fmt.Sprintf("---\nname: %s\ndescription: The %s skill.\n---\nBody.\n", name, name))
 	}
@@ -272,4 +259,18 @@ func TestRunAgentCodex(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "skills added: beta") {
 		t.Errorf("resume with another set = %d, %q; want 1 naming beta", code, errs)
 	}
+}
+
+// rigFor is a rig for the agent CLI at cli, run with env in the home
+// folder home, which also holds the skill cache and the recorded sessions.
+func rigFor(t *testing.T, cli string, env []string, home string) *runRig {
+	r := &runRig{workspace: t.TempDir(), skills: t.TempDir(), home: home, marker: rand.Text()}
+	t.Cleanup(func() { cachetest.Writable(home) }) // the skill cache is in it
+	r.env = append(env,
+		"PATH="+filepath.Dir(cli)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"AGENT_ADAPTOR_SKILL_CACHE_ROOT="+filepath.Join(home, ".cache", "skills"),
+		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
+		"AGENTADAPTOR_TEST_RUN="+r.marker,
+	)
+	return r
 }
