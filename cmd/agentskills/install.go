@@ -250,7 +250,7 @@ func shortPath(p string) string {
 }
 
 func writeJSON(s *streams, v any) error {
-	enc := json.NewEncoder(s.out)
+	enc := json.NewEncoder(s.data)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }

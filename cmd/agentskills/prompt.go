@@ -61,7 +61,7 @@ func runPrompt(opts *promptOptions) error {
 	if err != nil {
 		return reportError(opts.io, "", err)
 	}
-	_, err = fmt.Fprintf(opts.io.out, "%s\n", block)
+	_, err = fmt.Fprintf(opts.io.data, "%s\n", block)
 	return err
 }
 

@@ -50,6 +50,6 @@ func runReadProperties(opts *readPropertiesOptions) error {
 	if err != nil {
 		return reportError(opts.io, dirs[0], err)
 	}
-	_, err = fmt.Fprintf(opts.io.out, "%s\n", js)
+	_, err = fmt.Fprintf(opts.io.data, "%s\n", js)
 	return err
 }

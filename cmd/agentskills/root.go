@@ -22,11 +22,29 @@ const (
 	exitUsage  = 2 // bad usage
 )
 
-// streams are the standard streams a command uses: data to out,
-// diagnostics to err.
+// streams are the standard streams a command uses: what it prints for a
+// person to out, diagnostics to err, both with control characters escaped
+// (see textWriter); JSON and other output for programs to data, which is
+// stdout as it is.
 type streams struct {
 	in       io.Reader
 	out, err io.Writer
+	data     io.Writer
+	textOut  *textWriter
+	textErr  *textWriter
+}
+
+// newStreams returns the streams over the standard ones.
+func newStreams(stdin io.Reader, stdout, stderr io.Writer) *streams {
+	s := &streams{in: stdin, data: stdout, textOut: newTextWriter(stdout), textErr: newTextWriter(stderr)}
+	s.out, s.err = s.textOut, s.textErr
+	return s
+}
+
+// flush writes what the text writers hold back.
+func (s *streams) flush() {
+	s.textOut.Flush()
+	s.textErr.Flush()
 }
 
 // subcommands builds the subcommands. A new command is a file with its

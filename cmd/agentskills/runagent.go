@@ -64,7 +64,9 @@ folder of skills, an archive or its URL). Nothing is installed: the agent's
 own folders and the workspace are left as they are. The environment passes
 through to the agent (its login, its model settings).
 
-The final answer goes to stdout. With --json, every event goes to stdout as
+The final answer goes to stdout, with control characters other than line
+feeds and tabs shown escaped (\x1b), as in all output meant for a person.
+With --json, every event goes to stdout as
 one JSON object per line, each with a "type"; the last is the result:
 {"type":"result","session_id":...,"text":...,"is_error":false,...}, with
 is_error true when the agent reported an error, or {"type":"error",...}
@@ -143,7 +145,7 @@ func newAgentRun(opts *runOptions, drv driver.Driver, refs []skill.Ref, workspac
 	r := &agentRun{opts: opts, workspace: workspace}
 	agentOpts := []adaptor.Option{adaptor.WithSkills(refs...), adaptor.WithWorkspace(workspace)}
 	if opts.json {
-		r.out = &eventWriter{w: opts.io.out}
+		r.out = &eventWriter{w: opts.io.data}
 		agentOpts = append(agentOpts, adaptor.WithEvents(r.out.event))
 	}
 	r.agent = adaptor.New(drv, agentOpts...)

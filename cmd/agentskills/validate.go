@@ -95,7 +95,7 @@ func runValidate(ctx context.Context, opts *validateOptions) error {
 		return err
 	}
 	if opts.json {
-		enc := json.NewEncoder(opts.io.out)
+		enc := json.NewEncoder(opts.io.data)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(verdicts); err != nil {
