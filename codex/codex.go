@@ -174,10 +174,11 @@ func (d *codexDriver) Run(ctx context.Context, req *driver.Request) (*driver.Res
 	if err != nil {
 		return nil, err
 	}
-	managed, err := d.managedHome(ctx, req, l)
+	managed, release, err := d.managedHome(ctx, req, l)
 	if err != nil {
 		return nil, err
 	}
+	defer release() // the run's lease on its home
 	unlock, err := firstRun(ctx, managed)
 	if err != nil {
 		return nil, fmt.Errorf("codex: %w", err)
@@ -206,29 +207,32 @@ func (d *codexDriver) Run(ctx context.Context, req *driver.Request) (*driver.Res
 
 // managedHome brings the managed Codex home of req's skills up to date,
 // after the checks for skills Codex would list beside the run's and, for
-// a resume, for the session in that home. It returns the home's folder.
-func (d *codexDriver) managedHome(ctx context.Context, req *driver.Request, l *launch.Launch) (string, error) {
+// a resume, for the session in that home. It returns the home's folder
+// and the release of the run's lease on it.
+func (d *codexDriver) managedHome(ctx context.Context, req *driver.Request, l *launch.Launch) (string, func(), error) {
 	userHome, err := d.userHome(l.Env)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	managed, err := home(ctx, d.c.CacheRoot, req.Skills, userHome, !d.c.WithoutUserSkills)
+	managed, release, err := home(ctx, d.c.CacheRoot, req.Skills, userHome, !d.c.WithoutUserSkills)
 	if err != nil {
 		var shadow *driver.ShadowError
 		if errors.As(err, &shadow) || ctx.Err() != nil {
-			return "", err
+			return "", nil, err
 		}
-		return "", fmt.Errorf("codex: %w", err)
+		return "", nil, fmt.Errorf("codex: %w", err)
 	}
 	if err := checkShadows(ctx, listedNames(req.Skills), otherSkillsDirs(l.Workspace, process.Getenv(l.Env, "HOME"))); err != nil {
-		return "", err
+		release()
+		return "", nil, err
 	}
 	if req.Resume != "" {
 		if err := checkResume(managed, req.Resume); err != nil {
-			return "", err
+			release()
+			return "", nil, err
 		}
 	}
-	return managed, nil
+	return managed, release, nil
 }
 
 // userHome is the user's Codex home: Config.Home, else $CODEX_HOME of the
