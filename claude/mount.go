@@ -190,4 +190,3 @@ func removeMount(dir string) {
 	}
 	os.RemoveAll(dir)
 }
-

@@ -305,4 +305,3 @@ func writeAtomic(path string, data []byte) error {
 	}
 	return err
 }
-
