@@ -145,11 +145,9 @@ func (d *claudeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 	env := l.Env
 	var mountDir string
 	if len(req.Skills.Entries) > 0 {
-		var release func()
-		if mountDir, release, err = mount(ctx, d.c.CacheRoot, req.Skills); err != nil {
+		if mountDir, err = mount(d.c.CacheRoot, req.Skills); err != nil {
 			return nil, fmt.Errorf("claude: %w", err)
 		}
-		defer release() // the run's lease on its mount
 		if err := checkShadows(ctx, req.Skills, mountDir, l.Workspace, userSkillsDir(env)); err != nil {
 			return nil, err
 		}

@@ -1,7 +1,6 @@
 package claude
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -13,9 +12,12 @@ import (
 	"slices"
 
 	"github.com/agentadaptor/agentadaptor/driver"
-	"github.com/agentadaptor/agentadaptor/internal/agentdir"
+	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
+
+// mountsDir is where mounts live under the cache root.
+const mountsDir = "mounts/claude"
 
 // skillsDir is where Claude Code finds skills under a folder given with
 // --add-dir.
@@ -42,28 +44,24 @@ func mountKey(rs driver.ResolvedSkills) string {
 // mount returns the folder to pass with --add-dir for rs: under root,
 // holding .claude/skills/<runtime-name> for each skill, a link to its
 // folder (a copy where links cannot be made). It is built once, atomically,
-// and reused by every run with the same set. The run holds a lease on it
-// until it calls release, so that a collection of the cache keeps it.
-func mount(ctx context.Context, root string, rs driver.ResolvedSkills) (dir string, release func(), err error) {
-	lease, err := agentdir.Acquire(ctx, root, agentdir.ClaudeMount, mountKey(rs))
-	if err != nil {
-		return "", nil, err
-	}
-	if dir, err = build(lease, rs); err != nil {
-		lease.Release()
-		return "", nil, err
-	}
-	return dir, lease.Release, nil
-}
-
-// build makes the mount of rs under the lease, or reuses the one there.
-func build(lease *agentdir.Lease, rs driver.ResolvedSkills) (string, error) {
-	base, final := lease.Base(), lease.Dir()
+// and reused by every run with the same set.
+func mount(root string, rs driver.ResolvedSkills) (string, error) {
+	base := filepath.Join(root, filepath.FromSlash(mountsDir))
+	final := filepath.Join(base, mountKey(rs))
 	if ok, _ := mountIntact(final, rs); ok {
-		// Reused: Acquire checked that it is the user's own.
+		// Reused: still only if no other user can have swapped it.
+		if err := checkOwnFolder(base); err != nil {
+			return "", err
+		}
 		return final, nil
 	}
-	staging, err := os.MkdirTemp(base, filepath.Base(final)+".staging-")
+	if err := os.MkdirAll(base, 0o700); err != nil {
+		return "", fmt.Errorf("create skill mount folder: %w", err)
+	}
+	if err := checkOwnFolder(base); err != nil {
+		return "", err
+	}
+	staging, err := os.MkdirTemp(base, ".staging-")
 	if err != nil {
 		return "", fmt.Errorf("create skill mount: %w", err)
 	}
@@ -88,7 +86,7 @@ func build(lease *agentdir.Lease, rs driver.ResolvedSkills) (string, error) {
 	// Another run published the same mount first, or a broken one is in
 	// the way: use the first if it checks out, else replace it.
 	if ok, _ := mountIntact(final, rs); ok {
-		return final, agentdir.CheckFolder(final)
+		return final, nil
 	}
 	aside := staging + ".old"
 	switch err := os.Rename(final, aside); {
@@ -99,7 +97,7 @@ func build(lease *agentdir.Lease, rs driver.ResolvedSkills) (string, error) {
 	}
 	if err := os.Rename(staging, final); err != nil {
 		if ok, _ := mountIntact(final, rs); ok {
-			return final, agentdir.CheckFolder(final)
+			return final, nil
 		}
 		return "", fmt.Errorf("publish skill mount %s: %w", final, err)
 	}
@@ -189,4 +187,20 @@ func removeMount(dir string) {
 		os.Chmod(filepath.Join(dir, filepath.FromSlash(skillsDir)), 0o755)
 	}
 	os.RemoveAll(dir)
+}
+
+// checkOwnFolder refuses a mounts folder that is not a real folder of the
+// current user, or that other users can write: they could swap a mount.
+func checkOwnFolder(p string) error {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("skill mount folder %s is not a folder; remove it or set Config.CacheRoot", p)
+	}
+	if err := cache.CheckOwner(fi); err != nil {
+		return fmt.Errorf("skill mount folder %s %v; set Config.CacheRoot to a folder of your own", p, err)
+	}
+	return nil
 }
