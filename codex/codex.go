@@ -64,9 +64,31 @@
 //     in it take turns (a file lock, waited for as long as the context
 //     allows). Later runs share the home freely.
 //  6. Nothing is written to the user's Codex home or to the workspace by
-//     the driver. Codex itself writes through the auth.json link when it
-//     refreshes a token (rule 4), leaving an auth.json.lock beside the
-//     user's file, as it does in the user's own runs.
+//     the driver. Codex itself writes to the user's Codex home only when
+//     it saves a login: when it refreshes a ChatGPT login that is due
+//     (rule 4), it writes the new tokens to a temporary .auth-XXXXXX
+//     beside the user's auth.json, renames it over that file, and leaves
+//     an empty auth.json.lock there, the lock it takes on the file the
+//     link resolves to: the same two files its runs in the user's own
+//     home leave. A run that authenticates with an API key, or whose
+//     login is not due, only reads auth.json: nothing in the user's home
+//     changes. The lock cannot be kept out while the new tokens are to
+//     reach the user's file, since Codex 0.169.0 puts it beside whatever
+//     file the link resolves to. Both cases are tested against the real
+//     Codex.
+//  7. Every folder from the cache root down to the home (the root,
+//     homes/, homes/codex/ and the home) must be a real folder of the
+//     current user that neither its group nor every user may write, and
+//     the folders above the root must be safe from other users too;
+//     otherwise the run fails before Codex starts, with an error that
+//     names the folder. On Windows ownership and modes are not checked.
+//  8. A run holds a lease on its home from before it is prepared until
+//     the run is over (a shared lock on <key>.lease beside it, whose time
+//     records the last use). skill.Cache.CollectDriverFolders (`agentskills
+//     cache gc`) removes homes unused for its age, never one a run holds,
+//     and with a home the sessions it holds, which then can no longer be
+//     resumed (it reports how many); skill.Cache.GC keeps every skill tree
+//     a remaining home links to. The rules are those of internal/agentdir.
 //
 // # Checks
 //
