@@ -41,11 +41,11 @@ func resolve200(b *testing.B, root string) driver.ResolvedSkills {
 func BenchmarkMount200Warm(b *testing.B) {
 	root := cachetest.Root(b)
 	rs := resolve200(b, root)
-	if _, err := mount(root, rs); err != nil {
+	if _, err := mountNow(root, rs); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := mount(root, rs); err != nil {
+		if _, err := mountNow(root, rs); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -59,7 +59,7 @@ func BenchmarkMount200Cold(b *testing.B) {
 		b.StopTimer()
 		os.RemoveAll(filepath.Join(root, "mounts"))
 		b.StartTimer()
-		if _, err := mount(root, rs); err != nil {
+		if _, err := mountNow(root, rs); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -70,7 +70,7 @@ func BenchmarkMount200Cold(b *testing.B) {
 func BenchmarkShadowCheck200(b *testing.B) {
 	root := cachetest.Root(b)
 	rs := resolve200(b, root)
-	m, err := mount(root, rs)
+	m, err := mountNow(root, rs)
 	if err != nil {
 		b.Fatal(err)
 	}

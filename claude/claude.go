@@ -34,6 +34,18 @@
 //  3. Nothing is written to the workspace, the user's ~/.claude or
 //     $CLAUDE_CONFIG_DIR. The config folder is not moved for a run either:
 //     it also holds the user's login and sessions.
+//  4. Every folder from the cache root down to the mount (the root,
+//     mounts/, mounts/claude/ and the mount) must be a real folder of the
+//     current user that neither its group nor every user may write, and
+//     the folders above the root must be safe from other users too;
+//     otherwise the run fails before the agent starts, with an error that
+//     names the folder. On Windows ownership and modes are not checked.
+//  5. A run holds a lease on its mount from before it is built until the
+//     run is over (a shared lock on <key>.lease beside it, whose time
+//     records the last use). skill.Cache.CollectDriverFolders (`agentskills
+//     cache gc`) removes mounts unused for its age and never one a run
+//     holds, and skill.Cache.GC keeps every skill tree a remaining mount
+//     links to. The rules are those of internal/agentdir.
 //
 // # Checks
 //
@@ -145,9 +157,11 @@ func (d *claudeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 	env := l.Env
 	var mountDir string
 	if len(req.Skills.Entries) > 0 {
-		if mountDir, err = mount(d.c.CacheRoot, req.Skills); err != nil {
+		var release func()
+		if mountDir, release, err = mount(ctx, d.c.CacheRoot, req.Skills); err != nil {
 			return nil, fmt.Errorf("claude: %w", err)
 		}
+		defer release() // the run's lease on its mount
 		if err := checkShadows(ctx, req.Skills, mountDir, l.Workspace, userSkillsDir(env)); err != nil {
 			return nil, err
 		}

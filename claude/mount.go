@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -12,12 +13,9 @@ import (
 	"slices"
 
 	"github.com/agentadaptor/agentadaptor/driver"
-	"github.com/agentadaptor/agentadaptor/internal/cache"
+	"github.com/agentadaptor/agentadaptor/internal/agentdir"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
-
-// mountsDir is where mounts live under the cache root.
-const mountsDir = "mounts/claude"
 
 // skillsDir is where Claude Code finds skills under a folder given with
 // --add-dir.
@@ -44,24 +42,28 @@ func mountKey(rs driver.ResolvedSkills) string {
 // mount returns the folder to pass with --add-dir for rs: under root,
 // holding .claude/skills/<runtime-name> for each skill, a link to its
 // folder (a copy where links cannot be made). It is built once, atomically,
-// and reused by every run with the same set.
-func mount(root string, rs driver.ResolvedSkills) (string, error) {
-	base := filepath.Join(root, filepath.FromSlash(mountsDir))
-	final := filepath.Join(base, mountKey(rs))
+// and reused by every run with the same set. The run holds a lease on it
+// until it calls release, so that a collection of the cache keeps it.
+func mount(ctx context.Context, root string, rs driver.ResolvedSkills) (dir string, release func(), err error) {
+	lease, err := agentdir.Acquire(ctx, root, agentdir.ClaudeMount, mountKey(rs))
+	if err != nil {
+		return "", nil, err
+	}
+	if dir, err = build(lease, rs); err != nil {
+		lease.Release()
+		return "", nil, err
+	}
+	return dir, lease.Release, nil
+}
+
+// build makes the mount of rs under the lease, or reuses the one there.
+func build(lease *agentdir.Lease, rs driver.ResolvedSkills) (string, error) {
+	base, final := lease.Base(), lease.Dir()
 	if ok, _ := mountIntact(final, rs); ok {
-		// Reused: still only if no other user can have swapped it.
-		if err := checkOwnFolder(base); err != nil {
-			return "", err
-		}
+		// Reused: Acquire checked that it is the user's own.
 		return final, nil
 	}
-	if err := os.MkdirAll(base, 0o700); err != nil {
-		return "", fmt.Errorf("create skill mount folder: %w", err)
-	}
-	if err := checkOwnFolder(base); err != nil {
-		return "", err
-	}
-	staging, err := os.MkdirTemp(base, ".staging-")
+	staging, err := os.MkdirTemp(base, filepath.Base(final)+".staging-")
 	if err != nil {
 		return "", fmt.Errorf("create skill mount: %w", err)
 	}
@@ -86,7 +88,7 @@ func mount(root string, rs driver.ResolvedSkills) (string, error) {
 	// Another run published the same mount first, or a broken one is in
 	// the way: use the first if it checks out, else replace it.
 	if ok, _ := mountIntact(final, rs); ok {
-		return final, nil
+		return final, agentdir.CheckFolder(final)
 	}
 	aside := staging + ".old"
 	switch err := os.Rename(final, aside); {
@@ -97,7 +99,7 @@ func mount(root string, rs driver.ResolvedSkills) (string, error) {
 	}
 	if err := os.Rename(staging, final); err != nil {
 		if ok, _ := mountIntact(final, rs); ok {
-			return final, nil
+			return final, agentdir.CheckFolder(final)
 		}
 		return "", fmt.Errorf("publish skill mount %s: %w", final, err)
 	}
@@ -187,20 +189,4 @@ func removeMount(dir string) {
 		os.Chmod(filepath.Join(dir, filepath.FromSlash(skillsDir)), 0o755)
 	}
 	os.RemoveAll(dir)
-}
-
-// checkOwnFolder refuses a mounts folder that is not a real folder of the
-// current user, or that other users can write: they could swap a mount.
-func checkOwnFolder(p string) error {
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("skill mount folder %s is not a folder; remove it or set Config.CacheRoot", p)
-	}
-	if err := cache.CheckOwner(fi); err != nil {
-		return fmt.Errorf("skill mount folder %s %v; set Config.CacheRoot to a folder of your own", p, err)
-	}
-	return nil
 }

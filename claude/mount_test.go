@@ -1,10 +1,12 @@
 package claude
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -29,6 +31,15 @@ func resolved(t testing.TB, dirs ...string) driver.ResolvedSkills {
 	return rs
 }
 
+// mountNow makes the mount of rs and releases its lease at once.
+func mountNow(root string, rs driver.ResolvedSkills) (string, error) {
+	dir, release, err := mount(context.Background(), root, rs)
+	if err == nil {
+		release()
+	}
+	return dir, err
+}
+
 func mounted(t *testing.T, dir string) []string {
 	t.Helper()
 	names, err := readNames(filepath.Join(dir, ".claude", "skills"))
@@ -43,7 +54,7 @@ func TestMount(t *testing.T) {
 	a, b := cachetest.WriteSkill(t, src, "a", "A"), cachetest.WriteSkill(t, src, "b", "B")
 	ab, onlyA := resolved(t, a, b), resolved(t, a)
 
-	m1, err := mount(root, ab)
+	m1, err := mountNow(root, ab)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,10 +68,10 @@ func TestMount(t *testing.T) {
 		}
 	}
 	// The same set reuses the mount; another set gets its own.
-	if m2, err := mount(root, ab); err != nil || m2 != m1 {
+	if m2, err := mountNow(root, ab); err != nil || m2 != m1 {
 		t.Errorf("second mount = %q, %v; want %q", m2, err, m1)
 	}
-	m3, err := mount(root, onlyA)
+	m3, err := mountNow(root, onlyA)
 	if err != nil || m3 == m1 {
 		t.Fatalf("mount of another set = %q, %v; want a new folder", m3, err)
 	}
@@ -74,7 +85,7 @@ func TestMount(t *testing.T) {
 	if moved.Fingerprint != ab.Fingerprint {
 		t.Fatal("test setup: fingerprints differ")
 	}
-	if m4, err := mount(root, moved); err != nil || m4 == m1 {
+	if m4, err := mountNow(root, moved); err != nil || m4 == m1 {
 		t.Errorf("mount of moved folders = %q, %v; want a new folder", m4, err)
 	}
 	// Mounts are read-only, and no staging is left behind.
@@ -114,7 +125,7 @@ func TestMountRebuildsAChangedMount(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := mount(root, rs)
+			m, err := mountNow(root, rs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +135,7 @@ func TestMountRebuildsAChangedMount(t *testing.T) {
 			if ok, _ := mountIntact(m, rs); ok {
 				t.Fatal("changed mount passes the check")
 			}
-			again, err := mount(root, rs)
+			again, err := mountNow(root, rs)
 			if err != nil || again != m {
 				t.Fatalf("remount = %q, %v", again, err)
 			}
@@ -146,7 +157,7 @@ func TestMountConcurrent(t *testing.T) {
 	got := make([]string, 8)
 	errs := make([]error, 8)
 	for i := range got {
-		wg.Go(func() { got[i], errs[i] = mount(root, rs) })
+		wg.Go(func() { got[i], errs[i] = mountNow(root, rs) })
 	}
 	wg.Wait()
 	for i := range got {
@@ -157,9 +168,9 @@ func TestMountConcurrent(t *testing.T) {
 	if ok, err := mountIntact(got[0], rs); !ok {
 		t.Errorf("mount does not check out: %v", err)
 	}
-	entries, _ := os.ReadDir(filepath.Join(root, "mounts", "claude"))
-	if len(entries) != 1 {
-		t.Errorf("mounts folder holds %d entries, want 1", len(entries))
+	names, _ := readNames(filepath.Join(root, "mounts", "claude"))
+	if key := filepath.Base(got[0]); !slices.Equal(names, []string{key, key + ".lease"}) {
+		t.Errorf("mounts folder holds %q, want the mount and its lease", names)
 	}
 }
 
@@ -172,7 +183,7 @@ func TestMountRefusesAForeignFolder(t *testing.T) {
 	if err := os.Symlink(t.TempDir(), filepath.Join(root, "mounts", "claude")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mount(root, rs); err == nil {
+	if _, err := mountNow(root, rs); err == nil {
 		t.Error("mount through a linked mounts folder succeeded")
 	}
 	os.Remove(filepath.Join(root, "mounts", "claude"))
@@ -180,16 +191,16 @@ func TestMountRefusesAForeignFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Chmod(filepath.Join(root, "mounts", "claude"), 0o777)
-	if _, err := mount(root, rs); err == nil {
+	if _, err := mountNow(root, rs); err == nil {
 		t.Error("mount in a folder every user can write succeeded")
 	}
 	// Also when the mount was made before the folder became writable.
 	os.Chmod(filepath.Join(root, "mounts", "claude"), 0o700)
-	if _, err := mount(root, rs); err != nil {
+	if _, err := mountNow(root, rs); err != nil {
 		t.Fatal(err)
 	}
 	os.Chmod(filepath.Join(root, "mounts", "claude"), 0o777)
-	if _, err := mount(root, rs); err == nil {
+	if _, err := mountNow(root, rs); err == nil {
 		t.Error("reuse of a mount in a folder every user can write succeeded")
 	}
 }
@@ -197,7 +208,7 @@ func TestMountRefusesAForeignFolder(t *testing.T) {
 func TestShadows(t *testing.T) {
 	root, src := t.TempDir(), t.TempDir()
 	rs := resolved(t, cachetest.WriteSkill(t, src, "review", "ours"))
-	m, err := mount(root, rs)
+	m, err := mountNow(root, rs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +269,7 @@ func TestMountAcceptsFaithfulCopies(t *testing.T) {
 	root, src := t.TempDir(), t.TempDir()
 	a := cachetest.WriteSkill(t, src, "a", "A")
 	rs := resolved(t, a)
-	m, err := mount(root, rs)
+	m, err := mountNow(root, rs)
 	if err != nil {
 		t.Fatal(err)
 	}

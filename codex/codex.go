@@ -64,9 +64,31 @@
 //     in it take turns (a file lock, waited for as long as the context
 //     allows). Later runs share the home freely.
 //  6. Nothing is written to the user's Codex home or to the workspace by
-//     the driver. Codex itself writes through the auth.json link when it
-//     refreshes a token (rule 4), leaving an auth.json.lock beside the
-//     user's file, as it does in the user's own runs.
+//     the driver. Codex itself writes to the user's Codex home only when
+//     it saves a login: when it refreshes a ChatGPT login that is due
+//     (rule 4), it writes the new tokens to a temporary .auth-XXXXXX
+//     beside the user's auth.json, renames it over that file, and leaves
+//     an empty auth.json.lock there, the lock it takes on the file the
+//     link resolves to: the same two files its runs in the user's own
+//     home leave. A run that authenticates with an API key, or whose
+//     login is not due, only reads auth.json: nothing in the user's home
+//     changes. The lock cannot be kept out while the new tokens are to
+//     reach the user's file, since Codex 0.169.0 puts it beside whatever
+//     file the link resolves to. Both cases are tested against the real
+//     Codex.
+//  7. Every folder from the cache root down to the home (the root,
+//     homes/, homes/codex/ and the home) must be a real folder of the
+//     current user that neither its group nor every user may write, and
+//     the folders above the root must be safe from other users too;
+//     otherwise the run fails before Codex starts, with an error that
+//     names the folder. On Windows ownership and modes are not checked.
+//  8. A run holds a lease on its home from before it is prepared until
+//     the run is over (a shared lock on <key>.lease beside it, whose time
+//     records the last use). skill.Cache.CollectDriverFolders (`agentskills
+//     cache gc`) removes homes unused for its age, never one a run holds,
+//     and with a home the sessions it holds, which then can no longer be
+//     resumed (it reports how many); skill.Cache.GC keeps every skill tree
+//     a remaining home links to. The rules are those of internal/agentdir.
 //
 // # Checks
 //
@@ -174,10 +196,11 @@ func (d *codexDriver) Run(ctx context.Context, req *driver.Request) (*driver.Res
 	if err != nil {
 		return nil, err
 	}
-	managed, err := d.managedHome(ctx, req, l)
+	managed, release, err := d.managedHome(ctx, req, l)
 	if err != nil {
 		return nil, err
 	}
+	defer release() // the run's lease on its home
 	unlock, err := firstRun(ctx, managed)
 	if err != nil {
 		return nil, fmt.Errorf("codex: %w", err)
@@ -206,29 +229,32 @@ func (d *codexDriver) Run(ctx context.Context, req *driver.Request) (*driver.Res
 
 // managedHome brings the managed Codex home of req's skills up to date,
 // after the checks for skills Codex would list beside the run's and, for
-// a resume, for the session in that home. It returns the home's folder.
-func (d *codexDriver) managedHome(ctx context.Context, req *driver.Request, l *launch.Launch) (string, error) {
+// a resume, for the session in that home. It returns the home's folder
+// and the release of the run's lease on it.
+func (d *codexDriver) managedHome(ctx context.Context, req *driver.Request, l *launch.Launch) (string, func(), error) {
 	userHome, err := d.userHome(l.Env)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	managed, err := home(ctx, d.c.CacheRoot, req.Skills, userHome, !d.c.WithoutUserSkills)
+	managed, release, err := home(ctx, d.c.CacheRoot, req.Skills, userHome, !d.c.WithoutUserSkills)
 	if err != nil {
 		var shadow *driver.ShadowError
 		if errors.As(err, &shadow) || ctx.Err() != nil {
-			return "", err
+			return "", nil, err
 		}
-		return "", fmt.Errorf("codex: %w", err)
+		return "", nil, fmt.Errorf("codex: %w", err)
 	}
 	if err := checkShadows(ctx, listedNames(req.Skills), otherSkillsDirs(l.Workspace, process.Getenv(l.Env, "HOME"))); err != nil {
-		return "", err
+		release()
+		return "", nil, err
 	}
 	if req.Resume != "" {
 		if err := checkResume(managed, req.Resume); err != nil {
-			return "", err
+			release()
+			return "", nil, err
 		}
 	}
-	return managed, nil
+	return managed, release, nil
 }
 
 // userHome is the user's Codex home: Config.Home, else $CODEX_HOME of the

@@ -16,12 +16,9 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/driver"
-	"github.com/agentadaptor/agentadaptor/internal/cache"
+	"github.com/agentadaptor/agentadaptor/internal/agentdir"
 	"github.com/agentadaptor/agentadaptor/internal/treecmp"
 )
-
-// homesDir is where managed Codex homes live under the cache root.
-const homesDir = "homes/codex"
 
 // linkedFromUser are the entries of the user's Codex home that the managed
 // home links to: the login, and the instructions, prompts and rules Codex
@@ -57,20 +54,27 @@ func homeKey(rs driver.ResolvedSkills, userHome string, userSkills bool) string 
 
 // home prepares the managed Codex home for rs and returns it (see "The
 // managed Codex home" in the package doc). Every step is idempotent and
-// safe to race with another run preparing the same home.
-func home(ctx context.Context, root string, rs driver.ResolvedSkills, userHome string, userSkills bool) (string, error) {
-	base := filepath.Join(root, filepath.FromSlash(homesDir))
-	if err := os.MkdirAll(base, 0o700); err != nil {
-		return "", fmt.Errorf("create managed Codex homes folder: %w", err)
+// safe to race with another run preparing the same home. The run holds a
+// lease on the home until it calls release, so that a collection of the
+// cache keeps it.
+func home(ctx context.Context, root string, rs driver.ResolvedSkills, userHome string, userSkills bool) (dir string, release func(), err error) {
+	lease, err := agentdir.Acquire(ctx, root, agentdir.CodexHome, homeKey(rs, userHome, userSkills))
+	if err != nil {
+		return "", nil, err
 	}
-	if err := checkOwnFolder(base); err != nil {
-		return "", err
+	if dir, err = prepare(ctx, lease.Dir(), rs, userHome, userSkills); err != nil {
+		lease.Release()
+		return "", nil, err
 	}
-	dir := filepath.Join(base, homeKey(rs, userHome, userSkills))
+	return dir, lease.Release, nil
+}
+
+// prepare brings the managed home dir up to date, under the run's lease.
+func prepare(ctx context.Context, dir string, rs driver.ResolvedSkills, userHome string, userSkills bool) (string, error) {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("create managed Codex home: %w", err)
 	}
-	if err := checkOwnFolder(dir); err != nil {
+	if err := agentdir.CheckFolder(dir); err != nil {
 		return "", err
 	}
 	want, err := wantedSkills(ctx, rs, userHome, userSkills)
@@ -300,20 +304,4 @@ func writeAtomic(path string, data []byte) error {
 		os.Remove(f.Name())
 	}
 	return err
-}
-
-// checkOwnFolder refuses a folder that is not a real folder of the
-// current user, or that other users can write: they could swap a home.
-func checkOwnFolder(p string) error {
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("managed Codex home folder %s is not a folder; remove it or set Config.CacheRoot", p)
-	}
-	if err := cache.CheckOwner(fi); err != nil {
-		return fmt.Errorf("managed Codex home folder %s %v; set Config.CacheRoot to a folder of your own", p, err)
-	}
-	return nil
 }

@@ -49,7 +49,7 @@ func TestHome(t *testing.T) {
 	os.WriteFile(filepath.Join(user, "config.toml"), []byte("model = \"m1\"\n"), 0o600)
 	os.WriteFile(filepath.Join(user, "auth.json"), []byte(`{"OPENAI_API_KEY":"k"}`), 0o600)
 
-	h, err := home(t.Context(), root, resolved(a, b), user, true)
+	h, err := homeNow(t.Context(), root, resolved(a, b), user, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,10 +66,10 @@ func TestHome(t *testing.T) {
 
 	// The same set is the same home; another set, or no user skills,
 	// another one.
-	if h2, err := home(t.Context(), root, resolved(a, b), user, true); err != nil || h2 != h {
+	if h2, err := homeNow(t.Context(), root, resolved(a, b), user, true); err != nil || h2 != h {
 		t.Errorf("second home = %q, %v; want %q", h2, err, h)
 	}
-	h3, err := home(t.Context(), root, resolved(a), user, false)
+	h3, err := homeNow(t.Context(), root, resolved(a), user, false)
 	if err != nil || h3 == h {
 		t.Fatalf("home of another set = %q, %v", h3, err)
 	}
@@ -83,7 +83,7 @@ func TestHome(t *testing.T) {
 	os.RemoveAll(mine)
 	newer := cachetest.WriteSkill(t, filepath.Join(user, "skills"), "newer", "N")
 	os.WriteFile(filepath.Join(user, "config.toml"), []byte("model = \"m2\"\n"), 0o600)
-	if _, err := home(t.Context(), root, resolved(a, b), user, true); err != nil {
+	if _, err := homeNow(t.Context(), root, resolved(a, b), user, true); err != nil {
 		t.Fatal(err)
 	}
 	want = map[string]string{"a": a, "b": b, "newer": newer, ".system": "(not a link)"}
@@ -95,14 +95,14 @@ func TestHome(t *testing.T) {
 	}
 	// Codex's edit of the managed copy lasts while the user's is unchanged.
 	os.WriteFile(filepath.Join(h, "config.toml"), []byte("model = \"m2\"\n[projects]\n"), 0o600)
-	home(t.Context(), root, resolved(a, b), user, true)
+	homeNow(t.Context(), root, resolved(a, b), user, true)
 	if got, _ := os.ReadFile(filepath.Join(h, "config.toml")); string(got) != "model = \"m2\"\n[projects]\n" {
 		t.Errorf("config.toml = %q, want Codex's edit kept", got)
 	}
 	// A login that replaced the link is kept, not relinked.
 	os.Remove(filepath.Join(h, "auth.json"))
 	os.WriteFile(filepath.Join(h, "auth.json"), []byte(`{"tokens":"newer"}`), 0o600)
-	home(t.Context(), root, resolved(a, b), user, true)
+	homeNow(t.Context(), root, resolved(a, b), user, true)
 	if got, _ := os.ReadFile(filepath.Join(h, "auth.json")); string(got) != `{"tokens":"newer"}` {
 		t.Errorf("auth.json = %q, want the newer login kept", got)
 	}
@@ -112,19 +112,19 @@ func TestHomeClashWithUserSkill(t *testing.T) {
 	root, src, user := t.TempDir(), t.TempDir(), t.TempDir()
 	ours := cachetest.WriteSkill(t, src, "review", "ours")
 	cachetest.WriteSkill(t, filepath.Join(user, "skills"), "review", "theirs")
-	_, err := home(t.Context(), root, resolved(ours), user, true)
+	_, err := homeNow(t.Context(), root, resolved(ours), user, true)
 	var se *driver.ShadowError
 	if !errors.As(err, &se) || se.Ours != ours || se.Theirs != filepath.Join(user, "skills", "review") {
 		t.Fatalf("home = %v, want a *driver.ShadowError naming both folders", err)
 	}
 	// Left out, the user's skills cannot clash.
-	if _, err := home(t.Context(), root, resolved(ours), user, false); err != nil {
+	if _, err := homeNow(t.Context(), root, resolved(ours), user, false); err != nil {
 		t.Errorf("home without the user's skills = %v", err)
 	}
 	// The same content is fine, and ours is the one linked.
 	os.RemoveAll(filepath.Join(user, "skills", "review"))
 	cachetest.WriteSkill(t, filepath.Join(user, "skills"), "review", "ours")
-	h, err := home(t.Context(), root, resolved(ours), user, true)
+	h, err := homeNow(t.Context(), root, resolved(ours), user, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,11 +156,11 @@ func BenchmarkHome200Warm(b *testing.B) {
 	}
 	os.WriteFile(filepath.Join(user, "config.toml"), []byte("model = \"m\"\n"), 0o600)
 	rs := resolved(dirs...)
-	if _, err := home(b.Context(), root, rs, user, true); err != nil {
+	if _, err := homeNow(b.Context(), root, rs, user, true); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := home(b.Context(), root, rs, user, true); err != nil {
+		if _, err := homeNow(b.Context(), root, rs, user, true); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -177,7 +177,7 @@ func TestClashByListedName(t *testing.T) {
 	other := filepath.Join(user, "skills", "team", "review-old")
 	os.MkdirAll(other, 0o755)
 	os.WriteFile(filepath.Join(other, "SKILL.md"), []byte("---\nname: review\ndescription: old\n---\ntheirs\n"), 0o644)
-	_, err := home(t.Context(), root, resolved(ours), user, true)
+	_, err := homeNow(t.Context(), root, resolved(ours), user, true)
 	var se *driver.ShadowError
 	if !errors.As(err, &se) || se.Theirs != other {
 		t.Fatalf("home = %v, want a *driver.ShadowError naming %s", err, other)
@@ -209,9 +209,18 @@ func TestHomeRefusesOddConfig(t *testing.T) {
 			make(filepath.Join(user, "config.toml"))
 			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 			defer cancel()
-			if _, err := home(ctx, t.TempDir(), resolved(), user, true); err == nil || !strings.Contains(err.Error(), "config.toml") {
+			if _, err := homeNow(ctx, t.TempDir(), resolved(), user, true); err == nil || !strings.Contains(err.Error(), "config.toml") {
 				t.Errorf("home = %v, want an error naming config.toml", err)
 			}
 		})
 	}
+}
+
+// homeNow prepares the managed home and releases its lease at once.
+func homeNow(ctx context.Context, root string, rs driver.ResolvedSkills, userHome string, userSkills bool) (string, error) {
+	dir, release, err := home(ctx, root, rs, userHome, userSkills)
+	if err == nil {
+		release()
+	}
+	return dir, err
 }

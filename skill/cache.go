@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/internal/agentdir"
 	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/internal/extract"
 )
@@ -210,11 +211,15 @@ func (c *Cache) Entries() ([]CacheEntry, error) {
 // and returns the trees removed. Last use is recorded to the second, so
 // any olderThan is exact. It also sweeps what interrupted
 // materializations left in the cache. An olderThan of 0 or less removes
-// every tree. A tree in use by a running agent can be removed too:
-// collect when agents are idle, or with an age longer than any run. A
-// root that does not exist yet is left alone. Only skill trees and memo
-// entries are collected: what drivers and package oci keep under the
-// root is theirs.
+// every tree that no driver folder links to. A tree that a driver's
+// folder under the root (a Claude Code skill mount, a managed Codex home)
+// links to is kept as long as that folder is, so a tree in use by a
+// running agent through one stays: collect the folders first, with
+// [Cache.CollectDriverFolders]. Another tree in use by a running agent
+// can be removed: collect when agents are idle, or with an age longer
+// than any run. A root that does not exist yet is left alone. Only skill
+// trees and memo entries are collected here: what package oci keeps under
+// the root is its own.
 func (c *Cache) GC(olderThan time.Duration) ([]CacheEntry, error) {
 	if c.root == "" {
 		return nil, errZeroCache
@@ -222,7 +227,11 @@ func (c *Cache) GC(olderThan time.Duration) ([]CacheEntry, error) {
 	if _, err := os.Stat(c.root); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	removed, err := cache.GC(c.root, time.Now().Add(-olderThan))
+	linked, err := agentdir.Linked(c.root)
+	if err != nil {
+		return nil, err
+	}
+	removed, err := cache.GC(c.root, time.Now().Add(-olderThan), linked...)
 	return toCacheEntries(removed), err
 }
 

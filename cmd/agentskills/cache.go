@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -16,7 +18,14 @@ func newCacheCmd(s *streams) *cobra.Command {
 		Short: "Show and clean the skill cache",
 		Long: `The skill cache holds every skill taken from an archive, under a folder
 named after its content digest. Its root is $AGENT_ADAPTOR_SKILL_CACHE_ROOT,
-else the user's cache folder.`,
+else the user's cache folder.
+
+Beside the skills, run keeps what each agent needs to see a run's skills:
+a skill mount per skill set for Claude Code (mounts/claude) and a Codex
+home per skill set (homes/codex), which also holds that set's Codex
+sessions. list shows them with their sizes; gc removes those no run has
+used for the given age, never one a running agent uses, and keeps every
+skill a remaining mount or home links to.`,
 		Example: `  agentskills cache dir
   agentskills cache list
   agentskills cache gc --older-than 720h`,
@@ -46,28 +55,59 @@ func newCacheListCmd(s *streams) *cobra.Command {
 		Example: "  agentskills cache list --json",
 		Args:    cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			entries, err := skill.NewCache().Entries()
+			c := skill.NewCache()
+			entries, err := c.Entries()
+			if err != nil {
+				return err
+			}
+			folders, err := c.DriverFolders()
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				return writeCacheJSON(s, entries)
+				return writeCacheJSON(s, entries, folders)
 			}
 			w := tabwriter.NewWriter(s.out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(w, "NAME\tFILES\tBYTES\tLAST USE\tDIGEST")
 			for _, e := range entries {
 				fmt.Fprintf(w, "%s\t%d\t%d\t%s\t%s\n", e.Name, e.Files, e.Size, e.LastUse.Format(time.DateTime), e.Digest[:12])
 			}
+			if err := w.Flush(); err != nil || len(folders) == 0 {
+				return err
+			}
+			fmt.Fprintln(s.out)
+			w = tabwriter.NewWriter(s.out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(w, "AGENT\tKIND\tFILES\tBYTES\tSESSIONS\tLAST USE\tIN USE\tDIR")
+			for _, f := range folders {
+				inUse := "no"
+				if f.InUse {
+					inUse = "yes"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", f.Agent, f.Kind, f.Files, f.Size, f.Sessions, f.LastUse.Format(time.DateTime), inUse, escapePath(f.Dir))
+			}
 			return w.Flush()
 		}),
 	}
-	list.Flags().BoolVar(&asJSON, "json", false, "print the cached skills as JSON")
+	list.Flags().BoolVar(&asJSON, "json", false, "print the cached skills, skill mounts and Codex homes as JSON")
 	return list
 }
 
-// writeCacheJSON prints the cache's entries as a JSON array.
-func writeCacheJSON(s *streams, entries []skill.CacheEntry) error {
+// escapePath shows a path with its control characters escaped, for a
+// terminal.
+func escapePath(p string) string {
+	q := strconv.Quote(p)
+	if q[1:len(q)-1] == p {
+		return p
+	}
+	return q
+}
+
+// writeCacheJSON prints the cache's entries as a JSON array: the skills
+// ("kind": "skill"), then the drivers' folders ("kind": "mount" or
+// "home").
+func writeCacheJSON(s *streams, entries []skill.CacheEntry, folders []skill.DriverFolder) error {
 	type row struct {
+		Kind    string    `json:"kind"`
 		Name    string    `json:"name"`
 		Digest  string    `json:"digest"`
 		Dir     string    `json:"dir"`
@@ -75,9 +115,22 @@ func writeCacheJSON(s *streams, entries []skill.CacheEntry) error {
 		Bytes   int64     `json:"bytes"`
 		LastUse time.Time `json:"last_use"`
 	}
-	rows := []row{}
+	type folderRow struct {
+		Kind     string    `json:"kind"`
+		Agent    string    `json:"agent"`
+		Dir      string    `json:"dir"`
+		Files    int       `json:"files"`
+		Bytes    int64     `json:"bytes"`
+		Sessions int       `json:"sessions"`
+		LastUse  time.Time `json:"last_use"`
+		InUse    bool      `json:"in_use"`
+	}
+	rows := []any{}
 	for _, e := range entries {
-		rows = append(rows, row{e.Name, e.Digest, e.Dir, e.Files, e.Size, e.LastUse.UTC()})
+		rows = append(rows, row{"skill", e.Name, e.Digest, e.Dir, e.Files, e.Size, e.LastUse.UTC()})
+	}
+	for _, f := range folders {
+		rows = append(rows, folderRow{f.Kind, f.Agent, f.Dir, f.Files, f.Size, f.Sessions, f.LastUse.UTC(), f.InUse})
 	}
 	return writeJSON(s, rows)
 }
@@ -85,26 +138,56 @@ func writeCacheJSON(s *streams, entries []skill.CacheEntry) error {
 func newCacheGCCmd(s *streams) *cobra.Command {
 	var olderThan time.Duration
 	gc := &cobra.Command{
-		Use:     "gc",
-		Short:   "Remove cached skills not used for a while",
+		Use:   "gc",
+		Short: "Remove cached skills, skill mounts and Codex homes not used for a while",
+		Long: `gc removes the Claude Code skill mounts and Codex homes that no run has used
+for --older-than, never one a running agent uses, then the cached skills
+not used for as long that no remaining mount or home links to.
+
+A Codex home holds the Codex sessions of its skill set: removing it removes
+them, and they can no longer be resumed. gc says how many it removed.`,
 		Example: `  agentskills cache gc --older-than 720h`,
 		Args:    cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			if olderThan <= 0 {
 				return usageErrorf("--older-than must be a positive duration such as 720h")
 			}
-			removed, err := skill.NewCache().GC(olderThan)
-			if err != nil {
-				return err
+			c := skill.NewCache()
+			folders, ferr := c.CollectDriverFolders(olderThan)
+			var removed []skill.CacheEntry
+			var err error
+			if ferr == nil {
+				removed, err = c.GC(olderThan)
 			}
 			var size int64
 			for _, e := range removed {
 				size += e.Size
 			}
 			fmt.Fprintf(s.out, "Removed %d cached skills (%d bytes).\n", len(removed), size)
-			return nil
+			reportFolders(s, folders)
+			return errors.Join(ferr, err)
 		}),
 	}
 	gc.Flags().DurationVar(&olderThan, "older-than", 30*24*time.Hour, "remove what was not used for this long")
 	return gc
+}
+
+// reportFolders says which drivers' folders gc removed, and the sessions
+// removed with them.
+func reportFolders(s *streams, folders []skill.DriverFolder) {
+	var mounts, homes, sessions int
+	var size int64
+	for _, f := range folders {
+		size += f.Size
+		sessions += f.Sessions
+		if f.Kind == "home" {
+			homes++
+		} else {
+			mounts++
+		}
+	}
+	fmt.Fprintf(s.out, "Removed %d Claude Code skill mounts and %d Codex homes (%d bytes).\n", mounts, homes, size)
+	if sessions > 0 {
+		fmt.Fprintf(s.out, "The Codex homes removed held %d sessions, which can no longer be resumed.\n", sessions)
+	}
 }

@@ -349,8 +349,9 @@ func (s *Store) entries() ([]Entry, error) {
 
 // GC removes the trees under root not used since before, and memo entries
 // as old, and returns the trees it removed. A tree is first renamed into
-// the staging folder, so no lookup sees it half removed.
-func GC(root string, before time.Time) ([]Entry, error) {
+// the staging folder, so no lookup sees it half removed. The trees whose
+// digests are in keep stay, however old (something still links to them).
+func GC(root string, before time.Time, keep ...string) ([]Entry, error) {
 	s, err := Open(root)
 	if err != nil {
 		return nil, err
@@ -371,7 +372,7 @@ func GC(root string, before time.Time) ([]Entry, error) {
 		}
 	}()
 	for _, e := range all {
-		if !e.LastUse.Before(before) {
+		if !e.LastUse.Before(before) || slices.Contains(keep, e.Digest) {
 			continue
 		}
 		if st == nil {

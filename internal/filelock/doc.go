@@ -1,6 +1,6 @@
-// Package filelock takes exclusive, advisory locks on open files, so that
-// processes (and open files within one process) that share a lock file
-// take turns.
+// Package filelock takes advisory locks on open files, exclusive or
+// shared, so that processes (and open files within one process) that
+// share a lock file take turns.
 //
 // Rules:
 //

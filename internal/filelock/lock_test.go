@@ -143,3 +143,39 @@ func TestLockFreeWithDoneContext(t *testing.T) {
 		t.Errorf("TryLock(%s) after Lock took it = %v, want %v", path, err, ErrLocked)
 	}
 }
+
+// Rule 8: shared locks are held through several open files at once and
+// keep out an exclusive lock, which keeps them out in turn.
+func TestSharedLocks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.lock")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	first, second := open(t, path), open(t, path)
+	if err := TryLockShared(first); err != nil {
+		t.Fatalf("TryLockShared(%s) = %v, want nil", path, err)
+	}
+	if err := LockShared(t.Context(), second); err != nil {
+		t.Fatalf("LockShared(%s) beside another shared lock = %v, want nil", path, err)
+	}
+	excl := open(t, path)
+	if err := TryLock(excl); !errors.Is(err, ErrLocked) {
+		t.Fatalf("TryLock(%s) while shared locks are held = %v, want %v", path, err, ErrLocked)
+	}
+	first.Close()
+	if err := TryLock(excl); !errors.Is(err, ErrLocked) {
+		t.Fatalf("TryLock(%s) while one shared lock is held = %v, want %v", path, err, ErrLocked)
+	}
+	second.Close()
+	if err := TryLock(excl); err != nil {
+		t.Fatalf("TryLock(%s) once the shared locks are released = %v, want nil", path, err)
+	}
+	if err := TryLockShared(open(t, path)); !errors.Is(err, ErrLocked) {
+		t.Fatalf("TryLockShared(%s) while an exclusive lock is held = %v, want %v", path, err, ErrLocked)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	if err := LockShared(ctx, open(t, path)); err != context.DeadlineExceeded {
+		t.Fatalf("LockShared(%s) while an exclusive lock is held, past its deadline = %v, want %v", path, err, context.DeadlineExceeded)
+	}
+}

@@ -9,18 +9,26 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// tryLock takes flock's exclusive lock on f without waiting.
-func tryLock(f *os.File) error {
-	err := flock(f, unix.LOCK_EX|unix.LOCK_NB)
+// tryLock takes flock's exclusive (or shared) lock on f without waiting.
+func tryLock(f *os.File, shared bool) error {
+	err := flock(f, how(shared)|unix.LOCK_NB)
 	if errors.Is(err, unix.EWOULDBLOCK) {
 		return ErrLocked
 	}
 	return err
 }
 
-// waitLock takes flock's exclusive lock on f, waiting in the kernel.
-func waitLock(f *os.File) error {
-	return flock(f, unix.LOCK_EX)
+// waitLock takes flock's exclusive (or shared) lock on f, waiting in the
+// kernel.
+func waitLock(f *os.File, shared bool) error {
+	return flock(f, how(shared))
+}
+
+func how(shared bool) int {
+	if shared {
+		return unix.LOCK_SH
+	}
+	return unix.LOCK_EX
 }
 
 // flock applies how to f's open file description, retrying when a signal

@@ -16,18 +16,26 @@ import (
 // state what the locks must do and compile for Windows, but have run only
 // on Unix.
 
-// tryLock takes an exclusive lock on f without waiting.
-func tryLock(f *os.File) error {
-	err := lockFileEx(f, windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY)
+// tryLock takes an exclusive (or shared) lock on f without waiting.
+func tryLock(f *os.File, shared bool) error {
+	err := lockFileEx(f, flags(shared)|windows.LOCKFILE_FAIL_IMMEDIATELY)
 	if errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
 		return ErrLocked
 	}
 	return err
 }
 
-// waitLock takes an exclusive lock on f, waiting in the kernel.
-func waitLock(f *os.File) error {
-	return lockFileEx(f, windows.LOCKFILE_EXCLUSIVE_LOCK)
+// waitLock takes an exclusive (or shared) lock on f, waiting in the
+// kernel.
+func waitLock(f *os.File, shared bool) error {
+	return lockFileEx(f, flags(shared))
+}
+
+func flags(shared bool) uint32 {
+	if shared {
+		return 0
+	}
+	return windows.LOCKFILE_EXCLUSIVE_LOCK
 }
 
 // lockFileEx locks the first byte of f with the given flags.

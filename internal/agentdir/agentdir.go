@@ -1,0 +1,555 @@
+package agentdir
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentadaptor/agentadaptor/internal/cache"
+	"github.com/agentadaptor/agentadaptor/internal/filelock"
+)
+
+// Kind is a sort of folder that a driver keeps under the root.
+type Kind int
+
+const (
+	// ClaudeMount is a Claude Code skill mount: <root>/mounts/claude/<key>.
+	ClaudeMount Kind = iota
+	// CodexHome is a managed Codex home: <root>/homes/codex/<key>.
+	CodexHome
+)
+
+// Kinds returns every kind, in a fixed order.
+func Kinds() []Kind { return []Kind{ClaudeMount, CodexHome} }
+
+// Dir returns where folders of the kind live under the root,
+// slash-separated.
+func (k Kind) Dir() string {
+	switch k {
+	case ClaudeMount:
+		return "mounts/claude"
+	case CodexHome:
+		return "homes/codex"
+	}
+	return ""
+}
+
+// Agent returns the name of the agent that reads folders of the kind, as
+// the agents table spells it.
+func (k Kind) Agent() string {
+	switch k {
+	case ClaudeMount:
+		return "claude-code"
+	case CodexHome:
+		return "codex"
+	}
+	return ""
+}
+
+// String describes the kind in words.
+func (k Kind) String() string {
+	switch k {
+	case ClaudeMount:
+		return "Claude Code skill mount"
+	case CodexHome:
+		return "managed Codex home"
+	}
+	return fmt.Sprintf("agentdir.Kind(%d)", int(k))
+}
+
+// sessions returns the glob, relative to a folder of the kind, that
+// matches each agent session it holds, or "" when it holds none: Codex
+// keeps sessions/YYYY/MM/DD/rollout-LOCALTIME-THREAD.jsonl (see
+// internal/modeltest, item 3 of the Responses stand-in).
+func (k Kind) sessions() string {
+	if k == CodexHome {
+		return filepath.Join("sessions", "*", "*", "*", "rollout-*.jsonl")
+	}
+	return ""
+}
+
+// otherRoot says how to use another cache root.
+const otherRoot = "use a cache root of your own: the driver's Config.CacheRoot, or $AGENT_ADAPTOR_SKILL_CACHE_ROOT"
+
+// leaseSuffix ends the name of a key's lease file.
+const leaseSuffix = ".lease"
+
+// ValidKey reports whether key is 1 to 64 lowercase hexadecimal digits.
+func ValidKey(key string) bool {
+	if key == "" || len(key) > 64 {
+		return false
+	}
+	for _, c := range key {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// CheckFolder refuses p unless it is a real folder (not a link) of the
+// current user that neither its group nor every user may write (rule 1).
+func CheckFolder(p string) error {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return fmt.Errorf("check folder %s: %w", p, err)
+	}
+	return checkInfo(p, fi)
+}
+
+func checkInfo(p string, fi os.FileInfo) error {
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder (a link or a file is there): remove it, or %s", p, otherRoot)
+	}
+	if err := cache.CheckOwner(fi); err != nil {
+		return fmt.Errorf("folder %s %v: another user could change what an agent reads there; fix it, or %s", p, err, otherRoot)
+	}
+	return nil
+}
+
+// base checks the folders from root down to the kind's folder (rule 1)
+// and returns the kind's folder. With create, missing folders are made
+// (0700); without, a missing folder is fs.ErrNotExist.
+func base(root string, k Kind, create bool) (string, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", err
+	}
+	if create {
+		if err := os.MkdirAll(abs, 0o700); err != nil {
+			return "", fmt.Errorf("create cache root: %w (%s)", err, otherRoot)
+		}
+	}
+	if err := CheckFolder(abs); err != nil {
+		return "", err
+	}
+	if err := cache.CheckAncestors(abs); err != nil {
+		return "", fmt.Errorf("cache root %s is not safe from other users: %w (%s)", abs, err, otherRoot)
+	}
+	p := abs
+	for _, elem := range strings.Split(k.Dir(), "/") {
+		p = filepath.Join(p, elem)
+		if create {
+			if err := os.Mkdir(p, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+				return "", fmt.Errorf("create folder for a %s: %w", k, err)
+			}
+		}
+		if err := CheckFolder(p); err != nil {
+			return "", err
+		}
+	}
+	return p, nil
+}
+
+// Lease is a run's hold on a key (rule 2). It is not safe for concurrent
+// use.
+type Lease struct {
+	f    *os.File
+	path string
+	base string
+	key  string
+}
+
+// Acquire checks and makes the folders from root down to the folder of
+// kind k (rule 1), then takes a lease on key (rules 2 and 5), waiting
+// while a collection holds it, as long as ctx allows. When the key's
+// folder exists it must pass [CheckFolder] too. The caller builds or
+// reuses [Lease.Dir] and calls [Lease.Release] once the run is over.
+func Acquire(ctx context.Context, root string, k Kind, key string) (*Lease, error) {
+	if !ValidKey(key) {
+		return nil, fmt.Errorf("%s key %q is not 1 to 64 lowercase hexadecimal digits", k, key)
+	}
+	b, err := base(root, k, true)
+	if err != nil {
+		return nil, err
+	}
+	l := &Lease{path: filepath.Join(b, key+leaseSuffix), base: b, key: key}
+	for {
+		f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("open lease of a %s: %w", k, err)
+		}
+		if err := filelock.LockShared(ctx, f); err != nil {
+			f.Close()
+			if ctxErr := ctx.Err(); ctxErr != nil && err == ctxErr {
+				return nil, err
+			}
+			return nil, fmt.Errorf("take lease %s: %w", l.path, err)
+		}
+		if !sameFile(f, l.path) {
+			f.Close() // collected meanwhile: take the new file's
+			continue
+		}
+		l.f = f
+		break
+	}
+	touch(l.path)
+	if _, err := os.Lstat(l.Dir()); err == nil {
+		if err := CheckFolder(l.Dir()); err != nil {
+			l.Release()
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// Dir returns the key's folder, which may not exist yet.
+func (l *Lease) Dir() string { return filepath.Join(l.base, l.key) }
+
+// Base returns the folder that holds the key's folder, where the driver
+// stages a new one under a name that starts with "<key>.".
+func (l *Lease) Base() string { return l.base }
+
+// Release records the use (rule 3) and releases the lease. Calling it
+// again does nothing.
+func (l *Lease) Release() {
+	if l.f == nil {
+		return
+	}
+	touch(l.path)
+	l.f.Close()
+	l.f = nil
+}
+
+// touch sets path's times to now: the last use (rule 3).
+func touch(path string) {
+	now := time.Now()
+	os.Chtimes(path, now, now)
+}
+
+// sameFile reports whether path names the open file f.
+func sameFile(f *os.File, path string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Lstat(path)
+	return err == nil && os.SameFile(a, b)
+}
+
+// Folder is a key's folder.
+type Folder struct {
+	// Kind is what the folder is.
+	Kind Kind
+	// Key is its key.
+	Key string
+	// Dir is its path.
+	Dir string
+	// Size is the total size of its regular files in bytes, links not
+	// followed.
+	Size int64
+	// Files is the number of its regular files.
+	Files int
+	// Sessions is the number of agent sessions it holds, which are lost
+	// with it.
+	Sessions int
+	// LastUse is when a run last took or released a lease on it (rule 3).
+	LastUse time.Time
+	// InUse reports whether a run held a lease on it when it was listed.
+	InUse bool
+}
+
+// group is what a kind's folder holds for one key.
+type group struct {
+	key   string
+	names []string // every <key> and <key>.* name, sorted
+}
+
+// groups reads the kind's folder b and returns its names grouped by key,
+// sorted by key.
+func groups(b string) ([]group, error) {
+	f, err := os.Open(b)
+	if err != nil {
+		return nil, err
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", b, err)
+	}
+	slices.Sort(names)
+	byKey := map[string]*group{}
+	var out []*group
+	for _, n := range names {
+		key, _, _ := strings.Cut(n, ".")
+		if !ValidKey(key) {
+			continue
+		}
+		g := byKey[key]
+		if g == nil {
+			g = &group{key: key}
+			byKey[key] = g
+			out = append(out, g)
+		}
+		g.names = append(g.names, n)
+	}
+	slices.SortFunc(out, func(a, b *group) int { return strings.Compare(a.key, b.key) })
+	res := make([]group, len(out))
+	for i, g := range out {
+		res[i] = *g
+	}
+	return res, nil
+}
+
+// lastUse returns the key's last use (rule 3): its lease file's time,
+// else its folder's; ok is false when neither exists.
+func lastUse(b, key string) (t time.Time, ok bool) {
+	if fi, err := os.Lstat(filepath.Join(b, key+leaseSuffix)); err == nil {
+		return fi.ModTime(), true
+	}
+	if fi, err := os.Lstat(filepath.Join(b, key)); err == nil {
+		return fi.ModTime(), true
+	}
+	return time.Time{}, false
+}
+
+// describe measures the key's folder.
+func describe(k Kind, b, key string, last time.Time) (Folder, error) {
+	dir := filepath.Join(b, key)
+	f := Folder{Kind: k, Key: key, Dir: dir, LastUse: last}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // removed while it was measured: an agent at work
+		}
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			f.Size += fi.Size()
+			f.Files++
+		}
+		return nil
+	})
+	if err != nil {
+		return f, fmt.Errorf("measure %s: %w", dir, err)
+	}
+	if g := k.sessions(); g != "" {
+		m, _ := filepath.Glob(filepath.Join(dir, g))
+		f.Sessions = len(m)
+	}
+	return f, nil
+}
+
+// List returns the folders of every kind under root, by kind then key
+// (rule 7). A root or kind folder that does not exist holds none; one
+// that fails rule 1 is an error.
+func List(root string) ([]Folder, error) {
+	var out []Folder
+	for _, k := range Kinds() {
+		b, err := base(root, k, false)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return out, err
+		}
+		gs, err := groups(b)
+		if err != nil {
+			return out, err
+		}
+		for _, g := range gs {
+			if !slices.Contains(g.names, g.key) {
+				continue // no folder: a lease taken or left without one
+			}
+			last, _ := lastUse(b, g.key)
+			f, err := describe(k, b, g.key, last)
+			if err != nil {
+				return out, err
+			}
+			f.InUse = inUse(filepath.Join(b, g.key+leaseSuffix))
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// inUse reports whether a run holds the lease file at path.
+func inUse(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return errors.Is(filelock.TryLock(f), filelock.ErrLocked)
+}
+
+// Collect removes the folders under root not used since before and not
+// held by a run (rule 4), and returns them, measured just before their
+// removal.
+func Collect(root string, before time.Time) ([]Folder, error) {
+	var removed []Folder
+	for _, k := range Kinds() {
+		b, err := base(root, k, false)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return removed, err
+		}
+		gs, err := groups(b)
+		if err != nil {
+			return removed, err
+		}
+		for _, g := range gs {
+			f, ok, err := collect(k, b, g, before)
+			if err != nil {
+				return removed, err
+			}
+			if ok {
+				removed = append(removed, f)
+			}
+		}
+	}
+	return removed, nil
+}
+
+// collect removes one key under the exclusive lock of its lease, when it
+// is old enough, and reports whether it did.
+func collect(k Kind, b string, g group, before time.Time) (Folder, bool, error) {
+	leasePath := filepath.Join(b, g.key+leaseSuffix)
+	created := false
+	f, err := os.OpenFile(leasePath, os.O_RDWR|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
+	if err == nil {
+		created = true
+	} else if errors.Is(err, fs.ErrExist) {
+		f, err = os.OpenFile(leasePath, os.O_RDWR|noFollow, 0)
+	}
+	if err != nil {
+		return Folder{}, false, fmt.Errorf("open lease of %s: %w", filepath.Join(b, g.key), err)
+	}
+	defer f.Close()
+	if err := filelock.TryLock(f); err != nil {
+		if errors.Is(err, filelock.ErrLocked) {
+			return Folder{}, false, nil // a run holds it
+		}
+		return Folder{}, false, fmt.Errorf("lock lease %s: %w", leasePath, err)
+	}
+	if !sameFile(f, leasePath) {
+		return Folder{}, false, nil // collected by another process meanwhile
+	}
+	var last time.Time
+	if created {
+		// No lease before this one: the folder's time stands (rule 3).
+		if fi, err := os.Lstat(filepath.Join(b, g.key)); err == nil {
+			last = fi.ModTime()
+		}
+	} else if fi, err := f.Stat(); err == nil {
+		last = fi.ModTime()
+	}
+	if !last.Before(before) {
+		if created {
+			os.Remove(leasePath) // leave the last use as it was
+		}
+		return Folder{}, false, nil
+	}
+	folder, err := describe(k, b, g.key, last)
+	if err != nil {
+		return Folder{}, false, err
+	}
+	names := slices.DeleteFunc(slices.Clone(g.names), func(n string) bool { return n == g.key+leaseSuffix })
+	if i := slices.Index(names, g.key); i >= 0 {
+		aside := g.key + ".gc-" + randomID()
+		if err := os.Rename(filepath.Join(b, g.key), filepath.Join(b, aside)); err != nil {
+			return Folder{}, false, fmt.Errorf("remove %s: %w", folder.Dir, err)
+		}
+		names[i] = aside
+	}
+	for _, n := range names {
+		if err := removeTree(filepath.Join(b, n)); err != nil {
+			return folder, true, fmt.Errorf("remove %s: %w", folder.Dir, err)
+		}
+	}
+	// Windows cannot remove a file that a waiting run holds open: then
+	// it stays, and the run uses it (see "Other systems").
+	os.Remove(leasePath)
+	return folder, true, nil
+}
+
+// removeTree removes p and everything under it, making its folders
+// writable first (a skill mount's skills folder is read-only). Links are
+// removed, never followed.
+func removeTree(p string) error {
+	filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chmod(q, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(p)
+}
+
+func randomID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Linked returns the names of the entries of root (the content store's
+// <digest> folders) that a link in any folder under root points into
+// (rule 6), sorted and without repeats. Links are read, never followed;
+// a relative one is taken from its own folder.
+func Linked(root string) ([]string, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, k := range Kinds() {
+		b, err := base(abs, k, false)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		err = filepath.WalkDir(b, func(p string, d fs.DirEntry, err error) error {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // removed meanwhile
+			}
+			if err != nil {
+				return err
+			}
+			if d.Type()&fs.ModeSymlink == 0 {
+				return nil
+			}
+			target, err := os.Readlink(p)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(p), target)
+			}
+			rel, err := filepath.Rel(abs, filepath.Clean(target))
+			if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return nil
+			}
+			first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+			seen[first] = true
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("find the skills that %ss link to: %w", k, err)
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for n := range seen {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out, nil
+}

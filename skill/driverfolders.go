@@ -1,0 +1,76 @@
+package skill
+
+import (
+	"time"
+
+	"github.com/agentadaptor/agentadaptor/internal/agentdir"
+)
+
+// DriverFolder is a folder that a driver keeps under a [Cache]'s root for
+// its runs: a Claude Code skill mount (<root>/mounts/claude/<key>) or a
+// managed Codex home (<root>/homes/codex/<key>). Each run holds a lease on
+// its folder while it runs and records its use in it.
+type DriverFolder struct {
+	// Agent is the agent that reads the folder: "claude-code" or "codex".
+	Agent string
+	// Kind is "mount" (a Claude Code skill mount) or "home" (a managed
+	// Codex home).
+	Kind string
+	// Dir is the folder.
+	Dir string
+	// Size is the total size of its files in bytes; the skills it links
+	// to are not counted.
+	Size int64
+	// Files is the number of its files.
+	Files int
+	// Sessions is the number of agent sessions it holds (a Codex home
+	// keeps its sessions): removing the folder removes them, and they can
+	// no longer be resumed.
+	Sessions int
+	// LastUse is when a run last started or ended with it.
+	LastUse time.Time
+	// InUse reports whether a run was using it when it was listed.
+	InUse bool
+}
+
+// DriverFolders lists the folders that drivers keep under the cache's
+// root, sorted by agent then path. Every folder from the root down to
+// them must belong to the current user and be writable by no one else,
+// or it is an error. A root that does not exist holds none.
+func (c *Cache) DriverFolders() ([]DriverFolder, error) {
+	if c.root == "" {
+		return nil, errZeroCache
+	}
+	folders, err := agentdir.List(c.root)
+	return toDriverFolders(folders), err
+}
+
+// CollectDriverFolders removes the folders that drivers keep under the
+// cache's root that no run has used for olderThan, and returns them. A
+// folder that a running agent uses is never removed, however old; an
+// olderThan of 0 or less removes every other one. Removing a managed
+// Codex home removes the sessions it holds ([DriverFolder.Sessions]).
+// Collect the folders before the trees ([Cache.GC]): a tree a remaining
+// folder links to is kept.
+func (c *Cache) CollectDriverFolders(olderThan time.Duration) ([]DriverFolder, error) {
+	if c.root == "" {
+		return nil, errZeroCache
+	}
+	removed, err := agentdir.Collect(c.root, time.Now().Add(-olderThan))
+	return toDriverFolders(removed), err
+}
+
+func toDriverFolders(in []agentdir.Folder) []DriverFolder {
+	out := make([]DriverFolder, len(in))
+	for i, f := range in {
+		kind := "mount"
+		if f.Kind == agentdir.CodexHome {
+			kind = "home"
+		}
+		out[i] = DriverFolder{
+			Agent: f.Kind.Agent(), Kind: kind, Dir: f.Dir, Size: f.Size, Files: f.Files,
+			Sessions: f.Sessions, LastUse: f.LastUse, InUse: f.InUse,
+		}
+	}
+	return out
+}
