@@ -100,6 +100,11 @@
 //     [Cache.GC] (for tools that list and collect it), and
 //     [Cache.ArchiveSkills] (the skills an archive holds, checked under
 //     the same rules, for tools that let a user pick one).
+//   - [Cache.DriverFolders] and [Cache.CollectDriverFolders]: the folders
+//     drivers keep under the cache root for their runs (skill mounts,
+//     managed agent homes), for tools that list and collect the cache as a
+//     whole; a tree such a folder links to is in use, so collecting the
+//     folders comes before [Cache.GC].
 //   - [SourceDiff] and [SourceMissing]: when two sources are the same and
 //     when a source is missing, the rules adaptor applies to declarations,
 //     for hosts that merge skill sets themselves.
