@@ -82,9 +82,10 @@
 //  7. Edits are kept: a canonical copy or a copy whose content differs
 //     from what was recorded was changed by someone, and add, sync and
 //     remove fail with [ErrModified], naming the files that differ,
-//     before changing anything. Request.Force (and SyncRequest.Force)
-//     replaces it after moving it to a new folder under
-//     <root>/.agents/backups, which the change names (Change.Backup).
+//     before changing anything. Request.Force (SyncRequest.Force, and
+//     [Force] for Remove) replaces or removes it after moving it to a new
+//     folder under <root>/.agents/backups, which the change names
+//     (Change.Backup).
 //  8. Errors wrap one of the package's sentinels ([ErrConflict],
 //     [ErrModified], [ErrNotInstalled], [ErrDrift], [ErrSourceUnavailable],
 //     [ErrInvalidSource], [ErrInvalidLock], [ErrNothingRecorded],

@@ -704,7 +704,9 @@ func (in *Installer) settleUnfinished(lock *Lock) ([]Change, error) {
 func (in *Installer) settle(name string, prev, cur *LockedSkill) (*LockedSkill, error) {
 	var kept *LockedSkill
 	if cur != nil {
-		kept = &LockedSkill{Source: cur.Source, Subpath: cur.Subpath, Digest: cur.Digest, Agents: maps.Clone(cur.Agents)}
+		k := *cur // every field kept (the pin too), the places cloned
+		k.Agents = maps.Clone(cur.Agents)
+		kept = &k
 	}
 	if err := in.removeDropped(name, prev, kept); err != nil {
 		return nil, err

@@ -30,7 +30,7 @@ type scopeFlags struct {
 }
 
 // scopeOptions are the options of the commands that take only the scope flags
-// (remove, list, verify).
+// (list, verify).
 type scopeOptions struct {
 	io    *streams
 	scope scopeFlags
@@ -429,16 +429,26 @@ func oneLine(s string, max int) string {
 	return s
 }
 
+// removeOptions are the options of remove.
+type removeOptions struct {
+	io    *streams
+	scope scopeFlags
+	force bool
+}
+
 func newRemoveCmd(s *streams) *cobra.Command {
-	opts := &scopeOptions{io: s}
+	opts := &removeOptions{io: s}
 	cmd := &cobra.Command{
 		Use:   "remove NAME...",
 		Short: "Remove skills this tool installed",
 		Long: `Remove removes the named skills from the agents' folders (all agents it
 installed them for, or those given with --agent). It removes only what it
-installed; the canonical copy goes when no agent uses it any more.`,
+installed; the canonical copy goes when no agent uses it any more. A skill
+edited since it was installed is kept (exit 1, naming the changed files)
+unless --force, which first moves it to .agents/backups.`,
 		Example: `  agentskills remove code-review
-  agentskills remove code-review --agent claude-code`,
+  agentskills remove code-review --agent claude-code
+  agentskills remove code-review --force`,
 		Args: requireArgs("NAME"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			return runRemove(cmd.Context(), opts, args)
@@ -446,16 +456,21 @@ installed; the canonical copy goes when no agent uses it any more.`,
 	}
 	opts.scope.register(cmd, "agents to remove the skills for (default: all)")
 	opts.scope.registerYes(cmd)
+	cmd.Flags().BoolVar(&opts.force, "force", false, "remove skills that were changed since they were installed, moving each to a backup under .agents/backups first")
 	opts.scope.registerOutput(cmd)
 	return cmd
 }
 
-func runRemove(ctx context.Context, opts *scopeOptions, names []string) error {
+func runRemove(ctx context.Context, opts *removeOptions, names []string) error {
 	agents, in, err := opts.scope.selectedInstaller()
 	if err != nil {
 		return err
 	}
-	changes, err := in.Remove(ctx, names, agents)
+	var ropts []install.RemoveOption
+	if opts.force {
+		ropts = append(ropts, install.Force())
+	}
+	changes, err := in.Remove(ctx, names, agents, ropts...)
 	return printChanges(opts.io, changes, &opts.scope, err)
 }
 
