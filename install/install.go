@@ -154,6 +154,15 @@
 //     and the content digest, and no token. Sync reads a recorded skill at
 //     its pin, never at the moving reference; only Add moves a pin, and
 //     reports the old and the new one (Change.PreviousPin, Change.Pin).
+//     The content at a pin never changes: when a pinned source (a
+//     published one read at the pin the lock file records, or a
+//     URL#sha256=HEX) gives content other than the lock file records,
+//     Add and Sync, frozen or not and whatever Force says (Force is for
+//     edits on disk), fail with [ErrDrift], naming the skill, the source,
+//     the pin and both digests, and change nothing. Other content is
+//     recorded only by an explicit step: Add at another pin, or Remove
+//     and then Add. `agentskills run` does not read the lock file: it
+//     reads its sources as given ([Installer.Find]).
 //     The skills of a pinned source (and of a URL#sha256=HEX) are kept in
 //     the skill cache (WithCache) as they are installed: while it
 //     holds their content, a sync of them needs no network. One skill

@@ -40,7 +40,9 @@ type Request struct {
 type SyncRequest struct {
 	// Frozen checks every recorded skill first and fails with ErrDrift,
 	// changing nothing, if any source's content differs from the lock
-	// file. Default: a changed source updates the skill.
+	// file. Default: a changed folder or unpinned URL updates the skill;
+	// a pinned source with other content for its pin fails the sync
+	// either way (rule 13).
 	Frozen bool
 	// Force is Request.Force.
 	Force bool

@@ -279,6 +279,7 @@ Docker configuration). A published source is pinned: the lock file records
 the commit or manifest digest its reference named, sync installs that pin,
 never the moving branch or tag, and needs no network while the skill cache
 holds the content; add again moves the pin and prints the old and new one.
+Content other than the lock file records for the same pin is refused.
 A folder of the name given wins over a GitHub repository. It
 finds the skills where repositories keep them: a SKILL.md at the root, in
 any folder up to five levels down (not in .git, node_modules and the like),
@@ -571,7 +572,11 @@ run, and reports every repair. It checks everything first and changes
 nothing when something is wrong: a skill edited since it was installed is
 kept (exit 1, naming the changed files) unless --force, which first moves it
 to .agents/backups. With --frozen it also fails (exit 1), changing nothing,
-listing every source that no longer has the recorded content.`,
+listing every source that no longer has the recorded content. A pinned
+source (a commit, a manifest digest, a URL#sha256=) that gives content other
+than the lock file records for its pin always fails (exit 1), naming both
+digests: content at a pin never changes. To accept it, remove the skill and
+add it again.`,
 		Example: `  agentskills sync
   agentskills sync --frozen`,
 		Args: cobra.NoArgs,
