@@ -424,7 +424,7 @@ func (in *Installer) syncSource(ctx context.Context, source, pin string, names [
 			r.skills = append(r.skills, candidate{dir: dir, source: source, subpath: entry.Subpath})
 		}
 		if r != nil {
-			in.checkAll(r.skills, pin)
+			in.checkAll(ctx, r.skills, pin)
 			return r, nil
 		}
 	}
@@ -450,7 +450,7 @@ func (in *Installer) syncSource(ctx context.Context, source, pin string, names [
 		}
 		return nil, err
 	}
-	in.checkAll(r.skills, pin)
+	in.checkAll(ctx, r.skills, pin)
 	return r, nil
 }
 

@@ -259,7 +259,7 @@ func (in *Installer) stageAll(ctx context.Context, plans []*plan) (discard func(
 	g.SetLimit(stageWorkers)
 	for _, p := range plans {
 		g.Go(func() error {
-			st, err := stageCopy(gctx, p.c.dir, p.canonical, shared, in.cache.Limits())
+			st, err := stageCopy(gctx, p.c.tree(), p.canonical, shared, in.cache.Limits())
 			if err != nil {
 				return fmt.Errorf("skill %s from %s: %w", p.name, sourceLabel(p.c.source, p.c.subpath), err)
 			}
@@ -638,7 +638,7 @@ func (in *Installer) toBackup(path, rel string) (dst string, moved bool, err err
 	if err := os.Rename(path, dst); err == nil {
 		return dst, true, nil
 	}
-	if _, err := copyTree(context.Background(), path, dst, in.cache.Limits()); err != nil {
+	if _, err := copyTree(context.Background(), folderTree(path), dst, in.cache.Limits()); err != nil {
 		return "", false, fmt.Errorf("backup of %s: %w", path, err)
 	}
 	return dst, false, nil

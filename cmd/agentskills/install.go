@@ -289,9 +289,13 @@ plugin.json) says, and inside other skills. --list shows what a source
 holds, installing nothing.
 
 A skill that cannot be installed (its SKILL.md has no usable name or
-description, or another skill found has its name) is skipped, naming its
-folder and the reason on stderr, and the others are installed; with
---strict any such skill fails the command and nothing changes.
+description, it holds a link out of the source, or another skill found has
+its name and other content) is skipped, naming its folder and the reason on
+stderr, and the others are installed; with --strict any such skill fails
+the command and nothing changes. In a folder, a link to a file inside the
+source (a SKILL.md shared between skills) is installed as that file; a
+mirror of a skill for another agent (its SKILL.md a link to the skill's, or
+a copy) is the same skill, installed once.
 
 Each skill gets one canonical copy under .agents/skills/<name> and, in each
 agent's folder, a relative link to it (--copy: a full copy). Everything made

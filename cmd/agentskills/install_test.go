@@ -279,3 +279,45 @@ func TestRemoveEditedSkill(t *testing.T) {
 		t.Errorf("verify after remove --force = %d, %q; want the skill gone from the lock file", code, errs)
 	}
 }
+
+// TestAddFolderWithLinkedSkills checks, through the command, that a
+// SKILL.md linked to a file elsewhere in a folder source is installed,
+// a mirror of a skill for another agent is not taken for a clash, and a
+// skill linking out of the source is skipped with its reason while the
+// rest install (exit 0).
+func TestAddFolderWithLinkedSkills(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("AGENT_ADAPTOR_SKILL_CACHE_ROOT", t.TempDir())
+	base := t.TempDir()
+	src := filepath.Join(base, "repo")
+	writeSkill(t, filepath.Join(src, "skills"), "alpha", "---\nname: alpha\ndescription: The alpha skill.\n---\n")
+	writeSkill(t, src, "shared", "---\nname: beta\ndescription: The beta skill.\n---\n")
+	writeSkill(t, base, "outside", "---\nname: gamma\ndescription: Outside.\n---\n")
+	for link, target := range map[string]string{
+		"skills/beta/SKILL.md":          "../../shared/SKILL.md",
+		".gemini/skills/alpha/SKILL.md": "../../../skills/alpha/SKILL.md",
+		"skills/gamma/SKILL.md":         "../../../outside/SKILL.md",
+	} {
+		p := filepath.Join(src, filepath.FromSlash(link))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.Symlink(filepath.FromSlash(target), p); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+	}
+	project := t.TempDir()
+	t.Chdir(project)
+	var stdout, stderr bytes.Buffer
+	args := []string{"add", src, "-a", "claude-code", "--skill", "alpha", "--skill", "beta", "--skill", "gamma"}
+	code := run(t.Context(), args, strings.NewReader(""), &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("run(%q) = %d: %s", args, code, stderr.String())
+	}
+	for _, name := range []string{"alpha", "beta"} {
+		if fi, err := os.Lstat(filepath.Join(project, ".agents", "skills", name, "SKILL.md")); err != nil || !fi.Mode().IsRegular() {
+			t.Errorf("%s/SKILL.md = %v, %v, want a regular file", name, fi, err)
+		}
+	}
+	if errs := stderr.String(); !strings.Contains(errs, "skipped   gamma") || !strings.Contains(errs, "leads out of the source") || strings.Contains(errs, "alpha") {
+		t.Errorf("stderr = %q, want gamma skipped as leading out of the source, and no clash of alpha", errs)
+	}
+}
