@@ -355,7 +355,7 @@ func TestUnusableSkillIsSkipped(t *testing.T) {
 		"skills/long/SKILL.md":         badSkillMD("long"),
 		"skills/empty/SKILL.md":        "no front matter\n",
 		"skills/twin/SKILL.md":         skillMD("twin"),
-		".claude/skills/twin/SKILL.md": skillMD("twin"),
+		".claude/skills/twin/SKILL.md": skillMD("twin") + "Another twin.\n",
 	})
 	in := lenientInstaller(f)
 	ctx := t.Context()

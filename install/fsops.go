@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,18 +26,47 @@ func randomSuffix() string {
 	return hex.EncodeToString(b[:])
 }
 
+// tree is a skill's folder as the installer reads it: the folder rel
+// (slash-separated, "." for the root itself) inside the folder root,
+// read through an os.Root on root. A link whose target stays inside root
+// is read as the file it points to (rule 3): for a folder source, root
+// is the source, so a SKILL.md linked to a file elsewhere in the source
+// is read; the root keeps every link, and every link on the way to its
+// target, inside it.
+type tree struct {
+	root, rel string
+}
+
+// folderTree is the tree of the folder dir on its own: links are read
+// only when they point to files inside it.
+func folderTree(dir string) tree { return tree{root: dir, rel: "."} }
+
+// String names the tree's folder in messages.
+func (t tree) String() string { return filepath.Join(t.root, filepath.FromSlash(t.rel)) }
+
+// open opens the tree's root and returns the file system copyTree reads:
+// the tree's folder, its links resolved and its ".git" folders left out.
+func (t tree) open() (resolvedFS, func(), error) {
+	root, err := os.OpenRoot(t.root)
+	if err != nil {
+		return resolvedFS{}, nil, err
+	}
+	return resolvedFS{fsys: root.FS(), dir: t.rel}, func() { root.Close() }, nil
+}
+
 // copyTree copies the skill folder src into the new folder dst through
 // internal/extract's tree path, under the names, types and limits every
-// source is held to, read through an os.Root so that no link in src leads
-// outside it, and written through an os.Root on dst. A link is copied as its target when that is a regular
-// file of the skill, and fails otherwise; ".git" folders are left out.
-// It returns every file copied, hashed as it was copied.
-func copyTree(ctx context.Context, src, dst string, limits skill.Limits) ([]cache.File, error) {
-	from, err := os.OpenRoot(src)
+// source is held to, read as [tree] says and written through an os.Root
+// on dst: a link is copied as the file it points to, and a link to a
+// folder, or one that leads out of the tree's root or to nothing, fails
+// with a *linkError; ".git" folders are left out. It returns every file
+// copied, hashed as it was copied.
+func copyTree(ctx context.Context, src tree, dst string, limits skill.Limits) ([]cache.File, error) {
+	from, closeFrom, err := src.open()
 	if err != nil {
 		return nil, err
 	}
-	defer from.Close()
+	defer closeFrom()
 	if err := os.Mkdir(dst, 0o755); err != nil {
 		return nil, err
 	}
@@ -47,8 +77,12 @@ func copyTree(ctx context.Context, src, dst string, limits skill.Limits) ([]cach
 	defer to.Close()
 	opts := extractLimits(limits)
 	opts.Writable = true
-	written, err := extract.FS(ctx, noGit{from.FS()}, ".", to, opts)
+	written, err := extract.FS(ctx, from, ".", to, opts)
 	if err != nil {
+		var le *linkError
+		if errors.As(err, &le) {
+			err = fmt.Errorf("%w: %w", ErrInvalidSource, err)
+		}
 		return nil, fmt.Errorf("%s: %w", src, archiveError(err))
 	}
 	files := make([]cache.File, len(written))
@@ -58,17 +92,144 @@ func copyTree(ctx context.Context, src, dst string, limits skill.Limits) ([]cach
 	return files, nil
 }
 
-// noGit is a file system without its ".git" folders.
-type noGit struct{ fs.FS }
-
-func (n noGit) ReadDir(name string) ([]fs.DirEntry, error) {
-	entries, err := fs.ReadDir(n.FS, name)
-	return slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return e.Name() == ".git" && e.IsDir() }), err
+// resolvedFS is the folder dir of fsys (an os.Root's file system)
+// without its ".git" folders, where a link is listed as the regular file
+// it points to; listing a folder that holds a link to a folder, or to
+// nothing or outside fsys (which the os.Root refuses to follow), fails
+// with a *linkError naming it. Opening a link opens what it points to.
+type resolvedFS struct {
+	fsys fs.FS
+	dir  string
 }
 
-func (n noGit) ReadLink(name string) (string, error) { return fs.ReadLink(n.FS, name) }
+func (r resolvedFS) name(op, name string) (string, error) {
+	if !fs.ValidPath(name) {
+		return "", &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	return path.Join(r.dir, name), nil
+}
 
-func (n noGit) Lstat(name string) (fs.FileInfo, error) { return fs.Lstat(n.FS, name) }
+func (r resolvedFS) Open(name string) (fs.File, error) {
+	p, err := r.name("open", name)
+	if err != nil {
+		return nil, err
+	}
+	return r.fsys.Open(p)
+}
+
+func (r resolvedFS) Stat(name string) (fs.FileInfo, error) {
+	p, err := r.name("stat", name)
+	if err != nil {
+		return nil, err
+	}
+	return fs.Stat(r.fsys, p)
+}
+
+func (r resolvedFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	p, err := r.name("readdir", name)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := fs.ReadDir(r.fsys, p)
+	if err != nil {
+		return nil, err
+	}
+	out := entries[:0]
+	for _, e := range entries {
+		link := e.Type()&fs.ModeSymlink != 0
+		switch {
+		case e.Name() == ".git" && (e.IsDir() || link):
+		case link:
+			fi, err := r.resolve(path.Join(p, e.Name()), path.Join(name, e.Name()))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, resolvedEntry{name: e.Name(), fi: fi})
+		default:
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// resolve describes the regular file the link p of fsys (rel inside the
+// tree) points to, or fails with a *linkError saying why it cannot be
+// read.
+func (r resolvedFS) resolve(p, rel string) (fs.FileInfo, error) {
+	target, err := fs.ReadLink(r.fsys, p)
+	if err != nil {
+		return nil, &linkError{name: rel, why: fmt.Sprintf("that cannot be read: %v", err)}
+	}
+	fi, err := fs.Stat(r.fsys, p)
+	le := &linkError{name: rel, target: target}
+	joined := path.Join(path.Dir(p), target)
+	switch {
+	case path.IsAbs(target) || strings.ContainsAny(target, `\:`) || joined == ".." || strings.HasPrefix(joined, "../"):
+		le.why = "which leads out of the source"
+	case errors.Is(err, fs.ErrNotExist):
+		le.why = "which does not exist"
+	case err != nil:
+		le.why = "which leads out of the source (through another link) or cannot be read"
+	case fi.IsDir():
+		le.why = "a folder; links to folders are not followed"
+	case !fi.Mode().IsRegular():
+		le.why = "which is not a regular file"
+	default:
+		return fi, nil
+	}
+	return nil, le
+}
+
+// resolvedEntry is a link listed as the file it points to.
+type resolvedEntry struct {
+	name string
+	fi   fs.FileInfo
+}
+
+func (e resolvedEntry) Name() string               { return e.name }
+func (e resolvedEntry) IsDir() bool                { return false }
+func (e resolvedEntry) Type() fs.FileMode          { return e.fi.Mode().Type() }
+func (e resolvedEntry) Info() (fs.FileInfo, error) { return e.fi, nil }
+
+// linkError reports a link that cannot be read as a file of the source.
+type linkError struct {
+	name   string // the link, inside the skill
+	target string // what it points to
+	why    string
+}
+
+func (e *linkError) Error() string {
+	if e.target == "" {
+		return fmt.Sprintf("%s is a link %s", e.name, e.why)
+	}
+	return fmt.Sprintf("%s is a link to %q, %s; only links to files inside the source are read (add the folder that holds the link and its target, or make it a file)", e.name, e.target, e.why)
+}
+
+// linkProblem walks the tree as copyTree reads it and returns the first
+// link that cannot be read (see resolvedFS), or nil. It stops, finding
+// nothing, after max entries: copying such a tree fails on the limit.
+func linkProblem(ctx context.Context, t tree, max int) error {
+	fsys, closeFS, err := t.open()
+	if err != nil {
+		return nil // copying says what is wrong
+	}
+	defer closeFS()
+	n := 0
+	err = fs.WalkDir(fsys, ".", func(_ string, _ fs.DirEntry, err error) error {
+		if n++; err == nil && n > max {
+			return fs.SkipAll
+		}
+		if err == nil {
+			err = ctx.Err()
+		}
+		return err
+	})
+	var le *linkError
+	if errors.As(err, &le) {
+		return le
+	}
+	return nil
+}
 
 // relLink returns the target of a relative link at linkPath to target,
 // computed between the folders' real locations, so that it holds even when
@@ -203,7 +364,7 @@ type stagedCopy struct {
 // stageCopy copies src to a hidden staging folder beside dst.
 // With shared, a staging folder beside dst that the caller owns, the copy
 // goes there instead of into a folder of its own.
-func stageCopy(ctx context.Context, src, dst, shared string, limits skill.Limits) (*stagedCopy, error) {
+func stageCopy(ctx context.Context, src tree, dst, shared string, limits skill.Limits) (*stagedCopy, error) {
 	st := &stagedCopy{dst: dst}
 	if shared != "" {
 		st.path = filepath.Join(shared, filepath.Base(dst))
@@ -254,7 +415,7 @@ func (st *stagedCopy) discard() {
 // placeCopyOf makes dst a copy of the canonical copy src, which has the
 // given digest, replacing what is there.
 func placeCopyOf(src, dst, digest string, limits skill.Limits) error {
-	st, err := stageCopy(context.Background(), src, dst, "", limits)
+	st, err := stageCopy(context.Background(), folderTree(src), dst, "", limits)
 	if err != nil {
 		return err
 	}

@@ -42,16 +42,30 @@
 //     entry count), local folders too, and a download stops at the
 //     cache's archive size (a GitHub repository's whole tarball is also
 //     bounded by package github's own limits, 1 GiB downloaded and 4 GiB
-//     expanded, before the skills' part of it is held to the cache's); a
-//     link in a folder is copied as its target when that is a file of the
-//     skill. An entry that breaks those rules fails its
-//     whole source: a hostile source is never partly installed. An
-//     archive is extracted once, whatever number of skills it holds, and
-//     a sync reads each recorded source once.
+//     expanded, before the skills' part of it is held to the cache's).
+//     An entry that breaks those rules fails its whole source: a hostile
+//     source is never partly installed. Links are the exception, as
+//     repositories share files between skills with them: in a folder
+//     source, a link (a SKILL.md too, and a chain of links) whose target
+//     is a file inside the source is read, and installed, as that file,
+//     through an os.Root on the source that never leaves it; a skill
+//     holding a link that leads out of the source, to nothing or to a
+//     folder is skipped (rule 4) with the link and the reason, never
+//     read, and the others install. An archive (a repository snapshot,
+//     a GitHub tarball, a git archive) keeps package extract's rule: a
+//     link is written as a copy of a regular file of the archive, and a
+//     link out of the archive, to a folder or to another link fails the
+//     whole archive. The same holds on macOS and Windows (where a folder
+//     holds links only when they could be made; a directory junction is
+//     not a link and fails the source). An archive is extracted once,
+//     whatever number of skills it holds, and a sync reads each recorded
+//     source once.
 //  4. Every skill is read with the checker (lenient SKILL.md rules, as
 //     agents read them). A skill without a usable name and description,
-//     whose name cannot be a folder name, or whose name another skill
-//     found has too (the problem names both folders) cannot be installed:
+//     whose name cannot be a folder name, holding a link that cannot be
+//     read (rule 3), or whose name another skill found has too, with
+//     other content (the problem names both folders; a mirror is not
+//     another skill, rule 12) cannot be installed:
 //     Add skips it, reporting a Change with [ActionSkipped], its folder
 //     in the source and the reason, and installs the others; it fails
 //     with [ErrInvalidSource], changing nothing, only when no skill is
@@ -82,9 +96,10 @@
 //  7. Edits are kept: a canonical copy or a copy whose content differs
 //     from what was recorded was changed by someone, and add, sync and
 //     remove fail with [ErrModified], naming the files that differ,
-//     before changing anything. Request.Force (and SyncRequest.Force)
-//     replaces it after moving it to a new folder under
-//     <root>/.agents/backups, which the change names (Change.Backup).
+//     before changing anything. Request.Force (SyncRequest.Force, and
+//     [Force] for Remove) replaces or removes it after moving it to a new
+//     folder under <root>/.agents/backups, which the change names
+//     (Change.Backup).
 //  8. Errors wrap one of the package's sentinels ([ErrConflict],
 //     [ErrModified], [ErrNotInstalled], [ErrDrift], [ErrSourceUnavailable],
 //     [ErrInvalidSource], [ErrInvalidLock], [ErrNothingRecorded],
@@ -127,9 +142,19 @@
 //     under "skills" in its entry or its own .claude-plugin/plugin.json);
 //     and, below every skill found, in the folders up to five levels
 //     further that hold a SKILL.md: a skill's own sub-folders holding a
-//     SKILL.md are skills too. Links are not followed, manifest paths
-//     that leave the source are ignored, and so are manifests that are
-//     not JSON or are larger than 1 MiB. An archive whose entries all sit
+//     SKILL.md are skills too. Links to folders are not followed (a
+//     SKILL.md that is a link makes a skill, read as rule 3 says),
+//     manifest paths that leave the source are ignored, and so are
+//     manifests that are not JSON or are larger than 1 MiB. Mirrors are
+//     one skill: of the usable skills of one name in one source, when
+//     one holds every file of each other (same path, bytes and
+//     executable bit), as a copy or a folder for another agent whose
+//     SKILL.md links to the skill's does, only that one is listed and
+//     installed; of several with the same content, the one with no path
+//     element starting with "." first, then the one with the fewest
+//     elements, the shortest, the first in byte order. A mirror selected
+//     by its folder is installed from there. Skills of one name with
+//     other content clash (rule 4). An archive whose entries all sit
 //     in one top folder (a repository snapshot) is searched from that
 //     folder; the lock file records each skill's folder relative to the
 //     archive's root. A source with more than 100,000 folders to search
@@ -153,6 +178,15 @@
 //     and the content digest, and no token. Sync reads a recorded skill at
 //     its pin, never at the moving reference; only Add moves a pin, and
 //     reports the old and the new one (Change.PreviousPin, Change.Pin).
+//     The content at a pin never changes: when a pinned source (a
+//     published one read at the pin the lock file records, or a
+//     URL#sha256=HEX) gives content other than the lock file records,
+//     Add and Sync, frozen or not and whatever Force says (Force is for
+//     edits on disk), fail with [ErrDrift], naming the skill, the source,
+//     the pin and both digests, and change nothing. Other content is
+//     recorded only by an explicit step: Add at another pin, or Remove
+//     and then Add. `agentskills run` does not read the lock file: it
+//     reads its sources as given ([Installer.Find]).
 //     The skills of a pinned source (and of a URL#sha256=HEX) are kept in
 //     the skill cache (WithCache) as they are installed: while it
 //     holds their content, a sync of them needs no network. One skill

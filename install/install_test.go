@@ -586,10 +586,12 @@ func TestAddIsAllOrNothing(t *testing.T) {
 	f := newFixture(t)
 	f.writeSkill(t, "kit/a", "a", "")
 	b := f.writeSkill(t, "kit/b", "b", "")
-	os.Symlink("/etc/hostname", filepath.Join(b, "leak"))
+	// A name the archive rules refuse fails the whole source (a link out
+	// of the source only skips its skill: TestLinkedSkillFiles).
+	os.WriteFile(filepath.Join(b, "a:b.md"), []byte("x"), 0o644)
 	in := f.installer(t)
-	if _, err := in.Add(t.Context(), Request{Sources: []string{filepath.Join(f.sources, "kit")}, Agents: agentsOf(t, "claude-code")}); err == nil {
-		t.Fatal("Add of a kit with a linked file succeeded")
+	if _, err := in.Add(t.Context(), Request{Sources: []string{filepath.Join(f.sources, "kit")}, Agents: agentsOf(t, "claude-code")}); !errors.Is(err, ErrInvalidSource) {
+		t.Fatalf("Add of a kit with a file named a:b.md = %v, want ErrInvalidSource", err)
 	}
 	for _, p := range []string{".agents/skills/a", ".claude/skills/a", ".agents/" + LockName} {
 		if _, err := os.Lstat(filepath.Join(f.env.Project, p)); err == nil {

@@ -40,7 +40,9 @@ type Request struct {
 type SyncRequest struct {
 	// Frozen checks every recorded skill first and fails with ErrDrift,
 	// changing nothing, if any source's content differs from the lock
-	// file. Default: a changed source updates the skill.
+	// file. Default: a changed folder or unpinned URL updates the skill;
+	// a pinned source with other content for its pin fails the sync
+	// either way (rule 13).
 	Frozen bool
 	// Force is Request.Force.
 	Force bool
@@ -422,7 +424,7 @@ func (in *Installer) syncSource(ctx context.Context, source, pin string, names [
 			r.skills = append(r.skills, candidate{dir: dir, source: source, subpath: entry.Subpath})
 		}
 		if r != nil {
-			in.checkAll(r.skills, pin)
+			in.checkAll(ctx, r.skills, pin)
 			return r, nil
 		}
 	}
@@ -448,7 +450,7 @@ func (in *Installer) syncSource(ctx context.Context, source, pin string, names [
 		}
 		return nil, err
 	}
-	in.checkAll(r.skills, pin)
+	in.checkAll(ctx, r.skills, pin)
 	return r, nil
 }
 
@@ -464,11 +466,31 @@ func isURL(source string) bool {
 	return strings.HasPrefix(source, "http://") || strings.HasPrefix(source, "https://")
 }
 
+// RemoveOption configures one [Installer.Remove].
+type RemoveOption func(*removeOptions)
+
+type removeOptions struct {
+	force bool
+}
+
+// Force makes Remove remove a copy or canonical copy that was changed
+// since it was installed, after moving it to a new folder under
+// <root>/.agents/backups, which the change names (Change.Backup), as
+// Request.Force does for Add (rule 7). Default: such a skill fails the
+// removal with ErrModified and nothing changes.
+func Force() RemoveOption { return func(o *removeOptions) { o.force = true } }
+
 // Remove removes the named skills for the agents (all recorded agents
 // when none is given); the canonical copy goes when no agent uses it. It
-// removes only what it installed and what is still as it installed it;
-// anything else fails the request before anything changes.
-func (in *Installer) Remove(ctx context.Context, names []string, agents []Agent) ([]Change, error) {
+// removes only what it installed and what is still as it installed it:
+// a place changed since fails the request with ErrModified unless
+// [Force] is given; anything else this tool did not make fails it with
+// ErrConflict. Every problem is found before anything changes.
+func (in *Installer) Remove(ctx context.Context, names []string, agents []Agent, opts ...RemoveOption) ([]Change, error) {
+	var o removeOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	// Names that are not recorded fail before anything is made, even the
 	// scope's lock.
 	peek, err := in.peekLock()
@@ -490,7 +512,7 @@ func (in *Installer) Remove(ctx context.Context, names []string, agents []Agent)
 	var plans []removal
 	var problems []error
 	for _, n := range names {
-		r, errs := in.planRemoval(n, lock.Skills[n], agents)
+		r, errs := in.planRemoval(n, lock.Skills[n], agents, o.force)
 		plans = append(plans, r)
 		problems = append(problems, errs...)
 	}
@@ -528,18 +550,21 @@ func (in *Installer) Remove(ctx context.Context, names []string, agents []Agent)
 }
 
 // removal is what removing one skill does: the agents it is removed for,
-// and its lock entry before and after (nil: the skill goes).
+// its lock entry before and after (nil: the skill goes), and the places
+// changed since they were installed, which go to a backup first (forced).
 type removal struct {
 	name      string
 	prev, cur *LockedSkill
 	ids       []string
+	backup    map[string]bool // by path
 }
 
 // planRemoval plans the removal of the skill name, recorded as entry, for
 // the agents (all it is recorded for when none is given), and says what
 // stops it: a place, or the canonical copy when it goes, that is no
-// longer as this tool made it.
-func (in *Installer) planRemoval(name string, entry *LockedSkill, agents []Agent) (removal, []error) {
+// longer as this tool made it. With force, a copy or canonical copy that
+// was changed is planned to go to a backup instead.
+func (in *Installer) planRemoval(name string, entry *LockedSkill, agents []Agent, force bool) (removal, []error) {
 	ids := slices.Sorted(maps.Keys(entry.Agents))
 	if len(agents) > 0 {
 		ids = ids[:0]
@@ -549,74 +574,113 @@ func (in *Installer) planRemoval(name string, entry *LockedSkill, agents []Agent
 			}
 		}
 	}
-	cur := &LockedSkill{Source: entry.Source, Subpath: entry.Subpath, Digest: entry.Digest, Agents: maps.Clone(entry.Agents)}
+	kept := *entry // every field kept (the pin too), the places cloned
+	kept.Agents = maps.Clone(entry.Agents)
+	cur := &kept
 	for _, id := range ids {
 		delete(cur.Agents, id)
 	}
 	canonical := in.canonicalPath(name)
+	r := removal{name: name, prev: entry, ids: ids, backup: map[string]bool{}}
 	var problems []error
+	check := func(p string, pl Placement, what string) {
+		modified, err := removable(p, canonical, pl, entry.Digest, what, force)
+		if err != nil {
+			problems = append(problems, err)
+		}
+		if modified {
+			r.backup[p] = true
+		}
+	}
 	for _, id := range ids {
 		pl := entry.Agents[id]
 		if pl.Kind == KindCanonical {
 			continue
 		}
-		if err := removable(abs(in.Root(), pl.Path), canonical, pl, entry.Digest, "what agentskills installed for "+id); err != nil {
-			problems = append(problems, err)
-		}
+		check(abs(in.Root(), pl.Path), pl, "what agentskills installed for "+id)
 	}
 	if len(cur.Agents) == 0 {
 		cur = nil
 		// The canonical copy is ours only while it holds the recorded
 		// content (or is gone).
-		if err := removable(canonical, canonical, Placement{Kind: KindCanonical}, entry.Digest, "the folder agentskills installed"); err != nil {
-			problems = append(problems, err)
-		}
+		check(canonical, Placement{Kind: KindCanonical}, "the folder agentskills installed")
 	}
-	return removal{name: name, prev: entry, cur: cur, ids: ids}, problems
+	r.cur = cur
+	return r, problems
 }
 
 // removable says what stops the removal of p, which the lock file records
 // as pl with the content digest, and the text names as what: nil when p
-// is gone or still as this tool made it.
-func removable(p, canonical string, pl Placement, digest, what string) error {
+// is gone or still as this tool made it. A folder changed since stops it
+// with ErrModified; forced, it does not, and modified reports it (it goes
+// to a backup).
+func removable(p, canonical string, pl Placement, digest, what string, force bool) (modified bool, _ error) {
 	switch examine(p, canonical, &pl, digest, "").found {
 	case foundNothing, foundOurs:
-		return nil
+		return false, nil
 	case foundModified:
-		if pl.Kind == KindCanonical {
-			return modifiedError(p, "")
+		if force {
+			return true, nil
 		}
-		return modifiedError(p, canonical)
+		if pl.Kind == KindCanonical {
+			return false, modifiedError(p, "")
+		}
+		return false, modifiedError(p, canonical)
 	default:
-		return fmt.Errorf("%s is no longer %s (it was replaced): %w; remove it yourself if you want it gone", p, what, ErrConflict)
+		return false, fmt.Errorf("%s is no longer %s (it was replaced): %w; remove it yourself if you want it gone", p, what, ErrConflict)
 	}
 }
 
 // remove carries out a removal: each agent's place, then the canonical
-// copy when the skill goes.
+// copy when the skill goes. A place planned for a backup is moved there
+// (copied, then removed, across file systems).
 func (in *Installer) remove(r removal) ([]Change, error) {
 	var changes []Change
+	toBackup := func(p, rel string, ch *Change) error {
+		b, moved, err := in.toBackup(p, rel)
+		if err != nil {
+			return err
+		}
+		ch.Backup = b
+		if !moved {
+			return removeAside(p)
+		}
+		return nil
+	}
 	for _, id := range r.ids {
 		pl := r.prev.Agents[id]
 		p := abs(in.Root(), pl.Path)
+		ch := Change{Skill: r.name, Agent: id, Path: p, Action: ActionRemoved, Kind: pl.Kind}
 		// Agents that share a folder (Trae and Trae CN) share a place:
 		// it stays while one that keeps the skill has it. The canonical
 		// copy stays while the skill does. Anything else was checked to
-		// be the link, junction or copy this tool made.
+		// be the link, junction or copy this tool made, or a copy
+		// changed since that goes to a backup.
 		shared := r.cur != nil && slices.ContainsFunc(slices.Collect(maps.Values(r.cur.Agents)), func(o Placement) bool { return o.Path == pl.Path })
-		if !shared && pl.Kind != KindCanonical {
+		switch {
+		case shared || pl.Kind == KindCanonical:
+		case r.backup[p]:
+			if err := toBackup(p, filepath.Join(id, r.name), &ch); err != nil {
+				return changes, err
+			}
+		default:
 			if err := removePlace(p, pl.Kind); err != nil {
 				return changes, err
 			}
 		}
-		changes = append(changes, Change{Skill: r.name, Agent: id, Path: p, Action: ActionRemoved, Kind: pl.Kind})
+		changes = append(changes, ch)
 	}
 	if r.cur == nil {
 		canonical := in.canonicalPath(r.name)
-		if err := removeAside(canonical); err != nil {
+		ch := Change{Skill: r.name, Path: canonical, Action: ActionRemoved, Kind: KindCanonical}
+		if r.backup[canonical] {
+			if err := toBackup(canonical, r.name, &ch); err != nil {
+				return changes, err
+			}
+		} else if err := removeAside(canonical); err != nil {
 			return changes, err
 		}
-		changes = append(changes, Change{Skill: r.name, Path: canonical, Action: ActionRemoved, Kind: KindCanonical})
+		changes = append(changes, ch)
 	}
 	return changes, nil
 }

@@ -181,7 +181,10 @@ func (in *Installer) reconcile(ctx context.Context, s *session, wants []want, fo
 	}
 	var problems []error
 	for i, p := range plans {
-		if frozen && p.old != nil && p.st.digest != p.old.Digest {
+		switch {
+		case p.pinDrift():
+			problems = append(problems, pinDriftError(p))
+		case frozen && p.old != nil && p.st.digest != p.old.Digest:
 			problems = append(problems, fmt.Errorf("%w: %s from %s (recorded %.12s, the source now has %.12s)",
 				ErrDrift, p.name, sourceLabel(p.c.source, p.c.subpath), p.old.Digest, p.st.digest))
 		}
@@ -195,6 +198,33 @@ func (in *Installer) reconcile(ctx context.Context, s *session, wants []want, fo
 		return nil, err
 	}
 	return in.applyAll(ctx, lock, plans, total)
+}
+
+// pinDrift reports whether the plan's skill comes from a pinned source
+// (a published one at the pin the lock file records, or a URL with
+// #sha256=) with content other than the lock file records for that pin
+// (rule 13).
+func (p *plan) pinDrift() bool {
+	if p.old == nil || p.st.digest == p.old.Digest || p.old.Subpath != p.c.subpath {
+		return false
+	}
+	if p.c.pin != "" {
+		return p.c.pin == p.old.Pin // one repository (add refuses others)
+	}
+	return p.old.Pin == "" && isPinnedURL(p.c.source) && p.old.Source == p.c.source
+}
+
+// pinDriftError says that a pinned source gave other content than the
+// lock file records for its pin.
+func pinDriftError(p *plan) error {
+	at := "its SHA-256"
+	if p.c.pin != "" {
+		at = "pin " + p.c.pin
+	}
+	return fmt.Errorf("%w: %s from %s at %s: the lock file records content %s, but the source now gives %s for the same pin; "+
+		"content at a pin never changes, so the source (or something between) serves other bytes: check it, and to accept them "+
+		"run 'agentskills remove %s' and add it again",
+		ErrDrift, p.name, sourceLabel(p.c.source, p.c.subpath), at, p.old.Digest, p.st.digest, p.name)
 }
 
 // stageAll stages the canonical copy of every plan, a few at a time, in
@@ -229,7 +259,7 @@ func (in *Installer) stageAll(ctx context.Context, plans []*plan) (discard func(
 	g.SetLimit(stageWorkers)
 	for _, p := range plans {
 		g.Go(func() error {
-			st, err := stageCopy(gctx, p.c.dir, p.canonical, shared, in.cache.Limits())
+			st, err := stageCopy(gctx, p.c.tree(), p.canonical, shared, in.cache.Limits())
 			if err != nil {
 				return fmt.Errorf("skill %s from %s: %w", p.name, sourceLabel(p.c.source, p.c.subpath), err)
 			}
@@ -608,7 +638,7 @@ func (in *Installer) toBackup(path, rel string) (dst string, moved bool, err err
 	if err := os.Rename(path, dst); err == nil {
 		return dst, true, nil
 	}
-	if _, err := copyTree(context.Background(), path, dst, in.cache.Limits()); err != nil {
+	if _, err := copyTree(context.Background(), folderTree(path), dst, in.cache.Limits()); err != nil {
 		return "", false, fmt.Errorf("backup of %s: %w", path, err)
 	}
 	return dst, false, nil
@@ -704,7 +734,9 @@ func (in *Installer) settleUnfinished(lock *Lock) ([]Change, error) {
 func (in *Installer) settle(name string, prev, cur *LockedSkill) (*LockedSkill, error) {
 	var kept *LockedSkill
 	if cur != nil {
-		kept = &LockedSkill{Source: cur.Source, Subpath: cur.Subpath, Digest: cur.Digest, Agents: maps.Clone(cur.Agents)}
+		k := *cur // every field kept (the pin too), the places cloned
+		k.Agents = maps.Clone(cur.Agents)
+		kept = &k
 	}
 	if err := in.removeDropped(name, prev, kept); err != nil {
 		return nil, err

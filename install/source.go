@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
@@ -73,6 +74,25 @@ type candidate struct {
 	subpath string // its folder inside the source, "" for the root
 	pin     string // the commit or digest a published source was read at
 	problem string // why it cannot be installed, or ""
+	// root, for a folder source, is the source's folder: links in the
+	// skill are read as the files they point to inside it (rule 3).
+	// Otherwise "": the skill's own folder.
+	root string
+	// mirrorOf, when not "", is the folder inside the same source of the
+	// skill of the same name this one mirrors (findMirrors).
+	mirrorOf string
+}
+
+// tree is where the skill's files are read from.
+func (c *candidate) tree() tree {
+	if c.root == "" {
+		return folderTree(c.dir)
+	}
+	rel, err := filepath.Rel(c.root, c.dir)
+	if err != nil {
+		return folderTree(c.dir)
+	}
+	return tree{root: c.root, rel: filepath.ToSlash(rel)}
 }
 
 // label names a skill in messages: its name, else its folder's.
@@ -174,17 +194,21 @@ func (in *Installer) Contents(ctx context.Context, source string) ([]SourceSkill
 }
 
 // list describes every skill of the source, each skill that shares its
-// name with another marked as Add would skip it.
+// name with another marked as Add would skip it, and without the mirrors
+// of another (rule 12).
 func (r *sourceSkills) list() []SourceSkill {
 	cands := slices.Clone(r.skills)
 	ptrs := make([]*candidate, len(cands))
 	for i := range cands {
 		ptrs[i] = &cands[i]
 	}
-	markDuplicates(ptrs)
-	out := make([]SourceSkill, len(cands))
-	for i, c := range cands {
-		out[i] = SourceSkill{Source: r.source, Name: c.label(), Path: c.pathInSource(), Description: description(c.dir), Problem: c.problem}
+	ptrs = markDuplicates(ptrs)
+	out := make([]SourceSkill, len(ptrs))
+	for i, c := range ptrs {
+		out[i] = SourceSkill{Source: r.source, Name: c.label(), Path: c.pathInSource(), Problem: c.problem}
+		if c.name != "" { // read by the checker: no link leads it out of the source
+			out[i].Description = description(c.dir)
+		}
 	}
 	return out
 }
@@ -209,7 +233,9 @@ func (in *Installer) isFolderSource(source string) bool {
 
 // pick selects the skills named in only (all when only is empty) and
 // splits them into those to install and those to skip: a skill with a
-// problem, and every skill whose name another selected skill has too.
+// problem, and every skill whose name another selected skill has too,
+// unless they are one skill (a mirror and the skill it mirrors: only the
+// latter is used).
 func pick(all []candidate, only []string) (use, skip []*candidate) {
 	var sel []*candidate
 	for i := range all {
@@ -217,8 +243,7 @@ func pick(all []candidate, only []string) (use, skip []*candidate) {
 			sel = append(sel, c)
 		}
 	}
-	markDuplicates(sel)
-	for _, c := range sel {
+	for _, c := range markDuplicates(sel) {
 		if c.problem != "" {
 			skip = append(skip, c)
 		} else {
@@ -229,16 +254,25 @@ func pick(all []candidate, only []string) (use, skip []*candidate) {
 }
 
 // markDuplicates gives every usable skill whose name another usable one
-// has a problem naming both places.
-func markDuplicates(cands []*candidate) {
+// has a problem naming both places, and returns cands without the
+// mirrors: when one of the usable skills of a name is the one every other
+// mirrors (findMirrors), they are one skill, that one.
+func markDuplicates(cands []*candidate) []*candidate {
 	byName := map[string][]*candidate{}
 	for _, c := range cands {
 		if c.problem == "" {
 			byName[c.name] = append(byName[c.name], c)
 		}
 	}
+	drop := map[*candidate]bool{}
 	for name, cs := range byName {
 		if len(cs) < 2 {
+			continue
+		}
+		if keep := mirrored(cs); keep != nil {
+			for _, c := range cs {
+				drop[c] = c != keep
+			}
 			continue
 		}
 		for _, c := range cs {
@@ -248,9 +282,115 @@ func markDuplicates(cands []*candidate) {
 					others = append(others, o.where())
 				}
 			}
-			c.problem = fmt.Sprintf("another skill is named %q too, in %s; select one by its folder (--skill %s)", name, strings.Join(others, " and "), c.pathInSource())
+			c.problem = fmt.Sprintf("another skill is named %q too, in %s, with other content; select one by its folder (--skill %s)", name, strings.Join(others, " and "), c.pathInSource())
 		}
 	}
+	return slices.DeleteFunc(cands, func(c *candidate) bool { return drop[c] })
+}
+
+// mirrored returns the skill of cs (skills of one name) that every other
+// one mirrors, or nil when there is none.
+func mirrored(cs []*candidate) *candidate {
+	for _, keep := range cs {
+		if keep.mirrorOf == "" && !slices.ContainsFunc(cs, func(o *candidate) bool {
+			return o != keep && (o.source != keep.source || o.mirrorOf != keep.pathInSource())
+		}) {
+			return keep
+		}
+	}
+	return nil
+}
+
+// findMirrors finds, among the usable skills of one source, those that
+// mirror another of the same name (rule 12): a skill whose every file
+// another one of that name holds too, with the same bytes and executable
+// bit, as a folder that links its SKILL.md to another skill's does. Of
+// skills of one name, the one that holds the files of every other is
+// kept, and the others record it in mirrorOf; of several such (the same
+// content in several places), the first in [preferredPlace] order. A
+// skill that cannot be read is no one's mirror.
+func (in *Installer) findMirrors(ctx context.Context, skills []candidate) {
+	byName := map[string][]*candidate{}
+	for i := range skills {
+		if c := &skills[i]; c.problem == "" {
+			byName[c.name] = append(byName[c.name], c)
+		}
+	}
+	for _, cs := range byName {
+		if len(cs) < 2 {
+			continue
+		}
+		files := make([]map[string]cache.File, len(cs))
+		for i, c := range cs {
+			files[i] = in.treeFiles(ctx, c)
+		}
+		var covers []int // the skills that hold every other's files
+		for i := range cs {
+			if files[i] != nil && !slices.ContainsFunc(files, func(o map[string]cache.File) bool { return !holds(files[i], o) }) {
+				covers = append(covers, i)
+			}
+		}
+		if len(covers) == 0 {
+			continue
+		}
+		keep := slices.MinFunc(covers, func(a, b int) int { return preferredPlace(cs[a].subpath, cs[b].subpath) })
+		for i, c := range cs {
+			if i != keep {
+				c.mirrorOf = cs[keep].pathInSource()
+			}
+		}
+	}
+}
+
+// treeFiles lists the files of a skill's tree as installing it would
+// copy them, by path, or nil when it cannot be read.
+func (in *Installer) treeFiles(ctx context.Context, c *candidate) map[string]cache.File {
+	fsys, closeFS, err := c.tree().open()
+	if err != nil {
+		return nil
+	}
+	defer closeFS()
+	files, err := extract.FS(ctx, fsys, ".", nil, extractLimits(in.cache.Limits()))
+	if err != nil {
+		return nil
+	}
+	out := make(map[string]cache.File, len(files))
+	for _, f := range files {
+		out[f.Path] = f
+	}
+	return out
+}
+
+// holds reports whether a holds every file of b, with the same bytes and
+// executable bit.
+func holds(a, b map[string]cache.File) bool {
+	if b == nil {
+		return false
+	}
+	for p, f := range b {
+		if g, ok := a[p]; !ok || g.Sum != f.Sum || g.Exec != f.Exec {
+			return false
+		}
+	}
+	return true
+}
+
+// preferredPlace orders two places of one skill inside a source (rule
+// 12): a folder with no element starting with "." (not a mirror under
+// .gemini, .cursor, ...) first, then the one with fewer elements, then
+// the shorter, then the first in byte order.
+func preferredPlace(a, b string) int {
+	hidden := func(p string) int {
+		if slices.ContainsFunc(strings.Split(p, "/"), func(e string) bool { return strings.HasPrefix(e, ".") }) {
+			return 1
+		}
+		return 0
+	}
+	return cmp.Or(
+		cmp.Compare(hidden(a), hidden(b)),
+		cmp.Compare(strings.Count(a, "/"), strings.Count(b, "/")),
+		cmp.Compare(len(a), len(b)),
+		strings.Compare(a, b))
 }
 
 // missing returns a MissingSkillsError for the names in only that no
@@ -346,15 +486,24 @@ func (in *Installer) resolveSource(ctx context.Context, source string, recorded 
 		r.cleanup()
 		return nil, fmt.Errorf("%w: %s holds no skill: no SKILL.md at its root, in the folders up to %d levels down, or where a plugin manifest says", ErrInvalidSource, r.source, searchDepth)
 	}
-	in.checkAll(r.skills, r.pin)
+	in.checkAll(ctx, r.skills, r.pin)
+	in.findMirrors(ctx, r.skills)
 	return r, nil
 }
 
-// checkAll checks every skill found in a source read at pin.
-func (in *Installer) checkAll(skills []candidate, pin string) {
+// checkAll checks every skill found in a source read at pin. A skill
+// of a folder source holding a link that cannot be read inside the
+// source (rule 3) is not read at all: its problem names the link.
+func (in *Installer) checkAll(ctx context.Context, skills []candidate, pin string) {
 	for i := range skills {
 		c := &skills[i]
 		c.pin = pin
+		if c.root != "" {
+			if err := linkProblem(ctx, c.tree(), in.cache.Limits().MaxArchiveEntries); err != nil {
+				c.problem = err.Error()
+				continue
+			}
+		}
 		name, issues, err := in.check(c.dir)
 		switch {
 		case err != nil:
@@ -391,7 +540,11 @@ func (in *Installer) fromFolder(ctx context.Context, dir, rec string) ([]candida
 		return nil, fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
 	}
 	defer root.Close()
-	return in.discoverIn(ctx, root.FS(), dir, "", rec)
+	out, err := in.discoverIn(ctx, root.FS(), dir, "", rec)
+	for i := range out {
+		out[i].root = dir
+	}
+	return out, err
 }
 
 // discoverIn finds the skills in fsys, the folder dir of the source

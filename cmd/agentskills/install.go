@@ -30,7 +30,7 @@ type scopeFlags struct {
 }
 
 // scopeOptions are the options of the commands that take only the scope flags
-// (remove, list, verify).
+// (list, verify).
 type scopeOptions struct {
 	io    *streams
 	scope scopeFlags
@@ -279,6 +279,7 @@ Docker configuration). A published source is pinned: the lock file records
 the commit or manifest digest its reference named, sync installs that pin,
 never the moving branch or tag, and needs no network while the skill cache
 holds the content; add again moves the pin and prints the old and new one.
+Content other than the lock file records for the same pin is refused.
 A folder of the name given wins over a GitHub repository. It
 finds the skills where repositories keep them: a SKILL.md at the root, in
 any folder up to five levels down (not in .git, node_modules and the like),
@@ -288,9 +289,13 @@ plugin.json) says, and inside other skills. --list shows what a source
 holds, installing nothing.
 
 A skill that cannot be installed (its SKILL.md has no usable name or
-description, or another skill found has its name) is skipped, naming its
-folder and the reason on stderr, and the others are installed; with
---strict any such skill fails the command and nothing changes.
+description, it holds a link out of the source, or another skill found has
+its name and other content) is skipped, naming its folder and the reason on
+stderr, and the others are installed; with --strict any such skill fails
+the command and nothing changes. In a folder, a link to a file inside the
+source (a SKILL.md shared between skills) is installed as that file; a
+mirror of a skill for another agent (its SKILL.md a link to the skill's, or
+a copy) is the same skill, installed once.
 
 Each skill gets one canonical copy under .agents/skills/<name> and, in each
 agent's folder, a relative link to it (--copy: a full copy). Everything made
@@ -429,16 +434,26 @@ func oneLine(s string, max int) string {
 	return s
 }
 
+// removeOptions are the options of remove.
+type removeOptions struct {
+	io    *streams
+	scope scopeFlags
+	force bool
+}
+
 func newRemoveCmd(s *streams) *cobra.Command {
-	opts := &scopeOptions{io: s}
+	opts := &removeOptions{io: s}
 	cmd := &cobra.Command{
 		Use:   "remove NAME...",
 		Short: "Remove skills this tool installed",
 		Long: `Remove removes the named skills from the agents' folders (all agents it
 installed them for, or those given with --agent). It removes only what it
-installed; the canonical copy goes when no agent uses it any more.`,
+installed; the canonical copy goes when no agent uses it any more. A skill
+edited since it was installed is kept (exit 1, naming the changed files)
+unless --force, which first moves it to .agents/backups.`,
 		Example: `  agentskills remove code-review
-  agentskills remove code-review --agent claude-code`,
+  agentskills remove code-review --agent claude-code
+  agentskills remove code-review --force`,
 		Args: requireArgs("NAME"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			return runRemove(cmd.Context(), opts, args)
@@ -446,16 +461,21 @@ installed; the canonical copy goes when no agent uses it any more.`,
 	}
 	opts.scope.register(cmd, "agents to remove the skills for (default: all)")
 	opts.scope.registerYes(cmd)
+	cmd.Flags().BoolVar(&opts.force, "force", false, "remove skills that were changed since they were installed, moving each to a backup under .agents/backups first")
 	opts.scope.registerOutput(cmd)
 	return cmd
 }
 
-func runRemove(ctx context.Context, opts *scopeOptions, names []string) error {
+func runRemove(ctx context.Context, opts *removeOptions, names []string) error {
 	agents, in, err := opts.scope.selectedInstaller()
 	if err != nil {
 		return err
 	}
-	changes, err := in.Remove(ctx, names, agents)
+	var ropts []install.RemoveOption
+	if opts.force {
+		ropts = append(ropts, install.Force())
+	}
+	changes, err := in.Remove(ctx, names, agents, ropts...)
 	return printChanges(opts.io, changes, &opts.scope, err)
 }
 
@@ -556,7 +576,11 @@ run, and reports every repair. It checks everything first and changes
 nothing when something is wrong: a skill edited since it was installed is
 kept (exit 1, naming the changed files) unless --force, which first moves it
 to .agents/backups. With --frozen it also fails (exit 1), changing nothing,
-listing every source that no longer has the recorded content.`,
+listing every source that no longer has the recorded content. A pinned
+source (a commit, a manifest digest, a URL#sha256=) that gives content other
+than the lock file records for its pin always fails (exit 1), naming both
+digests: content at a pin never changes. To accept it, remove the skill and
+add it again.`,
 		Example: `  agentskills sync
   agentskills sync --frozen`,
 		Args: cobra.NoArgs,

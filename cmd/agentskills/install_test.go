@@ -220,3 +220,104 @@ func stalled(t *testing.T) string {
 	t.Cleanup(func() { close(stop); srv.Close() })
 	return srv.URL + "/kit.tgz"
 }
+
+// TestRemoveEditedSkill checks that remove keeps a skill edited since it
+// was installed, pointing at --force, and that --force removes it after
+// moving it to a backup, as sync --force does.
+func TestRemoveEditedSkill(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("AGENT_ADAPTOR_SKILL_CACHE_ROOT", t.TempDir())
+	src := t.TempDir()
+	writeSkill(t, src, "good", "---\nname: good\ndescription: A good skill.\n---\n")
+	project := t.TempDir()
+	t.Chdir(project)
+	run := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := run(t.Context(), args, strings.NewReader(""), &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
+	}
+	if code, _, errs := run("add", filepath.Join(src, "good"), "-a", "claude-code", "--copy"); code != 0 {
+		t.Fatalf("add = %d: %s", code, errs)
+	}
+	canonical := filepath.Join(project, ".agents", "skills", "good")
+	copied := filepath.Join(project, ".claude", "skills", "good")
+	os.WriteFile(filepath.Join(canonical, "notes.md"), []byte("my notes"), 0o644)
+	os.WriteFile(filepath.Join(copied, "SKILL.md"), []byte("---\nname: good\ndescription: Mine now.\n---\n"), 0o644)
+
+	code, _, errs := run("remove", "good")
+	if code != 1 || !strings.Contains(errs, "was changed since agentskills installed it") || !strings.Contains(errs, "--force") {
+		t.Fatalf("remove of an edited skill = %d, stderr %q; want 1, the change and --force", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(canonical, "notes.md")); err != nil {
+		t.Fatalf("a refused remove touched the edited skill: %v", err)
+	}
+	code, out, errs := run("remove", "good", "--force")
+	if code != 0 {
+		t.Fatalf("remove --force = %d: %s", code, errs)
+	}
+	for _, p := range []string{canonical, copied} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("remove --force left %s", p)
+		}
+	}
+	backups, _ := filepath.Glob(filepath.Join(project, ".agents", "backups", "*"))
+	var kept []string
+	for _, b := range backups {
+		for _, f := range []string{filepath.Join(b, "good", "notes.md"), filepath.Join(b, "claude-code", "good", "SKILL.md")} {
+			if data, err := os.ReadFile(f); err == nil {
+				kept = append(kept, string(data))
+			}
+		}
+	}
+	if len(kept) != 2 || kept[0] != "my notes" && kept[1] != "my notes" {
+		t.Errorf("backups under .agents/backups hold %q, want the edited canonical copy and the edited copy", kept)
+	}
+	if !strings.Contains(out, "now in .agents/backups") {
+		t.Errorf("remove --force printed %q, want where each backup is", out)
+	}
+	if code, _, errs := run("verify"); code == 0 || strings.Contains(errs, "good") {
+		t.Errorf("verify after remove --force = %d, %q; want the skill gone from the lock file", code, errs)
+	}
+}
+
+// TestAddFolderWithLinkedSkills checks, through the command, that a
+// SKILL.md linked to a file elsewhere in a folder source is installed,
+// a mirror of a skill for another agent is not taken for a clash, and a
+// skill linking out of the source is skipped with its reason while the
+// rest install (exit 0).
+func TestAddFolderWithLinkedSkills(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("AGENT_ADAPTOR_SKILL_CACHE_ROOT", t.TempDir())
+	base := t.TempDir()
+	src := filepath.Join(base, "repo")
+	writeSkill(t, filepath.Join(src, "skills"), "alpha", "---\nname: alpha\ndescription: The alpha skill.\n---\n")
+	writeSkill(t, src, "shared", "---\nname: beta\ndescription: The beta skill.\n---\n")
+	writeSkill(t, base, "outside", "---\nname: gamma\ndescription: Outside.\n---\n")
+	for link, target := range map[string]string{
+		"skills/beta/SKILL.md":          "../../shared/SKILL.md",
+		".gemini/skills/alpha/SKILL.md": "../../../skills/alpha/SKILL.md",
+		"skills/gamma/SKILL.md":         "../../../outside/SKILL.md",
+	} {
+		p := filepath.Join(src, filepath.FromSlash(link))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.Symlink(filepath.FromSlash(target), p); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+	}
+	project := t.TempDir()
+	t.Chdir(project)
+	var stdout, stderr bytes.Buffer
+	args := []string{"add", src, "-a", "claude-code", "--skill", "alpha", "--skill", "beta", "--skill", "gamma"}
+	code := run(t.Context(), args, strings.NewReader(""), &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("run(%q) = %d: %s", args, code, stderr.String())
+	}
+	for _, name := range []string{"alpha", "beta"} {
+		if fi, err := os.Lstat(filepath.Join(project, ".agents", "skills", name, "SKILL.md")); err != nil || !fi.Mode().IsRegular() {
+			t.Errorf("%s/SKILL.md = %v, %v, want a regular file", name, fi, err)
+		}
+	}
+	if errs := stderr.String(); !strings.Contains(errs, "skipped   gamma") || !strings.Contains(errs, "leads out of the source") || strings.Contains(errs, "alpha") {
+		t.Errorf("stderr = %q, want gamma skipped as leading out of the source, and no clash of alpha", errs)
+	}
+}
