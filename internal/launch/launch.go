@@ -56,6 +56,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -94,11 +95,16 @@ func NewProgram(name, command string, env []string, install string) Program {
 	return Program{Name: name, Command: command, Env: slices.Clone(env), Install: install}
 }
 
-// CacheRoot is a driver Config's CacheRoot: root, else the root of the
-// default skill cache, where the default materializer keeps skills.
+// CacheRoot is a driver Config's CacheRoot, made absolute (a mount under
+// it is passed to an agent that works in another folder): root, else the
+// root of the default skill cache, where the default materializer keeps
+// skills.
 func CacheRoot(root string) string {
 	if root == "" {
-		return skill.NewCache().Root()
+		root = skill.NewCache().Root()
+	}
+	if abs, err := filepath.Abs(root); err == nil {
+		return abs
 	}
 	return root
 }
