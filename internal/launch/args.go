@@ -239,7 +239,7 @@ func checkSessionID(p Program, id string) error {
 		return fmt.Errorf("%s: %w: %w: %q: the driver does not resume sessions", p.Name, driver.ErrResumeRejected, driver.ErrInvalidSessionID, id)
 	}
 	if !p.SessionIDs.Valid(id) {
-		return fmt.Errorf("%s: %w: %w: %q: a %s session id is %s, as Result.SessionID gives",
+		return fmt.Errorf("%s: %w: %w: %q: a %s session id is %s, as the result of a run reports it",
 			p.Name, driver.ErrResumeRejected, driver.ErrInvalidSessionID, id, p.Name, p.SessionIDs.Form)
 	}
 	return nil
