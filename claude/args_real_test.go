@@ -160,3 +160,45 @@ func TestRealFlagsWithValues(t *testing.T) {
 		t.Errorf("init event = %+v, want permission mode plan", init)
 	}
 }
+
+// TestRealThreadWithABadStoredID stores, for a thread, a session id that
+// Claude Code would read as an option: the id never reaches it, and the
+// thread starts a new session, as for any rejected resume.
+func TestRealThreadWithABadStoredID(t *testing.T) {
+	in := newInjection(t)
+	r := newRig(t, modeltest.Always(modeltest.Text("ok")))
+	store := &adaptor.MemoryThreadStore{}
+	var restarted *adaptor.ThreadRestartedEvent
+	agent := r.agent(t, r.config(), adaptor.WithThreadStore(store), adaptor.WithEvents(func(ev driver.Event) {
+		if e, ok := ev.(*adaptor.ThreadRestartedEvent); ok {
+			restarted = e
+		}
+	}))
+	th := agent.Thread("t")
+	if _, err := th.Run(clitest.RunCtx(t), "first"); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Load(t.Context(), "t")
+	if err != nil || st == nil {
+		t.Fatalf("Load = %v, %v", st, err)
+	}
+	st.SessionID = in.settings
+	store.Save(t.Context(), "t", st)
+	res, err := th.Run(clitest.RunCtx(t), "second")
+	if err != nil || res.SessionID == in.settings {
+		t.Fatalf("run with a bad stored id = %v, %v; want a new session", res, err)
+	}
+	if restarted == nil || restarted.OldSession != in.settings || !strings.Contains(restarted.Reason, "invalid session id") {
+		t.Errorf("restart event = %+v, want one for the bad id", restarted)
+	}
+	// ResumeOnly returns the error instead.
+	store.Save(t.Context(), "t", st)
+	if _, err := agent.Thread("t", adaptor.ResumeOnly()).Run(clitest.RunCtx(t), "third"); !errors.Is(err, driver.ErrInvalidSessionID) {
+		t.Errorf("ResumeOnly run with a bad stored id = %v, want ErrInvalidSessionID", err)
+	}
+	for _, m := range in.markers {
+		if _, err := os.Lstat(m); err == nil {
+			t.Errorf("%s exists: the stored id was read as an option", m)
+		}
+	}
+}
