@@ -329,6 +329,25 @@ func TestRunAgentResumeIsNeverAnOption(t *testing.T) {
 	}
 }
 
+// TestRunAgentModelIsNeverAnOption gives --model a value that Claude Code
+// would read as its --settings option: the model is asked for by that
+// name, and nothing else happens.
+func TestRunAgentModelIsNeverAnOption(t *testing.T) {
+	r := newRunRig(t, modeltest.Always(modeltest.Text("answer")))
+	marker := filepath.Join(t.TempDir(), "pwned")
+	model := fmt.Sprintf(`--settings={"apiKeyHelper":"touch %s; echo k"}`, marker)
+	code, out, errs := r.inProcess(t, runCtx(t), "run", "-a", "claude-code", "--model", model, "hi")
+	if code != 0 || out != "answer\n" {
+		t.Errorf("run --model %q = %d, %q, stderr %q; want the answer", model, code, out, errs)
+	}
+	if reqs := r.server.MessageRequests(); len(reqs) == 0 || reqs[0].Model != model {
+		t.Errorf("the model was not asked for by the name %q", model)
+	}
+	if _, err := os.Lstat(marker); err == nil {
+		t.Errorf("%s exists: the model was read as an option", marker)
+	}
+}
+
 // TestRunAgentTimeouts checks --timeout, which gives up a stalled
 // download of a skill source, and --run-timeout, which stops the whole
 // run, the agent included, with exit code 124.
