@@ -117,8 +117,13 @@ func (o resumeOption) applyCall(c *callConfig) { c.resume = string(o) }
 
 // WithResume has the run continue the agent's session id, as returned in
 // [Result.SessionID]. The driver fails with driver.ErrResumeRejected when
-// the agent will not resume it. Nothing checks that the skills are those
-// the session started with; a [Thread] does. Default: a new session.
+// the agent will not resume it. An id that does not have the form of the
+// agent's session ids (a UUID for Claude Code and Codex) never reaches the
+// agent: the driver refuses it before the start with an error that wraps
+// both driver.ErrResumeRejected and driver.ErrInvalidSessionID, so an id
+// from an untrusted client is safe to pass. Nothing checks that the skills
+// are those the session started with; a [Thread] does. Default: a new
+// session.
 func WithResume(sessionID string) CallOption {
 	return resumeOption(sessionID)
 }

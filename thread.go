@@ -43,9 +43,10 @@ var ErrThreadChanged = errors.New("agentadaptor: thread's skills or workspace ch
 //     called; any other thread starts a new session and says so with a
 //     [ThreadRestartedEvent].
 //  4. The agent rejects the resume (driver.ErrResumeRejected, for example a
-//     session the agent no longer has): a ResumeOnly thread returns that
-//     error; any other starts a new session, again with a
-//     ThreadRestartedEvent.
+//     session the agent no longer has, or a stored id that does not have
+//     the form of the agent's ids, refused before the start): a ResumeOnly
+//     thread returns that error; any other starts a new session, again
+//     with a ThreadRestartedEvent.
 //
 // After a run that reports a session id the store is updated, so the next
 // run resumes the new session. Runs of one thread on one Agent take turns;

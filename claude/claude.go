@@ -9,11 +9,35 @@
 //
 // A run is one `claude -p --output-format stream-json --verbose`, with the
 // prompt on standard input and the request's workspace as the working
-// folder, plus the flags the [Config] asks for, `--resume` for
-// driver.Request.Resume, and `--add-dir MOUNT` when there are skills. The
+// folder, plus the flags the [Config] asks for, `--resume=ID` for
+// driver.Request.Resume, and `--add-dir=MOUNT` when there are skills. The
 // environment is the process's, with [Config.Env] added. The agent's JSON
 // lines become driver events; the final text, session id, token usage and
 // cost come from its result line.
+//
+// # Arguments
+//
+// No value of a request or a Config can become an option of Claude Code
+// (the rules are those of the driver kit, internal/launch):
+//
+//  1. driver.Request.Resume must be a UUID, the form of Claude Code's
+//     session ids (Result.SessionID); anything else is refused before
+//     the start with an error wrapping driver.ErrInvalidSessionID and
+//     driver.ErrResumeRejected. Claude Code would also take a session's
+//     title; the driver does not.
+//  2. Model, PermissionMode, MaxTurns, AppendSystemPrompt, the session id
+//     and the mount are passed as `--name=value`, one argument each,
+//     which Claude Code 2.1.328 reads as the option's value whatever it
+//     starts with (a model "--settings=..." is a model name to it).
+//  3. The prompt is on standard input and the workspace is the working
+//     folder: neither is an argument.
+//  4. [Config.Args] are passed as they are, after the driver's own: they
+//     are options by design.
+//
+// On Windows, a Command that is a batch file (the claude.cmd shim npm
+// installs) runs through cmd.exe, and an argument holding one of
+// " % ! ^ & | < > ( ) or a line break is refused before the start; set
+// Command to the claude executable to pass such values.
 //
 // # Mounting skills
 //
@@ -82,7 +106,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -116,7 +139,9 @@ type Config struct {
 	// also arrives as driver.TextDeltaEvent while it is written. Default
 	// false.
 	PartialMessages bool
-	// Args are extra arguments, placed after the driver's own.
+	// Args are extra arguments, placed after the driver's own and passed
+	// as they are: they are options by design (see "Arguments"), so
+	// never put a value from anyone else in them. Default none.
 	Args []string
 	// Env is added to the process's environment for the agent (a later
 	// entry wins over an earlier one with the same name).
@@ -145,6 +170,7 @@ func Driver(c Config) driver.Driver {
 	c.Args = slices.Clone(c.Args)
 	prog := launch.NewProgram("claude", c.Command, c.Env,
 		"install Claude Code with `npm install -g @anthropic-ai/claude-code`, or set claude.Config.Command")
+	prog.SessionIDs = launch.UUIDs()
 	return &claudeDriver{c: c, prog: prog}
 }
 
@@ -170,9 +196,14 @@ func (d *claudeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 		env = process.MergeEnv(env, []string{"IS_SANDBOX=1"})
 	}
 
+	args, err := l.Args(d.args(req, mountDir))
+	if err != nil {
+		return nil, err
+	}
+
 	p := &parser{emit: req.Events}
 	var check error
-	exit, runErr := l.Run(ctx, req, d.args(req, mountDir), env, d.c.GracePeriod, func(b []byte) error {
+	exit, runErr := l.Run(ctx, req, args, env, d.c.GracePeriod, func(b []byte) error {
 		if init := p.parse(b); init != nil {
 			check = checkMounted(init.Skills, req.Skills)
 			return check
@@ -182,37 +213,26 @@ func (d *claudeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 	return outcome(l.Path, req, p, exit, runErr, check)
 }
 
-// args builds the command line.
-func (d *claudeDriver) args(req *driver.Request, mountDir string) []string {
-	args := []string{"-p", "--output-format", "stream-json", "--verbose"}
+// args builds the command line (see "Arguments").
+func (d *claudeDriver) args(req *driver.Request, mountDir string) *launch.Args {
+	a := launch.NewArgs().Flag("-p").Value("--output-format", "stream-json").Flag("--verbose")
 	if d.c.PartialMessages {
-		args = append(args, "--include-partial-messages")
+		a.Flag("--include-partial-messages")
 	}
-	if req.Resume != "" {
-		args = append(args, "--resume", req.Resume)
-	}
-	if d.c.Model != "" {
-		args = append(args, "--model", d.c.Model)
-	}
-	if d.c.PermissionMode != "" {
-		args = append(args, "--permission-mode", d.c.PermissionMode)
-	}
+	a.Value("--resume", req.Resume)
+	a.Value("--model", d.c.Model)
+	a.Value("--permission-mode", d.c.PermissionMode)
 	if d.c.SkipPermissions {
-		args = append(args, "--dangerously-skip-permissions")
+		a.Flag("--dangerously-skip-permissions")
 	}
 	if d.c.MaxTurns > 0 {
-		args = append(args, "--max-turns", strconv.Itoa(d.c.MaxTurns))
+		a.Int("--max-turns", d.c.MaxTurns)
 	}
-	if d.c.AppendSystemPrompt != "" {
-		args = append(args, "--append-system-prompt", d.c.AppendSystemPrompt)
-	}
-	args = append(args, d.c.Args...)
-	// --add-dir takes several values, so it goes last; the prompt is on
-	// standard input.
-	if mountDir != "" {
-		args = append(args, "--add-dir", mountDir)
-	}
-	return args
+	a.Value("--append-system-prompt", d.c.AppendSystemPrompt)
+	a.Extra(d.c.Args)
+	// --add-dir takes several values; given as --add-dir=MOUNT it takes
+	// that one. The prompt is on standard input.
+	return a.Value("--add-dir", mountDir)
 }
 
 // outcome turns how the process ended and what it said into the result.

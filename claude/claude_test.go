@@ -24,13 +24,31 @@ func TestUserSkillsDir(t *testing.T) {
 }
 
 func TestArgs(t *testing.T) {
-	d := Driver(Config{Model: "m", PermissionMode: "plan", SkipPermissions: true, MaxTurns: 3,
-		AppendSystemPrompt: "be brief", PartialMessages: true, Args: []string{"--x"}}).(*claudeDriver)
-	got := d.args(&driver.Request{Resume: "s"}, "/mount")
-	want := []string{"-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages",
-		"--resume", "s", "--model", "m", "--permission-mode", "plan", "--dangerously-skip-permissions",
-		"--max-turns", "3", "--append-system-prompt", "be brief", "--x", "--add-dir", "/mount"}
-	if !slices.Equal(got, want) {
-		t.Errorf("args = %q, want %q", got, want)
+	tests := []struct {
+		name  string
+		c     Config
+		req   driver.Request
+		mount string
+		want  []string
+	}{
+		{"plain", Config{}, driver.Request{}, "", []string{"-p", "--output-format=stream-json", "--verbose"}},
+		{"every field", Config{Model: "m", PermissionMode: "plan", SkipPermissions: true, MaxTurns: 3,
+			AppendSystemPrompt: "be brief", PartialMessages: true, Args: []string{"--x"}},
+			driver.Request{Resume: "5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1"}, "/mount",
+			[]string{"-p", "--output-format=stream-json", "--verbose", "--include-partial-messages",
+				"--resume=5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1", "--model=m", "--permission-mode=plan", "--dangerously-skip-permissions",
+				"--max-turns=3", "--append-system-prompt=be brief", "--x", "--add-dir=/mount"}},
+		{"values like options", Config{Model: "--settings=x", PermissionMode: "-p", AppendSystemPrompt: "--debug-file=/tmp/x"},
+			driver.Request{}, "-mount",
+			[]string{"-p", "--output-format=stream-json", "--verbose", "--model=--settings=x", "--permission-mode=-p",
+				"--append-system-prompt=--debug-file=/tmp/x", "--add-dir=-mount"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Driver(tt.c).(*claudeDriver).args(&tt.req, tt.mount).List()
+			if err != nil || !slices.Equal(got, tt.want) {
+				t.Errorf("args = %q, %v; want %q", got, err, tt.want)
+			}
+		})
 	}
 }

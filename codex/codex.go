@@ -7,10 +7,11 @@
 //
 // # The run
 //
-// A run is one `codex exec --json --skip-git-repo-check`, with the prompt on
-// standard input and the request's workspace as the working folder, plus
-// the flags the [Config] asks for; driver.Request.Resume becomes
-// `codex exec --json ... resume ID -`. The environment is the process's,
+// A run is one `codex exec --json --skip-git-repo-check -- -`, with the
+// prompt on standard input ("-") and the request's workspace as the
+// working folder, plus the flags the [Config] asks for;
+// driver.Request.Resume becomes `codex exec --json ... resume -- ID -`.
+// The environment is the process's,
 // with [Config.Env] added and CODEX_HOME set to the managed home below.
 // The agent's JSON lines become driver events; the final text is the last
 // agent message, the session id the thread id, and the usage that of
@@ -107,6 +108,32 @@
 //     loaded, so there is no check after the start; the InitEvent carries
 //     the session id only.
 //
+// # Arguments
+//
+// No value of a request or a Config can become an option of Codex (the
+// rules are those of the driver kit, internal/launch):
+//
+//  1. driver.Request.Resume must be a UUID, the form of Codex's thread
+//     ids (Result.SessionID); anything else is refused before the start
+//     with an error wrapping driver.ErrInvalidSessionID and
+//     driver.ErrResumeRejected. Codex would also take a thread's name;
+//     the driver does not.
+//  2. Model, Sandbox and each of Overrides are passed as `--model=X`,
+//     `--sandbox=X` and `--config=KEY=VALUE`, one argument each, which
+//     Codex 0.169.0 (clap) reads as the option's value whatever it starts
+//     with.
+//  3. The session id and "-" (the prompt is on standard input) follow a
+//     single "--", so clap reads them as operands. The workspace is the
+//     working folder, never an argument.
+//  4. [Config.Args] are passed as they are, before the operands: they are
+//     options by design.
+//
+// On Windows, a Command that is a batch file (the codex.cmd shim npm
+// installs) runs through cmd.exe, and an argument holding one of
+// " % ! ^ & | < > ( ) or a line break is refused before the start (a
+// TOML string override holds quotes); set Command to the codex
+// executable to pass such values.
+//
 // Cancelling the context interrupts the agent as the Claude Code driver
 // does (SIGINT to its process group, SIGKILL after [Config.GracePeriod],
 // and on Linux every descendant found by its tag), and the error wraps the
@@ -134,9 +161,9 @@ type Config struct {
 	// Command is the codex program: a path, or a name looked up on the
 	// agent's PATH (Env's, else this process's). Default "codex".
 	Command string
-	// Model is passed as -m. Default: the user's configuration.
+	// Model is passed as --model. Default: the user's configuration.
 	Model string
-	// Sandbox is passed as -s ("read-only", "workspace-write",
+	// Sandbox is passed as --sandbox ("read-only", "workspace-write",
 	// "danger-full-access"). Default: the user's configuration.
 	Sandbox string
 	// BypassApprovalsAndSandbox passes
@@ -145,9 +172,12 @@ type Config struct {
 	// never asks (0.169.0 refuses approval_policy values other than
 	// "never"). Default false.
 	BypassApprovalsAndSandbox bool
-	// Overrides are passed as -c key=value each, overriding config.toml.
+	// Overrides are passed as --config=key=value each, overriding
+	// config.toml. Default none.
 	Overrides []string
-	// Args are extra arguments, placed after the driver's own options.
+	// Args are extra arguments, placed after the driver's own options and
+	// passed as they are: they are options by design (see "Arguments"),
+	// so never put a value from anyone else in them. Default none.
 	Args []string
 	// Env is added to the process's environment for the agent (a later
 	// entry wins). CODEX_HOME in it names the user's Codex home.
@@ -187,12 +217,17 @@ func Driver(c Config) driver.Driver {
 	c.Args = slices.Clone(c.Args)
 	prog := launch.NewProgram("codex", c.Command, c.Env,
 		"install Codex with `npm install -g @openai/codex`, or set codex.Config.Command")
+	prog.SessionIDs = launch.UUIDs()
 	return &codexDriver{c: c, prog: prog}
 }
 
 // Run runs Codex once for req.
 func (d *codexDriver) Run(ctx context.Context, req *driver.Request) (*driver.Result, error) {
 	l, err := launch.Prepare(ctx, req, d.prog)
+	if err != nil {
+		return nil, err
+	}
+	args, err := l.Args(d.args(req))
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +245,7 @@ func (d *codexDriver) Run(ctx context.Context, req *driver.Request) (*driver.Res
 	p := &parser{emit: req.Events}
 	var mismatch error
 	env := process.MergeEnv(l.Env, []string{"CODEX_HOME=" + managed})
-	exit, runErr := l.Run(ctx, req, d.args(req), env, d.c.GracePeriod, func(b []byte) error {
+	exit, runErr := l.Run(ctx, req, args, env, d.c.GracePeriod, func(b []byte) error {
 		started := p.started
 		p.parse(b)
 		if !started && p.started && req.Resume != "" && !strings.EqualFold(p.threadID, req.Resume) {
@@ -277,27 +312,21 @@ func (d *codexDriver) userHome(env []string) (string, error) {
 	return filepath.Abs(h)
 }
 
-// args builds the command line.
-func (d *codexDriver) args(req *driver.Request) []string {
-	args := []string{"exec", "--json", "--skip-git-repo-check"}
-	if d.c.Model != "" {
-		args = append(args, "-m", d.c.Model)
-	}
-	if d.c.Sandbox != "" {
-		args = append(args, "-s", d.c.Sandbox)
-	}
+// args builds the command line (see "Arguments").
+func (d *codexDriver) args(req *driver.Request) *launch.Args {
+	a := launch.NewArgs("exec").Flag("--json").Flag("--skip-git-repo-check")
+	a.Value("--model", d.c.Model)
+	a.Value("--sandbox", d.c.Sandbox)
 	if d.c.BypassApprovalsAndSandbox {
-		args = append(args, "--dangerously-bypass-approvals-and-sandbox")
+		a.Flag("--dangerously-bypass-approvals-and-sandbox")
 	}
-	for _, kv := range d.c.Overrides {
-		args = append(args, "-c", kv)
-	}
-	args = append(args, d.c.Args...)
+	a.Each("--config", d.c.Overrides)
+	a.Extra(d.c.Args)
 	if req.Resume != "" {
-		args = append(args, "resume", req.Resume)
+		a.Command("resume").Operands(req.Resume)
 	}
 	// The prompt is on standard input.
-	return append(args, "-")
+	return a.Operands("-")
 }
 
 // outcome turns how the process ended and what it said into the result.
@@ -309,37 +338,16 @@ func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, run
 	return end.Result(p.result, p.threadID)
 }
 
-// checkResume refuses, before Codex starts, an id that is not a Codex
-// thread id (Codex would start a new thread under it and send the prompt)
-// or that has no session in the managed home, where Codex keeps them.
+// checkResume refuses, before Codex starts, an id that has no session in
+// the managed home, where Codex keeps them (Codex would start a new
+// thread under it and send the prompt). launch.Prepare has checked that
+// it is a UUID.
 func checkResume(home, id string) error {
-	if !isUUID(id) {
-		return fmt.Errorf("%w: %q is not a Codex session id (a UUID, as Result.SessionID gives)", driver.ErrResumeRejected, id)
-	}
 	pattern := filepath.Join(home, "sessions", "*", "*", "*", "rollout-*-"+strings.ToLower(id)+".jsonl")
 	if m, _ := filepath.Glob(pattern); len(m) == 0 {
 		return fmt.Errorf("%w: session %s is not in %s; a session resumes only with the skill set it started with", driver.ErrResumeRejected, id, home)
 	}
 	return nil
-}
-
-// isUUID reports whether s is a UUID in its text form, in any case.
-func isUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i, c := range s {
-		switch {
-		case i == 8 || i == 13 || i == 18 || i == 23:
-			if c != '-' {
-				return false
-			}
-		case '0' <= c && c <= '9', 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // resumeRefused reports whether Codex's error output says it has no

@@ -3,7 +3,10 @@ package codex
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/agentadaptor/agentadaptor/driver"
 )
 
 func TestUserHome(t *testing.T) {
@@ -30,15 +33,27 @@ func TestUserHome(t *testing.T) {
 	}
 }
 
-func TestIsUUID(t *testing.T) {
-	for s, want := range map[string]bool{
-		"0f3c2a1e-9b7d-4c1a-8e2f-1234567890AB": true,
-		"0f3c2a1e-9b7d-4c1a-8e2f-1234567890ag": false,
-		"0f3c2a1e99b7d-4c1a-8e2f-1234567890ab": false,
-		"0f3c2a1e-9b7d-4c1a-8e2f":              false,
-	} {
-		if got := isUUID(s); got != want {
-			t.Errorf("isUUID(%q) = %v, want %v", s, got, want)
-		}
+func TestArgs(t *testing.T) {
+	tests := []struct {
+		name string
+		c    Config
+		req  driver.Request
+		want []string
+	}{
+		{"plain", Config{}, driver.Request{}, []string{"exec", "--json", "--skip-git-repo-check", "--", "-"}},
+		{"every field", Config{Model: "m", Sandbox: "read-only", BypassApprovalsAndSandbox: true, Overrides: []string{"a=1", "b=2"}, Args: []string{"--x"}},
+			driver.Request{Resume: "5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1"},
+			[]string{"exec", "--json", "--skip-git-repo-check", "--model=m", "--sandbox=read-only", "--dangerously-bypass-approvals-and-sandbox",
+				"--config=a=1", "--config=b=2", "--x", "resume", "--", "5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1", "-"}},
+		{"values like options", Config{Model: "--settings=x", Sandbox: "-s", Overrides: []string{"--cd=/"}}, driver.Request{},
+			[]string{"exec", "--json", "--skip-git-repo-check", "--model=--settings=x", "--sandbox=-s", "--config=--cd=/", "--", "-"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Driver(tt.c).(*codexDriver).args(&tt.req).List()
+			if err != nil || !slices.Equal(got, tt.want) {
+				t.Errorf("args = %q, %v; want %q", got, err, tt.want)
+			}
+		})
 	}
 }

@@ -162,14 +162,3 @@ func FuzzParse(f *testing.F) {
 		outcome("codex", &driver.Request{Resume: "x"}, p, process.Exit{Code: 1}, nil)
 	})
 }
-
-func TestArgs(t *testing.T) {
-	d := Driver(Config{Model: "m", Sandbox: "read-only", BypassApprovalsAndSandbox: true,
-		Overrides: []string{"a=1"}, Args: []string{"--x"}}).(*codexDriver)
-	got := d.args(&driver.Request{Resume: "th"})
-	want := []string{"exec", "--json", "--skip-git-repo-check", "-m", "m", "-s", "read-only",
-		"--dangerously-bypass-approvals-and-sandbox", "-c", "a=1", "--x", "resume", "th", "-"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("args (-want +got):\n%s", diff)
-	}
-}

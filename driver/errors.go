@@ -24,6 +24,13 @@ var (
 	// ErrResumeRejected: the agent refused to resume the requested
 	// session (unknown, expired, or from another folder).
 	ErrResumeRejected = errors.New("agent rejected the session to resume")
+	// ErrInvalidSessionID: the session id to resume does not have the
+	// form of the agent's ids (a UUID for Claude Code and Codex). It is
+	// refused before the agent starts, and always comes with
+	// [ErrResumeRejected], so a caller that starts a new session when a
+	// resume is rejected does so here too; test for it to tell bad input
+	// from a session the agent no longer has.
+	ErrInvalidSessionID = errors.New("invalid session id")
 	// ErrSkillsNotMounted: the agent does not report seeing every skill the
 	// driver mounted. The error is a *NotMountedError.
 	ErrSkillsNotMounted = errors.New("agent does not see every mounted skill")

@@ -5,7 +5,8 @@
 // drivers); run "agentskills --help" for its commands.
 //
 // Exit codes, the same for every command: 0 success, 1 an operation or a
-// check failed, 2 bad usage or input only, 130 interrupted.
+// check failed, 2 bad usage or input only, 124 a run stopped by its
+// --run-timeout, 130 interrupted.
 package main
 
 import (

@@ -76,8 +76,8 @@ canonical copy per skill, a link from each agent's folder, and a lock file
 with every skill's source and content digest.
 
 Exit codes: 0 success, 1 a check failed (an invalid skill, verify, a frozen
-sync that drifted, an agent run that failed), 2 bad usage or input, 130
-interrupted.`,
+sync that drifted, an agent run that failed), 2 bad usage or input, 124 a
+run stopped by its --run-timeout, 130 interrupted.`,
 		Example: `  agentskills validate ./skills/*
   agentskills add ./skills --agent claude-code,codex
   agentskills list
@@ -139,11 +139,15 @@ func (s *streams) exitCode(cmd *cobra.Command, err error) int {
 	}
 	var fail failure
 	var input inputError
+	var timedOut *runTimedOutError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.Is(err, errFailed):
 		return exitFailed
+	case errors.As(err, &timedOut):
+		fmt.Fprintf(s.err, "%s: %v\n", name, timedOut)
+		return exitTimedOut
 	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
 		// Only Ctrl-C or SIGTERM cancels a command's context.
 		fmt.Fprintf(s.err, "%s: %v\n", name, err)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -23,17 +24,27 @@ import (
 // exitInterrupted is the exit code after Ctrl-C, as shells report SIGINT.
 const exitInterrupted = 130
 
+// exitTimedOut is the exit code of a run stopped by --run-timeout, as
+// timeout(1) reports a command it stopped.
+const exitTimedOut = 124
+
 // errInterrupted is a run stopped by Ctrl-C or SIGTERM.
 var errInterrupted = errors.New("interrupted")
 
+// errRunTimedOut is the cause of the context of a run whose --run-timeout
+// passed.
+var errRunTimedOut = errors.New("run timed out")
+
 type runOptions struct {
-	io        *streams
-	agent     string
-	skills    []string
-	workspace string
-	json      bool
-	resume    string
-	model     string
+	io         *streams
+	agent      string
+	skills     []string
+	workspace  string
+	json       bool
+	resume     string
+	model      string
+	timeout    time.Duration
+	runTimeout time.Duration
 }
 
 // runAgents are the install ids of the agents `run` can drive.
@@ -72,13 +83,22 @@ one JSON object per line, each with a "type"; the last is the result:
 is_error true when the agent reported an error, or {"type":"error",...}
 when the run failed otherwise.
 
---resume continues an earlier session. A session this tool started is
-resumed only with the skills and workspace it started with; anything else
-is refused before the agent starts. The sessions are recorded under the
-user's state folder.
+--resume continues an earlier session. The id must have the form of the
+agent's session ids (a UUID for both agents, as session_id of --json
+gives); any other is bad input, refused before the agent starts. A
+session this tool started is resumed only with the skills and workspace
+it started with; anything else is refused before the agent starts. The
+sessions are recorded under the user's state folder.
 
-Exit codes: 0 success, 1 the agent or a check failed, 2 bad usage or input,
-130 interrupted (the agent and its children are stopped).`,
+--timeout gives up fetching a skill source that receives nothing for that
+long, as for add. --run-timeout bounds the whole run, fetching the skills
+included: when it passes, the agent and its children are stopped as on
+Ctrl-C and the run exits 124. By default a run has no time limit.
+
+Exit codes: 0 success, 1 the agent, a check or a download failed, 2 bad
+usage or input (a missing skill source, a session id of the wrong form),
+124 --run-timeout passed, 130 interrupted (the agent and its children are
+stopped either way).`,
 		Example: `  agentskills run --agent claude-code --skill ./skills/review "Review the last commit"
   agentskills run --agent codex --skill ./skills/review "Review the last commit"
   agentskills run --agent claude-code --skill ./kit.tgz --json -- "Release notes for v2"
@@ -95,10 +115,42 @@ Exit codes: 0 success, 1 the agent or a check failed, 2 bad usage or input,
 	f.BoolVar(&opts.json, "json", false, "print every event as a JSON line")
 	f.StringVar(&opts.resume, "resume", "", "continue the agent's session with this id")
 	f.StringVarP(&opts.model, "model", "m", "", "the model to use (default: the agent's)")
+	f.DurationVar(&opts.timeout, "timeout", install.DefaultDownloadTimeout, "give up fetching a skill source that receives nothing for this long")
+	f.DurationVar(&opts.runTimeout, "run-timeout", 0, "stop the whole run, the agent included, after this long (default: no limit)")
 	return cmd
 }
 
+// runAgent runs the command within --run-timeout.
 func runAgent(ctx context.Context, opts *runOptions, prompt string) error {
+	if opts.runTimeout < 0 {
+		return usageErrorf("--run-timeout %s is negative: give a duration such as 10m, or 0 for no limit", opts.runTimeout)
+	}
+	if opts.runTimeout == 0 {
+		return runAgentIn(ctx, opts, prompt)
+	}
+	runCtx, cancel := context.WithTimeoutCause(ctx, opts.runTimeout, errRunTimedOut)
+	defer cancel()
+	err := runAgentIn(runCtx, opts, prompt)
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(runCtx), errRunTimedOut) {
+		return &runTimedOutError{after: opts.runTimeout, err: err}
+	}
+	return err
+}
+
+// runTimedOutError is a run stopped by --run-timeout: exit code
+// exitTimedOut.
+type runTimedOutError struct {
+	after time.Duration
+	err   error
+}
+
+func (e *runTimedOutError) Error() string {
+	return fmt.Sprintf("%v after %s, and everything it started was stopped; give it longer with --run-timeout", errRunTimedOut, e.after)
+}
+
+func (e *runTimedOutError) Unwrap() []error { return []error{errRunTimedOut, e.err} }
+
+func runAgentIn(ctx context.Context, opts *runOptions, prompt string) error {
 	drv, err := runDriver(opts.agent, opts.model)
 	if err != nil {
 		return err
@@ -111,11 +163,23 @@ func runAgent(ctx context.Context, opts *runOptions, prompt string) error {
 	if err != nil {
 		return err
 	}
-	refs, err := findSkills(ctx, install.New(env), opts.skills)
+	refs, err := findSkills(ctx, install.New(env, install.WithDownloadTimeout(opts.timeout)), opts.skills)
 	if err != nil {
-		return interrupted(ctx, inputError{err})
+		// A source that is not a skill is bad input; one that could not
+		// be fetched is a failure, as for add.
+		return interrupted(ctx, findErr(err))
 	}
 	return newAgentRun(opts, drv, refs, workspace, env).run(ctx, prompt)
+}
+
+// findErr classifies an error of finding the skills of the sources as
+// installErr does, except that a run stopped while it fetched is
+// reported as interrupted by interrupted.
+func findErr(err error) error {
+	if errors.Is(err, install.ErrInterrupted) {
+		return err
+	}
+	return installErr(err)
 }
 
 // findSkills finds the skills of each source.
@@ -158,10 +222,22 @@ func newAgentRun(opts *runOptions, drv driver.Driver, refs []skill.Ref, workspac
 func (r *agentRun) run(ctx context.Context, prompt string) error {
 	var callOpts []adaptor.CallOption
 	if r.opts.resume != "" {
-		if err := checkResume(ctx, r.opts, r.agent, r.sessions, r.workspace); err != nil {
+		recorded, err := checkResume(ctx, r.opts, r.agent, r.sessions, r.workspace)
+		if err != nil {
 			return interrupted(ctx, err)
 		}
 		callOpts = append(callOpts, adaptor.WithResume(r.opts.resume))
+		if !recorded {
+			// Said once the agent has started, that is once the driver
+			// has taken the id.
+			noted := false
+			callOpts = append(callOpts, adaptor.WithEvents(func(driver.Event) {
+				if !noted {
+					noted = true
+					fmt.Fprintf(r.opts.io.err, "agentskills run: session %s was not started by agentskills run here; its skills cannot be checked\n", r.opts.resume)
+				}
+			}))
+		}
 	}
 	res, err := r.agent.Run(ctx, prompt, callOpts...)
 	if err != nil {
@@ -183,7 +259,10 @@ func (r *agentRun) run(ctx context.Context, prompt string) error {
 // run the agent ended with an error, and ends the --json output.
 func (r *agentRun) failed(ctx context.Context, err error) error {
 	var conflict *skill.SkillKeyConflictError
-	if errors.As(err, &conflict) || errors.Is(err, skill.ErrRuntimeNameConflict) {
+	if errors.As(err, &conflict) || errors.Is(err, skill.ErrRuntimeNameConflict) || errors.Is(err, driver.ErrInvalidSessionID) {
+		if r.out != nil {
+			r.out.failure(err)
+		}
 		return inputError{err}
 	}
 	// A run the agent ended with an error still has its session.
@@ -212,21 +291,17 @@ func recordSession(ctx context.Context, opts *runOptions, sessions adaptor.Threa
 }
 
 // checkResume refuses to resume a recorded session with other skills or
-// in another workspace.
-func checkResume(ctx context.Context, opts *runOptions, agent *adaptor.Agent, sessions adaptor.ThreadStore, workspace string) error {
+// in another workspace; it reports whether the session is recorded.
+func checkResume(ctx context.Context, opts *runOptions, agent *adaptor.Agent, sessions adaptor.ThreadStore, workspace string) (recorded bool, err error) {
 	st, err := sessions.Load(ctx, opts.resume)
-	if err != nil {
-		return err
-	}
-	if st == nil {
-		fmt.Fprintf(opts.io.err, "agentskills run: session %s was not started by agentskills run here; its skills cannot be checked\n", opts.resume)
-		return nil
+	if err != nil || st == nil {
+		return false, err
 	}
 	report, err := agent.Inspect().Skills(ctx)
 	if err != nil {
-		return err
+		return true, err
 	}
-	return st.Check(report.Selected, workspace)
+	return true, st.Check(report.Selected, workspace)
 }
 
 // interrupted turns an error of a run stopped by Ctrl-C into errInterrupted.

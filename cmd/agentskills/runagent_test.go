@@ -228,13 +228,7 @@ func TestRunAgentInterrupt(t *testing.T) {
 // TestRunAgentCodex runs the real Codex CLI: the same flags, output and
 // exit codes as for Claude Code.
 func TestRunAgentCodex(t *testing.T) {
-	cli := modeltest.CodexCLI(t)
-	s := modeltest.NewResponses(t, modeltest.ResponsesIfPrompt("again", modeltest.ResponsesAlways(modeltest.ResponsesText("again done")), modeltest.ResponsesAlways(modeltest.ResponsesText("codex answer"))))
-	env, home, _ := s.CodexEnv(t)
-	r := rigFor(t, cli, env, home)
-	for _, name := range []string{"alpha", "beta"} {
-		writeSkill(t, r.skills, name, fmt.Sprintf("---\nname: %s\ndescription: The %s skill.\n---\nBody.\n", name, name))
-	}
+	r, s := newCodexRunRig(t, modeltest.ResponsesIfPrompt("again", modeltest.ResponsesAlways(modeltest.ResponsesText("again done")), modeltest.ResponsesAlways(modeltest.ResponsesText("codex answer"))))
 	code, out, errs := r.inProcess(t, runCtx(t), "run", "--agent", "codex", "--skill", filepath.Join(r.skills, "alpha"), "--json", "hello")
 	if code != 0 {
 		t.Fatalf("run = %d; stderr %q", code, errs)
@@ -261,6 +255,20 @@ func TestRunAgentCodex(t *testing.T) {
 	}
 }
 
+// newCodexRunRig is a rig for `agentskills run` with the real Codex CLI
+// and a stand-in Responses API answering with reply, which it returns.
+func newCodexRunRig(t *testing.T, reply modeltest.ResponsesReplyFunc) (*runRig, *modeltest.ResponsesServer) {
+	t.Helper()
+	cli := modeltest.CodexCLI(t)
+	s := modeltest.NewResponses(t, reply)
+	env, home, _ := s.CodexEnv(t)
+	r := rigFor(t, cli, env, home)
+	for _, name := range []string{"alpha", "beta"} {
+		writeSkill(t, r.skills, name, fmt.Sprintf("---\nname: %s\ndescription: The %s skill.\n---\nBody.\n", name, name))
+	}
+	return r, s
+}
+
 // rigFor is a rig for the agent CLI at cli, run with env in the home
 // folder home, which also holds the skill cache and the recorded sessions.
 func rigFor(t *testing.T, cli string, env []string, home string) *runRig {
@@ -273,4 +281,121 @@ func rigFor(t *testing.T, cli string, env []string, home string) *runRig {
 		"AGENTADAPTOR_TEST_RUN="+r.marker,
 	)
 	return r
+}
+
+// TestRunAgentResumeIsNeverAnOption gives --resume a value that Claude
+// Code would read as its --settings option, whose apiKeyHelper it runs:
+// for both agents the id is bad input, refused before the agent starts.
+func TestRunAgentResumeIsNeverAnOption(t *testing.T) {
+	claude := newRunRig(t, modeltest.Always(modeltest.Text("answer")))
+	codex, codexServer := newCodexRunRig(t, modeltest.ResponsesAlways(modeltest.ResponsesText("answer")))
+	for _, tt := range []struct {
+		agent    string
+		r        *runRig
+		requests func() int
+	}{
+		{"claude-code", claude, func() int { return len(claude.server.Requests()) }},
+		{"codex", codex, func() int { return len(codexServer.Requests()) }},
+	} {
+		t.Run(tt.agent, func(t *testing.T) {
+			marker := filepath.Join(t.TempDir(), "pwned")
+			id := fmt.Sprintf(`--settings={"apiKeyHelper":"touch %s; echo k"}`, marker)
+			for _, json := range []bool{false, true} {
+				args := []string{"run", "-a", tt.agent, "-s", tt.r.skills, "--resume", id, "hi"}
+				if json {
+					args = append(args, "--json")
+				}
+				code, out, errs := tt.r.inProcess(t, runCtx(t), args...)
+				if code != 2 || !strings.Contains(errs, "invalid session id") || !strings.Contains(errs, "a UUID such as") {
+					t.Errorf("run(%q) = %d, stderr %q; want 2 saying an id is a UUID", args, code, errs)
+				}
+				if strings.Contains(errs, "was not started by agentskills run") {
+					t.Errorf("stderr %q notes a session that never started", errs)
+				}
+				if json && !strings.Contains(out, `"type":"error"`) {
+					t.Errorf("--json output %q, want an error line", out)
+				}
+			}
+			if n := tt.requests(); n != 0 {
+				t.Errorf("the refused runs sent %d requests", n)
+			}
+			if _, err := os.Lstat(marker); err == nil {
+				t.Errorf("%s exists: the session id was read as an option", marker)
+			}
+			if left := modeltest.Processes(tt.r.marker); len(left) > 0 {
+				t.Errorf("processes left: %v", left)
+			}
+		})
+	}
+}
+
+// TestRunAgentModelIsNeverAnOption gives --model a value that Claude Code
+// would read as its --settings option: the model is asked for by that
+// name, and nothing else happens.
+func TestRunAgentModelIsNeverAnOption(t *testing.T) {
+	r := newRunRig(t, modeltest.Always(modeltest.Text("answer")))
+	marker := filepath.Join(t.TempDir(), "pwned")
+	model := fmt.Sprintf(`--settings={"apiKeyHelper":"touch %s; echo k"}`, marker)
+	code, out, errs := r.inProcess(t, runCtx(t), "run", "-a", "claude-code", "--model", model, "hi")
+	if code != 0 || out != "answer\n" {
+		t.Errorf("run --model %q = %d, %q, stderr %q; want the answer", model, code, out, errs)
+	}
+	if reqs := r.server.MessageRequests(); len(reqs) == 0 || reqs[0].Model != model {
+		t.Errorf("the model was not asked for by the name %q", model)
+	}
+	if _, err := os.Lstat(marker); err == nil {
+		t.Errorf("%s exists: the model was read as an option", marker)
+	}
+}
+
+// TestRunAgentTimeouts checks --timeout, which gives up a stalled
+// download of a skill source, and --run-timeout, which stops the whole
+// run, the agent included, with exit code 124.
+func TestRunAgentTimeouts(t *testing.T) {
+	r := newRunRig(t, modeltest.Always(modeltest.Stall()))
+	tests := []struct {
+		name    string
+		args    []string
+		code    int
+		errs    []string
+		started bool // the agent asked the model
+	}{
+		{"stalled download", []string{"--timeout", "300ms", "-s", stalled(t)}, 1,
+			[]string{"nothing received for 300ms", "give the download longer with --timeout"}, false},
+		// Long enough for the agent to start on a busy machine.
+		{"agent that never ends", []string{"-s", r.skills, "--run-timeout", "15s"}, 124,
+			[]string{"run timed out after 15s", "give it longer with --run-timeout"}, true},
+		{"download that never ends", []string{"--timeout", "10m", "--run-timeout", "1s", "-s", stalled(t)}, 124,
+			[]string{"run timed out after 1s", "give it longer with --run-timeout"}, false},
+		{"negative run timeout", []string{"--run-timeout", "-1s"}, 2, []string{"--run-timeout -1s is negative"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			asked := len(r.server.MessageRequests())
+			args := append(append([]string{"run", "-a", "claude-code"}, tt.args...), "wait")
+			begin := time.Now()
+			code, out, errs := r.inProcess(t, runCtx(t), args...)
+			took := time.Since(begin)
+			if code != tt.code || out != "" {
+				t.Errorf("run(%q) = %d, stdout %q, stderr %q; want %d", args, code, out, errs, tt.code)
+			}
+			for _, want := range tt.errs {
+				if !strings.Contains(errs, want) {
+					t.Errorf("run(%q): stderr %q, want it to hold %q", args, errs, want)
+				}
+			}
+			// The limits, not the test's bound of two minutes, ended the
+			// run: 30s is the default --timeout, and a stopped agent has
+			// 5s between SIGINT and SIGKILL.
+			if took > 40*time.Second {
+				t.Errorf("run(%q) took %s", args, took)
+			}
+			if started := len(r.server.MessageRequests()) > asked; started != tt.started {
+				t.Errorf("run(%q): the agent asked the model: %v, want %v", args, started, tt.started)
+			}
+			if left := modeltest.Processes(r.marker); len(left) > 0 {
+				t.Errorf("processes left: %v", left)
+			}
+		})
+	}
 }

@@ -1,13 +1,63 @@
 // Package launch is what every agent-CLI driver does around the process
 // runner: check the request, find the program on the agent's PATH, settle
-// the workspace, run the program on the prompt, and turn how it ended and
-// its result line into the run's result or error.
+// the workspace, build the command line, run the program on the prompt,
+// and turn how it ended and its result line into the run's result or
+// error.
+//
+// # Arguments
+//
+// A driver puts on the agent's command line values that come from a
+// request, a driver's Config or the user: a session id, a model, a
+// permission mode, a system prompt, folders. None of them may ever be
+// read as an option: a session id "--settings={...}" would otherwise give
+// whoever chose it the agent's options (Claude Code runs the command of a
+// settings' apiKeyHelper). A driver builds its command line with [Args],
+// and [Prepare] and [Launch.Args] check what it built:
+//
+//  1. A session id to resume must have the form of the agent's ids
+//     ([Program.SessionIDs]; Claude Code's and Codex's are UUIDs), else
+//     [Prepare] refuses the run before anything starts with an error that
+//     says what a valid id looks like. The error wraps both
+//     driver.ErrInvalidSessionID (bad input) and driver.ErrResumeRejected
+//     (a caller that starts a new session when a resume is rejected does
+//     so here too). A program without a form refuses every resume.
+//  2. A value goes with its option in one argument, "--name=value"
+//     ([Args.Value], [Args.Int], [Args.Each]): commander.js (Claude Code)
+//     and clap (Codex) both read everything after the first "=" as the
+//     option's value, whatever it starts with, and a variadic option so
+//     given takes that one value and nothing after it. An empty value
+//     adds nothing. Never "--name value", never a short option with a
+//     value.
+//  3. Values read by position ([Args.Operands]: a session id for
+//     `codex exec resume`, "-" for standard input) come after a single
+//     "--", which ends the options; no option may follow them.
+//  4. Option and subcommand names are the driver's own words, checked
+//     for their form ([Args.Flag], [Args.Command]); a value never becomes
+//     a name.
+//  5. A value holding a NUL byte is refused: no program receives it
+//     whole.
+//  6. A driver Config's Args ([Args.Extra]) are passed as they are: they
+//     are options by design, for the programmer's own flags, and must
+//     never carry a value from anyone else.
+//  7. On Windows a program that is a batch file (.cmd, .bat, such as the
+//     shims npm installs for claude and codex) runs through cmd.exe,
+//     which parses the whole command line again and honours no quoting
+//     of " % ! ^ & | < > ( ) or line breaks; [Launch.Args] refuses an
+//     argument holding one of them, saying to set the driver's Command
+//     to the agent's own executable. On Linux and macOS the arguments
+//     reach the program as they are, with no shell in between.
+//
+// The prompt is never an argument: it goes to the program's standard
+// input. The workspace is never an argument either: it is the program's
+// working folder.
 package launch
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -29,6 +79,10 @@ type Program struct {
 	// Install says how to get the program, for the error when it is
 	// missing.
 	Install string
+	// SessionIDs is the form of the agent's session ids, checked before
+	// a resume (rule 1 of "Arguments"). Default: none, and every resume
+	// is refused.
+	SessionIDs SessionIDs
 }
 
 // NewProgram returns the Program of the driver name for its Config's
@@ -41,11 +95,16 @@ func NewProgram(name, command string, env []string, install string) Program {
 	return Program{Name: name, Command: command, Env: slices.Clone(env), Install: install}
 }
 
-// CacheRoot is a driver Config's CacheRoot: root, else the root of the
-// default skill cache, where the default materializer keeps skills.
+// CacheRoot is a driver Config's CacheRoot, made absolute (a mount under
+// it is passed to an agent that works in another folder): root, else the
+// root of the default skill cache, where the default materializer keeps
+// skills.
 func CacheRoot(root string) string {
 	if root == "" {
-		return skill.NewCache().Root()
+		root = skill.NewCache().Root()
+	}
+	if abs, err := filepath.Abs(root); err == nil {
+		return abs
 	}
 	return root
 }
@@ -59,12 +118,16 @@ type Launch struct {
 	// Workspace is the absolute folder the agent works in: the request's,
 	// else the current one.
 	Workspace string
+
+	name string
 }
 
-// Prepare refuses a nil request and a context already done (wrapping
-// both the context's error and its cause), finds the program on the PATH
-// of the agent's environment, and settles the workspace. A missing program
-// is a *driver.ProcessError that says how to install it.
+// Prepare refuses a nil request, a context already done (wrapping both
+// the context's error and its cause) and a session id to resume that
+// does not have the form of the program's ids (rule 1 of "Arguments"),
+// finds the program on the PATH of the agent's environment, and settles
+// the workspace. A missing program is a *driver.ProcessError that says
+// how to install it.
 func Prepare(ctx context.Context, req *driver.Request, p Program) (*Launch, error) {
 	if req == nil {
 		return nil, fmt.Errorf("%s: nil request", p.Name)
@@ -75,7 +138,12 @@ func Prepare(ctx context.Context, req *driver.Request, p Program) (*Launch, erro
 		}
 		return nil, fmt.Errorf("%s: %w", p.Name, err)
 	}
-	l := &Launch{Env: process.MergeEnv(os.Environ(), p.Env), Workspace: req.Workspace}
+	if req.Resume != "" {
+		if err := checkSessionID(p, req.Resume); err != nil {
+			return nil, err
+		}
+	}
+	l := &Launch{Env: process.MergeEnv(os.Environ(), p.Env), Workspace: req.Workspace, name: p.Name}
 	var err error
 	if l.Path, err = process.LookPath(p.Command, l.Env); err != nil {
 		return nil, &driver.ProcessError{Command: p.Command, ExitCode: -1, Err: fmt.Errorf("%w (%s)", err, p.Install)}
@@ -86,6 +154,20 @@ func Prepare(ctx context.Context, req *driver.Request, p Program) (*Launch, erro
 		}
 	}
 	return l, nil
+}
+
+// Args returns the command line a built for the program, or the error
+// of its building; on Windows it also refuses what cmd.exe would read as
+// syntax when the program is a batch file (rule 7 of "Arguments").
+func (l *Launch) Args(a *Args) ([]string, error) {
+	args, err := a.List()
+	if err == nil {
+		err = checkBatch(runtime.GOOS, l.Path, args)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", l.name, err)
+	}
+	return args, nil
 }
 
 // Run runs the program with args in the request's workspace, in the

@@ -127,3 +127,14 @@ func TestEndedResult(t *testing.T) {
 		t.Errorf("Result of a stopped run = %v, want a process error wrapping the cause", err)
 	}
 }
+
+func TestCacheRootIsAbsolute(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if got := CacheRoot("-cache"); got != filepath.Join(dir, "-cache") {
+		t.Errorf("CacheRoot(-cache) = %q, want %q", got, filepath.Join(dir, "-cache"))
+	}
+	if got := CacheRoot(""); !filepath.IsAbs(got) {
+		t.Errorf("CacheRoot() = %q, want an absolute folder", got)
+	}
+}
