@@ -80,7 +80,7 @@
 //     clock tick (1/100 s in /proc) than the program and in an earlier one
 //     than every other run's program still running. One that may belong
 //     to another run of this process is thus left to that run: it lives
-//     until the last run that overlaps it ends.
+//     until the last of the runs running when it started ends.
 //     Each is signalled and reaped through a pidfd opened after it was
 //     found, and checked again after (parent and start time), so a reused
 //     pid is never signalled; only those pids are waited for, never any
