@@ -173,3 +173,48 @@ func TestRunAgentUntaggedOrphan(t *testing.T) {
 		t.Errorf("after run returned, the process that dropped the tag is alive:%s", describe(left))
 	}
 }
+
+// TestRunAgentKilledCodex kills `agentskills run` with SIGKILL while Codex
+// waits for the model: Codex dies with it, although its Node.js launcher
+// replaces itself with the native binary.
+func TestRunAgentKilledCodex(t *testing.T) {
+	cli := modeltest.CodexCLI(t)
+	s := modeltest.NewResponses(t, modeltest.ResponsesAlways(modeltest.ResponsesStall()))
+	env, home, _ := s.CodexEnv(t)
+	r := rigFor(t, cli, env, home)
+	bin := buildAgentskills(t)
+
+	cmd := exec.Command(bin, "run", "-a", "codex", "--", "wait")
+	cmd.Env, cmd.Dir = r.env, r.workspace
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	for deadline := time.Now().Add(60 * time.Second); len(s.ResponseRequests()) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the agent never asked the model; stderr:\n%s", stderr.String())
+		}
+	}
+	agent := slices.DeleteFunc(modeltest.Processes(r.marker), func(p int) bool { return p == cmd.Process.Pid })
+	if len(agent) == 0 {
+		t.Fatal("test setup: the agent's process is not found")
+	}
+	t.Cleanup(func() {
+		for _, p := range agent {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+	})
+	cmd.Process.Kill()
+	cmd.Wait()
+	var left []int
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if left = modeltest.Processes(r.marker); len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(left) > 0 {
+		t.Errorf("30s after agentskills was killed, processes of the run are alive:%s", describe(left))
+	}
+}

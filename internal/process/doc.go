@@ -51,19 +51,25 @@
 //     never signalled. A descendant that clears its environment, or runs
 //     as another user, escapes this net; rule 11 is the one that does not
 //     trust the environment. On other systems rule 8 is the last word.
-//  10. On Linux the program dies with the process that runs it: it is
-//     started with a parent-death signal (Pdeathsig) of SIGKILL, so that
-//     when this process dies, even by SIGKILL (the OOM killer, timeout -s
-//     KILL, a supervisor), the kernel kills the program at once. The
-//     kernel sends that signal when the thread that forked the program
-//     ends, not the process, and the Go runtime ends a thread whose
-//     goroutine exits locked to it; so the program is started from a
-//     goroutine locked to its thread that waits for the program's exit on
-//     that thread and unlocks it only then. The program's own descendants
-//     are not bound: after such a kill, those it does not stop itself
-//     (a shell command that left its group) live on, as no process is left
-//     to apply rules 3, 9 and 11. A set-user-ID program loses the signal
-//     at exec.
+//  10. On Linux the program, and every process still in its group, dies
+//     with the process that runs it, even when that process is killed by
+//     SIGKILL (the OOM killer, timeout -s KILL, a supervisor). The program
+//     is started with a parent-death signal (Pdeathsig) of SIGKILL. The
+//     kernel sends it when the thread that forked the program ends, not
+//     the process, and the Go runtime ends a thread whose goroutine exits
+//     locked to it; so the program is started from a goroutine locked to
+//     its thread, which waits for the program's exit on that thread and
+//     unlocks it only then. That signal is not inherited, so for the rest
+//     of the group (Codex's Node.js launcher, under Node before 22.15,
+//     runs the native program as its child) a guard, /bin/sh, joins the
+//     group: it reads a pipe whose only writer is this process, and at its
+//     end, however this process died, kills its own group, which cannot
+//     have been reused while the guard is in it. The guard ignores
+//     SIGINT, SIGTERM and SIGHUP, dies with the group (rules 2 and 3), and
+//     is reaped by Run. Without /bin/sh there is no guard. Descendants
+//     that left the group (a shell command of Claude Code's Bash tool) are
+//     not bound: after such a kill no process is left to apply rules 9
+//     and 11 to them. A set-user-ID program loses the signal at exec.
 //  11. On Linux, when this process is a child subreaper
 //     (PR_SET_CHILD_SUBREAPER; [AdoptOrphans] makes it one, Run never
 //     does: the attribute is process-wide), every descendant of the

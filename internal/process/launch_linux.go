@@ -1,6 +1,8 @@
 package process
 
 import (
+	"os"
+	"os/exec"
 	"runtime"
 	"syscall"
 )
@@ -35,4 +37,55 @@ func (r *running) launch() error {
 		r.wg.Wait()
 	}
 	return err
+}
+
+// guardScript is what the guard runs: it ignores the signals Run sends to
+// stop the program politely, waits for the end of its standard input, and
+// then kills its process group, which is the program's.
+const guardScript = `trap "" INT TERM HUP; read -r _; kill -KILL 0`
+
+// guard is a shell in the program's process group that kills the group
+// when this process dies (rule 10): its standard input is a pipe whose
+// only writer is this process, so it reads the end of it when this process
+// dies, however it dies. It is a member of the group, so the group's id
+// cannot be reused while it waits. Run kills it with the group and reaps
+// it before closing the pipe.
+type guard struct {
+	cmd *exec.Cmd
+	w   *os.File
+}
+
+// start starts the guard in the group pgid, the program's. Without a
+// shell, or if the group is gone, there is no guard: the program still
+// dies with this process, only its group may not.
+func (g *guard) start(pgid int, tag string) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return
+	}
+	defer r.Close()
+	cmd := &exec.Cmd{
+		Path:        "/bin/sh",
+		Args:        []string{"sh", "-c", guardScript},
+		Env:         []string{tag},
+		Dir:         "/",
+		Stdin:       r,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pgid: pgid},
+	}
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return
+	}
+	g.cmd, g.w = cmd, w
+}
+
+// stop reaps the guard, which the group's SIGKILL has killed, and closes
+// its pipe.
+func (g *guard) stop() {
+	if g.cmd == nil {
+		return
+	}
+	// An error only says how the guard ended: killed.
+	_ = g.cmd.Wait()
+	g.w.Close()
 }

@@ -14,3 +14,9 @@ func (r *running) launch() error {
 	})
 	return nil
 }
+
+// guard does nothing (rule 10 is Linux only).
+type guard struct{}
+
+func (guard) start(pgid int, tag string) {}
+func (guard) stop()                      {}

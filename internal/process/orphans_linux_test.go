@@ -82,18 +82,19 @@ func endIdleThreads(t *testing.T) {
 }
 
 // TestRule10DiesWithRunner kills, with SIGKILL, a process in the middle of
-// Run: the program dies with it. Before that, threads of that process
-// have ended, which must not kill the program.
+// Run: the program, and the child it started in its group, die with it.
+// Before that, threads of that process have ended, which must not kill
+// the program.
 func TestRule10DiesWithRunner(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	ready := filepath.Join(dir, "ready")
 	if os.Getenv(subprocessEnv) == t.Name() {
-		// The runner: it runs a program that prints its pid and sleeps,
-		// ends idle threads, and writes the pid to ready once the program
-		// is seen alive after that.
+		// The runner: it runs a program that starts a child, prints its
+		// pid and sleeps, ends idle threads, and writes the program's pid
+		// to the file ready once the program is seen alive after that.
 		dir := os.Getenv("PROCESS_TEST_DIR")
-		Run(context.Background(), child(t, "pgid", "sleep:10m"), func(b []byte) error {
+		c := child(t, "spawn:"+filepath.Join(dir, "child"), "sleep:10m", "--", "pgid", "sleep:10m")
+		Run(context.Background(), c, func(b []byte) error {
 			var pid int
 			fmt.Sscan(string(b), &pid)
 			endIdleThreads(t)
@@ -119,6 +120,7 @@ func TestRule10DiesWithRunner(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- runner.Wait() }()
+	ready := filepath.Join(dir, "ready")
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		if _, err := os.Stat(ready); err == nil {
 			break
@@ -133,13 +135,22 @@ func TestRule10DiesWithRunner(t *testing.T) {
 			t.Fatalf("the runner's program was not ready after 60s\n%s", out.String())
 		}
 	}
-	pid := readPid(t, ready)
-	if gone(pid) {
-		t.Fatalf("the program %d died before its runner was killed", pid)
+	pids := []int{readPid(t, ready), readPid(t, filepath.Join(dir, "child"))}
+	t.Cleanup(func() {
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	for _, pid := range pids {
+		if gone(pid) {
+			t.Fatalf("process %d died before its runner was killed", pid)
+		}
 	}
 	runner.Process.Kill()
 	<-exited
-	waitGone(t, pid)
+	for _, pid := range pids {
+		waitGone(t, pid)
+	}
 }
 
 // TestRule11Orphans runs in a child process that is a child subreaper: the

@@ -120,6 +120,7 @@ type running struct {
 	tail   tailBuffer
 	exited chan struct{} // closed once the program has exited
 	since  uint64        // when the program started, in clock ticks after boot (Linux; rule 11)
+	guard  guard         // what kills the group when this process dies (Linux; rule 10)
 
 	lineErr  chan error // the first error of the line callback
 	reaped   bool       // awaitExit reaped the program
@@ -165,6 +166,7 @@ func start(c Command) (*running, error) {
 		r.p.closeParentEnds()
 		return nil, fmt.Errorf("start %s: %w", c.Path, err)
 	}
+	r.guard.start(r.cmd.Process.Pid, tag)
 	return r, nil
 }
 
@@ -247,6 +249,7 @@ func (r *running) watch(ctx context.Context) (cause error) {
 // run before closing the pipes (rule 6).
 func (r *running) finish() {
 	kill(r.cmd.Process)
+	r.guard.stop()
 	sweep(r.tag)
 	reapOrphans(r.cmd.Process.Pid, r.since, r.tag)
 	if !r.reaped {
