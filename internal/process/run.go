@@ -243,10 +243,11 @@ func (r *running) watch(ctx context.Context) (cause error) {
 	return cause
 }
 
-// finish kills what is left of the program's group (rule 3), its tagged
-// descendants (rule 9) and its orphans (rule 11), reaps the program, bounds the reading of pipes
-// held by escaped processes (rule 8), and waits for every goroutine of the
-// run before closing the pipes (rule 6).
+// finish kills what is left of the program's group (rule 3), with the
+// guard (rule 10), its tagged descendants (rule 9) and its orphans (rule
+// 11), reaps the program, bounds the reading of pipes held by escaped
+// processes (rule 8), and waits for every goroutine of the run before
+// closing the pipes (rule 6).
 func (r *running) finish() {
 	kill(r.cmd.Process)
 	r.guard.stop()
