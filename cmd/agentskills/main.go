@@ -15,9 +15,16 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/agentadaptor/agentadaptor/internal/process"
 )
 
 func main() {
+	// On Linux, orphans of an agent come back to this process, which
+	// stops them when the run ends, whatever their environment
+	// (internal/process, rule 11). Elsewhere, or should it fail, the
+	// runner's other rules still hold.
+	_ = process.AdoptOrphans()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

@@ -49,7 +49,57 @@
 //     finds none. Each is signalled through a pidfd opened after its
 //     environment was read and checked again after, so a reused pid is
 //     never signalled. A descendant that clears its environment, or runs
-//     as another user, escapes; on other systems rule 8 is the last word.
+//     as another user, escapes this net; rule 11 is the one that does not
+//     trust the environment. On other systems rule 8 is the last word.
+//  10. On Linux the program, and every process still in its group, dies
+//     with the process that runs it, even when that process is killed by
+//     SIGKILL (the OOM killer, timeout -s KILL, a supervisor). The program
+//     is started with a parent-death signal (Pdeathsig) of SIGKILL. The
+//     kernel sends it when the thread that forked the program ends, not
+//     the process, and the Go runtime ends a thread whose goroutine exits
+//     locked to it; so the program is started from a goroutine locked to
+//     its thread, which waits for the program's exit on that thread and
+//     unlocks it only then. That signal is not inherited, so for the rest
+//     of the group (Codex's Node.js launcher, under Node before 22.15,
+//     runs the native program as its child) a guard, /bin/sh, joins the
+//     group: it reads a pipe whose only writer is this process, and at its
+//     end, however this process died, kills its own group, which cannot
+//     have been reused while the guard is in it. The guard ignores
+//     SIGINT, SIGTERM and SIGHUP, dies with the group (rules 2 and 3), and
+//     is reaped by Run. Without /bin/sh there is no guard. Descendants
+//     that left the group (a shell command of Claude Code's Bash tool) are
+//     not bound: after such a kill no process is left to apply rules 9
+//     and 11 to them. A set-user-ID program loses the signal at exec.
+//  11. On Linux, when this process is a child subreaper
+//     (PR_SET_CHILD_SUBREAPER; [AdoptOrphans] makes it one, Run never
+//     does: the attribute is process-wide), every descendant of the
+//     program whose parent dies is reparented to this process, whatever
+//     its environment, group or session. After rule 9, Run stops and
+//     reaps each child of this process that is an orphan of the run by
+//     the test below, until it finds none (a killed orphan's children are reparented
+//     in turn); then none of the run's descendants is left, tag or no tag.
+//     A child is taken for one when it is not the program, this process
+//     holds no pidfd for it (Go's os/exec holds one for every child it
+//     starts, from the fork until it has reaped it, so no child the host
+//     started, and no other run's program, is ever taken), and either it
+//     carries the run's tag, or it carries no tag and started in a later
+//     clock tick (1/100 s in /proc) than the program and in an earlier one
+//     than every other run's program still running. One that may belong
+//     to another run of this process is thus left to that run: it lives
+//     until the last of the runs running when it started ends.
+//     Each is signalled and reaped through a pidfd opened after it was
+//     found, and checked again after (parent and start time), so a reused
+//     pid is never signalled; only those pids are waited for, never any
+//     child (which would steal the children of os/exec). An orphan that
+//     exited on its own is our zombie until the run ends, and is reaped
+//     then. A program that makes itself a subreaper accepts one
+//     condition: during a run, an untagged child it holds no pidfd for
+//     and that started after the run's program is taken for the run's.
+//     So its other children must not leave orphans behind during a run (a
+//     daemon a child starts), nor may it start children without a pidfd
+//     (syscall.ForkExec, C code) then. The agentskills command is a
+//     subreaper from its start. Without a subreaper, or without pidfds
+//     (Linux before 5.4), rule 9 is the only net.
 //
 // # Output
 //
@@ -67,11 +117,19 @@
 // starts background jobs), a program that does not handle SIGINT itself
 // ignores it too, and only SIGKILL, after the grace period, ends it.
 //
+// # macOS and other Unix systems
+//
+// Rules 1 to 8 hold. There is no parent-death signal and no child
+// subreaper: a program outlives a process killed by SIGKILL (rule 10),
+// and a descendant that leaves the program's group outlives Run (rules 9
+// and 11); rule 8 is the last word.
+//
 // # Windows
 //
 // On Windows (and other systems without Unix signals) Run falls back to
 // killing the program with [os.Process.Kill], at once, on cancellation; there
 // are no process groups, so the program's children are not tracked, and a
-// child holding its output open can keep Run waiting. This fallback builds
-// but is not tested.
+// child holding its output open can keep Run waiting. Nothing binds the
+// program to this process (rule 10) and orphans are not adopted (rule 11).
+// This fallback builds but is not tested.
 package process

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,6 +49,13 @@ func TestMain(m *testing.M) {
 //	spawn:FILE ... --   start a helper doing the actions up to "--", which
 //	               shares standard output and error, and write its pid to FILE
 //	escape:FILE ... --  the same, in a new session (Unix)
+//	detach:FILE ... --  start a helper, without the run's tag in its
+//	               environment, that starts one doing the actions in a new
+//	               session with its pid written to FILE, and exits: the
+//	               second is orphaned, untagged (Unix)
+//	tick           sleep 20ms, so that what it starts next starts in a
+//	               later clock tick than itself (/proc counts start times
+//	               in ticks of 1/100 s)
 //	pgid           write "PID PGID" to standard output (Unix)
 //	raise:SIG      send itself SIGKILL or SIGTERM (Unix)
 func child(t testing.TB, actions ...string) Command {
@@ -135,6 +143,8 @@ func runChild(args []string) int {
 				panic(err)
 			}
 			time.Sleep(d)
+		case "tick":
+			time.Sleep(20 * time.Millisecond)
 		case "exit":
 			return n
 		case "touch":
@@ -171,6 +181,21 @@ func runChild(args []string) int {
 			spawned = append(spawned, c)
 			mu.Unlock()
 			writePid(arg, c.Process.Pid)
+			i = end
+		case "detach":
+			end := i + 1
+			for end < len(args) && args[end] != "--" {
+				end++
+			}
+			exe, err := os.Executable()
+			if err != nil {
+				panic(err)
+			}
+			c := exec.Command(exe, append([]string{"escape:" + arg}, args[i+1:end+min(1, len(args)-end)]...)...)
+			c.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, tagVar+"=") })
+			if err := c.Run(); err != nil {
+				panic(err)
+			}
 			i = end
 		default:
 			if !unixAction(name, arg) {

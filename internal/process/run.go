@@ -119,6 +119,8 @@ type running struct {
 	end    ending
 	tail   tailBuffer
 	exited chan struct{} // closed once the program has exited
+	since  uint64        // when the program started, in clock ticks after boot (Linux; rule 11)
+	guard  guard         // what kills the group when this process dies (Linux; rule 10)
 
 	lineErr  chan error // the first error of the line callback
 	reaped   bool       // awaitExit reaped the program
@@ -126,8 +128,9 @@ type running struct {
 	panicked any        // what line or Overlong panicked with
 }
 
-// start starts the program of c, tagged (rule 9) and in a group of its own
-// (rule 1), with its standard streams on fresh pipes.
+// start starts the program of c, tagged (rule 9), in a group of its own
+// (rule 1) and, on Linux, bound to die with this process (rule 10), with
+// its standard streams on fresh pipes.
 func start(c Command) (*running, error) {
 	// Rule 9: the tag marks every descendant, whatever group it moves to.
 	tag := tagVar + "=" + rand.Text()
@@ -157,23 +160,20 @@ func start(c Command) (*running, error) {
 		Stderr:      r.p.errW,
 		SysProcAttr: procAttr(),
 	}
-	err := r.cmd.Start()
+	err := r.launch()
 	r.p.closeChildEnds()
 	if err != nil {
 		r.p.closeParentEnds()
 		return nil, fmt.Errorf("start %s: %w", c.Path, err)
 	}
+	r.guard.start(r.cmd.Process.Pid, tag)
 	return r, nil
 }
 
-// serve starts the goroutines that wait for the program to exit, write
-// its standard input (rule 7), pass its standard output to line (rule 4)
-// and keep the tail of its standard error (rule 5).
+// serve starts the goroutines that write the program's standard input
+// (rule 7), pass its standard output to line (rule 4) and keep the tail of
+// its standard error (rule 5).
 func (r *running) serve(line func([]byte) error) {
-	r.wg.Go(func() {
-		r.reaped, r.waitErr = awaitExit(r.cmd)
-		close(r.exited)
-	})
 	if r.c.Stdin == "" {
 		r.p.inW.Close()
 	} else {
@@ -243,13 +243,16 @@ func (r *running) watch(ctx context.Context) (cause error) {
 	return cause
 }
 
-// finish kills what is left of the program's group (rule 3) and its tagged
-// descendants (rule 9), reaps the program, bounds the reading of pipes
-// held by escaped processes (rule 8), and waits for every goroutine of the
-// run before closing the pipes (rule 6).
+// finish kills what is left of the program's group (rule 3), with the
+// guard (rule 10), its tagged descendants (rule 9) and its orphans (rule
+// 11), reaps the program, bounds the reading of pipes held by escaped
+// processes (rule 8), and waits for every goroutine of the run before
+// closing the pipes (rule 6).
 func (r *running) finish() {
 	kill(r.cmd.Process)
+	r.guard.stop()
 	sweep(r.tag)
+	reapOrphans(r.cmd.Process.Pid, r.since, r.tag)
 	if !r.reaped {
 		r.waitErr = r.cmd.Wait()
 	}
