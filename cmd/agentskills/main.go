@@ -16,15 +16,15 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/agentadaptor/agentadaptor/internal/process"
+	adaptor "github.com/agentadaptor/agentadaptor"
 )
 
 func main() {
 	// On Linux, orphans of an agent come back to this process, which
 	// stops them when the run ends, whatever their environment
-	// (internal/process, rule 11). Elsewhere, or should it fail, the
-	// runner's other rules still hold.
-	_ = process.AdoptOrphans()
+	// (adaptor.AdoptOrphans). Elsewhere, or should it fail, the runner's
+	// other rules still hold.
+	_ = adaptor.AdoptOrphans()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
