@@ -590,6 +590,7 @@ func (r *repo) startArchive(ctx context.Context, src Source, commit string) (io.
 	}
 	return &archiveReader{ctx: ctx, repo: r, cmd: cmd, stdout: stdout, stderr: stderr}, nil
 }
+
 // archiveReader streams git archive's output. A failure of git shows as
 // an error of the last Read, never as a short archive; Close stops git
 // and removes the repository.
