@@ -499,9 +499,12 @@ func (k *kickReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// redactURL returns source without the credentials it may hold
-// (https://user:secret@host/... becomes https://host/...): what the lock
-// file records and messages show (rule 10).
+// redactURL returns source without the secrets it may hold (rule 10):
+// what the lock file records and messages show. An http(s) URL loses
+// its user information (https://user:secret@host/... and
+// https://TOKEN@host/... become https://host/...); an ssh URL
+// (git+ssh://git@host/...) keeps its user, which names the account on
+// the server and is no secret, and loses only a password.
 func redactURL(source string) string {
 	u, err := url.Parse(source)
 	if err != nil || u.User == nil {
@@ -511,11 +514,21 @@ func redactURL(source string) string {
 		}
 		return source
 	}
-	u.User = nil
+	if keepsUser(u) {
+		u.User = url.User(u.User.Username())
+	} else {
+		u.User = nil
+	}
 	return u.String()
 }
 
-// redactErr returns err's text with the credentials of source removed.
+// keepsUser reports whether u's user is kept in what is recorded and
+// shown: the user of an ssh URL.
+func keepsUser(u *url.URL) bool {
+	return (u.Scheme == "ssh" || u.Scheme == "git+ssh") && u.User != nil && u.User.Username() != ""
+}
+
+// redactErr returns err's text with the secrets of source removed.
 func redactErr(err error, source string) string {
 	msg := err.Error()
 	u, perr := url.Parse(source)
@@ -523,9 +536,13 @@ func redactErr(err error, source string) string {
 		return msg
 	}
 	if p, ok := u.User.Password(); ok && p != "" {
+		msg = strings.ReplaceAll(msg, u.User.String()+"@", url.User(u.User.Username()).String()+"@")
 		msg = strings.ReplaceAll(msg, p, "xxxxx")
 	}
-	return strings.ReplaceAll(msg, u.User.String()+"@", "")
+	if keepsUser(u) {
+		return msg
+	}
+	return strings.ReplaceAll(msg, url.User(u.User.Username()).String()+"@", "")
 }
 
 // defaultChecker reads a skill as agents do (skillmd's lenient mode): its

@@ -215,7 +215,7 @@ type repo struct {
 	env   []string
 	url   *url.URL // the repository's URL, for cleaning git's messages
 	shown string   // the URL as messages show it (rule 13)
-	base  int64    // the folder's size before the first fetch
+	base  int64    // the object folder's size before the first fetch
 }
 
 func (c *Client) newRepo(ctx context.Context, src Source) (*repo, error) {
@@ -229,11 +229,15 @@ func (c *Client) newRepo(ctx context.Context, src Source) (*repo, error) {
 		r.remove()
 		return nil, fmt.Errorf("make a temporary repository: %w", err)
 	}
-	r.base = folderSize(dir)
+	r.base = folderSize(r.objects())
 	return r, nil
 }
 
 func (r *repo) remove() { os.RemoveAll(r.dir) }
+
+// objects is the repository's object folder, where a fetch writes what
+// it receives.
+func (r *repo) objects() string { return filepath.Join(r.dir, "objects") }
 
 // scrubbed are variables of the caller's environment that would point git
 // at another repository or change how it reads paths and messages.
@@ -360,7 +364,7 @@ func (r *repo) runFetch(ctx context.Context, stdin io.Reader, args ...string) er
 		return r.failure(ctx, args[0], err, stderr.String())
 	}
 	// A fetch faster than the watch is measured once more.
-	if err := r.overLimit(folderSize(r.dir)); err != nil {
+	if err := r.overLimit(folderSize(r.objects())); err != nil {
 		return fmt.Errorf("git %s: %w", args[0], err)
 	}
 	return nil
@@ -388,7 +392,7 @@ func (r *repo) watch(done <-chan struct{}, kick func(), cancel context.CancelCau
 			return
 		case <-t.C:
 		}
-		n := folderSize(r.dir)
+		n := folderSize(r.objects())
 		if err := r.overLimit(n); err != nil {
 			cancel(err)
 			return
@@ -400,12 +404,13 @@ func (r *repo) watch(done <-chan struct{}, kick func(), cancel context.CancelCau
 	}
 }
 
-// folderSize is the bytes of the files under dir, as far as they can be
-// read while git writes them.
+// folderSize is the bytes of the objects under dir, as far as they can
+// be read while git writes them: packs and loose objects, which hold
+// what a fetch received, and not the indexes git computes from them.
 func folderSize(dir string) int64 {
 	var n int64
 	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
+		if err == nil && d.Type().IsRegular() && !isIndex(d.Name()) {
 			if fi, err := d.Info(); err == nil {
 				n += fi.Size()
 			}
@@ -413,6 +418,12 @@ func folderSize(dir string) int64 {
 		return nil
 	})
 	return n
+}
+
+// isIndex reports whether name is a file git derives from a pack.
+func isIndex(name string) bool {
+	return strings.HasSuffix(name, ".idx") || strings.HasSuffix(name, ".rev") ||
+		strings.HasSuffix(name, ".bitmap") || strings.HasPrefix(name, "tmp_idx_") || strings.HasPrefix(name, "tmp_rev_")
 }
 
 // failure classifies a failed git run by its error output (rule 10).
