@@ -453,12 +453,13 @@ func (r *repo) failure(ctx context.Context, what string, err error, stderr strin
 }
 
 // messages returns the lines of git's error output without its progress
-// reports, which are rewritten in place with "\r".
+// reports, which are rewritten in place with "\r", and without the
+// warning of a server that does not filter (rule 7 expects it).
 func messages(stderr string) []string {
 	var lines []string
 	for _, line := range strings.FieldsFunc(stderr, func(r rune) bool { return r == '\n' || r == '\r' }) {
 		line = strings.TrimSpace(line)
-		if line == "" || isProgress(line) {
+		if line == "" || isProgress(line) || strings.HasPrefix(line, "warning: filtering not recognized by server") {
 			continue
 		}
 		lines = append(lines, line)
