@@ -103,10 +103,28 @@
 //     each skill.
 //  10. Downloads: a download that receives nothing (no connection, no
 //     response headers, no bytes of the body) for WithDownloadTimeout
-//     fails with [ErrSourceUnavailable]. Credentials in a URL
-//     (https://user:secret@host/...) are used for that download and never
-//     recorded or shown: the lock file records the URL without them (a
-//     sync of it then needs a URL that does not require them).
+//     fails with [ErrSourceUnavailable] and [ErrDownloadStalled]. This
+//     holds for every source that downloads: URLs; GitHub and OCI
+//     sources, whose every request (resolving the reference, the
+//     archive, manifests, layers, a registry's token) goes through a
+//     client whose responses restart the timer when their headers arrive
+//     and at every read of their body; and git sources, whose fetch git
+//     runs under the same timeout (package source/git, rule 11: its
+//     progress and the growth of its repository count as receiving;
+//     curl's low-speed limit over http(s); git and its helpers are
+//     stopped). Each download is also bounded in size: a URL's and an
+//     OCI layer by the cache's MaxArchiveSize, a GitHub tarball by
+//     package github's limits (rule 3), and what a git fetch brings
+//     into its temporary repository by the cache's MaxArchiveSize
+//     (package source/git, rule 12: a server that filters blobs sends
+//     only the skill's folder). Credentials in a URL are used for that
+//     download and never recorded or shown: the lock file and every
+//     message (errors, progress) show an http(s) URL without its user
+//     information (https://user:secret@host/... and https://TOKEN@host/...
+//     become https://host/..., and a sync of it then needs a URL that does
+//     not require them), and an ssh URL with its user but without a
+//     password: git+ssh://git@host/... keeps git@, which names the
+//     account on the server, so that a sync connects as the same user.
 //  11. User folders that move: in the user's scope an agent's folder may
 //     depend on the environment (CLAUDE_CONFIG_DIR, XDG_CONFIG_HOME). A
 //     skill recorded where the agent's folder was is listed as moved
@@ -282,8 +300,9 @@ func WithHTTPClient(c *http.Client) Option { return func(in *Installer) { in.htt
 
 // WithDownloadTimeout sets how long a download may receive nothing
 // (while connecting, waiting for the response headers, or between bytes
-// of the body) before it fails with ErrSourceUnavailable. Default:
-// DefaultDownloadTimeout.
+// of the body) before it fails with ErrSourceUnavailable and
+// ErrDownloadStalled: a URL, and a GitHub, git or OCI source (rule 10).
+// Default: DefaultDownloadTimeout.
 func WithDownloadTimeout(d time.Duration) Option { return func(in *Installer) { in.timeout = d } }
 
 // DefaultDownloadTimeout is the default of WithDownloadTimeout.
