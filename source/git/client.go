@@ -521,13 +521,19 @@ func (r *repo) fetch(ctx context.Context, ref string) (string, error) {
 	return commit, nil
 }
 
-// fetchBlobs fetches, in one fetch, the blobs of path at commit that a
-// partial fetch left out: without them git archive would fetch them one
-// by one, unwatched.
+// fetchBlobs fetches, in one fetch, the blobs git archive of path at
+// commit reads that a partial fetch left out: the files of path and the
+// .gitattributes of the folders above it. Without them git archive
+// would fetch them itself, unwatched.
 func (r *repo) fetchBlobs(ctx context.Context, commit, path string) error {
 	args := []string{"rev-list", "--objects", "--missing=print", "--end-of-options", commit}
 	if path != "" {
 		args = append(args, "--", path)
+		prefix := "" // each folder above path, path's own being in it
+		for _, dir := range strings.Split(path, "/") {
+			args = append(args, prefix+".gitattributes")
+			prefix += dir + "/"
+		}
 	}
 	out, err := r.run(ctx, args...)
 	if err != nil {
@@ -584,6 +590,15 @@ func (r *repo) archive(ctx context.Context, src Source, commit string) (io.ReadC
 // repository lacks, then starts git archive of the folder.
 func (r *repo) startArchive(ctx context.Context, src Source, commit string) (io.ReadCloser, error) {
 	if err := r.fetchBlobs(ctx, commit, src.Path); err != nil {
+		return nil, err
+	}
+	// git archive would fetch from a promisor remote blobs it only looks
+	// at (outside the folder), unwatched; it has all it reads, so origin
+	// stops being one. The filtered fetch wrote remote.origin.promisor
+	// and .partialclonefilter into the repository's configuration (either
+	// makes origin a promisor, and a later false in the environment
+	// cannot undo it): their section goes.
+	if _, err := r.run(ctx, "config", "--remove-section", "remote.origin"); err != nil && !strings.Contains(err.Error(), "no such section") {
 		return nil, err
 	}
 	args := []string{"archive", "--format=tar", "--end-of-options", commit}

@@ -88,10 +88,13 @@
 //     commits by id is asked for the pin's ref instead, which must still
 //     point at the pinned commit; otherwise the error says to resolve
 //     again. The files of PATH that a filtered fetch left out are then
-//     fetched by id in one more fetch (git rev-list --missing=print lists
-//     them; without negotiation, so the server does not leave them out
-//     again), and nothing else: the other files of the commit are never
-//     downloaded. It then streams git
+//     fetched by id in one more fetch, with the .gitattributes of the
+//     folders above PATH (git rev-list --missing=print lists them;
+//     without negotiation, so the server does not leave them out again),
+//     and nothing else: origin then stops being a promisor remote, so
+//     that git archive, which would fetch blobs it only looks at, fetches
+//     nothing, and the other files of the commit are never downloaded.
+//     It then streams git
 //     archive --format=tar COMMIT PATH: names as in the repository,
 //     executable bits kept, links as links (the materializer copies those
 //     that point at a file of the skill and refuses the others), and the

@@ -3,6 +3,7 @@ package git_test
 import (
 	"context"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -53,13 +55,16 @@ func silentServer(t *testing.T) string {
 }
 
 // bigRepo makes a repository whose main holds a small skill at
-// skills/small and a file of size bytes of random data beside it.
+// skills/small and a file of size bytes of random data beside it; the
+// root's .gitattributes leaves skills/small/ignored.txt out of archives.
 func bigRepo(t *testing.T, size int) *testRepo {
 	t.Helper()
 	root := t.TempDir()
 	r := &testRepo{dir: filepath.Join(root, "work"), bare: filepath.Join(root, "srv", "skills.git")}
 	gitIn(t, root, "init", "--quiet", "--initial-branch=main", r.dir)
 	writeFile(t, filepath.Join(r.dir, "skills/small/SKILL.md"), skillMD("small", "v1"), 0o644)
+	writeFile(t, filepath.Join(r.dir, "skills/small/ignored.txt"), "not exported\n", 0o644)
+	writeFile(t, filepath.Join(r.dir, ".gitattributes"), "skills/small/ignored.txt export-ignore\n", 0o644)
 	big := make([]byte, size)
 	rand.NewChaCha8([32]byte{1}).Read(big)
 	writeFile(t, filepath.Join(r.dir, "data/big.bin"), string(big), 0o644)
@@ -133,9 +138,14 @@ func TestFetchBounded(t *testing.T) {
 	hermetic(t)
 	const limit = 1 << 20
 	r := bigRepo(t, 20<<20)
+	var posts atomic.Int64 // requests for a pack
 	for _, filter := range []bool{true, false} {
 		gitIn(t, r.bare, "config", "uploadpack.allowFilter", map[bool]string{true: "true", false: "false"}[filter])
-		srv := httpServer(t, r, "", nil)
+		srv := httpServer(t, r, "", func(req *http.Request) {
+			if req.Method == http.MethodPost {
+				posts.Add(1)
+			}
+		})
 		for transport, base := range map[string]string{"file": r.fileURL(), "http": "git+" + srv.URL + "/skills.git"} {
 			name := transport + " without a filter"
 			if filter {
@@ -162,7 +172,16 @@ func TestFetchBounded(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Fetch(%s) = %v", src, err)
 				}
+				// git archive finds every blob it reads fetched already:
+				// the folder's files and the root's .gitattributes.
+				before := posts.Load()
+				if _, err := io.Copy(io.Discard, rc); err != nil {
+					t.Fatal(err)
+				}
 				rc.Close()
+				if n := posts.Load() - before; n != 0 {
+					t.Errorf("git archive asked the server %d more times, want none", n)
+				}
 				// The opener fetches the pin anew, bounded the same way.
 				dir, err := cache.Materialize(t.Context(), c.Skill("small", pin))
 				if err != nil {
@@ -171,6 +190,9 @@ func TestFetchBounded(t *testing.T) {
 				got, err := os.ReadFile(filepath.Join(dir, "SKILL.md"))
 				if err != nil || string(got) != skillMD("small", "v1") {
 					t.Errorf("materialized SKILL.md = %q, %v, want the skill's", got, err)
+				}
+				if _, err := os.Stat(filepath.Join(dir, "ignored.txt")); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("ignored.txt was materialized (%v), want it left out by the root's export-ignore", err)
 				}
 				_ = root
 				emptyTemp(t, tmp)
