@@ -167,8 +167,9 @@
 //     when no file or folder of that name exists and it does not start
 //     with ".", "/" or "~". Add resolves the reference to a pin (a commit,
 //     a manifest digest) once and reads the content at that pin; the lock
-//     file records per skill the source as typed, the pin (LockedSkill.Pin)
-//     and the content digest, and no token. Sync reads a recorded skill at
+//     file records per skill the source as typed (without secrets, and
+//     with an ssh user: rule 10), the pin (LockedSkill.Pin) and the
+//     content digest, and no token. Sync reads a recorded skill at
 //     its pin, never at the moving reference; only Add moves a pin, and
 //     reports the old and the new one (Change.PreviousPin, Change.Pin).
 //     The skills of a pinned source (and of a URL#sha256=HEX) are kept in
