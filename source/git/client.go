@@ -377,7 +377,7 @@ func (r *repo) overLimit(n int64) error {
 		return nil
 	}
 	return extract.NewLimitError(extract.LimitArchiveSize, r.c.maxFetch,
-		"git fetched more than %d bytes, the archive size limit, and was stopped; a server that filters blobs (uploadpack.allowFilter) sends only the skill's files", r.c.maxFetch)
+		"git fetched more than %d bytes, the archive size limit; a server that filters blobs (uploadpack.allowFilter) sends only the skill's files", r.c.maxFetch)
 }
 
 // watch measures the repository until done is closed: growth kicks the
