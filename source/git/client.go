@@ -275,6 +275,11 @@ func (c *Client) environ(dir, url string) []string {
 		// negotiation would tell the server the commit that holds them
 		// is here, and it would leave them out again.
 		"fetch.negotiationAlgorithm", "noop",
+		// A received pack is kept as it arrives, never unpacked into
+		// loose objects, which git would write only once each is whole:
+		// the repository grows with every byte received (rules 11 and
+		// 12).
+		"fetch.unpackLimit", "1",
 	}
 	for _, h := range c.headers {
 		config = append(config, "http.extraHeader", h)

@@ -74,7 +74,8 @@
 //     GIT_CONFIG_KEY_n, GIT_CONFIG_VALUE_n, after any the caller's
 //     environment already holds), as remote.origin.url and
 //     http.extraHeader, with http.lowSpeedLimit and http.lowSpeedTime
-//     (rule 11) and fetch.negotiationAlgorithm=noop (rule 8). Header
+//     (rule 11), fetch.negotiationAlgorithm=noop (rule 8) and
+//     fetch.unpackLimit=1 (a pack is kept as it arrives, rule 12). Header
 //     values never appear in errors. Options never reach git as options:
 //     refs cannot start with "-" and arguments follow --end-of-options.
 //  7. Resolve runs git init, git fetch --depth 1 --filter=blob:none
