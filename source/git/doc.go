@@ -46,9 +46,9 @@
 //     recorded in lock files. A user in an http(s) URL (where a token is
 //     often put) is passed to git but never shown (rule 13).
 //     Credentials come from git's own helpers, SSH keys and agents, or
-//     [WithHeader]. scp-like addresses (git@host:repo)
-//     are not read; write git+ssh://git@host/repo. A repository name with
-//     "@" in its last element (repo.git@v1) is refused as a misplaced ref.
+//     [WithHeader]. scp-like addresses (git@host:repo) are not read;
+//     write git+ssh://git@host/repo. A repository name with "@" in its
+//     last element (repo.git@v1) is refused as a misplaced ref.
 //
 // # Running git
 //
@@ -95,8 +95,8 @@
 //     and nothing else: origin then stops being a promisor remote, so
 //     that git archive, which would fetch blobs it only looks at, fetches
 //     nothing, and the other files of the commit are never downloaded.
-//     It then streams git
-//     archive --format=tar COMMIT PATH: names as in the repository,
+//     It then streams git archive --format=tar COMMIT PATH: names as in
+//     the repository,
 //     executable bits kept, links as links (the materializer copies those
 //     that point at a file of the skill and refuses the others), and the
 //     repository's export-ignore and export-subst attributes applied, as
@@ -133,10 +133,11 @@
 //     (packs and loose objects, not the indexes git derives from them)
 //     grow by more than the MaxArchiveSize of [WithCache] (default 256
 //     MiB), measured every 50 ms while git runs and once more after it
-//     ends, and fails with a *extract.LimitError naming MaxArchiveSize,
-//     which wraps [skill.ErrArchiveLimit] and says what helps: a server
-//     that filters blobs sends only the folder's files. So at most the
-//     limit and 50 ms of transfer land on the disk.
+//     ends. The error wraps [skill.ErrArchiveLimit], names the limit
+//     (MaxArchiveSize, which the materializer's error says how to raise)
+//     and says what helps: a server that filters blobs sends only the
+//     folder's files. So at most the limit and 50 ms of transfer land on
+//     the disk.
 //  13. Messages never show credentials: an http(s) URL is shown without
 //     its user information, an ssh URL with its user (it names the
 //     account on the server, as in git@github.com, and is no secret) but
