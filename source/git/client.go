@@ -370,7 +370,7 @@ func (r *repo) runFetch(ctx context.Context, stdin io.Reader, args ...string) er
 	}
 	// A fetch faster than the watch is measured once more.
 	if err := r.overLimit(folderSize(r.objects())); err != nil {
-		return fmt.Errorf("git %s: %w", args[0], err)
+		return err
 	}
 	return nil
 }
@@ -434,6 +434,9 @@ func isIndex(name string) bool {
 // failure classifies a failed git run by its error output (rule 10).
 func (r *repo) failure(ctx context.Context, what string, err error, stderr string) error {
 	if cause := context.Cause(ctx); cause != nil {
+		if errors.Is(cause, ErrStalled) || errors.Is(cause, skill.ErrArchiveLimit) {
+			return cause // the watch's own, which says what happened
+		}
 		return fmt.Errorf("git %s: %w", what, cause)
 	}
 	msg := r.clean(strings.Join(messages(stderr), "; "))
