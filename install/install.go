@@ -118,10 +118,28 @@
 //     each skill.
 //  10. Downloads: a download that receives nothing (no connection, no
 //     response headers, no bytes of the body) for WithDownloadTimeout
-//     fails with [ErrSourceUnavailable]. Credentials in a URL
-//     (https://user:secret@host/...) are used for that download and never
-//     recorded or shown: the lock file records the URL without them (a
-//     sync of it then needs a URL that does not require them).
+//     fails with [ErrSourceUnavailable] and [ErrDownloadStalled]. This
+//     holds for every source that downloads: URLs; GitHub and OCI
+//     sources, whose every request (resolving the reference, the
+//     archive, manifests, layers, a registry's token) goes through a
+//     client whose responses restart the timer when their headers arrive
+//     and at every read of their body; and git sources, whose fetch git
+//     runs under the same timeout (package source/git, rule 11: its
+//     progress and the growth of its repository count as receiving;
+//     curl's low-speed limit over http(s); git and its helpers are
+//     stopped). Each download is also bounded in size: a URL's and an
+//     OCI layer by the cache's MaxArchiveSize, a GitHub tarball by
+//     package github's limits (rule 3), and what a git fetch brings
+//     into its temporary repository by the cache's MaxArchiveSize
+//     (package source/git, rule 12: a server that filters blobs sends
+//     only the skill's folder). Credentials in a URL are used for that
+//     download and never recorded or shown: the lock file and every
+//     message (errors, progress) show an http(s) URL without its user
+//     information (https://user:secret@host/... and https://TOKEN@host/...
+//     become https://host/..., and a sync of it then needs a URL that does
+//     not require them), and an ssh URL with its user but without a
+//     password: git+ssh://git@host/... keeps git@, which names the
+//     account on the server, so that a sync connects as the same user.
 //  11. User folders that move: in the user's scope an agent's folder may
 //     depend on the environment (CLAUDE_CONFIG_DIR, XDG_CONFIG_HOME). A
 //     skill recorded where the agent's folder was is listed as moved
@@ -174,8 +192,9 @@
 //     when no file or folder of that name exists and it does not start
 //     with ".", "/" or "~". Add resolves the reference to a pin (a commit,
 //     a manifest digest) once and reads the content at that pin; the lock
-//     file records per skill the source as typed, the pin (LockedSkill.Pin)
-//     and the content digest, and no token. Sync reads a recorded skill at
+//     file records per skill the source as typed (without secrets, and
+//     with an ssh user: rule 10), the pin (LockedSkill.Pin) and the
+//     content digest, and no token. Sync reads a recorded skill at
 //     its pin, never at the moving reference; only Add moves a pin, and
 //     reports the old and the new one (Change.PreviousPin, Change.Pin).
 //     The content at a pin never changes: when a pinned source (a
@@ -316,8 +335,9 @@ func WithHTTPClient(c *http.Client) Option { return func(in *Installer) { in.htt
 
 // WithDownloadTimeout sets how long a download may receive nothing
 // (while connecting, waiting for the response headers, or between bytes
-// of the body) before it fails with ErrSourceUnavailable. Default:
-// DefaultDownloadTimeout.
+// of the body) before it fails with ErrSourceUnavailable and
+// ErrDownloadStalled: a URL, and a GitHub, git or OCI source (rule 10).
+// Default: DefaultDownloadTimeout.
 func WithDownloadTimeout(d time.Duration) Option { return func(in *Installer) { in.timeout = d } }
 
 // DefaultDownloadTimeout is the default of WithDownloadTimeout.
@@ -533,9 +553,12 @@ func (k *kickReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// redactURL returns source without the credentials it may hold
-// (https://user:secret@host/... becomes https://host/...): what the lock
-// file records and messages show (rule 10).
+// redactURL returns source without the secrets it may hold (rule 10):
+// what the lock file records and messages show. An http(s) URL loses
+// its user information (https://user:secret@host/... and
+// https://TOKEN@host/... become https://host/...); an ssh URL
+// (git+ssh://git@host/...) keeps its user, which names the account on
+// the server and is no secret, and loses only a password.
 func redactURL(source string) string {
 	u, err := url.Parse(source)
 	if err != nil || u.User == nil {
@@ -545,11 +568,21 @@ func redactURL(source string) string {
 		}
 		return source
 	}
-	u.User = nil
+	if keepsUser(u) {
+		u.User = url.User(u.User.Username())
+	} else {
+		u.User = nil
+	}
 	return u.String()
 }
 
-// redactErr returns err's text with the credentials of source removed.
+// keepsUser reports whether u's user is kept in what is recorded and
+// shown: the user of an ssh URL.
+func keepsUser(u *url.URL) bool {
+	return (u.Scheme == "ssh" || u.Scheme == "git+ssh") && u.User != nil && u.User.Username() != ""
+}
+
+// redactErr returns err's text with the secrets of source removed.
 func redactErr(err error, source string) string {
 	msg := err.Error()
 	u, perr := url.Parse(source)
@@ -557,9 +590,13 @@ func redactErr(err error, source string) string {
 		return msg
 	}
 	if p, ok := u.User.Password(); ok && p != "" {
+		msg = strings.ReplaceAll(msg, u.User.String()+"@", url.User(u.User.Username()).String()+"@")
 		msg = strings.ReplaceAll(msg, p, "xxxxx")
 	}
-	return strings.ReplaceAll(msg, u.User.String()+"@", "")
+	if keepsUser(u) {
+		return msg
+	}
+	return strings.ReplaceAll(msg, url.User(u.User.Username()).String()+"@", "")
 }
 
 // defaultChecker reads a skill as agents do (skillmd's lenient mode): its

@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"oras.land/oras-go/v2/registry/remote/retry"
 
 	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
@@ -50,13 +54,13 @@ func (in *Installer) parseSource(source string, typed bool) (remote, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}
-		return &ociSource{ref: ref, opts: []oci.Option{oci.WithCache(in.cache)}}, nil
+		return &ociSource{in: in, ref: ref, opts: []oci.Option{oci.WithCache(in.cache)}}, nil
 	case strings.HasPrefix(source, "git+"):
 		src, err := git.Parse(source)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}
-		return &gitSource{src: src}, nil
+		return &gitSource{in: in, src: src}, nil
 	case strings.HasPrefix(source, "https://github.com/"), strings.HasPrefix(source, "http://github.com/"):
 		src, err := github.Parse(source)
 		if err != nil {
@@ -89,8 +93,9 @@ func (g *githubSource) identity() string {
 	return "github:" + strings.ToLower(g.src.Owner+"/"+g.src.Repo)
 }
 
-func (g *githubSource) client() (*github.Client, error) {
-	c, err := github.New(github.WithHTTPClient(g.in.http))
+// client returns a client whose requests w watches (rule 10).
+func (g *githubSource) client(w *watchdog) (*github.Client, error) {
+	c, err := github.New(github.WithHTTPClient(w.client(g.in.http)))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 	}
@@ -98,20 +103,24 @@ func (g *githubSource) client() (*github.Client, error) {
 }
 
 func (g *githubSource) resolve(ctx context.Context) (string, error) {
-	c, err := g.client()
+	ctx, w := startWatchdog(ctx, g.in.timeout)
+	defer w.stop()
+	c, err := g.client(w)
 	if err != nil {
 		return "", err
 	}
 	pin, err := c.Resolve(ctx, g.src)
 	if err != nil {
-		return "", githubError(err)
+		return "", w.classify(ctx, err, githubError)
 	}
 	g.pinned = &pin
 	return pin.Commit, nil
 }
 
 func (g *githubSource) fetch(ctx context.Context, commit, within string, dst, count io.Writer) (string, error) {
-	c, err := g.client()
+	ctx, w := startWatchdog(ctx, g.in.timeout)
+	defer w.stop()
+	c, err := g.client(w)
 	if err != nil {
 		return "", err
 	}
@@ -123,7 +132,7 @@ func (g *githubSource) fetch(ctx context.Context, commit, within string, dst, co
 		pin.Source.Path = within
 	}
 	if err := copyOpened(ctx, c.Opener(pin), dst, count, githubError); err != nil {
-		return "", err
+		return "", w.classify(ctx, err, githubError)
 	}
 	return pin.Source.Path, nil
 }
@@ -136,19 +145,38 @@ func githubError(err error) error {
 // gitSource is a folder of a repository on any git host, read through
 // the system git.
 type gitSource struct {
+	in     *Installer
 	src    git.Source
 	pinned *git.Pin      // set by resolve
 	opened io.ReadCloser // the pinned folder as resolve fetched it, until fetch reads it
 }
 
-func (g *gitSource) identity() string { return "git:" + g.src.URL }
+// identity is the repository's URL without user information: the same
+// repository whoever connects to it.
+func (g *gitSource) identity() string {
+	if u, err := url.Parse(g.src.URL); err == nil && u.User != nil {
+		u.User = nil
+		return "git:" + u.String()
+	}
+	return "git:" + g.src.URL
+}
+
+// client returns a git client that stops a fetch that stalls for the
+// download timeout (rule 10) or grows past the cache's archive size.
+func (g *gitSource) client() (*git.Client, error) {
+	c, err := git.New(git.WithStallTimeout(g.in.timeout), git.WithCache(g.in.cache))
+	if err != nil {
+		return nil, gitError(err)
+	}
+	return c, nil
+}
 
 // resolve resolves the ref and keeps what that one fetch brought for
 // fetch, so that adding a git source fetches it once.
 func (g *gitSource) resolve(ctx context.Context) (string, error) {
-	c, err := git.New()
+	c, err := g.client()
 	if err != nil {
-		return "", gitError(err)
+		return "", err
 	}
 	pin, rc, err := c.Fetch(ctx, g.src)
 	if err != nil {
@@ -166,9 +194,9 @@ func (g *gitSource) fetch(ctx context.Context, commit, within string, dst, count
 		return g.pinned.Source.Path, copyOpened(ctx, opened, dst, count, gitError)
 	}
 	g.release()
-	c, err := git.New()
+	c, err := g.client()
 	if err != nil {
-		return "", gitError(err)
+		return "", err
 	}
 	pin := git.Pin{Source: g.src, Commit: commit}
 	if g.pinned != nil && g.pinned.Commit == commit {
@@ -191,15 +219,28 @@ func (g *gitSource) release() {
 	}
 }
 
-// gitError classifies an error of package git.
+// gitError classifies an error of package git; a stalled fetch is
+// ErrDownloadStalled, as a stalled download is.
 func gitError(err error) error {
+	if errors.Is(err, git.ErrStalled) {
+		return fmt.Errorf("%w (%w): %w", ErrSourceUnavailable, ErrDownloadStalled, err)
+	}
 	return sourceError(err, git.ErrInvalidSource, git.ErrNotFound)
 }
 
 // ociSource is a skill in an OCI registry.
 type ociSource struct {
+	in   *Installer
 	ref  oci.Reference
 	opts []oci.Option
+}
+
+// options returns the source's options with an HTTP client whose
+// requests w watches (rule 10): oras-go's retry client, as package oci
+// uses by default.
+func (o *ociSource) options(w *watchdog, more ...oci.Option) []oci.Option {
+	opts := append(o.opts[:len(o.opts):len(o.opts)], oci.WithHTTPClient(w.client(retry.DefaultClient)))
+	return append(opts, more...)
 }
 
 func (o *ociSource) release() {}
@@ -209,9 +250,11 @@ func (o *ociSource) identity() string {
 }
 
 func (o *ociSource) resolve(ctx context.Context) (string, error) {
-	d, err := oci.Resolve(ctx, o.ref.String(), o.opts...)
+	ctx, w := startWatchdog(ctx, o.in.timeout)
+	defer w.stop()
+	d, err := oci.Resolve(ctx, o.ref.String(), o.options(w)...)
 	if err != nil {
-		return "", ociError(err)
+		return "", w.classify(ctx, err, ociError)
 	}
 	return d, nil
 }
@@ -220,9 +263,14 @@ func (o *ociSource) fetch(ctx context.Context, digest, _ string, dst, count io.W
 	ref := o.ref
 	ref.Digest = digest
 	// The layer is downloaded into the OCI cache, then copied from there.
-	art, err := oci.Fetch(ctx, ref.String(), append(o.opts[:len(o.opts):len(o.opts)], oci.WithProgress(count))...)
+	wctx, w := startWatchdog(ctx, o.in.timeout)
+	art, err := oci.Fetch(wctx, ref.String(), o.options(w, oci.WithProgress(count))...)
 	if err != nil {
-		return "", ociError(err)
+		err = w.classify(wctx, err, ociError)
+	}
+	w.stop()
+	if err != nil {
+		return "", err
 	}
 	// The download was counted as it came (WithProgress above).
 	if err := copyOpened(ctx, art.Open, dst, io.Discard, ociError); err != nil {
@@ -358,4 +406,53 @@ func shortPin(pin string) string {
 		return pin[:12]
 	}
 	return pin
+}
+
+// classify returns the error of a download watched by w that failed
+// with err: ErrDownloadStalled when w ended it (rule 10), else err as
+// classify says.
+func (w *watchdog) classify(ctx context.Context, err error, classify func(error) error) error {
+	if context.Cause(ctx) == w.stalled {
+		return fmt.Errorf("%w: %w", ErrSourceUnavailable, w.stalled)
+	}
+	if errors.Is(err, ErrSourceUnavailable) || errors.Is(err, ErrInvalidSource) {
+		return err // classified already
+	}
+	return classify(err)
+}
+
+// client returns a copy of base whose responses restart w's timer: when
+// their headers arrive, and at every read of their body that returns
+// bytes. Connecting and waiting for the headers count as receiving
+// nothing.
+func (w *watchdog) client(base *http.Client) *http.Client {
+	c := *base
+	rt := c.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	c.Transport = &watchedTransport{rt: rt, w: w}
+	return &c
+}
+
+// watchedTransport is the transport of a watchdog's client.
+type watchedTransport struct {
+	rt http.RoundTripper
+	w  *watchdog
+}
+
+func (t *watchedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.rt.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	t.w.timer.Reset(t.w.d)
+	resp.Body = &watchedBody{Reader: t.w.reader(resp.Body), Closer: resp.Body}
+	return resp, nil
+}
+
+// watchedBody is a response body whose reads restart a watchdog's timer.
+type watchedBody struct {
+	io.Reader
+	io.Closer
 }

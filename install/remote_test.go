@@ -36,6 +36,9 @@ type fakeGitHub struct {
 	trees    map[string]map[string]string // commit: files
 	requests []string
 	offline  bool
+	// halfArchive makes the archive host send half of each archive, then
+	// nothing until the test ends.
+	halfArchive bool
 }
 
 const (
@@ -45,6 +48,7 @@ const (
 
 func newFakeGitHub(t *testing.T) *fakeGitHub {
 	g := &fakeGitHub{token: "ghp_secrettoken123", refs: map[string]string{}, trees: map[string]map[string]string{}}
+	stop := make(chan struct{})
 	g.archive = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !g.record(r) {
 			http.Error(w, "offline", http.StatusServiceUnavailable)
@@ -52,15 +56,22 @@ func newFakeGitHub(t *testing.T) *fakeGitHub {
 		}
 		commit := r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]
 		g.mu.Lock()
-		files := g.trees[commit]
+		files, half := g.trees[commit], g.halfArchive
 		g.mu.Unlock()
 		snapshot := map[string]string{}
 		for name, body := range files {
 			snapshot["o-skills-"+commit[:7]+"/"+name] = body
 		}
-		w.Write(testarchive.TarGzFiles(t, snapshot))
+		body := testarchive.TarGzFiles(t, snapshot)
+		if half {
+			w.Write(body[:len(body)/2])
+			w.(http.Flusher).Flush()
+			stall(stop, r)
+			return
+		}
+		w.Write(body)
 	}))
-	t.Cleanup(g.archive.Close)
+	t.Cleanup(func() { close(stop); g.archive.Close() })
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /repos/{owner}/{repo}/commits/{ref...}", func(w http.ResponseWriter, r *http.Request) {
 		g.mu.Lock()

@@ -6,28 +6,39 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
 // Client runs the system git. It is safe for concurrent use.
 type Client struct {
-	git     string
-	headers []string // "Key: value", for http.extraHeader
-	tmp     string
+	git      string
+	headers  []string // "Key: value", for http.extraHeader
+	tmp      string
+	stall    time.Duration
+	maxFetch int64
 }
 
 type config struct {
 	git     string
 	headers []string
 	tmp     string
+	stall   time.Duration
+	cache   *skill.Cache
 	err     error
 }
+
+// DefaultStallTimeout is the default of [WithStallTimeout].
+const DefaultStallTimeout = 30 * time.Second
 
 // Option configures a [Client].
 type Option func(*config)
@@ -67,6 +78,21 @@ func WithTempDir(dir string) Option {
 	return func(c *config) { c.tmp = dir }
 }
 
+// WithStallTimeout sets how long a fetch may receive nothing before git
+// is stopped and the call fails with [ErrStalled] (rule 11). Default:
+// [DefaultStallTimeout]; values <= 0 mean the default.
+func WithStallTimeout(d time.Duration) Option {
+	return func(c *config) { c.stall = d }
+}
+
+// WithCache sets the skill cache whose limits bound a fetch: git is
+// stopped when its temporary repository grows by more than the cache's
+// MaxArchiveSize (rule 12). Give it the cache the materializer uses.
+// Default: the limits of skill.NewCache(); nil also means the default.
+func WithCache(cache *skill.Cache) Option {
+	return func(c *config) { c.cache = cache }
+}
+
 // New returns a Client. It fails when git cannot be found, or an option
 // is not usable.
 func New(opts ...Option) (*Client, error) {
@@ -81,7 +107,13 @@ func New(opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("git sources need the git command: %w (install git, or name it with WithGit)", err)
 	}
-	return &Client{git: path, headers: c.headers, tmp: c.tmp}, nil
+	if c.stall <= 0 {
+		c.stall = DefaultStallTimeout
+	}
+	if c.cache == nil {
+		c.cache = skill.NewCache()
+	}
+	return &Client{git: path, headers: c.headers, tmp: c.tmp, stall: c.stall, maxFetch: c.cache.Limits().MaxArchiveSize}, nil
 }
 
 // Resolve fetches the commit src's ref names now (the remote's HEAD
@@ -107,7 +139,7 @@ func (c *Client) Fetch(ctx context.Context, src Source) (Pin, io.ReadCloser, err
 	rc, err := repo.startArchive(ctx, src, pin.Commit)
 	if err != nil {
 		repo.remove()
-		return Pin{}, nil, fmt.Errorf("fetch commit %s of %s: %w", pin.Commit, src.URL, err)
+		return Pin{}, nil, fmt.Errorf("fetch commit %s of %s: %w", pin.Commit, repo.shown, err)
 	}
 	return pin, rc, nil
 }
@@ -116,7 +148,7 @@ func (c *Client) Fetch(ctx context.Context, src Source) (Pin, io.ReadCloser, err
 // it returns with the pin; the caller removes it.
 func (c *Client) resolve(ctx context.Context, src Source) (*repo, Pin, error) {
 	if err := src.check(); err != nil {
-		return nil, Pin{}, fmt.Errorf("%w %q: %w", ErrInvalidSource, src.String(), err)
+		return nil, Pin{}, fmt.Errorf("%w %q: %w", ErrInvalidSource, redact(src.String()), err)
 	}
 	repo, err := c.newRepo(ctx, src)
 	if err != nil {
@@ -132,7 +164,7 @@ func (c *Client) resolve(ctx context.Context, src Source) (*repo, Pin, error) {
 	}
 	if err != nil {
 		repo.remove()
-		return nil, Pin{}, fmt.Errorf("resolve %s of %s: %w", what, src.URL, err)
+		return nil, Pin{}, fmt.Errorf("resolve %s of %s: %w", what, repo.shown, err)
 	}
 	return repo, Pin{Source: src, Commit: commit}, nil
 }
@@ -145,11 +177,11 @@ func (c *Client) Opener(p Pin) skill.Opener {
 	return func(ctx context.Context) (io.ReadCloser, error) {
 		src := p.Source
 		if err := src.check(); err != nil {
-			return nil, fmt.Errorf("%w %q: %w", ErrInvalidSource, src.String(), err)
+			return nil, fmt.Errorf("%w %q: %w", ErrInvalidSource, redact(src.String()), err)
 		}
 		commit := strings.ToLower(p.Commit)
 		if !isCommit(commit) {
-			return nil, fmt.Errorf("%w %q: the pin's commit %q is not a full hex commit id (resolve the source first)", ErrInvalidSource, src.String(), p.Commit)
+			return nil, fmt.Errorf("%w %q: the pin's commit %q is not a full hex commit id (resolve the source first)", ErrInvalidSource, redact(src.String()), p.Commit)
 		}
 		repo, err := c.newRepo(ctx, src)
 		if err != nil {
@@ -158,7 +190,7 @@ func (c *Client) Opener(p Pin) skill.Opener {
 		rc, err := repo.archive(ctx, src, commit)
 		if err != nil {
 			repo.remove()
-			return nil, fmt.Errorf("fetch commit %s of %s: %w", commit, src.URL, err)
+			return nil, fmt.Errorf("fetch commit %s of %s: %w", commit, repo.shown, err)
 		}
 		return rc, nil
 	}
@@ -178,9 +210,12 @@ func (c *Client) Skill(key string, p Pin) skill.Skill {
 
 // repo is a temporary bare repository with origin set to one source.
 type repo struct {
-	c   *Client
-	dir string
-	env []string
+	c     *Client
+	dir   string
+	env   []string
+	url   *url.URL // the repository's URL, for cleaning git's messages
+	shown string   // the URL as messages show it (rule 13)
+	base  int64    // the object folder's size before the first fetch
 }
 
 func (c *Client) newRepo(ctx context.Context, src Source) (*repo, error) {
@@ -188,15 +223,21 @@ func (c *Client) newRepo(ctx context.Context, src Source) (*repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("make a temporary repository: %w", err)
 	}
-	r := &repo{c: c, dir: dir, env: c.environ(dir, src.URL)}
+	u, _ := url.Parse(src.URL) // checked by src.check
+	r := &repo{c: c, dir: dir, env: c.environ(dir, src.URL), url: u, shown: display(src.URL)}
 	if _, err := r.run(ctx, "init", "--bare", "--quiet"); err != nil {
 		r.remove()
 		return nil, fmt.Errorf("make a temporary repository: %w", err)
 	}
+	r.base = folderSize(r.objects())
 	return r, nil
 }
 
 func (r *repo) remove() { os.RemoveAll(r.dir) }
+
+// objects is the repository's object folder, where a fetch writes what
+// it receives.
+func (r *repo) objects() string { return filepath.Join(r.dir, "objects") }
 
 // scrubbed are variables of the caller's environment that would point git
 // at another repository or change how it reads paths and messages.
@@ -209,7 +250,7 @@ var scrubbed = []string{
 	"GIT_CONFIG_COUNT", "LC_ALL", "LANGUAGE",
 }
 
-// environ is the environment of every git run (rules 5 and 6).
+// environ is the environment of every git run (rules 5, 6 and 11).
 func (c *Client) environ(dir, url string) []string {
 	var env []string
 	count := 0
@@ -223,7 +264,23 @@ func (c *Client) environ(dir, url string) []string {
 		}
 	}
 	// The caller's GIT_CONFIG_KEY_n/VALUE_n stay; ours follow them.
-	config := []string{"remote.origin.url", url}
+	config := []string{
+		"remote.origin.url", url,
+		// curl gives up a transfer slower than 1 byte a second for the
+		// stall timeout; the watch of the fetch covers the other
+		// transports (rule 11).
+		"http.lowSpeedLimit", "1",
+		"http.lowSpeedTime", strconv.Itoa(int((c.stall + time.Second - 1) / time.Second)),
+		// The blobs a partial fetch left out are asked for by id; a
+		// negotiation would tell the server the commit that holds them
+		// is here, and it would leave them out again.
+		"fetch.negotiationAlgorithm", "noop",
+		// A received pack is kept as it arrives, never unpacked into
+		// loose objects, which git would write only once each is whole:
+		// the repository grows with every byte received (rules 11 and
+		// 12).
+		"fetch.unpackLimit", "1",
+	}
 	for _, h := range c.headers {
 		config = append(config, "http.extraHeader", h)
 	}
@@ -251,12 +308,15 @@ func isScrubbed(k string) bool {
 	return false
 }
 
-// command is git with args in the repository, with no standard input.
+// command is git with args in the repository, with no standard input,
+// in a process group of its own where the system has them, so that
+// stopping it stops the helpers it started (git-remote-http, ssh).
 func (r *repo) command(ctx context.Context, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, r.c.git, args...)
 	cmd.Dir = r.dir
 	cmd.Env = r.env
 	cmd.WaitDelay = 5 * time.Second
+	ownGroup(cmd)
 	return cmd
 }
 
@@ -273,23 +333,120 @@ func (r *repo) run(ctx context.Context, args ...string) (string, error) {
 	return strings.TrimSpace(stdout.String()), nil
 }
 
-// failure classifies a failed git run by its error output (rule 10).
-func (r *repo) failure(ctx context.Context, what string, err error, stderr string) error {
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("git %s: %w", what, ctxErr)
+// watchEvery is how often a fetch's repository is measured.
+const watchEvery = 50 * time.Millisecond
+
+// runFetch runs a git fetch with stdin as its input, watched (rules 11
+// and 12): git is stopped when nothing arrives for the stall timeout (no
+// progress message, no growth of the repository), or when the
+// repository grows by more than the fetch limit.
+func (r *repo) runFetch(ctx context.Context, stdin io.Reader, args ...string) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stall := r.c.stall
+	stalled := fmt.Errorf("%w: nothing received for %v, and git was stopped (give it longer, or try again later)", ErrStalled, stall)
+	timer := time.AfterFunc(stall, func() { cancel(stalled) })
+	defer timer.Stop()
+	kick := func() { timer.Reset(stall) }
+
+	cmd := r.command(ctx, args...)
+	cmd.Stdin = stdin
+	stderr := &tail{max: 4 << 10, kick: kick}
+	cmd.Stdout, cmd.Stderr = io.Discard, stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start git %s: %w", args[0], err)
 	}
-	var lines []string
-	for line := range strings.Lines(stderr) {
-		if line = strings.TrimSpace(line); line != "" {
-			lines = append(lines, line)
+	done := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		r.watch(done, kick, cancel)
+	}()
+	err := cmd.Wait()
+	close(done)
+	<-watched
+	if err != nil {
+		return r.failure(ctx, args[0], err, stderr.String())
+	}
+	// A fetch faster than the watch is measured once more.
+	if err := r.overLimit(folderSize(r.objects())); err != nil {
+		return err
+	}
+	return nil
+}
+
+// overLimit returns the error of a repository of n bytes that grew by
+// more than the fetch limit, or nil.
+func (r *repo) overLimit(n int64) error {
+	if n-r.base <= r.c.maxFetch {
+		return nil
+	}
+	return extract.NewLimitError(extract.LimitArchiveSize, r.c.maxFetch,
+		"git fetched more than %d bytes, the archive size limit; a server that filters blobs (uploadpack.allowFilter) sends only the skill's files", r.c.maxFetch)
+}
+
+// watch measures the repository until done is closed: growth kicks the
+// stall timer, growth over the fetch limit cancels the fetch.
+func (r *repo) watch(done <-chan struct{}, kick func(), cancel context.CancelCauseFunc) {
+	t := time.NewTicker(watchEvery)
+	defer t.Stop()
+	last := r.base
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+		n := folderSize(r.objects())
+		if err := r.overLimit(n); err != nil {
+			cancel(err)
+			return
+		}
+		if n > last {
+			last = n
+			kick()
 		}
 	}
-	msg := r.c.clean(strings.Join(lines, "; "))
+}
+
+// folderSize is the bytes of the objects under dir, as far as they can
+// be read while git writes them: packs and loose objects, which hold
+// what a fetch received, and not the indexes git computes from them.
+func folderSize(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && !isIndex(d.Name()) {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// isIndex reports whether name is a file git derives from a pack.
+func isIndex(name string) bool {
+	return strings.HasSuffix(name, ".idx") || strings.HasSuffix(name, ".rev") ||
+		strings.HasSuffix(name, ".bitmap") || strings.HasPrefix(name, "tmp_idx_") || strings.HasPrefix(name, "tmp_rev_")
+}
+
+// failure classifies a failed git run by its error output (rule 10).
+func (r *repo) failure(ctx context.Context, what string, err error, stderr string) error {
+	if cause := context.Cause(ctx); cause != nil {
+		if errors.Is(cause, ErrStalled) || errors.Is(cause, skill.ErrArchiveLimit) {
+			return cause // the watch's own, which says what happened
+		}
+		return fmt.Errorf("git %s: %w", what, cause)
+	}
+	msg := r.clean(strings.Join(messages(stderr), "; "))
 	if msg == "" {
 		msg = err.Error()
 	}
 	low := strings.ToLower(msg)
 	switch {
+	case containsAny(low, "operation too slow", "operation timed out", "connection timed out"):
+		return fmt.Errorf("%w: %s (give it longer, or try again later)", ErrStalled, msg)
 	case containsAny(low, "authentication failed", "could not read username", "could not read password",
 		"terminal prompts disabled", "permission denied (publickey", "access denied",
 		"returned error: 401", "returned error: 403", "host key verification failed"):
@@ -301,6 +458,29 @@ func (r *repo) failure(ctx context.Context, what string, err error, stderr strin
 		return fmt.Errorf("%w: %s (check the repository's URL)", ErrNotFound, msg)
 	}
 	return fmt.Errorf("git %s: %s", what, msg)
+}
+
+// messages returns the lines of git's error output without its progress
+// reports, which are rewritten in place with "\r", and without the
+// warning of a server that does not filter (rule 7 expects it).
+func messages(stderr string) []string {
+	var lines []string
+	for _, line := range strings.FieldsFunc(stderr, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		line = strings.TrimSpace(line)
+		if line == "" || isProgress(line) || strings.HasPrefix(line, "warning: filtering not recognized by server") {
+			continue
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// isProgress reports whether line is one of git's progress reports
+// ("Receiving objects:  50% (1/2)", "remote: Total 3 (delta 0)").
+func isProgress(line string) bool {
+	line = strings.TrimPrefix(line, "remote: ")
+	return strings.Contains(line, "% (") || strings.HasSuffix(line, ", done.") ||
+		strings.HasPrefix(line, "Total ") || strings.HasPrefix(line, "Enumerating objects:")
 }
 
 // errNoRef marks a ref or commit the server does not give.
@@ -315,6 +495,13 @@ func containsAny(s string, subs ...string) bool {
 	return false
 }
 
+// clean removes from text git wrote the header values and the
+// credentials of the repository's URL (rule 13).
+func (r *repo) clean(text string) string {
+	text = r.c.clean(text)
+	return cleanUser(text, r.url)
+}
+
 // clean removes header values from text git wrote.
 func (c *Client) clean(text string) string {
 	for _, h := range c.headers {
@@ -326,9 +513,10 @@ func (c *Client) clean(text string) string {
 	return text
 }
 
-// fetch fetches ref shallowly and returns the commit it names.
+// fetch fetches ref shallowly, leaving out the blobs where the server can
+// (rule 12), and returns the commit it names.
 func (r *repo) fetch(ctx context.Context, ref string) (string, error) {
-	if _, err := r.run(ctx, "fetch", "--depth=1", "--no-tags", "--quiet", "--end-of-options", "origin", ref); err != nil {
+	if err := r.runFetch(ctx, nil, "fetch", "--depth=1", "--filter=blob:none", "--no-tags", "--progress", "--end-of-options", "origin", ref); err != nil {
 		return "", err
 	}
 	commit, err := r.run(ctx, "rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}")
@@ -339,6 +527,36 @@ func (r *repo) fetch(ctx context.Context, ref string) (string, error) {
 		return "", fmt.Errorf("git rev-parse answered %q, not a commit id", commit)
 	}
 	return commit, nil
+}
+
+// fetchBlobs fetches, in one fetch, the blobs git archive of path at
+// commit reads that a partial fetch left out: the files of path and the
+// .gitattributes of the folders above it. Without them git archive
+// would fetch them itself, unwatched.
+func (r *repo) fetchBlobs(ctx context.Context, commit, path string) error {
+	args := []string{"rev-list", "--objects", "--missing=print", "--end-of-options", commit}
+	if path != "" {
+		args = append(args, "--", path)
+		prefix := "" // each folder above path, path's own being in it
+		for _, dir := range strings.Split(path, "/") {
+			args = append(args, prefix+".gitattributes")
+			prefix += dir + "/"
+		}
+	}
+	out, err := r.run(ctx, args...)
+	if err != nil {
+		return err
+	}
+	var missing strings.Builder
+	for line := range strings.Lines(out) {
+		if id, ok := strings.CutPrefix(strings.TrimSpace(line), "?"); ok && isCommit(id) {
+			missing.WriteString(id + "\n")
+		}
+	}
+	if missing.Len() == 0 {
+		return nil
+	}
+	return r.runFetch(ctx, strings.NewReader(missing.String()), "fetch", "--no-tags", "--no-write-fetch-head", "--filter=blob:none", "--progress", "--stdin", "origin")
 }
 
 // hasFolder checks that path is a folder of commit.
@@ -376,9 +594,21 @@ func (r *repo) archive(ctx context.Context, src Source, commit string) (io.ReadC
 	return r.startArchive(ctx, src, commit)
 }
 
-// startArchive starts git archive of src's folder at commit, which the
-// repository holds.
+// startArchive fetches the blobs of src's folder at commit that the
+// repository lacks, then starts git archive of the folder.
 func (r *repo) startArchive(ctx context.Context, src Source, commit string) (io.ReadCloser, error) {
+	if err := r.fetchBlobs(ctx, commit, src.Path); err != nil {
+		return nil, err
+	}
+	// git archive would fetch from a promisor remote blobs it only looks
+	// at (outside the folder), unwatched; it has all it reads, so origin
+	// stops being one. The filtered fetch wrote remote.origin.promisor
+	// and .partialclonefilter into the repository's configuration (either
+	// makes origin a promisor, and a later false in the environment
+	// cannot undo it): their section goes.
+	if _, err := r.run(ctx, "config", "--remove-section", "remote.origin"); err != nil && !strings.Contains(err.Error(), "no such section") {
+		return nil, err
+	}
 	args := []string{"archive", "--format=tar", "--end-of-options", commit}
 	if src.Path != "" {
 		args = append(args, src.Path)
@@ -439,11 +669,15 @@ func (a *archiveReader) Close() error {
 
 // tail keeps the last max bytes written to it.
 type tail struct {
-	max int
-	buf []byte
+	max  int
+	buf  []byte
+	kick func() // called at every write, when set
 }
 
 func (t *tail) Write(p []byte) (int, error) {
+	if t.kick != nil && len(p) > 0 {
+		t.kick()
+	}
 	t.buf = append(t.buf, p...)
 	if len(t.buf) > t.max {
 		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)

@@ -43,10 +43,12 @@
 //     empty, "." or ".." elements, backslashes, colons or control
 //     characters.
 //  4. A password in the URL is refused: it would be shown in errors and
-//     recorded in lock files. Credentials come from git's own helpers, SSH
-//     keys and agents, or [WithHeader]. scp-like addresses (git@host:repo)
-//     are not read; write git+ssh://git@host/repo. A repository name with
-//     "@" in its last element (repo.git@v1) is refused as a misplaced ref.
+//     recorded in lock files. A user in an http(s) URL (where a token is
+//     often put) is passed to git but never shown (rule 13).
+//     Credentials come from git's own helpers, SSH keys and agents, or
+//     [WithHeader]. scp-like addresses (git@host:repo) are not read;
+//     write git+ssh://git@host/repo. A repository name with "@" in its
+//     last element (repo.git@v1) is refused as a misplaced ref.
 //
 // # Running git
 //
@@ -60,23 +62,41 @@
 //     GIT_WORK_TREE and the like from the environment are not passed on.
 //     ssh's own questions (a key's passphrase, an unknown host key) are
 //     ssh's to ask; for unattended use set BatchMode yes in the SSH
-//     configuration, or GIT_SSH_COMMAND.
+//     configuration, or GIT_SSH_COMMAND. On Unix (Linux, macOS) git runs
+//     in a process group of its own, and stopping it (a cancelled
+//     context, rules 11 and 12) kills the group: the helpers it started
+//     (git-remote-https, ssh) go with it. Windows has no process groups:
+//     git alone is killed, and its helpers end with their connection
+//     (git-remote-https by the low-speed limit of rule 11).
 //  6. Nothing a user may consider secret is put on git's command line: the
 //     repository URL and every [WithHeader] value reach git as
 //     configuration through the environment (GIT_CONFIG_COUNT,
 //     GIT_CONFIG_KEY_n, GIT_CONFIG_VALUE_n, after any the caller's
 //     environment already holds), as remote.origin.url and
-//     http.extraHeader. Header values never appear in errors. Options
-//     never reach git as options: refs cannot start with "-" and arguments
-//     follow --end-of-options.
-//  7. Resolve runs git init, git fetch --depth 1 origin REF (HEAD without
-//     a ref), and takes FETCH_HEAD's commit (a tag is peeled); with a PATH,
-//     that commit must hold it as a folder.
-//  8. The opener fetches only the pinned commit (git fetch --depth 1 origin
-//     COMMIT). A server that does not give commits by id is asked for the
-//     pin's ref instead, which must still point at the pinned commit;
-//     otherwise the error says to resolve again. It then streams git
-//     archive --format=tar COMMIT PATH: names as in the repository,
+//     http.extraHeader, with http.lowSpeedLimit and http.lowSpeedTime
+//     (rule 11), fetch.negotiationAlgorithm=noop (rule 8) and
+//     fetch.unpackLimit=1 (a pack is kept as it arrives, rule 12). Header
+//     values never appear in errors. Options never reach git as options:
+//     refs cannot start with "-" and arguments follow --end-of-options.
+//  7. Resolve runs git init, git fetch --depth 1 --filter=blob:none
+//     origin REF (HEAD without a ref), and takes FETCH_HEAD's commit (a
+//     tag is peeled); with a PATH, that commit must hold it as a folder.
+//     A server that allows filters (uploadpack.allowFilter, as GitHub and
+//     GitLab do) then sends the commit and its folders without any file;
+//     one that does not sends the whole commit, within rule 12.
+//  8. The opener fetches only the pinned commit (git fetch --depth 1
+//     --filter=blob:none origin COMMIT). A server that does not give
+//     commits by id is asked for the pin's ref instead, which must still
+//     point at the pinned commit; otherwise the error says to resolve
+//     again. The files of PATH that a filtered fetch left out are then
+//     fetched by id in one more fetch, with the .gitattributes of the
+//     folders above PATH (git rev-list --missing=print lists them;
+//     without negotiation, so the server does not leave them out again),
+//     and nothing else: origin then stops being a promisor remote, so
+//     that git archive, which would fetch blobs it only looks at, fetches
+//     nothing, and the other files of the commit are never downloaded.
+//     It then streams git archive --format=tar COMMIT PATH: names as in
+//     the repository,
 //     executable bits kept, links as links (the materializer copies those
 //     that point at a file of the skill and refuses the others), and the
 //     repository's export-ignore and export-subst attributes applied, as
@@ -92,9 +112,38 @@
 //  10. A repository, ref, commit or folder that does not exist wraps
 //     [ErrNotFound]; a missing or refused credential wraps
 //     [ErrAuthRequired]; text that is not a source, or an unusable option,
-//     wraps [ErrInvalidSource]. Other failures carry the end of git's
-//     error output. Every error names the repository (and the ref or
-//     commit) it was about.
+//     wraps [ErrInvalidSource]; a stalled fetch wraps [ErrStalled]; a
+//     fetch over the limit wraps [skill.ErrArchiveLimit]. Other failures
+//     carry the end of git's error output, without its progress reports.
+//     Every error names the repository (and the ref or commit) it was
+//     about.
+//
+// # Bounds
+//
+//  11. Stalls: a fetch that receives nothing for [WithStallTimeout]
+//     (default 30 s) is stopped and fails with [ErrStalled]. Receiving is
+//     git's progress output (fetches run with --progress, which the
+//     server's own reports also reach) or growth of the temporary
+//     repository's objects, measured every 50 ms. Over http(s), curl
+//     also gives up a transfer slower than 1 byte a second for that long
+//     (http.lowSpeedLimit=1, http.lowSpeedTime in whole seconds, rounded
+//     up). git archive, which reads only the local repository, is not
+//     timed.
+//  12. Size: a fetch is stopped when the temporary repository's objects
+//     (packs and loose objects, not the indexes git derives from them)
+//     grow by more than the MaxArchiveSize of [WithCache] (default 256
+//     MiB), measured every 50 ms while git runs and once more after it
+//     ends. The error wraps [skill.ErrArchiveLimit], names the limit
+//     (MaxArchiveSize, which the materializer's error says how to raise)
+//     and says what helps: a server that filters blobs sends only the
+//     folder's files. So at most the limit and 50 ms of transfer land on
+//     the disk.
+//  13. Messages never show credentials: an http(s) URL is shown without
+//     its user information, an ssh URL with its user (it names the
+//     account on the server, as in git@github.com, and is no secret) but
+//     without a password; git's own messages, which name the URL too,
+//     are cleaned the same way (the user of an http(s) URL is also
+//     removed where it appears alone, from 6 characters on).
 //
 // A [Client] is safe for concurrent use; each call has its own temporary
 // repository.

@@ -13,4 +13,7 @@ var (
 	// ErrAuthRequired reports a server that asked for credentials that
 	// were missing or refused.
 	ErrAuthRequired = errors.New("git authentication required")
+	// ErrStalled reports a fetch that received nothing for the stall
+	// timeout ([WithStallTimeout]); git was stopped.
+	ErrStalled = errors.New("git fetch stalled")
 )

@@ -118,15 +118,83 @@ func invalid(text string, err error) error {
 	return fmt.Errorf("%w %q: %w", ErrInvalidSource, redact(text), err)
 }
 
-// redact hides a password in text meant for an error.
+// redact removes the credentials from a source in text meant for a
+// message (rule 13).
 func redact(text string) string {
 	rest, ok := strings.CutPrefix(text, "git+")
-	u, err := url.Parse(rest)
-	if !ok || err != nil || u.User == nil {
+	if !ok {
 		return text
 	}
-	return "git+" + u.Redacted()
+	return "git+" + display(rest)
 }
+
+// display returns a repository's URL as messages show it (rule 13): an
+// ssh URL keeps its user, which names the account on the server and is
+// no secret, and loses a password; an http(s) URL loses its user
+// information, where tokens are put.
+func display(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		// Not a URL: cut what could be user information.
+		if i := strings.LastIndex(raw, "@"); i >= 0 {
+			if scheme, _, ok := strings.Cut(raw, "://"); ok {
+				return scheme + "://" + raw[i+1:]
+			}
+		}
+		return raw
+	}
+	if u.User == nil {
+		return raw
+	}
+	if u.Scheme == "ssh" && u.User.Username() != "" {
+		u.User = url.User(u.User.Username())
+	} else {
+		u.User = nil
+	}
+	return u.String()
+}
+
+// cleanUser removes from text the user information of u that [display]
+// leaves out: "USER@" and "USER:PASSWORD@" as written in u and as
+// decoded, and the password and (for http(s), where a token is the
+// user) the user on their own.
+func cleanUser(text string, u *url.URL) string {
+	if u == nil || u.User == nil {
+		return text
+	}
+	name := u.User.Username()
+	password, hasPassword := u.User.Password()
+	keepUser := u.Scheme == "ssh" && name != ""
+	var secrets []string
+	if hasPassword && password != "" {
+		secrets = append(secrets, ":"+url.PathEscape(password)+"@", ":"+password+"@", password)
+	}
+	if !keepUser {
+		secrets = append(secrets, u.User.String()+"@", name+"@")
+		if len(name) >= minSecretLen {
+			secrets = append(secrets, url.PathEscape(name), name)
+		}
+	}
+	for _, s := range secrets {
+		if s == "" || s == "@" || s == ":@" {
+			continue
+		}
+		repl := "[redacted]"
+		if strings.HasSuffix(s, "@") {
+			repl = ""
+			if strings.HasPrefix(s, ":") {
+				repl = "@"
+			}
+		}
+		text = strings.ReplaceAll(text, s, repl)
+	}
+	return text
+}
+
+// minSecretLen is the length from which an http(s) URL's user is
+// removed from git's messages wherever it appears, not only before "@":
+// tokens are long, and a short name would cut words out of messages.
+const minSecretLen = 6
 
 // checkURL applies rules 1 and 4 to the repository's URL.
 func checkURL(u *url.URL) error {
