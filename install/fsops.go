@@ -29,7 +29,8 @@ func randomSuffix() string {
 // internal/extract's tree path, under the names, types and limits every
 // source is held to, read through an os.Root so that no link in src leads
 // outside it, and written through an os.Root on dst. A link is copied as its target when that is a regular
-// file of the skill, and fails otherwise; ".git" folders are left out.
+// file of the skill, and fails otherwise; version-control folders such as
+// ".git" are left out (package skill's rule on what a tree leaves out).
 // It returns every file copied, hashed as it was copied.
 func copyTree(ctx context.Context, src, dst string, limits skill.Limits) ([]cache.File, error) {
 	from, err := os.OpenRoot(src)
@@ -47,7 +48,7 @@ func copyTree(ctx context.Context, src, dst string, limits skill.Limits) ([]cach
 	defer to.Close()
 	opts := extractLimits(limits)
 	opts.Writable = true
-	written, err := extract.FS(ctx, noGit{from.FS()}, ".", to, opts)
+	written, err := extract.FS(ctx, from.FS(), ".", to, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src, archiveError(err))
 	}
@@ -57,18 +58,6 @@ func copyTree(ctx context.Context, src, dst string, limits skill.Limits) ([]cach
 	}
 	return files, nil
 }
-
-// noGit is a file system without its ".git" folders.
-type noGit struct{ fs.FS }
-
-func (n noGit) ReadDir(name string) ([]fs.DirEntry, error) {
-	entries, err := fs.ReadDir(n.FS, name)
-	return slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return e.Name() == ".git" && e.IsDir() }), err
-}
-
-func (n noGit) ReadLink(name string) (string, error) { return fs.ReadLink(n.FS, name) }
-
-func (n noGit) Lstat(name string) (fs.FileInfo, error) { return fs.Lstat(n.FS, name) }
 
 // relLink returns the target of a relative link at linkPath to target,
 // computed between the folders' real locations, so that it holds even when

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentadaptor/agentadaptor/internal/cache"
+	"github.com/agentadaptor/agentadaptor/internal/extract"
 )
 
 // ContentDigest returns a digest of the skill folder dir: the hex SHA-256
@@ -26,6 +27,10 @@ import (
 // it, and a file changed in place to the same size (which takes a chmod,
 // as the tree is read-only) is not noticed.
 //
+// Version-control metadata (.git and the others of rule 9 of the package
+// doc) is not part of a skill and is left out of the digest, as it is
+// left out of every tree the cache and installs write.
+//
 // When the folder is read, a link is never followed: it counts as its
 // target text, with separators turned into slashes, in an entry of its
 // own that no file can match. Folders count
@@ -41,6 +46,13 @@ func ContentDigest(dir string) (string, error) {
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if p != "." && extract.LeftOut(d.Name()) {
+			// Not part of the skill (rule 9 of the package doc).
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
 		}
 		switch t := d.Type(); {
 		case t.IsRegular():

@@ -83,6 +83,22 @@
 //     its runtime name; its Cause wraps [ErrSkillSourceMissing],
 //     [ErrArchiveFormat], [ErrArchiveUnsafe], [ErrArchiveLimit], the
 //     context's error, or the underlying I/O error.
+//  9. Version-control metadata is not part of a skill: an entry named
+//     .git, .hg, .svn, .jj, .bzr, _darcs, .pijul, .fslckout or _FOSSIL_
+//     (in any ASCII case), file or folder, at any depth, and everything
+//     under it. Archive and FS sources are materialized without
+//     it, agentskills add and package install copy skills without it, and
+//     [ContentDigest] leaves it out, so a digest's "every file" means
+//     every file of the skill. Such a folder is live configuration for
+//     the tool that reads it (git runs the commands a repository's config
+//     names, such as core.fsmonitor, when anyone runs git status inside
+//     it; Mercurial runs .hg/hgrc hooks), which a skill's author must not
+//     be able to plant in the folder an agent works with. In an archive
+//     these entries are still checked and counted against the entry
+//     limit, like entries outside the subpath; in an FS tree they are not
+//     walked. A link to a file under them fails like a link out of the
+//     skill. A Dir is used in place (rule 1): nothing is copied, so a
+//     repository folder given to Dir stays one; it is the caller's own.
 //
 // # For drivers, installers and tools
 //
