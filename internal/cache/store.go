@@ -436,14 +436,15 @@ func Verify(dir string) (string, bool) {
 //
 // It also returns the tree folder's time, its last recorded use.
 func intact(root *os.Root, digest, name string) (time.Time, bool) {
-	ok, fi := intactTree(root, digest, name)
+	ok, fi := intactTree(root, digest, name, &treeCheck{})
 	if !ok {
 		return time.Time{}, false
 	}
 	return fi.ModTime(), true
 }
 
-func intactTree(root *os.Root, digest, name string) (bool, os.FileInfo) {
+func intactTree(root *os.Root, digest, name string, c *treeCheck) (bool, os.FileInfo) {
+	c.start = time.Now().UnixNano()
 	topInfo, err := root.Lstat(digest)
 	if err != nil || !topInfo.IsDir() {
 		return false, nil
@@ -461,14 +462,45 @@ func intactTree(root *os.Root, digest, name string) (bool, os.FileInfo) {
 	if err != nil || gotName != name || Digest(name, files) != digest {
 		return false, nil
 	}
-	tree, err := openFolder(top, name)
+	fi, err := top.Lstat(name)
+	if err != nil || !fi.IsDir() {
+		return false, nil
+	}
+	tree, err := openFolderAs(top, name, fi)
 	if err != nil {
 		return false, nil
 	}
 	defer tree.Close()
-	files = slices.SortedFunc(slices.Values(files), func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-	if !intactFolder(tree, files, 0) {
+	slices.SortFunc(files, func(a, b File) int { return comparePaths(a.Path, b.Path) })
+	var old *record
+	if _, ok := stampOf(fi); ok {
+		if data, err := top.ReadFile(statName); err == nil {
+			old, _ = parseRecord(data, files)
+		}
+	}
+	if old != nil {
+		if !c.checkRecorded(tree, fi, old) {
+			return false, nil
+		}
+		if !c.changed {
+			return true, topInfo
+		}
+		// Record what was found, unless nothing would come out of the
+		// racy window (the tree was published moments ago).
+		next := &record{taken: c.start, entries: c.next}
+		if slices.EqualFunc(old.entries, next.entries, func(a, b stampEntry) bool { return a.stamp == b.stamp }) && next.racyCount() >= old.racyCount() {
+			return true, topInfo
+		}
+		writeRecord(top, next)
+		return true, topInfo
+	}
+	// No record (a tree published by an older version, or a platform
+	// without change times): read and hash the whole tree, then record it.
+	if !c.checkAll(tree, fi, files, true) {
 		return false, nil
+	}
+	if c.stamps {
+		writeRecord(top, &record{taken: c.start, entries: c.next})
 	}
 	return true, topInfo
 }
@@ -480,6 +512,12 @@ func openFolder(dir *os.Root, name string) (*os.Root, error) {
 	if err != nil {
 		return nil, err
 	}
+	return openFolderAs(dir, name, fi)
+}
+
+// openFolderAs opens the folder name under dir whose Lstat is fi, and
+// checks that what it opened is that folder.
+func openFolderAs(dir *os.Root, name string, fi os.FileInfo) (*os.Root, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("%s is not a folder", name)
 	}
@@ -492,44 +530,6 @@ func openFolder(dir *os.Root, name string) (*os.Root, error) {
 		return nil, fmt.Errorf("%s changed while it was opened", name)
 	}
 	return sub, nil
-}
-
-// intactFolder checks one folder of a tree, dir, against files: the files
-// below it, sorted by path, whose paths all start with the folder's path
-// and a slash (prefix bytes). It checks each file through dir (one
-// element, no link followed) and each subfolder through a root of its
-// own, so a lookup costs a few system calls per entry of the manifest,
-// however deep the tree. Entries the manifest does not list are not
-// looked at (rule 4).
-func intactFolder(dir *os.Root, files []File, prefix int) bool {
-	for len(files) > 0 {
-		rel := files[0].Path[prefix:]
-		sub, _, nested := strings.Cut(rel, "/")
-		if !nested {
-			fi, err := dir.Lstat(sub)
-			if err != nil || !fi.Mode().IsRegular() || fi.Size() != files[0].Size || (fi.Mode()&0o111 != 0) != files[0].Exec {
-				return false
-			}
-			files = files[1:]
-			continue
-		}
-		// The files of one subfolder are next to each other in path order.
-		n := 1
-		for n < len(files) && strings.HasPrefix(files[n].Path[prefix:], sub+"/") {
-			n++
-		}
-		child, err := openFolder(dir, sub)
-		if err != nil {
-			return false
-		}
-		ok := intactFolder(child, files[:n], prefix+len(sub)+1)
-		child.Close()
-		if !ok {
-			return false
-		}
-		files = files[n:]
-	}
-	return true
 }
 
 func validDigest(d string) bool {
@@ -654,6 +654,7 @@ func (st *Staging) Publish(files []File) (dir, digest string, err error) {
 	if err := st.readOnly(files); err != nil {
 		return "", "", err
 	}
+	st.record(files)
 	if err := st.root.Close(); err != nil {
 		return "", "", err
 	}
@@ -700,6 +701,21 @@ func (st *Staging) readOnly(files []File) error {
 		}
 	}
 	return st.store.dir.Chmod(path.Join(st.dir, st.name), readOnlyDir)
+}
+
+// record writes the stat record of the staged tree, now read-only (rule
+// 4), beside its manifest. Renaming the staging area into place changes
+// neither the inodes nor the change times of what it holds. It is best
+// effort: a tree without a record is checked in full by its first
+// lookup, which writes one.
+func (st *Staging) record(files []File) {
+	c := &treeCheck{start: time.Now().UnixNano()}
+	fi, err := st.root.Lstat(".")
+	if err != nil || !c.checkAll(st.root, fi, files, false) || !c.stamps {
+		return
+	}
+	r := &record{taken: c.start, entries: c.next}
+	st.store.dir.WriteFile(path.Join(st.dir, statName), r.encode(), 0o444)
 }
 
 // readOnlyDir is the mode of a published tree's folders.
