@@ -21,13 +21,13 @@ import (
 // For a folder used in place, or one returned by another materializer,
 // every file is read, so the digest is equal for equal content on any
 // machine. A tree published by the default materializer is not read
-// again: its digest is the one it was published under, trusted once its
-// manifest matches that digest and its files match the manifest's paths,
-// sizes and executable bits. Files added to such a tree are not part of
-// it, and a file changed in place to the same size (which takes a chmod,
-// as the tree is read-only) is not noticed.
+// again while it passes the check of rule 4 of the package doc (a stat
+// per file and folder against the record written when it was published):
+// its digest is the one it was published under. A tree that fails it
+// (a file edited, added or removed, a permission changed) is read like
+// any other folder, so its digest is that of what it holds now.
 //
-// Version-control metadata (.git and the others of rule 9 of the package
+// Version-control metadata (.git and the others of rule 10 of the package
 // doc) is not part of a skill and is left out of the digest, as it is
 // left out of every tree the cache and installs write.
 //
@@ -48,7 +48,7 @@ func ContentDigest(dir string) (string, error) {
 			return err
 		}
 		if p != "." && extract.LeftOut(d.Name()) {
-			// Not part of the skill (rule 9 of the package doc).
+			// Not part of the skill (rule 10 of the package doc).
 			if d.IsDir() {
 				return fs.SkipDir
 			}

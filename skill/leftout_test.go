@@ -29,7 +29,7 @@ func repoFiles(meta, marker string) map[string]string {
 	return files
 }
 
-// TestTreeLeavesOutVersionControl checks rule 9: the metadata of version
+// TestTreeLeavesOutVersionControl checks rule 10: the metadata of version
 // control is never part of a materialized skill, from an archive or an
 // fs.FS, at the root or deeper, in any case, and a digest leaves it out.
 func TestTreeLeavesOutVersionControl(t *testing.T) {

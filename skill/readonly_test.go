@@ -9,7 +9,7 @@ import (
 // A skill script run from the cache cannot write beside itself (the
 // tree's folders are read-only), and when something does add to a tree
 // (after making it writable), the next materialization notices and
-// replaces the tree with the genuine one (rule 3): what a process leaves
+// replaces the tree with the genuine one (rule 4): what a process leaves
 // in a tree never reaches a later run.
 func TestMaterializedTreeAdditionsAreThrownAway(t *testing.T) {
 	m, root := newTestMaterializer(t)

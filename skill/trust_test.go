@@ -37,7 +37,7 @@ func trustSources(t *testing.T) map[string]skill.Skill {
 	}
 }
 
-// Rule 3: a cached tree changed after it was published (edited in place
+// Rule 4: a cached tree changed after it was published (edited in place
 // to the same size and time, a file added or removed, made writable) is
 // noticed by the next warm lookup, Lookup refuses it, and the next
 // materialization throws it away and rebuilds it from the source: the
