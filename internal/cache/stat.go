@@ -64,8 +64,9 @@ type stampEntry struct {
 // the tree when a check last found it intact, in the order of
 // comparePaths ("." first, each folder right before what it holds).
 type record struct {
-	taken   int64 // when the stamps were taken, or earlier (ns)
-	entries []stampEntry
+	taken    int64 // when the stamps were taken, or earlier (ns)
+	manifest stamp // the manifest's, so a changed manifest is read again
+	entries  []stampEntry
 }
 
 // racy reports whether a change made right after s was taken could have
@@ -114,90 +115,123 @@ func comparePaths(a, b string) int {
 	return cmp.Compare(len(a), len(b))
 }
 
-func (r *record) encode() []byte {
+func (r *record) encode(name string) []byte {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\ntaken %d\n", statHead, r.taken)
+	m := r.manifest
+	fmt.Fprintf(&b, "%s\nname %s\ntaken %d\nmanifest %d %d %d %d %d %d\n", statHead, name, r.taken, m.mode, m.size, m.mtime, m.ctime, m.dev, m.ino)
 	for _, e := range r.entries {
-		fmt.Fprintf(&b, "%d %d %d %d %d %d %s\n", e.mode, e.size, e.mtime, e.ctime, e.dev, e.ino, e.path)
+		if e.file != nil {
+			fmt.Fprintf(&b, "%x", e.file.Sum)
+		} else {
+			b.WriteByte('-')
+		}
+		fmt.Fprintf(&b, " %d %d %d %d %d %d %s\n", e.mode, e.size, e.mtime, e.ctime, e.dev, e.ino, e.path)
 	}
 	return []byte(b.String())
 }
 
-// parseRecord reads a record and checks it against the manifest's files,
-// sorted by comparePaths: the same files, each with its size and
-// executable bit, every entry under a folder entry. A record that does not
-// fit is not used (the tree is then checked in full and the record
-// written again).
-func parseRecord(data []byte, files []File) (*record, bool) {
+// parseRecord reads a record: the tree's runtime name, its files (what
+// its manifest records, sorted by comparePaths) and their stamps. A
+// record that is malformed, or in which an entry is not under a folder
+// entry, is not used (the tree is then checked in full against its
+// manifest and the record written again); one whose files do not make
+// the tree's digest is refused by the caller the same way.
+func parseRecord(data []byte) (r *record, name string, files []File, ok bool) {
 	sc := bufio.NewScanner(strings.NewReader(string(data)))
 	sc.Buffer(nil, 1<<20)
 	if !sc.Scan() || sc.Text() != statHead || !sc.Scan() {
-		return nil, false
+		return nil, "", nil, false
+	}
+	name, ok = strings.CutPrefix(sc.Text(), "name ")
+	if !ok || !sc.Scan() {
+		return nil, "", nil, false
 	}
 	t, ok := strings.CutPrefix(sc.Text(), "taken ")
 	if !ok {
-		return nil, false
+		return nil, "", nil, false
 	}
-	r := &record{}
+	r = &record{}
 	var err error
-	if r.taken, err = strconv.ParseInt(t, 10, 64); err != nil {
-		return nil, false
+	if r.taken, err = strconv.ParseInt(t, 10, 64); err != nil || !sc.Scan() {
+		return nil, "", nil, false
+	}
+	m, ok := strings.CutPrefix(sc.Text(), "manifest ")
+	if !ok {
+		return nil, "", nil, false
+	}
+	if r.manifest, ok = parseStamp(strings.Split(m, " ")); !ok {
+		return nil, "", nil, false
 	}
 	folders := map[string]bool{}
 	for sc.Scan() {
-		f := strings.SplitN(sc.Text(), " ", 7)
-		if len(f) != 7 {
-			return nil, false
+		f := strings.SplitN(sc.Text(), " ", 8)
+		if len(f) != 8 {
+			return nil, "", nil, false
 		}
-		var e stampEntry
-		var nums [6]uint64
-		for i := range 6 {
-			if nums[i], err = strconv.ParseUint(f[i], 10, 64); err != nil {
-				return nil, false
-			}
+		e := stampEntry{path: f[7]}
+		if e.stamp, ok = parseStamp(f[1:7]); !ok {
+			return nil, "", nil, false
 		}
-		e.path = f[6]
-		e.mode, e.size, e.mtime, e.ctime, e.dev, e.ino = uint32(nums[0]), int64(nums[1]), int64(nums[2]), int64(nums[3]), nums[4], nums[5]
 		mode := fs.FileMode(e.mode)
 		if len(r.entries) == 0 {
-			if e.path != "." || !mode.IsDir() {
-				return nil, false
+			if e.path != "." || !mode.IsDir() || f[0] != "-" {
+				return nil, "", nil, false
 			}
 			folders["."] = true
 			r.entries = append(r.entries, e)
 			continue
 		}
 		if !fs.ValidPath(e.path) || e.path == "." || !folders[path.Dir(e.path)] || comparePaths(r.entries[len(r.entries)-1].path, e.path) >= 0 {
-			return nil, false
+			return nil, "", nil, false
 		}
 		switch {
-		case mode.IsDir():
+		case mode.IsDir() && f[0] == "-":
 			folders[e.path] = true
-		case mode.IsRegular():
-			if len(files) == 0 || files[0].Path != e.path || files[0].Size != e.size || files[0].Exec != (mode&0o111 != 0) {
-				return nil, false
+		case mode.IsRegular() && len(f[0]) == 64:
+			var sum [32]byte
+			if _, err := hex.Decode(sum[:], []byte(f[0])); err != nil {
+				return nil, "", nil, false
 			}
-			e.file = &files[0]
-			files = files[1:]
+			files = append(files, File{Path: e.path, Exec: mode&0o111 != 0, Size: e.size, Sum: sum})
 		default:
-			return nil, false
+			return nil, "", nil, false
 		}
 		r.entries = append(r.entries, e)
 	}
-	if len(files) != 0 || len(r.entries) == 0 {
-		return nil, false
+	// Point each file entry at its File, now that files stays put.
+	i := 0
+	for j := range r.entries {
+		if fs.FileMode(r.entries[j].mode).IsRegular() {
+			r.entries[j].file = &files[i]
+			i++
+		}
 	}
-	return r, true
+	return r, name, files, true
+}
+
+// parseStamp reads the six numbers of a stamp, as encode writes them.
+func parseStamp(f []string) (stamp, bool) {
+	if len(f) != 6 {
+		return stamp{}, false
+	}
+	var n [6]uint64
+	for i := range n {
+		var err error
+		if n[i], err = strconv.ParseUint(f[i], 10, 64); err != nil {
+			return stamp{}, false
+		}
+	}
+	return stamp{mode: uint32(n[0]), size: int64(n[1]), mtime: int64(n[2]), ctime: int64(n[3]), dev: n[4], ino: n[5]}, true
 }
 
 // writeRecord replaces the record of the tree in the folder top
 // (<digest>), atomically. It is best effort: without a record, the next
 // lookup checks the tree in full.
-func writeRecord(top *os.Root, r *record) {
+func writeRecord(top *os.Root, name string, r *record) {
 	var b [8]byte
 	rand.Read(b[:])
 	tmp := statName + ".tmp-" + hex.EncodeToString(b[:])
-	if err := top.WriteFile(tmp, r.encode(), 0o444); err != nil {
+	if err := top.WriteFile(tmp, r.encode(name), 0o444); err != nil {
 		top.Remove(tmp)
 		return
 	}
@@ -208,7 +242,8 @@ func writeRecord(top *os.Root, r *record) {
 
 // treeCheck is one check of a tree against its manifest and record.
 type treeCheck struct {
-	start   int64        // when the check started (ns): the next record's time
+	start    int64        // when the check started (ns): the next record's time
+	manifest stamp        // the manifest's stamp, for the next record
 	next    []stampEntry // the stamps found, for the next record
 	changed bool         // a stamp differed from the record
 	stamps  bool         // the platform gives stamps
@@ -277,6 +312,21 @@ func (c *treeCheck) entry(dir *os.Root, rel string, fi os.FileInfo, r *record, e
 			return false
 		}
 		below = below[m:]
+	}
+	return true
+}
+
+// settle writes the stamps a successful checkRecorded found as the tree's
+// new record, when they differ from the old record's or fewer of them are
+// racy now; it reports true.
+func (c *treeCheck) settle(top *os.Root, name string, old *record) bool {
+	if !c.changed {
+		return true
+	}
+	next := &record{taken: c.start, manifest: c.manifest, entries: c.next}
+	same := c.manifest == old.manifest && slices.EqualFunc(old.entries, next.entries, func(a, b stampEntry) bool { return a.stamp == b.stamp })
+	if !same || next.racyCount() < old.racyCount() {
+		writeRecord(top, name, next)
 	}
 	return true
 }

@@ -2,6 +2,8 @@ package cache
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -227,11 +229,15 @@ func TestLookupIgnoresForgedRecord(t *testing.T) {
 	defer s.Close()
 	dir, digest := publishFiles(t, s, "kit", map[string]string{"SKILL.md": "genuine"})
 	rec := filepath.Join(filepath.Dir(dir), statName)
+	sum := sha256.Sum256([]byte("genuine"))
+	other := sha256.Sum256([]byte("GENUINE"))
 	for _, forged := range []string{
 		"",
-		statHead + "\ntaken 1\n",
-		statHead + "\ntaken 1\n2147484013 0 0 0 0 0 .\n292 7 0 0 0 0 ../SKILL.md\n",
-		statHead + "\ntaken 1\n2147484013 0 0 0 0 0 .\n292 7 0 0 0 0 OTHER.md\n",
+		statHead + "\nname kit\ntaken 1\n",
+		statHead + "\nname kit\ntaken 1\nmanifest 292 0 0 0 0 0\n- 2147484013 0 0 0 0 0 .\n" + hex.EncodeToString(sum[:]) + " 292 7 0 0 0 0 ../SKILL.md\n",
+		statHead + "\nname kit\ntaken 1\nmanifest 292 0 0 0 0 0\n- 2147484013 0 0 0 0 0 .\n" + hex.EncodeToString(sum[:]) + " 292 7 0 0 0 0 OTHER.md\n",
+		statHead + "\nname kit\ntaken 1\nmanifest 292 0 0 0 0 0\n- 2147484013 0 0 0 0 0 .\n" + hex.EncodeToString(other[:]) + " 292 7 0 0 0 0 SKILL.md\n",
+		statHead + "\nname other\ntaken 1\nmanifest 292 0 0 0 0 0\n- 2147484013 0 0 0 0 0 .\n" + hex.EncodeToString(sum[:]) + " 292 7 0 0 0 0 SKILL.md\n",
 	} {
 		os.Remove(rec)
 		os.WriteFile(rec, []byte(forged), 0o444)

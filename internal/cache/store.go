@@ -485,14 +485,6 @@ func intactTree(root *os.Root, digest, name string, c *treeCheck) (bool, os.File
 		return false, nil
 	}
 	defer top.Close()
-	data, err := top.ReadFile(manifestName)
-	if err != nil {
-		return false, nil
-	}
-	files, gotName, err := parseManifest(data)
-	if err != nil || gotName != name || Digest(name, files) != digest {
-		return false, nil
-	}
 	fi, err := top.Lstat(name)
 	if err != nil || !fi.IsDir() {
 		return false, nil
@@ -502,38 +494,58 @@ func intactTree(root *os.Root, digest, name string, c *treeCheck) (bool, os.File
 		return false, nil
 	}
 	defer tree.Close()
-	slices.SortFunc(files, func(a, b File) int { return comparePaths(a.Path, b.Path) })
-	var old *record
-	if _, ok := stampOf(fi); ok {
+	// The record holds what the manifest holds, and the stamps: when it
+	// makes the digest, the manifest need not be read (only be there, for
+	// Entries and GC).
+	mi, err := top.Lstat(manifestName)
+	if err != nil || !mi.Mode().IsRegular() {
+		return false, nil
+	}
+	if c.manifest, c.stamps = stampOf(mi); c.stamps {
 		if data, err := top.ReadFile(statName); err == nil {
-			old, _ = parseRecord(data, files)
+			if old, rname, files, ok := parseRecord(data); ok && rname == name && Digest(name, files) == digest {
+				if c.manifest != old.manifest || old.racy(old.manifest) {
+					// The manifest changed since it was recorded: it must
+					// still describe this digest, as the record does.
+					c.changed = true
+					if !manifestMatches(top, name, digest) {
+						return false, nil
+					}
+				}
+				return c.checkRecorded(tree, fi, old) && c.settle(top, name, old), topInfo
+			}
 		}
 	}
-	if old != nil {
-		if !c.checkRecorded(tree, fi, old) {
-			return false, nil
-		}
-		if !c.changed {
-			return true, topInfo
-		}
-		// Record what was found, unless nothing would come out of the
-		// racy window (the tree was published moments ago).
-		next := &record{taken: c.start, entries: c.next}
-		if slices.EqualFunc(old.entries, next.entries, func(a, b stampEntry) bool { return a.stamp == b.stamp }) && next.racyCount() >= old.racyCount() {
-			return true, topInfo
-		}
-		writeRecord(top, next)
-		return true, topInfo
+	// No usable record (a tree published by an older version, or a
+	// platform without change times): check the manifest against the
+	// digest, read and hash the whole tree, then record it.
+	c.changed = false
+	data, err := top.ReadFile(manifestName)
+	if err != nil {
+		return false, nil
 	}
-	// No record (a tree published by an older version, or a platform
-	// without change times): read and hash the whole tree, then record it.
+	files, gotName, err := parseManifest(data)
+	if err != nil || gotName != name || Digest(name, files) != digest {
+		return false, nil
+	}
 	if !c.checkAll(tree, fi, files, true) {
 		return false, nil
 	}
 	if c.stamps {
-		writeRecord(top, &record{taken: c.start, entries: c.next})
+		writeRecord(top, name, &record{taken: c.start, manifest: c.manifest, entries: c.next})
 	}
 	return true, topInfo
+}
+
+// manifestMatches reports whether the manifest in top describes the tree
+// name with this digest.
+func manifestMatches(top *os.Root, name, digest string) bool {
+	data, err := top.ReadFile(manifestName)
+	if err != nil {
+		return false
+	}
+	files, gotName, err := parseManifest(data)
+	return err == nil && gotName == name && Digest(name, files) == digest
 }
 
 // openFolder opens the folder name, one element, under dir, refusing a
@@ -741,12 +753,17 @@ func (st *Staging) readOnly(files []File) error {
 // lookup, which writes one.
 func (st *Staging) record(files []File) {
 	c := &treeCheck{start: time.Now().UnixNano()}
+	mi, err := st.store.dir.Lstat(path.Join(st.dir, manifestName))
+	if err != nil {
+		return
+	}
+	c.manifest, _ = stampOf(mi)
 	fi, err := st.root.Lstat(".")
 	if err != nil || !c.checkAll(st.root, fi, files, false) || !c.stamps {
 		return
 	}
-	r := &record{taken: c.start, entries: c.next}
-	st.store.dir.WriteFile(path.Join(st.dir, statName), r.encode(), 0o444)
+	r := &record{taken: c.start, manifest: c.manifest, entries: c.next}
+	st.store.dir.WriteFile(path.Join(st.dir, statName), r.encode(st.name), 0o444)
 }
 
 // readOnlyDir is the mode of a published tree's folders.
