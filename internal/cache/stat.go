@@ -244,10 +244,10 @@ func writeRecord(top *os.Root, name string, r *record) {
 type treeCheck struct {
 	start    int64        // when the check started (ns): the next record's time
 	manifest stamp        // the manifest's stamp, for the next record
-	next    []stampEntry // the stamps found, for the next record
-	changed bool         // a stamp differed from the record
-	stamps  bool         // the platform gives stamps
-	hashed  int          // files read and hashed
+	next     []stampEntry // the stamps found, for the next record
+	changed  bool         // a stamp differed from the record
+	stamps   bool         // the platform gives stamps
+	hashed   int          // files read and hashed
 }
 
 // checkRecorded checks the tree whose folder is dir (whose Lstat is fi)
