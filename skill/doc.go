@@ -64,7 +64,8 @@
 //     file or folder whose stat changed is hashed or listed again, and a
 //     tree published by an older version, without the record, is hashed
 //     once, which writes it. On Windows, where a program can set a
-//     file's change time, every use hashes the tree instead. Whoever can
+//     file's change time, every use hashes the tree instead (and no
+//     permissions are compared). macOS behaves as Linux. Whoever can
 //     write the cache can also rewrite that record; the check stops a
 //     process that changes a tree, such as an agent's shell in an earlier
 //     run, from reaching every later run through it.

@@ -352,6 +352,10 @@ func namesMatch(dir *os.Root, p string, entries []stampEntry) bool {
 	if err != nil {
 		return false
 	}
+	have := make(map[string]bool, len(names))
+	for _, n := range names {
+		have[n] = true
+	}
 	want := 0
 	for _, e := range entries {
 		rel := e.path
@@ -362,7 +366,7 @@ func namesMatch(dir *os.Root, p string, entries []stampEntry) bool {
 			continue
 		}
 		want++
-		if !slices.Contains(names, rel) {
+		if !have[rel] {
 			return false
 		}
 	}

@@ -28,7 +28,8 @@ func outOfWindow(t *testing.T, s *Store, digest, name string) {
 		t.Fatalf("Lookup(%s) of an untouched tree failed", name)
 	}
 	c := &treeCheck{}
-	if ok, _ := intactTree(s.dir, digest, name, c); !ok || c.hashed != 0 {
+	ok, _ := intactTree(s.dir, digest, name, c)
+	if !ok || (c.stamps && c.hashed != 0) {
 		t.Fatalf("a lookup out of the racy window: intact %v, %d files hashed, want intact and none hashed", ok, c.hashed)
 	}
 }
@@ -81,7 +82,7 @@ func TestLookupNoticesChanges(t *testing.T) {
 			os.Chmod(dir, 0o755)
 			os.Mkdir(filepath.Join(dir, ".git"), 0o755)
 			readOnlyAgain(dir)
-		}, true},
+		}, runtime.GOOS != "windows"}, // without a record, a folder holding no file is no content
 		{"link added", func(t *testing.T, dir string) {
 			os.Chmod(dir, 0o755)
 			os.Symlink("/etc/passwd", filepath.Join(dir, "passwd"))

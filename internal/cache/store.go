@@ -106,7 +106,8 @@
 //     every lookup on a platform without change times that users cannot
 //     set back: Linux, macOS and the BSDs have them; Windows lets a
 //     program set a file's change time, so there every lookup hashes the
-//     tree and lists its folders. Folders holding no file are
+//     tree and lists its folders (and compares no permissions, which
+//     Windows does not have). Folders holding no file are
 //     not content (no digest encodes them). The record, like the tree, is
 //     the user's to write: it stops a change to a tree, not a process that
 //     also rewrites the record to match (one that could as well rewrite
