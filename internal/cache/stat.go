@@ -1,7 +1,6 @@
 package cache
 
 import (
-	"bufio"
 	"cmp"
 	"crypto/rand"
 	"crypto/sha256"
@@ -137,66 +136,81 @@ func (r *record) encode(name string) []byte {
 // manifest and the record written again); one whose files do not make
 // the tree's digest is refused by the caller the same way.
 func parseRecord(data []byte) (r *record, name string, files []File, ok bool) {
-	sc := bufio.NewScanner(strings.NewReader(string(data)))
-	sc.Buffer(nil, 1<<20)
-	if !sc.Scan() || sc.Text() != statHead || !sc.Scan() {
+	text := string(data)
+	line := func() (string, bool) {
+		l, rest, found := strings.Cut(text, "\n")
+		text = rest
+		return l, found
+	}
+	head, _ := line()
+	nameLine, _ := line()
+	takenLine, _ := line()
+	manifestLine, _ := line()
+	if head != statHead {
 		return nil, "", nil, false
 	}
-	name, ok = strings.CutPrefix(sc.Text(), "name ")
-	if !ok || !sc.Scan() {
+	name, ok1 := strings.CutPrefix(nameLine, "name ")
+	taken, ok2 := strings.CutPrefix(takenLine, "taken ")
+	m, ok3 := strings.CutPrefix(manifestLine, "manifest ")
+	if !ok1 || !ok2 || !ok3 {
 		return nil, "", nil, false
 	}
-	t, ok := strings.CutPrefix(sc.Text(), "taken ")
-	if !ok {
-		return nil, "", nil, false
-	}
-	r = &record{}
+	n := strings.Count(text, "\n")
+	r = &record{entries: make([]stampEntry, 0, n)}
 	var err error
-	if r.taken, err = strconv.ParseInt(t, 10, 64); err != nil || !sc.Scan() {
+	if r.taken, err = strconv.ParseInt(taken, 10, 64); err != nil {
 		return nil, "", nil, false
 	}
-	m, ok := strings.CutPrefix(sc.Text(), "manifest ")
-	if !ok {
+	var rest string
+	if r.manifest, rest, ok = parseStamp(m); !ok || rest != "" {
 		return nil, "", nil, false
 	}
-	if r.manifest, ok = parseStamp(strings.Split(m, " ")); !ok {
-		return nil, "", nil, false
-	}
-	folders := map[string]bool{}
-	for sc.Scan() {
-		f := strings.SplitN(sc.Text(), " ", 8)
-		if len(f) != 8 {
+	// The folders that hold the entry being read: entries come in the
+	// order of comparePaths, each folder right before what it holds.
+	open := []string{"."}
+	for text != "" {
+		l, found := line()
+		if !found {
 			return nil, "", nil, false
 		}
-		e := stampEntry{path: f[7]}
-		if e.stamp, ok = parseStamp(f[1:7]); !ok {
+		sum, fields, _ := strings.Cut(l, " ")
+		var e stampEntry
+		if e.stamp, e.path, ok = parseStamp(fields); !ok {
 			return nil, "", nil, false
 		}
 		mode := fs.FileMode(e.mode)
 		if len(r.entries) == 0 {
-			if e.path != "." || !mode.IsDir() || f[0] != "-" {
+			if e.path != "." || !mode.IsDir() || sum != "-" {
 				return nil, "", nil, false
 			}
-			folders["."] = true
 			r.entries = append(r.entries, e)
 			continue
 		}
-		if !fs.ValidPath(e.path) || e.path == "." || !folders[path.Dir(e.path)] || comparePaths(r.entries[len(r.entries)-1].path, e.path) >= 0 {
+		if !fs.ValidPath(e.path) || e.path == "." || comparePaths(r.entries[len(r.entries)-1].path, e.path) >= 0 {
+			return nil, "", nil, false
+		}
+		for len(open) > 1 && !isBelow(e.path, open[len(open)-1]) {
+			open = open[:len(open)-1]
+		}
+		if path.Dir(e.path) != open[len(open)-1] {
 			return nil, "", nil, false
 		}
 		switch {
-		case mode.IsDir() && f[0] == "-":
-			folders[e.path] = true
-		case mode.IsRegular() && len(f[0]) == 64:
-			var sum [32]byte
-			if _, err := hex.Decode(sum[:], []byte(f[0])); err != nil {
+		case mode.IsDir() && sum == "-":
+			open = append(open, e.path)
+		case mode.IsRegular() && len(sum) == 64:
+			f := File{Path: e.path, Exec: mode&0o111 != 0, Size: e.size}
+			if _, err := hex.Decode(f.Sum[:], []byte(sum)); err != nil {
 				return nil, "", nil, false
 			}
-			files = append(files, File{Path: e.path, Exec: mode&0o111 != 0, Size: e.size, Sum: sum})
+			files = append(files, f)
 		default:
 			return nil, "", nil, false
 		}
 		r.entries = append(r.entries, e)
+	}
+	if len(r.entries) == 0 {
+		return nil, "", nil, false
 	}
 	// Point each file entry at its File, now that files stays put.
 	i := 0
@@ -209,19 +223,20 @@ func parseRecord(data []byte) (r *record, name string, files []File, ok bool) {
 	return r, name, files, true
 }
 
-// parseStamp reads the six numbers of a stamp, as encode writes them.
-func parseStamp(f []string) (stamp, bool) {
-	if len(f) != 6 {
-		return stamp{}, false
-	}
+// parseStamp reads the six numbers of a stamp, as encode writes them, at
+// the start of s, and returns what follows them and a space: the rest of
+// the line, "" when there is nothing more.
+func parseStamp(s string) (st stamp, rest string, ok bool) {
 	var n [6]uint64
 	for i := range n {
+		f, r, _ := strings.Cut(s, " ")
 		var err error
-		if n[i], err = strconv.ParseUint(f[i], 10, 64); err != nil {
-			return stamp{}, false
+		if n[i], err = strconv.ParseUint(f, 10, 64); err != nil {
+			return stamp{}, "", false
 		}
+		s = r
 	}
-	return stamp{mode: uint32(n[0]), size: int64(n[1]), mtime: int64(n[2]), ctime: int64(n[3]), dev: n[4], ino: n[5]}, true
+	return stamp{mode: uint32(n[0]), size: int64(n[1]), mtime: int64(n[2]), ctime: int64(n[3]), dev: n[4], ino: n[5]}, s, true
 }
 
 // writeRecord replaces the record of the tree in the folder top

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -245,6 +246,47 @@ func TestLookupIgnoresForgedRecord(t *testing.T) {
 		c := &treeCheck{}
 		if ok, _ := intactTree(s.dir, digest, "kit", c); !ok || c.hashed != 1 {
 			t.Errorf("lookup with the record %q: intact %v, %d hashed; want intact, read in full", forged, ok, c.hashed)
+		}
+	}
+}
+
+// A record reads back as it was written, paths with spaces included, and
+// one whose entries are out of order or not under a recorded folder is
+// not used.
+func TestRecordRoundTrip(t *testing.T) {
+	dir := stamp{mode: uint32(fs.ModeDir | 0o555), size: 4096, mtime: 1, ctime: 2, dev: 3, ino: 4}
+	file := stamp{mode: 0o444, size: 5, mtime: 6, ctime: 7, dev: 3, ino: 8}
+	files := []File{{Path: "a b/c d.md", Size: 5, Sum: sha256.Sum256([]byte("hello"))}, {Path: "z.md", Size: 5, Sum: sha256.Sum256([]byte("world"))}}
+	r := &record{taken: 99, manifest: file, entries: []stampEntry{
+		{path: ".", stamp: dir},
+		{path: "a b", stamp: dir},
+		{path: "a b/c d.md", stamp: file, file: &files[0]},
+		{path: "z.md", stamp: file, file: &files[1]},
+	}}
+	data := r.encode("kit")
+	got, name, gotFiles, ok := parseRecord(data)
+	if !ok || name != "kit" || got.taken != 99 || got.manifest != file || len(got.entries) != 4 {
+		t.Fatalf("parseRecord(%q) = %+v, %q, %v", data, got, name, ok)
+	}
+	for i, e := range got.entries {
+		if e.path != r.entries[i].path || e.stamp != r.entries[i].stamp {
+			t.Errorf("entry %d = %+v, want %+v", i, e, r.entries[i])
+		}
+	}
+	if Digest("kit", gotFiles) != Digest("kit", files) {
+		t.Errorf("the files read back make another digest")
+	}
+	for _, bad := range [][]stampEntry{
+		{{path: ".", stamp: dir}, {path: "a b/c d.md", stamp: file, file: &files[0]}},                      // no folder entry
+		{{path: ".", stamp: dir}, {path: "z.md", stamp: file, file: &files[1]}, {path: "a b", stamp: dir}}, // out of order
+		{{path: ".", stamp: dir}, {path: "a b", stamp: dir}, {path: "a b", stamp: dir}},                    // twice
+		{{path: ".", stamp: file}}, // a file at the root
+		{{path: ".", stamp: dir}, {path: "../z.md", stamp: file, file: &files[1]}},                                // out of the tree
+		{{path: ".", stamp: dir}, {path: "a b", stamp: dir}, {path: "a b/../../z", stamp: file, file: &files[1]}}, // not clean
+	} {
+		data := (&record{taken: 1, manifest: file, entries: bad}).encode("kit")
+		if _, _, _, ok := parseRecord(data); ok {
+			t.Errorf("parseRecord(%q) accepted it", data)
 		}
 	}
 }
