@@ -271,6 +271,7 @@ type treeCheck struct {
 // A changed permission, a file whose bytes no longer match the manifest,
 // and a file or folder added or removed, are damage.
 func (c *treeCheck) checkRecorded(dir *os.Root, fi os.FileInfo, r *record) bool {
+	c.next = make([]stampEntry, 0, len(r.entries))
 	return c.entry(dir, ".", fi, r, r.entries)
 }
 
