@@ -45,7 +45,8 @@ func folderTree(dir string) tree { return tree{root: dir, rel: "."} }
 func (t tree) String() string { return filepath.Join(t.root, filepath.FromSlash(t.rel)) }
 
 // open opens the tree's root and returns the file system copyTree reads:
-// the tree's folder, its links resolved and its ".git" folders left out.
+// the tree's folder, its links resolved and what a skill leaves out
+// (extract.LeftOut) not listed.
 func (t tree) open() (resolvedFS, func(), error) {
 	root, err := os.OpenRoot(t.root)
 	if err != nil {
@@ -59,7 +60,8 @@ func (t tree) open() (resolvedFS, func(), error) {
 // source is held to, read as [tree] says and written through an os.Root
 // on dst: a link is copied as the file it points to, and a link to a
 // folder, or one that leads out of the tree's root or to nothing, fails
-// with a *linkError; ".git" folders are left out. It returns every file
+// with a *linkError; version-control folders such as ".git" are left out
+// (package skill's rule on what a tree leaves out). It returns every file
 // copied, hashed as it was copied.
 func copyTree(ctx context.Context, src tree, dst string, limits skill.Limits) ([]cache.File, error) {
 	from, closeFrom, err := src.open()
@@ -93,7 +95,7 @@ func copyTree(ctx context.Context, src tree, dst string, limits skill.Limits) ([
 }
 
 // resolvedFS is the folder dir of fsys (an os.Root's file system)
-// without its ".git" folders, where a link is listed as the regular file
+// without what a skill leaves out (extract.LeftOut), where a link is listed as the regular file
 // it points to; listing a folder that holds a link to a folder, or to
 // nothing or outside fsys (which the os.Root refuses to follow), fails
 // with a *linkError naming it. Opening a link opens what it points to.
@@ -138,7 +140,7 @@ func (r resolvedFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	for _, e := range entries {
 		link := e.Type()&fs.ModeSymlink != 0
 		switch {
-		case e.Name() == ".git" && (e.IsDir() || link):
+		case extract.LeftOut(e.Name()):
 		case link:
 			fi, err := r.resolve(path.Join(p, e.Name()), path.Join(name, e.Name()))
 			if err != nil {

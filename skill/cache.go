@@ -168,7 +168,9 @@ func (c *Cache) extractLimits() extract.Options {
 // Lookup returns the folder of the tree with the content digest digest
 // (see [ContentDigest]) and runtime name name, when the cache holds it
 // undamaged: a program that recorded a digest can use the content again
-// without its source. A lookup counts as a use of the tree (see
+// without its source. A tree changed after it was published (rule 4 of
+// the package doc) is refused: the caller must fetch the source again,
+// and materializing it replaces the tree. A lookup counts as a use of the tree (see
 // [Cache.GC]). A root that does not exist yet is not created.
 func (c *Cache) Lookup(digest, name string) (dir string, ok bool) {
 	if _, err := os.Stat(c.root); c.root == "" || err != nil {

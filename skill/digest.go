@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentadaptor/agentadaptor/internal/cache"
+	"github.com/agentadaptor/agentadaptor/internal/extract"
 )
 
 // ContentDigest returns a digest of the skill folder dir: the hex SHA-256
@@ -20,11 +21,15 @@ import (
 // For a folder used in place, or one returned by another materializer,
 // every file is read, so the digest is equal for equal content on any
 // machine. A tree published by the default materializer is not read
-// again: its digest is the one it was published under, trusted once its
-// manifest matches that digest and its files match the manifest's paths,
-// sizes and executable bits. Files added to such a tree are not part of
-// it, and a file changed in place to the same size (which takes a chmod,
-// as the tree is read-only) is not noticed.
+// again while it passes the check of rule 4 of the package doc (a stat
+// per file and folder against the record written when it was published):
+// its digest is the one it was published under. A tree that fails it
+// (a file edited, added or removed, a permission changed) is read like
+// any other folder, so its digest is that of what it holds now.
+//
+// Version-control metadata (.git and the others of rule 10 of the package
+// doc) is not part of a skill and is left out of the digest, as it is
+// left out of every tree the cache and installs write.
 //
 // When the folder is read, a link is never followed: it counts as its
 // target text, with separators turned into slashes, in an entry of its
@@ -41,6 +46,13 @@ func ContentDigest(dir string) (string, error) {
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if p != "." && extract.LeftOut(d.Name()) {
+			// Not part of the skill (rule 10 of the package doc).
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
 		}
 		switch t := d.Type(); {
 		case t.IsRegular():

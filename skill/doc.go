@@ -51,38 +51,68 @@
 //     by one rename, so a tree that can be seen is complete; when two
 //     writers race, both get the one tree. A crash leaves only staging,
 //     which the next materializer to use the cache (a warm run too) and
-//     [Cache.GC] sweep. A published tree whose files are
-//     damaged (a file deleted, truncated or replaced) is replaced. Files
-//     or folders added to a tree are not damage: the tree is used in place
-//     as it is, never replaced under whoever works in it, and what it is
-//     (its digest, [ContentDigest]) is what was published.
-//  4. An archive is read once per call and hashed. A memo from that hash
+//     [Cache.GC] sweep.
+//  4. A published tree is checked on every use: it must hold exactly the
+//     files it was published with, with their bytes and permissions, and
+//     nothing else. A tree edited in place (even to the same size, with
+//     its times set back), with a file added or removed, or made writable
+//     is thrown away and rebuilt from the source by the next
+//     materialization, and [Cache.Lookup], which has no source, refuses
+//     it. The check costs a stat per file and folder, compared with a
+//     record written when the tree was published (as git's index does:
+//     size, times, inode, and the change time no user can set back); a
+//     file or folder whose stat changed is hashed or listed again, and a
+//     tree published by an older version, without the record, is hashed
+//     once, which writes it. On Windows, where a program can set a
+//     file's change time, every use hashes the tree instead (and no
+//     permissions are compared). macOS behaves as Linux. Whoever can
+//     write the cache can also rewrite that record; the check stops a
+//     process that changes a tree, such as an agent's shell in an earlier
+//     run, from reaching every later run through it.
+//  5. An archive is read once per call and hashed. A memo from that hash
 //     (with the format, subpath, runtime name and limits) to the content
 //     digest makes a repeat cost a hash and a lookup, not an extraction.
 //     [WithFingerprint] is never a cache key.
-//  5. Archives and FS trees are checked in full before anything is
+//  6. Archives and FS trees are checked in full before anything is
 //     written: only regular files and folders with portable, non-colliding
 //     names land in the cache; a link is stored as a copy of its target
 //     when that target is a regular file inside the skill, and fails the
 //     skill otherwise. Zip entries must not overlap or be encrypted; CRCs,
 //     sizes and the gzip trailer are verified.
-//  6. Limits: [WithMaxArchiveSize] (256 MiB of compressed input, read
+//  7. Limits: [WithMaxArchiveSize] (256 MiB of compressed input, read
 //     before extraction begins), [WithMaxFileSize] (64 MiB per file),
 //     [WithMaxTotalSize] (1 GiB counted on bytes that actually come out of
 //     the decompressor, plus link copies) and [WithMaxArchiveEntries]
 //     (10,000 entries, folders the names imply included, checked before
 //     anything is written). A failed
 //     extraction leaves nothing behind.
-//  7. The cache root must be safe from other users: it, and every folder
+//  8. The cache root must be safe from other users: it, and every folder
 //     above it, must belong to the current user (or root) and be writable
 //     by no one else (a sticky folder such as /tmp aside); folders the
 //     materializer creates are private (0700). The root is held open from
 //     the first materialization on, so a folder swapped above it later
 //     cannot redirect it.
-//  8. Every failure is a *[SkillMaterializationError] naming the skill and
+//  9. Every failure is a *[SkillMaterializationError] naming the skill and
 //     its runtime name; its Cause wraps [ErrSkillSourceMissing],
 //     [ErrArchiveFormat], [ErrArchiveUnsafe], [ErrArchiveLimit], the
 //     context's error, or the underlying I/O error.
+//  10. Version-control metadata is not part of a skill: an entry named
+//     .git, .hg, .svn, .jj, .bzr, _darcs, .pijul, .fslckout or _FOSSIL_
+//     (in any ASCII case), file or folder, at any depth, and everything
+//     under it. Archive and FS sources are materialized without it,
+//     agentskills add and package install copy skills without it, and
+//     [ContentDigest] leaves it out, so a digest's "every file" means
+//     every file of the skill, which never includes these. Such a folder
+//     is live configuration for the tool that reads it (git runs the
+//     commands a repository's config names, such as core.fsmonitor, when
+//     anyone runs git status inside it; Mercurial runs .hg/hgrc hooks),
+//     which a skill's author must not be able to plant in the folder an
+//     agent works in. In an archive these entries are still checked and
+//     counted against the entry limit, like entries outside the subpath;
+//     in an FS tree they are not walked. A link to a file under them
+//     fails like a link out of the skill. A Dir is used in place (rule
+//     1): nothing is copied, so a repository folder given to Dir stays
+//     one; it is the caller's own.
 //
 // # For drivers, installers and tools
 //

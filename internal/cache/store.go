@@ -5,6 +5,7 @@
 //
 //	<root>/<digest>/<name>/...   a published skill tree (read-only, rule 6)
 //	<root>/<digest>/.manifest    what the tree holds, published with it
+//	<root>/<digest>/.stat        the stat record of the tree (rule 4)
 //	<root>/.memo/<key>           archive memo: a source's key -> its digest
 //	<root>/.memo/<key>.tmp-<r>   a memo being written, renamed to <key>
 //	<root>/.memo/<digest>.lock   locked while a damaged tree is replaced
@@ -67,26 +68,53 @@
 //     staging, which no lookup ever sees.
 //  2. When the rename finds the digest already published, the existing
 //     tree wins if it checks out (rule 4), and the staging is discarded. A
-//     tree whose recorded files no longer match its manifest (a file
-//     deleted, truncated, replaced or its executable bit changed) is
-//     broken for whoever uses it: it is moved aside and replaced.
+//     tree that does not check out (a file edited, deleted, truncated,
+//     replaced or added, a permission changed) is moved aside and
+//     replaced: whoever edited it loses the edit, and the next user gets
+//     the genuine tree.
 //  3. Each staging area is locked while its owner lives. A sweep removes
 //     areas whose lock can be taken: their owner died. [Open] sweeps, so
 //     every process that uses a cache (a warm run too) and every [GC]
 //     does; with nothing left over a sweep costs one listing of .tmp.
 //     Where file locks are unavailable, areas older than a day are swept.
 //  4. Lookups check the manifest against the digest, refuse links on the
-//     way to the tree, and check every recorded file's type, size and
-//     executable bit. Entries the manifest does not list are additions,
-//     not damage: a lookup ignores them and never replaces a tree for them,
-//     so a process working inside a tree (a script that writes a cache
-//     beside itself, after making its folder writable) never has the tree
-//     replaced under it. What a tree is, for [Verify] and digests, is what
-//     its manifest records. Lookups do not re-hash contents: a file changed
-//     in place to the same size (which takes a chmod first, as files are
-//     read-only) is not noticed. A lookup reaches each file and folder from
-//     its parent, without listing folders, so it costs a few system calls
-//     per recorded file and folder, however deep the tree.
+//     way to the tree, and check that the tree holds exactly the files of
+//     its manifest, with their bytes, and nothing else. They do it as
+//     git's index does, without hashing: publishing writes a stat record,
+//     <digest>/.stat, with every file's and folder's type, permissions,
+//     size, modification time, change time, device and inode, and a
+//     lookup compares a stat of each with it. A file whose stat differs is
+//     hashed again, and a folder whose stat differs is listed again (an
+//     added or removed entry changes its folder's times); when they still
+//     match the manifest (a file touched, or made writable and read-only
+//     again) the record is updated, and otherwise the tree fails the
+//     lookup. A changed permission (a file or folder made writable) fails
+//     it as well, as does any added entry, a link, or a folder: a tree is
+//     what its manifest records, and nothing a process leaves in it
+//     reaches a later run. What makes a stat enough is the change time: a
+//     write or a chmod sets it to the current time, and no user can set
+//     it back (times restored with touch or os.Chtimes still change it).
+//     Because file times come from a clock that ticks every few
+//     milliseconds (whole seconds on some file systems), an entry whose
+//     change time lies within 50 ms (2 s when it has no sub-second part)
+//     of when its record was taken, or later, is racy, as git calls it: a
+//     change made right after the stat could have left it unchanged, so
+//     such entries are re-hashed by every lookup until a lookup out of
+//     that window records them again. A tree published without a record
+//     (by an older version), or whose record does not fit its manifest,
+//     is read and hashed in full once, which writes the record; so is
+//     every lookup on a platform without change times that users cannot
+//     set back: Linux, macOS and the BSDs have them; Windows lets a
+//     program set a file's change time, so there every lookup hashes the
+//     tree and lists its folders (and compares no permissions, which
+//     Windows does not have). Folders holding no file are
+//     not content (no digest encodes them). The record, like the tree, is
+//     the user's to write: it stops a change to a tree, not a process that
+//     also rewrites the record to match (one that could as well rewrite
+//     the agent's own settings). A lookup reaches each file and folder
+//     from its parent, without listing folders whose stat matches, so it
+//     costs a few system calls per file and folder, however deep the
+//     tree.
 //  5. The root and its .tmp and .memo folders must be real folders owned by
 //     the current user that neither their group nor every user may write
 //     ([CheckOwner]); folders the store
@@ -100,8 +128,10 @@
 //     on .tmp.
 //  6. Published trees are read-only: files 0444 (0555 when executable) and
 //     folders 0555, so nothing is added to a tree by accident (a script
-//     run from it cannot write a cache beside itself). The <digest> folder
-//     stays writable by its owner, so a tree can be renamed away. Removing
+//     run from it cannot write a cache beside itself), and a tree made
+//     writable fails its next lookup (rule 4). The <digest> folder stays
+//     writable by its owner, so a tree can be renamed away and its stat
+//     record rewritten. Removing
 //     a tree (gc, repair, sweep) makes its folders writable first; to
 //     remove a cache by hand, run chmod -R u+w on it first, as for Go's
 //     module cache.
@@ -253,7 +283,9 @@ func (s *Store) Path(digest, name string) string {
 }
 
 // Lookup reports whether the tree with this digest and name is published
-// and intact (rule 4), and returns its folder.
+// and intact (rule 4), and returns its folder. A tree that was changed
+// after it was published is not intact: it is left in place for a publish
+// of the same content to replace (rule 2).
 func (s *Store) Lookup(digest, name string) (string, bool) {
 	if !validDigest(digest) {
 		return "", false
@@ -431,20 +463,21 @@ func Verify(dir string) (string, bool) {
 	return digest, true
 }
 
-// intact checks the tree <digest>/<name> under root against its manifest:
-// no link on the way, and every listed file a regular file of the
-// recorded size and executable bit.
+// intact checks the tree <digest>/<name> under root against its manifest
+// and its stat record (rule 4): no link on the way, and the tree holding
+// exactly the manifest's files, with their bytes.
 //
 // It also returns the tree folder's time, its last recorded use.
 func intact(root *os.Root, digest, name string) (time.Time, bool) {
-	ok, fi := intactTree(root, digest, name)
+	ok, fi := intactTree(root, digest, name, &treeCheck{})
 	if !ok {
 		return time.Time{}, false
 	}
 	return fi.ModTime(), true
 }
 
-func intactTree(root *os.Root, digest, name string) (bool, os.FileInfo) {
+func intactTree(root *os.Root, digest, name string, c *treeCheck) (bool, os.FileInfo) {
+	c.start = time.Now().UnixNano()
 	topInfo, err := root.Lstat(digest)
 	if err != nil || !topInfo.IsDir() {
 		return false, nil
@@ -454,6 +487,41 @@ func intactTree(root *os.Root, digest, name string) (bool, os.FileInfo) {
 		return false, nil
 	}
 	defer top.Close()
+	fi, err := top.Lstat(name)
+	if err != nil || !fi.IsDir() {
+		return false, nil
+	}
+	tree, err := openFolderAs(top, name, fi)
+	if err != nil {
+		return false, nil
+	}
+	defer tree.Close()
+	// The record holds what the manifest holds, and the stamps: when it
+	// makes the digest, the manifest need not be read (only be there, for
+	// Entries and GC).
+	mi, err := top.Lstat(manifestName)
+	if err != nil || !mi.Mode().IsRegular() {
+		return false, nil
+	}
+	if c.manifest, c.stamps = stampOf(mi); c.stamps {
+		if data, err := top.ReadFile(statName); err == nil {
+			if old, rname, files, ok := parseRecord(data); ok && rname == name && Digest(name, files) == digest {
+				if c.manifest != old.manifest || old.racy(old.manifest) {
+					// The manifest changed since it was recorded: it must
+					// still describe this digest, as the record does.
+					c.changed = true
+					if !manifestMatches(top, name, digest) {
+						return false, nil
+					}
+				}
+				return c.checkRecorded(tree, fi, old) && c.settle(top, name, old), topInfo
+			}
+		}
+	}
+	// No usable record (a tree published by an older version, or a
+	// platform without change times): check the manifest against the
+	// digest, read and hash the whole tree, then record it.
+	c.changed = false
 	data, err := top.ReadFile(manifestName)
 	if err != nil {
 		return false, nil
@@ -462,16 +530,24 @@ func intactTree(root *os.Root, digest, name string) (bool, os.FileInfo) {
 	if err != nil || gotName != name || Digest(name, files) != digest {
 		return false, nil
 	}
-	tree, err := openFolder(top, name)
-	if err != nil {
+	if !c.checkAll(tree, fi, files, true) {
 		return false, nil
 	}
-	defer tree.Close()
-	files = slices.SortedFunc(slices.Values(files), func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-	if !intactFolder(tree, files, 0) {
-		return false, nil
+	if c.stamps {
+		writeRecord(top, name, &record{taken: c.start, manifest: c.manifest, entries: c.next})
 	}
 	return true, topInfo
+}
+
+// manifestMatches reports whether the manifest in top describes the tree
+// name with this digest.
+func manifestMatches(top *os.Root, name, digest string) bool {
+	data, err := top.ReadFile(manifestName)
+	if err != nil {
+		return false
+	}
+	files, gotName, err := parseManifest(data)
+	return err == nil && gotName == name && Digest(name, files) == digest
 }
 
 // openFolder opens the folder name, one element, under dir, refusing a
@@ -481,6 +557,12 @@ func openFolder(dir *os.Root, name string) (*os.Root, error) {
 	if err != nil {
 		return nil, err
 	}
+	return openFolderAs(dir, name, fi)
+}
+
+// openFolderAs opens the folder name under dir whose Lstat is fi, and
+// checks that what it opened is that folder.
+func openFolderAs(dir *os.Root, name string, fi os.FileInfo) (*os.Root, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("%s is not a folder", name)
 	}
@@ -493,44 +575,6 @@ func openFolder(dir *os.Root, name string) (*os.Root, error) {
 		return nil, fmt.Errorf("%s changed while it was opened", name)
 	}
 	return sub, nil
-}
-
-// intactFolder checks one folder of a tree, dir, against files: the files
-// below it, sorted by path, whose paths all start with the folder's path
-// and a slash (prefix bytes). It checks each file through dir (one
-// element, no link followed) and each subfolder through a root of its
-// own, so a lookup costs a few system calls per entry of the manifest,
-// however deep the tree. Entries the manifest does not list are not
-// looked at (rule 4).
-func intactFolder(dir *os.Root, files []File, prefix int) bool {
-	for len(files) > 0 {
-		rel := files[0].Path[prefix:]
-		sub, _, nested := strings.Cut(rel, "/")
-		if !nested {
-			fi, err := dir.Lstat(sub)
-			if err != nil || !fi.Mode().IsRegular() || fi.Size() != files[0].Size || (fi.Mode()&0o111 != 0) != files[0].Exec {
-				return false
-			}
-			files = files[1:]
-			continue
-		}
-		// The files of one subfolder are next to each other in path order.
-		n := 1
-		for n < len(files) && strings.HasPrefix(files[n].Path[prefix:], sub+"/") {
-			n++
-		}
-		child, err := openFolder(dir, sub)
-		if err != nil {
-			return false
-		}
-		ok := intactFolder(child, files[:n], prefix+len(sub)+1)
-		child.Close()
-		if !ok {
-			return false
-		}
-		files = files[n:]
-	}
-	return true
 }
 
 func validDigest(d string) bool {
@@ -655,6 +699,7 @@ func (st *Staging) Publish(files []File) (dir, digest string, err error) {
 	if err := st.readOnly(files); err != nil {
 		return "", "", err
 	}
+	st.record(files)
 	if err := st.root.Close(); err != nil {
 		return "", "", err
 	}
@@ -701,6 +746,26 @@ func (st *Staging) readOnly(files []File) error {
 		}
 	}
 	return st.store.dir.Chmod(path.Join(st.dir, st.name), readOnlyDir)
+}
+
+// record writes the stat record of the staged tree, now read-only (rule
+// 4), beside its manifest. Renaming the staging area into place changes
+// neither the inodes nor the change times of what it holds. It is best
+// effort: a tree without a record is checked in full by its first
+// lookup, which writes one.
+func (st *Staging) record(files []File) {
+	c := &treeCheck{start: time.Now().UnixNano()}
+	mi, err := st.store.dir.Lstat(path.Join(st.dir, manifestName))
+	if err != nil {
+		return
+	}
+	c.manifest, _ = stampOf(mi)
+	fi, err := st.root.Lstat(".")
+	if err != nil || !c.checkAll(st.root, fi, files, false) || !c.stamps {
+		return
+	}
+	r := &record{taken: c.start, manifest: c.manifest, entries: c.next}
+	st.store.dir.WriteFile(path.Join(st.dir, statName), r.encode(st.name), 0o444)
 }
 
 // readOnlyDir is the mode of a published tree's folders.

@@ -369,51 +369,6 @@ func BenchmarkLookupDeep(b *testing.B) {
 	}
 }
 
-// Rule 4: entries a tree's manifest does not list are additions, not
-// damage. A lookup still finds the tree, and publishing the same content
-// again keeps the tree in place, additions included, so whatever works
-// inside it is not pulled from under it.
-func TestLookupToleratesAdditions(t *testing.T) {
-	tests := map[string]func(dir string) error{
-		"added file": func(dir string) error {
-			return os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
-		},
-		"added folder": func(dir string) error {
-			return os.MkdirAll(filepath.Join(dir, "scripts", "__pycache__"), 0o755)
-		},
-		"added link": func(dir string) error { return os.Symlink("/etc", filepath.Join(dir, "etc")) },
-	}
-	for name, add := range tests {
-		t.Run(name, func(t *testing.T) {
-			s, err := Open(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			dir, digest := publishFiles(t, s, "kit", map[string]string{"SKILL.md": "x", "scripts/run.py": "print()"})
-			before, err := os.Stat(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			makeWritable(s.dir, digest, 0)
-			if err := add(dir); err != nil {
-				t.Fatal(err)
-			}
-			if got, ok := s.Lookup(digest, "kit"); !ok || got != dir {
-				t.Fatalf("Lookup after an %s = %s, %v, want %s", name, got, ok, dir)
-			}
-			if got, ok := Verify(dir); !ok || got != digest {
-				t.Errorf("Verify after an %s = %s, %v, want %s", name, got, ok, digest)
-			}
-			again, _ := publishFiles(t, s, "kit", map[string]string{"SKILL.md": "x", "scripts/run.py": "print()"})
-			after, err := os.Stat(again)
-			if err != nil || again != dir || !os.SameFile(before, after) {
-				t.Errorf("publishing again after an %s replaced the tree: %s, %v", name, again, err)
-			}
-		})
-	}
-}
-
 // Rule 6: a published tree's folders are read-only, as its files are,
 // and removing the tree (gc) still works.
 func TestPublishedTreeIsReadOnly(t *testing.T) {

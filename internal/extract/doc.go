@@ -54,6 +54,14 @@
 //  12. With a subpath, entries outside it are checked and counted but not
 //     written; the prefix is matched element by element.
 //  13. The skill must have a regular file SKILL.md at its root.
+//  14. Version-control metadata is left out of every skill: an entry
+//     named .git, .hg, .svn, .jj, .bzr, _darcs, .pijul, .fslckout or
+//     _FOSSIL_ (in any ASCII case), file or folder, at any depth, and
+//     everything under it ([LeftOut]). In an archive such entries are
+//     checked and counted like entries outside the subpath (rule 12),
+//     but not written, and a link to a file under them fails as a link
+//     out of the skill; in an fs.FS tree they are not walked, so they
+//     count against no limit.
 //
 // Checking keeps each element of the names once, with its fold key, so
 // its memory is bounded by the entry limit times the name limits, however

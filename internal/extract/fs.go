@@ -72,6 +72,14 @@ func planFS(ctx context.Context, fsys fs.FS, root string, p *plan) (map[string]f
 		if err != nil {
 			return err
 		}
+		if LeftOut(d.Name()) {
+			// Not part of the skill (rule 14), and not walked: a
+			// repository's objects do not count against the limits.
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		return planFSEntry(fsys, p, walked, name, rel, d)
 	})
 	return walked, err

@@ -221,6 +221,12 @@ func (p *plan) add(raw string, k kind, exec bool, size int64, linkname string) e
 		return limitf(LimitFileSize, p.opts.MaxFileSize, "entry %q declares %d bytes; the per-file limit is %d", name, size, p.opts.MaxFileSize)
 	}
 	rel, inside := p.within(name)
+	if inside && LeftOutPath(rel) {
+		// Version-control metadata is not part of the skill (rule 14):
+		// checked and counted, like an entry outside the subpath, but
+		// not written.
+		rel, inside = "", false
+	}
 	if inside {
 		e.rel = rel
 	}

@@ -1,0 +1,25 @@
+//go:build darwin || freebsd || netbsd
+
+package cache
+
+import (
+	"os"
+	"syscall"
+)
+
+// stampOf returns what a lookup compares of fi (rule 4), and whether the
+// platform gives a change time and an inode.
+func stampOf(fi os.FileInfo) (stamp, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return stamp{}, false
+	}
+	return stamp{
+		mode:  uint32(fi.Mode()),
+		size:  fi.Size(),
+		mtime: fi.ModTime().UnixNano(),
+		ctime: st.Ctimespec.Nano(),
+		dev:   uint64(st.Dev),
+		ino:   uint64(st.Ino),
+	}, true
+}
