@@ -96,7 +96,11 @@
 // context's. However the run ends, no process of it survives: the agent's
 // group is killed, and on Linux so is every descendant that left it (Claude
 // Code runs its Bash tool's commands in groups of their own), found by a
-// tag in its environment.
+// tag in its environment and, when the host called adaptor.AdoptOrphans
+// (agentskills does), as an orphan reparented to the host, whatever its
+// environment. On Linux the agent and its group also die with the host,
+// even one killed with SIGKILL. On macOS only the group is stopped, and a
+// killed host leaves the agent running; see internal/process for Windows.
 package claude
 
 import (

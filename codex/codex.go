@@ -136,8 +136,11 @@
 //
 // Cancelling the context interrupts the agent as the Claude Code driver
 // does (SIGINT to its process group, SIGKILL after [Config.GracePeriod],
-// and on Linux every descendant found by its tag), and the error wraps the
-// context's.
+// and on Linux every descendant found by its tag or, under
+// adaptor.AdoptOrphans, as an orphan), and the error wraps the context's.
+// On Linux Codex dies with the host, even one killed with SIGKILL: the
+// Node.js launcher by its parent-death signal, the native program it
+// starts by the guard in its group.
 package codex
 
 import (
