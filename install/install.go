@@ -286,7 +286,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
 )
@@ -432,7 +431,7 @@ func (in *Installer) download(ctx context.Context, source string) (string, func(
 		return "", nil, unavailable(err)
 	case n > max:
 		remove()
-		return "", nil, fmt.Errorf("%w: download %s: %w", ErrInvalidSource, shown, extract.NewLimitError(extract.LimitArchiveSize, max, "larger than %d bytes", max))
+		return "", nil, fmt.Errorf("%w: download %s: %w", ErrInvalidSource, shown, skill.NewLimitError("MaxArchiveSize", max, "larger than %d bytes", max))
 	case want != "" && got != want:
 		remove()
 		return "", nil, fmt.Errorf("%w: download %s: SHA-256 is %s, but the source says %s; refusing it", ErrDrift, shown, got, want)
