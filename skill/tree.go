@@ -54,7 +54,8 @@ func (c *Cache) CheckFS(ctx context.Context, fsys fs.FS) ([]File, error) {
 // it, into dst, a new folder it creates (its parent must exist), and
 // returns the [ContentDigest] of dst, computed while copying. Unlike the
 // cache's trees the copy is the caller's to edit: files are written 0644
-// (0755 when executable), folders 0755. It writes nothing in the cache.
+// (0755 when executable), folders 0755; on Windows, which keeps no
+// executable bit, every file is writable. It writes nothing in the cache.
 // On failure dst may hold part of the tree: the caller removes it.
 func (c *Cache) CopyFS(ctx context.Context, fsys fs.FS, dst string) (digest string, err error) {
 	if c.root == "" {
