@@ -15,8 +15,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentadaptor/agentadaptor/internal/cache"
-	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -46,7 +44,7 @@ func (t tree) String() string { return filepath.Join(t.root, filepath.FromSlash(
 
 // open opens the tree's root and returns the file system copyTree reads:
 // the tree's folder, its links resolved and what a skill leaves out
-// (extract.LeftOut) not listed.
+// (skill.LeftOut) not listed.
 func (t tree) open() (resolvedFS, func(), error) {
 	root, err := os.OpenRoot(t.root)
 	if err != nil {
@@ -55,47 +53,32 @@ func (t tree) open() (resolvedFS, func(), error) {
 	return resolvedFS{fsys: root.FS(), dir: t.rel}, func() { root.Close() }, nil
 }
 
-// copyTree copies the skill folder src into the new folder dst through
-// internal/extract's tree path, under the names, types and limits every
-// source is held to, read as [tree] says and written through an os.Root
-// on dst: a link is copied as the file it points to, and a link to a
-// folder, or one that leads out of the tree's root or to nothing, fails
-// with a *linkError; version-control folders such as ".git" are left out
-// (package skill's rule on what a tree leaves out). It returns every file
-// copied, hashed as it was copied.
-func copyTree(ctx context.Context, src tree, dst string, limits skill.Limits) ([]cache.File, error) {
+// copyTree copies the skill folder src into the new folder dst with
+// c.CopyFS, under the names, types and limits every source is held to,
+// read as [tree] says: a link is copied as the file it points to, and a
+// link to a folder, or one that leads out of the tree's root or to
+// nothing, fails with a *linkError; version-control folders such as
+// ".git" are left out (package skill's rule on what a tree leaves out).
+// It returns the copy's content digest, computed as it was copied.
+func copyTree(ctx context.Context, src tree, dst string, c *skill.Cache) (string, error) {
 	from, closeFrom, err := src.open()
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	defer closeFrom()
-	if err := os.Mkdir(dst, 0o755); err != nil {
-		return nil, err
-	}
-	to, err := os.OpenRoot(dst)
-	if err != nil {
-		return nil, err
-	}
-	defer to.Close()
-	opts := extractLimits(limits)
-	opts.Writable = true
-	written, err := extract.FS(ctx, from, ".", to, opts)
+	digest, err := c.CopyFS(ctx, from, dst)
 	if err != nil {
 		var le *linkError
 		if errors.As(err, &le) {
 			err = fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}
-		return nil, fmt.Errorf("%s: %w", src, archiveError(err))
+		return "", fmt.Errorf("%s: %w", src, archiveError(err))
 	}
-	files := make([]cache.File, len(written))
-	for i, f := range written {
-		files[i] = cache.File{Path: f.Path, Exec: f.Exec, Size: f.Size, Sum: f.Sum}
-	}
-	return files, nil
+	return digest, nil
 }
 
 // resolvedFS is the folder dir of fsys (an os.Root's file system)
-// without what a skill leaves out (extract.LeftOut), where a link is listed as the regular file
+// without what a skill leaves out (skill.LeftOut), where a link is listed as the regular file
 // it points to; listing a folder that holds a link to a folder, or to
 // nothing or outside fsys (which the os.Root refuses to follow), fails
 // with a *linkError naming it. Opening a link opens what it points to.
@@ -140,7 +123,7 @@ func (r resolvedFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	for _, e := range entries {
 		link := e.Type()&fs.ModeSymlink != 0
 		switch {
-		case extract.LeftOut(e.Name()):
+		case skill.LeftOut(e.Name()):
 		case link:
 			fi, err := r.resolve(path.Join(p, e.Name()), path.Join(name, e.Name()))
 			if err != nil {
@@ -366,7 +349,7 @@ type stagedCopy struct {
 // stageCopy copies src to a hidden staging folder beside dst.
 // With shared, a staging folder beside dst that the caller owns, the copy
 // goes there instead of into a folder of its own.
-func stageCopy(ctx context.Context, src tree, dst, shared string, limits skill.Limits) (*stagedCopy, error) {
+func stageCopy(ctx context.Context, src tree, dst, shared string, c *skill.Cache) (*stagedCopy, error) {
 	st := &stagedCopy{dst: dst}
 	if shared != "" {
 		st.path = filepath.Join(shared, filepath.Base(dst))
@@ -381,13 +364,12 @@ func stageCopy(ctx context.Context, src tree, dst, shared string, limits skill.L
 		}
 		st.path = filepath.Join(st.stage, filepath.Base(dst))
 	}
-	files, err := copyTree(ctx, src, st.path, limits)
+	digest, err := copyTree(ctx, src, st.path, c)
 	if err != nil {
 		st.discard()
 		return nil, err
 	}
-	// The encoding skill.ContentDigest uses for a folder of regular files.
-	st.digest = cache.Digest(filepath.Base(dst), files)
+	st.digest = digest
 	return st, nil
 }
 
@@ -416,8 +398,8 @@ func (st *stagedCopy) discard() {
 
 // placeCopyOf makes dst a copy of the canonical copy src, which has the
 // given digest, replacing what is there.
-func placeCopyOf(src, dst, digest string, limits skill.Limits) error {
-	st, err := stageCopy(context.Background(), folderTree(src), dst, "", limits)
+func placeCopyOf(src, dst, digest string, c *skill.Cache) error {
+	st, err := stageCopy(context.Background(), folderTree(src), dst, "", c)
 	if err != nil {
 		return err
 	}
@@ -548,9 +530,4 @@ func ourLink(path, canonical string) bool {
 	target, err1 := os.Readlink(path)
 	rel, err2 := relLink(path, canonical, nil)
 	return err1 == nil && err2 == nil && target == rel
-}
-
-// extractLimits are the cache's limits in the extractor's terms.
-func extractLimits(l skill.Limits) extract.Options {
-	return extract.Options{MaxFileSize: l.MaxFileSize, MaxTotalSize: l.MaxTotalSize, MaxEntries: l.MaxArchiveEntries}
 }

@@ -52,7 +52,7 @@
 //     holding a link that leads out of the source, to nothing or to a
 //     folder is skipped (rule 4) with the link and the reason, never
 //     read, and the others install. An archive (a repository snapshot,
-//     a GitHub tarball, a git archive) keeps package extract's rule: a
+//     a GitHub tarball, a git archive) keeps package skill's rule 6: a
 //     link is written as a copy of a regular file of the archive, and a
 //     link out of the archive, to a folder or to another link fails the
 //     whole archive. The same holds on macOS and Windows (where a folder
@@ -286,7 +286,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
 )
@@ -322,7 +321,9 @@ func WithScope(s Scope) Option { return func(in *Installer) { in.scope = s } }
 // [Installer.Find] puts the skills of archives through it (Add and Sync
 // extract an archive once and copy from that). Its limits apply to
 // everything the installer reads: downloads, archives and the folders it
-// copies. Default: skill.NewCache(); nil also means the default.
+// copies, each read through the cache (skill.Cache's ExtractArchive,
+// CheckFS and CopyFS), so it is held to exactly what materializing it
+// would be. Default: skill.NewCache(); nil also means the default.
 func WithCache(c *skill.Cache) Option { return func(in *Installer) { in.cache = c } }
 
 // WithChecker sets how skills are checked. Default: the lenient SKILL.md
@@ -432,7 +433,7 @@ func (in *Installer) download(ctx context.Context, source string) (string, func(
 		return "", nil, unavailable(err)
 	case n > max:
 		remove()
-		return "", nil, fmt.Errorf("%w: download %s: %w", ErrInvalidSource, shown, extract.NewLimitError(extract.LimitArchiveSize, max, "larger than %d bytes", max))
+		return "", nil, fmt.Errorf("%w: download %s: %w", ErrInvalidSource, shown, skill.NewLimitError("MaxArchiveSize", max, "larger than %d bytes", max))
 	case want != "" && got != want:
 		remove()
 		return "", nil, fmt.Errorf("%w: download %s: SHA-256 is %s, but the source says %s; refusing it", ErrDrift, shown, got, want)

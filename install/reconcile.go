@@ -259,7 +259,7 @@ func (in *Installer) stageAll(ctx context.Context, plans []*plan) (discard func(
 	g.SetLimit(stageWorkers)
 	for _, p := range plans {
 		g.Go(func() error {
-			st, err := stageCopy(gctx, p.c.tree(), p.canonical, shared, in.cache.Limits())
+			st, err := stageCopy(gctx, p.c.tree(), p.canonical, shared, in.cache)
 			if err != nil {
 				return fmt.Errorf("skill %s from %s: %w", p.name, sourceLabel(p.c.source, p.c.subpath), err)
 			}
@@ -599,7 +599,7 @@ func removePlace(p, kind string) error {
 // kind made.
 func (in *Installer) place(path, canonical, kind, digest string, real realDirs) (string, error) {
 	if kind == KindCopy {
-		return KindCopy, placeCopyOf(canonical, path, digest, in.cache.Limits())
+		return KindCopy, placeCopyOf(canonical, path, digest, in.cache)
 	}
 	err := placeLink(path, canonical, real)
 	var linkErr *noLinkError
@@ -615,7 +615,7 @@ func (in *Installer) place(path, canonical, kind, digest string, real realDirs) 
 	if err == nil {
 		return KindJunction, nil
 	}
-	return KindCopy, placeCopyOf(canonical, path, digest, in.cache.Limits())
+	return KindCopy, placeCopyOf(canonical, path, digest, in.cache)
 }
 
 // toBackup moves what is at path (a modified skill folder) to a new
@@ -638,7 +638,7 @@ func (in *Installer) toBackup(path, rel string) (dst string, moved bool, err err
 	if err := os.Rename(path, dst); err == nil {
 		return dst, true, nil
 	}
-	if _, err := copyTree(context.Background(), folderTree(path), dst, in.cache.Limits()); err != nil {
+	if _, err := copyTree(context.Background(), folderTree(path), dst, in.cache); err != nil {
 		return "", false, fmt.Errorf("backup of %s: %w", path, err)
 	}
 	return dst, false, nil

@@ -14,7 +14,6 @@ import (
 
 	"oras.land/oras-go/v2/registry/remote/retry"
 
-	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source/git"
 	"github.com/agentadaptor/agentadaptor/source/github"
@@ -321,7 +320,7 @@ type limitedWriter struct {
 
 func (l *limitedWriter) Write(p []byte) (int, error) {
 	if l.n+int64(len(p)) > l.max {
-		return 0, extract.NewLimitError(extract.LimitArchiveSize, l.max, "larger than %d bytes", l.max)
+		return 0, skill.NewLimitError("MaxArchiveSize", l.max, "larger than %d bytes", l.max)
 	}
 	n, err := l.w.Write(p)
 	l.n += int64(n)

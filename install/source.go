@@ -12,8 +12,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentadaptor/agentadaptor/internal/cache"
-	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
 )
@@ -320,13 +318,13 @@ func (in *Installer) findMirrors(ctx context.Context, skills []candidate) {
 		if len(cs) < 2 {
 			continue
 		}
-		files := make([]map[string]cache.File, len(cs))
+		files := make([]map[string]skill.File, len(cs))
 		for i, c := range cs {
 			files[i] = in.treeFiles(ctx, c)
 		}
 		var covers []int // the skills that hold every other's files
 		for i := range cs {
-			if files[i] != nil && !slices.ContainsFunc(files, func(o map[string]cache.File) bool { return !holds(files[i], o) }) {
+			if files[i] != nil && !slices.ContainsFunc(files, func(o map[string]skill.File) bool { return !holds(files[i], o) }) {
 				covers = append(covers, i)
 			}
 		}
@@ -344,17 +342,17 @@ func (in *Installer) findMirrors(ctx context.Context, skills []candidate) {
 
 // treeFiles lists the files of a skill's tree as installing it would
 // copy them, by path, or nil when it cannot be read.
-func (in *Installer) treeFiles(ctx context.Context, c *candidate) map[string]cache.File {
+func (in *Installer) treeFiles(ctx context.Context, c *candidate) map[string]skill.File {
 	fsys, closeFS, err := c.tree().open()
 	if err != nil {
 		return nil
 	}
 	defer closeFS()
-	files, err := extract.FS(ctx, fsys, ".", nil, extractLimits(in.cache.Limits()))
+	files, err := in.cache.CheckFS(ctx, fsys)
 	if err != nil {
 		return nil
 	}
-	out := make(map[string]cache.File, len(files))
+	out := make(map[string]skill.File, len(files))
 	for _, f := range files {
 		out[f.Path] = f
 	}
@@ -363,7 +361,7 @@ func (in *Installer) treeFiles(ctx context.Context, c *candidate) map[string]cac
 
 // holds reports whether a holds every file of b, with the same bytes and
 // executable bit.
-func holds(a, b map[string]cache.File) bool {
+func holds(a, b map[string]skill.File) bool {
 	if b == nil {
 		return false
 	}
@@ -588,17 +586,21 @@ func (in *Installer) searchError(rec string, err error) error {
 // sync, which knows where its skills are), the skills are the folders at
 // those subpaths that hold a SKILL.md, found or not.
 func (in *Installer) fromArchive(ctx context.Context, file, rec, base string, at []string) ([]candidate, func(), error) {
-	f, size, err := in.openArchive(file, rec)
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
 	if err != nil {
 		return nil, nil, err
 	}
-	defer f.Close()
 	tmp, err := os.MkdirTemp("", "agentskills-archive-*")
 	if err != nil {
 		return nil, nil, err
 	}
 	cleanup := func() { os.RemoveAll(tmp) }
-	out, err := in.extractAndFind(ctx, f, size, tmp, rec, base, at)
+	out, err := in.extractAndFind(ctx, f, info.Size(), tmp, rec, base, at)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
@@ -606,41 +608,21 @@ func (in *Installer) fromArchive(ctx context.Context, file, rec, base string, at
 	return out, cleanup, nil
 }
 
-// openArchive opens an archive file, refusing one larger than the
-// cache's limit, and returns its size.
-func (in *Installer) openArchive(file, rec string) (*os.File, int64, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, 0, fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
-	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, 0, err
-	}
-	if max := in.cache.Limits().MaxArchiveSize; info.Size() > max {
-		f.Close()
-		return nil, 0, fmt.Errorf("%w: archive %s: %w", ErrInvalidSource, rec, extract.NewLimitError(extract.LimitArchiveSize, max, "larger than %d bytes", max))
-	}
-	return f, info.Size(), nil
-}
-
-// extractAndFind extracts the archive f into the folder tmp and finds
-// its skills, as fromArchive says.
+// extractAndFind extracts the archive f, size bytes long, into the folder
+// tmp under the cache's rules and limits, and finds its skills, as
+// fromArchive says.
 func (in *Installer) extractAndFind(ctx context.Context, f *os.File, size int64, tmp, rec, base string, at []string) ([]candidate, error) {
-	root, err := os.OpenRoot(tmp)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	opts := extractLimits(in.cache.Limits())
-	opts.AnyTree = true
-	if _, err := extract.Archive(ctx, f, size, root, opts); err != nil {
+	if err := in.cache.ExtractArchive(ctx, f, size, tmp); err != nil {
 		return nil, fmt.Errorf("archive %s: %w", rec, archiveError(err))
 	}
 	if at != nil {
 		return skillsAt(tmp, rec, at)
 	}
+	root, err := os.OpenRoot(tmp)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
 	top := base
 	if entries, err := os.ReadDir(tmp); top == "" && err == nil && len(entries) == 1 && entries[0].IsDir() {
 		top = entries[0].Name()

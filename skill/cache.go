@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -156,12 +157,13 @@ func (c *Cache) open() (*cache.Store, error) {
 	return c.store, nil
 }
 
-// extractLimits are the limits in the extractor's terms.
-func (c *Cache) extractLimits() extract.Options {
+// extractOptions are the cache's limits in the extractor's terms: the
+// one place the two meet.
+func (c *Cache) extractOptions() extract.Options {
 	return extract.Options{
-		MaxFileSize:  c.limits.MaxFileSize,
-		MaxTotalSize: c.limits.MaxTotalSize,
-		MaxEntries:   c.limits.MaxArchiveEntries,
+		MaxFileSize:       c.limits.MaxFileSize,
+		MaxTotalSize:      c.limits.MaxTotalSize,
+		MaxArchiveEntries: c.limits.MaxArchiveEntries,
 	}
 }
 
@@ -266,12 +268,7 @@ func (c *Cache) ArchiveSkills(ctx context.Context, archivePath string, depth int
 	if err != nil {
 		return nil, err
 	}
-	if info.Size() > c.limits.MaxArchiveSize {
-		return nil, c.tooLarge()
-	}
-	opts := c.extractLimits()
-	opts.AnyTree = true
-	files, err := extract.Archive(ctx, f, info.Size(), nil, opts)
+	files, err := c.extractAll(ctx, f, info.Size(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -291,6 +288,18 @@ func (c *Cache) ArchiveSkills(ctx context.Context, archivePath string, depth int
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// extractAll checks the whole archive r, of size bytes, under the cache's
+// rules and limits, whether or not a SKILL.md is at its root, and writes
+// it to dst unless dst is nil.
+func (c *Cache) extractAll(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root) ([]extract.File, error) {
+	if size > c.limits.MaxArchiveSize {
+		return nil, c.tooLarge()
+	}
+	opts := c.extractOptions()
+	opts.AnyTree = true
+	return extract.Archive(ctx, r, size, dst, opts)
 }
 
 // defaultMaterializerConfig collects DefaultMaterializerOption values.

@@ -130,6 +130,21 @@
 //     [Cache.GC] (for tools that list and collect it), and
 //     [Cache.ArchiveSkills] (the skills an archive holds, checked under
 //     the same rules, for tools that let a user pick one).
+//   - [Cache.ExtractArchive], [Cache.CheckFS] and [Cache.CopyFS], with
+//     [File]: an archive of several skills unpacked, a skill tree checked
+//     and hashed, a tree copied into a folder of the caller's (writable,
+//     returning its [ContentDigest]), each under the cache's rules and
+//     limits, for installers that put skills into agents' folders: they
+//     hold content to exactly what materializing it would, without a
+//     second copy of the extractor or of the limits.
+//   - [LeftOut]: the names rule 10 leaves out of every skill, for
+//     programs that read a tree themselves (an installer that lists a
+//     folder and follows its links) and must skip what the cache skips.
+//   - [LimitError] and [NewLimitError]: the one error for content over a
+//     limit, which the materializer, the tree operations and the remote
+//     sources return, and which tools that enforce a limit outside the
+//     cache (a download) make, so a program or a command reports every
+//     limit alike from its name and value.
 //   - [Cache.DriverFolders] and [Cache.CollectDriverFolders]: the folders
 //     drivers keep under the cache root for their runs (skill mounts,
 //     managed agent homes), for tools that list and collect the cache as a

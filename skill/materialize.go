@@ -30,6 +30,34 @@ var (
 	ErrArchiveLimit = extract.ErrLimit
 )
 
+// LimitError reports content over a limit; errors.Is(err,
+// [ErrArchiveLimit]) holds for it. It is the one limit error of the
+// module, so that whoever shows an error can say what to do about any
+// limit alike:
+//
+//   - Limit names the limit: for a [Cache]'s, the field of [Limits] that
+//     holds it ("MaxArchiveSize", "MaxFileSize", "MaxTotalSize",
+//     "MaxArchiveEntries"); packages that fetch sources for the cache
+//     name their own options the same way (package github's
+//     "MaxDownloadSize").
+//   - Max is the limit's value.
+//
+// Its message says what is over the limit, never how to raise it: a
+// program sets an option, a command may have a flag or none, so the caller
+// says that from Limit. The materializer adds the option to the Cause of
+// its [SkillMaterializationError] ("raise it with WithMaxFileSize"). Use
+// errors.As with a *LimitError.
+type LimitError = extract.LimitError
+
+// NewLimitError returns a *LimitError over the limit named limit, whose
+// value is max, with a message formatted from format and args: for code
+// that enforces a Cache's limits (or its own) where the cache does not
+// read, such as a tool that downloads an archive for it, so that its
+// refusals are the cache's own.
+func NewLimitError(limit string, max int64, format string, args ...any) *LimitError {
+	return extract.NewLimitError(extract.Limit(limit), max, format, args...)
+}
+
 // Materializer writes a skill source to a directory containing SKILL.md.
 type Materializer interface {
 	// Materialize makes s available in a directory containing SKILL.md and
@@ -78,7 +106,7 @@ func (c *Cache) run(ctx context.Context, s Skill, wantDigest bool) (string, stri
 
 // withHint adds to an error over a limit the option that raises it.
 func withHint(err error) error {
-	var over *extract.LimitError
+	var over *LimitError
 	if errors.As(err, &over) {
 		return fmt.Errorf("%w (raise it with With%s)", err, over.Limit)
 	}
@@ -164,15 +192,16 @@ func (c *Cache) inline(ctx context.Context, content, name string) (string, strin
 }
 
 func (c *Cache) fs(ctx context.Context, fsys fs.FS, root, name string) (string, string, error) {
-	opts := c.extractLimits()
+	opts := c.extractOptions()
 	files, err := extract.FS(ctx, fsys, root, nil, opts)
 	if err != nil {
 		return "", "", err
 	}
 	// The tree is read again while writing; what is published is what
 	// this pass wrote and hashed.
-	return c.stageOnce(name, files, func(dst *os.Root) ([]cache.File, error) {
-		return extract.FS(ctx, fsys, root, dst, opts)
+	return c.stageOnce(name, cacheFiles(files), func(dst *os.Root) ([]cache.File, error) {
+		written, err := extract.FS(ctx, fsys, root, dst, opts)
+		return cacheFiles(written), err
 	})
 }
 
@@ -242,14 +271,14 @@ func (c *Cache) archive(ctx context.Context, open Opener, format Format, subpath
 	if err != nil {
 		return "", "", err
 	}
-	opts := c.extractLimits()
+	opts := c.extractOptions()
 	opts.Format, opts.Subpath = decoder, subpath
 	opts.Scratch = func() (*os.File, error) { return staging.File("scratch") }
 	files, err := extract.Archive(ctx, data, in.size, staging.Root(), opts)
 	if err != nil {
 		return "", "", err
 	}
-	dir, digest, err := staging.Publish(files)
+	dir, digest, err := staging.Publish(cacheFiles(files))
 	if err != nil {
 		return "", "", err
 	}
@@ -257,19 +286,23 @@ func (c *Cache) archive(ctx context.Context, open Opener, format Format, subpath
 	return dir, digest, nil
 }
 
-// decoderOf returns the extractor's name of the format f.
-func decoderOf(f Format) (extract.Format, error) {
+// decoderOf returns the extractor's name of the format f: the same
+// string, once f is known to be one of the formats.
+func decoderOf(f Format) (string, error) {
 	switch f {
-	case FormatAuto:
-		return extract.FormatAuto, nil
-	case FormatZip:
-		return extract.FormatZip, nil
-	case FormatTar:
-		return extract.FormatTar, nil
-	case FormatTarGz:
-		return extract.FormatTarGz, nil
+	case FormatAuto, FormatZip, FormatTar, FormatTarGz:
+		return string(f), nil
 	}
 	return "", fmt.Errorf("%w: unknown format %q (use FormatZip, FormatTar, FormatTarGz or FormatAuto)", ErrArchiveFormat, string(f))
+}
+
+// cacheFiles converts the extractor's records of files into the cache's.
+func cacheFiles(in []extract.File) []cache.File {
+	out := make([]cache.File, len(in))
+	for i, f := range in {
+		out[i] = cache.File(f)
+	}
+	return out
 }
 
 // lazyStaging is a staging area created on first use, for the archive

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentadaptor/agentadaptor/install"
-	"github.com/agentadaptor/agentadaptor/internal/extract"
+	"github.com/agentadaptor/agentadaptor/skill"
 )
 
 // Exit codes.
@@ -171,7 +171,7 @@ func (s *streams) exitCode(cmd *cobra.Command, err error) int {
 // cache's limits (agentskills keeps the defaults) must be smaller; a
 // stalled download may be given longer with --timeout.
 func (s *streams) note(name string, err error) {
-	var over *extract.LimitError
+	var over *skill.LimitError
 	switch {
 	case errors.As(err, &over):
 		fmt.Fprintf(s.err, "%s: the limit is %s = %d, which agentskills does not change; use a smaller source\n", name, over.Limit, over.Max)

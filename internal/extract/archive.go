@@ -18,21 +18,19 @@ import (
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
-
-	"github.com/agentadaptor/agentadaptor/internal/cache"
 )
 
 // Sniff names the format of an archive from its leading bytes: a zip local
 // file header (or the end record of an empty zip) at offset 0, the gzip
 // magic, or the ustar magic at offset 257. Anything else is [ErrFormat].
-func Sniff(head []byte) (Format, error) {
+func Sniff(head []byte) (string, error) {
 	switch {
 	case bytes.HasPrefix(head, []byte("PK\x03\x04")), bytes.HasPrefix(head, []byte("PK\x05\x06")):
-		return FormatZip, nil
+		return formatZip, nil
 	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
-		return FormatTarGz, nil
+		return formatTarGz, nil
 	case len(head) >= 262 && string(head[257:262]) == "ustar":
-		return FormatTar, nil
+		return formatTar, nil
 	}
 	return "", formatf("not a zip, tar or tar.gz archive (pin one with WithFormat if the archive is of an older kind)")
 }
@@ -41,12 +39,12 @@ func Sniff(head []byte) (Format, error) {
 // dst, after checking every entry, and returns the files it wrote. With a
 // nil dst it checks and hashes without writing. On error, dst may hold part
 // of the tree: the caller owns dst and removes it.
-func Archive(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, opts Options) ([]cache.File, error) {
+func Archive(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, opts Options) ([]File, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
 	format := opts.Format
-	if format == FormatAuto {
+	if format == formatAuto {
 		head := make([]byte, 512)
 		n, err := r.ReadAt(head, 0)
 		if err != nil && err != io.EOF {
@@ -57,10 +55,10 @@ func Archive(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, opts 
 		}
 	}
 	switch format {
-	case FormatZip:
+	case formatZip:
 		return extractZip(ctx, r, size, dst, opts)
-	case FormatTar, FormatTarGz:
-		return extractTar(ctx, r, size, format == FormatTarGz, dst, opts)
+	case formatTar, formatTarGz:
+		return extractTar(ctx, r, size, format == formatTarGz, dst, opts)
 	}
 	return nil, formatf("unknown format %q (use zip, tar or tar.gz)", format)
 }
@@ -201,7 +199,7 @@ func isSparse(h *tar.Header) bool {
 // of decompressing again; the first pass also hashes each file of the
 // skill on the core the decompressor leaves idle, and the second checks
 // the bytes it writes against a CRC-32 of what the first read.
-func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os.Root, opts Options) ([]cache.File, error) {
+func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os.Root, opts Options) ([]File, error) {
 	src, scratch, release, err := firstTarPass(ctx, r, size, gz, opts)
 	if err != nil {
 		return nil, err
@@ -298,7 +296,7 @@ func planTarHeader(p *plan, h *tar.Header, raw *[512]byte) error {
 // writeTar is the second pass: it reads the tar stream src again, checks
 // that each entry is the one the plan holds, and writes the files the
 // plan selected, then the links' copies.
-func writeTar(ctx context.Context, src io.Reader, p *plan, dst *os.Root, opts Options) ([]cache.File, error) {
+func writeTar(ctx context.Context, src io.Reader, p *plan, dst *os.Root, opts Options) ([]File, error) {
 	tr := tar.NewReader(&counter{ctx: ctx, r: src, limit: opts.MaxTotalSize})
 	w := newWriter(dst, opts.MaxTotalSize, opts.Writable)
 	defer w.close()
@@ -377,7 +375,7 @@ const maxLinkTarget = MaxPathLen
 // extractZip checks the whole archive, its central directory and then
 // every entry, before it writes any file; then it writes the files a few
 // at a time.
-func extractZip(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, opts Options) ([]cache.File, error) {
+func extractZip(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, opts Options) ([]File, error) {
 	zr, err := openZip(r, size, opts)
 	if err != nil {
 		return nil, err
@@ -401,20 +399,20 @@ func openZip(r io.ReaderAt, size int64, opts Options) (*zip.Reader, error) {
 	// archive/zip builds every central-directory record before anyone
 	// can count them: count them first, from the end record's claim and
 	// by walking the records.
-	if claimed, counted, ok := zipEntries(r, size, opts.MaxEntries); ok {
+	if claimed, counted, ok := zipEntries(r, size, opts.MaxArchiveEntries); ok {
 		switch {
-		case claimed > uint64(opts.MaxEntries):
-			return nil, limitf(LimitEntries, int64(opts.MaxEntries), "%d entries; the limit is %d", claimed, opts.MaxEntries)
-		case counted > opts.MaxEntries:
-			return nil, limitf(LimitEntries, int64(opts.MaxEntries), "more than %d entries in the central directory, though its end record claims %d", opts.MaxEntries, claimed)
+		case claimed > uint64(opts.MaxArchiveEntries):
+			return nil, limitf(LimitEntries, int64(opts.MaxArchiveEntries), "%d entries; the limit is %d", claimed, opts.MaxArchiveEntries)
+		case counted > opts.MaxArchiveEntries:
+			return nil, limitf(LimitEntries, int64(opts.MaxArchiveEntries), "more than %d entries in the central directory, though its end record claims %d", opts.MaxArchiveEntries, claimed)
 		}
 	}
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
 		return nil, asFormat(err)
 	}
-	if len(zr.File) > opts.MaxEntries {
-		return nil, limitf(LimitEntries, int64(opts.MaxEntries), "%d entries; the limit is %d", len(zr.File), opts.MaxEntries)
+	if len(zr.File) > opts.MaxArchiveEntries {
+		return nil, limitf(LimitEntries, int64(opts.MaxArchiveEntries), "%d entries; the limit is %d", len(zr.File), opts.MaxArchiveEntries)
 	}
 	zr.RegisterDecompressor(zip.Deflate, func(r io.Reader) io.ReadCloser { return flate.NewReader(r) })
 	if err := checkRanges(r, zr.File, size); err != nil {
@@ -485,7 +483,7 @@ func zipKind(f *zip.File) (k kind, target string, err error) {
 
 // writeZip writes the files the plan selected, a few at a time, then the
 // links' copies.
-func writeZip(ctx context.Context, files []*zip.File, p *plan, dst *os.Root, opts Options) ([]cache.File, error) {
+func writeZip(ctx context.Context, files []*zip.File, p *plan, dst *os.Root, opts Options) ([]File, error) {
 	w := newWriter(dst, opts.MaxTotalSize, opts.Writable)
 	defer w.close()
 	out := newFileWriter(ctx, len(files))
@@ -513,10 +511,10 @@ func writeZip(ctx context.Context, files []*zip.File, p *plan, dst *os.Root, opt
 }
 
 // writeZipEntry writes one zip entry, verifying its size and CRC-32.
-func writeZipEntry(ctx context.Context, w *writer, f *zip.File, e entry, limit int64) (cache.File, error) {
+func writeZipEntry(ctx context.Context, w *writer, f *zip.File, e entry, limit int64) (File, error) {
 	rc, err := f.Open()
 	if err != nil {
-		return cache.File{}, fmt.Errorf("entry %q: %w", f.Name, err)
+		return File{}, fmt.Errorf("entry %q: %w", f.Name, err)
 	}
 	defer rc.Close()
 	cr := &crcReader{r: rc}

@@ -18,7 +18,6 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/internal/testarchive"
 )
 
@@ -34,7 +33,7 @@ func manyFiles(t *testing.T, files int, size int64) []byte {
 }
 
 func concurrentOptions() Options {
-	return Options{MaxFileSize: 1 << 20, MaxTotalSize: 64 << 20, MaxEntries: 10000}
+	return Options{MaxFileSize: 1 << 20, MaxTotalSize: 64 << 20, MaxArchiveEntries: 10000}
 }
 
 // checkNoLeak fails when goroutines started since before are still running.
@@ -68,7 +67,7 @@ func openRoot(t *testing.T) (*os.Root, string) {
 func TestTarGzListInArchiveOrder(t *testing.T) {
 	data := manyFiles(t, 300, 3<<20)
 	before := runtime.NumGoroutine()
-	var lists [][]cache.File
+	var lists [][]File
 	for range 3 {
 		root, dir := openRoot(t)
 		files, err := Archive(t.Context(), bytes.NewReader(data), int64(len(data)), root, concurrentOptions())
@@ -100,7 +99,7 @@ func TestTarGzListInArchiveOrder(t *testing.T) {
 	}
 	plain := gunzip(t, data)
 	opts := concurrentOptions()
-	opts.Format = FormatTar
+	opts.Format = formatTar
 	files, err := Archive(t.Context(), bytes.NewReader(plain), int64(len(plain)), nil, opts)
 	if err != nil {
 		t.Fatal(err)

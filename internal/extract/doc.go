@@ -1,7 +1,10 @@
 // Package extract turns untrusted skill content (a zip, tar or tar.gz
 // archive, or an [io/fs.FS] tree) into regular files under an [os.Root],
-// within limits, and describes what it wrote as [cache.File] values, the
-// records a tree digest is made of.
+// within limits, and describes what it wrote as [File] values, the
+// records a tree digest is made of. It imports no package of this module,
+// so it sits at the bottom of the import graph: package skill maps its own
+// Format, Limits and cache records onto Options and File, and exports
+// [LimitError] as its own.
 //
 // # What an archive may hold
 //

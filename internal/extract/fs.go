@@ -7,8 +7,6 @@ import (
 	"os"
 	"path"
 	"strings"
-
-	"github.com/agentadaptor/agentadaptor/internal/cache"
 )
 
 // FS copies the skill rooted at root in fsys into dst under the same rules
@@ -17,7 +15,7 @@ import (
 // target when fsys can read links and the target is a regular file of the
 // skill; any other link, and any entry that is not a regular file or
 // folder, fails.
-func FS(ctx context.Context, fsys fs.FS, root string, dst *os.Root, opts Options) ([]cache.File, error) {
+func FS(ctx context.Context, fsys fs.FS, root string, dst *os.Root, opts Options) ([]File, error) {
 	opts.Subpath = ""
 	if err := opts.check(); err != nil {
 		return nil, err
@@ -129,10 +127,10 @@ func planFSEntry(fsys fs.FS, p *plan, walked map[string]fs.FileInfo, name, rel s
 
 // writeFS copies the regular files of the plan, one after the other, then
 // the links' copies.
-func writeFS(ctx context.Context, fsys fs.FS, root string, p *plan, walked map[string]fs.FileInfo, dst *os.Root, opts Options) ([]cache.File, error) {
+func writeFS(ctx context.Context, fsys fs.FS, root string, p *plan, walked map[string]fs.FileInfo, dst *os.Root, opts Options) ([]File, error) {
 	w := newWriter(dst, opts.MaxTotalSize, opts.Writable)
 	defer w.close()
-	files := make([]cache.File, 0, len(p.entries))
+	files := make([]File, 0, len(p.entries))
 	for _, e := range p.entries {
 		if e.kind != kindFile {
 			continue
@@ -149,18 +147,18 @@ func writeFS(ctx context.Context, fsys fs.FS, root string, p *plan, walked map[s
 // copyFSFile copies one regular file of the tree, checking that what was
 // opened is still the regular file the walk saw: a file swapped for a link
 // or a device between the walk and the copy fails.
-func copyFSFile(ctx context.Context, w *writer, fsys fs.FS, name string, e entry, walked fs.FileInfo, limit int64) (cache.File, error) {
+func copyFSFile(ctx context.Context, w *writer, fsys fs.FS, name string, e entry, walked fs.FileInfo, limit int64) (File, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
-		return cache.File{}, err
+		return File{}, err
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return cache.File{}, err
+		return File{}, err
 	}
 	if !info.Mode().IsRegular() || !sameFile(walked, info) {
-		return cache.File{}, unsafeEntry(e.rel, "changed into something other than the regular file first seen while it was read")
+		return File{}, unsafeEntry(e.rel, "changed into something other than the regular file first seen while it was read")
 	}
 	return w.write(ctx, e.rel, e.exec, f, limit, nil)
 }

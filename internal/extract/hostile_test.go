@@ -26,8 +26,6 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
-
-	"github.com/agentadaptor/agentadaptor/internal/cache"
 )
 
 // The cases below follow the checklist in archive-safety.md, row by row. Every
@@ -39,7 +37,7 @@ const skillMD = "---\nname: kit\ndescription: a kit\n---\nbody\n"
 
 // testOptions returns generous limits; cases about a limit lower it.
 func testOptions() Options {
-	return Options{MaxFileSize: 1 << 20, MaxTotalSize: 16 << 20, MaxEntries: 1000}
+	return Options{MaxFileSize: 1 << 20, MaxTotalSize: 16 << 20, MaxArchiveEntries: 1000}
 }
 
 // ---------------------------------------------------------------------------
@@ -134,7 +132,7 @@ func (s *sandbox) expand(v string) string { return strings.ReplaceAll(v, "$TMP",
 
 // extract runs Archive on data into the sandbox's root and reports, with
 // its result, how many bytes Archive read from data.
-func (s *sandbox) extract(t *testing.T, data []byte, opts Options) ([]cache.File, error) {
+func (s *sandbox) extract(t *testing.T, data []byte, opts Options) ([]File, error) {
 	t.Helper()
 	r := &readCounter{r: bytes.NewReader(data)}
 	files, err := Archive(t.Context(), r, int64(len(data)), s.root, opts)
@@ -950,7 +948,7 @@ func TestTarGzHostile(t *testing.T) {
 	cases := []struct {
 		name   string
 		data   []byte
-		format Format
+		format string
 		opts   func(*Options)
 		want   error
 		named  string
@@ -965,8 +963,8 @@ func TestTarGzHostile(t *testing.T) {
 		{name: "gzip magic, then junk", data: []byte("\x1f\x8bjunkjunkjunkjunk"), want: ErrFormat},
 		{name: "gzip second member is junk", data: append(slices.Clone(skillGz), "\x1f\x8b\x08\x00junk"...), want: ErrFormat},
 		{name: "gzip of a zip", data: gz(t, zipBytes(t, zFile("SKILL.md", skillMD))), want: ErrFormat},
-		{name: "plain tar pinned as tar.gz", data: skill, format: FormatTarGz, want: ErrFormat},
-		{name: "tar.gz pinned as tar", data: skillGz, format: FormatTar, want: ErrFormat},
+		{name: "plain tar pinned as tar.gz", data: skill, format: formatTarGz, want: ErrFormat},
+		{name: "tar.gz pinned as tar", data: skillGz, format: formatTar, want: ErrFormat},
 		{name: "junk after tar end marker", data: append(slices.Clone(skill), pad512([]byte("junk"))...), want: ErrFormat},
 		{name: "junk after tar end marker, gzipped", data: gz(t, append(slices.Clone(skill), pad512([]byte("junk"))...)), want: ErrFormat},
 		{name: "zip appended to tar", data: append(slices.Clone(skill), zipBytes(t, zFile("SKILL.md", skillMD))...), want: ErrFormat},
@@ -977,7 +975,7 @@ func TestTarGzHostile(t *testing.T) {
 		{name: "tar.gz without end marker", data: gz(t, skill[:len(skill)-1024]), want: ErrFormat},
 		{name: "tar without end marker, last file all zeros", data: tarBytes(t, tReg("SKILL.md", skillMD), tReg("zeros.bin", zeros(2048)))[:512*7], want: ErrFormat},
 		{name: "tar truncated in a header", data: skill[:1024+100], want: ErrFormat},
-		{name: "tar header checksum broken", data: patch(skill, func(b []byte) { b[0] = 'X' }), format: FormatTar, want: ErrFormat},
+		{name: "tar header checksum broken", data: patch(skill, func(b []byte) { b[0] = 'X' }), format: formatTar, want: ErrFormat},
 		{
 			name:  "gzip bomb one file over the per-file cap",
 			data:  gz(t, tarBytes(t, tReg("SKILL.md", skillMD), tReg("zeros.bin", zeros(1<<20+1)))),
@@ -1098,7 +1096,7 @@ func TestZipRawHostile(t *testing.T) {
 	cases := []struct {
 		name   string
 		data   []byte
-		format Format
+		format string
 		want   error // nil: the archive must extract
 		named  string
 		// mayWrite: the error comes while copying data, after earlier files
@@ -1173,10 +1171,10 @@ func TestZipRawHostile(t *testing.T) {
 			copy(b[lfh+30:], "a/")
 		}), want: ErrUnsafe, named: "a/"},
 		{name: "stub before zip", data: append([]byte("MZ\x90\x00 stub program "), plain...), want: ErrFormat},
-		{name: "stub before zip, pinned", data: append([]byte("MZ\x90\x00 stub program "), plain...), format: FormatZip, want: ErrFormat},
+		{name: "stub before zip, pinned", data: append([]byte("MZ\x90\x00 stub program "), plain...), format: formatZip, want: ErrFormat},
 		{name: "local header magic then prefixed zip", data: append([]byte("PK\x03\x04 not really a header "), plain...), want: ErrFormat},
 		{name: "zip before zip", data: append(zipBytes(t, zFile("decoy.txt", "decoy")), plain...), want: ErrFormat},
-		{name: "tar before zip, pinned", data: append(tarBytes(t, tReg("SKILL.md", skillMD)), plain...), format: FormatZip, want: ErrFormat},
+		{name: "tar before zip, pinned", data: append(tarBytes(t, tReg("SKILL.md", skillMD)), plain...), format: formatZip, want: ErrFormat},
 		{name: "zip truncated", data: plain[:len(plain)/2], want: ErrFormat},
 		{name: "zip without end record", data: plain[:len(plain)-22], want: ErrFormat},
 		{name: "empty zip", data: []byte("PK\x05\x06" + strings.Repeat("\x00", 18)), want: ErrFormat},
@@ -1210,7 +1208,7 @@ func TestZipRawHostile(t *testing.T) {
 // checkWritten fails the test unless call (Archive or FS) returned no
 // error for the case name and wrote the files it returned (checkFiles), or
 // exactly want when want is not nil (checkTree).
-func checkWritten(t *testing.T, s *sandbox, call, name string, files []cache.File, err error, want map[string]wantFile) {
+func checkWritten(t *testing.T, s *sandbox, call, name string, files []File, err error, want map[string]wantFile) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("%s(%q) = %v, want nil", call, name, err)
@@ -1225,7 +1223,7 @@ func checkWritten(t *testing.T, s *sandbox, call, name string, files []cache.Fil
 // checkFiles fails the test unless every returned file is on disk under
 // dst with the size, checksum and permissions it reports, and dst holds no
 // other file.
-func checkFiles(t *testing.T, s *sandbox, name string, files []cache.File) {
+func checkFiles(t *testing.T, s *sandbox, name string, files []File) {
 	t.Helper()
 	seen := make(map[string]bool)
 	for _, f := range files {
@@ -1372,10 +1370,10 @@ type wantFile struct {
 
 // checkTree fails the test unless dst holds exactly want (plus the folders
 // above them, 0755) and files describes the same set.
-func checkTree(t *testing.T, s *sandbox, name string, files []cache.File, want map[string]wantFile) {
+func checkTree(t *testing.T, s *sandbox, name string, files []File, want map[string]wantFile) {
 	t.Helper()
 	checkFiles(t, s, name, files)
-	got := make(map[string]cache.File)
+	got := make(map[string]File)
 	for _, f := range files {
 		if _, dup := got[f.Path]; dup {
 			t.Errorf("Archive(%q) returned %q twice", name, f.Path)
@@ -1500,8 +1498,8 @@ func TestArchiveSkill(t *testing.T) {
 	}
 }
 
-func sortFiles(files []cache.File) {
-	slices.SortFunc(files, func(a, b cache.File) int { return strings.Compare(a.Path, b.Path) })
+func sortFiles(files []File) {
+	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 }
 
 // gzMembers compresses b as n gzip members, one after another.
@@ -1610,8 +1608,8 @@ func TestSubpath(t *testing.T) {
 		{name: "hostile name outside", entries: append(slices.Clone(entries), tReg("other/../../evil", "x")), subpath: "skills/foo", wantErr: ErrUnsafe, named: "other/../../evil"},
 		{name: "collision outside", entries: append(slices.Clone(entries), tReg("readme.md", "x")), subpath: "skills/foo", wantErr: ErrUnsafe, named: "readme.md"},
 		{name: "oversized file outside", entries: append(slices.Clone(entries), tReg("other/big", strings.Repeat("x", 101))), subpath: "skills/foo", opts: func(o *Options) { o.MaxFileSize = 100 }, wantErr: ErrLimit, named: "other/big"},
-		{name: "entries outside are counted", entries: entries, subpath: "skills/foo", opts: func(o *Options) { o.MaxEntries = len(entries) + implied - 1 }, wantErr: ErrLimit},
-		{name: "entries outside are counted, just fits", entries: entries, subpath: "skills/foo", opts: func(o *Options) { o.MaxEntries = len(entries) + implied }, want: fooWant},
+		{name: "entries outside are counted", entries: entries, subpath: "skills/foo", opts: func(o *Options) { o.MaxArchiveEntries = len(entries) + implied - 1 }, wantErr: ErrLimit},
+		{name: "entries outside are counted, just fits", entries: entries, subpath: "skills/foo", opts: func(o *Options) { o.MaxArchiveEntries = len(entries) + implied }, want: fooWant},
 		{name: "symlink out of the subpath", entries: append(slices.Clone(entries), tSymlink("skills/foo/l", "../foobar/x")), subpath: "skills/foo", wantErr: ErrUnsafe, named: "skills/foo/l"},
 		{name: "symlink outside the subpath is checked", entries: append(slices.Clone(entries), tSymlink("other/l", "/etc/passwd")), subpath: "skills/foo", wantErr: ErrUnsafe, named: "other/l"},
 		{name: "symlink inside the subpath", entries: append(slices.Clone(entries), tSymlink("skills/foo/l", "x.txt")), subpath: "skills/foo", want: map[string]wantFile{"SKILL.md": {skillMD, false}, "x.txt": {"x", false}, "l": {"x", false}}},
@@ -1619,19 +1617,19 @@ func TestSubpath(t *testing.T) {
 		{name: "hardlink inside the subpath", entries: append(slices.Clone(entries), tLink("skills/foo/h", "skills/foo/x.txt")), subpath: "skills/foo", want: map[string]wantFile{"SKILL.md": {skillMD, false}, "x.txt": {"x", false}, "h": {"x", false}}, tarOnly: true},
 	}
 	for _, tc := range cases {
-		for _, format := range []Format{FormatTar, FormatTarGz, FormatZip} {
-			if tc.tarOnly && format == FormatZip {
+		for _, format := range []string{formatTar, formatTarGz, formatZip} {
+			if tc.tarOnly && format == formatZip {
 				continue
 			}
 			t.Run(tc.name+"/"+string(format), func(t *testing.T) {
 				s := newSandbox(t)
 				var data []byte
 				switch format {
-				case FormatZip:
+				case formatZip:
 					data = zipOf(tc.entries)
-				case FormatTar:
+				case formatTar:
 					data = tarBytes(t, tc.entries...)
-				case FormatTarGz:
+				case formatTarGz:
 					data = gz(t, tarBytes(t, tc.entries...))
 				}
 				opts := testOptions()
@@ -1664,7 +1662,7 @@ func TestPAXGlobalHeader(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := newSandbox(t)
 			opts := testOptions()
-			opts.MaxEntries = 1 // global headers are not entries
+			opts.MaxArchiveEntries = 1 // global headers are not entries
 			files, err := s.extract(t, data, opts)
 			checkWritten(t, s, "Archive", name, files, err, map[string]wantFile{"SKILL.md": {skillMD, false}})
 			s.checkUntouched(t)
@@ -1949,7 +1947,7 @@ func TestConcurrent(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := bytes.NewReader(data)
 			const n = 6
-			results := make([][]cache.File, n)
+			results := make([][]File, n)
 			errs := make([]error, n)
 			var wg sync.WaitGroup
 			for i := range n {
@@ -2022,7 +2020,7 @@ func runLimits(t *testing.T, cases []limitCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSandbox(t)
-			var files []cache.File
+			var files []File
 			var err error
 			size := int64(len(tc.data))
 			if tc.fsys != nil {
@@ -2074,7 +2072,7 @@ func limits(file, total int64, entries int) Options {
 		o.MaxTotalSize = total
 	}
 	if entries > 0 {
-		o.MaxEntries = entries
+		o.MaxArchiveEntries = entries
 	}
 	return o
 }
@@ -2107,9 +2105,9 @@ func TestZipLimits(t *testing.T) {
 		{name: "MaxFileSize crossed", data: oneK, opts: limits(999, 0, 0), want: ErrLimit, named: "a.bin"},
 		{name: "MaxTotalSize met", data: oneK, opts: limits(0, total, 0)},
 		{name: "MaxTotalSize crossed", data: oneK, opts: limits(0, total-1, 0), want: ErrLimit},
-		{name: "MaxEntries met", data: many(100), opts: limits(0, 0, 100)},
-		{name: "MaxEntries crossed", data: many(100), opts: limits(0, 0, 99), want: ErrLimit},
-		{name: "MaxEntries 10000 crossed by 10001", data: many(10001), opts: limits(0, 0, 10000), want: ErrLimit},
+		{name: "MaxArchiveEntries met", data: many(100), opts: limits(0, 0, 100)},
+		{name: "MaxArchiveEntries crossed", data: many(100), opts: limits(0, 0, 99), want: ErrLimit},
+		{name: "MaxArchiveEntries 10000 crossed by 10001", data: many(10001), opts: limits(0, 0, 10000), want: ErrLimit},
 		{name: "link copies met", data: links3, opts: limits(0, linksTotal, 0)},
 		{name: "link copies crossed", data: links3, opts: limits(0, linksTotal-1, 0), want: ErrLimit},
 		{name: "10000 link copies of one large file", data: withLinks(64<<10, 10000), opts: limits(0, 4<<20, 20000), want: ErrLimit},
@@ -2169,9 +2167,9 @@ func TestTarLimits(t *testing.T) {
 			limitCase{name: "MaxFileSize crossed" + suffix, data: oneK, opts: limits(999, 0, 0), want: ErrLimit, named: "a.bin"},
 			limitCase{name: "MaxTotalSize met" + suffix, data: oneK, opts: limits(0, stream(oneKTar), 0)},
 			limitCase{name: "MaxTotalSize crossed" + suffix, data: oneK, opts: limits(0, stream(oneKTar)-1, 0), want: ErrLimit},
-			limitCase{name: "MaxEntries met" + suffix, data: many100, opts: limits(0, 0, 100)},
-			limitCase{name: "MaxEntries crossed" + suffix, data: many100, opts: limits(0, 0, 99), want: ErrLimit},
-			limitCase{name: "MaxEntries 10000 crossed by 10001" + suffix, data: wrap(many10001), opts: limits(0, 0, 10000), want: ErrLimit},
+			limitCase{name: "MaxArchiveEntries met" + suffix, data: many100, opts: limits(0, 0, 100)},
+			limitCase{name: "MaxArchiveEntries crossed" + suffix, data: many100, opts: limits(0, 0, 99), want: ErrLimit},
+			limitCase{name: "MaxArchiveEntries 10000 crossed by 10001" + suffix, data: wrap(many10001), opts: limits(0, 0, 10000), want: ErrLimit},
 			limitCase{name: "link copies met" + suffix, data: wrap(links3), opts: limits(0, linksTotal, 0)},
 			limitCase{name: "link copies crossed" + suffix, data: wrap(links3), opts: limits(0, linksTotal-1, 0), want: ErrLimit},
 			limitCase{name: "10000 link copies of one large file" + suffix, data: wrap(linkBomb), opts: limits(0, 8<<20, 20000), want: ErrLimit},
@@ -2206,8 +2204,8 @@ func TestFSLimits(t *testing.T) {
 		{name: "MaxFileSize crossed", fsys: oneK, opts: limits(999, 0, 0), want: ErrLimit, named: "a.bin"},
 		{name: "MaxTotalSize met", fsys: oneK, opts: limits(0, total, 0)},
 		{name: "MaxTotalSize crossed", fsys: oneK, opts: limits(0, total-1, 0), want: ErrLimit},
-		{name: "MaxEntries met", fsys: many, opts: limits(0, 0, 100)},
-		{name: "MaxEntries crossed", fsys: many, opts: limits(0, 0, 99), want: ErrLimit},
+		{name: "MaxArchiveEntries met", fsys: many, opts: limits(0, 0, 100)},
+		{name: "MaxArchiveEntries crossed", fsys: many, opts: limits(0, 0, 99), want: ErrLimit},
 		{name: "link copies met", fsys: links, opts: limits(0, linksTotal, 0)},
 		{name: "link copies crossed", fsys: links, opts: limits(0, linksTotal-1, 0), want: ErrLimit},
 	})
@@ -2269,7 +2267,7 @@ func TestZipEntryCountFromEndRecord(t *testing.T) {
 		t.Fatalf("zipEntries = %d, %d, %v, want 20000 claimed and counted", claimed, counted, ok)
 	}
 	opts := testOptions()
-	opts.MaxEntries = 19999
+	opts.MaxArchiveEntries = 19999
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	_, err := Archive(t.Context(), bytes.NewReader(data), int64(len(data)), nil, opts)
@@ -2296,8 +2294,8 @@ func deepNames(n, depth int) []string {
 // archive of deep names cannot make thousands of folders.
 func TestImpliedFoldersCount(t *testing.T) {
 	t.Parallel()
-	build := func(format Format, names []string) []byte {
-		if format == FormatZip {
+	build := func(format string, names []string) []byte {
+		if format == formatZip {
 			entries := []zipEntry{zFile("SKILL.md", skillMD)}
 			for _, n := range names {
 				entries = append(entries, zRaw(n, "", nil))
@@ -2308,22 +2306,22 @@ func TestImpliedFoldersCount(t *testing.T) {
 		for _, n := range names {
 			parts = append(parts, rawFile(n, ""))
 		}
-		if format == FormatTarGz {
+		if format == formatTarGz {
 			return gz(t, rawTar(parts...))
 		}
 		return rawTar(parts...)
 	}
-	for _, format := range []Format{FormatTar, FormatTarGz, FormatZip} {
+	for _, format := range []string{formatTar, formatTarGz, formatZip} {
 		// SKILL.md, a/b/c/f and the folders a, a/b and a/b/c: 5 entries.
 		abc := build(format, []string{"a/b/c/f"})
 		// An explicit folder entry counts once, whether it comes before or
 		// after the names inside it.
 		var listed []byte
-		if format == FormatZip {
+		if format == formatZip {
 			listed = zipBytes(t, zFile("SKILL.md", skillMD), zRaw("a/b/c/f", "", nil), zDir("a/b/"), zDir("a/"))
 		} else {
 			listed = rawTar(rawFile("SKILL.md", skillMD), rawFile("a/b/c/f", ""), rawHeader("a/b/", tar.TypeDir, 0, ""), rawHeader("a/", tar.TypeDir, 0, ""))
-			if format == FormatTarGz {
+			if format == formatTarGz {
 				listed = gz(t, listed)
 			}
 		}
@@ -2434,9 +2432,9 @@ func longDeepNames(n int, shared bool) []string {
 // their depth.
 func TestPlanMemory(t *testing.T) {
 	opts := testOptions()
-	opts.MaxEntries = 10000
+	opts.MaxArchiveEntries = 10000
 	for _, shared := range []bool{true, false} {
-		names := longDeepNames(opts.MaxEntries-32, shared)
+		names := longDeepNames(opts.MaxArchiveEntries-32, shared)
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
@@ -2458,7 +2456,7 @@ func TestPlanMemory(t *testing.T) {
 		// fold key of at most MaxNameLen bytes each, and their bookkeeping.
 		// The names are the caller's. (Folding every prefix of every name
 		// allocated 670 MB here.)
-		bound := uint64(opts.MaxEntries) * 4 << 10
+		bound := uint64(opts.MaxArchiveEntries) * 4 << 10
 		if grew := after.TotalAlloc - before.TotalAlloc; grew > bound {
 			t.Errorf("planning %d names (shared folders %v) allocated %d bytes, want at most %d", len(names), shared, grew, bound)
 		}

@@ -97,7 +97,7 @@ func TestArchiveLeavesOutVersionControl(t *testing.T) {
 	}
 
 	opts := testOptions()
-	opts.MaxEntries = 5 // SKILL.md, .git, .git/config, ref, ref/.hg, ref/.hg/hgrc, ref/a.md: 7
+	opts.MaxArchiveEntries = 5 // SKILL.md, .git, .git/config, ref, ref/.hg, ref/.hg/hgrc, ref/a.md: 7
 	if _, err := Archive(t.Context(), bytes.NewReader(data), int64(len(data)), nil, opts); !errors.Is(err, ErrLimit) {
 		t.Errorf("Archive(7 entries, limit 5) = %v, want ErrLimit", err)
 	}

@@ -22,22 +22,35 @@ var (
 	ErrLimit = errors.New("archive exceeds a limit")
 )
 
-// Format names an archive encoding.
-type Format string
-
-// The supported formats.
+// The formats Options.Format names: the values of package skill's
+// Format.
 const (
-	FormatAuto  Format = ""
-	FormatZip   Format = "zip"
-	FormatTar   Format = "tar"
-	FormatTarGz Format = "tar.gz"
+	formatAuto  = "" // sniff the leading bytes
+	formatZip   = "zip"
+	formatTar   = "tar"
+	formatTarGz = "tar.gz"
 )
+
+// File describes one regular file an extraction wrote (or, without a
+// destination, would write): the record a tree's digest is made of, field
+// for field package cache's File, which package skill converts it to.
+type File struct {
+	// Path is slash-separated and relative to the skill folder.
+	Path string
+	// Exec reports whether the file is executable.
+	Exec bool
+	// Size is the file's length in bytes.
+	Size int64
+	// Sum is the SHA-256 of the file's bytes.
+	Sum [32]byte
+}
 
 // Options says what to extract and within which limits. Every limit must
 // be positive.
 type Options struct {
-	// Format pins the decoder; FormatAuto sniffs the leading bytes.
-	Format Format
+	// Format pins the decoder: "zip", "tar" or "tar.gz" (package
+	// skill's Format values); "" sniffs the leading bytes.
+	Format string
 	// Subpath selects the folder inside the archive that holds the skill;
 	// empty means the archive root.
 	Subpath string
@@ -46,8 +59,9 @@ type Options struct {
 	// MaxTotalSize caps the bytes that come out of the decompressor in all,
 	// headers included, plus the bytes copied for links.
 	MaxTotalSize int64
-	// MaxEntries caps the number of entries (files, folders and links).
-	MaxEntries int
+	// MaxArchiveEntries caps the number of entries (files, folders and
+	// links).
+	MaxArchiveEntries int
 	// AnyTree accepts an archive without a SKILL.md at its (sub)root, for
 	// listing archives that hold several skills.
 	AnyTree bool
@@ -76,7 +90,7 @@ func (o *Options) scratch() (*os.File, func(), error) {
 }
 
 func (o *Options) check() error {
-	if o.MaxFileSize <= 0 || o.MaxTotalSize <= 0 || o.MaxEntries <= 0 {
+	if o.MaxFileSize <= 0 || o.MaxTotalSize <= 0 || o.MaxArchiveEntries <= 0 {
 		return fmt.Errorf("extract: every limit must be positive: %+v", *o)
 	}
 	if o.Subpath != "" {
@@ -97,7 +111,8 @@ func unsafeEntry(name, reason string) error {
 	return fmt.Errorf("%w %q: %s", ErrUnsafe, name, reason)
 }
 
-// Limit names a limit as package skill's Limits does; package github
+// Limit names a limit as the field of package skill's Limits that sets it
+// does (the limits of Options have those names too); package github
 // names its own two the same way (MaxDownloadSize, MaxExpandedSize).
 type Limit string
 
@@ -112,7 +127,8 @@ const (
 // LimitError reports content over a limit. Its message says what is over
 // the limit and by how much, never how to change it: that depends on who
 // shows the error (a Go program sets an option, a command a flag), so
-// whoever shows it says so from Limit.
+// whoever shows it says so from Limit. Package skill exports it as
+// skill.LimitError, the one limit error of the module.
 type LimitError struct {
 	Limit Limit // which limit
 	Max   int64 // its value
@@ -188,7 +204,7 @@ type plan struct {
 func (p *plan) count() int { return len(p.entries) + p.implied }
 
 func (p *plan) tooMany() error {
-	return limitf(LimitEntries, int64(p.opts.MaxEntries), "more than %d entries, counting each folder the names imply", p.opts.MaxEntries)
+	return limitf(LimitEntries, int64(p.opts.MaxArchiveEntries), "more than %d entries, counting each folder the names imply", p.opts.MaxArchiveEntries)
 }
 
 func newPlan(opts Options) *plan {
@@ -198,7 +214,7 @@ func newPlan(opts Options) *plan {
 // add checks one entry and records it. The name is the raw archive name;
 // linkname is the raw link target for links.
 func (p *plan) add(raw string, k kind, exec bool, size int64, linkname string) error {
-	if p.count() > p.opts.MaxEntries {
+	if p.count() > p.opts.MaxArchiveEntries {
 		return p.tooMany()
 	}
 	name, isRoot, err := cleanName(raw, k == kindDir)
@@ -213,7 +229,7 @@ func (p *plan) add(raw string, k kind, exec bool, size int64, linkname string) e
 	if err := p.claim(name, k == kindDir); err != nil {
 		return err
 	}
-	if p.count() >= p.opts.MaxEntries {
+	if p.count() >= p.opts.MaxArchiveEntries {
 		return p.tooMany()
 	}
 	e := entry{name: name, kind: k, exec: exec, size: size}
@@ -251,7 +267,7 @@ func (p *plan) addRoot(raw string, k kind) error {
 	if k != kindDir {
 		return unsafeEntry(raw, "archive root is not a folder")
 	}
-	if p.count() >= p.opts.MaxEntries {
+	if p.count() >= p.opts.MaxArchiveEntries {
 		return p.tooMany()
 	}
 	p.entries = append(p.entries, entry{kind: kindDir})

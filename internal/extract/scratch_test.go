@@ -18,7 +18,7 @@ func TestScratchDamagedBetweenPassesIsRefused(t *testing.T) {
 	body := []byte("---\nname: kit\ndescription: a kit\n---\nRun `echo hello` to greet.\n")
 	data := gz(t, tarBytes(t, tReg("SKILL.md", string(body))))
 	opts := testOptions()
-	opts.Format = FormatTarGz
+	opts.Format = formatTarGz
 	scratchPath := filepath.Join(t.TempDir(), "scratch")
 	opts.Scratch = func() (*os.File, error) { return os.OpenFile(scratchPath, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600) }
 	root, _ := openRoot(t)

@@ -15,7 +15,7 @@ func TestWritable(t *testing.T) {
 		"scripts/run":   {Data: []byte("#!/bin/sh\n"), Mode: 0o700},
 		"refs/notes.md": {Data: []byte("notes"), Mode: 0o600},
 	}
-	opts := Options{MaxFileSize: 1 << 20, MaxTotalSize: 1 << 20, MaxEntries: 100}
+	opts := Options{MaxFileSize: 1 << 20, MaxTotalSize: 1 << 20, MaxArchiveEntries: 100}
 	for _, tt := range []struct {
 		writable      bool
 		file, program os.FileMode

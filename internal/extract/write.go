@@ -16,8 +16,6 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
-
-	"github.com/agentadaptor/agentadaptor/internal/cache"
 )
 
 // bufSize is the size of copy buffers, and the largest file that is read
@@ -185,8 +183,8 @@ func (k *known) check(rel string, size int64, crc uint32) error {
 // and returns the file's description. Reading more than limit bytes is an
 // error: declared sizes are never trusted. With k, the content must be
 // the one k describes, and is not hashed again.
-func (w *writer) write(ctx context.Context, rel string, exec bool, r io.Reader, limit int64, k *known) (cache.File, error) {
-	f := cache.File{Path: rel, Exec: exec}
+func (w *writer) write(ctx context.Context, rel string, exec bool, r io.Reader, limit int64, k *known) (File, error) {
+	f := File{Path: rel, Exec: exec}
 	var out *os.File
 	if w.root != nil {
 		var err error
@@ -251,8 +249,8 @@ func (w *writer) write(ctx context.Context, rel string, exec bool, r io.Reader, 
 // writeAll writes a file whose whole content is data, already bounded by
 // the caller. With k, data must be the content k describes, and is not
 // hashed again.
-func (w *writer) writeAll(rel string, exec bool, data []byte, k *known) (cache.File, error) {
-	f := cache.File{Path: rel, Exec: exec, Size: int64(len(data))}
+func (w *writer) writeAll(rel string, exec bool, data []byte, k *known) (File, error) {
+	f := File{Path: rel, Exec: exec, Size: int64(len(data))}
 	if k == nil {
 		f.Sum = sha256.Sum256(data)
 	} else {
@@ -287,24 +285,24 @@ func (w *writer) writeAll(rel string, exec bool, data []byte, k *known) (cache.F
 type fileWriter struct {
 	g    *errgroup.Group
 	ctx  context.Context
-	list []cache.File // by entry; a zero Path for entries not written
+	list []File // by entry; a zero Path for entries not written
 }
 
 // newFileWriter returns a fileWriter for an archive of entries entries.
 func newFileWriter(ctx context.Context, entries int) *fileWriter {
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0) + 1)
-	return &fileWriter{g: g, ctx: ctx, list: make([]cache.File, entries)}
+	return &fileWriter{g: g, ctx: ctx, list: make([]File, entries)}
 }
 
 // add records the file written for entry i. Each job writes its own
 // element, so no lock is needed; wait orders the writes before files.
-func (fw *fileWriter) add(i int, f cache.File) {
+func (fw *fileWriter) add(i int, f File) {
 	fw.list[i] = f
 }
 
 // files returns the files written, in entry order, once wait has returned.
-func (fw *fileWriter) files() []cache.File {
+func (fw *fileWriter) files() []File {
 	out := fw.list[:0]
 	for _, f := range fw.list {
 		if f.Path != "" {
@@ -386,8 +384,8 @@ func isCancel(err error) bool {
 
 // copyLinks writes each link as a copy of the file it names, which the
 // plan has checked is a regular file of the skill written earlier.
-func (w *writer) copyLinks(ctx context.Context, p *plan, files []cache.File) ([]cache.File, error) {
-	byPath := make(map[string]cache.File, len(files))
+func (w *writer) copyLinks(ctx context.Context, p *plan, files []File) ([]File, error) {
+	byPath := make(map[string]File, len(files))
 	for _, f := range files {
 		byPath[f.Path] = f
 	}
@@ -413,14 +411,14 @@ func (w *writer) copyLinks(ctx context.Context, p *plan, files []cache.File) ([]
 	return files, nil
 }
 
-func (w *writer) copyFile(ctx context.Context, rel string, src cache.File, limit int64) (cache.File, error) {
+func (w *writer) copyFile(ctx context.Context, rel string, src File, limit int64) (File, error) {
 	local, err := filepath.Localize(src.Path)
 	if err != nil {
-		return cache.File{}, err
+		return File{}, err
 	}
 	in, err := w.root.Open(local)
 	if err != nil {
-		return cache.File{}, err
+		return File{}, err
 	}
 	defer in.Close()
 	f, err := w.write(ctx, rel, src.Exec, in, limit, nil)

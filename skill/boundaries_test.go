@@ -1,0 +1,91 @@
+package skill
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/agentadaptor/agentadaptor/internal/extract"
+)
+
+// TestImportBoundaries checks the package boundaries this package's API
+// exists for: install uses the cache through this package alone, the
+// command-line tool takes the limit error from here, and the extractor
+// depends on nothing of the module. Every file of a package counts,
+// whatever its build constraints; test files do not.
+func TestImportBoundaries(t *testing.T) {
+	const module = "github.com/agentadaptor/agentadaptor/"
+	tests := []struct {
+		dir    string
+		refuse []string // import paths, or prefixes ending in "/"
+	}{
+		{"../install", []string{module + "internal/cache", module + "internal/extract"}},
+		{"../cmd/agentskills", []string{module + "internal/extract", module + "internal/cache"}},
+		{"../internal/extract", []string{module}},
+	}
+	for _, tt := range tests {
+		files, err := filepath.Glob(filepath.Join(tt.dir, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("Glob(%s) = %d files, %v", tt.dir, len(files), err)
+		}
+		for _, file := range files {
+			if strings.HasSuffix(file, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, spec := range f.Imports {
+				p, _ := strconv.Unquote(spec.Path.Value)
+				for _, r := range tt.refuse {
+					if p == r || (strings.HasSuffix(r, "/") && strings.HasPrefix(p, r)) {
+						t.Errorf("%s imports %s, which %s must not", filepath.ToSlash(file), p, tt.dir)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestOneVocabulary checks that the extractor speaks this package's
+// words: its limits have the names of the fields of Limits, and Format is
+// this package's type alone.
+func TestOneVocabulary(t *testing.T) {
+	limits := reflect.TypeFor[Limits]()
+	opts := reflect.TypeFor[extract.Options]()
+	for i := range opts.NumField() {
+		f := opts.Field(i)
+		if _, ok := limits.FieldByName(f.Name); strings.HasPrefix(f.Name, "Max") && !ok {
+			t.Errorf("extract.Options.%s is a limit that Limits does not name", f.Name)
+		}
+	}
+	for i := range limits.NumField() {
+		if name := limits.Field(i).Name; name != "MaxArchiveSize" { // read before extraction
+			if _, ok := opts.FieldByName(name); !ok {
+				t.Errorf("Limits.%s has no field of that name in extract.Options", name)
+			}
+		}
+	}
+	files, _ := filepath.Glob("../internal/extract/*.go")
+	for _, file := range files {
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {
+				for _, s := range g.Specs {
+					if name := s.(*ast.TypeSpec).Name.Name; name == "Format" {
+						t.Errorf("%s declares a second Format type; use skill.Format's values", filepath.ToSlash(file))
+					}
+				}
+			}
+		}
+	}
+}

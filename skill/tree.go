@@ -1,0 +1,103 @@
+package skill
+
+import (
+	"context"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/agentadaptor/agentadaptor/internal/cache"
+	"github.com/agentadaptor/agentadaptor/internal/extract"
+)
+
+// File is one regular file of a skill tree, as [Cache.CheckFS] reads it.
+type File struct {
+	// Path is slash-separated and relative to the tree's root.
+	Path string
+	// Exec reports whether the file is executable.
+	Exec bool
+	// Size is the file's length in bytes.
+	Size int64
+	// Sum is the SHA-256 of the file's bytes.
+	Sum [32]byte
+}
+
+// LeftOut reports whether an entry named name (one path element) is left
+// out of every skill: version-control metadata such as .git, in any ASCII
+// case (rule 10 of the package doc). A program that reads a skill tree
+// itself skips such entries as the cache does.
+func LeftOut(name string) bool { return extract.LeftOut(name) }
+
+// CheckFS reads the skill tree fsys as materializing [FS](fsys, ".")
+// would, under the cache's rules and limits (rules 6, 7 and 10 of the
+// package doc: a regular SKILL.md at the root, portable names, regular
+// files and folders only, a link read as the file it points to inside the
+// tree, the limits, version-control metadata left out), and returns its
+// files, hashed. It writes nothing, in the cache or elsewhere.
+func (c *Cache) CheckFS(ctx context.Context, fsys fs.FS) ([]File, error) {
+	if c.root == "" {
+		return nil, errZeroCache
+	}
+	files, err := extract.FS(ctx, fsys, ".", nil, c.extractOptions())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]File, len(files))
+	for i, f := range files {
+		out[i] = File(f)
+	}
+	return out, nil
+}
+
+// CopyFS copies the skill tree fsys, checked as [Cache.CheckFS] checks
+// it, into dst, a new folder it creates (its parent must exist), and
+// returns the [ContentDigest] of dst, computed while copying. Unlike the
+// cache's trees the copy is the caller's to edit: files are written 0644
+// (0755 when executable), folders 0755; on Windows, which keeps no
+// executable bit, every file is writable. It writes nothing in the cache.
+// On failure dst may hold part of the tree: the caller removes it.
+func (c *Cache) CopyFS(ctx context.Context, fsys fs.FS, dst string) (digest string, err error) {
+	if c.root == "" {
+		return "", errZeroCache
+	}
+	if err := os.Mkdir(dst, 0o755); err != nil {
+		return "", err
+	}
+	root, err := os.OpenRoot(dst)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	opts := c.extractOptions()
+	opts.Writable = true
+	files, err := extract.FS(ctx, fsys, ".", root, opts)
+	if err != nil {
+		return "", err
+	}
+	// The encoding ContentDigest uses for a folder of regular files.
+	return cache.Digest(filepath.Base(dst), cacheFiles(files)), nil
+}
+
+// ExtractArchive extracts the whole archive r, size bytes long (zip, tar
+// or tar.gz, told apart by its leading bytes), into the existing folder
+// dst, checked in full first under the cache's rules and limits as
+// [Cache.ArchiveSkills] checks it: every skill it holds, at any depth,
+// whether or not a SKILL.md is at its root. An archive over MaxArchiveSize
+// is refused before it is read. Files are written read-only (0444, 0555
+// when executable), folders 0755, so dst can be removed with
+// os.RemoveAll. It writes nothing in the cache; errors do not name this
+// package's options (the caller says what to do). On failure dst may
+// hold part of the tree: the caller removes it.
+func (c *Cache) ExtractArchive(ctx context.Context, r io.ReaderAt, size int64, dst string) error {
+	if c.root == "" {
+		return errZeroCache
+	}
+	root, err := os.OpenRoot(dst)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	_, err = c.extractAll(ctx, r, size, root)
+	return err
+}
