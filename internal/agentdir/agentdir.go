@@ -65,6 +65,18 @@ func (k Kind) String() string {
 	return fmt.Sprintf("agentdir.Kind(%d)", int(k))
 }
 
+// magic starts the encoding of a key of the kind (rule 8); it names the
+// kind and the version of the folder's layout.
+func (k Kind) magic() string {
+	switch k {
+	case ClaudeMount:
+		return "agentadaptor claude mount v1"
+	case CodexHome:
+		return "agentadaptor codex home v1"
+	}
+	return ""
+}
+
 // sessions returns the glob, relative to a folder of the kind, that
 // matches each agent session it holds, or "" when it holds none: Codex
 // keeps sessions/YYYY/MM/DD/rollout-LOCALTIME-THREAD.jsonl (see
@@ -156,6 +168,7 @@ type Lease struct {
 	path string
 	base string
 	key  string
+	kind Kind
 }
 
 // Acquire checks and makes the folders from root down to the folder of
@@ -171,7 +184,7 @@ func Acquire(ctx context.Context, root string, k Kind, key string) (*Lease, erro
 	if err != nil {
 		return nil, err
 	}
-	l := &Lease{path: filepath.Join(b, key+leaseSuffix), base: b, key: key}
+	l := &Lease{path: filepath.Join(b, key+leaseSuffix), base: b, key: key, kind: k}
 	for {
 		f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
 		if err != nil {
