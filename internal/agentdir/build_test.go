@@ -201,3 +201,129 @@ func TestMirrorLink(t *testing.T) {
 		t.Errorf("the agent's file holds %q, want it left", b)
 	}
 }
+
+// TestPublishLosesTheRace checks rule 9 when another run publishes while
+// this one fills its staging: a whole folder of the winner's is used, a
+// broken one replaced.
+func TestPublishLosesTheRace(t *testing.T) {
+	holds := func(dir string) bool {
+		b, err := os.ReadFile(filepath.Join(dir, "f"))
+		return err == nil && string(b) == "ours"
+	}
+	tests := []struct {
+		name   string
+		winner string // what the other run publishes
+		want   string // what the folder holds after
+	}{
+		{"whole", "ours", "ours"},
+		{"broken", "theirs", "ours"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := acquire(t, t.TempDir(), ClaudeMount, key)
+			dir, err := Publish(l, holds, func(staging string) error {
+				if err := os.Mkdir(l.Dir(), 0o700); err != nil {
+					return err
+				}
+				os.WriteFile(filepath.Join(l.Dir(), "f"), []byte(tt.winner), 0o644)
+				return os.WriteFile(filepath.Join(staging, "f"), []byte("ours"), 0o644)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, "f")); string(b) != tt.want {
+				t.Errorf("published folder holds %q, want %q", b, tt.want)
+			}
+			if names, _ := ReadNames(l.Base()); !slices.Equal(names, []string{key, key + leaseSuffix}) {
+				t.Errorf("%s holds %v, want only the folder and its lease", l.Base(), names)
+			}
+		})
+	}
+}
+
+// TestUse checks that a build that fails releases the lease, and one that
+// succeeds holds it until release.
+func TestUse(t *testing.T) {
+	root := t.TempDir()
+	leased := func() bool { return inUse(filepath.Join(root, "mounts", "claude", key+leaseSuffix)) }
+	if _, _, err := Use(t.Context(), root, ClaudeMount, key, func(*Lease) (string, error) { return "", errors.New("MARK-BUILD") }); err == nil || !strings.Contains(err.Error(), "MARK-BUILD") || leased() {
+		t.Errorf("Use with a failing build = %v, leased %v; want its error and no lease", err, leased())
+	}
+	dir, release, err := Use(t.Context(), root, ClaudeMount, key, func(l *Lease) (string, error) { return l.Dir(), nil })
+	if err != nil || dir != filepath.Join(root, "mounts", "claude", key) || !leased() {
+		t.Fatalf("Use = %s, %v, leased %v; want the key's folder, leased", dir, err, leased())
+	}
+	release()
+	if leased() {
+		t.Error("the lease is held after release")
+	}
+}
+
+// TestMountIntact checks rule 10's cases of a mount that is not whole.
+func TestMountIntact(t *testing.T) {
+	src := t.TempDir()
+	a, b := cachetest.WriteSkill(t, src, "a", "A"), cachetest.WriteSkill(t, src, "b", "B")
+	digest := func(dir string) (string, error) {
+		data, err := os.ReadFile(filepath.Join(dir, "SKILL.md"))
+		return string(data), err
+	}
+	want, _ := digest(a)
+	rs := driver.ResolvedSkills{Entries: []driver.ResolvedSkill{{Key: "a", RuntimeName: "a", Path: a, Digest: want}}}
+	tests := []struct {
+		name  string
+		spoil func(skills string)
+		whole bool
+	}{
+		{"as made", func(string) {}, true},
+		{"a faithful copy", func(skills string) { os.Remove(filepath.Join(skills, "a")); os.CopyFS(filepath.Join(skills, "a"), os.DirFS(a)) }, true},
+		{"a changed copy", func(skills string) { os.Remove(filepath.Join(skills, "a")); os.CopyFS(filepath.Join(skills, "a"), os.DirFS(b)) }, false},
+		{"a link elsewhere", func(skills string) { os.Remove(filepath.Join(skills, "a")); os.Symlink(b, filepath.Join(skills, "a")) }, false},
+		{"another skill", func(skills string) { os.Symlink(b, filepath.Join(skills, "b")) }, false},
+		{"a skill missing", func(skills string) { os.Remove(filepath.Join(skills, "a")); os.Symlink(b, filepath.Join(skills, "b")) }, false},
+		{"a link for the skills folder", func(skills string) {
+			os.Rename(skills, skills+".real")
+			os.Symlink(skills+".real", skills)
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := acquire(t, t.TempDir(), ClaudeMount, key)
+			dir, err := Mount(l, ".claude/skills", rs, digest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			skills := filepath.Join(dir, ".claude", "skills")
+			os.Chmod(skills, 0o755)
+			tt.spoil(skills)
+			if ok, err := MountIntact(dir, ".claude/skills", rs, digest); ok != tt.whole {
+				t.Errorf("MountIntact = %v, %v; want %v", ok, err, tt.whole)
+			}
+		})
+	}
+}
+
+// TestLinks checks Link and MirrorLink with links already there.
+func TestLinks(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "l")
+	for range 2 {
+		if err := Link(p, "/target/one"); err != nil {
+			t.Fatalf("Link = %v, want a link made or kept", err)
+		}
+	}
+	if err := Link(p, "/target/two"); err == nil {
+		t.Error("Link over a link elsewhere = nil, want an error")
+	}
+	user := filepath.Join(dir, "user")
+	os.WriteFile(user, nil, 0o600)
+	if err := MirrorLink(p, user); err != nil {
+		t.Fatal(err)
+	}
+	if target, _ := os.Readlink(p); target != user {
+		t.Errorf("MirrorLink left %s -> %s, want %s", p, target, user)
+	}
+	// A copy where a link cannot be made: here, a link exists already.
+	if err := LinkOrCopy(p, dir); err == nil {
+		t.Error("LinkOrCopy over an entry = nil, want an error")
+	}
+}
