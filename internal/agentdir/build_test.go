@@ -275,8 +275,14 @@ func TestMountIntact(t *testing.T) {
 		whole bool
 	}{
 		{"as made", func(string) {}, true},
-		{"a faithful copy", func(skills string) { os.Remove(filepath.Join(skills, "a")); os.CopyFS(filepath.Join(skills, "a"), os.DirFS(a)) }, true},
-		{"a changed copy", func(skills string) { os.Remove(filepath.Join(skills, "a")); os.CopyFS(filepath.Join(skills, "a"), os.DirFS(b)) }, false},
+		{"a faithful copy", func(skills string) {
+			os.Remove(filepath.Join(skills, "a"))
+			os.CopyFS(filepath.Join(skills, "a"), os.DirFS(a))
+		}, true},
+		{"a changed copy", func(skills string) {
+			os.Remove(filepath.Join(skills, "a"))
+			os.CopyFS(filepath.Join(skills, "a"), os.DirFS(b))
+		}, false},
 		{"a link elsewhere", func(skills string) { os.Remove(filepath.Join(skills, "a")); os.Symlink(b, filepath.Join(skills, "a")) }, false},
 		{"another skill", func(skills string) { os.Symlink(b, filepath.Join(skills, "b")) }, false},
 		{"a skill missing", func(skills string) { os.Remove(filepath.Join(skills, "a")); os.Symlink(b, filepath.Join(skills, "b")) }, false},
