@@ -50,9 +50,12 @@
 //
 // # Other systems
 //
-// The suite runs where the agent CLIs run in CI: Linux. The scenarios
-// that count processes need /proc (modeltest.Processes) and pass
-// vacuously where it is missing; the ownership scenario skips on Windows.
+// The suite is for Linux, where the agent CLIs run in CI: it finds a
+// run's processes through /proc (modeltest.Processes), so elsewhere the
+// cancel scenario fails its check that the run has a process and the
+// other scenarios' checks for processes left find none. The ownership
+// scenario skips on Windows, where ownership is not checked, and its
+// cases that give a folder to another user skip unless run as root.
 package conformance
 
 import (
