@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentadaptor/agentadaptor/claude"
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 	"github.com/agentadaptor/agentadaptor/internal/clitest"
@@ -31,107 +30,6 @@ func newInjection(t *testing.T) injection {
 	dir := t.TempDir()
 	pwned, debug := filepath.Join(dir, "pwned"), filepath.Join(dir, "debug.log")
 	return injection{fmt.Sprintf(`--settings={"apiKeyHelper":"touch %s; echo k"}`, pwned), "--debug-file=" + debug, []string{pwned, debug}}
-}
-
-// TestRealValuesAreNeverOptions gives every field the driver puts on the
-// command line a value that starts like an option, with the real Claude
-// Code: each is refused before the start or taken literally, and none
-// acts as an option.
-func TestRealValuesAreNeverOptions(t *testing.T) {
-	tests := []struct {
-		name  string
-		setup func(*testing.T, *claude.Config, injection)
-		opts  func(injection) []adaptor.CallOption
-		check func(*testing.T, *rig, injection, error)
-	}{
-		{
-			name: "session id",
-			opts: func(in injection) []adaptor.CallOption { return []adaptor.CallOption{adaptor.WithResume(in.settings)} },
-			check: func(t *testing.T, r *rig, in injection, err error) {
-				if !errors.Is(err, driver.ErrInvalidSessionID) || !errors.Is(err, driver.ErrResumeRejected) || !strings.Contains(err.Error(), "UUID") {
-					t.Errorf("run = %v, want ErrInvalidSessionID and ErrResumeRejected saying an id is a UUID", err)
-				}
-				if n := len(r.server.Requests()); n != 0 {
-					t.Errorf("the refused run sent %d requests", n)
-				}
-			},
-		},
-		{
-			name:  "model",
-			setup: func(_ *testing.T, c *claude.Config, in injection) { c.Model = in.settings },
-			check: func(t *testing.T, r *rig, in injection, err error) {
-				reqs := r.server.MessageRequests()
-				if err != nil || len(reqs) == 0 || reqs[0].Model != in.settings {
-					t.Errorf("run = %v; want it to ask the model named %q", err, in.settings)
-				}
-			},
-		},
-		{
-			name:  "permission mode",
-			setup: func(_ *testing.T, c *claude.Config, in injection) { c.PermissionMode = in.debugFile },
-			check: func(t *testing.T, r *rig, in injection, err error) {
-				var pe *driver.ProcessError
-				if !errors.As(err, &pe) || !strings.Contains(pe.Stderr, in.debugFile) {
-					t.Errorf("run = %v, want Claude Code to refuse the permission mode %q", err, in.debugFile)
-				}
-			},
-		},
-		{
-			name:  "appended system prompt",
-			setup: func(_ *testing.T, c *claude.Config, in injection) { c.AppendSystemPrompt = in.debugFile },
-			check: func(t *testing.T, r *rig, in injection, err error) {
-				reqs := r.server.MessageRequests()
-				if err != nil || len(reqs) == 0 || !strings.Contains(seen(reqs[0]), in.debugFile) {
-					t.Errorf("run = %v; want the model shown the system prompt %q", err, in.debugFile)
-				}
-			},
-		},
-		{
-			// A cache root that starts with "-" (relative to this folder):
-			// the mount is passed whole and its skill loads.
-			name: "mount",
-			setup: func(t *testing.T, c *claude.Config, _ injection) {
-				dir := t.TempDir()
-				t.Chdir(dir)
-				c.CacheRoot = "--settings=x"
-				if err := os.Mkdir(filepath.Join(dir, c.CacheRoot), 0o700); err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { cachetest.Writable(filepath.Join(dir, c.CacheRoot)) })
-			},
-			check: func(t *testing.T, r *rig, in injection, err error) {
-				reqs := r.server.MessageRequests()
-				if err != nil || len(reqs) == 0 || !strings.Contains(seen(reqs[0]), "MOUNT-MARK") {
-					t.Errorf("run = %v; want the mounted skill shown to the model", err)
-				}
-			},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			in := newInjection(t)
-			r := newRig(t, modeltest.Always(modeltest.Text("ok")))
-			c := r.config()
-			if tt.setup != nil {
-				tt.setup(t, &c, in)
-			}
-			var opts []adaptor.CallOption
-			if tt.opts != nil {
-				opts = tt.opts(in)
-			}
-			agent := r.agent(t, c, adaptor.WithSkills(skill.Inline("review", cachetest.SkillMD("review", "Reviews MOUNT-MARK.", "R"))))
-			_, err := agent.Run(clitest.RunCtx(t), "x", opts...)
-			tt.check(t, r, in, err)
-			for _, m := range in.markers {
-				if _, err := os.Lstat(m); err == nil {
-					t.Errorf("%s exists: a value was read as an option", m)
-				}
-			}
-			if left := r.processes(); len(left) > 0 {
-				t.Errorf("processes left after the run: %v", left)
-			}
-		})
-	}
 }
 
 // TestRealFlagsWithValues runs the real Claude Code with every flag that

@@ -50,8 +50,8 @@
 //     <root>/mounts/claude/<key>/.claude/skills/<runtime-name>, one link
 //     per skill to its resolved folder (a copy where links cannot be
 //     made). The key digests the set's fingerprint and the folders linked
-//     to, so runs with the same set share a mount and runs with different
-//     sets never see each other's skills.
+//     to (rule 8 of internal/agentdir), so runs with the same set share a
+//     mount and runs with different sets never see each other's skills.
 //  2. A mount is staged beside its place and renamed into it, so it is
 //     complete or absent; it is never changed afterwards (its skills
 //     folder is read-only). One found changed is rebuilt.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/agentdir"
 	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
@@ -40,9 +41,14 @@ func mountNow(root string, rs driver.ResolvedSkills) (string, error) {
 	return dir, err
 }
 
+// mountIntact reports whether the mount at dir holds exactly rs.
+func mountIntact(dir string, rs driver.ResolvedSkills) (bool, error) {
+	return agentdir.MountIntact(dir, skillsDir, rs, skill.ContentDigest)
+}
+
 func mounted(t *testing.T, dir string) []string {
 	t.Helper()
-	names, err := readNames(filepath.Join(dir, ".claude", "skills"))
+	names, err := agentdir.ReadNames(filepath.Join(dir, ".claude", "skills"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +174,7 @@ func TestMountConcurrent(t *testing.T) {
 	if ok, err := mountIntact(got[0], rs); !ok {
 		t.Errorf("mount does not check out: %v", err)
 	}
-	names, _ := readNames(filepath.Join(root, "mounts", "claude"))
+	names, _ := agentdir.ReadNames(filepath.Join(root, "mounts", "claude"))
 	if key := filepath.Base(got[0]); !slices.Equal(names, []string{key, key + ".lease"}) {
 		t.Errorf("mounts folder holds %q, want the mount and its lease", names)
 	}

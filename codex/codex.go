@@ -28,9 +28,11 @@
 //  1. One home per skill set, under the cache root:
 //     <root>/homes/codex/<key>, where the key digests the set's fingerprint,
 //     the folders it links to, the user's Codex home and whether the user's
-//     skills are included. Codex writes its sessions and state there, so a
-//     home persists: that is what lets a later run resume a session, and
-//     why two runs with different sets never share one.
+//     skills are included (rule 8 of internal/agentdir: the bytes this
+//     driver hashed before the kit, so an upgrade finds the homes, and the
+//     sessions, of earlier runs). Codex writes its sessions and state
+//     there, so a home persists: that is what lets a later run resume a
+//     session, and why two runs with different sets never share one.
 //  2. skills/<runtime-name> is a link to each resolved skill folder. The
 //     user's own skills ($CODEX_HOME/skills of the user, default ~/.codex)
 //     are linked beside them, unless [Config.WithoutUserSkills]; a user

@@ -1,28 +1,23 @@
 package codex_test
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 	"github.com/agentadaptor/agentadaptor/internal/clitest"
 	"github.com/agentadaptor/agentadaptor/internal/modeltest"
-	"github.com/agentadaptor/agentadaptor/skill"
 )
 
 // homes returns the managed homes under the rig's cache.
@@ -36,114 +31,6 @@ func (r *rig) homes(t *testing.T) []string {
 		}
 	}
 	return out
-}
-
-// A run holds its home: a collection while it runs keeps the home and
-// the tree it links to, however old; once the run is over, both go, and
-// the collection counts the session that went with the home.
-func TestRealRunHoldsItsHome(t *testing.T) {
-	r := newRig(t, modeltest.ResponsesAlways(modeltest.ResponsesStall()))
-	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", cachetest.SkillMD("review", "Reviews.", "R"))))
-	ctx, cancel := context.WithCancel(clitest.RunCtx(t))
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		_, err := agent.Run(ctx, "wait for it")
-		done <- err
-	}()
-	for deadline := time.Now().Add(60 * time.Second); len(r.server.ResponseRequests()) == 0; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("codex never asked the model")
-		}
-	}
-	c := skill.NewCache(skill.WithSkillCacheRoot(r.cache))
-	homes := r.homes(t)
-	if len(homes) != 1 {
-		t.Fatalf("homes %v while the run runs, want one", homes)
-	}
-	if removed, err := c.CollectDriverFolders(time.Nanosecond); err != nil || len(removed) != 0 {
-		t.Errorf("CollectDriverFolders(1ns) during the run = %+v, %v; want nothing removed", removed, err)
-	}
-	if removed, err := c.GC(time.Nanosecond); err != nil || len(removed) != 0 {
-		t.Errorf("GC(1ns) during the run = %+v, %v; want the linked tree kept", removed, err)
-	}
-	if folders, err := c.DriverFolders(); err != nil || len(folders) != 1 || !folders[0].InUse || folders[0].Agent != "codex" || folders[0].Kind != "home" {
-		t.Errorf("DriverFolders during the run = %+v, %v; want the home in use", folders, err)
-	}
-	cancel()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("run did not end 30s after cancellation")
-	}
-	removed, err := c.CollectDriverFolders(time.Nanosecond)
-	if err != nil || len(removed) != 1 || removed[0].Dir != homes[0] || removed[0].Sessions != 1 || removed[0].Size == 0 {
-		t.Fatalf("CollectDriverFolders(1ns) after the run = %+v, %v; want %s removed with its session", removed, err, homes[0])
-	}
-	if trees, err := c.GC(time.Nanosecond); err != nil || len(trees) != 1 || trees[0].Name != "review" {
-		t.Errorf("GC(1ns) after the run = %+v, %v; want the review tree removed", trees, err)
-	}
-	if left := r.homes(t); len(left) != 0 {
-		t.Errorf("homes left: %v", left)
-	}
-}
-
-// Every folder from the cache root down to the managed home must be the
-// user's own and writable by no one else, or the run fails before Codex
-// starts, naming the folder.
-func TestRealForeignHomeFoldersAreRefused(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("ownership and modes are not checked on Windows (see the package doc)")
-	}
-	r := newRig(t, modeltest.ResponsesAlways(modeltest.ResponsesText("ok")))
-	refs := adaptor.WithSkills(skill.Inline("review", cachetest.SkillMD("review", "Reviews.", "R")))
-	if _, err := r.agent(t, r.config(), refs).Run(clitest.RunCtx(t), "x"); err != nil {
-		t.Fatal(err)
-	}
-	homes := r.homes(t)
-	if len(homes) != 1 {
-		t.Fatalf("homes %v, want one", homes)
-	}
-	isRoot := os.Geteuid() == 0
-	chown := func(p string) error { return os.Chown(p, 12345, 12345) }
-	unchown := func(p string) error { return os.Chown(p, 0, 0) }
-	chmod := func(mode fs.FileMode) func(string) error { return func(p string) error { return os.Chmod(p, mode) } }
-	tests := []struct {
-		name     string
-		folder   string
-		spoil    func(string) error
-		restore  func(string) error
-		root     bool
-		mentions string
-	}{
-		{"homes of another user", filepath.Join(r.cache, "homes"), chown, unchown, true, "belongs to user 12345"},
-		{"homes/codex of another user", filepath.Join(r.cache, "homes", "codex"), chown, unchown, true, "belongs to user 12345"},
-		{"the home of another user", homes[0], chown, unchown, true, "belongs to user 12345"},
-		{"homes writable by its group", filepath.Join(r.cache, "homes"), chmod(0o770), chmod(0o700), false, "may be written by its group"},
-		{"homes/codex writable by all", filepath.Join(r.cache, "homes", "codex"), chmod(0o777), chmod(0o700), false, "may be written"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if tc.root && !isRoot {
-				t.Skip("giving a folder to another user needs root")
-			}
-			if err := tc.spoil(tc.folder); err != nil {
-				t.Fatal(err)
-			}
-			defer tc.restore(tc.folder)
-			before := len(r.server.Requests())
-			_, err := r.agent(t, r.config(), refs).Run(clitest.RunCtx(t), "x")
-			if err == nil || !strings.Contains(err.Error(), tc.folder) || !strings.Contains(err.Error(), tc.mentions) {
-				t.Fatalf("run with %s = %v, want it refused naming %s and saying %q", tc.name, err, tc.folder, tc.mentions)
-			}
-			if n := len(r.server.Requests()); n != before {
-				t.Errorf("the refused run reached the model (%d requests)", n-before)
-			}
-			if left := modeltest.Processes(r.marker); len(left) > 0 {
-				t.Errorf("processes of the refused run: %v", left)
-			}
-		})
-	}
 }
 
 // unsignedJWT returns a JWT of claims with no signature, which Codex

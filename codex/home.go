@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/driver"
@@ -33,23 +31,11 @@ const configSource = ".agentadaptor-config.sha256"
 // folders it links to, the user's Codex home and whether the user's skills
 // are included.
 func homeKey(rs driver.ResolvedSkills, userHome string, userSkills bool) string {
-	h := sha256.New()
-	put := func(s string) {
-		binary.Write(h, binary.BigEndian, uint64(len(s)))
-		h.Write([]byte(s))
-	}
-	put("agentadaptor codex home v1")
-	put(rs.Fingerprint)
-	binary.Write(h, binary.BigEndian, uint64(len(rs.Entries)))
-	for _, e := range rs.Entries {
-		put(e.RuntimeName)
-		put(e.Path)
-	}
-	put(userHome)
+	extra := []string{userHome}
 	if userSkills {
-		put("with the user's skills")
+		extra = append(extra, "with the user's skills")
 	}
-	return hex.EncodeToString(h.Sum(nil))[:32]
+	return agentdir.Key(agentdir.CodexHome, rs, extra...)
 }
 
 // home prepares the managed Codex home for rs and returns it (see "The
@@ -58,15 +44,9 @@ func homeKey(rs driver.ResolvedSkills, userHome string, userSkills bool) string 
 // lease on the home until it calls release, so that a collection of the
 // cache keeps it.
 func home(ctx context.Context, root string, rs driver.ResolvedSkills, userHome string, userSkills bool) (dir string, release func(), err error) {
-	lease, err := agentdir.Acquire(ctx, root, agentdir.CodexHome, homeKey(rs, userHome, userSkills))
-	if err != nil {
-		return "", nil, err
-	}
-	if dir, err = prepare(ctx, lease.Dir(), rs, userHome, userSkills); err != nil {
-		lease.Release()
-		return "", nil, err
-	}
-	return dir, lease.Release, nil
+	return agentdir.Use(ctx, root, agentdir.CodexHome, homeKey(rs, userHome, userSkills), func(l *agentdir.Lease) (string, error) {
+		return prepare(ctx, l.Dir(), rs, userHome, userSkills)
+	})
 }
 
 // prepare brings the managed home dir up to date, under the run's lease.
@@ -81,14 +61,14 @@ func prepare(ctx context.Context, dir string, rs driver.ResolvedSkills, userHome
 	if err != nil {
 		return "", err
 	}
-	if err := syncSkills(filepath.Join(dir, "skills"), want); err != nil {
+	if err := agentdir.SyncLinks(filepath.Join(dir, "skills"), want); err != nil {
 		return "", fmt.Errorf("managed Codex home %s: %w", dir, err)
 	}
 	if err := syncConfig(dir, userHome); err != nil {
 		return "", fmt.Errorf("managed Codex home %s: %w", dir, err)
 	}
 	for _, name := range linkedFromUser {
-		if err := syncLink(filepath.Join(dir, name), filepath.Join(userHome, name)); err != nil {
+		if err := agentdir.MirrorLink(filepath.Join(dir, name), filepath.Join(userHome, name)); err != nil {
 			return "", fmt.Errorf("managed Codex home %s: %w", dir, err)
 		}
 	}
@@ -144,61 +124,6 @@ func wantedSkills(ctx context.Context, rs driver.ResolvedSkills, userHome string
 		return nil, err
 	}
 	return want, nil
-}
-
-// syncSkills makes the skills folder hold exactly a link per wanted
-// skill, besides what Codex keeps there itself (hidden entries such as
-// .system). Only links are removed: a folder someone put there stays.
-func syncSkills(dir string, want map[string]string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	for _, de := range entries {
-		name := de.Name()
-		if strings.HasPrefix(name, ".") {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		target, err := os.Readlink(p)
-		if err != nil {
-			if _, wanted := want[name]; wanted {
-				return fmt.Errorf("%s is not a link this driver made; remove it", p)
-			}
-			continue
-		}
-		if want[name] != target {
-			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-		}
-	}
-	names := make([]string, 0, len(want))
-	for name := range want {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		if err := placeLink(filepath.Join(dir, name), want[name]); err != nil {
-			return fmt.Errorf("link skill %q: %w", name, err)
-		}
-	}
-	return nil
-}
-
-// placeLink makes path a link to target, or leaves it if it is one
-// already (another run may have made it a moment ago).
-func placeLink(path, target string) error {
-	err := os.Symlink(target, path)
-	if errors.Is(err, fs.ErrExist) {
-		if got, rerr := os.Readlink(path); rerr == nil && got == target {
-			return nil
-		}
-	}
-	return err
 }
 
 // syncConfig keeps the managed home's config.toml a copy of the user's:
@@ -257,34 +182,6 @@ func readConfig(path string) ([]byte, error) {
 		return nil, fmt.Errorf("the user's %s is over %d bytes; that is no Codex configuration", path, maxConfigSize)
 	}
 	return data, nil
-}
-
-// syncLink makes path a link to the user's file target when that exists,
-// and removes a link there when it does not. A regular file in its place
-// is left: Codex may have replaced the link with a newer login.
-func syncLink(path, target string) error {
-	if _, err := os.Stat(target); err != nil {
-		if got, rerr := os.Readlink(path); rerr == nil && got == target {
-			return os.Remove(path)
-		}
-		return nil
-	}
-	fi, err := os.Lstat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return placeLink(path, target)
-	case err != nil:
-		return err
-	case fi.Mode()&fs.ModeSymlink != 0:
-		if got, _ := os.Readlink(path); got == target {
-			return nil
-		}
-		if err := os.Remove(path); err != nil {
-			return err
-		}
-		return placeLink(path, target)
-	}
-	return nil
 }
 
 // writeAtomic writes data to path through a temporary file and a rename.

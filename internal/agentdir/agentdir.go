@@ -65,6 +65,18 @@ func (k Kind) String() string {
 	return fmt.Sprintf("agentdir.Kind(%d)", int(k))
 }
 
+// magic starts the encoding of a key of the kind (rule 8); it names the
+// kind and the version of the folder's layout.
+func (k Kind) magic() string {
+	switch k {
+	case ClaudeMount:
+		return "agentadaptor claude mount v1"
+	case CodexHome:
+		return "agentadaptor codex home v1"
+	}
+	return ""
+}
+
 // sessions returns the glob, relative to a folder of the kind, that
 // matches each agent session it holds, or "" when it holds none: Codex
 // keeps sessions/YYYY/MM/DD/rollout-LOCALTIME-THREAD.jsonl (see
@@ -156,6 +168,7 @@ type Lease struct {
 	path string
 	base string
 	key  string
+	kind Kind
 }
 
 // Acquire checks and makes the folders from root down to the folder of
@@ -171,7 +184,7 @@ func Acquire(ctx context.Context, root string, k Kind, key string) (*Lease, erro
 	if err != nil {
 		return nil, err
 	}
-	l := &Lease{path: filepath.Join(b, key+leaseSuffix), base: b, key: key}
+	l := &Lease{path: filepath.Join(b, key+leaseSuffix), base: b, key: key, kind: k}
 	for {
 		f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
 		if err != nil {
@@ -347,17 +360,10 @@ func describe(k Kind, b, key string, last time.Time) (Folder, error) {
 // that fails rule 1 is an error.
 func List(root string) ([]Folder, error) {
 	var out []Folder
-	for _, k := range Kinds() {
-		b, err := base(root, k, false)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return out, err
-		}
+	err := eachKind(root, func(k Kind, b string) error {
 		gs, err := groups(b)
 		if err != nil {
-			return out, err
+			return err
 		}
 		for _, g := range gs {
 			if !slices.Contains(g.names, g.key) {
@@ -366,13 +372,33 @@ func List(root string) ([]Folder, error) {
 			last, _ := lastUse(b, g.key)
 			f, err := describe(k, b, g.key, last)
 			if err != nil {
-				return out, err
+				return err
 			}
 			f.InUse = inUse(filepath.Join(b, g.key+leaseSuffix))
 			out = append(out, f)
 		}
+		return nil
+	})
+	return out, err
+}
+
+// eachKind calls f with each kind and its folder under root, checked as
+// rule 1 says, in the order of [Kinds], leaving out the kinds whose
+// folder does not exist; it stops at the first error.
+func eachKind(root string, f func(k Kind, b string) error) error {
+	for _, k := range Kinds() {
+		b, err := base(root, k, false)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err == nil {
+			err = f(k, b)
+		}
+		if err != nil {
+			return err
+		}
 	}
-	return out, nil
+	return nil
 }
 
 // inUse reports whether a run holds the lease file at path.
@@ -390,29 +416,23 @@ func inUse(path string) bool {
 // removal.
 func Collect(root string, before time.Time) ([]Folder, error) {
 	var removed []Folder
-	for _, k := range Kinds() {
-		b, err := base(root, k, false)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return removed, err
-		}
+	err := eachKind(root, func(k Kind, b string) error {
 		gs, err := groups(b)
 		if err != nil {
-			return removed, err
+			return err
 		}
 		for _, g := range gs {
 			f, ok, err := collect(k, b, g, before)
 			if err != nil {
-				return removed, err
+				return err
 			}
 			if ok {
 				removed = append(removed, f)
 			}
 		}
-	}
-	return removed, nil
+		return nil
+	})
+	return removed, err
 }
 
 // collect removes one key under the exclusive lock of its lease, when it
@@ -506,15 +526,8 @@ func Linked(root string) ([]string, error) {
 		return nil, err
 	}
 	seen := map[string]bool{}
-	for _, k := range Kinds() {
-		b, err := base(abs, k, false)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		err = filepath.WalkDir(b, func(p string, d fs.DirEntry, err error) error {
+	err = eachKind(abs, func(k Kind, b string) error {
+		err := filepath.WalkDir(b, func(p string, d fs.DirEntry, err error) error {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil // removed meanwhile
 			}
@@ -543,8 +556,12 @@ func Linked(root string) ([]string, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("find the skills that %ss link to: %w", k, err)
+			return fmt.Errorf("find the skills that %ss link to: %w", k, err)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	out := make([]string, 0, len(seen))
 	for n := range seen {

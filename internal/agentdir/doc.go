@@ -1,7 +1,9 @@
 // Package agentdir keeps the folders that drivers build for agent runs
 // under a skill cache root (Claude Code skill mounts, managed Codex
 // homes): it makes them safe from other users, leases them to the runs
-// that use them, and lists and collects them.
+// that use them, and lists and collects them. It is also the drivers'
+// kit for building them, so that a driver says only where its agent
+// looks (see "Building blocks").
 //
 // # Layout
 //
@@ -54,6 +56,58 @@
 //     are not followed), the agent sessions it holds (a Codex home keeps
 //     them under sessions/), its last use and whether a run holds it. It
 //     creates nothing and waits for nothing.
+//  8. A key ([Key]) is the first 32 hexadecimal digits of a SHA-256,
+//     written with the content store's framed encoding (cache.Encoder: a
+//     string is its length as 8 bytes big-endian, then its bytes), of the
+//     kind's magic ("agentadaptor claude mount v1", "agentadaptor codex
+//     home v1"), the skill set's fingerprint, the number of skills and
+//     each skill's runtime name and folder, then whatever else the
+//     driver's folder depends on. These are the bytes the drivers hashed
+//     by hand before the kit, so mounts and homes, and the Codex sessions
+//     in them, stay where they were: a run after an upgrade resumes a
+//     session started before it.
+//  9. A folder that [Publish] makes is built once and never changed: it
+//     is filled in a staging folder <key>.staging-* beside the key's
+//     folder and renamed into place. A run that finds the key's folder
+//     whole uses it; one that loses the race to publish uses the winner's
+//     when it is whole, and otherwise moves the broken one aside to
+//     <key>.staging-*.old, removes it, and publishes its own. Staging
+//     left by a crash is removed with the key ([Collect], rule 4).
+//  10. A skill mount ([Mount]) holds only the path where the agent finds
+//     skills in a folder it is given (".claude/skills" for Claude Code),
+//     each of its folders holding nothing else, and the last one entry
+//     per skill by runtime name: a link to the skill's folder, or a copy
+//     of it where links cannot be made, which must have the skill's
+//     content digest. Its skills folder is read-only (0555). A mount that
+//     holds anything else, a link in place of one of its folders, a link
+//     to another folder or a changed copy is not whole, and rule 9
+//     replaces it.
+//  11. In a folder the agent also writes to (a managed home's skills
+//     folder), [SyncLinks] keeps exactly one link per wanted skill:
+//     hidden entries are the agent's own and stay, links of other names
+//     or targets are removed, and anything but a link under a wanted name
+//     is an error saying to remove it. [MirrorLink] keeps a link to a
+//     file of the user's that exists, removes it when the file is gone,
+//     and leaves a file the agent put in its place.
+//
+// # Building blocks
+//
+// A driver that gives its agent skills for one run without writing to the
+// user's folders picks one of two shapes, both leased with [Use] under a
+// [Key]:
+//
+//   - a folder the agent is given, read-only: [Mount] with the path under
+//     it where the agent looks. Claude Code's --add-dir (.claude/skills)
+//     is one; Copilot CLI's --add-dir (.github/skills) and an OpenCode
+//     config folder (OPENCODE_CONFIG_DIR, skills/) have the same shape.
+//   - a home the agent writes to (sessions, logins, its own skills): a
+//     folder made in place, whose skills folder is kept with [SyncLinks]
+//     and whose links to the user's own files are kept with [MirrorLink].
+//     The managed Codex home (CODEX_HOME) is one; Gemini CLI's
+//     GEMINI_CLI_HOME has the same shape.
+//
+// The agent's facts (which folder, which files of the user's to link)
+// stay in the driver.
 //
 // # Other systems
 //
@@ -65,7 +119,9 @@
 // nothing but a file left. None of it has run on Windows: CI has no
 // Windows machine. On systems that are neither Unix nor Windows no lock is
 // taken, so [Collect] could remove a folder a run is using: collect there
-// only while no agent runs.
+// only while no agent runs. Where links cannot be made (Windows without
+// the right to make them), [Mount] copies each skill, and [SyncLinks] and
+// [MirrorLink] fail with the system's error.
 //
 // [CheckAncestors]: https://pkg.go.dev/github.com/agentadaptor/agentadaptor/internal/cache#CheckAncestors
 package agentdir
