@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -471,33 +470,6 @@ func TestLastUseIsExact(t *testing.T) {
 	}
 	if removed, err := GC(root, time.Now().Add(-5*time.Minute)); err != nil || len(removed) != 0 {
 		t.Errorf("GC of trees unused for 5 minutes = %v, %v, removed a tree used just now", removed, err)
-	}
-}
-
-func TestStaged(t *testing.T) {
-	root := t.TempDir()
-	if got, err := Staged(filepath.Join(root, "missing")); err != nil || len(got) != 0 {
-		t.Errorf("Staged(missing root) = %v, %v, want none", got, err)
-	}
-	s, err := Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	st, err := s.Stage("kit")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.File("spool"); err != nil {
-		t.Fatal(err)
-	}
-	want := []string{st.id, st.id + ".lock", st.id + ".spool"}
-	if got, err := Staged(root); err != nil || !slices.Equal(got, want) {
-		t.Errorf("Staged(%s) = %v, %v, want %v", root, got, err, want)
-	}
-	st.Close()
-	if got, err := Staged(root); err != nil || len(got) != 0 {
-		t.Errorf("Staged after Close = %v, %v, want none", got, err)
 	}
 }
 
