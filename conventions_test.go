@@ -85,21 +85,27 @@ func publicPackages(t *testing.T) []publicPackage {
 	return out
 }
 
+// types returns the package's type declarations.
+func (p publicPackage) types() []*ast.TypeSpec {
+	var out []*ast.TypeSpec
+	for _, f := range p.files {
+		for _, decl := range f.Decls {
+			if gd, ok := decl.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
+				for _, spec := range gd.Specs {
+					out = append(out, spec.(*ast.TypeSpec))
+				}
+			}
+		}
+	}
+	return out
+}
+
 // optionTypes returns the package's exported types named ...Option.
 func (p publicPackage) optionTypes() map[string]*ast.TypeSpec {
 	out := map[string]*ast.TypeSpec{}
-	for _, f := range p.files {
-		for _, decl := range f.Decls {
-			gd, ok := decl.(*ast.GenDecl)
-			if !ok || gd.Tok != token.TYPE {
-				continue
-			}
-			for _, spec := range gd.Specs {
-				ts := spec.(*ast.TypeSpec)
-				if ts.Name.IsExported() && strings.HasSuffix(ts.Name.Name, "Option") {
-					out[ts.Name.Name] = ts
-				}
-			}
+	for _, ts := range p.types() {
+		if ts.Name.IsExported() && strings.HasSuffix(ts.Name.Name, "Option") {
+			out[ts.Name.Name] = ts
 		}
 	}
 	return out
@@ -143,17 +149,7 @@ func TestOptionTypes(t *testing.T) {
 			seen++
 			switch typ := ts.Type.(type) {
 			case *ast.FuncType:
-				params := typ.Params.List
-				ok := len(params) == 1 && len(params[0].Names) <= 1 && (typ.Results == nil || len(typ.Results.List) == 0)
-				if ok {
-					star, isPtr := params[0].Type.(*ast.StarExpr)
-					id, isIdent := ast.Expr(nil), false
-					if isPtr {
-						id, isIdent = star.X.(*ast.Ident)
-					}
-					ok = isIdent && !id.(*ast.Ident).IsExported()
-				}
-				if !ok {
+				if !overUnexportedConfig(typ) {
 					t.Errorf("%s: %s is not func(*config) over an unexported config", p.dir, name)
 				}
 			case *ast.InterfaceType:
@@ -177,30 +173,36 @@ func TestOptionTypes(t *testing.T) {
 	}
 }
 
+// overUnexportedConfig reports whether f is func(*config), config an
+// unexported type, with no result.
+func overUnexportedConfig(f *ast.FuncType) bool {
+	params := f.Params.List
+	if len(params) != 1 || len(params[0].Names) > 1 || f.Results != nil && len(f.Results.List) > 0 {
+		return false
+	}
+	star, ok := params[0].Type.(*ast.StarExpr)
+	if !ok {
+		return false
+	}
+	id, ok := star.X.(*ast.Ident)
+	return ok && !id.IsExported()
+}
+
 // TestDriverConfigsSayTheirDefaults checks rule 5: every field of a
 // driver's Config says its default.
 func TestDriverConfigsSayTheirDefaults(t *testing.T) {
 	drivers := 0
 	for _, p := range publicPackages(t) {
-		for _, f := range p.files {
-			for _, decl := range f.Decls {
-				gd, ok := decl.(*ast.GenDecl)
-				if !ok || gd.Tok != token.TYPE {
-					continue
-				}
-				for _, spec := range gd.Specs {
-					ts := spec.(*ast.TypeSpec)
-					st, ok := ts.Type.(*ast.StructType)
-					if !ok || ts.Name.Name != "Config" {
-						continue
-					}
-					drivers++
-					for _, field := range st.Fields.List {
-						for _, n := range field.Names {
-							if n.IsExported() && !strings.Contains(strings.ToLower(field.Doc.Text()), "default") {
-								t.Errorf("%s: Config.%s does not say its default", p.dir, n.Name)
-							}
-						}
+		for _, ts := range p.types() {
+			st, ok := ts.Type.(*ast.StructType)
+			if !ok || ts.Name.Name != "Config" {
+				continue
+			}
+			drivers++
+			for _, field := range st.Fields.List {
+				for _, n := range field.Names {
+					if n.IsExported() && !strings.Contains(strings.ToLower(field.Doc.Text()), "default") {
+						t.Errorf("%s: Config.%s does not say its default", p.dir, n.Name)
 					}
 				}
 			}
