@@ -2,9 +2,12 @@ package cache
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -470,6 +473,49 @@ func TestLastUseIsExact(t *testing.T) {
 	}
 	if removed, err := GC(root, time.Now().Add(-5*time.Minute)); err != nil || len(removed) != 0 {
 		t.Errorf("GC of trees unused for 5 minutes = %v, %v, removed a tree used just now", removed, err)
+	}
+}
+
+// staged lists the names in the staging folder of the cache at root.
+func staged(root string) ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(root, tmpDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		out[i] = e.Name()
+	}
+	return out, err
+}
+
+// TestStaging checks what a writer keeps in the staging folder: its
+// staging area, its lock and its spooled files while it stages, nothing
+// once it is closed.
+func TestStaging(t *testing.T) {
+	root := t.TempDir()
+	if got, err := staged(filepath.Join(root, "missing")); err != nil || len(got) != 0 {
+		t.Errorf("staged(missing root) = %v, %v, want none", got, err)
+	}
+	s, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	st, err := s.Stage("kit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.File("spool"); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{st.id, st.id + ".lock", st.id + ".spool"}
+	if got, err := staged(root); err != nil || !slices.Equal(got, want) {
+		t.Errorf("staged(%s) = %v, %v, want %v", root, got, err, want)
+	}
+	st.Close()
+	if got, err := staged(root); err != nil || len(got) != 0 {
+		t.Errorf("Staged after Close = %v, %v, want none", got, err)
 	}
 }
 
