@@ -482,7 +482,7 @@ func TestInspectSkills(t *testing.T) {
 		"policy": required(skill.Inline("policy", skillMD("policy")), "always"),
 	}
 	agent, rec := newAgent(t, adaptor.WithSkillProvider(catalogue), adaptor.WithSkills(skill.Key("b")))
-	report, err := agent.Inspect().Skills(t.Context())
+	report, err := agent.Inspect(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,7 +497,7 @@ func TestInspectSkills(t *testing.T) {
 	}
 	// Without a catalogue there are no candidates.
 	agent, _ = newAgent(t, adaptor.WithSkills(skill.Inline("x", "x")))
-	if report, err = agent.Inspect().Skills(t.Context()); err != nil || len(report.Candidates) != 0 {
+	if report, err = agent.Inspect(t.Context()); err != nil || len(report.Candidates) != 0 {
 		t.Errorf("Inspect without a catalogue = %+v, %v", report, err)
 	}
 }

@@ -224,14 +224,6 @@ func (a *Agent) call(opts []CallOption) callConfig {
 	return c
 }
 
-// Inspector reads what an Agent would do without running its driver.
-type Inspector struct {
-	a *Agent
-}
-
-// Inspect returns an Inspector for the agent.
-func (a *Agent) Inspect() *Inspector { return &Inspector{a: a} }
-
 // SkillReport is the skill set an agent resolves.
 type SkillReport struct {
 	// Selected is exactly what a run would hand the driver.
@@ -241,16 +233,16 @@ type SkillReport struct {
 	Candidates []skill.Skill
 }
 
-// Skills resolves and materializes the agent's skills, with those of opts,
-// as a run would, and returns them without running the driver.
-func (i *Inspector) Skills(ctx context.Context, opts ...CallOption) (*SkillReport, error) {
-	call := i.a.call(opts)
-	resolved, err := i.a.resolve(ctx, call.refs)
+// Inspect resolves and materializes the agent's skills, with those of
+// opts, as a run would, and returns them without running the driver.
+func (a *Agent) Inspect(ctx context.Context, opts ...CallOption) (*SkillReport, error) {
+	call := a.call(opts)
+	resolved, err := a.resolve(ctx, call.refs)
 	if err != nil {
 		return nil, err
 	}
 	report := &SkillReport{Selected: resolved.skills}
-	if cat, ok := i.a.provider.(skill.Catalog); ok {
+	if cat, ok := a.provider.(skill.Catalog); ok {
 		all, err := cat.Catalogue(ctx)
 		if err != nil {
 			return nil, err

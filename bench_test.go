@@ -50,7 +50,7 @@ func BenchmarkResolve200Cold(b *testing.B) {
 	for b.Loop() {
 		m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(b)))
 		agent := adaptor.New(&drivertest.Driver{}, adaptor.WithSkillMaterializer(m), adaptor.WithSkills(refs...))
-		if _, err := agent.Inspect().Skills(b.Context()); err != nil {
+		if _, err := agent.Inspect(b.Context()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -65,15 +65,15 @@ func BenchmarkResolve200Warm(b *testing.B) {
 	refs := mixedSkills(b)
 	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(b)))
 	agent := adaptor.New(&drivertest.Driver{}, adaptor.WithSkillMaterializer(m), adaptor.WithSkills(refs...))
-	if _, err := agent.Inspect().Skills(b.Context()); err != nil {
+	if _, err := agent.Inspect(b.Context()); err != nil {
 		b.Fatal(err)
 	}
 	cachetest.Settle()
-	if _, err := agent.Inspect().Skills(b.Context()); err != nil {
+	if _, err := agent.Inspect(b.Context()); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := agent.Inspect().Skills(b.Context()); err != nil {
+		if _, err := agent.Inspect(b.Context()); err != nil {
 			b.Fatal(err)
 		}
 	}

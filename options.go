@@ -29,7 +29,8 @@ type Option interface {
 	applyAgent(*agentConfig)
 }
 
-// CallOption configures one call to [Agent.Run] or [Inspector.Skills].
+// CallOption configures one call to [Agent.Run], [Thread.Run] or
+// [Agent.Inspect].
 type CallOption interface {
 	applyCall(*callConfig)
 }
@@ -54,6 +55,7 @@ func (o skillsOption) applyCall(c *callConfig)   { c.refs = append(c.refs, o...)
 // skill.Key for the provider to resolve. Skills append: given to New they
 // apply to every run; given to Run they add to the agent's for that run
 // only, and can never remove one. Several WithSkills options accumulate.
+// Default: no skills beyond those the provider adds.
 func WithSkills(refs ...skill.Ref) SharedOption {
 	return skillsOption(refs)
 }

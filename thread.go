@@ -59,27 +59,29 @@ type Thread struct {
 }
 
 // ThreadOption configures a [Thread].
-type ThreadOption func(*Thread)
+type ThreadOption func(*threadConfig)
+
+// threadConfig is what the options of [Agent.Thread] set.
+type threadConfig struct {
+	resumeOnly bool
+}
 
 // ResumeOnly makes a thread refuse to start a new session when its stored
 // one cannot be resumed (see "Thread compatibility" on [Thread]). Default:
 // a thread starts afresh and reports a [ThreadRestartedEvent].
-func ResumeOnly() ThreadOption { return func(t *Thread) { t.resumeOnly = true } }
+func ResumeOnly() ThreadOption { return func(c *threadConfig) { c.resumeOnly = true } }
 
 // Thread returns the thread of the given key, kept in the agent's
 // [ThreadStore] (see [WithThreadStore]).
 func (a *Agent) Thread(key string, opts ...ThreadOption) *Thread {
-	t := &Thread{a: a, key: key}
+	var c threadConfig
 	for _, o := range opts {
 		if o != nil {
-			o(t)
+			o(&c)
 		}
 	}
-	return t
+	return &Thread{a: a, key: key, resumeOnly: c.resumeOnly}
 }
-
-// Key returns the thread's key.
-func (t *Thread) Key() string { return t.key }
 
 // Run runs the agent once in the thread: it resolves the skills, resumes
 // the stored session when the rules of "Thread compatibility" allow, runs

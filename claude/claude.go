@@ -148,7 +148,7 @@ type Config struct {
 	// never put a value from anyone else in them. Default none.
 	Args []string
 	// Env is added to the process's environment for the agent (a later
-	// entry wins over an earlier one with the same name).
+	// entry wins over an earlier one with the same name). Default none.
 	Env []string
 	// CacheRoot is the folder that holds skill mounts (under
 	// mounts/claude). Default: skill.NewCache().Root(), where the default

@@ -186,6 +186,7 @@ type Config struct {
 	Args []string
 	// Env is added to the process's environment for the agent (a later
 	// entry wins). CODEX_HOME in it names the user's Codex home.
+	// Default none.
 	Env []string
 	// Home is the user's Codex home, whose skills, config.toml, AGENTS.md
 	// and auth.json the managed home uses. Default: $CODEX_HOME, else

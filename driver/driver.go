@@ -67,8 +67,12 @@ type ResolvedSkill struct {
 	// Metadata is the skill's metadata as declared.
 	Metadata map[string]string
 	// Digest is the content digest of the folder at Path (see
-	// skill.ContentDigest); empty when not known. Drivers use it to tell
-	// an identical same-named skill of the user's from a different one.
+	// skill.ContentDigest); empty when not known. A driver that mounts a
+	// copy of the folder, where it cannot link to it, uses it to check
+	// that the copy still holds this content. Shadow checks (a same-named
+	// skill of the user's or the project's, identical or not) compare the
+	// two folders file by file instead, within limits, as the user's
+	// folder has no digest.
 	Digest string
 }
 

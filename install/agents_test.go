@@ -416,7 +416,7 @@ func TestListShowsEveryReader(t *testing.T) {
 	got := map[string][]string{} // "skill state kind path" -> agents
 	for _, s := range st {
 		rel, _ := filepath.Rel(f.env.Project, s.Path)
-		k := strings.Join([]string{s.Skill, s.State, s.Kind, filepath.ToSlash(rel)}, " ")
+		k := strings.Join([]string{s.Skill, string(s.State), string(s.Kind), filepath.ToSlash(rel)}, " ")
 		got[k] = append(got[k], s.Agent)
 	}
 	want := map[string][]string{
@@ -499,11 +499,11 @@ func TestUserScopeFolders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kinds := map[string]string{}
+	kinds := map[string]Kind{}
 	for _, c := range changes {
 		kinds[c.Agent] = c.Kind
 	}
-	if want := map[string]string{"": KindCanonical, "codex": KindCanonical, "cursor": KindCanonical, "amp": KindLink, "kimi-cli": KindLink}; !maps.Equal(kinds, want) {
+	if want := map[string]Kind{"": KindCanonical, "codex": KindCanonical, "cursor": KindCanonical, "amp": KindLink, "kimi-cli": KindLink}; !maps.Equal(kinds, want) {
 		t.Errorf("kinds = %v, want %v", kinds, want)
 	}
 	link := filepath.Join(f.env.Home, ".config", "agents", "skills", "review")

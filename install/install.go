@@ -83,7 +83,7 @@
 //     re-hashes what is installed, and fails with [ErrNothingRecorded]
 //     when the lock file records nothing.
 //  6. Interruptions: an add, remove or sync marks the skills it is about
-//     to change in the lock file (Lock.Unfinished, with their entries
+//     to change in the lock file (its "unfinished" list, with their entries
 //     before) and changes them one by one. When its context ends (Ctrl-C)
 //     it stops between two skills and records exactly what is in place,
 //     failing with [ErrInterrupted], which says how many were done; the
@@ -193,7 +193,7 @@
 //     with ".", "/" or "~". Add resolves the reference to a pin (a commit,
 //     a manifest digest) once and reads the content at that pin; the lock
 //     file records per skill the source as typed (without secrets, and
-//     with an ssh user: rule 10), the pin (LockedSkill.Pin) and the
+//     with an ssh user: rule 10), the pin ("pin") and the
 //     content digest, and no token. Sync reads a recorded skill at
 //     its pin, never at the moving reference; only Add moves a pin, and
 //     reports the old and the new one (Change.PreviousPin, Change.Pin).
@@ -278,7 +278,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -296,89 +295,15 @@ type Checker func(dir string) (name string, problems []string, err error)
 
 // Installer installs skills into one scope.
 type Installer struct {
-	env   Env
-	scope Scope
-	cache *skill.Cache
-	check Checker
-	http  *http.Client
-
-	progress  io.Writer
-	timeout   time.Duration
-	lockDir   string
+	config    // the options, with their defaults
+	env       Env
 	maxSearch int   // folders discovery may read in one source; 0: defaultMaxSearch
 	clock     clock // of progress reports; tests set a fake one
 }
 
-// Option configures an Installer.
-type Option func(*Installer)
-
-// WithScope selects the scope. Default: Project.
-func WithScope(s Scope) Option { return func(in *Installer) { in.scope = s } }
-
-// WithCache sets the skill cache. The skills of pinned sources are kept
-// there once installed, so that a sync of them needs no network (rule
-// 13), and OCI manifests and layers under its root's .oci folder;
-// [Installer.Find] puts the skills of archives through it (Add and Sync
-// extract an archive once and copy from that). Its limits apply to
-// everything the installer reads: downloads, archives and the folders it
-// copies, each read through the cache (skill.Cache's ExtractArchive,
-// CheckFS and CopyFS), so it is held to exactly what materializing it
-// would be. Default: skill.NewCache(); nil also means the default.
-func WithCache(c *skill.Cache) Option { return func(in *Installer) { in.cache = c } }
-
-// WithChecker sets how skills are checked. Default: the lenient SKILL.md
-// rules of package skillmd.
-func WithChecker(c Checker) Option { return func(in *Installer) { in.check = c } }
-
-// WithHTTPClient sets the client that downloads URL sources. Default:
-// http.DefaultClient.
-func WithHTTPClient(c *http.Client) Option { return func(in *Installer) { in.http = c } }
-
-// WithDownloadTimeout sets how long a download may receive nothing
-// (while connecting, waiting for the response headers, or between bytes
-// of the body) before it fails with ErrSourceUnavailable and
-// ErrDownloadStalled: a URL, and a GitHub, git or OCI source (rule 10).
-// Default: DefaultDownloadTimeout.
-func WithDownloadTimeout(d time.Duration) Option { return func(in *Installer) { in.timeout = d } }
-
-// DefaultDownloadTimeout is the default of WithDownloadTimeout.
-const DefaultDownloadTimeout = 30 * time.Second
-
-// WithLockDir sets the folder that holds the file locks keeping
-// processes that change one scope apart: one file per scope root, named
-// after a digest of its real path. Every process that may change a scope
-// must use the same folder. Default: agentskills/locks under the user's
-// cache folder (os.UserCacheDir), else under the temporary folder.
-func WithLockDir(dir string) Option { return func(in *Installer) { in.lockDir = dir } }
-
-// WithProgress makes downloads that take longer than a second report their
-// progress to w, on one line rewritten in place (for a terminal): URL
-// sources, and GitHub, git and OCI sources from resolving the reference to
-// the end of the content (for git, the bytes of the archive git streams
-// once it has fetched; for OCI, the layer's bytes as they arrive). Default:
-// no progress.
-func WithProgress(w io.Writer) Option { return func(in *Installer) { in.progress = w } }
-
 // New returns an Installer working in env.
 func New(env Env, opts ...Option) *Installer {
-	in := &Installer{env: env}
-	for _, o := range opts {
-		o(in)
-	}
-	if in.cache == nil {
-		in.cache = skill.NewCache()
-	}
-	if in.check == nil {
-		in.check = defaultChecker
-	}
-	if in.http == nil {
-		in.http = http.DefaultClient
-	}
-	if in.timeout <= 0 {
-		in.timeout = DefaultDownloadTimeout
-	}
-	in.clock = realClock()
-	return in
+	return &Installer{config: newConfig(opts), env: env, clock: realClock()}
 }
 
 // Root returns the scope's root folder.

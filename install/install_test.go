@@ -239,11 +239,11 @@ func TestListVerifyStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]string{}
+	got := map[string]State{}
 	for _, s := range st {
 		got[s.Skill] = s.State
 	}
-	want := map[string]string{"alpha": StateInstalled, "beta": StateModified, "gamma": StateMissing, "mine": StateExternal}
+	want := map[string]State{"alpha": StateInstalled, "beta": StateModified, "gamma": StateMissing, "mine": StateExternal}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("List states = %v, want %v", got, want)
 	}

@@ -14,32 +14,36 @@ import (
 // this tool installed there.
 const LockName = "agentskills.lock"
 
-// Kinds of install recorded in the lock file.
+// Kind is how a skill is made available to one agent, as the lock file
+// records it and [Change] and [Status] report it.
+type Kind string
+
+// Kinds of install.
 const (
-	KindCanonical = "canonical" // the agent reads the canonical copy itself
-	KindLink      = "link"      // a relative symbolic link to the canonical copy
-	KindJunction  = "junction"  // a Windows junction to the canonical copy
-	KindCopy      = "copy"      // a full copy
+	KindCanonical Kind = "canonical" // the agent reads the canonical copy itself
+	KindLink      Kind = "link"      // a relative symbolic link to the canonical copy
+	KindJunction  Kind = "junction"  // a Windows junction to the canonical copy
+	KindCopy      Kind = "copy"      // a full copy
 )
 
-// Lock is the content of a lock file: every skill this tool installed in
+// lockFile is the content of a lock file: every skill this tool installed in
 // one scope. It is JSON with sorted keys and no timestamps, so it merges
 // well under version control.
-type Lock struct {
+type lockFile struct {
 	// Version is the format version, 1.
 	Version int `json:"version"`
 	// Skills maps a skill's name to what was installed.
-	Skills map[string]*LockedSkill `json:"skills"`
+	Skills map[string]*lockEntry `json:"skills"`
 	// Unfinished lists the skills a run was changing when it stopped
 	// (killed, or the machine went down), each with its entry before that
 	// run (null: none). Such a run has recorded in Skills what it was
 	// making; the next add, remove or sync finishes or rolls back each
 	// (rule 6). Empty after every run that ends, even interrupted.
-	Unfinished map[string]*LockedSkill `json:"unfinished,omitempty"`
+	Unfinished map[string]*lockEntry `json:"unfinished,omitempty"`
 }
 
-// LockedSkill is one installed skill.
-type LockedSkill struct {
+// lockEntry is one installed skill.
+type lockEntry struct {
 	// Source is where the skill came from, as given (a folder relative to
 	// the scope root when it is inside it; a URL without credentials).
 	Source string `json:"source"`
@@ -53,13 +57,13 @@ type LockedSkill struct {
 	// Digest is the skill's content digest (see skill.ContentDigest).
 	Digest string `json:"digest"`
 	// Agents maps an agent ID to what was made for it.
-	Agents map[string]Placement `json:"agents"`
+	Agents map[string]lockPlace `json:"agents"`
 }
 
-// Placement is what was made for one agent.
-type Placement struct {
+// lockPlace is what was made for one agent.
+type lockPlace struct {
 	// Kind is KindCanonical, KindLink, KindJunction or KindCopy.
-	Kind string `json:"kind"`
+	Kind Kind `json:"kind"`
 	// Path is the skill's folder for the agent, relative to the scope root
 	// when inside it.
 	Path string `json:"path"`
@@ -68,15 +72,15 @@ type Placement struct {
 // readLock parses the lock file at path; a missing file is an empty lock.
 // It checks the file's form, not what its entries name: that is
 // [Installer.readCheckedLock].
-func readLock(path string) (*Lock, error) {
+func readLock(path string) (*lockFile, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &Lock{Version: 1, Skills: map[string]*LockedSkill{}}, nil
+		return &lockFile{Version: 1, Skills: map[string]*lockEntry{}}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidLock, err)
 	}
-	var l Lock
+	var l lockFile
 	if err := json.Unmarshal(data, &l); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w (fix it, or remove it and add the skills again: add adopts every installed skill whose content matches its source)", ErrInvalidLock, path, err)
 	}
@@ -84,13 +88,13 @@ func readLock(path string) (*Lock, error) {
 		return nil, fmt.Errorf("%w: %s has version %d; this tool reads version 1 (use the agentskills that wrote it)", ErrInvalidLock, path, l.Version)
 	}
 	if l.Skills == nil {
-		l.Skills = map[string]*LockedSkill{}
+		l.Skills = map[string]*lockEntry{}
 	}
 	return &l, nil
 }
 
 // write replaces the lock file atomically.
-func (l *Lock) write(path string) error {
+func (l *lockFile) write(path string) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")

@@ -75,8 +75,8 @@ type Change struct {
 	Path string `json:"path"`
 	// Action is what was done.
 	Action Action `json:"action"`
-	// Kind is the Placement kind (KindLink, KindCopy, ...).
-	Kind string `json:"kind"`
+	// Kind is how it is made for the agent (KindLink, KindCopy, ...).
+	Kind Kind `json:"kind"`
 	// Backup, when not empty, is where what was there before was moved:
 	// a modified copy replaced by a forced request (rule 7).
 	Backup string `json:"backup,omitempty"`
@@ -209,9 +209,9 @@ func (in *Installer) keepPinned(ctx context.Context, use []*candidate) error {
 // addWants is what an add wants in place: each skill of use for every
 // agent. It refuses a skill installed from another source (rule 13), and
 // returns the entries of the skills whose pin moves, by name.
-func (in *Installer) addWants(lock *Lock, use []*candidate, agents []Agent, asCopy bool) ([]want, map[string]*LockedSkill, error) {
+func (in *Installer) addWants(lock *lockFile, use []*candidate, agents []Agent, asCopy bool) ([]want, map[string]*lockEntry, error) {
 	wants := make([]want, len(use))
-	moved := map[string]*LockedSkill{}
+	moved := map[string]*lockEntry{}
 	for i, c := range use {
 		old := lock.Skills[c.name]
 		if old != nil && (!in.sameSource(old.Source, c.source) || old.Subpath != c.subpath) {
@@ -231,7 +231,7 @@ func (in *Installer) addWants(lock *Lock, use []*candidate, agents []Agent, asCo
 
 // notePins reports, on the canonical copy's change of each skill whose
 // pin an add moved, the pin recorded now and the one before (rule 13).
-func notePins(changes []Change, moved map[string]*LockedSkill, lock *Lock) {
+func notePins(changes []Change, moved map[string]*lockEntry, lock *lockFile) {
 	for i, ch := range changes {
 		if old := moved[ch.Skill]; old != nil && ch.Agent == "" {
 			changes[i].Pin, changes[i].PreviousPin = lock.Skills[ch.Skill].Pin, old.Pin
@@ -257,7 +257,7 @@ func (in *Installer) keep(ctx context.Context, c *candidate) (string, error) {
 
 // cached returns the skill cache's folder of a recorded skill, if the
 // cache holds its content: a sync of a pinned source needs no network.
-func (in *Installer) cached(name string, entry *LockedSkill) (string, bool) {
+func (in *Installer) cached(name string, entry *lockEntry) (string, bool) {
 	return in.cache.Lookup(entry.Digest, name)
 }
 
@@ -314,7 +314,7 @@ func (in *Installer) Sync(ctx context.Context, req SyncRequest) ([]Change, error
 }
 
 // recordedAgents is the agent of every place the lock file records.
-func recordedAgents(lock *Lock) []Agent {
+func recordedAgents(lock *lockFile) []Agent {
 	var agents []Agent
 	for _, name := range slices.Sorted(maps.Keys(lock.Skills)) {
 		for id := range lock.Skills[name].Agents {
@@ -331,7 +331,7 @@ type recordedRead struct{ source, pin string }
 
 // recordedReads groups the skills the lock file records by the source and
 // pin they are read from, sorted.
-func recordedReads(lock *Lock) ([]recordedRead, map[recordedRead][]string) {
+func recordedReads(lock *lockFile) ([]recordedRead, map[recordedRead][]string) {
 	bySource := map[recordedRead][]string{}
 	for _, name := range slices.Sorted(maps.Keys(lock.Skills)) {
 		entry := lock.Skills[name]
@@ -348,7 +348,7 @@ func recordedReads(lock *Lock) ([]recordedRead, map[recordedRead][]string) {
 // wants in place: each recorded skill where the lock file records it.
 // It fails listing every source and skill it cannot read, or at once
 // when ctx ends; cleanup removes what reading the sources extracted.
-func (in *Installer) syncWants(ctx context.Context, lock *Lock) (_ []want, cleanup func(), _ error) {
+func (in *Installer) syncWants(ctx context.Context, lock *lockFile) (_ []want, cleanup func(), _ error) {
 	var wants []want
 	var problems []error
 	var read []*sourceSkills
@@ -389,7 +389,7 @@ func (in *Installer) syncWants(ctx context.Context, lock *Lock) (_ []want, clean
 // recordedWant is the skill name, recorded as entry from source, taken
 // from r, the skills read from that source: wanted for each agent it is
 // recorded for, as a copy where it was copied.
-func recordedWant(name, source string, entry *LockedSkill, r *sourceSkills) (want, error) {
+func recordedWant(name, source string, entry *lockEntry, r *sourceSkills) (want, error) {
 	i := slices.IndexFunc(r.skills, func(c candidate) bool { return c.name == name && c.subpath == entry.Subpath })
 	if i < 0 {
 		return want{}, fmt.Errorf("%w: %s: %s no longer holds it where the lock file says (%s)", ErrDrift, name, source, sourceLabel(entry.Source, entry.Subpath))
@@ -411,7 +411,7 @@ func recordedWant(name, source string, entry *LockedSkill, r *sourceSkills) (wan
 // come from the skill cache when it holds their content; else a
 // published source is read at its pin, never at its moving reference,
 // each skill where the lock file says.
-func (in *Installer) syncSource(ctx context.Context, source, pin string, names []string, lock *Lock) (*sourceSkills, error) {
+func (in *Installer) syncSource(ctx context.Context, source, pin string, names []string, lock *lockFile) (*sourceSkills, error) {
 	if pin != "" || isPinnedURL(source) {
 		r := &sourceSkills{source: source, pin: pin, cleanup: func() {}}
 		for _, name := range names {
@@ -489,7 +489,9 @@ func Force() RemoveOption { return func(o *removeOptions) { o.force = true } }
 func (in *Installer) Remove(ctx context.Context, names []string, agents []Agent, opts ...RemoveOption) ([]Change, error) {
 	var o removeOptions
 	for _, opt := range opts {
-		opt(&o)
+		if opt != nil {
+			opt(&o)
+		}
 	}
 	// Names that are not recorded fail before anything is made, even the
 	// scope's lock.
@@ -521,7 +523,7 @@ func (in *Installer) Remove(ctx context.Context, names []string, agents []Agent,
 	}
 	// Mark the work, do it, then record the result (rule 6).
 	if lock.Unfinished == nil {
-		lock.Unfinished = map[string]*LockedSkill{}
+		lock.Unfinished = map[string]*lockEntry{}
 	}
 	for _, r := range plans {
 		lock.Unfinished[r.name] = r.prev
@@ -554,7 +556,7 @@ func (in *Installer) Remove(ctx context.Context, names []string, agents []Agent,
 // changed since they were installed, which go to a backup first (forced).
 type removal struct {
 	name      string
-	prev, cur *LockedSkill
+	prev, cur *lockEntry
 	ids       []string
 	backup    map[string]bool // by path
 }
@@ -564,7 +566,7 @@ type removal struct {
 // stops it: a place, or the canonical copy when it goes, that is no
 // longer as this tool made it. With force, a copy or canonical copy that
 // was changed is planned to go to a backup instead.
-func (in *Installer) planRemoval(name string, entry *LockedSkill, agents []Agent, force bool) (removal, []error) {
+func (in *Installer) planRemoval(name string, entry *lockEntry, agents []Agent, force bool) (removal, []error) {
 	ids := slices.Sorted(maps.Keys(entry.Agents))
 	if len(agents) > 0 {
 		ids = ids[:0]
@@ -583,7 +585,7 @@ func (in *Installer) planRemoval(name string, entry *LockedSkill, agents []Agent
 	canonical := in.canonicalPath(name)
 	r := removal{name: name, prev: entry, ids: ids, backup: map[string]bool{}}
 	var problems []error
-	check := func(p string, pl Placement, what string) {
+	check := func(p string, pl lockPlace, what string) {
 		modified, err := removable(p, canonical, pl, entry.Digest, what, force)
 		if err != nil {
 			problems = append(problems, err)
@@ -603,7 +605,7 @@ func (in *Installer) planRemoval(name string, entry *LockedSkill, agents []Agent
 		cur = nil
 		// The canonical copy is ours only while it holds the recorded
 		// content (or is gone).
-		check(canonical, Placement{Kind: KindCanonical}, "the folder agentskills installed")
+		check(canonical, lockPlace{Kind: KindCanonical}, "the folder agentskills installed")
 	}
 	r.cur = cur
 	return r, problems
@@ -614,7 +616,7 @@ func (in *Installer) planRemoval(name string, entry *LockedSkill, agents []Agent
 // is gone or still as this tool made it. A folder changed since stops it
 // with ErrModified; forced, it does not, and modified reports it (it goes
 // to a backup).
-func removable(p, canonical string, pl Placement, digest, what string, force bool) (modified bool, _ error) {
+func removable(p, canonical string, pl lockPlace, digest, what string, force bool) (modified bool, _ error) {
 	switch examine(p, canonical, &pl, digest, "").found {
 	case foundNothing, foundOurs:
 		return false, nil
@@ -656,7 +658,7 @@ func (in *Installer) remove(r removal) ([]Change, error) {
 		// copy stays while the skill does. Anything else was checked to
 		// be the link, junction or copy this tool made, or a copy
 		// changed since that goes to a backup.
-		shared := r.cur != nil && slices.ContainsFunc(slices.Collect(maps.Values(r.cur.Agents)), func(o Placement) bool { return o.Path == pl.Path })
+		shared := r.cur != nil && slices.ContainsFunc(slices.Collect(maps.Values(r.cur.Agents)), func(o lockPlace) bool { return o.Path == pl.Path })
 		switch {
 		case shared || pl.Kind == KindCanonical:
 		case r.backup[p]:
@@ -687,7 +689,7 @@ func (in *Installer) remove(r removal) ([]Change, error) {
 
 // notInstalled fails with ErrNotInstalled naming every name the lock
 // does not record.
-func notInstalled(lock *Lock, names []string, root string) error {
+func notInstalled(lock *lockFile, names []string, root string) error {
 	var missing []string
 	for _, n := range names {
 		if lock.Skills[n] == nil {
@@ -701,7 +703,7 @@ func notInstalled(lock *Lock, names []string, root string) error {
 }
 
 // setEntry records e for name, or removes the entry when e is nil.
-func setEntry(lock *Lock, name string, e *LockedSkill) {
+func setEntry(lock *lockFile, name string, e *lockEntry) {
 	if e == nil {
 		delete(lock.Skills, name)
 		return
@@ -709,23 +711,35 @@ func setEntry(lock *Lock, name string, e *LockedSkill) {
 	lock.Skills[name] = e
 }
 
-// States of an installed skill, as List reports them.
+// State is what [Installer.List] and [Installer.Verify] find of a skill
+// in one place.
+type State string
+
+// States of a skill in one place.
 const (
-	StateInstalled  = "installed"  // as recorded
-	StateModified   = "modified"   // its files no longer match the recorded digest
-	StateMissing    = "missing"    // recorded, but gone
-	StateExternal   = "external"   // present in an agent's folder, not installed by this tool
-	StateUnfinished = "unfinished" // an interrupted run was changing it; the next add, remove or sync finishes or rolls it back
-	StateMoved      = "moved"      // installed where the agent's folder was; it is elsewhere today (rule 11); sync moves it
+	StateInstalled  State = "installed"  // as recorded
+	StateModified   State = "modified"   // its files no longer match the recorded digest
+	StateMissing    State = "missing"    // recorded, but gone
+	StateExternal   State = "external"   // present in an agent's folder, not installed by this tool
+	StateUnfinished State = "unfinished" // an interrupted run was changing it; the next add, remove or sync finishes or rolls it back
+	StateMoved      State = "moved"      // installed where the agent's folder was; it is elsewhere today (rule 11); sync moves it
 )
 
-// Status is one skill in one agent's folder.
+// Status is one skill in one folder an agent reads, as [Installer.List]
+// and [Installer.Verify] report it. Its JSON form is what
+// `agentskills list --json` prints.
 type Status struct {
+	// Skill is the skill's name: the name of its folder.
 	Skill string `json:"skill"`
+	// Agent is the ID of the agent that reads it (see [Agent]).
 	Agent string `json:"agent"`
-	Path  string `json:"path"`
-	Kind  string `json:"kind,omitempty"`
-	State string `json:"state"`
+	// Path is the absolute path of the skill's folder or link.
+	Path string `json:"path"`
+	// Kind is how this tool made it for the agent; empty for a skill
+	// this tool did not install (StateExternal).
+	Kind Kind `json:"kind,omitempty"`
+	// State is what was found there.
+	State State `json:"state"`
 }
 
 // List reports every skill in the folders the agents read (all known
@@ -746,7 +760,7 @@ func (in *Installer) list(ctx context.Context, agents []Agent, readers bool) ([]
 	if len(agents) == 0 {
 		agents = Agents()
 	}
-	l := &lister{in: in, lock: lock, readers: readers, made: in.madeByPath(lock), states: map[string]string{}}
+	l := &lister{in: in, lock: lock, readers: readers, made: in.madeByPath(lock), states: map[string]State{}}
 	var out []Status
 	for _, a := range agents {
 		st, err := l.agent(a)
@@ -764,16 +778,16 @@ func (in *Installer) list(ctx context.Context, agents []Agent, readers bool) ([]
 // madePlace is a skill's canonical copy or a place of it that this tool made.
 type madePlace struct {
 	name  string
-	entry *LockedSkill
-	pl    Placement
+	entry *lockEntry
+	pl    lockPlace
 }
 
 // madeByPath is what the lock file says this tool made, by path: each
 // canonical copy and each place.
-func (in *Installer) madeByPath(lock *Lock) map[string]madePlace {
+func (in *Installer) madeByPath(lock *lockFile) map[string]madePlace {
 	byPath := map[string]madePlace{}
 	for name, entry := range lock.Skills {
-		byPath[in.canonicalPath(name)] = madePlace{name, entry, Placement{Kind: KindCanonical}}
+		byPath[in.canonicalPath(name)] = madePlace{name, entry, lockPlace{Kind: KindCanonical}}
 		for _, pl := range entry.Agents {
 			if pl.Kind != KindCanonical {
 				byPath[abs(in.Root(), pl.Path)] = madePlace{name, entry, pl}
@@ -786,10 +800,10 @@ func (in *Installer) madeByPath(lock *Lock) map[string]madePlace {
 // lister is one run of list.
 type lister struct {
 	in      *Installer
-	lock    *Lock
+	lock    *lockFile
 	readers bool
 	made    map[string]madePlace // what this tool made, by path
-	states  map[string]string    // the state of each place: many agents read one folder, and each is hashed once
+	states  map[string]State     // the state of each place: many agents read one folder, and each is hashed once
 }
 
 // agent lists the skills of one agent: those recorded for it, then the
@@ -875,7 +889,7 @@ func (l *lister) status(m madePlace, agent, p string) Status {
 	return Status{Skill: m.name, Agent: agent, Path: p, Kind: m.pl.Kind, State: state}
 }
 
-func (in *Installer) state(name string, entry *LockedSkill, pl Placement, p string) string {
+func (in *Installer) state(name string, entry *lockEntry, pl lockPlace, p string) State {
 	canonical := in.canonicalPath(name)
 	switch pl.Kind {
 	case KindLink, KindJunction:
@@ -925,7 +939,7 @@ func (in *Installer) Verify(ctx context.Context) ([]Status, error) {
 // usable skill folder and records each agent's placement exactly where
 // this tool puts it: a hand-edited or hostile lock file cannot steer a
 // removal anywhere else.
-func (in *Installer) readCheckedLock() (*Lock, error) {
+func (in *Installer) readCheckedLock() (*lockFile, error) {
 	lock, err := readLock(in.lockPath())
 	if err != nil {
 		return nil, err
@@ -933,7 +947,7 @@ func (in *Installer) readCheckedLock() (*Lock, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s %s; fix or remove that entry", ErrInvalidLock, in.lockPath(), fmt.Sprintf(format, args...))
 	}
-	for i, set := range []map[string]*LockedSkill{lock.Skills, lock.Unfinished} {
+	for i, set := range []map[string]*lockEntry{lock.Skills, lock.Unfinished} {
 		for name, entry := range set {
 			if err := checkName(name); err != nil {
 				return nil, bad("lists the skill %q, which is not a usable folder name", name)
@@ -970,7 +984,7 @@ func (in *Installer) readCheckedLock() (*Lock, error) {
 // CLAUDE_CONFIG_DIR (rule 11), a link, junction or copy named after the
 // skill in a folder named skills. Everything done there is still checked
 // to be this tool's own first.
-func (in *Installer) moved(name string, pl Placement) bool {
+func (in *Installer) moved(name string, pl lockPlace) bool {
 	p := filepath.FromSlash(pl.Path)
 	return in.scope == User && pl.Kind != KindCanonical && filepath.Base(p) == name &&
 		filepath.Base(filepath.Dir(p)) == "skills" && filepath.Dir(filepath.Dir(p)) != "."
@@ -978,15 +992,15 @@ func (in *Installer) moved(name string, pl Placement) bool {
 
 // peekLock reads the lock file without taking the scope's lock, for
 // checks that fail before anything is made.
-func (in *Installer) peekLock() (*Lock, error) { return in.readCheckedLock() }
+func (in *Installer) peekLock() (*lockFile, error) { return in.readCheckedLock() }
 
 // placement is where a skill goes for an agent.
-func (in *Installer) placement(a Agent, name, kind string) Placement {
+func (in *Installer) placement(a Agent, name string, kind Kind) lockPlace {
 	dir := a.Dir(in.env, in.scope)
 	if kind == KindCanonical {
 		dir = in.canonicalRoot()
 	}
-	return Placement{Kind: kind, Path: relTo(in.Root(), filepath.Join(dir, name))}
+	return lockPlace{Kind: kind, Path: relTo(in.Root(), filepath.Join(dir, name))}
 }
 
 func (in *Installer) canonicalPath(name string) string {

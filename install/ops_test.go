@@ -275,10 +275,10 @@ func TestUnfinishedWorkIsSettled(t *testing.T) {
 	// the link not yet made) and installing gamma (nothing in place yet).
 	prev := *lock.Skills["alpha"]
 	next := prev
-	next.Agents = map[string]Placement{"claude-code": prev.Agents["claude-code"], "windsurf": {Kind: KindLink, Path: ".windsurf/skills/alpha"}}
+	next.Agents = map[string]lockPlace{"claude-code": prev.Agents["claude-code"], "windsurf": {Kind: KindLink, Path: ".windsurf/skills/alpha"}}
 	lock.Skills["alpha"] = &next
-	lock.Skills["gamma"] = &LockedSkill{Source: "../sources/gamma", Digest: strings.Repeat("0", 64), Agents: map[string]Placement{"claude-code": {Kind: KindLink, Path: ".claude/skills/gamma"}}}
-	lock.Unfinished = map[string]*LockedSkill{"alpha": &prev, "gamma": nil}
+	lock.Skills["gamma"] = &lockEntry{Source: "../sources/gamma", Digest: strings.Repeat("0", 64), Agents: map[string]lockPlace{"claude-code": {Kind: KindLink, Path: ".claude/skills/gamma"}}}
+	lock.Unfinished = map[string]*lockEntry{"alpha": &prev, "gamma": nil}
 	if err := lock.write(lockPath); err != nil {
 		t.Fatal(err)
 	}

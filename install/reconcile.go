@@ -22,7 +22,7 @@ import (
 
 // session is one change of a scope, under the scope's lock.
 type session struct {
-	lock      *Lock
+	lock      *lockFile
 	unlock    func()
 	recovered []Change // what settling an interrupted run did (rule 6)
 }
@@ -88,7 +88,7 @@ type seen struct {
 // examine looks at path, a skill's canonical folder or its place for an
 // agent, with rec what the lock file records there (nil: nothing),
 // recDigest the recorded content and newDigest the content wanted now.
-func examine(path, canonical string, rec *Placement, recDigest, newDigest string) seen {
+func examine(path, canonical string, rec *lockPlace, recDigest, newDigest string) seen {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return seen{found: foundNothing}
@@ -136,7 +136,7 @@ func examine(path, canonical string, rec *Placement, recDigest, newDigest string
 type step struct {
 	agent  string // "" for the canonical copy
 	path   string
-	kind   string
+	kind   Kind
 	seen   seen
 	action Action
 	work   bool // something on disk changes
@@ -147,12 +147,12 @@ type step struct {
 type plan struct {
 	name      string
 	c         candidate
-	old       *LockedSkill
+	old       *lockEntry
 	canonical string
 	st        *stagedCopy
 	canon     step
 	places    []step
-	entry     *LockedSkill
+	entry     *lockEntry
 	// stale are the places recorded where an agent's folder was and is no
 	// longer (rule 11): removed, when still this tool's, once the skill is
 	// in the agent's folder of today.
@@ -280,9 +280,9 @@ func (in *Installer) stageAll(ctx context.Context, plans []*plan) (discard func(
 // with work to do unfinished, with their entries before, writing it
 // before the work is done: a run killed midway leaves them marked for the
 // next one to settle (rule 6). It returns how many have work to do.
-func (in *Installer) markWork(lock *Lock, plans []*plan) (int, error) {
+func (in *Installer) markWork(lock *lockFile, plans []*plan) (int, error) {
 	if lock.Unfinished == nil {
-		lock.Unfinished = map[string]*LockedSkill{}
+		lock.Unfinished = map[string]*lockEntry{}
 	}
 	total := 0
 	for _, p := range plans {
@@ -302,7 +302,7 @@ func (in *Installer) markWork(lock *Lock, plans []*plan) (int, error) {
 
 // applyAll carries out the plans, marked as markWork does, one by one,
 // stopping between two when ctx ends, and records what was done.
-func (in *Installer) applyAll(ctx context.Context, lock *Lock, plans []*plan, total int) ([]Change, error) {
+func (in *Installer) applyAll(ctx context.Context, lock *lockFile, plans []*plan, total int) ([]Change, error) {
 	var changes []Change
 	done := 0
 	real := realDirs{}
@@ -330,7 +330,7 @@ func (in *Installer) applyAll(ctx context.Context, lock *Lock, plans []*plan, to
 }
 
 // unmarkPlans restores the lock entries of plans not carried out.
-func unmarkPlans(lock *Lock, plans []*plan) {
+func unmarkPlans(lock *lockFile, plans []*plan) {
 	for _, p := range plans {
 		if p.work() {
 			unmark(lock, p.name, p.old)
@@ -340,7 +340,7 @@ func unmarkPlans(lock *Lock, plans []*plan) {
 
 // unmark restores the entry from before, prev, of a skill marked
 // unfinished that a run did not change.
-func unmark(lock *Lock, name string, prev *LockedSkill) {
+func unmark(lock *lockFile, name string, prev *lockEntry) {
 	setEntry(lock, name, prev)
 	delete(lock.Unfinished, name)
 	if len(lock.Unfinished) == 0 {
@@ -352,7 +352,7 @@ func unmark(lock *Lock, name string, prev *LockedSkill) {
 // skills, after done of total were changed (each then was did) and the
 // others were unmarked, and returns ErrInterrupted saying so; state says
 // what the lock file records.
-func (in *Installer) stopped(ctx context.Context, lock *Lock, done, total int, did, state string) error {
+func (in *Installer) stopped(ctx context.Context, lock *lockFile, done, total int, did, state string) error {
 	if err := lock.write(in.lockPath()); err != nil {
 		return err
 	}
@@ -373,7 +373,7 @@ func (in *Installer) decide(p *plan, places []wantPlace, force bool) []error {
 	if err := in.decideCanonical(p, force); err != nil {
 		problems = append(problems, err)
 	}
-	p.entry = &LockedSkill{Source: p.c.source, Subpath: p.c.subpath, Pin: p.c.pin, Digest: p.st.digest, Agents: map[string]Placement{}}
+	p.entry = &lockEntry{Source: p.c.source, Subpath: p.c.subpath, Pin: p.c.pin, Digest: p.st.digest, Agents: map[string]lockPlace{}}
 	if p.old != nil {
 		maps.Copy(p.entry.Agents, p.old.Agents)
 	}
@@ -383,7 +383,7 @@ func (in *Installer) decide(p *plan, places []wantPlace, force bool) []error {
 			problems = append(problems, err)
 		}
 		p.places = append(p.places, st)
-		p.entry.Agents[wp.agent.ID] = Placement{Kind: st.kind, Path: relTo(in.Root(), st.path)}
+		p.entry.Agents[wp.agent.ID] = lockPlace{Kind: st.kind, Path: relTo(in.Root(), st.path)}
 	}
 	return problems
 }
@@ -400,9 +400,9 @@ func (p *plan) oldDigest() string {
 // decideCanonical works out what the plan does at the canonical copy,
 // and what stops it.
 func (in *Installer) decideCanonical(p *plan, force bool) error {
-	var rec *Placement
+	var rec *lockPlace
 	if p.old != nil {
-		rec = &Placement{Kind: KindCanonical}
+		rec = &lockPlace{Kind: KindCanonical}
 	}
 	newD, oldD := p.st.digest, p.oldDigest()
 	c := step{path: p.canonical, kind: KindCanonical, seen: examine(p.canonical, p.canonical, rec, oldD, newD)}
@@ -488,7 +488,7 @@ func (in *Installer) decidePlace(p *plan, wp wantPlace, force bool) (step, error
 
 // recordedAt is the place entry records for the agent id, or nil when it
 // records none (or entry is nil).
-func recordedAt(entry *LockedSkill, id string) *Placement {
+func recordedAt(entry *lockEntry, id string) *lockPlace {
 	if entry == nil {
 		return nil
 	}
@@ -503,7 +503,7 @@ func recordedAt(entry *LockedSkill, id string) *Placement {
 // holds what this tool made, or would make (st.seen): rec is what the
 // lock file records there, canon what the plan does at the canonical
 // copy, and digest the content wanted.
-func decideExisting(st *step, rec *Placement, canon Action, digest string) {
+func decideExisting(st *step, rec *lockPlace, canon Action, digest string) {
 	switch {
 	case st.seen.link != (st.kind == KindLink):
 		st.action, st.work = ActionInstalled, true // a link becomes a copy, or the reverse
@@ -564,7 +564,7 @@ func (in *Installer) apply(p *plan, real realDirs) ([]Change, error) {
 			}
 			ch.Kind = kind
 			p.places[i].kind = kind
-			p.entry.Agents[st.agent] = Placement{Kind: kind, Path: relTo(in.Root(), st.path)}
+			p.entry.Agents[st.agent] = lockPlace{Kind: kind, Path: relTo(in.Root(), st.path)}
 		}
 		changes = append(changes, ch)
 	}
@@ -580,7 +580,7 @@ func (in *Installer) apply(p *plan, real realDirs) ([]Change, error) {
 // removePlace removes the link, junction or copy of kind at p, which the
 // caller has checked is the one this tool made; one already gone is no
 // error.
-func removePlace(p, kind string) error {
+func removePlace(p string, kind Kind) error {
 	var err error
 	if kind == KindCopy {
 		err = removeAside(p)
@@ -597,7 +597,7 @@ func removePlace(p, kind string) error {
 // be made, a junction, else a copy) or a copy of it (KindCopy), replacing
 // what is there (which the caller has checked is its own), and returns the
 // kind made.
-func (in *Installer) place(path, canonical, kind, digest string, real realDirs) (string, error) {
+func (in *Installer) place(path, canonical string, kind Kind, digest string, real realDirs) (Kind, error) {
 	if kind == KindCopy {
 		return KindCopy, placeCopyOf(canonical, path, digest, in.cache)
 	}
@@ -693,7 +693,7 @@ func (e *problemsError) Unwrap() []error { return e.errs }
 // installing is finished: its places are made from the canonical copy. A
 // removal whose canonical copy is gone, or still as recorded, is
 // finished. Anything else is rolled back to its entry before the run.
-func (in *Installer) settleUnfinished(lock *Lock) ([]Change, error) {
+func (in *Installer) settleUnfinished(lock *lockFile) ([]Change, error) {
 	var out []Change
 	for _, name := range slices.Sorted(maps.Keys(lock.Unfinished)) {
 		prev, cur := lock.Unfinished[name], lock.Skills[name]
@@ -731,8 +731,8 @@ func (in *Installer) settleUnfinished(lock *Lock) ([]Change, error) {
 // removes those only prev records while they are still this tool's. A
 // place held by something else is left alone and not recorded. It returns
 // the entry to record.
-func (in *Installer) settle(name string, prev, cur *LockedSkill) (*LockedSkill, error) {
-	var kept *LockedSkill
+func (in *Installer) settle(name string, prev, cur *lockEntry) (*lockEntry, error) {
+	var kept *lockEntry
 	if cur != nil {
 		k := *cur // every field kept (the pin too), the places cloned
 		k.Agents = maps.Clone(cur.Agents)
@@ -763,7 +763,7 @@ func (in *Installer) settle(name string, prev, cur *LockedSkill) (*LockedSkill, 
 			if err != nil {
 				return nil, err
 			}
-			kept.Agents[id] = Placement{Kind: kind, Path: pl.Path}
+			kept.Agents[id] = lockPlace{Kind: kind, Path: pl.Path}
 		case s.found == foundOurs || s.found == foundSame:
 		default:
 			delete(kept.Agents, id)
@@ -775,7 +775,7 @@ func (in *Installer) settle(name string, prev, cur *LockedSkill) (*LockedSkill, 
 // removeDropped removes the places of the skill name that prev records
 // and kept does not (nil: none is kept), where they are still this
 // tool's.
-func (in *Installer) removeDropped(name string, prev, kept *LockedSkill) error {
+func (in *Installer) removeDropped(name string, prev, kept *lockEntry) error {
 	if prev == nil {
 		return nil
 	}

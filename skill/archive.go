@@ -91,7 +91,7 @@ func WithFormat(f Format) ArchiveOption {
 // WithSubpath declares the prefix inside the archive where SKILL.md lives.
 // Empty means the archive root. Entries that resolve outside the subpath
 // are rejected during extraction: they are checked and counted against the
-// limits, but never written.
+// limits, but never written. Default: empty, the archive root.
 func WithSubpath(subpath string) ArchiveOption {
 	return func(c *archiveConfig) { c.subpath = subpath }
 }
@@ -115,7 +115,9 @@ func WithSubpath(subpath string) ArchiveOption {
 func Archive(key string, open Opener, opts ...ArchiveOption) Skill {
 	var c archiveConfig
 	for _, o := range opts {
-		o(&c)
+		if o != nil {
+			o(&c)
+		}
 	}
 	return Skill{Key: key, Source: ArchiveSource{
 		Archive:     open,
@@ -177,7 +179,7 @@ func WithArchiveHTTPClient(client *http.Client) ArchiveHTTPOption {
 
 // WithArchiveHeader adds a header to every request the ArchiveURL opener
 // issues. Multiple WithArchiveHeader options accumulate, including several
-// values for one key.
+// values for one key. Default: no headers beyond Go's own.
 func WithArchiveHeader(key, value string) ArchiveHTTPOption {
 	return func(c *archiveHTTPConfig) { c.header.Add(key, value) }
 }
@@ -192,7 +194,9 @@ func WithArchiveHeader(key, value string) ArchiveHTTPOption {
 func ArchiveURL(url string, opts ...ArchiveHTTPOption) Opener {
 	c := archiveHTTPConfig{header: make(http.Header)}
 	for _, o := range opts {
-		o(&c)
+		if o != nil {
+			o(&c)
+		}
 	}
 	return func(ctx context.Context) (io.ReadCloser, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)

@@ -91,7 +91,9 @@ func NewDefaultSkillMaterializer(opts ...DefaultMaterializerOption) Materializer
 func NewCache(opts ...DefaultMaterializerOption) *Cache {
 	var cfg defaultMaterializerConfig
 	for _, o := range opts {
-		o(&cfg)
+		if o != nil {
+			o(&cfg)
+		}
 	}
 	l := &cfg.limits
 	if l.MaxArchiveSize <= 0 {

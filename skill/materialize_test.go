@@ -140,11 +140,7 @@ func published(t testing.TB, root string) []string {
 // staging lists what the cache's staging folder holds.
 func staging(t testing.TB, root string) []string {
 	t.Helper()
-	names, err := cache.Staged(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return names
+	return cachetest.Staged(t, root)
 }
 
 func newTestMaterializer(t testing.TB, opts ...DefaultMaterializerOption) (Materializer, string) {

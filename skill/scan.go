@@ -95,7 +95,9 @@ func WithDirSkillKeyPrefix(prefix string) DirScanOption {
 func LocalSkillsFromDir(root string, opts ...DirScanOption) ([]Skill, error) {
 	c := dirScanConfig{ignore: make(map[string]bool), skillFile: "SKILL.md"}
 	for _, o := range opts {
-		o(&c)
+		if o != nil {
+			o(&c)
+		}
 	}
 	abs, err := filepath.Abs(root)
 	if err != nil {

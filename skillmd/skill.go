@@ -87,7 +87,9 @@ func WithDirName(name string) Option {
 func newConfig(opts []Option) config {
 	var c config
 	for _, o := range opts {
-		o(&c)
+		if o != nil {
+			o(&c)
+		}
 	}
 	return c
 }

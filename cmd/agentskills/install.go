@@ -528,13 +528,18 @@ func printStatus(s *streams, st []install.Status, asJSON bool) error {
 	}
 	// One row per skill folder, with every agent that reads it.
 	type row struct {
-		skill, state, path string
-		agents             []string
+		skill, path string
+		state       install.State
+		agents      []string
+	}
+	type key struct {
+		skill, path string
+		state       install.State
 	}
 	var rows []*row
-	byKey := map[[3]string]*row{}
+	byKey := map[key]*row{}
 	for _, x := range st {
-		k := [3]string{x.Skill, x.Path, x.State}
+		k := key{x.Skill, x.Path, x.State}
 		r := byKey[k]
 		if r == nil {
 			r = &row{skill: x.Skill, state: x.State, path: x.Path}

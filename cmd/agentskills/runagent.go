@@ -268,7 +268,7 @@ func (r *agentRun) failed(ctx context.Context, err error) error {
 	// A run the agent ended with an error still has its session.
 	var agentErr *driver.AgentError
 	if errors.As(err, &agentErr) && agentErr.Result != nil && !errors.Is(err, driver.ErrResumeRejected) {
-		if report, rerr := r.agent.Inspect().Skills(ctx); rerr == nil {
+		if report, rerr := r.agent.Inspect(ctx); rerr == nil {
 			failed := &adaptor.Result{Skills: report.Selected, Workspace: r.workspace, SessionID: agentErr.Result.SessionID}
 			recordSession(ctx, r.opts, r.sessions, failed)
 		}
@@ -297,7 +297,7 @@ func checkResume(ctx context.Context, opts *runOptions, agent *adaptor.Agent, se
 	if err != nil || st == nil {
 		return false, err
 	}
-	report, err := agent.Inspect().Skills(ctx)
+	report, err := agent.Inspect(ctx)
 	if err != nil {
 		return true, err
 	}

@@ -911,21 +911,6 @@ func (s *Store) sweepStaging() {
 	}
 }
 
-// Staged lists the names in the staging folder of the cache at root,
-// sorted: the staging areas of running or interrupted writers, their lock
-// files and spooled files. A cache with no staging folder holds none.
-func Staged(root string) ([]string, error) {
-	names, err := os.ReadDir(filepath.Join(root, tmpDir))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = n.Name()
-	}
-	return out, err
-}
-
 // stagingID returns the staging id a name in the staging folder belongs
 // to, if it is one a Store makes.
 func stagingID(name string) (string, bool) {

@@ -3,6 +3,7 @@
 package cachetest
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -84,6 +85,25 @@ func Listing(t testing.TB, root string) string {
 		return nil
 	})
 	return b.String()
+}
+
+// Staged lists the names in the staging folder of the cache at root,
+// sorted: the staging areas of running or interrupted writers, their lock
+// files and spooled files. A cache with no staging folder holds none.
+func Staged(t testing.TB, root string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(root, ".tmp"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		out[i] = e.Name()
+	}
+	return out
 }
 
 // SkillMD returns a SKILL.md of the name and description with body after

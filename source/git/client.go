@@ -98,7 +98,9 @@ func WithCache(cache *skill.Cache) Option {
 func New(opts ...Option) (*Client, error) {
 	c := config{git: "git"}
 	for _, o := range opts {
-		o(&c)
+		if o != nil {
+			o(&c)
+		}
 	}
 	if c.err != nil {
 		return nil, c.err

@@ -92,7 +92,9 @@ func WithMaxExpandedSize(bytes int64) Option {
 func New(opts ...Option) (*Client, error) {
 	var c config
 	for _, o := range opts {
-		o(&c)
+		if o != nil {
+			o(&c)
+		}
 	}
 	if !c.apiSet {
 		c.api = os.Getenv("GITHUB_API_URL")

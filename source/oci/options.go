@@ -99,7 +99,9 @@ func withAnnotation(key, value string) Option {
 func newConfig(opts []Option) (*config, error) {
 	c := &config{}
 	for _, o := range opts {
-		o(c)
+		if o != nil {
+			o(c)
+		}
 	}
 	if c.cache == nil {
 		c.cache = skill.NewCache()

@@ -1,0 +1,276 @@
+package adaptor_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	adaptor "github.com/agentadaptor/agentadaptor"
+	"github.com/agentadaptor/agentadaptor/drivertest"
+	"github.com/agentadaptor/agentadaptor/install"
+	"github.com/agentadaptor/agentadaptor/internal/cachetest"
+	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/skillmd"
+	"github.com/agentadaptor/agentadaptor/source/git"
+	"github.com/agentadaptor/agentadaptor/source/github"
+)
+
+// This file checks the rules of docs/DESIGN-NOTES.md ("Options").
+
+// publicPackage is the production code of one public package of the
+// module: its folder, relative to the module root, and its files.
+type publicPackage struct {
+	dir   string
+	files []*ast.File
+}
+
+// publicPackages parses every public package of the module (not under
+// internal/, cmd/, examples/ or bench/, which are no API), without
+// their tests.
+func publicPackages(t *testing.T) []publicPackage {
+	t.Helper()
+	fset := token.NewFileSet()
+	byDir := map[string]*publicPackage{}
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			switch {
+			case p == ".":
+				return nil
+			case strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata",
+				name == "internal", p == "cmd", p == "examples", p == "bench":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(p))
+		if byDir[dir] == nil {
+			byDir[dir] = &publicPackage{dir: dir}
+		}
+		byDir[dir].files = append(byDir[dir].files, f)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []publicPackage
+	for _, dir := range slices.Sorted(func(yield func(string) bool) {
+		for d := range byDir {
+			if !yield(d) {
+				return
+			}
+		}
+	}) {
+		out = append(out, *byDir[dir])
+	}
+	if len(out) < 10 {
+		t.Fatalf("found %d public packages, want the module's (run the test from the module root)", len(out))
+	}
+	return out
+}
+
+// types returns the package's type declarations.
+func (p publicPackage) types() []*ast.TypeSpec {
+	var out []*ast.TypeSpec
+	for _, f := range p.files {
+		for _, decl := range f.Decls {
+			if gd, ok := decl.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
+				for _, spec := range gd.Specs {
+					out = append(out, spec.(*ast.TypeSpec))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// optionTypes returns the package's exported types named ...Option.
+func (p publicPackage) optionTypes() map[string]*ast.TypeSpec {
+	out := map[string]*ast.TypeSpec{}
+	for _, ts := range p.types() {
+		if ts.Name.IsExported() && strings.HasSuffix(ts.Name.Name, "Option") {
+			out[ts.Name.Name] = ts
+		}
+	}
+	return out
+}
+
+// TestOptionsSayTheirDefault checks rule 1: every exported function that
+// returns an option says its default.
+func TestOptionsSayTheirDefault(t *testing.T) {
+	count := 0
+	for _, p := range publicPackages(t) {
+		types := p.optionTypes()
+		for _, f := range p.files {
+			for _, decl := range f.Decls {
+				fd, ok := decl.(*ast.FuncDecl)
+				if !ok || fd.Recv != nil || !fd.Name.IsExported() || fd.Type.Results == nil || len(fd.Type.Results.List) != 1 {
+					continue
+				}
+				id, ok := fd.Type.Results.List[0].Type.(*ast.Ident)
+				if !ok || types[id.Name] == nil {
+					continue
+				}
+				count++
+				if !strings.Contains(strings.ToLower(fd.Doc.Text()), "default") {
+					t.Errorf("%s: %s returns a %s, and its doc does not say its default", p.dir, fd.Name.Name, id.Name)
+				}
+			}
+		}
+	}
+	if count < 30 {
+		t.Errorf("found %d options, want every one of the module's (more than 30)", count)
+	}
+}
+
+// TestOptionTypes checks rules 2 and 4: an option type is a function
+// over a pointer to an unexported config; in the root package it is an
+// interface whose methods are unexported.
+func TestOptionTypes(t *testing.T) {
+	seen := 0
+	for _, p := range publicPackages(t) {
+		for name, ts := range p.optionTypes() {
+			seen++
+			switch typ := ts.Type.(type) {
+			case *ast.FuncType:
+				if !overUnexportedConfig(typ) {
+					t.Errorf("%s: %s is not func(*config) over an unexported config", p.dir, name)
+				}
+			case *ast.InterfaceType:
+				if p.dir != "." {
+					t.Errorf("%s: %s is an interface; only the root package's options are (rule 4)", p.dir, name)
+				}
+				for _, m := range typ.Methods.List {
+					for _, n := range m.Names {
+						if n.IsExported() {
+							t.Errorf("%s: %s has the exported method %s, so others can implement it", p.dir, name, n.Name)
+						}
+					}
+				}
+			default:
+				t.Errorf("%s: %s is neither a function type nor an interface", p.dir, name)
+			}
+		}
+	}
+	if seen < 8 {
+		t.Errorf("found %d option types, want every one of the module's (more than 8)", seen)
+	}
+}
+
+// overUnexportedConfig reports whether f is func(*config), config an
+// unexported type, with no result.
+func overUnexportedConfig(f *ast.FuncType) bool {
+	params := f.Params.List
+	if len(params) != 1 || len(params[0].Names) > 1 || f.Results != nil && len(f.Results.List) > 0 {
+		return false
+	}
+	star, ok := params[0].Type.(*ast.StarExpr)
+	if !ok {
+		return false
+	}
+	id, ok := star.X.(*ast.Ident)
+	return ok && !id.IsExported()
+}
+
+// TestDriverConfigsSayTheirDefaults checks rule 5: every field of a
+// driver's Config says its default.
+func TestDriverConfigsSayTheirDefaults(t *testing.T) {
+	drivers := 0
+	for _, p := range publicPackages(t) {
+		for _, ts := range p.types() {
+			st, ok := ts.Type.(*ast.StructType)
+			if !ok || ts.Name.Name != "Config" {
+				continue
+			}
+			drivers++
+			for _, field := range st.Fields.List {
+				for _, n := range field.Names {
+					if n.IsExported() && !strings.Contains(strings.ToLower(field.Doc.Text()), "default") {
+						t.Errorf("%s: Config.%s does not say its default", p.dir, n.Name)
+					}
+				}
+			}
+		}
+	}
+	if drivers < 2 {
+		t.Errorf("found %d driver Configs, want claude's and codex's at least", drivers)
+	}
+}
+
+// TestNilOptionsAreIgnored checks rule 3 on the public entry points that
+// take options (package oci's own test covers oci).
+func TestNilOptionsAreIgnored(t *testing.T) {
+	dir := t.TempDir()
+	skillDir := filepath.Join(dir, "greet")
+	if err := os.MkdirAll(skillDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	md := cachetest.SkillMD("greet", "Greets.", "Say hello.")
+	if err := os.WriteFile(filepath.Join(skillDir, "SKILL.md"), []byte(md), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cacheRoot := cachetest.Root(t)
+	tests := []struct {
+		name string
+		call func() error
+	}{
+		{"adaptor.New, Agent.Run and Agent.Thread", func() error {
+			m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cacheRoot))
+			a := adaptor.New(&drivertest.Driver{}, nil, adaptor.WithSkillMaterializer(m))
+			if _, err := a.Run(t.Context(), "hi", nil); err != nil {
+				return err
+			}
+			_, err := a.Thread("k", nil).Run(t.Context(), "hi")
+			return err
+		}},
+		{"skill.NewCache", func() error { skill.NewCache(nil, skill.WithSkillCacheRoot(cacheRoot)); return nil }},
+		{"skill.NewDefaultSkillMaterializer", func() error {
+			skill.NewDefaultSkillMaterializer(nil, skill.WithSkillCacheRoot(cacheRoot))
+			return nil
+		}},
+		{"skill.Archive", func() error { skill.Archive("k", skill.ArchiveBytes(nil), nil); return nil }},
+		{"skill.ArchiveURL", func() error { skill.ArchiveURL("http://127.0.0.1:1/", nil); return nil }},
+		{"skill.LocalSkillsFromDir", func() error { _, err := skill.LocalSkillsFromDir(dir, nil); return err }},
+		{"skillmd.Parse", func() error { _, err := skillmd.Parse([]byte(md), nil); return err }},
+		{"install.New and Installer.Remove", func() error {
+			env := install.Env{Home: t.TempDir(), Project: t.TempDir()}
+			in := install.New(env, nil, install.WithCache(skill.NewCache(skill.WithSkillCacheRoot(cacheRoot))), install.WithLockDir(t.TempDir()))
+			_, err := in.List(t.Context(), nil)
+			if err != nil {
+				return err
+			}
+			in.Remove(t.Context(), []string{"greet"}, nil, nil) // not installed: an error, not a panic
+			return nil
+		}},
+		{"git.New", func() error { _, err := git.New(nil); return err }},
+		{"github.New", func() error { _, err := github.New(nil); return err }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s with a nil option panicked: %v", tt.name, r)
+				}
+			}()
+			if err := tt.call(); err != nil {
+				t.Errorf("%s with a nil option = %v, want no error", tt.name, err)
+			}
+		})
+	}
+}

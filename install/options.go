@@ -1,0 +1,94 @@
+package install
+
+import (
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/agentadaptor/agentadaptor/skill"
+)
+
+// config is what the options of [New] set.
+type config struct {
+	scope    Scope
+	cache    *skill.Cache
+	check    Checker
+	http     *http.Client
+	progress io.Writer
+	timeout  time.Duration
+	lockDir  string
+}
+
+// Option configures an Installer; see [New].
+type Option func(*config)
+
+// WithScope selects the scope. Default: Project.
+func WithScope(s Scope) Option { return func(o *config) { o.scope = s } }
+
+// WithCache sets the skill cache. The skills of pinned sources are kept
+// there once installed, so that a sync of them needs no network (rule
+// 13), and OCI manifests and layers under its root's .oci folder;
+// [Installer.Find] puts the skills of archives through it (Add and Sync
+// extract an archive once and copy from that). Its limits apply to
+// everything the installer reads: downloads, archives and the folders it
+// copies, each read through the cache (skill.Cache's ExtractArchive,
+// CheckFS and CopyFS), so it is held to exactly what materializing it
+// would be. Default: skill.NewCache(); nil also means the default.
+func WithCache(c *skill.Cache) Option { return func(o *config) { o.cache = c } }
+
+// WithChecker sets how skills are checked. Default: the lenient SKILL.md
+// rules of package skillmd.
+func WithChecker(c Checker) Option { return func(o *config) { o.check = c } }
+
+// WithHTTPClient sets the client that downloads URL sources. Default:
+// http.DefaultClient.
+func WithHTTPClient(c *http.Client) Option { return func(o *config) { o.http = c } }
+
+// WithDownloadTimeout sets how long a download may receive nothing
+// (while connecting, waiting for the response headers, or between bytes
+// of the body) before it fails with ErrSourceUnavailable and
+// ErrDownloadStalled: a URL, and a GitHub, git or OCI source (rule 10).
+// Default: DefaultDownloadTimeout.
+func WithDownloadTimeout(d time.Duration) Option { return func(o *config) { o.timeout = d } }
+
+// DefaultDownloadTimeout is the default of WithDownloadTimeout.
+const DefaultDownloadTimeout = 30 * time.Second
+
+// WithLockDir sets the folder that holds the file locks keeping
+// processes that change one scope apart: one file per scope root, named
+// after a digest of its real path. Every process that may change a scope
+// must use the same folder. Default: agentskills/locks under the user's
+// cache folder (os.UserCacheDir), else under the temporary folder.
+func WithLockDir(dir string) Option { return func(o *config) { o.lockDir = dir } }
+
+// WithProgress makes downloads that take longer than a second report their
+// progress to w, on one line rewritten in place (for a terminal): URL
+// sources, and GitHub, git and OCI sources from resolving the reference to
+// the end of the content (for git, the bytes of the archive git streams
+// once it has fetched; for OCI, the layer's bytes as they arrive). Default:
+// no progress.
+func WithProgress(w io.Writer) Option { return func(o *config) { o.progress = w } }
+
+// newConfig applies opts in order (a nil one is ignored), then fills in
+// the defaults.
+func newConfig(opts []Option) config {
+	var c config
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	if c.cache == nil {
+		c.cache = skill.NewCache()
+	}
+	if c.check == nil {
+		c.check = defaultChecker
+	}
+	if c.http == nil {
+		c.http = http.DefaultClient
+	}
+	if c.timeout <= 0 {
+		c.timeout = DefaultDownloadTimeout
+	}
+	return c
+}
