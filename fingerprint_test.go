@@ -5,7 +5,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/drivertest"
-	"github.com/agentadaptor/agentadaptor/internal/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 

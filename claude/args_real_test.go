@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/driver"
-	"github.com/agentadaptor/agentadaptor/internal/cachetest"
-	"github.com/agentadaptor/agentadaptor/internal/clitest"
-	"github.com/agentadaptor/agentadaptor/internal/modeltest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/clitest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/modeltest"
 	"github.com/agentadaptor/agentadaptor/skill"
 
 	adaptor "github.com/agentadaptor/agentadaptor"

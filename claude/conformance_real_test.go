@@ -10,9 +10,9 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/claude"
 	"github.com/agentadaptor/agentadaptor/driver"
-	"github.com/agentadaptor/agentadaptor/internal/cachetest"
-	"github.com/agentadaptor/agentadaptor/internal/modeltest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/conformance"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/modeltest"
 )
 
 // TestRealConformance runs the drivers' conformance suite with the real

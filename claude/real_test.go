@@ -15,9 +15,9 @@ import (
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/claude"
 	"github.com/agentadaptor/agentadaptor/driver"
-	"github.com/agentadaptor/agentadaptor/internal/cachetest"
-	"github.com/agentadaptor/agentadaptor/internal/clitest"
-	"github.com/agentadaptor/agentadaptor/internal/modeltest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/clitest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/modeltest"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 

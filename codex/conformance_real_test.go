@@ -9,8 +9,8 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/codex"
 	"github.com/agentadaptor/agentadaptor/driver"
-	"github.com/agentadaptor/agentadaptor/internal/modeltest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/conformance"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/modeltest"
 )
 
 // TestRealConformance runs the drivers' conformance suite with the real

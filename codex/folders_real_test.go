@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentadaptor/agentadaptor/internal/cachetest"
-	"github.com/agentadaptor/agentadaptor/internal/clitest"
-	"github.com/agentadaptor/agentadaptor/internal/modeltest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/clitest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/modeltest"
 )
 
 // homes returns the managed homes under the rig's cache.

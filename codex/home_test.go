@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/driver"
-	"github.com/agentadaptor/agentadaptor/internal/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 )
 
 func resolved(dirs ...string) driver.ResolvedSkills {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/internal/process"
-	"github.com/agentadaptor/agentadaptor/internal/streamtest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/streamtest"
 )
 
 // parseAll parses lines and returns the parser and the events it made.

@@ -7,7 +7,7 @@ import (
 
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/codex"
-	"github.com/agentadaptor/agentadaptor/internal/clitest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/clitest"
 )
 
 // BenchmarkRunToStart200 measures Agent.Run with 200 skills up to the

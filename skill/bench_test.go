@@ -7,7 +7,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/agentadaptor/agentadaptor/internal/testarchive"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
 )
 
 func BenchmarkMaterializeInline(b *testing.B) {

@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/internal/cache"
-	"github.com/agentadaptor/agentadaptor/internal/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 )
 
 // entry is one file of an archive built by a test.

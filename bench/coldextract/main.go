@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/bench/internal/benchrun"
-	"github.com/agentadaptor/agentadaptor/internal/testarchive"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentadaptor/agentadaptor/internal/modeltest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/modeltest"
 )
 
 // cacheRows returns `cache list --json`, failing the test on error.

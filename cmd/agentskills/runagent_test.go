@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentadaptor/agentadaptor/internal/cachetest"
-	"github.com/agentadaptor/agentadaptor/internal/modeltest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/modeltest"
 )
 
 // runRig is a stand-in model API and a hermetic environment for

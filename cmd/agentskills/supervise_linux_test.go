@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentadaptor/agentadaptor/internal/modeltest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/modeltest"
 )
 
 // buildAgentskills builds the command into a temporary folder.

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentadaptor/agentadaptor/internal/cachetest"
 	"github.com/agentadaptor/agentadaptor/internal/filelock"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 )
 
 const key = "0123456789abcdef0123456789abcdef"

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/driver"
-	"github.com/agentadaptor/agentadaptor/internal/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 )
 
 // TestKey checks rule 8: the keys are the bytes the drivers hashed before

@@ -18,7 +18,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"github.com/agentadaptor/agentadaptor/internal/testarchive"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
 )
 
 // manyFiles is a tar.gz skill of many small files in several folders, so

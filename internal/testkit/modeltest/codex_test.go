@@ -29,7 +29,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentadaptor/agentadaptor/internal/modeltest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/modeltest"
 )
 
 // codexTestdata is where -record writes the Codex fixtures, from this

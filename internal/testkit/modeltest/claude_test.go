@@ -24,7 +24,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentadaptor/agentadaptor/internal/modeltest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/modeltest"
 )
 
 var record = flag.Bool("record", false, "write the Claude Code CLI's output to claude/testdata")

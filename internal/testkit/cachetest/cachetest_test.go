@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/internal/cache"
-	"github.com/agentadaptor/agentadaptor/internal/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 )
 
 // TestStaged checks that Staged reads the staging folder the cache

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentadaptor/agentadaptor/internal/modeltest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/modeltest"
 	"github.com/google/go-cmp/cmp"
 )
 
