@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
 )
 
 // ErrThreadChanged identifies a thread that cannot resume its session
@@ -404,19 +405,5 @@ func (s *FileThreadStore) Save(_ context.Context, key string, st *ThreadState) e
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(s.dir, ".thread-*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(append(b, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), s.path(key))
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return atomicfile.Write(s.path(key), append(b, '\n'), 0o600)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/internal/agentdir"
+	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
 	"github.com/agentadaptor/agentadaptor/internal/treecmp"
 )
 
@@ -225,10 +226,10 @@ func syncConfig(dir, userHome string) error {
 			return nil
 		}
 	}
-	if err := writeAtomic(managed, data); err != nil {
+	if err := atomicfile.Write(managed, data, 0o600); err != nil {
 		return err
 	}
-	return writeAtomic(source, digest)
+	return atomicfile.Write(source, digest, 0o600)
 }
 
 // maxConfigSize bounds the user's config.toml.
@@ -285,23 +286,4 @@ func syncLink(path, target string) error {
 		return placeLink(path, target)
 	}
 	return nil
-}
-
-// writeAtomic writes data to path through a temporary file and a rename.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }

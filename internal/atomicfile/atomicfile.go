@@ -5,8 +5,8 @@
 // Rules:
 //
 //  1. The new bytes are written to a temporary file in the same folder
-//     (named ".<name>.tmp-<random>", so a listing that skips hidden
-//     names skips it), flushed to the device (fsync), and renamed over
+//     (named "<name>.tmp-<random>", with a dot in front when name has
+//     none, so a listing that skips hidden names skips it), flushed to the device (fsync), and renamed over
 //     the file. The folder is then flushed, so the rename itself survives
 //     a power loss.
 //  2. The file gets exactly the permission bits asked for, whatever the
@@ -41,6 +41,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 )
 
@@ -71,7 +72,10 @@ func WriteIn(root *os.Root, name string, data []byte, perm fs.FileMode) error {
 
 func write(root *os.Root, name string, data []byte, perm fs.FileMode) error {
 	dir, base := path.Split(name)
-	tmp := dir + "." + base + ".tmp-" + rand.Text()[:16]
+	if !strings.HasPrefix(base, ".") {
+		base = "." + base
+	}
+	tmp := dir + base + ".tmp-" + rand.Text()[:16]
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err

@@ -7,7 +7,7 @@
 //	<root>/<digest>/.manifest    what the tree holds, published with it
 //	<root>/<digest>/.stat        the stat record of the tree (rule 4)
 //	<root>/.memo/<key>           archive memo: a source's key -> its digest
-//	<root>/.memo/<key>.tmp-<r>   a memo being written, renamed to <key>
+//	<root>/.memo/.<key>.tmp-<r>  a memo being written, renamed to <key>
 //	<root>/.memo/<digest>.lock   locked while a damaged tree is replaced
 //	<root>/.tmp/<id>.lock        locked while staging <id> is alive
 //	<root>/.tmp/<id>/            a staging area, renamed to <root>/<digest>
@@ -161,6 +161,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
 	"github.com/agentadaptor/agentadaptor/internal/filelock"
 )
 
@@ -1017,22 +1018,5 @@ func (s *Store) SetMemo(key, digest string) error {
 	if !validDigest(key) {
 		return fmt.Errorf("invalid memo key %q", key)
 	}
-	var b [8]byte
-	rand.Read(b[:])
-	tmp := path.Join(memoDir, key+".tmp-"+hex.EncodeToString(b[:]))
-	f, err := s.dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(digest + "\n")
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = s.dir.Rename(tmp, path.Join(memoDir, key))
-	}
-	if err != nil {
-		s.dir.Remove(tmp)
-	}
-	return err
+	return atomicfile.WriteIn(s.dir, path.Join(memoDir, key), []byte(digest+"\n"), 0o600)
 }
