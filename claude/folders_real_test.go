@@ -52,13 +52,13 @@ func TestRealRunHoldsItsMount(t *testing.T) {
 	if len(mounts) != 1 {
 		t.Fatalf("mounts %v while the run runs, want one", mounts)
 	}
-	if removed, err := c.CollectDriverFolders(time.Nanosecond); err != nil || len(removed) != 0 {
+	if removed, err := c.CollectDriverFolders(t.Context(), time.Nanosecond); err != nil || len(removed) != 0 {
 		t.Errorf("CollectDriverFolders(1ns) during the run = %+v, %v; want nothing removed", removed, err)
 	}
-	if removed, err := c.GC(time.Nanosecond); err != nil || len(removed) != 0 {
+	if removed, err := c.GC(t.Context(), time.Nanosecond); err != nil || len(removed) != 0 {
 		t.Errorf("GC(1ns) during the run = %+v, %v; want the linked tree kept", removed, err)
 	}
-	if folders, err := c.DriverFolders(); err != nil || len(folders) != 1 || !folders[0].InUse || folders[0].Agent != "claude-code" || folders[0].Dir != mounts[0] {
+	if folders, err := c.DriverFolders(t.Context()); err != nil || len(folders) != 1 || !folders[0].InUse || folders[0].Agent != "claude-code" || folders[0].Dir != mounts[0] {
 		t.Errorf("DriverFolders during the run = %+v, %v; want the mount in use", folders, err)
 	}
 	cancel()
@@ -67,11 +67,11 @@ func TestRealRunHoldsItsMount(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("run did not end 30s after cancellation")
 	}
-	removed, err := c.CollectDriverFolders(time.Nanosecond)
+	removed, err := c.CollectDriverFolders(t.Context(), time.Nanosecond)
 	if err != nil || len(removed) != 1 || removed[0].Dir != mounts[0] {
 		t.Fatalf("CollectDriverFolders(1ns) after the run = %+v, %v; want %s removed", removed, err, mounts[0])
 	}
-	if trees, err := c.GC(time.Nanosecond); err != nil || len(trees) != 1 || trees[0].Name != "review" {
+	if trees, err := c.GC(t.Context(), time.Nanosecond); err != nil || len(trees) != 1 || trees[0].Name != "review" {
 		t.Errorf("GC(1ns) after the run = %+v, %v; want the review tree removed", trees, err)
 	}
 	if left := r.mounts(t); len(left) != 0 {

@@ -49,7 +49,7 @@ func mount(ctx context.Context, root string, rs driver.ResolvedSkills) (dir stri
 	if err != nil {
 		return "", nil, err
 	}
-	if dir, err = build(lease, rs); err != nil {
+	if dir, err = build(ctx, lease, rs); err != nil {
 		lease.Release()
 		return "", nil, err
 	}
@@ -57,9 +57,9 @@ func mount(ctx context.Context, root string, rs driver.ResolvedSkills) (dir stri
 }
 
 // build makes the mount of rs under the lease, or reuses the one there.
-func build(lease *agentdir.Lease, rs driver.ResolvedSkills) (string, error) {
+func build(ctx context.Context, lease *agentdir.Lease, rs driver.ResolvedSkills) (string, error) {
 	base, final := lease.Base(), lease.Dir()
-	if ok, _ := mountIntact(final, rs); ok {
+	if ok, _ := mountIntact(ctx, final, rs); ok {
 		// Reused: Acquire checked that it is the user's own.
 		return final, nil
 	}
@@ -87,7 +87,7 @@ func build(lease *agentdir.Lease, rs driver.ResolvedSkills) (string, error) {
 	}
 	// Another run published the same mount first, or a broken one is in
 	// the way: use the first if it checks out, else replace it.
-	if ok, _ := mountIntact(final, rs); ok {
+	if ok, _ := mountIntact(ctx, final, rs); ok {
 		return final, agentdir.CheckFolder(final)
 	}
 	aside := staging + ".old"
@@ -98,7 +98,7 @@ func build(lease *agentdir.Lease, rs driver.ResolvedSkills) (string, error) {
 		return "", fmt.Errorf("replace broken skill mount %s: %w", final, err)
 	}
 	if err := os.Rename(staging, final); err != nil {
-		if ok, _ := mountIntact(final, rs); ok {
+		if ok, _ := mountIntact(ctx, final, rs); ok {
 			return final, agentdir.CheckFolder(final)
 		}
 		return "", fmt.Errorf("publish skill mount %s: %w", final, err)
@@ -123,7 +123,7 @@ func placeSkill(name, dir string) error {
 // entry .claude, holding only skills, holding one entry per skill that is
 // a link to its folder (or a copy with its content); none of the three
 // folders may be a link.
-func mountIntact(dir string, rs driver.ResolvedSkills) (bool, error) {
+func mountIntact(ctx context.Context, dir string, rs driver.ResolvedSkills) (bool, error) {
 	// The mount and its two folders are real folders, never links.
 	for _, p := range []string{dir, filepath.Join(dir, ".claude"), filepath.Join(dir, filepath.FromSlash(skillsDir))} {
 		fi, err := os.Lstat(p)
@@ -163,7 +163,7 @@ func mountIntact(dir string, rs driver.ResolvedSkills) (bool, error) {
 		if err != nil || !fi.IsDir() || e.Digest == "" {
 			return false, err
 		}
-		if d, err := skill.ContentDigest(p); err != nil || d != e.Digest {
+		if d, err := skill.ContentDigest(ctx, p); err != nil || d != e.Digest {
 			return false, err
 		}
 	}

@@ -61,13 +61,13 @@ func TestRealRunHoldsItsHome(t *testing.T) {
 	if len(homes) != 1 {
 		t.Fatalf("homes %v while the run runs, want one", homes)
 	}
-	if removed, err := c.CollectDriverFolders(time.Nanosecond); err != nil || len(removed) != 0 {
+	if removed, err := c.CollectDriverFolders(t.Context(), time.Nanosecond); err != nil || len(removed) != 0 {
 		t.Errorf("CollectDriverFolders(1ns) during the run = %+v, %v; want nothing removed", removed, err)
 	}
-	if removed, err := c.GC(time.Nanosecond); err != nil || len(removed) != 0 {
+	if removed, err := c.GC(t.Context(), time.Nanosecond); err != nil || len(removed) != 0 {
 		t.Errorf("GC(1ns) during the run = %+v, %v; want the linked tree kept", removed, err)
 	}
-	if folders, err := c.DriverFolders(); err != nil || len(folders) != 1 || !folders[0].InUse || folders[0].Agent != "codex" || folders[0].Kind != "home" {
+	if folders, err := c.DriverFolders(t.Context()); err != nil || len(folders) != 1 || !folders[0].InUse || folders[0].Agent != "codex" || folders[0].Kind != "home" {
 		t.Errorf("DriverFolders during the run = %+v, %v; want the home in use", folders, err)
 	}
 	cancel()
@@ -76,11 +76,11 @@ func TestRealRunHoldsItsHome(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("run did not end 30s after cancellation")
 	}
-	removed, err := c.CollectDriverFolders(time.Nanosecond)
+	removed, err := c.CollectDriverFolders(t.Context(), time.Nanosecond)
 	if err != nil || len(removed) != 1 || removed[0].Dir != homes[0] || removed[0].Sessions != 1 || removed[0].Size == 0 {
 		t.Fatalf("CollectDriverFolders(1ns) after the run = %+v, %v; want %s removed with its session", removed, err, homes[0])
 	}
-	if trees, err := c.GC(time.Nanosecond); err != nil || len(trees) != 1 || trees[0].Name != "review" {
+	if trees, err := c.GC(t.Context(), time.Nanosecond); err != nil || len(trees) != 1 || trees[0].Name != "review" {
 		t.Errorf("GC(1ns) after the run = %+v, %v; want the review tree removed", trees, err)
 	}
 	if left := r.homes(t); len(left) != 0 {

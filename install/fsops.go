@@ -416,8 +416,8 @@ func (st *stagedCopy) discard() {
 
 // placeCopyOf makes dst a copy of the canonical copy src, which has the
 // given digest, replacing what is there.
-func placeCopyOf(src, dst, digest string, limits skill.Limits) error {
-	st, err := stageCopy(context.Background(), folderTree(src), dst, "", limits)
+func placeCopyOf(ctx context.Context, src, dst, digest string, limits skill.Limits) error {
+	st, err := stageCopy(ctx, folderTree(src), dst, "", limits)
 	if err != nil {
 		return err
 	}

@@ -729,7 +729,7 @@ func TestArchivesAreReadOncePerSource(t *testing.T) {
 			t.Errorf("Add = %v, want %s installed", actions(changes), name)
 		}
 	}
-	if got, err := c.Entries(); err != nil || len(got) != 0 {
+	if got, err := c.Entries(t.Context()); err != nil || len(got) != 0 {
 		t.Errorf("Add put %d skills in the cache (%v), want the archive extracted once and copied from", len(got), err)
 	}
 	// Sync reads the source once for all of its skills.
@@ -741,7 +741,7 @@ func TestArchivesAreReadOncePerSource(t *testing.T) {
 	if got := requests.Load(); got != 1 {
 		t.Errorf("Sync of one URL holding %d skills made %d requests, want 1", len(names)+1, got)
 	}
-	if got, err := c.Entries(); err != nil || len(got) != 0 {
+	if got, err := c.Entries(t.Context()); err != nil || len(got) != 0 {
 		t.Errorf("Sync put %d skills in the cache (%v), want the archive extracted once and copied from", len(got), err)
 	}
 	if bad, err := in.Verify(ctx); err != nil || len(bad) != 0 {

@@ -322,8 +322,9 @@ type Entry struct {
 }
 
 // Entries lists the trees published under root, sorted by digest. A root
-// that does not exist holds none; one that fails rule 5 is an error.
-func Entries(root string) ([]Entry, error) {
+// that does not exist holds none; one that fails rule 5 is an error. It
+// stops between two trees when ctx is done, with ctx's error.
+func Entries(ctx context.Context, root string) ([]Entry, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
@@ -340,10 +341,10 @@ func Entries(root string) ([]Entry, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	return s.entries()
+	return s.entries(ctx)
 }
 
-func (s *Store) entries() ([]Entry, error) {
+func (s *Store) entries(ctx context.Context) ([]Entry, error) {
 	f, err := s.dir.Open(".")
 	if err != nil {
 		return nil, err
@@ -356,6 +357,9 @@ func (s *Store) entries() ([]Entry, error) {
 	slices.Sort(names)
 	var out []Entry
 	for _, d := range names {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if !validDigest(d) {
 			continue
 		}
@@ -384,13 +388,15 @@ func (s *Store) entries() ([]Entry, error) {
 // as old, and returns the trees it removed. A tree is first renamed into
 // the staging folder, so no lookup sees it half removed. The trees whose
 // digests are in keep stay, however old (something still links to them).
-func GC(root string, before time.Time, keep ...string) ([]Entry, error) {
+// It stops between two trees when ctx is done, with ctx's error and the
+// trees removed until then.
+func GC(ctx context.Context, root string, before time.Time, keep ...string) ([]Entry, error) {
 	s, err := Open(root)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	all, err := s.entries()
+	all, err := s.entries(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -405,6 +411,9 @@ func GC(root string, before time.Time, keep ...string) ([]Entry, error) {
 		}
 	}()
 	for _, e := range all {
+		if err := ctx.Err(); err != nil {
+			return removed, err
+		}
 		if !e.LastUse.Before(before) || slices.Contains(keep, e.Digest) {
 			continue
 		}
