@@ -483,7 +483,7 @@ func (l *pipeListener) Accept() (net.Conn, error) {
 	}
 }
 
-func (l *pipeListener) Close() error  { l.once.Do(func() { close(l.done) }); return nil }
+func (l *pipeListener) Close() error   { l.once.Do(func() { close(l.done) }); return nil }
 func (l *pipeListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1} }
 
 // pipeServer serves h over in-memory pipes and returns a client of it;
