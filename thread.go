@@ -396,7 +396,8 @@ func (s *FileThreadStore) Load(_ context.Context, key string) (*ThreadState, err
 	return &fst.ThreadState, nil
 }
 
-// Save writes st for key.
+// Save writes st for key, atomically and durably: after a crash or a
+// power loss the file holds the old state or the new one, whole.
 func (s *FileThreadStore) Save(_ context.Context, key string, st *ThreadState) error {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return err
