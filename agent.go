@@ -88,6 +88,7 @@ type Agent struct {
 	refs         []skill.Ref
 	provider     skill.Provider
 	materializer skill.Materializer
+	cacheRoot    string // the materializer's, when it is a *skill.Cache
 	workspace    string
 	events       []func(driver.Event)
 	threads      ThreadStore
@@ -113,11 +114,16 @@ func New(d driver.Driver, opts ...Option) *Agent {
 	if c.threads == nil {
 		c.threads = new(MemoryThreadStore)
 	}
+	var cacheRoot string
+	if cache, ok := c.materializer.(*skill.Cache); ok {
+		cacheRoot = cache.Root()
+	}
 	return &Agent{
 		drv:          d,
 		refs:         c.refs,
 		provider:     c.provider,
 		materializer: c.materializer,
+		cacheRoot:    cacheRoot,
 		workspace:    c.workspace,
 		events:       c.events,
 		threads:      c.threads,
@@ -169,7 +175,7 @@ func (a *Agent) prepare(ctx context.Context, prompt string, call callConfig) (*p
 		return nil, err
 	}
 	p := &prepared{
-		req:    driver.Request{Prompt: prompt, Skills: resolved.skills, Resume: call.resume},
+		req:    driver.Request{Prompt: prompt, Skills: resolved.skills, Resume: call.resume, CacheRoot: a.cacheRoot},
 		events: call.events,
 	}
 	if call.workspace != "" {

@@ -237,7 +237,7 @@ func (a *Agent) materializeOne(ctx context.Context, s skill.Skill) (dir, digest 
 		digest = ""
 	}
 	if digest == "" {
-		if digest, err = skill.ContentDigest(dir); err != nil {
+		if digest, err = skill.ContentDigest(ctx, dir); err != nil {
 			return "", "", err
 		}
 	}

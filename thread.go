@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
 )
 
 // ErrThreadChanged identifies a thread that cannot resume its session
@@ -397,7 +398,8 @@ func (s *FileThreadStore) Load(_ context.Context, key string) (*ThreadState, err
 	return &fst.ThreadState, nil
 }
 
-// Save writes st for key.
+// Save writes st for key, atomically and durably: after a crash or a
+// power loss the file holds the old state or the new one, whole.
 func (s *FileThreadStore) Save(_ context.Context, key string, st *ThreadState) error {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return err
@@ -406,19 +408,5 @@ func (s *FileThreadStore) Save(_ context.Context, key string, st *ThreadState) e
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(s.dir, ".thread-*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(append(b, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), s.path(key))
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return atomicfile.Write(s.path(key), append(b, '\n'), 0o600)
 }

@@ -151,9 +151,12 @@ type Config struct {
 	// entry wins over an earlier one with the same name). Default none.
 	Env []string
 	// CacheRoot is the folder that holds skill mounts (under
-	// mounts/claude). Default: skill.NewCache().Root(), where the default
-	// materializer keeps skills; a host that gives its Agent a cache with
-	// another root sets this to that cache's Root().
+	// mounts/claude) for a request that names none: a request's own
+	// [driver.Request.CacheRoot], which an Agent sets to its
+	// materializer's root, always wins, so the mounts sit in the cache
+	// that holds the skills. Default: skill.NewCache().Root(), where the
+	// default materializer keeps skills; set it when calling the driver
+	// directly with skills from a cache with another root.
 	CacheRoot string
 	// GracePeriod is how long a cancelled run has between SIGINT and
 	// SIGKILL. Default 5s.
@@ -188,7 +191,7 @@ func (d *claudeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 	var mountDir string
 	if len(req.Skills.Entries) > 0 {
 		var release func()
-		if mountDir, release, err = mount(ctx, d.c.CacheRoot, req.Skills); err != nil {
+		if mountDir, release, err = mount(ctx, launch.RunCacheRoot(req, d.c.CacheRoot), req.Skills); err != nil {
 			return nil, fmt.Errorf("claude: %w", err)
 		}
 		defer release() // the run's lease on its mount

@@ -21,7 +21,7 @@ func resolved(t testing.TB, dirs ...string) driver.ResolvedSkills {
 	t.Helper()
 	var rs driver.ResolvedSkills
 	for _, d := range dirs {
-		digest, err := skill.ContentDigest(d)
+		digest, err := skill.ContentDigest(t.Context(), d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,8 +42,8 @@ func mountNow(root string, rs driver.ResolvedSkills) (string, error) {
 }
 
 // mountIntact reports whether the mount at dir holds exactly rs.
-func mountIntact(dir string, rs driver.ResolvedSkills) (bool, error) {
-	return agentdir.MountIntact(dir, skillsDir, rs, skill.ContentDigest)
+func mountIntact(ctx context.Context, dir string, rs driver.ResolvedSkills) (bool, error) {
+	return agentdir.MountIntact(dir, skillsDir, rs, folderDigest(ctx))
 }
 
 func mounted(t *testing.T, dir string) []string {
@@ -138,14 +138,14 @@ func TestMountRebuildsAChangedMount(t *testing.T) {
 			skills := filepath.Join(m, ".claude", "skills")
 			os.Chmod(skills, 0o755)
 			tt.change(skills)
-			if ok, _ := mountIntact(m, rs); ok {
+			if ok, _ := mountIntact(t.Context(), m, rs); ok {
 				t.Fatal("changed mount passes the check")
 			}
 			again, err := mountNow(root, rs)
 			if err != nil || again != m {
 				t.Fatalf("remount = %q, %v", again, err)
 			}
-			if ok, err := mountIntact(m, rs); !ok {
+			if ok, err := mountIntact(t.Context(), m, rs); !ok {
 				t.Errorf("rebuilt mount does not check out: %v", err)
 			}
 		})
@@ -171,7 +171,7 @@ func TestMountConcurrent(t *testing.T) {
 			t.Errorf("mount %d = %q, %v; want %q", i, got[i], errs[i], got[0])
 		}
 	}
-	if ok, err := mountIntact(got[0], rs); !ok {
+	if ok, err := mountIntact(t.Context(), got[0], rs); !ok {
 		t.Errorf("mount does not check out: %v", err)
 	}
 	names, _ := agentdir.ReadNames(filepath.Join(root, "mounts", "claude"))
@@ -285,11 +285,11 @@ func TestMountAcceptsFaithfulCopies(t *testing.T) {
 	if err := os.CopyFS(filepath.Join(skills, "a"), os.DirFS(a)); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := mountIntact(m, rs); !ok {
+	if ok, err := mountIntact(t.Context(), m, rs); !ok {
 		t.Errorf("mount with a faithful copy does not check out: %v", err)
 	}
 	os.WriteFile(filepath.Join(skills, "a", "extra.md"), []byte("x"), 0o644)
-	if ok, _ := mountIntact(m, rs); ok {
+	if ok, _ := mountIntact(t.Context(), m, rs); ok {
 		t.Error("mount with a changed copy checks out")
 	}
 }

@@ -199,9 +199,12 @@ type Config struct {
 	// user's skills are there, as they are for the user's own Codex.
 	WithoutUserSkills bool
 	// CacheRoot is the folder that holds the managed homes (under
-	// homes/codex). Default: skill.NewCache().Root(); a host that gives
-	// its Agent a cache with another root sets this to that cache's
-	// Root().
+	// homes/codex) for a request that names none: a request's own
+	// [driver.Request.CacheRoot], which an Agent sets to its
+	// materializer's root, always wins, so the homes sit in the cache
+	// that holds the skills. Default: skill.NewCache().Root(); set it
+	// when calling the driver directly with skills from a cache with
+	// another root.
 	CacheRoot string
 	// GracePeriod is how long a cancelled run has between SIGINT and
 	// SIGKILL. Default 5s.
@@ -277,7 +280,7 @@ func (d *codexDriver) managedHome(ctx context.Context, req *driver.Request, l *l
 	if err != nil {
 		return "", nil, err
 	}
-	managed, release, err := home(ctx, d.c.CacheRoot, req.Skills, userHome, !d.c.WithoutUserSkills)
+	managed, release, err := home(ctx, launch.RunCacheRoot(req, d.c.CacheRoot), req.Skills, userHome, !d.c.WithoutUserSkills)
 	if err != nil {
 		var shadow *driver.ShadowError
 		if errors.As(err, &shadow) || ctx.Err() != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/internal/agentdir"
+	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
 	"github.com/agentadaptor/agentadaptor/internal/treecmp"
 )
 
@@ -150,10 +151,10 @@ func syncConfig(dir, userHome string) error {
 			return nil
 		}
 	}
-	if err := writeAtomic(managed, data); err != nil {
+	if err := atomicfile.Write(managed, data, 0o600); err != nil {
 		return err
 	}
-	return writeAtomic(source, digest)
+	return atomicfile.Write(source, digest, 0o600)
 }
 
 // maxConfigSize bounds the user's config.toml.
@@ -182,23 +183,4 @@ func readConfig(path string) ([]byte, error) {
 		return nil, fmt.Errorf("the user's %s is over %d bytes; that is no Codex configuration", path, maxConfigSize)
 	}
 	return data, nil
-}
-
-// writeAtomic writes data to path through a temporary file and a rename.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }

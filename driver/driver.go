@@ -103,6 +103,13 @@ type Request struct {
 	// Run returns. It must not block for long: the agent's output waits
 	// while it runs.
 	Events func(Event)
+	// CacheRoot is the root folder of the skill cache the skills were
+	// materialized in. A driver keeps what it builds for a run (a skill
+	// mount, a managed home) under it, beside the trees it links to, so
+	// it cannot disagree with the materializer. Empty when the skills did
+	// not come from a cache: the driver then uses the root it was
+	// configured with.
+	CacheRoot string
 }
 
 // Result is what a driver returns from a run.

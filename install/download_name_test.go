@@ -38,7 +38,7 @@ func TestURLSourceHitsTheCache(t *testing.T) {
 	if dirs[0] != dirs[1] || dirs[1] != dirs[2] {
 		t.Errorf("Find of one URL gave folders %q, want one", dirs)
 	}
-	entries, err := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache"))).Entries()
+	entries, err := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache"))).Entries(t.Context())
 	if err != nil || len(entries) != 1 {
 		t.Errorf("cache holds %d trees (%v), want 1", len(entries), err)
 	}

@@ -398,8 +398,8 @@ func (st *stagedCopy) discard() {
 
 // placeCopyOf makes dst a copy of the canonical copy src, which has the
 // given digest, replacing what is there.
-func placeCopyOf(src, dst, digest string, c *skill.Cache) error {
-	st, err := stageCopy(context.Background(), folderTree(src), dst, "", c)
+func placeCopyOf(ctx context.Context, src, dst, digest string, c *skill.Cache) error {
+	st, err := stageCopy(ctx, folderTree(src), dst, "", c)
 	if err != nil {
 		return err
 	}

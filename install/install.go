@@ -32,7 +32,11 @@
 //     What a crash leaves under those hidden names is swept by the next
 //     run. A file lock, held for the whole of an add, remove or sync and
 //     kept under the user's cache folder (WithLockDir), never in the
-//     project, keeps two processes from interleaving.
+//     project, keeps two processes from interleaving; waiting for it ends
+//     with the operation's context (an error wrapping the context's). The
+//     lock file itself is replaced whole: written beside, flushed to the
+//     disk, renamed over, and its folder flushed (on Windows the folder
+//     is not), so after a power loss it records the old state or the new.
 //  3. Sources: a folder; an archive file (zip, tar, tar.gz, recognised
 //     by content); an http(s) URL of such an archive, with an optional
 //     expected SHA-256 as URL#sha256=HEX that must match ([ErrDrift] if

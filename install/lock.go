@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
 )
 
 // LockName is the file, under a scope's .agents folder, that records what
@@ -93,7 +95,7 @@ func readLock(path string) (*lockFile, error) {
 	return &l, nil
 }
 
-// write replaces the lock file atomically.
+// write replaces the lock file atomically and durably.
 func (l *lockFile) write(path string) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -105,19 +107,5 @@ func (l *lockFile) write(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+LockName+".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(buf.Bytes())
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, buf.Bytes(), 0o644)
 }

@@ -127,7 +127,7 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 	if err := in.keepPinned(ctx, use); err != nil {
 		return skipped, err
 	}
-	s, err := in.begin()
+	s, err := in.begin(ctx)
 	if err != nil {
 		return skipped, err
 	}
@@ -257,8 +257,8 @@ func (in *Installer) keep(ctx context.Context, c *candidate) (string, error) {
 
 // cached returns the skill cache's folder of a recorded skill, if the
 // cache holds its content: a sync of a pinned source needs no network.
-func (in *Installer) cached(name string, entry *lockEntry) (string, bool) {
-	return in.cache.Lookup(entry.Digest, name)
+func (in *Installer) cached(ctx context.Context, name string, entry *lockEntry) (string, bool) {
+	return in.cache.Lookup(ctx, entry.Digest, name)
 }
 
 // sameSource reports whether two sources are one: the same folder, URL,
@@ -296,7 +296,7 @@ func (in *Installer) Sync(ctx context.Context, req SyncRequest) ([]Change, error
 	if _, err := in.peekLock(); err != nil {
 		return nil, err
 	}
-	s, err := in.begin()
+	s, err := in.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -416,7 +416,7 @@ func (in *Installer) syncSource(ctx context.Context, source, pin string, names [
 		r := &sourceSkills{source: source, pin: pin, cleanup: func() {}}
 		for _, name := range names {
 			entry := lock.Skills[name]
-			dir, ok := in.cached(name, entry)
+			dir, ok := in.cached(ctx, name, entry)
 			if !ok {
 				r = nil
 				break
@@ -502,7 +502,7 @@ func (in *Installer) Remove(ctx context.Context, names []string, agents []Agent,
 	if err := notInstalled(peek, names, in.Root()); err != nil {
 		return nil, err
 	}
-	s, err := in.begin()
+	s, err := in.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -514,9 +514,13 @@ func (in *Installer) Remove(ctx context.Context, names []string, agents []Agent,
 	var plans []removal
 	var problems []error
 	for _, n := range names {
-		r, errs := in.planRemoval(n, lock.Skills[n], agents, o.force)
+		r, errs := in.planRemoval(ctx, n, lock.Skills[n], agents, o.force)
 		plans = append(plans, r)
 		problems = append(problems, errs...)
+	}
+	if ctx.Err() != nil {
+		// What was examined after ctx ended is not known: no verdict.
+		return s.recovered, interrupted(ctx, "nothing was changed")
 	}
 	if len(problems) > 0 {
 		return s.recovered, refuse(problems)
@@ -540,7 +544,7 @@ func (in *Installer) Remove(ctx context.Context, names []string, agents []Agent,
 			}
 			return changes, in.stopped(ctx, lock, i, len(plans), "removed", "left")
 		}
-		ch, err := in.remove(r)
+		ch, err := in.remove(context.WithoutCancel(ctx), r) // a removal begun is finished: Remove stops between two
 		changes = append(changes, ch...)
 		if err != nil {
 			return changes, err
@@ -566,7 +570,7 @@ type removal struct {
 // stops it: a place, or the canonical copy when it goes, that is no
 // longer as this tool made it. With force, a copy or canonical copy that
 // was changed is planned to go to a backup instead.
-func (in *Installer) planRemoval(name string, entry *lockEntry, agents []Agent, force bool) (removal, []error) {
+func (in *Installer) planRemoval(ctx context.Context, name string, entry *lockEntry, agents []Agent, force bool) (removal, []error) {
 	ids := slices.Sorted(maps.Keys(entry.Agents))
 	if len(agents) > 0 {
 		ids = ids[:0]
@@ -586,7 +590,7 @@ func (in *Installer) planRemoval(name string, entry *lockEntry, agents []Agent, 
 	r := removal{name: name, prev: entry, ids: ids, backup: map[string]bool{}}
 	var problems []error
 	check := func(p string, pl lockPlace, what string) {
-		modified, err := removable(p, canonical, pl, entry.Digest, what, force)
+		modified, err := removable(ctx, p, canonical, pl, entry.Digest, what, force)
 		if err != nil {
 			problems = append(problems, err)
 		}
@@ -616,8 +620,8 @@ func (in *Installer) planRemoval(name string, entry *lockEntry, agents []Agent, 
 // is gone or still as this tool made it. A folder changed since stops it
 // with ErrModified; forced, it does not, and modified reports it (it goes
 // to a backup).
-func removable(p, canonical string, pl lockPlace, digest, what string, force bool) (modified bool, _ error) {
-	switch examine(p, canonical, &pl, digest, "").found {
+func removable(ctx context.Context, p, canonical string, pl lockPlace, digest, what string, force bool) (modified bool, _ error) {
+	switch examine(ctx, p, canonical, &pl, digest, "").found {
 	case foundNothing, foundOurs:
 		return false, nil
 	case foundModified:
@@ -636,10 +640,10 @@ func removable(p, canonical string, pl lockPlace, digest, what string, force boo
 // remove carries out a removal: each agent's place, then the canonical
 // copy when the skill goes. A place planned for a backup is moved there
 // (copied, then removed, across file systems).
-func (in *Installer) remove(r removal) ([]Change, error) {
+func (in *Installer) remove(ctx context.Context, r removal) ([]Change, error) {
 	var changes []Change
 	toBackup := func(p, rel string, ch *Change) error {
-		b, moved, err := in.toBackup(p, rel)
+		b, moved, err := in.toBackup(ctx, p, rel)
 		if err != nil {
 			return err
 		}
@@ -763,7 +767,7 @@ func (in *Installer) list(ctx context.Context, agents []Agent, readers bool) ([]
 	l := &lister{in: in, lock: lock, readers: readers, made: in.madeByPath(lock), states: map[string]State{}}
 	var out []Status
 	for _, a := range agents {
-		st, err := l.agent(a)
+		st, err := l.agent(ctx, a)
 		if err != nil {
 			return nil, err
 		}
@@ -809,15 +813,15 @@ type lister struct {
 // agent lists the skills of one agent: those recorded for it, then the
 // others in the folders it reads (without readers, the one it is
 // installed into).
-func (l *lister) agent(a Agent) ([]Status, error) {
+func (l *lister) agent(ctx context.Context, a Agent) ([]Status, error) {
 	seen := map[string]bool{}
-	out := l.recorded(a, seen)
+	out := l.recorded(ctx, a, seen)
 	dirs := []string{a.Dir(l.in.env, l.in.scope)}
 	if l.readers {
 		dirs = a.Reads(l.in.env, l.in.scope)
 	}
 	for _, dir := range dirs {
-		st, err := l.folder(a, dir, seen)
+		st, err := l.folder(ctx, a, dir, seen)
 		if err != nil {
 			return nil, err
 		}
@@ -828,7 +832,7 @@ func (l *lister) agent(a Agent) ([]Status, error) {
 
 // recorded lists the skills the lock file records for a, adding their
 // paths to seen.
-func (l *lister) recorded(a Agent, seen map[string]bool) []Status {
+func (l *lister) recorded(ctx context.Context, a Agent, seen map[string]bool) []Status {
 	var out []Status
 	for _, name := range slices.Sorted(maps.Keys(l.lock.Skills)) {
 		entry := l.lock.Skills[name]
@@ -841,7 +845,7 @@ func (l *lister) recorded(a Agent, seen map[string]bool) []Status {
 			p = l.in.canonicalPath(name)
 		}
 		seen[p] = true
-		st := l.status(madePlace{name, entry, pl}, a.ID, p)
+		st := l.status(ctx, madePlace{name, entry, pl}, a.ID, p)
 		if st.State == StateInstalled && pl.Path != l.in.placement(a, name, pl.Kind).Path {
 			st.State = StateMoved
 		}
@@ -853,7 +857,7 @@ func (l *lister) recorded(a Agent, seen map[string]bool) []Status {
 // folder lists the skills in dir, one of a's folders, that seen does not
 // hold yet, adding them to seen: what this tool made for another agent
 // (with readers), and the others as external.
-func (l *lister) folder(a Agent, dir string, seen map[string]bool) ([]Status, error) {
+func (l *lister) folder(ctx context.Context, a Agent, dir string, seen map[string]bool) ([]Status, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
@@ -867,7 +871,7 @@ func (l *lister) folder(a Agent, dir string, seen map[string]bool) ([]Status, er
 		seen[p] = true
 		if m, ok := l.made[p]; ok {
 			if l.readers {
-				out = append(out, l.status(m, a.ID, p))
+				out = append(out, l.status(ctx, m, a.ID, p))
 			}
 			continue // without readers, its own agent reports it
 		}
@@ -877,10 +881,10 @@ func (l *lister) folder(a Agent, dir string, seen map[string]bool) ([]Status, er
 }
 
 // status is the status of m at p for agent.
-func (l *lister) status(m madePlace, agent, p string) Status {
+func (l *lister) status(ctx context.Context, m madePlace, agent, p string) Status {
 	state, ok := l.states[p]
 	if !ok {
-		state = l.in.state(m.name, m.entry, m.pl, p)
+		state = l.in.state(ctx, m.name, m.entry, m.pl, p)
 		if _, ok := l.lock.Unfinished[m.name]; ok {
 			state = StateUnfinished
 		}
@@ -889,7 +893,7 @@ func (l *lister) status(m madePlace, agent, p string) Status {
 	return Status{Skill: m.name, Agent: agent, Path: p, Kind: m.pl.Kind, State: state}
 }
 
-func (in *Installer) state(name string, entry *lockEntry, pl lockPlace, p string) State {
+func (in *Installer) state(ctx context.Context, name string, entry *lockEntry, pl lockPlace, p string) State {
 	canonical := in.canonicalPath(name)
 	switch pl.Kind {
 	case KindLink, KindJunction:
@@ -904,7 +908,7 @@ func (in *Installer) state(name string, entry *lockEntry, pl lockPlace, p string
 	if _, err := os.Stat(p); err != nil {
 		return StateMissing
 	}
-	if d, err := skill.ContentDigest(p); err != nil || d != entry.Digest {
+	if d, err := skill.ContentDigest(ctx, p); err != nil || d != entry.Digest {
 		return StateModified
 	}
 	return StateInstalled

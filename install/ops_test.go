@@ -1,9 +1,11 @@
 package install
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,8 +13,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
@@ -461,6 +465,52 @@ func TestURLCredentialsAreNeverRecordedOrShown(t *testing.T) {
 	}
 }
 
+// pipeListener is a listener whose connections are in-memory pipes, so
+// that a server and its client in a synctest bubble block durably on each
+// other and the bubble's fake clock runs while they wait.
+type pipeListener struct {
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error   { l.once.Do(func() { close(l.done) }); return nil }
+func (l *pipeListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1} }
+
+// pipeServer serves h over in-memory pipes and returns a client of it;
+// any URL reaches h. The server stops when t's test ends.
+func pipeServer(t *testing.T, h http.Handler) *http.Client {
+	l := &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(l)
+	tr := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		server, client := net.Pipe()
+		select {
+		case l.conns <- server:
+			return client, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}}
+	t.Cleanup(func() {
+		tr.CloseIdleConnections()
+		srv.Close()
+	})
+	return &http.Client{Transport: tr}
+}
+
+// TestDownloadsTimeOut runs in a synctest bubble: the timeout, and the
+// pauses of a slow download, are on its fake clock, so a busy machine
+// cannot stretch a pause past the timeout.
 func TestDownloadsTimeOut(t *testing.T) {
 	body := testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("slow")})
 	for name, handler := range map[string]func(stop chan struct{}) http.HandlerFunc{
@@ -476,33 +526,39 @@ func TestDownloadsTimeOut(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			f := newFixture(t)
-			stop := make(chan struct{})
-			srv := httptest.NewServer(handler(stop))
-			defer srv.Close()
-			defer close(stop)
-			in := f.installer(t, WithDownloadTimeout(300*time.Millisecond))
-			_, err := in.Add(t.Context(), Request{Sources: []string{srv.URL + "/slow.tgz"}, Agents: agentsOf(t, "codex")})
-			if !errors.Is(err, ErrSourceUnavailable) || !errors.Is(err, ErrDownloadStalled) || !strings.Contains(err.Error(), "nothing received for 300ms") {
-				t.Errorf("Add from a server that %s = %v, want ErrSourceUnavailable saying why", name, err)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				f := newFixture(t)
+				stop := make(chan struct{})
+				t.Cleanup(func() { close(stop) })
+				client := pipeServer(t, handler(stop))
+				in := f.installer(t, WithHTTPClient(client), WithDownloadTimeout(300*time.Millisecond))
+				_, err := in.Add(t.Context(), Request{Sources: []string{"http://127.0.0.1:1/slow.tgz"}, Agents: agentsOf(t, "codex")})
+				if !errors.Is(err, ErrSourceUnavailable) || !errors.Is(err, ErrDownloadStalled) || !strings.Contains(err.Error(), "nothing received for 300ms") {
+					t.Errorf("Add from a server that %s = %v, want ErrSourceUnavailable saying why", name, err)
+				}
+			})
 		})
 	}
-	// A slow but steady download is not cut off.
-	f := newFixture(t)
-	steady := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for i := range body {
-			w.Write(body[i : i+1])
-			w.(http.Flusher).Flush()
-			if i%(len(body)/5+1) == 0 {
-				time.Sleep(100 * time.Millisecond)
+	// A slow but steady download is not cut off: a pause of 100ms, on
+	// the bubble's clock, after every fifth of the body.
+	t.Run("slow and steady", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			f := newFixture(t)
+			client := pipeServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				for i := range body {
+					w.Write(body[i : i+1])
+					w.(http.Flusher).Flush()
+					if i%(len(body)/5+1) == 0 {
+						time.Sleep(100 * time.Millisecond)
+					}
+				}
+			}))
+			in := f.installer(t, WithHTTPClient(client), WithDownloadTimeout(300*time.Millisecond))
+			if _, err := in.Add(t.Context(), Request{Sources: []string{"http://127.0.0.1:1/slow.tgz"}, Agents: agentsOf(t, "codex")}); err != nil {
+				t.Errorf("Add of a slow, steady download = %v", err)
 			}
-		}
-	}))
-	defer steady.Close()
-	if _, err := f.installer(t, WithDownloadTimeout(300*time.Millisecond)).Add(t.Context(), Request{Sources: []string{steady.URL + "/slow.tgz"}, Agents: agentsOf(t, "codex")}); err != nil {
-		t.Errorf("Add of a slow, steady download = %v", err)
-	}
+		})
+	})
 }
 
 func TestProjectLinksOutOfTheProjectAreRefused(t *testing.T) {
@@ -729,7 +785,7 @@ func TestArchivesAreReadOncePerSource(t *testing.T) {
 			t.Errorf("Add = %v, want %s installed", actions(changes), name)
 		}
 	}
-	if got, err := c.Entries(); err != nil || len(got) != 0 {
+	if got, err := c.Entries(t.Context()); err != nil || len(got) != 0 {
 		t.Errorf("Add put %d skills in the cache (%v), want the archive extracted once and copied from", len(got), err)
 	}
 	// Sync reads the source once for all of its skills.
@@ -741,7 +797,7 @@ func TestArchivesAreReadOncePerSource(t *testing.T) {
 	if got := requests.Load(); got != 1 {
 		t.Errorf("Sync of one URL holding %d skills made %d requests, want 1", len(names)+1, got)
 	}
-	if got, err := c.Entries(); err != nil || len(got) != 0 {
+	if got, err := c.Entries(t.Context()); err != nil || len(got) != 0 {
 		t.Errorf("Sync put %d skills in the cache (%v), want the archive extracted once and copied from", len(got), err)
 	}
 	if bad, err := in.Verify(ctx); err != nil || len(bad) != 0 {

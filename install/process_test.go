@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -59,11 +60,14 @@ func helperAdd(flip bool) int {
 }
 
 // helperInterruptible installs every skill of its source, as copies, and
-// stops on SIGINT as the command line does: exit 130 when interrupted.
+// stops on SIGINT as the command line does: exit 130 when interrupted. It
+// sends itself SIGINT once the first skill is in place (see
+// [interruptAfter]).
 func helperInterruptible() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	sig, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	env := helperEnv()
+	ctx := &interruptAfter{Context: sig, path: filepath.Join(env.Project, ".agents", "skills", "s000")}
 	c := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(env.Home, ".cache")))
 	in := New(env, WithCache(c), WithChecker(nameChecker), WithLockDir(filepath.Join(env.Home, ".locks")))
 	claude, _ := LookupAgent("claude-code")
@@ -78,6 +82,31 @@ func helperInterruptible() int {
 		return 1
 	}
 	return 0
+}
+
+// interruptAfter is the context of an install that interrupts itself:
+// the first check of its error after the file path exists sends the
+// process SIGINT and waits for the signal to end the context, so the
+// install stops at the check after its first skill, with no clock
+// involved.
+type interruptAfter struct {
+	context.Context
+	path string
+	sent atomic.Bool // the file exists: SIGINT was sent, or could not be
+	wait atomic.Bool // SIGINT was sent: wait for it
+}
+
+func (c *interruptAfter) Err() error {
+	if !c.sent.Load() {
+		if _, err := os.Stat(c.path); err == nil && c.sent.CompareAndSwap(false, true) {
+			p, _ := os.FindProcess(os.Getpid())
+			c.wait.Store(p.Signal(os.Interrupt) == nil)
+		}
+	}
+	if c.wait.Load() {
+		<-c.Done()
+	}
+	return c.Context.Err()
 }
 
 // helperRemove removes the skill named by the source.
@@ -247,13 +276,7 @@ func TestInterruptedAddLeavesLockAndFoldersAgreeing(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Interrupt once the first skills are in place.
-	canonical := filepath.Join(f.env.Project, ".agents", "skills")
-	waitForHelper(t, cmd, &stderr, 30*time.Second, 50*time.Microsecond, "installed a skill", func() bool {
-		_, err := os.Stat(filepath.Join(canonical, "s000"))
-		return err == nil
-	})
-	cmd.Process.Signal(os.Interrupt)
+	// The helper interrupts itself once the first skill is in place.
 	err := cmd.Wait()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 130 {

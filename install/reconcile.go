@@ -32,11 +32,12 @@ func (s *session) end() { s.unlock() }
 // begin starts a change of the scope: it checks the canonical folder,
 // takes the scope's lock (sweeping what crashed runs left), reads the
 // lock file, and finishes or rolls back what an interrupted run left.
-func (in *Installer) begin() (*session, error) {
+// Waiting for the lock ends when ctx does.
+func (in *Installer) begin(ctx context.Context) (*session, error) {
 	if err := in.checkFolders(nil); err != nil {
 		return nil, err
 	}
-	unlock, err := in.lock()
+	unlock, err := in.lock(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +48,9 @@ func (in *Installer) begin() (*session, error) {
 	}
 	s := &session{lock: lock, unlock: unlock}
 	if len(lock.Unfinished) > 0 {
-		if s.recovered, err = in.settleUnfinished(lock); err != nil {
+		// Settling, once the lock is held, is finished whatever ctx does:
+		// it puts the scope back into a state the lock file describes.
+		if s.recovered, err = in.settleUnfinished(context.WithoutCancel(ctx), lock); err != nil {
 			unlock()
 			return nil, fmt.Errorf("settling what an interrupted run left: %w", err)
 		}
@@ -88,7 +91,7 @@ type seen struct {
 // examine looks at path, a skill's canonical folder or its place for an
 // agent, with rec what the lock file records there (nil: nothing),
 // recDigest the recorded content and newDigest the content wanted now.
-func examine(path, canonical string, rec *lockPlace, recDigest, newDigest string) seen {
+func examine(ctx context.Context, path, canonical string, rec *lockPlace, recDigest, newDigest string) seen {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return seen{found: foundNothing}
@@ -113,7 +116,7 @@ func examine(path, canonical string, rec *lockPlace, recDigest, newDigest string
 	if !fi.IsDir() {
 		return seen{found: foundForeign}
 	}
-	d, err := skill.ContentDigest(path)
+	d, err := skill.ContentDigest(ctx, path)
 	if err != nil {
 		return seen{found: foundForeign}
 	}
@@ -188,7 +191,11 @@ func (in *Installer) reconcile(ctx context.Context, s *session, wants []want, fo
 			problems = append(problems, fmt.Errorf("%w: %s from %s (recorded %.12s, the source now has %.12s)",
 				ErrDrift, p.name, sourceLabel(p.c.source, p.c.subpath), p.old.Digest, p.st.digest))
 		}
-		problems = append(problems, in.decide(p, wants[i].places, force)...)
+		problems = append(problems, in.decide(ctx, p, wants[i].places, force)...)
+	}
+	if ctx.Err() != nil {
+		// What was examined after ctx ended is not known: no verdict.
+		return nil, interrupted(ctx, "nothing was changed")
 	}
 	if len(problems) > 0 {
 		return nil, refuse(problems)
@@ -311,7 +318,7 @@ func (in *Installer) applyAll(ctx context.Context, lock *lockFile, plans []*plan
 			unmarkPlans(lock, plans[i:])
 			return changes, in.stopped(ctx, lock, done, total, "installed or updated", "in place")
 		}
-		ch, err := in.apply(p, real)
+		ch, err := in.apply(context.WithoutCancel(ctx), p, real) // a skill begun is finished: applyAll stops between two
 		changes = append(changes, ch...)
 		if err != nil {
 			// This skill stays marked unfinished; the next run settles it.
@@ -368,9 +375,9 @@ func (in *Installer) stopped(ctx context.Context, lock *lockFile, done, total in
 const stageWorkers = 4
 
 // decide works out what a plan does at each place, and what stops it.
-func (in *Installer) decide(p *plan, places []wantPlace, force bool) []error {
+func (in *Installer) decide(ctx context.Context, p *plan, places []wantPlace, force bool) []error {
 	var problems []error
-	if err := in.decideCanonical(p, force); err != nil {
+	if err := in.decideCanonical(ctx, p, force); err != nil {
 		problems = append(problems, err)
 	}
 	p.entry = &lockEntry{Source: p.c.source, Subpath: p.c.subpath, Pin: p.c.pin, Digest: p.st.digest, Agents: map[string]lockPlace{}}
@@ -378,7 +385,7 @@ func (in *Installer) decide(p *plan, places []wantPlace, force bool) []error {
 		maps.Copy(p.entry.Agents, p.old.Agents)
 	}
 	for _, wp := range places {
-		st, err := in.decidePlace(p, wp, force)
+		st, err := in.decidePlace(ctx, p, wp, force)
 		if err != nil {
 			problems = append(problems, err)
 		}
@@ -399,13 +406,13 @@ func (p *plan) oldDigest() string {
 
 // decideCanonical works out what the plan does at the canonical copy,
 // and what stops it.
-func (in *Installer) decideCanonical(p *plan, force bool) error {
+func (in *Installer) decideCanonical(ctx context.Context, p *plan, force bool) error {
 	var rec *lockPlace
 	if p.old != nil {
 		rec = &lockPlace{Kind: KindCanonical}
 	}
 	newD, oldD := p.st.digest, p.oldDigest()
-	c := step{path: p.canonical, kind: KindCanonical, seen: examine(p.canonical, p.canonical, rec, oldD, newD)}
+	c := step{path: p.canonical, kind: KindCanonical, seen: examine(ctx, p.canonical, p.canonical, rec, oldD, newD)}
 	err := in.decideFound(&c, p, rec != nil, force)
 	switch c.seen.found {
 	case foundOurs:
@@ -449,7 +456,7 @@ func (in *Installer) decideFound(st *step, p *plan, recorded, force bool) error 
 
 // decidePlace works out what a plan does at one agent's place, and what
 // stops it.
-func (in *Installer) decidePlace(p *plan, wp wantPlace, force bool) (step, error) {
+func (in *Installer) decidePlace(ctx context.Context, p *plan, wp wantPlace, force bool) (step, error) {
 	id := wp.agent.ID
 	rec := recordedAt(p.old, id)
 	dir := wp.agent.Dir(in.env, in.scope)
@@ -462,7 +469,7 @@ func (in *Installer) decidePlace(p *plan, wp wantPlace, force bool) (step, error
 		// if it is still ours, and the new one is planned as if
 		// nothing was recorded there.
 		old := abs(in.Root(), rec.Path)
-		if s := examine(old, p.canonical, rec, p.oldDigest(), p.st.digest); s.found == foundOurs {
+		if s := examine(ctx, old, p.canonical, rec, p.oldDigest(), p.st.digest); s.found == foundOurs {
 			p.stale = append(p.stale, step{agent: id, path: old, kind: rec.Kind, action: ActionRemoved, work: true})
 		}
 		rec = nil
@@ -478,7 +485,7 @@ func (in *Installer) decidePlace(p *plan, wp wantPlace, force bool) (step, error
 	if wp.copy {
 		st.kind = KindCopy
 	}
-	st.seen = examine(st.path, p.canonical, rec, p.oldDigest(), p.st.digest)
+	st.seen = examine(ctx, st.path, p.canonical, rec, p.oldDigest(), p.st.digest)
 	err := in.decideFound(&st, p, rec != nil, force)
 	if st.seen.found == foundOurs || st.seen.found == foundSame {
 		decideExisting(&st, rec, p.canon.action, p.st.digest)
@@ -530,14 +537,14 @@ func decideExisting(st *step, rec *lockPlace, canon Action, digest string) {
 
 // apply carries out a plan: the canonical copy first, then each agent's
 // place.
-func (in *Installer) apply(p *plan, real realDirs) ([]Change, error) {
+func (in *Installer) apply(ctx context.Context, p *plan, real realDirs) ([]Change, error) {
 	var changes []Change
 	c := p.canon
 	ch := Change{Skill: p.name, Path: p.canonical, Action: c.action, Kind: KindCanonical}
 	if c.work {
 		free := c.seen.found == foundNothing
 		if c.backup {
-			b, moved, err := in.toBackup(p.canonical, p.name)
+			b, moved, err := in.toBackup(ctx, p.canonical, p.name)
 			if err != nil {
 				return nil, err
 			}
@@ -552,13 +559,13 @@ func (in *Installer) apply(p *plan, real realDirs) ([]Change, error) {
 		ch := Change{Skill: p.name, Agent: st.agent, Path: st.path, Action: st.action, Kind: st.kind}
 		if st.work {
 			if st.backup {
-				b, _, err := in.toBackup(st.path, filepath.Join(st.agent, p.name))
+				b, _, err := in.toBackup(ctx, st.path, filepath.Join(st.agent, p.name))
 				if err != nil {
 					return changes, err
 				}
 				ch.Backup = b
 			}
-			kind, err := in.place(st.path, p.canonical, st.kind, p.st.digest, real)
+			kind, err := in.place(ctx, st.path, p.canonical, st.kind, p.st.digest, real)
 			if err != nil {
 				return changes, err
 			}
@@ -597,9 +604,9 @@ func removePlace(p string, kind Kind) error {
 // be made, a junction, else a copy) or a copy of it (KindCopy), replacing
 // what is there (which the caller has checked is its own), and returns the
 // kind made.
-func (in *Installer) place(path, canonical string, kind Kind, digest string, real realDirs) (Kind, error) {
+func (in *Installer) place(ctx context.Context, path, canonical string, kind Kind, digest string, real realDirs) (Kind, error) {
 	if kind == KindCopy {
-		return KindCopy, placeCopyOf(canonical, path, digest, in.cache)
+		return KindCopy, placeCopyOf(ctx, canonical, path, digest, in.cache)
 	}
 	err := placeLink(path, canonical, real)
 	var linkErr *noLinkError
@@ -615,14 +622,14 @@ func (in *Installer) place(path, canonical string, kind Kind, digest string, rea
 	if err == nil {
 		return KindJunction, nil
 	}
-	return KindCopy, placeCopyOf(canonical, path, digest, in.cache)
+	return KindCopy, placeCopyOf(ctx, canonical, path, digest, in.cache)
 }
 
 // toBackup moves what is at path (a modified skill folder) to a new
 // backup folder under the scope's .agents/backups, as rel, and returns
 // where. When it cannot be moved (another file system) it is copied, and
 // moved reports false: path still holds it.
-func (in *Installer) toBackup(path, rel string) (dst string, moved bool, err error) {
+func (in *Installer) toBackup(ctx context.Context, path, rel string) (dst string, moved bool, err error) {
 	base := filepath.Join(in.Root(), ".agents", "backups")
 	if err := os.MkdirAll(base, 0o755); err != nil {
 		return "", false, err
@@ -638,7 +645,7 @@ func (in *Installer) toBackup(path, rel string) (dst string, moved bool, err err
 	if err := os.Rename(path, dst); err == nil {
 		return dst, true, nil
 	}
-	if _, err := copyTree(context.Background(), folderTree(path), dst, in.cache); err != nil {
+	if _, err := copyTree(ctx, folderTree(path), dst, in.cache); err != nil {
 		return "", false, fmt.Errorf("backup of %s: %w", path, err)
 	}
 	return dst, false, nil
@@ -693,19 +700,19 @@ func (e *problemsError) Unwrap() []error { return e.errs }
 // installing is finished: its places are made from the canonical copy. A
 // removal whose canonical copy is gone, or still as recorded, is
 // finished. Anything else is rolled back to its entry before the run.
-func (in *Installer) settleUnfinished(lock *lockFile) ([]Change, error) {
+func (in *Installer) settleUnfinished(ctx context.Context, lock *lockFile) ([]Change, error) {
 	var out []Change
 	for _, name := range slices.Sorted(maps.Keys(lock.Unfinished)) {
 		prev, cur := lock.Unfinished[name], lock.Skills[name]
 		canonical := in.canonicalPath(name)
 		d := ""
 		if fi, err := os.Lstat(canonical); err == nil && fi.IsDir() {
-			d, _ = skill.ContentDigest(canonical)
+			d, _ = skill.ContentDigest(ctx, canonical)
 		}
 		switch {
 		case cur != nil && d == cur.Digest,
 			cur == nil && (d == "" || (prev != nil && d == prev.Digest)):
-			kept, err := in.settle(name, prev, cur)
+			kept, err := in.settle(ctx, name, prev, cur)
 			if err != nil {
 				return out, err
 			}
@@ -731,14 +738,14 @@ func (in *Installer) settleUnfinished(lock *lockFile) ([]Change, error) {
 // removes those only prev records while they are still this tool's. A
 // place held by something else is left alone and not recorded. It returns
 // the entry to record.
-func (in *Installer) settle(name string, prev, cur *lockEntry) (*lockEntry, error) {
+func (in *Installer) settle(ctx context.Context, name string, prev, cur *lockEntry) (*lockEntry, error) {
 	var kept *lockEntry
 	if cur != nil {
 		k := *cur // every field kept (the pin too), the places cloned
 		k.Agents = maps.Clone(cur.Agents)
 		kept = &k
 	}
-	if err := in.removeDropped(name, prev, kept); err != nil {
+	if err := in.removeDropped(ctx, name, prev, kept); err != nil {
 		return nil, err
 	}
 	if kept == nil {
@@ -754,12 +761,12 @@ func (in *Installer) settle(name string, prev, cur *lockEntry) (*lockEntry, erro
 			continue
 		}
 		p := abs(in.Root(), pl.Path)
-		s := examine(p, canonical, recordedAt(prev, id), prevD, kept.Digest)
+		s := examine(ctx, p, canonical, recordedAt(prev, id), prevD, kept.Digest)
 		wantLink := pl.Kind != KindCopy
 		switch {
 		case s.found == foundNothing,
 			(s.found == foundOurs || s.found == foundSame) && (s.link != wantLink || (!s.link && s.digest != kept.Digest)):
-			kind, err := in.place(p, canonical, pl.Kind, kept.Digest, nil)
+			kind, err := in.place(ctx, p, canonical, pl.Kind, kept.Digest, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -775,7 +782,7 @@ func (in *Installer) settle(name string, prev, cur *lockEntry) (*lockEntry, erro
 // removeDropped removes the places of the skill name that prev records
 // and kept does not (nil: none is kept), where they are still this
 // tool's.
-func (in *Installer) removeDropped(name string, prev, kept *lockEntry) error {
+func (in *Installer) removeDropped(ctx context.Context, name string, prev, kept *lockEntry) error {
 	if prev == nil {
 		return nil
 	}
@@ -787,7 +794,7 @@ func (in *Installer) removeDropped(name string, prev, kept *lockEntry) error {
 			}
 		}
 		p := abs(in.Root(), pl.Path)
-		if pl.Kind == KindCanonical || examine(p, canonical, &pl, prev.Digest, "").found != foundOurs {
+		if pl.Kind == KindCanonical || examine(ctx, p, canonical, &pl, prev.Digest, "").found != foundOurs {
 			continue
 		}
 		if err := removePlace(p, pl.Kind); err != nil {
@@ -797,10 +804,10 @@ func (in *Installer) removeDropped(name string, prev, kept *lockEntry) error {
 	return nil
 }
 
-// lock takes the scope's file lock, waiting for another process, and
-// sweeps what crashed runs left.
-func (in *Installer) lock() (func(), error) {
-	unlock, err := in.lockOnly()
+// lock takes the scope's file lock, waiting for another process until
+// ctx is done, and sweeps what crashed runs left.
+func (in *Installer) lock(ctx context.Context) (func(), error) {
+	unlock, err := in.lockOnly(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -844,8 +851,9 @@ func isLeftover(name string) bool {
 // root's real path in the lock folder (WithLockDir), outside the project,
 // so that nothing a project commits can stand in its place. The file is
 // opened through an os.Root on that folder, so a link planted there
-// cannot make it create or lock a file anywhere else.
-func (in *Installer) lockOnly() (func(), error) {
+// cannot make it create or lock a file anywhere else. Waiting for
+// another holder ends when ctx does, with an error that wraps ctx's.
+func (in *Installer) lockOnly(ctx context.Context) (func(), error) {
 	real, err := filepath.EvalSymlinks(in.Root())
 	if err != nil {
 		return nil, fmt.Errorf("the %s folder: %w", in.scope, err)
@@ -871,9 +879,9 @@ func (in *Installer) lockOnly() (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: the file lock %s: %w", ErrUnsafeFolder, filepath.Join(dir, name), err)
 	}
-	if err := filelock.Lock(context.Background(), f); err != nil {
+	if err := filelock.Lock(ctx, f); err != nil {
 		f.Close()
-		return nil, err
+		return nil, fmt.Errorf("waiting for the lock of the %s folder (another agentskills is changing it): %w", in.scope, err)
 	}
 	return func() { f.Close() }, nil
 }

@@ -45,7 +45,7 @@ func TestSyncAfterCachedTreeChanged(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			entries, err := c.Entries()
+			entries, err := c.Entries(t.Context())
 			if err != nil || len(entries) != 1 {
 				t.Fatalf("the skill cache holds %+v, %v; want one tree", entries, err)
 			}

@@ -175,8 +175,13 @@ func (c *Cache) extractOptions() extract.Options {
 // without its source. A tree changed after it was published (rule 4 of
 // the package doc) is refused: the caller must fetch the source again,
 // and materializing it replaces the tree. A lookup counts as a use of the tree (see
-// [Cache.GC]). A root that does not exist yet is not created.
-func (c *Cache) Lookup(digest, name string) (dir string, ok bool) {
+// [Cache.GC]). A root that does not exist yet is not created. A lookup
+// with ctx already done finds nothing; one started is not interrupted (it
+// checks one tree, bounded by the cache's limits).
+func (c *Cache) Lookup(ctx context.Context, digest, name string) (dir string, ok bool) {
+	if ctx.Err() != nil {
+		return "", false
+	}
 	if _, err := os.Stat(c.root); c.root == "" || err != nil {
 		return "", false
 	}
@@ -204,12 +209,13 @@ type CacheEntry struct {
 }
 
 // Entries lists the skill trees in the cache, sorted by digest. A cache
-// whose root does not exist yet is empty.
-func (c *Cache) Entries() ([]CacheEntry, error) {
+// whose root does not exist yet is empty. It stops when ctx is done, with
+// ctx's error.
+func (c *Cache) Entries(ctx context.Context) ([]CacheEntry, error) {
 	if c.root == "" {
 		return nil, errZeroCache
 	}
-	entries, err := cache.Entries(c.root)
+	entries, err := cache.Entries(ctx, c.root)
 	return toCacheEntries(entries), err
 }
 
@@ -225,10 +231,14 @@ func (c *Cache) Entries() ([]CacheEntry, error) {
 // can be removed: collect when agents are idle, or with an age longer
 // than any run. A root that does not exist yet is left alone. Only skill
 // trees and memo entries are collected here: what package oci keeps under
-// the root is its own.
-func (c *Cache) GC(olderThan time.Duration) ([]CacheEntry, error) {
+// the root is its own. It stops between two trees when ctx is done, with
+// ctx's error and the trees removed until then.
+func (c *Cache) GC(ctx context.Context, olderThan time.Duration) ([]CacheEntry, error) {
 	if c.root == "" {
 		return nil, errZeroCache
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	if _, err := os.Stat(c.root); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -237,7 +247,7 @@ func (c *Cache) GC(olderThan time.Duration) ([]CacheEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	removed, err := cache.GC(c.root, time.Now().Add(-olderThan), linked...)
+	removed, err := cache.GC(ctx, c.root, time.Now().Add(-olderThan), linked...)
 	return toCacheEntries(removed), err
 }
 

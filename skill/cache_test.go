@@ -51,16 +51,16 @@ func TestCacheLookup(t *testing.T) {
 	}
 	// Another Cache on the same root finds the tree by its digest.
 	other := NewCache(WithSkillCacheRoot(root))
-	if got, ok := other.Lookup(digest, "tone"); !ok || got != dir {
+	if got, ok := other.Lookup(t.Context(), digest, "tone"); !ok || got != dir {
 		t.Errorf("Lookup(digest, tone) = %s, %v, want %s, true", got, ok, dir)
 	}
-	if got, ok := other.Lookup(digest, "other"); ok {
+	if got, ok := other.Lookup(t.Context(), digest, "other"); ok {
 		t.Errorf("Lookup(digest, other) = %s, true, want false: the name is part of the tree", got)
 	}
-	if got, ok := other.Lookup("0000000000000000000000000000000000000000000000000000000000000000", "tone"); ok {
+	if got, ok := other.Lookup(t.Context(), "0000000000000000000000000000000000000000000000000000000000000000", "tone"); ok {
 		t.Errorf("Lookup(unknown digest) = %s, true", got)
 	}
-	if got, ok := other.Lookup("../../etc", "tone"); ok {
+	if got, ok := other.Lookup(t.Context(), "../../etc", "tone"); ok {
 		t.Errorf("Lookup(../../etc) = %s, true", got)
 	}
 	// A damaged tree is not handed out.
@@ -68,19 +68,19 @@ func TestCacheLookup(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "SKILL.md")); err != nil {
 		t.Fatal(err)
 	}
-	if got, ok := other.Lookup(digest, "tone"); ok {
+	if got, ok := other.Lookup(t.Context(), digest, "tone"); ok {
 		t.Errorf("Lookup of a tree whose SKILL.md was removed = %s, true", got)
 	}
 	// A root that does not exist finds nothing and stays absent.
 	absent := filepath.Join(t.TempDir(), "absent")
-	if got, ok := NewCache(WithSkillCacheRoot(absent)).Lookup(digest, "tone"); ok {
+	if got, ok := NewCache(WithSkillCacheRoot(absent)).Lookup(t.Context(), digest, "tone"); ok {
 		t.Errorf("Lookup under a missing root = %s, true", got)
 	}
 	if _, err := os.Stat(absent); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Lookup created the missing root: Stat = %v", err)
 	}
 	// A root that cannot be a cache finds nothing.
-	if got, ok := NewCache(WithSkillCacheRoot("/dev/null/cache")).Lookup(digest, "tone"); ok {
+	if got, ok := NewCache(WithSkillCacheRoot("/dev/null/cache")).Lookup(t.Context(), digest, "tone"); ok {
 		t.Errorf("Lookup under /dev/null = %s, true", got)
 	}
 }
@@ -91,16 +91,16 @@ func TestZeroCacheRefusesEveryUse(t *testing.T) {
 	if _, err := c.Materialize(t.Context(), Inline("tone", "# Tone\n")); !errors.Is(err, errZeroCache) {
 		t.Errorf("zero Cache: Materialize = %v, want %v", err, errZeroCache)
 	}
-	if _, err := c.Entries(); !errors.Is(err, errZeroCache) {
+	if _, err := c.Entries(t.Context()); !errors.Is(err, errZeroCache) {
 		t.Errorf("zero Cache: Entries = %v", err)
 	}
-	if _, err := c.GC(0); !errors.Is(err, errZeroCache) {
+	if _, err := c.GC(t.Context(), 0); !errors.Is(err, errZeroCache) {
 		t.Errorf("zero Cache: GC = %v", err)
 	}
 	if _, err := c.ArchiveSkills(t.Context(), "kit.tgz", 1); !errors.Is(err, errZeroCache) {
 		t.Errorf("zero Cache: ArchiveSkills = %v", err)
 	}
-	if dir, ok := c.Lookup("0000000000000000000000000000000000000000000000000000000000000000", "tone"); ok {
+	if dir, ok := c.Lookup(t.Context(), "0000000000000000000000000000000000000000000000000000000000000000", "tone"); ok {
 		t.Errorf("zero Cache: Lookup = %s, true", dir)
 	}
 	if entries, _ := os.ReadDir("."); len(entries) != 0 {
@@ -110,7 +110,7 @@ func TestZeroCacheRefusesEveryUse(t *testing.T) {
 
 func TestCacheGCOfMissingRoot(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "absent")
-	if removed, err := NewCache(WithSkillCacheRoot(root)).GC(0); err != nil || len(removed) != 0 {
+	if removed, err := NewCache(WithSkillCacheRoot(root)).GC(t.Context(), 0); err != nil || len(removed) != 0 {
 		t.Errorf("GC of a missing root = %v, %v, want nothing", removed, err)
 	}
 	if _, err := os.Stat(root); !errors.Is(err, os.ErrNotExist) {

@@ -1,6 +1,7 @@
 package skill
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -36,7 +37,13 @@ import (
 // own that no file can match. Folders count
 // only through what they hold; other special files (devices, pipes, and on
 // Windows junctions) are ignored.
-func ContentDigest(dir string) (string, error) {
+//
+// A read of the folder stops between two files when ctx is done, with
+// ctx's error.
+func ContentDigest(ctx context.Context, dir string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("digest skill folder %s: %w", dir, err)
+	}
 	if d, ok := cache.Verify(dir); ok {
 		return d, nil
 	}
@@ -45,6 +52,9 @@ func ContentDigest(dir string) (string, error) {
 	var links []cache.Link
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if p != "." && extract.LeftOut(d.Name()) {

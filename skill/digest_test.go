@@ -103,7 +103,7 @@ func TestContentDigestKnownAnswers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := writeTree(t, tt.folder, tt.entries)
-			got, err := skill.ContentDigest(dir)
+			got, err := skill.ContentDigest(t.Context(), dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,11 +124,11 @@ func TestContentDigestOfCacheTreeKnownAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := skill.ContentDigest(dir); err != nil || got != want {
+	if got, err := skill.ContentDigest(t.Context(), dir); err != nil || got != want {
 		t.Errorf("ContentDigest(%q) = %s, %v, want %s", dir, got, err, want)
 	}
 	copied := writeTree(t, "greet", map[string]string{"SKILL.md": greetSkill})
-	if got, err := skill.ContentDigest(copied); err != nil || got != want {
+	if got, err := skill.ContentDigest(t.Context(), copied); err != nil || got != want {
 		t.Errorf("ContentDigest(%q) = %s, %v, want %s", copied, got, err, want)
 	}
 }
@@ -136,7 +136,7 @@ func TestContentDigestOfCacheTreeKnownAnswer(t *testing.T) {
 // A link and a file never share a digest, whatever the file is named or
 // holds.
 func TestContentDigestLinkIsNotAFile(t *testing.T) {
-	link, err := skill.ContentDigest(writeTree(t, "greet", map[string]string{"SKILL.md": greetSkill, "docs/latest@": "../SKILL.md"}))
+	link, err := skill.ContentDigest(t.Context(), writeTree(t, "greet", map[string]string{"SKILL.md": greetSkill, "docs/latest@": "../SKILL.md"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestContentDigestLinkIsNotAFile(t *testing.T) {
 		"file holding the target":                  {"SKILL.md": greetSkill, "docs/latest": "../SKILL.md"},
 	} {
 		dir := writeTree(t, "greet", entries)
-		got, err := skill.ContentDigest(dir)
+		got, err := skill.ContentDigest(t.Context(), dir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package skill
 
 import (
+	"context"
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/internal/agentdir"
@@ -36,10 +37,14 @@ type DriverFolder struct {
 // DriverFolders lists the folders that drivers keep under the cache's
 // root, sorted by agent then path. Every folder from the root down to
 // them must belong to the current user and be writable by no one else,
-// or it is an error. A root that does not exist holds none.
-func (c *Cache) DriverFolders() ([]DriverFolder, error) {
+// or it is an error. A root that does not exist holds none. A ctx
+// already done stops it before it reads anything, with ctx's error.
+func (c *Cache) DriverFolders(ctx context.Context) ([]DriverFolder, error) {
 	if c.root == "" {
 		return nil, errZeroCache
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	folders, err := agentdir.List(c.root)
 	return toDriverFolders(folders), err
@@ -51,10 +56,14 @@ func (c *Cache) DriverFolders() ([]DriverFolder, error) {
 // olderThan of 0 or less removes every other one. Removing a managed
 // Codex home removes the sessions it holds ([DriverFolder.Sessions]).
 // Collect the folders before the trees ([Cache.GC]): a tree a remaining
-// folder links to is kept.
-func (c *Cache) CollectDriverFolders(olderThan time.Duration) ([]DriverFolder, error) {
+// folder links to is kept. A ctx already done stops it before it
+// removes anything, with ctx's error.
+func (c *Cache) CollectDriverFolders(ctx context.Context, olderThan time.Duration) ([]DriverFolder, error) {
 	if c.root == "" {
 		return nil, errZeroCache
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	removed, err := agentdir.Collect(c.root, time.Now().Add(-olderThan))
 	return toDriverFolders(removed), err

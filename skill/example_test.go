@@ -204,7 +204,7 @@ func ExampleCache_CopyFS() {
 		return
 	}
 	listFiles(dst)
-	same, _ := skill.ContentDigest(dst)
+	same, _ := skill.ContentDigest(context.Background(), dst)
 	fmt.Println("digest is the copy's:", digest == same)
 	// Output:
 	// folder: review

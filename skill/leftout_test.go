@@ -86,11 +86,11 @@ func TestContentDigestLeavesOutVersionControl(t *testing.T) {
 	os.MkdirAll(filepath.Join(repo, ".git", "objects"), 0o755)
 	os.WriteFile(filepath.Join(repo, ".git", "config"), []byte("[core]\n"), 0o644)
 	os.WriteFile(filepath.Join(repo, ".hg"), []byte("a file named .hg\n"), 0o644)
-	want, err := skill.ContentDigest(plain)
+	want, err := skill.ContentDigest(t.Context(), plain)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := skill.ContentDigest(repo)
+	got, err := skill.ContentDigest(t.Context(), repo)
 	if err != nil {
 		t.Fatal(err)
 	}

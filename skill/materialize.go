@@ -130,7 +130,7 @@ func (c *Cache) materialize(ctx context.Context, src Source, name string, wantDi
 		if err != nil || !wantDigest {
 			return dir, "", err
 		}
-		digest, err := ContentDigest(dir)
+		digest, err := ContentDigest(ctx, dir)
 		return dir, digest, err
 	case InlineSource:
 		return c.inline(ctx, src.SkillMD, name)

@@ -126,7 +126,7 @@ func readTree(t testing.TB, dir string) map[string]string {
 // Cache.Entries reports them.
 func published(t testing.TB, root string) []string {
 	t.Helper()
-	entries, err := NewCache(WithSkillCacheRoot(root)).Entries()
+	entries, err := NewCache(WithSkillCacheRoot(root)).Entries(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestMaterializeSources(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Materialize(%s) = %v", tt.name, err)
 			}
-			if entries, err := NewCache(WithSkillCacheRoot(root)).Entries(); err != nil || len(entries) != 1 || entries[0].Dir != dir || entries[0].Name != "kit" {
+			if entries, err := NewCache(WithSkillCacheRoot(root)).Entries(t.Context()); err != nil || len(entries) != 1 || entries[0].Dir != dir || entries[0].Name != "kit" {
 				t.Errorf("Materialize(%s) = %s; Entries = %+v, %v, want the one tree kit at that folder", tt.name, dir, entries, err)
 			}
 			if got := readTree(t, dir); !mapsEqual(got, want) {

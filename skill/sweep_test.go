@@ -90,7 +90,7 @@ func TestLeftoversSweptWithoutAMiss(t *testing.T) {
 	}
 
 	plantLeftovers(t, root)
-	removed, err := NewCache(WithSkillCacheRoot(root)).GC(24 * time.Hour)
+	removed, err := NewCache(WithSkillCacheRoot(root)).GC(t.Context(), 24*time.Hour)
 	if err != nil || len(removed) != 0 {
 		t.Fatalf("GC = %v, %v, want nothing collected", removed, err)
 	}

@@ -56,7 +56,7 @@ func TestCacheCopyFS(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CopyFS = %v", err)
 	}
-	if want, err := ContentDigest(dst); err != nil || digest != want {
+	if want, err := ContentDigest(t.Context(), dst); err != nil || digest != want {
 		t.Errorf("CopyFS = %s, want the copy's ContentDigest %s (%v)", digest, want, err)
 	}
 	if _, err := os.Stat(filepath.Join(dst, ".git")); !errors.Is(err, fs.ErrNotExist) {

@@ -65,7 +65,7 @@ func TestCacheNoticesChangedTrees(t *testing.T) {
 						}
 					}
 					change.Apply(t, dir)
-					if got, ok := c.Lookup(digest, "kit"); ok {
+					if got, ok := c.Lookup(t.Context(), digest, "kit"); ok {
 						t.Errorf("Lookup after %s = %s, true; want it refused", change.Name, got)
 					}
 					got, gotDigest, err := c.MaterializeContent(t.Context(), s)
@@ -78,10 +78,10 @@ func TestCacheNoticesChangedTrees(t *testing.T) {
 					if fi, err := os.Stat(filepath.Join(got, "SKILL.md")); err != nil || fi.Mode().Perm() != 0o444 {
 						t.Errorf("SKILL.md rebuilt after %s: %v, %v; want mode 0444", change.Name, fi.Mode(), err)
 					}
-					if d, err := skill.ContentDigest(got); err != nil || d != digest {
+					if d, err := skill.ContentDigest(t.Context(), got); err != nil || d != digest {
 						t.Errorf("ContentDigest of the rebuilt tree = %s, %v; want %s", d, err, digest)
 					}
-					if _, ok := c.Lookup(digest, "kit"); !ok {
+					if _, ok := c.Lookup(t.Context(), digest, "kit"); !ok {
 						t.Errorf("Lookup refuses the rebuilt tree")
 					}
 				})

@@ -56,11 +56,11 @@ func newCacheListCmd(s *streams) *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			c := skill.NewCache()
-			entries, err := c.Entries()
+			entries, err := c.Entries(cmd.Context())
 			if err != nil {
 				return err
 			}
-			folders, err := c.DriverFolders()
+			folders, err := c.DriverFolders(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -153,11 +153,11 @@ them, and they can no longer be resumed. gc says how many it removed.`,
 				return usageErrorf("--older-than must be a positive duration such as 720h")
 			}
 			c := skill.NewCache()
-			folders, ferr := c.CollectDriverFolders(olderThan)
+			folders, ferr := c.CollectDriverFolders(cmd.Context(), olderThan)
 			var removed []skill.CacheEntry
 			var err error
 			if ferr == nil {
-				removed, err = c.GC(olderThan)
+				removed, err = c.GC(cmd.Context(), olderThan)
 			}
 			var size int64
 			for _, e := range removed {

@@ -89,7 +89,7 @@ func (k Kind) sessions() string {
 }
 
 // otherRoot says how to use another cache root.
-const otherRoot = "use a cache root of your own: the driver's Config.CacheRoot, or $AGENT_ADAPTOR_SKILL_CACHE_ROOT"
+const otherRoot = "use a cache root of your own: skill.WithSkillCacheRoot for the Agent's cache (or a driver's Config.CacheRoot when called directly), or $AGENT_ADAPTOR_SKILL_CACHE_ROOT"
 
 // leaseSuffix ends the name of a key's lease file.
 const leaseSuffix = ".lease"

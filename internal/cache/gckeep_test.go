@@ -21,7 +21,7 @@ func TestGCKeeps(t *testing.T) {
 	for _, d := range []string{linked, loose} {
 		os.Chtimes(filepath.Join(root, d), past, past)
 	}
-	removed, err := GC(root, time.Now(), linked)
+	removed, err := GC(t.Context(), root, time.Now(), linked)
 	if err != nil || len(removed) != 1 || removed[0].Digest != loose {
 		t.Fatalf("GC(keep %s) = %+v, %v; want only %s removed", linked, removed, err, loose)
 	}

@@ -2,7 +2,6 @@ package cache
 
 import (
 	"cmp"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -14,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
 )
 
 // The stat record of a tree (rule 4): <digest>/.stat, beside the
@@ -243,16 +244,7 @@ func parseStamp(s string) (st stamp, rest string, ok bool) {
 // (<digest>), atomically. It is best effort: without a record, the next
 // lookup checks the tree in full.
 func writeRecord(top *os.Root, name string, r *record) {
-	var b [8]byte
-	rand.Read(b[:])
-	tmp := statName + ".tmp-" + hex.EncodeToString(b[:])
-	if err := top.WriteFile(tmp, r.encode(name), 0o444); err != nil {
-		top.Remove(tmp)
-		return
-	}
-	if err := top.Rename(tmp, statName); err != nil {
-		top.Remove(tmp)
-	}
+	atomicfile.WriteIn(top, statName, r.encode(name), 0o444)
 }
 
 // treeCheck is one check of a tree against its manifest and record.

@@ -7,7 +7,7 @@
 //	<root>/<digest>/.manifest    what the tree holds, published with it
 //	<root>/<digest>/.stat        the stat record of the tree (rule 4)
 //	<root>/.memo/<key>           archive memo: a source's key -> its digest
-//	<root>/.memo/<key>.tmp-<r>   a memo being written, renamed to <key>
+//	<root>/.memo/.<key>.tmp-<r>  a memo being written, renamed to <key>
 //	<root>/.memo/<digest>.lock   locked while a damaged tree is replaced
 //	<root>/.tmp/<id>.lock        locked while staging <id> is alive
 //	<root>/.tmp/<id>/            a staging area, renamed to <root>/<digest>
@@ -161,6 +161,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
 	"github.com/agentadaptor/agentadaptor/internal/filelock"
 )
 
@@ -321,8 +322,9 @@ type Entry struct {
 }
 
 // Entries lists the trees published under root, sorted by digest. A root
-// that does not exist holds none; one that fails rule 5 is an error.
-func Entries(root string) ([]Entry, error) {
+// that does not exist holds none; one that fails rule 5 is an error. It
+// stops between two trees when ctx is done, with ctx's error.
+func Entries(ctx context.Context, root string) ([]Entry, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
@@ -339,10 +341,10 @@ func Entries(root string) ([]Entry, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	return s.entries()
+	return s.entries(ctx)
 }
 
-func (s *Store) entries() ([]Entry, error) {
+func (s *Store) entries(ctx context.Context) ([]Entry, error) {
 	f, err := s.dir.Open(".")
 	if err != nil {
 		return nil, err
@@ -355,6 +357,9 @@ func (s *Store) entries() ([]Entry, error) {
 	slices.Sort(names)
 	var out []Entry
 	for _, d := range names {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if !validDigest(d) {
 			continue
 		}
@@ -383,13 +388,15 @@ func (s *Store) entries() ([]Entry, error) {
 // as old, and returns the trees it removed. A tree is first renamed into
 // the staging folder, so no lookup sees it half removed. The trees whose
 // digests are in keep stay, however old (something still links to them).
-func GC(root string, before time.Time, keep ...string) ([]Entry, error) {
+// It stops between two trees when ctx is done, with ctx's error and the
+// trees removed until then.
+func GC(ctx context.Context, root string, before time.Time, keep ...string) ([]Entry, error) {
 	s, err := Open(root)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	all, err := s.entries()
+	all, err := s.entries(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -404,6 +411,9 @@ func GC(root string, before time.Time, keep ...string) ([]Entry, error) {
 		}
 	}()
 	for _, e := range all {
+		if err := ctx.Err(); err != nil {
+			return removed, err
+		}
 		if !e.LastUse.Before(before) || slices.Contains(keep, e.Digest) {
 			continue
 		}
@@ -1002,22 +1012,5 @@ func (s *Store) SetMemo(key, digest string) error {
 	if !validDigest(key) {
 		return fmt.Errorf("invalid memo key %q", key)
 	}
-	var b [8]byte
-	rand.Read(b[:])
-	tmp := path.Join(memoDir, key+".tmp-"+hex.EncodeToString(b[:]))
-	f, err := s.dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(digest + "\n")
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = s.dir.Rename(tmp, path.Join(memoDir, key))
-	}
-	if err != nil {
-		s.dir.Remove(tmp)
-	}
-	return err
+	return atomicfile.WriteIn(s.dir, path.Join(memoDir, key), []byte(digest+"\n"), 0o600)
 }

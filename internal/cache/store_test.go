@@ -310,11 +310,11 @@ func TestEntriesAndGC(t *testing.T) {
 	_, newDigest := publish(t, s, "new", "yy")
 	past := time.Now().Add(-48 * time.Hour)
 	os.Chtimes(filepath.Join(root, oldDigest), past, past)
-	entries, err := Entries(root)
+	entries, err := Entries(t.Context(), root)
 	if err != nil || len(entries) != 2 {
 		t.Fatalf("Entries = %+v, %v", entries, err)
 	}
-	removed, err := GC(root, time.Now().Add(-24*time.Hour))
+	removed, err := GC(t.Context(), root, time.Now().Add(-24*time.Hour))
 	if err != nil || len(removed) != 1 || removed[0].Digest != oldDigest || removed[0].Name != "old" || removed[0].Size != 1 {
 		t.Fatalf("GC = %+v, %v, want the old tree", removed, err)
 	}
@@ -327,10 +327,10 @@ func TestEntriesAndGC(t *testing.T) {
 	// A lookup records the use.
 	os.Chtimes(filepath.Join(root, newDigest), past, past)
 	s.Lookup(newDigest, "new")
-	if removed, _ := GC(root, time.Now().Add(-24*time.Hour)); len(removed) != 0 {
+	if removed, _ := GC(t.Context(), root, time.Now().Add(-24*time.Hour)); len(removed) != 0 {
 		t.Errorf("GC removed a tree just looked up")
 	}
-	if entries, err := Entries(filepath.Join(root, "missing")); err != nil || len(entries) != 0 {
+	if entries, err := Entries(t.Context(), filepath.Join(root, "missing")); err != nil || len(entries) != 0 {
 		t.Errorf("Entries of a missing root = %v, %v", entries, err)
 	}
 }
@@ -398,7 +398,7 @@ func TestPublishedTreeIsReadOnly(t *testing.T) {
 			t.Errorf("a file could be added to the tree's scripts folder")
 		}
 	}
-	removed, err := GC(root, time.Now().Add(time.Hour))
+	removed, err := GC(t.Context(), root, time.Now().Add(time.Hour))
 	if err != nil || len(removed) != 1 || removed[0].Digest != digest {
 		t.Fatalf("GC = %+v, %v, want the tree removed", removed, err)
 	}
@@ -464,14 +464,14 @@ func TestLastUseIsExact(t *testing.T) {
 	if _, ok := s.Lookup(digest, "kit"); !ok {
 		t.Fatal("Lookup found no tree")
 	}
-	entries, err := Entries(root)
+	entries, err := Entries(t.Context(), root)
 	if err != nil || len(entries) != 1 {
 		t.Fatalf("Entries = %v, %v", entries, err)
 	}
 	if d := entries[0].LastUse.Sub(used); d < -time.Second || d > time.Second {
 		t.Errorf("LastUse = %v after a lookup at %v, want it within a second", entries[0].LastUse, used)
 	}
-	if removed, err := GC(root, time.Now().Add(-5*time.Minute)); err != nil || len(removed) != 0 {
+	if removed, err := GC(t.Context(), root, time.Now().Add(-5*time.Minute)); err != nil || len(removed) != 0 {
 		t.Errorf("GC of trees unused for 5 minutes = %v, %v, removed a tree used just now", removed, err)
 	}
 }
@@ -540,10 +540,10 @@ func TestEntriesGCAndVerifyRefuseUnsafeRoots(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.Chmod(root, 0o700)
-	if entries, err := Entries(root); err == nil {
+	if entries, err := Entries(t.Context(), root); err == nil {
 		t.Errorf("Entries of a root every user may write = %v, want an error", entries)
 	}
-	if removed, err := GC(root, time.Now()); err == nil {
+	if removed, err := GC(t.Context(), root, time.Now()); err == nil {
 		t.Errorf("GC of a root every user may write = %v, want an error", removed)
 	}
 	if _, ok := Verify(dir); ok {

@@ -109,6 +109,16 @@ func CacheRoot(root string) string {
 	return root
 }
 
+// RunCacheRoot is the cache root of the run req: the root of the cache
+// its skills were materialized in ([driver.Request.CacheRoot]) made
+// absolute, else configured, the driver's own (see [CacheRoot]).
+func RunCacheRoot(req *driver.Request, configured string) string {
+	if req.CacheRoot == "" {
+		return configured
+	}
+	return CacheRoot(req.CacheRoot)
+}
+
 // Launch is a run ready to start.
 type Launch struct {
 	// Path is the absolute path of the program.

@@ -69,11 +69,11 @@ func TestPushThenFetchByTagAndDigest(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Materialize: %v", err)
 		}
-		want1, err := skill.ContentDigest(dir)
+		want1, err := skill.ContentDigest(t.Context(), dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d, err := skill.ContentDigest(got); err != nil || d != want1 {
+		if d, err := skill.ContentDigest(t.Context(), got); err != nil || d != want1 {
 			t.Errorf("materialized %s has digest %s, %v; want the pushed folder's %s", got, d, err, want1)
 		}
 		if runtime.GOOS != "windows" {

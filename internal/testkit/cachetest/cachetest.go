@@ -132,7 +132,7 @@ func WriteSkill(t testing.TB, parent, name, body string) string {
 // folders may remain.
 func Empty(t testing.TB, root string) {
 	t.Helper()
-	entries, err := cache.Entries(root)
+	entries, err := cache.Entries(t.Context(), root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -399,13 +399,13 @@ func lease(t *testing.T, a Agent) {
 	if len(folders) != 1 {
 		t.Fatalf("folders %v while the run runs, want one", folders)
 	}
-	if removed, err := c.CollectDriverFolders(time.Nanosecond); err != nil || len(removed) != 0 {
+	if removed, err := c.CollectDriverFolders(t.Context(), time.Nanosecond); err != nil || len(removed) != 0 {
 		t.Errorf("CollectDriverFolders(1ns) during the run = %+v, %v; want nothing removed", removed, err)
 	}
-	if removed, err := c.GC(time.Nanosecond); err != nil || len(removed) != 0 {
+	if removed, err := c.GC(t.Context(), time.Nanosecond); err != nil || len(removed) != 0 {
 		t.Errorf("GC(1ns) during the run = %+v, %v; want the linked tree kept", removed, err)
 	}
-	if listed, err := c.DriverFolders(); err != nil || len(listed) != 1 || !listed[0].InUse || listed[0].Agent != a.Listed || listed[0].Kind != a.Kind || listed[0].Dir != folders[0] {
+	if listed, err := c.DriverFolders(t.Context()); err != nil || len(listed) != 1 || !listed[0].InUse || listed[0].Agent != a.Listed || listed[0].Kind != a.Kind || listed[0].Dir != folders[0] {
 		t.Errorf("DriverFolders during the run = %+v, %v; want %s in use, of %s, a %s", listed, err, folders[0], a.Listed, a.Kind)
 	}
 	stop()
@@ -414,11 +414,11 @@ func lease(t *testing.T, a Agent) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("run did not end 30s after cancellation")
 	}
-	removed, err := c.CollectDriverFolders(time.Nanosecond)
+	removed, err := c.CollectDriverFolders(t.Context(), time.Nanosecond)
 	if err != nil || len(removed) != 1 || removed[0].Dir != folders[0] || removed[0].Sessions != a.Sessions {
 		t.Fatalf("CollectDriverFolders(1ns) after the run = %+v, %v; want %s removed with %d sessions", removed, err, folders[0], a.Sessions)
 	}
-	if trees, err := c.GC(time.Nanosecond); err != nil || len(trees) != 1 || trees[0].Name != "review" {
+	if trees, err := c.GC(t.Context(), time.Nanosecond); err != nil || len(trees) != 1 || trees[0].Name != "review" {
 		t.Errorf("GC(1ns) after the run = %+v, %v; want the review tree removed", trees, err)
 	}
 	if left := r.folders(); len(left) != 0 {

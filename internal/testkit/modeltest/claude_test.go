@@ -586,15 +586,16 @@ func TestClaudeResume(t *testing.T) {
 func TestClaudeFiles(t *testing.T) {
 	slow(t)
 	t.Parallel()
+	const runs = 6
+	together := newBarrier(t.Context(), runs) // the runs overlap
 	s := modeltest.NewAnthropic(t, func(r *modeltest.Request) modeltest.Reply {
-		time.Sleep(200 * time.Millisecond) // overlap the runs
+		together.wait()
 		return modeltest.Text("ok")
 	})
 	env, home := s.ClaudeEnv(t)
 	tmp := envVar(env, "TMPDIR")
 	cwd := t.TempDir()
 	cli := modeltest.ClaudeCLI(t)
-	const runs = 6
 	ids := map[any]bool{}
 	for _, cr := range runAtOnce(t, runs, cli, env, cwd, "hi", streamJSON...) {
 		r := claudeRun{cr}

@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -562,8 +563,13 @@ func tree(t *testing.T, dir string) []string {
 func TestCodexFiles(t *testing.T) {
 	slow(t)
 	t.Parallel()
+	// Each phase's runs overlap: the stand-in answers none of a phase
+	// until every run of it has asked.
+	var together atomic.Pointer[barrier]
 	s := modeltest.NewResponses(t, func(*modeltest.ResponsesRequest) modeltest.ResponsesReply {
-		time.Sleep(300 * time.Millisecond) // overlap the runs
+		if b := together.Load(); b != nil {
+			b.wait()
+		}
 		return modeltest.ResponsesText("ok")
 	})
 	env, home, codexHome := s.CodexEnv(t)
@@ -576,6 +582,7 @@ func TestCodexFiles(t *testing.T) {
 	// concurrently starts runs runs sharing CODEX_HOME and the working
 	// folder and returns their outcomes.
 	concurrently := func(runs int) []codexRun {
+		together.Store(newBarrier(t.Context(), runs))
 		var out []codexRun
 		for _, r := range runAtOnce(t, runs, cli, env, cwd, "hi", execArgs()...) {
 			out = append(out, codexRun{r})
