@@ -104,7 +104,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -288,20 +287,4 @@ func userInvocable(dir string) bool {
 	}
 	v, ok := s.Extra["user-invocable"]
 	return !ok || !strings.EqualFold(strings.TrimSpace(fmt.Sprint(v)), "false")
-}
-
-// userSkillsDir is the user's skills folder in env: $CLAUDE_CONFIG_DIR/skills,
-// else ~/.claude/skills.
-func userSkillsDir(env []string) string {
-	if dir := process.Getenv(env, "CLAUDE_CONFIG_DIR"); dir != "" {
-		return filepath.Join(dir, "skills")
-	}
-	home := process.Getenv(env, "HOME")
-	if home == "" {
-		var err error
-		if home, err = os.UserHomeDir(); err != nil {
-			return ""
-		}
-	}
-	return filepath.Join(home, ".claude", "skills")
 }
