@@ -248,19 +248,40 @@ func TestCheckShadows(t *testing.T) {
 		shadow bool
 	}{
 		{"none", byName, func(*testing.T, string) string { return "" }, false},
-		{"by name, other content", byName, func(t *testing.T, d string) string { return writeSkill(t, filepath.Join(d, "review"), "review", "theirs") }, true},
-		{"by name, same content", byName, func(t *testing.T, d string) string { writeSkill(t, filepath.Join(d, "review"), "review", "ours"); return "" }, false},
+		{"by name, other content", byName, func(t *testing.T, d string) string {
+			return writeSkill(t, filepath.Join(d, "review"), "review", "theirs")
+		}, true},
+		{"by name, same content", byName, func(t *testing.T, d string) string {
+			writeSkill(t, filepath.Join(d, "review"), "review", "ours")
+			return ""
+		}, false},
 		{"by name, a file", byName, func(t *testing.T, d string) string {
 			os.MkdirAll(d, 0o755)
 			os.WriteFile(filepath.Join(d, "review"), []byte("x"), 0o644)
 			return ""
 		}, false},
-		{"by name, deeper", byName, func(t *testing.T, d string) string { writeSkill(t, filepath.Join(d, "x", "review"), "review", "theirs"); return "" }, false},
-		{"by name, another front matter name", byName, func(t *testing.T, d string) string { return writeSkill(t, filepath.Join(d, "review"), "other", "theirs") }, true},
-		{"scan, by front matter", scan, func(t *testing.T, d string) string { return writeSkill(t, filepath.Join(d, "team", "old"), "review", "theirs") }, true},
-		{"scan, same content", scan, func(t *testing.T, d string) string { writeSkill(t, filepath.Join(d, "x", "copy"), "review", "ours"); return "" }, false},
-		{"scan, below Depth", scan, func(t *testing.T, d string) string { writeSkill(t, filepath.Join(d, "a", "b", "c"), "review", "theirs"); return "" }, false},
-		{"scan, hidden", scan, func(t *testing.T, d string) string { writeSkill(t, filepath.Join(d, ".hidden", "review"), "review", "theirs"); return "" }, false},
+		{"by name, deeper", byName, func(t *testing.T, d string) string {
+			writeSkill(t, filepath.Join(d, "x", "review"), "review", "theirs")
+			return ""
+		}, false},
+		{"by name, another front matter name", byName, func(t *testing.T, d string) string {
+			return writeSkill(t, filepath.Join(d, "review"), "other", "theirs")
+		}, true},
+		{"scan, by front matter", scan, func(t *testing.T, d string) string {
+			return writeSkill(t, filepath.Join(d, "team", "old"), "review", "theirs")
+		}, true},
+		{"scan, same content", scan, func(t *testing.T, d string) string {
+			writeSkill(t, filepath.Join(d, "x", "copy"), "review", "ours")
+			return ""
+		}, false},
+		{"scan, below Depth", scan, func(t *testing.T, d string) string {
+			writeSkill(t, filepath.Join(d, "a", "b", "c"), "review", "theirs")
+			return ""
+		}, false},
+		{"scan, hidden", scan, func(t *testing.T, d string) string {
+			writeSkill(t, filepath.Join(d, ".hidden", "review"), "review", "theirs")
+			return ""
+		}, false},
 		{"scan, a loop of links", scan, func(t *testing.T, d string) string {
 			os.MkdirAll(d, 0o755)
 			os.Symlink(d, filepath.Join(d, "loop"))
@@ -272,7 +293,10 @@ func TestCheckShadows(t *testing.T) {
 			os.Symlink(other, filepath.Join(d, "linked"))
 			return filepath.Join(d, "linked")
 		}, true},
-		{"scan, another name", scan, func(t *testing.T, d string) string { writeSkill(t, filepath.Join(d, "review"), "other", "theirs"); return "" }, false},
+		{"scan, another name", scan, func(t *testing.T, d string) string {
+			writeSkill(t, filepath.Join(d, "review"), "other", "theirs")
+			return ""
+		}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
