@@ -48,11 +48,12 @@
 //     pinned in CI (agents_real_test.go: a skill in each folder is listed
 //     by the CLI, one above the repository, deeper than Depth or in a
 //     folder not in the row is not); [Recorded] rows come from runs of the
-//     CLI recorded in the project's reference notes (Gemini CLI, Qwen
-//     Code, OpenCode, GitHub Copilot, Droid, Kilo), [Documented] ones from
-//     the agent's documentation (Cursor, Goose, Windsurf), and [NPMTable]
-//     ones from the npm skills tool's table only. Only Checked rows are
-//     known to hold for the pinned version; the System folder of Codex,
+//     CLI recorded in the project's reference notes, not repeated in CI
+//     (Gemini CLI, OpenCode); [Documented] ones from the agent's
+//     documentation (Cursor, GitHub Copilot, Goose, Windsurf); [NPMTable]
+//     ones from the npm skills tool's table only (a comment on a row says
+//     where recorded runs saw more). Only Checked rows are known to hold
+//     for the pinned version; the System folder of Codex,
 //     /etc/codex/skills, is from its documentation (a test does not write
 //     to /etc).
 //

@@ -244,14 +244,17 @@ var table = []Row{
 		Facts: Recorded,
 	}),
 	full(Row{
+		// From its documentation. Runs of Copilot CLI 1.0.102 recorded
+		// in the reference notes did not load ~/.claude/skills; the row
+		// keeps it until a test against the CLI pins the row.
 		ID: "github-copilot", Name: "GitHub Copilot", Program: "copilot",
 		Folders: []Folder{
 			project(canonical), project(".github/skills"), project(".claude/skills"),
 			home(canonical), home(".copilot/skills"), home(".claude/skills"),
 		},
-		Depth: 1, ListedBy: FrontMatterName,
-		Install: canonical, UserInstall: home(canonical), Detect: []Folder{home(".copilot")},
-		Facts: Recorded,
+		ListedBy: FrontMatterName,
+		Install:  canonical, UserInstall: home(canonical), Detect: []Folder{home(".copilot")},
+		Facts: Documented,
 	}),
 	full(Row{
 		ID: "goose", Name: "Goose",
@@ -279,8 +282,9 @@ var table = []Row{
 		Detect:   []Folder{home(".openclaw"), home(".clawdbot"), home(".moltbot")},
 	}),
 	full(Row{
-		// OpenCode 1.18.33: skills/**/SKILL.md.
-		ID: "opencode", Name: "OpenCode", Program: "opencode",
+		// OpenCode 1.18.33: skills/**/SKILL.md, in the working folder
+		// and each one above it up to the git worktree's top.
+		ID: "opencode", Name: "OpenCode", Program: "opencode", Ancestors: true,
 		Folders: []Folder{
 			project(canonical), project(".opencode/skills"), project(".claude/skills"),
 			home(canonical), {ConfigHome, "opencode/skills"}, home(".claude/skills"),
@@ -294,9 +298,13 @@ var table = []Row{
 	simple("pochi", "Pochi", ".pochi/skills", ".pochi/skills", ".pochi"),
 	simple("qoder", "Qoder", ".qoder/skills", ".qoder/skills", ".qoder"),
 	func() Row {
-		// Qwen Code 0.24.4: <folder>/<name>/SKILL.md.
+		// The npm table's folders. Runs of Qwen Code 0.24.4 recorded in
+		// the reference notes also loaded .agents/skills and
+		// ~/.agents/skills (<folder>/<name>/SKILL.md, links followed);
+		// the row keeps the npm table's until a test against the CLI
+		// pins it, since install would then put no link in .qwen/skills.
 		r := simple("qwen-code", "Qwen Code", ".qwen/skills", ".qwen/skills", ".qwen")
-		r.Program, r.ListedBy, r.Facts = "qwen", FrontMatterName, Recorded
+		r.Program, r.ListedBy = "qwen", FrontMatterName
 		return r
 	}(),
 	full(Row{
