@@ -75,9 +75,11 @@
 //
 //  1. Before the start: a skill folder named like one of the run's in the
 //     user's skills folder, or in .claude/skills of the workspace or any
-//     folder above it, with other content, would be loaded instead of
-//     ours. That fails the run with a *driver.ShadowError naming both
-//     folders. Identical content is fine.
+//     folder above it (up to the top of its git repository), with other
+//     content, would be loaded instead of ours. That fails the run with a
+//     *driver.ShadowError naming both folders. Identical content is fine.
+//     The folders are Claude Code's row of the agents table, and the
+//     check is the driver kit's (internal/agents).
 //  2. After the agent's system/init line: every mounted runtime name must
 //     be among the skills it reports, or the run is stopped and fails with
 //     a *driver.NotMountedError.
