@@ -168,21 +168,26 @@ func exists(p string) bool {
 var known = func() []Agent {
 	var out []Agent
 	for _, r := range agents.Table() {
-		out = append(out, Agent{ID: r.ID, Name: r.Name, ProjectDir: r.Install, Override: r.UserInstall.Base.Override(), row: r})
+		out = append(out, agentOf(r))
 	}
 	return out
 }()
+
+// agentOf is the Agent of a row of the agents table.
+func agentOf(r agents.Row) Agent {
+	return Agent{ID: r.ID, Name: r.Name, ProjectDir: r.Install, Override: r.UserInstall.Base.Override(), row: r}
+}
 
 // Agents returns the known agents, sorted by ID.
 func Agents() []Agent { return slices.Clone(known) }
 
 // LookupAgent returns the agent with the given ID.
 func LookupAgent(id string) (Agent, bool) {
-	i, ok := slices.BinarySearchFunc(known, id, func(a Agent, id string) int { return strings.Compare(a.ID, id) })
+	r, ok := agents.Lookup(id)
 	if !ok {
 		return Agent{}, false
 	}
-	return known[i], true
+	return agentOf(r), true
 }
 
 // AllAgents is the ID that [LookupAgents] reads as every known agent, as
