@@ -10,9 +10,12 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/process"
 )
 
-// claudeCode is Claude Code's row of the agents table: the folders it
-// reads skills from, and how.
-var claudeCode, _ = agents.Lookup("claude-code")
+// claudeCode returns Claude Code's row of the agents table: the folders
+// it reads skills from, and how.
+func claudeCode() agents.Row {
+	r, _ := agents.Lookup("claude-code")
+	return r
+}
 
 // otherSkillsDirs lists the folders whose skills Claude Code loads besides
 // ours, as its row of the agents table says: user is the user's skills
@@ -20,7 +23,7 @@ var claudeCode, _ = agents.Lookup("claude-code")
 // workspace and of each folder above it, up to the top of its git
 // repository when it is in one.
 func otherSkillsDirs(workspace, user string) []string {
-	return claudeCode.Dirs(workspace, func(agents.Folder) string { return user })
+	return claudeCode().Dirs(workspace, func(agents.Folder) string { return user })
 }
 
 // checkShadows fails when one of those folders holds a skill named like
@@ -30,7 +33,7 @@ func checkShadows(ctx context.Context, rs driver.ResolvedSkills, mountDir, works
 	for _, e := range rs.Entries {
 		ours = append(ours, agents.Skill{Dir: filepath.Join(mountDir, filepath.FromSlash(skillsDir), e.RuntimeName), Path: e.Path})
 	}
-	return claudeCode.CheckShadows(ctx, ours, otherSkillsDirs(workspace, user))
+	return claudeCode().CheckShadows(ctx, ours, otherSkillsDirs(workspace, user))
 }
 
 // userSkillsDir is the user's skills folder in env, as Claude Code's row
@@ -42,5 +45,5 @@ func userSkillsDir(env []string) string {
 		home, _ = os.UserHomeDir()
 	}
 	e := agents.Env{Home: home, Getenv: func(k string) string { return process.Getenv(env, k) }}
-	return e.Path(claudeCode.UserInstall)
+	return e.Path(claudeCode().UserInstall)
 }

@@ -7,9 +7,12 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/agents"
 )
 
-// codexRow is Codex's row of the agents table: the folders it reads
+// codexRow returns Codex's row of the agents table: the folders it reads
 // skills from, and how.
-var codexRow, _ = agents.Lookup("codex")
+func codexRow() agents.Row {
+	r, _ := agents.Lookup("codex")
+	return r
+}
 
 // otherSkillsDirs lists the folders besides the Codex home whose skills
 // Codex loads, as its row of the agents table says: .agents/skills and
@@ -20,7 +23,7 @@ var codexRow, _ = agents.Lookup("codex")
 // the driver puts there itself.
 func otherSkillsDirs(workspace, home string) []string {
 	e := agents.Env{Home: home}
-	return codexRow.Dirs(workspace, func(f agents.Folder) string {
+	return codexRow().Dirs(workspace, func(f agents.Folder) string {
 		if f.Base == agents.CodexHome {
 			return ""
 		}
@@ -31,9 +34,10 @@ func otherSkillsDirs(workspace, home string) []string {
 // listedNames maps the name Codex lists each of rs by (its front matter's
 // name) to the skill.
 func listedNames(rs driver.ResolvedSkills) map[string]driver.ResolvedSkill {
+	r := codexRow()
 	out := make(map[string]driver.ResolvedSkill, len(rs.Entries))
 	for _, e := range rs.Entries {
-		out[codexRow.ListedName(e.Path)] = e
+		out[r.ListedName(e.Path)] = e
 	}
 	return out
 }
@@ -46,5 +50,5 @@ func checkShadows(ctx context.Context, ours map[string]driver.ResolvedSkill, roo
 	for _, e := range ours {
 		skills = append(skills, agents.Skill{Dir: e.Path, Path: e.Path})
 	}
-	return codexRow.CheckShadows(ctx, skills, roots)
+	return codexRow().CheckShadows(ctx, skills, roots)
 }
