@@ -75,9 +75,11 @@
 //
 //  1. Before the start: a skill folder named like one of the run's in the
 //     user's skills folder, or in .claude/skills of the workspace or any
-//     folder above it, with other content, would be loaded instead of
-//     ours. That fails the run with a *driver.ShadowError naming both
-//     folders. Identical content is fine.
+//     folder above it (up to the top of its git repository), with other
+//     content, would be loaded instead of ours. That fails the run with a
+//     *driver.ShadowError naming both folders. Identical content is fine.
+//     The folders are Claude Code's row of the agents table, and the
+//     check is the driver kit's (internal/agents).
 //  2. After the agent's system/init line: every mounted runtime name must
 //     be among the skills it reports, or the run is stopped and fails with
 //     a *driver.NotMountedError.
@@ -108,7 +110,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -295,20 +296,4 @@ func userInvocable(dir string) bool {
 	}
 	v, ok := s.Extra["user-invocable"]
 	return !ok || !strings.EqualFold(strings.TrimSpace(fmt.Sprint(v)), "false")
-}
-
-// userSkillsDir is the user's skills folder in env: $CLAUDE_CONFIG_DIR/skills,
-// else ~/.claude/skills.
-func userSkillsDir(env []string) string {
-	if dir := process.Getenv(env, "CLAUDE_CONFIG_DIR"); dir != "" {
-		return filepath.Join(dir, "skills")
-	}
-	home := process.Getenv(env, "HOME")
-	if home == "" {
-		var err error
-		if home, err = os.UserHomeDir(); err != nil {
-			return ""
-		}
-	}
-	return filepath.Join(home, ".claude", "skills")
 }

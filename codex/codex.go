@@ -99,7 +99,9 @@
 //     content, in the workspace's .agents/skills or .codex/skills or those
 //     of a folder above it (up to the top of its git repository), in
 //     ~/.agents/skills or in /etc/codex/skills, would be listed beside ours
-//     (Codex lists both, neither wins): a *driver.ShadowError.
+//     (Codex lists both, neither wins): a *driver.ShadowError. The
+//     folders are Codex's row of the agents table, and the check is the
+//     driver kit's (internal/agents).
 //  2. turn.failed is a *driver.AgentError; an output without
 //     turn.completed is driver.ErrNoResult, or a *driver.ProcessError when
 //     the process failed. A resume of a session Codex does not have is

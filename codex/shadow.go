@@ -2,49 +2,42 @@ package codex
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
 
 	"github.com/agentadaptor/agentadaptor/driver"
-	"github.com/agentadaptor/agentadaptor/internal/treecmp"
+	"github.com/agentadaptor/agentadaptor/internal/agents"
 )
 
-// otherSkillsDirs lists the folders besides the Codex home whose skills
-// Codex loads: .agents/skills and .codex/skills of the workspace and of
-// each folder above it,
-// up to the top of its git repository when it is in one, then the user's
-// ~/.agents/skills and /etc/codex/skills.
-func otherSkillsDirs(workspace, home string) []string {
-	var dirs []string
-	for d := filepath.Clean(workspace); ; d = filepath.Dir(d) {
-		dirs = append(dirs, filepath.Join(d, ".agents", "skills"), filepath.Join(d, ".codex", "skills"))
-		if filepath.Dir(d) == d || isRepoTop(d) {
-			break
-		}
-	}
-	if home != "" {
-		if d := filepath.Join(home, ".agents", "skills"); !slices.Contains(dirs, d) {
-			dirs = append(dirs, d)
-		}
-	}
-	return append(dirs, "/etc/codex/skills")
+// codexRow returns Codex's row of the agents table: the folders it reads
+// skills from, and how.
+func codexRow() agents.Row {
+	r, _ := agents.Lookup("codex")
+	return r
 }
 
-// isRepoTop reports whether dir is the top of a git repository (or
-// worktree): it holds .git.
-func isRepoTop(dir string) bool {
-	_, err := os.Lstat(filepath.Join(dir, ".git"))
-	return err == nil
+// otherSkillsDirs lists the folders besides the Codex home whose skills
+// Codex loads, as its row of the agents table says: .agents/skills and
+// .codex/skills of the workspace and of each folder above it, up to the
+// top of its git repository when it is in one, then the user's
+// ~/.agents/skills (home is the home folder; "" for none) and
+// /etc/codex/skills. The Codex home is the managed one, whose skills
+// the driver puts there itself.
+func otherSkillsDirs(workspace, home string) []string {
+	e := agents.Env{Home: home}
+	return codexRow().Dirs(workspace, func(f agents.Folder) string {
+		if f.Base == agents.CodexHome {
+			return ""
+		}
+		return e.Path(f)
+	})
 }
 
 // listedNames maps the name Codex lists each of rs by (its front matter's
 // name) to the skill.
 func listedNames(rs driver.ResolvedSkills) map[string]driver.ResolvedSkill {
+	r := codexRow()
 	out := make(map[string]driver.ResolvedSkill, len(rs.Entries))
 	for _, e := range rs.Entries {
-		out[listedName(e.Path)] = e
+		out[r.ListedName(e.Path)] = e
 	}
 	return out
 }
@@ -53,24 +46,9 @@ func listedNames(rs driver.ResolvedSkills) map[string]driver.ResolvedSkill {
 // the listed name of one of ours and other content: Codex would list both
 // under one name, and neither wins.
 func checkShadows(ctx context.Context, ours map[string]driver.ResolvedSkill, roots []string) error {
-	for _, root := range roots {
-		skills, err := scanSkills(ctx, root)
-		if err != nil {
-			return err
-		}
-		for _, f := range skills {
-			e, ok := ours[f.name]
-			if !ok {
-				continue
-			}
-			same, err := treecmp.Equal(ctx, e.Path, f.dir)
-			if err != nil {
-				return fmt.Errorf("codex: compare skill %q with %s: %w", f.name, f.dir, err)
-			}
-			if !same {
-				return &driver.ShadowError{Name: f.name, Ours: e.Path, Theirs: f.dir}
-			}
-		}
+	skills := make([]agents.Skill, 0, len(ours))
+	for _, e := range ours {
+		skills = append(skills, agents.Skill{Dir: e.Path, Path: e.Path})
 	}
-	return nil
+	return codexRow().CheckShadows(ctx, skills, roots)
 }

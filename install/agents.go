@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agentadaptor/agentadaptor/internal/agents"
 )
 
 // Scope says whose skills an install changes.
@@ -72,64 +74,12 @@ func (e Env) Root(s Scope) string {
 	return e.Project
 }
 
-func (e Env) configHome() string {
-	if x := e.getenv("XDG_CONFIG_HOME"); x != "" {
-		return x
+// path returns where f, a folder of the agents table, is in e.
+func (e Env) path(f agents.Folder) string {
+	if f.Base == agents.Project {
+		return filepath.Join(e.Project, filepath.FromSlash(f.Rel))
 	}
-	return filepath.Join(e.Home, ".config")
-}
-
-// base is where a folder of the agent table is rooted.
-type base int
-
-const (
-	atProject base = iota // the project folder
-	atHome                // the user's home
-	atConfig              // $XDG_CONFIG_HOME, else ~/.config
-	atClaude              // $CLAUDE_CONFIG_DIR, else ~/.claude
-	atCodex               // $CODEX_HOME, else ~/.codex
-)
-
-// override returns the environment variable that moves b, if any.
-func (b base) override() string {
-	switch b {
-	case atConfig:
-		return "XDG_CONFIG_HOME"
-	case atClaude:
-		return "CLAUDE_CONFIG_DIR"
-	case atCodex:
-		return "CODEX_HOME"
-	}
-	return ""
-}
-
-// folder is a folder rooted at a base; rel is slash-separated.
-type folder struct {
-	base base
-	rel  string
-}
-
-func (e Env) path(f folder) string {
-	var root string
-	switch f.base {
-	case atProject:
-		root = e.Project
-	case atHome:
-		root = e.Home
-	case atConfig:
-		root = e.configHome()
-	case atClaude:
-		root = e.getenv("CLAUDE_CONFIG_DIR")
-		if root == "" {
-			root = filepath.Join(e.Home, ".claude")
-		}
-	case atCodex:
-		root = e.getenv("CODEX_HOME")
-		if root == "" {
-			root = filepath.Join(e.Home, ".codex")
-		}
-	}
-	return filepath.Join(root, filepath.FromSlash(f.rel))
+	return agents.Env{Home: e.Home, Getenv: e.getenv}.Path(f)
 }
 
 // Agent describes where one coding agent reads skills.
@@ -145,14 +95,7 @@ type Agent struct {
 	// are installed into for the agent in the user's scope, if any.
 	Override string
 
-	alsoProject []string // other folders it reads, relative to a project
-	user        folder   // the user folder skills are installed into
-	// formerly are the agent's user folders under its former names: when
-	// the parent of user does not exist, the first of these whose parent
-	// does is used instead.
-	formerly []folder
-	alsoUser []folder // other user folders it reads
-	detect   []folder // the agent is detected when one of these exists
+	row agents.Row // the agent's row of the one agents table
 }
 
 // Dir returns the folder skills are installed into for the agent in a
@@ -161,11 +104,11 @@ func (a Agent) Dir(e Env, s Scope) string {
 	if s == Project {
 		return filepath.Join(e.Project, filepath.FromSlash(a.ProjectDir))
 	}
-	u := e.path(a.user)
-	if len(a.formerly) == 0 || exists(filepath.Dir(u)) {
+	u := e.path(a.row.UserInstall)
+	if len(a.row.Formerly) == 0 || exists(filepath.Dir(u)) {
 		return u
 	}
-	for _, f := range a.formerly {
+	for _, f := range a.row.Formerly {
 		if p := e.path(f); exists(filepath.Dir(p)) {
 			return p
 		}
@@ -174,22 +117,35 @@ func (a Agent) Dir(e Env, s Scope) string {
 }
 
 // Reads returns every folder the agent reads skills from in a scope, Dir
-// first; a skill in any of them is one the agent loads.
+// first; a skill in any of them is one the agent loads. Folders outside
+// the scope ([Agent.System], and for some agents the folders above the
+// project) are not among them.
 func (a Agent) Reads(e Env, s Scope) []string {
 	out := []string{a.Dir(e, s)}
-	add := func(p string) {
-		if !slices.Contains(out, p) {
+	for _, f := range a.row.Folders {
+		var p string
+		switch {
+		case s == Project && f.Base == agents.Project:
+			p = e.path(f)
+		case s == User && f.User() && f != a.row.UserInstall && !slices.Contains(a.row.Formerly, f):
+			p = e.path(f)
+		}
+		if p != "" && !slices.Contains(out, p) {
 			out = append(out, p)
 		}
 	}
-	if s == Project {
-		for _, rel := range a.alsoProject {
-			add(filepath.Join(e.Project, filepath.FromSlash(rel)))
+	return out
+}
+
+// System returns the folders outside every scope that the agent reads
+// skills from, such as Codex's /etc/codex/skills: no install puts skills
+// there, but the agent loads those it finds.
+func (a Agent) System() []string {
+	var out []string
+	for _, f := range a.row.Folders {
+		if f.Base == agents.System {
+			out = append(out, filepath.FromSlash(f.Rel))
 		}
-		return out
-	}
-	for _, f := range a.alsoUser {
-		add(e.path(f))
 	}
 	return out
 }
@@ -197,7 +153,7 @@ func (a Agent) Reads(e Env, s Scope) []string {
 // Detected reports whether the agent seems installed for this user: its
 // configuration folder exists (for a few agents, one in the project).
 func (a Agent) Detected(e Env) bool {
-	return slices.ContainsFunc(a.detect, func(f folder) bool { return exists(e.path(f)) })
+	return slices.ContainsFunc(a.row.Detect, func(f agents.Folder) bool { return exists(e.path(f)) })
 }
 
 func exists(p string) bool {
@@ -205,116 +161,33 @@ func exists(p string) bool {
 	return err == nil
 }
 
-func home(rel string) folder { return folder{atHome, rel} }
+// known is the table of known agents, sorted by ID: the rows of the one
+// agents table (internal/agents), every agent of the npm skills tool
+// 1.4.9, with the folders its table gives, except where an agent's own
+// documentation or its CLI says more (see the package doc).
+var known = func() []Agent {
+	var out []Agent
+	for _, r := range agents.Table() {
+		out = append(out, agentOf(r))
+	}
+	return out
+}()
 
-// simple is an agent that reads one project folder and one folder under
-// the home folder, and is detected by the folder under home holding its
-// configuration.
-func simple(id, name, projectDir, userDir, configDir string) Agent {
-	return Agent{ID: id, Name: name, ProjectDir: projectDir, user: home(userDir), detect: []folder{home(configDir)}}
-}
-
-// agents is the table of known agents, sorted by ID: every agent of the
-// npm skills tool 1.4.9, with the folders its table gives, except where
-// an agent's own documentation says more (see the package doc).
-var agents = []Agent{
-	simple("adal", "AdaL", ".adal/skills", ".adal/skills", ".adal"),
-	{
-		ID: "amp", Name: "Amp", ProjectDir: CanonicalDir, Override: "XDG_CONFIG_HOME",
-		user: folder{atConfig, "agents/skills"}, detect: []folder{{atConfig, "amp"}},
-	},
-	simple("antigravity", "Antigravity", CanonicalDir, ".gemini/antigravity/skills", ".gemini/antigravity"),
-	simple("augment", "Augment", ".augment/skills", ".augment/skills", ".augment"),
-	simple("bob", "IBM Bob", ".bob/skills", ".bob/skills", ".bob"),
-	{
-		ID: "claude-code", Name: "Claude Code", ProjectDir: ".claude/skills", Override: "CLAUDE_CONFIG_DIR",
-		user: folder{atClaude, "skills"}, detect: []folder{{atClaude, "."}},
-	},
-	simple("cline", "Cline", CanonicalDir, CanonicalDir, ".cline"),
-	{
-		ID: "codebuddy", Name: "CodeBuddy", ProjectDir: ".codebuddy/skills",
-		user: home(".codebuddy/skills"), detect: []folder{{atProject, ".codebuddy"}, home(".codebuddy")},
-	},
-	{
-		ID: "codex", Name: "Codex", ProjectDir: CanonicalDir,
-		user: home(CanonicalDir), alsoUser: []folder{{atCodex, "skills"}}, detect: []folder{{atCodex, "."}},
-	},
-	simple("command-code", "Command Code", ".commandcode/skills", ".commandcode/skills", ".commandcode"),
-	{
-		ID: "continue", Name: "Continue", ProjectDir: ".continue/skills",
-		user: home(".continue/skills"), detect: []folder{{atProject, ".continue"}, home(".continue")},
-	},
-	simple("cortex", "Cortex Code", ".cortex/skills", ".snowflake/cortex/skills", ".snowflake/cortex"),
-	simple("crush", "Crush", ".crush/skills", ".config/crush/skills", ".config/crush"),
-	{
-		ID: "cursor", Name: "Cursor", ProjectDir: CanonicalDir, alsoProject: []string{".cursor/skills", ".claude/skills", ".codex/skills"},
-		user: home(CanonicalDir), alsoUser: []folder{home(".cursor/skills")}, detect: []folder{home(".cursor")},
-	},
-	simple("deepagents", "Deep Agents", CanonicalDir, ".deepagents/agent/skills", ".deepagents"),
-	simple("droid", "Droid", ".factory/skills", ".factory/skills", ".factory"),
-	simple("firebender", "Firebender", CanonicalDir, ".firebender/skills", ".firebender"),
-	{
-		ID: "gemini-cli", Name: "Gemini CLI", ProjectDir: CanonicalDir, alsoProject: []string{".gemini/skills"},
-		user: home(CanonicalDir), alsoUser: []folder{home(".gemini/skills")}, detect: []folder{home(".gemini")},
-	},
-	{
-		ID: "github-copilot", Name: "GitHub Copilot", ProjectDir: CanonicalDir, alsoProject: []string{".github/skills", ".claude/skills"},
-		user: home(CanonicalDir), alsoUser: []folder{home(".copilot/skills"), home(".claude/skills")}, detect: []folder{home(".copilot")},
-	},
-	{
-		ID: "goose", Name: "Goose", ProjectDir: CanonicalDir, alsoProject: []string{".goose/skills", ".claude/skills"},
-		user: home(CanonicalDir), alsoUser: []folder{{atConfig, "goose/skills"}}, detect: []folder{{atConfig, "goose"}},
-	},
-	simple("iflow-cli", "iFlow CLI", ".iflow/skills", ".iflow/skills", ".iflow"),
-	simple("junie", "Junie", ".junie/skills", ".junie/skills", ".junie"),
-	simple("kilo", "Kilo Code", ".kilocode/skills", ".kilocode/skills", ".kilocode"),
-	simple("kimi-cli", "Kimi Code CLI", CanonicalDir, ".config/agents/skills", ".kimi"),
-	simple("kiro-cli", "Kiro CLI", ".kiro/skills", ".kiro/skills", ".kiro"),
-	simple("kode", "Kode", ".kode/skills", ".kode/skills", ".kode"),
-	simple("mcpjam", "MCPJam", ".mcpjam/skills", ".mcpjam/skills", ".mcpjam"),
-	simple("mistral-vibe", "Mistral Vibe", ".vibe/skills", ".vibe/skills", ".vibe"),
-	simple("mux", "Mux", ".mux/skills", ".mux/skills", ".mux"),
-	simple("neovate", "Neovate", ".neovate/skills", ".neovate/skills", ".neovate"),
-	{
-		ID: "openclaw", Name: "OpenClaw", ProjectDir: "skills",
-		user:     home(".openclaw/skills"),
-		formerly: []folder{home(".clawdbot/skills"), home(".moltbot/skills")},
-		detect:   []folder{home(".openclaw"), home(".clawdbot"), home(".moltbot")},
-	},
-	{
-		ID: "opencode", Name: "OpenCode", ProjectDir: CanonicalDir, alsoProject: []string{".opencode/skills", ".claude/skills"},
-		user: home(CanonicalDir), alsoUser: []folder{{atConfig, "opencode/skills"}, home(".claude/skills")}, detect: []folder{{atConfig, "opencode"}},
-	},
-	simple("openhands", "OpenHands", ".openhands/skills", ".openhands/skills", ".openhands"),
-	simple("pi", "Pi", ".pi/skills", ".pi/agent/skills", ".pi/agent"),
-	simple("pochi", "Pochi", ".pochi/skills", ".pochi/skills", ".pochi"),
-	simple("qoder", "Qoder", ".qoder/skills", ".qoder/skills", ".qoder"),
-	simple("qwen-code", "Qwen Code", ".qwen/skills", ".qwen/skills", ".qwen"),
-	{
-		ID: "replit", Name: "Replit", ProjectDir: CanonicalDir, Override: "XDG_CONFIG_HOME",
-		user: folder{atConfig, "agents/skills"}, detect: []folder{{atProject, ".replit"}},
-	},
-	simple("roo", "Roo Code", ".roo/skills", ".roo/skills", ".roo"),
-	simple("trae", "Trae", ".trae/skills", ".trae/skills", ".trae"),
-	simple("trae-cn", "Trae CN", ".trae/skills", ".trae-cn/skills", ".trae-cn"),
-	// universal is the cross-agent folder itself, for agents not listed;
-	// it is never detected.
-	{ID: "universal", Name: "Universal", ProjectDir: CanonicalDir, user: home(CanonicalDir)},
-	simple("warp", "Warp", CanonicalDir, CanonicalDir, ".warp"),
-	simple("windsurf", "Windsurf", ".windsurf/skills", ".codeium/windsurf/skills", ".codeium/windsurf"),
-	simple("zencoder", "Zencoder", ".zencoder/skills", ".zencoder/skills", ".zencoder"),
+// agentOf is the Agent of a row of the agents table.
+func agentOf(r agents.Row) Agent {
+	return Agent{ID: r.ID, Name: r.Name, ProjectDir: r.Install, Override: r.UserInstall.Base.Override(), row: r}
 }
 
 // Agents returns the known agents, sorted by ID.
-func Agents() []Agent { return slices.Clone(agents) }
+func Agents() []Agent { return slices.Clone(known) }
 
 // LookupAgent returns the agent with the given ID.
 func LookupAgent(id string) (Agent, bool) {
-	i, ok := slices.BinarySearchFunc(agents, id, func(a Agent, id string) int { return strings.Compare(a.ID, id) })
+	r, ok := agents.Lookup(id)
 	if !ok {
 		return Agent{}, false
 	}
-	return agents[i], true
+	return agentOf(r), true
 }
 
 // AllAgents is the ID that [LookupAgents] reads as every known agent, as
@@ -401,7 +274,7 @@ func nearestAgent(id string) string {
 	}
 	const far = 3
 	best, bestDist, ties := "", far, 0
-	for _, a := range agents {
+	for _, a := range known {
 		d := far
 		for _, target := range slices.Concat([]string{a.ID, norm(a.Name)}, strings.Split(a.ID, "-")) {
 			if e := editDistance(n, target); e <= min(2, len(target)/3) {
@@ -452,7 +325,7 @@ func editDistance(a, b string) int {
 // when none is.
 func DefaultAgents(e Env) []Agent {
 	var out []Agent
-	for _, a := range agents {
+	for _, a := range known {
 		if a.Detected(e) {
 			out = append(out, a)
 		}

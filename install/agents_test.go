@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentadaptor/agentadaptor/internal/agents"
 )
 
 // npmAgents is the agent table of the npm skills tool 1.4.9 (the agents
@@ -136,14 +138,17 @@ func TestAgentFolders(t *testing.T) {
 			if a.Name == "" || strings.TrimSpace(a.Name) != a.Name {
 				t.Errorf("Name = %q", a.Name)
 			}
-			if a.Override != a.user.base.override() {
-				t.Errorf("Override = %q, but the user folder is moved by %q", a.Override, a.user.base.override())
+			if a.Override != a.row.UserInstall.Base.Override() {
+				t.Errorf("Override = %q, but the user folder is moved by %q", a.Override, a.row.UserInstall.Base.Override())
 			}
-			skillDirs := append([]string{a.ProjectDir}, a.alsoProject...)
-			for _, f := range append(append([]folder{a.user}, a.formerly...), a.alsoUser...) {
-				skillDirs = append(skillDirs, f.rel)
-				if f.base == atProject {
-					t.Errorf("user folder %q is in the project", f.rel)
+			skillDirs := []string{a.ProjectDir}
+			for _, f := range slices.Concat([]agents.Folder{a.row.UserInstall}, a.row.Formerly, a.row.Folders) {
+				if f.Base == agents.System {
+					continue // absolute, outside every scope
+				}
+				skillDirs = append(skillDirs, f.Rel)
+				if f.Base == agents.Project && (f == a.row.UserInstall || slices.Contains(a.row.Formerly, f)) {
+					t.Errorf("user folder %q is in the project", f.Rel)
 				}
 			}
 			for _, rel := range skillDirs {
@@ -151,9 +156,9 @@ func TestAgentFolders(t *testing.T) {
 					t.Errorf("skills folder %q is not a relative slash path ending in skills", rel)
 				}
 			}
-			for _, f := range a.detect {
-				if !fs.ValidPath(f.rel) || strings.ContainsAny(f.rel, `\:`) {
-					t.Errorf("detection folder %q is not a relative slash path", f.rel)
+			for _, f := range a.row.Detect {
+				if !fs.ValidPath(f.Rel) || strings.ContainsAny(f.Rel, `\:`) {
+					t.Errorf("detection folder %q is not a relative slash path", f.Rel)
 				}
 			}
 			for _, s := range []Scope{Project, User} {
@@ -181,7 +186,9 @@ func TestAgentReads(t *testing.T) {
 		project, user []string
 	}{
 		{"claude-code", []string{".claude/skills"}, []string{".claude/skills"}},
-		{"codex", []string{".agents/skills"}, []string{".agents/skills", ".codex/skills"}},
+		// Codex reads .codex/skills in a project too (checked against the
+		// real CLI in internal/agents).
+		{"codex", []string{".agents/skills", ".codex/skills"}, []string{".agents/skills", ".codex/skills"}},
 		{"cursor", []string{".agents/skills", ".cursor/skills", ".claude/skills", ".codex/skills"}, []string{".agents/skills", ".cursor/skills"}},
 		{"gemini-cli", []string{".agents/skills", ".gemini/skills"}, []string{".agents/skills", ".gemini/skills"}},
 		{"github-copilot", []string{".agents/skills", ".github/skills", ".claude/skills"}, []string{".agents/skills", ".copilot/skills", ".claude/skills"}},
@@ -199,6 +206,13 @@ func TestAgentReads(t *testing.T) {
 	}
 	for _, tt := range tests {
 		a, _ := LookupAgent(tt.id)
+		wantSystem := []string(nil)
+		if tt.id == "codex" {
+			wantSystem = []string{filepath.FromSlash("/etc/codex/skills")}
+		}
+		if got := a.System(); !slices.Equal(got, wantSystem) {
+			t.Errorf("%s System() = %q, want %q", tt.id, got, wantSystem)
+		}
 		if got, want := a.Reads(env, Project), under("/p", tt.project); !slices.Equal(got, want) {
 			t.Errorf("%s Reads(Project) = %q, want %q", tt.id, got, want)
 		}
@@ -547,4 +561,29 @@ func mustAgent(id string) Agent {
 		panic("no agent " + id)
 	}
 	return a
+}
+
+// TestListShowsCodexFolders: Codex reads .codex/skills in a project
+// besides .agents/skills, so a skill there is listed for Codex (and for
+// Cursor, which reads it too), as its row of the agents table says.
+func TestListShowsCodexFolders(t *testing.T) {
+	f := newFixture(t)
+	in := f.installer(t)
+	dir := filepath.Join(f.env.Project, ".codex", "skills", "mine")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skillMD("mine")), 0o644)
+	st, err := in.List(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var readers []string
+	for _, s := range st {
+		if s.Path == dir && s.Skill == "mine" && s.State == StateExternal {
+			readers = append(readers, s.Agent)
+		}
+	}
+	slices.Sort(readers)
+	if want := []string{"codex", "cursor"}; !slices.Equal(readers, want) {
+		t.Errorf("List: %s read by %v, want %v", dir, readers, want)
+	}
 }

@@ -225,9 +225,12 @@
 // gives, except where an agent's own documentation says more: for Claude
 // Code, Codex, Cursor, GitHub Copilot, Gemini CLI, OpenCode, Goose and
 // Windsurf it follows that documentation, which often lists several
-// folders. [Agent.Dir] is the folder skills are installed into for an
-// agent, [Agent.Reads] every folder it reads them from; [Installer.List]
-// reports a skill once for each agent that reads it.
+// folders, and for Claude Code and Codex what their CLIs read, checked by
+// a test against the real CLIs. The table is the one the drivers' shadow
+// checks use (internal/agents). [Agent.Dir] is the folder skills are
+// installed into for an agent, [Agent.Reads] every folder it reads them
+// from; [Installer.List] reports a skill once for each agent that reads
+// it.
 //
 //  1. An agent that reads the canonical folder (.agents/skills in a
 //     project, ~/.agents/skills for the user) is installed there, with no
@@ -235,7 +238,8 @@
 //     the table's folders differ from the npm tool's. Codex's user folder is
 //     ~/.agents/skills, which Codex's documentation lists, whatever
 //     CODEX_HOME says; Codex also reads $CODEX_HOME/skills (default
-//     ~/.codex/skills), the npm table's. Goose's project folder is
+//     ~/.codex/skills), the npm table's, and .codex/skills in a project
+//     besides .agents/skills. Goose's project folder is
 //     .agents/skills: Goose's documentation lists .agents/skills,
 //     .goose/skills (the npm table's) and .claude/skills. The user folder
 //     of Cursor, Gemini CLI, GitHub Copilot, OpenCode and Goose is
@@ -257,8 +261,9 @@
 //     fixed under the home folder: GitHub Copilot and OpenCode read
 //     ~/.claude/skills, not Claude Code's moved folder.
 //  4. Only folders inside the scope count: Codex also reads
-//     /etc/codex/skills, and .agents/skills in the folders above the
-//     project up to the repository root, which no scope installs into.
+//     /etc/codex/skills ([Agent.System]), and Claude Code and Codex their
+//     project folders in the folders above the project up to the
+//     repository root, which no scope installs into.
 //  5. Agents that share a folder (Trae and Trae CN in a project; Amp,
 //     Replit and Kimi Code CLI for the user while XDG_CONFIG_HOME is
 //     unset) share one place in it, kept while any of them has the skill.

@@ -672,7 +672,8 @@ func newAgentsCmd(s *streams) *cobra.Command {
 		Long: `Agents lists every agent the npm skills tool knows, by the same ids: its
 name, whether it is detected here (its configuration folder exists), the
 folder skills are installed into for it in a project (relative) and for
-the user (--global), and the other folders it also reads skills from.
+the user (--global), and the other folders it also reads skills from
+(in a project, for the user, and outside both, such as /etc/codex/skills).
 Agents that read .agents/skills are installed there, with no link.`,
 		Example: `  agentskills agents
   agentskills agents --json | jq -r '.[] | select(.detected) | .id'`,
@@ -697,6 +698,8 @@ type agentRow struct {
 	// The folders the agent reads, Project and User first.
 	ProjectReads []string `json:"project_reads"`
 	UserReads    []string `json:"user_reads"`
+	// SystemReads are the folders outside both scopes it reads.
+	SystemReads []string `json:"system_reads,omitempty"`
 }
 
 func runAgentList(opts *agentsOptions) error {
@@ -718,7 +721,7 @@ func runAgentList(opts *agentsOptions) error {
 		if r.Detected {
 			d = "yes"
 		}
-		also := slices.Concat(r.ProjectReads[1:], r.UserReads[1:])
+		also := slices.Concat(r.ProjectReads[1:], r.UserReads[1:], r.SystemReads)
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, d, r.Project, r.User, strings.Join(also, ", "))
 	}
 	return w.Flush()
@@ -729,7 +732,7 @@ func runAgentList(opts *agentsOptions) error {
 func agentRows(env install.Env) ([]agentRow, error) {
 	var rows []agentRow
 	for _, a := range install.Agents() {
-		r := agentRow{ID: a.ID, Name: a.Name, Detected: a.Detected(env), Project: a.ProjectDir, User: a.Dir(env, install.User), Override: a.Override, UserReads: a.Reads(env, install.User)}
+		r := agentRow{ID: a.ID, Name: a.Name, Detected: a.Detected(env), Project: a.ProjectDir, User: a.Dir(env, install.User), Override: a.Override, UserReads: a.Reads(env, install.User), SystemReads: a.System()}
 		for _, p := range a.Reads(env, install.Project) {
 			rel, err := filepath.Rel(env.Project, p)
 			if err != nil {

@@ -1,0 +1,77 @@
+// Package agents is the one table of where coding agents read skills, and
+// the shadow check that every driver runs over it. Package install builds
+// its public agent table ([install.Agents], `agentskills agents` and
+// `list`) from these rows; the drivers (claude, codex, and those to come)
+// find from them the folders whose skills the agent would load beside a
+// run's own. No other package spells out an agent's skill folders.
+//
+// # The table
+//
+// [Table] holds one [Row] per agent, sorted by ID. What each column means:
+//
+//  1. ID is the name users type, as the npm skills tool (1.4.9) spells it;
+//     Name is the agent's display name; Program is the command of its CLI
+//     when a driver of this module runs it ("claude", "codex"), and
+//     prefixes the errors of the shadow check.
+//  2. Folders are every folder the agent reads skills from, in the
+//     agent's order, each a [Folder]: a path relative to a [Base]. A
+//     folder of base [Project] is relative to the working folder (the
+//     project); [System] folders are absolute; the others are the user's.
+//  3. A Base other than [Project] and [System] is a folder of the user's
+//     that an environment variable may move ([Base.Override]):
+//     CLAUDE_CONFIG_DIR ([ClaudeConfig], default ~/.claude), CODEX_HOME
+//     ([CodexHome], default ~/.codex), XDG_CONFIG_HOME ([ConfigHome],
+//     default ~/.config); [Home] is the home folder itself.
+//  4. Ancestors says that the agent reads its project folders in the
+//     working folder and in each folder above it, up to the top of its git
+//     repository (a folder that holds .git). Outside a repository Claude
+//     Code goes on up to the root of the file system and Codex reads the
+//     working folder only; the shadow check goes up to the root for both,
+//     which can refuse more, never less.
+//  5. Depth is how far below one of its folders the agent finds a
+//     SKILL.md: 1 is <folder>/<name>/SKILL.md only, the one layout every
+//     agent reads; Codex finds them up to 6 folders down, skipping hidden
+//     folders; [AnyDepth] is any depth.
+//  6. FollowsLinks says whether a linked skill folder is read (install
+//     puts links into agents' folders, so every row says yes); ListedBy
+//     says which name the agent lists a skill by: its folder's
+//     ([FolderName]) or its front matter's, else its folder's
+//     ([FrontMatterName]).
+//  7. Install, UserInstall and Formerly are where install puts skills for
+//     the agent (the project folder, the user's folder, and the user's
+//     folders under the agent's former names, used while only they exist);
+//     Detect are the folders whose presence shows that the agent is used.
+//     These follow the npm skills tool, except where the package doc of
+//     install says otherwise.
+//  8. Facts says where a row's folders come from: [Checked] rows
+//     (claude-code, codex) are pinned by a test against the real CLI
+//     pinned in CI (agents_real_test.go: a skill in each folder is listed
+//     by the CLI, one above the repository, deeper than Depth or in a
+//     folder not in the row is not); [Recorded] rows come from runs of the
+//     CLI recorded in the project's reference notes, not repeated in CI
+//     (Gemini CLI, OpenCode); [Documented] ones from the agent's
+//     documentation (Cursor, GitHub Copilot, Goose, Windsurf); [NPMTable]
+//     ones from the npm skills tool's table only (a comment on a row says
+//     where recorded runs saw more). Only Checked rows are known to hold
+//     for the pinned version; the System folder of Codex,
+//     /etc/codex/skills, is from its documentation (a test does not write
+//     to /etc).
+//
+// # The shadow check
+//
+// [Row.CheckShadows] is the check a driver runs before it starts the
+// agent: a skill that the agent would list from one of the folders it
+// reads, under the name of one of the run's skills, with other content,
+// fails the run with a *driver.ShadowError naming both folders. The same
+// content is no shadow. For a row with Depth 1 that lists skills by
+// folder name, the check looks only at <folder>/<name> (a folder of that
+// name, followed if a link); otherwise it finds the skills as the agent
+// does (Depth, hidden folders skipped, links followed once each, so a
+// loop ends) and reads each one's name. [Row.Dirs] lists the folders to
+// check for a run in a workspace.
+//
+// On macOS the table and the check hold as on Linux. On Windows the
+// folders are the same relative to the home folder; a System folder is
+// taken on the current drive (\etc\codex\skills), and a link is followed
+// as os.Stat follows it (a junction too).
+package agents

@@ -1,0 +1,70 @@
+package agents
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// folderText is how the README writes a folder.
+func folderText(f Folder) string {
+	switch f.Base {
+	case Home:
+		return "`~/" + f.Rel + "`"
+	case ConfigHome, ClaudeConfig, CodexHome:
+		return "`$" + f.Base.Override() + "/" + f.Rel + "`"
+	}
+	return "`" + f.Rel + "`"
+}
+
+// readmeTable renders the rows of the agents a driver runs, or will, as
+// the README's table of agent folders.
+func readmeTable() string {
+	var b strings.Builder
+	b.WriteString("| agent | project | user | other | above the project | depth | listed by | facts |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	for _, r := range Table() {
+		if r.Program == "" {
+			continue
+		}
+		var proj, user, other []string
+		for _, f := range r.Folders {
+			switch {
+			case f.Base == Project:
+				proj = append(proj, folderText(f))
+			case f.Base == System:
+				other = append(other, folderText(f))
+			default:
+				user = append(user, folderText(f))
+			}
+		}
+		above := "no"
+		if r.Ancestors {
+			above = "up to the repository top"
+		}
+		depth := fmt.Sprint(r.Depth)
+		if r.Depth == AnyDepth {
+			depth = "any"
+		}
+		listed := "folder name"
+		if r.ListedBy == FrontMatterName {
+			listed = "front matter name"
+		}
+		fmt.Fprintf(&b, "| %s (`%s`) | %s | %s | %s | %s | %s | %s | %s |\n", r.Name, r.ID,
+			strings.Join(proj, ", "), strings.Join(user, ", "), strings.Join(other, ", "), above, depth, listed, r.Facts)
+	}
+	return b.String()
+}
+
+// The README's table of agent folders is the agents table's.
+func TestREADMETable(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := readmeTable(); !strings.Contains(string(readme), want) {
+		t.Errorf("README.md does not hold the table of agent folders; put this in it:\n%s", want)
+	}
+}
