@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/internal/agents"
-	"github.com/agentadaptor/agentadaptor/internal/modeltest"
 	"github.com/agentadaptor/agentadaptor/internal/process"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/modeltest"
 )
 
 // These tests pin the Checked rows (rule 8) against the real CLIs
