@@ -118,7 +118,7 @@
 //     each skill.
 //  10. Downloads: a download that receives nothing (no connection, no
 //     response headers, no bytes of the body) for WithDownloadTimeout
-//     fails with [ErrSourceUnavailable] and [ErrDownloadStalled]. This
+//     fails with [ErrSourceUnavailable] and [source.ErrStalled]. This
 //     holds for every source that downloads: URLs; GitHub and OCI
 //     sources, whose every request (resolving the reference, the
 //     archive, manifests, layers, a registry's token) goes through a
@@ -278,6 +278,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -289,6 +290,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // Checker reads a skill folder leniently, as agents do, and returns the
@@ -336,7 +338,7 @@ func WithHTTPClient(c *http.Client) Option { return func(in *Installer) { in.htt
 // WithDownloadTimeout sets how long a download may receive nothing
 // (while connecting, waiting for the response headers, or between bytes
 // of the body) before it fails with ErrSourceUnavailable and
-// ErrDownloadStalled: a URL, and a GitHub, git or OCI source (rule 10).
+// source.ErrStalled: a URL, and a GitHub, git or OCI source (rule 10).
 // Default: DefaultDownloadTimeout.
 func WithDownloadTimeout(d time.Duration) Option { return func(in *Installer) { in.timeout = d } }
 
@@ -503,10 +505,21 @@ type watchdog struct {
 // startWatchdog starts a watchdog of timeout d on a context derived from
 // ctx, which it returns; stop must be called once the download ends.
 func startWatchdog(ctx context.Context, d time.Duration) (context.Context, *watchdog) {
+	return newWatchdog(ctx, d, true)
+}
+
+// newWatchdog returns a watchdog of timeout d on a context derived from
+// ctx, and the context; its timer runs from now when start is true, else
+// from its first Reset.
+func newWatchdog(ctx context.Context, d time.Duration, start bool) (context.Context, *watchdog) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	w := &watchdog{d: d, cancel: cancel,
-		stalled: fmt.Errorf("%w: nothing received for %v", ErrDownloadStalled, d)}
-	w.timer = time.AfterFunc(d, func() { cancel(w.stalled) })
+		stalled: fmt.Errorf("download: %w: nothing received for %v", source.ErrStalled, d)}
+	first := d
+	if !start {
+		first = math.MaxInt64
+	}
+	w.timer = time.AfterFunc(first, func() { cancel(w.stalled) })
 	return ctx, w
 }
 

@@ -270,7 +270,7 @@ func (in *Installer) sameSource(a, b string) bool {
 
 func (in *Installer) sourceKey(source string) string {
 	if rs, err := in.parseRemote(source); err == nil && rs != nil {
-		return rs.identity()
+		return rs.Repository()
 	}
 	return in.sourcePath(source)
 }

@@ -92,7 +92,7 @@ var (
 	ErrNoSkill = errors.New("no skill")
 	// ErrNotServer reports a host that does not answer as a server of the
 	// source's kind does (rule 8).
-	ErrNotServer = errors.New("not a server of this kind of source")
+	ErrNotServer = errors.New("wrong kind of server")
 )
 
 // Remote is a published source bound to one reference, which may move (a

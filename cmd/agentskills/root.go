@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/install"
 	"github.com/agentadaptor/agentadaptor/internal/extract"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // Exit codes.
@@ -175,7 +176,7 @@ func (s *streams) note(name string, err error) {
 	switch {
 	case errors.As(err, &over):
 		fmt.Fprintf(s.err, "%s: the limit is %s = %d, which agentskills does not change; use a smaller source\n", name, over.Limit, over.Max)
-	case errors.Is(err, install.ErrDownloadStalled):
+	case errors.Is(err, source.ErrStalled):
 		fmt.Fprintf(s.err, "%s: give the download longer with --timeout (the default is %s)\n", name, install.DefaultDownloadTimeout)
 	}
 }
