@@ -105,6 +105,8 @@
 //     [ErrInvalidSource], [ErrInvalidLock], [ErrNothingRecorded],
 //     [ErrUnsafeFolder], [ErrInterrupted]) for callers to classify with
 //     errors.Is; a request stopped by several problems lists every one.
+//     Messages speak of this package (its options and fields), never of
+//     a command's flags: a command adds those.
 //     Every change is reported with its [Action]: installed, updated,
 //     repaired, adopted, unchanged, removed, finished, rolled back, or
 //     skipped (rule 4).

@@ -170,7 +170,8 @@ func (s *streams) exitCode(cmd *cobra.Command, err error) int {
 // note adds to an error what a user of agentskills can do about it,
 // where the packages below cannot say: a source over one of the skill
 // cache's limits (agentskills keeps the defaults) must be smaller; a
-// stalled download may be given longer with --timeout.
+// stalled download may be given longer with --timeout; and what flagHint
+// says.
 func (s *streams) note(name string, err error) {
 	var over *extract.LimitError
 	switch {
@@ -178,6 +179,9 @@ func (s *streams) note(name string, err error) {
 		fmt.Fprintf(s.err, "%s: the limit is %s = %d, which agentskills does not change; use a smaller source\n", name, over.Limit, over.Max)
 	case errors.Is(err, source.ErrStalled):
 		fmt.Fprintf(s.err, "%s: give the download longer with --timeout (the default is %s)\n", name, install.DefaultDownloadTimeout)
+	}
+	if hint := flagHint(err); hint != "" {
+		fmt.Fprintf(s.err, "%s: %s\n", name, hint)
 	}
 }
 

@@ -36,7 +36,7 @@ type Reference struct {
 func ParseReference(s string) (Reference, error) {
 	rest, ok := strings.CutPrefix(s, Scheme)
 	if !ok {
-		return Reference{}, invalidRef(s, "not an OCI reference: write %sHOST/REPO:TAG or %sHOST/REPO@sha256:DIGEST", Scheme, Scheme)
+		return Reference{}, invalidRef(s, "it is not an OCI reference: write %sHOST/REPO:TAG or %sHOST/REPO@sha256:DIGEST", Scheme, Scheme)
 	}
 	var r Reference
 	if name, dgst, ok := strings.Cut(rest, "@"); ok {
@@ -47,7 +47,7 @@ func ParseReference(s string) (Reference, error) {
 	}
 	host, repo, ok := strings.Cut(rest, "/")
 	if !ok || host == "" || repo == "" {
-		return Reference{}, invalidRef(s, "not an OCI reference: it needs a host and a repository, as in %sHOST/REPO:TAG", Scheme)
+		return Reference{}, invalidRef(s, "it is not an OCI reference: it needs a host and a repository, as in %sHOST/REPO:TAG", Scheme)
 	}
 	r.Host, r.Repository = host, repo
 	if r.Tag == "" && r.Digest == "" {
