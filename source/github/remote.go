@@ -9,14 +9,14 @@ import (
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
-// Remote is src as a [source.Remote]: the shape in which package install
-// uses every published source. Each call makes a [Client] with the
-// options given to [NewRemote], so a bad option fails the call, not
-// NewRemote. It is for one caller at a time.
+// Remote gives a GitHub source the shape of [source.Remote], which is
+// how package install reads it. A bad option given to [NewRemote] fails
+// each call, which makes its [Client] anew. One caller at a time may use
+// a Remote.
 type Remote struct {
+	pinned *Pin // the pin of the last Resolve
 	src    Source
 	opts   []Option
-	pinned *Pin // what Resolve gave last
 }
 
 var _ source.Remote = (*Remote)(nil)
