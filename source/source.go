@@ -23,7 +23,7 @@
 //  7. [ErrNoSkill]: content that does not hold one skill where the source's
 //     format says it must.
 //  8. [ErrNotServer]: a host that does not answer as a server of the
-//     source's kind does (not a registry, not a git host).
+//     source's kind does (an OCI host that is no registry).
 //
 // The limits of an archive are skill's errors ([skill.ErrArchiveLimit]
 // and the others), which the source packages return as they are.
@@ -34,7 +34,8 @@
 // names what the call was about as the package sees it (the source as
 // typed, the repository and the ref or pin, the reference) and the kind
 // of source where the sentinel alone would not tell it, and never holds
-// a credential; SENTINEL is one of the texts above; DETAIL says what was
+// a credential; SENTINEL is the sentinel's own text ("not found",
+// "invalid source"); DETAIL says what was
 // found and what to do, in the words of the library (its options and
 // environment variables, never a command's flags). Context is added once:
 // the exported call adds its subject, and a caller adds only what it
@@ -51,8 +52,8 @@
 // A [Remote] is a source bound to a reference: [Remote.Resolve] turns the
 // reference into a pin (a commit, a manifest digest) once and explicitly,
 // [Remote.Open] reads the content at a pin as an archive, and
-// [Remote.Close] releases what one kept for the other. github.Client,
-// git.Client and oci.NewRemote make one. This package is small and
+// [Remote.Close] releases what one kept for the other. github.NewRemote,
+// git.NewRemote and oci.NewRemote make one. This package is small and
 // imports only package skill, so that any package may use it; it holds
 // no state.
 //
