@@ -46,10 +46,6 @@ var (
 	// at the command line). It also wraps the context's error. The error
 	// says what was done; the lock file records exactly that (rule 6).
 	ErrInterrupted = errors.New("interrupted")
-	// ErrDownloadStalled reports a download that received nothing for the
-	// download timeout ([WithDownloadTimeout]); it comes with
-	// ErrSourceUnavailable.
-	ErrDownloadStalled = errors.New("download stalled")
 )
 
 // interrupted returns the error for an operation whose context ended,

@@ -109,6 +109,8 @@
 //     [ErrInvalidSource], [ErrInvalidLock], [ErrNothingRecorded],
 //     [ErrUnsafeFolder], [ErrInterrupted]) for callers to classify with
 //     errors.Is; a request stopped by several problems lists every one.
+//     Messages speak of this package (its options and fields), never of
+//     a command's flags: a command adds those.
 //     Every change is reported with its [Action]: installed, updated,
 //     repaired, adopted, unchanged, removed, finished, rolled back, or
 //     skipped (rule 4).
@@ -122,7 +124,7 @@
 //     each skill.
 //  10. Downloads: a download that receives nothing (no connection, no
 //     response headers, no bytes of the body) for WithDownloadTimeout
-//     fails with [ErrSourceUnavailable] and [ErrDownloadStalled]. This
+//     fails with [ErrSourceUnavailable] and [source.ErrStalled]. This
 //     holds for every source that downloads: URLs; GitHub and OCI
 //     sources, whose every request (resolving the reference, the
 //     archive, manifests, layers, a registry's token) goes through a
@@ -287,6 +289,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -296,6 +299,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // Checker reads a skill folder leniently, as agents do, and returns the
@@ -438,10 +442,21 @@ type watchdog struct {
 // startWatchdog starts a watchdog of timeout d on a context derived from
 // ctx, which it returns; stop must be called once the download ends.
 func startWatchdog(ctx context.Context, d time.Duration) (context.Context, *watchdog) {
+	return newWatchdog(ctx, d, true)
+}
+
+// newWatchdog returns a watchdog of timeout d on a context derived from
+// ctx, and the context; its timer runs from now when start is true, else
+// from its first Reset.
+func newWatchdog(ctx context.Context, d time.Duration, start bool) (context.Context, *watchdog) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	w := &watchdog{d: d, cancel: cancel,
-		stalled: fmt.Errorf("%w: nothing received for %v", ErrDownloadStalled, d)}
-	w.timer = time.AfterFunc(d, func() { cancel(w.stalled) })
+		stalled: fmt.Errorf("download: %w: nothing received for %v", source.ErrStalled, d)}
+	first := d
+	if !start {
+		first = math.MaxInt64
+	}
+	w.timer = time.AfterFunc(first, func() { cancel(w.stalled) })
 	return ctx, w
 }
 

@@ -179,7 +179,7 @@ func selectSkills(sources []*sourceSkills, req Request) (use []*candidate, skipp
 			if !req.Strict {
 				err = fmt.Errorf("%w\nno skill is left to install; nothing was changed", err)
 			} else {
-				err = fmt.Errorf("%w\nnothing was changed (--strict: a skill that cannot be installed stops the request)", err)
+				err = fmt.Errorf("%w\nnothing was changed (strict: a skill that cannot be installed stops the request)", err)
 			}
 			return nil, nil, err
 		}
@@ -270,7 +270,7 @@ func (in *Installer) sameSource(a, b string) bool {
 
 func (in *Installer) sourceKey(source string) string {
 	if rs, err := in.parseRemote(source); err == nil && rs != nil {
-		return rs.identity()
+		return rs.Repository()
 	}
 	return in.sourcePath(source)
 }
@@ -1094,7 +1094,7 @@ func checkWithin(root, dir string) error {
 				return fmt.Errorf("%s is a link that does not lead to a folder: %w", p, err)
 			}
 			if r, err := filepath.Rel(realRoot, target); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-				return fmt.Errorf("%s is a link to %s, outside the project; agentskills does not write out of a project through links (make it a folder, or install with --global)", p, target)
+				return fmt.Errorf("%s is a link to %s, outside the project; agentskills does not write out of a project through links (make it a folder, or install into the user's folders instead)", p, target)
 			}
 			if fi, err = os.Stat(p); err != nil {
 				return err

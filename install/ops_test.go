@@ -21,6 +21,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // canonicalOf is the canonical folder of a skill in the fixture's project.
@@ -533,7 +534,7 @@ func TestDownloadsTimeOut(t *testing.T) {
 				client := pipeServer(t, handler(stop))
 				in := f.installer(t, WithHTTPClient(client), WithDownloadTimeout(300*time.Millisecond))
 				_, err := in.Add(t.Context(), Request{Sources: []string{"http://127.0.0.1:1/slow.tgz"}, Agents: agentsOf(t, "codex")})
-				if !errors.Is(err, ErrSourceUnavailable) || !errors.Is(err, ErrDownloadStalled) || !strings.Contains(err.Error(), "nothing received for 300ms") {
+				if !errors.Is(err, ErrSourceUnavailable) || !errors.Is(err, source.ErrStalled) || !strings.Contains(err.Error(), "nothing received for 300ms") {
 					t.Errorf("Add from a server that %s = %v, want ErrSourceUnavailable saying why", name, err)
 				}
 			})

@@ -47,7 +47,7 @@ func WithHTTPClient(c *http.Client) Option { return func(o *config) { o.http = c
 // WithDownloadTimeout sets how long a download may receive nothing
 // (while connecting, waiting for the response headers, or between bytes
 // of the body) before it fails with ErrSourceUnavailable and
-// ErrDownloadStalled: a URL, and a GitHub, git or OCI source (rule 10).
+// source.ErrStalled: a URL, and a GitHub, git or OCI source (rule 10).
 // Default: DefaultDownloadTimeout.
 func WithDownloadTimeout(d time.Duration) Option { return func(o *config) { o.timeout = d } }
 

@@ -669,7 +669,7 @@ func modifiedError(path, want string) error {
 			how = d
 		}
 	}
-	return fmt.Errorf("%s %w (%s); keep your changes elsewhere, or force it (--force), which moves it to a backup first", path, ErrModified, how)
+	return fmt.Errorf("%s %w (%s); keep your changes elsewhere, or force the change, which moves it to a backup first", path, ErrModified, how)
 }
 
 // refuse is the error for a request that problems stop.

@@ -280,7 +280,7 @@ func markDuplicates(cands []*candidate) []*candidate {
 					others = append(others, o.where())
 				}
 			}
-			c.problem = fmt.Sprintf("another skill is named %q too, in %s, with other content; select one by its folder (--skill %s)", name, strings.Join(others, " and "), c.pathInSource())
+			c.problem = fmt.Sprintf("another skill is named %q too, in %s, with other content; select one by its folder, %s", name, strings.Join(others, " and "), c.pathInSource())
 		}
 	}
 	return slices.DeleteFunc(cands, func(c *candidate) bool { return drop[c] })

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/oci"
 )
 
@@ -61,7 +62,7 @@ func halfThenStall(stop <-chan struct{}, h http.Handler, w http.ResponseWriter, 
 // TestPublishedSourcesTimeOut adds GitHub, git and OCI sources from
 // servers that accept and never answer, or stop in the middle of the
 // content: each add fails after about the download timeout with
-// ErrDownloadStalled, as a URL download does (rule 10), not when the
+// source.ErrStalled, as a URL download does (rule 10), not when the
 // context ends.
 func TestPublishedSourcesTimeOut(t *testing.T) {
 	const timeout = time.Second
@@ -121,14 +122,14 @@ func TestPublishedSourcesTimeOut(t *testing.T) {
 			in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))),
 				WithLockDir(t.TempDir()), WithDownloadTimeout(timeout))
 			// Far beyond the timeout: only the watch can end the add in
-			// time, and with ErrDownloadStalled.
+			// time, and with source.ErrStalled.
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 			defer cancel()
 			start := time.Now()
 			_, err := in.Add(ctx, Request{Sources: []string{tt.source}, Agents: agentsOf(t, "codex")})
 			took := time.Since(start)
-			if !errors.Is(err, ErrSourceUnavailable) || !errors.Is(err, ErrDownloadStalled) {
-				t.Fatalf("Add(%s) = %v after %v, want ErrSourceUnavailable and ErrDownloadStalled", tt.source, err, took)
+			if !errors.Is(err, ErrSourceUnavailable) || !errors.Is(err, source.ErrStalled) {
+				t.Fatalf("Add(%s) = %v after %v, want ErrSourceUnavailable and source.ErrStalled", tt.source, err, took)
 			}
 			if took > 8*timeout {
 				t.Errorf("Add(%s) took %v, want about the timeout %v", tt.source, took, timeout)

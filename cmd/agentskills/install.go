@@ -162,9 +162,35 @@ type interruptedError struct{ err error }
 func (e interruptedError) Error() string   { return e.err.Error() }
 func (e interruptedError) Unwrap() []error { return []error{e.err, errInterrupted} }
 
+// flagHint says which flag helps with err, where the library's message
+// can speak only of the library: "" when none does.
+func flagHint(err error) string {
+	var h hinted
+	switch {
+	case errors.Is(err, install.ErrModified):
+		return "--force replaces it, after moving it to a backup"
+	case errors.As(err, &h):
+		return h.hint
+	}
+	return ""
+}
+
+// hinted is an error with the flag that helps with it, which flagHint
+// reports.
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (e hinted) Error() string { return e.err.Error() }
+func (e hinted) Unwrap() error { return e.err }
+
 // printChanges prints what a command did, also when it failed midway
 // (then err is that failure, returned classified).
 func printChanges(s *streams, changes []install.Change, f *scopeFlags, err error) error {
+	if !f.global && errors.Is(err, install.ErrUnsafeFolder) {
+		err = hinted{err, "--global installs into the user's folders instead"}
+	}
 	if f.json {
 		if changes == nil {
 			changes = []install.Change{}

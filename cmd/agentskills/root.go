@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/install"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // Exit codes.
@@ -169,14 +170,18 @@ func (s *streams) exitCode(cmd *cobra.Command, err error) int {
 // note adds to an error what a user of agentskills can do about it,
 // where the packages below cannot say: a source over one of the skill
 // cache's limits (agentskills keeps the defaults) must be smaller; a
-// stalled download may be given longer with --timeout.
+// stalled download may be given longer with --timeout; and what flagHint
+// says.
 func (s *streams) note(name string, err error) {
 	var over *skill.LimitError
 	switch {
 	case errors.As(err, &over):
 		fmt.Fprintf(s.err, "%s: the limit is %s = %d, which agentskills does not change; use a smaller source\n", name, over.Limit, over.Max)
-	case errors.Is(err, install.ErrDownloadStalled):
+	case errors.Is(err, source.ErrStalled):
 		fmt.Fprintf(s.err, "%s: give the download longer with --timeout (the default is %s)\n", name, install.DefaultDownloadTimeout)
+	}
+	if hint := flagHint(err); hint != "" {
+		fmt.Fprintf(s.err, "%s: %s\n", name, hint)
 	}
 }
 

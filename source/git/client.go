@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // Client runs the system git. It is safe for concurrent use.
@@ -56,7 +57,7 @@ func WithGit(program string) Option {
 func WithHeader(key, value string) Option {
 	return func(c *config) {
 		if key == "" || !validHeaderKey(key) || strings.ContainsAny(value, "\r\n\x00") {
-			c.err = fmt.Errorf("%w: header %q is not a valid HTTP header", ErrInvalidSource, key)
+			c.err = fmt.Errorf("WithHeader(%q): %w: not a valid HTTP header", key, source.ErrInvalid)
 			return
 		}
 		c.headers = append(c.headers, key+": "+value)
@@ -79,7 +80,7 @@ func WithTempDir(dir string) Option {
 }
 
 // WithStallTimeout sets how long a fetch may receive nothing before git
-// is stopped and the call fails with [ErrStalled] (rule 11). Default:
+// is stopped and the call fails with [source.ErrStalled] (rule 11). Default:
 // [DefaultStallTimeout]; values <= 0 mean the default.
 func WithStallTimeout(d time.Duration) Option {
 	return func(c *config) { c.stall = d }
@@ -150,7 +151,7 @@ func (c *Client) Fetch(ctx context.Context, src Source) (Pin, io.ReadCloser, err
 // it returns with the pin; the caller removes it.
 func (c *Client) resolve(ctx context.Context, src Source) (*repo, Pin, error) {
 	if err := src.check(); err != nil {
-		return nil, Pin{}, fmt.Errorf("%w %q: %w", ErrInvalidSource, redact(src.String()), err)
+		return nil, Pin{}, invalid(src.String(), err)
 	}
 	repo, err := c.newRepo(ctx, src)
 	if err != nil {
@@ -179,11 +180,11 @@ func (c *Client) Opener(p Pin) skill.Opener {
 	return func(ctx context.Context) (io.ReadCloser, error) {
 		src := p.Source
 		if err := src.check(); err != nil {
-			return nil, fmt.Errorf("%w %q: %w", ErrInvalidSource, redact(src.String()), err)
+			return nil, invalid(src.String(), err)
 		}
 		commit := strings.ToLower(p.Commit)
 		if !isCommit(commit) {
-			return nil, fmt.Errorf("%w %q: the pin's commit %q is not a full hex commit id (resolve the source first)", ErrInvalidSource, redact(src.String()), p.Commit)
+			return nil, invalid(src.String(), fmt.Errorf("the pin's commit %q is not a full hex commit id (resolve the source first)", p.Commit))
 		}
 		repo, err := c.newRepo(ctx, src)
 		if err != nil {
@@ -346,7 +347,7 @@ func (r *repo) runFetch(ctx context.Context, stdin io.Reader, args ...string) er
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stall := r.c.stall
-	stalled := fmt.Errorf("%w: nothing received for %v, and git was stopped (give it longer, or try again later)", ErrStalled, stall)
+	stalled := fmt.Errorf("git fetch: %w: nothing received for %v, and git was stopped (give it longer with WithStallTimeout, or try again later)", source.ErrStalled, stall)
 	timer := time.AfterFunc(stall, func() { cancel(stalled) })
 	defer timer.Stop()
 	kick := func() { timer.Reset(stall) }
@@ -436,7 +437,7 @@ func isIndex(name string) bool {
 // failure classifies a failed git run by its error output (rule 10).
 func (r *repo) failure(ctx context.Context, what string, err error, stderr string) error {
 	if cause := context.Cause(ctx); cause != nil {
-		if errors.Is(cause, ErrStalled) || errors.Is(cause, skill.ErrArchiveLimit) {
+		if errors.Is(cause, source.ErrStalled) || errors.Is(cause, skill.ErrArchiveLimit) {
 			return cause // the watch's own, which says what happened
 		}
 		return fmt.Errorf("git %s: %w", what, cause)
@@ -448,16 +449,16 @@ func (r *repo) failure(ctx context.Context, what string, err error, stderr strin
 	low := strings.ToLower(msg)
 	switch {
 	case containsAny(low, "operation too slow", "operation timed out", "connection timed out"):
-		return fmt.Errorf("%w: %s (give it longer, or try again later)", ErrStalled, msg)
+		return fmt.Errorf("git fetch: %w: %s (give it longer with WithStallTimeout, or try again later)", source.ErrStalled, msg)
 	case containsAny(low, "authentication failed", "could not read username", "could not read password",
 		"terminal prompts disabled", "permission denied (publickey", "access denied",
 		"returned error: 401", "returned error: 403", "host key verification failed"):
-		return fmt.Errorf("%w: %s (set up a git credential helper or an SSH key for this host, or pass a header)", ErrAuthRequired, msg)
+		return fmt.Errorf("%w: %s (set up a git credential helper or an SSH key for this host, or pass a header with WithHeader)", source.ErrAuthRequired, msg)
 	case containsAny(low, "couldn't find remote ref", "not our ref", "unadvertised object", "no such remote ref"):
 		return fmt.Errorf("%w: %s", errNoRef, msg)
 	case containsAny(low, "does not appear to be a git repository", "repository not found", "not found",
 		"returned error: 404", "no such file or directory"):
-		return fmt.Errorf("%w: %s (check the repository's URL)", ErrNotFound, msg)
+		return fmt.Errorf("%w: %s (check the repository's URL)", source.ErrNotFound, msg)
 	}
 	return fmt.Errorf("git %s: %s", what, msg)
 }
@@ -486,7 +487,7 @@ func isProgress(line string) bool {
 }
 
 // errNoRef marks a ref or commit the server does not give.
-var errNoRef = fmt.Errorf("%w (no such ref or commit)", ErrNotFound)
+var errNoRef = fmt.Errorf("%w (no such ref or commit)", source.ErrNotFound)
 
 func containsAny(s string, subs ...string) bool {
 	for _, sub := range subs {
@@ -523,7 +524,7 @@ func (r *repo) fetch(ctx context.Context, ref string) (string, error) {
 	}
 	commit, err := r.run(ctx, "rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}")
 	if err != nil {
-		return "", fmt.Errorf("%w: %s does not name a commit", ErrNotFound, ref)
+		return "", fmt.Errorf("%w: %s does not name a commit", source.ErrNotFound, ref)
 	}
 	if !isCommit(commit) {
 		return "", fmt.Errorf("git rev-parse answered %q, not a commit id", commit)
@@ -568,7 +569,7 @@ func (r *repo) hasFolder(ctx context.Context, commit, path string) error {
 	}
 	kind, err := r.run(ctx, "cat-file", "-t", commit+":"+path)
 	if err != nil || kind != "tree" {
-		return fmt.Errorf("%w: no folder %q in commit %s", ErrNotFound, path, commit)
+		return fmt.Errorf("%w: no folder %q in commit %s", source.ErrNotFound, path, commit)
 	}
 	return nil
 }
@@ -581,7 +582,7 @@ func (r *repo) archive(ctx context.Context, src Source, commit string) (io.ReadC
 		// the pin.
 		got, err = r.fetch(ctx, src.Ref)
 		if err == nil && got != commit {
-			return nil, fmt.Errorf("%w: the server does not give commits by id, and ref %s now points at %s: resolve the source again", ErrNotFound, src.Ref, got)
+			return nil, fmt.Errorf("%w: the server does not give commits by id, and ref %s now points at %s: resolve the source again", source.ErrNotFound, src.Ref, got)
 		}
 	}
 	if err != nil {

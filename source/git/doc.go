@@ -109,11 +109,13 @@
 //
 // # Errors
 //
-//  10. A repository, ref, commit or folder that does not exist wraps
-//     [ErrNotFound]; a missing or refused credential wraps
-//     [ErrAuthRequired]; text that is not a source, or an unusable option,
-//     wraps [ErrInvalidSource]; a stalled fetch wraps [ErrStalled]; a
-//     fetch over the limit wraps [skill.ErrArchiveLimit]. Other failures
+//  10. Errors use the sentinels of package source, as its prefix rule
+//     says: a repository, ref, commit or folder that does not exist
+//     wraps [source.ErrNotFound]; a missing or refused credential wraps
+//     [source.ErrAuthRequired]; text that is not a source, or an unusable
+//     option, wraps [source.ErrInvalid]; a stalled fetch wraps
+//     [source.ErrStalled]; a fetch over the limit wraps
+//     [skill.ErrArchiveLimit]. Other failures
 //     carry the end of git's error output, without its progress reports.
 //     Every error names the repository (and the ref or commit) it was
 //     about.
@@ -121,7 +123,7 @@
 // # Bounds
 //
 //  11. Stalls: a fetch that receives nothing for [WithStallTimeout]
-//     (default 30 s) is stopped and fails with [ErrStalled]. Receiving is
+//     (default 30 s) is stopped and fails with [source.ErrStalled]. Receiving is
 //     git's progress output (fetches run with --progress, which the
 //     server's own reports also reach) or growth of the temporary
 //     repository's objects, measured every 50 ms. Over http(s), curl
@@ -145,6 +147,10 @@
 //     are cleaned the same way (the user of an http(s) URL is also
 //     removed where it appears alone, from 6 characters on).
 //
+// [NewRemote] gives a source the shape of [source.Remote], in which
+// package install uses every published source: its Resolve fetches once
+// and keeps the archive for the Open that follows.
+//
 // A [Client] is safe for concurrent use; each call has its own temporary
-// repository.
+// repository. A [Remote] is for one caller at a time.
 package git

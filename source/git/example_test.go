@@ -24,5 +24,5 @@ func ExampleParse() {
 	// url https://git.example.com/team/skills.git, ref "v1", path "skills/review"
 	// url ssh://git@git.example.com/team/skills.git, ref "", path "skills/review"
 	// url file:///srv/git/skills.git, ref "", path ""
-	// invalid git source "git+https://git.example.com/team/skills.git@v1": the repository's name ends in @v1: write the ref as #ref=v1
+	// git source "git+https://git.example.com/team/skills.git@v1": invalid source: the repository's name ends in @v1: write the ref as #ref=v1
 }

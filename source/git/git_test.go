@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/git"
 )
 
@@ -93,8 +94,8 @@ func TestParseRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			got, err := git.Parse(tt.in)
-			if !errors.Is(err, git.ErrInvalidSource) || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("Parse(%q) = %+v, %v, want %v saying %q", tt.in, got, err, git.ErrInvalidSource, tt.want)
+			if !errors.Is(err, source.ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Parse(%q) = %+v, %v, want %v saying %q", tt.in, got, err, source.ErrInvalid, tt.want)
 			}
 			if err != nil && strings.Contains(err.Error(), "hunter2") {
 				t.Errorf("Parse(%q) = %q, which holds the password", tt.in, err)
@@ -244,13 +245,13 @@ func TestErrors(t *testing.T) {
 		want error
 		says string
 	}{
-		{"missing ref over file", r.fileURL() + "#ref=nope", git.ErrNotFound, "ref nope"},
-		{"missing ref over http", "git+" + srv.URL + "/skills.git#ref=nope", git.ErrNotFound, "ref nope"},
-		{"missing commit", r.fileURL() + "#ref=" + strings.Repeat("1", 40), git.ErrNotFound, "ref 1111"},
-		{"missing folder", r.fileURL() + "#ref=v1&path=skills/extra", git.ErrNotFound, `no folder "skills/extra"`},
-		{"a file, not a folder", r.fileURL() + "#ref=v1&path=SKILL.md", git.ErrNotFound, `no folder "SKILL.md"`},
-		{"missing repository over file", "git+file://" + missingDir, git.ErrNotFound, "check the repository's URL"},
-		{"missing repository over http", "git+" + srv.URL + "/nope.git", git.ErrNotFound, "check the repository's URL"},
+		{"missing ref over file", r.fileURL() + "#ref=nope", source.ErrNotFound, "ref nope"},
+		{"missing ref over http", "git+" + srv.URL + "/skills.git#ref=nope", source.ErrNotFound, "ref nope"},
+		{"missing commit", r.fileURL() + "#ref=" + strings.Repeat("1", 40), source.ErrNotFound, "ref 1111"},
+		{"missing folder", r.fileURL() + "#ref=v1&path=skills/extra", source.ErrNotFound, `no folder "skills/extra"`},
+		{"a file, not a folder", r.fileURL() + "#ref=v1&path=SKILL.md", source.ErrNotFound, `no folder "SKILL.md"`},
+		{"missing repository over file", "git+file://" + missingDir, source.ErrNotFound, "check the repository's URL"},
+		{"missing repository over http", "git+" + srv.URL + "/nope.git", source.ErrNotFound, "check the repository's URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -292,8 +293,8 @@ func TestAuth(t *testing.T) {
 			opts = append(opts, git.WithHeader("Authorization", wrong))
 		}
 		_, err := newClient(t, opts...).Resolve(t.Context(), src)
-		if !errors.Is(err, git.ErrAuthRequired) {
-			t.Fatalf("Resolve with header %q = %v, want %v", wrong, err, git.ErrAuthRequired)
+		if !errors.Is(err, source.ErrAuthRequired) {
+			t.Fatalf("Resolve with header %q = %v, want %v", wrong, err, source.ErrAuthRequired)
 		}
 		if strings.Contains(err.Error(), token) || (wrong != "" && strings.Contains(err.Error(), "not-the-token")) {
 			t.Errorf("Resolve = %q, which holds a header value", err)
@@ -319,8 +320,8 @@ func TestAuth(t *testing.T) {
 
 func TestWithHeaderRefuses(t *testing.T) {
 	for _, h := range [][2]string{{"", "v"}, {"Bad Key", "v"}, {"X", "a\r\nInjected: 1"}, {"X", "a\nb"}} {
-		if _, err := git.New(git.WithHeader(h[0], h[1])); !errors.Is(err, git.ErrInvalidSource) {
-			t.Errorf("New(WithHeader(%q, %q)) = %v, want %v", h[0], h[1], err, git.ErrInvalidSource)
+		if _, err := git.New(git.WithHeader(h[0], h[1])); !errors.Is(err, source.ErrInvalid) {
+			t.Errorf("New(WithHeader(%q, %q)) = %v, want %v", h[0], h[1], err, source.ErrInvalid)
 		}
 	}
 }
@@ -364,8 +365,8 @@ func TestMovedRef(t *testing.T) {
 	t.Setenv("GIT_CONFIG_VALUE_0", "0")
 	m, root := materializer(t)
 	_, err = m.Materialize(t.Context(), c.Skill("review", pin))
-	if !errors.Is(err, git.ErrNotFound) || !strings.Contains(err.Error(), "resolve the source again") {
-		t.Fatalf("Materialize(old pin, protocol 0) = %v, want %v saying to resolve again", err, git.ErrNotFound)
+	if !errors.Is(err, source.ErrNotFound) || !strings.Contains(err.Error(), "resolve the source again") {
+		t.Fatalf("Materialize(old pin, protocol 0) = %v, want %v saying to resolve again", err, source.ErrNotFound)
 	}
 	cachetest.Empty(t, root)
 }
@@ -428,11 +429,11 @@ func TestOpenerFailures(t *testing.T) {
 		ctx  func() context.Context
 		want error
 	}{
-		{"not a commit id", git.Pin{Source: git.Source{URL: url}, Commit: "main"}, nil, git.ErrInvalidSource},
-		{"a short commit id", git.Pin{Source: git.Source{URL: url}, Commit: r.v1[:12]}, nil, git.ErrInvalidSource},
-		{"a bad source", git.Pin{Source: git.Source{URL: "git+" + url}, Commit: r.v1}, nil, git.ErrInvalidSource},
-		{"a missing commit", git.Pin{Source: git.Source{URL: url, Path: "skills/review"}, Commit: strings.Repeat("2", 40)}, nil, git.ErrNotFound},
-		{"a missing folder", git.Pin{Source: git.Source{URL: url, Path: "skills/extra"}, Commit: r.v1}, nil, git.ErrNotFound},
+		{"not a commit id", git.Pin{Source: git.Source{URL: url}, Commit: "main"}, nil, source.ErrInvalid},
+		{"a short commit id", git.Pin{Source: git.Source{URL: url}, Commit: r.v1[:12]}, nil, source.ErrInvalid},
+		{"a bad source", git.Pin{Source: git.Source{URL: "git+" + url}, Commit: r.v1}, nil, source.ErrInvalid},
+		{"a missing commit", git.Pin{Source: git.Source{URL: url, Path: "skills/review"}, Commit: strings.Repeat("2", 40)}, nil, source.ErrNotFound},
+		{"a missing folder", git.Pin{Source: git.Source{URL: url, Path: "skills/extra"}, Commit: r.v1}, nil, source.ErrNotFound},
 		{"cancelled", git.Pin{Source: git.Source{URL: url, Path: "skills/review"}, Commit: r.v1}, func() context.Context {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/git"
 )
 
@@ -30,8 +31,8 @@ func TestStallStopsHelpers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	_, err := c.Resolve(ctx, git.Source{URL: "ssh://git@git.example.test/skills.git"})
-	if !errors.Is(err, git.ErrStalled) {
-		t.Fatalf("Resolve over a silent ssh = %v, want %v", err, git.ErrStalled)
+	if !errors.Is(err, source.ErrStalled) {
+		t.Fatalf("Resolve over a silent ssh = %v, want %v", err, source.ErrStalled)
 	}
 	data, err := os.ReadFile(pidFile)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // Source names a folder of a git repository at a ref. The zero Ref means
@@ -115,7 +116,7 @@ func Parse(text string) (Source, error) {
 }
 
 func invalid(text string, err error) error {
-	return fmt.Errorf("%w %q: %w", ErrInvalidSource, redact(text), err)
+	return fmt.Errorf("git source %q: %w: %w", redact(text), source.ErrInvalid, err)
 }
 
 // redact removes the credentials from a source in text meant for a

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/git"
 )
 
@@ -118,8 +119,8 @@ func TestStall(t *testing.T) {
 			start := time.Now()
 			_, err := c.Resolve(ctx, git.Source{URL: tt.url})
 			took := time.Since(start)
-			if !errors.Is(err, git.ErrStalled) {
-				t.Fatalf("Resolve(%s) = %v after %v, want %v", tt.url, err, took, git.ErrStalled)
+			if !errors.Is(err, source.ErrStalled) {
+				t.Fatalf("Resolve(%s) = %v after %v, want %v", tt.url, err, took, source.ErrStalled)
 			}
 			if took > 10*stall {
 				t.Errorf("Resolve(%s) took %v, want about the stall timeout %v", tt.url, took, stall)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/git"
 )
 
@@ -178,7 +179,7 @@ func TestFetchResolvesAndOpensInOneFetch(t *testing.T) {
 	}
 	// A ref that does not exist fails as Resolve does, leaving nothing.
 	bad, _ := git.Parse(r.fileURL() + "#ref=nope")
-	if _, rc, err := c.Fetch(t.Context(), bad); !errors.Is(err, git.ErrNotFound) || rc != nil {
+	if _, rc, err := c.Fetch(t.Context(), bad); !errors.Is(err, source.ErrNotFound) || rc != nil {
 		t.Errorf("Fetch(ref nope) = %v, %v, want ErrNotFound and no reader", rc, err)
 	}
 	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {

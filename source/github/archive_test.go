@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/github"
 )
 
@@ -128,7 +129,7 @@ func TestArchiveRules(t *testing.T) {
 			tarball: func(t *testing.T) []byte { return gz(t, rawTar(t)) },
 		},
 		{
-			name: "folder not in the commit", want: github.ErrNotFound, says: `no folder "skills/nope"`, path: "skills/nope",
+			name: "folder not in the commit", want: source.ErrNotFound, says: `no folder "skills/nope"`, path: "skills/nope",
 			tarball: func(t *testing.T) []byte { return valid },
 		},
 		{
@@ -249,13 +250,13 @@ func TestDownloadFailures(t *testing.T) {
 		wantIs func(error) bool
 	}{
 		{
-			name: "unknown commit", want: github.ErrNotFound,
+			name: "unknown commit", want: source.ErrNotFound,
 			serve: func(w http.ResponseWriter, r *http.Request, _ context.CancelFunc) {
 				apiError(w, http.StatusNotFound, "Not Found")
 			},
 		},
 		{
-			name: "rate limited", want: github.ErrRateLimited,
+			name: "rate limited", want: source.ErrRateLimited,
 			serve: func(w http.ResponseWriter, r *http.Request, _ context.CancelFunc) {
 				w.Header().Set("X-RateLimit-Remaining", "0")
 				w.Header().Set("X-RateLimit-Reset", "2000000000")
@@ -319,8 +320,8 @@ func TestOpenerRefusesBadPin(t *testing.T) {
 		{Source: github.Source{Owner: "o", Repo: "r", Path: "/abs"}, Commit: commitA},
 		{Source: github.Source{Repo: "r"}, Commit: commitA},
 	} {
-		if _, err := c.Opener(p)(t.Context()); !errors.Is(err, github.ErrInvalidSource) {
-			t.Errorf("Opener(%+v) = %v, want %v", p, err, github.ErrInvalidSource)
+		if _, err := c.Opener(p)(t.Context()); !errors.Is(err, source.ErrInvalid) {
+			t.Errorf("Opener(%+v) = %v, want %v", p, err, source.ErrInvalid)
 		}
 	}
 	if n := len(f.seen()); n != 0 {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // DefaultAPIURL is the public GitHub API address.
@@ -87,7 +88,7 @@ func WithMaxExpandedSize(bytes int64) Option {
 }
 
 // New returns a Client configured by opts and the environment (rules 4
-// and 7). It fails with [ErrInvalidSource] when the API address is not
+// and 7). It fails with [source.ErrInvalid] when the API address is not
 // usable.
 func New(opts ...Option) (*Client, error) {
 	var c config
@@ -134,13 +135,13 @@ func New(opts ...Option) (*Client, error) {
 func checkAPI(api string) (*url.URL, error) {
 	u, err := url.Parse(api)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the API address is not a URL (check GITHUB_API_URL)", ErrInvalidSource)
+		return nil, fmt.Errorf("GitHub API address: %w: it is not a URL (check GITHUB_API_URL)", source.ErrInvalid)
 	}
 	if u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Host == "" {
-		return nil, fmt.Errorf("%w: the API address %s must be a plain http(s) address without a user, query or fragment (check GITHUB_API_URL; pass a token with GITHUB_TOKEN)", ErrInvalidSource, u.Redacted())
+		return nil, fmt.Errorf("GitHub API address %s: %w: it must be a plain http(s) address without a user, query or fragment (check GITHUB_API_URL; pass a token with GITHUB_TOKEN)", u.Redacted(), source.ErrInvalid)
 	}
 	if !allowedScheme(u) {
-		return nil, fmt.Errorf("%w: the API address %s must use https (http only on a loopback address)", ErrInvalidSource, u.Redacted())
+		return nil, fmt.Errorf("GitHub API address %s: %w: it must use https (http only on a loopback address)", u.Redacted(), source.ErrInvalid)
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	u.RawPath = ""
@@ -167,11 +168,11 @@ func allowedScheme(u *url.URL) bool {
 // one) names now, and returns the pin (rules 2 and 5).
 func (c *Client) Resolve(ctx context.Context, src Source) (Pin, error) {
 	if err := src.check(); err != nil {
-		return Pin{}, fmt.Errorf("%w %q: %w", ErrInvalidSource, src.String(), err)
+		return Pin{}, invalid(src.String(), err)
 	}
 	if src.Ref != "" {
 		if err := checkRef(src.Ref); err != nil {
-			return Pin{}, fmt.Errorf("%w %q: %w", ErrInvalidSource, src.String(), err)
+			return Pin{}, invalid(src.String(), err)
 		}
 	}
 	for {
@@ -192,7 +193,7 @@ func (c *Client) Resolve(ctx context.Context, src Source) (Pin, error) {
 }
 
 // errNoRef marks an unknown ref, so Resolve can retry a web address.
-var errNoRef = fmt.Errorf("%w (no such ref)", ErrNotFound)
+var errNoRef = fmt.Errorf("%w (no such ref)", source.ErrNotFound)
 
 func (c *Client) commit(ctx context.Context, src Source) (string, error) {
 	ref := src.Ref
@@ -357,17 +358,17 @@ func (c *Client) status(resp *http.Response, src Source, what string) error {
 	switch resp.StatusCode {
 	case http.StatusUnauthorized:
 		if c.tokenFrom != "" {
-			return fmt.Errorf("%s: %s: %w: the token in %s was refused%s", repo, what, ErrAuthRequired, c.tokenFrom, msg)
+			return fmt.Errorf("GitHub repository %s: %s: %w: the token in %s was refused%s", repo, what, source.ErrAuthRequired, c.tokenFrom, msg)
 		}
-		return fmt.Errorf("%s: %s: %w: %s%s", repo, what, ErrAuthRequired, token, msg)
+		return fmt.Errorf("GitHub repository %s: %s: %w: %s%s", repo, what, source.ErrAuthRequired, token, msg)
 	case http.StatusForbidden:
-		return fmt.Errorf("%s: %s: %w: access denied; %s%s", repo, what, ErrAuthRequired, token, msg)
+		return fmt.Errorf("GitHub repository %s: %s: %w: access denied; %s%s", repo, what, source.ErrAuthRequired, token, msg)
 	case http.StatusNotFound:
-		return fmt.Errorf("repository %s: %w (if it is private, %s)%s", repo, ErrNotFound, token, msg)
+		return fmt.Errorf("GitHub repository %s: %w (if it is private, %s)%s", repo, source.ErrNotFound, token, msg)
 	case http.StatusConflict:
-		return fmt.Errorf("repository %s: %w: it has no commits%s", repo, ErrNotFound, msg)
+		return fmt.Errorf("GitHub repository %s: %w: it has no commits%s", repo, source.ErrNotFound, msg)
 	}
-	return fmt.Errorf("%s: %s: GitHub answered %s%s; try again later", repo, what, resp.Status, msg)
+	return fmt.Errorf("GitHub repository %s: %s: GitHub answered %s%s; try again later", repo, what, resp.Status, msg)
 }
 
 // message is GitHub's explanation of an error answer, quoted, cleaned of
@@ -395,10 +396,10 @@ func (c *Client) Opener(p Pin) skill.Opener {
 	return func(ctx context.Context) (io.ReadCloser, error) {
 		src := p.Source
 		if err := src.check(); err != nil {
-			return nil, fmt.Errorf("%w %q: %w", ErrInvalidSource, src.String(), err)
+			return nil, invalid(src.String(), err)
 		}
 		if !isCommit(p.Commit) {
-			return nil, fmt.Errorf("%w %q: the pin's commit %q is not a full hex commit id (resolve the source first)", ErrInvalidSource, src.String(), p.Commit)
+			return nil, invalid(src.String(), fmt.Errorf("the pin's commit %q is not a full hex commit id (resolve the source first)", p.Commit))
 		}
 		what := "download commit " + p.Commit
 		resp, err := c.get(ctx, c.repoURL(src, "tarball", p.Commit), "application/vnd.github+json")
@@ -407,7 +408,7 @@ func (c *Client) Opener(p Pin) skill.Opener {
 		}
 		if resp.StatusCode == http.StatusNotFound && c.repoExists(ctx, src) {
 			resp.Body.Close()
-			return nil, fmt.Errorf("%s of %s: %w: no such commit", what, src.repo(), ErrNotFound)
+			return nil, fmt.Errorf("%s of %s: %w: no such commit", what, src.repo(), source.ErrNotFound)
 		}
 		if err := c.status(resp, src, what); err != nil {
 			resp.Body.Close()

@@ -35,7 +35,7 @@
 //     colons or control characters; REF has no control characters, spaces,
 //     "~", "^", ":", "?", "*", "[", "\\", "..", "@{" or "//", does not start
 //     with "-" or "/" and does not end with "/", "." or ".lock" (the rules of
-//     git check-ref-format). [ErrInvalidSource] says which part is wrong.
+//     git check-ref-format). [source.ErrInvalid] says which part is wrong.
 //
 // # Talking to GitHub
 //
@@ -65,7 +65,7 @@
 //     [skill.FormatTar]) with the names the repository has. The default
 //     materializer then applies every rule and limit of package skill to
 //     it: names, file types, links, sizes, entry count. A commit without
-//     the pinned folder fails with [ErrNotFound] (Resolve does not look for
+//     the pinned folder fails with [source.ErrNotFound] (Resolve does not look for
 //     the folder, which would cost another request of the rate limit).
 //  9. Files keep only their executable bit (0755 or 0644), folders are
 //     0755; times and owners are dropped, so the same commit always gives
@@ -85,13 +85,18 @@
 //
 // # Errors
 //
-//  13. An unknown repository, ref, commit or folder wraps [ErrNotFound]; a
-//     rate limit is a [*RateLimitError] (wrapping [ErrRateLimited]) that
+//  13. An unknown repository, ref, commit or folder wraps [source.ErrNotFound]; a
+//     rate limit is a [*RateLimitError] (wrapping [source.ErrRateLimited]) that
 //     says when the limit resets and, without a token, how to pass one;
-//     401 and 403 answers wrap [ErrAuthRequired] and say how to pass a
+//     401 and 403 answers wrap [source.ErrAuthRequired] and say how to pass a
 //     token, or that the one given was refused. Every error names the
 //     repository and what was asked of it.
 //
+// [NewRemote] gives a source the shape of [source.Remote], in which
+// package install uses every published source. Errors use the sentinels
+// of package source ([source.ErrInvalid] and the others), as its prefix
+// rule says.
+//
 // A [Client] is safe for concurrent use; it holds no state but its
-// configuration.
+// configuration. A [Remote] is for one caller at a time.
 package github

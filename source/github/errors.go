@@ -1,28 +1,14 @@
 package github
 
 import (
-	"errors"
 	"fmt"
 	"time"
+
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
-// Errors that classify a failure; test for them with [errors.Is].
-var (
-	// ErrInvalidSource reports text that is not a GitHub source, or a
-	// client option that is not usable.
-	ErrInvalidSource = errors.New("invalid GitHub source")
-	// ErrNotFound reports a repository, ref, commit or folder that GitHub
-	// does not have, or that it hides from the caller.
-	ErrNotFound = errors.New("not found on GitHub")
-	// ErrRateLimited reports an API rate limit; the error is a
-	// [*RateLimitError].
-	ErrRateLimited = errors.New("GitHub API rate limit exceeded")
-	// ErrAuthRequired reports a request GitHub refused without a token, or
-	// with the one given.
-	ErrAuthRequired = errors.New("GitHub authentication required")
-)
-
-// RateLimitError reports that GitHub refused a request for a rate limit.
+// RateLimitError reports that GitHub refused a request for a rate limit;
+// it wraps [source.ErrRateLimited].
 type RateLimitError struct {
 	// Repo is OWNER/REPO.
 	Repo string
@@ -36,7 +22,7 @@ type RateLimitError struct {
 
 // Error says when the limit resets and, without a token, how to pass one.
 func (e *RateLimitError) Error() string {
-	msg := fmt.Sprintf("%s: %v", e.Repo, ErrRateLimited)
+	msg := fmt.Sprintf("GitHub repository %s: %v", e.Repo, source.ErrRateLimited)
 	if !e.Reset.IsZero() {
 		msg += fmt.Sprintf("; it resets at %s (in %s)", e.Reset.Format(time.RFC3339), max(time.Until(e.Reset).Round(time.Second), 0))
 	}
@@ -48,5 +34,5 @@ func (e *RateLimitError) Error() string {
 	return msg
 }
 
-// Unwrap returns [ErrRateLimited].
-func (e *RateLimitError) Unwrap() error { return ErrRateLimited }
+// Unwrap returns [source.ErrRateLimited].
+func (e *RateLimitError) Unwrap() error { return source.ErrRateLimited }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/github"
 )
 
@@ -100,8 +101,8 @@ func TestParseRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			got, err := github.Parse(tt.in)
-			if !errors.Is(err, github.ErrInvalidSource) || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("Parse(%q) = %+v, %v, want %v saying %q", tt.in, got, err, github.ErrInvalidSource, tt.want)
+			if !errors.Is(err, source.ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Parse(%q) = %+v, %v, want %v saying %q", tt.in, got, err, source.ErrInvalid, tt.want)
 			}
 		})
 	}
@@ -173,19 +174,19 @@ func TestResolveErrors(t *testing.T) {
 		notSays []string
 	}{
 		{
-			name: "unknown repository", in: "o/nope", want: github.ErrNotFound,
+			name: "unknown repository", in: "o/nope", want: source.ErrNotFound,
 			says: []string{"repository o/nope", "if it is private, set GITHUB_TOKEN or GH_TOKEN"},
 		},
 		{
-			name: "unknown ref", in: "o/r@nope", want: github.ErrNotFound,
+			name: "unknown ref", in: "o/r@nope", want: source.ErrNotFound,
 			says: []string{"ref nope of o/r", "check the branch, tag or commit id"},
 		},
 		{
-			name: "unknown ref in a web address", in: "https://github.com/o/r/tree/nope/skills/pdf", want: github.ErrNotFound,
+			name: "unknown ref in a web address", in: "https://github.com/o/r/tree/nope/skills/pdf", want: source.ErrNotFound,
 			says: []string{"ref nope/skills/pdf of o/r"},
 		},
 		{
-			name: "unknown ref answered 404", in: "o/r@nope", want: github.ErrNotFound,
+			name: "unknown ref answered 404", in: "o/r@nope", want: source.ErrNotFound,
 			setup: func(f *fakeGitHub) {
 				f.hook = func(w http.ResponseWriter, r *http.Request) bool {
 					if strings.Contains(r.URL.Path, "/commits/") {
@@ -198,7 +199,7 @@ func TestResolveErrors(t *testing.T) {
 			says: []string{"ref nope of o/r", "no such ref"},
 		},
 		{
-			name: "empty repository", in: "o/r", want: github.ErrNotFound,
+			name: "empty repository", in: "o/r", want: source.ErrNotFound,
 			setup: func(f *fakeGitHub) {
 				f.hook = func(w http.ResponseWriter, r *http.Request) bool {
 					apiError(w, http.StatusConflict, "Git Repository is empty.")
@@ -208,18 +209,18 @@ func TestResolveErrors(t *testing.T) {
 			says: []string{"has no commits", "Git Repository is empty."},
 		},
 		{
-			name: "rate limited", in: "o/r@main", want: github.ErrRateLimited,
+			name: "rate limited", in: "o/r@main", want: source.ErrRateLimited,
 			setup: func(f *fakeGitHub) { f.limited, f.reset = true, reset },
 			says:  []string{"rate limit", time.Unix(reset, 0).Format(time.RFC3339), "set GITHUB_TOKEN or GH_TOKEN"},
 		},
 		{
-			name: "rate limited with a token", in: "o/r@main", want: github.ErrRateLimited, token: "tok-ratelimit-1234",
+			name: "rate limited with a token", in: "o/r@main", want: source.ErrRateLimited, token: "tok-ratelimit-1234",
 			setup:   func(f *fakeGitHub) { f.limited, f.reset = true, reset },
 			says:    []string{"rate limit", time.Unix(reset, 0).Format(time.RFC3339), "another token than the one in WithToken"},
 			notSays: []string{"set GITHUB_TOKEN"},
 		},
 		{
-			name: "secondary rate limit", in: "o/r@main", want: github.ErrRateLimited,
+			name: "secondary rate limit", in: "o/r@main", want: source.ErrRateLimited,
 			setup: func(f *fakeGitHub) {
 				f.hook = func(w http.ResponseWriter, r *http.Request) bool {
 					w.Header().Set("Retry-After", "60")
@@ -230,17 +231,17 @@ func TestResolveErrors(t *testing.T) {
 			says: []string{"rate limit", "resets at"},
 		},
 		{
-			name: "token required", in: "o/r@main", want: github.ErrAuthRequired,
+			name: "token required", in: "o/r@main", want: source.ErrAuthRequired,
 			setup: func(f *fakeGitHub) { f.token = "the-right-token" },
 			says:  []string{"o/r", "set GITHUB_TOKEN or GH_TOKEN"},
 		},
 		{
-			name: "token refused", in: "o/r@main", want: github.ErrAuthRequired, token: "a-wrong-token-5678",
+			name: "token refused", in: "o/r@main", want: source.ErrAuthRequired, token: "a-wrong-token-5678",
 			setup: func(f *fakeGitHub) { f.token = "the-right-token" },
 			says:  []string{"the token in WithToken was refused", "Requires authentication"},
 		},
 		{
-			name: "access denied", in: "o/r@main", want: github.ErrAuthRequired,
+			name: "access denied", in: "o/r@main", want: source.ErrAuthRequired,
 			setup: func(f *fakeGitHub) {
 				f.hook = func(w http.ResponseWriter, r *http.Request) bool {
 					apiError(w, http.StatusForbidden, "Resource protected by organization SAML enforcement")
@@ -333,8 +334,8 @@ func TestResolveRefusesInvalidSource(t *testing.T) {
 		{Owner: "o", Repo: "r", Path: "../x"},
 		{Owner: "o", Repo: "r", Ref: "-upload-pack"},
 	} {
-		if _, err := f.client(t).Resolve(t.Context(), src); !errors.Is(err, github.ErrInvalidSource) {
-			t.Errorf("Resolve(%+v) = %v, want %v", src, err, github.ErrInvalidSource)
+		if _, err := f.client(t).Resolve(t.Context(), src); !errors.Is(err, source.ErrInvalid) {
+			t.Errorf("Resolve(%+v) = %v, want %v", src, err, source.ErrInvalid)
 		}
 	}
 	if n := len(f.seen()); n != 0 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // Source names a folder of a GitHub repository at a ref. The zero Ref
@@ -118,7 +119,7 @@ func parseURL(text string) (Source, error) {
 }
 
 func invalid(text string, err error) error {
-	return fmt.Errorf("%w %q: %w", ErrInvalidSource, text, err)
+	return fmt.Errorf("GitHub source %q: %w: %w", text, source.ErrInvalid, err)
 }
 
 // check applies rule 3 to the owner, repository and path.

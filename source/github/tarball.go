@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 type tarballConfig struct {
@@ -193,7 +194,7 @@ func (t *tarball) finish() error {
 		return fmt.Errorf("%s: %w: the archive is empty", t.cfg.name, skill.ErrArchiveFormat)
 	}
 	if !t.seen {
-		return fmt.Errorf("%s: %w: no folder %q in that commit", t.cfg.name, ErrNotFound, t.cfg.dir)
+		return fmt.Errorf("%s: %w: no folder %q in that commit", t.cfg.name, source.ErrNotFound, t.cfg.dir)
 	}
 	if err := t.tw.Close(); err != nil {
 		return fmt.Errorf("%s: %w", t.cfg.name, err)

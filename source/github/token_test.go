@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/github"
 )
 
@@ -82,8 +83,8 @@ func TestTokenFromEnvironment(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = c.Resolve(t.Context(), github.Source{Owner: "o", Repo: "r"})
-			if !errors.Is(err, github.ErrAuthRequired) || !strings.Contains(err.Error(), tt.wantErrMentions) {
-				t.Errorf("Resolve = %v, want %v mentioning %q", err, github.ErrAuthRequired, tt.wantErrMentions)
+			if !errors.Is(err, source.ErrAuthRequired) || !strings.Contains(err.Error(), tt.wantErrMentions) {
+				t.Errorf("Resolve = %v, want %v mentioning %q", err, source.ErrAuthRequired, tt.wantErrMentions)
 			}
 			for _, tok := range []string{"tok-a", "tok-b", "tok-c"} {
 				if err != nil && strings.Contains(err.Error(), tok) {
@@ -233,8 +234,8 @@ func TestAPIURL(t *testing.T) {
 	} {
 		t.Run(api, func(t *testing.T) {
 			_, err := github.New(github.WithAPIURL(api))
-			if !errors.Is(err, github.ErrInvalidSource) {
-				t.Errorf("New(WithAPIURL(%q)) = %v, want %v", api, err, github.ErrInvalidSource)
+			if !errors.Is(err, source.ErrInvalid) {
+				t.Errorf("New(WithAPIURL(%q)) = %v, want %v", api, err, source.ErrInvalid)
 			}
 			if err != nil && strings.Contains(err.Error(), "secret") {
 				t.Errorf("New(WithAPIURL(%q)) = %q, which holds the password", api, err)

@@ -59,7 +59,7 @@
 //     such folder holds. That folder is the skill ([Artifact.Subpath]).
 //  4. Anything else (another artifact type, several layers, an index of
 //     several manifests, a layer that is not tar+gzip, holds no skill or
-//     several) fails with [ErrNoSkill], saying what was found.
+//     several) fails with [source.ErrNoSkill], saying what was found.
 //  5. Every manifest, index and layer is verified against its digest and
 //     size; a layer larger than the cache's MaxArchiveSize ([WithCache],
 //     [skill.Limits]) is refused before it is
@@ -84,12 +84,21 @@
 //     spoken to over plain HTTP; every other one over TLS.
 //  2. Credentials come from the Docker configuration and the credential
 //     helpers it names ([WithCredentials]); a host without any is
-//     accessed anonymously. A refusal is [ErrUnauthorized].
+//     accessed anonymously. A refusal is [source.ErrAuthRequired].
 //  3. When an operation fails in a way a registry would not, the host's
 //     /v2/ is asked: a host that does not answer it with 200 or 401, or
-//     answers with a web page, is [ErrNotRegistry]. A missing repository,
-//     tag or digest is [ErrNotFound].
+//     answers with a web page, is [source.ErrNotServer]. A missing
+//     repository, tag or digest is [source.ErrNotFound].
 //
-// Errors name the reference and what failed. The functions are safe for
-// concurrent use, by goroutines and by processes that share a cache root.
+// Errors use the sentinels of package source, as its prefix rule says
+// (a reference that does not parse is [source.ErrInvalid], a Fetch of
+// one without a digest [source.ErrNotPinned]), and name the reference and
+// what failed.
+//
+// [NewRemote] gives a reference the shape of [source.Remote], in which
+// package install uses every published source.
+//
+// The functions are safe for concurrent use, by goroutines and by
+// processes that share a cache root; a [Remote] is for one caller at a
+// time.
 package oci

@@ -21,6 +21,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // Media types of the format [Push] writes.
@@ -42,25 +43,6 @@ const (
 // searchDepth is how deep below a layer's root a layout seen in the wild
 // may keep its skill.
 const searchDepth = 5
-
-// Errors a registry operation can fail with, wrapped with the reference
-// and what happened; test for them with errors.Is.
-var (
-	// ErrNotRegistry reports a host that does not answer as an OCI
-	// registry does.
-	ErrNotRegistry = errors.New("not an OCI registry")
-	// ErrNoSkill reports a manifest that holds no skill, or more than one.
-	ErrNoSkill = errors.New("manifest holds no skill")
-	// ErrNotFound reports a repository, tag or digest the registry does not
-	// have.
-	ErrNotFound = errors.New("not found")
-	// ErrUnauthorized reports a registry that refused the credentials, or
-	// wants some.
-	ErrUnauthorized = errors.New("authentication required")
-	// ErrNotPinned reports a reference without a digest where one is
-	// needed.
-	ErrNotPinned = errors.New("reference is not pinned to a digest")
-)
 
 // Resolve returns the digest of the manifest that ref names now: the pin
 // that [Fetch] and [Skill] take and a lock file records. A ref that
@@ -110,7 +92,7 @@ type Artifact struct {
 // Fetch fetches the skill that the pinned ref (oci://HOST/REPO@DIGEST, or
 // oci://HOST/REPO:TAG@DIGEST) names, from the local cache when it holds
 // it, else from the registry, and checks it as the package doc says. A
-// ref without a digest fails with [ErrNotPinned]: pin it with [Resolve]
+// ref without a digest fails with [source.ErrNotPinned]: pin it with [Resolve]
 // first.
 func Fetch(ctx context.Context, ref string, opts ...Option) (*Artifact, error) {
 	r, err := ParseReference(ref)
@@ -118,7 +100,7 @@ func Fetch(ctx context.Context, ref string, opts ...Option) (*Artifact, error) {
 		return nil, err
 	}
 	if r.Digest == "" {
-		return nil, fmt.Errorf("%s: %w: resolve the tag with Resolve and fetch %s@DIGEST", ref, ErrNotPinned, ref)
+		return nil, fmt.Errorf("%s: %w: resolve the tag with Resolve and fetch %s@DIGEST", ref, source.ErrNotPinned, ref)
 	}
 	c, err := newConfig(opts)
 	if err != nil {
@@ -243,7 +225,7 @@ func (f *fetcher) fetch(ctx context.Context) (*Artifact, error) {
 			return nil, err
 		}
 		if kind != kindManifest {
-			return nil, fmt.Errorf("%w: the index's one manifest %s is an index itself", ErrNoSkill, child.Digest)
+			return nil, fmt.Errorf("%w: the index's one manifest %s is an index itself", source.ErrNoSkill, child.Digest)
 		}
 		if annotations == nil {
 			annotations = make(map[string]string)
@@ -287,7 +269,7 @@ var skillName = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 // document's own mediaType field tells). A desc.Size of -1 means unknown.
 func (f *fetcher) manifest(ctx context.Context, desc ocispec.Descriptor) ([]byte, string, error) {
 	if desc.Size > maxManifestSize {
-		return nil, "", fmt.Errorf("%w: manifest %s is %d bytes; the limit is %d", ErrNoSkill, desc.Digest, desc.Size, maxManifestSize)
+		return nil, "", fmt.Errorf("%w: manifest %s is %d bytes; the limit is %d", source.ErrNoSkill, desc.Digest, desc.Size, maxManifestSize)
 	}
 	if data, ok := f.blobs.readSmall(desc.Digest, maxManifestSize); ok {
 		return data, desc.MediaType, nil
@@ -306,7 +288,7 @@ func (f *fetcher) manifest(ctx context.Context, desc ocispec.Descriptor) ([]byte
 	}
 	defer rc.Close()
 	if desc.Size > maxManifestSize {
-		return nil, "", fmt.Errorf("%w: manifest %s is %d bytes; the limit is %d", ErrNoSkill, desc.Digest, desc.Size, maxManifestSize)
+		return nil, "", fmt.Errorf("%w: manifest %s is %d bytes; the limit is %d", source.ErrNoSkill, desc.Digest, desc.Size, maxManifestSize)
 	}
 	var buf bytes.Buffer
 	if err := copyVerified(&buf, rc, desc); err != nil {
@@ -342,7 +324,7 @@ const (
 func parseManifest(data []byte, served string) (*manifest, manifestKind, error) {
 	var m manifest
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, 0, fmt.Errorf("%w: the manifest is not JSON: %v", ErrNoSkill, err)
+		return nil, 0, fmt.Errorf("%w: the manifest is not JSON: %v", source.ErrNoSkill, err)
 	}
 	mt := m.MediaType
 	if mt == "" {
@@ -361,7 +343,7 @@ func parseManifest(data []byte, served string) (*manifest, manifestKind, error) 
 			return &m, kindManifest, nil
 		}
 	}
-	return nil, 0, fmt.Errorf("%w: media type %q is not an image manifest or index", ErrNoSkill, mt)
+	return nil, 0, fmt.Errorf("%w: media type %q is not an image manifest or index", source.ErrNoSkill, mt)
 }
 
 // pickManifest returns the one manifest of an index, leaving out
@@ -375,7 +357,7 @@ func pickManifest(m *manifest) (ocispec.Descriptor, error) {
 		found = append(found, d)
 	}
 	if len(found) != 1 {
-		return ocispec.Descriptor{}, fmt.Errorf("%w: the index lists %d manifests, and a skill's lists exactly one", ErrNoSkill, len(found))
+		return ocispec.Descriptor{}, fmt.Errorf("%w: the index lists %d manifests, and a skill's lists exactly one", source.ErrNoSkill, len(found))
 	}
 	return found[0], nil
 }
@@ -390,16 +372,16 @@ func pickLayer(m *manifest) (ocispec.Descriptor, bool, error) {
 	switch typ {
 	case ArtifactType:
 		if len(m.Layers) != 1 || m.Layers[0].MediaType != LayerMediaType {
-			return ocispec.Descriptor{}, false, fmt.Errorf("%w: a skill artifact has one layer of type %s; this one has %s", ErrNoSkill, LayerMediaType, layerTypes(m.Layers))
+			return ocispec.Descriptor{}, false, fmt.Errorf("%w: a skill artifact has one layer of type %s; this one has %s", source.ErrNoSkill, LayerMediaType, layerTypes(m.Layers))
 		}
 		return m.Layers[0], true, nil
 	case "", ocispec.MediaTypeImageConfig, ocispec.MediaTypeEmptyJSON, mediaTypeDockerConfig:
 		if len(m.Layers) != 1 {
-			return ocispec.Descriptor{}, false, fmt.Errorf("%w: an image that holds a skill has one layer, a tar+gzip archive; this one has %s", ErrNoSkill, layerTypes(m.Layers))
+			return ocispec.Descriptor{}, false, fmt.Errorf("%w: an image that holds a skill has one layer, a tar+gzip archive; this one has %s", source.ErrNoSkill, layerTypes(m.Layers))
 		}
 		return m.Layers[0], false, nil
 	}
-	return ocispec.Descriptor{}, false, fmt.Errorf("%w: its artifact type is %q; a skill's is %q", ErrNoSkill, typ, ArtifactType)
+	return ocispec.Descriptor{}, false, fmt.Errorf("%w: its artifact type is %q; a skill's is %q", source.ErrNoSkill, typ, ArtifactType)
 }
 
 func layerTypes(layers []ocispec.Descriptor) string {
@@ -420,7 +402,7 @@ func layerTypes(layers []ocispec.Descriptor) string {
 func (f *fetcher) layer(ctx context.Context, desc ocispec.Descriptor, strict bool) (string, error) {
 	p, err := f.blobs.path(desc.Digest)
 	if err != nil {
-		return "", fmt.Errorf("%w: layer: %v", ErrNoSkill, err)
+		return "", fmt.Errorf("%w: layer: %v", source.ErrNoSkill, err)
 	}
 	if max := f.cfg.cache.Limits().MaxArchiveSize; desc.Size < 0 || desc.Size > max {
 		return "", extract.NewLimitError(extract.LimitArchiveSize, max, "layer %s is %d bytes; the limit is %d", desc.Digest, desc.Size, max)
@@ -498,7 +480,7 @@ func skillIn(ctx context.Context, cache *skill.Cache, p string, strict bool) (st
 		return "", nil
 	}
 	if strict {
-		return "", fmt.Errorf("%w: the layer has no SKILL.md at its root", ErrNoSkill)
+		return "", fmt.Errorf("%w: the layer has no SKILL.md at its root", source.ErrNoSkill)
 	}
 	// The skill trees are the folders with a SKILL.md that no other one
 	// holds; sorted, a folder comes before the folders inside it.
@@ -510,11 +492,11 @@ func skillIn(ctx context.Context, cache *skill.Cache, p string, strict bool) (st
 	}
 	switch len(trees) {
 	case 0:
-		return "", fmt.Errorf("%w: the layer has no SKILL.md within %d folders of its root", ErrNoSkill, searchDepth)
+		return "", fmt.Errorf("%w: the layer has no SKILL.md within %d folders of its root", source.ErrNoSkill, searchDepth)
 	case 1:
 		return trees[0], nil
 	}
-	return "", fmt.Errorf("%w: the layer holds %d skills (%s), and an artifact holds exactly one", ErrNoSkill, len(trees), strings.Join(trees, ", "))
+	return "", fmt.Errorf("%w: the layer holds %d skills (%s), and an artifact holds exactly one", source.ErrNoSkill, len(trees), strings.Join(trees, ", "))
 }
 
 // gzipMagic checks that the file at p starts as a gzip stream does.
@@ -526,7 +508,7 @@ func gzipMagic(p string) error {
 	defer f.Close()
 	var head [2]byte
 	if _, err := io.ReadFull(f, head[:]); err != nil || head != [2]byte{0x1f, 0x8b} {
-		return fmt.Errorf("%w: the layer is not a tar+gzip archive", ErrNoSkill)
+		return fmt.Errorf("%w: the layer is not a tar+gzip archive", source.ErrNoSkill)
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 func TestPushThenFetchByTagAndDigest(t *testing.T) {
@@ -89,11 +90,11 @@ func TestFetchNeedsAPin(t *testing.T) {
 	_, host := newRegistry(t)
 	_, opts := testOptions(t)
 	ref := "oci://" + host + "/team/review:v1"
-	if _, err := Fetch(t.Context(), ref, opts...); !errors.Is(err, ErrNotPinned) {
-		t.Errorf("Fetch(%q) = %v, want ErrNotPinned", ref, err)
+	if _, err := Fetch(t.Context(), ref, opts...); !errors.Is(err, source.ErrNotPinned) {
+		t.Errorf("Fetch(%q) = %v, want source.ErrNotPinned", ref, err)
 	}
-	if _, err := Skill(t.Context(), ref, opts...); !errors.Is(err, ErrNotPinned) {
-		t.Errorf("Skill(%q) = %v, want ErrNotPinned", ref, err)
+	if _, err := Skill(t.Context(), ref, opts...); !errors.Is(err, source.ErrNotPinned) {
+		t.Errorf("Skill(%q) = %v, want source.ErrNotPinned", ref, err)
 	}
 }
 
@@ -265,8 +266,8 @@ func TestNoSkill(t *testing.T) {
 			root, opts := testOptions(t)
 			ref := "oci://" + host + "/bad/things@" + tt.push().Digest.String()
 			_, err := Fetch(ctx, ref, opts...)
-			if !errors.Is(err, ErrNoSkill) || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("Fetch(%q) = %v, want ErrNoSkill saying %q", ref, err, tt.want)
+			if !errors.Is(err, source.ErrNoSkill) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Fetch(%q) = %v, want source.ErrNoSkill saying %q", ref, err, tt.want)
 			}
 			if !strings.HasPrefix(err.Error(), ref+": ") {
 				t.Errorf("Fetch(%q) = %v, want the reference first", ref, err)
@@ -492,8 +493,8 @@ func TestNotFound(t *testing.T) {
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if err := tt.call(); !errors.Is(err, ErrNotFound) {
-				t.Errorf("got %v, want ErrNotFound", err)
+			if err := tt.call(); !errors.Is(err, source.ErrNotFound) {
+				t.Errorf("got %v, want source.ErrNotFound", err)
 			}
 		})
 	}
@@ -517,15 +518,15 @@ func TestNotARegistry(t *testing.T) {
 			_, opts := testOptions(t)
 			host := strings.TrimPrefix(srv.URL, "http://")
 			ref := "oci://" + host + "/team/review:v1"
-			if _, err := Resolve(ctx, ref, opts...); !errors.Is(err, ErrNotRegistry) {
-				t.Errorf("Resolve(%q) = %v, want ErrNotRegistry", ref, err)
+			if _, err := Resolve(ctx, ref, opts...); !errors.Is(err, source.ErrNotServer) {
+				t.Errorf("Resolve(%q) = %v, want source.ErrNotServer", ref, err)
 			}
 			pinned := ref + "@sha256:" + strings.Repeat("1", 64)
-			if _, err := Fetch(ctx, pinned, opts...); !errors.Is(err, ErrNotRegistry) {
-				t.Errorf("Fetch(%q) = %v, want ErrNotRegistry", pinned, err)
+			if _, err := Fetch(ctx, pinned, opts...); !errors.Is(err, source.ErrNotServer) {
+				t.Errorf("Fetch(%q) = %v, want source.ErrNotServer", pinned, err)
 			}
-			if _, err := Push(ctx, newSkill(t, "review"), ref, opts...); !errors.Is(err, ErrNotRegistry) {
-				t.Errorf("Push(%q) = %v, want ErrNotRegistry", ref, err)
+			if _, err := Push(ctx, newSkill(t, "review"), ref, opts...); !errors.Is(err, source.ErrNotServer) {
+				t.Errorf("Push(%q) = %v, want source.ErrNotServer", ref, err)
 			}
 		})
 	}
@@ -589,8 +590,8 @@ func TestCredentialsFromDockerConfig(t *testing.T) {
 
 	config := t.TempDir()
 	t.Setenv("DOCKER_CONFIG", config)
-	if _, err := Push(ctx, newSkill(t, "review"), ref, cacheAt(root)); !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "docker login "+host) {
-		t.Fatalf("Push without credentials = %v, want ErrUnauthorized saying docker login", err)
+	if _, err := Push(ctx, newSkill(t, "review"), ref, cacheAt(root)); !errors.Is(err, source.ErrAuthRequired) || !strings.Contains(err.Error(), "docker login "+host) {
+		t.Fatalf("Push without credentials = %v, want source.ErrAuthRequired saying docker login", err)
 	}
 
 	// "alice:s3cret" in base64, as docker login writes it.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/opencontainers/go-digest"
 	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -40,8 +41,8 @@ func TestParseManifestKinds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, kind, err := parseManifest([]byte(tt.data), tt.served)
 			if tt.wantErr {
-				if !errors.Is(err, ErrNoSkill) {
-					t.Errorf("parseManifest(%q) = %v, want ErrNoSkill", tt.data, err)
+				if !errors.Is(err, source.ErrNoSkill) {
+					t.Errorf("parseManifest(%q) = %v, want source.ErrNoSkill", tt.data, err)
 				}
 				return
 			}
@@ -118,8 +119,8 @@ func TestManifestSizeLimit(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			root, opts := testOptions(t)
 			ref := "oci://" + host + "/big/index@" + tt.d.String()
-			if _, err := Fetch(ctx, ref, opts...); !errors.Is(err, ErrNoSkill) || !strings.Contains(err.Error(), "the limit is") {
-				t.Errorf("Fetch(%q) = %v, want ErrNoSkill over the manifest limit", ref, err)
+			if _, err := Fetch(ctx, ref, opts...); !errors.Is(err, source.ErrNoSkill) || !strings.Contains(err.Error(), "the limit is") {
+				t.Errorf("Fetch(%q) = %v, want source.ErrNoSkill over the manifest limit", ref, err)
 			}
 			if tt.d == digest.FromBytes(big) {
 				if blobs := cachedBlobs(t, root); len(blobs) != 0 {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 func TestPushIsReproducible(t *testing.T) {
@@ -177,8 +178,8 @@ func TestPushRefusals(t *testing.T) {
 	}
 	// Nothing reached the registry.
 	_, opts := testOptions(t)
-	if _, err := Resolve(ctx, ref, opts...); !errors.Is(err, ErrNotFound) {
-		t.Errorf("Resolve after refused pushes = %v, want ErrNotFound", err)
+	if _, err := Resolve(ctx, ref, opts...); !errors.Is(err, source.ErrNotFound) {
+		t.Errorf("Resolve after refused pushes = %v, want source.ErrNotFound", err)
 	}
 }
 

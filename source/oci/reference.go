@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"oras.land/oras-go/v2/registry"
+
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // Scheme is the prefix of every reference this package accepts.
@@ -30,11 +32,11 @@ type Reference struct {
 // a digest or both. The host, repository, tag and digest must follow the
 // OCI distribution grammar: a repository is lowercase, a tag at most 128
 // characters of letters, digits, "_", "." and "-", a digest a known
-// algorithm and its hex encoding.
+// algorithm and its hex encoding. An error wraps [source.ErrInvalid].
 func ParseReference(s string) (Reference, error) {
 	rest, ok := strings.CutPrefix(s, Scheme)
 	if !ok {
-		return Reference{}, fmt.Errorf("%q is not an OCI reference: write %sHOST/REPO:TAG or %sHOST/REPO@sha256:DIGEST", s, Scheme, Scheme)
+		return Reference{}, invalidRef(s, "it is not an OCI reference: write %sHOST/REPO:TAG or %sHOST/REPO@sha256:DIGEST", Scheme, Scheme)
 	}
 	var r Reference
 	if name, dgst, ok := strings.Cut(rest, "@"); ok {
@@ -45,32 +47,37 @@ func ParseReference(s string) (Reference, error) {
 	}
 	host, repo, ok := strings.Cut(rest, "/")
 	if !ok || host == "" || repo == "" {
-		return Reference{}, fmt.Errorf("%q is not an OCI reference: it needs a host and a repository, as in %sHOST/REPO:TAG", s, Scheme)
+		return Reference{}, invalidRef(s, "it is not an OCI reference: it needs a host and a repository, as in %sHOST/REPO:TAG", Scheme)
 	}
 	r.Host, r.Repository = host, repo
 	if r.Tag == "" && r.Digest == "" {
-		return Reference{}, fmt.Errorf("%q names no tag or digest: add one, as in %s%s/%s:latest", s, Scheme, host, repo)
+		return Reference{}, invalidRef(s, "it names no tag or digest: add one, as in %s%s/%s:latest", Scheme, host, repo)
 	}
 	ref := registry.Reference{Registry: host, Repository: repo}
 	if err := ref.ValidateRegistry(); err != nil || !validPort(host) {
-		return Reference{}, fmt.Errorf("%q has an invalid host %q", s, host)
+		return Reference{}, invalidRef(s, "invalid host %q", host)
 	}
 	if err := ref.ValidateRepository(); err != nil {
-		return Reference{}, fmt.Errorf("%q has an invalid repository %q: use lowercase letters, digits and . _ - separated by /", s, repo)
+		return Reference{}, invalidRef(s, "invalid repository %q: use lowercase letters, digits and . _ - separated by /", repo)
 	}
 	if r.Tag != "" {
 		ref.Reference = r.Tag
 		if err := ref.ValidateReferenceAsTag(); err != nil {
-			return Reference{}, fmt.Errorf("%q has an invalid tag %q: use at most 128 letters, digits, _ . and -, not starting with . or -", s, r.Tag)
+			return Reference{}, invalidRef(s, "invalid tag %q: use at most 128 letters, digits, _ . and -, not starting with . or -", r.Tag)
 		}
 	}
 	if r.Digest != "" {
 		ref.Reference = r.Digest
 		if err := ref.ValidateReferenceAsDigest(); err != nil {
-			return Reference{}, fmt.Errorf("%q has an invalid digest %q: write sha256: and 64 hex digits", s, r.Digest)
+			return Reference{}, invalidRef(s, "invalid digest %q: write sha256: and 64 hex digits", r.Digest)
 		}
 	}
 	return r, nil
+}
+
+// invalidRef is the error of s, which is not a reference, saying why.
+func invalidRef(s, format string, args ...any) error {
+	return fmt.Errorf("%q: %w: %s", s, source.ErrInvalid, fmt.Sprintf(format, args...))
 }
 
 // String returns the reference in the form ParseReference reads.

@@ -14,6 +14,8 @@ import (
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/credentials"
 	"oras.land/oras-go/v2/registry/remote/errcode"
+
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // repository returns a client for r's repository: plain HTTP for a
@@ -41,13 +43,13 @@ func (c *config) classify(ctx context.Context, r Reference, err error) error {
 	}
 	var resp *errcode.ErrorResponse
 	if errors.Is(err, auth.ErrBasicCredentialNotFound) || errors.As(err, &resp) && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
-		return fmt.Errorf("%w: %v (log in with \"docker login %s\"; credentials come from the Docker configuration and its helpers)", ErrUnauthorized, err, r.Host)
+		return fmt.Errorf("%w: %v (log in with \"docker login %s\"; credentials come from the Docker configuration and its helpers)", source.ErrAuthRequired, err, r.Host)
 	}
 	if perr := c.ping(ctx, r); perr != nil {
 		return perr
 	}
 	if errors.Is(err, errdef.ErrNotFound) {
-		return fmt.Errorf("%w (check the repository and the tag or digest)", ErrNotFound)
+		return fmt.Errorf("%w (check the repository and the tag or digest)", source.ErrNotFound)
 	}
 	return err
 }
@@ -75,9 +77,9 @@ func (c *config) ping(ctx context.Context, r Reference) error {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusUnauthorized:
-		return fmt.Errorf("%w: GET %s answered %s (check the host name and port)", ErrNotRegistry, url, resp.Status)
+		return fmt.Errorf("%s: %w: GET %s answered %s: it is not an OCI registry (check the host name and port)", r.Host, source.ErrNotServer, url, resp.Status)
 	case mt == "text/html":
-		return fmt.Errorf("%w: GET %s answered a web page (check the host name and port)", ErrNotRegistry, url)
+		return fmt.Errorf("%s: %w: GET %s answered a web page: it is not an OCI registry (check the host name and port)", r.Host, source.ErrNotServer, url)
 	}
 	return nil
 }

@@ -1,0 +1,146 @@
+// Package source is what the packages that fetch published skills share
+// (source/github, source/git, source/oci, and any other): the errors they
+// classify failures with, and [Remote], the one shape in which package
+// install and the agentskills command use any of them.
+//
+// # Errors
+//
+// One set of sentinels serves every source package, as oras-go's errdef
+// serves every content store: test for them with [errors.Is], whichever
+// package the error came from. A package wraps them with its own detail
+// and adds no sentinel of its own for an idea listed here.
+//
+//  1. [ErrInvalid]: text that is not a source of the package's syntax, an
+//     option that is not usable, or a pin that is not one.
+//  2. [ErrNotFound]: a repository, ref, commit, tag, digest or folder the
+//     host does not have, or hides from the caller.
+//  3. [ErrAuthRequired]: the host wants credentials that are missing, or
+//     refused the ones given.
+//  4. [ErrRateLimited]: the host refused a request for a rate limit.
+//  5. [ErrStalled]: a transfer received nothing for its stall timeout and
+//     was stopped.
+//  6. [ErrNotPinned]: a reference without the pin a call needs.
+//  7. [ErrNoSkill]: content that does not hold one skill where the source's
+//     format says it must.
+//  8. [ErrNotServer]: a host that does not answer as a server of the
+//     source's kind does (an OCI host that is no registry).
+//
+// The limits of an archive are skill's errors ([skill.ErrArchiveLimit]
+// and the others), which the source packages return as they are.
+//
+// # The prefix rule
+//
+// An error of a source package reads SUBJECT: SENTINEL: DETAIL. SUBJECT
+// names what the call was about as the package sees it (the source as
+// typed, the repository and the ref or pin, the reference) and the kind
+// of source where the sentinel alone would not tell it, and never holds
+// a credential; SENTINEL is the sentinel's own text ("not found",
+// "invalid source"); DETAIL says what was
+// found and what to do, in the words of the library (its options and
+// environment variables, never a command's flags). Context is added once:
+// the exported call adds its subject, and a caller adds only what it
+// knows beyond it (package install: the source as recorded). A command
+// line tool adds its flags to the message itself, as agentskills does.
+//
+// Package install keeps its own, coarser classes for a whole request
+// (install.ErrInvalidSource: a source that cannot be installed, whatever
+// the reason; install.ErrSourceUnavailable: one that could not be read
+// now), into which it sorts these.
+//
+// # The shape of a source
+//
+// A [Remote] is a source bound to a reference: [Remote.Resolve] turns the
+// reference into a pin (a commit, a manifest digest) once and explicitly,
+// [Remote.Open] reads the content at a pin as an archive, and
+// [Remote.Close] releases what one kept for the other. github.NewRemote,
+// git.NewRemote and oci.NewRemote make one. This package is small and
+// imports only package skill, so that any package may use it; it holds
+// no state.
+//
+// What holds on Linux holds on macOS and Windows: nothing here depends on
+// the system.
+package source
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/agentadaptor/agentadaptor/skill"
+)
+
+// The errors of every source package (rules 1 to 8).
+var (
+	// ErrInvalid reports text that is not a source, an option that is not
+	// usable, or a pin that is not one (rule 1).
+	ErrInvalid = errors.New("invalid source")
+	// ErrNotFound reports a repository, ref, commit, tag, digest or folder
+	// the host does not have or hides (rule 2).
+	ErrNotFound = errors.New("not found")
+	// ErrAuthRequired reports credentials that are missing or refused
+	// (rule 3).
+	ErrAuthRequired = errors.New("authentication required")
+	// ErrRateLimited reports a request refused for a rate limit (rule 4).
+	ErrRateLimited = errors.New("rate limit exceeded")
+	// ErrStalled reports a transfer that received nothing for its stall
+	// timeout (rule 5).
+	ErrStalled = errors.New("stalled")
+	// ErrNotPinned reports a reference without a pin where one is needed
+	// (rule 6).
+	ErrNotPinned = errors.New("not pinned")
+	// ErrNoSkill reports content that does not hold the one skill it
+	// must (rule 7).
+	ErrNoSkill = errors.New("no skill")
+	// ErrNotServer reports a host that does not answer as a server of the
+	// source's kind does (rule 8).
+	ErrNotServer = errors.New("wrong kind of server")
+)
+
+// Remote is a published source bound to one reference, which may move (a
+// branch, a tag) and resolves to a pin (a commit, a manifest digest). A
+// Remote is for one caller at a time: Resolve may keep what it fetched for
+// the Open that follows.
+type Remote interface {
+	// Repository names where the content lives, whatever the reference
+	// names in it: two references of one repository (another branch, tag
+	// or pin) give the same name. It holds no credential.
+	Repository() string
+	// Resolve returns the pin the reference names now. It is the only
+	// call that looks the reference up.
+	Resolve(ctx context.Context) (string, error)
+	// Open returns the content at pin as an archive. With within, a
+	// folder of the content, only that folder is needed: a source that
+	// can leave the rest out does. When progress is not nil it is given
+	// a copy of the bytes as they are received.
+	Open(ctx context.Context, pin, within string, progress io.Writer) (*Archive, error)
+	// Close releases what Resolve kept for Open and Open did not use. A
+	// Remote may be used again after Close.
+	Close() error
+}
+
+// Archive is the content of a [Remote] at a pin.
+type Archive struct {
+	// ReadCloser streams the archive. Its Close releases what the
+	// stream used (a temporary repository, a cached file).
+	io.ReadCloser
+	// Format is the archive's format.
+	Format skill.Format
+	// Subpath is the folder of the archive that the reference names, ""
+	// for its root.
+	Subpath string
+}
+
+// Tee returns rc whose reads also write what they return to w, or rc
+// itself when w is nil: how a [Remote] that streams its content gives
+// progress. A failed write to w fails the read.
+func Tee(rc io.ReadCloser, w io.Writer) io.ReadCloser {
+	if w == nil {
+		return rc
+	}
+	return &tee{Reader: io.TeeReader(rc, w), Closer: rc}
+}
+
+type tee struct {
+	io.Reader
+	io.Closer
+}
