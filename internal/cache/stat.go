@@ -351,12 +351,7 @@ func isBelow(p, dir string) bool {
 // holds exactly the direct children that entries (everything below it)
 // name.
 func namesMatch(dir *os.Root, p string, entries []stampEntry) bool {
-	f, err := dir.Open(".")
-	if err != nil {
-		return false
-	}
-	names, err := f.Readdirnames(-1)
-	f.Close()
+	names, err := readNames(dir, ".")
 	if err != nil {
 		return false
 	}
@@ -381,6 +376,17 @@ func namesMatch(dir *os.Root, p string, entries []stampEntry) bool {
 	return want == len(names)
 }
 
+// readNames returns the names in the folder name of dir ("." for dir
+// itself), in no order.
+func readNames(dir *os.Root, name string) ([]string, error) {
+	f, err := dir.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(-1)
+}
+
 // checkAll checks the tree whose folder is dir (whose Lstat is fi) in
 // full: every folder listed, every file the manifest's, and, when hash
 // is set, its bytes re-hashed. Folders that hold no file are allowed (a
@@ -400,12 +406,7 @@ func (c *treeCheck) checkAll(dir *os.Root, fi os.FileInfo, files []File, hash bo
 
 func (c *treeCheck) walk(dir *os.Root, p string, fi os.FileInfo, want map[string]*File, seen *int, hash bool) bool {
 	c.add(p, fi, nil)
-	f, err := dir.Open(".")
-	if err != nil {
-		return false
-	}
-	names, err := f.Readdirnames(-1)
-	f.Close()
+	names, err := readNames(dir, ".")
 	if err != nil {
 		return false
 	}

@@ -2,24 +2,7 @@
 
 package cache
 
-import (
-	"os"
-	"syscall"
-)
+import "syscall"
 
-// stampOf returns what a lookup compares of fi (rule 4), and whether the
-// platform gives a change time and an inode.
-func stampOf(fi os.FileInfo) (stamp, bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return stamp{}, false
-	}
-	return stamp{
-		mode:  uint32(fi.Mode()),
-		size:  fi.Size(),
-		mtime: fi.ModTime().UnixNano(),
-		ctime: st.Ctimespec.Nano(),
-		dev:   uint64(st.Dev),
-		ino:   uint64(st.Ino),
-	}, true
-}
+// changeTime returns st's change time in nanoseconds since the epoch.
+func changeTime(st *syscall.Stat_t) int64 { return st.Ctimespec.Nano() }

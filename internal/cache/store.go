@@ -345,12 +345,7 @@ func Entries(ctx context.Context, root string) ([]Entry, error) {
 }
 
 func (s *Store) entries(ctx context.Context) ([]Entry, error) {
-	f, err := s.dir.Open(".")
-	if err != nil {
-		return nil, err
-	}
-	names, err := f.Readdirnames(-1)
-	f.Close()
+	names, err := readNames(s.dir, ".")
 	if err != nil {
 		return nil, err
 	}
@@ -431,14 +426,11 @@ func GC(ctx context.Context, root string, before time.Time, keep ...string) ([]E
 			return removed, fmt.Errorf("remove tree %s: %w", e.Digest, err)
 		}
 	}
-	if f, err := s.dir.Open(memoDir); err == nil {
-		memos, _ := f.Readdirnames(-1)
-		f.Close()
-		for _, m := range memos {
-			p := path.Join(memoDir, m)
-			if info, err := s.dir.Lstat(p); err == nil && info.ModTime().Before(before) {
-				s.dir.Remove(p)
-			}
+	memos, _ := readNames(s.dir, memoDir) // none if there is no memo folder
+	for _, m := range memos {
+		p := path.Join(memoDir, m)
+		if info, err := s.dir.Lstat(p); err == nil && info.ModTime().Before(before) {
+			s.dir.Remove(p)
 		}
 	}
 	return removed, nil
@@ -805,12 +797,7 @@ func makeWritable(dir *os.Root, name string, depth int) {
 		return
 	}
 	defer sub.Close()
-	f, err := sub.Open(".")
-	if err != nil {
-		return
-	}
-	names, _ := f.Readdirnames(-1)
-	f.Close()
+	names, _ := readNames(sub, ".")
 	for _, n := range names {
 		makeWritable(sub, n, depth+1)
 	}
@@ -879,12 +866,7 @@ func (s *Store) sweepStaging() {
 		return
 	}
 	defer tmp.Close()
-	f, err := tmp.Open(".")
-	if err != nil {
-		return
-	}
-	names, err := f.Readdirnames(-1)
-	f.Close()
+	names, err := readNames(tmp, ".")
 	if err != nil {
 		return
 	}

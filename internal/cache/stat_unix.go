@@ -1,0 +1,27 @@
+//go:build linux || openbsd || dragonfly || darwin || freebsd || netbsd
+
+package cache
+
+import (
+	"os"
+	"syscall"
+)
+
+// stampOf returns what a lookup compares of fi (rule 4), and whether the
+// platform gives a change time and an inode. Only where the change time
+// sits in syscall.Stat_t differs between these platforms ([changeTime],
+// in stat_ctim.go and stat_ctimespec.go).
+func stampOf(fi os.FileInfo) (stamp, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return stamp{}, false
+	}
+	return stamp{
+		mode:  uint32(fi.Mode()),
+		size:  fi.Size(),
+		mtime: fi.ModTime().UnixNano(),
+		ctime: changeTime(st),
+		dev:   uint64(st.Dev),
+		ino:   uint64(st.Ino),
+	}, true
+}
