@@ -15,8 +15,8 @@ import (
 
 // TestImportBoundaries checks the package boundaries this package's API
 // exists for: install uses the cache through this package alone, the
-// command-line tool takes the limit error from here, and the extractor
-// depends on nothing of the module. Every file of a package counts,
+// command-line tool and the sources take the limit error from here, and
+// the extractor depends on nothing of the module. Every file of a package counts,
 // whatever its build constraints; test files do not.
 func TestImportBoundaries(t *testing.T) {
 	const module = "github.com/agentadaptor/agentadaptor/"
@@ -27,6 +27,9 @@ func TestImportBoundaries(t *testing.T) {
 		{"../install", []string{module + "internal/cache", module + "internal/extract"}},
 		{"../cmd/agentskills", []string{module + "internal/extract", module + "internal/cache"}},
 		{"../internal/extract", []string{module}},
+		{"../source/oci", []string{module + "internal/extract"}},
+		{"../source/git", []string{module + "internal/extract"}},
+		{"../source/github", []string{module + "internal/extract"}},
 	}
 	for _, tt := range tests {
 		files, err := filepath.Glob(filepath.Join(tt.dir, "*.go"))
@@ -70,6 +73,20 @@ func TestOneVocabulary(t *testing.T) {
 			if _, ok := opts.FieldByName(name); !ok {
 				t.Errorf("Limits.%s has no field of that name in extract.Options", name)
 			}
+		}
+	}
+	names := []struct {
+		name     string
+		internal extract.Limit
+	}{
+		{LimitArchiveSize, extract.LimitArchiveSize},
+		{LimitFileSize, extract.LimitFileSize},
+		{LimitTotalSize, extract.LimitTotalSize},
+		{LimitArchiveEntries, extract.LimitEntries},
+	}
+	for _, n := range names {
+		if _, ok := limits.FieldByName(n.name); !ok || n.name != string(n.internal) {
+			t.Errorf("limit name %q: a field of Limits = %v, extract's name %q", n.name, ok, n.internal)
 		}
 	}
 	files, _ := filepath.Glob("../internal/extract/*.go")

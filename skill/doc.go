@@ -144,7 +144,8 @@
 //     limit, which the materializer, the tree operations and the remote
 //     sources return, and which tools that enforce a limit outside the
 //     cache (a download) make, so a program or a command reports every
-//     limit alike from its name and value.
+//     limit alike from its name and value; [LimitArchiveSize] and its
+//     siblings are the names of the cache's limits.
 //   - [Cache.DriverFolders] and [Cache.CollectDriverFolders]: the folders
 //     drivers keep under the cache root for their runs (skill mounts,
 //     managed agent homes), for tools that list and collect the cache as a

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
@@ -384,7 +383,7 @@ func (r *repo) overLimit(n int64) error {
 	if n-r.base <= r.c.maxFetch {
 		return nil
 	}
-	return extract.NewLimitError(extract.LimitArchiveSize, r.c.maxFetch,
+	return skill.NewLimitError(skill.LimitArchiveSize, r.c.maxFetch,
 		"git fetched more than %d bytes, the archive size limit; a server that filters blobs (uploadpack.allowFilter) sends only the skill's files", r.c.maxFetch)
 }
 

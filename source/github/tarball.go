@@ -10,7 +10,6 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
@@ -46,14 +45,14 @@ type tarball struct {
 // The client's limits, as a limit error names them: the option that sets
 // each is With and the name.
 const (
-	limitDownload extract.Limit = "MaxDownloadSize"
-	limitExpanded extract.Limit = "MaxExpandedSize"
+	limitDownload = "MaxDownloadSize"
+	limitExpanded = "MaxExpandedSize"
 )
 
 func newTarball(body io.ReadCloser, cfg tarballConfig) *tarball {
 	t := &tarball{cfg: cfg, body: body}
 	t.in = &limited{r: bodyReader{body}, n: cfg.maxDownload, err: func() error {
-		return fmt.Errorf("%s: %w", cfg.name, extract.NewLimitError(limitDownload, cfg.maxDownload, "the download is over %d bytes", cfg.maxDownload))
+		return fmt.Errorf("%s: %w", cfg.name, skill.NewLimitError(limitDownload, cfg.maxDownload, "the download is over %d bytes", cfg.maxDownload))
 	}}
 	t.tw = tar.NewWriter(&t.buf)
 	return t
@@ -88,7 +87,7 @@ func (t *tarball) step() error {
 		}
 		t.zr = zr
 		t.out = &limited{r: zr, n: t.cfg.maxExpanded, err: func() error {
-			return fmt.Errorf("%s: %w", t.cfg.name, extract.NewLimitError(limitExpanded, t.cfg.maxExpanded, "the archive expands to over %d bytes", t.cfg.maxExpanded))
+			return fmt.Errorf("%s: %w", t.cfg.name, skill.NewLimitError(limitExpanded, t.cfg.maxExpanded, "the archive expands to over %d bytes", t.cfg.maxExpanded))
 		}}
 		t.tr = tar.NewReader(t.out)
 	}

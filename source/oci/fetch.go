@@ -19,7 +19,6 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/registry/remote"
 
-	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
@@ -405,7 +404,7 @@ func (f *fetcher) layer(ctx context.Context, desc ocispec.Descriptor, strict boo
 		return "", fmt.Errorf("%w: layer: %v", source.ErrNoSkill, err)
 	}
 	if max := f.cfg.cache.Limits().MaxArchiveSize; desc.Size < 0 || desc.Size > max {
-		return "", extract.NewLimitError(extract.LimitArchiveSize, max, "layer %s is %d bytes; the limit is %d", desc.Digest, desc.Size, max)
+		return "", skill.NewLimitError(skill.LimitArchiveSize, max, "layer %s is %d bytes; the limit is %d", desc.Digest, desc.Size, max)
 	}
 	if cached, err := f.blobs.open(desc); err == nil {
 		err = copyVerified(io.Discard, cached, desc)
@@ -423,7 +422,7 @@ func (f *fetcher) layer(ctx context.Context, desc ocispec.Descriptor, strict boo
 // returns the folder that holds the skill.
 func (f *fetcher) download(ctx context.Context, desc ocispec.Descriptor, strict bool) (string, error) {
 	if max := f.cfg.cache.Limits().MaxArchiveSize; desc.Size < 0 || desc.Size > max {
-		return "", extract.NewLimitError(extract.LimitArchiveSize, max, "layer %s is %d bytes; the limit is %d", desc.Digest, desc.Size, max)
+		return "", skill.NewLimitError(skill.LimitArchiveSize, max, "layer %s is %d bytes; the limit is %d", desc.Digest, desc.Size, max)
 	}
 	rc, err := f.repository().Blobs().Fetch(ctx, desc)
 	if err != nil {

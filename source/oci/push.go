@@ -21,7 +21,6 @@ import (
 	"oras.land/oras-go/v2/registry/remote"
 
 	"github.com/agentadaptor/agentadaptor/internal/ctxio"
-	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
 )
@@ -222,7 +221,7 @@ func packList(ctx context.Context, root *os.Root, max int) ([]packEntry, error) 
 			return fs.SkipDir
 		}
 		if len(entries) >= max {
-			return extract.NewLimitError(extract.LimitEntries, int64(max), "the folder holds more than %d files and folders", max)
+			return skill.NewLimitError(skill.LimitArchiveEntries, int64(max), "the folder holds more than %d files and folders", max)
 		}
 		e, err := packStat(root, p)
 		if err != nil {
@@ -343,7 +342,7 @@ type countingWriter struct {
 
 func (c *countingWriter) Write(p []byte) (int, error) {
 	if c.n+int64(len(p)) > c.limit {
-		return 0, extract.NewLimitError(extract.LimitArchiveSize, c.limit, "the packed folder is over %d bytes", c.limit)
+		return 0, skill.NewLimitError(skill.LimitArchiveSize, c.limit, "the packed folder is over %d bytes", c.limit)
 	}
 	n, err := c.w.Write(p)
 	c.n += int64(n)
