@@ -2,7 +2,6 @@ package claude
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/driver"
@@ -107,22 +106,8 @@ func (p *parser) resultLine(l map[string]json.RawMessage, subtype string, raw js
 	}
 	json.Unmarshal(l["num_turns"], &ev.NumTurns)
 	json.Unmarshal(l["duration_ms"], &ev.DurationMS)
-	if u, ok := l["usage"]; ok {
-		var usage driver.Usage
-		if err := json.Unmarshal(u, &usage); err != nil {
-			p.emit.Send(&driver.ErrorEvent{Message: fmt.Sprintf("cannot decode the result's usage (%v): %s", err, agentjson.Excerpt(u))})
-		} else {
-			ev.Usage = &usage
-		}
-	}
-	if c, ok := l["total_cost_usd"]; ok {
-		var cost float64
-		if err := json.Unmarshal(c, &cost); err != nil {
-			p.emit.Send(&driver.ErrorEvent{Message: fmt.Sprintf("cannot decode the result's cost (%v): %s", err, agentjson.Excerpt(c))})
-		} else {
-			ev.CostUSD = &cost
-		}
-	}
+	ev.Usage = agentjson.Decode[driver.Usage](l["usage"], "the result's usage", p.emit)
+	ev.CostUSD = agentjson.Decode[float64](l["total_cost_usd"], "the result's cost", p.emit)
 	if ev.IsError && ev.Text == "" {
 		ev.Text = errorsText(l["errors"])
 	}

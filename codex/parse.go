@@ -2,7 +2,6 @@ package codex
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/driver"
@@ -76,12 +75,9 @@ func (p *parser) parse(b []byte) {
 		if !p.done && !p.didFail {
 			p.done = true
 			ev := &driver.ResultEvent{SessionID: p.threadID, Text: p.lastText, Raw: raw}
-			var u usage
-			if err := json.Unmarshal(l["usage"], &u); err == nil {
+			if u := agentjson.Decode[usage](l["usage"], "the turn's usage", p.emit); u != nil {
 				ev.Usage = &driver.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 					CacheReadInputTokens: u.CachedInputTokens, CacheCreationInputTokens: u.CacheWriteInputTokens}
-			} else if len(l["usage"]) > 0 {
-				p.emit.Send(&driver.ErrorEvent{Message: fmt.Sprintf("cannot decode the turn's usage (%v): %s", err, agentjson.Excerpt(l["usage"]))})
 			}
 			p.result = ev
 			p.emit.Send(ev)

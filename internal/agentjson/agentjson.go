@@ -39,6 +39,21 @@ func Object(b []byte, send Emit) (fields map[string]json.RawMessage, raw json.Ra
 	return fields, raw, true
 }
 
+// Decode decodes the field raw into a new T. An absent field (raw empty)
+// gives nil; so does one that does not decode, after a driver.ErrorEvent
+// that names the field as what says ("the result's usage") is sent.
+func Decode[T any](raw json.RawMessage, what string, send Emit) *T {
+	if len(raw) == 0 {
+		return nil
+	}
+	v := new(T)
+	if err := json.Unmarshal(raw, v); err != nil {
+		send.Send(&driver.ErrorEvent{Message: fmt.Sprintf("cannot decode %s (%v): %s", what, err, Excerpt(raw))})
+		return nil
+	}
+	return v
+}
+
 // String decodes a JSON string.
 func String(raw json.RawMessage) (string, bool) {
 	var s string

@@ -46,3 +46,33 @@ func TestText(t *testing.T) {
 		t.Errorf("Excerpt = %s", e)
 	}
 }
+
+func TestDecode(t *testing.T) {
+	tests := []struct {
+		name   string
+		raw    string
+		want   *float64
+		errors int
+	}{
+		{"absent", "", nil, 0},
+		{"number", "1.5", ptr(1.5), 0},
+		{"null", "null", ptr(0.0), 0},
+		{"wrong type", `"x"`, nil, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []driver.Event
+			v := Decode[float64]([]byte(tt.raw), "the cost", func(ev driver.Event) { got = append(got, ev) })
+			if (v == nil) != (tt.want == nil) || (v != nil && *v != *tt.want) || len(got) != tt.errors {
+				t.Fatalf("Decode(%q) = %v; events %v, want %v and %d events", tt.raw, v, got, tt.want, tt.errors)
+			}
+			if tt.errors > 0 {
+				if ev, _ := got[0].(*driver.ErrorEvent); ev == nil || !strings.HasPrefix(ev.Message, "cannot decode the cost (") || !strings.HasSuffix(ev.Message, `: "\"x\""`) {
+					t.Errorf("Decode(%q) sent %#v", tt.raw, got[0])
+				}
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
