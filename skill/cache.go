@@ -251,6 +251,11 @@ func (c *Cache) GC(ctx context.Context, olderThan time.Duration) ([]CacheEntry, 
 	return toCacheEntries(removed), err
 }
 
+// toCacheEntries converts the store's listing. CacheEntry has the fields
+// of cache.Entry one for one, on purpose: the conversion CacheEntry(e)
+// then fails to compile when the two drift apart. The public type is
+// declared, not aliased, so its fields are documented where users read
+// them, and the store, below this package, cannot use it.
 func toCacheEntries(in []cache.Entry) []CacheEntry {
 	out := make([]CacheEntry, len(in))
 	for i, e := range in {

@@ -69,6 +69,11 @@ func (c *Cache) CollectDriverFolders(ctx context.Context, olderThan time.Duratio
 	return toDriverFolders(removed), err
 }
 
+// toDriverFolders converts agentdir's listing. DriverFolder repeats most
+// of agentdir.Folder's fields on purpose: agentdir, below this package,
+// cannot return the public type, and names a folder by an internal Kind
+// and its key where the public type speaks of an agent and "mount" or
+// "home".
 func toDriverFolders(in []agentdir.Folder) []DriverFolder {
 	out := make([]DriverFolder, len(in))
 	for i, f := range in {
