@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -193,6 +194,28 @@ func TestConcurrentAddProcesses(t *testing.T) {
 		if s.State != StateInstalled {
 			t.Errorf("%s/%s is %s after concurrent adds", s.Skill, s.Agent, s.State)
 		}
+	}
+}
+
+// The staging hook the crash test halts in sees every file of a skill
+// as it is staged, and nothing else.
+func TestStagingHookSeesEachFile(t *testing.T) {
+	f := newFixture(t)
+	src := f.writeSkill(t, "a", "alpha", "")
+	in := f.installer(t)
+	var mu sync.Mutex
+	var seen []string
+	in.staging = func(name string) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, name)
+	}
+	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(seen)
+	if want := []string{"SKILL.md", "scripts/run.sh"}; !slices.Equal(seen, want) {
+		t.Errorf("staging opened %q, want %q", seen, want)
 	}
 }
 
