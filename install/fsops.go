@@ -33,6 +33,7 @@ func randomSuffix() string {
 // target, inside it.
 type tree struct {
 	root, rel string
+	opened    func(name string) // when set, called as each file is opened to be read; only tests set it
 }
 
 // folderTree is the tree of the folder dir on its own: links are read
@@ -50,7 +51,7 @@ func (t tree) open() (resolvedFS, func(), error) {
 	if err != nil {
 		return resolvedFS{}, nil, err
 	}
-	return resolvedFS{fsys: root.FS(), dir: t.rel}, func() { root.Close() }, nil
+	return resolvedFS{fsys: root.FS(), dir: t.rel, opened: t.opened}, func() { root.Close() }, nil
 }
 
 // copyTree copies the skill folder src into the new folder dst with
@@ -83,8 +84,9 @@ func copyTree(ctx context.Context, src tree, dst string, c *skill.Cache) (string
 // nothing or outside fsys (which the os.Root refuses to follow), fails
 // with a *linkError naming it. Opening a link opens what it points to.
 type resolvedFS struct {
-	fsys fs.FS
-	dir  string
+	fsys   fs.FS
+	dir    string
+	opened func(name string) // see tree.opened
 }
 
 func (r resolvedFS) name(op, name string) (string, error) {
@@ -98,6 +100,9 @@ func (r resolvedFS) Open(name string) (fs.File, error) {
 	p, err := r.name("open", name)
 	if err != nil {
 		return nil, err
+	}
+	if r.opened != nil {
+		r.opened(name)
 	}
 	return r.fsys.Open(p)
 }

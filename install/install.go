@@ -310,8 +310,9 @@ type Checker func(dir string) (name string, problems []string, err error)
 type Installer struct {
 	config    // the options, with their defaults
 	env       Env
-	maxSearch int   // folders discovery may read in one source; 0: defaultMaxSearch
-	clock     clock // of progress reports; tests set a fake one
+	maxSearch int               // folders discovery may read in one source; 0: defaultMaxSearch
+	clock     clock             // of progress reports; tests set a fake one
+	staging   func(name string) // when set, called as staging opens each file of a skill; only tests set it
 }
 
 // New returns an Installer working in env.

@@ -19,6 +19,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/internal/filelock"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -364,15 +365,34 @@ func TestRemoveDuringSyncIsNotUndone(t *testing.T) {
 		synced <- err
 	}()
 	<-arrived // the sync is downloading
-	removed := make(chan error)
+	removed := make(chan error, 1)
+	rctx := &lockWaitContext{Context: ctx, asked: make(chan struct{}, 1)}
 	go func() {
-		_, err := in.Remove(ctx, []string{"remote"}, nil)
+		_, err := in.Remove(rctx, []string{"remote"}, nil)
 		removed <- err
 	}()
 	select {
 	case err := <-removed:
+		t.Fatalf("Remove ran during the sync (%v)", err)
+	case <-rctx.asked: // Remove is taking the lock
+	}
+	// The sync holds the scope's lock while it downloads, so Remove waits.
+	locks, _ := filepath.Glob(filepath.Join(f.env.Home, ".locks", "*.lock"))
+	if len(locks) != 1 {
+		t.Fatalf("lock files %v, want one", locks)
+	}
+	lf, err := os.Open(locks[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := filelock.TryLock(lf); !errors.Is(err, filelock.ErrLocked) {
+		t.Errorf("TryLock(%s) during the sync = %v, want %v", locks[0], err, filelock.ErrLocked)
+	}
+	lf.Close()
+	select {
+	case err := <-removed:
 		t.Errorf("Remove ran during the sync (%v)", err)
-	case <-time.After(200 * time.Millisecond):
+	default:
 	}
 	close(release)
 	if err := <-synced; err != nil {
@@ -384,6 +404,20 @@ func TestRemoveDuringSyncIsNotUndone(t *testing.T) {
 	if _, err := os.Lstat(f.canonicalOf("remote")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the skill removed during a sync is back: %v", err)
 	}
+}
+
+// lockWaitContext is a context that reports on asked when Done is first
+// asked for: an Installer asks, before anything else does, as it starts
+// to take the scope's lock.
+type lockWaitContext struct {
+	context.Context
+	asked chan struct{} // buffered, one
+	once  sync.Once
+}
+
+func (c *lockWaitContext) Done() <-chan struct{} {
+	c.once.Do(func() { c.asked <- struct{}{} })
+	return c.Context.Done()
 }
 
 func TestChecksComeBeforeAnyChange(t *testing.T) {

@@ -1,15 +1,19 @@
 package install
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -56,6 +60,27 @@ func helperAdd(flip bool) int {
 		if !flip {
 			return 0
 		}
+		in.staging = haltAt(stagedBeforeHalt)
+	}
+}
+
+// stagedBeforeHalt is how many files of the update the flip helper
+// stages before it halts, of the 201 of [writeVersion].
+const stagedBeforeHalt = 100
+
+// haltAt returns a staging hook that, as the n+1st file is opened,
+// writes "halted" to stdout and blocks, with every later opening, until
+// stdin closes: the process halts in the middle of staging an update,
+// for the test to kill it there.
+func haltAt(n int) func(string) {
+	var opened atomic.Int64
+	var once sync.Once
+	return func(string) {
+		if opened.Add(1) <= int64(n) {
+			return
+		}
+		once.Do(func() { fmt.Println("halted") })
+		io.Copy(io.Discard, os.Stdin)
 	}
 }
 
@@ -137,21 +162,6 @@ func helper(t *testing.T, f *fixture, mode, src string) *exec.Cmd {
 	return cmd
 }
 
-// waitForHelper checks every poll whether the helper process cmd has
-// done something, until done reports true; after timeout it kills the
-// helper and fails the test with what the helper wrote to stderr.
-func waitForHelper(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer, timeout, poll time.Duration, something string, done func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !done() {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("the helper never %s: %s", something, stderr.String())
-		}
-		time.Sleep(poll)
-	}
-}
-
 func TestConcurrentAddProcesses(t *testing.T) {
 	f := newFixture(t)
 	a := f.writeSkill(t, "a", "alpha", "")
@@ -187,6 +197,28 @@ func TestConcurrentAddProcesses(t *testing.T) {
 	}
 }
 
+// The staging hook the crash test halts in sees every file of a skill
+// as it is staged, and nothing else.
+func TestStagingHookSeesEachFile(t *testing.T) {
+	f := newFixture(t)
+	src := f.writeSkill(t, "a", "alpha", "")
+	in := f.installer(t)
+	var mu sync.Mutex
+	var seen []string
+	in.staging = func(name string) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, name)
+	}
+	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(seen)
+	if want := []string{"SKILL.md", "scripts/run.sh"}; !slices.Equal(seen, want) {
+		t.Errorf("staging opened %q, want %q", seen, want)
+	}
+}
+
 func TestCrashDuringUpdateLeavesOldOrNew(t *testing.T) {
 	f := newFixture(t)
 	src := filepath.Join(f.sources, "big")
@@ -194,18 +226,32 @@ func TestCrashDuringUpdateLeavesOldOrNew(t *testing.T) {
 	cmd := helper(t, f, "flip", src)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Let it install and update a few times, then kill it mid-flight.
-	canonical := filepath.Join(f.env.Project, ".agents", "skills", "big")
-	waitForHelper(t, cmd, &stderr, 20*time.Second, 100*time.Microsecond, "staged an update", func() bool {
-		stages, _ := filepath.Glob(filepath.Join(f.env.Project, ".agents", "skills", ".*.stage-*", "big", "refs", "*"))
-		_, err := os.Stat(canonical)
-		return err == nil && len(stages) > 50
-	})
+	// Let it install, then kill it halfway through staging the update
+	// (see haltAt).
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "halted\n" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("the helper never halted in an update (%q, %v): %s", line, err, stderr.String())
+	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
+	canonical := filepath.Join(f.env.Project, ".agents", "skills", "big")
+	staged, _ := filepath.Glob(filepath.Join(f.env.Project, ".agents", "skills", ".*.stage-*", "big", "refs", "*"))
+	if len(staged) == 0 || len(staged) >= 200 {
+		t.Errorf("killed with %d files of the update staged, want some but not all", len(staged))
+	}
 	// The canonical copy is wholly one version.
 	versions := map[string]int{}
 	filepath.WalkDir(canonical, func(p string, d os.DirEntry, err error) error {

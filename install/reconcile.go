@@ -266,7 +266,9 @@ func (in *Installer) stageAll(ctx context.Context, plans []*plan) (discard func(
 	g.SetLimit(stageWorkers)
 	for _, p := range plans {
 		g.Go(func() error {
-			st, err := stageCopy(gctx, p.c.tree(), p.canonical, shared, in.cache)
+			t := p.c.tree()
+			t.opened = in.staging
+			st, err := stageCopy(gctx, t, p.canonical, shared, in.cache)
 			if err != nil {
 				return fmt.Errorf("skill %s from %s: %w", p.name, sourceLabel(p.c.source, p.c.subpath), err)
 			}

@@ -3,6 +3,7 @@ package skill
 import (
 	"archive/tar"
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -17,10 +18,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"testing/fstest"
-	"time"
 
 	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
@@ -721,8 +722,8 @@ func TestMain(m *testing.M) {
 	switch os.Getenv(helperEnv) {
 	case "once":
 		helperOnce()
-	case "forever":
-		helperForever()
+	case "halt":
+		helperHalt()
 	case "abandon":
 		helperAbandon()
 	default:
@@ -757,14 +758,46 @@ func helperOnce() {
 	os.Exit(0)
 }
 
-func helperForever() {
+// helperHalt materializes one tree, then halts three quarters of the way
+// through reading the next one's archive, in its second (writing) pass:
+// it writes "halted" to stdout and waits for stdin to close (see
+// [haltingContext]).
+func helperHalt() {
 	m := NewDefaultSkillMaterializer(WithSkillCacheRoot(os.Getenv("SKILL_TEST_ROOT")))
-	for seed := 0; ; seed++ {
-		if _, err := m.Materialize(context.Background(), Archive("kit", ArchiveBytes(helperArchive(seed, 600)))); err != nil {
+	ctx := &haltingContext{Context: context.Background()}
+	for seed := range 2 {
+		if seed == 1 {
+			n := ctx.checks.Load()
+			ctx.at = n + n*3/4
+		}
+		if _, err := m.Materialize(ctx, Archive("kit", ArchiveBytes(helperArchive(seed, 600)))); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 	}
+	fmt.Fprintln(os.Stderr, "the second tree was written whole")
+	os.Exit(1)
+}
+
+// haltingContext counts the checks of its error: extraction checks it
+// at every read of an archive, in both passes, so an archive of the same
+// shape is checked as many times. From check number at on (when at is
+// not zero) it writes "halted" to stdout, once, and blocks until stdin
+// closes, then ends the process.
+type haltingContext struct {
+	context.Context
+	at     int64
+	checks atomic.Int64
+	once   sync.Once
+}
+
+func (c *haltingContext) Err() error {
+	if n := c.checks.Add(1); c.at != 0 && n >= c.at {
+		c.once.Do(func() { fmt.Println("halted") })
+		io.Copy(io.Discard, os.Stdin)
+		os.Exit(1)
+	}
+	return c.Context.Err()
 }
 
 func helperCmd(t *testing.T, mode, root string) *exec.Cmd {
@@ -807,22 +840,31 @@ func TestMaterializeConcurrentProcesses(t *testing.T) {
 
 func TestMaterializeCrashMidWrite(t *testing.T) {
 	root := t.TempDir()
-	cmd := helperCmd(t, "forever", root)
+	cmd := helperCmd(t, "halt", root)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Wait until the writer has published a tree and is staging the next
-	// one, then kill it. (A half-written tree with read-only folders is
-	// planted deterministically in TestLeftoversSweptWithoutAMiss.)
-	deadline := time.Now().Add(30 * time.Second)
-	for len(published(t, root)) == 0 || len(staging(t, root)) == 0 {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("the writer never started a tree: %s", stderr.String())
-		}
-		time.Sleep(200 * time.Microsecond)
+	// The writer publishes a tree and halts while writing the next one
+	// (see helperHalt); kill it there. (A half-written tree with
+	// read-only folders is planted in TestLeftoversSweptWithoutAMiss.)
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "halted\n" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("the writer never halted in its second tree (%q, %v): %s", line, err, stderr.String())
+	}
+	if n := len(published(t, root)); n != 1 {
+		t.Errorf("the halted writer published %d trees, want 1", n)
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)

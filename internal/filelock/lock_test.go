@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -56,75 +57,107 @@ func TestTryLockHeldElsewhere(t *testing.T) {
 	}
 }
 
-// Rule 4: Lock waits for the holder to close its file, both in the kernel
-// (a context that cannot be cancelled) and by polling.
+// Rule 4: Lock waits for the holder to close its file, by polling (a
+// context that can be cancelled) and in the kernel (one that cannot).
 func TestLockWaitsForRelease(t *testing.T) {
-	ctxs := map[string]func() (context.Context, context.CancelFunc){
-		"background": func() (context.Context, context.CancelFunc) { return context.Background(), func() {} },
-		"cancellable": func() (context.Context, context.CancelFunc) {
-			return context.WithCancel(context.Background())
-		},
-	}
-	for name, newCtx := range ctxs {
-		t.Run(name, func(t *testing.T) {
-			ctx, cancel := newCtx()
+	// Polling runs on the fake clock of a synctest bubble: once every
+	// goroutine of the bubble is blocked, Lock has tried and is waiting
+	// for its next try.
+	t.Run("cancellable", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
 			path, holder := held(t)
 			other := open(t, path)
 			got := make(chan error, 1)
 			go func() { got <- Lock(ctx, other) }()
-			select {
-			case err := <-got:
-				t.Fatalf("Lock(%s) returned %v while another file held it", path, err)
-			case <-time.After(200 * time.Millisecond):
+			for range 3 { // the first try and two more
+				synctest.Wait()
+				select {
+				case err := <-got:
+					t.Fatalf("Lock(%s) returned %v while another file held it", path, err)
+				default:
+				}
+				time.Sleep(pollInterval)
 			}
 			holder.Close()
+			time.Sleep(pollInterval)
+			synctest.Wait()
 			select {
 			case err := <-got:
 				if err != nil {
 					t.Fatalf("Lock(%s) = %v once released, want nil", path, err)
 				}
-			case <-time.After(10 * time.Second):
-				t.Fatalf("Lock(%s) still waiting 10s after the holder closed its file", path)
+			default:
+				t.Fatalf("Lock(%s) still waiting a poll interval after the holder closed its file", path)
 			}
 			if err := TryLock(open(t, path)); !errors.Is(err, ErrLocked) {
 				t.Errorf("TryLock(%s) after Lock took it = %v, want %v", path, err, ErrLocked)
 			}
 		})
-	}
-}
-
-// Rule 4: Lock gives up with ctx's error once ctx is done, leaving the
-// lock to its holder.
-func TestLockCancelled(t *testing.T) {
-	t.Run("cancel", func(t *testing.T) {
-		path, _ := held(t)
-		other := open(t, path)
-		ctx, cancel := context.WithCancel(context.Background())
-		got := make(chan error, 1)
-		go func() { got <- Lock(ctx, other) }()
+	})
+	// The wait in the kernel is seen where it can be (see lockInKernel).
+	t.Run("background", func(t *testing.T) {
+		path, holder := held(t)
+		got := lockInKernel(t, open(t, path))
 		select {
 		case err := <-got:
 			t.Fatalf("Lock(%s) returned %v while another file held it", path, err)
-		case <-time.After(200 * time.Millisecond):
+		default:
 		}
-		cancel()
+		holder.Close()
 		select {
 		case err := <-got:
-			if err != context.Canceled {
-				t.Fatalf("Lock(%s) once cancelled = %v, want %v", path, err, context.Canceled)
+			if err != nil {
+				t.Fatalf("Lock(%s) = %v once released, want nil", path, err)
 			}
 		case <-time.After(10 * time.Second):
-			t.Fatalf("Lock(%s) still waiting 10s after its context was cancelled", path)
+			t.Fatalf("Lock(%s) still waiting 10s after the holder closed its file", path)
+		}
+		if err := TryLock(open(t, path)); !errors.Is(err, ErrLocked) {
+			t.Errorf("TryLock(%s) after Lock took it = %v, want %v", path, err, ErrLocked)
 		}
 	})
+}
+
+// Rule 4: Lock gives up with ctx's error once ctx is done, leaving the
+// lock to its holder. Both cases run on the fake clock of a synctest
+// bubble.
+func TestLockCancelled(t *testing.T) {
+	t.Run("cancel", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			path, _ := held(t)
+			other := open(t, path)
+			ctx, cancel := context.WithCancel(t.Context())
+			got := make(chan error, 1)
+			go func() { got <- Lock(ctx, other) }()
+			synctest.Wait() // Lock has tried, and waits
+			select {
+			case err := <-got:
+				t.Fatalf("Lock(%s) returned %v while another file held it", path, err)
+			default:
+			}
+			cancel()
+			synctest.Wait()
+			select {
+			case err := <-got:
+				if err != context.Canceled {
+					t.Fatalf("Lock(%s) once cancelled = %v, want %v", path, err, context.Canceled)
+				}
+			default:
+				t.Fatalf("Lock(%s) still waiting after its context was cancelled", path)
+			}
+		})
+	})
 	t.Run("deadline", func(t *testing.T) {
-		path, _ := held(t)
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		defer cancel()
-		if err := Lock(ctx, open(t, path)); err != context.DeadlineExceeded {
-			t.Fatalf("Lock(%s) past its deadline = %v, want %v", path, err, context.DeadlineExceeded)
-		}
+		synctest.Test(t, func(t *testing.T) {
+			path, _ := held(t)
+			ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+			defer cancel()
+			if err := Lock(ctx, open(t, path)); err != context.DeadlineExceeded {
+				t.Fatalf("Lock(%s) past its deadline = %v, want %v", path, err, context.DeadlineExceeded)
+			}
+		})
 	})
 }
 

@@ -247,7 +247,11 @@ func TestStallEndsWithClient(t *testing.T) {
 func TestStallEndsWithTest(t *testing.T) {
 	done := make(chan error, 1)
 	ok := t.Run("inner", func(t *testing.T) {
-		s := modeltest.NewAnthropic(t, modeltest.Always(modeltest.Stall()))
+		asked := make(chan struct{}, 1)
+		s := modeltest.NewAnthropic(t, func(*modeltest.Request) modeltest.Reply {
+			asked <- struct{}{}
+			return modeltest.Stall()
+		})
 		go func() {
 			resp, err := http.Post(s.URL+"/v1/messages", "application/json", strings.NewReader(fmt.Sprintf(hello, false)))
 			if err == nil {
@@ -256,9 +260,7 @@ func TestStallEndsWithTest(t *testing.T) {
 			}
 			done <- err
 		}()
-		for len(s.Requests()) == 0 {
-			time.Sleep(time.Millisecond)
-		}
+		<-asked // the request is in, and stalls
 	})
 	if !ok {
 		t.Fatal("inner test failed")
