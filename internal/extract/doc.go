@@ -65,6 +65,13 @@
 //     but not written, and a link to a file under them fails as a link
 //     out of the skill; in an fs.FS tree they are not walked, so they
 //     count against no limit.
+//  15. With Options.DropLink set (default off), a link that rule 8
+//     refuses (its target absolute, not portable, out of the skill, a
+//     folder, another link or nothing) does not fail the archive: it is
+//     checked and counted like the other entries (rules 1-7 and 9 still
+//     fail the archive), never written and never followed, and reported
+//     to DropLink as a [DroppedLink], so that a repository holding many
+//     skills can be read without the few that hold such a link.
 //
 // Checking keeps each element of the names once, with its fold key, so
 // its memory is bounded by the entry limit times the name limits, however

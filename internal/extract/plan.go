@@ -74,6 +74,37 @@ type Options struct {
 	// file in os.TempDir(), removed afterwards; a file from Scratch is the
 	// caller's to remove.
 	Scratch func() (*os.File, error)
+	// DropLink, when not nil, is called for each link entry that rule 8
+	// refuses, which is then left out instead of failing the archive
+	// (rule 15). Default nil: such a link fails the archive.
+	DropLink func(DroppedLink)
+}
+
+// LinkProblem says why rule 8 refuses a link.
+type LinkProblem uint8
+
+// The problems of a link that rule 8 refuses.
+const (
+	// LinkOut is a link whose target is absolute, not portable, or
+	// leads out of the skill.
+	LinkOut LinkProblem = iota + 1
+	// LinkMissing is a link to nothing the archive holds.
+	LinkMissing
+	// LinkToFolder is a link to a folder.
+	LinkToFolder
+	// LinkToLink is a link to another link.
+	LinkToLink
+)
+
+// DroppedLink is a link entry that rule 8 refuses, left out of an
+// extraction by Options.DropLink (rule 15).
+type DroppedLink struct {
+	// Name is the link's cleaned archive path.
+	Name string
+	// Target is the link's target as the archive spells it.
+	Target string
+	// Problem says why it is refused.
+	Problem LinkProblem
 }
 
 // scratch returns the file for a decompressed stream and how to release it.
@@ -166,13 +197,14 @@ const (
 
 // entry is the plan for one archive entry.
 type entry struct {
-	name   string // cleaned archive path
-	rel    string // path inside the skill; "" when the entry is not written
-	kind   kind
-	exec   bool
-	size   int64
-	target string // for links: the skill-relative path of the file it copies
-	known  *known // for files of a tar.gz: their content as the first pass read it
+	name     string // cleaned archive path
+	rel      string // path inside the skill; "" when the entry is not written
+	kind     kind
+	exec     bool
+	size     int64
+	target   string // for links: the skill-relative path of the file it copies
+	linkname string // for links: the target as the archive spells it
+	known    *known // for files of a tar.gz: their content as the first pass read it
 }
 
 // node is one element of a name the archive holds or implies. Names are
@@ -232,7 +264,7 @@ func (p *plan) add(raw string, k kind, exec bool, size int64, linkname string) e
 	if p.count() >= p.opts.MaxArchiveEntries {
 		return p.tooMany()
 	}
-	e := entry{name: name, kind: k, exec: exec, size: size}
+	e := entry{name: name, kind: k, exec: exec, size: size, linkname: linkname}
 	if k != kindDir && size > p.opts.MaxFileSize {
 		return limitf(LimitFileSize, p.opts.MaxFileSize, "entry %q declares %d bytes; the per-file limit is %d", name, size, p.opts.MaxFileSize)
 	}
@@ -253,6 +285,11 @@ func (p *plan) add(raw string, k kind, exec bool, size int64, linkname string) e
 		e.target, err = p.hardlinkTarget(name, linkname, inside)
 	case kindFile:
 		err = p.countFile(e)
+	}
+	if err != nil && k != kindFile && p.opts.DropLink != nil {
+		// Rule 15: the link is checked and counted but not written.
+		p.opts.DropLink(DroppedLink{Name: name, Target: linkname, Problem: LinkOut})
+		e.rel, e.target, err = "", "", nil
 	}
 	if err != nil {
 		return err
@@ -316,6 +353,28 @@ func (p *plan) countFile(e entry) error {
 		return limitf(LimitTotalSize, p.opts.MaxTotalSize, "files declare more than %d bytes in all", p.opts.MaxTotalSize)
 	}
 	return nil
+}
+
+// problemOf says why the skill-relative path target, which is no
+// regular file of the skill, cannot be a link's target.
+func (p *plan) problemOf(target string) LinkProblem {
+	name := path.Join(p.opts.Subpath, target)
+	n := &p.root
+	for elem := range strings.SplitSeq(name, "/") {
+		if name == "." {
+			break // the archive root
+		}
+		if n = n.exact[elem]; n == nil {
+			return LinkMissing
+		}
+	}
+	switch {
+	case n.dir:
+		return LinkToFolder
+	case LeftOutPath(target):
+		return LinkOut
+	}
+	return LinkToLink
 }
 
 // cleanName strips the forms of the archive root that archivers write
@@ -431,6 +490,12 @@ func (p *plan) finish() error {
 			continue
 		}
 		t, ok := files[e.target]
+		if !ok && p.opts.DropLink != nil {
+			// Rule 15: the link is left out.
+			p.opts.DropLink(DroppedLink{Name: e.name, Target: e.linkname, Problem: p.problemOf(e.target)})
+			e.rel = ""
+			continue
+		}
 		if !ok {
 			return unsafeEntry(e.name, fmt.Sprintf("link target %q is not a regular file of the skill", e.target))
 		}
