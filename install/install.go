@@ -55,11 +55,13 @@
 //     through an os.Root on the source that never leaves it; a skill
 //     holding a link that leads out of the source, to nothing or to a
 //     folder is skipped (rule 4) with the link and the reason, never
-//     read, and the others install. An archive (a repository snapshot,
-//     a GitHub tarball, a git archive) keeps package skill's rule 6: a
-//     link is written as a copy of a regular file of the archive, and a
-//     link out of the archive, to a folder or to another link fails the
-//     whole archive. The same holds on macOS and Windows (where a folder
+//     read, and the others install. In an archive (a repository
+//     snapshot, a GitHub tarball, a git archive, a URL's archive) a link
+//     to a regular file of the archive is written as a copy of it; a
+//     link out of the archive, to nothing, to a folder or to another
+//     link is never written or followed, and the skill whose folder held
+//     it (its SKILL.md too) is skipped the same way, while such a link
+//     outside every skill (in docs/, say) is just left out. The same holds on macOS and Windows (where a folder
 //     holds links only when they could be made; a directory junction is
 //     not a link and fails the source). An archive is extracted once,
 //     whatever number of skills it holds, and a sync reads each recorded

@@ -158,9 +158,10 @@ func TestLinkedSkillFiles(t *testing.T) {
 			tree := maps.Clone(tree)
 			want := []string{"alpha/:canonical:installed", "alpha/claude-code:link:installed", "beta/:canonical:installed", "beta/claude-code:link:installed"}
 			if kind.name == "folder" {
-				// A chain of links inside a folder source is read too (an
-				// archive's link to a link fails: package extract's rule
-				// 8): a mirror of beta, not skipped.
+				// A chain of links inside a folder source is read too (in
+				// an archive, a link to a link skips its skill:
+				// TestArchiveLinkSkipsItsSkill): a mirror of beta, not
+				// skipped.
 				tree["skills/chain/SKILL.md"] = linkPrefix + "../beta/SKILL.md"
 			}
 			source, _ := kind.make(t, f, tree)
@@ -263,15 +264,20 @@ func TestLinkOutOfSourceSkipsItsSkill(t *testing.T) {
 		t.Errorf("Add = %v, want good installed and the others skipped", actions(changes))
 	}
 
-	// An archive keeps package extract's rule: a link out of it fails it
-	// whole, naming the entry.
+	// In an archive a link out of it skips only its skill too
+	// (TestArchiveLinkSkipsItsSkill has the other kinds of link).
 	for _, kind := range sourceKinds[1:] {
 		t.Run(kind.name, func(t *testing.T) {
 			f := newFixture(t)
-			source, _ := kind.make(t, f, linkTree{"skills/good/SKILL.md": skillMD("good"), "skills/rel/SKILL.md": linkPrefix + "../../../outside/SKILL.md"})
-			_, err := f.remoteInstaller(t, cachetest.Root(t)).Add(ctx, Request{Sources: []string{source}, Agents: agentsOf(t, "claude-code")})
-			if !errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), "skills/rel/SKILL.md") {
-				t.Errorf("Add of a %s with a link out of it = %v, want ErrInvalidSource naming the link", kind.name, err)
+			source, prefix := kind.make(t, f, linkTree{"skills/good/SKILL.md": skillMD("good"), "skills/rel/SKILL.md": linkPrefix + "../../../../outside/SKILL.md"})
+			changes, err := f.remoteInstaller(t, cachetest.Root(t)).Add(ctx, Request{Sources: []string{source}, Agents: agentsOf(t, "claude-code")})
+			for _, c := range changes {
+				if c.Action == ActionSkipped && (c.Path != prefix+"skills/rel" || !strings.Contains(c.Reason, "SKILL.md is a link to \"../../../../outside/SKILL.md\", which leads out of the source")) {
+					t.Errorf("Add of a %s with a link out of it skipped %s: %q, want skills/rel naming the link", kind.name, c.Path, c.Reason)
+				}
+			}
+			if want := []string{"rel/::skipped", "good/:canonical:installed", "good/claude-code:link:installed"}; err != nil || !cmp.Equal(want, actions(changes)) {
+				t.Errorf("Add of a %s with a link out of it = %v, %v, want %v", kind.name, actions(changes), err, want)
 			}
 		})
 	}

@@ -490,12 +490,16 @@ func (in *Installer) resolveSource(ctx context.Context, source string, recorded 
 }
 
 // checkAll checks every skill found in a source read at pin. A skill
-// of a folder source holding a link that cannot be read inside the
-// source (rule 3) is not read at all: its problem names the link.
+// holding a link that cannot be read inside the source (rule 3), of a
+// folder source or already marked by extractAndFind, is not read at
+// all: its problem names the link.
 func (in *Installer) checkAll(ctx context.Context, skills []candidate, pin string) {
 	for i := range skills {
 		c := &skills[i]
 		c.pin = pin
+		if c.problem != "" {
+			continue // a link an archive's extraction dropped: not read
+		}
 		if c.root != "" {
 			if err := linkProblem(ctx, c.tree(), in.cache.Limits().MaxArchiveEntries); err != nil {
 				c.problem = err.Error()
@@ -612,9 +616,25 @@ func (in *Installer) fromArchive(ctx context.Context, file, rec, base string, at
 // tmp under the cache's rules and limits, and finds its skills, as
 // fromArchive says.
 func (in *Installer) extractAndFind(ctx context.Context, f *os.File, size int64, tmp, rec, base string, at []string) ([]candidate, error) {
-	if err := in.cache.ExtractArchive(ctx, f, size, tmp); err != nil {
+	dropped, err := in.cache.ExtractRepository(ctx, f, size, tmp)
+	if err != nil {
 		return nil, fmt.Errorf("archive %s: %w", rec, archiveError(err))
 	}
+	if err := standInSkills(tmp, dropped); err != nil {
+		return nil, err
+	}
+	out, err := in.findExtracted(ctx, tmp, rec, base, at)
+	for i := range out {
+		if le := droppedIn(out[i].subpath, dropped); le != nil {
+			out[i].problem = le.Error()
+		}
+	}
+	return out, err
+}
+
+// findExtracted finds the skills of the archive extracted into tmp, as
+// fromArchive says.
+func (in *Installer) findExtracted(ctx context.Context, tmp, rec, base string, at []string) ([]candidate, error) {
 	if at != nil {
 		return skillsAt(tmp, rec, at)
 	}
@@ -628,6 +648,62 @@ func (in *Installer) extractAndFind(ctx context.Context, f *os.File, size int64,
 		top = entries[0].Name()
 	}
 	return in.discoverIn(ctx, root.FS(), tmp, top, rec)
+}
+
+// standInSkills writes an empty SKILL.md in the folder dir, an extracted
+// archive, where a dropped link named SKILL.md stood, so that discovery
+// finds that skill as it finds one in a folder source; droppedIn then
+// gives it the link's problem, and it is never read.
+func standInSkills(dir string, dropped []skill.DroppedLink) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	for _, d := range dropped {
+		if path.Base(d.Name) != "SKILL.md" || slices.ContainsFunc(strings.Split(d.Name, "/"), skill.LeftOut) {
+			continue
+		}
+		local, err := filepath.Localize(d.Name)
+		if err != nil {
+			return err
+		}
+		if err := root.MkdirAll(filepath.Dir(local), 0o755); err != nil {
+			return err
+		}
+		if err := root.WriteFile(local, nil, 0o444); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// droppedIn returns the first of the links extraction dropped that lies
+// in the skill folder sub ("" for the archive root) as a *linkError
+// naming it inside the skill, or nil.
+func droppedIn(sub string, dropped []skill.DroppedLink) *linkError {
+	for _, d := range dropped {
+		rel, ok := d.Name, sub == ""
+		if !ok {
+			rel, ok = strings.CutPrefix(d.Name, sub+"/")
+		}
+		if !ok {
+			continue
+		}
+		le := &linkError{name: rel, target: d.Target}
+		switch d.Problem {
+		case skill.LinkMissing:
+			le.why = "which does not exist"
+		case skill.LinkToFolder:
+			le.why = "a folder; links to folders are not followed"
+		case skill.LinkToLink:
+			le.why = "another link; an archive's links are read only when they point to a file"
+		default:
+			le.why = "which leads out of the source"
+		}
+		return le
+	}
+	return nil
 }
 
 // skillsAt is the skills at the subpaths at of the folder dir, the

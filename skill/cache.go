@@ -285,7 +285,7 @@ func (c *Cache) ArchiveSkills(ctx context.Context, archivePath string, depth int
 	if err != nil {
 		return nil, err
 	}
-	files, err := c.extractAll(ctx, f, info.Size(), nil)
+	files, err := c.extractAll(ctx, f, info.Size(), nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -309,13 +309,15 @@ func (c *Cache) ArchiveSkills(ctx context.Context, archivePath string, depth int
 
 // extractAll checks the whole archive r, of size bytes, under the cache's
 // rules and limits, whether or not a SKILL.md is at its root, and writes
-// it to dst unless dst is nil.
-func (c *Cache) extractAll(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root) ([]extract.File, error) {
+// it to dst unless dst is nil; drop, when not nil, is extract's
+// Options.DropLink.
+func (c *Cache) extractAll(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, drop func(DroppedLink)) ([]extract.File, error) {
 	if size > c.limits.MaxArchiveSize {
 		return nil, c.tooLarge()
 	}
 	opts := c.extractOptions()
 	opts.AnyTree = true
+	opts.DropLink = drop
 	return extract.Archive(ctx, r, size, dst, opts)
 }
 

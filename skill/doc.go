@@ -130,7 +130,9 @@
 //     [Cache.GC] (for tools that list and collect it), and
 //     [Cache.ArchiveSkills] (the skills an archive holds, checked under
 //     the same rules, for tools that let a user pick one).
-//   - [Cache.ExtractArchive], [Cache.CheckFS] and [Cache.CopyFS], with
+//   - [Cache.ExtractArchive], [Cache.ExtractRepository] (which leaves
+//     out a link no skill could hold and returns it as a [DroppedLink]),
+//     [Cache.CheckFS] and [Cache.CopyFS], with
 //     [File]: an archive of several skills unpacked, a skill tree checked
 //     and hashed, a tree copied into a folder of the caller's (writable,
 //     returning its [ContentDigest]), each under the cache's rules and

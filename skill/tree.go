@@ -90,6 +90,29 @@ func (c *Cache) CopyFS(ctx context.Context, fsys fs.FS, dst string) (digest stri
 // package's options (the caller says what to do). On failure dst may
 // hold part of the tree: the caller removes it.
 func (c *Cache) ExtractArchive(ctx context.Context, r io.ReaderAt, size int64, dst string) error {
+	return c.extractTo(ctx, r, size, dst, extract.Options{})
+}
+
+// ExtractRepository extracts the whole archive r, a repository snapshot
+// that may hold many skills, as [Cache.ExtractArchive] does, except that
+// a link entry that a skill could not hold (one whose target is
+// absolute, out of the archive, a folder, another link or nothing) does
+// not fail it: that link is checked and counted like every entry, never
+// written and never followed, and returned, so that the caller can skip
+// the skills whose folders held one. Every other rule still fails the
+// whole archive.
+func (c *Cache) ExtractRepository(ctx context.Context, r io.ReaderAt, size int64, dst string) ([]DroppedLink, error) {
+	var dropped []DroppedLink
+	err := c.extractTo(ctx, r, size, dst, extract.Options{DropLink: func(d DroppedLink) { dropped = append(dropped, d) }})
+	if err != nil {
+		return nil, err
+	}
+	return dropped, nil
+}
+
+// extractTo extracts the whole archive r into the folder dst with the
+// DropLink of opts.
+func (c *Cache) extractTo(ctx context.Context, r io.ReaderAt, size int64, dst string, opts extract.Options) error {
 	if c.root == "" {
 		return errZeroCache
 	}
@@ -98,6 +121,22 @@ func (c *Cache) ExtractArchive(ctx context.Context, r io.ReaderAt, size int64, d
 		return err
 	}
 	defer root.Close()
-	_, err = c.extractAll(ctx, r, size, root)
+	_, err = c.extractAll(ctx, r, size, root, opts.DropLink)
 	return err
 }
+
+// DroppedLink is a link entry that [Cache.ExtractRepository] left out:
+// Name is its slash-separated path in the archive, Target its target as
+// the archive spells it, Problem why it was left out.
+type DroppedLink = extract.DroppedLink
+
+// LinkProblem says why [Cache.ExtractRepository] left a link out.
+type LinkProblem = extract.LinkProblem
+
+// The values of LinkProblem.
+const (
+	LinkOut      = extract.LinkOut      // absolute, not portable, or out of the archive
+	LinkMissing  = extract.LinkMissing  // to nothing the archive holds
+	LinkToFolder = extract.LinkToFolder // to a folder
+	LinkToLink   = extract.LinkToLink   // to another link
+)

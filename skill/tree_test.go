@@ -1,10 +1,13 @@
 package skill
 
 import (
+	"archive/tar"
 	"bytes"
 	"crypto/sha256"
 	"errors"
+	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // treeFS is a skill tree with an executable script and a .git folder,
@@ -197,5 +202,59 @@ func TestNewLimitError(t *testing.T) {
 	_, err = c.Materialize(t.Context(), Inline("tone", "---\nname: tone\n---\n"))
 	if !errors.As(err, &over) || over.Limit != "MaxFileSize" || over.Max != 3 {
 		t.Errorf("Materialize over MaxFileSize = %v, want a *LimitError of MaxFileSize = 3", err)
+	}
+}
+
+// TestCacheExtractRepository checks that ExtractRepository leaves out the
+// links no skill could hold and returns them, writing the rest, while
+// ExtractArchive, ArchiveSkills and materializing a single skill still
+// refuse such an archive.
+func TestCacheExtractRepository(t *testing.T) {
+	md := "---\nname: kit\ndescription: d\n---\n"
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, h := range []*tar.Header{
+		{Name: "a/SKILL.md", Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(md))},
+		{Name: "b/SKILL.md", Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(md))},
+		{Name: "b/out.md", Typeflag: tar.TypeSymlink, Linkname: "../../outside.md"},
+		{Name: "docs/folder", Typeflag: tar.TypeSymlink, Linkname: "../a"},
+		{Name: "SKILL.md", Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(md))},
+	} {
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		if h.Typeflag == tar.TypeReg {
+			io.WriteString(tw, md)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	c := NewCache(WithSkillCacheRoot(filepath.Join(t.TempDir(), "cache")))
+	dst := t.TempDir()
+	dropped, err := c.ExtractRepository(t.Context(), bytes.NewReader(data), int64(len(data)), dst)
+	if err != nil {
+		t.Fatalf("ExtractRepository(an archive with links out and to a folder) = %v", err)
+	}
+	want := []DroppedLink{{Name: "b/out.md", Target: "../../outside.md", Problem: LinkOut}, {Name: "docs/folder", Target: "../a", Problem: LinkToFolder}}
+	if diff := cmp.Diff(want, dropped); diff != "" {
+		t.Errorf("ExtractRepository dropped (-want +got):\n%s", diff)
+	}
+	if got := readTree(t, dst); len(got) != 3 {
+		t.Errorf("ExtractRepository wrote %q, want the three SKILL.md files only", slices.Sorted(maps.Keys(got)))
+	}
+	if err := c.ExtractArchive(t.Context(), bytes.NewReader(data), int64(len(data)), t.TempDir()); !errors.Is(err, ErrArchiveUnsafe) {
+		t.Errorf("ExtractArchive(an archive with a link out) = %v, want ErrArchiveUnsafe", err)
+	}
+	if _, err := c.Materialize(t.Context(), Archive("kit", ArchiveBytes(data))); !errors.Is(err, ErrArchiveUnsafe) {
+		t.Errorf("Materialize(an archive with a link out) = %v, want ErrArchiveUnsafe", err)
+	}
+	file := filepath.Join(t.TempDir(), "kit.tar")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ArchiveSkills(t.Context(), file, 1); !errors.Is(err, ErrArchiveUnsafe) {
+		t.Errorf("ArchiveSkills(an archive with a link out) = %v, want ErrArchiveUnsafe", err)
 	}
 }
