@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -42,7 +43,8 @@ func zipTree(t *testing.T, top string, tree linkTree) []byte {
 }
 
 // TestArchiveLinkSkipsItsSkill checks rule 3's links in an archive (a
-// tar.gz or a zip holding a repository snapshot, a GitHub tarball): a
+// tar.gz or a zip holding a repository snapshot, a GitHub tarball, a
+// git archive of a repository): a
 // link out of the archive, to a folder, to nothing or to another link
 // is never written; the skill whose folder held it is skipped with the
 // link and the reason, one outside every skill is left out, and the
@@ -78,6 +80,17 @@ func TestArchiveLinkSkipsItsSkill(t *testing.T) {
 			t.Fatal(err)
 		}
 		return p, "repo-main/"
+	}}, struct {
+		name string
+		make func(t *testing.T, f *fixture, tree linkTree) (source, prefix string)
+	}{"git", func(t *testing.T, f *fixture, tree linkTree) (string, string) {
+		if _, err := exec.LookPath("git"); err != nil {
+			t.Skip("no git:", err)
+		}
+		repo := filepath.Join(f.sources, "repo")
+		writeTree(t, repo, tree)
+		gitRepo(t, repo, nil)
+		return "git+file://" + filepath.ToSlash(repo) + "#ref=main", ""
 	}})
 	for _, kind := range kinds {
 		t.Run(kind.name, func(t *testing.T) {
@@ -127,6 +140,9 @@ func TestArchiveLinkSkipsItsSkill(t *testing.T) {
 			}
 			if got := readFile(t, filepath.Join(f.canonicalOf("other"), "shared.md")); got != skillMD("good") {
 				t.Errorf("Add(%s): other/shared.md = %q, want the file its link points to", kind.name, got)
+			}
+			if _, err := in.Sync(t.Context(), SyncRequest{Frozen: true}); err != nil {
+				t.Errorf("frozen Sync(%s) of the installed skills = %v", kind.name, err)
 			}
 
 			_, err = in.Add(t.Context(), Request{Sources: []string{source}, Agents: agentsOf(t, "claude-code"), Strict: true})
