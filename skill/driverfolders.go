@@ -78,7 +78,7 @@ func toDriverFolders(in []agentdir.Folder) []DriverFolder {
 	out := make([]DriverFolder, len(in))
 	for i, f := range in {
 		kind := "mount"
-		if f.Kind == agentdir.CodexHome {
+		if f.Kind == agentdir.CodexHome || f.Kind == agentdir.GeminiHome {
 			kind = "home"
 		}
 		out[i] = DriverFolder{

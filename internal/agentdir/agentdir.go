@@ -25,10 +25,12 @@ const (
 	ClaudeMount Kind = iota
 	// CodexHome is a managed Codex home: <root>/homes/codex/<key>.
 	CodexHome
+	// GeminiHome is a Gemini CLI overlay home: <root>/homes/gemini/<key>.
+	GeminiHome
 )
 
 // Kinds returns every kind, in a fixed order.
-func Kinds() []Kind { return []Kind{ClaudeMount, CodexHome} }
+func Kinds() []Kind { return []Kind{ClaudeMount, CodexHome, GeminiHome} }
 
 // Dir returns where folders of the kind live under the root,
 // slash-separated.
@@ -38,6 +40,8 @@ func (k Kind) Dir() string {
 		return "mounts/claude"
 	case CodexHome:
 		return "homes/codex"
+	case GeminiHome:
+		return "homes/gemini"
 	}
 	return ""
 }
@@ -50,6 +54,8 @@ func (k Kind) Agent() string {
 		return "claude-code"
 	case CodexHome:
 		return "codex"
+	case GeminiHome:
+		return "gemini-cli"
 	}
 	return ""
 }
@@ -61,6 +67,8 @@ func (k Kind) String() string {
 		return "Claude Code skill mount"
 	case CodexHome:
 		return "managed Codex home"
+	case GeminiHome:
+		return "Gemini CLI overlay home"
 	}
 	return fmt.Sprintf("agentdir.Kind(%d)", int(k))
 }
@@ -73,6 +81,8 @@ func (k Kind) magic() string {
 		return "agentadaptor claude mount v1"
 	case CodexHome:
 		return "agentadaptor codex home v1"
+	case GeminiHome:
+		return "agentadaptor gemini home v1"
 	}
 	return ""
 }
@@ -82,8 +92,14 @@ func (k Kind) magic() string {
 // keeps sessions/YYYY/MM/DD/rollout-LOCALTIME-THREAD.jsonl (see
 // internal/modeltest, item 3 of the Responses stand-in).
 func (k Kind) sessions() string {
-	if k == CodexHome {
+	switch k {
+	case CodexHome:
 		return filepath.Join("sessions", "*", "*", "*", "rollout-*.jsonl")
+	case GeminiHome:
+		// Gemini CLI keeps .gemini/tmp/SLUG/chats/session-*.jsonl; the
+		// overlay holds them when the user's home has no tmp folder to
+		// link to (see package gemini).
+		return filepath.Join(".gemini", "tmp", "*", "chats", "session-*.jsonl")
 	}
 	return ""
 }

@@ -1,0 +1,315 @@
+// Package gemini drives Gemini CLI, Google's coding agent CLI, with a
+// run's skills mounted for that run alone.
+//
+//	agent := adaptor.New(gemini.Driver(gemini.Config{TrustWorkspace: true}),
+//	    adaptor.WithSkills(skill.Dir("./skills/review")))
+//	res, err := agent.Run(ctx, "Review the open change")
+//
+// # The run
+//
+// A run is one `gemini --output-format=stream-json --policy=POLICY`,
+// with the prompt on standard input (not a terminal, which makes the run
+// headless) and the request's workspace as the working folder, plus the flags the [Config] asks for and `--resume=ID` for
+// driver.Request.Resume. The environment is the process's, with
+// [Config.Env] added, GEMINI_CLI_HOME set to the overlay home below and
+// GEMINI_CLI_NO_RELAUNCH=true (Gemini CLI then runs as one process
+// instead of re-starting itself as a child). The agent's JSON lines
+// become driver events: the streamed assistant text as text deltas and,
+// when a message ends, one text event; the final text is the last
+// assistant message, the session id that of the init line, and the usage
+// the result's stats (every model call of the run, the model router's
+// included).
+//
+// Gemini CLI stops a headless run in a folder the user has not trusted
+// (exit 55); [Config.TrustWorkspace] passes --skip-trust, which trusts the
+// workspace for the run, and with it the workspace's own skills.
+//
+// # The overlay home
+//
+// Gemini CLI has no flag that adds a skill folder: it reads
+// ~/.gemini/skills, ~/.agents/skills and, in a trusted workspace,
+// .gemini/skills and .agents/skills there. GEMINI_CLI_HOME moves the home
+// folder for all of ~/.gemini and ~/.agents. So each run gets a home
+// whose entries link the user's:
+//
+//  1. One home per skill set and user home, under the cache root:
+//     <root>/homes/gemini/<key>, where the key digests the set's
+//     fingerprint, the folders it links to and the user's Gemini CLI home
+//     (rule 8 of internal/agentdir).
+//  2. .agents/skills/<runtime-name> is a link to each resolved skill
+//     folder, beside a link to each of the user's ~/.agents/skills. A
+//     user skill there in a folder named like one of the run's with other
+//     content fails the run with a *driver.ShadowError. Before every run
+//     the links are brought up to date with the user's skills.
+//  3. .gemini/NAME is a link to each entry of the user's ~/.gemini
+//     (settings.json, the login, trusted folders, skills, extensions,
+//     policies, ...), made again before every run, except tmp: Gemini CLI
+//     keeps its sessions there, and the overlay keeps its own, so a
+//     session resumes only with the skill set it started with. A file
+//     Gemini CLI writes in place of a link (projects.json is written by
+//     rename) stays in the overlay.
+//  4. agentadaptor-policy.toml allows the activate_skill tool, which the
+//     headless default policy removes; it is passed with --policy.
+//  5. Nothing is written to the user's home or to the workspace by the
+//     driver.
+//  6. Every folder from the cache root down to the home must be a real
+//     folder of the current user that neither its group nor every user
+//     may write, and the folders above the root must be safe from other
+//     users too; otherwise the run fails before Gemini CLI starts, with an
+//     error that names the folder. On Windows ownership and modes are not
+//     checked.
+//  7. A run holds a lease on its home from before it is prepared until the
+//     run is over. skill.Cache.CollectDriverFolders removes homes unused
+//     for its age, never one a run holds, and with a home the sessions it
+//     holds. The rules are those of internal/agentdir.
+//
+// # Checks
+//
+//  1. Before the start: a skill listed under the name of one of the run's
+//     (by its front matter's name), with other content, in the
+//     workspace's .gemini/skills or .agents/skills or in the user's
+//     ~/.gemini/skills or ~/.agents/skills, would be loaded instead of
+//     ours or hidden by it: a *driver.ShadowError naming both folders.
+//     The folders are Gemini CLI's row of the agents table, and the check
+//     is the driver kit's (internal/agents).
+//  2. After the start: Gemini CLI's init line lists no skills; it reports
+//     on stderr a skill of one folder overriding another's. A run whose
+//     stderr says one of the run's mounted skills was overridden fails
+//     with a *driver.NotMountedError.
+//  3. The result line decides the outcome: a result of status "error" is
+//     a *driver.AgentError holding its message (a model API error after
+//     the retries: Gemini CLI also exits with the HTTP status modulo 256);
+//     no result is driver.ErrNoResult, or a *driver.ProcessError when the
+//     process failed. Exit 55 (an untrusted workspace) says to set
+//     TrustWorkspace. A resume that Gemini CLI refuses (exit 42: unknown
+//     session, or one of another workspace) is driver.ErrResumeRejected.
+//  4. The first result line is the run's; lines after it are reported as
+//     raw events and change nothing. A line that is not JSON is reported
+//     as a driver.ErrorEvent and the run goes on.
+//
+// # Arguments
+//
+// No value of a request or a Config can become an option of Gemini CLI
+// (the rules are those of the driver kit, internal/launch):
+//
+//  1. driver.Request.Resume must be a UUID, the form of Gemini CLI's
+//     session ids (Result.SessionID); anything else is refused before the
+//     start with an error wrapping driver.ErrInvalidSessionID and
+//     driver.ErrResumeRejected. Gemini CLI would also take "latest" or an
+//     index; the driver does not.
+//  2. Model, ApprovalMode, the session id and the policy are passed as
+//     `--name=value`, one argument each, which Gemini CLI 0.61.0 (yargs)
+//     reads as the option's value whatever it starts with.
+//  3. The prompt is on standard input and the workspace is the working
+//     folder: neither is an argument.
+//  4. [Config.Args] are passed as they are, after the driver's own: they
+//     are options by design.
+//
+// On Windows, a Command that is a batch file (the gemini.cmd shim npm
+// installs) runs through cmd.exe, and an argument holding one of
+// " % ! ^ & | < > ( ) or a line break is refused before the start; set
+// Command to the node program and Args to the CLI's script to pass such
+// values. The overlay's links need the right to make symbolic links on
+// Windows (Developer Mode); where links cannot be made the run fails
+// with an error naming the link.
+//
+// Cancelling the context interrupts the agent (SIGINT to its process
+// group, SIGKILL after [Config.GracePeriod]), and the error wraps the
+// context's. Gemini CLI exits 0 without a result line when interrupted;
+// the driver reports the cancellation. On macOS the process group is
+// signalled as on Linux; descendants that left the group are found only
+// on Linux.
+package gemini
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/launch"
+	"github.com/agentadaptor/agentadaptor/internal/process"
+)
+
+// Config configures the Gemini CLI driver. The zero value runs `gemini`
+// from PATH with the user's settings.
+type Config struct {
+	// Command is the gemini program: a path, or a name looked up on the
+	// agent's PATH (Env's, else this process's). Default "gemini".
+	Command string
+	// Model is passed as --model. Default: the user's settings, else
+	// Gemini CLI's "auto", which asks a router model first.
+	Model string
+	// ApprovalMode is passed as --approval-mode ("default", "auto_edit",
+	// "yolo", "plan"). Default: the user's settings. Whatever the mode,
+	// the driver's policy offers the activate_skill tool.
+	ApprovalMode string
+	// TrustWorkspace passes --skip-trust, so that a run in a folder the
+	// user has not trusted goes ahead, with the workspace's own skills
+	// loaded. Default false: an untrusted workspace fails the run.
+	TrustWorkspace bool
+	// Args are extra arguments, placed after the driver's own and passed
+	// as they are: they are options by design (see "Arguments"), so never
+	// put a value from anyone else in them. Default none.
+	Args []string
+	// Env is added to the process's environment for the agent (a later
+	// entry wins). GEMINI_CLI_HOME in it names the user's home for Gemini
+	// CLI. Default none.
+	Env []string
+	// Home is the user's home for Gemini CLI, the folder holding .gemini
+	// and .agents, which the overlay links to. Default: $GEMINI_CLI_HOME,
+	// else the home folder.
+	Home string
+	// CacheRoot is the folder that holds the overlay homes (under
+	// homes/gemini) for a request that names none: a request's own
+	// [driver.Request.CacheRoot] always wins. Default:
+	// skill.NewCache().Root().
+	CacheRoot string
+	// GracePeriod is how long a cancelled run has between SIGINT and
+	// SIGKILL. Default 5s.
+	GracePeriod time.Duration
+}
+
+type geminiDriver struct {
+	c    Config
+	prog launch.Program
+}
+
+var _ driver.Driver = (*geminiDriver)(nil)
+
+// Driver returns a driver.Driver that runs Gemini CLI as c says. It is
+// safe for concurrent use; concurrent runs are separate processes.
+func Driver(c Config) driver.Driver {
+	c.CacheRoot = launch.CacheRoot(c.CacheRoot)
+	c.Args = slices.Clone(c.Args)
+	prog := launch.NewProgram("gemini", c.Command, c.Env,
+		"install Gemini CLI with `npm install -g @google/gemini-cli`, or set gemini.Config.Command")
+	prog.SessionIDs = launch.UUIDs()
+	return &geminiDriver{c: c, prog: prog}
+}
+
+// Exit codes of Gemini CLI 0.61.0.
+const (
+	exitBadInput  = 42 // bad input, a session it cannot resume
+	exitUntrusted = 55 // the workspace is not trusted
+)
+
+// Run runs Gemini CLI once for req.
+func (d *geminiDriver) Run(ctx context.Context, req *driver.Request) (*driver.Result, error) {
+	l, err := launch.Prepare(ctx, req, d.prog)
+	if err != nil {
+		return nil, err
+	}
+	userHome, err := d.userHome(l.Env)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkShadows(ctx, req.Skills, otherSkillsDirs(l.Workspace, userHome)); err != nil {
+		return nil, err
+	}
+	overlay, release, err := home(ctx, launch.RunCacheRoot(req, d.c.CacheRoot), req.Skills, userHome)
+	if err != nil {
+		var shadow *driver.ShadowError
+		if errors.As(err, &shadow) || ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("gemini: %w", err)
+	}
+	defer release() // the run's lease on its home
+	args, err := l.Args(d.args(req, filepath.Join(overlay, policyFile)))
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{emit: req.Events}
+	env := process.MergeEnv(l.Env, []string{"GEMINI_CLI_HOME=" + overlay, "GEMINI_CLI_NO_RELAUNCH=true"})
+	exit, runErr := l.Run(ctx, req, args, env, d.c.GracePeriod, func(b []byte) error {
+		p.parse(b)
+		return nil
+	})
+	return outcome(l.Path, req, overlay, p, exit, runErr)
+}
+
+// userHome is the user's home for Gemini CLI: Config.Home, else
+// $GEMINI_CLI_HOME of the agent's environment, else $HOME, else the home
+// folder.
+func (d *geminiDriver) userHome(env []string) (string, error) {
+	h := d.c.Home
+	if h == "" {
+		h = process.Getenv(env, "GEMINI_CLI_HOME")
+	}
+	if h == "" {
+		h = process.Getenv(env, "HOME")
+	}
+	if h == "" {
+		var err error
+		if h, err = os.UserHomeDir(); err != nil {
+			return "", fmt.Errorf("gemini: find the user's home: %w (set gemini.Config.Home)", err)
+		}
+	}
+	return filepath.Abs(h)
+}
+
+// args builds the command line (see "Arguments").
+func (d *geminiDriver) args(req *driver.Request, policy string) *launch.Args {
+	// The prompt is on standard input, which is not a terminal: that
+	// makes the run headless.
+	a := launch.NewArgs().Value("--output-format", "stream-json")
+	a.Value("--policy", policy)
+	a.Value("--model", d.c.Model)
+	a.Value("--approval-mode", d.c.ApprovalMode)
+	if d.c.TrustWorkspace {
+		a.Flag("--skip-trust")
+	}
+	a.Value("--resume", req.Resume)
+	return a.Extra(d.c.Args)
+}
+
+// outcome turns how the process ended and what it said into the result.
+func outcome(prog string, req *driver.Request, overlay string, p *parser, exit process.Exit, runErr error) (*driver.Result, error) {
+	end := launch.Ended{Name: "gemini", Path: prog, Exit: exit, Err: runErr}
+	if runErr == nil {
+		switch {
+		case req.Resume != "" && exit.Code == exitBadInput && p.init == nil:
+			return nil, fmt.Errorf("%w: session %s: %w", driver.ErrResumeRejected, req.Resume, end.ProcessError())
+		case exit.Code == exitUntrusted:
+			return nil, fmt.Errorf("gemini: the workspace %s is not a trusted folder; trust it in Gemini CLI or set gemini.Config.TrustWorkspace: %w", req.Workspace, end.ProcessError())
+		}
+		if missing := overridden(exit.Stderr, overlay, req.Skills); len(missing) > 0 {
+			return nil, &driver.NotMountedError{Missing: missing}
+		}
+	}
+	var sessionID string
+	if p.init != nil {
+		sessionID = p.init.SessionID
+	}
+	return end.Result(p.result, sessionID)
+}
+
+// conflictLine is Gemini CLI's warning that one skill overrides another
+// of the same name: `Skill conflict detected: "N" from "NEW" is
+// overriding the same skill from "OLD".`
+var conflictLine = regexp.MustCompile(`Skill conflict detected: "([^"]*)" from "[^"]*" is overriding the same skill from "([^"]*)"`)
+
+// overridden returns the runtime names of the run's skills whose mounted
+// copy stderr says was overridden.
+func overridden(stderr, overlay string, rs driver.ResolvedSkills) []string {
+	mounted := filepath.Join(overlay, ".agents", "skills") + string(filepath.Separator)
+	var out []string
+	for _, m := range conflictLine.FindAllStringSubmatch(stderr, -1) {
+		rest, ok := strings.CutPrefix(m[2], mounted)
+		if !ok {
+			continue
+		}
+		name, _, _ := strings.Cut(rest, string(filepath.Separator))
+		if slices.ContainsFunc(rs.Entries, func(e driver.ResolvedSkill) bool { return e.RuntimeName == name }) && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}

@@ -1,0 +1,151 @@
+package gemini
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/agentdir"
+	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
+	"github.com/agentadaptor/agentadaptor/internal/treecmp"
+)
+
+// sessionsDir is the entry of .gemini that the overlay keeps for itself
+// instead of linking the user's: where Gemini CLI keeps the sessions and
+// its per-project state (rule 3).
+const sessionsDir = "tmp"
+
+// policyFile is the policy, in the overlay home, that offers the
+// activate_skill tool to a headless run.
+const policyFile = "agentadaptor-policy.toml"
+
+// policy allows activate_skill, which Gemini CLI's headless default
+// policy removes from the tools.
+const policy = `# Written by agentadaptor: offer the activate_skill tool in headless runs.
+[[rule]]
+toolName = "activate_skill"
+decision = "allow"
+priority = 100
+`
+
+// homeKey names the overlay home of a skill set: its fingerprint, the
+// folders it links to and the user's Gemini CLI home.
+func homeKey(rs driver.ResolvedSkills, userHome string) string {
+	return agentdir.Key(agentdir.GeminiHome, rs, userHome)
+}
+
+// home prepares the overlay home for rs and returns it (see "The overlay
+// home" in the package doc). Every step is idempotent and safe to race
+// with another run preparing the same home. The run holds a lease on the
+// home until it calls release.
+func home(ctx context.Context, root string, rs driver.ResolvedSkills, userHome string) (dir string, release func(), err error) {
+	return agentdir.Use(ctx, root, agentdir.GeminiHome, homeKey(rs, userHome), func(l *agentdir.Lease) (string, error) {
+		return prepare(ctx, l.Dir(), rs, userHome)
+	})
+}
+
+// prepare brings the overlay home dir up to date, under the run's lease.
+func prepare(ctx context.Context, dir string, rs driver.ResolvedSkills, userHome string) (string, error) {
+	for _, d := range []string{dir, filepath.Join(dir, ".gemini"), filepath.Join(dir, ".agents")} {
+		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return "", fmt.Errorf("create Gemini CLI overlay home: %w", err)
+		}
+		if err := agentdir.CheckFolder(d); err != nil {
+			return "", err
+		}
+	}
+	if err := mirrorGemini(filepath.Join(dir, ".gemini"), filepath.Join(userHome, ".gemini")); err != nil {
+		return "", fmt.Errorf("Gemini CLI overlay home %s: %w", dir, err)
+	}
+	want, err := wantedSkills(ctx, rs, filepath.Join(userHome, ".agents", "skills"))
+	if err != nil {
+		return "", err
+	}
+	if err := agentdir.SyncLinks(filepath.Join(dir, ".agents", "skills"), want); err != nil {
+		return "", fmt.Errorf("Gemini CLI overlay home %s: %w", dir, err)
+	}
+	p := filepath.Join(dir, policyFile)
+	if got, err := os.ReadFile(p); err != nil || string(got) != policy {
+		if err := atomicfile.Write(p, []byte(policy), 0o600); err != nil {
+			return "", fmt.Errorf("Gemini CLI overlay home %s: %w", dir, err)
+		}
+	}
+	return dir, nil
+}
+
+// mirrorGemini makes every entry of the user's .gemini folder but
+// sessionsDir a link in the overlay's: made for a new entry,
+// removed for one the user no longer has. What Gemini CLI wrote into the
+// overlay itself (a file that replaced a link) stays.
+func mirrorGemini(dir, user string) error {
+	names := map[string]bool{}
+	userNames, err := agentdir.ReadNames(user)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read the user's %s: %w", user, err)
+	}
+	for _, n := range userNames {
+		names[n] = true
+	}
+	ours, err := agentdir.ReadNames(dir)
+	if err != nil {
+		return err
+	}
+	for _, n := range ours {
+		names[n] = true
+	}
+	for n := range names {
+		if n == sessionsDir {
+			continue
+		}
+		if err := agentdir.MirrorLink(filepath.Join(dir, n), filepath.Join(user, n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// wantedSkills maps each skill folder name of the overlay's .agents/skills
+// to the folder it links to: the run's skills and the user's own from
+// userDir (~/.agents/skills). A user skill in a folder named like one of
+// the run's must have its content.
+func wantedSkills(ctx context.Context, rs driver.ResolvedSkills, userDir string) (map[string]string, error) {
+	want := make(map[string]string, len(rs.Entries))
+	for _, e := range rs.Entries {
+		want[e.RuntimeName] = e.Path
+	}
+	entries, err := os.ReadDir(userDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return want, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the user's skills in %s: %w", userDir, err)
+	}
+	for _, de := range entries {
+		name := de.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		theirs := filepath.Join(userDir, name)
+		if fi, err := os.Stat(theirs); err != nil || !fi.IsDir() {
+			continue
+		}
+		ours, clash := want[name]
+		if !clash {
+			want[name] = theirs
+			continue
+		}
+		same, err := treecmp.Equal(ctx, ours, theirs)
+		if err != nil {
+			return nil, fmt.Errorf("compare skill %q with the user's %s: %w", name, theirs, err)
+		}
+		if !same {
+			return nil, &driver.ShadowError{Name: name, Ours: ours, Theirs: theirs}
+		}
+	}
+	return want, nil
+}

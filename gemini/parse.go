@@ -1,0 +1,141 @@
+package gemini
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/agentjson"
+)
+
+// parser turns the lines of `gemini -o stream-json` into events. It never
+// fails on a line: one that is not a JSON object becomes an ErrorEvent,
+// one it does not know a RawEvent, and a field of an unexpected type is
+// left out.
+type parser struct {
+	emit agentjson.Emit // nil: lines are parsed for the result only
+
+	init    *driver.InitEvent // the first init
+	message strings.Builder   // the assistant message being streamed
+	last    string            // the last whole assistant message
+	result  *driver.ResultEvent
+}
+
+// stats is the part of the result's stats the parser reads.
+type stats struct {
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+	Cached       int64 `json:"cached"`
+	DurationMS   int64 `json:"duration_ms"`
+	ToolCalls    int   `json:"tool_calls"`
+}
+
+// parse reads one line and reports its events. It returns the InitEvent
+// when the line was the first init.
+func (p *parser) parse(b []byte) *driver.InitEvent {
+	l, raw, ok := agentjson.Object(b, p.emit)
+	if !ok {
+		return nil
+	}
+	typ := agentjson.Text(l["type"])
+	switch typ {
+	case "init":
+		if p.init == nil {
+			p.init = &driver.InitEvent{SessionID: agentjson.Text(l["session_id"]), Model: agentjson.Text(l["model"]), Raw: raw}
+			p.emit.Send(p.init)
+			return p.init
+		}
+	case "message":
+		if agentjson.Text(l["role"]) == "assistant" && p.result == nil {
+			text := agentjson.Text(l["content"])
+			p.message.WriteString(text)
+			p.emit.Send(&driver.TextDeltaEvent{Text: text, Raw: raw})
+			return nil
+		}
+	case "tool_use":
+		p.endMessage()
+		p.emit.Send(&driver.ToolCallEvent{ID: agentjson.Text(l["tool_id"]), Name: agentjson.Text(l["tool_name"]), Input: object(l["parameters"]), Raw: raw})
+		return nil
+	case "tool_result":
+		ev := &driver.ToolResultEvent{ToolCallID: agentjson.Text(l["tool_id"]), Content: agentjson.Text(l["output"]),
+			IsError: agentjson.Text(l["status"]) == "error", Raw: raw}
+		if msg := errorMessage(l["error"]); msg != "" && ev.Content == "" {
+			ev.Content = msg
+		}
+		p.emit.Send(ev)
+		return nil
+	case "error":
+		p.emit.Send(&driver.ErrorEvent{Message: agentjson.Text(l["message"]), Raw: raw})
+		return nil
+	case "result":
+		p.resultLine(l, raw)
+		return nil
+	}
+	p.emit.Send(&driver.RawEvent{Type: typ, Raw: raw})
+	return nil
+}
+
+// endMessage reports the assistant message streamed so far as a whole,
+// when there is one.
+func (p *parser) endMessage() {
+	if p.message.Len() == 0 {
+		return
+	}
+	p.last = p.message.String()
+	p.message.Reset()
+	p.emit.Send(&driver.TextEvent{Text: p.last})
+}
+
+// resultLine reports a result line; the first is the run's. Its text is
+// the last assistant message, or the error's message; its session is
+// init's, since the result line has none.
+func (p *parser) resultLine(l map[string]json.RawMessage, raw json.RawMessage) {
+	if p.result != nil {
+		p.emit.Send(&driver.RawEvent{Type: "result", Raw: raw})
+		return
+	}
+	p.endMessage()
+	status := agentjson.Text(l["status"])
+	ev := &driver.ResultEvent{Text: p.last, IsError: status != "success", Subtype: status, Raw: raw}
+	if p.init != nil {
+		ev.SessionID = p.init.SessionID
+	}
+	if ev.IsError {
+		ev.Text = errorMessage(l["error"])
+		if ev.Text == "" {
+			ev.Text = "gemini reported the status " + quote(status)
+		}
+	}
+	if s := agentjson.Decode[stats](l["stats"], "the result's stats", p.emit); s != nil {
+		ev.Usage = &driver.Usage{InputTokens: s.InputTokens, OutputTokens: s.OutputTokens, CacheReadInputTokens: s.Cached}
+		ev.DurationMS = s.DurationMS
+	}
+	p.result = ev
+	p.emit.Send(ev)
+}
+
+// errorMessage reads an error object's message ({"type","message"}), or
+// an error given as a string.
+func errorMessage(raw json.RawMessage) string {
+	var obj struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(raw, &obj) == nil && obj.Message != "" {
+		return obj.Message
+	}
+	return agentjson.Text(raw)
+}
+
+// object is raw when it is a JSON object, else nil.
+func object(raw json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return raw
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
