@@ -41,7 +41,9 @@ func TestRealConformance(t *testing.T) {
 		},
 		Values: []conformance.Value{{
 			Name: "approval",
-			Set:  func(_ *testing.T, s *conformance.Setup, in conformance.Injection) { s.Values["approval"] = in.Values[0] },
+			Set: func(_ *testing.T, s *conformance.Setup, in conformance.Injection) {
+				s.Values["approval"] = in.Values[0]
+			},
 			Check: func(t *testing.T, m conformance.Model, in conformance.Injection, err error) {
 				if !errors.Is(err, driver.ErrProcessFailed) {
 					t.Errorf("run = %v, want Gemini CLI to refuse the approval mode %q", err, in.Values[0])
@@ -92,4 +94,3 @@ func script(s conformance.Script) modeltest.GeminiReplyFunc {
 	}
 	return modeltest.GeminiAlways(modeltest.GeminiText(s.Text))
 }
-
