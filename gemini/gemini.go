@@ -7,7 +7,7 @@
 //
 // # The run
 //
-// A run is one `gemini --output-format=stream-json --policy=POLICY`,
+// A run is one `gemini --policy=POLICY --output-format=stream-json`,
 // with the prompt on standard input (not a terminal, which makes the run
 // headless) and the request's workspace as the working folder, plus the flags the [Config] asks for and `--resume=ID` for
 // driver.Request.Resume. The environment is the process's, with
@@ -99,7 +99,11 @@
 //     index; the driver does not.
 //  2. Model, ApprovalMode, the session id and the policy are passed as
 //     `--name=value`, one argument each, which Gemini CLI 0.61.0 (yargs)
-//     reads as the option's value whatever it starts with.
+//     reads as the option's value whatever it starts with. --policy takes
+//     a list, split at commas and continued by the arguments after it up
+//     to the next option: it comes first, followed by --output-format, and
+//     a cache root whose overlay path holds a comma is refused before the
+//     start.
 //  3. The prompt is on standard input and the workspace is the working
 //     folder: neither is an argument.
 //  4. [Config.Args] are passed as they are, after the driver's own: they
@@ -222,7 +226,12 @@ func (d *geminiDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 		return nil, fmt.Errorf("gemini: %w", err)
 	}
 	defer release() // the run's lease on its home
-	args, err := l.Args(d.args(req, filepath.Join(overlay, policyFile)))
+	policy := filepath.Join(overlay, policyFile)
+	if strings.Contains(policy, ",") {
+		// Gemini CLI splits --policy's value at commas.
+		return nil, fmt.Errorf("gemini: the overlay home %s holds a comma, which Gemini CLI reads as a list of policies; use a cache root without one", overlay)
+	}
+	args, err := l.Args(d.args(req, policy))
 	if err != nil {
 		return nil, err
 	}
@@ -257,10 +266,12 @@ func (d *geminiDriver) userHome(env []string) (string, error) {
 
 // args builds the command line (see "Arguments").
 func (d *geminiDriver) args(req *driver.Request, policy string) *launch.Args {
-	// The prompt is on standard input, which is not a terminal: that
-	// makes the run headless.
-	a := launch.NewArgs().Value("--output-format", "stream-json")
-	a.Value("--policy", policy)
+	// --policy takes a list: yargs reads the arguments after it as more
+	// policies up to the next option, so it comes first, followed by one
+	// the driver always passes. The prompt is on standard input, which is
+	// not a terminal: that makes the run headless.
+	a := launch.NewArgs().Value("--policy", policy)
+	a.Value("--output-format", "stream-json")
 	a.Value("--model", d.c.Model)
 	a.Value("--approval-mode", d.c.ApprovalMode)
 	if d.c.TrustWorkspace {
