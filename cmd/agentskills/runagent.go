@@ -17,6 +17,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/claude"
 	"github.com/agentadaptor/agentadaptor/codex"
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/gemini"
 	"github.com/agentadaptor/agentadaptor/install"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
@@ -48,7 +49,7 @@ type runOptions struct {
 }
 
 // runAgents are the install ids of the agents `run` can drive.
-const runAgents = "claude-code, codex"
+const runAgents = "claude-code, codex, gemini-cli"
 
 // runDriver returns the driver for the agent of an install id; no id or
 // one run does not drive is bad usage.
@@ -58,6 +59,8 @@ func runDriver(agent, model string) (driver.Driver, error) {
 		return claude.Driver(claude.Config{Model: model}), nil
 	case "codex":
 		return codex.Driver(codex.Config{Model: model}), nil
+	case "gemini-cli":
+		return gemini.Driver(gemini.Config{Model: model}), nil
 	case "":
 		return nil, usageErrorf("missing --agent (one of %s)", runAgents)
 	}
@@ -67,7 +70,7 @@ func runDriver(agent, model string) (driver.Driver, error) {
 func newRunCmd(s *streams) *cobra.Command {
 	opts := &runOptions{io: s}
 	cmd := &cobra.Command{
-		Use:   "run --agent claude-code|codex [--skill SOURCE]... [--] PROMPT",
+		Use:   "run --agent claude-code|codex|gemini-cli [--skill SOURCE]... [--] PROMPT",
 		Short: "Run an agent once with exactly the given skills",
 		Long: `Run runs a coding agent once, headless, with exactly the skills of each
 --skill SOURCE mounted for this run (SOURCE as for add: a skill folder, a
@@ -84,11 +87,15 @@ is_error true when the agent reported an error, or {"type":"error",...}
 when the run failed otherwise.
 
 --resume continues an earlier session. The id must have the form of the
-agent's session ids (a UUID for both agents, as session_id of --json
+agent's session ids (a UUID for every agent, as session_id of --json
 gives); any other is bad input, refused before the agent starts. A
 session this tool started is resumed only with the skills and workspace
 it started with; anything else is refused before the agent starts. The
 sessions are recorded under the user's state folder.
+
+Gemini CLI runs only in a folder the user trusts (its trustedFolders.json);
+in another the run fails and says so, since a trusted folder's own Gemini
+settings take effect.
 
 --timeout gives up fetching a skill source that receives nothing for that
 long, as for add. --run-timeout bounds the whole run, fetching the skills
@@ -101,6 +108,7 @@ usage or input (a missing skill source, a session id of the wrong form),
 stopped either way).`,
 		Example: `  agentskills run --agent claude-code --skill ./skills/review "Review the last commit"
   agentskills run --agent codex --skill ./skills/review "Review the last commit"
+  agentskills run --agent gemini-cli --skill ./skills/review "Review the last commit"
   agentskills run --agent claude-code --skill ./kit.tgz --json -- "Release notes for v2"
   agentskills run --agent claude-code --skill ./skills/review --resume 4f1c... "And the tests?"`,
 		Args: requireArgs("PROMPT"),
