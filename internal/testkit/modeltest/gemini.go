@@ -114,6 +114,30 @@ func (r *GeminiRequest) Prompt() string {
 	return ""
 }
 
+// Skills returns the names of the skills listed in the request's system
+// instruction, in the order listed: Gemini CLI 0.61.0 lists each as
+// <skill><name>N</name>... inside <available_skills>.
+func (r *GeminiRequest) Skills() []string {
+	block, _, _ := strings.Cut(r.System, "</available_skills>")
+	_, block, ok := strings.Cut(block, "<available_skills>")
+	if !ok {
+		return nil
+	}
+	var names []string
+	for {
+		var name string
+		_, rest, ok := strings.Cut(block, "<name>")
+		if !ok {
+			return names
+		}
+		name, block, ok = strings.Cut(rest, "</name>")
+		if !ok {
+			return names
+		}
+		names = append(names, strings.TrimSpace(name))
+	}
+}
+
 // FunctionResponse returns the first function response of the request's
 // last content, and whether there is one.
 func (r *GeminiRequest) FunctionResponse() (GeminiResponse, bool) {
