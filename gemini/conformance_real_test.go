@@ -31,7 +31,7 @@ func TestRealConformance(t *testing.T) {
 		},
 		New: func(s conformance.Setup) driver.Driver {
 			return gemini.Driver(gemini.Config{Env: s.Env, CacheRoot: s.CacheRoot, GracePeriod: s.Grace, Model: s.Model,
-				ApprovalMode: s.Values["approval"], TrustWorkspace: true})
+				ApprovalMode: s.Values["approval"]})
 		},
 		// As an option, the value would have Gemini CLI write its
 		// telemetry to a file (--telemetry-outfile).

@@ -1,7 +1,7 @@
 // Package gemini drives Gemini CLI, Google's coding agent CLI, with a
 // run's skills mounted for that run alone.
 //
-//	agent := adaptor.New(gemini.Driver(gemini.Config{TrustWorkspace: true}),
+//	agent := adaptor.New(gemini.Driver(gemini.Config{Model: "gemini-2.5-pro"}),
 //	    adaptor.WithSkills(skill.Dir("./skills/review")))
 //	res, err := agent.Run(ctx, "Review the open change")
 //
@@ -21,8 +21,20 @@
 // included).
 //
 // Gemini CLI stops a headless run in a folder the user has not trusted
-// (exit 55); [Config.TrustWorkspace] passes --skip-trust, which trusts the
-// workspace for the run, and with it the workspace's own skills.
+// (exit 55). The driver passes --skip-trust, which trusts the workspace
+// for this run only (its .gemini settings and skills apply, as they do
+// for the user's own runs there); [Config.RespectTrust] leaves it out.
+//
+// # Offline
+//
+// Gemini CLI looks up play.googleapis.com (usage statistics) on every run
+// unless the user's settings.json holds
+// {"privacy":{"usageStatisticsEnabled":false}}; no variable turns it off.
+// The driver never changes the user's settings: set it there. To point
+// Gemini CLI at another endpoint, set GOOGLE_GEMINI_BASE_URL and
+// GEMINI_API_KEY in [Config.Env], with
+// {"security":{"auth":{"selectedType":"gemini-api-key"}}} in settings.json
+// (without it a headless run refuses the base URL, exit 41).
 //
 // # The overlay home
 //
@@ -43,11 +55,14 @@
 //     the links are brought up to date with the user's skills.
 //  3. .gemini/NAME is a link to each entry of the user's ~/.gemini
 //     (settings.json, the login, trusted folders, skills, extensions,
-//     policies, ...), made again before every run, except tmp: Gemini CLI
-//     keeps its sessions there, and the overlay keeps its own, so a
-//     session resumes only with the skill set it started with. A file
-//     Gemini CLI writes in place of a link (projects.json is written by
-//     rename) stays in the overlay.
+//     policies, tmp, history, ...), made again before every run. Gemini
+//     CLI keeps its sessions in tmp, so they stay the user's: a session
+//     started through the overlay resumes in a plain run of Gemini CLI,
+//     and the reverse (from the same workspace, as always with Gemini
+//     CLI). A file Gemini CLI writes in place of a link (projects.json is
+//     written by rename) stays in the overlay; so does a tmp folder it
+//     makes while the user has none, and with it the sessions of those
+//     runs.
 //  4. agentadaptor-policy.toml allows the activate_skill tool, which the
 //     headless default policy removes; it is passed with --policy.
 //  5. Nothing is written to the user's home or to the workspace by the
@@ -80,8 +95,8 @@
 //     a *driver.AgentError holding its message (a model API error after
 //     the retries: Gemini CLI also exits with the HTTP status modulo 256);
 //     no result is driver.ErrNoResult, or a *driver.ProcessError when the
-//     process failed. Exit 55 (an untrusted workspace) says to set
-//     TrustWorkspace. A resume that Gemini CLI refuses (exit 42: unknown
+//     process failed. Exit 55 (an untrusted workspace, with RespectTrust)
+//     says so. A resume that Gemini CLI refuses (exit 42: unknown
 //     session, or one of another workspace) is driver.ErrResumeRejected.
 //  4. The first result line is the run's; lines after it are reported as
 //     raw events and change nothing. A line that is not JSON is reported
@@ -154,10 +169,10 @@ type Config struct {
 	// "yolo", "plan"). Default: the user's settings. Whatever the mode,
 	// the driver's policy offers the activate_skill tool.
 	ApprovalMode string
-	// TrustWorkspace passes --skip-trust, so that a run in a folder the
-	// user has not trusted goes ahead, with the workspace's own skills
-	// loaded. Default false: an untrusted workspace fails the run.
-	TrustWorkspace bool
+	// RespectTrust leaves out --skip-trust, so that Gemini CLI's own
+	// trust decisions apply: a run in a folder the user has not trusted
+	// fails. Default false: the workspace is trusted for the run.
+	RespectTrust bool
 	// Args are extra arguments, placed after the driver's own and passed
 	// as they are: they are options by design (see "Arguments"), so never
 	// put a value from anyone else in them. Default none.
@@ -274,7 +289,7 @@ func (d *geminiDriver) args(req *driver.Request, policy string) *launch.Args {
 	a.Value("--output-format", "stream-json")
 	a.Value("--model", d.c.Model)
 	a.Value("--approval-mode", d.c.ApprovalMode)
-	if d.c.TrustWorkspace {
+	if !d.c.RespectTrust {
 		a.Flag("--skip-trust")
 	}
 	a.Value("--resume", req.Resume)
@@ -289,7 +304,7 @@ func outcome(prog string, req *driver.Request, overlay string, p *parser, exit p
 		case req.Resume != "" && exit.Code == exitBadInput && p.init == nil:
 			return nil, fmt.Errorf("%w: session %s: %w", driver.ErrResumeRejected, req.Resume, end.ProcessError())
 		case exit.Code == exitUntrusted:
-			return nil, fmt.Errorf("gemini: the workspace %s is not a trusted folder; trust it in Gemini CLI or set gemini.Config.TrustWorkspace: %w", req.Workspace, end.ProcessError())
+			return nil, fmt.Errorf("gemini: the workspace %s is not a trusted folder; trust it in Gemini CLI or leave gemini.Config.RespectTrust unset: %w", req.Workspace, end.ProcessError())
 		}
 		if missing := overridden(exit.Stderr, overlay, req.Skills); len(missing) > 0 {
 			return nil, &driver.NotMountedError{Missing: missing}

@@ -15,11 +15,6 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/treecmp"
 )
 
-// sessionsDir is the entry of .gemini that the overlay keeps for itself
-// instead of linking the user's: where Gemini CLI keeps the sessions and
-// its per-project state (rule 3).
-const sessionsDir = "tmp"
-
 // policyFile is the policy, in the overlay home, that offers the
 // activate_skill tool to a headless run.
 const policyFile = "agentadaptor-policy.toml"
@@ -78,10 +73,10 @@ func prepare(ctx context.Context, dir string, rs driver.ResolvedSkills, userHome
 	return dir, nil
 }
 
-// mirrorGemini makes every entry of the user's .gemini folder but
-// sessionsDir a link in the overlay's: made for a new entry,
-// removed for one the user no longer has. What Gemini CLI wrote into the
-// overlay itself (a file that replaced a link) stays.
+// mirrorGemini makes every entry of the user's .gemini folder a link in
+// the overlay's: made for a new entry, removed for one the user no longer
+// has. What Gemini CLI wrote into the overlay itself (a file that replaced
+// a link, a tmp folder made while the user had none) stays.
 func mirrorGemini(dir, user string) error {
 	names := map[string]bool{}
 	userNames, err := agentdir.ReadNames(user)
@@ -99,9 +94,6 @@ func mirrorGemini(dir, user string) error {
 		names[n] = true
 	}
 	for n := range names {
-		if n == sessionsDir {
-			continue
-		}
 		if err := agentdir.MirrorLink(filepath.Join(dir, n), filepath.Join(user, n)); err != nil {
 			return err
 		}

@@ -64,9 +64,9 @@ func TestHome(t *testing.T) {
 	if got, want := links(t, filepath.Join(h, ".agents", "skills")), map[string]string{"a": a, "mine": mine}; !cmp.Equal(got, want) {
 		t.Errorf(".agents/skills = %v, want %v", got, want)
 	}
-	want := map[string]string{"settings.json": filepath.Join(ug, "settings.json"), "skills": filepath.Join(ug, "skills")}
+	want := map[string]string{"settings.json": filepath.Join(ug, "settings.json"), "skills": filepath.Join(ug, "skills"), "tmp": filepath.Join(ug, "tmp")}
 	if got := links(t, filepath.Join(h, ".gemini")); !cmp.Equal(got, want) {
-		t.Errorf(".gemini = %v, want %v (tmp is the overlay's own)", got, want)
+		t.Errorf(".gemini = %v, want %v", got, want)
 	}
 	if got, err := os.ReadFile(filepath.Join(h, policyFile)); err != nil || !strings.Contains(string(got), `toolName = "activate_skill"`) {
 		t.Errorf("policy = %q, %v", got, err)
@@ -81,7 +81,8 @@ func TestHome(t *testing.T) {
 	if h2 := run(); h2 != h {
 		t.Fatalf("home = %s, then %s", h, h2)
 	}
-	want = map[string]string{"oauth_creds.json": filepath.Join(ug, "oauth_creds.json"), "skills": filepath.Join(ug, "skills"), "projects.json": "(not a link)"}
+	want = map[string]string{"oauth_creds.json": filepath.Join(ug, "oauth_creds.json"), "skills": filepath.Join(ug, "skills"),
+		"tmp": filepath.Join(ug, "tmp"), "projects.json": "(not a link)"}
 	if got := links(t, filepath.Join(h, ".gemini")); !cmp.Equal(got, want) {
 		t.Errorf(".gemini after the user's changes = %v, want %v", got, want)
 	}
@@ -116,7 +117,7 @@ func TestHomeUserClash(t *testing.T) {
 
 // TestArgs checks the command line (rules 1 to 4 of "Arguments").
 func TestArgs(t *testing.T) {
-	d := Driver(Config{Model: "--yolo", ApprovalMode: "plan", TrustWorkspace: true, Args: []string{"--debug"}}).(*geminiDriver)
+	d := Driver(Config{Model: "--yolo", ApprovalMode: "plan", Args: []string{"--debug"}}).(*geminiDriver)
 	got, err := d.args(&driver.Request{Resume: "5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1"}, "/o/p.toml").List()
 	want := []string{"--policy=/o/p.toml", "--output-format=stream-json", "--model=--yolo", "--approval-mode=plan", "--skip-trust",
 		"--resume=5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1", "--debug"}

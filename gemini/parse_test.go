@@ -145,7 +145,7 @@ func TestOutcome(t *testing.T) {
 			return errors.Is(err, driver.ErrProcessFailed) && !errors.Is(err, driver.ErrResumeRejected)
 		}},
 		{"untrusted", "", nil, process.Exit{Code: 55}, func(err error) bool {
-			return errors.Is(err, driver.ErrProcessFailed) && strings.Contains(err.Error(), "TrustWorkspace")
+			return errors.Is(err, driver.ErrProcessFailed) && strings.Contains(err.Error(), "RespectTrust")
 		}},
 		{"interrupted, no result", "", done[:2], process.Exit{}, func(err error) bool { return errors.Is(err, driver.ErrNoResult) }},
 		{"our skill overridden", "", done, process.Exit{Stderr: `Skill conflict detected: "review" from "/w/.agents/skills/review/SKILL.md" is overriding the same skill from "` + ours + `".`},

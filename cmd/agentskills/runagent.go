@@ -93,9 +93,8 @@ session this tool started is resumed only with the skills and workspace
 it started with; anything else is refused before the agent starts. The
 sessions are recorded under the user's state folder.
 
-Gemini CLI runs only in a folder the user trusts (its trustedFolders.json);
-in another the run fails and says so, since a trusted folder's own Gemini
-settings take effect.
+Gemini CLI is run with --skip-trust: the workspace is trusted for the run
+(its own .gemini settings and skills apply).
 
 --timeout gives up fetching a skill source that receives nothing for that
 long, as for add. --run-timeout bounds the whole run, fetching the skills

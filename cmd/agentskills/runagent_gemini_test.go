@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,8 +11,8 @@ import (
 )
 
 // TestRunAgentGemini runs the real Gemini CLI: the same flags, output and
-// exit codes as for Claude Code, in a workspace the user trusts; in one
-// the user does not, the run fails saying so, before the model is asked.
+// exit codes as for Claude Code, in a workspace the user has not trusted
+// (the run trusts it).
 func TestRunAgentGemini(t *testing.T) {
 	cli := modeltest.GeminiCLI(t)
 	s := modeltest.NewGemini(t, modeltest.GeminiIfPrompt("again",
@@ -23,15 +22,6 @@ func TestRunAgentGemini(t *testing.T) {
 	r := rigFor(t, cli, env, home)
 	writeSkill(t, r.skills, "alpha", "---\nname: alpha\ndescription: The alpha skill DESC-alpha.\n---\nBody.\n")
 
-	code, _, errs := r.inProcess(t, runCtx(t), "run", "--agent", "gemini-cli", "--skill", filepath.Join(r.skills, "alpha"), "hello")
-	if code != 1 || !strings.Contains(errs, "trust") || len(s.Requests()) != 0 {
-		t.Fatalf("run in an untrusted workspace = %d, %q, %d requests; want 1 saying to trust it and none", code, errs, len(s.Requests()))
-	}
-
-	trusted, _ := json.Marshal(map[string]string{r.workspace: "TRUST_FOLDER"})
-	if err := os.WriteFile(filepath.Join(home, ".gemini", "trustedFolders.json"), trusted, 0o600); err != nil {
-		t.Fatal(err)
-	}
 	code, out, errs := r.inProcess(t, runCtx(t), "run", "--agent", "gemini-cli", "--skill", filepath.Join(r.skills, "alpha"), "--json", "hello")
 	if code != 0 {
 		t.Fatalf("run = %d; stderr %q", code, errs)

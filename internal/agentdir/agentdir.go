@@ -97,11 +97,23 @@ func (k Kind) sessions() string {
 		return filepath.Join("sessions", "*", "*", "*", "rollout-*.jsonl")
 	case GeminiHome:
 		// Gemini CLI keeps .gemini/tmp/SLUG/chats/session-*.jsonl; the
-		// overlay holds them when the user's home has no tmp folder to
-		// link to (see package gemini).
+		// overlay holds them only when the user's home has no tmp folder
+		// to link to (see package gemini and [ownSessions]).
 		return filepath.Join(".gemini", "tmp", "*", "chats", "session-*.jsonl")
 	}
 	return ""
+}
+
+// ownSessions reports whether the sessions that the glob of
+// [Kind.sessions] finds in dir, a folder of the kind, are the folder's:
+// not when the glob's first element is a link, as a Gemini CLI overlay's
+// .gemini/tmp is to the user's, whose sessions stay the user's.
+func (k Kind) ownSessions(dir string) bool {
+	if k != GeminiHome {
+		return true
+	}
+	fi, err := os.Lstat(filepath.Join(dir, ".gemini", "tmp"))
+	return err != nil || fi.Mode()&fs.ModeSymlink == 0
 }
 
 // otherRoot says how to use another cache root.
@@ -364,7 +376,7 @@ func describe(k Kind, b, key string, last time.Time) (Folder, error) {
 	if err != nil {
 		return f, fmt.Errorf("measure %s: %w", dir, err)
 	}
-	if g := k.sessions(); g != "" {
+	if g := k.sessions(); g != "" && k.ownSessions(dir) {
 		m, _ := filepath.Glob(filepath.Join(dir, g))
 		f.Sessions = len(m)
 	}
