@@ -132,6 +132,7 @@ func SyncLinks(dir string, want map[string]string) error {
 	if err != nil {
 		return err
 	}
+	right := make(map[string]bool, len(want)) // links already as wanted
 	for _, de := range entries {
 		name := de.Name()
 		if strings.HasPrefix(name, ".") {
@@ -145,15 +146,17 @@ func SyncLinks(dir string, want map[string]string) error {
 			}
 			continue
 		}
-		if want[name] != target {
-			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
+		if want[name] == target {
+			right[name] = true
+		} else if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
 		}
 	}
 	names := make([]string, 0, len(want))
 	for name := range want {
-		names = append(names, name)
+		if !right[name] {
+			names = append(names, name)
+		}
 	}
 	slices.Sort(names)
 	for _, name := range names {
