@@ -54,8 +54,10 @@
 //     the content store keeps every tree a kept folder points at.
 //  7. [List] reports each folder with its size (its regular files; links
 //     are not followed), the agent sessions it holds (a Codex home keeps
-//     them under sessions/), its last use and whether a run holds it. It
-//     creates nothing and waits for nothing.
+//     them under sessions/, a Gemini CLI overlay home under .gemini/tmp
+//     unless that links to the user's, whose sessions stay the user's),
+//     its last use and whether a run holds it. It creates nothing and
+//     waits for nothing.
 //  8. A key ([Key]) is the first 32 hexadecimal digits of a SHA-256,
 //     written with the content store's framed encoding (cache.Encoder: a
 //     string is its length as 8 bytes big-endian, then its bytes), of the
