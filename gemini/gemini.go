@@ -7,9 +7,10 @@
 //
 // # The run
 //
-// A run is one `gemini --policy=POLICY --output-format=stream-json`,
-// with the prompt on standard input (not a terminal, which makes the run
-// headless) and the request's workspace as the working folder, plus the flags the [Config] asks for and `--resume=ID` for
+// A run is one `gemini --policy=POLICY --output-format=stream-json
+// --skip-trust`, with the prompt on standard input (not a terminal, which
+// makes the run headless) and the request's workspace as the working
+// folder, plus the flags the [Config] asks for and `--resume=ID` for
 // driver.Request.Resume. The environment is the process's, with
 // [Config.Env] added, GEMINI_CLI_HOME set to the overlay home below and
 // GEMINI_CLI_NO_RELAUNCH=true (Gemini CLI then runs as one process
