@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,6 +43,7 @@ func TestQwen(t *testing.T) {
 	}
 	env = append(env, "QWEN_CODE_SYSTEM_DEFAULTS_PATH="+defaults)
 
+	var init map[string]any
 	run := func(prompt string) (types []string, result map[string]any) {
 		t.Helper()
 		cmd := exec.CommandContext(t.Context(), qwen, "-o", "stream-json")
@@ -61,6 +63,9 @@ func TestQwen(t *testing.T) {
 			}
 			typ, _ := l["type"].(string)
 			types = append(types, typ)
+			if typ == "system" {
+				init = l
+			}
 			if typ == "result" {
 				result = l
 			}
@@ -74,6 +79,9 @@ func TestQwen(t *testing.T) {
 	types, res := run("Say hello")
 	if types[0] != "system" || res["result"] != "Hello from the stand-in." || res["is_error"] != false {
 		t.Errorf("Say hello: types %v, result %v; want init first and the stand-in's answer", types, res)
+	}
+	if cmds, _ := init["slash_commands"].([]any); !slices.Contains(cmds, any("greet")) {
+		t.Errorf("init slash_commands %v, want the mounted skill greet among them", cmds)
 	}
 	main := s.MainRequests()
 	if len(main) != 1 || !main[0].Stream || main[0].Model != "qwen-modeltest" {
