@@ -25,10 +25,12 @@ const (
 	ClaudeMount Kind = iota
 	// CodexHome is a managed Codex home: <root>/homes/codex/<key>.
 	CodexHome
+	// QwenMount is a Qwen Code skill mount: <root>/mounts/qwen/<key>.
+	QwenMount
 )
 
 // Kinds returns every kind, in a fixed order.
-func Kinds() []Kind { return []Kind{ClaudeMount, CodexHome} }
+func Kinds() []Kind { return []Kind{ClaudeMount, CodexHome, QwenMount} }
 
 // Dir returns where folders of the kind live under the root,
 // slash-separated.
@@ -38,6 +40,8 @@ func (k Kind) Dir() string {
 		return "mounts/claude"
 	case CodexHome:
 		return "homes/codex"
+	case QwenMount:
+		return "mounts/qwen"
 	}
 	return ""
 }
@@ -50,6 +54,8 @@ func (k Kind) Agent() string {
 		return "claude-code"
 	case CodexHome:
 		return "codex"
+	case QwenMount:
+		return "qwen-code"
 	}
 	return ""
 }
@@ -61,6 +67,8 @@ func (k Kind) String() string {
 		return "Claude Code skill mount"
 	case CodexHome:
 		return "managed Codex home"
+	case QwenMount:
+		return "Qwen Code skill mount"
 	}
 	return fmt.Sprintf("agentdir.Kind(%d)", int(k))
 }
@@ -73,6 +81,8 @@ func (k Kind) magic() string {
 		return "agentadaptor claude mount v1"
 	case CodexHome:
 		return "agentadaptor codex home v1"
+	case QwenMount:
+		return "agentadaptor qwen mount v1"
 	}
 	return ""
 }
