@@ -298,4 +298,3 @@ func checkMounted(reported []string, rs driver.ResolvedSkills) error {
 	}
 	return nil
 }
-
