@@ -18,6 +18,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/codex"
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/install"
+	"github.com/agentadaptor/agentadaptor/qwen"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -48,7 +49,7 @@ type runOptions struct {
 }
 
 // runAgents are the install ids of the agents `run` can drive.
-const runAgents = "claude-code, codex"
+const runAgents = "claude-code, codex, qwen-code"
 
 // runDriver returns the driver for the agent of an install id; no id or
 // one run does not drive is bad usage.
@@ -58,6 +59,8 @@ func runDriver(agent, model string) (driver.Driver, error) {
 		return claude.Driver(claude.Config{Model: model}), nil
 	case "codex":
 		return codex.Driver(codex.Config{Model: model}), nil
+	case "qwen-code":
+		return qwen.Driver(qwen.Config{Model: model}), nil
 	case "":
 		return nil, usageErrorf("missing --agent (one of %s)", runAgents)
 	}
