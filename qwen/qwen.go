@@ -123,9 +123,16 @@
 //
 // Cancelling the context interrupts the agent (SIGINT to its process
 // group, SIGKILL after [Config.GracePeriod]), and the error wraps the
-// context's; no process of the run survives (see the claude package for
-// what holds on each system). On macOS only the group is stopped; see
-// internal/process for Windows.
+// context's. Qwen Code runs as one process (QWEN_CODE_NO_RELAUNCH), and
+// however the run ends no process of it survives: the group is killed,
+// and on Linux so is every descendant that left it, found by a tag in its
+// environment and, under adaptor.AdoptOrphans, as an orphan; on Linux the
+// agent also dies with the host. On macOS only the group is stopped, and
+// a killed host leaves the agent running; on Windows the process tree is
+// ended as internal/process says. The mount and the system-defaults file
+// work the same on every system (a copy replaces a link where links
+// cannot be made); the user's system defaults are looked for where Qwen
+// Code looks on each (rule 2 of "Mounting skills").
 package qwen
 
 import (
