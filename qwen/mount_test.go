@@ -110,6 +110,10 @@ func TestArgs(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("args (-want +got):\n%s", diff)
 	}
+	got, _ = Driver(Config{}).(*qwenDriver).args(&driver.Request{}).List()
+	if want := []string{"--output-format=stream-json", "--approval-mode=default"}; !cmp.Equal(got, want) {
+		t.Errorf("args of the zero Config = %q, want %q", got, want)
+	}
 }
 
 // TestOtherSkillsDirs checks rule 1 of "Checks": the folders come from

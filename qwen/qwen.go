@@ -115,11 +115,13 @@
 //
 // # Approvals
 //
-// When skills are mounted the driver passes --allowed-tools=skill, so
-// that in approval mode "default" the skill tool runs without asking. In
-// Qwen Code's own default mode, "auto", the CLI still asks its model's
-// security classifier before every skill call; set ApprovalMode to
-// "default", "auto-edit" or "yolo" to skip that call.
+// The approval mode is [Config.ApprovalMode], "default" unless set, and
+// when skills are mounted the driver passes --allowed-tools=skill: the
+// skill tool then runs without asking, and with no call to a classifier.
+// Other tools that need approval are declined in a headless run (Qwen
+// Code cannot ask); choose "auto-edit" or "yolo" to allow them, or
+// Qwen Code's own default, "auto", which asks its model's security
+// classifier before each such tool call, the skill tool included.
 //
 // Cancelling the context interrupts the agent (SIGINT to its process
 // group, SIGKILL after [Config.GracePeriod]), and the error wraps the
@@ -157,7 +159,9 @@ type Config struct {
 	// user's settings).
 	Model string
 	// ApprovalMode is passed as --approval-mode ("plan", "default",
-	// "auto-edit", "auto", "yolo"). Default: the CLI's ("auto").
+	// "auto-edit", "auto", "yolo"). Default "default" (see "Approvals"):
+	// Qwen Code's own default, "auto", asks its model's security
+	// classifier before every skill call.
 	ApprovalMode string
 	// MaxSessionTurns is passed as --max-session-turns when positive.
 	// Default: no limit.
@@ -253,7 +257,11 @@ func (d *qwenDriver) args(req *driver.Request) *launch.Args {
 	}
 	a.Value("--resume", req.Resume)
 	a.Value("--model", d.c.Model)
-	a.Value("--approval-mode", d.c.ApprovalMode)
+	mode := d.c.ApprovalMode
+	if mode == "" {
+		mode = "default"
+	}
+	a.Value("--approval-mode", mode)
 	if len(req.Skills.Entries) > 0 {
 		a.Value("--allowed-tools", "skill")
 	}

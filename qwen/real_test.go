@@ -12,9 +12,9 @@ import (
 )
 
 // TestRealApprovalDefault checks "Approvals" against the real Qwen Code:
-// in approval mode "default" the driver's --allowed-tools=skill lets the
-// skill tool run, with no classifier call, and the model is shown the
-// skill's body.
+// in the driver's default approval mode ("default") its
+// --allowed-tools=skill lets the skill tool run, with no classifier call,
+// and the model is shown the skill's body.
 func TestRealApprovalDefault(t *testing.T) {
 	cli := modeltest.QwenCLI(t)
 	s := modeltest.NewChat(t, modeltest.ChatToolThenText(modeltest.ChatSkillCall("greet"), "Greeted."))
@@ -28,7 +28,7 @@ func TestRealApprovalDefault(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: greet\ndescription: Greets.\n---\nGREET-BODY-MARK\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d := qwen.Driver(qwen.Config{Env: env, CacheRoot: t.TempDir(), ApprovalMode: "default"})
+	d := qwen.Driver(qwen.Config{Env: env, CacheRoot: t.TempDir()})
 	res, err := d.Run(t.Context(), &driver.Request{
 		Prompt: "greet me", Workspace: t.TempDir(),
 		Skills: driver.ResolvedSkills{Fingerprint: "f", Entries: []driver.ResolvedSkill{{Key: "greet", RuntimeName: "greet", Path: dir}}},
