@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -174,5 +176,44 @@ func FuzzParse(f *testing.F) {
 		p.parse(line)
 		p.parse(line)
 		outcome("qwen", &driver.Request{Resume: "x"}, p, process.Exit{Code: 1}, nil, nil)
+	})
+}
+
+// TestParseRecorded parses the streams recorded from the real Qwen Code
+// 0.24.4 (TestRealStreams -record): no line is malformed, and each has
+// the events and the outcome expected.
+func TestParseRecorded(t *testing.T) {
+	type want struct {
+		kinds []string
+		text  string
+		err   bool
+	}
+	streamtest.ForEachStream(t, map[string]want{
+		"plain.jsonl":      {[]string{"init", "text", "result"}, "Hello from the stand-in.", false},
+		"partial.jsonl":    {[]string{"init", "text_delta", "text", "result"}, "Hello from the stand-in.", false},
+		"skill-call.jsonl": {[]string{"init", "tool_call", "tool_result", "text", "result"}, "Greeted.", false},
+		"api-error.jsonl":  {[]string{"init", "text", "result"}, "[API Error: 400 unknown model]", true},
+	}, func(t *testing.T, w want, stream []byte) {
+		var rec streamtest.Recorder
+		p := &parser{emit: rec.Emit}
+		for _, l := range strings.Split(string(stream), "\n") {
+			p.parse([]byte(l))
+		}
+		streamtest.CheckStreamEvents(t, rec.Events(), w.kinds, func(*driver.ErrorEvent) bool { return true })
+		if p.init == nil || !slices.Contains(p.init.Skills, "greet") {
+			t.Errorf("init = %+v, want greet among its skills", p.init)
+		}
+		exit := process.Exit{}
+		if w.err {
+			exit.Code = 1
+		}
+		res, err := outcome("qwen", &driver.Request{}, p, exit, nil, nil)
+		var ae *driver.AgentError
+		switch {
+		case w.err && (!errors.As(err, &ae) || ae.Message != w.text):
+			t.Errorf("outcome = %v, want an AgentError saying %q", err, w.text)
+		case !w.err && (err != nil || res.Text != w.text || res.SessionID != p.init.SessionID || res.Usage == nil):
+			t.Errorf("outcome = %+v, %v; want %q in the init's session, with usage", res, err, w.text)
+		}
 	})
 }
