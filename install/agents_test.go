@@ -434,7 +434,7 @@ func TestListShowsEveryReader(t *testing.T) {
 		got[k] = append(got[k], s.Agent)
 	}
 	want := map[string][]string{
-		"review installed canonical .agents/skills/review": {"amp", "antigravity", "cline", "codex", "cursor", "deepagents", "firebender", "gemini-cli", "github-copilot", "goose", "kimi-cli", "opencode", "replit", "universal", "warp"},
+		"review installed canonical .agents/skills/review": {"amp", "antigravity", "cline", "codex", "cursor", "deepagents", "firebender", "gemini-cli", "github-copilot", "goose", "kimi-cli", "opencode", "qwen-code", "replit", "universal", "warp"},
 		"review installed link .claude/skills/review":      {"claude-code", "cursor", "github-copilot", "goose", "opencode"},
 		"mine external  .github/skills/mine":               {"github-copilot"},
 	}

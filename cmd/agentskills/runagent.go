@@ -19,6 +19,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/gemini"
 	"github.com/agentadaptor/agentadaptor/install"
+	"github.com/agentadaptor/agentadaptor/qwen"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -49,7 +50,7 @@ type runOptions struct {
 }
 
 // runAgents are the install ids of the agents `run` can drive.
-const runAgents = "claude-code, codex, gemini-cli"
+const runAgents = "claude-code, codex, gemini-cli, qwen-code"
 
 // runDriver returns the driver for the agent of an install id; no id or
 // one run does not drive is bad usage.
@@ -61,6 +62,8 @@ func runDriver(agent, model string) (driver.Driver, error) {
 		return codex.Driver(codex.Config{Model: model}), nil
 	case "gemini-cli":
 		return gemini.Driver(gemini.Config{Model: model}), nil
+	case "qwen-code":
+		return qwen.Driver(qwen.Config{Model: model}), nil
 	case "":
 		return nil, usageErrorf("missing --agent (one of %s)", runAgents)
 	}

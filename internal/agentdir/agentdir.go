@@ -27,10 +27,12 @@ const (
 	CodexHome
 	// GeminiHome is a Gemini CLI overlay home: <root>/homes/gemini/<key>.
 	GeminiHome
+	// QwenMount is a Qwen Code skill mount: <root>/mounts/qwen/<key>.
+	QwenMount
 )
 
 // Kinds returns every kind, in a fixed order.
-func Kinds() []Kind { return []Kind{ClaudeMount, CodexHome, GeminiHome} }
+func Kinds() []Kind { return []Kind{ClaudeMount, CodexHome, GeminiHome, QwenMount} }
 
 // Dir returns where folders of the kind live under the root,
 // slash-separated.
@@ -42,6 +44,8 @@ func (k Kind) Dir() string {
 		return "homes/codex"
 	case GeminiHome:
 		return "homes/gemini"
+	case QwenMount:
+		return "mounts/qwen"
 	}
 	return ""
 }
@@ -56,6 +60,8 @@ func (k Kind) Agent() string {
 		return "codex"
 	case GeminiHome:
 		return "gemini-cli"
+	case QwenMount:
+		return "qwen-code"
 	}
 	return ""
 }
@@ -69,6 +75,8 @@ func (k Kind) String() string {
 		return "managed Codex home"
 	case GeminiHome:
 		return "Gemini CLI overlay home"
+	case QwenMount:
+		return "Qwen Code skill mount"
 	}
 	return fmt.Sprintf("agentdir.Kind(%d)", int(k))
 }
@@ -83,6 +91,8 @@ func (k Kind) magic() string {
 		return "agentadaptor codex home v1"
 	case GeminiHome:
 		return "agentadaptor gemini home v1"
+	case QwenMount:
+		return "agentadaptor qwen mount v1"
 	}
 	return ""
 }

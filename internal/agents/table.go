@@ -298,12 +298,15 @@ var table = []Row{
 	simple("pochi", "Pochi", ".pochi/skills", ".pochi/skills", ".pochi"),
 	simple("qoder", "Qoder", ".qoder/skills", ".qoder/skills", ".qoder"),
 	func() Row {
-		// The npm table's folders. Runs of Qwen Code 0.24.4 recorded in
-		// the reference notes also loaded .agents/skills and
-		// ~/.agents/skills (<folder>/<name>/SKILL.md, links followed);
-		// the row keeps the npm table's until a test against the CLI
-		// pins it, since install would then put no link in .qwen/skills.
+		// Qwen Code 0.24.4, in runs recorded in the reference notes and
+		// by the qwen driver's tests: .qwen/skills and .agents/skills of
+		// the working folder (not those above it), ~/.qwen/skills ($QWEN_HOME/skills
+		// when set; the qwen driver resolves that) and ~/.agents/skills,
+		// <folder>/<name>/SKILL.md, links followed. Install keeps the npm
+		// table's .qwen/skills.
 		r := simple("qwen-code", "Qwen Code", ".qwen/skills", ".qwen/skills", ".qwen")
+		r.Folders = []Folder{project(".qwen/skills"), project(canonical), home(".qwen/skills"), home(canonical)}
+		r.Facts = Recorded
 		r.Program, r.ListedBy = "qwen", FrontMatterName
 		return r
 	}(),

@@ -1,0 +1,315 @@
+// Package qwen drives Qwen Code, the Qwen team's coding agent CLI, with a
+// run's skills mounted for that run alone.
+//
+//	agent := adaptor.New(qwen.Driver(qwen.Config{Model: "qwen3-coder-plus"}),
+//	    adaptor.WithSkills(skill.Dir("./skills/review")))
+//	res, err := agent.Run(ctx, "Review the open change")
+//
+// # The run
+//
+// A run is one `qwen --output-format=stream-json`, with the prompt on
+// standard input and the request's workspace as the working folder, plus
+// the flags the [Config] asks for and `--resume=ID` for
+// driver.Request.Resume. The environment is the process's, with
+// [Config.Env] added, QWEN_CODE_NO_RELAUNCH=true (Qwen Code otherwise
+// starts itself again as a child, and a signal to the first process alone
+// leaves the child running) and, when there are skills,
+// QWEN_CODE_SYSTEM_DEFAULTS_PATH naming the run's system-defaults file.
+// The agent's JSON lines become driver events; the final text, session id
+// and token usage come from its result line. Qwen Code's usage includes
+// its background helper calls (its auto-mode classifier, its memory
+// extraction).
+//
+// # Arguments
+//
+// No value of a request or a Config can become an option of Qwen Code
+// (the rules are those of the driver kit, internal/launch):
+//
+//  1. driver.Request.Resume must be a UUID, the form of Qwen Code's
+//     session ids (Result.SessionID); anything else is refused before the
+//     start with an error wrapping driver.ErrInvalidSessionID and
+//     driver.ErrResumeRejected.
+//  2. Model, ApprovalMode, MaxSessionTurns, AppendSystemPrompt and the
+//     session id are passed as `--name=value`, one argument each, which
+//     Qwen Code 0.24.4 (yargs) reads as the option's value whatever it
+//     starts with.
+//  3. The prompt is on standard input and the workspace is the working
+//     folder: neither is an argument.
+//  4. [Config.Args] are passed as they are, after the driver's own: they
+//     are options by design.
+//
+// On Windows, a Command that is a batch file (the qwen.cmd shim npm
+// installs) runs through cmd.exe, and an argument holding one of
+// " % ! ^ & | < > ( ) or a line break is refused before the start; set
+// Command to a program that is not a batch file to pass such values.
+//
+// # Mounting skills
+//
+// Qwen Code reads skills from the workspace's .qwen/skills and
+// .agents/skills, the user's $QWEN_HOME/skills (default ~/.qwen/skills)
+// and ~/.agents/skills, and then every folder of the setting
+// skills.directories, merged over its settings files. The driver adds a
+// folder there for the run, and writes nowhere else:
+//
+//  1. For each skill set it builds a mount under the cache root,
+//     <root>/mounts/qwen/<key>/skills/<runtime-name>, one link per skill
+//     to its resolved folder (a copy where links cannot be made). The key
+//     digests the set's fingerprint and the folders linked to (rule 8 of
+//     internal/agentdir), so runs with the same set share a mount. A
+//     mount is staged and renamed into place, and never changed after
+//     (its skills folder is read-only); one found changed is rebuilt.
+//  2. The run's settings are a system-defaults file of its own, in a new
+//     folder under the temporary folder, named by
+//     QWEN_CODE_SYSTEM_DEFAULTS_PATH and removed when the run ends: the
+//     user's system defaults ($QWEN_CODE_SYSTEM_DEFAULTS_PATH, else
+//     system-defaults.json beside the system settings file:
+//     /etc/qwen-code on Linux, /Library/Application Support/QwenCode on
+//     macOS, C:\ProgramData\qwen-code on Windows), with the mount's
+//     skills folder added to the end of skills.directories. That file is
+//     the lowest layer of Qwen Code's settings, so the user's and the
+//     project's settings still apply. The user's file must be plain JSON
+//     (no comments) of at most 1 MiB, else the run fails before the start
+//     naming it.
+//  3. Nothing is written to the workspace, ~/.qwen or $QWEN_HOME by the
+//     driver. Qwen Code itself keeps its sessions under ~/.qwen/projects
+//     and creates an empty ~/.qwen/skills ($QWEN_HOME/skills) when it
+//     starts watching its skill folders.
+//  4. Every folder from the cache root down to the mount must be a real
+//     folder of the current user that neither its group nor every user
+//     may write, and the folders above the root must be safe from other
+//     users too; otherwise the run fails before the agent starts, naming
+//     the folder. On Windows ownership and modes are not checked.
+//  5. A run holds a lease on its mount from before it is built until the
+//     run is over. skill.Cache.CollectDriverFolders removes mounts unused
+//     for its age, never one a run holds; the rules are those of
+//     internal/agentdir. Sessions are not in the mount: Qwen Code keeps
+//     them under ~/.qwen/projects (or $QWEN_HOME/projects), per working
+//     folder.
+//
+// # Checks
+//
+//  1. Before the start: a skill listed under the name of one of the run's
+//     (its front matter's name), with other content, in one of the
+//     folders Qwen Code reads before the mount (the workspace's and the
+//     user's, as Qwen Code's row of the agents table says, with QWEN_HOME
+//     honoured, and the absolute folders in the user's system defaults'
+//     skills.directories) would be loaded instead of ours, silently. That
+//     fails the run with a *driver.ShadowError naming both folders.
+//     Identical content is fine. Folders named in skills.directories of
+//     the user's or the project's settings.json are not checked.
+//  2. After the agent's system/init line: every mounted skill must be
+//     among the names it lists (Qwen Code lists its skills among its
+//     slash_commands; InitEvent.Skills holds them all), or the run is
+//     stopped and fails with a *driver.NotMountedError.
+//  3. The result line decides the outcome: an error result is a
+//     *driver.AgentError (its message is the error's, else the last
+//     assistant text, where Qwen Code writes an API error); no result at
+//     all is driver.ErrNoResult, or a *driver.ProcessError when the
+//     process failed. A run asked to resume that fails before the agent
+//     starts a session (no system/init line) is driver.ErrResumeRejected:
+//     Qwen Code answers a session id it does not have for the working
+//     folder that way. Sessions are kept per working folder, so a thread
+//     resumes only in the workspace it started in.
+//  4. The first result line is the run's; a line that is not JSON is
+//     reported as a driver.ErrorEvent and the run goes on.
+//
+// # Approvals
+//
+// The approval mode is [Config.ApprovalMode], "default" unless set, and
+// when skills are mounted the driver passes --allowed-tools=skill: the
+// skill tool then runs without asking, and with no call to a classifier.
+// Other tools that need approval are declined in a headless run (Qwen
+// Code cannot ask); choose "auto-edit" or "yolo" to allow them, or
+// Qwen Code's own default, "auto", which asks its model's security
+// classifier before each such tool call, the skill tool included.
+//
+// Cancelling the context interrupts the agent (SIGINT to its process
+// group, SIGKILL after [Config.GracePeriod]), and the error wraps the
+// context's. Qwen Code runs as one process (QWEN_CODE_NO_RELAUNCH), and
+// however the run ends no process of it survives: the group is killed,
+// and on Linux so is every descendant that left it, found by a tag in its
+// environment and, under adaptor.AdoptOrphans, as an orphan; on Linux the
+// agent also dies with the host. On macOS only the group is stopped, and
+// a killed host leaves the agent running; on Windows the process tree is
+// ended as internal/process says. The mount and the system-defaults file
+// work the same on every system (a copy replaces a link where links
+// cannot be made); the user's system defaults are looked for where Qwen
+// Code looks on each (rule 2 of "Mounting skills").
+package qwen
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/launch"
+	"github.com/agentadaptor/agentadaptor/internal/process"
+)
+
+// Config configures the Qwen Code driver. The zero value runs `qwen` from
+// PATH with the CLI's own defaults.
+type Config struct {
+	// Command is the qwen program: a path, or a name looked up on the
+	// agent's PATH (Env's, else this process's). Default "qwen".
+	Command string
+	// Model is passed as --model. Default: the CLI's (OPENAI_MODEL or the
+	// user's settings).
+	Model string
+	// ApprovalMode is passed as --approval-mode ("plan", "default",
+	// "auto-edit", "auto", "yolo"). Default "default" (see "Approvals"):
+	// Qwen Code's own default, "auto", asks its model's security
+	// classifier before every skill call.
+	ApprovalMode string
+	// MaxSessionTurns is passed as --max-session-turns when positive.
+	// Default: no limit.
+	MaxSessionTurns int
+	// AppendSystemPrompt is passed as --append-system-prompt. Default none.
+	AppendSystemPrompt string
+	// PartialMessages passes --include-partial-messages, so the answer
+	// also arrives as driver.TextDeltaEvent while it is written. Default
+	// false.
+	PartialMessages bool
+	// Args are extra arguments, placed after the driver's own and passed
+	// as they are: they are options by design (see "Arguments"), so
+	// never put a value from anyone else in them. Default none.
+	Args []string
+	// Env is added to the process's environment for the agent (a later
+	// entry wins over an earlier one with the same name). Default none.
+	Env []string
+	// CacheRoot is the folder that holds skill mounts (under
+	// mounts/qwen) for a request that names none: a request's own
+	// [driver.Request.CacheRoot], which an Agent sets to its
+	// materializer's root, always wins. Default: skill.NewCache().Root();
+	// set it when calling the driver directly with skills from a cache
+	// with another root.
+	CacheRoot string
+	// GracePeriod is how long a cancelled run has between SIGINT and
+	// SIGKILL. Default 5s.
+	GracePeriod time.Duration
+}
+
+type qwenDriver struct {
+	c    Config
+	prog launch.Program
+}
+
+var _ driver.Driver = (*qwenDriver)(nil)
+
+// Driver returns a driver.Driver that runs Qwen Code as c says. It is
+// safe for concurrent use; concurrent runs are separate processes.
+func Driver(c Config) driver.Driver {
+	c.CacheRoot = launch.CacheRoot(c.CacheRoot)
+	c.Args = slices.Clone(c.Args)
+	prog := launch.NewProgram("qwen", c.Command, c.Env,
+		"install Qwen Code with `npm install -g @qwen-code/qwen-code`, or set qwen.Config.Command")
+	prog.SessionIDs = launch.UUIDs()
+	return &qwenDriver{c: c, prog: prog}
+}
+
+// Run runs Qwen Code once for req.
+func (d *qwenDriver) Run(ctx context.Context, req *driver.Request) (*driver.Result, error) {
+	l, err := launch.Prepare(ctx, req, d.prog)
+	if err != nil {
+		return nil, err
+	}
+	args, err := l.Args(d.args(req))
+	if err != nil {
+		return nil, err
+	}
+	env := process.MergeEnv(l.Env, []string{"QWEN_CODE_NO_RELAUNCH=true"})
+	if len(req.Skills.Entries) > 0 {
+		mountDir, release, err := mount(ctx, launch.RunCacheRoot(req, d.c.CacheRoot), req.Skills)
+		if err != nil {
+			return nil, fmt.Errorf("qwen: %w", err)
+		}
+		defer release() // the run's lease on its mount
+		defaults, listed, remove, err := writeDefaults(env, runtime.GOOS, mountDir)
+		if err != nil {
+			return nil, fmt.Errorf("qwen: %w", err)
+		}
+		defer remove()
+		if err := checkShadows(ctx, req.Skills, mountDir, otherSkillsDirs(env, l.Workspace, listed)); err != nil {
+			return nil, err
+		}
+		env = process.MergeEnv(env, []string{"QWEN_CODE_SYSTEM_DEFAULTS_PATH=" + defaults})
+	}
+
+	p := &parser{emit: req.Events}
+	var check error
+	exit, runErr := l.Run(ctx, req, args, env, d.c.GracePeriod, func(b []byte) error {
+		if init := p.parse(b); init != nil {
+			check = checkMounted(init.Skills, req.Skills)
+			return check
+		}
+		return nil
+	})
+	return outcome(l.Path, req, p, exit, runErr, check)
+}
+
+// args builds the command line (see "Arguments").
+func (d *qwenDriver) args(req *driver.Request) *launch.Args {
+	a := launch.NewArgs().Value("--output-format", "stream-json")
+	if d.c.PartialMessages {
+		a.Flag("--include-partial-messages")
+	}
+	a.Value("--resume", req.Resume)
+	a.Value("--model", d.c.Model)
+	mode := d.c.ApprovalMode
+	if mode == "" {
+		mode = "default"
+	}
+	a.Value("--approval-mode", mode)
+	if len(req.Skills.Entries) > 0 {
+		a.Value("--allowed-tools", "skill")
+	}
+	if d.c.MaxSessionTurns > 0 {
+		a.Int("--max-session-turns", d.c.MaxSessionTurns)
+	}
+	a.Value("--append-system-prompt", d.c.AppendSystemPrompt)
+	// The prompt is on standard input.
+	return a.Extra(d.c.Args)
+}
+
+// outcome turns how the process ended and what it said into the result.
+// check is the error of the check of the skills the agent reported.
+func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, runErr, check error) (*driver.Result, error) {
+	if check != nil {
+		return nil, check
+	}
+	var initSession string
+	if p.init != nil {
+		initSession = p.init.SessionID
+	}
+	res, err := launch.Ended{Name: "qwen", Path: prog, Exit: exit, Err: runErr}.Result(p.result, initSession)
+	if err != nil && runErr == nil && req.Resume != "" && p.init == nil {
+		// The session never started: Qwen Code refused to resume it ("No
+		// saved session found ...", exit 1, no init line).
+		return nil, fmt.Errorf("%w: session %s: %w", driver.ErrResumeRejected, req.Resume, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p.init == nil && len(req.Skills.Entries) > 0 {
+		return nil, checkMounted(nil, req.Skills)
+	}
+	return res, nil
+}
+
+// checkMounted reports the mounted skills the agent does not list, by the
+// names Qwen Code lists them under (their front matter's).
+func checkMounted(reported []string, rs driver.ResolvedSkills) error {
+	r := qwenCode()
+	var missing []string
+	for _, e := range rs.Entries {
+		if !slices.Contains(reported, r.ListedName(e.Path)) {
+			missing = append(missing, e.RuntimeName)
+		}
+	}
+	if len(missing) > 0 {
+		return &driver.NotMountedError{Missing: missing, Reported: reported}
+	}
+	return nil
+}

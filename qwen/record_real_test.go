@@ -1,0 +1,57 @@
+package qwen_test
+
+import (
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentadaptor/agentadaptor/internal/testkit/modeltest"
+)
+
+var record = flag.Bool("record", false, "write the real Qwen Code's streams to testdata")
+
+// TestRealStreams, run with -record, runs the real Qwen Code headless on
+// four scripts and writes its output to testdata as the fixtures of the
+// parser's tests (paths of the test's folders made placeholders). Without
+// -record it does nothing: the conformance suite covers the real runs.
+func TestRealStreams(t *testing.T) {
+	if !*record {
+		t.Skip("writes the fixtures; run with -record")
+	}
+	cli := modeltest.QwenCLI(t)
+	skills := t.TempDir()
+	os.MkdirAll(filepath.Join(skills, "greet"), 0o755)
+	os.WriteFile(filepath.Join(skills, "greet", "SKILL.md"), []byte("---\nname: greet\ndescription: Greets the user.\n---\nSay hello.\n"), 0o644)
+	defaults := filepath.Join(t.TempDir(), "system-defaults.json")
+	os.WriteFile(defaults, []byte(`{"skills":{"directories":["`+skills+`"]}}`), 0o644)
+	for _, tt := range []struct {
+		file  string
+		reply modeltest.ChatReplyFunc
+		args  []string
+	}{
+		{"plain.jsonl", modeltest.ChatAlways(modeltest.ChatText("Hello from the stand-in.")), nil},
+		{"partial.jsonl", modeltest.ChatAlways(modeltest.ChatText("Hello from the stand-in.")), []string{"--include-partial-messages"}},
+		{"skill-call.jsonl", modeltest.ChatToolThenText(modeltest.ChatSkillCall("greet"), "Greeted."), []string{"--approval-mode=default", "--allowed-tools=skill"}},
+		{"api-error.jsonl", modeltest.ChatAlways(modeltest.ChatAPIError(400, "unknown model")), nil},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			s := modeltest.NewChat(t, tt.reply)
+			env, home := s.QwenEnv(t)
+			cwd := t.TempDir()
+			cmd := exec.CommandContext(t.Context(), cli, append([]string{"--output-format=stream-json"}, tt.args...)...)
+			cmd.Env = append(env, "QWEN_CODE_SYSTEM_DEFAULTS_PATH="+defaults)
+			cmd.Dir, cmd.Stdin = cwd, strings.NewReader("Say hello")
+			out, _ := cmd.Output()
+			if !strings.Contains(string(out), `"type":"result"`) {
+				t.Fatalf("no result line in %s", out)
+			}
+			text := strings.NewReplacer(skills, "$SKILLS", cwd, "$CWD", home, "$HOME", s.URL, "$URL").Replace(string(out))
+			if err := os.WriteFile(filepath.Join("testdata", tt.file), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

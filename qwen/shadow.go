@@ -1,0 +1,55 @@
+package qwen
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/agents"
+	"github.com/agentadaptor/agentadaptor/internal/process"
+)
+
+// qwenCode returns Qwen Code's row of the agents table: the folders it
+// reads skills from, and how.
+func qwenCode() agents.Row {
+	r, _ := agents.Lookup("qwen-code")
+	return r
+}
+
+// otherSkillsDirs lists the folders whose skills Qwen Code loads besides
+// ours, as its row of the agents table says, in env: .qwen/skills and
+// .agents/skills of the workspace, $QWEN_HOME/skills (else
+// ~/.qwen/skills) and ~/.agents/skills; then listed, the folders of the
+// system defaults' skills.directories.
+func otherSkillsDirs(env []string, workspace string, listed []string) []string {
+	home := process.Getenv(env, "HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	qwenHome := process.Getenv(env, "QWEN_HOME")
+	e := agents.Env{Home: home}
+	dirs := qwenCode().Dirs(workspace, func(f agents.Folder) string {
+		if f.Base == agents.Home && f.Rel == ".qwen/skills" && qwenHome != "" {
+			return filepath.Join(qwenHome, "skills")
+		}
+		return e.Path(f)
+	})
+	for _, d := range listed {
+		if filepath.IsAbs(d) {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+// checkShadows fails when one of dirs holds a skill listed under the name
+// of one of rs with other content: Qwen Code would load that one instead
+// of ours, and say nothing. mountDir is the run's skills folder.
+func checkShadows(ctx context.Context, rs driver.ResolvedSkills, mountDir string, dirs []string) error {
+	ours := make([]agents.Skill, 0, len(rs.Entries))
+	for _, e := range rs.Entries {
+		ours = append(ours, agents.Skill{Dir: filepath.Join(mountDir, e.RuntimeName), Path: e.Path})
+	}
+	return qwenCode().CheckShadows(ctx, ours, dirs)
+}
