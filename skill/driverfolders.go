@@ -8,14 +8,17 @@ import (
 )
 
 // DriverFolder is a folder that a driver keeps under a [Cache]'s root for
-// its runs: a Claude Code skill mount (<root>/mounts/claude/<key>) or a
-// managed Codex home (<root>/homes/codex/<key>). Each run holds a lease on
-// its folder while it runs and records its use in it.
+// its runs: a skill mount (Claude Code's <root>/mounts/claude/<key>,
+// Qwen Code's <root>/mounts/qwen/<key>) or a managed home (Codex's
+// <root>/homes/codex/<key>, Gemini CLI's overlay <root>/homes/gemini/<key>).
+// Each run holds a lease on its folder while it runs and records its use
+// in it.
 type DriverFolder struct {
-	// Agent is the agent that reads the folder: "claude-code" or "codex".
+	// Agent is the agent that reads the folder: "claude-code", "codex",
+	// "gemini-cli" or "qwen-code".
 	Agent string
-	// Kind is "mount" (a Claude Code skill mount) or "home" (a managed
-	// Codex home).
+	// Kind is "mount" (a folder of skill links the agent is pointed at) or
+	// "home" (a managed home the agent runs in, which may hold sessions).
 	Kind string
 	// Dir is the folder.
 	Dir string
