@@ -73,7 +73,7 @@ func runDriver(agent, model string) (driver.Driver, error) {
 func newRunCmd(s *streams) *cobra.Command {
 	opts := &runOptions{io: s}
 	cmd := &cobra.Command{
-		Use:   "run --agent claude-code|codex|gemini-cli [--skill SOURCE]... [--] PROMPT",
+		Use:   "run --agent claude-code|codex|gemini-cli|qwen-code [--skill SOURCE]... [--] PROMPT",
 		Short: "Run an agent once with exactly the given skills",
 		Long: `Run runs a coding agent once, headless, with exactly the skills of each
 --skill SOURCE mounted for this run (SOURCE as for add: a skill folder, a
