@@ -209,10 +209,10 @@ func (d *claudeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 		return nil, err
 	}
 
-	p := &parser{emit: req.Events}
+	p := newParser(req.Events)
 	var check error
 	exit, runErr := l.Run(ctx, req, args, env, d.c.GracePeriod, func(b []byte) error {
-		if init := p.parse(b); init != nil {
+		if init := p.Parse(b); init != nil {
 			check = checkMounted(init.Skills, req.Skills)
 			return check
 		}
@@ -249,25 +249,15 @@ func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, run
 	if check != nil {
 		return nil, check
 	}
-	var initSession string
-	if p.init != nil {
-		initSession = p.init.SessionID
-	}
-	res, err := launch.Ended{Name: "claude", Path: prog, Exit: exit, Err: runErr}.Result(p.result, initSession)
-	var agentErr *driver.AgentError
-	if errors.As(err, &agentErr) && req.Resume != "" && p.init == nil {
-		// The session never started: Claude Code refused to resume it
-		// (an unknown id gives an error result and no init line).
-		return nil, fmt.Errorf("%w: session %s: %w", driver.ErrResumeRejected, req.Resume, err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if p.init == nil && len(req.Skills.Entries) > 0 {
-		// Without system/init nothing shows that the skills were loaded.
-		return nil, checkMounted(nil, req.Skills)
-	}
-	return res, nil
+	ended := launch.Ended{Name: "claude", Path: prog, Exit: exit, Err: runErr}
+	return p.Outcome(ended, req, func(err error) bool {
+		// Claude Code answers an unknown session id with an error result
+		// and no init line.
+		var agentErr *driver.AgentError
+		return errors.As(err, &agentErr)
+	}, func(reported []string) error {
+		return checkMounted(reported, req.Skills)
+	})
 }
 
 // checkMounted reports the mounted skills the agent does not list. Claude

@@ -19,9 +19,9 @@ import (
 // parseAll parses lines and returns the parser and the events it made.
 func parseAll(lines ...string) (*parser, []driver.Event) {
 	var rec streamtest.Recorder
-	p := &parser{emit: rec.Emit}
+	p := newParser(rec.Emit)
 	for _, l := range lines {
-		p.parse([]byte(l))
+		p.Parse([]byte(l))
 	}
 	return p, rec.Events()
 }
@@ -59,7 +59,7 @@ func TestParseEvents(t *testing.T) {
 	if r := evs[8].(*driver.ToolResultEvent); r.Content != "boom" || !r.IsError {
 		t.Errorf("error tool result = %+v", r)
 	}
-	res := p.result
+	res := p.Result
 	if res == nil || res.Text != "done" || res.SessionID != "s1" || res.IsError || res.NumTurns != 2 || res.DurationMS != 1500 ||
 		*res.CostUSD != 0.5 || *res.Usage != (driver.Usage{InputTokens: 12, OutputTokens: 5, CacheReadInputTokens: 3}) {
 		t.Errorf("result = %+v", res)
@@ -103,19 +103,19 @@ func TestParseOddFieldTypes(t *testing.T) {
 		`{"type":"assistant","message":{"content":[{"type":"text","text":5},{"type":"text","text":"kept"}]}}`,
 		`{"type":"result","subtype":"success","result":"answer","usage":{"input_tokens":"12"},"total_cost_usd":"x","num_turns":"2","session_id":"s"}`,
 	)
-	if p.init == nil || !cmp.Equal(p.init.Skills, []string{"review", "tone"}) || !cmp.Equal(p.init.Tools, []string{"Bash"}) {
-		t.Errorf("init = %+v", p.init)
+	if p.Init == nil || !cmp.Equal(p.Init.Skills, []string{"review", "tone"}) || !cmp.Equal(p.Init.Tools, []string{"Bash"}) {
+		t.Errorf("init = %+v", p.Init)
 	}
-	if p.result == nil || p.result.Text != "answer" || p.result.Usage != nil || p.result.CostUSD != nil {
-		t.Errorf("result = %+v, want the text without usage or cost", p.result)
+	if p.Result == nil || p.Result.Text != "answer" || p.Result.Usage != nil || p.Result.CostUSD != nil {
+		t.Errorf("result = %+v, want the text without usage or cost", p.Result)
 	}
 	want := []string{"init", "text", "error", "error", "result"}
 	if diff := cmp.Diff(want, streamtest.Kinds(evs)); diff != "" {
 		t.Errorf("kinds (-want +got):\n%s", diff)
 	}
 	p, _ = parseAll(`{"type":"result","result":3,"is_error":"yes"}`)
-	if p.result == nil || p.result.Text != "" || p.result.IsError {
-		t.Errorf("result of odd types = %+v", p.result)
+	if p.Result == nil || p.Result.Text != "" || p.Result.IsError {
+		t.Errorf("result of odd types = %+v", p.Result)
 	}
 }
 
@@ -145,8 +145,8 @@ func TestParseResultRules(t *testing.T) {
 		`{"type":"assistant","message":{"content":[{"type":"text","text":"late"}]}}`,
 		`{"type":"result","subtype":"success","result":"second","session_id":"s2"}`,
 	)
-	if p.result.Text != "first" || len(evs) != 3 {
-		t.Errorf("result = %q after %d events, want the first of 3", p.result.Text, len(evs))
+	if p.Result.Text != "first" || len(evs) != 3 {
+		t.Errorf("result = %q after %d events, want the first of 3", p.Result.Text, len(evs))
 	}
 	// Error results, by flag or by subtype; the text falls back to errors.
 	for _, l := range []string{
@@ -155,8 +155,8 @@ func TestParseResultRules(t *testing.T) {
 		`{"type":"result","subtype":"error_during_execution","errors":[{"message":"boom"}]}`,
 	} {
 		p, _ := parseAll(l)
-		if !p.result.IsError || p.result.Text == "" {
-			t.Errorf("parse(%s) = %+v, want an error result with text", l, p.result)
+		if !p.Result.IsError || p.Result.Text == "" {
+			t.Errorf("parse(%s) = %+v, want an error result with text", l, p.Result)
 		}
 	}
 }
@@ -177,12 +177,12 @@ func TestOutcome(t *testing.T) {
 	if !errors.As(err, &ae) || !errors.Is(err, driver.ErrAgentFailed) || ae.Subtype != "error_max_turns" || ae.Result.SessionID != "s1" || !strings.Contains(err.Error(), "too many") {
 		t.Errorf("error result = %v", err)
 	}
-	_, err = outcome("claude", &driver.Request{}, &parser{}, process.Exit{Code: 0, Stderr: "said this"}, nil, nil)
+	_, err = outcome("claude", &driver.Request{}, newParser(nil), process.Exit{Code: 0, Stderr: "said this"}, nil, nil)
 	var pe *driver.ProcessError
 	if !errors.Is(err, driver.ErrNoResult) || errors.Is(err, driver.ErrProcessFailed) || !strings.Contains(err.Error(), "said this") {
 		t.Errorf("no result, exit 0 = %v, want ErrNoResult (not ErrProcessFailed) with the stderr tail", err)
 	}
-	_, err = outcome("claude", &driver.Request{}, &parser{}, failed, nil, nil)
+	_, err = outcome("claude", &driver.Request{}, newParser(nil), failed, nil, nil)
 	if !errors.As(err, &pe) || pe.ExitCode != 1 || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("no result, exit 1 = %v, want a ProcessError with the stderr tail", err)
 	}
@@ -207,7 +207,7 @@ func TestOutcome(t *testing.T) {
 	}
 	// A resume whose process dies before it says anything is a process
 	// failure, not a refusal: a thread must not drop its session for it.
-	_, err = outcome("claude", &driver.Request{Resume: "0f"}, &parser{}, process.Exit{Code: -1, Signal: "killed", Stderr: "out of memory"}, nil, nil)
+	_, err = outcome("claude", &driver.Request{Resume: "0f"}, newParser(nil), process.Exit{Code: -1, Signal: "killed", Stderr: "out of memory"}, nil, nil)
 	if errors.Is(err, driver.ErrResumeRejected) || !errors.As(err, &pe) || pe.Signal != "killed" {
 		t.Errorf("resume that crashed = %v, want a *driver.ProcessError", err)
 	}
@@ -254,9 +254,9 @@ func TestRecordedStreams(t *testing.T) {
 	}
 	streamtest.ForEachStream(t, tests, func(t *testing.T, w want, data []byte) {
 		var rec streamtest.Recorder
-		p := &parser{emit: rec.Emit}
+		p := newParser(rec.Emit)
 		for _, l := range bytes.Split(data, []byte("\n")) {
-			p.parse(l)
+			p.Parse(l)
 		}
 		got := streamtest.CheckStreamEvents(t, rec.Events(), w.kinds, func(*driver.ErrorEvent) bool { return true })
 		for _, k := range w.noneOf {
@@ -264,19 +264,19 @@ func TestRecordedStreams(t *testing.T) {
 				t.Errorf("a %s event among %q", k, got)
 			}
 		}
-		if (p.init != nil) != w.init {
-			t.Errorf("init found = %v, want %v", p.init != nil, w.init)
+		if (p.Init != nil) != w.init {
+			t.Errorf("init found = %v, want %v", p.Init != nil, w.init)
 		}
-		if p.init != nil && (p.init.SessionID == "" || len(p.init.Skills) == 0) {
-			t.Errorf("init = %+v, want a session and skills", p.init)
+		if p.Init != nil && (p.Init.SessionID == "" || len(p.Init.Skills) == 0) {
+			t.Errorf("init = %+v, want a session and skills", p.Init)
 		}
 		switch {
-		case w.result == "" && p.result != nil:
-			t.Errorf("result = %+v, want none", p.result)
-		case w.result != "" && p.result == nil:
+		case w.result == "" && p.Result != nil:
+			t.Errorf("result = %+v, want none", p.Result)
+		case w.result != "" && p.Result == nil:
 			t.Fatalf("no result, want %q", w.result)
 		case w.result != "":
-			r := p.result
+			r := p.Result
 			if !strings.Contains(r.Text, w.result) || r.IsError != w.isError || r.Subtype != w.subtype || r.SessionID == "" {
 				t.Errorf("result = %+v, want text %q, error %v, subtype %q, a session", r, w.result, w.isError, w.subtype)
 			}
@@ -297,9 +297,9 @@ func FuzzParse(f *testing.F) {
 		`{"type":"assistant","message":{"content":[{"type":"tool_use","input":null}]}}`,
 	)
 	f.Fuzz(func(t *testing.T, line []byte) {
-		p := &parser{emit: streamtest.NoNilEvents(t)}
-		p.parse(line)
-		p.parse(line)
+		p := newParser(streamtest.NoNilEvents(t))
+		p.Parse(line)
+		p.Parse(line)
 		outcome("claude", &driver.Request{Resume: "x"}, p, process.Exit{Code: 1}, nil, nil)
 	})
 }

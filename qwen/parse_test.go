@@ -18,9 +18,9 @@ import (
 // parseAll parses lines and returns the parser and the events it made.
 func parseAll(lines ...string) (*parser, []driver.Event) {
 	var rec streamtest.Recorder
-	p := &parser{emit: rec.Emit}
+	p := newParser(rec.Emit)
 	for _, l := range lines {
-		p.parse([]byte(l))
+		p.Parse([]byte(l))
 	}
 	return p, rec.Events()
 }
@@ -50,7 +50,7 @@ func TestParseEvents(t *testing.T) {
 	if r := evs[5].(*driver.ToolResultEvent); r.ToolCallID != "t1" || r.Content != "Greets." || r.IsError {
 		t.Errorf("tool result = %+v", r)
 	}
-	res := p.result
+	res := p.Result
 	if res == nil || res.Text != "done" || res.SessionID != "s1" || res.IsError || res.NumTurns != 2 || res.DurationMS != 1500 ||
 		*res.Usage != (driver.Usage{InputTokens: 12, OutputTokens: 5, CacheReadInputTokens: 3}) {
 		t.Errorf("result = %+v", res)
@@ -172,9 +172,9 @@ func FuzzParse(f *testing.F) {
 		`{"type":"assistant","message":{"content":[{"type":"tool_use","input":null}]}}`,
 	)
 	f.Fuzz(func(t *testing.T, line []byte) {
-		p := &parser{emit: streamtest.NoNilEvents(t)}
-		p.parse(line)
-		p.parse(line)
+		p := newParser(streamtest.NoNilEvents(t))
+		p.Parse(line)
+		p.Parse(line)
 		outcome("qwen", &driver.Request{Resume: "x"}, p, process.Exit{Code: 1}, nil, nil)
 	})
 }
@@ -195,13 +195,13 @@ func TestParseRecorded(t *testing.T) {
 		"api-error.jsonl":  {[]string{"init", "text", "result"}, "[API Error: 400 unknown model]", true},
 	}, func(t *testing.T, w want, stream []byte) {
 		var rec streamtest.Recorder
-		p := &parser{emit: rec.Emit}
+		p := newParser(rec.Emit)
 		for _, l := range strings.Split(string(stream), "\n") {
-			p.parse([]byte(l))
+			p.Parse([]byte(l))
 		}
 		streamtest.CheckStreamEvents(t, rec.Events(), w.kinds, func(*driver.ErrorEvent) bool { return true })
-		if p.init == nil || !slices.Contains(p.init.Skills, "greet") {
-			t.Errorf("init = %+v, want greet among its skills", p.init)
+		if p.Init == nil || !slices.Contains(p.Init.Skills, "greet") {
+			t.Errorf("init = %+v, want greet among its skills", p.Init)
 		}
 		exit := process.Exit{}
 		if w.err {
@@ -212,7 +212,7 @@ func TestParseRecorded(t *testing.T) {
 		switch {
 		case w.err && (!errors.As(err, &ae) || ae.Message != w.text):
 			t.Errorf("outcome = %v, want an AgentError saying %q", err, w.text)
-		case !w.err && (err != nil || res.Text != w.text || res.SessionID != p.init.SessionID || res.Usage == nil):
+		case !w.err && (err != nil || res.Text != w.text || res.SessionID != p.Init.SessionID || res.Usage == nil):
 			t.Errorf("outcome = %+v, %v; want %q in the init's session, with usage", res, err, w.text)
 		}
 	})

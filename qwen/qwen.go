@@ -237,10 +237,10 @@ func (d *qwenDriver) Run(ctx context.Context, req *driver.Request) (*driver.Resu
 		env = process.MergeEnv(env, []string{"QWEN_CODE_SYSTEM_DEFAULTS_PATH=" + defaults})
 	}
 
-	p := &parser{emit: req.Events}
+	p := newParser(req.Events)
 	var check error
 	exit, runErr := l.Run(ctx, req, args, env, d.c.GracePeriod, func(b []byte) error {
-		if init := p.parse(b); init != nil {
+		if init := p.Parse(b); init != nil {
 			check = checkMounted(init.Skills, req.Skills)
 			return check
 		}
@@ -279,23 +279,14 @@ func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, run
 	if check != nil {
 		return nil, check
 	}
-	var initSession string
-	if p.init != nil {
-		initSession = p.init.SessionID
-	}
-	res, err := launch.Ended{Name: "qwen", Path: prog, Exit: exit, Err: runErr}.Result(p.result, initSession)
-	if err != nil && runErr == nil && req.Resume != "" && p.init == nil {
-		// The session never started: Qwen Code refused to resume it ("No
-		// saved session found ...", exit 1, no init line).
-		return nil, fmt.Errorf("%w: session %s: %w", driver.ErrResumeRejected, req.Resume, err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if p.init == nil && len(req.Skills.Entries) > 0 {
-		return nil, checkMounted(nil, req.Skills)
-	}
-	return res, nil
+	ended := launch.Ended{Name: "qwen", Path: prog, Exit: exit, Err: runErr}
+	return p.Outcome(ended, req, func(error) bool {
+		// Qwen Code refuses an unknown session with "No saved session
+		// found ...", exit 1, and no init line.
+		return runErr == nil
+	}, func(reported []string) error {
+		return checkMounted(reported, req.Skills)
+	})
 }
 
 // checkMounted reports the mounted skills the agent does not list, by the
