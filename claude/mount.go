@@ -25,12 +25,6 @@ func mountKey(rs driver.ResolvedSkills) string {
 // until it calls release, so that a collection of the cache keeps it.
 func mount(ctx context.Context, root string, rs driver.ResolvedSkills) (dir string, release func(), err error) {
 	return agentdir.Use(ctx, root, agentdir.ClaudeMount, mountKey(rs), func(l *agentdir.Lease) (string, error) {
-		return agentdir.Mount(l, skillsDir, rs, folderDigest(ctx))
+		return agentdir.Mount(ctx, l, skillsDir, rs, skill.ContentDigest)
 	})
-}
-
-// folderDigest returns the content digest of a folder under ctx, for the
-// check of a mount's copies.
-func folderDigest(ctx context.Context) func(dir string) (string, error) {
-	return func(dir string) (string, error) { return skill.ContentDigest(ctx, dir) }
 }

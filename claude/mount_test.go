@@ -43,7 +43,7 @@ func mountNow(root string, rs driver.ResolvedSkills) (string, error) {
 
 // mountIntact reports whether the mount at dir holds exactly rs.
 func mountIntact(ctx context.Context, dir string, rs driver.ResolvedSkills) (bool, error) {
-	return agentdir.MountIntact(dir, skillsDir, rs, folderDigest(ctx))
+	return agentdir.MountIntact(ctx, dir, skillsDir, rs, skill.ContentDigest)
 }
 
 func mounted(t *testing.T, dir string) []string {

@@ -29,7 +29,7 @@ const maxDefaults = 1 << 20
 // the run's lease on it (rules 1 and 2 of "Mounting skills").
 func mount(ctx context.Context, root string, rs driver.ResolvedSkills) (dir string, release func(), err error) {
 	m, release, err := agentdir.Use(ctx, root, agentdir.QwenMount, agentdir.Key(agentdir.QwenMount, rs), func(l *agentdir.Lease) (string, error) {
-		return agentdir.Mount(l, skillsDir, rs, func(dir string) (string, error) { return skill.ContentDigest(ctx, dir) })
+		return agentdir.Mount(ctx, l, skillsDir, rs, skill.ContentDigest)
 	})
 	if err != nil {
 		return "", nil, err

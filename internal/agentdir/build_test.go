@@ -1,6 +1,7 @@
 package agentdir
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -115,12 +116,12 @@ func TestPublishRace(t *testing.T) {
 func TestMountShape(t *testing.T) {
 	src := t.TempDir()
 	a := cachetest.WriteSkill(t, src, "a", "A")
-	digest := func(string) (string, error) { return "d", nil }
+	digest := func(context.Context, string) (string, error) { return "d", nil }
 	rs := driver.ResolvedSkills{Entries: []driver.ResolvedSkill{{Key: "a", RuntimeName: "a", Path: a, Digest: "d"}}}
 	for _, sub := range []string{"skills", ".claude/skills"} {
 		t.Run(sub, func(t *testing.T) {
 			l := acquire(t, t.TempDir(), ClaudeMount, key)
-			dir, err := Mount(l, sub, rs, digest)
+			dir, err := Mount(t.Context(), l, sub, rs, digest)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,16 +132,16 @@ func TestMountShape(t *testing.T) {
 			if fi, err := os.Stat(skills); err != nil || fi.Mode().Perm() != 0o555 {
 				t.Errorf("skills folder %v, %v; want mode 0555", fi, err)
 			}
-			if ok, err := MountIntact(dir, sub, rs, digest); !ok {
+			if ok, err := MountIntact(t.Context(), dir, sub, rs, digest); !ok {
 				t.Errorf("MountIntact = false, %v; want true", err)
 			}
 			// Anything else in the mount makes it broken.
 			os.Chmod(skills, 0o755)
 			os.WriteFile(filepath.Join(dir, "extra"), nil, 0o644)
-			if ok, _ := MountIntact(dir, sub, rs, digest); ok {
+			if ok, _ := MountIntact(t.Context(), dir, sub, rs, digest); ok {
 				t.Error("MountIntact of a mount with an extra file = true")
 			}
-			if dir, err = Mount(l, sub, rs, digest); err != nil {
+			if dir, err = Mount(t.Context(), l, sub, rs, digest); err != nil {
 				t.Fatal(err)
 			}
 			if names, _ := ReadNames(dir); !slices.Equal(names, []string{strings.Split(sub, "/")[0]}) {
@@ -263,11 +264,11 @@ func TestUse(t *testing.T) {
 func TestMountIntact(t *testing.T) {
 	src := t.TempDir()
 	a, b := cachetest.WriteSkill(t, src, "a", "A"), cachetest.WriteSkill(t, src, "b", "B")
-	digest := func(dir string) (string, error) {
+	digest := func(_ context.Context, dir string) (string, error) {
 		data, err := os.ReadFile(filepath.Join(dir, "SKILL.md"))
 		return string(data), err
 	}
-	want, _ := digest(a)
+	want, _ := digest(t.Context(), a)
 	rs := driver.ResolvedSkills{Entries: []driver.ResolvedSkill{{Key: "a", RuntimeName: "a", Path: a, Digest: want}}}
 	tests := []struct {
 		name  string
@@ -294,14 +295,14 @@ func TestMountIntact(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			l := acquire(t, t.TempDir(), ClaudeMount, key)
-			dir, err := Mount(l, ".claude/skills", rs, digest)
+			dir, err := Mount(t.Context(), l, ".claude/skills", rs, digest)
 			if err != nil {
 				t.Fatal(err)
 			}
 			skills := filepath.Join(dir, ".claude", "skills")
 			os.Chmod(skills, 0o755)
 			tt.spoil(skills)
-			if ok, err := MountIntact(dir, ".claude/skills", rs, digest); ok != tt.whole {
+			if ok, err := MountIntact(t.Context(), dir, ".claude/skills", rs, digest); ok != tt.whole {
 				t.Errorf("MountIntact = %v, %v; want %v", ok, err, tt.whole)
 			}
 		})

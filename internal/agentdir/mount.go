@@ -1,6 +1,7 @@
 package agentdir
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,9 @@ import (
 	"github.com/agentadaptor/agentadaptor/driver"
 )
 
+// Digest returns the content digest of the folder dir.
+type Digest func(ctx context.Context, dir string) (string, error)
+
 // Mount makes, under the lease, the skill mount of rs (rule 10) and
 // returns it: a folder built once and never changed ([Publish]) that
 // holds only the slash-separated path sub, whose last folder holds one
@@ -17,10 +21,11 @@ import (
 // folder, or a copy of it where links cannot be made. The skills folder
 // is read-only. sub is where the agent finds skills under a folder it is
 // given: ".claude/skills" for Claude Code's --add-dir. digest returns the
-// content digest of a folder, to check a copy.
-func Mount(l *Lease, sub string, rs driver.ResolvedSkills, digest func(dir string) (string, error)) (string, error) {
+// content digest of a folder (skill.ContentDigest), to check a copy; it
+// is called with ctx.
+func Mount(ctx context.Context, l *Lease, sub string, rs driver.ResolvedSkills, digest Digest) (string, error) {
 	intact := func(dir string) bool {
-		ok, _ := MountIntact(dir, sub, rs, digest)
+		ok, _ := MountIntact(ctx, dir, sub, rs, digest)
 		return ok
 	}
 	return Publish(l, intact, func(staging string) error {
@@ -43,7 +48,7 @@ func Mount(l *Lease, sub string, rs driver.ResolvedSkills, digest func(dir strin
 // next, the last one entry per skill, which is a link to its folder or a
 // copy whose content digest is the skill's. None of the folders may be a
 // link.
-func MountIntact(dir, sub string, rs driver.ResolvedSkills, digest func(dir string) (string, error)) (bool, error) {
+func MountIntact(ctx context.Context, dir, sub string, rs driver.ResolvedSkills, digest Digest) (bool, error) {
 	p := dir
 	for _, elem := range append(strings.Split(sub, "/"), "") {
 		fi, err := os.Lstat(p)
@@ -84,7 +89,7 @@ func MountIntact(dir, sub string, rs driver.ResolvedSkills, digest func(dir stri
 		if err != nil || !fi.IsDir() || e.Digest == "" {
 			return false, err
 		}
-		if d, err := digest(entry); err != nil || d != e.Digest {
+		if d, err := digest(ctx, entry); err != nil || d != e.Digest {
 			return false, err
 		}
 	}
