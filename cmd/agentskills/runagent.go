@@ -323,4 +323,3 @@ func sessionsDir(env install.Env) string {
 	}
 	return filepath.Join(env.Home, ".local", "state", "agentskills", "sessions")
 }
-

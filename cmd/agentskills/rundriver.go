@@ -28,4 +28,3 @@ func runDriver(agent, model string) (driver.Driver, error) {
 	}
 	return nil, usageErrorf("cannot run agent %q: run drives %s", agent, runAgents)
 }
-
