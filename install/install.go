@@ -37,8 +37,9 @@
 //     lock file itself is replaced whole: written beside, flushed to the
 //     disk, renamed over, and its folder flushed (on Windows the folder
 //     is not), so after a power loss it records the old state or the new.
-//  3. Sources: a folder; an archive file (zip, tar, tar.gz, recognised
-//     by content); an http(s) URL of such an archive, with an optional
+//  3. Sources: a folder; a SKILL.md file, which stands for its folder's
+//     skill alone (not the skills below it); an archive file (zip, tar,
+//     tar.gz, recognised by content); an http(s) URL of such an archive, with an optional
 //     expected SHA-256 as URL#sha256=HEX that must match ([ErrDrift] if
 //     not). The skills of a source are found as rule 12 says. Every
 //     source is held to the archive rules of package skill and the
@@ -198,7 +199,16 @@
 //     artifact, oci://HOST/REPO:TAG or oci://HOST/REPO@sha256:DIGEST
 //     (package source/oci). OWNER/REPO is read as a GitHub source only
 //     when no file or folder of that name exists and it does not start
-//     with ".", "/" or "~". Add resolves the reference to a pin (a commit,
+//     with ".", "/" or "~"; and, as typed (not as a lock file records
+//     it), only when no file or folder OWNER exists here either: then
+//     it is taken for a mistyped path (skills/good-onee beside
+//     skills/good-one) and refused with [ErrInvalidSource], naming the
+//     nearest name and both ways to say what was meant: ./OWNER/REPO
+//     for a folder, github:OWNER/REPO[/PATH][@REF] ([GitHubPrefix],
+//     always GitHub) for the repository. When a GitHub lookup of a bare
+//     OWNER/REPO fails, the error says it was read as one. A typed path
+//     that does not exist is [ErrInvalidSource] saying so, with the
+//     nearest name when one is close. Add resolves the reference to a pin (a commit,
 //     a manifest digest) once and reads the content at that pin; the lock
 //     file records per skill the source as typed (without secrets, and
 //     with an ssh user: rule 10), the pin ("pin") and the

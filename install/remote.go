@@ -24,10 +24,12 @@ import (
 
 // parseRemote tells whether text is a published source, and reads it
 // (rule 13): oci://..., git+..., a GitHub address
-// (https://github.com/...), or OWNER/REPO[/PATH][@REF] when it does not
-// start like a path (".", "/", "~") and, as typed (not recorded in a lock
-// file with a pin), no file or folder of that name exists. Every kind is
-// then used through source.Remote alone.
+// (https://github.com/... or github:OWNER/REPO...), or
+// OWNER/REPO[/PATH][@REF] when it does not start like a path (".", "/",
+// "~") and, as typed (not recorded in a lock file with a pin), no file
+// or folder of that name exists; as typed, one whose OWNER exists here as
+// a file or folder is refused as a mistyped path (typoError). Every kind
+// is then used through source.Remote alone.
 func (in *Installer) parseRemote(text string) (source.Remote, error) {
 	return in.parseSource(text, true)
 }
@@ -49,6 +51,12 @@ func (in *Installer) parseSource(text string, typed bool) (source.Remote, error)
 		// git stops a fetch that stalls for the download timeout (rule
 		// 10) or grows past the cache's archive size.
 		return git.NewRemote(src, git.WithStallTimeout(in.timeout), git.WithCache(in.cache)), nil
+	case strings.HasPrefix(text, GitHubPrefix):
+		src, err := github.Parse(strings.TrimPrefix(text, GitHubPrefix))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+		}
+		return github.NewRemote(src, github.WithHTTPClient(watchedClient(in.http))), nil
 	case strings.HasPrefix(text, "https://github.com/"), strings.HasPrefix(text, "http://github.com/"):
 		src, err := github.Parse(text)
 		if err != nil {
@@ -64,6 +72,10 @@ func (in *Installer) parseSource(text string, typed bool) (source.Remote, error)
 	src, err := github.Parse(text)
 	if err != nil {
 		return nil, nil // not a GitHub source either: a local path that does not exist
+	}
+	owner, _, _ := strings.Cut(text, "/")
+	if _, err := os.Lstat(owner); typed && err == nil {
+		return nil, typoError(text)
 	}
 	return github.NewRemote(src, github.WithHTTPClient(watchedClient(in.http))), nil
 }

@@ -277,12 +277,6 @@ func TestGitHubSourceForms(t *testing.T) {
 			t.Errorf("Contents(%s) = %v, want %s", source, names, want)
 		}
 	}
-	// A local folder of the same name wins over a GitHub source.
-	t.Chdir(f.sources)
-	f.writeSkill(t, "o/skills", "local", "")
-	if got, err := in.Contents(t.Context(), "o/skills"); err != nil || len(got) != 1 || got[0].Name != "local" {
-		t.Errorf("Contents(o/skills) with such a folder here = %v, %v, want the folder", got, err)
-	}
 	_, err := in.Add(t.Context(), Request{Sources: []string{"o/nothing"}, Agents: agentsOf(t, "codex")})
 	if !errors.Is(err, ErrInvalidSource) || strings.Contains(err.Error(), g.token) {
 		t.Errorf("Add(o/nothing) = %v, want ErrInvalidSource without the token", err)
@@ -291,6 +285,12 @@ func TestGitHubSourceForms(t *testing.T) {
 	_, err = in.Add(t.Context(), Request{Sources: []string{"o/skills/plugins/p@main"}, Agents: agentsOf(t, "codex")})
 	if err == nil || strings.Contains(err.Error(), "ghp_secrettoken123") {
 		t.Errorf("Add with a refused token = %v, want an error without the token", err)
+	}
+	// A local folder of the same name wins over a GitHub source.
+	t.Chdir(f.sources)
+	f.writeSkill(t, "o/skills", "local", "")
+	if got, err := in.Contents(t.Context(), "o/skills"); err != nil || len(got) != 1 || got[0].Name != "local" {
+		t.Errorf("Contents(o/skills) with such a folder here = %v, %v, want the folder", got, err)
 	}
 }
 

@@ -220,13 +220,14 @@ func description(dir string) string {
 	return s.Description
 }
 
-// isFolderSource reports whether source is a local folder.
+// isFolderSource reports whether source is a local folder, or the
+// SKILL.md file of one.
 func (in *Installer) isFolderSource(source string) bool {
 	if rs, err := in.parseRemote(source); isURL(source) || rs != nil || err != nil {
 		return false
 	}
 	fi, err := os.Stat(source)
-	return err == nil && fi.IsDir()
+	return err == nil && (fi.IsDir() || fi.Mode().IsRegular() && strings.EqualFold(filepath.Base(source), "SKILL.md"))
 }
 
 // pick selects the skills named in only (all when only is empty) and
@@ -448,6 +449,9 @@ func (in *Installer) resolveSource(ctx context.Context, source string, recorded 
 	switch {
 	case rs != nil:
 		r.pin, r.skills, r.cleanup, err = in.fromRemote(ctx, rs, r.source, "", nil)
+		if err != nil && !recorded && bareGitHub(source) {
+			err = fmt.Errorf("%w (%s is read as a GitHub repository, as no file or folder of that name exists here)", err, source)
+		}
 	case isURL(source):
 		file, remove, derr := in.download(ctx, source)
 		if derr != nil {
@@ -463,17 +467,25 @@ func (in *Installer) resolveSource(ctx context.Context, source string, recorded 
 			}
 		}
 		fi, serr := os.Stat(p)
-		if serr != nil {
-			kind := ErrInvalidSource
-			if recorded || !errors.Is(serr, fs.ErrNotExist) {
-				kind = ErrSourceUnavailable
-			}
-			return nil, fmt.Errorf("%w: %w", kind, serr)
+		switch {
+		case serr == nil:
+		case !recorded && errors.Is(serr, fs.ErrNotExist):
+			return nil, fmt.Errorf("%w: %s", ErrInvalidSource, notHere(source))
+		default:
+			return nil, fmt.Errorf("%w: %w", ErrSourceUnavailable, serr)
+		}
+		skillFile := fi.Mode().IsRegular() && strings.EqualFold(filepath.Base(p), "SKILL.md")
+		if skillFile {
+			p = filepath.Dir(p) // that skill's folder, and only its skill
 		}
 		rec := in.recordSource(p)
-		if fi.IsDir() {
+		switch {
+		case skillFile:
 			r.skills, err = in.fromFolder(ctx, p, rec)
-		} else {
+			r.skills = slices.DeleteFunc(r.skills, func(c candidate) bool { return c.subpath != "" })
+		case fi.IsDir():
+			r.skills, err = in.fromFolder(ctx, p, rec)
+		default:
 			r.skills, r.cleanup, err = in.fromArchive(ctx, p, rec, "", nil)
 		}
 	}

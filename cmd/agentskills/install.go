@@ -306,8 +306,11 @@ the commit or manifest digest its reference named, sync installs that pin,
 never the moving branch or tag, and needs no network while the skill cache
 holds the content; add again moves the pin and prints the old and new one.
 Content other than the lock file records for the same pin is refused.
-A folder of the name given wins over a GitHub repository. It
-finds the skills where repositories keep them: a SKILL.md at the root, in
+A file or folder of the name given wins over a GitHub repository, and
+OWNER/REPO whose OWNER is a file or folder here (skills/good-onee beside
+skills/good-one) is refused as a mistyped path (exit 2), never looked up;
+github:OWNER/REPO[/PATH][@REF] always means GitHub, ./PATH always a path.
+A SKILL.md file stands for its skill's folder. It finds the skills where repositories keep them: a SKILL.md at the root, in
 any folder up to five levels down (not in .git, node_modules and the like),
 in skills/.curated, skills/.system, .claude/skills and the other agents'
 folders, where a Claude plugin manifest (.claude-plugin/marketplace.json,
