@@ -84,8 +84,9 @@
 //     content digest, sorted, without timestamps; a local source in a
 //     project is recorded relative to the project (also ../ paths), so a
 //     committed lock file works in another checkout. Sync restores the
-//     folders from it, reading each source once under one lock; frozen,
-//     it checks every skill first and fails without changing anything,
+//     folders from it, reading each source once under one lock; frozen
+//     (as npm ci), it restores them too but records nothing new: it
+//     checks every skill first and fails without changing anything,
 //     listing every source whose content no longer matches. Verify
 //     re-hashes what is installed, and fails with [ErrNothingRecorded]
 //     when the lock file records nothing.

@@ -38,9 +38,12 @@ type Request struct {
 
 // SyncRequest says how to sync.
 type SyncRequest struct {
-	// Frozen checks every recorded skill first and fails with ErrDrift,
-	// changing nothing, if any source's content differs from the lock
-	// file. Default: a changed folder or unpinned URL updates the skill;
+	// Frozen installs exactly what the lock file records, as npm ci
+	// does: it restores what is missing or broken, as an unfrozen sync
+	// does, but checks every recorded skill first and fails with
+	// ErrDrift, changing nothing, if any source's content differs from
+	// the lock file, so the lock file's digests never change. Default: a
+	// changed folder or unpinned URL updates the skill;
 	// a pinned source with other content for its pin fails the sync
 	// either way (rule 13).
 	Frozen bool

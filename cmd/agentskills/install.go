@@ -321,7 +321,10 @@ A skill that cannot be installed (its SKILL.md has no usable name or
 description, it holds a link out of the source, or another skill found has
 its name and other content) is skipped, naming its folder and the reason on
 stderr, and the others are installed; with --strict any such skill fails
-the command and nothing changes. In a folder, a link to a file inside the
+the command and nothing changes. Skills are read as agents load them: one
+that 'agentskills validate' rejects but agents load (an unknown key, no
+name, an unquoted "key: text: more") is installed with a warning on stderr
+naming each problem. In a folder, a link to a file inside the
 source (a SKILL.md shared between skills) is installed as that file; a
 mirror of a skill for another agent (its SKILL.md a link to the skill's, or
 a copy) is the same skill, installed once.
@@ -389,6 +392,9 @@ func runAdd(ctx context.Context, opts *addOptions, sources []string) error {
 	if errors.As(err, &missing) && !opts.scope.json {
 		fmt.Fprintln(opts.io.err, "The sources hold these skills:")
 		printSourceSkills(opts.io.err, missing.Available)
+	}
+	if !opts.scope.quiet {
+		warnRejected(opts.io, changes)
 	}
 	return printChanges(opts.io, changes, &opts.scope, err)
 }
@@ -609,8 +615,12 @@ its recorded source, for its recorded agents, under one lock for the whole
 run, and reports every repair. It checks everything first and changes
 nothing when something is wrong: a skill edited since it was installed is
 kept (exit 1, naming the changed files) unless --force, which first moves it
-to .agents/backups. With --frozen it also fails (exit 1), changing nothing,
-listing every source that no longer has the recorded content. A pinned
+to .agents/backups. With --frozen, as npm ci does, it installs exactly what
+the lock file records and never records anything new: it still restores
+what is missing or broken, but when any source no longer has the recorded
+content it fails (exit 1), changing nothing, listing every one (without
+--frozen a changed folder or unpinned URL updates its skill and the lock
+file). verify checks without changing anything. A pinned
 source (a commit, a manifest digest, a URL#sha256=) that gives content other
 than the lock file records for its pin always fails (exit 1), naming both
 digests: content at a pin never changes. To accept it, remove the skill and
@@ -623,7 +633,7 @@ add it again.`,
 		}),
 	}
 	opts.scope.registerGlobal(cmd)
-	cmd.Flags().BoolVar(&opts.frozen, "frozen", false, "fail, changing nothing, if a source no longer matches its recorded digest")
+	cmd.Flags().BoolVar(&opts.frozen, "frozen", false, "install exactly what the lock file records (restoring what is missing), and fail, changing nothing, if a source no longer matches its recorded digest")
 	cmd.Flags().BoolVar(&opts.force, "force", false, "replace installed skills that were changed since, moving each to a backup under .agents/backups first")
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", install.DefaultDownloadTimeout, "give up a download that receives nothing for this long")
 	opts.scope.registerOutput(cmd)

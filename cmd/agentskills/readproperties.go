@@ -24,7 +24,8 @@ set, then metadata when it is not empty.
 
 It needs only a name and a description; use validate for the other rules.
 When the skill cannot be read it prints "Error: problem" on stderr and
-exits with status 1.`,
+exits with status 1. A PATH that does not exist is bad usage: one line on
+stderr, status 2, as the reference's CLI does.`,
 		Example: `  agentskills read-properties ./skills/review
   agentskills read-properties ./skills/review/SKILL.md | jq -r .description`,
 		Args: pathArgs(1, 1),

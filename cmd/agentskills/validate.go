@@ -7,7 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
@@ -37,9 +40,13 @@ prints "Validation failed for PATH:" and one "  - problem" line per problem
 on stderr, and exits with status 1. With --json it prints the verdicts as a
 JSON array on stdout instead.
 
-With --lenient a skill is read the way agents load one: unknown keys are
-accepted, a name that differs from the folder or is too long is a warning,
-and an unquoted "key: text: more" is read as text.`,
+With --lenient a skill is read the way agents load one, and what agents
+accept is a warning ("  - warning: problem" on stderr) instead of an error:
+unknown keys (which agents ignore), a name that differs from the folder or
+is too long, a missing name (the folder's is used), and an unquoted
+"key: text: more" (read as text).
+
+A PATH that does not exist is bad usage: one line on stderr, status 2.`,
 		Example: `  agentskills validate ./skills/review
   agentskills validate ./skills/review/SKILL.md
   agentskills validate --json ./skills/*`,
@@ -134,6 +141,11 @@ func check(dir string, mode skillmd.Mode) (verdict, error) {
 		return verdict{}, err
 	default:
 		problems = s.Problems
+		if mode == skillmd.Lenient && len(s.Extra) > 0 {
+			// Lenient rule 5 keeps unknown keys without a problem; agents
+			// ignore them, and a user is told.
+			problems = append([]skillmd.Problem{unknownKeys(s.Extra)}, problems...)
+		}
 	}
 	v := verdict{Path: dir, Valid: true, Problems: make([]problemJSON, 0, len(problems))}
 	for _, p := range problems {
@@ -164,4 +176,11 @@ func printVerdict(out, errs io.Writer, v verdict) {
 			fmt.Fprintf(errs, "  - %s\n", p.Message)
 		}
 	}
+}
+
+// unknownKeys is the warning for the keys of a leniently read skill that
+// are not among the allowed ones, sorted.
+func unknownKeys(extra map[string]any) skillmd.Problem {
+	keys := slices.Sorted(maps.Keys(extra))
+	return skillmd.Problem{Warning: true, Message: fmt.Sprintf("Unexpected fields in frontmatter: %s; agents ignore them, and validate without --lenient refuses them", strings.Join(keys, ", "))}
 }
