@@ -81,7 +81,7 @@ func toDriverFolders(in []agentdir.Folder) []DriverFolder {
 	out := make([]DriverFolder, len(in))
 	for i, f := range in {
 		kind := "mount"
-		if f.Kind == agentdir.CodexHome || f.Kind == agentdir.GeminiHome {
+		if f.Kind.Home() {
 			kind = "home"
 		}
 		out[i] = DriverFolder{

@@ -50,6 +50,17 @@ func (k Kind) Dir() string {
 	return ""
 }
 
+// Home reports whether folders of the kind are managed homes, which the
+// agent runs in and writes to (sessions, logins) and whose loss loses
+// the sessions they hold, rather than skill mounts, which it only reads.
+func (k Kind) Home() bool {
+	switch k {
+	case CodexHome, GeminiHome:
+		return true
+	}
+	return false
+}
+
 // Agent returns the name of the agent that reads folders of the kind, as
 // the agents table spells it.
 func (k Kind) Agent() string {

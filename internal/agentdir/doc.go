@@ -9,11 +9,15 @@
 //
 //	<root>/mounts/claude/<key>/       a Claude Code skill mount ([ClaudeMount])
 //	<root>/homes/codex/<key>/         a managed Codex home ([CodexHome])
+//	<root>/homes/gemini/<key>/        a Gemini CLI overlay home ([GeminiHome])
+//	<root>/mounts/qwen/<key>/         a Qwen Code skill mount ([QwenMount])
 //	<root>/<kind>/<key>.lease         the key's lease and last-use record
 //	<root>/<kind>/<key>.<other>       a driver's staging for the key, or a
 //	                                  folder moved aside to be removed
 //
-// A key is 1 to 64 lowercase hexadecimal digits. Names under a kind's
+// The kinds under homes/ are homes ([Kind.Home]): the agent writes to
+// them and keeps its sessions there. A key is 1 to 64 lowercase
+// hexadecimal digits. Names under a kind's
 // folder that do not start with a key are left alone.
 //
 // # Rules
