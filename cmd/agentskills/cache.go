@@ -3,7 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -20,18 +23,21 @@ func newCacheCmd(s *streams) *cobra.Command {
 named after its content digest. Its root is $AGENT_ADAPTOR_SKILL_CACHE_ROOT,
 else the user's cache folder.
 
-Beside the skills, run keeps what each agent needs to see a run's skills:
-a skill mount per skill set for Claude Code (mounts/claude) and a Codex
-home per skill set (homes/codex), which also holds that set's Codex
-sessions. list shows them with their sizes; gc removes those no run has
-used for the given age, never one a running agent uses, and keeps every
-skill a remaining mount or home links to.`,
+Beside the skills, run keeps what each agent needs to see a run's skills,
+one per skill set: skill mounts for Claude Code (mounts/claude) and Qwen
+Code (mounts/qwen), and agent homes for Codex (homes/codex) and Gemini CLI
+(homes/gemini), which also hold the sessions started with that set. list
+shows them with their sizes and the sessions they hold; gc removes those no
+run has used for the given age, clear all of them, never one a running
+agent uses, and both keep every skill a remaining mount or home links to
+and say how many sessions went, per agent.`,
 		Example: `  agentskills cache dir
   agentskills cache list
-  agentskills cache gc --older-than 720h`,
+  agentskills cache gc --older-than 720h
+  agentskills cache clear -y`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return usageErrorf("missing subcommand: dir, list or gc")
+			return usageErrorf("missing subcommand: dir, list, gc or clear")
 		},
 	}
 	cmd.AddCommand(&cobra.Command{
@@ -43,7 +49,7 @@ skill a remaining mount or home links to.`,
 			return nil
 		}),
 	})
-	cmd.AddCommand(newCacheListCmd(s), newCacheGCCmd(s))
+	cmd.AddCommand(newCacheListCmd(s), newCacheGCCmd(s), newCacheClearCmd(s))
 	return cmd
 }
 
@@ -51,7 +57,7 @@ func newCacheListCmd(s *streams) *cobra.Command {
 	var asJSON bool
 	list := &cobra.Command{
 		Use:     "list",
-		Short:   "List the skills in the cache",
+		Short:   "List the skills, skill mounts and agent homes in the cache",
 		Example: "  agentskills cache list --json",
 		Args:    cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
@@ -72,8 +78,12 @@ func newCacheListCmd(s *streams) *cobra.Command {
 			for _, e := range entries {
 				fmt.Fprintf(w, "%s\t%d\t%d\t%s\t%s\n", e.Name, e.Files, e.Size, e.LastUse.Format(time.DateTime), e.Digest[:12])
 			}
-			if err := w.Flush(); err != nil || len(folders) == 0 {
+			if err := w.Flush(); err != nil {
 				return err
+			}
+			if len(folders) == 0 {
+				printTotals(s, entries, folders)
+				return nil
 			}
 			fmt.Fprintln(s.out)
 			w = tabwriter.NewWriter(s.out, 0, 0, 2, ' ', 0)
@@ -85,10 +95,14 @@ func newCacheListCmd(s *streams) *cobra.Command {
 				}
 				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", f.Agent, f.Kind, f.Files, f.Size, f.Sessions, f.LastUse.Format(time.DateTime), inUse, escapePath(f.Dir))
 			}
-			return w.Flush()
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			printTotals(s, entries, folders)
+			return nil
 		}),
 	}
-	list.Flags().BoolVar(&asJSON, "json", false, "print the cached skills, skill mounts and Codex homes as JSON")
+	list.Flags().BoolVar(&asJSON, "json", false, "print the cached skills, skill mounts and agent homes as JSON")
 	return list
 }
 
@@ -139,18 +153,20 @@ func newCacheGCCmd(s *streams) *cobra.Command {
 	var olderThan time.Duration
 	gc := &cobra.Command{
 		Use:   "gc",
-		Short: "Remove cached skills, skill mounts and Codex homes not used for a while",
-		Long: `gc removes the Claude Code skill mounts and Codex homes that no run has used
-for --older-than, never one a running agent uses, then the cached skills
-not used for as long that no remaining mount or home links to.
+		Short: "Remove cached skills, skill mounts and agent homes not used for a while",
+		Long: `gc removes the skill mounts and agent homes that no run has used for
+--older-than, never one a running agent uses, then the cached skills not
+used for as long that no remaining mount or home links to.
 
-A Codex home holds the Codex sessions of its skill set: removing it removes
-them, and they can no longer be resumed. gc says how many it removed.`,
+An agent home (Codex's, Gemini CLI's) holds the sessions of its skill set:
+removing it removes them, and they can no longer be resumed. gc says how
+many it removed, per agent. 'cache clear' removes everything no running
+agent uses, whatever its age.`,
 		Example: `  agentskills cache gc --older-than 720h`,
 		Args:    cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			if olderThan <= 0 {
-				return usageErrorf("--older-than must be a positive duration such as 720h")
+				return usageErrorf("--older-than must be a positive duration such as 720h; 'agentskills cache clear' removes everything no running agent uses")
 			}
 			c := skill.NewCache()
 			folders, ferr := c.CollectDriverFolders(cmd.Context(), olderThan)
@@ -159,12 +175,7 @@ them, and they can no longer be resumed. gc says how many it removed.`,
 			if ferr == nil {
 				removed, err = c.GC(cmd.Context(), olderThan)
 			}
-			var size int64
-			for _, e := range removed {
-				size += e.Size
-			}
-			fmt.Fprintf(s.out, "Removed %d cached skills (%d bytes).\n", len(removed), size)
-			reportFolders(s, folders)
+			reportRemoved(s, removed, folders)
 			return errors.Join(ferr, err)
 		}),
 	}
@@ -172,22 +183,45 @@ them, and they can no longer be resumed. gc says how many it removed.`,
 	return gc
 }
 
-// reportFolders says which drivers' folders gc removed, and the sessions
-// removed with them.
-func reportFolders(s *streams, folders []skill.DriverFolder) {
-	var mounts, homes, sessions int
-	var size int64
+// reportRemoved says what gc or clear removed: the cached skills, the
+// drivers' folders, and the sessions that went with the homes, per
+// agent.
+func reportRemoved(s *streams, trees []skill.CacheEntry, folders []skill.DriverFolder) {
+	fmt.Fprintf(s.out, "Removed %d cached skills (%d bytes).\n", len(trees), treeBytes(trees))
+	mounts, homes, size := countFolders(folders)
+	fmt.Fprintf(s.out, "Removed %d skill mounts and %d agent homes (%d bytes).\n", mounts, homes, size)
+	if n, by := sessions(folders); n > 0 {
+		fmt.Fprintf(s.out, "The agent homes removed held %d sessions, which can no longer be resumed: %s.\n", n, by)
+	}
+}
+
+// countFolders counts the skill mounts and the agent homes among
+// folders, and their bytes.
+func countFolders(folders []skill.DriverFolder) (mounts, homes int, size int64) {
 	for _, f := range folders {
 		size += f.Size
-		sessions += f.Sessions
 		if f.Kind == "home" {
 			homes++
 		} else {
 			mounts++
 		}
 	}
-	fmt.Fprintf(s.out, "Removed %d Claude Code skill mounts and %d Codex homes (%d bytes).\n", mounts, homes, size)
-	if sessions > 0 {
-		fmt.Fprintf(s.out, "The Codex homes removed held %d sessions, which can no longer be resumed.\n", sessions)
+	return mounts, homes, size
+}
+
+// sessions counts the agent sessions that folders hold, and says how
+// many per agent ("codex 2, gemini-cli 1").
+func sessions(folders []skill.DriverFolder) (int, string) {
+	total, by := 0, map[string]int{}
+	for _, f := range folders {
+		total += f.Sessions
+		if f.Sessions > 0 {
+			by[f.Agent] += f.Sessions
+		}
 	}
+	var parts []string
+	for _, agent := range slices.Sorted(maps.Keys(by)) {
+		parts = append(parts, fmt.Sprintf("%s %d", agent, by[agent]))
+	}
+	return total, strings.Join(parts, ", ")
 }

@@ -51,7 +51,7 @@ func TestCacheGCClaudeMount(t *testing.T) {
 		t.Errorf("cache list = %d, %q, stderr %q; want the mount shown with its size", code, out, errs)
 	}
 	code, out, errs = r.inProcess(t, runCtx(t), "cache", "gc", "--older-than", "1ns")
-	if code != 0 || !strings.Contains(out, "Removed 1 cached skills") || !strings.Contains(out, "Removed 1 Claude Code skill mounts and 0 Codex homes") {
+	if code != 0 || !strings.Contains(out, "Removed 1 cached skills") || !strings.Contains(out, "Removed 1 skill mounts and 0 agent homes") {
 		t.Fatalf("cache gc = %d, %q, stderr %q; want the skill and the mount removed", code, out, errs)
 	}
 	if n := kinds(r.cacheRows(t)); len(n) != 0 {
@@ -90,7 +90,7 @@ func TestCacheGCCodexHome(t *testing.T) {
 		t.Fatalf("cache list homes = %v, want one Codex home with one session and its size", homes)
 	}
 	code, out, errs = r.inProcess(t, runCtx(t), "cache", "gc", "--older-than", "1ns")
-	if code != 0 || !strings.Contains(out, "Removed 0 Claude Code skill mounts and 1 Codex homes") ||
+	if code != 0 || !strings.Contains(out, "Removed 0 skill mounts and 1 agent homes") ||
 		!strings.Contains(out, "held 1 sessions, which can no longer be resumed") {
 		t.Fatalf("cache gc = %d, %q, stderr %q; want the home removed and its session counted", code, out, errs)
 	}
