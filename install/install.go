@@ -209,7 +209,10 @@
 //     always GitHub) for the repository. When a GitHub lookup of a bare
 //     OWNER/REPO fails, the error says it was read as one. A typed path
 //     that does not exist is [ErrInvalidSource] saying so, with the
-//     nearest name when one is close. Add resolves the reference to a pin (a commit,
+//     nearest name when one is close. The same holds on macOS and
+//     Windows, where a folder OWNER is found whatever its case (as the
+//     file system finds it), and where a path written with backslashes
+//     is never read as GitHub. Add resolves the reference to a pin (a commit,
 //     a manifest digest) once and reads the content at that pin; the lock
 //     file records per skill the source as typed (without secrets, and
 //     with an ssh user: rule 10), the pin ("pin") and the

@@ -43,7 +43,7 @@ removing nothing.`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			f, ok := s.in.(*os.File)
-			opts.terminal = ok && isTerminal(f)
+			opts.terminal = ok && readsTerminal(f.Fd())
 			return runCacheClear(cmd.Context(), opts, skill.NewCache())
 		}),
 	}

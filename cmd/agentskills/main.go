@@ -7,6 +7,11 @@
 // Exit codes, the same for every command: 0 success, 1 an operation or a
 // check failed, 2 bad usage or input only, 124 a run stopped by its
 // --run-timeout, 130 interrupted.
+//
+// A command that asks before it removes something (cache clear) asks only
+// when standard input is a terminal: on Linux, macOS and the BSDs one that
+// answers as a terminal does (not /dev/null, a file or a pipe), on Windows
+// a console; elsewhere it asks nothing and needs -y.
 package main
 
 import (
