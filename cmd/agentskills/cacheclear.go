@@ -119,9 +119,13 @@ func inUseNote(n int) string {
 	return fmt.Sprintf("the cache holds only %d skill mounts or agent homes that running agents use", n)
 }
 
-// planText says what clear is about to remove from the cache at root.
+// planText says what clear is about to remove from the cache at root:
+// the idle folders, and of the cached skills those that no folder kept
+// links to.
 func planText(root string, entries []skill.CacheEntry, idle []skill.DriverFolder) string {
-	text := fmt.Sprintf("clear removes %s from %s", cacheSummary(entries, idle), escapePath(root))
+	mounts, homes, size := countFolders(idle)
+	text := fmt.Sprintf("clear removes from %s the %d skill mounts and %d agent homes that no running agent uses (%d bytes), and of the %d cached skills (%d bytes) those no kept one links to",
+		escapePath(root), mounts, homes, size, len(entries), treeBytes(entries))
 	if n, by := sessions(idle); n > 0 {
 		text += fmt.Sprintf(", with the %d sessions the homes hold, which can no longer be resumed (%s)", n, by)
 	}
@@ -131,17 +135,11 @@ func planText(root string, entries []skill.CacheEntry, idle []skill.DriverFolder
 // printTotals ends cache list: how much the cache holds in all, and the
 // sessions its agent homes hold.
 func printTotals(s *streams, entries []skill.CacheEntry, folders []skill.DriverFolder) {
-	fmt.Fprintf(s.out, "\nIn all: %s.\n", cacheSummary(entries, folders))
+	mounts, homes, size := countFolders(folders)
+	fmt.Fprintf(s.out, "\nIn all: %d cached skills, %d skill mounts and %d agent homes (%d bytes).\n", len(entries), mounts, homes, treeBytes(entries)+size)
 	if n, by := sessions(folders); n > 0 {
 		fmt.Fprintf(s.out, "The agent homes hold %d sessions (%s), which 'cache clear' and 'cache gc' remove with them.\n", n, by)
 	}
-}
-
-// cacheSummary counts cached skills, skill mounts and agent homes, and
-// their bytes.
-func cacheSummary(entries []skill.CacheEntry, folders []skill.DriverFolder) string {
-	mounts, homes, size := countFolders(folders)
-	return fmt.Sprintf("%d cached skills, %d skill mounts and %d agent homes (%d bytes)", len(entries), mounts, homes, treeBytes(entries)+size)
 }
 
 // treeBytes is the size of the cached skills.

@@ -34,7 +34,7 @@ func TestCacheClearCodexHome(t *testing.T) {
 	}
 	t.Logf("the Codex home of one run holds %s bytes", home[1])
 	code, _, errs = r.inProcess(t, runCtx(t), "cache", "clear")
-	if code != 2 || !strings.Contains(errs, "clear removes 0 cached skills, 0 skill mounts and 1 agent homes") ||
+	if code != 2 || !strings.Contains(errs, "the 0 skill mounts and 1 agent homes that no running agent uses ("+home[1]+" bytes)") ||
 		!strings.Contains(errs, "with the 1 sessions the homes hold, which can no longer be resumed (codex 1)") || !strings.Contains(errs, "pass -y") {
 		t.Errorf("cache clear without -y = %d, stderr %q; want it refused, saying what it would remove", code, errs)
 	}
