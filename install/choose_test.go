@@ -172,6 +172,32 @@ func TestSourceFolderIsNotAnInstall(t *testing.T) {
 	}
 }
 
+// TestCanonicalSourceIsStillInstalled checks that the rule above leaves
+// the canonical folder alone: adding a committed .agents/skills records
+// its skills for the agents that read it there.
+func TestCanonicalSourceIsStillInstalled(t *testing.T) {
+	f := newFixture(t)
+	in := f.installer(t)
+	canonical := filepath.Join(f.env.Project, ".agents", "skills")
+	mkdirs(t, canonical, "review")
+	os.WriteFile(filepath.Join(canonical, "review", "SKILL.md"), []byte(skillMD("review")), 0o644)
+	changes, err := in.Add(t.Context(), Request{Sources: []string{canonical}, Agents: agentsOf(t, "codex", "claude-code")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range changes {
+		if c.Action == ActionSkipped {
+			t.Errorf("Add of the canonical folder skipped %+v", c)
+		}
+	}
+	// Again: the link made for claude-code leads to the source, and is
+	// still claude-code's place, not the source.
+	changes, err = in.Add(t.Context(), Request{Sources: []string{canonical}, Agents: agentsOf(t, "codex", "claude-code")})
+	if err != nil || Changed(changes) || slices.ContainsFunc(changes, func(c Change) bool { return c.Action == ActionSkipped }) {
+		t.Errorf("Add again = %v, %v; want nothing changed or skipped", actions(changes), err)
+	}
+}
+
 func mkdirs(t *testing.T, base string, rels ...string) {
 	t.Helper()
 	if len(rels) == 0 {

@@ -25,9 +25,11 @@
 //     lost (or deleted because it was corrupt) is taken back by add or
 //     sync. The canonical copy is checked like every other place. A
 //     folder is never an agent's place and a skill's source at once: an
-//     agent whose place for a skill is that skill's source folder (a
-//     project's own skills folder, which OpenClaw reads) reads the skill
-//     there already, and Add makes nothing for it, reporting a Change
+//     agent whose place for a skill (outside the canonical folder) is
+//     that skill's source folder (a
+//     project's own skills folder, which OpenClaw reads; compared as one
+//     file, so on macOS and Windows whatever the letter case) reads the
+//     skill there already, and Add makes nothing for it, reporting a Change
 //     with [ActionSkipped], the agent and the reason; List shows a
 //     recorded source folder in an agent's folder as [StateSource], not
 //     as someone else's skill.

@@ -226,7 +226,8 @@ func (in *Installer) addWants(lock *lockFile, use []*candidate, agents []Agent, 
 		}
 		w := want{c: *c}
 		for _, a := range agents {
-			if p := filepath.Join(a.Dir(in.env, in.scope), c.name); sameFolder(p, c.dir) {
+			if dir := a.Dir(in.env, in.scope); dir != in.canonicalRoot() && sameFolder(filepath.Join(dir, c.name), c.dir) {
+				p := filepath.Join(dir, c.name)
 				kept = append(kept, Change{Skill: c.name, Agent: a.ID, Source: c.source, Path: c.pathInSource(), Action: ActionSkipped,
 					Reason: fmt.Sprintf("%s is this skill's source folder, which %s reads already; nothing is made for %s", relTo(in.Root(), p), a.ID, a.ID)})
 				continue
@@ -240,13 +241,14 @@ func (in *Installer) addWants(lock *lockFile, use []*candidate, agents []Agent, 
 	return wants, moved, kept, nil
 }
 
-// sameFolder reports whether a and b are one existing folder.
-func sameFolder(a, b string) bool {
-	fa, err := os.Stat(a)
+// sameFolder reports whether the folder place (not a link to it) and the
+// folder src are one.
+func sameFolder(place, src string) bool {
+	fa, err := os.Lstat(place)
 	if err != nil {
 		return false
 	}
-	fb, err := os.Stat(b)
+	fb, err := os.Stat(src)
 	return err == nil && os.SameFile(fa, fb)
 }
 
