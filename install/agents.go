@@ -333,7 +333,8 @@ func editDistance(a, b string) int {
 }
 
 // DefaultAgents returns the agents detected in e, or claude-code and codex
-// when none is.
+// when none is. An Add that names no agents asks [Installer.ChooseAgents],
+// which first takes the agents the lock file records.
 func DefaultAgents(e Env) []Agent {
 	var out []Agent
 	for _, a := range known {
