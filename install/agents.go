@@ -153,7 +153,18 @@ func (a Agent) System() []string {
 // Detected reports whether the agent seems installed for this user: its
 // configuration folder exists (for a few agents, one in the project).
 func (a Agent) Detected(e Env) bool {
-	return slices.ContainsFunc(a.row.Detect, func(f agents.Folder) bool { return exists(e.path(f)) })
+	return a.DetectedBy(e) != ""
+}
+
+// DetectedBy returns the folder that makes the agent detected in e (see
+// [Agent.Detected]), or "" when it is not.
+func (a Agent) DetectedBy(e Env) string {
+	for _, f := range a.row.Detect {
+		if p := e.path(f); exists(p) {
+			return p
+		}
+	}
+	return ""
 }
 
 func exists(p string) bool {
@@ -322,7 +333,8 @@ func editDistance(a, b string) int {
 }
 
 // DefaultAgents returns the agents detected in e, or claude-code and codex
-// when none is.
+// when none is. An Add that names no agents asks [Installer.ChooseAgents],
+// which first takes the agents the lock file records.
 func DefaultAgents(e Env) []Agent {
 	var out []Agent
 	for _, a := range known {

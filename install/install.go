@@ -23,7 +23,16 @@
 //     install, or a link to its canonical copy, is recorded as its own
 //     ([ActionAdopted]), so that what it installed before a lock file was
 //     lost (or deleted because it was corrupt) is taken back by add or
-//     sync. The canonical copy is checked like every other place.
+//     sync. The canonical copy is checked like every other place. A
+//     folder is never an agent's place and a skill's source at once: an
+//     agent whose place for a skill (outside the canonical folder) is
+//     that skill's source folder (a
+//     project's own skills folder, which OpenClaw reads; compared as one
+//     file, so on macOS and Windows whatever the letter case) reads the
+//     skill there already, and Add makes nothing for it, reporting a Change
+//     with [ActionSkipped], the agent and the reason; List shows a
+//     recorded source folder in an agent's folder as [StateSource], not
+//     as someone else's skill.
 //  2. Atomic changes: a new or updated folder is staged beside its place
 //     (under a hidden name) and swapped in with one rename (on Linux an
 //     atomic exchange), so a failure or a crash leaves the old state or the
@@ -285,11 +294,13 @@
 //  5. Agents that share a folder (Trae and Trae CN in a project; Amp,
 //     Replit and Kimi Code CLI for the user while XDG_CONFIG_HOME is
 //     unset) share one place in it, kept while any of them has the skill.
-//  6. Detection, which chooses the agents when none is given, looks for
-//     each agent's configuration folder as the npm tool does (for
-//     OpenClaw, also under its former names ~/.clawdbot and ~/.moltbot,
-//     whose skills folder it then reads; for Codex, not /etc/codex); when
-//     none is found, claude-code and codex.
+//  6. The agents an Add installs for when the request names none
+//     ([Installer.ChooseAgents], which also says why): those the scope's
+//     lock file records for its skills; when it records none, the agents
+//     detected, by each agent's configuration folder as the npm tool
+//     looks for it (for OpenClaw, also under its former names ~/.clawdbot
+//     and ~/.moltbot, whose skills folder it then reads; for Codex, not
+//     /etc/codex); when none is found, claude-code and codex.
 //  7. IDs are exact. "*" stands for every agent ([LookupAgents]); unknown
 //     IDs are refused all at once, each with the nearest known ID when
 //     one is close.

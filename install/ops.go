@@ -19,7 +19,8 @@ import (
 type Request struct {
 	// Sources are folders, archive files or URLs (rules 3 and 12).
 	Sources []string
-	// Agents are the agents to install for; empty means DefaultAgents.
+	// Agents are the agents to install for; empty means those
+	// [Installer.ChooseAgents] chooses.
 	Agents []Agent
 	// Copy makes full copies instead of links.
 	Copy bool
@@ -111,10 +112,11 @@ func Changed(changes []Change) bool {
 // the rest: every skill is read, checked and staged, and every place it
 // goes is checked, before the first one is swapped in.
 func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
-	agents := req.Agents
-	if len(agents) == 0 {
-		agents = DefaultAgents(in.env)
+	choice, err := in.ChooseAgents(req)
+	if err != nil {
+		return nil, err
 	}
+	agents := choice.List()
 	if err := in.checkFolders(agents); err != nil {
 		return nil, err
 	}
@@ -135,13 +137,13 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 		return skipped, err
 	}
 	defer s.end()
-	wants, moved, err := in.addWants(s.lock, use, agents, req.Copy)
+	wants, moved, kept, err := in.addWants(s.lock, use, agents, req.Copy)
 	if err != nil {
 		return append(s.recovered, skipped...), err
 	}
 	changes, err := in.reconcile(ctx, s, wants, req.Force, false)
 	notePins(changes, moved, s.lock)
-	return slices.Concat(s.recovered, skipped, changes), err
+	return slices.Concat(s.recovered, skipped, kept, changes), err
 }
 
 // resolveAll resolves every source (see resolve); cleanup removes what
@@ -210,26 +212,47 @@ func (in *Installer) keepPinned(ctx context.Context, use []*candidate) error {
 }
 
 // addWants is what an add wants in place: each skill of use for every
-// agent. It refuses a skill installed from another source (rule 13), and
-// returns the entries of the skills whose pin moves, by name.
-func (in *Installer) addWants(lock *lockFile, use []*candidate, agents []Agent, asCopy bool) ([]want, map[string]*lockEntry, error) {
-	wants := make([]want, len(use))
-	moved := map[string]*lockEntry{}
-	for i, c := range use {
+// agent. It refuses a skill installed from another source (rule 13),
+// returns the entries of the skills whose pin moves, by name, and leaves
+// out, reporting each as skipped, an agent whose place for a skill is the
+// skill's own source folder (rule 1).
+func (in *Installer) addWants(lock *lockFile, use []*candidate, agents []Agent, asCopy bool) (wants []want, moved map[string]*lockEntry, kept []Change, _ error) {
+	moved = map[string]*lockEntry{}
+	for _, c := range use {
 		old := lock.Skills[c.name]
 		if old != nil && (!in.sameSource(old.Source, c.source) || old.Subpath != c.subpath) {
-			return nil, nil, fmt.Errorf("%w: skill %q is already installed from %s; nothing was changed (run 'agentskills remove %s' first to install it from %s)",
+			return nil, nil, nil, fmt.Errorf("%w: skill %q is already installed from %s; nothing was changed (run 'agentskills remove %s' first to install it from %s)",
 				ErrConflict, c.name, sourceLabel(old.Source, old.Subpath), c.name, sourceLabel(c.source, c.subpath))
 		}
 		if old != nil && old.Pin != c.pin {
 			moved[c.name] = old
 		}
-		wants[i] = want{c: *c}
+		w := want{c: *c}
 		for _, a := range agents {
-			wants[i].places = append(wants[i].places, wantPlace{agent: a, copy: asCopy})
+			if dir := a.Dir(in.env, in.scope); dir != in.canonicalRoot() && sameFolder(filepath.Join(dir, c.name), c.dir) {
+				p := filepath.Join(dir, c.name)
+				kept = append(kept, Change{Skill: c.name, Agent: a.ID, Source: c.source, Path: c.pathInSource(), Action: ActionSkipped,
+					Reason: fmt.Sprintf("%s is this skill's source folder, which %s reads already; nothing is made for %s", relTo(in.Root(), p), a.ID, a.ID)})
+				continue
+			}
+			w.places = append(w.places, wantPlace{agent: a, copy: asCopy})
+		}
+		if len(w.places) > 0 {
+			wants = append(wants, w)
 		}
 	}
-	return wants, moved, nil
+	return wants, moved, kept, nil
+}
+
+// sameFolder reports whether the folder place (not a link to it) and the
+// folder src are one.
+func sameFolder(place, src string) bool {
+	fa, err := os.Lstat(place)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(src)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 // notePins reports, on the canonical copy's change of each skill whose
@@ -730,6 +753,11 @@ const (
 	StateExternal   State = "external"   // present in an agent's folder, not installed by this tool
 	StateUnfinished State = "unfinished" // an interrupted run was changing it; the next add, remove or sync finishes or rolls it back
 	StateMoved      State = "moved"      // installed where the agent's folder was; it is elsewhere today (rule 11); sync moves it
+	// StateSource is a folder that the lock file records as the source
+	// of an installed skill, found in a folder an agent reads only
+	// because that folder is also the project's own (such as OpenClaw's
+	// skills folder): not an install, and not someone else's skill.
+	StateSource State = "source"
 )
 
 // Status is one skill in one folder an agent reads, as [Installer.List]
@@ -743,7 +771,7 @@ type Status struct {
 	// Path is the absolute path of the skill's folder or link.
 	Path string `json:"path"`
 	// Kind is how this tool made it for the agent; empty for a skill
-	// this tool did not install (StateExternal).
+	// this tool did not install (StateExternal, StateSource).
 	Kind Kind `json:"kind,omitempty"`
 	// State is what was found there.
 	State State `json:"state"`
@@ -751,8 +779,10 @@ type Status struct {
 
 // List reports every skill in the folders the agents read (all known
 // agents when none is given; see [Agent.Reads]), once for each agent that
-// reads it: those this tool installed, with their state, and the others as
-// external.
+// reads it: those this tool installed, with their state; the folders the
+// lock file records as the sources of installed skills as [StateSource]
+// (a project's own skills folder that is also an agent's, say); and the
+// others as external.
 func (in *Installer) List(ctx context.Context, agents []Agent) ([]Status, error) {
 	return in.list(ctx, agents, true)
 }
@@ -767,7 +797,7 @@ func (in *Installer) list(ctx context.Context, agents []Agent, readers bool) ([]
 	if len(agents) == 0 {
 		agents = Agents()
 	}
-	l := &lister{in: in, lock: lock, readers: readers, made: in.madeByPath(lock), states: map[string]State{}}
+	l := &lister{in: in, lock: lock, readers: readers, made: in.madeByPath(lock), sources: in.sourceFolders(lock), states: map[string]State{}}
 	var out []Status
 	for _, a := range agents {
 		st, err := l.agent(ctx, a)
@@ -804,12 +834,25 @@ func (in *Installer) madeByPath(lock *lockFile) map[string]madePlace {
 	return byPath
 }
 
+// sourceFolders is every folder the lock file records as the source of a
+// skill: its source (a folder; relative ones are under the scope root)
+// joined with its subpath. A source that is no folder (a URL, an archive,
+// a published reference) gives a path that no skill is found at.
+func (in *Installer) sourceFolders(lock *lockFile) map[string]bool {
+	out := map[string]bool{}
+	for _, e := range lock.Skills {
+		out[filepath.Join(abs(in.Root(), e.Source), filepath.FromSlash(e.Subpath))] = true
+	}
+	return out
+}
+
 // lister is one run of list.
 type lister struct {
 	in      *Installer
 	lock    *lockFile
 	readers bool
 	made    map[string]madePlace // what this tool made, by path
+	sources map[string]bool      // the recorded sources' folders
 	states  map[string]State     // the state of each place: many agents read one folder, and each is hashed once
 }
 
@@ -859,7 +902,8 @@ func (l *lister) recorded(ctx context.Context, a Agent, seen map[string]bool) []
 
 // folder lists the skills in dir, one of a's folders, that seen does not
 // hold yet, adding them to seen: what this tool made for another agent
-// (with readers), and the others as external.
+// (with readers), the recorded sources as such, and the others as
+// external.
 func (l *lister) folder(ctx context.Context, a Agent, dir string, seen map[string]bool) ([]Status, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -878,7 +922,11 @@ func (l *lister) folder(ctx context.Context, a Agent, dir string, seen map[strin
 			}
 			continue // without readers, its own agent reports it
 		}
-		out = append(out, Status{Skill: e.Name(), Agent: a.ID, Path: p, State: StateExternal})
+		state := StateExternal
+		if l.sources[p] {
+			state = StateSource
+		}
+		out = append(out, Status{Skill: e.Name(), Agent: a.ID, Path: p, State: state})
 	}
 	return out, nil
 }

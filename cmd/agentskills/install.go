@@ -333,9 +333,12 @@ Each skill gets one canonical copy under .agents/skills/<name> and, in each
 agent's folder, a relative link to it (--copy: a full copy). Everything made
 is recorded in .agents/agentskills.lock; a name already taken by something
 this tool did not make is an error, and nothing changes. Without --agent it
-installs for the agents found on this machine, else claude-code and codex;
---agent '*' or --all installs for every known agent ('agentskills agents'
-lists them). It never asks anything: -y is accepted, for users of the npm
+installs for the agents the lock file records, else for those detected on
+this machine (their folders exist), else for claude-code and codex, and
+says which and why on stderr; --agent '*' or --all installs for every
+known agent ('agentskills agents' lists them). An agent whose folder holds
+the source itself (OpenClaw reads skills/) already has the skill there and
+gets nothing. It never asks anything: -y is accepted, for users of the npm
 skills tool, and changes nothing. Running it again changes nothing and says
 so.`
 
@@ -370,7 +373,7 @@ func newAddCmd(s *streams) *cobra.Command {
 
 // register adds add's flags to cmd.
 func (opts *addOptions) register(cmd *cobra.Command) {
-	opts.scope.register(cmd, "agents to install for, by id (default: those detected, else claude-code,codex)")
+	opts.scope.register(cmd, "agents to install for, by id (default: those the lock file records, else those detected, else claude-code,codex)")
 	opts.scope.registerAll(cmd)
 	opts.scope.registerYes(cmd)
 	cmd.Flags().BoolVar(&opts.copy, "copy", false, "copy the skill into each agent's folder instead of linking")
@@ -387,7 +390,16 @@ func runAdd(ctx context.Context, opts *addOptions, sources []string) error {
 	if err != nil {
 		return err
 	}
-	changes, err := in.Add(ctx, install.Request{Sources: sources, Agents: agents, Copy: opts.copy, Skills: opts.skills, Force: opts.force, Strict: opts.strict})
+	req := install.Request{Sources: sources, Agents: agents, Copy: opts.copy, Skills: opts.skills, Force: opts.force, Strict: opts.strict}
+	choice, err := in.ChooseAgents(req)
+	if err != nil {
+		return installErr(err)
+	}
+	req.Agents = choice.List()
+	changes, err := in.Add(ctx, req)
+	if !opts.scope.json && !opts.scope.quiet && (err == nil || install.Changed(changes)) {
+		printChoice(opts.io.err, choice, &opts.scope)
+	}
 	var missing *install.MissingSkillsError
 	if errors.As(err, &missing) && !opts.scope.json {
 		fmt.Fprintln(opts.io.err, "The sources hold these skills:")
@@ -521,8 +533,9 @@ func newListCmd(s *streams) *cobra.Command {
 		Short: "List the skills in agents' folders and their state",
 		Long: `List shows each skill in the folders the agents read, with its state:
 installed, modified (its files no longer match the lock file), missing
-(recorded but gone) or external (present, but not installed by this tool),
-and every agent that reads it there: the canonical copy under
+(recorded but gone), external (present, but not installed by this tool) or
+source (the folder an installed skill comes from, which is also an agent's
+folder, as skills/ is OpenClaw's), and every agent that reads it there: the canonical copy under
 .agents/skills is read by Codex, Cursor, Gemini CLI and many others, a link
 under .claude/skills by Claude Code, Copilot, Cursor, Goose and OpenCode.
 With --json, one entry per skill and agent.`,
