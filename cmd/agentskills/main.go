@@ -38,5 +38,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root := newRootCmd(s)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
-	return s.exitCode(cmd, err)
+	code := s.exitCode(cmd, err)
+	s.jsonError(cmd, err, code)
+	return code
 }

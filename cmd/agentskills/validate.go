@@ -113,10 +113,14 @@ func runValidate(ctx context.Context, opts *validateOptions) error {
 			return err
 		}
 	}
+	invalid := 0
 	for _, v := range verdicts {
 		if !v.Valid {
-			return errFailed
+			invalid++
 		}
+	}
+	if invalid > 0 {
+		return reported(fmt.Sprintf("%d of %d skills are invalid", invalid, len(verdicts)))
 	}
 	return nil
 }
