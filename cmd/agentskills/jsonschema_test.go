@@ -1,12 +1,19 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+
+	adaptor "github.com/agentadaptor/agentadaptor"
+	"github.com/agentadaptor/agentadaptor/driver"
 )
 
 // checkLine checks one line of `run --json` against the documented
@@ -156,6 +163,49 @@ func TestJSONFailures(t *testing.T) {
 			}
 			if strings.Count(out, `"type":"error"`) != 1 {
 				t.Errorf("run(%q) stdout %q, want one error line", tt.args, out)
+			}
+		})
+	}
+}
+
+// TestErrorCode checks the code of the error line for each kind of
+// failure, and that it names the session a failed run had.
+func TestErrorCode(t *testing.T) {
+	const id = "5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1"
+	tests := []struct {
+		name string
+		err  error
+		code string
+	}{
+		{"shadowed", &driver.ShadowError{Name: "a"}, codeCheck},
+		{"not mounted", &driver.NotMountedError{Missing: []string{"a"}}, codeCheck},
+		{"resume with other skills", &adaptor.ThreadChangedError{SessionID: id}, codeCheck},
+		{"invalid skills", reported("1 of 2 skills are invalid"), codeCheck},
+		{"agent error", &driver.AgentError{Message: "no"}, codeAgent},
+		{"missing CLI", &driver.ProcessError{Command: "claude", ExitCode: -1, Err: errors.New("not found")}, codeAgent},
+		{"rejected session", fmt.Errorf("%w: session %s", driver.ErrResumeRejected, id), codeAgent},
+		{"no result", driver.ErrNoResult, codeAgent},
+		{"bad input", inputError{errors.New("x")}, codeInput},
+		{"bad usage", usageErrorf("x"), codeUsage},
+		{"download", failure{errors.New("x")}, codeFailed},
+		{"timeout", &runTimedOutError{err: context.DeadlineExceeded}, codeTimeout},
+		{"interrupted", fmt.Errorf("%w: %w", errInterrupted, context.Canceled), codeInterrupted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			s := newStreams(strings.NewReader(""), &stdout, &stderr)
+			cmd := newRunCmd(s)
+			if err := cmd.Flags().Set("json", "true"); err != nil {
+				t.Fatal(err)
+			}
+			// As a run's RunE returns it.
+			err := runE(func(*cobra.Command, []string) error { return &sessionError{id: id, err: tt.err} })(cmd, nil)
+			code := s.exitCode(cmd, err)
+			s.jsonError(cmd, err, code)
+			obj, cerr := checkLine(strings.TrimSuffix(stdout.String(), "\n"))
+			if cerr != nil || obj["code"] != tt.code || obj["session_id"] != id || obj["exit_code"] != float64(code) {
+				t.Errorf("error line for %v = %s (%v), want code %q, the session and exit code %d", tt.err, stdout.String(), cerr, tt.code, code)
 			}
 		})
 	}
