@@ -7,6 +7,14 @@
 // Exit codes, the same for every command: 0 success, 1 an operation or a
 // check failed, 2 bad usage or input only, 124 a run stopped by its
 // --run-timeout, 130 interrupted.
+//
+// With --json, one rule for every command: a command that fails ends its
+// stdout with exactly one line, {"type":"error","code":...,"message":...,
+// "exit_code":...}, after what it printed of what it did before failing
+// (nothing when it changed nothing). The codes are usage, input, check,
+// agent, failed, timeout and interrupted; a run adds "session_id" when a
+// session is known. The JSON output is the same on Linux, macOS and
+// Windows.
 package main
 
 import (
