@@ -35,7 +35,8 @@ to the folder name) and the lengths of description and compatibility.
 For a valid skill it prints "Valid skill: PATH" on stdout. Otherwise it
 prints "Validation failed for PATH:" and one "  - problem" line per problem
 on stderr, and exits with status 1. With --json it prints the verdicts as a
-JSON array on stdout instead.
+JSON array on stdout instead, followed, when a skill is invalid, by the
+error line that ends the output of every command that fails with --json.
 
 With --lenient a skill is read the way agents load one: unknown keys are
 accepted, a name that differs from the folder or is too long is a warning,
