@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/modeltest"
@@ -88,6 +89,12 @@ func TestRunJSONSchema(t *testing.T) {
 			lines := checkOutput(t, out, code)
 			if lines[0]["type"] != "init" {
 				t.Errorf("first line %v, want init", lines[0])
+			}
+			// Skills the agent lists, or none: never a placeholder.
+			_, present := lines[0]["skills"]
+			listed, _ := lines[0]["skills"].([]any)
+			if lists := tt.agent == "claude-code" || tt.agent == "qwen-code"; lists != present || lists && !slices.Contains(listed, any("alpha")) {
+				t.Errorf("init %v; want the skills the agent lists, alpha among them, only from an agent that lists them", lines[0])
 			}
 			var skills []any
 			for _, l := range lines {
