@@ -54,7 +54,7 @@ func TestRealSkillStream(t *testing.T) {
 			callID = c.ID
 		}
 	}
-	want := []driver.SkillEvent{{Name: "review", ToolCallID: callID}}
+	want := []driver.SkillEvent{{Name: "review", ToolCallID: callID, Path: dir}}
 	if got := streamtest.Skills(rec.Events()); callID == "" || !reflect.DeepEqual(got, want) {
 		t.Errorf("skill events = %+v, want %+v; events %q", got, want, streamtest.Kinds(rec.Events()))
 	}
