@@ -12,8 +12,9 @@
 // folder, plus the flags the [Config] asks for, `--resume=ID` for
 // driver.Request.Resume, and `--add-dir=MOUNT` when there are skills. The
 // environment is the process's, with [Config.Env] added. The agent's JSON
-// lines become driver events; the final text, session id, token usage and
-// cost come from its result line.
+// lines become driver events (the body that follows a successful Skill
+// call is a driver.SkillEvent); the final text, session id, token usage
+// and cost come from its result line.
 //
 // # Arguments
 //

@@ -15,11 +15,14 @@ type parser = streamjson.Parser
 // newParser returns a parser that sends its events to emit (nil: lines
 // are parsed for the result only).
 // Its dialect is Claude Code's stream-json: skills listed in system/init's
-// "skills", and an error result's text, when it has none, from its
+// "skills", loaded by the Skill tool whose result is followed by the
+// skill's body ("Base directory for this skill: DIR ..."), and an error result's text, when it has none, from its
 // "errors".
 func newParser(emit agentjson.Emit) *parser {
 	return &parser{Emit: emit, Dialect: streamjson.Dialect{
 		SkillsField: "skills",
+		SkillTool:   "Skill",
+		SkillBody:   "Base directory for this skill: ",
 		ErrorText: func(l map[string]json.RawMessage, _ string) string {
 			return errorsText(l["errors"])
 		},

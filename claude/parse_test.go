@@ -242,7 +242,7 @@ func TestRecordedStreams(t *testing.T) {
 	}
 	tests := map[string]want{
 		"plain.jsonl":               {init: true, result: "Hello from the stand-in.", subtype: "success", kinds: []string{"text"}},
-		"skill-call.jsonl":          {init: true, result: "Reviewed.", subtype: "success", kinds: []string{"tool_call", "tool_result", "text"}},
+		"skill-call.jsonl":          {init: true, result: "Reviewed.", subtype: "success", kinds: []string{"tool_call", "tool_result", "skill", "text"}},
 		"partial.jsonl":             {init: true, result: "Reviewed.", subtype: "success", kinds: []string{"text_delta", "tool_call", "raw"}},
 		"resume.jsonl":              {init: true, result: "Answer to a conversation of 4 messages.", subtype: "success"},
 		"api-error.jsonl":           {init: true, result: "API Error: 400 The stand-in refuses this request.", isError: true, subtype: "success"},

@@ -13,7 +13,10 @@
 // driver.Request.Resume becomes `codex exec --json ... resume -- ID -`.
 // The environment is the process's,
 // with [Config.Env] added and CODEX_HOME set to the managed home below.
-// The agent's JSON lines become driver events; the final text is the last
+// The agent's JSON lines become driver events (a command that reads a
+// SKILL.md and succeeds is also a driver.SkillEvent, named for the
+// SKILL.md's folder, in / or \ paths alike: Codex loads a skill so);
+// the final text is the last
 // agent message, the session id the thread id, and the usage that of
 // turn.completed (for a resumed thread Codex reports the whole thread's
 // usage, not this run's).

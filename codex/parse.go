@@ -123,6 +123,11 @@ func (p *parser) item(completed bool, it *item, raw json.RawMessage) bool {
 		} else {
 			failed := it.Status == "failed" || it.ExitCode != nil && *it.ExitCode != 0
 			ev = &driver.ToolResultEvent{ToolCallID: it.ID, Content: it.AggregatedOutput, IsError: failed, Raw: raw}
+			if file := skillFile(it.Command); file != "" && !failed {
+				// Codex loads a skill by reading its SKILL.md.
+				p.emit.Send(ev)
+				ev = &driver.SkillEvent{Name: skillName(file), ToolCallID: it.ID, Path: file, Raw: raw}
+			}
 		}
 	case "mcp_tool_call":
 		if !completed {
@@ -176,4 +181,33 @@ func errorMessage(raw json.RawMessage) string {
 		return body.Error.Message
 	}
 	return msg
+}
+
+// skillFile returns the SKILL.md a command names, "" when it names none:
+// Codex loads a skill by reading the SKILL.md its listing gives
+// ("- NAME: DESCRIPTION (file: r0/NAME/SKILL.md)"), with a command such
+// as /bin/bash -lc 'cat /root/skills/NAME/SKILL.md'.
+func skillFile(command string) string {
+	for _, word := range strings.FieldsFunc(command, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == '\'' || r == '"' || r == ';' || r == '|' || r == '&' || r == '<' || r == '>' || r == '(' || r == ')'
+	}) {
+		if word == skillMD || strings.HasSuffix(word, "/"+skillMD) || strings.HasSuffix(word, `\`+skillMD) {
+			return word
+		}
+	}
+	return ""
+}
+
+// skillMD is the name of a skill's file.
+const skillMD = "SKILL.md"
+
+// skillName is the name of the skill whose SKILL.md is file: its
+// folder's name.
+func skillName(file string) string {
+	dir := strings.TrimSuffix(file, skillMD)
+	dir = strings.TrimRight(dir, `/\`)
+	if i := strings.LastIndexAny(dir, `/\`); i >= 0 {
+		dir = dir[i+1:]
+	}
+	return dir
 }

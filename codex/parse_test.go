@@ -39,11 +39,11 @@ func TestParseEvents(t *testing.T) {
 		`{"type":"item.completed","item":{"id":"i6","type":"agent_message","text":"final answer"}}`,
 		`{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":4,"output_tokens":3}}`,
 	)
-	want := []string{"init", "raw", "thinking", "tool_call", "tool_result", "tool_call", "tool_result", "tool_call", "raw", "error", "text", "text", "result"}
+	want := []string{"init", "raw", "thinking", "tool_call", "tool_result", "skill", "tool_call", "tool_result", "tool_call", "raw", "error", "text", "text", "result"}
 	if diff := cmp.Diff(want, streamtest.Kinds(evs)); diff != "" {
 		t.Fatalf("kinds (-want +got):\n%s", diff)
 	}
-	if r := evs[6].(*driver.ToolResultEvent); !r.IsError || r.Content != "nope" {
+	if r := evs[7].(*driver.ToolResultEvent); !r.IsError || r.Content != "nope" {
 		t.Errorf("failed MCP call = %+v", r)
 	}
 	res, err := outcome("codex", &driver.Request{}, p, process.Exit{}, nil)
@@ -112,6 +112,7 @@ func TestRecordedStreams(t *testing.T) {
 	tests := map[string]want{
 		"plain.jsonl":          {text: "Hello from the stand-in.", usage: true},
 		"command.jsonl":        {text: "Read it.", kinds: []string{"tool_call", "tool_result"}, usage: true},
+		"skill-call.jsonl":     {text: "Reviewed.", kinds: []string{"tool_call", "tool_result", "skill"}, usage: true},
 		"failed-command.jsonl": {text: "No file.", kinds: []string{"tool_result"}, usage: true},
 		"unknown-model.jsonl":  {text: "Hi.", kinds: []string{"error"}, usage: true},
 		"resume.jsonl":         {text: "Answer to 9 input items.", usage: true},

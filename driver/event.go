@@ -31,6 +31,7 @@ const (
 	KindThinking   = "thinking"
 	KindToolCall   = "tool_call"
 	KindToolResult = "tool_result"
+	KindSkill      = "skill"
 	KindResult     = "result"
 	KindError      = "error"
 	KindRaw        = "raw"
@@ -43,8 +44,10 @@ type InitEvent struct {
 	Model     string   `json:"model,omitempty"`
 	Cwd       string   `json:"cwd,omitempty"`
 	Tools     []string `json:"tools,omitempty"`
-	// Skills are the names of the skills the agent reports it loaded.
-	Skills []string        `json:"skills"`
+	// Skills are the names of the skills the agent reports it loaded;
+	// nil when the agent does not list its skills (Codex, Gemini CLI),
+	// which JSON leaves out.
+	Skills []string        `json:"skills,omitzero"`
 	Raw    json.RawMessage `json:"-"`
 }
 
@@ -82,6 +85,22 @@ type ToolResultEvent struct {
 	Content    string          `json:"content"`
 	IsError    bool            `json:"is_error,omitempty"`
 	Raw        json.RawMessage `json:"-"`
+}
+
+// SkillEvent is the agent loading a skill's body (the instructions of
+// its SKILL.md) into the conversation, as each agent does it: Claude
+// Code's Skill tool, Qwen Code's skill tool, Gemini CLI's activate_skill,
+// Codex running a command that reads the skill's SKILL.md. It follows the
+// [ToolCallEvent] and [ToolResultEvent] of that call, once the call has
+// succeeded.
+type SkillEvent struct {
+	// Name is the skill's name as the agent knows it (its runtime name).
+	Name string `json:"name"`
+	// ToolCallID is the [ToolCallEvent.ID] of the call that loaded it.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	// Path is the skill's folder or SKILL.md, when the agent says.
+	Path string          `json:"path,omitempty"`
+	Raw  json.RawMessage `json:"-"`
 }
 
 // ResultEvent ends a run: the final answer, or the error the agent
@@ -132,6 +151,9 @@ func (*ToolCallEvent) Kind() string { return KindToolCall }
 
 // Kind returns [KindToolResult].
 func (*ToolResultEvent) Kind() string { return KindToolResult }
+
+// Kind returns [KindSkill].
+func (*SkillEvent) Kind() string { return KindSkill }
 
 // Kind returns [KindResult].
 func (*ResultEvent) Kind() string { return KindResult }

@@ -16,7 +16,8 @@
 // GEMINI_CLI_NO_RELAUNCH=true (Gemini CLI then runs as one process
 // instead of re-starting itself as a child). The agent's JSON lines
 // become driver events: the streamed assistant text as text deltas and,
-// when a message ends, one text event; the final text is the last
+// when a message ends, one text event; a successful activate_skill call
+// is also a driver.SkillEvent; the final text is the last
 // assistant message, the session id that of the init line, and the usage
 // the result's stats (every model call of the run, the model router's
 // included).

@@ -19,6 +19,8 @@ type parser struct {
 	message strings.Builder   // the assistant message being streamed
 	last    string            // the last whole assistant message
 	result  *driver.ResultEvent
+	// skillCalls are the activate_skill calls: tool id to skill name.
+	skillCalls map[string]string
 }
 
 // stats is the part of the result's stats the parser reads.
@@ -54,7 +56,9 @@ func (p *parser) parse(b []byte) *driver.InitEvent {
 		}
 	case "tool_use":
 		p.endMessage()
-		p.emit.Send(&driver.ToolCallEvent{ID: agentjson.Text(l["tool_id"]), Name: agentjson.Text(l["tool_name"]), Input: object(l["parameters"]), Raw: raw})
+		call := &driver.ToolCallEvent{ID: agentjson.Text(l["tool_id"]), Name: agentjson.Text(l["tool_name"]), Input: object(l["parameters"]), Raw: raw}
+		p.skillCall(call)
+		p.emit.Send(call)
 		return nil
 	case "tool_result":
 		ev := &driver.ToolResultEvent{ToolCallID: agentjson.Text(l["tool_id"]), Content: agentjson.Text(l["output"]),
@@ -63,6 +67,10 @@ func (p *parser) parse(b []byte) *driver.InitEvent {
 			ev.Content = msg
 		}
 		p.emit.Send(ev)
+		if name, ok := p.skillCalls[ev.ToolCallID]; ok && !ev.IsError {
+			delete(p.skillCalls, ev.ToolCallID)
+			p.emit.Send(&driver.SkillEvent{Name: name, ToolCallID: ev.ToolCallID, Path: skillFolder(ev.Content), Raw: raw})
+		}
 		return nil
 	case "error":
 		p.emit.Send(&driver.ErrorEvent{Message: agentjson.Text(l["message"]), Raw: raw})
@@ -73,6 +81,40 @@ func (p *parser) parse(b []byte) *driver.InitEvent {
 	}
 	p.emit.Send(&driver.RawEvent{Type: typ, Raw: raw})
 	return nil
+}
+
+// skillTool is the tool that loads a skill's body; its "name" parameter
+// names the skill.
+const skillTool = "activate_skill"
+
+// skillCall remembers a call of activate_skill, whose successful result
+// is a driver.SkillEvent.
+func (p *parser) skillCall(call *driver.ToolCallEvent) {
+	var in struct {
+		Name string `json:"name"`
+	}
+	if call.Name != skillTool || json.Unmarshal(call.Input, &in) != nil || in.Name == "" {
+		return
+	}
+	if p.skillCalls == nil {
+		p.skillCalls = map[string]string{}
+	}
+	p.skillCalls[call.ID] = in.Name
+}
+
+// skillFolder reads the skill's folder from activate_skill's output
+// ("Skill **N** activated. Resources loaded from `DIR`: ..."), "" when
+// it does not say.
+func skillFolder(output string) string {
+	_, rest, ok := strings.Cut(output, "Resources loaded from `")
+	if !ok {
+		return ""
+	}
+	dir, _, ok := strings.Cut(rest, "`")
+	if !ok {
+		return ""
+	}
+	return dir
 }
 
 // endMessage reports the assistant message streamed so far as a whole,

@@ -39,7 +39,7 @@ func TestParseEvents(t *testing.T) {
 		`{"type":"result","status":"error","error":{"message":"late"}}`,
 		`{"type":"message","role":"assistant","content":"after","delta":true}`,
 	)
-	want := []string{"init", "raw", "text_delta", "text_delta", "text", "tool_call", "tool_result", "tool_result", "error", "text_delta", "text", "result", "raw", "raw"}
+	want := []string{"init", "raw", "text_delta", "text_delta", "text", "tool_call", "tool_result", "skill", "tool_result", "error", "text_delta", "text", "result", "raw", "raw"}
 	if diff := cmp.Diff(want, streamtest.Kinds(evs)); diff != "" {
 		t.Fatalf("kinds (-want +got):\n%s", diff)
 	}
@@ -50,7 +50,7 @@ func TestParseEvents(t *testing.T) {
 	if call.ID != "t1" || call.Name != "activate_skill" || string(call.Input) != `{"name":"review"}` {
 		t.Errorf("tool call = %+v", call)
 	}
-	if r := evs[7].(*driver.ToolResultEvent); r.ToolCallID != "t2" || r.Content != "boom" || !r.IsError {
+	if r := evs[8].(*driver.ToolResultEvent); r.ToolCallID != "t2" || r.Content != "boom" || !r.IsError {
 		t.Errorf("error tool result = %+v", r)
 	}
 	res := p.result
@@ -92,9 +92,10 @@ func TestParseRecorded(t *testing.T) {
 		isError bool
 	}
 	tests := map[string]want{
-		"plain.jsonl":     {kinds: []string{"init", "raw", "text_delta", "text", "result"}, text: "hello"},
-		"tool-call.jsonl": {kinds: []string{"init", "raw", "tool_call", "tool_result", "text_delta", "text", "result"}, text: "reviewed"},
-		"api-error.jsonl": {kinds: []string{"init", "raw", "result"}, text: "bad request here", isError: true},
+		"plain.jsonl":      {kinds: []string{"init", "raw", "text_delta", "text", "result"}, text: "hello"},
+		"tool-call.jsonl":  {kinds: []string{"init", "raw", "tool_call", "tool_result", "text_delta", "text", "result"}, text: "reviewed"},
+		"api-error.jsonl":  {kinds: []string{"init", "raw", "result"}, text: "bad request here", isError: true},
+		"skill-call.jsonl": {kinds: []string{"init", "raw", "tool_call", "tool_result", "skill", "text_delta", "text", "result"}, text: "reviewed"},
 	}
 	streamtest.ForEachStream(t, tests, func(t *testing.T, w want, data []byte) {
 		var rec streamtest.Recorder

@@ -14,12 +14,14 @@ type parser = streamjson.Parser
 // newParser returns a parser that sends its events to emit (nil: lines
 // are parsed for the result only).
 // Its dialect is Qwen Code's stream-json: skills listed among system/init's
-// "slash_commands", and an error result's text, when it has none, its
+// "slash_commands", loaded by the skill tool (whose result carries the
+// body), and an error result's text, when it has none, its
 // error's message, else the last assistant text (Qwen Code writes an API
 // error there as "[API Error: ...]").
 func newParser(emit agentjson.Emit) *parser {
 	return &parser{Emit: emit, Dialect: streamjson.Dialect{
 		SkillsField: "slash_commands",
+		SkillTool:   "skill",
 		ErrorText: func(l map[string]json.RawMessage, lastText string) string {
 			var e struct {
 				Message string `json:"message"`

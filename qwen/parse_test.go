@@ -36,7 +36,7 @@ func TestParseEvents(t *testing.T) {
 		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":false,"content":"Greets."}]}}`,
 		`{"type":"result","subtype":"success","session_id":"s1","is_error":false,"duration_ms":1500,"num_turns":2,"result":"done","usage":{"input_tokens":12,"output_tokens":5,"cache_read_input_tokens":3,"total_tokens":17},"permission_denials":[]}`,
 	)
-	want := []string{"init", "raw", "text_delta", "text", "tool_call", "tool_result", "result"}
+	want := []string{"init", "raw", "text_delta", "text", "tool_call", "tool_result", "skill", "result"}
 	if diff := cmp.Diff(want, streamtest.Kinds(evs)); diff != "" {
 		t.Fatalf("kinds (-want +got):\n%s", diff)
 	}
@@ -191,7 +191,7 @@ func TestParseRecorded(t *testing.T) {
 	streamtest.ForEachStream(t, map[string]want{
 		"plain.jsonl":      {[]string{"init", "text", "result"}, "Hello from the stand-in.", false},
 		"partial.jsonl":    {[]string{"init", "text_delta", "text", "result"}, "Hello from the stand-in.", false},
-		"skill-call.jsonl": {[]string{"init", "tool_call", "tool_result", "text", "result"}, "Greeted.", false},
+		"skill-call.jsonl": {[]string{"init", "tool_call", "tool_result", "skill", "text", "result"}, "Greeted.", false},
 		"api-error.jsonl":  {[]string{"init", "text", "result"}, "[API Error: 400 unknown model]", true},
 	}, func(t *testing.T, w want, stream []byte) {
 		var rec streamtest.Recorder

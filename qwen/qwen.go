@@ -15,7 +15,8 @@
 // starts itself again as a child, and a signal to the first process alone
 // leaves the child running) and, when there are skills,
 // QWEN_CODE_SYSTEM_DEFAULTS_PATH naming the run's system-defaults file.
-// The agent's JSON lines become driver events; the final text, session id
+// The agent's JSON lines become driver events (a successful skill tool
+// call is also a driver.SkillEvent); the final text, session id
 // and token usage come from its result line. Qwen Code's usage includes
 // its background helper calls (its auto-mode classifier, its memory
 // extraction).

@@ -192,6 +192,11 @@ func printChanges(s *streams, changes []install.Change, f *scopeFlags, err error
 		err = hinted{err, "--global installs into the user's folders instead"}
 	}
 	if f.json {
+		// A failure is the error line (jsonError); the changes made
+		// before it, if any, come first.
+		if err != nil && len(changes) == 0 {
+			return installErr(err)
+		}
 		if changes == nil {
 			changes = []install.Change{}
 		}
@@ -706,7 +711,7 @@ func runVerify(ctx context.Context, opts *scopeOptions) error {
 		if !opts.scope.json {
 			fmt.Fprintln(opts.io.err, "Run 'agentskills sync' to restore what is missing, and 'agentskills sync --force' to replace what was modified (each is moved to a backup under .agents/backups first).")
 		}
-		return errFailed
+		return reported(fmt.Sprintf("%d installed skill folders differ from the lock file; run 'agentskills sync' to restore them", len(bad)))
 	}
 	return nil
 }

@@ -12,6 +12,14 @@
 // when standard input is a terminal: on Linux, macOS and the BSDs one that
 // answers as a terminal does (not /dev/null, a file or a pipe), on Windows
 // a console; elsewhere it asks nothing and needs -y.
+//
+// With --json, one rule for every command: a command that fails ends its
+// stdout with exactly one line, {"type":"error","code":...,"message":...,
+// "exit_code":...}, after what it printed of what it did before failing
+// (nothing when it changed nothing). The codes are usage, input, check,
+// agent, failed, timeout and interrupted; a run adds "session_id" when a
+// session is known. The JSON output is the same on Linux, macOS and
+// Windows.
 package main
 
 import (
@@ -43,5 +51,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root := newRootCmd(s)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
-	return s.exitCode(cmd, err)
+	code := s.exitCode(cmd, err)
+	s.jsonError(cmd, err, code)
+	return code
 }

@@ -57,11 +57,8 @@ through to the agent (its login, its model settings).
 
 The final answer goes to stdout, with control characters other than line
 feeds and tabs shown escaped (\x1b), as in all output meant for a person.
-With --json, every event goes to stdout as
-one JSON object per line, each with a "type"; the last is the result:
-{"type":"result","session_id":...,"text":...,"is_error":false,...}, with
-is_error true when the agent reported an error, or {"type":"error",...}
-when the run failed otherwise.
+With --json, every event goes to stdout as a JSON line instead (the
+schema is at the end).
 
 --resume continues an earlier session. The id must have the form of the
 agent's session ids (a UUID for every agent, as session_id of --json
@@ -81,7 +78,9 @@ Ctrl-C and the run exits 124. By default a run has no time limit.
 Exit codes: 0 success, 1 the agent, a check or a download failed, 2 bad
 usage or input (a missing skill source, a session id of the wrong form),
 124 --run-timeout passed, 130 interrupted (the agent and its children are
-stopped either way).`,
+stopped either way).
+
+` + runSchemaHelp(),
 		Example: `  agentskills run --agent claude-code --skill ./skills/review "Review the last commit"
   agentskills run --agent codex --skill ./skills/review "Review the last commit"
   agentskills run --agent gemini-cli --skill ./skills/review "Review the last commit"
@@ -208,7 +207,7 @@ func (r *agentRun) run(ctx context.Context, prompt string) error {
 	if r.opts.resume != "" {
 		recorded, err := checkResume(ctx, r.opts, r.agent, r.sessions, r.workspace)
 		if err != nil {
-			return interrupted(ctx, err)
+			return r.withSession(interrupted(ctx, err), err)
 		}
 		callOpts = append(callOpts, adaptor.WithResume(r.opts.resume))
 		if !recorded {
@@ -244,10 +243,7 @@ func (r *agentRun) run(ctx context.Context, prompt string) error {
 func (r *agentRun) failed(ctx context.Context, err error) error {
 	var conflict *skill.SkillKeyConflictError
 	if errors.As(err, &conflict) || errors.Is(err, skill.ErrRuntimeNameConflict) || errors.Is(err, driver.ErrInvalidSessionID) {
-		if r.out != nil {
-			r.out.failure(err)
-		}
-		return inputError{err}
+		return r.withSession(inputError{err}, err)
 	}
 	// A run the agent ended with an error still has its session.
 	var agentErr *driver.AgentError
@@ -257,10 +253,7 @@ func (r *agentRun) failed(ctx context.Context, err error) error {
 			recordSession(ctx, r.opts, r.sessions, failed)
 		}
 	}
-	if r.out != nil {
-		r.out.failure(err)
-	}
-	return interrupted(ctx, err)
+	return r.withSession(interrupted(ctx, err), err)
 }
 
 // recordSession remembers which skills and workspace res's session

@@ -10,20 +10,37 @@ import (
 	"github.com/agentadaptor/agentadaptor/driver"
 )
 
-// eventWriter prints events as JSON lines.
+// eventWriter prints events as JSON lines (the schema is in run --help,
+// runSchema).
 type eventWriter struct {
 	w   io.Writer
 	err error
+	// session is the session id of the agent's init event, once seen.
+	session string
 }
 
 // event prints ev, except the agent's own result line: the run's result
-// is printed last, by result.
+// is printed last, by result. An error the agent reports without ending
+// the run is an "agent_error" line: "error" is the line that ends a
+// failed run.
 func (e *eventWriter) event(ev driver.Event) {
-	if ev.Kind() == driver.KindResult {
+	kind := ev.Kind()
+	switch ev := ev.(type) {
+	case *driver.ResultEvent:
 		return
+	case *driver.InitEvent:
+		if e.session == "" {
+			e.session = ev.SessionID
+		}
+	case *driver.ErrorEvent:
+		kind = kindAgentError
 	}
-	e.write(ev.Kind(), ev)
+	e.write(kind, ev)
 }
+
+// kindAgentError is the type of the line of an error the agent reports
+// without ending the run (a driver.ErrorEvent).
+const kindAgentError = "agent_error"
 
 func (e *eventWriter) write(kind string, v any) {
 	if e.err != nil {
@@ -44,18 +61,21 @@ func (e *eventWriter) write(kind string, v any) {
 	_, e.err = e.w.Write(append(line, '\n'))
 }
 
-// resultJSON is the last line of --json output.
+// resultJSON is the result line of --json output: the last line of a run
+// that succeeded, or the line before the error line of a run the agent
+// ended with an error. Skills, fingerprint and workspace are the run's,
+// so they are given only when it succeeded.
 type resultJSON struct {
-	SessionID   string        `json:"session_id"`
+	SessionID   string        `json:"session_id,omitempty"`
 	Text        string        `json:"text"`
 	IsError     bool          `json:"is_error"`
 	Subtype     string        `json:"subtype,omitempty"`
 	Usage       *driver.Usage `json:"usage,omitempty"`
 	CostUSD     *float64      `json:"cost_usd,omitempty"`
 	ExitCode    int           `json:"exit_code"`
-	Skills      []string      `json:"skills"`
-	Fingerprint string        `json:"fingerprint"`
-	Workspace   string        `json:"workspace"`
+	Skills      []string      `json:"skills,omitzero"`
+	Fingerprint string        `json:"fingerprint,omitempty"`
+	Workspace   string        `json:"workspace,omitempty"`
 }
 
 func (e *eventWriter) result(res *adaptor.Result) error {
@@ -70,17 +90,39 @@ func (e *eventWriter) result(res *adaptor.Result) error {
 	return e.err
 }
 
-// failure ends the output of a failed run: a result with is_error when the
-// agent reported the error, else an error line.
-func (e *eventWriter) failure(err error) {
+// failure prints the result of a run the agent ended with an error, when
+// it reported one; the error line that ends the output is printed for
+// every failed command alike (jsonError). It returns the run's session
+// id, "" when none is known.
+func (e *eventWriter) failure(err error) string {
 	var agentErr *driver.AgentError
 	if errors.As(err, &agentErr) && agentErr.Result != nil {
 		r := agentErr.Result
 		e.write(driver.KindResult, resultJSON{
 			SessionID: r.SessionID, Text: agentErr.Message, IsError: true, Subtype: agentErr.Subtype,
-			Usage: r.Usage, CostUSD: r.CostUSD, ExitCode: r.ExitCode, Skills: []string{},
+			Usage: r.Usage, CostUSD: r.CostUSD, ExitCode: r.ExitCode,
 		})
-		return
+		if r.SessionID != "" {
+			return r.SessionID
+		}
 	}
-	e.write(driver.KindError, driver.ErrorEvent{Message: err.Error()})
+	return e.session
+}
+
+// withSession returns classified, the classified form of the error err
+// of a failed run, naming the run's session when one is known: the
+// agent's, else the one asked to resume. With --json it first prints the
+// result the agent ended with, if any.
+func (r *agentRun) withSession(classified, err error) error {
+	id := ""
+	if r.out != nil {
+		id = r.out.failure(err)
+	}
+	if id == "" && r.opts.resume != "" && !errors.Is(err, driver.ErrInvalidSessionID) {
+		id = r.opts.resume
+	}
+	if id == "" {
+		return classified
+	}
+	return &sessionError{id: id, err: classified}
 }

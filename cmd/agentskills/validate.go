@@ -38,7 +38,8 @@ to the folder name) and the lengths of description and compatibility.
 For a valid skill it prints "Valid skill: PATH" on stdout. Otherwise it
 prints "Validation failed for PATH:" and one "  - problem" line per problem
 on stderr, and exits with status 1. With --json it prints the verdicts as a
-JSON array on stdout instead.
+JSON array on stdout instead, followed, when a skill is invalid, by the
+error line that ends the output of every command that fails with --json.
 
 With --lenient a skill is read the way agents load one, and what agents
 accept is a warning ("  - warning: problem" on stderr) instead of an error:
@@ -120,10 +121,14 @@ func runValidate(ctx context.Context, opts *validateOptions) error {
 			return err
 		}
 	}
+	invalid := 0
 	for _, v := range verdicts {
 		if !v.Valid {
-			return errFailed
+			invalid++
 		}
+	}
+	if invalid > 0 {
+		return reported(fmt.Sprintf("%d of %d skills are invalid", invalid, len(verdicts)))
 	}
 	return nil
 }

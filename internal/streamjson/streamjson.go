@@ -24,6 +24,17 @@ type Dialect struct {
 	// ErrorText is the text of an error result whose "result" is empty:
 	// l is the result line, lastText the last assistant text seen.
 	ErrorText func(l map[string]json.RawMessage, lastText string) string
+	// SkillTool is the tool that loads a skill, its input's "skill"
+	// naming it ("Skill" for Claude Code, "skill" for Qwen Code). Its
+	// successful result is a driver.SkillEvent.
+	SkillTool string
+	// SkillBody, when set, is how the user message that brings a loaded
+	// skill's body after the tool's result begins, the skill's folder
+	// following it on the same line (Claude Code: "Base directory for
+	// this skill: "); that message is then the driver.SkillEvent. When
+	// empty, the tool's result carries the body and is followed by the
+	// event (Qwen Code).
+	SkillBody string
 }
 
 // Parser turns stream-json lines into events. It never fails on a line:
@@ -39,7 +50,9 @@ type Parser struct {
 	// Result is the first result line's event, once seen: the run's.
 	Result *driver.ResultEvent
 
-	lastText string
+	lastText   string
+	skillCalls map[string]string  // the skill tool's calls: id to skill name
+	loading    *driver.SkillEvent // a skill whose body is to follow (Dialect.SkillBody)
 }
 
 type message struct {
@@ -166,6 +179,10 @@ func (p *Parser) blocks(role string, m *message, raw json.RawMessage) bool {
 	}
 	found := false
 	for _, b := range blocks {
+		if role == "user" && b.Type == "text" && p.skillBody(b.Text, raw) {
+			found = true
+			continue
+		}
 		if role == "user" && b.Type != "tool_result" {
 			continue
 		}
@@ -178,6 +195,7 @@ func (p *Parser) blocks(role string, m *message, raw json.RawMessage) bool {
 			ev = &driver.ThinkingEvent{Text: b.Thinking, Raw: raw}
 		case "tool_use", "server_tool_use":
 			ev = &driver.ToolCallEvent{ID: b.ID, Name: b.Name, Input: b.Input, Raw: raw}
+			p.skillCall(&b)
 		case "tool_result":
 			ev = &driver.ToolResultEvent{ToolCallID: b.ToolUseID, Content: contentText(b.Content), IsError: b.IsError, Raw: raw}
 		default:
@@ -185,8 +203,58 @@ func (p *Parser) blocks(role string, m *message, raw json.RawMessage) bool {
 		}
 		found = true
 		p.Emit.Send(ev)
+		if b.Type == "tool_result" {
+			p.skillLoaded(&b, raw)
+		}
 	}
 	return found
+}
+
+// skillCall remembers a call of the dialect's skill tool.
+func (p *Parser) skillCall(b *block) {
+	if p.Dialect.SkillTool == "" || b.Name != p.Dialect.SkillTool {
+		return
+	}
+	var in struct {
+		Skill string `json:"skill"`
+	}
+	if json.Unmarshal(b.Input, &in) != nil || in.Skill == "" {
+		return
+	}
+	if p.skillCalls == nil {
+		p.skillCalls = map[string]string{}
+	}
+	p.skillCalls[b.ID] = in.Skill
+}
+
+// skillLoaded reports the skill of a successful result of the skill
+// tool, or waits for its body (Dialect.SkillBody).
+func (p *Parser) skillLoaded(b *block, raw json.RawMessage) {
+	name, ok := p.skillCalls[b.ToolUseID]
+	if !ok || b.IsError {
+		return
+	}
+	delete(p.skillCalls, b.ToolUseID)
+	ev := &driver.SkillEvent{Name: name, ToolCallID: b.ToolUseID, Raw: raw}
+	if p.Dialect.SkillBody != "" {
+		p.loading = ev
+		return
+	}
+	p.Emit.Send(ev)
+}
+
+// skillBody reports the skill whose body text is, when it is the body
+// that follows a skill tool's result (Dialect.SkillBody).
+func (p *Parser) skillBody(text string, raw json.RawMessage) bool {
+	if p.loading == nil || p.Dialect.SkillBody == "" || !strings.HasPrefix(text, p.Dialect.SkillBody) {
+		return false
+	}
+	ev := p.loading
+	p.loading = nil
+	ev.Path, _, _ = strings.Cut(strings.TrimPrefix(text, p.Dialect.SkillBody), "\n")
+	ev.Raw = raw
+	p.Emit.Send(ev)
+	return true
 }
 
 // names reads a list of names (system/init's skills and tools): strings,

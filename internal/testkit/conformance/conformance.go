@@ -16,7 +16,8 @@
 //     workspace nor the user's skills (or the user's agent home, where
 //     the driver promises that) change, over two runs.
 //  2. loaded: the model loads a skill through the agent's tool and is
-//     then shown its body; the events hold the tool call and its result.
+//     then shown its body; the events hold the tool call, its result and
+//     one skill event naming the skill and the call.
 //  3. apart: two concurrent runs with different skills each show the
 //     model their own skill and not the other's.
 //  4. resume: a thread resumes its session, and the model is shown the

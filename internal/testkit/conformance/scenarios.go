@@ -162,6 +162,10 @@ func loaded(t *testing.T, a Agent) {
 	if !slices.Contains(kinds, driver.KindToolCall) || !slices.Contains(kinds, driver.KindToolResult) {
 		t.Errorf("event kinds = %q, want a tool call and its result", kinds)
 	}
+	// Loading the body is a skill event, naming the skill and its call.
+	if got := streamtest.Skills(rec.Events()); len(got) != 1 || got[0].Name != "review" || got[0].ToolCallID == "" {
+		t.Errorf("skill events = %+v, want one loading review by its call", got)
+	}
 	if after := cachetest.Listing(t, r.workspace) + cachetest.Listing(t, r.env.Unchanged); after != before {
 		t.Errorf("loading the skill changed the workspace or the user's folder:\nbefore:\n%s\nafter:\n%s", before, after)
 	}

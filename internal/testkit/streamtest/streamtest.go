@@ -130,3 +130,17 @@ func SeedStreams(f *testing.F, extra ...string) {
 		f.Add([]byte(l))
 	}
 }
+
+// Skills returns the skill events among evs, without their Raw, to
+// compare with the skills a recorded stream loads.
+func Skills(evs []driver.Event) []driver.SkillEvent {
+	var out []driver.SkillEvent
+	for _, ev := range evs {
+		if s, ok := ev.(*driver.SkillEvent); ok {
+			c := *s
+			c.Raw = nil
+			out = append(out, c)
+		}
+	}
+	return out
+}
