@@ -94,6 +94,7 @@ type Agent struct {
 	threads      ThreadStore
 	threadMu     sync.Mutex
 	threadLocks  map[string]*threadLock // by thread key, while runs hold or wait
+	verdicts     verdicts               // skill contents found loadable
 }
 
 // New returns an Agent that runs d. It panics if d is nil, as that is a
