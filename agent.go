@@ -144,22 +144,38 @@ type Result struct {
 	SessionID string
 	// Usage is the token usage the agent reports; nil when it reports none.
 	Usage *driver.Usage
-	// CostUSD is the cost the agent reports; nil when it reports none.
+	// CostUSD is the cost of this run alone, in US dollars, as the agent
+	// reports it; nil when it reports none or the driver cannot tell (see
+	// driver.Result.CostUSD). Like Usage it covers this run only, also
+	// when the run resumes a session.
 	CostUSD *float64
+	// SessionCostUSD is the cost of the whole session so far, earlier runs
+	// of a resumed session included, for an agent that reports such a
+	// running total (Claude Code); nil otherwise.
+	SessionCostUSD *float64
 	// ExitCode is the agent process's exit status.
 	ExitCode int
 }
 
 // Run resolves the agent's skills together with the run's (see the package
 // doc), then runs the driver with prompt. Resolution errors are returned
-// before the driver is called; the driver's own error is returned as it is.
+// before the driver is called, and so is the refusal of a [WithResume]
+// whose session ran with other skills or in another workspace; the
+// driver's own error is returned as it is. The run's session is recorded
+// in the agent's [ThreadStore] (see [SessionKey]).
 // Events reach the functions given with [WithEvents] as they happen.
 func (a *Agent) Run(ctx context.Context, prompt string, opts ...CallOption) (*Result, error) {
 	p, err := a.prepare(ctx, prompt, a.call(opts))
 	if err != nil {
 		return nil, err
 	}
-	return a.execute(ctx, p)
+	if p.req.Resume != "" {
+		if err := a.checkResume(ctx, p); err != nil {
+			return nil, err
+		}
+	}
+	res, err := a.execute(ctx, p)
+	return a.recordSession(ctx, p, res, err)
 }
 
 // prepared is a run ready for the driver.
@@ -211,13 +227,14 @@ func (a *Agent) execute(ctx context.Context, p *prepared) (*Result, error) {
 		return nil, errors.New("agentadaptor: driver returned no result and no error")
 	}
 	return &Result{
-		Text:      res.Text,
-		Skills:    p.req.Skills,
-		Workspace: p.workspace,
-		SessionID: res.SessionID,
-		Usage:     res.Usage,
-		CostUSD:   res.CostUSD,
-		ExitCode:  res.ExitCode,
+		Text:           res.Text,
+		Skills:         p.req.Skills,
+		Workspace:      p.workspace,
+		SessionID:      res.SessionID,
+		Usage:          res.Usage,
+		CostUSD:        res.CostUSD,
+		SessionCostUSD: res.SessionCostUSD,
+		ExitCode:       res.ExitCode,
 	}, nil
 }
 
