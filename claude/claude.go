@@ -13,7 +13,11 @@
 // driver.Request.Resume, and `--add-dir=MOUNT` when there are skills. The
 // environment is the process's, with [Config.Env] added. The agent's JSON
 // lines become driver events; the final text, session id, token usage and
-// cost come from its result line.
+// cost come from its result line. Usage and Result.CostUSD are the run's
+// own, also when it resumes a session; Claude Code's total_cost_usd, the
+// session's running total, is Result.SessionCostUSD. The run's cost is
+// the sum of the result's model_usage_since_last_result; a resumed run
+// whose result lacks it (other versions of Claude Code) has no CostUSD.
 //
 // # Arguments
 //
@@ -250,7 +254,7 @@ func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, run
 		return nil, check
 	}
 	ended := launch.Ended{Name: "claude", Path: prog, Exit: exit, Err: runErr}
-	return p.Outcome(ended, req, func(err error) bool {
+	res, err := p.Outcome(ended, req, func(err error) bool {
 		// Claude Code answers an unknown session id with an error result
 		// and no init line.
 		var agentErr *driver.AgentError
@@ -258,6 +262,8 @@ func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, run
 	}, func(reported []string) error {
 		return checkMounted(reported, req.Skills)
 	})
+	splitCost(req, p.Result, res, err)
+	return res, err
 }
 
 // checkMounted reports the mounted skills the agent does not list. Claude

@@ -121,9 +121,17 @@ type Result struct {
 	SessionID string
 	// Usage is the token usage the agent reports; nil when it reports none.
 	Usage *Usage
-	// CostUSD is the cost the agent reports, in US dollars; nil when it
-	// reports none.
+	// CostUSD is the cost of this run alone, in US dollars, as the agent
+	// reports it; nil when it reports none, or reports only a session's
+	// running total that the driver cannot split (see SessionCostUSD).
+	// Like Usage, it covers this run and never the earlier runs of a
+	// resumed session.
 	CostUSD *float64
+	// SessionCostUSD is the cost of the whole session so far, in US
+	// dollars, earlier runs of a resumed session included, for an agent
+	// that reports such a running total (Claude Code's total_cost_usd);
+	// nil otherwise. For a run that starts a session it equals CostUSD.
+	SessionCostUSD *float64
 	// ExitCode is the agent process's exit status (0 on success).
 	ExitCode int
 }
