@@ -77,9 +77,8 @@ type Result struct {
 	// Usage is the token usage the agent reports; nil when it reports none.
 	Usage *driver.Usage
 	// CostUSD is the cost of this run alone, in US dollars, as the agent
-	// reports it; nil when it reports none or the driver cannot tell (see
-	// driver.Result.CostUSD). Like Usage it covers this run only, also
-	// when the run resumes a session.
+	// reports it, also when the run resumes a session; nil when it
+	// reports none or the driver cannot tell (see driver.Result.CostUSD).
 	CostUSD *float64
 	// SessionCostUSD is the cost of the whole session so far, earlier runs
 	// of a resumed session included, for an agent that reports such a

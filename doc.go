@@ -111,9 +111,11 @@
 // "Thread compatibility" on [Thread]); WithResume can hold a session to
 // that only when the agent's [ThreadStore] has a record of it, as it has
 // of every session the agent's runs (or others sharing its store)
-// started. [Result.Usage] and [Result.CostUSD] are the run's own, also
-// when it resumes a session; [Result.SessionCostUSD] is the session's
-// running total, when the agent reports one.
+// started. [Result.CostUSD] is the run's own cost, also when it resumes a
+// session, and [Result.SessionCostUSD] the session's running total, when
+// the agent reports one. [Result.Usage] is as the driver reports it: the
+// run's own for Claude Code, the whole thread's for a resumed Codex run
+// (see package codex).
 //
 // An Agent is safe for concurrent use.
 //

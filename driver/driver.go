@@ -122,10 +122,9 @@ type Result struct {
 	// Usage is the token usage the agent reports; nil when it reports none.
 	Usage *Usage
 	// CostUSD is the cost of this run alone, in US dollars, as the agent
-	// reports it; nil when it reports none, or reports only a session's
-	// running total that the driver cannot split (see SessionCostUSD).
-	// Like Usage, it covers this run and never the earlier runs of a
-	// resumed session.
+	// reports it: never that of the earlier runs of a resumed session.
+	// nil when the agent reports none, or reports only a session's running
+	// total that the driver cannot split (see SessionCostUSD).
 	CostUSD *float64
 	// SessionCostUSD is the cost of the whole session so far, in US
 	// dollars, earlier runs of a resumed session included, for an agent
