@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/agentadaptor/agentadaptor/driver"
 )
@@ -47,13 +46,7 @@ func (a *Agent) recordSession(ctx context.Context, p *prepared, res *Result, run
 	case runErr == nil && res.SessionID != "":
 		st = res.ThreadState()
 	case errors.As(runErr, &agentErr) && agentErr.Result != nil && agentErr.Result.SessionID != "" && !errors.Is(runErr, driver.ErrResumeRejected):
-		st = &ThreadState{
-			SessionID:   agentErr.Result.SessionID,
-			Fingerprint: p.req.Skills.Fingerprint,
-			Skills:      skillDigests(p.req.Skills),
-			Workspace:   p.workspace,
-			Updated:     time.Now().UTC().Truncate(time.Second),
-		}
+		st = (&Result{Skills: p.req.Skills, Workspace: p.workspace, SessionID: agentErr.Result.SessionID}).ThreadState()
 	default:
 		return res, runErr
 	}
