@@ -333,7 +333,7 @@ func TestProvider(t *testing.T) {
 }
 
 func TestRuntimeNameCollision(t *testing.T) {
-	agent, rec := newAgent(t, adaptor.WithSkills(skill.Inline("Code Review", "a"), skill.Inline("code-review", "b")))
+	agent, rec := newAgent(t, adaptor.WithSkills(skill.Inline("Code Review", skillMD("code-review")+"a"), skill.Inline("code-review", skillMD("code-review")+"b")))
 	_, err := agent.Run(t.Context(), "x")
 	if !errors.Is(err, skill.ErrRuntimeNameConflict) || !strings.Contains(err.Error(), `"Code Review"`) ||
 		!strings.Contains(err.Error(), `"code-review"`) || !strings.Contains(err.Error(), "MetadataRuntimeName") {
@@ -342,9 +342,9 @@ func TestRuntimeNameCollision(t *testing.T) {
 	if rec.Calls() != 0 {
 		t.Errorf("the driver was called")
 	}
-	s := skill.Inline("code-review", "b")
+	s := skill.Inline("code-review", skillMD("code-review")+"b")
 	s.Metadata = map[string]string{skill.MetadataRuntimeName: "code-review-2"}
-	agent, _ = newAgent(t, adaptor.WithSkills(skill.Inline("Code Review", "a"), s))
+	agent, _ = newAgent(t, adaptor.WithSkills(skill.Inline("Code Review", skillMD("code-review")+"a"), s))
 	if _, err := agent.Run(t.Context(), "x"); err != nil {
 		t.Errorf("Run with a runtime name override = %v", err)
 	}
@@ -410,7 +410,7 @@ func TestFingerprint(t *testing.T) {
 		return rec.Last().Skills.Fingerprint
 	}
 	archive := testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("kit")})
-	base := []skill.Ref{skill.Dir(dir), skill.Inline("tone", "a"), skill.Archive("kit", skill.ArchiveBytes(archive))}
+	base := []skill.Ref{skill.Dir(dir), skill.Inline("tone", skillMD("tone")+"a"), skill.Archive("kit", skill.ArchiveBytes(archive))}
 	first := run(adaptor.WithSkills(base...))
 	if again := run(adaptor.WithSkills(base...)); again != first {
 		t.Errorf("same content in another cache root gave fingerprint %s, want %s", again, first)
@@ -421,10 +421,10 @@ func TestFingerprint(t *testing.T) {
 		t.Errorf("same content at another path changed the fingerprint")
 	}
 	changes := map[string][]skill.Ref{
-		"inline text":   {base[0], skill.Inline("tone", "b"), base[2]},
+		"inline text":   {base[0], skill.Inline("tone", skillMD("tone")+"b"), base[2]},
 		"selection":     base[:2],
-		"added":         append(slices.Clone(base), skill.Inline("more", "m")),
-		"required":      {base[0], required(skill.Inline("tone", "a"), ""), base[2]},
+		"added":         append(slices.Clone(base), skill.Inline("more", skillMD("more"))),
+		"required":      {base[0], required(skill.Inline("tone", skillMD("tone")+"a"), ""), base[2]},
 		"archive bytes": {base[0], base[1], skill.Archive("kit", skill.ArchiveBytes(testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("kit2")})))},
 	}
 	for name, refs := range changes {
@@ -496,7 +496,7 @@ func TestInspectSkills(t *testing.T) {
 		t.Errorf("Inspect ran the driver")
 	}
 	// Without a catalogue there are no candidates.
-	agent, _ = newAgent(t, adaptor.WithSkills(skill.Inline("x", "x")))
+	agent, _ = newAgent(t, adaptor.WithSkills(skill.Inline("x", skillMD("x"))))
 	if report, err = agent.Inspect(t.Context()); err != nil || len(report.Candidates) != 0 {
 		t.Errorf("Inspect without a catalogue = %+v, %v", report, err)
 	}
@@ -559,7 +559,7 @@ func (p plainMaterializer) Materialize(ctx context.Context, s skill.Skill) (stri
 func TestFingerprintSameWithoutContentDigests(t *testing.T) {
 	refs := []skill.Ref{
 		skill.Dir(skillDir(t, "review")),
-		skill.Inline("tone", "a"),
+		skill.Inline("tone", skillMD("tone")+"a"),
 		skill.Archive("kit", skill.ArchiveBytes(testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("kit"), "x/y.sh": "echo"}))),
 		skill.FS(fstest.MapFS{"g/SKILL.md": {Data: []byte(skillMD("g"))}}, "g"),
 	}

@@ -1,71 +1,3 @@
-// Package adaptor runs coding agents with skills.
-//
-// An [Agent] pairs a [driver.Driver] (one agent integration) with the skills
-// it should have:
-//
-//	agent := adaptor.New(drv,
-//	    adaptor.WithSkills(
-//	        skill.Dir("./skills/review"),
-//	        skill.FS(embedded, "skills/greet"),
-//	        skill.Inline("tone", "---\nname: tone\n..."),
-//	        skill.Archive("kit", skill.ArchiveURL(url)),
-//	        skill.Key("code-review"),
-//	    ),
-//	    adaptor.WithSkillProvider(catalogue),
-//	)
-//	res, err := agent.Run(ctx, "Review the open change")
-//
-// # Resolution
-//
-// Before every run, and before the driver is called, the agent resolves its
-// skills:
-//
-//  1. Merge: the agent's references, then the run's. A run adds skills and
-//     can never remove one; nothing from one run leaks into the next.
-//  2. Check: a blank key (after trimming) fails with
-//     skill.ErrSkillKeyMissing, a nil source with
-//     skill.ErrSkillSourceMissing.
-//  3. Two declarations of one key are the same skill only if key, Required,
-//     Reason, Metadata and source all match, sources by the rules of
-//     skill.SourceDiff: folder sources by cleaned absolute path, inline
-//     sources by exact text, FS sources by the same fs.FS value and root,
-//     archives only when format, subpath and a non-empty fingerprint
-//     match. Otherwise the run fails with a
-//     *skill.SkillKeyConflictError whose Sources label each declaration
-//     ("agent", "run", "provider") and whose Detail says what differs.
-//     Conflicts are found before anything is materialized.
-//  4. The provider's GetSkills is called with the bare keys (skill.Key) that
-//     no complete declaration satisfies, even when there are none, and
-//     everything it returns is selected. Provider errors come back
-//     unchanged. A requested key it does not return, or any such key with
-//     no provider, fails with skill.ErrSkillNotFound naming the key.
-//  5. Two selected skills with one runtime name fail with
-//     skill.ErrRuntimeNameConflict, naming both keys.
-//  6. The selected skills are materialized concurrently, at most GOMAXPROCS
-//     at a time. Any failure is a *skill.SkillMaterializationError with
-//     Key, RuntimeName and Cause, and the driver is not called.
-//  7. The driver receives [driver.ResolvedSkills]: entries sorted by key,
-//     each with its absolute folder, and a Fingerprint that is equal for the
-//     same selected content on any machine and changes when the selection
-//     or any skill's content changes. Folder paths are not part of it.
-//
-// # Runs, events and threads
-//
-// The driver receives the prompt, the resolved skills and the workspace,
-// and answers with the final text, the agent's session id, token usage and
-// cost when the agent reports them. [WithEvents] delivers what the agent
-// does as it happens (driver.Event: text and text deltas, thinking, tool
-// calls and results, the skills the agent loaded, the result, errors).
-// Errors a caller may act on are typed in package driver (the process
-// failed, the agent reported an error, a resume was rejected, a mounted
-// skill is not seen or is shadowed); a run stopped by its context returns
-// an error for which errors.Is(err, context.Canceled) holds.
-//
-// [WithResume] continues a session by its id. An [Agent.Thread] does that
-// for a conversation that spans runs, and resumes only while the skills
-// and workspace are those the session started with (see [Thread]).
-//
-// An Agent is safe for concurrent use.
 package adaptor
 
 import (
@@ -94,6 +26,7 @@ type Agent struct {
 	threads      ThreadStore
 	threadMu     sync.Mutex
 	threadLocks  map[string]*threadLock // by thread key, while runs hold or wait
+	verdicts     verdicts               // skill contents found loadable
 }
 
 // New returns an Agent that runs d. It panics if d is nil, as that is a
@@ -143,22 +76,37 @@ type Result struct {
 	SessionID string
 	// Usage is the token usage the agent reports; nil when it reports none.
 	Usage *driver.Usage
-	// CostUSD is the cost the agent reports; nil when it reports none.
+	// CostUSD is the cost of this run alone, in US dollars, as the agent
+	// reports it, also when the run resumes a session; nil when it
+	// reports none or the driver cannot tell (see driver.Result.CostUSD).
 	CostUSD *float64
+	// SessionCostUSD is the cost of the whole session so far, earlier runs
+	// of a resumed session included, for an agent that reports such a
+	// running total (Claude Code); nil otherwise.
+	SessionCostUSD *float64
 	// ExitCode is the agent process's exit status.
 	ExitCode int
 }
 
 // Run resolves the agent's skills together with the run's (see the package
 // doc), then runs the driver with prompt. Resolution errors are returned
-// before the driver is called; the driver's own error is returned as it is.
+// before the driver is called, and so is the refusal of a [WithResume]
+// whose session ran with other skills or in another workspace; the
+// driver's own error is returned as it is. The run's session is recorded
+// in the agent's [ThreadStore] (see [SessionKey]).
 // Events reach the functions given with [WithEvents] as they happen.
 func (a *Agent) Run(ctx context.Context, prompt string, opts ...CallOption) (*Result, error) {
 	p, err := a.prepare(ctx, prompt, a.call(opts))
 	if err != nil {
 		return nil, err
 	}
-	return a.execute(ctx, p)
+	if p.req.Resume != "" {
+		if err := a.checkResume(ctx, p); err != nil {
+			return nil, err
+		}
+	}
+	res, err := a.execute(ctx, p)
+	return a.recordSession(ctx, p, res, err)
 }
 
 // prepared is a run ready for the driver.
@@ -210,13 +158,14 @@ func (a *Agent) execute(ctx context.Context, p *prepared) (*Result, error) {
 		return nil, errors.New("agentadaptor: driver returned no result and no error")
 	}
 	return &Result{
-		Text:      res.Text,
-		Skills:    p.req.Skills,
-		Workspace: p.workspace,
-		SessionID: res.SessionID,
-		Usage:     res.Usage,
-		CostUSD:   res.CostUSD,
-		ExitCode:  res.ExitCode,
+		Text:           res.Text,
+		Skills:         p.req.Skills,
+		Workspace:      p.workspace,
+		SessionID:      res.SessionID,
+		Usage:          res.Usage,
+		CostUSD:        res.CostUSD,
+		SessionCostUSD: res.SessionCostUSD,
+		ExitCode:       res.ExitCode,
 	}, nil
 }
 

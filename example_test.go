@@ -2,6 +2,7 @@ package adaptor_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/drivertest"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/skillmd"
 )
 
 // A program follows the agent's work as it happens with WithEvents. Here a
@@ -73,4 +75,54 @@ func ExampleAgent_Thread() {
 	// Output:
 	// started
 	// resumed session-1
+}
+
+// A run continues an earlier session with WithResume. The agent records
+// what each session ran with, so a resume with other skills is refused
+// before the agent starts: the session remembers what its skills said.
+func ExampleWithResume() {
+	drv := &drivertest.Driver{Handler: func(_ context.Context, req *driver.Request) (*driver.Result, error) {
+		if req.Resume != "" {
+			return &driver.Result{Text: "resumed", SessionID: req.Resume}, nil
+		}
+		return &driver.Result{Text: "started", SessionID: "6f1c0d6e-4b8a-4a53-9a11-0c2f4d2b7e10"}, nil
+	}}
+	tone := skill.Inline("tone", "---\nname: tone\ndescription: Answer warmly.\n---\nBe warm.\n")
+	agent := adaptor.New(drv, adaptor.WithSkills(tone))
+	ctx := context.Background()
+	first, err := agent.Run(ctx, "Draft the release notes")
+	if err != nil {
+		log.Fatal(err)
+	}
+	again, err := agent.Run(ctx, "Shorten them", adaptor.WithResume(first.SessionID))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(first.Text, "then", again.Text)
+
+	terse := skill.Inline("terse", "---\nname: terse\ndescription: Answer in few words.\n---\nBe brief.\n")
+	_, err = agent.Run(ctx, "And now tersely", adaptor.WithResume(first.SessionID), adaptor.WithSkills(terse))
+	var changed *adaptor.ThreadChangedError
+	if errors.As(err, &changed) {
+		fmt.Println("refused; skills added:", changed.Added)
+	}
+	// Output:
+	// started then resumed
+	// refused; skills added: [terse]
+}
+
+// A skill whose SKILL.md an agent would not load (here one without front
+// matter) fails the run before the agent starts, naming the skill.
+func ExampleInvalidSkillError() {
+	agent := adaptor.New(&drivertest.Driver{},
+		adaptor.WithSkills(skill.Inline("greet", "# Greeting\nSay hello.\n")))
+	_, err := agent.Run(context.Background(), "Greet the team")
+	var invalid *adaptor.InvalidSkillError
+	if errors.As(err, &invalid) {
+		fmt.Println("skill:", invalid.Key)
+		fmt.Println("front matter missing:", errors.Is(err, skillmd.ErrFrontMatter))
+	}
+	// Output:
+	// skill: greet
+	// front matter missing: true
 }

@@ -118,20 +118,35 @@ type resumeOption string
 func (o resumeOption) applyCall(c *callConfig) { c.resume = string(o) }
 
 // WithResume has the run continue the agent's session id, as returned in
-// [Result.SessionID]. The driver fails with driver.ErrResumeRejected when
-// the agent will not resume it. An id that does not have the form of the
-// agent's session ids (a UUID for Claude Code and Codex) never reaches the
-// agent: the driver refuses it before the start with an error that wraps
-// both driver.ErrResumeRejected and driver.ErrInvalidSessionID, so an id
-// from an untrusted client is safe to pass. Nothing checks that the skills
-// are those the session started with; a [Thread] does. Default: a new
-// session.
+// [Result.SessionID]. Before the driver is called, the run is held to the
+// rule of "Thread compatibility" on [Thread]: every run of an Agent (plain
+// or in a thread) records its session's skills and workspace in the
+// agent's [ThreadStore] under [SessionKey], and a resume of a recorded
+// session with other skills or in another workspace fails with a
+// *[ThreadChangedError] (errors.Is [ErrThreadChanged]) without starting
+// the agent.
+//
+// A session the store has no record of is NOT checked: one started by
+// another program, or by another Agent or process while the store is the
+// default, in-memory one. Agents that share sessions should share a store
+// (for example a [FileThreadStore] on one folder); a [Thread] keeps its
+// own record and starts afresh, or refuses, when a session cannot be
+// resumed.
+//
+// The driver fails with driver.ErrResumeRejected when the agent will not
+// resume the session. An id that does not have the form of the agent's
+// session ids (a UUID for Claude Code and Codex) never reaches the agent:
+// the driver refuses it before the start with an error that wraps both
+// driver.ErrResumeRejected and driver.ErrInvalidSessionID, so an id from
+// an untrusted client is safe to pass. Default: a new session.
 func WithResume(sessionID string) CallOption {
 	return resumeOption(sessionID)
 }
 
 // WithThreadStore sets where the agent's threads keep their state (see
-// [Thread]). Default: a [MemoryThreadStore] of the agent's own.
+// [Thread]) and where the agent records each session's skills and
+// workspace for [WithResume] (under [SessionKey]). Default: a
+// [MemoryThreadStore] of the agent's own.
 func WithThreadStore(s ThreadStore) Option {
 	return agentOption(func(c *agentConfig) { c.threads = s })
 }

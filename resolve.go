@@ -178,7 +178,8 @@ func (d *declarations) selection() ([]skill.Skill, []string, error) {
 }
 
 // materialize stages the selected skills, at most GOMAXPROCS at a time,
-// and returns them with their content digests.
+// checks that agents can load each, and returns them with their content
+// digests.
 func (a *Agent) materialize(ctx context.Context, selected []skill.Skill, names []string) ([]driver.ResolvedSkill, []string, error) {
 	out := make([]driver.ResolvedSkill, len(selected))
 	digests := make([]string, len(selected))
@@ -206,7 +207,7 @@ func (a *Agent) materialize(ctx context.Context, selected []skill.Skill, names [
 				Metadata:    maps.Clone(s.Metadata),
 				Digest:      digest,
 			}
-			return nil
+			return a.verdicts.check(out[i])
 		})
 	}
 	if err := g.Wait(); err != nil {

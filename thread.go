@@ -88,9 +88,11 @@ func (a *Agent) Thread(key string, opts ...ThreadOption) *Thread {
 // the stored session when the rules of "Thread compatibility" allow, runs
 // the driver and records the session for the next run. Options are those
 // of [Agent.Run]; WithResume is refused, as the thread chooses the session.
+// A blank key, or one that begins with "session:" (see [SessionKey]), is
+// refused.
 func (t *Thread) Run(ctx context.Context, prompt string, opts ...CallOption) (*Result, error) {
-	if strings.TrimSpace(t.key) == "" {
-		return nil, errors.New("agentadaptor: a thread needs a non-blank key")
+	if err := checkThreadKey(t.key); err != nil {
+		return nil, err
 	}
 	call := t.a.call(opts)
 	if call.resume != "" {
@@ -131,8 +133,8 @@ func (t *Thread) Run(ctx context.Context, prompt string, opts ...CallOption) (*R
 		p.req.Resume = ""
 		res, err = t.a.execute(ctx, p)
 	}
-	if err != nil {
-		return nil, err
+	if res, err = t.a.recordSession(ctx, p, res, err); err != nil {
+		return res, err
 	}
 	if res.SessionID != "" {
 		if err := store.Save(ctx, t.key, res.ThreadState()); err != nil {
@@ -306,8 +308,12 @@ func (e *ThreadChangedError) Error() string {
 // Is reports whether target is [ErrThreadChanged].
 func (e *ThreadChangedError) Is(target error) bool { return target == ErrThreadChanged }
 
-// ThreadStore keeps the state of threads between runs. Implementations
-// must be safe for concurrent use.
+// ThreadStore keeps the state of threads between runs, by thread key, and
+// the record of each session an agent's runs report, by [SessionKey] of
+// its id, which [WithResume] checks. A store thus grows by one small
+// record per session: a long-lived program that starts many sessions may
+// give its agent a store of its own that forgets old ones.
+// Implementations must be safe for concurrent use.
 type ThreadStore interface {
 	// Load returns the state stored for key, or nil and no error when
 	// there is none.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -276,14 +277,26 @@ func TestFileThreadStore(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("store folder mode = %v, %v; want 0700", fi.Mode().Perm(), err)
 	}
+	// One file for the thread, one for each session's record
+	// (adaptor.SessionKey): s1, and s2 of agentWorkspace's run.
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
-		t.Fatalf("store holds %d files, want 1", len(entries))
+	if len(entries) != 3 {
+		t.Fatalf("store holds %d files, want 3", len(entries))
 	}
-	info, _ := entries[0].Info()
-	if info.Mode().Perm() != 0o600 {
-		t.Errorf("state file mode = %v, want 0600", info.Mode().Perm())
+	threadFile := -1
+	for i, e := range entries {
+		info, _ := e.Info()
+		if info.Mode().Perm() != 0o600 {
+			t.Errorf("state file mode = %v, want 0600", info.Mode().Perm())
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, e.Name())); strings.Contains(string(b), `"key": "a/../../key with spaces"`) {
+			threadFile = i
+		}
 	}
+	if threadFile < 0 {
+		t.Fatal("no file holds the thread's key")
+	}
+	entries[0] = entries[threadFile]
 
 	// A file that is not a state, or holds another key, is an error that
 	// says how to get out.

@@ -1,9 +1,32 @@
 // Package claude drives Claude Code, Anthropic's coding agent CLI, with a
 // run's skills mounted for that run alone.
 //
-//	agent := adaptor.New(claude.Driver(claude.Config{Model: "sonnet"}),
-//	    adaptor.WithSkills(skill.Dir("./skills/review")))
-//	res, err := agent.Run(ctx, "Review the open change")
+// A complete program:
+//
+//	package main
+//
+//	import (
+//		"context"
+//		"fmt"
+//		"log"
+//
+//		adaptor "github.com/agentadaptor/agentadaptor"
+//		"github.com/agentadaptor/agentadaptor/claude"
+//		"github.com/agentadaptor/agentadaptor/skill"
+//	)
+//
+//	func main() {
+//		agent := adaptor.New(claude.Driver(claude.Config{Model: "sonnet"}), // claude on PATH, logged in
+//			adaptor.WithSkills(skill.Dir("./skills/review")))
+//		res, err := agent.Run(context.Background(), "Review the open change")
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		fmt.Println(res.Text, res.SessionID)
+//	}
+//
+// The runnable example is in example_test.go (ExampleDriver, a run that prints the answer as it is written); go doc does not
+// print examples, pkg.go.dev does.
 //
 // # The run
 //
@@ -14,7 +37,12 @@
 // environment is the process's, with [Config.Env] added. The agent's JSON
 // lines become driver events (the body that follows a successful Skill
 // call is a driver.SkillEvent); the final text, session id, token usage
-// and cost come from its result line.
+// and cost come from its result line. Usage and Result.CostUSD are the
+// run's own, also when it resumes a session (Claude Code 2.1.328 reports a
+// resumed run's usage alone); Claude Code's total_cost_usd, the session's
+// running total, is Result.SessionCostUSD. The run's cost is the sum of
+// the result's model_usage_since_last_result; a resumed run whose result
+// lacks it (other versions of Claude Code) has no CostUSD.
 //
 // # Arguments
 //
@@ -251,7 +279,7 @@ func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, run
 		return nil, check
 	}
 	ended := launch.Ended{Name: "claude", Path: prog, Exit: exit, Err: runErr}
-	return p.Outcome(ended, req, func(err error) bool {
+	res, err := p.Outcome(ended, req, func(err error) bool {
 		// Claude Code answers an unknown session id with an error result
 		// and no init line.
 		var agentErr *driver.AgentError
@@ -259,6 +287,8 @@ func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, run
 	}, func(reported []string) error {
 		return checkMounted(reported, req.Skills)
 	})
+	splitCost(req, p.Result, res, err)
+	return res, err
 }
 
 // checkMounted reports the mounted skills the agent does not list. Claude

@@ -1,9 +1,32 @@
 // Package codex drives Codex, OpenAI's coding agent CLI, with a run's
 // skills mounted for that run alone.
 //
-//	agent := adaptor.New(codex.Driver(codex.Config{Model: "gpt-5-codex"}),
-//	    adaptor.WithSkills(skill.Dir("./skills/review")))
-//	res, err := agent.Run(ctx, "Review the open change")
+// A complete program:
+//
+//	package main
+//
+//	import (
+//		"context"
+//		"fmt"
+//		"log"
+//
+//		adaptor "github.com/agentadaptor/agentadaptor"
+//		"github.com/agentadaptor/agentadaptor/codex"
+//		"github.com/agentadaptor/agentadaptor/skill"
+//	)
+//
+//	func main() {
+//		agent := adaptor.New(codex.Driver(codex.Config{Model: "gpt-5-codex"}), // codex on PATH, a provider in ~/.codex/config.toml
+//			adaptor.WithSkills(skill.Dir("./skills/review")))
+//		res, err := agent.Run(context.Background(), "Review the open change")
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		fmt.Println(res.Text, res.SessionID)
+//	}
+//
+// The runnable example is in example_test.go (ExampleDriver, a run in a sandbox that may edit the workspace, printing each command Codex runs); go doc does not
+// print examples, pkg.go.dev does.
 //
 // # The run
 //

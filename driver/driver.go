@@ -6,6 +6,46 @@
 // more a driver can do (streaming, resuming, inspecting skills) belongs in a
 // separate optional interface that callers find by type assertion, the way
 // io.WriterTo extends io.Writer.
+//
+// A program uses a driver from package claude, codex, gemini or qwen
+// through package adaptor, which resolves the skills and calls [Driver.Run]
+// with them. A complete program with a driver of its own, which shows
+// what a run receives:
+//
+//	package main
+//
+//	import (
+//		"context"
+//		"fmt"
+//		"log"
+//
+//		adaptor "github.com/agentadaptor/agentadaptor"
+//		"github.com/agentadaptor/agentadaptor/driver"
+//		"github.com/agentadaptor/agentadaptor/skill"
+//	)
+//
+//	// lister is a Driver that lists the skills of a run instead of running an agent.
+//	type lister struct{}
+//
+//	func (lister) Run(ctx context.Context, req *driver.Request) (*driver.Result, error) {
+//		for _, s := range req.Skills.Entries { // sorted by key
+//			fmt.Println(s.Key, s.RuntimeName, s.Path) // Path is the folder holding SKILL.md
+//		}
+//		return &driver.Result{Text: "listed " + req.Skills.Fingerprint}, nil
+//	}
+//
+//	func main() {
+//		agent := adaptor.New(lister{}, adaptor.WithSkills(skill.Dir("./skills/review")))
+//		res, err := agent.Run(context.Background(), "Review the open change")
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		fmt.Println(res.Text)
+//	}
+//
+// The runnable example is in example_test.go (go doc does not print it;
+// pkg.go.dev does): Example_driver, the same driver. Package drivertest
+// has a recording Driver for tests.
 package driver
 
 import "context"
@@ -121,9 +161,16 @@ type Result struct {
 	SessionID string
 	// Usage is the token usage the agent reports; nil when it reports none.
 	Usage *Usage
-	// CostUSD is the cost the agent reports, in US dollars; nil when it
-	// reports none.
+	// CostUSD is the cost of this run alone, in US dollars, as the agent
+	// reports it: never that of the earlier runs of a resumed session.
+	// nil when the agent reports none, or reports only a session's running
+	// total that the driver cannot split (see SessionCostUSD).
 	CostUSD *float64
+	// SessionCostUSD is the cost of the whole session so far, in US
+	// dollars, earlier runs of a resumed session included, for an agent
+	// that reports such a running total (Claude Code's total_cost_usd);
+	// nil otherwise. For a run that starts a session it equals CostUSD.
+	SessionCostUSD *float64
 	// ExitCode is the agent process's exit status (0 on success).
 	ExitCode int
 }

@@ -104,7 +104,10 @@ type SkillEvent struct {
 }
 
 // ResultEvent ends a run: the final answer, or the error the agent
-// reports, with the session and its usage.
+// reports, with the session and its usage. CostUSD is the cost as the
+// agent's result line reports it: for Claude Code that is the session's
+// running total ([Result.SessionCostUSD]), not the run's own
+// ([Result.CostUSD]).
 type ResultEvent struct {
 	SessionID string `json:"session_id,omitempty"`
 	Text      string `json:"text"`

@@ -1,9 +1,32 @@
 // Package gemini drives Gemini CLI, Google's coding agent CLI, with a
 // run's skills mounted for that run alone.
 //
-//	agent := adaptor.New(gemini.Driver(gemini.Config{Model: "gemini-2.5-pro"}),
-//	    adaptor.WithSkills(skill.Dir("./skills/review")))
-//	res, err := agent.Run(ctx, "Review the open change")
+// A complete program:
+//
+//	package main
+//
+//	import (
+//		"context"
+//		"fmt"
+//		"log"
+//
+//		adaptor "github.com/agentadaptor/agentadaptor"
+//		"github.com/agentadaptor/agentadaptor/gemini"
+//		"github.com/agentadaptor/agentadaptor/skill"
+//	)
+//
+//	func main() {
+//		agent := adaptor.New(gemini.Driver(gemini.Config{Model: "gemini-2.5-pro"}), // gemini on PATH, logged in or GEMINI_API_KEY
+//			adaptor.WithSkills(skill.Dir("./skills/review")))
+//		res, err := agent.Run(context.Background(), "Review the open change")
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		fmt.Println(res.Text, res.SessionID)
+//	}
+//
+// The runnable example is in example_test.go (ExampleDriver, a run that prints the answer as it is written); go doc does not
+// print examples, pkg.go.dev does.
 //
 // # The run
 //

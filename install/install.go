@@ -1,6 +1,44 @@
 // Package install puts skills into coding agents' skill folders and keeps
 // them right: the library behind `agentskills add/list/remove/sync/verify`.
 //
+// A complete program that installs a skill folder for two agents in the
+// current project:
+//
+//	package main
+//
+//	import (
+//		"context"
+//		"fmt"
+//		"log"
+//
+//		"github.com/agentadaptor/agentadaptor/install"
+//	)
+//
+//	func main() {
+//		env, err := install.CurrentEnv() // $HOME and the current folder
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		agents, err := install.LookupAgents("claude-code", "codex")
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		changes, err := install.New(env).Add(context.Background(), install.Request{
+//			Sources: []string{"./skills/review"},
+//			Agents:  agents,
+//		})
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		for _, c := range changes {
+//			fmt.Println(c.Agent, c.Action, c.Path)
+//		}
+//	}
+//
+// Runnable examples are in example_test.go and agents_example_test.go (go
+// doc does not print them; pkg.go.dev does): ExampleInstaller_Add,
+// ExampleLookupAgents and ExampleAgent_Reads.
+//
 // # Layout
 //
 // Each scope (a project, or the user's home) keeps one canonical copy of

@@ -1,9 +1,32 @@
 // Package qwen drives Qwen Code, the Qwen team's coding agent CLI, with a
 // run's skills mounted for that run alone.
 //
-//	agent := adaptor.New(qwen.Driver(qwen.Config{Model: "qwen3-coder-plus"}),
-//	    adaptor.WithSkills(skill.Dir("./skills/review")))
-//	res, err := agent.Run(ctx, "Review the open change")
+// A complete program:
+//
+//	package main
+//
+//	import (
+//		"context"
+//		"fmt"
+//		"log"
+//
+//		adaptor "github.com/agentadaptor/agentadaptor"
+//		"github.com/agentadaptor/agentadaptor/qwen"
+//		"github.com/agentadaptor/agentadaptor/skill"
+//	)
+//
+//	func main() {
+//		agent := adaptor.New(qwen.Driver(qwen.Config{Model: "qwen3-coder-plus"}), // qwen on PATH, OPENAI_* or its settings
+//			adaptor.WithSkills(skill.Dir("./skills/review")))
+//		res, err := agent.Run(context.Background(), "Review the open change")
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		fmt.Println(res.Text, res.SessionID)
+//	}
+//
+// The runnable example is in example_test.go (ExampleDriver, a run with a folder of skills mounted); go doc does not
+// print examples, pkg.go.dev does.
 //
 // # The run
 //

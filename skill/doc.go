@@ -22,6 +22,39 @@
 // default materializer, and skill-specific error identities used by
 // errors.Is and errors.As.
 //
+// # First steps
+//
+// The Inline line above abbreviates its SKILL.md. A SKILL.md that an agent
+// loads starts with front matter that names the skill and says when to use
+// it; an agent's run refuses one without it before the agent starts
+// (adaptor.ErrInvalidSkill). A complete program that writes a skill into
+// the cache and prints where it is:
+//
+//	package main
+//
+//	import (
+//		"context"
+//		"fmt"
+//		"log"
+//
+//		"github.com/agentadaptor/agentadaptor/skill"
+//	)
+//
+//	func main() {
+//		greet := skill.Inline("greet", "---\nname: greet\ndescription: Greet the user by name.\n---\nSay hello, then the user's name.\n")
+//		dir, err := skill.NewDefaultSkillMaterializer().Materialize(context.Background(), greet)
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		fmt.Println(dir) // <cache root>/<digest>/greet, holding SKILL.md
+//	}
+//
+// A program that runs an agent hands the same values to adaptor.WithSkills
+// (see package adaptor), which materializes them before every run.
+// Runnable examples are in example_test.go (go doc does not print them;
+// pkg.go.dev does): ExampleDir, ExampleInline, ExampleArchive,
+// ExampleLocalSkillsFromDir and ExampleCache_CopyFS.
+//
 // # Keys and runtime names
 //
 // Dir takes the folder's base name as the key (trailing slashes ignored),

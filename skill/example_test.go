@@ -37,7 +37,7 @@ func ExampleDir() {
 	defer os.RemoveAll(tmp)
 	dir := filepath.Join(tmp, "skills", "review")
 	os.MkdirAll(filepath.Join(dir, "references"), 0o755)
-	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: review\n---\n# Review\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: review\ndescription: Review a change before it is merged.\n---\n# Review\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "references", "checklist.md"), []byte("- tests\n"), 0o644)
 
 	s := skill.Dir(dir + "/")
@@ -71,7 +71,7 @@ func ExampleInline() {
 	}
 	defer os.RemoveAll(tmp)
 
-	s := skill.Inline("Team/Greet Users", "---\nname: greet-users\n---\n# Greeting\nSay hello.\n")
+	s := skill.Inline("Team/Greet Users", "---\nname: team-greet-users\ndescription: Greet the team's new users.\n---\n# Greeting\nSay hello.\n")
 	name, _ := skill.RuntimeName(s)
 	fmt.Println("key:", s.Key)
 	fmt.Println("runtime name:", name)
@@ -90,7 +90,7 @@ func ExampleInline() {
 	// runtime name: team-greet-users
 	// folder: team-greet-users
 	// file: SKILL.md
-	// SKILL.md: "---\nname: greet-users\n---\n# Greeting\nSay hello.\n"
+	// SKILL.md: "---\nname: team-greet-users\ndescription: Greet the team's new users.\n---\n# Greeting\nSay hello.\n"
 }
 
 // exampleTarGz builds a small tar.gz whose skill lives under kit/.
@@ -103,7 +103,7 @@ func exampleTarGz() []byte {
 		tw.Write([]byte(body))
 	}
 	tw.WriteHeader(&tar.Header{Name: "kit/", Mode: 0o755, Typeflag: tar.TypeDir})
-	add("kit/SKILL.md", 0o644, "---\nname: deploy-kit\n---\n# Deploy\n")
+	add("kit/SKILL.md", 0o644, "---\nname: deploy-kit\ndescription: Deploy the service with scripts/deploy.sh.\n---\n# Deploy\n")
 	add("kit/scripts/deploy.sh", 0o755, "#!/bin/sh\necho deploy\n")
 	add("README.md", 0o644, "outside the subpath\n")
 	tw.Close()
@@ -157,7 +157,7 @@ func ExampleLocalSkillsFromDir() {
 	defer os.RemoveAll(root)
 	for _, name := range []string{"write-proof", "code-review", "node_modules", ".cache"} {
 		os.MkdirAll(filepath.Join(root, name), 0o755)
-		os.WriteFile(filepath.Join(root, name, "SKILL.md"), []byte("# "+name+"\n"), 0o644)
+		os.WriteFile(filepath.Join(root, name, "SKILL.md"), []byte("---\nname: "+name+"\ndescription: The "+name+" workflow.\n---\n# "+name+"\n"), 0o644)
 	}
 	os.MkdirAll(filepath.Join(root, "notes"), 0o755) // no SKILL.md: skipped
 

@@ -11,6 +11,35 @@
 // The messages are the reference's, word for word, so a corpus of SKILL.md
 // files gives the same verdicts and messages here as there (see testdata).
 //
+// A complete program that checks a skill folder the way agents read it:
+//
+//	package main
+//
+//	import (
+//		"fmt"
+//		"log"
+//
+//		"github.com/agentadaptor/agentadaptor/skillmd"
+//	)
+//
+//	func main() {
+//		s, err := skillmd.ParseDir("./skills/review", skillmd.WithMode(skillmd.Lenient))
+//		if err != nil {
+//			log.Fatal(err) // no SKILL.md, or no front matter to read
+//		}
+//		if err := s.Validate(); err != nil {
+//			log.Fatal(err) // every rule it breaks
+//		}
+//		for _, w := range s.Warnings() {
+//			fmt.Println(w)
+//		}
+//		fmt.Println(s.Name, "-", s.Description)
+//	}
+//
+// Runnable examples are in example_test.go (go doc does not print them;
+// pkg.go.dev does): ExampleParse, ExampleParse_lenient, ExampleValidate,
+// ExamplePrompt and ExampleSkill_PropertiesJSON.
+//
 // # The rules
 //
 // In the default [Strict] mode:
