@@ -19,7 +19,8 @@ type parser = streamjson.Parser
 // "errors".
 func newParser(emit agentjson.Emit) *parser {
 	return &parser{Emit: emit, Dialect: streamjson.Dialect{
-		SkillsField: "skills",
+		VersionField: "claude_code_version",
+		SkillsField:  "skills",
 		ErrorText: func(l map[string]json.RawMessage, _ string) string {
 			return errorsText(l["errors"])
 		},

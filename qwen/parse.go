@@ -19,7 +19,8 @@ type parser = streamjson.Parser
 // error there as "[API Error: ...]").
 func newParser(emit agentjson.Emit) *parser {
 	return &parser{Emit: emit, Dialect: streamjson.Dialect{
-		SkillsField: "slash_commands",
+		VersionField: "qwen_code_version",
+		SkillsField:  "slash_commands",
 		ErrorText: func(l map[string]json.RawMessage, lastText string) string {
 			var e struct {
 				Message string `json:"message"`
