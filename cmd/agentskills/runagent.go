@@ -42,6 +42,7 @@ type runOptions struct {
 	model      string
 	timeout    time.Duration
 	runTimeout time.Duration
+	quiet      bool
 }
 
 func newRunCmd(s *streams) *cobra.Command {
@@ -89,7 +90,11 @@ stopped either way).`,
   agentskills run --agent claude-code --skill ./skills/review --resume 4f1c... "And the tests?"`,
 		Args: requireArgs("PROMPT"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			return runAgent(cmd.Context(), opts, strings.Join(args, " "))
+			prompt, err := readRunPrompt(opts.io.in, args)
+			if err != nil {
+				return err
+			}
+			return runAgent(cmd.Context(), opts, prompt)
 		}),
 	}
 	f := cmd.Flags()
@@ -101,6 +106,7 @@ stopped either way).`,
 	f.StringVarP(&opts.model, "model", "m", "", "the model to use (default: the agent's)")
 	f.DurationVar(&opts.timeout, "timeout", install.DefaultDownloadTimeout, "give up fetching a skill source that receives nothing for this long")
 	f.DurationVar(&opts.runTimeout, "run-timeout", 0, "stop the whole run, the agent included, after this long (default: no limit)")
+	f.BoolVarP(&opts.quiet, "quiet", "q", false, "print no progress on stderr, only the answer and errors")
 	return cmd
 }
 
@@ -187,11 +193,12 @@ type agentRun struct {
 	sessions  adaptor.ThreadStore
 	workspace string
 	out       *eventWriter // nil: print the answer only
+	progress  *runProgress
 }
 
 func newAgentRun(opts *runOptions, drv driver.Driver, refs []skill.Ref, workspace string, env install.Env) *agentRun {
-	r := &agentRun{opts: opts, workspace: workspace}
-	agentOpts := []adaptor.Option{adaptor.WithSkills(refs...), adaptor.WithWorkspace(workspace)}
+	r := &agentRun{opts: opts, workspace: workspace, progress: newRunProgress(opts)}
+	agentOpts := []adaptor.Option{adaptor.WithSkills(refs...), adaptor.WithWorkspace(workspace), adaptor.WithEvents(r.progress.event)}
 	if opts.json {
 		r.out = &eventWriter{w: opts.io.data}
 		agentOpts = append(agentOpts, adaptor.WithEvents(r.out.event))
@@ -249,18 +256,32 @@ func (r *agentRun) failed(ctx context.Context, err error) error {
 		}
 		return inputError{err}
 	}
-	// A run the agent ended with an error still has its session.
+	// A run the agent ended with an error, or one stopped after the
+	// agent reported its session, still has its session.
 	var agentErr *driver.AgentError
-	if errors.As(err, &agentErr) && agentErr.Result != nil && !errors.Is(err, driver.ErrResumeRejected) {
-		if report, rerr := r.agent.Inspect(ctx); rerr == nil {
-			failed := &adaptor.Result{Skills: report.Selected, Workspace: r.workspace, SessionID: agentErr.Result.SessionID}
-			recordSession(ctx, r.opts, r.sessions, failed)
+	session := r.progress.sessionID()
+	if errors.As(err, &agentErr) && agentErr.Result != nil {
+		session = agentErr.Result.SessionID
+	}
+	if session != "" && !errors.Is(err, driver.ErrResumeRejected) {
+		// Not with the context of the run, which may be done.
+		if report, rerr := r.agent.Inspect(context.WithoutCancel(ctx)); rerr == nil {
+			failed := &adaptor.Result{Skills: report.Selected, Workspace: r.workspace, SessionID: session}
+			recordSession(context.WithoutCancel(ctx), r.opts, r.sessions, failed)
 		}
 	}
 	if r.out != nil {
 		r.out.failure(err)
 	}
-	return interrupted(ctx, err)
+	if ctx.Err() != nil {
+		// Ctrl-C or --run-timeout: the agent was stopped.
+		r.progress.stopped()
+		return interrupted(ctx, err)
+	}
+	if agentErr != nil {
+		return r.progress.failure(agentErr)
+	}
+	return err
 }
 
 // recordSession remembers which skills and workspace res's session
