@@ -54,7 +54,21 @@ func newRunCmd(s *streams) *cobra.Command {
 --skill SOURCE mounted for this run (SOURCE as for add: a skill folder, a
 folder of skills, an archive or its URL). Nothing is installed: the agent's
 own folders and the workspace are left as they are. The environment passes
-through to the agent (its login, its model settings).
+through to the agent (its login, its model settings): Claude Code takes
+ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL, Codex the provider of
+~/.codex/config.toml (OPENAI_BASE_URL alone is refused before the start,
+with the lines to write there), Gemini CLI GEMINI_API_KEY and
+GOOGLE_GEMINI_BASE_URL, Qwen Code OPENAI_API_KEY, OPENAI_BASE_URL and
+OPENAI_MODEL; see "Pointing an agent at a model provider" in the README.
+
+PROMPT is the arguments joined with spaces; "-" reads it from standard
+input. An empty prompt is bad usage.
+
+While the agent works, run prints on stderr its start (version, session
+id, the skills it reports, the command that resumes the session), each
+retry of a failed model call and each error the agent reports, and one
+line per tool call; --quiet turns that off, as --json does. A run stopped
+by Ctrl-C or --run-timeout prints its session and how to resume it.
 
 The final answer goes to stdout, with control characters other than line
 feeds and tabs shown escaped (\x1b), as in all output meant for a person.
