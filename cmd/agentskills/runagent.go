@@ -292,7 +292,7 @@ func (r *agentRun) failed(ctx context.Context, err error) error {
 		r.progress.stopped()
 		return interrupted(ctx, err)
 	}
-	if agentErr != nil {
+	if agentErr != nil && !errors.Is(err, driver.ErrResumeRejected) {
 		return r.progress.failure(agentErr)
 	}
 	return err
