@@ -49,16 +49,9 @@ func newRunRig(t *testing.T, reply modeltest.ReplyFunc) *runRig {
 // inProcess runs agentskills in this process with the rig's environment.
 func (r *runRig) inProcess(t *testing.T, ctx context.Context, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	for _, kv := range r.env {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	os.Unsetenv("CLAUDE_CONFIG_DIR")
-	t.Chdir(r.workspace)
-	var out, errs bytes.Buffer
-	code = run(ctx, args, strings.NewReader(""), &out, &errs)
-	return code, out.String(), errs.String()
+	var errs bytes.Buffer
+	code, stdout = r.inProcessWith(t, ctx, strings.NewReader(""), &errs, args...)
+	return code, stdout, errs.String()
 }
 
 // runCtx bounds a run: a stuck agent fails its test instead of hanging
