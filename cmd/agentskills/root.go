@@ -149,12 +149,7 @@ func (s *streams) exitCode(cmd *cobra.Command, err error) int {
 	case errors.As(err, &timedOut):
 		fmt.Fprintf(s.err, "%s: %v\n", name, timedOut)
 		return exitTimedOut
-	case errors.Is(err, errInterrupted):
-		// A stopped run says so once: what was stopped is cancelled
-		// contexts all the way down, and the run has said how to resume.
-		fmt.Fprintf(s.err, "%s: %v\n", name, errInterrupted)
-		return exitInterrupted
-	case errors.Is(err, context.Canceled):
+	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
 		// Only Ctrl-C or SIGTERM cancels a command's context.
 		fmt.Fprintf(s.err, "%s: %v\n", name, err)
 		return exitInterrupted

@@ -288,9 +288,14 @@ func (r *agentRun) failed(ctx context.Context, err error) error {
 		r.out.failure(err)
 	}
 	if ctx.Err() != nil {
-		// Ctrl-C or --run-timeout: the agent was stopped.
+		// Ctrl-C or --run-timeout: the agent was stopped, and how to
+		// resume is said. What was stopped is cancelled contexts all the
+		// way down: Ctrl-C says interrupted, once, and nothing more.
 		r.progress.stopped()
-		return interrupted(ctx, err)
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return errInterrupted
+		}
+		return err
 	}
 	if agentErr != nil && !errors.Is(err, driver.ErrResumeRejected) {
 		return r.progress.failure(agentErr)
