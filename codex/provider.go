@@ -21,7 +21,8 @@ import (
 // The check holds when OPENAI_BASE_URL is set in the agent's environment
 // and none of the user's config.toml (outside comments), [Config.Overrides]
 // and [Config.Args] sets model_provider, mentions openai_base_url or
-// names a profile (which may set a provider).
+// names a profile (which may set a provider). It is the same on every
+// system.
 type ProviderError struct {
 	// BaseURL is the value of OPENAI_BASE_URL.
 	BaseURL string

@@ -30,7 +30,9 @@ import (
 // --quiet. Either way, a run that the agent ended with an error says
 // what failed in a CLI user's words (agentFailure), and a run stopped by
 // Ctrl-C or --run-timeout after the agent reported its session prints the
-// session id and the command line that resumes it.
+// session id and the command line that resumes it. All of this is the
+// same on Linux, macOS and Windows (Ctrl-C is os.Interrupt on each); the
+// resume command line is quoted for a POSIX shell.
 
 // maxShownSkills is how many of the skills the agent reports the start
 // line names.
