@@ -238,3 +238,17 @@ func TestRunPromptFromStdin(t *testing.T) {
 		t.Errorf("the model was asked %d times, want once: an empty prompt reached the agent", n)
 	}
 }
+
+// TestRunProgressToolCall has the real Claude Code load a skill: the
+// tool call is one line on stderr, and the answer alone is on stdout.
+func TestRunProgressToolCall(t *testing.T) {
+	r := newRunRig(t, modeltest.ToolThenText(modeltest.SkillCall("alpha"), "done"))
+	var stderr bytes.Buffer
+	code, out := r.inProcessWith(t, runCtx(t), strings.NewReader(""), &stderr, "run", "-a", "claude-code", "-s", r.skills, "go")
+	if code != 0 || out != "done\n" {
+		t.Fatalf("run = %d, %q, stderr %q; want the answer", code, out, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "agentskills run: tool Skill: alpha\n") {
+		t.Errorf("stderr %q, want the Skill call on a line", stderr.String())
+	}
+}
