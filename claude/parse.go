@@ -20,9 +20,10 @@ type parser = streamjson.Parser
 // "errors".
 func newParser(emit agentjson.Emit) *parser {
 	return &parser{Emit: emit, Dialect: streamjson.Dialect{
-		SkillsField: "skills",
-		SkillTool:   "Skill",
-		SkillBody:   "Base directory for this skill: ",
+		VersionField: "claude_code_version",
+		SkillsField:  "skills",
+		SkillTool:    "Skill",
+		SkillBody:    "Base directory for this skill: ",
 		ErrorText: func(l map[string]json.RawMessage, _ string) string {
 			return errorsText(l["errors"])
 		},

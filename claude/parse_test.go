@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/internal/process"
@@ -63,6 +64,38 @@ func TestParseEvents(t *testing.T) {
 	if res == nil || res.Text != "done" || res.SessionID != "s1" || res.IsError || res.NumTurns != 2 || res.DurationMS != 1500 ||
 		*res.CostUSD != 0.5 || *res.Usage != (driver.Usage{InputTokens: 12, OutputTokens: 5, CacheReadInputTokens: 3}) {
 		t.Errorf("result = %+v", res)
+	}
+}
+
+// TestParseRetryAndVersion reads the recorded stream of a run whose API
+// answered 529: system/init gives the CLI's version, and system/api_retry
+// a retry event with the attempt, the delay and the HTTP status.
+func TestParseRetryAndVersion(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "api-retry.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec streamtest.Recorder
+	p := newParser(rec.Emit)
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		p.Parse(l)
+	}
+	if p.Init == nil || p.Init.Version != "2.1.328" {
+		t.Errorf("init = %+v, want version 2.1.328", p.Init)
+	}
+	var retries []*driver.RetryEvent
+	for _, ev := range rec.Events() {
+		if r, ok := ev.(*driver.RetryEvent); ok {
+			retries = append(retries, r)
+		}
+	}
+	want := []*driver.RetryEvent{{Attempt: 1, MaxRetries: 1, DelayMS: 538, Status: 529, Message: "overloaded"}}
+	if diff := cmp.Diff(want, retries, cmpopts.IgnoreFields(driver.RetryEvent{}, "Raw")); diff != "" {
+		t.Errorf("retries (-want +got):\n%s", diff)
+	}
+	// Another system line is no retry.
+	if _, evs := parseAll(`{"type":"system","subtype":"status","status":"requesting"}`); len(evs) != 1 || evs[0].Kind() != driver.KindRaw {
+		t.Errorf("system/status = %v, want a raw event", streamtest.Kinds(evs))
 	}
 }
 
@@ -246,7 +279,7 @@ func TestRecordedStreams(t *testing.T) {
 		"partial.jsonl":             {init: true, result: "Reviewed.", subtype: "success", kinds: []string{"text_delta", "tool_call", "raw"}},
 		"resume.jsonl":              {init: true, result: "Answer to a conversation of 4 messages.", subtype: "success"},
 		"api-error.jsonl":           {init: true, result: "API Error: 400 The stand-in refuses this request.", isError: true, subtype: "success"},
-		"api-retry.jsonl":           {init: true, result: "API Error: 529", isError: true, subtype: "success", kinds: []string{"raw"}},
+		"api-retry.jsonl":           {init: true, result: "API Error: 529", isError: true, subtype: "success", kinds: []string{"retry"}},
 		"max-turns.jsonl":           {init: true, result: "Reached maximum number of turns (1)", isError: true, subtype: "error_max_turns", kinds: []string{"tool_call"}},
 		"interrupt.jsonl":           {init: true, result: "[ede_diagnostic]", isError: true, subtype: "error_during_execution"},
 		"interrupt-no-result.jsonl": {init: true, noneOf: []string{"text", "result"}},

@@ -137,6 +137,10 @@
 //     refuses it or reports another thread id (the run is stopped then). Codex does not report which skills it
 //     loaded, so there is no check after the start; the InitEvent carries
 //     the session id only.
+//  3. Before the start: OPENAI_BASE_URL set with no model provider
+//     configured is a *[ProviderError] holding the config.toml lines that
+//     fix it, since Codex ignores that variable and would retry OpenAI's
+//     own host for minutes.
 //
 // # Arguments
 //
@@ -300,12 +304,16 @@ func (d *codexDriver) Run(ctx context.Context, req *driver.Request) (*driver.Res
 }
 
 // managedHome brings the managed Codex home of req's skills up to date,
-// after the checks for skills Codex would list beside the run's and, for
+// after the check for a model provider (checkProvider) and those for
+// skills Codex would list beside the run's and, for
 // a resume, for the session in that home. It returns the home's folder
 // and the release of the run's lease on it.
 func (d *codexDriver) managedHome(ctx context.Context, req *driver.Request, l *launch.Launch) (string, func(), error) {
 	userHome, err := d.userHome(l.Env)
 	if err != nil {
+		return "", nil, err
+	}
+	if err := d.checkProvider(l.Env, userHome); err != nil {
 		return "", nil, err
 	}
 	managed, release, err := home(ctx, launch.RunCacheRoot(req, d.c.CacheRoot), req.Skills, userHome, !d.c.WithoutUserSkills)

@@ -2,6 +2,7 @@ package codex
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/driver"
@@ -95,7 +96,12 @@ func (p *parser) parse(b []byte) {
 	case "error":
 		// Also used for passing notes such as "Reconnecting... 1/5": an
 		// event, not the end of the run.
-		p.emit.Send(&driver.ErrorEvent{Message: agentjson.Text(l["message"]), Raw: raw})
+		msg := agentjson.Text(l["message"])
+		if ev := reconnecting(msg, raw); ev != nil {
+			p.emit.Send(ev)
+			return
+		}
+		p.emit.Send(&driver.ErrorEvent{Message: msg, Raw: raw})
 		return
 	}
 	p.emit.Send(&driver.RawEvent{Type: typ, Raw: raw})
@@ -158,6 +164,28 @@ func (p *parser) item(completed bool, it *item, raw json.RawMessage) bool {
 	}
 	p.emit.Send(ev)
 	return true
+}
+
+// reconnecting reads Codex's note of a retry, an error line whose message
+// is "Reconnecting... N/M (ERROR)" or "Reconnecting... waiting for network
+// (ERROR)" (Codex 0.169.0), where ERROR may hold "unexpected status 401
+// Unauthorized: ...". It returns nil for any other message.
+func reconnecting(msg string, raw json.RawMessage) *driver.RetryEvent {
+	rest, ok := strings.CutPrefix(msg, "Reconnecting... ")
+	if !ok {
+		return nil
+	}
+	ev := &driver.RetryEvent{Raw: raw}
+	head, cause, _ := strings.Cut(rest, " (")
+	ev.Message = strings.TrimSuffix(cause, ")")
+	if n, m, ok := strings.Cut(head, "/"); ok {
+		ev.Attempt, _ = strconv.Atoi(n)
+		ev.MaxRetries, _ = strconv.Atoi(m)
+	}
+	if _, after, ok := strings.Cut(ev.Message, "unexpected status "); ok && len(after) >= 3 {
+		ev.Status, _ = strconv.Atoi(after[:3])
+	}
+	return ev
 }
 
 // errorMessage reads an error object's message, or an error given as a

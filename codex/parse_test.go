@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/internal/process"
@@ -39,7 +40,7 @@ func TestParseEvents(t *testing.T) {
 		`{"type":"item.completed","item":{"id":"i6","type":"agent_message","text":"final answer"}}`,
 		`{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":4,"output_tokens":3}}`,
 	)
-	want := []string{"init", "raw", "thinking", "tool_call", "tool_result", "skill", "tool_call", "tool_result", "tool_call", "raw", "error", "text", "text", "result"}
+	want := []string{"init", "raw", "thinking", "tool_call", "tool_result", "skill", "tool_call", "tool_result", "tool_call", "raw", "retry", "text", "text", "result"}
 	if diff := cmp.Diff(want, streamtest.Kinds(evs)); diff != "" {
 		t.Fatalf("kinds (-want +got):\n%s", diff)
 	}
@@ -53,6 +54,33 @@ func TestParseEvents(t *testing.T) {
 	want2 := &driver.Result{Text: "final answer", SessionID: "th-1", Usage: &driver.Usage{InputTokens: 10, OutputTokens: 3, CacheReadInputTokens: 4}}
 	if diff := cmp.Diff(want2, res); diff != "" {
 		t.Errorf("result (-want +got):\n%s", diff)
+	}
+}
+
+// TestParseRetry reads Codex's notes of a retry (error lines starting
+// "Reconnecting... ", as Codex 0.169.0 writes them) as retry events, and
+// every other error line as an error event.
+func TestParseRetry(t *testing.T) {
+	tests := []struct {
+		line string
+		want driver.Event
+	}{
+		{`{"type":"error","message":"Reconnecting... 1/5 (unexpected status 401 Unauthorized: bad key, url: http://h/v1/responses)"}`,
+			&driver.RetryEvent{Attempt: 1, MaxRetries: 5, Status: 401, Message: "unexpected status 401 Unauthorized: bad key, url: http://h/v1/responses"}},
+		{`{"type":"error","message":"Reconnecting... 2/5 (stream disconnected before completion: failed to lookup address information: Name does not resolve)"}`,
+			&driver.RetryEvent{Attempt: 2, MaxRetries: 5, Message: "stream disconnected before completion: failed to lookup address information: Name does not resolve"}},
+		{`{"type":"error","message":"Reconnecting... waiting for network (Connection failed: error sending request)"}`,
+			&driver.RetryEvent{Message: "Connection failed: error sending request"}},
+		{`{"type":"error","message":"Reconnecting... x/y (unexpected status 4)"}`,
+			&driver.RetryEvent{Message: "unexpected status 4"}},
+		{`{"type":"error","message":"unexpected status 401 Unauthorized: bad key"}`,
+			&driver.ErrorEvent{Message: "unexpected status 401 Unauthorized: bad key"}},
+	}
+	for _, tt := range tests {
+		_, evs := parseAll(tt.line)
+		if diff := cmp.Diff([]driver.Event{tt.want}, evs, cmpopts.IgnoreFields(driver.RetryEvent{}, "Raw"), cmpopts.IgnoreFields(driver.ErrorEvent{}, "Raw")); diff != "" {
+			t.Errorf("parse(%s) (-want +got):\n%s", tt.line, diff)
+		}
 	}
 }
 
@@ -117,7 +145,7 @@ func TestRecordedStreams(t *testing.T) {
 		"unknown-model.jsonl":  {text: "Hi.", kinds: []string{"error"}, usage: true},
 		"resume.jsonl":         {text: "Answer to 9 input items.", usage: true},
 		"api-error.jsonl":      {text: "The stand-in refuses this request.", isError: true, kinds: []string{"error"}},
-		"api-retry.jsonl":      {text: "unexpected status 401", isError: true, kinds: []string{"error"}},
+		"api-retry.jsonl":      {text: "unexpected status 401", isError: true, kinds: []string{"retry", "error"}},
 		"idle-timeout.jsonl":   {text: "idle timeout", isError: true, kinds: []string{"text", "error"}},
 		"interrupt.jsonl":      {},
 		"unknown-resume.jsonl": {},

@@ -35,6 +35,7 @@ const (
 	KindResult     = "result"
 	KindError      = "error"
 	KindRaw        = "raw"
+	KindRetry      = "retry"
 )
 
 // InitEvent starts a session: the agent says which session it is and what
@@ -44,6 +45,9 @@ type InitEvent struct {
 	Model     string   `json:"model,omitempty"`
 	Cwd       string   `json:"cwd,omitempty"`
 	Tools     []string `json:"tools,omitempty"`
+	// Version is the agent's version, when its first event reports one
+	// (Claude Code's and Qwen Code's do; Codex's and Gemini CLI's do not).
+	Version string `json:"version,omitempty"`
 	// Skills are the names of the skills the agent reports it loaded;
 	// nil when the agent does not list its skills (Codex, Gemini CLI),
 	// which JSON leaves out.
@@ -130,6 +134,27 @@ type ErrorEvent struct {
 	Raw     json.RawMessage `json:"-"`
 }
 
+// RetryEvent is a call of the agent to its model API that failed and
+// that the agent will make again, as the agent reports it while it waits:
+// Claude Code's system/api_retry, Qwen Code's system/retry, Codex's
+// "Reconnecting..." notes. A run that keeps failing may retry for
+// minutes before it ends; these events say why it takes long. Fields the
+// agent does not report are zero. Gemini CLI reports its retries on its
+// standard error only, so its driver sends none.
+type RetryEvent struct {
+	// Attempt is the retry's number, 1 for the first.
+	Attempt int `json:"attempt,omitempty"`
+	// MaxRetries is how many retries the agent makes before it gives up.
+	MaxRetries int `json:"max_retries,omitempty"`
+	// DelayMS is how long the agent waits before the retry.
+	DelayMS int64 `json:"delay_ms,omitempty"`
+	// Status is the HTTP status of the failed call.
+	Status int `json:"status,omitempty"`
+	// Message is the error of the failed call, as the agent reports it.
+	Message string          `json:"message,omitempty"`
+	Raw     json.RawMessage `json:"-"`
+}
+
 // RawEvent is a line of the agent's output the driver does not interpret.
 type RawEvent struct {
 	// Type is the agent's own name for the event ("" when it has none).
@@ -166,3 +191,6 @@ func (*ErrorEvent) Kind() string { return KindError }
 
 // Kind returns [KindRaw].
 func (*RawEvent) Kind() string { return KindRaw }
+
+// Kind returns [KindRetry].
+func (*RetryEvent) Kind() string { return KindRetry }

@@ -20,8 +20,9 @@ type parser = streamjson.Parser
 // error there as "[API Error: ...]").
 func newParser(emit agentjson.Emit) *parser {
 	return &parser{Emit: emit, Dialect: streamjson.Dialect{
-		SkillsField: "slash_commands",
-		SkillTool:   "skill",
+		VersionField: "qwen_code_version",
+		SkillsField:  "slash_commands",
+		SkillTool:    "skill",
 		ErrorText: func(l map[string]json.RawMessage, lastText string) string {
 			var e struct {
 				Message string `json:"message"`

@@ -57,6 +57,32 @@ func TestParseEvents(t *testing.T) {
 	}
 }
 
+// TestParseRetryAndVersion reads Qwen Code's system/retry lines: the one
+// that starts a wait is a retry event, the one that ends it (no attempt)
+// a raw event; system/init gives the version.
+func TestParseRetryAndVersion(t *testing.T) {
+	var rec streamtest.Recorder
+	p := newParser(rec.Emit)
+	for _, l := range []string{
+		`{"type":"system","subtype":"init","session_id":"s","slash_commands":[],"qwen_code_version":"0.24.4"}`,
+		`{"type":"system","subtype":"retry","data":{"reason":"retry","attempt":2,"maxRetries":10,"delayMs":120000}}`,
+		`{"type":"system","subtype":"retry","data":{"reason":"retry","discardedToolCalls":0}}`,
+		`{"type":"system","subtype":"retry","data":"odd"}`,
+	} {
+		p.Parse([]byte(l))
+	}
+	evs := rec.Events()
+	if diff := cmp.Diff([]string{"init", "retry", "raw", "raw"}, streamtest.Kinds(evs)); diff != "" {
+		t.Fatalf("kinds (-want +got):\n%s", diff)
+	}
+	if p.Init.Version != "0.24.4" {
+		t.Errorf("init version = %q, want 0.24.4", p.Init.Version)
+	}
+	if r := evs[1].(*driver.RetryEvent); r.Attempt != 2 || r.MaxRetries != 10 || r.DelayMS != 120000 {
+		t.Errorf("retry = %+v, want attempt 2 of 10 after 120000 ms", r)
+	}
+}
+
 func TestParseOddLines(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -193,6 +219,9 @@ func TestParseRecorded(t *testing.T) {
 		"partial.jsonl":    {[]string{"init", "text_delta", "text", "result"}, "Hello from the stand-in.", false},
 		"skill-call.jsonl": {[]string{"init", "tool_call", "tool_result", "skill", "text", "result"}, "Greeted.", false},
 		"api-error.jsonl":  {[]string{"init", "text", "result"}, "[API Error: 400 unknown model]", true},
+		// Cut at the first retry, a minute and a half into a run against
+		// an API that answers 429: no result.
+		"api-retry.jsonl": {[]string{"init", "retry"}, "", false},
 	}, func(t *testing.T, w want, stream []byte) {
 		var rec streamtest.Recorder
 		p := newParser(rec.Emit)
@@ -210,6 +239,10 @@ func TestParseRecorded(t *testing.T) {
 		res, err := outcome("qwen", &driver.Request{}, p, exit, nil, nil)
 		var ae *driver.AgentError
 		switch {
+		case w.text == "":
+			if !errors.Is(err, driver.ErrNoResult) {
+				t.Errorf("outcome = %v, %v; want ErrNoResult", res, err)
+			}
 		case w.err && (!errors.As(err, &ae) || ae.Message != w.text):
 			t.Errorf("outcome = %v, want an AgentError saying %q", err, w.text)
 		case !w.err && (err != nil || res.Text != w.text || res.SessionID != p.Init.SessionID || res.Usage == nil):

@@ -42,6 +42,7 @@ type runOptions struct {
 	model      string
 	timeout    time.Duration
 	runTimeout time.Duration
+	quiet      bool
 }
 
 func newRunCmd(s *streams) *cobra.Command {
@@ -53,7 +54,21 @@ func newRunCmd(s *streams) *cobra.Command {
 --skill SOURCE mounted for this run (SOURCE as for add: a skill folder, a
 folder of skills, an archive or its URL). Nothing is installed: the agent's
 own folders and the workspace are left as they are. The environment passes
-through to the agent (its login, its model settings).
+through to the agent (its login, its model settings): Claude Code takes
+ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL, Codex the provider of
+~/.codex/config.toml (OPENAI_BASE_URL alone is refused before the start,
+with the lines to write there), Gemini CLI GEMINI_API_KEY and
+GOOGLE_GEMINI_BASE_URL, Qwen Code OPENAI_API_KEY, OPENAI_BASE_URL and
+OPENAI_MODEL; see "Pointing an agent at a model provider" in the README.
+
+PROMPT is the arguments joined with spaces; "-" reads it from standard
+input. An empty prompt is bad usage.
+
+While the agent works, run prints on stderr its start (version, session
+id, the skills it reports, the command that resumes the session), each
+retry of a failed model call and each error the agent reports, and one
+line per tool call; --quiet turns that off, as --json does. A run stopped
+by Ctrl-C or --run-timeout prints its session and how to resume it.
 
 The final answer goes to stdout, with control characters other than line
 feeds and tabs shown escaped (\x1b), as in all output meant for a person.
@@ -88,7 +103,11 @@ stopped either way).
   agentskills run --agent claude-code --skill ./skills/review --resume 4f1c... "And the tests?"`,
 		Args: requireArgs("PROMPT"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			return runAgent(cmd.Context(), opts, strings.Join(args, " "))
+			prompt, err := readRunPrompt(opts.io.in, args)
+			if err != nil {
+				return err
+			}
+			return runAgent(cmd.Context(), opts, prompt)
 		}),
 	}
 	f := cmd.Flags()
@@ -100,6 +119,7 @@ stopped either way).
 	f.StringVarP(&opts.model, "model", "m", "", "the model to use (default: the agent's)")
 	f.DurationVar(&opts.timeout, "timeout", install.DefaultDownloadTimeout, "give up fetching a skill source that receives nothing for this long")
 	f.DurationVar(&opts.runTimeout, "run-timeout", 0, "stop the whole run, the agent included, after this long (default: no limit)")
+	f.BoolVarP(&opts.quiet, "quiet", "q", false, "print no progress on stderr, only the answer and errors")
 	return cmd
 }
 
@@ -186,11 +206,12 @@ type agentRun struct {
 	sessions  adaptor.ThreadStore
 	workspace string
 	out       *eventWriter // nil: print the answer only
+	progress  *runProgress
 }
 
 func newAgentRun(opts *runOptions, drv driver.Driver, refs []skill.Ref, workspace string, env install.Env) *agentRun {
-	r := &agentRun{opts: opts, workspace: workspace}
-	agentOpts := []adaptor.Option{adaptor.WithSkills(refs...), adaptor.WithWorkspace(workspace)}
+	r := &agentRun{opts: opts, workspace: workspace, progress: newRunProgress(opts)}
+	agentOpts := []adaptor.Option{adaptor.WithSkills(refs...), adaptor.WithWorkspace(workspace), adaptor.WithEvents(r.progress.event)}
 	if opts.json {
 		r.out = &eventWriter{w: opts.io.data}
 		agentOpts = append(agentOpts, adaptor.WithEvents(r.out.event))
@@ -245,15 +266,34 @@ func (r *agentRun) failed(ctx context.Context, err error) error {
 	if errors.As(err, &conflict) || errors.Is(err, skill.ErrRuntimeNameConflict) || errors.Is(err, driver.ErrInvalidSessionID) {
 		return r.withSession(inputError{err}, err)
 	}
-	// A run the agent ended with an error still has its session.
+	// A run the agent ended with an error, or one stopped after the
+	// agent reported its session, still has its session.
 	var agentErr *driver.AgentError
-	if errors.As(err, &agentErr) && agentErr.Result != nil && !errors.Is(err, driver.ErrResumeRejected) {
-		if report, rerr := r.agent.Inspect(ctx); rerr == nil {
-			failed := &adaptor.Result{Skills: report.Selected, Workspace: r.workspace, SessionID: agentErr.Result.SessionID}
-			recordSession(ctx, r.opts, r.sessions, failed)
+	session := r.progress.sessionID()
+	if errors.As(err, &agentErr) && agentErr.Result != nil {
+		session = agentErr.Result.SessionID
+	}
+	if session != "" && !errors.Is(err, driver.ErrResumeRejected) {
+		// Not with the context of the run, which may be done.
+		if report, rerr := r.agent.Inspect(context.WithoutCancel(ctx)); rerr == nil {
+			failed := &adaptor.Result{Skills: report.Selected, Workspace: r.workspace, SessionID: session}
+			recordSession(context.WithoutCancel(ctx), r.opts, r.sessions, failed)
 		}
 	}
-	return r.withSession(interrupted(ctx, err), err)
+	if ctx.Err() != nil {
+		// Ctrl-C or --run-timeout: the agent was stopped, and how to
+		// resume is said. What was stopped is cancelled contexts all the
+		// way down: Ctrl-C says interrupted, once, and nothing more.
+		r.progress.stopped()
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return r.withSession(errInterrupted, err)
+		}
+		return r.withSession(err, err)
+	}
+	if agentErr != nil && !errors.Is(err, driver.ErrResumeRejected) {
+		return r.withSession(r.progress.failure(agentErr), err)
+	}
+	return r.withSession(err, err)
 }
 
 // recordSession remembers which skills and workspace res's session

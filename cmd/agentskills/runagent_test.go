@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -48,16 +49,9 @@ func newRunRig(t *testing.T, reply modeltest.ReplyFunc) *runRig {
 // inProcess runs agentskills in this process with the rig's environment.
 func (r *runRig) inProcess(t *testing.T, ctx context.Context, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	for _, kv := range r.env {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	os.Unsetenv("CLAUDE_CONFIG_DIR")
-	t.Chdir(r.workspace)
-	var out, errs bytes.Buffer
-	code = run(ctx, args, strings.NewReader(""), &out, &errs)
-	return code, out.String(), errs.String()
+	var errs bytes.Buffer
+	code, stdout = r.inProcessWith(t, ctx, strings.NewReader(""), &errs, args...)
+	return code, stdout, errs.String()
 }
 
 // runCtx bounds a run: a stuck agent fails its test instead of hanging
@@ -215,8 +209,18 @@ func TestRunAgentInterrupt(t *testing.T) {
 			if !errors.As(err, &exit) || exit.ExitCode() != 130 {
 				t.Errorf("exit = %v, want status 130; stderr:\n%s", err, stderr.String())
 			}
-			if !strings.Contains(stderr.String(), "interrupted") {
-				t.Errorf("stderr = %q, want it to say the run was interrupted", stderr.String())
+			errs := stderr.String()
+			if strings.Count(errs, "interrupted") != 1 || strings.Contains(errs, "context canceled") {
+				t.Errorf("stderr = %q, want it to say once that the run was interrupted, and no chain of errors", errs)
+			}
+			// The session the start reported, and how to resume it.
+			start := regexp.MustCompile(`started, session ([0-9a-f-]{36})`).FindStringSubmatch(errs)
+			if start == nil {
+				t.Fatalf("stderr = %q, want the session at the start", errs)
+			}
+			hint := fmt.Sprintf("session %s can be resumed with: agentskills run --agent claude-code --skill %s --resume %s -- PROMPT\n", start[1], r.skills, start[1])
+			if strings.Count(errs, hint) != 1 {
+				t.Errorf("stderr = %q, want once %q", errs, hint)
 			}
 			if left := modeltest.Processes(r.marker); len(left) > 0 {
 				t.Errorf("processes left: %v", left)
@@ -364,7 +368,7 @@ func TestRunAgentTimeouts(t *testing.T) {
 			[]string{"nothing received for 300ms", "give the download longer with --timeout"}, false},
 		// Long enough for the agent to start on a busy machine.
 		{"agent that never ends", []string{"-s", r.skills, "--run-timeout", "15s"}, 124,
-			[]string{"run timed out after 15s", "give it longer with --run-timeout"}, true},
+			[]string{"run timed out after 15s", "give it longer with --run-timeout", "can be resumed with: agentskills run --agent claude-code --skill " + r.skills + " --resume "}, true},
 		{"download that never ends", []string{"--timeout", "10m", "--run-timeout", "1s", "-s", stalled(t)}, 124,
 			[]string{"run timed out after 1s", "give it longer with --run-timeout"}, false},
 		{"negative run timeout", []string{"--run-timeout", "-1s"}, 2, []string{"--run-timeout -1s is negative"}, false},

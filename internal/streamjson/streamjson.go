@@ -21,6 +21,9 @@ type Dialect struct {
 	// skills ("skills" for Claude Code; Qwen Code lists them among its
 	// "slash_commands").
 	SkillsField string
+	// VersionField is the field of system/init that holds the agent's
+	// version ("claude_code_version", "qwen_code_version").
+	VersionField string
 	// ErrorText is the text of an error result whose "result" is empty:
 	// l is the result line, lastText the last assistant text seen.
 	ErrorText func(l map[string]json.RawMessage, lastText string) string
@@ -102,9 +105,16 @@ func (p *Parser) Parse(b []byte) *driver.InitEvent {
 				Skills:    names(l[p.Dialect.SkillsField]),
 				Raw:       raw,
 			}
+			if p.Dialect.VersionField != "" {
+				ev.Version = agentjson.Text(l[p.Dialect.VersionField])
+			}
 			p.Init = ev
 			p.Emit.Send(ev)
 			return ev
+		}
+		if ev := retry(subtype, l, raw); ev != nil {
+			p.Emit.Send(ev)
+			return nil
 		}
 	case "assistant", "user":
 		var m message
@@ -255,6 +265,37 @@ func (p *Parser) skillBody(text string, raw json.RawMessage) bool {
 	ev.Raw = raw
 	p.Emit.Send(ev)
 	return true
+}
+
+// retry reads a system line that reports a retry of a failed model API
+// call: Claude Code's system/api_retry
+// {"attempt","max_retries","retry_delay_ms","error_status","error"}, or
+// Qwen Code's system/retry {"data":{"attempt","maxRetries","delayMs"}}.
+// Qwen Code writes a second system/retry without an attempt when the wait
+// is over; that one, like any other line, is not a retry (nil).
+func retry(subtype string, l map[string]json.RawMessage, raw json.RawMessage) *driver.RetryEvent {
+	ev := &driver.RetryEvent{Raw: raw}
+	switch subtype {
+	case "api_retry":
+		json.Unmarshal(l["attempt"], &ev.Attempt)
+		json.Unmarshal(l["max_retries"], &ev.MaxRetries)
+		json.Unmarshal(l["retry_delay_ms"], &ev.DelayMS)
+		json.Unmarshal(l["error_status"], &ev.Status)
+		ev.Message = agentjson.Text(l["error"])
+	case "retry":
+		var data struct {
+			Attempt    int   `json:"attempt"`
+			MaxRetries int   `json:"maxRetries"`
+			DelayMS    int64 `json:"delayMs"`
+		}
+		if json.Unmarshal(l["data"], &data) != nil || data.Attempt == 0 {
+			return nil
+		}
+		ev.Attempt, ev.MaxRetries, ev.DelayMS = data.Attempt, data.MaxRetries, data.DelayMS
+	default:
+		return nil
+	}
+	return ev
 }
 
 // names reads a list of names (system/init's skills and tools): strings,

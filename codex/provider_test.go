@@ -1,0 +1,69 @@
+package codex
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCheckProvider checks the rule of ProviderError: OPENAI_BASE_URL
+// with nothing that sets a model provider is refused, with the fix.
+func TestCheckProvider(t *testing.T) {
+	const url = "http://127.0.0.1:9/v1"
+	tests := []struct {
+		name   string
+		env    []string
+		config string // "" for no config.toml
+		c      Config
+		refuse bool
+	}{
+		{name: "no OPENAI_BASE_URL", config: "model = \"m\"\n"},
+		{name: "no config", env: []string{"OPENAI_BASE_URL=" + url}, refuse: true},
+		{name: "config without provider", env: []string{"OPENAI_BASE_URL=" + url}, config: "model = \"m\"\n", refuse: true},
+		{name: "a provider table not chosen", env: []string{"OPENAI_BASE_URL=" + url}, config: "[model_providers.x]\nbase_url = \"" + url + "\"\n", refuse: true},
+		{name: "provider in a comment", env: []string{"OPENAI_BASE_URL=" + url}, config: "# model_provider = \"x\"\n", refuse: true},
+		{name: "provider chosen", env: []string{"OPENAI_BASE_URL=" + url}, config: "model_provider = \"x\"\n[model_providers.x]\n"},
+		{name: "provider of a profile", env: []string{"OPENAI_BASE_URL=" + url}, config: "[profiles.p]\nmodel_provider = \"x\"\n"},
+		{name: "a profile", env: []string{"OPENAI_BASE_URL=" + url}, config: "profile = \"p\"\n"},
+		{name: "openai_base_url", env: []string{"OPENAI_BASE_URL=" + url}, config: "openai_base_url = \"" + url + "\"\n"},
+		{name: "override", env: []string{"OPENAI_BASE_URL=" + url}, c: Config{Overrides: []string{`model_provider="x"`}}},
+		{name: "argument", env: []string{"OPENAI_BASE_URL=" + url}, c: Config{Args: []string{"-c", "model_provider=x"}}},
+		{name: "profile argument", env: []string{"OPENAI_BASE_URL=" + url}, c: Config{Args: []string{"--profile", "p"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			if tt.config != "" {
+				if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(tt.config), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d := Driver(tt.c).(*codexDriver)
+			err := d.checkProvider(tt.env, home)
+			var pe *ProviderError
+			if !tt.refuse {
+				if err != nil {
+					t.Errorf("checkProvider = %v, want nil", err)
+				}
+				return
+			}
+			if !errors.As(err, &pe) || pe.BaseURL != url || pe.Config != filepath.Join(home, "config.toml") {
+				t.Fatalf("checkProvider = %v, want a *ProviderError for %s", err, url)
+			}
+			for _, want := range []string{"OPENAI_BASE_URL is set to " + url, "name a provider in " + pe.Config, `model_provider = "custom"`, `base_url = "` + url + `"`, `wire_api = "responses"`} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q, want it to hold %q", err, want)
+				}
+			}
+			// The fix, written as config.toml, passes the check.
+			if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(pe.Fix()), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.checkProvider(tt.env, home); err != nil {
+				t.Errorf("with the fix, checkProvider = %v", err)
+			}
+		})
+	}
+}
