@@ -176,8 +176,7 @@ var _ driver.Driver = (*claudeDriver)(nil)
 func Driver(c Config) driver.Driver {
 	c.CacheRoot = launch.CacheRoot(c.CacheRoot)
 	c.Args = slices.Clone(c.Args)
-	prog := launch.NewProgram("claude", c.Command, c.Env,
-		"install Claude Code with `npm install -g @anthropic-ai/claude-code`, or set claude.Config.Command")
+	prog := launch.NewProgram("claude", c.Command, c.Env, "Claude Code", "@anthropic-ai/claude-code")
 	prog.SessionIDs = launch.UUIDs()
 	return &claudeDriver{c: c, prog: prog}
 }

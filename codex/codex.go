@@ -226,8 +226,7 @@ func Driver(c Config) driver.Driver {
 	c.CacheRoot = launch.CacheRoot(c.CacheRoot)
 	c.Overrides = slices.Clone(c.Overrides)
 	c.Args = slices.Clone(c.Args)
-	prog := launch.NewProgram("codex", c.Command, c.Env,
-		"install Codex with `npm install -g @openai/codex`, or set codex.Config.Command")
+	prog := launch.NewProgram("codex", c.Command, c.Env, "Codex", "@openai/codex")
 	prog.SessionIDs = launch.UUIDs()
 	return &codexDriver{c: c, prog: prog}
 }

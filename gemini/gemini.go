@@ -208,8 +208,7 @@ var _ driver.Driver = (*geminiDriver)(nil)
 func Driver(c Config) driver.Driver {
 	c.CacheRoot = launch.CacheRoot(c.CacheRoot)
 	c.Args = slices.Clone(c.Args)
-	prog := launch.NewProgram("gemini", c.Command, c.Env,
-		"install Gemini CLI with `npm install -g @google/gemini-cli`, or set gemini.Config.Command")
+	prog := launch.NewProgram("gemini", c.Command, c.Env, "Gemini CLI", "@google/gemini-cli")
 	prog.SessionIDs = launch.UUIDs()
 	return &geminiDriver{c: c, prog: prog}
 }

@@ -203,8 +203,7 @@ var _ driver.Driver = (*qwenDriver)(nil)
 func Driver(c Config) driver.Driver {
 	c.CacheRoot = launch.CacheRoot(c.CacheRoot)
 	c.Args = slices.Clone(c.Args)
-	prog := launch.NewProgram("qwen", c.Command, c.Env,
-		"install Qwen Code with `npm install -g @qwen-code/qwen-code`, or set qwen.Config.Command")
+	prog := launch.NewProgram("qwen", c.Command, c.Env, "Qwen Code", "@qwen-code/qwen-code")
 	prog.SessionIDs = launch.UUIDs()
 	return &qwenDriver{c: c, prog: prog}
 }
