@@ -86,8 +86,8 @@ type ArgError struct {
 	Agent string
 	// Arg is the argument as given.
 	Arg string
-	// Option is the option it names ("--output-format"), when it names
-	// one.
+	// Option is the option the driver sets that it names
+	// ("--output-format"); empty when it is refused for its form.
 	Option string
 	// Field is the Config field that sets that option ("Model"), when
 	// one does: set the field instead. Empty when the driver sets the

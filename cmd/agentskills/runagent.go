@@ -42,6 +42,7 @@ type runOptions struct {
 	model      string
 	timeout    time.Duration
 	runTimeout time.Duration
+	agentFlags
 }
 
 func newRunCmd(s *streams) *cobra.Command {
@@ -101,6 +102,7 @@ stopped either way).`,
 	f.StringVarP(&opts.model, "model", "m", "", "the model to use (default: the agent's)")
 	f.DurationVar(&opts.timeout, "timeout", install.DefaultDownloadTimeout, "give up fetching a skill source that receives nothing for this long")
 	f.DurationVar(&opts.runTimeout, "run-timeout", 0, "stop the whole run, the agent included, after this long (default: no limit)")
+	opts.agentFlags.register(cmd)
 	return cmd
 }
 
@@ -135,7 +137,7 @@ func (e *runTimedOutError) Error() string {
 func (e *runTimedOutError) Unwrap() []error { return []error{errRunTimedOut, e.err} }
 
 func runAgentIn(ctx context.Context, opts *runOptions, prompt string) error {
-	drv, err := runDriver(opts.agent, opts.model)
+	drv, err := runDriver(opts)
 	if err != nil {
 		return err
 	}
@@ -225,7 +227,7 @@ func (r *agentRun) run(ctx context.Context, prompt string) error {
 	}
 	res, err := r.agent.Run(ctx, prompt, callOpts...)
 	if err != nil {
-		return r.failed(ctx, err)
+		return r.failed(ctx, runError(err, r.opts.agent))
 	}
 	recordSession(ctx, r.opts, r.sessions, res)
 	if r.out != nil {

@@ -41,7 +41,7 @@ func checkPassThrough(arg string, owned Owned) *driver.ArgError {
 	case !longOption.MatchString(name):
 		return &driver.ArgError{Arg: arg, Reason: fmt.Sprintf("%q is not an option name of lowercase letters, digits and dashes", name)}
 	case hasValue && strings.IndexByte(value, 0) >= 0:
-		return &driver.ArgError{Arg: arg, Option: name, Reason: "the value holds a NUL byte, which no program receives"}
+		return &driver.ArgError{Arg: arg, Reason: "the value holds a NUL byte, which no program receives"}
 	}
 	for _, n := range []string{name, "--" + strings.TrimPrefix(name, "--no-")} {
 		field, ok := owned[n]

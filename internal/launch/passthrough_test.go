@@ -31,7 +31,7 @@ func TestCheckPassThrough(t *testing.T) {
 		{name: "upper case", args: []string{"--outputFormat=text"}, reason: "lowercase"},
 		{name: "underscore", args: []string{"--output_format=text"}, reason: "lowercase"},
 		{name: "triple dash", args: []string{"---x"}, reason: "lowercase"},
-		{name: "NUL", args: []string{"--x=a\x00b"}, option: "--x", reason: "NUL"},
+		{name: "NUL", args: []string{"--x=a\x00b"}, reason: "NUL"},
 		{name: "driver's own", args: []string{"--output-format=text"}, option: "--output-format", reason: "set by the driver itself"},
 		{name: "driver's own flag", args: []string{"--skip-trust"}, option: "--skip-trust", reason: "set by the driver itself"},
 		{name: "negation", args: []string{"--no-skip-trust"}, option: "--skip-trust", reason: "set by the driver itself"},
