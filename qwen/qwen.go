@@ -172,9 +172,11 @@ type Config struct {
 	// Default: no limit.
 	MaxSessionTurns int
 	// AllowedTools are passed as --allowed-tools, one argument each: the
-	// tools that run without asking ("run_shell_command", "edit", or a
-	// pattern "run_shell_command(touch *)"). With skills mounted, "skill"
-	// is added (see "Approvals"). Default none.
+	// tools that run without asking ("run_shell_command", "edit"). With
+	// skills mounted, "skill" is added (see "Approvals"). Qwen Code
+	// 0.24.4 still declines, in ApprovalMode "default", a shell command
+	// that writes files: allow run_shell_command with "auto-edit" for
+	// that. Default none.
 	AllowedTools []string
 	// DisallowedTools are passed as --exclude-tools, one argument each:
 	// the tools Qwen Code leaves out of the run, so the model cannot call

@@ -58,7 +58,10 @@ same field of the Go driver's Config:
                           claude-code --allowed-tools ("Bash(touch *)");
                           gemini-cli an allow rule of the run's policy
                           (run_shell_command); qwen-code --allowed-tools
-                          (Config.AllowedTools). Codex has none.
+                          (Config.AllowedTools), which in its default mode
+                          still declines a command that writes files
+                          (add --permission-mode auto-edit). Codex has
+                          none.
   --disallowed-tools TOOL a tool that never runs (repeatable). claude-code
                           --disallowed-tools; gemini-cli a deny rule;
                           qwen-code --exclude-tools
