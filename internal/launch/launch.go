@@ -56,7 +56,8 @@
 //     id, the mount, the prompt mode) or sets from a Config field, also
 //     not as its "--no-" negation. The refusal is a *driver.ArgError
 //     naming the field to set instead, if one does. They then go on the
-//     line as rule 6 says, before any operand.
+//     line as rule 6 says, before any operand. The check is the same on
+//     every system; on Windows rule 7 applies to them too.
 //
 // The prompt is never an argument: it goes to the program's standard
 // input. The workspace is never an argument either: it is the program's
