@@ -54,14 +54,20 @@
 //     the start with an error wrapping driver.ErrInvalidSessionID and
 //     driver.ErrResumeRejected. Claude Code would also take a session's
 //     title; the driver does not.
-//  2. Model, PermissionMode, MaxTurns, AppendSystemPrompt, the session id
-//     and the mount are passed as `--name=value`, one argument each,
-//     which Claude Code 2.1.328 reads as the option's value whatever it
-//     starts with (a model "--settings=..." is a model name to it).
+//  2. Model, PermissionMode, MaxTurns, each of AllowedTools and
+//     DisallowedTools, AppendSystemPrompt, the session id and the mount
+//     are passed as `--name=value`, one argument each, which Claude Code
+//     2.1.328 reads as the option's value whatever it starts with (a
+//     model "--settings=..." is a model name to it; a variadic option so
+//     given takes that one value).
 //  3. The prompt is on standard input and the workspace is the working
 //     folder: neither is an argument.
 //  4. [Config.Args] are passed as they are, after the driver's own: they
 //     are options by design.
+//  5. Arguments from someone else (a command line's user) are checked
+//     with [CheckArgs] before they become Args: one `--name` or
+//     `--name=value` each, and not an option the driver sets (see
+//     [CheckArgs]).
 //
 // On Windows, a Command that is a batch file (the claude.cmd shim npm
 // installs) runs through cmd.exe, and an argument holding one of
@@ -165,8 +171,18 @@ type Config struct {
 	// Code refuses that flag (and PermissionMode "bypassPermissions").
 	// Default false.
 	SkipPermissions bool
-	// MaxTurns is passed as --max-turns when positive. Default: no limit.
+	// MaxTurns is passed as --max-turns when positive: the run ends with
+	// an error result (subtype "error_max_turns") after that many turns.
+	// Default: no limit.
 	MaxTurns int
+	// AllowedTools are passed as --allowed-tools, one argument each: the
+	// tools (or tool patterns, "Bash(git *)") that run without asking.
+	// Default none: the permission mode decides.
+	AllowedTools []string
+	// DisallowedTools are passed as --disallowed-tools, one argument
+	// each: the tools (or patterns) that never run, whatever the mode.
+	// Default none.
+	DisallowedTools []string
 	// AppendSystemPrompt is passed as --append-system-prompt. Default none.
 	AppendSystemPrompt string
 	// PartialMessages passes --include-partial-messages, so the answer
@@ -175,7 +191,8 @@ type Config struct {
 	PartialMessages bool
 	// Args are extra arguments, placed after the driver's own and passed
 	// as they are: they are options by design (see "Arguments"), so
-	// never put a value from anyone else in them. Default none.
+	// never put a value from anyone else in them; check arguments from
+	// someone else with [CheckArgs] first. Default none.
 	Args []string
 	// Env is added to the process's environment for the agent (a later
 	// entry wins over an earlier one with the same name). Default none.
@@ -205,8 +222,9 @@ var _ driver.Driver = (*claudeDriver)(nil)
 func Driver(c Config) driver.Driver {
 	c.CacheRoot = launch.CacheRoot(c.CacheRoot)
 	c.Args = slices.Clone(c.Args)
-	prog := launch.NewProgram("claude", c.Command, c.Env,
-		"install Claude Code with `npm install -g @anthropic-ai/claude-code`, or set claude.Config.Command")
+	c.AllowedTools = slices.Clone(c.AllowedTools)
+	c.DisallowedTools = slices.Clone(c.DisallowedTools)
+	prog := launch.NewProgram("claude", c.Command, c.Env, "Claude Code", "@anthropic-ai/claude-code")
 	prog.SessionIDs = launch.UUIDs()
 	return &claudeDriver{c: c, prog: prog}
 }
@@ -265,11 +283,44 @@ func (d *claudeDriver) args(req *driver.Request, mountDir string) *launch.Args {
 	if d.c.MaxTurns > 0 {
 		a.Int("--max-turns", d.c.MaxTurns)
 	}
+	a.Each("--allowed-tools", d.c.AllowedTools)
+	a.Each("--disallowed-tools", d.c.DisallowedTools)
 	a.Value("--append-system-prompt", d.c.AppendSystemPrompt)
 	a.Extra(d.c.Args)
 	// --add-dir takes several values; given as --add-dir=MOUNT it takes
 	// that one. The prompt is on standard input.
 	return a.Value("--add-dir", mountDir)
+}
+
+// owned returns the options the driver sets: itself ("") or from a
+// Config field.
+func owned() launch.Owned {
+	return launch.Owned{
+		"--print": "", "--output-format": "", "--input-format": "", "--verbose": "",
+		"--resume": "", "--continue": "", "--session-id": "", "--fork-session": "", "--add-dir": "",
+		"--include-partial-messages":     "PartialMessages",
+		"--model":                        "Model",
+		"--permission-mode":              "PermissionMode",
+		"--dangerously-skip-permissions": "SkipPermissions",
+		"--max-turns":                    "MaxTurns",
+		"--allowed-tools":                "AllowedTools",
+		"--disallowed-tools":             "DisallowedTools",
+	}
+}
+
+// CheckArgs reports whether args, given on someone else's behalf (a
+// command line's user), may be passed through as [Config.Args]: each must
+// be one argument, "--name" or "--name=value", the name in lowercase
+// letters, digits and dashes, the value without a NUL byte, and the name
+// (also as "--no-name") not one the driver sets itself (--print,
+// --output-format, --input-format, --verbose, --resume, --continue,
+// --session-id, --fork-session, --add-dir) or from a Config field
+// (--model, --permission-mode, --dangerously-skip-permissions,
+// --max-turns, --allowed-tools, --disallowed-tools,
+// --include-partial-messages). A refused argument is a
+// *driver.ArgError, whose Field names the Config field to set instead.
+func CheckArgs(args []string) error {
+	return launch.CheckPassThrough("claude", args, owned())
 }
 
 // outcome turns how the process ended and what it said into the result.

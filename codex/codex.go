@@ -214,7 +214,8 @@ type Config struct {
 	Overrides []string
 	// Args are extra arguments, placed after the driver's own options and
 	// passed as they are: they are options by design (see "Arguments"),
-	// so never put a value from anyone else in them. Default none.
+	// so never put a value from anyone else in them; check arguments from
+	// someone else with [CheckArgs] first. Default none.
 	Args []string
 	// Env is added to the process's environment for the agent (a later
 	// entry wins). CODEX_HOME in it names the user's Codex home.
@@ -256,8 +257,7 @@ func Driver(c Config) driver.Driver {
 	c.CacheRoot = launch.CacheRoot(c.CacheRoot)
 	c.Overrides = slices.Clone(c.Overrides)
 	c.Args = slices.Clone(c.Args)
-	prog := launch.NewProgram("codex", c.Command, c.Env,
-		"install Codex with `npm install -g @openai/codex`, or set codex.Config.Command")
+	prog := launch.NewProgram("codex", c.Command, c.Env, "Codex", "@openai/codex")
 	prog.SessionIDs = launch.UUIDs()
 	return &codexDriver{c: c, prog: prog}
 }
@@ -372,6 +372,31 @@ func (d *codexDriver) args(req *driver.Request) *launch.Args {
 	}
 	// The prompt is on standard input.
 	return a.Operands("-")
+}
+
+// owned returns the options the driver sets: itself ("") or from a
+// Config field.
+func owned() launch.Owned {
+	return launch.Owned{
+		"--json": "", "--skip-git-repo-check": "", "--cd": "",
+		"--model":   "Model",
+		"--sandbox": "Sandbox",
+		"--dangerously-bypass-approvals-and-sandbox": "BypassApprovalsAndSandbox",
+	}
+}
+
+// CheckArgs reports whether args, given on someone else's behalf (a
+// command line's user), may be passed through as [Config.Args]: each must
+// be one argument, "--name" or "--name=value", the name in lowercase
+// letters, digits and dashes (never a subcommand or an operand), the
+// value without a NUL byte, and the name not one the driver sets itself
+// (--json, --skip-git-repo-check, --cd: the workspace is the working
+// folder) or from a Config field (--model, --sandbox,
+// --dangerously-bypass-approvals-and-sandbox). --config=KEY=VALUE is
+// accepted, as [Config.Overrides] are. A refused argument is a
+// *driver.ArgError, whose Field names the Config field to set instead.
+func CheckArgs(args []string) error {
+	return launch.CheckPassThrough("codex", args, owned())
 }
 
 // outcome turns how the process ended and what it said into the result.

@@ -38,7 +38,72 @@ var (
 	// same name as one of the run's and other content, would hide it from
 	// the agent. The error is a *ShadowError.
 	ErrSkillShadowed = errors.New("a same-named skill with other content would shadow the run's")
+	// ErrProgramNotFound: the agent's program is not on the agent's PATH
+	// (or the path given is not a program). The error is a
+	// *ProgramNotFoundError, held by a *ProcessError, so
+	// [ErrProcessFailed] holds too.
+	ErrProgramNotFound = errors.New("agent program not found")
+	// ErrArgRefused: an argument to pass through to the agent on someone
+	// else's behalf (a command line's user) could be read as something
+	// else than the option it names, or names an option the driver sets
+	// itself. It is refused before the agent starts. The error is an
+	// *ArgError.
+	ErrArgRefused = errors.New("argument cannot be passed to the agent")
 )
+
+// ProgramNotFoundError reports an agent program that is not there, with
+// how to get it and how to name another.
+type ProgramNotFoundError struct {
+	// Command is the program looked for: a name or a path.
+	Command string
+	// Agent names the agent ("Claude Code").
+	Agent string
+	// Package is the npm package that installs it
+	// ("@anthropic-ai/claude-code").
+	Package string
+	// Field is the Config field that names another program
+	// ("claude.Config.Command").
+	Field string
+	// Err is the cause, from looking the program up.
+	Err error
+}
+
+// Error describes the failure and says what to do.
+func (e *ProgramNotFoundError) Error() string {
+	return fmt.Sprintf("%v (install %s with `npm install -g %s`, or set %s)", e.Err, e.Agent, e.Package, e.Field)
+}
+
+// Is reports whether target is [ErrProgramNotFound].
+func (e *ProgramNotFoundError) Is(target error) bool { return target == ErrProgramNotFound }
+
+// Unwrap returns the cause.
+func (e *ProgramNotFoundError) Unwrap() error { return e.Err }
+
+// ArgError reports an argument refused before the agent starts (see
+// [ErrArgRefused]).
+type ArgError struct {
+	// Agent is the driver's name ("claude").
+	Agent string
+	// Arg is the argument as given.
+	Arg string
+	// Option is the option the driver sets that it names
+	// ("--output-format"); empty when it is refused for its form.
+	Option string
+	// Field is the Config field that sets that option ("Model"), when
+	// one does: set the field instead. Empty when the driver sets the
+	// option itself, or the argument is refused for its form.
+	Field string
+	// Reason says why it is refused.
+	Reason string
+}
+
+// Error describes the failure.
+func (e *ArgError) Error() string {
+	return fmt.Sprintf("%s: argument %q refused: %s", e.Agent, e.Arg, e.Reason)
+}
+
+// Is reports whether target is [ErrArgRefused].
+func (e *ArgError) Is(target error) bool { return target == ErrArgRefused }
 
 // ProcessError reports an agent process that could not start, failed, or
 // was stopped.

@@ -141,13 +141,26 @@
 //     `--name=value`, one argument each, which Gemini CLI 0.61.0 (yargs)
 //     reads as the option's value whatever it starts with. --policy takes
 //     a list, split at commas and continued by the arguments after it up
-//     to the next option: it comes first, followed by --output-format, and
-//     a cache root whose overlay path holds a comma is refused before the
-//     start.
+//     to the next option: it comes first (twice when the run has a policy
+//     of its tools, see "Tools and turns"), followed by --output-format,
+//     and a cache root whose overlay path holds a comma is refused before
+//     the start.
 //  3. The prompt is on standard input and the workspace is the working
 //     folder: neither is an argument.
 //  4. [Config.Args] are passed as they are, after the driver's own: they
 //     are options by design.
+//  5. Arguments from someone else (a command line's user) are checked
+//     with [CheckArgs] before they become Args.
+//
+// # Tools and turns
+//
+// [Config.AllowedTools] and [Config.DisallowedTools] become rules of a
+// policy file of the run's own (allow at priority 500, deny at 900), in a
+// new folder under the temporary folder, passed as a second --policy and
+// removed when the run ends; a tool name outside letters, digits, "_",
+// "." and "-" is refused before the start. Gemini CLI has no flag for a
+// turn limit: it reads model.maxSessionTurns from its settings.json (the
+// user's, which the overlay links to), and the driver does not change it.
 //
 // On Windows, a Command that is a batch file (the gemini.cmd shim npm
 // installs) runs through cmd.exe, and an argument holding one of
@@ -194,13 +207,25 @@ type Config struct {
 	// "yolo", "plan"). Default: the user's settings. Whatever the mode,
 	// the driver's policy offers the activate_skill tool.
 	ApprovalMode string
+	// AllowedTools are tools that run without asking, such as
+	// "run_shell_command": each becomes an allow rule of a policy file of
+	// the run's own, passed with --policy (Gemini CLI 0.61.0's
+	// --allowed-tools is deprecated for its policy engine). A headless
+	// run removes the tools that would ask (run_shell_command,
+	// write_file, replace, web_fetch) unless allowed so. Default none.
+	AllowedTools []string
+	// DisallowedTools are tools that never run, whatever ApprovalMode
+	// says ("yolo" included): each becomes a deny rule of the run's
+	// policy, which wins over its allow rules. Default none.
+	DisallowedTools []string
 	// RespectTrust leaves out --skip-trust, so that Gemini CLI's own
 	// trust decisions apply: a run in a folder the user has not trusted
 	// fails. Default false: the workspace is trusted for the run.
 	RespectTrust bool
 	// Args are extra arguments, placed after the driver's own and passed
 	// as they are: they are options by design (see "Arguments"), so never
-	// put a value from anyone else in them. Default none.
+	// put a value from anyone else in them; check arguments from someone
+	// else with [CheckArgs] first. Default none.
 	Args []string
 	// Env is added to the process's environment for the agent (a later
 	// entry wins). GEMINI_CLI_HOME in it names the user's home for Gemini
@@ -232,8 +257,9 @@ var _ driver.Driver = (*geminiDriver)(nil)
 func Driver(c Config) driver.Driver {
 	c.CacheRoot = launch.CacheRoot(c.CacheRoot)
 	c.Args = slices.Clone(c.Args)
-	prog := launch.NewProgram("gemini", c.Command, c.Env,
-		"install Gemini CLI with `npm install -g @google/gemini-cli`, or set gemini.Config.Command")
+	c.AllowedTools = slices.Clone(c.AllowedTools)
+	c.DisallowedTools = slices.Clone(c.DisallowedTools)
+	prog := launch.NewProgram("gemini", c.Command, c.Env, "Gemini CLI", "@google/gemini-cli")
 	prog.SessionIDs = launch.UUIDs()
 	return &geminiDriver{c: c, prog: prog}
 }
@@ -271,7 +297,12 @@ func (d *geminiDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 		// Gemini CLI splits --policy's value at commas.
 		return nil, fmt.Errorf("gemini: the overlay home %s holds a comma, which Gemini CLI reads as a list of policies; use a cache root without one", overlay)
 	}
-	args, err := l.Args(d.args(req, policy))
+	tools, removeTools, err := d.c.writeToolPolicy()
+	if err != nil {
+		return nil, err
+	}
+	defer removeTools()
+	args, err := l.Args(d.args(req, policy, tools))
 	if err != nil {
 		return nil, err
 	}
@@ -304,13 +335,14 @@ func (d *geminiDriver) userHome(env []string) (string, error) {
 	return filepath.Abs(h)
 }
 
-// args builds the command line (see "Arguments").
-func (d *geminiDriver) args(req *driver.Request, policy string) *launch.Args {
+// args builds the command line (see "Arguments"); tools is the run's
+// policy of AllowedTools and DisallowedTools, "" when it has none.
+func (d *geminiDriver) args(req *driver.Request, policy, tools string) *launch.Args {
 	// --policy takes a list: yargs reads the arguments after it as more
 	// policies up to the next option, so it comes first, followed by one
 	// the driver always passes. The prompt is on standard input, which is
 	// not a terminal: that makes the run headless.
-	a := launch.NewArgs().Value("--policy", policy)
+	a := launch.NewArgs().Value("--policy", policy).Value("--policy", tools)
 	a.Value("--output-format", "stream-json")
 	a.Value("--model", d.c.Model)
 	a.Value("--approval-mode", d.c.ApprovalMode)
@@ -319,6 +351,34 @@ func (d *geminiDriver) args(req *driver.Request, policy string) *launch.Args {
 	}
 	a.Value("--resume", req.Resume)
 	return a.Extra(d.c.Args)
+}
+
+// owned returns the options the driver sets: itself ("") or from a
+// Config field.
+func owned() launch.Owned {
+	return launch.Owned{
+		"--policy": "", "--output-format": "", "--resume": "", "--session-id": "",
+		"--prompt": "", "--prompt-interactive": "",
+		"--model":         "Model",
+		"--approval-mode": "ApprovalMode",
+		"--yolo":          "ApprovalMode",
+		"--allowed-tools": "AllowedTools",
+		"--skip-trust":    "RespectTrust",
+	}
+}
+
+// CheckArgs reports whether args, given on someone else's behalf (a
+// command line's user), may be passed through as [Config.Args]: each must
+// be one argument, "--name" or "--name=value", the name in lowercase
+// letters, digits and dashes, the value without a NUL byte, and the name
+// (also as "--no-name", which yargs reads as its negation) not one the
+// driver sets itself (--policy, --output-format, --resume, --session-id,
+// --prompt, --prompt-interactive) or from a Config field (--model,
+// --approval-mode, --yolo, --allowed-tools, --skip-trust). A refused
+// argument is a *driver.ArgError, whose Field names the Config field to
+// set instead.
+func CheckArgs(args []string) error {
+	return launch.CheckPassThrough("gemini", args, owned())
 }
 
 // outcome turns how the process ended and what it said into the result.

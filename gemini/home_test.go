@@ -118,11 +118,16 @@ func TestHomeUserClash(t *testing.T) {
 // TestArgs checks the command line (rules 1 to 4 of "Arguments").
 func TestArgs(t *testing.T) {
 	d := Driver(Config{Model: "--yolo", ApprovalMode: "plan", Args: []string{"--debug"}}).(*geminiDriver)
-	got, err := d.args(&driver.Request{Resume: "5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1"}, "/o/p.toml").List()
+	got, err := d.args(&driver.Request{Resume: "5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1"}, "/o/p.toml", "").List()
 	want := []string{"--policy=/o/p.toml", "--output-format=stream-json", "--model=--yolo", "--approval-mode=plan", "--skip-trust",
 		"--resume=5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1", "--debug"}
 	if err != nil || !cmp.Equal(got, want) {
 		t.Errorf("args = %q, %v; want %q", got, err, want)
+	}
+	got, err = d.args(&driver.Request{}, "/o/p.toml", "-/t/tools.toml").List()
+	want = []string{"--policy=/o/p.toml", "--policy=-/t/tools.toml", "--output-format=stream-json", "--model=--yolo", "--approval-mode=plan", "--skip-trust", "--debug"}
+	if err != nil || !cmp.Equal(got, want) {
+		t.Errorf("args with a tools policy = %q, %v; want %q", got, err, want)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,6 +110,17 @@ func TestArgs(t *testing.T) {
 		"--model=-m", "--approval-mode=--yolo", "--allowed-tools=skill", "--max-session-turns=3", "--append-system-prompt=--x", "--debug"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("args (-want +got):\n%s", diff)
+	}
+	d = Driver(Config{AllowedTools: []string{"run_shell_command", "-y"}, DisallowedTools: []string{"--yolo", "web_fetch"}}).(*qwenDriver)
+	got, err = d.args(req).List()
+	want = []string{"--output-format=stream-json", "--resume=3f0c6a8e-8d1f-4c4e-9a55-2a1d6f0b7c11", "--approval-mode=default",
+		"--allowed-tools=run_shell_command", "--allowed-tools=-y", "--allowed-tools=skill", "--exclude-tools=--yolo", "--exclude-tools=web_fetch"}
+	if diff := cmp.Diff(want, got); err != nil || diff != "" {
+		t.Errorf("args with tools (-want +got), %v:\n%s", err, diff)
+	}
+	got, _ = Driver(Config{AllowedTools: []string{"skill"}}).(*qwenDriver).args(req).List()
+	if n := len(slices.DeleteFunc(got, func(a string) bool { return a != "--allowed-tools=skill" })); n != 1 {
+		t.Errorf("args allow skill %d times, want once", n)
 	}
 	got, _ = Driver(Config{}).(*qwenDriver).args(&driver.Request{}).List()
 	if want := []string{"--output-format=stream-json", "--approval-mode=default"}; !cmp.Equal(got, want) {

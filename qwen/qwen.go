@@ -53,14 +53,16 @@
 //     session ids (Result.SessionID); anything else is refused before the
 //     start with an error wrapping driver.ErrInvalidSessionID and
 //     driver.ErrResumeRejected.
-//  2. Model, ApprovalMode, MaxSessionTurns, AppendSystemPrompt and the
-//     session id are passed as `--name=value`, one argument each, which
-//     Qwen Code 0.24.4 (yargs) reads as the option's value whatever it
-//     starts with.
+//  2. Model, ApprovalMode, MaxSessionTurns, each of AllowedTools and
+//     DisallowedTools, AppendSystemPrompt and the session id are passed
+//     as `--name=value`, one argument each, which Qwen Code 0.24.4
+//     (yargs) reads as the option's value whatever it starts with.
 //  3. The prompt is on standard input and the workspace is the working
 //     folder: neither is an argument.
 //  4. [Config.Args] are passed as they are, after the driver's own: they
 //     are options by design.
+//  5. Arguments from someone else (a command line's user) are checked
+//     with [CheckArgs] before they become Args.
 //
 // On Windows, a Command that is a batch file (the qwen.cmd shim npm
 // installs) runs through cmd.exe, and an argument holding one of
@@ -140,10 +142,12 @@
 // # Approvals
 //
 // The approval mode is [Config.ApprovalMode], "default" unless set, and
-// when skills are mounted the driver passes --allowed-tools=skill: the
-// skill tool then runs without asking, and with no call to a classifier.
-// Other tools that need approval are declined in a headless run (Qwen
-// Code cannot ask); choose "auto-edit" or "yolo" to allow them, or
+// when skills are mounted the driver adds "skill" to the tools it passes
+// as --allowed-tools ([Config.AllowedTools]): the skill tool then runs
+// without asking, and with no call to a classifier. Other tools that need
+// approval are declined in a headless run (Qwen Code cannot ask); allow
+// them by name in AllowedTools, choose "auto-edit" or "yolo" to allow
+// them all, or
 // Qwen Code's own default, "auto", which asks its model's security
 // classifier before each such tool call, the skill tool included.
 //
@@ -187,9 +191,21 @@ type Config struct {
 	// Qwen Code's own default, "auto", asks its model's security
 	// classifier before every skill call.
 	ApprovalMode string
-	// MaxSessionTurns is passed as --max-session-turns when positive.
+	// MaxSessionTurns is passed as --max-session-turns when positive:
+	// Qwen Code ends the run with an error result after that many turns.
 	// Default: no limit.
 	MaxSessionTurns int
+	// AllowedTools are passed as --allowed-tools, one argument each: the
+	// tools that run without asking ("run_shell_command", "edit"). With
+	// skills mounted, "skill" is added (see "Approvals"). Qwen Code
+	// 0.24.4 still declines, in ApprovalMode "default", a shell command
+	// that writes files: allow run_shell_command with "auto-edit" for
+	// that. Default none.
+	AllowedTools []string
+	// DisallowedTools are passed as --exclude-tools, one argument each:
+	// the tools Qwen Code leaves out of the run, so the model cannot call
+	// them. Default none.
+	DisallowedTools []string
 	// AppendSystemPrompt is passed as --append-system-prompt. Default none.
 	AppendSystemPrompt string
 	// PartialMessages passes --include-partial-messages, so the answer
@@ -198,7 +214,8 @@ type Config struct {
 	PartialMessages bool
 	// Args are extra arguments, placed after the driver's own and passed
 	// as they are: they are options by design (see "Arguments"), so
-	// never put a value from anyone else in them. Default none.
+	// never put a value from anyone else in them; check arguments from
+	// someone else with [CheckArgs] first. Default none.
 	Args []string
 	// Env is added to the process's environment for the agent (a later
 	// entry wins over an earlier one with the same name). Default none.
@@ -227,8 +244,9 @@ var _ driver.Driver = (*qwenDriver)(nil)
 func Driver(c Config) driver.Driver {
 	c.CacheRoot = launch.CacheRoot(c.CacheRoot)
 	c.Args = slices.Clone(c.Args)
-	prog := launch.NewProgram("qwen", c.Command, c.Env,
-		"install Qwen Code with `npm install -g @qwen-code/qwen-code`, or set qwen.Config.Command")
+	c.AllowedTools = slices.Clone(c.AllowedTools)
+	c.DisallowedTools = slices.Clone(c.DisallowedTools)
+	prog := launch.NewProgram("qwen", c.Command, c.Env, "Qwen Code", "@qwen-code/qwen-code")
 	prog.SessionIDs = launch.UUIDs()
 	return &qwenDriver{c: c, prog: prog}
 }
@@ -286,15 +304,49 @@ func (d *qwenDriver) args(req *driver.Request) *launch.Args {
 		mode = "default"
 	}
 	a.Value("--approval-mode", mode)
-	if len(req.Skills.Entries) > 0 {
-		a.Value("--allowed-tools", "skill")
+	allowed := d.c.AllowedTools
+	if len(req.Skills.Entries) > 0 && !slices.Contains(allowed, "skill") {
+		allowed = append(slices.Clip(allowed), "skill")
 	}
+	a.Each("--allowed-tools", allowed)
+	a.Each("--exclude-tools", d.c.DisallowedTools)
 	if d.c.MaxSessionTurns > 0 {
 		a.Int("--max-session-turns", d.c.MaxSessionTurns)
 	}
 	a.Value("--append-system-prompt", d.c.AppendSystemPrompt)
 	// The prompt is on standard input.
 	return a.Extra(d.c.Args)
+}
+
+// owned returns the options the driver sets: itself ("") or from a
+// Config field.
+func owned() launch.Owned {
+	return launch.Owned{
+		"--output-format": "", "--input-format": "", "--resume": "", "--continue": "",
+		"--session-id": "", "--prompt": "", "--prompt-interactive": "",
+		"--include-partial-messages": "PartialMessages",
+		"--model":                    "Model",
+		"--approval-mode":            "ApprovalMode",
+		"--yolo":                     "ApprovalMode",
+		"--allowed-tools":            "AllowedTools",
+		"--exclude-tools":            "DisallowedTools",
+		"--max-session-turns":        "MaxSessionTurns",
+	}
+}
+
+// CheckArgs reports whether args, given on someone else's behalf (a
+// command line's user), may be passed through as [Config.Args]: each must
+// be one argument, "--name" or "--name=value", the name in lowercase
+// letters, digits and dashes, the value without a NUL byte, and the name
+// (also as "--no-name", which yargs reads as its negation) not one the
+// driver sets itself (--output-format, --input-format, --resume,
+// --continue, --session-id, --prompt, --prompt-interactive) or from a
+// Config field (--model, --approval-mode, --yolo, --allowed-tools,
+// --exclude-tools, --max-session-turns, --include-partial-messages). A
+// refused argument is a *driver.ArgError, whose Field names the Config
+// field to set instead.
+func CheckArgs(args []string) error {
+	return launch.CheckPassThrough("qwen", args, owned())
 }
 
 // outcome turns how the process ended and what it said into the result.

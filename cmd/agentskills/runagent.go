@@ -43,6 +43,7 @@ type runOptions struct {
 	timeout    time.Duration
 	runTimeout time.Duration
 	quiet      bool
+	agentFlags
 }
 
 func newRunCmd(s *streams) *cobra.Command {
@@ -120,6 +121,7 @@ stopped either way).
 	f.DurationVar(&opts.timeout, "timeout", install.DefaultDownloadTimeout, "give up fetching a skill source that receives nothing for this long")
 	f.DurationVar(&opts.runTimeout, "run-timeout", 0, "stop the whole run, the agent included, after this long (default: no limit)")
 	f.BoolVarP(&opts.quiet, "quiet", "q", false, "print no progress on stderr, only the answer and errors")
+	opts.agentFlags.register(cmd)
 	return cmd
 }
 
@@ -154,7 +156,7 @@ func (e *runTimedOutError) Error() string {
 func (e *runTimedOutError) Unwrap() []error { return []error{errRunTimedOut, e.err} }
 
 func runAgentIn(ctx context.Context, opts *runOptions, prompt string) error {
-	drv, err := runDriver(opts.agent, opts.model)
+	drv, err := runDriver(opts)
 	if err != nil {
 		return err
 	}
@@ -245,7 +247,7 @@ func (r *agentRun) run(ctx context.Context, prompt string) error {
 	}
 	res, err := r.agent.Run(ctx, prompt, callOpts...)
 	if err != nil {
-		return r.failed(ctx, err)
+		return r.failed(ctx, runError(err, r.opts.agent))
 	}
 	recordSession(ctx, r.opts, r.sessions, res)
 	if r.out != nil {

@@ -46,6 +46,18 @@
 //     argument holding one of them, saying to set the driver's Command
 //     to the agent's own executable. On Linux and macOS the arguments
 //     reach the program as they are, with no shell in between.
+//  8. Arguments passed through for someone else (a command line's user,
+//     who asks for an agent option the driver has no field for) are
+//     checked with [CheckPassThrough] before anything starts: each is
+//     one argument "--name" or "--name=value" (rule 2), the name of
+//     lowercase letters, digits and dashes, never a short option, "--"
+//     or a value on its own (rule 3 and 4); no NUL (rule 5); and never
+//     an option the driver sets itself (the output format, the session
+//     id, the mount, the prompt mode) or sets from a Config field, also
+//     not as its "--no-" negation. The refusal is a *driver.ArgError
+//     naming the field to set instead, if one does. They then go on the
+//     line as rule 6 says, before any operand. The check is the same on
+//     every system; on Windows rule 7 applies to them too.
 //
 // The prompt is never an argument: it goes to the program's standard
 // input. The workspace is never an argument either: it is the program's
@@ -76,9 +88,10 @@ type Program struct {
 	Command string
 	// Env is added to this process's environment for the agent.
 	Env []string
-	// Install says how to get the program, for the error when it is
+	// Agent names the agent ("Claude Code") and Package is the npm
+	// package that installs it, for the error when the program is
 	// missing.
-	Install string
+	Agent, Package string
 	// SessionIDs is the form of the agent's session ids, checked before
 	// a resume (rule 1 of "Arguments"). Default: none, and every resume
 	// is refused.
@@ -87,12 +100,13 @@ type Program struct {
 
 // NewProgram returns the Program of the driver name for its Config's
 // command (default: name) and env, which it copies, so that changes the
-// caller makes later do not reach the driver's runs.
-func NewProgram(name, command string, env []string, install string) Program {
+// caller makes later do not reach the driver's runs; agent and pkg say
+// what the program is and which npm package installs it.
+func NewProgram(name, command string, env []string, agent, pkg string) Program {
 	if command == "" {
 		command = name
 	}
-	return Program{Name: name, Command: command, Env: slices.Clone(env), Install: install}
+	return Program{Name: name, Command: command, Env: slices.Clone(env), Agent: agent, Package: pkg}
 }
 
 // CacheRoot is a driver Config's CacheRoot, made absolute (a mount under
@@ -136,8 +150,9 @@ type Launch struct {
 // the context's error and its cause) and a session id to resume that
 // does not have the form of the program's ids (rule 1 of "Arguments"),
 // finds the program on the PATH of the agent's environment, and settles
-// the workspace. A missing program is a *driver.ProcessError that says
-// how to install it.
+// the workspace. A missing program is a *driver.ProcessError holding a
+// *driver.ProgramNotFoundError, which says how to install it and which
+// Config field names another.
 func Prepare(ctx context.Context, req *driver.Request, p Program) (*Launch, error) {
 	if req == nil {
 		return nil, fmt.Errorf("%s: nil request", p.Name)
@@ -156,7 +171,8 @@ func Prepare(ctx context.Context, req *driver.Request, p Program) (*Launch, erro
 	l := &Launch{Env: process.MergeEnv(os.Environ(), p.Env), Workspace: req.Workspace, name: p.Name}
 	var err error
 	if l.Path, err = process.LookPath(p.Command, l.Env); err != nil {
-		return nil, &driver.ProcessError{Command: p.Command, ExitCode: -1, Err: fmt.Errorf("%w (%s)", err, p.Install)}
+		return nil, &driver.ProcessError{Command: p.Command, ExitCode: -1, Err: &driver.ProgramNotFoundError{
+			Command: p.Command, Agent: p.Agent, Package: p.Package, Field: p.Name + ".Config.Command", Err: err}}
 	}
 	if l.Workspace == "" {
 		if l.Workspace, err = os.Getwd(); err != nil {

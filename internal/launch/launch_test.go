@@ -18,7 +18,7 @@ func TestPrepare(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "agent"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p := Program{Name: "agent", Command: "agent", Env: []string{"PATH=" + dir}, Install: "get it from the shop"}
+	p := Program{Name: "agent", Command: "agent", Env: []string{"PATH=" + dir}, Agent: "The Agent", Package: "@shop/agent"}
 
 	l, err := Prepare(t.Context(), &driver.Request{}, p)
 	wd, _ := os.Getwd()
@@ -35,8 +35,11 @@ func TestPrepare(t *testing.T) {
 	missing := p
 	missing.Command = "nothing-by-this-name"
 	_, err = Prepare(t.Context(), &driver.Request{}, missing)
-	if !errors.Is(err, driver.ErrProcessFailed) || !strings.Contains(err.Error(), "get it from the shop") {
-		t.Errorf("Prepare of a missing program = %v, want a process error saying how to install it", err)
+	var notFound *driver.ProgramNotFoundError
+	if !errors.Is(err, driver.ErrProcessFailed) || !errors.Is(err, driver.ErrProgramNotFound) || !errors.As(err, &notFound) ||
+		notFound.Command != "nothing-by-this-name" || notFound.Field != "agent.Config.Command" ||
+		!strings.Contains(err.Error(), "install The Agent with `npm install -g @shop/agent`, or set agent.Config.Command") {
+		t.Errorf("Prepare of a missing program = %v, want a process error saying how to install it and the field to set", err)
 	}
 
 	cause := errors.New("user pressed stop")
@@ -60,12 +63,12 @@ func TestNoResult(t *testing.T) {
 
 func TestNewProgram(t *testing.T) {
 	env := []string{"A=1"}
-	p := NewProgram("agent", "", env, "get it")
+	p := NewProgram("agent", "", env, "The Agent", "@shop/agent")
 	env[0] = "A=2"
-	if p.Name != "agent" || p.Command != "agent" || p.Env[0] != "A=1" || p.Install != "get it" {
+	if p.Name != "agent" || p.Command != "agent" || p.Env[0] != "A=1" || p.Agent != "The Agent" || p.Package != "@shop/agent" {
 		t.Errorf("NewProgram = %+v, want the name as command and its own copy of env", p)
 	}
-	if p := NewProgram("agent", "/bin/other", nil, ""); p.Command != "/bin/other" {
+	if p := NewProgram("agent", "/bin/other", nil, "", ""); p.Command != "/bin/other" {
 		t.Errorf("NewProgram with a command = %+v", p)
 	}
 	if CacheRoot("/r") != "/r" || CacheRoot("") == "" {
