@@ -85,7 +85,7 @@ func TestRunToolsClaude(t *testing.T) {
 		{name: "skip permissions", flags: []string{"--skip-permissions"}, created: true, warns: true},
 		{name: "allowed tool", flags: []string{"--allowed-tools", "Bash(touch *)"}, created: true},
 		{name: "disallowed tool", flags: []string{"--skip-permissions", "--disallowed-tools", "Bash"}, warns: true},
-		{name: "max turns", flags: []string{"--skip-permissions", "--max-turns", "2"}, loop: true, created: true, warns: true, code: 1, errs: "error_max_turns"},
+		{name: "max turns", flags: []string{"--skip-permissions", "--max-turns", "2"}, loop: true, created: true, warns: true, code: 1, errs: "claude-code failed: Reached maximum number of turns (2)"},
 	})
 
 	code, _, errs := r.inProcess(t, runCtx(t), "run", "-a", "claude-code", "--agent-arg=--append-system-prompt=PASS-THROUGH-MARK", "hello")
