@@ -139,8 +139,6 @@ package qwen
 
 import (
 	"context"
-	"fmt"
-	"runtime"
 	"slices"
 	"time"
 
@@ -186,6 +184,13 @@ type Config struct {
 	// set it when calling the driver directly with skills from a cache
 	// with another root.
 	CacheRoot string
+	// NoMemoryExtraction turns off Qwen Code's managed memory extraction
+	// for the run (memory.enableManagedAutoMemory false in the run's
+	// system defaults): no extraction call to the model after a turn,
+	// and no memory written from the run. The user's and the project's
+	// settings.json still win where they set it. Default false: Qwen
+	// Code's settings decide, and its own default is on.
+	NoMemoryExtraction bool
 	// GracePeriod is how long a cancelled run has between SIGINT and
 	// SIGKILL. Default 5s.
 	GracePeriod time.Duration
@@ -219,23 +224,11 @@ func (d *qwenDriver) Run(ctx context.Context, req *driver.Request) (*driver.Resu
 	if err != nil {
 		return nil, err
 	}
-	env := process.MergeEnv(l.Env, []string{"QWEN_CODE_NO_RELAUNCH=true"})
-	if len(req.Skills.Entries) > 0 {
-		mountDir, release, err := mount(ctx, launch.RunCacheRoot(req, d.c.CacheRoot), req.Skills)
-		if err != nil {
-			return nil, fmt.Errorf("qwen: %w", err)
-		}
-		defer release() // the run's lease on its mount
-		defaults, listed, remove, err := writeDefaults(env, runtime.GOOS, mountDir)
-		if err != nil {
-			return nil, fmt.Errorf("qwen: %w", err)
-		}
-		defer remove()
-		if err := checkShadows(ctx, req.Skills, mountDir, otherSkillsDirs(env, l.Workspace, listed)); err != nil {
-			return nil, err
-		}
-		env = process.MergeEnv(env, []string{"QWEN_CODE_SYSTEM_DEFAULTS_PATH=" + defaults})
+	env, done, err := d.prepare(ctx, req, process.MergeEnv(l.Env, []string{"QWEN_CODE_NO_RELAUNCH=true"}), l.Workspace)
+	if err != nil {
+		return nil, err
 	}
+	defer done() // the run's lease on its mount, or its own system defaults
 
 	p := newParser(req.Events)
 	var check error

@@ -12,6 +12,8 @@
 //	<root>/<kind>/<key>.lease         the key's lease and last-use record
 //	<root>/<kind>/<key>.stamp-<name>  what a run found in the key's folder
 //	                                  (rule 12)
+//	<root>/<kind>/<key>.<name>-<digest>.<ext>  a file given to the agent
+//	                                  (rule 13)
 //	<root>/<kind>/<key>.<other>       a driver's staging for the key, or a
 //	                                  folder moved aside to be removed
 //
@@ -110,6 +112,12 @@
 //     [Mount] stamps a mount only when every entry is a link, and
 //     [Lease.SyncLinks] a skills folder. A stamp is removed with its key
 //     (rule 4).
+//  13. A file a driver gives its agent beside a key's folder ([Lease.File],
+//     such as a settings file for the run) is named by a digest of its
+//     content, <key>.<name>-<digest>.<ext>: written once (0600, to a new
+//     file renamed into place), used again by every run whose file holds
+//     the same bytes, checked to be a regular file holding them before
+//     each use, and removed with its key (rule 4).
 //
 // # Building blocks
 //

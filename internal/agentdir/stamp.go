@@ -2,6 +2,8 @@ package agentdir
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -176,4 +178,51 @@ func linksDigest(want map[string]string) string {
 		e.Str(want[n])
 	}
 	return e.Hex()
+}
+
+// File returns the file <key>.<pattern> beside the key's folder, with the
+// first 16 hexadecimal digits of the SHA-256 of data in place of the
+// pattern's "*", holding data (rule 13): a regular file that holds it
+// already is used as it is, else data is written to a new file that is
+// renamed into place (0600). Runs whose files differ get files of their
+// own.
+func (l *Lease) File(pattern string, data []byte) (string, error) {
+	sum := sha256.Sum256(data)
+	name := l.key + "." + strings.Replace(pattern, "*", hex.EncodeToString(sum[:8]), 1)
+	p := filepath.Join(l.base, name)
+	if holds(p, data) {
+		return p, nil
+	}
+	tmp, err := os.CreateTemp(l.base, name+".tmp-*")
+	if err != nil {
+		return "", fmt.Errorf("write %s: %w", p, err)
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), p)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("write %s: %w", p, err)
+	}
+	return p, nil
+}
+
+// holds reports whether p is a regular file (not a link) that holds
+// exactly data.
+func holds(p string, data []byte) bool {
+	f, err := os.OpenFile(p, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(data)) {
+		return false
+	}
+	got := make([]byte, len(data)+1)
+	n, _ := io.ReadFull(f, got)
+	return n == len(data) && bytes.Equal(got[:n], data)
 }
