@@ -58,14 +58,21 @@
 //     internal/agentdir), so runs with the same set share a mount. A
 //     mount is staged and renamed into place, and never changed after
 //     (its skills folder is read-only); one found changed is rebuilt.
-//  2. The run's settings are a system-defaults file of its own, in a new
-//     folder under the temporary folder, named by
-//     QWEN_CODE_SYSTEM_DEFAULTS_PATH and removed when the run ends: the
-//     user's system defaults ($QWEN_CODE_SYSTEM_DEFAULTS_PATH, else
-//     system-defaults.json beside the system settings file:
-//     /etc/qwen-code on Linux, /Library/Application Support/QwenCode on
-//     macOS, C:\ProgramData\qwen-code on Windows), with the mount's
-//     skills folder added to the end of skills.directories. That file is
+//  2. The run's settings are a system-defaults file named by
+//     QWEN_CODE_SYSTEM_DEFAULTS_PATH: the user's system defaults
+//     ($QWEN_CODE_SYSTEM_DEFAULTS_PATH, else system-defaults.json beside
+//     the system settings file: /etc/qwen-code on Linux,
+//     /Library/Application Support/QwenCode on macOS,
+//     C:\ProgramData\qwen-code on Windows), with the mount's skills
+//     folder added to the end of skills.directories, and
+//     memory.enableManagedAutoMemory false with
+//     [Config.NoMemoryExtraction]. It lies beside the mount,
+//     <root>/mounts/qwen/<key>.system-defaults-<digest>.json, named by a
+//     digest of its content: written once, used again by every run with
+//     the same content, and removed with the mount (rule 13 of
+//     internal/agentdir). A run without skills that turns memory
+//     extraction off gets a file of its own in a new folder under the
+//     temporary folder instead, removed when the run ends. That file is
 //     the lowest layer of Qwen Code's settings, so the user's and the
 //     project's settings still apply. The user's file must be plain JSON
 //     (no comments) of at most 1 MiB, else the run fails before the start
@@ -90,13 +97,22 @@
 //
 //  1. Before the start: a skill listed under the name of one of the run's
 //     (its front matter's name), with other content, in one of the
-//     folders Qwen Code reads before the mount (the workspace's and the
-//     user's, as Qwen Code's row of the agents table says, with QWEN_HOME
-//     honoured, and the absolute folders in the user's system defaults'
-//     skills.directories) would be loaded instead of ours, silently. That
-//     fails the run with a *driver.ShadowError naming both folders.
-//     Identical content is fine. Folders named in skills.directories of
-//     the user's or the project's settings.json are not checked.
+//     folders Qwen Code reads skills from besides the mount (the
+//     workspace's and the user's, as Qwen Code's row of the agents table
+//     says, with QWEN_HOME honoured, and every folder in
+//     skills.directories of the user's system defaults, of the user's
+//     settings, $QWEN_HOME/settings.json (else ~/.qwen/settings.json),
+//     and of the project's, .qwen/settings.json of the workspace unless
+//     it is the home folder) would be loaded instead of ours, or hidden
+//     by it, silently. That fails the run with a *driver.ShadowError
+//     naming both folders. Identical content is fine. The folders of
+//     skills.directories are resolved as Qwen Code 0.24.4 resolves them:
+//     $NAME and ${NAME} are the agent's environment variables, a leading
+//     ~ the home folder, and a relative path is taken from the
+//     workspace. The settings files are read as JSON with comments, at
+//     most 1 MiB each; one that cannot be read fails the run before the
+//     start, naming it. The project's settings are read even where Qwen
+//     Code would not trust the workspace, which can only refuse more.
 //  2. After the agent's system/init line: every mounted skill must be
 //     among the names it lists (Qwen Code lists its skills among its
 //     slash_commands; InitEvent.Skills holds them all), or the run is
