@@ -1,22 +1,6 @@
 package agentdir
 
-import (
-	"io/fs"
-	"syscall"
-)
+import "syscall"
 
-// changeTime returns the change time (st_ctimespec) of the file fi
-// describes, in nanoseconds since the epoch.
-func changeTime(fi fs.FileInfo) (int64, bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return 0, false
-	}
-	return st.Ctimespec.Nano(), true
-}
-
-// fileID returns the device and inode of the file fi describes.
-func fileID(fi fs.FileInfo) (dev, ino uint64) {
-	st := fi.Sys().(*syscall.Stat_t)
-	return uint64(st.Dev), uint64(st.Ino)
-}
+// ctime is st's change time.
+func ctime(st *syscall.Stat_t) syscall.Timespec { return st.Ctimespec }
