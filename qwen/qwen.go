@@ -58,6 +58,8 @@
 //     internal/agentdir), so runs with the same set share a mount. A
 //     mount is staged and renamed into place, and never changed after
 //     (its skills folder is read-only); one found changed is rebuilt.
+//     While its folders stay as a run found them, a run does not read
+//     its links again (a stamp: rule 12 of internal/agentdir).
 //  2. The run's settings are a system-defaults file named by
 //     QWEN_CODE_SYSTEM_DEFAULTS_PATH: the user's system defaults
 //     ($QWEN_CODE_SYSTEM_DEFAULTS_PATH, else system-defaults.json beside
