@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -139,25 +140,20 @@ func withoutMemory(m map[string]any) (map[string]any, error) {
 // section returns a copy of the object m holds under name, or an empty
 // one.
 func section(m map[string]any, name string) (map[string]any, error) {
-	out := map[string]any{}
-	if v, ok := m[name]; ok {
-		s, ok := v.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("the system defaults' %s is not an object", name)
-		}
-		for k, v := range s {
-			out[k] = v
-		}
+	v, ok := m[name]
+	if !ok {
+		return map[string]any{}, nil
 	}
-	return out, nil
+	s, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("the system defaults' %s is not an object", name)
+	}
+	return maps.Clone(s), nil
 }
 
 // with returns a copy of m with v under name.
 func with(m map[string]any, name string, v any) map[string]any {
-	out := make(map[string]any, len(m)+1)
-	for k, v := range m {
-		out[k] = v
-	}
+	out := maps.Clone(m)
 	out[name] = v
 	return out
 }
