@@ -80,26 +80,44 @@ func systemDefaultsPath(env []string, goos string) string {
 // readDefaults reads the user's system-defaults file at path as a JSON
 // object; a missing file is an empty one.
 func readDefaults(path string) (map[string]any, error) {
-	f, err := os.Open(path)
+	b, err := readSmall(path, maxDefaults)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]any{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read the system defaults %s: %w", path, err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxDefaults+1))
-	if err != nil {
-		return nil, fmt.Errorf("read the system defaults %s: %w", path, err)
-	}
-	if len(b) > maxDefaults {
-		return nil, fmt.Errorf("the system defaults %s are larger than %d bytes", path, maxDefaults)
+		return nil, fmt.Errorf("the system defaults: %w", err)
 	}
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil || m == nil {
 		return nil, fmt.Errorf("the system defaults %s are not a JSON object (comments are not supported here): %v", path, err)
 	}
 	return m, nil
+}
+
+// readSmall reads the file at path, which must be a regular file (a FIFO
+// or a device would block or never end) of at most limit bytes. A missing
+// file is an error wrapping fs.ErrNotExist.
+func readSmall(path string, limit int) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(b) > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	return b, nil
 }
 
 // withSkillsDir returns the settings m with dir added to the end of

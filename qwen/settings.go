@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -44,20 +43,12 @@ func settingsDirs(env []string, workspace string) ([]string, error) {
 // listedDirs reads skills.directories from the settings file path (JSON
 // with comments, as Qwen Code reads it).
 func listedDirs(path string) ([]string, error) {
-	f, err := os.Open(path)
+	b, err := readSmall(path, maxSettings)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read Qwen Code's settings %s for the skill folders it names: %w", path, err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxSettings+1))
-	if err != nil {
-		return nil, fmt.Errorf("read Qwen Code's settings %s for the skill folders it names: %w", path, err)
-	}
-	if len(b) > maxSettings {
-		return nil, fmt.Errorf("Qwen Code's settings %s are larger than %d bytes; the driver cannot check the skill folders they name", path, maxSettings)
+		return nil, fmt.Errorf("Qwen Code's settings, read for the skill folders they name: %w", err)
 	}
 	var s struct {
 		Skills struct {

@@ -35,6 +35,7 @@ func TestSettingsDirs(t *testing.T) {
 		{name: "bad user's", user: `{"skills":`, wantError: filepath.Join(".qwen", "settings.json")},
 		{name: "bad project's", project: `{,}`, wantError: filepath.Join("ws", ".qwen", "settings.json")},
 		{name: "too large", user: `{"x":"` + strings.Repeat("a", maxSettings) + `"}`, wantError: "larger than"},
+		{name: "not a file", user: "DIR", wantError: "not a regular file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,6 +56,12 @@ func TestSettingsDirs(t *testing.T) {
 				}
 				if err := os.MkdirAll(dir, 0o755); err != nil {
 					t.Fatal(err)
+				}
+				if content == "DIR" {
+					if err := os.Mkdir(filepath.Join(dir, "settings.json"), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					return
 				}
 				if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(content), 0o644); err != nil {
 					t.Fatal(err)
