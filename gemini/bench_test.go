@@ -68,3 +68,17 @@ func BenchmarkHome200Cold(b *testing.B) {
 		benchHome(b, root, user, rs)
 	}
 }
+
+// BenchmarkShadowCheck200 is the check for user and workspace skills
+// under the names of 200 mounted ones, when there are none: Gemini CLI's
+// skill folders listed.
+func BenchmarkShadowCheck200(b *testing.B) {
+	root, user := cachetest.Root(b), userHome(b)
+	rs := resolve200(b, root)
+	dirs := otherSkillsDirs(b.TempDir(), user)
+	for b.Loop() {
+		if err := checkShadows(b.Context(), rs, dirs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -77,7 +77,9 @@
 //     folder, beside a link to each of the user's ~/.agents/skills. A
 //     user skill there in a folder named like one of the run's with other
 //     content fails the run with a *driver.ShadowError. Before every run
-//     the links are brought up to date with the user's skills.
+//     the links are brought up to date with the user's skills; while the
+//     folder and the links it should hold stay as a run found them, its
+//     links are not read again (a stamp: rule 12 of internal/agentdir).
 //  3. .gemini/NAME is a link to each entry of the user's ~/.gemini
 //     (settings.json, the login, trusted folders, skills, extensions,
 //     policies, tmp, history, ...), made again before every run. Gemini

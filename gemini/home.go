@@ -40,12 +40,13 @@ func homeKey(rs driver.ResolvedSkills, userHome string) string {
 // home until it calls release.
 func home(ctx context.Context, root string, rs driver.ResolvedSkills, userHome string) (dir string, release func(), err error) {
 	return agentdir.Use(ctx, root, agentdir.GeminiHome, homeKey(rs, userHome), func(l *agentdir.Lease) (string, error) {
-		return prepare(ctx, l.Dir(), rs, userHome)
+		return prepare(ctx, l, rs, userHome)
 	})
 }
 
-// prepare brings the overlay home dir up to date, under the run's lease.
-func prepare(ctx context.Context, dir string, rs driver.ResolvedSkills, userHome string) (string, error) {
+// prepare brings the overlay home of the lease l up to date.
+func prepare(ctx context.Context, l *agentdir.Lease, rs driver.ResolvedSkills, userHome string) (string, error) {
+	dir := l.Dir()
 	for _, d := range []string{dir, filepath.Join(dir, ".gemini"), filepath.Join(dir, ".agents")} {
 		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 			return "", fmt.Errorf("create Gemini CLI overlay home: %w", err)
@@ -61,7 +62,7 @@ func prepare(ctx context.Context, dir string, rs driver.ResolvedSkills, userHome
 	if err != nil {
 		return "", err
 	}
-	if err := agentdir.SyncLinks(filepath.Join(dir, ".agents", "skills"), want); err != nil {
+	if err := l.SyncLinks("skills", filepath.Join(dir, ".agents", "skills"), want); err != nil {
 		return "", fmt.Errorf("Gemini CLI overlay home %s: %w", dir, err)
 	}
 	p := filepath.Join(dir, policyFile)

@@ -36,19 +36,24 @@ func resolve200(b *testing.B, root string) driver.ResolvedSkills {
 // check that it holds exactly the set's links) and of the run's
 // system-defaults file.
 func BenchmarkMount200Warm(b *testing.B) {
+	benchMountWarm(b, 200)
+}
+
+// BenchmarkMount1Warm is BenchmarkMount200Warm for a set of one skill.
+func BenchmarkMount1Warm(b *testing.B) {
+	benchMountWarm(b, 1)
+}
+
+func benchMountWarm(b *testing.B, n int) {
 	root := cachetest.Root(b)
 	rs := resolve200(b, root)
+	rs.Entries = rs.Entries[:n]
 	env := []string{"QWEN_CODE_SYSTEM_DEFAULTS_PATH=" + filepath.Join(b.TempDir(), "none.json")}
 	run := func() {
-		dir, release, err := mount(context.Background(), root, rs)
+		_, _, _, release, err := mount(context.Background(), root, rs, env, "linux", false)
 		if err != nil {
 			b.Fatal(err)
 		}
-		_, _, remove, err := writeDefaults(env, "linux", dir)
-		if err != nil {
-			b.Fatal(err)
-		}
-		remove()
 		release()
 	}
 	run()
@@ -57,27 +62,26 @@ func BenchmarkMount200Warm(b *testing.B) {
 	}
 }
 
-// BenchmarkMount1Warm is BenchmarkMount200Warm for a set of one skill.
-func BenchmarkMount1Warm(b *testing.B) {
+// BenchmarkShadowCheck200 is the check for user and project skills under
+// the names of 200 mounted ones, when there are none: the user's and the
+// project's settings read, and Qwen Code's skill folders listed.
+func BenchmarkShadowCheck200(b *testing.B) {
 	root := cachetest.Root(b)
 	rs := resolve200(b, root)
-	rs.Entries = rs.Entries[:1]
-	env := []string{"QWEN_CODE_SYSTEM_DEFAULTS_PATH=" + filepath.Join(b.TempDir(), "none.json")}
-	dir, release, err := mount(context.Background(), root, rs)
+	home, ws := b.TempDir(), b.TempDir()
+	env := []string{"HOME=" + home, "QWEN_CODE_SYSTEM_DEFAULTS_PATH=" + filepath.Join(b.TempDir(), "none.json")}
+	dir, _, listed, release, err := mount(context.Background(), root, rs, env, "linux", false)
 	if err != nil {
 		b.Fatal(err)
 	}
-	release()
+	defer release()
 	for b.Loop() {
-		dir, release, err = mount(context.Background(), root, rs)
+		named, err := settingsDirs(env, ws)
 		if err != nil {
 			b.Fatal(err)
 		}
-		_, _, remove, err := writeDefaults(env, "linux", dir)
-		if err != nil {
+		if err := checkShadows(b.Context(), rs, dir, otherSkillsDirs(env, ws, append(listed, named...))); err != nil {
 			b.Fatal(err)
 		}
-		remove()
-		release()
 	}
 }

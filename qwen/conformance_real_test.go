@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/driver"
-	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/conformance"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/modeltest"
 	"github.com/agentadaptor/agentadaptor/qwen"
@@ -77,26 +76,6 @@ func TestRealConformance(t *testing.T) {
 				Check: func(t *testing.T, m conformance.Model, in conformance.Injection, err error) {
 					if turns := m.Turns(); err != nil || len(turns) == 0 || !strings.Contains(turns[0].Shown, in.Values[1]) {
 						t.Errorf("run = %v; want the model shown the system prompt %q", err, in.Values[1])
-					}
-				},
-			},
-			{
-				// A cache root that starts with "-" (relative to this
-				// folder): the mount is named whole in the run's settings
-				// and its skill loads.
-				Name: "mount",
-				Set: func(t *testing.T, s *conformance.Setup, _ conformance.Injection) {
-					dir := t.TempDir()
-					t.Chdir(dir)
-					s.CacheRoot = "--mcp-config=x"
-					if err := os.Mkdir(filepath.Join(dir, s.CacheRoot), 0o700); err != nil {
-						t.Fatal(err)
-					}
-					t.Cleanup(func() { cachetest.Writable(filepath.Join(dir, s.CacheRoot)) })
-				},
-				Check: func(t *testing.T, m conformance.Model, _ conformance.Injection, err error) {
-					if turns := m.Turns(); err != nil || len(turns) == 0 || !strings.Contains(turns[0].Shown, "MOUNT-MARK") {
-						t.Errorf("run = %v; want the mounted skill shown to the model", err)
 					}
 				},
 			},

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 )
 
 func TestSystemDefaultsPath(t *testing.T) {
@@ -34,26 +35,32 @@ func TestSystemDefaultsPath(t *testing.T) {
 	}
 }
 
-// TestWriteDefaults checks rule 2 of "Mounting skills": the user's system
-// defaults are kept, the mount is added to skills.directories, and a file
-// the driver cannot read whole fails the run naming it.
-func TestWriteDefaults(t *testing.T) {
+// TestDefaults checks rule 2 of "Mounting skills": the user's system
+// defaults are kept, the mount is added to skills.directories, managed
+// memory extraction is turned off when asked, and a file the driver
+// cannot read whole fails the run naming it.
+func TestDefaults(t *testing.T) {
 	tests := []struct {
-		name    string
-		user    string // "" for no file
-		want    string // the run's file, as JSON
-		listed  []string
-		wantErr string
+		name     string
+		user     string // "" for no file
+		noMemory bool
+		want     string // the run's file, as JSON
+		listed   []string
+		wantErr  string
 	}{
-		{"no file", "", `{"skills":{"directories":["/mount"]}}`, nil, ""},
-		{"kept and merged", `{"model":{"name":"q"},"skills":{"disabledLevels":["bundled"],"directories":["/theirs"]}}`,
+		{"no file", "", false, `{"skills":{"directories":["/mount"]}}`, nil, ""},
+		{"kept and merged", `{"model":{"name":"q"},"skills":{"disabledLevels":["bundled"],"directories":["/theirs"]}}`, false,
 			`{"model":{"name":"q"},"skills":{"disabledLevels":["bundled"],"directories":["/theirs","/mount"]}}`, []string{"/theirs"}, ""},
-		{"comments", "// mine\n{}", "", nil, "not a JSON object"},
-		{"not an object", `[1]`, "", nil, "not a JSON object"},
-		{"null", `null`, "", nil, "not a JSON object"},
-		{"skills not an object", `{"skills":3}`, "", nil, "skills is not an object"},
-		{"directories not a list", `{"skills":{"directories":"/x"}}`, "", nil, "skills.directories is not a list"},
-		{"too large", `{"x":"` + strings.Repeat("a", maxDefaults) + `"}`, "", nil, "larger than"},
+		{"no memory", "", true, `{"skills":{"directories":["/mount"]},"memory":{"enableManagedAutoMemory":false}}`, nil, ""},
+		{"no memory, kept and merged", `{"memory":{"enableManagedAutoDream":true,"enableManagedAutoMemory":true}}`, true,
+			`{"skills":{"directories":["/mount"]},"memory":{"enableManagedAutoDream":true,"enableManagedAutoMemory":false}}`, nil, ""},
+		{"memory not an object", `{"memory":[]}`, true, "", nil, "memory is not an object"},
+		{"comments", "// mine\n{}", false, "", nil, "not a JSON object"},
+		{"not an object", `[1]`, false, "", nil, "not a JSON object"},
+		{"null", `null`, false, "", nil, "not a JSON object"},
+		{"skills not an object", `{"skills":3}`, false, "", nil, "skills is not an object"},
+		{"directories not a list", `{"skills":{"directories":"/x"}}`, false, "", nil, "skills.directories is not a list"},
+		{"too large", `{"x":"` + strings.Repeat("a", maxDefaults) + `"}`, false, "", nil, "larger than"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,17 +70,13 @@ func TestWriteDefaults(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			path, listed, remove, err := writeDefaults([]string{"QWEN_CODE_SYSTEM_DEFAULTS_PATH=" + user}, "linux", "/mount")
+			b, listed, err := defaults([]string{"QWEN_CODE_SYSTEM_DEFAULTS_PATH=" + user}, "linux", "/mount", tt.noMemory)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), user) {
-					t.Errorf("writeDefaults = %v, want an error naming %s that says %q", err, user, tt.wantErr)
+					t.Errorf("defaults = %v, want an error naming %s that says %q", err, user, tt.wantErr)
 				}
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,11 +92,69 @@ func TestWriteDefaults(t *testing.T) {
 			if after, _ := os.ReadFile(user); tt.user != "" && string(after) != tt.user {
 				t.Errorf("the user's file changed: %q", after)
 			}
-			remove()
-			if _, err := os.Stat(filepath.Dir(path)); !os.IsNotExist(err) {
-				t.Errorf("after remove, the run's folder: %v; want it gone", err)
-			}
 		})
+	}
+}
+
+// TestDefaultsFile checks rules 1 and 2 of "Mounting skills": the run's
+// system defaults lie beside the mount, are written once per content and
+// used again, and a run without skills that turns memory off gets a file
+// of its own that goes with the run.
+func TestDefaultsFile(t *testing.T) {
+	root := cachetest.Root(t)
+	src := t.TempDir()
+	a := cachetest.WriteSkill(t, src, "a", "A")
+	rs := driver.ResolvedSkills{Fingerprint: "fp", Entries: []driver.ResolvedSkill{{Key: "a", RuntimeName: "a", Path: a}}}
+	user := filepath.Join(t.TempDir(), "system-defaults.json")
+	env := []string{"QWEN_CODE_SYSTEM_DEFAULTS_PATH=" + user}
+	run := func(noMemory bool) (string, string) {
+		t.Helper()
+		dir, path, _, release, err := mount(t.Context(), root, rs, env, "linux", noMemory)
+		if err != nil {
+			t.Fatal(err)
+		}
+		release()
+		return dir, path
+	}
+	dir, first := run(false)
+	if filepath.Dir(first) != filepath.Dir(filepath.Dir(dir)) {
+		t.Errorf("system defaults %s are not beside the mount %s", first, filepath.Dir(dir))
+	}
+	fi, err := os.Lstat(first)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("system defaults %v, %v; want a file of mode 0600", fi, err)
+	}
+	if _, again := run(false); again != first {
+		t.Errorf("the same defaults were written to %s, then %s; want one file", first, again)
+	} else if fi2, err := os.Lstat(again); err != nil || !os.SameFile(fi, fi2) {
+		t.Errorf("the same defaults were written again (%v)", err)
+	}
+	if _, other := run(true); other == first {
+		t.Errorf("other defaults went to the same file %s", other)
+	}
+	os.WriteFile(user, []byte(`{"model":{"name":"q"}}`), 0o600)
+	if _, other := run(false); other == first {
+		t.Errorf("the user's changed defaults went to the same file %s", other)
+	}
+	os.WriteFile(first, []byte(`{}`), 0o600)
+	os.WriteFile(user, nil, 0o600)
+	os.Remove(user)
+	if _, again := run(false); again != first {
+		t.Errorf("defaults back as at first went to %s, want %s", again, first)
+	} else if b, _ := os.ReadFile(first); !strings.Contains(string(b), dir) {
+		t.Errorf("a changed defaults file was used as it was: %s", b)
+	}
+
+	path, remove, err := writeDefaults(env, "linux", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); !strings.Contains(string(b), `"enableManagedAutoMemory": false`) {
+		t.Errorf("the defaults of a run without skills and memory: %s", b)
+	}
+	remove()
+	if _, err := os.Stat(filepath.Dir(path)); !os.IsNotExist(err) {
+		t.Errorf("after remove, the run's folder: %v; want it gone", err)
 	}
 }
 
@@ -129,8 +190,8 @@ func TestArgs(t *testing.T) {
 }
 
 // TestOtherSkillsDirs checks rule 1 of "Checks": the folders come from
-// Qwen Code's row, with QWEN_HOME honoured and the absolute folders of
-// the system defaults added.
+// Qwen Code's row, with QWEN_HOME honoured and the folders listed in
+// skills.directories added, resolved as Qwen Code resolves them.
 func TestOtherSkillsDirs(t *testing.T) {
 	ws := filepath.FromSlash("/w/p")
 	tests := []struct {
@@ -145,7 +206,12 @@ func TestOtherSkillsDirs(t *testing.T) {
 		}},
 		{"QWEN_HOME", []string{"HOME=/h", "QWEN_HOME=/q"}, []string{"/extra", "relative"}, []string{
 			filepath.Join(ws, ".qwen/skills"), filepath.Join(ws, ".agents/skills"),
-			filepath.Join("/q", "skills"), filepath.Join("/h", ".agents/skills"), "/extra",
+			filepath.Join("/q", "skills"), filepath.Join("/h", ".agents/skills"), "/extra", filepath.Join(ws, "relative"),
+		}},
+		{"home, variables and a folder listed twice", []string{"HOME=/h", "SK=/v"}, []string{"~/mine", "$SK/a", "${SK}/b", "$UNSET/c", "%USERPROFILE%/d", "/h/mine"}, []string{
+			filepath.Join(ws, ".qwen/skills"), filepath.Join(ws, ".agents/skills"),
+			filepath.Join("/h", ".qwen/skills"), filepath.Join("/h", ".agents/skills"),
+			filepath.Join("/h", "mine"), filepath.Join("/v", "a"), filepath.Join("/v", "b"), filepath.Join(ws, "$UNSET", "c"), filepath.Join("/h", "d"),
 		}},
 	}
 	for _, tt := range tests {

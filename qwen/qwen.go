@@ -84,14 +84,23 @@
 //     internal/agentdir), so runs with the same set share a mount. A
 //     mount is staged and renamed into place, and never changed after
 //     (its skills folder is read-only); one found changed is rebuilt.
-//  2. The run's settings are a system-defaults file of its own, in a new
-//     folder under the temporary folder, named by
-//     QWEN_CODE_SYSTEM_DEFAULTS_PATH and removed when the run ends: the
-//     user's system defaults ($QWEN_CODE_SYSTEM_DEFAULTS_PATH, else
-//     system-defaults.json beside the system settings file:
-//     /etc/qwen-code on Linux, /Library/Application Support/QwenCode on
-//     macOS, C:\ProgramData\qwen-code on Windows), with the mount's
-//     skills folder added to the end of skills.directories. That file is
+//     While its folders stay as a run found them, a run does not read
+//     its links again (a stamp: rule 12 of internal/agentdir).
+//  2. The run's settings are a system-defaults file named by
+//     QWEN_CODE_SYSTEM_DEFAULTS_PATH: the user's system defaults
+//     ($QWEN_CODE_SYSTEM_DEFAULTS_PATH, else system-defaults.json beside
+//     the system settings file: /etc/qwen-code on Linux,
+//     /Library/Application Support/QwenCode on macOS,
+//     C:\ProgramData\qwen-code on Windows), with the mount's skills
+//     folder added to the end of skills.directories, and
+//     memory.enableManagedAutoMemory false with
+//     [Config.NoMemoryExtraction]. It lies beside the mount,
+//     <root>/mounts/qwen/<key>.system-defaults-<digest>.json, named by a
+//     digest of its content: written once, used again by every run with
+//     the same content, and removed with the mount (rule 13 of
+//     internal/agentdir). A run without skills that turns memory
+//     extraction off gets a file of its own in a new folder under the
+//     temporary folder instead, removed when the run ends. That file is
 //     the lowest layer of Qwen Code's settings, so the user's and the
 //     project's settings still apply. The user's file must be plain JSON
 //     (no comments) of at most 1 MiB, else the run fails before the start
@@ -116,13 +125,22 @@
 //
 //  1. Before the start: a skill listed under the name of one of the run's
 //     (its front matter's name), with other content, in one of the
-//     folders Qwen Code reads before the mount (the workspace's and the
-//     user's, as Qwen Code's row of the agents table says, with QWEN_HOME
-//     honoured, and the absolute folders in the user's system defaults'
-//     skills.directories) would be loaded instead of ours, silently. That
-//     fails the run with a *driver.ShadowError naming both folders.
-//     Identical content is fine. Folders named in skills.directories of
-//     the user's or the project's settings.json are not checked.
+//     folders Qwen Code reads skills from besides the mount (the
+//     workspace's and the user's, as Qwen Code's row of the agents table
+//     says, with QWEN_HOME honoured, and every folder in
+//     skills.directories of the user's system defaults, of the user's
+//     settings, $QWEN_HOME/settings.json (else ~/.qwen/settings.json),
+//     and of the project's, .qwen/settings.json of the workspace unless
+//     it is the home folder) would be loaded instead of ours, or hidden
+//     by it, silently. That fails the run with a *driver.ShadowError
+//     naming both folders. Identical content is fine. The folders of
+//     skills.directories are resolved as Qwen Code 0.24.4 resolves them:
+//     $NAME and ${NAME} are the agent's environment variables, a leading
+//     ~ the home folder, and a relative path is taken from the
+//     workspace. The settings files are read as JSON with comments, at
+//     most 1 MiB each; one that cannot be read fails the run before the
+//     start, naming it. The project's settings are read even where Qwen
+//     Code would not trust the workspace, which can only refuse more.
 //  2. After the agent's system/init line: every mounted skill must be
 //     among the names it lists (Qwen Code lists its skills among its
 //     slash_commands; InitEvent.Skills holds them all), or the run is
@@ -167,8 +185,6 @@ package qwen
 
 import (
 	"context"
-	"fmt"
-	"runtime"
 	"slices"
 	"time"
 
@@ -227,6 +243,13 @@ type Config struct {
 	// set it when calling the driver directly with skills from a cache
 	// with another root.
 	CacheRoot string
+	// NoMemoryExtraction turns off Qwen Code's managed memory extraction
+	// for the run (memory.enableManagedAutoMemory false in the run's
+	// system defaults): no extraction call to the model after a turn,
+	// and no memory written from the run. The user's and the project's
+	// settings.json still win where they set it. Default false: Qwen
+	// Code's settings decide, and its own default is on.
+	NoMemoryExtraction bool
 	// GracePeriod is how long a cancelled run has between SIGINT and
 	// SIGKILL. Default 5s.
 	GracePeriod time.Duration
@@ -261,23 +284,11 @@ func (d *qwenDriver) Run(ctx context.Context, req *driver.Request) (*driver.Resu
 	if err != nil {
 		return nil, err
 	}
-	env := process.MergeEnv(l.Env, []string{"QWEN_CODE_NO_RELAUNCH=true"})
-	if len(req.Skills.Entries) > 0 {
-		mountDir, release, err := mount(ctx, launch.RunCacheRoot(req, d.c.CacheRoot), req.Skills)
-		if err != nil {
-			return nil, fmt.Errorf("qwen: %w", err)
-		}
-		defer release() // the run's lease on its mount
-		defaults, listed, remove, err := writeDefaults(env, runtime.GOOS, mountDir)
-		if err != nil {
-			return nil, fmt.Errorf("qwen: %w", err)
-		}
-		defer remove()
-		if err := checkShadows(ctx, req.Skills, mountDir, otherSkillsDirs(env, l.Workspace, listed)); err != nil {
-			return nil, err
-		}
-		env = process.MergeEnv(env, []string{"QWEN_CODE_SYSTEM_DEFAULTS_PATH=" + defaults})
+	env, done, err := d.prepare(ctx, req, process.MergeEnv(l.Env, []string{"QWEN_CODE_NO_RELAUNCH=true"}), l.Workspace)
+	if err != nil {
+		return nil, err
 	}
+	defer done() // the run's lease on its mount, or its own system defaults
 
 	p := newParser(req.Events)
 	var check error

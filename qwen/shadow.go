@@ -2,12 +2,11 @@ package qwen
 
 import (
 	"context"
-	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/internal/agents"
-	"github.com/agentadaptor/agentadaptor/internal/process"
 )
 
 // qwenCode returns Qwen Code's row of the agents table: the folders it
@@ -20,23 +19,19 @@ func qwenCode() agents.Row {
 // otherSkillsDirs lists the folders whose skills Qwen Code loads besides
 // ours, as its row of the agents table says, in env: .qwen/skills and
 // .agents/skills of the workspace, $QWEN_HOME/skills (else
-// ~/.qwen/skills) and ~/.agents/skills; then listed, the folders of the
-// system defaults' skills.directories.
+// ~/.qwen/skills) and ~/.agents/skills; then listed, the folders named in
+// skills.directories of the system defaults and of the user's and the
+// project's settings, resolved as Qwen Code resolves them ([resolveDir]).
 func otherSkillsDirs(env []string, workspace string, listed []string) []string {
-	home := process.Getenv(env, "HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	qwenHome := process.Getenv(env, "QWEN_HOME")
-	e := agents.Env{Home: home}
+	e := agents.Env{Home: homeDir(env)}
 	dirs := qwenCode().Dirs(workspace, func(f agents.Folder) string {
-		if f.Base == agents.Home && f.Rel == ".qwen/skills" && qwenHome != "" {
-			return filepath.Join(qwenHome, "skills")
+		if f.Base == agents.Home && f.Rel == ".qwen/skills" {
+			return filepath.Join(qwenHome(env, workspace), "skills")
 		}
 		return e.Path(f)
 	})
 	for _, d := range listed {
-		if filepath.IsAbs(d) {
+		if d := resolveDir(env, workspace, d); !slices.Contains(dirs, d) {
 			dirs = append(dirs, d)
 		}
 	}

@@ -12,6 +12,10 @@
 //	<root>/homes/gemini/<key>/        a Gemini CLI overlay home ([GeminiHome])
 //	<root>/mounts/qwen/<key>/         a Qwen Code skill mount ([QwenMount])
 //	<root>/<kind>/<key>.lease         the key's lease and last-use record
+//	<root>/<kind>/<key>.stamp-<name>  what a run found in the key's folder
+//	                                  (rule 12)
+//	<root>/<kind>/<key>.<name>-<digest>.<ext>  a file given to the agent
+//	                                  (rule 13)
 //	<root>/<kind>/<key>.<other>       a driver's staging for the key, or a
 //	                                  folder moved aside to be removed
 //
@@ -95,6 +99,29 @@
 //     is an error saying to remove it. [MirrorLink] keeps a link to a
 //     file of the user's that exists, removes it when the file is gone,
 //     and leaves a file the agent put in its place.
+//  12. A run that checked folders under a lease and found them as wanted,
+//     changing nothing, may record that in a stamp, <key>.stamp-<name>:
+//     the digest of what they were checked against, and each folder's
+//     state (device, inode, mode, size, modification and change times)
+//     read before the check. A later run takes the folders as checked,
+//     without reading what they hold, only when the stamp is a regular
+//     file written for the same want, each folder's state is the one
+//     recorded, and each had last changed at least 100 ms (3 s where the
+//     file system keeps whole seconds) before that state was read, so
+//     that no change in the same tick of the file system's clock goes
+//     unseen; anything else is a full check. A folder's change time moves
+//     with every entry added, removed or renamed in it and with a change
+//     of its mode, and cannot be set back, so a stamp covers a folder of
+//     links (a link cannot change in place), never a copy's content:
+//     [Mount] stamps a mount only when every entry is a link, and
+//     [Lease.SyncLinks] a skills folder. A stamp is removed with its key
+//     (rule 4).
+//  13. A file a driver gives its agent beside a key's folder ([Lease.File],
+//     such as a settings file for the run) is named by a digest of its
+//     content, <key>.<name>-<digest>.<ext>: written once (0600, to a new
+//     file renamed into place), used again by every run whose file holds
+//     the same bytes, checked to be a regular file holding them before
+//     each use, and removed with its key (rule 4).
 //
 // # Building blocks
 //
@@ -125,7 +152,9 @@
 // nothing but a file left. None of it has run on Windows: CI has no
 // Windows machine. On systems that are neither Unix nor Windows no lock is
 // taken, so [Collect] could remove a folder a run is using: collect there
-// only while no agent runs. Where links cannot be made (Windows without
+// only while no agent runs. Stamps (rule 12) are read on Linux and macOS
+// only, where Go reads change times: on other systems every check is a
+// full one. Where links cannot be made (Windows without
 // the right to make them), [Mount] copies each skill, and [SyncLinks] and
 // [MirrorLink] fail with the system's error.
 //

@@ -85,26 +85,38 @@ type Skill struct {
 // content (see "The shadow check" in the package doc). Other errors are
 // prefixed with r's Program.
 func (r Row) CheckShadows(ctx context.Context, ours []Skill, dirs []string) error {
-	byName := make(map[string]Skill, len(ours))
-	var names []string
-	for _, s := range ours {
-		n := r.ListedName(s.Dir)
-		byName[n] = s
-		names = append(names, n)
+	listed := func() (map[string]Skill, []string) {
+		byName := make(map[string]Skill, len(ours))
+		var names []string
+		for _, s := range ours {
+			n := r.ListedName(s.Dir)
+			byName[n] = s
+			names = append(names, n)
+		}
+		return byName, names
 	}
 	if r.Depth == 1 && r.ListedBy == FolderName {
+		byName, names := listed()
 		return r.checkByName(ctx, names, byName, dirs)
 	}
+	// The folders are listed first: ours are read for their names (their
+	// SKILL.md parsed) only when the folders hold a skill at all.
+	var all []found
 	for _, d := range dirs {
 		found, err := r.scan(ctx, d)
 		if err != nil {
 			return err
 		}
-		for _, f := range found {
-			if s, ok := byName[f.name]; ok {
-				if err := r.compare(ctx, f.name, s, f.dir); err != nil {
-					return err
-				}
+		all = append(all, found...)
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	byName, _ := listed()
+	for _, f := range all {
+		if s, ok := byName[f.name]; ok {
+			if err := r.compare(ctx, f.name, s, f.dir); err != nil {
+				return err
 			}
 		}
 	}

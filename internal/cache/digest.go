@@ -91,6 +91,7 @@ func DigestTree(name string, files []File, links []Link) string {
 type Encoder struct {
 	h   hash.Hash
 	buf [8]byte
+	str []byte // a string's bytes for Str, kept from call to call
 }
 
 // NewEncoder returns an Encoder with nothing written.
@@ -120,7 +121,8 @@ func (e *Encoder) U64(n uint64) {
 // Str writes s's length as a u64, then its bytes.
 func (e *Encoder) Str(s string) {
 	e.U64(uint64(len(s)))
-	e.h.Write([]byte(s))
+	e.str = append(e.str[:0], s...)
+	e.h.Write(e.str)
 }
 
 // Hex returns the lowercase hex SHA-256 of what was written.

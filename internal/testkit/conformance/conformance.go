@@ -35,9 +35,11 @@
 //  7. values: every value the driver puts on the command line, given a
 //     value that starts like an option the agent would act on, is refused
 //     before the start or taken literally, never read as an option
-//     (internal/launch, "Arguments"); the suite gives a session id and a
-//     model, the driver its other fields ([Agent.Values]). No process is
-//     left.
+//     (internal/launch, "Arguments"); the suite gives a session id, a
+//     model and a cache root named like an option (relative to the
+//     working folder, under which the driver's folder must be made and
+//     its skill shown to the model), the driver its other fields
+//     ([Agent.Values]). No process is left.
 //  8. errors: a failing model API is a *driver.AgentError carrying its
 //     message; a missing program is driver.ErrProcessFailed saying how to
 //     install it.

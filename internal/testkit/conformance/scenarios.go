@@ -50,9 +50,10 @@ func (r *rig) setup() Setup {
 	return Setup{Env: r.vars, CacheRoot: r.cache, Grace: 2 * time.Second, Values: map[string]string{}}
 }
 
-// agent returns an agent of the driver built from s.
+// agent returns an agent of the driver built from s, whose skill cache
+// is s.CacheRoot (the rig's unless a case changes it).
 func (r *rig) agent(s Setup, opts ...adaptor.Option) *adaptor.Agent {
-	return clitest.NewAgent(r.a.New(s), r.cache, r.workspace, opts...)
+	return clitest.NewAgent(r.a.New(s), s.CacheRoot, r.workspace, opts...)
 }
 
 // processes returns the pids of living processes of the rig's runs.
@@ -310,6 +311,7 @@ func clash(t *testing.T, a Agent) {
 
 // values is scenario 7.
 func values(t *testing.T, a Agent) {
+	var root string // the cache root of the case "cache root"
 	cases := append([]Value{
 		{
 			Name: "session id",
@@ -328,6 +330,32 @@ func values(t *testing.T, a Agent) {
 			Check: func(t *testing.T, m Model, in Injection, err error) {
 				if turns := m.Turns(); err != nil || len(turns) == 0 || turns[0].Model != in.Values[0] {
 					t.Errorf("run = %v; want it to ask the model named %q", err, in.Values[0])
+				}
+			},
+		},
+		{
+			// A cache root, relative to the working folder, named like
+			// the option of the injection's first value: the driver's
+			// folder is made under it, named whole wherever the driver
+			// names it, and its skill is shown to the model.
+			Name: "cache root",
+			Set: func(t *testing.T, s *Setup, in Injection) {
+				dir := t.TempDir()
+				t.Chdir(dir)
+				opt, _, _ := strings.Cut(in.Values[0], "=")
+				s.CacheRoot = opt + "=x"
+				root = filepath.Join(dir, s.CacheRoot)
+				if err := os.Mkdir(root, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { cachetest.Writable(root) })
+			},
+			Check: func(t *testing.T, m Model, _ Injection, err error) {
+				if turns := m.Turns(); err != nil || len(turns) == 0 || !strings.Contains(turns[0].Shown, "MOUNT-MARK") {
+					t.Errorf("run = %v; want the mounted skill shown to the model", err)
+				}
+				if entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(a.Folder))); err != nil || len(entries) == 0 {
+					t.Errorf("the driver's folders under the cache root %s: %v, %v; want the run's there", root, entries, err)
 				}
 			},
 		},
