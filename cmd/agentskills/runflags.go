@@ -141,7 +141,7 @@ func runnables() []runnable {
 			id: "codex", name: "Codex", program: "codex", pkg: "@openai/codex",
 			modes: []string{"read-only", "workspace-write", "danger-full-access"}, bypass: "danger-full-access",
 			noTools:   "what Codex may do is its sandbox: --permission-mode read-only, workspace-write or danger-full-access, or --skip-permissions",
-			noTurns:   "Codex exec has no turn limit",
+			noTurns:   "bound the run with --run-timeout instead",
 			checkArgs: codex.CheckArgs,
 			config: func(f *agentFlags, command, model string) driver.Driver {
 				return codex.Driver(codex.Config{Command: command, Model: model, Sandbox: f.permissionMode,
