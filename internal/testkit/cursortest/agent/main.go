@@ -39,9 +39,9 @@ func main() {
 
 // options are the parsed command line.
 type options struct {
-	print                                     bool
+	print                                    bool
 	format, model, workspace, resume, prompt string
-	force                                     bool
+	force                                    bool
 }
 
 // parse reads the command line as commander.js would: "--name value" or
