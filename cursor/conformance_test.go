@@ -71,4 +71,3 @@ func script(s conformance.Script) modeltest.ChatReplyFunc {
 	}
 	return modeltest.ChatAlways(modeltest.ChatText(s.Text))
 }
-

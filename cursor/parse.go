@@ -62,7 +62,7 @@ func (p *parser) parse(b []byte) {
 // false for a line of neither kind.
 func (p *parser) toolCall(l map[string]json.RawMessage, raw json.RawMessage) bool {
 	var call map[string]struct {
-		Args   json.RawMessage `json:"args"`
+		Args   json.RawMessage            `json:"args"`
 		Result map[string]json.RawMessage `json:"result"`
 	}
 	if json.Unmarshal(l["tool_call"], &call) != nil || len(call) != 1 {

@@ -99,7 +99,9 @@
 //     or targets are removed, and anything but a link under a wanted name
 //     is an error saying to remove it. [MirrorLink] keeps a link to a
 //     file of the user's that exists, removes it when the file is gone,
-//     and leaves a file the agent put in its place.
+//     and leaves a file the agent put in its place; [MirrorDir] does so
+//     for every entry of a folder of the user's, but those it is told
+//     to leave to the driver.
 //  12. A run that checked folders under a lease and found them as wanted,
 //     changing nothing, may record that in a stamp, <key>.stamp-<name>:
 //     the digest of what they were checked against, and each folder's
