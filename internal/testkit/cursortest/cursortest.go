@@ -16,8 +16,9 @@
 //     stands for any option a value read as an option would reach;
 //  2. needs CURSOR_API_KEY, and asks the Chat Completions API at
 //     $AGENTADAPTOR_CURSOR_STANDIN_API (a modeltest.ChatServer) for each
-//     turn: its system message lists the skills found, as "- NAME:
-//     DESCRIPTION (FOLDER)";
+//     turn: its system message says "Permission mode: force." or
+//     "Permission mode: default." (--force or not) and lists the skills
+//     found, as "- NAME: DESCRIPTION (FOLDER)";
 //  3. finds skills where Cursor's documentation says Cursor does:
 //     .agents/skills, .cursor/skills, .claude/skills and .codex/skills of
 //     the workspace, then ~/.agents/skills, ~/.cursor/skills,

@@ -169,16 +169,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		out.Write(append(b, '\n'))
 		out.Flush()
 	}
+	mode := "default"
+	if o.force {
+		mode = "force"
+	}
 	names := []string{}
 	var listing strings.Builder
+	fmt.Fprintf(&listing, "Permission mode: %s.\n", mode)
 	listing.WriteString("You are Cursor's agent (a stand-in). Skills available (read a skill's SKILL.md with read_skill before using it):\n")
 	for _, s := range skills {
 		names = append(names, s.name)
 		fmt.Fprintf(&listing, "- %s: %s (%s)\n", s.name, s.description, s.path)
-	}
-	mode := "default"
-	if o.force {
-		mode = "force"
 	}
 	emit(map[string]any{"type": "system", "subtype": "init", "apiKeySource": "env", "cwd": ws, "model": model,
 		"permissionMode": mode, "skills": names})
