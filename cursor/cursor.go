@@ -114,10 +114,13 @@
 //
 // Cancelling the context interrupts the agent (SIGINT to its process
 // group, SIGKILL after [Config.GracePeriod]) and the error wraps the
-// context's. On macOS the process group is signalled as on Linux; on
-// Windows the process is killed, and a Command that is a batch file runs
-// through cmd.exe, where an argument holding one of " % ! ^ & | < > ( )
-// or a line break (the prompt included) is refused.
+// context's. On macOS the process group is signalled and the overlay
+// built as on Linux; descendants that left the group are found only on
+// Linux. On Windows the process is killed, a Command that is a batch file
+// runs through cmd.exe, where an argument holding one of " % ! ^ & | < >
+// ( ) or a line break (the prompt included) is refused, and the overlay
+// sets HOME only: whether Cursor's CLI reads HOME or USERPROFILE there is
+// not documented, and none of it has run on Windows or macOS.
 package cursor
 
 import (
