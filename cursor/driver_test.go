@@ -171,3 +171,24 @@ func TestOverlayHome(t *testing.T) {
 		t.Errorf("the model was shown %q; want the run's skill and the user's", sys)
 	}
 }
+
+// TestShadowEveryFolder checks rule 1 of "Checks" over every folder
+// Cursor reads, the user's Claude Code and Codex folders included: a
+// skill of one of the run's names with other content there refuses the
+// run before the start.
+func TestShadowEveryFolder(t *testing.T) {
+	bin := cursortest.Build(t)
+	for _, rel := range []string{".cursor/skills", ".agents/skills", ".claude/skills", ".codex/skills"} {
+		t.Run(rel, func(t *testing.T) {
+			s := newStandIn(t, bin, modeltest.ChatAlways(modeltest.ChatText("ok")))
+			theirs := filepath.Join(s.home, filepath.FromSlash(rel), "review")
+			write(t, filepath.Join(theirs, "SKILL.md"), cachetest.SkillMD("review", "Theirs.", "T"))
+			agent := s.agent(t, cursor.Config{}, adaptor.WithSkills(skill.Inline("review", cachetest.SkillMD("review", "Ours.", "O"))))
+			_, err := agent.Run(clitest.RunCtx(t), "hi")
+			var shadow *driver.ShadowError
+			if !errors.As(err, &shadow) || shadow.Theirs != theirs || len(s.model.Requests()) != 0 {
+				t.Errorf("run with %s/review = %v, %d requests; want a ShadowError naming it before the start", rel, err, len(s.model.Requests()))
+			}
+		})
+	}
+}
