@@ -55,7 +55,7 @@ func prepare(ctx context.Context, l *agentdir.Lease, rs driver.ResolvedSkills, u
 			return "", err
 		}
 	}
-	if err := mirrorGemini(filepath.Join(dir, ".gemini"), filepath.Join(userHome, ".gemini")); err != nil {
+	if err := agentdir.MirrorDir(filepath.Join(dir, ".gemini"), filepath.Join(userHome, ".gemini")); err != nil {
 		return "", fmt.Errorf("Gemini CLI overlay home %s: %w", dir, err)
 	}
 	want, err := wantedSkills(ctx, rs, filepath.Join(userHome, ".agents", "skills"))
@@ -72,34 +72,6 @@ func prepare(ctx context.Context, l *agentdir.Lease, rs driver.ResolvedSkills, u
 		}
 	}
 	return dir, nil
-}
-
-// mirrorGemini makes every entry of the user's .gemini folder a link in
-// the overlay's: made for a new entry, removed for one the user no longer
-// has. What Gemini CLI wrote into the overlay itself (a file that replaced
-// a link, a tmp folder made while the user had none) stays.
-func mirrorGemini(dir, user string) error {
-	names := map[string]bool{}
-	userNames, err := agentdir.ReadNames(user)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("read the user's %s: %w", user, err)
-	}
-	for _, n := range userNames {
-		names[n] = true
-	}
-	ours, err := agentdir.ReadNames(dir)
-	if err != nil {
-		return err
-	}
-	for _, n := range ours {
-		names[n] = true
-	}
-	for n := range names {
-		if err := agentdir.MirrorLink(filepath.Join(dir, n), filepath.Join(user, n)); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // wantedSkills maps each skill folder name of the overlay's .agents/skills

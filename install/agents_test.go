@@ -189,7 +189,7 @@ func TestAgentReads(t *testing.T) {
 		// Codex reads .codex/skills in a project too (checked against the
 		// real CLI in internal/agents).
 		{"codex", []string{".agents/skills", ".codex/skills"}, []string{".agents/skills", ".codex/skills"}},
-		{"cursor", []string{".agents/skills", ".cursor/skills", ".claude/skills", ".codex/skills"}, []string{".agents/skills", ".cursor/skills"}},
+		{"cursor", []string{".agents/skills", ".cursor/skills", ".claude/skills", ".codex/skills"}, []string{".agents/skills", ".cursor/skills", ".claude/skills", ".codex/skills"}},
 		{"gemini-cli", []string{".agents/skills", ".gemini/skills"}, []string{".agents/skills", ".gemini/skills"}},
 		{"github-copilot", []string{".agents/skills", ".github/skills", ".claude/skills"}, []string{".agents/skills", ".copilot/skills", ".claude/skills"}},
 		{"goose", []string{".agents/skills", ".goose/skills", ".claude/skills"}, []string{".agents/skills", ".config/goose/skills"}},

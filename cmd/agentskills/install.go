@@ -731,7 +731,8 @@ name, whether it is detected here (its configuration folder exists), the
 folder skills are installed into for it in a project (relative) and for
 the user (--global), and the other folders it also reads skills from
 (in a project, for the user, and outside both, such as /etc/codex/skills).
-Agents that read .agents/skills are installed there, with no link.`,
+Agents that read .agents/skills are installed there, with no link. RUN
+says which agents 'agentskills run --agent ID' can drive.`,
 		Example: `  agentskills agents
   agentskills agents --json | jq -r '.[] | select(.detected) | .id'`,
 		Args: cobra.NoArgs,
@@ -748,8 +749,10 @@ type agentRow struct {
 	ID       string `json:"id"`
 	Name     string `json:"name"`
 	Detected bool   `json:"detected"`
-	Project  string `json:"project"`
-	User     string `json:"user"`
+	// Run says whether 'agentskills run' can drive the agent.
+	Run     bool   `json:"run"`
+	Project string `json:"project"`
+	User    string `json:"user"`
 	// Override is the variable that moves User, if any.
 	Override string `json:"override,omitempty"`
 	// The folders the agent reads, Project and User first.
@@ -772,14 +775,11 @@ func runAgentList(opts *agentsOptions) error {
 		return writeJSON(opts.io, rows)
 	}
 	w := tabwriter.NewWriter(opts.io.out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tNAME\tDETECTED\tPROJECT FOLDER\tUSER FOLDER\tALSO READS")
+	fmt.Fprintln(w, "ID\tNAME\tDETECTED\tRUN\tPROJECT FOLDER\tUSER FOLDER\tALSO READS")
+	yes := map[bool]string{false: "no", true: "yes"}
 	for _, r := range rows {
-		d := "no"
-		if r.Detected {
-			d = "yes"
-		}
 		also := slices.Concat(r.ProjectReads[1:], r.UserReads[1:], r.SystemReads)
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, d, r.Project, r.User, strings.Join(also, ", "))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, yes[r.Detected], yes[r.Run], r.Project, r.User, strings.Join(also, ", "))
 	}
 	return w.Flush()
 }
@@ -789,7 +789,8 @@ func runAgentList(opts *agentsOptions) error {
 func agentRows(env install.Env) ([]agentRow, error) {
 	var rows []agentRow
 	for _, a := range install.Agents() {
-		r := agentRow{ID: a.ID, Name: a.Name, Detected: a.Detected(env), Project: a.ProjectDir, User: a.Dir(env, install.User), Override: a.Override, UserReads: a.Reads(env, install.User), SystemReads: a.System()}
+		r := agentRow{ID: a.ID, Name: a.Name, Detected: a.Detected(env), Project: a.ProjectDir,
+			Run: slices.ContainsFunc(runnables(), func(d runnable) bool { return d.id == a.ID }), User: a.Dir(env, install.User), Override: a.Override, UserReads: a.Reads(env, install.User), SystemReads: a.System()}
 		for _, p := range a.Reads(env, install.Project) {
 			rel, err := filepath.Rel(env.Project, p)
 			if err != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/cursortest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/modeltest"
 )
 
@@ -196,6 +197,10 @@ func agentEnv(t *testing.T, agent string) []string {
 	case "qwen-code":
 		cli = modeltest.QwenCLI(t)
 		env, home = modeltest.NewChat(t, modeltest.ChatAlways(modeltest.ChatText(answer))).QwenEnv(t)
+	case "cursor":
+		bin := cursortest.Build(t)
+		cli = filepath.Join(bin, "agent")
+		env, home = cursortest.Env(t, bin, modeltest.NewChat(t, modeltest.ChatAlways(modeltest.ChatText(answer))))
 	default:
 		t.Fatalf("the README runs agent %q, which this test has no stand-in for", agent)
 	}

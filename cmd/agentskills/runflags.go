@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/claude"
 	"github.com/agentadaptor/agentadaptor/codex"
+	"github.com/agentadaptor/agentadaptor/cursor"
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/gemini"
 	"github.com/agentadaptor/agentadaptor/qwen"
@@ -45,14 +46,16 @@ same field of the Go driver's Config:
                           danger-full-access (--sandbox, Config.Sandbox);
                           gemini-cli: default, auto_edit, yolo, plan and
                           qwen-code: plan, default, auto-edit, auto, yolo
-                          (--approval-mode, Config.ApprovalMode)
+                          (--approval-mode, Config.ApprovalMode);
+                          cursor: force (--force, Config.Force)
   --skip-permissions      the agent's bypass: it may run any command
                           without asking. claude-code
                           --dangerously-skip-permissions
                           (Config.SkipPermissions); codex
                           --dangerously-bypass-approvals-and-sandbox
                           (Config.BypassApprovalsAndSandbox); gemini-cli
-                          and qwen-code --approval-mode=yolo. A bypass,
+                          and qwen-code --approval-mode=yolo; cursor
+                          --force. A bypass,
                           this or a mode that is one, prints a warning.
   --allowed-tools TOOL    a tool that runs without asking (repeatable).
                           claude-code --allowed-tools ("Bash(touch *)");
@@ -69,7 +72,7 @@ same field of the Go driver's Config:
   --max-turns N           end the run after N turns. claude-code
                           --max-turns (Config.MaxTurns); qwen-code
                           --max-session-turns (Config.MaxSessionTurns).
-                          Codex and Gemini CLI have no such flag.
+                          Codex, Gemini CLI and Cursor have no such flag.
   --agent-arg ARG         pass any other option of the agent through
                           (repeatable, Config.Args), one --name or
                           --name=value each, as in
@@ -82,9 +85,10 @@ same field of the Go driver's Config:
   --agent-command PATH    the agent's program (Config.Command), else
                           $AGENTSKILLS_CLAUDE_CODE_COMMAND,
                           $AGENTSKILLS_CODEX_COMMAND,
-                          $AGENTSKILLS_GEMINI_CLI_COMMAND or
-                          $AGENTSKILLS_QWEN_CODE_COMMAND, else its name
-                          on PATH (claude, codex, gemini, qwen).
+                          $AGENTSKILLS_GEMINI_CLI_COMMAND,
+                          $AGENTSKILLS_QWEN_CODE_COMMAND or
+                          $AGENTSKILLS_CURSOR_COMMAND, else its name
+                          on PATH (claude, codex, gemini, qwen, agent).
 
 A flag the agent has no counterpart for is refused before it starts
 (exit 2), saying what the agent offers instead.`
@@ -167,6 +171,19 @@ func runnables() []runnable {
 			config: func(f *agentFlags, command, model string) driver.Driver {
 				return qwen.Driver(qwen.Config{Command: command, Model: model, ApprovalMode: f.mode("yolo"),
 					MaxSessionTurns: f.maxTurns, AllowedTools: f.allowedTools, DisallowedTools: f.disallowedTools, Args: f.agentArgs})
+			},
+		},
+		{
+			// Cursor's CLI, from its documentation: its one permission
+			// switch is --force (Config.Force).
+			id: "cursor", name: "Cursor CLI", program: "agent", pkg: "Cursor's CLI (curl https://cursor.com/install | bash)",
+			modes: []string{"force"}, bypass: "force",
+			noTools:             "Cursor's CLI has no tool lists: --skip-permissions passes --force, and --agent-arg=--sandbox=enabled keeps commands in its sandbox",
+			noTurns:             "Cursor's CLI has no turn limit",
+			checkArgs:           cursor.CheckArgs,
+			skipPermissionsMode: true,
+			config: func(f *agentFlags, command, model string) driver.Driver {
+				return cursor.Driver(cursor.Config{Command: command, Model: model, Force: f.mode("force") == "force", Args: f.agentArgs})
 			},
 		},
 	}
@@ -264,7 +281,7 @@ func flagOf(field string) string {
 		return "--model"
 	case "PermissionMode", "Sandbox", "ApprovalMode":
 		return "--permission-mode"
-	case "SkipPermissions", "BypassApprovalsAndSandbox":
+	case "SkipPermissions", "BypassApprovalsAndSandbox", "Force":
 		return "--skip-permissions"
 	case "MaxTurns", "MaxSessionTurns":
 		return "--max-turns"

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentadaptor/agentadaptor/internal/testkit/cursortest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/modeltest"
 )
 
@@ -177,6 +178,7 @@ func TestRunPermissionModesPinned(t *testing.T) {
 	clis := map[string]func(testing.TB) string{
 		"claude-code": modeltest.ClaudeCLI, "codex": modeltest.CodexCLI,
 		"gemini-cli": modeltest.GeminiCLI, "qwen-code": modeltest.QwenCLI,
+		"cursor": cursortest.RealCLI,
 	}
 	for _, a := range runnables() {
 		t.Run(a.id, func(t *testing.T) {

@@ -29,10 +29,12 @@ const (
 	GeminiHome
 	// QwenMount is a Qwen Code skill mount: <root>/mounts/qwen/<key>.
 	QwenMount
+	// CursorHome is a Cursor CLI overlay home: <root>/homes/cursor/<key>.
+	CursorHome
 )
 
 // Kinds returns every kind, in a fixed order.
-func Kinds() []Kind { return []Kind{ClaudeMount, CodexHome, GeminiHome, QwenMount} }
+func Kinds() []Kind { return []Kind{ClaudeMount, CodexHome, GeminiHome, QwenMount, CursorHome} }
 
 // Dir returns where folders of the kind live under the root,
 // slash-separated.
@@ -46,6 +48,8 @@ func (k Kind) Dir() string {
 		return "homes/gemini"
 	case QwenMount:
 		return "mounts/qwen"
+	case CursorHome:
+		return "homes/cursor"
 	}
 	return ""
 }
@@ -55,7 +59,7 @@ func (k Kind) Dir() string {
 // the sessions they hold, rather than skill mounts, which it only reads.
 func (k Kind) Home() bool {
 	switch k {
-	case CodexHome, GeminiHome:
+	case CodexHome, GeminiHome, CursorHome:
 		return true
 	}
 	return false
@@ -73,6 +77,8 @@ func (k Kind) Agent() string {
 		return "gemini-cli"
 	case QwenMount:
 		return "qwen-code"
+	case CursorHome:
+		return "cursor"
 	}
 	return ""
 }
@@ -88,6 +94,8 @@ func (k Kind) String() string {
 		return "Gemini CLI overlay home"
 	case QwenMount:
 		return "Qwen Code skill mount"
+	case CursorHome:
+		return "Cursor CLI overlay home"
 	}
 	return fmt.Sprintf("agentdir.Kind(%d)", int(k))
 }
@@ -104,6 +112,8 @@ func (k Kind) magic() string {
 		return "agentadaptor gemini home v1"
 	case QwenMount:
 		return "agentadaptor qwen mount v1"
+	case CursorHome:
+		return "agentadaptor cursor home v1"
 	}
 	return ""
 }

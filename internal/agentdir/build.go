@@ -196,6 +196,35 @@ func MirrorLink(path, target string) error {
 	return nil
 }
 
+// MirrorDir makes every entry of the user's folder user a link of the
+// same name in dir, with [MirrorLink]: made for a new entry, removed for
+// one the user no longer has, left where the agent put a file or folder
+// of its own in its place. Names in except are left to the caller. A
+// missing user folder mirrors nothing.
+func MirrorDir(dir, user string, except ...string) error {
+	names := map[string]bool{}
+	userNames, err := ReadNames(user)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read the user's %s: %w", user, err)
+	}
+	ours, err := ReadNames(dir)
+	if err != nil {
+		return err
+	}
+	for _, n := range append(userNames, ours...) {
+		names[n] = !slices.Contains(except, n)
+	}
+	for n, mirror := range names {
+		if !mirror {
+			continue
+		}
+		if err := MirrorLink(filepath.Join(dir, n), filepath.Join(user, n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ReadNames returns the names in the folder dir, sorted.
 func ReadNames(dir string) ([]string, error) {
 	f, err := os.Open(dir)

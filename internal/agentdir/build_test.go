@@ -334,3 +334,35 @@ func TestLinks(t *testing.T) {
 		t.Error("LinkOrCopy over an entry = nil, want an error")
 	}
 }
+
+// TestMirrorDir checks rule 11 for a whole folder: every entry of the
+// user's is linked but those excepted, an entry the user no longer has is
+// unlinked, and what the agent made stays.
+func TestMirrorDir(t *testing.T) {
+	dir, user := t.TempDir(), t.TempDir()
+	for _, n := range []string{"a", "b", "skills"} {
+		os.WriteFile(filepath.Join(user, n), []byte(n), 0o600)
+	}
+	os.WriteFile(filepath.Join(dir, "own"), []byte("own"), 0o600)
+	if err := MirrorDir(dir, user, "skills"); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(user, "b"))
+	if err := MirrorDir(dir, user, "skills"); err != nil {
+		t.Fatal(err)
+	}
+	if target, err := os.Readlink(filepath.Join(dir, "a")); err != nil || target != filepath.Join(user, "a") {
+		t.Errorf("a -> %q, %v; want a link to the user's", target, err)
+	}
+	for _, n := range []string{"b", "skills"} {
+		if exists(filepath.Join(dir, n)) {
+			t.Errorf("%s is in the mirror; want it left out", n)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "own")); string(b) != "own" {
+		t.Errorf("the agent's own file holds %q, want it left", b)
+	}
+	if err := MirrorDir(dir, filepath.Join(user, "missing")); err != nil {
+		t.Errorf("MirrorDir of a missing user folder = %v, want nil", err)
+	}
+}

@@ -11,6 +11,7 @@
 //	<root>/homes/codex/<key>/         a managed Codex home ([CodexHome])
 //	<root>/homes/gemini/<key>/        a Gemini CLI overlay home ([GeminiHome])
 //	<root>/mounts/qwen/<key>/         a Qwen Code skill mount ([QwenMount])
+//	<root>/homes/cursor/<key>/        a Cursor CLI overlay home ([CursorHome])
 //	<root>/<kind>/<key>.lease         the key's lease and last-use record
 //	<root>/<kind>/<key>.stamp-<name>  what a run found in the key's folder
 //	                                  (rule 12)
@@ -98,7 +99,9 @@
 //     or targets are removed, and anything but a link under a wanted name
 //     is an error saying to remove it. [MirrorLink] keeps a link to a
 //     file of the user's that exists, removes it when the file is gone,
-//     and leaves a file the agent put in its place.
+//     and leaves a file the agent put in its place; [MirrorDir] does so
+//     for every entry of a folder of the user's, but those it is told
+//     to leave to the driver.
 //  12. A run that checked folders under a lease and found them as wanted,
 //     changing nothing, may record that in a stamp, <key>.stamp-<name>:
 //     the digest of what they were checked against, and each folder's

@@ -227,7 +227,7 @@ var table = []Row{
 		ID: "cursor", Name: "Cursor", Program: "agent",
 		Folders: []Folder{
 			project(canonical), project(".cursor/skills"), project(".claude/skills"), project(".codex/skills"),
-			home(canonical), home(".cursor/skills"),
+			home(canonical), home(".cursor/skills"), home(".claude/skills"), home(".codex/skills"),
 		},
 		Install: canonical, UserInstall: home(canonical), Detect: []Folder{home(".cursor")},
 		Facts: Documented,

@@ -11,7 +11,8 @@
 // Each runs the real CLI, so each is a subtest of [Run]:
 //
 //  1. listed: the run's skills, and a skill of the user's, are shown to
-//     the model; the result carries the answer, a session and usage; the
+//     the model; the result carries the answer, a session and usage
+//     (unless [Agent.NoUsage]); the
 //     events start with init and end with the result; neither the
 //     workspace nor the user's skills (or the user's agent home, where
 //     the driver promises that) change, over two runs.
@@ -97,6 +98,9 @@ type Agent struct {
 	// Install is what the error for a missing program says to run
 	// ("npm install").
 	Install string
+	// NoUsage says the agent reports no token usage (Cursor's CLI
+	// documents none), so scenario 1 does not ask the result for it.
+	NoUsage bool
 }
 
 // Env is the environment of an agent's runs.

@@ -116,7 +116,7 @@ func listed(t *testing.T, a Agent) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Text != "all good" || res.SessionID == "" || res.Usage == nil || res.Usage.InputTokens == 0 {
+	if res.Text != "all good" || res.SessionID == "" || !a.NoUsage && (res.Usage == nil || res.Usage.InputTokens == 0) {
 		t.Errorf("result = %+v, want the answer with a session and usage", res)
 	}
 	shown := r.firstShown(t)
