@@ -144,6 +144,5 @@
 // are no process groups, so the program's children are not tracked, and a
 // child holding its output open can keep Run waiting. Nothing binds the
 // program to this process (rule 10) and orphans are not adopted (rule 11).
-// Rules 4 to 7 and 12 (the reading of the pipes) hold. This fallback
-// builds but is not tested.
+// Rule 12 holds there too. This fallback builds but is not tested.
 package process
