@@ -140,7 +140,7 @@ type ErrorEvent struct {
 // "Reconnecting..." notes. A run that keeps failing may retry for
 // minutes before it ends; these events say why it takes long. Fields the
 // agent does not report are zero. Gemini CLI reports its retries on its
-// standard error only, so its driver sends none.
+// standard error only; its driver reads them there.
 type RetryEvent struct {
 	// Attempt is the retry's number, 1 for the first.
 	Attempt int `json:"attempt,omitempty"`

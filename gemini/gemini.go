@@ -45,6 +45,18 @@
 // the result's stats (every model call of the run, the model router's
 // included).
 //
+// Gemini CLI reports its retries of a failed model API call (a 429 or a
+// 5xx; it makes general.maxAttempts attempts, 10 by default, 5 s apart
+// doubling to 30 s) on its standard error only, as lines of the form
+// "Attempt N failed with status S. Retrying with backoff... ERR". The
+// driver reads standard error as it comes and makes each such line a
+// driver.RetryEvent (attempt, status, the API's message, and the delay
+// when the line gives one; never MaxRetries, which Gemini CLI does not
+// say); its other lines are ignored. These events come from another
+// stream than the others, so a retry may be reported after an event of
+// standard output written later. A 401 or a 400 is not retried. This holds
+// on every system.
+//
 // Gemini CLI stops a headless run in a folder the user has not trusted
 // (exit 55). The driver passes --skip-trust, which trusts the workspace
 // for this run only (its .gemini settings and skills apply, as they do
@@ -308,7 +320,11 @@ func (d *geminiDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{emit: req.Events}
+	emit := serial(req.Events)
+	p := &parser{emit: emit}
+	if emit != nil {
+		l.StderrLine = stderrParser{emit: emit}.line
+	}
 	env := process.MergeEnv(l.Env, []string{"GEMINI_CLI_HOME=" + overlay, "GEMINI_CLI_NO_RELAUNCH=true"})
 	exit, runErr := l.Run(ctx, req, args, env, d.c.GracePeriod, func(b []byte) error {
 		p.parse(b)

@@ -21,7 +21,7 @@ import (
 //  2. Each retry of a failed model API call that the agent reports, with
 //     the HTTP status, the error, the attempt and the wait. Claude Code,
 //     Codex and Qwen Code report retries in their output; Gemini CLI only
-//     on its standard error, which run does not show.
+//     on its standard error, which its driver reads as it comes.
 //  3. Each error the agent reports without ending the run.
 //  4. Each tool call, one line: the tool's name and a one-line summary of
 //     its input of at most maxSummary characters.

@@ -142,6 +142,11 @@ type Launch struct {
 	// Workspace is the absolute folder the agent works in: the request's,
 	// else the current one.
 	Workspace string
+	// StderrLine, if not nil, is given each line of the program's
+	// standard error as it arrives ([process.Command.StderrLine]), for a
+	// driver whose agent reports on standard error what it reports
+	// nowhere else. Default nil.
+	StderrLine func(line string)
 
 	name string
 }
@@ -199,7 +204,8 @@ func (l *Launch) Args(a *Args) ([]string, error) {
 // Run runs the program with args in the request's workspace, in the
 // environment env, with the request's prompt on its standard input and
 // grace between SIGINT and SIGKILL when it is stopped; each line of its
-// output goes to line, as [process.Run] says.
+// output goes to line, and each line of its standard error to
+// [Launch.StderrLine] when set, as [process.Run] says.
 func (l *Launch) Run(ctx context.Context, req *driver.Request, args, env []string, grace time.Duration, line func([]byte) error) (process.Exit, error) {
 	return process.Run(ctx, process.Command{
 		Path:  l.Path,
@@ -208,6 +214,8 @@ func (l *Launch) Run(ctx context.Context, req *driver.Request, args, env []strin
 		Env:   env,
 		Stdin: req.Prompt,
 		Grace: grace,
+
+		StderrLine: l.StderrLine,
 	}, line)
 }
 

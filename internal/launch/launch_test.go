@@ -141,3 +141,30 @@ func TestCacheRootIsAbsolute(t *testing.T) {
 		t.Errorf("CacheRoot() = %q, want an absolute folder", got)
 	}
 }
+
+// TestRunStderrLine checks that Launch.Run passes the program's stderr
+// lines to StderrLine.
+func TestRunStderrLine(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the program is a shell script")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "agent"), []byte("#!/bin/sh\necho out\necho 'Attempt 1 failed' >&2\necho done >&2\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := Program{Name: "agent", Command: "agent", Env: []string{"PATH=" + dir}}
+	req := &driver.Request{Workspace: dir}
+	l, err := Prepare(t.Context(), req, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	l.StderrLine = func(s string) { lines = append(lines, s) }
+	exit, err := l.Run(t.Context(), req, nil, l.Env, 0, nil)
+	if err != nil || exit.Code != 0 {
+		t.Fatalf("Run = %+v, %v", exit, err)
+	}
+	if got := strings.Join(lines, "|"); got != "Attempt 1 failed|done" {
+		t.Errorf("StderrLine got %q, want %q", got, "Attempt 1 failed|done")
+	}
+}

@@ -100,6 +100,19 @@
 //     (syscall.ForkExec, C code) then. The agentskills command is a
 //     subreaper from its start. Without a subreaper, or without pidfds
 //     (Linux before 5.4), rule 9 is the only net.
+//  12. When [Command.StderrLine] is set, each line of standard error is
+//     passed to it as it arrives, without its ending ("\n" or "\r\n"),
+//     empty lines skipped, a final line without a newline included. A
+//     line longer than [MaxStderrLine] bytes is cut to that length (a
+//     character the cut splits is dropped) and the rest of it dropped;
+//     invalid UTF-8 is replaced by U+FFFD. It is called from one goroutine,
+//     never concurrently with itself, never after Run has stopped the
+//     program (cancellation, a line error) nor after Run returns; the
+//     tail of rule 5 is kept all the same. If it panics, the program is
+//     stopped and Run panics with the same value, as for the line
+//     callback. It is called on the goroutine that reads standard error,
+//     so a slow StderrLine slows the program's writes, not the reading
+//     of its standard output.
 //
 // # Output
 //
@@ -119,7 +132,7 @@
 //
 // # macOS and other Unix systems
 //
-// Rules 1 to 8 hold. There is no parent-death signal and no child
+// Rules 1 to 8 and 12 hold. There is no parent-death signal and no child
 // subreaper: a program outlives a process killed by SIGKILL (rule 10),
 // and a descendant that leaves the program's group outlives Run (rules 9
 // and 11); rule 8 is the last word.
@@ -131,5 +144,5 @@
 // are no process groups, so the program's children are not tracked, and a
 // child holding its output open can keep Run waiting. Nothing binds the
 // program to this process (rule 10) and orphans are not adopted (rule 11).
-// This fallback builds but is not tested.
+// Rule 12 holds there too. This fallback builds but is not tested.
 package process

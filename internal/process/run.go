@@ -24,6 +24,10 @@ const (
 	DefaultMaxLine    = 64 << 20
 )
 
+// MaxStderrLine is the longest line of standard error passed to
+// [Command.StderrLine], in bytes; the rest of a longer line is dropped.
+const MaxStderrLine = 4 << 10
+
 // Command describes one run of a program.
 type Command struct {
 	// Path is the program to run: an absolute path, or one the caller has
@@ -53,6 +57,10 @@ type Command struct {
 	// from the goroutine that calls the line callback, never concurrently
 	// with it.
 	Overlong func(size int)
+	// StderrLine, if not nil, is called with each line of standard error
+	// as it arrives (rule 12), from one goroutine, never concurrently with
+	// itself; the tail (StderrTail) is kept all the same. Default nil.
+	StderrLine func(line string)
 }
 
 // Exit is how a program ended.
@@ -125,7 +133,8 @@ type running struct {
 	lineErr  chan error // the first error of the line callback
 	reaped   bool       // awaitExit reaped the program
 	waitErr  error      // awaitExit's error
-	panicked any        // what line or Overlong panicked with
+	panicMu  sync.Mutex // guards panicked, which two readers may set
+	panicked any        // what line, Overlong or StderrLine panicked with
 }
 
 // start starts the program of c, tagged (rule 9), in a group of its own
@@ -185,10 +194,29 @@ func (r *running) serve(line func([]byte) error) {
 		})
 	}
 	r.wg.Go(func() { r.readLines(line) })
-	r.wg.Go(func() {
-		// tail.Write never fails, so only the pipe can end the copy.
-		_, _ = io.Copy(&r.tail, &pipeReader{f: r.p.errR, end: &r.end})
-	})
+	r.wg.Go(r.readStderr)
+}
+
+// readStderr keeps the tail of standard error (rule 5) and, when the
+// caller asked for them, passes its lines to StderrLine until Run halts
+// the program (rule 12). A panic of StderrLine halts the program.
+func (r *running) readStderr() {
+	defer r.recoverCallback()
+	var w io.Writer = &r.tail
+	var lines *stderrLines
+	if r.c.StderrLine != nil {
+		lines = &stderrLines{tail: &r.tail, line: func(s string) {
+			if !r.halt.Load() {
+				r.c.StderrLine(s)
+			}
+		}}
+		w = lines
+	}
+	// The writers never fail, so only the pipe can end the copy.
+	_, _ = io.Copy(w, &pipeReader{f: r.p.errR, end: &r.end})
+	if lines != nil {
+		lines.flush()
+	}
 }
 
 // readLines calls line for each line of standard output, and Overlong for
@@ -217,7 +245,11 @@ func (r *running) readLines(line func([]byte) error) {
 // with and has the program stopped; Run panics with it at the end.
 func (r *running) recoverCallback() {
 	if v := recover(); v != nil {
-		r.panicked = v
+		r.panicMu.Lock()
+		if r.panicked == nil {
+			r.panicked = v
+		}
+		r.panicMu.Unlock()
 		r.halt.Store(true)
 		select {
 		case r.lineErr <- errPanicked:
