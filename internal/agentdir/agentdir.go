@@ -29,10 +29,13 @@ const (
 	GeminiHome
 	// QwenMount is a Qwen Code skill mount: <root>/mounts/qwen/<key>.
 	QwenMount
+	// CopilotMount is a GitHub Copilot CLI skill mount:
+	// <root>/mounts/copilot/<key>.
+	CopilotMount
 )
 
 // Kinds returns every kind, in a fixed order.
-func Kinds() []Kind { return []Kind{ClaudeMount, CodexHome, GeminiHome, QwenMount} }
+func Kinds() []Kind { return []Kind{ClaudeMount, CodexHome, GeminiHome, QwenMount, CopilotMount} }
 
 // Dir returns where folders of the kind live under the root,
 // slash-separated.
@@ -46,6 +49,8 @@ func (k Kind) Dir() string {
 		return "homes/gemini"
 	case QwenMount:
 		return "mounts/qwen"
+	case CopilotMount:
+		return "mounts/copilot"
 	}
 	return ""
 }
@@ -73,6 +78,8 @@ func (k Kind) Agent() string {
 		return "gemini-cli"
 	case QwenMount:
 		return "qwen-code"
+	case CopilotMount:
+		return "github-copilot"
 	}
 	return ""
 }
@@ -88,6 +95,8 @@ func (k Kind) String() string {
 		return "Gemini CLI overlay home"
 	case QwenMount:
 		return "Qwen Code skill mount"
+	case CopilotMount:
+		return "GitHub Copilot CLI skill mount"
 	}
 	return fmt.Sprintf("agentdir.Kind(%d)", int(k))
 }
@@ -104,6 +113,8 @@ func (k Kind) magic() string {
 		return "agentadaptor gemini home v1"
 	case QwenMount:
 		return "agentadaptor qwen mount v1"
+	case CopilotMount:
+		return "agentadaptor copilot mount v1"
 	}
 	return ""
 }
