@@ -138,6 +138,18 @@ func TestOutcome(t *testing.T) {
 	}
 }
 
+// TestFirstResult checks rule 4 of "Checks": the first result line is
+// the run's, a later one only a raw event.
+func TestFirstResult(t *testing.T) {
+	p, rec := parseAll(`{"type":"result","sessionId":"a","exitCode":0}`, `{"type":"result","sessionId":"b","exitCode":1}`)
+	if p.result == nil || p.result.SessionID != "a" || p.result.IsError {
+		t.Errorf("result = %+v, want the first line's", p.result)
+	}
+	if got, want := streamtest.Kinds(rec.Events()), []string{driver.KindInit, driver.KindRaw}; !cmp.Equal(got, want) {
+		t.Errorf("kinds = %q, want %q", got, want)
+	}
+}
+
 // TestParseOddLines checks that a line of an unexpected shape is reported
 // and never stops the parser: not JSON is an error event, an unknown
 // type a raw event, fields of the wrong type are left out.
