@@ -196,6 +196,9 @@ func agentEnv(t *testing.T, agent string) []string {
 	case "qwen-code":
 		cli = modeltest.QwenCLI(t)
 		env, home = modeltest.NewChat(t, modeltest.ChatAlways(modeltest.ChatText(answer))).QwenEnv(t)
+	case "github-copilot":
+		cli = modeltest.CopilotCLI(t)
+		env, home = modeltest.NewChat(t, modeltest.ChatAlways(modeltest.ChatText(answer))).CopilotEnv(t)
 	default:
 		t.Fatalf("the README runs agent %q, which this test has no stand-in for", agent)
 	}
