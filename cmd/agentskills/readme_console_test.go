@@ -201,6 +201,9 @@ func agentEnv(t *testing.T, agent string) []string {
 		bin := cursortest.Build(t)
 		cli = filepath.Join(bin, "agent")
 		env, home = cursortest.Env(t, bin, modeltest.NewChat(t, modeltest.ChatAlways(modeltest.ChatText(answer))))
+	case "github-copilot":
+		cli = modeltest.CopilotCLI(t)
+		env, home = modeltest.NewChat(t, modeltest.ChatAlways(modeltest.ChatText(answer))).CopilotEnv(t)
 	default:
 		t.Fatalf("the README runs agent %q, which this test has no stand-in for", agent)
 	}

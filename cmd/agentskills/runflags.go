@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/claude"
 	"github.com/agentadaptor/agentadaptor/codex"
+	"github.com/agentadaptor/agentadaptor/copilot"
 	"github.com/agentadaptor/agentadaptor/cursor"
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/gemini"
@@ -47,6 +48,7 @@ same field of the Go driver's Config:
                           gemini-cli: default, auto_edit, yolo, plan and
                           qwen-code: plan, default, auto-edit, auto, yolo
                           (--approval-mode, Config.ApprovalMode);
+                          github-copilot has none
                           cursor: force (--force, Config.Force)
   --skip-permissions      the agent's bypass: it may run any command
                           without asking. claude-code
@@ -54,6 +56,9 @@ same field of the Go driver's Config:
                           (Config.SkipPermissions); codex
                           --dangerously-bypass-approvals-and-sandbox
                           (Config.BypassApprovalsAndSandbox); gemini-cli
+                          and qwen-code --approval-mode=yolo;
+                          github-copilot --allow-all-tools
+                          (Config.AllowAllTools). A bypass,
                           and qwen-code --approval-mode=yolo; cursor
                           --force. A bypass,
                           this or a mode that is one, prints a warning.
@@ -63,15 +68,19 @@ same field of the Go driver's Config:
                           (run_shell_command); qwen-code --allowed-tools
                           (Config.AllowedTools), which in its default mode
                           still declines a command that writes files
-                          (add --permission-mode auto-edit). Codex has
-                          none.
+                          (add --permission-mode auto-edit);
+                          github-copilot --allow-tool. Codex has none.
   --disallowed-tools TOOL a tool that never runs (repeatable). claude-code
                           --disallowed-tools; gemini-cli a deny rule;
                           qwen-code --exclude-tools
-                          (Config.DisallowedTools). Codex has none.
+                          (Config.DisallowedTools); github-copilot
+                          --deny-tool (Config.DeniedTools). Codex has
+                          none.
   --max-turns N           end the run after N turns. claude-code
                           --max-turns (Config.MaxTurns); qwen-code
                           --max-session-turns (Config.MaxSessionTurns).
+                          Codex, Gemini CLI and Copilot have no such
+                          flag.
                           Codex, Gemini CLI and Cursor have no such flag.
   --agent-arg ARG         pass any other option of the agent through
                           (repeatable, Config.Args), one --name or
@@ -85,6 +94,11 @@ same field of the Go driver's Config:
   --agent-command PATH    the agent's program (Config.Command), else
                           $AGENTSKILLS_CLAUDE_CODE_COMMAND,
                           $AGENTSKILLS_CODEX_COMMAND,
+                          $AGENTSKILLS_GEMINI_CLI_COMMAND or
+                          $AGENTSKILLS_QWEN_CODE_COMMAND,
+                          $AGENTSKILLS_GITHUB_COPILOT_COMMAND, else its
+                          name on PATH (claude, codex, gemini, qwen,
+                          copilot).
                           $AGENTSKILLS_GEMINI_CLI_COMMAND,
                           $AGENTSKILLS_QWEN_CODE_COMMAND or
                           $AGENTSKILLS_CURSOR_COMMAND, else its name
@@ -123,6 +137,9 @@ type runnable struct {
 	checkArgs           func([]string) error
 	config              func(f *agentFlags, command, model string) driver.Driver
 	skipPermissionsMode bool // --skip-permissions is a mode, not a flag of its own
+
+	// noModes says what it offers where it has no permission modes.
+	noModes string
 }
 
 // runnables returns the agents run drives, in the order run's help names
@@ -174,6 +191,17 @@ func runnables() []runnable {
 			},
 		},
 		{
+			id: "github-copilot", name: "GitHub Copilot CLI", program: "copilot", pkg: "@github/copilot",
+			noModes:   "allow tools by name with --allowed-tools, or all of them with --skip-permissions",
+			tools:     true,
+			noTurns:   "Copilot CLI has no turn limit in its prompt mode",
+			checkArgs: copilot.CheckArgs,
+			config: func(f *agentFlags, command, model string) driver.Driver {
+				return copilot.Driver(copilot.Config{Command: command, Model: model, AllowAllTools: f.skipPermissions,
+					AllowedTools: f.allowedTools, DeniedTools: f.disallowedTools, Args: f.agentArgs})
+			},
+		},
+		{
 			// Cursor's CLI, from its documentation: its one permission
 			// switch is --force (Config.Force).
 			id: "cursor", name: "Cursor CLI", program: "agent", pkg: "Cursor's CLI (curl https://cursor.com/install | bash)",
@@ -218,6 +246,8 @@ func supporting(has func(runnable) bool) string {
 // usage, as is a mode it does not have or an argument it cannot take.
 func (f *agentFlags) driverFor(a *runnable, model string, stderr io.Writer) (driver.Driver, error) {
 	switch {
+	case f.permissionMode != "" && len(a.modes) == 0:
+		return nil, usageErrorf("--permission-mode %q: %s has no permission modes; %s", f.permissionMode, a.name, a.noModes)
 	case f.permissionMode != "" && !slices.Contains(a.modes, f.permissionMode):
 		return nil, usageErrorf("--permission-mode %q: %s's modes are %s", f.permissionMode, a.name, strings.Join(a.modes, ", "))
 	case f.skipPermissions && a.skipPermissionsMode && f.permissionMode != "" && f.permissionMode != a.bypass:
@@ -281,13 +311,13 @@ func flagOf(field string) string {
 		return "--model"
 	case "PermissionMode", "Sandbox", "ApprovalMode":
 		return "--permission-mode"
-	case "SkipPermissions", "BypassApprovalsAndSandbox", "Force":
+	case "SkipPermissions", "BypassApprovalsAndSandbox", "AllowAllTools", "Force":
 		return "--skip-permissions"
 	case "MaxTurns", "MaxSessionTurns":
 		return "--max-turns"
 	case "AllowedTools":
 		return "--allowed-tools"
-	case "DisallowedTools":
+	case "DisallowedTools", "DeniedTools":
 		return "--disallowed-tools"
 	}
 	return ""

@@ -31,10 +31,15 @@ const (
 	QwenMount
 	// CursorHome is a Cursor CLI overlay home: <root>/homes/cursor/<key>.
 	CursorHome
+	// CopilotMount is a GitHub Copilot CLI skill mount:
+	// <root>/mounts/copilot/<key>.
+	CopilotMount
 )
 
 // Kinds returns every kind, in a fixed order.
-func Kinds() []Kind { return []Kind{ClaudeMount, CodexHome, GeminiHome, QwenMount, CursorHome} }
+func Kinds() []Kind {
+	return []Kind{ClaudeMount, CodexHome, GeminiHome, QwenMount, CursorHome, CopilotMount}
+}
 
 // Dir returns where folders of the kind live under the root,
 // slash-separated.
@@ -50,6 +55,8 @@ func (k Kind) Dir() string {
 		return "mounts/qwen"
 	case CursorHome:
 		return "homes/cursor"
+	case CopilotMount:
+		return "mounts/copilot"
 	}
 	return ""
 }
@@ -79,6 +86,8 @@ func (k Kind) Agent() string {
 		return "qwen-code"
 	case CursorHome:
 		return "cursor"
+	case CopilotMount:
+		return "github-copilot"
 	}
 	return ""
 }
@@ -96,6 +105,8 @@ func (k Kind) String() string {
 		return "Qwen Code skill mount"
 	case CursorHome:
 		return "Cursor CLI overlay home"
+	case CopilotMount:
+		return "GitHub Copilot CLI skill mount"
 	}
 	return fmt.Sprintf("agentdir.Kind(%d)", int(k))
 }
@@ -114,6 +125,8 @@ func (k Kind) magic() string {
 		return "agentadaptor qwen mount v1"
 	case CursorHome:
 		return "agentadaptor cursor home v1"
+	case CopilotMount:
+		return "agentadaptor copilot mount v1"
 	}
 	return ""
 }

@@ -1,0 +1,204 @@
+package copilot
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/launch"
+	"github.com/agentadaptor/agentadaptor/internal/process"
+)
+
+// Config configures the Copilot CLI driver. The zero value runs the
+// native program of the `copilot` on PATH with the CLI's own defaults.
+type Config struct {
+	// Command is the copilot program: a path, or a name looked up on the
+	// agent's PATH (Env's, else this process's). When it is the npm
+	// launcher, the native program beside it runs instead (see "The
+	// run"). Default "copilot".
+	Command string
+	// Model is passed as --model. Default: the CLI's (COPILOT_MODEL or
+	// the user's settings).
+	Model string
+	// AllowedTools are passed as --allow-tool, one argument each: tools
+	// that run without asking ("shell(git:*)", "write"). The skill tool
+	// is always allowed. Default none.
+	AllowedTools []string
+	// DeniedTools are passed as --deny-tool, one argument each: tools
+	// that never run, whatever else allows them. Default none.
+	DeniedTools []string
+	// AllowAllTools passes --allow-all-tools: every tool runs without
+	// asking. Default false.
+	AllowAllTools bool
+	// Args are extra arguments, placed after the driver's own and passed
+	// as they are: they are options by design (see "Arguments"), so
+	// never put a value from anyone else in them; check arguments from
+	// someone else with [CheckArgs] first. Default none.
+	Args []string
+	// Env is added to the process's environment for the agent (a later
+	// entry wins over an earlier one with the same name). Default none.
+	Env []string
+	// CacheRoot is the folder that holds skill mounts (under
+	// mounts/copilot) for a request that names none: a request's own
+	// [driver.Request.CacheRoot] always wins. Default:
+	// skill.NewCache().Root().
+	CacheRoot string
+	// GracePeriod is how long a cancelled run has between SIGINT and
+	// SIGKILL. Default 5s.
+	GracePeriod time.Duration
+}
+
+type copilotDriver struct {
+	c    Config
+	prog launch.Program
+}
+
+var _ driver.Driver = (*copilotDriver)(nil)
+
+// Driver returns a driver.Driver that runs Copilot CLI as c says. It is
+// safe for concurrent use; concurrent runs are separate processes.
+func Driver(c Config) driver.Driver {
+	c.CacheRoot = launch.CacheRoot(c.CacheRoot)
+	c.Args = slices.Clone(c.Args)
+	c.AllowedTools = slices.Clone(c.AllowedTools)
+	c.DeniedTools = slices.Clone(c.DeniedTools)
+	prog := launch.NewProgram("copilot", c.Command, c.Env, "GitHub Copilot CLI", "@github/copilot")
+	prog.SessionIDs = launch.UUIDs()
+	return &copilotDriver{c: c, prog: prog}
+}
+
+// Run runs Copilot CLI once for req.
+func (d *copilotDriver) Run(ctx context.Context, req *driver.Request) (*driver.Result, error) {
+	l, err := launch.Prepare(ctx, req, d.prog)
+	if err != nil {
+		return nil, err
+	}
+	if l.Path, err = native(l.Path, runtime.GOOS, runtime.GOARCH); err != nil {
+		return nil, err
+	}
+	mountDir := ""
+	if len(req.Skills.Entries) > 0 {
+		if err := checkShadows(ctx, req.Skills, otherSkillsDirs(l.Workspace, homeDir(l.Env))); err != nil {
+			return nil, err
+		}
+		dir, release, err := mount(ctx, launch.RunCacheRoot(req, d.c.CacheRoot), req.Skills)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("copilot: %w", err)
+		}
+		defer release() // the run's lease on its mount
+		mountDir = dir
+	}
+	args, err := l.Args(d.args(req, mountDir))
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{emit: req.Events}
+	exit, runErr := l.Run(ctx, req, args, l.Env, d.c.GracePeriod, func(b []byte) error {
+		p.parse(b)
+		return nil
+	})
+	return outcome(l, req, p, exit, runErr)
+}
+
+// args builds the command line (see "Arguments"); mountDir is the run's
+// mount, "" without skills.
+func (d *copilotDriver) args(req *driver.Request, mountDir string) *launch.Args {
+	a := launch.NewArgs().Value("--output-format", "json").Flag("--no-auto-update")
+	a.Value("--add-dir", mountDir)
+	a.Value("--allow-tool", skillTool)
+	a.Each("--allow-tool", d.c.AllowedTools)
+	a.Each("--deny-tool", d.c.DeniedTools)
+	if d.c.AllowAllTools {
+		a.Flag("--allow-all-tools")
+	}
+	a.Value("--model", d.c.Model)
+	a.Value("--resume", req.Resume)
+	// The prompt is on standard input.
+	return a.Extra(d.c.Args)
+}
+
+// owned returns the options the driver sets: itself ("") or from a
+// Config field.
+func owned() launch.Owned {
+	return launch.Owned{
+		"--output-format": "", "--resume": "", "--continue": "", "--session-id": "",
+		"--prompt": "", "--interactive": "", "--add-dir": "", "--no-auto-update": "",
+		"--acp": "", "--connect": "",
+		"--model":           "Model",
+		"--allow-tool":      "AllowedTools",
+		"--deny-tool":       "DeniedTools",
+		"--allow-all-tools": "AllowAllTools",
+		"--allow-all":       "AllowAllTools",
+		"--yolo":            "AllowAllTools",
+	}
+}
+
+// CheckArgs reports whether args, given on someone else's behalf (a
+// command line's user), may be passed through as [Config.Args]: each must
+// be one argument, "--name" or "--name=value", the name in lowercase
+// letters, digits and dashes, the value without a NUL byte, and the name
+// (also as "--no-name") not one the driver sets itself (--output-format,
+// --resume, --continue, --session-id, --prompt, --interactive, --add-dir,
+// --no-auto-update, --acp, --connect) or from a Config field (--model,
+// --allow-tool, --deny-tool, --allow-all-tools, --allow-all, --yolo). A
+// refused argument is a *driver.ArgError, whose Field names the Config
+// field to set instead.
+func CheckArgs(args []string) error {
+	return launch.CheckPassThrough("copilot", args, owned())
+}
+
+// noSession is how Copilot CLI 1.0.102 refuses a session it does not
+// have, on its standard error, with exit status 1.
+const noSession = "No session, task, or name matched"
+
+// outcome turns how the process ended and what it said into the result,
+// with the run's usage read from the session's events.
+func outcome(l *launch.Launch, req *driver.Request, p *parser, exit process.Exit, runErr error) (*driver.Result, error) {
+	end := launch.Ended{Name: "copilot", Path: l.Path, Exit: exit, Err: runErr}
+	if runErr == nil && req.Resume != "" && p.result == nil && strings.Contains(exit.Stderr, noSession) {
+		return nil, fmt.Errorf("%w: session %s: %w", driver.ErrResumeRejected, req.Resume, end.ProcessError())
+	}
+	if p.result != nil && p.result.SessionID != "" && launch.IsUUID(p.result.SessionID) {
+		if u, err := sessionUsage(filepath.Join(copilotHome(l.Env), "session-state", p.result.SessionID, "events.jsonl")); err == nil {
+			p.result.Usage = u
+		} else {
+			p.emit.Send(&driver.ErrorEvent{Message: "copilot: read the session's usage: " + err.Error()})
+		}
+	}
+	if p.result != nil {
+		p.emit.Send(p.result)
+	}
+	return end.Result(p.result, "")
+}
+
+// homeDir is the user's home folder in the agent's environment env:
+// $HOME (%USERPROFILE% on Windows), else this process's.
+func homeDir(env []string) string {
+	name := "HOME"
+	if runtime.GOOS == "windows" {
+		name = "USERPROFILE"
+	}
+	if h := process.Getenv(env, name); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// copilotHome is Copilot CLI's folder of settings and sessions in env:
+// $COPILOT_HOME, else ~/.copilot.
+func copilotHome(env []string) string {
+	if h := process.Getenv(env, "COPILOT_HOME"); h != "" {
+		return h
+	}
+	return filepath.Join(homeDir(env), ".copilot")
+}
