@@ -96,7 +96,11 @@ func TestStampUnsettled(t *testing.T) {
 	l := acquire(t, t.TempDir(), GeminiHome, key)
 	dir := filepath.Join(t.TempDir(), "skills")
 	os.Mkdir(dir, 0o755)
-	l.Stamp("n", "w", Snap(dir))
+	// Read as if a moment after the folder changed, whatever the load of
+	// the machine made of the time between the two calls.
+	s := Snap(dir)
+	s.at = time.Unix(0, s.ctimes[0]).Add(settleFine / 2)
+	l.Stamp("n", "w", s)
 	if _, err := os.Lstat(l.stampPath("n")); err == nil {
 		t.Error("a snapshot of a folder made a moment ago was written as a stamp")
 	}
