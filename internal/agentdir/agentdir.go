@@ -29,10 +29,13 @@ const (
 	GeminiHome
 	// QwenMount is a Qwen Code skill mount: <root>/mounts/qwen/<key>.
 	QwenMount
+	// OpenCodeMount is an OpenCode config folder holding a run's skills:
+	// <root>/mounts/opencode/<key>.
+	OpenCodeMount
 )
 
 // Kinds returns every kind, in a fixed order.
-func Kinds() []Kind { return []Kind{ClaudeMount, CodexHome, GeminiHome, QwenMount} }
+func Kinds() []Kind { return []Kind{ClaudeMount, CodexHome, GeminiHome, QwenMount, OpenCodeMount} }
 
 // Dir returns where folders of the kind live under the root,
 // slash-separated.
@@ -46,6 +49,8 @@ func (k Kind) Dir() string {
 		return "homes/gemini"
 	case QwenMount:
 		return "mounts/qwen"
+	case OpenCodeMount:
+		return "mounts/opencode"
 	}
 	return ""
 }
@@ -73,6 +78,8 @@ func (k Kind) Agent() string {
 		return "gemini-cli"
 	case QwenMount:
 		return "qwen-code"
+	case OpenCodeMount:
+		return "opencode"
 	}
 	return ""
 }
@@ -88,6 +95,8 @@ func (k Kind) String() string {
 		return "Gemini CLI overlay home"
 	case QwenMount:
 		return "Qwen Code skill mount"
+	case OpenCodeMount:
+		return "OpenCode skill mount"
 	}
 	return fmt.Sprintf("agentdir.Kind(%d)", int(k))
 }
@@ -104,6 +113,8 @@ func (k Kind) magic() string {
 		return "agentadaptor gemini home v1"
 	case QwenMount:
 		return "agentadaptor qwen mount v1"
+	case OpenCodeMount:
+		return "agentadaptor opencode mount v1"
 	}
 	return ""
 }

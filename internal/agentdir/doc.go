@@ -11,6 +11,7 @@
 //	<root>/homes/codex/<key>/         a managed Codex home ([CodexHome])
 //	<root>/homes/gemini/<key>/        a Gemini CLI overlay home ([GeminiHome])
 //	<root>/mounts/qwen/<key>/         a Qwen Code skill mount ([QwenMount])
+//	<root>/mounts/opencode/<key>/     an OpenCode skill mount ([OpenCodeMount])
 //	<root>/<kind>/<key>.lease         the key's lease and last-use record
 //	<root>/<kind>/<key>.stamp-<name>  what a run found in the key's folder
 //	                                  (rule 12)
