@@ -97,6 +97,12 @@ type Agent struct {
 	// Install is what the error for a missing program says to run
 	// ("npm install").
 	Install string
+	// SessionForm is what the refusal of an odd session id says a valid
+	// one is. Default "UUID".
+	SessionForm string
+	// UnknownSession is a session id of the agent's form that the agent
+	// does not know. Default a UUID.
+	UnknownSession string
 }
 
 // Env is the environment of an agent's runs.
