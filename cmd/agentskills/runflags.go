@@ -15,6 +15,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/codex"
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/gemini"
+	"github.com/agentadaptor/agentadaptor/opencode"
 	"github.com/agentadaptor/agentadaptor/qwen"
 )
 
@@ -45,14 +46,17 @@ same field of the Go driver's Config:
                           danger-full-access (--sandbox, Config.Sandbox);
                           gemini-cli: default, auto_edit, yolo, plan and
                           qwen-code: plan, default, auto-edit, auto, yolo
-                          (--approval-mode, Config.ApprovalMode)
+                          (--approval-mode, Config.ApprovalMode);
+                          opencode: its agent, build, plan (--agent,
+                          Config.Agent)
   --skip-permissions      the agent's bypass: it may run any command
                           without asking. claude-code
                           --dangerously-skip-permissions
                           (Config.SkipPermissions); codex
                           --dangerously-bypass-approvals-and-sandbox
                           (Config.BypassApprovalsAndSandbox); gemini-cli
-                          and qwen-code --approval-mode=yolo. A bypass,
+                          and qwen-code --approval-mode=yolo; opencode
+                          --auto (Config.Auto). A bypass,
                           this or a mode that is one, prints a warning.
   --allowed-tools TOOL    a tool that runs without asking (repeatable).
                           claude-code --allowed-tools ("Bash(touch *)");
@@ -61,7 +65,8 @@ same field of the Go driver's Config:
                           (Config.AllowedTools), which in its default mode
                           still declines a command that writes files
                           (add --permission-mode auto-edit). Codex has
-                          none.
+                          none, nor has OpenCode (its config's
+                          permission says).
   --disallowed-tools TOOL a tool that never runs (repeatable). claude-code
                           --disallowed-tools; gemini-cli a deny rule;
                           qwen-code --exclude-tools
@@ -69,7 +74,8 @@ same field of the Go driver's Config:
   --max-turns N           end the run after N turns. claude-code
                           --max-turns (Config.MaxTurns); qwen-code
                           --max-session-turns (Config.MaxSessionTurns).
-                          Codex and Gemini CLI have no such flag.
+                          Codex, Gemini CLI and OpenCode have no such
+                          flag.
   --agent-arg ARG         pass any other option of the agent through
                           (repeatable, Config.Args), one --name or
                           --name=value each, as in
@@ -82,9 +88,10 @@ same field of the Go driver's Config:
   --agent-command PATH    the agent's program (Config.Command), else
                           $AGENTSKILLS_CLAUDE_CODE_COMMAND,
                           $AGENTSKILLS_CODEX_COMMAND,
-                          $AGENTSKILLS_GEMINI_CLI_COMMAND or
-                          $AGENTSKILLS_QWEN_CODE_COMMAND, else its name
-                          on PATH (claude, codex, gemini, qwen).
+                          $AGENTSKILLS_GEMINI_CLI_COMMAND,
+                          $AGENTSKILLS_QWEN_CODE_COMMAND or
+                          $AGENTSKILLS_OPENCODE_COMMAND, else its name
+                          on PATH (claude, codex, gemini, qwen, opencode).
 
 A flag the agent has no counterpart for is refused before it starts
 (exit 2), saying what the agent offers instead.`
@@ -167,6 +174,17 @@ func runnables() []runnable {
 			config: func(f *agentFlags, command, model string) driver.Driver {
 				return qwen.Driver(qwen.Config{Command: command, Model: model, ApprovalMode: f.mode("yolo"),
 					MaxSessionTurns: f.maxTurns, AllowedTools: f.allowedTools, DisallowedTools: f.disallowedTools, Args: f.agentArgs})
+			},
+		},
+		{
+			id: "opencode", name: "OpenCode", program: "opencode", pkg: "opencode-ai",
+			modes:     []string{"build", "plan"},
+			noTools:   "OpenCode takes what its tools may do from the permission of its config (opencode.json), or from --skip-permissions",
+			noTurns:   "OpenCode run has no turn limit: set steps for its agent in opencode.json",
+			checkArgs: opencode.CheckArgs,
+			config: func(f *agentFlags, command, model string) driver.Driver {
+				return opencode.Driver(opencode.Config{Command: command, Model: model, Agent: f.permissionMode,
+					Auto: f.skipPermissions, Args: f.agentArgs})
 			},
 		},
 	}
@@ -268,6 +286,10 @@ func flagOf(field string) string {
 		return "--skip-permissions"
 	case "MaxTurns", "MaxSessionTurns":
 		return "--max-turns"
+	case "Agent":
+		return "--permission-mode"
+	case "Auto":
+		return "--skip-permissions"
 	case "AllowedTools":
 		return "--allowed-tools"
 	case "DisallowedTools":
