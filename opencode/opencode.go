@@ -123,6 +123,11 @@
 //     can fail), a run holds a file lock under the cache root,
 //     mounts/opencode/first-run-<digest>.lock, for as long as it runs,
 //     waiting for it as long as its context allows.
+//  6. OpenCode does not list the skills it loaded on its output (its
+//     first line is a step_start; InitEvent.Skills is nil), so unlike the
+//     drivers of Claude Code and Qwen Code this one cannot check after
+//     the start that the agent saw every mounted skill; the real-CLI
+//     tests check that OpenCode 1.18.33 lists and loads the mount's.
 //
 // Cancelling the context interrupts the agent (SIGINT to its process
 // group, SIGKILL after [Config.GracePeriod]); OpenCode dies at once on
