@@ -25,6 +25,8 @@
 //		fmt.Println(res.Text, res.SessionID)
 //	}
 //
+// The runnable example is in example_test.go (ExampleDriver).
+//
 // # The run
 //
 // A run is one `opencode run --format=json --dir=WORKSPACE`, with the
