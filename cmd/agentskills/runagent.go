@@ -49,7 +49,7 @@ type runOptions struct {
 func newRunCmd(s *streams) *cobra.Command {
 	opts := &runOptions{io: s}
 	cmd := &cobra.Command{
-		Use:   "run --agent claude-code|codex|gemini-cli|qwen-code [--skill SOURCE]... [--] PROMPT",
+		Use:   "run --agent claude-code|codex|gemini-cli|qwen-code|opencode [--skill SOURCE]... [--] PROMPT",
 		Short: "Run an agent once with exactly the given skills",
 		Long: `Run runs a coding agent once, headless, with exactly the skills of each
 --skill SOURCE mounted for this run (SOURCE as for add: a skill folder, a
@@ -60,7 +60,8 @@ ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL, Codex the provider of
 ~/.codex/config.toml (OPENAI_BASE_URL alone is refused before the start,
 with the lines to write there), Gemini CLI GEMINI_API_KEY and
 GOOGLE_GEMINI_BASE_URL, Qwen Code OPENAI_API_KEY, OPENAI_BASE_URL and
-OPENAI_MODEL; see "Pointing an agent at a model provider" in the README.
+OPENAI_MODEL, OpenCode the providers of its opencode.json (--model
+provider/model); see "Pointing an agent at a model provider" in the README.
 
 PROMPT is the arguments joined with spaces; "-" reads it from standard
 input. An empty prompt is bad usage.

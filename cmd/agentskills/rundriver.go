@@ -5,7 +5,7 @@ import (
 )
 
 // runAgents are the install ids of the agents `run` can drive.
-const runAgents = "claude-code, codex, gemini-cli, qwen-code, github-copilot, cursor"
+const runAgents = "claude-code, codex, gemini-cli, qwen-code, opencode, github-copilot, cursor"
 
 // runDriver returns the driver for the agent of opts (an install id) with
 // the Config its flags ask for (see agentFlags); no id or one run does not

@@ -17,6 +17,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/cursor"
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/gemini"
+	"github.com/agentadaptor/agentadaptor/opencode"
 	"github.com/agentadaptor/agentadaptor/qwen"
 )
 
@@ -48,20 +49,20 @@ same field of the Go driver's Config:
                           gemini-cli: default, auto_edit, yolo, plan and
                           qwen-code: plan, default, auto-edit, auto, yolo
                           (--approval-mode, Config.ApprovalMode);
-                          github-copilot has none
-                          cursor: force (--force, Config.Force)
+                          opencode: its agent, build, plan (--agent,
+                          Config.Agent); cursor: force (--force,
+                          Config.Force); github-copilot has none.
   --skip-permissions      the agent's bypass: it may run any command
                           without asking. claude-code
                           --dangerously-skip-permissions
                           (Config.SkipPermissions); codex
                           --dangerously-bypass-approvals-and-sandbox
                           (Config.BypassApprovalsAndSandbox); gemini-cli
-                          and qwen-code --approval-mode=yolo;
-                          github-copilot --allow-all-tools
-                          (Config.AllowAllTools). A bypass,
-                          and qwen-code --approval-mode=yolo; cursor
-                          --force. A bypass,
-                          this or a mode that is one, prints a warning.
+                          and qwen-code --approval-mode=yolo; opencode
+                          --auto (Config.Auto); github-copilot
+                          --allow-all-tools (Config.AllowAllTools);
+                          cursor --force. A bypass, this or a mode that
+                          is one, prints a warning.
   --allowed-tools TOOL    a tool that runs without asking (repeatable).
                           claude-code --allowed-tools ("Bash(touch *)");
                           gemini-cli an allow rule of the run's policy
@@ -69,19 +70,19 @@ same field of the Go driver's Config:
                           (Config.AllowedTools), which in its default mode
                           still declines a command that writes files
                           (add --permission-mode auto-edit);
-                          github-copilot --allow-tool. Codex has none.
+                          github-copilot --allow-tool. Codex, Cursor and
+                          OpenCode have none (OpenCode's config's
+                          permission says).
   --disallowed-tools TOOL a tool that never runs (repeatable). claude-code
                           --disallowed-tools; gemini-cli a deny rule;
                           qwen-code --exclude-tools
                           (Config.DisallowedTools); github-copilot
-                          --deny-tool (Config.DeniedTools). Codex has
-                          none.
+                          --deny-tool (Config.DeniedTools). Codex, Cursor
+                          and OpenCode have none.
   --max-turns N           end the run after N turns. claude-code
                           --max-turns (Config.MaxTurns); qwen-code
                           --max-session-turns (Config.MaxSessionTurns).
-                          Codex, Gemini CLI and Copilot have no such
-                          flag.
-                          Codex, Gemini CLI and Cursor have no such flag.
+                          The other agents have no such flag.
   --agent-arg ARG         pass any other option of the agent through
                           (repeatable, Config.Args), one --name or
                           --name=value each, as in
@@ -92,17 +93,12 @@ same field of the Go driver's Config:
                           prompt, and the options of the flags above)
                           is refused before the agent starts.
   --agent-command PATH    the agent's program (Config.Command), else
+                          $AGENTSKILLS_<AGENT>_COMMAND (the agent's id in
+                          capitals, dashes as underscores:
                           $AGENTSKILLS_CLAUDE_CODE_COMMAND,
-                          $AGENTSKILLS_CODEX_COMMAND,
-                          $AGENTSKILLS_GEMINI_CLI_COMMAND or
-                          $AGENTSKILLS_QWEN_CODE_COMMAND,
-                          $AGENTSKILLS_GITHUB_COPILOT_COMMAND, else its
-                          name on PATH (claude, codex, gemini, qwen,
-                          copilot).
-                          $AGENTSKILLS_GEMINI_CLI_COMMAND,
-                          $AGENTSKILLS_QWEN_CODE_COMMAND or
-                          $AGENTSKILLS_CURSOR_COMMAND, else its name
-                          on PATH (claude, codex, gemini, qwen, agent).
+                          $AGENTSKILLS_GITHUB_COPILOT_COMMAND, ...), else
+                          its name on PATH (claude, codex, gemini, qwen,
+                          opencode, copilot, agent).
 
 A flag the agent has no counterpart for is refused before it starts
 (exit 2), saying what the agent offers instead.`
@@ -214,6 +210,17 @@ func runnables() []runnable {
 				return cursor.Driver(cursor.Config{Command: command, Model: model, Force: f.mode("force") == "force", Args: f.agentArgs})
 			},
 		},
+		{
+			id: "opencode", name: "OpenCode", program: "opencode", pkg: "opencode-ai",
+			modes:     []string{"build", "plan"},
+			noTools:   "OpenCode takes what its tools may do from the permission of its config (opencode.json), or from --skip-permissions",
+			noTurns:   "OpenCode run has no turn limit: set steps for its agent in opencode.json",
+			checkArgs: opencode.CheckArgs,
+			config: func(f *agentFlags, command, model string) driver.Driver {
+				return opencode.Driver(opencode.Config{Command: command, Model: model, Agent: f.permissionMode,
+					Auto: f.skipPermissions, Args: f.agentArgs})
+			},
+		},
 	}
 }
 
@@ -315,6 +322,10 @@ func flagOf(field string) string {
 		return "--skip-permissions"
 	case "MaxTurns", "MaxSessionTurns":
 		return "--max-turns"
+	case "Agent":
+		return "--permission-mode"
+	case "Auto":
+		return "--skip-permissions"
 	case "AllowedTools":
 		return "--allowed-tools"
 	case "DisallowedTools", "DeniedTools":

@@ -81,6 +81,7 @@ func TestRunFlagsRefused(t *testing.T) {
 		"codex":       {"--json", "--skip-git-repo-check"},
 		"gemini-cli":  {"--output-format=text", "--resume=latest", "--prompt=x"},
 		"qwen-code":   {"--output-format=text", "--resume=5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1", "--input-format=text"},
+		"opencode":    {"--format=default", "--session=ses_0123456789abcdefABCDEFGHIJ", "--dir=/", "--file=/etc/passwd"},
 	} {
 		for _, arg := range own {
 			name, _, _ := strings.Cut(arg, "=")
@@ -107,6 +108,11 @@ func TestRunFlagsRefused(t *testing.T) {
 		refusal{"qwen yolo", []string{"-a", "qwen-code", "--agent-arg=--yolo"}, []string{"use --permission-mode"}},
 		refusal{"qwen turns", []string{"-a", "qwen-code", "--agent-arg=--max-session-turns=2"}, []string{"use --max-turns"}},
 		refusal{"claude mount", []string{"-a", "claude-code", "--agent-arg=--add-dir=/"}, []string{"controls --add-dir itself"}},
+		refusal{"opencode auto", []string{"-a", "opencode", "--agent-arg=--auto"}, []string{"use --skip-permissions"}},
+		refusal{"opencode agent", []string{"-a", "opencode", "--agent-arg=--agent=plan"}, []string{"use --permission-mode"}},
+		refusal{"opencode tools", []string{"-a", "opencode", "--allowed-tools", "bash"}, []string{"--allowed-tools: OpenCode has no tool lists", "permission of its config"}},
+		refusal{"opencode turns", []string{"-a", "opencode", "--max-turns", "3"}, []string{"OpenCode has no turn limit", "steps"}},
+		refusal{"opencode mode", []string{"-a", "opencode", "--permission-mode", "yolo"}, []string{"OpenCode's modes are build, plan"}},
 	)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,7 +154,7 @@ func TestRunAgentCommand(t *testing.T) {
 		t.Errorf("run with a missing $AGENTSKILLS_CODEX_COMMAND = %d, %q", code, errs)
 	}
 
-	for _, agent := range []string{"claude-code", "gemini-cli", "qwen-code"} {
+	for _, agent := range []string{"claude-code", "gemini-cli", "qwen-code", "opencode"} {
 		env := "AGENTSKILLS_" + strings.ToUpper(strings.ReplaceAll(agent, "-", "_")) + "_COMMAND"
 		t.Setenv(env, r.stub)
 		code, _, errs = r.run(t, "run", "-a", agent, "hello")

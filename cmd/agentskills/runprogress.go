@@ -254,6 +254,8 @@ func authHint(agent string) string {
 		return "check GEMINI_API_KEY or your login"
 	case "qwen-code":
 		return "check OPENAI_API_KEY, OPENAI_BASE_URL and OPENAI_MODEL, or your Qwen Code settings"
+	case "opencode":
+		return "check the provider in your opencode.json, or `opencode auth login`"
 	}
 	return ""
 }

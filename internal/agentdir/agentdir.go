@@ -34,11 +34,14 @@ const (
 	// CopilotMount is a GitHub Copilot CLI skill mount:
 	// <root>/mounts/copilot/<key>.
 	CopilotMount
+	// OpenCodeMount is an OpenCode config folder holding a run's skills:
+	// <root>/mounts/opencode/<key>.
+	OpenCodeMount
 )
 
 // Kinds returns every kind, in a fixed order.
 func Kinds() []Kind {
-	return []Kind{ClaudeMount, CodexHome, GeminiHome, QwenMount, CursorHome, CopilotMount}
+	return []Kind{ClaudeMount, CodexHome, GeminiHome, QwenMount, CursorHome, CopilotMount, OpenCodeMount}
 }
 
 // Dir returns where folders of the kind live under the root,
@@ -57,6 +60,8 @@ func (k Kind) Dir() string {
 		return "homes/cursor"
 	case CopilotMount:
 		return "mounts/copilot"
+	case OpenCodeMount:
+		return "mounts/opencode"
 	}
 	return ""
 }
@@ -88,6 +93,8 @@ func (k Kind) Agent() string {
 		return "cursor"
 	case CopilotMount:
 		return "github-copilot"
+	case OpenCodeMount:
+		return "opencode"
 	}
 	return ""
 }
@@ -107,6 +114,8 @@ func (k Kind) String() string {
 		return "Cursor CLI overlay home"
 	case CopilotMount:
 		return "GitHub Copilot CLI skill mount"
+	case OpenCodeMount:
+		return "OpenCode skill mount"
 	}
 	return fmt.Sprintf("agentdir.Kind(%d)", int(k))
 }
@@ -127,6 +136,8 @@ func (k Kind) magic() string {
 		return "agentadaptor cursor home v1"
 	case CopilotMount:
 		return "agentadaptor copilot mount v1"
+	case OpenCodeMount:
+		return "agentadaptor opencode mount v1"
 	}
 	return ""
 }

@@ -426,7 +426,7 @@ func TestCheckFolder(t *testing.T) {
 // TestKindHome checks which kinds are homes: the kinds under homes/,
 // which the agent writes to and which hold its sessions.
 func TestKindHome(t *testing.T) {
-	want := map[Kind]bool{ClaudeMount: false, CodexHome: true, GeminiHome: true, QwenMount: false, CursorHome: true, CopilotMount: false}
+	want := map[Kind]bool{ClaudeMount: false, CodexHome: true, GeminiHome: true, QwenMount: false, CursorHome: true, CopilotMount: false, OpenCodeMount: false}
 	for _, k := range Kinds() {
 		if got, ok := want[k]; !ok || k.Home() != got || k.Home() != strings.HasPrefix(k.Dir(), "homes/") {
 			t.Errorf("%v.Home() = %v, want %v (its folder is %s)", k, k.Home(), got, k.Dir())

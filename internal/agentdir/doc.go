@@ -13,6 +13,7 @@
 //	<root>/mounts/qwen/<key>/         a Qwen Code skill mount ([QwenMount])
 //	<root>/homes/cursor/<key>/        a Cursor CLI overlay home ([CursorHome])
 //	<root>/mounts/copilot/<key>/      a Copilot CLI skill mount ([CopilotMount])
+//	<root>/mounts/opencode/<key>/     an OpenCode skill mount ([OpenCodeMount])
 //	<root>/<kind>/<key>.lease         the key's lease and last-use record
 //	<root>/<kind>/<key>.stamp-<name>  what a run found in the key's folder
 //	                                  (rule 12)

@@ -101,6 +101,12 @@ type Agent struct {
 	// NoUsage says the agent reports no token usage (Cursor's CLI
 	// documents none), so scenario 1 does not ask the result for it.
 	NoUsage bool
+	// SessionForm is what the refusal of an odd session id says a valid
+	// one is. Default "UUID".
+	SessionForm string
+	// UnknownSession is a session id of the agent's form that the agent
+	// does not know. Default a UUID.
+	UnknownSession string
 }
 
 // Env is the environment of an agent's runs.

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io/fs"
@@ -230,7 +231,7 @@ func resume(t *testing.T, a Agent) {
 	if r.model.Requests() != before {
 		t.Error("the refused run reached the model")
 	}
-	if _, err = agent.Run(clitest.RunCtx(t), "x", adaptor.WithResume(unknownSession)); !errors.Is(err, driver.ErrResumeRejected) {
+	if _, err = agent.Run(clitest.RunCtx(t), "x", adaptor.WithResume(cmp.Or(a.UnknownSession, unknownSession))); !errors.Is(err, driver.ErrResumeRejected) {
 		t.Errorf("resume of an unknown session = %v, want ErrResumeRejected", err)
 	}
 	before = r.model.Requests()
@@ -316,8 +317,8 @@ func values(t *testing.T, a Agent) {
 		{
 			Name: "session id",
 			Check: func(t *testing.T, m Model, _ Injection, err error) {
-				if !errors.Is(err, driver.ErrInvalidSessionID) || !errors.Is(err, driver.ErrResumeRejected) || !strings.Contains(err.Error(), "UUID") {
-					t.Errorf("run = %v, want ErrInvalidSessionID and ErrResumeRejected saying an id is a UUID", err)
+				if !errors.Is(err, driver.ErrInvalidSessionID) || !errors.Is(err, driver.ErrResumeRejected) || !strings.Contains(err.Error(), cmp.Or(a.SessionForm, "UUID")) {
+					t.Errorf("run = %v, want ErrInvalidSessionID and ErrResumeRejected saying an id is %s", err, cmp.Or(a.SessionForm, "UUID"))
 				}
 				if n := m.Requests(); n != 0 {
 					t.Errorf("the refused run sent %d requests", n)

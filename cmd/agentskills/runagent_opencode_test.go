@@ -1,0 +1,51 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentadaptor/agentadaptor/internal/testkit/modeltest"
+)
+
+// TestRunAgentOpenCode runs the real OpenCode: the same flags, output and
+// exit codes as for the other agents, and a resume in the same workspace.
+func TestRunAgentOpenCode(t *testing.T) {
+	cli := modeltest.OpenCodeCLI(t)
+	s := modeltest.NewChat(t, modeltest.ChatIfPrompt("AGAIN-MARK",
+		modeltest.ChatAlways(modeltest.ChatText("again done")),
+		modeltest.ChatAlways(modeltest.ChatText("opencode answer"))))
+	env, home := s.OpenCodeEnv(t)
+	r := rigFor(t, cli, env, home)
+	for _, name := range []string{"alpha", "beta"} {
+		writeSkill(t, r.skills, name, fmt.Sprintf("---\nname: %s\ndescription: The %s skill ODESC-%s.\n---\nBody.\n", name, name, name))
+	}
+
+	code, out, errs := r.inProcess(t, runCtx(t), "run", "--agent", "opencode", "--skill", filepath.Join(r.skills, "alpha"), "--json", "hello")
+	if code != 0 {
+		t.Fatalf("run = %d; stderr %q", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var first, last map[string]any
+	json.Unmarshal([]byte(lines[0]), &first)
+	json.Unmarshal([]byte(lines[len(lines)-1]), &last)
+	session, _ := last["session_id"].(string)
+	if first["type"] != "init" || last["type"] != "result" || last["text"] != "opencode answer" || !strings.HasPrefix(session, "ses_") {
+		t.Fatalf("first line %v, last line %v; want init, then the result with a session", first, last)
+	}
+	main := s.MainRequests()
+	if len(main) == 0 || !strings.Contains(main[0].System(), "ODESC-alpha") || strings.Contains(main[0].System(), "ODESC-beta") {
+		t.Errorf("the model was not shown alpha alone")
+	}
+
+	code, out, errs = r.inProcess(t, runCtx(t), "run", "-a", "opencode", "-s", filepath.Join(r.skills, "alpha"), "--resume", session, "AGAIN-MARK")
+	if code != 0 || out != "again done\n" {
+		t.Errorf("resume = %d, %q, stderr %q", code, out, errs)
+	}
+	code, _, errs = r.inProcess(t, runCtx(t), "run", "-a", "opencode", "--resume", "--mcp-config=x", "again")
+	if code != 2 {
+		t.Errorf("resume with an id that is not an OpenCode id = %d, %q; want 2", code, errs)
+	}
+}
