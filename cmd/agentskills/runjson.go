@@ -66,21 +66,24 @@ func (e *eventWriter) write(kind string, v any) {
 // ended with an error. Skills, fingerprint and workspace are the run's,
 // so they are given only when it succeeded.
 type resultJSON struct {
-	SessionID   string        `json:"session_id,omitempty"`
-	Text        string        `json:"text"`
-	IsError     bool          `json:"is_error"`
-	Subtype     string        `json:"subtype,omitempty"`
-	Usage       *driver.Usage `json:"usage,omitempty"`
-	CostUSD     *float64      `json:"cost_usd,omitempty"`
-	ExitCode    int           `json:"exit_code"`
-	Skills      []string      `json:"skills,omitzero"`
-	Fingerprint string        `json:"fingerprint,omitempty"`
-	Workspace   string        `json:"workspace,omitempty"`
+	SessionID string        `json:"session_id,omitempty"`
+	Text      string        `json:"text"`
+	IsError   bool          `json:"is_error"`
+	Subtype   string        `json:"subtype,omitempty"`
+	Usage     *driver.Usage `json:"usage,omitempty"`
+	CostUSD   *float64      `json:"cost_usd,omitempty"`
+	// SessionCostUSD is the cost of the whole session so far, earlier
+	// runs of a resumed session included, when the agent reports it.
+	SessionCostUSD *float64 `json:"session_cost_usd,omitempty"`
+	ExitCode       int      `json:"exit_code"`
+	Skills         []string `json:"skills,omitzero"`
+	Fingerprint    string   `json:"fingerprint,omitempty"`
+	Workspace      string   `json:"workspace,omitempty"`
 }
 
 func (e *eventWriter) result(res *adaptor.Result) error {
 	r := resultJSON{
-		SessionID: res.SessionID, Text: res.Text, Usage: res.Usage, CostUSD: res.CostUSD,
+		SessionID: res.SessionID, Text: res.Text, Usage: res.Usage, CostUSD: res.CostUSD, SessionCostUSD: res.SessionCostUSD,
 		ExitCode: res.ExitCode, Skills: []string{}, Fingerprint: res.Skills.Fingerprint, Workspace: res.Workspace,
 	}
 	for _, s := range res.Skills.Entries {
@@ -100,7 +103,7 @@ func (e *eventWriter) failure(err error) string {
 		r := agentErr.Result
 		e.write(driver.KindResult, resultJSON{
 			SessionID: r.SessionID, Text: agentErr.Message, IsError: true, Subtype: agentErr.Subtype,
-			Usage: r.Usage, CostUSD: r.CostUSD, ExitCode: r.ExitCode,
+			Usage: r.Usage, CostUSD: r.CostUSD, SessionCostUSD: r.SessionCostUSD, ExitCode: r.ExitCode,
 		})
 		if r.SessionID != "" {
 			return r.SessionID

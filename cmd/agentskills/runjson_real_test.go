@@ -109,6 +109,11 @@ func TestRunJSONSchema(t *testing.T) {
 			if last["text"] != "done" || fmt.Sprint(last["skills"]) != "[alpha]" || last["fingerprint"] == nil || last["workspace"] == nil {
 				t.Errorf("result %v, want done with the run's skills, fingerprint and workspace", last)
 			}
+			// Claude Code reports the session's running cost beside the
+			// run's own; the others report no cost.
+			if _, ok := last["session_cost_usd"]; ok != (tt.agent == "claude-code") {
+				t.Errorf("result %v: session_cost_usd present = %v, want it for claude-code only", last, ok)
+			}
 
 			r = tt.rig(t, true)
 			code, out, errs = r.inProcess(t, runCtx(t), "run", "-a", tt.agent, "-s", filepath.Join(r.skills, "alpha"), "--json", "refuse")
