@@ -2,16 +2,27 @@ package modeltest
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
 
 // OpenCodeCLI returns the path of OpenCode installed by
-// .ci/install-agent-clis, found as [ClaudeCLI] finds Claude Code. When it
-// is missing the test is skipped, or fails if AGENTADAPTOR_REQUIRE_CLIS=1.
+// .ci/install-agent-clis, found as [ClaudeCLI] finds Claude Code. OpenCode
+// needs ripgrep (rg) on PATH for its skill tool offline. When either is
+// missing the test is skipped, saying how to install it, or fails if
+// AGENTADAPTOR_REQUIRE_CLIS=1.
 func OpenCodeCLI(t testing.TB) string {
 	t.Helper()
-	return cli(t, "opencode")
+	path := cli(t, "opencode")
+	if _, err := exec.LookPath("rg"); err != nil {
+		const how = "OpenCode needs ripgrep (rg) on PATH: install Debian's ripgrep package, or put the folder .ci/install-ripgrep prints first on PATH"
+		if os.Getenv("AGENTADAPTOR_REQUIRE_CLIS") == "1" {
+			t.Fatalf("%s (AGENTADAPTOR_REQUIRE_CLIS=1)", how)
+		}
+		t.Skip(how)
+	}
+	return path
 }
 
 // OpenCodeModel is the model OpenCode runs in [ChatServer.OpenCodeEnv].
