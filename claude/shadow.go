@@ -29,10 +29,7 @@ func otherSkillsDirs(workspace, user string) []string {
 // checkShadows fails when one of those folders holds a skill named like
 // one of rs with other content. mountDir is the run's mount.
 func checkShadows(ctx context.Context, rs driver.ResolvedSkills, mountDir, workspace, user string) error {
-	ours := make([]agents.Skill, 0, len(rs.Entries))
-	for _, e := range rs.Entries {
-		ours = append(ours, agents.Skill{Dir: filepath.Join(mountDir, filepath.FromSlash(skillsDir), e.RuntimeName), Path: e.Path})
-	}
+	ours := agents.Mounted(rs, filepath.Join(mountDir, filepath.FromSlash(skillsDir)))
 	return claudeCode().CheckShadows(ctx, ours, otherSkillsDirs(workspace, user))
 }
 

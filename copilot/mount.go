@@ -2,7 +2,6 @@ package copilot
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/internal/agentdir"
@@ -42,9 +41,6 @@ func otherSkillsDirs(workspace, home string) []string {
 // skill listed under the name of one of rs with other content (rule 1 of
 // "Checks").
 func checkShadows(ctx context.Context, rs driver.ResolvedSkills, dirs []string) error {
-	ours := make([]agents.Skill, 0, len(rs.Entries))
-	for _, e := range rs.Entries {
-		ours = append(ours, agents.Skill{Dir: filepath.Clean(e.Path), Path: e.Path})
-	}
+	ours := agents.Mounted(rs, "")
 	return copilotRow().CheckShadows(ctx, ours, dirs)
 }

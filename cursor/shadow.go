@@ -13,9 +13,6 @@ import (
 // not documented.
 func checkShadows(ctx context.Context, rs driver.ResolvedSkills, workspace, home string) error {
 	row, _ := agents.Lookup("cursor")
-	ours := make([]agents.Skill, len(rs.Entries))
-	for i, e := range rs.Entries {
-		ours[i] = agents.Skill{Dir: e.Path, Path: e.Path}
-	}
+	ours := agents.Mounted(rs, "")
 	return row.CheckShadows(ctx, ours, row.Dirs(workspace, agents.Env{Home: home}.Path))
 }

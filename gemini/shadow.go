@@ -29,9 +29,5 @@ func otherSkillsDirs(workspace, home string) []string {
 // load one of the two by its precedence (the workspace's over the run's,
 // the run's over the user's), and say so only on stderr.
 func checkShadows(ctx context.Context, rs driver.ResolvedSkills, dirs []string) error {
-	skills := make([]agents.Skill, 0, len(rs.Entries))
-	for _, e := range rs.Entries {
-		skills = append(skills, agents.Skill{Dir: e.Path, Path: e.Path})
-	}
-	return geminiRow().CheckShadows(ctx, skills, dirs)
+	return geminiRow().CheckShadows(ctx, agents.Mounted(rs, ""), dirs)
 }

@@ -158,10 +158,7 @@ func otherSkillsDirs(env []string, workspace string) []string {
 // whichever it read last (rule 1 of "Checks"). mountDir is the mount's
 // skills folder.
 func checkShadows(ctx context.Context, rs driver.ResolvedSkills, mountDir string, dirs []string) error {
-	ours := make([]agents.Skill, 0, len(rs.Entries))
-	for _, e := range rs.Entries {
-		ours = append(ours, agents.Skill{Dir: filepath.Join(mountDir, e.RuntimeName), Path: e.Path})
-	}
+	ours := agents.Mounted(rs, mountDir)
 	return openCodeRow().CheckShadows(ctx, ours, dirs)
 }
 

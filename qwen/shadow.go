@@ -42,9 +42,6 @@ func otherSkillsDirs(env []string, workspace string, listed []string) []string {
 // of one of rs with other content: Qwen Code would load that one instead
 // of ours, and say nothing. mountDir is the run's skills folder.
 func checkShadows(ctx context.Context, rs driver.ResolvedSkills, mountDir string, dirs []string) error {
-	ours := make([]agents.Skill, 0, len(rs.Entries))
-	for _, e := range rs.Entries {
-		ours = append(ours, agents.Skill{Dir: filepath.Join(mountDir, e.RuntimeName), Path: e.Path})
-	}
+	ours := agents.Mounted(rs, mountDir)
 	return qwenCode().CheckShadows(ctx, ours, dirs)
 }

@@ -80,6 +80,20 @@ type Skill struct {
 	Path string
 }
 
+// Mounted returns the skills of rs as a shadow check compares them: each
+// in the folder the agent is given, dir/<runtime name>, or, when dir is
+// "", its resolved folder.
+func Mounted(rs driver.ResolvedSkills, dir string) []Skill {
+	ours := make([]Skill, len(rs.Entries))
+	for i, e := range rs.Entries {
+		ours[i] = Skill{Dir: filepath.Clean(e.Path), Path: e.Path}
+		if dir != "" {
+			ours[i].Dir = filepath.Join(dir, e.RuntimeName)
+		}
+	}
+	return ours
+}
+
 // CheckShadows fails with a *driver.ShadowError when one of dirs holds a
 // skill that r would list under the name of one of ours, with other
 // content (see "The shadow check" in the package doc). Other errors are
