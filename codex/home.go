@@ -11,12 +11,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/internal/agentdir"
 	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
-	"github.com/agentadaptor/agentadaptor/internal/treecmp"
 )
 
 // linkedFromUser are the entries of the user's Codex home that the managed
@@ -58,9 +56,21 @@ func prepare(ctx context.Context, dir string, rs driver.ResolvedSkills, userHome
 	if err := agentdir.CheckFolder(dir); err != nil {
 		return "", err
 	}
-	want, err := wantedSkills(ctx, rs, userHome, userSkills)
+	userDir := ""
+	if userSkills {
+		userDir = filepath.Join(userHome, "skills")
+	}
+	want, err := agentdir.SkillLinks(ctx, rs, userDir)
 	if err != nil {
 		return "", err
+	}
+	// Codex lists skills by their front matter's name, wherever they sit
+	// in the folder: one of the user's listed by the name of one of ours
+	// must be ours.
+	if userDir != "" {
+		if err := checkShadows(ctx, listedNames(rs), []string{userDir}); err != nil {
+			return "", err
+		}
 	}
 	if err := agentdir.SyncLinks(filepath.Join(dir, "skills"), want); err != nil {
 		return "", fmt.Errorf("managed Codex home %s: %w", dir, err)
@@ -74,57 +84,6 @@ func prepare(ctx context.Context, dir string, rs driver.ResolvedSkills, userHome
 		}
 	}
 	return dir, nil
-}
-
-// wantedSkills maps each skill folder name of the managed home to the
-// folder it links to: the run's skills, and the user's own unless left
-// out. A user skill named like one of the run's must have its content.
-func wantedSkills(ctx context.Context, rs driver.ResolvedSkills, userHome string, userSkills bool) (map[string]string, error) {
-	want := make(map[string]string, len(rs.Entries))
-	for _, e := range rs.Entries {
-		want[e.RuntimeName] = e.Path
-	}
-	if !userSkills {
-		return want, nil
-	}
-	userDir := filepath.Join(userHome, "skills")
-	entries, err := os.ReadDir(userDir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return want, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read the user's Codex skills: %w", err)
-	}
-	for _, de := range entries {
-		name := de.Name()
-		if strings.HasPrefix(name, ".") {
-			continue // Codex's own (.system), and hidden folders
-		}
-		theirs := filepath.Join(userDir, name)
-		if fi, err := os.Stat(theirs); err != nil || !fi.IsDir() {
-			continue
-		}
-		ours, clash := want[name]
-		if !clash {
-			want[name] = theirs
-			continue
-		}
-		same, err := treecmp.Equal(ctx, ours, theirs)
-		if err != nil {
-			return nil, fmt.Errorf("compare skill %q with the user's %s: %w", name, theirs, err)
-		}
-		if !same {
-			return nil, &driver.ShadowError{Name: name, Ours: ours, Theirs: theirs}
-		}
-		// The same skill: ours stays linked under the name.
-	}
-	// Codex lists skills by their front matter's name, wherever they sit
-	// in the folder: one of the user's listed by the name of one of ours
-	// must be ours.
-	if err := checkShadows(ctx, listedNames(rs), []string{userDir}); err != nil {
-		return nil, err
-	}
-	return want, nil
 }
 
 // syncConfig keeps the managed home's config.toml a copy of the user's:

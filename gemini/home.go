@@ -7,12 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/internal/agentdir"
 	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
-	"github.com/agentadaptor/agentadaptor/internal/treecmp"
 )
 
 // policyFile is the policy, in the overlay home, that offers the
@@ -58,7 +56,7 @@ func prepare(ctx context.Context, l *agentdir.Lease, rs driver.ResolvedSkills, u
 	if err := agentdir.MirrorDir(filepath.Join(dir, ".gemini"), filepath.Join(userHome, ".gemini")); err != nil {
 		return "", fmt.Errorf("Gemini CLI overlay home %s: %w", dir, err)
 	}
-	want, err := wantedSkills(ctx, rs, filepath.Join(userHome, ".agents", "skills"))
+	want, err := agentdir.SkillLinks(ctx, rs, filepath.Join(userHome, ".agents", "skills"))
 	if err != nil {
 		return "", err
 	}
@@ -72,45 +70,4 @@ func prepare(ctx context.Context, l *agentdir.Lease, rs driver.ResolvedSkills, u
 		}
 	}
 	return dir, nil
-}
-
-// wantedSkills maps each skill folder name of the overlay's .agents/skills
-// to the folder it links to: the run's skills and the user's own from
-// userDir (~/.agents/skills). A user skill in a folder named like one of
-// the run's must have its content.
-func wantedSkills(ctx context.Context, rs driver.ResolvedSkills, userDir string) (map[string]string, error) {
-	want := make(map[string]string, len(rs.Entries))
-	for _, e := range rs.Entries {
-		want[e.RuntimeName] = e.Path
-	}
-	entries, err := os.ReadDir(userDir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return want, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read the user's skills in %s: %w", userDir, err)
-	}
-	for _, de := range entries {
-		name := de.Name()
-		if strings.HasPrefix(name, ".") {
-			continue
-		}
-		theirs := filepath.Join(userDir, name)
-		if fi, err := os.Stat(theirs); err != nil || !fi.IsDir() {
-			continue
-		}
-		ours, clash := want[name]
-		if !clash {
-			want[name] = theirs
-			continue
-		}
-		same, err := treecmp.Equal(ctx, ours, theirs)
-		if err != nil {
-			return nil, fmt.Errorf("compare skill %q with the user's %s: %w", name, theirs, err)
-		}
-		if !same {
-			return nil, &driver.ShadowError{Name: name, Ours: ours, Theirs: theirs}
-		}
-	}
-	return want, nil
 }
