@@ -12,7 +12,8 @@ import (
 // ClaudeCLI returns the path of the Claude Code CLI installed by
 // .ci/install-agent-clis: $AGENTADAPTOR_CLIS/node_modules/.bin/claude, or
 // .agent-clis/node_modules/.bin/claude at the top of the module (the
-// nearest folder at or above the working folder that holds go.mod). When it is
+// nearest folder at or above the folder the test binary started in that
+// holds go.mod, so a test that changed its working folder still finds it). When it is
 // missing the test is skipped, or fails if AGENTADAPTOR_REQUIRE_CLIS=1.
 func ClaudeCLI(t testing.TB) string {
 	t.Helper()
@@ -62,20 +63,26 @@ func missing(t testing.TB, name, why string) {
 	t.Skipf("%s CLI not installed (%s); run .ci/install-agent-clis", name, why)
 }
 
-// moduleRoot returns the nearest folder at or above the working folder
-// that holds a go.mod.
+// startDir is the working folder the test binary started in: its
+// package's folder. A test may change the working folder (t.Chdir) before
+// it asks for a CLI, so the module is found from here, never from the
+// working folder of the moment.
+var startDir, startDirErr = os.Getwd()
+
+// moduleRoot returns the nearest folder at or above the folder the test
+// binary started in that holds a go.mod.
 func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
+	if startDirErr != nil {
+		return "", startDirErr
 	}
+	dir := startDir
 	for {
 		if fi, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && fi.Mode().IsRegular() {
 			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", errors.New("no go.mod at or above the working folder")
+			return "", errors.New("no go.mod at or above " + startDir)
 		}
 		dir = parent
 	}
