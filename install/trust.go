@@ -57,14 +57,14 @@ type Trust struct {
 	AllowRisks []string
 }
 
-// WithTrust makes Add, Sync and [Installer.CheckTrust] enforce t (rules
-// T1-T8 of the package doc). Default: no trust checks at all: no policy,
+// WithTrust makes Add, Sync and [Installer.CheckTrust] enforce t (the
+// rules of # Trust in the package doc). Default: no trust checks at all: no policy,
 // no signature and no audit (the lock file's recorded signers are kept as
 // they are).
 func WithTrust(t Trust) Option { return func(o *config) { o.trust = &t } }
 
 // SignerChangedError is the refusal of content signed by another signer
-// than the one the lock file records for its source (rule T4). It wraps
+// than the one the lock file records for its source (Trust rule 4). It wraps
 // [ErrRefused].
 type SignerChangedError struct {
 	// Source is the source, as recorded.
@@ -107,7 +107,7 @@ type Refusal struct {
 }
 
 // RefusedError is the error of an Add that installed the skills it could
-// and refused others (rule T6): it lists each refusal. It wraps
+// and refused others (Trust rule 6): it lists each refusal. It wraps
 // [ErrRefused].
 type RefusedError struct {
 	Refusals []Refusal
@@ -131,7 +131,7 @@ func (e *RefusedError) Unwrap() error { return ErrRefused }
 // lockSigner is a signer as the lock file records it: who signed (the key
 // ID, or the identity and issuer) and, for a key, its public key in PEM,
 // so that a later sync or verify checks the signature again without the
-// user naming the key (rule T4).
+// user naming the key (Trust rule 4).
 type lockSigner struct {
 	signature.Signer
 	// PublicKey is the PKIX PEM of the key that verified, for a key
@@ -266,7 +266,7 @@ type sourceTrust struct {
 }
 
 // checkSource checks a source against the policy before anything is read
-// (rule T1) and returns what reading it must verify; recorded is the
+// (Trust rule 1) and returns what reading it must verify; recorded is the
 // signer the lock file records for it (nil: none). A nil Installer trust
 // gives a nil sourceTrust: nothing is checked.
 func (in *Installer) checkSource(text, pin string, typed bool, recorded *lockSigner) (*sourceTrust, error) {
@@ -314,8 +314,8 @@ func (in *Installer) checkSource(text, pin string, typed bool, recorded *lockSig
 }
 
 // verifyPin verifies a published source at pin before its content is
-// downloaded: the OCI signatures required (rule T2), a changed signer
-// (rule T4), the commit's signature the policy requires (rule T3).
+// downloaded: the OCI signatures required (Trust rule 2), a changed signer
+// (Trust rule 4), the commit's signature the policy requires (Trust rule 3).
 func (st *sourceTrust) verifyPin(ctx context.Context, rs source.Remote, pin string) error {
 	if st == nil {
 		return nil
@@ -435,7 +435,7 @@ func (c *candidate) trusted(old *lockEntry) (*lockSigner, string) {
 }
 
 // auditSkill audits a skill's tree and returns the findings that refuse
-// it (rule T5): at or above the policy's threshold, neither accepted by
+// it (Trust rule 5): at or above the policy's threshold, neither accepted by
 // the policy nor allowed by Trust.AllowRisks.
 func (in *Installer) auditSkill(c *candidate, ps policy.Source) ([]audit.Finding, error) {
 	t := in.trust
@@ -491,9 +491,9 @@ func auditReason(findings []audit.Finding) string {
 }
 
 // checkSources checks every source of an Add against the policy before
-// any is read (rule T1), and returns what reading each must verify, in
+// any is read (Trust rule 1), and returns what reading each must verify, in
 // order (nil entries when the Installer has no trust). The signer a
-// source's skills were installed with before (rule T4) is what the lock
+// source's skills were installed with before (Trust rule 4) is what the lock
 // file records for the same source.
 func (in *Installer) checkSources(sources []string) ([]*sourceTrust, error) {
 	out := make([]*sourceTrust, len(sources))
@@ -534,7 +534,7 @@ func recordedSigner(lock *lockFile, names []string) *lockSigner {
 	return nil
 }
 
-// auditUse audits the skills an Add is about to install (rule T6) and
+// auditUse audits the skills an Add is about to install (Trust rule 6) and
 // returns those that pass, and for each refused one its skipped Change
 // and its Refusal. With strict, a refused skill fails the request before
 // anything changes; so does refusing every skill.
@@ -615,7 +615,7 @@ func (st *sourceTrust) cachedOK(names []string, lock *lockFile) bool {
 
 // verifyCached verifies the signatures of a published source whose
 // skills a sync takes from the skill cache: from the bundles the cache
-// holds, without the network when it holds them (rule T4).
+// holds, without the network when it holds them (Trust rule 4).
 func (in *Installer) verifyCached(ctx context.Context, source, pin string, st *sourceTrust) error {
 	if st == nil || len(st.lists) == 0 {
 		return nil
@@ -645,7 +645,7 @@ func (in *Installer) auditRecorded(c *candidate) error {
 
 // CheckTrust checks what the scope's lock file records against the
 // Installer's trust ([WithTrust]; without it there is nothing to check
-// and it returns nil) without changing anything (rule T7): each recorded
+// and it returns nil) without changing anything (Trust rule 7): each recorded
 // source against the policy (a source it no longer allows), each
 // recorded signer of an OCI source again, from the signature bundles the
 // skill cache holds (the network only when it holds none), and the
