@@ -76,8 +76,12 @@ type SignerChangedError struct {
 
 func (e *SignerChangedError) Error() string {
 	return fmt.Sprintf("%v: %s is now signed by %s, but the lock file records %s; nothing of it was installed (if the publisher changed signer, accept the new one by name: Trust.AcceptSigners %q)",
-		ErrRefused, e.Source, e.Found, e.Recorded, acceptName(e.Found))
+		ErrRefused, e.Source, e.Found, e.Recorded, e.AcceptAs())
 }
+
+// AcceptAs is how Trust.AcceptSigners names the new signer: its key ID,
+// or its String.
+func (e *SignerChangedError) AcceptAs() string { return acceptName(e.Found) }
 
 // Unwrap returns ErrRefused.
 func (e *SignerChangedError) Unwrap() error { return ErrRefused }
