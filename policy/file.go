@@ -201,6 +201,16 @@ func (p *parser) fields(n *yaml.Node, what string, known ...string) (map[string]
 	return out, nil
 }
 
+// keyLine returns the line of key in mapping n.
+func keyLine(n *yaml.Node, key string) int {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i].Line
+		}
+	}
+	return n.Line
+}
+
 // str reads a string scalar.
 func (p *parser) str(n *yaml.Node, what string) (string, error) {
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
@@ -252,7 +262,7 @@ func (p *parser) sources(n *yaml.Node, f *rules) error {
 		if f.allow, err = p.patterns(a, "sources.allow"); err != nil {
 			return err
 		}
-		f.hasAllow, f.allowLine = true, a.Line
+		f.hasAllow, f.allowLine = true, keyLine(n, "allow")
 	}
 	if v, ok := fields["pinned"]; ok {
 		if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
