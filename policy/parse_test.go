@@ -115,7 +115,6 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-
 // Rule 1: a file larger than MaxFileSize is refused unread, by Parse and
 // by Load; a huge valid-looking file costs nothing.
 func TestParseSizeCap(t *testing.T) {
