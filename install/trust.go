@@ -216,7 +216,7 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 			return s, err
 		}
 	}
-	s.Kind, s.Location = "local", filepath.Clean(p)
+	s.Kind, s.Location = "local", filepath.ToSlash(filepath.Clean(p))
 	return s, nil
 }
 
@@ -260,13 +260,20 @@ type sourceTrust struct {
 	in       *Installer
 	t        *Trust
 	ps       policy.Source
-	lists    [][]signature.Requirement // every list must be satisfied
-	recorded *lockSigner               // the signer the lock file records, or nil
-	commit   source.CommitKeys
-	needSig  bool // a commit signature is required
+	lists    []signerList // every list must be satisfied
+	recorded *lockSigner  // the signer the lock file records, or nil
+	commits  []policy.CommitRule
 	// found, once verified
 	signer       *lockSigner
 	commitSigner string
+}
+
+// signerList is one list of signer requirements, satisfied by a
+// signature of any of them: the Trust.Signers, a policy rule, or the
+// signer the lock file records.
+type signerList struct {
+	from string // where the list comes from, in messages
+	reqs []signature.Requirement
 }
 
 // checkSource checks a source against the policy before anything is read
@@ -288,31 +295,33 @@ func (in *Installer) checkSource(text, pin string, typed bool, recorded *lockSig
 	}
 	st := &sourceTrust{in: in, t: t, ps: ps, recorded: recorded}
 	if len(t.Signers) > 0 {
-		st.lists = append(st.lists, t.Signers)
+		st.lists = append(st.lists, signerList{"Trust.Signers", t.Signers})
 	}
-	lists, err := p.Signers(ps)
+	lists, err := p.SignerRules(ps)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrRefused, ps.Display, err)
 	}
-	st.lists = append(st.lists, lists...)
+	for _, r := range lists {
+		st.lists = append(st.lists, signerList{"the policy's " + r.Rule.String(), r.Requirements})
+	}
 	if len(st.lists) == 0 && recorded != nil {
 		req, err := recorded.requirement()
 		if err != nil {
 			return nil, err
 		}
-		st.lists = [][]signature.Requirement{{req}}
+		st.lists = []signerList{{"the signer the lock file records", []signature.Requirement{req}}}
 	}
 	if len(st.lists) > 0 && ps.Kind != "oci" {
 		if len(t.Signers) > 0 && len(lists) == 0 && recorded == nil {
 			return nil, fmt.Errorf("%w: %s is a %s source: signature requirements (Trust.Signers) apply to oci:// sources only, which carry Sigstore signatures; require a signed commit in the policy instead", ErrRefused, ps.Display, ps.Kind)
 		}
 		if len(lists) > 0 {
-			return nil, fmt.Errorf("%w: %s is a %s source, which carries no Sigstore signature, but the policy requires a signer for it; publish it to an OCI registry signed, or change the policy", ErrRefused, ps.Display, ps.Kind)
+			return nil, fmt.Errorf("%w: %s is a %s source, which carries no Sigstore signature, but the policy's %s requires a signer for it; publish it to an OCI registry signed, or change the policy", ErrRefused, ps.Display, ps.Kind, lists[0].Rule)
 		}
 		st.lists = nil // flags name OCI signers; a sync applies them to its OCI sources only
 	}
 	if ps.Kind == "git" || ps.Kind == "github" {
-		st.commit.AllowedSigners, st.commit.GPGKeyring, st.needSig = p.CommitSigners(ps)
+		st.commits = p.CommitRules(ps)
 	}
 	return st, nil
 }
@@ -329,16 +338,18 @@ func (st *sourceTrust) verifyPin(ctx context.Context, rs source.Remote, pin stri
 			return err
 		}
 	}
-	if st.needSig {
+	for i, r := range st.commits {
 		cv, ok := rs.(source.CommitVerifier)
 		if !ok {
-			return fmt.Errorf("%w: %s: the policy requires a signed commit, but this source cannot check one", ErrRefused, st.ps.Display)
+			return fmt.Errorf("%w: %s: the policy's %s requires a signed commit, but this source cannot check one", ErrRefused, st.ps.Display, r.Rule)
 		}
-		who, err := cv.VerifyCommit(ctx, pin, st.commit)
+		who, err := cv.VerifyCommit(ctx, pin, source.CommitKeys{AllowedSigners: r.AllowedSigners, GPGKeyring: r.GPGKeyring})
 		if err != nil {
-			return fmt.Errorf("%w: %s at %s: the policy requires a signed commit: %w (ask the publisher to sign the commit with a key the policy's allowed signers name, or pin a signed one)", ErrRefused, st.ps.Display, shortPin(pin), err)
+			return fmt.Errorf("%w: %s at %s: the policy's %s requires a commit signed by a key it names: %w; nothing of it was installed (ask the publisher to sign the commit, pin a signed one, or change the policy)", ErrRefused, st.ps.Display, shortPin(pin), r.Rule, err)
 		}
-		st.commitSigner = who
+		if i == 0 {
+			st.commitSigner = who
+		}
 	}
 	return nil
 }
@@ -348,20 +359,24 @@ func (st *sourceTrust) verifyPin(ctx context.Context, rs source.Remote, pin stri
 func (st *sourceTrust) verifySignatures(ctx context.Context, rs source.Remote, pin string) error {
 	ref := oci.Scheme + strings.TrimPrefix(rs.Repository(), "oci:") + "@" + pin
 	for i, list := range st.lists {
-		s, err := oci.Verify(ctx, ref, list, st.in.ociOptions()...)
+		s, err := oci.Verify(ctx, ref, list.reqs, st.in.ociOptions()...)
 		if err != nil {
 			var want []string
-			for _, r := range list {
+			for _, r := range list.reqs {
 				want = append(want, r.String())
 			}
-			return fmt.Errorf("%w: %s at %s must be signed by %s: %w; nothing of it was installed", ErrRefused, st.ps.Display, shortPin(pin), strings.Join(want, " or "), err)
+			what := "nothing of it was installed"
+			if st.recorded != nil && len(st.lists) == 1 && list.reqs[0].Matches(st.recorded.Signer) {
+				what += "; if its publisher changed signer, give the new signer's key or identity (Trust.Signers) and accept it by name (Trust.AcceptSigners)"
+			}
+			return fmt.Errorf("%w: %s at %s must be signed by %s (%s): %w; %s", ErrRefused, st.ps.Display, shortPin(pin), strings.Join(want, " or "), list.from, err, what)
 		}
 		if i > 0 {
 			continue
 		}
 		ls := &lockSigner{Signer: s}
 		if s.KeyID != "" {
-			if ls.PublicKey, err = matchingKey(list, s.KeyID); err != nil {
+			if ls.PublicKey, err = matchingKey(list.reqs, s.KeyID); err != nil {
 				return err
 			}
 		}
@@ -605,7 +620,7 @@ func (in *Installer) checkRecorded(source, pin string, names []string, lock *loc
 // requires must be recorded for each (a commit is checked against its
 // repository, which the cache does not hold).
 func (st *sourceTrust) cachedOK(names []string, lock *lockFile) bool {
-	if st == nil || !st.needSig {
+	if st == nil || len(st.commits) == 0 {
 		return true
 	}
 	for _, name := range names {
