@@ -113,7 +113,9 @@ func newTestKey(t *testing.T) testKey {
 	return testKey{priv: priv, file: file, id: id}
 }
 
-func (k testKey) requirement() signature.Requirement { return signature.Requirement{Key: k.priv.Public()} }
+func (k testKey) requirement() signature.Requirement {
+	return signature.Requirement{Key: k.priv.Public()}
+}
 
 // trustInstaller is an Installer of f with its own skill cache (root,
 // "" for a new one) and trust t.
