@@ -40,11 +40,15 @@
 //     byte-order mark at the start of a file are not findings. The other
 //     text rules read each line with these characters removed, so a split
 //     phrase is still found.
-//  4. terminal-escape (high): a raw ESC (0x1b) or C1 control (CSI U+009B,
-//     OSC U+009D) in a text file: escape sequences can hide text on a
-//     terminal (conceal, cursor moves, clear line), rewrite what cat or a
-//     diff shows, or link text to another target (OSC 8). An escape
-//     written as text ("\033[0;32m" in a script) is not a finding.
+//  4. terminal-escape (high): a raw escape sequence (ESC followed by [, ],
+//     P, X, ^, _, a character-set or cursor command: CSI, OSC including OSC
+//     8 links, DCS), a C1 control (U+0080-U+009F), a backspace, or a
+//     carriage return inside a line, in a text file: they hide text on a
+//     terminal (conceal, cursor moves, overwriting), rewrite what cat or a
+//     diff shows, or link text to another target. An escape written as
+//     text ("\033[0;32m" in a script), CRLF line ends, and an ESC before
+//     anything else (which a terminal does not act on; one real skill
+//     has them as mis-encoded arrows) are not findings.
 //  5. download-exec (medium): code fetched from the network and run in one
 //     step: curl or wget piped to a shell or an interpreter, bash <(curl
 //     ...), sh -c "$(curl ...)", python -c "$(curl ...)", PowerShell iex
@@ -69,7 +73,7 @@
 //     read.
 //  8. reverse-shell (critical): a shell given to a remote host: /dev/tcp/
 //     or /dev/udp/ redirections, nc or ncat with -e or -c, socat with exec
-//     or system, pty.spawn of a shell.
+//     or system, an interactive shell piped to nc.
 //  9. credential-read (medium): a path of a credential store: ~/.ssh,
 //     ~/.aws/credentials or config, ~/.config/gcloud, ~/.azure, ~/.kube/config,
 //     ~/.netrc, ~/.git-credentials, ~/.docker/config.json, ~/.npmrc,
@@ -77,12 +81,14 @@
 //     Honest skills name them to tell a user where to configure something.
 //  10. secret-store-read (high): the stores that no skill's task needs:
 //     browser profiles' passwords and cookies (Login Data, Cookies, Web
-//     Data, Local State, key4.db, logins.json, cookies.sqlite), the macOS
+//     Data, Local State under a browser or profile folder; key4.db,
+//     logins.json, cookies.sqlite under a Firefox profile), the macOS
 //     keychain read by the security tool (dump-keychain,
 //     find-generic-password or find-internet-password with -w or -g),
 //     cryptocurrency wallets (wallet.dat, Exodus, Electrum, MetaMask's
 //     extension id), private SSH keys read (cat/cp/base64 of ~/.ssh/id_*),
-//     and a search of the disk for .env files (find ... -name .env).
+//     an archive or copy of ~/.ssh, ~/.aws or ~/.gnupg, and a search of
+//     the disk for .env files (find ... -name .env, a glob of .env).
 //  11. exfiltration (high): data sent to the network where the data is a
 //     secret or the environment (env, printenv, ~/.ssh, .env, credentials,
 //     cookies, keychains, wallets, $AWS_..., a token variable) or the
@@ -90,21 +96,27 @@
 //     ngrok, pastebin, transfer.sh, Discord webhooks, the Telegram bot
 //     API, interactsh, Burp Collaborator): curl -d/--data*/-F/-T with a
 //     file, wget --post-file, nc host port < file, Invoke-RestMethod
-//     -InFile, env | curl.
+//     -InFile, env | curl. What a command sends is looked for within 200
+//     bytes of it, so a long line (a JSON string holding a document) is
+//     not read as one command.
 //  12. file-upload (low): a local file posted to a URL (curl -d @file, -F
 //     field=@file, -T file, wget --post-file) that rule 11 does not match:
 //     every API's documentation does it; the reviewer may want to know.
 //  13. instruction-override (high): the classic injection phrases in
 //     instruction text: ignore, disregard or forget the previous, prior,
-//     above or system instructions; "new system prompt"; "you are now in
-//     developer mode". In a fenced code block, inline code or quotation
+//     above or system instructions; "your new system prompt", "new system
+//     prompt:"; "you are now in developer mode". In a fenced code block, inline code or quotation
 //     marks (a skill that teaches about injections quotes them) it is
 //     reported as quoted-injection (medium) instead.
 //  14. conceal-from-user (high): instructions to hide the agent's actions
-//     from the user: do not tell, mention, show, reveal or inform the user;
+//     from the user: do not tell, mention, inform, notify, reveal or
+//     disclose (this) to the user, where the phrase ends the clause or goes
+//     on with "that", "what", "you" or "about this/the command/script/...";
 //     hide this from the user; without the user knowing or noticing;
-//     silently with exfiltration verbs. Quoted as rule 13 says, it is
-//     quoted-injection.
+//     without telling the user; the user must not know. "Don't tell the
+//     user about each tool call" (a real skill's advice on brevity) and
+//     "do not show the user raw JSON" are not findings. Quoted as rule 13
+//     says, it is quoted-injection.
 //  15. quoted-injection (medium): rule 13's or 14's phrase in code or
 //     quotation marks.
 //  16. executable-binary (high): a file that is a native program: ELF,
@@ -121,7 +133,20 @@
 //  20. large-file (high): a SKILL.md over 1 MiB (the largest of the real
 //     skills measured is under 300 KiB; instructions that large are meant
 //     to drown a review or the context window) or any file over 8 MiB (not
-//     scanned: more than any instructions or script needs).
+//     scanned: more than any instructions or script needs; no file of the
+//     real skills measured is over 5 MiB).
+//  21. attack-example (medium): what rules 6, 8 and 11 find, on a line
+//     that aims it at a placeholder host (attacker.com, evil.com,
+//     example.com, http://attacker/, ATTACKER_IP, YOUR_IP, $LHOST,
+//     <attacker>): security skills document attacks this way, and an
+//     attack on a placeholder reaches nobody. Rules 7 and 10 still apply
+//     to such a line.
+//
+// Every rule but 1-4 and 16-20 reads a line with the invisible
+// characters of rules 1-3 removed. A Markdown file (.md, .mdx, .txt, .rst,
+// or no extension) is read with its context: prose, fenced code blocks,
+// and HTML comments (hidden when rendered); any other text file is code.
+// Each rule reports a line once.
 //
 // # Limits
 //

@@ -72,7 +72,7 @@ var (
 var secretStore = []*regexp.Regexp{
 	re(`(?:chrome|chromium|edge|brave|opera|vivaldi|firefox|user data|profiles?)[^\n]{0,60}[/\\](?:login data|cookies|web data|local state)\b`),
 	re(`(?:firefox|mozilla|profiles?)[^\n]{0,60}[/\\](?:key4\.db|logins\.json|cookies\.sqlite)\b`),
-	re(`\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password\b[^\n|;]*\s-[a-z]*[wg]\b)`),
+	re(`\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password\b[^\n|;]*\s-[a-z]*[wg][a-z]*\b)`),
 	re(`\bwallet\.dat\b|[/\\]exodus[/\\]|\bexodus\.wallet\b|\.electrum[/\\]wallets|\bnkbihfbeogaeaoehlefnkodbefgpgknn\b|\bkeystore[/\\]utc--`),
 	re(`\b(?:cat|cp|scp|base64|xxd|head|tail|get-content|gc|tar|zip|rsync|open|read_text|readfile)\b[^\n|;]*\.ssh[/\\](?:id_[a-z0-9_]+(?:[^.\w]|$)|\*)`),
 	re(`\b(?:tar|zip|cp\s+-r|rsync|copy-item)\b[^\n|;]*(?:~|\$home)[/\\]\.(?:ssh|aws|gnupg)\b`),
@@ -81,9 +81,9 @@ var secretStore = []*regexp.Regexp{
 
 // Rule 11 and 12: sending.
 var (
-	send    = re(`\b(?:curl|wget|nc|ncat|netcat|invoke-restmethod|invoke-webrequest|iwr|irm)\b|\brequests\.(?:post|put)\(|\bfetch\(|\baxios\.(?:post|put)\(|\burllib\.request\b|\bhttp\.post\b`)
-	upload  = re(`\bcurl\b[^\n]*(?:\s-d\s*["']?@|--data(?:-binary|-raw|-urlencode)?[=\s]+["']?@|\s-F\s*["']?[\w.-]+=@|\s-T\s|--upload-file\b|--form\s+["']?[\w.-]+=@)|\bwget\b[^\n]*--post-file\b|-infile\b|\b(?:nc|ncat|netcat)\s+(?:-\S+\s+)*\S+\s+\d+\s*<\s*\S`)
-	envDump = re(`(?:^|[|;&(]\s*|\$\(\s*)(?:env|printenv|set)\s*(?:\||\))|\bprintenv\b[^\n]*\|\s*(?:curl|wget|nc)|\bdict\(\s*os\.environ\s*\)|os\.environ\.copy\(\)|json\.dumps\(\s*(?:dict\()?os\.environ|json\.stringify\(\s*process\.env\s*\)|\bget-childitem\s+env:|\bgci\s+env:`)
+	send     = re(`\b(?:curl|wget|nc|ncat|netcat|invoke-restmethod|invoke-webrequest|iwr|irm)\b|\brequests\.(?:post|put)\(|\bfetch\(|\baxios\.(?:post|put)\(|\burllib\.request\b|\bhttp\.post\b`)
+	upload   = re(`\bcurl\b[^\n]*(?:\s-d\s*["']?@|--data(?:-binary|-raw|-urlencode)?[=\s]+["']?@|\s-F\s*["']?[\w.-]+=@|\s-T\s|--upload-file\b|--form\s+["']?[\w.-]+=@)|\bwget\b[^\n]*--post-file\b|-infile\b|\b(?:nc|ncat|netcat)\s+(?:-\S+\s+)*\S+\s+\d+\s*<\s*\S`)
+	envDump  = re(`(?:^|[|;&(]\s*|\$\(\s*)(?:env|printenv|set)\s*(?:\||\))|\bprintenv\b[^\n]*\|\s*(?:curl|wget|nc)|\bdict\(\s*os\.environ\s*\)|os\.environ\.copy\(\)|json\.dumps\(\s*(?:dict\()?os\.environ|json\.stringify\(\s*process\.env\s*\)|\bget-childitem\s+env:|\bgci\s+env:`)
 	dropHost = re(`\b(?:webhook\.site|requestbin|pipedream\.net|ngrok(?:-free)?\.(?:io|app|dev)|pastebin\.com|transfer\.sh|discord(?:app)?\.com/api/webhooks|api\.telegram\.org/bot|interact\.sh|oast\.(?:fun|pro|live|site|online|me)|burpcollaborator\.net|trycloudflare\.com|hookbin\.com|beeceptor\.com)\b`)
 )
 
@@ -93,7 +93,7 @@ const window = 200
 
 // placeholder finds the hosts that documentation of an attack uses (rule
 // 21): attacker.com, evil.example, ATTACKER_IP, YOUR_IP, <attacker>.
-var placeholder = re(`(?:^|[^\w.-])(?:attacker|evil|malicious|example)(?:\.[a-z]{2,}\b|[-_](?:ip|host|server|domain)\b)|\b(?:attacker|your|lhost|evil)[_-]?(?:ip|host|server)\b|\$(?:lhost|attacker\w*)\b|<(?:attacker|your)[^>]*>`)
+var placeholder = re(`(?:^|[^\w.-])(?:attacker|evil|malicious|example)(?:\.[a-z]{2,}\b|[-_](?:ip|host|server|domain)\b)|\b(?:attacker|your|lhost|evil)[_-]?(?:ip|host|server)\b|\$(?:lhost|attacker\w*)\b|<(?:attacker|your)[^>]*>|://(?:attacker|evil)(?:[/:]|$)`)
 
 // Rules 13-15: injections.
 var (
@@ -115,6 +115,25 @@ var (
 func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 	l := lines[i]
 	t := l.clean
+	lower := strings.ToLower(t)
+	has := func(keys ...string) bool {
+		for _, k := range keys {
+			if strings.Contains(lower, k) {
+				return true
+			}
+		}
+		return false
+	}
+	// Each rule's regular expressions run only on a line with one of its
+	// words: most lines have none.
+	maybeShell := has("/dev/", "socat", " -e", " -c", "sh -i")
+	maybeObfuscated := has("base64", "xxd", "openssl", "b64decode", "powershell", "pwsh")
+	maybeDownload := has("curl", "wget", "fetch", "iex", "invoke-expression", "iwr", "irm", "downloadstring", "install", "://")
+	maybeSecret := has(".ssh", ".aws", ".gnupg", ".env", "gcloud", "application_default", ".azure", ".kube", ".netrc", "credentials", ".docker", ".npmrc", ".pypirc",
+		"login data", "cookies", "web data", "local state", "key4", "logins.json", "security ", "wallet", "exodus", "electrum", "nkbih", "keystore")
+	maybeSend := has("curl", "wget", "nc", "invoke-", "iwr", "irm", "requests.", "fetch(", "axios", "urllib", "http.post")
+	maybeOverride := has("ignore", "disregard", "forget", "override", "bypass", "system prompt", "mode")
+	maybeConceal := has("user")
 	at := func(loc []int) string { return excerptAt(t, loc[0]) }
 
 	example := placeholder.MatchString(t)
@@ -127,14 +146,17 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 		}
 		s.add(rule, name, l.n, at(loc), msg)
 	}
-	if loc := firstMatch(reverseShell, t); loc != nil {
+	if loc := firstMatchIf(maybeShell, reverseShell, t); loc != nil {
 		report(ruleReverseShell, loc, "a reverse shell")
 	}
-	if loc := firstMatch(obfuscatedExec, t); loc != nil {
+	if loc := firstMatchIf(maybeObfuscated, obfuscatedExec, t); loc != nil {
 		s.add(ruleObfuscatedExec, name, l.n, at(loc), "encoded or hidden code run in one step")
 	}
-	dl := firstMatch(downloadExec, t)
-	prog := programURL.FindStringIndex(t)
+	var dl, prog []int
+	if maybeDownload {
+		dl = firstMatch(downloadExec, t)
+		prog = programURL.FindStringIndex(t)
+	}
 	if dl != nil || prog != nil {
 		loc := dl
 		if loc == nil {
@@ -146,12 +168,12 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 			s.add(ruleDownloadExec, name, l.n, at(loc), "code downloaded and run in one step")
 		}
 	}
-	if loc := firstMatch(secretStore, t); loc != nil {
+	if loc := firstMatchIf(maybeSecret, secretStore, t); loc != nil {
 		s.add(ruleSecretStoreRead, name, l.n, at(loc), "a read of a secret store")
 	} else if loc := credentialMatch(t); loc != nil {
 		s.add(ruleCredentialRead, name, l.n, at(loc), "a credential store's path")
 	}
-	if loc := send.FindStringIndex(t); loc != nil {
+	if loc := firstMatchIf(maybeSend, []*regexp.Regexp{send}, t); loc != nil {
 		// What the command sends is read near it: a long line (a JSON
 		// string holding a whole document) is not one command.
 		w := t[max(0, loc[0]-window):min(len(t), loc[0]+window)]
@@ -168,10 +190,10 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 			report(ruleExfiltration, loc, "a credential file piped to the network")
 		}
 	}
-	if loc := firstMatch(override, t); loc != nil {
+	if loc := firstMatchIf(maybeOverride, override, t); loc != nil {
 		s.injection(name, l, loc, ruleInstructionOverride, "an instruction to ignore previous instructions")
 	}
-	if loc := firstMatch(conceal, t); loc != nil {
+	if loc := firstMatchIf(maybeConceal, conceal, t); loc != nil {
 		s.injection(name, l, loc, ruleConcealFromUser, "an instruction to hide something from the user")
 	}
 }
@@ -263,6 +285,14 @@ func pipedSecret(t string, at int) bool {
 		return false
 	}
 	return credentialMatch(before[:p]) != nil || firstMatch(secretStore, before[:p]) != nil
+}
+
+// firstMatchIf is firstMatch when ok, and nil otherwise.
+func firstMatchIf(ok bool, res []*regexp.Regexp, t string) []int {
+	if !ok {
+		return nil
+	}
+	return firstMatch(res, t)
 }
 
 func firstMatch(res []*regexp.Regexp, t string) []int {

@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"path"
@@ -63,12 +65,18 @@ func writeSARIF(w io.Writer, reports []Report) error {
 			if rep.Skill != "" {
 				msg = rep.Skill + ": " + msg
 			}
+			uri := sarifURI(rep.Root, f.File)
+			// A fingerprint that does not move with the line keeps an
+			// alert one alert across runs, also for uploads through the
+			// API, which computes none.
+			sum := sha256.Sum256([]byte(f.Rule + "\x00" + uri + "\x00" + f.Excerpt + "\x00" + f.Message))
 			run.AddResult(sarif.NewRuleResult(f.Rule).
 				WithRuleIndex(i).
+				AddPartialFingerprint("agentskillsFinding/v1", hex.EncodeToString(sum[:16])).
 				WithLevel(level).
 				WithMessage(sarif.NewTextMessage(msg)).
 				AddLocation(sarif.NewLocationWithPhysicalLocation(sarif.NewPhysicalLocation().
-					WithArtifactLocation(sarif.NewSimpleArtifactLocation(sarifURI(rep.Root, f.File))).
+					WithArtifactLocation(sarif.NewSimpleArtifactLocation(uri)).
 					WithRegion(sarif.NewRegion().WithStartLine(max(f.Line, 1))))))
 		}
 	}
