@@ -72,7 +72,7 @@ func writeSARIF(w io.Writer, reports []Report) error {
 			sum := sha256.Sum256([]byte(f.Rule + "\x00" + uri + "\x00" + f.Excerpt + "\x00" + f.Message))
 			run.AddResult(sarif.NewRuleResult(f.Rule).
 				WithRuleIndex(i).
-				AddPartialFingerprint("agentskillsFinding/v1", hex.EncodeToString(sum[:16])).
+				WithPartialFingerprints(map[string]string{"agentskillsFinding/v1": hex.EncodeToString(sum[:16])}).
 				WithLevel(level).
 				WithMessage(sarif.NewTextMessage(msg)).
 				AddLocation(sarif.NewLocationWithPhysicalLocation(sarif.NewPhysicalLocation().
