@@ -171,3 +171,20 @@ func GenerateKeyPair(t testing.TB, password string) KeyPair {
 	}
 	return kp
 }
+
+// ImportKeyPair runs `cosign import-key-pair` on the PEM private key in
+// the file pemKey (a PKCS#8 ECDSA or Ed25519 key, say) with
+// COSIGN_PASSWORD=password and returns the files it wrote: the key
+// encrypted as cosign encrypts its own, and its public key.
+func ImportKeyPair(t testing.TB, pemKey, password string) KeyPair {
+	t.Helper()
+	dir := t.TempDir()
+	MustRun(t, dir, []string{"COSIGN_PASSWORD=" + password}, "import-key-pair", "--key", pemKey, "--output-key-prefix", "imported", "-y")
+	kp := KeyPair{Private: filepath.Join(dir, "imported.key"), Public: filepath.Join(dir, "imported.pub"), Password: password}
+	for _, p := range []string{kp.Private, kp.Public} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("cosign import-key-pair: %v", err)
+		}
+	}
+	return kp
+}
