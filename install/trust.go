@@ -16,8 +16,6 @@ import (
 	"slices"
 	"strings"
 
-	"oras.land/oras-go/v2/registry/remote/retry"
-
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
@@ -357,9 +355,12 @@ func (st *sourceTrust) verifyPin(ctx context.Context, rs source.Remote, pin stri
 // verifySignatures verifies the OCI source rs at pin against every list
 // of requirements, and checks the signer against the one recorded.
 func (st *sourceTrust) verifySignatures(ctx context.Context, rs source.Remote, pin string) error {
-	ref := oci.Scheme + strings.TrimPrefix(rs.Repository(), "oci:") + "@" + pin
+	r, ok := rs.(*oci.Remote)
+	if !ok {
+		return fmt.Errorf("%w: %s is not an OCI source, and carries no signature", ErrRefused, st.ps.Display)
+	}
 	for i, list := range st.lists {
-		s, err := oci.Verify(ctx, ref, list.reqs, st.in.ociOptions()...)
+		s, err := r.Verify(ctx, pin, list.reqs)
 		if err != nil {
 			var want []string
 			for _, r := range list.reqs {
@@ -416,11 +417,6 @@ func publicKeyPEM(pub crypto.PublicKey) (string, error) {
 		return "", err
 	}
 	return string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})), nil
-}
-
-// ociOptions are the options of the installer's OCI calls.
-func (in *Installer) ociOptions() []oci.Option {
-	return []oci.Option{oci.WithCache(in.cache), oci.WithHTTPClient(watchedClient(retry.DefaultClient))}
 }
 
 // mark gives the skills read from the source what st checked and found.
