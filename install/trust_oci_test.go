@@ -1,7 +1,6 @@
 package install
 
 import (
-	"context"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -18,8 +17,6 @@ import (
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/registry"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	"oras.land/oras-go/v2/registry/remote"
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/signature"
@@ -65,23 +62,6 @@ func (o *ociFixture) sign(t *testing.T, ref string, key crypto.Signer) string {
 		t.Fatalf("oci.Sign(%s): %v", ref, err)
 	}
 	return d
-}
-
-// unsign deletes the signature referrer of digest d from repo.
-func (o *ociFixture) unsign(t *testing.T, repo, d string) {
-	t.Helper()
-	r, err := remote.NewRepository(o.host + "/" + repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.PlainHTTP = true
-	desc, err := r.Resolve(t.Context(), d)
-	if err != nil {
-		t.Fatalf("resolve %s: %v", d, err)
-	}
-	if err := r.Delete(context.WithoutCancel(t.Context()), desc); err != nil {
-		t.Fatalf("delete %s: %v", d, err)
-	}
 }
 
 // testKey is an ECDSA P-256 key pair, its public key as PEM in a file
@@ -235,8 +215,7 @@ func TestTrustOCIPolicySigners(t *testing.T) {
 // first install is required later. An add of the source's new version
 // signed by another key is refused (without the new key: the recorded
 // one does not verify it; with it: a changed signer naming both), and
-// accepted when the new signer is named; a sync of a pin whose signature
-// was replaced by another key's is refused the same way.
+// accepted when the new signer is named.
 func TestTrustChangedSigner(t *testing.T) {
 	o := newOCIFixture(t)
 	k1, k2 := newTestKey(t), newTestKey(t)
@@ -276,53 +255,68 @@ func TestTrustChangedSigner(t *testing.T) {
 		t.Fatalf("after accepting, the lock file records %+v; want %s", s, k2.id)
 	}
 
-	// The publisher replaces the signature of v2 by one of k1's; a sync
-	// from a new skill cache (no bundle kept) finds only that one.
-	for _, r := range o.referrers(t, "acme/review", v2) {
-		o.unsign(t, "acme/review", r)
-	}
-	o.sign(t, v2, k1.priv)
-	os.RemoveAll(filepath.Join(f.env.Project, ".agents", "skills", "review"))
-	_, err = trustInstaller(t, f, "", Trust{}).Sync(t.Context(), SyncRequest{})
-	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), k2.id) {
-		t.Fatalf("Sync of a pin now signed by another key = %v; want ErrRefused naming the recorded key %s", err, k2.id)
-	}
-	_, err = trustInstaller(t, f, "", Trust{Signers: []signature.Requirement{k1.requirement()}}).Sync(t.Context(), SyncRequest{})
-	if !errors.As(err, &changed) || changed.Found.KeyID != k1.id {
-		t.Fatalf("Sync with the new key = %v; want a SignerChangedError to %s", err, k1.id)
-	}
-	if _, err := trustInstaller(t, f, "", Trust{Signers: []signature.Requirement{k1.requirement()}, AcceptSigners: []string{k1.id}}).Sync(t.Context(), SyncRequest{}); err != nil {
-		t.Fatalf("Sync accepting %s = %v", k1.id, err)
-	}
-	if s := lockedSigner(t, f, "review"); s == nil || s.KeyID != k1.id {
-		t.Errorf("after a sync accepting, the lock file records %+v; want %s", s, k1.id)
-	}
 }
 
-// referrers lists the digests of the referrers of the pinned ref in repo.
-func (o *ociFixture) referrers(t *testing.T, repo, ref string) []string {
-	t.Helper()
-	r, err := remote.NewRepository(o.host + "/" + repo)
+// TestTrustChangedSignerSync checks Trust rule 4 for a sync, which reads
+// the recorded pin: after the publisher signs it again with another key,
+// a sync given that key is refused as a changed signer, naming both,
+// and changes nothing; accepted by name it installs and records the new
+// signer. A sync without any key requires the recorded signer: when only
+// another's signature is there, it is refused.
+func TestTrustChangedSignerSync(t *testing.T) {
+	o := newOCIFixture(t)
+	k1, k2, k3 := newTestKey(t), newTestKey(t), newTestKey(t)
+	ref := o.push(t, "acme/review", "1", "review", "")
+	o.sign(t, ref, k1.priv)
+	f := newFixture(t)
+	if _, err := trustInstaller(t, f, "", Trust{Signers: []signature.Requirement{k1.requirement()}}).Add(t.Context(), Request{Sources: []string{ref}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatalf("Add(%s) = %v", ref, err)
+	}
+	o.sign(t, ref, k2.priv) // the publisher's new key
+	lockPath := filepath.Join(f.env.Project, ".agents", LockName)
+	before, _ := os.ReadFile(lockPath)
+	canonical := filepath.Join(f.env.Project, ".agents", "skills", "review")
+	os.RemoveAll(canonical)
+
+	// Each sync uses a new skill cache: nothing is kept from before, and
+	// the signatures are read from the registry.
+	_, err := trustInstaller(t, f, "", Trust{Signers: []signature.Requirement{k2.requirement()}}).Sync(t.Context(), SyncRequest{})
+	var changed *SignerChangedError
+	if !errors.As(err, &changed) || changed.Recorded.KeyID != k1.id || changed.Found.KeyID != k2.id {
+		t.Fatalf("Sync with the new key = %v; want a SignerChangedError from %s to %s", err, k1.id, k2.id)
+	}
+	if after, _ := os.ReadFile(lockPath); string(after) != string(before) {
+		t.Errorf("a refused Sync changed the lock file:\n%s\nwas\n%s", after, before)
+	}
+	if _, err := os.Stat(canonical); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused Sync installed review (%v)", err)
+	}
+	if _, err := trustInstaller(t, f, "", Trust{Signers: []signature.Requirement{k2.requirement()}, AcceptSigners: []string{k2.id}}).Sync(t.Context(), SyncRequest{}); err != nil {
+		t.Fatalf("Sync accepting %s = %v", k2.id, err)
+	}
+	if s := lockedSigner(t, f, "review"); s == nil || s.KeyID != k2.id {
+		t.Fatalf("after a sync accepting, the lock file records %+v; want %s", s, k2.id)
+	}
+
+	// A lock file that records a key whose signature is not there (k3):
+	// a sync without keys requires it, and is refused.
+	lock, err := readLock(lockPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.PlainHTTP = true
-	_, d, _ := strings.Cut(ref, "@")
-	desc, err := r.Resolve(t.Context(), d)
+	pemText, err := publicKeyPEM(k3.priv.Public())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	err = r.Referrers(t.Context(), desc, "", func(refs []ocispec.Descriptor) error {
-		for _, x := range refs {
-			out = append(out, x.Digest.String())
-		}
-		return nil
-	})
-	if err != nil {
+	lock.Skills["review"].Signer = &lockSigner{Signer: signature.Signer{KeyID: k3.id}, PublicKey: pemText}
+	if err := lock.write(lockPath); err != nil {
 		t.Fatal(err)
 	}
-	return out
+	os.RemoveAll(canonical)
+	_, err = trustInstaller(t, f, "", Trust{}).Sync(t.Context(), SyncRequest{})
+	if !errors.Is(err, ErrRefused) || !errors.Is(err, signature.ErrUntrusted) || !strings.Contains(err.Error(), k3.id) || !strings.Contains(err.Error(), "Trust.AcceptSigners") {
+		t.Fatalf("Sync without keys, of a pin the recorded key did not sign = %v; want ErrRefused naming %s and how to accept another", err, k3.id)
+	}
 }
 
 // TestTrustFrozenSyncOffline checks that a frozen sync with the registry
