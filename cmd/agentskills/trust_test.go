@@ -2,10 +2,17 @@ package main
 
 import (
 	"errors"
+	"io"
+	"log"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-containerregistry/pkg/registry"
+
+	"github.com/agentadaptor/agentadaptor/internal/testkit/cosigntest"
 )
 
 // evilSkill is a SKILL.md in the shape of the published attacks: a
@@ -113,5 +120,56 @@ func TestTrustAuditCLI(t *testing.T) {
 	code, stdout, stderr = runCLI(t, "verify", "--json")
 	if code != 1 || !strings.Contains(stderr, "refused  evil") || !strings.Contains(stdout, `"code":"`) || !strings.Contains(stdout, "refused by the trust checks") {
 		t.Errorf("verify --json of an installed malicious skill = %d\nstdout:\n%s\nstderr:\n%s\nwant 1 and the refusal in the error line", code, stdout, stderr)
+	}
+}
+
+// TestTrustCosignFlow runs the flow the README shows with the real
+// cosign on a loopback registry: cosign generate-key-pair, push, cosign
+// sign --key; add --key cosign.pub installs and records the signer, add
+// --key of another key is refused naming the key expected, and with the
+// registry gone a frozen sync and verify check the recorded signer again
+// from the cache.
+func TestTrustCosignFlow(t *testing.T) {
+	cosigntest.Path(t)
+	project := trustProject(t, "")
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0)), registry.WithReferrersSupport(true)))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	src := t.TempDir()
+	writeSkill(t, src, "review", "---\nname: review\ndescription: Reviews a change.\n---\nReview the change.\n")
+
+	kp := cosigntest.GenerateKeyPair(t, "pw")
+	other := cosigntest.GenerateKeyPair(t, "pw")
+	code, stdout, stderr := runCLI(t, "push", filepath.Join(src, "review"), "oci://"+host+"/team/review:v1")
+	if code != 0 {
+		t.Fatalf("push = %d; stderr:\n%s", code, stderr)
+	}
+	pinned := "oci://" + host + "/team/review@" + strings.TrimSpace(stdout)
+	cosigntest.MustRun(t, "", []string{"COSIGN_PASSWORD=pw"}, "sign", "--key", kp.Private, "--use-signing-config=false", "--tlog-upload=false", "--allow-http-registry", "-y", strings.TrimPrefix(pinned, "oci://"))
+
+	code, _, stderr = runCLI(t, "add", pinned, "--key", other.Public, "-a", "claude-code")
+	if code != 1 || !strings.Contains(stderr, "refused by the trust checks") || !strings.Contains(stderr, "must be signed by") {
+		t.Fatalf("add --key (another key) = %d; stderr:\n%s\nwant 1, refused naming the key expected", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(project, ".agents")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused add left .agents (%v)", err)
+	}
+	code, _, stderr = runCLI(t, "add", pinned, "--key", kp.Public, "-a", "claude-code")
+	if code != 0 {
+		t.Fatalf("add --key cosign.pub of what cosign signed = %d; stderr:\n%s", code, stderr)
+	}
+	lock, err := os.ReadFile(filepath.Join(project, ".agents", "agentskills.lock"))
+	if err != nil || !strings.Contains(string(lock), `"signer"`) || !strings.Contains(string(lock), "BEGIN PUBLIC KEY") {
+		t.Fatalf("the lock file records no signer:\n%s (%v)", lock, err)
+	}
+
+	srv.Close()
+	os.RemoveAll(filepath.Join(project, ".agents", "skills", "review"))
+	if code, _, stderr := runCLI(t, "sync", "--frozen"); code != 0 {
+		t.Fatalf("sync --frozen with the registry gone = %d; stderr:\n%s", code, stderr)
+	}
+	if code, stdout, stderr := runCLI(t, "verify"); code != 0 || !strings.Contains(stdout, "match the lock file") {
+		t.Fatalf("verify = %d\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }
