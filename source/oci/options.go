@@ -25,7 +25,8 @@ type config struct {
 	annotations map[string]string
 }
 
-// Option configures [Resolve], [Fetch], [Skill] and [Push].
+// Option configures [Resolve], [Fetch], [Skill], [Push], [Sign] and
+// [Verify].
 type Option func(*config)
 
 // WithCache sets the skill cache: manifests and layers are kept under

@@ -47,7 +47,9 @@ const (
 
 // Sign signs the manifest that the pinned reference ref names with key and
 // attaches the bundle to it as an OCI referrer, as cosign 3 attaches one
-// (see [signature]); it returns the referrer manifest's digest.
+// (see [signature]); it returns the referrer manifest's digest. Nothing
+// is sent to a transparency log. The rules are under Signatures in the
+// package doc.
 func Sign(ctx context.Context, ref string, key crypto.Signer, opts ...Option) (string, error) {
 	r, err := pinned(ref, "sign")
 	if err != nil {
@@ -155,6 +157,8 @@ func referrerManifest(bundle []byte, subject ocispec.Descriptor, created time.Ti
 // of the same reference needs no network. Errors wrap
 // [signature.ErrUnsigned], [signature.ErrUntrusted] or
 // [signature.ErrInvalid] and say what was expected and what was found.
+// The rules, and the limits on what is read, are under Signatures in the
+// package doc.
 func Verify(ctx context.Context, ref string, reqs []signature.Requirement, opts ...Option) (signature.Signer, error) {
 	r, err := pinned(ref, "verify")
 	if err != nil {
@@ -261,7 +265,7 @@ func (v *verifier) verify(ctx context.Context) (signature.Signer, []byte, error)
 		case unreadable == nil:
 			unreadable = err
 		}
-		problems = append(problems, fmt.Sprintf("%s: %v", desc.Digest, err))
+		problems = append(problems, fmt.Sprintf("signature %s: %v", desc.Digest, err))
 	}
 	var sentinel error
 	switch {
@@ -273,12 +277,25 @@ func (v *verifier) verify(ctx context.Context) (signature.Signer, []byte, error)
 		// Not one could be read: the registry's error says why.
 		sentinel = unreadable
 	}
-	more := ""
-	if skipped > 0 {
-		more = fmt.Sprintf(" (%d more were not read: at most %d are)", skipped, maxBundles)
+	var kinds []string
+	for _, k := range []struct {
+		n    int
+		what string
+	}{{untrusted, "by another signer"}, {invalid, "invalid"}, {len(found) - untrusted - invalid, "unreadable"}, {skipped, fmt.Sprintf("not read (at most %d are)", maxBundles)}} {
+		if k.n > 0 {
+			kinds = append(kinds, fmt.Sprintf("%d %s", k.n, k.what))
+		}
 	}
-	return signature.Signer{}, nil, fmt.Errorf("%w: expected a signature by %s over %s; found %d signatures%s, %d by other signers, %d invalid, %d unreadable: %s",
-		sentinel, v.expected(), v.subject, len(found)+skipped, more, untrusted, invalid, len(found)-untrusted-invalid, strings.Join(problems, "; "))
+	return signature.Signer{}, nil, fmt.Errorf("%w: expected a signature by %s over %s; found %s (%s): %s",
+		sentinel, v.expected(), v.subject, plural(len(found)+skipped, "signature"), strings.Join(kinds, ", "), strings.Join(problems, "; "))
+}
+
+// plural returns "1 signature" or "N signatures".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // isSignature reports whether the referrer desc carries a signature's

@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net/http/httptest"
@@ -194,8 +195,8 @@ func TestVerifyRefuses(t *testing.T) {
 		says     []string
 	}{
 		{"unsigned", changed, signature.ErrUnsigned, []string{"no Sigstore bundle", keyID(t, key)}},
-		{"another key", byOther, signature.ErrUntrusted, []string{"expected a signature by", keyID(t, key), "found 1 signatures, 1 by other signers"}},
-		{"bundle over another manifest", moved, signature.ErrInvalid, []string{"expected a signature by", keyID(t, key), "1 invalid"}},
+		{"another key", byOther, signature.ErrUntrusted, []string{"expected a signature by", keyID(t, key), "found 1 signature (1 by another signer)"}},
+		{"bundle over another manifest", moved, signature.ErrInvalid, []string{"expected a signature by", keyID(t, key), "found 1 signature (1 invalid)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := Verify(ctx, tc.ref, want, opts...)
@@ -316,6 +317,25 @@ func TestVerifyLimits(t *testing.T) {
 	_, err = Verify(ctx, ref, []signature.Requirement{keyRequirement(t, ecdsaKey(t))}, opts...)
 	if !errors.Is(err, signature.ErrInvalid) || !strings.Contains(err.Error(), "the limit is 1048576") {
 		t.Errorf("Verify(%q) with a bundle over the limit = %v, want %v naming the limit", ref, err, signature.ErrInvalid)
+	}
+}
+
+// TestVerifyReadsAtMost: rule 4 of Signatures: at most maxBundles
+// signatures are read, and the error says how many were left.
+func TestVerifyReadsAtMost(t *testing.T) {
+	ctx := t.Context()
+	_, host := newRegistry(t)
+	_, opts := testOptions(t)
+	ref := pushSkill(t, host, "team/review", "v1", "review", opts)
+	for range maxBundles + 1 {
+		if _, err := Sign(ctx, ref, ecdsaKey(t), opts...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := Verify(ctx, ref, []signature.Requirement{keyRequirement(t, ecdsaKey(t))}, opts...)
+	want := fmt.Sprintf("found %d signatures (%d by another signer, 1 not read (at most %d are))", maxBundles+1, maxBundles, maxBundles)
+	if !errors.Is(err, signature.ErrUntrusted) || !strings.Contains(err.Error(), want) {
+		t.Errorf("Verify(%q) with %d signatures by others = %v, want %v saying %q", ref, maxBundles+1, err, signature.ErrUntrusted, want)
 	}
 }
 
