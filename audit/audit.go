@@ -64,7 +64,10 @@
 //     an HTML comment (hidden from the rendered page); or, on that line or
 //     the three before it, the wording that makes installing it a
 //     condition of the skill ("before using this skill", "this skill
-//     requires ... to be installed", "you must first install/run/download").
+//     requires ... to be installed", "this skill needs the X helper",
+//     "you must first install/run/download"). A "Prerequisites" heading
+//     alone is not such wording: honest skills have one above their
+//     official installers.
 //  7. obfuscated-exec (high): code decoded and run in one step (echo ... |
 //     base64 -d | sh, eval "$(echo ... | base64 --decode)", python exec of
 //     b64decode, PowerShell -EncodedCommand / -enc with a payload,
@@ -127,9 +130,11 @@
 //  18. binary-file (info): a file that is not text (a NUL byte or invalid
 //     UTF-8 in its first 8 KiB) and not a program, e.g. an image: it is
 //     not scanned, and said so.
-//  19. symlink (high): a symbolic link anywhere in the tree. A link can
-//     lead an agent, or an installer that follows it, out of the skill
-//     (~/.ssh); a skill needs none.
+//  19. symlink (high): a symbolic link, or another file that is neither
+//     regular nor a folder (a device, a pipe, a socket, a junction),
+//     anywhere in the tree. A link can lead an agent, or an installer that
+//     follows it, out of the skill (~/.ssh); a skill needs none. The
+//     finding names the link's target.
 //  20. large-file (high): a SKILL.md over 1 MiB (the largest of the real
 //     skills measured is under 300 KiB; instructions that large are meant
 //     to drown a review or the context window) or any file over 8 MiB (not
@@ -160,7 +165,8 @@
 //
 // The audit reads an [fs.FS] and runs the same on Linux, macOS and
 // Windows. Links are found where the file system reports them (os.DirFS
-// does on all three; a Windows junction is reported as a link too). The
+// does on all three; a Windows junction or other reparse point is a
+// special file, which rule 19 reports too). The
 // exec bit (rule 17) exists only where the file system keeps it: on
 // Windows no file has it, so that rule never fires there.
 //

@@ -36,7 +36,7 @@ var (
 	archivePassword = re(`\bpassword\b|\bpass(?:code|wd)?\s*[:=]`)
 	suspectHost     = re(`(?:https?|ftp)://(?:(?:\d{1,3}\.){3}\d{1,3}|[^/\s]*\b(?:glot\.io|pastebin\.com|paste\.ee|hastebin|rentry\.(?:co|org)|transfer\.sh|mega\.nz|mediafire\.com|gofile\.io|catbox\.moe|anonfiles|filebin|bit\.ly|tinyurl\.com|is\.gd|ngrok|trycloudflare\.com|webhook\.site))`)
 	plainHTTP       = re(`\bhttp://([^/\s:"')]+)`)
-	prerequisite    = re(`\bbefore\s+(?:using|you\s+use|running|you\s+run|invoking)\s+(?:this|the)\s+skill|\bthis\s+skill\s+(?:requires|needs|depends\s+on)\b[^.\n]{0,80}\b(?:installed|install|download|run)|\byou\s+must\s+(?:first\s+)?(?:install|download|run|execute)\b|\bmust\s+be\s+(?:installed|running|downloaded)\s+(?:first|before)|\b(?:required|mandatory)\s+(?:prerequisite|helper|agent|driver|component|core)\b`)
+	prerequisite    = re(`\bbefore\s+(?:using|you\s+use|running|you\s+run|invoking)\s+(?:this|the)\s+skill|\bthis\s+skill\s+(?:requires|needs|depends\s+on)\b[^.\n]{0,80}\b(?:installed|install|download|run)|\bthis\s+skill\s+(?:requires|needs|depends\s+on)\s+(?:the\s+)?[\w.-]+\s+(?:helper|agent|driver|daemon|companion|component)\b|\byou\s+must\s+(?:first\s+)?(?:install|download|run|execute)\b|\bmust\s+be\s+(?:installed|running|downloaded)\s+(?:first|before)|\b(?:required|mandatory)\s+(?:prerequisite|helper|agent|driver|component|core)\b`)
 )
 
 // Rule 7: decoded and run, or hidden.
