@@ -172,7 +172,39 @@
 //
 // # Measured
 //
-// (Filled in from go run ./bench/auditrates over real published skills.)
+// go run ./bench/auditrates over checkouts of ten published skill
+// repositories (anthropics/skills, openai/skills, trailofbits/skills,
+// hashicorp/agent-skills, vercel-labs/agent-skills, obra/superpowers,
+// K-Dense-AI/claude-scientific-skills, github/awesome-copilot,
+// wshobson/agents, sickn33/antigravity-awesome-skills), December 2026:
+//
+//   - 1,439 skills audited, none failed; 1,325 with no finding.
+//   - Highest finding per skill: critical 0, high 1, medium 97, low 10,
+//     info 6. At the default threshold (high) 1 of 1,439 skills is
+//     refused (0.07%).
+//   - Findings (skills) per rule: credential-read 269 (76),
+//     download-exec 51 (26), attack-example 8 (4), quoted-injection 2
+//     (2), exec-bit 48 (11), file-upload 3 (2), binary-file 129 (12),
+//     secret-store-read 1 (1); every other rule 0.
+//   - The one skill at high is an offensive-security skill whose
+//     instructions archive root's private SSH key (a privilege-escalation
+//     technique): a true positive, kept.
+//   - The malicious fixtures of testdata/malicious (26, each a different
+//     technique) and the trees built in the tests (programs, a link to
+//     ~/.ssh, oversized files) all reach high; the benign look-alikes of
+//     testdata/benign (6) all stay below it.
+//   - 38.5 s of CPU for the 1,439 skills (27 ms a skill; 171 MB of
+//     files), 30 MiB peak memory.
+//
+// Why the rules that fire on real skills fire: credential-read, skills
+// that tell the user where a tool keeps its configuration (a .env file,
+// ~/.aws/credentials, ~/.kube/config); download-exec, official installers
+// (curl | sh of a tool's install script, irm | iex on Windows, pip install
+// from a git URL); attack-example, penetration-testing skills that show
+// reverse shells and exfiltration aimed at ATTACKER_IP or attacker.com;
+// quoted-injection, security skills quoting injection phrases as
+// examples; exec-bit, text files committed executable; file-upload, API
+// documentation; binary-file, images, fonts and office templates.
 package audit
 
 import (
