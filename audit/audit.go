@@ -158,8 +158,9 @@
 // The audit reads at most 10,000 files and 64 MiB in all; beyond either,
 // [Tree] fails with [ErrTooLarge] rather than answer about part of a tree.
 // A file over 8 MiB is not read (rule 20 reports it), and only its first
-// 8 KiB is read to tell a program from text. Lines are read whole up to 1
-// MiB; a longer line is cut there. Excerpts are at most 160 characters.
+// 8 KiB is read to tell a program from text. A line over 1 MiB is read in
+// pieces of 1 MiB that overlap by 4 KiB, each reported under the line's
+// number. Excerpts are at most 160 characters.
 //
 // # Platforms
 //
@@ -194,16 +195,20 @@
 //     ~/.ssh, oversized files) all reach high; the benign look-alikes of
 //     testdata/benign (6) all stay below it.
 //   - 38.5 s of CPU for the 1,439 skills (27 ms a skill; 171 MB of
-//     files), 30 MiB peak memory.
+//     files), 30 MiB peak memory. A hostile 8 MiB SKILL.md made of lines
+//     dense with the rules' words costs 17-26 s of CPU; the 64 MiB limit
+//     bounds a tree.
 //
-// Why the rules that fire on real skills fire: credential-read, skills
-// that tell the user where a tool keeps its configuration (a .env file,
-// ~/.aws/credentials, ~/.kube/config); download-exec, official installers
-// (curl | sh of a tool's install script, irm | iex on Windows, pip install
-// from a git URL); attack-example, penetration-testing skills that show
-// reverse shells and exfiltration aimed at ATTACKER_IP or attacker.com;
-// quoted-injection, security skills quoting injection phrases as
-// examples; exec-bit, text files committed executable; file-upload, API
+// Why the rules that fire on real skills fire: credential-read, setup
+// instructions that name a .env file (243 of the 269; .env.local and
+// .env.production most of the rest) and a few ~/.ssh, ~/.aws, ~/.azure
+// and ~/.pypirc paths; download-exec, official installers piped to a
+// shell (uv, bun, rustup, the Google Cloud SDK, Linkerd, Flux, Aspire,
+// Chocolatey) and pip installs from a git URL or another index;
+// attack-example, penetration-testing skills and a CI-security auditing
+// skill that show reverse shells and exfiltration aimed at ATTACKER_IP or
+// attacker.com; quoted-injection, skills quoting an injection phrase as
+// an example; exec-bit, text files committed executable; file-upload, API
 // documentation; binary-file, images, fonts and office templates.
 package audit
 
