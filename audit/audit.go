@@ -287,15 +287,14 @@ type Rule struct {
 
 // Rules returns every rule, sorted by ID.
 func Rules() []Rule {
-	out := make([]Rule, len(rules))
-	copy(out, rules[:])
+	out := allRules()
 	slices.SortFunc(out, func(a, b Rule) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }
 
 // LookupRule returns the rule of that id, and false when there is none.
 func LookupRule(id string) (Rule, bool) {
-	for _, r := range rules {
+	for _, r := range allRules() {
 		if r.ID == id {
 			return r, true
 		}

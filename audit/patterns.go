@@ -61,11 +61,9 @@ var reverseShell = []*regexp.Regexp{
 // Rule 9: credential stores' paths.
 var credentialPath = re(`(?:~|\$home|\$\{home\}|%userprofile%|\$env:userprofile)[/\\]\.ssh\b|\.ssh[/\\]id_|\.aws[/\\](?:credentials|config)\b|\.config[/\\]gcloud\b|application_default_credentials\.json|(?:~|\$home)[/\\]\.azure\b|\.kube[/\\]config\b|(?:~|\$home)[/\\]\.netrc\b|\.git-credentials\b|\.docker[/\\]config\.json|(?:~|\$home)[/\\]\.(?:npmrc|pypirc)\b`)
 
-// dotEnv finds a .env file's name; envExample names the suffixes that
-// make it a template.
+// dotEnv finds a .env file's name.
 var (
-	dotEnv     = regexp.MustCompile(`(?:^|[^\w.$-])\.env(?:\.([A-Za-z]+))?(?:[^\w.-]|$)`)
-	envExample = map[string]bool{"example": true, "sample": true, "template": true, "dist": true, "defaults": true, "tmpl": true, "tpl": true, "schema": true, "default": true}
+	dotEnv = regexp.MustCompile(`(?:^|[^\w.$-])\.env(?:\.([A-Za-z]+))?(?:[^\w.-]|$)`)
 )
 
 // Rule 10: secret stores.
@@ -268,12 +266,22 @@ func credentialMatch(t string) []int {
 		return loc
 	}
 	for _, m := range dotEnv.FindAllStringSubmatchIndex(t, -1) {
-		if m[2] >= 0 && envExample[strings.ToLower(t[m[2]:m[3]])] {
+		if m[2] >= 0 && envTemplate(t[m[2]:m[3]]) {
 			continue
 		}
 		return m[:2]
 	}
 	return nil
+}
+
+// envTemplate reports whether a .env file's suffix makes it a template
+// that holds no secret (.env.example).
+func envTemplate(suffix string) bool {
+	switch strings.ToLower(suffix) {
+	case "example", "sample", "template", "dist", "defaults", "default", "tmpl", "tpl", "schema":
+		return true
+	}
+	return false
 }
 
 // pipedSecret reports whether a credential path is piped into the sending

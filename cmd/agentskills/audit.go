@@ -197,17 +197,22 @@ func auditTargets(ctx context.Context, args []string) ([]auditTarget, error) {
 	if err != nil {
 		return nil, err
 	}
-	installed, err := installedSkills(ctx, env)
-	if err != nil {
-		return nil, err
-	}
 	if len(args) == 0 {
-		return installed, nil
+		return installedSkills(ctx, env)
 	}
 	in := install.New(env)
-	var out []auditTarget
+	var out, installed []auditTarget
+	listed := false
 	for _, arg := range args {
 		if _, statErr := os.Stat(arg); statErr != nil {
+			// Not a path: an installed skill's name, or a published
+			// source.
+			if !listed {
+				if installed, err = installedSkills(ctx, env); err != nil {
+					return nil, err
+				}
+				listed = true
+			}
 			var named []auditTarget
 			for _, t := range installed {
 				if t.name == arg {
