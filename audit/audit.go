@@ -32,8 +32,9 @@
 //     Right-to-left text itself, and the marks U+200E, U+200F and U+061C,
 //     are not findings: an i18n skill's examples are safe.
 //  3. zero-width (high): three or more invisible characters in a row
-//     (U+200B-U+200D, U+2060-U+2064, U+FEFF, U+180E, U+00AD, U+034F),
-//     the shape of a message encoded in zero-width characters, or one of
+//     (U+200B-U+200D, U+2060-U+2064, U+FEFF, U+180E, U+00AD, U+034F, and
+//     the variation selectors U+FE00-U+FE0F and U+E0100-U+E01EF, which
+//     can carry bytes after an emoji), the shape of a message encoded in zero-width characters, or one of
 //     them inside an ASCII word, which splits a word so that a reviewer's
 //     search misses it. A zero-width joiner or non-joiner between two
 //     non-ASCII characters (emoji sequences, Persian and Indic text) and a
