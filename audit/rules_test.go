@@ -61,6 +61,8 @@ func TestRules(t *testing.T) {
 		{"zero-width run", tree("Hello\u200b\u200c\u200b\u200c world\n"), "zero-width", ""},
 		{"zero-width inside a word", tree("pass\u200bword\n"), "zero-width", ""},
 		{"emoji joiner", tree("👩\u200d💻\n"), "", "zero-width"},
+		{"bytes in variation selectors", tree("Nice 😀\U000E0100\U000E0142\U000E0155\U000E0101 work\n"), "zero-width", ""},
+		{"emoji presentation selector", tree("Done ✔\ufe0f and ❤\ufe0f\u200d🔥\n"), "", "zero-width"},
 		{"byte-order mark", fstest.MapFS{"SKILL.md": {Data: []byte("\ufeff" + front + "Hi\n")}}, "", "zero-width"},
 		// 4
 		{"CSI sequence", tree("ok \x1b[8mhidden\x1b[0m\n"), "terminal-escape", ""},
