@@ -32,8 +32,9 @@
 //     Right-to-left text itself, and the marks U+200E, U+200F and U+061C,
 //     are not findings: an i18n skill's examples are safe.
 //  3. zero-width (high): three or more invisible characters in a row
-//     (U+200B-U+200D, U+2060-U+2064, U+FEFF, U+180E, U+00AD, U+034F),
-//     the shape of a message encoded in zero-width characters, or one of
+//     (U+200B-U+200D, U+2060-U+2064, U+FEFF, U+180E, U+00AD, U+034F, and
+//     the variation selectors U+FE00-U+FE0F and U+E0100-U+E01EF, which
+//     can carry bytes after an emoji), the shape of a message encoded in zero-width characters, or one of
 //     them inside an ASCII word, which splits a word so that a reviewer's
 //     search misses it. A zero-width joiner or non-joiner between two
 //     non-ASCII characters (emoji sequences, Persian and Indic text) and a
@@ -64,7 +65,10 @@
 //     an HTML comment (hidden from the rendered page); or, on that line or
 //     the three before it, the wording that makes installing it a
 //     condition of the skill ("before using this skill", "this skill
-//     requires ... to be installed", "you must first install/run/download").
+//     requires ... to be installed", "this skill needs the X helper",
+//     "you must first install/run/download"). A "Prerequisites" heading
+//     alone is not such wording: honest skills have one above their
+//     official installers.
 //  7. obfuscated-exec (high): code decoded and run in one step (echo ... |
 //     base64 -d | sh, eval "$(echo ... | base64 --decode)", python exec of
 //     b64decode, PowerShell -EncodedCommand / -enc with a payload,
@@ -127,9 +131,11 @@
 //  18. binary-file (info): a file that is not text (a NUL byte or invalid
 //     UTF-8 in its first 8 KiB) and not a program, e.g. an image: it is
 //     not scanned, and said so.
-//  19. symlink (high): a symbolic link anywhere in the tree. A link can
-//     lead an agent, or an installer that follows it, out of the skill
-//     (~/.ssh); a skill needs none.
+//  19. symlink (high): a symbolic link, or another file that is neither
+//     regular nor a folder (a device, a pipe, a socket, a junction),
+//     anywhere in the tree. A link can lead an agent, or an installer that
+//     follows it, out of the skill (~/.ssh); a skill needs none. The
+//     finding names the link's target.
 //  20. large-file (high): a SKILL.md over 1 MiB (the largest of the real
 //     skills measured is under 300 KiB; instructions that large are meant
 //     to drown a review or the context window) or any file over 8 MiB (not
@@ -153,20 +159,58 @@
 // The audit reads at most 10,000 files and 64 MiB in all; beyond either,
 // [Tree] fails with [ErrTooLarge] rather than answer about part of a tree.
 // A file over 8 MiB is not read (rule 20 reports it), and only its first
-// 8 KiB is read to tell a program from text. Lines are read whole up to 1
-// MiB; a longer line is cut there. Excerpts are at most 160 characters.
+// 8 KiB is read to tell a program from text. A line over 1 MiB is read in
+// pieces of 1 MiB that overlap by 4 KiB, each reported under the line's
+// number. Excerpts are at most 160 characters.
 //
 // # Platforms
 //
 // The audit reads an [fs.FS] and runs the same on Linux, macOS and
 // Windows. Links are found where the file system reports them (os.DirFS
-// does on all three; a Windows junction is reported as a link too). The
+// does on all three; a Windows junction or other reparse point is a
+// special file, which rule 19 reports too). The
 // exec bit (rule 17) exists only where the file system keeps it: on
 // Windows no file has it, so that rule never fires there.
 //
 // # Measured
 //
-// (Filled in from go run ./bench/auditrates over real published skills.)
+// go run ./bench/auditrates over checkouts of ten published skill
+// repositories (anthropics/skills, openai/skills, trailofbits/skills,
+// hashicorp/agent-skills, vercel-labs/agent-skills, obra/superpowers,
+// K-Dense-AI/claude-scientific-skills, github/awesome-copilot,
+// wshobson/agents, sickn33/antigravity-awesome-skills), December 2026:
+//
+//   - 1,439 skills audited, none failed; 1,325 with no finding.
+//   - Highest finding per skill: critical 0, high 1, medium 97, low 10,
+//     info 6. At the default threshold (high) 1 of 1,439 skills is
+//     refused (0.07%).
+//   - Findings (skills) per rule: credential-read 269 (76),
+//     download-exec 51 (26), attack-example 8 (4), quoted-injection 2
+//     (2), exec-bit 48 (11), file-upload 3 (2), binary-file 129 (12),
+//     secret-store-read 1 (1); every other rule 0.
+//   - The one skill at high is an offensive-security skill whose
+//     instructions archive root's private SSH key (a privilege-escalation
+//     technique): a true positive, kept.
+//   - The malicious fixtures of testdata/malicious (26, each a different
+//     technique) and the trees built in the tests (programs, a link to
+//     ~/.ssh, oversized files) all reach high; the benign look-alikes of
+//     testdata/benign (6) all stay below it.
+//   - 38.5 s of CPU for the 1,439 skills (27 ms a skill; 171 MB of
+//     files), 30 MiB peak memory. A hostile 8 MiB SKILL.md made of lines
+//     dense with the rules' words costs 17-26 s of CPU; the 64 MiB limit
+//     bounds a tree.
+//
+// Why the rules that fire on real skills fire: credential-read, setup
+// instructions that name a .env file (243 of the 269; .env.local and
+// .env.production most of the rest) and a few ~/.ssh, ~/.aws, ~/.azure
+// and ~/.pypirc paths; download-exec, official installers piped to a
+// shell (uv, bun, rustup, the Google Cloud SDK, Linkerd, Flux, Aspire,
+// Chocolatey) and pip installs from a git URL or another index;
+// attack-example, penetration-testing skills and a CI-security auditing
+// skill that show reverse shells and exfiltration aimed at ATTACKER_IP or
+// attacker.com; quoted-injection, skills quoting an injection phrase as
+// an example; exec-bit, text files committed executable; file-upload, API
+// documentation; binary-file, images, fonts and office templates.
 package audit
 
 import (
@@ -244,15 +288,14 @@ type Rule struct {
 
 // Rules returns every rule, sorted by ID.
 func Rules() []Rule {
-	out := make([]Rule, len(rules))
-	copy(out, rules[:])
+	out := allRules()
 	slices.SortFunc(out, func(a, b Rule) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }
 
 // LookupRule returns the rule of that id, and false when there is none.
 func LookupRule(id string) (Rule, bool) {
-	for _, r := range rules {
+	for _, r := range allRules() {
 		if r.ID == id {
 			return r, true
 		}

@@ -36,7 +36,7 @@ var (
 	archivePassword = re(`\bpassword\b|\bpass(?:code|wd)?\s*[:=]`)
 	suspectHost     = re(`(?:https?|ftp)://(?:(?:\d{1,3}\.){3}\d{1,3}|[^/\s]*\b(?:glot\.io|pastebin\.com|paste\.ee|hastebin|rentry\.(?:co|org)|transfer\.sh|mega\.nz|mediafire\.com|gofile\.io|catbox\.moe|anonfiles|filebin|bit\.ly|tinyurl\.com|is\.gd|ngrok|trycloudflare\.com|webhook\.site))`)
 	plainHTTP       = re(`\bhttp://([^/\s:"')]+)`)
-	prerequisite    = re(`\bbefore\s+(?:using|you\s+use|running|you\s+run|invoking)\s+(?:this|the)\s+skill|\bthis\s+skill\s+(?:requires|needs|depends\s+on)\b[^.\n]{0,80}\b(?:installed|install|download|run)|\byou\s+must\s+(?:first\s+)?(?:install|download|run|execute)\b|\bmust\s+be\s+(?:installed|running|downloaded)\s+(?:first|before)|\b(?:required|mandatory)\s+(?:prerequisite|helper|agent|driver|component|core)\b`)
+	prerequisite    = re(`\bbefore\s+(?:using|you\s+use|running|you\s+run|invoking)\s+(?:this|the)\s+skill|\bthis\s+skill\s+(?:requires|needs|depends\s+on)\b[^.\n]{0,80}\b(?:installed|install|download|run)|\bthis\s+skill\s+(?:requires|needs|depends\s+on)\s+(?:the\s+)?[\w.-]+\s+(?:helper|agent|driver|daemon|companion|component)\b|\byou\s+must\s+(?:first\s+)?(?:install|download|run|execute)\b|\bmust\s+be\s+(?:installed|running|downloaded)\s+(?:first|before)|\b(?:required|mandatory)\s+(?:prerequisite|helper|agent|driver|component|core)\b`)
 )
 
 // Rule 7: decoded and run, or hidden.
@@ -61,11 +61,9 @@ var reverseShell = []*regexp.Regexp{
 // Rule 9: credential stores' paths.
 var credentialPath = re(`(?:~|\$home|\$\{home\}|%userprofile%|\$env:userprofile)[/\\]\.ssh\b|\.ssh[/\\]id_|\.aws[/\\](?:credentials|config)\b|\.config[/\\]gcloud\b|application_default_credentials\.json|(?:~|\$home)[/\\]\.azure\b|\.kube[/\\]config\b|(?:~|\$home)[/\\]\.netrc\b|\.git-credentials\b|\.docker[/\\]config\.json|(?:~|\$home)[/\\]\.(?:npmrc|pypirc)\b`)
 
-// dotEnv finds a .env file's name; envExample names the suffixes that
-// make it a template.
+// dotEnv finds a .env file's name.
 var (
-	dotEnv     = regexp.MustCompile(`(?:^|[^\w.$-])\.env(?:\.([A-Za-z]+))?(?:[^\w.-]|$)`)
-	envExample = map[string]bool{"example": true, "sample": true, "template": true, "dist": true, "defaults": true, "tmpl": true, "tpl": true, "schema": true, "default": true}
+	dotEnv = regexp.MustCompile(`(?:^|[^\w.$-])\.env(?:\.([A-Za-z]+))?(?:[^\w.-]|$)`)
 )
 
 // Rule 10: secret stores.
@@ -268,12 +266,22 @@ func credentialMatch(t string) []int {
 		return loc
 	}
 	for _, m := range dotEnv.FindAllStringSubmatchIndex(t, -1) {
-		if m[2] >= 0 && envExample[strings.ToLower(t[m[2]:m[3]])] {
+		if m[2] >= 0 && envTemplate(t[m[2]:m[3]]) {
 			continue
 		}
 		return m[:2]
 	}
 	return nil
+}
+
+// envTemplate reports whether a .env file's suffix makes it a template
+// that holds no secret (.env.example).
+func envTemplate(suffix string) bool {
+	switch strings.ToLower(suffix) {
+	case "example", "sample", "template", "dist", "defaults", "default", "tmpl", "tpl", "schema":
+		return true
+	}
+	return false
 }
 
 // pipedSecret reports whether a credential path is piped into the sending

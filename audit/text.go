@@ -35,8 +35,19 @@ func splitLines(name string, data []byte) []line {
 		raw, rest, _ := strings.Cut(text, "\n")
 		text = rest
 		raw = strings.TrimSuffix(raw, "\r")
-		if len(raw) > maxLineBytes {
-			raw = strings.ToValidUTF8(raw[:maxLineBytes], "")
+		// A line over the limit is read in pieces that overlap, each
+		// under the line's number, so nothing past the limit is missed.
+		for len(raw) > maxLineBytes {
+			cut := maxLineBytes
+			for cut > 0 && !utf8.RuneStart(raw[cut]) {
+				cut--
+			}
+			out = append(out, line{n: n, raw: raw[:cut], clean: strings.Map(dropInvisible, raw[:cut]), ctx: code})
+			back := cut - lineOverlap
+			for back > 0 && !utf8.RuneStart(raw[back]) {
+				back--
+			}
+			raw = raw[back:]
 		}
 		l := line{n: n, raw: raw, clean: strings.Map(dropInvisible, raw), ctx: code}
 		if md {
@@ -63,6 +74,10 @@ func splitLines(name string, data []byte) []line {
 	}
 	return out
 }
+
+// lineOverlap is how much of a long line's piece the next piece
+// repeats, so that a match across the cut is found.
+const lineOverlap = 4 << 10
 
 // invisible reports whether r is a zero-width or other invisible
 // formatting character (rule 3's set, with the variation selectors).
@@ -228,6 +243,9 @@ func excerptAt(raw string, at int) string {
 	end := len(raw)
 	if end-start > 4*maxExcerpt {
 		end = start + 4*maxExcerpt
+		for end > start && !utf8.RuneStart(raw[end]) {
+			end--
+		}
 	}
 	out := escape(strings.TrimSpace(raw[start:end]))
 	if start > 0 {
