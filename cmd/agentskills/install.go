@@ -689,7 +689,12 @@ func newVerifyCmd(s *streams) *cobra.Command {
 		Short: "Re-hash installed skills against the lock file",
 		Long: `Verify re-hashes every installed skill and compares it with the digest in
 .agents/agentskills.lock. It exits 1, listing what differs, when anything
-was modified or is missing.`,
+was modified or is missing. It also checks what is recorded against the
+trust rules, changing nothing: each source against the policy
+(.agents/agentskills.policy.yaml and the user's), each recorded signer
+again (from the signatures the skill cache keeps, without --key), and each
+installed skill's audit against the policy's threshold; a refusal exits 1
+with its reason.`,
 		Example: `  agentskills verify
   agentskills verify --global --json`,
 		Args: cobra.NoArgs,
