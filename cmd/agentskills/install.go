@@ -346,7 +346,19 @@ known agent ('agentskills agents' lists them). An agent whose folder holds
 the source itself (OpenClaw reads skills/) already has the skill there and
 gets nothing. It never asks anything: -y is accepted, for users of the npm
 skills tool, and changes nothing. Running it again changes nothing and says
-so.`
+so.
+
+Trust: with --key FILE (or --certificate-identity[-regexp] and
+--certificate-oidc-issuer[-regexp], as cosign names them) an OCI source is
+installed only when its manifest is signed so, checked before its content is
+downloaded. The policy (.agents/agentskills.policy.yaml, which can only
+tighten ~/.agents/agentskills.policy.yaml) says which sources are allowed,
+whether they must be pinned and who must have signed them, checked before
+anything is read. Every skill is audited: one with a finding at the policy's
+threshold (default high) is skipped with its findings and the command exits
+1, unless --allow-risk RULE names the rule. The lock file records who signed;
+content later signed by anyone else is refused unless --accept-signer names
+the new signer.`
 
 const addExample = `  agentskills add ./examples/skills --agent claude-code,codex
   agentskills add anthropics/skills --list
@@ -650,7 +662,9 @@ file). verify checks without changing anything. A pinned
 source (a commit, a manifest digest, a URL#sha256=) that gives content other
 than the lock file records for its pin always fails (exit 1), naming both
 digests: content at a pin never changes. To accept it, remove the skill and
-add it again.`,
+add it again. Sync checks trust as add does (the policy, the signer the lock
+file records, the audit), and a refusal fails the whole sync, changing
+nothing.`,
 		Example: `  agentskills sync
   agentskills sync --frozen`,
 		Args: cobra.NoArgs,
