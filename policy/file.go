@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 
@@ -218,6 +219,11 @@ func (p *parser) str(n *yaml.Node, what string) (string, error) {
 	}
 	if n.Value == "" {
 		return "", p.errf(n, "%s is empty", what)
+	}
+	for _, r := range n.Value {
+		if (unicode.IsControl(r) && r != '\n') || unicode.Is(unicode.Cf, r) {
+			return "", p.errf(n, "%s holds the control or invisible character %U; a policy's words are shown on terminals: remove it", what, r)
+		}
 	}
 	return n.Value, nil
 }

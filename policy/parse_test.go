@@ -96,6 +96,8 @@ func TestParseErrors(t *testing.T) {
 		{"accept without rule", "version: 1\naudit:\n  accept:\n    - reason: ours\n", 4, "has no rule"},
 		{"accept bad rule id", "version: 1\naudit:\n  accept:\n    - rule: Download Exec\n      reason: ours\n", 4, "not an audit rule's id"},
 		{"accept bad source", "version: 1\naudit:\n  accept:\n    - rule: a\n      reason: b\n      source: acme/*\n", 6, "KIND:LOCATION"},
+		{"escape in reason", "version: 1\naudit:\n  accept:\n    - rule: a\n      reason: \"ok\\e[2J\"\n", 5, "U+001B"},
+		{"bidi override in pattern", "version: 1\nsources:\n  allow: [\"github:acme/\u202e*\"]\n", 3, "U+202E"},
 		{"accept bad skill", "version: 1\naudit:\n  accept:\n    - rule: a\n      reason: b\n      skill: \"[\"\n", 6, "not a valid pattern"},
 	}
 	for _, tt := range tests {
