@@ -2,8 +2,8 @@ package policy
 
 import (
 	"bytes"
+	"crypto"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -57,11 +57,10 @@ type signerRule struct {
 	allowedSigners, gpgKeyring string
 }
 
-// key is one public key of a rule, as PEM, with where it was named.
+// key is one public key of a rule, with where it was named.
 type key struct {
-	name string // the file, or "inline key"
-	line int
-	pem  []byte
+	name string // the file, or "the key at line N"
+	pub  crypto.PublicKey
 }
 
 // acceptEntry is one entry of audit.accept (rule 10).
@@ -389,8 +388,7 @@ func (p *parser) checkSigner(n *yaml.Node, fields map[string]*yaml.Node, r *sign
 func (p *parser) key(n *yaml.Node, rule string) (key, error) {
 	text := strings.TrimSpace(n.Value)
 	if strings.HasPrefix(text, "-----BEGIN") {
-		k := key{name: fmt.Sprintf("the key at line %d", n.Line), line: n.Line, pem: []byte(text)}
-		return k, p.checkPEM(n, rule, k)
+		return p.loadKey(n, rule, fmt.Sprintf("the key at line %d", n.Line), []byte(text))
 	}
 	name, err := p.resolve(n, rule+".keys")
 	if err != nil {
@@ -400,17 +398,16 @@ func (p *parser) key(n *yaml.Node, rule string) (key, error) {
 	if err != nil {
 		return key{}, p.errf(n, "%s.keys: %v", rule, err)
 	}
-	k := key{name: name, line: n.Line, pem: data}
-	return k, p.checkPEM(n, rule, k)
+	return p.loadKey(n, rule, name, data)
 }
 
-// checkPEM refuses a key that is not a PEM public key.
-func (p *parser) checkPEM(n *yaml.Node, rule string, k key) error {
-	b, _ := pem.Decode(k.pem)
-	if b == nil || b.Type != "PUBLIC KEY" {
-		return p.errf(n, "%s.keys: %s is not a PEM public key (-----BEGIN PUBLIC KEY-----, as cosign writes cosign.pub)", rule, k.name)
+// loadKey reads a PEM public key with package signature.
+func (p *parser) loadKey(n *yaml.Node, rule, name string, data []byte) (key, error) {
+	pub, err := signature.LoadPublicKey(data)
+	if err != nil {
+		return key{}, p.errf(n, "%s.keys: %s: %v", rule, name, err)
 	}
-	return nil
+	return key{name: name, pub: pub}, nil
 }
 
 // trustedRoot reads a trusted_root.json (rule 8).
@@ -580,16 +577,11 @@ func (r *signerRule) matches(s Source) bool {
 	return slices.ContainsFunc(r.sources, func(p pattern) bool { return p.matches(s) })
 }
 
-// requirements turns the rule into the signature package's terms, loading
-// its keys.
-func (r *signerRule) requirements() ([]signature.Requirement, error) {
+// requirements turns the rule into the signature package's terms.
+func (r *signerRule) requirements() []signature.Requirement {
 	var out []signature.Requirement
 	for _, k := range r.keys {
-		pub, err := signature.LoadPublicKey(k.pem)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %s: key %s: %w", ErrInvalid, where(r.File, k.line), r.Name, k.name, err)
-		}
-		out = append(out, signature.Requirement{Key: pub})
+		out = append(out, signature.Requirement{Key: k.pub})
 	}
 	if r.identity != "" || r.identityRE != "" {
 		out = append(out, signature.Requirement{
@@ -598,7 +590,7 @@ func (r *signerRule) requirements() ([]signature.Requirement, error) {
 			TrustedRoot: r.trustedRoot,
 		})
 	}
-	return out, nil
+	return out
 }
 
 // acceptance returns the entry of f that accepts a finding of rule in

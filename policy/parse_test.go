@@ -13,8 +13,8 @@ import (
 
 // testPub is a P-256 public key in the PEM form cosign writes cosign.pub.
 const testPub = `-----BEGIN PUBLIC KEY-----
-MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE9fGMkGAmA7zYBdjw2xT9Hkm1GsWV
-XWqGaAvSgDyxRuRb/sRzBW29e/FJmbnmvdmQF2EXcRh3L0nCFNCuUT9rDA==
+MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEF8vUrgF/ZVhjBaWIxjbW7mONKB7c
+kqq3tgPlsJgxfaYUZUY5fx4VVa9vbQSlLCnhnqZGILrPBOgGaVTQ7GVDGg==
 -----END PUBLIC KEY-----
 `
 
@@ -87,7 +87,8 @@ func TestParseErrors(t *testing.T) {
 		{"commits file a folder", "version: 1\nsigners:\n  - sources: [git:h/r]\n    commits: {allowed_signers: .}\n", 4, "not a regular file"},
 		{"keys empty", "version: 1\nsigners:\n  - sources: [oci:r/a]\n    keys: []\n", 4, "is empty"},
 		{"key file missing", "version: 1\nsigners:\n  - sources: [oci:r/a]\n    keys: [missing.pub]\n", 4, "no such file"},
-		{"inline key not a public key", "version: 1\nsigners:\n  - sources: [oci:r/a]\n    keys:\n      - |\n        -----BEGIN PRIVATE KEY-----\n        AAAA\n        -----END PRIVATE KEY-----\n", 5, "not a PEM public key"},
+		{"inline key not a public key", "version: 1\nsigners:\n  - sources: [oci:r/a]\n    keys:\n      - |\n        -----BEGIN PRIVATE KEY-----\n        AAAA\n        -----END PRIVATE KEY-----\n", 5, "is not a public key"},
+		{"key file not a key", "version: 1\nsigners:\n  - sources: [oci:r/a]\n    keys:\n      - " + name + "\n", 5, "unusable key"},
 		{"trusted root without identity", "version: 1\nsigners:\n  - sources: [oci:r/a]\n    keys: [\"" + strings.ReplaceAll(testPub, "\n", "\\n") + "\"]\n    trusted_root: " + name + "\n", 5, "no identity"},
 		{"fail_on unknown", "version: 1\naudit:\n  fail_on: severe\n", 3, "not a severity"},
 		{"accept not list", "version: 1\naudit:\n  accept: {rule: a}\n", 3, "must be a list"},

@@ -232,7 +232,8 @@ type SignerRule struct {
 
 // SignerRules returns the signers rules (with keys or identities) that
 // apply to s, the user's first; every one must be satisfied (rule 6).
-// An error names a key of the policy that is not usable.
+// The keys were read when the policy was, so the error is always nil;
+// it is there for a policy that would read them later.
 func (p *Policy) SignerRules(s Source) ([]SignerRule, error) {
 	var out []SignerRule
 	for _, f := range p.files {
@@ -240,11 +241,7 @@ func (p *Policy) SignerRules(s Source) ([]SignerRule, error) {
 			if r.commits || !r.matches(s) {
 				continue
 			}
-			reqs, err := r.requirements()
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, SignerRule{Rule: r.Rule, Requirements: reqs})
+			out = append(out, SignerRule{Rule: r.Rule, Requirements: r.requirements()})
 		}
 	}
 	return out, nil

@@ -11,8 +11,8 @@ import (
 
 // policyTestPub is a public key in the PEM form cosign writes cosign.pub.
 const policyTestPub = `-----BEGIN PUBLIC KEY-----
-MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE9fGMkGAmA7zYBdjw2xT9Hkm1GsWV
-XWqGaAvSgDyxRuRb/sRzBW29e/FJmbnmvdmQF2EXcRh3L0nCFNCuUT9rDA==
+MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEF8vUrgF/ZVhjBaWIxjbW7mONKB7c
+kqq3tgPlsJgxfaYUZUY5fx4VVa9vbQSlLCnhnqZGILrPBOgGaVTQ7GVDGg==
 -----END PUBLIC KEY-----
 `
 
