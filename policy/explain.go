@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -32,8 +33,9 @@ func severityName(s audit.Severity) string {
 // first line says allowed or denied.
 func (p *Policy) Explain(s Source) []string {
 	var out []string
-	if err := p.Check(s); err != nil {
-		out = append(out, "denied: "+strings.TrimPrefix(err.Error(), ErrDenied.Error()+": "+s.display()+": "))
+	var denied *DeniedError
+	if errors.As(p.Check(s), &denied) {
+		out = append(out, "denied: "+denied.why())
 	} else {
 		out = append(out, "allowed")
 	}

@@ -227,3 +227,12 @@ func TestParseKeyNotRegular(t *testing.T) {
 		}
 	}
 }
+
+// Rule 1: deeply nested YAML is refused by the parser, not recursed into
+// without end.
+func TestParseDeep(t *testing.T) {
+	deep := "version: 1\nsources:\n  allow: " + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "\n"
+	if _, err := policy.Parse([]byte(deep), "p.yaml"); !errors.Is(err, policy.ErrInvalid) {
+		t.Errorf("Parse(100000 nested lists) = %v, want %v", err, policy.ErrInvalid)
+	}
+}

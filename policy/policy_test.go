@@ -445,3 +445,17 @@ func TestParseSource(t *testing.T) {
 		}
 	}
 }
+
+// A source of a kind the policy does not know is refused, saying which
+// kinds there are; a policy with no file says so as the rule's place.
+func TestUnknownKind(t *testing.T) {
+	var p policy.Policy
+	err := p.Check(policy.Source{Kind: "ftp", Location: "h/x", Display: "ftp://h/x"})
+	want := `policy: denied: ftp://h/x: source.kind (the default): kind "ftp" is not a kind of source the policy knows (github, git, oci, url, local, inline)`
+	if err == nil || err.Error() != want {
+		t.Errorf("Check(ftp) = %v, want %s", err, want)
+	}
+	if r := p.FailOnRule(); r.String() != "audit.fail_on (the default)" {
+		t.Errorf("FailOnRule() = %s, want audit.fail_on (the default)", r)
+	}
+}
