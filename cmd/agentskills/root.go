@@ -64,6 +64,7 @@ var subcommands = []func(*streams) *cobra.Command{
 	newRunCmd,
 	newPushCmd,
 	newPolicyCmd,
+	newAuditCmd,
 }
 
 func newRootCmd(s *streams) *cobra.Command {

@@ -1,0 +1,264 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/install"
+	"github.com/agentadaptor/agentadaptor/skill"
+)
+
+// auditOptions are the options of agentskills audit.
+type auditOptions struct {
+	io     *streams
+	json   bool
+	format string
+	output string
+	failOn string
+}
+
+func newAuditCmd(s *streams) *cobra.Command {
+	opts := &auditOptions{io: s}
+	cmd := &cobra.Command{
+		Use:   "audit [SOURCE|NAME]...",
+		Short: "Check skills for the patterns of malicious skills",
+		Long: `Audit reads every file of a skill, locally, and reports what malicious
+skills do: hidden or deceptive Unicode, terminal escapes, download and run,
+"prerequisite" installs from a URL, credential reads, exfiltration,
+instructions to ignore previous instructions or hide things from the user,
+programs, links, and oversized files. Each finding has a rule, a severity,
+the file and line, and an excerpt with control characters escaped.
+
+With no argument it audits every skill in the folders agents read, in the
+project and the user's home. A NAME is an installed skill; a SOURCE is
+anything 'agentskills add' takes (a folder, an archive, a URL, github:...,
+oci://...), read as add reads it, installing nothing.
+
+It exits 1 when a finding reaches --fail-on (default high), 0 otherwise,
+and 2 for bad usage. --format sarif writes SARIF 2.1.0 for GitHub code
+scanning.`,
+		Example: `  agentskills audit
+  agentskills audit ./skills/my-skill github:owner/repo
+  agentskills audit --format sarif --output audit.sarif --fail-on critical`,
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			return runAudit(cmd.Context(), opts, args)
+		}),
+	}
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print the reports as JSON (as --format json)")
+	cmd.Flags().StringVar(&opts.format, "format", "table", "output format: table, json or sarif")
+	cmd.Flags().StringVarP(&opts.output, "output", "o", "", "write the output to this file instead of stdout")
+	cmd.Flags().StringVar(&opts.failOn, "fail-on", "high", "exit 1 when a finding reaches this severity: info, low, medium, high or critical")
+	return cmd
+}
+
+// auditTarget is one skill folder to audit.
+type auditTarget struct {
+	name, source, dir string
+}
+
+func runAudit(ctx context.Context, opts *auditOptions, args []string) error {
+	threshold, err := audit.ParseSeverity(opts.failOn)
+	if err != nil {
+		return usageErrorf("--fail-on: %v", err)
+	}
+	format := opts.format
+	if opts.json {
+		if format != "table" && format != "json" {
+			return usageErrorf("--json and --format %s cannot be used together", format)
+		}
+		format = "json"
+	}
+	if !slices.Contains([]string{"table", "json", "sarif"}, format) {
+		return usageErrorf("--format %q: use table, json or sarif", format)
+	}
+	targets, err := auditTargets(ctx, args)
+	if err != nil {
+		return err
+	}
+	reports := make([]audit.Report, 0, len(targets))
+	for _, t := range targets {
+		findings, err := audit.Tree(os.DirFS(t.dir))
+		if err != nil {
+			return fmt.Errorf("auditing %s (%s): %w", t.name, shortPath(t.dir), err)
+		}
+		if findings == nil {
+			findings = []audit.Finding{}
+		}
+		reports = append(reports, audit.Report{Skill: t.name, Source: t.source, Root: filepath.ToSlash(shortPath(t.dir)), Findings: findings})
+	}
+	if err := writeAudit(opts, format, reports); err != nil {
+		return err
+	}
+	return auditVerdict(opts.io, reports, threshold)
+}
+
+// writeAudit writes the reports in format to --output or stdout.
+func writeAudit(opts *auditOptions, format string, reports []audit.Report) (err error) {
+	var w io.Writer = opts.io.data
+	if format == "table" {
+		w = opts.io.out
+	}
+	if opts.output != "" {
+		f, err := os.Create(opts.output)
+		if err != nil {
+			return inputError{fmt.Errorf("--output: %w", err)}
+		}
+		defer func() {
+			if cerr := f.Close(); err == nil && cerr != nil {
+				err = fmt.Errorf("writing %s: %w", opts.output, cerr)
+			}
+		}()
+		w = f
+		if format == "table" {
+			w = newTextWriter(f)
+			defer w.(*textWriter).Flush()
+		}
+	}
+	switch format {
+	case "sarif":
+		return audit.WriteSARIF(w, reports)
+	case "json":
+		return writeJSON(&streams{data: w}, reports)
+	}
+	return auditTable(w, reports)
+}
+
+// auditTable prints one row per finding.
+func auditTable(w io.Writer, reports []audit.Report) error {
+	n := 0
+	for _, r := range reports {
+		n += len(r.Findings)
+	}
+	if n == 0 {
+		_, err := fmt.Fprintf(w, "No findings in %d skills.\n", len(reports))
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SEVERITY\tRULE\tSKILL\tFILE:LINE\tEXCERPT")
+	for _, r := range reports {
+		for _, f := range r.Findings {
+			where := f.File
+			if f.Line > 0 {
+				where = fmt.Sprintf("%s:%d", f.File, f.Line)
+			}
+			excerpt := f.Excerpt
+			if excerpt == "" {
+				excerpt = f.Message
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Severity, f.Rule, r.Skill, where, excerpt)
+		}
+	}
+	return tw.Flush()
+}
+
+// auditVerdict says on stderr what reached the threshold, and fails the
+// command when anything did.
+func auditVerdict(s *streams, reports []audit.Report, threshold audit.Severity) error {
+	var over []string
+	count := 0
+	for _, r := range reports {
+		for _, f := range r.Findings {
+			if f.Severity >= threshold {
+				count++
+				if !slices.Contains(over, r.Skill) {
+					over = append(over, r.Skill)
+				}
+			}
+		}
+	}
+	if count == 0 {
+		return nil
+	}
+	noun := "findings"
+	if count == 1 {
+		noun = "finding"
+	}
+	msg := fmt.Sprintf("%d %s at %s or above in %s", count, noun, threshold, strings.Join(over, ", "))
+	fmt.Fprintf(s.err, "agentskills audit: %s; read each before you install or run the skill, and remove a skill you do not trust ('agentskills remove NAME')\n", msg)
+	return reported(msg)
+}
+
+// auditTargets resolves the arguments to skill folders: none, every skill
+// in the folders agents read (project and user); a NAME, the installed
+// skill of that name; any other argument, a source as add reads it (an
+// archive's skills are read from their copies in the skill cache).
+func auditTargets(ctx context.Context, args []string) ([]auditTarget, error) {
+	env, err := install.CurrentEnv()
+	if err != nil {
+		return nil, err
+	}
+	installed, err := installedSkills(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	if len(args) == 0 {
+		return installed, nil
+	}
+	in := install.New(env)
+	var out []auditTarget
+	for _, arg := range args {
+		if _, statErr := os.Stat(arg); statErr != nil {
+			var named []auditTarget
+			for _, t := range installed {
+				if t.name == arg {
+					named = append(named, t)
+				}
+			}
+			if len(named) > 0 {
+				out = append(out, named...)
+				continue
+			}
+		}
+		found, err := in.Find(ctx, arg)
+		if err != nil {
+			if errors.Is(err, install.ErrInvalidSource) {
+				return nil, inputError{fmt.Errorf("%s is neither an installed skill nor a source: %w", arg, err)}
+			}
+			return nil, installErr(err)
+		}
+		for _, sk := range found {
+			p, ok := sk.Source.(skill.PathSource)
+			if !ok {
+				return nil, fmt.Errorf("%s: skill %s has no folder to audit", arg, sk.Key)
+			}
+			out = append(out, auditTarget{name: sk.Key, source: arg, dir: p.Path})
+		}
+	}
+	return out, nil
+}
+
+// installedSkills lists every skill folder agents read, in the project
+// and the user's home, each once (a link and the folder it leads to are
+// one skill).
+func installedSkills(ctx context.Context, env install.Env) ([]auditTarget, error) {
+	var out []auditTarget
+	seen := map[string]bool{}
+	for _, scope := range []install.Scope{install.Project, install.User} {
+		st, err := install.New(env, install.WithScope(scope)).List(ctx, nil)
+		if err != nil {
+			return nil, installErr(err)
+		}
+		for _, x := range st {
+			if x.State == install.StateMissing {
+				continue
+			}
+			real, err := filepath.EvalSymlinks(x.Path)
+			if err != nil || seen[real] {
+				continue
+			}
+			seen[real] = true
+			out = append(out, auditTarget{name: x.Skill, source: scope.String(), dir: real})
+		}
+	}
+	return out, nil
+}
