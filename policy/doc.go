@@ -105,8 +105,9 @@
 //  9. audit.fail_on is a severity (info, low, medium, high, critical): a
 //     skill with an audit finding at or above it is refused, unless the
 //     finding is accepted. A file that does not say refuses at high.
-//  10. audit.accept is a list of accepted findings: rule (an audit rule's
-//     id, required), skill (a skill's name, or a pattern of [path.Match];
+//  10. audit.accept is a list of accepted findings: rule (the id of one of
+//     [audit.Rules], required; another is an error, so a typo never
+//     accepts nothing quietly), skill (a skill's name, or a pattern of [path.Match];
 //     absent: any skill), source (a pattern as in rule 3; absent: any
 //     source) and reason (required: why it is accepted, for the next
 //     reader). A finding is accepted by the file when an entry matches

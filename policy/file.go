@@ -486,7 +486,7 @@ func (p *parser) audit(n *yaml.Node, f *rules) error {
 		return err
 	}
 	if v, ok := fields["fail_on"]; ok {
-		s, err := parseSeverity(v.Value)
+		s, err := audit.ParseSeverity(v.Value)
 		if err != nil || v.Kind != yaml.ScalarNode {
 			return p.errf(v, "audit.fail_on %q is not a severity: write info, low, medium, high or critical", v.Value)
 		}
@@ -509,10 +509,6 @@ func (p *parser) audit(n *yaml.Node, f *rules) error {
 	return nil
 }
 
-// ruleID is the form of an audit rule's id: lower-case words joined by
-// hyphens.
-var ruleID = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-
 func (p *parser) acceptEntry(n *yaml.Node, name string) (acceptEntry, error) {
 	fields, err := p.fields(n, name, "rule", "skill", "source", "reason")
 	if err != nil {
@@ -526,8 +522,12 @@ func (p *parser) acceptEntry(n *yaml.Node, name string) (acceptEntry, error) {
 	if e.rule, err = p.str(v, name+".rule"); err != nil {
 		return e, err
 	}
-	if !ruleID.MatchString(e.rule) {
-		return e, p.errf(v, "%s.rule %q is not an audit rule's id (lower-case words joined by hyphens, as download-exec)", name, e.rule)
+	if _, ok := audit.LookupRule(e.rule); !ok {
+		var ids []string
+		for _, r := range audit.Rules() {
+			ids = append(ids, r.ID)
+		}
+		return e, p.errf(v, "%s.rule %q is not an audit rule; the rules are %s", name, e.rule, strings.Join(ids, ", "))
 	}
 	v, ok = fields["reason"]
 	if !ok {

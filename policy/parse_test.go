@@ -52,7 +52,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown sources key", "version: 1\nsources:\n  pinned: true\n  alow: []\n", 4, `unknown key "alow"`},
 		{"unknown signer key", "version: 1\nsigners:\n  - sources: [oci:r/a]\n    key: [k.pub]\n", 4, `unknown key "key"`},
 		{"unknown audit key", "version: 1\naudit:\n  failon: low\n", 3, `unknown key "failon"`},
-		{"unknown accept key", "version: 1\naudit:\n  accept:\n    - rule: x\n      reason: y\n      file: a\n", 6, `unknown key "file"`},
+		{"unknown accept key", "version: 1\naudit:\n  accept:\n    - rule: symlink\n      reason: y\n      file: a\n", 6, `unknown key "file"`},
 		{"duplicate key", "version: 1\nsources:\n  pinned: true\n  pinned: false\n", 4, "given twice"},
 		{"merge key", "version: 1\nsources:\n  <<: {pinned: true}\n", 3, `unknown key "<<"`},
 		{"anchor", "version: 1\nsources:\n  allow: &a [github:a/b]\n", 3, "anchors and aliases"},
@@ -95,11 +95,12 @@ func TestParseErrors(t *testing.T) {
 		{"accept without reason", "version: 1\naudit:\n  accept:\n    - rule: download-exec\n", 4, "has no reason"},
 		{"accept empty reason", "version: 1\naudit:\n  accept:\n    - rule: download-exec\n      reason: \"\"\n", 5, "is empty"},
 		{"accept without rule", "version: 1\naudit:\n  accept:\n    - reason: ours\n", 4, "has no rule"},
-		{"accept bad rule id", "version: 1\naudit:\n  accept:\n    - rule: Download Exec\n      reason: ours\n", 4, "not an audit rule's id"},
-		{"accept bad source", "version: 1\naudit:\n  accept:\n    - rule: a\n      reason: b\n      source: acme/*\n", 6, "KIND:LOCATION"},
-		{"escape in reason", "version: 1\naudit:\n  accept:\n    - rule: a\n      reason: \"ok\\e[2J\"\n", 5, "U+001B"},
+		{"accept bad rule id", "version: 1\naudit:\n  accept:\n    - rule: Download Exec\n      reason: ours\n", 4, "is not an audit rule; the rules are attack-example, "},
+		{"accept rule typo", "version: 1\naudit:\n  accept:\n    - rule: download-exce\n      reason: ours\n", 4, `"download-exce" is not an audit rule`},
+		{"accept bad source", "version: 1\naudit:\n  accept:\n    - rule: symlink\n      reason: b\n      source: acme/*\n", 6, "KIND:LOCATION"},
+		{"escape in reason", "version: 1\naudit:\n  accept:\n    - rule: symlink\n      reason: \"ok\\e[2J\"\n", 5, "U+001B"},
 		{"bidi override in pattern", "version: 1\nsources:\n  allow: [\"github:acme/\u202e*\"]\n", 3, "U+202E"},
-		{"accept bad skill", "version: 1\naudit:\n  accept:\n    - rule: a\n      reason: b\n      skill: \"[\"\n", 6, "not a valid pattern"},
+		{"accept bad skill", "version: 1\naudit:\n  accept:\n    - rule: symlink\n      reason: b\n      skill: \"[\"\n", 6, "not a valid pattern"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -300,7 +300,7 @@ audit:
 		{"download-exec", audit.High, "setup-helper", evil, false},
 		{"download-exec", audit.High, "other", acme, false},
 		{"binary-file", audit.Medium, "anything", evil, true},
-		{"credential-read", audit.Critical, "setup-helper", acme, false},
+		{"reverse-shell", audit.Critical, "setup-helper", acme, false},
 		{"credential-read", audit.Low, "setup-helper", acme, true}, // below the threshold: refuses nothing
 	}
 	for _, tt := range tests {
