@@ -44,7 +44,10 @@
 //     refused. Keys are those below, and only those: an unknown key (a
 //     typo such as "pinnd") is an error naming the file and line. YAML
 //     anchors and aliases are refused (a policy needs none, and an alias
-//     can multiply a small file into a huge one). Every error wraps
+//     can multiply a small file into a huge one). A string holds no
+//     control character but a line break, and no invisible formatting
+//     character (a bidirectional override, a zero-width space): a policy's
+//     words are shown on terminals. Every error wraps
 //     [ErrInvalid] and reads FILE:LINE: WHAT, saying what to write instead.
 //  2. sources.allow is a list of patterns (rule 3). A source is allowed by
 //     the file when it matches one of them. Without sources.allow every
@@ -102,8 +105,9 @@
 //  9. audit.fail_on is a severity (info, low, medium, high, critical): a
 //     skill with an audit finding at or above it is refused, unless the
 //     finding is accepted. A file that does not say refuses at high.
-//  10. audit.accept is a list of accepted findings: rule (an audit rule's
-//     id, required), skill (a skill's name, or a pattern of [path.Match];
+//  10. audit.accept is a list of accepted findings: rule (the id of one of
+//     [audit.Rules], required; another is an error, so a typo never
+//     accepts nothing quietly), skill (a skill's name, or a pattern of [path.Match];
 //     absent: any skill), source (a pattern as in rule 3; absent: any
 //     source) and reason (required: why it is accepted, for the next
 //     reader). A finding is accepted by the file when an entry matches

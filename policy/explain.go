@@ -1,39 +1,19 @@
 package policy
 
 import (
+	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/agentadaptor/agentadaptor/audit"
 )
-
-// severityNames are the audit severities' names, lowest first.
-var severityNames = []string{"info", "low", "medium", "high", "critical"}
-
-// parseSeverity reads a severity's name, any case.
-func parseSeverity(name string) (audit.Severity, error) {
-	for i, n := range severityNames {
-		if strings.EqualFold(n, name) {
-			return audit.Severity(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown severity %q", name)
-}
-
-func severityName(s audit.Severity) string {
-	if int(s) >= 0 && int(s) < len(severityNames) {
-		return severityNames[s]
-	}
-	return fmt.Sprintf("severity(%d)", int(s))
-}
 
 // Explain says, in lines a user reads, what the policy allows for s and
 // which rule of which file says so: for `agentskills policy check`. The
 // first line says allowed or denied.
 func (p *Policy) Explain(s Source) []string {
 	var out []string
-	if err := p.Check(s); err != nil {
-		out = append(out, "denied: "+strings.TrimPrefix(err.Error(), ErrDenied.Error()+": "+s.display()+": "))
+	var denied *DeniedError
+	if errors.As(p.Check(s), &denied) {
+		out = append(out, "denied: "+denied.why())
 	} else {
 		out = append(out, "allowed")
 	}
@@ -61,7 +41,7 @@ func (p *Policy) Explain(s Source) []string {
 	}
 	out = append(out, p.explainSigners(s)...)
 	rule := p.FailOnRule()
-	out = append(out, fmt.Sprintf("  audit: a finding at %s or above refuses a skill: %s", severityName(p.FailOn()), rule))
+	out = append(out, fmt.Sprintf("  audit: a finding at %s or above refuses a skill: %s", p.FailOn(), rule))
 	for _, f := range p.files {
 		for _, e := range f.accept {
 			if e.source != nil && !e.source.matches(s) {
@@ -71,7 +51,7 @@ func (p *Policy) Explain(s Source) []string {
 			if e.skill != "" {
 				skill = "skill " + e.skill
 			}
-			out = append(out, fmt.Sprintf("  accepted: %s in %s, %s: %s", e.rule, skill, e.Rule, e.reason))
+			out = append(out, fmt.Sprintf("  accepted: %s in %s, %s: %s", e.rule, skill, e.Rule, strings.Join(strings.Fields(e.reason), " ")))
 		}
 	}
 	return out

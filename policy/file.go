@@ -2,8 +2,8 @@ package policy
 
 import (
 	"bytes"
+	"crypto"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 
@@ -56,11 +57,10 @@ type signerRule struct {
 	allowedSigners, gpgKeyring string
 }
 
-// key is one public key of a rule, as PEM, with where it was named.
+// key is one public key of a rule, with where it was named.
 type key struct {
-	name string // the file, or "inline key"
-	line int
-	pem  []byte
+	name string // the file, or "the key at line N"
+	pub  crypto.PublicKey
 }
 
 // acceptEntry is one entry of audit.accept (rule 10).
@@ -218,6 +218,11 @@ func (p *parser) str(n *yaml.Node, what string) (string, error) {
 	}
 	if n.Value == "" {
 		return "", p.errf(n, "%s is empty", what)
+	}
+	for _, r := range n.Value {
+		if (unicode.IsControl(r) && r != '\n') || unicode.Is(unicode.Cf, r) {
+			return "", p.errf(n, "%s holds the control or invisible character %U; a policy's words are shown on terminals: remove it", what, r)
+		}
 	}
 	return n.Value, nil
 }
@@ -383,8 +388,7 @@ func (p *parser) checkSigner(n *yaml.Node, fields map[string]*yaml.Node, r *sign
 func (p *parser) key(n *yaml.Node, rule string) (key, error) {
 	text := strings.TrimSpace(n.Value)
 	if strings.HasPrefix(text, "-----BEGIN") {
-		k := key{name: fmt.Sprintf("the key at line %d", n.Line), line: n.Line, pem: []byte(text)}
-		return k, p.checkPEM(n, rule, k)
+		return p.loadKey(n, rule, fmt.Sprintf("the key at line %d", n.Line), []byte(text))
 	}
 	name, err := p.resolve(n, rule+".keys")
 	if err != nil {
@@ -394,17 +398,16 @@ func (p *parser) key(n *yaml.Node, rule string) (key, error) {
 	if err != nil {
 		return key{}, p.errf(n, "%s.keys: %v", rule, err)
 	}
-	k := key{name: name, line: n.Line, pem: data}
-	return k, p.checkPEM(n, rule, k)
+	return p.loadKey(n, rule, name, data)
 }
 
-// checkPEM refuses a key that is not a PEM public key.
-func (p *parser) checkPEM(n *yaml.Node, rule string, k key) error {
-	b, _ := pem.Decode(k.pem)
-	if b == nil || b.Type != "PUBLIC KEY" {
-		return p.errf(n, "%s.keys: %s is not a PEM public key (-----BEGIN PUBLIC KEY-----, as cosign writes cosign.pub)", rule, k.name)
+// loadKey reads a PEM public key with package signature.
+func (p *parser) loadKey(n *yaml.Node, rule, name string, data []byte) (key, error) {
+	pub, err := signature.LoadPublicKey(data)
+	if err != nil {
+		return key{}, p.errf(n, "%s.keys: %s: %v", rule, name, err)
 	}
-	return nil
+	return key{name: name, pub: pub}, nil
 }
 
 // trustedRoot reads a trusted_root.json (rule 8).
@@ -483,7 +486,7 @@ func (p *parser) audit(n *yaml.Node, f *rules) error {
 		return err
 	}
 	if v, ok := fields["fail_on"]; ok {
-		s, err := parseSeverity(v.Value)
+		s, err := audit.ParseSeverity(v.Value)
 		if err != nil || v.Kind != yaml.ScalarNode {
 			return p.errf(v, "audit.fail_on %q is not a severity: write info, low, medium, high or critical", v.Value)
 		}
@@ -506,10 +509,6 @@ func (p *parser) audit(n *yaml.Node, f *rules) error {
 	return nil
 }
 
-// ruleID is the form of an audit rule's id: lower-case words joined by
-// hyphens.
-var ruleID = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-
 func (p *parser) acceptEntry(n *yaml.Node, name string) (acceptEntry, error) {
 	fields, err := p.fields(n, name, "rule", "skill", "source", "reason")
 	if err != nil {
@@ -523,8 +522,12 @@ func (p *parser) acceptEntry(n *yaml.Node, name string) (acceptEntry, error) {
 	if e.rule, err = p.str(v, name+".rule"); err != nil {
 		return e, err
 	}
-	if !ruleID.MatchString(e.rule) {
-		return e, p.errf(v, "%s.rule %q is not an audit rule's id (lower-case words joined by hyphens, as download-exec)", name, e.rule)
+	if _, ok := audit.LookupRule(e.rule); !ok {
+		var ids []string
+		for _, r := range audit.Rules() {
+			ids = append(ids, r.ID)
+		}
+		return e, p.errf(v, "%s.rule %q is not an audit rule; the rules are %s", name, e.rule, strings.Join(ids, ", "))
 	}
 	v, ok = fields["reason"]
 	if !ok {
@@ -574,16 +577,11 @@ func (r *signerRule) matches(s Source) bool {
 	return slices.ContainsFunc(r.sources, func(p pattern) bool { return p.matches(s) })
 }
 
-// requirements turns the rule into the signature package's terms, loading
-// its keys.
-func (r *signerRule) requirements() ([]signature.Requirement, error) {
+// requirements turns the rule into the signature package's terms.
+func (r *signerRule) requirements() []signature.Requirement {
 	var out []signature.Requirement
 	for _, k := range r.keys {
-		pub, err := signature.LoadPublicKey(k.pem)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %s: key %s: %w", ErrInvalid, where(r.File, k.line), r.Name, k.name, err)
-		}
-		out = append(out, signature.Requirement{Key: pub})
+		out = append(out, signature.Requirement{Key: k.pub})
 	}
 	if r.identity != "" || r.identityRE != "" {
 		out = append(out, signature.Requirement{
@@ -592,7 +590,7 @@ func (r *signerRule) requirements() ([]signature.Requirement, error) {
 			TrustedRoot: r.trustedRoot,
 		})
 	}
-	return out, nil
+	return out
 }
 
 // acceptance returns the entry of f that accepts a finding of rule in

@@ -13,8 +13,8 @@ import (
 
 // testPub is a P-256 public key in the PEM form cosign writes cosign.pub.
 const testPub = `-----BEGIN PUBLIC KEY-----
-MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE9fGMkGAmA7zYBdjw2xT9Hkm1GsWV
-XWqGaAvSgDyxRuRb/sRzBW29e/FJmbnmvdmQF2EXcRh3L0nCFNCuUT9rDA==
+MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEF8vUrgF/ZVhjBaWIxjbW7mONKB7c
+kqq3tgPlsJgxfaYUZUY5fx4VVa9vbQSlLCnhnqZGILrPBOgGaVTQ7GVDGg==
 -----END PUBLIC KEY-----
 `
 
@@ -52,7 +52,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown sources key", "version: 1\nsources:\n  pinned: true\n  alow: []\n", 4, `unknown key "alow"`},
 		{"unknown signer key", "version: 1\nsigners:\n  - sources: [oci:r/a]\n    key: [k.pub]\n", 4, `unknown key "key"`},
 		{"unknown audit key", "version: 1\naudit:\n  failon: low\n", 3, `unknown key "failon"`},
-		{"unknown accept key", "version: 1\naudit:\n  accept:\n    - rule: x\n      reason: y\n      file: a\n", 6, `unknown key "file"`},
+		{"unknown accept key", "version: 1\naudit:\n  accept:\n    - rule: symlink\n      reason: y\n      file: a\n", 6, `unknown key "file"`},
 		{"duplicate key", "version: 1\nsources:\n  pinned: true\n  pinned: false\n", 4, "given twice"},
 		{"merge key", "version: 1\nsources:\n  <<: {pinned: true}\n", 3, `unknown key "<<"`},
 		{"anchor", "version: 1\nsources:\n  allow: &a [github:a/b]\n", 3, "anchors and aliases"},
@@ -87,16 +87,20 @@ func TestParseErrors(t *testing.T) {
 		{"commits file a folder", "version: 1\nsigners:\n  - sources: [git:h/r]\n    commits: {allowed_signers: .}\n", 4, "not a regular file"},
 		{"keys empty", "version: 1\nsigners:\n  - sources: [oci:r/a]\n    keys: []\n", 4, "is empty"},
 		{"key file missing", "version: 1\nsigners:\n  - sources: [oci:r/a]\n    keys: [missing.pub]\n", 4, "no such file"},
-		{"inline key not a public key", "version: 1\nsigners:\n  - sources: [oci:r/a]\n    keys:\n      - |\n        -----BEGIN PRIVATE KEY-----\n        AAAA\n        -----END PRIVATE KEY-----\n", 5, "not a PEM public key"},
+		{"inline key not a public key", "version: 1\nsigners:\n  - sources: [oci:r/a]\n    keys:\n      - |\n        -----BEGIN PRIVATE KEY-----\n        AAAA\n        -----END PRIVATE KEY-----\n", 5, "is not a public key"},
+		{"key file not a key", "version: 1\nsigners:\n  - sources: [oci:r/a]\n    keys:\n      - " + name + "\n", 5, "unusable key"},
 		{"trusted root without identity", "version: 1\nsigners:\n  - sources: [oci:r/a]\n    keys: [\"" + strings.ReplaceAll(testPub, "\n", "\\n") + "\"]\n    trusted_root: " + name + "\n", 5, "no identity"},
 		{"fail_on unknown", "version: 1\naudit:\n  fail_on: severe\n", 3, "not a severity"},
 		{"accept not list", "version: 1\naudit:\n  accept: {rule: a}\n", 3, "must be a list"},
 		{"accept without reason", "version: 1\naudit:\n  accept:\n    - rule: download-exec\n", 4, "has no reason"},
 		{"accept empty reason", "version: 1\naudit:\n  accept:\n    - rule: download-exec\n      reason: \"\"\n", 5, "is empty"},
 		{"accept without rule", "version: 1\naudit:\n  accept:\n    - reason: ours\n", 4, "has no rule"},
-		{"accept bad rule id", "version: 1\naudit:\n  accept:\n    - rule: Download Exec\n      reason: ours\n", 4, "not an audit rule's id"},
-		{"accept bad source", "version: 1\naudit:\n  accept:\n    - rule: a\n      reason: b\n      source: acme/*\n", 6, "KIND:LOCATION"},
-		{"accept bad skill", "version: 1\naudit:\n  accept:\n    - rule: a\n      reason: b\n      skill: \"[\"\n", 6, "not a valid pattern"},
+		{"accept bad rule id", "version: 1\naudit:\n  accept:\n    - rule: Download Exec\n      reason: ours\n", 4, "is not an audit rule; the rules are attack-example, "},
+		{"accept rule typo", "version: 1\naudit:\n  accept:\n    - rule: download-exce\n      reason: ours\n", 4, `"download-exce" is not an audit rule`},
+		{"accept bad source", "version: 1\naudit:\n  accept:\n    - rule: symlink\n      reason: b\n      source: acme/*\n", 6, "KIND:LOCATION"},
+		{"escape in reason", "version: 1\naudit:\n  accept:\n    - rule: symlink\n      reason: \"ok\\e[2J\"\n", 5, "U+001B"},
+		{"bidi override in pattern", "version: 1\nsources:\n  allow: [\"github:acme/\u202e*\"]\n", 3, "U+202E"},
+		{"accept bad skill", "version: 1\naudit:\n  accept:\n    - rule: symlink\n      reason: b\n      skill: \"[\"\n", 6, "not a valid pattern"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -222,5 +226,14 @@ func TestParseKeyNotRegular(t *testing.T) {
 		if !errors.Is(err, policy.ErrInvalid) || !strings.Contains(err.Error(), "not a regular file") {
 			t.Errorf("Parse with key %s = %v, want not a regular file", k, err)
 		}
+	}
+}
+
+// Rule 1: deeply nested YAML is refused by the parser, not recursed into
+// without end.
+func TestParseDeep(t *testing.T) {
+	deep := "version: 1\nsources:\n  allow: " + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "\n"
+	if _, err := policy.Parse([]byte(deep), "p.yaml"); !errors.Is(err, policy.ErrInvalid) {
+		t.Errorf("Parse(100000 nested lists) = %v, want %v", err, policy.ErrInvalid)
 	}
 }

@@ -41,15 +41,24 @@ type DeniedError struct {
 }
 
 func (e *DeniedError) Error() string {
-	return fmt.Sprintf("%v: %s: %s (%s): %s", ErrDenied, e.Source, e.Rule, where(e.File, e.Line), e.Reason)
+	return fmt.Sprintf("%v: %s: %s", ErrDenied, e.Source, e.why())
+}
+
+// why is the refusal without its source: RULE (FILE:LINE): REASON.
+func (e *DeniedError) why() string {
+	r := Rule{Name: e.Rule, File: e.File, Line: e.Line}
+	return r.String() + ": " + e.Reason
 }
 
 func (e *DeniedError) Unwrap() error { return ErrDenied }
 
 // where locates a rule: FILE:LINE, or the file alone when the line is
-// not known.
+// not known, or "the default" for no file.
 func where(file string, line int) string {
-	if line <= 0 {
+	switch {
+	case file == "":
+		return "the default"
+	case line <= 0:
 		return file
 	}
 	return fmt.Sprintf("%s:%d", file, line)
@@ -62,7 +71,8 @@ type Rule struct {
 	// "signers[2]" (counted from 1), "audit.fail_on", "audit.accept[1]".
 	Name string
 	// File and Line locate it; Line is 0 for the default of a file that
-	// does not say (audit.fail_on).
+	// does not say (audit.fail_on), and File is "" for the default of no
+	// file.
 	File string
 	Line int
 }
@@ -197,7 +207,7 @@ func (p *Policy) Files() []string {
 // a [*DeniedError].
 func (p *Policy) Check(s Source) error {
 	if !knownKind(s.Kind) && s.Kind != "inline" {
-		return &DeniedError{Source: s.display(), Rule: "source", Reason: fmt.Sprintf("kind %q is not a kind of source the policy knows (%s, inline)", s.Kind, kindList)}
+		return &DeniedError{Source: s.display(), Rule: "source.kind", Reason: fmt.Sprintf("kind %q is not a kind of source the policy knows (%s, inline)", s.Kind, kindList)}
 	}
 	for _, f := range p.files {
 		if _, err := f.allowed(s); err != nil {
@@ -232,7 +242,8 @@ type SignerRule struct {
 
 // SignerRules returns the signers rules (with keys or identities) that
 // apply to s, the user's first; every one must be satisfied (rule 6).
-// An error names a key of the policy that is not usable.
+// The keys were read when the policy was, so the error is always nil;
+// it is there for a policy that would read them later.
 func (p *Policy) SignerRules(s Source) ([]SignerRule, error) {
 	var out []SignerRule
 	for _, f := range p.files {
@@ -240,11 +251,7 @@ func (p *Policy) SignerRules(s Source) ([]SignerRule, error) {
 			if r.commits || !r.matches(s) {
 				continue
 			}
-			reqs, err := r.requirements()
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, SignerRule{Rule: r.Rule, Requirements: reqs})
+			out = append(out, SignerRule{Rule: r.Rule, Requirements: r.requirements()})
 		}
 	}
 	return out, nil
@@ -314,7 +321,7 @@ func (p *Policy) FailOn() audit.Severity {
 // FailOnRule returns the audit.fail_on rule that sets [Policy.FailOn], for
 // a refusal to name; Line is 0 for the default.
 func (p *Policy) FailOnRule() Rule {
-	r, s := Rule{Name: "audit.fail_on", File: "the default"}, defaultFailOn+1
+	r, s := Rule{Name: "audit.fail_on"}, defaultFailOn+1
 	for _, f := range p.files {
 		if f.failOn < s {
 			r, s = Rule{Name: "audit.fail_on", File: f.path, Line: f.failOnLine}, f.failOn

@@ -194,10 +194,14 @@ func TestPinned(t *testing.T) {
 // Rules 6 and 7: which signers rules apply, and what they require.
 func TestSigners(t *testing.T) {
 	dir := t.TempDir()
-	for _, f := range []string{"allowed_signers", "trusted_root.json"} {
-		if err := os.WriteFile(filepath.Join(dir, f), []byte("{}"), 0o644); err != nil {
+	for f, content := range map[string]string{"allowed_signers": "{}", "trusted_root.json": "{}", "release.pub": testPub} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	pub, err := signature.LoadPublicKey([]byte(testPub))
+	if err != nil {
+		t.Fatal(err)
 	}
 	yaml := `version: 1
 signers:
@@ -210,6 +214,8 @@ signers:
     trusted_root: trusted_root.json
   - sources: [git:git.acme.corp/**, github:acme/*]
     commits: {allowed_signers: allowed_signers}
+  - sources: [oci:ghcr.io/acme/skills]
+    keys: [release.pub, "` + strings.ReplaceAll(testPub, "\n", `\n`) + `"]
 `
 	name := filepath.Join(dir, policy.FileName)
 	p, err := policy.Parse([]byte(yaml), name)
@@ -227,13 +233,14 @@ signers:
 			Issuer:         "https://token.actions.githubusercontent.com"}}},
 		{Rule: policy.Rule{Name: "signers[2]", File: name, Line: 6}, Requirements: []signature.Requirement{{
 			Identity: "release@acme.corp", IssuerRegexp: `^https://accounts\.google\.com$`, TrustedRoot: []byte("{}")}}},
+		{Rule: policy.Rule{Name: "signers[4]", File: name, Line: 12}, Requirements: []signature.Requirement{{Key: pub}, {Key: pub}}},
 	}
 	if diff := cmp.Diff(want, rules); diff != "" {
 		t.Errorf("SignerRules(%s): (-want +got)\n%s", acme.Location, diff)
 	}
 	lists, err := p.Signers(acme)
-	if err != nil || len(lists) != 2 {
-		t.Errorf("Signers(%s) = %v, %v, want two lists", acme.Location, lists, err)
+	if err != nil || len(lists) != 3 {
+		t.Errorf("Signers(%s) = %v, %v, want three lists", acme.Location, lists, err)
 	}
 	other := policy.Source{Kind: "oci", Location: "ghcr.io/other/skills"}
 	if lists, _ := p.Signers(other); len(lists) != 1 {
@@ -293,7 +300,7 @@ audit:
 		{"download-exec", audit.High, "setup-helper", evil, false},
 		{"download-exec", audit.High, "other", acme, false},
 		{"binary-file", audit.Medium, "anything", evil, true},
-		{"credential-read", audit.Critical, "setup-helper", acme, false},
+		{"reverse-shell", audit.Critical, "setup-helper", acme, false},
 		{"credential-read", audit.Low, "setup-helper", acme, true}, // below the threshold: refuses nothing
 	}
 	for _, tt := range tests {
@@ -436,5 +443,19 @@ func TestParseSource(t *testing.T) {
 		if (err != nil) != tt.err || got != tt.want {
 			t.Errorf("ParseSource(%q) = %+v, %v, want %+v, error %v", tt.text, got, err, tt.want, tt.err)
 		}
+	}
+}
+
+// A source of a kind the policy does not know is refused, saying which
+// kinds there are; a policy with no file says so as the rule's place.
+func TestUnknownKind(t *testing.T) {
+	var p policy.Policy
+	err := p.Check(policy.Source{Kind: "ftp", Location: "h/x", Display: "ftp://h/x"})
+	want := `policy: denied: ftp://h/x: source.kind (the default): kind "ftp" is not a kind of source the policy knows (github, git, oci, url, local, inline)`
+	if err == nil || err.Error() != want {
+		t.Errorf("Check(ftp) = %v, want %s", err, want)
+	}
+	if r := p.FailOnRule(); r.String() != "audit.fail_on (the default)" {
+		t.Errorf("FailOnRule() = %s, want audit.fail_on (the default)", r)
 	}
 }

@@ -64,6 +64,7 @@ var subcommands = []func(*streams) *cobra.Command{
 	newRunCmd,
 	newPushCmd,
 	newSignCmd,
+	newPolicyCmd,
 	newAuditCmd,
 }
 
