@@ -56,27 +56,33 @@ func (v verifier) verify(raw []byte, d digest.Digest, reqs []Requirement) (Signe
 		return Signer{}, err
 	}
 	var errs []error
-	untrusted := true
+	untrusted, requirement := true, false
 	for _, r := range reqs {
 		s, err := v.verifyOne(b, d, r)
 		if err == nil {
 			return s, nil
 		}
-		if !errors.Is(err, ErrUntrusted) {
-			untrusted = false
-		}
+		untrusted = untrusted && errors.Is(err, ErrUntrusted)
+		requirement = requirement || errors.Is(err, ErrRequirement)
 		errs = append(errs, err)
 	}
 	if len(errs) == 1 {
 		return Signer{}, errs[0]
 	}
 	sentinel := ErrInvalid
-	if untrusted {
+	switch {
+	case untrusted:
 		sentinel = ErrUntrusted
+	case requirement:
+		sentinel = ErrRequirement
 	}
 	msgs := make([]string, len(errs))
 	for i, e := range errs {
 		msgs[i] = e.Error()
+		for _, s := range []error{ErrInvalid, ErrUntrusted, ErrKey, ErrRequirement} {
+			msgs[i] = strings.TrimPrefix(msgs[i], s.Error()+": ")
+		}
+		msgs[i] = fmt.Sprintf("requirement %d: %s", i+1, msgs[i])
 	}
 	return Signer{}, fmt.Errorf("%w: no requirement is met: %s", sentinel, strings.Join(msgs, "; "))
 }
