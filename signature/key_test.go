@@ -17,7 +17,7 @@ import (
 )
 
 // newKey returns a fresh key of the named kind.
-func newKey(t *testing.T, kind string) crypto.Signer {
+func newKey(t testing.TB, kind string) crypto.Signer {
 	t.Helper()
 	var k crypto.Signer
 	var err error
@@ -43,7 +43,7 @@ func newKey(t *testing.T, kind string) crypto.Signer {
 	return k
 }
 
-func pkcs8PEM(t *testing.T, k crypto.Signer) []byte {
+func pkcs8PEM(t testing.TB, k crypto.Signer) []byte {
 	t.Helper()
 	der, err := x509.MarshalPKCS8PrivateKey(k)
 	if err != nil {
@@ -52,7 +52,7 @@ func pkcs8PEM(t *testing.T, k crypto.Signer) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
 }
 
-func publicPEM(t *testing.T, pub crypto.PublicKey) []byte {
+func publicPEM(t testing.TB, pub crypto.PublicKey) []byte {
 	t.Helper()
 	der, err := x509.MarshalPKIXPublicKey(pub)
 	if err != nil {

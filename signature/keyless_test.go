@@ -30,7 +30,7 @@ const (
 
 // newSigstore returns a test Sigstore: a certificate authority, a
 // transparency log and a timestamp authority, offline.
-func newSigstore(t *testing.T) *ca.VirtualSigstore {
+func newSigstore(t testing.TB) *ca.VirtualSigstore {
 	t.Helper()
 	vs, err := ca.NewVirtualSigstore()
 	if err != nil {
@@ -41,14 +41,14 @@ func newSigstore(t *testing.T) *ca.VirtualSigstore {
 
 // trustedRootJSON is vs's trusted_root.json; withCT lists its certificate
 // transparency log too (the test certificates carry no SCT).
-func trustedRootJSON(t *testing.T, vs *ca.VirtualSigstore, withCT bool) []byte {
+func trustedRootJSON(t testing.TB, vs *ca.VirtualSigstore, withCT bool) []byte {
 	t.Helper()
 	return trustedRootWithCA(t, vs, vs, withCT)
 }
 
 // trustedRootWithCA is vs's trusted_root.json with the certificate
 // authority of caFrom.
-func trustedRootWithCA(t *testing.T, vs, caFrom *ca.VirtualSigstore, withCT bool) []byte {
+func trustedRootWithCA(t testing.TB, vs, caFrom *ca.VirtualSigstore, withCT bool) []byte {
 	t.Helper()
 	// The test CA's log IDs are hex text, where a trusted root's are the
 	// bytes the text spells.
@@ -88,7 +88,7 @@ type keylessOptions struct {
 // keylessBundle is the bundle cosign writes for a keyless signature of d
 // by identity from issuer, made by vs: a certificate, a log entry with its
 // inclusion proof and a signed timestamp.
-func keylessBundle(t *testing.T, vs *ca.VirtualSigstore, identity, issuer string, d digest.Digest, o keylessOptions) []byte {
+func keylessBundle(t testing.TB, vs *ca.VirtualSigstore, identity, issuer string, d digest.Digest, o keylessOptions) []byte {
 	t.Helper()
 	payload := o.payload
 	if payload == nil {
