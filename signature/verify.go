@@ -195,8 +195,7 @@ func subjectString(m map[string]string) string {
 
 // verifyOne verifies p against one requirement.
 func (v verifier) verifyOne(p *parsed, d digest.Digest, r Requirement) (Signer, error) {
-	sum, _ := hex.DecodeString(d.Encoded())
-	policy := verify.WithArtifactDigest(d.Algorithm().String(), sum)
+	policy := artifactPolicy(d)
 	if r.Key != nil {
 		want, err := KeyID(r.Key)
 		if err != nil {
@@ -224,6 +223,19 @@ func (v verifier) verifyOne(p *parsed, d digest.Digest, r Requirement) (Signer, 
 	if err != nil {
 		return Signer{}, err
 	}
+	s, err := verifyCertificate(p, policy, tm)
+	if err != nil {
+		return Signer{}, err
+	}
+	if err := r.match(s); err != nil {
+		return Signer{}, err
+	}
+	return s, nil
+}
+
+// verifyCertificate verifies a keyless bundle against tm (rule 4) and
+// returns the signer its certificate names, whoever that is.
+func verifyCertificate(p *parsed, policy verify.ArtifactPolicyOption, tm root.TrustedMaterial) (Signer, error) {
 	opts := []verify.VerifierOption{verify.WithTransparencyLog(1), verify.WithObserverTimestamps(1)}
 	if len(tm.CTLogs()) > 0 {
 		opts = append(opts, verify.WithSignedCertificateTimestamps(1))
@@ -235,11 +247,47 @@ func (v verifier) verifyOne(p *parsed, d digest.Digest, r Requirement) (Signer, 
 	if _, err := sv.Verify(p.b, verify.NewPolicy(policy, verify.WithoutIdentitiesUnsafe())); err != nil {
 		return Signer{}, fmt.Errorf("%w: the keyless signature by %s does not verify against the trusted root: %v", ErrInvalid, certSigner(p.cert), err)
 	}
-	s := certSigner(p.cert)
-	if err := r.match(s); err != nil {
+	return certSigner(p.cert), nil
+}
+
+// Inspect returns who signed bundle over the manifest digest d, for trust
+// on first use, verified as far as the bundle allows without a
+// requirement (rule 9). A keyless bundle is verified as rule 4 says,
+// against trustedRoot (empty: Sigstore's public-good root), but with no
+// identity or issuer required: the signer returned is the certificate's,
+// for the caller to show, record and require later. A key bundle cannot
+// be verified without its public key (it names the key only by a hint
+// anyone can write), so Inspect returns an [ErrUntrusted] error naming the
+// key the bundle claims: verify it with a [Requirement] holding the key.
+// Errors are as [Verify]'s.
+func Inspect(bundle []byte, d digest.Digest, trustedRoot []byte) (Signer, error) {
+	return verifier{trust: publicGood}.inspect(bundle, d, trustedRoot)
+}
+
+func (v verifier) inspect(raw []byte, d digest.Digest, trustedRoot []byte) (Signer, error) {
+	p, err := parse(raw, d)
+	if err != nil {
 		return Signer{}, err
 	}
-	return s, nil
+	if p.cert == nil {
+		claimed := "a key it does not name"
+		if p.keyID != "" {
+			claimed = "key " + p.keyID
+		}
+		return Signer{}, fmt.Errorf("%w: the bundle claims a signature by %s, which only that public key can verify: pass the key", ErrUntrusted, claimed)
+	}
+	tm, err := v.trustedMaterial(Requirement{TrustedRoot: trustedRoot})
+	if err != nil {
+		return Signer{}, err
+	}
+	return verifyCertificate(p, artifactPolicy(d), tm)
+}
+
+// artifactPolicy has sigstore-go check the statement's subject against d
+// too (parse has checked it is the only one).
+func artifactPolicy(d digest.Digest) verify.ArtifactPolicyOption {
+	sum, _ := hex.DecodeString(d.Encoded())
+	return verify.WithArtifactDigest(d.Algorithm().String(), sum)
 }
 
 // certSigner is who a Fulcio certificate names.
