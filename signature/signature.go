@@ -13,9 +13,12 @@
 //     [LoadPublicKey] reads PKIX "PUBLIC KEY" PEM (cosign.pub). Only ECDSA
 //     P-256, P-384, P-521 and Ed25519 keys are used; RSA, other curves, other
 //     PEM types, a wrong password, garbage and files over 64 KiB are refused
-//     with [ErrKey], saying what was found and what is read. Keys sign as
-//     cosign signs with them: ECDSA over the curve's hash (SHA-256, -384,
-//     -512), Ed25519 pre-hashed with SHA-512 (Ed25519ph, cosign's default).
+//     with [ErrKey], saying what was found and what is read. ECDSA keys sign
+//     as cosign signs with them, over the curve's hash (SHA-256, -384,
+//     -512). Ed25519 keys sign pure Ed25519: cosign 3 signs Ed25519ph but
+//     its verify --key checks pure Ed25519 only (it refuses its own
+//     Ed25519 bundles), so pure is what cosign accepts; Verify accepts an
+//     Ed25519 signature of either kind.
 //  2. Signing. [Sign] writes what `cosign sign --key K --tlog-upload=false
 //     --new-bundle-format` attaches: a Sigstore bundle v0.3
 //     ([BundleMediaType]) holding a DSSE envelope, payload type

@@ -301,25 +301,40 @@ func certSigner(c *x509.Certificate) Signer {
 
 // verifyWithKey verifies a key bundle with pub, as cosign verify --key
 // --insecure-ignore-tlog does: the DSSE signature only, no log entry or
-// timestamp needed.
+// timestamp needed. An Ed25519 signature verifies when it is pure Ed25519
+// (what Sign writes and cosign verify checks) or Ed25519ph (what cosign
+// sign writes).
 func verifyWithKey(b *bundle.Bundle, pub crypto.PublicKey, policy verify.ArtifactPolicyOption) error {
-	var sv sigsig.Verifier
-	var err error
+	var verifiers []sigsig.Verifier
 	if k, ok := pub.(ed25519.PublicKey); ok {
-		sv, err = sigsig.LoadED25519phVerifier(k)
+		pure, err := sigsig.LoadED25519Verifier(k)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrKey, err)
+		}
+		ph, err := sigsig.LoadED25519phVerifier(k)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrKey, err)
+		}
+		verifiers = []sigsig.Verifier{pure, ph}
 	} else {
-		sv, err = sigsig.LoadDefaultVerifier(pub)
+		sv, err := sigsig.LoadDefaultVerifier(pub)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrKey, err)
+		}
+		verifiers = []sigsig.Verifier{sv}
 	}
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrKey, err)
+	var err error
+	for _, sv := range verifiers {
+		key := root.NewExpiringKey(sv, time.Time{}, time.Time{})
+		tm := root.NewTrustedPublicKeyMaterial(func(string) (root.TimeConstrainedVerifier, error) { return key, nil })
+		var v *verify.Verifier
+		if v, err = verify.NewVerifier(tm, verify.WithNoObserverTimestamps()); err != nil {
+			return err
+		}
+		if _, err = v.Verify(b, verify.NewPolicy(policy, verify.WithKey())); err == nil {
+			return nil
+		}
 	}
-	key := root.NewExpiringKey(sv, time.Time{}, time.Time{})
-	tm := root.NewTrustedPublicKeyMaterial(func(string) (root.TimeConstrainedVerifier, error) { return key, nil })
-	v, err := verify.NewVerifier(tm, verify.WithNoObserverTimestamps())
-	if err != nil {
-		return err
-	}
-	_, err = v.Verify(b, verify.NewPolicy(policy, verify.WithKey()))
 	return err
 }
 
