@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -229,6 +230,31 @@ func TestCosignSignVerifies(t *testing.T) {
 				t.Fatal(err)
 			}
 			id, _ := KeyID(pub)
+			// Rule 2: cosign signs the very statement Sign signs, and
+			// names the key by the same hint.
+			var got struct {
+				VerificationMaterial struct {
+					PublicKey struct{ Hint string } `json:"publicKey"`
+				} `json:"verificationMaterial"`
+				DSSEEnvelope struct {
+					Payload     []byte `json:"payload"`
+					PayloadType string `json:"payloadType"`
+				} `json:"dsseEnvelope"`
+			}
+			if err := json.Unmarshal(raw, &got); err != nil {
+				t.Fatal(err)
+			}
+			want, err := statement(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.DSSEEnvelope.Payload, want) || got.DSSEEnvelope.PayloadType != payloadType {
+				t.Errorf("cosign signed %s %s, Sign signs %s %s", got.DSSEEnvelope.PayloadType, got.DSSEEnvelope.Payload, payloadType, want)
+			}
+			sum, _ := keyDigest(pub)
+			if h := base64.StdEncoding.EncodeToString(sum); got.VerificationMaterial.PublicKey.Hint != h {
+				t.Errorf("cosign's key hint = %q, Sign's = %q", got.VerificationMaterial.PublicKey.Hint, h)
+			}
 			s, err := Verify(raw, d, Requirement{Key: pub})
 			if err != nil || s.KeyID != id {
 				t.Fatalf("Verify(cosign's bundle) = %v, %v, want key %s", s, err, id)

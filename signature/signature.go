@@ -30,7 +30,8 @@
 //  3. Verifying with a key. A [Requirement] with a Key verifies the DSSE
 //     signature with that key alone, as `cosign verify --key PUB
 //     --insecure-ignore-tlog` does: no transparency log entry or timestamp is
-//     needed or checked. The [Signer] is the key's [KeyID].
+//     needed or checked, and the requirement's TrustedRoot is not used.
+//     The [Signer] is the key's [KeyID].
 //  4. Verifying keyless. A Requirement with an identity and an issuer
 //     verifies against its TrustedRoot (a trusted_root.json) with
 //     sigstore-go: the certificate chains to a certificate authority of the
