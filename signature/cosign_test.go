@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -52,17 +53,62 @@ func runCosign(t *testing.T, bin, dir string, args ...string) ([]byte, error) {
 	return cmd.CombinedOutput()
 }
 
+// cosignKeyPair is a folder holding cosign.key (password x) and cosign.pub
+// as the real cosign wrote them.
+type cosignKeyPair struct{ name, dir string }
+
+// cosignKeyPairs has cosign write two key pairs: one it generates (ECDSA
+// P-256) and an Ed25519 key it imports (which it signs with Ed25519ph).
+func cosignKeyPairs(t *testing.T, bin string) []cosignKeyPair {
+	t.Helper()
+	_, ed, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(edDir, "ed.pem"), pkcs8PEM(t, ed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pairs := []struct {
+		cosignKeyPair
+		args []string
+	}{
+		{cosignKeyPair{"generated p256", t.TempDir()}, []string{"generate-key-pair"}},
+		{cosignKeyPair{"imported ed25519", edDir}, []string{"import-key-pair", "--key", "ed.pem", "-o", "cosign", "-y"}},
+	}
+	var out []cosignKeyPair
+	for _, p := range pairs {
+		if b, err := runCosign(t, bin, p.dir, p.args...); err != nil {
+			t.Fatalf("cosign %s: %v\n%s", p.args[0], err, b)
+		}
+		out = append(out, p.cosignKeyPair)
+	}
+	return out
+}
+
 // TestCosignKeyPair checks rules 1, 2 and 3 with the real cosign: a key
-// pair `cosign generate-key-pair` writes is read, and `cosign
+// pair `cosign generate-key-pair` or `cosign import-key-pair` writes is
+// read, and `cosign
 // verify-blob-attestation --key` accepts the bundle Sign writes with it
 // (the blob stands for the manifest: its sha256 is the digest signed),
 // and refuses it for other content.
 func TestCosignKeyPair(t *testing.T) {
 	bin := cosignBinary(t)
-	dir := t.TempDir()
-	if out, err := runCosign(t, bin, dir, "generate-key-pair"); err != nil {
-		t.Fatalf("cosign generate-key-pair: %v\n%s", err, out)
+	pairs := cosignKeyPairs(t, bin)
+	for _, kp := range pairs {
+		t.Run(kp.name, func(t *testing.T) { testCosignKeyPair(t, bin, kp.dir) })
 	}
+	// scrypt is slow under the race detector: one wrong password is enough.
+	privPEM, err := os.ReadFile(filepath.Join(pairs[0].dir, "cosign.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadPrivateKey(privPEM, []byte("y")); !errors.Is(err, ErrKey) || !strings.Contains(err.Error(), "wrong password") {
+		t.Fatalf("LoadPrivateKey(cosign.key, wrong password) = %v, want ErrKey saying wrong password", err)
+	}
+}
+
+func testCosignKeyPair(t *testing.T, bin, dir string) {
 	privPEM, err := os.ReadFile(filepath.Join(dir, "cosign.key"))
 	if err != nil {
 		t.Fatal(err)
@@ -70,9 +116,6 @@ func TestCosignKeyPair(t *testing.T) {
 	pubPEM, err := os.ReadFile(filepath.Join(dir, "cosign.pub"))
 	if err != nil {
 		t.Fatal(err)
-	}
-	if _, err := LoadPrivateKey(privPEM, []byte("y")); err == nil {
-		t.Fatal("LoadPrivateKey(cosign.key, wrong password) = nil error")
 	}
 	key, err := LoadPrivateKey(privPEM, []byte("x"))
 	if err != nil {
@@ -161,34 +204,13 @@ func pushImage(t *testing.T) (string, digest.Digest) {
 
 // TestCosignSignVerifies checks rules 1, 3 and 5 the other way round:
 // the bundle the real `cosign sign --key K --tlog-upload=false` writes for
-// an image verifies with Verify and the key's public half, for a key pair
-// cosign generated (ECDSA P-256) and an Ed25519 key cosign imported (which
-// it signs with Ed25519ph); it is refused for another digest and another
-// key.
+// an image verifies with Verify and the key's public half, for both of
+// cosignKeyPairs; it is refused for another digest and another key.
 func TestCosignSignVerifies(t *testing.T) {
 	bin := cosignBinary(t)
-	edDir := t.TempDir()
-	_, ed, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(edDir, "ed.pem"), pkcs8PEM(t, ed), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name string
-		dir  string
-		make []string // the cosign command that writes cosign.key and cosign.pub
-	}{
-		{name: "generated p256", dir: t.TempDir(), make: []string{"generate-key-pair"}},
-		{name: "imported ed25519", dir: edDir, make: []string{"import-key-pair", "--key", "ed.pem", "-o", "cosign", "-y"}},
-	}
-	for _, tt := range tests {
+	for _, tt := range cosignKeyPairs(t, bin) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := tt.dir
-			if out, err := runCosign(t, bin, dir, tt.make...); err != nil {
-				t.Fatalf("cosign %s: %v\n%s", tt.make[0], err, out)
-			}
 			ref, d := pushImage(t)
 			out, err := runCosign(t, bin, dir, "sign", "--key", "cosign.key", "--tlog-upload=false", "--use-signing-config=false",
 				"--new-bundle-format", "--allow-http-registry", "--upload=false", "--bundle", "bundle.json", "-y", ref)
@@ -208,6 +230,31 @@ func TestCosignSignVerifies(t *testing.T) {
 				t.Fatal(err)
 			}
 			id, _ := KeyID(pub)
+			// Rule 2: cosign signs the very statement Sign signs, and
+			// names the key by the same hint.
+			var got struct {
+				VerificationMaterial struct {
+					PublicKey struct{ Hint string } `json:"publicKey"`
+				} `json:"verificationMaterial"`
+				DSSEEnvelope struct {
+					Payload     []byte `json:"payload"`
+					PayloadType string `json:"payloadType"`
+				} `json:"dsseEnvelope"`
+			}
+			if err := json.Unmarshal(raw, &got); err != nil {
+				t.Fatal(err)
+			}
+			want, err := statement(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.DSSEEnvelope.Payload, want) || got.DSSEEnvelope.PayloadType != payloadType {
+				t.Errorf("cosign signed %s %s, Sign signs %s %s", got.DSSEEnvelope.PayloadType, got.DSSEEnvelope.Payload, payloadType, want)
+			}
+			sum, _ := keyDigest(pub)
+			if h := base64.StdEncoding.EncodeToString(sum); got.VerificationMaterial.PublicKey.Hint != h {
+				t.Errorf("cosign's key hint = %q, Sign's = %q", got.VerificationMaterial.PublicKey.Hint, h)
+			}
 			s, err := Verify(raw, d, Requirement{Key: pub})
 			if err != nil || s.KeyID != id {
 				t.Fatalf("Verify(cosign's bundle) = %v, %v, want key %s", s, err, id)

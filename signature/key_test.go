@@ -17,7 +17,7 @@ import (
 )
 
 // newKey returns a fresh key of the named kind.
-func newKey(t *testing.T, kind string) crypto.Signer {
+func newKey(t testing.TB, kind string) crypto.Signer {
 	t.Helper()
 	var k crypto.Signer
 	var err error
@@ -33,7 +33,7 @@ func newKey(t *testing.T, kind string) crypto.Signer {
 	case "ed25519":
 		_, k, err = ed25519.GenerateKey(rand.Reader)
 	case "rsa":
-		k, err = rsa.GenerateKey(rand.Reader, 2048)
+		k, err = rsa.GenerateKey(rand.Reader, 1024) // refused whatever its size; small is quick
 	default:
 		t.Fatalf("newKey(%q): unknown kind", kind)
 	}
@@ -43,7 +43,7 @@ func newKey(t *testing.T, kind string) crypto.Signer {
 	return k
 }
 
-func pkcs8PEM(t *testing.T, k crypto.Signer) []byte {
+func pkcs8PEM(t testing.TB, k crypto.Signer) []byte {
 	t.Helper()
 	der, err := x509.MarshalPKCS8PrivateKey(k)
 	if err != nil {
@@ -52,7 +52,7 @@ func pkcs8PEM(t *testing.T, k crypto.Signer) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
 }
 
-func publicPEM(t *testing.T, pub crypto.PublicKey) []byte {
+func publicPEM(t testing.TB, pub crypto.PublicKey) []byte {
 	t.Helper()
 	der, err := x509.MarshalPKIXPublicKey(pub)
 	if err != nil {
@@ -61,19 +61,20 @@ func publicPEM(t *testing.T, pub crypto.PublicKey) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
 }
 
-// encryptedPEM is a key pair file as cosign writes it: PKCS#8 DER
-// encrypted with scrypt and secretbox under password.
-func encryptedPEM(t *testing.T, k crypto.Signer, typ string, password []byte) []byte {
+// encryptedKey is a key encrypted as cosign encrypts key pairs: PKCS#8
+// DER under scrypt and secretbox (with scrypt's legacy parameters, which
+// cosign reads too, to keep the test quick).
+func encryptedKey(t *testing.T, k crypto.Signer, password []byte) []byte {
 	t.Helper()
 	der, err := x509.MarshalPKCS8PrivateKey(k)
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, err := encrypted.Encrypt(der, password)
+	enc, err := encrypted.EncryptWithCustomKDFParameters(der, password, encrypted.Legacy)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: enc})
+	return enc
 }
 
 // TestLoadPrivateKey checks rule 1 for private keys.
@@ -83,6 +84,8 @@ func TestLoadPrivateKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	enc := encryptedKey(t, p256, []byte("pw"))
+	encPEM := func(typ string) []byte { return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: enc}) }
 	tests := []struct {
 		name     string
 		pem      []byte
@@ -93,10 +96,9 @@ func TestLoadPrivateKey(t *testing.T) {
 		{name: "pkcs8 p384", pem: pkcs8PEM(t, newKey(t, "p384"))},
 		{name: "pkcs8 p521", pem: pkcs8PEM(t, newKey(t, "p521"))},
 		{name: "pkcs8 ed25519", pem: pkcs8PEM(t, newKey(t, "ed25519"))},
-		{name: "sigstore encrypted", pem: encryptedPEM(t, p256, "ENCRYPTED SIGSTORE PRIVATE KEY", []byte("pw")), password: "pw"},
-		{name: "cosign 1 encrypted", pem: encryptedPEM(t, p256, "ENCRYPTED COSIGN PRIVATE KEY", []byte("pw")), password: "pw"},
-		{name: "encrypted ed25519", pem: encryptedPEM(t, newKey(t, "ed25519"), "ENCRYPTED SIGSTORE PRIVATE KEY", []byte("pw")), password: "pw"},
-		{name: "wrong password", pem: encryptedPEM(t, p256, "ENCRYPTED SIGSTORE PRIVATE KEY", []byte("pw")), password: "other", wantErr: "wrong password"},
+		{name: "sigstore encrypted", pem: encPEM("ENCRYPTED SIGSTORE PRIVATE KEY"), password: "pw"},
+		{name: "cosign 1 encrypted", pem: encPEM("ENCRYPTED COSIGN PRIVATE KEY"), password: "pw"},
+		{name: "wrong password", pem: encPEM("ENCRYPTED SIGSTORE PRIVATE KEY"), password: "other", wantErr: "wrong password"},
 		{name: "rsa", pem: pkcs8PEM(t, newKey(t, "rsa")), wantErr: "RSA keys are not supported"},
 		{name: "p224", pem: pkcs8PEM(t, newKey(t, "p224")), wantErr: "curve P-224 is not supported"},
 		{name: "sec1", pem: pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: ecSEC1}), wantErr: `"EC PRIVATE KEY" key is not read`},

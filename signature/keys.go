@@ -122,9 +122,9 @@ type algorithm struct {
 	details protocommon.PublicKeyDetails
 }
 
-// keyAlgorithm returns how cosign signs with pub: ECDSA with the hash that
-// matches the curve, and Ed25519 pre-hashed with SHA-512 (Ed25519ph,
-// cosign's default for Ed25519 keys).
+// keyAlgorithm returns how a key signs: ECDSA with the hash that matches
+// the curve, as cosign signs, and pure Ed25519 (cosign signs Ed25519ph,
+// but its verify --key checks pure Ed25519 only; see rule 1).
 func keyAlgorithm(pub crypto.PublicKey) (algorithm, error) {
 	switch k := pub.(type) {
 	case *ecdsa.PublicKey:
@@ -138,7 +138,7 @@ func keyAlgorithm(pub crypto.PublicKey) (algorithm, error) {
 		}
 		return algorithm{}, fmt.Errorf("%w: ECDSA curve %s is not supported; want P-256, P-384 or P-521", ErrKey, k.Curve.Params().Name)
 	case ed25519.PublicKey:
-		return algorithm{"ED25519", crypto.SHA512, protocommon.PublicKeyDetails_PKIX_ED25519_PH}, nil
+		return algorithm{"ED25519", 0, protocommon.PublicKeyDetails_PKIX_ED25519}, nil
 	case *rsa.PublicKey:
 		return algorithm{}, fmt.Errorf("%w: RSA keys are not supported; want ECDSA (P-256, P-384, P-521) or Ed25519 (cosign generate-key-pair makes ECDSA P-256)", ErrKey)
 	}

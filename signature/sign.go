@@ -3,7 +3,6 @@ package signature
 import (
 	"context"
 	"crypto"
-	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
@@ -104,12 +103,12 @@ func newKeypair(key crypto.Signer) (*keypair, error) {
 
 func (k *keypair) GetHashAlgorithm() protocommon.HashAlgorithm {
 	switch k.alg.hash {
+	case crypto.SHA256:
+		return protocommon.HashAlgorithm_SHA2_256
 	case crypto.SHA384:
 		return protocommon.HashAlgorithm_SHA2_384
-	case crypto.SHA512:
-		return protocommon.HashAlgorithm_SHA2_512
 	}
-	return protocommon.HashAlgorithm_SHA2_256
+	return protocommon.HashAlgorithm_SHA2_512 // ECDSA P-521, and Ed25519's own
 }
 
 func (k *keypair) GetSigningAlgorithm() protocommon.PublicKeyDetails { return k.alg.details }
@@ -122,17 +121,18 @@ func (k *keypair) GetPublicKeyPem() (string, error) {
 	return string(b), err
 }
 
-// SignData signs the hash of data: ECDSA over the curve's hash, Ed25519
-// pre-hashed with SHA-512 (Ed25519ph), as cosign does.
+// SignData signs data: ECDSA over the curve's hash, as cosign does, and
+// Ed25519 over data itself (pure Ed25519, which cosign verify --key
+// checks). It returns the signature and the hash signed (nil for Ed25519).
 func (k *keypair) SignData(_ context.Context, data []byte) ([]byte, []byte, error) {
-	h := k.alg.hash.New()
-	h.Write(data)
-	sum := h.Sum(nil)
-	var opts crypto.SignerOpts = k.alg.hash
-	if _, ok := k.signer.Public().(ed25519.PublicKey); ok {
-		opts = &ed25519.Options{Hash: crypto.SHA512}
+	msg, sum := data, []byte(nil)
+	if k.alg.hash != 0 {
+		h := k.alg.hash.New()
+		h.Write(data)
+		sum = h.Sum(nil)
+		msg = sum
 	}
-	sig, err := k.signer.Sign(rand.Reader, sum, opts)
+	sig, err := k.signer.Sign(rand.Reader, msg, k.alg.hash)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: the key did not sign: %v", ErrKey, err)
 	}

@@ -1,6 +1,11 @@
 package signature
 
 import (
+	"context"
+	"crypto"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/sha512"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -9,6 +14,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/opencontainers/go-digest"
+	"github.com/sigstore/sigstore-go/pkg/sign"
+	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // testDigest is a manifest digest made from s.
@@ -160,4 +167,43 @@ func damageSignature(t *testing.T, raw []byte) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// phKeypair signs Ed25519ph, as cosign sign does with an Ed25519 key.
+type phKeypair struct{ *keypair }
+
+func (k phKeypair) SignData(_ context.Context, data []byte) ([]byte, []byte, error) {
+	sum := sha512.Sum512(data)
+	sig, err := k.signer.Sign(rand.Reader, sum[:], &ed25519.Options{Hash: crypto.SHA512})
+	return sig, sum[:], err
+}
+
+// TestVerifyEd25519ph checks rule 1's two kinds of Ed25519 signature:
+// Ed25519ph (as cosign sign writes) verifies too, and a pure Ed25519
+// signature by another key does not.
+func TestVerifyEd25519ph(t *testing.T) {
+	key := newKey(t, "ed25519")
+	d := testDigest("manifest")
+	kp, err := newKeypair(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, err := statement(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := sign.Bundle(&sign.DSSEData{Data: payload, PayloadType: payloadType}, phKeypair{kp}, sign.BundleOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := protojson.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Verify(raw, d, Requirement{Key: key.Public()}); err != nil {
+		t.Errorf("Verify(Ed25519ph) = %v, want it verified", err)
+	}
+	if _, err := Verify(raw, d, Requirement{Key: newKey(t, "ed25519").Public()}); !errors.Is(err, ErrUntrusted) {
+		t.Errorf("Verify(Ed25519ph, other key) = %v, want ErrUntrusted", err)
+	}
 }

@@ -13,9 +13,12 @@
 //     [LoadPublicKey] reads PKIX "PUBLIC KEY" PEM (cosign.pub). Only ECDSA
 //     P-256, P-384, P-521 and Ed25519 keys are used; RSA, other curves, other
 //     PEM types, a wrong password, garbage and files over 64 KiB are refused
-//     with [ErrKey], saying what was found and what is read. Keys sign as
-//     cosign signs with them: ECDSA over the curve's hash (SHA-256, -384,
-//     -512), Ed25519 pre-hashed with SHA-512 (Ed25519ph, cosign's default).
+//     with [ErrKey], saying what was found and what is read. ECDSA keys sign
+//     as cosign signs with them, over the curve's hash (SHA-256, -384,
+//     -512). Ed25519 keys sign pure Ed25519: cosign 3 signs Ed25519ph but
+//     its verify --key checks pure Ed25519 only (it refuses its own
+//     Ed25519 bundles), so pure is what cosign accepts; Verify accepts an
+//     Ed25519 signature of either kind.
 //  2. Signing. [Sign] writes what `cosign sign --key K --tlog-upload=false
 //     --new-bundle-format` attaches: a Sigstore bundle v0.3
 //     ([BundleMediaType]) holding a DSSE envelope, payload type
@@ -27,7 +30,8 @@
 //  3. Verifying with a key. A [Requirement] with a Key verifies the DSSE
 //     signature with that key alone, as `cosign verify --key PUB
 //     --insecure-ignore-tlog` does: no transparency log entry or timestamp is
-//     needed or checked. The [Signer] is the key's [KeyID].
+//     needed or checked, and the requirement's TrustedRoot is not used.
+//     The [Signer] is the key's [KeyID].
 //  4. Verifying keyless. A Requirement with an identity and an issuer
 //     verifies against its TrustedRoot (a trusted_root.json) with
 //     sigstore-go: the certificate chains to a certificate authority of the
@@ -56,16 +60,26 @@
 //  7. Errors. A bundle that does not verify is [ErrInvalid]; one that
 //     verifies but by a signer no requirement names (another key, keyless
 //     for a key, another identity or issuer) is [ErrUntrusted], naming the
-//     signer found and the one wanted; with several requirements, the error
-//     is ErrUntrusted when every requirement failed that way, else
-//     ErrInvalid. A requirement that names no signer, two kinds, a bad
-//     expression or an unreadable trusted root is [ErrRequirement]. A key
-//     bundle's hint is not trusted: it only names, in an error, the key a
-//     signature claims when it does not verify with the wanted one.
+//     signer found and the one wanted. A requirement that names no signer,
+//     two kinds, one half of an identity, a bad expression, or whose
+//     trusted root cannot be read or fetched is [ErrRequirement]; an
+//     unusable key is [ErrKey]. With several requirements the first met
+//     wins; when none is, the error lists each one's reason and is
+//     ErrUntrusted when every reason is, else ErrRequirement when one is,
+//     else ErrInvalid. A key bundle's hint is not trusted: it only names,
+//     in an error, the key a signature claims when it does not verify with
+//     the wanted one. This package never returns [ErrUnsigned]: it is for
+//     callers that find no bundle at all.
 //  8. Not verified. Revocation (Sigstore has none: certificates live ten
 //     minutes, and a key's compromise is the policy's business); for a key
 //     signature, when it was made; whether a signer is the one a user should
 //     trust (the caller's requirements say that).
+//  9. Trust on first use. [Inspect] returns a keyless bundle's signer,
+//     verified as rule 4 says but with no identity required, for the
+//     caller to record and require from then on ([Requirement.Matches]). A
+//     key bundle's signer cannot be learnt from the bundle: Inspect refuses
+//     it with ErrUntrusted naming the key it claims, and the caller passes
+//     the key.
 //
 // The package is pure Go and behaves the same on Linux, macOS and Windows;
 // only the TUF cache folder differs, as os.UserCacheDir does.

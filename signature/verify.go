@@ -56,27 +56,33 @@ func (v verifier) verify(raw []byte, d digest.Digest, reqs []Requirement) (Signe
 		return Signer{}, err
 	}
 	var errs []error
-	untrusted := true
+	untrusted, requirement := true, false
 	for _, r := range reqs {
 		s, err := v.verifyOne(b, d, r)
 		if err == nil {
 			return s, nil
 		}
-		if !errors.Is(err, ErrUntrusted) {
-			untrusted = false
-		}
+		untrusted = untrusted && errors.Is(err, ErrUntrusted)
+		requirement = requirement || errors.Is(err, ErrRequirement)
 		errs = append(errs, err)
 	}
 	if len(errs) == 1 {
 		return Signer{}, errs[0]
 	}
 	sentinel := ErrInvalid
-	if untrusted {
+	switch {
+	case untrusted:
 		sentinel = ErrUntrusted
+	case requirement:
+		sentinel = ErrRequirement
 	}
 	msgs := make([]string, len(errs))
 	for i, e := range errs {
 		msgs[i] = e.Error()
+		for _, s := range []error{ErrInvalid, ErrUntrusted, ErrKey, ErrRequirement} {
+			msgs[i] = strings.TrimPrefix(msgs[i], s.Error()+": ")
+		}
+		msgs[i] = fmt.Sprintf("requirement %d: %s", i+1, msgs[i])
 	}
 	return Signer{}, fmt.Errorf("%w: no requirement is met: %s", sentinel, strings.Join(msgs, "; "))
 }
@@ -189,8 +195,7 @@ func subjectString(m map[string]string) string {
 
 // verifyOne verifies p against one requirement.
 func (v verifier) verifyOne(p *parsed, d digest.Digest, r Requirement) (Signer, error) {
-	sum, _ := hex.DecodeString(d.Encoded())
-	policy := verify.WithArtifactDigest(d.Algorithm().String(), sum)
+	policy := artifactPolicy(d)
 	if r.Key != nil {
 		want, err := KeyID(r.Key)
 		if err != nil {
@@ -218,6 +223,19 @@ func (v verifier) verifyOne(p *parsed, d digest.Digest, r Requirement) (Signer, 
 	if err != nil {
 		return Signer{}, err
 	}
+	s, err := verifyCertificate(p, policy, tm)
+	if err != nil {
+		return Signer{}, err
+	}
+	if err := r.match(s); err != nil {
+		return Signer{}, err
+	}
+	return s, nil
+}
+
+// verifyCertificate verifies a keyless bundle against tm (rule 4) and
+// returns the signer its certificate names, whoever that is.
+func verifyCertificate(p *parsed, policy verify.ArtifactPolicyOption, tm root.TrustedMaterial) (Signer, error) {
 	opts := []verify.VerifierOption{verify.WithTransparencyLog(1), verify.WithObserverTimestamps(1)}
 	if len(tm.CTLogs()) > 0 {
 		opts = append(opts, verify.WithSignedCertificateTimestamps(1))
@@ -229,11 +247,47 @@ func (v verifier) verifyOne(p *parsed, d digest.Digest, r Requirement) (Signer, 
 	if _, err := sv.Verify(p.b, verify.NewPolicy(policy, verify.WithoutIdentitiesUnsafe())); err != nil {
 		return Signer{}, fmt.Errorf("%w: the keyless signature by %s does not verify against the trusted root: %v", ErrInvalid, certSigner(p.cert), err)
 	}
-	s := certSigner(p.cert)
-	if err := r.match(s); err != nil {
+	return certSigner(p.cert), nil
+}
+
+// Inspect returns who signed bundle over the manifest digest d, for trust
+// on first use, verified as far as the bundle allows without a
+// requirement (rule 9). A keyless bundle is verified as rule 4 says,
+// against trustedRoot (empty: Sigstore's public-good root), but with no
+// identity or issuer required: the signer returned is the certificate's,
+// for the caller to show, record and require later. A key bundle cannot
+// be verified without its public key (it names the key only by a hint
+// anyone can write), so Inspect returns an [ErrUntrusted] error naming the
+// key the bundle claims: verify it with a [Requirement] holding the key.
+// Errors are as [Verify]'s.
+func Inspect(bundle []byte, d digest.Digest, trustedRoot []byte) (Signer, error) {
+	return verifier{trust: publicGood}.inspect(bundle, d, trustedRoot)
+}
+
+func (v verifier) inspect(raw []byte, d digest.Digest, trustedRoot []byte) (Signer, error) {
+	p, err := parse(raw, d)
+	if err != nil {
 		return Signer{}, err
 	}
-	return s, nil
+	if p.cert == nil {
+		claimed := "a key it does not name"
+		if p.keyID != "" {
+			claimed = "key " + p.keyID
+		}
+		return Signer{}, fmt.Errorf("%w: the bundle claims a signature by %s, which only that public key can verify: pass the key", ErrUntrusted, claimed)
+	}
+	tm, err := v.trustedMaterial(Requirement{TrustedRoot: trustedRoot})
+	if err != nil {
+		return Signer{}, err
+	}
+	return verifyCertificate(p, artifactPolicy(d), tm)
+}
+
+// artifactPolicy has sigstore-go check the statement's subject against d
+// too (parse has checked it is the only one).
+func artifactPolicy(d digest.Digest) verify.ArtifactPolicyOption {
+	sum, _ := hex.DecodeString(d.Encoded())
+	return verify.WithArtifactDigest(d.Algorithm().String(), sum)
 }
 
 // certSigner is who a Fulcio certificate names.
@@ -247,25 +301,40 @@ func certSigner(c *x509.Certificate) Signer {
 
 // verifyWithKey verifies a key bundle with pub, as cosign verify --key
 // --insecure-ignore-tlog does: the DSSE signature only, no log entry or
-// timestamp needed.
+// timestamp needed. An Ed25519 signature verifies when it is pure Ed25519
+// (what Sign writes and cosign verify checks) or Ed25519ph (what cosign
+// sign writes).
 func verifyWithKey(b *bundle.Bundle, pub crypto.PublicKey, policy verify.ArtifactPolicyOption) error {
-	var sv sigsig.Verifier
-	var err error
+	var verifiers []sigsig.Verifier
 	if k, ok := pub.(ed25519.PublicKey); ok {
-		sv, err = sigsig.LoadED25519phVerifier(k)
+		pure, err := sigsig.LoadED25519Verifier(k)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrKey, err)
+		}
+		ph, err := sigsig.LoadED25519phVerifier(k)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrKey, err)
+		}
+		verifiers = []sigsig.Verifier{pure, ph}
 	} else {
-		sv, err = sigsig.LoadDefaultVerifier(pub)
+		sv, err := sigsig.LoadDefaultVerifier(pub)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrKey, err)
+		}
+		verifiers = []sigsig.Verifier{sv}
 	}
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrKey, err)
+	var err error
+	for _, sv := range verifiers {
+		key := root.NewExpiringKey(sv, time.Time{}, time.Time{})
+		tm := root.NewTrustedPublicKeyMaterial(func(string) (root.TimeConstrainedVerifier, error) { return key, nil })
+		var v *verify.Verifier
+		if v, err = verify.NewVerifier(tm, verify.WithNoObserverTimestamps()); err != nil {
+			return err
+		}
+		if _, err = v.Verify(b, verify.NewPolicy(policy, verify.WithKey())); err == nil {
+			return nil
+		}
 	}
-	key := root.NewExpiringKey(sv, time.Time{}, time.Time{})
-	tm := root.NewTrustedPublicKeyMaterial(func(string) (root.TimeConstrainedVerifier, error) { return key, nil })
-	v, err := verify.NewVerifier(tm, verify.WithNoObserverTimestamps())
-	if err != nil {
-		return err
-	}
-	_, err = v.Verify(b, verify.NewPolicy(policy, verify.WithKey()))
 	return err
 }
 
