@@ -159,9 +159,9 @@
 // The audit reads at most 10,000 files and 64 MiB in all; beyond either,
 // [Tree] fails with [ErrTooLarge] rather than answer about part of a tree.
 // A file over 8 MiB is not read (rule 20 reports it), and only its first
-// 8 KiB is read to tell a program from text. A line over 1 MiB is read in
-// pieces of 1 MiB that overlap by 4 KiB, each reported under the line's
-// number. Excerpts are at most 160 characters.
+// 8 KiB is read to tell a program from text. A line over 64 KiB is read
+// in pieces of 64 KiB that overlap by 4 KiB, each reported under the
+// line's number. Excerpts are at most 160 characters.
 //
 // # Platforms
 //

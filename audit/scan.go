@@ -20,7 +20,7 @@ const (
 	maxFileBytes  = 8 << 20
 	maxSkillMD    = 1 << 20
 	sniffBytes    = 8 << 10
-	maxLineBytes  = 1 << 20
+	maxLineBytes  = 64 << 10
 	maxExcerpt    = 160
 )
 
