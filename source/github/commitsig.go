@@ -146,4 +146,3 @@ func objectID(object []byte, digits int) string {
 	h.Write(object)
 	return hex.EncodeToString(h.Sum(nil))
 }
-
