@@ -55,7 +55,7 @@ func Require(t testing.TB, tools ...string) {
 // address.
 func NewSigner(t testing.TB, principal string) *Signer {
 	t.Helper()
-	Require(t, "git", "ssh-keygen", "gpg")
+	Require(t, "git", "ssh-keygen", "gpg", "gpg-agent")
 	dir := t.TempDir()
 	s := &Signer{Principal: principal, SSHKey: filepath.Join(dir, "id_ed25519")}
 	run(t, dir, nil, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", principal, "-f", s.SSHKey)
