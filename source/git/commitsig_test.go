@@ -193,3 +193,49 @@ func TestVerifyCommitObject(t *testing.T) {
 		t.Errorf("VerifyCommitObject(ssh-bob, alice's text) = %v, want a refusal saying what it hashes to", err)
 	}
 }
+
+// Rule 16: without gpg or ssh-keygen on PATH, the error says which to
+// install.
+func TestVerifyCommitWithoutTools(t *testing.T) {
+	r := newSignedRepo(t)
+	c := newClient(t) // git is found now, by its full path
+	t.Setenv("PATH", t.TempDir())
+	for _, tt := range []struct{ commit, want string }{
+		{"ssh-alice", "install OpenSSH's client"},
+		{"gpg-alice", "install GnuPG"},
+	} {
+		src, err := git.Parse(r.url + "#ref=" + tt.commit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := source.CommitKeys{AllowedSigners: r.alice.AllowedSigners, GPGKeyring: r.alice.GPGKeyring}
+		_, err = c.VerifyCommit(t.Context(), git.Pin{Source: src, Commit: r.commits[tt.commit]}, keys)
+		if !errors.Is(err, source.ErrCommitSignature) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("VerifyCommit(%s) without the tool = %v, want source.ErrCommitSignature saying %q", tt.commit, err, tt.want)
+		}
+	}
+}
+
+// Rule 14: verifying writes nothing to the user's GnuPG home or home
+// folder, and leaves nothing in the temporary folder.
+func TestVerifyCommitWritesNothingOfTheUser(t *testing.T) {
+	r := newSignedRepo(t)
+	home, gnupg, tmp := t.TempDir(), t.TempDir(), t.TempDir()
+	c := newClient(t, git.WithTempDir(tmp))
+	t.Setenv("HOME", home)
+	t.Setenv("GNUPGHOME", gnupg)
+	for _, name := range []string{"gpg-alice", "gpg-bob", "ssh-alice"} {
+		src, err := git.Parse(r.url + "#ref=" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := source.CommitKeys{AllowedSigners: r.alice.AllowedSigners, GPGKeyring: r.alice.GPGKeyring}
+		got, err := c.VerifyCommit(t.Context(), git.Pin{Source: src, Commit: r.commits[name]}, keys)
+		if (err == nil) != (name != "gpg-bob") {
+			t.Errorf("VerifyCommit(%s) = %q, %v", name, got, err)
+		}
+	}
+	emptyTemp(t, home)
+	emptyTemp(t, gnupg)
+	emptyTemp(t, tmp)
+}
