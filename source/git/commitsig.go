@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/agentadaptor/agentadaptor/source"
@@ -238,6 +239,7 @@ func (r *repo) gnupgHome(ctx context.Context, program, keyring string) (string, 
 	cmd := exec.CommandContext(ctx, program, "--batch", "--no-tty", "--status-fd", "1", "--import", "--", file)
 	cmd.Env = append(r.env[:len(r.env):len(r.env)], "GNUPGHOME="+home)
 	cmd.Dir = r.dir
+	cmd.WaitDelay = 5 * time.Second
 	ownGroup(cmd)
 	out := &tail{max: 16 << 10}
 	cmd.Stdout, cmd.Stderr = out, out
