@@ -148,7 +148,8 @@ func (r *repo) verify(ctx context.Context, commit string, keys source.CommitKeys
 	args := []string{"-c", "gpg.minTrustLevel=undefined"}
 	env := r.env
 	var allowed string // the allowed signers file, and where it was named
-	switch signatureKind(object) {
+	kind := signatureKind(object)
+	switch kind {
 	case sigNone:
 		return "", fmt.Errorf("%w: it is not signed (its publisher signs it with git commit -S; or the policy stops requiring a signer for this source)", source.ErrCommitSignature)
 	case sigX509:
@@ -196,7 +197,7 @@ func (r *repo) verify(ctx context.Context, commit string, keys source.CommitKeys
 	if runErr != nil && !errors.As(runErr, &exit) {
 		return "", fmt.Errorf("run git verify-commit: %w", runErr)
 	}
-	if signatureKind(object) == sigSSH {
+	if kind == sigSSH {
 		return sshSigner(out.String(), runErr == nil, allowed)
 	}
 	return gpgSigner(out.String(), runErr == nil, keys.GPGKeyring)
