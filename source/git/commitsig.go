@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/agentadaptor/agentadaptor/source"
@@ -147,7 +148,8 @@ func (r *repo) verify(ctx context.Context, commit string, keys source.CommitKeys
 	args := []string{"-c", "gpg.minTrustLevel=undefined"}
 	env := r.env
 	var allowed string // the allowed signers file, and where it was named
-	switch signatureKind(object) {
+	kind := signatureKind(object)
+	switch kind {
 	case sigNone:
 		return "", fmt.Errorf("%w: it is not signed (its publisher signs it with git commit -S; or the policy stops requiring a signer for this source)", source.ErrCommitSignature)
 	case sigX509:
@@ -195,7 +197,7 @@ func (r *repo) verify(ctx context.Context, commit string, keys source.CommitKeys
 	if runErr != nil && !errors.As(runErr, &exit) {
 		return "", fmt.Errorf("run git verify-commit: %w", runErr)
 	}
-	if signatureKind(object) == sigSSH {
+	if kind == sigSSH {
 		return sshSigner(out.String(), runErr == nil, allowed)
 	}
 	return gpgSigner(out.String(), runErr == nil, keys.GPGKeyring)
@@ -238,6 +240,7 @@ func (r *repo) gnupgHome(ctx context.Context, program, keyring string) (string, 
 	cmd := exec.CommandContext(ctx, program, "--batch", "--no-tty", "--status-fd", "1", "--import", "--", file)
 	cmd.Env = append(r.env[:len(r.env):len(r.env)], "GNUPGHOME="+home)
 	cmd.Dir = r.dir
+	cmd.WaitDelay = 5 * time.Second
 	ownGroup(cmd)
 	out := &tail{max: 16 << 10}
 	cmd.Stdout, cmd.Stderr = out, out

@@ -16,11 +16,11 @@ import (
 // own so that a server gives it by id, with the identities that signed
 // them.
 type signedRepo struct {
-	url          string // git+file URL of the repository
-	alice, bob   *gitsigtest.Signer
-	commits      map[string]string // case → commit
-	dir          string
-	allowedAlice string
+	url        string // git+file URL of the repository
+	alice, bob *gitsigtest.Signer
+	carol      *gitsigtest.Signer // a GPG key that expired
+	commits    map[string]string  // case → commit
+	dir        string
 }
 
 func newSignedRepo(t *testing.T) *signedRepo {
@@ -29,6 +29,7 @@ func newSignedRepo(t *testing.T) *signedRepo {
 	r := &signedRepo{
 		alice:   gitsigtest.NewSigner(t, "alice@example.com"),
 		bob:     gitsigtest.NewSigner(t, "bob@example.com"),
+		carol:   gitsigtest.NewExpiredSigner(t, "carol@example.com"),
 		commits: map[string]string{},
 		dir:     filepath.Join(t.TempDir(), "repo"),
 	}
@@ -42,6 +43,7 @@ func newSignedRepo(t *testing.T) *signedRepo {
 	add("ssh-bob", gitsigtest.Commit(t, r.dir, r.bob, gitsigtest.SSH, "ssh bob"))
 	add("gpg-alice", gitsigtest.Commit(t, r.dir, r.alice, gitsigtest.GPG, "gpg alice"))
 	add("gpg-bob", gitsigtest.Commit(t, r.dir, r.bob, gitsigtest.GPG, "gpg bob"))
+	add("gpg-expired", gitsigtest.Commit(t, r.dir, r.carol, gitsigtest.GPG, "gpg carol"))
 	for _, kind := range []string{"ssh", "gpg"} {
 		for _, what := range []string{"message", "signature"} {
 			add(kind+"-changed-"+what, gitsigtest.Changed(t, r.dir, r.commits[kind+"-alice"], what))
@@ -77,6 +79,7 @@ func TestVerifyCommit(t *testing.T) {
 		{name: "ssh by another key", commit: "ssh-bob", keys: both, wantErr: []string{"signed by SSH ED25519 key " + bob.SSHFingerprint, "does not name", alice.AllowedSigners}},
 		{name: "gpg by another key", commit: "gpg-bob", keys: both, wantErr: []string{"signed by GPG key " + bob.GPGFingerprint, "does not hold", alice.GPGKeyring}},
 		{name: "gpg without a keyring", commit: "gpg-alice", keys: source.CommitKeys{AllowedSigners: alice.AllowedSigners}, wantErr: []string{"signed by GPG key " + alice.GPGFingerprint, "no GPG keyring", "policy"}},
+		{name: "gpg by an expired key", commit: "gpg-expired", keys: source.CommitKeys{GPGKeyring: r.carol.GPGKeyring}, wantErr: []string{"expired or revoked", "carol <carol@example.com>"}},
 		{name: "ssh text changed", commit: "ssh-changed-message", keys: both, wantErr: []string{"SSH signature does not verify", "changed after signing"}},
 		{name: "ssh signature changed", commit: "ssh-changed-signature", keys: both, wantErr: []string{"SSH signature does not verify"}},
 		{name: "gpg text changed", commit: "gpg-changed-message", keys: both, wantErr: []string{"GPG signature by", "does not verify", "changed after signing"}},
@@ -192,4 +195,50 @@ func TestVerifyCommitObject(t *testing.T) {
 	if !errors.Is(err, source.ErrCommitSignature) || !strings.Contains(err.Error(), "hashes to "+r.commits["ssh-alice"]) {
 		t.Errorf("VerifyCommitObject(ssh-bob, alice's text) = %v, want a refusal saying what it hashes to", err)
 	}
+}
+
+// Rule 16: without gpg or ssh-keygen on PATH, the error says which to
+// install.
+func TestVerifyCommitWithoutTools(t *testing.T) {
+	r := newSignedRepo(t)
+	c := newClient(t) // git is found now, by its full path
+	t.Setenv("PATH", t.TempDir())
+	for _, tt := range []struct{ commit, want string }{
+		{"ssh-alice", "install OpenSSH's client"},
+		{"gpg-alice", "install GnuPG"},
+	} {
+		src, err := git.Parse(r.url + "#ref=" + tt.commit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := source.CommitKeys{AllowedSigners: r.alice.AllowedSigners, GPGKeyring: r.alice.GPGKeyring}
+		_, err = c.VerifyCommit(t.Context(), git.Pin{Source: src, Commit: r.commits[tt.commit]}, keys)
+		if !errors.Is(err, source.ErrCommitSignature) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("VerifyCommit(%s) without the tool = %v, want source.ErrCommitSignature saying %q", tt.commit, err, tt.want)
+		}
+	}
+}
+
+// Rule 14: verifying writes nothing to the user's GnuPG home or home
+// folder, and leaves nothing in the temporary folder.
+func TestVerifyCommitWritesNothingOfTheUser(t *testing.T) {
+	r := newSignedRepo(t)
+	home, gnupg, tmp := t.TempDir(), t.TempDir(), t.TempDir()
+	c := newClient(t, git.WithTempDir(tmp))
+	t.Setenv("HOME", home)
+	t.Setenv("GNUPGHOME", gnupg)
+	for _, name := range []string{"gpg-alice", "gpg-bob", "ssh-alice"} {
+		src, err := git.Parse(r.url + "#ref=" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := source.CommitKeys{AllowedSigners: r.alice.AllowedSigners, GPGKeyring: r.alice.GPGKeyring}
+		got, err := c.VerifyCommit(t.Context(), git.Pin{Source: src, Commit: r.commits[name]}, keys)
+		if (err == nil) != (name != "gpg-bob") {
+			t.Errorf("VerifyCommit(%s) = %q, %v", name, got, err)
+		}
+	}
+	emptyTemp(t, home)
+	emptyTemp(t, gnupg)
+	emptyTemp(t, tmp)
 }

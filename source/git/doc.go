@@ -158,7 +158,8 @@
 //     it and found the pinned commit's id. The keys are a
 //     [source.CommitKeys]; its files are read from the current folder
 //     when relative, and must exist.
-//     An SSH signature is checked by ssh-keygen, found on PATH, against
+//     An SSH signature (git 2.34 or later) is checked by ssh-keygen,
+//     found on PATH, against
 //     the CommitKeys' AllowedSigners file (git's gpg.ssh.allowedSignersFile
 //     format) or, when that is empty, the file the user's own git
 //     configuration names in gpg.ssh.allowedSignersFile (as git

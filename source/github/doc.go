@@ -92,6 +92,27 @@
 //     token, or that the one given was refused. Every error names the
 //     repository and what was asked of it.
 //
+// # Signed commits
+//
+//  14. [Client.VerifyCommit] (and [Remote.VerifyCommit], the
+//     [source.CommitVerifier] package install calls when a policy requires
+//     signed commits) asks GET {api}/repos/{owner}/{repo}/git/commits/{commit}
+//     (an answer of at most 16 MiB) and reads only its
+//     verification.payload, the text that was signed, and
+//     verification.signature: GitHub's own verified flag and reason are
+//     not used. The commit object is rebuilt as git writes it, the
+//     signature in a gpgsig header whose further lines are indented by
+//     one space, at the end of the header (where git commit -S puts it;
+//     the other places between header lines are tried too), and taken
+//     only when it hashes to the pinned commit: a text or a signature
+//     that is not the commit's is refused with
+//     [source.ErrCommitSignature]. The system git (on PATH) then writes
+//     it into a temporary repository with git hash-object, which must
+//     give the same id, and checks it with git verify-commit, as package
+//     git's rules 14 to 16 say: the keys, the signer returned, the
+//     refusals (a commit without a signature is refused) and what gpg
+//     and ssh-keygen need, on Linux, macOS and Windows.
+//
 // [NewRemote] gives a source the shape of [source.Remote], in which
 // package install uses every published source. Errors use the sentinels
 // of package source ([source.ErrInvalid] and the others), as its prefix

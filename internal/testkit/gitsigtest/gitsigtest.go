@@ -55,7 +55,7 @@ func Require(t testing.TB, tools ...string) {
 // address.
 func NewSigner(t testing.TB, principal string) *Signer {
 	t.Helper()
-	Require(t, "git", "ssh-keygen", "gpg")
+	Require(t, "git", "ssh-keygen", "gpg", "gpg-agent")
 	dir := t.TempDir()
 	s := &Signer{Principal: principal, SSHKey: filepath.Join(dir, "id_ed25519")}
 	run(t, dir, nil, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", principal, "-f", s.SSHKey)
@@ -69,6 +69,26 @@ func NewSigner(t testing.TB, principal string) *Signer {
 	fp := strings.Fields(run(t, dir, nil, "ssh-keygen", "-l", "-E", "sha256", "-f", s.SSHKey+".pub"))
 	s.SSHFingerprint = fp[1]
 
+	newGPGKey(t, dir, s, "", "never")
+	return s
+}
+
+// NewExpiredSigner makes a GPG key for principal that expired at the end
+// of 2020, and signs with it as on 1 January 2020 (gpg's
+// faked-system-time); it has no SSH key.
+func NewExpiredSigner(t testing.TB, principal string) *Signer {
+	t.Helper()
+	Require(t, "git", "gpg", "gpg-agent")
+	s := &Signer{Principal: principal}
+	newGPGKey(t, t.TempDir(), s, "faked-system-time 20200101T000000\n", "1y")
+	return s
+}
+
+// newGPGKey makes s's GPG key, in a GnuPG home whose gpg.conf is conf,
+// expiring as expire says (gpg --quick-gen-key's form).
+func newGPGKey(t testing.TB, dir string, s *Signer, conf, expire string) {
+	t.Helper()
+	principal := s.Principal
 	// A short path: gpg-agent's socket goes in it.
 	home, err := os.MkdirTemp("", "gpg")
 	if err != nil {
@@ -80,9 +100,10 @@ func NewSigner(t testing.TB, principal string) *Signer {
 		}
 		os.RemoveAll(home)
 	})
+	write(t, filepath.Join(home, "gpg.conf"), conf)
 	s.GNUPGHome = home
 	env := []string{"GNUPGHOME=" + home}
-	run(t, dir, env, "gpg", "--batch", "--passphrase", "", "--quick-gen-key", strings.SplitN(principal, "@", 2)[0]+" <"+principal+">", "ed25519", "sign", "never")
+	run(t, dir, env, "gpg", "--batch", "--passphrase", "", "--quick-gen-key", strings.SplitN(principal, "@", 2)[0]+" <"+principal+">", "ed25519", "sign", expire)
 	for line := range strings.Lines(run(t, dir, env, "gpg", "--batch", "--with-colons", "--list-keys", principal)) {
 		if f := strings.Split(line, ":"); f[0] == "fpr" && s.GPGFingerprint == "" {
 			s.GPGFingerprint = f[9]
@@ -90,7 +111,6 @@ func NewSigner(t testing.TB, principal string) *Signer {
 	}
 	s.GPGKeyring = filepath.Join(dir, "keyring.asc")
 	write(t, s.GPGKeyring, run(t, dir, env, "gpg", "--batch", "--armor", "--export", principal))
-	return s
 }
 
 // How a commit is signed.
