@@ -189,6 +189,10 @@ func (a *Agent) materialize(ctx context.Context, selected []skill.Skill, names [
 		g.Go(func() error {
 			dir, digest, err := a.materializeOne(gctx, s)
 			if err != nil {
+				var refused *PolicyError
+				if errors.As(err, &refused) {
+					return refused
+				}
 				// A materializer's own *SkillMaterializationError is kept
 				// as the cause would be: it is replaced, not nested.
 				var me *skill.SkillMaterializationError
