@@ -1,0 +1,295 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	adaptor "github.com/agentadaptor/agentadaptor"
+	"github.com/agentadaptor/agentadaptor/install"
+	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/signature"
+	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source/git"
+	"github.com/agentadaptor/agentadaptor/source/github"
+	"github.com/agentadaptor/agentadaptor/source/oci"
+)
+
+// runTrustHelp is what run --help says about trust.
+const runTrustHelp = `Trust: run enforces the trust policy (the user's
+~/.agents/agentskills.policy.yaml and the workspace's
+.agents/agentskills.policy.yaml, the workspace's only tightening the
+user's) before the agent starts: where each skill comes from, who must
+have signed it, and an audit of each skill's files, which refuses
+findings at the policy's threshold (high by default). --allow-risk RULE
+lets findings of that audit rule through, for one run, once you have read
+them. An oci:// skill is pinned to its manifest digest and, with --key or
+--certificate-identity[-regexp] and --certificate-oidc-issuer[-regexp]
+(checked against --trusted-root, as cosign checks them), must carry a
+signature by that signer before it is mounted. A refused skill stops the
+run before the agent starts: exit 1, the reason on stderr, and code
+"policy" in the error line of --json.`
+
+// runTrustFlags are run's flags of trust.
+type runTrustFlags struct {
+	key, identity, identityRegexp, issuer, issuerRegexp, trustedRoot string
+	allowRisk                                                        []string
+}
+
+func (f *runTrustFlags) register(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringVar(&f.key, "key", "", "mount an oci:// skill only when signed by the key of this PEM public key file (cosign.pub)")
+	fs.StringVar(&f.identity, "certificate-identity", "", "mount an oci:// skill only when signed keyless by this identity")
+	fs.StringVar(&f.identityRegexp, "certificate-identity-regexp", "", "mount an oci:// skill only when signed keyless by an identity matching this expression")
+	fs.StringVar(&f.issuer, "certificate-oidc-issuer", "", "the OIDC issuer of the keyless signer's identity")
+	fs.StringVar(&f.issuerRegexp, "certificate-oidc-issuer-regexp", "", "an expression the OIDC issuer of the keyless signer's identity must match")
+	fs.StringVar(&f.trustedRoot, "trusted-root", "", "a Sigstore trusted_root.json to check keyless signatures against (default: Sigstore's public-good root)")
+	fs.StringArrayVar(&f.allowRisk, "allow-risk", nil, "let findings of this audit rule through (repeatable)")
+}
+
+// requirements returns the signers the flags ask for, as alternatives:
+// none when no flag names one.
+func (f *runTrustFlags) requirements() ([]signature.Requirement, error) {
+	var reqs []signature.Requirement
+	if f.key != "" {
+		data, err := os.ReadFile(f.key)
+		if err != nil {
+			return nil, inputError{fmt.Errorf("--key: %w", err)}
+		}
+		pub, err := signature.LoadPublicKey(data)
+		if err != nil {
+			return nil, inputError{fmt.Errorf("--key %s: %w (give the PEM public key, such as the cosign.pub of cosign generate-key-pair)", f.key, err)}
+		}
+		reqs = append(reqs, signature.Requirement{Key: pub})
+	}
+	identity := f.identity != "" || f.identityRegexp != ""
+	issuer := f.issuer != "" || f.issuerRegexp != ""
+	switch {
+	case f.identity != "" && f.identityRegexp != "":
+		return nil, usageErrorf("give --certificate-identity or --certificate-identity-regexp, not both")
+	case f.issuer != "" && f.issuerRegexp != "":
+		return nil, usageErrorf("give --certificate-oidc-issuer or --certificate-oidc-issuer-regexp, not both")
+	case identity != issuer:
+		return nil, usageErrorf("a keyless signer is named by both --certificate-identity[-regexp] and --certificate-oidc-issuer[-regexp]")
+	case !identity && f.trustedRoot != "":
+		return nil, usageErrorf("--trusted-root checks keyless signatures: name the signer with --certificate-identity[-regexp] and --certificate-oidc-issuer[-regexp]")
+	}
+	if identity {
+		r := signature.Requirement{Identity: f.identity, IdentityRegexp: f.identityRegexp, Issuer: f.issuer, IssuerRegexp: f.issuerRegexp}
+		if f.trustedRoot != "" {
+			data, err := os.ReadFile(f.trustedRoot)
+			if err != nil {
+				return nil, inputError{fmt.Errorf("--trusted-root: %w", err)}
+			}
+			r.TrustedRoot = data
+		}
+		reqs = append(reqs, r)
+	}
+	return reqs, nil
+}
+
+// runTrust is what one run enforces: the policy, the signers of the
+// flags and the rules let through.
+type runTrust struct {
+	policy *policy.Policy
+	reqs   []signature.Requirement
+	allow  []string
+}
+
+// loadRunTrust reads the policy of the user and of the workspace, and the
+// trust flags.
+func loadRunTrust(f *runTrustFlags, sources []string, env install.Env, workspace string) (*runTrust, error) {
+	reqs, err := f.requirements()
+	if err != nil {
+		return nil, err
+	}
+	if len(reqs) > 0 && !hasOCISource(sources) {
+		return nil, usageErrorf("--key and --certificate-identity check the signatures of oci:// skill sources, and no --skill is one")
+	}
+	p, err := policy.Load(env.Home, workspace)
+	if err != nil {
+		return nil, inputError{fmt.Errorf("%w (fix the file, or move it away)", err)}
+	}
+	return &runTrust{policy: p, reqs: reqs, allow: f.allowRisk}, nil
+}
+
+func hasOCISource(sources []string) bool {
+	for _, s := range sources {
+		if strings.HasPrefix(s, oci.Scheme) {
+			return true
+		}
+	}
+	return false
+}
+
+// agentOption has the agent enforce the policy on every skill.
+func (t *runTrust) agentOption() adaptor.Option {
+	return adaptor.WithPolicy(t.policy, adaptor.AllowRisk(t.allow...))
+}
+
+// findSkills finds the skills of each source as findSkills does, each
+// with its origin for the policy. An oci:// source is pinned first, its
+// signature checked against the flags' signers, and the pin is what is
+// fetched and mounted.
+func (t *runTrust) findSkills(ctx context.Context, finder *install.Installer, sources []string) ([]skill.Ref, error) {
+	var refs []skill.Ref
+	for _, src := range sources {
+		origin, pinned, err := t.pin(ctx, src)
+		if err != nil {
+			return nil, err
+		}
+		found, err := findSkills(ctx, finder, []string{cmp.Or(pinned, src)})
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range found {
+			s := r.(skill.Skill)
+			folder := runOrigin{PathSource: skill.PathSource{Path: s.Source.(interface{ SkillPath() string }).SkillPath()}, origin: origin}
+			if pinned != "" {
+				s.Source = runOCIOrigin{runOrigin: folder, ref: pinned}
+			} else {
+				s.Source = folder
+			}
+			refs = append(refs, s)
+		}
+	}
+	return refs, nil
+}
+
+// pin returns where src comes from and, for an oci:// source, the
+// reference pinned to the manifest digest its tag names now, once its
+// signature satisfies the flags' signers.
+func (t *runTrust) pin(ctx context.Context, src string) (policy.Source, string, error) {
+	origin := sourceOrigin(src)
+	if origin.Kind != "oci" {
+		return origin, "", nil
+	}
+	ref, err := oci.ParseReference(src)
+	if err != nil {
+		return origin, "", inputError{err}
+	}
+	if ref.Digest == "" {
+		if ref.Digest, err = oci.Resolve(ctx, src); err != nil {
+			return origin, "", err
+		}
+	}
+	pinned := ref.String()
+	if len(t.reqs) > 0 {
+		if _, err := oci.Verify(ctx, pinned, t.reqs); err != nil {
+			return origin, "", &signerError{source: src, err: err}
+		}
+	}
+	return origin, pinned, nil
+}
+
+// signerError is an oci:// source without a signature by a signer the
+// flags name.
+type signerError struct {
+	source string
+	err    error
+}
+
+func (e *signerError) Error() string {
+	return fmt.Sprintf("%s refused before it is mounted: %v (check the signer named by --key or --certificate-identity, or ask the publisher to sign the skill)", e.source, e.err)
+}
+
+func (e *signerError) Unwrap() error { return e.err }
+
+// sourceOrigin says where a --skill source comes from, as the policy
+// sees it, in the forms that install reads (see install.Installer.Add).
+func sourceOrigin(src string) policy.Source {
+	o := policy.Source{Display: src}
+	switch {
+	case strings.HasPrefix(src, oci.Scheme):
+		o.Kind = "oci"
+		if ref, err := oci.ParseReference(src); err == nil {
+			o.Location, o.Pinned = ref.Host+"/"+ref.Repository, ref.Digest != ""
+		}
+		return o
+	case strings.HasPrefix(src, "git+"):
+		o.Kind = "git"
+		if s, err := git.Parse(src); err == nil {
+			o.Location, o.Pinned = gitLocation(s.URL), isCommitID(s.Ref)
+		}
+		return o
+	case strings.HasPrefix(src, install.GitHubPrefix):
+		return githubOrigin(o, strings.TrimPrefix(src, install.GitHubPrefix))
+	case strings.HasPrefix(src, "https://"), strings.HasPrefix(src, "http://"):
+		if s, err := github.Parse(src); err == nil && strings.Contains(src, "://github.com/") {
+			return githubOrigin(o, s.String())
+		}
+		o.Kind = "url"
+		if u, err := url.Parse(src); err == nil {
+			o.Pinned = strings.HasPrefix(u.Fragment, "sha256=")
+			u.User, u.Fragment, u.RawFragment = nil, "", ""
+			o.Location = u.String()
+		}
+		return o
+	}
+	if _, err := os.Lstat(src); err == nil || strings.ContainsAny(src[:min(1, len(src))], ".~/\\") || filepath.IsAbs(src) {
+		o.Kind = "local"
+		o.Location, _ = filepath.Abs(src)
+		return o
+	}
+	return githubOrigin(o, src)
+}
+
+// githubOrigin is o for the GitHub source text.
+func githubOrigin(o policy.Source, text string) policy.Source {
+	o.Kind = "github"
+	if s, err := github.Parse(text); err == nil {
+		o.Location, o.Pinned = s.Owner+"/"+s.Repo, isCommitID(s.Ref)
+	}
+	return o
+}
+
+// gitLocation is a git URL as "host/path": no scheme, user or .git.
+func gitLocation(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return strings.TrimSuffix(u.Host+u.Path, ".git")
+}
+
+// isCommitID reports whether ref is a full commit id.
+func isCommitID(ref string) bool {
+	if len(ref) != 40 && len(ref) != 64 {
+		return false
+	}
+	return strings.Trim(strings.ToLower(ref), "0123456789abcdef") == ""
+}
+
+// runOrigin is a found skill's folder that says where the skill came
+// from ([adaptor.Origin]).
+type runOrigin struct {
+	skill.PathSource
+	origin policy.Source
+}
+
+func (s runOrigin) Origin() policy.Source { return s.origin }
+
+// runOCIOrigin is the folder of an oci:// skill, whose signatures are
+// those of its pinned reference ([adaptor.SignatureVerifier]).
+type runOCIOrigin struct {
+	runOrigin
+	ref string
+}
+
+func (s runOCIOrigin) VerifySignature(ctx context.Context, reqs []signature.Requirement) (signature.Signer, error) {
+	return oci.Verify(ctx, s.ref, reqs)
+}
+
+// isTrustRefusal reports whether err is a refusal of the policy or of a
+// signature: exit 1, code "policy".
+func isTrustRefusal(err error) bool {
+	var se *signerError
+	return errors.Is(err, policy.ErrDenied) || errors.As(err, &se)
+}
