@@ -60,6 +60,13 @@ type lockEntry struct {
 	Digest string `json:"digest"`
 	// Agents maps an agent ID to what was made for it.
 	Agents map[string]lockPlace `json:"agents"`
+	// Signer is who signed an OCI source's manifest, as verified when it
+	// was installed (# Trust, rule T4), with the public key of a key
+	// signature.
+	Signer *lockSigner `json:"signer,omitempty"`
+	// CommitSigner is who signed a git or GitHub source's pinned commit,
+	// as git names the signer, when the policy required it (rule T3).
+	CommitSigner string `json:"commit_signer,omitempty"`
 }
 
 // lockPlace is what was made for one agent.

@@ -120,7 +120,11 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 	if err := in.checkFolders(agents); err != nil {
 		return nil, err
 	}
-	sources, cleanup, err := in.resolveAll(ctx, req.Sources)
+	trusts, err := in.checkSources(req.Sources)
+	if err != nil {
+		return nil, err
+	}
+	sources, cleanup, err := in.resolveAll(ctx, req.Sources, trusts)
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +133,11 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 	if err != nil {
 		return nil, err
 	}
+	use, refusedSkips, refused, err := in.auditUse(use, req.Strict)
+	if err != nil {
+		return skipped, err
+	}
+	skipped = append(skipped, refusedSkips...)
 	if err := in.keepPinned(ctx, use); err != nil {
 		return skipped, err
 	}
@@ -143,20 +152,24 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 	}
 	changes, err := in.reconcile(ctx, s, wants, req.Force, false)
 	notePins(changes, moved, s.lock)
+	if err == nil && len(refused) > 0 {
+		err = &RefusedError{refused} // the others are installed (# Trust, rule T6)
+	}
 	return slices.Concat(s.recovered, skipped, kept, changes), err
 }
 
-// resolveAll resolves every source (see resolve); cleanup removes what
-// reading them extracted.
-func (in *Installer) resolveAll(ctx context.Context, sources []string) (_ []*sourceSkills, cleanup func(), _ error) {
+// resolveAll resolves every source (see resolve), each verified as the
+// trust at the same index says; cleanup removes what reading them
+// extracted.
+func (in *Installer) resolveAll(ctx context.Context, sources []string, trusts []*sourceTrust) (_ []*sourceSkills, cleanup func(), _ error) {
 	var out []*sourceSkills
 	cleanup = func() {
 		for _, r := range out {
 			r.cleanup()
 		}
 	}
-	for _, src := range sources {
-		r, err := in.resolve(ctx, src, false)
+	for i, src := range sources {
+		r, err := in.resolve(ctx, src, false, trusts[i])
 		if err != nil {
 			cleanup()
 			return nil, nil, err
@@ -386,7 +399,12 @@ func (in *Installer) syncWants(ctx context.Context, lock *lockFile) (_ []want, c
 	reads, bySource := recordedReads(lock)
 	for _, k := range reads {
 		names := bySource[k]
-		r, err := in.syncSource(ctx, k.source, k.pin, names, lock)
+		st, err := in.checkRecorded(k.source, k.pin, names, lock)
+		if err != nil {
+			problems = append(problems, fmt.Errorf("%s: %w", strings.Join(names, ", "), err))
+			continue
+		}
+		r, err := in.syncSource(ctx, k.source, k.pin, names, lock, st)
 		if errors.Is(err, ErrInterrupted) {
 			cleanup()
 			return nil, nil, err
@@ -398,6 +416,9 @@ func (in *Installer) syncWants(ctx context.Context, lock *lockFile) (_ []want, c
 		read = append(read, r)
 		for _, name := range names {
 			w, err := recordedWant(name, k.source, lock.Skills[name], r)
+			if err == nil {
+				err = in.auditRecorded(&w.c)
+			}
 			if err != nil {
 				problems = append(problems, err)
 				continue
@@ -437,8 +458,8 @@ func recordedWant(name, source string, entry *lockEntry, r *sourceSkills) (want,
 // come from the skill cache when it holds their content; else a
 // published source is read at its pin, never at its moving reference,
 // each skill where the lock file says.
-func (in *Installer) syncSource(ctx context.Context, source, pin string, names []string, lock *lockFile) (*sourceSkills, error) {
-	if pin != "" || isPinnedURL(source) {
+func (in *Installer) syncSource(ctx context.Context, source, pin string, names []string, lock *lockFile, st *sourceTrust) (*sourceSkills, error) {
+	if (pin != "" || isPinnedURL(source)) && st.cachedOK(names, lock) {
 		r := &sourceSkills{source: source, pin: pin, cleanup: func() {}}
 		for _, name := range names {
 			entry := lock.Skills[name]
@@ -450,12 +471,16 @@ func (in *Installer) syncSource(ctx context.Context, source, pin string, names [
 			r.skills = append(r.skills, candidate{dir: dir, source: source, subpath: entry.Subpath})
 		}
 		if r != nil {
+			if err := in.verifyCached(ctx, source, pin, st); err != nil {
+				return nil, err
+			}
 			in.checkAll(ctx, r.skills, pin)
+			st.mark(r.skills)
 			return r, nil
 		}
 	}
 	if pin == "" {
-		return in.resolve(ctx, in.sourcePath(source), true)
+		return in.resolve(ctx, in.sourcePath(source), true, st)
 	}
 	rs, err := in.parseSource(source, false)
 	if err == nil && rs == nil {
@@ -469,7 +494,7 @@ func (in *Installer) syncSource(ctx context.Context, source, pin string, names [
 		at = append(at, lock.Skills[name].Subpath)
 	}
 	r := &sourceSkills{source: source, pin: pin}
-	_, r.skills, r.cleanup, err = in.fromRemote(ctx, rs, source, pin, at)
+	_, r.skills, r.cleanup, err = in.fromRemote(ctx, rs, source, pin, at, st)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, interrupted(ctx, "nothing was changed")
@@ -477,6 +502,7 @@ func (in *Installer) syncSource(ctx context.Context, source, pin string, names [
 		return nil, err
 	}
 	in.checkAll(ctx, r.skills, pin)
+	st.mark(r.skills)
 	return r, nil
 }
 

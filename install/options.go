@@ -17,6 +17,7 @@ type config struct {
 	progress io.Writer
 	timeout  time.Duration
 	lockDir  string
+	trust    *Trust // WithTrust; nil: no trust checks
 }
 
 // Option configures an Installer; see [New].

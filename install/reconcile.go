@@ -383,6 +383,7 @@ func (in *Installer) decide(ctx context.Context, p *plan, places []wantPlace, fo
 		problems = append(problems, err)
 	}
 	p.entry = &lockEntry{Source: p.c.source, Subpath: p.c.subpath, Pin: p.c.pin, Digest: p.st.digest, Agents: map[string]lockPlace{}}
+	p.entry.Signer, p.entry.CommitSigner = p.c.trusted(p.old)
 	if p.old != nil {
 		maps.Copy(p.entry.Agents, p.old.Agents)
 	}

@@ -139,14 +139,14 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 // finds its skills there, under the folder the source names, or, with
 // within, takes the skills at the subpaths given (a sync, which knows
 // where they are).
-func (in *Installer) fromRemote(ctx context.Context, rs source.Remote, rec, pin string, within []string) (string, []candidate, func(), error) {
+func (in *Installer) fromRemote(ctx context.Context, rs source.Remote, rec, pin string, within []string, st *sourceTrust) (string, []candidate, func(), error) {
 	tmp, err := os.MkdirTemp("", "agentskills-remote-*")
 	if err != nil {
 		return "", nil, nil, err
 	}
 	defer os.RemoveAll(tmp)
 	name := filepath.Join(tmp, "archive")
-	pin, base, err := in.fetchRemote(ctx, rs, rec, pin, commonFolder(within), name)
+	pin, base, err := in.fetchRemote(ctx, rs, rec, pin, commonFolder(within), name, st)
 	if err != nil {
 		return "", nil, nil, err
 	}
@@ -158,8 +158,8 @@ func (in *Installer) fromRemote(ctx context.Context, rs source.Remote, rec, pin 
 // content at the pin to a new file name, and returns the pin and the
 // folder the source names in it. With WithProgress, resolving and
 // fetching are one download on the progress line. One watchdog watches
-// both (rule 10).
-func (in *Installer) fetchRemote(ctx context.Context, rs source.Remote, rec, pin, within, name string) (string, string, error) {
+// both (rule 10). Between the two, st verifies the pin (# Trust).
+func (in *Installer) fetchRemote(ctx context.Context, rs source.Remote, rec, pin, within, name string, st *sourceTrust) (string, string, error) {
 	var progress io.Writer
 	if in.progress != nil {
 		p := startProgress(in.progress, rec, in.clock)
@@ -174,6 +174,9 @@ func (in *Installer) fetchRemote(ctx context.Context, rs source.Remote, rec, pin
 		if pin, err = rs.Resolve(ctx); err != nil {
 			return "", "", fmt.Errorf("%s: %w", rec, w.classify(ctx, err))
 		}
+	}
+	if err := st.verifyPin(ctx, rs, pin); err != nil { // before the content is downloaded (# Trust)
+		return "", "", err
 	}
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {

@@ -79,6 +79,9 @@ type candidate struct {
 	// mirrorOf, when not "", is the folder inside the same source of the
 	// skill of the same name this one mirrors (findMirrors).
 	mirrorOf string
+	// trust is what was checked of its source and found (# Trust), or
+	// nil when nothing was.
+	trust *sourceTrust
 }
 
 // tree is where the skill's files are read from.
@@ -145,7 +148,7 @@ type sourceSkills struct {
 // Unlike Add it skips nothing: a skill it would return that cannot be
 // installed, or two of one name, fail it with [ErrInvalidSource].
 func (in *Installer) Find(ctx context.Context, source string, only ...string) ([]skill.Skill, error) {
-	r, err := in.resolve(ctx, source, false)
+	r, err := in.resolve(ctx, source, false, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +186,7 @@ func (in *Installer) Find(ctx context.Context, source string, only ...string) ([
 // takes, found as rule 3 says), sorted by path, without installing
 // anything; a skill that Add would skip is listed with its problem.
 func (in *Installer) Contents(ctx context.Context, source string) ([]SourceSkill, error) {
-	r, err := in.resolve(ctx, source, false)
+	r, err := in.resolve(ctx, source, false, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -432,15 +435,15 @@ func refuseSkipped(skip []*candidate) error {
 // source (sync) that is gone is ErrSourceUnavailable; a source given that
 // does not exist, or holds no skill, is ErrInvalidSource. An archive is
 // extracted once into a temporary folder that cleanup removes.
-func (in *Installer) resolve(ctx context.Context, source string, recorded bool) (*sourceSkills, error) {
-	r, err := in.resolveSource(ctx, source, recorded)
+func (in *Installer) resolve(ctx context.Context, source string, recorded bool, st *sourceTrust) (*sourceSkills, error) {
+	r, err := in.resolveSource(ctx, source, recorded, st)
 	if err != nil && ctx.Err() != nil {
 		return nil, interrupted(ctx, "nothing was changed")
 	}
 	return r, err
 }
 
-func (in *Installer) resolveSource(ctx context.Context, source string, recorded bool) (*sourceSkills, error) {
+func (in *Installer) resolveSource(ctx context.Context, source string, recorded bool, st *sourceTrust) (*sourceSkills, error) {
 	r := &sourceSkills{source: redactURL(source), cleanup: func() {}}
 	rs, err := in.parseRemote(source)
 	if err != nil {
@@ -448,7 +451,7 @@ func (in *Installer) resolveSource(ctx context.Context, source string, recorded 
 	}
 	switch {
 	case rs != nil:
-		r.pin, r.skills, r.cleanup, err = in.fromRemote(ctx, rs, r.source, "", nil)
+		r.pin, r.skills, r.cleanup, err = in.fromRemote(ctx, rs, r.source, "", nil, st)
 		if err != nil && !recorded && bareGitHub(source) {
 			err = fmt.Errorf("%w (%s is read as a GitHub repository, as no file or folder of that name exists here)", err, source)
 		}
@@ -498,6 +501,7 @@ func (in *Installer) resolveSource(ctx context.Context, source string, recorded 
 	}
 	in.checkAll(ctx, r.skills, r.pin)
 	in.findMirrors(ctx, r.skills)
+	st.mark(r.skills)
 	return r, nil
 }
 

@@ -1,16 +1,11 @@
-// Package policy reads the trust policy that add, sync, run, verify and
-// the SDK enforce: which sources are allowed, whether they must be
-// pinned, who must have signed them, the audit threshold and the findings
-// accepted. A user-level policy (~/.agents/agentskills.policy.yaml) and a
-// project's (<project>/.agents/agentskills.policy.yaml, beside the lock)
-// both apply; the project's can only tighten the user's.
-//
-// (The package doc is the design: the file format, every rule, how two
-// files combine. To be written by the package's implementation.)
 package policy
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/signature"
@@ -18,6 +13,11 @@ import (
 
 // FileName is the policy file's name, under a scope's .agents folder.
 const FileName = "agentskills.policy.yaml"
+
+// MaxFileSize is the largest policy file read, and the largest key or
+// trusted root one names (rules 1 and 8): 256 KiB, far beyond any real
+// policy, small enough that a hostile file costs nothing.
+const MaxFileSize = 256 << 10
 
 // ErrDenied is wrapped by every refusal ([*DeniedError]).
 var ErrDenied = errors.New("policy: denied")
@@ -40,8 +40,41 @@ type DeniedError struct {
 	Reason string
 }
 
-func (e *DeniedError) Error() string { panic("unimplemented") }
+func (e *DeniedError) Error() string {
+	return fmt.Sprintf("%v: %s: %s (%s): %s", ErrDenied, e.Source, e.Rule, where(e.File, e.Line), e.Reason)
+}
+
 func (e *DeniedError) Unwrap() error { return ErrDenied }
+
+// where locates a rule: FILE:LINE, or the file alone when the line is
+// not known.
+func where(file string, line int) string {
+	if line <= 0 {
+		return file
+	}
+	return fmt.Sprintf("%s:%d", file, line)
+}
+
+// Rule locates one rule of a policy file, for a caller that refuses by it
+// (a signer not found, a commit not signed, an audit finding).
+type Rule struct {
+	// Name is the rule in the user's words: "sources.allow",
+	// "signers[2]" (counted from 1), "audit.fail_on", "audit.accept[1]".
+	Name string
+	// File and Line locate it; Line is 0 for the default of a file that
+	// does not say (audit.fail_on).
+	File string
+	Line int
+}
+
+// String returns "NAME (FILE:LINE)".
+func (r Rule) String() string { return fmt.Sprintf("%s (%s)", r.Name, where(r.File, r.Line)) }
+
+// Deny returns the refusal of s by r, with the reason: what failed and
+// what the user can do.
+func (r Rule) Deny(s Source, reason string) *DeniedError {
+	return &DeniedError{Source: s.display(), Rule: r.Name, File: r.File, Line: r.Line, Reason: reason}
+}
 
 // Source is a skill's source as the policy sees it.
 type Source struct {
@@ -61,47 +94,248 @@ type Source struct {
 	Display string
 }
 
-// Policy is the effective policy of one scope. The zero Policy, and one
-// loaded where no file exists, allows every source, requires no signer
-// and fails on audit findings of high severity or above.
-type Policy struct {
-	// unexported: the files and their rules.
+// display is how messages name s.
+func (s Source) display() string {
+	if s.Display != "" {
+		return s.Display
+	}
+	if s.Location == "" {
+		return s.Kind
+	}
+	return s.Kind + ":" + s.Location
 }
 
-// Load reads the user's policy (under home) and the project's (under
-// projectRoot; "" for none) and returns them combined. A missing file is
-// no rules; a file that does not parse is [ErrInvalid].
-func Load(home, projectRoot string) (*Policy, error) { panic("unimplemented") }
+// published reports whether s is a published source (rule 4).
+func (s Source) published() bool {
+	switch s.Kind {
+	case "github", "git", "oci", "url":
+		return true
+	}
+	return false
+}
 
-// Parse reads one policy file's content; file names it in errors.
-func Parse(data []byte, file string) (*Policy, error) { panic("unimplemented") }
+// ParseSource reads a source in the policy's notation, KIND:LOCATION
+// (github:acme/tools, oci:ghcr.io/acme/skills, git:git.acme.corp/skills,
+// url:https://skills.acme.corp/kit.tgz, local:/home/me/skills/review),
+// the form `agentskills policy check` takes. A relative local path is
+// made absolute against the working folder. The source is not pinned.
+func ParseSource(text string) (Source, error) {
+	kind, loc, ok := strings.Cut(text, ":")
+	if !ok || !knownKind(kind) || loc == "" {
+		return Source{}, fmt.Errorf("source %q: write KIND:LOCATION, KIND one of %s (as github:acme/tools or oci:ghcr.io/acme/skills)", text, kindList)
+	}
+	if kind == "local" {
+		abs, err := filepath.Abs(loc)
+		if err != nil {
+			return Source{}, fmt.Errorf("source %q: %w", text, err)
+		}
+		loc = filepath.ToSlash(abs)
+	}
+	return Source{Kind: kind, Location: loc, Display: text}, nil
+}
+
+// Policy is the effective policy of one scope. The zero Policy, and one
+// loaded where no file exists, allows every source, requires no signer
+// and fails on audit findings of high severity or above. It is not
+// changed once built and is safe for concurrent use.
+type Policy struct {
+	files []*rules // the user's first
+}
+
+// Load reads the user's policy (under home; "" for none) and the
+// project's (under projectRoot; "" for none) and returns them combined
+// (rules 11 to 14). A missing file is no rules; a file that does not
+// parse is [ErrInvalid].
+func Load(home, projectRoot string) (*Policy, error) {
+	p := &Policy{}
+	for _, dir := range []string{home, projectRoot} {
+		if dir == "" {
+			continue
+		}
+		name := filepath.Join(dir, ".agents", FileName)
+		data, err := readFile(name)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		f, err := parse(data, name, home)
+		if err != nil {
+			return nil, err
+		}
+		p.files = append(p.files, f)
+	}
+	return p, nil
+}
+
+// Parse reads one policy file's content; file names it in errors, and
+// the files it names relative are found in file's folder. ~ is the home
+// of [os.UserHomeDir].
+func Parse(data []byte, file string) (*Policy, error) {
+	home, _ := os.UserHomeDir()
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%w: %s: larger than %d bytes", ErrInvalid, file, MaxFileSize)
+	}
+	f, err := parse(data, file, home)
+	if err != nil {
+		return nil, err
+	}
+	return &Policy{files: []*rules{f}}, nil
+}
 
 // Files returns the files p was read from, user's first.
-func (p *Policy) Files() []string { panic("unimplemented") }
+func (p *Policy) Files() []string {
+	var out []string
+	for _, f := range p.files {
+		out = append(out, f.path)
+	}
+	return out
+}
 
 // Check says whether s is allowed (sources.allow, sources.pinned): nil, or
 // a [*DeniedError].
-func (p *Policy) Check(s Source) error { panic("unimplemented") }
+func (p *Policy) Check(s Source) error {
+	if !knownKind(s.Kind) && s.Kind != "inline" {
+		return &DeniedError{Source: s.display(), Rule: "source", Reason: fmt.Sprintf("kind %q is not a kind of source the policy knows (%s, inline)", s.Kind, kindList)}
+	}
+	for _, f := range p.files {
+		if _, err := f.allowed(s); err != nil {
+			return err
+		}
+	}
+	if r, ok := p.pinRule(s); ok && !s.Pinned {
+		return r.Deny(s, "the source names no immutable version; name one (github:OWNER/REPO@COMMIT, oci://HOST/REPO@sha256:DIGEST, URL#sha256=HEX, a git source's commit)")
+	}
+	return nil
+}
+
+// pinRule returns the first sources.pinned rule that applies to s.
+func (p *Policy) pinRule(s Source) (Rule, bool) {
+	if !s.published() {
+		return Rule{}, false
+	}
+	for _, f := range p.files {
+		if f.pinned {
+			return Rule{Name: "sources.pinned", File: f.path, Line: f.pinnedLine}, true
+		}
+	}
+	return Rule{}, false
+}
+
+// SignerRule is one signers rule that applies to a source: satisfied by
+// a signature that matches any of its Requirements.
+type SignerRule struct {
+	Rule
+	Requirements []signature.Requirement
+}
+
+// SignerRules returns the signers rules (with keys or identities) that
+// apply to s, the user's first; every one must be satisfied (rule 6).
+// An error names a key of the policy that is not usable.
+func (p *Policy) SignerRules(s Source) ([]SignerRule, error) {
+	var out []SignerRule
+	for _, f := range p.files {
+		for _, r := range f.signers {
+			if r.commits || !r.matches(s) {
+				continue
+			}
+			reqs, err := r.requirements()
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, SignerRule{Rule: r.Rule, Requirements: reqs})
+		}
+	}
+	return out, nil
+}
 
 // Signers returns the signer requirements for s: each inner list is one
 // policy rule, satisfied by a signature matching any of its requirements;
 // every list must be satisfied. None: no signature is required.
-func (p *Policy) Signers(s Source) ([][]signature.Requirement, error) { panic("unimplemented") }
+func (p *Policy) Signers(s Source) ([][]signature.Requirement, error) {
+	rules, err := p.SignerRules(s)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]signature.Requirement
+	for _, r := range rules {
+		out = append(out, r.Requirements)
+	}
+	return out, nil
+}
+
+// CommitRule is one signers rule with commits that applies to a git or
+// GitHub source: its pinned commit must be signed by a key of the
+// allowed-signers file or of the GPG keyring (either may be "").
+type CommitRule struct {
+	Rule
+	AllowedSigners, GPGKeyring string
+}
+
+// CommitRules returns every commits rule that applies to s, the user's
+// first; each must be satisfied (rules 7 and 13).
+func (p *Policy) CommitRules(s Source) []CommitRule {
+	var out []CommitRule
+	for _, f := range p.files {
+		for _, r := range f.signers {
+			if r.commits && r.matches(s) {
+				out = append(out, CommitRule{Rule: r.Rule, AllowedSigners: r.allowedSigners, GPGKeyring: r.gpgKeyring})
+			}
+		}
+	}
+	return out
+}
 
 // CommitSigners returns, for a git or GitHub source whose pinned commit
 // must be signed, the allowed-signers file (SSH) and the GPG keyring the
 // policy names (either may be ""), and whether a signed commit is required.
+// Where more than one rule applies (one of the user's and one of the
+// project's) it returns the first: a caller that checks every rule, as
+// rule 13 requires, uses [Policy.CommitRules].
 func (p *Policy) CommitSigners(s Source) (allowedSigners, gpgKeyring string, required bool) {
-	panic("unimplemented")
+	rules := p.CommitRules(s)
+	if len(rules) == 0 {
+		return "", "", false
+	}
+	return rules[0].AllowedSigners, rules[0].GPGKeyring, true
 }
 
-// FailOn returns the audit severity at which a skill is refused.
-func (p *Policy) FailOn() audit.Severity { panic("unimplemented") }
+// FailOn returns the audit severity at which a skill is refused: the
+// lowest of the files' thresholds, high by default (rule 14).
+func (p *Policy) FailOn() audit.Severity {
+	s := defaultFailOn
+	for _, f := range p.files {
+		s = min(s, f.failOn)
+	}
+	return s
+}
+
+// FailOnRule returns the audit.fail_on rule that sets [Policy.FailOn], for
+// a refusal to name; Line is 0 for the default.
+func (p *Policy) FailOnRule() Rule {
+	r, s := Rule{Name: "audit.fail_on", File: "the default"}, defaultFailOn+1
+	for _, f := range p.files {
+		if f.failOn < s {
+			r, s = Rule{Name: "audit.fail_on", File: f.path, Line: f.failOnLine}, f.failOn
+		}
+	}
+	return r
+}
 
 // Accepted reports whether finding f in skill (from s) is accepted by the
-// policy, so that it does not refuse the skill.
-func (p *Policy) Accepted(f audit.Finding, skill string, s Source) bool { panic("unimplemented") }
-
-// Explain says, in lines a user reads, what the policy allows for s and
-// which rule of which file says so: for `agentskills policy check`.
-func (p *Policy) Explain(s Source) []string { panic("unimplemented") }
+// policy, so that it does not refuse the skill: every file whose
+// threshold f reaches accepts it (rule 14). A finding no file's threshold
+// reaches refuses nothing and is reported accepted; with no file, the
+// default threshold accepts nothing.
+func (p *Policy) Accepted(f audit.Finding, skill string, s Source) bool {
+	if len(p.files) == 0 {
+		return f.Severity < defaultFailOn
+	}
+	for _, file := range p.files {
+		if f.Severity >= file.failOn && file.acceptance(f.Rule, skill, s) == nil {
+			return false
+		}
+	}
+	return true
+}

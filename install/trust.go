@@ -1,0 +1,701 @@
+package install
+
+import (
+	"context"
+	"crypto"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"oras.land/oras-go/v2/registry/remote/retry"
+
+	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/signature"
+	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/source/git"
+	"github.com/agentadaptor/agentadaptor/source/github"
+	"github.com/agentadaptor/agentadaptor/source/oci"
+)
+
+// ErrRefused reports a source or skill that the trust checks refuse
+// (see # Trust in the package doc): a source the policy does not allow,
+// a signature that is missing, invalid or by another signer than the one
+// required or recorded, an unsigned commit the policy requires signed,
+// or a skill whose audit reaches the threshold.
+var ErrRefused = errors.New("refused by the trust checks")
+
+// Trust is what Add, Sync and [Installer.CheckTrust] check about who
+// published a skill and what it does; see [WithTrust] and # Trust in the
+// package doc.
+type Trust struct {
+	// Signers are the signer requirements given by the user (a
+	// command's --key and --certificate-* flags): every OCI source must
+	// carry a signature by one of them. Default: none (the policy's, and
+	// the signer the lock file records, still apply).
+	Signers []signature.Requirement
+	// Policy is the policy enforced. Default (nil): the zero policy,
+	// which allows every source, requires no signer and refuses skills
+	// with audit findings of high severity or above.
+	Policy *policy.Policy
+	// AcceptSigners names new signers accepted in place of the one the
+	// lock file records, each as [signature.Signer.String] writes it or
+	// by its key ID ("sha256:..."). Default: none; a changed signer is
+	// refused with a [*SignerChangedError].
+	AcceptSigners []string
+	// AllowRisks names audit rules (audit.Rule.ID) whose findings do not
+	// refuse a skill. Default: none.
+	AllowRisks []string
+}
+
+// WithTrust makes Add, Sync and [Installer.CheckTrust] enforce t (rules
+// T1-T8 of the package doc). Default: no trust checks at all: no policy,
+// no signature and no audit (the lock file's recorded signers are kept as
+// they are).
+func WithTrust(t Trust) Option { return func(o *config) { o.trust = &t } }
+
+// SignerChangedError is the refusal of content signed by another signer
+// than the one the lock file records for its source (rule T4). It wraps
+// [ErrRefused].
+type SignerChangedError struct {
+	// Source is the source, as recorded.
+	Source string
+	// Recorded is the signer the lock file records; Found is the one who
+	// signed the content now.
+	Recorded, Found signature.Signer
+}
+
+func (e *SignerChangedError) Error() string {
+	return fmt.Sprintf("%v: %s is now signed by %s, but the lock file records %s; nothing of it was installed (if the publisher changed signer, accept the new one by name: Trust.AcceptSigners %q)",
+		ErrRefused, e.Source, e.Found, e.Recorded, acceptName(e.Found))
+}
+
+// Unwrap returns ErrRefused.
+func (e *SignerChangedError) Unwrap() error { return ErrRefused }
+
+// acceptName is how a user names s to accept it: its key ID, or its
+// String.
+func acceptName(s signature.Signer) string {
+	if s.KeyID != "" {
+		return s.KeyID
+	}
+	return s.String()
+}
+
+// Refusal is one skill or source refused by the trust checks, as Add and
+// Sync report it in a [*RefusedError] and [Installer.CheckTrust] returns
+// it.
+type Refusal struct {
+	// Skill is the skill's name; "" when the whole source is refused.
+	Skill string `json:"skill,omitempty"`
+	// Source is the source, as recorded.
+	Source string `json:"source"`
+	// Reason says what failed and what the user can do.
+	Reason string `json:"reason"`
+	// Findings, for a refusal by the audit, are the findings that refuse
+	// the skill.
+	Findings []audit.Finding `json:"findings,omitempty"`
+}
+
+// RefusedError is the error of an Add that installed the skills it could
+// and refused others (rule T6): it lists each refusal. It wraps
+// [ErrRefused].
+type RefusedError struct {
+	Refusals []Refusal
+}
+
+func (e *RefusedError) Error() string {
+	var lines []string
+	for _, r := range e.Refusals {
+		what := r.Source
+		if r.Skill != "" {
+			what = "skill " + r.Skill + " from " + r.Source
+		}
+		lines = append(lines, what+": "+r.Reason)
+	}
+	return fmt.Sprintf("%v: %s", ErrRefused, strings.Join(lines, "\n"))
+}
+
+// Unwrap returns ErrRefused.
+func (e *RefusedError) Unwrap() error { return ErrRefused }
+
+// lockSigner is a signer as the lock file records it: who signed (the key
+// ID, or the identity and issuer) and, for a key, its public key in PEM,
+// so that a later sync or verify checks the signature again without the
+// user naming the key (rule T4).
+type lockSigner struct {
+	signature.Signer
+	// PublicKey is the PKIX PEM of the key that verified, for a key
+	// signature.
+	PublicKey string `json:"public_key,omitempty"`
+}
+
+// requirement is what a later verification requires of the signer r
+// records: its key, or its identity and issuer exactly (against Sigstore's
+// public-good trusted root).
+func (r *lockSigner) requirement() (signature.Requirement, error) {
+	if r.KeyID == "" {
+		return signature.Requirement{Identity: r.Identity, Issuer: r.Issuer}, nil
+	}
+	pub, err := signature.LoadPublicKey([]byte(r.PublicKey))
+	if err != nil {
+		return signature.Requirement{}, fmt.Errorf("%w: the key recorded for signer %s: %w", ErrInvalidLock, r.KeyID, err)
+	}
+	return signature.Requirement{Key: pub}, nil
+}
+
+// PolicySource returns source (any source Add takes, or one a lock file
+// records) as the policy sees it: its kind, its normalized location,
+// whether it is pinned, and how to show it. A local path is made
+// absolute against the current folder. It reads nothing over the
+// network.
+func (in *Installer) PolicySource(text string) (policy.Source, error) {
+	return in.policySource(text, "", true)
+}
+
+// policySource is PolicySource of a source typed (typed) or recorded with
+// pin.
+func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, error) {
+	s := policy.Source{Display: redactURL(text), Pinned: pin != ""}
+	switch {
+	case strings.HasPrefix(text, oci.Scheme):
+		ref, err := oci.ParseReference(text)
+		if err != nil {
+			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+		}
+		s.Kind, s.Location = "oci", ref.Host+"/"+ref.Repository
+		s.Pinned = s.Pinned || ref.Digest != ""
+		return s, nil
+	case strings.HasPrefix(text, "git+"):
+		src, err := git.Parse(text)
+		if err != nil {
+			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+		}
+		s.Kind, s.Location = "git", gitLocation(src.URL)
+		s.Pinned = s.Pinned || isCommit(src.Ref)
+		return s, nil
+	case isURL(text) && !isGitHubRepoURL(text):
+		u, want, err := parseDownload(text)
+		if err != nil {
+			return s, err
+		}
+		u.User = nil
+		s.Kind, s.Location = "url", u.String()
+		s.Pinned = s.Pinned || want != ""
+		return s, nil
+	}
+	rs, err := in.parseSource(text, typed)
+	if err != nil {
+		return s, err
+	}
+	if rs != nil {
+		src, err := github.Parse(strings.TrimPrefix(text, GitHubPrefix))
+		if err != nil {
+			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+		}
+		s.Kind, s.Location = "github", strings.ToLower(src.Owner+"/"+src.Repo)
+		s.Pinned = s.Pinned || isCommit(src.Ref)
+		return s, nil
+	}
+	p := in.sourcePath(text)
+	if typed && !filepath.IsAbs(text) {
+		if p, err = filepath.Abs(text); err != nil {
+			return s, err
+		}
+	}
+	s.Kind, s.Location = "local", filepath.Clean(p)
+	return s, nil
+}
+
+// isGitHubRepoURL reports whether text is a web address of a GitHub
+// repository (read as a GitHub source, rule 13), not of an archive.
+func isGitHubRepoURL(text string) bool {
+	if !strings.HasPrefix(text, "https://github.com/") && !strings.HasPrefix(text, "http://github.com/") {
+		return false
+	}
+	_, err := github.Parse(text)
+	return err == nil
+}
+
+// commitPattern is a full hex commit id (SHA-1 or SHA-256).
+var commitPattern = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
+
+func isCommit(ref string) bool { return commitPattern.MatchString(ref) }
+
+// gitLocation is a git URL as the policy sees it: host and path, without
+// scheme, user or .git suffix.
+func gitLocation(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return strings.TrimSuffix(raw, ".git")
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(u.Host+u.Path, "/"), ".git")
+}
+
+// effectivePolicy is t's policy, or the zero one.
+func (t *Trust) effectivePolicy() *policy.Policy {
+	if t.Policy == nil {
+		return &policy.Policy{}
+	}
+	return t.Policy
+}
+
+// sourceTrust is what is checked of one source and what was found: built
+// before the source is read (checkSource), used as it is read (verifyPin),
+// and recorded in its skills' lock entries.
+type sourceTrust struct {
+	in       *Installer
+	t        *Trust
+	ps       policy.Source
+	lists    [][]signature.Requirement // every list must be satisfied
+	recorded *lockSigner               // the signer the lock file records, or nil
+	commit   source.CommitKeys
+	needSig  bool // a commit signature is required
+	// found, once verified
+	signer       *lockSigner
+	commitSigner string
+}
+
+// checkSource checks a source against the policy before anything is read
+// (rule T1) and returns what reading it must verify; recorded is the
+// signer the lock file records for it (nil: none). A nil Installer trust
+// gives a nil sourceTrust: nothing is checked.
+func (in *Installer) checkSource(text, pin string, typed bool, recorded *lockSigner) (*sourceTrust, error) {
+	t := in.trust
+	if t == nil {
+		return nil, nil
+	}
+	ps, err := in.policySource(text, pin, typed)
+	if err != nil {
+		return nil, err
+	}
+	p := t.effectivePolicy()
+	if err := p.Check(ps); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRefused, err)
+	}
+	st := &sourceTrust{in: in, t: t, ps: ps, recorded: recorded}
+	if len(t.Signers) > 0 {
+		st.lists = append(st.lists, t.Signers)
+	}
+	lists, err := p.Signers(ps)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrRefused, ps.Display, err)
+	}
+	st.lists = append(st.lists, lists...)
+	if len(st.lists) == 0 && recorded != nil {
+		req, err := recorded.requirement()
+		if err != nil {
+			return nil, err
+		}
+		st.lists = [][]signature.Requirement{{req}}
+	}
+	if len(st.lists) > 0 && ps.Kind != "oci" {
+		if len(t.Signers) > 0 && len(lists) == 0 && recorded == nil {
+			return nil, fmt.Errorf("%w: %s is a %s source: signature requirements (Trust.Signers) apply to oci:// sources only, which carry Sigstore signatures; require a signed commit in the policy instead", ErrRefused, ps.Display, ps.Kind)
+		}
+		if len(lists) > 0 {
+			return nil, fmt.Errorf("%w: %s is a %s source, which carries no Sigstore signature, but the policy requires a signer for it; publish it to an OCI registry signed, or change the policy", ErrRefused, ps.Display, ps.Kind)
+		}
+		st.lists = nil // flags name OCI signers; a sync applies them to its OCI sources only
+	}
+	if ps.Kind == "git" || ps.Kind == "github" {
+		st.commit.AllowedSigners, st.commit.GPGKeyring, st.needSig = p.CommitSigners(ps)
+	}
+	return st, nil
+}
+
+// verifyPin verifies a published source at pin before its content is
+// downloaded: the OCI signatures required (rule T2), a changed signer
+// (rule T4), the commit's signature the policy requires (rule T3).
+func (st *sourceTrust) verifyPin(ctx context.Context, rs source.Remote, pin string) error {
+	if st == nil {
+		return nil
+	}
+	if len(st.lists) > 0 {
+		if err := st.verifySignatures(ctx, rs, pin); err != nil {
+			return err
+		}
+	}
+	if st.needSig {
+		cv, ok := rs.(source.CommitVerifier)
+		if !ok {
+			return fmt.Errorf("%w: %s: the policy requires a signed commit, but this source cannot check one", ErrRefused, st.ps.Display)
+		}
+		who, err := cv.VerifyCommit(ctx, pin, st.commit)
+		if err != nil {
+			return fmt.Errorf("%w: %s at %s: the policy requires a signed commit: %w (ask the publisher to sign the commit with a key the policy's allowed signers name, or pin a signed one)", ErrRefused, st.ps.Display, shortPin(pin), err)
+		}
+		st.commitSigner = who
+	}
+	return nil
+}
+
+// verifySignatures verifies the OCI source rs at pin against every list
+// of requirements, and checks the signer against the one recorded.
+func (st *sourceTrust) verifySignatures(ctx context.Context, rs source.Remote, pin string) error {
+	ref := oci.Scheme + strings.TrimPrefix(rs.Repository(), "oci:") + "@" + pin
+	for i, list := range st.lists {
+		s, err := oci.Verify(ctx, ref, list, st.in.ociOptions()...)
+		if err != nil {
+			var want []string
+			for _, r := range list {
+				want = append(want, r.String())
+			}
+			return fmt.Errorf("%w: %s at %s must be signed by %s: %w; nothing of it was installed", ErrRefused, st.ps.Display, shortPin(pin), strings.Join(want, " or "), err)
+		}
+		if i > 0 {
+			continue
+		}
+		ls := &lockSigner{Signer: s}
+		if s.KeyID != "" {
+			if ls.PublicKey, err = matchingKey(list, s.KeyID); err != nil {
+				return err
+			}
+		}
+		st.signer = ls
+	}
+	if r := st.recorded; r != nil && r.Signer != st.signer.Signer && !st.accepted(st.signer.Signer) {
+		return &SignerChangedError{Source: st.ps.Display, Recorded: r.Signer, Found: st.signer.Signer}
+	}
+	return nil
+}
+
+// accepted reports whether s is named in Trust.AcceptSigners.
+func (st *sourceTrust) accepted(s signature.Signer) bool {
+	return slices.ContainsFunc(st.t.AcceptSigners, func(name string) bool {
+		name = strings.TrimSpace(name)
+		return name == s.String() || s.KeyID != "" && (name == s.KeyID || name == "key "+s.KeyID)
+	})
+}
+
+// matchingKey returns the PEM of the key of list whose ID is id.
+func matchingKey(list []signature.Requirement, id string) (string, error) {
+	for _, r := range list {
+		if r.Key == nil {
+			continue
+		}
+		if k, err := signature.KeyID(r.Key); err == nil && k == id {
+			return publicKeyPEM(r.Key)
+		}
+	}
+	return "", fmt.Errorf("signer %s verified, but no required key has that ID", id)
+}
+
+// publicKeyPEM is pub in PKIX PEM, as cosign writes cosign.pub.
+func publicKeyPEM(pub crypto.PublicKey) (string, error) {
+	der, err := x509.MarshalPKIXPublicKey(pub)
+	if err != nil {
+		return "", err
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})), nil
+}
+
+// ociOptions are the options of the installer's OCI calls.
+func (in *Installer) ociOptions() []oci.Option {
+	return []oci.Option{oci.WithCache(in.cache), oci.WithHTTPClient(watchedClient(retry.DefaultClient))}
+}
+
+// mark gives the skills read from the source what st checked and found.
+func (st *sourceTrust) mark(skills []candidate) {
+	if st == nil {
+		return
+	}
+	for i := range skills {
+		skills[i].trust = st
+	}
+}
+
+// trusted is who signed c, as its lock entry records it: what its
+// source's checks verified, else, read at the pin old records, what old
+// records.
+func (c *candidate) trusted(old *lockEntry) (*lockSigner, string) {
+	var s *lockSigner
+	var cs string
+	if c.trust != nil {
+		s, cs = c.trust.signer, c.trust.commitSigner
+	}
+	if old != nil && old.Pin == c.pin && old.Source == c.source {
+		if s == nil {
+			s = old.Signer
+		}
+		if cs == "" {
+			cs = old.CommitSigner
+		}
+	}
+	return s, cs
+}
+
+// auditSkill audits a skill's tree and returns the findings that refuse
+// it (rule T5): at or above the policy's threshold, neither accepted by
+// the policy nor allowed by Trust.AllowRisks.
+func (in *Installer) auditSkill(c *candidate, ps policy.Source) ([]audit.Finding, error) {
+	t := in.trust
+	fsys, closeFS, err := c.tree().open()
+	if err != nil {
+		return nil, err
+	}
+	defer closeFS()
+	return blocking(t, fsys, c.label(), ps)
+}
+
+// auditFolder is auditSkill of an installed skill's folder.
+func (in *Installer) auditFolder(dir, name string, ps policy.Source) ([]audit.Finding, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return blocking(in.trust, root.FS(), name, ps)
+}
+
+func blocking(t *Trust, fsys fs.FS, name string, ps policy.Source) ([]audit.Finding, error) {
+	findings, err := audit.Tree(fsys)
+	if err != nil {
+		return nil, err
+	}
+	p := t.effectivePolicy()
+	threshold := p.FailOn()
+	var out []audit.Finding
+	for _, f := range findings {
+		if f.Severity >= threshold && !slices.Contains(t.AllowRisks, f.Rule) && !p.Accepted(f, name, ps) {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// auditReason says why findings refuse a skill, and what to do.
+func auditReason(findings []audit.Finding) string {
+	var parts, rules []string
+	for _, f := range findings {
+		at := f.File
+		if f.Line > 0 {
+			at = fmt.Sprintf("%s:%d", f.File, f.Line)
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s) at %s: %s", f.Rule, f.Severity, at, f.Message))
+		if !slices.Contains(rules, f.Rule) {
+			rules = append(rules, f.Rule)
+		}
+	}
+	return fmt.Sprintf("the audit found %s; read the skill, and if you trust it, allow these rules by name (Trust.AllowRisks: %s) or accept the findings in the policy",
+		strings.Join(parts, "; "), strings.Join(rules, ", "))
+}
+
+// checkSources checks every source of an Add against the policy before
+// any is read (rule T1), and returns what reading each must verify, in
+// order (nil entries when the Installer has no trust). The signer a
+// source's skills were installed with before (rule T4) is what the lock
+// file records for the same source.
+func (in *Installer) checkSources(sources []string) ([]*sourceTrust, error) {
+	out := make([]*sourceTrust, len(sources))
+	if in.trust == nil {
+		return out, nil
+	}
+	lock, err := in.peekLock()
+	if err != nil {
+		return nil, err
+	}
+	var problems []error
+	for i, src := range sources {
+		var recorded *lockSigner
+		for _, name := range slices.Sorted(maps.Keys(lock.Skills)) {
+			if e := lock.Skills[name]; e.Signer != nil && in.sameSource(e.Source, src) {
+				recorded = e.Signer
+				break
+			}
+		}
+		if out[i], err = in.checkSource(src, "", true, recorded); err != nil {
+			problems = append(problems, err)
+		}
+	}
+	if len(problems) > 0 {
+		return nil, refuse(problems)
+	}
+	return out, nil
+}
+
+// recordedSigner is the signer the lock file records for the skills
+// names (read from one source at one pin), or nil.
+func recordedSigner(lock *lockFile, names []string) *lockSigner {
+	for _, name := range names {
+		if s := lock.Skills[name].Signer; s != nil {
+			return s
+		}
+	}
+	return nil
+}
+
+// auditUse audits the skills an Add is about to install (rule T6) and
+// returns those that pass, and for each refused one its skipped Change
+// and its Refusal. With strict, a refused skill fails the request before
+// anything changes; so does refusing every skill.
+func (in *Installer) auditUse(use []*candidate, strict bool) ([]*candidate, []Change, []Refusal, error) {
+	if in.trust == nil {
+		return use, nil, nil, nil
+	}
+	var keep []*candidate
+	var skipped []Change
+	var refused []Refusal
+	for _, c := range use {
+		r, err := in.auditCandidate(c)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if r == nil {
+			keep = append(keep, c)
+			continue
+		}
+		refused = append(refused, *r)
+		skipped = append(skipped, Change{Skill: c.label(), Source: c.source, Path: c.pathInSource(), Action: ActionSkipped, Reason: r.Reason})
+	}
+	if len(refused) > 0 && (strict || len(keep) == 0) {
+		why := "no skill is left to install; nothing was changed"
+		if strict {
+			why = "nothing was changed (strict: a skill that cannot be installed stops the request)"
+		}
+		return nil, nil, nil, fmt.Errorf("%w\n%s", &RefusedError{refused}, why)
+	}
+	return keep, skipped, refused, nil
+}
+
+// auditCandidate audits one skill about to be installed, and returns its
+// refusal, or nil when it passes.
+func (in *Installer) auditCandidate(c *candidate) (*Refusal, error) {
+	ps := policy.Source{Display: c.source}
+	if c.trust != nil {
+		ps = c.trust.ps
+	} else if p, err := in.policySource(c.source, c.pin, false); err == nil {
+		ps = p
+	}
+	findings, err := in.auditSkill(c, ps)
+	if err != nil {
+		return nil, fmt.Errorf("skill %s in %s: audit: %w", c.label(), c.where(), err)
+	}
+	if len(findings) == 0 {
+		return nil, nil
+	}
+	return &Refusal{Skill: c.label(), Source: c.source, Reason: auditReason(findings), Findings: findings}, nil
+}
+
+// checkRecorded is checkSource of a source a lock file records at pin
+// for the skills names (a sync).
+func (in *Installer) checkRecorded(source, pin string, names []string, lock *lockFile) (*sourceTrust, error) {
+	text := source
+	if pin == "" {
+		text = in.sourcePath(source)
+	}
+	return in.checkSource(text, pin, false, recordedSigner(lock, names))
+}
+
+// cachedOK reports whether a sync may take the skills names from the
+// skill cache, as far as st is concerned: a signed commit the policy
+// requires must be recorded for each (a commit is checked against its
+// repository, which the cache does not hold).
+func (st *sourceTrust) cachedOK(names []string, lock *lockFile) bool {
+	if st == nil || !st.needSig {
+		return true
+	}
+	for _, name := range names {
+		if lock.Skills[name].CommitSigner == "" {
+			return false
+		}
+	}
+	st.commitSigner = lock.Skills[names[0]].CommitSigner
+	return true
+}
+
+// verifyCached verifies the signatures of a published source whose
+// skills a sync takes from the skill cache: from the bundles the cache
+// holds, without the network when it holds them (rule T4).
+func (in *Installer) verifyCached(ctx context.Context, source, pin string, st *sourceTrust) error {
+	if st == nil || len(st.lists) == 0 {
+		return nil
+	}
+	rs, err := in.parseSource(source, false)
+	if err != nil {
+		return err
+	}
+	if rs == nil {
+		return fmt.Errorf("%w: %s is recorded with a signer, but is not a published source", ErrInvalidLock, source)
+	}
+	return st.verifySignatures(ctx, rs, pin)
+}
+
+// auditRecorded audits a recorded skill a sync is about to install (rule
+// T6): a sync refuses it, changing nothing.
+func (in *Installer) auditRecorded(c *candidate) error {
+	if in.trust == nil {
+		return nil
+	}
+	r, err := in.auditCandidate(c)
+	if err != nil || r == nil {
+		return err
+	}
+	return fmt.Errorf("%w: skill %s from %s: %s", ErrRefused, r.Skill, r.Source, r.Reason)
+}
+
+// CheckTrust checks what the scope's lock file records against the
+// Installer's trust ([WithTrust]; without it there is nothing to check
+// and it returns nil) without changing anything (rule T7): each recorded
+// source against the policy (a source it no longer allows), each
+// recorded signer of an OCI source again, from the signature bundles the
+// skill cache holds (the network only when it holds none), and the
+// installed canonical copy of each skill against the audit threshold. It
+// returns every refusal, sorted by skill; the error is for a check that
+// could not run (a lock file that cannot be read).
+func (in *Installer) CheckTrust(ctx context.Context) ([]Refusal, error) {
+	if in.trust == nil {
+		return nil, nil
+	}
+	lock, err := in.readCheckedLock()
+	if err != nil {
+		return nil, err
+	}
+	var out []Refusal
+	reads, bySource := recordedReads(lock)
+	for _, k := range reads {
+		names := bySource[k]
+		st, err := in.checkRecorded(k.source, k.pin, names, lock)
+		if err == nil && st != nil && len(st.lists) > 0 {
+			err = in.verifyCached(ctx, k.source, k.pin, st)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return out, interrupted(ctx, "the check is incomplete")
+			}
+			for _, name := range names {
+				out = append(out, Refusal{Skill: name, Source: k.source, Reason: err.Error()})
+			}
+			continue
+		}
+		for _, name := range names {
+			dir := in.canonicalPath(name)
+			if _, err := os.Stat(dir); err != nil {
+				continue // missing: Verify reports it
+			}
+			ps := policy.Source{Display: k.source}
+			if st != nil {
+				ps = st.ps
+			}
+			findings, err := in.auditFolder(dir, name, ps)
+			if err != nil {
+				out = append(out, Refusal{Skill: name, Source: k.source, Reason: fmt.Sprintf("audit of %s: %v", dir, err)})
+				continue
+			}
+			if len(findings) > 0 {
+				out = append(out, Refusal{Skill: name, Source: k.source, Reason: auditReason(findings), Findings: findings})
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Refusal) int { return strings.Compare(a.Skill, b.Skill) })
+	return out, nil
+}

@@ -1,0 +1,155 @@
+// Package policy reads the trust policy that add, sync, run, verify and
+// the SDK enforce: which sources are allowed, whether they must be
+// pinned, who must have signed them, the audit threshold and the findings
+// accepted. A user-level policy (~/.agents/agentskills.policy.yaml) and a
+// project's (<project>/.agents/agentskills.policy.yaml, beside the lock)
+// both apply; the project's can only tighten the user's.
+//
+// A policy file is written by hand, by a person or a security team, and
+// read strictly: a mistake is an error naming the file and line, never a
+// rule quietly ignored.
+//
+// # An example
+//
+//	version: 1
+//	sources:
+//	  allow:                      # a source must match one (absent: all allowed)
+//	    - github:anthropics/*
+//	    - github:acme/**
+//	    - git:git.acme.corp/skills/*
+//	    - oci:ghcr.io/acme/*
+//	    - url:https://skills.acme.corp/*
+//	    - local:~/work/skills/**
+//	  pinned: true                # published sources must name their version
+//	signers:
+//	  - sources: [oci:ghcr.io/acme/*]
+//	    keys: [keys/acme-release.pub]   # relative to this file's folder
+//	  - sources: [oci:ghcr.io/acme/*]
+//	    identity_regexp: ^https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/
+//	    issuer: https://token.actions.githubusercontent.com
+//	  - sources: [git:git.acme.corp/**, github:acme/*]
+//	    commits: {allowed_signers: allowed_signers}
+//	audit:
+//	  fail_on: high
+//	  accept:
+//	    - rule: download-exec
+//	      skill: setup-helper
+//	      source: github:acme/tools
+//	      reason: installs our own CLI
+//
+// # The file
+//
+//  1. A policy file is YAML, at most [MaxFileSize] bytes, one document. It
+//     says version: 1; a file without it, or with another version, is
+//     refused. Keys are those below, and only those: an unknown key (a
+//     typo such as "pinnd") is an error naming the file and line. YAML
+//     anchors and aliases are refused (a policy needs none, and an alias
+//     can multiply a small file into a huge one). Every error wraps
+//     [ErrInvalid] and reads FILE:LINE: WHAT, saying what to write instead.
+//  2. sources.allow is a list of patterns (rule 3). A source is allowed by
+//     the file when it matches one of them. Without sources.allow every
+//     source is allowed; an empty list (allow: []) allows none.
+//  3. A pattern is KIND:LOCATION, KIND one of github, git, oci, url,
+//     local, and matches a [Source] of that kind whose Location it
+//     matches. LOCATION is split at "/" into elements, and so is the
+//     source's Location; each element is matched with [path.Match] (*
+//     matches any run of characters within one element, ? one character,
+//     [a-z] a class), except that an element ** matches any number of
+//     elements, none included. So github:acme/* matches every repository
+//     of acme and github:acme/** also a folder in one; oci:ghcr.io/acme/*
+//     matches ghcr.io/acme/skills but not ghcr.io/acme/team/skills. **
+//     must be a whole element, and a github pattern names at least OWNER/
+//     REPO (github:acme/*, not github:acme). GitHub names, hosts and URL
+//     schemes match whatever their case, as GitHub and DNS treat them;
+//     the rest of a location matches case for case. A url pattern is the
+//     URL, scheme included (url:https://skills.acme.corp/*). A local
+//     pattern is an absolute path, a path starting with ~/ (the home the
+//     policy is loaded for), or a path relative to the policy file's
+//     folder; it is cleaned and compared with slashes, also on Windows.
+//  4. sources.pinned: true requires every published source (github, git,
+//     oci, url) to name an immutable version: a commit, a manifest
+//     digest, a URL's #sha256=. Local and inline sources are not
+//     published and need no pin.
+//  5. An inline source (an SDK skill with no location: embedded, inline,
+//     from a catalogue) is part of the program that carries it; no
+//     pattern names it and sources.allow does not refuse it.
+//  6. signers is a list of rules, each with sources (a list of patterns,
+//     required) and who must have signed what they match. Every rule
+//     whose sources match a source applies to it, and every rule that
+//     applies must be satisfied; a rule is satisfied by a signature of
+//     any one of the signers it names. A signer is a key (keys: a list of
+//     PEM public keys, as cosign writes cosign.pub: each a file or the PEM
+//     text itself), or a certificate identity and issuer checked as
+//     cosign checks them (identity or identity_regexp, and issuer or
+//     issuer_regexp, both required; regular expressions in Go's syntax,
+//     which must compile) against trusted_root (a trusted_root.json;
+//     absent: Sigstore's public-good root). Keys and identities are
+//     signatures of OCI artifacts, so such a rule names oci sources only.
+//  7. A signers rule with commits (allowed_signers: an SSH allowed-signers
+//     file as git's gpg.ssh.allowedSignersFile reads it, and/or
+//     gpg_keyring: a GPG keyring) requires the pinned commit of a git or
+//     GitHub source to be signed by one of their keys, and names git and
+//     github sources only. A rule has commits, or keys and identities,
+//     not both.
+//  8. A file a rule names (a key, a trusted root, an allowed-signers file,
+//     a keyring) is an absolute path, a path starting with ~/, or a path
+//     relative to the policy file's folder (never to the working folder):
+//     keys/release.pub in ~/.agents/agentskills.policy.yaml is
+//     ~/.agents/keys/release.pub. It must be a regular file; keys and
+//     trusted roots are read when the policy is loaded (at most
+//     [MaxFileSize] bytes each), so a missing or unreadable one is an
+//     error naming the policy's line.
+//  9. audit.fail_on is a severity (info, low, medium, high, critical): a
+//     skill with an audit finding at or above it is refused, unless the
+//     finding is accepted. A file that does not say refuses at high.
+//  10. audit.accept is a list of accepted findings: rule (an audit rule's
+//     id, required), skill (a skill's name, or a pattern of [path.Match];
+//     absent: any skill), source (a pattern as in rule 3; absent: any
+//     source) and reason (required: why it is accepted, for the next
+//     reader). A finding is accepted by the file when an entry matches
+//     its rule, its skill and its source.
+//
+// # Two files
+//
+// [Load] reads the user's file (~/.agents/agentskills.policy.yaml under
+// the home it is given) and the project's (.agents/agentskills.policy.yaml
+// under the project root). There is no environment variable that moves
+// or disables them: whoever could set one could as well change HOME, and
+// a policy that a variable switches off is no policy. A missing file has
+// no rules; with neither file every source is allowed, none needs a
+// signer, and the audit refuses at high. When both exist, the project's
+// can only tighten the user's:
+//
+//  11. A source must be allowed by both files' sources.allow.
+//  12. It must be pinned if either file says sources.pinned: true.
+//  13. The signers rules of both files apply (rule 6), and so do their
+//     commits rules: a project can add a signer requirement, never remove
+//     or widen one of the user's.
+//  14. [Policy.FailOn] is the stricter (lower) of the two thresholds. A
+//     finding refuses a skill when some file refuses it: its severity
+//     reaches that file's fail_on (high when the file does not say) and
+//     that file does not accept it. So a finding is accepted only if
+//     every file whose threshold it reaches accepts it: a project cannot
+//     accept what the user's policy refuses, and the user's acceptance
+//     does not lift a project's stricter threshold.
+//
+// A refusal is a [*DeniedError] (wrapping [ErrDenied]) that names the
+// rule, the file and line that said it, and what the user can do.
+//
+// # Sources
+//
+// A caller turns what it installs or mounts into a [Source]: package
+// install maps every source syntax it reads, the SDK each skill's origin.
+// [ParseSource] reads the policy's own notation (KIND:LOCATION), which
+// `agentskills policy check` takes.
+//
+// # Platforms
+//
+// What holds on Linux holds on macOS and Windows: paths in local patterns
+// and sources are compared in slash form after cleaning, and the home
+// (~) is the one [Load] is given. Matching of local paths is case for
+// case everywhere, also where the file system ignores case (macOS,
+// Windows): a pattern that differs from the path only in case refuses it,
+// which errs on the side of refusing. A [Policy] is not changed after it
+// is built and is safe for concurrent use.
+package policy

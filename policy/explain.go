@@ -1,0 +1,123 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agentadaptor/agentadaptor/audit"
+)
+
+// severityNames are the audit severities' names, lowest first.
+var severityNames = []string{"info", "low", "medium", "high", "critical"}
+
+// parseSeverity reads a severity's name, any case.
+func parseSeverity(name string) (audit.Severity, error) {
+	for i, n := range severityNames {
+		if strings.EqualFold(n, name) {
+			return audit.Severity(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown severity %q", name)
+}
+
+func severityName(s audit.Severity) string {
+	if int(s) >= 0 && int(s) < len(severityNames) {
+		return severityNames[s]
+	}
+	return fmt.Sprintf("severity(%d)", int(s))
+}
+
+// Explain says, in lines a user reads, what the policy allows for s and
+// which rule of which file says so: for `agentskills policy check`. The
+// first line says allowed or denied.
+func (p *Policy) Explain(s Source) []string {
+	var out []string
+	if err := p.Check(s); err != nil {
+		out = append(out, "denied: "+strings.TrimPrefix(err.Error(), ErrDenied.Error()+": "+s.display()+": "))
+	} else {
+		out = append(out, "allowed")
+	}
+	if len(p.files) == 0 {
+		out = append(out, "  no policy file: every source is allowed, none needs a signer")
+	}
+	for _, f := range p.files {
+		switch pat, err := f.allowed(s); {
+		case err != nil:
+			out = append(out, fmt.Sprintf("  sources.allow (%s): no pattern matches", where(f.path, f.allowLine)))
+		case pat != nil:
+			out = append(out, fmt.Sprintf("  sources.allow (%s): matches %s", where(f.path, pat.line), pat.text))
+		case s.Kind == "inline":
+			out = append(out, fmt.Sprintf("  sources.allow (%s): an inline source is part of the program", f.path))
+		default:
+			out = append(out, fmt.Sprintf("  sources.allow (%s): not given, every source is allowed", f.path))
+		}
+	}
+	if r, ok := p.pinRule(s); ok {
+		state := "it is not"
+		if s.Pinned {
+			state = "it is"
+		}
+		out = append(out, fmt.Sprintf("  must be pinned: %s, %s", r, state))
+	}
+	out = append(out, p.explainSigners(s)...)
+	rule := p.FailOnRule()
+	out = append(out, fmt.Sprintf("  audit: a finding at %s or above refuses a skill: %s", severityName(p.FailOn()), rule))
+	for _, f := range p.files {
+		for _, e := range f.accept {
+			if e.source != nil && !e.source.matches(s) {
+				continue
+			}
+			skill := "any skill"
+			if e.skill != "" {
+				skill = "skill " + e.skill
+			}
+			out = append(out, fmt.Sprintf("  accepted: %s in %s, %s: %s", e.rule, skill, e.Rule, e.reason))
+		}
+	}
+	return out
+}
+
+// explainSigners says who must have signed s, rule by rule.
+func (p *Policy) explainSigners(s Source) []string {
+	var out []string
+	for _, f := range p.files {
+		for _, r := range f.signers {
+			if !r.matches(s) {
+				continue
+			}
+			var who []string
+			for _, k := range r.keys {
+				who = append(who, "key "+k.name)
+			}
+			if r.identity != "" || r.identityRE != "" {
+				id := "identity " + r.identity
+				if r.identityRE != "" {
+					id = "identity matching " + r.identityRE
+				}
+				if r.issuer != "" {
+					id += " issued by " + r.issuer
+				} else {
+					id += " issued by one matching " + r.issuerRE
+				}
+				if r.trustedRoot == nil {
+					id += " (Sigstore public-good root)"
+				}
+				who = append(who, id)
+			}
+			if r.commits {
+				for _, k := range []string{r.allowedSigners, r.gpgKeyring} {
+					if k != "" {
+						who = append(who, "a key of "+k)
+					}
+				}
+				out = append(out, fmt.Sprintf("  signed commit required: %s: %s", r.Rule, strings.Join(who, " or ")))
+				continue
+			}
+			out = append(out, fmt.Sprintf("  signature required: %s: %s", r.Rule, strings.Join(who, " or ")))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "  no signature required")
+	}
+	return out
+}

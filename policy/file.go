@@ -1,0 +1,609 @@
+package policy
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/signature"
+)
+
+// defaultFailOn is the threshold of a file that does not say (rule 9).
+const defaultFailOn = audit.High
+
+// rules are one policy file, read.
+type rules struct {
+	path string
+
+	allow      []pattern
+	hasAllow   bool
+	allowLine  int
+	pinned     bool
+	pinnedLine int
+
+	signers []*signerRule
+
+	failOn     audit.Severity
+	failOnLine int
+	accept     []acceptEntry
+}
+
+// signerRule is one entry of signers (rules 6 and 7).
+type signerRule struct {
+	Rule
+	sources []pattern
+
+	keys        []key
+	identity    string
+	identityRE  string
+	issuer      string
+	issuerRE    string
+	trustedRoot []byte
+
+	commits                    bool
+	allowedSigners, gpgKeyring string
+}
+
+// key is one public key of a rule, as PEM, with where it was named.
+type key struct {
+	name string // the file, or "inline key"
+	line int
+	pem  []byte
+}
+
+// acceptEntry is one entry of audit.accept (rule 10).
+type acceptEntry struct {
+	Rule
+	rule, skill, reason string
+	source              *pattern
+}
+
+// readFile reads a regular file of at most MaxFileSize bytes.
+func readFile(name string) ([]byte, error) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", name)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%s: larger than %d bytes", name, MaxFileSize)
+	}
+	return data, nil
+}
+
+// parser reads one file; its errors name the file and line (rule 1).
+type parser struct {
+	path, dir, home string
+}
+
+func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
+	return fmt.Errorf("%w: %s: %s", ErrInvalid, where(p.path, n.Line), fmt.Sprintf(format, args...))
+}
+
+// parse reads data, the content of the policy file named name; home
+// stands for ~.
+func parse(data []byte, name, home string) (*rules, error) {
+	p := &parser{path: name, dir: filepath.Dir(name), home: home}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%w: %s: empty; a policy file starts with version: 1", ErrInvalid, name)
+		}
+		return nil, syntaxError(name, err)
+	}
+	var more yaml.Node
+	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%w: %s: more than one YAML document; a policy file is one", ErrInvalid, name)
+	}
+	if err := p.noAliases(&doc); err != nil {
+		return nil, err
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	fields, err := p.fields(root, "the policy", "version", "sources", "signers", "audit")
+	if err != nil {
+		return nil, err
+	}
+	v, ok := fields["version"]
+	if !ok {
+		return nil, p.errf(root, "no version; a policy file says version: 1")
+	}
+	if v.Kind != yaml.ScalarNode || v.Value != "1" {
+		return nil, p.errf(v, "version %q is not one this program reads; write version: 1", v.Value)
+	}
+	f := &rules{path: name, failOn: defaultFailOn}
+	if n, ok := fields["sources"]; ok {
+		if err := p.sources(n, f); err != nil {
+			return nil, err
+		}
+	}
+	if n, ok := fields["signers"]; ok {
+		if err := p.signers(n, f); err != nil {
+			return nil, err
+		}
+	}
+	if n, ok := fields["audit"]; ok {
+		if err := p.audit(n, f); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// yamlLine is how the YAML library places a syntax error.
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// syntaxError says where the YAML of file name is broken, as FILE:LINE.
+func syntaxError(name string, err error) error {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("%w: %s:%s: %s", ErrInvalid, name, m[1], msg[len(m[0]):])
+	}
+	return fmt.Errorf("%w: %s: %s", ErrInvalid, name, strings.TrimPrefix(msg, "yaml: "))
+}
+
+// noAliases refuses anchors and aliases anywhere (rule 1).
+func (p *parser) noAliases(n *yaml.Node) error {
+	if n.Kind == yaml.AliasNode || n.Anchor != "" {
+		return p.errf(n, "YAML anchors and aliases (&name, *name) are not allowed in a policy file; write each value out")
+	}
+	for _, c := range n.Content {
+		if err := p.noAliases(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fields returns the values of mapping n by key, refusing a key not
+// known (rule 1) and a key given twice.
+func (p *parser) fields(n *yaml.Node, what string, known ...string) (map[string]*yaml.Node, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, p.errf(n, "%s must be a mapping of keys (%s)", what, strings.Join(known, ", "))
+	}
+	out := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode || !slices.Contains(known, k.Value) {
+			return nil, p.errf(k, "unknown key %q in %s; the keys are %s", k.Value, what, strings.Join(known, ", "))
+		}
+		if _, dup := out[k.Value]; dup {
+			return nil, p.errf(k, "key %q given twice in %s", k.Value, what)
+		}
+		out[k.Value] = v
+	}
+	return out, nil
+}
+
+// str reads a string scalar.
+func (p *parser) str(n *yaml.Node, what string) (string, error) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return "", p.errf(n, "%s must be a string", what)
+	}
+	if n.Value == "" {
+		return "", p.errf(n, "%s is empty", what)
+	}
+	return n.Value, nil
+}
+
+// list reads a sequence of strings.
+func (p *parser) list(n *yaml.Node, what string) ([]*yaml.Node, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, p.errf(n, "%s must be a list", what)
+	}
+	for _, c := range n.Content {
+		if _, err := p.str(c, "an entry of "+what); err != nil {
+			return nil, err
+		}
+	}
+	return n.Content, nil
+}
+
+// patterns reads a list of patterns (rule 3).
+func (p *parser) patterns(n *yaml.Node, what string) ([]pattern, error) {
+	items, err := p.list(n, what)
+	if err != nil {
+		return nil, err
+	}
+	var out []pattern
+	for _, c := range items {
+		pat, err := parsePattern(c.Value, c.Line, p.dir, p.home)
+		if err != nil {
+			return nil, p.errf(c, "%s: %v", what, err)
+		}
+		out = append(out, pat)
+	}
+	return out, nil
+}
+
+// sources reads the sources section (rules 2 to 4).
+func (p *parser) sources(n *yaml.Node, f *rules) error {
+	fields, err := p.fields(n, "sources", "allow", "pinned")
+	if err != nil {
+		return err
+	}
+	if a, ok := fields["allow"]; ok {
+		if f.allow, err = p.patterns(a, "sources.allow"); err != nil {
+			return err
+		}
+		f.hasAllow, f.allowLine = true, a.Line
+	}
+	if v, ok := fields["pinned"]; ok {
+		if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
+			return p.errf(v, "sources.pinned must be true or false, not %q", v.Value)
+		}
+		f.pinned, f.pinnedLine = v.Value == "true", v.Line
+	}
+	return nil
+}
+
+// signers reads the signers section (rules 6 to 8).
+func (p *parser) signers(n *yaml.Node, f *rules) error {
+	if n.Kind != yaml.SequenceNode {
+		return p.errf(n, "signers must be a list of rules, each with sources and keys, an identity and issuer, or commits")
+	}
+	for i, item := range n.Content {
+		name := fmt.Sprintf("signers[%d]", i+1)
+		r, err := p.signerRule(item, name)
+		if err != nil {
+			return err
+		}
+		f.signers = append(f.signers, r)
+	}
+	return nil
+}
+
+func (p *parser) signerRule(n *yaml.Node, name string) (*signerRule, error) {
+	fields, err := p.fields(n, name, "sources", "keys", "identity", "identity_regexp", "issuer", "issuer_regexp", "trusted_root", "commits")
+	if err != nil {
+		return nil, err
+	}
+	r := &signerRule{Rule: Rule{Name: name, File: p.path, Line: n.Line}}
+	src, ok := fields["sources"]
+	if !ok {
+		return nil, p.errf(n, "%s has no sources: name the sources it applies to (as sources: [oci:ghcr.io/acme/*])", name)
+	}
+	if r.sources, err = p.patterns(src, name+".sources"); err != nil {
+		return nil, err
+	}
+	if len(r.sources) == 0 {
+		return nil, p.errf(src, "%s.sources is empty: name the sources it applies to", name)
+	}
+	strs := map[string]*string{"identity": &r.identity, "identity_regexp": &r.identityRE, "issuer": &r.issuer, "issuer_regexp": &r.issuerRE}
+	for k, dst := range strs {
+		if v, ok := fields[k]; ok {
+			if *dst, err = p.str(v, name+"."+k); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, k := range []string{"identity_regexp", "issuer_regexp"} {
+		if v, ok := fields[k]; ok {
+			if _, err := regexp.Compile(v.Value); err != nil {
+				return nil, p.errf(v, "%s.%s does not compile: %v", name, k, err)
+			}
+		}
+	}
+	if ks, ok := fields["keys"]; ok {
+		items, err := p.list(ks, name+".keys")
+		if err != nil {
+			return nil, err
+		}
+		if len(items) == 0 {
+			return nil, p.errf(ks, "%s.keys is empty: name a public key file", name)
+		}
+		for _, item := range items {
+			k, err := p.key(item, name)
+			if err != nil {
+				return nil, err
+			}
+			r.keys = append(r.keys, k)
+		}
+	}
+	if tr, ok := fields["trusted_root"]; ok {
+		if r.trustedRoot, err = p.trustedRoot(tr, name); err != nil {
+			return nil, err
+		}
+	}
+	if c, ok := fields["commits"]; ok {
+		if err := p.commits(c, name, r); err != nil {
+			return nil, err
+		}
+	}
+	return r, p.checkSigner(n, fields, r)
+}
+
+// checkSigner refuses a rule that names no signer, half an identity, or
+// signers no source it names can carry (rules 6 and 7).
+func (p *parser) checkSigner(n *yaml.Node, fields map[string]*yaml.Node, r *signerRule) error {
+	hasID := r.identity != "" || r.identityRE != ""
+	hasIssuer := r.issuer != "" || r.issuerRE != ""
+	switch {
+	case r.identity != "" && r.identityRE != "":
+		return p.errf(fields["identity"], "%s names identity and identity_regexp: keep one", r.Name)
+	case r.issuer != "" && r.issuerRE != "":
+		return p.errf(fields["issuer"], "%s names issuer and issuer_regexp: keep one", r.Name)
+	case hasID != hasIssuer:
+		return p.errf(n, "%s names an identity without an issuer or an issuer without an identity: a certificate is checked for both (as cosign's --certificate-identity and --certificate-oidc-issuer)", r.Name)
+	case r.trustedRoot != nil && !hasID:
+		return p.errf(fields["trusted_root"], "%s names a trusted_root but no identity: a trusted root checks keyless signatures, which need identity and issuer", r.Name)
+	case r.commits && (hasID || len(r.keys) > 0):
+		return p.errf(n, "%s names commits and keys or an identity: write two rules, one for commits of git and github sources, one for signatures of oci sources", r.Name)
+	case !r.commits && !hasID && len(r.keys) == 0:
+		return p.errf(n, "%s names no signer: give keys, identity and issuer, or commits", r.Name)
+	}
+	for _, pat := range r.sources {
+		switch {
+		case r.commits && pat.kind != "git" && pat.kind != "github":
+			return p.errf(&yaml.Node{Line: pat.line}, "%s: commits apply to git and github sources, not %s", r.Name, quote(pat.text))
+		case !r.commits && pat.kind != "oci":
+			return p.errf(&yaml.Node{Line: pat.line}, "%s: keys and identities sign oci sources, not %s (a git or github source's commits are required signed with commits: {allowed_signers: FILE})", r.Name, quote(pat.text))
+		}
+	}
+	return nil
+}
+
+// key reads one entry of keys: inline PEM or a file (rule 8).
+func (p *parser) key(n *yaml.Node, rule string) (key, error) {
+	text := strings.TrimSpace(n.Value)
+	if strings.HasPrefix(text, "-----BEGIN") {
+		k := key{name: fmt.Sprintf("the key at line %d", n.Line), line: n.Line, pem: []byte(text)}
+		return k, p.checkPEM(n, rule, k)
+	}
+	name, err := p.resolve(n, rule+".keys")
+	if err != nil {
+		return key{}, err
+	}
+	data, err := readFile(name)
+	if err != nil {
+		return key{}, p.errf(n, "%s.keys: %v", rule, err)
+	}
+	k := key{name: name, line: n.Line, pem: data}
+	return k, p.checkPEM(n, rule, k)
+}
+
+// checkPEM refuses a key that is not a PEM public key.
+func (p *parser) checkPEM(n *yaml.Node, rule string, k key) error {
+	b, _ := pem.Decode(k.pem)
+	if b == nil || b.Type != "PUBLIC KEY" {
+		return p.errf(n, "%s.keys: %s is not a PEM public key (-----BEGIN PUBLIC KEY-----, as cosign writes cosign.pub)", rule, k.name)
+	}
+	return nil
+}
+
+// trustedRoot reads a trusted_root.json (rule 8).
+func (p *parser) trustedRoot(n *yaml.Node, rule string) ([]byte, error) {
+	if _, err := p.str(n, rule+".trusted_root"); err != nil {
+		return nil, err
+	}
+	name, err := p.resolve(n, rule+".trusted_root")
+	if err != nil {
+		return nil, err
+	}
+	data, err := readFile(name)
+	if err != nil {
+		return nil, p.errf(n, "%s.trusted_root: %v", rule, err)
+	}
+	if !json.Valid(data) {
+		return nil, p.errf(n, "%s.trusted_root: %s is not JSON (a Sigstore trusted_root.json)", rule, name)
+	}
+	return data, nil
+}
+
+// commits reads a rule's commits (rule 7).
+func (p *parser) commits(n *yaml.Node, rule string, r *signerRule) error {
+	fields, err := p.fields(n, rule+".commits", "allowed_signers", "gpg_keyring")
+	if err != nil {
+		return err
+	}
+	if len(fields) == 0 {
+		return p.errf(n, "%s.commits names neither allowed_signers nor gpg_keyring", rule)
+	}
+	for k, dst := range map[string]*string{"allowed_signers": &r.allowedSigners, "gpg_keyring": &r.gpgKeyring} {
+		v, ok := fields[k]
+		if !ok {
+			continue
+		}
+		if _, err := p.str(v, rule+".commits."+k); err != nil {
+			return err
+		}
+		name, err := p.resolve(v, rule+".commits."+k)
+		if err != nil {
+			return err
+		}
+		fi, err := os.Stat(name)
+		if err != nil {
+			return p.errf(v, "%s.commits.%s: %v", rule, k, err)
+		}
+		if !fi.Mode().IsRegular() {
+			return p.errf(v, "%s.commits.%s: %s is not a regular file", rule, k, name)
+		}
+		*dst = name
+	}
+	r.commits = true
+	return nil
+}
+
+// resolve makes the file a policy names a path: absolute, under the home
+// for ~/, else in the policy file's folder (rule 8).
+func (p *parser) resolve(n *yaml.Node, what string) (string, error) {
+	name := n.Value
+	switch {
+	case name == "~" || strings.HasPrefix(name, "~/"):
+		if p.home == "" {
+			return "", p.errf(n, "%s: %q starts with ~ but there is no home folder; write an absolute path", what, name)
+		}
+		return filepath.Join(p.home, name[1:]), nil
+	case filepath.IsAbs(name):
+		return filepath.Clean(name), nil
+	}
+	return filepath.Join(p.dir, filepath.FromSlash(name)), nil
+}
+
+// audit reads the audit section (rules 9 and 10).
+func (p *parser) audit(n *yaml.Node, f *rules) error {
+	fields, err := p.fields(n, "audit", "fail_on", "accept")
+	if err != nil {
+		return err
+	}
+	if v, ok := fields["fail_on"]; ok {
+		s, err := parseSeverity(v.Value)
+		if err != nil || v.Kind != yaml.ScalarNode {
+			return p.errf(v, "audit.fail_on %q is not a severity: write info, low, medium, high or critical", v.Value)
+		}
+		f.failOn, f.failOnLine = s, v.Line
+	}
+	a, ok := fields["accept"]
+	if !ok {
+		return nil
+	}
+	if a.Kind != yaml.SequenceNode {
+		return p.errf(a, "audit.accept must be a list of entries, each with rule and reason")
+	}
+	for i, item := range a.Content {
+		e, err := p.acceptEntry(item, fmt.Sprintf("audit.accept[%d]", i+1))
+		if err != nil {
+			return err
+		}
+		f.accept = append(f.accept, e)
+	}
+	return nil
+}
+
+// ruleID is the form of an audit rule's id: lower-case words joined by
+// hyphens.
+var ruleID = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+func (p *parser) acceptEntry(n *yaml.Node, name string) (acceptEntry, error) {
+	fields, err := p.fields(n, name, "rule", "skill", "source", "reason")
+	if err != nil {
+		return acceptEntry{}, err
+	}
+	e := acceptEntry{Rule: Rule{Name: name, File: p.path, Line: n.Line}}
+	v, ok := fields["rule"]
+	if !ok {
+		return e, p.errf(n, "%s has no rule: name the audit rule accepted (as rule: download-exec)", name)
+	}
+	if e.rule, err = p.str(v, name+".rule"); err != nil {
+		return e, err
+	}
+	if !ruleID.MatchString(e.rule) {
+		return e, p.errf(v, "%s.rule %q is not an audit rule's id (lower-case words joined by hyphens, as download-exec)", name, e.rule)
+	}
+	v, ok = fields["reason"]
+	if !ok {
+		return e, p.errf(n, "%s has no reason: say why the finding is accepted (reason: ...)", name)
+	}
+	if e.reason, err = p.str(v, name+".reason"); err != nil {
+		return e, err
+	}
+	if v, ok := fields["skill"]; ok {
+		if e.skill, err = p.str(v, name+".skill"); err != nil {
+			return e, err
+		}
+		if _, err := path.Match(e.skill, ""); err != nil {
+			return e, p.errf(v, "%s.skill %q is not a valid pattern", name, e.skill)
+		}
+	}
+	if v, ok := fields["source"]; ok {
+		if _, err := p.str(v, name+".source"); err != nil {
+			return e, err
+		}
+		pat, err := parsePattern(v.Value, v.Line, p.dir, p.home)
+		if err != nil {
+			return e, p.errf(v, "%s.source: %v", name, err)
+		}
+		e.source = &pat
+	}
+	return e, nil
+}
+
+// allowed returns the pattern of f that allows s, nil when f has no
+// sources.allow, or a refusal (rules 2, 5 and 11).
+func (f *rules) allowed(s Source) (*pattern, error) {
+	if !f.hasAllow || s.Kind == "inline" {
+		return nil, nil
+	}
+	for i := range f.allow {
+		if f.allow[i].matches(s) {
+			return &f.allow[i], nil
+		}
+	}
+	r := Rule{Name: "sources.allow", File: f.path, Line: f.allowLine}
+	return nil, r.Deny(s, fmt.Sprintf("no pattern of sources.allow matches %s:%s; use a source it allows, or add a pattern that matches it to %s", s.Kind, s.Location, f.path))
+}
+
+// matches reports whether the rule applies to s.
+func (r *signerRule) matches(s Source) bool {
+	return slices.ContainsFunc(r.sources, func(p pattern) bool { return p.matches(s) })
+}
+
+// requirements turns the rule into the signature package's terms, loading
+// its keys.
+func (r *signerRule) requirements() ([]signature.Requirement, error) {
+	var out []signature.Requirement
+	for _, k := range r.keys {
+		pub, err := signature.LoadPublicKey(k.pem)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %s: key %s: %w", ErrInvalid, where(r.File, k.line), r.Name, k.name, err)
+		}
+		out = append(out, signature.Requirement{Key: pub})
+	}
+	if r.identity != "" || r.identityRE != "" {
+		out = append(out, signature.Requirement{
+			Identity: r.identity, IdentityRegexp: r.identityRE,
+			Issuer: r.issuer, IssuerRegexp: r.issuerRE,
+			TrustedRoot: r.trustedRoot,
+		})
+	}
+	return out, nil
+}
+
+// acceptance returns the entry of f that accepts a finding of rule in
+// skill from s, or nil (rule 10).
+func (f *rules) acceptance(rule, skill string, s Source) *acceptEntry {
+	for i, e := range f.accept {
+		if e.matches(rule, skill, s) {
+			return &f.accept[i]
+		}
+	}
+	return nil
+}
+
+func (e acceptEntry) matches(rule, skill string, s Source) bool {
+	if e.rule != rule {
+		return false
+	}
+	if e.skill != "" {
+		if ok, _ := path.Match(e.skill, skill); !ok {
+			return false
+		}
+	}
+	return e.source == nil || e.source.matches(s)
+}

@@ -1,0 +1,132 @@
+package policy
+
+import (
+	"errors"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// kinds are the kinds of source a pattern names (rule 3).
+var kinds = []string{"github", "git", "oci", "url", "local"}
+
+const kindList = "github, git, oci, url, local"
+
+// maxElements bounds a pattern's elements, so that matching stays cheap
+// whatever a file says.
+const maxElements = 64
+
+func knownKind(k string) bool { return slices.Contains(kinds, k) }
+
+// pattern is one KIND:LOCATION pattern of a policy file (rule 3).
+type pattern struct {
+	text  string   // as written
+	kind  string   // github, git, oci, url, local
+	elems []string // the location's elements
+	line  int
+}
+
+// parsePattern reads text written at line of a policy file in folder dir
+// (rule 3); home replaces a leading ~ of a local pattern.
+func parsePattern(text string, line int, dir, home string) (pattern, error) {
+	kind, loc, ok := strings.Cut(text, ":")
+	if !ok || !knownKind(kind) {
+		return pattern{}, errors.New("pattern " + quote(text) + " is not KIND:LOCATION with KIND one of " + kindList + " (as github:acme/* or oci:ghcr.io/acme/*)")
+	}
+	if loc == "" {
+		return pattern{}, errors.New("pattern " + quote(text) + " names no location after " + kind + ":")
+	}
+	if kind == "local" {
+		switch {
+		case loc == "~" || strings.HasPrefix(loc, "~/"):
+			if home == "" {
+				return pattern{}, errors.New("pattern " + quote(text) + " starts with ~ but there is no home folder; write an absolute path")
+			}
+			loc = filepath.Join(home, loc[1:])
+		case !filepath.IsAbs(loc) && !strings.HasPrefix(loc, "/"):
+			loc = filepath.Join(dir, loc)
+		}
+		loc = filepath.ToSlash(filepath.Clean(loc))
+	}
+	elems := split(kind, loc)
+	if len(elems) > maxElements {
+		return pattern{}, errors.New("pattern " + quote(text) + " has more than 64 elements")
+	}
+	for _, e := range elems {
+		if e == "**" {
+			continue
+		}
+		if strings.Contains(e, "**") {
+			return pattern{}, errors.New("pattern " + quote(text) + ": ** must be a whole element (acme/** not acme**)")
+		}
+		if _, err := path.Match(e, ""); err != nil {
+			return pattern{}, errors.New("pattern " + quote(text) + ": element " + quote(e) + " is not a valid pattern (unclosed [ or a trailing \\)")
+		}
+	}
+	if kind == "github" && len(elems) < 2 && !slices.Contains(elems, "**") {
+		return pattern{}, errors.New("pattern " + quote(text) + " names no repository: write github:" + loc + "/* for every repository of " + loc)
+	}
+	return pattern{text: text, kind: kind, elems: elems, line: line}, nil
+}
+
+// split returns the elements of location loc of a kind, with the parts
+// that match whatever their case lowered (rule 3): a GitHub location
+// whole, a git or oci location's host, a URL's scheme and host.
+func split(kind, loc string) []string {
+	if kind == "local" && loc == "/" {
+		return []string{""}
+	}
+	elems := strings.Split(loc, "/")
+	switch kind {
+	case "github":
+		for i := range elems {
+			elems[i] = strings.ToLower(elems[i])
+		}
+	case "git", "oci":
+		elems[0] = strings.ToLower(elems[0])
+	case "url":
+		for i := 0; i < len(elems) && i < 3; i++ {
+			elems[i] = strings.ToLower(elems[i])
+		}
+	}
+	return elems
+}
+
+// matches reports whether s is of the pattern's kind and its location
+// matches.
+func (p pattern) matches(s Source) bool {
+	if s.Kind != p.kind || s.Location == "" {
+		return false
+	}
+	loc := s.Location
+	if s.Kind == "local" {
+		loc = filepath.ToSlash(filepath.Clean(loc))
+	}
+	return matchElems(p.elems, split(s.Kind, loc))
+}
+
+// matchElems matches elements against pattern elements, where ** matches
+// any number of elements: by dynamic programming, in time proportional to
+// the product of their counts whatever the number of **.
+func matchElems(pat, elems []string) bool {
+	// ok[j]: pat[:i] matches elems[:j], for the current i.
+	ok := make([]bool, len(elems)+1)
+	ok[0] = true
+	for _, pe := range pat {
+		next := make([]bool, len(elems)+1)
+		for j := 0; j <= len(elems); j++ {
+			switch {
+			case pe == "**":
+				next[j] = ok[j] || (j > 0 && next[j-1])
+			case j > 0 && ok[j-1]:
+				m, _ := path.Match(pe, elems[j-1])
+				next[j] = m
+			}
+		}
+		ok = next
+	}
+	return ok[len(elems)]
+}
+
+func quote(s string) string { return "\"" + s + "\"" }
