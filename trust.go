@@ -21,27 +21,18 @@ import (
 // policy.ErrDenied holds for it too.
 var ErrPolicy = errors.New("agentadaptor: skill refused by the trust policy")
 
-// The rules a [PolicyError] names besides those of a policy file.
-const (
-	// RuleSigners is the rule of a refusal for a signature: the policy's
-	// signers for the skill's source are not all satisfied.
-	RuleSigners = "signers"
-	// RuleAudit is the rule of a refusal for audit findings at or above
-	// the policy's threshold.
-	RuleAudit = "audit.fail_on"
-)
-
 // Origin is implemented by a skill source that says where it comes from,
-// as the policy sees it: the sources of package source/oci's skills do.
-// A source without it is a local folder when it is one (a source with a
-// SkillPath method, as skill.Dir makes), and "inline" otherwise.
+// as the policy sees it: oci.TrustedSource does (see
+// oci.Artifact.TrustedSkill). A source without it is a local folder when
+// it is one (a source with a SkillPath method, as skill.Dir makes), and
+// "inline" otherwise.
 type Origin interface {
 	Origin() policy.Source
 }
 
 // SignatureVerifier is implemented by a skill source whose signatures can
-// be checked: the sources of package source/oci's skills do, against
-// the manifest digest their reference is pinned to.
+// be checked: oci.TrustedSource does, against the manifest digest its
+// reference is pinned to.
 type SignatureVerifier interface {
 	// VerifySignature returns the signer of the source's content when a
 	// signature attached to it satisfies one of reqs. Errors wrap
@@ -57,33 +48,32 @@ type PolicyError struct {
 	Key, Name string
 	// Source is where the skill comes from.
 	Source policy.Source
-	// Rule is the rule that refused it: a policy file's
-	// ("sources.allow", "sources.pinned", ...), [RuleSigners] or
-	// [RuleAudit].
-	Rule string
-	// Files are the policy files in force, user's first.
-	Files []string
+	// Rule is the policy's rule that refused it, with its file and line:
+	// "sources.allow", "sources.pinned", "signers[N]" or "audit.fail_on".
+	Rule policy.Rule
 	// Findings are the audit findings that refused the skill, for
-	// [RuleAudit].
+	// audit.fail_on, and Path the folder whose files they name.
 	Findings []audit.Finding
-	// Path is the skill's materialized folder, for [RuleAudit].
-	Path string
+	Path     string
 	// Err is the refusal's cause: the *policy.DeniedError of a source
-	// the policy does not allow, or the signature check's error.
+	// the policy does not allow, or the signature check's error; nil for
+	// the audit.
 	Err error
 }
 
-// Error names the skill, its source, the rule and what the user can do.
+// Error names the skill, its source, the rule and its file, what was
+// found and what the user can do.
 func (e *PolicyError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "agentadaptor: skill %q from %s refused by the trust policy", e.Key, sourceDisplay(e.Source))
-	switch e.Rule {
-	case RuleAudit:
-		fmt.Fprintf(&b, " (%s %s", RuleAudit, e.threshold())
-		if len(e.Files) > 0 {
-			fmt.Fprintf(&b, " of %s", strings.Join(e.Files, ", "))
-		}
-		b.WriteString("): the audit found")
+	var denied *policy.DeniedError
+	switch {
+	case errors.As(e.Err, &denied):
+		fmt.Fprintf(&b, ": %v", e.Err)
+	case e.Err != nil:
+		fmt.Fprintf(&b, ", rule %s: %v (have the publisher sign it by a signer the rule names, or change the rule)", e.Rule, e.Err)
+	default:
+		fmt.Fprintf(&b, ", rule %s (%s): the audit found", e.Rule, e.threshold())
 		for i, f := range e.Findings {
 			if i > 0 {
 				b.WriteString(";")
@@ -97,29 +87,21 @@ func (e *PolicyError) Error() string {
 				fmt.Fprintf(&b, ": %s", f.Excerpt)
 			}
 		}
-		b.WriteString("; read the files, then accept the findings in the policy or allow their rules (AllowRisk, agentskills --allow-risk RULE), or do not use the skill")
-	case RuleSigners:
-		fmt.Fprintf(&b, " (%s", RuleSigners)
-		if len(e.Files) > 0 {
-			fmt.Fprintf(&b, " of %s", strings.Join(e.Files, ", "))
-		}
-		fmt.Fprintf(&b, "): %v", e.Err)
-	default:
-		fmt.Fprintf(&b, ": %v", e.Err)
+		b.WriteString("; read the files, then accept the findings in the policy (audit.accept) or let their rules through (AllowRisk, agentskills --allow-risk RULE), or do not use the skill")
 	}
 	return b.String()
 }
 
-// threshold is the lowest severity among the findings.
+// threshold names the lowest severity among the findings.
 func (e *PolicyError) threshold() string {
 	if len(e.Findings) == 0 {
-		return ""
+		return "no finding"
 	}
 	low := e.Findings[0].Severity
 	for _, f := range e.Findings[1:] {
 		low = min(low, f.Severity)
 	}
-	return "at " + low.String()
+	return "findings at " + low.String() + " or above"
 }
 
 // Is reports whether target is [ErrPolicy] or policy.ErrDenied.
@@ -236,14 +218,14 @@ func (m *PolicyMaterializer) MaterializeContent(ctx context.Context, s skill.Ski
 		return "", "", &skill.SkillMaterializationError{Key: s.Key, Cause: err}
 	}
 	origin := OriginOf(s.Source)
-	refuse := func(rule string, cause error) *PolicyError {
-		return &PolicyError{Key: s.Key, Name: name, Source: origin, Rule: rule, Files: m.policy.Files(), Err: cause}
+	refuse := func(rule policy.Rule, cause error) *PolicyError {
+		return &PolicyError{Key: s.Key, Name: name, Source: origin, Rule: rule, Err: cause}
 	}
 	if err := m.policy.Check(origin); err != nil {
-		rule := "sources"
+		rule := policy.Rule{Name: "sources"}
 		var denied *policy.DeniedError
 		if errors.As(err, &denied) {
-			rule = denied.Rule
+			rule = policy.Rule{Name: denied.Rule, File: denied.File, Line: denied.Line}
 		}
 		return "", "", refuse(rule, err)
 	}
@@ -263,48 +245,49 @@ func (m *PolicyMaterializer) MaterializeContent(ctx context.Context, s skill.Ski
 			return "", "", err
 		}
 	}
-	if err := m.checkSigners(ctx, s, origin, digest); err != nil {
-		return "", "", refuse(RuleSigners, err)
+	if rule, err := m.checkSigners(ctx, s, origin, digest); err != nil {
+		return "", "", refuse(rule, err)
 	}
 	findings, err := m.audit(dir, digest)
 	if err != nil {
 		return "", "", &skill.SkillMaterializationError{Key: s.Key, RuntimeName: name, Cause: fmt.Errorf("audit %s: %w", dir, err)}
 	}
 	if refusing := m.refusing(findings, name, origin); len(refusing) > 0 {
-		e := refuse(RuleAudit, nil)
+		e := refuse(m.policy.FailOnRule(), nil)
 		e.Findings, e.Path = refusing, dir
 		return "", "", e
 	}
 	return dir, digest, nil
 }
 
-// checkSigners checks every signer requirement the policy has for the
-// skill's source. A verdict is remembered by the content digest and the
-// source, so a warm run verifies nothing again.
-func (m *PolicyMaterializer) checkSigners(ctx context.Context, s skill.Skill, origin policy.Source, digest string) error {
-	reqs, err := m.policy.Signers(origin)
-	if err != nil || len(reqs) == 0 {
-		return err
+// checkSigners checks every signers rule the policy has for the skill's
+// source, and returns the rule that refused it. A verdict is remembered by
+// the content digest and the source, so a warm run verifies nothing
+// again.
+func (m *PolicyMaterializer) checkSigners(ctx context.Context, s skill.Skill, origin policy.Source, digest string) (policy.Rule, error) {
+	rules, err := m.policy.SignerRules(origin)
+	if err != nil || len(rules) == 0 {
+		return policy.Rule{Name: "signers"}, err
 	}
 	key := digest + "\x00" + origin.Kind + "\x00" + origin.Location + "\x00" + origin.Display
 	if _, ok := m.signers.get(key); ok && origin.Pinned {
-		return nil
+		return policy.Rule{}, nil
 	}
 	v, ok := s.Source.(SignatureVerifier)
-	if !ok {
-		return fmt.Errorf("%w: the policy requires a signature by %s, and a %s source carries no signature to check (use a signed oci:// source)",
-			signature.ErrUnsigned, describe(reqs[0]), origin.Kind)
-	}
-	signers := make([]signature.Signer, len(reqs))
-	for i, list := range reqs {
-		if signers[i], err = v.VerifySignature(ctx, list); err != nil {
-			return err
+	signers := make([]signature.Signer, len(rules))
+	for i, r := range rules {
+		if !ok {
+			return r.Rule, fmt.Errorf("%w: the rule requires a signature by %s, and a %s source carries no signature to check (use a signed oci:// source)",
+				signature.ErrUnsigned, describe(r.Requirements), origin.Kind)
+		}
+		if signers[i], err = v.VerifySignature(ctx, r.Requirements); err != nil {
+			return r.Rule, err
 		}
 	}
 	if origin.Pinned {
 		m.signers.put(key, signers)
 	}
-	return nil
+	return policy.Rule{}, nil
 }
 
 // describe says what one rule's requirements ask for.

@@ -5,9 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,8 +15,6 @@ import (
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
-	"github.com/agentadaptor/agentadaptor/source/git"
-	"github.com/agentadaptor/agentadaptor/source/github"
 	"github.com/agentadaptor/agentadaptor/source/oci"
 )
 
@@ -141,7 +137,7 @@ func (t *runTrust) agentOption() adaptor.Option {
 func (t *runTrust) findSkills(ctx context.Context, finder *install.Installer, sources []string) ([]skill.Ref, error) {
 	var refs []skill.Ref
 	for _, src := range sources {
-		origin, pinned, err := t.pin(ctx, src)
+		origin, pinned, err := t.pin(ctx, finder, src)
 		if err != nil {
 			return nil, err
 		}
@@ -166,10 +162,10 @@ func (t *runTrust) findSkills(ctx context.Context, finder *install.Installer, so
 // pin returns where src comes from and, for an oci:// source, the
 // reference pinned to the manifest digest its tag names now, once its
 // signature satisfies the flags' signers.
-func (t *runTrust) pin(ctx context.Context, src string) (policy.Source, string, error) {
-	origin := sourceOrigin(src)
-	if origin.Kind != "oci" {
-		return origin, "", nil
+func (t *runTrust) pin(ctx context.Context, finder *install.Installer, src string) (policy.Source, string, error) {
+	origin, err := finder.PolicySource(src)
+	if err != nil || origin.Kind != "oci" {
+		return origin, "", err
 	}
 	ref, err := oci.ParseReference(src)
 	if err != nil {
@@ -201,71 +197,6 @@ func (e *signerError) Error() string {
 }
 
 func (e *signerError) Unwrap() error { return e.err }
-
-// sourceOrigin says where a --skill source comes from, as the policy
-// sees it, in the forms that install reads (see install.Installer.Add).
-func sourceOrigin(src string) policy.Source {
-	o := policy.Source{Display: src}
-	switch {
-	case strings.HasPrefix(src, oci.Scheme):
-		o.Kind = "oci"
-		if ref, err := oci.ParseReference(src); err == nil {
-			o.Location, o.Pinned = ref.Host+"/"+ref.Repository, ref.Digest != ""
-		}
-		return o
-	case strings.HasPrefix(src, "git+"):
-		o.Kind = "git"
-		if s, err := git.Parse(src); err == nil {
-			o.Location, o.Pinned = gitLocation(s.URL), isCommitID(s.Ref)
-		}
-		return o
-	case strings.HasPrefix(src, install.GitHubPrefix):
-		return githubOrigin(o, strings.TrimPrefix(src, install.GitHubPrefix))
-	case strings.HasPrefix(src, "https://"), strings.HasPrefix(src, "http://"):
-		if s, err := github.Parse(src); err == nil && strings.Contains(src, "://github.com/") {
-			return githubOrigin(o, s.String())
-		}
-		o.Kind = "url"
-		if u, err := url.Parse(src); err == nil {
-			o.Pinned = strings.HasPrefix(u.Fragment, "sha256=")
-			u.User, u.Fragment, u.RawFragment = nil, "", ""
-			o.Location = u.String()
-		}
-		return o
-	}
-	if _, err := os.Lstat(src); err == nil || strings.ContainsAny(src[:min(1, len(src))], ".~/\\") || filepath.IsAbs(src) {
-		o.Kind = "local"
-		o.Location, _ = filepath.Abs(src)
-		return o
-	}
-	return githubOrigin(o, src)
-}
-
-// githubOrigin is o for the GitHub source text.
-func githubOrigin(o policy.Source, text string) policy.Source {
-	o.Kind = "github"
-	if s, err := github.Parse(text); err == nil {
-		o.Location, o.Pinned = s.Owner+"/"+s.Repo, isCommitID(s.Ref)
-	}
-	return o
-}
-
-// gitLocation is a git URL as "host/path": no scheme, user or .git.
-func gitLocation(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	return strings.TrimSuffix(u.Host+u.Path, ".git")
-}
-
-// isCommitID reports whether ref is a full commit id.
-func isCommitID(ref string) bool {
-	if len(ref) != 40 && len(ref) != 64 {
-		return false
-	}
-	return strings.Trim(strings.ToLower(ref), "0123456789abcdef") == ""
-}
 
 // runOrigin is a found skill's folder that says where the skill came
 // from ([adaptor.Origin]).
