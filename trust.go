@@ -65,11 +65,13 @@ type PolicyError struct {
 // found and what the user can do.
 func (e *PolicyError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "agentadaptor: skill %q from %s refused by the trust policy", e.Key, sourceDisplay(e.Source))
 	var denied *policy.DeniedError
+	if errors.As(e.Err, &denied) {
+		// It names the source itself.
+		return fmt.Sprintf("agentadaptor: skill %q refused by the trust policy: %v", e.Key, e.Err)
+	}
+	fmt.Fprintf(&b, "agentadaptor: skill %q from %s refused by the trust policy", e.Key, sourceDisplay(e.Source))
 	switch {
-	case errors.As(e.Err, &denied):
-		fmt.Fprintf(&b, ": %v", e.Err)
 	case e.Err != nil:
 		fmt.Fprintf(&b, ", rule %s: %v (have the publisher sign it by a signer the rule names, or change the rule)", e.Rule, e.Err)
 	default:

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -50,6 +51,26 @@ func (f *runTrustFlags) register(cmd *cobra.Command) {
 	fs.StringArrayVar(&f.allowRisk, "allow-risk", nil, "let findings of this audit rule through (repeatable)")
 }
 
+// check refuses flags that cannot apply: bad usage, said before
+// anything is read.
+func (f *runTrustFlags) check(sources []string) error {
+	identity := f.identity != "" || f.identityRegexp != ""
+	issuer := f.issuer != "" || f.issuerRegexp != ""
+	switch {
+	case f.identity != "" && f.identityRegexp != "":
+		return usageErrorf("give --certificate-identity or --certificate-identity-regexp, not both")
+	case f.issuer != "" && f.issuerRegexp != "":
+		return usageErrorf("give --certificate-oidc-issuer or --certificate-oidc-issuer-regexp, not both")
+	case identity != issuer:
+		return usageErrorf("a keyless signer is named by both --certificate-identity[-regexp] and --certificate-oidc-issuer[-regexp]")
+	case !identity && f.trustedRoot != "":
+		return usageErrorf("--trusted-root checks keyless signatures: name the signer with --certificate-identity[-regexp] and --certificate-oidc-issuer[-regexp]")
+	case (identity || f.key != "") && !slices.ContainsFunc(sources, func(s string) bool { return strings.HasPrefix(s, oci.Scheme) }):
+		return usageErrorf("--key and --certificate-identity check the signatures of oci:// skill sources, and no --skill is one")
+	}
+	return nil
+}
+
 // requirements returns the signers the flags ask for, as alternatives:
 // none when no flag names one.
 func (f *runTrustFlags) requirements() ([]signature.Requirement, error) {
@@ -65,19 +86,7 @@ func (f *runTrustFlags) requirements() ([]signature.Requirement, error) {
 		}
 		reqs = append(reqs, signature.Requirement{Key: pub})
 	}
-	identity := f.identity != "" || f.identityRegexp != ""
-	issuer := f.issuer != "" || f.issuerRegexp != ""
-	switch {
-	case f.identity != "" && f.identityRegexp != "":
-		return nil, usageErrorf("give --certificate-identity or --certificate-identity-regexp, not both")
-	case f.issuer != "" && f.issuerRegexp != "":
-		return nil, usageErrorf("give --certificate-oidc-issuer or --certificate-oidc-issuer-regexp, not both")
-	case identity != issuer:
-		return nil, usageErrorf("a keyless signer is named by both --certificate-identity[-regexp] and --certificate-oidc-issuer[-regexp]")
-	case !identity && f.trustedRoot != "":
-		return nil, usageErrorf("--trusted-root checks keyless signatures: name the signer with --certificate-identity[-regexp] and --certificate-oidc-issuer[-regexp]")
-	}
-	if identity {
+	if f.identity != "" || f.identityRegexp != "" {
 		r := signature.Requirement{Identity: f.identity, IdentityRegexp: f.identityRegexp, Issuer: f.issuer, IssuerRegexp: f.issuerRegexp}
 		if f.trustedRoot != "" {
 			data, err := os.ReadFile(f.trustedRoot)
@@ -102,27 +111,18 @@ type runTrust struct {
 // loadRunTrust reads the policy of the user and of the workspace, and the
 // trust flags.
 func loadRunTrust(f *runTrustFlags, sources []string, env install.Env, workspace string) (*runTrust, error) {
+	if err := f.check(sources); err != nil {
+		return nil, err
+	}
 	reqs, err := f.requirements()
 	if err != nil {
 		return nil, err
-	}
-	if len(reqs) > 0 && !hasOCISource(sources) {
-		return nil, usageErrorf("--key and --certificate-identity check the signatures of oci:// skill sources, and no --skill is one")
 	}
 	p, err := policy.Load(env.Home, workspace)
 	if err != nil {
 		return nil, inputError{fmt.Errorf("%w (fix the file, or move it away)", err)}
 	}
 	return &runTrust{policy: p, reqs: reqs, allow: f.allowRisk}, nil
-}
-
-func hasOCISource(sources []string) bool {
-	for _, s := range sources {
-		if strings.HasPrefix(s, oci.Scheme) {
-			return true
-		}
-	}
-	return false
 }
 
 // agentOption has the agent enforce the policy on every skill.
