@@ -44,7 +44,10 @@
 //     refused. Keys are those below, and only those: an unknown key (a
 //     typo such as "pinnd") is an error naming the file and line. YAML
 //     anchors and aliases are refused (a policy needs none, and an alias
-//     can multiply a small file into a huge one). Every error wraps
+//     can multiply a small file into a huge one). A string holds no
+//     control character but a line break, and no invisible formatting
+//     character (a bidirectional override, a zero-width space): a policy's
+//     words are shown on terminals. Every error wraps
 //     [ErrInvalid] and reads FILE:LINE: WHAT, saying what to write instead.
 //  2. sources.allow is a list of patterns (rule 3). A source is allowed by
 //     the file when it matches one of them. Without sources.allow every

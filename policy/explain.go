@@ -71,7 +71,7 @@ func (p *Policy) Explain(s Source) []string {
 			if e.skill != "" {
 				skill = "skill " + e.skill
 			}
-			out = append(out, fmt.Sprintf("  accepted: %s in %s, %s: %s", e.rule, skill, e.Rule, e.reason))
+			out = append(out, fmt.Sprintf("  accepted: %s in %s, %s: %s", e.rule, skill, e.Rule, strings.Join(strings.Fields(e.reason), " ")))
 		}
 	}
 	return out

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 
@@ -201,6 +202,16 @@ func (p *parser) fields(n *yaml.Node, what string, known ...string) (map[string]
 	return out, nil
 }
 
+// keyLine returns the line of key in mapping n.
+func keyLine(n *yaml.Node, key string) int {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i].Line
+		}
+	}
+	return n.Line
+}
+
 // str reads a string scalar.
 func (p *parser) str(n *yaml.Node, what string) (string, error) {
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
@@ -208,6 +219,11 @@ func (p *parser) str(n *yaml.Node, what string) (string, error) {
 	}
 	if n.Value == "" {
 		return "", p.errf(n, "%s is empty", what)
+	}
+	for _, r := range n.Value {
+		if (unicode.IsControl(r) && r != '\n') || unicode.Is(unicode.Cf, r) {
+			return "", p.errf(n, "%s holds the control or invisible character %U; a policy's words are shown on terminals: remove it", what, r)
+		}
 	}
 	return n.Value, nil
 }
@@ -252,7 +268,7 @@ func (p *parser) sources(n *yaml.Node, f *rules) error {
 		if f.allow, err = p.patterns(a, "sources.allow"); err != nil {
 			return err
 		}
-		f.hasAllow, f.allowLine = true, a.Line
+		f.hasAllow, f.allowLine = true, keyLine(n, "allow")
 	}
 	if v, ok := fields["pinned"]; ok {
 		if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {

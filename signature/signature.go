@@ -4,15 +4,77 @@
 // subject is the signed manifest's digest and whose predicate type is
 // https://sigstore.dev/cosign/sign/v1.
 //
-// (The package doc is the design: rules, numbered, each with a test. To be
-// written by the package's implementation.)
+// # Rules
+//
+//  1. Keys. [LoadPrivateKey] reads the encrypted key pairs `cosign
+//     generate-key-pair` writes (PEM "ENCRYPTED SIGSTORE PRIVATE KEY", and
+//     cosign 1's "ENCRYPTED COSIGN PRIVATE KEY": scrypt and secretbox), opened
+//     with the password given, and unencrypted PKCS#8 "PRIVATE KEY" PEM.
+//     [LoadPublicKey] reads PKIX "PUBLIC KEY" PEM (cosign.pub). Only ECDSA
+//     P-256, P-384, P-521 and Ed25519 keys are used; RSA, other curves, other
+//     PEM types, a wrong password, garbage and files over 64 KiB are refused
+//     with [ErrKey], saying what was found and what is read. Keys sign as
+//     cosign signs with them: ECDSA over the curve's hash (SHA-256, -384,
+//     -512), Ed25519 pre-hashed with SHA-512 (Ed25519ph, cosign's default).
+//  2. Signing. [Sign] writes what `cosign sign --key K --tlog-upload=false
+//     --new-bundle-format` attaches: a Sigstore bundle v0.3
+//     ([BundleMediaType]) holding a DSSE envelope, payload type
+//     application/vnd.in-toto+json, over an in-toto v1 statement with one
+//     subject whose digest is {"sha256": HEX} of the manifest, predicate type
+//     [PredicateType] and an empty predicate; one signature; verification
+//     material a public key named by cosign's hint (the base64 SHA-256 of the
+//     key's PKIX DER form). No log entry and no timestamp.
+//  3. Verifying with a key. A [Requirement] with a Key verifies the DSSE
+//     signature with that key alone, as `cosign verify --key PUB
+//     --insecure-ignore-tlog` does: no transparency log entry or timestamp is
+//     needed or checked. The [Signer] is the key's [KeyID].
+//  4. Verifying keyless. A Requirement with an identity and an issuer
+//     verifies against its TrustedRoot (a trusted_root.json) with
+//     sigstore-go: the certificate chains to a certificate authority of the
+//     root at the time of a verified observer timestamp, the bundle holds a
+//     transparency log entry (with its inclusion proof) of a log in the
+//     root, and, when the root lists certificate transparency logs, the
+//     certificate carries a signed certificate timestamp from one. Then the
+//     certificate's subject alternative name and OIDC issuer must match: an
+//     exact value, or a regular expression matched as cosign matches
+//     --certificate-identity-regexp, that is unanchored (write ^ and $). An
+//     empty TrustedRoot means Sigstore's public-good root, fetched with TUF
+//     and cached under os.UserCacheDir()/agent-adaptor/sigstore-tuf; each
+//     request is bounded by 30 seconds and a root that cannot be fetched is
+//     an error saying to pass a trusted root. The Signer is the certificate's
+//     identity and issuer.
+//  5. What is signed. Whatever the requirement, a bundle verifies only when
+//     its DSSE envelope has exactly one signature, payload type
+//     application/vnd.in-toto+json, and holds an in-toto v1 statement with
+//     predicate type [PredicateType] and exactly one subject whose digests
+//     are exactly the sha256 digest verified. Otherwise it is [ErrInvalid],
+//     and the error names the digest the bundle covers.
+//  6. Hostile input. A bundle over [MaxBundleSize] (1 MiB) is refused before
+//     it is parsed; a bundle that is not JSON, not a Sigstore bundle (v0.1 to
+//     v0.3), a message signature rather than a DSSE envelope, or damaged, is
+//     [ErrInvalid]. No input makes Verify panic (FuzzVerify).
+//  7. Errors. A bundle that does not verify is [ErrInvalid]; one that
+//     verifies but by a signer no requirement names (another key, keyless
+//     for a key, another identity or issuer) is [ErrUntrusted], naming the
+//     signer found and the one wanted; with several requirements, the error
+//     is ErrUntrusted when every requirement failed that way, else
+//     ErrInvalid. A requirement that names no signer, two kinds, a bad
+//     expression or an unreadable trusted root is [ErrRequirement]. A key
+//     bundle's hint is not trusted: it only names, in an error, the key a
+//     signature claims when it does not verify with the wanted one.
+//  8. Not verified. Revocation (Sigstore has none: certificates live ten
+//     minutes, and a key's compromise is the policy's business); for a key
+//     signature, when it was made; whether a signer is the one a user should
+//     trust (the caller's requirements say that).
+//
+// The package is pure Go and behaves the same on Linux, macOS and Windows;
+// only the TUF cache folder differs, as os.UserCacheDir does.
 package signature
 
 import (
 	"crypto"
 	"errors"
-
-	"github.com/opencontainers/go-digest"
+	"fmt"
 )
 
 // BundleMediaType is the media type of a Sigstore bundle, version 0.3: the
@@ -34,6 +96,10 @@ var (
 	// ErrKey: a key file that cannot be read (wrong password, unknown
 	// format or algorithm).
 	ErrKey = errors.New("signature: unusable key")
+	// ErrRequirement: a requirement that names no signer, or names one in
+	// two ways (a key and an identity), whose expression does not compile,
+	// or whose trusted root cannot be read or fetched.
+	ErrRequirement = errors.New("signature: bad requirement")
 )
 
 // Signer is who signed, as verified: what a lock file records and what a
@@ -53,7 +119,15 @@ type Signer struct {
 
 // String says who the signer is in a user's words: "key sha256:...", or
 // "IDENTITY (issuer ISSUER)".
-func (s Signer) String() string { panic("unimplemented") }
+func (s Signer) String() string {
+	switch {
+	case s.KeyID != "":
+		return "key " + s.KeyID
+	case s.Identity != "" || s.Issuer != "":
+		return fmt.Sprintf("%s (issuer %s)", s.Identity, s.Issuer)
+	}
+	return "no signer"
+}
 
 // IsZero reports whether s names no signer.
 func (s Signer) IsZero() bool { return s == Signer{} }
@@ -79,38 +153,29 @@ type Requirement struct {
 }
 
 // String says what the requirement asks for, in a user's words.
-func (r Requirement) String() string { panic("unimplemented") }
+func (r Requirement) String() string {
+	if r.Key != nil {
+		id, err := KeyID(r.Key)
+		if err != nil {
+			return fmt.Sprintf("a %T key", r.Key)
+		}
+		return "key " + id
+	}
+	if r.Identity == "" && r.IdentityRegexp == "" && r.Issuer == "" && r.IssuerRegexp == "" {
+		return "no signer"
+	}
+	return valueString("identity", r.Identity, r.IdentityRegexp) + " from " + valueString("issuer", r.Issuer, r.IssuerRegexp)
+}
 
 // Matches reports whether a signer verified earlier satisfies r (the key's
 // ID, or the identity and issuer, against r's).
-func (r Requirement) Matches(s Signer) bool { panic("unimplemented") }
-
-// LoadPrivateKey reads a private key in PEM: the encrypted key pairs
-// `cosign generate-key-pair` writes (opened with password, as cosign
-// opens them with COSIGN_PASSWORD), or a plain PKCS#8 ECDSA (P-256, P-384,
-// P-521) or Ed25519 key. Errors wrap [ErrKey].
-func LoadPrivateKey(pemBytes, password []byte) (crypto.Signer, error) {
-	panic("unimplemented")
-}
-
-// LoadPublicKey reads a PEM public key (PKIX, as cosign writes
-// cosign.pub): ECDSA or Ed25519. Errors wrap [ErrKey].
-func LoadPublicKey(pemBytes []byte) (crypto.PublicKey, error) {
-	panic("unimplemented")
-}
-
-// KeyID returns "sha256:HEX" of pub's PKIX DER form.
-func KeyID(pub crypto.PublicKey) (string, error) { panic("unimplemented") }
-
-// Sign signs the manifest digest d with key and returns the bundle, as
-// JSON, that cosign 3 would attach for `cosign sign --key` without a
-// transparency log upload.
-func Sign(key crypto.Signer, d digest.Digest) ([]byte, error) { panic("unimplemented") }
-
-// Verify checks a bundle against the manifest digest d and returns its
-// signer when it satisfies one of reqs. A bundle over another digest, or
-// that does not verify, is [ErrInvalid]; one that verifies but whose
-// signer no requirement names is [ErrUntrusted].
-func Verify(bundle []byte, d digest.Digest, reqs ...Requirement) (Signer, error) {
-	panic("unimplemented")
+func (r Requirement) Matches(s Signer) bool {
+	if r.validate() != nil {
+		return false
+	}
+	if r.Key != nil {
+		id, err := KeyID(r.Key)
+		return err == nil && s.KeyID == id
+	}
+	return s.KeyID == "" && s.Identity != "" && r.match(s) == nil
 }

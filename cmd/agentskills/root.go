@@ -63,6 +63,7 @@ var subcommands = []func(*streams) *cobra.Command{
 	newCacheCmd,
 	newRunCmd,
 	newPushCmd,
+	newPolicyCmd,
 }
 
 func newRootCmd(s *streams) *cobra.Command {

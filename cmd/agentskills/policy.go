@@ -1,0 +1,107 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentadaptor/agentadaptor/install"
+	"github.com/agentadaptor/agentadaptor/policy"
+)
+
+// policyCheckOptions are the options of policy check.
+type policyCheckOptions struct {
+	io     *streams
+	pinned bool
+}
+
+func newPolicyCmd(s *streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "policy",
+		Short: "Explain the trust policy that add, sync, run and verify enforce",
+		Long: `The trust policy is read from two files: the user's,
+~/.agents/` + policy.FileName + `, and the project's,
+.agents/` + policy.FileName + ` in the working folder. Both apply, and the
+project's can only tighten the user's. The format is documented with
+package policy (go doc github.com/agentadaptor/agentadaptor/policy).`,
+		Args: cobra.NoArgs,
+	}
+	cmd.AddCommand(newPolicyCheckCmd(s))
+	return cmd
+}
+
+func newPolicyCheckCmd(s *streams) *cobra.Command {
+	opts := &policyCheckOptions{io: s}
+	cmd := &cobra.Command{
+		Use:   "check SOURCE...",
+		Short: "Say whether the policy allows each source, and what it requires of it",
+		Long: `Check says, for each source, whether the policy allows it and which rule
+of which file says so, whether it must be pinned, who must have signed
+it, the audit threshold and the findings the policy accepts for it.
+
+A SOURCE is written as the policy's patterns name sources, KIND:LOCATION:
+github:OWNER/REPO, git:HOST/PATH, oci:HOST/REPO, url:https://..., or
+local:PATH. --pinned checks it as a source that names its version (a
+commit, a digest, a URL's #sha256=).
+
+Exit 1 when the policy denies a source, 2 when a policy file is not valid.`,
+		Example: `  agentskills policy check github:acme/tools
+  agentskills policy check --pinned oci:ghcr.io/acme/skills local:./skills/review`,
+		Args: requireArgs("SOURCE"),
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			return runPolicyCheck(opts, args)
+		}),
+	}
+	cmd.Flags().BoolVar(&opts.pinned, "pinned", false, "check the sources as pinned to a version")
+	return cmd
+}
+
+// runPolicyCheck explains the policy of the working folder for each
+// source; denied when the policy refuses one.
+func runPolicyCheck(opts *policyCheckOptions, args []string) error {
+	s := opts.io
+	var sources []policy.Source
+	for _, a := range args {
+		src, err := policy.ParseSource(a)
+		if err != nil {
+			return usageErrorf("%v", err)
+		}
+		src.Pinned = opts.pinned
+		sources = append(sources, src)
+	}
+	env, err := install.CurrentEnv()
+	if err != nil {
+		return err
+	}
+	p, err := policy.Load(env.Home, env.Project)
+	if err != nil {
+		return inputError{fmt.Errorf("%w; fix the file, or move it away to check without it", err)}
+	}
+	files := p.Files()
+	if len(files) == 0 {
+		fmt.Fprintf(s.out, "No policy file (looked for %s and %s).\n",
+			escapePath(filepath.Join(env.Home, ".agents", policy.FileName)), escapePath(filepath.Join(env.Project, ".agents", policy.FileName)))
+	}
+	for _, f := range files {
+		fmt.Fprintf(s.out, "Policy file: %s\n", escapePath(f))
+	}
+	denied := false
+	for _, src := range sources {
+		fmt.Fprintln(s.out)
+		lines := p.Explain(src)
+		fmt.Fprintf(s.out, "%s: %s\n", src.Display, lines[0])
+		for _, l := range lines[1:] {
+			fmt.Fprintln(s.out, l)
+		}
+		if err := p.Check(src); errors.Is(err, policy.ErrDenied) {
+			denied = true
+		}
+	}
+	if denied {
+		fmt.Fprintln(s.err, "agentskills policy check: the policy denies a source; change the source, or the rule named above")
+		return errFailed
+	}
+	return nil
+}

@@ -1,0 +1,440 @@
+package policy_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/signature"
+)
+
+func mustParse(t *testing.T, yaml string) *policy.Policy {
+	t.Helper()
+	p, err := policy.Parse([]byte(yaml), filepath.Join(t.TempDir(), policy.FileName))
+	if err != nil {
+		t.Fatalf("Parse(%q) = %v", yaml, err)
+	}
+	return p
+}
+
+// Rule 3: the pattern language.
+func TestPatterns(t *testing.T) {
+	home, _ := os.UserHomeDir()
+	tests := []struct {
+		pattern string
+		src     policy.Source
+		want    bool
+	}{
+		{"github:acme/*", policy.Source{Kind: "github", Location: "acme/tools"}, true},
+		{"github:acme/*", policy.Source{Kind: "github", Location: "acme"}, false},
+		{"github:acme/*", policy.Source{Kind: "github", Location: "acme/tools/sub"}, false},
+		{"github:acme/*", policy.Source{Kind: "github", Location: "acmex/tools"}, false},
+		{"github:acme/*", policy.Source{Kind: "github", Location: "evil/acme"}, false},
+		{"github:acme/*", policy.Source{Kind: "git", Location: "acme/tools"}, false},
+		{"github:acme/**", policy.Source{Kind: "github", Location: "acme/tools/skills/review"}, true},
+		{"github:acme/**", policy.Source{Kind: "github", Location: "acme"}, true},
+		{"github:acme/tool-?", policy.Source{Kind: "github", Location: "acme/tool-a"}, true},
+		{"github:acme/[a-c]*", policy.Source{Kind: "github", Location: "acme/deploy"}, false},
+		{"github:Acme/Tools", policy.Source{Kind: "github", Location: "ACME/tools"}, true},
+		{"github:**/tools", policy.Source{Kind: "github", Location: "anyone/tools"}, true},
+		{"git:git.acme.corp/skills/*", policy.Source{Kind: "git", Location: "GIT.ACME.CORP/skills/a"}, true},
+		{"git:git.acme.corp/skills/*", policy.Source{Kind: "git", Location: "git.acme.corp/Skills/a"}, false},
+		{"git:git.acme.corp/**", policy.Source{Kind: "git", Location: "git.acme.corp.evil.example/skills"}, false},
+		{"git:*.acme.corp/**", policy.Source{Kind: "git", Location: "git.acme.corp/a/b"}, true},
+		{"oci:ghcr.io/acme/*", policy.Source{Kind: "oci", Location: "ghcr.io/acme/skills"}, true},
+		{"oci:ghcr.io/acme/*", policy.Source{Kind: "oci", Location: "ghcr.io/acme/team/skills"}, false},
+		{"oci:ghcr.io/acme/**", policy.Source{Kind: "oci", Location: "ghcr.io/acme/team/skills"}, true},
+		{"oci:ghcr.io/**/skills", policy.Source{Kind: "oci", Location: "ghcr.io/a/b/c/skills"}, true},
+		{"oci:ghcr.io/**/skills", policy.Source{Kind: "oci", Location: "ghcr.io/a/b/c/skills2"}, false},
+		{"url:https://skills.acme.corp/*", policy.Source{Kind: "url", Location: "https://skills.acme.corp/kit.tgz"}, true},
+		{"url:https://skills.acme.corp/*", policy.Source{Kind: "url", Location: "HTTPS://Skills.Acme.Corp/kit.tgz"}, true},
+		{"url:https://skills.acme.corp/*", policy.Source{Kind: "url", Location: "http://skills.acme.corp/kit.tgz"}, false},
+		{"url:https://skills.acme.corp/*", policy.Source{Kind: "url", Location: "https://skills.acme.corp.evil/kit.tgz"}, false},
+		{"url:https://skills.acme.corp/*", policy.Source{Kind: "url", Location: "https://skills.acme.corp/a/kit.tgz"}, false},
+		{"local:/srv/skills/**", policy.Source{Kind: "local", Location: "/srv/skills/a/b"}, true},
+		{"local:/srv/skills/**", policy.Source{Kind: "local", Location: "/srv/skills/../secret"}, false},
+		{"local:/srv/skills/*", policy.Source{Kind: "local", Location: "/srv/skills/a/"}, true},
+		{"local:/srv/skills/*", policy.Source{Kind: "local", Location: "/srv/Skills/a"}, false},
+		{"local:/**", policy.Source{Kind: "local", Location: "/anything/at/all"}, true},
+		{"local:~/work/**", policy.Source{Kind: "local", Location: filepath.Join(home, "work", "x")}, true},
+		{"local:/srv/**", policy.Source{Kind: "inline"}, true}, // rule 5
+	}
+	for _, tt := range tests {
+		p := mustParse(t, "version: 1\nsources:\n  allow: [\""+tt.pattern+"\"]\n")
+		err := p.Check(tt.src)
+		if got := err == nil; got != tt.want {
+			t.Errorf("pattern %q: Check(%+v) = %v, want allowed %v", tt.pattern, tt.src, err, tt.want)
+		}
+	}
+}
+
+// Rule 3: a local pattern relative to the policy file is in its folder.
+func TestPatternRelativeLocal(t *testing.T) {
+	project := t.TempDir()
+	writePolicy(t, project, "version: 1\nsources:\n  allow: [local:../skills/**]\n")
+	p, err := policy.Load("", project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := policy.Source{Kind: "local", Location: filepath.Join(project, "skills", "review")}
+	if err := p.Check(in); err != nil {
+		t.Errorf("Check(%s) = %v, want nil", in.Location, err)
+	}
+	out := policy.Source{Kind: "local", Location: filepath.Join(project, ".agents", "skills", "review")}
+	if err := p.Check(out); !errors.Is(err, policy.ErrDenied) {
+		t.Errorf("Check(%s) = %v, want denied", out.Location, err)
+	}
+}
+
+// Rule 3: a pattern of many ** against a long location answers at once.
+func TestPatternManyStars(t *testing.T) {
+	pat := "oci:h" + strings.Repeat("/**", 62) + "/x"
+	p := mustParse(t, "version: 1\nsources:\n  allow: [\""+pat+"\"]\n")
+	loc := "h" + strings.Repeat("/a", 2000) + "/y"
+	if err := p.Check(policy.Source{Kind: "oci", Location: loc}); !errors.Is(err, policy.ErrDenied) {
+		t.Errorf("Check(long location) = %v, want denied", err)
+	}
+}
+
+// Rules 2 and 5: sources.allow absent, empty, given; inline sources.
+func TestAllow(t *testing.T) {
+	gh := policy.Source{Kind: "github", Location: "acme/tools", Display: "acme/tools"}
+	inline := policy.Source{Kind: "inline", Display: "greet"}
+	tests := []struct {
+		name, yaml string
+		src        policy.Source
+		want       bool
+	}{
+		{"no file", "", gh, true},
+		{"absent", "version: 1\n", gh, true},
+		{"empty", "version: 1\nsources:\n  allow: []\n", gh, false},
+		{"matches", "version: 1\nsources:\n  allow: [oci:r/*, github:acme/*]\n", gh, true},
+		{"no match", "version: 1\nsources:\n  allow: [oci:r/*]\n", gh, false},
+		{"inline with empty allow", "version: 1\nsources:\n  allow: []\n", inline, true},
+		{"unknown kind", "version: 1\n", policy.Source{Kind: "ftp", Location: "x"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &policy.Policy{}
+			if tt.yaml != "" {
+				p = mustParse(t, tt.yaml)
+			}
+			err := p.Check(tt.src)
+			if got := err == nil; got != tt.want {
+				t.Fatalf("Check(%+v) = %v, want allowed %v", tt.src, err, tt.want)
+			}
+			if err != nil && !errors.Is(err, policy.ErrDenied) {
+				t.Errorf("Check(%+v) = %v, want %v", tt.src, err, policy.ErrDenied)
+			}
+		})
+	}
+}
+
+// A refusal names the rule, the file and line, and what to do.
+func TestDeniedError(t *testing.T) {
+	home := t.TempDir()
+	name := writePolicy(t, home, "version: 1\nsources:\n  allow:\n    - github:anthropics/*\n")
+	p, err := policy.Load(home, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = p.Check(policy.Source{Kind: "github", Location: "evil/skills", Display: "evil/skills@main"})
+	var d *policy.DeniedError
+	if !errors.As(err, &d) {
+		t.Fatalf("Check = %v, want a *DeniedError", err)
+	}
+	want := &policy.DeniedError{Source: "evil/skills@main", Rule: "sources.allow", File: name, Line: 3,
+		Reason: "no pattern of sources.allow matches github:evil/skills; use a source it allows, or add a pattern that matches it to " + name}
+	if diff := cmp.Diff(want, d); diff != "" {
+		t.Errorf("Check: (-want +got)\n%s", diff)
+	}
+	if msg := err.Error(); !strings.HasPrefix(msg, "policy: denied: evil/skills@main: sources.allow ("+name+":3): ") {
+		t.Errorf("Error() = %q", msg)
+	}
+}
+
+// Rule 4: sources.pinned applies to published sources only.
+func TestPinned(t *testing.T) {
+	p := mustParse(t, "version: 1\nsources:\n  pinned: true\n")
+	off := mustParse(t, "version: 1\nsources:\n  pinned: false\n")
+	tests := []struct {
+		src  policy.Source
+		want bool
+	}{
+		{policy.Source{Kind: "github", Location: "a/b"}, false},
+		{policy.Source{Kind: "github", Location: "a/b", Pinned: true}, true},
+		{policy.Source{Kind: "git", Location: "h/r"}, false},
+		{policy.Source{Kind: "oci", Location: "h/r"}, false},
+		{policy.Source{Kind: "oci", Location: "h/r", Pinned: true}, true},
+		{policy.Source{Kind: "url", Location: "https://h/k.tgz"}, false},
+		{policy.Source{Kind: "local", Location: "/srv/x"}, true},
+		{policy.Source{Kind: "inline"}, true},
+	}
+	for _, tt := range tests {
+		err := p.Check(tt.src)
+		if got := err == nil; got != tt.want {
+			t.Errorf("pinned: Check(%+v) = %v, want allowed %v", tt.src, err, tt.want)
+		}
+		var d *policy.DeniedError
+		if err != nil && (!errors.As(err, &d) || d.Rule != "sources.pinned" || d.Line != 3) {
+			t.Errorf("pinned: Check(%+v) = %v, want sources.pinned at line 3", tt.src, err)
+		}
+		if err := off.Check(tt.src); err != nil {
+			t.Errorf("pinned false: Check(%+v) = %v, want nil", tt.src, err)
+		}
+	}
+}
+
+// Rules 6 and 7: which signers rules apply, and what they require.
+func TestSigners(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"allowed_signers", "trusted_root.json"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	yaml := `version: 1
+signers:
+  - sources: [oci:ghcr.io/acme/*]
+    identity_regexp: ^https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/
+    issuer: https://token.actions.githubusercontent.com
+  - sources: [oci:ghcr.io/**]
+    identity: release@acme.corp
+    issuer_regexp: ^https://accounts\.google\.com$
+    trusted_root: trusted_root.json
+  - sources: [git:git.acme.corp/**, github:acme/*]
+    commits: {allowed_signers: allowed_signers}
+`
+	name := filepath.Join(dir, policy.FileName)
+	p, err := policy.Parse([]byte(yaml), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acme := policy.Source{Kind: "oci", Location: "ghcr.io/acme/skills"}
+	rules, err := p.SignerRules(acme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []policy.SignerRule{
+		{Rule: policy.Rule{Name: "signers[1]", File: name, Line: 3}, Requirements: []signature.Requirement{{
+			IdentityRegexp: "^https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/",
+			Issuer:         "https://token.actions.githubusercontent.com"}}},
+		{Rule: policy.Rule{Name: "signers[2]", File: name, Line: 6}, Requirements: []signature.Requirement{{
+			Identity: "release@acme.corp", IssuerRegexp: `^https://accounts\.google\.com$`, TrustedRoot: []byte("{}")}}},
+	}
+	if diff := cmp.Diff(want, rules); diff != "" {
+		t.Errorf("SignerRules(%s): (-want +got)\n%s", acme.Location, diff)
+	}
+	lists, err := p.Signers(acme)
+	if err != nil || len(lists) != 2 {
+		t.Errorf("Signers(%s) = %v, %v, want two lists", acme.Location, lists, err)
+	}
+	other := policy.Source{Kind: "oci", Location: "ghcr.io/other/skills"}
+	if lists, _ := p.Signers(other); len(lists) != 1 {
+		t.Errorf("Signers(%s) = %v, want one list", other.Location, lists)
+	}
+	for _, s := range []policy.Source{{Kind: "oci", Location: "docker.io/acme/skills"}, {Kind: "github", Location: "acme/tools"}} {
+		if lists, err := p.Signers(s); len(lists) != 0 || err != nil {
+			t.Errorf("Signers(%+v) = %v, %v, want none", s, lists, err)
+		}
+	}
+	for _, tt := range []struct {
+		src  policy.Source
+		want bool
+	}{
+		{policy.Source{Kind: "github", Location: "acme/tools"}, true},
+		{policy.Source{Kind: "git", Location: "git.acme.corp/a/b"}, true},
+		{policy.Source{Kind: "github", Location: "other/tools"}, false},
+		{acme, false},
+	} {
+		signers, keyring, required := p.CommitSigners(tt.src)
+		wantSigners := ""
+		if tt.want {
+			wantSigners = filepath.Join(dir, "allowed_signers")
+		}
+		if required != tt.want || signers != wantSigners || keyring != "" {
+			t.Errorf("CommitSigners(%+v) = %q, %q, %v, want %q, \"\", %v", tt.src, signers, keyring, required, wantSigners, tt.want)
+		}
+	}
+}
+
+// Rules 9, 10 and 14 in one file: the threshold and what is accepted.
+func TestAudit(t *testing.T) {
+	p := mustParse(t, `version: 1
+audit:
+  fail_on: Medium
+  accept:
+    - rule: download-exec
+      skill: setup-*
+      source: github:acme/*
+      reason: installs our own CLI
+    - rule: binary-file
+      reason: we ship a compiled helper
+`)
+	if got := p.FailOn(); got != audit.Medium {
+		t.Errorf("FailOn() = %v, want medium", got)
+	}
+	acme := policy.Source{Kind: "github", Location: "acme/tools"}
+	evil := policy.Source{Kind: "github", Location: "evil/tools"}
+	tests := []struct {
+		rule  string
+		sev   audit.Severity
+		skill string
+		src   policy.Source
+		want  bool
+	}{
+		{"download-exec", audit.High, "setup-helper", acme, true},
+		{"download-exec", audit.High, "setup-helper", evil, false},
+		{"download-exec", audit.High, "other", acme, false},
+		{"binary-file", audit.Medium, "anything", evil, true},
+		{"credential-read", audit.Critical, "setup-helper", acme, false},
+		{"credential-read", audit.Low, "setup-helper", acme, true}, // below the threshold: refuses nothing
+	}
+	for _, tt := range tests {
+		f := audit.Finding{Rule: tt.rule, Severity: tt.sev}
+		if got := p.Accepted(f, tt.skill, tt.src); got != tt.want {
+			t.Errorf("Accepted(%s %d, %s, %s) = %v, want %v", tt.rule, tt.sev, tt.skill, tt.src.Location, got, tt.want)
+		}
+	}
+	var none policy.Policy
+	if got := none.FailOn(); got != audit.High {
+		t.Errorf("FailOn() with no file = %v, want high", got)
+	}
+	if none.Accepted(audit.Finding{Rule: "download-exec", Severity: audit.High}, "x", acme) {
+		t.Error("Accepted(high) with no file = true, want false")
+	}
+	if !none.Accepted(audit.Finding{Rule: "download-exec", Severity: audit.Medium}, "x", acme) {
+		t.Error("Accepted(medium) with no file = false, want true")
+	}
+}
+
+// Rules 11 to 14: the project's file tightens the user's, in every
+// direction, and never loosens it.
+func TestTighten(t *testing.T) {
+	acme := policy.Source{Kind: "oci", Location: "ghcr.io/acme/skills"}
+	team := policy.Source{Kind: "oci", Location: "ghcr.io/acme/team"}
+	evil := policy.Source{Kind: "oci", Location: "ghcr.io/evil/skills"}
+	pinnedAcme := acme
+	pinnedAcme.Pinned = true
+	high := audit.Finding{Rule: "download-exec", Severity: audit.High}
+	medium := audit.Finding{Rule: "download-exec", Severity: audit.Medium}
+	const accept = "audit:\n  accept:\n    - {rule: download-exec, reason: ours}\n"
+	type check struct {
+		name string
+		ok   func(p *policy.Policy) bool
+	}
+	allowed := func(s policy.Source) func(*policy.Policy) bool {
+		return func(p *policy.Policy) bool { return p.Check(s) == nil }
+	}
+	accepted := func(f audit.Finding) func(*policy.Policy) bool {
+		return func(p *policy.Policy) bool { return p.Accepted(f, "kit", acme) }
+	}
+	signers := func(n int) func(*policy.Policy) bool {
+		return func(p *policy.Policy) bool { l, err := p.Signers(acme); return err == nil && len(l) == n }
+	}
+	tests := []struct {
+		name, user, project string
+		checks              []check
+	}{
+		{"project narrows allow", "sources:\n  allow: [oci:ghcr.io/acme/*]\n", "sources:\n  allow: [oci:ghcr.io/acme/skills]\n",
+			[]check{{"acme", allowed(acme)}, {"not team", not(allowed(team))}}},
+		{"project cannot widen allow", "sources:\n  allow: [oci:ghcr.io/acme/*]\n", "sources:\n  allow: [oci:ghcr.io/**]\n",
+			[]check{{"acme", allowed(acme)}, {"not evil", not(allowed(evil))}}},
+		{"project allows where user is silent", "", "sources:\n  allow: [oci:ghcr.io/acme/*]\n",
+			[]check{{"acme", allowed(acme)}, {"not evil", not(allowed(evil))}}},
+		{"user pinned", "sources:\n  pinned: true\n", "sources:\n  pinned: false\n",
+			[]check{{"unpinned refused", not(allowed(acme))}, {"pinned", allowed(pinnedAcme)}}},
+		{"project pinned", "sources:\n  pinned: false\n", "sources:\n  pinned: true\n",
+			[]check{{"unpinned refused", not(allowed(acme))}}},
+		{"signers of both", "signers:\n  - {sources: [oci:ghcr.io/**], identity: a, issuer: b}\n", "signers:\n  - {sources: [oci:ghcr.io/acme/*], identity: c, issuer: d}\n",
+			[]check{{"two lists", signers(2)}}},
+		{"project fail_on stricter", "audit:\n  fail_on: critical\n", "audit:\n  fail_on: medium\n",
+			[]check{{"failOn medium", func(p *policy.Policy) bool { return p.FailOn() == audit.Medium }}, {"medium refused", not(accepted(medium))}}},
+		{"project fail_on laxer", "audit:\n  fail_on: low\n", "audit:\n  fail_on: critical\n",
+			[]check{{"failOn low", func(p *policy.Policy) bool { return p.FailOn() == audit.Low }}, {"medium refused", not(accepted(medium))}}},
+		{"project cannot accept what user refuses", "", accept,
+			[]check{{"high refused", not(accepted(high))}}},
+		{"user's acceptance does not lift project's threshold", accept + "  fail_on: high\n", "audit:\n  fail_on: medium\n",
+			[]check{{"medium refused", not(accepted(medium))}, {"high refused", not(accepted(high))}}},
+		{"both accept", accept, accept, []check{{"high accepted", accepted(high)}}},
+		{"user accepts, project silent at default", accept, "sources:\n  pinned: false\n", []check{{"high refused", not(accepted(high))}}},
+		{"user accepts, project threshold above", accept, "audit:\n  fail_on: critical\n", []check{{"high accepted", accepted(high)}}},
+		{"project accepts what only it refuses", "audit:\n  fail_on: critical\n", "audit:\n  fail_on: medium\n  accept:\n    - {rule: download-exec, reason: ours}\n",
+			[]check{{"high accepted", accepted(high)}, {"medium accepted", accepted(medium)}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home, project := t.TempDir(), t.TempDir()
+			writePolicy(t, home, "version: 1\n"+tt.user)
+			writePolicy(t, project, "version: 1\n"+tt.project)
+			p, err := policy.Load(home, project)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.Files(); len(got) != 2 || !strings.HasPrefix(got[0], home) {
+				t.Errorf("Files() = %q, want the user's then the project's", got)
+			}
+			for _, c := range tt.checks {
+				if !c.ok(p) {
+					t.Errorf("%s: does not hold", c.name)
+				}
+			}
+		})
+	}
+}
+
+func not(f func(*policy.Policy) bool) func(*policy.Policy) bool {
+	return func(p *policy.Policy) bool { return !f(p) }
+}
+
+// Load: missing files are no rules; a broken one is ErrInvalid naming it.
+func TestLoad(t *testing.T) {
+	home, project := t.TempDir(), t.TempDir()
+	p, err := policy.Load(home, project)
+	if err != nil || len(p.Files()) != 0 {
+		t.Fatalf("Load(no files) = %v, %v, want no files", p.Files(), err)
+	}
+	if err := p.Check(policy.Source{Kind: "github", Location: "any/thing"}); err != nil {
+		t.Errorf("Check with no files = %v", err)
+	}
+	name := writePolicy(t, project, "version: 1\nsources:\n  allow: github:a/*\n")
+	if _, err := policy.Load(home, project); !errors.Is(err, policy.ErrInvalid) || !strings.Contains(err.Error(), name+":3:") {
+		t.Errorf("Load(broken) = %v, want %v naming %s:3", err, policy.ErrInvalid, name)
+	}
+	os.Remove(name)
+	if err := os.Mkdir(name, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := policy.Load(home, project); !errors.Is(err, policy.ErrInvalid) || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("Load(a folder) = %v, want not a regular file", err)
+	}
+}
+
+// ParseSource reads KIND:LOCATION.
+func TestParseSource(t *testing.T) {
+	wd, _ := os.Getwd()
+	tests := []struct {
+		text string
+		want policy.Source
+		err  bool
+	}{
+		{"github:acme/tools", policy.Source{Kind: "github", Location: "acme/tools", Display: "github:acme/tools"}, false},
+		{"oci:ghcr.io/acme/x", policy.Source{Kind: "oci", Location: "ghcr.io/acme/x", Display: "oci:ghcr.io/acme/x"}, false},
+		{"local:skills/x", policy.Source{Kind: "local", Location: filepath.ToSlash(filepath.Join(wd, "skills", "x")), Display: "local:skills/x"}, false},
+		{"acme/tools", policy.Source{}, true},
+		{"ftp:x", policy.Source{}, true},
+		{"oci:", policy.Source{}, true},
+	}
+	for _, tt := range tests {
+		got, err := policy.ParseSource(tt.text)
+		if (err != nil) != tt.err || got != tt.want {
+			t.Errorf("ParseSource(%q) = %+v, %v, want %+v, error %v", tt.text, got, err, tt.want, tt.err)
+		}
+	}
+}
