@@ -2,7 +2,14 @@ package adaptor_test
 
 import (
 	"context"
+	"crypto"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -152,5 +159,81 @@ func TestPolicyNoneChecksNothing(t *testing.T) {
 	agent, rec := newAgent(t, adaptor.WithPolicy(nil), adaptor.WithSkills(skill.Dir(skillDir(t, "review"))))
 	if _, err := agent.Run(t.Context(), "go"); err != nil || len(rec.Requests()) != 1 {
 		t.Fatalf("Run() = %v, want the driver run once", err)
+	}
+}
+
+// keyPolicy writes an Ed25519 public key beside a policy file whose
+// signers rule requires it for oci:registry.example/acme/*, and returns
+// the policy and the key's requirement.
+func keyPolicy(t *testing.T) (*policy.Policy, crypto.PublicKey) {
+	t.Helper()
+	pub, _, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKIXPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "release.pub"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	yaml := "version: 1\nsigners:\n  - sources: [oci:registry.example/acme/*]\n    keys: [release.pub]\n"
+	p, err := policy.Parse([]byte(yaml), filepath.Join(dir, policy.FileName))
+	if err != nil {
+		t.Fatalf("policy.Parse: %v", err)
+	}
+	return p, pub
+}
+
+// TestPolicySigners checks rule 3 of "Trust": the signers rules of the
+// policy are checked with the source's SignatureVerifier, and a source
+// without a signature, or signed by another, is refused naming the rule.
+func TestPolicySigners(t *testing.T) {
+	p, pub := keyPolicy(t)
+	oci := policy.Source{Kind: "oci", Location: "registry.example/acme/review", Pinned: true, Display: "oci://registry.example/acme/review@sha256:1"}
+	inline := originSource{skill.InlineSource{SkillMD: skillMD("review")}, oci}
+	verifier := func(err error) func([]signature.Requirement) (signature.Signer, error) {
+		return func(reqs []signature.Requirement) (signature.Signer, error) {
+			if len(reqs) != 1 || reqs[0].Key == nil || !reqs[0].Key.(ed25519.PublicKey).Equal(pub) {
+				t.Errorf("VerifySignature(%v): want the policy's key", reqs)
+			}
+			if err != nil {
+				return signature.Signer{}, err
+			}
+			return signature.Signer{KeyID: "sha256:1"}, nil
+		}
+	}
+	tests := []struct {
+		name    string
+		src     skill.Source
+		wantErr error // nil: the run proceeds
+	}{
+		{"signed", signedSource{inline, verifier(nil)}, nil},
+		{"another signer", signedSource{inline, verifier(fmt.Errorf("%w: signed by key sha256:2", signature.ErrUntrusted))}, signature.ErrUntrusted},
+		{"unsigned", signedSource{inline, verifier(fmt.Errorf("%w: no bundle", signature.ErrUnsigned))}, signature.ErrUnsigned},
+		{"no signature to check", inline, signature.ErrUnsigned},
+		{"another source", originSource{skill.InlineSource{SkillMD: skillMD("review")}, policy.Source{Kind: "oci", Location: "ghcr.io/other/review"}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			refs := []skill.Ref{fromSource("review", tt.src)}
+			if tt.wantErr == nil {
+				agent, rec := newAgent(t, adaptor.WithPolicy(p), adaptor.WithSkills(refs...))
+				if _, err := agent.Run(t.Context(), "go"); err != nil || rec.Calls() != 1 {
+					t.Fatalf("Run() = %v, want the driver run", err)
+				}
+				return
+			}
+			_, err := policyAgent(t, p, refs).Run(t.Context(), "go")
+			var pe *adaptor.PolicyError
+			if !errors.As(err, &pe) || !errors.Is(err, tt.wantErr) || !errors.Is(err, policy.ErrDenied) {
+				t.Fatalf("Run() = %v, want a *PolicyError wrapping %v", err, tt.wantErr)
+			}
+			if pe.Rule.Name != "signers[1]" || pe.Rule.Line != 3 || !strings.Contains(err.Error(), pe.Rule.File) {
+				t.Errorf("Run() = %v (rule %+v), want it to name signers[1] and its file and line", err, pe.Rule)
+			}
+		})
 	}
 }
