@@ -4,14 +4,178 @@
 // from a URL, credential reads, exfiltration, instruction overrides,
 // executables and binaries, links, and files larger than instructions need.
 //
-// (The package doc is the design: every rule, numbered, with its id,
-// severity and why. To be written by the package's implementation.)
+// An agent reads a skill's SKILL.md as instructions and runs its scripts
+// with the user's shell and credentials, so the audit reads every file of
+// the tree, not only SKILL.md. It needs no network and no model: the same
+// tree always gives the same findings, in the same order (by file, line,
+// rule), and a finding names its rule, severity, file, line and an excerpt
+// in which control and invisible characters are written as escapes (\x1b,
+// \u202e), so printing it is safe and shows what is hidden.
+//
+// # Rules
+//
+// Each rule has an id (used by findings, SARIF, --allow-risk and
+// policies), and one severity: a shape that honest skills also use is a
+// rule of its own at medium or below, and the same shape in the context
+// malicious skills give it is a second rule at high or above. The default
+// threshold that blocks (agentskills audit --fail-on, the policy's) is
+// high.
+//
+//  1. unicode-tag (critical): a Unicode tag character (U+E0000-U+E007F)
+//     anywhere in a text file. Tags render as nothing and models read them
+//     as text: the "ASCII smuggling" of hidden instructions. The one honest
+//     use, the tag sequence of a subdivision flag emoji (U+1F3F4 followed
+//     by tag letters and U+E007F), is not a finding.
+//  2. bidi-control (high): a bidirectional embedding, override or isolate
+//     (U+202A-U+202E, U+2066-U+2069). They reorder what a reviewer sees
+//     against what the model and the shell read ("Trojan Source").
+//     Right-to-left text itself, and the marks U+200E, U+200F and U+061C,
+//     are not findings: an i18n skill's examples are safe.
+//  3. zero-width (high): three or more invisible characters in a row
+//     (U+200B-U+200D, U+2060-U+2064, U+FEFF, U+180E, U+00AD, U+034F),
+//     the shape of a message encoded in zero-width characters, or one of
+//     them inside an ASCII word, which splits a word so that a reviewer's
+//     search misses it. A zero-width joiner or non-joiner between two
+//     non-ASCII characters (emoji sequences, Persian and Indic text) and a
+//     byte-order mark at the start of a file are not findings. The other
+//     text rules read each line with these characters removed, so a split
+//     phrase is still found.
+//  4. terminal-escape (high): a raw escape sequence (ESC followed by [, ],
+//     P, X, ^, _, a character-set or cursor command: CSI, OSC including OSC
+//     8 links, DCS), a C1 control (U+0080-U+009F), a backspace, or a
+//     carriage return inside a line, in a text file: they hide text on a
+//     terminal (conceal, cursor moves, overwriting), rewrite what cat or a
+//     diff shows, or link text to another target. An escape written as
+//     text ("\033[0;32m" in a script), CRLF line ends, and an ESC before
+//     anything else (which a terminal does not act on; one real skill
+//     has them as mis-encoded arrows) are not findings.
+//  5. download-exec (medium): code fetched from the network and run in one
+//     step: curl or wget piped to a shell or an interpreter, bash <(curl
+//     ...), sh -c "$(curl ...)", python -c "$(curl ...)", PowerShell iex
+//     of iwr, Invoke-WebRequest, Net.WebClient or irm; and a package
+//     installed from a URL or a git URL (pip install git+https://...,
+//     npm install https://...). Honest skills document installers this way,
+//     so alone it is medium.
+//  6. prerequisite-install (high): rule 5's shape, or a link to a program
+//     or an archive (.exe .msi .dmg .pkg .zip .7z .rar .scr .bat .ps1
+//     .appimage .jar), that a skill presents the way the fake-prerequisite
+//     campaigns did: a password for the archive; a bare IP address, plain
+//     http, or a paste or file-drop host as the source; an instruction in
+//     an HTML comment (hidden from the rendered page); or, on that line or
+//     the three before it, the wording that makes installing it a
+//     condition of the skill ("before using this skill", "this skill
+//     requires ... to be installed", "you must first install/run/download").
+//  7. obfuscated-exec (high): code decoded and run in one step (echo ... |
+//     base64 -d | sh, eval "$(echo ... | base64 --decode)", python exec of
+//     b64decode, PowerShell -EncodedCommand / -enc with a payload,
+//     FromBase64String into iex), and PowerShell run with a hidden window
+//     (-WindowStyle Hidden, -w hidden): ways to run what a reviewer cannot
+//     read.
+//  8. reverse-shell (critical): a shell given to a remote host: /dev/tcp/
+//     or /dev/udp/ redirections, nc or ncat with -e or -c, socat with exec
+//     or system, an interactive shell piped to nc.
+//  9. credential-read (medium): a path of a credential store: ~/.ssh,
+//     ~/.aws/credentials or config, ~/.config/gcloud, ~/.azure, ~/.kube/config,
+//     ~/.netrc, ~/.git-credentials, ~/.docker/config.json, ~/.npmrc,
+//     ~/.pypirc, .env files (not .env.example, .env.sample, .env.template).
+//     Honest skills name them to tell a user where to configure something.
+//  10. secret-store-read (high): the stores that no skill's task needs:
+//     browser profiles' passwords and cookies (Login Data, Cookies, Web
+//     Data, Local State under a browser or profile folder; key4.db,
+//     logins.json, cookies.sqlite under a Firefox profile), the macOS
+//     keychain read by the security tool (dump-keychain,
+//     find-generic-password or find-internet-password with -w or -g),
+//     cryptocurrency wallets (wallet.dat, Exodus, Electrum, MetaMask's
+//     extension id), private SSH keys read (cat/cp/base64 of ~/.ssh/id_*),
+//     an archive or copy of ~/.ssh, ~/.aws or ~/.gnupg, and a search of
+//     the disk for .env files (find ... -name .env, a glob of .env).
+//  11. exfiltration (high): data sent to the network where the data is a
+//     secret or the environment (env, printenv, ~/.ssh, .env, credentials,
+//     cookies, keychains, wallets, $AWS_..., a token variable) or the
+//     destination is a drop host (webhook.site, requestbin, pipedream,
+//     ngrok, pastebin, transfer.sh, Discord webhooks, the Telegram bot
+//     API, interactsh, Burp Collaborator): curl -d/--data*/-F/-T with a
+//     file, wget --post-file, nc host port < file, Invoke-RestMethod
+//     -InFile, env | curl. What a command sends is looked for within 200
+//     bytes of it, so a long line (a JSON string holding a document) is
+//     not read as one command.
+//  12. file-upload (low): a local file posted to a URL (curl -d @file, -F
+//     field=@file, -T file, wget --post-file) that rule 11 does not match:
+//     every API's documentation does it; the reviewer may want to know.
+//  13. instruction-override (high): the classic injection phrases in
+//     instruction text: ignore, disregard or forget the previous, prior,
+//     above or system instructions; "your new system prompt", "new system
+//     prompt:"; "you are now in developer mode". In a fenced code block, inline code or quotation
+//     marks (a skill that teaches about injections quotes them) it is
+//     reported as quoted-injection (medium) instead.
+//  14. conceal-from-user (high): instructions to hide the agent's actions
+//     from the user: do not tell, mention, inform, notify, reveal or
+//     disclose (this) to the user, where the phrase ends the clause or goes
+//     on with "that", "what", "you" or "about this/the command/script/...";
+//     hide this from the user; without the user knowing or noticing;
+//     without telling the user; the user must not know. "Don't tell the
+//     user about each tool call" (a real skill's advice on brevity) and
+//     "do not show the user raw JSON" are not findings. Quoted as rule 13
+//     says, it is quoted-injection.
+//  15. quoted-injection (medium): rule 13's or 14's phrase in code or
+//     quotation marks.
+//  16. executable-binary (high): a file that is a native program: ELF,
+//     Mach-O (thin and fat) or PE (MZ with a PE header). A skill's tools
+//     should be scripts a reviewer can read; a binary cannot be audited.
+//  17. exec-bit (low): a file with an executable bit that is neither a
+//     script (#! first) nor a binary: harmless on its own, but odd.
+//  18. binary-file (info): a file that is not text (a NUL byte or invalid
+//     UTF-8 in its first 8 KiB) and not a program, e.g. an image: it is
+//     not scanned, and said so.
+//  19. symlink (high): a symbolic link anywhere in the tree. A link can
+//     lead an agent, or an installer that follows it, out of the skill
+//     (~/.ssh); a skill needs none.
+//  20. large-file (high): a SKILL.md over 1 MiB (the largest of the real
+//     skills measured is under 300 KiB; instructions that large are meant
+//     to drown a review or the context window) or any file over 8 MiB (not
+//     scanned: more than any instructions or script needs; no file of the
+//     real skills measured is over 5 MiB).
+//  21. attack-example (medium): what rules 6, 8 and 11 find, on a line
+//     that aims it at a placeholder host (attacker.com, evil.com,
+//     example.com, http://attacker/, ATTACKER_IP, YOUR_IP, $LHOST,
+//     <attacker>): security skills document attacks this way, and an
+//     attack on a placeholder reaches nobody. Rules 7 and 10 still apply
+//     to such a line.
+//
+// Every rule but 1-4 and 16-20 reads a line with the invisible
+// characters of rules 1-3 removed. A Markdown file (.md, .mdx, .txt, .rst,
+// or no extension) is read with its context: prose, fenced code blocks,
+// and HTML comments (hidden when rendered); any other text file is code.
+// Each rule reports a line once.
+//
+// # Limits
+//
+// The audit reads at most 10,000 files and 64 MiB in all; beyond either,
+// [Tree] fails with [ErrTooLarge] rather than answer about part of a tree.
+// A file over 8 MiB is not read (rule 20 reports it), and only its first
+// 8 KiB is read to tell a program from text. Lines are read whole up to 1
+// MiB; a longer line is cut there. Excerpts are at most 160 characters.
+//
+// # Platforms
+//
+// The audit reads an [fs.FS] and runs the same on Linux, macOS and
+// Windows. Links are found where the file system reports them (os.DirFS
+// does on all three; a Windows junction is reported as a link too). The
+// exec bit (rule 17) exists only where the file system keeps it: on
+// Windows no file has it, so that rule never fires there.
+//
+// # Measured
+//
+// (Filled in from go run ./bench/auditrates over real published skills.)
 package audit
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
+	"slices"
+	"strings"
 )
 
 // Severity ranks a finding.
@@ -26,12 +190,44 @@ const (
 	Critical
 )
 
+var severityNames = [...]string{"info", "low", "medium", "high", "critical"}
+
 // String returns the severity's name: "info", "low", "medium", "high",
 // "critical".
-func (s Severity) String() string { panic("unimplemented") }
+func (s Severity) String() string {
+	if s < Info || s > Critical {
+		return fmt.Sprintf("severity(%d)", int(s))
+	}
+	return severityNames[s]
+}
+
+// MarshalText writes the severity's name, so JSON shows "high", not 3.
+func (s Severity) MarshalText() ([]byte, error) {
+	if s < Info || s > Critical {
+		return nil, fmt.Errorf("audit: no severity %d", int(s))
+	}
+	return []byte(s.String()), nil
+}
+
+// UnmarshalText reads a severity's name, as [ParseSeverity] does.
+func (s *Severity) UnmarshalText(b []byte) error {
+	v, err := ParseSeverity(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
 
 // ParseSeverity reads a severity's name (as String writes it, any case).
-func ParseSeverity(name string) (Severity, error) { panic("unimplemented") }
+func ParseSeverity(name string) (Severity, error) {
+	for i, n := range severityNames {
+		if strings.EqualFold(strings.TrimSpace(name), n) {
+			return Severity(i), nil
+		}
+	}
+	return 0, fmt.Errorf("audit: unknown severity %q: use one of %s", name, strings.Join(severityNames[:], ", "))
+}
 
 // Rule is one check.
 type Rule struct {
@@ -47,7 +243,22 @@ type Rule struct {
 }
 
 // Rules returns every rule, sorted by ID.
-func Rules() []Rule { panic("unimplemented") }
+func Rules() []Rule {
+	out := make([]Rule, len(rules))
+	copy(out, rules[:])
+	slices.SortFunc(out, func(a, b Rule) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+// LookupRule returns the rule of that id, and false when there is none.
+func LookupRule(id string) (Rule, bool) {
+	for _, r := range rules {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return Rule{}, false
+}
 
 // Finding is one match of a rule in a file.
 type Finding struct {
@@ -71,11 +282,22 @@ var ErrTooLarge = errors.New("audit: tree too large")
 // Tree audits a skill's tree (SKILL.md at its root) and returns its
 // findings, sorted by file, line and rule. The same tree always gives the
 // same findings.
-func Tree(fsys fs.FS) ([]Finding, error) { panic("unimplemented") }
+func Tree(fsys fs.FS) ([]Finding, error) {
+	return scanTree(fsys)
+}
 
 // Max returns the highest severity among findings, and false when there
 // are none.
-func Max(findings []Finding) (Severity, bool) { panic("unimplemented") }
+func Max(findings []Finding) (Severity, bool) {
+	if len(findings) == 0 {
+		return 0, false
+	}
+	m := findings[0].Severity
+	for _, f := range findings[1:] {
+		m = max(m, f.Severity)
+	}
+	return m, true
+}
 
 // Report is the audit of one skill, for output.
 type Report struct {
@@ -91,4 +313,6 @@ type Report struct {
 
 // WriteSARIF writes reports as one SARIF 2.1.0 log that GitHub code
 // scanning accepts.
-func WriteSARIF(w io.Writer, reports []Report) error { panic("unimplemented") }
+func WriteSARIF(w io.Writer, reports []Report) error {
+	return writeSARIF(w, reports)
+}

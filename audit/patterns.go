@@ -1,0 +1,305 @@
+package audit
+
+import (
+	"regexp"
+	"strings"
+)
+
+// re compiles a case-insensitive pattern.
+func re(p string) *regexp.Regexp { return regexp.MustCompile(`(?i)` + p) }
+
+// shell names a shell a download can be piped into.
+const shell = `(?:sudo\s+(?:-\S+\s+)*)?(?:\S*/)?(?:env\s+)?(?:ba|z|k|da|fi|c|tc)?sh\b`
+
+// interpreter names an interpreter that runs what it reads from stdin (not
+// its -c, -m or -e argument).
+const interpreter = `(?:sudo\s+)?(?:\S*/)?(?:python[0-9.]*|perl|ruby|node|php)\s*(?:-\s*)?(?:$|[;&)|]|-[^cme\s])`
+
+// Rule 5: download and run.
+var downloadExec = []*regexp.Regexp{
+	re(`\b(?:curl|wget|fetch)\b[^|\n]*\|\s*(?:` + shell + `|` + interpreter + `)`),
+	re(`\b(?:source|\.|(?:ba|z)?sh)\s+<\(\s*(?:curl|wget)\b`),
+	re(`\b(?:(?:ba|z)?sh|python[0-9.]*|perl|ruby|node)\s+-c\s+["']?\$\(\s*(?:curl|wget)\b`),
+	re(`\beval\s+["']?\$\(\s*(?:curl|wget)\b`),
+	re(`\b(?:iex|invoke-expression)\b[\s(]*(?:\(\s*)?(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget|\(?\s*new-object\s+(?:system\.)?net\.webclient)`),
+	re(`\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]*\|\s*(?:iex|invoke-expression)\b`),
+	re(`\.downloadstring\([^\n]*\b(?:iex|invoke-expression)\b|\b(?:iex|invoke-expression)\b[^\n]*\.downloadstring\(`),
+	re(`\b(?:pip[0-9.]*|pipx|uv\s+pip|uv\s+tool)\s+install\b[^\n]*?\s(?:git\+)?(?:https?|ssh)://`),
+	re(`\bnpm\s+(?:i|install|add)\b[^\n]*?\s(?:git\+(?:https?|ssh)://|https?://\S+\.(?:tgz|tar\.gz))`),
+}
+
+// programURL is a link to a program or an archive (rule 6).
+var programURL = re(`(?:https?|ftp)://[^\s)"'<>\]]+?\.(?:exe|msi|dmg|pkg|zip|7z|rar|scr|bat|cmd|ps1|appimage|jar|vbs)(?:[?#][^\s)"'<>\]]*)?(?:[\s)"'<>\],;.!]|$)`)
+
+// Rule 6's contexts.
+var (
+	archivePassword = re(`\bpassword\b|\bpass(?:code|wd)?\s*[:=]`)
+	suspectHost     = re(`(?:https?|ftp)://(?:(?:\d{1,3}\.){3}\d{1,3}|[^/\s]*\b(?:glot\.io|pastebin\.com|paste\.ee|hastebin|rentry\.(?:co|org)|transfer\.sh|mega\.nz|mediafire\.com|gofile\.io|catbox\.moe|anonfiles|filebin|bit\.ly|tinyurl\.com|is\.gd|ngrok|trycloudflare\.com|webhook\.site))`)
+	plainHTTP       = re(`\bhttp://([^/\s:"')]+)`)
+	prerequisite    = re(`\bbefore\s+(?:using|you\s+use|running|you\s+run|invoking)\s+(?:this|the)\s+skill|\bthis\s+skill\s+(?:requires|needs|depends\s+on)\b[^.\n]{0,80}\b(?:installed|install|download|run)|\byou\s+must\s+(?:first\s+)?(?:install|download|run|execute)\b|\bmust\s+be\s+(?:installed|running|downloaded)\s+(?:first|before)|\b(?:required|mandatory)\s+(?:prerequisite|helper|agent|driver|component|core)\b`)
+)
+
+// Rule 7: decoded and run, or hidden.
+var obfuscatedExec = []*regexp.Regexp{
+	re(`\bbase64\s+(?:-[a-z]*d\b|--decode)[^|\n]*\|\s*(?:` + shell + `|` + interpreter + `)`),
+	re(`\b(?:xxd\s+-r|openssl\s+(?:base64|enc)\b[^|\n]*\s-d)\b[^|\n]*\|\s*` + shell),
+	re(`\b(?:eval|exec|(?:ba|z)?sh\s+-c)\s*["']?\$\([^)\n]*\bbase64\s+(?:-[a-z]*d\b|--decode)`),
+	re(`\bexec\s*\([^\n]*\bb64decode\b`),
+	re(`\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-(?:e|ec|enc|encodedcommand)\s+[A-Za-z0-9+/=]{16,}`),
+	re(`frombase64string\([^\n]*\b(?:iex|invoke-expression)\b|\b(?:iex|invoke-expression)\b[^\n]*frombase64string\(`),
+	re(`\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-(?:w|windowstyle)\s+hidden\b`),
+}
+
+// Rule 8: reverse shells.
+var reverseShell = []*regexp.Regexp{
+	re(`/dev/(?:tcp|udp)/[^/\s]+/\d+`),
+	re(`\b(?:nc|ncat|netcat)\b[^\n;|]*\s-[a-z]*[ec]\s+\S*sh\b`),
+	re(`\bsocat\b[^\n]*\b(?:exec|system):`),
+	re(`\b(?:ba)?sh\s+-i\b[^\n]*\|\s*(?:nc|ncat|netcat)\b`),
+}
+
+// Rule 9: credential stores' paths.
+var credentialPath = re(`(?:~|\$home|\$\{home\}|%userprofile%|\$env:userprofile)[/\\]\.ssh\b|\.ssh[/\\]id_|\.aws[/\\](?:credentials|config)\b|\.config[/\\]gcloud\b|application_default_credentials\.json|(?:~|\$home)[/\\]\.azure\b|\.kube[/\\]config\b|(?:~|\$home)[/\\]\.netrc\b|\.git-credentials\b|\.docker[/\\]config\.json|(?:~|\$home)[/\\]\.(?:npmrc|pypirc)\b`)
+
+// dotEnv finds a .env file's name; envExample names the suffixes that
+// make it a template.
+var (
+	dotEnv     = regexp.MustCompile(`(?:^|[^\w.$-])\.env(?:\.([A-Za-z]+))?(?:[^\w.-]|$)`)
+	envExample = map[string]bool{"example": true, "sample": true, "template": true, "dist": true, "defaults": true, "tmpl": true, "tpl": true, "schema": true, "default": true}
+)
+
+// Rule 10: secret stores.
+var secretStore = []*regexp.Regexp{
+	re(`(?:chrome|chromium|edge|brave|opera|vivaldi|firefox|user data|profiles?)[^\n]{0,60}[/\\](?:login data|cookies|web data|local state)\b`),
+	re(`(?:firefox|mozilla|profiles?)[^\n]{0,60}[/\\](?:key4\.db|logins\.json|cookies\.sqlite)\b`),
+	re(`\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password\b[^\n|;]*\s-[a-z]*[wg][a-z]*\b)`),
+	re(`\bwallet\.dat\b|[/\\]exodus[/\\]|\bexodus\.wallet\b|\.electrum[/\\]wallets|\bnkbihfbeogaeaoehlefnkodbefgpgknn\b|\bkeystore[/\\]utc--`),
+	re(`\b(?:cat|cp|scp|base64|xxd|head|tail|get-content|gc|tar|zip|rsync|open|read_text|readfile)\b[^\n|;]*\.ssh[/\\](?:id_[a-z0-9_]+(?:[^.\w]|$)|\*)`),
+	re(`\b(?:tar|zip|cp\s+-r|rsync|copy-item)\b[^\n|;]*(?:~|\$home)[/\\]\.(?:ssh|aws|gnupg)\b`),
+	re(`\bfind\b[^\n]*-i?name\s+["']?\.env\b|\b(?:r?glob)\([^)\n]*\.env\b|\bget-childitem\b[^\n]*-(?:filter|include)\s+["']?\.env\b`),
+}
+
+// Rule 11 and 12: sending.
+var (
+	send     = re(`\b(?:curl|wget|nc|ncat|netcat|invoke-restmethod|invoke-webrequest|iwr|irm)\b|\brequests\.(?:post|put)\(|\bfetch\(|\baxios\.(?:post|put)\(|\burllib\.request\b|\bhttp\.post\b`)
+	upload   = re(`\bcurl\b[^\n]*(?:\s-d\s*["']?@|--data(?:-binary|-raw|-urlencode)?[=\s]+["']?@|\s-F\s*["']?[\w.-]+=@|\s-T\s|--upload-file\b|--form\s+["']?[\w.-]+=@)|\bwget\b[^\n]*--post-file\b|-infile\b|\b(?:nc|ncat|netcat)\s+(?:-\S+\s+)*\S+\s+\d+\s*<\s*\S`)
+	envDump  = re(`(?:^|[|;&(]\s*|\$\(\s*)(?:env|printenv|set)\s*(?:\||\))|\bprintenv\b[^\n]*\|\s*(?:curl|wget|nc)|\bdict\(\s*os\.environ\s*\)|os\.environ\.copy\(\)|json\.dumps\(\s*(?:dict\()?os\.environ|json\.stringify\(\s*process\.env\s*\)|\bget-childitem\s+env:|\bgci\s+env:`)
+	dropHost = re(`\b(?:webhook\.site|requestbin|pipedream\.net|ngrok(?:-free)?\.(?:io|app|dev)|pastebin\.com|transfer\.sh|discord(?:app)?\.com/api/webhooks|api\.telegram\.org/bot|interact\.sh|oast\.(?:fun|pro|live|site|online|me)|burpcollaborator\.net|trycloudflare\.com|hookbin\.com|beeceptor\.com)\b`)
+)
+
+// window is how far from a sending command, in bytes, what it sends is
+// looked for.
+const window = 200
+
+// placeholder finds the hosts that documentation of an attack uses (rule
+// 21): attacker.com, evil.example, ATTACKER_IP, YOUR_IP, <attacker>.
+var placeholder = re(`(?:^|[^\w.-])(?:attacker|evil|malicious|example)(?:\.[a-z]{2,}\b|[-_](?:ip|host|server|domain)\b)|\b(?:attacker|your|lhost|evil)[_-]?(?:ip|host|server)\b|\$(?:lhost|attacker\w*)\b|<(?:attacker|your)[^>]*>|://(?:attacker|evil)(?:[/:]|$)`)
+
+// Rules 13-15: injections.
+var (
+	override = []*regexp.Regexp{
+		re(`\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+|my\s+)*(?:previous|prior|above|earlier|preceding|original|system|safety)\s+(?:instructions|prompts?|rules|guidelines|directives|messages|context)\b`),
+		re(`\b(?:your|the\s+following\s+is\s+(?:your|the))\s+new\s+system\s+prompt\b|\bnew\s+system\s+prompt\s*:`),
+		re(`\byou\s+are\s+now\s+in\s+(?:developer|dan|god|jailbreak|unrestricted)\s+mode\b`),
+	}
+	conceal = []*regexp.Regexp{
+		re(`\b(?:do\s+not|don'?t|never)\s+(?:tell|mention|inform|notify|reveal|disclose)\s+(?:(?:this|that|it|anything|any\s+of\s+this|these\s+steps)\s+)?(?:to\s+)?(?:the\s+)?user(?:\s*(?:$|[.,;:!)\]-])|\s+(?:that|what|you|anything|about\s+(?:this|it|these|that|the\s+(?:command|script|download|upload|request|file|step|installation)s?)\b))`),
+		re(`\bhide\s+(?:this|that|it|these|them|the\s+\w+)\s+from\s+the\s+user\b`),
+		re(`\bwithout\s+(?:the\s+user(?:'s)?\s+(?:knowing|noticing|knowledge|awareness)|(?:telling|informing|notifying|alerting)\s+the\s+user)\b`),
+		re(`\b(?:keep|remain)\s+(?:this|it)\s+(?:secret|hidden)\s+from\s+the\s+user\b`),
+		re(`\bthe\s+user\s+(?:must|should|shall)\s+(?:not|never)\s+(?:know|find\s+out|notice|learn)\b`),
+	}
+)
+
+// patterns applies rules 5-15 to line i.
+func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
+	l := lines[i]
+	t := l.clean
+	lower := strings.ToLower(t)
+	has := func(keys ...string) bool {
+		for _, k := range keys {
+			if strings.Contains(lower, k) {
+				return true
+			}
+		}
+		return false
+	}
+	// Each rule's regular expressions run only on a line with one of its
+	// words: most lines have none.
+	maybeShell := has("/dev/", "socat", " -e", " -c", "sh -i")
+	maybeObfuscated := has("base64", "xxd", "openssl", "b64decode", "powershell", "pwsh")
+	maybeDownload := has("curl", "wget", "fetch", "iex", "invoke-expression", "iwr", "irm", "downloadstring", "install", "://")
+	maybeSecret := has(".ssh", ".aws", ".gnupg", ".env", "gcloud", "application_default", ".azure", ".kube", ".netrc", "credentials", ".docker", ".npmrc", ".pypirc",
+		"login data", "cookies", "web data", "local state", "key4", "logins.json", "security ", "wallet", "exodus", "electrum", "nkbih", "keystore")
+	maybeSend := has("curl", "wget", "nc", "invoke-", "iwr", "irm", "requests.", "fetch(", "axios", "urllib", "http.post")
+	maybeOverride := has("ignore", "disregard", "forget", "override", "bypass", "system prompt", "mode")
+	maybeConceal := has("user")
+	at := func(loc []int) string { return excerptAt(t, loc[0]) }
+
+	example := placeholder.MatchString(t)
+	// report is s.add, but an attack aimed at a placeholder host is rule
+	// 21's documentation of it.
+	report := func(rule string, loc []int, msg string) {
+		if example {
+			s.add(ruleAttackExample, name, l.n, at(loc), msg+", aimed at a placeholder host (an example)")
+			return
+		}
+		s.add(rule, name, l.n, at(loc), msg)
+	}
+	if loc := firstMatchIf(maybeShell, reverseShell, t); loc != nil {
+		report(ruleReverseShell, loc, "a reverse shell")
+	}
+	if loc := firstMatchIf(maybeObfuscated, obfuscatedExec, t); loc != nil {
+		s.add(ruleObfuscatedExec, name, l.n, at(loc), "encoded or hidden code run in one step")
+	}
+	var dl, prog []int
+	if maybeDownload {
+		dl = firstMatch(downloadExec, t)
+		prog = programURL.FindStringIndex(t)
+	}
+	if dl != nil || prog != nil {
+		loc := dl
+		if loc == nil {
+			loc = prog
+		}
+		if why := prerequisiteContext(lines, i, hiddenText); why != "" {
+			report(rulePrerequisiteInstall, loc, "a download to run, "+why)
+		} else if dl != nil {
+			s.add(ruleDownloadExec, name, l.n, at(loc), "code downloaded and run in one step")
+		}
+	}
+	if loc := firstMatchIf(maybeSecret, secretStore, t); loc != nil {
+		s.add(ruleSecretStoreRead, name, l.n, at(loc), "a read of a secret store")
+	} else if loc := credentialMatch(t); loc != nil {
+		s.add(ruleCredentialRead, name, l.n, at(loc), "a credential store's path")
+	}
+	if loc := firstMatchIf(maybeSend, []*regexp.Regexp{send}, t); loc != nil {
+		// What the command sends is read near it: a long line (a JSON
+		// string holding a whole document) is not one command.
+		w := t[max(0, loc[0]-window):min(len(t), loc[0]+window)]
+		switch {
+		case dropHost.MatchString(w):
+			report(ruleExfiltration, loc, "data sent to a drop host")
+		case envDump.MatchString(w):
+			report(ruleExfiltration, loc, "the environment sent to the network")
+		case upload.MatchString(w) && (credentialMatch(w) != nil || firstMatch(secretStore, w) != nil):
+			report(ruleExfiltration, loc, "a credential file sent to the network")
+		case upload.MatchString(w):
+			s.add(ruleFileUpload, name, l.n, at(loc), "a local file posted to a URL")
+		case pipedSecret(w, loc[0]-max(0, loc[0]-window)):
+			report(ruleExfiltration, loc, "a credential file piped to the network")
+		}
+	}
+	if loc := firstMatchIf(maybeOverride, override, t); loc != nil {
+		s.injection(name, l, loc, ruleInstructionOverride, "an instruction to ignore previous instructions")
+	}
+	if loc := firstMatchIf(maybeConceal, conceal, t); loc != nil {
+		s.injection(name, l, loc, ruleConcealFromUser, "an instruction to hide something from the user")
+	}
+}
+
+// injection reports rule 13's or 14's phrase, or rule 15 when it is
+// quoted.
+func (s *scanner) injection(name string, l line, loc []int, rule, msg string) {
+	if l.ctx == code || quoted(l.clean, loc[0]) {
+		s.add(ruleQuotedInjection, name, l.n, excerptAt(l.clean, loc[0]), msg+", quoted")
+		return
+	}
+	s.add(rule, name, l.n, excerptAt(l.clean, loc[0]), msg)
+}
+
+// quoted reports whether byte offset at of a line is inside inline code or
+// quotation marks.
+func quoted(t string, at int) bool {
+	before := t[:at]
+	if strings.Count(before, "`")%2 == 1 || strings.Count(before, `"`)%2 == 1 {
+		return true
+	}
+	return strings.LastIndex(before, "“") > strings.LastIndex(before, "”") ||
+		strings.LastIndex(before, "«") > strings.LastIndex(before, "»")
+}
+
+// prerequisiteContext says why a download on line i is rule 6's, or "".
+func prerequisiteContext(lines []line, i int, hiddenText bool) string {
+	l := lines[i]
+	near := l.clean
+	for j := max(0, i-3); j < i; j++ {
+		near = lines[j].clean + "\n" + near
+	}
+	after := ""
+	for j := i + 1; j < min(len(lines), i+4); j++ {
+		after += "\n" + lines[j].clean
+	}
+	switch {
+	case l.ctx == hidden:
+		return "in an HTML comment"
+	case hiddenText:
+		return "in a file with hidden characters"
+	case archivePassword.MatchString(near + after):
+		return "with a password"
+	case suspectHost.MatchString(l.clean):
+		return "from a bare IP address, a paste or a file-drop host"
+	case insecureHost(l.clean):
+		return "over plain http"
+	case prerequisite.MatchString(near):
+		return "presented as the skill's prerequisite"
+	}
+	return ""
+}
+
+// insecureHost reports whether a line fetches over plain http from a host
+// other than this machine.
+func insecureHost(t string) bool {
+	for _, m := range plainHTTP.FindAllStringSubmatch(t, -1) {
+		switch h := strings.ToLower(m[1]); {
+		case h == "localhost", strings.HasPrefix(h, "127."), h == "0.0.0.0", strings.HasPrefix(h, "["),
+			strings.HasSuffix(h, ".local"), strings.HasSuffix(h, ".localhost"), strings.HasSuffix(h, ".internal"):
+		case strings.Contains(h, "example"), strings.ContainsAny(h, "<>{}$"):
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// credentialMatch finds rule 9's paths in a line.
+func credentialMatch(t string) []int {
+	if loc := credentialPath.FindStringIndex(t); loc != nil {
+		return loc
+	}
+	for _, m := range dotEnv.FindAllStringSubmatchIndex(t, -1) {
+		if m[2] >= 0 && envExample[strings.ToLower(t[m[2]:m[3]])] {
+			continue
+		}
+		return m[:2]
+	}
+	return nil
+}
+
+// pipedSecret reports whether a credential path is piped into the sending
+// command at byte offset at.
+func pipedSecret(t string, at int) bool {
+	before := t[:at]
+	p := strings.LastIndex(before, "|")
+	if p < 0 {
+		return false
+	}
+	return credentialMatch(before[:p]) != nil || firstMatch(secretStore, before[:p]) != nil
+}
+
+// firstMatchIf is firstMatch when ok, and nil otherwise.
+func firstMatchIf(ok bool, res []*regexp.Regexp, t string) []int {
+	if !ok {
+		return nil
+	}
+	return firstMatch(res, t)
+}
+
+func firstMatch(res []*regexp.Regexp, t string) []int {
+	for _, r := range res {
+		if loc := r.FindStringIndex(t); loc != nil {
+			return loc
+		}
+	}
+	return nil
+}

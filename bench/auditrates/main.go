@@ -1,0 +1,114 @@
+// Command auditrates runs the audit over every skill under some folders
+// (each folder holding a SKILL.md, as checkouts of published skill
+// repositories hold them) and prints what it found: how many skills, how
+// many have a finding at each severity (their highest), per rule the
+// findings and the skills they are in, and every skill whose highest
+// finding reaches -show (default high), with its rule, file, line and
+// excerpt. The package audit's "Measured" section holds its figures.
+//
+//	go run ./bench/auditrates [-show high] DIR...
+package main
+
+import (
+	"cmp"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agentadaptor/agentadaptor/audit"
+)
+
+func main() {
+	show := flag.String("show", "high", "print the skills whose highest finding reaches this severity")
+	flag.Parse()
+	threshold, err := audit.ParseSeverity(*show)
+	if err != nil || flag.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench/auditrates [-show SEVERITY] DIR...")
+		os.Exit(2)
+	}
+	var skills []string
+	for _, root := range flag.Args() {
+		found, err := skillFolders(root)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		skills = append(skills, found...)
+	}
+	slices.Sort(skills)
+	skills = slices.Compact(skills)
+
+	bySeverity := map[audit.Severity]int{}
+	clean, failed := 0, 0
+	findings := map[string]int{}
+	skillsWith := map[string]int{}
+	var shown []string
+	for _, dir := range skills {
+		fs, err := audit.Tree(os.DirFS(dir))
+		if err != nil {
+			failed++
+			fmt.Fprintf(os.Stderr, "%s: %v\n", dir, err)
+			continue
+		}
+		top, ok := audit.Max(fs)
+		if !ok {
+			clean++
+			continue
+		}
+		bySeverity[top]++
+		seen := map[string]bool{}
+		for _, f := range fs {
+			findings[f.Rule]++
+			if !seen[f.Rule] {
+				seen[f.Rule] = true
+				skillsWith[f.Rule]++
+			}
+		}
+		if top >= threshold {
+			for _, f := range fs {
+				if f.Severity >= threshold {
+					shown = append(shown, fmt.Sprintf("%s\t%s\t%s\t%s:%d\t%s", dir, f.Severity, f.Rule, f.File, f.Line, f.Excerpt))
+				}
+			}
+		}
+	}
+	fmt.Printf("skills: %d (%d could not be audited)\n", len(skills), failed)
+	fmt.Printf("no finding: %d\n", clean)
+	for s := audit.Critical; s >= audit.Info; s-- {
+		fmt.Printf("highest %-8s %d\n", s.String()+":", bySeverity[s])
+	}
+	fmt.Println("\nrule\tseverity\tfindings\tskills")
+	for _, r := range audit.Rules() {
+		fmt.Printf("%s\t%s\t%d\t%d\n", r.ID, r.Severity, findings[r.ID], skillsWith[r.ID])
+	}
+	if len(shown) > 0 {
+		fmt.Printf("\nfindings at %s or above:\n", threshold)
+		for _, s := range shown {
+			fmt.Println(s)
+		}
+	}
+}
+
+// skillFolders returns every folder under root that holds a SKILL.md,
+// not looking into .git or node_modules.
+func skillFolders(root string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.EqualFold(d.Name(), "SKILL.md") && d.Type().IsRegular() {
+			out = append(out, filepath.Dir(p))
+		}
+		return nil
+	})
+	slices.SortFunc(out, func(a, b string) int { return cmp.Compare(a, b) })
+	return out, err
+}
