@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -16,6 +17,7 @@ type pushOptions struct {
 	version  string
 	source   string
 	revision string
+	signKey  string
 }
 
 func newPushCmd(s *streams) *cobra.Command {
@@ -34,9 +36,13 @@ must load as agents load it; --version, --source and --revision add the
 org.opencontainers.image annotations of those names.
 
 Credentials come from the Docker configuration and its credential helpers
-("docker login HOST"). A registry on a loopback address (localhost,
+("docker login HOST"). With --sign-key, the manifest is then signed with
+that private key as "agentskills sign" signs it (see its help; an
+encrypted key's password is read from COSIGN_PASSWORD), so that
+"cosign verify --key" and "agentskills add --key" accept it. A registry on a loopback address (localhost,
 127.0.0.1, ::1) is spoken to over plain HTTP, every other one over TLS.`,
 		Example: `  agentskills push ./skills/review oci://ghcr.io/acme/review:1.0.0
+  COSIGN_PASSWORD=... agentskills push --sign-key cosign.key ./review oci://ghcr.io/acme/review:1.0.0
   agentskills push --version 1.0.0 --revision "$(git rev-parse HEAD)" ./review oci://localhost:5000/review:1.0.0`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			switch {
@@ -55,6 +61,7 @@ Credentials come from the Docker configuration and its credential helpers
 	cmd.Flags().StringVar(&opts.version, "version", "", "the org.opencontainers.image.version annotation")
 	cmd.Flags().StringVar(&opts.source, "source", "", "the org.opencontainers.image.source annotation: the URL of the skill's source")
 	cmd.Flags().StringVar(&opts.revision, "revision", "", "the org.opencontainers.image.revision annotation: the source revision")
+	cmd.Flags().StringVar(&opts.signKey, "sign-key", "", "sign the pushed manifest with this private key, a PEM file (default: not signed)")
 	return cmd
 }
 
@@ -66,12 +73,25 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 	if err != nil {
 		return err
 	}
+	var key crypto.Signer
+	if opts.signKey != "" {
+		// Read before the push, so that a bad key or password sends
+		// nothing.
+		if key, err = loadSigningKey(opts.signKey); err != nil {
+			return err
+		}
+	}
 	digest, err := oci.Push(ctx, dirs[0], opts.ref,
 		oci.WithVersion(opts.version),
 		oci.WithSourceURL(opts.source),
 		oci.WithRevision(opts.revision))
 	if err != nil {
 		return err
+	}
+	if key != nil {
+		if _, err := oci.Sign(ctx, opts.ref+"@"+digest, key); err != nil {
+			return fmt.Errorf("pushed as %s, not signed: %w (sign it with agentskills sign)", digest, err)
+		}
 	}
 	_, err = fmt.Fprintln(opts.io.out, digest)
 	return err

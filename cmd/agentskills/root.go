@@ -64,6 +64,7 @@ var subcommands = []func(*streams) *cobra.Command{
 	newRunCmd,
 	newPushCmd,
 	newPolicyCmd,
+	newSignCmd,
 }
 
 func newRootCmd(s *streams) *cobra.Command {

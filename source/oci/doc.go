@@ -78,6 +78,88 @@
 // [Artifact.Open] then read only the cache. Downloads that a killed
 // process left behind are removed after a day.
 //
+// # Signatures
+//
+// [Sign] and [Verify] sign a skill's manifest and check who signed it, in
+// the format cosign 3 writes and reads (cosign sign, whose bundle format
+// is the only one from cosign 3 on), so that each accepts what the other
+// signs. The bundle itself is package signature's.
+//
+//  1. [Sign] attaches a Sigstore bundle as cosign 3 does: it pushes an
+//     image-spec 1.1 manifest whose artifactType is
+//     [signature.BundleMediaType], whose config is the empty descriptor
+//     (application/vnd.oci.empty.v1+json, "{}") with that artifactType
+//     too, whose one layer is the bundle, of that media type, and whose
+//     subject is the signed manifest (its media type, digest and size),
+//     annotated with org.opencontainers.image.created (the time of
+//     signing), dev.sigstore.bundle.content "dsse-envelope" and
+//     dev.sigstore.bundle.predicateType
+//     "https://sigstore.dev/cosign/sign/v1". It returns that manifest's
+//     digest.
+//  2. Both take a pinned reference (a digest: what is signed or checked
+//     is what a lock file records); a tag alone is
+//     [source.ErrNotPinned]. On a registry without the referrers API, the
+//     signature is listed in the referrers tag scheme's index
+//     (sha256-HEX), as the distribution spec says; [Verify] reads either.
+//  3. [Verify] lists the manifest's referrers unfiltered and reads those
+//     whose artifact type is a Sigstore bundle's or that carry cosign's
+//     dev.sigstore.bundle.predicateType annotation; an attestation
+//     (another predicate type) is not a signature and is left out. (A
+//     registry may report a referrer's artifactType as its config's media
+//     type, as go-containerregistry's registry reports cosign's, which a
+//     filtered listing would miss.)
+//  4. It reads at most 32 signatures of a manifest, over at most 16 pages
+//     of the listing; a signature's manifest is read up to 64 KiB and its
+//     bundle up to 1 MiB, each verified against its digest and size, and
+//     its manifest must have exactly one layer, a bundle, and the checked
+//     manifest as its subject.
+//  5. Each bundle is checked with [signature.Verify] against the manifest
+//     digest; the signer of the first that satisfies one of the
+//     requirements is returned. Otherwise the error wraps
+//     [signature.ErrUnsigned] (no signature attached),
+//     [signature.ErrUntrusted] (signatures by other signers) or
+//     [signature.ErrInvalid] (signatures that do not verify: damaged,
+//     over another manifest), and names the reference, the requirement
+//     and each signature found with why it was refused.
+//  6. A bundle that verified is kept under the cache root's .oci folder
+//     (.oci/signatures/ALG/HEX/, named by its own digest, written whole
+//     and renamed into place), and [Verify] checks the kept bundles first:
+//     a pin verified once is verified again offline, from the cache
+//     alone. A kept bundle that no longer matches its name is removed.
+//
+// For trust on first use of a keyless signer, pass a requirement that
+// names the trusted root and matches any identity and issuer (as
+// IdentityRegexp and IssuerRegexp "."): the [signature.Signer] returned
+// is the one to record.
+//
+// # Interoperability with cosign, offline
+//
+// The tests run cosign v3.1.3 against a registry on loopback with no
+// network. What keeps cosign 3 from the network there:
+//
+//   - cosign sign --key KEY --use-signing-config=false --tlog-upload=false
+//     --allow-http-registry -y HOST/REPO@DIGEST: without
+//     --use-signing-config=false, cosign 3 refuses --tlog-upload=false (it
+//     wants a signing config without a transparency log); with it, it
+//     neither fetches the TUF root nor uploads to a log.
+//   - cosign verify --key cosign.pub --insecure-ignore-tlog
+//     HOST/REPO@DIGEST: a key and no log need no trusted root, so the TUF
+//     root is not fetched; a loopback registry is spoken to over plain
+//     HTTP without --allow-http-registry.
+//   - cosign verify --key checks ECDSA with SHA-256 unless told otherwise,
+//     while cosign sign (and [Sign]) hash as the curve says: a P-384 or
+//     P-521 signature verifies with --signature-digest-algorithm sha384
+//     or sha512. cosign signs with an Ed25519 key as Ed25519ph, and
+//     cosign verify --key v3.1.3 checks Ed25519 keys as pure Ed25519 with
+//     no flag to change it, so it refuses every Ed25519 signature, its own
+//     too; [Verify] accepts them.
+//   - Both read and write signatures through the referrers API, else the
+//     referrers tag scheme, so either finds what the other attached on a
+//     registry without the API.
+//
+// The layout is the same on every system; the tests run on Linux, and
+// cosign builds and runs on macOS and Windows too.
+//
 // # Registries
 //
 //  1. A registry on a loopback address (127.0.0.0/8, ::1, localhost) is

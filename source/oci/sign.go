@@ -1,17 +1,150 @@
 package oci
 
 import (
+	"bytes"
 	"context"
 	"crypto"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/opencontainers/go-digest"
+	specs "github.com/opencontainers/image-spec/specs-go"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/registry/remote"
 
 	"github.com/agentadaptor/agentadaptor/signature"
+	"github.com/agentadaptor/agentadaptor/source"
+)
+
+// Annotations of the referrer manifest that carries a bundle, as cosign 3
+// writes them.
+const (
+	annotationBundleContent       = "dev.sigstore.bundle.content"
+	annotationBundlePredicateType = "dev.sigstore.bundle.predicateType"
+	// cosignSignPredicateType is the predicate type of the statement a
+	// bundle of `cosign sign` signs.
+	cosignSignPredicateType = "https://sigstore.dev/cosign/sign/v1"
+	// bundleMediaTypePrefix starts the media types of every version of
+	// a Sigstore bundle.
+	bundleMediaTypePrefix = "application/vnd.dev.sigstore.bundle"
+)
+
+// Limits of Verify (rule 4 of Signatures in the package doc).
+const (
+	// maxBundles is how many bundles Verify reads for one manifest.
+	maxBundles = 32
+	// maxBundleSize caps a bundle, and maxReferrerSize the manifest that
+	// carries it.
+	maxBundleSize   = 1 << 20
+	maxReferrerSize = 64 << 10
+	// maxReferrerPages caps the pages of a referrers listing.
+	maxReferrerPages = 16
 )
 
 // Sign signs the manifest that the pinned reference ref names with key and
 // attaches the bundle to it as an OCI referrer, as cosign 3 attaches one
 // (see [signature]); it returns the referrer manifest's digest.
 func Sign(ctx context.Context, ref string, key crypto.Signer, opts ...Option) (string, error) {
-	panic("unimplemented")
+	r, err := pinned(ref, "sign")
+	if err != nil {
+		return "", err
+	}
+	if key == nil {
+		return "", fmt.Errorf("%s: sign: no key given", ref)
+	}
+	c, err := newConfig(opts)
+	if err != nil {
+		return "", err
+	}
+	repo := c.repository(r)
+	subject, err := repo.Resolve(ctx, r.Digest)
+	if err != nil {
+		return "", fmt.Errorf("%s: sign: find the manifest: %w", ref, c.classify(ctx, r, err))
+	}
+	bundle, err := signature.Sign(key, subject.Digest)
+	if err != nil {
+		return "", fmt.Errorf("%s: sign: %w", ref, err)
+	}
+	data, mdesc, err := referrerManifest(bundle, subject, time.Now())
+	if err != nil {
+		return "", fmt.Errorf("%s: sign: %w", ref, err)
+	}
+	if err := pushBlob(ctx, repo, ocispec.DescriptorEmptyJSON, func() (io.Reader, error) {
+		return bytes.NewReader(ocispec.DescriptorEmptyJSON.Data), nil
+	}); err != nil {
+		return "", fmt.Errorf("%s: sign: push config: %w", ref, c.classify(ctx, r, err))
+	}
+	layer := bundleLayer(bundle)
+	if err := pushBlob(ctx, repo, layer, func() (io.Reader, error) { return bytes.NewReader(bundle), nil }); err != nil {
+		return "", fmt.Errorf("%s: sign: push bundle: %w", ref, c.classify(ctx, r, err))
+	}
+	// oras-go indexes the referrer under the referrers tag scheme itself
+	// when the registry has no referrers API.
+	if err := repo.Manifests().Push(ctx, mdesc, bytes.NewReader(data)); err != nil {
+		return "", fmt.Errorf("%s: sign: push the signature's manifest: %w", ref, c.classify(ctx, r, err))
+	}
+	return mdesc.Digest.String(), nil
+}
+
+// pinned parses ref, which must hold a digest, for op.
+func pinned(ref, op string) (Reference, error) {
+	r, err := ParseReference(ref)
+	if err != nil {
+		return Reference{}, err
+	}
+	if r.Digest == "" {
+		return Reference{}, fmt.Errorf("%s: %w: %s names a manifest by its digest: resolve the tag first and %s %s@DIGEST", ref, source.ErrNotPinned, op, op, ref)
+	}
+	return r, nil
+}
+
+// bundleLayer describes a bundle as the layer of its referrer manifest.
+func bundleLayer(bundle []byte) ocispec.Descriptor {
+	return ocispec.Descriptor{
+		MediaType: signature.BundleMediaType,
+		Digest:    digest.FromBytes(bundle),
+		Size:      int64(len(bundle)),
+	}
+}
+
+// referrerManifest builds the manifest that attaches bundle to subject, as
+// cosign 3 writes it (rule 1 of Signatures in the package doc), and
+// returns it encoded with its descriptor.
+func referrerManifest(bundle []byte, subject ocispec.Descriptor, created time.Time) ([]byte, ocispec.Descriptor, error) {
+	config := ocispec.DescriptorEmptyJSON
+	config.Data = nil
+	config.ArtifactType = signature.BundleMediaType
+	m := ocispec.Manifest{
+		Versioned:    specs.Versioned{SchemaVersion: 2},
+		MediaType:    ocispec.MediaTypeImageManifest,
+		ArtifactType: signature.BundleMediaType,
+		Config:       config,
+		Layers:       []ocispec.Descriptor{bundleLayer(bundle)},
+		Subject: &ocispec.Descriptor{
+			MediaType: subject.MediaType,
+			Digest:    subject.Digest,
+			Size:      subject.Size,
+		},
+		Annotations: map[string]string{
+			ocispec.AnnotationCreated:     created.UTC().Format(time.RFC3339),
+			annotationBundleContent:       "dsse-envelope",
+			annotationBundlePredicateType: cosignSignPredicateType,
+		},
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return nil, ocispec.Descriptor{}, err
+	}
+	return data, ocispec.Descriptor{
+		MediaType:    ocispec.MediaTypeImageManifest,
+		ArtifactType: signature.BundleMediaType,
+		Digest:       digest.FromBytes(data),
+		Size:         int64(len(data)),
+	}, nil
 }
 
 // Verify finds the Sigstore bundles attached to the manifest that the
@@ -23,5 +156,189 @@ func Sign(ctx context.Context, ref string, key crypto.Signer, opts ...Option) (s
 // [signature.ErrUnsigned], [signature.ErrUntrusted] or
 // [signature.ErrInvalid] and say what was expected and what was found.
 func Verify(ctx context.Context, ref string, reqs []signature.Requirement, opts ...Option) (signature.Signer, error) {
-	panic("unimplemented")
+	r, err := pinned(ref, "verify")
+	if err != nil {
+		return signature.Signer{}, err
+	}
+	d := digest.Digest(r.Digest)
+	if err := d.Validate(); err != nil {
+		return signature.Signer{}, fmt.Errorf("%s: %w: %v", ref, source.ErrInvalid, err)
+	}
+	if len(reqs) == 0 {
+		return signature.Signer{}, fmt.Errorf("%s: verify: no signer is required: name a key or an identity to verify against", ref)
+	}
+	c, err := newConfig(opts)
+	if err != nil {
+		return signature.Signer{}, err
+	}
+	b, err := openBlobs(c.cache.Root())
+	if err != nil {
+		return signature.Signer{}, err
+	}
+	defer b.Close()
+	// A bundle verified before, kept in the cache, needs no network.
+	for _, bundle := range b.bundles(d) {
+		if s, err := signature.Verify(bundle, d, reqs...); err == nil {
+			return s, nil
+		}
+	}
+	v := &verifier{cfg: c, ref: r, repo: c.repository(r), subject: d, reqs: reqs}
+	s, bundle, err := v.verify(ctx)
+	if err != nil {
+		return signature.Signer{}, fmt.Errorf("%s: %w", ref, err)
+	}
+	if err := b.keepBundle(d, bundle); err != nil {
+		return signature.Signer{}, fmt.Errorf("%s: keep the verified signature in the cache: %w", ref, err)
+	}
+	return s, nil
+}
+
+// Verify is [Verify] of the reference pinned to pin, with the options
+// given to [NewRemote]: package install calls it before it installs a
+// pin when signatures are required.
+func (r *Remote) Verify(ctx context.Context, pin string, reqs []signature.Requirement) (signature.Signer, error) {
+	ref := r.ref
+	ref.Digest = pin
+	return Verify(ctx, ref.String(), reqs, r.opts...)
+}
+
+// verifier verifies the bundles attached to one manifest.
+type verifier struct {
+	cfg     *config
+	ref     Reference
+	repo    *remote.Repository
+	subject digest.Digest
+	reqs    []signature.Requirement
+}
+
+// verify lists the bundles attached to v.subject and returns the signer of
+// the first that verifies and satisfies v.reqs, with that bundle.
+func (v *verifier) verify(ctx context.Context) (signature.Signer, []byte, error) {
+	v.repo.ReferrerListMaxPages = maxReferrerPages
+	var found []ocispec.Descriptor
+	// Listed unfiltered: a registry may report cosign's referrer under its
+	// config's media type (see rule 3 of Signatures).
+	err := v.repo.Referrers(ctx, ocispec.Descriptor{Digest: v.subject}, "", func(page []ocispec.Descriptor) error {
+		for _, d := range page {
+			if isSignature(d) {
+				found = append(found, d)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return signature.Signer{}, nil, fmt.Errorf("list the signatures attached to %s: %w", v.subject, v.cfg.classify(ctx, v.ref, err))
+	}
+	if len(found) == 0 {
+		return signature.Signer{}, nil, fmt.Errorf("%w: no Sigstore bundle is attached to %s; expected a signature by %s (sign it with \"agentskills sign\" or \"cosign sign\")", signature.ErrUnsigned, v.subject, v.expected())
+	}
+	skipped := 0
+	if len(found) > maxBundles {
+		skipped = len(found) - maxBundles
+		found = found[:maxBundles]
+	}
+	var (
+		untrusted, invalid int
+		unreadable         error
+		problems           []string
+	)
+	for _, desc := range found {
+		bundle, err := v.bundle(ctx, desc)
+		if err == nil {
+			var s signature.Signer
+			if s, err = signature.Verify(bundle, v.subject, v.reqs...); err == nil {
+				return s, bundle, nil
+			}
+		}
+		if ctx.Err() != nil {
+			return signature.Signer{}, nil, ctx.Err()
+		}
+		switch {
+		case errors.Is(err, signature.ErrUntrusted):
+			untrusted++
+		case errors.Is(err, signature.ErrInvalid):
+			invalid++
+		case unreadable == nil:
+			unreadable = err
+		}
+		problems = append(problems, fmt.Sprintf("%s: %v", desc.Digest, err))
+	}
+	var sentinel error
+	switch {
+	case untrusted > 0:
+		sentinel = signature.ErrUntrusted
+	case invalid > 0:
+		sentinel = signature.ErrInvalid
+	default:
+		// Not one could be read: the registry's error says why.
+		sentinel = unreadable
+	}
+	more := ""
+	if skipped > 0 {
+		more = fmt.Sprintf(" (%d more were not read: at most %d are)", skipped, maxBundles)
+	}
+	return signature.Signer{}, nil, fmt.Errorf("%w: expected a signature by %s over %s; found %d signatures%s, %d by other signers, %d invalid, %d unreadable: %s",
+		sentinel, v.expected(), v.subject, len(found)+skipped, more, untrusted, invalid, len(found)-untrusted-invalid, strings.Join(problems, "; "))
+}
+
+// isSignature reports whether the referrer desc carries a signature's
+// bundle: its artifact type is a Sigstore bundle's, or it has cosign's
+// bundle annotations, and it is not an attestation (another predicate
+// type).
+func isSignature(desc ocispec.Descriptor) bool {
+	if pt, ok := desc.Annotations[annotationBundlePredicateType]; ok {
+		return pt == cosignSignPredicateType
+	}
+	return strings.HasPrefix(desc.ArtifactType, bundleMediaTypePrefix)
+}
+
+// expected says what v.reqs ask for.
+func (v *verifier) expected() string {
+	names := make([]string, len(v.reqs))
+	for i, r := range v.reqs {
+		names[i] = r.String()
+	}
+	return strings.Join(names, " or ")
+}
+
+// bundle fetches the referrer manifest desc and returns the bundle it
+// carries, within the size limits.
+func (v *verifier) bundle(ctx context.Context, desc ocispec.Descriptor) ([]byte, error) {
+	if desc.Size > maxReferrerSize {
+		return nil, fmt.Errorf("%w: its manifest is %d bytes; the limit is %d", signature.ErrInvalid, desc.Size, maxReferrerSize)
+	}
+	rc, err := v.repo.Manifests().Fetch(ctx, desc)
+	if err != nil {
+		return nil, fmt.Errorf("fetch: %w", v.cfg.classify(ctx, v.ref, err))
+	}
+	var buf bytes.Buffer
+	err = copyVerified(&buf, rc, desc)
+	rc.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%w: fetch: %v", signature.ErrInvalid, err)
+	}
+	var m ocispec.Manifest
+	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
+		return nil, fmt.Errorf("%w: its manifest is not JSON: %v", signature.ErrInvalid, err)
+	}
+	if m.Subject == nil || m.Subject.Digest != v.subject {
+		return nil, fmt.Errorf("%w: its manifest's subject is not %s", signature.ErrInvalid, v.subject)
+	}
+	if len(m.Layers) != 1 || !strings.HasPrefix(m.Layers[0].MediaType, bundleMediaTypePrefix) {
+		return nil, fmt.Errorf("%w: a signature's manifest has one layer, a Sigstore bundle; this one has %s", signature.ErrInvalid, layerTypes(m.Layers))
+	}
+	layer := m.Layers[0]
+	if layer.Size < 0 || layer.Size > maxBundleSize {
+		return nil, fmt.Errorf("%w: the bundle is %d bytes; the limit is %d", signature.ErrInvalid, layer.Size, maxBundleSize)
+	}
+	rc, err = v.repo.Blobs().Fetch(ctx, layer)
+	if err != nil {
+		return nil, fmt.Errorf("fetch the bundle: %w", v.cfg.classify(ctx, v.ref, err))
+	}
+	defer rc.Close()
+	buf.Reset()
+	if err := copyVerified(&buf, rc, layer); err != nil {
+		return nil, fmt.Errorf("%w: fetch the bundle: %v", signature.ErrInvalid, err)
+	}
+	return buf.Bytes(), nil
 }
