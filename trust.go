@@ -231,21 +231,8 @@ func (m *PolicyMaterializer) MaterializeContent(ctx context.Context, s skill.Ski
 		}
 		return "", "", refuse(rule, err)
 	}
-	if cm, ok := m.next.(skill.ContentMaterializer); ok {
-		dir, digest, err = cm.MaterializeContent(ctx, s)
-	} else {
-		dir, err = m.next.Materialize(ctx, s)
-	}
-	if err != nil {
+	if dir, digest, err = materializeContent(ctx, m.next, s); err != nil {
 		return "", "", err
-	}
-	if dir, err = filepath.Abs(dir); err != nil {
-		return "", "", err
-	}
-	if digest == "" {
-		if digest, err = skill.ContentDigest(ctx, dir); err != nil {
-			return "", "", err
-		}
 	}
 	if rule, err := m.checkSigners(ctx, s, origin, digest); err != nil {
 		return "", "", refuse(rule, err)
