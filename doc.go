@@ -49,6 +49,8 @@
 //     a resume with other skills.
 //   - ExampleInvalidSkillError: a skill without front matter, refused
 //     before the agent starts.
+//   - ExampleWithPolicy: a skill the audit of a trust policy refuses
+//     before the agent starts.
 //
 // # Resolution
 //
