@@ -158,7 +158,7 @@
 //  8. Errors wrap one of the package's sentinels ([ErrConflict],
 //     [ErrModified], [ErrNotInstalled], [ErrDrift], [ErrSourceUnavailable],
 //     [ErrInvalidSource], [ErrInvalidLock], [ErrNothingRecorded],
-//     [ErrUnsafeFolder], [ErrInterrupted]) for callers to classify with
+//     [ErrUnsafeFolder], [ErrInterrupted], [ErrRefused]) for callers to classify with
 //     errors.Is; a request stopped by several problems lists every one.
 //     Messages speak of this package (its options and fields), never of
 //     a command's flags: a command adds those.
@@ -281,6 +281,70 @@
 //     installed from a repository may be added again from the same
 //     repository at another reference; any other source for an installed
 //     name is [ErrConflict].
+//
+// # Trust
+//
+// With [WithTrust], Add, Sync and [Installer.CheckTrust] check who
+// published a skill and what it does (package signature, policy and
+// audit). Without it nothing of this is checked, and the signers a lock
+// file records are kept as they are. Errors wrap [ErrRefused] (and the
+// error of the package that refused: policy.ErrDenied,
+// signature.ErrUnsigned, ErrUntrusted or ErrInvalid,
+// source.ErrCommitSignature). Per source, in this order:
+//
+//  1. Policy first: the source, as [Installer.PolicySource] sees it
+//     (kind, normalized location, pinned), is checked with policy.Check
+//     before anything is read or downloaded. Add checks every source of
+//     the request first: one refused source fails the request and
+//     nothing changes; Sync checks each recorded source at its pin.
+//  2. Signatures before content: an OCI source is verified
+//     (oci.Verify, against the manifest digest of the resolved pin)
+//     after its reference is resolved and before its layer is
+//     downloaded, when Trust.Signers (one list: a signature by any of
+//     them) or policy.Signers (every list satisfied) require a signer,
+//     or when the lock file records one (rule 4). Requirements for a
+//     source that is not OCI are refused, as nothing could satisfy
+//     them: Trust.Signers given to Add for a GitHub, git, URL or local
+//     source, and policy signers for such a source; a Sync applies
+//     Trust.Signers to its OCI sources only.
+//  3. Signed commits: when policy.CommitSigners requires it for a git
+//     or GitHub source, its pinned commit is checked
+//     (source.CommitVerifier) with the allowed-signers file or keyring
+//     the policy names, after the pin is resolved and before the skills
+//     are extracted; the lock file records who signed ("commit_signer").
+//     A sync from the skill cache relies on that record.
+//  4. Trust on first use: the lock file records, per skill, the signer
+//     of the first list verified ("signer": the key ID and the public
+//     key's PEM, or the certificate identity and issuer). Recording the
+//     public key lets a later Sync or CheckTrust verify again without
+//     the user naming the key, offline from the bundle oci.Verify keeps
+//     in the skill cache (a keyless signer is verified again against
+//     Sigstore's public-good root unless requirements are given). A Sync,
+//     and an Add of a source already recorded, refuse content signed by
+//     anyone other than the recorded signer with a [*SignerChangedError]
+//     naming both, unless Trust.AcceptSigners names the new one exactly
+//     (its key ID, or its String); the new signer is then recorded. To
+//     verify a new key its public key must be given (Trust.Signers).
+//  5. The audit: after extraction, every skill's tree is audited
+//     (audit.Tree). A finding at or above policy.FailOn (default high)
+//     that the policy does not accept (policy.Accepted) and whose rule
+//     Trust.AllowRisks does not name refuses the skill; the reason
+//     names each finding's rule, severity, file and line.
+//  6. Refusals: Add skips a refused skill, reporting a Change with
+//     [ActionSkipped] and the reason, installs the others, and then
+//     fails with a [*RefusedError] listing the refusals; it changes
+//     nothing when every skill is refused or, with Request.Strict, any
+//     is. Sync refuses the whole sync, changing nothing (it skips
+//     nothing, rule 4). A refused source or skill is never written
+//     anywhere: not in the canonical folder, not in an agent's folder,
+//     not in the lock file, not in the skill cache.
+//  7. [Installer.CheckTrust] (`agentskills verify`) checks what is
+//     recorded, changing nothing: each source against today's policy,
+//     each recorded signer again, and each installed canonical copy
+//     against the audit threshold.
+//  8. The same holds on macOS and Windows: nothing here depends on the
+//     operating system (a signed commit needs git on the PATH, as every
+//     git source does).
 //
 // # Agents
 //

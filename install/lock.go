@@ -61,11 +61,11 @@ type lockEntry struct {
 	// Agents maps an agent ID to what was made for it.
 	Agents map[string]lockPlace `json:"agents"`
 	// Signer is who signed an OCI source's manifest, as verified when it
-	// was installed (# Trust, rule T4), with the public key of a key
+	// was installed (Trust rule 4), with the public key of a key
 	// signature.
 	Signer *lockSigner `json:"signer,omitempty"`
 	// CommitSigner is who signed a git or GitHub source's pinned commit,
-	// as git names the signer, when the policy required it (rule T3).
+	// as git names the signer, when the policy required it (Trust rule 3).
 	CommitSigner string `json:"commit_signer,omitempty"`
 }
 

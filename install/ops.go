@@ -153,7 +153,7 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 	changes, err := in.reconcile(ctx, s, wants, req.Force, false)
 	notePins(changes, moved, s.lock)
 	if err == nil && len(refused) > 0 {
-		err = &RefusedError{refused} // the others are installed (# Trust, rule T6)
+		err = &RefusedError{refused} // the others are installed (Trust rule 6)
 	}
 	return slices.Concat(s.recovered, skipped, kept, changes), err
 }

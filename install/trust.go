@@ -16,8 +16,6 @@ import (
 	"slices"
 	"strings"
 
-	"oras.land/oras-go/v2/registry/remote/retry"
-
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
@@ -57,14 +55,14 @@ type Trust struct {
 	AllowRisks []string
 }
 
-// WithTrust makes Add, Sync and [Installer.CheckTrust] enforce t (rules
-// T1-T8 of the package doc). Default: no trust checks at all: no policy,
+// WithTrust makes Add, Sync and [Installer.CheckTrust] enforce t (the
+// rules of # Trust in the package doc). Default: no trust checks at all: no policy,
 // no signature and no audit (the lock file's recorded signers are kept as
 // they are).
 func WithTrust(t Trust) Option { return func(o *config) { o.trust = &t } }
 
 // SignerChangedError is the refusal of content signed by another signer
-// than the one the lock file records for its source (rule T4). It wraps
+// than the one the lock file records for its source (Trust rule 4). It wraps
 // [ErrRefused].
 type SignerChangedError struct {
 	// Source is the source, as recorded.
@@ -76,8 +74,12 @@ type SignerChangedError struct {
 
 func (e *SignerChangedError) Error() string {
 	return fmt.Sprintf("%v: %s is now signed by %s, but the lock file records %s; nothing of it was installed (if the publisher changed signer, accept the new one by name: Trust.AcceptSigners %q)",
-		ErrRefused, e.Source, e.Found, e.Recorded, acceptName(e.Found))
+		ErrRefused, e.Source, e.Found, e.Recorded, e.AcceptAs())
 }
+
+// AcceptAs is how Trust.AcceptSigners names the new signer: its key ID,
+// or its String.
+func (e *SignerChangedError) AcceptAs() string { return acceptName(e.Found) }
 
 // Unwrap returns ErrRefused.
 func (e *SignerChangedError) Unwrap() error { return ErrRefused }
@@ -107,7 +109,7 @@ type Refusal struct {
 }
 
 // RefusedError is the error of an Add that installed the skills it could
-// and refused others (rule T6): it lists each refusal. It wraps
+// and refused others (Trust rule 6): it lists each refusal. It wraps
 // [ErrRefused].
 type RefusedError struct {
 	Refusals []Refusal
@@ -131,7 +133,7 @@ func (e *RefusedError) Unwrap() error { return ErrRefused }
 // lockSigner is a signer as the lock file records it: who signed (the key
 // ID, or the identity and issuer) and, for a key, its public key in PEM,
 // so that a later sync or verify checks the signature again without the
-// user naming the key (rule T4).
+// user naming the key (Trust rule 4).
 type lockSigner struct {
 	signature.Signer
 	// PublicKey is the PKIX PEM of the key that verified, for a key
@@ -212,7 +214,7 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 			return s, err
 		}
 	}
-	s.Kind, s.Location = "local", filepath.Clean(p)
+	s.Kind, s.Location = "local", filepath.ToSlash(filepath.Clean(p))
 	return s, nil
 }
 
@@ -256,17 +258,24 @@ type sourceTrust struct {
 	in       *Installer
 	t        *Trust
 	ps       policy.Source
-	lists    [][]signature.Requirement // every list must be satisfied
-	recorded *lockSigner               // the signer the lock file records, or nil
-	commit   source.CommitKeys
-	needSig  bool // a commit signature is required
+	lists    []signerList // every list must be satisfied
+	recorded *lockSigner  // the signer the lock file records, or nil
+	commits  []policy.CommitRule
 	// found, once verified
 	signer       *lockSigner
 	commitSigner string
 }
 
+// signerList is one list of signer requirements, satisfied by a
+// signature of any of them: the Trust.Signers, a policy rule, or the
+// signer the lock file records.
+type signerList struct {
+	from string // where the list comes from, in messages
+	reqs []signature.Requirement
+}
+
 // checkSource checks a source against the policy before anything is read
-// (rule T1) and returns what reading it must verify; recorded is the
+// (Trust rule 1) and returns what reading it must verify; recorded is the
 // signer the lock file records for it (nil: none). A nil Installer trust
 // gives a nil sourceTrust: nothing is checked.
 func (in *Installer) checkSource(text, pin string, typed bool, recorded *lockSigner) (*sourceTrust, error) {
@@ -284,38 +293,40 @@ func (in *Installer) checkSource(text, pin string, typed bool, recorded *lockSig
 	}
 	st := &sourceTrust{in: in, t: t, ps: ps, recorded: recorded}
 	if len(t.Signers) > 0 {
-		st.lists = append(st.lists, t.Signers)
+		st.lists = append(st.lists, signerList{"Trust.Signers", t.Signers})
 	}
-	lists, err := p.Signers(ps)
+	lists, err := p.SignerRules(ps)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrRefused, ps.Display, err)
 	}
-	st.lists = append(st.lists, lists...)
+	for _, r := range lists {
+		st.lists = append(st.lists, signerList{"the policy's " + r.Rule.String(), r.Requirements})
+	}
 	if len(st.lists) == 0 && recorded != nil {
 		req, err := recorded.requirement()
 		if err != nil {
 			return nil, err
 		}
-		st.lists = [][]signature.Requirement{{req}}
+		st.lists = []signerList{{"the signer the lock file records", []signature.Requirement{req}}}
 	}
 	if len(st.lists) > 0 && ps.Kind != "oci" {
 		if len(t.Signers) > 0 && len(lists) == 0 && recorded == nil {
 			return nil, fmt.Errorf("%w: %s is a %s source: signature requirements (Trust.Signers) apply to oci:// sources only, which carry Sigstore signatures; require a signed commit in the policy instead", ErrRefused, ps.Display, ps.Kind)
 		}
 		if len(lists) > 0 {
-			return nil, fmt.Errorf("%w: %s is a %s source, which carries no Sigstore signature, but the policy requires a signer for it; publish it to an OCI registry signed, or change the policy", ErrRefused, ps.Display, ps.Kind)
+			return nil, fmt.Errorf("%w: %s is a %s source, which carries no Sigstore signature, but the policy's %s requires a signer for it; publish it to an OCI registry signed, or change the policy", ErrRefused, ps.Display, ps.Kind, lists[0].Rule)
 		}
 		st.lists = nil // flags name OCI signers; a sync applies them to its OCI sources only
 	}
 	if ps.Kind == "git" || ps.Kind == "github" {
-		st.commit.AllowedSigners, st.commit.GPGKeyring, st.needSig = p.CommitSigners(ps)
+		st.commits = p.CommitRules(ps)
 	}
 	return st, nil
 }
 
 // verifyPin verifies a published source at pin before its content is
-// downloaded: the OCI signatures required (rule T2), a changed signer
-// (rule T4), the commit's signature the policy requires (rule T3).
+// downloaded: the OCI signatures required (Trust rule 2), a changed signer
+// (Trust rule 4), the commit's signature the policy requires (Trust rule 3).
 func (st *sourceTrust) verifyPin(ctx context.Context, rs source.Remote, pin string) error {
 	if st == nil {
 		return nil
@@ -325,16 +336,18 @@ func (st *sourceTrust) verifyPin(ctx context.Context, rs source.Remote, pin stri
 			return err
 		}
 	}
-	if st.needSig {
+	for i, r := range st.commits {
 		cv, ok := rs.(source.CommitVerifier)
 		if !ok {
-			return fmt.Errorf("%w: %s: the policy requires a signed commit, but this source cannot check one", ErrRefused, st.ps.Display)
+			return fmt.Errorf("%w: %s: the policy's %s requires a signed commit, but this source cannot check one", ErrRefused, st.ps.Display, r.Rule)
 		}
-		who, err := cv.VerifyCommit(ctx, pin, st.commit)
+		who, err := cv.VerifyCommit(ctx, pin, source.CommitKeys{AllowedSigners: r.AllowedSigners, GPGKeyring: r.GPGKeyring})
 		if err != nil {
-			return fmt.Errorf("%w: %s at %s: the policy requires a signed commit: %w (ask the publisher to sign the commit with a key the policy's allowed signers name, or pin a signed one)", ErrRefused, st.ps.Display, shortPin(pin), err)
+			return fmt.Errorf("%w: %s at %s: the policy's %s requires a commit signed by a key it names: %w; nothing of it was installed (ask the publisher to sign the commit, pin a signed one, or change the policy)", ErrRefused, st.ps.Display, shortPin(pin), r.Rule, err)
 		}
-		st.commitSigner = who
+		if i == 0 {
+			st.commitSigner = who
+		}
 	}
 	return nil
 }
@@ -342,22 +355,29 @@ func (st *sourceTrust) verifyPin(ctx context.Context, rs source.Remote, pin stri
 // verifySignatures verifies the OCI source rs at pin against every list
 // of requirements, and checks the signer against the one recorded.
 func (st *sourceTrust) verifySignatures(ctx context.Context, rs source.Remote, pin string) error {
-	ref := oci.Scheme + strings.TrimPrefix(rs.Repository(), "oci:") + "@" + pin
+	r, ok := rs.(*oci.Remote)
+	if !ok {
+		return fmt.Errorf("%w: %s is not an OCI source, and carries no signature", ErrRefused, st.ps.Display)
+	}
 	for i, list := range st.lists {
-		s, err := oci.Verify(ctx, ref, list, st.in.ociOptions()...)
+		s, err := r.Verify(ctx, pin, list.reqs)
 		if err != nil {
 			var want []string
-			for _, r := range list {
+			for _, r := range list.reqs {
 				want = append(want, r.String())
 			}
-			return fmt.Errorf("%w: %s at %s must be signed by %s: %w; nothing of it was installed", ErrRefused, st.ps.Display, shortPin(pin), strings.Join(want, " or "), err)
+			what := "nothing of it was installed"
+			if st.recorded != nil && len(st.lists) == 1 && list.reqs[0].Matches(st.recorded.Signer) {
+				what += "; if its publisher changed signer, give the new signer's key or identity (Trust.Signers) and accept it by name (Trust.AcceptSigners)"
+			}
+			return fmt.Errorf("%w: %s at %s must be signed by %s (%s): %w; %s", ErrRefused, st.ps.Display, shortPin(pin), strings.Join(want, " or "), list.from, err, what)
 		}
 		if i > 0 {
 			continue
 		}
 		ls := &lockSigner{Signer: s}
 		if s.KeyID != "" {
-			if ls.PublicKey, err = matchingKey(list, s.KeyID); err != nil {
+			if ls.PublicKey, err = matchingKey(list.reqs, s.KeyID); err != nil {
 				return err
 			}
 		}
@@ -399,11 +419,6 @@ func publicKeyPEM(pub crypto.PublicKey) (string, error) {
 	return string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})), nil
 }
 
-// ociOptions are the options of the installer's OCI calls.
-func (in *Installer) ociOptions() []oci.Option {
-	return []oci.Option{oci.WithCache(in.cache), oci.WithHTTPClient(watchedClient(retry.DefaultClient))}
-}
-
 // mark gives the skills read from the source what st checked and found.
 func (st *sourceTrust) mark(skills []candidate) {
 	if st == nil {
@@ -435,7 +450,7 @@ func (c *candidate) trusted(old *lockEntry) (*lockSigner, string) {
 }
 
 // auditSkill audits a skill's tree and returns the findings that refuse
-// it (rule T5): at or above the policy's threshold, neither accepted by
+// it (Trust rule 5): at or above the policy's threshold, neither accepted by
 // the policy nor allowed by Trust.AllowRisks.
 func (in *Installer) auditSkill(c *candidate, ps policy.Source) ([]audit.Finding, error) {
 	t := in.trust
@@ -491,9 +506,9 @@ func auditReason(findings []audit.Finding) string {
 }
 
 // checkSources checks every source of an Add against the policy before
-// any is read (rule T1), and returns what reading each must verify, in
+// any is read (Trust rule 1), and returns what reading each must verify, in
 // order (nil entries when the Installer has no trust). The signer a
-// source's skills were installed with before (rule T4) is what the lock
+// source's skills were installed with before (Trust rule 4) is what the lock
 // file records for the same source.
 func (in *Installer) checkSources(sources []string) ([]*sourceTrust, error) {
 	out := make([]*sourceTrust, len(sources))
@@ -534,7 +549,7 @@ func recordedSigner(lock *lockFile, names []string) *lockSigner {
 	return nil
 }
 
-// auditUse audits the skills an Add is about to install (rule T6) and
+// auditUse audits the skills an Add is about to install (Trust rule 6) and
 // returns those that pass, and for each refused one its skipped Change
 // and its Refusal. With strict, a refused skill fails the request before
 // anything changes; so does refusing every skill.
@@ -601,7 +616,7 @@ func (in *Installer) checkRecorded(source, pin string, names []string, lock *loc
 // requires must be recorded for each (a commit is checked against its
 // repository, which the cache does not hold).
 func (st *sourceTrust) cachedOK(names []string, lock *lockFile) bool {
-	if st == nil || !st.needSig {
+	if st == nil || len(st.commits) == 0 {
 		return true
 	}
 	for _, name := range names {
@@ -615,7 +630,7 @@ func (st *sourceTrust) cachedOK(names []string, lock *lockFile) bool {
 
 // verifyCached verifies the signatures of a published source whose
 // skills a sync takes from the skill cache: from the bundles the cache
-// holds, without the network when it holds them (rule T4).
+// holds, without the network when it holds them (Trust rule 4).
 func (in *Installer) verifyCached(ctx context.Context, source, pin string, st *sourceTrust) error {
 	if st == nil || len(st.lists) == 0 {
 		return nil
@@ -645,7 +660,7 @@ func (in *Installer) auditRecorded(c *candidate) error {
 
 // CheckTrust checks what the scope's lock file records against the
 // Installer's trust ([WithTrust]; without it there is nothing to check
-// and it returns nil) without changing anything (rule T7): each recorded
+// and it returns nil) without changing anything (Trust rule 7): each recorded
 // source against the policy (a source it no longer allows), each
 // recorded signer of an OCI source again, from the signature bundles the
 // skill cache holds (the network only when it holds none), and the

@@ -295,6 +295,7 @@ type addOptions struct {
 	strict  bool
 	list    bool
 	timeout time.Duration
+	trust   trustFlags
 }
 
 // addLong is the help of add.
@@ -387,11 +388,16 @@ func (opts *addOptions) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&opts.strict, "strict", false, "fail, changing nothing, when a skill of a source cannot be installed (default: skip it and say why)")
 	cmd.Flags().BoolVarP(&opts.list, "list", "l", false, "list the skills of each SOURCE (name, folder, description) and install nothing")
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", install.DefaultDownloadTimeout, "give up a download that receives nothing for this long")
+	opts.trust.register(cmd, true)
 	opts.scope.registerOutput(cmd)
 }
 
 func runAdd(ctx context.Context, opts *addOptions, sources []string) error {
-	agents, in, err := opts.scope.selectedInstaller(install.WithDownloadTimeout(opts.timeout))
+	trust, err := opts.trust.option(opts.scope.global)
+	if err != nil {
+		return err
+	}
+	agents, in, err := opts.scope.selectedInstaller(install.WithDownloadTimeout(opts.timeout), trust)
 	if err != nil {
 		return err
 	}
@@ -402,6 +408,7 @@ func runAdd(ctx context.Context, opts *addOptions, sources []string) error {
 	}
 	req.Agents = choice.List()
 	changes, err := in.Add(ctx, req)
+	err = trustHint(err)
 	if !opts.scope.json && !opts.scope.quiet && (err == nil || install.Changed(changes)) {
 		printChoice(opts.io.err, choice, &opts.scope)
 	}
@@ -621,6 +628,7 @@ type syncOptions struct {
 	frozen  bool
 	force   bool
 	timeout time.Duration
+	trust   trustFlags
 }
 
 func newSyncCmd(s *streams) *cobra.Command {
@@ -654,21 +662,28 @@ add it again.`,
 	cmd.Flags().BoolVar(&opts.frozen, "frozen", false, "install exactly what the lock file records (restoring what is missing), and fail, changing nothing, if a source no longer matches its recorded digest")
 	cmd.Flags().BoolVar(&opts.force, "force", false, "replace installed skills that were changed since, moving each to a backup under .agents/backups first")
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", install.DefaultDownloadTimeout, "give up a download that receives nothing for this long")
+	opts.trust.register(cmd, true)
 	opts.scope.registerOutput(cmd)
 	return cmd
 }
 
 func runSync(ctx context.Context, opts *syncOptions) error {
-	in, err := opts.scope.installer(install.WithDownloadTimeout(opts.timeout))
+	trust, err := opts.trust.option(opts.scope.global)
+	if err != nil {
+		return err
+	}
+	in, err := opts.scope.installer(install.WithDownloadTimeout(opts.timeout), trust)
 	if err != nil {
 		return err
 	}
 	changes, err := in.Sync(ctx, install.SyncRequest{Frozen: opts.frozen, Force: opts.force})
+	err = trustHint(err)
 	return printChanges(opts.io, changes, &opts.scope, err)
 }
 
 func newVerifyCmd(s *streams) *cobra.Command {
 	opts := &scopeOptions{io: s}
+	var trust trustFlags
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Re-hash installed skills against the lock file",
@@ -679,16 +694,21 @@ was modified or is missing.`,
   agentskills verify --global --json`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			return runVerify(cmd.Context(), opts)
+			return runVerify(cmd.Context(), opts, &trust)
 		}),
 	}
 	opts.scope.registerGlobal(cmd)
+	trust.register(cmd, false)
 	cmd.Flags().BoolVar(&opts.scope.json, "json", false, "print what differs as JSON")
 	return cmd
 }
 
-func runVerify(ctx context.Context, opts *scopeOptions) error {
-	in, err := opts.scope.installer()
+func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
+	trust, err := tf.option(opts.scope.global)
+	if err != nil {
+		return err
+	}
+	in, err := opts.scope.installer(trust)
 	if err != nil {
 		return err
 	}
@@ -696,11 +716,15 @@ func runVerify(ctx context.Context, opts *scopeOptions) error {
 	if err != nil {
 		return installErr(err)
 	}
+	refused, err := checkTrust(ctx, in, opts.io)
+	if err != nil {
+		return err
+	}
 	if opts.scope.json {
 		if err := printStatus(opts.io, bad, true); err != nil {
 			return err
 		}
-	} else if len(bad) == 0 {
+	} else if len(bad) == 0 && refused == nil {
 		fmt.Fprintln(opts.io.out, "All installed skills match the lock file.")
 	} else {
 		for _, b := range bad {
@@ -713,7 +737,7 @@ func runVerify(ctx context.Context, opts *scopeOptions) error {
 		}
 		return reported(fmt.Sprintf("%d installed skill folders differ from the lock file; run 'agentskills sync' to restore them", len(bad)))
 	}
-	return nil
+	return refused
 }
 
 type agentsOptions struct {

@@ -575,25 +575,34 @@ func (r *repo) hasFolder(ctx context.Context, commit, path string) error {
 
 // archive fetches the pinned commit and starts git archive of the folder.
 func (r *repo) archive(ctx context.Context, src Source, commit string) (io.ReadCloser, error) {
+	if err := r.fetchPinned(ctx, src, commit); err != nil {
+		return nil, err
+	}
+	if err := r.hasFolder(ctx, commit, src.Path); err != nil {
+		return nil, err
+	}
+	return r.startArchive(ctx, src, commit)
+}
+
+// fetchPinned fetches the pinned commit, by id, or by src's ref when the
+// server gives no commits by id (rule 8).
+func (r *repo) fetchPinned(ctx context.Context, src Source, commit string) error {
 	got, err := r.fetch(ctx, commit)
 	if err != nil && errors.Is(err, errNoRef) && src.Ref != "" && src.Ref != commit {
 		// The server gives no commits by id: its ref must still point at
 		// the pin.
 		got, err = r.fetch(ctx, src.Ref)
 		if err == nil && got != commit {
-			return nil, fmt.Errorf("%w: the server does not give commits by id, and ref %s now points at %s: resolve the source again", source.ErrNotFound, src.Ref, got)
+			return fmt.Errorf("%w: the server does not give commits by id, and ref %s now points at %s: resolve the source again", source.ErrNotFound, src.Ref, got)
 		}
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if got != commit {
-		return nil, fmt.Errorf("the server gave commit %s for %s", got, commit)
+		return fmt.Errorf("the server gave commit %s for %s", got, commit)
 	}
-	if err := r.hasFolder(ctx, commit, src.Path); err != nil {
-		return nil, err
-	}
-	return r.startArchive(ctx, src, commit)
+	return nil
 }
 
 // startArchive fetches the blobs of src's folder at commit that the

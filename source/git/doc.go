@@ -147,6 +147,55 @@
 //     are cleaned the same way (the user of an http(s) URL is also
 //     removed where it appears alone, from 6 characters on).
 //
+// # Signed commits
+//
+//  14. [Client.VerifyCommit] (and [Remote.VerifyCommit], the
+//     [source.CommitVerifier] package install calls when a policy requires
+//     signed commits) fetches the pinned commit as rule 8 does, without
+//     its files, and runs git verify-commit --raw on it.
+//     [Client.VerifyCommitObject] checks a commit given as text (package
+//     github's, rebuilt from its API) after git hash-object has written
+//     it and found the pinned commit's id. The keys are a
+//     [source.CommitKeys]; its files are read from the current folder
+//     when relative, and must exist.
+//     An SSH signature is checked by ssh-keygen, found on PATH, against
+//     the CommitKeys' AllowedSigners file (git's gpg.ssh.allowedSignersFile
+//     format) or, when that is empty, the file the user's own git
+//     configuration names in gpg.ssh.allowedSignersFile (as git
+//     verify-commit would use it). A GPG signature is checked by gpg,
+//     found on PATH, in a GnuPG home of its own, made in the temporary
+//     repository, into which the CommitKeys' GPGKeyring (an OpenPGP public
+//     key file, armored or binary, as gpg --export writes it) is imported:
+//     the user's GNUPGHOME or ~/.gnupg is never read or written, and
+//     without a GPGKeyring no GPG signature is accepted. That home's
+//     gpg.conf starts no gpg-agent and asks no key server. The user's
+//     gpg.program and gpg.ssh.program are replaced by the gpg and
+//     ssh-keygen on PATH (a program that only signs, such as
+//     op-ssh-sign, cannot check), and gpg.minTrustLevel by "undefined":
+//     a key is trusted because the keys name it. Other signatures (X.509,
+//     gpgsm) are refused.
+//  15. The signer returned is, for an SSH key, the principal the allowed
+//     signers file gives it and the key, "alice@example.com (SSH ED25519
+//     key SHA256:...)"; for a GPG key, its primary user id and the
+//     primary key's fingerprint, "Alice <alice@example.com> (GPG key
+//     C2AE...2E40)". Characters that do not print are quoted.
+//  16. A refusal wraps [source.ErrCommitSignature], names the commit and
+//     the repository, and says what was found and what to do: the commit
+//     is not signed; it is signed by a key (named by its fingerprint) that
+//     the allowed signers file or the keyring does not name; its
+//     signature does not verify (the commit or the signature was changed
+//     after signing); its key is expired or revoked; no allowed signers
+//     file or keyring was named; a file named cannot be read; or gpg or
+//     ssh-keygen, which the signature needs, is not installed ("install
+//     GnuPG", "install OpenSSH's client"). A tag's signature is not
+//     checked: a pin is a commit, and what is checked is the commit's own
+//     signature.
+//
+// On macOS, ssh-keygen comes with the system and gpg with GnuPG (brew
+// install gnupg); on Windows, Git for Windows brings both, in its
+// usr\bin folder, which must then be on PATH (or install Gpg4win and
+// Windows' OpenSSH client). Verification has been tested on Linux.
+//
 // [NewRemote] gives a source the shape of [source.Remote], in which
 // package install uses every published source: its Resolve fetches once
 // and keeps the archive for the Open that follows.

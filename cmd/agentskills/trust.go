@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentadaptor/agentadaptor/install"
+	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/signature"
+)
+
+// trustFlags are the trust flags of add, sync and verify: who must have
+// signed (named as cosign names them), the signers and audit rules the
+// user accepts.
+type trustFlags struct {
+	keys           []string
+	identity       string
+	identityRegexp string
+	issuer         string
+	issuerRegexp   string
+	trustedRoot    string
+	acceptSigners  []string
+	allowRisks     []string
+}
+
+// register adds the trust flags to cmd; verify has no --accept-signer
+// and --allow-risk (accept false), as it changes nothing.
+func (f *trustFlags) register(cmd *cobra.Command, accept bool) {
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.keys, "key", nil, "require an OCI source's signature by this public key (PEM, as 'cosign generate-key-pair' writes cosign.pub; repeatable: any of them)")
+	fl.StringVar(&f.identity, "certificate-identity", "", "require a keyless signature whose certificate names this identity (an email, or a workflow URI)")
+	fl.StringVar(&f.identityRegexp, "certificate-identity-regexp", "", "as --certificate-identity, matching this regular expression")
+	fl.StringVar(&f.issuer, "certificate-oidc-issuer", "", "require a keyless signature whose certificate names this OIDC issuer")
+	fl.StringVar(&f.issuerRegexp, "certificate-oidc-issuer-regexp", "", "as --certificate-oidc-issuer, matching this regular expression")
+	fl.StringVar(&f.trustedRoot, "trusted-root", "", "check keyless signatures against this trusted_root.json (default: Sigstore's public-good root)")
+	if accept {
+		fl.StringArrayVar(&f.acceptSigners, "accept-signer", nil, "accept this new signer of a source in place of the one the lock file records, named as the refusal names it (its key ID sha256:..., or IDENTITY (issuer ISSUER)); repeatable")
+		fl.StringArrayVar(&f.allowRisks, "allow-risk", nil, "install skills whose audit finds this rule (by id, e.g. download-exec) at or above the threshold; repeatable ('agentskills audit' shows the findings)")
+	}
+}
+
+// option returns the installer option that enforces the trust flags and
+// the policy: the user's (under the home folder) and, in a project, the
+// project's, each read with policy.Load.
+func (f *trustFlags) option(global bool) (install.Option, error) {
+	reqs, err := f.requirements()
+	if err != nil {
+		return nil, inputError{err}
+	}
+	env, err := install.CurrentEnv()
+	if err != nil {
+		return nil, err
+	}
+	project := env.Project
+	if global {
+		project = ""
+	}
+	p, err := policy.Load(env.Home, project)
+	if err != nil {
+		return nil, inputError{fmt.Errorf("%w (fix the policy file, or move it away)", err)}
+	}
+	return install.WithTrust(install.Trust{Signers: reqs, Policy: p, AcceptSigners: f.acceptSigners, AllowRisks: f.allowRisks}), nil
+}
+
+// requirements reads the signer requirements the flags name: one per
+// --key, and one for the certificate flags.
+func (f *trustFlags) requirements() ([]signature.Requirement, error) {
+	var reqs []signature.Requirement
+	for _, file := range f.keys {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("--key %s: %w", file, err)
+		}
+		pub, err := signature.LoadPublicKey(data)
+		if err != nil {
+			return nil, fmt.Errorf("--key %s: %w (give the public key, cosign.pub, not the private one)", file, err)
+		}
+		reqs = append(reqs, signature.Requirement{Key: pub})
+	}
+	keyless := f.identity != "" || f.identityRegexp != "" || f.issuer != "" || f.issuerRegexp != ""
+	switch {
+	case !keyless && f.trustedRoot != "":
+		return nil, errors.New("--trusted-root is for keyless signatures: give --certificate-identity (or -regexp) and --certificate-oidc-issuer (or -regexp) too")
+	case !keyless:
+		return reqs, nil
+	case f.identity == "" && f.identityRegexp == "":
+		return nil, errors.New("a keyless signer needs --certificate-identity or --certificate-identity-regexp, as cosign does")
+	case f.issuer == "" && f.issuerRegexp == "":
+		return nil, errors.New("a keyless signer needs --certificate-oidc-issuer or --certificate-oidc-issuer-regexp, as cosign does")
+	}
+	r := signature.Requirement{Identity: f.identity, IdentityRegexp: f.identityRegexp, Issuer: f.issuer, IssuerRegexp: f.issuerRegexp}
+	if f.trustedRoot != "" {
+		data, err := os.ReadFile(f.trustedRoot)
+		if err != nil {
+			return nil, fmt.Errorf("--trusted-root: %w", err)
+		}
+		r.TrustedRoot = data
+	}
+	return append(reqs, r), nil
+}
+
+// trustHint gives a refusal the flag that helps with it: the library
+// names its own fields (Trust.AcceptSigners, Trust.AllowRisks).
+func trustHint(err error) error {
+	var changed *install.SignerChangedError
+	var refused *install.RefusedError
+	switch {
+	case errors.As(err, &changed):
+		h := fmt.Sprintf("if you trust the new signer, run it again with --accept-signer '%s'", changed.AcceptAs())
+		if changed.Found.KeyID != "" {
+			h += " and --key NEW.pub (the new public key)"
+		}
+		return hinted{err, h}
+	case errors.As(err, &refused):
+		var rules []string
+		for _, r := range refused.Refusals {
+			for _, f := range r.Findings {
+				if !slices.Contains(rules, f.Rule) {
+					rules = append(rules, f.Rule)
+				}
+			}
+		}
+		if len(rules) > 0 {
+			return hinted{err, "read the skill ('agentskills audit SOURCE' shows every finding); if you trust it, run it again with --allow-risk " + strings.Join(rules, " --allow-risk ")}
+		}
+	}
+	return err
+}
+
+// checkTrust runs the trust checks of verify (install's CheckTrust) and
+// prints each refusal on stderr. It returns the failure that ends verify
+// when any skill is refused (its message, the error line of --json,
+// lists every reason), else nil; the error is for a check that could not
+// run.
+func checkTrust(ctx context.Context, in *install.Installer, s *streams) (refused, _ error) {
+	refusals, err := in.CheckTrust(ctx)
+	if err != nil {
+		return nil, installErr(err)
+	}
+	if len(refusals) == 0 {
+		return nil, nil
+	}
+	lines := []string{fmt.Sprintf("%d installed skills are refused by the trust checks (the policy, the recorded signer, the audit):", len(refusals))}
+	for _, r := range refusals {
+		line := fmt.Sprintf("%s (%s): %s", r.Skill, r.Source, r.Reason)
+		fmt.Fprintln(s.err, "refused  "+line)
+		lines = append(lines, line)
+	}
+	return reported(strings.Join(lines, "\n")), nil
+}
