@@ -44,7 +44,7 @@ type runOptions struct {
 	runTimeout time.Duration
 	quiet      bool
 	agentFlags
-	trust runTrustFlags
+	trust trustFlags
 }
 
 func newRunCmd(s *streams) *cobra.Command {
@@ -126,7 +126,7 @@ stopped either way).
 	f.DurationVar(&opts.runTimeout, "run-timeout", 0, "stop the whole run, the agent included, after this long (default: no limit)")
 	f.BoolVarP(&opts.quiet, "quiet", "q", false, "print no progress on stderr, only the answer and errors")
 	opts.agentFlags.register(cmd)
-	opts.trust.register(cmd)
+	registerRunTrust(cmd, &opts.trust)
 	return cmd
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -34,70 +33,22 @@ signature by that signer before it is mounted. A refused skill stops the
 run before the agent starts: exit 1, the reason on stderr, and code
 "policy" in the error line of --json.`
 
-// runTrustFlags are run's flags of trust.
-type runTrustFlags struct {
-	key, identity, identityRegexp, issuer, issuerRegexp, trustedRoot string
-	allowRisk                                                        []string
+// registerRunTrust adds run's trust flags to cmd: those of add (who must
+// have signed an oci:// skill) and --allow-risk.
+func registerRunTrust(cmd *cobra.Command, f *trustFlags) {
+	f.register(cmd, false)
+	cmd.Flags().StringArrayVar(&f.allowRisks, "allow-risk", nil, "mount skills whose audit finds this rule (by id, e.g. download-exec) at or above the threshold; repeatable ('agentskills audit' shows the findings)")
 }
 
-func (f *runTrustFlags) register(cmd *cobra.Command) {
-	fs := cmd.Flags()
-	fs.StringVar(&f.key, "key", "", "mount an oci:// skill only when signed by the key of this PEM public key file (cosign.pub)")
-	fs.StringVar(&f.identity, "certificate-identity", "", "mount an oci:// skill only when signed keyless by this identity")
-	fs.StringVar(&f.identityRegexp, "certificate-identity-regexp", "", "mount an oci:// skill only when signed keyless by an identity matching this expression")
-	fs.StringVar(&f.issuer, "certificate-oidc-issuer", "", "the OIDC issuer of the keyless signer's identity")
-	fs.StringVar(&f.issuerRegexp, "certificate-oidc-issuer-regexp", "", "an expression the OIDC issuer of the keyless signer's identity must match")
-	fs.StringVar(&f.trustedRoot, "trusted-root", "", "a Sigstore trusted_root.json to check keyless signatures against (default: Sigstore's public-good root)")
-	fs.StringArrayVar(&f.allowRisk, "allow-risk", nil, "let findings of this audit rule through (repeatable)")
-}
-
-// check refuses flags that cannot apply: bad usage, said before
-// anything is read.
-func (f *runTrustFlags) check(sources []string) error {
-	identity := f.identity != "" || f.identityRegexp != ""
-	issuer := f.issuer != "" || f.issuerRegexp != ""
-	switch {
-	case f.identity != "" && f.identityRegexp != "":
-		return usageErrorf("give --certificate-identity or --certificate-identity-regexp, not both")
-	case f.issuer != "" && f.issuerRegexp != "":
-		return usageErrorf("give --certificate-oidc-issuer or --certificate-oidc-issuer-regexp, not both")
-	case identity != issuer:
-		return usageErrorf("a keyless signer is named by both --certificate-identity[-regexp] and --certificate-oidc-issuer[-regexp]")
-	case !identity && f.trustedRoot != "":
-		return usageErrorf("--trusted-root checks keyless signatures: name the signer with --certificate-identity[-regexp] and --certificate-oidc-issuer[-regexp]")
-	case (identity || f.key != "") && !slices.ContainsFunc(sources, func(s string) bool { return strings.HasPrefix(s, oci.Scheme) }):
+// checkRunTrust refuses signer flags for a run without an oci:// skill,
+// whose signatures are all they check: bad usage, said before anything
+// is read.
+func checkRunTrust(f *trustFlags, sources []string) error {
+	signers := len(f.keys) > 0 || f.identity != "" || f.identityRegexp != "" || f.issuer != "" || f.issuerRegexp != ""
+	if signers && !slices.ContainsFunc(sources, func(s string) bool { return strings.HasPrefix(s, oci.Scheme) }) {
 		return usageErrorf("--key and --certificate-identity check the signatures of oci:// skill sources, and no --skill is one")
 	}
 	return nil
-}
-
-// requirements returns the signers the flags ask for, as alternatives:
-// none when no flag names one.
-func (f *runTrustFlags) requirements() ([]signature.Requirement, error) {
-	var reqs []signature.Requirement
-	if f.key != "" {
-		data, err := os.ReadFile(f.key)
-		if err != nil {
-			return nil, inputError{fmt.Errorf("--key: %w", err)}
-		}
-		pub, err := signature.LoadPublicKey(data)
-		if err != nil {
-			return nil, inputError{fmt.Errorf("--key %s: %w (give the PEM public key, such as the cosign.pub of cosign generate-key-pair)", f.key, err)}
-		}
-		reqs = append(reqs, signature.Requirement{Key: pub})
-	}
-	if f.identity != "" || f.identityRegexp != "" {
-		r := signature.Requirement{Identity: f.identity, IdentityRegexp: f.identityRegexp, Issuer: f.issuer, IssuerRegexp: f.issuerRegexp}
-		if f.trustedRoot != "" {
-			data, err := os.ReadFile(f.trustedRoot)
-			if err != nil {
-				return nil, inputError{fmt.Errorf("--trusted-root: %w", err)}
-			}
-			r.TrustedRoot = data
-		}
-		reqs = append(reqs, r)
-	}
-	return reqs, nil
 }
 
 // runTrust is what one run enforces: the policy, the signers of the
@@ -110,19 +61,19 @@ type runTrust struct {
 
 // loadRunTrust reads the policy of the user and of the workspace, and the
 // trust flags.
-func loadRunTrust(f *runTrustFlags, sources []string, env install.Env, workspace string) (*runTrust, error) {
-	if err := f.check(sources); err != nil {
+func loadRunTrust(f *trustFlags, sources []string, env install.Env, workspace string) (*runTrust, error) {
+	if err := checkRunTrust(f, sources); err != nil {
 		return nil, err
 	}
 	reqs, err := f.requirements()
 	if err != nil {
-		return nil, err
+		return nil, inputError{err}
 	}
 	p, err := policy.Load(env.Home, workspace)
 	if err != nil {
 		return nil, inputError{fmt.Errorf("%w (fix the file, or move it away)", err)}
 	}
-	return &runTrust{policy: p, reqs: reqs, allow: f.allowRisk}, nil
+	return &runTrust{policy: p, reqs: reqs, allow: f.allowRisks}, nil
 }
 
 // agentOption has the agent enforce the policy on every skill.
