@@ -49,6 +49,8 @@
 //     a resume with other skills.
 //   - ExampleInvalidSkillError: a skill without front matter, refused
 //     before the agent starts.
+//   - ExampleWithPolicy: a skill the audit of a trust policy refuses
+//     before the agent starts.
 //
 // # Resolution
 //
@@ -78,7 +80,8 @@
 //     skill.ErrRuntimeNameConflict, naming both keys.
 //  6. The selected skills are materialized concurrently, at most GOMAXPROCS
 //     at a time. Any failure is a *skill.SkillMaterializationError with
-//     Key, RuntimeName and Cause, and the driver is not called.
+//     Key, RuntimeName and Cause, except a refusal of the trust policy,
+//     a *[PolicyError] (see "Trust"), and the driver is not called.
 //  7. Each selected skill's SKILL.md is read as agents read it (package
 //     skillmd, Lenient mode). A skill with an error there (no front
 //     matter, front matter that is not closed or not YAML, no
@@ -92,6 +95,43 @@
 //     each with its absolute folder, and a Fingerprint that is equal for the
 //     same selected content on any machine and changes when the selection
 //     or any skill's content changes. Folder paths are not part of it.
+//
+// # Trust
+//
+// An agent given [WithPolicy] enforces a trust policy (package policy:
+// the user's file and the project's, as policy.Load reads them) on every
+// skill a run or [Agent.Inspect] selects, before any driver starts; a
+// caller without an Agent wraps its materializer with
+// [NewPolicyMaterializer] for the same checks. The rules:
+//
+//  1. Every skill has an origin ([OriginOf]): its source's own, when the
+//     source implements [Origin] (skills of package source/oci do: kind
+//     "oci", pinned to the manifest digest); else kind "local" for a
+//     folder (skill.Dir), by its absolute path; else kind "inline"
+//     (skill.Inline, skill.FS, an archive without an origin).
+//  2. The policy checks the origin (policy.Policy.Check: the sources it
+//     allows, whether they must be pinned) before the skill is
+//     materialized, so nothing is fetched or written for a refused one.
+//  3. When the policy names signers for the origin
+//     (policy.Policy.Signers), the source must implement
+//     [SignatureVerifier] and a signature must satisfy every one of the
+//     policy's rules; a source that carries no signature is refused with
+//     signature.ErrUnsigned.
+//  4. The materialized tree is audited (audit.Tree). A finding at or
+//     above the policy's threshold (policy.Policy.FailOn, high by
+//     default) refuses the skill, unless the policy accepts it
+//     (policy.Policy.Accepted) or its rule is allowed with [AllowRisk].
+//  5. A refusal is a *[PolicyError] (errors.Is [ErrPolicy] and
+//     policy.ErrDenied) that names the skill, its source, the rule, the
+//     policy files and, for the audit, every refusing finding with its
+//     file and line. The run fails with it and no driver starts.
+//  6. Audit findings are remembered by the tree's content digest, and
+//     verified signers of a pinned source by digest and source, so a warm
+//     run neither audits nor verifies again.
+//  7. Without WithPolicy nothing of this is done: no audit, no check.
+//
+// What holds on Linux holds on macOS and Windows: the audit reads the
+// tree through an os.Root, and nothing here depends on the system.
 //
 // # Runs, events and threads
 //

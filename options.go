@@ -2,6 +2,7 @@ package adaptor
 
 import (
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -13,6 +14,8 @@ type agentConfig struct {
 	workspace    string
 	events       []func(driver.Event)
 	threads      ThreadStore
+	policy       *policy.Policy
+	policyOpts   []PolicyOption
 }
 
 // callConfig collects the options given to one Run.

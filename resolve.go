@@ -189,6 +189,10 @@ func (a *Agent) materialize(ctx context.Context, selected []skill.Skill, names [
 		g.Go(func() error {
 			dir, digest, err := a.materializeOne(gctx, s)
 			if err != nil {
+				var refused *PolicyError
+				if errors.As(err, &refused) {
+					return refused
+				}
 				// A materializer's own *SkillMaterializationError is kept
 				// as the cause would be: it is replaced, not nested.
 				var me *skill.SkillMaterializationError
@@ -217,13 +221,19 @@ func (a *Agent) materialize(ctx context.Context, selected []skill.Skill, names [
 }
 
 // materializeOne returns the skill's absolute folder and its content
-// digest, taken from the materializer when it reports one for an absolute
-// folder and computed otherwise.
+// digest (see materializeContent).
 func (a *Agent) materializeOne(ctx context.Context, s skill.Skill) (dir, digest string, err error) {
-	if cm, ok := a.materializer.(skill.ContentMaterializer); ok {
+	return materializeContent(ctx, a.materializer, s)
+}
+
+// materializeContent materializes s with m and returns its absolute
+// folder and its content digest, taken from m when it reports one for an
+// absolute folder and computed otherwise.
+func materializeContent(ctx context.Context, m skill.Materializer, s skill.Skill) (dir, digest string, err error) {
+	if cm, ok := m.(skill.ContentMaterializer); ok {
 		dir, digest, err = cm.MaterializeContent(ctx, s)
 	} else {
-		dir, err = a.materializer.Materialize(ctx, s)
+		dir, err = m.Materialize(ctx, s)
 	}
 	if err != nil {
 		return "", "", err

@@ -44,6 +44,7 @@ type runOptions struct {
 	runTimeout time.Duration
 	quiet      bool
 	agentFlags
+	trust trustFlags
 }
 
 func newRunCmd(s *streams) *cobra.Command {
@@ -97,6 +98,8 @@ usage or input (a missing skill source, a session id of the wrong form),
 124 --run-timeout passed, 130 interrupted (the agent and its children are
 stopped either way).
 
+` + runTrustHelp + `
+
 ` + runSchemaHelp(),
 		Example: `  agentskills run --agent claude-code --skill ./skills/review "Review the last commit"
   agentskills run --agent codex --skill ./skills/review "Review the last commit"
@@ -123,6 +126,7 @@ stopped either way).
 	f.DurationVar(&opts.runTimeout, "run-timeout", 0, "stop the whole run, the agent included, after this long (default: no limit)")
 	f.BoolVarP(&opts.quiet, "quiet", "q", false, "print no progress on stderr, only the answer and errors")
 	opts.agentFlags.register(cmd)
+	registerRunTrust(cmd, &opts.trust)
 	return cmd
 }
 
@@ -169,13 +173,17 @@ func runAgentIn(ctx context.Context, opts *runOptions, prompt string) error {
 	if err != nil {
 		return err
 	}
-	refs, err := findSkills(ctx, install.New(env, install.WithDownloadTimeout(opts.timeout)), opts.skills)
+	trust, err := loadRunTrust(&opts.trust, opts.skills, env, workspace)
+	if err != nil {
+		return err
+	}
+	refs, err := trust.findSkills(ctx, install.New(env, install.WithDownloadTimeout(opts.timeout)), opts.skills)
 	if err != nil {
 		// A source that is not a skill is bad input; one that could not
 		// be fetched is a failure, as for add.
 		return interrupted(ctx, findErr(err))
 	}
-	return newAgentRun(opts, drv, refs, workspace, env).run(ctx, prompt)
+	return newAgentRun(opts, drv, refs, workspace, env, trust.agentOption()).run(ctx, prompt)
 }
 
 // findErr classifies an error of finding the skills of the sources as
@@ -212,9 +220,9 @@ type agentRun struct {
 	progress  *runProgress
 }
 
-func newAgentRun(opts *runOptions, drv driver.Driver, refs []skill.Ref, workspace string, env install.Env) *agentRun {
+func newAgentRun(opts *runOptions, drv driver.Driver, refs []skill.Ref, workspace string, env install.Env, extra ...adaptor.Option) *agentRun {
 	r := &agentRun{opts: opts, workspace: workspace, progress: newRunProgress(opts)}
-	agentOpts := []adaptor.Option{adaptor.WithSkills(refs...), adaptor.WithWorkspace(workspace), adaptor.WithEvents(r.progress.event)}
+	agentOpts := append([]adaptor.Option{adaptor.WithSkills(refs...), adaptor.WithWorkspace(workspace), adaptor.WithEvents(r.progress.event)}, extra...)
 	if opts.json {
 		r.out = &eventWriter{w: opts.io.data}
 		agentOpts = append(agentOpts, adaptor.WithEvents(r.out.event))

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	adaptor "github.com/agentadaptor/agentadaptor"
+	"github.com/agentadaptor/agentadaptor/install"
+	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/signature"
+	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source/oci"
+)
+
+// runTrustHelp is what run --help says about trust.
+const runTrustHelp = `Trust: run enforces the trust policy (the user's
+~/.agents/agentskills.policy.yaml and the workspace's
+.agents/agentskills.policy.yaml, the workspace's only tightening the
+user's) before the agent starts: where each skill comes from, who must
+have signed it, and an audit of each skill's files, which refuses
+findings at the policy's threshold (high by default). --allow-risk RULE
+lets findings of that audit rule through, for one run, once you have read
+them. An oci:// skill is pinned to its manifest digest and, with --key or
+--certificate-identity[-regexp] and --certificate-oidc-issuer[-regexp]
+(checked against --trusted-root, as cosign checks them), must carry a
+signature by that signer before it is mounted. A refused skill stops the
+run before the agent starts: exit 1, the reason on stderr, and code
+"policy" in the error line of --json.`
+
+// registerRunTrust adds run's trust flags to cmd: those of add (who must
+// have signed an oci:// skill) and --allow-risk.
+func registerRunTrust(cmd *cobra.Command, f *trustFlags) {
+	f.register(cmd, false)
+	cmd.Flags().StringArrayVar(&f.allowRisks, "allow-risk", nil, "mount skills whose audit finds this rule (by id, e.g. download-exec) at or above the threshold; repeatable ('agentskills audit' shows the findings)")
+}
+
+// checkRunTrust refuses signer flags for a run without an oci:// skill,
+// whose signatures are all they check: bad usage, said before anything
+// is read.
+func checkRunTrust(f *trustFlags, sources []string) error {
+	signers := len(f.keys) > 0 || f.identity != "" || f.identityRegexp != "" || f.issuer != "" || f.issuerRegexp != ""
+	if signers && !slices.ContainsFunc(sources, func(s string) bool { return strings.HasPrefix(s, oci.Scheme) }) {
+		return usageErrorf("--key and --certificate-identity check the signatures of oci:// skill sources, and no --skill is one")
+	}
+	return nil
+}
+
+// runTrust is what one run enforces: the policy, the signers of the
+// flags and the rules let through.
+type runTrust struct {
+	policy *policy.Policy
+	reqs   []signature.Requirement
+	allow  []string
+}
+
+// loadRunTrust reads the policy of the user and of the workspace, and the
+// trust flags.
+func loadRunTrust(f *trustFlags, sources []string, env install.Env, workspace string) (*runTrust, error) {
+	if err := checkRunTrust(f, sources); err != nil {
+		return nil, err
+	}
+	reqs, err := f.requirements()
+	if err != nil {
+		return nil, inputError{err}
+	}
+	p, err := policy.Load(env.Home, workspace)
+	if err != nil {
+		return nil, inputError{fmt.Errorf("%w (fix the file, or move it away)", err)}
+	}
+	return &runTrust{policy: p, reqs: reqs, allow: f.allowRisks}, nil
+}
+
+// agentOption has the agent enforce the policy on every skill.
+func (t *runTrust) agentOption() adaptor.Option {
+	return adaptor.WithPolicy(t.policy, adaptor.AllowRisk(t.allow...))
+}
+
+// findSkills finds the skills of each source as findSkills does, each
+// with its origin for the policy. An oci:// source is pinned first, its
+// signature checked against the flags' signers, and the pin is what is
+// fetched and mounted.
+func (t *runTrust) findSkills(ctx context.Context, finder *install.Installer, sources []string) ([]skill.Ref, error) {
+	var refs []skill.Ref
+	for _, src := range sources {
+		origin, pinned, err := t.pin(ctx, finder, src)
+		if err != nil {
+			return nil, err
+		}
+		found, err := findSkills(ctx, finder, []string{cmp.Or(pinned, src)})
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range found {
+			s := r.(skill.Skill)
+			folder := runOrigin{PathSource: skill.PathSource{Path: s.Source.(interface{ SkillPath() string }).SkillPath()}, origin: origin}
+			if pinned != "" {
+				s.Source = runOCIOrigin{runOrigin: folder, ref: pinned}
+			} else {
+				s.Source = folder
+			}
+			refs = append(refs, s)
+		}
+	}
+	return refs, nil
+}
+
+// pin returns where src comes from and, for an oci:// source, the
+// reference pinned to the manifest digest its tag names now, once its
+// signature satisfies the flags' signers.
+func (t *runTrust) pin(ctx context.Context, finder *install.Installer, src string) (policy.Source, string, error) {
+	origin, err := finder.PolicySource(src)
+	if err != nil || origin.Kind != "oci" {
+		return origin, "", err
+	}
+	ref, err := oci.ParseReference(src)
+	if err != nil {
+		return origin, "", inputError{err}
+	}
+	if ref.Digest == "" {
+		if ref.Digest, err = oci.Resolve(ctx, src); err != nil {
+			return origin, "", err
+		}
+	}
+	pinned := ref.String()
+	if len(t.reqs) > 0 {
+		if _, err := oci.Verify(ctx, pinned, t.reqs); err != nil {
+			return origin, "", &signerError{source: src, err: err}
+		}
+	}
+	return origin, pinned, nil
+}
+
+// signerError is an oci:// source without a signature by a signer the
+// flags name.
+type signerError struct {
+	source string
+	err    error
+}
+
+func (e *signerError) Error() string {
+	return fmt.Sprintf("%s refused before it is mounted: %v (check the signer named by --key or --certificate-identity, or ask the publisher to sign the skill)", e.source, e.err)
+}
+
+func (e *signerError) Unwrap() error { return e.err }
+
+// runOrigin is a found skill's folder that says where the skill came
+// from ([adaptor.Origin]).
+type runOrigin struct {
+	skill.PathSource
+	origin policy.Source
+}
+
+func (s runOrigin) Origin() policy.Source { return s.origin }
+
+// runOCIOrigin is the folder of an oci:// skill, whose signatures are
+// those of its pinned reference ([adaptor.SignatureVerifier]).
+type runOCIOrigin struct {
+	runOrigin
+	ref string
+}
+
+func (s runOCIOrigin) VerifySignature(ctx context.Context, reqs []signature.Requirement) (signature.Signer, error) {
+	return oci.Verify(ctx, s.ref, reqs)
+}
+
+// isTrustRefusal reports whether err is a refusal of the policy or of a
+// signature: exit 1, code "policy".
+func isTrustRefusal(err error) bool {
+	var se *signerError
+	return errors.Is(err, policy.ErrDenied) || errors.As(err, &se)
+}

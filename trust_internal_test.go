@@ -1,0 +1,46 @@
+package adaptor
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
+	"github.com/agentadaptor/agentadaptor/skill"
+)
+
+// TestPolicyAuditRemembered checks rule 6 of "Trust": the findings of a
+// tree are remembered by its content digest, so a second materialization
+// of the same content is not audited again. A finding planted in the
+// memory refuses the skill: the memory, not a new audit, decided.
+func TestPolicyAuditRemembered(t *testing.T) {
+	next := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(t)))
+	m := NewPolicyMaterializer(next, nil)
+	s := skill.Inline("tone", "---\nname: tone\ndescription: Answer warmly.\n---\nBe warm.\n")
+	_, digest, err := m.MaterializeContent(t.Context(), s)
+	if err != nil {
+		t.Fatalf("MaterializeContent() = %v", err)
+	}
+	if f, ok := m.findings.get(digest); !ok || len(f) != 0 {
+		t.Fatalf("findings of %s = %v, %v; want none, remembered", digest, f, ok)
+	}
+	m.findings.put(digest, []audit.Finding{{Rule: "planted", Severity: audit.Critical, File: "SKILL.md", Message: "planted"}})
+	_, _, err = m.MaterializeContent(t.Context(), s)
+	var pe *PolicyError
+	if !errors.As(err, &pe) || pe.Findings[0].Rule != "planted" {
+		t.Fatalf("second MaterializeContent() = %v, want the remembered finding to refuse it", err)
+	}
+}
+
+// TestMemoBounded checks that the verdicts a policy remembers stay
+// within maxVerdicts.
+func TestMemoBounded(t *testing.T) {
+	var m memo[[]audit.Finding]
+	for i := range maxVerdicts + 10 {
+		m.put(fmt.Sprint(i), nil)
+		if len(m.m) > maxVerdicts {
+			t.Fatalf("after %d puts %d verdicts are remembered, want at most %d", i+1, len(m.m), maxVerdicts)
+		}
+	}
+}

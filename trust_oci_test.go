@@ -1,0 +1,101 @@
+package adaptor_test
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"io"
+	"log"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-containerregistry/pkg/registry"
+	"oras.land/oras-go/v2/registry/remote/credentials"
+
+	adaptor "github.com/agentadaptor/agentadaptor"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
+	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/signature"
+	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source/oci"
+)
+
+// TestPolicyOCISigners pushes skills to a registry on loopback, signs
+// some, and runs them under a policy that requires the signature of one
+// key for the registry's acme repositories (rules 1 and 3 of "Trust"): a
+// skill signed by that key runs; an unsigned one and one signed by
+// another key are refused before the driver starts, naming the rule.
+func TestPolicyOCISigners(t *testing.T) {
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0)), registry.WithReferrersSupport(true)))
+	t.Cleanup(srv.Close)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	cache := skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))
+	opts := []oci.Option{oci.WithCache(cache), oci.WithCredentials(credentials.NewMemoryStore())}
+
+	pub, priv, _ := ed25519.GenerateKey(rand.Reader)
+	_, other, _ := ed25519.GenerateKey(rand.Reader)
+	der, _ := x509.MarshalPKIXPublicKey(pub)
+	pdir := t.TempDir()
+	os.WriteFile(filepath.Join(pdir, "release.pub"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o644)
+	p, err := policy.Parse([]byte("version: 1\nsigners:\n  - sources: [oci:"+host+"/acme/*]\n    keys: [release.pub]\n"), filepath.Join(pdir, policy.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name    string
+		signer  ed25519.PrivateKey // nil: unsigned
+		wantErr error              // nil: it runs
+	}{
+		{"signed", priv, nil},
+		{"unsigned", nil, signature.ErrUnsigned},
+		{"another key", other, signature.ErrUntrusted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "review")
+			os.MkdirAll(dir, 0o755)
+			os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skillMD("review")+tt.name+"\n"), 0o644)
+			tag := "oci://" + host + "/acme/" + strings.ReplaceAll(tt.name, " ", "-") + ":1"
+			dgst, err := oci.Push(t.Context(), dir, tag, opts...)
+			if err != nil {
+				t.Fatalf("Push: %v", err)
+			}
+			pinned := tag + "@" + dgst
+			if tt.signer != nil {
+				if _, err := oci.Sign(t.Context(), pinned, tt.signer, opts...); err != nil {
+					t.Fatalf("Sign: %v", err)
+				}
+			}
+			a, err := oci.Fetch(t.Context(), pinned, opts...)
+			if err != nil {
+				t.Fatalf("Fetch: %v", err)
+			}
+			s := a.TrustedSkill()
+			if got := adaptor.OriginOf(s.Source); got.Kind != "oci" || got.Location != host+"/acme/"+strings.ReplaceAll(tt.name, " ", "-") || !got.Pinned {
+				t.Errorf("OriginOf(TrustedSkill) = %+v, want the pinned oci repository", got)
+			}
+			if tt.wantErr == nil {
+				agent, rec := newAgent(t, adaptor.WithSkillMaterializer(cache), adaptor.WithPolicy(p), adaptor.WithSkills(s))
+				if _, err := agent.Run(t.Context(), "go"); err != nil || rec.Calls() != 1 {
+					t.Fatalf("Run() = %v, want the signed skill run", err)
+				}
+				return
+			}
+			agent := adaptor.New(neverStarted{t}, adaptor.WithSkillMaterializer(cache), adaptor.WithPolicy(p), adaptor.WithSkills(s))
+			_, err = agent.Run(t.Context(), "go")
+			var pe *adaptor.PolicyError
+			if !errors.As(err, &pe) || !errors.Is(err, tt.wantErr) || pe.Rule.Name != "signers[1]" {
+				t.Fatalf("Run() = %v, want a *PolicyError of signers[1] wrapping %v", err, tt.wantErr)
+			}
+			if !strings.Contains(err.Error(), pinned) {
+				t.Errorf("error %q does not name the reference %s", err, pinned)
+			}
+		})
+	}
+}

@@ -1,0 +1,239 @@
+package adaptor_test
+
+import (
+	"context"
+	"crypto"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	adaptor "github.com/agentadaptor/agentadaptor"
+	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
+	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/signature"
+	"github.com/agentadaptor/agentadaptor/skill"
+)
+
+// neverStarted is a driver that fails the test when it is called.
+type neverStarted struct{ t *testing.T }
+
+func (d neverStarted) Run(context.Context, *driver.Request) (*driver.Result, error) {
+	d.t.Error("the driver was started")
+	return nil, errors.New("the driver was started")
+}
+
+// mustPolicy parses a policy file's content.
+func mustPolicy(t *testing.T, yaml string) *policy.Policy {
+	t.Helper()
+	p, err := policy.Parse([]byte(yaml), filepath.Join(t.TempDir(), policy.FileName))
+	if err != nil {
+		t.Fatalf("policy.Parse: %v", err)
+	}
+	return p
+}
+
+// policyAgent is an agent that enforces p and must never start its
+// driver.
+func policyAgent(t *testing.T, p *policy.Policy, refs []skill.Ref, opts ...adaptor.PolicyOption) *adaptor.Agent {
+	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(t)))
+	return adaptor.New(neverStarted{t}, adaptor.WithSkillMaterializer(m), adaptor.WithSkills(refs...), adaptor.WithPolicy(p, opts...))
+}
+
+// originSource is an inline skill that says it comes from elsewhere, and
+// whose signature check answers verify (none: it carries no signature).
+type originSource struct {
+	skill.InlineSource
+	origin policy.Source
+}
+
+func (s originSource) Origin() policy.Source { return s.origin }
+
+type signedSource struct {
+	originSource
+	verify func([]signature.Requirement) (signature.Signer, error)
+}
+
+func (s signedSource) VerifySignature(_ context.Context, reqs []signature.Requirement) (signature.Signer, error) {
+	return s.verify(reqs)
+}
+
+func fromSource(key string, src skill.Source) skill.Skill {
+	return skill.Skill{Key: key, Source: src}
+}
+
+// TestPolicyRefusesSources checks rules 1, 2 and 5 of "Trust": the origin
+// of each skill is checked before anything is materialized, and a
+// refusal names the skill, the rule and the file, and starts no driver.
+func TestPolicyRefusesSources(t *testing.T) {
+	dir := skillDir(t, "review")
+	allowed := skillDir(t, "allowed")
+	oci := policy.Source{Kind: "oci", Location: "registry.example/acme/review", Display: "oci://registry.example/acme/review:1"}
+	tests := []struct {
+		name     string
+		policy   string
+		skill    skill.Skill
+		wantRule string
+	}{
+		{"folder not allowed", "version: 1\nsources:\n  allow: [" + "local:" + filepath.ToSlash(filepath.Dir(allowed)) + "/**]\n",
+			skill.Dir(dir), "sources.allow"},
+		{"registry not allowed", "version: 1\nsources:\n  allow: [oci:ghcr.io/acme/*]\n",
+			fromSource("review", originSource{skill.InlineSource{SkillMD: skillMD("review")}, oci}), "sources.allow"},
+		{"not pinned", "version: 1\nsources:\n  pinned: true\n",
+			fromSource("review", originSource{skill.InlineSource{SkillMD: skillMD("review")}, oci}), "sources.pinned"},
+		{"no source allowed", "version: 1\nsources:\n  allow: []\n",
+			skill.Dir(dir), "sources.allow"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			agent := policyAgent(t, mustPolicy(t, tt.policy), []skill.Ref{tt.skill})
+			for _, call := range []func() error{
+				func() error { _, err := agent.Run(t.Context(), "go"); return err },
+				func() error { _, err := agent.Inspect(t.Context()); return err },
+			} {
+				err := call()
+				var pe *adaptor.PolicyError
+				if !errors.As(err, &pe) || !errors.Is(err, policy.ErrDenied) || !errors.Is(err, adaptor.ErrPolicy) {
+					t.Fatalf("Run() = %v, want a *PolicyError wrapping policy.ErrDenied", err)
+				}
+				if pe.Rule.Name != tt.wantRule || !strings.HasSuffix(pe.Rule.File, policy.FileName) || pe.Rule.Line == 0 {
+					t.Errorf("PolicyError.Rule = %+v, want %s with its file and line", pe.Rule, tt.wantRule)
+				}
+				msg := err.Error()
+				for _, want := range []string{`skill "` + tt.skill.Key, tt.wantRule, policy.FileName} {
+					if !strings.Contains(msg, want) {
+						t.Errorf("error %q does not say %q", msg, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestPolicyOrigins checks rule 1: where a skill comes from.
+func TestPolicyOrigins(t *testing.T) {
+	dir := skillDir(t, "review")
+	oci := policy.Source{Kind: "oci", Location: "ghcr.io/acme/review", Pinned: true}
+	tests := []struct {
+		name string
+		src  skill.Source
+		want policy.Source
+	}{
+		{"folder", skill.PathSource{Path: dir}, policy.Source{Kind: "local", Location: dir, Display: dir}},
+		{"inline", skill.InlineSource{SkillMD: "x"}, policy.Source{Kind: "inline"}},
+		{"own origin", originSource{skill.InlineSource{SkillMD: "x"}, oci}, oci},
+		{"archive", skill.ArchiveSource{Fingerprint: "f"}, policy.Source{Kind: "inline"}},
+	}
+	for _, tt := range tests {
+		if got := adaptor.OriginOf(tt.src); got != tt.want {
+			t.Errorf("OriginOf(%s) = %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestPolicyAllowsInline checks rule 5 of package policy as the agent
+// applies it: an inline skill passes any sources.allow, and an allowed
+// folder is run.
+func TestPolicyAllowsInline(t *testing.T) {
+	dir := skillDir(t, "review")
+	p := mustPolicy(t, "version: 1\nsources:\n  allow: [local:"+filepath.ToSlash(dir)+"]\n")
+	agent, rec := newAgent(t, adaptor.WithPolicy(p), adaptor.WithSkills(skill.Inline("tone", skillMD("tone")), skill.Dir(dir)))
+	if _, err := agent.Run(t.Context(), "go"); err != nil {
+		t.Fatalf("Run() = %v, want the inline skill and the allowed folder run", err)
+	}
+	if got := keys(rec.Last().Skills); len(got) != 2 {
+		t.Errorf("the driver got %q, want both skills", got)
+	}
+}
+
+// TestPolicyNoneChecksNothing checks rule 7: an agent without a policy
+// runs a skill whatever its origin.
+func TestPolicyNoneChecksNothing(t *testing.T) {
+	agent, rec := newAgent(t, adaptor.WithPolicy(nil), adaptor.WithSkills(skill.Dir(skillDir(t, "review"))))
+	if _, err := agent.Run(t.Context(), "go"); err != nil || len(rec.Requests()) != 1 {
+		t.Fatalf("Run() = %v, want the driver run once", err)
+	}
+}
+
+// keyPolicy writes an Ed25519 public key beside a policy file whose
+// signers rule requires it for oci:registry.example/acme/*, and returns
+// the policy and the key's requirement.
+func keyPolicy(t *testing.T) (*policy.Policy, crypto.PublicKey) {
+	t.Helper()
+	pub, _, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKIXPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "release.pub"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	yaml := "version: 1\nsigners:\n  - sources: [oci:registry.example/acme/*]\n    keys: [release.pub]\n"
+	p, err := policy.Parse([]byte(yaml), filepath.Join(dir, policy.FileName))
+	if err != nil {
+		t.Fatalf("policy.Parse: %v", err)
+	}
+	return p, pub
+}
+
+// TestPolicySigners checks rule 3 of "Trust": the signers rules of the
+// policy are checked with the source's SignatureVerifier, and a source
+// without a signature, or signed by another, is refused naming the rule.
+func TestPolicySigners(t *testing.T) {
+	p, pub := keyPolicy(t)
+	oci := policy.Source{Kind: "oci", Location: "registry.example/acme/review", Pinned: true, Display: "oci://registry.example/acme/review@sha256:1"}
+	inline := originSource{skill.InlineSource{SkillMD: skillMD("review")}, oci}
+	verifier := func(err error) func([]signature.Requirement) (signature.Signer, error) {
+		return func(reqs []signature.Requirement) (signature.Signer, error) {
+			if len(reqs) != 1 || reqs[0].Key == nil || !reqs[0].Key.(ed25519.PublicKey).Equal(pub) {
+				t.Errorf("VerifySignature(%v): want the policy's key", reqs)
+			}
+			if err != nil {
+				return signature.Signer{}, err
+			}
+			return signature.Signer{KeyID: "sha256:1"}, nil
+		}
+	}
+	tests := []struct {
+		name    string
+		src     skill.Source
+		wantErr error // nil: the run proceeds
+	}{
+		{"signed", signedSource{inline, verifier(nil)}, nil},
+		{"another signer", signedSource{inline, verifier(fmt.Errorf("%w: signed by key sha256:2", signature.ErrUntrusted))}, signature.ErrUntrusted},
+		{"unsigned", signedSource{inline, verifier(fmt.Errorf("%w: no bundle", signature.ErrUnsigned))}, signature.ErrUnsigned},
+		{"no signature to check", inline, signature.ErrUnsigned},
+		{"another source", originSource{skill.InlineSource{SkillMD: skillMD("review")}, policy.Source{Kind: "oci", Location: "ghcr.io/other/review"}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			refs := []skill.Ref{fromSource("review", tt.src)}
+			if tt.wantErr == nil {
+				agent, rec := newAgent(t, adaptor.WithPolicy(p), adaptor.WithSkills(refs...))
+				if _, err := agent.Run(t.Context(), "go"); err != nil || rec.Calls() != 1 {
+					t.Fatalf("Run() = %v, want the driver run", err)
+				}
+				return
+			}
+			_, err := policyAgent(t, p, refs).Run(t.Context(), "go")
+			var pe *adaptor.PolicyError
+			if !errors.As(err, &pe) || !errors.Is(err, tt.wantErr) || !errors.Is(err, policy.ErrDenied) {
+				t.Fatalf("Run() = %v, want a *PolicyError wrapping %v", err, tt.wantErr)
+			}
+			if pe.Rule.Name != "signers[1]" || pe.Rule.Line != 3 || !strings.Contains(err.Error(), pe.Rule.File) {
+				t.Errorf("Run() = %v (rule %+v), want it to name signers[1] and its file and line", err, pe.Rule)
+			}
+		})
+	}
+}
