@@ -248,7 +248,13 @@ func TestCosignSignVerifies(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(got.DSSEEnvelope.Payload, want) || got.DSSEEnvelope.PayloadType != payloadType {
+			// protojson varies its whitespace on purpose: compare
+			// the statements compacted.
+			var cosigns bytes.Buffer
+			if err := json.Compact(&cosigns, got.DSSEEnvelope.Payload); err != nil {
+				t.Fatalf("cosign's payload is not JSON: %v", err)
+			}
+			if !bytes.Equal(cosigns.Bytes(), want) || got.DSSEEnvelope.PayloadType != payloadType {
 				t.Errorf("cosign signed %s %s, Sign signs %s %s", got.DSSEEnvelope.PayloadType, got.DSSEEnvelope.Payload, payloadType, want)
 			}
 			sum, _ := keyDigest(pub)

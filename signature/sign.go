@@ -1,10 +1,12 @@
 package signature
 
 import (
+	"bytes"
 	"context"
 	"crypto"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 
 	intoto "github.com/in-toto/attestation/go/v1"
@@ -56,7 +58,9 @@ func Sign(key crypto.Signer, d digest.Digest) ([]byte, error) {
 
 // statement is the in-toto statement cosign signs for the manifest digest
 // d, as cosign writes it: one subject with d's digest and empty
-// annotations, cosign's predicate type and an empty predicate.
+// annotations, cosign's predicate type and an empty predicate. protojson
+// varies its whitespace from build to build on purpose; the statement is
+// compacted so that the same digest always gives the same bytes.
 func statement(d digest.Digest) ([]byte, error) {
 	annotations, err := structpb.NewStruct(nil)
 	if err != nil {
@@ -71,7 +75,15 @@ func statement(d digest.Digest) ([]byte, error) {
 		PredicateType: PredicateType,
 		Predicate:     &structpb.Struct{},
 	}
-	return protojson.Marshal(st)
+	raw, err := protojson.Marshal(st)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := json.Compact(&out, raw); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
 }
 
 // keypair is a [sign.Keypair] over a caller's [crypto.Signer], signing as

@@ -149,10 +149,10 @@
 //   - cosign verify --key checks ECDSA with SHA-256 unless told otherwise,
 //     while cosign sign (and [Sign]) hash as the curve says: a P-384 or
 //     P-521 signature verifies with --signature-digest-algorithm sha384
-//     or sha512. cosign signs with an Ed25519 key as Ed25519ph, and
+//     or sha512. cosign signs with an Ed25519 key as Ed25519ph, while
 //     cosign verify --key v3.1.3 checks Ed25519 keys as pure Ed25519 with
-//     no flag to change it, so it refuses every Ed25519 signature, its own
-//     too; [Verify] accepts them.
+//     no flag to change it, so it refuses its own Ed25519 signatures; [Sign]
+//     signs pure Ed25519, which it accepts, and [Verify] accepts both.
 //   - Both read and write signatures through the referrers API, else the
 //     referrers tag scheme, so either finds what the other attached on a
 //     registry without the API.
