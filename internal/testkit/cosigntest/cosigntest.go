@@ -22,6 +22,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/testroot"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,7 +41,7 @@ func Path(t testing.TB) string {
 	t.Helper()
 	p := os.Getenv("AGENTADAPTOR_COSIGN")
 	if p == "" {
-		root, err := moduleRoot()
+		root, err := testroot.Module()
 		if err != nil {
 			missing(t, err.Error())
 			return ""
@@ -69,30 +70,6 @@ func missing(t testing.TB, why string) {
 		t.Fatalf("cosign: %s (AGENTADAPTOR_REQUIRE_CLIS=1; run .ci/install-cosign and set AGENTADAPTOR_COSIGN to the path it prints)", why)
 	}
 	t.Skipf("cosign %s not installed (%s); run .ci/install-cosign and set AGENTADAPTOR_COSIGN to the path it prints", Version, why)
-}
-
-// startDir is the working folder the test binary started in: its
-// package's folder. It is read once, before any test can change the
-// working folder.
-var startDir, startDirErr = os.Getwd()
-
-// moduleRoot returns the nearest folder at or above startDir that holds
-// a go.mod.
-func moduleRoot() (string, error) {
-	if startDirErr != nil {
-		return "", startDirErr
-	}
-	dir := startDir
-	for {
-		if fi, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && fi.Mode().IsRegular() {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod at or above " + startDir)
-		}
-		dir = parent
-	}
 }
 
 // Result is what a cosign run printed and how it ended.

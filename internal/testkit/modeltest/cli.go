@@ -2,7 +2,7 @@ package modeltest
 
 import (
 	"bytes"
-	"errors"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/testroot"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -35,7 +35,7 @@ func cli(t testing.TB, name string) string {
 	t.Helper()
 	dir := os.Getenv("AGENTADAPTOR_CLIS")
 	if dir == "" {
-		root, err := moduleRoot()
+		root, err := testroot.Module()
 		if err != nil {
 			missing(t, name, err.Error())
 			return ""
@@ -61,31 +61,6 @@ func missing(t testing.TB, name, why string) {
 		t.Fatalf("%s CLI: %s (AGENTADAPTOR_REQUIRE_CLIS=1; run .ci/install-agent-clis)", name, why)
 	}
 	t.Skipf("%s CLI not installed (%s); run .ci/install-agent-clis", name, why)
-}
-
-// startDir is the working folder the test binary started in: its
-// package's folder. A test may change the working folder (t.Chdir) before
-// it asks for a CLI, so the module is found from here, never from the
-// working folder of the moment.
-var startDir, startDirErr = os.Getwd()
-
-// moduleRoot returns the nearest folder at or above the folder the test
-// binary started in that holds a go.mod.
-func moduleRoot() (string, error) {
-	if startDirErr != nil {
-		return "", startDirErr
-	}
-	dir := startDir
-	for {
-		if fi, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && fi.Mode().IsRegular() {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod at or above " + startDir)
-		}
-		dir = parent
-	}
 }
 
 // ClaudeEnv returns an environment for running the Claude Code CLI against
