@@ -183,9 +183,26 @@ func (b *blobs) discard(tmp string) { b.root.Remove(tmp) }
 // errDamaged reports content that does not match its descriptor.
 var errDamaged = errors.New("content does not match its descriptor")
 
+// checkDigest reports whether d, which a registry named, is a digest this
+// package hashes with: well formed, and sha256 or sha512 (rule 7 of What Fetch reads). A
+// digest of another algorithm cannot be verified, and one go-digest does
+// not know would crash the verifier.
+func checkDigest(d digest.Digest) error {
+	if err := d.Validate(); err != nil {
+		return fmt.Errorf("the digest %q is not valid (%v); only sha256 and sha512 digests are accepted", d, err)
+	}
+	if a := d.Algorithm(); a != digest.SHA256 && a != digest.SHA512 {
+		return fmt.Errorf("the digest %s uses %s; only sha256 and sha512 digests are accepted", d, a)
+	}
+	return nil
+}
+
 // copyVerified copies r to w, which must be exactly desc.Size bytes whose
 // digest is desc.Digest.
 func copyVerified(w io.Writer, r io.Reader, desc ocispec.Descriptor) error {
+	if err := checkDigest(desc.Digest); err != nil {
+		return err
+	}
 	v := desc.Digest.Verifier()
 	n, err := io.Copy(io.MultiWriter(w, v), io.LimitReader(r, desc.Size+1))
 	if err != nil {

@@ -67,6 +67,11 @@
 //  6. The layer is checked under the cache's archive rules and limits
 //     ([skill.Cache.ArchiveSkills]) before it is kept: nothing from a
 //     rejected download lands in the cache.
+//  7. Every digest a registry names (a tag's digest, an index's manifest,
+//     a layer, a signature's manifest and bundle) must be well formed and
+//     sha256 or sha512 before it is used; any other (md5, blake3, sha384,
+//     malformed) fails with [source.ErrNoSkill] (in [Verify], that
+//     signature is refused as [signature.ErrInvalid]), saying which digest.
 //
 // # The cache, and working offline
 //
@@ -110,7 +115,8 @@
 //     filtered listing would miss.)
 //  4. It reads at most 32 signatures of a manifest, over at most 16 pages
 //     of the listing; a signature's manifest is read up to 64 KiB and its
-//     bundle up to 1 MiB, each verified against its digest and size, and
+//     bundle up to 1 MiB, each verified against its digest (sha256 or
+//     sha512, rule 7 of What Fetch reads) and size, and
 //     its manifest must have exactly one layer, a bundle, and the checked
 //     manifest as its subject.
 //  5. Each bundle is checked with [signature.Verify] against the manifest

@@ -62,6 +62,9 @@ func Resolve(ctx context.Context, ref string, opts ...Option) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: resolve the tag: %w", ref, c.classify(ctx, r, err))
 	}
+	if err := checkDigest(desc.Digest); err != nil {
+		return "", fmt.Errorf("%s: resolve the tag: %w: the registry answered with a digest it should not: %v", ref, source.ErrNoSkill, err)
+	}
 	return desc.Digest.String(), nil
 }
 
@@ -158,6 +161,9 @@ func (a *Artifact) Open(ctx context.Context) (io.ReadCloser, error) {
 	if a.cfg == nil {
 		return nil, errors.New("the Artifact was not made by Fetch: open what Fetch returns")
 	}
+	if err := checkDigest(a.Layer.Digest); err != nil {
+		return nil, fmt.Errorf("%s: open layer: %w: %v", a.Ref, source.ErrNoSkill, err)
+	}
 	b, err := openBlobs(a.cfg.cache.Root())
 	if err != nil {
 		return nil, err
@@ -217,6 +223,9 @@ func (f *fetcher) fetch(ctx context.Context) (*Artifact, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := checkDigest(child.Digest); err != nil {
+			return nil, fmt.Errorf("%w: the index's manifest: %v", source.ErrNoSkill, err)
+		}
 		if data, _, err = f.manifest(ctx, child); err != nil {
 			return nil, err
 		}
@@ -234,6 +243,9 @@ func (f *fetcher) fetch(ctx context.Context) (*Artifact, error) {
 	layer, strict, err := pickLayer(m)
 	if err != nil {
 		return nil, err
+	}
+	if err := checkDigest(layer.Digest); err != nil {
+		return nil, fmt.Errorf("%w: the manifest's layer: %v", source.ErrNoSkill, err)
 	}
 	subpath, err := f.layer(ctx, layer, strict)
 	if err != nil {

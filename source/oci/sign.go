@@ -324,6 +324,9 @@ func (v *verifier) bundle(ctx context.Context, desc ocispec.Descriptor) ([]byte,
 	if desc.Size > maxReferrerSize {
 		return nil, fmt.Errorf("%w: its manifest is %d bytes; the limit is %d", signature.ErrInvalid, desc.Size, maxReferrerSize)
 	}
+	if err := checkDigest(desc.Digest); err != nil {
+		return nil, fmt.Errorf("%w: its manifest: %v", signature.ErrInvalid, err)
+	}
 	rc, err := v.repo.Manifests().Fetch(ctx, desc)
 	if err != nil {
 		return nil, fmt.Errorf("fetch: %w", v.cfg.classify(ctx, v.ref, err))
@@ -347,6 +350,9 @@ func (v *verifier) bundle(ctx context.Context, desc ocispec.Descriptor) ([]byte,
 	layer := m.Layers[0]
 	if layer.Size < 0 || layer.Size > maxBundleSize {
 		return nil, fmt.Errorf("%w: the bundle is %d bytes; the limit is %d", signature.ErrInvalid, layer.Size, maxBundleSize)
+	}
+	if err := checkDigest(layer.Digest); err != nil {
+		return nil, fmt.Errorf("%w: the bundle layer: %v", signature.ErrInvalid, err)
 	}
 	rc, err = v.repo.Blobs().Fetch(ctx, layer)
 	if err != nil {
