@@ -296,7 +296,11 @@
 //     (kind, normalized location, pinned), is checked with policy.Check
 //     before anything is read or downloaded. Add checks every source of
 //     the request first: one refused source fails the request and
-//     nothing changes; Sync checks each recorded source at its pin.
+//     nothing changes; Sync checks each recorded source at its pin. A
+//     git or URL source whose path has a "." or ".." segment (also
+//     percent-encoded, as %2e%2e or ..%2f) is refused with
+//     [ErrInvalidSource], so a pattern such as host/allowed/** cannot be
+//     escaped by host/allowed/../evil; a local path is cleaned first.
 //  2. Signatures before content: an OCI source is verified
 //     (oci.Verify, against the manifest digest of the resolved pin)
 //     after its reference is resolved and before its layer is

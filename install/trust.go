@@ -182,6 +182,9 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 		if err != nil {
 			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}
+		if err := checkDotSegments(text, src.URL); err != nil {
+			return s, err
+		}
 		s.Kind, s.Location = "git", gitLocation(src.URL)
 		s.Pinned = s.Pinned || isCommit(src.Ref)
 		return s, nil
@@ -189,6 +192,9 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 		u, want, err := parseDownload(text)
 		if err != nil {
 			return s, err
+		}
+		if hasDotSegment(u.Path) {
+			return s, dotSegmentError(text)
 		}
 		u.User = nil
 		s.Kind, s.Location = "url", u.String()
@@ -232,6 +238,38 @@ func isGitHubRepoURL(text string) bool {
 var commitPattern = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
 
 func isCommit(ref string) bool { return commitPattern.MatchString(ref) }
+
+// checkDotSegments refuses a git source text whose repository URL raw
+// has a "." or ".." path segment (Trust rule 1): a policy pattern such
+// as host/allowed/** must not match host/allowed/../evil, which git and
+// servers read as host/evil.
+func checkDotSegments(text, raw string) error {
+	p := raw
+	if u, err := url.Parse(raw); err == nil {
+		p = u.Path // percent-decoded
+	} else if _, after, ok := strings.Cut(raw, ":"); ok {
+		p = after // an scp-like address, host:path
+	}
+	if hasDotSegment(p) {
+		return dotSegmentError(text)
+	}
+	return nil
+}
+
+// hasDotSegment reports whether the (percent-decoded) path p has a "."
+// or ".." segment, between slashes or backslashes.
+func hasDotSegment(p string) bool {
+	for _, seg := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+func dotSegmentError(text string) error {
+	return fmt.Errorf("%w: source %s: the source's path has a '..' segment; write it without (the policy is checked against the path as written)", ErrInvalidSource, redactURL(text))
+}
 
 // gitLocation is a git URL as the policy sees it: host and path, without
 // scheme, user or .git suffix.
