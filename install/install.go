@@ -301,6 +301,9 @@
 //     percent-encoded, as %2e%2e or ..%2f) is refused with
 //     [ErrInvalidSource], so a pattern such as host/allowed/** cannot be
 //     escaped by host/allowed/../evil; a local path is cleaned first.
+//     Each redirect of a URL download is checked the same way, as a URL
+//     source (pinned when the download is), before it is followed; a
+//     refusal names the hop.
 //  2. Signatures before content: an OCI source is verified
 //     (oci.Verify, against the manifest digest of the resolved pin)
 //     after its reference is resolved and before its layer is
@@ -423,6 +426,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -430,6 +434,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -482,8 +487,16 @@ func (in *Installer) download(ctx context.Context, source string) (string, func(
 		}
 		return fmt.Errorf("%w: download %s: %s", ErrSourceUnavailable, shown, redactErr(err, source))
 	}
-	rc, err := skill.ArchiveURL(u.String(), skill.WithArchiveHTTPClient(in.http))(ctx)
+	client := in.http
+	var refused error
+	if in.trust != nil {
+		client = in.policyRedirects(client, shown, want != "", &refused)
+	}
+	rc, err := skill.ArchiveURL(u.String(), skill.WithArchiveHTTPClient(client))(ctx)
 	if err != nil {
+		if refused != nil {
+			return "", nil, refused
+		}
 		return "", nil, unavailable(err)
 	}
 	defer rc.Close()
@@ -511,6 +524,41 @@ func (in *Installer) download(ctx context.Context, source string) (string, func(
 		return "", nil, fmt.Errorf("%w: download %s: SHA-256 is %s, but the source says %s; refusing it", ErrDrift, shown, got, want)
 	}
 	return f.Name(), remove, nil
+}
+
+// policyRedirects returns a copy of c that checks each redirect of the
+// download shown against the policy, as a URL source of its own, pinned
+// when the download is (Trust rule 1): an allowed URL must not lead to
+// content from one the policy does not allow. A refused hop is not
+// requested; *refused is set to the error, which names the hop.
+func (in *Installer) policyRedirects(c *http.Client, shown string, pinned bool, refused *error) *http.Client {
+	p := in.trust.effectivePolicy()
+	next := c.CheckRedirect
+	cc := *c
+	cc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		hop := *req.URL
+		hop.User = nil
+		hop.Fragment, hop.RawFragment = "", ""
+		hopShown := redactURL(req.URL.String())
+		var err error
+		if hasDotSegment(hop.Path) {
+			err = errors.New("the hop's path has a '..' segment")
+		} else {
+			err = p.Check(policy.Source{Kind: "url", Location: hop.String(), Pinned: pinned, Display: hopShown})
+		}
+		if err != nil {
+			*refused = fmt.Errorf("%w: download %s: redirected to %s: %w", ErrRefused, shown, hopShown, err)
+			return *refused
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &cc
 }
 
 // parseDownload parses a URL source, and returns it without its
