@@ -26,7 +26,8 @@ const defaultFailOn = audit.High
 
 // rules are one policy file, read.
 type rules struct {
-	path string
+	path    string
+	project bool // the project's file, which can only tighten (rule 14)
 
 	allow      []pattern
 	hasAllow   bool

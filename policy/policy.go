@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/audit"
@@ -158,7 +159,7 @@ type Policy struct {
 // parse is [ErrInvalid].
 func Load(home, projectRoot string) (*Policy, error) {
 	p := &Policy{}
-	for _, dir := range []string{home, projectRoot} {
+	for i, dir := range []string{home, projectRoot} {
 		if dir == "" {
 			continue
 		}
@@ -174,6 +175,7 @@ func Load(home, projectRoot string) (*Policy, error) {
 		if err != nil {
 			return nil, err
 		}
+		f.project = i == 1
 		p.files = append(p.files, f)
 	}
 	return p, nil
@@ -332,12 +334,14 @@ func (p *Policy) FailOnRule() Rule {
 
 // Accepted reports whether finding f in skill (from s) is accepted by the
 // policy, so that it does not refuse the skill: every file whose
-// threshold f reaches accepts it (rule 14). A finding no file's threshold
-// reaches refuses nothing and is reported accepted; with no file, the
-// default threshold accepts nothing.
+// threshold f reaches accepts it (rule 14). Where there is no user's
+// file the default stands for it, which accepts nothing at high or
+// above: a project's file alone cannot accept what the default refuses.
+// A finding no threshold reaches refuses nothing and is reported
+// accepted.
 func (p *Policy) Accepted(f audit.Finding, skill string, s Source) bool {
-	if len(p.files) == 0 {
-		return f.Severity < defaultFailOn
+	if !p.hasUser() && f.Severity >= defaultFailOn {
+		return false
 	}
 	for _, file := range p.files {
 		if f.Severity >= file.failOn && file.acceptance(f.Rule, skill, s) == nil {
@@ -345,4 +349,10 @@ func (p *Policy) Accepted(f audit.Finding, skill string, s Source) bool {
 		}
 	}
 	return true
+}
+
+// hasUser reports whether p has a user's file (or the one file [Parse]
+// read), as opposed to a project's alone.
+func (p *Policy) hasUser() bool {
+	return slices.ContainsFunc(p.files, func(f *rules) bool { return !f.project })
 }

@@ -459,3 +459,38 @@ func TestUnknownKind(t *testing.T) {
 		t.Errorf("FailOnRule() = %s, want audit.fail_on (the default)", r)
 	}
 }
+
+// Rule 14 with no user file: the default stands for the user's policy, so
+// a project's file (a cloned repository's) cannot accept what the default
+// refuses; it accepts only below the default threshold, or what a user's
+// file accepts too.
+func TestProjectAcceptWithoutUserFile(t *testing.T) {
+	src := policy.Source{Kind: "github", Location: "evil/kit"}
+	high := audit.Finding{Rule: "reverse-shell", Severity: audit.Critical}
+	medium := audit.Finding{Rule: "download-exec", Severity: audit.Medium}
+	tests := []struct {
+		name, user, project string
+		f                   audit.Finding
+		want                bool
+	}{
+		{"project accepts critical, no user file", "", "audit:\n  accept:\n    - {rule: reverse-shell, reason: trust me}\n", high, false},
+		{"project fail_on medium accepts medium, no user file", "", "audit:\n  fail_on: medium\n  accept:\n    - {rule: download-exec, reason: ours}\n", medium, true},
+		{"user and project accept critical", "version: 1\naudit:\n  accept:\n    - {rule: reverse-shell, reason: ours}\n", "audit:\n  accept:\n    - {rule: reverse-shell, reason: ours}\n", high, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home, project := t.TempDir(), t.TempDir()
+			if tt.user != "" {
+				writePolicy(t, home, tt.user)
+			}
+			writePolicy(t, project, "version: 1\n"+tt.project)
+			p, err := policy.Load(home, project)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.Accepted(tt.f, "kit", src); got != tt.want {
+				t.Errorf("Accepted(%s %s) = %v, want %v", tt.f.Rule, tt.f.Severity, got, tt.want)
+			}
+		})
+	}
+}
