@@ -105,10 +105,17 @@
 // [NewPolicyMaterializer] for the same checks. The rules:
 //
 //  1. Every skill has an origin ([OriginOf]): its source's own, when the
-//     source implements [Origin] (skills of package source/oci do: kind
-//     "oci", pinned to the manifest digest); else kind "local" for a
-//     folder (skill.Dir), by its absolute path; else kind "inline"
-//     (skill.Inline, skill.FS, an archive without an origin).
+//     source implements [Origin] (the skills of oci.Artifact.TrustedSkill
+//     do: kind "oci", pinned to the manifest digest; and those of git's
+//     and github's Client.TrustedSkill: kind "git" or "github", pinned to
+//     the commit); else kind "local" for a folder (skill.Dir), by its
+//     absolute path; else kind "inline" for a skill with no location
+//     (skill.Inline, skill.FS); else kind "unknown": an archive without
+//     an origin, as oci.Skill, oci.Artifact.Skill and the Client.Skill
+//     of git and github build, or a source of another type. No pattern
+//     matches an unknown source, so a policy with sources.allow,
+//     sources.pinned or a signers rule refuses it, saying how to give it
+//     an origin (rule 5 of package policy).
 //  2. The policy checks the origin (policy.Policy.Check: the sources it
 //     allows, whether they must be pinned) before the skill is
 //     materialized, so nothing is fetched or written for a refused one.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,9 +24,12 @@ var ErrPolicy = errors.New("agentadaptor: skill refused by the trust policy")
 
 // Origin is implemented by a skill source that says where it comes from,
 // as the policy sees it: oci.TrustedSource does (see
-// oci.Artifact.TrustedSkill). A source without it is a local folder when
-// it is one (a source with a SkillPath method, as skill.Dir makes), and
-// "inline" otherwise.
+// oci.Artifact.TrustedSkill), and so do the sources of git's and
+// github's Client.TrustedSkill. A source without it is a local folder
+// when it is one (a source with a SkillPath method, as skill.Dir makes),
+// "inline" when it has no location at all (skill.Inline, skill.FS), and
+// "unknown" otherwise (an archive, a source of another type), which a
+// policy with rules that could apply refuses.
 type Origin interface {
 	Origin() policy.Source
 }
@@ -125,7 +129,10 @@ func sourceDisplay(s policy.Source) string {
 
 // OriginOf returns where src comes from as the policy sees it: src's own
 // [Origin], else a local folder for a source with a SkillPath method
-// (absolute and cleaned, not pinned), else Kind "inline".
+// (absolute and cleaned, not pinned), else Kind "inline" for a source
+// with no location (an InlineSkillMD or SkillFS method: skill.Inline,
+// skill.FS), else Kind "unknown": an archive or a source of another type
+// that comes from somewhere it does not say.
 func OriginOf(src skill.Source) policy.Source {
 	if o, ok := src.(Origin); ok {
 		return o.Origin()
@@ -137,7 +144,22 @@ func OriginOf(src skill.Source) policy.Source {
 		}
 		return policy.Source{Kind: "local", Location: loc, Display: p.SkillPath()}
 	}
-	return policy.Source{Kind: "inline"}
+	switch src.(type) {
+	case interface{ InlineSkillMD() string }, interface {
+		SkillFS() (fs.FS, string)
+	}:
+		return policy.Source{Kind: "inline"}
+	}
+	if a, ok := src.(interface {
+		SkillArchive() (skill.Opener, string, string, string)
+	}); ok {
+		display := "an archive without an origin"
+		if _, _, _, fp := a.SkillArchive(); fp != "" {
+			display += " (fingerprint " + fp + ")"
+		}
+		return policy.Source{Kind: "unknown", Display: display}
+	}
+	return policy.Source{Kind: "unknown", Display: fmt.Sprintf("a %T source without an origin", src)}
 }
 
 // PolicyOption configures the enforcement of a policy ([WithPolicy],

@@ -129,7 +129,8 @@ func TestPolicyOrigins(t *testing.T) {
 		{"folder", skill.PathSource{Path: dir}, policy.Source{Kind: "local", Location: dir, Display: dir}},
 		{"inline", skill.InlineSource{SkillMD: "x"}, policy.Source{Kind: "inline"}},
 		{"own origin", originSource{skill.InlineSource{SkillMD: "x"}, oci}, oci},
-		{"archive", skill.ArchiveSource{Fingerprint: "f"}, policy.Source{Kind: "inline"}},
+		{"archive", skill.ArchiveSource{Fingerprint: "f"}, policy.Source{Kind: "unknown", Display: "an archive without an origin (fingerprint f)"}},
+		{"fs", skill.FSSource{Root: "."}, policy.Source{Kind: "inline"}},
 	}
 	for _, tt := range tests {
 		if got := adaptor.OriginOf(tt.src); got != tt.want {

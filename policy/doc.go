@@ -75,7 +75,13 @@
 //     published and need no pin.
 //  5. An inline source (an SDK skill with no location: embedded, inline,
 //     from a catalogue) is part of the program that carries it; no
-//     pattern names it and sources.allow does not refuse it.
+//     pattern names it and sources.allow does not refuse it. A source
+//     that comes from somewhere but does not say where (kind "unknown":
+//     an SDK archive skill without an origin) is not inline: no pattern
+//     matches it and no rule can be known not to apply to it, so it is
+//     refused by a file with sources.allow, sources.pinned: true or any
+//     signers rule, with a reason saying how to give it an origin;
+//     without such rules it is allowed and needs no pin or signer.
 //  6. signers is a list of rules, each with sources (a list of patterns,
 //     required) and who must have signed what they match. Every rule
 //     whose sources match a source applies to it, and every rule that

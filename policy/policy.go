@@ -90,8 +90,10 @@ func (r Rule) Deny(s Source, reason string) *DeniedError {
 // Source is a skill's source as the policy sees it.
 type Source struct {
 	// Kind is "github", "git", "oci", "url" (an archive's http(s) URL),
-	// "local" (a folder, SKILL.md or archive file), or "inline" (an SDK
-	// skill with no location: embedded, inline, catalogue).
+	// "local" (a folder, SKILL.md or archive file), "inline" (an SDK
+	// skill with no location: embedded, inline, catalogue), or "unknown"
+	// (an SDK skill that comes from somewhere but does not say where: an
+	// archive without an origin; rule 5).
 	Kind string
 	// Location is where it is, normalized: github "owner/repo"; git
 	// "host/path" (no scheme, user or .git suffix); oci "host/repo";
@@ -208,7 +210,7 @@ func (p *Policy) Files() []string {
 // Check says whether s is allowed (sources.allow, sources.pinned): nil, or
 // a [*DeniedError].
 func (p *Policy) Check(s Source) error {
-	if !knownKind(s.Kind) && s.Kind != "inline" {
+	if !knownKind(s.Kind) && s.Kind != "inline" && s.Kind != "unknown" {
 		return &DeniedError{Source: s.display(), Rule: "source.kind", Reason: fmt.Sprintf("kind %q is not a kind of source the policy knows (%s, inline)", s.Kind, kindList)}
 	}
 	for _, f := range p.files {
@@ -216,11 +218,26 @@ func (p *Policy) Check(s Source) error {
 			return err
 		}
 	}
+	if s.Kind == "unknown" {
+		// No pattern names it, so no rule can be known not to apply.
+		for _, f := range p.files {
+			switch {
+			case f.pinned:
+				return Rule{Name: "sources.pinned", File: f.path, Line: f.pinnedLine}.Deny(s, unknownReason)
+			case len(f.signers) > 0:
+				return f.signers[0].Rule.Deny(s, unknownReason)
+			}
+		}
+		return nil
+	}
 	if r, ok := p.pinRule(s); ok && !s.Pinned {
 		return r.Deny(s, "the source names no immutable version; name one (github:OWNER/REPO@COMMIT, oci://HOST/REPO@sha256:DIGEST, URL#sha256=HEX, a git source's commit)")
 	}
 	return nil
 }
+
+// unknownReason is why a source of kind "unknown" is refused (rule 5).
+const unknownReason = "the skill's source does not say where it comes from (an archive, or a source of its own type, without an Origin method), so the policy cannot tell whether its rules allow it; give it an origin: build it with Artifact.TrustedSkill of package source/oci, Client.TrustedSkill of source/git or source/github, skill.Dir for a folder, or implement adaptor.Origin on the source"
 
 // pinRule returns the first sources.pinned rule that applies to s.
 func (p *Policy) pinRule(s Source) (Rule, bool) {

@@ -494,3 +494,34 @@ func TestProjectAcceptWithoutUserFile(t *testing.T) {
 		})
 	}
 }
+
+// Rule 5: a source that does not say where it comes from is not inline:
+// any rule that could apply refuses it, saying how to give it an origin.
+func TestUnknownSource(t *testing.T) {
+	src := policy.Source{Kind: "unknown", Display: "an archive without an origin"}
+	tests := []struct {
+		name, yaml, rule string // rule "": allowed
+	}{
+		{"no rules", "version: 1\n", ""},
+		{"allow", "version: 1\nsources:\n  allow: [oci:ghcr.io/acme/*]\n", "sources.allow"},
+		{"pinned", "version: 1\nsources:\n  pinned: true\n", "sources.pinned"},
+		{"signers", "version: 1\nsigners:\n  - {sources: [oci:ghcr.io/acme/*], identity: a, issuer: b}\n", "signers[1]"},
+		{"audit only", "version: 1\naudit:\n  fail_on: medium\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := mustParse(t, tt.yaml).Check(src)
+			var denied *policy.DeniedError
+			switch {
+			case tt.rule == "" && err != nil:
+				t.Errorf("Check(unknown) = %v, want allowed", err)
+			case tt.rule != "" && (!errors.As(err, &denied) || denied.Rule != tt.rule || !strings.Contains(err.Error(), "TrustedSkill")):
+				t.Errorf("Check(unknown) = %v, want refused by %s saying how to give an origin", err, tt.rule)
+			}
+		})
+	}
+	var zero policy.Policy
+	if err := zero.Check(src); err != nil {
+		t.Errorf("zero Policy Check(unknown) = %v, want allowed", err)
+	}
+}
