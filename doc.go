@@ -123,7 +123,11 @@
 //     (policy.Policy.Signers), the source must implement
 //     [SignatureVerifier] and a signature must satisfy every one of the
 //     policy's rules; a source that carries no signature is refused with
-//     signature.ErrUnsigned.
+//     signature.ErrUnsigned. When it names signed commits for the origin
+//     (policy.Policy.CommitRules, a git or github source), the source
+//     must implement [CommitVerifier] and its pinned commit must be
+//     signed by a key of every such rule; a source with no commit to
+//     check is refused with source.ErrCommitSignature.
 //  4. The materialized tree is audited (audit.Tree). A finding at or
 //     above the policy's threshold (policy.Policy.FailOn, high by
 //     default) refuses the skill, unless the policy accepts it

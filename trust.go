@@ -15,6 +15,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // ErrPolicy identifies a skill refused by the trust policy (see "Trust"
@@ -43,6 +44,15 @@ type SignatureVerifier interface {
 	// signature.ErrUnsigned, signature.ErrUntrusted or
 	// signature.ErrInvalid.
 	VerifySignature(ctx context.Context, reqs []signature.Requirement) (signature.Signer, error)
+}
+
+// CommitVerifier is implemented by a skill source whose pinned commit's
+// signature can be checked: the sources of git's and github's
+// Client.TrustedSkill do, through system git.
+type CommitVerifier interface {
+	// VerifyCommit returns who signed the pinned commit when a key of
+	// keys did; errors wrap source.ErrCommitSignature.
+	VerifyCommit(ctx context.Context, keys source.CommitKeys) (string, error)
 }
 
 // PolicyError is a skill refused by the trust policy. It is returned
@@ -277,7 +287,8 @@ func (m *PolicyMaterializer) MaterializeContent(ctx context.Context, s skill.Ski
 // again.
 func (m *PolicyMaterializer) checkSigners(ctx context.Context, s skill.Skill, origin policy.Source, digest string) (policy.Rule, error) {
 	rules, err := m.policy.SignerRules(origin)
-	if err != nil || len(rules) == 0 {
+	commits := m.policy.CommitRules(origin)
+	if err != nil || len(rules)+len(commits) == 0 {
 		return policy.Rule{Name: "signers"}, err
 	}
 	key := digest + "\x00" + origin.Kind + "\x00" + origin.Location + "\x00" + origin.Display
@@ -292,6 +303,16 @@ func (m *PolicyMaterializer) checkSigners(ctx context.Context, s skill.Skill, or
 				signature.ErrUnsigned, describe(r.Requirements), origin.Kind)
 		}
 		if signers[i], err = v.VerifySignature(ctx, r.Requirements); err != nil {
+			return r.Rule, err
+		}
+	}
+	cv, ok := s.Source.(CommitVerifier)
+	for _, r := range commits {
+		if !ok {
+			return r.Rule, fmt.Errorf("%w: the rule requires a signed commit, and a %s source has no commit to check (build the skill with Client.TrustedSkill of package source/git or source/github)",
+				source.ErrCommitSignature, origin.Kind)
+		}
+		if _, err := cv.VerifyCommit(ctx, source.CommitKeys{AllowedSigners: r.AllowedSigners, GPGKeyring: r.GPGKeyring}); err != nil {
 			return r.Rule, err
 		}
 	}
