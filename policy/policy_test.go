@@ -525,3 +525,18 @@ func TestUnknownSource(t *testing.T) {
 		t.Errorf("zero Policy Check(unknown) = %v, want allowed", err)
 	}
 }
+
+// Explain says that a project's acceptance with no user's file counts
+// only below the default threshold (rule 14).
+func TestExplainProjectAccept(t *testing.T) {
+	home, project := t.TempDir(), t.TempDir()
+	writePolicy(t, project, "version: 1\naudit:\n  accept:\n    - {rule: reverse-shell, reason: trust me}\n")
+	p, err := policy.Load(home, project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(p.Explain(policy.Source{Kind: "github", Location: "evil/kit"}), "\n")
+	if !strings.Contains(got, "accepted: reverse-shell") || !strings.Contains(got, "below high only") {
+		t.Errorf("Explain = %s, want the project's acceptance said to count below high only", got)
+	}
+}
