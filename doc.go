@@ -105,10 +105,17 @@
 // [NewPolicyMaterializer] for the same checks. The rules:
 //
 //  1. Every skill has an origin ([OriginOf]): its source's own, when the
-//     source implements [Origin] (skills of package source/oci do: kind
-//     "oci", pinned to the manifest digest); else kind "local" for a
-//     folder (skill.Dir), by its absolute path; else kind "inline"
-//     (skill.Inline, skill.FS, an archive without an origin).
+//     source implements [Origin] (the skills of oci.Artifact.TrustedSkill
+//     do: kind "oci", pinned to the manifest digest; and those of git's
+//     and github's Client.TrustedSkill: kind "git" or "github", pinned to
+//     the commit); else kind "local" for a folder (skill.Dir), by its
+//     absolute path; else kind "inline" for a skill with no location
+//     (skill.Inline, skill.FS); else kind "unknown": an archive without
+//     an origin, as oci.Skill, oci.Artifact.Skill and the Client.Skill
+//     of git and github build, or a source of another type. No pattern
+//     matches an unknown source, so a policy with sources.allow,
+//     sources.pinned or a signers rule refuses it, saying how to give it
+//     an origin (rule 5 of package policy).
 //  2. The policy checks the origin (policy.Policy.Check: the sources it
 //     allows, whether they must be pinned) before the skill is
 //     materialized, so nothing is fetched or written for a refused one.
@@ -116,7 +123,11 @@
 //     (policy.Policy.Signers), the source must implement
 //     [SignatureVerifier] and a signature must satisfy every one of the
 //     policy's rules; a source that carries no signature is refused with
-//     signature.ErrUnsigned.
+//     signature.ErrUnsigned. When it names signed commits for the origin
+//     (policy.Policy.CommitRules, a git or github source), the source
+//     must implement [CommitVerifier] and its pinned commit must be
+//     signed by a key of every such rule; a source with no commit to
+//     check is refused with source.ErrCommitSignature.
 //  4. The materialized tree is audited (audit.Tree). A finding at or
 //     above the policy's threshold (policy.Policy.FailOn, high by
 //     default) refuses the skill, unless the policy accepts it

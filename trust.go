@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // ErrPolicy identifies a skill refused by the trust policy (see "Trust"
@@ -23,9 +25,12 @@ var ErrPolicy = errors.New("agentadaptor: skill refused by the trust policy")
 
 // Origin is implemented by a skill source that says where it comes from,
 // as the policy sees it: oci.TrustedSource does (see
-// oci.Artifact.TrustedSkill). A source without it is a local folder when
-// it is one (a source with a SkillPath method, as skill.Dir makes), and
-// "inline" otherwise.
+// oci.Artifact.TrustedSkill), and so do the sources of git's and
+// github's Client.TrustedSkill. A source without it is a local folder
+// when it is one (a source with a SkillPath method, as skill.Dir makes),
+// "inline" when it has no location at all (skill.Inline, skill.FS), and
+// "unknown" otherwise (an archive, a source of another type), which a
+// policy with rules that could apply refuses.
 type Origin interface {
 	Origin() policy.Source
 }
@@ -39,6 +44,15 @@ type SignatureVerifier interface {
 	// signature.ErrUnsigned, signature.ErrUntrusted or
 	// signature.ErrInvalid.
 	VerifySignature(ctx context.Context, reqs []signature.Requirement) (signature.Signer, error)
+}
+
+// CommitVerifier is implemented by a skill source whose pinned commit's
+// signature can be checked: the sources of git's and github's
+// Client.TrustedSkill do, through system git.
+type CommitVerifier interface {
+	// VerifyCommit returns who signed the pinned commit when a key of
+	// keys did; errors wrap source.ErrCommitSignature.
+	VerifyCommit(ctx context.Context, keys source.CommitKeys) (string, error)
 }
 
 // PolicyError is a skill refused by the trust policy. It is returned
@@ -125,7 +139,10 @@ func sourceDisplay(s policy.Source) string {
 
 // OriginOf returns where src comes from as the policy sees it: src's own
 // [Origin], else a local folder for a source with a SkillPath method
-// (absolute and cleaned, not pinned), else Kind "inline".
+// (absolute and cleaned, not pinned), else Kind "inline" for a source
+// with no location (an InlineSkillMD or SkillFS method: skill.Inline,
+// skill.FS), else Kind "unknown": an archive or a source of another type
+// that comes from somewhere it does not say.
 func OriginOf(src skill.Source) policy.Source {
 	if o, ok := src.(Origin); ok {
 		return o.Origin()
@@ -137,7 +154,22 @@ func OriginOf(src skill.Source) policy.Source {
 		}
 		return policy.Source{Kind: "local", Location: loc, Display: p.SkillPath()}
 	}
-	return policy.Source{Kind: "inline"}
+	switch src.(type) {
+	case interface{ InlineSkillMD() string }, interface {
+		SkillFS() (fs.FS, string)
+	}:
+		return policy.Source{Kind: "inline"}
+	}
+	if a, ok := src.(interface {
+		SkillArchive() (skill.Opener, string, string, string)
+	}); ok {
+		display := "an archive without an origin"
+		if _, _, _, fp := a.SkillArchive(); fp != "" {
+			display += " (fingerprint " + fp + ")"
+		}
+		return policy.Source{Kind: "unknown", Display: display}
+	}
+	return policy.Source{Kind: "unknown", Display: fmt.Sprintf("a %T source without an origin", src)}
 }
 
 // PolicyOption configures the enforcement of a policy ([WithPolicy],
@@ -255,7 +287,8 @@ func (m *PolicyMaterializer) MaterializeContent(ctx context.Context, s skill.Ski
 // again.
 func (m *PolicyMaterializer) checkSigners(ctx context.Context, s skill.Skill, origin policy.Source, digest string) (policy.Rule, error) {
 	rules, err := m.policy.SignerRules(origin)
-	if err != nil || len(rules) == 0 {
+	commits := m.policy.CommitRules(origin)
+	if err != nil || len(rules)+len(commits) == 0 {
 		return policy.Rule{Name: "signers"}, err
 	}
 	key := digest + "\x00" + origin.Kind + "\x00" + origin.Location + "\x00" + origin.Display
@@ -270,6 +303,16 @@ func (m *PolicyMaterializer) checkSigners(ctx context.Context, s skill.Skill, or
 				signature.ErrUnsigned, describe(r.Requirements), origin.Kind)
 		}
 		if signers[i], err = v.VerifySignature(ctx, r.Requirements); err != nil {
+			return r.Rule, err
+		}
+	}
+	cv, ok := s.Source.(CommitVerifier)
+	for _, r := range commits {
+		if !ok {
+			return r.Rule, fmt.Errorf("%w: the rule requires a signed commit, and a %s source has no commit to check (build the skill with Client.TrustedSkill of package source/git or source/github)",
+				source.ErrCommitSignature, origin.Kind)
+		}
+		if _, err := cv.VerifyCommit(ctx, source.CommitKeys{AllowedSigners: r.AllowedSigners, GPGKeyring: r.GPGKeyring}); err != nil {
 			return r.Rule, err
 		}
 	}

@@ -99,3 +99,68 @@ func TestPolicyOCISigners(t *testing.T) {
 		})
 	}
 }
+
+// TestPolicyOCISkillWithoutOrigin checks rule 1 of "Trust" for the skills
+// oci.Skill and Artifact.Skill build, whose archive source says not where
+// it comes from: such a skill is not inline, so a policy that allows only
+// other registries, or requires a signer, refuses it before the driver
+// starts (through WithPolicy and NewPolicyMaterializer alike), naming how
+// to give it an origin; with no such rule it runs.
+func TestPolicyOCISkillWithoutOrigin(t *testing.T) {
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0)), registry.WithReferrersSupport(true)))
+	t.Cleanup(srv.Close)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	cache := skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))
+	opts := []oci.Option{oci.WithCache(cache), oci.WithCredentials(credentials.NewMemoryStore())}
+	dir := filepath.Join(t.TempDir(), "review")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skillMD("review")), 0o644)
+	tag := "oci://" + host + "/evil/review:1"
+	dgst, err := oci.Push(t.Context(), dir, tag, opts...)
+	if err != nil {
+		t.Fatalf("Push: %v", err)
+	}
+	s, err := oci.Skill(t.Context(), tag+"@"+dgst, opts...)
+	if err != nil {
+		t.Fatalf("Skill: %v", err)
+	}
+	pub, _, _ := ed25519.GenerateKey(rand.Reader)
+	der, _ := x509.MarshalPKIXPublicKey(pub)
+	pdir := t.TempDir()
+	os.WriteFile(filepath.Join(pdir, "release.pub"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o644)
+
+	tests := []struct {
+		name, yaml, rule string // rule "": it runs
+	}{
+		{"another registry allowed", "sources:\n  allow: [oci:ghcr.io/acme/*]\n", "sources.allow"},
+		{"signer required", "signers:\n  - sources: [oci:" + host + "/**]\n    keys: [release.pub]\n", "signers[1]"},
+		{"no source rule", "audit:\n  fail_on: high\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := policy.Parse([]byte("version: 1\n"+tt.yaml), filepath.Join(pdir, policy.FileName))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.rule == "" {
+				agent, rec := newAgent(t, adaptor.WithSkillMaterializer(cache), adaptor.WithPolicy(p), adaptor.WithSkills(s))
+				if _, err := agent.Run(t.Context(), "go"); err != nil || rec.Calls() != 1 {
+					t.Fatalf("Run() = %v, want the skill run", err)
+				}
+				return
+			}
+			check := func(what string, err error) {
+				t.Helper()
+				var pe *adaptor.PolicyError
+				if !errors.As(err, &pe) || pe.Rule.Name != tt.rule || pe.Source.Kind != "unknown" || !strings.Contains(err.Error(), "TrustedSkill") {
+					t.Errorf("%s = %v, want a *PolicyError of %s for an unknown source, saying how to give it an origin", what, err, tt.rule)
+				}
+			}
+			_, err = adaptor.NewPolicyMaterializer(cache, p).Materialize(t.Context(), s)
+			check("NewPolicyMaterializer.Materialize", err)
+			agent := adaptor.New(neverStarted{t}, adaptor.WithSkillMaterializer(cache), adaptor.WithPolicy(p), adaptor.WithSkills(s))
+			_, err = agent.Run(t.Context(), "go")
+			check("Run", err)
+		})
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // neverStarted is a driver that fails the test when it is called.
@@ -129,7 +130,8 @@ func TestPolicyOrigins(t *testing.T) {
 		{"folder", skill.PathSource{Path: dir}, policy.Source{Kind: "local", Location: dir, Display: dir}},
 		{"inline", skill.InlineSource{SkillMD: "x"}, policy.Source{Kind: "inline"}},
 		{"own origin", originSource{skill.InlineSource{SkillMD: "x"}, oci}, oci},
-		{"archive", skill.ArchiveSource{Fingerprint: "f"}, policy.Source{Kind: "inline"}},
+		{"archive", skill.ArchiveSource{Fingerprint: "f"}, policy.Source{Kind: "unknown", Display: "an archive without an origin (fingerprint f)"}},
+		{"fs", skill.FSSource{Root: "."}, policy.Source{Kind: "inline"}},
 	}
 	for _, tt := range tests {
 		if got := adaptor.OriginOf(tt.src); got != tt.want {
@@ -233,6 +235,66 @@ func TestPolicySigners(t *testing.T) {
 			}
 			if pe.Rule.Name != "signers[1]" || pe.Rule.Line != 3 || !strings.Contains(err.Error(), pe.Rule.File) {
 				t.Errorf("Run() = %v (rule %+v), want it to name signers[1] and its file and line", err, pe.Rule)
+			}
+		})
+	}
+}
+
+// commitSource is an inline skill from a git or GitHub origin whose
+// pinned commit's check answers verify.
+type commitSource struct {
+	originSource
+	verify func(source.CommitKeys) (string, error)
+}
+
+func (s commitSource) VerifyCommit(_ context.Context, keys source.CommitKeys) (string, error) {
+	return s.verify(keys)
+}
+
+// TestPolicyCommits checks rule 3 of "Trust" for a signers rule with
+// commits: the source's CommitVerifier is asked with the rule's keys, and
+// a source with no commit to check, or a commit not signed by them, is
+// refused naming the rule.
+func TestPolicyCommits(t *testing.T) {
+	pdir := t.TempDir()
+	allowed := filepath.Join(pdir, "allowed_signers")
+	os.WriteFile(allowed, []byte("dev@acme.example ssh-ed25519 AAAA\n"), 0o644)
+	p, err := policy.Parse([]byte("version: 1\nsigners:\n  - sources: [github:acme/*]\n    commits: {allowed_signers: allowed_signers}\n"), filepath.Join(pdir, policy.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gh := originSource{skill.InlineSource{SkillMD: skillMD("review")}, policy.Source{Kind: "github", Location: "acme/tools", Pinned: true}}
+	verifier := func(err error) func(source.CommitKeys) (string, error) {
+		return func(keys source.CommitKeys) (string, error) {
+			if keys.AllowedSigners != allowed {
+				t.Errorf("VerifyCommit(%+v): want the policy's allowed signers %s", keys, allowed)
+			}
+			return "dev@acme.example", err
+		}
+	}
+	tests := []struct {
+		name    string
+		src     skill.Source
+		wantErr bool
+	}{
+		{"signed", commitSource{gh, verifier(nil)}, false},
+		{"not signed", commitSource{gh, verifier(fmt.Errorf("%w: no signature", source.ErrCommitSignature))}, true},
+		{"no commit to check", gh, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			refs := []skill.Ref{fromSource("review", tt.src)}
+			if !tt.wantErr {
+				agent, rec := newAgent(t, adaptor.WithPolicy(p), adaptor.WithSkills(refs...))
+				if _, err := agent.Run(t.Context(), "go"); err != nil || rec.Calls() != 1 {
+					t.Fatalf("Run() = %v, want the driver run", err)
+				}
+				return
+			}
+			_, err := policyAgent(t, p, refs).Run(t.Context(), "go")
+			var pe *adaptor.PolicyError
+			if !errors.As(err, &pe) || !errors.Is(err, source.ErrCommitSignature) || pe.Rule.Name != "signers[1]" {
+				t.Fatalf("Run() = %v, want a *PolicyError of signers[1] wrapping %v", err, source.ErrCommitSignature)
 			}
 		})
 	}

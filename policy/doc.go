@@ -75,7 +75,13 @@
 //     published and need no pin.
 //  5. An inline source (an SDK skill with no location: embedded, inline,
 //     from a catalogue) is part of the program that carries it; no
-//     pattern names it and sources.allow does not refuse it.
+//     pattern names it and sources.allow does not refuse it. A source
+//     that comes from somewhere but does not say where (kind "unknown":
+//     an SDK archive skill without an origin) is not inline: no pattern
+//     matches it and no rule can be known not to apply to it, so it is
+//     refused by a file with sources.allow, sources.pinned: true or any
+//     signers rule, with a reason saying how to give it an origin;
+//     without such rules it is allowed and needs no pin or signer.
 //  6. signers is a list of rules, each with sources (a list of patterns,
 //     required) and who must have signed what they match. Every rule
 //     whose sources match a source applies to it, and every rule that
@@ -121,8 +127,10 @@
 // or disables them: whoever could set one could as well change HOME, and
 // a policy that a variable switches off is no policy. A missing file has
 // no rules; with neither file every source is allowed, none needs a
-// signer, and the audit refuses at high. When both exist, the project's
-// can only tighten the user's:
+// signer, and the audit refuses at high. A missing user's file stands
+// for the default policy (fail_on high, accepts nothing), so a project's
+// file alone is combined with the default as with a user's file. The
+// project's can only tighten the user's:
 //
 //  11. A source must be allowed by both files' sources.allow.
 //  12. It must be pinned if either file says sources.pinned: true.
@@ -135,7 +143,12 @@
 //     that file does not accept it. So a finding is accepted only if
 //     every file whose threshold it reaches accepts it: a project cannot
 //     accept what the user's policy refuses, and the user's acceptance
-//     does not lift a project's stricter threshold.
+//     does not lift a project's stricter threshold. With no user's file
+//     the default refuses every finding at high or above, which no
+//     project can accept: a cloned repository's policy accepting
+//     reverse-shell lets nothing through. A project's acceptance counts
+//     only below the user's threshold (or the default's), or where the
+//     user's file accepts the finding too.
 //
 // A refusal is a [*DeniedError] (wrapping [ErrDenied]) that names the
 // rule, the file and line that said it, and what the user can do.

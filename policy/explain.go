@@ -51,7 +51,11 @@ func (p *Policy) Explain(s Source) []string {
 			if e.skill != "" {
 				skill = "skill " + e.skill
 			}
-			out = append(out, fmt.Sprintf("  accepted: %s in %s, %s: %s", e.rule, skill, e.Rule, strings.Join(strings.Fields(e.reason), " ")))
+			line := fmt.Sprintf("  accepted: %s in %s, %s: %s", e.rule, skill, e.Rule, strings.Join(strings.Fields(e.reason), " "))
+			if f.project && !p.hasUser() {
+				line += fmt.Sprintf(" (below %s only: with no user's policy file the default refuses the rest)", defaultFailOn)
+			}
+			out = append(out, line)
 		}
 	}
 	return out

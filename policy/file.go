@@ -26,7 +26,8 @@ const defaultFailOn = audit.High
 
 // rules are one policy file, read.
 type rules struct {
-	path string
+	path    string
+	project bool // the project's file, which can only tighten (rule 14)
 
 	allow      []pattern
 	hasAllow   bool
@@ -563,12 +564,15 @@ func (f *rules) allowed(s Source) (*pattern, error) {
 	if !f.hasAllow || s.Kind == "inline" {
 		return nil, nil
 	}
+	r := Rule{Name: "sources.allow", File: f.path, Line: f.allowLine}
+	if s.Kind == "unknown" {
+		return nil, r.Deny(s, unknownReason)
+	}
 	for i := range f.allow {
 		if f.allow[i].matches(s) {
 			return &f.allow[i], nil
 		}
 	}
-	r := Rule{Name: "sources.allow", File: f.path, Line: f.allowLine}
 	return nil, r.Deny(s, fmt.Sprintf("no pattern of sources.allow matches %s:%s; use a source it allows, or add a pattern that matches it to %s", s.Kind, s.Location, f.path))
 }
 

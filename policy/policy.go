@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/audit"
@@ -89,8 +90,10 @@ func (r Rule) Deny(s Source, reason string) *DeniedError {
 // Source is a skill's source as the policy sees it.
 type Source struct {
 	// Kind is "github", "git", "oci", "url" (an archive's http(s) URL),
-	// "local" (a folder, SKILL.md or archive file), or "inline" (an SDK
-	// skill with no location: embedded, inline, catalogue).
+	// "local" (a folder, SKILL.md or archive file), "inline" (an SDK
+	// skill with no location: embedded, inline, catalogue), or "unknown"
+	// (an SDK skill that comes from somewhere but does not say where: an
+	// archive without an origin; rule 5).
 	Kind string
 	// Location is where it is, normalized: github "owner/repo"; git
 	// "host/path" (no scheme, user or .git suffix); oci "host/repo";
@@ -158,7 +161,7 @@ type Policy struct {
 // parse is [ErrInvalid].
 func Load(home, projectRoot string) (*Policy, error) {
 	p := &Policy{}
-	for _, dir := range []string{home, projectRoot} {
+	for i, dir := range []string{home, projectRoot} {
 		if dir == "" {
 			continue
 		}
@@ -174,6 +177,7 @@ func Load(home, projectRoot string) (*Policy, error) {
 		if err != nil {
 			return nil, err
 		}
+		f.project = i == 1
 		p.files = append(p.files, f)
 	}
 	return p, nil
@@ -206,7 +210,7 @@ func (p *Policy) Files() []string {
 // Check says whether s is allowed (sources.allow, sources.pinned): nil, or
 // a [*DeniedError].
 func (p *Policy) Check(s Source) error {
-	if !knownKind(s.Kind) && s.Kind != "inline" {
+	if !knownKind(s.Kind) && s.Kind != "inline" && s.Kind != "unknown" {
 		return &DeniedError{Source: s.display(), Rule: "source.kind", Reason: fmt.Sprintf("kind %q is not a kind of source the policy knows (%s, inline)", s.Kind, kindList)}
 	}
 	for _, f := range p.files {
@@ -214,11 +218,26 @@ func (p *Policy) Check(s Source) error {
 			return err
 		}
 	}
+	if s.Kind == "unknown" {
+		// No pattern names it, so no rule can be known not to apply.
+		for _, f := range p.files {
+			switch {
+			case f.pinned:
+				return Rule{Name: "sources.pinned", File: f.path, Line: f.pinnedLine}.Deny(s, unknownReason)
+			case len(f.signers) > 0:
+				return f.signers[0].Rule.Deny(s, unknownReason)
+			}
+		}
+		return nil
+	}
 	if r, ok := p.pinRule(s); ok && !s.Pinned {
 		return r.Deny(s, "the source names no immutable version; name one (github:OWNER/REPO@COMMIT, oci://HOST/REPO@sha256:DIGEST, URL#sha256=HEX, a git source's commit)")
 	}
 	return nil
 }
+
+// unknownReason is why a source of kind "unknown" is refused (rule 5).
+const unknownReason = "the skill's source does not say where it comes from (an archive, or a source of its own type, without an Origin method), so the policy cannot tell whether its rules allow it; give it an origin: build it with Artifact.TrustedSkill of package source/oci, Client.TrustedSkill of source/git or source/github, skill.Dir for a folder, or implement adaptor.Origin on the source"
 
 // pinRule returns the first sources.pinned rule that applies to s.
 func (p *Policy) pinRule(s Source) (Rule, bool) {
@@ -332,12 +351,14 @@ func (p *Policy) FailOnRule() Rule {
 
 // Accepted reports whether finding f in skill (from s) is accepted by the
 // policy, so that it does not refuse the skill: every file whose
-// threshold f reaches accepts it (rule 14). A finding no file's threshold
-// reaches refuses nothing and is reported accepted; with no file, the
-// default threshold accepts nothing.
+// threshold f reaches accepts it (rule 14). Where there is no user's
+// file the default stands for it, which accepts nothing at high or
+// above: a project's file alone cannot accept what the default refuses.
+// A finding no threshold reaches refuses nothing and is reported
+// accepted.
 func (p *Policy) Accepted(f audit.Finding, skill string, s Source) bool {
-	if len(p.files) == 0 {
-		return f.Severity < defaultFailOn
+	if !p.hasUser() && f.Severity >= defaultFailOn {
+		return false
 	}
 	for _, file := range p.files {
 		if f.Severity >= file.failOn && file.acceptance(f.Rule, skill, s) == nil {
@@ -345,4 +366,10 @@ func (p *Policy) Accepted(f audit.Finding, skill string, s Source) bool {
 		}
 	}
 	return true
+}
+
+// hasUser reports whether p has a user's file (or the one file [Parse]
+// read), as opposed to a project's alone.
+func (p *Policy) hasUser() bool {
+	return slices.ContainsFunc(p.files, func(f *rules) bool { return !f.project })
 }

@@ -459,3 +459,84 @@ func TestUnknownKind(t *testing.T) {
 		t.Errorf("FailOnRule() = %s, want audit.fail_on (the default)", r)
 	}
 }
+
+// Rule 14 with no user file: the default stands for the user's policy, so
+// a project's file (a cloned repository's) cannot accept what the default
+// refuses; it accepts only below the default threshold, or what a user's
+// file accepts too.
+func TestProjectAcceptWithoutUserFile(t *testing.T) {
+	src := policy.Source{Kind: "github", Location: "evil/kit"}
+	high := audit.Finding{Rule: "reverse-shell", Severity: audit.Critical}
+	medium := audit.Finding{Rule: "download-exec", Severity: audit.Medium}
+	tests := []struct {
+		name, user, project string
+		f                   audit.Finding
+		want                bool
+	}{
+		{"project accepts critical, no user file", "", "audit:\n  accept:\n    - {rule: reverse-shell, reason: trust me}\n", high, false},
+		{"project fail_on medium accepts medium, no user file", "", "audit:\n  fail_on: medium\n  accept:\n    - {rule: download-exec, reason: ours}\n", medium, true},
+		{"user and project accept critical", "version: 1\naudit:\n  accept:\n    - {rule: reverse-shell, reason: ours}\n", "audit:\n  accept:\n    - {rule: reverse-shell, reason: ours}\n", high, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home, project := t.TempDir(), t.TempDir()
+			if tt.user != "" {
+				writePolicy(t, home, tt.user)
+			}
+			writePolicy(t, project, "version: 1\n"+tt.project)
+			p, err := policy.Load(home, project)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.Accepted(tt.f, "kit", src); got != tt.want {
+				t.Errorf("Accepted(%s %s) = %v, want %v", tt.f.Rule, tt.f.Severity, got, tt.want)
+			}
+		})
+	}
+}
+
+// Rule 5: a source that does not say where it comes from is not inline:
+// any rule that could apply refuses it, saying how to give it an origin.
+func TestUnknownSource(t *testing.T) {
+	src := policy.Source{Kind: "unknown", Display: "an archive without an origin"}
+	tests := []struct {
+		name, yaml, rule string // rule "": allowed
+	}{
+		{"no rules", "version: 1\n", ""},
+		{"allow", "version: 1\nsources:\n  allow: [oci:ghcr.io/acme/*]\n", "sources.allow"},
+		{"pinned", "version: 1\nsources:\n  pinned: true\n", "sources.pinned"},
+		{"signers", "version: 1\nsigners:\n  - {sources: [oci:ghcr.io/acme/*], identity: a, issuer: b}\n", "signers[1]"},
+		{"audit only", "version: 1\naudit:\n  fail_on: medium\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := mustParse(t, tt.yaml).Check(src)
+			var denied *policy.DeniedError
+			switch {
+			case tt.rule == "" && err != nil:
+				t.Errorf("Check(unknown) = %v, want allowed", err)
+			case tt.rule != "" && (!errors.As(err, &denied) || denied.Rule != tt.rule || !strings.Contains(err.Error(), "TrustedSkill")):
+				t.Errorf("Check(unknown) = %v, want refused by %s saying how to give an origin", err, tt.rule)
+			}
+		})
+	}
+	var zero policy.Policy
+	if err := zero.Check(src); err != nil {
+		t.Errorf("zero Policy Check(unknown) = %v, want allowed", err)
+	}
+}
+
+// Explain says that a project's acceptance with no user's file counts
+// only below the default threshold (rule 14).
+func TestExplainProjectAccept(t *testing.T) {
+	home, project := t.TempDir(), t.TempDir()
+	writePolicy(t, project, "version: 1\naudit:\n  accept:\n    - {rule: reverse-shell, reason: trust me}\n")
+	p, err := policy.Load(home, project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(p.Explain(policy.Source{Kind: "github", Location: "evil/kit"}), "\n")
+	if !strings.Contains(got, "accepted: reverse-shell") || !strings.Contains(got, "below high only") {
+		t.Errorf("Explain = %s, want the project's acceptance said to count below high only", got)
+	}
+}

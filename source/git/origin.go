@@ -1,0 +1,51 @@
+package git
+
+import (
+	"context"
+	"net/url"
+	"strings"
+
+	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
+)
+
+// TrustedSource is the archive source of a pinned skill ([Client.Skill])
+// that also says where it comes from and checks the pinned commit's
+// signature: what an agent that enforces a trust policy
+// (adaptor.WithPolicy) asks a source. The default materializer reads it
+// as the archive it embeds.
+type TrustedSource struct {
+	skill.ArchiveSource
+	client *Client
+	pin    Pin
+}
+
+// TrustedSkill returns the skill as [Client.Skill] does, with a
+// [TrustedSource] as its source.
+func (c *Client) TrustedSkill(key string, p Pin) skill.Skill {
+	s := c.Skill(key, p)
+	s.Source = TrustedSource{ArchiveSource: s.Source.(skill.ArchiveSource), client: c, pin: p}
+	return s
+}
+
+// Origin returns where the skill comes from, as a policy sees it: kind
+// "git", the repository's host and path (no scheme, user or .git
+// suffix), pinned when the pin names a full commit, and the pinned
+// source to show, without credentials.
+func (s TrustedSource) Origin() policy.Source {
+	loc := s.pin.Source.URL
+	if u, err := url.Parse(loc); err == nil {
+		loc = u.Host + u.Path
+	}
+	loc = strings.TrimSuffix(strings.TrimSuffix(loc, "/"), ".git")
+	shown := s.pin
+	shown.Source.URL = display(shown.Source.URL)
+	return policy.Source{Kind: "git", Location: loc, Pinned: isCommit(strings.ToLower(s.pin.Commit)), Display: shown.String()}
+}
+
+// VerifyCommit is [Client.VerifyCommit] of the pin the skill was built
+// from.
+func (s TrustedSource) VerifyCommit(ctx context.Context, keys source.CommitKeys) (string, error) {
+	return s.client.VerifyCommit(ctx, s.pin, keys)
+}

@@ -1,0 +1,40 @@
+package git_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source/git"
+)
+
+// TrustedSkill is Skill with a source that says where it comes from, as
+// a trust policy sees it, without the URL's credentials.
+func TestTrustedSkillOrigin(t *testing.T) {
+	c, err := git.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit := strings.Repeat("ab", 20)
+	pin := git.Pin{Source: git.Source{URL: "https://me:s3cret@git.acme.corp/skills/kit.git", Path: "review"}, Commit: commit}
+	s := c.TrustedSkill("review", pin)
+	o, ok := s.Source.(interface{ Origin() policy.Source })
+	if !ok {
+		t.Fatalf("TrustedSkill source %T has no Origin method", s.Source)
+	}
+	got := o.Origin()
+	if got.Kind != "git" || got.Location != "git.acme.corp/skills/kit" || !got.Pinned || strings.Contains(got.Display, "s3cret") || !strings.Contains(got.Display, commit) {
+		t.Errorf("Origin() = %+v, want git git.acme.corp/skills/kit, pinned, shown with the commit and without the password", got)
+	}
+	a, ok := s.Source.(interface {
+		SkillArchive() (skill.Opener, string, string, string)
+	})
+	if !ok {
+		t.Fatalf("TrustedSkill source %T is not an archive", s.Source)
+	}
+	plain := c.Skill("review", pin).Source.(skill.ArchiveSource)
+	if _, format, sub, fp := a.SkillArchive(); format != string(plain.Format) || sub != plain.Subpath || fp != plain.Fingerprint {
+		t.Errorf("TrustedSkill archive = %s %q %s, want Skill's %s %q %s", format, sub, fp, plain.Format, plain.Subpath, plain.Fingerprint)
+	}
+}

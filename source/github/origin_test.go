@@ -1,0 +1,40 @@
+package github_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
+	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/source/github"
+)
+
+// TrustedSkill materializes as Skill does, with a source that says where
+// it comes from, as a trust policy sees it.
+func TestTrustedSkillOrigin(t *testing.T) {
+	f := newFake(t)
+	f.addRepo(t, "O", "R", entry{name: "SKILL.md", body: skillMD("r")})
+	c := f.client(t)
+	m, _ := materializer(t)
+	pin, err := c.Resolve(t.Context(), github.Source{Owner: "O", Repo: "R"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.TrustedSkill("r", pin)
+	o, ok := s.Source.(interface{ Origin() policy.Source })
+	if !ok {
+		t.Fatalf("TrustedSkill source %T has no Origin method", s.Source)
+	}
+	want := policy.Source{Kind: "github", Location: "o/r", Pinned: true, Display: "github:O/R@" + pin.Commit}
+	if got := o.Origin(); got != want {
+		t.Errorf("Origin() = %+v, want %+v", got, want)
+	}
+	dir, err := m.Materialize(t.Context(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]string{"SKILL.md": "- " + skillMD("r")}, cachetest.Tree(t, dir)); diff != "" {
+		t.Errorf("tree (-want +got):\n%s", diff)
+	}
+}
