@@ -129,8 +129,8 @@
 //  17. exec-bit (low): a file with an executable bit that is neither a
 //     script (#! first) nor a binary: harmless on its own, but odd.
 //  18. binary-file (info): a file that is not text (a NUL byte or invalid
-//     UTF-8 in its first 8 KiB) and not a program, e.g. an image: it is
-//     not scanned, and said so.
+//     UTF-8 in its first 8 KiB), not a program and not named as text (rule
+//     22's names), e.g. an image: it is not scanned, and said so.
 //  19. symlink (high): a symbolic link, or another file that is neither
 //     regular nor a folder (a device, a pipe, a socket, a junction),
 //     anywhere in the tree. A link can lead an agent, or an installer that
@@ -147,8 +147,16 @@
 //     <attacker>): security skills document attacks this way, and an
 //     attack on a placeholder reaches nobody. Rules 7 and 10 still apply
 //     to such a line.
+//  22. malformed-text (high): a NUL byte in a file that says it is text:
+//     by its name (.md .markdown .mdx .txt .rst; the scripts .sh .bash
+//     .zsh .py .js .mjs .cjs .ts .rb .pl .ps1 .psm1 .bat .cmd .php .lua;
+//     .yaml .yml .json .toml .html .htm) or by a #! first line. A viewer
+//     shows such a file as binary, or cut short, while a shell or a model
+//     reads on. Such a file is scanned as text whatever its bytes: a NUL
+//     reads as a space and invalid UTF-8 as U+FFFD, so one byte does not
+//     turn the other rules off. Invalid UTF-8 alone is not a finding.
 //
-// Every rule but 1-4 and 16-20 reads a line with the invisible
+// Every rule but 1-4 and 16-20 and 22 reads a line with the invisible
 // characters of rules 1-3 removed. A Markdown file (.md, .mdx, .txt, .rst,
 // or no extension) is read with its context: prose, fenced code blocks,
 // and HTML comments (hidden when rendered); any other text file is code.
@@ -191,7 +199,7 @@
 //   - The one skill at high is an offensive-security skill whose
 //     instructions archive root's private SSH key (a privilege-escalation
 //     technique): a true positive, kept.
-//   - The malicious fixtures of testdata/malicious (26, each a different
+//   - The malicious fixtures of testdata/malicious (28, each a different
 //     technique) and the trees built in the tests (programs, a link to
 //     ~/.ssh, oversized files) all reach high; the benign look-alikes of
 //     testdata/benign (6) all stay below it.
