@@ -247,7 +247,7 @@ func TestLimits(t *testing.T) {
 	}
 	big := fstest.MapFS{"SKILL.md": {Data: []byte(front)}}
 	for i := range 9 {
-		big[fmt.Sprintf("f/%d.txt", i)] = &fstest.MapFile{Data: make([]byte, 8<<20)}
+		big[fmt.Sprintf("f/%d.bin", i)] = &fstest.MapFile{Data: make([]byte, 8<<20)}
 	}
 	for name, m := range map[string]fstest.MapFS{"files": many, "bytes": big} {
 		if _, err := audit.Tree(m); !errors.Is(err, audit.ErrTooLarge) {
