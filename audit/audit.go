@@ -145,8 +145,13 @@
 //     that aims it at a placeholder host (attacker.com, evil.com,
 //     example.com, http://attacker/, ATTACKER_IP, YOUR_IP, $LHOST,
 //     <attacker>): security skills document attacks this way, and an
-//     attack on a placeholder reaches nobody. Rules 7 and 10 still apply
-//     to such a line.
+//     attack on a placeholder reaches nobody. Not when the line also aims
+//     at a real target: a routable IPv4 literal (not 127/8, 10/8,
+//     172.16/12, 192.168/16, 0.0.0.0 or the documentation ranges
+//     192.0.2/24, 198.51.100/24, 203.0.113/24), a drop host of rule 11, or
+//     a URL, /dev/tcp path, socat or nc host that is not a placeholder;
+//     then the line is its rule's. Rules 7 and 10 still apply to such a
+//     line.
 //  22. malformed-text (high): a NUL byte in a file that says it is text:
 //     by its name (.md .markdown .mdx .txt .rst; the scripts .sh .bash
 //     .zsh .py .js .mjs .cjs .ts .rb .pl .ps1 .psm1 .bat .cmd .php .lua;

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -93,6 +94,76 @@ const window = 200
 // 21): attacker.com, evil.example, ATTACKER_IP, YOUR_IP, <attacker>.
 var placeholder = re(`(?:^|[^\w.-])(?:attacker|evil|malicious|example)(?:\.[a-z]{2,}\b|[-_](?:ip|host|server|domain)\b)|\b(?:attacker|your|lhost|evil)[_-]?(?:ip|host|server)\b|\$(?:lhost|attacker\w*)\b|<(?:attacker|your)[^>]*>|://(?:attacker|evil)(?:[/:]|$)`)
 
+// Rule 21's targets: hosts a line's URLs, /dev/tcp paths, socat addresses
+// and nc commands aim at, and IPv4 literals.
+var (
+	targetHost = re(`(?:https?|ftp|wss?)://(?:[^@/\s]*@)?([^/\s:"'<>)\]]+)|/dev/(?:tcp|udp)/([^/\s]+)/|\btcp[46]?(?:-connect)?:([^:,\s]+):\d|\b(?:nc|ncat|netcat)\b[^\n|;]*?\s([A-Za-z0-9][\w.-]*\.[A-Za-z]{2,}|\d{1,3}(?:\.\d{1,3}){3})\s+\d{1,5}\b`)
+	ipv4       = regexp.MustCompile(`(?:^|[^\w.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?:[^\w.]|$)`)
+)
+
+// realTarget reports whether a line also aims at a real host: a routable
+// IPv4 literal, a drop host, or a URL or host that is not a placeholder.
+// Then a placeholder elsewhere on the line does not make it an example.
+func realTarget(t string) bool {
+	if dropHost.MatchString(t) {
+		return true
+	}
+	for _, m := range ipv4.FindAllStringSubmatch(t, -1) {
+		if routable(m[1:]) {
+			return true
+		}
+	}
+	for _, m := range targetHost.FindAllStringSubmatch(t, -1) {
+		for _, h := range m[1:] {
+			if h != "" && !placeholderHost(h) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// routable reports whether an IPv4 address's four parts name a host on
+// the internet: not loopback, private, 0.0.0.0 or a documentation range.
+func routable(p []string) bool {
+	var b [4]int
+	for i, s := range p {
+		n, err := strconv.Atoi(s)
+		if err != nil || n > 255 {
+			return false
+		}
+		b[i] = n
+	}
+	switch {
+	case b[0] == 127, b[0] == 10, b[0] == 172 && b[1] >= 16 && b[1] < 32, b[0] == 192 && b[1] == 168,
+		b == [4]int{}, b[0] == 192 && b[1] == 0 && b[2] == 2, b[0] == 198 && b[1] == 51 && b[2] == 100,
+		b[0] == 203 && b[1] == 0 && b[2] == 113:
+		return false
+	}
+	return true
+}
+
+// placeholderHost reports whether a host is a placeholder, a variable, or
+// this machine or a private or documentation address.
+func placeholderHost(h string) bool {
+	h = strings.ToLower(strings.Trim(h, "[]"))
+	if strings.ContainsAny(h, "<>{}$%") || placeholder.MatchString(" "+h) {
+		return true
+	}
+	for _, w := range []string{"attacker", "evil", "malicious", "example", "your", "lhost", "rhost", "target", "victim"} {
+		if strings.Contains(h, w) {
+			return true
+		}
+	}
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") || strings.HasSuffix(h, ".test") || strings.HasSuffix(h, ".invalid") {
+		return true
+	}
+	if m := ipv4.FindStringSubmatch(h); m != nil {
+		return !routable(m[1:])
+	}
+	return !strings.Contains(h, ".")
+}
+
 // Rules 13-15: injections.
 var (
 	override = []*regexp.Regexp{
@@ -134,7 +205,7 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 	maybeConceal := has("user")
 	at := func(loc []int) string { return excerptAt(t, loc[0]) }
 
-	example := placeholder.MatchString(t)
+	example := placeholder.MatchString(t) && !realTarget(t)
 	// report is s.add, but an attack aimed at a placeholder host is rule
 	// 21's documentation of it.
 	report := func(rule string, loc []int, msg string) {

