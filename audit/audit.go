@@ -109,9 +109,12 @@
 //  13. instruction-override (high): the classic injection phrases in
 //     instruction text: ignore, disregard or forget the previous, prior,
 //     above or system instructions; "your new system prompt", "new system
-//     prompt:"; "you are now in developer mode". In a fenced code block, inline code or quotation
-//     marks (a skill that teaches about injections quotes them) it is
-//     reported as quoted-injection (medium) instead.
+//     prompt:"; "you are now in developer mode". In a fenced code block of Markdown, a line of a
+//     script, or between a matching pair of backticks or quotation marks
+//     on its line (a skill that teaches about injections quotes them) it
+//     is reported as quoted-injection (medium) instead. A lone quotation
+//     mark before it does not quote it, and a YAML or HTML file is read
+//     as prose.
 //  14. conceal-from-user (high): instructions to hide the agent's actions
 //     from the user: do not tell, mention, inform, notify, reveal or
 //     disclose (this) to the user, where the phrase ends the clause or goes
@@ -122,7 +125,7 @@
 //     "do not show the user raw JSON" are not findings. Quoted as rule 13
 //     says, it is quoted-injection.
 //  15. quoted-injection (medium): rule 13's or 14's phrase in code or
-//     quotation marks.
+//     enclosed by a matching pair of quotation marks or backticks.
 //  16. executable-binary (high): a file that is a native program: ELF,
 //     Mach-O (thin and fat) or PE (MZ with a PE header). A skill's tools
 //     should be scripts a reviewer can read; a binary cannot be audited.

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -270,22 +271,40 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 // injection reports rule 13's or 14's phrase, or rule 15 when it is
 // quoted.
 func (s *scanner) injection(name string, l line, loc []int, rule, msg string) {
-	if l.ctx == code || quoted(l.clean, loc[0]) {
+	if l.ctx == code && !proseLike(name) || quoted(l.clean, loc[0], loc[1]) {
 		s.add(ruleQuotedInjection, name, l.n, excerptAt(l.clean, loc[0]), msg+", quoted")
 		return
 	}
 	s.add(rule, name, l.n, excerptAt(l.clean, loc[0]), msg)
 }
 
-// quoted reports whether byte offset at of a line is inside inline code or
-// quotation marks.
-func quoted(t string, at int) bool {
-	before := t[:at]
-	if strings.Count(before, "`")%2 == 1 || strings.Count(before, `"`)%2 == 1 {
+// quoted reports whether the phrase at bytes [at, end) of a line is
+// enclosed by a matching pair of backticks or quotation marks: an opening
+// one before it and its closing one after it.
+func quoted(t string, at, end int) bool {
+	before, after := t[:at], t[end:]
+	for _, q := range []string{"`", `"`} {
+		if strings.Count(before, q)%2 == 1 && strings.Contains(after, q) {
+			return true
+		}
+	}
+	for _, p := range [][2]string{{"“", "”"}, {"«", "»"}} {
+		if strings.LastIndex(before, p[0]) > strings.LastIndex(before, p[1]) && strings.Contains(after, p[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// proseLike reports whether a file that is not Markdown is still text
+// that an agent reads as instructions (YAML, HTML), so that its lines
+// are not code, where rule 13's and 14's phrases are quoted.
+func proseLike(name string) bool {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".yaml", ".yml", ".html", ".htm":
 		return true
 	}
-	return strings.LastIndex(before, "“") > strings.LastIndex(before, "”") ||
-		strings.LastIndex(before, "«") > strings.LastIndex(before, "»")
+	return false
 }
 
 // prerequisiteContext says why a download on line i is rule 6's, or "".
