@@ -10,7 +10,9 @@
 // tree always gives the same findings, in the same order (by file, line,
 // rule), and a finding names its rule, severity, file, line and an excerpt
 // in which control and invisible characters are written as escapes (\x1b,
-// \u202e), so printing it is safe and shows what is hidden.
+// \u202e), so printing it is safe and shows what is hidden. A finding's
+// file is the path as it is in the tree; print it through [Escape], since
+// a file name too can hold a newline or an escape.
 //
 // # Rules
 //
@@ -375,3 +377,9 @@ type Report struct {
 func WriteSARIF(w io.Writer, reports []Report) error {
 	return writeSARIF(w, reports)
 }
+
+// Escape writes control, invisible and deceptive characters of s as
+// escapes (\x0a, \u202e), as excerpts are written. Finding.File is the
+// file's path as it is (a key for SARIF and --allow-risk); a program that
+// prints it for a person prints Escape(f.File).
+func Escape(s string) string { return escape(s) }
