@@ -10,7 +10,9 @@
 // tree always gives the same findings, in the same order (by file, line,
 // rule), and a finding names its rule, severity, file, line and an excerpt
 // in which control and invisible characters are written as escapes (\x1b,
-// \u202e), so printing it is safe and shows what is hidden.
+// \u202e), so printing it is safe and shows what is hidden. A finding's
+// file is the path as it is in the tree; print it through [Escape], since
+// a file name too can hold a newline or an escape.
 //
 // # Rules
 //
@@ -109,9 +111,12 @@
 //  13. instruction-override (high): the classic injection phrases in
 //     instruction text: ignore, disregard or forget the previous, prior,
 //     above or system instructions; "your new system prompt", "new system
-//     prompt:"; "you are now in developer mode". In a fenced code block, inline code or quotation
-//     marks (a skill that teaches about injections quotes them) it is
-//     reported as quoted-injection (medium) instead.
+//     prompt:"; "you are now in developer mode". In a fenced code block of Markdown, a line of a
+//     script, or between a matching pair of backticks or quotation marks
+//     on its line (a skill that teaches about injections quotes them) it
+//     is reported as quoted-injection (medium) instead. A lone quotation
+//     mark before it does not quote it, and a YAML or HTML file is read
+//     as prose.
 //  14. conceal-from-user (high): instructions to hide the agent's actions
 //     from the user: do not tell, mention, inform, notify, reveal or
 //     disclose (this) to the user, where the phrase ends the clause or goes
@@ -122,15 +127,15 @@
 //     "do not show the user raw JSON" are not findings. Quoted as rule 13
 //     says, it is quoted-injection.
 //  15. quoted-injection (medium): rule 13's or 14's phrase in code or
-//     quotation marks.
+//     enclosed by a matching pair of quotation marks or backticks.
 //  16. executable-binary (high): a file that is a native program: ELF,
 //     Mach-O (thin and fat) or PE (MZ with a PE header). A skill's tools
 //     should be scripts a reviewer can read; a binary cannot be audited.
 //  17. exec-bit (low): a file with an executable bit that is neither a
 //     script (#! first) nor a binary: harmless on its own, but odd.
 //  18. binary-file (info): a file that is not text (a NUL byte or invalid
-//     UTF-8 in its first 8 KiB) and not a program, e.g. an image: it is
-//     not scanned, and said so.
+//     UTF-8 in its first 8 KiB), not a program and not named as text (rule
+//     22's names), e.g. an image: it is not scanned, and said so.
 //  19. symlink (high): a symbolic link, or another file that is neither
 //     regular nor a folder (a device, a pipe, a socket, a junction),
 //     anywhere in the tree. A link can lead an agent, or an installer that
@@ -145,10 +150,23 @@
 //     that aims it at a placeholder host (attacker.com, evil.com,
 //     example.com, http://attacker/, ATTACKER_IP, YOUR_IP, $LHOST,
 //     <attacker>): security skills document attacks this way, and an
-//     attack on a placeholder reaches nobody. Rules 7 and 10 still apply
-//     to such a line.
+//     attack on a placeholder reaches nobody. Not when the line also aims
+//     at a real target: a routable IPv4 literal (not 127/8, 10/8,
+//     172.16/12, 192.168/16, 0.0.0.0 or the documentation ranges
+//     192.0.2/24, 198.51.100/24, 203.0.113/24), a drop host of rule 11, or
+//     a URL, /dev/tcp path, socat or nc host that is not a placeholder;
+//     then the line is its rule's. Rules 7 and 10 still apply to such a
+//     line.
+//  22. malformed-text (high): a NUL byte in a file that says it is text:
+//     by its name (.md .markdown .mdx .txt .rst; the scripts .sh .bash
+//     .zsh .py .js .mjs .cjs .ts .rb .pl .ps1 .psm1 .bat .cmd .php .lua;
+//     .yaml .yml .json .toml .html .htm) or by a #! first line. A viewer
+//     shows such a file as binary, or cut short, while a shell or a model
+//     reads on. Such a file is scanned as text whatever its bytes: a NUL
+//     reads as a space and invalid UTF-8 as U+FFFD, so one byte does not
+//     turn the other rules off. Invalid UTF-8 alone is not a finding.
 //
-// Every rule but 1-4 and 16-20 reads a line with the invisible
+// Every rule but 1-4 and 16-20 and 22 reads a line with the invisible
 // characters of rules 1-3 removed. A Markdown file (.md, .mdx, .txt, .rst,
 // or no extension) is read with its context: prose, fenced code blocks,
 // and HTML comments (hidden when rendered); any other text file is code.
@@ -191,7 +209,7 @@
 //   - The one skill at high is an offensive-security skill whose
 //     instructions archive root's private SSH key (a privilege-escalation
 //     technique): a true positive, kept.
-//   - The malicious fixtures of testdata/malicious (26, each a different
+//   - The malicious fixtures of testdata/malicious (28, each a different
 //     technique) and the trees built in the tests (programs, a link to
 //     ~/.ssh, oversized files) all reach high; the benign look-alikes of
 //     testdata/benign (6) all stay below it.
@@ -359,3 +377,9 @@ type Report struct {
 func WriteSARIF(w io.Writer, reports []Report) error {
 	return writeSARIF(w, reports)
 }
+
+// Escape writes control, invisible and deceptive characters of s as
+// escapes (\x0a, \u202e), as excerpts are written. Finding.File is the
+// file's path as it is (a key for SARIF and --allow-risk); a program that
+// prints it for a person prints Escape(f.File).
+func Escape(s string) string { return escape(s) }

@@ -1,7 +1,9 @@
 package audit
 
 import (
+	"path"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -93,6 +95,76 @@ const window = 200
 // 21): attacker.com, evil.example, ATTACKER_IP, YOUR_IP, <attacker>.
 var placeholder = re(`(?:^|[^\w.-])(?:attacker|evil|malicious|example)(?:\.[a-z]{2,}\b|[-_](?:ip|host|server|domain)\b)|\b(?:attacker|your|lhost|evil)[_-]?(?:ip|host|server)\b|\$(?:lhost|attacker\w*)\b|<(?:attacker|your)[^>]*>|://(?:attacker|evil)(?:[/:]|$)`)
 
+// Rule 21's targets: hosts a line's URLs, /dev/tcp paths, socat addresses
+// and nc commands aim at, and IPv4 literals.
+var (
+	targetHost = re(`(?:https?|ftp|wss?)://(?:[^@/\s]*@)?([^/\s:"'<>)\]]+)|/dev/(?:tcp|udp)/([^/\s]+)/|\btcp[46]?(?:-connect)?:([^:,\s]+):\d|\b(?:nc|ncat|netcat)\b[^\n|;]*?\s([A-Za-z0-9][\w.-]*\.[A-Za-z]{2,}|\d{1,3}(?:\.\d{1,3}){3})\s+\d{1,5}\b`)
+	ipv4       = regexp.MustCompile(`(?:^|[^\w.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?:[^\w.]|$)`)
+)
+
+// realTarget reports whether a line also aims at a real host: a routable
+// IPv4 literal, a drop host, or a URL or host that is not a placeholder.
+// Then a placeholder elsewhere on the line does not make it an example.
+func realTarget(t string) bool {
+	if dropHost.MatchString(t) {
+		return true
+	}
+	for _, m := range ipv4.FindAllStringSubmatch(t, -1) {
+		if routable(m[1:]) {
+			return true
+		}
+	}
+	for _, m := range targetHost.FindAllStringSubmatch(t, -1) {
+		for _, h := range m[1:] {
+			if h != "" && !placeholderHost(h) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// routable reports whether an IPv4 address's four parts name a host on
+// the internet: not loopback, private, 0.0.0.0 or a documentation range.
+func routable(p []string) bool {
+	var b [4]int
+	for i, s := range p {
+		n, err := strconv.Atoi(s)
+		if err != nil || n > 255 {
+			return false
+		}
+		b[i] = n
+	}
+	switch {
+	case b[0] == 127, b[0] == 10, b[0] == 172 && b[1] >= 16 && b[1] < 32, b[0] == 192 && b[1] == 168,
+		b == [4]int{}, b[0] == 192 && b[1] == 0 && b[2] == 2, b[0] == 198 && b[1] == 51 && b[2] == 100,
+		b[0] == 203 && b[1] == 0 && b[2] == 113:
+		return false
+	}
+	return true
+}
+
+// placeholderHost reports whether a host is a placeholder, a variable, or
+// this machine or a private or documentation address.
+func placeholderHost(h string) bool {
+	h = strings.ToLower(strings.Trim(h, "[]"))
+	if strings.ContainsAny(h, "<>{}$%") || placeholder.MatchString(" "+h) {
+		return true
+	}
+	for _, w := range []string{"attacker", "evil", "malicious", "example", "your", "lhost", "rhost", "target", "victim"} {
+		if strings.Contains(h, w) {
+			return true
+		}
+	}
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") || strings.HasSuffix(h, ".test") || strings.HasSuffix(h, ".invalid") {
+		return true
+	}
+	if m := ipv4.FindStringSubmatch(h); m != nil {
+		return !routable(m[1:])
+	}
+	return !strings.Contains(h, ".")
+}
+
 // Rules 13-15: injections.
 var (
 	override = []*regexp.Regexp{
@@ -134,7 +206,7 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 	maybeConceal := has("user")
 	at := func(loc []int) string { return excerptAt(t, loc[0]) }
 
-	example := placeholder.MatchString(t)
+	example := placeholder.MatchString(t) && !realTarget(t)
 	// report is s.add, but an attack aimed at a placeholder host is rule
 	// 21's documentation of it.
 	report := func(rule string, loc []int, msg string) {
@@ -199,22 +271,40 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 // injection reports rule 13's or 14's phrase, or rule 15 when it is
 // quoted.
 func (s *scanner) injection(name string, l line, loc []int, rule, msg string) {
-	if l.ctx == code || quoted(l.clean, loc[0]) {
+	if l.ctx == code && !proseLike(name) || quoted(l.clean, loc[0], loc[1]) {
 		s.add(ruleQuotedInjection, name, l.n, excerptAt(l.clean, loc[0]), msg+", quoted")
 		return
 	}
 	s.add(rule, name, l.n, excerptAt(l.clean, loc[0]), msg)
 }
 
-// quoted reports whether byte offset at of a line is inside inline code or
-// quotation marks.
-func quoted(t string, at int) bool {
-	before := t[:at]
-	if strings.Count(before, "`")%2 == 1 || strings.Count(before, `"`)%2 == 1 {
+// quoted reports whether the phrase at bytes [at, end) of a line is
+// enclosed by a matching pair of backticks or quotation marks: an opening
+// one before it and its closing one after it.
+func quoted(t string, at, end int) bool {
+	before, after := t[:at], t[end:]
+	for _, q := range []string{"`", `"`} {
+		if strings.Count(before, q)%2 == 1 && strings.Contains(after, q) {
+			return true
+		}
+	}
+	for _, p := range [][2]string{{"“", "”"}, {"«", "»"}} {
+		if strings.LastIndex(before, p[0]) > strings.LastIndex(before, p[1]) && strings.Contains(after, p[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// proseLike reports whether a file that is not Markdown is still text
+// that an agent reads as instructions (YAML, HTML), so that its lines
+// are not code, where rule 13's and 14's phrases are quoted.
+func proseLike(name string) bool {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".yaml", ".yml", ".html", ".htm":
 		return true
 	}
-	return strings.LastIndex(before, "“") > strings.LastIndex(before, "”") ||
-		strings.LastIndex(before, "«") > strings.LastIndex(before, "»")
+	return false
 }
 
 // prerequisiteContext says why a download on line i is rule 6's, or "".

@@ -23,6 +23,7 @@ const (
 	ruleSymlink             = "symlink"
 	ruleLargeFile           = "large-file"
 	ruleAttackExample       = "attack-example"
+	ruleMalformedText       = "malformed-text"
 )
 
 // allRules returns every rule, in the package doc's order.
@@ -91,5 +92,8 @@ func allRules() []Rule {
 		{ruleAttackExample, Medium,
 			"an attack (reverse shell, exfiltration, download to run) aimed at a placeholder host, as security documentation writes it",
 			"Security skills document attacks with placeholder hosts (attacker.com, ATTACKER_IP). Check the skill is about security and that the agent will not run these commands against real hosts."},
+		{ruleMalformedText, High,
+			"a NUL byte in a file that says it is text (Markdown, a script, a #! file, YAML, JSON, HTML)",
+			"A NUL byte makes viewers and diff tools show such a file as binary, or cut it short, while a shell or a model still reads what follows. A skill's text needs none: remove it and read the whole file again."},
 	}
 }

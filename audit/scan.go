@@ -142,13 +142,54 @@ func (s *scanner) content(name string, mode fs.FileMode, data []byte) {
 		return
 	}
 	if !isText(data) {
-		s.add(ruleBinaryFile, name, 0, "", "not text; not scanned")
-		return
+		if !textName(name, data) {
+			s.add(ruleBinaryFile, name, 0, "", "not text; not scanned")
+			return
+		}
+		// A file that says it is text is read as text: a NUL or an
+		// invalid byte must not turn the audit off.
+		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
+	}
+	if textName(name, data) {
+		if i := bytes.IndexByte(data, 0); i >= 0 {
+			n := 1 + bytes.Count(data[:i], []byte("\n"))
+			s.add(ruleMalformedText, name, n, excerptAt(lineAt(data, i)),
+				"a NUL byte in a text file: a viewer shows other text than a shell or a model reads")
+		}
+		// NUL separates words, as a shell or a model that skips it would.
+		data = bytes.ReplaceAll(data, []byte{0}, []byte(" "))
 	}
 	if mode&0o111 != 0 && !bytes.HasPrefix(data, []byte("#!")) {
 		s.add(ruleExecBit, name, 0, "", fmt.Sprintf("executable (%s) but not a script with #!", mode.Perm()))
 	}
 	s.text(name, data)
+}
+
+// textName reports whether a file says it is text: by its name (Markdown,
+// plain text, a script, a configuration or page format) or by a #! line.
+func textName(name string, data []byte) bool {
+	if bytes.HasPrefix(data, []byte("#!")) {
+		return true
+	}
+	switch strings.ToLower(path.Ext(name)) {
+	case ".md", ".markdown", ".mdx", ".txt", ".rst",
+		".sh", ".bash", ".zsh", ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl",
+		".ps1", ".psm1", ".bat", ".cmd", ".php", ".lua",
+		".yaml", ".yml", ".json", ".toml", ".html", ".htm":
+		return true
+	}
+	return false
+}
+
+// lineAt returns the line of data holding byte offset i, and i's offset
+// in it.
+func lineAt(data []byte, i int) (string, int) {
+	start := bytes.LastIndexByte(data[:i], '\n') + 1
+	end := len(data)
+	if e := bytes.IndexByte(data[i:], '\n'); e >= 0 {
+		end = i + e
+	}
+	return string(data[start:end]), i - start
 }
 
 // programKind names the native program format data starts with, or "".
