@@ -147,15 +147,15 @@ func auditTable(w io.Writer, reports []audit.Report) error {
 	fmt.Fprintln(tw, "SEVERITY\tRULE\tSKILL\tFILE:LINE\tEXCERPT")
 	for _, r := range reports {
 		for _, f := range r.Findings {
-			where := f.File
+			where := audit.Escape(f.File)
 			if f.Line > 0 {
-				where = fmt.Sprintf("%s:%d", f.File, f.Line)
+				where = fmt.Sprintf("%s:%d", audit.Escape(f.File), f.Line)
 			}
 			excerpt := f.Excerpt
 			if excerpt == "" {
 				excerpt = f.Message
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Severity, f.Rule, r.Skill, where, excerpt)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Severity, f.Rule, audit.Escape(r.Skill), where, excerpt)
 		}
 	}
 	return tw.Flush()
