@@ -541,7 +541,7 @@ func (in *Installer) policyRedirects(c *http.Client, shown string, pinned bool, 
 		hop.Fragment, hop.RawFragment = "", ""
 		hopShown := redactURL(req.URL.String())
 		var err error
-		if hasDotSegment(hop.Path) {
+		if policy.HasDotSegment(hop.Path) {
 			err = errors.New("the hop's path has a '..' segment")
 		} else {
 			err = p.Check(policy.Source{Kind: "url", Location: hop.String(), Pinned: pinned, Display: hopShown})

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -182,10 +181,11 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 		if err != nil {
 			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}
-		if err := checkDotSegments(text, src.URL); err != nil {
-			return s, err
+		loc, ok := policy.GitLocation(src.URL)
+		if !ok {
+			return s, dotSegmentError(text)
 		}
-		s.Kind, s.Location = "git", gitLocation(src.URL)
+		s.Kind, s.Location = "git", loc
 		s.Pinned = s.Pinned || isCommit(src.Ref)
 		return s, nil
 	case isURL(text) && !isGitHubRepoURL(text):
@@ -193,7 +193,7 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 		if err != nil {
 			return s, err
 		}
-		if hasDotSegment(u.Path) {
+		if policy.HasDotSegment(u.Path) {
 			return s, dotSegmentError(text)
 		}
 		u.User = nil
@@ -239,46 +239,8 @@ var commitPattern = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
 
 func isCommit(ref string) bool { return commitPattern.MatchString(ref) }
 
-// checkDotSegments refuses a git source text whose repository URL raw
-// has a "." or ".." path segment (Trust rule 1): a policy pattern such
-// as host/allowed/** must not match host/allowed/../evil, which git and
-// servers read as host/evil.
-func checkDotSegments(text, raw string) error {
-	p := raw
-	if u, err := url.Parse(raw); err == nil {
-		p = u.Path // percent-decoded
-	} else if _, after, ok := strings.Cut(raw, ":"); ok {
-		p = after // an scp-like address, host:path
-	}
-	if hasDotSegment(p) {
-		return dotSegmentError(text)
-	}
-	return nil
-}
-
-// hasDotSegment reports whether the (percent-decoded) path p has a "."
-// or ".." segment, between slashes or backslashes.
-func hasDotSegment(p string) bool {
-	for _, seg := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
-		if seg == "." || seg == ".." {
-			return true
-		}
-	}
-	return false
-}
-
 func dotSegmentError(text string) error {
 	return fmt.Errorf("%w: source %s: the source's path has a '..' segment; write it without (the policy is checked against the path as written)", ErrInvalidSource, redactURL(text))
-}
-
-// gitLocation is a git URL as the policy sees it: host and path, without
-// scheme, user or .git suffix.
-func gitLocation(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return strings.TrimSuffix(raw, ".git")
-	}
-	return strings.TrimSuffix(strings.TrimSuffix(u.Host+u.Path, "/"), ".git")
 }
 
 // effectivePolicy is t's policy, or the zero one.

@@ -2,7 +2,6 @@ package git
 
 import (
 	"context"
-	"net/url"
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/policy"
@@ -30,17 +29,18 @@ func (c *Client) TrustedSkill(key string, p Pin) skill.Skill {
 }
 
 // Origin returns where the skill comes from, as a policy sees it: kind
-// "git", the repository's host and path (no scheme, user or .git
-// suffix), pinned when the pin names a full commit, and the pinned
-// source to show, without credentials.
+// "git", the repository's host and path ([policy.GitLocation]), pinned
+// when the pin names a full commit, and the pinned source to show,
+// without credentials. A URL whose path has a "." or ".." segment cannot
+// be checked against a policy: its kind is then "unknown", which every
+// rule that applies refuses.
 func (s TrustedSource) Origin() policy.Source {
-	loc := s.pin.Source.URL
-	if u, err := url.Parse(loc); err == nil {
-		loc = u.Host + u.Path
-	}
-	loc = strings.TrimSuffix(strings.TrimSuffix(loc, "/"), ".git")
 	shown := s.pin
 	shown.Source.URL = display(shown.Source.URL)
+	loc, ok := policy.GitLocation(s.pin.Source.URL)
+	if !ok {
+		return policy.Source{Kind: "unknown", Display: shown.String()}
+	}
 	return policy.Source{Kind: "git", Location: loc, Pinned: isCommit(strings.ToLower(s.pin.Commit)), Display: shown.String()}
 }
 

@@ -38,3 +38,20 @@ func TestTrustedSkillOrigin(t *testing.T) {
 		t.Errorf("TrustedSkill archive = %s %q %s, want Skill's %s %q %s", format, sub, fp, plain.Format, plain.Subpath, plain.Fingerprint)
 	}
 }
+
+// A URL whose path has a ".." segment cannot be checked against a policy
+// (host/allowed/** must not match host/allowed/../evil): its origin is
+// "unknown", as install refuses the same source.
+func TestTrustedSkillOriginDotSegment(t *testing.T) {
+	c, err := git.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"https://git.acme.corp/allowed/../evil/kit.git", "https://git.acme.corp/allowed/%2e%2e/evil/kit.git", "git@git.acme.corp:allowed/../evil/kit.git"} {
+		pin := git.Pin{Source: git.Source{URL: u}, Commit: strings.Repeat("ab", 20)}
+		got := c.TrustedSkill("kit", pin).Source.(interface{ Origin() policy.Source }).Origin()
+		if got.Kind != "unknown" || got.Location != "" {
+			t.Errorf("Origin() of %s = %+v, want kind unknown", u, got)
+		}
+	}
+}
