@@ -11,11 +11,11 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -186,7 +186,7 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 			return s, dotSegmentError(text)
 		}
 		s.Kind, s.Location = "git", loc
-		s.Pinned = s.Pinned || isCommit(src.Ref)
+		s.Pinned = s.Pinned || gitsyntax.IsCommit(src.Ref)
 		return s, nil
 	case isURL(text) && !isGitHubRepoURL(text):
 		u, want, err := parseDownload(text)
@@ -211,7 +211,7 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}
 		s.Kind, s.Location = "github", strings.ToLower(src.Owner+"/"+src.Repo)
-		s.Pinned = s.Pinned || isCommit(src.Ref)
+		s.Pinned = s.Pinned || gitsyntax.IsCommit(src.Ref)
 		return s, nil
 	}
 	p := in.sourcePath(text)
@@ -233,11 +233,6 @@ func isGitHubRepoURL(text string) bool {
 	_, err := github.Parse(text)
 	return err == nil
 }
-
-// commitPattern is a full hex commit id (SHA-1 or SHA-256).
-var commitPattern = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
-
-func isCommit(ref string) bool { return commitPattern.MatchString(ref) }
 
 func dotSegmentError(text string) error {
 	return fmt.Errorf("%w: source %s: the source's path has a '..' segment; write it without (the policy is checked against the path as written)", ErrInvalidSource, redactURL(text))

@@ -72,3 +72,17 @@ func HasControl(s string) bool {
 	}
 	return false
 }
+
+// IsCommit reports whether s is a full object id in lower-case hex: 40
+// digits (SHA-1) or 64 (SHA-256), as a pinned commit is written.
+func IsCommit(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
@@ -182,7 +183,7 @@ func (c *Client) Opener(p Pin) skill.Opener {
 			return nil, invalid(src.String(), err)
 		}
 		commit := strings.ToLower(p.Commit)
-		if !isCommit(commit) {
+		if !gitsyntax.IsCommit(commit) {
 			return nil, invalid(src.String(), fmt.Errorf("the pin's commit %q is not a full hex commit id (resolve the source first)", p.Commit))
 		}
 		repo, err := c.newRepo(ctx, src)
@@ -525,7 +526,7 @@ func (r *repo) fetch(ctx context.Context, ref string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %s does not name a commit", source.ErrNotFound, ref)
 	}
-	if !isCommit(commit) {
+	if !gitsyntax.IsCommit(commit) {
 		return "", fmt.Errorf("git rev-parse answered %q, not a commit id", commit)
 	}
 	return commit, nil
@@ -551,7 +552,7 @@ func (r *repo) fetchBlobs(ctx context.Context, commit, path string) error {
 	}
 	var missing strings.Builder
 	for line := range strings.Lines(out) {
-		if id, ok := strings.CutPrefix(strings.TrimSpace(line), "?"); ok && isCommit(id) {
+		if id, ok := strings.CutPrefix(strings.TrimSpace(line), "?"); ok && gitsyntax.IsCommit(id) {
 			missing.WriteString(id + "\n")
 		}
 	}

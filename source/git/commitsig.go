@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
@@ -46,7 +47,7 @@ func (c *Client) VerifyCommit(ctx context.Context, p Pin, keys source.CommitKeys
 		return "", invalid(src.String(), err)
 	}
 	commit := strings.ToLower(p.Commit)
-	if !isCommit(commit) {
+	if !gitsyntax.IsCommit(commit) {
 		return "", invalid(src.String(), fmt.Errorf("the pin's commit %q is not a full hex commit id (resolve the source first)", p.Commit))
 	}
 	repo, err := c.newRepo(ctx, src)
@@ -73,7 +74,7 @@ func (c *Client) VerifyCommit(ctx context.Context, p Pin, keys source.CommitKeys
 // Package github checks a commit it rebuilt from the API with it.
 func (c *Client) VerifyCommitObject(ctx context.Context, commit string, object []byte, keys source.CommitKeys) (string, error) {
 	commit = strings.ToLower(commit)
-	if !isCommit(commit) {
+	if !gitsyntax.IsCommit(commit) {
 		return "", fmt.Errorf("verify commit %q: %w: not a full hex commit id", commit, source.ErrInvalid)
 	}
 	repo, err := c.newRepo(ctx, Source{})

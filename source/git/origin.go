@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -41,7 +42,7 @@ func (s TrustedSource) Origin() policy.Source {
 	if !ok {
 		return policy.Source{Kind: "unknown", Display: shown.String()}
 	}
-	return policy.Source{Kind: "git", Location: loc, Pinned: isCommit(strings.ToLower(s.pin.Commit)), Display: shown.String()}
+	return policy.Source{Kind: "git", Location: loc, Pinned: gitsyntax.IsCommit(strings.ToLower(s.pin.Commit)), Display: shown.String()}
 }
 
 // VerifyCommit is [Client.VerifyCommit] of the pin the skill was built

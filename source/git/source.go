@@ -263,17 +263,5 @@ func (s Source) check() error {
 	return gitsyntax.CheckPath(s.Path)
 }
 
-func isCommit(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
-			return false
-		}
-	}
-	return true
-}
-
 // checkRef applies git check-ref-format's rules (rule 3).
 func checkRef(ref string) error { return gitsyntax.CheckFetchRef(ref) }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
@@ -234,18 +235,6 @@ func (c *Client) repoExists(ctx context.Context, src Source) bool {
 	return resp.StatusCode == http.StatusOK
 }
 
-func isCommit(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F') {
-			return false
-		}
-	}
-	return true
-}
-
 func (s Source) repo() string { return s.Owner + "/" + s.Repo }
 
 // repoURL is {api}/repos/{owner}/{repo}/{elems...}, each element escaped
@@ -436,3 +425,7 @@ func (c *Client) Skill(key string, p Pin) skill.Skill {
 		skill.WithSubpath(p.Source.Path),
 		skill.WithFingerprint(strings.ToLower(p.Commit)))
 }
+
+// isCommit reports whether s is a full commit id, in either case (GitHub
+// reads hex in any case).
+func isCommit(s string) bool { return gitsyntax.IsCommit(strings.ToLower(s)) }
