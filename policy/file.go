@@ -18,6 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/internal/readfile"
 	"github.com/agentadaptor/agentadaptor/signature"
 )
 
@@ -69,30 +70,6 @@ type acceptEntry struct {
 	Rule
 	rule, skill, reason string
 	source              *pattern
-}
-
-// readFile reads a regular file of at most MaxFileSize bytes.
-func readFile(name string) ([]byte, error) {
-	fi, err := os.Stat(name)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", name)
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("%s: larger than %d bytes", name, MaxFileSize)
-	}
-	return data, nil
 }
 
 // parser reads one file; its errors name the file and line (rule 1).
@@ -395,7 +372,7 @@ func (p *parser) key(n *yaml.Node, rule string) (key, error) {
 	if err != nil {
 		return key{}, err
 	}
-	data, err := readFile(name)
+	data, err := readfile.Small(name, MaxFileSize)
 	if err != nil {
 		return key{}, p.errf(n, "%s.keys: %v", rule, err)
 	}
@@ -420,7 +397,7 @@ func (p *parser) trustedRoot(n *yaml.Node, rule string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := readFile(name)
+	data, err := readfile.Small(name, MaxFileSize)
 	if err != nil {
 		return nil, p.errf(n, "%s.trusted_root: %v", rule, err)
 	}

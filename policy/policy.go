@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/internal/readfile"
 	"github.com/agentadaptor/agentadaptor/signature"
 )
 
@@ -166,7 +167,7 @@ func Load(home, projectRoot string) (*Policy, error) {
 			continue
 		}
 		name := filepath.Join(dir, ".agents", FileName)
-		data, err := readFile(name)
+		data, err := readfile.Small(name, MaxFileSize)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/agentdir"
 	"github.com/agentadaptor/agentadaptor/internal/launch"
 	"github.com/agentadaptor/agentadaptor/internal/process"
+	"github.com/agentadaptor/agentadaptor/internal/readfile"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -80,7 +80,7 @@ func systemDefaultsPath(env []string, goos string) string {
 // readDefaults reads the user's system-defaults file at path as a JSON
 // object; a missing file is an empty one.
 func readDefaults(path string) (map[string]any, error) {
-	b, err := readSmall(path, maxDefaults)
+	b, err := readfile.Small(path, maxDefaults)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]any{}, nil
 	}
@@ -92,32 +92,6 @@ func readDefaults(path string) (map[string]any, error) {
 		return nil, fmt.Errorf("the system defaults %s are not a JSON object (comments are not supported here): %v", path, err)
 	}
 	return m, nil
-}
-
-// readSmall reads the file at path, which must be a regular file (a FIFO
-// or a device would block or never end) of at most limit bytes. A missing
-// file is an error wrapping fs.ErrNotExist.
-func readSmall(path string, limit int) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(b) > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
-	}
-	return b, nil
 }
 
 // withSkillsDir returns the settings m with dir added to the end of

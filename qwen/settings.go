@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/internal/process"
+	"github.com/agentadaptor/agentadaptor/internal/readfile"
 )
 
 // maxSettings is the largest settings file of the user's or the
@@ -43,7 +44,7 @@ func settingsDirs(env []string, workspace string) ([]string, error) {
 // listedDirs reads skills.directories from the settings file path (JSON
 // with comments, as Qwen Code reads it).
 func listedDirs(path string) ([]string, error) {
-	b, err := readSmall(path, maxSettings)
+	b, err := readfile.Small(path, maxSettings)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
