@@ -118,6 +118,31 @@ type Remote interface {
 	Close() error
 }
 
+// Versioned is implemented by a [Remote] whose reference may name a
+// version or a range of versions (v1.2.3, ^1.2, ~1.2, >=1.0 <2), resolved
+// against the repository's tags (git, GitHub) or the registry's (OCI) by
+// semantic versioning: [Remote.Resolve] picks the highest tag the range
+// admits (pre-releases only when the range names one) and returns its pin.
+type Versioned interface {
+	Remote
+	// Range is the range the reference names, as written ("^1.2"), or ""
+	// when it names no range (a branch, a tag that is no version, a
+	// commit, a digest).
+	Range() string
+	// Version is the tag the last Resolve picked for the range ("v1.4.0"),
+	// or "" before a Resolve or without a range.
+	Version() string
+	// Latest returns the highest version tag of the repository, whatever
+	// the range, and its pin; ErrNotFound when no tag is a version.
+	Latest(ctx context.Context) (tag, pin string, err error)
+	// WithRange returns the source as text, in the syntax it was written
+	// in, with its reference replaced by the range r
+	// (OWNER/REPO@^2.0.0, git+https://...#ref=^2.0.0&path=...,
+	// oci://HOST/REPO:^2.0.0): what an update that leaves the range
+	// records.
+	WithRange(r string) string
+}
+
 // Archive is the content of a [Remote] at a pin.
 type Archive struct {
 	// ReadCloser streams the archive. Its Close releases what the
