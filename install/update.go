@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
@@ -270,15 +271,19 @@ func (in *Installer) readNow(ctx context.Context, lock *lockFile, src string, na
 
 // unchanged is the skills names of the URL source src, which its server
 // says is not modified: as the lock file records them, from the skill
-// cache, or downloaded again when the cache lost them.
+// cache or the installed canonical copy while it holds the recorded
+// content, else downloaded again.
 func (in *Installer) unchanged(ctx context.Context, src string, names []string, lock *lockFile) (*sourceSkills, error) {
 	r := &sourceSkills{source: src, cleanup: func() {}}
 	for _, name := range names {
 		e := lock.Skills[name]
 		dir, ok := in.cached(ctx, name, e)
 		if !ok {
-			r, _, err := in.readURL(ctx, src, validators{})
-			return r, err
+			dir = in.canonicalPath(name)
+			if d, err := skill.ContentDigest(ctx, dir); err != nil || d != e.Digest {
+				r, _, err := in.readURL(ctx, src, validators{})
+				return r, err
+			}
 		}
 		r.skills = append(r.skills, candidate{dir: dir, source: src, subpath: e.Subpath, got: validators{etag: e.ETag, modified: e.LastModified}})
 	}
@@ -349,7 +354,7 @@ func (in *Installer) checkEdits(ctx context.Context, lock *lockFile, wants []wan
 		for _, p := range slices.Sorted(maps.Keys(places)) {
 			pl := places[p]
 			if examine(ctx, p, canonical, &pl, e.Digest, "").found == foundModified {
-				problems = append(problems, modifiedError(p, ""))
+				problems = append(problems, modifiedError(p, w.c.dir))
 			}
 		}
 	}
