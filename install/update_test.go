@@ -130,7 +130,6 @@ func TestUpdateGitHubMovesPinsAndReportsFiles(t *testing.T) {
 	}
 }
 
-
 // TestUpdateKeepsEdits checks rule 7 for Update: an edited canonical
 // copy fails it with ErrModified, naming the file, in a dry run too,
 // and nothing changes; Force moves it to a backup first.
