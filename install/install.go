@@ -295,7 +295,12 @@
 //     (If-None-Match, If-Modified-Since: 304 is current, without a
 //     download); a folder or archive file is read again. The new
 //     content of a skill is materialized into the skill cache and its
-//     digest compared with the recorded one. A source that cannot be
+//     digest compared with the recorded one; for a published source it
+//     is remembered there with its pin (a small file under the cache's
+//     .pins folder), so that an Update that follows takes it from the
+//     cache, looking the reference up once and downloading nothing (a
+//     memo whose tree the cache no longer holds costs a download). A
+//     source that cannot be
 //     read is reported per skill by Outdated, the others still
 //     checked; it fails an Update, which changes nothing. A kind of
 //     source this version cannot check is reported as

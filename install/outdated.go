@@ -2,13 +2,19 @@ package install
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
+	"github.com/agentadaptor/agentadaptor/internal/readfile"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
@@ -217,6 +223,9 @@ func (in *Installer) checkPublished(ctx context.Context, src string, rows []Outd
 	in.checkAll(ctx, cands, now)
 	for _, o := range moved {
 		in.compareOne(ctx, cands, o)
+		if o.NewDigest != "" {
+			in.rememberPin(rs, now, o.Subpath, o.Skill, o.NewDigest)
+		}
 		if o.State == OutdatedCurrent {
 			o.State = OutdatedMoved
 		}
@@ -395,4 +404,48 @@ func (t *validatorTransport) RoundTrip(req *http.Request) (*http.Response, error
 		*t.got = validators{etag: resp.Header.Get("ETag"), modified: resp.Header.Get("Last-Modified")}
 	}
 	return resp, nil
+}
+
+// pinsDir is the folder, under the skill cache's root, of the memo
+// from a published skill at a pin to its content digest (rememberPin).
+const pinsDir = ".pins"
+
+// pinKey names the memo entry of the skill name at subpath of the
+// repository repo at pin: a file named by a SHA-256 of the four.
+func pinKey(repo, pin, subpath, name string) string {
+	sum := sha256.Sum256([]byte(repo + "\x00" + pin + "\x00" + subpath + "\x00" + name))
+	return hex.EncodeToString(sum[:])
+}
+
+// rememberPin records in the skill cache that the skill name at subpath
+// of rs's repository has the content digest at pin, so that an update
+// following Outdated takes it from the cache without downloading it
+// again. The memo is a hint: what it names is looked up in the cache,
+// whose trees are checked against their digests. Failing to write it
+// costs a download later, nothing more.
+func (in *Installer) rememberPin(rs source.Remote, pin, subpath, name, digest string) {
+	root := in.cache.Root()
+	if root == "" {
+		return
+	}
+	dir := filepath.Join(root, pinsDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return
+	}
+	atomicfile.Write(filepath.Join(dir, pinKey(rs.Repository(), pin, subpath, name)), []byte(digest), 0o644)
+}
+
+// recalledPin returns the skill cache's folder of the skill name at
+// subpath of rs's repository at pin, when rememberPin recorded its
+// digest and the cache still holds that tree.
+func (in *Installer) recalledPin(ctx context.Context, rs source.Remote, pin, subpath, name string) (string, bool) {
+	root := in.cache.Root()
+	if root == "" {
+		return "", false
+	}
+	b, err := readfile.Small(filepath.Join(root, pinsDir, pinKey(rs.Repository(), pin, subpath, name)), 128)
+	if err != nil {
+		return "", false
+	}
+	return in.cache.Lookup(ctx, strings.TrimSpace(string(b)), name)
 }

@@ -308,6 +308,9 @@ func (in *Installer) readPublished(ctx context.Context, lock *lockFile, src stri
 	} else if pin, version, err = in.lookUp(ctx, rs, src); err != nil {
 		return nil, "", err
 	}
+	if r, err := in.recalled(ctx, rs, rec, pin, names, lock, st); r != nil || err != nil {
+		return r, version, err
+	}
 	var at []string
 	for _, name := range names {
 		at = append(at, lock.Skills[name].Subpath)
@@ -362,4 +365,33 @@ func (in *Installer) checkEdits(ctx context.Context, lock *lockFile, wants []wan
 		return refuse(problems)
 	}
 	return nil
+}
+
+// recalled is the skills names of the published source rs, recorded as
+// rec, at pin, from the skill cache when an Outdated before recorded
+// their content there (rememberPin): nil when it holds any of them not,
+// or when a signed commit must be checked (which needs the repository).
+// The signatures an OCI source must carry are verified as for a
+// download (Trust rules 2 and 4).
+func (in *Installer) recalled(ctx context.Context, rs source.Remote, rec, pin string, names []string, lock *lockFile, st *sourceTrust) (*sourceSkills, error) {
+	if st != nil && len(st.commits) > 0 {
+		return nil, nil
+	}
+	r := &sourceSkills{source: rec, pin: pin, cleanup: func() {}}
+	for _, name := range names {
+		sub := lock.Skills[name].Subpath
+		dir, ok := in.recalledPin(ctx, rs, pin, sub, name)
+		if !ok {
+			return nil, nil
+		}
+		r.skills = append(r.skills, candidate{dir: dir, source: rec, subpath: sub})
+	}
+	if st != nil && len(st.lists) > 0 {
+		if err := st.verifySignatures(ctx, rs, pin); err != nil {
+			return nil, err
+		}
+	}
+	in.checkAll(ctx, r.skills, pin)
+	st.mark(r.skills)
+	return r, nil
 }

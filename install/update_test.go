@@ -372,3 +372,66 @@ func TestUpdateRefusesChangedSigner(t *testing.T) {
 		t.Errorf("signer after accepting = %+v, want %s", s, k2.id)
 	}
 }
+
+// TestUpdateAfterOutdatedNeedsNoDownload checks rule 14: the content
+// Outdated read at a new pin is in the skill cache, so the update that
+// follows looks the reference up once and downloads nothing.
+func TestUpdateAfterOutdatedNeedsNoDownload(t *testing.T) {
+	g := newFakeGitHub(t)
+	g.publish("HEAD", commitA, map[string]string{"skills/alpha/SKILL.md": skillMD("alpha"), "skills/beta/SKILL.md": skillMD("beta")})
+	f := newFixture(t)
+	in := f.remoteInstaller(t, cachetest.Root(t))
+	ctx := t.Context()
+	if _, err := in.Add(ctx, Request{Sources: []string{"o/skills"}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	g.publish("HEAD", commitB, map[string]string{"skills/alpha/SKILL.md": skillMD("alpha") + "new\n", "skills/beta/SKILL.md": skillMD("beta")})
+	if _, err := in.Outdated(ctx); err != nil {
+		t.Fatal(err)
+	}
+	g.take()
+	ups, _, err := in.Update(ctx, UpdateRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := g.take(); !slices.Equal(got, []string{"/repos/o/skills/commits/HEAD"}) {
+		t.Errorf("Update after Outdated asked %q, want one lookup and no download", got)
+	}
+	if a := updateOf(t, ups, "alpha"); a.Pin != commitB || !slices.Equal(a.Changed, []string{"SKILL.md"}) {
+		t.Errorf("Update alpha = %+v, want pin %s and SKILL.md changed", a, commitB)
+	}
+	if got := readFile(t, filepath.Join(f.env.Project, ".claude", "skills", "alpha", "SKILL.md")); got != skillMD("alpha")+"new\n" {
+		t.Errorf("alpha after Update = %q", got)
+	}
+
+	// A memo naming content the cache does not hold (or garbage) costs a
+	// download, nothing more.
+	const commitC = "fedcba9876543210fedcba9876543210fedcba98"
+	g.publish("HEAD", commitC, map[string]string{"skills/alpha/SKILL.md": skillMD("alpha") + "third\n", "skills/beta/SKILL.md": skillMD("beta")})
+	if _, err := in.Outdated(ctx); err != nil {
+		t.Fatal(err)
+	}
+	memos, _ := filepath.Glob(filepath.Join(in.cache.Root(), pinsDir, "*"))
+	if len(memos) == 0 {
+		t.Fatal("Outdated left no memo in the skill cache")
+	}
+	for _, m := range memos {
+		os.WriteFile(m, []byte("sha256:0000\n../../etc"), 0o644)
+	}
+	g.take()
+	if _, _, err := in.Update(ctx, UpdateRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	archives := 0
+	for _, p := range g.take() {
+		if strings.HasPrefix(p, "/o-skills/") {
+			archives++
+		}
+	}
+	if archives != 1 {
+		t.Errorf("Update with broken memos downloaded %d archives, want 1", archives)
+	}
+	if got := readFile(t, filepath.Join(f.env.Project, ".claude", "skills", "alpha", "SKILL.md")); got != skillMD("alpha")+"third\n" {
+		t.Errorf("alpha after Update with broken memos = %q", got)
+	}
+}
