@@ -49,6 +49,7 @@
 package version
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -80,20 +81,36 @@ type Range struct {
 // ParseRange reads text as a range (rule 2). It fails with
 // [source.ErrInvalid].
 func ParseRange(text string) (*Range, error) {
+	c, err := constraints(text)
+	if err != nil {
+		return nil, fmt.Errorf("version range %.80q: %w: %w", text, source.ErrInvalid, err)
+	}
+	return &Range{text: text, c: c}, nil
+}
+
+// CheckRange returns why text is not a range (rule 2), or nil: the
+// detail of [ParseRange]'s error, without the range or a sentinel, for a
+// caller that wraps it in its own.
+func CheckRange(text string) error {
+	_, err := constraints(text)
+	return err
+}
+
+func constraints(text string) (*semver.Constraints, error) {
 	if strings.TrimSpace(text) == "" {
-		return nil, fmt.Errorf("version range %q: %w: it is empty (write one such as ^1.2, ~1.2 or >=1.0 <2)", text, source.ErrInvalid)
+		return nil, errors.New("the version range is empty (write one such as ^1.2, ~1.2 or >=1.0 <2)")
 	}
 	if len(text) > semver.MaxConstraintLen {
-		return nil, fmt.Errorf("version range of %d bytes: %w: a range has at most %d bytes", len(text), source.ErrInvalid, semver.MaxConstraintLen)
+		return nil, fmt.Errorf("the version range has %d bytes, and a range has at most %d", len(text), semver.MaxConstraintLen)
 	}
 	if strings.ContainsFunc(text, func(r rune) bool { return r < ' ' || r == 0x7f }) {
-		return nil, fmt.Errorf("version range %q: %w: it holds a control character", text, source.ErrInvalid)
+		return nil, errors.New("the version range holds a control character")
 	}
 	c, err := semver.NewConstraint(text)
 	if err != nil {
-		return nil, fmt.Errorf("version range %q: %w: %v (write one such as ^1.2, ~1.2, 1.*, >=1.0 <2 or ^1 || ^2)", text, source.ErrInvalid, err)
+		return nil, fmt.Errorf("the version range %.80q is not one: %v (write one such as ^1.2, ~1.2, 1.*, >=1.0 <2 or ^1 || ^2)", text, err)
 	}
-	return &Range{text: text, c: c}, nil
+	return c, nil
 }
 
 // String returns the range as written.

@@ -61,7 +61,7 @@ func TestParseRange(t *testing.T) {
 		{"letters", ">=one", "write one such as"},
 		{"control", "^1.2\n", "control character"},
 		{"nul", "^1\x00", "control character"},
-		{"too long", "^" + strings.Repeat("1", 600), "at most 512 bytes"},
+		{"too long", "^" + strings.Repeat("1", 600), "a range has at most 512"},
 		{"too many groups", strings.Repeat("^1 || ", 40) + "^1", "groups"},
 		{"huge number", "^99999999999999999999999", "write one such as"},
 	} {
@@ -71,6 +71,9 @@ func TestParseRange(t *testing.T) {
 				if err != nil {
 					t.Fatalf("ParseRange(%q) = %v", tc.text, err)
 				}
+				if err := version.CheckRange(tc.text); err != nil {
+					t.Errorf("CheckRange(%q) = %v", tc.text, err)
+				}
 				if r.String() != tc.text {
 					t.Errorf("String() = %q, want %q", r.String(), tc.text)
 				}
@@ -78,6 +81,9 @@ func TestParseRange(t *testing.T) {
 			}
 			if !errors.Is(err, source.ErrInvalid) || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("ParseRange(%.40q) = %v, want source.ErrInvalid saying %q", tc.text, err, tc.wantErr)
+			}
+			if err := version.CheckRange(tc.text); err == nil || errors.Is(err, source.ErrInvalid) {
+				t.Errorf("CheckRange(%.40q) = %v, want an error without a sentinel", tc.text, err)
 			}
 		})
 	}
