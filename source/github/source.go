@@ -157,7 +157,10 @@ func checkName(what, name string) error {
 // version range (rule 15).
 func checkRef(ref string) error {
 	if version.IsRange(ref) {
-		return version.CheckRange(ref)
+		if err := version.CheckRange(ref); err != nil {
+			return fmt.Errorf("ref %.80q: %w", ref, err)
+		}
+		return nil
 	}
 	return gitsyntax.CheckRef(ref)
 }
