@@ -157,10 +157,14 @@ func checkName(what, name string) error {
 // version range (rule 15).
 func checkRef(ref string) error {
 	if version.IsRange(ref) {
-		if err := version.CheckRange(ref); err != nil {
-			return fmt.Errorf("ref %.80q: %w", ref, err)
+		rerr := version.CheckRange(ref)
+		if rerr == nil {
+			return nil
 		}
-		return nil
+		if err := gitsyntax.CheckRef(ref); err != nil {
+			return fmt.Errorf("%w; read as a version range, %w", err, rerr)
+		}
+		return fmt.Errorf("ref %.80q: %w", ref, rerr)
 	}
 	return gitsyntax.CheckRef(ref)
 }
