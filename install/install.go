@@ -267,6 +267,15 @@
 //     content digest, and no token. Sync reads a recorded skill at
 //     its pin, never at the moving reference; only Add moves a pin, and
 //     reports the old and the new one (Change.PreviousPin, Change.Pin).
+//     A reference may be a version range (OWNER/REPO@^1.2,
+//     git+URL#ref=~1.2, oci://HOST/REPO:^1.2; package source/version
+//     says which text is one): Add picks the highest tag the range
+//     admits and pins it, the lock file records the source as typed,
+//     with its range, and the pin, Sync reads the pin, and a later Add
+//     moves the pin within the range, never past it. The policy sees a
+//     typed range as not pinned, and a recorded one as pinned by its
+//     pin (Trust rule 1). A bare OWNER/REPO@RANGE whose range is not one
+//     fails with [ErrInvalidSource] saying why.
 //     The content at a pin never changes: when a pinned source (a
 //     published one read at the pin the lock file records, or a
 //     URL#sha256=HEX) gives content other than the lock file records,
