@@ -682,11 +682,7 @@ nothing.`,
 }
 
 func runSync(ctx context.Context, opts *syncOptions) error {
-	trust, err := opts.trust.option(opts.scope.global)
-	if err != nil {
-		return err
-	}
-	in, err := opts.scope.installer(install.WithDownloadTimeout(opts.timeout), trust)
+	in, err := opts.scope.trustedInstaller(&opts.trust, opts.timeout)
 	if err != nil {
 		return err
 	}

@@ -62,13 +62,9 @@ func newOutdatedCmd(s *streams) *cobra.Command {
 }
 
 func runOutdated(ctx context.Context, opts *outdatedOptions) error {
-	var tf trustFlags // the policy only: a source it refuses is not read
-	trust, err := tf.option(opts.scope.global)
-	if err != nil {
-		return err
-	}
 	opts.scope.quiet = true // no progress lines: outdated prints a table
-	in, err := opts.scope.installer(install.WithDownloadTimeout(opts.timeout), trust)
+	// The policy only: a source it refuses is not read.
+	in, err := opts.scope.trustedInstaller(&trustFlags{}, opts.timeout)
 	if err != nil {
 		return err
 	}

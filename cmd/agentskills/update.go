@@ -84,11 +84,7 @@ type updateOutput struct {
 }
 
 func runUpdate(ctx context.Context, opts *updateOptions, names []string) error {
-	trust, err := opts.trust.option(opts.scope.global)
-	if err != nil {
-		return err
-	}
-	in, err := opts.scope.installer(install.WithDownloadTimeout(opts.timeout), trust)
+	in, err := opts.scope.trustedInstaller(&opts.trust, opts.timeout)
 	if err != nil {
 		return err
 	}
@@ -177,4 +173,14 @@ func printUpdates(s *streams, ups []install.SkillUpdate, changes []install.Chang
 		}
 		fmt.Fprintln(s.out, ".")
 	}
+}
+
+// trustedInstaller returns the installer for the chosen scope that
+// enforces the trust flags tf and the policy, with the download timeout.
+func (f *scopeFlags) trustedInstaller(tf *trustFlags, timeout time.Duration) (*install.Installer, error) {
+	trust, err := tf.option(f.global)
+	if err != nil {
+		return nil, err
+	}
+	return f.installer(install.WithDownloadTimeout(timeout), trust)
 }
