@@ -158,15 +158,13 @@ func (in *Installer) checkGroup(ctx context.Context, lock *lockFile, src string,
 			rows[i].State, rows[i].Reason = state, err.Error()
 		}
 	}
-	if in.trust != nil {
-		names := make([]string, len(rows))
-		for i, r := range rows {
-			names[i] = r.Skill
-		}
-		if _, err := in.checkRecorded(src, "", names, lock); err != nil {
-			fail(OutdatedRefused, err)
-			return
-		}
+	names := make([]string, len(rows))
+	for i, r := range rows {
+		names[i] = r.Skill
+	}
+	if _, err := in.checkNow(src, names, lock); err != nil {
+		fail(OutdatedRefused, err)
+		return
 	}
 	var err error
 	switch in.recordedKind(src) {

@@ -432,3 +432,41 @@ func TestOutdatedNeedsAReadableLock(t *testing.T) {
 		t.Errorf("Outdated with a broken lock file = %v, want ErrInvalidLock", err)
 	}
 }
+
+// TestOutdatedRefusedByPolicy checks that Outdated with a trust policy
+// that no longer allows a source reports its skills refused without
+// reading it, and still checks the others; Update refuses it, changing
+// nothing.
+func TestOutdatedRefusedByPolicy(t *testing.T) {
+	g := newFakeGitHub(t)
+	g.publish("HEAD", commitA, map[string]string{"skills/alpha/SKILL.md": skillMD("alpha")})
+	f := newFixture(t)
+	cache := cachetest.Root(t)
+	in := f.remoteInstaller(t, cache)
+	ctx := t.Context()
+	local := f.writeSkill(t, "local", "local", "")
+	if _, err := in.Add(ctx, Request{Sources: []string{"o/skills", local}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	g.take()
+	p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"local:/**\"]\n")
+	strict := trustInstaller(t, f, cache, Trust{Policy: p})
+	rows, err := strict.Outdated(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]OutdatedState{"alpha": OutdatedRefused, "local": OutdatedCurrent}
+	if got := states(rows); !maps.Equal(got, want) {
+		t.Errorf("Outdated with only local sources allowed = %v, want %v", got, want)
+	}
+	if got := g.take(); len(got) != 0 {
+		t.Errorf("Outdated of a denied source asked GitHub %q, want nothing", got)
+	}
+	before := lockBytes(t, f)
+	if _, _, err := strict.Update(ctx, UpdateRequest{}); !errors.Is(err, ErrRefused) {
+		t.Errorf("Update of a denied source = %v, want ErrRefused", err)
+	}
+	if !bytes.Equal(before, lockBytes(t, f)) {
+		t.Error("a refused Update changed the lock file")
+	}
+}

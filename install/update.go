@@ -236,16 +236,11 @@ func diffSums(a, b map[string]string) (added, removed, changed []string) {
 // range the tag. The trust checks of Add apply (the policy, the signer
 // recorded for the source).
 func (in *Installer) readNow(ctx context.Context, lock *lockFile, src string, names []string, latest bool) (*sourceSkills, string, error) {
-	kind := in.recordedKind(src)
-	text := src
-	if kind == kindFolder {
-		text = in.sourcePath(src)
-	}
-	st, err := in.checkSource(text, "", false, recordedSigner(lock, names))
+	st, err := in.checkNow(src, names, lock)
 	if err != nil {
 		return nil, "", err
 	}
-	switch kind {
+	switch in.recordedKind(src) {
 	case kindPublished:
 		return in.readPublished(ctx, lock, src, names, latest, st)
 	case kindURL:
@@ -394,4 +389,15 @@ func (in *Installer) recalled(ctx context.Context, rs source.Remote, rec, pin st
 	in.checkAll(ctx, r.skills, pin)
 	st.mark(r.skills)
 	return r, nil
+}
+
+// checkNow is checkSource of the source src that the lock file records
+// for the skills names, about to be read at what its reference names
+// now, not at the pin recorded (# Trust, rule 1).
+func (in *Installer) checkNow(src string, names []string, lock *lockFile) (*sourceTrust, error) {
+	text := src
+	if in.recordedKind(src) == kindFolder {
+		text = in.sourcePath(src)
+	}
+	return in.checkSource(text, "", false, recordedSigner(lock, names))
 }
