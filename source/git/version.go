@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
-	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/version"
 )
@@ -17,12 +16,8 @@ import (
 // maxTagListing bounds what git ls-remote --tags may print (rule 17).
 const maxTagListing = 16 << 20
 
-// Tag is a tag of a repository and the commit it names (an annotated
-// tag's commit, not the tag object).
-type Tag struct {
-	Name   string
-	Commit string
-}
+// Tag is a tag of a repository and the commit it names.
+type Tag = version.Tag
 
 // Tags lists src's tags with one git ls-remote --tags, watched as a
 // fetch is (rule 17).
@@ -45,16 +40,16 @@ func (c *Client) Tags(ctx context.Context, src Source) ([]Tag, error) {
 // tags runs git ls-remote --tags on origin and reads its answer: a tag
 // with a peeled line (NAME^{}) names that line's commit.
 func (r *repo) tags(ctx context.Context) ([]Tag, error) {
-	out := &capWriter{max: maxTagListing}
-	if err := r.runWatched(ctx, nil, out, "ls-remote", "--tags", "--end-of-options", "origin"); err != nil {
-		if out.over {
-			return nil, fmt.Errorf("%w: git ls-remote printed more than %d bytes of tags; name a tag or a commit instead", source.ErrInvalid, maxTagListing)
-		}
+	var out bytes.Buffer
+	if err := r.runWatched(ctx, nil, &limitedBuffer{buf: &out, max: maxTagListing + 1}, "ls-remote", "--tags", "--end-of-options", "origin"); err != nil {
 		return nil, err
+	}
+	if out.Len() > maxTagListing {
+		return nil, fmt.Errorf("%w: git ls-remote printed more than %d bytes of tags; name a tag or a commit instead", source.ErrInvalid, maxTagListing)
 	}
 	var names []string
 	commits := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(out.buf.Bytes()))
+	sc := bufio.NewScanner(bytes.NewReader(out.Bytes()))
 	sc.Buffer(nil, maxTagListing)
 	for sc.Scan() {
 		id, ref, ok := strings.Cut(sc.Text(), "\t")
@@ -73,6 +68,9 @@ func (r *repo) tags(ctx context.Context) ([]Tag, error) {
 			return nil, fmt.Errorf("%w: it has more than %d tags, more than a version range is picked from; name a tag or a commit instead", source.ErrInvalid, version.MaxTags)
 		}
 	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read git ls-remote's tags: %w", err)
+	}
 	tags := make([]Tag, len(names))
 	for i, n := range names {
 		tags[i] = Tag{Name: n, Commit: commits[n]}
@@ -90,31 +88,8 @@ func (r *repo) pickTag(ctx context.Context, rng string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return vr.Pick(names(tags))
-}
-
-func names(tags []Tag) []string {
-	out := make([]string, len(tags))
-	for i, t := range tags {
-		out[i] = t.Name
-	}
-	return out
-}
-
-// capWriter keeps what is written up to max bytes, and fails the write
-// that would go over.
-type capWriter struct {
-	buf  bytes.Buffer
-	max  int
-	over bool
-}
-
-func (w *capWriter) Write(p []byte) (int, error) {
-	if w.buf.Len()+len(p) > w.max {
-		w.over = true
-		return 0, skill.NewLimitError(skill.LimitArchiveSize, int64(w.max), "more than %d bytes", w.max)
-	}
-	return w.buf.Write(p)
+	t, err := vr.PickTag(tags)
+	return t.Name, err
 }
 
 // kickWriter is w whose writes call kick.
@@ -158,16 +133,11 @@ func (r *Remote) Latest(ctx context.Context) (string, string, error) {
 	if err != nil {
 		return "", "", err
 	}
-	tag, err := version.Latest(names(tags))
+	tag, err := version.LatestTag(tags)
 	if err != nil {
 		return "", "", fmt.Errorf("latest version of %s: %w", display(r.src.URL), err)
 	}
-	for _, t := range tags {
-		if t.Name == tag {
-			return tag, t.Commit, nil
-		}
-	}
-	return "", "", fmt.Errorf("latest version of %s: %w", display(r.src.URL), source.ErrNotFound)
+	return tag.Name, tag.Commit, nil
 }
 
 // WithRange returns the source as git+URL#ref=RANGE[&path=PATH], the

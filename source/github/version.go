@@ -19,12 +19,8 @@ const tagsPerPage = 100
 // maxTagsPage bounds one page of a tag listing's answer.
 const maxTagsPage = 4 << 20
 
-// Tag is a tag of a repository and the commit it names (an annotated
-// tag's commit, not the tag object).
-type Tag struct {
-	Name   string
-	Commit string
-}
+// Tag is a tag of a repository and the commit it names.
+type Tag = version.Tag
 
 // Tags lists src's tags through GET {api}/repos/{owner}/{repo}/tags,
 // page by page (100 a page), with the same token, HTTP client and
@@ -100,29 +96,12 @@ func (c *Client) resolveRange(ctx context.Context, src Source) (Pin, error) {
 	if err != nil {
 		return Pin{}, err
 	}
-	tag, err := r.Pick(names(tags))
+	tag, err := r.PickTag(tags)
 	if err != nil {
 		return Pin{}, fmt.Errorf("GitHub repository %s: %w", src.repo(), err)
 	}
 	src.tree = false
-	return Pin{Source: src, Commit: commitOf(tags, tag), Version: tag}, nil
-}
-
-func names(tags []Tag) []string {
-	out := make([]string, len(tags))
-	for i, t := range tags {
-		out[i] = t.Name
-	}
-	return out
-}
-
-func commitOf(tags []Tag, name string) string {
-	for _, t := range tags {
-		if t.Name == name {
-			return t.Commit
-		}
-	}
-	return ""
+	return Pin{Source: src, Commit: tag.Commit, Version: tag.Name}, nil
 }
 
 var _ source.Versioned = (*Remote)(nil)
@@ -155,11 +134,11 @@ func (r *Remote) Latest(ctx context.Context) (string, string, error) {
 	if err != nil {
 		return "", "", err
 	}
-	tag, err := version.Latest(names(tags))
+	tag, err := version.LatestTag(tags)
 	if err != nil {
 		return "", "", fmt.Errorf("GitHub repository %s: latest version: %w", r.src.repo(), err)
 	}
-	return tag, commitOf(tags, tag), nil
+	return tag.Name, tag.Commit, nil
 }
 
 // WithRange returns the source as OWNER/REPO[/PATH]@RANGE, the form

@@ -141,6 +141,48 @@ func (r *Range) Pick(tags []string) (string, error) {
 	return "", fmt.Errorf("version range %q: %w: no tag is admitted among %d version tags (highest: %s); write a range that admits one, or name a tag", r.text, source.ErrNotFound, len(vs), highest(vs))
 }
 
+// Tag is a repository's tag and the commit it names (an annotated tag's
+// commit, not the tag object), as git and GitHub sources list them.
+type Tag struct {
+	Name   string
+	Commit string
+}
+
+// PickTag is [Range.Pick] over tags with their commits.
+func (r *Range) PickTag(tags []Tag) (Tag, error) {
+	name, err := r.Pick(tagNames(tags))
+	if err != nil {
+		return Tag{}, err
+	}
+	return tagNamed(tags, name), nil
+}
+
+// LatestTag is [Latest] over tags with their commits.
+func LatestTag(tags []Tag) (Tag, error) {
+	name, err := Latest(tagNames(tags))
+	if err != nil {
+		return Tag{}, err
+	}
+	return tagNamed(tags, name), nil
+}
+
+func tagNames(tags []Tag) []string {
+	out := make([]string, len(tags))
+	for i, t := range tags {
+		out[i] = t.Name
+	}
+	return out
+}
+
+func tagNamed(tags []Tag, name string) Tag {
+	for _, t := range tags {
+		if t.Name == name {
+			return t
+		}
+	}
+	return Tag{}
+}
+
 // IsVersion reports whether tag is a version (rule 3).
 func IsVersion(tag string) bool {
 	_, ok := parse(tag)

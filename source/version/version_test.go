@@ -282,6 +282,25 @@ func TestCompare(t *testing.T) {
 	}
 }
 
+// PickTag and LatestTag give the tag's commit.
+func TestPickTag(t *testing.T) {
+	list := []version.Tag{{"main", "c0"}, {"v1.2.0", "c1"}, {"v1.4.0", "c2"}, {"v2.0.0", "c3"}, {"v2.1.0-rc.1", "c4"}}
+	r, _ := version.ParseRange("^1.2")
+	if got, err := r.PickTag(list); err != nil || got != list[2] {
+		t.Errorf("PickTag = %v, %v, want %v", got, err, list[2])
+	}
+	if got, err := version.LatestTag(list); err != nil || got != list[3] {
+		t.Errorf("LatestTag = %v, %v, want %v", got, err, list[3])
+	}
+	r, _ = version.ParseRange("^3")
+	if _, err := r.PickTag(list); !errors.Is(err, source.ErrNotFound) {
+		t.Errorf("PickTag(^3) = %v, want source.ErrNotFound", err)
+	}
+	if _, err := version.LatestTag(list[:1]); !errors.Is(err, source.ErrNotFound) {
+		t.Errorf("LatestTag(main) = %v, want source.ErrNotFound", err)
+	}
+}
+
 func ExampleRange_Pick() {
 	r, _ := version.ParseRange("^1.2")
 	tag, _ := r.Pick([]string{"v1.1.0", "v1.2.0", "v1.4.2", "v1.5.0-rc.1", "v2.0.0", "main"})
