@@ -3,6 +3,7 @@ module github.com/agentadaptor/agentadaptor
 go 1.26.5
 
 require (
+	github.com/Masterminds/semver/v3 v3.5.0
 	github.com/google/go-cmp v0.7.0
 	github.com/google/go-containerregistry v0.22.1
 	github.com/in-toto/attestation v1.2.0

@@ -20,6 +20,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/source/git"
 	"github.com/agentadaptor/agentadaptor/source/github"
 	"github.com/agentadaptor/agentadaptor/source/oci"
+	"github.com/agentadaptor/agentadaptor/source/version"
 )
 
 // parseRemote tells whether text is a published source, and reads it
@@ -70,6 +71,9 @@ func (in *Installer) parseSource(text string, typed bool) (source.Remote, error)
 		return nil, nil
 	}
 	src, err := github.Parse(text)
+	if _, ref, ok := strings.Cut(text, "@"); err != nil && ok && version.IsRange(ref) {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err) // OWNER/REPO@RANGE with a range that is not one
+	}
 	if err != nil {
 		return nil, nil // not a GitHub source either: a local path that does not exist
 	}

@@ -83,6 +83,7 @@ func newFakeGitHub(t *testing.T) *fakeGitHub {
 		}
 		fmt.Fprint(w, commit)
 	})
+	mux.HandleFunc("GET /repos/{owner}/{repo}/tags", g.serveTags)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/tarball/{commit}", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, g.archive.URL+"/o-skills/"+r.PathValue("commit"), http.StatusFound)
 	})

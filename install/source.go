@@ -82,6 +82,9 @@ type candidate struct {
 	// trust is what was checked of its source and found (# Trust), or
 	// nil when nothing was.
 	trust *sourceTrust
+	// got, for a URL source, is what its server said of the download
+	// (rule 14).
+	got validators
 }
 
 // tree is where the skill's files are read from.
@@ -456,12 +459,15 @@ func (in *Installer) resolveSource(ctx context.Context, source string, recorded 
 			err = fmt.Errorf("%w (%s is read as a GitHub repository, as no file or folder of that name exists here)", err, source)
 		}
 	case isURL(source):
-		file, remove, derr := in.download(ctx, source)
+		file, remove, got, derr := in.downloadIf(ctx, source, validators{})
 		if derr != nil {
 			return nil, derr
 		}
 		r.skills, r.cleanup, err = in.fromArchive(ctx, file, r.source, "", nil)
 		remove() // extracted: the download is no longer needed
+		for i := range r.skills {
+			r.skills[i].got = got
+		}
 	default:
 		p := source
 		if !filepath.IsAbs(p) {

@@ -119,15 +119,16 @@ type Remote interface {
 }
 
 // Versioned is implemented by a [Remote] whose reference may name a
-// version or a range of versions (v1.2.3, ^1.2, ~1.2, >=1.0 <2), resolved
+// range of versions (^1.2, ~1.2, >=1.0 <2; which text is a range is
+// package source/version's rule 1: v1.2.3 names that tag), resolved
 // against the repository's tags (git, GitHub) or the registry's (OCI) by
 // semantic versioning: [Remote.Resolve] picks the highest tag the range
 // admits (pre-releases only when the range names one) and returns its pin.
 type Versioned interface {
 	Remote
 	// Range is the range the reference names, as written ("^1.2"), or ""
-	// when it names no range (a branch, a tag that is no version, a
-	// commit, a digest).
+	// when it names no range (a branch, a tag, v1.2.3 too, a commit, a
+	// digest).
 	Range() string
 	// Version is the tag the last Resolve picked for the range ("v1.4.0"),
 	// or "" before a Resolve or without a range.

@@ -312,6 +312,13 @@ the commit or manifest digest its reference named, sync installs that pin,
 never the moving branch or tag, and needs no network while the skill cache
 holds the content; add again moves the pin and prints the old and new one.
 Content other than the lock file records for the same pin is refused.
+A reference may be a version range, picked from the repository's or the
+registry's tags: OWNER/REPO@^1.2, OWNER/REPO@~1.2, 'OWNER/REPO@>=1.0 <2',
+git+https://HOST/REPO#ref=^1.2, oci://HOST/REPO:^1.2 (^ ~ * < > = | or a
+space make a range; v1.2.3 names that tag and 1.x a branch: write ^1). It
+installs the highest version the range admits (pre-releases only when the
+range names one), the lock file keeps the range and the pin, and add again
+moves the pin within the range.
 A file or folder of the name given wins over a GitHub repository, and
 OWNER/REPO whose OWNER is a file or folder here (skills/good-onee beside
 skills/good-one) is refused as a mistyped path (exit 2), never looked up;
@@ -363,6 +370,7 @@ the new signer.`
 const addExample = `  agentskills add ./examples/skills --agent claude-code,codex
   agentskills add anthropics/skills --list
   agentskills add anthropics/skills@main --skill pdf
+  agentskills add 'acme/skills@^1.2'
   agentskills add 'git+https://git.example.org/team/skills.git#ref=v1&path=skills'
   agentskills add oci://ghcr.io/acme/review:1.2
   agentskills add ./kit.tgz --list
@@ -682,11 +690,7 @@ nothing.`,
 }
 
 func runSync(ctx context.Context, opts *syncOptions) error {
-	trust, err := opts.trust.option(opts.scope.global)
-	if err != nil {
-		return err
-	}
-	in, err := opts.scope.installer(install.WithDownloadTimeout(opts.timeout), trust)
+	in, err := opts.scope.trustedInstaller(&opts.trust, opts.timeout)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/source/version"
 )
 
 // Client runs the system git. It is safe for concurrent use.
@@ -161,6 +162,14 @@ func (c *Client) resolve(ctx context.Context, src Source) (*repo, Pin, error) {
 	if ref == "" {
 		ref, what = "HEAD", "the default branch"
 	}
+	var tag string
+	if version.IsRange(src.Ref) {
+		if tag, err = repo.pickTag(ctx, src.Ref); err != nil {
+			repo.remove()
+			return nil, Pin{}, fmt.Errorf("resolve version range %s of %s: %w", src.Ref, repo.shown, err)
+		}
+		ref, what = "refs/tags/"+tag, "tag "+tag+" (version range "+src.Ref+")"
+	}
 	commit, err := repo.fetch(ctx, ref)
 	if err == nil {
 		err = repo.hasFolder(ctx, commit, src.Path)
@@ -169,7 +178,7 @@ func (c *Client) resolve(ctx context.Context, src Source) (*repo, Pin, error) {
 		repo.remove()
 		return nil, Pin{}, fmt.Errorf("resolve %s of %s: %w", what, repo.shown, err)
 	}
-	return repo, Pin{Source: src, Commit: commit}, nil
+	return repo, Pin{Source: src, Commit: commit, Version: tag}, nil
 }
 
 // Opener returns an Opener of the pinned folder as an uncompressed tar,
@@ -344,6 +353,12 @@ const watchEvery = 50 * time.Millisecond
 // progress message, no growth of the repository), or when the
 // repository grows by more than the fetch limit.
 func (r *repo) runFetch(ctx context.Context, stdin io.Reader, args ...string) error {
+	return r.runWatched(ctx, stdin, io.Discard, args...)
+}
+
+// runWatched is runFetch giving git's output to stdout, whose writes
+// count as receiving.
+func (r *repo) runWatched(ctx context.Context, stdin io.Reader, stdout io.Writer, args ...string) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stall := r.c.stall
@@ -355,7 +370,7 @@ func (r *repo) runFetch(ctx context.Context, stdin io.Reader, args ...string) er
 	cmd := r.command(ctx, args...)
 	cmd.Stdin = stdin
 	stderr := &tail{max: 4 << 10, kick: kick}
-	cmd.Stdout, cmd.Stderr = io.Discard, stderr
+	cmd.Stdout, cmd.Stderr = kickWriter{stdout, kick}, stderr
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start git %s: %w", args[0], err)
 	}

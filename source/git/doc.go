@@ -36,7 +36,8 @@
 //     git+ssh://git@host/... and with "@" in paths, and "//PATH" with the
 //     empty path elements that URL normalizers remove. It is also the form
 //     pip reads (#subdirectory=), and names each part.
-//  3. REF is a branch, a tag or a full commit id, following git
+//  3. REF is a branch, a tag, a full commit id (or a version range, rule
+//     17), following git
 //     check-ref-format: no control characters, spaces, "~", "^", ":", "?",
 //     "*", "[", "\\", "..", "@{" or "//", no leading "-", "/" or "+", no trailing
 //     "/", "." or ".lock". PATH is relative and slash-separated, without
@@ -196,6 +197,25 @@
 // install gnupg); on Windows, Git for Windows brings both, in its
 // usr\bin folder, which must then be on PATH (or install Gpg4win and
 // Windows' OpenSSH client). Verification has been tested on Linux.
+//
+// # Versions
+//
+//  17. A ref written as a version range (package source/version, rule 1:
+//     it holds "^", "~", "*", "<", ">", "=", "|", "," or a space, as in
+//     #ref=^1.2, #ref=~1.2&path=skills/review or #ref=>=1.0%20<2; a
+//     space may be written as %20 or as itself in a quoted argument, not
+//     as "+") is checked as a range instead of by rule 3. Resolve then
+//     runs one git ls-remote --tags origin (watched as a fetch is, rule
+//     11; its output bounded to 16 MiB and version.MaxTags tags), takes
+//     an annotated tag's commit from its peeled line (NAME^{}), picks
+//     the highest tag the range admits and fetches refs/tags/TAG as rule
+//     7 does; [Pin.Version] is that tag. A ref that is no range means
+//     the branch, tag or commit of that name as before: #ref=v1.2.3 is
+//     the tag and #ref=1.x a branch (write ^1 for the versions 1.x.y). No
+//     tag admitted fails with [source.ErrNotFound], naming the range and
+//     the highest tags. [Source.String] writes "^", "<", ">", "=" and "|"
+//     as they are. [Client.Tags] lists the tags; [Remote] implements
+//     [source.Versioned].
 //
 // [NewRemote] gives a source the shape of [source.Remote], in which
 // package install uses every published source: its Resolve fetches once

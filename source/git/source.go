@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
 	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/source/version"
 )
 
 // Source names a folder of a git repository at a ref. The zero Ref means
@@ -28,6 +29,9 @@ type Pin struct {
 	Source Source
 	// Commit is the full hex commit id the ref named when resolved.
 	Commit string
+	// Version is the tag a version range picked (rule 17), "" when the
+	// ref is no range.
+	Version string
 }
 
 // String returns the source in the git+URL#ref=REF&path=PATH form that
@@ -60,7 +64,7 @@ func escape(v string) string {
 	var b strings.Builder
 	for i := 0; i < len(v); i++ {
 		c := v[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~/!$'()*,;@", c) >= 0 {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~/!$'()*,;@^<>=|", c) >= 0 {
 			b.WriteByte(c)
 		} else {
 			fmt.Fprintf(&b, "%%%02X", c)
@@ -81,7 +85,8 @@ func Parse(text string) (Source, error) {
 	}
 	var s Source
 	if u.Fragment != "" {
-		q, err := url.ParseQuery(u.EscapedFragment())
+		_, frag, _ := strings.Cut(rest, "#") // as written: EscapedFragment re-encodes what a range holds
+		q, err := url.ParseQuery(frag)
 		if err != nil {
 			return Source{}, invalid(text, fmt.Errorf("the part after # must be ref=REF&path=PATH, percent-encoded"))
 		}
@@ -263,5 +268,18 @@ func (s Source) check() error {
 	return gitsyntax.CheckPath(s.Path)
 }
 
-// checkRef applies git check-ref-format's rules (rule 3).
-func checkRef(ref string) error { return gitsyntax.CheckFetchRef(ref) }
+// checkRef applies git check-ref-format's rules (rule 3), or checks a
+// version range (rule 17).
+func checkRef(ref string) error {
+	if version.IsRange(ref) {
+		rerr := version.CheckRange(ref)
+		if rerr == nil {
+			return nil
+		}
+		if err := gitsyntax.CheckFetchRef(ref); err != nil {
+			return fmt.Errorf("%w; read as a version range, %w", err, rerr)
+		}
+		return fmt.Errorf("ref %.80q: %w", ref, rerr)
+	}
+	return gitsyntax.CheckFetchRef(ref)
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/source/version"
 )
 
 // DefaultAPIURL is the public GitHub API address.
@@ -175,6 +176,9 @@ func (c *Client) Resolve(ctx context.Context, src Source) (Pin, error) {
 		if err := checkRef(src.Ref); err != nil {
 			return Pin{}, invalid(src.String(), err)
 		}
+	}
+	if version.IsRange(src.Ref) {
+		return c.resolveRange(ctx, src)
 	}
 	for {
 		commit, err := c.commit(ctx, src)

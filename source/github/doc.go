@@ -18,9 +18,9 @@
 // # Source forms
 //
 //  1. OWNER/REPO, OWNER/REPO/PATH, either followed by @REF: REF is a branch,
-//     a tag or a commit id, and runs from the first "@" to the end, so it
-//     may hold "/" (owner@v1 is not a ref: owners and repository names
-//     never hold "@"). Without @REF the repository's default branch is used.
+//     a tag, a commit id or a version range (rule 15), and runs from the
+//     first "@" to the end, so it may hold "/" (owner@v1 is not a ref:
+//     owners and repository names never hold "@"). Without @REF the repository's default branch is used.
 //  2. https://github.com/OWNER/REPO, with an optional ".git", and
 //     https://github.com/OWNER/REPO/tree/REF/PATH as GitHub's web pages
 //     show it. A web address cannot tell where a ref holding "/" ends and
@@ -112,6 +112,26 @@
 //     git's rules 14 to 16 say: the keys, the signer returned, the
 //     refusals (a commit without a signature is refused) and what gpg
 //     and ssh-keygen need, on Linux, macOS and Windows.
+//
+// # Versions
+//
+//  15. A ref written as a version range (package source/version, rule 1:
+//     it holds "^", "~", "*", "<", ">", "=", "|", "," or a space, as in
+//     OWNER/REPO@^1.2, OWNER/REPO/PATH@~1.2, OWNER/REPO@>=1.0 <2 or
+//     https://github.com/OWNER/REPO/tree/^1.2/PATH) is checked as a range
+//     instead of by rule 3, and [Client.Resolve] lists the repository's
+//     tags, once per call, through GET {api}/repos/{owner}/{repo}/tags
+//     (100 a page, page after page until one holds fewer, with the token
+//     and client of every other call; [Client.Tags]), picks the highest
+//     tag the range admits and pins the commit that tag names; no other
+//     request is made. [Pin.Version] is that tag. A ref that is no
+//     range means the branch, tag or commit of that name as before, so
+//     @v1.2.3 is the tag v1.2.3 and @1.x a branch: write ^1 for the
+//     versions 1.x.y. A repository with no tag the range admits fails
+//     with [source.ErrNotFound] naming the range and the highest tags; one
+//     with more than version.MaxTags tags, or an answer that is not a
+//     tag listing (not JSON, a page over 4 MiB, a tag without a commit
+//     id), fails. [Remote] implements [source.Versioned].
 //
 // [NewRemote] gives a source the shape of [source.Remote], in which
 // package install uses every published source. Errors use the sentinels

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
 	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/source/version"
 )
 
 // Source names a folder of a GitHub repository at a ref. The zero Ref
@@ -34,6 +35,9 @@ type Pin struct {
 	Source Source
 	// Commit is the full hex commit id the ref named when resolved.
 	Commit string
+	// Version is the tag a version range picked (rule 15), "" when the
+	// ref is no range.
+	Version string
 }
 
 // String returns the source in the OWNER/REPO[/PATH][@REF] form, which
@@ -149,5 +153,18 @@ func checkName(what, name string) error {
 	return nil
 }
 
-// checkRef applies git check-ref-format's rules (rule 3).
-func checkRef(ref string) error { return gitsyntax.CheckRef(ref) }
+// checkRef applies git check-ref-format's rules (rule 3), or checks a
+// version range (rule 15).
+func checkRef(ref string) error {
+	if version.IsRange(ref) {
+		rerr := version.CheckRange(ref)
+		if rerr == nil {
+			return nil
+		}
+		if err := gitsyntax.CheckRef(ref); err != nil {
+			return fmt.Errorf("%w; read as a version range, %w", err, rerr)
+		}
+		return fmt.Errorf("ref %.80q: %w", ref, rerr)
+	}
+	return gitsyntax.CheckRef(ref)
+}

@@ -178,6 +178,26 @@
 //     answers with a web page, is [source.ErrNotServer]. A missing
 //     repository, tag or digest is [source.ErrNotFound].
 //
+// # Versions
+//
+//  1. A version range is written where the tag goes:
+//     oci://HOST/REPO:^1.2, :~1.2, :1.*, :>=1.0 <2 (one argument, quoted
+//     in a shell), :^1 || ^2. A tag holds only letters, digits, "_", "."
+//     and "-", so text holding "^", "~", "*", "<", ">", "=", "|", "," or
+//     a space (package source/version, rule 1) can only be a range, and
+//     text without them is a tag: :1.x is the tag "1.x", so write :^1 or
+//     :1.* for the versions 1.x.y. [Reference.Range] holds it; with a
+//     digest (oci://HOST/REPO:^1.2@sha256:...) the digest pins, and the
+//     range is kept as the form it was pinned from. [Push] refuses a
+//     range.
+//  2. [Resolve] of a range lists the repository's tags ([Tags]: the
+//     distribution API's tag list, paginated, with the same client and
+//     credentials; at most version.MaxTags tags, each page at most 4
+//     MiB), picks the highest tag the range admits (tags that are no
+//     version, such as latest or 1, are ignored) and resolves that tag.
+//     No tag admitted fails with [source.ErrNotFound], naming the range
+//     and the highest tags. [Remote] implements [source.Versioned].
+//
 // Errors use the sentinels of package source, as its prefix rule says
 // (a reference that does not parse is [source.ErrInvalid], a Fetch of
 // one without a digest [source.ErrNotPinned]), and name the reference and

@@ -58,12 +58,21 @@ func Resolve(ctx context.Context, ref string, opts ...Option) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if r.Range != "" {
+		_, dgst, err := c.resolveRange(ctx, r)
+		return dgst, err
+	}
+	return c.resolveTag(ctx, r)
+}
+
+// resolveTag returns the digest of the manifest r's tag names now.
+func (c *config) resolveTag(ctx context.Context, r Reference) (string, error) {
 	desc, err := c.repository(r).Resolve(ctx, r.Tag)
 	if err != nil {
-		return "", fmt.Errorf("%s: resolve the tag: %w", ref, c.classify(ctx, r, err))
+		return "", fmt.Errorf("%s: resolve the tag: %w", r, c.classify(ctx, r, err))
 	}
 	if err := checkDigest(desc.Digest); err != nil {
-		return "", fmt.Errorf("%s: resolve the tag: %w: the registry answered with a digest it should not: %v", ref, source.ErrNoSkill, err)
+		return "", fmt.Errorf("%s: resolve the tag: %w: the registry answered with a digest it should not: %v", r, source.ErrNoSkill, err)
 	}
 	return desc.Digest.String(), nil
 }

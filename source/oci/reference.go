@@ -9,6 +9,7 @@ import (
 	"oras.land/oras-go/v2/registry"
 
 	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/source/version"
 )
 
 // Scheme is the prefix of every reference this package accepts.
@@ -26,10 +27,15 @@ type Reference struct {
 	Tag string
 	// Digest is the manifest digest ("sha256:..."), or "" until pinned.
 	Digest string
+	// Range is a version range written where the tag goes
+	// (oci://HOST/REPO:^1.2), by which a tag is picked from the
+	// repository's tags (see Versions in the package doc); Tag is then
+	// "".
+	Range string
 }
 
-// ParseReference parses s, which must start with [Scheme] and name a tag,
-// a digest or both. The host, repository, tag and digest must follow the
+// ParseReference parses s, which must start with [Scheme] and name a tag
+// (or a version range), a digest or both. The host, repository, tag and digest must follow the
 // OCI distribution grammar: a repository is lowercase, a tag at most 128
 // characters of letters, digits, "_", "." and "-", a digest a known
 // algorithm and its hex encoding. An error wraps [source.ErrInvalid].
@@ -45,12 +51,18 @@ func ParseReference(s string) (Reference, error) {
 	if i := strings.LastIndexByte(rest, ':'); i > strings.LastIndexByte(rest, '/') {
 		rest, r.Tag = rest[:i], rest[i+1:]
 	}
+	if version.IsRange(r.Tag) {
+		if err := version.CheckRange(r.Tag); err != nil {
+			return Reference{}, invalidRef(s, "%v", err)
+		}
+		r.Range, r.Tag = r.Tag, ""
+	}
 	host, repo, ok := strings.Cut(rest, "/")
 	if !ok || host == "" || repo == "" {
 		return Reference{}, invalidRef(s, "it is not an OCI reference: it needs a host and a repository, as in %sHOST/REPO:TAG", Scheme)
 	}
 	r.Host, r.Repository = host, repo
-	if r.Tag == "" && r.Digest == "" {
+	if r.Tag == "" && r.Digest == "" && r.Range == "" {
 		return Reference{}, invalidRef(s, "it names no tag or digest: add one, as in %s%s/%s:latest", Scheme, host, repo)
 	}
 	ref := registry.Reference{Registry: host, Repository: repo}
@@ -90,6 +102,10 @@ func (r Reference) String() string {
 	if r.Tag != "" {
 		b.WriteByte(':')
 		b.WriteString(r.Tag)
+	}
+	if r.Range != "" {
+		b.WriteByte(':')
+		b.WriteString(r.Range)
 	}
 	if r.Digest != "" {
 		b.WriteByte('@')

@@ -13,8 +13,9 @@ import (
 // [Fetch] with the options given to [NewRemote]. It is for one caller at
 // a time.
 type Remote struct {
-	ref  Reference
-	opts []Option
+	ref     Reference
+	opts    []Option
+	version string // the tag the last Resolve picked for the range
 }
 
 var _ source.Remote = (*Remote)(nil)
@@ -32,6 +33,9 @@ func (r *Remote) Repository() string {
 // Resolve is [Resolve] of the reference: it returns the manifest digest,
 // without the network when the reference holds one.
 func (r *Remote) Resolve(ctx context.Context) (string, error) {
+	if r.ref.Range != "" && r.ref.Digest == "" {
+		return r.resolveRange(ctx)
+	}
 	return Resolve(ctx, r.ref.String(), r.opts...)
 }
 
