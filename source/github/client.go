@@ -131,7 +131,7 @@ func New(opts ...Option) (*Client, error) {
 	case c.tokenSet:
 		cl.token, cl.tokenFrom = c.token, "WithToken"
 	case host != "":
-		cl.token, cl.tokenFrom = enterpriseToken() // rule 7a
+		cl.token, cl.tokenFrom = enterpriseToken() // rule 16
 	case os.Getenv("GITHUB_TOKEN") != "":
 		cl.token, cl.tokenFrom = os.Getenv("GITHUB_TOKEN"), "GITHUB_TOKEN"
 	case os.Getenv("GH_TOKEN") != "":

@@ -11,7 +11,7 @@ import (
 )
 
 // The environment variables of GitHub Enterprise Server, in the GitHub
-// CLI's order of precedence (rules 2a and 7a).
+// CLI's order of precedence (rules 15 and 16).
 const (
 	envHost             = "GH_HOST"
 	envEnterpriseToken  = "GH_ENTERPRISE_TOKEN"
@@ -22,7 +22,7 @@ const (
 // (HOST or HOST:PORT): its API address is https://HOST/api/v3 (for a
 // HOST.ghe.com, https://api.HOST) unless [WithAPIURL] gives one, and its
 // token is [WithToken], else $GH_ENTERPRISE_TOKEN, else
-// $GITHUB_ENTERPRISE_TOKEN (rule 7a); GITHUB_API_URL, GITHUB_TOKEN and
+// $GITHUB_ENTERPRISE_TOKEN (rule 16); GITHUB_API_URL, GITHUB_TOKEN and
 // GH_TOKEN are not read. Such a client reads only sources of that host
 // (Source.Host). "github.com" means the default. Default: github.com, or
 // the API of GITHUB_API_URL.
@@ -31,7 +31,7 @@ func WithHost(host string) Option {
 }
 
 // EnterpriseAPIURL returns the API address of the GitHub Enterprise
-// Server at host (rule 2a): https://HOST/api/v3, or https://api.HOST for
+// Server at host (rule 15): https://HOST/api/v3, or https://api.HOST for
 // a host under ghe.com.
 func EnterpriseAPIURL(host string) string {
 	if strings.HasSuffix(strings.ToLower(hostname(host)), ".ghe.com") {
@@ -48,7 +48,7 @@ func hostname(host string) string {
 	return host
 }
 
-// checkHost applies rule 2a to a host: a DNS name or an IP address, with
+// checkHost applies rule 15 to a host: a DNS name or an IP address, with
 // an optional port, that is neither github.com's nor a known git host
 // that is not GitHub. It returns the host in lower case, "" for
 // github.com.
@@ -76,7 +76,7 @@ func checkHost(host string) (string, error) {
 	return host, nil
 }
 
-// enterpriseHost reads the host of a web address as rule 2a says: "" for
+// enterpriseHost reads the host of a web address as rule 15 says: "" for
 // github.com, the Enterprise host in lower case, or an error. tree is
 // whether the address is a /tree/ page.
 func enterpriseHost(u *url.URL, tree bool) (string, error) {
@@ -91,7 +91,7 @@ func enterpriseHost(u *url.URL, tree bool) (string, error) {
 }
 
 // enterpriseToken is the token of an Enterprise host from the
-// environment, and where it came from (rule 7a).
+// environment, and where it came from (rule 16).
 func enterpriseToken() (token, from string) {
 	for _, env := range []string{envEnterpriseToken, envEnterpriseToken2} {
 		if t := os.Getenv(env); t != "" {
@@ -104,7 +104,7 @@ func enterpriseToken() (token, from string) {
 // serves reports whether the client reads src: a source of an
 // Enterprise host needs a client of that host ([WithHost]), and one of
 // github.com a client without a host, so that a token never reaches
-// another host than its own (rule 7a).
+// another host than its own (rule 16).
 func (c *Client) serves(src Source) error {
 	if strings.EqualFold(src.Host, c.host) {
 		return nil
@@ -134,7 +134,7 @@ func (c *Client) tokenVars() string {
 }
 
 // PolicyLocation returns where the repository lives as a trust policy
-// names it (rule 2a): kind "github" and OWNER/REPO for github.com (or the
+// names it (rule 15): kind "github" and OWNER/REPO for github.com (or the
 // API of GITHUB_API_URL); for a GitHub Enterprise Server, kind "git" and
 // HOST/OWNER/REPO, as its git+https address gives, so that a github:
 // pattern, which means github.com, never matches it. Both in lower case:
@@ -148,7 +148,7 @@ func (s Source) PolicyLocation() (kind, location string) {
 }
 
 // webString is the String of a source of an Enterprise host: its web
-// address, which [Parse] reads back (rule 2a). A folder without a ref is
+// address, which [Parse] reads back (rule 15). A folder without a ref is
 // written at the ref HEAD, the default branch.
 func (s Source) webString() string {
 	out := "https://" + s.Host + "/" + s.Owner + "/" + s.Repo

@@ -114,7 +114,7 @@ func enterprise(t *testing.T, f *fakeGitHub) (host string, client *http.Client) 
 // TestEnterpriseTokenOnlyToItsHost reads a repository of an Enterprise
 // stand-in and one of a github.com stand-in in one environment holding
 // both hosts' tokens: each API sees its own token and never the other's,
-// the archive host sees none, and nothing shown holds either (rule 7a).
+// the archive host sees none, and nothing shown holds either (rule 16).
 func TestEnterpriseTokenOnlyToItsHost(t *testing.T) {
 	const dotcomToken, gheToken = "ghp_dotcom-token", "ghe_enterprise-token"
 	ghe := newFake(t)
@@ -175,7 +175,7 @@ func TestEnterpriseTokenOnlyToItsHost(t *testing.T) {
 }
 
 // TestEnterpriseTokenFromEnvironment checks where an Enterprise host's
-// token comes from (rule 7a), and that github.com's never goes there.
+// token comes from (rule 16), and that github.com's never goes there.
 func TestEnterpriseTokenFromEnvironment(t *testing.T) {
 	tests := []struct {
 		name               string

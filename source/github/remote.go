@@ -70,7 +70,7 @@ func (r *Remote) Open(ctx context.Context, commit, within string, progress io.Wr
 }
 
 // options are the options of the Remote's clients: a source of an
-// Enterprise host is read by a client of that host (rule 7a), unless
+// Enterprise host is read by a client of that host (rule 16), unless
 // the caller's options say otherwise.
 func (r *Remote) options() []Option {
 	if r.src.Host == "" {

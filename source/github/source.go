@@ -23,7 +23,7 @@ type Source struct {
 	// Ref is a branch, a tag or a commit id.
 	Ref string
 	// Host is the GitHub Enterprise Server that holds the repository,
-	// HOST or HOST:PORT in lower case (rule 2a); "" for github.com (or
+	// HOST or HOST:PORT in lower case (rule 15); "" for github.com (or
 	// the API of GITHUB_API_URL).
 	Host string
 
@@ -108,7 +108,7 @@ func parseURL(text string) (Source, error) {
 		return Source{}, invalid(text, fmt.Errorf("want https://github.com/OWNER/REPO[/tree/REF/PATH]"))
 	}
 	s := Source{Owner: parts[0], Repo: strings.TrimSuffix(parts[1], ".git")}
-	if s.Host, err = enterpriseHost(u, len(parts) > 2 && parts[2] == "tree"); err != nil { // rule 2a
+	if s.Host, err = enterpriseHost(u, len(parts) > 2 && parts[2] == "tree"); err != nil { // rule 15
 		return Source{}, invalid(text, err)
 	}
 	switch rest := parts[2:]; {
