@@ -188,6 +188,8 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 		s.Kind, s.Location = "git", loc
 		s.Pinned = s.Pinned || gitsyntax.IsCommit(src.Ref)
 		return s, nil
+	case isHostedRepo(text): // a repository on another host (hosts.go)
+		return hostedPolicySource(s, text)
 	case isURL(text) && !isGitHubRepoURL(text):
 		u, want, err := parseDownload(text)
 		if err != nil {
