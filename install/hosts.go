@@ -11,8 +11,9 @@ import (
 	"github.com/agentadaptor/agentadaptor/source/github"
 )
 
-// archiveExtension reports whether p has one of the endings of a URL's path that make it an
-// archive to download, whatever its host (rule 13).
+// archiveExtension reports whether a URL's path p ends as an archive's
+// name, which makes the URL an archive to download whatever its host
+// (rule 13).
 func archiveExtension(p string) bool {
 	p = strings.ToLower(p)
 	for _, ext := range []string{".zip", ".skill", ".tar", ".tgz", ".tar.gz"} {

@@ -267,7 +267,9 @@
 //     request; it sees a repository on another host, a GitHub Enterprise
 //     one too, as kind "git" at HOST/PATH (gitlab.com/group/sub/repo),
 //     so that a github: pattern, which means github.com, never matches
-//     it. OWNER/REPO is read as a GitHub source only
+//     it. A sync reads a recorded address by the same rules (GH_HOST must
+//     then still name the host of an https://HOST/OWNER/REPO; the /tree/
+//     form needs nothing). OWNER/REPO is read as a GitHub source only
 //     when no file or folder of that name exists and it does not start
 //     with ".", "/" or "~"; and, as typed (not as a lock file records
 //     it), only when no file or folder OWNER exists here either: then

@@ -351,7 +351,7 @@ func (c *Client) status(resp *http.Response, src Source, what string) error {
 	remaining := resp.Header.Get("X-RateLimit-Remaining")
 	retry := resp.Header.Get("Retry-After")
 	if (resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusTooManyRequests) && (remaining == "0" || retry != "") {
-		e := &RateLimitError{Repo: repo, TokenFrom: c.tokenFrom}
+		e := &RateLimitError{Repo: repo, TokenFrom: c.tokenFrom, Host: c.host}
 		if sec, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil && sec > 0 {
 			e.Reset = time.Unix(sec, 0)
 		} else if sec, err := strconv.Atoi(retry); err == nil && sec >= 0 {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/source"
@@ -273,5 +274,63 @@ func TestPolicyLocation(t *testing.T) {
 		if o.Kind != tt.kind || o.Location != tt.loc || !o.Pinned {
 			t.Errorf("Origin of %+v = %+v, want kind %q at %q, pinned", tt.src, o, tt.kind, tt.loc)
 		}
+	}
+}
+
+// TestEnterpriseHostileServer checks what an Enterprise host that
+// misbehaves gets: a redirect of an API request to another origin
+// (github.com's stand-in) is followed without the token, and a rate
+// limit says which variables give the host's token.
+func TestEnterpriseHostileServer(t *testing.T) {
+	const gheToken = "ghe_enterprise-token"
+	t.Setenv("GH_ENTERPRISE_TOKEN", gheToken)
+	t.Setenv("GITHUB_TOKEN", "")
+	t.Setenv("GH_TOKEN", "")
+	dotcom := newFake(t)
+	dotcom.addRepo(t, "o", "r", sampleRepo()...)
+	var mu sync.Mutex
+	var auths []string
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auths = append(auths, r.Header.Get("Authorization"))
+		mu.Unlock()
+		if strings.Contains(r.URL.Path, "/commits/") {
+			http.Redirect(w, r, dotcom.api.URL+strings.TrimPrefix(r.URL.Path, "/api/v3"), http.StatusFound)
+			return
+		}
+		w.Header().Set("X-RateLimit-Remaining", "0")
+		w.Header().Set("X-RateLimit-Reset", "0")
+		apiError(w, http.StatusForbidden, "API rate limit exceeded")
+	}))
+	t.Cleanup(srv.Close)
+	host := strings.TrimPrefix(srv.URL, "https://")
+	src, err := github.Parse("https://" + host + "/o/r/tree/main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := github.NewRemote(src, github.WithHTTPClient(srv.Client()))
+	pin, err := r.Resolve(t.Context())
+	if err != nil || pin != commitA {
+		t.Fatalf("Resolve through a redirect = %q, %v, want %s", pin, err, commitA)
+	}
+	for _, req := range dotcom.seen() {
+		if req.Auth != "" {
+			t.Errorf("the other origin saw Authorization %q on %s, want none", req.Auth, req.Path)
+		}
+	}
+	mu.Lock()
+	if len(auths) == 0 || auths[0] != "Bearer "+gheToken {
+		t.Errorf("the Enterprise host saw %q, want its token", auths)
+	}
+	mu.Unlock()
+	_, err = r.Open(t.Context(), commitA, "", nil)
+	var rl *github.RateLimitError
+	if !errors.As(err, &rl) || rl.Host != host || !strings.Contains(err.Error(), "GH_ENTERPRISE_TOKEN") {
+		t.Errorf("Open from a rate-limited host = %v, want a RateLimitError of %s", err, host)
+	}
+	t.Setenv("GH_ENTERPRISE_TOKEN", "")
+	_, err = r.Open(t.Context(), commitA, "", nil)
+	if !errors.As(err, &rl) || !strings.Contains(err.Error(), "set GH_ENTERPRISE_TOKEN or GITHUB_ENTERPRISE_TOKEN") {
+		t.Errorf("Open from a rate-limited host without a token = %v, want it to say which variables give one", err)
 	}
 }
