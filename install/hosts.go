@@ -1,6 +1,7 @@
 package install
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 
@@ -27,38 +28,49 @@ func archiveExtension(p string) bool {
 // hostedSource reads an https URL other than github.com's as a
 // repository on a git host (rule 13): a GitHub Enterprise Server's
 // (package github, rule 15), else a git host's page or git address
-// (package git, rules 17 to 21). Both are nil for a URL that is an
+// (package git, rules 17 to 21). All three are nil for a URL that is an
 // archive to download: one whose path ends in an archive's extension,
-// pinned with #sha256=, or of none of those forms.
-func hostedSource(text string) (*github.Source, *git.Source) {
+// pinned with #sha256=, or of none of those forms. An address that has
+// the mark of a repository's (a path ending in .git, a GitLab /-/tree/,
+// a Gitea /src/branch/, /src/tag/ or /src/commit/) but cannot be read
+// (a password in it, a bad ref) is an error, not a download.
+func hostedSource(text string) (*github.Source, *git.Source, error) {
 	u, err := url.Parse(text)
 	if err != nil || u.Scheme != "https" || archiveExtension(u.Path) || strings.HasPrefix(u.Fragment, "sha256=") {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if s, err := github.Parse(text); err == nil && s.Host != "" {
-		return &s, nil
+		return &s, nil, nil
 	}
-	if s, err := git.ParseWeb(text); err == nil {
-		return nil, &s
+	s, err := git.ParseWeb(text)
+	switch {
+	case err == nil:
+		return nil, &s, nil
+	case strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), ".git"), strings.Contains(u.Path, "/-/tree/"),
+		strings.Contains(u.Path, "/src/branch/"), strings.Contains(u.Path, "/src/tag/"), strings.Contains(u.Path, "/src/commit/"):
+		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 // isHostedRepo reports whether text is an https URL of a repository on
-// a git host other than github.com (rule 13).
+// a git host other than github.com (rule 13), readable or not.
 func isHostedRepo(text string) bool {
-	gh, g := hostedSource(text)
-	return gh != nil || g != nil
+	gh, g, err := hostedSource(text)
+	return gh != nil || g != nil || err != nil
 }
 
 // hostedRemote returns the repository text names on a git host (rule
 // 13), read as GitHub and git sources typed in their own syntax are.
-func (in *Installer) hostedRemote(text string) source.Remote {
-	gh, g := hostedSource(text)
-	if gh != nil {
-		return github.NewRemote(*gh, github.WithHTTPClient(watchedClient(in.http)))
+func (in *Installer) hostedRemote(text string) (source.Remote, error) {
+	gh, g, err := hostedSource(text)
+	switch {
+	case err != nil:
+		return nil, err
+	case gh != nil:
+		return github.NewRemote(*gh, github.WithHTTPClient(watchedClient(in.http))), nil
 	}
-	return git.NewRemote(*g, git.WithStallTimeout(in.timeout), git.WithCache(in.cache))
+	return git.NewRemote(*g, git.WithStallTimeout(in.timeout), git.WithCache(in.cache)), nil
 }
 
 // hostedPolicySource completes s, the policy's view of a repository on
@@ -66,7 +78,10 @@ func (in *Installer) hostedRemote(text string) source.Remote {
 // Enterprise repository too, so that a github: pattern, meant for
 // github.com, never matches it), pinned when the ref is a commit.
 func hostedPolicySource(s policy.Source, text string) (policy.Source, error) {
-	gh, g := hostedSource(text)
+	gh, g, err := hostedSource(text)
+	if err != nil {
+		return s, err
+	}
 	if gh != nil {
 		s.Kind, s.Location = gh.PolicyLocation()
 		s.Pinned = s.Pinned || gitsyntax.IsCommit(strings.ToLower(gh.Ref))

@@ -3,6 +3,7 @@ package install
 import (
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cgi"
@@ -56,6 +57,20 @@ func TestHostedSourceKinds(t *testing.T) {
 		{"https://gitlab.com/group/repo/-/blob/main/SKILL.md", ""},
 		{"http://gitlab.com/group/repo", ""},
 		{"https://github.com/acme/tools/archive/v1.tar.gz", ""},
+	}
+	// The mark of a repository's address that cannot be read is an
+	// error, never a download.
+	for _, src := range []string{
+		"https://user:secret@git.example.org/team/skills.git",
+		"https://gitlab.com/group/repo/-/tree/a..b/skills",
+		"https://gitlab.com/group/../repo/-/tree/main",
+		"https://codeberg.org/owner/repo/src/branch/-x",
+		"https://git.example.org/owner/re~po/src/tag/v1",
+	} {
+		rs, err := in.parseRemote(src)
+		if !errors.Is(err, ErrInvalidSource) || strings.Contains(fmt.Sprint(err), "secret") {
+			t.Errorf("parseRemote(%q) = %v, %v, want ErrInvalidSource without the password", src, rs, err)
+		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.source, func(t *testing.T) {

@@ -262,7 +262,11 @@
 //     GitHub address (https://github.com/...); an archive, when its path
 //     ends in .zip, .skill, .tar, .tgz or .tar.gz (any case) or it has
 //     #sha256=; a repository on another host, in the forms above; else
-//     an archive, recognised by content (rule 3). The host is never
+//     an archive, recognised by content (rule 3). An address with the
+//     mark of a repository's (a path ending in .git, /-/tree/,
+//     /src/branch/, /src/tag/, /src/commit/) that cannot be read (a
+//     password in it, a bad ref or path) fails with [ErrInvalidSource],
+//     saying why; it is never downloaded. The host is never
 //     asked what it is, so the policy (# Trust) is checked before any
 //     request; it sees a repository on another host, a GitHub Enterprise
 //     one too, as kind "git" at HOST/PATH (gitlab.com/group/sub/repo),
