@@ -87,11 +87,18 @@ func hostedPolicySource(s policy.Source, text string) (policy.Source, error) {
 		s.Pinned = s.Pinned || gitsyntax.IsCommit(strings.ToLower(gh.Ref))
 		return s, nil
 	}
-	loc, ok := policy.GitLocation(g.URL)
+	return gitPolicySource(s, text, *g)
+}
+
+// gitPolicySource completes s, the policy's view of the git source src
+// typed as text: kind "git" at the location policy.GitLocation gives,
+// pinned when the ref is a commit.
+func gitPolicySource(s policy.Source, text string, src git.Source) (policy.Source, error) {
+	loc, ok := policy.GitLocation(src.URL)
 	if !ok {
 		return s, dotSegmentError(text)
 	}
 	s.Kind, s.Location = "git", loc
-	s.Pinned = s.Pinned || gitsyntax.IsCommit(g.Ref)
+	s.Pinned = s.Pinned || gitsyntax.IsCommit(src.Ref)
 	return s, nil
 }
