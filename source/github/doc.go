@@ -140,6 +140,9 @@
 //     Enterprise repository may also be named in the first form, with
 //     the API address in GITHUB_API_URL or [WithAPIURL] (as GitHub
 //     Actions on an Enterprise Server sets it); rule 7 then applies.
+//     GH_HOST does not change what OWNER/REPO names (the npm skills tool
+//     reads it so): a bare OWNER/REPO typed for github.com never reaches
+//     another host because of a variable set for another tool.
 //  16. The token of an Enterprise host (rule 15) is [WithToken], else
 //     $GH_ENTERPRISE_TOKEN, else $GITHUB_ENTERPRISE_TOKEN, the GitHub
 //     CLI's variables in its order; GITHUB_TOKEN and GH_TOKEN, which are
