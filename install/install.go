@@ -246,7 +246,35 @@
 //     git+file://HOST/REPO[#ref=REF&path=PATH], read through the system
 //     git (package source/git: its syntax, credentials); and an OCI
 //     artifact, oci://HOST/REPO:TAG or oci://HOST/REPO@sha256:DIGEST
-//     (package source/oci). OWNER/REPO is read as a GitHub source only
+//     (package source/oci). A repository on another host is named by
+//     its https address, without git+: a GitHub Enterprise Server's,
+//     https://HOST/OWNER/REPO/tree/REF[/PATH] (and https://HOST/OWNER/REPO
+//     when GH_HOST names HOST), read through the host's API with the
+//     host's own token, GH_ENTERPRISE_TOKEN or GITHUB_ENTERPRISE_TOKEN,
+//     which goes to that host only (package source/github, rules 15 and
+//     16); and, read through the system git with git's own credential
+//     helpers (package source/git, rules 17 to 21), GitLab's
+//     https://HOST/GROUP/.../REPO/-/tree/REF[/PATH], Gitea's and
+//     Forgejo's https://HOST/OWNER/REPO/src/branch/REF[/PATH] (tag/,
+//     commit/), Bitbucket's https://bitbucket.org/OWNER/REPO/src/REF[/PATH],
+//     a repository's own page on gitlab.com, codeberg.org, gitea.com or
+//     bitbucket.org, and https://HOST/PATH.git[#ref=REF&path=PATH] on any
+//     host. An http(s) URL is read as the first of these that fits: a
+//     GitHub address (https://github.com/...); an archive, when its path
+//     ends in .zip, .skill, .tar, .tgz or .tar.gz (any case) or it has
+//     #sha256=; a repository on another host, in the forms above; else
+//     an archive, recognised by content (rule 3). An address with the
+//     mark of a repository's (a path ending in .git, /-/tree/,
+//     /src/branch/, /src/tag/, /src/commit/) that cannot be read (a
+//     password in it, a bad ref or path) fails with [ErrInvalidSource],
+//     saying why; it is never downloaded. The host is never
+//     asked what it is, so the policy (# Trust) is checked before any
+//     request; it sees a repository on another host, a GitHub Enterprise
+//     one too, as kind "git" at HOST/PATH (gitlab.com/group/sub/repo),
+//     so that a github: pattern, which means github.com, never matches
+//     it. A sync reads a recorded address by the same rules (GH_HOST must
+//     then still name the host of an https://HOST/OWNER/REPO; the /tree/
+//     form needs nothing). OWNER/REPO is read as a GitHub source only
 //     when no file or folder of that name exists and it does not start
 //     with ".", "/" or "~"; and, as typed (not as a lock file records
 //     it), only when no file or folder OWNER exists here either: then

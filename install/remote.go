@@ -64,6 +64,8 @@ func (in *Installer) parseSource(text string, typed bool) (source.Remote, error)
 			return nil, nil // another page of GitHub: a URL of an archive
 		}
 		return github.NewRemote(src, github.WithHTTPClient(watchedClient(in.http))), nil
+	case isHostedRepo(text): // a repository on another host (hosts.go)
+		return in.hostedRemote(text)
 	case isURL(text), text == "", strings.ContainsAny(text[:1], ".~/\\"), filepath.IsAbs(text), filepath.VolumeName(text) != "":
 		return nil, nil
 	}

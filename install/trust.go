@@ -181,13 +181,9 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 		if err != nil {
 			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}
-		loc, ok := policy.GitLocation(src.URL)
-		if !ok {
-			return s, dotSegmentError(text)
-		}
-		s.Kind, s.Location = "git", loc
-		s.Pinned = s.Pinned || gitsyntax.IsCommit(src.Ref)
-		return s, nil
+		return gitPolicySource(s, text, src)
+	case isHostedRepo(text): // a repository on another host (hosts.go)
+		return hostedPolicySource(s, text)
 	case isURL(text) && !isGitHubRepoURL(text):
 		u, want, err := parseDownload(text)
 		if err != nil {

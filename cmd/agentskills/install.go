@@ -305,7 +305,17 @@ GitHub repository, OWNER/REPO[/PATH][@REF] or
 https://github.com/OWNER/REPO[/tree/REF/PATH] (a token from GITHUB_TOKEN or
 GH_TOKEN, GITHUB_API_URL for GitHub Enterprise); any git repository,
 git+https://HOST/REPO[#ref=REF&path=PATH] (also git+ssh://, git+file://),
-through the system git and its credentials; or an OCI artifact,
+through the system git and its credentials; a repository on another host by
+its web address: GitHub Enterprise Server's
+https://HOST/OWNER/REPO/tree/REF[/PATH] (https://HOST/OWNER/REPO with
+GH_HOST=HOST) through its API, with a token from GH_ENTERPRISE_TOKEN or
+GITHUB_ENTERPRISE_TOKEN sent to that host only, and, through git, GitLab's
+https://HOST/GROUP/.../REPO/-/tree/REF[/PATH], Gitea's and Codeberg's
+https://HOST/OWNER/REPO/src/branch/REF[/PATH], Bitbucket's
+https://bitbucket.org/OWNER/REPO/src/REF[/PATH], a repository's page on
+gitlab.com, codeberg.org or bitbucket.org, and https://HOST/PATH.git (any
+other http(s) URL, or one ending in .zip, .skill, .tar, .tgz or .tar.gz, is an
+archive); or an OCI artifact,
 oci://HOST/REPO:TAG or oci://HOST/REPO@sha256:DIGEST (credentials from the
 Docker configuration). A published source is pinned: the lock file records
 the commit or manifest digest its reference named, sync installs that pin,
@@ -372,6 +382,7 @@ const addExample = `  agentskills add ./examples/skills --agent claude-code,code
   agentskills add anthropics/skills@main --skill pdf
   agentskills add 'acme/skills@^1.2'
   agentskills add 'git+https://git.example.org/team/skills.git#ref=v1&path=skills'
+  agentskills add https://gitlab.com/group/sub/skills/-/tree/main/skills
   agentskills add oci://ghcr.io/acme/review:1.2
   agentskills add ./kit.tgz --list
   agentskills add ./kit.tgz --skill review --global

@@ -216,6 +216,44 @@
 //     the highest tags. [Source.String] writes "^", "<", ">", "=" and "|"
 //     as they are. [Client.Tags] lists the tags; [Remote] implements
 //     [source.Versioned].
+// # Web addresses
+//
+// [ParseWeb] reads the address of a repository's web page, as people
+// copy it from GitLab, Codeberg, Gitea or Bitbucket, as a source: the
+// same [Source] that git+https://HOST/REPOSITORY.git#ref=REF&path=PATH
+// gives, so every rule above applies to it. Only https is read.
+//
+//  18. https://HOST/PATH.git, on any host, is git's own address of a
+//     repository, read as git+https://HOST/PATH.git (rules 1 to 4, with
+//     the #ref=REF&path=PATH fragment). In the other forms the
+//     repository's path elements are ASCII letters, digits, ".", "-"
+//     and "_", start with a letter or a digit, and are neither "." nor
+//     ".."; the repository's URL is https://HOST/REPOSITORY.git (what
+//     these hosts give to clone), with the user of the address, if
+//     any, kept for git and never shown (rule 13).
+//  19. GitLab, on any host: https://HOST/GROUP/.../REPO/-/tree/REF[/PATH]
+//     (subgroups included), optionally with the ?ref_type=heads or
+//     ?ref_type=tags its pages add. Every other page under "/-/" (blob,
+//     raw, archive) is not a repository's.
+//  20. Gitea and Forgejo (Codeberg), on any host:
+//     https://HOST/OWNER/REPO/src/branch/REF[/PATH], /src/tag/REF[/PATH]
+//     and /src/commit/COMMIT[/PATH].
+//  21. Bitbucket Cloud: https://bitbucket.org/OWNER/REPO/src/REF[/PATH].
+//     Bitbucket Server's pages (/projects/P/repos/R/browse) are not
+//     read: write its git+https address.
+//  22. A repository's own page, without a ref (the default branch), on
+//     the known public hosts only ([KnownHost]): gitlab.com/GROUP/.../REPO,
+//     and codeberg.org, gitea.com and bitbucket.org/OWNER/REPO. On any
+//     other host such an address cannot be told from a file's, and
+//     ParseWeb refuses it.
+//
+// In forms 19 to 21 the ref is the one path element after tree/, branch/
+// or src/: a ref holding "/" (feature/x) cannot be told from the folder
+// that follows in a web address, and is written
+// git+https://HOST/REPOSITORY.git#ref=feature/x&path=PATH instead.
+// Credentials for private repositories are git's own (credential
+// helpers, a user in the address), as rules 4 and 5 say: nothing is
+// written anywhere. The same holds on macOS and Windows.
 //
 // [NewRemote] gives a source the shape of [source.Remote], in which
 // package install uses every published source: its Resolve fetches once

@@ -35,6 +35,7 @@ const maxRedirects = 10
 // Client talks to one GitHub API. It is safe for concurrent use.
 type Client struct {
 	api         *url.URL
+	host        string // an Enterprise host (WithHost), or ""
 	http        *http.Client
 	token       string
 	tokenFrom   string
@@ -45,6 +46,7 @@ type Client struct {
 type config struct {
 	api         string
 	apiSet      bool
+	host        string
 	http        *http.Client
 	token       string
 	tokenSet    bool
@@ -99,17 +101,24 @@ func New(opts ...Option) (*Client, error) {
 			o(&c)
 		}
 	}
-	if !c.apiSet {
+	host, err := checkHost(c.host)
+	if err != nil {
+		return nil, fmt.Errorf("GitHub host: %w: %w", source.ErrInvalid, err)
+	}
+	if !c.apiSet && host == "" {
 		c.api = os.Getenv("GITHUB_API_URL")
 	}
 	if c.api == "" {
 		c.api = DefaultAPIURL
+		if host != "" {
+			c.api = EnterpriseAPIURL(host)
+		}
 	}
 	api, err := checkAPI(c.api)
 	if err != nil {
 		return nil, err
 	}
-	cl := &Client{api: api, http: c.http, maxDownload: c.maxDownload, maxExpanded: c.maxExpanded}
+	cl := &Client{api: api, host: host, http: c.http, maxDownload: c.maxDownload, maxExpanded: c.maxExpanded}
 	if cl.http == nil {
 		cl.http = http.DefaultClient
 	}
@@ -122,6 +131,8 @@ func New(opts ...Option) (*Client, error) {
 	switch {
 	case c.tokenSet:
 		cl.token, cl.tokenFrom = c.token, "WithToken"
+	case host != "":
+		cl.token, cl.tokenFrom = enterpriseToken() // rule 17
 	case os.Getenv("GITHUB_TOKEN") != "":
 		cl.token, cl.tokenFrom = os.Getenv("GITHUB_TOKEN"), "GITHUB_TOKEN"
 	case os.Getenv("GH_TOKEN") != "":
@@ -171,6 +182,9 @@ func allowedScheme(u *url.URL) bool {
 func (c *Client) Resolve(ctx context.Context, src Source) (Pin, error) {
 	if err := src.check(); err != nil {
 		return Pin{}, invalid(src.String(), err)
+	}
+	if err := c.serves(src); err != nil {
+		return Pin{}, err
 	}
 	if src.Ref != "" {
 		if err := checkRef(src.Ref); err != nil {
@@ -239,7 +253,12 @@ func (c *Client) repoExists(ctx context.Context, src Source) bool {
 	return resp.StatusCode == http.StatusOK
 }
 
-func (s Source) repo() string { return s.Owner + "/" + s.Repo }
+func (s Source) repo() string {
+	if s.Host != "" {
+		return s.Host + "/" + s.Owner + "/" + s.Repo
+	}
+	return s.Owner + "/" + s.Repo
+}
 
 // repoURL is {api}/repos/{owner}/{repo}/{elems...}, each element escaped
 // (a ref's "/" kept).
@@ -336,7 +355,7 @@ func (c *Client) status(resp *http.Response, src Source, what string) error {
 	remaining := resp.Header.Get("X-RateLimit-Remaining")
 	retry := resp.Header.Get("Retry-After")
 	if (resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusTooManyRequests) && (remaining == "0" || retry != "") {
-		e := &RateLimitError{Repo: repo, TokenFrom: c.tokenFrom}
+		e := &RateLimitError{Repo: repo, TokenFrom: c.tokenFrom, Host: c.host}
 		if sec, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil && sec > 0 {
 			e.Reset = time.Unix(sec, 0)
 		} else if sec, err := strconv.Atoi(retry); err == nil && sec >= 0 {
@@ -344,7 +363,7 @@ func (c *Client) status(resp *http.Response, src Source, what string) error {
 		}
 		return e
 	}
-	token := "set GITHUB_TOKEN or GH_TOKEN to a token that can read it"
+	token := "set " + c.tokenVars() + " to a token that can read it"
 	if c.tokenFrom != "" {
 		token = "check that the token in " + c.tokenFrom + " is valid and can read it"
 	}
@@ -390,6 +409,9 @@ func (c *Client) Opener(p Pin) skill.Opener {
 		src := p.Source
 		if err := src.check(); err != nil {
 			return nil, invalid(src.String(), err)
+		}
+		if err := c.serves(src); err != nil {
+			return nil, err
 		}
 		if !isCommit(p.Commit) {
 			return nil, invalid(src.String(), fmt.Errorf("the pin's commit %q is not a full hex commit id (resolve the source first)", p.Commit))

@@ -26,7 +26,7 @@ const maxCommitAnswer = 16 << 20
 // (rule 14) and returns who signed it: the [source.CommitVerifier] that
 // package install calls when a policy requires signed commits.
 func (r *Remote) VerifyCommit(ctx context.Context, commit string, keys source.CommitKeys) (string, error) {
-	c, err := New(r.opts...)
+	c, err := New(r.options()...)
 	if err != nil {
 		return "", err
 	}
@@ -43,6 +43,9 @@ func (c *Client) VerifyCommit(ctx context.Context, p Pin, keys source.CommitKeys
 	src := p.Source
 	if err := src.check(); err != nil {
 		return "", invalid(src.String(), err)
+	}
+	if err := c.serves(src); err != nil {
+		return "", err
 	}
 	if !isCommit(p.Commit) {
 		return "", invalid(src.String(), fmt.Errorf("the pin's commit %q is not a full hex commit id (resolve the source first)", p.Commit))

@@ -26,9 +26,8 @@
 //     show it. A web address cannot tell where a ref holding "/" ends and
 //     the path begins, so [Client.Resolve] tries the shortest ref first and
 //     moves one element of the path into the ref each time GitHub answers
-//     that no such ref exists. Other hosts and other pages (blob, commits)
-//     are refused; a GitHub Enterprise repository is named in the first
-//     form, with the API address in GITHUB_API_URL or [WithAPIURL].
+//     that no such ref exists. Other pages (blob, commits) are refused;
+//     other hosts are read as rule 15 says.
 //  3. OWNER and REPO are ASCII letters, digits, ".", "-" and "_", start with
 //     a letter or a digit and have at most 100 bytes; PATH is a relative
 //     slash-separated path without empty, "." or ".." elements, backslashes,
@@ -132,6 +131,48 @@
 //     with more than version.MaxTags tags, or an answer that is not a
 //     tag listing (not JSON, a page over 4 MiB, a tag without a commit
 //     id), fails. [Remote] implements [source.Versioned].
+// # GitHub Enterprise Server
+//
+//  16. https://HOST/OWNER/REPO/tree/REF[/PATH] on a host other than
+//     github.com is read as a repository of the GitHub Enterprise Server
+//     at HOST (Source.Host): /tree/ is GitHub's own page form (GitLab
+//     writes /-/tree/, Gitea and Bitbucket /src/).
+//     https://HOST/OWNER/REPO[.git], which any git host's page could be,
+//     is read as one only when HOST is the host $GH_HOST names (the
+//     GitHub CLI's variable for the user's GitHub host); otherwise Parse
+//     refuses it (package git reads the .git form as a git repository,
+//     over https with git's own credentials). The host is
+//     never asked whether it is GitHub: Parse is a function of the text
+//     and GH_HOST, so a policy is checked (package install) before any
+//     request, and a host that is not GitHub is never sent a token.
+//     Hosts under github.com and the public git hosts of package git
+//     ([git.KnownHost]: gitlab.com, codeberg.org, gitea.com,
+//     bitbucket.org) are refused. The API of HOST is https://HOST/api/v3
+//     ([EnterpriseAPIURL]; https://api.HOST for a HOST under ghe.com),
+//     through which the ref is resolved and the tarball downloaded, as
+//     rules 5 and 6 say. [NewRemote] reads such a source with a client of
+//     its host ([WithHost]); a [Client] of another host refuses it with
+//     [source.ErrInvalid], and so does a client of an Enterprise host a
+//     source of github.com. A trust policy sees it as kind "git" at
+//     HOST/OWNER/REPO ([Source.PolicyLocation]), as its git+https address
+//     gives: a github: pattern means github.com and never matches it. An
+//     Enterprise repository may also be named in the first form, with
+//     the API address in GITHUB_API_URL or [WithAPIURL] (as GitHub
+//     Actions on an Enterprise Server sets it); rule 7 then applies.
+//     GH_HOST does not change what OWNER/REPO names (the npm skills tool
+//     reads it so): a bare OWNER/REPO typed for github.com never reaches
+//     another host because of a variable set for another tool.
+//  17. The token of an Enterprise host (rule 16) is [WithToken], else
+//     $GH_ENTERPRISE_TOKEN, else $GITHUB_ENTERPRISE_TOKEN, the GitHub
+//     CLI's variables in its order; GITHUB_TOKEN and GH_TOKEN, which are
+//     github.com's, are never sent to it, and an Enterprise token is
+//     never sent to github.com. It is sent only to the host's API
+//     address, and never written or shown, as rule 7 says. One token
+//     serves every Enterprise host, as in the GitHub CLI: a user of
+//     several gives each its client's WithToken.
+//
+// What holds on Linux holds on macOS and Windows: nothing here depends
+// on the system.
 //
 // [NewRemote] gives a source the shape of [source.Remote], in which
 // package install uses every published source. Errors use the sentinels

@@ -18,6 +18,9 @@ type RateLimitError struct {
 	// TokenFrom names where the token sent came from ("GITHUB_TOKEN",
 	// "GH_TOKEN" or "WithToken"); empty when none was sent.
 	TokenFrom string
+	// Host is the GitHub Enterprise Server's host (rule 16), or "" for
+	// github.com.
+	Host string
 }
 
 // Error says when the limit resets and, without a token, how to pass one.
@@ -27,7 +30,7 @@ func (e *RateLimitError) Error() string {
 		msg += fmt.Sprintf("; it resets at %s (in %s)", e.Reset.Format(time.RFC3339), max(time.Until(e.Reset).Round(time.Second), 0))
 	}
 	if e.TokenFrom == "" {
-		msg += "; set GITHUB_TOKEN or GH_TOKEN to a GitHub token for a higher limit"
+		msg += "; set " + (&Client{host: e.Host}).tokenVars() + " to a GitHub token for a higher limit"
 	} else {
 		msg += "; wait for the reset, or use another token than the one in " + e.TokenFrom
 	}

@@ -28,16 +28,21 @@ func (c *Client) TrustedSkill(key string, p Pin) skill.Skill {
 	return s
 }
 
-// Origin returns where the skill comes from, as a policy sees it: kind
-// "github", OWNER/REPO in lower case (GitHub ignores case), pinned when
-// the pin names a full commit, and the pinned source to show.
+// Origin returns where the skill comes from, as a policy sees it: the
+// kind and location of [Source.PolicyLocation] (kind "github" and
+// OWNER/REPO in lower case for github.com), pinned when the pin names a
+// full commit, and the pinned source to show.
 func (s TrustedSource) Origin() policy.Source {
-	src := s.pin.Source
+	kind, loc := s.pin.Source.PolicyLocation()
+	display := s.pin.String()
+	if s.pin.Source.Host == "" {
+		display = "github:" + display
+	}
 	return policy.Source{
-		Kind:     "github",
-		Location: strings.ToLower(src.repo()),
+		Kind:     kind,
+		Location: loc,
 		Pinned:   isCommit(strings.ToLower(s.pin.Commit)),
-		Display:  "github:" + s.pin.String(),
+		Display:  display,
 	}
 }
 

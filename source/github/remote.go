@@ -27,14 +27,15 @@ func NewRemote(src Source, opts ...Option) *Remote {
 	return &Remote{src: src, opts: opts}
 }
 
-// Repository returns "github:" and OWNER/REPO in lower case.
+// Repository returns "github:" and OWNER/REPO in lower case (for an
+// Enterprise host, HOST/OWNER/REPO).
 func (r *Remote) Repository() string {
 	return "github:" + strings.ToLower(r.src.repo())
 }
 
 // Resolve is [Client.Resolve] of the source: it returns the commit.
 func (r *Remote) Resolve(ctx context.Context) (string, error) {
-	c, err := New(r.opts...)
+	c, err := New(r.options()...)
 	if err != nil {
 		return "", err
 	}
@@ -50,7 +51,7 @@ func (r *Remote) Resolve(ctx context.Context) (string, error) {
 // folder within, when given): an uncompressed tar with the repository's
 // names, whose Subpath is the folder.
 func (r *Remote) Open(ctx context.Context, commit, within string, progress io.Writer) (*source.Archive, error) {
-	c, err := New(r.opts...)
+	c, err := New(r.options()...)
 	if err != nil {
 		return nil, err
 	}
@@ -66,6 +67,16 @@ func (r *Remote) Open(ctx context.Context, commit, within string, progress io.Wr
 		return nil, err
 	}
 	return &source.Archive{ReadCloser: source.Tee(rc, progress), Format: skill.FormatTar, Subpath: pin.Source.Path}, nil
+}
+
+// options are the options of the Remote's clients: a source of an
+// Enterprise host is read by a client of that host (rule 17), unless
+// the caller's options say otherwise.
+func (r *Remote) options() []Option {
+	if r.src.Host == "" {
+		return r.opts
+	}
+	return append([]Option{WithHost(r.src.Host)}, r.opts...)
 }
 
 // Close does nothing: a Remote keeps nothing open between calls.

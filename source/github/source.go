@@ -23,6 +23,10 @@ type Source struct {
 	Path string
 	// Ref is a branch, a tag or a commit id.
 	Ref string
+	// Host is the GitHub Enterprise Server that holds the repository,
+	// HOST or HOST:PORT in lower case (rule 16); "" for github.com (or
+	// the API of GITHUB_API_URL).
+	Host string
 
 	// tree marks a source read from a web address whose ref and path
 	// were split at a guess (rule 2).
@@ -40,9 +44,13 @@ type Pin struct {
 	Version string
 }
 
-// String returns the source in the OWNER/REPO[/PATH][@REF] form, which
-// [Parse] reads back.
+// String returns the source in the OWNER/REPO[/PATH][@REF] form, or
+// for an Enterprise host its https://HOST/OWNER/REPO[/tree/REF/PATH]
+// address, which [Parse] reads back.
 func (s Source) String() string {
+	if s.Host != "" {
+		return s.webString()
+	}
 	out := s.Owner + "/" + s.Repo
 	if s.Path != "" {
 		out += "/" + s.Path
@@ -93,7 +101,7 @@ func parseURL(text string) (Source, error) {
 	if err != nil {
 		return Source{}, invalid(text, fmt.Errorf("not a web address"))
 	}
-	if u.Scheme != "https" || (u.Host != "github.com" && u.Host != "www.github.com") {
+	if u.Scheme != "https" {
 		return Source{}, invalid(text, fmt.Errorf("only https://github.com addresses are read; name another host's repository as OWNER/REPO with GITHUB_API_URL set"))
 	}
 	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
@@ -104,6 +112,9 @@ func parseURL(text string) (Source, error) {
 		return Source{}, invalid(text, fmt.Errorf("want https://github.com/OWNER/REPO[/tree/REF/PATH]"))
 	}
 	s := Source{Owner: parts[0], Repo: strings.TrimSuffix(parts[1], ".git")}
+	if s.Host, err = enterpriseHost(u, len(parts) > 2 && parts[2] == "tree"); err != nil { // rule 16
+		return Source{}, invalid(text, err)
+	}
 	switch rest := parts[2:]; {
 	case len(rest) == 0:
 	case rest[0] == "tree" && len(rest) >= 2:
