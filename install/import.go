@@ -60,6 +60,11 @@ type Imported struct {
 	Agents []string `json:"agents,omitempty"`
 	// Reason, for a skill left out, says why.
 	Reason string `json:"reason,omitempty"`
+	// Backup, for a skill gh installed, is where its copy was moved
+	// before the skill was added (rule 5 of importing).
+	Backup string `json:"backup,omitempty"`
+
+	ghDir string // the folder gh installed the skill in, or ""
 }
 
 // ImportReport is what [Installer.Import] did, or would do.
@@ -356,7 +361,7 @@ func (in *Installer) readGHMetadata() ([]importRecord, []string) {
 			if m["github-repo"] == "" && m["local-path"] == "" {
 				continue
 			}
-			item := Imported{Skill: e.Name(), Record: p}
+			item := Imported{Skill: e.Name(), Record: p, ghDir: filepath.Join(d, e.Name())}
 			item.Origin, item.Source, item.Reason = ghSource(e.Name(), m)
 			out = append(out, importRecord{item})
 		}
@@ -398,19 +403,28 @@ func ghSource(name string, m map[string]string) (origin, src, why string) {
 }
 
 // holdingAgents returns the IDs of the agents whose folder in the scope
-// (other than the canonical folder) holds an entry named name.
+// (other than the canonical folder) holds an entry named name; when there
+// are none, those that read such an entry in another of their folders.
 func (in *Installer) holdingAgents(name string) []string {
-	var ids []string
-	for _, a := range Agents() {
-		dir := a.Dir(in.env, in.scope)
-		if dir == in.canonicalRoot() {
-			continue
+	for _, all := range []bool{false, true} {
+		var ids []string
+		for _, a := range Agents() {
+			dirs := []string{a.Dir(in.env, in.scope)}
+			if all {
+				dirs = a.Reads(in.env, in.scope)
+			}
+			for _, dir := range dirs {
+				if _, err := os.Lstat(filepath.Join(dir, name)); err == nil && dir != in.canonicalRoot() {
+					ids = append(ids, a.ID)
+					break
+				}
+			}
 		}
-		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
-			ids = append(ids, a.ID)
+		if len(ids) > 0 {
+			return ids
 		}
 	}
-	return ids
+	return nil
 }
 
 // planImport resolves each source of plan once and reports the plan
@@ -466,6 +480,9 @@ func (in *Installer) runImport(ctx context.Context, plan []Imported, report *Imp
 	var order []group
 	byGroup := map[group][]Imported{}
 	for _, item := range plan {
+		if item.ghDir != "" {
+			continue
+		}
 		g := group{item.Source, strings.Join(item.Agents, ",")}
 		if _, ok := byGroup[g]; !ok {
 			order = append(order, g)
@@ -494,6 +511,15 @@ func (in *Installer) runImport(ctx context.Context, plan []Imported, report *Imp
 				report.Left = append(report.Left, item)
 			}
 		}
+	}
+	for _, item := range plan {
+		if item.ghDir == "" {
+			continue
+		}
+		if ctx.Err() != nil {
+			return interrupted(ctx, "the skills listed as imported were added")
+		}
+		in.importGH(ctx, item, report)
 	}
 	return nil
 }

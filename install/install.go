@@ -434,6 +434,17 @@
 //  4. With ImportRequest.DryRun nothing is written: each source's
 //     reference is resolved to a pin (a local folder checked to exist)
 //     and the plan is reported.
+//  5. A skill gh installed differs from its source by what gh changed in
+//     its SKILL.md, so it is never adopted as it is. Its source is read
+//     at the pin its reference resolves to, and when gh's copy holds the
+//     same files with the same bytes (links left out, as gh leaves them
+//     out) and a SKILL.md with the same front matter as YAML values once
+//     gh's keys are taken out of its metadata, and the same body, the
+//     copy is moved to a new folder under <root>/.agents/backups
+//     (Imported.Backup, as Request.Force does with an edited copy) and
+//     the skill is added in its place; when the add fails, the
+//     copy is moved back. Any other difference leaves it out, unchanged,
+//     naming the files that differ.
 //
 // The same holds on macOS and Windows: the records name folders with "/"
 // (the npm tool writes them so), read as local paths of the system.
