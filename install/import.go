@@ -50,8 +50,9 @@ type Imported struct {
 	// Origin is the source as the record gives it (its type, and its
 	// source or URL).
 	Origin string `json:"origin"`
-	// Source is the source it is added from, as the lock file records
-	// it; "" when it cannot be carried over.
+	// Source is the source it is added from: once added, as the lock
+	// file records it (a local folder relative to the project); "" when
+	// it cannot be carried over.
 	Source string `json:"source,omitempty"`
 	// Pin is the commit or digest its reference resolved to.
 	Pin string `json:"pin,omitempty"`
@@ -543,7 +544,7 @@ func (in *Installer) importAdd(ctx context.Context, items []Imported, report *Im
 	lock, _ := in.peekLock()
 	for _, item := range items {
 		if lock != nil && lock.Skills[item.Skill] != nil {
-			item.Pin = lock.Skills[item.Skill].Pin
+			item.Source, item.Pin = lock.Skills[item.Skill].Source, lock.Skills[item.Skill].Pin
 			if len(item.Agents) == 0 {
 				for id := range lock.Skills[item.Skill].Agents {
 					item.Agents = append(item.Agents, id)

@@ -50,7 +50,7 @@ func TestImportCommand(t *testing.T) {
 		t.Errorf("import --dry-run wrote the lock file (%v)", err)
 	}
 	code, out, errOut = runCmd("import")
-	if code != 0 || !strings.Contains(out, "imported alpha from "+src) {
+	if code != 0 || !strings.Contains(out, "imported alpha from ../kit for claude-code,codex") {
 		t.Errorf("import = %d, %q, %q", code, out, errOut)
 	}
 	data, err := os.ReadFile(filepath.Join(".agents", "agentskills.lock"))
