@@ -61,9 +61,9 @@ type Imported struct {
 	Agents []string `json:"agents,omitempty"`
 	// Reason, for a skill left out, says why.
 	Reason string `json:"reason,omitempty"`
-	// Backup, for a skill gh installed, is where its copy was moved
-	// before the skill was added (rule 5 of importing).
-	Backup string `json:"backup,omitempty"`
+	// Backups are where the other tool's copies of the skill were moved
+	// before it was added in their place (rule 5 of importing).
+	Backups []string `json:"backups,omitempty"`
 
 	ghDir string // the folder gh installed the skill in, or ""
 }
@@ -472,7 +472,8 @@ func (in *Installer) resolveImport(ctx context.Context, src string) (resolved st
 }
 
 // runImport adds the skills of plan, one Add per source and set of
-// agents, each skill alone when that fails (rule 3 of importing).
+// agents, each skill alone when that fails, and a skill whose place holds
+// another tool's copy as rule 5 of importing says.
 func (in *Installer) runImport(ctx context.Context, plan []Imported, report *ImportReport) error {
 	type group struct {
 		source string
@@ -482,7 +483,7 @@ func (in *Installer) runImport(ctx context.Context, plan []Imported, report *Imp
 	byGroup := map[group][]Imported{}
 	for _, item := range plan {
 		if item.ghDir != "" {
-			continue
+			continue // below: gh's copy is never what Add makes
 		}
 		g := group{item.Source, strings.Join(item.Agents, ",")}
 		if _, ok := byGroup[g]; !ok {
@@ -493,34 +494,31 @@ func (in *Installer) runImport(ctx context.Context, plan []Imported, report *Imp
 	for _, g := range order {
 		items := byGroup[g]
 		err := in.importAdd(ctx, items, report)
-		if err == nil || len(items) == 1 {
-			if err != nil {
-				items[0].Reason = err.Error()
-				report.Left = append(report.Left, items[0])
-			}
-			if ctx.Err() != nil {
-				return interrupted(ctx, "the skills listed as imported were added")
-			}
+		if err == nil {
 			continue
 		}
 		for _, item := range items {
 			if ctx.Err() != nil {
 				return interrupted(ctx, "the skills listed as imported were added")
 			}
-			if err := in.importAdd(ctx, []Imported{item}, report); err != nil {
+			if len(items) > 1 {
+				err = in.importAdd(ctx, []Imported{item}, report)
+			}
+			if errors.Is(err, ErrConflict) {
+				in.importOver(ctx, item, report, err)
+			} else if err != nil {
 				item.Reason = err.Error()
 				report.Left = append(report.Left, item)
 			}
 		}
 	}
 	for _, item := range plan {
-		if item.ghDir == "" {
-			continue
-		}
 		if ctx.Err() != nil {
 			return interrupted(ctx, "the skills listed as imported were added")
 		}
-		in.importGH(ctx, item, report)
+		if item.ghDir != "" {
+			in.importOver(ctx, item, report, nil)
+		}
 	}
 	return nil
 }

@@ -165,6 +165,46 @@ func TestImportKeepsEdits(t *testing.T) {
 	}
 }
 
+// TestImportNPMLeftOut checks that a copy the real npm tool made without
+// the files it leaves out (metadata.json, __pycache__) is moved to a
+// backup and the skill added in its place (rule 5 of importing).
+func TestImportNPMLeftOut(t *testing.T) {
+	tool := peertest.Skills(t)
+	f := newFixture(t)
+	npmSources(t, f)
+	writeFiles(t, filepath.Join(f.sources, "kit", "skills", "alpha"), map[string]string{
+		"metadata.json":          `{"version": "1.0.0"}`,
+		"__pycache__/x.cpython":  "bytes",
+		"scripts/tool.py":        "print(1)\n",
+		"scripts/metadata.json":  "{}",
+		"references/guide.md":    "guide\n",
+		"references/.env.sample": "A=1\n",
+	})
+	tool.Run(t, f.env.Project, f.env.Home, nil, "add", "../sources/kit", "-y", "--agent", "claude-code")
+	npmCopy := filepath.Join(f.env.Project, ".claude", "skills", "alpha")
+	if _, err := os.Stat(filepath.Join(npmCopy, "metadata.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the npm tool copied metadata.json (%v): rule 5's facts are out of date", err)
+	}
+	in := f.remoteInstaller(t, cachetest.Root(t))
+	report, err := in.Import(t.Context(), ImportRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alpha := findImported(report.Imported, "alpha")
+	if len(alpha.Backups) != 1 || len(report.Left) != 0 {
+		t.Fatalf("Import = %+v, left %v; want alpha imported over the npm copy, backed up", report.Imported, importNames(report.Left))
+	}
+	if got := readFile(t, filepath.Join(alpha.Backups[0], "references", "guide.md")); got != "guide\n" {
+		t.Errorf("backup of the npm copy holds %q", got)
+	}
+	if got := readFile(t, filepath.Join(npmCopy, "metadata.json")); got != `{"version": "1.0.0"}` {
+		t.Errorf("alpha after Import lacks the source's metadata.json: %q", got)
+	}
+	if bad, err := in.Verify(t.Context()); err != nil || len(bad) != 0 {
+		t.Errorf("Verify after Import = %+v, %v", bad, err)
+	}
+}
+
 // TestImportNPMGlobalLock reads the global lock the real npm tool wrote,
 // under ~/.agents and under $XDG_STATE_HOME (rule 1 of importing).
 func TestImportNPMGlobalLock(t *testing.T) {
@@ -338,7 +378,10 @@ func TestImportGHMetadata(t *testing.T) {
 		t.Errorf("Import (-want +got):\n%s", diff)
 	}
 	alpha := findImported(report.Imported, "alpha")
-	if got := readFile(t, filepath.Join(alpha.Backup, "SKILL.md")); got != ghAlpha {
+	if len(alpha.Backups) != 1 {
+		t.Fatalf("backups of gh's alpha = %v, want one", alpha.Backups)
+	}
+	if got := readFile(t, filepath.Join(alpha.Backups[0], "SKILL.md")); got != ghAlpha {
 		t.Errorf("backup of gh's alpha = %q, want gh's copy", got)
 	}
 	if got := readFile(t, filepath.Join(f.env.Project, ".claude", "skills", "alpha", "SKILL.md")); got != skillMD("alpha") {

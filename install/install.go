@@ -427,24 +427,31 @@
 //     by the source, the content is read and hashed, and a folder or link
 //     already there is adopted only when it holds exactly that content
 //     (rule 1). A skill whose installed content differs from its source
-//     at the pin (edited, from another commit, or rewritten by gh) is
-//     left out with Add's reason ([ErrConflict], naming the folder) and
-//     nothing of it is changed. Nothing of the other tools' files is
-//     changed either.
+//     at the pin (edited, or from another commit) is left out with Add's
+//     reason ([ErrConflict], naming the folder), unless rule 5 takes it
+//     over, and nothing of it is changed. The other tools' lock files
+//     are never changed.
 //  4. With ImportRequest.DryRun nothing is written: each source's
 //     reference is resolved to a pin (a local folder checked to exist)
 //     and the plan is reported.
-//  5. A skill gh installed differs from its source by what gh changed in
-//     its SKILL.md, so it is never adopted as it is. Its source is read
-//     at the pin its reference resolves to, and when gh's copy holds the
-//     same files with the same bytes (links left out, as gh leaves them
-//     out) and a SKILL.md with the same front matter as YAML values once
-//     gh's keys are taken out of its metadata, and the same body, the
-//     copy is moved to a new folder under <root>/.agents/backups
-//     (Imported.Backup, as Request.Force does with an edited copy) and
-//     the skill is added in its place; when the add fails, the
-//     copy is moved back. Any other difference leaves it out, unchanged,
-//     naming the files that differ.
+//  5. Copies the other tools changed: gh rewrites the SKILL.md of every
+//     skill it installs, and the npm tool leaves out files named
+//     metadata.json and what is under .git, __pycache__ and
+//     __pypackages__ (its copyDirectory), so their copies are not what
+//     Add makes and are never adopted as they are. A skill gh installed,
+//     and one whose Add fails with [ErrConflict], is compared with its
+//     source at the pin its reference resolves to: when each of its
+//     folders in place (not links; the canonical folder, the folders of
+//     the agents it is added for, gh's folder) holds the same files with
+//     the same bytes, except that files the npm tool leaves out may be
+//     missing, links of the source are not compared (gh leaves them
+//     out), and a SKILL.md may have gh's form (the same front matter as
+//     YAML values once gh's keys are taken out of its metadata, and the
+//     same body), each is moved to a new folder under
+//     <root>/.agents/backups (Imported.Backups, as Request.Force does
+//     with an edited copy) and the skill is added in its place; when the
+//     add fails, the copies are moved back. Any other difference leaves
+//     the skill out, unchanged, naming the files that differ.
 //
 // The same holds on macOS and Windows: the records name folders with "/"
 // (the npm tool writes them so), read as local paths of the system.
