@@ -31,11 +31,15 @@ names (GitHub OWNER/REPO with the skill's folder and ref, a git URL, a local
 folder, a web index), for the agents whose folders already hold it: the ref
 is resolved to a commit, the content hashed, and both recorded in
 .agents/agentskills.lock. A folder already there is taken over only when it
-holds exactly that content; anything else is never overwritten. What cannot
+holds exactly that content, or when it is the other tool's copy and differs
+from the source by nothing but what that tool changes (gh rewrites SKILL.md;
+the npm tool leaves out metadata.json and __pycache__): that copy is first
+moved to .agents/backups. Anything else is never overwritten. What cannot
 be carried over (an unknown source type, content that differs from the
 source at the resolved commit, a source that is gone) is listed with why,
-and the command then exits 1. The other tools' files are left as they are.
-With --dry-run it resolves every ref and shows the plan, changing nothing.`
+and the command then exits 1. The other tools' lock files are left as they
+are. With --dry-run it resolves every ref and shows the plan, changing
+nothing.`
 
 func newImportCmd(s *streams) *cobra.Command {
 	opts := &importOptions{io: s}
@@ -106,7 +110,15 @@ func printImport(s *streams, r *install.ImportReport, dry bool) {
 		if len(it.Agents) > 0 {
 			agents = " for " + strings.Join(it.Agents, ",")
 		}
-		fmt.Fprintf(s.out, "%s %s from %s%s%s\n", verb, it.Skill, it.Source, pin, agents)
+		backups := ""
+		if len(it.Backups) > 0 {
+			var short []string
+			for _, b := range it.Backups {
+				short = append(short, shortPath(b))
+			}
+			backups = " (the other tool's copy is now in " + strings.Join(short, ", ") + ")"
+		}
+		fmt.Fprintf(s.out, "%s %s from %s%s%s%s\n", verb, it.Skill, it.Source, pin, agents, backups)
 	}
 	for _, it := range r.Left {
 		fmt.Fprintf(s.out, "left out %s (%s in %s): %s\n", it.Skill, it.Origin, shortPath(it.Record), it.Reason)
