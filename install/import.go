@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"net/url"
@@ -341,11 +342,11 @@ func (in *Installer) readGHMetadata() ([]importRecord, []string) {
 	slices.Sort(dirs)
 	var out []importRecord
 	for _, d := range dirs {
-		entries, err := os.ReadDir(d)
+		entries, err := readDirBounded(d, maxImportEntries)
 		if err != nil {
 			continue
 		}
-		for _, e := range entries[:min(len(entries), maxImportEntries)] {
+		for _, e := range entries {
 			if !e.IsDir() { // links are another tool's (or ours): not gh's copies
 				continue
 			}
@@ -368,6 +369,22 @@ func (in *Installer) readGHMetadata() ([]importRecord, []string) {
 		}
 	}
 	return out, dirs
+}
+
+// readDirBounded reads at most max entries of the folder dir, sorted by
+// name.
+func readDirBounded(dir string, max int) ([]fs.DirEntry, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(max)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, nil
 }
 
 // ghSource maps gh's metadata to a source: the origin, the source, or

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -523,5 +524,24 @@ func TestImportRecordedTwice(t *testing.T) {
 	}
 	if _, err := f.installer(t).Import(t.Context(), ImportRequest{From: ImportGH, DryRun: true}); err != nil {
 		t.Errorf("Import(From: gh) = %v", err)
+	}
+}
+
+// TestImportInterrupted checks that an import whose context ends stops
+// with ErrInterrupted, having added nothing.
+func TestImportInterrupted(t *testing.T) {
+	f := newFixture(t)
+	f.writeSkill(t, "kit/alpha", "alpha", "")
+	writeFiles(t, f.env.Project, map[string]string{
+		"skills-lock.json": `{"version": 1, "skills": {"alpha": {"source": "../sources/kit", "sourceType": "local", "computedHash": "x"}}}`,
+	})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err := f.installer(t).Import(ctx, ImportRequest{})
+	if !errors.Is(err, ErrInterrupted) {
+		t.Errorf("Import with an ended context = %v, want ErrInterrupted", err)
+	}
+	if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", "skills", "alpha")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("an interrupted Import installed alpha (%v)", err)
 	}
 }
