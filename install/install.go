@@ -427,6 +427,109 @@
 //     operating system (a signed commit needs git on the PATH, as every
 //     git source does).
 //
+// # Importing from other installers
+//
+// [Installer.Import] carries over the skills that two other installers
+// recorded, so that a project (or a user's home) moves to this package's
+// lock file with one call. What they write, as their sources say (the npm
+// package skills 1.7.4, dist/cli.mjs; cli/cli, internal/skills/frontmatter,
+// internal/skills/installer and internal/skills/lockfile):
+//
+//  1. The npm skills tool's project lock, skills-lock.json at the
+//     project's root: {"version": 1, "skills": {NAME: ENTRY}}, names
+//     sorted. ENTRY has "source" (OWNER/REPO for GitHub, the clone URL
+//     for git and GitLab, a folder relative to the project, ./x or ../x,
+//     for a local source, an npm package name, or a web index's host),
+//     "sourceType" (github, gitlab, git, local, well-known,
+//     node_modules), "sourceUrl" (git and GitLab: the clone URL;
+//     well-known: the index's URL), "ref" (the branch or tag typed, if
+//     any: the tool records no commit), "skillPath" (the SKILL.md inside
+//     the repository, skills/x/SKILL.md; absent for local sources) and
+//     "computedHash" (SHA-256 over the installed files' paths and bytes).
+//     The tool reads it only when "version" is a number of at least 1.
+//  2. Its global lock, $XDG_STATE_HOME/skills/.skill-lock.json, else
+//     ~/.agents/.skill-lock.json: {"version": 3, "skills": {...},
+//     "dismissed": {...}}; ENTRY has "source", "sourceType", "sourceUrl"
+//     (https://github.com/OWNER/REPO.git for GitHub, the folder for a
+//     local source, each skill's own URL for well-known, whose index is
+//     "sourceBaseUrl"), "ref", "skillPath", "skillFolderHash" (for
+//     GitHub the skill folder's git tree SHA), "installedAt",
+//     "updatedAt" and "pluginName". The tool ignores a lock whose
+//     version is below 3. The GitHub CLI's `gh skill install` writes
+//     entries of the same form into the same file (~/.agents only, with
+//     sourceType "github", sourceUrl https://HOST/OWNER/REPO.git, and
+//     "pinnedRef", the ref given to --pin).
+//  3. `gh skill install` also rewrites every SKILL.md it installs: its
+//     front matter's "metadata" map gets "github-repo"
+//     (https://HOST/OWNER/REPO), "github-ref" (refs/heads/BRANCH or
+//     refs/tags/TAG), "github-tree-sha", "github-path" (the skill's
+//     folder in the repository) and, with --pin, "github-pinned"; a skill
+//     installed from a local folder gets "local-path" (the folder,
+//     absolute) instead. The rest of the front matter is written again
+//     by a YAML encoder, keys sorted.
+//
+// How they are read:
+//
+//  1. With [ImportNPM] the scope's npm lock is read (the project lock in
+//     a project, the global lock in the user's scope), with [ImportGH]
+//     the SKILL.md files in every known agent's folders of the scope (at
+//     most 10,000 entries each), with [ImportAuto] (the default) both; in
+//     the user's scope the global lock's entries are read by either, as
+//     both tools write it. A file is read only when it is a regular file
+//     of at most 16 MiB (a SKILL.md: 1 MiB); a lock that is not JSON of
+//     that form fails the import with [ErrInvalidLock], naming it. A
+//     skill of one name recorded twice is taken from the first record in
+//     that order; the others are listed as left out.
+//  2. Each record becomes one of this package's sources (rule 13):
+//     GitHub github:OWNER/REPO[/FOLDER][@REF], where FOLDER is the
+//     folder of skillPath (or github-path) and REF is pinnedRef,
+//     github-pinned, else ref (github-ref without refs/heads/ or
+//     refs/tags/); a GitHub host other than github.com, GitLab and git
+//     become git+URL#ref=REF&path=FOLDER (an scp-like git@HOST:PATH as
+//     git+ssh://git@HOST/PATH); a local source the folder it names (the
+//     project lock's relative to the project); node_modules the folder
+//     node_modules/PACKAGE/FOLDER of the project; well-known the index's
+//     URL. Anything else is left out with why: an unknown source type, a
+//     name that is not one folder name, a path with a ".." element or
+//     that is absolute, a URL of another scheme.
+//  3. The skills are then added as [Installer.Add] adds them, by name,
+//     from their source, for the agents whose folder in the scope already
+//     holds an entry of that name (none found: the agents Add chooses),
+//     one Add per source and set of agents; when that Add fails, each of
+//     its skills is added alone, so one skill cannot hold back the
+//     others. Every rule of Add holds: the reference is resolved to a pin
+//     by the source, the content is read and hashed, and a folder or link
+//     already there is adopted only when it holds exactly that content
+//     (rule 1). A skill whose installed content differs from its source
+//     at the pin (edited, or from another commit) is left out with Add's
+//     reason ([ErrConflict], naming the folder), unless rule 5 takes it
+//     over, and nothing of it is changed. The other tools' lock files
+//     are never changed.
+//  4. With ImportRequest.DryRun nothing is written: each source's
+//     reference is resolved to a pin (a local folder checked to exist)
+//     and the plan is reported.
+//  5. Copies the other tools changed: gh rewrites the SKILL.md of every
+//     skill it installs, and the npm tool leaves out files named
+//     metadata.json and what is under .git, __pycache__ and
+//     __pypackages__ (its copyDirectory), so their copies are not what
+//     Add makes and are never adopted as they are. A skill gh installed,
+//     and one whose Add fails with [ErrConflict], is compared with its
+//     source at the pin its reference resolves to: when each of its
+//     folders in place (not links; the canonical folder, the folders of
+//     the agents it is added for, gh's folder) holds the same files with
+//     the same bytes, except that files the npm tool leaves out may be
+//     missing, links of the source are not compared (gh leaves them
+//     out), and a SKILL.md may have gh's form (the same front matter as
+//     YAML values once gh's keys are taken out of its metadata, and the
+//     same body), each is moved to a new folder under
+//     <root>/.agents/backups (Imported.Backups, as Request.Force does
+//     with an edited copy) and the skill is added in its place; when the
+//     add fails, the copies are moved back. Any other difference leaves
+//     the skill out, unchanged, naming the files that differ.
+//
+// The same holds on macOS and Windows: the records name folders with "/"
+// (the npm tool writes them so), read as local paths of the system.
+//
 // # Agents
 //
 // The agent table ([Agents], and `agentskills agents`) holds every agent

@@ -68,6 +68,7 @@ var subcommands = []func(*streams) *cobra.Command{
 	newSignCmd,
 	newPolicyCmd,
 	newAuditCmd,
+	newImportCmd,
 }
 
 func newRootCmd(s *streams) *cobra.Command {

@@ -216,6 +216,7 @@
 //     the highest tags. [Source.String] writes "^", "<", ">", "=" and "|"
 //     as they are. [Client.Tags] lists the tags; [Remote] implements
 //     [source.Versioned].
+//
 // # Web addresses
 //
 // [ParseWeb] reads the address of a repository's web page, as people

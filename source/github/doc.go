@@ -131,6 +131,7 @@
 //     with more than version.MaxTags tags, or an answer that is not a
 //     tag listing (not JSON, a page over 4 MiB, a tag without a commit
 //     id), fails. [Remote] implements [source.Versioned].
+//
 // # GitHub Enterprise Server
 //
 //  16. https://HOST/OWNER/REPO/tree/REF[/PATH] on a host other than
