@@ -307,3 +307,18 @@ func ExampleRange_Pick() {
 	fmt.Println(tag)
 	// Output: v1.4.2
 }
+
+// BenchmarkPick picks from 10,000 tags, as a repository with many
+// releases lists them.
+func BenchmarkPick(b *testing.B) {
+	many := make([]string, 0, 10000)
+	for i := range 10000 {
+		many = append(many, fmt.Sprintf("v%d.%d.%d", i/1000, i/10%100, i%10))
+	}
+	r, _ := version.ParseRange("~3.5")
+	for b.Loop() {
+		if _, err := r.Pick(many); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
