@@ -150,7 +150,8 @@ type Skipped struct {
 
 // Index is a parsed index.
 type Index struct {
-	// URL is the index's own URL, against which Skills' URLs resolve.
+	// URL is the index's own URL, against which Skills' URLs resolve;
+	// from [Write] without [WithBaseURL], "index.json".
 	URL string
 	// Skills are the usable entries, in the index's order.
 	Skills []Skill
