@@ -20,8 +20,8 @@
 //  2. [GitHub] asks GitHub's repository search for the query with
 //     topic:agent-skills, then, with a token, its code search for the
 //     query with filename:SKILL.md (GitHub searches code only for a
-//     signed-in user: without a token that half is left out with a
-//     warning saying to set GITHUB_TOKEN or GH_TOKEN). The API address
+//     signed-in user: without a token that half is left out, which
+//     agentskills find says, with how to set GITHUB_TOKEN or GH_TOKEN). The API address
 //     and the token are those of the github.Client given: $GITHUB_API_URL
 //     and $GITHUB_TOKEN or $GH_TOKEN by default, the token sent only to
 //     the API. A repository's entry is its name and description; a code

@@ -29,6 +29,9 @@ func (g *gitHub) Search(ctx context.Context, query string, limit int) ([]Result,
 	if ctx.Err() != nil {
 		return out, rerr
 	}
+	if g.client.TokenFrom() == "" {
+		return out, rerr // GitHub searches code only with a token
+	}
 	files, cerr := g.client.SearchCode(ctx, query+" filename:SKILL.md", limit)
 	for _, f := range files {
 		if path.Base(f.Path) != "SKILL.md" {

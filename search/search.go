@@ -69,7 +69,7 @@ type BackendError struct {
 // Error names the backend and says why it failed.
 func (e *BackendError) Error() string {
 	msg := e.Err.Error()
-	if strings.HasPrefix(msg, e.Backend+":") {
+	if strings.HasPrefix(msg, e.Backend+":") || strings.HasPrefix(msg, e.Backend+" ") {
 		return msg // the error names it already
 	}
 	return e.Backend + ": " + msg

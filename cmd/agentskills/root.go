@@ -66,6 +66,7 @@ var subcommands = []func(*streams) *cobra.Command{
 	newSignCmd,
 	newPolicyCmd,
 	newAuditCmd,
+	newFindCmd,
 }
 
 func newRootCmd(s *streams) *cobra.Command {

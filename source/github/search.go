@@ -46,6 +46,11 @@ type File struct {
 	RepoDescription string
 }
 
+// TokenFrom names where the token the Client sends came from
+// ("GITHUB_TOKEN", "GH_TOKEN" or "WithToken"), never its value; "" when
+// it sends none.
+func (c *Client) TokenFrom() string { return c.tokenFrom }
+
 // SearchRepositories asks GitHub's repository search for q (GET
 // {api}/search/repositories, in GitHub's search syntax, e.g.
 // "review topic:agent-skills") and returns at most limit repositories in
