@@ -1,15 +1,12 @@
 package search
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net"
 	"net/url"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -17,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentadaptor/agentadaptor/internal/readfile"
+	"github.com/agentadaptor/agentadaptor/internal/strictyaml"
 	"github.com/agentadaptor/agentadaptor/source/oci"
 	"github.com/agentadaptor/agentadaptor/source/webindex"
 )
@@ -71,25 +69,13 @@ func ParseConfig(data []byte, name string) (*Config, error) {
 		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrInvalidConfig, name, maxConfig)
 	}
 	cfg := &Config{Path: name}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return cfg, nil // an empty file: nothing configured
-		}
-		return nil, yamlError(name, err)
+	root, err := strictyaml.Document(data, name, "the file")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidConfig, err)
 	}
-	var more yaml.Node
-	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%w: %s: more than one YAML document; the file is one", ErrInvalidConfig, name)
+	if root == nil || root.Tag == "!!null" {
+		return cfg, nil // empty, comments alone, or null: nothing configured
 	}
-	if n := alias(&doc); n != nil {
-		return nil, bad(n, "YAML anchors and aliases (&name, *name) are not allowed; write each value out")
-	}
-	if len(doc.Content) != 1 || doc.Content[0].Tag == "!!null" {
-		return cfg, nil // comments alone, or null: nothing configured
-	}
-	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		return nil, bad(root, "the file must be a mapping of the keys indexes and registries")
 	}
@@ -132,31 +118,6 @@ func ParseConfig(data []byte, name string) (*Config, error) {
 		}
 	}
 	return cfg, nil
-}
-
-// alias returns the first node that is an alias or has an anchor.
-func alias(n *yaml.Node) *yaml.Node {
-	if n.Kind == yaml.AliasNode || n.Anchor != "" {
-		return n
-	}
-	for _, c := range n.Content {
-		if a := alias(c); a != nil {
-			return a
-		}
-	}
-	return nil
-}
-
-// yamlLine is how the YAML library places a syntax error.
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
-
-// yamlError says where the YAML of file name is broken, as FILE:LINE.
-func yamlError(name string, err error) error {
-	msg := err.Error()
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		return fmt.Errorf("%w: %s:%s: %s", ErrInvalidConfig, name, m[1], msg[len(m[0]):])
-	}
-	return fmt.Errorf("%w: %s: %s", ErrInvalidConfig, name, strings.TrimPrefix(msg, "yaml: "))
 }
 
 // checkIndex applies rule 13 to an index address, and returns the

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/registry"
 	"oras.land/oras-go/v2/registry/remote"
+	"oras.land/oras-go/v2/registry/remote/errcode"
 
 	"github.com/agentadaptor/agentadaptor/source"
 )
@@ -22,9 +24,9 @@ var errEnough = errors.New("enough")
 // Repositories lists at most limit repositories of the registry at host
 // (HOST or HOST:PORT), in the registry's order, from its catalog (GET
 // /v2/_catalog, page by page, each page read up to 1 MiB). Many public
-// registries (ghcr.io, Docker Hub) keep their catalog to themselves: that
-// is [source.ErrNotFound] or [source.ErrAuthRequired], saying to name the
-// repositories instead.
+// registries (ghcr.io, Docker Hub) keep their catalog to themselves: a
+// 404 is [source.ErrNotFound], saying to name the repositories instead,
+// and a refusal [source.ErrAuthRequired].
 func Repositories(ctx context.Context, host string, limit int, opts ...Option) ([]string, error) {
 	r := Reference{Host: host}
 	if err := (registry.Reference{Registry: host}).ValidateRegistry(); err != nil || !validPort(host) {
@@ -37,17 +39,32 @@ func Repositories(ctx context.Context, host string, limit int, opts ...Option) (
 	reg := &remote.Registry{RepositoryOptions: remote.RepositoryOptions(*c.repository(r))}
 	reg.MaxMetadataBytes = maxListing
 	var out []string
-	err = reg.Repositories(ctx, "", func(repos []string) error {
-		out = append(out, repos[:min(len(repos), limit-len(out))]...)
-		if len(out) >= limit {
+	err = reg.Repositories(ctx, "", collect(&out, limit))
+	if err != nil && !errors.Is(err, errEnough) {
+		if notFound(err) {
+			return nil, fmt.Errorf("registry %s: list its repositories: %w: the registry keeps its catalog to itself (%v); name its repositories, as HOST/REPO", host, source.ErrNotFound, err)
+		}
+		return nil, fmt.Errorf("registry %s: list its repositories: %w", host, c.classify(ctx, r, err))
+	}
+	return out, nil
+}
+
+// notFound reports whether a listing's error is the registry's 404.
+func notFound(err error) bool {
+	var resp *errcode.ErrorResponse
+	return errors.As(err, &resp) && resp.StatusCode == http.StatusNotFound
+}
+
+// collect is a listing's callback that appends to out until it holds
+// limit names (none for a limit <= 0), then stops the listing.
+func collect(out *[]string, limit int) func([]string) error {
+	return func(names []string) error {
+		*out = append(*out, names[:min(len(names), max(limit-len(*out), 0))]...)
+		if len(*out) >= limit {
 			return errEnough
 		}
 		return nil
-	})
-	if err != nil && !errors.Is(err, errEnough) {
-		return nil, fmt.Errorf("registry %s: list its repositories: %w (name the repositories, as HOST/REPO, if the registry keeps its catalog to itself)", host, c.classify(ctx, r, err))
 	}
-	return out, nil
 }
 
 // Tags lists at most limit tags of repository on the registry at host,
@@ -69,14 +86,11 @@ func Tags(ctx context.Context, host, repository string, limit int, opts ...Optio
 	repo := c.repository(r)
 	repo.MaxMetadataBytes = maxListing
 	var out []string
-	err = repo.Tags(ctx, "", func(tags []string) error {
-		out = append(out, tags[:min(len(tags), limit-len(out))]...)
-		if len(out) >= limit {
-			return errEnough
-		}
-		return nil
-	})
+	err = repo.Tags(ctx, "", collect(&out, limit))
 	if err != nil && !errors.Is(err, errEnough) {
+		if notFound(err) {
+			return nil, fmt.Errorf("%s/%s: list its tags: %w (%v): check the repository", host, repository, source.ErrNotFound, err)
+		}
 		return nil, fmt.Errorf("%s/%s: list its tags: %w", host, repository, c.classify(ctx, r, err))
 	}
 	return out, nil
@@ -109,16 +123,12 @@ func Describe(ctx context.Context, ref string, opts ...Option) (*Description, er
 	if err != nil {
 		return nil, err
 	}
-	c, err := newConfig(opts)
+	f, err := newFetcher(r, opts)
 	if err != nil {
 		return nil, err
 	}
-	b, err := openBlobs(c.cache.Root())
-	if err != nil {
-		return nil, err
-	}
-	defer b.Close()
-	f := &fetcher{cfg: c, ref: r, blobs: b}
+	defer f.blobs.Close()
+	c := f.cfg
 	desc := ocispec.Descriptor{Size: -1}
 	if r.Digest == "" {
 		if desc, err = f.repository().Resolve(ctx, r.Tag); err != nil {

@@ -104,16 +104,11 @@ func Fetch(ctx context.Context, ref string, opts ...Option) (*Artifact, error) {
 	if r.Digest == "" {
 		return nil, fmt.Errorf("%s: %w: resolve the tag with Resolve and fetch %s@DIGEST", ref, source.ErrNotPinned, ref)
 	}
-	c, err := newConfig(opts)
+	f, err := newFetcher(r, opts)
 	if err != nil {
 		return nil, err
 	}
-	b, err := openBlobs(c.cache.Root())
-	if err != nil {
-		return nil, err
-	}
-	defer b.Close()
-	f := &fetcher{cfg: c, ref: r, blobs: b}
+	defer f.blobs.Close()
 	a, err := f.fetch(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ref, err)
@@ -188,6 +183,20 @@ type fetcher struct {
 	ref   Reference
 	blobs *blobs
 	repo  *remote.Repository
+}
+
+// newFetcher returns a fetcher of r configured by opts, with the cache's
+// blobs open: the caller closes f.blobs.
+func newFetcher(r Reference, opts []Option) (*fetcher, error) {
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	b, err := openBlobs(c.cache.Root())
+	if err != nil {
+		return nil, err
+	}
+	return &fetcher{cfg: c, ref: r, blobs: b}, nil
 }
 
 func (f *fetcher) repository() *remote.Repository {
