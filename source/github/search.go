@@ -56,33 +56,18 @@ func (c *Client) TokenFrom() string { return c.tokenFrom }
 // "review topic:agent-skills") and returns at most limit repositories in
 // GitHub's order, following its pages (rule 15).
 func (c *Client) SearchRepositories(ctx context.Context, q string, limit int) ([]Repository, error) {
-	var out []Repository
-	err := c.search(ctx, "repositories", q, limit, func(data []byte) (int, error) {
-		var page struct {
-			Items []struct {
-				Name        string `json:"name"`
-				Description string `json:"description"`
-				Stars       int    `json:"stargazers_count"`
-				Owner       struct {
-					Login string `json:"login"`
-				} `json:"owner"`
-			} `json:"items"`
-		}
-		if err := json.Unmarshal(data, &page); err != nil {
-			return 0, err
-		}
-		for _, it := range page.Items {
-			if len(out) == limit {
-				break
-			}
-			if (Source{Owner: it.Owner.Login, Repo: it.Name}).check() != nil {
-				continue // not a repository name: left out
-			}
-			out = append(out, Repository{Owner: it.Owner.Login, Name: it.Name, Description: it.Description, Stars: it.Stars})
-		}
-		return len(page.Items), nil
+	type item struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		Stars       int    `json:"stargazers_count"`
+		Owner       struct {
+			Login string `json:"login"`
+		} `json:"owner"`
+	}
+	return searchItems(ctx, c, "repositories", q, limit, func(it item) (Repository, bool) {
+		ok := (Source{Owner: it.Owner.Login, Repo: it.Name}).check() == nil
+		return Repository{Owner: it.Owner.Login, Name: it.Name, Description: it.Description, Stars: it.Stars}, ok
 	})
-	return out, err
 }
 
 // SearchCode asks GitHub's code search for q (GET {api}/search/code, e.g.
@@ -94,19 +79,31 @@ func (c *Client) SearchCode(ctx context.Context, q string, limit int) ([]File, e
 	if c.token == "" {
 		return nil, fmt.Errorf("GitHub code search: %w: GitHub searches code only with a token; set GITHUB_TOKEN or GH_TOKEN", source.ErrAuthRequired)
 	}
-	var out []File
-	err := c.search(ctx, "code", q, limit, func(data []byte) (int, error) {
+	type item struct {
+		Path       string `json:"path"`
+		Repository struct {
+			Name        string `json:"name"`
+			Description string `json:"description"`
+			Owner       struct {
+				Login string `json:"login"`
+			} `json:"owner"`
+		} `json:"repository"`
+	}
+	return searchItems(ctx, c, "code", q, limit, func(it item) (File, bool) {
+		r := it.Repository
+		ok := it.Path != "" && (Source{Owner: r.Owner.Login, Repo: r.Name, Path: it.Path}).check() == nil
+		return File{Owner: r.Owner.Login, Repo: r.Name, Path: it.Path, RepoDescription: r.Description}, ok
+	})
+}
+
+// searchItems runs a search of kind and returns at most limit of its
+// items as conv turns them; an item conv refuses (an owner, repository
+// or path that breaks rule 3) is left out.
+func searchItems[I, R any](ctx context.Context, c *Client, kind, q string, limit int, conv func(I) (R, bool)) ([]R, error) {
+	var out []R
+	err := c.search(ctx, kind, q, limit, func(data []byte) (int, error) {
 		var page struct {
-			Items []struct {
-				Path       string `json:"path"`
-				Repository struct {
-					Name        string `json:"name"`
-					Description string `json:"description"`
-					Owner       struct {
-						Login string `json:"login"`
-					} `json:"owner"`
-				} `json:"repository"`
-			} `json:"items"`
+			Items []I `json:"items"`
 		}
 		if err := json.Unmarshal(data, &page); err != nil {
 			return 0, err
@@ -115,11 +112,9 @@ func (c *Client) SearchCode(ctx context.Context, q string, limit int) ([]File, e
 			if len(out) == limit {
 				break
 			}
-			r := it.Repository
-			if it.Path == "" || (Source{Owner: r.Owner.Login, Repo: r.Name, Path: it.Path}).check() != nil {
-				continue // not a repository or a path: left out
+			if r, ok := conv(it); ok {
+				out = append(out, r)
 			}
-			out = append(out, File{Owner: r.Owner.Login, Repo: r.Name, Path: it.Path, RepoDescription: r.Description})
 		}
 		return len(page.Items), nil
 	})
