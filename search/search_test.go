@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/search"
@@ -244,4 +246,52 @@ func TestMatches(t *testing.T) {
 			t.Errorf("Matches(%q, %q, %q, %q) = %v, want %v", tc.query, tc.name, tc.description, tc.src, got, tc.want)
 		}
 	}
+}
+
+// gate is a backend that counts how many of its kind run at once and
+// waits for release.
+type gate struct {
+	active, most *atomic.Int32
+	release      chan struct{}
+}
+
+func (gate) Name() string { return "gate" }
+
+func (g gate) Search(ctx context.Context, query string, limit int) ([]search.Result, error) {
+	n := g.active.Add(1)
+	for {
+		m := g.most.Load()
+		if n <= m || g.most.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	<-g.release
+	g.active.Add(-1)
+	return nil, nil
+}
+
+func TestAtMostFourBackendsAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := gate{active: new(atomic.Int32), most: new(atomic.Int32), release: make(chan struct{})}
+		backends := make([]search.Backend, 9)
+		for i := range backends {
+			backends[i] = g
+		}
+		done := make(chan error)
+		go func() {
+			_, err := search.Search(t.Context(), "pdf", backends)
+			done <- err
+		}()
+		synctest.Wait()
+		if n := g.active.Load(); n != 4 {
+			t.Errorf("%d backends run at once, want 4", n)
+		}
+		close(g.release)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if m := g.most.Load(); m != 4 {
+			t.Errorf("at most %d backends ran at once, want 4", m)
+		}
+	})
 }
