@@ -1,12 +1,9 @@
 package policy
 
 import (
-	"bytes"
 	"crypto"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -19,6 +16,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/internal/readfile"
+	"github.com/agentadaptor/agentadaptor/internal/strictyaml"
 	"github.com/agentadaptor/agentadaptor/signature"
 )
 
@@ -85,24 +83,12 @@ func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
 // stands for ~.
 func parse(data []byte, name, home string) (*rules, error) {
 	p := &parser{path: name, dir: filepath.Dir(name), home: home}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%w: %s: empty; a policy file starts with version: 1", ErrInvalid, name)
-		}
-		return nil, syntaxError(name, err)
+	root, err := strictyaml.Document(data, name, "a policy file")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	var more yaml.Node
-	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%w: %s: more than one YAML document; a policy file is one", ErrInvalid, name)
-	}
-	if err := p.noAliases(&doc); err != nil {
-		return nil, err
-	}
-	root := &doc
-	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
-		root = root.Content[0]
+	if root == nil {
+		return nil, fmt.Errorf("%w: %s: empty; a policy file starts with version: 1", ErrInvalid, name)
 	}
 	fields, err := p.fields(root, "the policy", "version", "sources", "signers", "audit")
 	if err != nil {
@@ -132,31 +118,6 @@ func parse(data []byte, name, home string) (*rules, error) {
 		}
 	}
 	return f, nil
-}
-
-// yamlLine is how the YAML library places a syntax error.
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
-
-// syntaxError says where the YAML of file name is broken, as FILE:LINE.
-func syntaxError(name string, err error) error {
-	msg := err.Error()
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		return fmt.Errorf("%w: %s:%s: %s", ErrInvalid, name, m[1], msg[len(m[0]):])
-	}
-	return fmt.Errorf("%w: %s: %s", ErrInvalid, name, strings.TrimPrefix(msg, "yaml: "))
-}
-
-// noAliases refuses anchors and aliases anywhere (rule 1).
-func (p *parser) noAliases(n *yaml.Node) error {
-	if n.Kind == yaml.AliasNode || n.Anchor != "" {
-		return p.errf(n, "YAML anchors and aliases (&name, *name) are not allowed in a policy file; write each value out")
-	}
-	for _, c := range n.Content {
-		if err := p.noAliases(c); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // fields returns the values of mapping n by key, refusing a key not

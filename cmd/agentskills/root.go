@@ -69,6 +69,7 @@ var subcommands = []func(*streams) *cobra.Command{
 	newPolicyCmd,
 	newAuditCmd,
 	newImportCmd,
+	newFindCmd,
 }
 
 func newRootCmd(s *streams) *cobra.Command {

@@ -175,6 +175,22 @@
 // What holds on Linux holds on macOS and Windows: nothing here depends
 // on the system.
 //
+// # Searching
+//
+//  18. [Client.SearchRepositories] and [Client.SearchCode] ask GET
+//     {api}/search/repositories and {api}/search/code with q (GitHub's
+//     search syntax) and per_page=100 (or the limit when smaller), with
+//     the token as rule 7 says, and follow the Link header's rel="next"
+//     page on the API's origin only, until the limit (at most
+//     [MaxSearchResults]), a short page or the last one. A page is read
+//     up to 4 MiB; a larger one, or one that is not search JSON, is
+//     [source.ErrNotServer]. Entries whose owner, repository or path
+//     break rule 3 are left out. A rate limit is a [*RateLimitError]
+//     (its Repo empty), a 422 (a query GitHub refuses) is
+//     [source.ErrInvalid], 401 and 403 [source.ErrAuthRequired]. Code
+//     search needs a token on GitHub: without one SearchCode sends
+//     nothing and fails with [source.ErrAuthRequired], saying to set one.
+//
 // [NewRemote] gives a source the shape of [source.Remote], in which
 // package install uses every published source. Errors use the sentinels
 // of package source ([source.ErrInvalid] and the others), as its prefix

@@ -10,7 +10,8 @@ import (
 // RateLimitError reports that GitHub refused a request for a rate limit;
 // it wraps [source.ErrRateLimited].
 type RateLimitError struct {
-	// Repo is OWNER/REPO.
+	// Repo is OWNER/REPO; "" for a request about no one repository (a
+	// search).
 	Repo string
 	// Reset is when the limit resets, from X-RateLimit-Reset or
 	// Retry-After; zero when GitHub did not say.
@@ -26,6 +27,9 @@ type RateLimitError struct {
 // Error says when the limit resets and, without a token, how to pass one.
 func (e *RateLimitError) Error() string {
 	msg := fmt.Sprintf("GitHub repository %s: %v", e.Repo, source.ErrRateLimited)
+	if e.Repo == "" {
+		msg = fmt.Sprintf("GitHub API: %v", source.ErrRateLimited)
+	}
 	if !e.Reset.IsZero() {
 		msg += fmt.Sprintf("; it resets at %s (in %s)", e.Reset.Format(time.RFC3339), max(time.Until(e.Reset).Round(time.Second), 0))
 	}

@@ -73,6 +73,19 @@
 //     malformed) fails with [source.ErrNoSkill] (in [Verify], that
 //     signature is refused as [signature.ErrInvalid]), saying which digest.
 //
+// # Listing and describing, for a search
+//
+//  1. [Repositories] lists a registry's repositories from its catalog
+//     (GET /v2/_catalog) and [Tags] a repository's tags (GET
+//     /v2/REPO/tags/list), each following the registry's pages, reading
+//     each page up to 1 MiB and stopping at the limit given. A 404 (a
+//     catalog the registry keeps to itself, a missing repository) is
+//     [source.ErrNotFound].
+//  2. [Describe] reads the manifest a reference names (and an index's one
+//     manifest) as [Fetch] does (4 MiB, verified, kept in the cache), and
+//     returns its title, description and version annotations and whether
+//     it is in the format [Push] writes; no layer is downloaded.
+//
 // # The cache, and working offline
 //
 // Fetched manifests, indexes and layers are kept under the skill cache

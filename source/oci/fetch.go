@@ -113,16 +113,11 @@ func Fetch(ctx context.Context, ref string, opts ...Option) (*Artifact, error) {
 	if r.Digest == "" {
 		return nil, fmt.Errorf("%s: %w: resolve the tag with Resolve and fetch %s@DIGEST", ref, source.ErrNotPinned, ref)
 	}
-	c, err := newConfig(opts)
+	f, err := newFetcher(r, opts)
 	if err != nil {
 		return nil, err
 	}
-	b, err := openBlobs(c.cache.Root())
-	if err != nil {
-		return nil, err
-	}
-	defer b.Close()
-	f := &fetcher{cfg: c, ref: r, blobs: b}
+	defer f.blobs.Close()
 	a, err := f.fetch(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ref, err)
@@ -199,6 +194,20 @@ type fetcher struct {
 	repo  *remote.Repository
 }
 
+// newFetcher returns a fetcher of r configured by opts, with the cache's
+// blobs open: the caller closes f.blobs.
+func newFetcher(r Reference, opts []Option) (*fetcher, error) {
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	b, err := openBlobs(c.cache.Root())
+	if err != nil {
+		return nil, err
+	}
+	return &fetcher{cfg: c, ref: r, blobs: b}, nil
+}
+
 func (f *fetcher) repository() *remote.Repository {
 	if f.repo == nil {
 		f.repo = f.cfg.repository(f.ref)
@@ -217,37 +226,9 @@ type manifest struct {
 }
 
 func (f *fetcher) fetch(ctx context.Context) (*Artifact, error) {
-	top := digest.Digest(f.ref.Digest)
-	data, mediaType, err := f.manifest(ctx, ocispec.Descriptor{Digest: top, Size: -1})
+	m, annotations, err := f.top(ctx, ocispec.Descriptor{Digest: digest.Digest(f.ref.Digest), Size: -1})
 	if err != nil {
 		return nil, err
-	}
-	m, kind, err := parseManifest(data, mediaType)
-	if err != nil {
-		return nil, err
-	}
-	annotations := maps.Clone(m.Annotations)
-	if kind == kindIndex {
-		child, err := pickManifest(m)
-		if err != nil {
-			return nil, err
-		}
-		if err := checkDigest(child.Digest); err != nil {
-			return nil, fmt.Errorf("%w: the index's manifest: %v", source.ErrNoSkill, err)
-		}
-		if data, _, err = f.manifest(ctx, child); err != nil {
-			return nil, err
-		}
-		if m, kind, err = parseManifest(data, child.MediaType); err != nil {
-			return nil, err
-		}
-		if kind != kindManifest {
-			return nil, fmt.Errorf("%w: the index's one manifest %s is an index itself", source.ErrNoSkill, child.Digest)
-		}
-		if annotations == nil {
-			annotations = make(map[string]string)
-		}
-		maps.Copy(annotations, m.Annotations)
 	}
 	layer, strict, err := pickLayer(m)
 	if err != nil {
@@ -277,6 +258,44 @@ func (f *fetcher) fetch(ctx context.Context) (*Artifact, error) {
 		a.Name = f.ref.name()
 	}
 	return a, nil
+}
+
+// top reads the manifest or index desc names and, for an index, its
+// one manifest: the manifest, and the annotations of both (the
+// manifest's over the index's).
+func (f *fetcher) top(ctx context.Context, desc ocispec.Descriptor) (*manifest, map[string]string, error) {
+	data, mediaType, err := f.manifest(ctx, desc)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, kind, err := parseManifest(data, mediaType)
+	if err != nil {
+		return nil, nil, err
+	}
+	annotations := maps.Clone(m.Annotations)
+	if kind == kindIndex {
+		child, err := pickManifest(m)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := checkDigest(child.Digest); err != nil {
+			return nil, nil, fmt.Errorf("%w: the index's manifest: %v", source.ErrNoSkill, err)
+		}
+		if data, _, err = f.manifest(ctx, child); err != nil {
+			return nil, nil, err
+		}
+		if m, kind, err = parseManifest(data, child.MediaType); err != nil {
+			return nil, nil, err
+		}
+		if kind != kindManifest {
+			return nil, nil, fmt.Errorf("%w: the index's one manifest %s is an index itself", source.ErrNoSkill, child.Digest)
+		}
+		if annotations == nil {
+			annotations = make(map[string]string)
+		}
+		maps.Copy(annotations, m.Annotations)
+	}
+	return m, annotations, nil
 }
 
 // skillName matches a valid skill name in the Agent Skills format's ASCII

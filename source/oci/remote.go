@@ -22,13 +22,18 @@ import (
 // loopback host, TLS otherwise, with credentials from c.
 func (c *config) repository(r Reference) *remote.Repository {
 	return &remote.Repository{
-		Client: &auth.Client{
-			Client:     c.client,
-			Credential: credentials.Credential(c.credentials),
-			Cache:      auth.NewCache(),
-		},
+		Client:    c.authClient(),
 		Reference: registry.Reference{Registry: r.Host, Repository: r.Repository},
 		PlainHTTP: loopback(r.Host),
+	}
+}
+
+// authClient is c's HTTP client with the credentials of c.
+func (c *config) authClient() *auth.Client {
+	return &auth.Client{
+		Client:     c.client,
+		Credential: credentials.Credential(c.credentials),
+		Cache:      auth.NewCache(),
 	}
 }
 

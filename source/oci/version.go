@@ -18,26 +18,11 @@ const tagPageSize = 1000
 // errTooManyTags stops a listing past version.MaxTags.
 var errTooManyTags = fmt.Errorf("%w: the repository has more than %d tags, more than a version range is picked from; name a tag or a digest instead", source.ErrInvalid, version.MaxTags)
 
-// Tags lists the tags of ref's repository (ref's own tag, range or
-// digest are not used) page by page as the registry gives them (the
+// tags lists every tag of r's repository (its own tag, range or digest
+// are not used) page by page as the registry gives them (the
 // distribution API's tag list, at most [version.MaxTags] tags; each page
-// up to 4 MiB), with ref's registry, credentials and client options.
-func Tags(ctx context.Context, ref string, opts ...Option) ([]string, error) {
-	r, err := ParseReference(ref)
-	if err != nil {
-		return nil, err
-	}
-	c, err := newConfig(opts)
-	if err != nil {
-		return nil, err
-	}
-	tags, err := c.tags(ctx, r)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ref, err)
-	}
-	return tags, nil
-}
-
+// up to 4 MiB), for a version range to pick from. [Tags] lists a few for
+// a search.
 func (c *config) tags(ctx context.Context, r Reference) ([]string, error) {
 	repo := c.repository(r)
 	repo.TagListPageSize = tagPageSize

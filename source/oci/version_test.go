@@ -118,7 +118,7 @@ func TestRemoteRange(t *testing.T) {
 	if got, want := r.WithRange("^2.0.0"), base+":^2.0.0"; got != want {
 		t.Errorf("WithRange = %q, want %q", got, want)
 	}
-	tags, err := Tags(t.Context(), base+":1", opts...)
+	tags, err := Tags(t.Context(), host, "acme/review", 100, opts...)
 	if err != nil || len(tags) != 7 {
 		t.Errorf("Tags = %q, %v; want the 7 tags", tags, err)
 	}

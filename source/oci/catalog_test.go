@@ -1,0 +1,101 @@
+package oci
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	specs "github.com/opencontainers/image-spec/specs-go"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/agentadaptor/agentadaptor/source"
+)
+
+func TestRepositoriesAndTags(t *testing.T) {
+	_, host := newRegistry(t)
+	_, opts := testOptions(t)
+	dir := newSkill(t, "review")
+	for i := range 3 {
+		for _, tag := range []string{"1.0", "2.0"} {
+			if _, err := Push(t.Context(), dir, fmt.Sprintf("oci://%s/acme/r%d:%s", host, i, tag), opts...); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		limit int
+		want  []string
+	}{
+		{10, []string{"acme/r0", "acme/r1", "acme/r2"}},
+		{2, []string{"acme/r0", "acme/r1"}},
+		{0, nil},
+		{-1, nil},
+	} {
+		got, err := Repositories(t.Context(), host, tc.limit, opts...)
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("Repositories(limit %d) = %q, %v; want %q", tc.limit, got, err, tc.want)
+		}
+	}
+	if got, err := Tags(t.Context(), host, "acme/r1", 10, opts...); err != nil || !slices.Equal(got, []string{"1.0", "2.0"}) {
+		t.Errorf("Tags = %q, %v; want 1.0 2.0", got, err)
+	}
+	if got, err := Tags(t.Context(), host, "acme/r1", 1, opts...); err != nil || !slices.Equal(got, []string{"1.0"}) {
+		t.Errorf("Tags(limit 1) = %q, %v; want 1.0", got, err)
+	}
+	if _, err := Tags(t.Context(), host, "acme/none", 10, opts...); !errors.Is(err, source.ErrNotFound) {
+		t.Errorf("Tags(no such repository) = %v, want %v", err, source.ErrNotFound)
+	}
+	for _, bad := range [][2]string{{"", "acme/r1"}, {"host:port", "acme/r1"}, {host, "Acme"}, {host, "../x"}} {
+		if _, err := Tags(t.Context(), bad[0], bad[1], 10, opts...); !errors.Is(err, source.ErrInvalid) {
+			t.Errorf("Tags(%q, %q) = %v, want %v", bad[0], bad[1], err, source.ErrInvalid)
+		}
+	}
+	if _, err := Repositories(t.Context(), "host:port", 10, opts...); !errors.Is(err, source.ErrInvalid) {
+		t.Errorf("Repositories(host:port) = %v, want %v", err, source.ErrInvalid)
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	_, host := newRegistry(t)
+	_, opts := testOptions(t)
+	dgst, err := Push(t.Context(), newSkill(t, "review"), "oci://"+host+"/acme/review:1.0", append(opts, WithVersion("1.0.0"))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An index over the skill's manifest, and an image of another tool.
+	r := rawRepo(t, host, "acme/review")
+	m, err := r.Resolve(t.Context(), "1.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pushManifest(t, r, ocispec.MediaTypeImageIndex, ocispec.Index{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageIndex,
+		Manifests: []ocispec.Descriptor{m}, Annotations: map[string]string{ocispec.AnnotationDescription: "the index's"}}, "indexed")
+	imageWithLayer(t, rawRepo(t, host, "acme/image"), ocispec.MediaTypeImageLayerGzip, []byte("x"), "latest")
+
+	for _, tc := range []struct {
+		ref  string
+		want Description
+	}{
+		{"oci://" + host + "/acme/review:1.0", Description{Name: "review", Description: "Reviews a change", Version: "1.0.0", Skill: true}},
+		{"oci://" + host + "/acme/review@" + dgst, Description{Name: "review", Description: "Reviews a change", Version: "1.0.0", Skill: true}},
+		{"oci://" + host + "/acme/review:indexed", Description{Name: "review", Description: "Reviews a change", Version: "1.0.0", Skill: true}},
+		{"oci://" + host + "/acme/image:latest", Description{Name: "image"}},
+	} {
+		d, err := Describe(t.Context(), tc.ref, opts...)
+		if err != nil {
+			t.Errorf("Describe(%s) = %v", tc.ref, err)
+			continue
+		}
+		d.Ref = Reference{}
+		if *d != tc.want {
+			t.Errorf("Describe(%s) = %+v, want %+v", tc.ref, *d, tc.want)
+		}
+	}
+	if _, err := Describe(t.Context(), "oci://"+host+"/acme/review:none", opts...); !errors.Is(err, source.ErrNotFound) {
+		t.Errorf("Describe(no such tag) = %v, want %v", err, source.ErrNotFound)
+	}
+	if _, err := Describe(t.Context(), "oci://"+host+"/acme/review", opts...); !errors.Is(err, source.ErrInvalid) {
+		t.Errorf("Describe(no tag) = %v, want %v", err, source.ErrInvalid)
+	}
+}
