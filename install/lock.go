@@ -67,6 +67,10 @@ type lockEntry struct {
 	// CommitSigner is who signed a git or GitHub source's pinned commit,
 	// as git names the signer, when the policy required it (Trust rule 3).
 	CommitSigner string `json:"commit_signer,omitempty"`
+	// Lenient records a skill installed though it breaks the Agent
+	// Skills specification (Request.Lenient, rule 4): Sync installs it
+	// again without being asked.
+	Lenient bool `json:"lenient,omitempty"`
 }
 
 // lockPlace is what was made for one agent.

@@ -169,6 +169,8 @@ func flagHint(err error) string {
 	switch {
 	case errors.Is(err, install.ErrModified):
 		return "--force replaces it, after moving it to a backup"
+	case errors.Is(err, install.ErrSpecification):
+		return "--lenient installs a skill that breaks only the specification, with a warning"
 	case errors.As(err, &h):
 		return h.hint
 	}
@@ -207,7 +209,11 @@ func printChanges(s *streams, changes []install.Change, f *scopeFlags, err error
 	}
 	for _, c := range changes {
 		if c.Action == install.ActionSkipped {
-			fmt.Fprintf(s.err, "skipped   %s (%s): %s\n", c.Skill, sourceLabel(c.Source, c.Path), c.Reason)
+			hint := ""
+			if c.Spec != "" {
+				hint = " (--lenient installs it)"
+			}
+			fmt.Fprintf(s.err, "skipped   %s (%s): %s%s\n", c.Skill, sourceLabel(c.Source, c.Path), c.Reason, hint)
 		}
 	}
 	if f.quiet && err == nil {
@@ -296,6 +302,8 @@ type addOptions struct {
 	list    bool
 	timeout time.Duration
 	trust   trustFlags
+	plugins []string
+	lenient bool
 }
 
 // addLong is the help of add.
@@ -400,6 +408,8 @@ func (opts *addOptions) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&opts.strict, "strict", false, "fail, changing nothing, when a skill of a source cannot be installed (default: skip it and say why)")
 	cmd.Flags().BoolVarP(&opts.list, "list", "l", false, "list the skills of each SOURCE (name, folder, description) and install nothing")
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", install.DefaultDownloadTimeout, "give up a download that receives nothing for this long")
+	cmd.Flags().StringArrayVar(&opts.plugins, "plugin", nil, "install only the skills of this Claude plugin of the source's marketplace (repeatable)")
+	cmd.Flags().BoolVar(&opts.lenient, "lenient", false, "install, with a warning, a skill that breaks only the Agent Skills specification (a description over 1,024 characters); the lock file records it")
 	opts.trust.register(cmd, true)
 	opts.scope.registerOutput(cmd)
 }
@@ -413,7 +423,8 @@ func runAdd(ctx context.Context, opts *addOptions, sources []string) error {
 	if err != nil {
 		return err
 	}
-	req := install.Request{Sources: sources, Agents: agents, Copy: opts.copy, Skills: opts.skills, Force: opts.force, Strict: opts.strict}
+	req := install.Request{Sources: sources, Agents: agents, Copy: opts.copy, Skills: opts.skills, Force: opts.force, Strict: opts.strict,
+		Plugins: opts.plugins, Lenient: opts.lenient}
 	choice, err := in.ChooseAgents(req)
 	if err != nil {
 		return installErr(err)
@@ -449,10 +460,15 @@ func runAddList(ctx context.Context, opts *addOptions, sources []string) error {
 		}
 		all = append(all, found...)
 	}
+	if len(opts.plugins) > 0 {
+		all = slices.DeleteFunc(all, func(s install.SourceSkill) bool {
+			return !slices.ContainsFunc(s.Plugins, func(p string) bool { return slices.Contains(opts.plugins, p) })
+		})
+	}
 	if len(opts.skills) > 0 {
 		var sel []install.SourceSkill
 		for _, s := range all {
-			if slices.Contains(opts.skills, s.Name) {
+			if slices.Contains(opts.skills, s.Name) || slices.Contains(opts.skills, s.Path) {
 				sel = append(sel, s)
 			}
 		}
@@ -474,21 +490,35 @@ func runAddList(ctx context.Context, opts *addOptions, sources []string) error {
 }
 
 // printSourceSkills prints a table of the skills sources hold: a SOURCE
-// column when there are several, and for a skill add would skip, why.
+// column when there are several, a PLUGIN column when a skill belongs to
+// a Claude plugin, and for a skill add would skip, why; a skill nested in
+// another's folder says so.
 func printSourceSkills(w io.Writer, skills []install.SourceSkill) error {
 	several := slices.ContainsFunc(skills, func(s install.SourceSkill) bool { return s.Source != skills[0].Source })
+	plugins := slices.ContainsFunc(skills, func(s install.SourceSkill) bool { return len(s.Plugins) > 0 })
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if several {
 		fmt.Fprint(tw, "SOURCE\t")
+	}
+	if plugins {
+		fmt.Fprint(tw, "PLUGIN\t")
 	}
 	fmt.Fprintln(tw, "SKILL\tPATH\tDESCRIPTION")
 	for _, s := range skills {
 		if several {
 			fmt.Fprintf(tw, "%s\t", s.Source)
 		}
+		if plugins {
+			fmt.Fprintf(tw, "%s\t", cmp.Or(strings.Join(s.Plugins, ","), "-"))
+		}
 		desc := oneLine(s.Description, 80)
-		if s.Problem != "" {
+		switch {
+		case s.Spec != "":
+			desc = "(skipped by add unless --lenient: " + oneLine(s.Spec, 0) + ")"
+		case s.Problem != "":
 			desc = "(skipped by add: " + oneLine(s.Problem, 0) + ")"
+		case s.Within != "":
+			desc = "(part of the skill at " + s.Within + "; --skill " + s.Path + " installs it alone)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Path, desc)
 	}
