@@ -215,6 +215,12 @@ func selectSkills(sources []*sourceSkills, req Request) (use []*candidate, skipp
 		all = append(all, r.skills...)
 	}
 	use, skip := pick(all, req.Skills, req.Plugins, req.Lenient)
+	if len(use) == 0 && len(skip) == 0 {
+		// Only Plugins can select nothing: with Skills, or when its
+		// skills are all nested in other skills' folders.
+		return nil, nil, fmt.Errorf("%w: no skill of the plugins %s is selected (Request.Skills: %s; a skill nested in another skill's folder counts only when named); no skill is left to install; nothing was changed",
+			ErrInvalidSource, strings.Join(req.Plugins, ", "), cmp.Or(strings.Join(req.Skills, ", "), "none"))
+	}
 	if req.Strict || len(use) == 0 {
 		if err := refuseSkipped(skip); err != nil {
 			if !req.Strict {
