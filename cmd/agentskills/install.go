@@ -327,15 +327,23 @@ github:OWNER/REPO[/PATH][@REF] always means GitHub, ./PATH always a path.
 A SKILL.md file stands for its skill's folder. It finds the skills where repositories keep them: a SKILL.md at the root, in
 any folder up to five levels down (not in .git, node_modules and the like),
 in skills/.curated, skills/.system, .claude/skills and the other agents'
-folders, where a Claude plugin manifest (.claude-plugin/marketplace.json,
-plugin.json) says, and inside other skills. --list shows what a source
-holds, installing nothing.
+folders, and where a Claude plugin manifest (.claude-plugin/marketplace.json,
+plugin.json) says. A marketplace installs the plugins it lists: a plugin
+folder it leaves out is not installed, and --plugin NAME (repeatable)
+installs only those plugins' skills. A SKILL.md inside another skill's
+folder is a file of that skill, installed with it; --skill with its name
+or folder installs it alone. --list shows what a source holds (with each
+skill's plugin), installing nothing.
 
 A skill that cannot be installed (its SKILL.md has no usable name or
 description, it holds a link out of the source, or another skill found has
 its name and other content) is skipped, naming its folder and the reason on
 stderr, and the others are installed; with --strict any such skill fails
-the command and nothing changes. Skills are read as agents load them: one
+the command and nothing changes. A skill that breaks only the Agent Skills
+specification, which agents load anyway (a description over 1,024
+characters, a compatibility over 500), is skipped too, unless --lenient:
+then it is installed with a warning, and the lock file records it so that
+sync installs it again. Skills are read as agents load them: one
 that 'agentskills validate' rejects but agents load (an unknown key, no
 name, an unquoted "key: text: more") is installed with a warning on stderr
 naming each problem. In a folder, a link to a file inside the
