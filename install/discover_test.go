@@ -13,7 +13,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -173,12 +172,7 @@ func TestDiscoverLayouts(t *testing.T) {
 			if diff := cmp.Diff(l.want, paths(got)); diff != "" {
 				t.Errorf("Contents(folder) paths (-want +got):\n%s", diff)
 			}
-			snapshot := map[string]string{}
-			for name, content := range l.files {
-				snapshot["owner-repo-0a1b2c3/"+name] = content
-			}
-			archive := filepath.Join(f.sources, "repo.tgz")
-			os.WriteFile(archive, testarchive.TarGzFiles(t, snapshot), 0o644)
+			archive := writeSnapshot(t, f.sources, "owner-repo-0a1b2c3", l.files)
 			got, err = in.Contents(t.Context(), archive)
 			if err != nil {
 				t.Fatalf("Contents(archive) = %v", err)

@@ -159,12 +159,7 @@ func TestMarketplaceInstallsListedPlugins(t *testing.T) {
 			if diff := cmp.Diff(tt.want, pluginPaths(got, "")); diff != "" {
 				t.Errorf("Contents(folder) (-want +got):\n%s", diff)
 			}
-			snapshot := map[string]string{}
-			for name, content := range tt.files {
-				snapshot["o-r-0a1b2c3/"+name] = content
-			}
-			archive := filepath.Join(f.sources, "repo.tgz")
-			os.WriteFile(archive, testarchive.TarGzFiles(t, snapshot), 0o644)
+			archive := writeSnapshot(t, f.sources, "o-r-0a1b2c3", tt.files)
 			got, err = in.Contents(t.Context(), archive)
 			if err != nil {
 				t.Fatalf("Contents(archive) = %v", err)
@@ -174,6 +169,21 @@ func TestMarketplaceInstallsListedPlugins(t *testing.T) {
 			}
 		})
 	}
+}
+
+// writeSnapshot writes files as a repository snapshot, every entry under
+// the folder top, to dir/repo.tgz, and returns its path.
+func writeSnapshot(t *testing.T, dir, top string, files map[string]string) string {
+	t.Helper()
+	snapshot := map[string]string{}
+	for name, content := range files {
+		snapshot[top+"/"+name] = content
+	}
+	archive := filepath.Join(dir, "repo.tgz")
+	if err := os.WriteFile(archive, testarchive.TarGzFiles(t, snapshot), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return archive
 }
 
 // pluginPaths describes each skill of its own as "path: plugins", its
@@ -366,12 +376,7 @@ func TestNestedSkills(t *testing.T) {
 
 	t.Run("an archive", func(t *testing.T) {
 		f := newFixture(t)
-		snapshot := map[string]string{}
-		for name, content := range files {
-			snapshot["o-r-0a1b2c3/"+name] = content
-		}
-		archive := filepath.Join(f.sources, "repo.tgz")
-		os.WriteFile(archive, testarchive.TarGzFiles(t, snapshot), 0o644)
+		archive := writeSnapshot(t, f.sources, "o-r-0a1b2c3", files)
 		in := f.installer(t)
 		changes, err := in.Add(t.Context(), Request{Sources: []string{archive}, Agents: agentsOf(t, "codex")})
 		if err != nil {
