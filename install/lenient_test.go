@@ -177,7 +177,7 @@ func TestLenientSync(t *testing.T) {
 			os.WriteFile(lockPath, []byte(data), 0o644)
 			os.RemoveAll(canonical)
 			_, err = in.Sync(t.Context(), SyncRequest{})
-			if !errors.Is(err, ErrInvalidSource) || !errors.Is(err, ErrSpecification) || !strings.Contains(err.Error(), "was not installed leniently") {
+			if !errors.Is(err, ErrInvalidSource) || !errors.Is(err, ErrSpecification) || !strings.Contains(err.Error(), "does not record it as installed leniently") {
 				t.Errorf("Sync of a skill recorded without lenient = %v, want ErrInvalidSource and ErrSpecification", err)
 			}
 			if _, err := os.Lstat(canonical); err == nil {

@@ -26,7 +26,8 @@ type Request struct {
 	// Copy makes full copies instead of links.
 	Copy bool
 	// Skills, when not empty, selects skills from the sources, each by
-	// its name or by its folder inside its source (rule 12).
+	// its name or by its folder inside its source (rule 12); a skill
+	// nested in another skill's folder is installed alone only so.
 	Skills []string
 	// Force replaces installed skills that were changed since they were
 	// installed, after moving each to a backup (rule 7). Default: such a
@@ -521,8 +522,8 @@ func recordedWant(name, source string, entry *lockEntry, r *sourceSkills) (want,
 		return want{}, fmt.Errorf("%w: skill %s in %s: %s", ErrInvalidSource, name, c.where(), c.problem)
 	}
 	if c.spec != "" && !entry.Lenient {
-		return want{}, fmt.Errorf("%w: skill %s in %s: %s (%w and was not installed leniently; add it again leniently)",
-			ErrInvalidSource, name, c.where(), specProblem(c.spec), ErrSpecification)
+		return want{}, fmt.Errorf("%w: skill %s in %s: it %w, though agents load it: %s; the lock file does not record it as installed leniently (add it again with Request.Lenient)",
+			ErrInvalidSource, name, c.where(), ErrSpecification, c.spec)
 	}
 	c.lenient = c.spec != ""
 	w := want{c: c}

@@ -493,7 +493,7 @@ func refuseSkipped(skip []*candidate) error {
 
 // errSpecHint ends the error of a request that left out a skill that
 // breaks only the specification.
-var errSpecHint = fmt.Errorf("\n(a skill that %w and nothing else is installed by a lenient request)", ErrSpecification)
+var errSpecHint = fmt.Errorf("\n(Request.Lenient installs a skill that %w and nothing else)", ErrSpecification)
 
 // specProblem is the problem of a skill that breaks only the
 // specification (rule 4), which spec says how.

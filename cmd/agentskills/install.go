@@ -170,7 +170,7 @@ func flagHint(err error) string {
 	case errors.Is(err, install.ErrModified):
 		return "--force replaces it, after moving it to a backup"
 	case errors.Is(err, install.ErrSpecification):
-		return "--lenient installs a skill that breaks only the specification, with a warning"
+		return "'agentskills add --lenient' installs a skill that breaks only the specification, with a warning"
 	case errors.As(err, &h):
 		return h.hint
 	}
@@ -469,9 +469,18 @@ func runAddList(ctx context.Context, opts *addOptions, sources []string) error {
 		all = append(all, found...)
 	}
 	if len(opts.plugins) > 0 {
+		var have []string
+		for _, s := range all {
+			have = append(have, s.Plugins...)
+		}
+		slices.Sort(have)
 		all = slices.DeleteFunc(all, func(s install.SourceSkill) bool {
 			return !slices.ContainsFunc(s.Plugins, func(p string) bool { return slices.Contains(opts.plugins, p) })
 		})
+		if len(all) == 0 {
+			return inputError{fmt.Errorf("%w: %s holds no skill of a plugin named %s; the plugins with skills there: %s", install.ErrInvalidSource,
+				strings.Join(sources, " and "), strings.Join(opts.plugins, ", "), cmp.Or(strings.Join(slices.Compact(have), ", "), "none"))}
+		}
 	}
 	if len(opts.skills) > 0 {
 		var sel []install.SourceSkill
