@@ -245,7 +245,9 @@
 //     plugins' folders as above, and a folder holding a
 //     .claude-plugin/plugin.json that the marketplace does not list is
 //     never entered (anthropics/claude-plugins-official leaves its
-//     example-plugin out so). Skills of the known folders (skills/ and
+//     example-plugin out so), also inside skills/, where the npm tool,
+//     which leaves such plugins out only as its search does not reach
+//     them, would find one's skills three levels down. Skills of the known folders (skills/ and
 //     the agents' folders) are installed beside the plugins' as the npm
 //     tool installs them; a skill elsewhere, deeper and in no listed
 //     plugin, is left out. A marketplace where that finds nothing is
@@ -263,7 +265,10 @@
 //     Request.Skills names it, by name or by folder, which installs it
 //     alone as well. A name that a skill of its own has too stands for
 //     that one. (Before, such folders were skills of their own; the npm
-//     tool never enters a skill's folder either.) Mirrors are
+//     tool never enters a skill's folder either.) Marketplaces and
+//     nested skills are read the same on macOS and Windows: manifest
+//     paths are slash-separated, and one holding a backslash is
+//     ignored. Mirrors are
 //     one skill: of the usable skills of one name in one source, when
 //     one holds every file of each other (same path, bytes and
 //     executable bit), as a copy or a folder for another agent whose
