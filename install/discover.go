@@ -49,6 +49,12 @@ type discoverer struct {
 	market bool
 	// plugins are the plugins the manifests list that live in the source.
 	plugins []plugin
+	// pluginDirs holds the folder of every plugin of plugins, and
+	// members maps each folder whose skills belong to plugins (rule 12)
+	// to their names: lookups that stay cheap however many a manifest
+	// lists.
+	pluginDirs map[string]bool
+	members    map[string][]string
 }
 
 // plugin is a Claude plugin of the source, as its manifests list it.
@@ -66,20 +72,13 @@ func (p plugin) folders() []string {
 	return append([]string{path.Join(p.dir, "skills")}, p.paths...)
 }
 
-// holds reports whether the skill folder dir is one of the plugin's: at
-// or below a path it lists, or, when it lists none, in its skills
-// folder.
-func (p plugin) holds(dir string) bool {
+// owns is where the plugin's skills are (rule 12): at or below the paths
+// it lists, or, when it lists none, in its skills folder.
+func (p plugin) owns() []string {
 	if len(p.paths) == 0 {
-		return below(dir, path.Join(p.dir, "skills"))
+		return []string{path.Join(p.dir, "skills")}
 	}
-	return slices.ContainsFunc(p.paths, func(q string) bool { return below(dir, q) })
-}
-
-// below reports whether dir is the folder top or lies inside it; both
-// are slash-separated and relative to the source's root.
-func below(dir, top string) bool {
-	return top == "." || dir == top || strings.HasPrefix(dir, top+"/")
+	return p.paths
 }
 
 // foundSkill is one skill folder discovery found.
@@ -145,9 +144,14 @@ func discover(ctx context.Context, fsys fs.FS, maxSearch int) ([]foundSkill, err
 				break
 			}
 		}
-		for _, p := range d.plugins {
-			if p.name != "" && p.holds(dir) && !slices.Contains(f.plugins, p.name) {
-				f.plugins = append(f.plugins, p.name)
+		for p := dir; ; p = path.Dir(p) {
+			for _, name := range d.members[p] {
+				if !slices.Contains(f.plugins, name) {
+					f.plugins = append(f.plugins, name)
+				}
+			}
+			if p == "." {
+				break
 			}
 		}
 		if f.dir == "." {
@@ -214,7 +218,7 @@ func (d *discoverer) walk(dir string, levels int) error {
 // (it holds .claude-plugin/plugin.json) that the marketplace does not
 // list: its skills are left out (rule 12).
 func (d *discoverer) unlisted(dir string) bool {
-	if !d.market || dir == "." || slices.ContainsFunc(d.plugins, func(p plugin) bool { return p.dir == dir }) {
+	if !d.market || dir == "." || d.pluginDirs[dir] {
 		return false
 	}
 	return d.exists(path.Join(dir, ".claude-plugin", "plugin.json"))
@@ -257,6 +261,7 @@ type pluginManifest struct {
 // source, plugins published elsewhere, and manifests that are not valid
 // JSON are ignored.
 func (d *discoverer) readManifests() {
+	d.pluginDirs, d.members = map[string]bool{}, map[string][]string{}
 	add := func(name, dir string, listed json.RawMessage) {
 		p := plugin{name: name, dir: dir}
 		for _, q := range append(pathList(listed), d.pluginSkills(dir)...) {
@@ -265,6 +270,14 @@ func (d *discoverer) readManifests() {
 			}
 		}
 		d.plugins = append(d.plugins, p)
+		d.pluginDirs[dir] = true
+		if name != "" {
+			for _, q := range p.owns() {
+				if !slices.Contains(d.members[q], name) {
+					d.members[q] = append(d.members[q], name)
+				}
+			}
+		}
 	}
 	var root pluginManifest
 	if d.readJSON(".claude-plugin/plugin.json", &root) {
