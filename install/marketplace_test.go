@@ -2,6 +2,7 @@ package install
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -390,4 +392,39 @@ func TestNestedSkills(t *testing.T) {
 			t.Errorf("Add(archive, a nested folder) = %v, %v, want scaling-latency installed", actions(changes), err)
 		}
 	})
+}
+
+// TestMarketplaceManyPlugins reads a marketplace near the manifest size
+// limit: thousands of plugins, most without a folder, each listing
+// paths; the skills of the ones present belong to them and no other.
+func TestMarketplaceManyPlugins(t *testing.T) {
+	var entries []string
+	files := map[string]string{}
+	for i := range 8000 {
+		entries = append(entries, fmt.Sprintf(`{"name":"p%d","source":"./plugins/p%d","skills":["./skills/s%d","./skills/t%d"]}`, i, i, i, i))
+		if i%1000 == 0 {
+			files[fmt.Sprintf("plugins/p%d/skills/s%d/SKILL.md", i, i)] = skillMD(fmt.Sprintf("s%d", i))
+		}
+	}
+	files[".claude-plugin/marketplace.json"] = `{"plugins":[` + strings.Join(entries, ",") + `]}`
+	if n := len(files[".claude-plugin/marketplace.json"]); n > maxManifestSize {
+		t.Fatalf("the manifest is %d bytes, over the limit", n)
+	}
+	fsys := fstest.MapFS{}
+	for name, content := range files {
+		fsys[name] = &fstest.MapFile{Data: []byte(content)}
+	}
+	found, err := discover(t.Context(), fsys, defaultMaxSearch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 8 {
+		t.Fatalf("discover found %d skills, want 8", len(found))
+	}
+	for _, f := range found {
+		i := strings.TrimPrefix(path.Base(f.dir), "s")
+		if want := []string{"p" + i}; !slices.Equal(f.plugins, want) {
+			t.Errorf("%s belongs to %q, want %q", f.dir, f.plugins, want)
+		}
+	}
 }
