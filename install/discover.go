@@ -44,46 +44,130 @@ type discoverer struct {
 	read    int            // folders read so far
 	visited map[string]int // folder: the most levels below it searched
 	found   map[string]bool
+	// market is whether the source is a plugin marketplace (rule 12):
+	// its root holds a .claude-plugin/marketplace.json that is read.
+	market bool
+	// plugins are the plugins the manifests list that live in the source.
+	plugins []plugin
+	// pluginDirs holds the folder of every plugin of plugins, and
+	// members maps each folder whose skills belong to plugins (rule 12)
+	// to their names: lookups that stay cheap however many a manifest
+	// lists.
+	pluginDirs map[string]bool
+	members    map[string][]string
 }
 
-// discover returns the skill folders in fsys (rule 3), as slash-separated
-// paths relative to its root ("" for the root itself), sorted: the root
+// plugin is a Claude plugin of the source, as its manifests list it.
+type plugin struct {
+	name string // "" when its entry has none
+	dir  string // its folder
+	// paths are the skill paths its marketplace entry and its own
+	// plugin.json list, inside the source.
+	paths []string
+}
+
+// folders are where discovery searches for the plugin's skills: its
+// skills folder and the paths listed.
+func (p plugin) folders() []string {
+	return append([]string{path.Join(p.dir, "skills")}, p.paths...)
+}
+
+// owns is where the plugin's skills are (rule 12): at or below the paths
+// it lists, or, when it lists none, in its skills folder.
+func (p plugin) owns() []string {
+	if len(p.paths) == 0 {
+		return []string{path.Join(p.dir, "skills")}
+	}
+	return p.paths
+}
+
+// foundSkill is one skill folder discovery found.
+type foundSkill struct {
+	// dir is its folder, slash-separated, relative to the source's root;
+	// "" for the root itself.
+	dir string
+	// within, when not "", is the folder of the skill that holds this
+	// one ("." for the root): this one is a file of that skill.
+	within string
+	// plugins are the names of the plugins it belongs to.
+	plugins []string
+}
+
+// discover returns the skill folders in fsys (rule 12), sorted: the root
 // when it holds a SKILL.md; every folder at most five levels below the
 // root that holds one, not entering skippedFolders; the same search from
 // each known folder and each folder the Claude plugin manifests list
 // (.claude-plugin/marketplace.json and plugin.json); and, below every
-// skill folder found, the folders that hold a SKILL.md (nested skills).
-func discover(ctx context.Context, fsys fs.FS, maxSearch int) ([]string, error) {
+// skill folder found, the folders that hold a SKILL.md (nested skills,
+// marked with the skill that holds them). In a marketplace the root is
+// searched one level down only, and a plugin folder the marketplace does
+// not list is never entered, unless nothing is found at all.
+func discover(ctx context.Context, fsys fs.FS, maxSearch int) ([]foundSkill, error) {
 	d := &discoverer{ctx: ctx, fsys: fsys, max: maxSearch, visited: map[string]int{}, found: map[string]bool{}}
-	starts := []string{"."}
-	starts = append(starts, knownFolders...)
+	d.readManifests()
+	rootLevels := searchDepth
+	if d.market {
+		rootLevels = 1
+	}
+	if err := d.walk(".", rootLevels); err != nil {
+		return nil, err
+	}
+	starts := slices.Clone(knownFolders)
 	for _, a := range Agents() {
 		starts = append(starts, a.ProjectDir)
 	}
-	starts = append(starts, d.manifestFolders()...)
+	for _, p := range d.plugins {
+		starts = append(starts, p.folders()...)
+	}
 	for _, s := range starts {
-		if s != "." && !d.isFolder(s) {
+		if !d.isFolder(s) {
 			continue // absent, a file, or reached through a link
 		}
 		if err := d.walk(s, searchDepth); err != nil {
 			return nil, err
 		}
 	}
-	var out []string
-	for dir := range d.found {
-		if dir == "." {
-			dir = ""
+	if d.market && len(d.found) == 0 {
+		// A marketplace whose plugins and known folders hold no skill:
+		// the whole tree is searched, as in any other source.
+		if err := d.walk(".", searchDepth); err != nil {
+			return nil, err
 		}
-		out = append(out, dir)
 	}
-	slices.Sort(out)
+	var out []foundSkill
+	for dir := range d.found {
+		f := foundSkill{dir: dir}
+		for p := dir; p != "."; {
+			p = path.Dir(p)
+			if d.found[p] {
+				f.within = p
+				break
+			}
+		}
+		for p := dir; ; p = path.Dir(p) {
+			for _, name := range d.members[p] {
+				if !slices.Contains(f.plugins, name) {
+					f.plugins = append(f.plugins, name)
+				}
+			}
+			if p == "." {
+				break
+			}
+		}
+		if f.dir == "." {
+			f.dir = ""
+		}
+		out = append(out, f)
+	}
+	slices.SortFunc(out, func(a, b foundSkill) int { return strings.Compare(a.dir, b.dir) })
 	return out, nil
 }
 
 // walk records dir when it holds a SKILL.md and searches the folders
-// below it, levels deep, skipping skippedFolders. Links are not followed.
-// A skill folder found is searched a further searchDepth levels, for the
-// skills nested in it.
+// below it, levels deep, skipping skippedFolders and, in a marketplace,
+// the plugin folders it does not list. Links are not followed. A skill
+// folder found is searched a further searchDepth levels, for the skills
+// nested in it.
 func (d *discoverer) walk(dir string, levels int) error {
 	if prev, ok := d.visited[dir]; ok && prev >= levels {
 		return nil
@@ -98,6 +182,9 @@ func (d *discoverer) walk(dir string, levels int) error {
 	}
 	if d.read++; d.read > d.max {
 		return fmt.Errorf("%w: more than %d folders (name the folder that holds the skills)", errTooManyFolders, d.max)
+	}
+	if d.unlisted(dir) {
+		return nil
 	}
 	for _, e := range entries {
 		if e.Name() != "SKILL.md" {
@@ -127,6 +214,16 @@ func (d *discoverer) walk(dir string, levels int) error {
 	return nil
 }
 
+// unlisted reports whether dir, in a marketplace, is a plugin's folder
+// (it holds .claude-plugin/plugin.json) that the marketplace does not
+// list: its skills are left out (rule 12).
+func (d *discoverer) unlisted(dir string) bool {
+	if !d.market || dir == "." || d.pluginDirs[dir] {
+		return false
+	}
+	return d.exists(path.Join(dir, ".claude-plugin", "plugin.json"))
+}
+
 // isFolder reports whether dir, and every folder on the way to it, is a
 // folder and not a link.
 func (d *discoverer) isFolder(dir string) bool {
@@ -145,6 +242,7 @@ type marketplace struct {
 		PluginRoot string `json:"pluginRoot"`
 	} `json:"metadata"`
 	Plugins []struct {
+		Name   string          `json:"name"`
 		Source json.RawMessage `json:"source"`
 		Skills json.RawMessage `json:"skills"`
 	} `json:"plugins"`
@@ -152,32 +250,46 @@ type marketplace struct {
 
 // pluginManifest is what discovery reads of .claude-plugin/plugin.json.
 type pluginManifest struct {
+	Name   string          `json:"name"`
 	Skills json.RawMessage `json:"skills"`
 }
 
-// manifestFolders returns the folders the Claude plugin manifests list:
-// for the root's plugin.json and for every plugin of the marketplace.json
-// whose source is a folder of this source, the plugin's skills folder and
-// the skill paths its entry or its own plugin.json lists. Paths that leave
-// the source, plugins published elsewhere, and manifests that are not
-// valid JSON are ignored.
-func (d *discoverer) manifestFolders() []string {
-	var out []string
-	plugin := func(dir string, listed json.RawMessage) {
-		out = append(out, path.Join(dir, "skills"))
-		for _, p := range append(pathList(listed), d.pluginSkills(dir)...) {
-			if p, ok := within(dir, p); ok {
-				out = append(out, p)
+// readManifests reads the Claude plugin manifests at the root: the
+// root's own plugin.json, and the marketplace.json, whose plugins whose
+// source is a folder of this source are recorded with the skill paths
+// their entry or their own plugin.json lists. Paths that leave the
+// source, plugins published elsewhere, and manifests that are not valid
+// JSON are ignored.
+func (d *discoverer) readManifests() {
+	d.pluginDirs, d.members = map[string]bool{}, map[string][]string{}
+	add := func(name, dir string, listed json.RawMessage) {
+		p := plugin{name: name, dir: dir}
+		for _, q := range append(pathList(listed), d.pluginSkills(dir)...) {
+			if q, ok := within(dir, q); ok {
+				p.paths = append(p.paths, q)
+			}
+		}
+		d.plugins = append(d.plugins, p)
+		d.pluginDirs[dir] = true
+		if name != "" {
+			for _, q := range p.owns() {
+				if !slices.Contains(d.members[q], name) {
+					d.members[q] = append(d.members[q], name)
+				}
 			}
 		}
 	}
-	if d.exists(".claude-plugin/plugin.json") {
-		plugin(".", nil)
+	var root pluginManifest
+	if d.readJSON(".claude-plugin/plugin.json", &root) {
+		add(root.Name, ".", nil)
+	} else if d.exists(".claude-plugin/plugin.json") {
+		add("", ".", nil)
 	}
 	var m marketplace
 	if !d.readJSON(".claude-plugin/marketplace.json", &m) {
-		return out
+		return
 	}
+	d.market = true
 	for _, p := range m.Plugins {
 		var src string
 		if json.Unmarshal(p.Source, &src) != nil {
@@ -187,10 +299,9 @@ func (d *discoverer) manifestFolders() []string {
 			src = path.Join(m.Metadata.PluginRoot, src)
 		}
 		if dir, ok := within(".", src); ok {
-			plugin(dir, p.Skills)
+			add(p.Name, dir, p.Skills)
 		}
 	}
-	return out
 }
 
 // pluginSkills returns the skill paths a plugin's own plugin.json lists.

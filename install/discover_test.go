@@ -13,7 +13,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -27,8 +26,8 @@ var layouts = []struct {
 }{
 	{
 		name:  "skills at the root and one level down",
-		files: map[string]string{"SKILL.md": skillMD("root"), "review/SKILL.md": skillMD("review")},
-		want:  []string{".", "review"},
+		files: map[string]string{"SKILL.md": skillMD("root"), "tools/review/SKILL.md": skillMD("review")},
+		want:  []string{"."}, // tools/review is a file of the root's skill (rule 12)
 	},
 	{
 		name: "skills/*",
@@ -78,7 +77,7 @@ var layouts = []struct {
 	{
 		name: "terraform/*/skills/* listed by marketplace.json",
 		files: map[string]string{
-			".claude-plugin/marketplace.json":                                    `{"name":"hc","plugins":[{"name":"gen","source":"./terraform/code-generation"},{"name":"mod","source":"./terraform/module-generation"}]}`,
+			".claude-plugin/marketplace.json":                                    `{"name":"hc","plugins":[{"name":"gen","source":"./terraform/code-generation"},{"name":"mod","source":"./terraform/module-generation"},{"name":"pk","source":"./packer/builders"}]}`,
 			"terraform/code-generation/skills/terraform-style-guide/SKILL.md":    skillMD("terraform-style-guide"),
 			"terraform/code-generation/skills/terraform-test/SKILL.md":           skillMD("terraform-test"),
 			"terraform/module-generation/skills/refactor-module/SKILL.md":        skillMD("refactor-module"),
@@ -139,7 +138,7 @@ var layouts = []struct {
 			"skills/pdf/a/b/c/d/e/f/SKILL.md":    skillMD("deeper"),
 			"skills/pdf/node_modules/x/SKILL.md": skillMD("dependency"),
 		},
-		want: []string{"skills/pdf", "skills/pdf/a/b/c/d/deep", "skills/pdf/forms", "skills/pdf/tools/ocr"},
+		want: []string{"skills/pdf"}, // the others are its files (rule 12)
 	},
 	{
 		name: "version control, dependencies and build output are not searched",
@@ -173,12 +172,7 @@ func TestDiscoverLayouts(t *testing.T) {
 			if diff := cmp.Diff(l.want, paths(got)); diff != "" {
 				t.Errorf("Contents(folder) paths (-want +got):\n%s", diff)
 			}
-			snapshot := map[string]string{}
-			for name, content := range l.files {
-				snapshot["owner-repo-0a1b2c3/"+name] = content
-			}
-			archive := filepath.Join(f.sources, "repo.tgz")
-			os.WriteFile(archive, testarchive.TarGzFiles(t, snapshot), 0o644)
+			archive := writeSnapshot(t, f.sources, "owner-repo-0a1b2c3", l.files)
 			got, err = in.Contents(t.Context(), archive)
 			if err != nil {
 				t.Fatalf("Contents(archive) = %v", err)
@@ -207,10 +201,14 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
+// paths are the folders of the skills of their own, not nested in
+// another skill's folder.
 func paths(skills []SourceSkill) []string {
 	var out []string
 	for _, s := range skills {
-		out = append(out, s.Path)
+		if s.Within == "" {
+			out = append(out, s.Path)
+		}
 	}
 	return out
 }
@@ -291,9 +289,13 @@ func TestDiscoverManifestLimits(t *testing.T) {
 			// The plugin's skills folder lies deeper than the search goes,
 			// so only the manifest can find it.
 			fsys[".claude-plugin/marketplace.json"] = &fstest.MapFile{Data: []byte(strings.ReplaceAll(tt.manifest, "./p", "./p/x/y/z/w/v"))}
-			got, err := discover(t.Context(), fsys, defaultMaxSearch)
+			found, err := discover(t.Context(), fsys, defaultMaxSearch)
 			if err != nil {
 				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range found {
+				got = append(got, f.dir)
 			}
 			var want []string
 			for _, p := range tt.want {
@@ -485,7 +487,9 @@ func TestMissingSkillListsWhatIsThere(t *testing.T) {
 			}
 			want := []SourceSkill{
 				{Source: repo, Name: "alpha", Path: "skills/alpha", Description: "the alpha skill"},
-				{Source: repo, Name: "beta", Path: "skills/beta", Description: strings.Repeat("x", 1100), Problem: "not usable: Description exceeds 1024 character limit (1100 chars)"},
+				{Source: repo, Name: "beta", Path: "skills/beta", Description: strings.Repeat("x", 1100),
+					Problem: "breaks the Agent Skills specification, though agents load it: Description exceeds 1024 character limit (1100 chars)",
+					Spec:    "Description exceeds 1024 character limit (1100 chars)"},
 			}
 			if diff := cmp.Diff(want, missing.Available); diff != "" {
 				t.Errorf("Available (-want +got):\n%s", diff)

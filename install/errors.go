@@ -46,6 +46,11 @@ var (
 	// at the command line). It also wraps the context's error. The error
 	// says what was done; the lock file records exactly that (rule 6).
 	ErrInterrupted = errors.New("interrupted")
+	// ErrSpecification reports, beside ErrInvalidSource, a skill left
+	// out only because it breaks the Agent Skills specification in a way
+	// agents load anyway, such as a description over 1,024 characters:
+	// Request.Lenient installs it (rule 4).
+	ErrSpecification = errors.New("breaks the Agent Skills specification")
 )
 
 // interrupted returns the error for an operation whose context ended,

@@ -130,7 +130,7 @@ func (in *Installer) differsOnlyByTool(ctx context.Context, item Imported, copie
 		return "", err.Error()
 	}
 	defer r.cleanup()
-	use, _ := pick(r.skills, []string{item.Skill})
+	use, _ := pick(r.skills, []string{item.Skill}, nil, true)
 	if len(use) != 1 || use[0].problem != "" {
 		return r.pin, fmt.Sprintf("%s holds no usable skill %s", item.Source, item.Skill)
 	}

@@ -127,7 +127,24 @@
 //     left, or, with Request.Strict, when any was skipped. With
 //     Request.Skills only the skills selected count. Sync and
 //     [Installer.Find] skip nothing: a skill they would use that cannot
-//     be installed fails them.
+//     be installed fails them. A skill that breaks only the Agent Skills
+//     specification's strictness, which agents load anyway, is skipped
+//     the same way unless Request.Lenient is set: a description over
+//     1,024 characters, and a compatibility field over 500 characters
+//     or not text (Anthropic's own claude-api skill has such a
+//     description). With Request.Lenient it is installed, the canonical
+//     copy's Change naming what it breaks (Change.Spec), and the lock
+//     file records it ("lenient": true), so that Sync installs it again
+//     without being asked; without it, the skipped Change names it
+//     (Change.Spec) and an Add left with nothing, or strict, fails
+//     wrapping [ErrSpecification] too. A missing or unusable name or
+//     description, a name that cannot be a folder name, and every other
+//     problem are never let through: the name becomes a folder and an
+//     identifier agents match on, and the name rules (lowercase, no
+//     "--") keep two names from meaning one folder on macOS and Windows.
+//     A Checker given with [WithChecker] has no such class: Lenient lets
+//     none of its problems through. Validation (skillmd's strict mode,
+//     `agentskills validate`) is unchanged by any of this.
 //  5. Reproducibility: the lock file records each skill's source and
 //     content digest, sorted, without timestamps; a local source in a
 //     project is recorded relative to the project (also ../ paths), so a
@@ -159,7 +176,8 @@
 //  8. Errors wrap one of the package's sentinels ([ErrConflict],
 //     [ErrModified], [ErrNotInstalled], [ErrDrift], [ErrSourceUnavailable],
 //     [ErrInvalidSource], [ErrInvalidLock], [ErrNothingRecorded],
-//     [ErrUnsafeFolder], [ErrInterrupted], [ErrRefused]) for callers to classify with
+//     [ErrUnsafeFolder], [ErrInterrupted], [ErrRefused], and
+//     [ErrSpecification] beside [ErrInvalidSource]) for callers to classify with
 //     errors.Is; a request stopped by several problems lists every one.
 //     Messages speak of this package (its options and fields), never of
 //     a command's flags: a command adds those.
@@ -210,18 +228,48 @@
 //     node_modules, __pycache__, .venv, venv, dist or build; by the same
 //     search from skills, skills/.curated, skills/.system,
 //     skills/.experimental, .agents/skills, .claude/skills,
-//     .github/skills and every known agent's project folder; by the same
-//     search from the folders the Claude plugin manifests list
+//     .github/skills and every known agent's project folder; and by the
+//     same search from the folders the Claude plugin manifests list
 //     (.claude-plugin/plugin.json at the root, and for each plugin of
 //     .claude-plugin/marketplace.json whose source is a folder of this
 //     source, with metadata.pluginRoot: its skills folder and the paths
-//     under "skills" in its entry or its own .claude-plugin/plugin.json);
-//     and, below every skill found, in the folders up to five levels
-//     further that hold a SKILL.md: a skill's own sub-folders holding a
-//     SKILL.md are skills too. Links to folders are not followed (a
-//     SKILL.md that is a link makes a skill, read as rule 3 says),
-//     manifest paths that leave the source are ignored, and so are
-//     manifests that are not JSON or are larger than 1 MiB. Mirrors are
+//     under "skills" in its entry or its own .claude-plugin/plugin.json).
+//     Links to folders are not followed (a SKILL.md that is a link makes
+//     a skill, read as rule 3 says), manifest paths that leave the
+//     source are ignored, and so are manifests that are not JSON or are
+//     larger than 1 MiB.
+//     Marketplaces: a source whose root holds a
+//     .claude-plugin/marketplace.json that is read is a marketplace, and
+//     installs the plugins it lists, as the npm skills tool (1.7.4) and
+//     Claude Code do: its root is searched one level down only (its own
+//     SKILL.md and its sub-folders'), the known folders and the listed
+//     plugins' folders as above, and a folder holding a
+//     .claude-plugin/plugin.json that the marketplace does not list is
+//     never entered (anthropics/claude-plugins-official leaves its
+//     example-plugin out so), also inside skills/, where the npm tool,
+//     which leaves such plugins out only as its search does not reach
+//     them, would find one's skills three levels down. Skills of the known folders (skills/ and
+//     the agents' folders) are installed beside the plugins' as the npm
+//     tool installs them; a skill elsewhere, deeper and in no listed
+//     plugin, is left out. A marketplace where that finds nothing is
+//     searched as any other source. A plugin's skills
+//     (SourceSkill.Plugins, which Request.Plugins selects by) are those
+//     at or below the paths its entry and its plugin.json list, or, when
+//     they list none, those in its skills folder; the root's own
+//     plugin.json makes a plugin of its "name". Plugins published
+//     elsewhere (a GitHub repository, a URL) are not read.
+//     Nested skills: a folder holding a SKILL.md inside another skill's
+//     folder (up to five levels below it) is a file of that skill, which
+//     installs it with the rest of its folder, not a skill of its own:
+//     Add leaves it out, and [Installer.Contents] lists it with the
+//     folder of the skill that holds it (SourceSkill.Within), unless
+//     Request.Skills names it, by name or by folder, which installs it
+//     alone as well. A name that a skill of its own has too stands for
+//     that one. (Before, such folders were skills of their own; the npm
+//     tool never enters a skill's folder either.) Marketplaces and
+//     nested skills are read the same on macOS and Windows: manifest
+//     paths are slash-separated, and one holding a backslash is
+//     ignored. Mirrors are
 //     one skill: of the usable skills of one name in one source, when
 //     one holds every file of each other (same path, bytes and
 //     executable bit), as a copy or a folder for another agent whose
@@ -503,8 +551,11 @@
 //     (rule 1). A skill whose installed content differs from its source
 //     at the pin (edited, or from another commit) is left out with Add's
 //     reason ([ErrConflict], naming the folder), unless rule 5 takes it
-//     over, and nothing of it is changed. The other tools' lock files
-//     are never changed.
+//     over, and nothing of it is changed. A skill that breaks only the
+//     Agent Skills specification (a description over 1,024 characters,
+//     which the other tools install) is added as Request.Lenient adds
+//     it, and recorded so (rule 4). The other tools' lock files are
+//     never changed.
 //  4. With ImportRequest.DryRun nothing is written: each source's
 //     reference is resolved to a pin (a local folder checked to exist)
 //     and the plan is reported.
@@ -926,17 +977,40 @@ func redactErr(err error, source string) string {
 // defaultChecker reads a skill as agents do (skillmd's lenient mode): its
 // errors make it unusable, its warnings do not.
 func defaultChecker(dir string) (string, []string, error) {
+	name, problems, spec, err := specChecker(dir)
+	return name, append(problems, spec...), err
+}
+
+// specChecker is defaultChecker that tells apart, in spec, the problems
+// only the Agent Skills specification holds to (rule 4): a description
+// too long, and a compatibility field too long or not text. Agents load
+// a skill with those.
+func specChecker(dir string) (name string, problems, spec []string, _ error) {
 	s, err := skillmd.ParseDir(dir, skillmd.WithMode(skillmd.Lenient))
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
-	var problems []string
 	for _, p := range s.Problems {
-		if !p.Warning {
+		switch {
+		case p.Warning:
+		case p.Field == "description" && s.Description != "", p.Field == "compatibility":
+			spec = append(spec, p.String())
+		default:
 			problems = append(problems, p.String())
 		}
 	}
-	return s.Name, problems, nil
+	return s.Name, problems, spec, nil
+}
+
+// checkSkill checks the skill in dir with the Installer's checker:
+// the default one tells the problems only the specification holds to
+// apart (spec); one given with WithChecker never does.
+func (in *Installer) checkSkill(dir string) (name string, problems, spec []string, _ error) {
+	if in.custom {
+		name, problems, err := in.check(dir)
+		return name, problems, nil, err
+	}
+	return specChecker(dir)
 }
 
 // clock is the time source of progress reports: the current time, and

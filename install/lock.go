@@ -73,6 +73,10 @@ type lockEntry struct {
 	// changed (rule 14).
 	ETag         string `json:"etag,omitempty"`
 	LastModified string `json:"last_modified,omitempty"`
+	// Lenient records a skill installed though it breaks the Agent
+	// Skills specification (Request.Lenient, rule 4): Sync installs it
+	// again without being asked.
+	Lenient bool `json:"lenient,omitempty"`
 }
 
 // lockPlace is what was made for one agent.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/skill"
@@ -25,7 +26,8 @@ type Request struct {
 	// Copy makes full copies instead of links.
 	Copy bool
 	// Skills, when not empty, selects skills from the sources, each by
-	// its name or by its folder inside its source (rule 12).
+	// its name or by its folder inside its source (rule 12); a skill
+	// nested in another skill's folder is installed alone only so.
 	Skills []string
 	// Force replaces installed skills that were changed since they were
 	// installed, after moving each to a backup (rule 7). Default: such a
@@ -35,6 +37,19 @@ type Request struct {
 	// request with ErrInvalidSource before anything changes. Default: it
 	// is skipped and reported, and the others are installed.
 	Strict bool
+	// Plugins, when not empty, selects the skills of these Claude
+	// plugins, by the names the sources' manifests give them (rule 12);
+	// with Skills as well, a skill must be named by both. A name no
+	// source's skills belong to fails with ErrInvalidSource, listing the
+	// plugins that have skills there. Default: skills of any plugin or
+	// none.
+	Plugins []string
+	// Lenient installs a skill that breaks only the Agent Skills
+	// specification (rule 4), reporting what it breaks (Change.Spec);
+	// the lock file records it as installed leniently, and Sync
+	// installs it again without being asked. Default: such a skill is
+	// skipped, as one that cannot be installed.
+	Lenient bool
 }
 
 // SyncRequest says how to sync.
@@ -94,6 +109,11 @@ type Change struct {
 	// (rule 13).
 	Pin         string `json:"pin,omitempty"`
 	PreviousPin string `json:"previous_pin,omitempty"`
+	// Spec, when not empty, is what the skill breaks of the Agent Skills
+	// specification (rule 4): on a skipped skill, the only reason it was
+	// skipped (Request.Lenient installs it); on the canonical copy's
+	// change of a skill installed leniently, the warning.
+	Spec string `json:"spec,omitempty"`
 }
 
 // Changed reports whether any change was made (a skipped skill is no
@@ -152,6 +172,7 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 	}
 	changes, err := in.reconcile(ctx, s, wants, req.Force, false)
 	notePins(changes, moved, s.lock)
+	noteSpec(changes, use)
 	if err == nil && len(refused) > 0 {
 		err = &RefusedError{refused} // the others are installed (Trust rule 6)
 	}
@@ -187,11 +208,20 @@ func selectSkills(sources []*sourceSkills, req Request) (use []*candidate, skipp
 	if err := missing(req.Skills, sources); err != nil {
 		return nil, nil, err
 	}
+	if err := missingPlugins(req.Plugins, sources); err != nil {
+		return nil, nil, err
+	}
 	var all []candidate
 	for _, r := range sources {
 		all = append(all, r.skills...)
 	}
-	use, skip := pick(all, req.Skills)
+	use, skip := pick(all, req.Skills, req.Plugins, req.Lenient)
+	if len(use) == 0 && len(skip) == 0 {
+		// Only Plugins can select nothing: with Skills, or when its
+		// skills are all nested in other skills' folders.
+		return nil, nil, fmt.Errorf("%w: no skill of the plugins %s is selected (Request.Skills: %s; a skill nested in another skill's folder counts only when named); no skill is left to install; nothing was changed",
+			ErrInvalidSource, strings.Join(req.Plugins, ", "), cmp.Or(strings.Join(req.Skills, ", "), "none"))
+	}
 	if req.Strict || len(use) == 0 {
 		if err := refuseSkipped(skip); err != nil {
 			if !req.Strict {
@@ -203,9 +233,45 @@ func selectSkills(sources []*sourceSkills, req Request) (use []*candidate, skipp
 		}
 	}
 	for _, c := range skip {
-		skipped = append(skipped, Change{Skill: c.label(), Source: c.source, Path: c.pathInSource(), Action: ActionSkipped, Reason: c.problem})
+		ch := Change{Skill: c.label(), Source: c.source, Path: c.pathInSource(), Action: ActionSkipped, Reason: c.problem}
+		if c.specOnly() {
+			ch.Spec = c.spec
+		}
+		skipped = append(skipped, ch)
 	}
 	return use, skipped, nil
+}
+
+// missingPlugins fails naming the plugins of names that no skill of the
+// sources belongs to, and listing those that have skills there.
+func missingPlugins(names []string, sources []*sourceSkills) error {
+	var have, srcs []string
+	for _, r := range sources {
+		srcs = append(srcs, r.source)
+		for _, c := range r.skills {
+			for _, p := range c.plugins {
+				if !slices.Contains(have, p) {
+					have = append(have, p)
+				}
+			}
+		}
+	}
+	var unknown []string
+	for _, n := range names {
+		if !slices.Contains(have, n) && !slices.Contains(unknown, strconv.Quote(n)) {
+			unknown = append(unknown, strconv.Quote(n))
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	slices.Sort(have)
+	held := "none: no Claude plugin manifest there lists a skill"
+	if len(have) > 0 {
+		held = strings.Join(have, ", ")
+	}
+	return fmt.Errorf("%w: %s holds no skill of a plugin named %s; the plugins with skills there: %s",
+		ErrInvalidSource, strings.Join(srcs, " and "), strings.Join(unknown, ", "), held)
 }
 
 // keepPinned puts the skills of pinned sources into the skill cache, for
@@ -274,6 +340,16 @@ func notePins(changes []Change, moved map[string]*lockEntry, lock *lockFile) {
 	for i, ch := range changes {
 		if old := moved[ch.Skill]; old != nil && ch.Agent == "" {
 			changes[i].Pin, changes[i].PreviousPin = lock.Skills[ch.Skill].Pin, old.Pin
+		}
+	}
+}
+
+// noteSpec reports, on the canonical copy's change of each skill of use
+// installed leniently, what it breaks of the specification (rule 4).
+func noteSpec(changes []Change, use []*candidate) {
+	for i, ch := range changes {
+		if j := slices.IndexFunc(use, func(c *candidate) bool { return c.name == ch.Skill && c.lenient }); j >= 0 && ch.Agent == "" {
+			changes[i].Spec = use[j].spec
 		}
 	}
 }
@@ -436,6 +512,11 @@ func recordedWant(name, source string, entry *lockEntry, r *sourceSkills) (want,
 	if c.problem != "" {
 		return want{}, fmt.Errorf("%w: skill %s in %s: %s", ErrInvalidSource, name, c.where(), c.problem)
 	}
+	if c.spec != "" && !entry.Lenient {
+		return want{}, fmt.Errorf("%w: skill %s in %s: it %w, though agents load it: %s; the lock file does not record it as installed leniently (add it again with Request.Lenient)",
+			ErrInvalidSource, name, c.where(), ErrSpecification, c.spec)
+	}
+	c.lenient = c.spec != ""
 	w := want{c: c}
 	for _, id := range slices.Sorted(maps.Keys(entry.Agents)) {
 		a, _ := LookupAgent(id)

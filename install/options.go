@@ -13,6 +13,7 @@ type config struct {
 	scope    Scope
 	cache    *skill.Cache
 	check    Checker
+	custom   bool // check was set by WithChecker
 	http     *http.Client
 	progress io.Writer
 	timeout  time.Duration
@@ -38,8 +39,10 @@ func WithScope(s Scope) Option { return func(o *config) { o.scope = s } }
 func WithCache(c *skill.Cache) Option { return func(o *config) { o.cache = c } }
 
 // WithChecker sets how skills are checked. Default: the lenient SKILL.md
-// rules of package skillmd.
-func WithChecker(c Checker) Option { return func(o *config) { o.check = c } }
+// rules of package skillmd, of which a few only the specification holds
+// to (rule 4). Every problem a Checker given here reports makes a skill
+// unusable: Request.Lenient lets none through.
+func WithChecker(c Checker) Option { return func(o *config) { o.check, o.custom = c, c != nil } }
 
 // WithHTTPClient sets the client that downloads URL sources. Default:
 // http.DefaultClient.

@@ -382,7 +382,7 @@ func (in *Installer) decide(ctx context.Context, p *plan, places []wantPlace, fo
 	if err := in.decideCanonical(ctx, p, force); err != nil {
 		problems = append(problems, err)
 	}
-	p.entry = &lockEntry{Source: p.c.source, Subpath: p.c.subpath, Pin: p.c.pin, Digest: p.st.digest, Agents: map[string]lockPlace{}}
+	p.entry = &lockEntry{Source: p.c.source, Subpath: p.c.subpath, Pin: p.c.pin, Digest: p.st.digest, Agents: map[string]lockPlace{}, Lenient: p.c.lenient}
 	p.entry.Signer, p.entry.CommitSigner = p.c.trusted(p.old)
 	p.entry.ETag, p.entry.LastModified = p.c.got.etag, p.c.got.modified
 	if p.old != nil {

@@ -146,7 +146,7 @@ func (f *fixture) remoteInstaller(t *testing.T, cacheRoot string) *Installer {
 func TestGitHubSourcePinned(t *testing.T) {
 	g := newFakeGitHub(t)
 	repo := map[string]string{
-		".claude-plugin/marketplace.json":     `{"plugins":[{"name":"p","source":"./plugins/p"}]}`,
+		".claude-plugin/marketplace.json":     `{"plugins":[{"name":"p","source":"./plugins/p"},{"name":"t","source":"./terraform/gen"}]}`,
 		"skills/.curated/alpha/SKILL.md":      skillMD("alpha"),
 		"plugins/p/skills/beta/SKILL.md":      skillMD("beta"),
 		"plugins/p/skills/beta/run.sh":        "#!/bin/sh\n",

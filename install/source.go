@@ -32,6 +32,19 @@ type SourceSkill struct {
 	// Problem, when not empty, is why the skill cannot be installed: what
 	// the checker found, or another skill of the same name.
 	Problem string `json:"problem,omitempty"`
+	// Spec, when not empty, is what the skill breaks of the Agent Skills
+	// specification, and the only reason it cannot be installed:
+	// Request.Lenient installs it (rule 4).
+	Spec string `json:"spec,omitempty"`
+	// Within, when not empty, is the folder inside the source ("." for
+	// its root) of the skill whose folder holds this one: it is a file of
+	// that skill, installed alone only when Request.Skills names it
+	// (rule 12).
+	Within string `json:"within,omitempty"`
+	// Plugins are the Claude plugins of the source's manifests that the
+	// skill belongs to, by name (rule 12); Request.Plugins selects by
+	// them.
+	Plugins []string `json:"plugins,omitempty"`
 }
 
 // MissingSkillsError reports skills asked for by name (Request.Skills,
@@ -85,6 +98,19 @@ type candidate struct {
 	// got, for a URL source, is what its server said of the download
 	// (rule 14).
 	got validators
+	// within, when not "", is the folder inside the source ("." for its
+	// root) of the skill whose folder holds this one: this one is a file
+	// of that skill, a skill of its own only when named (rule 12).
+	within string
+	// plugins are the names of the Claude plugins it belongs to (rule 12).
+	plugins []string
+	// spec, when not "", is what in it breaks the Agent Skills
+	// specification and nothing else: a lenient request installs it
+	// (rule 4).
+	spec string
+	// lenient is whether it is installed though it breaks the
+	// specification, as the lock file records.
+	lenient bool
 }
 
 // tree is where the skill's files are read from.
@@ -158,7 +184,7 @@ func (in *Installer) Find(ctx context.Context, source string, only ...string) ([
 	// An extracted archive or a download is only needed until its skills
 	// are materialized.
 	defer r.cleanup()
-	use, skip := pick(r.skills, only)
+	use, skip := pick(r.skills, only, nil, false)
 	if err := missing(only, []*sourceSkills{r}); err != nil {
 		return nil, err
 	}
@@ -202,14 +228,26 @@ func (in *Installer) Contents(ctx context.Context, source string) ([]SourceSkill
 // of another (rule 12).
 func (r *sourceSkills) list() []SourceSkill {
 	cands := slices.Clone(r.skills)
-	ptrs := make([]*candidate, len(cands))
+	var top, nested []*candidate
 	for i := range cands {
-		ptrs[i] = &cands[i]
+		c := &cands[i]
+		if c.spec != "" && c.problem == "" {
+			c.problem = specProblem(c.spec)
+		}
+		if c.within != "" {
+			nested = append(nested, c)
+		} else {
+			top = append(top, c)
+		}
 	}
-	ptrs = markDuplicates(ptrs)
+	ptrs := append(markDuplicates(top), nested...)
+	slices.SortStableFunc(ptrs, func(a, b *candidate) int { return strings.Compare(a.subpath, b.subpath) })
 	out := make([]SourceSkill, len(ptrs))
 	for i, c := range ptrs {
-		out[i] = SourceSkill{Source: r.source, Name: c.label(), Path: c.pathInSource(), Problem: c.problem}
+		out[i] = SourceSkill{Source: r.source, Name: c.label(), Path: c.pathInSource(), Problem: c.problem, Within: c.within, Plugins: c.plugins}
+		if c.specOnly() {
+			out[i].Spec = c.spec
+		}
 		if c.name != "" { // read by the checker: no link leads it out of the source
 			out[i].Description = description(c.dir)
 		}
@@ -236,18 +274,36 @@ func (in *Installer) isFolderSource(source string) bool {
 	return err == nil && (fi.IsDir() || fi.Mode().IsRegular() && strings.EqualFold(filepath.Base(source), "SKILL.md"))
 }
 
-// pick selects the skills named in only (all when only is empty) and
-// splits them into those to install and those to skip: a skill with a
-// problem, and every skill whose name another selected skill has too,
-// unless they are one skill (a mirror and the skill it mirrors: only the
-// latter is used).
-func pick(all []candidate, only []string) (use, skip []*candidate) {
+// pick selects the skills named in only (when only is empty, all but
+// those nested in another skill's folder, rule 12) of the plugins named
+// in plugins (of any plugin or none when it is empty), and splits them
+// into those to install and those to skip: a skill with a problem, one
+// that breaks only the specification unless lenient (rule 4), and every
+// skill whose name another selected skill has too, unless they are one
+// skill (a mirror and the skill it mirrors: only the latter is used).
+func pick(all []candidate, only, plugins []string, lenient bool) (use, skip []*candidate) {
 	var sel []*candidate
 	for i := range all {
-		if c := &all[i]; len(only) == 0 || c.selected(only) {
+		c := &all[i]
+		switch {
+		case len(plugins) > 0 && !slices.ContainsFunc(c.plugins, func(p string) bool { return slices.Contains(plugins, p) }):
+		case len(only) == 0 && c.within == "", len(only) > 0 && c.selected(only):
+			if c.spec != "" && c.problem == "" {
+				if lenient {
+					c.lenient = true
+				} else {
+					c.problem = specProblem(c.spec)
+				}
+			}
 			sel = append(sel, c)
 		}
 	}
+	// A nested skill named by a name that a skill of its own has too is
+	// that one's file: the name stands for the skill of its own.
+	sel = slices.DeleteFunc(sel, func(c *candidate) bool {
+		return c.within != "" && !slices.Contains(only, c.pathInSource()) &&
+			slices.ContainsFunc(sel, func(o *candidate) bool { return o.within == "" && o.label() == c.label() })
+	})
 	for _, c := range markDuplicates(sel) {
 		if c.problem != "" {
 			skip = append(skip, c)
@@ -421,7 +477,9 @@ func missing(only []string, sources []*sourceSkills) error {
 	return e
 }
 
-// refuseSkipped fails with every skipped skill's problem, if any.
+// refuseSkipped fails with every skipped skill's problem, if any; the
+// error wraps ErrSpecification too when a skill breaks only the
+// specification.
 func refuseSkipped(skip []*candidate) error {
 	if len(skip) == 0 {
 		return nil
@@ -430,7 +488,26 @@ func refuseSkipped(skip []*candidate) error {
 	for _, c := range skip {
 		lines = append(lines, fmt.Sprintf("skill %s in %s: %s", c.label(), c.where(), c.problem))
 	}
+	if slices.ContainsFunc(skip, (*candidate).specOnly) {
+		return fmt.Errorf("%w: %s%w", ErrInvalidSource, strings.Join(lines, "\n"), errSpecHint)
+	}
 	return fmt.Errorf("%w: %s", ErrInvalidSource, strings.Join(lines, "\n"))
+}
+
+// errSpecHint ends the error of a request that left out a skill that
+// breaks only the specification.
+var errSpecHint = fmt.Errorf("\n(Request.Lenient installs a skill that %w and nothing else)", ErrSpecification)
+
+// specProblem is the problem of a skill that breaks only the
+// specification (rule 4), which spec says how.
+func specProblem(spec string) string {
+	return "breaks the Agent Skills specification, though agents load it: " + spec
+}
+
+// specOnly reports whether the skill is left out only because it breaks
+// the specification.
+func (c *candidate) specOnly() bool {
+	return c.spec != "" && c.problem == specProblem(c.spec)
 }
 
 // resolve finds every skill of a source (rule 3) and checks each,
@@ -528,17 +605,19 @@ func (in *Installer) checkAll(ctx context.Context, skills []candidate, pin strin
 				continue
 			}
 		}
-		name, issues, err := in.check(c.dir)
+		name, issues, spec, err := in.checkSkill(c.dir)
 		switch {
 		case err != nil:
 			c.problem = err.Error()
 		case len(issues) > 0:
 			c.name = name
-			c.problem = "not usable: " + strings.Join(issues, "; ")
+			c.problem = "not usable: " + strings.Join(append(issues, spec...), "; ")
 		default:
 			c.name = name
 			if err := checkName(name); err != nil {
 				c.problem = fmt.Sprintf("its name %q cannot be a folder name: %v", name, err)
+			} else {
+				c.spec = strings.Join(spec, "; ")
 			}
 		}
 	}
@@ -586,12 +665,15 @@ func (in *Installer) discoverIn(ctx context.Context, fsys fs.FS, dir, top, rec s
 		return nil, in.searchError(rec, err)
 	}
 	out := make([]candidate, len(subs))
-	for i, sub := range subs {
-		sub = path.Join(top, sub)
+	for i, f := range subs {
+		sub := path.Join(top, f.dir)
 		if sub == "." {
 			sub = ""
 		}
-		out[i] = candidate{dir: filepath.Join(dir, filepath.FromSlash(sub)), source: rec, subpath: sub}
+		out[i] = candidate{dir: filepath.Join(dir, filepath.FromSlash(sub)), source: rec, subpath: sub, plugins: f.plugins}
+		if f.within != "" {
+			out[i].within = path.Join(top, f.within)
+		}
 	}
 	return out, nil
 }

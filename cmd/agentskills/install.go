@@ -169,6 +169,8 @@ func flagHint(err error) string {
 	switch {
 	case errors.Is(err, install.ErrModified):
 		return "--force replaces it, after moving it to a backup"
+	case errors.Is(err, install.ErrSpecification):
+		return "'agentskills add --lenient' installs a skill that breaks only the specification, with a warning"
 	case errors.As(err, &h):
 		return h.hint
 	}
@@ -207,7 +209,11 @@ func printChanges(s *streams, changes []install.Change, f *scopeFlags, err error
 	}
 	for _, c := range changes {
 		if c.Action == install.ActionSkipped {
-			fmt.Fprintf(s.err, "skipped   %s (%s): %s\n", c.Skill, sourceLabel(c.Source, c.Path), c.Reason)
+			hint := ""
+			if c.Spec != "" {
+				hint = " (--lenient installs it)"
+			}
+			fmt.Fprintf(s.err, "skipped   %s (%s): %s%s\n", c.Skill, sourceLabel(c.Source, c.Path), c.Reason, hint)
 		}
 	}
 	if f.quiet && err == nil {
@@ -296,6 +302,8 @@ type addOptions struct {
 	list    bool
 	timeout time.Duration
 	trust   trustFlags
+	plugins []string
+	lenient bool
 }
 
 // addLong is the help of add.
@@ -336,15 +344,23 @@ github:OWNER/REPO[/PATH][@REF] always means GitHub, ./PATH always a path.
 A SKILL.md file stands for its skill's folder. It finds the skills where repositories keep them: a SKILL.md at the root, in
 any folder up to five levels down (not in .git, node_modules and the like),
 in skills/.curated, skills/.system, .claude/skills and the other agents'
-folders, where a Claude plugin manifest (.claude-plugin/marketplace.json,
-plugin.json) says, and inside other skills. --list shows what a source
-holds, installing nothing.
+folders, and where a Claude plugin manifest (.claude-plugin/marketplace.json,
+plugin.json) says. A marketplace installs the plugins it lists: a plugin
+folder it leaves out is not installed, and --plugin NAME (repeatable)
+installs only those plugins' skills. A SKILL.md inside another skill's
+folder is a file of that skill, installed with it; --skill with its name
+or folder installs it alone. --list shows what a source holds (with each
+skill's plugin), installing nothing.
 
 A skill that cannot be installed (its SKILL.md has no usable name or
 description, it holds a link out of the source, or another skill found has
 its name and other content) is skipped, naming its folder and the reason on
 stderr, and the others are installed; with --strict any such skill fails
-the command and nothing changes. Skills are read as agents load them: one
+the command and nothing changes. A skill that breaks only the Agent Skills
+specification, which agents load anyway (a description over 1,024
+characters, a compatibility over 500), is skipped too, unless --lenient:
+then it is installed with a warning, and the lock file records it so that
+sync installs it again. Skills are read as agents load them: one
 that 'agentskills validate' rejects but agents load (an unknown key, no
 name, an unquoted "key: text: more") is installed with a warning on stderr
 naming each problem. In a folder, a link to a file inside the
@@ -419,6 +435,8 @@ func (opts *addOptions) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&opts.strict, "strict", false, "fail, changing nothing, when a skill of a source cannot be installed (default: skip it and say why)")
 	cmd.Flags().BoolVarP(&opts.list, "list", "l", false, "list the skills of each SOURCE (name, folder, description) and install nothing")
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", install.DefaultDownloadTimeout, "give up a download that receives nothing for this long")
+	cmd.Flags().StringArrayVar(&opts.plugins, "plugin", nil, "install only the skills of this Claude plugin of the source's marketplace (repeatable)")
+	cmd.Flags().BoolVar(&opts.lenient, "lenient", false, "install, with a warning, a skill that breaks only the Agent Skills specification (a description over 1,024 characters); the lock file records it")
 	opts.trust.register(cmd, true)
 	opts.scope.registerOutput(cmd)
 }
@@ -432,7 +450,8 @@ func runAdd(ctx context.Context, opts *addOptions, sources []string) error {
 	if err != nil {
 		return err
 	}
-	req := install.Request{Sources: sources, Agents: agents, Copy: opts.copy, Skills: opts.skills, Force: opts.force, Strict: opts.strict}
+	req := install.Request{Sources: sources, Agents: agents, Copy: opts.copy, Skills: opts.skills, Force: opts.force, Strict: opts.strict,
+		Plugins: opts.plugins, Lenient: opts.lenient}
 	choice, err := in.ChooseAgents(req)
 	if err != nil {
 		return installErr(err)
@@ -468,10 +487,24 @@ func runAddList(ctx context.Context, opts *addOptions, sources []string) error {
 		}
 		all = append(all, found...)
 	}
+	if len(opts.plugins) > 0 {
+		var have []string
+		for _, s := range all {
+			have = append(have, s.Plugins...)
+		}
+		slices.Sort(have)
+		all = slices.DeleteFunc(all, func(s install.SourceSkill) bool {
+			return !slices.ContainsFunc(s.Plugins, func(p string) bool { return slices.Contains(opts.plugins, p) })
+		})
+		if len(all) == 0 {
+			return inputError{fmt.Errorf("%w: %s holds no skill of a plugin named %s; the plugins with skills there: %s", install.ErrInvalidSource,
+				strings.Join(sources, " and "), strings.Join(opts.plugins, ", "), cmp.Or(strings.Join(slices.Compact(have), ", "), "none"))}
+		}
+	}
 	if len(opts.skills) > 0 {
 		var sel []install.SourceSkill
 		for _, s := range all {
-			if slices.Contains(opts.skills, s.Name) {
+			if slices.Contains(opts.skills, s.Name) || slices.Contains(opts.skills, s.Path) {
 				sel = append(sel, s)
 			}
 		}
@@ -493,21 +526,35 @@ func runAddList(ctx context.Context, opts *addOptions, sources []string) error {
 }
 
 // printSourceSkills prints a table of the skills sources hold: a SOURCE
-// column when there are several, and for a skill add would skip, why.
+// column when there are several, a PLUGIN column when a skill belongs to
+// a Claude plugin, and for a skill add would skip, why; a skill nested in
+// another's folder says so.
 func printSourceSkills(w io.Writer, skills []install.SourceSkill) error {
 	several := slices.ContainsFunc(skills, func(s install.SourceSkill) bool { return s.Source != skills[0].Source })
+	plugins := slices.ContainsFunc(skills, func(s install.SourceSkill) bool { return len(s.Plugins) > 0 })
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if several {
 		fmt.Fprint(tw, "SOURCE\t")
+	}
+	if plugins {
+		fmt.Fprint(tw, "PLUGIN\t")
 	}
 	fmt.Fprintln(tw, "SKILL\tPATH\tDESCRIPTION")
 	for _, s := range skills {
 		if several {
 			fmt.Fprintf(tw, "%s\t", s.Source)
 		}
+		if plugins {
+			fmt.Fprintf(tw, "%s\t", cmp.Or(strings.Join(s.Plugins, ","), "-"))
+		}
 		desc := oneLine(s.Description, 80)
-		if s.Problem != "" {
+		switch {
+		case s.Spec != "":
+			desc = "(skipped by add unless --lenient: " + oneLine(s.Spec, 0) + ")"
+		case s.Problem != "":
 			desc = "(skipped by add: " + oneLine(s.Problem, 0) + ")"
+		case s.Within != "":
+			desc = "(part of the skill at " + s.Within + "; --skill " + s.Path + " installs it alone)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Path, desc)
 	}
