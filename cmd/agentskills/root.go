@@ -63,6 +63,7 @@ var subcommands = []func(*streams) *cobra.Command{
 	newCacheCmd,
 	newRunCmd,
 	newPushCmd,
+	newIndexCmd,
 	newSignCmd,
 	newPolicyCmd,
 	newAuditCmd,
