@@ -439,18 +439,17 @@ func describeDiff(have, want string) string {
 		return ""
 	}
 	var out []string
-	for _, p := range slices.Sorted(mapKeys(a, b)) {
-		x, inA := a[p]
-		y, inB := b[p]
-		switch {
-		case !inB:
-			out = append(out, p+" added")
-		case !inA:
-			out = append(out, p+" removed")
-		case x != y:
-			out = append(out, p+" changed")
-		}
+	added, removed, changed := diffSums(b, a)
+	for _, p := range added {
+		out = append(out, p+" added")
 	}
+	for _, p := range removed {
+		out = append(out, p+" removed")
+	}
+	for _, p := range changed {
+		out = append(out, p+" changed")
+	}
+	slices.Sort(out)
 	if len(out) > 10 {
 		out = append(out[:10], fmt.Sprintf("and %d more", len(out)-10))
 	}

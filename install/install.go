@@ -1,5 +1,6 @@
 // Package install puts skills into coding agents' skill folders and keeps
-// them right: the library behind `agentskills add/list/remove/sync/verify`.
+// them right: the library behind `agentskills
+// add/list/remove/sync/verify/outdated/update`.
 //
 // A complete program that installs a skill folder for two agents in the
 // current project:
@@ -281,7 +282,38 @@
 //     installed from a repository may be added again from the same
 //     repository at another reference; any other source for an installed
 //     name is [ErrConflict].
-//  14. Web indexes: https://HOST (an http or https URL whose path is
+//  14. Keeping current: [Installer.Outdated] checks every recorded
+//     skill against its source, changing nothing (no lock file write, no
+//     folder touched, no file lock), and [Installer.Update] moves pins
+//     and installs the new content. Each source is read once, whatever
+//     the number of its skills: a GitHub, git or OCI source's reference
+//     is looked up once, and its content read at the new pin only when
+//     the pin moved (for a version range, source.Versioned, the tag the
+//     range picks is reported); a URL pinned with #sha256= is never
+//     outdated; another URL is asked, with the ETag and Last-Modified
+//     the lock file records from its last download, whether it changed
+//     (If-None-Match, If-Modified-Since: 304 is current, without a
+//     download); a folder or archive file is read again. The new
+//     content of a skill is materialized into the skill cache and its
+//     digest compared with the recorded one. A source that cannot be
+//     read is reported per skill by Outdated, the others still
+//     checked; it fails an Update, which changes nothing. A kind of
+//     source this version cannot check is reported as
+//     [OutdatedUnknown]. Update checks every skill first (trust as Add
+//     checks it, with a changed signer refused as a
+//     [*SignerChangedError]; a skill the audit refuses fails the
+//     update; rule 7: an edited canonical copy or copy is
+//     [ErrModified] unless UpdateRequest.Force), then makes the
+//     changes as Add does (rules 2 and 6), and reports per skill the
+//     pin move and the files added, removed and changed against the
+//     recorded content (the skill cache's tree of the recorded digest,
+//     else the installed canonical copy). A version range moves within
+//     its range; with UpdateRequest.Latest it moves to the highest
+//     version tag, and the lock file records the source with the range
+//     ^MAJOR.MINOR.PATCH of that tag (source.Versioned.WithRange).
+//     UpdateRequest.DryRun reports the same and changes nothing. The
+//     same holds on macOS and Windows.
+//  15. Web indexes: https://HOST (an http or https URL whose path is
 //     empty or "/") names the site's /.well-known/agent-skills/index.json,
 //     and an http(s) URL whose path ends in that names itself: the Agent
 //     Skills discovery index, v0.2.0 (package source/webindex, its rules
@@ -311,7 +343,12 @@
 //     another host, is checked as a pinned URL source before it is
 //     downloaded, as are the redirects of every download. Add and
 //     Contents download every usable skill of the index, whichever
-//     Request.Skills names. The same holds on macOS and Windows.
+//     Request.Skills names. Outdated and Update (rule 14) read the index
+//     once per source: a skill whose digest it still names is current;
+//     one it names with another digest is downloaded and compared, and
+//     Update moves its pin there; one it no longer lists is reported
+//     changed by Outdated and fails Update ([ErrInvalidSource]). The
+//     same holds on macOS and Windows.
 //
 // # Trust
 //
@@ -505,9 +542,19 @@ func (in *Installer) lockPath() string {
 // for the download timeout: no connection, no response headers, or no
 // bytes of the body (rule 10).
 func (in *Installer) download(ctx context.Context, source string) (string, func(), error) {
+	file, remove, _, err := in.downloadIf(ctx, source, validators{})
+	return file, remove, err
+}
+
+// downloadIf is download that also returns the validators the server
+// gave (ETag, Last-Modified) and, given those of an earlier download,
+// asks the server whether the content changed since (If-None-Match,
+// If-Modified-Since): an answer 304 Not Modified is errNotModified.
+func (in *Installer) downloadIf(ctx context.Context, source string, since validators) (string, func(), validators, error) {
+	var got validators
 	u, want, err := parseDownload(source)
 	if err != nil {
-		return "", nil, err
+		return "", nil, got, err
 	}
 	shown := redactURL(source)
 	ctx, w := startWatchdog(ctx, in.timeout)
@@ -523,17 +570,22 @@ func (in *Installer) download(ctx context.Context, source string) (string, func(
 	if in.trust != nil {
 		client = in.policyRedirects(client, shown, want != "", &refused)
 	}
-	rc, err := skill.ArchiveURL(u.String(), skill.WithArchiveHTTPClient(client))(ctx)
+	notModified := false
+	client = recordValidators(client, &got, &notModified)
+	rc, err := skill.ArchiveURL(u.String(), append(since.headers(), skill.WithArchiveHTTPClient(client))...)(ctx)
 	if err != nil {
 		if refused != nil {
-			return "", nil, refused
+			return "", nil, got, refused
 		}
-		return "", nil, unavailable(err)
+		if notModified {
+			return "", nil, since, errNotModified
+		}
+		return "", nil, got, unavailable(err)
 	}
 	defer rc.Close()
 	f, remove, err := createDownload(downloadName(u))
 	if err != nil {
-		return "", nil, err
+		return "", nil, got, err
 	}
 	var body io.Reader = w.reader(rc)
 	if in.progress != nil {
@@ -542,19 +594,19 @@ func (in *Installer) download(ctx context.Context, source string) (string, func(
 		body = io.TeeReader(body, p)
 	}
 	max := in.cache.Limits().MaxArchiveSize
-	n, got, err := writeHashed(f, body, max)
+	n, sum, err := writeHashed(f, body, max)
 	switch {
 	case err != nil:
 		remove()
-		return "", nil, unavailable(err)
+		return "", nil, got, unavailable(err)
 	case n > max:
 		remove()
-		return "", nil, fmt.Errorf("%w: download %s: %w", ErrInvalidSource, shown, skill.NewLimitError("MaxArchiveSize", max, "larger than %d bytes", max))
-	case want != "" && got != want:
+		return "", nil, got, fmt.Errorf("%w: download %s: %w", ErrInvalidSource, shown, skill.NewLimitError("MaxArchiveSize", max, "larger than %d bytes", max))
+	case want != "" && sum != want:
 		remove()
-		return "", nil, fmt.Errorf("%w: download %s: SHA-256 is %s, but the source says %s; refusing it", ErrDrift, shown, got, want)
+		return "", nil, got, fmt.Errorf("%w: download %s: SHA-256 is %s, but the source says %s; refusing it", ErrDrift, shown, sum, want)
 	}
-	return f.Name(), remove, nil
+	return f.Name(), remove, got, nil
 }
 
 // policyRedirects returns a copy of c that checks each redirect of the

@@ -67,6 +67,12 @@ type lockEntry struct {
 	// CommitSigner is who signed a git or GitHub source's pinned commit,
 	// as git names the signer, when the policy required it (Trust rule 3).
 	CommitSigner string `json:"commit_signer,omitempty"`
+	// ETag and LastModified are what the server of a URL source without
+	// #sha256= said of the download (its ETag and Last-Modified
+	// headers), which [Installer.Outdated] sends back to ask whether it
+	// changed (rule 14).
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"last_modified,omitempty"`
 }
 
 // lockPlace is what was made for one agent.

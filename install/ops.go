@@ -281,17 +281,8 @@ func notePins(changes []Change, moved map[string]*lockEntry, lock *lockFile) {
 // keep materializes a skill of a pinned source into the skill cache,
 // under its name, and returns the cached folder.
 func (in *Installer) keep(ctx context.Context, c *candidate) (string, error) {
-	s := skill.FS(os.DirFS(c.dir), ".")
-	s.Key = c.name
-	s.Metadata = map[string]string{skill.MetadataRuntimeName: c.name}
-	dir, err := in.cache.Materialize(ctx, s)
-	if err != nil {
-		if ctx.Err() != nil {
-			return "", interrupted(ctx, "nothing was changed")
-		}
-		return "", fmt.Errorf("skill %s from %s: %w", c.name, c.where(), archiveError(err))
-	}
-	return dir, nil
+	dir, _, err := in.materialize(ctx, c)
+	return dir, err
 }
 
 // cached returns the skill cache's folder of a recorded skill, if the

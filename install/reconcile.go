@@ -384,6 +384,7 @@ func (in *Installer) decide(ctx context.Context, p *plan, places []wantPlace, fo
 	}
 	p.entry = &lockEntry{Source: p.c.source, Subpath: p.c.subpath, Pin: p.c.pin, Digest: p.st.digest, Agents: map[string]lockPlace{}}
 	p.entry.Signer, p.entry.CommitSigner = p.c.trusted(p.old)
+	p.entry.ETag, p.entry.LastModified = p.c.got.etag, p.c.got.modified
 	if p.old != nil {
 		maps.Copy(p.entry.Agents, p.old.Agents)
 	}

@@ -82,6 +82,9 @@ type candidate struct {
 	// trust is what was checked of its source and found (# Trust), or
 	// nil when nothing was.
 	trust *sourceTrust
+	// got, for a URL source, is what its server said of the download
+	// (rule 14).
+	got validators
 }
 
 // tree is where the skill's files are read from.
@@ -454,7 +457,7 @@ func (in *Installer) resolveSource(ctx context.Context, source string, recorded 
 		return nil, err
 	}
 	switch {
-	case webIndex: // rule 14
+	case webIndex: // rule 15
 		r.source = indexURL
 		r.skills, r.cleanup, err = in.fromWebIndex(ctx, indexURL, nil)
 	case rs != nil:
@@ -463,12 +466,15 @@ func (in *Installer) resolveSource(ctx context.Context, source string, recorded 
 			err = fmt.Errorf("%w (%s is read as a GitHub repository, as no file or folder of that name exists here)", err, source)
 		}
 	case isURL(source):
-		file, remove, derr := in.download(ctx, source)
+		file, remove, got, derr := in.downloadIf(ctx, source, validators{})
 		if derr != nil {
 			return nil, derr
 		}
 		r.skills, r.cleanup, err = in.fromArchive(ctx, file, r.source, "", nil)
 		remove() // extracted: the download is no longer needed
+		for i := range r.skills {
+			r.skills[i].got = got
+		}
 	default:
 		p := source
 		if !filepath.IsAbs(p) {
@@ -519,7 +525,7 @@ func (in *Installer) resolveSource(ctx context.Context, source string, recorded 
 func (in *Installer) checkAll(ctx context.Context, skills []candidate, pin string) {
 	for i := range skills {
 		c := &skills[i]
-		if c.pin == "" { // a web index's skills have a pin each (rule 14)
+		if c.pin == "" { // a web index's skills have a pin each (rule 15)
 			c.pin = pin
 		}
 		if c.problem != "" {

@@ -189,7 +189,7 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 		s.Pinned = s.Pinned || gitsyntax.IsCommit(src.Ref)
 		return s, nil
 	case isURL(text) && !isGitHubRepoURL(text):
-		if indexURL, ok, err := webIndexURL(text); ok { // rule 14: as recorded
+		if indexURL, ok, err := webIndexURL(text); ok { // rule 15: as recorded
 			text = indexURL
 			if err != nil {
 				return s, err

@@ -15,7 +15,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/source/webindex"
 )
 
-// webIndexURL returns the index URL a web index source names (rule 14),
+// webIndexURL returns the index URL a web index source names (rule 15),
 // and whether source is one; err is set for one written with a query, a
 // fragment or user information.
 func webIndexURL(source string) (string, bool, error) {
@@ -27,7 +27,7 @@ func webIndexURL(source string) (string, bool, error) {
 }
 
 // fromWebIndex reads the web index at indexURL and the skills it lists
-// (rule 14): every usable one for an add (pins nil), else those of pins,
+// (rule 15): every usable one for an add (pins nil), else those of pins,
 // a skill's name to the digest the lock file pins, each of which the
 // index must still name with that digest (a sync). Each skill is
 // downloaded and its SHA-256 checked against the index's before it is
@@ -38,6 +38,12 @@ func (in *Installer) fromWebIndex(ctx context.Context, indexURL string, pins map
 	if err != nil {
 		return nil, nil, err
 	}
+	return in.webIndexSkills(ctx, ix, pins)
+}
+
+// webIndexSkills is fromWebIndex of the index ix, read already.
+func (in *Installer) webIndexSkills(ctx context.Context, ix *webindex.Index, pins map[string]string) (_ []candidate, cleanup func(), _ error) {
+	indexURL := ix.URL
 	tmp, err := os.MkdirTemp("", "agentskills-webindex-*")
 	if err != nil {
 		return nil, nil, err
@@ -179,7 +185,7 @@ func (in *Installer) webIndexSkill(ctx context.Context, indexURL string, s webin
 }
 
 // syncWebIndex reads the skills names of a web index recorded at pin for
-// a sync (rule 14).
+// a sync (rule 15).
 func (in *Installer) syncWebIndex(ctx context.Context, source, pin string, names []string, lock *lockFile, st *sourceTrust) (*sourceSkills, error) {
 	pins := map[string]string{}
 	for _, name := range names {
@@ -210,4 +216,78 @@ func fileDigest(name string) (string, error) {
 		return "", err
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// isWebIndex reports whether the recorded source src is a web index.
+func isWebIndex(src string) bool {
+	_, ok, err := webIndexURL(src)
+	return ok && err == nil
+}
+
+// checkWebIndex is checkGroup of a web index (rules 14 and 15): the
+// index is read once; a skill whose digest it still names is current,
+// and those of the others are downloaded, checked against the digests
+// named now, and compared.
+func (in *Installer) checkWebIndex(ctx context.Context, src string, rows []Outdated) error {
+	ix, err := in.readWebIndex(ctx, src)
+	if err != nil {
+		return err
+	}
+	pins := map[string]string{}
+	var moved []*Outdated
+	for i := range rows {
+		o := &rows[i]
+		s, ok := ix.Lookup(o.Subpath)
+		switch {
+		case !ok:
+			o.State, o.Reason = OutdatedChanged, fmt.Sprintf("%s no longer lists skill %s", src, o.Subpath)
+		case s.Digest == o.Pin:
+			o.Now, o.State, o.NewDigest = s.Digest, OutdatedCurrent, o.Digest
+		default:
+			o.Now = s.Digest
+			pins[o.Subpath] = s.Digest
+			moved = append(moved, o)
+		}
+	}
+	if len(moved) == 0 {
+		return nil
+	}
+	cands, cleanup, err := in.webIndexSkills(ctx, ix, pins)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	in.checkAll(ctx, cands, "")
+	for _, o := range moved {
+		in.compareOne(ctx, cands, o)
+		if o.State == OutdatedCurrent {
+			o.State = OutdatedMoved
+		}
+	}
+	return nil
+}
+
+// readWebIndexNow is readNow of a web index: the skills names at the
+// digests the index names now (rule 15).
+func (in *Installer) readWebIndexNow(ctx context.Context, lock *lockFile, src string, names []string, st *sourceTrust) (*sourceSkills, error) {
+	ix, err := in.readWebIndex(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	pins := map[string]string{}
+	for _, name := range names {
+		sub := lock.Skills[name].Subpath
+		s, ok := ix.Lookup(sub)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s no longer lists skill %s; remove it, or add another", ErrInvalidSource, src, sub)
+		}
+		pins[sub] = s.Digest
+	}
+	r := &sourceSkills{source: src}
+	if r.skills, r.cleanup, err = in.webIndexSkills(ctx, ix, pins); err != nil {
+		return nil, err
+	}
+	in.checkAll(ctx, r.skills, "")
+	st.mark(r.skills)
+	return r, nil
 }

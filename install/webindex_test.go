@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -120,7 +121,7 @@ func (f *fixture) strictSkill(t *testing.T, name string, files map[string]string
 	return dir
 }
 
-// TestWebIndexRoundTrip checks rule 14 end to end against what
+// TestWebIndexRoundTrip checks rule 15 end to end against what
 // webindex.Write publishes: add from the site's address, the lock
 // records the index URL, the name and the digest, a sync needs no
 // network while the cache holds the skills, and Request.Skills chooses.
@@ -182,7 +183,7 @@ func TestWebIndexRoundTrip(t *testing.T) {
 
 // TestWebIndexSyncDrift checks that a sync at the pin, with an empty
 // cache, reads the index again and refuses a skill whose digest the
-// index changed, or that it no longer lists (rule 14).
+// index changed, or that it no longer lists (rule 15).
 func TestWebIndexSyncDrift(t *testing.T) {
 	f, in := webFixture(t)
 	s := newSite(t)
@@ -270,7 +271,7 @@ func TestWebIndexRefusesDigestMismatch(t *testing.T) {
 	assertNothingInstalled(t, f2)
 }
 
-// TestWebIndexHostile covers hostile indexes and artifacts (rule 14 and
+// TestWebIndexHostile covers hostile indexes and artifacts (rule 15 and
 // the archive rules of rule 3).
 func TestWebIndexHostile(t *testing.T) {
 	md := []byte(skillMD("plain"))
@@ -382,5 +383,69 @@ func TestWebIndexPolicy(t *testing.T) {
 	}
 	if _, _, err := webIndexURL("https://example.com/?x=1"); !errors.Is(err, ErrInvalidSource) {
 		t.Errorf("webIndexURL with a query = %v, want ErrInvalidSource", err)
+	}
+}
+
+// TestWebIndexOutdatedUpdate checks Outdated and Update of a web index
+// (rules 14 and 15): the index is read once per check, a skill whose
+// digest it still names is current, one it names with another digest is
+// changed, and Update moves the pin to it and installs the new content.
+func TestWebIndexOutdatedUpdate(t *testing.T) {
+	f, in := webFixture(t)
+	s := newSite(t)
+	kit := f.strictSkill(t, "kit", map[string]string{"a.md": "one"})
+	lone := f.strictSkill(t, "lone", nil)
+	old := s.publish(t, kit, lone)
+	if _, err := in.Add(t.Context(), Request{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	before := s.count(webindex.Path)
+	rows, err := in.Outdated(t.Context())
+	if err != nil || len(rows) != 2 || rows[0].State != OutdatedCurrent || rows[1].State != OutdatedCurrent {
+		t.Fatalf("Outdated = %+v, %v; want both current", rows, err)
+	}
+	if n := s.count(webindex.Path) - before; n != 1 {
+		t.Errorf("Outdated read the index %d times, want once", n)
+	}
+
+	os.WriteFile(filepath.Join(kit, "a.md"), []byte("two"), 0o644)
+	now := s.publish(t, kit, lone)
+	rows, err = in.Outdated(t.Context())
+	if err != nil || len(rows) != 2 {
+		t.Fatal(rows, err)
+	}
+	if rows[0].Skill != "kit" || rows[0].State != OutdatedChanged || rows[0].Pin != old.Skills[0].Digest || rows[0].Now != now.Skills[0].Digest {
+		t.Errorf("Outdated kit = %+v; want changed, from the old digest to the new", rows[0])
+	}
+	if rows[1].State != OutdatedCurrent {
+		t.Errorf("Outdated lone = %+v; want current", rows[1])
+	}
+
+	ups, _, err := in.Update(t.Context(), UpdateRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var moved bool
+	for _, u := range ups {
+		moved = moved || u.Skill == "kit" && u.Pin == now.Skills[0].Digest && u.PreviousPin == old.Skills[0].Digest && slices.Contains(u.Changed, "a.md")
+	}
+	if !moved {
+		t.Errorf("Update = %+v; want kit moved to the new digest with a.md changed", ups)
+	}
+	if got := readFile(t, filepath.Join(f.env.Project, ".agents", "skills", "kit", "a.md")); got != "two" {
+		t.Errorf("after Update a.md = %q", got)
+	}
+	lock, _ := readLock(in.lockPath())
+	if lock.Skills["kit"].Pin != now.Skills[0].Digest {
+		t.Errorf("lock pin of kit = %s, want %s", lock.Skills["kit"].Pin, now.Skills[0].Digest)
+	}
+
+	s.index()
+	rows, err = in.Outdated(t.Context())
+	if err != nil || rows[0].State != OutdatedChanged || !strings.Contains(rows[0].Reason, "no longer lists") {
+		t.Errorf("Outdated after the index dropped its skills = %+v, %v", rows, err)
+	}
+	if _, _, err := in.Update(t.Context(), UpdateRequest{}); !errors.Is(err, ErrInvalidSource) {
+		t.Errorf("Update after the index dropped its skills = %v, want ErrInvalidSource", err)
 	}
 }

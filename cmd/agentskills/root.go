@@ -59,6 +59,8 @@ var subcommands = []func(*streams) *cobra.Command{
 	newRemoveCmd,
 	newSyncCmd,
 	newVerifyCmd,
+	newOutdatedCmd,
+	newUpdateCmd,
 	newAgentsCmd,
 	newCacheCmd,
 	newRunCmd,

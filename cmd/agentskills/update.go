@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentadaptor/agentadaptor/install"
+)
+
+// updateOptions are the options of update.
+type updateOptions struct {
+	io      *streams
+	scope   scopeFlags
+	dryRun  bool
+	latest  bool
+	force   bool
+	timeout time.Duration
+	trust   trustFlags
+}
+
+const updateLong = `Update moves the pins of the installed skills (every one, or the NAMEs
+given) to what their sources name now and installs the new content, for
+the agents the lock file records. Each source is read once (see
+'agentskills outdated'): a GitHub, git or OCI source at what its branch,
+tag or version range names now, a URL when its server says it changed, a
+folder read again. For each skill it prints the pin move (for a folder or
+a URL, the content digests) and the files the new content adds, removes
+and changes; --dry-run prints the same and changes nothing.
+
+A version range (OWNER/REPO@^1.2, #ref=^1.2, oci://HOST/REPO:^1.2) moves
+within its range; --latest leaves it for the repository's highest version
+tag, and the lock file then records the range ^MAJOR.MINOR.PATCH of that
+tag. A URL pinned with #sha256= never moves.
+
+Everything is checked before anything changes, as add does: a skill edited
+since it was installed is kept (exit 1, naming the changed files) unless
+--force, which first moves it to .agents/backups; the trust checks of add
+apply (the policy, the signer the lock file records: content signed by
+another is refused unless --accept-signer names the new signer; the audit
+refuses a skill, and the whole update, unless --allow-risk names the
+rule); a source that cannot be read fails the update. The lock file is
+replaced atomically, and Ctrl-C stops between two skills with the lock
+file recording exactly what is in place.
+
+Exit codes: 0 success (also when nothing needed updating), 1 the update
+failed (an edited skill, an unreachable source, a refusal), 2 bad usage or
+input (a NAME that is not installed, an invalid lock file), 130
+interrupted.`
+
+func newUpdateCmd(s *streams) *cobra.Command {
+	opts := &updateOptions{io: s}
+	cmd := &cobra.Command{
+		Use:   "update [NAME...]",
+		Short: "Move installed skills to what their sources name now",
+		Long:  updateLong,
+		Example: `  agentskills update --dry-run
+  agentskills update code-review
+  agentskills update --latest --json`,
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			return runUpdate(cmd.Context(), opts, args)
+		}),
+	}
+	opts.scope.registerGlobal(cmd)
+	cmd.Flags().BoolVarP(&opts.dryRun, "dry-run", "n", false, "show what would change, and change nothing")
+	cmd.Flags().BoolVar(&opts.latest, "latest", false, "move a version range to the highest version tag, leaving the range")
+	cmd.Flags().BoolVar(&opts.force, "force", false, "replace installed skills that were changed since, moving each to a backup under .agents/backups first")
+	cmd.Flags().DurationVar(&opts.timeout, "timeout", install.DefaultDownloadTimeout, "give up a download that receives nothing for this long")
+	opts.trust.register(cmd, true)
+	opts.scope.registerOutput(cmd)
+	return cmd
+}
+
+// updateOutput is what update --json prints.
+type updateOutput struct {
+	DryRun  bool                  `json:"dry_run"`
+	Skills  []install.SkillUpdate `json:"skills"`
+	Changes []install.Change      `json:"changes"`
+}
+
+func runUpdate(ctx context.Context, opts *updateOptions, names []string) error {
+	trust, err := opts.trust.option(opts.scope.global)
+	if err != nil {
+		return err
+	}
+	in, err := opts.scope.installer(install.WithDownloadTimeout(opts.timeout), trust)
+	if err != nil {
+		return err
+	}
+	ups, changes, err := in.Update(ctx, install.UpdateRequest{Names: names, Latest: opts.latest, DryRun: opts.dryRun, Force: opts.force})
+	err = trustHint(err)
+	if opts.scope.json {
+		if err != nil && len(changes) == 0 {
+			return installErr(err)
+		}
+		out := updateOutput{DryRun: opts.dryRun, Skills: ups, Changes: changes}
+		if out.Skills == nil {
+			out.Skills = []install.SkillUpdate{}
+		}
+		if out.Changes == nil {
+			out.Changes = []install.Change{}
+		}
+		if werr := writeJSON(opts.io, out); werr != nil && err == nil {
+			return werr
+		}
+		return installErr(err)
+	}
+	if err != nil {
+		return printChanges(opts.io, changes, &opts.scope, err)
+	}
+	if !opts.scope.quiet {
+		printUpdates(opts.io, ups, changes, opts.dryRun)
+	}
+	return nil
+}
+
+// printUpdates prints what update did, or would do: per skill moved, its
+// pin (else content) move and its files; the backups made; and a last
+// line when nothing moved or nothing was changed.
+func printUpdates(s *streams, ups []install.SkillUpdate, changes []install.Change, dryRun bool) {
+	moved := 0
+	for _, u := range ups {
+		if !u.Updated() {
+			continue
+		}
+		moved++
+		from, to := u.PreviousPin, u.Pin
+		if from == "" && to == "" {
+			from, to = u.PreviousDigest, u.Digest
+		}
+		line := fmt.Sprintf("%s: %s -> %s", u.Skill, shortPin(from), shortPin(to))
+		if u.Version != "" {
+			line += " (" + u.Version + ")"
+		}
+		if u.Digest == u.PreviousDigest {
+			line += ", same content"
+		}
+		fmt.Fprintln(s.out, line)
+		if u.PreviousSource != "" {
+			fmt.Fprintf(s.out, "  source   %s -> %s\n", u.PreviousSource, u.Source)
+		}
+		for _, f := range []struct {
+			what  string
+			files []string
+		}{{"added", u.Added}, {"removed", u.Removed}, {"changed", u.Changed}} {
+			for _, p := range f.files {
+				fmt.Fprintf(s.out, "  %-8s %s\n", f.what, p)
+			}
+		}
+	}
+	for _, c := range changes {
+		if c.Backup != "" {
+			fmt.Fprintf(s.out, "%s: what was at %s is now in %s\n", c.Skill, shortPath(c.Path), shortPath(c.Backup))
+		}
+	}
+	switch {
+	case moved == 0:
+		fmt.Fprintln(s.out, "Everything is up to date.")
+	case dryRun:
+		fmt.Fprintf(s.out, "Dry run: %d %s would be updated; nothing was changed.\n", moved, plural(moved, "skill", "skills"))
+	default:
+		agents := map[string]bool{}
+		for _, c := range changes {
+			if c.Agent != "" && c.Action != install.ActionUnchanged {
+				agents[c.Agent] = true
+			}
+		}
+		ids := slices.Sorted(maps.Keys(agents))
+		fmt.Fprintf(s.out, "Updated %d %s", moved, plural(moved, "skill", "skills"))
+		if len(ids) > 0 {
+			fmt.Fprintf(s.out, " (for %s)", strings.Join(ids, ", "))
+		}
+		fmt.Fprintln(s.out, ".")
+	}
+}

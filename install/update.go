@@ -1,0 +1,368 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
+)
+
+// UpdateRequest says what [Installer.Update] updates.
+type UpdateRequest struct {
+	// Names are the skills to update. Default (empty): every skill the
+	// lock file records.
+	Names []string
+	// Latest makes a source whose reference is a version range
+	// (source.Versioned) leave its range for the highest version tag of
+	// its repository; the lock file then records the source with the
+	// range ^MAJOR.MINOR.PATCH of that tag (rule 14). Default: a range
+	// source moves within its range.
+	Latest bool
+	// DryRun reads the sources and reports what an update would do,
+	// changing nothing: no lock file written, no folder touched, no file
+	// lock taken (the skill cache may gain the new content, as
+	// [Installer.Outdated] does). A skill that would stop the update
+	// (modified, refused) fails the dry run as it would the update.
+	DryRun bool
+	// Force replaces installed skills that were changed since they were
+	// installed, after moving each to a backup (rule 7). Default: such a
+	// skill fails the update with ErrModified and nothing changes.
+	Force bool
+}
+
+// SkillUpdate is what [Installer.Update] did, or would do with DryRun,
+// to one skill. Its JSON form is what `agentskills update --json`
+// prints.
+type SkillUpdate struct {
+	// Skill is the skill's name.
+	Skill string `json:"skill"`
+	// Source is the source the lock file records after the update, and
+	// PreviousSource the one before, when Latest moved a range.
+	Source         string `json:"source"`
+	PreviousSource string `json:"previous_source,omitempty"`
+	// Pin and PreviousPin are the pin after and before ("" for a folder
+	// or a URL).
+	Pin         string `json:"pin,omitempty"`
+	PreviousPin string `json:"previous_pin,omitempty"`
+	// Version, for a version range, is the tag the pin is.
+	Version string `json:"version,omitempty"`
+	// Digest and PreviousDigest are the content digests after and
+	// before.
+	Digest         string `json:"digest"`
+	PreviousDigest string `json:"previous_digest"`
+	// Added, Removed and Changed are the skill's files (slash-separated,
+	// sorted) that the new content adds, removes and changes, compared
+	// with what the lock file records: the skill cache's copy of the
+	// recorded digest, else the installed canonical copy.
+	Added   []string `json:"added,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+	Changed []string `json:"changed,omitempty"`
+}
+
+// Updated reports whether the update moves the skill: its source, pin
+// or content.
+func (u SkillUpdate) Updated() bool {
+	return u.Pin != u.PreviousPin || u.Digest != u.PreviousDigest || u.PreviousSource != ""
+}
+
+// Update moves the pins of installed skills to what their sources'
+// references name now and installs the new content (rule 14): each
+// source is read once, every skill is checked (trust, edits, the new
+// content) before anything changes, and the changes are made as Add and
+// Sync make them (rules 2, 6 and 7). It returns what it did per skill,
+// sorted by name, and the changes made. Names the lock file does not
+// record fail with ErrNotInstalled, listing them; a source that cannot
+// be read fails the update, changing nothing.
+func (in *Installer) Update(ctx context.Context, req UpdateRequest) ([]SkillUpdate, []Change, error) {
+	peek, err := in.peekLock()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := notInstalled(peek, req.Names, in.Root()); err != nil {
+		return nil, nil, err
+	}
+	if req.DryRun {
+		if err := in.checkFolders(recordedAgents(peek)); err != nil {
+			return nil, nil, err
+		}
+		ups, wants, cleanup, err := in.planUpdate(ctx, peek, req)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer cleanup()
+		return ups, nil, in.checkEdits(ctx, peek, wants, req.Force)
+	}
+	s, err := in.begin(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer s.end()
+	if err := notInstalled(s.lock, req.Names, in.Root()); err != nil {
+		return nil, s.recovered, err
+	}
+	if err := in.checkFolders(recordedAgents(s.lock)); err != nil {
+		return nil, s.recovered, err
+	}
+	ups, wants, cleanup, err := in.planUpdate(ctx, s.lock, req)
+	if err != nil {
+		return nil, s.recovered, err
+	}
+	defer cleanup()
+	moved := map[string]*lockEntry{}
+	for _, w := range wants {
+		moved[w.c.name] = s.lock.Skills[w.c.name]
+	}
+	changes, err := in.reconcile(ctx, s, wants, req.Force, false)
+	notePins(changes, moved, s.lock)
+	if err != nil {
+		return nil, append(s.recovered, changes...), err
+	}
+	return ups, append(s.recovered, changes...), nil
+}
+
+// planUpdate reads the source of every skill req names once, at what
+// its reference names now, and returns per skill what updating it does,
+// and what the update wants in place: each skill that moves, where the
+// lock file records it. It fails listing every source and skill it
+// cannot read or that the trust checks refuse; cleanup removes what
+// reading the sources extracted.
+func (in *Installer) planUpdate(ctx context.Context, lock *lockFile, req UpdateRequest) (ups []SkillUpdate, wants []want, cleanup func(), _ error) {
+	var read []*sourceSkills
+	cleanup = func() {
+		for _, r := range read {
+			r.cleanup()
+		}
+	}
+	var problems []error
+	groups, bySource := sourceGroups(lock, req.Names)
+	for _, src := range groups {
+		names := bySource[src]
+		r, version, err := in.readNow(ctx, lock, src, names, req.Latest)
+		if errors.Is(err, ErrInterrupted) || ctx.Err() != nil {
+			cleanup()
+			return nil, nil, nil, interrupted(ctx, "nothing was changed")
+		}
+		if err != nil {
+			problems = append(problems, fmt.Errorf("%s: %w", strings.Join(names, ", "), err))
+			continue
+		}
+		read = append(read, r)
+		for _, name := range names {
+			e := lock.Skills[name]
+			w, err := recordedWant(name, src, e, r)
+			if err == nil {
+				err = in.auditRecorded(&w.c)
+			}
+			var up SkillUpdate
+			if err == nil {
+				up, err = in.describeUpdate(ctx, name, e, &w.c, version)
+			}
+			if err != nil {
+				problems = append(problems, err)
+				continue
+			}
+			ups = append(ups, up)
+			if up.Updated() {
+				wants = append(wants, w)
+			}
+		}
+	}
+	if len(problems) > 0 {
+		cleanup()
+		return nil, nil, nil, refuse(problems)
+	}
+	slices.SortFunc(ups, func(a, b SkillUpdate) int { return strings.Compare(a.Skill, b.Skill) })
+	return ups, wants, cleanup, nil
+}
+
+// describeUpdate puts the new content of the skill name, recorded as e
+// and found as c, into the skill cache (a pinned source's skill is then
+// copied from there, as Add does), and says what updating it does.
+func (in *Installer) describeUpdate(ctx context.Context, name string, e *lockEntry, c *candidate, version string) (SkillUpdate, error) {
+	dir, d, err := in.materialize(ctx, c)
+	if err != nil {
+		return SkillUpdate{}, err
+	}
+	if c.pin != "" || isPinnedURL(c.source) {
+		c.dir = dir
+	}
+	up := SkillUpdate{Skill: name, Source: c.source, Pin: c.pin, PreviousPin: e.Pin, Version: version, Digest: d, PreviousDigest: e.Digest}
+	if c.source != e.Source {
+		up.PreviousSource = e.Source
+	}
+	if d == e.Digest {
+		return up, nil
+	}
+	old, ok := in.cached(ctx, name, e)
+	if !ok {
+		old = in.canonicalPath(name)
+	}
+	a, aerr := fileSums(old)
+	b, berr := fileSums(dir)
+	if aerr == nil && berr == nil {
+		up.Added, up.Removed, up.Changed = diffSums(a, b)
+	}
+	return up, nil
+}
+
+// diffSums compares two trees' files (fileSums): the paths only b holds,
+// only a holds, and both hold with other bytes or executable bit, each
+// sorted.
+func diffSums(a, b map[string]string) (added, removed, changed []string) {
+	for _, p := range slices.Sorted(mapKeys(a, b)) {
+		x, inA := a[p]
+		y, inB := b[p]
+		switch {
+		case !inA:
+			added = append(added, p)
+		case !inB:
+			removed = append(removed, p)
+		case x != y:
+			changed = append(changed, p)
+		}
+	}
+	return added, removed, changed
+}
+
+// readNow reads the source src, recorded for the skills names, at what
+// its reference names now (for a range with latest, at the highest
+// version tag), as rule 14 says, and returns its skills, each recorded
+// with the source as the lock file will record it, and for a version
+// range the tag. The trust checks of Add apply (the policy, the signer
+// recorded for the source).
+func (in *Installer) readNow(ctx context.Context, lock *lockFile, src string, names []string, latest bool) (*sourceSkills, string, error) {
+	kind := in.recordedKind(src)
+	text := src
+	if kind == kindFolder {
+		text = in.sourcePath(src)
+	}
+	st, err := in.checkSource(text, "", false, recordedSigner(lock, names))
+	if err != nil {
+		return nil, "", err
+	}
+	switch kind {
+	case kindPublished:
+		return in.readPublished(ctx, lock, src, names, latest, st)
+	case kindURL:
+		if isPinnedURL(src) {
+			r, err := in.syncSource(ctx, src, "", names, lock, st)
+			return r, "", err
+		}
+		e := lock.Skills[names[0]]
+		r, _, err := in.readURL(ctx, src, validators{etag: e.ETag, modified: e.LastModified})
+		if errors.Is(err, errNotModified) {
+			r, err = in.unchanged(ctx, src, names, lock)
+		}
+		if err == nil {
+			st.mark(r.skills)
+		}
+		return r, "", err
+	case kindFolder:
+		r, err := in.resolve(ctx, in.sourcePath(src), true, st)
+		return r, "", err
+	case kindWebIndex:
+		r, err := in.readWebIndexNow(ctx, lock, src, names, st)
+		return r, "", err
+	}
+	return nil, "", fmt.Errorf("%w: cannot update %s: this version of agentskills does not know its kind of source", ErrInvalidSource, src)
+}
+
+// unchanged is the skills names of the URL source src, which its server
+// says is not modified: as the lock file records them, from the skill
+// cache or the installed canonical copy while it holds the recorded
+// content, else downloaded again.
+func (in *Installer) unchanged(ctx context.Context, src string, names []string, lock *lockFile) (*sourceSkills, error) {
+	r := &sourceSkills{source: src, cleanup: func() {}}
+	for _, name := range names {
+		e := lock.Skills[name]
+		dir, ok := in.cached(ctx, name, e)
+		if !ok {
+			dir = in.canonicalPath(name)
+			if d, err := skill.ContentDigest(ctx, dir); err != nil || d != e.Digest {
+				r, _, err := in.readURL(ctx, src, validators{})
+				return r, err
+			}
+		}
+		r.skills = append(r.skills, candidate{dir: dir, source: src, subpath: e.Subpath, got: validators{etag: e.ETag, modified: e.LastModified}})
+	}
+	in.checkAll(ctx, r.skills, "")
+	return r, nil
+}
+
+// readPublished is readNow of a GitHub, git or OCI source: one lookup of
+// its reference, and the content at the pin it names.
+func (in *Installer) readPublished(ctx context.Context, lock *lockFile, src string, names []string, latest bool, st *sourceTrust) (*sourceSkills, string, error) {
+	rs, err := in.parseSource(src, false)
+	if err != nil {
+		return nil, "", err
+	}
+	rec, pin, version := src, "", ""
+	if v, ok := rs.(source.Versioned); ok && latest && v.Range() != "" {
+		tag, p, err := in.latest(ctx, v, src)
+		if err != nil {
+			return nil, "", err
+		}
+		rec, pin, version = redactURL(v.WithRange("^"+strings.TrimPrefix(tag, "v"))), p, tag
+	} else if pin, version, err = in.lookUp(ctx, rs, src); err != nil {
+		return nil, "", err
+	}
+	var at []string
+	for _, name := range names {
+		at = append(at, lock.Skills[name].Subpath)
+	}
+	r := &sourceSkills{source: rec, pin: pin}
+	if _, r.skills, r.cleanup, err = in.fromRemote(ctx, rs, rec, pin, at, st); err != nil {
+		return nil, "", err
+	}
+	in.checkAll(ctx, r.skills, pin)
+	st.mark(r.skills)
+	return r, version, nil
+}
+
+// latest returns the highest version tag of v's repository and its pin,
+// under the download watchdog (rule 10).
+func (in *Installer) latest(ctx context.Context, v source.Versioned, src string) (string, string, error) {
+	defer v.Close()
+	ctx, w := startRemoteWatchdog(ctx, in.timeout)
+	defer w.stop()
+	tag, pin, err := v.Latest(ctx)
+	if err != nil {
+		return "", "", fmt.Errorf("%s: %w", src, w.classify(ctx, err))
+	}
+	return tag, pin, nil
+}
+
+// checkEdits is what a dry run checks of the places an update would
+// change: an installed canonical copy or copy changed since it was
+// installed stops the update (rule 7) unless forced.
+func (in *Installer) checkEdits(ctx context.Context, lock *lockFile, wants []want, force bool) error {
+	if force {
+		return nil
+	}
+	var problems []error
+	for _, w := range wants {
+		e := lock.Skills[w.c.name]
+		canonical := in.canonicalPath(w.c.name)
+		places := map[string]lockPlace{canonical: {Kind: KindCanonical}}
+		for _, pl := range e.Agents {
+			if pl.Kind == KindCopy {
+				places[abs(in.Root(), pl.Path)] = pl
+			}
+		}
+		for _, p := range slices.Sorted(maps.Keys(places)) {
+			pl := places[p]
+			if examine(ctx, p, canonical, &pl, e.Digest, "").found == foundModified {
+				problems = append(problems, modifiedError(p, w.c.dir))
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return refuse(problems)
+	}
+	return nil
+}
