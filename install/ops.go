@@ -124,7 +124,7 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	sources, cleanup, err := in.resolveAll(ctx, req.Sources, trusts)
+	sources, cleanup, err := in.resolveAll(withChosen(ctx, req.Skills), req.Sources, trusts)
 	if err != nil {
 		return nil, err
 	}

@@ -459,7 +459,7 @@ func (in *Installer) resolveSource(ctx context.Context, source string, recorded 
 	switch {
 	case webIndex: // rule 15
 		r.source = indexURL
-		r.skills, r.cleanup, err = in.fromWebIndex(ctx, indexURL, nil)
+		r.skills, r.cleanup, err = in.fromWebIndex(ctx, indexURL, nil, chosen(ctx))
 	case rs != nil:
 		r.pin, r.skills, r.cleanup, err = in.fromRemote(ctx, rs, r.source, "", nil, st)
 		if err != nil && !recorded && bareGitHub(source) {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/agentadaptor/agentadaptor/internal/readfile"
 	"github.com/agentadaptor/agentadaptor/policy"
@@ -26,23 +27,44 @@ func webIndexURL(source string) (string, bool, error) {
 	return u, ok, nil
 }
 
+// chosenKey is the context key of the skills an Add chooses
+// (Request.Skills), which only a web index, whose skills are downloaded
+// one by one, needs while it is read.
+type chosenKey struct{}
+
+// withChosen returns ctx carrying the names an Add chooses.
+func withChosen(ctx context.Context, names []string) context.Context {
+	if len(names) == 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, chosenKey{}, names)
+}
+
+// chosen returns the names withChosen put in ctx, or nil.
+func chosen(ctx context.Context) []string {
+	names, _ := ctx.Value(chosenKey{}).([]string)
+	return names
+}
+
 // fromWebIndex reads the web index at indexURL and the skills it lists
-// (rule 15): every usable one for an add (pins nil), else those of pins,
+// (rule 15): for an add (pins nil), every usable one, or with only those
+// named in only (by name or subpath, which is the name) and the others
+// as candidates that are not downloaded; else those of pins,
 // a skill's name to the digest the lock file pins, each of which the
 // index must still name with that digest (a sync). Each skill is
 // downloaded and its SHA-256 checked against the index's before it is
 // read; an entry the index spells wrongly, or whose download differs, is
 // a candidate with that problem. cleanup removes what was downloaded.
-func (in *Installer) fromWebIndex(ctx context.Context, indexURL string, pins map[string]string) (_ []candidate, cleanup func(), _ error) {
+func (in *Installer) fromWebIndex(ctx context.Context, indexURL string, pins map[string]string, only []string) (_ []candidate, cleanup func(), _ error) {
 	ix, err := in.readWebIndex(ctx, indexURL)
 	if err != nil {
 		return nil, nil, err
 	}
-	return in.webIndexSkills(ctx, ix, pins)
+	return in.webIndexSkills(ctx, ix, pins, only)
 }
 
 // webIndexSkills is fromWebIndex of the index ix, read already.
-func (in *Installer) webIndexSkills(ctx context.Context, ix *webindex.Index, pins map[string]string) (_ []candidate, cleanup func(), _ error) {
+func (in *Installer) webIndexSkills(ctx context.Context, ix *webindex.Index, pins map[string]string, only []string) (_ []candidate, cleanup func(), _ error) {
 	indexURL := ix.URL
 	tmp, err := os.MkdirTemp("", "agentskills-webindex-*")
 	if err != nil {
@@ -71,6 +93,10 @@ func (in *Installer) webIndexSkills(ctx context.Context, ix *webindex.Index, pin
 		if pins != nil && s.Digest != pin {
 			return fail(fmt.Errorf("%w: %s: the web index now names %s for skill %s; the lock file pins %s (add it again to install what the index names now)",
 				ErrDrift, indexURL, s.Digest, s.Name, pin))
+		}
+		if len(only) > 0 && !slices.Contains(only, s.Name) {
+			out = append(out, candidate{name: s.Name, source: indexURL, subpath: s.Name, pin: s.Digest, problem: "not downloaded: not among the skills chosen"})
+			continue
 		}
 		delete(pins, s.Name)
 		if err := in.checkArtifact(indexURL, s); err != nil {
@@ -191,7 +217,7 @@ func (in *Installer) syncWebIndex(ctx context.Context, source, pin string, names
 	for _, name := range names {
 		pins[lock.Skills[name].Subpath] = pin
 	}
-	cands, cleanup, err := in.fromWebIndex(ctx, source, pins)
+	cands, cleanup, err := in.fromWebIndex(ctx, source, pins, nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, interrupted(ctx, "nothing was changed")
@@ -252,7 +278,7 @@ func (in *Installer) checkWebIndex(ctx context.Context, src string, rows []Outda
 	if len(moved) == 0 {
 		return nil
 	}
-	cands, cleanup, err := in.webIndexSkills(ctx, ix, pins)
+	cands, cleanup, err := in.webIndexSkills(ctx, ix, pins, nil)
 	if err != nil {
 		return err
 	}
@@ -284,7 +310,7 @@ func (in *Installer) readWebIndexNow(ctx context.Context, lock *lockFile, src st
 		pins[sub] = s.Digest
 	}
 	r := &sourceSkills{source: src}
-	if r.skills, r.cleanup, err = in.webIndexSkills(ctx, ix, pins); err != nil {
+	if r.skills, r.cleanup, err = in.webIndexSkills(ctx, ix, pins, nil); err != nil {
 		return nil, err
 	}
 	in.checkAll(ctx, r.skills, "")

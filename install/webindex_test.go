@@ -176,8 +176,11 @@ func TestWebIndexRoundTrip(t *testing.T) {
 	if isSkill(filepath.Join(f2.env.Project, ".agents", "skills", "lone")) || !isSkill(filepath.Join(f2.env.Project, ".agents", "skills", "kit")) {
 		t.Error("Add with Skills [kit] did not install kit alone")
 	}
-	if _, err := in2.Add(t.Context(), Request{Sources: []string{s2.URL}, Skills: []string{"nope"}, Agents: agentsOf(t, "claude-code")}); !errors.As(err, new(*MissingSkillsError)) {
-		t.Errorf("Add with Skills [nope] = %v, want a MissingSkillsError", err)
+	if n := s2.count("/.well-known/agent-skills/lone/SKILL.md"); n != 0 {
+		t.Errorf("Add with Skills [kit] downloaded lone %d times, want none", n)
+	}
+	if _, err := in2.Add(t.Context(), Request{Sources: []string{s2.URL}, Skills: []string{"nope"}, Agents: agentsOf(t, "claude-code")}); !errors.As(err, new(*MissingSkillsError)) || !strings.Contains(err.Error(), "kit, lone") {
+		t.Errorf("Add with Skills [nope] = %v, want a MissingSkillsError listing kit and lone", err)
 	}
 }
 
