@@ -35,6 +35,9 @@
 // as above, and a skill whose download does not match its digest (it
 // installs the others); it resolves URLs against the index URL with any
 // scheme; it extracts archives in memory up to 50 MiB and 1,000 files.
+// It lists and installs what [Write] makes (tried with its 1.7.4 against
+// a local server), and of a skill whose SKILL.md was changed after the
+// index was written it says nothing: the skill is just not listed.
 //
 // # Rules
 //
