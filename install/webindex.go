@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -66,6 +67,7 @@ func (in *Installer) fromWebIndex(ctx context.Context, indexURL string, pins map
 // webIndexSkills is fromWebIndex of the index ix, read already.
 func (in *Installer) webIndexSkills(ctx context.Context, ix *webindex.Index, pins map[string]string, only []string) (_ []candidate, cleanup func(), _ error) {
 	indexURL := ix.URL
+	pins = maps.Clone(pins) // what is left in it is not in the index
 	tmp, err := os.MkdirTemp("", "agentskills-webindex-*")
 	if err != nil {
 		return nil, nil, err
@@ -108,7 +110,9 @@ func (in *Installer) webIndexSkills(ctx context.Context, ix *webindex.Index, pin
 		}
 		out = append(out, c)
 	}
-	for name, pin := range pins {
+	if len(pins) > 0 {
+		name := slices.Sorted(maps.Keys(pins))[0]
+		pin := pins[name]
 		return fail(fmt.Errorf("%w: %s no longer lists skill %s (the lock file pins %s); remove it, or add another", ErrDrift, indexURL, name, pin))
 	}
 	return out, cleanup, nil
