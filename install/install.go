@@ -314,8 +314,9 @@
 //     UpdateRequest.DryRun reports the same and changes nothing. The
 //     same holds on macOS and Windows.
 //  15. Web indexes: https://HOST (an http or https URL whose path is
-//     empty or "/") names the site's /.well-known/agent-skills/index.json,
-//     and an http(s) URL whose path ends in that names itself: the Agent
+//     empty or ends in "/") names the index of the site there,
+//     PATH/.well-known/agent-skills/index.json, and an http(s) URL whose
+//     path ends in that names itself: the Agent
 //     Skills discovery index, v0.2.0 (package source/webindex, its rules
 //     1 to 4; a query, a fragment or user information in one is refused
 //     with [ErrInvalidSource]). Add reads the index (at most

@@ -473,10 +473,10 @@ func (in *Installer) syncSource(ctx context.Context, source, pin string, names [
 	if pin == "" {
 		return in.resolve(ctx, in.sourcePath(source), true, st)
 	}
-	if _, ok, _ := webIndexURL(source); ok {
+	rs, err := in.parseSource(source, false)
+	if err == nil && rs == nil && isWebIndex(source) {
 		return in.syncWebIndex(ctx, source, pin, names, lock, st)
 	}
-	rs, err := in.parseSource(source, false)
 	if err == nil && rs == nil {
 		err = fmt.Errorf("%w: %s is recorded with a pin, but is not a published source", ErrInvalidLock, source)
 	}

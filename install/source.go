@@ -453,11 +453,11 @@ func (in *Installer) resolveSource(ctx context.Context, source string, recorded 
 		return nil, err
 	}
 	indexURL, webIndex, err := webIndexURL(source)
-	if err != nil {
+	if err != nil && rs == nil {
 		return nil, err
 	}
 	switch {
-	case webIndex: // rule 15
+	case webIndex && rs == nil: // rule 15
 		r.source = indexURL
 		r.skills, r.cleanup, err = in.fromWebIndex(ctx, indexURL, nil, chosen(ctx))
 	case rs != nil:

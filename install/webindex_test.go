@@ -384,6 +384,9 @@ func TestWebIndexPolicy(t *testing.T) {
 	if _, err := in.Sync(t.Context(), SyncRequest{}); err != nil {
 		t.Errorf("Sync of an allowed index = %v", err)
 	}
+	if kind := in.recordedKind("https://github.com/owner/repo/"); kind != kindPublished {
+		t.Errorf("recordedKind(a GitHub URL ending in /) = %q, want a published source, not a web index", kind)
+	}
 	if _, _, err := webIndexURL("https://example.com/?x=1"); !errors.Is(err, ErrInvalidSource) {
 		t.Errorf("webIndexURL with a query = %v, want ErrInvalidSource", err)
 	}
