@@ -403,6 +403,43 @@
 //     ^MAJOR.MINOR.PATCH of that tag (source.Versioned.WithRange).
 //     UpdateRequest.DryRun reports the same and changes nothing. The
 //     same holds on macOS and Windows.
+//  15. Web indexes: https://HOST (an http or https URL whose path is
+//     empty or ends in "/") names the index of the site there,
+//     PATH/.well-known/agent-skills/index.json, and an http(s) URL whose
+//     path ends in that names itself: the Agent
+//     Skills discovery index, v0.2.0 (package source/webindex, its rules
+//     1 to 4; a query, a fragment or user information in one is refused
+//     with [ErrInvalidSource]). Add reads the index (at most
+//     webindex.MaxIndexSize bytes) and every usable skill it lists
+//     (Request.Skills chooses among them by name; [Installer.Contents]
+//     lists them): each artifact is downloaded, bounded as rule 10 says,
+//     and its SHA-256 compared with the index's digest before anything
+//     is read from it. A skill-md artifact is its SKILL.md (at most the
+//     cache's MaxFileSize); an archive is extracted under rule 3's
+//     rules and limits (one that breaks them fails the whole source)
+//     and must hold the skill at its root, where the format puts it (a
+//     SKILL.md below is one of the skill's files). An entry the index
+//     writes wrongly, a download whose digest differs (the reason names
+//     both), an archive without a root SKILL.md, and a skill whose
+//     SKILL.md names another skill than the index does are skipped as
+//     rule 4 says. The lock file records per skill the index's URL as
+//     its source, its name as its subpath and the index's digest as its
+//     pin, and the skill is kept in the skill cache: a sync needs no
+//     network while the cache holds it. Otherwise a sync reads the index
+//     again, once for each pin, and a skill the index no longer lists,
+//     or lists with another digest, fails it with [ErrDrift] naming
+//     both digests; Add moves the pin to what the index names. For the
+//     policy (Trust rule 1) a web index is a URL source at the index's
+//     URL, pinned as recorded, and each artifact's URL, which may be on
+//     another host, is checked as a pinned URL source before it is
+//     downloaded, as are the redirects of every download. With
+//     Request.Skills, Add downloads only the skills it names; Contents
+//     downloads every one, so that what Add would skip shows. Outdated and Update (rule 14) read the index
+//     once per source: a skill whose digest it still names is current;
+//     one it names with another digest is downloaded and compared, and
+//     Update moves its pin there; one it no longer lists is reported
+//     changed by Outdated and fails Update ([ErrInvalidSource]). The
+//     same holds on macOS and Windows.
 //
 // # Trust
 //

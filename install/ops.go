@@ -144,7 +144,7 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	sources, cleanup, err := in.resolveAll(ctx, req.Sources, trusts)
+	sources, cleanup, err := in.resolveAll(withChosen(ctx, req.Skills), req.Sources, trusts)
 	if err != nil {
 		return nil, err
 	}
@@ -555,6 +555,9 @@ func (in *Installer) syncSource(ctx context.Context, source, pin string, names [
 		return in.resolve(ctx, in.sourcePath(source), true, st)
 	}
 	rs, err := in.parseSource(source, false)
+	if err == nil && rs == nil && isWebIndex(source) {
+		return in.syncWebIndex(ctx, source, pin, names, lock, st)
+	}
 	if err == nil && rs == nil {
 		err = fmt.Errorf("%w: %s is recorded with a pin, but is not a published source", ErrInvalidLock, source)
 	}

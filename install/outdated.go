@@ -130,6 +130,7 @@ const (
 	kindPublished = "published" // GitHub, git, OCI: a reference and a pin
 	kindURL       = "url"       // an http(s) archive
 	kindFolder    = "folder"    // a local folder or archive file
+	kindWebIndex  = "webindex"  // a web index: a digest per skill (rule 15)
 )
 
 // recordedKind tells which kind of source a lock file records, or ""
@@ -142,6 +143,8 @@ func (in *Installer) recordedKind(src string) string {
 		return ""
 	case rs != nil:
 		return kindPublished
+	case isWebIndex(src):
+		return kindWebIndex
 	case isURL(src):
 		return kindURL
 	case strings.Contains(src, "://"):
@@ -172,6 +175,8 @@ func (in *Installer) checkGroup(ctx context.Context, lock *lockFile, src string,
 		err = in.checkPublished(ctx, src, rows)
 	case kindURL:
 		err = in.checkURL(ctx, lock, src, rows)
+	case kindWebIndex:
+		err = in.checkWebIndex(ctx, src, rows)
 	case kindFolder:
 		var r *sourceSkills
 		if r, err = in.resolve(ctx, in.sourcePath(src), true, nil); err == nil {

@@ -529,7 +529,14 @@ func (in *Installer) resolveSource(ctx context.Context, source string, recorded 
 	if err != nil {
 		return nil, err
 	}
+	indexURL, webIndex, err := webIndexURL(source)
+	if err != nil && rs == nil {
+		return nil, err
+	}
 	switch {
+	case webIndex && rs == nil: // rule 15
+		r.source = indexURL
+		r.skills, r.cleanup, err = in.fromWebIndex(ctx, indexURL, nil, chosen(ctx))
 	case rs != nil:
 		r.pin, r.skills, r.cleanup, err = in.fromRemote(ctx, rs, r.source, "", nil, st)
 		if err != nil && !recorded && bareGitHub(source) {
@@ -595,7 +602,9 @@ func (in *Installer) resolveSource(ctx context.Context, source string, recorded 
 func (in *Installer) checkAll(ctx context.Context, skills []candidate, pin string) {
 	for i := range skills {
 		c := &skills[i]
-		c.pin = pin
+		if c.pin == "" { // a web index's skills have a pin each (rule 15)
+			c.pin = pin
+		}
 		if c.problem != "" {
 			continue // a link an archive's extraction dropped: not read
 		}

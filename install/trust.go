@@ -185,6 +185,12 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 	case isHostedRepo(text): // a repository on another host (hosts.go)
 		return hostedPolicySource(s, text)
 	case isURL(text) && !isGitHubRepoURL(text):
+		if indexURL, ok, err := webIndexURL(text); ok { // rule 15: as recorded
+			text = indexURL
+			if err != nil {
+				return s, err
+			}
+		}
 		u, want, err := parseDownload(text)
 		if err != nil {
 			return s, err

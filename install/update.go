@@ -260,6 +260,9 @@ func (in *Installer) readNow(ctx context.Context, lock *lockFile, src string, na
 	case kindFolder:
 		r, err := in.resolve(ctx, in.sourcePath(src), true, st)
 		return r, "", err
+	case kindWebIndex:
+		r, err := in.readWebIndexNow(ctx, lock, src, names, st)
+		return r, "", err
 	}
 	return nil, "", fmt.Errorf("%w: cannot update %s: this version of agentskills does not know its kind of source", ErrInvalidSource, src)
 }

@@ -65,6 +65,7 @@ var subcommands = []func(*streams) *cobra.Command{
 	newCacheCmd,
 	newRunCmd,
 	newPushCmd,
+	newIndexCmd,
 	newSignCmd,
 	newPolicyCmd,
 	newAuditCmd,

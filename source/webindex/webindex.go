@@ -35,6 +35,9 @@
 // as above, and a skill whose download does not match its digest (it
 // installs the others); it resolves URLs against the index URL with any
 // scheme; it extracts archives in memory up to 50 MiB and 1,000 files.
+// It lists and installs what [Write] makes (tried with its 1.7.4 against
+// a local server), and of a skill whose SKILL.md was changed after the
+// index was written it says nothing: the skill is just not listed.
 //
 // # Rules
 //
@@ -56,10 +59,12 @@
 //  3. Two entries of one name make the whole index invalid: which one a
 //     client would take is not said anywhere.
 //  4. [IndexURL] maps what a user types to the index's URL: an http(s)
-//     URL whose path is empty or "/" names its site's
-//     /.well-known/agent-skills/index.json; a URL whose path ends in
-//     /.well-known/agent-skills/index.json names itself. A query, a
-//     fragment or user information is refused.
+//     URL whose path is empty or ends in "/" names the index of the site
+//     there, PATH/.well-known/agent-skills/index.json (https://example.com
+//     and https://example.com/ the site's root,
+//     https://example.github.io/team/ a site served from a folder); a
+//     URL whose path ends in /.well-known/agent-skills/index.json names
+//     itself. A query, a fragment or user information is refused.
 //  5. [Write] makes an index and the artifacts it names from skill
 //     folders: each folder must pass skillmd's strict validation (what
 //     `agentskills validate` accepts); a skill that is its SKILL.md
@@ -374,8 +379,8 @@ func IndexURL(text string) (indexURL string, ok bool, err error) {
 		return "", false, nil
 	}
 	switch {
-	case u.Path == "" || u.Path == "/":
-		u.Path = Path
+	case u.Path == "" || strings.HasSuffix(u.Path, "/"):
+		u.Path = strings.TrimSuffix(u.Path, "/") + Path
 	case strings.HasSuffix(u.Path, Path):
 	default:
 		return "", false, nil
