@@ -31,12 +31,13 @@ var ErrInvalidConfig = errors.New("invalid configuration")
 
 // Config is the user's configuration of where to search (rule 12).
 type Config struct {
-	// Path is the file it was read from; "" when there was none.
+	// Path is the file it was read from; by default (no file) "".
 	Path string
-	// Indexes are the web index addresses, in the file's order.
+	// Indexes are the web index addresses, in the file's order; by
+	// default none.
 	Indexes []string
 	// Registries are the OCI registries (HOST) and repositories
-	// (HOST/REPO), in the file's order.
+	// (HOST/REPO), in the file's order; by default none.
 	Registries []string
 }
 
