@@ -30,7 +30,8 @@
 //  3. [Registry] and [Index] match locally: an entry matches when every
 //     word of the query (split at spaces) is in its name, its description
 //     or its source, ignoring case. [Registry] reads a registry's catalog
-//     (at most 100 repositories), or the one repository named, picks the
+//     (at most 100 repositories, taken in name order whatever order the
+//     registry gives), or the one repository named, picks the
 //     tag "latest", else the last tag the registry lists, and reads that
 //     manifest's annotations (oci.Describe); only manifests in the format
 //     agentskills push writes (oci.ArtifactType) are entries, whose source

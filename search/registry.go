@@ -70,6 +70,7 @@ func (b *registryBackend) Search(ctx context.Context, query string, limit int) (
 		if repos, err = oci.Repositories(ctx, b.host, MaxRepositories, b.opts...); err != nil {
 			return nil, err
 		}
+		slices.Sort(repos) // the registry's order need not be lexical (rule 3)
 	}
 	found := make([]*Result, len(repos))
 	failed := make([]error, len(repos))
