@@ -357,8 +357,8 @@ func TestAddGitHubEnterprise(t *testing.T) {
 	t.Setenv("GITHUB_API_URL", dotcom.URL)
 	t.Setenv("GITHUB_TOKEN", dotcomToken)
 	t.Setenv("GH_ENTERPRISE_TOKEN", gheToken)
-	t.Setenv("GH_HOST", "")
 	host := strings.TrimPrefix(ghes.URL, "https://")
+	t.Setenv("GH_HOST", host) // the user's Enterprise host: its token goes there only
 	tests := []struct {
 		source, skill string
 		auths         func() []string

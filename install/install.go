@@ -299,8 +299,8 @@
 //     https://HOST/OWNER/REPO/tree/REF[/PATH] (and https://HOST/OWNER/REPO
 //     when GH_HOST names HOST), read through the host's API with the
 //     host's own token, GH_ENTERPRISE_TOKEN or GITHUB_ENTERPRISE_TOKEN,
-//     which goes to that host only (package source/github, rules 15 and
-//     16); and, read through the system git with git's own credential
+//     which goes only to the host GH_HOST names (package source/github,
+//     rules 15 and 16); and, read through the system git with git's own credential
 //     helpers (package source/git, rules 17 to 21), GitLab's
 //     https://HOST/GROUP/.../REPO/-/tree/REF[/PATH], Gitea's and
 //     Forgejo's https://HOST/OWNER/REPO/src/branch/REF[/PATH] (tag/,
