@@ -432,7 +432,8 @@
 //     policy (Trust rule 1) a web index is a URL source at the index's
 //     URL, pinned as recorded, and each artifact's URL, which may be on
 //     another host, is checked as a pinned URL source before it is
-//     downloaded, as are the redirects of every download. With
+//     downloaded (one whose path has a '..' segment, even
+//     percent-encoded, is refused), as are the redirects of every download. With
 //     Request.Skills, Add downloads only the skills it names; Contents
 //     downloads every one, so that what Add would skip shows. Outdated and Update (rule 14) read the index
 //     once per source: a skill whose digest it still names is current;
