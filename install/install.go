@@ -376,7 +376,8 @@
 //     the pin moved (for a version range, source.Versioned, the tag the
 //     range picks is reported); a URL pinned with #sha256= is never
 //     outdated; another URL is asked, with the ETag and Last-Modified
-//     the lock file records from its last download, whether it changed
+//     the lock file records from its last download (each only when at
+//     most 256 bytes of printable ASCII), whether it changed
 //     (If-None-Match, If-Modified-Since: 304 is current, without a
 //     download); a folder or archive file is read again. The new
 //     content of a skill is materialized into the skill cache and its
