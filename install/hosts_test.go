@@ -357,8 +357,8 @@ func TestAddGitHubEnterprise(t *testing.T) {
 	t.Setenv("GITHUB_API_URL", dotcom.URL)
 	t.Setenv("GITHUB_TOKEN", dotcomToken)
 	t.Setenv("GH_ENTERPRISE_TOKEN", gheToken)
-	t.Setenv("GH_HOST", "")
 	host := strings.TrimPrefix(ghes.URL, "https://")
+	t.Setenv("GH_HOST", host) // the user's Enterprise host: its token goes there only
 	tests := []struct {
 		source, skill string
 		auths         func() []string
@@ -399,4 +399,24 @@ func TestAddGitHubEnterprise(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestGitHubPrefixedEnterpriseAddress checks that an Enterprise address
+// written after github: is seen by the policy as the repository of its
+// host, not as github.com's repository of the same name: a policy that
+// allows github:acme/* refuses it before any request (# Trust, rule 1).
+func TestGitHubPrefixedEnterpriseAddress(t *testing.T) {
+	t.Setenv("GH_HOST", "")
+	const text = "github:https://ghes.invalid/acme/skills/tree/main/skills/alpha"
+	f := newFixture(t)
+	p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"github:acme/*\"]\n")
+	in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(Trust{Policy: p}))
+	got, err := in.PolicySource(text)
+	if err != nil || got.Kind != "git" || got.Location != "ghes.invalid/acme/skills" {
+		t.Errorf("PolicySource(%s) = %+v, %v; want kind git at ghes.invalid/acme/skills", text, got, err)
+	}
+	if _, err := in.Add(t.Context(), Request{Sources: []string{text}, Agents: agentsOf(t, "codex")}); !errors.Is(err, ErrRefused) {
+		t.Errorf("Add(%s) under a policy allowing github:acme/* = %v, want ErrRefused", text, err)
+	}
+	assertNothingInstalled(t, f)
 }

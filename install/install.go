@@ -299,8 +299,8 @@
 //     https://HOST/OWNER/REPO/tree/REF[/PATH] (and https://HOST/OWNER/REPO
 //     when GH_HOST names HOST), read through the host's API with the
 //     host's own token, GH_ENTERPRISE_TOKEN or GITHUB_ENTERPRISE_TOKEN,
-//     which goes to that host only (package source/github, rules 15 and
-//     16); and, read through the system git with git's own credential
+//     which goes only to the host GH_HOST names (package source/github,
+//     rules 15 and 16); and, read through the system git with git's own credential
 //     helpers (package source/git, rules 17 to 21), GitLab's
 //     https://HOST/GROUP/.../REPO/-/tree/REF[/PATH], Gitea's and
 //     Forgejo's https://HOST/OWNER/REPO/src/branch/REF[/PATH] (tag/,
@@ -376,7 +376,8 @@
 //     the pin moved (for a version range, source.Versioned, the tag the
 //     range picks is reported); a URL pinned with #sha256= is never
 //     outdated; another URL is asked, with the ETag and Last-Modified
-//     the lock file records from its last download, whether it changed
+//     the lock file records from its last download (each only when at
+//     most 256 bytes of printable ASCII), whether it changed
 //     (If-None-Match, If-Modified-Since: 304 is current, without a
 //     download); a folder or archive file is read again. The new
 //     content of a skill is materialized into the skill cache and its
@@ -432,7 +433,8 @@
 //     policy (Trust rule 1) a web index is a URL source at the index's
 //     URL, pinned as recorded, and each artifact's URL, which may be on
 //     another host, is checked as a pinned URL source before it is
-//     downloaded, as are the redirects of every download. With
+//     downloaded (one whose path has a '..' segment, even
+//     percent-encoded, is refused), as are the redirects of every download. With
 //     Request.Skills, Add downloads only the skills it names; Contents
 //     downloads every one, so that what Add would skip shows. Outdated and Update (rule 14) read the index
 //     once per source: a skill whose digest it still names is current;

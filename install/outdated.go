@@ -358,6 +358,21 @@ func (in *Installer) materialize(ctx context.Context, c *candidate) (string, str
 // download: its ETag and Last-Modified headers.
 type validators struct{ etag, modified string }
 
+// maxValidator bounds an ETag or a Last-Modified that is recorded: each
+// skill's lock entry carries them, and a server's header may be
+// megabytes long.
+const maxValidator = 256
+
+// validator is v, a server's ETag or Last-Modified, when it is at most
+// maxValidator bytes of printable ASCII, else "": one that is not is
+// left out, and a check compares the content instead.
+func validator(v string) string {
+	if len(v) > maxValidator || strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r > 0x7e }) {
+		return ""
+	}
+	return v
+}
+
 // headers are the conditional request headers that ask whether the
 // content changed since v was given.
 func (v validators) headers() []skill.ArchiveHTTPOption {
@@ -404,7 +419,7 @@ func (t *validatorTransport) RoundTrip(req *http.Request) (*http.Response, error
 	case resp.StatusCode == http.StatusNotModified:
 		*t.notModified = true
 	case resp.StatusCode >= 200 && resp.StatusCode <= 299:
-		*t.got = validators{etag: resp.Header.Get("ETag"), modified: resp.Header.Get("Last-Modified")}
+		*t.got = validators{etag: validator(resp.Header.Get("ETag")), modified: validator(resp.Header.Get("Last-Modified"))}
 	}
 	return resp, nil
 }

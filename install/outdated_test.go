@@ -470,3 +470,43 @@ func TestOutdatedRefusedByPolicy(t *testing.T) {
 		t.Error("a refused Update changed the lock file")
 	}
 }
+
+// TestURLValidatorsBounded downloads an archive of three skills from a
+// server whose ETag and Last-Modified are a mebibyte each: they are not
+// recorded (each skill's entry would carry them), so the lock file stays
+// small, and Outdated compares by downloading instead.
+func TestURLValidatorsBounded(t *testing.T) {
+	f := newFixture(t)
+	u := newURLServer(t)
+	body := testarchive.TarGzFiles(t, map[string]string{"a/SKILL.md": skillMD("a"), "b/SKILL.md": skillMD("b"), "c/SKILL.md": skillMD("c")})
+	u.set(body, `"`+strings.Repeat("e", 1<<20)+`"`, strings.Repeat("m", 1<<20))
+	in := f.installer(t)
+	if _, err := in.Add(t.Context(), Request{Sources: []string{u.srv.URL + "/kit.tgz"}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	lockPath := filepath.Join(f.env.Project, ".agents", LockName)
+	fi, err := os.Stat(lockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() > 16<<10 {
+		t.Errorf("the lock file has %d bytes after a server sent a 1 MiB ETag and Last-Modified, want them left out", fi.Size())
+	}
+	lock, _ := readLock(lockPath)
+	for name, e := range lock.Skills {
+		if e.ETag != "" || e.LastModified != "" {
+			t.Errorf("lock entry %s records an overlong ETag (%d bytes) or Last-Modified (%d bytes)", name, len(e.ETag), len(e.LastModified))
+		}
+	}
+	u.counts()
+	rows, err := in.Outdated(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := states(rows)["a"]; got != OutdatedCurrent {
+		t.Errorf("Outdated = %s, want %s by comparing a download", got, OutdatedCurrent)
+	}
+	if full, _ := u.counts(); full != 1 {
+		t.Errorf("Outdated downloaded %d times, want once for the source", full)
+	}
+}

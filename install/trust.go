@@ -212,7 +212,7 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 		if err != nil {
 			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}
-		s.Kind, s.Location = "github", strings.ToLower(src.Owner+"/"+src.Repo)
+		s.Kind, s.Location = src.PolicyLocation() // an Enterprise address after github: is its host's (rule 13)
 		s.Pinned = s.Pinned || gitsyntax.IsCommit(src.Ref)
 		return s, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -141,10 +142,15 @@ func (in *Installer) readWebIndex(ctx context.Context, indexURL string) (*webind
 
 // checkArtifact checks the URL of a skill's artifact against the policy
 // as a pinned URL source (Trust rule 1): an index on an allowed site must
-// not bring content from a host the policy does not allow.
+// not bring content from a host the policy does not allow, nor climb out
+// of an allowed folder with a '..' segment, percent-encoded ones too,
+// which URL resolution keeps and a server may resolve.
 func (in *Installer) checkArtifact(indexURL string, s webindex.Skill) error {
 	if in.trust == nil {
 		return nil
+	}
+	if u, err := url.Parse(s.Resolved); err != nil || policy.HasDotSegment(u.Path) {
+		return fmt.Errorf("%w: %s: skill %s is at %s, whose path has a '..' segment; the policy is checked against the path as written, so the index must name it without", ErrRefused, indexURL, s.Name, s.Resolved)
 	}
 	err := in.trust.effectivePolicy().Check(policy.Source{Kind: "url", Location: s.Resolved, Pinned: true, Display: s.Resolved})
 	if err != nil {

@@ -455,3 +455,28 @@ func TestWebIndexOutdatedUpdate(t *testing.T) {
 		t.Errorf("Update after the index dropped its skills = %v, want ErrInvalidSource", err)
 	}
 }
+
+// TestWebIndexPolicyDotSegments lists an artifact whose URL climbs out
+// of the folder the policy allows with percent-encoded dot segments,
+// which URL resolution keeps and a server may resolve: it is refused
+// before any request, as a URL source with a '..' segment is (Trust
+// rule 1).
+func TestWebIndexPolicyDotSegments(t *testing.T) {
+	s := newSite(t)
+	md := []byte(skillMD("plain"))
+	const climbed = "/team-a/.well-known/agent-skills/../../../team-b/plain.md"
+	s.put(climbed, md) // as a server that resolves the segments would serve team-b's file
+	s.put("/team-a"+webindex.Path, []byte(`{"$schema":"`+webindex.Schema+`","skills":[`+
+		indexEntry("plain", "skill-md", "%2e%2e/%2e%2e/%2e%2e/team-b/plain.md", webindex.Digest(md))+`]}`))
+	f := newFixture(t)
+	p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"url:"+s.URL+"/team-a/**\"]\n")
+	in := webInstaller(t, f, cachetest.Root(t), WithTrust(Trust{Policy: p}))
+	_, err := in.Add(t.Context(), Request{Sources: []string{s.URL + "/team-a/"}, Agents: agentsOf(t, "claude-code")})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "'..'") {
+		t.Errorf("Add of an index whose artifact URL climbs out with %%2e%%2e = %v; want ErrRefused naming the '..' segment", err)
+	}
+	if n := s.count(climbed); n != 0 {
+		t.Errorf("the refused artifact was requested %d times", n)
+	}
+	assertNothingInstalled(t, f)
+}

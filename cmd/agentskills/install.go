@@ -317,7 +317,7 @@ through the system git and its credentials; a repository on another host by
 its web address: GitHub Enterprise Server's
 https://HOST/OWNER/REPO/tree/REF[/PATH] (https://HOST/OWNER/REPO with
 GH_HOST=HOST) through its API, with a token from GH_ENTERPRISE_TOKEN or
-GITHUB_ENTERPRISE_TOKEN sent to that host only, and, through git, GitLab's
+GITHUB_ENTERPRISE_TOKEN sent only to the host GH_HOST names, and, through git, GitLab's
 https://HOST/GROUP/.../REPO/-/tree/REF[/PATH], Gitea's and Codeberg's
 https://HOST/OWNER/REPO/src/branch/REF[/PATH], Bitbucket's
 https://bitbucket.org/OWNER/REPO/src/REF[/PATH], a repository's page on

@@ -132,7 +132,9 @@ func New(opts ...Option) (*Client, error) {
 	case c.tokenSet:
 		cl.token, cl.tokenFrom = c.token, "WithToken"
 	case host != "":
-		cl.token, cl.tokenFrom = enterpriseToken() // rule 17
+		if gh, _ := checkHost(os.Getenv(envHost)); gh == host {
+			cl.token, cl.tokenFrom = enterpriseToken() // rule 17: only to the host GH_HOST names
+		}
 	case os.Getenv("GITHUB_TOKEN") != "":
 		cl.token, cl.tokenFrom = os.Getenv("GITHUB_TOKEN"), "GITHUB_TOKEN"
 	case os.Getenv("GH_TOKEN") != "":

@@ -163,14 +163,16 @@
 //     GH_HOST does not change what OWNER/REPO names (the npm skills tool
 //     reads it so): a bare OWNER/REPO typed for github.com never reaches
 //     another host because of a variable set for another tool.
-//  17. The token of an Enterprise host (rule 16) is [WithToken], else
-//     $GH_ENTERPRISE_TOKEN, else $GITHUB_ENTERPRISE_TOKEN, the GitHub
-//     CLI's variables in its order; GITHUB_TOKEN and GH_TOKEN, which are
+//  17. The token of an Enterprise host (rule 16) is [WithToken], else,
+//     when $GH_HOST names that host, $GH_ENTERPRISE_TOKEN, else
+//     $GITHUB_ENTERPRISE_TOKEN, the GitHub CLI's variables in its order;
+//     a /tree/ address of any other host, which a lock file or a page
+//     someone else wrote may hold, is read without a token, so that the
+//     user's token goes only to the host the user named; GITHUB_TOKEN and GH_TOKEN, which are
 //     github.com's, are never sent to it, and an Enterprise token is
 //     never sent to github.com. It is sent only to the host's API
-//     address, and never written or shown, as rule 7 says. One token
-//     serves every Enterprise host, as in the GitHub CLI: a user of
-//     several gives each its client's WithToken.
+//     address, and never written or shown, as rule 7 says. A user of
+//     several Enterprise hosts gives each its client's WithToken.
 //
 // What holds on Linux holds on macOS and Windows: nothing here depends
 // on the system.

@@ -21,8 +21,8 @@ const (
 // WithHost makes the client one of the GitHub Enterprise Server at host
 // (HOST or HOST:PORT): its API address is https://HOST/api/v3 (for a
 // HOST.ghe.com, https://api.HOST) unless [WithAPIURL] gives one, and its
-// token is [WithToken], else $GH_ENTERPRISE_TOKEN, else
-// $GITHUB_ENTERPRISE_TOKEN (rule 17); GITHUB_API_URL, GITHUB_TOKEN and
+// token is [WithToken], else, when $GH_HOST names host,
+// $GH_ENTERPRISE_TOKEN, else $GITHUB_ENTERPRISE_TOKEN (rule 17); GITHUB_API_URL, GITHUB_TOKEN and
 // GH_TOKEN are not read. Such a client reads only sources of that host
 // (Source.Host). "github.com" means the default. Default: github.com, or
 // the API of GITHUB_API_URL.
@@ -128,7 +128,7 @@ func (c *Client) hostName() string {
 // token, for messages that say how to pass one.
 func (c *Client) tokenVars() string {
 	if c.host != "" {
-		return envEnterpriseToken + " or " + envEnterpriseToken2
+		return envEnterpriseToken + " or " + envEnterpriseToken2 + " (with " + envHost + "=" + c.host + ", the one host they are sent to)"
 	}
 	return "GITHUB_TOKEN or GH_TOKEN"
 }

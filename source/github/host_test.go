@@ -130,7 +130,7 @@ func TestEnterpriseTokenOnlyToItsHost(t *testing.T) {
 	t.Setenv("GH_TOKEN", dotcomToken)
 	t.Setenv("GH_ENTERPRISE_TOKEN", gheToken)
 	t.Setenv("GITHUB_ENTERPRISE_TOKEN", "")
-	t.Setenv("GH_HOST", "")
+	t.Setenv("GH_HOST", host) // the user's host: its token goes there
 
 	for _, text := range []string{"https://" + host + "/o/r/tree/main/skills/pdf", "https://github.com/o/r/tree/main/skills/pdf"} {
 		src, err := github.Parse(text)
@@ -201,6 +201,7 @@ func TestEnterpriseTokenFromEnvironment(t *testing.T) {
 			f.addRepo(t, "o", "r")
 			f.token = "the-only-good-token"
 			host, client := enterprise(t, f)
+			t.Setenv("GH_HOST", host)
 			src, err := github.Parse("https://" + host + "/o/r/tree/main")
 			if err != nil {
 				t.Fatal(err)
@@ -304,6 +305,7 @@ func TestEnterpriseHostileServer(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	host := strings.TrimPrefix(srv.URL, "https://")
+	t.Setenv("GH_HOST", host)
 	src, err := github.Parse("https://" + host + "/o/r/tree/main")
 	if err != nil {
 		t.Fatal(err)
@@ -332,5 +334,50 @@ func TestEnterpriseHostileServer(t *testing.T) {
 	_, err = r.Open(t.Context(), commitA, "", nil)
 	if !errors.As(err, &rl) || !strings.Contains(err.Error(), "set GH_ENTERPRISE_TOKEN or GITHUB_ENTERPRISE_TOKEN") {
 		t.Errorf("Open from a rate-limited host without a token = %v, want it to say which variables give one", err)
+	}
+}
+
+// TestEnterpriseTokenOnlyToGHHost reads a /tree/ address of a host that
+// GH_HOST does not name, as a lock file or a page someone else wrote can
+// hold: the environment's Enterprise token is not sent to it (rule 17),
+// and the refusal says how to send it; with GH_HOST naming the host it is.
+func TestEnterpriseTokenOnlyToGHHost(t *testing.T) {
+	const gheToken = "ghe_enterprise-secret"
+	for _, tt := range []struct {
+		name, ghHost string
+		wantAuth     bool
+	}{
+		{"GH_HOST unset", "", false},
+		{"GH_HOST another host", "ghes.example.com", false},
+		{"GH_HOST this host", "HOST", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("GH_ENTERPRISE_TOKEN", gheToken)
+			t.Setenv("GITHUB_ENTERPRISE_TOKEN", "")
+			f := newFake(t)
+			f.addRepo(t, "o", "r")
+			f.token = gheToken
+			host, client := enterprise(t, f)
+			if tt.ghHost == "HOST" {
+				tt.ghHost = host
+			}
+			t.Setenv("GH_HOST", tt.ghHost)
+			src, err := github.Parse("https://" + host + "/o/r/tree/main")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = github.NewRemote(src, github.WithHTTPClient(client)).Resolve(t.Context())
+			if tt.wantAuth && err != nil {
+				t.Errorf("Resolve with GH_HOST=%s = %v, want the token sent", host, err)
+			}
+			if !tt.wantAuth && (!errors.Is(err, source.ErrAuthRequired) || !strings.Contains(err.Error(), "GH_HOST="+host)) {
+				t.Errorf("Resolve = %v, want ErrAuthRequired saying to set GH_HOST=%s", err, host)
+			}
+			for _, r := range f.seen() {
+				if got := r.Auth != ""; got != tt.wantAuth {
+					t.Errorf("request %s had Authorization %q; want a token: %v", r.Path, r.Auth, tt.wantAuth)
+				}
+			}
+		})
 	}
 }

@@ -24,12 +24,17 @@ type Tag = version.Tag
 
 // Tags lists src's tags through GET {api}/repos/{owner}/{repo}/tags,
 // page by page (100 a page), with the same token, HTTP client and
-// timeouts as every other call (rule 15). A repository with more than
+// timeouts as every other call (rule 15); a source of another host
+// than the client's is refused as [Client.Resolve] refuses it (rule 16).
+// A repository with more than
 // [version.MaxTags] tags fails with [source.ErrInvalid]; an answer that
 // is not a tag listing fails too.
 func (c *Client) Tags(ctx context.Context, src Source) ([]Tag, error) {
 	if err := src.check(); err != nil {
 		return nil, invalid(src.String(), err)
+	}
+	if err := c.serves(src); err != nil {
+		return nil, err
 	}
 	var tags []Tag
 	for page := 1; ; page++ {
@@ -126,7 +131,7 @@ func (r *Remote) Version() string {
 // Latest returns the repository's highest version tag and its commit
 // ([version.Latest]), from one listing of its tags.
 func (r *Remote) Latest(ctx context.Context) (string, string, error) {
-	c, err := New(r.opts...)
+	c, err := New(r.options()...)
 	if err != nil {
 		return "", "", err
 	}

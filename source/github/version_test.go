@@ -263,3 +263,46 @@ func TestResolveRangeErrors(t *testing.T) {
 		})
 	}
 }
+
+// Rules 15 and 17: Latest of an Enterprise source lists the tags of its
+// host with its host's token; github.com (here GITHUB_API_URL's stand-in,
+// holding a repository of the same name) is never asked, and a client of
+// another host refuses Tags.
+func TestRemoteLatestEnterprise(t *testing.T) {
+	const dotcomToken, gheToken = "ghp_dotcom", "ghe_enterprise"
+	ghe := newFake(t)
+	ghe.addRepo(t, "o", "r", sampleRepo()...)
+	ghe.token = gheToken
+	ghe.serveTags([]string{"v1.0.0", "v1.2.0"}, nil)
+	dotcom := newFake(t)
+	dotcom.addRepo(t, "o", "r", sampleRepo()...)
+	dotcom.serveTags([]string{"v9.0.0"}, nil)
+	host, client := enterprise(t, ghe)
+	t.Setenv("GITHUB_API_URL", dotcom.api.URL)
+	t.Setenv("GITHUB_TOKEN", dotcomToken)
+	t.Setenv("GH_TOKEN", "")
+	t.Setenv("GH_ENTERPRISE_TOKEN", gheToken)
+	t.Setenv("GITHUB_ENTERPRISE_TOKEN", "")
+	t.Setenv("GH_HOST", host)
+	src, err := github.Parse("https://" + host + "/o/r/tree/^1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag, pin, err := github.NewRemote(src, github.WithHTTPClient(client)).Latest(t.Context())
+	if err != nil || tag != "v1.2.0" || pin != tagCommit(1) {
+		t.Errorf("Latest = %q, %q, %v; want v1.2.0 of the Enterprise host at %s", tag, pin, err, tagCommit(1))
+	}
+	if n := len(dotcom.seen()); n != 0 {
+		t.Errorf("github.com's stand-in saw %d requests for an Enterprise source, want none", n)
+	}
+	c, err := github.New(github.WithHTTPClient(client))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Tags(t.Context(), src); !errors.Is(err, source.ErrInvalid) {
+		t.Errorf("Tags of an Enterprise source by github.com's client = %v, want ErrInvalid", err)
+	}
+	if n := len(dotcom.seen()); n != 0 {
+		t.Errorf("github.com's stand-in saw %d requests for an Enterprise source, want none", n)
+	}
+}

@@ -23,7 +23,8 @@ var errEnough = errors.New("enough")
 
 // Repositories lists at most limit repositories of the registry at host
 // (HOST or HOST:PORT), in the registry's order, from its catalog (GET
-// /v2/_catalog, page by page, each page read up to 1 MiB). Many public
+// /v2/_catalog, page by page, each page read up to 1 MiB; a page after
+// an empty one is [source.ErrNotServer]). Many public
 // registries (ghcr.io, Docker Hub) keep their catalog to themselves: a
 // 404 is [source.ErrNotFound], saying to name the repositories instead,
 // and a refusal [source.ErrAuthRequired].
@@ -39,7 +40,10 @@ func Repositories(ctx context.Context, host string, limit int, opts ...Option) (
 	reg := &remote.Registry{RepositoryOptions: remote.RepositoryOptions(*c.repository(r))}
 	reg.MaxMetadataBytes = maxListing
 	var out []string
-	err = reg.Repositories(ctx, "", collect(&out, limit))
+	err = reg.Repositories(ctx, "", pages(collect(&out, limit)))
+	if errors.Is(err, errEmptyPages) {
+		return nil, fmt.Errorf("registry %s: list its repositories: %w", host, err)
+	}
 	if err != nil && !errors.Is(err, errEnough) {
 		if notFound(err) {
 			return nil, fmt.Errorf("registry %s: list its repositories: %w: the registry keeps its catalog to itself (%v); name its repositories, as HOST/REPO", host, source.ErrNotFound, err)
@@ -53,6 +57,24 @@ func Repositories(ctx context.Context, host string, limit int, opts ...Option) (
 func notFound(err error) bool {
 	var resp *errcode.ErrorResponse
 	return errors.As(err, &resp) && resp.StatusCode == http.StatusNotFound
+}
+
+// errEmptyPages stops a listing whose registry links an empty page to
+// another: each page then adds a name, so a listing's limit bounds its
+// requests.
+var errEmptyPages = fmt.Errorf("%w: the registry's listing goes on after an empty page, as no registry's does; it is not read further", source.ErrNotServer)
+
+// pages returns fn refusing a page that follows an empty one
+// (errEmptyPages).
+func pages(fn func([]string) error) func([]string) error {
+	empty := false
+	return func(names []string) error {
+		if empty {
+			return errEmptyPages
+		}
+		empty = len(names) == 0
+		return fn(names)
+	}
 }
 
 // collect is a listing's callback that appends to out until it holds
@@ -69,7 +91,8 @@ func collect(out *[]string, limit int) func([]string) error {
 
 // Tags lists at most limit tags of repository on the registry at host,
 // in the registry's order (GET /v2/REPO/tags/list, page by page, each
-// page read up to 1 MiB).
+// page read up to 1 MiB; a page after an empty one is
+// [source.ErrNotServer]).
 func Tags(ctx context.Context, host, repository string, limit int, opts ...Option) ([]string, error) {
 	r := Reference{Host: host, Repository: repository}
 	ref := registry.Reference{Registry: host, Repository: repository}
@@ -86,7 +109,10 @@ func Tags(ctx context.Context, host, repository string, limit int, opts ...Optio
 	repo := c.repository(r)
 	repo.MaxMetadataBytes = maxListing
 	var out []string
-	err = repo.Tags(ctx, "", collect(&out, limit))
+	err = repo.Tags(ctx, "", pages(collect(&out, limit)))
+	if errors.Is(err, errEmptyPages) {
+		return nil, fmt.Errorf("%s/%s: list its tags: %w", host, repository, err)
+	}
 	if err != nil && !errors.Is(err, errEnough) {
 		if notFound(err) {
 			return nil, fmt.Errorf("%s/%s: list its tags: %w (%v): check the repository", host, repository, source.ErrNotFound, err)

@@ -3,7 +3,11 @@ package oci
 import (
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	specs "github.com/opencontainers/image-spec/specs-go"
@@ -23,18 +27,14 @@ func TestRepositoriesAndTags(t *testing.T) {
 			}
 		}
 	}
-	for _, tc := range []struct {
-		limit int
-		want  []string
-	}{
-		{10, []string{"acme/r0", "acme/r1", "acme/r2"}},
-		{2, []string{"acme/r0", "acme/r1"}},
-		{0, nil},
-		{-1, nil},
-	} {
+	// The stand-in registry lists its catalog in a map's order: the test
+	// checks how many distinct repositories of the three come back.
+	all := []string{"acme/r0", "acme/r1", "acme/r2"}
+	for _, tc := range []struct{ limit, want int }{{10, 3}, {2, 2}, {0, 0}, {-1, 0}} {
 		got, err := Repositories(t.Context(), host, tc.limit, opts...)
-		if err != nil || !slices.Equal(got, tc.want) {
-			t.Errorf("Repositories(limit %d) = %q, %v; want %q", tc.limit, got, err, tc.want)
+		distinct := slices.Compact(slices.Sorted(slices.Values(got)))
+		if err != nil || len(got) != tc.want || len(distinct) != tc.want || slices.ContainsFunc(got, func(r string) bool { return !slices.Contains(all, r) }) {
+			t.Errorf("Repositories(limit %d) = %q, %v; want %d of %q", tc.limit, got, err, tc.want, all)
 		}
 	}
 	if got, err := Tags(t.Context(), host, "acme/r1", 10, opts...); err != nil || !slices.Equal(got, []string{"1.0", "2.0"}) {
@@ -97,5 +97,42 @@ func TestDescribe(t *testing.T) {
 	}
 	if _, err := Describe(t.Context(), "oci://"+host+"/acme/review", opts...); !errors.Is(err, source.ErrInvalid) {
 		t.Errorf("Describe(no tag) = %v, want %v", err, source.ErrInvalid)
+	}
+}
+
+// TestListingsEndlessEmptyPages lists the repositories and tags of a
+// hostile registry whose every page is empty and links to another: the
+// listing stops at the second empty page, saying so, instead of asking
+// for pages until its context ends.
+func TestListingsEndlessEmptyPages(t *testing.T) {
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/v2/":
+			w.Write([]byte("{}"))
+			return
+		case "/v2/_catalog", "/v2/acme/r/tags/list":
+		default:
+			http.NotFound(w, r)
+			return
+		}
+		n := requests.Add(1)
+		if n > 1000 { // the test's own bound
+			http.Error(w, "the client asked for 1000 empty pages", http.StatusTeapot)
+			return
+		}
+		w.Header().Set("Link", fmt.Sprintf(`<%s?n=100&last=p%d>; rel="next"`, r.URL.Path, n))
+		w.Write([]byte(`{"repositories":[],"name":"acme/r","tags":[]}`))
+	}))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	_, opts := testOptions(t)
+	if _, err := Repositories(t.Context(), host, 10, opts...); !errors.Is(err, source.ErrNotServer) || !strings.Contains(err.Error(), "empty page") {
+		t.Errorf("Repositories of endless empty pages = %v, want %v saying so", err, source.ErrNotServer)
+	}
+	requests.Store(0)
+	if _, err := Tags(t.Context(), host, "acme/r", 10, opts...); !errors.Is(err, source.ErrNotServer) || !strings.Contains(err.Error(), "empty page") {
+		t.Errorf("Tags of endless empty pages = %v, want %v saying so", err, source.ErrNotServer)
 	}
 }

@@ -21,20 +21,20 @@ var errTooManyTags = fmt.Errorf("%w: the repository has more than %d tags, more 
 // tags lists every tag of r's repository (its own tag, range or digest
 // are not used) page by page as the registry gives them (the
 // distribution API's tag list, at most [version.MaxTags] tags; each page
-// up to 4 MiB), for a version range to pick from. [Tags] lists a few for
+// up to 4 MiB; a page after an empty one is [source.ErrNotServer]), for a version range to pick from. [Tags] lists a few for
 // a search.
 func (c *config) tags(ctx context.Context, r Reference) ([]string, error) {
 	repo := c.repository(r)
 	repo.TagListPageSize = tagPageSize
 	var tags []string
-	err := repo.Tags(ctx, "", func(page []string) error {
+	err := repo.Tags(ctx, "", pages(func(page []string) error {
 		tags = append(tags, page...)
 		if len(tags) > version.MaxTags {
 			return errTooManyTags
 		}
 		return nil
-	})
-	if errors.Is(err, errTooManyTags) {
+	}))
+	if errors.Is(err, errTooManyTags) || errors.Is(err, errEmptyPages) {
 		return nil, err
 	}
 	if err != nil {

@@ -161,6 +161,20 @@ func TestTagsHostile(t *testing.T) {
 			w.Header().Set("Link", fmt.Sprintf(`</v2/acme/review/tags/list?n=1000&last=t%d-999>; rel="next"`, p+1))
 			json.NewEncoder(w).Encode(map[string]any{"name": "acme/review", "tags": tags})
 		}, source.ErrInvalid, "more than 20000 tags"},
+		{"empty pages linked forever", func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Query().Get("last") == "stop" { // the test's own bound: never reached when the listing stops itself
+				http.Error(w, "the client asked for a page past 1000 empty ones", http.StatusTeapot)
+				return
+			}
+			var p int
+			fmt.Sscanf(r.URL.Query().Get("last"), "p%d", &p)
+			next := fmt.Sprintf("p%d", p+1)
+			if p >= 1000 {
+				next = "stop"
+			}
+			w.Header().Set("Link", fmt.Sprintf(`</v2/acme/review/tags/list?n=1000&last=%s>; rel="next"`, next))
+			w.Write([]byte(`{"name":"acme/review","tags":[]}`))
+		}, source.ErrNotServer, "empty page"},
 		{"huge page", func(w http.ResponseWriter, r *http.Request) {
 			w.Write([]byte(`{"name":"acme/review","tags":["` + strings.Repeat("a", 5<<20) + `"]}`))
 		}, nil, "list the tags"},
