@@ -13,13 +13,22 @@
 //     fresh HOME and skill cache;
 //  3. moves the branch to HEAD and runs, timing each: `outdated --json`
 //     (counting current, moved, changed and unavailable skills), `update
-//     --dry-run --json` (counting the skills and files added, removed and
-//     changed), `update --json`, `verify`, and `outdated --json` again,
-//     which must find every skill current and exit 0;
+//     --dry-run --json --lenient` (counting the skills and files added,
+//     removed and changed), `update --json --lenient`, `verify`, and
+//     `outdated --json` again, which must find every skill current and
+//     exit 0. A skill gone from HEAD (no SKILL.md in its folder, or one
+//     naming another skill) must be reported changed by outdated and
+//     fail `update` of every skill, changing nothing; the others are then
+//     updated by name, and the gone ones removed before outdated runs
+//     again;
 //  4. computes the truth with git, per installed skill: `git diff
 //     --no-renames --name-status OLD HEAD -- SUBPATH`, and reports every
 //     skill where outdated's state, or the files update lists, disagree
 //     with it.
+//
+// A mirror that lacks blobs (large files left out of a snapshot) is
+// installed from two new commits, the trees of OLD and HEAD less those
+// files, which it prints.
 //
 // It prints one line per disagreement and a table, one row per
 // repository, in Markdown:
@@ -40,6 +49,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -219,14 +229,29 @@ func one(bin, dir, src, name string, days, back int) (r result) {
 	}
 	r.from = from
 	fmt.Printf("%s: HEAD %.12s, installing from %.12s (%s)\n", name, head, old, from)
+	if old, head, err = withoutMissing(clone, old, head); err != nil {
+		r.err = err
+		return r
+	}
 	if _, err := git(clone, "branch", "--force", branch, old); err != nil {
 		r.err = err
 		return r
 	}
 	source := "git+file://" + clone + "#ref=" + branch
+	// add skips, exiting 1, a skill the audit refuses; the others are
+	// installed and checked.
 	if out, code, _ := cli(bin, project, env, "add", source, "--lenient", "-y", "--agent", "claude-code,codex", "--quiet"); code != 0 {
-		r.err = fmt.Errorf("add exited %d: %s", code, out)
-		return r
+		var skipped []string
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(line, "skipped ") {
+				skipped = append(skipped, line)
+			}
+		}
+		if code != 1 || len(skipped) == 0 {
+			r.err = fmt.Errorf("add exited %d: %s", code, out)
+			return r
+		}
+		fmt.Printf("%s: add exited 1, skipping %d skills:\n%s\n", name, len(skipped), strings.Join(skipped, "\n"))
 	}
 	data, err := os.ReadFile(filepath.Join(project, ".agents", "agentskills.lock"))
 	if err != nil {
@@ -245,7 +270,7 @@ func one(bin, dir, src, name string, days, back int) (r result) {
 			r.err = fmt.Errorf("%s: lock file pins %s, not %s", skill, e.Pin, old)
 			return r
 		}
-		t, err := gitTruth(clone, old, head, e.Subpath)
+		t, err := gitTruth(clone, old, head, skill, e.Subpath)
 		if err != nil {
 			r.err = err
 			return r
@@ -323,7 +348,7 @@ func one(bin, dir, src, name string, days, back int) (r result) {
 	var names []string
 	if len(gone) > 0 {
 		before, _ := os.ReadFile(filepath.Join(project, ".agents", "agentskills.lock"))
-		out, code, _ := cli(bin, project, env, "update")
+		out, code, _ := cli(bin, project, env, "update", "--lenient")
 		after, _ := os.ReadFile(filepath.Join(project, ".agents", "agentskills.lock"))
 		if code != 1 || !bytes.Equal(before, after) {
 			disagree("update of every skill, %d of them gone from the source, exited %d (want 1) and changed the lock file: %t", len(gone), code, !bytes.Equal(before, after))
@@ -339,7 +364,7 @@ func one(bin, dir, src, name string, days, back int) (r result) {
 
 	// update --dry-run, then update
 	start = time.Now()
-	out, code, stdout = cli(bin, project, env, append([]string{"update", "--dry-run", "--json"}, names...)...)
+	out, code, stdout = cli(bin, project, env, append([]string{"update", "--dry-run", "--json", "--lenient"}, names...)...)
 	r.tDry = time.Since(start)
 	var dry updateOut
 	if err := json.NewDecoder(bytes.NewReader(stdout)).Decode(&dry); code != 0 || err != nil {
@@ -371,7 +396,7 @@ func one(bin, dir, src, name string, days, back int) (r result) {
 		}
 	}
 	start = time.Now()
-	out, code, stdout = cli(bin, project, env, append([]string{"update", "--json"}, names...)...)
+	out, code, stdout = cli(bin, project, env, append([]string{"update", "--json", "--lenient"}, names...)...)
 	r.tUpdate = time.Since(start)
 	var upd updateOut
 	if err := json.NewDecoder(bytes.NewReader(stdout)).Decode(&upd); code != 0 || err != nil {
@@ -475,10 +500,100 @@ func oldCommit(repo string, days, back int) (commit, from string, err error) {
 	return commit, fmt.Sprintf("HEAD~%d", back), err
 }
 
-// gitTruth says what changed in the folder subpath from old to head.
-func gitTruth(repo, old, head, subpath string) (truth, error) {
+// withoutMissing returns old and head, or, when the repository lacks
+// blobs of their trees (a mirror may leave out its largest files), two
+// new commits, the second the child of the first, with the trees of old
+// and head less the missing files, which it prints.
+func withoutMissing(repo, old, head string) (string, string, error) {
+	var commits [2]string
+	rewrite := false
+	for i, c := range []string{old, head} {
+		missing, err := missingBlobs(repo, c)
+		if err != nil {
+			return "", "", err
+		}
+		commits[i] = c
+		if len(missing) == 0 {
+			continue
+		}
+		rewrite = true
+		fmt.Printf("  %.12s lacks %d blobs, left out of its tree: %s\n", c, len(missing), strings.Join(missing, ", "))
+		index := filepath.Join(repo, "updatecorpus-index")
+		os.Remove(index)
+		empty := filepath.Join(repo, "updatecorpus-worktree") // update-index wants a work tree
+		if err := os.MkdirAll(empty, 0o755); err != nil {
+			return "", "", err
+		}
+		cmds := [][]string{{"read-tree", c}, append([]string{"update-index", "--force-remove", "--"}, missing...)}
+		for _, args := range cmds {
+			if _, err := gitEnv(repo, []string{"GIT_INDEX_FILE=" + index, "GIT_WORK_TREE=" + empty}, args...); err != nil {
+				return "", "", err
+			}
+		}
+		tree, err := gitEnv(repo, []string{"GIT_INDEX_FILE=" + index}, "write-tree")
+		if err != nil {
+			return "", "", err
+		}
+		commits[i] = tree // a tree, made a commit below
+	}
+	if !rewrite {
+		return old, head, nil
+	}
+	var parent []string
+	for i, c := range []string{old, head} {
+		tree := commits[i] + "^{tree}"
+		args := append([]string{"commit-tree", tree, "-m", "updatecorpus: " + c}, parent...)
+		commit, err := gitEnv(repo, []string{"GIT_AUTHOR_NAME=updatecorpus", "GIT_AUTHOR_EMAIL=updatecorpus@localhost",
+			"GIT_COMMITTER_NAME=updatecorpus", "GIT_COMMITTER_EMAIL=updatecorpus@localhost"}, args...)
+		if err != nil {
+			return "", "", err
+		}
+		commits[i] = commit
+		parent = []string{"-p", commit}
+	}
+	fmt.Printf("  installing from %.12s, updating to %.12s\n", commits[0], commits[1])
+	return commits[0], commits[1], nil
+}
+
+// missingBlobs lists the files of commit whose blobs repo lacks.
+func missingBlobs(repo, commit string) ([]string, error) {
+	out, err := git(repo, "ls-tree", "-r", "-z", commit)
+	if err != nil {
+		return nil, err
+	}
+	var ids, paths []string
+	for _, entry := range strings.Split(out, "\x00") {
+		meta, file, ok := strings.Cut(entry, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 || f[1] != "blob" {
+			continue
+		}
+		ids = append(ids, f[2])
+		paths = append(paths, file)
+	}
+	cmd := exec.Command("git", "cat-file", "--batch-check=%(objectname)")
+	cmd.Dir = repo
+	cmd.Stdin = strings.NewReader(strings.Join(ids, "\n") + "\n")
+	res, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git cat-file --batch-check: %w", err)
+	}
+	var missing []string
+	for i, line := range strings.Split(strings.TrimSpace(string(res)), "\n") {
+		if strings.HasSuffix(line, " missing") && i < len(paths) {
+			missing = append(missing, paths[i])
+		}
+	}
+	return missing, nil
+}
+
+// gitTruth says what changed in the folder subpath, the skill name,
+// from old to head. The skill is gone when head has no SKILL.md there, or
+// one naming another skill.
+func gitTruth(repo, old, head, name, subpath string) (truth, error) {
 	var t truth
-	if _, err := git(repo, "cat-file", "-e", head+":"+subpath); err != nil {
+	md, err := git(repo, "show", head+":"+path.Join(subpath, "SKILL.md"))
+	if err != nil || frontMatterName(md) != name {
 		t.gone = true
 		return t, nil
 	}
@@ -492,8 +607,8 @@ func gitTruth(repo, old, head, subpath string) (truth, error) {
 	}
 	fields := strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
 	for i := 0; i+1 < len(fields); i += 2 {
-		status, path := fields[i], fields[i+1]
-		rel := strings.TrimPrefix(path, strings.TrimSuffix(subpath, "/")+"/")
+		status, file := fields[i], fields[i+1]
+		rel := strings.TrimPrefix(file, strings.TrimSuffix(subpath, "/")+"/")
 		switch status[0] {
 		case 'A':
 			t.added = append(t.added, rel)
@@ -506,10 +621,34 @@ func gitTruth(repo, old, head, subpath string) (truth, error) {
 	return t, nil
 }
 
+// frontMatterName is the name a SKILL.md's front matter gives, read as
+// the first "name:" line between the --- lines, unquoted.
+func frontMatterName(md string) string {
+	lines := strings.Split(md, "\n")
+	if len(lines) == 0 || strings.TrimSpace(lines[0]) != "---" {
+		return ""
+	}
+	for _, line := range lines[1:] {
+		if strings.TrimSpace(line) == "---" {
+			break
+		}
+		if v, ok := strings.CutPrefix(line, "name:"); ok {
+			return strings.Trim(strings.TrimSpace(v), `"'`)
+		}
+	}
+	return ""
+}
+
 // git runs git in dir and returns its output, trimmed.
 func git(dir string, args ...string) (string, error) {
+	return gitEnv(dir, nil, args...)
+}
+
+// gitEnv runs git in dir with the variables env added.
+func gitEnv(dir string, env []string, args ...string) (string, error) {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
