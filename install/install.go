@@ -402,7 +402,13 @@
 //     its range; with UpdateRequest.Latest it moves to the highest
 //     version tag, and the lock file records the source with the range
 //     ^MAJOR.MINOR.PATCH of that tag (source.Versioned.WithRange).
-//     UpdateRequest.DryRun reports the same and changes nothing. The
+//     UpdateRequest.DryRun reports the same and changes nothing. A
+//     skill its source no longer holds where the lock file says (its
+//     folder removed, or its SKILL.md naming another skill) is reported
+//     changed by Outdated, with the reason, and fails Update
+//     ([ErrDrift]); new content that breaks only the specification
+//     fails it ([ErrSpecification]) unless UpdateRequest.Lenient, and
+//     the lock file then records the skill as lenient (rule 4). The
 //     same holds on macOS and Windows.
 //  15. Web indexes: https://HOST (an http or https URL whose path is
 //     empty or ends in "/") names the index of the site there,

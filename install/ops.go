@@ -506,14 +506,14 @@ func (in *Installer) syncWants(ctx context.Context, lock *lockFile) (_ []want, c
 func recordedWant(name, source string, entry *lockEntry, r *sourceSkills) (want, error) {
 	i := slices.IndexFunc(r.skills, func(c candidate) bool { return c.name == name && c.subpath == entry.Subpath })
 	if i < 0 {
-		return want{}, fmt.Errorf("%w: %s: %s no longer holds it where the lock file says (%s)", ErrDrift, name, source, sourceLabel(entry.Source, entry.Subpath))
+		return want{}, fmt.Errorf("%w: %s: %s no longer holds it where the lock file says (%s); remove it, or add it again from where the source keeps it now", ErrDrift, name, source, sourceLabel(entry.Source, entry.Subpath))
 	}
 	c := r.skills[i]
 	if c.problem != "" {
 		return want{}, fmt.Errorf("%w: skill %s in %s: %s", ErrInvalidSource, name, c.where(), c.problem)
 	}
 	if c.spec != "" && !entry.Lenient {
-		return want{}, fmt.Errorf("%w: skill %s in %s: it %w, though agents load it: %s; the lock file does not record it as installed leniently (add it again with Request.Lenient)",
+		return want{}, fmt.Errorf("%w: skill %s in %s: it %w, though agents load it: %s; the lock file does not record it as installed leniently (add it again with Request.Lenient, or update it with UpdateRequest.Lenient)",
 			ErrInvalidSource, name, c.where(), ErrSpecification, c.spec)
 	}
 	c.lenient = c.spec != ""

@@ -33,6 +33,12 @@ type UpdateRequest struct {
 	// installed, after moving each to a backup (rule 7). Default: such a
 	// skill fails the update with ErrModified and nothing changes.
 	Force bool
+	// Lenient updates a skill whose new content breaks only the Agent
+	// Skills specification (rule 4) though the lock file does not record
+	// it as installed leniently; the lock file then does. Default: such
+	// a skill fails the update with [ErrSpecification] and nothing
+	// changes. A skill recorded as lenient is updated either way.
+	Lenient bool
 }
 
 // SkillUpdate is what [Installer.Update] did, or would do with DryRun,
@@ -154,7 +160,9 @@ func (in *Installer) planUpdate(ctx context.Context, lock *lockFile, req UpdateR
 		read = append(read, r)
 		for _, name := range names {
 			e := lock.Skills[name]
-			w, err := recordedWant(name, src, e, r)
+			asked := *e
+			asked.Lenient = e.Lenient || req.Lenient
+			w, err := recordedWant(name, src, &asked, r)
 			if err == nil {
 				err = in.auditRecorded(&w.c)
 			}

@@ -167,12 +167,12 @@ func (e interruptedError) Unwrap() []error { return []error{e.err, errInterrupte
 func flagHint(err error) string {
 	var h hinted
 	switch {
+	case errors.As(err, &h): // the command's own hint comes first
+		return h.hint
 	case errors.Is(err, install.ErrModified):
 		return "--force replaces it, after moving it to a backup"
 	case errors.Is(err, install.ErrSpecification):
 		return "'agentskills add --lenient' installs a skill that breaks only the specification, with a warning"
-	case errors.As(err, &h):
-		return h.hint
 	}
 	return ""
 }

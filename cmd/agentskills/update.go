@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -20,6 +21,7 @@ type updateOptions struct {
 	dryRun  bool
 	latest  bool
 	force   bool
+	lenient bool
 	timeout time.Duration
 	trust   trustFlags
 }
@@ -44,9 +46,13 @@ since it was installed is kept (exit 1, naming the changed files) unless
 apply (the policy, the signer the lock file records: content signed by
 another is refused unless --accept-signer names the new signer; the audit
 refuses a skill, and the whole update, unless --allow-risk names the
-rule); a source that cannot be read fails the update. The lock file is
-replaced atomically, and Ctrl-C stops between two skills with the lock
-file recording exactly what is in place.
+rule); a source that cannot be read fails the update, and so does a
+skill the source no longer holds where the lock file says (remove it, or
+add it again from where the source keeps it now). New content that
+breaks only the Agent Skills specification is refused unless --lenient,
+as add refuses it. The lock file is replaced atomically, and Ctrl-C
+stops between two skills with the lock file recording exactly what is
+in place.
 
 Exit codes: 0 success (also when nothing needed updating), 1 the update
 failed (an edited skill, an unreachable source, a refusal), 2 bad usage or
@@ -70,6 +76,7 @@ func newUpdateCmd(s *streams) *cobra.Command {
 	cmd.Flags().BoolVarP(&opts.dryRun, "dry-run", "n", false, "show what would change, and change nothing")
 	cmd.Flags().BoolVar(&opts.latest, "latest", false, "move a version range to the highest version tag, leaving the range")
 	cmd.Flags().BoolVar(&opts.force, "force", false, "replace installed skills that were changed since, moving each to a backup under .agents/backups first")
+	cmd.Flags().BoolVar(&opts.lenient, "lenient", false, "update, with a warning, a skill whose new content breaks only the Agent Skills specification (a description over 1,024 characters); the lock file records it")
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", install.DefaultDownloadTimeout, "give up a download that receives nothing for this long")
 	opts.trust.register(cmd, true)
 	opts.scope.registerOutput(cmd)
@@ -88,8 +95,11 @@ func runUpdate(ctx context.Context, opts *updateOptions, names []string) error {
 	if err != nil {
 		return err
 	}
-	ups, changes, err := in.Update(ctx, install.UpdateRequest{Names: names, Latest: opts.latest, DryRun: opts.dryRun, Force: opts.force})
+	ups, changes, err := in.Update(ctx, install.UpdateRequest{Names: names, Latest: opts.latest, DryRun: opts.dryRun, Force: opts.force, Lenient: opts.lenient})
 	err = trustHint(err)
+	if errors.Is(err, install.ErrSpecification) {
+		err = hinted{err, "--lenient updates a skill that breaks only the specification, with a warning"}
+	}
 	if opts.scope.json {
 		if err != nil && len(changes) == 0 {
 			return installErr(err)
@@ -112,6 +122,7 @@ func runUpdate(ctx context.Context, opts *updateOptions, names []string) error {
 	if !opts.scope.quiet {
 		printUpdates(opts.io, ups, changes, opts.dryRun)
 	}
+	warnRejected(opts.io, changes)
 	return nil
 }
 

@@ -100,3 +100,54 @@ func TestOutdatedAndUpdate(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateLenientAndGone checks what bench/updatecorpus found in
+// published repositories, through run: new content that breaks only the
+// Agent Skills specification fails update, naming --lenient; update
+// --lenient installs it with a warning; a skill the source no longer
+// holds fails update saying what to do, and the others update by name.
+func TestUpdateLenientAndGone(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("AGENT_ADAPTOR_SKILL_CACHE_ROOT", t.TempDir())
+	src := t.TempDir()
+	writeSkill(t, src, "long", "---\nname: long\ndescription: Short for now.\n---\n")
+	writeSkill(t, src, "gone", "---\nname: gone\ndescription: Soon gone.\n---\n")
+	project := t.TempDir()
+	t.Chdir(project)
+	run := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := run(t.Context(), args, strings.NewReader(""), &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
+	}
+	if code, _, errs := run("add", src, "-a", "claude-code", "--lenient"); code != 0 {
+		t.Fatalf("add = %d: %s", code, errs)
+	}
+	long := "---\nname: long\ndescription: " + strings.Repeat("x", 1100) + "\n---\n"
+	os.WriteFile(filepath.Join(src, "long", "SKILL.md"), []byte(long), 0o644)
+	lockPath := filepath.Join(project, ".agents", "agentskills.lock")
+	before, _ := os.ReadFile(lockPath)
+	if code, _, errs := run("update", "long"); code == 0 || !strings.Contains(errs, "--lenient updates") {
+		t.Errorf("update to content that breaks the specification = %d, %q; want a failure naming --lenient", code, errs)
+	}
+	if after, _ := os.ReadFile(lockPath); !bytes.Equal(before, after) {
+		t.Error("a refused update changed the lock file")
+	}
+	code, out, errs := run("update", "long", "--lenient")
+	if code != 0 || !strings.Contains(out, "changed  SKILL.md") || !strings.Contains(errs, "warning   long") {
+		t.Errorf("update --lenient = %d, %q, %q; want 0, the file and a warning", code, out, errs)
+	}
+	if data, _ := os.ReadFile(filepath.Join(project, ".claude", "skills", "long", "SKILL.md")); string(data) != long {
+		t.Errorf("after update --lenient, long/SKILL.md = %q", data)
+	}
+
+	os.RemoveAll(filepath.Join(src, "gone"))
+	if code, _, errs := run("update"); code != 1 || !strings.Contains(errs, "gone:") || !strings.Contains(errs, "remove it") {
+		t.Errorf("update with a skill gone from its source = %d, %q; want 1, naming it and saying what to do", code, errs)
+	}
+	if code, _, errs := run("remove", "gone"); code != 0 {
+		t.Fatalf("remove gone = %d: %s", code, errs)
+	}
+	if code, out, errs := run("outdated"); code != 0 {
+		t.Errorf("outdated after removing gone = %d, %q, %q; want 0", code, out, errs)
+	}
+}
