@@ -378,7 +378,8 @@
 //     outdated; another URL is asked, with the ETag and Last-Modified
 //     the lock file records from its last download, whether it changed
 //     (If-None-Match, If-Modified-Since: 304 is current, without a
-//     download); a folder or archive file is read again. The new
+//     download; skills of one URL recorded from different downloads are
+//     downloaded and compared); a folder or archive file is read again. The new
 //     content of a skill is materialized into the skill cache and its
 //     digest compared with the recorded one; for a published source it
 //     is remembered there with its pin (a small file under the cache's

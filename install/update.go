@@ -248,8 +248,7 @@ func (in *Installer) readNow(ctx context.Context, lock *lockFile, src string, na
 			r, err := in.syncSource(ctx, src, "", names, lock, st)
 			return r, "", err
 		}
-		e := lock.Skills[names[0]]
-		r, _, err := in.readURL(ctx, src, validators{etag: e.ETag, modified: e.LastModified})
+		r, _, err := in.readURL(ctx, src, sharedValidators(lock, names))
 		if errors.Is(err, errNotModified) {
 			r, err = in.unchanged(ctx, src, names, lock)
 		}
