@@ -401,7 +401,9 @@
 //     else the installed canonical copy). A version range moves within
 //     its range; with UpdateRequest.Latest it moves to the highest
 //     version tag, and the lock file records the source with the range
-//     ^MAJOR.MINOR.PATCH of that tag (source.Versioned.WithRange).
+//     ^MAJOR.MINOR.PATCH of that tag (source.Versioned.WithRange), never
+//     back: a range naming a pre-release that picks one above every
+//     release stays within its range.
 //     UpdateRequest.DryRun reports the same and changes nothing. The
 //     same holds on macOS and Windows.
 //  15. Web indexes: https://HOST (an http or https URL whose path is

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
+	srcversion "github.com/agentadaptor/agentadaptor/source/version"
 )
 
 // UpdateRequest says what [Installer.Update] updates.
@@ -20,8 +21,10 @@ type UpdateRequest struct {
 	// Latest makes a source whose reference is a version range
 	// (source.Versioned) leave its range for the highest version tag of
 	// its repository; the lock file then records the source with the
-	// range ^MAJOR.MINOR.PATCH of that tag (rule 14). Default: a range
-	// source moves within its range.
+	// range ^MAJOR.MINOR.PATCH of that tag (rule 14). A range naming a
+	// pre-release that picks one above every release stays within its
+	// range, never moved back. Default: a range source moves within its
+	// range.
 	Latest bool
 	// DryRun reads the sources and reports what an update would do,
 	// changing nothing: no lock file written, no folder touched, no file
@@ -302,6 +305,22 @@ func (in *Installer) readPublished(ctx context.Context, lock *lockFile, src stri
 			return nil, "", err
 		}
 		rec, pin, version = redactURL(v.WithRange("^"+strings.TrimPrefix(tag, "v"))), p, tag
+		if strings.Contains(v.Range(), "-") {
+			// A range that names a pre-release may pick one above every
+			// release: leaving it for the highest release would move the
+			// skill back, so it stays within its range then.
+			within, err := in.parseSource(src, false)
+			if err != nil {
+				return nil, "", err
+			}
+			wpin, wversion, err := in.lookUp(ctx, within, src)
+			if err != nil {
+				return nil, "", err
+			}
+			if srcversion.Compare(wversion, tag) > 0 {
+				rs, rec, pin, version = within, src, wpin, wversion
+			}
+		}
 	} else if pin, version, err = in.lookUp(ctx, rs, src); err != nil {
 		return nil, "", err
 	}
