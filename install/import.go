@@ -467,8 +467,12 @@ func (in *Installer) planImport(ctx context.Context, plan []Imported, report *Im
 }
 
 // resolveImport resolves a source's reference to a pin, or checks that a
-// local source exists.
+// local source exists, once the policy allows it (Trust rule 1).
 func (in *Installer) resolveImport(ctx context.Context, src string) (resolved struct{ pin, why string }) {
+	if _, err := in.checkSource(src, "", true, nil); err != nil { // as Add will: before any request
+		resolved.why = err.Error()
+		return resolved
+	}
 	rs, err := in.parseSource(src, false)
 	switch {
 	case err != nil:

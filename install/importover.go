@@ -121,11 +121,16 @@ func (in *Installer) toolCopies(item Imported) []string {
 	return out
 }
 
-// differsOnlyByTool reads item's source at its reference and compares
-// the skill there with each of copies; it returns the pin, and why they
-// differ beyond what the npm tool or gh changes ("" when they do not).
+// differsOnlyByTool reads item's source at its reference, once the
+// policy allows it (Trust rule 1), and compares the skill there with each
+// of copies; it returns the pin, and why they differ beyond what the npm
+// tool or gh changes ("" when they do not).
 func (in *Installer) differsOnlyByTool(ctx context.Context, item Imported, copies []string) (pin, why string) {
-	r, err := in.resolve(ctx, item.Source, false, nil)
+	st, err := in.checkSource(item.Source, "", true, nil) // as Add will: before any request
+	if err != nil {
+		return "", err.Error()
+	}
+	r, err := in.resolve(ctx, item.Source, false, st)
 	if err != nil {
 		return "", err.Error()
 	}

@@ -598,7 +598,9 @@
 //     never changed.
 //  4. With ImportRequest.DryRun nothing is written: each source's
 //     reference is resolved to a pin (a local folder checked to exist)
-//     and the plan is reported.
+//     and the plan is reported. The trust policy (# Trust, rule 1) is
+//     checked before any source is asked, by the dry run and by rule
+//     5's comparison too: a source it refuses is left out with why.
 //  5. Copies the other tools changed: gh rewrites the SKILL.md of every
 //     skill it installs, and the npm tool leaves out files named
 //     metadata.json and what is under .git, __pycache__ and

@@ -3,6 +3,7 @@ package install
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
@@ -86,5 +87,43 @@ func TestUpdateLatestNeverMovesBack(t *testing.T) {
 	lock, _ := readLock(filepath.Join(f.env.Project, ".agents", LockName))
 	if e := lock.Skills["alpha"]; e.Source != src || e.Pin != pins["v2.0.0-rc.2"] {
 		t.Errorf("lock after Update(Latest) = %s at %s, want %s at %s", e.Source, e.Pin, src, pins["v2.0.0-rc.2"])
+	}
+}
+
+// TestImportChecksPolicyBeforeNetwork checks the package's Trust rule 1
+// for Import: a source the policy refuses is never asked, neither to
+// resolve a dry run's pins nor to compare gh's copy with it; the skill
+// is left out with the refusal, its copy unchanged.
+func TestImportChecksPolicyBeforeNetwork(t *testing.T) {
+	g := newFakeGitHub(t)
+	g.publish("main", commitA, map[string]string{"skills/alpha/SKILL.md": skillMD("alpha")})
+	f := newFixture(t)
+	ghAlpha := ghSkillMD("alpha", "    github-path: skills/alpha\n    github-ref: refs/heads/main\n    github-repo: https://github.com/o/skills\n    github-tree-sha: 7a8633b2cf8d7f4a0ee055cfc53e9821a26be2dd\n")
+	writeFiles(t, f.env.Project, map[string]string{
+		".claude/skills/alpha/SKILL.md": ghAlpha,
+		"skills-lock.json":              `{"version": 1, "skills": {"beta": {"source": "o/skills", "ref": "main", "sourceType": "github", "skillPath": "skills/beta/SKILL.md"}}}`,
+	})
+	p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"local:/**\"]\n")
+	in := trustInstaller(t, f, "", Trust{Policy: p})
+	g.take()
+	for _, dry := range []bool{true, false} {
+		report, err := in.Import(t.Context(), ImportRequest{DryRun: dry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(report.Imported) != 0 || len(report.Left) != 2 {
+			t.Errorf("Import(DryRun %v) = imported %v, left %v; want both left out", dry, importNames(report.Imported), importNames(report.Left))
+		}
+		for _, it := range report.Left {
+			if !strings.Contains(it.Reason, "polic") {
+				t.Errorf("Import(DryRun %v) left %s with %q, want the policy's refusal", dry, it.Skill, it.Reason)
+			}
+		}
+		if got := g.take(); len(got) != 0 {
+			t.Errorf("Import(DryRun %v) of sources the policy refuses asked GitHub %q, want nothing", dry, got)
+		}
+	}
+	if got := readFile(t, filepath.Join(f.env.Project, ".claude", "skills", "alpha", "SKILL.md")); got != ghAlpha {
+		t.Errorf("gh's copy of alpha was changed: %q", got)
 	}
 }
