@@ -62,9 +62,18 @@ func (in *Installer) importOver(ctx context.Context, item Imported, report *Impo
 	}
 	restore := func() error {
 		var errs []error
+		base := filepath.Join(in.Root(), ".agents", "backups")
 		for i, dst := range item.Backups {
 			if err := os.Rename(dst, copies[i]); err != nil {
 				errs = append(errs, fmt.Errorf("%s could not be put back from %s: %w", copies[i], dst, err))
+				continue
+			}
+			// The folders the backup made, now empty, up to the backups
+			// folder itself (os.Remove leaves one that is not empty).
+			for d := filepath.Dir(dst); strings.HasPrefix(d, base); d = filepath.Dir(d) {
+				if os.Remove(d) != nil || d == base {
+					break
+				}
 			}
 		}
 		item.Backups = nil
