@@ -457,6 +457,13 @@ func (in *Installer) planImport(ctx context.Context, plan []Imported, report *Im
 			done[item.Source] = r
 		}
 		item.Pin = r.pin
+		if r.why == "" && item.ghDir != "" {
+			// gh's copy is never what Add makes: as runImport does, it is
+			// compared with the source (rule 5), changing nothing here.
+			if copies := in.toolCopies(item); len(copies) > 0 {
+				_, r.why = in.differsOnlyByTool(ctx, item, copies)
+			}
+		}
 		if r.why != "" {
 			item.Reason = r.why
 			report.Left = append(report.Left, item)

@@ -597,7 +597,8 @@
 //     it, and recorded so (rule 4). The other tools' lock files are
 //     never changed.
 //  4. With ImportRequest.DryRun nothing is written: each source's
-//     reference is resolved to a pin (a local folder checked to exist)
+//     reference is resolved to a pin (a local folder checked to exist),
+//     a copy gh installed is compared with its source as rule 5 says,
 //     and the plan is reported. The trust policy (# Trust, rule 1) is
 //     checked before any source is asked, by the dry run and by rule
 //     5's comparison too: a source it refuses is left out with why.

@@ -153,3 +153,28 @@ func TestImportOverPutsBackAndLeavesNoTrace(t *testing.T) {
 		t.Errorf("a take-over moved back left %s (%v), want nothing", filepath.Join(".agents", "backups"), err)
 	}
 }
+
+// TestImportDryRunLeavesOutEditedGHCopies checks rule 4 of importing
+// against rule 5: a copy gh installed that the user then edited is left
+// out by the import, so the dry run's plan leaves it out too, changing
+// nothing.
+func TestImportDryRunLeavesOutEditedGHCopies(t *testing.T) {
+	f := newFixture(t)
+	local := filepath.Join(f.sources, "kit", "beta")
+	writeFiles(t, local, map[string]string{"SKILL.md": skillMD("beta")})
+	edited := ghSkillMD("beta", "    local-path: "+filepath.ToSlash(local)+"\n") + "my own line\n"
+	writeFiles(t, f.env.Project, map[string]string{".claude/skills/beta/SKILL.md": edited})
+	in := f.installer(t)
+	for _, dry := range []bool{true, false} {
+		report, err := in.Import(t.Context(), ImportRequest{From: ImportGH, DryRun: dry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it := findImported(report.Left, "beta"); len(report.Imported) != 0 || !strings.Contains(it.Reason, "SKILL.md") {
+			t.Errorf("Import(DryRun %v) = imported %v, left %v; want beta left out, naming SKILL.md", dry, importNames(report.Imported), importNames(report.Left))
+		}
+	}
+	if got := readFile(t, filepath.Join(f.env.Project, ".claude", "skills", "beta", "SKILL.md")); got != edited {
+		t.Errorf("the edited copy = %q, want it unchanged", got)
+	}
+}
