@@ -1,11 +1,14 @@
 package install
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
@@ -176,5 +179,33 @@ func TestImportDryRunLeavesOutEditedGHCopies(t *testing.T) {
 	}
 	if got := readFile(t, filepath.Join(f.env.Project, ".claude", "skills", "beta", "SKILL.md")); got != edited {
 		t.Errorf("the edited copy = %q, want it unchanged", got)
+	}
+}
+
+// TestUpdateDryRunFailsAsTheUpdateDoes checks UpdateRequest.DryRun: an
+// agent's link to the skill replaced by a folder of the user's stops
+// the update (rule 1, ErrConflict, forced or not), so it stops the dry
+// run too, which changes nothing.
+func TestUpdateDryRunFailsAsTheUpdateDoes(t *testing.T) {
+	f := newFixture(t)
+	src := f.writeSkill(t, "alpha", "alpha", "")
+	in := f.installer(t)
+	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	place := filepath.Join(f.env.Project, ".claude", "skills", "alpha")
+	os.Remove(place)
+	writeFiles(t, place, map[string]string{"SKILL.md": skillMD("alpha") + "mine\n"})
+	os.WriteFile(filepath.Join(src, "SKILL.md"), []byte(skillMD("alpha")+"v2\n"), 0o644)
+	before := treeSnapshot(t, f.env.Project)
+	for _, force := range []bool{false, true} {
+		for _, dry := range []bool{true, false} {
+			if _, _, err := in.Update(t.Context(), UpdateRequest{DryRun: dry, Force: force}); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), place) {
+				t.Errorf("Update(DryRun %v, Force %v) with the link replaced = %v, want ErrConflict naming %s", dry, force, err, place)
+			}
+		}
+	}
+	if diff := cmp.Diff(before, treeSnapshot(t, f.env.Project)); diff != "" {
+		t.Errorf("a refused Update changed the project (-before +after):\n%s", diff)
 	}
 }

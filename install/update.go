@@ -98,7 +98,7 @@ func (in *Installer) Update(ctx context.Context, req UpdateRequest) ([]SkillUpda
 			return nil, nil, err
 		}
 		defer cleanup()
-		return ups, nil, in.checkEdits(ctx, peek, wants, req.Force)
+		return ups, nil, in.checkEdits(ctx, peek, wants, ups, req.Force)
 	}
 	s, err := in.begin(ctx)
 	if err != nil {
@@ -354,26 +354,33 @@ func (in *Installer) latest(ctx context.Context, v source.Versioned, src string)
 }
 
 // checkEdits is what a dry run checks of the places an update would
-// change: an installed canonical copy or copy changed since it was
-// installed stops the update (rule 7) unless forced.
-func (in *Installer) checkEdits(ctx context.Context, lock *lockFile, wants []want, force bool) error {
-	if force {
-		return nil
-	}
+// change, as the update's own checks find them: an installed canonical
+// copy or copy changed since it was installed stops the update (rule 7)
+// unless forced, and a place holding what this tool did not make (an
+// agent's link replaced by a folder) stops it, forced or not (rule 1).
+// ups give the new content's digests.
+func (in *Installer) checkEdits(ctx context.Context, lock *lockFile, wants []want, ups []SkillUpdate, force bool) error {
 	var problems []error
 	for _, w := range wants {
 		e := lock.Skills[w.c.name]
+		newDigest := ""
+		if i := slices.IndexFunc(ups, func(u SkillUpdate) bool { return u.Skill == w.c.name }); i >= 0 {
+			newDigest = ups[i].Digest
+		}
 		canonical := in.canonicalPath(w.c.name)
 		places := map[string]lockPlace{canonical: {Kind: KindCanonical}}
 		for _, pl := range e.Agents {
-			if pl.Kind == KindCopy {
-				places[abs(in.Root(), pl.Path)] = pl
-			}
+			places[abs(in.Root(), pl.Path)] = pl
 		}
 		for _, p := range slices.Sorted(maps.Keys(places)) {
 			pl := places[p]
-			if examine(ctx, p, canonical, &pl, e.Digest, "").found == foundModified {
-				problems = append(problems, modifiedError(p, w.c.dir))
+			switch examine(ctx, p, canonical, &pl, e.Digest, newDigest).found {
+			case foundModified:
+				if !force {
+					problems = append(problems, modifiedError(p, w.c.dir))
+				}
+			case foundForeign:
+				problems = append(problems, in.conflictError(p, &plan{old: e}))
 			}
 		}
 	}
