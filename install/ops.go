@@ -506,7 +506,7 @@ func (in *Installer) syncWants(ctx context.Context, lock *lockFile) (_ []want, c
 func recordedWant(name, source string, entry *lockEntry, r *sourceSkills) (want, error) {
 	i := slices.IndexFunc(r.skills, func(c candidate) bool { return c.name == name && c.subpath == entry.Subpath })
 	if i < 0 {
-		return want{}, fmt.Errorf("%w: %s: %s no longer holds it where the lock file says (%s)", ErrDrift, name, source, sourceLabel(entry.Source, entry.Subpath))
+		return want{}, fmt.Errorf("%w: %s: %s no longer holds it where the lock file says (%s); remove it, or add it again from where the source holds it now", ErrDrift, name, source, sourceLabel(entry.Source, entry.Subpath))
 	}
 	c := r.skills[i]
 	if c.problem != "" {

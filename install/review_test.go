@@ -209,3 +209,24 @@ func TestUpdateDryRunFailsAsTheUpdateDoes(t *testing.T) {
 		t.Errorf("a refused Update changed the project (-before +after):\n%s", diff)
 	}
 }
+
+// TestUpdateOfASkillItsSourceDropped checks that an update whose source
+// no longer holds a skill fails, changing nothing, with a message that
+// says what to do.
+func TestUpdateOfASkillItsSourceDropped(t *testing.T) {
+	f := newFixture(t)
+	src := f.writeSkill(t, "kit/alpha", "alpha", "")
+	in := f.installer(t)
+	if _, err := in.Add(t.Context(), Request{Sources: []string{filepath.Dir(src)}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	os.Rename(src, filepath.Join(filepath.Dir(src), "renamed"))
+	before := treeSnapshot(t, f.env.Project)
+	_, _, err := in.Update(t.Context(), UpdateRequest{})
+	if !errors.Is(err, ErrDrift) || !strings.Contains(err.Error(), "remove it") {
+		t.Errorf("Update of a skill its source dropped = %v, want ErrDrift saying what to do", err)
+	}
+	if diff := cmp.Diff(before, treeSnapshot(t, f.env.Project)); diff != "" {
+		t.Errorf("a failed Update changed the project (-before +after):\n%s", diff)
+	}
+}
