@@ -304,7 +304,11 @@ func (in *Installer) readPublished(ctx context.Context, lock *lockFile, src stri
 		if err != nil {
 			return nil, "", err
 		}
-		rec, pin, version = redactURL(v.WithRange("^"+strings.TrimPrefix(tag, "v"))), p, tag
+		caret, err := srcversion.Caret(tag)
+		if err != nil {
+			return nil, "", fmt.Errorf("%w: %s: %w", ErrInvalidSource, src, err)
+		}
+		rec, pin, version = redactURL(v.WithRange(caret)), p, tag
 		if strings.Contains(v.Range(), "-") {
 			// A range that names a pre-release may pick one above every
 			// release: leaving it for the highest release would move the
