@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,5 +41,26 @@ func TestImportHonoursThePolicy(t *testing.T) {
 				t.Errorf("import installed alpha (%v)", err)
 			}
 		})
+	}
+}
+
+// TestOutdatedRefusedIsAPolicyError checks outdated's error line for a
+// skill whose source the trust policy no longer allows: exit 1 with code
+// "policy", as add's and sync's refusals have, not "failed".
+func TestOutdatedRefusedIsAPolicyError(t *testing.T) {
+	project := trustProject(t, "")
+	src := t.TempDir()
+	writeSkill(t, src, "good", "---\nname: good\ndescription: A good skill.\n---\n")
+	var stdout, stderr bytes.Buffer
+	if code := run(t.Context(), []string{"add", filepath.Join(src, "good"), "-a", "codex"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("add = %d: %s", code, stderr.String())
+	}
+	os.WriteFile(filepath.Join(project, ".agents", "agentskills.policy.yaml"), []byte("version: 1\nsources:\n  allow: [\"github:acme/*\"]\n"), 0o644)
+	stdout.Reset()
+	code := run(t.Context(), []string{"outdated", "--json"}, strings.NewReader(""), &stdout, &stderr)
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	var last errorLine
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); code != exitFailed || err != nil || last.Code != codePolicy || !strings.Contains(last.Message, "sources.allow") {
+		t.Errorf("outdated --json of a refused source = %d, last line %q (%v); want 1 and an error line of code %q", code, lines[len(lines)-1], err, codePolicy)
 	}
 }
