@@ -457,6 +457,13 @@ func (in *Installer) planImport(ctx context.Context, plan []Imported, report *Im
 			done[item.Source] = r
 		}
 		item.Pin = r.pin
+		if r.why == "" && item.ghDir != "" {
+			// gh's copy is never what Add makes: as runImport does, it is
+			// compared with the source (rule 5), changing nothing here.
+			if copies := in.toolCopies(item); len(copies) > 0 {
+				_, r.why = in.differsOnlyByTool(ctx, item, copies)
+			}
+		}
 		if r.why != "" {
 			item.Reason = r.why
 			report.Left = append(report.Left, item)
@@ -467,8 +474,12 @@ func (in *Installer) planImport(ctx context.Context, plan []Imported, report *Im
 }
 
 // resolveImport resolves a source's reference to a pin, or checks that a
-// local source exists.
+// local source exists, once the policy allows it (Trust rule 1).
 func (in *Installer) resolveImport(ctx context.Context, src string) (resolved struct{ pin, why string }) {
+	if _, err := in.checkSource(src, "", true, nil); err != nil { // as Add will: before any request
+		resolved.why = err.Error()
+		return resolved
+	}
 	rs, err := in.parseSource(src, false)
 	switch {
 	case err != nil:

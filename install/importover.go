@@ -62,9 +62,18 @@ func (in *Installer) importOver(ctx context.Context, item Imported, report *Impo
 	}
 	restore := func() error {
 		var errs []error
+		base := filepath.Join(in.Root(), ".agents", "backups")
 		for i, dst := range item.Backups {
 			if err := os.Rename(dst, copies[i]); err != nil {
 				errs = append(errs, fmt.Errorf("%s could not be put back from %s: %w", copies[i], dst, err))
+				continue
+			}
+			// The folders the backup made, now empty, up to the backups
+			// folder itself (os.Remove leaves one that is not empty).
+			for d := filepath.Dir(dst); strings.HasPrefix(d, base); d = filepath.Dir(d) {
+				if os.Remove(d) != nil || d == base {
+					break
+				}
 			}
 		}
 		item.Backups = nil
@@ -121,11 +130,16 @@ func (in *Installer) toolCopies(item Imported) []string {
 	return out
 }
 
-// differsOnlyByTool reads item's source at its reference and compares
-// the skill there with each of copies; it returns the pin, and why they
-// differ beyond what the npm tool or gh changes ("" when they do not).
+// differsOnlyByTool reads item's source at its reference, once the
+// policy allows it (Trust rule 1), and compares the skill there with each
+// of copies; it returns the pin, and why they differ beyond what the npm
+// tool or gh changes ("" when they do not).
 func (in *Installer) differsOnlyByTool(ctx context.Context, item Imported, copies []string) (pin, why string) {
-	r, err := in.resolve(ctx, item.Source, false, nil)
+	st, err := in.checkSource(item.Source, "", true, nil) // as Add will: before any request
+	if err != nil {
+		return "", err.Error()
+	}
+	r, err := in.resolve(ctx, item.Source, false, st)
 	if err != nil {
 		return "", err.Error()
 	}

@@ -379,7 +379,8 @@
 //     the lock file records from its last download (each only when at
 //     most 256 bytes of printable ASCII), whether it changed
 //     (If-None-Match, If-Modified-Since: 304 is current, without a
-//     download); a folder or archive file is read again. The new
+//     download; skills of one URL recorded from different downloads are
+//     downloaded and compared); a folder or archive file is read again. The new
 //     content of a skill is materialized into the skill cache and its
 //     digest compared with the recorded one; for a published source it
 //     is remembered there with its pin (a small file under the cache's
@@ -401,7 +402,9 @@
 //     else the installed canonical copy). A version range moves within
 //     its range; with UpdateRequest.Latest it moves to the highest
 //     version tag, and the lock file records the source with the range
-//     ^MAJOR.MINOR.PATCH of that tag (source.Versioned.WithRange).
+//     ^MAJOR.MINOR.PATCH of that tag (source.Versioned.WithRange), never
+//     back: a range naming a pre-release that picks one above every
+//     release stays within its range.
 //     UpdateRequest.DryRun reports the same and changes nothing. A
 //     skill its source no longer holds where the lock file says (its
 //     folder removed, or its SKILL.md naming another skill) is reported
@@ -602,8 +605,11 @@
 //     it, and recorded so (rule 4). The other tools' lock files are
 //     never changed.
 //  4. With ImportRequest.DryRun nothing is written: each source's
-//     reference is resolved to a pin (a local folder checked to exist)
-//     and the plan is reported.
+//     reference is resolved to a pin (a local folder checked to exist),
+//     a copy gh installed is compared with its source as rule 5 says,
+//     and the plan is reported. The trust policy (# Trust, rule 1) is
+//     checked before any source is asked, by the dry run and by rule
+//     5's comparison too: a source it refuses is left out with why.
 //  5. Copies the other tools changed: gh rewrites the SKILL.md of every
 //     skill it installs, and the npm tool leaves out files named
 //     metadata.json and what is under .git, __pycache__ and

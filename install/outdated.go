@@ -265,8 +265,11 @@ func (in *Installer) checkURL(ctx context.Context, lock *lockFile, src string, r
 		}
 		return nil
 	}
-	e := lock.Skills[rows[0].Skill]
-	r, _, err := in.readURL(ctx, src, validators{etag: e.ETag, modified: e.LastModified})
+	names := make([]string, len(rows))
+	for i, row := range rows {
+		names[i] = row.Skill
+	}
+	r, _, err := in.readURL(ctx, src, sharedValidators(lock, names))
 	if errors.Is(err, errNotModified) {
 		for i := range rows {
 			rows[i].State, rows[i].NewDigest = OutdatedCurrent, rows[i].Digest
@@ -278,6 +281,22 @@ func (in *Installer) checkURL(ctx context.Context, lock *lockFile, src string, r
 	}
 	defer r.cleanup()
 	return in.compare(ctx, r, rows)
+}
+
+// sharedValidators are the validators the lock file records for every
+// one of the skills names of one URL, or none when they differ: skills
+// added from two downloads (one added before the URL changed, one
+// after) are asked about together, and a 304 to the newer download's
+// validators says nothing of what the older one gave.
+func sharedValidators(lock *lockFile, names []string) validators {
+	e := lock.Skills[names[0]]
+	v := validators{etag: e.ETag, modified: e.LastModified}
+	for _, name := range names[1:] {
+		if e := lock.Skills[name]; e.ETag != v.etag || e.LastModified != v.modified {
+			return validators{}
+		}
+	}
+	return v
 }
 
 // readURL downloads the URL source src, asking whether it changed since

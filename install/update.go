@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
+	srcversion "github.com/agentadaptor/agentadaptor/source/version"
 )
 
 // UpdateRequest says what [Installer.Update] updates.
@@ -20,8 +21,10 @@ type UpdateRequest struct {
 	// Latest makes a source whose reference is a version range
 	// (source.Versioned) leave its range for the highest version tag of
 	// its repository; the lock file then records the source with the
-	// range ^MAJOR.MINOR.PATCH of that tag (rule 14). Default: a range
-	// source moves within its range.
+	// range ^MAJOR.MINOR.PATCH of that tag (rule 14). A range naming a
+	// pre-release that picks one above every release stays within its
+	// range, never moved back. Default: a range source moves within its
+	// range.
 	Latest bool
 	// DryRun reads the sources and reports what an update would do,
 	// changing nothing: no lock file written, no folder touched, no file
@@ -101,7 +104,7 @@ func (in *Installer) Update(ctx context.Context, req UpdateRequest) ([]SkillUpda
 			return nil, nil, err
 		}
 		defer cleanup()
-		return ups, nil, in.checkEdits(ctx, peek, wants, req.Force)
+		return ups, nil, in.checkEdits(ctx, peek, wants, ups, req.Force)
 	}
 	s, err := in.begin(ctx)
 	if err != nil {
@@ -256,8 +259,7 @@ func (in *Installer) readNow(ctx context.Context, lock *lockFile, src string, na
 			r, err := in.syncSource(ctx, src, "", names, lock, st)
 			return r, "", err
 		}
-		e := lock.Skills[names[0]]
-		r, _, err := in.readURL(ctx, src, validators{etag: e.ETag, modified: e.LastModified})
+		r, _, err := in.readURL(ctx, src, sharedValidators(lock, names))
 		if errors.Is(err, errNotModified) {
 			r, err = in.unchanged(ctx, src, names, lock)
 		}
@@ -310,7 +312,27 @@ func (in *Installer) readPublished(ctx context.Context, lock *lockFile, src stri
 		if err != nil {
 			return nil, "", err
 		}
-		rec, pin, version = redactURL(v.WithRange("^"+strings.TrimPrefix(tag, "v"))), p, tag
+		caret, err := srcversion.Caret(tag)
+		if err != nil {
+			return nil, "", fmt.Errorf("%w: %s: %w", ErrInvalidSource, src, err)
+		}
+		rec, pin, version = redactURL(v.WithRange(caret)), p, tag
+		if strings.Contains(v.Range(), "-") {
+			// A range that names a pre-release may pick one above every
+			// release: leaving it for the highest release would move the
+			// skill back, so it stays within its range then.
+			within, err := in.parseSource(src, false)
+			if err != nil {
+				return nil, "", err
+			}
+			wpin, wversion, err := in.lookUp(ctx, within, src)
+			if err != nil {
+				return nil, "", err
+			}
+			if srcversion.Compare(wversion, tag) > 0 {
+				rs, rec, pin, version = within, src, wpin, wversion
+			}
+		}
 	} else if pin, version, err = in.lookUp(ctx, rs, src); err != nil {
 		return nil, "", err
 	}
@@ -344,26 +366,33 @@ func (in *Installer) latest(ctx context.Context, v source.Versioned, src string)
 }
 
 // checkEdits is what a dry run checks of the places an update would
-// change: an installed canonical copy or copy changed since it was
-// installed stops the update (rule 7) unless forced.
-func (in *Installer) checkEdits(ctx context.Context, lock *lockFile, wants []want, force bool) error {
-	if force {
-		return nil
-	}
+// change, as the update's own checks find them: an installed canonical
+// copy or copy changed since it was installed stops the update (rule 7)
+// unless forced, and a place holding what this tool did not make (an
+// agent's link replaced by a folder) stops it, forced or not (rule 1).
+// ups give the new content's digests.
+func (in *Installer) checkEdits(ctx context.Context, lock *lockFile, wants []want, ups []SkillUpdate, force bool) error {
 	var problems []error
 	for _, w := range wants {
 		e := lock.Skills[w.c.name]
+		newDigest := ""
+		if i := slices.IndexFunc(ups, func(u SkillUpdate) bool { return u.Skill == w.c.name }); i >= 0 {
+			newDigest = ups[i].Digest
+		}
 		canonical := in.canonicalPath(w.c.name)
 		places := map[string]lockPlace{canonical: {Kind: KindCanonical}}
 		for _, pl := range e.Agents {
-			if pl.Kind == KindCopy {
-				places[abs(in.Root(), pl.Path)] = pl
-			}
+			places[abs(in.Root(), pl.Path)] = pl
 		}
 		for _, p := range slices.Sorted(maps.Keys(places)) {
 			pl := places[p]
-			if examine(ctx, p, canonical, &pl, e.Digest, "").found == foundModified {
-				problems = append(problems, modifiedError(p, w.c.dir))
+			switch examine(ctx, p, canonical, &pl, e.Digest, newDigest).found {
+			case foundModified:
+				if !force {
+					problems = append(problems, modifiedError(p, w.c.dir))
+				}
+			case foundForeign:
+				problems = append(problems, in.conflictError(p, &plan{old: e}))
 			}
 		}
 	}

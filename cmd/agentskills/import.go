@@ -17,6 +17,7 @@ type importOptions struct {
 	from    string
 	dryRun  bool
 	timeout time.Duration
+	trust   trustFlags
 }
 
 const importLong = `Import carries over the skills another installer recorded, so that a project
@@ -39,7 +40,9 @@ be carried over (an unknown source type, content that differs from the
 source at the resolved commit, a source that is gone) is listed with why,
 and the command then exits 1. The other tools' lock files are left as they
 are. With --dry-run it resolves every ref and shows the plan, changing
-nothing.`
+nothing. The trust checks of add apply (the policy, before any source is
+asked; the audit; the trust flags): a skill they refuse is left out with
+why.`
 
 func newImportCmd(s *streams) *cobra.Command {
 	opts := &importOptions{io: s}
@@ -60,6 +63,7 @@ func newImportCmd(s *streams) *cobra.Command {
 	cmd.Flags().BoolVar(&opts.dryRun, "dry-run", false, "resolve every ref and show the plan; change nothing")
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", install.DefaultDownloadTimeout, "give up a download that receives nothing for this long")
 	cmd.Flags().BoolVar(&opts.scope.json, "json", false, "print the report as JSON")
+	opts.trust.register(cmd, true)
 	return cmd
 }
 
@@ -70,7 +74,7 @@ func runImport(ctx context.Context, opts *importOptions) error {
 	default:
 		return usageErrorf("--from is %q; want npm, gh or auto", opts.from)
 	}
-	in, err := opts.scope.installer(install.WithDownloadTimeout(opts.timeout))
+	in, err := opts.scope.trustedInstaller(&opts.trust, opts.timeout)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentadaptor/agentadaptor/install"
+	"github.com/agentadaptor/agentadaptor/policy"
 )
 
 // outdatedOptions are the options of outdated.
@@ -40,7 +41,7 @@ Exit codes: 0 every skill is current; 1 something is outdated (as npm
 outdated), or a source could not be checked (the error says which); 2 bad
 usage or an invalid lock file. With --json, the list, then on exit 1 the
 error line (code "check" when something is outdated, "failed" when a
-source could not be read).`
+source could not be read, "policy" when the trust policy refuses one).`
 
 func newOutdatedCmd(s *streams) *cobra.Command {
 	opts := &outdatedOptions{io: s}
@@ -128,6 +129,8 @@ func outdatedResult(s *streams, rows []install.Outdated, asJSON bool) error {
 		switch {
 		case r.IsOutdated():
 			outdated++
+		case r.State == install.OutdatedRefused:
+			unchecked = append(unchecked, refusedRow(r.Skill+": "+r.Reason))
 		case r.State != install.OutdatedCurrent:
 			unchecked = append(unchecked, fmt.Errorf("%s: %s", r.Skill, r.Reason))
 		}
@@ -143,3 +146,11 @@ func outdatedResult(s *streams, rows []install.Outdated, asJSON bool) error {
 	}
 	return nil
 }
+
+// refusedRow is the reason of a skill outdated did not check as the
+// trust policy refuses its source: a policy refusal (code "policy"), as
+// add's and sync's are.
+type refusedRow string
+
+func (e refusedRow) Error() string        { return string(e) }
+func (e refusedRow) Is(target error) bool { return target == policy.ErrDenied }
