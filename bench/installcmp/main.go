@@ -7,7 +7,11 @@
 // link in .claude/skills (Codex reads .agents/skills). Each gets a fresh
 // project folder; it prints the medians and the ratios.
 //
-//	go run ./bench/installcmp [-skills 200] [-runs 7]
+//	go run ./bench/installcmp [-skills 200] [-runs 7] [-csv FILE]
+//
+// -skills takes a comma-separated list too (-skills 200,2000,10000):
+// each size is run in turn, and -csv writes every round's time per
+// contender and size, the points of the scaling curve bench/plot draws.
 //
 // It builds agentskills from this checkout and installs the npm tool into
 // its scratch folder with npm (the registry must be reachable once).
@@ -27,7 +31,7 @@ func main() {
 	benchrun.Main("installcmp", "skills to install", 200, 7, run)
 }
 
-func run(n, runs int, scratch string) error {
+func run(n, runs int, scratch string, out *benchrun.Results) error {
 	npmCLI, bin, err := benchrun.Tools(scratch)
 	if err != nil {
 		return err
@@ -48,6 +52,9 @@ func run(n, runs int, scratch string) error {
 		return install(contenders[i], project, src, filepath.Join(scratch, "cache"), n)
 	})
 	if err != nil {
+		return err
+	}
+	if err := out.Add(n, contenders, times); err != nil {
 		return err
 	}
 	benchrun.PrintMedians(26, contenders, times)

@@ -20,7 +20,10 @@
 // tool has none), so each install is cold. The contenders take turns going
 // first; it prints the medians and the ratios.
 //
-//	go run ./bench/repocmp [-skills 500] [-runs 5]
+//	go run ./bench/repocmp [-skills 500] [-runs 5] [-csv FILE]
+//
+// -skills takes a comma-separated list too, and -csv writes every
+// round's time per contender and size, for bench/plot.
 //
 // It builds agentskills from this checkout and installs the npm tool into
 // its scratch folder with npm (the registry must be reachable once).
@@ -41,7 +44,7 @@ func main() {
 	benchrun.Main("repocmp", "skills in the repository", 500, 5, run)
 }
 
-func run(n, runs int, scratch string) error {
+func run(n, runs int, scratch string, out *benchrun.Results) error {
 	npmCLI, bin, err := benchrun.Tools(scratch)
 	if err != nil {
 		return err
@@ -64,6 +67,9 @@ func run(n, runs int, scratch string) error {
 		return install(contenders[i], filepath.Join(scratch, fmt.Sprintf("project-%d-%d", i, r)), n)
 	})
 	if err != nil {
+		return err
+	}
+	if err := out.Add(n, contenders, times); err != nil {
 		return err
 	}
 	benchrun.PrintMedians(30, contenders, times)

@@ -12,24 +12,65 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
 
 // Main is the main function of an install comparison called prog: it
 // reads the flags -skills (how many skills, by default skills; usage
-// says what they are), -runs (by default runs) and -dir (the scratch
-// folder, kept between runs) and calls run with them, exiting 1 with its
-// error.
-func Main(prog, usage string, skills, runs int, run func(skills, runs int, scratch string) error) {
-	n := flag.Int("skills", skills, usage)
+// says what they are; a comma-separated list such as 200,2000,10000 runs
+// each size in turn, for the points of a scaling curve), -runs (by
+// default runs), -dir (the scratch folder, kept between runs) and -csv
+// (a file to write each round's time to, in the shape of CSVHeader; by
+// default none) and calls run for each size, exiting 1 with its error.
+func Main(prog, usage string, skills, runs int, run func(skills, runs int, scratch string, out *Results) error) {
+	n := flag.String("skills", strconv.Itoa(skills), usage+" (a comma-separated list runs each size)")
 	r := flag.Int("runs", runs, "runs of each contender")
 	scratch := flag.String("dir", filepath.Join(os.TempDir(), "agentadaptor-"+prog), "scratch folder (kept, so the npm tool is installed once)")
+	csvPath := flag.String("csv", "", "write each round's time to this CSV file (default: none)")
 	flag.Parse()
-	if err := run(*n, *r, *scratch); err != nil {
+	if err := runSizes(prog, *n, *r, *scratch, *csvPath, run); err != nil {
 		fmt.Fprintln(os.Stderr, prog+":", err)
 		os.Exit(1)
 	}
+}
+
+// runSizes parses sizes, opens the CSV file if csvPath is set, and calls
+// run for each size.
+func runSizes(prog, sizes string, runs int, scratch, csvPath string, run func(skills, runs int, scratch string, out *Results) error) error {
+	ns, err := ParseSizes(sizes)
+	if err != nil {
+		return err
+	}
+	var out *Results
+	if csvPath != "" {
+		if out, err = CreateResults(prog, csvPath); err != nil {
+			return err
+		}
+	}
+	for _, n := range ns {
+		if err := run(n, runs, scratch, out); err != nil {
+			out.Close()
+			return err
+		}
+	}
+	return out.Close()
+}
+
+// ParseSizes parses the -skills flag: one positive count or a
+// comma-separated list of them.
+func ParseSizes(s string) ([]int, error) {
+	var ns []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("-skills %q: %q is not a positive count; give counts separated by commas, such as 200,2000", s, f)
+		}
+		ns = append(ns, n)
+	}
+	return ns, nil
 }
 
 // NpmSkillsVersion is the version of the npm skills tool the comparisons
