@@ -363,7 +363,16 @@
 //     reads its sources as given ([Installer.Find]).
 //     The skills of a pinned source (and of a URL#sha256=HEX) are kept in
 //     the skill cache (WithCache) as they are installed: while it
-//     holds their content, a sync of them needs no network. One skill
+//     holds their content, a sync of them needs no network. With the
+//     skills, the cache remembers what reading the source at that pin
+//     found (its skills' names, folders, plugins and digests; a small
+//     file under its .pins folder) when every one of them was kept, so
+//     that an Add of the same source that resolves to the same pin looks
+//     the reference up, verifies the pin as # Trust says, and takes the
+//     skills from the cache without downloading the content (each is
+//     checked, audited and compared with the lock file as a downloaded
+//     one is); a memo that is missing, unreadable or names a tree the
+//     cache no longer holds costs a download, nothing more. One skill
 //     installed from a repository may be added again from the same
 //     repository at another reference; any other source for an installed
 //     name is [ErrConflict].

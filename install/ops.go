@@ -158,9 +158,11 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 		return skipped, err
 	}
 	skipped = append(skipped, refusedSkips...)
-	if err := in.keepPinned(ctx, use); err != nil {
+	digests, err := in.keepPinned(ctx, use)
+	if err != nil {
 		return skipped, err
 	}
+	in.rememberSources(sources, use, digests)
 	s, err := in.begin(ctx)
 	if err != nil {
 		return skipped, err
@@ -276,18 +278,19 @@ func missingPlugins(names []string, sources []*sourceSkills) error {
 
 // keepPinned puts the skills of pinned sources into the skill cache, for
 // syncs without the network (rule 13), and points them there: they are
-// copied from the cache.
-func (in *Installer) keepPinned(ctx context.Context, use []*candidate) error {
+// copied from the cache. It returns the content digest of each.
+func (in *Installer) keepPinned(ctx context.Context, use []*candidate) (map[*candidate]string, error) {
+	digests := map[*candidate]string{}
 	for _, c := range use {
 		if c.pin != "" || isPinnedURL(c.source) {
-			dir, err := in.keep(ctx, c)
+			dir, d, err := in.materialize(ctx, c)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			c.dir = dir
+			c.dir, digests[c] = dir, d
 		}
 	}
-	return nil
+	return digests, nil
 }
 
 // addWants is what an add wants in place: each skill of use for every
@@ -352,13 +355,6 @@ func noteSpec(changes []Change, use []*candidate) {
 			changes[i].Spec = use[j].spec
 		}
 	}
-}
-
-// keep materializes a skill of a pinned source into the skill cache,
-// under its name, and returns the cached folder.
-func (in *Installer) keep(ctx context.Context, c *candidate) (string, error) {
-	dir, _, err := in.materialize(ctx, c)
-	return dir, err
 }
 
 // cached returns the skill cache's folder of a recorded skill, if the

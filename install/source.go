@@ -538,7 +538,7 @@ func (in *Installer) resolveSource(ctx context.Context, source string, recorded 
 		r.source = indexURL
 		r.skills, r.cleanup, err = in.fromWebIndex(ctx, indexURL, nil, chosen(ctx))
 	case rs != nil:
-		r.pin, r.skills, r.cleanup, err = in.fromRemote(ctx, rs, r.source, "", nil, st)
+		r.pin, r.skills, r.cleanup, err = in.fromRemoteRecalled(ctx, rs, r.source, st)
 		if err != nil && !recorded && bareGitHub(source) {
 			err = fmt.Errorf("%w (%s is read as a GitHub repository, as no file or folder of that name exists here)", err, source)
 		}

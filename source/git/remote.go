@@ -57,6 +57,24 @@ func (r *Remote) Resolve(ctx context.Context) (string, error) {
 	return pin.Commit, nil
 }
 
+// LookUp is [Client.Resolve] of the source: it returns the commit the
+// ref names now from a fetch of its commit and trees alone, and fetches
+// none of the folder's files; Open fetches them anew. It is for a caller
+// that may hold the content at that commit already.
+func (r *Remote) LookUp(ctx context.Context) (string, error) {
+	c, err := New(r.opts...)
+	if err != nil {
+		return "", err
+	}
+	pin, err := c.Resolve(ctx, r.src)
+	if err != nil {
+		return "", err
+	}
+	r.Close()
+	r.pinned = &pin
+	return pin.Commit, nil
+}
+
 // Open returns the folder at commit as an uncompressed tar (at the folder
 // within, when given), whose Subpath is the folder: what Resolve fetched
 // when it is of that commit and within is "", else a new fetch, as

@@ -1,0 +1,176 @@
+package install
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
+	"github.com/agentadaptor/agentadaptor/internal/readfile"
+	"github.com/agentadaptor/agentadaptor/source"
+)
+
+// sourceMemo is what the skill cache remembers of a published source
+// read at a pin (rule 13): every skill found there, each with the
+// content digest of its tree in the cache, so that an Add of the same
+// source at the same pin takes them from the cache (recalledSource).
+type sourceMemo struct {
+	Source string      `json:"source"`
+	Pin    string      `json:"pin"`
+	Skills []memoSkill `json:"skills"`
+}
+
+// memoSkill is one skill of a sourceMemo: what discovery found of it
+// (the checks run again on the cached tree).
+type memoSkill struct {
+	Name    string   `json:"name"`
+	Subpath string   `json:"subpath,omitempty"`
+	Digest  string   `json:"digest"`
+	Plugins []string `json:"plugins,omitempty"`
+	Within  string   `json:"within,omitempty"`
+}
+
+// maxSourceMemo bounds a memo read back: one larger is not used.
+const maxSourceMemo = 8 << 20
+
+// sourceMemoKey names the memo of the source rec (of the last pin
+// remembered): a file under the cache's .pins folder named by a SHA-256
+// of rec.
+func sourceMemoKey(rec string) string {
+	sum := sha256.Sum256([]byte("source\x00" + rec))
+	return hex.EncodeToString(sum[:]) + ".source"
+}
+
+// rememberSources writes the memo of every published source of sources
+// whose skills all went into the skill cache (digests, by candidate of
+// use): a source with a skill left out (not selected, refused, broken)
+// is not remembered, and is read again the next time. Failing to write a
+// memo costs a download later, nothing more.
+func (in *Installer) rememberSources(sources []*sourceSkills, use []*candidate, digests map[*candidate]string) {
+	root := in.cache.Root()
+	if root == "" {
+		return
+	}
+	for _, r := range sources {
+		if r.pin == "" { // only a published source has one pin for all
+			continue
+		}
+		m := sourceMemo{Source: r.source, Pin: r.pin}
+		for _, c := range r.skills {
+			i := slices.IndexFunc(use, func(u *candidate) bool { return u.source == c.source && u.subpath == c.subpath })
+			if i < 0 || digests[use[i]] == "" {
+				m.Skills = nil
+				break
+			}
+			m.Skills = append(m.Skills, memoSkill{Name: c.name, Subpath: c.subpath, Digest: digests[use[i]], Plugins: c.plugins, Within: c.within})
+		}
+		if len(m.Skills) == 0 {
+			continue
+		}
+		b, err := json.Marshal(m)
+		if err != nil {
+			continue
+		}
+		dir := filepath.Join(root, pinsDir)
+		if os.MkdirAll(dir, 0o755) == nil {
+			atomicfile.Write(filepath.Join(dir, sourceMemoKey(r.source)), b, 0o644)
+		}
+	}
+}
+
+// recalledSource returns the skills of the source rec at pin from the
+// skill cache, when rememberSources recorded them and the cache holds
+// every tree the memo names; else ok is false and the source is read
+// from the network. A memo that cannot be read, does not parse, names
+// another source or pin, or names a path that is not a plain relative
+// one is not used.
+func (in *Installer) recalledSource(ctx context.Context, rec, pin string) (_ []candidate, ok bool) {
+	root := in.cache.Root()
+	if root == "" {
+		return nil, false
+	}
+	b, err := readfile.Small(filepath.Join(root, pinsDir, sourceMemoKey(rec)), maxSourceMemo)
+	if err != nil {
+		return nil, false
+	}
+	var m sourceMemo
+	if json.Unmarshal(b, &m) != nil || m.Source != rec || m.Pin != pin || len(m.Skills) == 0 {
+		return nil, false
+	}
+	out := make([]candidate, 0, len(m.Skills))
+	for _, s := range m.Skills {
+		if checkName(s.Name) != nil || !memoPath(s.Subpath) || !memoPath(s.Within) {
+			return nil, false
+		}
+		dir, ok := in.cache.Lookup(ctx, s.Digest, s.Name)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, candidate{dir: dir, source: rec, subpath: s.Subpath, plugins: s.Plugins, within: s.Within})
+	}
+	return out, true
+}
+
+// memoPath reports whether p, a subpath of a memo, is "" or a clean
+// relative slash path inside the source ("." for within's root).
+func memoPath(p string) bool {
+	return p == "" || p == "." || fs.ValidPath(p)
+}
+
+// lookerUp is a source.Remote whose Resolve downloads the content too
+// (git), and whose LookUp resolves the reference alone.
+type lookerUp interface {
+	LookUp(ctx context.Context) (string, error)
+}
+
+// remembers reports whether the skill cache holds a memo of the source
+// rec, at whatever pin.
+func (in *Installer) remembers(rec string) bool {
+	root := in.cache.Root()
+	if root == "" {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(root, pinsDir, sourceMemoKey(rec)))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// fromRemoteRecalled reads a published source for an Add: it resolves
+// the reference and verifies the pin (# Trust), and then takes the
+// skills from the skill cache when it remembers the source at that pin
+// (recalledSource), else downloads the content as fromRemote does. One
+// watchdog watches the lookup (rule 10), and fromRemote's the download;
+// the lookup's context lasts until the download ends, as a git source's
+// lookup starts what its download reads. A git source that the cache
+// remembers is looked up without downloading its files (LookUp): when
+// its pin moved, the content is fetched then, a second time for its
+// commit and trees.
+func (in *Installer) fromRemoteRecalled(ctx context.Context, rs source.Remote, rec string, st *sourceTrust) (string, []candidate, func(), error) {
+	wctx, w := startRemoteWatchdog(ctx, in.timeout)
+	defer w.stop()
+	resolve := rs.Resolve
+	if l, ok := rs.(lookerUp); ok && in.remembers(rec) {
+		resolve = l.LookUp // the content is likely in the cache
+	}
+	pin, err := resolve(wctx)
+	if err == nil {
+		err = st.verifyPin(wctx, rs, pin) // before any content (# Trust)
+	} else {
+		err = fmt.Errorf("%s: %w", rec, w.classify(wctx, err))
+	}
+	if err != nil {
+		rs.Close()
+		return "", nil, nil, err
+	}
+	if cands, ok := in.recalledSource(ctx, rec, pin); ok {
+		rs.Close()
+		return pin, cands, func() {}, nil
+	}
+	w.timer.Stop()                                     // the download has its own watchdog
+	return in.fromRemote(wctx, rs, rec, pin, nil, nil) // verified above
+}
