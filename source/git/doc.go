@@ -258,7 +258,10 @@
 //
 // [NewRemote] gives a source the shape of [source.Remote], in which
 // package install uses every published source: its Resolve fetches once
-// and keeps the archive for the Open that follows.
+// and keeps the archive for the Open that follows. Its LookUp resolves
+// the ref alone ([Client.Resolve]: the commit and its trees, no file of
+// the folder), for a caller that may hold the content at that commit
+// already; an Open that follows fetches anew.
 //
 // A [Client] is safe for concurrent use; each call has its own temporary
 // repository. A [Remote] is for one caller at a time.

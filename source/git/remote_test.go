@@ -65,3 +65,43 @@ func TestRemote(t *testing.T) {
 		t.Error("Open without git succeeded")
 	}
 }
+
+// TestRemoteLookUp checks that LookUp resolves the ref as Resolve does,
+// keeps nothing in the temporary folder, that Open then reads the
+// folder at that commit, and that a missing git or ref fails it.
+func TestRemoteLookUp(t *testing.T) {
+	hermetic(t)
+	repo := newRepo(t)
+	src, err := git.Parse(repo.fileURL() + "#ref=main&path=skills/review")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	r := git.NewRemote(src, git.WithTempDir(tmp))
+	pin, err := r.LookUp(t.Context())
+	if err != nil || pin != repo.main {
+		t.Fatalf("LookUp = %q, %v; want %s", pin, err, repo.main)
+	}
+	emptyTemp(t, tmp)
+	a, err := r.Open(t.Context(), pin, "", nil)
+	if err != nil {
+		t.Fatalf("Open after LookUp = %v", err)
+	}
+	data, err := io.ReadAll(a)
+	a.Close()
+	if err != nil || len(data) == 0 || a.Subpath != "skills/review" {
+		t.Errorf("Open after LookUp read %d bytes (%v) at %q", len(data), err, a.Subpath)
+	}
+	r.Close()
+	emptyTemp(t, tmp)
+	bad, err := git.Parse(repo.fileURL() + "#ref=no-such-branch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := git.NewRemote(bad, git.WithTempDir(tmp)).LookUp(t.Context()); err == nil {
+		t.Error("LookUp of a missing ref succeeded")
+	}
+	if _, err := git.NewRemote(src, git.WithGit("no-such-git-program")).LookUp(t.Context()); err == nil {
+		t.Error("LookUp without git succeeded")
+	}
+}
