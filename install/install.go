@@ -372,7 +372,8 @@
 //     skills from the cache without downloading the content (each is
 //     checked, audited and compared with the lock file as a downloaded
 //     one is); a memo that is missing, unreadable or names a tree the
-//     cache no longer holds costs a download, nothing more. One skill
+//     cache no longer holds costs a download, nothing more (the same
+//     on macOS and Windows). One skill
 //     installed from a repository may be added again from the same
 //     repository at another reference; any other source for an installed
 //     name is [ErrConflict].

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -140,37 +139,32 @@ func (in *Installer) remembers(rec string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
+// recall is how fromRemoteOr reads a source the skill cache may
+// remember: resolve looks the reference up, and at, given the verified
+// pin, sets skills and reports true when the cache has them.
+type recall struct {
+	resolve func(context.Context) (string, error)
+	at      func(pin string) bool
+	skills  []candidate
+}
+
 // fromRemoteRecalled reads a published source for an Add: it resolves
 // the reference and verifies the pin (# Trust), and then takes the
 // skills from the skill cache when it remembers the source at that pin
-// (recalledSource), else downloads the content as fromRemote does. One
-// watchdog watches the lookup (rule 10), and fromRemote's the download;
-// the lookup's context lasts until the download ends, as a git source's
-// lookup starts what its download reads. A git source that the cache
-// remembers is looked up without downloading its files (LookUp): when
-// its pin moved, the content is fetched then, a second time for its
-// commit and trees.
+// (recalledSource), else downloads the content as fromRemote does, on
+// one progress line and under one watchdog (rule 10). A git source that
+// the cache remembers is looked up without downloading its files
+// (LookUp): when its pin moved, the content is fetched then, a second
+// time for its commit and trees.
 func (in *Installer) fromRemoteRecalled(ctx context.Context, rs source.Remote, rec string, st *sourceTrust) (string, []candidate, func(), error) {
-	wctx, w := startRemoteWatchdog(ctx, in.timeout)
-	defer w.stop()
-	resolve := rs.Resolve
+	rc := &recall{resolve: rs.Resolve}
 	if l, ok := rs.(lookerUp); ok && in.remembers(rec) {
-		resolve = l.LookUp // the content is likely in the cache
+		rc.resolve = l.LookUp // the content is likely in the cache
 	}
-	pin, err := resolve(wctx)
-	if err == nil {
-		err = st.verifyPin(wctx, rs, pin) // before any content (# Trust)
-	} else {
-		err = fmt.Errorf("%s: %w", rec, w.classify(wctx, err))
+	rc.at = func(pin string) bool {
+		var ok bool
+		rc.skills, ok = in.recalledSource(ctx, rec, pin)
+		return ok
 	}
-	if err != nil {
-		rs.Close()
-		return "", nil, nil, err
-	}
-	if cands, ok := in.recalledSource(ctx, rec, pin); ok {
-		rs.Close()
-		return pin, cands, func() {}, nil
-	}
-	w.timer.Stop()                                     // the download has its own watchdog
-	return in.fromRemote(wctx, rs, rec, pin, nil, nil) // verified above
+	return in.fromRemoteOr(ctx, rs, rec, "", nil, st, rc)
 }

@@ -146,15 +146,25 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 // within, takes the skills at the subpaths given (a sync, which knows
 // where they are).
 func (in *Installer) fromRemote(ctx context.Context, rs source.Remote, rec, pin string, within []string, st *sourceTrust) (string, []candidate, func(), error) {
+	return in.fromRemoteOr(ctx, rs, rec, pin, within, st, nil)
+}
+
+// fromRemoteOr is fromRemote that, with rc, resolves the reference
+// with rc.resolve and, once the pin is verified, takes the skills rc.at
+// gives for it instead of downloading (readd.go).
+func (in *Installer) fromRemoteOr(ctx context.Context, rs source.Remote, rec, pin string, within []string, st *sourceTrust, rc *recall) (string, []candidate, func(), error) {
 	tmp, err := os.MkdirTemp("", "agentskills-remote-*")
 	if err != nil {
 		return "", nil, nil, err
 	}
 	defer os.RemoveAll(tmp)
 	name := filepath.Join(tmp, "archive")
-	pin, base, err := in.fetchRemote(ctx, rs, rec, pin, commonFolder(within), name, st)
+	pin, base, err := in.fetchRemoteOr(ctx, rs, rec, pin, commonFolder(within), name, st, rc)
 	if err != nil {
 		return "", nil, nil, err
+	}
+	if rc != nil && rc.skills != nil {
+		return pin, rc.skills, func() {}, nil
 	}
 	cands, cleanup, err := in.fromArchive(ctx, name, rec, base, within)
 	return pin, cands, cleanup, err
@@ -166,6 +176,13 @@ func (in *Installer) fromRemote(ctx context.Context, rs source.Remote, rec, pin 
 // fetching are one download on the progress line. One watchdog watches
 // both (rule 10). Between the two, st verifies the pin (# Trust).
 func (in *Installer) fetchRemote(ctx context.Context, rs source.Remote, rec, pin, within, name string, st *sourceTrust) (string, string, error) {
+	return in.fetchRemoteOr(ctx, rs, rec, pin, within, name, st, nil)
+}
+
+// fetchRemoteOr is fetchRemote that, with rc, resolves the reference
+// with rc.resolve and, once st verified the pin, downloads nothing when
+// rc.at takes the skills from the skill cache (base is then "").
+func (in *Installer) fetchRemoteOr(ctx context.Context, rs source.Remote, rec, pin, within, name string, st *sourceTrust, rc *recall) (string, string, error) {
 	var progress io.Writer
 	if in.progress != nil {
 		p := startProgress(in.progress, rec, in.clock)
@@ -176,13 +193,20 @@ func (in *Installer) fetchRemote(ctx context.Context, rs source.Remote, rec, pin
 	ctx, w := startRemoteWatchdog(ctx, in.timeout)
 	defer w.stop()
 	if pin == "" {
+		resolve := rs.Resolve
+		if rc != nil {
+			resolve = rc.resolve
+		}
 		var err error
-		if pin, err = rs.Resolve(ctx); err != nil {
+		if pin, err = resolve(ctx); err != nil {
 			return "", "", fmt.Errorf("%s: %w", rec, w.classify(ctx, err))
 		}
 	}
 	if err := st.verifyPin(ctx, rs, pin); err != nil { // before the content is downloaded (# Trust)
 		return "", "", err
+	}
+	if rc != nil && rc.at(pin) {
+		return pin, "", nil // taken from the skill cache
 	}
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
