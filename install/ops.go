@@ -565,7 +565,7 @@ func (in *Installer) syncSource(ctx context.Context, source, pin string, names [
 		at = append(at, lock.Skills[name].Subpath)
 	}
 	r := &sourceSkills{source: source, pin: pin}
-	_, r.skills, r.cleanup, err = in.fromRemote(ctx, rs, source, pin, at, st)
+	_, r.skills, r.cleanup, err = in.fromRemote(ctx, rs, source, pin, at, st, nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, interrupted(ctx, "nothing was changed")

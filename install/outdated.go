@@ -218,7 +218,7 @@ func (in *Installer) checkPublished(ctx context.Context, src string, rows []Outd
 	if len(moved) == 0 {
 		return nil
 	}
-	_, cands, cleanup, err := in.fromRemote(ctx, rs, src, now, at, nil)
+	_, cands, cleanup, err := in.fromRemote(ctx, rs, src, now, at, nil, nil)
 	if err != nil {
 		return err
 	}

@@ -139,7 +139,7 @@ func (in *Installer) remembers(rec string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// recall is how fromRemoteOr reads a source the skill cache may
+// recall is how fromRemote reads a source the skill cache may
 // remember: resolve looks the reference up, and at, given the verified
 // pin, sets skills and reports true when the cache has them.
 type recall struct {
@@ -166,5 +166,5 @@ func (in *Installer) fromRemoteRecalled(ctx context.Context, rs source.Remote, r
 		rc.skills, ok = in.recalledSource(ctx, rec, pin)
 		return ok
 	}
-	return in.fromRemoteOr(ctx, rs, rec, "", nil, st, rc)
+	return in.fromRemote(ctx, rs, rec, "", nil, st, rc)
 }

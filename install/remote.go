@@ -144,22 +144,17 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 // first when pin is ""): it fetches the content into a temporary file and
 // finds its skills there, under the folder the source names, or, with
 // within, takes the skills at the subpaths given (a sync, which knows
-// where they are).
-func (in *Installer) fromRemote(ctx context.Context, rs source.Remote, rec, pin string, within []string, st *sourceTrust) (string, []candidate, func(), error) {
-	return in.fromRemoteOr(ctx, rs, rec, pin, within, st, nil)
-}
-
-// fromRemoteOr is fromRemote that, with rc, resolves the reference
-// with rc.resolve and, once the pin is verified, takes the skills rc.at
-// gives for it instead of downloading (readd.go).
-func (in *Installer) fromRemoteOr(ctx context.Context, rs source.Remote, rec, pin string, within []string, st *sourceTrust, rc *recall) (string, []candidate, func(), error) {
+// where they are). With rc (a re-add, readd.go), the reference is
+// resolved with rc.resolve and, once the pin is verified, the skills
+// rc.at gives for it are taken instead of downloading.
+func (in *Installer) fromRemote(ctx context.Context, rs source.Remote, rec, pin string, within []string, st *sourceTrust, rc *recall) (string, []candidate, func(), error) {
 	tmp, err := os.MkdirTemp("", "agentskills-remote-*")
 	if err != nil {
 		return "", nil, nil, err
 	}
 	defer os.RemoveAll(tmp)
 	name := filepath.Join(tmp, "archive")
-	pin, base, err := in.fetchRemoteOr(ctx, rs, rec, pin, commonFolder(within), name, st, rc)
+	pin, base, err := in.fetchRemote(ctx, rs, rec, pin, commonFolder(within), name, st, rc)
 	if err != nil {
 		return "", nil, nil, err
 	}
@@ -174,15 +169,11 @@ func (in *Installer) fromRemoteOr(ctx context.Context, rs source.Remote, rec, pi
 // content at the pin to a new file name, and returns the pin and the
 // folder the source names in it. With WithProgress, resolving and
 // fetching are one download on the progress line. One watchdog watches
-// both (rule 10). Between the two, st verifies the pin (# Trust).
-func (in *Installer) fetchRemote(ctx context.Context, rs source.Remote, rec, pin, within, name string, st *sourceTrust) (string, string, error) {
-	return in.fetchRemoteOr(ctx, rs, rec, pin, within, name, st, nil)
-}
-
-// fetchRemoteOr is fetchRemote that, with rc, resolves the reference
-// with rc.resolve and, once st verified the pin, downloads nothing when
-// rc.at takes the skills from the skill cache (base is then "").
-func (in *Installer) fetchRemoteOr(ctx context.Context, rs source.Remote, rec, pin, within, name string, st *sourceTrust, rc *recall) (string, string, error) {
+// both (rule 10). Between the two, st verifies the pin (# Trust). With
+// rc, the reference is resolved with rc.resolve, and nothing is
+// downloaded when rc.at takes the skills from the skill cache (base is
+// then "").
+func (in *Installer) fetchRemote(ctx context.Context, rs source.Remote, rec, pin, within, name string, st *sourceTrust, rc *recall) (string, string, error) {
 	var progress io.Writer
 	if in.progress != nil {
 		p := startProgress(in.progress, rec, in.clock)

@@ -344,7 +344,7 @@ func (in *Installer) readPublished(ctx context.Context, lock *lockFile, src stri
 		at = append(at, lock.Skills[name].Subpath)
 	}
 	r := &sourceSkills{source: rec, pin: pin}
-	if _, r.skills, r.cleanup, err = in.fromRemote(ctx, rs, rec, pin, at, st); err != nil {
+	if _, r.skills, r.cleanup, err = in.fromRemote(ctx, rs, rec, pin, at, st, nil); err != nil {
 		return nil, "", err
 	}
 	in.checkAll(ctx, r.skills, pin)
