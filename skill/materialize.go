@@ -283,7 +283,6 @@ func (c *Cache) archive(ctx context.Context, open Opener, format Format, subpath
 	}
 	opts := c.extractOptions()
 	opts.Format, opts.Subpath = decoder, subpath
-	opts.Scratch = func() (*os.File, error) { return staging.File("scratch") }
 	files, err := extract.Archive(ctx, data, in.size, staging.Root(), opts)
 	if err != nil {
 		return "", "", err

@@ -36,9 +36,11 @@ func Sniff(head []byte) (string, error) {
 }
 
 // Archive extracts the skill held in the archive r (size bytes long) into
-// dst, after checking every entry, and returns the files it wrote. With a
-// nil dst it checks and hashes without writing. On error, dst may hold part
-// of the tree: the caller owns dst and removes it.
+// dst, checking every entry, and returns the files it wrote. With a nil
+// dst it checks and hashes without writing. When the archive is refused
+// or the context cancelled, it removes what it created in dst; after an
+// error of the file system, dst may hold part of the tree: the caller
+// owns dst and removes it.
 func Archive(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, opts Options) ([]File, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
@@ -191,36 +193,85 @@ func isSparse(h *tar.Header) bool {
 	return false
 }
 
-// extractTar makes two passes over the (immutable) archive: the first
-// checks every header, the gzip trailer and the padding without writing
-// any file; the second writes and hashes the files. For tar.gz, the first
-// pass decompresses on a goroutine of its own and keeps the decompressed
-// stream in a private scratch file, so the second reads plain tar instead
-// of decompressing again; the first pass also hashes each file of the
-// skill on the core the decompressor leaves idle, and the second checks
-// the bytes it writes against a CRC-32 of what the first read.
+// extractTar reads the archive once: each header is checked as it
+// arrives and each file of the skill is written and hashed as its bytes
+// come out of the decompressor, which runs on a goroutine of its own, a
+// few buffers ahead, while small files are written by others (see
+// [fileWriter]). Links are written last, once every entry is known, as
+// copies of files written. On the first violated rule, limit or
+// cancellation it stops reading and removes what it created (see
+// [writer.discard]). With Options.Scratch, a tar.gz is extracted in two
+// passes instead (see [extractTarTwice]).
 func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os.Root, opts Options) ([]File, error) {
-	src, scratch, release, err := firstTarPass(ctx, r, size, gz, opts)
+	if gz && opts.Scratch != nil {
+		return extractTarTwice(ctx, r, size, dst, opts)
+	}
+	src, stop := tarStream(ctx, r, size, gz, opts.MaxTotalSize)
+	defer stop()
+	w := newWriter(dst, opts.MaxTotalSize, opts.Writable)
+	defer w.close()
+	out := newFileWriter(ctx, 0)
+	p := newPlan(opts)
+	c := &counter{ctx: ctx, r: src, limit: opts.MaxTotalSize}
+	err := scanTar(c, p, func(i int, e entry, r io.Reader, size int64) error {
+		return out.writeFrom(w, i, e, r, size, opts.MaxFileSize)
+	})
+	if err = asFormat(out.wait(err)); err != nil {
+		return nil, w.discard(err)
+	}
+	files, err := w.copyLinks(ctx, p, out.files())
+	if err != nil {
+		return nil, w.discard(err)
+	}
+	return files, nil
+}
+
+// tarStream opens the tar stream of the archive: r itself, or r through
+// gzip, decompressed a few buffers ahead on a goroutine of its own that
+// stops once it has produced more than limit bytes, so a bomb costs no
+// more than the limit. stop ends that goroutine.
+func tarStream(ctx context.Context, r io.ReaderAt, size int64, gz bool, limit int64) (src io.Reader, stop func()) {
+	if !gz {
+		return io.NewSectionReader(r, 0, size), func() {}
+	}
+	ahead := startPrefetch(ctx, func() (io.Reader, func(), error) {
+		zr, closeZr, err := decompressed(r, size, true)
+		if err != nil {
+			return nil, nil, err
+		}
+		return io.LimitReader(zr, limit+1), closeZr, nil
+	}, nil)
+	return ahead, ahead.stop
+}
+
+// extractTarTwice makes two passes over the (immutable) tar.gz archive,
+// for a destination that must never hold a file of an archive that is
+// refused: the first checks every header, the gzip trailer and the
+// padding without writing any file; the second writes the files. The
+// first pass decompresses on a goroutine of its own and keeps the
+// decompressed stream in the scratch file Options.Scratch returns, so the
+// second reads plain tar instead of decompressing again; the first pass
+// also hashes each file of the skill on the core the decompressor leaves
+// idle, and the second checks the bytes it writes against a CRC-32 of
+// what the first read.
+func extractTarTwice(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, opts Options) ([]File, error) {
+	src, scratch, release, err := firstTarPass(ctx, r, size, true, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
 	p := newPlan(opts)
 	c := &counter{ctx: ctx, r: src, limit: opts.MaxTotalSize}
-	if err := planTar(c, p, scratch != nil); err != nil {
+	if err := planTar(c, p, true); err != nil {
 		return nil, err
 	}
-	src = io.NewSectionReader(r, 0, size)
-	if scratch != nil {
-		src = io.NewSectionReader(scratch, 0, c.n)
-	}
-	return writeTar(ctx, src, p, dst, opts)
+	return writeTar(ctx, io.NewSectionReader(scratch, 0, c.n), p, dst, opts)
 }
 
-// firstTarPass opens the stream the first pass reads: the archive itself,
-// or for tar.gz its decompressed stream, which is also copied into a
-// scratch file (returned) for the second pass. release stops the
-// decompression and gives the scratch file back.
+// firstTarPass opens the stream the first pass of [extractTarTwice]
+// reads: the archive itself, or for tar.gz its decompressed stream, which
+// is also copied into a scratch file (returned) for the second pass.
+// release stops the decompression and gives the scratch file back.
 func firstTarPass(ctx context.Context, r io.ReaderAt, size int64, gz bool, opts Options) (src io.Reader, scratch *os.File, release func(), err error) {
 	if !gz {
 		return io.NewSectionReader(r, 0, size), nil, func() {}, nil
@@ -233,11 +284,25 @@ func firstTarPass(ctx context.Context, r io.ReaderAt, size int64, gz bool, opts 
 	return ahead, f, func() { ahead.stop(); releaseScratch() }, nil
 }
 
-// planTar is the first pass: it checks every header of the stream c and
-// adds it to the plan, then checks the end marker and what follows it,
-// and finishes the plan. It writes nothing. With hash, it also hashes the
+// planTar is the first pass of [extractTarTwice]: it checks the stream c
+// as [scanTar] does and writes nothing. With hash, it also hashes the
 // data of each file of the skill (see [known]).
 func planTar(c *counter, p *plan, hash bool) error {
+	var file func(int, entry, io.Reader, int64) error
+	if hash {
+		file = func(i int, _ entry, r io.Reader, _ int64) (err error) {
+			p.entries[i].known, err = readKnown(r)
+			return asFormat(err)
+		}
+	}
+	return scanTar(c, p, file)
+}
+
+// scanTar reads the tar stream c to its end: it checks every header and
+// adds it to the plan, hands each file of the skill (entry i of the plan)
+// to file, when not nil, which reads its data from r, then checks the end
+// marker and what follows it, and finishes the plan.
+func scanTar(c *counter, p *plan, file func(i int, e entry, r io.Reader, size int64) error) error {
 	tr := tar.NewReader(c)
 	var end int64 // where the last entry's data and padding end
 	for {
@@ -259,9 +324,9 @@ func planTar(c *counter, p *plan, hash bool) error {
 		if err := planTarHeader(p, h, &c.lastBlock); err != nil {
 			return err
 		}
-		if hash && len(p.entries) > n && p.entries[n].kind == kindFile && p.entries[n].rel != "" {
-			if p.entries[n].known, err = readKnown(tr); err != nil {
-				return asFormat(err)
+		if file != nil && len(p.entries) > n && p.entries[n].kind == kindFile && p.entries[n].rel != "" {
+			if err := file(n, p.entries[n], tr, h.Size); err != nil {
+				return err
 			}
 		}
 	}
@@ -293,7 +358,7 @@ func planTarHeader(p *plan, h *tar.Header, raw *[512]byte) error {
 	return err
 }
 
-// writeTar is the second pass: it reads the tar stream src again, checks
+// writeTar is the second pass of [extractTarTwice]: it reads the tar stream src again, checks
 // that each entry is the one the plan holds, and writes the files the
 // plan selected, then the links' copies.
 func writeTar(ctx context.Context, src io.Reader, p *plan, dst *os.Root, opts Options) ([]File, error) {
@@ -482,7 +547,8 @@ func zipKind(f *zip.File) (k kind, target string, err error) {
 }
 
 // writeZip writes the files the plan selected, a few at a time, then the
-// links' copies.
+// links' copies; on a refused entry (a size or checksum that does not
+// match) it removes what it created.
 func writeZip(ctx context.Context, files []*zip.File, p *plan, dst *os.Root, opts Options) ([]File, error) {
 	w := newWriter(dst, opts.MaxTotalSize, opts.Writable)
 	defer w.close()
@@ -493,7 +559,7 @@ func writeZip(ctx context.Context, files []*zip.File, p *plan, dst *os.Root, opt
 			continue
 		}
 		if err := out.ctx.Err(); err != nil {
-			return nil, out.wait(err)
+			return nil, w.discard(out.wait(err))
 		}
 		out.g.Go(func() error {
 			file, err := writeZipEntry(out.ctx, w, f, e, opts.MaxFileSize)
@@ -505,9 +571,13 @@ func writeZip(ctx context.Context, files []*zip.File, p *plan, dst *os.Root, opt
 		})
 	}
 	if err := out.wait(nil); err != nil {
-		return nil, err
+		return nil, w.discard(err)
 	}
-	return w.copyLinks(ctx, p, out.files())
+	written, err := w.copyLinks(ctx, p, out.files())
+	if err != nil {
+		return nil, w.discard(err)
+	}
+	return written, nil
 }
 
 // writeZipEntry writes one zip entry, verifying its size and CRC-32.

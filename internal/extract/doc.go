@@ -8,8 +8,18 @@
 //
 // # What an archive may hold
 //
-// The whole archive is checked before any file is created (for tar, in a
-// first pass over the stream); a single violation fails it:
+// Every entry is checked, and a single violation fails the archive and
+// leaves nothing written. A zip is checked whole before its first file is
+// created. A tar or tar.gz is read once, and each entry is checked as it
+// arrives and written as it is checked (into the private staging folder
+// of a caller that publishes it only after success); on the first
+// violated rule or limit, or cancellation, extraction stops reading and
+// removes every file and folder it created, so the root is left as it was
+// found. What needs the whole archive is checked at its end, before
+// success is returned: links (rule 8), the end marker and gzip trailer
+// (rule 11) and SKILL.md (rule 13). With Options.Scratch, a tar.gz is
+// checked whole, through a scratch file, before its first file is
+// created.
 //
 //  1. Names are slash-separated relative paths that pass [io/fs.ValidPath]
 //     once a leading "./" and a folder's trailing "/" are removed: no
@@ -38,14 +48,19 @@
 //  8. A link (symbolic or hard) is written as a copy of its target, and
 //     only when that target, resolved inside the skill, is a regular file
 //     of the skill; a link to a folder, to another link, or out of the
-//     skill fails. Archive links are never followed while writing.
-//  9. Limits: the entry count (checked before anything is written, and
+//     skill fails. Archive links are never followed while writing: links
+//     are resolved once every entry is known (a link may name a later
+//     entry) and written last, as copies of files already written, read
+//     back through the root.
+//  9. Limits: the entry count (checked as entries arrive, and
 //     counting each folder the names imply that no entry lists, so deep
 //     names cannot make more folders than the limit allows), each
 //     file's declared and actual size, and the total bytes that come out
 //     of the decompressor (tar headers and padding included) plus the
 //     bytes copied for links. Declared sizes are never trusted: every copy
-//     is bounded and fails when the data runs over.
+//     is bounded and fails when the data runs over. Limits are enforced
+//     as bytes arrive: the decompressor stops once it has produced more
+//     than the total limit, so a bomb costs no more than the limit.
 //  10. Zip: the central directory is counted, by walking its records,
 //     before it is read (its end record's count is not trusted: zip
 //     readers compare it modulo 65,536); entries must not overlap or run
@@ -84,6 +99,10 @@
 // error of the file systems involved (writing the destination, reading a
 // spooled archive or an fs.FS) is returned as it is, as an *fs.PathError
 // or the file system's own error. Extraction writes only under the
-// given root, never replaces a file, and leaves cleaning up after a failure
-// to the owner of that root.
+// given root and never replaces a file. After an error of the content or
+// a cancellation, an archive's extraction has removed what it created;
+// after an error of the file system, and for an fs.FS tree, cleaning up
+// is left to the owner of the root, who knows more of its state. On
+// Windows, removing a read-only file it wrote may fail, leaving it to the
+// owner too.
 package extract

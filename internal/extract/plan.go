@@ -69,10 +69,13 @@ type Options struct {
 	// that people may edit (a skill installed into a project). Default:
 	// read-only, 0444 or 0555.
 	Writable bool
-	// Scratch returns an empty private file that holds a tar.gz archive's
-	// decompressed stream between the two passes. Nil means a temporary
-	// file in os.TempDir(), removed afterwards; a file from Scratch is the
-	// caller's to remove.
+	// Scratch, when not nil, has a tar.gz archive extracted in two
+	// passes, for a destination that must never hold a file of an
+	// archive that is refused, even for a moment: it returns an empty
+	// private file that holds the decompressed stream between the pass
+	// that checks every entry and the pass that writes (the file is the
+	// caller's to remove). Default nil: one pass, writing while checking,
+	// with no scratch file.
 	Scratch func() (*os.File, error)
 	// DropLink, when not nil, is called for each link entry that rule 8
 	// refuses, which is then left out instead of failing the archive

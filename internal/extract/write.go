@@ -8,10 +8,12 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -33,6 +35,8 @@ type writer struct {
 	root     *os.Root
 	mu       sync.Mutex
 	dirs     map[string]*os.Root // folders made; open for the first maxOpenDirs
+	files    []string            // files created, for discard
+	folders  *folders            // makes the folders; nil until the first
 	open     int
 	total    atomic.Int64 // bytes written so far
 	maxTotal int64
@@ -51,6 +55,10 @@ func newWriter(root *os.Root, maxTotal int64, writable bool) *writer {
 func (w *writer) close() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.folders != nil {
+		w.folders.close()
+		w.folders = nil
+	}
 	for dir, r := range w.dirs {
 		if r != nil {
 			r.Close()
@@ -90,7 +98,12 @@ func (w *writer) mkdirsLocked(dir string) error {
 	if err != nil {
 		return unsafeEntry(dir, err.Error())
 	}
-	if err := w.root.Mkdir(local, 0o755); err != nil {
+	if w.folders == nil {
+		if w.folders, err = newFolders(w.root); err != nil {
+			return err
+		}
+	}
+	if err := w.folders.mkdir(dir); err != nil {
 		return err
 	}
 	var r *os.Root
@@ -121,7 +134,53 @@ func (w *writer) create(rel string, exec bool) (*os.File, error) {
 	if w.writable {
 		perm |= 0o200
 	}
-	return root.OpenFile(local, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	f, err := root.OpenFile(local, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err == nil {
+		w.mu.Lock()
+		w.files = append(w.files, rel)
+		w.mu.Unlock()
+	}
+	return f, err
+}
+
+// discard returns err, after removing every file and folder the writer
+// created (files first, then folders, deepest first) when err refuses
+// the archive: a violated rule or limit, or cancellation. So a refused
+// archive leaves the root as the extraction found it. An error of the
+// file system (a file that already exists, a full disk) leaves what was
+// written to the owner of the root, who knows more of its state. Removal
+// is best effort, and the callers' jobs have all returned: nothing else
+// creates files under the root meanwhile.
+func (w *writer) discard(err error) error {
+	if w.root == nil || !refuses(err) {
+		return err
+	}
+	w.close()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	fl, ferr := newFolders(w.root)
+	if ferr != nil {
+		return err
+	}
+	defer fl.close()
+	slices.Sort(w.files)
+	for _, rel := range w.files {
+		fl.remove(rel, false)
+	}
+	dirs := slices.Sorted(maps.Keys(w.dirs))
+	// A folder sorts after its parent: in reverse order, each is removed
+	// after everything under it.
+	for _, dir := range slices.Backward(dirs) {
+		fl.remove(dir, true)
+	}
+	w.files, w.dirs = nil, make(map[string]*os.Root)
+	return err
+}
+
+// refuses reports whether err refuses the archive (a violated rule or
+// limit) or is a cancellation.
+func refuses(err error) bool {
+	return errors.Is(err, ErrFormat) || errors.Is(err, ErrUnsafe) || errors.Is(err, ErrLimit) || isCancel(err)
 }
 
 func (w *writer) count(n int) error {
@@ -285,19 +344,26 @@ func (w *writer) writeAll(rel string, exec bool, data []byte, k *known) (File, e
 type fileWriter struct {
 	g    *errgroup.Group
 	ctx  context.Context
+	mu   sync.Mutex
 	list []File // by entry; a zero Path for entries not written
 }
 
-// newFileWriter returns a fileWriter for an archive of entries entries.
+// newFileWriter returns a fileWriter for an archive of entries entries
+// (a guess: the list grows as entries are added).
 func newFileWriter(ctx context.Context, entries int) *fileWriter {
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0) + 1)
 	return &fileWriter{g: g, ctx: ctx, list: make([]File, entries)}
 }
 
-// add records the file written for entry i. Each job writes its own
-// element, so no lock is needed; wait orders the writes before files.
+// add records the file written for entry i; wait orders the adds
+// before files.
 func (fw *fileWriter) add(i int, f File) {
+	fw.mu.Lock()
+	defer fw.mu.Unlock()
+	if i >= len(fw.list) {
+		fw.list = append(fw.list, make([]File, i+1-len(fw.list))...)
+	}
 	fw.list[i] = f
 }
 
