@@ -358,9 +358,10 @@ func planTarHeader(p *plan, h *tar.Header, raw *[512]byte) error {
 	return err
 }
 
-// writeTar is the second pass of [extractTarTwice]: it reads the tar stream src again, checks
-// that each entry is the one the plan holds, and writes the files the
-// plan selected, then the links' copies.
+// writeTar is the second pass of [extractTarTwice]: it reads the tar
+// stream src again, checks that each entry is the one the plan holds,
+// and writes the files the plan selected, then the links' copies; when a
+// file is refused it removes what it created.
 func writeTar(ctx context.Context, src io.Reader, p *plan, dst *os.Root, opts Options) ([]File, error) {
 	tr := tar.NewReader(&counter{ctx: ctx, r: src, limit: opts.MaxTotalSize})
 	w := newWriter(dst, opts.MaxTotalSize, opts.Writable)
@@ -372,13 +373,13 @@ func writeTar(ctx context.Context, src io.Reader, p *plan, dst *os.Root, opts Op
 			break
 		}
 		if err != nil {
-			return nil, out.wait(asFormat(err))
+			return nil, w.discard(out.wait(asFormat(err)))
 		}
 		if h.Typeflag == tar.TypeXGlobalHeader {
 			continue
 		}
 		if i >= len(p.entries) || p.entries[i].name != cleanOrEmpty(h.Name) {
-			return nil, out.wait(formatf("archive changed while it was read"))
+			return nil, w.discard(out.wait(formatf("archive changed while it was read")))
 		}
 		e := p.entries[i]
 		i++
@@ -386,13 +387,17 @@ func writeTar(ctx context.Context, src io.Reader, p *plan, dst *os.Root, opts Op
 			continue
 		}
 		if err := out.writeFrom(w, i-1, e, tr, h.Size, opts.MaxFileSize); err != nil {
-			return nil, asFormat(err)
+			return nil, w.discard(asFormat(err))
 		}
 	}
 	if err := out.wait(nil); err != nil {
-		return nil, asFormat(err)
+		return nil, w.discard(asFormat(err))
 	}
-	return w.copyLinks(ctx, p, out.files())
+	files, err := w.copyLinks(ctx, p, out.files())
+	if err != nil {
+		return nil, w.discard(err)
+	}
+	return files, nil
 }
 
 // cleanOrEmpty is the name the plan records for an archive name.
