@@ -267,3 +267,35 @@ func TestFileSystemErrorLeavesWhatWasWritten(t *testing.T) {
 		t.Errorf("SKILL.md: %v, want it left", err)
 	}
 }
+
+// TestTwoPassesDamagedScratchLeavesRootEmpty damages, between the two
+// passes, the scratch bytes of the last of 200 files: the writing pass,
+// which has written the others, refuses it and removes what it wrote.
+func TestTwoPassesDamagedScratchLeavesRootEmpty(t *testing.T) {
+	last := "the last file\n"
+	data := gz(t, tarBytes(t, manyEntries(200, tReg("last.md", last))...))
+	opts := concurrentOptions()
+	opts.Scratch = func() (*os.File, error) { return os.CreateTemp(t.TempDir(), "scratch") }
+	root, dir := openRoot(t)
+	src, scratch, release, err := firstTarPass(t.Context(), bytes.NewReader(data), int64(len(data)), true, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	p := newPlan(opts)
+	c := &counter{ctx: t.Context(), r: src, limit: opts.MaxTotalSize}
+	if err := planTar(c, p, true); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(io.NewSectionReader(scratch, 0, c.n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := scratch.WriteAt([]byte("X"), int64(bytes.LastIndex(raw, []byte(last)))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := writeTar(t.Context(), io.NewSectionReader(scratch, 0, c.n), p, root, opts); !errors.Is(err, ErrFormat) {
+		t.Fatalf("err = %v, want ErrFormat", err)
+	}
+	checkRootEmpty(t, dir)
+}
