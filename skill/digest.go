@@ -47,6 +47,13 @@ func ContentDigest(ctx context.Context, dir string) (string, error) {
 	if d, ok := cache.Verify(dir); ok {
 		return d, nil
 	}
+	return digestFolder(ctx, dir, nil)
+}
+
+// digestFolder reads the folder dir as ContentDigest describes and
+// returns its digest. With a record, a file whose stat the record holds
+// is not read again (see folderRecord.file).
+func digestFolder(ctx context.Context, dir string, rec *folderCheck) (string, error) {
 	fsys := os.DirFS(dir)
 	var files []cache.File
 	var links []cache.Link
@@ -66,11 +73,11 @@ func ContentDigest(ctx context.Context, dir string) (string, error) {
 		}
 		switch t := d.Type(); {
 		case t.IsRegular():
-			f, err := hashFile(filepath.Join(dir, filepath.FromSlash(p)))
+			info, err := d.Info()
 			if err != nil {
 				return err
 			}
-			info, err := d.Info()
+			f, err := rec.file(filepath.Join(dir, filepath.FromSlash(p)), p, info)
 			if err != nil {
 				return err
 			}

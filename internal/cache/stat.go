@@ -72,11 +72,7 @@ type record struct {
 // racy reports whether a change made right after s was taken could have
 // left s as it was (see racyWindow).
 func (r *record) racy(s stamp) bool {
-	w := racyWindow
-	if s.ctime%int64(time.Second) == 0 {
-		w = coarseWindow
-	}
-	return s.ctime >= r.taken-int64(w)
+	return Racy(s.ctime, r.taken)
 }
 
 func (r *record) racyCount() int {
