@@ -5,8 +5,12 @@ package skill
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -31,6 +35,9 @@ func sourceFolder(t *testing.T) string {
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := os.Symlink("a.md", filepath.Join(dir, "references", "link")); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }
@@ -106,13 +113,18 @@ func TestFolderRecordTrusted(t *testing.T) {
 	if rec == nil {
 		t.Fatal("no record kept")
 	}
-	e := rec.files["references/a.md"]
+	e := rec.entries["references/a.md"]
 	e.sum[0] ^= 1
-	rec.files["references/a.md"] = e
+	rec.entries["references/a.md"] = e
 	if err := store.SetFolderRecord(folderKey(dir), rec.encode()); err != nil {
 		t.Fatal(err)
 	}
-	got, hashed, err := c.folderDigestIn(t.Context(), store, dir)
+	// This Cache holds the record it made; another one reads the store's.
+	if got, hashed, err := c.folderDigestIn(t.Context(), store, dir); err != nil || hashed != 0 || got != genuine {
+		t.Errorf("folderDigestIn with the record held = %s, %d hashed, %v; want %s, 0 hashed", got, hashed, err, genuine)
+	}
+	fresh := NewCache(WithSkillCacheRoot(c.Root()))
+	got, hashed, err := fresh.folderDigestIn(t.Context(), store, dir)
 	if err != nil || hashed != 0 || got == genuine {
 		t.Errorf("folderDigestIn with a forged sum = %s, %d hashed, %v; want another digest than %s, 0 hashed", got, hashed, err, genuine)
 	}
@@ -154,6 +166,28 @@ func TestFolderRecordNoticesChanges(t *testing.T) {
 			if err := os.Rename(tmp, a); err != nil {
 				t.Fatal(err)
 			}
+		}},
+		{"link retargeted", func(t *testing.T, _ *Cache, _ *cache.Store, dir string) {
+			l := filepath.Join(dir, "references", "link")
+			os.Remove(l)
+			if err := os.Symlink("b.md", l); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"folder added with a file", func(t *testing.T, _ *Cache, _ *cache.Store, dir string) {
+			sub := filepath.Join(dir, "references", "deep")
+			os.Mkdir(sub, 0o755)
+			if err := os.WriteFile(filepath.Join(sub, "d.md"), []byte("d"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"file added in a subfolder, folder times set back", func(t *testing.T, _ *Cache, _ *cache.Store, dir string) {
+			refs := filepath.Join(dir, "references")
+			fi, _ := os.Stat(refs)
+			if err := os.WriteFile(filepath.Join(refs, "c.md"), []byte("c"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			os.Chtimes(refs, fi.ModTime(), fi.ModTime())
 		}},
 		{"made executable", func(t *testing.T, _ *Cache, _ *cache.Store, dir string) {
 			if err := os.Chmod(filepath.Join(dir, "references", "a.md"), 0o755); err != nil {
@@ -217,8 +251,11 @@ func TestFolderRecordNoticesChanges(t *testing.T) {
 			if want == before {
 				t.Fatalf("the change left ContentDigest at %s", before)
 			}
-			for i := range 2 { // the read that notices, then the one after it
-				_, got, err := c.MaterializeContent(t.Context(), Dir(dir))
+			// The read that notices, then the one after it, by this Cache
+			// (with the record it holds) and by another (with the store's).
+			fresh := NewCache(WithSkillCacheRoot(c.Root()))
+			for i, reader := range []*Cache{fresh, c, c, fresh} {
+				_, got, err := reader.MaterializeContent(t.Context(), Dir(dir))
 				if err != nil || got != want {
 					t.Errorf("read %d: MaterializeContent(Dir) digest = %s, %v; want %s", i, got, err, want)
 				}
@@ -259,22 +296,49 @@ func TestFolderRecordCanceled(t *testing.T) {
 
 // TestParseFolderRecord checks that malformed records are refused.
 func TestParseFolderRecord(t *testing.T) {
-	good := (&folderRecord{dir: "/d", taken: time.Now().UnixNano(), files: map[string]folderEntry{
-		"SKILL.md": {stamp: cache.Stamp{Mode: 0o644, Size: 3}},
-	}}).encode()
-	if parseFolderRecord(good, "/d") == nil {
-		t.Fatalf("parseFolderRecord(%q) = nil, want a record", good)
+	r := newFolderRecord("/d", time.Now().UnixNano())
+	r.entries["."] = folderEntry{kind: kindDir, stamp: cache.Stamp{Mode: uint32(fs.ModeDir | 0o755)}}
+	r.entries["a b"] = folderEntry{kind: kindDir, stamp: cache.Stamp{Mode: uint32(fs.ModeDir | 0o755), Ino: 1}}
+	r.entries["a b/SKILL.md"] = folderEntry{kind: kindFile, stamp: cache.Stamp{Mode: 0o644, Size: 3, Ino: 2}}
+	r.entries["a b/l"] = folderEntry{kind: kindLink, stamp: cache.Stamp{Mode: uint32(fs.ModeSymlink | 0o777), Ino: 3}, target: "../x y"}
+	good := r.encode()
+	got := parseFolderRecord(good, "/d")
+	if got == nil || !maps.Equal(got.entries, r.entries) || !slices.Equal(got.children["a b"], []string{"SKILL.md", "l"}) {
+		t.Fatalf("parseFolderRecord(%q) = %v, want %v", good, got, r)
 	}
+	hexOf := func(s string) string { return hex.EncodeToString([]byte(s)) }
 	for _, bad := range [][]byte{
 		nil,
 		good[:len(good)-1],
-		bytes.Replace(good, []byte("dir /d"), []byte("dir /e"), 1),
-		bytes.Replace(good, []byte(" SKILL.md"), []byte(" ../SKILL.md"), 1),
-		bytes.Replace(good, []byte(" 420 "), []byte(" 2147484141 "), 1), // a folder's mode
-		append(good, good[bytes.LastIndex(good[:len(good)-1], []byte("\n"))+1:]...),
+		bytes.Replace(good, []byte(hexOf("/d")), []byte(hexOf("/e")), 1),
+		bytes.Replace(good, []byte(" "+hexOf("a b/SKILL.md")), []byte(" "+hexOf("../SKILL.md")), 1),
+		bytes.Replace(good, []byte(" "+hexOf("a b/SKILL.md")), []byte(" "+hexOf("c/SKILL.md")), 1), // under no folder
+		bytes.Replace(good, []byte("f "), []byte("d "), 1),                                         // a file's mode as a folder
+		bytes.Replace(good, []byte(" 420 "), []byte(" x "), 1),
+		append(good, good[bytes.LastIndex(good[:len(good)-1], []byte("\n"))+1:]...), // a line twice
 	} {
 		if r := parseFolderRecord(bad, "/d"); r != nil {
 			t.Errorf("parseFolderRecord(%q) = %v, want nil", bad, r)
 		}
+	}
+}
+
+// TestFolderRecordGhost checks that a record listing an entry the folder
+// does not hold (which no real change leaves behind, the folder's stamp
+// changing with it) makes the read start again without the record.
+func TestFolderRecordGhost(t *testing.T) {
+	c := NewCache(WithSkillCacheRoot(cachetest.Root(t)))
+	dir := sourceFolder(t)
+	store := settledRecord(t, c, dir)
+	rec := parseFolderRecord(store.FolderRecord(folderKey(dir)), dir)
+	if rec == nil {
+		t.Fatal("no record kept")
+	}
+	rec.entries["ghost.md"] = rec.entries["SKILL.md"]
+	store.SetFolderRecord(folderKey(dir), rec.encode())
+	want, _ := ContentDigest(t.Context(), dir)
+	fresh := NewCache(WithSkillCacheRoot(c.Root()))
+	if got, hashed, err := fresh.folderDigestIn(t.Context(), store, dir); err != nil || got != want || hashed != 3 {
+		t.Errorf("folderDigestIn with a ghost in the record = %s, %d hashed, %v; want %s, 3 hashed", got, hashed, err, want)
 	}
 }
