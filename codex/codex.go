@@ -324,7 +324,7 @@ func (d *codexDriver) managedHome(ctx context.Context, req *driver.Request, l *l
 		}
 		return "", nil, fmt.Errorf("codex: %w", err)
 	}
-	if err := checkShadows(ctx, listedNames(req.Skills), otherSkillsDirs(l.Workspace, process.Getenv(l.Env, "HOME"))); err != nil {
+	if err := checkShadowsOf(ctx, req.Skills, otherSkillsDirs(l.Workspace, process.Getenv(l.Env, "HOME"))); err != nil {
 		release()
 		return "", nil, err
 	}

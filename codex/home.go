@@ -68,7 +68,7 @@ func prepare(ctx context.Context, dir string, rs driver.ResolvedSkills, userHome
 	// in the folder: one of the user's listed by the name of one of ours
 	// must be ours.
 	if userDir != "" {
-		if err := checkShadows(ctx, listedNames(rs), []string{userDir}); err != nil {
+		if err := checkShadowsOf(ctx, rs, []string{userDir}); err != nil {
 			return "", err
 		}
 	}

@@ -42,6 +42,13 @@ func listedNames(rs driver.ResolvedSkills) map[string]driver.ResolvedSkill {
 	return out
 }
 
+// checkShadowsOf fails when a skill Codex would list from one of roots
+// has the listed name of one of rs and other content, as checkShadows
+// does; the front matter of rs is read only when roots hold a skill.
+func checkShadowsOf(ctx context.Context, rs driver.ResolvedSkills, roots []string) error {
+	return codexRow().CheckShadows(ctx, agents.Mounted(rs, ""), roots)
+}
+
 // checkShadows fails when a skill Codex would list from one of roots has
 // the listed name of one of ours and other content: Codex would list both
 // under one name, and neither wins.

@@ -31,8 +31,10 @@ type Cache struct {
 	root   string
 	limits Limits
 
-	mu    sync.Mutex
-	store *cache.Store // once opened
+	mu       sync.Mutex
+	store    *cache.Store                  // once opened
+	embedded map[embeddedTree][]cache.File // what embed.FS trees hold (rule 11)
+	folders  map[string]*folderRecord      // source folders' records, by folder (rule 11)
 }
 
 // errZeroCache is the error of every use of a Cache not made by NewCache.

@@ -5,12 +5,9 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/agentadaptor/agentadaptor/internal/cache"
-	"github.com/agentadaptor/agentadaptor/internal/extract"
 )
 
 // ContentDigest returns a digest of the skill folder dir: the hex SHA-256
@@ -47,48 +44,7 @@ func ContentDigest(ctx context.Context, dir string) (string, error) {
 	if d, ok := cache.Verify(dir); ok {
 		return d, nil
 	}
-	fsys := os.DirFS(dir)
-	var files []cache.File
-	var links []cache.Link
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if p != "." && extract.LeftOut(d.Name()) {
-			// Not part of the skill (rule 10 of the package doc).
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		switch t := d.Type(); {
-		case t.IsRegular():
-			f, err := hashFile(filepath.Join(dir, filepath.FromSlash(p)))
-			if err != nil {
-				return err
-			}
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			f.Path, f.Exec = p, info.Mode()&0o111 != 0
-			files = append(files, f)
-		case t&fs.ModeSymlink != 0:
-			target, err := os.Readlink(filepath.Join(dir, filepath.FromSlash(p)))
-			if err != nil {
-				return err
-			}
-			links = append(links, cache.Link{Path: p, Target: filepath.ToSlash(target)})
-		}
-		return nil
-	})
-	if err != nil {
-		return "", fmt.Errorf("digest skill folder %s: %w", dir, err)
-	}
-	return cache.DigestTree(filepath.Base(dir), files, links), nil
+	return digestFolder(ctx, dir, &folderCheck{})
 }
 
 func hashFile(path string) (cache.File, error) {

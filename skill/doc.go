@@ -146,6 +146,37 @@
 //     fails like a link out of the skill. A Dir is used in place (rule
 //     1): nothing is copied, so a repository folder given to Dir stays
 //     one; it is the caller's own.
+//  11. Sources are not read again when they cannot have changed. The
+//     digest of a PathSource (a Dir, or a folder from
+//     [LocalSkillsFromDir]) comes from a stat record of the folder kept
+//     in the cache, <root>/.memo/<key>.folder, keyed by the folder's
+//     absolute path: every folder's, regular file's and link's type and
+//     permissions, size, modification time, change time, device and
+//     inode, as git's index holds them, with each file's SHA-256 and
+//     each link's target. A read stats each entry once; it lists only a
+//     folder whose stat differs from the record (an entry added, removed
+//     or renamed changes its folder's times) and hashes only a file
+//     whose stat differs, or whose recorded change time lies within 50
+//     ms (2 s for whole-second times) of when the record was taken, or
+//     later (racy, as rule 4 says). The change time is what is trusted:
+//     a write, a rename into a folder or a chmod sets it to the current
+//     time and no user can set it back, so a file edited to the same
+//     size with its times restored (touch -d, os.Chtimes) is hashed
+//     again; a file renamed over another has a new inode. A Cache holds
+//     the records it made for its life and writes one to the cache
+//     atomically when it changed; the record in the cache is best effort:
+//     one that cannot be read, is malformed, names another folder, or
+//     lists an entry the folder does not hold is ignored, and the read
+//     hashes every file and writes it again. A folder with more entries
+//     than [WithMaxArchiveEntries] keeps no record, and [Cache.GC]
+//     removes records not used since its cut-off, as it does memos.
+//     macOS and the BSDs behave as Linux; on Windows, where a program can
+//     set a file's change time, no record is kept and every read lists
+//     and hashes the folder. The tree of an embed.FS, compiled into the
+//     program, cannot change while it runs: a Cache reads it once and
+//     remembers its files for its life (keyed by the FS value and root);
+//     every other [FSSource] is read and hashed on every use, as an
+//     fs.FS says nothing of when its files change.
 //
 // # For drivers, installers and tools
 //

@@ -140,7 +140,7 @@ func (c *Cache) materialize(ctx context.Context, src Source, name string, wantDi
 		if err != nil || !wantDigest {
 			return dir, "", err
 		}
-		digest, err := ContentDigest(ctx, dir)
+		digest, err := c.folderDigest(ctx, dir)
 		return dir, digest, err
 	case InlineSource:
 		return c.inline(ctx, src.SkillMD, name)
@@ -203,13 +203,13 @@ func (c *Cache) inline(ctx context.Context, content, name string) (string, strin
 
 func (c *Cache) fs(ctx context.Context, fsys fs.FS, root, name string) (string, string, error) {
 	opts := c.extractOptions()
-	files, err := extract.FS(ctx, fsys, root, nil, opts)
+	files, err := c.fsFiles(ctx, fsys, root)
 	if err != nil {
 		return "", "", err
 	}
 	// The tree is read again while writing; what is published is what
 	// this pass wrote and hashed.
-	return c.stageOnce(name, cacheFiles(files), func(dst *os.Root) ([]cache.File, error) {
+	return c.stageOnce(name, files, func(dst *os.Root) ([]cache.File, error) {
 		written, err := extract.FS(ctx, fsys, root, dst, opts)
 		return cacheFiles(written), err
 	})

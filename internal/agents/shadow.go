@@ -137,10 +137,18 @@ func (r Row) CheckShadows(ctx context.Context, ours []Skill, dirs []string) erro
 	return nil
 }
 
-// checkByName looks for each of names as a folder in each of dirs.
+// checkByName looks for each of names as a folder in each of dirs. A
+// folder of dirs that does not exist holds none of them: it costs one
+// stat, not one per name.
 func (r Row) checkByName(ctx context.Context, names []string, byName map[string]Skill, dirs []string) error {
+	var live []string
+	for _, d := range dirs {
+		if _, err := os.Stat(d); !errors.Is(err, fs.ErrNotExist) {
+			live = append(live, d)
+		}
+	}
 	for _, n := range names {
-		for _, d := range dirs {
+		for _, d := range live {
 			theirs := filepath.Join(d, n)
 			fi, err := r.stat(theirs)
 			if errors.Is(err, fs.ErrNotExist) {

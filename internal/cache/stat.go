@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
@@ -72,11 +73,7 @@ type record struct {
 // racy reports whether a change made right after s was taken could have
 // left s as it was (see racyWindow).
 func (r *record) racy(s stamp) bool {
-	w := racyWindow
-	if s.ctime%int64(time.Second) == 0 {
-		w = coarseWindow
-	}
-	return s.ctime >= r.taken-int64(w)
+	return Racy(s.ctime, r.taken)
 }
 
 func (r *record) racyCount() int {
@@ -255,6 +252,45 @@ type treeCheck struct {
 	changed  bool         // a stamp differed from the record
 	stamps   bool         // the platform gives stamps
 	hashed   int          // files read and hashed
+	memo     *recordMemo  // the records this process knows, or nil
+}
+
+// recordMemo holds the records of trees a Store checked or wrote, by
+// digest and name, so that a later lookup in the same process compares
+// the tree's stats with the record without reading and parsing it again
+// (rule 4). A record held is never changed; a check that finds the tree
+// changed replaces it. The zero recordMemo is empty and ready; a nil
+// *recordMemo holds nothing.
+type recordMemo struct {
+	mu sync.Mutex
+	m  map[string]*record
+}
+
+func (m *recordMemo) get(digest, name string) (*record, bool) {
+	if m == nil {
+		return nil, false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.m[digest+"/"+name]
+	return r, ok
+}
+
+// put holds r for the tree, or, when r is nil, forgets it.
+func (m *recordMemo) put(digest, name string, r *record) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r == nil {
+		delete(m.m, digest+"/"+name)
+		return
+	}
+	if m.m == nil {
+		m.m = make(map[string]*record)
+	}
+	m.m[digest+"/"+name] = r
 }
 
 // checkRecorded checks the tree whose folder is dir (whose Lstat is fi)

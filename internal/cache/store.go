@@ -9,6 +9,7 @@
 //	<root>/.memo/<key>           archive memo: a source's key -> its digest
 //	<root>/.memo/.<key>.tmp-<r>  a memo being written, renamed to <key>
 //	<root>/.memo/<digest>.lock   locked while a damaged tree is replaced
+//	<root>/.memo/<key>.folder    the stat record of a source folder used in place
 //	<root>/.tmp/<id>.lock        locked while staging <id> is alive
 //	<root>/.tmp/<id>/            a staging area, renamed to <root>/<digest>
 //	<root>/.tmp/<id>.spool       a spooled archive being extracted
@@ -114,7 +115,11 @@
 //     the agent's own settings). A lookup reaches each file and folder
 //     from its parent, without listing folders whose stat matches, so it
 //     costs a few system calls per file and folder, however deep the
-//     tree.
+//     tree. A Store remembers the records it read or wrote, so later
+//     lookups in the same process compare stats with the record held
+//     instead of reading it again; a record held is replaced only by a
+//     check of the tree, never by what is on disk, and it stands in for
+//     no stat.
 //  5. The root and its .tmp and .memo folders must be real folders owned by
 //     the current user that neither their group nor every user may write
 //     ([CheckOwner]); folders the store
@@ -176,9 +181,10 @@ const (
 // through the folder opened by [Open], so a folder renamed or replaced
 // above it later cannot redirect what the store reads or writes.
 type Store struct {
-	path string      // the absolute root, as opened
-	dir  *os.Root    // the root folder, held open
-	info os.FileInfo // its identity
+	path    string      // the absolute root, as opened
+	dir     *os.Root    // the root folder, held open
+	info    os.FileInfo // its identity
+	records recordMemo  // the records of trees this store checked (rule 4)
 }
 
 // Open returns the store at root, creating its folders (0700). The root is
@@ -291,7 +297,7 @@ func (s *Store) Lookup(digest, name string) (string, bool) {
 	if !validDigest(digest) {
 		return "", false
 	}
-	lastUse, ok := intact(s.dir, digest, name)
+	lastUse, ok := intact(s.dir, digest, name, &s.records)
 	if !ok || !s.same() {
 		return "", false
 	}
@@ -459,7 +465,7 @@ func Verify(dir string) (string, bool) {
 	if s.check() != nil {
 		return "", false
 	}
-	if _, ok := intact(r, digest, filepath.Base(abs)); !ok || !s.same() {
+	if _, ok := intact(r, digest, filepath.Base(abs), nil); !ok || !s.same() {
 		return "", false
 	}
 	return digest, true
@@ -469,9 +475,10 @@ func Verify(dir string) (string, bool) {
 // and its stat record (rule 4): no link on the way, and the tree holding
 // exactly the manifest's files, with their bytes.
 //
-// It also returns the tree folder's time, its last recorded use.
-func intact(root *os.Root, digest, name string) (time.Time, bool) {
-	ok, fi := intactTree(root, digest, name, &treeCheck{})
+// It also returns the tree folder's time, its last recorded use. With a
+// memo, a record held there stands for the one in the tree's folder.
+func intact(root *os.Root, digest, name string, memo *recordMemo) (time.Time, bool) {
+	ok, fi := intactTree(root, digest, name, &treeCheck{memo: memo})
 	if !ok {
 		return time.Time{}, false
 	}
@@ -506,18 +513,30 @@ func intactTree(root *os.Root, digest, name string, c *treeCheck) (bool, os.File
 		return false, nil
 	}
 	if c.manifest, c.stamps = stampOf(mi); c.stamps {
-		if data, err := top.ReadFile(statName); err == nil {
-			if old, rname, files, ok := parseRecord(data); ok && rname == name && Digest(name, files) == digest {
-				if c.manifest != old.manifest || old.racy(old.manifest) {
-					// The manifest changed since it was recorded: it must
-					// still describe this digest, as the record does.
-					c.changed = true
-					if !manifestMatches(top, name, digest) {
-						return false, nil
-					}
+		old, ok := c.memo.get(digest, name)
+		if !ok {
+			old, ok = readRecord(top, digest, name)
+		}
+		if ok {
+			if c.manifest != old.manifest || old.racy(old.manifest) {
+				// The manifest changed since it was recorded: it must
+				// still describe this digest, as the record does.
+				c.changed = true
+				if !manifestMatches(top, name, digest) {
+					c.memo.put(digest, name, nil)
+					return false, nil
 				}
-				return c.checkRecorded(tree, fi, old) && c.settle(top, name, old), topInfo
 			}
+			if !c.checkRecorded(tree, fi, old) {
+				c.memo.put(digest, name, nil)
+				return false, nil
+			}
+			c.settle(top, name, old)
+			if c.changed {
+				old = &record{taken: c.start, manifest: c.manifest, entries: c.next}
+			}
+			c.memo.put(digest, name, old)
+			return true, topInfo
 		}
 	}
 	// No usable record (a tree published by an older version, or a
@@ -536,9 +555,25 @@ func intactTree(root *os.Root, digest, name string, c *treeCheck) (bool, os.File
 		return false, nil
 	}
 	if c.stamps {
-		writeRecord(top, name, &record{taken: c.start, manifest: c.manifest, entries: c.next})
+		r := &record{taken: c.start, manifest: c.manifest, entries: c.next}
+		writeRecord(top, name, r)
+		c.memo.put(digest, name, r)
 	}
 	return true, topInfo
+}
+
+// readRecord reads the record of the tree name in top (<digest>), when it
+// is well formed and its files make the digest.
+func readRecord(top *os.Root, digest, name string) (*record, bool) {
+	data, err := top.ReadFile(statName)
+	if err != nil {
+		return nil, false
+	}
+	r, rname, files, ok := parseRecord(data)
+	if !ok || rname != name || Digest(name, files) != digest {
+		return nil, false
+	}
+	return r, true
 }
 
 // manifestMatches reports whether the manifest in top describes the tree
