@@ -319,6 +319,57 @@ func TestOnePassLinkCopies(t *testing.T) {
 	}
 }
 
+// swapOnErr is a context that, the first time it is asked for its error
+// once the file at path holds size bytes, replaces that file with a
+// symbolic link to decoy.
+type swapOnErr struct {
+	context.Context
+	t           *testing.T
+	path, decoy string
+	size        int64
+	swapped     bool
+}
+
+func (c *swapOnErr) Err() error {
+	if info, err := os.Lstat(c.path); !c.swapped && err == nil && info.Mode().IsRegular() && info.Size() == c.size {
+		c.swapped = true
+		if err := os.Remove(c.path); err != nil {
+			c.t.Error(err)
+		}
+		if err := os.Symlink(c.decoy, c.path); err != nil {
+			c.t.Error(err)
+		}
+	}
+	return c.Context.Err()
+}
+
+// TestOnePassLinkCopyFollowsNoSymlink replaces a written file with a
+// symbolic link to a file of the root that the extraction did not write,
+// holding the same bytes, before the link to it is copied: the copy must
+// not read through that symbolic link.
+func TestOnePassLinkCopyFollowsNoSymlink(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need privileges on Windows")
+	}
+	body := strings.Repeat("t", 300<<10) // written on the reading goroutine
+	data := tarBytes(t, tReg("SKILL.md", "# s\n"), tReg("target.md", body), tLink("copy.md", "target.md"))
+	root, dir := openRoot(t)
+	if err := os.WriteFile(filepath.Join(dir, "decoy.md"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := &swapOnErr{Context: t.Context(), t: t, path: filepath.Join(dir, "target.md"), decoy: "decoy.md", size: int64(len(body))}
+	files, err := Archive(ctx, bytes.NewReader(data), int64(len(data)), root, testOptions())
+	if !ctx.swapped {
+		t.Fatal("the file was never swapped")
+	}
+	if err == nil {
+		t.Errorf("Archive = %d files, nil: it copied a link through a symbolic link it did not write", len(files))
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "decoy.md")); string(b) != body {
+		t.Error("decoy.md changed")
+	}
+}
+
 // failAt is an archive whose reads fail with err from offset at on.
 type failAt struct {
 	r   io.ReaderAt
