@@ -575,3 +575,35 @@ func TestOnePassManyEntriesGzipBomb(t *testing.T) {
 	checkRootEmpty(t, dir)
 	checkNoLeak(t, goroutines)
 }
+
+// fuzzRefusalRestores extracts data into a root that already holds
+// content: when the archive is refused (a violated rule or limit), the
+// root's listing is the one before.
+func fuzzRefusalRestores(t *testing.T, data []byte, format string) {
+	root, dir := openRoot(t)
+	seedRoot(t, dir)
+	before := listing(t, dir)
+	_, err := Archive(t.Context(), bytes.NewReader(data), int64(len(data)), root, fuzzOptions(format))
+	if refuses(err) {
+		checkSameListing(t, before, listing(t, dir))
+	}
+}
+
+// FuzzTarRefusalRestoresRoot fuzzes tar archives for a refusal that
+// leaves behind what the one pass wrote.
+func FuzzTarRefusalRestoresRoot(f *testing.F) {
+	for _, seed := range fuzzTarSeeds(f) {
+		f.Add(seed)
+	}
+	f.Add(tarBytes(f, early(tReg("PART-1/F-0001.MD", "x"))[290:]...))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRefusalRestores(t, data, formatTar) })
+}
+
+// FuzzTarGzRefusalRestoresRoot is FuzzTarRefusalRestoresRoot for tar.gz.
+func FuzzTarGzRefusalRestoresRoot(f *testing.F) {
+	for _, seed := range fuzzTarSeeds(f) {
+		f.Add(gz(f, seed))
+	}
+	f.Add(append(gz(f, fuzzTarSeeds(f)[0]), "junk"...))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRefusalRestores(t, data, formatTarGz) })
+}
