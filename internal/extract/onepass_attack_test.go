@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -606,4 +607,51 @@ func FuzzTarGzRefusalRestoresRoot(f *testing.F) {
 	}
 	f.Add(append(gz(f, fuzzTarSeeds(f)[0]), "junk"...))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRefusalRestores(t, data, formatTarGz) })
+}
+
+// TestZipLateRefusalRestoresRoot refuses zip archives whose last entry
+// fails only once its data is read (a checksum or size that does not
+// match), after the others were written, into a root that already holds
+// content: the root's listing is the one before, and no goroutine is
+// left. A cancellation while writing does the same.
+func TestZipLateRefusalRestoresRoot(t *testing.T) {
+	many := func(last zipEntry) []byte {
+		entries := []zipEntry{zFile("SKILL.md", "# s\n")}
+		for i := range 300 {
+			entries = append(entries, zFile(fmt.Sprintf("part-%d/f-%04d.md", i%7, i), strings.Repeat("text ", 1000)))
+		}
+		entries = append(entries, zFile("big.bin", strings.Repeat("b", 300<<10)), zSymlink("link", "big.bin"))
+		return zipBytes(t, append(entries, last)...)
+	}
+	cases := []struct {
+		name   string
+		data   []byte
+		cancel string // cancel once this file exists
+		want   error
+	}{
+		{"checksum", many(zRaw("last", "last bytes", func(h *zip.FileHeader) { h.CRC32 ^= 1 })), "", ErrFormat},
+		{"checksum zero", many(zRaw("last", "last bytes", func(h *zip.FileHeader) { h.CRC32 = 0 })), "", ErrFormat},
+		{"cancelled while writing", many(zFile("last", "x")), "part-3/f-0150.md", context.Canceled},
+		{"cancelled while copying links", many(zFile("last", "x")), "link", context.Canceled},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root, dir := openRoot(t)
+			seedRoot(t, dir)
+			before := listing(t, dir)
+			inner, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			var ctx context.Context = inner
+			if c.cancel != "" {
+				ctx = &cancelOnFile{Context: inner, cancel: cancel, path: filepath.Join(dir, filepath.FromSlash(c.cancel))}
+			}
+			goroutines := runtime.NumGoroutine()
+			_, err := Archive(ctx, bytes.NewReader(c.data), int64(len(c.data)), root, concurrentOptions())
+			if !errors.Is(err, c.want) {
+				t.Fatalf("err = %v, want %v", err, c.want)
+			}
+			checkSameListing(t, before, listing(t, dir))
+			checkNoLeak(t, goroutines)
+		})
+	}
 }
