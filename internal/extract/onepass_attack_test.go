@@ -655,3 +655,69 @@ func TestZipLateRefusalRestoresRoot(t *testing.T) {
 		})
 	}
 }
+
+// hookOnErr is a context that runs do each time it is asked for its
+// error, until do reports it is done.
+type hookOnErr struct {
+	context.Context
+	do   func() bool
+	done bool
+}
+
+func (c *hookOnErr) Err() error {
+	if !c.done {
+		c.done = c.do()
+	}
+	return c.Context.Err()
+}
+
+// TestDiscardFollowsNoLink replaces a folder the extraction made, once
+// its last file exists, with a symbolic link to a folder of the root
+// holding files of the same names; then the archive is refused: removing
+// what was written must not follow that link, so the folder it leads to
+// keeps its files.
+func TestDiscardFollowsNoLink(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need privileges on Windows")
+	}
+	for _, format := range []string{formatTar, formatTarGz} {
+		t.Run(format, func(t *testing.T) {
+			data := tarBytes(t, manyEntries(300, tReg("a/../../evil", "x"))...)
+			if format == formatTarGz {
+				data = gz(t, data)
+			}
+			root, dir := openRoot(t)
+			victim := filepath.Join(dir, "victim")
+			if err := os.Mkdir(victim, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for i := 3; i < 300; i += 7 {
+				if err := os.WriteFile(filepath.Join(victim, fmt.Sprintf("f-%04d.md", i)), []byte("victim"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := listing(t, victim)
+			part := filepath.Join(dir, "part-3")
+			ctx := &hookOnErr{Context: t.Context(), do: func() bool {
+				if _, err := os.Stat(filepath.Join(part, "f-0297.md")); err != nil {
+					return false
+				}
+				if err := os.Rename(part, part+"-moved"); err != nil {
+					t.Error(err)
+				}
+				if err := os.Symlink("victim", part); err != nil {
+					t.Error(err)
+				}
+				return true
+			}}
+			_, err := Archive(ctx, bytes.NewReader(data), int64(len(data)), root, concurrentOptions())
+			if !ctx.done {
+				t.Fatal("the folder was never replaced")
+			}
+			if !errors.Is(err, ErrUnsafe) {
+				t.Fatalf("err = %v, want ErrUnsafe", err)
+			}
+			checkSameListing(t, before, listing(t, victim))
+		})
+	}
+}
