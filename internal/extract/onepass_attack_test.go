@@ -721,3 +721,37 @@ func TestDiscardFollowsNoLink(t *testing.T) {
 		})
 	}
 }
+
+// TestLinkCopyOfChangedFileIsNoContentError rewrites a written file in
+// place, same size, before the link to it is copied: the copy's bytes
+// differ from what was written, which is the file system's matter (the
+// root changed under the extraction), not the archive's, so the error
+// wraps no sentinel of the content (doc.go's error contract).
+func TestLinkCopyOfChangedFileIsNoContentError(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("a read-only file cannot be rewritten in place on Windows")
+	}
+	body := strings.Repeat("t", 300<<10) // written on the reading goroutine
+	data := tarBytes(t, tReg("SKILL.md", "# s\n"), tReg("target.md", body), tLink("copy.md", "target.md"))
+	root, dir := openRoot(t)
+	target := filepath.Join(dir, "target.md")
+	ctx := &hookOnErr{Context: t.Context(), do: func() bool {
+		if info, err := os.Stat(target); err != nil || info.Size() != int64(len(body)) {
+			return false
+		}
+		if err := os.Chmod(target, 0o644); err != nil {
+			t.Error(err)
+		}
+		if err := os.WriteFile(target, []byte(strings.Repeat("u", len(body))), 0o644); err != nil {
+			t.Error(err)
+		}
+		return true
+	}}
+	_, err := Archive(ctx, bytes.NewReader(data), int64(len(data)), root, testOptions())
+	if !ctx.done {
+		t.Fatal("the file was never rewritten")
+	}
+	if err == nil || refuses(err) {
+		t.Errorf("err = %v, want an error of the file system, wrapping no sentinel", err)
+	}
+}

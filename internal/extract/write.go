@@ -8,6 +8,7 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -509,7 +510,9 @@ func (w *writer) copyFile(ctx context.Context, rel string, src File, limit int64
 		return f, fmt.Errorf("copy %q for link %q: %w", src.Path, rel, err)
 	}
 	if f.Sum != src.Sum {
-		return f, formatf("copy %q for link %q: content changed while copying", src.Path, rel)
+		// The root changed under the extraction: the file system's
+		// matter, not the archive's.
+		return f, fmt.Errorf("copy for link %q: %w", rel, &fs.PathError{Op: "read", Path: src.Path, Err: errNotWritten})
 	}
 	return f, nil
 }
