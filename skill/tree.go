@@ -81,9 +81,11 @@ func (c *Cache) CopyFS(ctx context.Context, fsys fs.FS, dst string) (digest stri
 
 // ExtractArchive extracts the whole archive r, size bytes long (zip, tar
 // or tar.gz, told apart by its leading bytes), into the existing folder
-// dst, checked in full first under the cache's rules and limits as
+// dst, checked under the cache's rules and limits as
 // [Cache.ArchiveSkills] checks it: every skill it holds, at any depth,
-// whether or not a SKILL.md is at its root. An archive over MaxArchiveSize
+// whether or not a SKILL.md is at its root. A tar or tar.gz is checked
+// as it is written, and what was written is removed again when it is
+// refused; a zip is checked whole first. An archive over MaxArchiveSize
 // is refused before it is read. Files are written read-only (0444, 0555
 // when executable), folders 0755, so dst can be removed with
 // os.RemoveAll. It writes nothing in the cache; errors do not name this

@@ -51,7 +51,9 @@
 //     skill fails. Archive links are never followed while writing: links
 //     are resolved once every entry is known (a link may name a later
 //     entry) and written last, as copies of files already written, read
-//     back through the root.
+//     back without following a symbolic link: a link put in place of a
+//     written file fails the copy (on Windows, the root's own rules
+//     apply instead).
 //  9. Limits: the entry count (checked as entries arrive, and
 //     counting each folder the names imply that no entry lists, so deep
 //     names cannot make more folders than the limit allows), each

@@ -32,4 +32,15 @@ func (fl *folders) remove(rel string, _ bool) {
 	}
 }
 
+// open opens the file rel for reading, through the root (which on
+// Windows does not check that it is the regular file the extraction
+// wrote).
+func (fl *folders) open(rel string) (*os.File, error) {
+	local, err := filepath.Localize(rel)
+	if err != nil {
+		return nil, unsafeEntry(rel, err.Error())
+	}
+	return fl.root.Open(local)
+}
+
 func (fl *folders) close() {}

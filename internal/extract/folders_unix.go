@@ -93,6 +93,26 @@ func (fl *folders) remove(rel string, dir bool) {
 	}
 }
 
+// open opens the file rel for reading without following a symbolic link
+// in its place or in the folders above it: the regular file the
+// extraction wrote there, or an error (a FIFO put there is not waited on).
+func (fl *folders) open(rel string) (*os.File, error) {
+	dirfd, err := fl.at(path.Dir(rel))
+	if err != nil {
+		return nil, err
+	}
+	fd, err := unix.Openat(dirfd, path.Base(rel), unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "openat", Path: rel, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), rel)
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		f.Close()
+		return nil, &os.PathError{Op: "open", Path: rel, Err: errNotWritten}
+	}
+	return f, nil
+}
+
 // close closes the folders held open.
 func (fl *folders) close() {
 	for _, d := range fl.chain {

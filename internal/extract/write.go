@@ -8,6 +8,7 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -477,12 +478,29 @@ func (w *writer) copyLinks(ctx context.Context, p *plan, files []File) ([]File, 
 	return files, nil
 }
 
-func (w *writer) copyFile(ctx context.Context, rel string, src File, limit int64) (File, error) {
-	local, err := filepath.Localize(src.Path)
-	if err != nil {
-		return File{}, err
+// errNotWritten reports that a file the extraction wrote is no longer
+// the regular file it wrote: the root was changed under it.
+var errNotWritten = errors.New("not the regular file the extraction wrote")
+
+// openWritten opens the file rel the writer wrote, for reading, following no
+// symbolic link (see [folders.open]): a link's copy reads what was
+// written, never a file a link put in its place leads to.
+func (w *writer) openWritten(rel string) (*os.File, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.folders == nil {
+		var err error
+		if w.folders, err = newFolders(w.root); err != nil {
+			return nil, err
+		}
 	}
-	in, err := w.root.Open(local)
+	return w.folders.open(rel)
+}
+
+// copyFile writes rel as a copy of the file src, written earlier, and
+// checks that the copy has the bytes src describes.
+func (w *writer) copyFile(ctx context.Context, rel string, src File, limit int64) (File, error) {
+	in, err := w.openWritten(src.Path)
 	if err != nil {
 		return File{}, err
 	}
@@ -492,7 +510,9 @@ func (w *writer) copyFile(ctx context.Context, rel string, src File, limit int64
 		return f, fmt.Errorf("copy %q for link %q: %w", src.Path, rel, err)
 	}
 	if f.Sum != src.Sum {
-		return f, formatf("copy %q for link %q: content changed while copying", src.Path, rel)
+		// The root changed under the extraction: the file system's
+		// matter, not the archive's.
+		return f, fmt.Errorf("copy for link %q: %w", rel, &fs.PathError{Op: "read", Path: src.Path, Err: errNotWritten})
 	}
 	return f, nil
 }
