@@ -43,4 +43,3 @@ func BenchmarkConcurrentRuns(b *testing.B) {
 		return agents
 	})
 }
-
