@@ -94,13 +94,23 @@ func BenchRunToStart(b *testing.B, partial, part string, newAgent func(b *testin
 				if err != nil {
 					b.Fatal(err)
 				}
-				started, err := strconv.ParseFloat(res.Text, 64)
+				d, err := toStart(begin, res.Text)
 				if err != nil {
-					b.Fatalf("stand-in answered %q", res.Text)
+					b.Fatal(err)
 				}
-				total += time.Unix(0, int64(started*1e9)).Sub(begin)
+				total += d
 			}
 			b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms-to-start")
 		})
 	}
+}
+
+// toStart returns the time from begin to the clock a stand-in answered
+// with (seconds since the epoch).
+func toStart(begin time.Time, answer string) (time.Duration, error) {
+	started, err := strconv.ParseFloat(answer, 64)
+	if err != nil {
+		return 0, fmt.Errorf("stand-in answered %q", answer)
+	}
+	return time.Unix(0, int64(started*1e9)).Sub(begin), nil
 }

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -177,12 +176,7 @@ func round(ctx context.Context, runs []func(context.Context) (string, error), le
 					errs[i] = err
 					continue
 				}
-				started, err := strconv.ParseFloat(text, 64)
-				if err != nil {
-					errs[i] = fmt.Errorf("stand-in answered %q", text)
-					continue
-				}
-				ds[i] = time.Unix(0, int64(started*1e9)).Sub(begin)
+				ds[i], errs[i] = toStart(begin, text)
 			}
 		})
 	}
