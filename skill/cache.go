@@ -35,10 +35,17 @@ type Cache struct {
 	store    *cache.Store                  // once opened
 	embedded map[embeddedTree][]cache.File // what embed.FS trees hold (rule 11)
 	folders  map[string]*folderRecord      // source folders' records, by folder (rule 11)
+
+	flightMu sync.Mutex
+	flights  map[string]*flight // trees being staged, by digest
 }
 
 // errZeroCache is the error of every use of a Cache not made by NewCache.
 var errZeroCache = errors.New("skill: a Cache must be made with NewCache")
+
+// errFlightAborted is what a materialization waiting for another's
+// staging of the same tree sees when that one panicked; it stages anew.
+var errFlightAborted = errors.New("skill: the staging this materialization waited for was aborted")
 
 // Limits are a Cache's limits, as set by [WithMaxArchiveSize],
 // [WithMaxFileSize], [WithMaxTotalSize] and [WithMaxArchiveEntries]; in a

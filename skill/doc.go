@@ -82,7 +82,10 @@
 //     [Cache.GC].
 //  3. A tree is staged in <root>/.tmp on the same file system and published
 //     by one rename, so a tree that can be seen is complete; when two
-//     writers race, both get the one tree. A crash leaves only staging,
+//     writers race, both get the one tree. Within one materializer,
+//     materializations of one tree at the same time stage it once: the
+//     first stages it, the others wait for its tree (as long as their
+//     context allows), and stage anew only when it fails. A crash leaves only staging,
 //     which the next materializer to use the cache (a warm run too) and
 //     [Cache.GC] sweep.
 //  4. A published tree is checked on every use: it must hold exactly the

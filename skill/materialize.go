@@ -188,7 +188,7 @@ func (c *Cache) inline(ctx context.Context, content, name string) (string, strin
 		return "", "", extract.NewLimitError(extract.LimitTotalSize, c.limits.MaxTotalSize, "inline SKILL.md is %d bytes; the limit is %d", n, c.limits.MaxTotalSize)
 	}
 	files := []cache.File{{Path: "SKILL.md", Size: int64(len(content)), Sum: sha256.Sum256([]byte(content))}}
-	return c.stageOnce(name, files, func(root *os.Root) ([]cache.File, error) {
+	return c.stageOnce(ctx, name, files, func(root *os.Root) ([]cache.File, error) {
 		f, err := root.OpenFile("SKILL.md", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 		if err != nil {
 			return nil, err
@@ -209,7 +209,7 @@ func (c *Cache) fs(ctx context.Context, fsys fs.FS, root, name string) (string, 
 	}
 	// The tree is read again while writing; what is published is what
 	// this pass wrote and hashed.
-	return c.stageOnce(name, files, func(dst *os.Root) ([]cache.File, error) {
+	return c.stageOnce(ctx, name, files, func(dst *os.Root) ([]cache.File, error) {
 		written, err := extract.FS(ctx, fsys, root, dst, opts)
 		return cacheFiles(written), err
 	})
@@ -217,16 +217,39 @@ func (c *Cache) fs(ctx context.Context, fsys fs.FS, root, name string) (string, 
 
 // stageOnce returns the cached tree named name that holds files, or, when
 // the cache has none, has write write it into a new staging area and
-// publishes what write reports it wrote.
-func (c *Cache) stageOnce(name string, files []cache.File, write func(*os.Root) ([]cache.File, error)) (string, string, error) {
+// publishes what write reports it wrote. Calls for one tree at the same
+// time stage it once (rule 3): the first stages, the others wait for its
+// tree as long as ctx allows.
+func (c *Cache) stageOnce(ctx context.Context, name string, files []cache.File, write func(*os.Root) ([]cache.File, error)) (string, string, error) {
 	store, err := c.open()
 	if err != nil {
 		return "", "", err
 	}
 	digest := cache.Digest(name, files)
-	if dir, ok := store.Lookup(digest, name); ok {
-		return dir, digest, nil
+	for {
+		if dir, ok := store.Lookup(digest, name); ok {
+			return dir, digest, nil
+		}
+		f, first := c.join(digest)
+		if first {
+			return c.land(digest, f, func() (string, string, error) { return stage(store, name, write) })
+		}
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			return "", "", ctx.Err()
+		}
+		if f.err == nil && f.digest == digest {
+			return f.dir, digest, nil
+		}
+		// The first failed, or published other content (an FS that
+		// changed between its two passes): look again, and stage.
 	}
+}
+
+// stage has write write a tree named name into a new staging area of
+// store, and publishes what write reports it wrote.
+func stage(store *cache.Store, name string, write func(*os.Root) ([]cache.File, error)) (string, string, error) {
 	st, err := store.Stage(name)
 	if err != nil {
 		return "", "", err

@@ -43,7 +43,10 @@
 //  2. A run holds a lease on its key for as long as it runs: a shared
 //     lock on <key>.lease, taken by [Acquire] before the driver builds or
 //     reuses the key's folder, and released by [Lease.Release]. Any number
-//     of runs may hold leases on one key.
+//     of runs may hold leases on one key, and no run waits for another:
+//     not for one that builds or uses the same key's folder (builds race
+//     to publish, rule 9), nor for one of another key. Only a collection
+//     holds a key exclusively, and it never waits (rule 4).
 //  3. A key's last use is the modification time of <key>.lease, set when
 //     a lease is taken and again when it is released, never the time of
 //     the folder, which the agent changes or does not as it pleases. A

@@ -112,11 +112,11 @@ func runToStart(b *testing.B, agent *adaptor.Agent) time.Duration {
 	if err != nil {
 		b.Fatal(err)
 	}
-	started, err := strconv.ParseFloat(res.Text, 64)
+	d, err := toStart(begin, res.Text)
 	if err != nil {
-		b.Fatalf("stand-in answered %q", res.Text)
+		b.Fatal(err)
 	}
-	return time.Unix(0, int64(started*1e9)).Sub(begin)
+	return d
 }
 
 // BenchRunToStart measures Agent.Run up to the moment the agent's program
@@ -156,4 +156,14 @@ func BenchRunToStart(b *testing.B, partial, part string, newAgent func(b *testin
 			b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms-to-start")
 		})
 	}
+}
+
+// toStart returns the time from begin to the clock a stand-in answered
+// with (seconds since the epoch).
+func toStart(begin time.Time, answer string) (time.Duration, error) {
+	started, err := strconv.ParseFloat(answer, 64)
+	if err != nil {
+		return 0, fmt.Errorf("stand-in answered %q", answer)
+	}
+	return time.Unix(0, int64(started*1e9)).Sub(begin), nil
 }
