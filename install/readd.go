@@ -153,9 +153,8 @@ type recall struct {
 // skills from the skill cache when it remembers the source at that pin
 // (recalledSource), else downloads the content as fromRemote does, on
 // one progress line and under one watchdog (rule 10). A git source that
-// the cache remembers is looked up without downloading its files
-// (LookUp): when its pin moved, the content is fetched then, a second
-// time for its commit and trees.
+// the cache remembers is looked up without fetching anything (LookUp,
+// git ls-remote): when its pin moved, the content is fetched then.
 func (in *Installer) fromRemoteRecalled(ctx context.Context, rs source.Remote, rec string, st *sourceTrust) (string, []candidate, func(), error) {
 	rc := &recall{resolve: rs.Resolve}
 	if l, ok := rs.(lookerUp); ok && in.remembers(rec) {

@@ -164,10 +164,12 @@ func (c *Client) resolve(ctx context.Context, src Source) (*repo, Pin, error) {
 	}
 	var tag string
 	if version.IsRange(src.Ref) {
-		if tag, err = repo.pickTag(ctx, src.Ref); err != nil {
+		t, err := repo.pickTag(ctx, src.Ref)
+		if err != nil {
 			repo.remove()
 			return nil, Pin{}, fmt.Errorf("resolve version range %s of %s: %w", src.Ref, repo.shown, err)
 		}
+		tag = t.Name
 		ref, what = "refs/tags/"+tag, "tag "+tag+" (version range "+src.Ref+")"
 	}
 	commit, err := repo.fetch(ctx, ref)
