@@ -115,7 +115,11 @@
 //     on GitHub. A git failure while streaming is an error of the read, never
 //     a short archive.
 //     [Client.Fetch] resolves and opens in one fetch: the archive is of
-//     the commit the ref named when it was fetched.
+//     the commit the ref named when it was fetched. Without a PATH every
+//     file of the commit is read, so Fetch and the opener fetch without
+//     --filter=blob:none: one fetch brings the commit, its folders and
+//     its files (within rule 12), and git archive runs on it at once,
+//     without the second fetch or the listing of missing files.
 //  9. A failed or refused fetch leaves nothing in the skill cache: the
 //     materializer publishes only a tree that passed every check.
 //
