@@ -9,6 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
 	"github.com/agentadaptor/agentadaptor/internal/readfile"
@@ -166,4 +169,40 @@ func (in *Installer) fromRemoteRecalled(ctx context.Context, rs source.Remote, r
 		return ok
 	}
 	return in.fromRemote(ctx, rs, rec, "", nil, st, rc)
+}
+
+// materializePinned puts the skills of cands into the skill cache, a few
+// at a time (stageWorkers: their file system calls overlap), and points
+// each at its tree there, as keepPinned says. It returns the content
+// digest of each; on failures, the error of the first failed skill in
+// cands' order, the skills not yet started left alone.
+func (in *Installer) materializePinned(ctx context.Context, cands []*candidate) (map[*candidate]string, error) {
+	dirs := make([]string, len(cands))
+	sums := make([]string, len(cands))
+	errs := make([]error, len(cands))
+	var failed atomic.Bool
+	var g errgroup.Group
+	g.SetLimit(stageWorkers)
+	for i, c := range cands {
+		g.Go(func() error {
+			if failed.Load() {
+				return nil
+			}
+			if dirs[i], sums[i], errs[i] = in.materialize(ctx, c); errs[i] != nil {
+				failed.Store(true)
+			}
+			return nil
+		})
+	}
+	g.Wait()
+	digests := make(map[*candidate]string, len(cands))
+	for i, c := range cands {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		if dirs[i] != "" {
+			c.dir, digests[c] = dirs[i], sums[i]
+		}
+	}
+	return digests, nil
 }
