@@ -174,35 +174,40 @@ func (in *Installer) fromRemoteRecalled(ctx context.Context, rs source.Remote, r
 // materializePinned puts the skills of cands into the skill cache, a few
 // at a time (stageWorkers: their file system calls overlap), and points
 // each at its tree there, as keepPinned says. It returns the content
-// digest of each; on failures, the error of the first failed skill in
-// cands' order, the skills not yet started left alone.
+// digest of each, or the error of the first skill in cands' order that
+// fails, as one at a time would: a skill after a failed one is not
+// started.
 func (in *Installer) materializePinned(ctx context.Context, cands []*candidate) (map[*candidate]string, error) {
 	dirs := make([]string, len(cands))
 	sums := make([]string, len(cands))
 	errs := make([]error, len(cands))
-	var failed atomic.Bool
+	var firstFailed atomic.Int64 // the lowest index that failed
+	firstFailed.Store(int64(len(cands)))
 	var g errgroup.Group
 	g.SetLimit(stageWorkers)
 	for i, c := range cands {
 		g.Go(func() error {
-			if failed.Load() {
+			if int64(i) > firstFailed.Load() {
 				return nil
 			}
 			if dirs[i], sums[i], errs[i] = in.materialize(ctx, c); errs[i] != nil {
-				failed.Store(true)
+				for {
+					f := firstFailed.Load()
+					if int64(i) >= f || firstFailed.CompareAndSwap(f, int64(i)) {
+						break
+					}
+				}
 			}
 			return nil
 		})
 	}
 	g.Wait()
+	if f := firstFailed.Load(); f < int64(len(cands)) {
+		return nil, errs[f]
+	}
 	digests := make(map[*candidate]string, len(cands))
 	for i, c := range cands {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		if dirs[i] != "" {
-			c.dir, digests[c] = dirs[i], sums[i]
-		}
+		c.dir, digests[c] = dirs[i], sums[i]
 	}
 	return digests, nil
 }

@@ -439,3 +439,40 @@ func gitRequest(t *testing.T, req *http.Request) string {
 	}
 	return "pack"
 }
+
+// TestMaterializePinnedFirstError checks that the skills of a pinned
+// source, put into the skill cache a few at a time, each point at their
+// tree in the cache with its digest, and that with several failing the
+// error is the first one's in order, as one at a time gives.
+func TestMaterializePinnedFirstError(t *testing.T) {
+	f := newFixture(t)
+	in := f.remoteInstaller(t, cachetest.Root(t))
+	base := t.TempDir()
+	var cands []*candidate
+	for i := range 12 {
+		name := "skill-" + string(rune('a'+i))
+		dir := filepath.Join(base, name)
+		writeFiles(t, dir, map[string]string{"SKILL.md": skillMD(name)})
+		cands = append(cands, &candidate{name: name, dir: dir, source: "o/skills", pin: commitA})
+	}
+	digests, err := in.materializePinned(t.Context(), cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cands {
+		if digests[c] == "" || !strings.HasPrefix(c.dir, in.cache.Root()) {
+			t.Errorf("%s: digest %q at %s, want its tree in the cache", c.name, digests[c], c.dir)
+		}
+	}
+	for i := range cands {
+		cands[i].dir = filepath.Join(base, cands[i].name)
+	}
+	cands[4].dir = filepath.Join(base, "missing-4")
+	cands[9].dir = filepath.Join(base, "missing-9")
+	for range 5 {
+		_, err := in.materializePinned(t.Context(), cands)
+		if err == nil || !strings.Contains(err.Error(), "skill skill-e ") {
+			t.Fatalf("materializePinned = %v, want the error of skill-e, the first that fails", err)
+		}
+	}
+}
