@@ -280,17 +280,13 @@ func missingPlugins(names []string, sources []*sourceSkills) error {
 // syncs without the network (rule 13), and points them there: they are
 // copied from the cache. It returns the content digest of each.
 func (in *Installer) keepPinned(ctx context.Context, use []*candidate) (map[*candidate]string, error) {
-	digests := map[*candidate]string{}
+	var pinned []*candidate
 	for _, c := range use {
 		if c.pin != "" || isPinnedURL(c.source) {
-			dir, d, err := in.materialize(ctx, c)
-			if err != nil {
-				return nil, err
-			}
-			c.dir, digests[c] = dir, d
+			pinned = append(pinned, c)
 		}
 	}
-	return digests, nil
+	return in.materializePinned(ctx, pinned)
 }
 
 // addWants is what an add wants in place: each skill of use for every

@@ -9,6 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
 	"github.com/agentadaptor/agentadaptor/internal/readfile"
@@ -153,9 +156,8 @@ type recall struct {
 // skills from the skill cache when it remembers the source at that pin
 // (recalledSource), else downloads the content as fromRemote does, on
 // one progress line and under one watchdog (rule 10). A git source that
-// the cache remembers is looked up without downloading its files
-// (LookUp): when its pin moved, the content is fetched then, a second
-// time for its commit and trees.
+// the cache remembers is looked up without fetching anything (LookUp,
+// git ls-remote): when its pin moved, the content is fetched then.
 func (in *Installer) fromRemoteRecalled(ctx context.Context, rs source.Remote, rec string, st *sourceTrust) (string, []candidate, func(), error) {
 	rc := &recall{resolve: rs.Resolve}
 	if l, ok := rs.(lookerUp); ok && in.remembers(rec) {
@@ -167,4 +169,45 @@ func (in *Installer) fromRemoteRecalled(ctx context.Context, rs source.Remote, r
 		return ok
 	}
 	return in.fromRemote(ctx, rs, rec, "", nil, st, rc)
+}
+
+// materializePinned puts the skills of cands into the skill cache, a few
+// at a time (stageWorkers: their file system calls overlap), and points
+// each at its tree there, as keepPinned says. It returns the content
+// digest of each, or the error of the first skill in cands' order that
+// fails, as one at a time would: a skill after a failed one is not
+// started.
+func (in *Installer) materializePinned(ctx context.Context, cands []*candidate) (map[*candidate]string, error) {
+	dirs := make([]string, len(cands))
+	sums := make([]string, len(cands))
+	errs := make([]error, len(cands))
+	var firstFailed atomic.Int64 // the lowest index that failed
+	firstFailed.Store(int64(len(cands)))
+	var g errgroup.Group
+	g.SetLimit(stageWorkers)
+	for i, c := range cands {
+		g.Go(func() error {
+			if int64(i) > firstFailed.Load() {
+				return nil
+			}
+			if dirs[i], sums[i], errs[i] = in.materialize(ctx, c); errs[i] != nil {
+				for {
+					f := firstFailed.Load()
+					if int64(i) >= f || firstFailed.CompareAndSwap(f, int64(i)) {
+						break
+					}
+				}
+			}
+			return nil
+		})
+	}
+	g.Wait()
+	if f := firstFailed.Load(); f < int64(len(cands)) {
+		return nil, errs[f]
+	}
+	digests := make(map[*candidate]string, len(cands))
+	for i, c := range cands {
+		c.dir, digests[c] = dirs[i], sums[i]
+	}
+	return digests, nil
 }

@@ -1,13 +1,19 @@
 package install
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
@@ -270,9 +276,8 @@ func TestReAddSelection(t *testing.T) {
 }
 
 // TestReAddGitNoFetch checks rule 13 for a git source over file://: a
-// second Add at the same pin runs git's lookup alone: no fetch of the
-// folder's files and no git archive (git is wrapped to log its
-// commands).
+// second Add at the same pin runs git's lookup alone (git ls-remote): no
+// fetch and no git archive (git is wrapped to log its commands).
 func TestReAddGitNoFetch(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the git wrapper is a shell script")
@@ -320,10 +325,13 @@ func TestReAddGitNoFetch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The lookup is git's shallow fetch of the commit and its trees; no
-	// file of the folder is fetched or read.
-	if n := runs("fetch") - fetches; n != 1 {
-		t.Errorf("second Add ran %d git fetches, want the one lookup", n)
+	// The lookup is git ls-remote of the ref; nothing is fetched, and
+	// no file of the folder is read.
+	if n := runs("fetch") - fetches; n != 0 {
+		t.Errorf("second Add ran %d git fetches, want none", n)
+	}
+	if n := runs("ls-remote"); n != 1 {
+		t.Errorf("git ls-remote ran %d times, want once, the second Add's lookup", n)
 	}
 	if n := runs("--stdin") - blobs; n != 0 {
 		t.Errorf("second Add fetched the folder's files (%d fetches of blobs)", n)
@@ -332,4 +340,139 @@ func TestReAddGitNoFetch(t *testing.T) {
 		t.Errorf("second Add ran git archive %d times, want none", n)
 	}
 	checkAllUnchanged(t, "second Add", changes)
+}
+
+// TestReAddGitOverHTTPAsksOnlyTheRefs checks rule 13 for a git source
+// over smart HTTP (git http-backend): a second Add at the same pin asks
+// the server for its refs alone (the advertisement, GET info/refs, and
+// in git's protocol version 2 the ls-refs command), and for no pack,
+// which the first Add did ask for.
+func TestReAddGitOverHTTPAsksOnlyTheRefs(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git:", err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	root := t.TempDir()
+	work := filepath.Join(t.TempDir(), "work")
+	gitRepo(t, work, map[string]string{"skills/alpha/SKILL.md": skillMD("alpha"), "skills/beta/SKILL.md": skillMD("beta")})
+	if out, err := exec.Command("git", "clone", "--quiet", "--bare", work, filepath.Join(root, "skills.git")).CombinedOutput(); err != nil {
+		t.Fatalf("git clone --bare: %v\n%s", err, out)
+	}
+	var mu sync.Mutex
+	var asked []string
+	backend := gitHTTPServer(t, root)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		what := gitRequest(t, req)
+		mu.Lock()
+		asked = append(asked, what)
+		mu.Unlock()
+		backend.Config.Handler.ServeHTTP(w, req)
+	}))
+	t.Cleanup(srv.Close)
+	take := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		got := asked
+		asked = nil
+		return got
+	}
+	f := newFixture(t)
+	in := f.remoteInstaller(t, cachetest.Root(t))
+	req := Request{Sources: []string{"git+" + srv.URL + "/skills.git#ref=main"}, Agents: agentsOf(t, "claude-code")}
+	if _, err := in.Add(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	if got := take(); !slices.ContainsFunc(got, func(s string) bool { return s == "fetch" || s == "pack" }) {
+		t.Fatalf("the first Add asked %q, no pack: the server is not the one used", got)
+	}
+	changes, err := in.Add(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := take()
+	if len(got) == 0 {
+		t.Error("the second Add asked the server nothing, want its refs")
+	}
+	for _, s := range got {
+		if s != "info/refs" && s != "ls-refs" {
+			t.Errorf("the second Add asked the server %q, want its refs alone", got)
+			break
+		}
+	}
+	checkAllUnchanged(t, "second Add", changes)
+}
+
+// gitRequest names what a smart-HTTP request of git asks: "info/refs"
+// for the advertisement, the command of a protocol version 2 request
+// ("ls-refs", "fetch"), or "pack" for a version 0 request of a pack. It
+// puts the body back for the server.
+func gitRequest(t *testing.T, req *http.Request) string {
+	if req.Method == http.MethodGet {
+		if strings.HasSuffix(req.URL.Path, "/info/refs") {
+			return "info/refs"
+		}
+		return "GET " + req.URL.Path
+	}
+	body, err := io.ReadAll(req.Body)
+	if err != nil {
+		t.Error(err)
+	}
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	text := body
+	if req.Header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err == nil {
+			text, err = io.ReadAll(zr)
+		}
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if _, after, ok := bytes.Cut(text, []byte("command=")); ok {
+		for _, cmd := range []string{"ls-refs", "fetch", "object-info"} {
+			if bytes.HasPrefix(after, []byte(cmd)) {
+				return cmd
+			}
+		}
+		return "command " + string(after[:min(len(after), 20)])
+	}
+	return "pack"
+}
+
+// TestMaterializePinnedFirstError checks that the skills of a pinned
+// source, put into the skill cache a few at a time, each point at their
+// tree in the cache with its digest, and that with several failing the
+// error is the first one's in order, as one at a time gives.
+func TestMaterializePinnedFirstError(t *testing.T) {
+	f := newFixture(t)
+	in := f.remoteInstaller(t, cachetest.Root(t))
+	base := t.TempDir()
+	var cands []*candidate
+	for i := range 12 {
+		name := "skill-" + string(rune('a'+i))
+		dir := filepath.Join(base, name)
+		writeFiles(t, dir, map[string]string{"SKILL.md": skillMD(name)})
+		cands = append(cands, &candidate{name: name, dir: dir, source: "o/skills", pin: commitA})
+	}
+	digests, err := in.materializePinned(t.Context(), cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cands {
+		if digests[c] == "" || !strings.HasPrefix(c.dir, in.cache.Root()) {
+			t.Errorf("%s: digest %q at %s, want its tree in the cache", c.name, digests[c], c.dir)
+		}
+	}
+	for i := range cands {
+		cands[i].dir = filepath.Join(base, cands[i].name)
+	}
+	cands[4].dir = filepath.Join(base, "missing-4")
+	cands[9].dir = filepath.Join(base, "missing-9")
+	for range 5 {
+		_, err := in.materializePinned(t.Context(), cands)
+		if err == nil || !strings.Contains(err.Error(), "skill skill-e ") {
+			t.Fatalf("materializePinned = %v, want the error of skill-e, the first that fails", err)
+		}
+	}
 }

@@ -2,17 +2,24 @@
 
 // Command repocmp compares, side by side in one run, installing every
 // skill of a 500-skill git repository into claude-code and codex with
-// `agentskills add` and with the npm `skills` tool (version 1.4.9), from a
-// local stand-in for a published repository: a repository made with git
-// init in the scratch folder. Each tool gets the same repository in two
-// forms, the two it can take without a network:
+// `agentskills add`, with the npm `skills` tool (version 1.4.9) and with
+// the floor, from a local stand-in for a published repository: a
+// repository made with git init in the scratch folder, which allows
+// filters (uploadpack.allowFilter, as GitHub and GitLab do). Each tool
+// gets the same repository in two forms, the two it can take without a
+// network:
 //
 //   - as a git URL over file://, which both clone shallowly with the system
-//     git: `agentskills add git+file://REPO#ref=main` (git fetch --depth 1
-//     of the ref, then git archive of the commit) and `skills add
+//     git: `agentskills add git+file://REPO#ref=main` and `skills add
 //     file://REPO` (git clone --depth 1);
 //   - as a local folder (the repository's checkout), which both read in
 //     place.
+//
+// The floor is what any installer from git must do at least: `git clone
+// --depth 1 --filter=blob:none --branch main file://REPO` (over file://,
+// unlike a plain path, git goes through upload-pack and honours the depth
+// and the filter), then `cp -r` of its skills folder into .agents/skills
+// and `ln -rs` of each skill into .claude/skills, as installcmp's floor.
 //
 // The npm tool does not take a GitHub source (OWNER/REPO) without reaching
 // github.com, so that form is not compared. Every run gets a fresh project
@@ -20,16 +27,19 @@
 // tool has none), so each install is cold. The contenders take turns going
 // first; it prints the medians and the ratios.
 //
-//	go run ./bench/repocmp [-skills 500] [-runs 5] [-csv FILE]
+//	go run ./bench/repocmp [-skills 500] [-runs 5] [-csv FILE] [-npm-up-to N]
 //
 // -skills takes a comma-separated list too, and -csv writes every
-// round's time per contender and size, for bench/plot.
+// round's time per contender and size, for bench/plot. -npm-up-to N
+// leaves the npm tool out at sizes above N skills (it takes minutes at
+// 5,000).
 //
 // It builds agentskills from this checkout and installs the npm tool into
 // its scratch folder with npm (the registry must be reachable once).
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -41,10 +51,15 @@ import (
 )
 
 func main() {
-	benchrun.Main("repocmp", "skills in the repository", 500, 5, run)
+	npmUpTo := flag.Int("npm-up-to", 0, "run the npm skills tool only at sizes of at most this many skills (default 0: at every size)")
+	benchrun.Main("repocmp", "skills in the repository", 500, 5, func(n, runs int, scratch string, out *benchrun.Results) error {
+		return run(n, runs, scratch, out, *npmUpTo <= 0 || n <= *npmUpTo)
+	})
 }
 
-func run(n, runs int, scratch string, out *benchrun.Results) error {
+// run compares the contenders at n skills, the npm tool among them when
+// withNPM is set.
+func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool) error {
 	npmCLI, bin, err := benchrun.Tools(scratch)
 	if err != nil {
 		return err
@@ -53,13 +68,23 @@ func run(n, runs int, scratch string, out *benchrun.Results) error {
 	if err := makeRepo(repo, n); err != nil {
 		return err
 	}
-	contenders := []benchrun.Contender{
+	ours := []benchrun.Contender{
 		{Name: "agentskills add git+file://", Args: []string{bin, "add", "git+file://" + repo + "#ref=main", "--agent", "claude-code,codex", "--quiet"}},
-		{Name: "npm skills add file://", Args: []string{"node", npmCLI, "add", "file://" + repo, "--skill", "*", "-a", "claude-code", "-a", "codex", "-y"}},
+		{Name: "floor: git clone + cp -r + ln -rs", Args: []string{"sh", "-c", floorScript, "floor", "file://" + repo}},
 		{Name: "agentskills add FOLDER", Args: []string{bin, "add", repo, "--agent", "claude-code,codex", "--quiet"}},
+	}
+	npm := []benchrun.Contender{
+		{Name: "npm skills add file://", Args: []string{"node", npmCLI, "add", "file://" + repo, "--skill", "*", "-a", "claude-code", "-a", "codex", "-y"}},
 		{Name: "npm skills add FOLDER", Args: []string{"node", npmCLI, "add", repo, "--skill", "*", "-a", "claude-code", "-a", "codex", "-y"}},
 	}
+	contenders := ours
+	if withNPM {
+		contenders = append(contenders, npm...)
+	}
 	fmt.Printf("a git repository of %d skills (skills/skill-NNN) into claude-code and codex, fresh project and cache each time, %d runs each\n", n, runs)
+	if !withNPM {
+		fmt.Printf("  (the npm skills tool is left out at this size: -npm-up-to)\n")
+	}
 	for _, c := range contenders {
 		fmt.Printf("  %s: %s\n", c.Name, strings.Join(c.Args, " "))
 	}
@@ -72,11 +97,26 @@ func run(n, runs int, scratch string, out *benchrun.Results) error {
 	if err := out.Add(n, contenders, times); err != nil {
 		return err
 	}
-	benchrun.PrintMedians(30, contenders, times)
-	fmt.Printf("agentskills / npm skills, git over file:// = %.2fx\n", float64(benchrun.Median(times[0]))/float64(benchrun.Median(times[1])))
-	fmt.Printf("agentskills / npm skills, folder = %.2fx\n", float64(benchrun.Median(times[2]))/float64(benchrun.Median(times[3])))
+	benchrun.PrintMedians(34, contenders, times)
+	ratio := func(a, b int) float64 {
+		return float64(benchrun.Median(times[a])) / float64(benchrun.Median(times[b]))
+	}
+	fmt.Printf("agentskills / floor, git over file:// = %.2fx (goal <= 1.3x)\n", ratio(0, 1))
+	if withNPM {
+		fmt.Printf("agentskills / npm skills, git over file:// = %.2fx\n", ratio(0, 3))
+		fmt.Printf("agentskills / npm skills, folder = %.2fx\n", ratio(2, 4))
+	}
 	return nil
 }
+
+// floorScript is the floor over git: a shallow clone of the ref that
+// leaves out the blobs it does not check out (git clone --depth 1
+// --filter=blob:none over file://, which, unlike a plain path, goes
+// through upload-pack and so honours the depth and the filter; the
+// repository allows filters), then cp -r of its skills folder into
+// .agents/skills and ln -rs of each skill into .claude/skills, as
+// installcmp's floor. $1 is the repository's file:// URL.
+const floorScript = `git clone -q --depth 1 --filter=blob:none --branch main --end-of-options "$1" clone && mkdir -p .agents/skills .claude/skills && cp -r clone/skills/* .agents/skills/ && ln -rs .agents/skills/* .claude/skills/`
 
 // install runs one contender in a fresh project folder, with a fresh HOME
 // and skill cache, checks that it installed the n skills for claude-code
@@ -125,7 +165,9 @@ func makeRepo(dir string, n int) error {
 			return err
 		}
 	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "skills"}} {
+	// uploadpack.allowFilter: the repository filters blobs, as GitHub and
+	// GitLab do, for the floor's clone and agentskills' fetches alike.
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "uploadpack.allowFilter", "true"}, {"add", "-A"}, {"commit", "-q", "-m", "skills"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.org",

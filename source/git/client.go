@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -123,7 +124,7 @@ func New(opts ...Option) (*Client, error) {
 // Resolve fetches the commit src's ref names now (the remote's HEAD
 // without a ref) and returns the pin (rule 7).
 func (c *Client) Resolve(ctx context.Context, src Source) (Pin, error) {
-	repo, pin, err := c.resolve(ctx, src)
+	repo, pin, err := c.resolve(ctx, src, false)
 	if err != nil {
 		return Pin{}, err
 	}
@@ -136,7 +137,7 @@ func (c *Client) Resolve(ctx context.Context, src Source) (Pin, error) {
 // read from the one shallow fetch that resolved it (rules 7 and 8). The
 // caller closes the reader, which removes the fetched repository.
 func (c *Client) Fetch(ctx context.Context, src Source) (Pin, io.ReadCloser, error) {
-	repo, pin, err := c.resolve(ctx, src)
+	repo, pin, err := c.resolve(ctx, src, src.Path == "")
 	if err != nil {
 		return Pin{}, nil, err
 	}
@@ -149,8 +150,9 @@ func (c *Client) Fetch(ctx context.Context, src Source) (Pin, io.ReadCloser, err
 }
 
 // resolve fetches the commit src's ref names into a new repository, which
-// it returns with the pin; the caller removes it.
-func (c *Client) resolve(ctx context.Context, src Source) (*repo, Pin, error) {
+// it returns with the pin; the caller removes it. With whole, the fetch
+// takes every file of the commit (rule 8).
+func (c *Client) resolve(ctx context.Context, src Source, whole bool) (*repo, Pin, error) {
 	if err := src.check(); err != nil {
 		return nil, Pin{}, invalid(src.String(), err)
 	}
@@ -158,16 +160,19 @@ func (c *Client) resolve(ctx context.Context, src Source) (*repo, Pin, error) {
 	if err != nil {
 		return nil, Pin{}, err
 	}
+	repo.whole = whole
 	ref, what := src.Ref, "ref "+src.Ref
 	if ref == "" {
 		ref, what = "HEAD", "the default branch"
 	}
 	var tag string
 	if version.IsRange(src.Ref) {
-		if tag, err = repo.pickTag(ctx, src.Ref); err != nil {
+		t, err := repo.pickTag(ctx, src.Ref)
+		if err != nil {
 			repo.remove()
 			return nil, Pin{}, fmt.Errorf("resolve version range %s of %s: %w", src.Ref, repo.shown, err)
 		}
+		tag = t.Name
 		ref, what = "refs/tags/"+tag, "tag "+tag+" (version range "+src.Ref+")"
 	}
 	commit, err := repo.fetch(ctx, ref)
@@ -199,6 +204,7 @@ func (c *Client) Opener(p Pin) skill.Opener {
 		if err != nil {
 			return nil, err
 		}
+		repo.whole = src.Path == "" // every file is read (rule 8)
 		rc, err := repo.archive(ctx, src, commit)
 		if err != nil {
 			repo.remove()
@@ -228,6 +234,9 @@ type repo struct {
 	url   *url.URL // the repository's URL, for cleaning git's messages
 	shown string   // the URL as messages show it (rule 13)
 	base  int64    // the object folder's size before the first fetch
+	// whole is whether fetches take every file of the commit (no blob
+	// filter), for a git archive of the whole repository (rule 8).
+	whole bool
 }
 
 func (c *Client) newRepo(ctx context.Context, src Source) (*repo, error) {
@@ -532,9 +541,14 @@ func (c *Client) clean(text string) string {
 }
 
 // fetch fetches ref shallowly, leaving out the blobs where the server can
-// (rule 12), and returns the commit it names.
+// (rule 12) unless the repository is for a whole one (r.whole), and
+// returns the commit it names.
 func (r *repo) fetch(ctx context.Context, ref string) (string, error) {
-	if err := r.runFetch(ctx, nil, "fetch", "--depth=1", "--filter=blob:none", "--no-tags", "--progress", "--end-of-options", "origin", ref); err != nil {
+	args := []string{"fetch", "--depth=1", "--filter=blob:none", "--no-tags", "--progress", "--end-of-options", "origin", ref}
+	if r.whole {
+		args = slices.Delete(args, 2, 3)
+	}
+	if err := r.runFetch(ctx, nil, args...); err != nil {
 		return "", err
 	}
 	commit, err := r.run(ctx, "rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}")
@@ -624,17 +638,10 @@ func (r *repo) fetchPinned(ctx context.Context, src Source, commit string) error
 // startArchive fetches the blobs of src's folder at commit that the
 // repository lacks, then starts git archive of the folder.
 func (r *repo) startArchive(ctx context.Context, src Source, commit string) (io.ReadCloser, error) {
-	if err := r.fetchBlobs(ctx, commit, src.Path); err != nil {
-		return nil, err
-	}
-	// git archive would fetch from a promisor remote blobs it only looks
-	// at (outside the folder), unwatched; it has all it reads, so origin
-	// stops being one. The filtered fetch wrote remote.origin.promisor
-	// and .partialclonefilter into the repository's configuration (either
-	// makes origin a promisor, and a later false in the environment
-	// cannot undo it): their section goes.
-	if _, err := r.run(ctx, "config", "--remove-section", "remote.origin"); err != nil && !strings.Contains(err.Error(), "no such section") {
-		return nil, err
+	if !r.whole { // a whole fetch left nothing out
+		if err := r.prepareArchive(ctx, commit, src.Path); err != nil {
+			return nil, err
+		}
 	}
 	args := []string{"archive", "--format=tar", "--end-of-options", commit}
 	if src.Path != "" {
@@ -651,6 +658,24 @@ func (r *repo) startArchive(ctx context.Context, src Source, commit string) (io.
 		return nil, fmt.Errorf("start git archive: %w", err)
 	}
 	return &archiveReader{ctx: ctx, repo: r, cmd: cmd, stdout: stdout, stderr: stderr}, nil
+}
+
+// prepareArchive fetches the blobs of path at commit that a filtered
+// fetch left out, and makes origin no promisor remote.
+func (r *repo) prepareArchive(ctx context.Context, commit, path string) error {
+	if err := r.fetchBlobs(ctx, commit, path); err != nil {
+		return err
+	}
+	// git archive would fetch from a promisor remote blobs it only looks
+	// at (outside the folder), unwatched; it has all it reads, so origin
+	// stops being one. The filtered fetch wrote remote.origin.promisor
+	// and .partialclonefilter into the repository's configuration (either
+	// makes origin a promisor, and a later false in the environment
+	// cannot undo it): their section goes.
+	if _, err := r.run(ctx, "config", "--remove-section", "remote.origin"); err != nil && !strings.Contains(err.Error(), "no such section") {
+		return err
+	}
+	return nil
 }
 
 // archiveReader streams git archive's output. A failure of git shows as

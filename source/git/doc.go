@@ -85,6 +85,17 @@
 //     A server that allows filters (uploadpack.allowFilter, as GitHub and
 //     GitLab do) then sends the commit and its folders without any file;
 //     one that does not sends the whole commit, within rule 12.
+//     [Remote.LookUp] fetches nothing: it reads the commit from the
+//     remote's advertisement of its refs, with one git ls-remote origin
+//     REF REF^{} (watched as a fetch is, rule 11; its output bounded to
+//     1 MiB), which git matches as git fetch does (REF, refs/REF,
+//     refs/tags/REF, refs/heads/REF, refs/remotes/REF,
+//     refs/remotes/REF/HEAD: the first listed, a tag by its peeled
+//     line); a range by rule 17's git ls-remote --tags; a full commit id
+//     is its own answer, without asking the remote. Over smart HTTP that
+//     is the advertisement and, in git's protocol version 2, its ls-refs
+//     command: no pack is asked for. The folder is looked for only when
+//     the commit is fetched (rule 8).
 //  8. The opener fetches only the pinned commit (git fetch --depth 1
 //     --filter=blob:none origin COMMIT). A server that does not give
 //     commits by id is asked for the pin's ref instead, which must still
@@ -104,7 +115,11 @@
 //     on GitHub. A git failure while streaming is an error of the read, never
 //     a short archive.
 //     [Client.Fetch] resolves and opens in one fetch: the archive is of
-//     the commit the ref named when it was fetched.
+//     the commit the ref named when it was fetched. Without a PATH every
+//     file of the commit is read, so Fetch and the opener fetch without
+//     --filter=blob:none: one fetch brings the commit, its folders and
+//     its files (within rule 12), and git archive runs on it at once,
+//     without the second fetch or the listing of missing files.
 //  9. A failed or refused fetch leaves nothing in the skill cache: the
 //     materializer publishes only a tree that passed every check.
 //
@@ -259,9 +274,9 @@
 // [NewRemote] gives a source the shape of [source.Remote], in which
 // package install uses every published source: its Resolve fetches once
 // and keeps the archive for the Open that follows. Its LookUp resolves
-// the ref alone ([Client.Resolve]: the commit and its trees, no file of
-// the folder), for a caller that may hold the content at that commit
-// already; an Open that follows fetches anew.
+// the ref alone, from the remote's refs (rule 7), for a caller that may
+// hold the content at that commit already; an Open that follows fetches
+// anew.
 //
 // A [Client] is safe for concurrent use; each call has its own temporary
 // repository. A [Remote] is for one caller at a time.

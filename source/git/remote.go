@@ -57,16 +57,17 @@ func (r *Remote) Resolve(ctx context.Context) (string, error) {
 	return pin.Commit, nil
 }
 
-// LookUp is [Client.Resolve] of the source: it returns the commit the
-// ref names now from a fetch of its commit and trees alone, and fetches
-// none of the folder's files; Open fetches them anew. It is for a caller
-// that may hold the content at that commit already.
+// LookUp returns the commit the ref names now from the remote's
+// advertisement of its refs alone (one git ls-remote, rule 7), fetching
+// nothing: it is for a caller that may hold the content at that commit
+// already. The folder is not looked for; Open fetches the commit and
+// looks for it.
 func (r *Remote) LookUp(ctx context.Context) (string, error) {
 	c, err := New(r.opts...)
 	if err != nil {
 		return "", err
 	}
-	pin, err := c.Resolve(ctx, r.src)
+	pin, err := c.lookUp(ctx, r.src)
 	if err != nil {
 		return "", err
 	}

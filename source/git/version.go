@@ -78,18 +78,18 @@ func (r *repo) tags(ctx context.Context) ([]Tag, error) {
 	return tags, nil
 }
 
-// pickTag returns the highest tag of origin the range admits.
-func (r *repo) pickTag(ctx context.Context, rng string) (string, error) {
+// pickTag returns the highest tag of origin the range admits, with the
+// commit it names.
+func (r *repo) pickTag(ctx context.Context, rng string) (Tag, error) {
 	vr, err := version.ParseRange(rng)
 	if err != nil {
-		return "", err
+		return Tag{}, err
 	}
 	tags, err := r.tags(ctx)
 	if err != nil {
-		return "", err
+		return Tag{}, err
 	}
-	t, err := vr.PickTag(tags)
-	return t.Name, err
+	return vr.PickTag(tags)
 }
 
 // kickWriter is w whose writes call kick.
