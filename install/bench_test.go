@@ -60,3 +60,42 @@ func benchSkills(b *testing.B, base string, n int) string {
 	}
 	return src
 }
+
+// BenchmarkOps10000 times List, Verify and a Sync with nothing to do of
+// 10,000 skills installed for claude-code and codex, as bench/installcmp
+// -ops does through the command.
+func BenchmarkOps10000(b *testing.B) {
+	base := b.TempDir()
+	src := benchSkills(b, base, 10000)
+	claude, _ := LookupAgent("claude-code")
+	codex, _ := LookupAgent("codex")
+	env := Env{Home: filepath.Join(base, "home"), Project: filepath.Join(base, "p"), Getenv: func(string) string { return "" }}
+	os.MkdirAll(env.Project, 0o755)
+	c := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(base, "cache")))
+	in := New(env, WithCache(c), WithLockDir(filepath.Join(base, "locks")))
+	if _, err := in.Add(b.Context(), Request{Sources: []string{src}, Agents: []Agent{claude, codex}}); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("list", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := in.List(b.Context(), nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("verify", func(b *testing.B) {
+		for b.Loop() {
+			if bad, err := in.Verify(b.Context()); err != nil || len(bad) > 0 {
+				b.Fatal(bad, err)
+			}
+		}
+	})
+	b.Run("sync", func(b *testing.B) {
+		for b.Loop() {
+			ch, err := in.Sync(b.Context(), SyncRequest{})
+			if err != nil || Changed(ch) {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -76,6 +77,26 @@ func copyTree(ctx context.Context, src tree, dst string, c *skill.Cache) (string
 		return "", fmt.Errorf("%s: %w", src, archiveError(err))
 	}
 	return digest, nil
+}
+
+// checkTree reads src as copyTree copies it, under the same rules, into
+// a folder named name, but writes nothing: it returns the content digest
+// such a copy would have.
+func checkTree(ctx context.Context, src tree, name string, c *skill.Cache) (string, error) {
+	from, closeFrom, err := src.open()
+	if err != nil {
+		return "", err
+	}
+	defer closeFrom()
+	files, err := c.CheckFS(ctx, from)
+	if err != nil {
+		return "", err
+	}
+	sums := make([]cache.File, len(files))
+	for i, f := range files {
+		sums[i] = cache.File(f)
+	}
+	return cache.Digest(name, sums), nil
 }
 
 // resolvedFS is the folder dir of fsys (an os.Root's file system)
@@ -376,6 +397,16 @@ func stageCopy(ctx context.Context, src tree, dst, shared string, c *skill.Cache
 	}
 	st.digest = digest
 	return st, nil
+}
+
+// content is a folder holding the staged content: the staged copy, or,
+// when nothing was staged because the canonical copy already holds it,
+// dst.
+func (st *stagedCopy) content() string {
+	if st.path == "" {
+		return st.dst
+	}
+	return st.path
 }
 
 // commit puts the staged copy in place: a rename when the place is free,

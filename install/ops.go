@@ -350,9 +350,15 @@ func notePins(changes []Change, moved map[string]*lockEntry, lock *lockFile) {
 // noteSpec reports, on the canonical copy's change of each skill of use
 // installed leniently, what it breaks of the specification (rule 4).
 func noteSpec(changes []Change, use []*candidate) {
+	lenient := map[string]*candidate{}
+	for _, c := range use {
+		if _, ok := lenient[c.name]; c.lenient && !ok {
+			lenient[c.name] = c
+		}
+	}
 	for i, ch := range changes {
-		if j := slices.IndexFunc(use, func(c *candidate) bool { return c.name == ch.Skill && c.lenient }); j >= 0 && ch.Agent == "" {
-			changes[i].Spec = use[j].spec
+		if c := lenient[ch.Skill]; c != nil && ch.Agent == "" {
+			changes[i].Spec = c.spec
 		}
 	}
 }
@@ -500,7 +506,7 @@ func (in *Installer) syncWants(ctx context.Context, lock *lockFile) (_ []want, c
 // from r, the skills read from that source: wanted for each agent it is
 // recorded for, as a copy where it was copied.
 func recordedWant(name, source string, entry *lockEntry, r *sourceSkills) (want, error) {
-	i := slices.IndexFunc(r.skills, func(c candidate) bool { return c.name == name && c.subpath == entry.Subpath })
+	i := r.find(name, entry.Subpath)
 	if i < 0 {
 		return want{}, fmt.Errorf("%w: %s: %s no longer holds it where the lock file says (%s); remove it, or add it again from where the source keeps it now", ErrDrift, name, source, sourceLabel(entry.Source, entry.Subpath))
 	}

@@ -153,6 +153,9 @@ type plan struct {
 	old       *lockEntry
 	canonical string
 	st        *stagedCopy
+	// canonSeen is what stageAll saw at the canonical copy when it found
+	// it and the source both unchanged (and so staged nothing), else nil.
+	canonSeen *seen
 	canon     step
 	places    []step
 	entry     *lockEntry
@@ -267,6 +270,12 @@ func (in *Installer) stageAll(ctx context.Context, plans []*plan) (discard func(
 	for _, p := range plans {
 		g.Go(func() error {
 			t := p.c.tree()
+			if p.old != nil {
+				if s, ok := in.unchangedInPlace(gctx, p, t); ok {
+					p.st, p.canonSeen = &stagedCopy{dst: p.canonical, digest: p.old.Digest}, &s
+					return nil
+				}
+			}
 			t.opened = in.staging
 			st, err := stageCopy(gctx, t, p.canonical, shared, in.cache)
 			if err != nil {
@@ -283,6 +292,21 @@ func (in *Installer) stageAll(ctx context.Context, plans []*plan) (discard func(
 		return discard, err
 	}
 	return discard, nil
+}
+
+// unchangedInPlace reports whether the plan's source and its canonical copy
+// both still hold the content the lock file records: the source read and
+// checked as staging reads it (the cache's rules and limits) but copied
+// nowhere, the canonical copy as examine sees it. A sync or add with
+// nothing to change then stages nothing. It returns what examine saw at
+// the canonical copy.
+func (in *Installer) unchangedInPlace(ctx context.Context, p *plan, src tree) (seen, bool) {
+	s := examine(ctx, p.canonical, p.canonical, &lockPlace{Kind: KindCanonical}, p.old.Digest, p.old.Digest)
+	if s.found != foundOurs {
+		return s, false
+	}
+	d, err := checkTree(ctx, src, p.name, in.cache)
+	return s, err == nil && d == p.old.Digest
 }
 
 // markWork records every plan's entry in the lock file, and marks those
@@ -416,7 +440,12 @@ func (in *Installer) decideCanonical(ctx context.Context, p *plan, force bool) e
 		rec = &lockPlace{Kind: KindCanonical}
 	}
 	newD, oldD := p.st.digest, p.oldDigest()
-	c := step{path: p.canonical, kind: KindCanonical, seen: examine(ctx, p.canonical, p.canonical, rec, oldD, newD)}
+	c := step{path: p.canonical, kind: KindCanonical}
+	if p.canonSeen != nil {
+		c.seen = *p.canonSeen
+	} else {
+		c.seen = examine(ctx, p.canonical, p.canonical, rec, oldD, newD)
+	}
 	err := in.decideFound(&c, p, rec != nil, force)
 	switch c.seen.found {
 	case foundOurs:
@@ -450,7 +479,7 @@ func (in *Installer) decideFound(st *step, p *plan, recorded, force bool) error 
 	case foundModified:
 		st.action, st.work, st.backup = ActionUpdated, true, true
 		if !force {
-			return modifiedError(st.path, p.st.path)
+			return modifiedError(st.path, p.st.content())
 		}
 	default:
 		return in.conflictError(st.path, p)
