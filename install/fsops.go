@@ -338,13 +338,14 @@ func isLinkTo(path, target string) bool {
 	return err1 == nil && err2 == nil && a == b
 }
 
-// samePath reports whether two folder paths name the same place.
-func samePath(a, b string) bool {
+// samePath reports whether two folder paths name the same place; real
+// (which may be nil) remembers the folders' real locations.
+func samePath(a, b string, real realDirs) bool {
 	if filepath.Clean(a) == filepath.Clean(b) {
 		return true
 	}
-	ra, err1 := filepath.EvalSymlinks(a)
-	rb, err2 := filepath.EvalSymlinks(b)
+	ra, err1 := real.eval(a)
+	rb, err2 := real.eval(b)
 	return err1 == nil && err2 == nil && ra == rb
 }
 
@@ -553,16 +554,19 @@ func ourJunction(path, canonical string) bool {
 }
 
 // ourLink reports whether path is a link to canonical (even one left
-// dangling because the canonical copy is gone).
-func ourLink(path, canonical string) bool {
+// dangling because the canonical copy is gone). It first compares the
+// link with the one this tool makes there, which takes one read of the
+// link when real (which may be nil) knows the folders' real locations,
+// and only then resolves both.
+func ourLink(path, canonical string, real realDirs) bool {
 	fi, err := os.Lstat(path)
 	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		return false
 	}
-	if isLinkTo(path, canonical) {
+	target, err1 := os.Readlink(path)
+	rel, err2 := relLink(path, canonical, real)
+	if err1 == nil && err2 == nil && target == rel {
 		return true
 	}
-	target, err1 := os.Readlink(path)
-	rel, err2 := relLink(path, canonical, nil)
-	return err1 == nil && err2 == nil && target == rel
+	return isLinkTo(path, canonical)
 }

@@ -750,7 +750,7 @@ func (in *Installer) planRemoval(ctx context.Context, name string, entry *lockEn
 // with ErrModified; forced, it does not, and modified reports it (it goes
 // to a backup).
 func removable(ctx context.Context, p, canonical string, pl lockPlace, digest, what string, force bool) (modified bool, _ error) {
-	switch examine(ctx, p, canonical, &pl, digest, "").found {
+	switch examine(ctx, p, canonical, &pl, digest, "", nil).found {
 	case foundNothing, foundOurs:
 		return false, nil
 	case foundModified:
@@ -900,7 +900,8 @@ func (in *Installer) list(ctx context.Context, agents []Agent, readers bool) ([]
 	if len(agents) == 0 {
 		agents = Agents()
 	}
-	l := &lister{in: in, lock: lock, readers: readers, made: in.madeByPath(lock), sources: in.sourceFolders(lock), states: map[string]State{}}
+	l := &lister{in: in, lock: lock, readers: readers, made: in.madeByPath(lock), sources: in.sourceFolders(lock), states: map[string]State{},
+		digests: map[string]hashed{}, real: realDirs{}, names: slices.Sorted(maps.Keys(lock.Skills)), dirs: map[string][]fs.DirEntry{}}
 	var out []Status
 	for _, a := range agents {
 		st, err := l.agent(ctx, a)
@@ -954,9 +955,20 @@ type lister struct {
 	in      *Installer
 	lock    *lockFile
 	readers bool
-	made    map[string]madePlace // what this tool made, by path
-	sources map[string]bool      // the recorded sources' folders
-	states  map[string]State     // the state of each place: many agents read one folder, and each is hashed once
+	made    map[string]madePlace     // what this tool made, by path
+	sources map[string]bool          // the recorded sources' folders
+	states  map[string]State         // the state of each place: many agents read one folder, and each is hashed once
+	digests map[string]hashed        // what each folder hashed to: the canonical copy and the links to it are one
+	real    realDirs                 // the real locations of folders
+	names   []string                 // the skills of lock, sorted
+	dirs    map[string][]fs.DirEntry // what each folder listed holds: many agents read one
+}
+
+// hashed is what hashing a skill folder found: its digest ("" when it
+// could not be read), or that it is missing.
+type hashed struct {
+	digest  string
+	missing bool
 }
 
 // agent lists the skills of one agent: those recorded for it, then the
@@ -983,7 +995,7 @@ func (l *lister) agent(ctx context.Context, a Agent) ([]Status, error) {
 // paths to seen.
 func (l *lister) recorded(ctx context.Context, a Agent, seen map[string]bool) []Status {
 	var out []Status
-	for _, name := range slices.Sorted(maps.Keys(l.lock.Skills)) {
+	for _, name := range l.names {
 		entry := l.lock.Skills[name]
 		pl, ok := entry.Agents[a.ID]
 		if !ok {
@@ -1008,9 +1020,14 @@ func (l *lister) recorded(ctx context.Context, a Agent, seen map[string]bool) []
 // (with readers), the recorded sources as such, and the others as
 // external.
 func (l *lister) folder(ctx context.Context, a Agent, dir string, seen map[string]bool) ([]Status, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+	entries, ok := l.dirs[dir]
+	if !ok {
+		var err error
+		entries, err = os.ReadDir(dir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		l.dirs[dir] = entries
 	}
 	var out []Status
 	for _, e := range entries {
@@ -1038,7 +1055,7 @@ func (l *lister) folder(ctx context.Context, a Agent, dir string, seen map[strin
 func (l *lister) status(ctx context.Context, m madePlace, agent, p string) Status {
 	state, ok := l.states[p]
 	if !ok {
-		state = l.in.state(ctx, m.name, m.entry, m.pl, p)
+		state = l.state(ctx, m.name, m.entry, m.pl, p)
 		if _, ok := l.lock.Unfinished[m.name]; ok {
 			state = StateUnfinished
 		}
@@ -1047,22 +1064,34 @@ func (l *lister) status(ctx context.Context, m madePlace, agent, p string) Statu
 	return Status{Skill: m.name, Agent: agent, Path: p, Kind: m.pl.Kind, State: state}
 }
 
-func (in *Installer) state(ctx context.Context, name string, entry *lockEntry, pl lockPlace, p string) State {
-	canonical := in.canonicalPath(name)
+// state is the state of the place pl of the skill name, recorded as
+// entry, at p. A folder many places show (the canonical copy, through
+// links) is hashed once per list.
+func (l *lister) state(ctx context.Context, name string, entry *lockEntry, pl lockPlace, p string) State {
+	canonical := l.in.canonicalPath(name)
 	switch pl.Kind {
 	case KindLink, KindJunction:
 		if _, err := os.Lstat(p); err != nil {
 			return StateMissing
 		}
-		if !ourLink(p, canonical) && !ourJunction(p, canonical) {
+		if !ourLink(p, canonical, l.real) && !ourJunction(p, canonical) {
 			return StateModified
 		}
 		p = canonical
 	}
-	if _, err := os.Stat(p); err != nil {
-		return StateMissing
+	h, ok := l.digests[p]
+	if !ok {
+		if _, err := os.Stat(p); err != nil {
+			h.missing = true
+		} else if d, err := skill.ContentDigest(ctx, p); err == nil {
+			h.digest = d
+		}
+		l.digests[p] = h
 	}
-	if d, err := skill.ContentDigest(ctx, p); err != nil || d != entry.Digest {
+	switch {
+	case h.missing:
+		return StateMissing
+	case h.digest == "" || h.digest != entry.Digest:
 		return StateModified
 	}
 	return StateInstalled
