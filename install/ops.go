@@ -901,7 +901,7 @@ func (in *Installer) list(ctx context.Context, agents []Agent, readers bool) ([]
 		agents = Agents()
 	}
 	l := &lister{in: in, lock: lock, readers: readers, made: in.madeByPath(lock), sources: in.sourceFolders(lock), states: map[string]State{},
-		digests: map[string]hashed{}, real: realDirs{}, names: slices.Sorted(maps.Keys(lock.Skills)), dirs: map[string][]fs.DirEntry{}}
+		digests: map[string]hashed{}, real: realDirs{}, byAgent: skillsByAgent(lock), dirs: map[string][]fs.DirEntry{}}
 	var out []Status
 	for _, a := range agents {
 		st, err := l.agent(ctx, a)
@@ -914,6 +914,18 @@ func (in *Installer) list(ctx context.Context, agents []Agent, readers bool) ([]
 		return out, interrupted(ctx, "the list is incomplete")
 	}
 	return out, nil
+}
+
+// skillsByAgent is the names of the skills lock records for each agent,
+// sorted, found in one pass over the lock file.
+func skillsByAgent(lock *lockFile) map[string][]string {
+	out := map[string][]string{}
+	for _, name := range slices.Sorted(maps.Keys(lock.Skills)) {
+		for id := range lock.Skills[name].Agents {
+			out[id] = append(out[id], name)
+		}
+	}
+	return out
 }
 
 // madePlace is a skill's canonical copy or a place of it that this tool made.
@@ -960,7 +972,7 @@ type lister struct {
 	states  map[string]State         // the state of each place: many agents read one folder, and each is hashed once
 	digests map[string]hashed        // what each folder hashed to: the canonical copy and the links to it are one
 	real    realDirs                 // the real locations of folders
-	names   []string                 // the skills of lock, sorted
+	byAgent map[string][]string      // the skills lock records for each agent, sorted
 	dirs    map[string][]fs.DirEntry // what each folder listed holds: many agents read one
 }
 
@@ -995,12 +1007,9 @@ func (l *lister) agent(ctx context.Context, a Agent) ([]Status, error) {
 // paths to seen.
 func (l *lister) recorded(ctx context.Context, a Agent, seen map[string]bool) []Status {
 	var out []Status
-	for _, name := range l.names {
+	for _, name := range l.byAgent[a.ID] {
 		entry := l.lock.Skills[name]
-		pl, ok := entry.Agents[a.ID]
-		if !ok {
-			continue
-		}
+		pl := entry.Agents[a.ID]
 		p := abs(l.in.Root(), pl.Path)
 		if pl.Kind == KindCanonical {
 			p = l.in.canonicalPath(name)
