@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -76,6 +77,26 @@ func copyTree(ctx context.Context, src tree, dst string, c *skill.Cache) (string
 		return "", fmt.Errorf("%s: %w", src, archiveError(err))
 	}
 	return digest, nil
+}
+
+// checkTree reads src as copyTree copies it, under the same rules, into
+// a folder named name, but writes nothing: it returns the content digest
+// such a copy would have.
+func checkTree(ctx context.Context, src tree, name string, c *skill.Cache) (string, error) {
+	from, closeFrom, err := src.open()
+	if err != nil {
+		return "", err
+	}
+	defer closeFrom()
+	files, err := c.CheckFS(ctx, from)
+	if err != nil {
+		return "", err
+	}
+	sums := make([]cache.File, len(files))
+	for i, f := range files {
+		sums[i] = cache.File(f)
+	}
+	return cache.Digest(name, sums), nil
 }
 
 // resolvedFS is the folder dir of fsys (an os.Root's file system)
@@ -317,13 +338,14 @@ func isLinkTo(path, target string) bool {
 	return err1 == nil && err2 == nil && a == b
 }
 
-// samePath reports whether two folder paths name the same place.
-func samePath(a, b string) bool {
+// samePath reports whether two folder paths name the same place; real
+// (which may be nil) remembers the folders' real locations.
+func samePath(a, b string, real realDirs) bool {
 	if filepath.Clean(a) == filepath.Clean(b) {
 		return true
 	}
-	ra, err1 := filepath.EvalSymlinks(a)
-	rb, err2 := filepath.EvalSymlinks(b)
+	ra, err1 := real.eval(a)
+	rb, err2 := real.eval(b)
 	return err1 == nil && err2 == nil && ra == rb
 }
 
@@ -376,6 +398,16 @@ func stageCopy(ctx context.Context, src tree, dst, shared string, c *skill.Cache
 	}
 	st.digest = digest
 	return st, nil
+}
+
+// content is a folder holding the staged content: the staged copy, or,
+// when nothing was staged because the canonical copy already holds it,
+// dst.
+func (st *stagedCopy) content() string {
+	if st.path == "" {
+		return st.dst
+	}
+	return st.path
 }
 
 // commit puts the staged copy in place: a rename when the place is free,
@@ -522,16 +554,19 @@ func ourJunction(path, canonical string) bool {
 }
 
 // ourLink reports whether path is a link to canonical (even one left
-// dangling because the canonical copy is gone).
-func ourLink(path, canonical string) bool {
+// dangling because the canonical copy is gone). It first compares the
+// link with the one this tool makes there, which takes one read of the
+// link when real (which may be nil) knows the folders' real locations,
+// and only then resolves both.
+func ourLink(path, canonical string, real realDirs) bool {
 	fi, err := os.Lstat(path)
 	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		return false
 	}
-	if isLinkTo(path, canonical) {
+	target, err1 := os.Readlink(path)
+	rel, err2 := relLink(path, canonical, real)
+	if err1 == nil && err2 == nil && target == rel {
 		return true
 	}
-	target, err1 := os.Readlink(path)
-	rel, err2 := relLink(path, canonical, nil)
-	return err1 == nil && err2 == nil && target == rel
+	return isLinkTo(path, canonical)
 }

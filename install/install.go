@@ -149,7 +149,10 @@
 //     content digest, sorted, without timestamps; a local source in a
 //     project is recorded relative to the project (also ../ paths), so a
 //     committed lock file works in another checkout. Sync restores the
-//     folders from it, reading each source once under one lock; frozen
+//     folders from it, reading each source once under one lock (a skill
+//     whose source and canonical copy both still hold the recorded
+//     content is read and checked as rule 3 says, but copied nowhere, by
+//     Add too); frozen
 //     (as npm ci), it restores them too but records nothing new: it
 //     checks every skill first and fails without changing anything,
 //     listing every source whose content no longer matches. Verify

@@ -346,9 +346,15 @@ func notePins(changes []Change, moved map[string]*lockEntry, lock *lockFile) {
 // noteSpec reports, on the canonical copy's change of each skill of use
 // installed leniently, what it breaks of the specification (rule 4).
 func noteSpec(changes []Change, use []*candidate) {
+	lenient := map[string]*candidate{}
+	for _, c := range use {
+		if _, ok := lenient[c.name]; c.lenient && !ok {
+			lenient[c.name] = c
+		}
+	}
 	for i, ch := range changes {
-		if j := slices.IndexFunc(use, func(c *candidate) bool { return c.name == ch.Skill && c.lenient }); j >= 0 && ch.Agent == "" {
-			changes[i].Spec = use[j].spec
+		if c := lenient[ch.Skill]; c != nil && ch.Agent == "" {
+			changes[i].Spec = c.spec
 		}
 	}
 }
@@ -496,7 +502,7 @@ func (in *Installer) syncWants(ctx context.Context, lock *lockFile) (_ []want, c
 // from r, the skills read from that source: wanted for each agent it is
 // recorded for, as a copy where it was copied.
 func recordedWant(name, source string, entry *lockEntry, r *sourceSkills) (want, error) {
-	i := slices.IndexFunc(r.skills, func(c candidate) bool { return c.name == name && c.subpath == entry.Subpath })
+	i := r.find(name, entry.Subpath)
 	if i < 0 {
 		return want{}, fmt.Errorf("%w: %s: %s no longer holds it where the lock file says (%s); remove it, or add it again from where the source keeps it now", ErrDrift, name, source, sourceLabel(entry.Source, entry.Subpath))
 	}
@@ -740,7 +746,7 @@ func (in *Installer) planRemoval(ctx context.Context, name string, entry *lockEn
 // with ErrModified; forced, it does not, and modified reports it (it goes
 // to a backup).
 func removable(ctx context.Context, p, canonical string, pl lockPlace, digest, what string, force bool) (modified bool, _ error) {
-	switch examine(ctx, p, canonical, &pl, digest, "").found {
+	switch examine(ctx, p, canonical, &pl, digest, "", nil).found {
 	case foundNothing, foundOurs:
 		return false, nil
 	case foundModified:
@@ -890,7 +896,8 @@ func (in *Installer) list(ctx context.Context, agents []Agent, readers bool) ([]
 	if len(agents) == 0 {
 		agents = Agents()
 	}
-	l := &lister{in: in, lock: lock, readers: readers, made: in.madeByPath(lock), sources: in.sourceFolders(lock), states: map[string]State{}}
+	l := &lister{in: in, lock: lock, readers: readers, made: in.madeByPath(lock), sources: in.sourceFolders(lock), states: map[string]State{},
+		digests: map[string]hashed{}, real: realDirs{}, byAgent: skillsByAgent(lock), dirs: map[string][]fs.DirEntry{}}
 	var out []Status
 	for _, a := range agents {
 		st, err := l.agent(ctx, a)
@@ -903,6 +910,18 @@ func (in *Installer) list(ctx context.Context, agents []Agent, readers bool) ([]
 		return out, interrupted(ctx, "the list is incomplete")
 	}
 	return out, nil
+}
+
+// skillsByAgent is the names of the skills lock records for each agent,
+// sorted, found in one pass over the lock file.
+func skillsByAgent(lock *lockFile) map[string][]string {
+	out := map[string][]string{}
+	for _, name := range slices.Sorted(maps.Keys(lock.Skills)) {
+		for id := range lock.Skills[name].Agents {
+			out[id] = append(out[id], name)
+		}
+	}
+	return out
 }
 
 // madePlace is a skill's canonical copy or a place of it that this tool made.
@@ -944,9 +963,20 @@ type lister struct {
 	in      *Installer
 	lock    *lockFile
 	readers bool
-	made    map[string]madePlace // what this tool made, by path
-	sources map[string]bool      // the recorded sources' folders
-	states  map[string]State     // the state of each place: many agents read one folder, and each is hashed once
+	made    map[string]madePlace     // what this tool made, by path
+	sources map[string]bool          // the recorded sources' folders
+	states  map[string]State         // the state of each place: many agents read one folder, and each is hashed once
+	digests map[string]hashed        // what each folder hashed to: the canonical copy and the links to it are one
+	real    realDirs                 // the real locations of folders
+	byAgent map[string][]string      // the skills lock records for each agent, sorted
+	dirs    map[string][]fs.DirEntry // what each folder listed holds: many agents read one
+}
+
+// hashed is what hashing a skill folder found: its digest ("" when it
+// could not be read), or that it is missing.
+type hashed struct {
+	digest  string
+	missing bool
 }
 
 // agent lists the skills of one agent: those recorded for it, then the
@@ -973,12 +1003,9 @@ func (l *lister) agent(ctx context.Context, a Agent) ([]Status, error) {
 // paths to seen.
 func (l *lister) recorded(ctx context.Context, a Agent, seen map[string]bool) []Status {
 	var out []Status
-	for _, name := range slices.Sorted(maps.Keys(l.lock.Skills)) {
+	for _, name := range l.byAgent[a.ID] {
 		entry := l.lock.Skills[name]
-		pl, ok := entry.Agents[a.ID]
-		if !ok {
-			continue
-		}
+		pl := entry.Agents[a.ID]
 		p := abs(l.in.Root(), pl.Path)
 		if pl.Kind == KindCanonical {
 			p = l.in.canonicalPath(name)
@@ -998,9 +1025,14 @@ func (l *lister) recorded(ctx context.Context, a Agent, seen map[string]bool) []
 // (with readers), the recorded sources as such, and the others as
 // external.
 func (l *lister) folder(ctx context.Context, a Agent, dir string, seen map[string]bool) ([]Status, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+	entries, ok := l.dirs[dir]
+	if !ok {
+		var err error
+		entries, err = os.ReadDir(dir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		l.dirs[dir] = entries
 	}
 	var out []Status
 	for _, e := range entries {
@@ -1028,7 +1060,7 @@ func (l *lister) folder(ctx context.Context, a Agent, dir string, seen map[strin
 func (l *lister) status(ctx context.Context, m madePlace, agent, p string) Status {
 	state, ok := l.states[p]
 	if !ok {
-		state = l.in.state(ctx, m.name, m.entry, m.pl, p)
+		state = l.state(ctx, m.name, m.entry, m.pl, p)
 		if _, ok := l.lock.Unfinished[m.name]; ok {
 			state = StateUnfinished
 		}
@@ -1037,22 +1069,34 @@ func (l *lister) status(ctx context.Context, m madePlace, agent, p string) Statu
 	return Status{Skill: m.name, Agent: agent, Path: p, Kind: m.pl.Kind, State: state}
 }
 
-func (in *Installer) state(ctx context.Context, name string, entry *lockEntry, pl lockPlace, p string) State {
-	canonical := in.canonicalPath(name)
+// state is the state of the place pl of the skill name, recorded as
+// entry, at p. A folder many places show (the canonical copy, through
+// links) is hashed once per list.
+func (l *lister) state(ctx context.Context, name string, entry *lockEntry, pl lockPlace, p string) State {
+	canonical := l.in.canonicalPath(name)
 	switch pl.Kind {
 	case KindLink, KindJunction:
 		if _, err := os.Lstat(p); err != nil {
 			return StateMissing
 		}
-		if !ourLink(p, canonical) && !ourJunction(p, canonical) {
+		if !ourLink(p, canonical, l.real) && !ourJunction(p, canonical) {
 			return StateModified
 		}
 		p = canonical
 	}
-	if _, err := os.Stat(p); err != nil {
-		return StateMissing
+	h, ok := l.digests[p]
+	if !ok {
+		if _, err := os.Stat(p); err != nil {
+			h.missing = true
+		} else if d, err := skill.ContentDigest(ctx, p); err == nil {
+			h.digest = d
+		}
+		l.digests[p] = h
 	}
-	if d, err := skill.ContentDigest(ctx, p); err != nil || d != entry.Digest {
+	switch {
+	case h.missing:
+		return StateMissing
+	case h.digest == "" || h.digest != entry.Digest:
 		return StateModified
 	}
 	return StateInstalled

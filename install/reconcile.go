@@ -90,8 +90,9 @@ type seen struct {
 
 // examine looks at path, a skill's canonical folder or its place for an
 // agent, with rec what the lock file records there (nil: nothing),
-// recDigest the recorded content and newDigest the content wanted now.
-func examine(ctx context.Context, path, canonical string, rec *lockPlace, recDigest, newDigest string) seen {
+// recDigest the recorded content and newDigest the content wanted now;
+// real (which may be nil) remembers the real locations of folders.
+func examine(ctx context.Context, path, canonical string, rec *lockPlace, recDigest, newDigest string, real realDirs) seen {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return seen{found: foundNothing}
@@ -103,7 +104,8 @@ func examine(ctx context.Context, path, canonical string, rec *lockPlace, recDig
 		if path == canonical {
 			return seen{found: foundForeign}
 		}
-		link, junction := ourLink(path, canonical), ourJunction(path, canonical)
+		link := ourLink(path, canonical, real)
+		junction := !link && ourJunction(path, canonical)
 		if !link && !junction {
 			return seen{found: foundForeign}
 		}
@@ -153,6 +155,12 @@ type plan struct {
 	old       *lockEntry
 	canonical string
 	st        *stagedCopy
+	// real remembers the real locations of folders for the whole
+	// operation (decide runs plan by plan, never at once).
+	real realDirs
+	// canonSeen is what stageAll saw at the canonical copy when it found
+	// it and the source both unchanged (and so staged nothing), else nil.
+	canonSeen *seen
 	canon     step
 	places    []step
 	entry     *lockEntry
@@ -174,8 +182,9 @@ func (p *plan) work() bool {
 func (in *Installer) reconcile(ctx context.Context, s *session, wants []want, force, frozen bool) ([]Change, error) {
 	lock := s.lock
 	plans := make([]*plan, 0, len(wants))
+	real := realDirs{}
 	for _, w := range wants {
-		plans = append(plans, &plan{name: w.c.name, c: w.c, old: lock.Skills[w.c.name], canonical: in.canonicalPath(w.c.name)})
+		plans = append(plans, &plan{name: w.c.name, c: w.c, old: lock.Skills[w.c.name], canonical: in.canonicalPath(w.c.name), real: real})
 	}
 	discard, err := in.stageAll(ctx, plans)
 	defer discard()
@@ -267,6 +276,12 @@ func (in *Installer) stageAll(ctx context.Context, plans []*plan) (discard func(
 	for _, p := range plans {
 		g.Go(func() error {
 			t := p.c.tree()
+			if p.old != nil {
+				if s, ok := in.unchangedInPlace(gctx, p, t); ok {
+					p.st, p.canonSeen = &stagedCopy{dst: p.canonical, digest: p.old.Digest}, &s
+					return nil
+				}
+			}
 			t.opened = in.staging
 			st, err := stageCopy(gctx, t, p.canonical, shared, in.cache)
 			if err != nil {
@@ -283,6 +298,21 @@ func (in *Installer) stageAll(ctx context.Context, plans []*plan) (discard func(
 		return discard, err
 	}
 	return discard, nil
+}
+
+// unchangedInPlace reports whether the plan's source and its canonical copy
+// both still hold the content the lock file records: the source read and
+// checked as staging reads it (the cache's rules and limits) but copied
+// nowhere, the canonical copy as examine sees it. A sync or add with
+// nothing to change then stages nothing. It returns what examine saw at
+// the canonical copy.
+func (in *Installer) unchangedInPlace(ctx context.Context, p *plan, src tree) (seen, bool) {
+	s := examine(ctx, p.canonical, p.canonical, &lockPlace{Kind: KindCanonical}, p.old.Digest, p.old.Digest, nil)
+	if s.found != foundOurs {
+		return s, false
+	}
+	d, err := checkTree(ctx, src, p.name, in.cache)
+	return s, err == nil && d == p.old.Digest
 }
 
 // markWork records every plan's entry in the lock file, and marks those
@@ -416,7 +446,12 @@ func (in *Installer) decideCanonical(ctx context.Context, p *plan, force bool) e
 		rec = &lockPlace{Kind: KindCanonical}
 	}
 	newD, oldD := p.st.digest, p.oldDigest()
-	c := step{path: p.canonical, kind: KindCanonical, seen: examine(ctx, p.canonical, p.canonical, rec, oldD, newD)}
+	c := step{path: p.canonical, kind: KindCanonical}
+	if p.canonSeen != nil {
+		c.seen = *p.canonSeen
+	} else {
+		c.seen = examine(ctx, p.canonical, p.canonical, rec, oldD, newD, p.real)
+	}
 	err := in.decideFound(&c, p, rec != nil, force)
 	switch c.seen.found {
 	case foundOurs:
@@ -450,7 +485,7 @@ func (in *Installer) decideFound(st *step, p *plan, recorded, force bool) error 
 	case foundModified:
 		st.action, st.work, st.backup = ActionUpdated, true, true
 		if !force {
-			return modifiedError(st.path, p.st.path)
+			return modifiedError(st.path, p.st.content())
 		}
 	default:
 		return in.conflictError(st.path, p)
@@ -465,7 +500,7 @@ func (in *Installer) decidePlace(ctx context.Context, p *plan, wp wantPlace, for
 	rec := recordedAt(p.old, id)
 	dir := wp.agent.Dir(in.env, in.scope)
 	target := filepath.Join(dir, p.name)
-	if samePath(dir, in.canonicalRoot()) {
+	if samePath(dir, in.canonicalRoot(), p.real) {
 		target = p.canonical
 	}
 	if rec != nil && rec.Kind != KindCanonical && abs(in.Root(), rec.Path) != target {
@@ -473,7 +508,7 @@ func (in *Installer) decidePlace(ctx context.Context, p *plan, wp wantPlace, for
 		// if it is still ours, and the new one is planned as if
 		// nothing was recorded there.
 		old := abs(in.Root(), rec.Path)
-		if s := examine(ctx, old, p.canonical, rec, p.oldDigest(), p.st.digest); s.found == foundOurs {
+		if s := examine(ctx, old, p.canonical, rec, p.oldDigest(), p.st.digest, p.real); s.found == foundOurs {
 			p.stale = append(p.stale, step{agent: id, path: old, kind: rec.Kind, action: ActionRemoved, work: true})
 		}
 		rec = nil
@@ -489,7 +524,7 @@ func (in *Installer) decidePlace(ctx context.Context, p *plan, wp wantPlace, for
 	if wp.copy {
 		st.kind = KindCopy
 	}
-	st.seen = examine(ctx, st.path, p.canonical, rec, p.oldDigest(), p.st.digest)
+	st.seen = examine(ctx, st.path, p.canonical, rec, p.oldDigest(), p.st.digest, p.real)
 	err := in.decideFound(&st, p, rec != nil, force)
 	if st.seen.found == foundOurs || st.seen.found == foundSame {
 		decideExisting(&st, rec, p.canon.action, p.st.digest)
@@ -765,7 +800,7 @@ func (in *Installer) settle(ctx context.Context, name string, prev, cur *lockEnt
 			continue
 		}
 		p := abs(in.Root(), pl.Path)
-		s := examine(ctx, p, canonical, recordedAt(prev, id), prevD, kept.Digest)
+		s := examine(ctx, p, canonical, recordedAt(prev, id), prevD, kept.Digest, nil)
 		wantLink := pl.Kind != KindCopy
 		switch {
 		case s.found == foundNothing,
@@ -798,7 +833,7 @@ func (in *Installer) removeDropped(ctx context.Context, name string, prev, kept 
 			}
 		}
 		p := abs(in.Root(), pl.Path)
-		if pl.Kind == KindCanonical || examine(ctx, p, canonical, &pl, prev.Digest, "").found != foundOurs {
+		if pl.Kind == KindCanonical || examine(ctx, p, canonical, &pl, prev.Digest, "", nil).found != foundOurs {
 			continue
 		}
 		if err := removePlace(p, pl.Kind); err != nil {

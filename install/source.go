@@ -165,7 +165,29 @@ type sourceSkills struct {
 	source  string // as given, without credentials
 	pin     string // for a published source, what its reference named
 	skills  []candidate
-	cleanup func() // removes what reading the source extracted
+	cleanup func()          // removes what reading the source extracted
+	at      map[skillAt]int // the index in skills of each name and subpath, made by find
+}
+
+// skillAt is a skill's name and subpath in its source.
+type skillAt struct{ name, subpath string }
+
+// find returns the index in r.skills of the first skill of that name at
+// that subpath, or -1. It indexes r.skills on the first call, so a sync
+// of n skills looks each up once, not among all n.
+func (r *sourceSkills) find(name, subpath string) int {
+	if r.at == nil {
+		r.at = make(map[skillAt]int, len(r.skills))
+		for i, c := range r.skills {
+			if _, ok := r.at[skillAt{c.name, c.subpath}]; !ok {
+				r.at[skillAt{c.name, c.subpath}] = i
+			}
+		}
+	}
+	if i, ok := r.at[skillAt{name, subpath}]; ok {
+		return i
+	}
+	return -1
 }
 
 // Find returns the skills that source holds (any source [Installer.Add]

@@ -13,25 +13,39 @@
 // each size is run in turn, and -csv writes every round's time per
 // contender and size, the points of the scaling curve bench/plot draws.
 //
+// -npm-max N leaves the npm tool out of sizes above N skills (default:
+// never), as it takes minutes at 10,000. It prints the peak memory (the
+// largest resident set, from the kernel's accounting of the process) of
+// each `agentskills add`. -ops then times, side by side in rounds,
+// `agentskills list`, `verify` and a no-op `sync` of the n skills one
+// `agentskills add` installed, against `ls -l` of both skill folders and
+// `sha256sum` of every installed file.
+//
 // It builds agentskills from this checkout and installs the npm tool into
 // its scratch folder with npm (the registry must be reachable once).
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/bench/internal/benchrun"
 )
 
 func main() {
-	benchrun.Main("installcmp", "skills to install", 200, 7, run)
+	npmMax := flag.Int("npm-max", 0, "leave the npm tool out of sizes above this many skills (default 0: never)")
+	ops := flag.Bool("ops", false, "also time agentskills list, verify and a no-op sync of the installed skills")
+	benchrun.Main("installcmp", "skills to install", 200, 7, func(n, runs int, scratch string, out *benchrun.Results) error {
+		return run(n, runs, scratch, out, *npmMax, *ops)
+	})
 }
 
-func run(n, runs int, scratch string, out *benchrun.Results) error {
+func run(n, runs int, scratch string, out *benchrun.Results, npmMax int, ops bool) error {
 	npmCLI, bin, err := benchrun.Tools(scratch)
 	if err != nil {
 		return err
@@ -47,9 +61,19 @@ func run(n, runs int, scratch string, out *benchrun.Results) error {
 		{Name: "npm skills add (1.4.9)", Args: []string{"node", npmCLI, "add", "./skills", "--skill", "*", "-a", "claude-code", "-a", "codex", "-y"}},
 		{Name: "floor: cp -r + ln -rs", Args: []string{"sh", "-c", "mkdir -p .agents/skills .claude/skills && cp -r skills/* .agents/skills/ && ln -rs .agents/skills/* .claude/skills/"}},
 	}
+	withNpm := npmMax <= 0 || n <= npmMax
+	if !withNpm {
+		fmt.Printf("the npm tool is left out above %d skills (-npm-max)\n", npmMax)
+		contenders = slices.Delete(contenders, 1, 2)
+	}
+	var rss []int64 // peak memory of each agentskills add, in KiB
 	times, err := benchrun.Rounds(len(contenders), runs, func(r, i int) (time.Duration, error) {
 		project := filepath.Join(scratch, fmt.Sprintf("project-%d-%d", i, r))
-		return install(contenders[i], project, src, filepath.Join(scratch, "cache"), n)
+		d, peak, err := install(contenders[i], project, src, filepath.Join(scratch, "cache"), n, false)
+		if i == 0 {
+			rss = append(rss, peak)
+		}
+		return d, err
 	})
 	if err != nil {
 		return err
@@ -58,10 +82,49 @@ func run(n, runs int, scratch string, out *benchrun.Results) error {
 		return err
 	}
 	benchrun.PrintMedians(26, contenders, times)
-	ours, theirs, floor := benchrun.Median(times[0]), benchrun.Median(times[1]), benchrun.Median(times[2])
-	fmt.Printf("agentskills / npm skills = %.2fx (goal <= 0.2x)\n", float64(ours)/float64(theirs))
-	fmt.Printf("agentskills / floor = %.2fx (goal <= 1.5x)\n", float64(ours)/float64(floor))
-	fmt.Printf("floor / npm skills = %.2fx\n", float64(floor)/float64(theirs))
+	ours, floor := benchrun.Median(times[0]), benchrun.Median(times[len(times)-1])
+	if withNpm {
+		theirs := benchrun.Median(times[1])
+		fmt.Printf("agentskills / npm skills = %.2fx (goal <= 0.2x)\n", float64(ours)/float64(theirs))
+		fmt.Printf("floor / npm skills = %.2fx\n", float64(floor)/float64(theirs))
+	}
+	fmt.Printf("agentskills / floor = %.2fx (goal <= 1.2x)\n", float64(ours)/float64(floor))
+	fmt.Printf("agentskills add peak memory (RSS): %.1f MiB at most (goal < 100 MiB at 10,000 skills)\n", float64(slices.Max(rss))/1024)
+	if ops {
+		return timeOps(bin, n, runs, scratch, src)
+	}
+	return nil
+}
+
+// timeOps installs the n skills of src with agentskills into a fresh
+// project, then times agentskills list, verify and a sync that has
+// nothing to do, alternating with ls -l of both skill folders and
+// sha256sum of every installed file, and prints their medians.
+func timeOps(bin string, n, runs int, scratch, src string) error {
+	project := filepath.Join(scratch, "project-ops")
+	add := benchrun.Contender{Name: "agentskills add", Args: []string{bin, "add", src, "--agent", "claude-code,codex", "--quiet"}}
+	cacheRoot := filepath.Join(scratch, "cache")
+	if _, _, err := install(add, project, src, cacheRoot, n, true); err != nil {
+		return err
+	}
+	defer os.RemoveAll(project)
+	contenders := []benchrun.Contender{
+		{Name: "agentskills list", Args: []string{bin, "list"}},
+		{Name: "agentskills verify", Args: []string{bin, "verify"}},
+		{Name: "agentskills sync (no-op)", Args: []string{bin, "sync", "--quiet"}},
+		{Name: "ls -l of both folders", Args: []string{"sh", "-c", "ls -l .agents/skills .claude/skills >/dev/null"}},
+		{Name: "sha256sum of every file", Args: []string{"sh", "-c", "find .agents/skills -type f -exec sha256sum {} + >/dev/null"}},
+	}
+	times, err := benchrun.Rounds(len(contenders), runs, func(r, i int) (time.Duration, error) {
+		c := contenders[i]
+		d, _, err := benchrun.Time(c.Name, exec.Command(c.Args[0], c.Args[1:]...), project, cacheRoot)
+		return d, err
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%d installed skills, %d runs each\n", n, runs)
+	benchrun.PrintMedians(26, contenders, times)
 	return nil
 }
 
@@ -84,25 +147,29 @@ func makeSkills(src string, n int) error {
 
 // install runs one contender in a fresh project folder holding a copy of
 // the skills in src, checks that it installed n skills for claude-code,
-// and returns how long it took.
-func install(c benchrun.Contender, project, src, cacheRoot string, n int) (time.Duration, error) {
+// and returns how long it took and its peak memory in KiB. It removes the
+// project unless keep is set.
+func install(c benchrun.Contender, project, src, cacheRoot string, n int, keep bool) (time.Duration, int64, error) {
 	os.RemoveAll(project)
 	if err := os.MkdirAll(project, 0o755); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	// The npm tool takes a path inside the project; both get the
 	// same files.
 	if out, err := exec.Command("cp", "-r", src, filepath.Join(project, "skills")).CombinedOutput(); err != nil {
-		return 0, fmt.Errorf("cp: %v: %s", err, out)
+		return 0, 0, fmt.Errorf("cp: %v: %s", err, out)
 	}
-	elapsed, out, err := benchrun.Time(c.Name, exec.Command(c.Args[0], c.Args[1:]...), project, cacheRoot)
+	cmd := exec.Command(c.Args[0], c.Args[1:]...)
+	elapsed, out, err := benchrun.Time(c.Name, cmd, project, cacheRoot)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	links, _ := os.ReadDir(filepath.Join(project, ".claude", "skills"))
 	if len(links) != n {
-		return 0, fmt.Errorf("%s installed %d skills for claude-code, want %d: %s", c.Name, len(links), n, out)
+		return 0, 0, fmt.Errorf("%s installed %d skills for claude-code, want %d: %s", c.Name, len(links), n, out)
 	}
-	os.RemoveAll(project)
-	return elapsed, nil
+	if !keep {
+		os.RemoveAll(project)
+	}
+	return elapsed, benchrun.PeakRSS(cmd), nil
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -441,7 +442,24 @@ func (opts *addOptions) register(cmd *cobra.Command) {
 	opts.scope.registerOutput(cmd)
 }
 
+// installMemoryLimit is the soft memory limit add and sync run under
+// unless GOMEMLIMIT sets one: an install of 10,000 skills holds some 40
+// MiB, and without a limit the collector lets the heap grow to twice that
+// before it runs.
+const installMemoryLimit = 64 << 20
+
+// boundMemory sets the Go runtime's soft memory limit to
+// installMemoryLimit, unless GOMEMLIMIT (read by getenv) sets one. It is
+// a soft limit: a larger install takes what it needs, collecting more
+// often.
+func boundMemory(getenv func(string) string) {
+	if getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(installMemoryLimit)
+	}
+}
+
 func runAdd(ctx context.Context, opts *addOptions, sources []string) error {
+	boundMemory(os.Getenv)
 	trust, err := opts.trust.option(opts.scope.global)
 	if err != nil {
 		return err
@@ -748,6 +766,7 @@ nothing.`,
 }
 
 func runSync(ctx context.Context, opts *syncOptions) error {
+	boundMemory(os.Getenv)
 	in, err := opts.scope.trustedInstaller(&opts.trust, opts.timeout)
 	if err != nil {
 		return err

@@ -158,3 +158,15 @@ func Median(d []time.Duration) time.Duration {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+
+// PeakRSS returns the peak memory (the largest resident set size, in
+// KiB) of the process cmd ran, once it has ended; 0 when it did not run.
+func PeakRSS(cmd *exec.Cmd) int64 {
+	if cmd.ProcessState == nil {
+		return 0
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss
+	}
+	return 0
+}

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"math"
+	"runtime/debug"
+	"testing"
+)
+
+// Add and sync run under installMemoryLimit unless GOMEMLIMIT sets a
+// limit, which is then left as the runtime read it.
+func TestBoundMemory(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(before) })
+	for _, tc := range []struct {
+		name, env string
+		want      int64
+	}{
+		{"unset", "", installMemoryLimit},
+		{"GOMEMLIMIT set", "1GiB", math.MaxInt64},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			debug.SetMemoryLimit(math.MaxInt64)
+			boundMemory(func(k string) string {
+				if k == "GOMEMLIMIT" {
+					return tc.env
+				}
+				return ""
+			})
+			if got := debug.SetMemoryLimit(-1); got != tc.want {
+				t.Errorf("memory limit = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
