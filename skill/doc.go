@@ -168,7 +168,8 @@
 //     again; a file renamed over another has a new inode. A Cache holds
 //     the records it made for its life and writes one to the cache
 //     atomically when it changed; the record in the cache is best effort:
-//     one that cannot be read, is malformed, names another folder, or
+//     one that cannot be read, is malformed, lost lines (each folder's
+//     line says how many entries it holds), names another folder, or
 //     lists an entry the folder does not hold is ignored, and the read
 //     hashes every file and writes it again. A folder with more entries
 //     than [WithMaxArchiveEntries] keeps no record, and [Cache.GC]
