@@ -201,8 +201,9 @@
 //   - [Cache.ExtractArchive], [Cache.ExtractRepository] (which leaves
 //     out a link no skill could hold and returns it as a [DroppedLink]),
 //     [Cache.CheckFS] and [Cache.CopyFS], with
-//     [File]: an archive of several skills unpacked, a skill tree checked
-//     and hashed, a tree copied into a folder of the caller's (writable,
+//     [File] and [FilesDigest]: an archive of several skills unpacked, a
+//     skill tree checked and hashed (and the [ContentDigest] a copy of it
+//     would have), a tree copied into a folder of the caller's (writable,
 //     returning its [ContentDigest]), each under the cache's rules and
 //     limits, for installers that put skills into agents' folders: they
 //     hold content to exactly what materializing it would, without a
