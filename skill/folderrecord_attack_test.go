@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux || openbsd || dragonfly || darwin || freebsd || netbsd
 
 package skill
 
