@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -92,11 +91,7 @@ func checkTree(ctx context.Context, src tree, name string, c *skill.Cache) (stri
 	if err != nil {
 		return "", err
 	}
-	sums := make([]cache.File, len(files))
-	for i, f := range files {
-		sums[i] = cache.File(f)
-	}
-	return cache.Digest(name, sums), nil
+	return skill.FilesDigest(name, files), nil
 }
 
 // resolvedFS is the folder dir of fsys (an os.Root's file system)

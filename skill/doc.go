@@ -168,7 +168,8 @@
 //     again; a file renamed over another has a new inode. A Cache holds
 //     the records it made for its life and writes one to the cache
 //     atomically when it changed; the record in the cache is best effort:
-//     one that cannot be read, is malformed, names another folder, or
+//     one that cannot be read, is malformed, lost lines (each folder's
+//     line says how many entries it holds), names another folder, or
 //     lists an entry the folder does not hold is ignored, and the read
 //     hashes every file and writes it again. A folder with more entries
 //     than [WithMaxArchiveEntries] keeps no record, and [Cache.GC]
@@ -200,8 +201,9 @@
 //   - [Cache.ExtractArchive], [Cache.ExtractRepository] (which leaves
 //     out a link no skill could hold and returns it as a [DroppedLink]),
 //     [Cache.CheckFS] and [Cache.CopyFS], with
-//     [File]: an archive of several skills unpacked, a skill tree checked
-//     and hashed, a tree copied into a folder of the caller's (writable,
+//     [File] and [FilesDigest]: an archive of several skills unpacked, a
+//     skill tree checked and hashed (and the [ContentDigest] a copy of it
+//     would have), a tree copied into a folder of the caller's (writable,
 //     returning its [ContentDigest]), each under the cache's rules and
 //     limits, for installers that put skills into agents' folders: they
 //     hold content to exactly what materializing it would, without a

@@ -22,7 +22,7 @@ import (
 
 // folderHead starts the stat record of a source folder (rule 11 of the
 // package doc).
-const folderHead = "agentadaptor folder stat v2"
+const folderHead = "agentadaptor folder stat v3"
 
 // The kinds of entry a folder's record holds.
 const (
@@ -328,8 +328,15 @@ func (r *folderRecord) racyCount() int {
 
 // encode writes the record: a head, the folder, the time, and a line per
 // entry in path order: its kind, its sum (a file), target (a link, in
-// hex) or "-" (a folder), the six numbers of its stamp, and its path.
+// hex) or how many entries it holds (a folder, so that a record that
+// lost lines is refused), the six numbers of its stamp, and its path.
 func (r *folderRecord) encode() []byte {
+	held := make(map[string]int)
+	for p := range r.entries {
+		if p != "." {
+			held[path.Dir(p)]++
+		}
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\ndir %s\ntaken %d\n", folderHead, hex.EncodeToString([]byte(r.dir)), r.taken)
 	for _, p := range slices.Sorted(maps.Keys(r.entries)) {
@@ -342,7 +349,7 @@ func (r *folderRecord) encode() []byte {
 		case kindLink:
 			fmt.Fprintf(&b, " %x", e.target)
 		default:
-			b.WriteString(" -")
+			fmt.Fprintf(&b, " %d", held[p])
 		}
 		fmt.Fprintf(&b, " %d %d %d %d %d %d %s\n", s.Mode, s.Size, s.Mtime, s.Ctime, s.Dev, s.Ino, hex.EncodeToString([]byte(p)))
 	}
@@ -374,8 +381,9 @@ func parseFolderRecord(data []byte, dir string) *folderRecord {
 		return nil
 	}
 	r := newFolderRecord(dir, n)
+	held := make(map[string]int) // a folder's path: how many entries it holds
 	for _, l := range lines[2:] {
-		p, e, ok := parseFolderEntry(l)
+		p, e, n, ok := parseFolderEntry(l)
 		if !ok || (p == ".") != (len(r.entries) == 0) || (p == "." && e.kind != kindDir) {
 			return nil
 		}
@@ -383,6 +391,9 @@ func parseFolderRecord(data []byte, dir string) *folderRecord {
 			return nil
 		}
 		r.entries[p] = e
+		if e.kind == kindDir {
+			held[p] = n
+		}
 	}
 	// Every entry but "." is held by a recorded folder.
 	for p := range r.entries {
@@ -398,44 +409,58 @@ func parseFolderRecord(data []byte, dir string) *folderRecord {
 	for _, names := range r.children {
 		slices.Sort(names)
 	}
+	// Each folder holds as many entries as its line says: a record that
+	// lost lines is refused.
+	for p, n := range held {
+		if len(r.children[p]) != n {
+			return nil
+		}
+	}
 	return r
 }
 
-// parseFolderEntry reads one line of a record.
-func parseFolderEntry(l string) (string, folderEntry, bool) {
+// parseFolderEntry reads one line of a record, and for a folder how many
+// entries it holds.
+func parseFolderEntry(l string) (string, folderEntry, int, bool) {
 	var e folderEntry
+	held := 0
 	f := strings.Split(l, " ")
 	if len(f) != 9 || len(f[0]) != 1 {
-		return "", e, false
+		return "", e, 0, false
 	}
 	e.kind = f[0][0]
 	var n [6]uint64
 	for i := range n {
 		var err error
 		if n[i], err = strconv.ParseUint(f[i+2], 10, 64); err != nil {
-			return "", e, false
+			return "", e, 0, false
 		}
 	}
 	e.stamp = cache.Stamp{Mode: uint32(n[0]), Size: int64(n[1]), Mtime: int64(n[2]), Ctime: int64(n[3]), Dev: n[4], Ino: n[5]}
 	p, err := hex.DecodeString(f[8])
 	if err != nil || !fs.ValidPath(string(p)) {
-		return "", e, false
+		return "", e, 0, false
 	}
 	mode := fs.FileMode(e.stamp.Mode)
 	switch {
-	case e.kind == kindDir && mode.IsDir() && f[1] == "-":
+	case e.kind == kindDir && mode.IsDir():
+		n, err := strconv.Atoi(f[1])
+		if err != nil || n < 0 || strconv.Itoa(n) != f[1] {
+			return "", e, 0, false
+		}
+		held = n
 	case e.kind == kindFile && mode.IsRegular() && len(f[1]) == 64:
 		if _, err := hex.Decode(e.sum[:], []byte(f[1])); err != nil {
-			return "", e, false
+			return "", e, 0, false
 		}
 	case e.kind == kindLink && mode&fs.ModeSymlink != 0:
 		t, err := hex.DecodeString(f[1])
 		if err != nil {
-			return "", e, false
+			return "", e, 0, false
 		}
 		e.target = string(t)
 	default:
-		return "", e, false
+		return "", e, 0, false
 	}
-	return string(p), e, true
+	return string(p), e, held, true
 }

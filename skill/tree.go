@@ -50,6 +50,17 @@ func (c *Cache) CheckFS(ctx context.Context, fsys fs.FS) ([]File, error) {
 	return out, nil
 }
 
+// FilesDigest returns the [ContentDigest] of a folder named name that
+// holds files and nothing else: what [Cache.CopyFS] returns for a copy of
+// the tree whose files [Cache.CheckFS] returned, without the copy.
+func FilesDigest(name string, files []File) string {
+	sums := make([]cache.File, len(files))
+	for i, f := range files {
+		sums[i] = cache.File(f)
+	}
+	return cache.Digest(name, sums)
+}
+
 // CopyFS copies the skill tree fsys, checked as [Cache.CheckFS] checks
 // it, into dst, a new folder it creates (its parent must exist), and
 // returns the [ContentDigest] of dst, computed while copying. Unlike the

@@ -20,6 +20,10 @@
 // agent, failed, timeout and interrupted; a run adds "session_id" when a
 // session is known. The JSON output is the same on Linux, macOS and
 // Windows.
+//
+// add and sync run under a soft memory limit of 64 MiB (Go's
+// debug.SetMemoryLimit) unless GOMEMLIMIT sets one: past it the garbage
+// collector runs more often, never failing an install that needs more.
 package main
 
 import (
