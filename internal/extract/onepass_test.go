@@ -1,7 +1,9 @@
 package extract
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -114,7 +116,7 @@ func TestGzipTrailerCheckedBeforeSuccess(t *testing.T) {
 // a sliver of the compressed archive.
 func TestBombStopsAtTheLimit(t *testing.T) {
 	const limit = 1 << 20
-	data := gz(t, tarBytes(t, tReg("SKILL.md", "# s\n"), tReg("zeros", string(make([]byte, 256<<20)))))
+	data := zeroBomb(t, 256<<20)
 	opts := Options{MaxFileSize: 1 << 30, MaxTotalSize: limit, MaxArchiveEntries: 10, Format: formatTarGz}
 
 	// What the decompressor produces.
@@ -137,6 +139,53 @@ func TestBombStopsAtTheLimit(t *testing.T) {
 		t.Errorf("read %d of the bomb's %d compressed bytes, want at most an eighth", got, len(data))
 	}
 	checkRootEmpty(t, dir)
+}
+
+// zeroBomb returns a tar.gz holding SKILL.md and a file of size zero
+// bytes (a whole number of MiB), built without compressing them: after
+// the file's header, the rest of a tar stream of zeros (the file, its
+// padding, the end marker) is zeros, so the gzip stream is one member
+// for the headers and then one member of a MiB of zeros, compressed
+// once and repeated, and one for the end marker.
+func zeroBomb(t *testing.T, size int64) []byte {
+	t.Helper()
+	var head bytes.Buffer
+	tw := tar.NewWriter(&head)
+	for _, h := range []tar.Header{
+		{Name: "SKILL.md", Typeflag: tar.TypeReg, Mode: 0o644, Size: 4},
+		{Name: "zeros", Typeflag: tar.TypeReg, Mode: 0o644, Size: size},
+	} {
+		if err := tw.WriteHeader(&h); err != nil {
+			t.Fatal(err)
+		}
+		if h.Name == "SKILL.md" {
+			if _, err := io.WriteString(tw, "# s\n"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The zeros' header is written; the writer is left without the data
+	// it expects (Flush would refuse).
+	out := gz(t, head.Bytes())
+	mib := gz(t, make([]byte, 1<<20))
+	for range size >> 20 {
+		out = append(out, mib...)
+	}
+	out = append(out, gz(t, make([]byte, 1024))...)
+	// The stream starts as the tar a writer would have made (its end is
+	// not read here: that would decompress the whole bomb).
+	zr, err := gzip.NewReader(bytes.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	for _, want := range []int64{4, size} {
+		h, err := tr.Next()
+		if err != nil || h.Size != want {
+			t.Fatalf("the bomb's tar: %v, %v, want an entry of %d bytes", h, err, want)
+		}
+	}
+	return out
 }
 
 // TestLinkToLaterEntry writes links whose targets come after them in the
