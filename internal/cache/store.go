@@ -13,7 +13,8 @@
 //	<root>/.tmp/<id>.lock        locked while staging <id> is alive
 //	<root>/.tmp/<id>/            a staging area, renamed to <root>/<digest>
 //	<root>/.tmp/<id>.spool       a spooled archive being extracted
-//	<root>/.tmp/<id>.scratch     its decompressed stream
+//	<root>/.tmp/<id>.scratch     its decompressed stream, when an extraction checks a
+//	                              tar in full before writing (no caller does now)
 //	<root>/.tmp/<id>.old         a tree moved aside to be removed (repair, gc)
 //
 // The digest is [Digest] of the runtime name and the files, so a published
