@@ -225,6 +225,7 @@ func Driver(c Config) driver.Driver {
 	c.AllowedTools = slices.Clone(c.AllowedTools)
 	c.DisallowedTools = slices.Clone(c.DisallowedTools)
 	prog := launch.NewProgram("claude", c.Command, c.Env, "Claude Code", "@anthropic-ai/claude-code")
+	prog.Row = "claude-code"
 	prog.SessionIDs = launch.UUIDs()
 	return &claudeDriver{c: c, prog: prog}
 }

@@ -258,6 +258,7 @@ func Driver(c Config) driver.Driver {
 	c.Overrides = slices.Clone(c.Overrides)
 	c.Args = slices.Clone(c.Args)
 	prog := launch.NewProgram("codex", c.Command, c.Env, "Codex", "@openai/codex")
+	prog.Row = "codex"
 	prog.SessionIDs = launch.UUIDs()
 	return &codexDriver{c: c, prog: prog}
 }

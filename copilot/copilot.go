@@ -69,6 +69,7 @@ func Driver(c Config) driver.Driver {
 	c.AllowedTools = slices.Clone(c.AllowedTools)
 	c.DeniedTools = slices.Clone(c.DeniedTools)
 	prog := launch.NewProgram("copilot", c.Command, c.Env, "GitHub Copilot CLI", "@github/copilot")
+	prog.Row = "github-copilot"
 	prog.SessionIDs = launch.UUIDs()
 	return &copilotDriver{c: c, prog: prog}
 }

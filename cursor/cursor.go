@@ -187,6 +187,7 @@ func Driver(c Config) driver.Driver {
 		command = "agent"
 	}
 	prog := launch.NewProgram("cursor", command, c.Env, "Cursor CLI", "")
+	prog.Row = "cursor"
 	prog.SessionIDs = launch.UUIDs()
 	return &cursorDriver{c: c, prog: prog}
 }

@@ -49,6 +49,7 @@ func TestErrors(t *testing.T) {
 		{&NotMountedError{Missing: []string{"a", "b"}, Reported: []string{"c"}}, []error{ErrSkillsNotMounted}, nil, []string{"mounted skills a, b", "reports c"}},
 		{&NotMountedError{Missing: []string{"a"}}, []error{ErrSkillsNotMounted}, nil, []string{"no system/init"}},
 		{&ShadowError{Name: "review", Ours: "/o", Theirs: "/t"}, []error{ErrSkillShadowed}, nil, []string{`"review" in /t`, "/o"}},
+		{&NestedSkillsError{Agent: "Claude Code", Workspace: "/w", Folders: []string{"/w/a/.claude/skills", "/w/b/.claude/skills"}}, []error{ErrNestedSkills}, []error{ErrSkillShadowed}, []string{"workspace /w", "Claude Code would load", "/w/a/.claude/skills, /w/b/.claude/skills", "move or rename them"}},
 	}
 	for _, tt := range tests {
 		msg := tt.err.Error()

@@ -38,6 +38,12 @@ var (
 	// same name as one of the run's and other content, would hide it from
 	// the agent. The error is a *ShadowError.
 	ErrSkillShadowed = errors.New("a same-named skill with other content would shadow the run's")
+	// ErrNestedSkills: the workspace holds, in a folder below its top, a
+	// skills folder that the agent would load beside the run's skills
+	// (Claude Code loads pkg/.claude/skills as soon as it reads a file
+	// in pkg). A run is refused before the agent starts, so that it
+	// sees exactly the run's skills. The error is a *NestedSkillsError.
+	ErrNestedSkills = errors.New("the workspace holds skill folders the agent would load beside the run's")
 	// ErrProgramNotFound: the agent's program is not on the agent's PATH
 	// (or the path given is not a program). The error is a
 	// *ProgramNotFoundError, held by a *ProcessError, so
@@ -220,6 +226,28 @@ func (e *ShadowError) Error() string {
 
 // Is reports whether target is [ErrSkillShadowed].
 func (e *ShadowError) Is(target error) bool { return target == ErrSkillShadowed }
+
+// NestedSkillsError reports the skills folders below the top of a run's
+// workspace that the agent would load beside the run's skills (see
+// [ErrNestedSkills]).
+type NestedSkillsError struct {
+	// Agent names the agent ("Claude Code").
+	Agent string
+	// Workspace is the folder the agent would work in.
+	Workspace string
+	// Folders are the skills folders, absolute and sorted
+	// (<workspace>/pkg/.claude/skills).
+	Folders []string
+}
+
+// Error describes the failure and says what to do.
+func (e *NestedSkillsError) Error() string {
+	return fmt.Sprintf("workspace %s holds skill folders that %s would load beside the run's skills as soon as it reads a file near them: %s; move or rename them (or git-ignore their folders where the agent skips ignored ones), or run in a workspace without them",
+		e.Workspace, e.Agent, strings.Join(e.Folders, ", "))
+}
+
+// Is reports whether target is [ErrNestedSkills].
+func (e *NestedSkillsError) Is(target error) bool { return target == ErrNestedSkills }
 
 func listOrNone(s []string) string {
 	if len(s) == 0 {

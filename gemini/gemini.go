@@ -274,6 +274,7 @@ func Driver(c Config) driver.Driver {
 	c.AllowedTools = slices.Clone(c.AllowedTools)
 	c.DisallowedTools = slices.Clone(c.DisallowedTools)
 	prog := launch.NewProgram("gemini", c.Command, c.Env, "Gemini CLI", "@google/gemini-cli")
+	prog.Row = "gemini-cli"
 	prog.SessionIDs = launch.UUIDs()
 	return &geminiDriver{c: c, prog: prog}
 }

@@ -215,6 +215,7 @@ func Driver(c Config) driver.Driver {
 		c.Title = "agentadaptor run"
 	}
 	prog := launch.NewProgram("opencode", c.Command, c.Env, "OpenCode", "opencode-ai")
+	prog.Row = "opencode"
 	prog.SessionIDs = launch.SessionIDs{Form: SessionIDs().Form, Valid: SessionIDs().Valid}
 	return &openCodeDriver{c: c, prog: prog}
 }

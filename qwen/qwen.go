@@ -270,6 +270,7 @@ func Driver(c Config) driver.Driver {
 	c.AllowedTools = slices.Clone(c.AllowedTools)
 	c.DisallowedTools = slices.Clone(c.DisallowedTools)
 	prog := launch.NewProgram("qwen", c.Command, c.Env, "Qwen Code", "@qwen-code/qwen-code")
+	prog.Row = "qwen-code"
 	prog.SessionIDs = launch.UUIDs()
 	return &qwenDriver{c: c, prog: prog}
 }

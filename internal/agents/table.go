@@ -141,6 +141,9 @@ type Row struct {
 	FollowsLinks bool
 	ListedBy     Naming
 
+	Nested          []string
+	NestedGitignore bool
+
 	Install     string
 	UserInstall Folder
 	Formerly    []Folder
@@ -192,10 +195,14 @@ var table = []Row{
 	simple("augment", "Augment", ".augment/skills", ".augment/skills", ".augment"),
 	simple("bob", "IBM Bob", ".bob/skills", ".bob/skills", ".bob"),
 	{
-		// Checked by agents_real_test.go against Claude Code 2.1.328.
+		// Checked by agents_real_test.go against Claude Code 2.1.328,
+		// the nested folders too: a file read in pkg/ makes it load
+		// pkg/.claude/skills, unless git ignores pkg/ (it asks `git
+		// check-ignore`).
 		ID: "claude-code", Name: "Claude Code", Program: "claude",
 		Folders:   []Folder{{ClaudeConfig, "skills"}, project(".claude/skills")},
 		Ancestors: true, Depth: 1, FollowsLinks: true, ListedBy: FolderName,
+		Nested: []string{".claude/skills"}, NestedGitignore: true,
 		Install: ".claude/skills", UserInstall: Folder{ClaudeConfig, "skills"}, Detect: []Folder{{ClaudeConfig, "."}},
 		Facts: Checked,
 	},
@@ -206,7 +213,9 @@ var table = []Row{
 	}),
 	{
 		// Checked by agents_real_test.go against Codex 0.169.0; the
-		// system folder is from its documentation.
+		// system folder is from its documentation. No nested folders:
+		// it reads skills for the working folder and those above it
+		// only, also after reading a file below (agents_real_test.go).
 		ID: "codex", Name: "Codex", Program: "codex",
 		Folders: []Folder{
 			project(canonical), project(".codex/skills"),
@@ -224,6 +233,8 @@ var table = []Row{
 	simple("cortex", "Cortex Code", ".cortex/skills", ".snowflake/cortex/skills", ".snowflake/cortex"),
 	simple("crush", "Crush", ".crush/skills", ".config/crush/skills", ".config/crush"),
 	full(Row{
+		// No nested folders: its documentation lists the folders it
+		// reads when it starts, none below the working folder.
 		ID: "cursor", Name: "Cursor", Program: "agent",
 		Folders: []Folder{
 			project(canonical), project(".cursor/skills"), project(".claude/skills"), project(".codex/skills"),
@@ -237,6 +248,9 @@ var table = []Row{
 	simple("firebender", "Firebender", canonical, ".firebender/skills", ".firebender"),
 	full(Row{
 		// Gemini CLI 0.61.0: <folder>/SKILL.md or <folder>/*/SKILL.md.
+		// No nested folders: its skill manager reads the project
+		// folders of the working folder only (read in its bundle,
+		// discoverSkills).
 		ID: "gemini-cli", Name: "Gemini CLI", Program: "gemini",
 		Folders: []Folder{project(canonical), project(".gemini/skills"), home(canonical), home(".gemini/skills")},
 		Depth:   1, ListedBy: FrontMatterName,
@@ -246,7 +260,9 @@ var table = []Row{
 	full(Row{
 		// From its documentation. Runs of Copilot CLI 1.0.102 recorded
 		// in the reference notes did not load ~/.claude/skills; the row
-		// keeps it until a test against the CLI pins the row.
+		// keeps it until a test against the CLI pins the row. No nested
+		// folders: its changelog says it reads the working folder's and
+		// those above it up to the git top, not those below.
 		ID: "github-copilot", Name: "GitHub Copilot", Program: "copilot",
 		Folders: []Folder{
 			project(canonical), project(".github/skills"), project(".claude/skills"),
@@ -283,7 +299,9 @@ var table = []Row{
 	}),
 	full(Row{
 		// OpenCode 1.18.33: skills/**/SKILL.md, in the working folder
-		// and each one above it up to the git worktree's top.
+		// and each one above it up to the git worktree's top. No nested
+		// folders: it lists skills once per instance, from those folders
+		// only (read in its bundle).
 		ID: "opencode", Name: "OpenCode", Program: "opencode", Ancestors: true,
 		Folders: []Folder{
 			project(canonical), project(".opencode/skills"), project(".claude/skills"),
@@ -303,7 +321,9 @@ var table = []Row{
 		// the working folder (not those above it), ~/.qwen/skills ($QWEN_HOME/skills
 		// when set; the qwen driver resolves that) and ~/.agents/skills,
 		// <folder>/<name>/SKILL.md, links followed. Install keeps the npm
-		// table's .qwen/skills.
+		// table's .qwen/skills. No nested folders: its skill manager
+		// reads the project root's folders only (read in its bundle,
+		// getSkillsBaseDirs).
 		r := simple("qwen-code", "Qwen Code", ".qwen/skills", ".qwen/skills", ".qwen")
 		r.Folders = []Folder{project(".qwen/skills"), project(canonical), home(".qwen/skills"), home(canonical)}
 		r.Facts = Recorded

@@ -75,6 +75,7 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/agents"
 	"github.com/agentadaptor/agentadaptor/internal/process"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
@@ -96,6 +97,12 @@ type Program struct {
 	// a resume (rule 1 of "Arguments"). Default: none, and every resume
 	// is refused.
 	SessionIDs SessionIDs
+	// Row is the ID of the agent's row in the agents table
+	// (internal/agents, "claude-code"): [Prepare] refuses a workspace
+	// that holds, below its top, skills folders the row says the agent
+	// loads beside the run's. Every driver sets it. Default "": no
+	// check.
+	Row string
 }
 
 // NewProgram returns the Program of the driver name for its Config's
@@ -157,7 +164,10 @@ type Launch struct {
 // finds the program on the PATH of the agent's environment, and settles
 // the workspace. A missing program is a *driver.ProcessError holding a
 // *driver.ProgramNotFoundError, which says how to install it and which
-// Config field names another.
+// Config field names another. A workspace holding skills folders below
+// its top that the program's row ([Program.Row]) says the agent loads
+// is refused with a *driver.NestedSkillsError naming each
+// (agents.Row.CheckNested): a run shows the agent its own skills only.
 func Prepare(ctx context.Context, req *driver.Request, p Program) (*Launch, error) {
 	if req == nil {
 		return nil, fmt.Errorf("%s: nil request", p.Name)
@@ -181,6 +191,15 @@ func Prepare(ctx context.Context, req *driver.Request, p Program) (*Launch, erro
 	}
 	if l.Workspace == "" {
 		if l.Workspace, err = os.Getwd(); err != nil {
+			return nil, err
+		}
+	}
+	if p.Row != "" {
+		row, ok := agents.Lookup(p.Row)
+		if !ok {
+			return nil, fmt.Errorf("%s: no row %q in the agents table", p.Name, p.Row)
+		}
+		if err := row.CheckNested(ctx, l.Workspace, l.Env); err != nil {
 			return nil, err
 		}
 	}

@@ -51,6 +51,16 @@
 //     folder that belongs to another user (only as root) or that others
 //     may write refuses the run before the agent starts, naming the
 //     folder. Not on Windows, where ownership is not checked.
+//  11. nested: a workspace holding, in folders below its top, a skill in
+//     every project folder of every agent of the agents table
+//     (pkg/.claude/skills/review, pkg/.agents/skills/review, ...). When
+//     the agent's row ([Agent.Listed]) says it loads some of them as it
+//     reads files there (internal/agents, Row.Nested), the run is
+//     refused before the agent starts with a *driver.NestedSkillsError
+//     naming exactly those folders; with the folder holding them
+//     ignored by git, where the row says the agent skips ignored
+//     folders, the run goes ahead. Otherwise the run goes ahead and
+//     the model is not shown the nested skills.
 //
 // # Other systems
 //
@@ -212,6 +222,7 @@ func Run(t *testing.T, a Agent) {
 		{"errors", errs},
 		{"lease", lease},
 		{"ownership", ownership},
+		{"nested", nested},
 	} {
 		t.Run(sc.name, func(t *testing.T) { sc.run(t, a) })
 	}

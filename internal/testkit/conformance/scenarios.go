@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -16,6 +17,7 @@ import (
 
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/agents"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/clitest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/modeltest"
@@ -512,4 +514,78 @@ func ownership(t *testing.T, a Agent) {
 			r.noProcesses(t)
 		})
 	}
+}
+
+// nested is scenario 11.
+func nested(t *testing.T, a Agent) {
+	row, ok := agents.Lookup(a.Listed)
+	if !ok {
+		t.Fatalf("no row %q in the agents table", a.Listed)
+	}
+	// Every project folder of every agent, below the workspace's top,
+	// each holding a skill named like the run's and one of its own.
+	var rels []string
+	for _, r := range agents.Table() {
+		for _, f := range r.Folders {
+			if f.Base == agents.Project && !slices.Contains(rels, f.Rel) {
+				rels = append(rels, f.Rel)
+			}
+		}
+	}
+	build := func(t *testing.T, r *rig) (want []string) {
+		ws, err := filepath.EvalSymlinks(r.workspace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rel := range rels {
+			dir := filepath.Join(ws, "pkg", filepath.FromSlash(rel))
+			writeSkill(t, dir, "review", "NESTED-REVIEW-MARK.", "Not ours.")
+			writeSkill(t, dir, "extra", "NESTED-EXTRA-MARK.", "Not ours either.")
+		}
+		if err := os.WriteFile(filepath.Join(ws, "pkg", "main.go"), []byte("package pkg\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, rel := range row.Nested {
+			want = append(want, filepath.Join(ws, "pkg", filepath.FromSlash(rel)))
+		}
+		slices.Sort(want)
+		return want
+	}
+	refs := adaptor.WithSkills(inline("review", "Ours.", "Ours."))
+	r := newRig(t, a, Script{Text: "ok"})
+	want := build(t, r)
+	_, err := r.agent(r.setup(), refs).Run(clitest.RunCtx(t), "x")
+	if len(want) == 0 {
+		if err != nil {
+			t.Fatalf("run beside nested folders the agent does not read = %v", err)
+		}
+		if shown := r.firstShown(t); strings.Contains(shown, "NESTED-") {
+			t.Error("the model was shown a nested skill the agent's row says it does not read")
+		}
+		return
+	}
+	var ne *driver.NestedSkillsError
+	if !errors.As(err, &ne) || !errors.Is(err, driver.ErrNestedSkills) || !slices.Equal(ne.Folders, want) {
+		t.Fatalf("run = %v, want a *driver.NestedSkillsError naming %q", err, want)
+	}
+	if n := r.model.Requests(); n != 0 {
+		t.Errorf("the refused run sent %d requests", n)
+	}
+	r.noProcesses(t)
+	if !row.NestedGitignore {
+		return
+	}
+	t.Run("ignored", func(t *testing.T) {
+		r := newRig(t, a, Script{Text: "ok"})
+		build(t, r)
+		if out, err := exec.Command("git", "init", "-q", r.workspace).CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v: %s", err, out)
+		}
+		if err := os.WriteFile(filepath.Join(r.workspace, ".gitignore"), []byte("/pkg/\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.agent(r.setup(), refs).Run(clitest.RunCtx(t), "x"); err != nil {
+			t.Errorf("run with the nested folders ignored by git = %v", err)
+		}
+	})
 }

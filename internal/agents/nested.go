@@ -1,0 +1,298 @@
+package agents
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/process"
+)
+
+// The bounds of the search for nested skills folders (rule 9 of the
+// package doc).
+const (
+	// MaxNestedEntries is the most folder entries (files, folders,
+	// links) the search reads in a workspace.
+	MaxNestedEntries = 500_000
+	// MaxNestedDepth is how many levels below the workspace the search
+	// goes.
+	MaxNestedDepth = 64
+)
+
+// ErrNestedLimit is wrapped by the error of a search for nested skills
+// folders that crosses one of its bounds: the workspace cannot be
+// checked, so the run is refused.
+var ErrNestedLimit = errors.New("workspace too large to check for nested skill folders")
+
+// Walk bounds a search for nested skills folders and says how git is
+// asked which folders it ignores. The zero value is the default.
+type Walk struct {
+	// MaxEntries is the most folder entries read. Default
+	// [MaxNestedEntries].
+	MaxEntries int
+	// MaxDepth is the most levels below the workspace a folder may be.
+	// Default [MaxNestedDepth].
+	MaxDepth int
+	// Env is the environment git runs in (the agent's: its PATH finds
+	// git, its HOME the user's excludes file). Default: this process's.
+	Env []string
+}
+
+// CheckNested fails with a *driver.NestedSkillsError when workspace
+// holds, in a folder below its top, one of r's Nested folders with a
+// skill the agent would list ([Row.FindNested], with the default bounds
+// and env as the agent's environment). A row without Nested folders
+// checks nothing. Other errors, a crossed bound among them, are
+// prefixed with r's Program.
+func (r Row) CheckNested(ctx context.Context, workspace string, env []string) error {
+	if len(r.Nested) == 0 {
+		return nil
+	}
+	found, err := r.FindNested(ctx, workspace, Walk{Env: env})
+	if err != nil {
+		return fmt.Errorf("%s: %w", r.Program, err)
+	}
+	if len(found) > 0 {
+		real := workspace
+		if p, err := filepath.EvalSymlinks(workspace); err == nil {
+			real = p
+		}
+		return &driver.NestedSkillsError{Agent: r.Name, Workspace: real, Folders: found}
+	}
+	return nil
+}
+
+// FindNested returns, sorted, the skills folders below the top of
+// workspace that r's agent would load beside a run's skills: each of
+// r's Nested folders in each folder below the workspace that holds a
+// skill the agent lists (rule 9 of the package doc). The workspace's
+// real path is walked; the folders returned are under it.
+func (r Row) FindNested(ctx context.Context, workspace string, w Walk) ([]string, error) {
+	if len(r.Nested) == 0 {
+		return nil, nil
+	}
+	if w.MaxEntries <= 0 {
+		w.MaxEntries = MaxNestedEntries
+	}
+	if w.MaxDepth <= 0 {
+		w.MaxDepth = MaxNestedDepth
+	}
+	root, err := filepath.EvalSymlinks(workspace)
+	if err != nil {
+		return nil, fmt.Errorf("check workspace for nested skill folders: %w", err)
+	}
+	if root, err = filepath.Abs(root); err != nil {
+		return nil, fmt.Errorf("check workspace for nested skill folders: %w", err)
+	}
+	n := nestedWalk{row: r, root: root, walk: w}
+	if r.NestedGitignore {
+		n.git = newGitIgnores(root, w.Env)
+	}
+	return n.run(ctx)
+}
+
+// nestedWalk is one search of a workspace, level by level.
+type nestedWalk struct {
+	row     Row
+	root    string
+	walk    Walk
+	git     *gitIgnores // nil: nothing is ignored
+	entries int
+	found   []string
+}
+
+// level is a folder to read: its path, and whether it is in a git
+// repository of its own below the workspace's, where git answers no
+// question about ignored paths (so, as for the agent, none is ignored).
+type level struct {
+	dir      string
+	ownRepo  bool
+	isLinked bool
+}
+
+func (n *nestedWalk) run(ctx context.Context) ([]string, error) {
+	current := []level{{dir: n.root}}
+	for depth := 0; len(current) > 0; depth++ {
+		var next []level
+		for _, l := range current {
+			if depth > 0 {
+				if err := n.look(ctx, l.dir); err != nil {
+					return nil, err
+				}
+			}
+			if l.isLinked {
+				continue // a link's folder is looked at, not walked
+			}
+			subs, err := n.read(ctx, l)
+			if err != nil {
+				return nil, err
+			}
+			next = append(next, subs...)
+		}
+		next, err := n.unignored(ctx, next)
+		if err != nil {
+			return nil, err
+		}
+		if len(next) > 0 && depth+1 > n.walk.MaxDepth {
+			return nil, fmt.Errorf("%w: %s is more than %d folders below %s; move deep folders out of the workspace or git-ignore them, or run in a smaller workspace",
+				ErrNestedLimit, next[0].dir, n.walk.MaxDepth, n.root)
+		}
+		current = next
+	}
+	slices.Sort(n.found)
+	return n.found, nil
+}
+
+// read lists the folders in l, counting every entry against the bound:
+// real folders to walk, and links to folders to look at. Git's own
+// folder .git is not walked.
+func (n *nestedWalk) read(ctx context.Context, l level) ([]level, error) {
+	f, err := os.Open(l.dir)
+	if err != nil {
+		return nil, nil // unreadable: the agent cannot read a file there either
+	}
+	defer f.Close()
+	ownRepo := l.ownRepo
+	if l.dir != n.root && IsRepoTop(l.dir) {
+		ownRepo = true
+	}
+	var out []level
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		batch, err := f.ReadDir(256)
+		n.entries += len(batch)
+		if n.entries > n.walk.MaxEntries {
+			return nil, fmt.Errorf("%w: more than %d entries in %s; git-ignore large folders (dependencies, build output) or run in a smaller workspace",
+				ErrNestedLimit, n.walk.MaxEntries, n.root)
+		}
+		for _, e := range batch {
+			name := e.Name()
+			if name == ".git" {
+				continue
+			}
+			p := filepath.Join(l.dir, name)
+			switch t := e.Type(); {
+			case t.IsDir():
+				out = append(out, level{dir: p, ownRepo: ownRepo})
+			case t&fs.ModeSymlink != 0:
+				if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+					out = append(out, level{dir: p, ownRepo: ownRepo, isLinked: true})
+				}
+			}
+		}
+		if errors.Is(err, io.EOF) || len(batch) == 0 {
+			return out, nil
+		}
+		if err != nil {
+			return out, nil // the agent cannot read the rest either
+		}
+	}
+}
+
+// look records each of the row's Nested folders in dir that holds a
+// skill the agent would list.
+func (n *nestedWalk) look(ctx context.Context, dir string) error {
+	for _, rel := range n.row.Nested {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+			continue
+		}
+		skills, err := n.row.scan(ctx, p)
+		if err != nil {
+			return err
+		}
+		if len(skills) > 0 {
+			n.found = append(n.found, p)
+		}
+	}
+	return nil
+}
+
+// unignored drops from ls the folders git ignores, when the row's agent
+// skips those. Folders in a repository of their own below the
+// workspace's are never dropped: git refuses to answer for them.
+func (n *nestedWalk) unignored(ctx context.Context, ls []level) ([]level, error) {
+	if n.git == nil || len(ls) == 0 {
+		return ls, nil
+	}
+	var ask []string
+	for _, l := range ls {
+		if !l.ownRepo {
+			ask = append(ask, l.dir)
+		}
+	}
+	ignored, err := n.git.ignored(ctx, ask)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(ls, func(l level) bool { return ignored[l.dir] }), nil
+}
+
+// gitIgnores asks git which paths it ignores, as Claude Code does (`git
+// check-ignore`, run in the workspace).
+type gitIgnores struct {
+	dir string
+	env []string
+	off bool // git is missing, the workspace is in no repository, or git failed
+}
+
+func newGitIgnores(dir string, env []string) *gitIgnores {
+	if env == nil {
+		env = os.Environ()
+	}
+	return &gitIgnores{dir: dir, env: env}
+}
+
+// ignored returns the paths of paths (absolute) that git ignores. When
+// git cannot answer (it is missing, the workspace is in no repository,
+// or it fails), none is ignored from then on: the search then finds
+// more, never less. Only ctx's end is an error.
+func (g *gitIgnores) ignored(ctx context.Context, paths []string) (map[string]bool, error) {
+	if g.off || len(paths) == 0 {
+		return nil, nil
+	}
+	git, err := process.LookPath("git", g.env)
+	if err != nil {
+		g.off = true
+		return nil, nil
+	}
+	var in bytes.Buffer
+	for _, p := range paths {
+		in.WriteString(p)
+		in.WriteByte(0)
+	}
+	// Absolute paths are never read as pathspec magic (":(glob)..."),
+	// and a repository's configuration cannot make check-ignore run a
+	// file system monitor.
+	cmd := exec.CommandContext(ctx, git, "-c", "core.fsmonitor=false", "check-ignore", "--stdin", "-z")
+	cmd.Dir, cmd.Env, cmd.Stdin = g.dir, g.env, &in
+	out, err := cmd.Output()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit) && exit.ExitCode() == 1: // none ignored
+		return nil, nil
+	default:
+		g.off = true
+		return nil, nil
+	}
+	ignored := make(map[string]bool)
+	for p := range strings.SplitSeq(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		ignored[p] = true
+	}
+	return ignored, nil
+}

@@ -1,0 +1,349 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentadaptor/agentadaptor/driver"
+)
+
+// mkSkill writes a skill folder name holding a SKILL.md under parent.
+func mkSkill(t *testing.T, parent, name string) {
+	t.Helper()
+	dir := filepath.Join(parent, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	md := fmt.Sprintf("---\nname: %s\ndescription: Nested %s.\n---\nBody.\n", name, name)
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(md), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// realTemp is a fresh folder by its real path.
+func realTemp(t *testing.T) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// gitInit makes dir the top of a git repository.
+func gitInit(t *testing.T, dir string) {
+	t.Helper()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func claudeRow(t *testing.T) Row {
+	t.Helper()
+	r, ok := Lookup("claude-code")
+	if !ok {
+		t.Fatal("no claude-code row")
+	}
+	return r
+}
+
+// skillsIn is the nested skills folder of dir.
+func skillsIn(dir ...string) string {
+	return filepath.Join(append(dir, ".claude", "skills")...)
+}
+
+// TestFindNested checks rule 9: a skills folder below the workspace's top
+// that holds a skill is found, at any depth and in hidden folders; the
+// workspace's own, an empty one and one without a SKILL.md are not.
+func TestFindNested(t *testing.T) {
+	ws := realTemp(t)
+	mkSkill(t, skillsIn(ws), "top")
+	mkSkill(t, skillsIn(ws, "pkg"), "x")
+	mkSkill(t, skillsIn(ws, "examples", "a", "b", "c"), "y")
+	mkSkill(t, skillsIn(ws, ".hidden"), "z")
+	mkSkill(t, skillsIn(ws, "pkg", ".claude", "skills", "x"), "inner") // a skill's own folder is walked too
+	os.MkdirAll(skillsIn(ws, "empty"), 0o755)
+	os.MkdirAll(filepath.Join(skillsIn(ws, "nomd"), "w"), 0o755)
+	write(t, filepath.Join(ws, "pkg", "main.go"), "package pkg\n")
+	got, err := claudeRow(t).FindNested(t.Context(), ws, Walk{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		skillsIn(ws, ".hidden"), skillsIn(ws, "examples", "a", "b", "c"), skillsIn(ws, "pkg"),
+		skillsIn(ws, "pkg", ".claude", "skills", "x"),
+	}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("FindNested = %q, want %q", got, want)
+	}
+}
+
+// TestFindNestedRows checks that only a row with Nested folders searches,
+// and each such row for its own folders.
+func TestFindNestedRows(t *testing.T) {
+	ws := realTemp(t)
+	for _, rel := range []string{".claude/skills", ".agents/skills", ".codex/skills", ".gemini/skills", ".qwen/skills", ".opencode/skills", ".github/skills", ".cursor/skills"} {
+		mkSkill(t, filepath.Join(ws, "pkg", filepath.FromSlash(rel)), "x")
+	}
+	for _, r := range Table() {
+		got, err := r.FindNested(t.Context(), ws, Walk{})
+		if err != nil {
+			t.Fatalf("%s: %v", r.ID, err)
+		}
+		var want []string
+		for _, rel := range r.Nested {
+			want = append(want, filepath.Join(ws, "pkg", filepath.FromSlash(rel)))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: FindNested = %q, want %q", r.ID, got, want)
+		}
+	}
+}
+
+// TestFindNestedLimits checks the bounds of rule 9: a workspace at a
+// bound is searched, one past it is refused with ErrNestedLimit.
+func TestFindNestedLimits(t *testing.T) {
+	r := claudeRow(t)
+	t.Run("entries", func(t *testing.T) {
+		ws := realTemp(t)
+		for i := range 10 {
+			write(t, filepath.Join(ws, fmt.Sprintf("f%d", i)), "x")
+		}
+		// 10 files and the folder d holding one file: 12 entries.
+		write(t, filepath.Join(ws, "d", "f"), "x")
+		if _, err := r.FindNested(t.Context(), ws, Walk{MaxEntries: 12}); err != nil {
+			t.Errorf("FindNested with 12 entries, bound 12 = %v", err)
+		}
+		_, err := r.FindNested(t.Context(), ws, Walk{MaxEntries: 11})
+		if !errors.Is(err, ErrNestedLimit) || !strings.Contains(err.Error(), "more than 11 entries") {
+			t.Errorf("FindNested with 12 entries, bound 11 = %v, want ErrNestedLimit", err)
+		}
+	})
+	t.Run("depth", func(t *testing.T) {
+		ws := realTemp(t)
+		deep := filepath.Join(ws, "1", "2", "3")
+		os.MkdirAll(deep, 0o755)
+		if _, err := r.FindNested(t.Context(), ws, Walk{MaxDepth: 3}); err != nil {
+			t.Errorf("FindNested 3 deep, bound 3 = %v", err)
+		}
+		_, err := r.FindNested(t.Context(), ws, Walk{MaxDepth: 2})
+		if !errors.Is(err, ErrNestedLimit) || !strings.Contains(err.Error(), deep) {
+			t.Errorf("FindNested 3 deep, bound 2 = %v, want ErrNestedLimit naming %s", err, deep)
+		}
+	})
+	t.Run("one huge folder", func(t *testing.T) {
+		ws := realTemp(t)
+		for i := range 2000 {
+			write(t, filepath.Join(ws, "big", fmt.Sprint(i)), "")
+		}
+		if _, err := r.FindNested(t.Context(), ws, Walk{MaxEntries: 1000}); !errors.Is(err, ErrNestedLimit) {
+			t.Errorf("FindNested of 2001 entries, bound 1000 = %v, want ErrNestedLimit", err)
+		}
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		ws := realTemp(t)
+		os.MkdirAll(filepath.Join(ws, "a"), 0o755)
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		if _, err := r.FindNested(ctx, ws, Walk{}); err == nil {
+			t.Error("FindNested with a cancelled context = nil error")
+		}
+	})
+}
+
+// TestFindNestedLinks checks rule 9's links: a linked folder is looked at
+// (its own skills folder found) but not walked, so a link out of the
+// workspace takes the search nowhere else, and a loop ends.
+func TestFindNestedLinks(t *testing.T) {
+	r := claudeRow(t)
+	ws, out := realTemp(t), realTemp(t)
+	mkSkill(t, skillsIn(out, "own"), "a")
+	mkSkill(t, skillsIn(out, "own", "deeper"), "b")
+	for i := range 50 {
+		write(t, filepath.Join(out, "own", "many", fmt.Sprint(i)), "")
+	}
+	if err := os.Symlink(filepath.Join(out, "own"), filepath.Join(ws, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(ws, filepath.Join(ws, "loop")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(out, "missing"), filepath.Join(ws, "dangling")); err != nil {
+		t.Fatal(err)
+	}
+	// Three links in the workspace: the 50 files behind one are not read.
+	got, err := r.FindNested(t.Context(), ws, Walk{MaxEntries: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{skillsIn(ws, "link")}; !slices.Equal(got, want) {
+		t.Errorf("FindNested = %q, want %q (the link's own, not the one deeper behind it)", got, want)
+	}
+	// A workspace given by a link is searched by its real path.
+	wsLink := filepath.Join(realTemp(t), "ws")
+	if err := os.Symlink(ws, wsLink); err != nil {
+		t.Fatal(err)
+	}
+	if got2, err := r.FindNested(t.Context(), wsLink, Walk{}); err != nil || !slices.Equal(got2, got) {
+		t.Errorf("FindNested(link to the workspace) = %q, %v; want %q", got2, err, got)
+	}
+}
+
+// TestFindNestedGitignore checks rule 9's ignored folders: in a git
+// repository, a folder git ignores is neither searched nor counted for
+// a row that skips them; outside a repository, without git, or for a
+// row that does not skip them, nothing is ignored.
+func TestFindNestedGitignore(t *testing.T) {
+	r := claudeRow(t)
+	setup := func(t *testing.T, repo bool) string {
+		ws := realTemp(t)
+		if repo {
+			gitInit(t, ws)
+		}
+		write(t, filepath.Join(ws, ".gitignore"), "node_modules/\nbuild/\n!build/keep/\n")
+		mkSkill(t, skillsIn(ws, "pkg"), "x")
+		mkSkill(t, skillsIn(ws, "node_modules", "dep"), "y")
+		mkSkill(t, skillsIn(ws, "build", "keep"), "z")
+		for i := range 100 {
+			write(t, filepath.Join(ws, "node_modules", "dep", fmt.Sprint(i)), "")
+		}
+		return ws
+	}
+	t.Run("in a repository", func(t *testing.T) {
+		ws := setup(t, true)
+		got, err := r.FindNested(t.Context(), ws, Walk{MaxEntries: 50})
+		if want := []string{skillsIn(ws, "pkg")}; err != nil || !slices.Equal(got, want) {
+			t.Errorf("FindNested = %q, %v; want %q (build/keep is under an ignored folder, as git says)", got, err, want)
+		}
+	})
+	all := func(ws string) []string {
+		return []string{skillsIn(ws, "build", "keep"), skillsIn(ws, "node_modules", "dep"), skillsIn(ws, "pkg")}
+	}
+	t.Run("no repository", func(t *testing.T) {
+		ws := setup(t, false)
+		got, err := r.FindNested(t.Context(), ws, Walk{})
+		if want := all(ws); err != nil || !slices.Equal(got, want) {
+			t.Errorf("FindNested = %q, %v; want %q", got, err, want)
+		}
+	})
+	t.Run("no git", func(t *testing.T) {
+		ws := setup(t, true)
+		got, err := r.FindNested(t.Context(), ws, Walk{Env: []string{"PATH=" + t.TempDir()}})
+		if want := all(ws); err != nil || !slices.Equal(got, want) {
+			t.Errorf("FindNested = %q, %v; want %q", got, err, want)
+		}
+	})
+	t.Run("row that reads ignored folders", func(t *testing.T) {
+		ws := setup(t, true)
+		r := r
+		r.NestedGitignore = false
+		got, err := r.FindNested(t.Context(), ws, Walk{})
+		if want := all(ws); err != nil || !slices.Equal(got, want) {
+			t.Errorf("FindNested = %q, %v; want %q", got, err, want)
+		}
+	})
+	t.Run("repository of its own", func(t *testing.T) {
+		// Git answers nothing for a path in another repository below
+		// the workspace's; the agent then loads it, and so it is found.
+		// A folder the workspace's repository ignores is still skipped
+		// beside it.
+		ws := setup(t, true)
+		gitInit(t, filepath.Join(ws, "vendor", "lib"))
+		write(t, filepath.Join(ws, "vendor", "lib", ".gitignore"), "*\n")
+		mkSkill(t, skillsIn(ws, "vendor", "lib", "sub"), "w")
+		got, err := r.FindNested(t.Context(), ws, Walk{})
+		if want := []string{skillsIn(ws, "pkg"), skillsIn(ws, "vendor", "lib", "sub")}; err != nil || !slices.Equal(got, want) {
+			t.Errorf("FindNested = %q, %v; want %q", got, err, want)
+		}
+	})
+	t.Run("repository configuration runs nothing", func(t *testing.T) {
+		ws := setup(t, true)
+		marker := filepath.Join(t.TempDir(), "ran")
+		if out, err := exec.Command("git", "-C", ws, "config", "core.fsmonitor", "touch "+marker+"; false").CombinedOutput(); err != nil {
+			t.Fatalf("git config: %v: %s", err, out)
+		}
+		if _, err := r.FindNested(t.Context(), ws, Walk{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Lstat(marker); err == nil {
+			t.Error("the repository's core.fsmonitor ran")
+		}
+	})
+}
+
+// TestFindNestedHostileNames checks that folder names git or a shell would
+// read as something else are found as they are, and do not stop git from
+// answering for the folders beside them.
+func TestFindNestedHostileNames(t *testing.T) {
+	r := claudeRow(t)
+	ws := realTemp(t)
+	gitInit(t, ws)
+	write(t, filepath.Join(ws, ".gitignore"), "ignored/\n")
+	mkSkill(t, skillsIn(ws, "ignored"), "i")
+	names := []string{"-rf", ":(glob)x", ":(exclude)ignored", "*", "a\nb", "a b", "--stdin", "ü", `back\slash`}
+	var want []string
+	for _, n := range names {
+		mkSkill(t, skillsIn(ws, n), "h")
+		want = append(want, skillsIn(ws, n))
+	}
+	slices.Sort(want)
+	got, err := r.FindNested(t.Context(), ws, Walk{})
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("FindNested = %q, %v; want %q", got, err, want)
+	}
+}
+
+// TestFindNestedSkipsGitFolder checks that git's own folder is not walked.
+func TestFindNestedSkipsGitFolder(t *testing.T) {
+	ws := realTemp(t)
+	mkSkill(t, skillsIn(ws, ".git", "x"), "g")
+	for i := range 20 {
+		write(t, filepath.Join(ws, ".git", "objects", fmt.Sprint(i)), "")
+	}
+	if got, err := claudeRow(t).FindNested(t.Context(), ws, Walk{MaxEntries: 1}); err != nil || len(got) != 0 {
+		t.Errorf("FindNested = %q, %v; want nothing", got, err)
+	}
+}
+
+// TestCheckNested checks the refusal: a *driver.NestedSkillsError naming
+// the agent, the workspace and every folder.
+func TestCheckNested(t *testing.T) {
+	r := claudeRow(t)
+	ws := realTemp(t)
+	if err := r.CheckNested(t.Context(), ws, nil); err != nil {
+		t.Errorf("CheckNested of an empty workspace = %v", err)
+	}
+	mkSkill(t, skillsIn(ws, "b"), "x")
+	mkSkill(t, skillsIn(ws, "a"), "y")
+	err := r.CheckNested(t.Context(), ws, nil)
+	var ne *driver.NestedSkillsError
+	if !errors.As(err, &ne) || !errors.Is(err, driver.ErrNestedSkills) || ne.Agent != "Claude Code" || ne.Workspace != ws ||
+		!slices.Equal(ne.Folders, []string{skillsIn(ws, "a"), skillsIn(ws, "b")}) {
+		t.Errorf("CheckNested = %#v, want a *driver.NestedSkillsError naming both folders", err)
+	}
+	for i := range 10 {
+		write(t, filepath.Join(ws, "f", fmt.Sprint(i)), "")
+	}
+	codex, _ := Lookup("codex")
+	if err := codex.CheckNested(t.Context(), ws, nil); err != nil {
+		t.Errorf("CheckNested of a row without nested folders = %v", err)
+	}
+}
