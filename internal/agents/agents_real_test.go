@@ -254,3 +254,191 @@ func TestRealCodexRow(t *testing.T) {
 		})
 	}
 }
+
+// nestedLayout is a git repository to run an agent in whose folders
+// below its top hold skills in each of the given project folders: pkg/
+// (read by the model), ignored/ (git-ignored, read by the model) and
+// unread/ (never read). Each skill's description carries a mark.
+func nestedLayout(t *testing.T, rels []string) (ws string) {
+	t.Helper()
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".gitignore"), []byte("/ignored/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []string{"pkg", "ignored", "unread"} {
+		for i, rel := range rels {
+			name := fmt.Sprintf("%s-skill-%d", sub, i)
+			dir := filepath.Join(ws, sub, filepath.FromSlash(rel), name)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			md := fmt.Sprintf("---\nname: %s\ndescription: MARK-%s-%d.\n---\nBody.\n", name, strings.ToUpper(sub), i)
+			if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(md), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(ws, sub, "main.go"), []byte("package "+sub+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ws
+}
+
+// TestRealClaudeCodeNested pins the Nested columns of Claude Code's row
+// (rule 9): once the model reads a file in pkg/, Claude Code shows it the
+// skill of pkg/.claude/skills; a file read in a git-ignored folder shows
+// nothing, and neither does a folder no file was read in.
+func TestRealClaudeCodeNested(t *testing.T) {
+	r, _ := agents.Lookup("claude-code")
+	if !slices.Equal(r.Nested, []string{".claude/skills"}) || !r.NestedGitignore {
+		t.Fatalf("claude-code row: Nested %q, NestedGitignore %v; this test pins .claude/skills, ignored folders skipped", r.Nested, r.NestedGitignore)
+	}
+	cli := modeltest.ClaudeCLI(t)
+	ws := nestedLayout(t, r.Nested)
+	reads := []string{filepath.Join(ws, "ignored", "main.go"), filepath.Join(ws, "pkg", "main.go")}
+	s := modeltest.NewAnthropic(t, func(req *modeltest.Request) modeltest.Reply {
+		done := 0
+		for _, m := range req.Messages {
+			for _, b := range m.Content {
+				if b.Type == "tool_result" {
+					done++
+				}
+			}
+		}
+		if done < len(reads) {
+			return modeltest.ToolUse("Read", map[string]string{"file_path": reads[done]})
+		}
+		return modeltest.Text("ok")
+	})
+	env, _ := s.ClaudeEnv(t)
+	run(t, cli, ws, env, "-p", "--output-format", "stream-json", "--verbose")
+	reqs := s.MessageRequests()
+	if len(reqs) < 3 {
+		t.Fatalf("%d requests, want 3: the two reads and the answer", len(reqs))
+	}
+	shown := func(i int) string { return string(reqs[i].Body) }
+	if strings.Contains(shown(0), "MARK-PKG") {
+		t.Error("the nested skill was shown before a file near it was read")
+	}
+	if strings.Contains(shown(1), "MARK-PKG") {
+		t.Error("the nested skill was shown after reading a file in another folder")
+	}
+	last := shown(len(reqs) - 1)
+	if !strings.Contains(last, "MARK-PKG-0") {
+		t.Error("after reading pkg/main.go, the model was not shown pkg/.claude/skills' skill: the row's Nested column is wrong")
+	}
+	if strings.Contains(last, "MARK-IGNORED") {
+		t.Error("the model was shown the skill of a git-ignored folder: the row's NestedGitignore column is wrong")
+	}
+	if strings.Contains(last, "MARK-UNREAD") {
+		t.Error("the model was shown the skill of a folder no file was read in")
+	}
+}
+
+// TestRealCodexNested pins the Nested column of Codex's row (rule 9):
+// Codex reads no skills folder below the working folder, also after the
+// model runs commands there.
+func TestRealCodexNested(t *testing.T) {
+	r, _ := agents.Lookup("codex")
+	if len(r.Nested) != 0 {
+		t.Fatalf("codex row: Nested %q; this test pins none", r.Nested)
+	}
+	var rels []string
+	for _, f := range r.Folders {
+		if f.Base == agents.Project {
+			rels = append(rels, f.Rel)
+		}
+	}
+	cli := modeltest.CodexCLI(t)
+	ws := nestedLayout(t, rels)
+	pkg := filepath.Join(ws, "pkg")
+	calls := []modeltest.ResponsesReply{
+		modeltest.ExecCommand("cat pkg/main.go"),
+		modeltest.FunctionCall("exec_command", map[string]string{"cmd": "cat main.go", "workdir": pkg}),
+	}
+	s := modeltest.NewResponses(t, func(req *modeltest.ResponsesRequest) modeltest.ResponsesReply {
+		done := 0
+		for _, it := range req.Input {
+			if it.Type == "function_call_output" {
+				done++
+			}
+		}
+		if done < len(calls) {
+			return calls[done]
+		}
+		return modeltest.ResponsesText("ok")
+	})
+	env, _, _ := s.CodexEnv(t)
+	run(t, cli, ws, env, "exec", "--json", "-")
+	reqs := s.ResponseRequests()
+	if len(reqs) < 3 {
+		t.Fatalf("%d requests, want 3: the two commands and the answer", len(reqs))
+	}
+	if !strings.Contains(string(reqs[len(reqs)-1].Body), "package pkg") {
+		t.Fatal("the commands did not read pkg/main.go")
+	}
+	for i, req := range reqs {
+		if strings.Contains(string(req.Body), "MARK-PKG") {
+			t.Errorf("request %d shows a skill of pkg/: Codex reads nested folders, and its row's Nested column is wrong", i)
+		}
+	}
+}
+
+// chatNested answers with a call of tool for each of args in turn, then
+// with text.
+func chatNested(tool string, args []any) modeltest.ChatReplyFunc {
+	return func(req *modeltest.ChatRequest) modeltest.ChatReply {
+		done := 0
+		for _, m := range req.Messages {
+			if m.Role == "tool" {
+				done++
+			}
+		}
+		if done < len(args) {
+			return modeltest.ChatToolUse(tool, args[done])
+		}
+		return modeltest.ChatText("ok")
+	}
+}
+
+// TestRealCopilotNested pins the Nested column of GitHub Copilot's row
+// (rule 9): Copilot CLI reads no skills folder below the working folder,
+// also after the model views files there.
+func TestRealCopilotNested(t *testing.T) {
+	r, _ := agents.Lookup("github-copilot")
+	if len(r.Nested) != 0 {
+		t.Fatalf("github-copilot row: Nested %q; this test pins none", r.Nested)
+	}
+	var rels []string
+	for _, f := range r.Folders {
+		if f.Base == agents.Project {
+			rels = append(rels, f.Rel)
+		}
+	}
+	cli := modeltest.CopilotCLI(t)
+	ws := nestedLayout(t, rels)
+	s := modeltest.NewChat(t, chatNested("view", []any{
+		map[string]string{"path": filepath.Join(ws, "pkg", "main.go")},
+		map[string]string{"path": filepath.Join(ws, "pkg")},
+	}))
+	env, _ := s.CopilotEnv(t)
+	run(t, cli, ws, env, "--output-format=json", "--no-auto-update", "--allow-all-tools")
+	reqs := s.MainRequests()
+	if len(reqs) < 3 {
+		t.Fatalf("%d requests, want 3: the two views and the answer", len(reqs))
+	}
+	if !strings.Contains(string(reqs[len(reqs)-1].Body), "package pkg") {
+		t.Fatal("the views did not read pkg/main.go")
+	}
+	for i, req := range reqs {
+		if strings.Contains(string(req.Body), "MARK-PKG") {
+			t.Errorf("request %d shows a skill of pkg/: Copilot reads nested folders, and its row's Nested column is wrong", i)
+		}
+	}
+}

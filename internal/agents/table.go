@@ -261,8 +261,9 @@ var table = []Row{
 		// From its documentation. Runs of Copilot CLI 1.0.102 recorded
 		// in the reference notes did not load ~/.claude/skills; the row
 		// keeps it until a test against the CLI pins the row. No nested
-		// folders: its changelog says it reads the working folder's and
-		// those above it up to the git top, not those below.
+		// folders: Copilot CLI 1.0.102 shows none of a folder below the
+		// working folder, also after viewing a file there
+		// (agents_real_test.go).
 		ID: "github-copilot", Name: "GitHub Copilot", Program: "copilot",
 		Folders: []Folder{
 			project(canonical), project(".github/skills"), project(".claude/skills"),
