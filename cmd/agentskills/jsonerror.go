@@ -15,7 +15,7 @@ import (
 const (
 	codeUsage       = "usage"       // bad usage: an unknown flag, a missing argument (exit 2)
 	codeInput       = "input"       // bad input: a missing skill source, a bad session id (exit 2)
-	codeCheck       = "check"       // a check refused the run or found a difference: a shadowed or unseen skill, a session resumed with other skills, an invalid skill, drift (exit 1)
+	codeCheck       = "check"       // a check refused the run or found a difference: a shadowed or unseen skill, skills folders nested in the workspace, a session resumed with other skills, an invalid skill, drift (exit 1)
 	codePolicy      = "policy"      // the trust policy or a signer named by a flag refused a skill, before the agent started (exit 1)
 	codeAgent       = "agent"       // the agent failed: it could not start, exited with a failure, reported an error or refused the session (exit 1)
 	codeFailed      = "failed"      // any other failure: a download, the file system (exit 1)
@@ -96,7 +96,7 @@ func errorCode(err error, exit int) string {
 		return codeUsage
 	case isTrustRefusal(err):
 		return codePolicy
-	case errors.Is(err, driver.ErrSkillShadowed), errors.Is(err, driver.ErrSkillsNotMounted),
+	case errors.Is(err, driver.ErrSkillShadowed), errors.Is(err, driver.ErrSkillsNotMounted), errors.Is(err, driver.ErrNestedSkills),
 		errors.Is(err, adaptor.ErrThreadChanged), errors.Is(err, errFailed):
 		return codeCheck
 	case errors.Is(err, driver.ErrProcessFailed), errors.Is(err, driver.ErrAgentFailed),

@@ -178,6 +178,7 @@ func TestErrorCode(t *testing.T) {
 		code string
 	}{
 		{"shadowed", &driver.ShadowError{Name: "a"}, codeCheck},
+		{"nested skills", &driver.NestedSkillsError{Agent: "Claude Code", Workspace: "/w", Folders: []string{"/w/pkg/.claude/skills"}}, codeCheck},
 		{"not mounted", &driver.NotMountedError{Missing: []string{"a"}}, codeCheck},
 		{"resume with other skills", &adaptor.ThreadChangedError{SessionID: id}, codeCheck},
 		{"invalid skills", reported("1 of 2 skills are invalid"), codeCheck},

@@ -88,6 +88,16 @@ sessions are recorded under the user's state folder.
 Gemini CLI is run with --skip-trust: the workspace is trusted for the run
 (its own .gemini settings and skills apply).
 
+Some agents also load skills from folders below the workspace's top:
+Claude Code loads pkg/.claude/skills beside the run's skills as soon as
+it reads a file in pkg/ (not when git ignores pkg/). Such a folder
+holding a skill refuses the run before the agent starts, naming each
+folder (exit 1): move or rename them, git-ignore the folders that hold
+them, or pass --workspace a folder without them. No flag lets them in: a
+run gives the agent exactly the skills of --skill. The search reads at
+most 500000 entries and goes 64 folders deep (git-ignored folders are
+skipped where the agent skips them); a larger workspace is refused too.
+
 --timeout gives up fetching a skill source that receives nothing for that
 long, as for add. --run-timeout bounds the whole run, fetching the skills
 included: when it passes, the agent and its children are stopped as on

@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -351,10 +353,12 @@ func agentArgError(err error) error {
 
 // runError says an error of a run of agent in a run user's words where
 // the driver's speaks of the SDK: how to name the agent's program, what
-// to do about a shadowed skill. The error still wraps err.
+// to do about a shadowed skill or skills folders nested in the
+// workspace. The error still wraps err.
 func runError(err error, agent string) error {
 	var missing *driver.ProgramNotFoundError
 	var shadow *driver.ShadowError
+	var nested *driver.NestedSkillsError
 	switch {
 	case errors.As(err, &missing):
 		for _, a := range runnables() {
@@ -366,6 +370,21 @@ func runError(err error, agent string) error {
 	case errors.As(err, &shadow):
 		return &cliError{err: err, msg: fmt.Sprintf("skill %q in %s has other content than the run's skill in %s, and the agent would load that one instead; rename one of them (its folder and the name: in its SKILL.md), or remove %s",
 			shadow.Name, shadow.Theirs, shadow.Ours, shadow.Theirs)}
+	case errors.As(err, &nested):
+		var b strings.Builder
+		fmt.Fprintf(&b, "the workspace %s holds skills folders below its top that %s loads, beside the run's skills, as soon as it reads a file near them:\n", nested.Workspace, nested.Agent)
+		for _, f := range nested.Folders {
+			rel, rerr := filepath.Rel(nested.Workspace, f)
+			if rerr != nil {
+				rel = f
+			}
+			if strings.ContainsFunc(rel, unicode.IsControl) {
+				rel = strconv.Quote(rel) // one line per folder, whatever its name
+			}
+			fmt.Fprintf(&b, "  %s\n", rel)
+		}
+		b.WriteString("run gives the agent exactly the skills of --skill, so it does not start: move or rename those folders, git-ignore the folders that hold them (the agent skips what git ignores), or pass --workspace a folder without them")
+		return &cliError{err: err, msg: b.String()}
 	}
 	return err
 }

@@ -2,11 +2,16 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/agentadaptor/agentadaptor/internal/agents"
 )
 
 // stubRig is a hermetic home for run with a stand-in agent program that
@@ -193,5 +198,62 @@ func TestRunShadowSaysWhatToDo(t *testing.T) {
 	}
 	if r.started() {
 		t.Error("run with a shadowed skill started the agent")
+	}
+}
+
+// TestRunNestedSaysWhatToDo checks that a skills folder below the
+// workspace's top that the agent would load beside the run's skills
+// refuses the run before the agent starts, naming each folder and
+// saying what a run user can do about it.
+func TestRunNestedSaysWhatToDo(t *testing.T) {
+	r := newStubRig(t)
+	skills := t.TempDir()
+	writeSkill(t, skills, "alpha", "---\nname: alpha\ndescription: Ours.\n---\nOurs.\n")
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeSkill(t, filepath.Join(ws, "pkg", ".claude", "skills"), "alpha", "---\nname: alpha\ndescription: Theirs.\n---\nTheirs.\n")
+	writeSkill(t, filepath.Join(ws, "examples", "a", ".claude", "skills"), "other", "---\nname: other\ndescription: Theirs.\n---\nTheirs.\n")
+	writeSkill(t, filepath.Join(ws, "x\nforged line", ".claude", "skills"), "other", "---\nname: other\ndescription: Theirs.\n---\nTheirs.\n")
+	code, _, errs := r.run(t, "run", "-a", "claude-code", "--agent-command", r.stub, "-w", ws, "-s", filepath.Join(skills, "alpha"), "hello")
+	for _, want := range []string{
+		"the workspace " + ws + " holds skills folders below its top that Claude Code loads",
+		"\n  " + filepath.Join("examples", "a", ".claude", "skills") + "\n  " + filepath.Join("pkg", ".claude", "skills") + "\n",
+		"\n  " + strconv.Quote(filepath.Join("x\nforged line", ".claude", "skills")) + "\n",
+		"move or rename those folders, git-ignore the folders that hold them",
+		"--workspace",
+	} {
+		if code != exitFailed || !strings.Contains(errs, want) {
+			t.Errorf("run beside nested skills folders = %d, %q; want %d saying %q", code, errs, exitFailed, want)
+		}
+	}
+	if r.started() {
+		t.Error("run beside nested skills folders started the agent")
+	}
+	// Ignored by git, the folders are no refusal.
+	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".gitignore"), []byte("pkg/\nexamples/\nx*\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.run(t, "run", "-a", "claude-code", "--agent-command", r.stub, "-w", ws, "-s", filepath.Join(skills, "alpha"), "hello")
+	if !r.started() {
+		t.Error("run beside git-ignored nested skills folders did not start the agent")
+	}
+}
+
+// TestRunHelpNestedBounds checks that run's help states the bounds of the
+// search for nested skills folders as the drivers' kit has them.
+func TestRunHelpNestedBounds(t *testing.T) {
+	long := newRunCmd(newStreams(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})).Long
+	for _, want := range []string{
+		fmt.Sprintf("at\nmost %d entries", agents.MaxNestedEntries),
+		fmt.Sprintf("goes %d folders deep", agents.MaxNestedDepth),
+	} {
+		if !strings.Contains(long, want) {
+			t.Errorf("run's help does not say %q", want)
+		}
 	}
 }
