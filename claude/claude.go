@@ -115,16 +115,24 @@
 //     *driver.ShadowError naming both folders. Identical content is fine.
 //     The folders are Claude Code's row of the agents table, and the
 //     check is the driver kit's (internal/agents).
-//  2. After the agent's system/init line: every mounted runtime name must
+//  2. Before the start: a skill in .claude/skills of a folder below the
+//     workspace's top (pkg/.claude/skills/x), which Claude Code loads
+//     beside the run's skills as soon as it reads a file in that folder
+//     (unless git ignores the folder), fails the run with a
+//     *driver.NestedSkillsError naming every such folder. Move or rename
+//     them, or git-ignore the folders holding them. The search is the
+//     driver kit's (internal/agents, "Nested skills folders"); a
+//     workspace too large for its bounds is refused too.
+//  3. After the agent's system/init line: every mounted runtime name must
 //     be among the skills it reports, or the run is stopped and fails with
 //     a *driver.NotMountedError.
-//  3. The result line decides the outcome: an error result is a
+//  4. The result line decides the outcome: an error result is a
 //     *driver.AgentError (holding the session and usage); no result at all
 //     is driver.ErrNoResult, or a *driver.ProcessError when the process
 //     failed. A run asked to resume that fails before the agent starts a
 //     session (no system/init line) is driver.ErrResumeRejected: Claude
 //     Code answers an unknown session id that way.
-//  4. The first result line is the run's; lines after it are still
+//  5. The first result line is the run's; lines after it are still
 //     reported as events but change nothing. A line that is not JSON is
 //     reported as a driver.ErrorEvent and the run goes on.
 //

@@ -56,6 +56,22 @@
 //     for the pinned version; the System folder of Codex,
 //     /etc/codex/skills, is from its documentation (a test does not write
 //     to /etc).
+//  9. Nested are the project folders the agent also reads in folders
+//     below the working folder, as it comes to work there: Claude Code
+//     loads pkg/.claude/skills beside a run's skills, one named like a
+//     run's skill too, as soon as it reads a file in pkg/ or below
+//     (Claude Code 2.1.328); NestedGitignore says it skips a folder
+//     git ignores (Claude Code asks `git check-ignore` for the folder,
+//     in the working folder). Which rows have them, and how that is
+//     known: Claude Code (.claude/skills, ignored folders skipped) and
+//     none for Codex and Copilot CLI, pinned by tests against the CLIs
+//     (agents_real_test.go: the model reads files below the working
+//     folder, and the next request does or does not show their skills);
+//     none for Gemini CLI, Qwen Code and OpenCode, read in the pinned
+//     versions' code (each lists skills once, from the working folder's
+//     and the user's folders); none for Cursor, from its documentation
+//     (it lists skills when it starts). The other rows leave it empty:
+//     not known. See "Nested skills folders".
 //
 // # The shadow check
 //
@@ -69,6 +85,42 @@
 // does (Depth, hidden folders skipped, links followed once each, so a
 // loop ends) and reads each one's name. [Row.Dirs] lists the folders to
 // check for a run in a workspace.
+//
+// # Nested skills folders
+//
+// [Row.CheckNested] is the check every driver's kit (internal/launch)
+// runs before it starts the agent: a workspace holding, in a folder
+// below its top, one of the row's Nested folders with a skill the agent
+// lists fails the run with a *driver.NestedSkillsError naming every such
+// folder. A run gives the agent exactly its skills, and no option lets
+// such a folder in: move or rename it, git-ignore the folder holding it
+// where the agent skips ignored ones, or run in another workspace.
+// [Row.FindNested] searches as the agent would find them:
+//
+//  1. The workspace's real path is searched, level by level, every
+//     folder below its top, hidden ones too; git's own folder .git is
+//     not.
+//  2. In each folder, each Nested folder is looked at (a link followed)
+//     and holds a skill when the agent would list one from it (Depth,
+//     ListedBy, as for the shadow check). An empty one is no refusal.
+//  3. A link to a folder is looked at (its own Nested folders) but not
+//     walked: the search never goes out of the workspace through a link,
+//     and a loop ends. Its target, when in the workspace, is walked
+//     where it is.
+//  4. For a row with NestedGitignore, a folder git ignores is neither
+//     walked nor looked at: git is asked, as the agent asks it (`git
+//     check-ignore`, with the agent's environment, in the workspace,
+//     absolute paths, so no name is read as pathspec magic; with
+//     core.fsmonitor off, so a repository's configuration runs nothing).
+//     Where git cannot answer (git missing, no repository, a folder in
+//     a repository of its own below the workspace's, git failing),
+//     nothing is ignored: the search finds more, never less.
+//  5. The search reads at most [MaxNestedEntries] folder entries and
+//     goes [MaxNestedDepth] folders down; past either it fails with an
+//     error wrapping [ErrNestedLimit] saying what to do, and the run is
+//     refused. Ignored folders do not count.
+//  6. An unreadable folder holds nothing: the agent cannot read a file
+//     there either.
 //
 // On macOS the table and the check hold as on Linux. On Windows the
 // folders are the same relative to the home folder; a System folder is

@@ -23,8 +23,8 @@ func folderText(f Folder) string {
 // the README's table of agent folders.
 func readmeTable() string {
 	var b strings.Builder
-	b.WriteString("| agent | project | user | other | above the project | depth | listed by | facts |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| agent | project | user | other | above the project | below the project | depth | listed by | facts |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range Table() {
 		if r.Program == "" {
 			continue
@@ -48,12 +48,23 @@ func readmeTable() string {
 		if r.Depth == AnyDepth {
 			depth = "any"
 		}
+		below := "no"
+		if len(r.Nested) > 0 {
+			var fs []string
+			for _, rel := range r.Nested {
+				fs = append(fs, "`"+rel+"`")
+			}
+			below = strings.Join(fs, ", ") + " of a folder it reads a file in"
+			if r.NestedGitignore {
+				below += ", unless git ignores it"
+			}
+		}
 		listed := "folder name"
 		if r.ListedBy == FrontMatterName {
 			listed = "front matter name"
 		}
-		fmt.Fprintf(&b, "| %s (`%s`) | %s | %s | %s | %s | %s | %s | %s |\n", r.Name, r.ID,
-			strings.Join(proj, ", "), strings.Join(user, ", "), strings.Join(other, ", "), above, depth, listed, r.Facts)
+		fmt.Fprintf(&b, "| %s (`%s`) | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Name, r.ID,
+			strings.Join(proj, ", "), strings.Join(user, ", "), strings.Join(other, ", "), above, below, depth, listed, r.Facts)
 	}
 	return b.String()
 }
