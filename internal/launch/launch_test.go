@@ -51,6 +51,40 @@ func TestPrepare(t *testing.T) {
 	}
 }
 
+// TestPrepareNested checks that Prepare refuses a workspace holding the
+// nested skills folders its program's row says the agent loads, and a
+// row the agents table does not have.
+func TestPrepareNested(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "agent"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	nested := filepath.Join(ws, "pkg", ".claude", "skills")
+	if err := os.MkdirAll(filepath.Join(nested, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(nested, "x", "SKILL.md"), []byte("---\nname: x\ndescription: d\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := Program{Name: "agent", Command: "agent", Env: []string{"PATH=" + dir}, Row: "claude-code"}
+	var ne *driver.NestedSkillsError
+	if _, err := Prepare(t.Context(), &driver.Request{Workspace: ws}, p); !errors.As(err, &ne) || len(ne.Folders) != 1 || ne.Folders[0] != nested {
+		t.Errorf("Prepare beside %s = %v, want a *driver.NestedSkillsError naming it", nested, err)
+	}
+	p.Row = "codex" // Codex loads no nested folder
+	if _, err := Prepare(t.Context(), &driver.Request{Workspace: ws}, p); err != nil {
+		t.Errorf("Prepare for a row without nested folders = %v", err)
+	}
+	p.Row = "no-such-agent"
+	if _, err := Prepare(t.Context(), &driver.Request{Workspace: ws}, p); err == nil || !strings.Contains(err.Error(), `no row "no-such-agent"`) {
+		t.Errorf("Prepare for a row not in the table = %v", err)
+	}
+}
+
 func TestNoResult(t *testing.T) {
 	err := NoResult("agent", "  it said this\n")
 	if !errors.Is(err, driver.ErrNoResult) || errors.Is(err, driver.ErrProcessFailed) || !strings.HasSuffix(err.Error(), "; stderr: it said this") {
