@@ -1,5 +1,6 @@
 // Package agents is the one table of where coding agents read skills, and
-// the shadow check that every driver runs over it. Package install builds
+// the checks that every driver runs over it: the shadow check, and the
+// search for skills folders nested in the workspace. Package install builds
 // its public agent table ([install.Agents], `agentskills agents` and
 // `list`) from these rows; the drivers (claude, codex, and those to come)
 // find from them the folders whose skills the agent would load beside a
