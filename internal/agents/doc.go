@@ -107,7 +107,9 @@
 //  3. A link to a folder is looked at (its own Nested folders) but not
 //     walked: the search never goes out of the workspace through a link,
 //     and a loop ends. Its target, when in the workspace, is walked
-//     where it is.
+//     where it is. A Nested folder that is, through a link, the same
+//     folder of the workspace or of one above it is not nested: the
+//     shadow check covers it.
 //  4. For a row with NestedGitignore, a folder git ignores is neither
 //     walked nor looked at: git is asked, as the agent asks it (`git
 //     check-ignore`, with the agent's environment, in the workspace,

@@ -201,11 +201,16 @@ func (n *nestedWalk) read(ctx context.Context, l level) ([]level, error) {
 }
 
 // look records each of the row's Nested folders in dir that holds a
-// skill the agent would list.
+// skill the agent would list, unless it is, through a link, the same
+// folder of the workspace or of a folder above it: the shadow check
+// covers those.
 func (n *nestedWalk) look(ctx context.Context, dir string) error {
 	for _, rel := range n.row.Nested {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
 		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil && n.above(real, rel) {
 			continue
 		}
 		skills, err := n.row.scan(ctx, p)
@@ -217,6 +222,19 @@ func (n *nestedWalk) look(ctx context.Context, dir string) error {
 		}
 	}
 	return nil
+}
+
+// above reports whether real is the folder rel of the workspace or of a
+// folder above it.
+func (n *nestedWalk) above(real, rel string) bool {
+	for d := n.root; ; d = filepath.Dir(d) {
+		if filepath.Join(d, filepath.FromSlash(rel)) == real {
+			return true
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
 }
 
 // unignored drops from ls the folders git ignores, when the row's agent

@@ -197,6 +197,12 @@ func TestFindNestedLinks(t *testing.T) {
 	if want := []string{skillsIn(ws, "link")}; !slices.Equal(got, want) {
 		t.Errorf("FindNested = %q, want %q (the link's own, not the one deeper behind it)", got, want)
 	}
+	// A link to the workspace itself shows its own skills folder, which
+	// the shadow check covers: not a nested one.
+	mkSkill(t, skillsIn(ws), "top")
+	if got, err := r.FindNested(t.Context(), ws, Walk{}); err != nil || !slices.Equal(got, []string{skillsIn(ws, "link")}) {
+		t.Errorf("FindNested with a link to the workspace = %q, %v; want only %q", got, err, skillsIn(ws, "link"))
+	}
 	// A workspace given by a link is searched by its real path.
 	wsLink := filepath.Join(realTemp(t), "ws")
 	if err := os.Symlink(ws, wsLink); err != nil {
@@ -345,5 +351,41 @@ func TestCheckNested(t *testing.T) {
 	codex, _ := Lookup("codex")
 	if err := codex.CheckNested(t.Context(), ws, nil); err != nil {
 		t.Errorf("CheckNested of a row without nested folders = %v", err)
+	}
+}
+
+// BenchmarkFindNested measures the search Claude Code's row runs before
+// every run, in a git repository of 100 folders of 100 files each with an
+// ignored folder of as many beside them.
+func BenchmarkFindNested(b *testing.B) {
+	ws, err := filepath.EvalSymlinks(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+		b.Fatalf("git init: %v: %s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".gitignore"), []byte("node_modules/\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, top := range []string{"src", "node_modules"} {
+		for i := range 100 {
+			dir := filepath.Join(ws, top, fmt.Sprint(i))
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				b.Fatal(err)
+			}
+			for j := range 100 {
+				if err := os.WriteFile(filepath.Join(dir, fmt.Sprint(j)), nil, 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	r, _ := Lookup("claude-code")
+	b.ResetTimer()
+	for b.Loop() {
+		if got, err := r.FindNested(b.Context(), ws, Walk{}); err != nil || len(got) != 0 {
+			b.Fatalf("FindNested = %q, %v", got, err)
+		}
 	}
 }
