@@ -513,8 +513,12 @@
 //     and an Add of a source already recorded, refuse content signed by
 //     anyone other than the recorded signer with a [*SignerChangedError]
 //     naming both, unless Trust.AcceptSigners names the new one exactly
-//     (its key ID, or its String); the new signer is then recorded. To
-//     verify a new key its public key must be given (Trust.Signers).
+//     (its key ID, or its String); the new signer is then recorded, and
+//     the canonical copy's Change names both (Change.Signer and
+//     Change.PreviousSigner), also when the content is unchanged (the
+//     same pin signed again), so that accepting a signer is never
+//     reported as no change. To verify a new key its public key must be
+//     given (Trust.Signers).
 //  5. The audit: after extraction, every skill's tree is audited
 //     (audit.Tree). A finding at or above policy.FailOn (default high)
 //     that the policy does not accept (policy.Accepted) and whose rule

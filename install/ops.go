@@ -109,6 +109,13 @@ type Change struct {
 	// (rule 13).
 	Pin         string `json:"pin,omitempty"`
 	PreviousPin string `json:"previous_pin,omitempty"`
+	// Signer and PreviousSigner, on the canonical copy's change, are the
+	// signer the lock file records for the skill now and the one it
+	// recorded before, as [signature.Signer.String] writes them, when
+	// they differ (Trust rule 4): a new signer accepted by name
+	// (Trust.AcceptSigners), also for content that did not change.
+	Signer         string `json:"signer,omitempty"`
+	PreviousSigner string `json:"previous_signer,omitempty"`
 	// Spec, when not empty, is what the skill breaks of the Agent Skills
 	// specification (rule 4): on a skipped skill, the only reason it was
 	// skipped (Request.Lenient installs it); on the canonical copy's
@@ -120,7 +127,7 @@ type Change struct {
 // change).
 func Changed(changes []Change) bool {
 	return slices.ContainsFunc(changes, func(c Change) bool {
-		return c.Action != ActionUnchanged && c.Action != ActionSkipped || c.Pin != c.PreviousPin
+		return c.Action != ActionUnchanged && c.Action != ActionSkipped || c.Pin != c.PreviousPin || c.Signer != c.PreviousSigner
 	})
 }
 

@@ -580,6 +580,7 @@ func (in *Installer) apply(ctx context.Context, p *plan, real realDirs) ([]Chang
 	var changes []Change
 	c := p.canon
 	ch := Change{Skill: p.name, Path: p.canonical, Action: c.action, Kind: KindCanonical}
+	ch.Signer, ch.PreviousSigner = signerChange(p.old, p.entry)
 	if c.work {
 		free := c.seen.found == foundNothing
 		if c.backup {

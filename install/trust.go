@@ -446,6 +446,26 @@ func (c *candidate) trusted(old *lockEntry) (*lockSigner, string) {
 	return s, cs
 }
 
+// signerChange is the signer the lock file records in entry and the one
+// old recorded, as Change.Signer and Change.PreviousSigner report them:
+// "" and "" when they are the same or old is nil (a new skill).
+func signerChange(old, entry *lockEntry) (now, before string) {
+	if old == nil {
+		return "", ""
+	}
+	name := func(s *lockSigner) string {
+		if s == nil {
+			return ""
+		}
+		return s.Signer.String()
+	}
+	now, before = name(entry.Signer), name(old.Signer)
+	if now == before {
+		return "", ""
+	}
+	return now, before
+}
+
 // auditSkill audits a skill's tree and returns the findings that refuse
 // it (Trust rule 5): at or above the policy's threshold, neither accepted by
 // the policy nor allowed by Trust.AllowRisks.

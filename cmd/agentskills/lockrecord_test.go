@@ -1,0 +1,163 @@
+package main
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"io"
+	"log"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-containerregistry/pkg/registry"
+
+	"github.com/agentadaptor/agentadaptor/signature"
+	"github.com/agentadaptor/agentadaptor/source/oci"
+)
+
+// ociRegistry starts a registry with referrers on loopback, closed at the
+// end of the test, and returns it and its host.
+func ociRegistry(t *testing.T) (*httptest.Server, string) {
+	t.Helper()
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0)), registry.WithReferrersSupport(true)))
+	t.Cleanup(srv.Close)
+	return srv, strings.TrimPrefix(srv.URL, "http://")
+}
+
+// cliKey is an ECDSA key pair, its public key in a PEM file, and its ID.
+type cliKey struct {
+	priv *ecdsa.PrivateKey
+	pub  string
+	id   string
+}
+
+func newCLIKey(t *testing.T) cliKey {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKIXPublicKey(k.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "cosign.pub")
+	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	id, err := signature.KeyID(k.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cliKey{priv: k, pub: file, id: id}
+}
+
+// pushSkill pushes a skill named name with body to ref (a tag) and
+// returns the reference pinned to its manifest digest.
+func pushSkill(t *testing.T, ref, name, body string) string {
+	t.Helper()
+	src := t.TempDir()
+	writeSkill(t, src, name, "---\nname: "+name+"\ndescription: Does "+name+".\n---\n"+body)
+	d, err := oci.Push(t.Context(), filepath.Join(src, name), ref)
+	if err != nil {
+		t.Fatalf("oci.Push(%s): %v", ref, err)
+	}
+	return ref[:strings.LastIndex(ref, ":")] + "@" + d // ref ends in :TAG
+}
+
+// lockJSON reads the project's lock file.
+func lockJSON(t *testing.T, project string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(project, ".agents", "agentskills.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lock map[string]any
+	if err := json.Unmarshal(data, &lock); err != nil {
+		t.Fatalf("the lock file: %v\n%s", err, data)
+	}
+	return lock
+}
+
+// lockSkill is the lock file's entry of skill name.
+func lockSkill(t *testing.T, project, name string) map[string]any {
+	t.Helper()
+	skills, _ := lockJSON(t, project)["skills"].(map[string]any)
+	e, _ := skills[name].(map[string]any)
+	if e == nil {
+		t.Fatalf("the lock file records no skill %s", name)
+	}
+	return e
+}
+
+// TestAcceptSignerSameContent checks that accepting a new signer of
+// content already installed (the manifest signed again by another key,
+// the digest unchanged) records the new signer and says so, rather than
+// "Nothing to do"; --json carries it on the canonical copy's change.
+func TestAcceptSignerSameContent(t *testing.T) {
+	project := trustProject(t, "")
+	_, host := ociRegistry(t)
+	pinned := pushSkill(t, "oci://"+host+"/team/review:v1", "review", "Review the change.\n")
+	k1, k2 := newCLIKey(t), newCLIKey(t)
+	if _, err := oci.Sign(t.Context(), pinned, k1.priv); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "add", pinned, "--key", k1.pub, "-a", "claude-code"); code != 0 {
+		t.Fatalf("add --key = %d; stderr:\n%s", code, stderr)
+	}
+	if _, err := oci.Sign(t.Context(), pinned, k2.priv); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "add", pinned, "--key", k2.pub, "-a", "claude-code")
+	if code != 1 || !strings.Contains(stderr, "--accept-signer '"+k2.id+"'") {
+		t.Fatalf("add --key NEW of content signed again = %d, want 1 with the hint; stderr:\n%s", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, "add", pinned, "--key", k2.pub, "--accept-signer", k2.id, "-a", "claude-code")
+	want := "signer of review changed from key " + k1.id + " to key " + k2.id + " (accepted)"
+	if code != 0 || strings.Contains(stdout, "Nothing to do") || !strings.Contains(stdout, want) {
+		t.Fatalf("add --accept-signer of the same content = %d\nstdout:\n%s\nstderr:\n%s\nwant 0 and %q", code, stdout, stderr, want)
+	}
+	signer, _ := lockSkill(t, project, "review")["signer"].(map[string]any)
+	if signer["key"] != k2.id {
+		t.Errorf("the lock file records signer %v, want %s", signer, k2.id)
+	}
+	// Accepting again changes nothing and says so.
+	code, stdout, _ = runCLI(t, "add", pinned, "--key", k2.pub, "--accept-signer", k2.id, "-a", "claude-code")
+	if code != 0 || !strings.Contains(stdout, "Nothing to do") {
+		t.Errorf("add again = %d, stdout:\n%s\nwant Nothing to do", code, stdout)
+	}
+
+	// The same through sync (a signer recorded, another one accepted) and
+	// with --json.
+	k3 := newCLIKey(t)
+	if _, err := oci.Sign(t.Context(), pinned, k3.priv); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runCLI(t, "sync", "--key", k3.pub, "--accept-signer", k3.id, "--json")
+	if code != 0 {
+		t.Fatalf("sync --accept-signer = %d; stderr:\n%s", code, stderr)
+	}
+	var changes []map[string]any
+	if err := json.Unmarshal([]byte(stdout), &changes); err != nil {
+		t.Fatalf("sync --json: %v\n%s", err, stdout)
+	}
+	found := false
+	for _, c := range changes {
+		if c["skill"] == "review" && c["agent"] == "" {
+			found = c["signer"] == "key "+k3.id && c["previous_signer"] == "key "+k2.id
+		}
+	}
+	if !found {
+		t.Errorf("sync --json = %s, want the canonical copy's change with signer key %s and previous_signer key %s", stdout, k3.id, k2.id)
+	}
+	if signer, _ := lockSkill(t, project, "review")["signer"].(map[string]any); signer["key"] != k3.id {
+		t.Errorf("after sync the lock file records signer %v, want %s", signer, k3.id)
+	}
+}
