@@ -523,7 +523,16 @@
 //     (audit.Tree). A finding at or above policy.FailOn (default high)
 //     that the policy does not accept (policy.Accepted) and whose rule
 //     Trust.AllowRisks does not name refuses the skill; the reason
-//     names each finding's rule, severity, file and line.
+//     names each finding's rule, severity, file and line. The lock file
+//     records the rules of Trust.AllowRisks a skill needed (those with
+//     findings that would refuse it) with the content digest audited
+//     ("allowed_risks": {"rules": [...], "digest": ...}, [RiskAllowance]),
+//     and a later Add, Sync, Update or CheckTrust allows them again,
+//     without Trust.AllowRisks, for that content only: other content with
+//     the same findings is refused, and content that no longer needs
+//     them drops the record. [Status] (List) and
+//     [Installer.RecordedRisks] show the record. A lock file without it
+//     allows nothing.
 //  6. Refusals: Add skips a refused skill, reporting a Change with
 //     [ActionSkipped] and the reason, installs the others, and then
 //     fails with a [*RefusedError] listing the refusals; it changes

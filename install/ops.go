@@ -160,7 +160,7 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	use, refusedSkips, refused, err := in.auditUse(use, req.Strict)
+	use, refusedSkips, refused, err := in.auditUse(ctx, use, req.Strict)
 	if err != nil {
 		return skipped, err
 	}
@@ -489,7 +489,7 @@ func (in *Installer) syncWants(ctx context.Context, lock *lockFile) (_ []want, c
 		for _, name := range names {
 			w, err := recordedWant(name, k.source, lock.Skills[name], r)
 			if err == nil {
-				err = in.auditRecorded(&w.c)
+				err = in.auditRecorded(ctx, &w.c, lock.Skills[name].AllowedRisks)
 			}
 			if err != nil {
 				problems = append(problems, err)
@@ -881,6 +881,10 @@ type Status struct {
 	Kind Kind `json:"kind,omitempty"`
 	// State is what was found there.
 	State State `json:"state"`
+	// AllowedRisks, for a skill this tool installed, is the record of
+	// audit findings allowed for its content that the lock file keeps
+	// (Trust rule 5), or nil.
+	AllowedRisks *RiskAllowance `json:"allowed_risks,omitempty"`
 }
 
 // List reports every skill in the folders the agents read (all known
@@ -915,6 +919,11 @@ func (in *Installer) list(ctx context.Context, agents []Agent, readers bool) ([]
 	}
 	if ctx.Err() != nil {
 		return out, interrupted(ctx, "the list is incomplete")
+	}
+	for i, st := range out {
+		if e := lock.Skills[st.Skill]; e != nil && st.Kind != "" {
+			out[i].AllowedRisks = e.AllowedRisks
+		}
 	}
 	return out, nil
 }

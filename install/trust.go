@@ -18,6 +18,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
+	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/git"
 	"github.com/agentadaptor/agentadaptor/source/github"
@@ -467,8 +468,8 @@ func signerChange(old, entry *lockEntry) (now, before string) {
 }
 
 // auditSkill audits a skill's tree and returns the findings that refuse
-// it (Trust rule 5): at or above the policy's threshold, neither accepted by
-// the policy nor allowed by Trust.AllowRisks.
+// it unless allowed (Trust rule 5): at or above the policy's threshold and
+// not accepted by the policy.
 func (in *Installer) auditSkill(c *candidate, ps policy.Source) ([]audit.Finding, error) {
 	t := in.trust
 	fsys, closeFS, err := c.tree().open()
@@ -498,8 +499,98 @@ func blocking(t *Trust, fsys fs.FS, name string, ps policy.Source) ([]audit.Find
 	threshold := p.FailOn()
 	var out []audit.Finding
 	for _, f := range findings {
-		if f.Severity >= threshold && !slices.Contains(t.AllowRisks, f.Rule) && !p.Accepted(f, name, ps) {
+		if f.Severity >= threshold && !p.Accepted(f, name, ps) {
 			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// allowRisks splits findings into those whose rule rules does not name,
+// left, and the rules that name at least one, used, sorted.
+func allowRisks(findings []audit.Finding, rules []string) (left []audit.Finding, used []string) {
+	for _, f := range findings {
+		if !slices.Contains(rules, f.Rule) {
+			left = append(left, f)
+		} else if !slices.Contains(used, f.Rule) {
+			used = append(used, f.Rule)
+		}
+	}
+	slices.Sort(used)
+	return left, used
+}
+
+// allowCandidate removes from findings, the audit of c, those Trust.AllowRisks
+// allows and those rec (what the lock file records for c, or nil) allows
+// for c's content (Trust rule 5), and sets c.allowed to what was allowed,
+// with the content digest audited, for the lock file to record.
+func (in *Installer) allowCandidate(ctx context.Context, c *candidate, findings []audit.Finding, rec *RiskAllowance) ([]audit.Finding, error) {
+	c.allowed = nil
+	left, used := allowRisks(findings, in.trust.AllowRisks)
+	if len(used) == 0 && (len(left) == 0 || rec == nil) {
+		return left, nil
+	}
+	d, err := checkTree(ctx, c.tree(), c.name, in.cache)
+	if err != nil {
+		return nil, err
+	}
+	if rec != nil && d == rec.Digest {
+		var more []string
+		left, more = allowRisks(left, rec.Rules)
+		used = slices.Compact(slices.Sorted(slices.Values(append(used, more...))))
+	}
+	if len(used) > 0 {
+		c.allowed = &RiskAllowance{Rules: used, Digest: d}
+	}
+	return left, nil
+}
+
+// allowInstalled is allowCandidate of the installed skill folder dir,
+// recorded with rec.
+func (in *Installer) allowInstalled(ctx context.Context, dir string, findings []audit.Finding, rec *RiskAllowance) ([]audit.Finding, error) {
+	left, _ := allowRisks(findings, in.trust.AllowRisks)
+	if len(left) == 0 || rec == nil {
+		return left, nil
+	}
+	d, err := skill.ContentDigest(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	if d == rec.Digest {
+		left, _ = allowRisks(left, rec.Rules)
+	}
+	return left, nil
+}
+
+// allowance is what the lock entry of c, installed with content digest
+// d, records of the audit findings allowed (Trust rule 5): what its audit
+// allowed, for the content audited; without trust checks (checked
+// false), what old records for the same content.
+func (c *candidate) allowance(d string, old *lockEntry, checked bool) *RiskAllowance {
+	if checked {
+		if c.allowed != nil && c.allowed.Digest == d {
+			return c.allowed
+		}
+		return nil
+	}
+	if old != nil && old.AllowedRisks != nil && old.AllowedRisks.Digest == d {
+		return old.AllowedRisks
+	}
+	return nil
+}
+
+// RecordedRisks returns the audit findings allowed that the scope's lock
+// file records (Trust rule 5), by skill: what `agentskills verify` shows.
+// A skill that records none is not in it.
+func (in *Installer) RecordedRisks() (map[string]RiskAllowance, error) {
+	lock, err := in.readCheckedLock()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]RiskAllowance{}
+	for name, e := range lock.Skills {
+		if e.AllowedRisks != nil {
+			out[name] = *e.AllowedRisks
 		}
 	}
 	return out, nil
@@ -570,15 +661,23 @@ func recordedSigner(lock *lockFile, names []string) *lockSigner {
 // returns those that pass, and for each refused one its skipped Change
 // and its Refusal. With strict, a refused skill fails the request before
 // anything changes; so does refusing every skill.
-func (in *Installer) auditUse(use []*candidate, strict bool) ([]*candidate, []Change, []Refusal, error) {
+func (in *Installer) auditUse(ctx context.Context, use []*candidate, strict bool) ([]*candidate, []Change, []Refusal, error) {
 	if in.trust == nil {
 		return use, nil, nil, nil
+	}
+	lock, err := in.peekLock()
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	var keep []*candidate
 	var skipped []Change
 	var refused []Refusal
 	for _, c := range use {
-		r, err := in.auditCandidate(c)
+		var rec *RiskAllowance
+		if e := lock.Skills[c.name]; e != nil && in.sameSource(e.Source, c.source) && e.Subpath == c.subpath {
+			rec = e.AllowedRisks
+		}
+		r, err := in.auditCandidate(ctx, c, rec)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -599,9 +698,9 @@ func (in *Installer) auditUse(use []*candidate, strict bool) ([]*candidate, []Ch
 	return keep, skipped, refused, nil
 }
 
-// auditCandidate audits one skill about to be installed, and returns its
-// refusal, or nil when it passes.
-func (in *Installer) auditCandidate(c *candidate) (*Refusal, error) {
+// auditCandidate audits one skill about to be installed, whose lock entry
+// records rec (nil: none), and returns its refusal, or nil when it passes.
+func (in *Installer) auditCandidate(ctx context.Context, c *candidate, rec *RiskAllowance) (*Refusal, error) {
 	ps := policy.Source{Display: c.source}
 	if c.trust != nil {
 		ps = c.trust.ps
@@ -609,6 +708,9 @@ func (in *Installer) auditCandidate(c *candidate) (*Refusal, error) {
 		ps = p
 	}
 	findings, err := in.auditSkill(c, ps)
+	if err == nil {
+		findings, err = in.allowCandidate(ctx, c, findings, rec)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("skill %s in %s: audit: %w", c.label(), c.where(), err)
 	}
@@ -663,12 +765,12 @@ func (in *Installer) verifyCached(ctx context.Context, source, pin string, st *s
 }
 
 // auditRecorded audits a recorded skill a sync is about to install (rule
-// T6): a sync refuses it, changing nothing.
-func (in *Installer) auditRecorded(c *candidate) error {
+// T6), whose lock entry records rec: a sync refuses it, changing nothing.
+func (in *Installer) auditRecorded(ctx context.Context, c *candidate, rec *RiskAllowance) error {
 	if in.trust == nil {
 		return nil
 	}
-	r, err := in.auditCandidate(c)
+	r, err := in.auditCandidate(ctx, c, rec)
 	if err != nil || r == nil {
 		return err
 	}
@@ -719,6 +821,9 @@ func (in *Installer) CheckTrust(ctx context.Context) ([]Refusal, error) {
 				ps = st.ps
 			}
 			findings, err := in.auditFolder(dir, name, ps)
+			if err == nil {
+				findings, err = in.allowInstalled(ctx, dir, findings, lock.Skills[name].AllowedRisks)
+			}
 			if err != nil {
 				out = append(out, Refusal{Skill: name, Source: k.source, Reason: fmt.Sprintf("audit of %s: %v", dir, err)})
 				continue

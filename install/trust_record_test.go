@@ -1,6 +1,10 @@
 package install
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/signature"
@@ -45,5 +49,99 @@ func TestTrustAcceptSignerSamePin(t *testing.T) {
 	changes, err = trustInstaller(t, f, "", accept).Add(t.Context(), Request{Sources: []string{ref}, Agents: agents})
 	if err != nil || Changed(changes) {
 		t.Errorf("Add again = %+v, %v; want no change", changes, err)
+	}
+}
+
+// TestTrustAllowRisksRecorded checks Trust rule 5's record: an Add with
+// Trust.AllowRisks records the rules its skill needed with the content
+// digest; a frozen Sync, CheckTrust and an Update of unchanged content
+// allow them again without being told and keep the record; other content
+// with the same finding is refused; content without the finding drops
+// the record; a lock file without the record (an older one) refuses.
+func TestTrustAllowRisksRecorded(t *testing.T) {
+	f := newFixture(t)
+	dir := f.writeSkill(t, "evil", "evil", malicious)
+	agents := agentsOf(t, "claude-code")
+	plain := trustInstaller(t, f, "", Trust{})
+	if _, err := plain.Add(t.Context(), Request{Sources: []string{dir}, Agents: agents}); !errors.Is(err, ErrRefused) {
+		t.Fatalf("Add of a flagged skill = %v, want ErrRefused", err)
+	}
+	allow := trustInstaller(t, f, "", Trust{AllowRisks: []string{"prerequisite-install", "secret-read"}})
+	if _, err := allow.Add(t.Context(), Request{Sources: []string{dir}, Agents: agents}); err != nil {
+		t.Fatalf("Add with AllowRisks = %v", err)
+	}
+	lockPath := filepath.Join(f.env.Project, ".agents", LockName)
+	lock, err := readLock(lockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := lock.Skills["evil"]
+	if e.AllowedRisks == nil || e.AllowedRisks.Digest != e.Digest || !slices.Equal(e.AllowedRisks.Rules, []string{"prerequisite-install"}) {
+		t.Fatalf("the lock file records %+v, want the rule prerequisite-install (not secret-read, which nothing needed) for digest %s", e.AllowedRisks, e.Digest)
+	}
+	if refused, err := plain.CheckTrust(t.Context()); err != nil || len(refused) != 0 {
+		t.Errorf("CheckTrust = %+v, %v; want nothing refused", refused, err)
+	}
+	risks, err := plain.RecordedRisks()
+	if err != nil || risks["evil"].Digest != e.Digest {
+		t.Errorf("RecordedRisks() = %v, %v; want evil's record", risks, err)
+	}
+	st, err := plain.List(t.Context(), agents)
+	if err != nil || len(st) == 0 || st[0].AllowedRisks == nil || st[0].AllowedRisks.Digest != e.Digest {
+		t.Errorf("List() = %+v, %v; want evil with its record", st, err)
+	}
+	os.RemoveAll(filepath.Join(f.env.Project, ".agents", "skills", "evil"))
+	if _, err := plain.Sync(t.Context(), SyncRequest{Frozen: true}); err != nil {
+		t.Errorf("frozen Sync without AllowRisks = %v", err)
+	}
+	if _, _, err := plain.Update(t.Context(), UpdateRequest{}); err != nil {
+		t.Errorf("Update of unchanged content = %v", err)
+	}
+	if l, _ := readLock(lockPath); l.Skills["evil"].AllowedRisks == nil {
+		t.Errorf("Sync or Update of unchanged content dropped the record")
+	}
+
+	// Other content, the same finding.
+	before, _ := os.ReadFile(lockPath)
+	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skillMD("evil")+malicious+"\nMore.\n"), 0o644)
+	if _, err := plain.Sync(t.Context(), SyncRequest{}); !errors.Is(err, ErrRefused) {
+		t.Errorf("Sync of other content with the same finding = %v, want ErrRefused", err)
+	}
+	if _, _, err := plain.Update(t.Context(), UpdateRequest{}); !errors.Is(err, ErrRefused) {
+		t.Errorf("Update to other content with the same finding = %v, want ErrRefused", err)
+	}
+	if _, err := plain.Add(t.Context(), Request{Sources: []string{dir}, Agents: agents}); !errors.Is(err, ErrRefused) {
+		t.Errorf("Add of other content with the same finding = %v, want ErrRefused", err)
+	}
+	if after, _ := os.ReadFile(lockPath); string(after) != string(before) {
+		t.Errorf("a refused Sync, Update or Add changed the lock file:\n%s\nwas\n%s", after, before)
+	}
+	// Allowed again: recorded for the new content.
+	if _, _, err := allow.Update(t.Context(), UpdateRequest{}); err != nil {
+		t.Fatalf("Update with AllowRisks = %v", err)
+	}
+	l, _ := readLock(lockPath)
+	if e := l.Skills["evil"]; e.AllowedRisks == nil || e.AllowedRisks.Digest != e.Digest {
+		t.Errorf("after Update with AllowRisks the lock file records %+v for digest %s", e.AllowedRisks, e.Digest)
+	}
+
+	// A lock file without the record, as older ones are: refused.
+	l.Skills["evil"].AllowedRisks = nil
+	if err := l.write(lockPath); err != nil {
+		t.Fatal(err)
+	}
+	if refused, err := plain.CheckTrust(t.Context()); err != nil || len(refused) != 1 {
+		t.Errorf("CheckTrust of a lock file without the record = %+v, %v; want evil refused", refused, err)
+	}
+
+	// Content without the finding: the record goes.
+	l.Skills["evil"].AllowedRisks = &RiskAllowance{Rules: []string{"prerequisite-install"}, Digest: l.Skills["evil"].Digest}
+	l.write(lockPath)
+	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skillMD("evil")), 0o644)
+	if _, err := plain.Sync(t.Context(), SyncRequest{}); err != nil {
+		t.Fatalf("Sync of content without the finding = %v", err)
+	}
+	if l, _ := readLock(lockPath); l.Skills["evil"].AllowedRisks != nil {
+		t.Errorf("the lock file keeps %+v for content without the finding", l.Skills["evil"].AllowedRisks)
 	}
 }

@@ -167,7 +167,7 @@ func (in *Installer) planUpdate(ctx context.Context, lock *lockFile, req UpdateR
 			asked.Lenient = e.Lenient || req.Lenient
 			w, err := recordedWant(name, src, &asked, r)
 			if err == nil {
-				err = in.auditRecorded(&w.c)
+				err = in.auditRecorded(ctx, &w.c, e.AllowedRisks)
 			}
 			var up SkillUpdate
 			if err == nil {

@@ -830,6 +830,11 @@ func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
 	if err != nil {
 		return err
 	}
+	if !opts.scope.json {
+		if err := printAllowed(in, opts.io); err != nil {
+			return err
+		}
+	}
 	if opts.scope.json {
 		if err := printStatus(opts.io, bad, true); err != nil {
 			return err

@@ -161,3 +161,104 @@ func TestAcceptSignerSameContent(t *testing.T) {
 		t.Errorf("after sync the lock file records signer %v, want %s", signer, k3.id)
 	}
 }
+
+// allowHint returns the --allow-risk flags the refusal on stderr names.
+func allowHint(t *testing.T, stderr string) []string {
+	t.Helper()
+	_, hint, ok := strings.Cut(stderr, "run it again with ")
+	if !ok {
+		t.Fatalf("no --allow-risk hint in:\n%s", stderr)
+	}
+	hint, _, _ = strings.Cut(hint, "\n")
+	var allow []string
+	for _, f := range strings.Fields(hint) {
+		if f != "--allow-risk" {
+			allow = append(allow, "--allow-risk", f)
+		}
+	}
+	return allow
+}
+
+// TestAllowRiskRecorded checks that add --allow-risk records the rules it
+// allowed with the skill's content digest: verify and sync --frozen pass
+// without the flag and show the record (verify's output, list --json);
+// a sync or add of other content with the same finding is refused
+// again; content without the finding drops the record.
+func TestAllowRiskRecorded(t *testing.T) {
+	project := trustProject(t, "")
+	src := t.TempDir()
+	writeSkill(t, src, "evil", evilSkill)
+	code, _, stderr := runCLI(t, "add", src, "-a", "claude-code")
+	if code != 1 {
+		t.Fatalf("add of a flagged skill = %d, want 1; stderr:\n%s", code, stderr)
+	}
+	allow := allowHint(t, stderr)
+	if code, _, stderr := runCLI(t, append([]string{"add", src, "-a", "claude-code"}, allow...)...); code != 0 {
+		t.Fatalf("add %q = %d; stderr:\n%s", allow, code, stderr)
+	}
+	entry := lockSkill(t, project, "evil")
+	rec, _ := entry["allowed_risks"].(map[string]any)
+	rules, _ := rec["rules"].([]any)
+	if rec == nil || rec["digest"] != entry["digest"] || len(rules) != len(allow)/2 {
+		t.Fatalf("the lock file's entry %v, want allowed_risks with the rules %q and the digest %v", entry, allow, entry["digest"])
+	}
+	rule := rules[0].(string)
+
+	code, stdout, stderr := runCLI(t, "verify")
+	if code != 0 || !strings.Contains(stdout, "evil") || !strings.Contains(stdout, rule) || !strings.Contains(stdout, "allow") {
+		t.Errorf("verify after add --allow-risk = %d\nstdout:\n%s\nstderr:\n%s\nwant 0, naming the allowed rule %s of evil", code, stdout, stderr, rule)
+	}
+	code, stdout, _ = runCLI(t, "list", "--json")
+	var statuses []map[string]any
+	json.Unmarshal([]byte(stdout), &statuses)
+	shown := false
+	for _, s := range statuses {
+		if r, _ := s["allowed_risks"].(map[string]any); s["skill"] == "evil" && r != nil && r["digest"] == entry["digest"] {
+			shown = true
+		}
+	}
+	if code != 0 || !shown {
+		t.Errorf("list --json = %d\n%s\nwant evil with its allowed_risks", code, stdout)
+	}
+	os.RemoveAll(filepath.Join(project, ".agents", "skills", "evil"))
+	if code, _, stderr := runCLI(t, "sync", "--frozen"); code != 0 {
+		t.Errorf("sync --frozen after add --allow-risk = %d; stderr:\n%s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "sync"); code != 0 {
+		t.Errorf("sync of unchanged content = %d; stderr:\n%s", code, stderr)
+	}
+	if r := lockSkill(t, project, "evil")["allowed_risks"]; r == nil {
+		t.Errorf("sync of unchanged content dropped the record")
+	}
+
+	// An installed copy edited since: the record is not for its content.
+	installed := filepath.Join(project, ".agents", "skills", "evil", "SKILL.md")
+	before, _ := os.ReadFile(installed)
+	os.WriteFile(installed, append(before, "More.\n"...), 0o644)
+	code, stdout, stderr = runCLI(t, "verify", "--json")
+	if code != 1 || !strings.Contains(stderr, "refused  evil") || !strings.Contains(stderr, rule) {
+		t.Errorf("verify --json of an edited allowed skill = %d\nstdout:\n%s\nstderr:\n%s\nwant 1 and the refusal", code, stdout, stderr)
+	}
+	os.WriteFile(installed, before, 0o644)
+
+	// Other content with the same finding is refused again.
+	lockBefore, _ := os.ReadFile(filepath.Join(project, ".agents", "agentskills.lock"))
+	writeSkill(t, src, "evil", evilSkill+"\nAlso this.\n")
+	if code, _, stderr := runCLI(t, "sync"); code != 1 || !strings.Contains(stderr, rule) {
+		t.Errorf("sync of changed content with the same finding = %d, want 1 naming %s; stderr:\n%s", code, rule, stderr)
+	}
+	if code, _, stderr := runCLI(t, "add", src, "-a", "claude-code"); code != 1 || !strings.Contains(stderr, "refused by the trust checks: skill evil") || !strings.Contains(stderr, "--allow-risk "+rule) {
+		t.Errorf("add of changed content with the same finding = %d, want 1, evil refused; stderr:\n%s", code, stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(project, ".agents", "agentskills.lock")); string(after) != string(lockBefore) {
+		t.Errorf("a refused sync or add changed the lock file:\n%s\nwas\n%s", after, lockBefore)
+	}
+	// Content without the finding drops the record.
+	writeSkill(t, src, "evil", "---\nname: evil\ndescription: Formats code.\n---\nFormat the code.\n")
+	if code, _, stderr := runCLI(t, "sync"); code != 0 {
+		t.Fatalf("sync of clean content = %d; stderr:\n%s", code, stderr)
+	}
+	if r, ok := lockSkill(t, project, "evil")["allowed_risks"]; ok {
+		t.Errorf("the lock file keeps allowed_risks %v for content without the finding", r)
+	}
+}

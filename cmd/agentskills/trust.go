@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -153,4 +154,18 @@ func checkTrust(ctx context.Context, in *install.Installer, s *streams) (refused
 		lines = append(lines, line)
 	}
 	return reported(strings.Join(lines, "\n")), nil
+}
+
+// printAllowed prints, for verify, each audit finding the lock file allows
+// (add --allow-risk recorded it for the skill's content).
+func printAllowed(in *install.Installer, s *streams) error {
+	allowed, err := in.RecordedRisks()
+	if err != nil {
+		return installErr(err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(allowed)) {
+		a := allowed[name]
+		fmt.Fprintf(s.out, "allowed  %s: audit rules %s, for its content %s (recorded by --allow-risk)\n", name, strings.Join(a.Rules, ", "), shortPin(a.Digest))
+	}
+	return nil
 }
