@@ -505,11 +505,20 @@
 //     A sync from the skill cache relies on that record.
 //  4. Trust on first use: the lock file records, per skill, the signer
 //     of the first list verified ("signer": the key ID and the public
-//     key's PEM, or the certificate identity and issuer). Recording the
-//     public key lets a later Sync or CheckTrust verify again without
+//     key's PEM, or the certificate identity and issuer, and for a
+//     keyless signer verified against a trusted root other than
+//     Sigstore's public-good one, that root: "trusted_root": {"digest":
+//     its SHA-256, "path": its file, signature.Requirement.TrustedRootFile,
+//     relative to the scope's root when inside it (a root a project's
+//     policy names in .agents is .agents/FILE), else absolute}). Recording
+//     the public key lets a later Sync or CheckTrust verify again without
 //     the user naming the key, offline from the bundle oci.Verify keeps
-//     in the skill cache (a keyless signer is verified again against
-//     Sigstore's public-good root unless requirements are given). A Sync,
+//     in the skill cache; a keyless signer is verified again, when no
+//     requirement is given, against the trusted root recorded, read from
+//     its file (a relative path that leads out of the scope's root is
+//     [ErrInvalidLock]; a file that is gone or whose digest changed is
+//     refused, naming it and what to do), else against Sigstore's
+//     public-good root, which needs the network once a day. A Sync,
 //     and an Add of a source already recorded, refuse content signed by
 //     anyone other than the recorded signer with a [*SignerChangedError]
 //     naming both, unless Trust.AcceptSigners names the new one exactly

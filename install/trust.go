@@ -1,9 +1,12 @@
 package install
 
 import (
+	"bytes"
 	"context"
 	"crypto"
+	"crypto/sha256"
 	"crypto/x509"
+	"encoding/hex"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -16,6 +19,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
+	"github.com/agentadaptor/agentadaptor/internal/readfile"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
@@ -139,20 +143,111 @@ type lockSigner struct {
 	// PublicKey is the PKIX PEM of the key that verified, for a key
 	// signature.
 	PublicKey string `json:"public_key,omitempty"`
+	// TrustedRoot is the trusted root that verified a keyless signature,
+	// when it was not Sigstore's public-good root.
+	TrustedRoot *lockRoot `json:"trusted_root,omitempty"`
+}
+
+// lockRoot is a trusted root (a trusted_root.json) as the lock file
+// records it (Trust rule 4).
+type lockRoot struct {
+	// Digest is the file's SHA-256, "sha256:HEX".
+	Digest string `json:"digest"`
+	// Path is the file: relative to the scope's root (slash-separated)
+	// when it is inside it, else absolute; "" when the root was given
+	// without a file (signature.Requirement.TrustedRootFile).
+	Path string `json:"path,omitempty"`
 }
 
 // requirement is what a later verification requires of the signer r
-// records: its key, or its identity and issuer exactly (against Sigstore's
-// public-good trusted root).
-func (r *lockSigner) requirement() (signature.Requirement, error) {
+// records: its key, or its identity and issuer exactly, against the
+// trusted root it records (read from its file, under root when
+// relative), else Sigstore's public-good one.
+func (r *lockSigner) requirement(root string) (signature.Requirement, error) {
 	if r.KeyID == "" {
-		return signature.Requirement{Identity: r.Identity, Issuer: r.Issuer}, nil
+		req := signature.Requirement{Identity: r.Identity, Issuer: r.Issuer}
+		if r.TrustedRoot != nil {
+			data, file, err := r.TrustedRoot.read(root)
+			if err != nil {
+				return signature.Requirement{}, fmt.Errorf("%w: the signer the lock file records, %s, cannot be checked: %w", ErrRefused, r.Signer, err)
+			}
+			req.TrustedRoot, req.TrustedRootFile = data, file
+		}
+		return req, nil
 	}
 	pub, err := signature.LoadPublicKey([]byte(r.PublicKey))
 	if err != nil {
 		return signature.Requirement{}, fmt.Errorf("%w: the key recorded for signer %s: %w", ErrInvalidLock, r.KeyID, err)
 	}
 	return signature.Requirement{Key: pub}, nil
+}
+
+// read reads the trusted root r records, its path taken under root when
+// relative, and checks its digest. A relative path that leads out of root
+// is [ErrInvalidLock]; a file that cannot be read or has another digest is
+// signature.ErrRequirement, saying what to do.
+func (r *lockRoot) read(root string) (data []byte, file string, _ error) {
+	const fix = "restore it, or give the trusted root again as a requirement (Trust.Signers; agentskills --trusted-root FILE with the identity and issuer) and add the source again to record it"
+	if r.Path == "" {
+		return nil, "", fmt.Errorf("%w: the lock file records trusted root %s, but not its file; give the trusted root as a requirement (Trust.Signers; agentskills --trusted-root FILE with the identity and issuer)", signature.ErrRequirement, r.Digest)
+	}
+	file = filepath.FromSlash(r.Path)
+	if !filepath.IsAbs(file) {
+		if !filepath.IsLocal(file) {
+			return nil, "", fmt.Errorf("%w: trusted root %q leads out of %s; fix or remove that entry", ErrInvalidLock, r.Path, root)
+		}
+		file = filepath.Join(root, file)
+	}
+	data, err := readfile.Small(file, policy.MaxFileSize)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: the trusted root the lock file records, %s, cannot be read (%v); %s", signature.ErrRequirement, r.Path, err, fix)
+	}
+	if d := rootDigest(data); d != r.Digest {
+		return nil, "", fmt.Errorf("%w: the trusted root the lock file records, %s, has changed: its digest is %s, the lock file records %s; %s", signature.ErrRequirement, r.Path, d, r.Digest, fix)
+	}
+	return data, file, nil
+}
+
+// rootDigest is the digest of a trusted root as lockRoot records it.
+func rootDigest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// verifiedRoot is the record of the trusted root that verified the
+// keyless signer s of r at pin, one of reqs' (Trust rule 4): nil for
+// Sigstore's public-good root. When requirements that s meets name
+// different roots, each is verified alone, in order, from the bundle just
+// kept in the skill cache.
+func (st *sourceTrust) verifiedRoot(ctx context.Context, r *oci.Remote, pin string, reqs []signature.Requirement, s signature.Signer) (*lockRoot, error) {
+	var meets []signature.Requirement
+	for _, q := range reqs {
+		if q.Key == nil && q.Matches(s) {
+			meets = append(meets, q)
+		}
+	}
+	if len(meets) > 1 && slices.ContainsFunc(meets[1:], func(q signature.Requirement) bool { return !bytes.Equal(q.TrustedRoot, meets[0].TrustedRoot) }) {
+		i := slices.IndexFunc(meets, func(q signature.Requirement) bool {
+			_, err := r.Verify(ctx, pin, []signature.Requirement{q})
+			return err == nil
+		})
+		if i < 0 {
+			return nil, fmt.Errorf("%w: %s at %s: signer %s verified, but against no single trusted root of the requirements", ErrRefused, st.ps.Display, shortPin(pin), s)
+		}
+		meets = meets[i:]
+	}
+	if len(meets) == 0 {
+		return nil, fmt.Errorf("%w: %s at %s: signer %s verified, but no requirement names it", ErrRefused, st.ps.Display, shortPin(pin), s)
+	}
+	q := meets[0]
+	if len(q.TrustedRoot) == 0 {
+		return nil, nil
+	}
+	lr := &lockRoot{Digest: rootDigest(q.TrustedRoot)}
+	if q.TrustedRootFile != "" {
+		lr.Path = relTo(st.in.Root(), q.TrustedRootFile)
+	}
+	return lr, nil
 }
 
 // PolicySource returns source (any source Add takes, or one a lock file
@@ -301,7 +396,7 @@ func (in *Installer) checkSource(text, pin string, typed bool, recorded *lockSig
 		st.lists = append(st.lists, signerList{"the policy's " + r.Rule.String(), r.Requirements})
 	}
 	if len(st.lists) == 0 && recorded != nil {
-		req, err := recorded.requirement()
+		req, err := recorded.requirement(in.Root())
 		if err != nil {
 			return nil, err
 		}
@@ -378,6 +473,8 @@ func (st *sourceTrust) verifySignatures(ctx context.Context, rs source.Remote, p
 			if ls.PublicKey, err = matchingKey(list.reqs, s.KeyID); err != nil {
 				return err
 			}
+		} else if ls.TrustedRoot, err = st.verifiedRoot(ctx, r, pin, list.reqs, s); err != nil {
+			return err
 		}
 		st.signer = ls
 	}

@@ -5,8 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/opencontainers/go-digest"
+
+	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/sigstoretest"
 	"github.com/agentadaptor/agentadaptor/signature"
 )
 
@@ -143,5 +148,126 @@ func TestTrustAllowRisksRecorded(t *testing.T) {
 	}
 	if l, _ := readLock(lockPath); l.Skills["evil"].AllowedRisks != nil {
 		t.Errorf("the lock file keeps %+v for content without the finding", l.Skills["evil"].AllowedRisks)
+	}
+}
+
+// noPublicRoot makes a fetch of Sigstore's public-good trusted root fail
+// at once: its TUF cache folder is a file. It returns that file.
+func noPublicRoot(t *testing.T) string {
+	t.Helper()
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tuf := filepath.Join(dir, "agent-adaptor", "sigstore-tuf")
+	os.MkdirAll(filepath.Dir(tuf), 0o755)
+	if err := os.WriteFile(tuf, []byte("no public root\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return tuf
+}
+
+// keylessSigned pushes a skill to o and signs it keyless with a private
+// Sigstore; it returns the pinned reference and the Sigstore's
+// trusted_root.json.
+func keylessSigned(t *testing.T, o *ociFixture, repo string) (string, []byte) {
+	t.Helper()
+	ref := o.push(t, repo, "1", "review", "")
+	sg := sigstoretest.New(t)
+	sigstoretest.Attach(t, ref, sg.Bundle(t, releaseIdentity, actionsIssuer, digest.Digest(ref[strings.LastIndex(ref, "@")+1:])))
+	return ref, sg.TrustedRoot(t)
+}
+
+// The keyless signer of these tests.
+const (
+	releaseIdentity = "https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/v1"
+	actionsIssuer   = "https://token.actions.githubusercontent.com"
+)
+
+// TestTrustKeylessRootRecorded checks Trust rule 4 for a keyless signer
+// verified against a private trusted root: the lock file records the
+// root's digest and its file (relative to the project when inside it, as
+// a policy's root in .agents is, else absolute), and a frozen Sync and
+// CheckTrust without requirements verify against that file, offline and
+// without Sigstore's public root; a root file that changed, and a
+// recorded path that leads out of the project, are refused.
+func TestTrustKeylessRootRecorded(t *testing.T) {
+	tuf := noPublicRoot(t)
+	o := newOCIFixture(t)
+	ref, rootJSON := keylessSigned(t, o, "acme/review")
+	f := newFixture(t)
+	agents := agentsOf(t, "claude-code")
+	outside := filepath.Join(t.TempDir(), "trusted_root.json")
+	if err := os.WriteFile(outside, rootJSON, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cache := cachetest.Root(t)
+	req := signature.Requirement{Identity: releaseIdentity, Issuer: actionsIssuer, TrustedRoot: rootJSON, TrustedRootFile: outside}
+	if _, err := trustInstaller(t, f, cache, Trust{Signers: []signature.Requirement{req}}).Add(t.Context(), Request{Sources: []string{ref}, Agents: agents}); err != nil {
+		t.Fatalf("Add(%s) keyless with a private root = %v", ref, err)
+	}
+	s := lockedSigner(t, f, "review")
+	if s == nil || s.Identity != releaseIdentity || s.TrustedRoot == nil || s.TrustedRoot.Path != outside || s.TrustedRoot.Digest != digest.FromBytes(rootJSON).String() {
+		t.Fatalf("the lock file records %+v; want the identity and the root %s at %s", s, digest.FromBytes(rootJSON), outside)
+	}
+
+	o.srv.Close()
+	os.RemoveAll(filepath.Join(f.env.Project, ".agents", "skills", "review"))
+	in := trustInstaller(t, f, cache, Trust{})
+	if _, err := in.Sync(t.Context(), SyncRequest{Frozen: true}); err != nil {
+		t.Errorf("frozen Sync offline = %v", err)
+	}
+	if refused, err := in.CheckTrust(t.Context()); err != nil || len(refused) != 0 {
+		t.Errorf("CheckTrust offline = %+v, %v; want nothing refused", refused, err)
+	}
+	if fi, err := os.Stat(tuf); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("Sigstore's public root was fetched (%v)", err)
+	}
+
+	os.WriteFile(outside, append(rootJSON, '\n'), 0o644)
+	refused, err := in.CheckTrust(t.Context())
+	if err != nil || len(refused) != 1 || !strings.Contains(refused[0].Reason, "has changed") || !strings.Contains(refused[0].Reason, outside) {
+		t.Errorf("CheckTrust with the root file changed = %+v, %v; want review refused, naming %s", refused, err, outside)
+	}
+
+	lockPath := filepath.Join(f.env.Project, ".agents", LockName)
+	lock, err := readLock(lockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock.Skills["review"].Signer.TrustedRoot.Path = "../" + filepath.Base(filepath.Dir(outside)) + "/trusted_root.json"
+	lock.write(lockPath)
+	os.RemoveAll(filepath.Join(f.env.Project, ".agents", "skills", "review"))
+	if _, err := in.Sync(t.Context(), SyncRequest{Frozen: true}); !errors.Is(err, ErrInvalidLock) {
+		t.Errorf("frozen Sync of a recorded root path out of the project = %v, want ErrInvalidLock", err)
+	}
+}
+
+// TestTrustKeylessPolicyRoot checks that a trusted root a policy names is
+// recorded relative to the project (the policy's folder is .agents), and
+// used from there once the policy no longer names it.
+func TestTrustKeylessPolicyRoot(t *testing.T) {
+	noPublicRoot(t)
+	o := newOCIFixture(t)
+	ref, rootJSON := keylessSigned(t, o, "acme/review")
+	f := newFixture(t)
+	dir := filepath.Join(f.env.Project, ".agents")
+	os.MkdirAll(dir, 0o755)
+	if err := os.WriteFile(filepath.Join(dir, "acme-root.json"), rootJSON, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := parsePolicy(t, dir, "version: 1\nsigners:\n  - sources: [\"oci:"+o.host+"/acme/*\"]\n    identity: "+releaseIdentity+"\n    issuer: "+actionsIssuer+"\n    trusted_root: acme-root.json\n")
+	cache := cachetest.Root(t)
+	if _, err := trustInstaller(t, f, cache, Trust{Policy: p}).Add(t.Context(), Request{Sources: []string{ref}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatalf("Add(%s) under a policy naming a private root = %v", ref, err)
+	}
+	if s := lockedSigner(t, f, "review"); s == nil || s.TrustedRoot == nil || s.TrustedRoot.Path != ".agents/acme-root.json" {
+		t.Fatalf("the lock file records %+v; want the root at .agents/acme-root.json", s)
+	}
+	o.srv.Close()
+	if refused, err := trustInstaller(t, f, cache, Trust{}).CheckTrust(t.Context()); err != nil || len(refused) != 0 {
+		t.Errorf("CheckTrust offline without the policy = %+v, %v; want nothing refused", refused, err)
 	}
 }

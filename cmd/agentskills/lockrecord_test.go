@@ -16,7 +16,9 @@ import (
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/registry"
+	"github.com/opencontainers/go-digest"
 
+	"github.com/agentadaptor/agentadaptor/internal/testkit/sigstoretest"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/source/oci"
 )
@@ -260,5 +262,74 @@ func TestAllowRiskRecorded(t *testing.T) {
 	}
 	if r, ok := lockSkill(t, project, "evil")["allowed_risks"]; ok {
 		t.Errorf("the lock file keeps allowed_risks %v for content without the finding", r)
+	}
+}
+
+// TestKeylessPrivateRootOffline checks that the lock file records the
+// trusted root that verified a keyless signer (its digest, and the file's
+// path relative to the project), and that sync --frozen and verify use
+// that file, with the registry gone and Sigstore's public root out of
+// reach (its TUF cache folder is a file, so a fetch of it fails at once);
+// a root file that changed or is gone fails them, saying what to do.
+func TestKeylessPrivateRootOffline(t *testing.T) {
+	const (
+		identity = "https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/v1"
+		issuer   = "https://token.actions.githubusercontent.com"
+	)
+	project := trustProject(t, "")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	cacheDir, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tuf := filepath.Join(cacheDir, "agent-adaptor", "sigstore-tuf")
+	os.MkdirAll(filepath.Dir(tuf), 0o755)
+	if err := os.WriteFile(tuf, []byte("no public root here\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv, host := ociRegistry(t)
+	pinned := pushSkill(t, "oci://"+host+"/team/review:v1", "review", "Review the change.\n")
+	sg := sigstoretest.New(t)
+	sigstoretest.Attach(t, pinned, sg.Bundle(t, identity, issuer, digest.Digest(pinned[strings.LastIndex(pinned, "@")+1:])))
+	rootFile := filepath.Join(project, "sigstore", "trusted_root.json")
+	os.MkdirAll(filepath.Dir(rootFile), 0o755)
+	rootJSON := sg.TrustedRoot(t)
+	if err := os.WriteFile(rootFile, rootJSON, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	code, _, stderr := runCLI(t, "add", pinned, "--certificate-identity", identity, "--certificate-oidc-issuer", issuer, "--trusted-root", filepath.Join("sigstore", "trusted_root.json"), "-a", "claude-code")
+	if code != 0 {
+		t.Fatalf("add with a private trusted root = %d; stderr:\n%s", code, stderr)
+	}
+	signer, _ := lockSkill(t, project, "review")["signer"].(map[string]any)
+	root, _ := signer["trusted_root"].(map[string]any)
+	if signer["identity"] != identity || root["path"] != "sigstore/trusted_root.json" || root["digest"] != digest.FromBytes(rootJSON).String() {
+		t.Fatalf("the lock file records signer %v; want the identity and trusted_root {path sigstore/trusted_root.json, digest %s}", signer, digest.FromBytes(rootJSON))
+	}
+
+	srv.Close()
+	os.RemoveAll(filepath.Join(project, ".agents", "skills", "review"))
+	if code, _, stderr := runCLI(t, "sync", "--frozen"); code != 0 {
+		t.Errorf("sync --frozen offline = %d; stderr:\n%s", code, stderr)
+	}
+	if code, stdout, stderr := runCLI(t, "verify"); code != 0 || !strings.Contains(stdout, "match the lock file") {
+		t.Errorf("verify offline = %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if fi, err := os.Stat(tuf); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("the public root's TUF cache was touched (%v)", err)
+	}
+
+	// The root file changed, then gone: refused, saying what to do.
+	os.WriteFile(rootFile, append(rootJSON, ' '), 0o644)
+	code, _, stderr = runCLI(t, "verify")
+	if code != 1 || !strings.Contains(stderr, "sigstore/trusted_root.json") || !strings.Contains(stderr, "--trusted-root") {
+		t.Errorf("verify with a changed trusted root = %d, want 1 naming the file and --trusted-root; stderr:\n%s", code, stderr)
+	}
+	os.Remove(rootFile)
+	os.RemoveAll(filepath.Join(project, ".agents", "skills", "review"))
+	code, _, stderr = runCLI(t, "sync", "--frozen")
+	if code != 1 || !strings.Contains(stderr, "sigstore/trusted_root.json") || !strings.Contains(stderr, "--trusted-root") {
+		t.Errorf("sync --frozen with the trusted root gone = %d, want 1 naming the file and --trusted-root; stderr:\n%s", code, stderr)
 	}
 }

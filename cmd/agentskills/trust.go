@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -39,7 +40,7 @@ func (f *trustFlags) register(cmd *cobra.Command, accept bool) {
 	fl.StringVar(&f.identityRegexp, "certificate-identity-regexp", "", "as --certificate-identity, matching this regular expression")
 	fl.StringVar(&f.issuer, "certificate-oidc-issuer", "", "require a keyless signature whose certificate names this OIDC issuer")
 	fl.StringVar(&f.issuerRegexp, "certificate-oidc-issuer-regexp", "", "as --certificate-oidc-issuer, matching this regular expression")
-	fl.StringVar(&f.trustedRoot, "trusted-root", "", "check keyless signatures against this trusted_root.json (default: Sigstore's public-good root)")
+	fl.StringVar(&f.trustedRoot, "trusted-root", "", "check keyless signatures against this trusted_root.json (default: Sigstore's public-good root); the lock file records its digest and path, and sync and verify use it again offline")
 	if accept {
 		fl.StringArrayVar(&f.acceptSigners, "accept-signer", nil, "accept this new signer of a source in place of the one the lock file records, named as the refusal names it (its key ID sha256:..., or IDENTITY (issuer ISSUER)); repeatable")
 		fl.StringArrayVar(&f.allowRisks, "allow-risk", nil, "install skills whose audit finds this rule (by id, e.g. download-exec) at or above the threshold; repeatable ('agentskills audit' shows the findings)")
@@ -102,6 +103,9 @@ func (f *trustFlags) requirements() ([]signature.Requirement, error) {
 			return nil, fmt.Errorf("--trusted-root: %w", err)
 		}
 		r.TrustedRoot = data
+		if r.TrustedRootFile, err = filepath.Abs(f.trustedRoot); err != nil {
+			return nil, fmt.Errorf("--trusted-root: %w", err)
+		}
 	}
 	return append(reqs, r), nil
 }
