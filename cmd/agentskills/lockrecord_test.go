@@ -162,6 +162,27 @@ func TestAcceptSignerSameContent(t *testing.T) {
 	if signer, _ := lockSkill(t, project, "review")["signer"].(map[string]any); signer["key"] != k3.id {
 		t.Errorf("after sync the lock file records signer %v, want %s", signer, k3.id)
 	}
+
+	// And through update, whose source's tag names the same manifest.
+	k4 := newCLIKey(t)
+	if _, err := oci.Sign(t.Context(), pinned, k4.priv); err != nil {
+		t.Fatal(err)
+	}
+	tagged := strings.Replace(pinned, "@"+pinned[strings.LastIndex(pinned, "@")+1:], ":v1", 1)
+	if code, _, stderr := runCLI(t, "remove", "review"); code != 0 {
+		t.Fatalf("remove = %d; stderr:\n%s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "add", tagged, "--key", k3.pub, "-a", "claude-code"); code != 0 {
+		t.Fatalf("add %s = %d; stderr:\n%s", tagged, code, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "update", "--key", k4.pub, "--accept-signer", k4.id)
+	want = "signer of review changed from key " + k3.id + " to key " + k4.id + " (accepted)"
+	if code != 0 || !strings.Contains(stdout, want) {
+		t.Errorf("update --accept-signer of the same content = %d\nstdout:\n%s\nstderr:\n%s\nwant %q", code, stdout, stderr, want)
+	}
+	if signer, _ := lockSkill(t, project, "review")["signer"].(map[string]any); signer["key"] != k4.id {
+		t.Errorf("after update the lock file records signer %v, want %s", signer, k4.id)
+	}
 }
 
 // allowHint returns the --allow-risk flags the refusal on stderr names.
