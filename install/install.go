@@ -541,7 +541,10 @@
 //     the same findings is refused, and content that no longer needs
 //     them drops the record. [Status] (List) and
 //     [Installer.RecordedRisks] show the record. A lock file without it
-//     allows nothing.
+//     allows nothing. The record lifts the audit's refusal as
+//     Trust.AllowRisks does, for that content, whoever wrote it: review
+//     the "allowed_risks" of a lock file you did not write (`agentskills
+//     verify` lists them) as you would the flag.
 //  6. Refusals: Add skips a refused skill, reporting a Change with
 //     [ActionSkipped] and the reason, installs the others, and then
 //     fails with a [*RefusedError] listing the refusals; it changes
