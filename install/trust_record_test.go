@@ -155,8 +155,9 @@ func TestTrustAllowRisksRecorded(t *testing.T) {
 // at once: its TUF cache folder is a file. It returns that file.
 func noPublicRoot(t *testing.T) string {
 	t.Helper()
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // os.UserCacheDir on Linux,
+	t.Setenv("HOME", t.TempDir())           // macOS
+	t.Setenv("LocalAppData", t.TempDir())   // and Windows
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		t.Fatal(err)

@@ -298,7 +298,8 @@ func TestKeylessPrivateRootOffline(t *testing.T) {
 		issuer   = "https://token.actions.githubusercontent.com"
 	)
 	project := trustProject(t, "")
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // os.UserCacheDir on Linux (trustProject sets HOME, macOS's)
+	t.Setenv("LocalAppData", t.TempDir())   // and Windows
 	cacheDir, err := os.UserCacheDir()
 	if err != nil {
 		t.Fatal(err)
