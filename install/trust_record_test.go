@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/sigstoretest"
+	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 )
 
@@ -270,5 +271,46 @@ func TestTrustKeylessPolicyRoot(t *testing.T) {
 	o.srv.Close()
 	if refused, err := trustInstaller(t, f, cache, Trust{}).CheckTrust(t.Context()); err != nil || len(refused) != 0 {
 		t.Errorf("CheckTrust offline without the policy = %+v, %v; want nothing refused", refused, err)
+	}
+}
+
+// TestLockRootRead checks what a lock file's record of a trusted root may
+// name (Trust rule 4): a file under the scope's root or an absolute one,
+// of at most policy.MaxFileSize bytes, with the digest recorded.
+func TestLockRootRead(t *testing.T) {
+	root := t.TempDir()
+	good := []byte(`{"mediaType":"application/vnd.dev.sigstore.trustedroot+json;version=0.1"}`)
+	big := make([]byte, policy.MaxFileSize+1)
+	os.WriteFile(filepath.Join(root, "root.json"), good, 0o644)
+	os.WriteFile(filepath.Join(root, "big.json"), big, 0o644)
+	outside := filepath.Join(t.TempDir(), "root.json")
+	os.WriteFile(outside, good, 0o644)
+	tests := []struct {
+		name string
+		r    lockRoot
+		is   error // nil: read
+	}{
+		{"relative", lockRoot{Digest: rootDigest(good), Path: "root.json"}, nil},
+		{"absolute", lockRoot{Digest: rootDigest(good), Path: outside}, nil},
+		{"no path", lockRoot{Digest: rootDigest(good)}, signature.ErrRequirement},
+		{"out of the root", lockRoot{Digest: rootDigest(good), Path: "../" + filepath.Base(filepath.Dir(outside)) + "/root.json"}, ErrInvalidLock},
+		{"missing", lockRoot{Digest: rootDigest(good), Path: "nope.json"}, signature.ErrRequirement},
+		{"another digest", lockRoot{Digest: rootDigest(append(good, ' ')), Path: "root.json"}, signature.ErrRequirement},
+		{"over the limit", lockRoot{Digest: rootDigest(big), Path: "big.json"}, signature.ErrRequirement},
+		{"a folder", lockRoot{Digest: rootDigest(good), Path: "."}, signature.ErrRequirement},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data, _, err := tt.r.read(root)
+			if tt.is == nil {
+				if err != nil || string(data) != string(good) {
+					t.Errorf("read(%+v) = %q, %v; want the root", tt.r, data, err)
+				}
+				return
+			}
+			if !errors.Is(err, tt.is) {
+				t.Errorf("read(%+v) = %v, want %v", tt.r, err, tt.is)
+			}
+		})
 	}
 }
