@@ -505,21 +505,46 @@
 //     A sync from the skill cache relies on that record.
 //  4. Trust on first use: the lock file records, per skill, the signer
 //     of the first list verified ("signer": the key ID and the public
-//     key's PEM, or the certificate identity and issuer). Recording the
-//     public key lets a later Sync or CheckTrust verify again without
+//     key's PEM, or the certificate identity and issuer, and for a
+//     keyless signer verified against a trusted root other than
+//     Sigstore's public-good one, that root: "trusted_root": {"digest":
+//     its SHA-256, "path": its file, signature.Requirement.TrustedRootFile,
+//     relative to the scope's root when inside it (a root a project's
+//     policy names in .agents is .agents/FILE), else absolute}). Recording
+//     the public key lets a later Sync or CheckTrust verify again without
 //     the user naming the key, offline from the bundle oci.Verify keeps
-//     in the skill cache (a keyless signer is verified again against
-//     Sigstore's public-good root unless requirements are given). A Sync,
+//     in the skill cache; a keyless signer is verified again, when no
+//     requirement is given, against the trusted root recorded, read from
+//     its file (a relative path that leads out of the scope's root is
+//     [ErrInvalidLock]; a file that is gone or whose digest changed is
+//     refused, naming it and what to do), else against Sigstore's
+//     public-good root, which needs the network once a day. A Sync,
 //     and an Add of a source already recorded, refuse content signed by
 //     anyone other than the recorded signer with a [*SignerChangedError]
 //     naming both, unless Trust.AcceptSigners names the new one exactly
-//     (its key ID, or its String); the new signer is then recorded. To
-//     verify a new key its public key must be given (Trust.Signers).
+//     (its key ID, or its String); the new signer is then recorded, and
+//     the canonical copy's Change names both (Change.Signer and
+//     Change.PreviousSigner), also when the content is unchanged (the
+//     same pin signed again), so that accepting a signer is never
+//     reported as no change. To verify a new key its public key must be
+//     given (Trust.Signers).
 //  5. The audit: after extraction, every skill's tree is audited
 //     (audit.Tree). A finding at or above policy.FailOn (default high)
 //     that the policy does not accept (policy.Accepted) and whose rule
 //     Trust.AllowRisks does not name refuses the skill; the reason
-//     names each finding's rule, severity, file and line.
+//     names each finding's rule, severity, file and line. The lock file
+//     records the rules of Trust.AllowRisks a skill needed (those with
+//     findings that would refuse it) with the content digest audited
+//     ("allowed_risks": {"rules": [...], "digest": ...}, [RiskAllowance]),
+//     and a later Add, Sync, Update or CheckTrust allows them again,
+//     without Trust.AllowRisks, for that content only: other content with
+//     the same findings is refused, and content that no longer needs
+//     them drops the record. [Status] (List) and
+//     [Installer.RecordedRisks] show the record. A lock file without it
+//     allows nothing. The record lifts the audit's refusal as
+//     Trust.AllowRisks does, for that content, whoever wrote it: review
+//     the "allowed_risks" of a lock file you did not write (`agentskills
+//     verify` lists them) as you would the flag.
 //  6. Refusals: Add skips a refused skill, reporting a Change with
 //     [ActionSkipped] and the reason, installs the others, and then
 //     fails with a [*RefusedError] listing the refusals; it changes

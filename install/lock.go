@@ -77,6 +77,24 @@ type lockEntry struct {
 	// Skills specification (Request.Lenient, rule 4): Sync installs it
 	// again without being asked.
 	Lenient bool `json:"lenient,omitempty"`
+	// AllowedRisks records the audit rules whose findings were allowed
+	// (Trust.AllowRisks) when the skill was installed, with the content
+	// digest they were allowed for, which is Digest (Trust rule 5): a
+	// later Sync, Add or CheckTrust allows them again for that content
+	// only. Absent (older lock files too): nothing allowed.
+	AllowedRisks *RiskAllowance `json:"allowed_risks,omitempty"`
+}
+
+// RiskAllowance is the record of audit findings allowed for one skill's
+// content (Trust rule 5), as the lock file keeps it ("allowed_risks")
+// and [Status] and [Installer.RecordedRisks] report it.
+type RiskAllowance struct {
+	// Rules are the audit rules (audit.Rule.ID) allowed, sorted: those
+	// of Trust.AllowRisks that the skill's findings needed.
+	Rules []string `json:"rules"`
+	// Digest is the content digest (see skill.ContentDigest) the rules
+	// are allowed for: other content with the same findings is refused.
+	Digest string `json:"digest"`
 }
 
 // lockPlace is what was made for one agent.

@@ -109,6 +109,13 @@ type Change struct {
 	// (rule 13).
 	Pin         string `json:"pin,omitempty"`
 	PreviousPin string `json:"previous_pin,omitempty"`
+	// Signer and PreviousSigner, on the canonical copy's change, are the
+	// signer the lock file records for the skill now and the one it
+	// recorded before, as [signature.Signer.String] writes them, when
+	// they differ (Trust rule 4): a new signer accepted by name
+	// (Trust.AcceptSigners), also for content that did not change.
+	Signer         string `json:"signer,omitempty"`
+	PreviousSigner string `json:"previous_signer,omitempty"`
 	// Spec, when not empty, is what the skill breaks of the Agent Skills
 	// specification (rule 4): on a skipped skill, the only reason it was
 	// skipped (Request.Lenient installs it); on the canonical copy's
@@ -120,7 +127,7 @@ type Change struct {
 // change).
 func Changed(changes []Change) bool {
 	return slices.ContainsFunc(changes, func(c Change) bool {
-		return c.Action != ActionUnchanged && c.Action != ActionSkipped || c.Pin != c.PreviousPin
+		return c.Action != ActionUnchanged && c.Action != ActionSkipped || c.Pin != c.PreviousPin || c.Signer != c.PreviousSigner
 	})
 }
 
@@ -153,7 +160,7 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	use, refusedSkips, refused, err := in.auditUse(use, req.Strict)
+	use, refusedSkips, refused, err := in.auditUse(ctx, use, req.Strict)
 	if err != nil {
 		return skipped, err
 	}
@@ -482,7 +489,7 @@ func (in *Installer) syncWants(ctx context.Context, lock *lockFile) (_ []want, c
 		for _, name := range names {
 			w, err := recordedWant(name, k.source, lock.Skills[name], r)
 			if err == nil {
-				err = in.auditRecorded(&w.c)
+				err = in.auditRecorded(ctx, &w.c, lock.Skills[name].AllowedRisks)
 			}
 			if err != nil {
 				problems = append(problems, err)
@@ -874,6 +881,10 @@ type Status struct {
 	Kind Kind `json:"kind,omitempty"`
 	// State is what was found there.
 	State State `json:"state"`
+	// AllowedRisks, for a skill this tool installed, is the record of
+	// audit findings allowed for its content that the lock file keeps
+	// (Trust rule 5), or nil.
+	AllowedRisks *RiskAllowance `json:"allowed_risks,omitempty"`
 }
 
 // List reports every skill in the folders the agents read (all known
@@ -908,6 +919,11 @@ func (in *Installer) list(ctx context.Context, agents []Agent, readers bool) ([]
 	}
 	if ctx.Err() != nil {
 		return out, interrupted(ctx, "the list is incomplete")
+	}
+	for i, st := range out {
+		if e := lock.Skills[st.Skill]; e != nil && st.Kind != "" {
+			out[i].AllowedRisks = e.AllowedRisks
+		}
 	}
 	return out, nil
 }

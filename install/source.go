@@ -111,6 +111,10 @@ type candidate struct {
 	// lenient is whether it is installed though it breaks the
 	// specification, as the lock file records.
 	lenient bool
+	// allowed, when not nil, is what its audit allowed (Trust rule 5):
+	// the rules of findings that would refuse it, with the content
+	// digest audited, as the lock file records them.
+	allowed *RiskAllowance
 }
 
 // tree is where the skill's files are read from.

@@ -138,14 +138,26 @@ type lockSigner struct {
 	// PublicKey is the PKIX PEM of the key that verified, for a key
 	// signature.
 	PublicKey string `json:"public_key,omitempty"`
+	// TrustedRoot is the trusted root that verified a keyless signature,
+	// when it was not Sigstore's public-good root.
+	TrustedRoot *lockRoot `json:"trusted_root,omitempty"`
 }
 
 // requirement is what a later verification requires of the signer r
-// records: its key, or its identity and issuer exactly (against Sigstore's
-// public-good trusted root).
-func (r *lockSigner) requirement() (signature.Requirement, error) {
+// records: its key, or its identity and issuer exactly, against the
+// trusted root it records (read from its file, under root when
+// relative), else Sigstore's public-good one.
+func (r *lockSigner) requirement(root string) (signature.Requirement, error) {
 	if r.KeyID == "" {
-		return signature.Requirement{Identity: r.Identity, Issuer: r.Issuer}, nil
+		req := signature.Requirement{Identity: r.Identity, Issuer: r.Issuer}
+		if r.TrustedRoot != nil {
+			data, file, err := r.TrustedRoot.read(root)
+			if err != nil {
+				return signature.Requirement{}, fmt.Errorf("%w: the signer the lock file records, %s, cannot be checked: %w", ErrRefused, r.Signer, err)
+			}
+			req.TrustedRoot, req.TrustedRootFile = data, file
+		}
+		return req, nil
 	}
 	pub, err := signature.LoadPublicKey([]byte(r.PublicKey))
 	if err != nil {
@@ -300,7 +312,7 @@ func (in *Installer) checkSource(text, pin string, typed bool, recorded *lockSig
 		st.lists = append(st.lists, signerList{"the policy's " + r.Rule.String(), r.Requirements})
 	}
 	if len(st.lists) == 0 && recorded != nil {
-		req, err := recorded.requirement()
+		req, err := recorded.requirement(in.Root())
 		if err != nil {
 			return nil, err
 		}
@@ -377,6 +389,8 @@ func (st *sourceTrust) verifySignatures(ctx context.Context, rs source.Remote, p
 			if ls.PublicKey, err = matchingKey(list.reqs, s.KeyID); err != nil {
 				return err
 			}
+		} else if ls.TrustedRoot, err = st.verifiedRoot(ctx, r, pin, list.reqs, s); err != nil {
+			return err
 		}
 		st.signer = ls
 	}
@@ -447,8 +461,8 @@ func (c *candidate) trusted(old *lockEntry) (*lockSigner, string) {
 }
 
 // auditSkill audits a skill's tree and returns the findings that refuse
-// it (Trust rule 5): at or above the policy's threshold, neither accepted by
-// the policy nor allowed by Trust.AllowRisks.
+// it unless allowed (Trust rule 5): at or above the policy's threshold and
+// not accepted by the policy.
 func (in *Installer) auditSkill(c *candidate, ps policy.Source) ([]audit.Finding, error) {
 	t := in.trust
 	fsys, closeFS, err := c.tree().open()
@@ -478,7 +492,7 @@ func blocking(t *Trust, fsys fs.FS, name string, ps policy.Source) ([]audit.Find
 	threshold := p.FailOn()
 	var out []audit.Finding
 	for _, f := range findings {
-		if f.Severity >= threshold && !slices.Contains(t.AllowRisks, f.Rule) && !p.Accepted(f, name, ps) {
+		if f.Severity >= threshold && !p.Accepted(f, name, ps) {
 			out = append(out, f)
 		}
 	}
@@ -550,15 +564,23 @@ func recordedSigner(lock *lockFile, names []string) *lockSigner {
 // returns those that pass, and for each refused one its skipped Change
 // and its Refusal. With strict, a refused skill fails the request before
 // anything changes; so does refusing every skill.
-func (in *Installer) auditUse(use []*candidate, strict bool) ([]*candidate, []Change, []Refusal, error) {
+func (in *Installer) auditUse(ctx context.Context, use []*candidate, strict bool) ([]*candidate, []Change, []Refusal, error) {
 	if in.trust == nil {
 		return use, nil, nil, nil
+	}
+	lock, err := in.peekLock()
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	var keep []*candidate
 	var skipped []Change
 	var refused []Refusal
 	for _, c := range use {
-		r, err := in.auditCandidate(c)
+		var rec *RiskAllowance
+		if e := lock.Skills[c.name]; e != nil && in.sameSource(e.Source, c.source) && e.Subpath == c.subpath {
+			rec = e.AllowedRisks
+		}
+		r, err := in.auditCandidate(ctx, c, rec)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -579,9 +601,9 @@ func (in *Installer) auditUse(use []*candidate, strict bool) ([]*candidate, []Ch
 	return keep, skipped, refused, nil
 }
 
-// auditCandidate audits one skill about to be installed, and returns its
-// refusal, or nil when it passes.
-func (in *Installer) auditCandidate(c *candidate) (*Refusal, error) {
+// auditCandidate audits one skill about to be installed, whose lock entry
+// records rec (nil: none), and returns its refusal, or nil when it passes.
+func (in *Installer) auditCandidate(ctx context.Context, c *candidate, rec *RiskAllowance) (*Refusal, error) {
 	ps := policy.Source{Display: c.source}
 	if c.trust != nil {
 		ps = c.trust.ps
@@ -589,6 +611,9 @@ func (in *Installer) auditCandidate(c *candidate) (*Refusal, error) {
 		ps = p
 	}
 	findings, err := in.auditSkill(c, ps)
+	if err == nil {
+		findings, err = in.allowCandidate(ctx, c, findings, rec)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("skill %s in %s: audit: %w", c.label(), c.where(), err)
 	}
@@ -643,12 +668,12 @@ func (in *Installer) verifyCached(ctx context.Context, source, pin string, st *s
 }
 
 // auditRecorded audits a recorded skill a sync is about to install (rule
-// T6): a sync refuses it, changing nothing.
-func (in *Installer) auditRecorded(c *candidate) error {
+// T6), whose lock entry records rec: a sync refuses it, changing nothing.
+func (in *Installer) auditRecorded(ctx context.Context, c *candidate, rec *RiskAllowance) error {
 	if in.trust == nil {
 		return nil
 	}
-	r, err := in.auditCandidate(c)
+	r, err := in.auditCandidate(ctx, c, rec)
 	if err != nil || r == nil {
 		return err
 	}
@@ -699,6 +724,9 @@ func (in *Installer) CheckTrust(ctx context.Context) ([]Refusal, error) {
 				ps = st.ps
 			}
 			findings, err := in.auditFolder(dir, name, ps)
+			if err == nil {
+				findings, err = in.allowInstalled(ctx, dir, findings, lock.Skills[name].AllowedRisks)
+			}
 			if err != nil {
 				out = append(out, Refusal{Skill: name, Source: k.source, Reason: fmt.Sprintf("audit of %s: %v", dir, err)})
 				continue

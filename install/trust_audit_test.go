@@ -89,9 +89,23 @@ func TestTrustAuditRefuses(t *testing.T) {
 		if _, err := trustInstaller(t, g, "", Trust{AllowRisks: rules}).Add(t.Context(), Request{Sources: []string{evil}, Agents: agents}); err != nil {
 			t.Fatalf("Add allowing %v = %v", rules, err)
 		}
-		// Installed knowingly; a sync or verify without the allowance
-		// refuses it, and the sync changes nothing.
-		_, err := trustInstaller(t, g, "", Trust{}).Sync(t.Context(), SyncRequest{})
+		// Installed knowingly, and recorded so: a sync or verify allows
+		// it again for its content (TestTrustAllowRisksRecorded). Without
+		// the record (an older lock file) and without the allowance, they
+		// refuse it, and the sync changes nothing.
+		if _, err := trustInstaller(t, g, "", Trust{}).Sync(t.Context(), SyncRequest{}); err != nil {
+			t.Errorf("Sync of what the lock file records as allowed = %v", err)
+		}
+		lockPath := filepath.Join(g.env.Project, ".agents", LockName)
+		lock, err := readLock(lockPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lock.Skills["evil"].AllowedRisks = nil
+		if err := lock.write(lockPath); err != nil {
+			t.Fatal(err)
+		}
+		_, err = trustInstaller(t, g, "", Trust{}).Sync(t.Context(), SyncRequest{})
 		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), rules[0]) {
 			t.Errorf("Sync without the allowance = %v; want ErrRefused naming %s", err, rules[0])
 		}

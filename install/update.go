@@ -71,12 +71,18 @@ type SkillUpdate struct {
 	Added   []string `json:"added,omitempty"`
 	Removed []string `json:"removed,omitempty"`
 	Changed []string `json:"changed,omitempty"`
+	// Signer and PreviousSigner are the signer the lock file records
+	// after and before, as [Change] reports them, when they differ: a
+	// new signer accepted (Trust.AcceptSigners), also of unchanged
+	// content.
+	Signer         string `json:"signer,omitempty"`
+	PreviousSigner string `json:"previous_signer,omitempty"`
 }
 
 // Updated reports whether the update moves the skill: its source, pin
-// or content.
+// or content, or the signer the lock file records.
 func (u SkillUpdate) Updated() bool {
-	return u.Pin != u.PreviousPin || u.Digest != u.PreviousDigest || u.PreviousSource != ""
+	return u.Pin != u.PreviousPin || u.Digest != u.PreviousDigest || u.PreviousSource != "" || u.Signer != u.PreviousSigner
 }
 
 // Update moves the pins of installed skills to what their sources'
@@ -167,7 +173,7 @@ func (in *Installer) planUpdate(ctx context.Context, lock *lockFile, req UpdateR
 			asked.Lenient = e.Lenient || req.Lenient
 			w, err := recordedWant(name, src, &asked, r)
 			if err == nil {
-				err = in.auditRecorded(&w.c)
+				err = in.auditRecorded(ctx, &w.c, e.AllowedRisks)
 			}
 			var up SkillUpdate
 			if err == nil {
@@ -206,6 +212,8 @@ func (in *Installer) describeUpdate(ctx context.Context, name string, e *lockEnt
 	if c.source != e.Source {
 		up.PreviousSource = e.Source
 	}
+	s, _ := c.trusted(e)
+	up.Signer, up.PreviousSigner = signerChange(e, &lockEntry{Signer: s})
 	if d == e.Digest {
 		return up, nil
 	}

@@ -107,7 +107,9 @@
 //     ~/.agents/keys/release.pub. It must be a regular file; keys and
 //     trusted roots are read when the policy is loaded (at most
 //     [MaxFileSize] bytes each), so a missing or unreadable one is an
-//     error naming the policy's line.
+//     error naming the policy's line. A trusted root's requirement
+//     names its file (signature.Requirement.TrustedRootFile), which
+//     package install's lock file records.
 //  9. audit.fail_on is a severity (info, low, medium, high, critical): a
 //     skill with an audit finding at or above it is refused, unless the
 //     finding is accepted. A file that does not say refuses at high.

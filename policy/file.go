@@ -52,6 +52,7 @@ type signerRule struct {
 	issuer      string
 	issuerRE    string
 	trustedRoot []byte
+	rootFile    string // the file trustedRoot was read from
 
 	commits                    bool
 	allowedSigners, gpgKeyring string
@@ -281,7 +282,7 @@ func (p *parser) signerRule(n *yaml.Node, name string) (*signerRule, error) {
 		}
 	}
 	if tr, ok := fields["trusted_root"]; ok {
-		if r.trustedRoot, err = p.trustedRoot(tr, name); err != nil {
+		if r.trustedRoot, r.rootFile, err = p.trustedRoot(tr, name); err != nil {
 			return nil, err
 		}
 	}
@@ -349,23 +350,24 @@ func (p *parser) loadKey(n *yaml.Node, rule, name string, data []byte) (key, err
 	return key{name: name, pub: pub}, nil
 }
 
-// trustedRoot reads a trusted_root.json (rule 8).
-func (p *parser) trustedRoot(n *yaml.Node, rule string) ([]byte, error) {
+// trustedRoot reads a trusted_root.json (rule 8), and returns it and the
+// file it was read from.
+func (p *parser) trustedRoot(n *yaml.Node, rule string) ([]byte, string, error) {
 	if _, err := p.str(n, rule+".trusted_root"); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	name, err := p.resolve(n, rule+".trusted_root")
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	data, err := readfile.Small(name, MaxFileSize)
 	if err != nil {
-		return nil, p.errf(n, "%s.trusted_root: %v", rule, err)
+		return nil, "", p.errf(n, "%s.trusted_root: %v", rule, err)
 	}
 	if !json.Valid(data) {
-		return nil, p.errf(n, "%s.trusted_root: %s is not JSON (a Sigstore trusted_root.json)", rule, name)
+		return nil, "", p.errf(n, "%s.trusted_root: %s is not JSON (a Sigstore trusted_root.json)", rule, name)
 	}
-	return data, nil
+	return data, name, nil
 }
 
 // commits reads a rule's commits (rule 7).
@@ -529,7 +531,7 @@ func (r *signerRule) requirements() []signature.Requirement {
 		out = append(out, signature.Requirement{
 			Identity: r.identity, IdentityRegexp: r.identityRE,
 			Issuer: r.issuer, IssuerRegexp: r.issuerRE,
-			TrustedRoot: r.trustedRoot,
+			TrustedRoot: r.trustedRoot, TrustedRootFile: r.rootFile,
 		})
 	}
 	return out

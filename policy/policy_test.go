@@ -232,7 +232,7 @@ signers:
 			IdentityRegexp: "^https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/",
 			Issuer:         "https://token.actions.githubusercontent.com"}}},
 		{Rule: policy.Rule{Name: "signers[2]", File: name, Line: 6}, Requirements: []signature.Requirement{{
-			Identity: "release@acme.corp", IssuerRegexp: `^https://accounts\.google\.com$`, TrustedRoot: []byte("{}")}}},
+			Identity: "release@acme.corp", IssuerRegexp: `^https://accounts\.google\.com$`, TrustedRoot: []byte("{}"), TrustedRootFile: filepath.Join(dir, "trusted_root.json")}}},
 		{Rule: policy.Rule{Name: "signers[4]", File: name, Line: 12}, Requirements: []signature.Requirement{{Key: pub}, {Key: pub}}},
 	}
 	if diff := cmp.Diff(want, rules); diff != "" {

@@ -164,6 +164,10 @@ type Requirement struct {
 	// timestamp authorities keyless signatures are checked against.
 	// Empty means Sigstore's public-good root.
 	TrustedRoot []byte
+	// TrustedRootFile is the file TrustedRoot was read from, "" when it
+	// came from no file. Verification does not use it: it says where the
+	// root is for callers that record it (package install's lock file).
+	TrustedRootFile string
 }
 
 // String says what the requirement asks for, in a user's words.

@@ -230,6 +230,15 @@ func printChanges(s *streams, changes []install.Change, f *scopeFlags, err error
 		if c.PreviousPin != c.Pin {
 			fmt.Fprintf(s.out, "%-9s %s: %s -> %s\n", "pinned", c.Skill, shortPin(c.PreviousPin), shortPin(c.Pin))
 		}
+		switch {
+		case c.Signer == c.PreviousSigner:
+		case c.PreviousSigner == "":
+			fmt.Fprintf(s.out, "signer of %s recorded: %s\n", c.Skill, c.Signer)
+		case c.Signer == "":
+			fmt.Fprintf(s.out, "signer of %s no longer recorded (was %s)\n", c.Skill, c.PreviousSigner)
+		default:
+			fmt.Fprintf(s.out, "signer of %s changed from %s to %s (accepted)\n", c.Skill, c.PreviousSigner, c.Signer)
+		}
 		if c.Action == install.ActionUnchanged || c.Action == install.ActionSkipped {
 			continue
 		}
@@ -392,7 +401,8 @@ anything is read. Every skill is audited: one with a finding at the policy's
 threshold (default high) is skipped with its findings and the command exits
 1, unless --allow-risk RULE names the rule. The lock file records who signed;
 content later signed by anyone else is refused unless --accept-signer names
-the new signer.`
+the new signer; then the lock file records it and the output says "signer of
+NAME changed from OLD to NEW (accepted)", also when the content is the same.`
 
 const addExample = `  agentskills add ./examples/skills --agent claude-code,codex
   agentskills add anthropics/skills --list
@@ -819,6 +829,11 @@ func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
 	refused, err := checkTrust(ctx, in, opts.io)
 	if err != nil {
 		return err
+	}
+	if !opts.scope.json {
+		if err := printAllowed(in, opts.io); err != nil {
+			return err
+		}
 	}
 	if opts.scope.json {
 		if err := printStatus(opts.io, bad, true); err != nil {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -38,7 +40,7 @@ func (f *trustFlags) register(cmd *cobra.Command, accept bool) {
 	fl.StringVar(&f.identityRegexp, "certificate-identity-regexp", "", "as --certificate-identity, matching this regular expression")
 	fl.StringVar(&f.issuer, "certificate-oidc-issuer", "", "require a keyless signature whose certificate names this OIDC issuer")
 	fl.StringVar(&f.issuerRegexp, "certificate-oidc-issuer-regexp", "", "as --certificate-oidc-issuer, matching this regular expression")
-	fl.StringVar(&f.trustedRoot, "trusted-root", "", "check keyless signatures against this trusted_root.json (default: Sigstore's public-good root)")
+	fl.StringVar(&f.trustedRoot, "trusted-root", "", "check keyless signatures against this trusted_root.json (default: Sigstore's public-good root); the lock file records its digest and path, and sync and verify use it again offline")
 	if accept {
 		fl.StringArrayVar(&f.acceptSigners, "accept-signer", nil, "accept this new signer of a source in place of the one the lock file records, named as the refusal names it (its key ID sha256:..., or IDENTITY (issuer ISSUER)); repeatable")
 		fl.StringArrayVar(&f.allowRisks, "allow-risk", nil, "install skills whose audit finds this rule (by id, e.g. download-exec) at or above the threshold; repeatable ('agentskills audit' shows the findings)")
@@ -101,6 +103,9 @@ func (f *trustFlags) requirements() ([]signature.Requirement, error) {
 			return nil, fmt.Errorf("--trusted-root: %w", err)
 		}
 		r.TrustedRoot = data
+		if r.TrustedRootFile, err = filepath.Abs(f.trustedRoot); err != nil {
+			return nil, fmt.Errorf("--trusted-root: %w", err)
+		}
 	}
 	return append(reqs, r), nil
 }
@@ -153,4 +158,18 @@ func checkTrust(ctx context.Context, in *install.Installer, s *streams) (refused
 		lines = append(lines, line)
 	}
 	return reported(strings.Join(lines, "\n")), nil
+}
+
+// printAllowed prints, for verify, each audit finding the lock file allows
+// (add --allow-risk recorded it for the skill's content).
+func printAllowed(in *install.Installer, s *streams) error {
+	allowed, err := in.RecordedRisks()
+	if err != nil {
+		return installErr(err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(allowed)) {
+		a := allowed[name]
+		fmt.Fprintf(s.out, "allowed  %s: audit rules %s, for its content %s (recorded by --allow-risk)\n", name, strings.Join(a.Rules, ", "), shortPin(a.Digest))
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"log"
@@ -87,8 +88,9 @@ func TestTrustFlagsAndPolicy(t *testing.T) {
 // TestTrustAuditCLI checks add's audit at the command line: a malicious
 // skill is skipped with its findings and the flag that lets it through,
 // the good one of the same source installs, and the exit code is 1;
-// --allow-risk installs it; verify then refuses it (exit 1) unless the
-// same rules are allowed by the policy, and --json carries the refusals.
+// --allow-risk installs it and the lock file records the rules allowed,
+// so verify passes; a lock file without that record (as older ones are)
+// has verify refuse it (exit 1), and --json carries the refusals.
 func TestTrustAuditCLI(t *testing.T) {
 	project := trustProject(t, "")
 	src := t.TempDir()
@@ -117,6 +119,23 @@ func TestTrustAuditCLI(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("add %q = %d; stderr:\n%s", allow, code, stderr)
 	}
+	if code, stdout, stderr := runCLI(t, "verify"); code != 0 {
+		t.Errorf("verify after add %q = %d\nstdout:\n%s\nstderr:\n%s\nwant 0: the lock file records the rules allowed", allow, code, stdout, stderr)
+	}
+	lockPath := filepath.Join(project, ".agents", "agentskills.lock")
+	data, err := os.ReadFile(lockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lock map[string]any
+	if err := json.Unmarshal(data, &lock); err != nil {
+		t.Fatal(err)
+	}
+	delete(lock["skills"].(map[string]any)["evil"].(map[string]any), "allowed_risks")
+	if data, err = json.Marshal(lock); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(lockPath, data, 0o644)
 	code, stdout, stderr = runCLI(t, "verify", "--json")
 	if code != 1 || !strings.Contains(stderr, "refused  evil") || !strings.Contains(stdout, `"code":"`) || !strings.Contains(stdout, "refused by the trust checks") {
 		t.Errorf("verify --json of an installed malicious skill = %d\nstdout:\n%s\nstderr:\n%s\nwant 1 and the refusal in the error line", code, stdout, stderr)

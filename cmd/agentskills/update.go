@@ -44,9 +44,11 @@ Everything is checked before anything changes, as add does: a skill edited
 since it was installed is kept (exit 1, naming the changed files) unless
 --force, which first moves it to .agents/backups; the trust checks of add
 apply (the policy, the signer the lock file records: content signed by
-another is refused unless --accept-signer names the new signer; the audit
-refuses a skill, and the whole update, unless --allow-risk names the
-rule); a source that cannot be read fails the update, and so does a
+another is refused unless --accept-signer names the new signer, and the
+update then says "signer of NAME changed from OLD to NEW (accepted)", also
+for the same content; the audit refuses a skill, and the whole update,
+unless --allow-risk names the rule or the lock file records it allowed for
+the same content); a source that cannot be read fails the update, and so does a
 skill the source no longer holds where the lock file says (remove it, or
 add it again from where the source keeps it now). New content that
 breaks only the Agent Skills specification is refused unless --lenient,
@@ -136,6 +138,12 @@ func printUpdates(s *streams, ups []install.SkillUpdate, changes []install.Chang
 			continue
 		}
 		moved++
+		if u.Signer != u.PreviousSigner && u.PreviousSigner != "" && u.Signer != "" {
+			fmt.Fprintf(s.out, "signer of %s changed from %s to %s (accepted)\n", u.Skill, u.PreviousSigner, u.Signer)
+			if u.Pin == u.PreviousPin && u.Digest == u.PreviousDigest && u.PreviousSource == "" {
+				continue
+			}
+		}
 		from, to := u.PreviousPin, u.Pin
 		if from == "" && to == "" {
 			from, to = u.PreviousDigest, u.Digest

@@ -1,0 +1,212 @@
+package install
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/internal/readfile"
+	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/signature"
+	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source/oci"
+)
+
+// What the lock file records of the trust checks beyond who signed
+// (# Trust in the package doc): the trusted root that verified a keyless
+// signer (rule 4), a change of the recorded signer (rule 4), and the
+// audit findings allowed for a skill's content (rule 5).
+
+// lockRoot is a trusted root (a trusted_root.json) as the lock file
+// records it (Trust rule 4).
+type lockRoot struct {
+	// Digest is the file's SHA-256, "sha256:HEX".
+	Digest string `json:"digest"`
+	// Path is the file: relative to the scope's root (slash-separated)
+	// when it is inside it, else absolute; "" when the root was given
+	// without a file (signature.Requirement.TrustedRootFile).
+	Path string `json:"path,omitempty"`
+}
+
+// read reads the trusted root r records, its path taken under root when
+// relative, and checks its digest. A relative path that leads out of root
+// is [ErrInvalidLock]; a file that cannot be read or has another digest is
+// signature.ErrRequirement, saying what to do.
+func (r *lockRoot) read(root string) (data []byte, file string, _ error) {
+	const fix = "restore it, or give the trusted root again as a requirement (Trust.Signers; agentskills --trusted-root FILE with the identity and issuer) and add the source again to record it"
+	if r.Path == "" {
+		return nil, "", fmt.Errorf("%w: the lock file records trusted root %s, but not its file; give the trusted root as a requirement (Trust.Signers; agentskills --trusted-root FILE with the identity and issuer)", signature.ErrRequirement, r.Digest)
+	}
+	file = filepath.FromSlash(r.Path)
+	if !filepath.IsAbs(file) {
+		if !filepath.IsLocal(file) {
+			return nil, "", fmt.Errorf("%w: trusted root %q leads out of %s; fix or remove that entry", ErrInvalidLock, r.Path, root)
+		}
+		file = filepath.Join(root, file)
+	}
+	data, err := readfile.Small(file, policy.MaxFileSize)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: the trusted root the lock file records, %s, cannot be read (%v); %s", signature.ErrRequirement, r.Path, err, fix)
+	}
+	if d := rootDigest(data); d != r.Digest {
+		return nil, "", fmt.Errorf("%w: the trusted root the lock file records, %s, has changed: its digest is %s, the lock file records %s; %s", signature.ErrRequirement, r.Path, d, r.Digest, fix)
+	}
+	return data, file, nil
+}
+
+// rootDigest is the digest of a trusted root as lockRoot records it.
+func rootDigest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// verifiedRoot is the record of the trusted root that verified the
+// keyless signer s of r at pin, one of reqs' (Trust rule 4): nil for
+// Sigstore's public-good root. When requirements that s meets name
+// different roots, each is verified alone, in order, from the bundle just
+// kept in the skill cache.
+func (st *sourceTrust) verifiedRoot(ctx context.Context, r *oci.Remote, pin string, reqs []signature.Requirement, s signature.Signer) (*lockRoot, error) {
+	var meets []signature.Requirement
+	for _, q := range reqs {
+		if q.Key == nil && q.Matches(s) {
+			meets = append(meets, q)
+		}
+	}
+	if len(meets) > 1 && slices.ContainsFunc(meets[1:], func(q signature.Requirement) bool { return !bytes.Equal(q.TrustedRoot, meets[0].TrustedRoot) }) {
+		i := slices.IndexFunc(meets, func(q signature.Requirement) bool {
+			_, err := r.Verify(ctx, pin, []signature.Requirement{q})
+			return err == nil
+		})
+		if i < 0 {
+			return nil, fmt.Errorf("%w: %s at %s: signer %s verified, but against no single trusted root of the requirements", ErrRefused, st.ps.Display, shortPin(pin), s)
+		}
+		meets = meets[i:]
+	}
+	if len(meets) == 0 {
+		return nil, fmt.Errorf("%w: %s at %s: signer %s verified, but no requirement names it", ErrRefused, st.ps.Display, shortPin(pin), s)
+	}
+	q := meets[0]
+	if len(q.TrustedRoot) == 0 {
+		return nil, nil
+	}
+	lr := &lockRoot{Digest: rootDigest(q.TrustedRoot)}
+	if q.TrustedRootFile != "" {
+		lr.Path = relTo(st.in.Root(), q.TrustedRootFile)
+	}
+	return lr, nil
+}
+
+// signerChange is the signer the lock file records in entry and the one
+// old recorded, as Change.Signer and Change.PreviousSigner report them:
+// "" and "" when they are the same or old is nil (a new skill).
+func signerChange(old, entry *lockEntry) (now, before string) {
+	if old == nil {
+		return "", ""
+	}
+	name := func(s *lockSigner) string {
+		if s == nil {
+			return ""
+		}
+		return s.Signer.String()
+	}
+	now, before = name(entry.Signer), name(old.Signer)
+	if now == before {
+		return "", ""
+	}
+	return now, before
+}
+
+// allowRisks splits findings into those whose rule rules does not name,
+// left, and the rules that name at least one, used, sorted.
+func allowRisks(findings []audit.Finding, rules []string) (left []audit.Finding, used []string) {
+	for _, f := range findings {
+		if !slices.Contains(rules, f.Rule) {
+			left = append(left, f)
+		} else if !slices.Contains(used, f.Rule) {
+			used = append(used, f.Rule)
+		}
+	}
+	slices.Sort(used)
+	return left, used
+}
+
+// allowCandidate removes from findings, the audit of c, those Trust.AllowRisks
+// allows and those rec (what the lock file records for c, or nil) allows
+// for c's content (Trust rule 5), and sets c.allowed to what was allowed,
+// with the content digest audited, for the lock file to record.
+func (in *Installer) allowCandidate(ctx context.Context, c *candidate, findings []audit.Finding, rec *RiskAllowance) ([]audit.Finding, error) {
+	c.allowed = nil
+	left, used := allowRisks(findings, in.trust.AllowRisks)
+	if len(used) == 0 && (len(left) == 0 || rec == nil) {
+		return left, nil
+	}
+	d, err := checkTree(ctx, c.tree(), c.name, in.cache)
+	if err != nil {
+		return nil, err
+	}
+	if rec != nil && d == rec.Digest {
+		var more []string
+		left, more = allowRisks(left, rec.Rules)
+		used = slices.Compact(slices.Sorted(slices.Values(append(used, more...))))
+	}
+	if len(used) > 0 {
+		c.allowed = &RiskAllowance{Rules: used, Digest: d}
+	}
+	return left, nil
+}
+
+// allowInstalled is allowCandidate of the installed skill folder dir,
+// recorded with rec.
+func (in *Installer) allowInstalled(ctx context.Context, dir string, findings []audit.Finding, rec *RiskAllowance) ([]audit.Finding, error) {
+	left, _ := allowRisks(findings, in.trust.AllowRisks)
+	if len(left) == 0 || rec == nil {
+		return left, nil
+	}
+	d, err := skill.ContentDigest(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	if d == rec.Digest {
+		left, _ = allowRisks(left, rec.Rules)
+	}
+	return left, nil
+}
+
+// allowance is what the lock entry of c, installed with content digest
+// d, records of the audit findings allowed (Trust rule 5): what its audit
+// allowed, for the content audited; without trust checks (checked
+// false), what old records for the same content.
+func (c *candidate) allowance(d string, old *lockEntry, checked bool) *RiskAllowance {
+	if checked {
+		if c.allowed != nil && c.allowed.Digest == d {
+			return c.allowed
+		}
+		return nil
+	}
+	if old != nil && old.AllowedRisks != nil && old.AllowedRisks.Digest == d {
+		return old.AllowedRisks
+	}
+	return nil
+}
+
+// RecordedRisks returns the audit findings allowed that the scope's lock
+// file records (Trust rule 5), by skill: what `agentskills verify` shows.
+// A skill that records none is not in it.
+func (in *Installer) RecordedRisks() (map[string]RiskAllowance, error) {
+	lock, err := in.readCheckedLock()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]RiskAllowance{}
+	for name, e := range lock.Skills {
+		if e.AllowedRisks != nil {
+			out[name] = *e.AllowedRisks
+		}
+	}
+	return out, nil
+}
