@@ -83,7 +83,9 @@ func hostedPolicySource(s policy.Source, text string) (policy.Source, error) {
 		return s, err
 	}
 	if gh != nil {
-		s.Kind, s.Location = gh.PolicyLocation()
+		if s.Kind, s.Location, err = gh.PolicyLocation(); err != nil {
+			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+		}
 		s.Pinned = s.Pinned || gitsyntax.IsCommit(strings.ToLower(gh.Ref))
 		return s, nil
 	}
@@ -91,12 +93,16 @@ func hostedPolicySource(s policy.Source, text string) (policy.Source, error) {
 }
 
 // gitPolicySource completes s, the policy's view of the git source src
-// typed as text: kind "git" at the location policy.GitLocation gives,
-// pinned when the ref is a commit.
+// typed as text: kind "git" at the canonical location source.GitLocation
+// gives, pinned when the ref is a commit; a URL whose location cannot be
+// made canonical is refused (# Trust, rule 1).
 func gitPolicySource(s policy.Source, text string, src git.Source) (policy.Source, error) {
-	loc, ok := policy.GitLocation(src.URL)
-	if !ok {
+	if u, err := url.Parse(src.URL); err == nil && policy.HasDotSegment(u.Path) {
 		return s, dotSegmentError(text)
+	}
+	loc, err := source.GitLocation(src.URL)
+	if err != nil {
+		return s, fmt.Errorf("%w: %s: %w", ErrInvalidSource, s.Display, err)
 	}
 	s.Kind, s.Location = "git", loc
 	s.Pinned = s.Pinned || gitsyntax.IsCommit(src.Ref)

@@ -173,7 +173,11 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 		if err != nil {
 			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}
-		s.Kind, s.Location = "oci", ref.Host+"/"+ref.Repository
+		loc, err := source.OCILocation(ref.Host, ref.Repository) // # Trust, rule 1: canonical, or refused
+		if err != nil {
+			return s, fmt.Errorf("%w: %s: %w", ErrInvalidSource, s.Display, err)
+		}
+		s.Kind, s.Location = "oci", loc
 		s.Pinned = s.Pinned || ref.Digest != ""
 		return s, nil
 	case strings.HasPrefix(text, "git+"):
@@ -198,8 +202,11 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 		if policy.HasDotSegment(u.Path) {
 			return s, dotSegmentError(text)
 		}
-		u.User = nil
-		s.Kind, s.Location = "url", u.String()
+		loc, err := source.URLLocation(u.String())
+		if err != nil {
+			return s, fmt.Errorf("%w: %s: %w", ErrInvalidSource, s.Display, err)
+		}
+		s.Kind, s.Location = "url", loc
 		s.Pinned = s.Pinned || want != ""
 		return s, nil
 	}
@@ -212,7 +219,9 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 		if err != nil {
 			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}
-		s.Kind, s.Location = src.PolicyLocation() // an Enterprise address after github: is its host's (rule 13)
+		if s.Kind, s.Location, err = src.PolicyLocation(); err != nil { // an Enterprise address after github: is its host's (rule 13)
+			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+		}
 		s.Pinned = s.Pinned || gitsyntax.IsCommit(src.Ref)
 		return s, nil
 	}
