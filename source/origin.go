@@ -50,6 +50,9 @@ func canonical(kind, location string, pattern bool) (string, string, error) {
 		if h, err = patternHost(host, ociHost, pattern); err == nil {
 			repo, err = cleanPath(repo, pathRules{fold: true, pattern: pattern})
 		}
+		if err == nil && !pattern && strings.Trim(repo, "abcdefghijklmnopqrstuvwxyz0123456789._-/") != "" {
+			err = fmt.Errorf("the repository %q may hold only lower-case letters, digits, '.', '_', '-' and '/'", repo)
+		}
 		out = h + "/" + repo
 	case "git":
 		out, err = gitNotation(location, pattern)
@@ -75,7 +78,14 @@ func canonical(kind, location string, pattern bool) (string, string, error) {
 
 // patternHost is canon of host, or for a pattern's host with a wildcard
 // host in lower case.
+// An IPv6 address's brackets are escaped in a pattern, where [ opens a
+// class.
 func patternHost(host string, canon func(string) (string, error), pattern bool) (string, error) {
+	if pattern && strings.HasPrefix(host, "[") {
+		if h, err := canon(host); err == nil {
+			return strings.NewReplacer("[", `\[`, "]", `\]`).Replace(h), nil
+		}
+	}
 	if pattern && isGlob(host) {
 		return strings.ToLower(host), nil
 	}
@@ -369,10 +379,10 @@ func cleanPath(p string, r pathRules) (string, error) {
 	}
 	var elems []string
 	for _, e := range strings.Split(p, "/") {
-		switch e {
-		case "":
+		if e == "" {
 			continue
-		case ".", "..":
+		}
+		if d, err := url.PathUnescape(e); err == nil && (d == "." || d == ".." || strings.ContainsAny(d, "/\\")) {
 			return "", fmt.Errorf("the path %q has a %q segment, which git and servers read as another path: write it without", p, e)
 		}
 		elems = append(elems, e)

@@ -56,6 +56,9 @@ func TestCanonicalLocation(t *testing.T) {
 		{"oci", "2130706433/acme/x", ""},
 		{"oci", "xn--zz.example/acme/x", ""},
 		{"oci", "ghcr.io/acme/../x", ""},
+		{"oci", "ghcr.io/acme/%2e%2e/x", ""},
+		{"oci", "ghcr.io/acme/x%2Fy", ""},
+		{"git", "git.example.org/team/%2E%2e/x", ""},
 		{"oci", "ghcr.io/acme//x", "ghcr.io/acme/x"},
 		{"oci", "ghcr.io", ""},
 		{"oci", "ghcr.io/acme/x.git", "ghcr.io/acme/x.git"},
@@ -168,6 +171,8 @@ func TestCanonicalPattern(t *testing.T) {
 	for _, tt := range []struct{ kind, in, wantKind, want string }{
 		{"oci", "GHCR.IO:443/Acme/*", "oci", "ghcr.io/acme/*"},
 		{"oci", "*.acme.corp/**", "oci", "*.acme.corp/**"},
+		{"oci", "[0::1]:05000/acme/*", "oci", `\[::1\]:5000/acme/*`},
+		{"oci", "ghcr.io/[a-c]*/x", "oci", "ghcr.io/[a-c]*/x"},
 		{"git", "**", "git", "**"},
 		{"git", "git.acme.corp:0022/team//*.git", "git", "git.acme.corp/team/*.git"},
 		{"git", "github.com/Acme/*", "git", "github.com/acme/*"},
