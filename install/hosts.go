@@ -84,7 +84,7 @@ func hostedPolicySource(s policy.Source, text string) (policy.Source, error) {
 	}
 	if gh != nil {
 		if s.Kind, s.Location, err = gh.PolicyLocation(); err != nil {
-			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+			return s, notCanonical(s, err)
 		}
 		s.Pinned = s.Pinned || gitsyntax.IsCommit(strings.ToLower(gh.Ref))
 		return s, nil
@@ -102,7 +102,7 @@ func gitPolicySource(s policy.Source, text string, src git.Source) (policy.Sourc
 	}
 	loc, err := source.GitLocation(src.URL)
 	if err != nil {
-		return s, fmt.Errorf("%w: %s: %w", ErrInvalidSource, s.Display, err)
+		return s, notCanonical(s, err)
 	}
 	s.Kind, s.Location = "git", loc
 	s.Pinned = s.Pinned || gitsyntax.IsCommit(src.Ref)

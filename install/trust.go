@@ -175,7 +175,7 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 		}
 		loc, err := source.OCILocation(ref.Host, ref.Repository) // # Trust, rule 1: canonical, or refused
 		if err != nil {
-			return s, fmt.Errorf("%w: %s: %w", ErrInvalidSource, s.Display, err)
+			return s, notCanonical(s, err)
 		}
 		s.Kind, s.Location = "oci", loc
 		s.Pinned = s.Pinned || ref.Digest != ""
@@ -204,7 +204,7 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 		}
 		loc, err := source.URLLocation(u.String())
 		if err != nil {
-			return s, fmt.Errorf("%w: %s: %w", ErrInvalidSource, s.Display, err)
+			return s, notCanonical(s, err)
 		}
 		s.Kind, s.Location = "url", loc
 		s.Pinned = s.Pinned || want != ""
@@ -220,7 +220,7 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}
 		if s.Kind, s.Location, err = src.PolicyLocation(); err != nil { // an Enterprise address after github: is its host's (rule 13)
-			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+			return s, notCanonical(s, err)
 		}
 		s.Pinned = s.Pinned || gitsyntax.IsCommit(src.Ref)
 		return s, nil
@@ -243,6 +243,13 @@ func isGitHubRepoURL(text string) bool {
 	}
 	_, err := github.Parse(text)
 	return err == nil
+}
+
+// notCanonical is the refusal of a source whose location cannot be made
+// canonical (# Trust, rule 1): no rule of the policy can be matched
+// against it, so none can be known not to apply.
+func notCanonical(s policy.Source, err error) error {
+	return fmt.Errorf("%w: %s: its location cannot be made canonical, so the policy's rules cannot be matched against it: %w", ErrRefused, s.Display, err)
 }
 
 func dotSegmentError(text string) error {

@@ -82,8 +82,8 @@ func TestTrustOCISignerRuleEverySpelling(t *testing.T) {
 			f := newFixture(t)
 			src := spell(h)
 			_, err := trustInstaller(t, f, "", Trust{Policy: p}).Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
-			if !errors.Is(err, ErrInvalidSource) {
-				t.Errorf("Add(%s) = %v; want ErrInvalidSource: its location cannot be made canonical", src, err)
+			if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "canonical") {
+				t.Errorf("Add(%s) = %v; want ErrRefused: its location cannot be made canonical", src, err)
 			}
 			assertNothingInstalled(t, f)
 		}
