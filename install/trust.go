@@ -617,6 +617,9 @@ func (in *Installer) auditCandidate(c *candidate) (*Refusal, error) {
 // checkRecorded is checkSource of a source a lock file records at pin
 // for the skills names (a sync).
 func (in *Installer) checkRecorded(source, pin string, names []string, lock *lockFile) (*sourceTrust, error) {
+	if err := in.checkHost(source, pin, names, lock); err != nil {
+		return nil, err
+	}
 	text := source
 	if pin == "" {
 		text = in.sourcePath(source)

@@ -135,3 +135,54 @@ func TestTrustCommitRuleEverySpelling(t *testing.T) {
 		assertNothingInstalled(t, f)
 	}
 }
+
+// TestGitHubAPIHost checks Trust rule 1 for a GitHub source read through
+// another API than github.com's ($GITHUB_API_URL, as Enterprise runners
+// set it): it is that host's repository, which github:OWNER/* (meaning
+// github.com) does not allow and github:HOST/OWNER/* does; the lock file
+// records the host, and a sync where GITHUB_API_URL names another is
+// refused before any request.
+func TestGitHubAPIHost(t *testing.T) {
+	g := newFakeGitHub(t)
+	g.publish("HEAD", commitA, map[string]string{"skills/alpha/SKILL.md": skillMD("alpha")})
+	host := strings.TrimPrefix(g.api.URL, "http://")
+	for _, tt := range []struct {
+		pattern string
+		allowed bool
+	}{{"github:o/*", false}, {"github:" + host + "/o/*", true}} {
+		f := newFixture(t)
+		p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\""+tt.pattern+"\"]\n")
+		_, err := trustInstaller(t, f, "", Trust{Policy: p}).Add(t.Context(), Request{Sources: []string{"github:o/skills"}, Agents: agentsOf(t, "claude-code")})
+		if !tt.allowed {
+			if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "sources.allow") {
+				t.Errorf("Add(github:o/skills) from %s under allow %s = %v; want ErrRefused by sources.allow", host, tt.pattern, err)
+			}
+			assertNothingInstalled(t, f)
+			continue
+		}
+		if err != nil {
+			t.Fatalf("Add(github:o/skills) from %s under allow %s = %v", host, tt.pattern, err)
+		}
+		lock, err := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := lock.Skills["alpha"]; e == nil || e.Host != host {
+			t.Fatalf("the lock file records %+v for alpha; want the host %s", e, host)
+		}
+		os.RemoveAll(filepath.Join(f.env.Project, ".agents", "skills", "alpha"))
+		g.take()
+		t.Setenv("GITHUB_API_URL", "")
+		_, err = trustInstaller(t, f, "", Trust{}).Sync(t.Context(), SyncRequest{})
+		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), host) || !strings.Contains(err.Error(), "GITHUB_API_URL") {
+			t.Errorf("Sync of a lock file recording %s with GITHUB_API_URL unset = %v; want ErrRefused naming the host and GITHUB_API_URL", host, err)
+		}
+		if got := g.take(); len(got) != 0 {
+			t.Errorf("the refused Sync asked %q", got)
+		}
+		t.Setenv("GITHUB_API_URL", g.api.URL)
+		if _, err := trustInstaller(t, f, "", Trust{}).Sync(t.Context(), SyncRequest{}); err != nil {
+			t.Errorf("Sync with GITHUB_API_URL naming %s again = %v", host, err)
+		}
+	}
+}
