@@ -97,10 +97,14 @@ type Source struct {
 	// (an SDK skill that comes from somewhere but does not say where: an
 	// archive without an origin; rule 5).
 	Kind string
-	// Location is where it is, normalized: github "owner/repo"; git
-	// "host/path" (no scheme, user or .git suffix); oci "host/repo";
-	// url the URL without credentials or fragment; local an absolute,
-	// cleaned path.
+	// Location is where it is, canonical (rule 15; package source's
+	// functions make it): github "owner/repo"; git "host/path" (no
+	// scheme, user, default port or .git suffix; "/path" for a file
+	// URL; "host/owner/repo" for a GitHub repository on another host
+	// than github.com); oci "host/repo"; url the URL without
+	// credentials or fragment; local an absolute, cleaned path. The
+	// policy makes a location canonical again before matching it, so a
+	// caller may give any spelling of it.
 	Location string
 	// Pinned reports whether the source names an immutable version: a
 	// commit, a manifest digest, a URL's #sha256=.
