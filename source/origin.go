@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 )
@@ -243,7 +244,7 @@ func GitHubLocation(host, owner, repo string) (kind, location string, err error)
 	if host == "" {
 		return "github", path, nil
 	}
-	h, err := CanonicalHost(host, "443")
+	h, err := gitHost(host) // kind git: rule 11's ports
 	if err != nil {
 		return "", "", fmt.Errorf("GitHub host %q: %w: %w", host, ErrInvalid, err)
 	}
@@ -263,7 +264,7 @@ func githubNotation(loc string, pattern bool) (string, string, error) {
 	first, rest, _ := strings.Cut(loc, "/")
 	kind, host := "github", ""
 	if IsHostElement(first) {
-		h, err := patternHost(first, func(h string) (string, error) { return CanonicalHost(h, "443") }, pattern)
+		h, err := patternHost(first, gitHost, pattern) // kind git: rule 11's ports
 		if err != nil {
 			return "", "", err
 		}
@@ -273,16 +274,20 @@ func githubNotation(loc string, pattern bool) (string, string, error) {
 	} else {
 		rest = loc
 	}
-	elems := strings.Split(strings.ToLower(rest), "/")
-	if pattern && len(elems) < 2 && !slices.Contains(elems, "**") {
+	if owner, _, _ := strings.Cut(rest, "/"); kind == "github" && IsHostElement(owner) && host == "" && rest != loc {
+		return "", "", fmt.Errorf("%q is not a GitHub owner (one holds no '.' or ':')", owner)
+	}
+	if strings.Contains(rest, "//") || strings.HasPrefix(rest, "/") {
+		return "", "", fmt.Errorf("%q has an empty owner or repository's name", rest)
+	}
+	p, err := cleanPath(rest, pathRules{git: true, fold: true, pattern: pattern})
+	if err != nil {
+		return "", "", err
+	}
+	if elems := strings.Split(p, "/"); pattern && len(elems) < 2 && !slices.Contains(elems, "**") {
 		return "", "", fmt.Errorf("a github pattern names OWNER/REPO, or HOST/OWNER/REPO for another GitHub host than github.com")
 	}
-	for _, e := range elems {
-		if e == "" || e == "." || e == ".." || strings.Contains(e, "\\") {
-			return "", "", fmt.Errorf("%q is not an owner or a repository's name", e)
-		}
-	}
-	return kind, host + strings.Join(elems, "/"), nil
+	return kind, host + p, nil
 }
 
 // IsHostElement reports whether the first element of a github location
@@ -382,7 +387,7 @@ func cleanPath(p string, r pathRules) (string, error) {
 		if e == "" {
 			continue
 		}
-		if d, err := url.PathUnescape(e); err == nil && (d == "." || d == ".." || strings.ContainsAny(d, "/\\")) {
+		if dotSegment(e) {
 			return "", fmt.Errorf("the path %q has a %q segment, which git and servers read as another path: write it without", p, e)
 		}
 		elems = append(elems, e)
@@ -390,8 +395,8 @@ func cleanPath(p string, r pathRules) (string, error) {
 	if n := len(elems); r.git && n > 0 && !(r.pattern && isGlob(elems[n-1])) {
 		if elems[n-1] == ".git" {
 			elems = elems[:n-1]
-		} else if elems[n-1] = strings.TrimSuffix(elems[n-1], ".git"); elems[n-1] == "" {
-			return "", fmt.Errorf("the path %q names no repository", p)
+		} else if elems[n-1] = strings.TrimSuffix(elems[n-1], ".git"); elems[n-1] == "" || dotSegment(elems[n-1]) {
+			return "", fmt.Errorf("the path %q names no repository, or one whose name without .git is a dot segment", p)
 		}
 	}
 	if len(elems) == 0 && !r.pattern {
@@ -402,6 +407,13 @@ func cleanPath(p string, r pathRules) (string, error) {
 		out = strings.ToLower(out)
 	}
 	return out, nil
+}
+
+// dotSegment reports whether the path element e, percent-decoded, is
+// "." or "..", or holds a slash or a backslash.
+func dotSegment(e string) bool {
+	d, err := url.PathUnescape(e)
+	return err == nil && (d == "." || d == ".." || strings.ContainsAny(d, "/\\"))
 }
 
 // hasDotSegment reports whether p has a "." or ".." segment between
@@ -532,11 +544,17 @@ func canonicalName(name string) (string, error) {
 	if ip := net.ParseIP(name); ip != nil {
 		return ip.String(), nil
 	}
+	if !utf8.ValidString(name) {
+		return "", fmt.Errorf("not a host name: it is not UTF-8")
+	}
 	ascii, err := idna.Lookup.ToASCII(name)
 	if err != nil {
 		return "", fmt.Errorf("not a host name (%v)", err)
 	}
 	ascii = strings.TrimSuffix(strings.ToLower(ascii), ".")
+	if again, err := idna.Lookup.ToASCII(ascii); err != nil || again != ascii {
+		return "", fmt.Errorf("not a host name: IDNA does not read its ASCII form %q back", ascii)
+	}
 	if ascii == "" || len(ascii) > maxHostLen {
 		return "", fmt.Errorf("not a host name")
 	}

@@ -201,3 +201,32 @@ func TestCanonicalPattern(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCanonicalLocation checks rules 9 to 14 on any text: no panic, a
+// canonical location is its own canonical form (the policy makes a
+// location canonical again before matching it), and an error wraps
+// ErrInvalid.
+func FuzzCanonicalLocation(f *testing.F) {
+	for _, s := range []string{
+		"ghcr.io:0443/acme/x", "[::1]:0443/acme/x", "bücher.example/acme/x", "ＧＨＣＲ.io/acme/x",
+		"git.example.org:0022/team//skills.git/", "/srv/repos//acme/tools/.git", "GitHub.com/Acme/Tools.git",
+		"ghe.acme.corp:443/Acme/Tools", "HTTPS://Example.ORG:0443/Kit.tgz#x", "ghcr.io/acme/%2e%2e/x", "0x7f.1/x",
+	} {
+		for _, kind := range []string{"oci", "git", "github", "url"} {
+			f.Add(kind, s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, kind, loc string) {
+		k, got, err := source.CanonicalLocation(kind, loc)
+		if err != nil {
+			if !errors.Is(err, source.ErrInvalid) {
+				t.Fatalf("CanonicalLocation(%q, %q) = %v, not ErrInvalid", kind, loc, err)
+			}
+			return
+		}
+		k2, again, err := source.CanonicalLocation(k, got)
+		if err != nil || k2 != k || again != got {
+			t.Fatalf("CanonicalLocation(%q, %q) = %s %q, whose own canonical form is %s %q, %v", kind, loc, k, got, k2, again, err)
+		}
+	})
+}
