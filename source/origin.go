@@ -55,6 +55,9 @@ func canonical(kind, location string, pattern bool) (string, string, error) {
 			err = fmt.Errorf("the repository %q may hold only lower-case letters, digits, '.', '_', '-' and '/'", repo)
 		}
 		out = h + "/" + repo
+		if repo == "" {
+			out = h
+		}
 	case "git":
 		out, err = gitNotation(location, pattern)
 	case "github":
@@ -77,10 +80,9 @@ func canonical(kind, location string, pattern bool) (string, string, error) {
 	return kind, out, nil
 }
 
-// patternHost is canon of host, or for a pattern's host with a wildcard
-// host in lower case.
-// An IPv6 address's brackets are escaped in a pattern, where [ opens a
-// class.
+// patternHost is canon of host; in a pattern (rule 14), a host with a
+// wildcard is only lower-cased, and an IPv6 address's brackets are
+// escaped, as [ opens a class there.
 func patternHost(host string, canon func(string) (string, error), pattern bool) (string, error) {
 	if pattern && strings.HasPrefix(host, "[") {
 		if h, err := canon(host); err == nil {
@@ -237,8 +239,8 @@ func caseless(h string) bool { return caselessHosts[h] }
 // Server, or the API GITHUB_API_URL names) HOST/OWNER/REPO, the location
 // of kind "git" its git+https address has (so kind is "git").
 func GitHubLocation(host, owner, repo string) (kind, location string, err error) {
-	if owner == "" || repo == "" || strings.ContainsAny(owner+repo, "/\\") {
-		return "", "", fmt.Errorf("GitHub repository %q: %w: want OWNER/REPO", owner+"/"+repo, ErrInvalid)
+	if owner == "" || repo == "" || strings.ContainsAny(owner+repo, "/\\") || IsHostElement(owner) {
+		return "", "", fmt.Errorf("GitHub repository %q: %w: want OWNER/REPO, an owner holding no '.' or ':' (as GitHub's)", owner+"/"+repo, ErrInvalid)
 	}
 	path := strings.ToLower(owner + "/" + strings.TrimSuffix(repo, ".git"))
 	if host == "" {
@@ -294,7 +296,7 @@ func githubNotation(loc string, pattern bool) (string, string, error) {
 // names a host rather than an owner: GitHub's owners hold neither "."
 // nor ":", and none is localhost.
 func IsHostElement(e string) bool {
-	return strings.ContainsAny(e, ".:[") || strings.EqualFold(e, "localhost")
+	return strings.ContainsAny(e, ".:") || strings.EqualFold(e, "localhost")
 }
 
 // URLLocation returns the canonical location of an archive's URL (rule

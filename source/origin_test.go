@@ -83,6 +83,7 @@ func TestCanonicalLocation(t *testing.T) {
 		{"github", "GHE.acme.corp:443/Acme/Tools", "ghe.acme.corp/acme/tools"},
 		{"github", "ghe.acme.corp:0/acme/tools", ""},
 		{"github", "acme//tools", ""},
+		{"github", "github.com/ghe.acme.corp/x", ""},
 		{"github", "acme/../tools", ""},
 		// url: scheme and host canonical, no user or fragment.
 		{"url", "HTTPS://Example.ORG:0443/Kit.tgz#x", "https://example.org/Kit.tgz"},
@@ -178,6 +179,7 @@ func TestCanonicalPattern(t *testing.T) {
 		{"git", "github.com/Acme/*", "git", "github.com/acme/*"},
 		{"git", "/srv/repos//acme/tools.git", "git", "/srv/repos/acme/tools"},
 		{"github", "Acme/*", "github", "acme/*"},
+		{"github", "[a-c]*/x", "github", "[a-c]*/x"},
 		{"github", "**", "github", "**"},
 		{"github", "GHE.acme.corp/acme/*", "git", "ghe.acme.corp/acme/*"},
 		{"url", "HTTPS://Skills.Acme.Corp:443/*", "url", "https://skills.acme.corp/*"},
@@ -229,4 +231,25 @@ func FuzzCanonicalLocation(f *testing.F) {
 			t.Fatalf("CanonicalLocation(%q, %q) = %s %q, whose own canonical form is %s %q, %v", kind, loc, k, got, k2, again, err)
 		}
 	})
+}
+
+// TestGitHubLocation checks rule 12 from a GitHub repository's parts.
+func TestGitHubLocation(t *testing.T) {
+	for _, tt := range []struct{ host, owner, repo, kind, loc string }{
+		{"", "Acme", "Tools", "github", "acme/tools"},
+		{"", "acme", "tools.git", "github", "acme/tools"},
+		{"GitHub.com:443", "acme", "tools", "github", "acme/tools"},
+		{"ghe.acme.corp:0443", "Acme", "Tools", "git", "ghe.acme.corp/acme/tools"},
+		{"ghe.acme.corp:0", "acme", "tools", "", ""},
+		{"", "foo.bar", "tools", "", ""},
+		{"", "acme", "", "", ""},
+	} {
+		kind, loc, err := source.GitHubLocation(tt.host, tt.owner, tt.repo)
+		switch {
+		case tt.kind == "" && !errors.Is(err, source.ErrInvalid):
+			t.Errorf("GitHubLocation(%q, %q, %q) = %s, %q, %v; want ErrInvalid", tt.host, tt.owner, tt.repo, kind, loc, err)
+		case tt.kind != "" && (err != nil || kind != tt.kind || loc != tt.loc):
+			t.Errorf("GitHubLocation(%q, %q, %q) = %s, %q, %v; want %s, %q", tt.host, tt.owner, tt.repo, kind, loc, err, tt.kind, tt.loc)
+		}
+	}
 }
