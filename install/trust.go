@@ -155,7 +155,7 @@ func (r *lockSigner) requirement() (signature.Requirement, error) {
 }
 
 // PolicySource returns source (any source Add takes, or one a lock file
-// records) as the policy sees it: its kind, its normalized location,
+// records) as the policy sees it: its kind, its canonical location,
 // whether it is pinned, and how to show it. A local path is made
 // absolute against the current folder. It reads nothing over the
 // network.
