@@ -115,7 +115,12 @@
 //     of git and github build, or a source of another type. No pattern
 //     matches an unknown source, so a policy with sources.allow,
 //     sources.pinned or a signers rule refuses it, saying how to give it
-//     an origin (rule 5 of package policy).
+//     an origin (rule 5 of package policy). An origin's location is
+//     canonical (rule 15 of package policy: oci://ghcr.io:0443/acme/x is
+//     ghcr.io/acme/x), and the policy makes it canonical again whoever
+//     built it, so every rule applies to every spelling of its sources;
+//     one that cannot be made canonical is refused as an unknown source
+//     is.
 //  2. The policy checks the origin (policy.Policy.Check: the sources it
 //     allows, whether they must be pinned) before the skill is
 //     materialized, so nothing is fetched or written for a refused one.

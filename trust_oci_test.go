@@ -164,3 +164,47 @@ func TestPolicyOCISkillWithoutOrigin(t *testing.T) {
 		})
 	}
 }
+
+// TestPolicyOCISignersEverySpelling checks rule 1 of "Trust" for another
+// spelling of a registry's host: a signers rule written for the
+// registry applies to a skill fetched with its port written with a
+// leading zero, whose origin is the canonical location, and its unsigned
+// content is refused before the driver starts.
+func TestPolicyOCISignersEverySpelling(t *testing.T) {
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0)), registry.WithReferrersSupport(true)))
+	t.Cleanup(srv.Close)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	cache := skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))
+	opts := []oci.Option{oci.WithCache(cache), oci.WithCredentials(credentials.NewMemoryStore())}
+	pub, _, _ := ed25519.GenerateKey(rand.Reader)
+	der, _ := x509.MarshalPKIXPublicKey(pub)
+	pdir := t.TempDir()
+	os.WriteFile(filepath.Join(pdir, "release.pub"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o644)
+	p, err := policy.Parse([]byte("version: 1\nsigners:\n  - sources: [oci:"+host+"/acme/*]\n    keys: [release.pub]\n"), filepath.Join(pdir, policy.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "review")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skillMD("review")), 0o644)
+	dgst, err := oci.Push(t.Context(), dir, "oci://"+host+"/acme/review:1", opts...)
+	if err != nil {
+		t.Fatalf("Push: %v", err)
+	}
+	name, port, _ := strings.Cut(host, ":")
+	spelled := "oci://" + name + ":0" + port + "/acme/review@" + dgst
+	a, err := oci.Fetch(t.Context(), spelled, opts...)
+	if err != nil {
+		t.Fatalf("Fetch(%s): %v", spelled, err)
+	}
+	s := a.TrustedSkill()
+	if got := adaptor.OriginOf(s.Source); got.Kind != "oci" || got.Location != host+"/acme/review" {
+		t.Errorf("OriginOf(TrustedSkill of %s) = %+v, want the canonical location %s/acme/review", spelled, got, host)
+	}
+	agent := adaptor.New(neverStarted{t}, adaptor.WithSkillMaterializer(cache), adaptor.WithPolicy(p), adaptor.WithSkills(s))
+	_, err = agent.Run(t.Context(), "go")
+	var pe *adaptor.PolicyError
+	if !errors.As(err, &pe) || !errors.Is(err, signature.ErrUnsigned) || pe.Rule.Name != "signers[1]" {
+		t.Fatalf("Run() of %s = %v, want a *PolicyError of signers[1] wrapping ErrUnsigned", spelled, err)
+	}
+}

@@ -3,6 +3,7 @@ package install
 import (
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
@@ -83,7 +84,9 @@ func hostedPolicySource(s policy.Source, text string) (policy.Source, error) {
 		return s, err
 	}
 	if gh != nil {
-		s.Kind, s.Location = gh.PolicyLocation()
+		if s.Kind, s.Location, err = gh.PolicyLocation(); err != nil {
+			return s, notCanonical(s, err)
+		}
 		s.Pinned = s.Pinned || gitsyntax.IsCommit(strings.ToLower(gh.Ref))
 		return s, nil
 	}
@@ -91,14 +94,63 @@ func hostedPolicySource(s policy.Source, text string) (policy.Source, error) {
 }
 
 // gitPolicySource completes s, the policy's view of the git source src
-// typed as text: kind "git" at the location policy.GitLocation gives,
-// pinned when the ref is a commit.
+// typed as text: kind "git" at the canonical location source.GitLocation
+// gives, pinned when the ref is a commit; a URL whose location cannot be
+// made canonical is refused (# Trust, rule 1).
 func gitPolicySource(s policy.Source, text string, src git.Source) (policy.Source, error) {
-	loc, ok := policy.GitLocation(src.URL)
-	if !ok {
+	if u, err := url.Parse(src.URL); err == nil && policy.HasDotSegment(u.Path) {
 		return s, dotSegmentError(text)
+	}
+	loc, err := source.GitLocation(src.URL)
+	if err != nil {
+		return s, notCanonical(s, err)
 	}
 	s.Kind, s.Location = "git", loc
 	s.Pinned = s.Pinned || gitsyntax.IsCommit(src.Ref)
 	return s, nil
+}
+
+// githubHost is the host a GitHub source named without one
+// (github:OWNER/REPO, OWNER/REPO), recorded at pin, is read from, as the
+// lock file records it: "" for github.com, else the host of the API
+// $GITHUB_API_URL names (package github, rules 4 and 16), in canonical
+// form. Any other source gives "".
+func (in *Installer) githubHost(text, pin string) string {
+	if pin == "" {
+		return "" // not published: a folder, which OWNER/REPO may also be
+	}
+	rs, err := in.parseSource(text, false)
+	r, ok := rs.(*github.Remote)
+	if err != nil || !ok || strings.Count(r.Repository(), "/") != 1 {
+		return ""
+	}
+	host, err := github.APIHost(os.Getenv("GITHUB_API_URL"))
+	if err != nil || host == "" {
+		return host
+	}
+	if h, err := source.CanonicalHost(host, "443"); err == nil {
+		return h
+	}
+	return host
+}
+
+// checkHost refuses to read the skills names, recorded from source at
+// pin, from another GitHub host than the one the lock file records
+// (Trust rule 1): the same OWNER/REPO on another host is another
+// repository, which the policy may treat otherwise.
+func (in *Installer) checkHost(source, pin string, names []string, lock *lockFile) error {
+	now := in.githubHost(source, pin)
+	for _, name := range names {
+		if e := lock.Skills[name]; e != nil && e.Host != now {
+			was, is := "github.com", "github.com"
+			if e.Host != "" {
+				was = e.Host
+			}
+			if now != "" {
+				is = now
+			}
+			return fmt.Errorf("%w: %s: the lock file records it from %s, but GITHUB_API_URL names the API of %s; set GITHUB_API_URL to the API of %s (unset for github.com), or add the source again", ErrRefused, source, was, is, was)
+		}
+	}
+	return nil
 }

@@ -476,14 +476,28 @@
 // source.ErrCommitSignature). Per source, in this order:
 //
 //  1. Policy first: the source, as [Installer.PolicySource] sees it
-//     (kind, normalized location, pinned), is checked with policy.Check
+//     (kind, canonical location, pinned), is checked with policy.Check
 //     before anything is read or downloaded. Add checks every source of
 //     the request first: one refused source fails the request and
-//     nothing changes; Sync checks each recorded source at its pin. A
-//     git or URL source whose path has a "." or ".." segment (also
-//     percent-encoded, as %2e%2e or ..%2f) is refused with
-//     [ErrInvalidSource], so a pattern such as host/allowed/** cannot be
-//     escaped by host/allowed/../evil; a local path is cleaned first.
+//     nothing changes; Sync checks each recorded source at its pin. The
+//     location is the canonical one of package source (its rules 9 to
+//     13: host in lower case and IDNA's ASCII, the default port
+//     dropped, a port read as a number, a git path cleaned, file://localhost
+//     as file://), so every rule of the policy applies to every spelling
+//     of its sources; a source whose location cannot be made canonical
+//     (a port out of range or not decimal, a host that is no host name)
+//     is refused with [ErrRefused] whatever the policy says, never
+//     matched as written. A git or URL source whose path has a "." or
+//     ".." segment (also percent-encoded, as %2e%2e or ..%2f) is refused
+//     with [ErrInvalidSource], so a pattern such as host/allowed/**
+//     cannot be escaped by host/allowed/../evil; a local path is cleaned
+//     first. A GitHub source named without a host (github:OWNER/REPO,
+//     OWNER/REPO) read through another API than github.com's
+//     ($GITHUB_API_URL) is that host's repository, kind "git" at
+//     HOST/OWNER/REPO (package github, rule 16): github:OWNER/* does not
+//     allow it, github:HOST/OWNER/* does; the lock file records the host
+//     ("host"), and Sync and CheckTrust refuse it, asking nothing, where
+//     GITHUB_API_URL names another.
 //     Each redirect of a URL download is checked the same way, as a URL
 //     source (pinned when the download is), before it is followed; a
 //     refusal names the hop.

@@ -64,6 +64,12 @@ type lockEntry struct {
 	// was installed (Trust rule 4), with the public key of a key
 	// signature.
 	Signer *lockSigner `json:"signer,omitempty"`
+	// Host is the GitHub host a GitHub source named without one
+	// (github:OWNER/REPO, OWNER/REPO) was read from when it is not
+	// github.com: the host of the API $GITHUB_API_URL named (package
+	// github, rule 16; an Enterprise runner sets it). Sync reads the
+	// source only from that host (Trust rule 1).
+	Host string `json:"host,omitempty"`
 	// CommitSigner is who signed a git or GitHub source's pinned commit,
 	// as git names the signer, when the policy required it (Trust rule 3).
 	CommitSigner string `json:"commit_signer,omitempty"`

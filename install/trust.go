@@ -167,7 +167,7 @@ func (r *lockSigner) requirement(root string) (signature.Requirement, error) {
 }
 
 // PolicySource returns source (any source Add takes, or one a lock file
-// records) as the policy sees it: its kind, its normalized location,
+// records) as the policy sees it: its kind, its canonical location,
 // whether it is pinned, and how to show it. A local path is made
 // absolute against the current folder. It reads nothing over the
 // network.
@@ -185,7 +185,11 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 		if err != nil {
 			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}
-		s.Kind, s.Location = "oci", ref.Host+"/"+ref.Repository
+		loc, err := source.OCILocation(ref.Host, ref.Repository) // # Trust, rule 1: canonical, or refused
+		if err != nil {
+			return s, notCanonical(s, err)
+		}
+		s.Kind, s.Location = "oci", loc
 		s.Pinned = s.Pinned || ref.Digest != ""
 		return s, nil
 	case strings.HasPrefix(text, "git+"):
@@ -210,8 +214,11 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 		if policy.HasDotSegment(u.Path) {
 			return s, dotSegmentError(text)
 		}
-		u.User = nil
-		s.Kind, s.Location = "url", u.String()
+		loc, err := source.URLLocation(u.String())
+		if err != nil {
+			return s, notCanonical(s, err)
+		}
+		s.Kind, s.Location = "url", loc
 		s.Pinned = s.Pinned || want != ""
 		return s, nil
 	}
@@ -224,7 +231,9 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 		if err != nil {
 			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}
-		s.Kind, s.Location = src.PolicyLocation() // an Enterprise address after github: is its host's (rule 13)
+		if s.Kind, s.Location, err = src.PolicyLocation(); err != nil { // an Enterprise address after github: is its host's (rule 13)
+			return s, notCanonical(s, err)
+		}
 		s.Pinned = s.Pinned || gitsyntax.IsCommit(src.Ref)
 		return s, nil
 	}
@@ -246,6 +255,13 @@ func isGitHubRepoURL(text string) bool {
 	}
 	_, err := github.Parse(text)
 	return err == nil
+}
+
+// notCanonical is the refusal of a source whose location cannot be made
+// canonical (# Trust, rule 1): no rule of the policy can be matched
+// against it, so none can be known not to apply.
+func notCanonical(s policy.Source, err error) error {
+	return fmt.Errorf("%w: %s: its location cannot be made canonical, so the policy's rules cannot be matched against it: %w", ErrRefused, s.Display, err)
 }
 
 func dotSegmentError(text string) error {
@@ -626,6 +642,9 @@ func (in *Installer) auditCandidate(ctx context.Context, c *candidate, rec *Risk
 // checkRecorded is checkSource of a source a lock file records at pin
 // for the skills names (a sync).
 func (in *Installer) checkRecorded(source, pin string, names []string, lock *lockFile) (*sourceTrust, error) {
+	if err := in.checkHost(source, pin, names, lock); err != nil {
+		return nil, err
+	}
 	text := source
 	if pin == "" {
 		text = in.sourcePath(source)

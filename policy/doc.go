@@ -62,9 +62,19 @@
 //     of acme and github:acme/** also a folder in one; oci:ghcr.io/acme/*
 //     matches ghcr.io/acme/skills but not ghcr.io/acme/team/skills. **
 //     must be a whole element, and a github pattern names at least OWNER/
-//     REPO (github:acme/*, not github:acme). GitHub names, hosts and URL
-//     schemes match whatever their case, as GitHub and DNS treat them;
-//     the rest of a location matches case for case. A url pattern is the
+//     REPO (github:acme/*, not github:acme). A pattern's location is
+//     made canonical as a source's is (rule 15) when the file is read:
+//     oci:GHCR.IO:443/acme/* is oci:ghcr.io/acme/*, and one that cannot
+//     be (oci:ghcr.io:0/acme/*) is an error naming its line. github:
+//     means github.com; a pattern for another GitHub host names it
+//     first, github:HOST/OWNER/REPO (a first element that holds a "." or
+//     a ":", or is localhost, is a host), and stands for
+//     git:HOST/OWNER/REPO, the location such a repository has (rule 15).
+//     GitHub names, hosts and URL schemes match whatever their case, as
+//     GitHub and DNS treat them; sources.allow and audit.accept match
+//     the rest of a location case for case, and a signers rule applies
+//     whatever the case of the rest, so that no spelling in another case
+//     escapes a signer or commit requirement. A url pattern is the
 //     URL, scheme included (url:https://skills.acme.corp/*). A local
 //     pattern is an absolute path, a path starting with ~/ (the home the
 //     policy is loaded for), or a path relative to the policy file's
@@ -77,7 +87,8 @@
 //     from a catalogue) is part of the program that carries it; no
 //     pattern names it and sources.allow does not refuse it. A source
 //     that comes from somewhere but does not say where (kind "unknown":
-//     an SDK archive skill without an origin) is not inline: no pattern
+//     an SDK archive skill without an origin, or a source whose location
+//     cannot be made canonical, rule 15) is not inline: no pattern
 //     matches it and no rule can be known not to apply to it, so it is
 //     refused by a file with sources.allow, sources.pinned: true or any
 //     signers rule, with a reason saying how to give it an origin;
@@ -160,7 +171,50 @@
 // A caller turns what it installs or mounts into a [Source]: package
 // install maps every source syntax it reads, the SDK each skill's origin.
 // [ParseSource] reads the policy's own notation (KIND:LOCATION), which
-// `agentskills policy check` takes.
+// `agentskills policy check` takes beside every source add takes.
+//
+//  15. Every rule (sources.allow, sources.pinned, signers with keys or
+//     identities, signers with commits, audit.accept) is matched against
+//     the source's canonical location, made by the functions of package
+//     source (its rules 9 to 14) for the installer, the SDK's origins and
+//     this package alike; [Policy.Check], [Policy.SignerRules],
+//     [Policy.CommitRules] and [Policy.Accepted] make a [Source]'s
+//     location canonical again, whoever built it. Every rule kind fails
+//     closed on a location it cannot make canonical: such a source is of
+//     kind "unknown" (rule 5), which sources.allow, sources.pinned and
+//     any signers rule refuse with a reason saying why, and for which
+//     [Policy.SignerRules] returns an error; package install refuses it
+//     whatever the policy says.
+//
+// The canonical location of each kind of source, and the spellings that
+// map to it (package source, rules 9 to 14, says every step):
+//
+//	kind    canonical location          spellings that map to it
+//	oci     HOST/REPO                   oci://GHCR.IO:443/acme/x:1, oci://ghcr.io:0443/acme/x@sha256:...,
+//	        (ghcr.io/acme/x)            oci://ghcr.io./acme/x:1; on loopback :80 is the default
+//	                                    (localhost:80/x is localhost/x); a non-ASCII host in punycode
+//	git     HOST/PATH                   git+https://Git.Acme.Corp:443/team/x.git/, git+ssh://git@git.acme.corp:022/team//x,
+//	        (git.acme.corp/team/x)      git://git.acme.corp:9418/team/x, https://git.acme.corp/team/x.git;
+//	                                    the path in lower case on github.com, gitlab.com, codeberg.org,
+//	                                    bitbucket.org, gitea.com
+//	git     /PATH (a file URL)          git+file:///srv/repos//acme/x/, git+file://localhost/srv/repos/acme/x.git
+//	        (/srv/repos/acme/x)
+//	git     HOST/OWNER/REPO, another    https://GHE.acme.corp/Acme/X/tree/main, github:acme/x with
+//	        GitHub host                 GITHUB_API_URL=https://ghe.acme.corp/api/v3 (and the pattern
+//	        (ghe.acme.corp/acme/x)      github:ghe.acme.corp/acme/x)
+//	github  OWNER/REPO, github.com      acme/x, github:Acme/X@v1, https://github.com/acme/x/tree/main/skills,
+//	        (acme/x)                    github:github.com/acme/x (a pattern)
+//	url     SCHEME://HOST/PATH          HTTPS://Skills.Acme.Corp:443/kit.tgz#sha256=...,
+//	        (https://skills.acme.corp/kit.tgz)  https://user@skills.acme.corp/kit.tgz
+//	local   an absolute, cleaned path   ./skills/x, skills/../skills/x, local:skills/x
+//
+// A location cannot be made canonical, and every rule kind refuses it
+// (rule 15), when it has a port that is empty, signed, not decimal or not
+// from 1 to 65535 (ghcr.io:65536, ghcr.io:+1, ghcr.io:), user
+// information in an oci host, an IPv6 zone, a host IDNA refuses or that
+// ends in a number but is no IPv4 address (127.1, 0x7f.1), a path with a
+// "." or ".." element (also percent-encoded: %2e%2e), a backslash or an
+// encoded slash, or is a file URL with another host than localhost.
 //
 // # Platforms
 //

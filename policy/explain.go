@@ -10,6 +10,7 @@ import (
 // which rule of which file says so: for `agentskills policy check`. The
 // first line says allowed or denied.
 func (p *Policy) Explain(s Source) []string {
+	s, why := s.canonical()
 	var out []string
 	var denied *DeniedError
 	if errors.As(p.Check(s), &denied) {
@@ -21,7 +22,7 @@ func (p *Policy) Explain(s Source) []string {
 		out = append(out, "  no policy file: every source is allowed, none needs a signer")
 	}
 	for _, f := range p.files {
-		switch pat, err := f.allowed(s); {
+		switch pat, err := f.allowed(s, why); {
 		case err != nil:
 			out = append(out, fmt.Sprintf("  sources.allow (%s): no pattern matches", where(f.path, f.allowLine)))
 		case pat != nil:
@@ -44,7 +45,7 @@ func (p *Policy) Explain(s Source) []string {
 	out = append(out, fmt.Sprintf("  audit: a finding at %s or above refuses a skill: %s", p.FailOn(), rule))
 	for _, f := range p.files {
 		for _, e := range f.accept {
-			if e.source != nil && !e.source.matches(s) {
+			if e.source != nil && !e.source.matches(s, false) {
 				continue
 			}
 			skill := "any skill"

@@ -498,27 +498,30 @@ func (p *parser) acceptEntry(n *yaml.Node, name string) (acceptEntry, error) {
 	return e, nil
 }
 
-// allowed returns the pattern of f that allows s, nil when f has no
-// sources.allow, or a refusal (rules 2, 5 and 11).
-func (f *rules) allowed(s Source) (*pattern, error) {
+// allowed returns the pattern of f that allows s (canonical), nil when
+// f has no sources.allow, or a refusal (rules 2, 5 and 11); why is the
+// reason of a source of kind "unknown".
+func (f *rules) allowed(s Source, why string) (*pattern, error) {
 	if !f.hasAllow || s.Kind == "inline" {
 		return nil, nil
 	}
 	r := Rule{Name: "sources.allow", File: f.path, Line: f.allowLine}
 	if s.Kind == "unknown" {
-		return nil, r.Deny(s, unknownReason)
+		return nil, r.Deny(s, why)
 	}
 	for i := range f.allow {
-		if f.allow[i].matches(s) {
+		if f.allow[i].matches(s, false) {
 			return &f.allow[i], nil
 		}
 	}
 	return nil, r.Deny(s, fmt.Sprintf("no pattern of sources.allow matches %s:%s; use a source it allows, or add a pattern that matches it to %s", s.Kind, s.Location, f.path))
 }
 
-// matches reports whether the rule applies to s.
+// matches reports whether the rule applies to s (canonical): whatever
+// the case of the location's path, so that a rule is never skipped for
+// a spelling in another case (rule 3).
 func (r *signerRule) matches(s Source) bool {
-	return slices.ContainsFunc(r.sources, func(p pattern) bool { return p.matches(s) })
+	return slices.ContainsFunc(r.sources, func(p pattern) bool { return p.matches(s, true) })
 }
 
 // requirements turns the rule into the signature package's terms.
@@ -557,5 +560,5 @@ func (e acceptEntry) matches(rule, skill string, s Source) bool {
 			return false
 		}
 	}
-	return e.source == nil || e.source.matches(s)
+	return e.source == nil || e.source.matches(s, false)
 }

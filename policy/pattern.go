@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // kinds are the kinds of source a pattern names (rule 3).
@@ -67,7 +69,12 @@ func parsePattern(text string, line int, dir, home string) (pattern, error) {
 	if kind == "github" && len(elems) < 2 && !slices.Contains(elems, "**") {
 		return pattern{}, errors.New("pattern " + quote(text) + " names no repository: write github:" + loc + "/* for every repository of " + loc)
 	}
-	return pattern{text: text, kind: kind, elems: elems, line: line}, nil
+	// Rule 15: the pattern's location is made canonical as a source's is.
+	kind, loc, err := source.CanonicalPattern(kind, loc)
+	if err != nil {
+		return pattern{}, errors.New("pattern " + quote(text) + ": " + err.Error())
+	}
+	return pattern{text: text, kind: kind, elems: split(kind, loc), line: line}, nil
 }
 
 // split returns the elements of location loc of a kind, with the parts
@@ -93,9 +100,9 @@ func split(kind, loc string) []string {
 	return elems
 }
 
-// matches reports whether s is of the pattern's kind and its location
-// matches.
-func (p pattern) matches(s Source) bool {
+// matches reports whether s (canonical) is of the pattern's kind and its
+// location matches; with fold whatever the case of either (rule 3).
+func (p pattern) matches(s Source, fold bool) bool {
 	if s.Kind != p.kind || s.Location == "" {
 		return false
 	}
@@ -103,7 +110,20 @@ func (p pattern) matches(s Source) bool {
 	if s.Kind == "local" {
 		loc = filepath.ToSlash(filepath.Clean(loc))
 	}
-	return matchElems(p.elems, split(s.Kind, loc))
+	pat, elems := p.elems, split(s.Kind, loc)
+	if fold {
+		pat, elems = lower(pat), lower(elems)
+	}
+	return matchElems(pat, elems)
+}
+
+// lower returns elems in lower case.
+func lower(elems []string) []string {
+	out := make([]string, len(elems))
+	for i, e := range elems {
+		out[i] = strings.ToLower(e)
+	}
+	return out
 }
 
 // matchElems matches elements against pattern elements, where ** matches

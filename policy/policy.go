@@ -11,6 +11,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/internal/readfile"
 	"github.com/agentadaptor/agentadaptor/signature"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // FileName is the policy file's name, under a scope's .agents folder.
@@ -96,10 +97,14 @@ type Source struct {
 	// (an SDK skill that comes from somewhere but does not say where: an
 	// archive without an origin; rule 5).
 	Kind string
-	// Location is where it is, normalized: github "owner/repo"; git
-	// "host/path" (no scheme, user or .git suffix); oci "host/repo";
-	// url the URL without credentials or fragment; local an absolute,
-	// cleaned path.
+	// Location is where it is, canonical (rule 15; package source's
+	// functions make it): github "owner/repo"; git "host/path" (no
+	// scheme, user, default port or .git suffix; "/path" for a file
+	// URL; "host/owner/repo" for a GitHub repository on another host
+	// than github.com); oci "host/repo"; url the URL without
+	// credentials or fragment; local an absolute, cleaned path. The
+	// policy makes a location canonical again before matching it, so a
+	// caller may give any spelling of it.
 	Location string
 	// Pinned reports whether the source names an immutable version: a
 	// commit, a manifest digest, a URL's #sha256=.
@@ -119,6 +124,26 @@ func (s Source) display() string {
 	return s.Kind + ":" + s.Location
 }
 
+// canonical returns s with its location made canonical (rule 15), and
+// the reason a source of kind "unknown" is refused; a location of kind
+// oci, git, github or url that cannot be made canonical gives a source
+// of kind "unknown", which every rule that could apply refuses (rule 5),
+// with a reason saying why.
+func (s Source) canonical() (Source, string) {
+	switch s.Kind {
+	case "oci", "git", "github", "url":
+	default:
+		return s, unknownReason
+	}
+	kind, loc, err := source.CanonicalLocation(s.Kind, s.Location)
+	if err != nil {
+		return Source{Kind: "unknown", Pinned: s.Pinned, Display: s.display()},
+			fmt.Sprintf("the source's location cannot be made canonical, so no rule can be matched against it (%v); write the source in a form whose location can", err)
+	}
+	s.Kind, s.Location = kind, loc
+	return s, unknownReason
+}
+
 // published reports whether s is a published source (rule 4).
 func (s Source) published() bool {
 	switch s.Kind {
@@ -131,8 +156,11 @@ func (s Source) published() bool {
 // ParseSource reads a source in the policy's notation, KIND:LOCATION
 // (github:acme/tools, oci:ghcr.io/acme/skills, git:git.acme.corp/skills,
 // url:https://skills.acme.corp/kit.tgz, local:/home/me/skills/review),
-// the form `agentskills policy check` takes. A relative local path is
-// made absolute against the working folder. The source is not pinned.
+// the form `agentskills policy check` takes beside the sources add
+// takes. The location is made canonical (rule 15; a github location on
+// another host than github.com is of kind git); one that cannot be is an
+// error wrapping [source.ErrInvalid]. A relative local path is made
+// absolute against the working folder. The source is not pinned.
 func ParseSource(text string) (Source, error) {
 	kind, loc, ok := strings.Cut(text, ":")
 	if !ok || !knownKind(kind) || loc == "" {
@@ -143,7 +171,11 @@ func ParseSource(text string) (Source, error) {
 		if err != nil {
 			return Source{}, fmt.Errorf("source %q: %w", text, err)
 		}
-		loc = filepath.ToSlash(abs)
+		return Source{Kind: kind, Location: filepath.ToSlash(abs), Display: text}, nil
+	}
+	kind, loc, err := source.CanonicalLocation(kind, loc)
+	if err != nil {
+		return Source{}, fmt.Errorf("source %q: %w", text, err)
 	}
 	return Source{Kind: kind, Location: loc, Display: text}, nil
 }
@@ -214,8 +246,9 @@ func (p *Policy) Check(s Source) error {
 	if !knownKind(s.Kind) && s.Kind != "inline" && s.Kind != "unknown" {
 		return &DeniedError{Source: s.display(), Rule: "source.kind", Reason: fmt.Sprintf("kind %q is not a kind of source the policy knows (%s, inline)", s.Kind, kindList)}
 	}
+	s, why := s.canonical()
 	for _, f := range p.files {
-		if _, err := f.allowed(s); err != nil {
+		if _, err := f.allowed(s, why); err != nil {
 			return err
 		}
 	}
@@ -224,9 +257,9 @@ func (p *Policy) Check(s Source) error {
 		for _, f := range p.files {
 			switch {
 			case f.pinned:
-				return Rule{Name: "sources.pinned", File: f.path, Line: f.pinnedLine}.Deny(s, unknownReason)
+				return Rule{Name: "sources.pinned", File: f.path, Line: f.pinnedLine}.Deny(s, why)
 			case len(f.signers) > 0:
-				return f.signers[0].Rule.Deny(s, unknownReason)
+				return f.signers[0].Rule.Deny(s, why)
 			}
 		}
 		return nil
@@ -262,9 +295,14 @@ type SignerRule struct {
 
 // SignerRules returns the signers rules (with keys or identities) that
 // apply to s, the user's first; every one must be satisfied (rule 6).
-// The keys were read when the policy was, so the error is always nil;
-// it is there for a policy that would read them later.
+// The error is a location of s that cannot be made canonical (rule 15),
+// to which no rule can be known not to apply; [Policy.Check] refuses
+// such a source too.
 func (p *Policy) SignerRules(s Source) ([]SignerRule, error) {
+	s, why := s.canonical()
+	if s.Kind == "unknown" && why != unknownReason && len(p.files) > 0 {
+		return nil, fmt.Errorf("%w: %s: %s", ErrDenied, s.display(), why)
+	}
 	var out []SignerRule
 	for _, f := range p.files {
 		for _, r := range f.signers {
@@ -303,6 +341,7 @@ type CommitRule struct {
 // CommitRules returns every commits rule that applies to s, the user's
 // first; each must be satisfied (rules 7 and 13).
 func (p *Policy) CommitRules(s Source) []CommitRule {
+	s, _ = s.canonical()
 	var out []CommitRule
 	for _, f := range p.files {
 		for _, r := range f.signers {
@@ -358,6 +397,7 @@ func (p *Policy) FailOnRule() Rule {
 // A finding no threshold reaches refuses nothing and is reported
 // accepted.
 func (p *Policy) Accepted(f audit.Finding, skill string, s Source) bool {
+	s, _ = s.canonical()
 	if !p.hasUser() && f.Severity >= defaultFailOn {
 		return false
 	}

@@ -54,8 +54,64 @@
 // [Remote.Open] reads the content at a pin as an archive, and
 // [Remote.Close] releases what one kept for the other. github.NewRemote,
 // git.NewRemote and oci.NewRemote make one. This package is small and
-// imports only package skill, so that any package may use it; it holds
-// no state.
+// imports only package skill (and IDNA's tables), so that any package
+// may use it; it holds no state.
+//
+// # Canonical locations
+//
+// One repository can be written many ways (ghcr.io, GHCR.IO:443,
+// ghcr.io:0443); a trust policy must see one location for all of them,
+// or a rule written for one spelling is skipped for another. The
+// functions here are the one place that makes a location canonical: the
+// installer, the SDK's origins (Origin of source/oci, source/git and
+// source/github) and package policy (sources and patterns alike) all
+// call them. A location that cannot be made canonical is an error
+// wrapping [ErrInvalid], never a location matched as written.
+//
+//  9. A host ([CanonicalHost]) is in lower case, converted by IDNA's
+//     lookup profile (UTS #46, non-transitional, as Go's HTTP client
+//     does) to ASCII, punycode for a name that is not ASCII
+//     (bücher.example is xn--bcher-kva.example), without a trailing dot.
+//     Its port is decimal digits read as a number (0443 is 443) from 1
+//     to 65535, and dropped when it is the scheme's default. An IP
+//     address is written as Go writes it ([0:0::1] is [::1]). Refused:
+//     user information (user@host), an empty port (host:), a port with
+//     a sign, other characters or out of range, an IPv6 zone, an IPv4
+//     address written as IPv6, a name IDNA refuses or with characters
+//     other than letters, digits, "-" and "." (an underscore), an empty
+//     label, and a name whose last label is a number (127.1, 0x7f.1,
+//     2130706433), which some programs read as an IPv4 address.
+//  10. oci ([OCILocation]): HOST/REPOSITORY, the host by rule 9 with the
+//     default port 443 (80 on loopback, which is spoken to over plain
+//     HTTP), the repository in lower case with doubled slashes
+//     collapsed. A "." or ".." element (also percent-encoded) and any
+//     character the OCI grammar does not allow are refused.
+//  11. git ([GitLocation], from git's URL; [CanonicalLocation] from
+//     HOST/PATH): HOST/PATH without scheme or user, the host by rule 9
+//     with each of git's default ports dropped (443, 80, 22, 9418: a git
+//     location has no scheme to tell them apart); the path with doubled
+//     slashes collapsed, the trailing slash and one .git suffix (or a
+//     last element .git) dropped, and in lower case on the hosts that
+//     ignore its case (github.com, gitlab.com, codeberg.org,
+//     bitbucket.org, gitea.com). A file URL (no host, or localhost) is
+//     /PATH alone. Refused: a "." or ".." element (also
+//     percent-encoded), a backslash, an encoded slash (%2F, %5C), a
+//     query or fragment, a control character, no path, a scheme other
+//     than https, http, ssh, git and file, a file URL with another host.
+//  12. github ([GitHubLocation]): OWNER/REPO in lower case for
+//     github.com. A GitHub repository on another host (an Enterprise
+//     Server, or the one GITHUB_API_URL names) is kind "git" at
+//     HOST/OWNER/REPO, the location its git+https address has; a github
+//     location written HOST/OWNER/REPO (its first element holds a "." or
+//     a ":", or is localhost: [IsHostElement]) is read so.
+//  13. url ([URLLocation]): the URL with scheme and host by rule 9
+//     (default ports 443 and 80), without user information or fragment.
+//     A "." or ".." segment, a backslash or an encoded slash is refused.
+//  14. A policy's pattern ([CanonicalPattern]) is made canonical as a
+//     location of its kind, element by element, except that an element
+//     with a wildcard (*, ?, [) is kept as written (in lower case where
+//     case is ignored), a host with one is only lower-cased, an IPv6
+//     host's brackets are escaped, and the path may be empty.
 //
 // What holds on Linux holds on macOS and Windows: nothing here depends on
 // the system.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -41,14 +42,22 @@ func newPolicyCheckCmd(s *streams) *cobra.Command {
 of which file says so, whether it must be pinned, who must have signed
 it, the audit threshold and the findings the policy accepts for it.
 
-A SOURCE is written as the policy's patterns name sources, KIND:LOCATION:
-github:OWNER/REPO, git:HOST/PATH, oci:HOST/REPO, url:https://..., or
-local:PATH. --pinned checks it as a source that names its version (a
-commit, a digest, a URL's #sha256=).
+A SOURCE is written as add takes it (oci://HOST/REPO:TAG, github:OWNER/REPO,
+OWNER/REPO, git+https://..., an https:// address, ./FOLDER), and check
+answers what add would do with it: the policy sees its canonical location
+(host in lower case, default port dropped, path cleaned), and a source
+whose location cannot be made canonical is denied, as add refuses it. The
+policy's own notation, KIND:LOCATION, is read too where it cannot be taken
+for a source of add: git:HOST/PATH, oci:HOST/REPO, url:https://..., and
+local:PATH (github:OWNER/REPO means the same either way). --pinned checks
+a source as one that names its version (a commit, a digest, a URL's
+#sha256=); a source that names one (OWNER/REPO@COMMIT, oci://...@sha256:...)
+is pinned without it.
 
-Exit 1 when the policy denies a source, 2 when a policy file is not valid.`,
-		Example: `  agentskills policy check github:acme/tools
-  agentskills policy check --pinned oci:ghcr.io/acme/skills local:./skills/review`,
+Exit 1 when the policy denies a source, 2 when a source or a policy file
+is not valid.`,
+		Example: `  agentskills policy check github:acme/tools oci://ghcr.io/acme/skills:1
+  agentskills policy check --pinned oci:ghcr.io/acme/skills ./skills/review`,
 		Args: requireArgs("SOURCE"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			return runPolicyCheck(opts, args)
@@ -62,18 +71,25 @@ Exit 1 when the policy denies a source, 2 when a policy file is not valid.`,
 // source; denied when the policy refuses one.
 func runPolicyCheck(opts *policyCheckOptions, args []string) error {
 	s := opts.io
-	var sources []policy.Source
-	for _, a := range args {
-		src, err := policy.ParseSource(a)
-		if err != nil {
-			return usageErrorf("%v", err)
-		}
-		src.Pinned = opts.pinned
-		sources = append(sources, src)
-	}
 	env, err := install.CurrentEnv()
 	if err != nil {
 		return err
+	}
+	in := install.New(env)
+	var sources []policy.Source
+	refused := map[int]error{} // by index: sources add refuses before the policy
+	for i, a := range args {
+		src, err := checkedSource(in, a)
+		switch {
+		case errors.Is(err, install.ErrRefused):
+			src, refused[i] = policy.Source{Display: a}, err
+		case errors.Is(err, install.ErrInvalidSource):
+			return inputError{err}
+		case err != nil:
+			return usageErrorf("%v", err)
+		}
+		src.Pinned = src.Pinned || opts.pinned
+		sources = append(sources, src)
 	}
 	p, err := policy.Load(env.Home, env.Project)
 	if err != nil {
@@ -88,8 +104,13 @@ func runPolicyCheck(opts *policyCheckOptions, args []string) error {
 		fmt.Fprintf(s.out, "Policy file: %s\n", escapePath(f))
 	}
 	denied := false
-	for _, src := range sources {
+	for i, src := range sources {
 		fmt.Fprintln(s.out)
+		if err := refused[i]; err != nil {
+			fmt.Fprintf(s.out, "%s: denied: %v\n", src.Display, err)
+			denied = true
+			continue
+		}
 		lines := p.Explain(src)
 		fmt.Fprintf(s.out, "%s: %s\n", src.Display, lines[0])
 		for _, l := range lines[1:] {
@@ -104,4 +125,17 @@ func runPolicyCheck(opts *policyCheckOptions, args []string) error {
 		return errFailed
 	}
 	return nil
+}
+
+// checkedSource reads text as add reads a source, or in the policy's
+// notation KIND:LOCATION where add would not read it (git:HOST/PATH,
+// oci:HOST/REPO, url:URL, local:PATH): the source as the policy sees
+// it, its location canonical.
+func checkedSource(in *install.Installer, text string) (policy.Source, error) {
+	kind, rest, _ := strings.Cut(text, ":")
+	switch {
+	case (kind == "oci" || kind == "git") && !strings.HasPrefix(rest, "//"), kind == "url", kind == "local":
+		return policy.ParseSource(text)
+	}
+	return in.PolicySource(text)
 }

@@ -119,10 +119,37 @@ audit:
 			out:  []string{"oci:ghcr.io/acme/skills: denied: sources.pinned (PROJECT/" + userPolicy + ":6): the source names no immutable version", "  must be pinned: sources.pinned (PROJECT/" + userPolicy + ":6), it is not"},
 		},
 		{
+			// Sources as add takes them, answered as add would: the
+			// policy sees the canonical location.
+			name: "sources as add takes them",
+			args: []string{"policy", "check", "oci://GHCR.IO:0443/acme/skills@sha256:" + strings.Repeat("ab", 32), "acme/tools@" + strings.Repeat("0f", 20)},
+			out: []string{
+				"oci://GHCR.IO:0443/acme/skills@sha256:" + strings.Repeat("ab", 32) + ": allowed",
+				"  sources.allow (HOME/" + userPolicy + ":5): matches oci:ghcr.io/acme/*",
+				"  must be pinned: sources.pinned (PROJECT/" + userPolicy + ":6), it is",
+				"  signature required: signers[1] (HOME/" + userPolicy + ":7): key HOME/.agents/keys/release.pub",
+				"acme/tools@" + strings.Repeat("0f", 20) + ": allowed",
+				"  sources.allow (PROJECT/" + userPolicy + ":4): matches github:acme/tools",
+			},
+		},
+		{
+			name: "a location that cannot be made canonical",
+			args: []string{"policy", "check", "oci://0x7f.1/acme/skills@sha256:" + strings.Repeat("ab", 32)},
+			code: 1,
+			out:  []string{"oci://0x7f.1/acme/skills@sha256:" + strings.Repeat("ab", 32) + ": denied: ", "cannot be made canonical"},
+			errs: "the policy denies a source",
+		},
+		{
 			name: "bad source",
-			args: []string{"policy", "check", "acme/tools"},
+			args: []string{"policy", "check", "oci://ghcr.io/acme/skills"},
 			code: 2,
-			errs: `source "acme/tools": write KIND:LOCATION`,
+			errs: "names no tag or digest",
+		},
+		{
+			name: "bad notation",
+			args: []string{"policy", "check", "oci:ghcr.io:0/acme/skills"},
+			code: 2,
+			errs: "not from 1 to 65535",
 		},
 	}
 	for _, tt := range tests {

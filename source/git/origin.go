@@ -30,16 +30,18 @@ func (c *Client) TrustedSkill(key string, p Pin) skill.Skill {
 }
 
 // Origin returns where the skill comes from, as a policy sees it: kind
-// "git", the repository's host and path ([policy.GitLocation]), pinned
-// when the pin names a full commit, and the pinned source to show,
-// without credentials. A URL whose path has a "." or ".." segment cannot
-// be checked against a policy: its kind is then "unknown", which every
-// rule that applies refuses.
+// "git", the repository's canonical location ([source.GitLocation]: host
+// and cleaned path, so file://localhost/srv//r and file:///srv/r are
+// one), pinned when the pin names a full commit, and the pinned source
+// to show, without credentials. A URL that cannot be made canonical (a
+// "." or ".." segment, a port that is no port) cannot be checked against
+// a policy: its kind is then "unknown", which every rule that could
+// apply refuses.
 func (s TrustedSource) Origin() policy.Source {
 	shown := s.pin
 	shown.Source.URL = display(shown.Source.URL)
-	loc, ok := policy.GitLocation(s.pin.Source.URL)
-	if !ok {
+	loc, err := source.GitLocation(s.pin.Source.URL)
+	if err != nil {
 		return policy.Source{Kind: "unknown", Display: shown.String()}
 	}
 	return policy.Source{Kind: "git", Location: loc, Pinned: gitsyntax.IsCommit(strings.ToLower(s.pin.Commit)), Display: shown.String()}

@@ -55,3 +55,32 @@ func TestTrustedSkillOriginDotSegment(t *testing.T) {
 		}
 	}
 }
+
+// The origin's location is canonical (package source, rule 11): every
+// spelling of one repository has one location, which the policy's rules
+// match, and a port that is no port makes the origin "unknown".
+func TestTrustedSkillOriginCanonical(t *testing.T) {
+	c, err := git.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for u, want := range map[string]string{
+		"file:///srv/repos/acme/tools":              "/srv/repos/acme/tools",
+		"file:///srv/repos//acme/tools/":            "/srv/repos/acme/tools",
+		"file://localhost/srv/repos/acme/tools.git": "/srv/repos/acme/tools",
+		"http://127.0.0.1:08080/acme/tools.git":     "127.0.0.1:8080/acme/tools",
+		"https://GIT.acme.corp:443/acme/tools":      "git.acme.corp/acme/tools",
+		"ssh://git@git.acme.corp:022/acme/tools":    "git.acme.corp/acme/tools",
+		"https://github.com/Acme/Tools.git":         "github.com/acme/tools",
+		"https://git.acme.corp:0/acme/tools":        "",
+	} {
+		pin := git.Pin{Source: git.Source{URL: u}, Commit: strings.Repeat("ab", 20)}
+		got := c.TrustedSkill("kit", pin).Source.(interface{ Origin() policy.Source }).Origin()
+		switch {
+		case want == "" && got.Kind != "unknown":
+			t.Errorf("Origin() of %s = %+v, want kind unknown", u, got)
+		case want != "" && (got.Kind != "git" || got.Location != want):
+			t.Errorf("Origin() of %s = %+v, want git at %s", u, got, want)
+		}
+	}
+}

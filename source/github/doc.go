@@ -159,7 +159,13 @@
 //     gives: a github: pattern means github.com and never matches it. An
 //     Enterprise repository may also be named in the first form, with
 //     the API address in GITHUB_API_URL or [WithAPIURL] (as GitHub
-//     Actions on an Enterprise Server sets it); rule 7 then applies.
+//     Actions on an Enterprise Server sets it); rule 7 then applies, and
+//     a trust policy sees it as that host's repository too, kind "git" at
+//     HOST/OWNER/REPO ([Source.PolicyLocation], [TrustedSource.Origin]),
+//     HOST being the API's ([APIHost]: https://HOST/api/v3 and
+//     https://api.HOST under ghe.com are HOST; api.github.com is
+//     github.com), so that github:OWNER/*, which means github.com, does
+//     not match it.
 //     GH_HOST does not change what OWNER/REPO names (the npm skills tool
 //     reads it so): a bare OWNER/REPO typed for github.com never reaches
 //     another host because of a variable set for another tool.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/git"
 )
 
@@ -134,17 +135,49 @@ func (c *Client) tokenVars() string {
 }
 
 // PolicyLocation returns where the repository lives as a trust policy
-// names it (rule 16): kind "github" and OWNER/REPO for github.com (or the
-// API of GITHUB_API_URL); for a GitHub Enterprise Server, kind "git" and
+// names it (rule 16), by [source.GitHubLocation]: kind "github" and
+// OWNER/REPO for github.com; for another GitHub host, kind "git" and
 // HOST/OWNER/REPO, as its git+https address gives, so that a github:
-// pattern, which means github.com, never matches it. Both in lower case:
-// GitHub ignores case.
-func (s Source) PolicyLocation() (kind, location string) {
-	loc := strings.ToLower(s.Owner + "/" + s.Repo)
-	if s.Host == "" {
-		return "github", loc
+// pattern, which means github.com, never matches it. The host is
+// Source.Host, else the host of the API that $GITHUB_API_URL names
+// ([APIHost]; a client without [WithHost] reads the source there). Both
+// in lower case: GitHub ignores case. An error wraps [source.ErrInvalid].
+func (s Source) PolicyLocation() (kind, location string, err error) {
+	host := s.Host
+	if host == "" {
+		if host, err = APIHost(os.Getenv("GITHUB_API_URL")); err != nil {
+			return "", "", err
+		}
 	}
-	return "git", strings.ToLower(s.Host) + "/" + loc
+	return source.GitHubLocation(host, s.Owner, s.Repo)
+}
+
+// APIHost returns the host of the GitHub whose API is at api (rule 16):
+// "" for github.com (api "" or https://api.github.com), HOST for
+// https://api.HOST under ghe.com, else the API address's host (an
+// Enterprise Server's https://HOST/api/v3, or a stand-in's). An error
+// wraps [source.ErrInvalid].
+func APIHost(api string) (string, error) {
+	if api == "" {
+		return "", nil
+	}
+	u, err := checkAPI(api)
+	if err != nil {
+		return "", err
+	}
+	return apiHost(u), nil
+}
+
+// apiHost is APIHost of a checked API address.
+func apiHost(u *url.URL) string {
+	host := strings.ToLower(u.Host)
+	switch name := hostname(host); {
+	case name == "api.github.com":
+		return ""
+	case strings.HasPrefix(name, "api.") && strings.HasSuffix(name, ".ghe.com"):
+		return strings.TrimPrefix(host, "api.")
+	}
+	return host
 }
 
 // webString is the String of a source of an Enterprise host: its web

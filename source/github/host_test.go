@@ -251,6 +251,7 @@ func TestClientServesOneHost(t *testing.T) {
 }
 
 func TestPolicyLocation(t *testing.T) {
+	t.Setenv("GITHUB_API_URL", "")
 	tests := []struct {
 		src        github.Source
 		kind, loc  string
@@ -260,8 +261,8 @@ func TestPolicyLocation(t *testing.T) {
 		{github.Source{Host: "ghes.example.com", Owner: "Acme", Repo: "Skills", Ref: "main"}, "git", "ghes.example.com/acme/skills", "github:ghes.example.com/acme/skills"},
 	}
 	for _, tt := range tests {
-		kind, loc := tt.src.PolicyLocation()
-		if kind != tt.kind || loc != tt.loc {
+		kind, loc, err := tt.src.PolicyLocation()
+		if err != nil || kind != tt.kind || loc != tt.loc {
 			t.Errorf("%+v.PolicyLocation() = %q, %q, want %q, %q", tt.src, kind, loc, tt.kind, tt.loc)
 		}
 		if got := github.NewRemote(tt.src).Repository(); got != tt.repository {
@@ -275,6 +276,42 @@ func TestPolicyLocation(t *testing.T) {
 		if o.Kind != tt.kind || o.Location != tt.loc || !o.Pinned {
 			t.Errorf("Origin of %+v = %+v, want kind %q at %q, pinned", tt.src, o, tt.kind, tt.loc)
 		}
+	}
+}
+
+// TestPolicyLocationAPIHost checks rule 16 for a source without a host
+// read through another API than github.com's ($GITHUB_API_URL, as
+// Enterprise runners set it, or WithAPIURL): it is that host's
+// repository, kind git at HOST/OWNER/REPO, so that a github: pattern,
+// which means github.com, never matches it.
+func TestPolicyLocationAPIHost(t *testing.T) {
+	src := github.Source{Owner: "Acme", Repo: "Skills"}
+	for _, tt := range []struct{ api, kind, loc string }{
+		{"", "github", "acme/skills"},
+		{"https://api.github.com", "github", "acme/skills"},
+		{"https://API.GitHub.com:443/", "github", "acme/skills"},
+		{"https://ghe.acme.corp/api/v3", "git", "ghe.acme.corp/acme/skills"},
+		{"https://GHE.acme.corp:0443/api/v3", "git", "ghe.acme.corp/acme/skills"},
+		{"https://api.acme.ghe.com", "git", "acme.ghe.com/acme/skills"},
+		{"http://127.0.0.1:8080", "git", "127.0.0.1:8080/acme/skills"},
+	} {
+		t.Setenv("GITHUB_API_URL", tt.api)
+		kind, loc, err := src.PolicyLocation()
+		if err != nil || kind != tt.kind || loc != tt.loc {
+			t.Errorf("with GITHUB_API_URL=%s, PolicyLocation() = %q, %q, %v; want %q, %q", tt.api, kind, loc, err, tt.kind, tt.loc)
+		}
+		c, err := github.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := c.TrustedSkill("k", github.Pin{Source: src, Commit: commitA}).Source.(github.TrustedSource).Origin()
+		if o.Kind != tt.kind || o.Location != tt.loc {
+			t.Errorf("with GITHUB_API_URL=%s, Origin() = %+v; want kind %q at %q", tt.api, o, tt.kind, tt.loc)
+		}
+	}
+	t.Setenv("GITHUB_API_URL", "https://ghe.acme.corp:0/api/v3")
+	if _, _, err := src.PolicyLocation(); !errors.Is(err, source.ErrInvalid) {
+		t.Errorf("with GITHUB_API_URL naming port 0, PolicyLocation() = %v; want ErrInvalid", err)
 	}
 }
 

@@ -29,14 +29,25 @@ func (c *Client) TrustedSkill(key string, p Pin) skill.Skill {
 }
 
 // Origin returns where the skill comes from, as a policy sees it: the
-// kind and location of [Source.PolicyLocation] (kind "github" and
-// OWNER/REPO in lower case for github.com), pinned when the pin names a
-// full commit, and the pinned source to show.
+// kind and location of [source.GitHubLocation] for the GitHub the client
+// reads it from (kind "github" and OWNER/REPO in lower case for
+// github.com; kind "git" and HOST/OWNER/REPO for another host: the
+// source's Host, else the host of the client's API address, as
+// [APIHost] reads it), pinned when the pin names a full commit, and the
+// pinned source to show. A location that cannot be made canonical gives
+// kind "unknown", which every rule that could apply refuses.
 func (s TrustedSource) Origin() policy.Source {
-	kind, loc := s.pin.Source.PolicyLocation()
+	host := s.pin.Source.Host
+	if host == "" {
+		host = apiHost(s.client.api)
+	}
 	display := s.pin.String()
 	if s.pin.Source.Host == "" {
 		display = "github:" + display
+	}
+	kind, loc, err := source.GitHubLocation(host, s.pin.Source.Owner, s.pin.Source.Repo)
+	if err != nil {
+		return policy.Source{Kind: "unknown", Display: display}
 	}
 	return policy.Source{
 		Kind:     kind,

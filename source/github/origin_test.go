@@ -1,6 +1,7 @@
 package github_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -26,7 +27,9 @@ func TestTrustedSkillOrigin(t *testing.T) {
 	if !ok {
 		t.Fatalf("TrustedSkill source %T has no Origin method", s.Source)
 	}
-	want := policy.Source{Kind: "github", Location: "o/r", Pinned: true, Display: "github:O/R@" + pin.Commit}
+	// The client reads it from the stand-in's API, whose host it names
+	// (rule 16): not github.com.
+	want := policy.Source{Kind: "git", Location: strings.TrimPrefix(f.api.URL, "http://") + "/o/r", Pinned: true, Display: "github:O/R@" + pin.Commit}
 	if got := o.Origin(); got != want {
 		t.Errorf("Origin() = %+v, want %+v", got, want)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // TrustedSource is the archive source of a fetched skill ([Artifact.Source])
@@ -24,11 +25,18 @@ func (a *Artifact) TrustedSkill() skill.Skill {
 }
 
 // Origin returns where the skill comes from, as a policy sees it: kind
-// "oci", the host and repository, pinned, and the pinned reference to
-// show.
+// "oci", the canonical location of the host and repository
+// ([source.OCILocation]: ghcr.io:0443/acme/x is ghcr.io/acme/x), pinned,
+// and the pinned reference to show. A location that cannot be made
+// canonical is given as written, which the policy refuses (it matches
+// no rule's pattern, so no rule can be known not to apply).
 func (s TrustedSource) Origin() policy.Source {
 	r := s.artifact.Ref
-	return policy.Source{Kind: "oci", Location: r.Host + "/" + r.Repository, Pinned: r.Digest != "", Display: r.String()}
+	loc, err := source.OCILocation(r.Host, r.Repository)
+	if err != nil {
+		loc = r.Host + "/" + r.Repository
+	}
+	return policy.Source{Kind: "oci", Location: loc, Pinned: r.Digest != "", Display: r.String()}
 }
 
 // VerifySignature is [Verify] of the pinned reference the skill was
