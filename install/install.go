@@ -433,7 +433,8 @@
 //     Skills discovery index, v0.2.0 (package source/webindex, its rules
 //     1 to 4; a query, a fragment or user information in one is refused
 //     with [ErrInvalidSource]). Add reads the index (at most
-//     webindex.MaxIndexSize bytes) and every usable skill it lists
+//     webindex.MaxIndexSize bytes: the download stops one byte past the
+//     limit and fails with [ErrInvalidSource]) and every usable skill it lists
 //     (Request.Skills chooses among them by name; [Installer.Contents]
 //     lists them): each artifact is downloaded, bounded as rule 10 says,
 //     and its SHA-256 compared with the index's digest before anything
@@ -775,6 +776,16 @@ func (in *Installer) download(ctx context.Context, source string) (string, func(
 // asks the server whether the content changed since (If-None-Match,
 // If-Modified-Since): an answer 304 Not Modified is errNotModified.
 func (in *Installer) downloadIf(ctx context.Context, source string, since validators) (string, func(), validators, error) {
+	return in.downloadAtMost(ctx, source, since, 0)
+}
+
+// downloadAtMost is downloadIf reading at most max bytes of the body,
+// and one more to tell that it is larger, which fails the download with
+// [ErrInvalidSource]; a max of 0 is the cache's MaxArchiveSize. A file
+// with a smaller limit of its own (a web index) is read only that far:
+// the server is not read to the archive limit for a refusal known at
+// the first byte past it.
+func (in *Installer) downloadAtMost(ctx context.Context, source string, since validators, max int64) (string, func(), validators, error) {
 	var got validators
 	u, want, err := parseDownload(source)
 	if err != nil {
@@ -817,15 +828,21 @@ func (in *Installer) downloadIf(ctx context.Context, source string, since valida
 		defer p.done()
 		body = io.TeeReader(body, p)
 	}
-	max := in.cache.Limits().MaxArchiveSize
+	archive := max == 0
+	if archive {
+		max = in.cache.Limits().MaxArchiveSize
+	}
 	n, sum, err := writeHashed(f, body, max)
 	switch {
 	case err != nil:
 		remove()
 		return "", nil, got, unavailable(err)
-	case n > max:
+	case n > max && archive:
 		remove()
 		return "", nil, got, fmt.Errorf("%w: download %s: %w", ErrInvalidSource, shown, skill.NewLimitError("MaxArchiveSize", max, "larger than %d bytes", max))
+	case n > max:
+		remove()
+		return "", nil, got, fmt.Errorf("%w: download %s: larger than %d bytes", ErrInvalidSource, shown, max)
 	case want != "" && sum != want:
 		remove()
 		return "", nil, got, fmt.Errorf("%w: download %s: SHA-256 is %s, but the source says %s; refusing it", ErrDrift, shown, sum, want)

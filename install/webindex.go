@@ -121,7 +121,7 @@ func (in *Installer) webIndexSkills(ctx context.Context, ix *webindex.Index, pin
 
 // readWebIndex downloads and parses the index at indexURL.
 func (in *Installer) readWebIndex(ctx context.Context, indexURL string) (*webindex.Index, error) {
-	file, remove, err := in.download(ctx, indexURL)
+	file, remove, _, err := in.downloadAtMost(ctx, indexURL, validators{}, webindex.MaxIndexSize)
 	if err != nil {
 		if errors.Is(err, ErrSourceUnavailable) {
 			err = fmt.Errorf("%w (a web index is read from the site's %s)", err, webindex.Path)

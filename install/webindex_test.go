@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
@@ -477,6 +478,43 @@ func TestWebIndexPolicyDotSegments(t *testing.T) {
 	}
 	if n := s.count(climbed); n != 0 {
 		t.Errorf("the refused artifact was requested %d times", n)
+	}
+	assertNothingInstalled(t, f)
+}
+
+// TestWebIndexReadStopsAtLimit checks that an index larger than
+// webindex.MaxIndexSize is refused after reading one byte past the
+// limit, not after the archive limit: a server that never stops sending
+// has served little more than MaxIndexSize when Add fails.
+func TestWebIndexReadStopsAtLimit(t *testing.T) {
+	var served atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != webindex.Path {
+			http.NotFound(w, r)
+			return
+		}
+		chunk := []byte(strings.Repeat(" ", 32<<10))
+		for r.Context().Err() == nil {
+			n, err := w.Write(chunk)
+			served.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	f, in := webFixture(t)
+	_, err := in.Add(t.Context(), Request{Sources: []string{srv.URL}, Agents: agentsOf(t, "claude-code")})
+	if !errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), fmt.Sprintf("larger than %d bytes", webindex.MaxIndexSize)) {
+		t.Errorf("Add of an endless index = %v; want ErrInvalidSource saying it is larger than %d bytes", err, webindex.MaxIndexSize)
+	}
+	srv.CloseClientConnections()
+	srv.Close() // waits for the handler, so served is final
+	// What the kernel's socket buffers and the HTTP stack take in beyond
+	// what the installer read is bounded by a few MiB, far below the
+	// archive limit the index was read up to.
+	if n, max := served.Load(), int64(webindex.MaxIndexSize+16<<20); n > max {
+		t.Errorf("the server sent %d bytes of the index before Add refused it; want at most %d", n, max)
 	}
 	assertNothingInstalled(t, f)
 }
