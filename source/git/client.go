@@ -59,7 +59,7 @@ func WithGit(program string) Option {
 // http.extraHeader through the environment (rule 6), for example
 // WithHeader("Authorization", "Bearer "+token). Headers accumulate.
 // They are sent to the source's host only: a redirect to another host is
-// refused before any request goes there (rule 6a). Default: none.
+// refused before any request goes there (rule 6). Default: none.
 func WithHeader(key, value string) Option {
 	return func(c *config) {
 		if key == "" || !validHeaderKey(key) || strings.ContainsAny(value, "\r\n\x00") {
@@ -80,7 +80,7 @@ func validHeaderKey(k string) bool {
 }
 
 // WithRedirectCheck sets a check of each redirect the package follows
-// (rule 6a): check is given the repository's new URL, without user
+// (rule 6): check is given the repository's new URL, without user
 // information, before any request is sent there, and an error it
 // returns stops the call. Default: none (a redirect within the host is
 // followed, one to another host never is).
@@ -250,7 +250,7 @@ type repo struct {
 	// whole is whether fetches take every file of the commit (no blob
 	// filter), for a git archive of the whole repository (rule 8).
 	whole bool
-	hops  int // the redirects followed (rule 6a)
+	hops  int // the redirects followed (rule 6)
 }
 
 func (c *Client) newRepo(ctx context.Context, src Source) (*repo, error) {
@@ -317,7 +317,7 @@ func (c *Client) environ(dir, url string) []string {
 		"fetch.unpackLimit", "1",
 		// git follows no redirect: curl would send the extra headers
 		// to whatever host a server names. The package follows one
-		// within the host itself (rule 6a).
+		// within the host itself (rule 6).
 		"http.followRedirects", "false",
 	}
 	for _, h := range c.headers {
@@ -385,7 +385,7 @@ func (r *repo) runFetch(ctx context.Context, stdin io.Reader, args ...string) er
 
 // runWatched is runFetch giving git's output to stdout, whose writes
 // count as receiving. A redirect git was given instead of an answer is
-// followed as rule 6a says, and git run again at the new address.
+// followed as rule 6 says, and git run again at the new address.
 func (r *repo) runWatched(ctx context.Context, stdin io.Reader, stdout io.Writer, args ...string) error {
 	for {
 		redirect, err := r.runOnce(ctx, stdin, stdout, args...)

@@ -79,7 +79,7 @@
 //     fetch.unpackLimit=1 (a pack is kept as it arrives, rule 12). Header
 //     values never appear in errors. Options never reach git as options:
 //     refs cannot start with "-" and arguments follow --end-of-options.
-//  6a. Redirects: git runs with http.followRedirects=false, so it never
+//     Redirects: git runs with http.followRedirects=false, so it never
 //     follows one (git's default, "initial", has curl follow the first
 //     request's redirects anywhere, and curl keeps sending every
 //     http.extraHeader but Authorization to the new host; scoping a
@@ -153,7 +153,7 @@
 //     [source.ErrAuthRequired]; text that is not a source, or an unusable
 //     option, wraps [source.ErrInvalid]; a stalled fetch wraps
 //     [source.ErrStalled]; a redirect not followed wraps
-//     [source.ErrRedirected] (rule 6a); a fetch over the limit wraps
+//     [source.ErrRedirected] (rule 6); a fetch over the limit wraps
 //     [skill.ErrArchiveLimit]. Other failures
 //     carry the end of git's error output, without its progress reports.
 //     Every error names the repository (and the ref or commit) it was

@@ -11,7 +11,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
-// maxRedirects is how many redirects one call follows (rule 6a).
+// maxRedirects is how many redirects one call follows (rule 6).
 const maxRedirects = 5
 
 // redirectError matches git's error for an answer that is a redirect,
@@ -29,7 +29,7 @@ func redirected(stderr string) bool {
 // with url.<base>.insteadOf), and, when it leads to another repository
 // address on the same host (scheme, host and port) that the client's
 // WithRedirectCheck accepts, makes that the repository's URL for the runs
-// of git that follow (rule 6a). The request carries the headers of
+// of git that follow (rule 6). The request carries the headers of
 // WithHeader, as git's would, to the host they were given for; the
 // redirect itself is not followed.
 func (r *repo) follow(ctx context.Context) error {

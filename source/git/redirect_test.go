@@ -49,7 +49,7 @@ func redirector(t *testing.T, base string) *httptest.Server {
 	return srv
 }
 
-// TestRedirectToAnotherHost checks rule 6a against the real git: a
+// TestRedirectToAnotherHost checks rule 6 against the real git: a
 // repository whose server redirects to another host is refused with
 // source.ErrRedirected naming it, by every call that asks the remote,
 // and the other host gets no request, so a header of WithHeader (or a
