@@ -487,7 +487,13 @@
 //     escaped by host/allowed/../evil; a local path is cleaned first.
 //     Each redirect of a URL download is checked the same way, as a URL
 //     source (pinned when the download is), before it is followed; a
-//     refusal names the hop.
+//     refusal names the hop. A git source over http(s) follows a
+//     redirect only within its host (package source/git, rule 6): one to
+//     another host is refused, with or without a policy, before anything
+//     is asked there, and one within the host is checked as a git source
+//     at its new address before git asks it; either refusal wraps
+//     [ErrRefused] and source.ErrRedirected and names where the server
+//     pointed.
 //  2. Signatures before content: an OCI source is verified
 //     (oci.Verify, against the manifest digest of the resolved pin)
 //     after its reference is resolved and before its layer is

@@ -15,6 +15,7 @@ import (
 
 	"oras.land/oras-go/v2/registry/remote/retry"
 
+	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/git"
@@ -51,7 +52,7 @@ func (in *Installer) parseSource(text string, typed bool) (source.Remote, error)
 		}
 		// git stops a fetch that stalls for the download timeout (rule
 		// 10) or grows past the cache's archive size.
-		return git.NewRemote(src, git.WithStallTimeout(in.timeout), git.WithCache(in.cache)), nil
+		return git.NewRemote(src, git.WithStallTimeout(in.timeout), git.WithCache(in.cache), in.gitRedirects()), nil
 	case strings.HasPrefix(text, GitHubPrefix):
 		src, err := github.Parse(strings.TrimPrefix(text, GitHubPrefix))
 		if err != nil {
@@ -92,8 +93,11 @@ func (in *Installer) parseSource(text string, typed bool) (source.Remote, error)
 // skill, or its archive is refused), else ErrSourceUnavailable (a stall
 // among them).
 func sourceError(err error) error {
-	if errors.Is(err, ErrSourceUnavailable) || errors.Is(err, ErrInvalidSource) {
+	if errors.Is(err, ErrSourceUnavailable) || errors.Is(err, ErrInvalidSource) || errors.Is(err, ErrRefused) {
 		return err // classified already
+	}
+	if errors.Is(err, source.ErrRedirected) {
+		return fmt.Errorf("%w: %w", ErrRefused, err) // Trust rule 1
 	}
 	if !errors.Is(err, source.ErrStalled) {
 		for _, target := range []error{source.ErrInvalid, source.ErrNotFound, source.ErrNoSkill, source.ErrNotServer,
@@ -320,4 +324,28 @@ func (t *watchedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 type watchedBody struct {
 	io.Reader
 	io.Closer
+}
+
+// gitRedirects returns the check of each redirect a git source follows
+// within its host (package source/git, rule 6; one to another host it
+// refuses itself), when a policy is in force: the repository's new
+// address is checked as a git source of its own (Trust rule 1), as the
+// redirects of a download are, before git asks it for anything. Whether
+// the source is pinned is the source's, checked already. Without a
+// policy it returns nil, which git.New ignores.
+func (in *Installer) gitRedirects() git.Option {
+	if in.trust == nil {
+		return nil
+	}
+	p := in.trust.effectivePolicy()
+	return git.WithRedirectCheck(func(_ context.Context, to string) error {
+		loc, ok := policy.GitLocation(to)
+		if !ok {
+			return dotSegmentError(to)
+		}
+		if err := p.Check(policy.Source{Kind: "git", Location: loc, Pinned: true, Display: redactURL(to)}); err != nil {
+			return fmt.Errorf("%w: %w", ErrRefused, err)
+		}
+		return nil
+	})
 }
