@@ -88,8 +88,8 @@
 //  3. Sources: a folder; a SKILL.md file, which stands for its folder's
 //     skill alone (not the skills below it); an archive file (zip, tar,
 //     tar.gz, recognised by content); an http(s) URL of such an archive, with an optional
-//     expected SHA-256 as URL#sha256=HEX that must match ([ErrDrift] if
-//     not). The skills of a source are found as rule 12 says. Every
+//     expected SHA-256 as URL#sha256=HEX that must match ([ErrIntegrity]
+//     if not). The skills of a source are found as rule 12 says. Every
 //     source is held to the archive rules of package skill and the
 //     limits of the skill cache ([WithCache]; names, file types, sizes,
 //     entry count), local folders too, and a download stops at the
@@ -179,9 +179,17 @@
 //  8. Errors wrap one of the package's sentinels ([ErrConflict],
 //     [ErrModified], [ErrNotInstalled], [ErrDrift], [ErrSourceUnavailable],
 //     [ErrInvalidSource], [ErrInvalidLock], [ErrNothingRecorded],
-//     [ErrUnsafeFolder], [ErrInterrupted], [ErrRefused], and
-//     [ErrSpecification] beside [ErrInvalidSource]) for callers to classify with
+//     [ErrUnsafeFolder], [ErrInterrupted], [ErrRefused], [ErrIntegrity],
+//     and [ErrSpecification] beside [ErrInvalidSource]) for callers to classify with
 //     errors.Is; a request stopped by several problems lists every one.
+//     [ErrIntegrity] (source.ErrIntegrity) is every integrity failure:
+//     content that does not match the digest that names it, downloaded
+//     or kept (a URL's #sha256=, a web index's digest, an OCI blob's).
+//     A skill skipped for it (rule 4) still fails the request: Add
+//     installs the others and returns the changes with an error wrapping
+//     ErrIntegrity; with Request.Strict, or when it is the only skill,
+//     nothing changes and the error wraps both [ErrInvalidSource] and
+//     ErrIntegrity.
 //     Messages speak of this package (its options and fields), never of
 //     a command's flags: a command adds those.
 //     Every change is reported with its [Action]: installed, updated,
@@ -446,7 +454,10 @@
 //     writes wrongly, a download whose digest differs (the reason names
 //     both), an archive without a root SKILL.md, and a skill whose
 //     SKILL.md names another skill than the index does are skipped as
-//     rule 4 says. The lock file records per skill the index's URL as
+//     rule 4 says; a digest that differs is an integrity failure, so Add
+//     then fails with [ErrIntegrity] after installing the others (rule
+//     8), and a sync or an update of a recorded skill fails with it,
+//     changing nothing. The lock file records per skill the index's URL as
 //     its source, its name as its subpath and the index's digest as its
 //     pin, and the skill is kept in the skill cache: a sync needs no
 //     network while the cache holds it. Otherwise a sync reads the index
@@ -859,7 +870,7 @@ func (in *Installer) downloadAtMost(ctx context.Context, source string, since va
 		return "", nil, got, fmt.Errorf("%w: download %s: larger than %d bytes", ErrInvalidSource, shown, max)
 	case want != "" && sum != want:
 		remove()
-		return "", nil, got, fmt.Errorf("%w: download %s: SHA-256 is %s, but the source says %s; refusing it", ErrDrift, shown, sum, want)
+		return "", nil, got, fmt.Errorf("%w: download %s: SHA-256 is %s, but the source says %s; refusing it (something altered it on the way, or the URL serves other content now)", ErrIntegrity, shown, sum, want)
 	}
 	return f.Name(), remove, got, nil
 }

@@ -93,8 +93,8 @@ func (in *Installer) parseSource(text string, typed bool) (source.Remote, error)
 // skill, or its archive is refused), else ErrSourceUnavailable (a stall
 // among them).
 func sourceError(err error) error {
-	if errors.Is(err, ErrSourceUnavailable) || errors.Is(err, ErrInvalidSource) || errors.Is(err, ErrRefused) {
-		return err // classified already
+	if errors.Is(err, ErrSourceUnavailable) || errors.Is(err, ErrInvalidSource) || errors.Is(err, ErrRefused) || errors.Is(err, ErrIntegrity) {
+		return err // classified already (ErrIntegrity is source.ErrIntegrity)
 	}
 	if errors.Is(err, source.ErrRedirected) {
 		return fmt.Errorf("%w: %w", ErrRefused, err) // Trust rule 1
