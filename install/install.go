@@ -502,7 +502,9 @@
 //     redirect only within its host (package source/git, rule 6): one to
 //     another host is refused, with or without a policy, before anything
 //     is asked there, and one within the host is checked as a git source
-//     at its new address before git asks it; either refusal wraps
+//     at its new address before git asks it (a new address that a
+//     signers or commits rule names, and the source's own does not, is
+//     refused: that rule would go unchecked); either refusal wraps
 //     [ErrRefused] and source.ErrRedirected and names where the server
 //     pointed.
 //  2. Signatures before content: an OCI source is verified

@@ -124,6 +124,8 @@ func TestTrustGitRedirects(t *testing.T) {
 			http.Redirect(w, r, otherURL+"/acme/kit/.git/"+strings.TrimPrefix(rest, "/acme/away/.git/"), http.StatusFound)
 		case strings.HasPrefix(rest, "/acme/old/.git/"):
 			http.Redirect(w, r, "/acme/moved/.git/"+strings.TrimPrefix(rest, "/acme/old/.git/"), http.StatusMovedPermanently)
+		case strings.HasPrefix(rest, "/team/kit/.git/"):
+			http.Redirect(w, r, "/acme/kit/.git/"+strings.TrimPrefix(rest, "/team/kit/.git/"), http.StatusMovedPermanently)
 		case strings.HasPrefix(rest, "/acme/out/.git/"):
 			http.Redirect(w, r, "/evil/kit/.git/"+strings.TrimPrefix(rest, "/acme/out/.git/"), http.StatusMovedPermanently)
 		default:
@@ -154,6 +156,21 @@ func TestTrustGitRedirects(t *testing.T) {
 			assertNothingInstalled(t, f)
 		})
 	}
+	// A redirect to an address a commits rule names, which the source's
+	// own does not: the rule would not be checked, so it is refused.
+	t.Run("to a signed-commits address", func(t *testing.T) {
+		f := newFixture(t)
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "allowed_signers"), []byte("alice@example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n"), 0o644)
+		p := parsePolicy(t, dir, "version: 1\nsources:\n  allow: [\"git:"+host+"/**\"]\nsigners:\n  - sources: [\"git:"+host+"/acme/**\"]\n    commits: {allowed_signers: allowed_signers}\n")
+		in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(Trust{Policy: p}))
+		src := "git+" + srv.URL + "/team/kit/.git"
+		_, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+		if !errors.Is(err, ErrRefused) || !errors.Is(err, source.ErrRedirected) || !strings.Contains(err.Error(), "signers[1]") {
+			t.Errorf("Add(%s) = %v; want ErrRefused, a redirect refused, naming the commits rule", src, err)
+		}
+		assertNothingInstalled(t, f)
+	})
 	t.Run("an allowed redirect", func(t *testing.T) {
 		f := newFixture(t)
 		src := "git+" + srv.URL + "/acme/old/.git"
