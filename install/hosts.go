@@ -71,7 +71,7 @@ func (in *Installer) hostedRemote(text string) (source.Remote, error) {
 	case gh != nil:
 		return github.NewRemote(*gh, github.WithHTTPClient(watchedClient(in.http))), nil
 	}
-	return git.NewRemote(*g, git.WithStallTimeout(in.timeout), git.WithCache(in.cache)), nil
+	return git.NewRemote(*g, git.WithStallTimeout(in.timeout), git.WithCache(in.cache), in.gitRedirects(*g)), nil
 }
 
 // hostedPolicySource completes s, the policy's view of a repository on

@@ -250,6 +250,7 @@ func (in *Installer) npmSource(name string, e npmEntry, lockDir string, global b
 		if dir == "" {
 			return "", "a local source without a folder"
 		}
+		written := dir
 		dir = filepath.FromSlash(dir)
 		if !filepath.IsAbs(dir) {
 			if global {
@@ -257,12 +258,15 @@ func (in *Installer) npmSource(name string, e npmEntry, lockDir string, global b
 			}
 			dir = filepath.Join(lockDir, dir)
 		}
-		return dir, ""
+		if global {
+			return dir, ""
+		}
+		return in.inProject("local source", written, dir)
 	case "node_modules":
 		if !fs.ValidPath(e.Source) || e.Source == "." || strings.Contains(e.Source, "\\") || global {
 			return "", fmt.Sprintf("npm package %q cannot be found in the project's node_modules", e.Source)
 		}
-		return filepath.Join(lockDir, "node_modules", filepath.FromSlash(e.Source), filepath.FromSlash(folder)), ""
+		return in.inProject("npm package", e.Source, filepath.Join(lockDir, "node_modules", filepath.FromSlash(e.Source), filepath.FromSlash(folder)))
 	case "well-known":
 		u := cmp.Or(e.SourceBaseURL, e.SourceURL)
 		if !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
@@ -271,6 +275,28 @@ func (in *Installer) npmSource(name string, e npmEntry, lockDir string, global b
 		return u, ""
 	}
 	return "", fmt.Sprintf("source type %q is not one this tool reads (github, gitlab, git, local, node_modules, well-known); add the skill from where it is published", e.SourceType)
+}
+
+// inProject returns the folder dir, which a record of the project names
+// as written, as the folder it is once every link in it is followed,
+// spelled under the project's root; or, when that is not inside the
+// project, or cannot be read, why it is left out (rule 2 of importing).
+// A record in a project is part of what was cloned: it must not make the
+// project take in the user's other folders.
+func (in *Installer) inProject(what, written, dir string) (string, string) {
+	root, err := filepath.EvalSymlinks(in.Root())
+	if err != nil {
+		return "", fmt.Sprintf("%s %q: the project folder cannot be read: %v", what, written, err)
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", fmt.Sprintf("%s %q: %v", what, written, err)
+	}
+	rel, err := filepath.Rel(root, real)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", fmt.Sprintf("%s %q is outside the project (it is %s); import takes a local folder only from inside the project: add it with 'agentskills add' if you mean to", what, written, real)
+	}
+	return filepath.Join(in.Root(), rel), ""
 }
 
 // badImportName says why name cannot be a skill's folder name, or "".
@@ -365,6 +391,9 @@ func (in *Installer) readGHMetadata() ([]importRecord, []string) {
 			}
 			item := Imported{Skill: e.Name(), Record: p, ghDir: filepath.Join(d, e.Name())}
 			item.Origin, item.Source, item.Reason = ghSource(e.Name(), m)
+			if in.scope == Project && item.Reason == "" && ghLocal(m) {
+				item.Source, item.Reason = in.inProject("local-path", m["local-path"], item.Source)
+			}
 			out = append(out, importRecord{item})
 		}
 	}
@@ -393,7 +422,7 @@ func ghSource(name string, m map[string]string) (origin, src, why string) {
 	if why := badImportName(name); why != "" {
 		return "gh", "", why
 	}
-	if lp := m["local-path"]; lp != "" && m["github-repo"] == "" {
+	if lp := m["local-path"]; ghLocal(m) {
 		if !filepath.IsAbs(filepath.FromSlash(lp)) {
 			return "gh local " + lp, "", fmt.Sprintf("local-path %q is not an absolute folder", lp)
 		}
@@ -418,6 +447,11 @@ func ghSource(name string, m map[string]string) (origin, src, why string) {
 		return origin, src, why
 	}
 	return origin, githubSource(ownerName, folder, ref), ""
+}
+
+// ghLocal reports whether gh's metadata m names a local folder.
+func ghLocal(m map[string]string) bool {
+	return m["local-path"] != "" && m["github-repo"] == ""
 }
 
 // holdingAgents returns the IDs of the agents whose folder in the scope

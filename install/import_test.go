@@ -31,6 +31,15 @@ func importNames(items []Imported) []string {
 	return out
 }
 
+// importFixture is newFixture with the source folders inside the
+// project, where import takes a local folder from (rule 2 of importing).
+func importFixture(t *testing.T) *fixture {
+	f := newFixture(t)
+	f.sources = filepath.Join(f.env.Project, "vendor")
+	os.MkdirAll(f.sources, 0o755)
+	return f
+}
+
 func findImported(items []Imported, name string) Imported {
 	for _, it := range items {
 		if it.Skill == name {
@@ -65,12 +74,12 @@ func npmSources(t *testing.T, f *fixture) (folder, repo, commit string) {
 // one pinned, the tool's folders adopted, and its files left alone.
 func TestImportNPMProjectLock(t *testing.T) {
 	tool := peertest.Skills(t)
-	f := newFixture(t)
+	f := importFixture(t)
 	_, repo, commit := npmSources(t, f)
-	tool.Run(t, f.env.Project, f.env.Home, nil, "add", "../sources/kit", "-y", "--agent", "claude-code")
+	tool.Run(t, f.env.Project, f.env.Home, nil, "add", "./vendor/kit", "-y", "--agent", "claude-code")
 	tool.Run(t, f.env.Project, f.env.Home, nil, "add", "file://"+filepath.ToSlash(repo), "-y", "--agent", "codex")
 	npmLock := readFile(t, filepath.Join(f.env.Project, "skills-lock.json"))
-	for _, want := range []string{`"source": "../sources/kit"`, `"sourceType": "local"`, `"sourceType": "git"`, `"skillPath": "skills/gamma/SKILL.md"`} {
+	for _, want := range []string{`"source": "./vendor/kit"`, `"sourceType": "local"`, `"sourceType": "git"`, `"skillPath": "skills/gamma/SKILL.md"`} {
 		if !strings.Contains(npmLock, want) {
 			t.Fatalf("the npm tool's skills-lock.json lacks %s:\n%s", want, npmLock)
 		}
@@ -84,7 +93,7 @@ func TestImportNPMProjectLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	gitSrc := "git+file://" + filepath.ToSlash(repo) + "#path=skills/gamma"
-	want := []string{"alpha " + filepath.Join(f.env.Project, "../sources/kit"), "beta " + filepath.Join(f.env.Project, "../sources/kit"), "gamma " + gitSrc}
+	want := []string{"alpha " + filepath.Join(f.env.Project, "vendor", "kit"), "beta " + filepath.Join(f.env.Project, "vendor", "kit"), "gamma " + gitSrc}
 	if diff := cmp.Diff(want, importNames(plan.Imported)); diff != "" || len(plan.Left) != 0 {
 		t.Errorf("Import(dry run) plan (-want +got):\n%s\nleft: %v", diff, importNames(plan.Left))
 	}
@@ -102,7 +111,7 @@ func TestImportNPMProjectLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = []string{"alpha ../sources/kit", "beta ../sources/kit", "gamma " + gitSrc} // as the lock file records them
+	want = []string{"alpha vendor/kit", "beta vendor/kit", "gamma " + gitSrc} // as the lock file records them
 	if diff := cmp.Diff(want, importNames(report.Imported)); diff != "" || len(report.Left) != 0 {
 		t.Fatalf("Import (-want +got):\n%s\nleft: %v", diff, importNames(report.Left))
 	}
@@ -113,7 +122,7 @@ func TestImportNPMProjectLock(t *testing.T) {
 	if e := lock.Skills["gamma"]; e == nil || e.Source != gitSrc || e.Pin != commit {
 		t.Errorf("lock entry of gamma = %+v, want %s pinned to %s", e, gitSrc, commit)
 	}
-	if e := lock.Skills["beta"]; e == nil || e.Source != "../sources/kit" || e.Subpath != "skills/beta" || e.Agents["claude-code"].Kind != KindLink {
+	if e := lock.Skills["beta"]; e == nil || e.Source != "vendor/kit" || e.Subpath != "skills/beta" || e.Agents["claude-code"].Kind != KindLink {
 		t.Errorf("lock entry of beta = %+v, want the folder relative to the project, linked for claude-code", e)
 	}
 	// The npm tool put gamma in .agents/skills itself: that copy is adopted.
@@ -141,9 +150,9 @@ func TestImportNPMProjectLock(t *testing.T) {
 // other skill of the same source is carried over (rule 3 of importing).
 func TestImportKeepsEdits(t *testing.T) {
 	tool := peertest.Skills(t)
-	f := newFixture(t)
+	f := importFixture(t)
 	npmSources(t, f)
-	tool.Run(t, f.env.Project, f.env.Home, nil, "add", "../sources/kit", "-y", "--agent", "claude-code")
+	tool.Run(t, f.env.Project, f.env.Home, nil, "add", "./vendor/kit", "-y", "--agent", "claude-code")
 	edited := filepath.Join(f.env.Project, ".claude", "skills", "alpha", "SKILL.md")
 	os.WriteFile(edited, []byte(skillMD("alpha")+"my own line\n"), 0o644)
 	in := f.remoteInstaller(t, cachetest.Root(t))
@@ -171,7 +180,7 @@ func TestImportKeepsEdits(t *testing.T) {
 // backup and the skill added in its place (rule 5 of importing).
 func TestImportNPMLeftOut(t *testing.T) {
 	tool := peertest.Skills(t)
-	f := newFixture(t)
+	f := importFixture(t)
 	npmSources(t, f)
 	writeFiles(t, filepath.Join(f.sources, "kit", "skills", "alpha"), map[string]string{
 		"metadata.json":          `{"version": "1.0.0"}`,
@@ -181,7 +190,7 @@ func TestImportNPMLeftOut(t *testing.T) {
 		"references/guide.md":    "guide\n",
 		"references/.env.sample": "A=1\n",
 	})
-	tool.Run(t, f.env.Project, f.env.Home, nil, "add", "../sources/kit", "-y", "--agent", "claude-code")
+	tool.Run(t, f.env.Project, f.env.Home, nil, "add", "./vendor/kit", "-y", "--agent", "claude-code")
 	npmCopy := filepath.Join(f.env.Project, ".claude", "skills", "alpha")
 	if _, err := os.Stat(filepath.Join(npmCopy, "metadata.json")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the npm tool copied metadata.json (%v): rule 5's facts are out of date", err)
@@ -345,7 +354,7 @@ func TestImportGHMetadata(t *testing.T) {
 		"skills/beta/SKILL.md":       skillMD("beta"),
 	})
 	g.publish("v2", commitB, map[string]string{"tools/skills/delta/SKILL.md": skillMD("delta")})
-	f := newFixture(t)
+	f := importFixture(t)
 	local := f.writeSkill(t, "gamma", "gamma", "")
 	ghAlpha := ghSkillMD("alpha", "    github-path: skills/alpha\n    github-ref: refs/heads/main\n    github-repo: https://github.com/o/skills\n    github-tree-sha: 7a8633b2cf8d7f4a0ee055cfc53e9821a26be2dd\n")
 	ghBeta := ghSkillMD("beta", "    github-path: skills/beta\n    github-ref: refs/heads/main\n    github-repo: https://github.com/o/skills\n    github-tree-sha: 7a8633b2cf8d7f4a0ee055cfc53e9821a26be2dd\n") + "my own line\n"
@@ -502,10 +511,10 @@ func TestImportHostileRecords(t *testing.T) {
 // tools is taken from the npm lock and the other record listed (rule 1
 // of importing), and that a request for an unknown installer is refused.
 func TestImportRecordedTwice(t *testing.T) {
-	f := newFixture(t)
+	f := importFixture(t)
 	src := f.writeSkill(t, "kit/alpha", "alpha", "")
 	writeFiles(t, f.env.Project, map[string]string{
-		"skills-lock.json":              `{"version": 1, "skills": {"alpha": {"source": "../sources/kit", "sourceType": "local", "computedHash": "x"}}}`,
+		"skills-lock.json":              `{"version": 1, "skills": {"alpha": {"source": "./vendor/kit", "sourceType": "local", "computedHash": "x"}}}`,
 		".claude/skills/alpha/SKILL.md": ghSkillMD("alpha", "    local-path: "+filepath.ToSlash(src)+"\n"),
 	})
 	in := f.installer(t)
@@ -530,10 +539,10 @@ func TestImportRecordedTwice(t *testing.T) {
 // TestImportInterrupted checks that an import whose context ends stops
 // with ErrInterrupted, having added nothing.
 func TestImportInterrupted(t *testing.T) {
-	f := newFixture(t)
+	f := importFixture(t)
 	f.writeSkill(t, "kit/alpha", "alpha", "")
 	writeFiles(t, f.env.Project, map[string]string{
-		"skills-lock.json": `{"version": 1, "skills": {"alpha": {"source": "../sources/kit", "sourceType": "local", "computedHash": "x"}}}`,
+		"skills-lock.json": `{"version": 1, "skills": {"alpha": {"source": "./vendor/kit", "sourceType": "local", "computedHash": "x"}}}`,
 	})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
@@ -543,5 +552,107 @@ func TestImportInterrupted(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", "skills", "alpha")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("an interrupted Import installed alpha (%v)", err)
+	}
+}
+
+// TestImportLocalOutsideProject checks that a local source of a
+// project's records must be inside the project once every link is
+// followed (rule 2 of importing): a cloned repository's skills-lock.json
+// or gh metadata must not copy the user's other folders into the project
+// and its lock file. A folder outside is left out naming it, and one
+// inside is imported.
+func TestImportLocalOutsideProject(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		source func(f *fixture) string // the local source, as the record writes it
+		inside bool
+	}{
+		{"relative escape", func(f *fixture) string { return "../sources/x" }, false},
+		{"absolute outside", func(f *fixture) string { return filepath.ToSlash(filepath.Join(f.sources, "x")) }, false},
+		{"link inside to outside", func(f *fixture) string {
+			os.MkdirAll(filepath.Join(f.env.Project, "vendor"), 0o755)
+			if err := os.Symlink(filepath.Join(f.sources, "x"), filepath.Join(f.env.Project, "vendor", "x")); err != nil {
+				t.Skip("no symbolic links:", err)
+			}
+			return "./vendor/x"
+		}, false},
+		{"parent link inside to outside", func(f *fixture) string {
+			if err := os.Symlink(f.sources, filepath.Join(f.env.Project, "vendor")); err != nil {
+				t.Skip("no symbolic links:", err)
+			}
+			return "vendor/x"
+		}, false},
+		{"inside", func(f *fixture) string {
+			writeFiles(t, filepath.Join(f.env.Project, "vendor", "x"), map[string]string{"SKILL.md": skillMD("x")})
+			return "./vendor/x"
+		}, true},
+		{"absolute inside", func(f *fixture) string {
+			writeFiles(t, filepath.Join(f.env.Project, "vendor", "x"), map[string]string{"SKILL.md": skillMD("x")})
+			return filepath.ToSlash(filepath.Join(f.env.Project, "vendor", "x"))
+		}, true},
+	} {
+		for _, from := range []ImportFrom{ImportNPM, ImportGH} {
+			t.Run(tc.name+"/"+string(from), func(t *testing.T) {
+				f := newFixture(t)
+				// The user's private skill, outside the project.
+				writeFiles(t, filepath.Join(f.sources, "x"), map[string]string{"SKILL.md": skillMD("x")})
+				src := tc.source(f)
+				if from == ImportNPM {
+					writeFiles(t, f.env.Project, map[string]string{"skills-lock.json": `{"version": 1, "skills": {"x": {"source": "` + src + `", "sourceType": "local"}}}`})
+				} else {
+					if !filepath.IsAbs(filepath.FromSlash(src)) {
+						src = filepath.ToSlash(filepath.Join(f.env.Project, filepath.FromSlash(src)))
+					}
+					writeFiles(t, f.env.Project, map[string]string{".claude/skills/x/SKILL.md": ghSkillMD("x", "    local-path: "+src+"\n")})
+				}
+				in := f.installer(t)
+				for _, dry := range []bool{true, false} {
+					report, err := in.Import(t.Context(), ImportRequest{From: from, DryRun: dry})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if tc.inside {
+						if len(report.Imported) != 1 || len(report.Left) != 0 {
+							t.Errorf("Import(dry run %v) = %v, left %v; want x imported", dry, importNames(report.Imported), importNames(report.Left))
+						}
+						continue
+					}
+					x := findImported(report.Left, "x")
+					if len(report.Imported) != 0 || !strings.Contains(x.Reason, "outside the project") || !strings.Contains(x.Reason, src) {
+						t.Errorf("Import(dry run %v) = %v, left %v; want x left out as outside the project, naming %s", dry, importNames(report.Imported), importNames(report.Left), src)
+					}
+				}
+				if tc.inside {
+					return
+				}
+				if _, err := os.Lstat(filepath.Join(f.env.Project, ".agents", "skills", "x")); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("Import installed the folder outside the project (%v)", err)
+				}
+				if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", LockName)); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("Import wrote a lock file (%v)", err)
+				}
+			})
+		}
+	}
+}
+
+// TestImportNodeModulesLinkOutside checks that an npm package of a
+// project's skills-lock.json whose folder under node_modules is a link
+// leading out of the project is left out as a local folder outside it is
+// (rule 2 of importing).
+func TestImportNodeModulesLinkOutside(t *testing.T) {
+	f := newFixture(t)
+	writeFiles(t, filepath.Join(f.sources, "x"), map[string]string{"SKILL.md": skillMD("x")})
+	os.MkdirAll(filepath.Join(f.env.Project, "node_modules"), 0o755)
+	if err := os.Symlink(f.sources, filepath.Join(f.env.Project, "node_modules", "pkg")); err != nil {
+		t.Skip("no symbolic links:", err)
+	}
+	writeFiles(t, f.env.Project, map[string]string{"skills-lock.json": `{"version": 1, "skills": {"x": {"source": "pkg", "sourceType": "node_modules", "skillPath": "x/SKILL.md"}}}`})
+	report, err := f.installer(t).Import(t.Context(), ImportRequest{From: ImportNPM})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := findImported(report.Left, "x"); len(report.Imported) != 0 || !strings.Contains(x.Reason, "outside the project") {
+		t.Errorf("Import = %v, left %v; want x left out as outside the project", importNames(report.Imported), importNames(report.Left))
 	}
 }

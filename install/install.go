@@ -88,8 +88,8 @@
 //  3. Sources: a folder; a SKILL.md file, which stands for its folder's
 //     skill alone (not the skills below it); an archive file (zip, tar,
 //     tar.gz, recognised by content); an http(s) URL of such an archive, with an optional
-//     expected SHA-256 as URL#sha256=HEX that must match ([ErrDrift] if
-//     not). The skills of a source are found as rule 12 says. Every
+//     expected SHA-256 as URL#sha256=HEX that must match ([ErrIntegrity]
+//     if not). The skills of a source are found as rule 12 says. Every
 //     source is held to the archive rules of package skill and the
 //     limits of the skill cache ([WithCache]; names, file types, sizes,
 //     entry count), local folders too, and a download stops at the
@@ -179,9 +179,17 @@
 //  8. Errors wrap one of the package's sentinels ([ErrConflict],
 //     [ErrModified], [ErrNotInstalled], [ErrDrift], [ErrSourceUnavailable],
 //     [ErrInvalidSource], [ErrInvalidLock], [ErrNothingRecorded],
-//     [ErrUnsafeFolder], [ErrInterrupted], [ErrRefused], and
-//     [ErrSpecification] beside [ErrInvalidSource]) for callers to classify with
+//     [ErrUnsafeFolder], [ErrInterrupted], [ErrRefused], [ErrIntegrity],
+//     and [ErrSpecification] beside [ErrInvalidSource]) for callers to classify with
 //     errors.Is; a request stopped by several problems lists every one.
+//     [ErrIntegrity] (source.ErrIntegrity) is every integrity failure:
+//     content that does not match the digest that names it, downloaded
+//     or kept (a URL's #sha256=, a web index's digest, an OCI blob's).
+//     A skill skipped for it (rule 4) still fails the request: Add
+//     installs the others and returns the changes with an error wrapping
+//     ErrIntegrity; with Request.Strict, or when it is the only skill,
+//     nothing changes and the error wraps both [ErrInvalidSource] and
+//     ErrIntegrity.
 //     Messages speak of this package (its options and fields), never of
 //     a command's flags: a command adds those.
 //     Every change is reported with its [Action]: installed, updated,
@@ -433,7 +441,8 @@
 //     Skills discovery index, v0.2.0 (package source/webindex, its rules
 //     1 to 4; a query, a fragment or user information in one is refused
 //     with [ErrInvalidSource]). Add reads the index (at most
-//     webindex.MaxIndexSize bytes) and every usable skill it lists
+//     webindex.MaxIndexSize bytes: the download stops one byte past the
+//     limit and fails with [ErrInvalidSource]) and every usable skill it lists
 //     (Request.Skills chooses among them by name; [Installer.Contents]
 //     lists them): each artifact is downloaded, bounded as rule 10 says,
 //     and its SHA-256 compared with the index's digest before anything
@@ -445,7 +454,10 @@
 //     writes wrongly, a download whose digest differs (the reason names
 //     both), an archive without a root SKILL.md, and a skill whose
 //     SKILL.md names another skill than the index does are skipped as
-//     rule 4 says. The lock file records per skill the index's URL as
+//     rule 4 says; a digest that differs is an integrity failure, so Add
+//     then fails with [ErrIntegrity] after installing the others (rule
+//     8), and a sync or an update of a recorded skill fails with it,
+//     changing nothing. The lock file records per skill the index's URL as
 //     its source, its name as its subpath and the index's digest as its
 //     pin, and the skill is kept in the skill cache: a sync needs no
 //     network while the cache holds it. Otherwise a sync reads the index
@@ -500,7 +512,15 @@
 //     GITHUB_API_URL names another.
 //     Each redirect of a URL download is checked the same way, as a URL
 //     source (pinned when the download is), before it is followed; a
-//     refusal names the hop.
+//     refusal names the hop. A git source over http(s) follows a
+//     redirect only within its host (package source/git, rule 6): one to
+//     another host is refused, with or without a policy, before anything
+//     is asked there, and one within the host is checked as a git source
+//     at its new address before git asks it (a new address that a
+//     signers or commits rule names, and the source's own does not, is
+//     refused: that rule would go unchecked); either refusal wraps
+//     [ErrRefused] and source.ErrRedirected and names where the server
+//     pointed.
 //  2. Signatures before content: an OCI source is verified
 //     (oci.Verify, against the manifest digest of the resolved pin)
 //     after its reference is resolved and before its layer is
@@ -639,7 +659,15 @@
 //     node_modules/PACKAGE/FOLDER of the project; well-known the index's
 //     URL. Anything else is left out with why: an unknown source type, a
 //     name that is not one folder name, a path with a ".." element or
-//     that is absolute, a URL of another scheme.
+//     that is absolute, a URL of another scheme. In a project, a record
+//     is part of what was cloned, so a folder it names (a local source
+//     of skills-lock.json, relative or absolute; a node_modules package;
+//     gh's local-path) must be inside the project once every link in its
+//     path is followed: one that is outside (../../.claude/skills, an
+//     absolute path elsewhere, a link inside the project leading out) is
+//     left out with a reason naming it, and the folder is added as the
+//     path it really is. The user's global lock may name any absolute
+//     folder.
 //  3. The skills are then added as [Installer.Add] adds them, by name,
 //     from their source, for the agents whose folder in the scope already
 //     holds an entry of that name (none found: the agents Add chooses),
@@ -814,6 +842,16 @@ func (in *Installer) download(ctx context.Context, source string) (string, func(
 // asks the server whether the content changed since (If-None-Match,
 // If-Modified-Since): an answer 304 Not Modified is errNotModified.
 func (in *Installer) downloadIf(ctx context.Context, source string, since validators) (string, func(), validators, error) {
+	return in.downloadAtMost(ctx, source, since, 0)
+}
+
+// downloadAtMost is downloadIf reading at most max bytes of the body,
+// and one more to tell that it is larger, which fails the download with
+// [ErrInvalidSource]; a max of 0 is the cache's MaxArchiveSize. A file
+// with a smaller limit of its own (a web index) is read only that far:
+// the server is not read to the archive limit for a refusal known at
+// the first byte past it.
+func (in *Installer) downloadAtMost(ctx context.Context, source string, since validators, max int64) (string, func(), validators, error) {
 	var got validators
 	u, want, err := parseDownload(source)
 	if err != nil {
@@ -856,18 +894,24 @@ func (in *Installer) downloadIf(ctx context.Context, source string, since valida
 		defer p.done()
 		body = io.TeeReader(body, p)
 	}
-	max := in.cache.Limits().MaxArchiveSize
+	archive := max == 0
+	if archive {
+		max = in.cache.Limits().MaxArchiveSize
+	}
 	n, sum, err := writeHashed(f, body, max)
 	switch {
 	case err != nil:
 		remove()
 		return "", nil, got, unavailable(err)
-	case n > max:
+	case n > max && archive:
 		remove()
 		return "", nil, got, fmt.Errorf("%w: download %s: %w", ErrInvalidSource, shown, skill.NewLimitError("MaxArchiveSize", max, "larger than %d bytes", max))
+	case n > max:
+		remove()
+		return "", nil, got, fmt.Errorf("%w: download %s: larger than %d bytes", ErrInvalidSource, shown, max)
 	case want != "" && sum != want:
 		remove()
-		return "", nil, got, fmt.Errorf("%w: download %s: SHA-256 is %s, but the source says %s; refusing it", ErrDrift, shown, sum, want)
+		return "", nil, got, fmt.Errorf("%w: download %s: SHA-256 is %s, but the source says %s; refusing it (something altered it on the way, or the URL serves other content now)", ErrIntegrity, shown, sum, want)
 	}
 	return f.Name(), remove, got, nil
 }

@@ -185,6 +185,9 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 	if err == nil && len(refused) > 0 {
 		err = &RefusedError{refused} // the others are installed (Trust rule 6)
 	}
+	if ierr := integrityFailures(sources); ierr != nil && (err == nil || errors.As(err, new(*RefusedError))) {
+		err = errors.Join(ierr, err) // the others are installed (rule 4)
+	}
 	return slices.Concat(s.recovered, skipped, kept, changes), err
 }
 
@@ -514,6 +517,9 @@ func recordedWant(name, source string, entry *lockEntry, r *sourceSkills) (want,
 		return want{}, fmt.Errorf("%w: %s: %s no longer holds it where the lock file says (%s); remove it, or add it again from where the source keeps it now", ErrDrift, name, source, sourceLabel(entry.Source, entry.Subpath))
 	}
 	c := r.skills[i]
+	if c.problem != "" && c.integrity {
+		return want{}, fmt.Errorf("%w: skill %s in %s: %s", ErrIntegrity, name, c.where(), c.problem)
+	}
 	if c.problem != "" {
 		return want{}, fmt.Errorf("%w: skill %s in %s: %s", ErrInvalidSource, name, c.where(), c.problem)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"oras.land/oras-go/v2/registry/remote/retry"
 
+	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/git"
@@ -51,7 +52,7 @@ func (in *Installer) parseSource(text string, typed bool) (source.Remote, error)
 		}
 		// git stops a fetch that stalls for the download timeout (rule
 		// 10) or grows past the cache's archive size.
-		return git.NewRemote(src, git.WithStallTimeout(in.timeout), git.WithCache(in.cache)), nil
+		return git.NewRemote(src, git.WithStallTimeout(in.timeout), git.WithCache(in.cache), in.gitRedirects(src)), nil
 	case strings.HasPrefix(text, GitHubPrefix):
 		src, err := github.Parse(strings.TrimPrefix(text, GitHubPrefix))
 		if err != nil {
@@ -92,8 +93,11 @@ func (in *Installer) parseSource(text string, typed bool) (source.Remote, error)
 // skill, or its archive is refused), else ErrSourceUnavailable (a stall
 // among them).
 func sourceError(err error) error {
-	if errors.Is(err, ErrSourceUnavailable) || errors.Is(err, ErrInvalidSource) {
-		return err // classified already
+	if errors.Is(err, ErrSourceUnavailable) || errors.Is(err, ErrInvalidSource) || errors.Is(err, ErrRefused) || errors.Is(err, ErrIntegrity) {
+		return err // classified already (ErrIntegrity is source.ErrIntegrity)
+	}
+	if errors.Is(err, source.ErrRedirected) {
+		return fmt.Errorf("%w: %w", ErrRefused, err) // Trust rule 1
 	}
 	if !errors.Is(err, source.ErrStalled) {
 		for _, target := range []error{source.ErrInvalid, source.ErrNotFound, source.ErrNoSkill, source.ErrNotServer,
@@ -320,4 +324,58 @@ func (t *watchedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 type watchedBody struct {
 	io.Reader
 	io.Closer
+}
+
+// gitRedirects returns the check of each redirect the git source src
+// follows within its host (package source/git, rule 6; one to another
+// host it refuses itself), when a policy is in force: the repository's
+// new address is checked as a git source of its own (Trust rule 1), as
+// the redirects of a download are, before git asks it for anything.
+// Whether the source is pinned is the source's, checked already. The
+// signature rules were chosen for the source's address, so a new address
+// that a signers or commits rule names and the source's does not is
+// refused: the content would come from there without that rule's check.
+// Without a policy it returns nil, which git.New ignores.
+func (in *Installer) gitRedirects(src git.Source) git.Option {
+	if in.trust == nil {
+		return nil
+	}
+	p := in.trust.effectivePolicy()
+	from, _ := policy.GitLocation(src.URL)
+	applies := func(loc string) (map[string]bool, error) {
+		s := policy.Source{Kind: "git", Location: loc, Pinned: true}
+		signers, err := p.SignerRules(s)
+		rules := map[string]bool{}
+		for _, r := range signers {
+			rules[r.Rule.String()] = true
+		}
+		for _, r := range p.CommitRules(s) {
+			rules[r.Rule.String()] = true
+		}
+		return rules, err
+	}
+	return git.WithRedirectCheck(func(_ context.Context, to string) error {
+		shown := redactURL(to)
+		loc, ok := policy.GitLocation(to)
+		if !ok {
+			return dotSegmentError(to)
+		}
+		if err := p.Check(policy.Source{Kind: "git", Location: loc, Pinned: true, Display: shown}); err != nil {
+			return fmt.Errorf("%w: %w", ErrRefused, err)
+		}
+		had, err := applies(from)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrRefused, err)
+		}
+		now, err := applies(loc)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrRefused, err)
+		}
+		for rule := range now {
+			if !had[rule] {
+				return fmt.Errorf("%w: the policy's %s applies to %s and not to the source's own address; add the repository by its new address, so that the rule is checked", ErrRefused, rule, shown)
+			}
+		}
+		return nil
+	})
 }

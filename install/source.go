@@ -85,6 +85,9 @@ type candidate struct {
 	subpath string // its folder inside the source, "" for the root
 	pin     string // the commit or digest a published source was read at
 	problem string // why it cannot be installed, or ""
+	// integrity is whether problem is an integrity failure (ErrIntegrity):
+	// its content does not match the digest that names it.
+	integrity bool
 	// root, for a folder source, is the source's folder: links in the
 	// skill are read as the files they point to inside it (rule 3).
 	// Otherwise "": the skill's own folder.
@@ -517,7 +520,27 @@ func refuseSkipped(skip []*candidate) error {
 	if slices.ContainsFunc(skip, (*candidate).specOnly) {
 		return fmt.Errorf("%w: %s%w", ErrInvalidSource, strings.Join(lines, "\n"), errSpecHint)
 	}
+	if slices.ContainsFunc(skip, func(c *candidate) bool { return c.integrity }) {
+		return fmt.Errorf("%w: %w: %s", ErrInvalidSource, ErrIntegrity, strings.Join(lines, "\n"))
+	}
 	return fmt.Errorf("%w: %s", ErrInvalidSource, strings.Join(lines, "\n"))
+}
+
+// integrityFailures is the error of the skills of sources skipped for an
+// integrity failure, or nil: Add installs the others, and fails with it.
+func integrityFailures(sources []*sourceSkills) error {
+	var lines []string
+	for _, r := range sources {
+		for _, c := range r.skills {
+			if c.integrity {
+				lines = append(lines, fmt.Sprintf("skill %s in %s: %s", c.label(), c.where(), c.problem))
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s\nthe other skills were installed", ErrIntegrity, strings.Join(lines, "\n"))
 }
 
 // errSpecHint ends the error of a request that left out a skill that

@@ -121,7 +121,7 @@ func (in *Installer) webIndexSkills(ctx context.Context, ix *webindex.Index, pin
 
 // readWebIndex downloads and parses the index at indexURL.
 func (in *Installer) readWebIndex(ctx context.Context, indexURL string) (*webindex.Index, error) {
-	file, remove, err := in.download(ctx, indexURL)
+	file, remove, _, err := in.downloadAtMost(ctx, indexURL, validators{}, webindex.MaxIndexSize)
 	if err != nil {
 		if errors.Is(err, ErrSourceUnavailable) {
 			err = fmt.Errorf("%w (a web index is read from the site's %s)", err, webindex.Path)
@@ -175,6 +175,7 @@ func (in *Installer) webIndexSkill(ctx context.Context, indexURL string, s webin
 	defer remove()
 	if got, err := fileDigest(file); err != nil || got != s.Digest {
 		c.problem = fmt.Sprintf("its download from %s has digest %s, but the web index names %s; refusing it (the site changed one without the other, or something altered it on the way)", s.Resolved, got, s.Digest)
+		c.integrity = err == nil
 		return c, err
 	}
 	if err := os.Mkdir(dir, 0o700); err != nil {
@@ -234,10 +235,26 @@ func (in *Installer) syncWebIndex(ctx context.Context, source, pin string, names
 		}
 		return nil, err
 	}
+	if err := tampered(cands); err != nil {
+		cleanup()
+		return nil, err
+	}
 	r := &sourceSkills{source: source, pin: pin, skills: cands, cleanup: cleanup}
 	in.checkAll(ctx, r.skills, pin)
 	st.mark(r.skills)
 	return r, nil
+}
+
+// tampered is the error of the first of cands whose download did not
+// match the index's digest, or nil: a sync or an update of a recorded
+// skill fails with ErrIntegrity (rule 15).
+func tampered(cands []candidate) error {
+	for _, c := range cands {
+		if c.integrity {
+			return fmt.Errorf("%w: skill %s in %s: %s", ErrIntegrity, c.label(), c.where(), c.problem)
+		}
+	}
+	return nil
 }
 
 // fileDigest is the digest of the file at name as an index writes one.
@@ -321,6 +338,10 @@ func (in *Installer) readWebIndexNow(ctx context.Context, lock *lockFile, src st
 	}
 	r := &sourceSkills{source: src}
 	if r.skills, r.cleanup, err = in.webIndexSkills(ctx, ix, pins, nil); err != nil {
+		return nil, err
+	}
+	if err := tampered(r.skills); err != nil {
+		r.cleanup()
 		return nil, err
 	}
 	in.checkAll(ctx, r.skills, "")

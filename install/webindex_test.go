@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
@@ -239,7 +240,8 @@ func TestWebIndexSyncDrift(t *testing.T) {
 
 // TestWebIndexRefusesDigestMismatch checks that a download whose
 // SHA-256 differs from the index's refuses that skill, naming both
-// digests, before it is extracted, and that the others install.
+// digests, before it is extracted, and that the others install, Add
+// failing with ErrIntegrity all the same (rule 15).
 func TestWebIndexRefusesDigestMismatch(t *testing.T) {
 	f, in := webFixture(t)
 	s := newSite(t)
@@ -251,8 +253,8 @@ func TestWebIndexRefusesDigestMismatch(t *testing.T) {
 	s.index(indexEntry("good", "archive", "/good.tgz", webindex.Digest(good)), indexEntry("evil", "archive", "/evil.tgz", claimed))
 
 	changes, err := in.Add(t.Context(), Request{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")})
-	if err != nil {
-		t.Fatal(err)
+	if !errors.Is(err, ErrIntegrity) || !strings.Contains(err.Error(), "evil") || strings.Contains(err.Error(), "good") {
+		t.Errorf("Add of an index with a tampered skill = %v; want ErrIntegrity naming evil alone", err)
 	}
 	var reason string
 	for _, c := range changes {
@@ -268,8 +270,8 @@ func TestWebIndexRefusesDigestMismatch(t *testing.T) {
 	}
 	f2, in2 := webFixture(t)
 	_, err = in2.Add(t.Context(), Request{Sources: []string{s.URL}, Skills: []string{"evil"}, Agents: agentsOf(t, "claude-code")})
-	if !errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), claimed) {
-		t.Errorf("Add of evil alone = %v; want ErrInvalidSource naming the digest", err)
+	if !errors.Is(err, ErrInvalidSource) || !errors.Is(err, ErrIntegrity) || !strings.Contains(err.Error(), claimed) {
+		t.Errorf("Add of evil alone = %v; want ErrInvalidSource and ErrIntegrity naming the digest", err)
 	}
 	assertNothingInstalled(t, f2)
 }
@@ -479,4 +481,65 @@ func TestWebIndexPolicyDotSegments(t *testing.T) {
 		t.Errorf("the refused artifact was requested %d times", n)
 	}
 	assertNothingInstalled(t, f)
+}
+
+// TestWebIndexReadStopsAtLimit checks that an index larger than
+// webindex.MaxIndexSize is refused after reading one byte past the
+// limit, not after the archive limit: a server that never stops sending
+// has served little more than MaxIndexSize when Add fails.
+func TestWebIndexReadStopsAtLimit(t *testing.T) {
+	var served atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != webindex.Path {
+			http.NotFound(w, r)
+			return
+		}
+		chunk := []byte(strings.Repeat(" ", 32<<10))
+		for r.Context().Err() == nil {
+			n, err := w.Write(chunk)
+			served.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	f, in := webFixture(t)
+	_, err := in.Add(t.Context(), Request{Sources: []string{srv.URL}, Agents: agentsOf(t, "claude-code")})
+	if !errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), fmt.Sprintf("larger than %d bytes", webindex.MaxIndexSize)) {
+		t.Errorf("Add of an endless index = %v; want ErrInvalidSource saying it is larger than %d bytes", err, webindex.MaxIndexSize)
+	}
+	srv.CloseClientConnections()
+	srv.Close() // waits for the handler, so served is final
+	// What the kernel's socket buffers and the HTTP stack take in beyond
+	// what the installer read is bounded by a few MiB, far below the
+	// archive limit the index was read up to.
+	if n, max := served.Load(), int64(webindex.MaxIndexSize+16<<20); n > max {
+		t.Errorf("the server sent %d bytes of the index before Add refused it; want at most %d", n, max)
+	}
+	assertNothingInstalled(t, f)
+}
+
+// TestWebIndexSyncTampered checks that a sync whose download of a
+// recorded skill no longer matches the digest the index (and the lock
+// file) names fails with ErrIntegrity, not as bad input, and changes
+// nothing.
+func TestWebIndexSyncTampered(t *testing.T) {
+	f, in := webFixture(t)
+	s := newSite(t)
+	dir := f.strictSkill(t, "kit", map[string]string{"a.md": "one"})
+	s.publish(t, dir)
+	if _, err := in.Add(t.Context(), Request{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	s.put("/.well-known/agent-skills/kit.tar.gz", testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("kit"), "a.md": "evil"}))
+	cold := webInstaller(t, f, cachetest.Root(t))
+	os.RemoveAll(filepath.Join(f.env.Project, ".agents", "skills", "kit"))
+	_, err := cold.Sync(t.Context(), SyncRequest{})
+	if !errors.Is(err, ErrIntegrity) || errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), "kit") {
+		t.Errorf("Sync of a tampered download = %v; want ErrIntegrity naming kit", err)
+	}
+	if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", "skills", "kit")); !os.IsNotExist(err) {
+		t.Errorf("a refused sync restored kit (%v)", err)
+	}
 }

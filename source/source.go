@@ -24,6 +24,14 @@
 //     format says it must.
 //  8. [ErrNotServer]: a host that does not answer as a server of the
 //     source's kind does (an OCI host that is no registry).
+//  9. [ErrRedirected]: a server that redirects the source somewhere the
+//     package does not follow (another host), or the caller's check of
+//     the redirect refused.
+//  10. [ErrIntegrity]: content that does not match the digest or the
+//     signature that names it: a download whose digest differs from the
+//     one its index, URL or manifest gives, a blob that does not match
+//     its descriptor, a stored tree that changed. It is never a network
+//     failure to retry: something altered the content.
 //
 // The limits of an archive are skill's errors ([skill.ErrArchiveLimit]
 // and the others), which the source packages return as they are.
@@ -150,6 +158,11 @@ var (
 	// ErrNotServer reports a host that does not answer as a server of the
 	// source's kind does (rule 8).
 	ErrNotServer = errors.New("wrong kind of server")
+	// ErrRedirected reports a redirect that is not followed (rule 9).
+	ErrRedirected = errors.New("redirect refused")
+	// ErrIntegrity reports content that does not match the digest or
+	// signature that names it (rule 10).
+	ErrIntegrity = errors.New("integrity check failed")
 )
 
 // Remote is a published source bound to one reference, which may move (a

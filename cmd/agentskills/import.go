@@ -29,7 +29,9 @@ the metadata 'gh skill install' writes into the SKILL.md files it installs
 
 Each skill is added as 'agentskills add' adds it, from the source the record
 names (GitHub OWNER/REPO with the skill's folder and ref, a git URL, a local
-folder, a web index), for the agents whose folders already hold it: the ref
+folder, a web index), for the agents whose folders already hold it (in a
+project, a local folder only from inside the project, links followed: one a
+record names outside it is left out, naming it): the ref
 is resolved to a commit, the content hashed, and both recorded in
 .agents/agentskills.lock. A folder already there is taken over only when it
 holds exactly that content, or when it is the other tool's copy and differs

@@ -19,16 +19,15 @@ func TestImportCommand(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", "")
 	t.Setenv("AGENT_ADAPTOR_SKILL_CACHE_ROOT", t.TempDir())
 	base := t.TempDir()
-	src := filepath.Join(base, "kit")
-	writeSkill(t, filepath.Join(src, "skills"), "alpha", "---\nname: alpha\ndescription: The alpha skill.\n---\n")
 	project := filepath.Join(base, "project")
-	os.MkdirAll(project, 0o755)
+	src := filepath.Join(project, "kit")
+	writeSkill(t, filepath.Join(src, "skills"), "alpha", "---\nname: alpha\ndescription: The alpha skill.\n---\n")
 	t.Chdir(project)
 	lock := `{
   "version": 1,
   "skills": {
     "alpha": {
-      "source": "../kit",
+      "source": "./kit",
       "sourceType": "local",
       "computedHash": "dc57fcaedadf7522abc8355cd7e47db0001bc0ee670ca9955edda744176ed9d9"
     }
@@ -50,12 +49,12 @@ func TestImportCommand(t *testing.T) {
 		t.Errorf("import --dry-run wrote the lock file (%v)", err)
 	}
 	code, out, errOut = runCmd("import")
-	if code != 0 || !strings.Contains(out, "imported alpha from ../kit for claude-code,codex") {
+	if code != 0 || !strings.Contains(out, "imported alpha from kit for claude-code,codex") {
 		t.Errorf("import = %d, %q, %q", code, out, errOut)
 	}
 	data, err := os.ReadFile(filepath.Join(".agents", "agentskills.lock"))
-	if err != nil || !strings.Contains(string(data), `"source": "../kit"`) {
-		t.Errorf("lock file after import = %s, %v; want alpha from ../kit", data, err)
+	if err != nil || !strings.Contains(string(data), `"source": "kit"`) {
+		t.Errorf("lock file after import = %s, %v; want alpha from kit", data, err)
 	}
 
 	// A record that cannot be carried over: listed, exit 1.
@@ -74,6 +73,17 @@ func TestImportCommand(t *testing.T) {
 	code, out, _ = runCmd("import")
 	if code != exitFailed || !strings.Contains(out, `left out beta (mintlify x in skills-lock.json): source type "mintlify"`) {
 		t.Errorf("import with an unknown source type = %d, %q", code, out)
+	}
+
+	// A local folder outside the project: left out naming it, exit 1.
+	writeSkill(t, filepath.Join(base, "private"), "secret", "---\nname: secret\ndescription: The user's own skill.\n---\n")
+	os.WriteFile("skills-lock.json", []byte(`{"version": 1, "skills": {"secret": {"source": "../private", "sourceType": "local"}}}`), 0o644)
+	code, out, _ = runCmd("import")
+	if code != exitFailed || !strings.Contains(out, `left out secret (local ../private in skills-lock.json): local source "../private" is outside the project`) {
+		t.Errorf("import of a local folder outside the project = %d, %q; want it left out, exit 1", code, out)
+	}
+	if _, err := os.Lstat(filepath.Join(".agents", "skills", "secret")); !os.IsNotExist(err) {
+		t.Errorf("import installed the folder outside the project (%v)", err)
 	}
 
 	if code, _, errOut := runCmd("import", "--from", "pip"); code != exitUsage || !strings.Contains(errOut, "--from") {

@@ -24,7 +24,7 @@ func TestImportHonoursThePolicy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			project := trustProject(t, tc.policy)
 			t.Setenv("XDG_STATE_HOME", "")
-			src := filepath.Join(t.TempDir(), "kit")
+			src := filepath.Join(project, "vendor", "kit") // import takes local folders from inside the project only
 			writeSkill(t, filepath.Join(src, "skills"), "alpha", tc.skill)
 			os.WriteFile(filepath.Join(project, "skills-lock.json"), []byte(`{"version": 1, "skills": {"alpha": {"source": "`+filepath.ToSlash(src)+`", "sourceType": "local"}}}`), 0o644)
 			for _, args := range [][]string{{"import", "--dry-run"}, {"import"}} {

@@ -137,16 +137,19 @@ func (e inputError) Unwrap() error { return e.err }
 
 // installErr classifies an error of package install by the exit rule
 // every command follows: 130 interrupted; 1 an operation or a check
-// failed (a conflict, a modified skill, drift, an unavailable source, an
-// unsafe folder, nothing recorded, any I/O error); 2 bad input only (a
-// source that cannot be installed as given, an invalid lock file, a name
-// that is not installed).
+// failed (an integrity failure, also of a skill skipped while the others
+// were installed; a conflict, a modified skill, drift, an unavailable
+// source, an unsafe folder, nothing recorded, any I/O error); 2 bad
+// input only (a source that cannot be installed as given, an invalid
+// lock file, a name that is not installed).
 func installErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, install.ErrInterrupted):
 		return interruptedError{err}
+	case errors.Is(err, install.ErrIntegrity):
+		return err // before ErrInvalidSource, which a skipped skill's also wraps
 	case errors.Is(err, install.ErrConflict), errors.Is(err, install.ErrModified), errors.Is(err, install.ErrDrift),
 		errors.Is(err, install.ErrSourceUnavailable), errors.Is(err, install.ErrUnsafeFolder), errors.Is(err, install.ErrNothingRecorded):
 		return err
@@ -402,7 +405,14 @@ threshold (default high) is skipped with its findings and the command exits
 1, unless --allow-risk RULE names the rule. The lock file records who signed;
 content later signed by anyone else is refused unless --accept-signer names
 the new signer; then the lock file records it and the output says "signer of
-NAME changed from OLD to NEW (accepted)", also when the content is the same.`
+NAME changed from OLD to NEW (accepted)", also when the content is the same.
+
+Integrity: content that does not match the digest that names it (a web
+index's skill whose download differs from the index's SHA-256, a URL whose
+#sha256= differs, a registry's blob that does not match its digest) is
+never installed and the command exits 1, saying "integrity check failed"
+(code "integrity" in the error line of --json); without --strict the other
+skills of the source are still installed.`
 
 const addExample = `  agentskills add ./examples/skills --agent claude-code,codex
   agentskills add anthropics/skills --list

@@ -8,6 +8,7 @@ import (
 
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // The codes of the error line that ends the --json output of a failed
@@ -17,6 +18,7 @@ const (
 	codeInput       = "input"       // bad input: a missing skill source, a bad session id (exit 2)
 	codeCheck       = "check"       // a check refused the run or found a difference: a shadowed or unseen skill, skills folders nested in the workspace, a session resumed with other skills, an invalid skill, drift (exit 1)
 	codePolicy      = "policy"      // the trust policy or a signer named by a flag refused a skill, before the agent started (exit 1)
+	codeIntegrity   = "integrity"   // content does not match the digest that names it: a web index's, a URL's #sha256=, a registry's; something altered it (exit 1)
 	codeAgent       = "agent"       // the agent failed: it could not start, exited with a failure, reported an error or refused the session (exit 1)
 	codeFailed      = "failed"      // any other failure: a download, the file system (exit 1)
 	codeTimeout     = "timeout"     // --run-timeout passed (exit 124)
@@ -94,6 +96,8 @@ func errorCode(err error, exit int) string {
 		return codeInput
 	case errors.As(err, &usage), exit == exitUsage:
 		return codeUsage
+	case errors.Is(err, source.ErrIntegrity):
+		return codeIntegrity
 	case isTrustRefusal(err):
 		return codePolicy
 	case errors.Is(err, driver.ErrSkillShadowed), errors.Is(err, driver.ErrSkillsNotMounted), errors.Is(err, driver.ErrNestedSkills),

@@ -14,6 +14,7 @@ import (
 
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // checkLine checks one line of `run --json` against the documented
@@ -189,6 +190,7 @@ func TestErrorCode(t *testing.T) {
 		{"bad input", inputError{errors.New("x")}, codeInput},
 		{"bad usage", usageErrorf("x"), codeUsage},
 		{"download", failure{errors.New("x")}, codeFailed},
+		{"integrity", fmt.Errorf("download x: %w: SHA-256 differs", source.ErrIntegrity), codeIntegrity},
 		{"timeout", &runTimedOutError{err: context.DeadlineExceeded}, codeTimeout},
 		{"interrupted", fmt.Errorf("%w: %w", errInterrupted, context.Canceled), codeInterrupted},
 	}

@@ -17,7 +17,7 @@
 // stdout with exactly one line, {"type":"error","code":...,"message":...,
 // "exit_code":...}, after what it printed of what it did before failing
 // (nothing when it changed nothing). The codes are usage, input, check,
-// agent, failed, timeout and interrupted; a run adds "session_id" when a
+// policy, integrity, agent, failed, timeout and interrupted; a run adds "session_id" when a
 // session is known. The JSON output is the same on Linux, macOS and
 // Windows.
 //

@@ -33,7 +33,7 @@ func runSchema() []runLineType {
 		{kindAgentError, "an error the agent reports without ending the run (a line that is not JSON, an API error it goes on after)", driver.ErrorEvent{}},
 		{driver.KindRaw, "a line of the agent's the run does not interpret, as it is, with the agent's own type", driver.RawEvent{}},
 		{driver.KindResult, "the run's result: the last line of a run that succeeded (with its skills, fingerprint and workspace), or, with is_error true, what the agent said before the error line of a run it ended with an error", resultJSON{}},
-		{driver.KindError, "the last line of a run that failed, and the only error line: code is usage, input, check, policy, agent, failed, timeout or interrupted; session_id when a session is known, to resume it", errorLine{}},
+		{driver.KindError, "the last line of a run that failed, and the only error line: code is usage, input, check, policy, integrity, agent, failed, timeout or interrupted; session_id when a session is known, to resume it", errorLine{}},
 	}
 }
 

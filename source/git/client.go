@@ -29,6 +29,7 @@ type Client struct {
 	tmp      string
 	stall    time.Duration
 	maxFetch int64
+	redirect func(ctx context.Context, repoURL string) error // WithRedirectCheck, or nil
 }
 
 type config struct {
@@ -38,6 +39,8 @@ type config struct {
 	stall   time.Duration
 	cache   *skill.Cache
 	err     error
+	// redirect checks a redirect's new repository URL (WithRedirectCheck)
+	redirect func(ctx context.Context, repoURL string) error
 }
 
 // DefaultStallTimeout is the default of [WithStallTimeout].
@@ -55,7 +58,8 @@ func WithGit(program string) Option {
 // WithHeader adds an HTTP header that git sends to http(s) remotes, as
 // http.extraHeader through the environment (rule 6), for example
 // WithHeader("Authorization", "Bearer "+token). Headers accumulate.
-// Default: none.
+// They are sent to the source's host only: a redirect to another host is
+// refused before any request goes there (rule 6). Default: none.
 func WithHeader(key, value string) Option {
 	return func(c *config) {
 		if key == "" || !validHeaderKey(key) || strings.ContainsAny(value, "\r\n\x00") {
@@ -73,6 +77,15 @@ func validHeaderKey(k string) bool {
 		}
 	}
 	return true
+}
+
+// WithRedirectCheck sets a check of each redirect the package follows
+// (rule 6): check is given the repository's new URL, without user
+// information, before any request is sent there, and an error it
+// returns stops the call. Default: none (a redirect within the host is
+// followed, one to another host never is).
+func WithRedirectCheck(check func(ctx context.Context, repoURL string) error) Option {
+	return func(c *config) { c.redirect = check }
 }
 
 // WithTempDir sets the folder under which each call makes its temporary
@@ -118,7 +131,7 @@ func New(opts ...Option) (*Client, error) {
 	if c.cache == nil {
 		c.cache = skill.NewCache()
 	}
-	return &Client{git: path, headers: c.headers, tmp: c.tmp, stall: c.stall, maxFetch: c.cache.Limits().MaxArchiveSize}, nil
+	return &Client{git: path, headers: c.headers, tmp: c.tmp, stall: c.stall, maxFetch: c.cache.Limits().MaxArchiveSize, redirect: c.redirect}, nil
 }
 
 // Resolve fetches the commit src's ref names now (the remote's HEAD
@@ -237,6 +250,7 @@ type repo struct {
 	// whole is whether fetches take every file of the commit (no blob
 	// filter), for a git archive of the whole repository (rule 8).
 	whole bool
+	hops  int // the redirects followed (rule 6)
 }
 
 func (c *Client) newRepo(ctx context.Context, src Source) (*repo, error) {
@@ -301,6 +315,10 @@ func (c *Client) environ(dir, url string) []string {
 		// the repository grows with every byte received (rules 11 and
 		// 12).
 		"fetch.unpackLimit", "1",
+		// git follows no redirect: curl would send the extra headers
+		// to whatever host a server names. The package follows one
+		// within the host itself (rule 6).
+		"http.followRedirects", "false",
 	}
 	for _, h := range c.headers {
 		config = append(config, "http.extraHeader", h)
@@ -366,8 +384,30 @@ func (r *repo) runFetch(ctx context.Context, stdin io.Reader, args ...string) er
 }
 
 // runWatched is runFetch giving git's output to stdout, whose writes
-// count as receiving.
+// count as receiving. A redirect git was given instead of an answer is
+// followed as rule 6 says, and git run again at the new address.
 func (r *repo) runWatched(ctx context.Context, stdin io.Reader, stdout io.Writer, args ...string) error {
+	for {
+		redirect, err := r.runOnce(ctx, stdin, stdout, args...)
+		if !redirect || (r.url.Scheme != "http" && r.url.Scheme != "https") {
+			return err
+		}
+		if seeker, ok := stdin.(io.Seeker); stdin != nil && !ok {
+			return err
+		} else if ok {
+			if _, serr := seeker.Seek(0, io.SeekStart); serr != nil {
+				return err
+			}
+		}
+		if err := r.follow(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// runOnce is one run of runWatched; redirect reports that git failed
+// because the server answered with a redirect, which it does not follow.
+func (r *repo) runOnce(ctx context.Context, stdin io.Reader, stdout io.Writer, args ...string) (redirect bool, _ error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stall := r.c.stall
@@ -381,7 +421,7 @@ func (r *repo) runWatched(ctx context.Context, stdin io.Reader, stdout io.Writer
 	stderr := &tail{max: 4 << 10, kick: kick}
 	cmd.Stdout, cmd.Stderr = kickWriter{stdout, kick}, stderr
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start git %s: %w", args[0], err)
+		return false, fmt.Errorf("start git %s: %w", args[0], err)
 	}
 	done := make(chan struct{})
 	watched := make(chan struct{})
@@ -393,13 +433,10 @@ func (r *repo) runWatched(ctx context.Context, stdin io.Reader, stdout io.Writer
 	close(done)
 	<-watched
 	if err != nil {
-		return r.failure(ctx, args[0], err, stderr.String())
+		return context.Cause(ctx) == nil && redirected(stderr.String()), r.failure(ctx, args[0], err, stderr.String())
 	}
 	// A fetch faster than the watch is measured once more.
-	if err := r.overLimit(folderSize(r.objects())); err != nil {
-		return err
-	}
-	return nil
+	return false, r.overLimit(folderSize(r.objects()))
 }
 
 // overLimit returns the error of a repository of n bytes that grew by

@@ -79,6 +79,28 @@
 //     fetch.unpackLimit=1 (a pack is kept as it arrives, rule 12). Header
 //     values never appear in errors. Options never reach git as options:
 //     refs cannot start with "-" and arguments follow --end-of-options.
+//     Redirects: git runs with http.followRedirects=false, so it never
+//     follows one (git's default, "initial", has curl follow the first
+//     request's redirects anywhere, and curl keeps sending every
+//     http.extraHeader but Authorization to the new host; scoping a
+//     header as http.<url>.extraHeader does not help, as git matches it
+//     against the configured URL, not the redirected one: both tried
+//     with git 2.39). When git fails on a redirect, the package asks the
+//     same URL (as the user's url.<base>.insteadOf rewrites it) once
+//     itself (GET REPOSITORY/info/refs?service=git-upload-pack,
+//     with the [WithHeader] headers, to the host they were given for, not
+//     following the answer) and reads where it points. A redirect to
+//     another repository address on the same host (the same scheme, host
+//     and port: a renamed repository, an address without .git) is
+//     followed: the check of [WithRedirectCheck], if any, is given the
+//     new URL first, and git is run again there, for this call's later
+//     runs too; at most 5 redirects. Anything else fails with
+//     [source.ErrRedirected], naming where the server pointed, before
+//     any request goes there: a redirect to another host (or scheme, or
+//     port), one to an address that is not a repository's, one the check
+//     refused. So a header, a credential or the repository's name never
+//     reaches a host other than the one the source names. Write the
+//     repository's new address as the source to read it there.
 //  7. Resolve runs git init, git fetch --depth 1 --filter=blob:none
 //     origin REF (HEAD without a ref), and takes FETCH_HEAD's commit (a
 //     tag is peeled); with a PATH, that commit must hold it as a folder.
@@ -130,7 +152,8 @@
 //     wraps [source.ErrNotFound]; a missing or refused credential wraps
 //     [source.ErrAuthRequired]; text that is not a source, or an unusable
 //     option, wraps [source.ErrInvalid]; a stalled fetch wraps
-//     [source.ErrStalled]; a fetch over the limit wraps
+//     [source.ErrStalled]; a redirect not followed wraps
+//     [source.ErrRedirected] (rule 6); a fetch over the limit wraps
 //     [skill.ErrArchiveLimit]. Other failures
 //     carry the end of git's error output, without its progress reports.
 //     Every error names the repository (and the ref or commit) it was

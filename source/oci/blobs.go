@@ -3,7 +3,6 @@ package oci
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // cacheDir is the folder under the skill cache root that holds fetched
@@ -180,8 +181,10 @@ func (b *blobs) tmpPath(tmp string) string {
 // discard removes the download tmp.
 func (b *blobs) discard(tmp string) { b.root.Remove(tmp) }
 
-// errDamaged reports content that does not match its descriptor.
-var errDamaged = errors.New("content does not match its descriptor")
+// errDamaged reports content that does not match its descriptor: an
+// integrity failure (source.ErrIntegrity), whether the registry sent it
+// or the cached copy changed.
+var errDamaged = fmt.Errorf("%w: content does not match its descriptor", source.ErrIntegrity)
 
 // checkDigest reports whether d, which a registry named, is a digest this
 // package hashes with: well formed, and sha256 or sha512 (rule 7 of What Fetch reads). A

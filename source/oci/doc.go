@@ -61,7 +61,8 @@
 //     several manifests, a layer that is not tar+gzip, holds no skill or
 //     several) fails with [source.ErrNoSkill], saying what was found.
 //  5. Every manifest, index and layer is verified against its digest and
-//     size; a layer larger than the cache's MaxArchiveSize ([WithCache],
+//     size (bytes that do not match, as sent or as kept in the cache, are
+//     [source.ErrIntegrity]); a layer larger than the cache's MaxArchiveSize ([WithCache],
 //     [skill.Limits]) is refused before it is
 //     downloaded, and one that sends more than it declares is cut off.
 //  6. The layer is checked under the cache's archive rules and limits
