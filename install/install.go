@@ -578,7 +578,8 @@
 //     allows nothing. The record lifts the audit's refusal as
 //     Trust.AllowRisks does, for that content, whoever wrote it: review
 //     the "allowed_risks" of a lock file you did not write (`agentskills
-//     verify` lists them) as you would the flag.
+//     verify` lists them, and `agentskills sync` names each skill it puts
+//     in place under one) as you would the flag.
 //  6. Refusals: Add skips a refused skill, reporting a Change with
 //     [ActionSkipped] and the reason, installs the others, and then
 //     fails with a [*RefusedError] listing the refusals; it changes

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -793,7 +794,40 @@ func runSync(ctx context.Context, opts *syncOptions) error {
 	}
 	changes, err := in.Sync(ctx, install.SyncRequest{Frozen: opts.frozen, Force: opts.force})
 	err = trustHint(err)
+	if !opts.scope.json {
+		if aerr := printSyncAllowed(in, opts.io, changes); aerr != nil && err == nil {
+			err = aerr
+		}
+	}
 	return printChanges(opts.io, changes, &opts.scope, err)
+}
+
+// printSyncAllowed says, on stderr, which skills a sync put in place
+// although the audit flags them, because the lock file records their
+// findings as allowed for that content (add --allow-risk): a lock file
+// written by someone else, in a cloned project, is that person's
+// decision, so it is never applied silently.
+func printSyncAllowed(in *install.Installer, s *streams, changes []install.Change) error {
+	made := map[string]bool{}
+	for _, c := range changes {
+		if c.Agent == "" && c.Action != install.ActionUnchanged && c.Action != install.ActionSkipped {
+			made[c.Skill] = true
+		}
+	}
+	if len(made) == 0 {
+		return nil
+	}
+	allowed, err := in.RecordedRisks()
+	if err != nil {
+		return installErr(err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(allowed)) {
+		if made[name] {
+			a := allowed[name]
+			fmt.Fprintf(s.err, "allowed   %s: audit rules %s, as the lock file records for its content %s (add --allow-risk); 'agentskills audit' shows the findings\n", name, strings.Join(a.Rules, ", "), shortPin(a.Digest))
+		}
+	}
+	return nil
 }
 
 func newVerifyCmd(s *streams) *cobra.Command {

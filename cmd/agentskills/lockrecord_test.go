@@ -244,11 +244,13 @@ func TestAllowRiskRecorded(t *testing.T) {
 		t.Errorf("list --json = %d\n%s\nwant evil with its allowed_risks", code, stdout)
 	}
 	os.RemoveAll(filepath.Join(project, ".agents", "skills", "evil"))
-	if code, _, stderr := runCLI(t, "sync", "--frozen"); code != 0 {
-		t.Errorf("sync --frozen after add --allow-risk = %d; stderr:\n%s", code, stderr)
+	// A sync that puts the skill back says that the lock file's record
+	// let it through: a cloned project's lock is someone else's decision.
+	if code, _, stderr := runCLI(t, "sync", "--frozen"); code != 0 || !strings.Contains(stderr, "allowed   evil: audit rules "+rule) {
+		t.Errorf("sync --frozen after add --allow-risk = %d; stderr:\n%s\nwant 0, naming the allowed rule %s of evil", code, stderr, rule)
 	}
-	if code, _, stderr := runCLI(t, "sync"); code != 0 {
-		t.Errorf("sync of unchanged content = %d; stderr:\n%s", code, stderr)
+	if code, _, stderr := runCLI(t, "sync"); code != 0 || strings.Contains(stderr, "allowed ") {
+		t.Errorf("sync of unchanged content = %d; stderr:\n%s\nwant 0, and no allowance named for a skill it did not put in place", code, stderr)
 	}
 	if r := lockSkill(t, project, "evil")["allowed_risks"]; r == nil {
 		t.Errorf("sync of unchanged content dropped the record")
