@@ -35,9 +35,9 @@ func (f *trustFlags) register(cmd *cobra.Command, accept bool) {
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.keys, "key", nil, "require an OCI source's signature by this public key (PEM, as 'cosign generate-key-pair' writes cosign.pub; repeatable: any of them)")
 	fl.StringVar(&f.identity, "certificate-identity", "", "require a keyless signature whose certificate names this identity (an email, or a workflow URI)")
-	fl.StringVar(&f.identityRegexp, "certificate-identity-regexp", "", "as --certificate-identity, matching this regular expression")
+	fl.StringVar(&f.identityRegexp, "certificate-identity-regexp", "", "as --certificate-identity, a regular expression the whole identity must match (anchored for you, stricter than cosign: alice@example\\.com does not match evil-alice@example.com.attacker; end a prefix with .*)")
 	fl.StringVar(&f.issuer, "certificate-oidc-issuer", "", "require a keyless signature whose certificate names this OIDC issuer")
-	fl.StringVar(&f.issuerRegexp, "certificate-oidc-issuer-regexp", "", "as --certificate-oidc-issuer, matching this regular expression")
+	fl.StringVar(&f.issuerRegexp, "certificate-oidc-issuer-regexp", "", "as --certificate-oidc-issuer, a regular expression the whole issuer must match (anchored for you, as --certificate-identity-regexp)")
 	fl.StringVar(&f.trustedRoot, "trusted-root", "", "check keyless signatures against this trusted_root.json (default: Sigstore's public-good root)")
 	if accept {
 		fl.StringArrayVar(&f.acceptSigners, "accept-signer", nil, "accept this new signer of a source in place of the one the lock file records, named as the refusal names it (its key ID sha256:..., or IDENTITY (issuer ISSUER)); repeatable")
