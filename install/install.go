@@ -519,7 +519,11 @@
 //     (audit.Tree). A finding at or above policy.FailOn (default high)
 //     that the policy does not accept (policy.Accepted) and whose rule
 //     Trust.AllowRisks does not name refuses the skill; the reason
-//     names each finding's rule, severity, file and line.
+//     names each finding's rule, severity, file and line, as the audit
+//     keeps them (within its caps: at most 100 of a rule and 1,000 of a
+//     skill), and counts the rest ("and 31,204 more", Refusal.Omitted).
+//     The refusals of one request list at most 1,000 findings in all;
+//     past that, each lists its first and counts the others.
 //  6. Refusals: Add skips a refused skill, reporting a Change with
 //     [ActionSkipped] and the reason, installs the others, and then
 //     fails with a [*RefusedError] listing the refusals; it changes
