@@ -115,10 +115,10 @@ func withCommas(n int) string {
 }
 
 // TestOneLineOneFinding checks that a rule reports a line once, also a
-// line read in many pieces: 8 MiB of bidi controls on one line are one
-// finding, not two million.
+// line read in many pieces: 2 MiB of bidi controls on one line (32
+// pieces) are one finding, not half a million.
 func TestOneLineOneFinding(t *testing.T) {
-	line := strings.Repeat("x\u202e", (8<<20)/4-1)
+	line := strings.Repeat("x\u202e", (2<<20)/4)
 	rep, err := audit.Tree(fstest.MapFS{"SKILL.md": {Data: []byte(front)}, "a.md": {Data: []byte(line + "\n")}})
 	if err != nil {
 		t.Fatal(err)
@@ -157,11 +157,13 @@ func TestMessageBounded(t *testing.T) {
 	}
 }
 
-// TestReportHeldBounded checks that what an audit of 8 MiB dense with
-// findings leaves held is its capped report: the heap after it, with
-// the report still in use, grows by less than 4 MiB.
+// TestReportHeldBounded checks that what an audit of 4 MiB dense with
+// findings (half a million) leaves held is its capped report: the heap
+// after it, with the report still in use, grows by less than 4 MiB.
+// (cmd/agentskills' TestAddMemoryBounded measures the peak of add on
+// 8 MiB.)
 func TestReportHeldBounded(t *testing.T) {
-	m := denseTree(8 << 20)
+	m := denseTree(4 << 20)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -180,8 +182,8 @@ func TestReportHeldBounded(t *testing.T) {
 	runtime.KeepAlive(rep)
 }
 
-// denseTree is a skill with an 8 MiB file (size bytes) whose every line
-// has findings of rules 1-4.
+// denseTree is a skill with a file of size bytes whose every line has
+// findings of rules 1-4.
 func denseTree(size int) fstest.MapFS {
 	line := "a \u202e b\U000E0041 c\u200b\u200b\u200b d \x1b[8m\n"
 	return fstest.MapFS{
