@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/install"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
@@ -120,9 +122,11 @@ func trustHint(err error) error {
 	case errors.As(err, &refused):
 		var rules []string
 		for _, r := range refused.Refusals {
-			for _, f := range r.Findings {
-				if !slices.Contains(rules, f.Rule) {
-					rules = append(rules, f.Rule)
+			// A refusal lists some findings and counts the others
+			// (Refusal.Omitted), of rules it may not list.
+			for _, rule := range append(ruleIDs(r.Findings), slices.Sorted(maps.Keys(r.Omitted))...) {
+				if !slices.Contains(rules, rule) {
+					rules = append(rules, rule)
 				}
 			}
 		}
@@ -131,6 +135,15 @@ func trustHint(err error) error {
 		}
 	}
 	return err
+}
+
+// ruleIDs returns the rule of each finding, in order.
+func ruleIDs(findings []audit.Finding) []string {
+	out := make([]string, len(findings))
+	for i, f := range findings {
+		out[i] = f.Rule
+	}
+	return out
 }
 
 // checkTrust runs the trust checks of verify (install's CheckTrust) and
