@@ -17,8 +17,9 @@ const (
 
 // Omitted counts, by rule ID, the findings an audit found past its caps
 // (see "Limits" in the package doc): each was found and counted, and none
-// is in the report's Findings. A rule counted here always has findings
-// kept too, so the kept findings hold every rule that fired.
+// is in the report's Findings. In a report of [Tree] a rule counted here
+// always has findings kept too, so the kept findings hold every rule that
+// fired; a report cut by [Report.Trim] may count rules it lists none of.
 type Omitted map[string]int
 
 // Total returns how many findings were omitted, of every rule.
