@@ -204,3 +204,46 @@ func BenchmarkDense(b *testing.B) {
 		}
 	}
 }
+
+// TestTrimAndFilter checks Report.Trim, which keeps the first findings
+// and counts the others, and Report.Filter, which applies a verdict to
+// the kept findings and to the counts alike; neither changes the report
+// it is called on.
+func TestTrimAndFilter(t *testing.T) {
+	rep, err := audit.Tree(hostileTree(300))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := fmt.Sprint(rep)
+	sum := func(r audit.Report) map[string]int {
+		m := map[string]int{}
+		for _, f := range r.Findings {
+			m[f.Rule]++
+		}
+		for rule, n := range r.Omitted {
+			m[rule] += n
+		}
+		return m
+	}
+	for _, n := range []int{5, 0} {
+		got := rep.Trim(n)
+		if want := max(n, 1); len(got.Findings) != want || fmt.Sprint(got.Findings) != fmt.Sprint(rep.Findings[:want]) {
+			t.Errorf("Trim(%d) kept %d findings, want the first %d", n, len(got.Findings), want)
+		}
+		if fmt.Sprint(sum(got)) != fmt.Sprint(sum(rep)) {
+			t.Errorf("Trim(%d) counts %v in all, want %v", n, sum(got), sum(rep))
+		}
+	}
+	critical := rep.Filter(func(f audit.Finding) bool { return f.Severity >= audit.Critical })
+	for _, f := range critical.Findings {
+		if f.Severity < audit.Critical {
+			t.Errorf("Filter kept %+v", f)
+		}
+	}
+	if fmt.Sprint(critical.Omitted) != fmt.Sprint(audit.Omitted{"reverse-shell": rep.Omitted["reverse-shell"], "unicode-tag": rep.Omitted["unicode-tag"]}) {
+		t.Errorf("Filter(critical) counts %v, want reverse-shell and unicode-tag alone", critical.Omitted)
+	}
+	if fmt.Sprint(rep) != before {
+		t.Errorf("Trim or Filter changed the report they were called on")
+	}
+}
