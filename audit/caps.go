@@ -88,9 +88,9 @@ func (r Report) Filter(keep func(Finding) bool) Report {
 }
 
 // keeper keeps an audit's findings within the caps and counts the rest.
-// It is the one place the caps apply: a scan reports every match to add,
-// and add decides, so that memory stays bounded however many matches a
-// tree holds.
+// It is the one place the caps apply: a scan reports every match to
+// admit, which decides, and keeps what it admits, so that memory stays
+// bounded however many matches a tree holds.
 type keeper struct {
 	kept    []Finding
 	perRule map[string]int // findings of each rule, kept or not
@@ -103,27 +103,33 @@ type keeper struct {
 	onLine []string
 }
 
-// add keeps f, or counts it as omitted past the caps. A second finding
-// of the same rule on the same line is neither.
-func (k *keeper) add(f Finding) {
-	if f.File != k.file || f.Line != k.line {
-		k.file, k.line, k.onLine = f.File, f.Line, k.onLine[:0]
-	} else if slices.Contains(k.onLine, f.Rule) {
-		return
+// admit reports whether a finding of rule at line of file is kept, and
+// counts it as omitted past the caps when it is not. A second finding of
+// the same rule on the same line is neither kept nor counted.
+func (k *keeper) admit(rule, file string, line int) bool {
+	if file != k.file || line != k.line {
+		k.file, k.line, k.onLine = file, line, k.onLine[:0]
+	} else if slices.Contains(k.onLine, rule) {
+		return false
 	}
-	k.onLine = append(k.onLine, f.Rule)
+	k.onLine = append(k.onLine, rule)
 	if k.perRule == nil {
 		k.perRule = map[string]int{}
 	}
-	n := k.perRule[f.Rule]
-	k.perRule[f.Rule] = n + 1
+	n := k.perRule[rule]
+	k.perRule[rule] = n + 1
 	if n >= maxPerRule || n > 0 && len(k.kept) >= maxFindings {
 		if k.omitted == nil {
 			k.omitted = Omitted{}
 		}
-		k.omitted[f.Rule]++
-		return
+		k.omitted[rule]++
+		return false
 	}
+	return true
+}
+
+// keep keeps f, which admit admitted, its message and excerpt bounded.
+func (k *keeper) keep(f Finding) {
 	f.Message = truncate(f.Message, maxMessage)
 	f.Excerpt = truncate(f.Excerpt, maxExcerpt)
 	k.kept = append(k.kept, f)

@@ -32,9 +32,18 @@ type scanner struct {
 }
 
 // add reports a match of rule to the keeper, which keeps it or counts it
-// (caps.go).
-func (s *scanner) add(rule, file string, line int, excerpt, msg string) {
-	s.keep.add(Finding{Rule: rule, Severity: severities[rule], File: file, Line: line, Excerpt: excerpt, Message: msg})
+// (caps.go). The excerpt is written only for a finding kept.
+func (s *scanner) add(rule, file string, line int, ex span, msg string) {
+	if s.keep.admit(rule, file, line) {
+		s.keep.keep(Finding{Rule: rule, Severity: severities[rule], File: file, Line: line, Excerpt: excerptAt(ex.line, ex.at), Message: msg})
+	}
+}
+
+// span is where an excerpt is taken: a line, or a part of it, and the
+// byte offset of the match in it. The zero span makes no excerpt.
+type span struct {
+	line string
+	at   int
 }
 
 // severities is each rule's severity, by ID.
@@ -81,11 +90,11 @@ func (s *scanner) entry(name string, d fs.DirEntry) error {
 		if err == nil {
 			msg = "a symbolic link to " + escape(target)
 		}
-		s.add(ruleSymlink, name, 0, "", msg)
+		s.add(ruleSymlink, name, 0, span{}, msg)
 		return nil
 	}
 	if !d.Type().IsRegular() {
-		s.add(ruleSymlink, name, 0, "", fmt.Sprintf("a special file (%s)", d.Type()))
+		s.add(ruleSymlink, name, 0, span{}, fmt.Sprintf("a special file (%s)", d.Type()))
 		return nil
 	}
 	info, err := d.Info()
@@ -93,7 +102,7 @@ func (s *scanner) entry(name string, d fs.DirEntry) error {
 		return fmt.Errorf("audit: reading %s: %w", name, err)
 	}
 	if info.Size() > maxFileBytes {
-		s.add(ruleLargeFile, name, 0, "", fmt.Sprintf("%d bytes, over the 8 MiB any file of a skill may have; not scanned", info.Size()))
+		s.add(ruleLargeFile, name, 0, span{}, fmt.Sprintf("%d bytes, over the 8 MiB any file of a skill may have; not scanned", info.Size()))
 		return s.sniffOnly(name, info)
 	}
 	data, err := s.read(name, info.Size(), maxFileBytes)
@@ -101,7 +110,7 @@ func (s *scanner) entry(name string, d fs.DirEntry) error {
 		return err
 	}
 	if name == "SKILL.md" && len(data) > maxSkillMD {
-		s.add(ruleLargeFile, name, 0, "", fmt.Sprintf("%d bytes, over the 1 MiB a SKILL.md may have", len(data)))
+		s.add(ruleLargeFile, name, 0, span{}, fmt.Sprintf("%d bytes, over the 1 MiB a SKILL.md may have", len(data)))
 	}
 	s.content(name, info.Mode(), data)
 	return nil
@@ -125,7 +134,7 @@ func (s *scanner) read(name string, size, limit int64) (string, error) {
 	data := b.String()
 	if int64(len(data)) > limit {
 		if limit == maxFileBytes {
-			s.add(ruleLargeFile, name, 0, "", "grew past 8 MiB while it was read; not scanned")
+			s.add(ruleLargeFile, name, 0, span{}, "grew past 8 MiB while it was read; not scanned")
 			data = ""
 		} else {
 			data = data[:limit]
@@ -145,7 +154,7 @@ func (s *scanner) sniffOnly(name string, info fs.FileInfo) error {
 		return err
 	}
 	if kind := programKind(head); kind != "" {
-		s.add(ruleExecutableBinary, name, 0, "", "a native program ("+kind+")")
+		s.add(ruleExecutableBinary, name, 0, span{}, "a native program ("+kind+")")
 	}
 	return nil
 }
@@ -153,23 +162,23 @@ func (s *scanner) sniffOnly(name string, info fs.FileInfo) error {
 // content audits a file's bytes.
 func (s *scanner) content(name string, mode fs.FileMode, data string) {
 	if kind := programKind(data); kind != "" {
-		s.add(ruleExecutableBinary, name, 0, "", "a native program ("+kind+")")
+		s.add(ruleExecutableBinary, name, 0, span{}, "a native program ("+kind+")")
 		return
 	}
 	valid, named := isText(data), textName(name, data)
 	if !valid && !named {
-		s.add(ruleBinaryFile, name, 0, "", "not text; not scanned")
+		s.add(ruleBinaryFile, name, 0, span{}, "not text; not scanned")
 		return
 	}
 	if named {
 		if i := strings.IndexByte(data, 0); i >= 0 {
 			n := 1 + strings.Count(data[:i], "\n")
-			s.add(ruleMalformedText, name, n, excerptAt(lineAt(data, i)),
+			s.add(ruleMalformedText, name, n, lineAt(data, i),
 				"a NUL byte in a text file: a viewer shows other text than a shell or a model reads")
 		}
 	}
 	if mode&0o111 != 0 && !strings.HasPrefix(data, "#!") {
-		s.add(ruleExecBit, name, 0, "", fmt.Sprintf("executable (%s) but not a script with #!", mode.Perm()))
+		s.add(ruleExecBit, name, 0, span{}, fmt.Sprintf("executable (%s) but not a script with #!", mode.Perm()))
 	}
 	if !valid || named && strings.IndexByte(data, 0) >= 0 {
 		// A file that says it is text is read as text: a NUL or an
@@ -241,14 +250,14 @@ func textName(name string, data string) bool {
 
 // lineAt returns the part of the line of data holding byte offset i that
 // an excerpt of it needs (at most 1 KiB each side), and i's offset in it.
-func lineAt(data string, i int) (string, int) {
+func lineAt(data string, i int) span {
 	start := strings.LastIndexByte(data[:i], '\n') + 1
 	end := len(data)
 	if e := strings.IndexByte(data[i:], '\n'); e >= 0 {
 		end = i + e
 	}
 	start, end = max(start, i-1024), min(end, i+1024)
-	return data[start:end], i - start
+	return span{data[start:end], i - start}
 }
 
 // programKind names the native program format data starts with, or "".

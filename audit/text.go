@@ -187,7 +187,7 @@ func (s *scanner) unicode(name string, l line, first bool) bool {
 			}
 			j := skip(raw, i, isTag)
 			if !tagged {
-				s.add(ruleUnicodeTag, name, l.n, excerptAt(raw, i),
+				s.add(ruleUnicodeTag, name, l.n, span{raw, i},
 					fmt.Sprintf("%d tag characters, which read as %q", utf8.RuneCountInString(raw[i:j]), untag(raw[i:j])))
 				tagged = true
 			}
@@ -198,7 +198,7 @@ func (s *scanner) unicode(name string, l line, first bool) bool {
 		}
 		if isBidi(r) {
 			if !bidi {
-				s.add(ruleBidiControl, name, l.n, excerptAt(raw, i), fmt.Sprintf("bidirectional control U+%04X", r))
+				s.add(ruleBidiControl, name, l.n, span{raw, i}, fmt.Sprintf("bidirectional control U+%04X", r))
 				bidi = true
 			}
 			found = true
@@ -225,7 +225,7 @@ func (s *scanner) unicode(name string, l line, first bool) bool {
 		}
 		if msg != "" {
 			if !zeroWidth {
-				s.add(ruleZeroWidth, name, l.n, excerptAt(raw, i), msg)
+				s.add(ruleZeroWidth, name, l.n, span{raw, i}, msg)
 				zeroWidth = true
 			}
 			found = true
@@ -283,13 +283,13 @@ func (s *scanner) controls(name string, l line) {
 	for i, r := range l.raw {
 		switch {
 		case r == 0x1b && i+1 < len(l.raw) && strings.IndexByte(escapeFinal, l.raw[i+1]) >= 0:
-			s.add(ruleTerminalEscape, name, l.n, excerptAt(l.raw, i), "an escape sequence (ESC)")
+			s.add(ruleTerminalEscape, name, l.n, span{l.raw, i}, "an escape sequence (ESC)")
 		case r >= 0x80 && r <= 0x9f:
-			s.add(ruleTerminalEscape, name, l.n, excerptAt(l.raw, i), fmt.Sprintf("a C1 control character U+%04X", r))
+			s.add(ruleTerminalEscape, name, l.n, span{l.raw, i}, fmt.Sprintf("a C1 control character U+%04X", r))
 		case r == '\b':
-			s.add(ruleTerminalEscape, name, l.n, excerptAt(l.raw, i), "a backspace, which overwrites text on a terminal")
+			s.add(ruleTerminalEscape, name, l.n, span{l.raw, i}, "a backspace, which overwrites text on a terminal")
 		case r == '\r':
-			s.add(ruleTerminalEscape, name, l.n, excerptAt(l.raw, i), "a carriage return inside a line, which overwrites it on a terminal")
+			s.add(ruleTerminalEscape, name, l.n, span{l.raw, i}, "a carriage return inside a line, which overwrites it on a terminal")
 		default:
 			continue
 		}
