@@ -140,7 +140,9 @@
 //  5. A refusal is a *[PolicyError] (errors.Is [ErrPolicy] and
 //     policy.ErrDenied) that names the skill, its source, the rule, the
 //     policy files and, for the audit, every refusing finding with its
-//     file and line. The run fails with it and no driver starts.
+//     file and line as the audit keeps them (at most 100 of a rule and
+//     1,000 in all), counting the rest (PolicyError.Omitted: "and 31,204
+//     more"). The run fails with it and no driver starts.
 //  6. Audit findings are remembered by the tree's content digest, and
 //     verified signers of a pinned source by digest and source, so a warm
 //     run neither audits nor verifies again.

@@ -66,9 +66,13 @@ type PolicyError struct {
 	// "sources.allow", "sources.pinned", "signers[N]" or "audit.fail_on".
 	Rule policy.Rule
 	// Findings are the audit findings that refused the skill, for
-	// audit.fail_on, and Path the folder whose files they name.
+	// audit.fail_on, as the audit keeps them (within its caps), and Path
+	// the folder whose files they name.
 	Findings []audit.Finding
 	Path     string
+	// Omitted counts, by rule, the refusing findings past the audit's
+	// caps, which Findings does not hold.
+	Omitted audit.Omitted
 	// Err is the refusal's cause: the *policy.DeniedError of a source
 	// the policy does not allow, or the signature check's error; nil for
 	// the audit.
@@ -102,6 +106,9 @@ func (e *PolicyError) Error() string {
 			if f.Excerpt != "" {
 				fmt.Fprintf(&b, ": %s", f.Excerpt)
 			}
+		}
+		if more := e.Omitted.String(); more != "" {
+			fmt.Fprintf(&b, "; %s", more)
 		}
 		b.WriteString("; read the files, then accept the findings in the policy (audit.accept) or let their rules through (AllowRisk, agentskills --allow-risk RULE), or do not use the skill")
 	}
@@ -208,7 +215,7 @@ type PolicyMaterializer struct {
 	next      skill.Materializer
 	policy    *policy.Policy
 	allowRisk []string
-	findings  memo[[]audit.Finding]    // by content digest
+	reports   memo[audit.Report]       // by content digest
 	signers   memo[[]signature.Signer] // by content digest and source
 }
 
@@ -269,13 +276,13 @@ func (m *PolicyMaterializer) MaterializeContent(ctx context.Context, s skill.Ski
 	if rule, err := m.checkSigners(ctx, s, origin, digest); err != nil {
 		return "", "", refuse(rule, err)
 	}
-	findings, err := m.audit(dir, digest)
+	rep, err := m.audit(dir, digest)
 	if err != nil {
 		return "", "", &skill.SkillMaterializationError{Key: s.Key, RuntimeName: name, Cause: fmt.Errorf("audit %s: %w", dir, err)}
 	}
-	if refusing := m.refusing(findings, name, origin); len(refusing) > 0 {
+	if refusing := m.refusing(rep, name, origin); len(refusing.Findings) > 0 {
 		e := refuse(m.policy.FailOnRule(), nil)
-		e.Findings, e.Path = refusing, dir
+		e.Findings, e.Omitted, e.Path = refusing.Findings, refusing.Omitted, dir
 		return "", "", e
 	}
 	return dir, digest, nil
@@ -331,37 +338,33 @@ func describe(reqs []signature.Requirement) string {
 	return strings.Join(out, " or ")
 }
 
-// audit returns the findings of the tree in dir, remembered by its
+// audit returns the report of the tree in dir, remembered by its
 // content digest.
-func (m *PolicyMaterializer) audit(dir, digest string) ([]audit.Finding, error) {
-	if f, ok := m.findings.get(digest); ok {
-		return f, nil
+func (m *PolicyMaterializer) audit(dir, digest string) (audit.Report, error) {
+	if r, ok := m.reports.get(digest); ok {
+		return r, nil
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, err
+		return audit.Report{}, err
 	}
 	defer root.Close()
-	findings, err := audit.Tree(root.FS())
+	rep, err := audit.Tree(root.FS())
 	if err != nil {
-		return nil, err
+		return audit.Report{}, err
 	}
-	m.findings.put(digest, findings)
-	return findings, nil
+	m.reports.put(digest, rep)
+	return rep, nil
 }
 
 // refusing returns the findings at or above the policy's threshold that
-// neither the policy accepts nor AllowRisk lets through.
-func (m *PolicyMaterializer) refusing(findings []audit.Finding, name string, origin policy.Source) []audit.Finding {
-	var out []audit.Finding
+// neither the policy accepts nor AllowRisk lets through, and the counts
+// of such findings past the audit's caps.
+func (m *PolicyMaterializer) refusing(rep audit.Report, name string, origin policy.Source) audit.Report {
 	failOn := m.policy.FailOn()
-	for _, f := range findings {
-		if f.Severity < failOn || slices.Contains(m.allowRisk, f.Rule) || m.policy.Accepted(f, name, origin) {
-			continue
-		}
-		out = append(out, f)
-	}
-	return out
+	return rep.Filter(func(f audit.Finding) bool {
+		return f.Severity >= failOn && !slices.Contains(m.allowRisk, f.Rule) && !m.policy.Accepted(f, name, origin)
+	})
 }
 
 // memo is a bounded memory of verdicts by key: when it reaches

@@ -91,3 +91,23 @@ func TestPolicyMaterializer(t *testing.T) {
 		t.Fatalf("Materialize(tone) = %q, %v; want its folder", dir, err)
 	}
 }
+
+// TestPolicyAuditCapped checks that the refusal of a skill dense with
+// findings lists what the audit keeps and counts the rest ("and N
+// more"), and that a message bounded by the audit's caps says so.
+func TestPolicyAuditCapped(t *testing.T) {
+	const lines = 3000
+	md := "---\nname: dense\ndescription: Reads carefully.\n---\n" + strings.Repeat("Read this \u202e carefully.\n", lines)
+	m := adaptor.NewPolicyMaterializer(skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(t))), nil)
+	_, err := m.Materialize(t.Context(), skill.Inline("dense", md))
+	var pe *adaptor.PolicyError
+	if !errors.As(err, &pe) {
+		t.Fatalf("Materialize(dense) = %v, want a *PolicyError", err)
+	}
+	if len(pe.Findings) != 100 || pe.Omitted["bidi-control"] != lines-100 {
+		t.Errorf("PolicyError lists %d findings and counts %v; want 100 and bidi-control %d", len(pe.Findings), pe.Omitted, lines-100)
+	}
+	if want := "; and 2,900 more (bidi-control 2,900); read the files"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not say %q", err, want)
+	}
+}

@@ -22,10 +22,10 @@ func TestPolicyAuditRemembered(t *testing.T) {
 	if err != nil {
 		t.Fatalf("MaterializeContent() = %v", err)
 	}
-	if f, ok := m.findings.get(digest); !ok || len(f) != 0 {
-		t.Fatalf("findings of %s = %v, %v; want none, remembered", digest, f, ok)
+	if r, ok := m.reports.get(digest); !ok || len(r.Findings) != 0 {
+		t.Fatalf("findings of %s = %v, %v; want none, remembered", digest, r.Findings, ok)
 	}
-	m.findings.put(digest, []audit.Finding{{Rule: "planted", Severity: audit.Critical, File: "SKILL.md", Message: "planted"}})
+	m.reports.put(digest, audit.Report{Findings: []audit.Finding{{Rule: "planted", Severity: audit.Critical, File: "SKILL.md", Message: "planted"}}})
 	_, _, err = m.MaterializeContent(t.Context(), s)
 	var pe *PolicyError
 	if !errors.As(err, &pe) || pe.Findings[0].Rule != "planted" {
@@ -36,9 +36,9 @@ func TestPolicyAuditRemembered(t *testing.T) {
 // TestMemoBounded checks that the verdicts a policy remembers stay
 // within maxVerdicts.
 func TestMemoBounded(t *testing.T) {
-	var m memo[[]audit.Finding]
+	var m memo[audit.Report]
 	for i := range maxVerdicts + 10 {
-		m.put(fmt.Sprint(i), nil)
+		m.put(fmt.Sprint(i), audit.Report{})
 		if len(m.m) > maxVerdicts {
 			t.Fatalf("after %d puts %d verdicts are remembered, want at most %d", i+1, len(m.m), maxVerdicts)
 		}

@@ -46,7 +46,7 @@ func TestMaliciousFixturesAreHigh(t *testing.T) {
 	}
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			fs, err := audit.Tree(os.DirFS(dir))
+			fs, err := treeFindings(os.DirFS(dir))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +64,7 @@ func TestMaliciousFixturesAreHigh(t *testing.T) {
 func TestBenignFixturesStayBelowHigh(t *testing.T) {
 	for _, dir := range fixtureDirs(t, "benign") {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			fs, err := audit.Tree(os.DirFS(dir))
+			fs, err := treeFindings(os.DirFS(dir))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +107,7 @@ func TestMaliciousTreesBuiltInTest(t *testing.T) {
 		{"huge file", fstest.MapFS{"SKILL.md": {Data: []byte(skillMD)}, "data.txt": {Data: make([]byte, 8<<20+1)}}, "large-file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fs, err := audit.Tree(tc.fs)
+			fs, err := treeFindings(tc.fs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +139,7 @@ func TestSymlinkToSSH(t *testing.T) {
 		}
 		t.Fatal(err)
 	}
-	fs, err := audit.Tree(os.DirFS(dir))
+	fs, err := treeFindings(os.DirFS(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -204,7 +204,7 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 	maybeSend := has("curl", "wget", "nc", "invoke-", "iwr", "irm", "requests.", "fetch(", "axios", "urllib", "http.post")
 	maybeOverride := has("ignore", "disregard", "forget", "override", "bypass", "system prompt", "mode")
 	maybeConceal := has("user")
-	at := func(loc []int) string { return excerptAt(t, loc[0]) }
+	at := func(loc []int) span { return span{t, loc[0]} }
 
 	example := placeholder.MatchString(t) && !realTarget(t)
 	// report is s.add, but an attack aimed at a placeholder host is rule
@@ -272,10 +272,10 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 // quoted.
 func (s *scanner) injection(name string, l line, loc []int, rule, msg string) {
 	if l.ctx == code && !proseLike(name) || quoted(l.clean, loc[0], loc[1]) {
-		s.add(ruleQuotedInjection, name, l.n, excerptAt(l.clean, loc[0]), msg+", quoted")
+		s.add(ruleQuotedInjection, name, l.n, span{l.clean, loc[0]}, msg+", quoted")
 		return
 	}
-	s.add(rule, name, l.n, excerptAt(l.clean, loc[0]), msg)
+	s.add(rule, name, l.n, span{l.clean, loc[0]}, msg)
 }
 
 // quoted reports whether the phrase at bytes [at, end) of a line is

@@ -5,8 +5,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
@@ -78,6 +80,26 @@ func writeSARIF(w io.Writer, reports []Report) error {
 				AddLocation(sarif.NewLocationWithPhysicalLocation(sarif.NewPhysicalLocation().
 					WithArtifactLocation(sarif.NewSimpleArtifactLocation(uri)).
 					WithRegion(sarif.NewRegion().WithStartLine(max(f.Line, 1))))))
+		}
+		// The findings past the caps are one result per rule, on the
+		// skill's SKILL.md, that counts them.
+		for _, rule := range slices.Sorted(maps.Keys(rep.Omitted)) {
+			level, _ := sarifLevel(severities[rule])
+			msg := fmt.Sprintf("%s more findings of this rule, not listed: the audit lists at most %d of a rule and %d of a skill",
+				thousands(rep.Omitted[rule]), maxPerRule, maxFindings)
+			if rep.Skill != "" {
+				msg = rep.Skill + ": " + msg
+			}
+			uri := sarifURI(rep.Root, "SKILL.md")
+			sum := sha256.Sum256([]byte(rule + "\x00" + uri + "\x00omitted"))
+			run.AddResult(sarif.NewRuleResult(rule).
+				WithRuleIndex(index[rule]).
+				WithPartialFingerprints(map[string]string{"agentskillsFinding/v1": hex.EncodeToString(sum[:16])}).
+				WithLevel(level).
+				WithMessage(sarif.NewTextMessage(msg)).
+				AddLocation(sarif.NewLocationWithPhysicalLocation(sarif.NewPhysicalLocation().
+					WithArtifactLocation(sarif.NewSimpleArtifactLocation(uri)).
+					WithRegion(sarif.NewRegion().WithStartLine(1)))))
 		}
 	}
 	log := sarif.NewReport()

@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/binary"
 	"fmt"
@@ -24,20 +23,39 @@ const (
 	maxExcerpt    = 160
 )
 
-// scanner holds one audit's findings and counts.
+// scanner holds one audit's state.
 type scanner struct {
-	fsys     fs.FS
-	files    int
-	total    int64
-	findings []Finding
+	fsys  fs.FS
+	files int
+	total int64
+	keep  keeper
 }
 
-func (s *scanner) add(rule, file string, line int, excerpt, msg string) {
-	r, _ := LookupRule(rule)
-	s.findings = append(s.findings, Finding{Rule: rule, Severity: r.Severity, File: file, Line: line, Excerpt: excerpt, Message: msg})
+// add reports a match of rule to the keeper, which keeps it or counts it
+// (caps.go). The excerpt is written only for a finding kept.
+func (s *scanner) add(rule, file string, line int, ex span, msg string) {
+	if s.keep.admit(rule, file, line) {
+		s.keep.keep(Finding{Rule: rule, Severity: severities[rule], File: file, Line: line, Excerpt: excerptAt(ex.line, ex.at), Message: msg})
+	}
 }
 
-func scanTree(fsys fs.FS) ([]Finding, error) {
+// span is where an excerpt is taken: a line, or a part of it, and the
+// byte offset of the match in it. The zero span makes no excerpt.
+type span struct {
+	line string
+	at   int
+}
+
+// severities is each rule's severity, by ID.
+var severities = func() map[string]Severity {
+	m := map[string]Severity{}
+	for _, r := range allRules() {
+		m[r.ID] = r.Severity
+	}
+	return m
+}()
+
+func scanTree(fsys fs.FS) (Report, error) {
 	s := &scanner{fsys: fsys}
 	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -53,13 +71,15 @@ func scanTree(fsys fs.FS) ([]Finding, error) {
 		return s.entry(name, d)
 	})
 	if err != nil {
-		return nil, err
+		return Report{}, err
 	}
-	slices.SortFunc(s.findings, func(a, b Finding) int {
+	// The keeper keeps one finding of a rule on a line, so no two are
+	// alike.
+	slices.SortFunc(s.keep.kept, func(a, b Finding) int {
 		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line),
 			strings.Compare(a.Rule, b.Rule), strings.Compare(a.Excerpt, b.Excerpt))
 	})
-	return slices.CompactFunc(s.findings, func(a, b Finding) bool { return a == b }), nil
+	return Report{Findings: s.keep.kept, Omitted: s.keep.omitted}, nil
 }
 
 // entry audits one file of the tree.
@@ -70,11 +90,11 @@ func (s *scanner) entry(name string, d fs.DirEntry) error {
 		if err == nil {
 			msg = "a symbolic link to " + escape(target)
 		}
-		s.add(ruleSymlink, name, 0, "", msg)
+		s.add(ruleSymlink, name, 0, span{}, msg)
 		return nil
 	}
 	if !d.Type().IsRegular() {
-		s.add(ruleSymlink, name, 0, "", fmt.Sprintf("a special file (%s)", d.Type()))
+		s.add(ruleSymlink, name, 0, span{}, fmt.Sprintf("a special file (%s)", d.Type()))
 		return nil
 	}
 	info, err := d.Info()
@@ -82,93 +102,140 @@ func (s *scanner) entry(name string, d fs.DirEntry) error {
 		return fmt.Errorf("audit: reading %s: %w", name, err)
 	}
 	if info.Size() > maxFileBytes {
-		s.add(ruleLargeFile, name, 0, "", fmt.Sprintf("%d bytes, over the 8 MiB any file of a skill may have; not scanned", info.Size()))
+		s.add(ruleLargeFile, name, 0, span{}, fmt.Sprintf("%d bytes, over the 8 MiB any file of a skill may have; not scanned", info.Size()))
 		return s.sniffOnly(name, info)
 	}
-	if name == "SKILL.md" && info.Size() > maxSkillMD {
-		s.add(ruleLargeFile, name, 0, "", fmt.Sprintf("%d bytes, over the 1 MiB a SKILL.md may have", info.Size()))
-	}
-	data, err := s.read(name, maxFileBytes)
+	data, err := s.read(name, info.Size(), maxFileBytes)
 	if err != nil {
 		return err
+	}
+	if name == "SKILL.md" && len(data) > maxSkillMD {
+		s.add(ruleLargeFile, name, 0, span{}, fmt.Sprintf("%d bytes, over the 1 MiB a SKILL.md may have", len(data)))
 	}
 	s.content(name, info.Mode(), data)
 	return nil
 }
 
-// read reads at most limit bytes of a file, counting them against the
-// audit's total.
-func (s *scanner) read(name string, limit int64) ([]byte, error) {
+// read reads at most limit bytes of a file that says it has size bytes,
+// counting them against the audit's total. It reads straight into a
+// string sized by size, so a file is held once: not in a buffer grown by
+// doubling, nor copied into a string after.
+func (s *scanner) read(name string, size, limit int64) (string, error) {
 	f, err := s.fsys.Open(name)
 	if err != nil {
-		return nil, fmt.Errorf("audit: reading %s: %w", name, err)
+		return "", fmt.Errorf("audit: reading %s: %w", name, err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("audit: reading %s: %w", name, err)
+	var b strings.Builder
+	b.Grow(int(min(max(size, 0), limit)) + 1)
+	if _, err := io.Copy(&b, io.LimitReader(f, limit+1)); err != nil {
+		return "", fmt.Errorf("audit: reading %s: %w", name, err)
 	}
+	data := b.String()
 	if int64(len(data)) > limit {
 		if limit == maxFileBytes {
-			s.add(ruleLargeFile, name, 0, "", "grew past 8 MiB while it was read; not scanned")
-			data = data[:0]
+			s.add(ruleLargeFile, name, 0, span{}, "grew past 8 MiB while it was read; not scanned")
+			data = ""
 		} else {
 			data = data[:limit]
 		}
 	}
 	s.total += int64(len(data))
 	if s.total > maxTotalBytes {
-		return nil, fmt.Errorf("%w: more than %d MiB of files", ErrTooLarge, maxTotalBytes>>20)
+		return "", fmt.Errorf("%w: more than %d MiB of files", ErrTooLarge, maxTotalBytes>>20)
 	}
 	return data, nil
 }
 
 // sniffOnly tells a program from other content by a file's first bytes.
 func (s *scanner) sniffOnly(name string, info fs.FileInfo) error {
-	head, err := s.read(name, sniffBytes)
+	head, err := s.read(name, info.Size(), sniffBytes)
 	if err != nil {
 		return err
 	}
 	if kind := programKind(head); kind != "" {
-		s.add(ruleExecutableBinary, name, 0, "", "a native program ("+kind+")")
+		s.add(ruleExecutableBinary, name, 0, span{}, "a native program ("+kind+")")
 	}
 	return nil
 }
 
 // content audits a file's bytes.
-func (s *scanner) content(name string, mode fs.FileMode, data []byte) {
+func (s *scanner) content(name string, mode fs.FileMode, data string) {
 	if kind := programKind(data); kind != "" {
-		s.add(ruleExecutableBinary, name, 0, "", "a native program ("+kind+")")
+		s.add(ruleExecutableBinary, name, 0, span{}, "a native program ("+kind+")")
 		return
 	}
-	if !isText(data) {
-		if !textName(name, data) {
-			s.add(ruleBinaryFile, name, 0, "", "not text; not scanned")
-			return
-		}
-		// A file that says it is text is read as text: a NUL or an
-		// invalid byte must not turn the audit off.
-		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
+	valid, named := isText(data), textName(name, data)
+	if !valid && !named {
+		s.add(ruleBinaryFile, name, 0, span{}, "not text; not scanned")
+		return
 	}
-	if textName(name, data) {
-		if i := bytes.IndexByte(data, 0); i >= 0 {
-			n := 1 + bytes.Count(data[:i], []byte("\n"))
-			s.add(ruleMalformedText, name, n, excerptAt(lineAt(data, i)),
+	if named {
+		if i := strings.IndexByte(data, 0); i >= 0 {
+			n := 1 + strings.Count(data[:i], "\n")
+			s.add(ruleMalformedText, name, n, lineAt(data, i),
 				"a NUL byte in a text file: a viewer shows other text than a shell or a model reads")
 		}
-		// NUL separates words, as a shell or a model that skips it would.
-		data = bytes.ReplaceAll(data, []byte{0}, []byte(" "))
 	}
-	if mode&0o111 != 0 && !bytes.HasPrefix(data, []byte("#!")) {
-		s.add(ruleExecBit, name, 0, "", fmt.Sprintf("executable (%s) but not a script with #!", mode.Perm()))
+	if mode&0o111 != 0 && !strings.HasPrefix(data, "#!") {
+		s.add(ruleExecBit, name, 0, span{}, fmt.Sprintf("executable (%s) but not a script with #!", mode.Perm()))
+	}
+	if !valid || named && strings.IndexByte(data, 0) >= 0 {
+		// A file that says it is text is read as text: a NUL or an
+		// invalid byte must not turn the audit off.
+		data = textOf(data, !valid)
 	}
 	s.text(name, data)
 }
 
+// textOf returns data as the rules read a file that says it is text: a
+// NUL as a space (it separates words, as for a shell or a model that
+// skips it) and, when fix is set, each run of invalid UTF-8 as one U+FFFD
+// (as strings.ToValidUTF8 writes it). The string is allocated once, at
+// its size.
+func textOf(data string, fix bool) string {
+	var b strings.Builder
+	for pass := range 2 {
+		size := 0
+		for i := 0; i < len(data); {
+			r, w := utf8.DecodeRuneInString(data[i:])
+			switch {
+			case fix && r == utf8.RuneError && w == 1:
+				for i < len(data) {
+					if r, w := utf8.DecodeRuneInString(data[i:]); r != utf8.RuneError || w != 1 {
+						break
+					}
+					i++
+				}
+				size += utf8.RuneLen(utf8.RuneError)
+				if pass == 1 {
+					b.WriteRune(utf8.RuneError)
+				}
+				continue
+			case r == 0:
+				size++
+				if pass == 1 {
+					b.WriteByte(' ')
+				}
+			default:
+				size += w
+				if pass == 1 {
+					b.WriteString(data[i : i+w])
+				}
+			}
+			i += w
+		}
+		if pass == 0 {
+			b.Grow(size)
+		}
+	}
+	return b.String()
+}
+
 // textName reports whether a file says it is text: by its name (Markdown,
 // plain text, a script, a configuration or page format) or by a #! line.
-func textName(name string, data []byte) bool {
-	if bytes.HasPrefix(data, []byte("#!")) {
+func textName(name string, data string) bool {
+	if strings.HasPrefix(data, "#!") {
 		return true
 	}
 	switch strings.ToLower(path.Ext(name)) {
@@ -181,29 +248,31 @@ func textName(name string, data []byte) bool {
 	return false
 }
 
-// lineAt returns the line of data holding byte offset i, and i's offset
-// in it.
-func lineAt(data []byte, i int) (string, int) {
-	start := bytes.LastIndexByte(data[:i], '\n') + 1
+// lineAt returns the part of the line of data holding byte offset i that
+// an excerpt of it needs (at most 1 KiB each side), and i's offset in it.
+func lineAt(data string, i int) span {
+	start := strings.LastIndexByte(data[:i], '\n') + 1
 	end := len(data)
-	if e := bytes.IndexByte(data[i:], '\n'); e >= 0 {
+	if e := strings.IndexByte(data[i:], '\n'); e >= 0 {
 		end = i + e
 	}
-	return string(data[start:end]), i - start
+	start, end = max(start, i-1024), min(end, i+1024)
+	return span{data[start:end], i - start}
 }
 
 // programKind names the native program format data starts with, or "".
-func programKind(data []byte) string {
+func programKind(data string) string {
+	head := []byte(data[:min(len(data), 0x40)])
 	switch {
-	case bytes.HasPrefix(data, []byte("\x7fELF")):
+	case strings.HasPrefix(data, "\x7fELF"):
 		return "ELF"
-	case len(data) >= 4 && slices.Contains([]uint32{0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe}, binary.BigEndian.Uint32(data)):
+	case len(head) >= 4 && slices.Contains([]uint32{0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe}, binary.BigEndian.Uint32(head)):
 		return "Mach-O"
-	case len(data) >= 8 && binary.BigEndian.Uint32(data) == 0xcafebabe && binary.BigEndian.Uint32(data[4:]) < 32:
+	case len(head) >= 8 && binary.BigEndian.Uint32(head) == 0xcafebabe && binary.BigEndian.Uint32(head[4:]) < 32:
 		return "Mach-O universal"
-	case len(data) >= 0x40 && data[0] == 'M' && data[1] == 'Z':
-		off := int(binary.LittleEndian.Uint32(data[0x3c:]))
-		if off >= 0x40 && off+4 <= len(data) && string(data[off:off+4]) == "PE\x00\x00" {
+	case len(head) >= 0x40 && head[0] == 'M' && head[1] == 'Z':
+		off := int(binary.LittleEndian.Uint32(head[0x3c:]))
+		if off >= 0x40 && off+4 <= len(data) && data[off:off+4] == "PE\x00\x00" {
 			return "PE"
 		}
 	}
@@ -211,19 +280,19 @@ func programKind(data []byte) string {
 }
 
 // isText reports whether a file's first bytes are UTF-8 text with no NUL.
-func isText(data []byte) bool {
+func isText(data string) bool {
 	head := data[:min(len(data), sniffBytes)]
-	if bytes.IndexByte(head, 0) >= 0 {
+	if strings.IndexByte(head, 0) >= 0 {
 		return false
 	}
 	// A rune cut at the end of the sniffed bytes is not invalid.
 	for i := 0; i < utf8.UTFMax && len(head) > 0 && len(head) < len(data); i++ {
-		if utf8.Valid(head) {
+		if utf8.ValidString(head) {
 			return true
 		}
 		head = head[:len(head)-1]
 	}
-	return utf8.Valid(head)
+	return utf8.ValidString(head)
 }
 
 // isMarkdown reports whether a file is read as Markdown: prose with code

@@ -24,55 +24,71 @@ type line struct {
 	ctx   context // where it stands
 }
 
-// splitLines splits a text file into lines with their context.
-func splitLines(name string, data []byte) []line {
-	md := isMarkdown(name)
-	text := string(data)
-	var out []line
-	var fence string // the open fence, or ""
-	inComment := false
-	for n := 1; len(text) > 0; n++ {
-		raw, rest, _ := strings.Cut(text, "\n")
-		text = rest
-		raw = strings.TrimSuffix(raw, "\r")
-		// A line over the limit is read in pieces that overlap, each
-		// under the line's number, so nothing past the limit is missed.
-		for len(raw) > maxLineBytes {
-			cut := maxLineBytes
-			for cut > 0 && !utf8.RuneStart(raw[cut]) {
-				cut--
-			}
-			out = append(out, line{n: n, raw: raw[:cut], clean: strings.Map(dropInvisible, raw[:cut]), ctx: code})
-			back := cut - lineOverlap
-			for back > 0 && !utf8.RuneStart(raw[back]) {
-				back--
-			}
-			raw = raw[back:]
+// lineReader reads a text file's lines with their context, one at a
+// time, so that no more than a few lines are held at once. A line over
+// maxLineBytes is read in pieces that overlap, each under the line's
+// number, so nothing past the limit is missed.
+type lineReader struct {
+	md        bool
+	text      string // what is left of the file after the current line
+	raw       string // what is left of the current line
+	open      bool   // raw is still to be read
+	n         int    // the current line's number, 1-based
+	fence     string // the open fence, or ""
+	inComment bool
+}
+
+func newLineReader(name, text string) *lineReader {
+	return &lineReader{md: isMarkdown(name), text: text}
+}
+
+// next returns the next line, or piece of a long line, and false at the
+// end of the file.
+func (r *lineReader) next() (line, bool) {
+	if !r.open {
+		if r.text == "" {
+			return line{}, false
 		}
-		l := line{n: n, raw: raw, clean: strings.Map(dropInvisible, raw), ctx: code}
-		if md {
-			trimmed := strings.TrimSpace(l.clean)
-			switch {
-			case fence != "":
-				if strings.HasPrefix(trimmed, fence) && strings.Trim(trimmed, fence[:1]) == "" {
-					fence = ""
-				}
-			case inComment:
-				l.ctx = hidden
-				inComment = !strings.Contains(l.clean, "-->")
-			case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
-				fence = trimmed[:3]
-			default:
-				l.ctx = prose
-				if i := strings.Index(l.clean, "<!--"); i >= 0 {
-					l.ctx = hidden
-					inComment = !strings.Contains(l.clean[i:], "-->")
-				}
-			}
-		}
-		out = append(out, l)
+		raw, rest, _ := strings.Cut(r.text, "\n")
+		r.text, r.raw, r.open = rest, strings.TrimSuffix(raw, "\r"), true
+		r.n++
 	}
-	return out
+	raw := r.raw
+	if len(raw) > maxLineBytes {
+		cut := maxLineBytes
+		for cut > 0 && !utf8.RuneStart(raw[cut]) {
+			cut--
+		}
+		back := cut - lineOverlap
+		for back > 0 && !utf8.RuneStart(raw[back]) {
+			back--
+		}
+		r.raw = raw[back:]
+		return line{n: r.n, raw: raw[:cut], clean: strings.Map(dropInvisible, raw[:cut]), ctx: code}, true
+	}
+	r.open = false
+	l := line{n: r.n, raw: raw, clean: strings.Map(dropInvisible, raw), ctx: code}
+	if r.md {
+		trimmed := strings.TrimSpace(l.clean)
+		switch {
+		case r.fence != "":
+			if strings.HasPrefix(trimmed, r.fence) && strings.Trim(trimmed, r.fence[:1]) == "" {
+				r.fence = ""
+			}
+		case r.inComment:
+			l.ctx = hidden
+			r.inComment = !strings.Contains(l.clean, "-->")
+		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
+			r.fence = trimmed[:3]
+		default:
+			l.ctx = prose
+			if i := strings.Index(l.clean, "<!--"); i >= 0 {
+				l.ctx = hidden
+				r.inComment = !strings.Contains(l.clean[i:], "-->")
+			}
+		}
+	}
+	return l, true
 }
 
 // lineOverlap is how much of a long line's piece the next piece
@@ -109,81 +125,139 @@ func dropInvisible(r rune) rune {
 	return r
 }
 
-// text audits a text file line by line.
-func (s *scanner) text(name string, data []byte) {
-	lines := splitLines(name, data)
+// text audits a text file line by line: rules 1-4 first, then, knowing
+// whether the file hides characters, rules 5-15 and 21 on each line with
+// up to three lines each side (rule 6's context).
+func (s *scanner) text(name, text string) {
+	r := newLineReader(name, text)
 	hiddenText := false
-	for i, l := range lines {
-		if s.unicode(name, l, i == 0) {
+	for first := true; ; first = false {
+		l, ok := r.next()
+		if !ok {
+			break
+		}
+		if s.unicode(name, l, first) {
 			hiddenText = true
 		}
 		s.controls(name, l)
 	}
-	for i := range lines {
-		s.patterns(name, lines, i, hiddenText)
+	r = newLineReader(name, text)
+	var win []line // the current line, win[cur], and its neighbours
+	cur := 0
+	for {
+		for len(win) < cur+4 {
+			l, ok := r.next()
+			if !ok {
+				break
+			}
+			win = append(win, l)
+		}
+		if cur >= len(win) {
+			return
+		}
+		s.patterns(name, win, cur, hiddenText)
+		if cur < 3 {
+			cur++
+		} else {
+			win = append(win[:0], win[1:]...)
+		}
 	}
 }
 
 // unicode applies rules 1-3 to a line and reports whether it found any.
+// Each rule reports the line once, at its first match.
 func (s *scanner) unicode(name string, l line, first bool) bool {
+	raw := l.raw
+	if isASCII(raw) {
+		return false
+	}
 	found := false
-	runes := []rune(l.raw)
-	for i := 0; i < len(runes); i++ {
-		r := runes[i]
+	var tagged, bidi, zeroWidth bool // reported on this line
+	prev := rune(-1)                 // the character before i
+	for i := 0; i < len(raw); {
+		r, w := utf8.DecodeRuneInString(raw[i:])
 		if isTag(r) {
 			// A subdivision flag: U+1F3F4, tag letters or digits, U+E007F.
-			if i > 0 && runes[i-1] == 0x1f3f4 {
-				j := i
-				for j < len(runes) && runes[j] >= 0xe0030 && runes[j] <= 0xe007a {
-					j++
-				}
-				if j < len(runes) && runes[j] == 0xe007f && j > i {
-					i = j
+			if prev == 0x1f3f4 {
+				j := skip(raw, i, func(r rune) bool { return r >= 0xe0030 && r <= 0xe007a })
+				if c, cw := utf8.DecodeRuneInString(raw[j:]); j > i && c == 0xe007f {
+					prev, i = c, j+cw
 					continue
 				}
 			}
-			j := i
-			for j < len(runes) && isTag(runes[j]) {
-				j++
+			j := skip(raw, i, isTag)
+			if !tagged {
+				s.add(ruleUnicodeTag, name, l.n, span{raw, i},
+					fmt.Sprintf("%d tag characters, which read as %q", utf8.RuneCountInString(raw[i:j]), untag(raw[i:j])))
+				tagged = true
 			}
-			s.add(ruleUnicodeTag, name, l.n, excerptAt(l.raw, runeOffset(runes, i)),
-				fmt.Sprintf("%d tag characters, which read as %q", j-i, untag(runes[i:j])))
 			found = true
-			i = j - 1
+			prev, _ = utf8.DecodeLastRuneInString(raw[:j])
+			i = j
 			continue
 		}
 		if isBidi(r) {
-			s.add(ruleBidiControl, name, l.n, excerptAt(l.raw, runeOffset(runes, i)),
-				fmt.Sprintf("bidirectional control U+%04X", r))
-			found = true
-			for i+1 < len(runes) && isBidi(runes[i+1]) {
-				i++
+			if !bidi {
+				s.add(ruleBidiControl, name, l.n, span{raw, i}, fmt.Sprintf("bidirectional control U+%04X", r))
+				bidi = true
 			}
+			found = true
+			j := skip(raw, i, isBidi)
+			prev, _ = utf8.DecodeLastRuneInString(raw[:j])
+			i = j
 			continue
 		}
 		if !invisible(r) {
+			prev, i = r, i+w
 			continue
 		}
-		j := i
-		for j < len(runes) && invisible(runes[j]) {
-			j++
-		}
-		run := j - i
+		j := skip(raw, i, invisible)
+		run := utf8.RuneCountInString(raw[i:j])
+		next, _ := utf8.DecodeRuneInString(raw[j:])
+		msg := ""
 		switch {
 		case run >= 3:
-			s.add(ruleZeroWidth, name, l.n, excerptAt(l.raw, runeOffset(runes, i)),
-				fmt.Sprintf("%d invisible characters in a row", run))
-			found = true
+			msg = fmt.Sprintf("%d invisible characters in a row", run)
 		case r == 0xfeff && first && i == 0:
 		case isVariationSelector(r):
-		case i > 0 && j < len(runes) && isASCIIWord(runes[i-1]) && isASCIIWord(runes[j]):
-			s.add(ruleZeroWidth, name, l.n, excerptAt(l.raw, runeOffset(runes, i)),
-				fmt.Sprintf("invisible U+%04X inside a word", r))
+		case i > 0 && j < len(raw) && isASCIIWord(prev) && isASCIIWord(next):
+			msg = fmt.Sprintf("invisible U+%04X inside a word", r)
+		}
+		if msg != "" {
+			if !zeroWidth {
+				s.add(ruleZeroWidth, name, l.n, span{raw, i}, msg)
+				zeroWidth = true
+			}
 			found = true
 		}
-		i = j - 1
+		prev, _ = utf8.DecodeLastRuneInString(raw[:j])
+		i = j
 	}
 	return found
+}
+
+// skip returns the offset in s of the first character from i on that is
+// not in.
+func skip(s string, i int, in func(rune) bool) int {
+	for i < len(s) {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if !in(r) {
+			break
+		}
+		i += w
+	}
+	return i
+}
+
+// isASCII reports whether s has no byte above U+007F, and so nothing
+// rules 1-3 find.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 func isASCIIWord(r rune) bool {
@@ -191,22 +265,17 @@ func isASCIIWord(r rune) bool {
 }
 
 // untag reads tag characters as the ASCII they shadow.
-func untag(rs []rune) string {
+func untag(tags string) string {
 	var b strings.Builder
-	for _, r := range rs {
+	for _, r := range tags {
 		if c := r - 0xe0000; c >= 0x20 && c < 0x7f {
 			b.WriteRune(c)
 		}
+		if b.Len() > 80 {
+			break
+		}
 	}
 	return truncate(b.String(), 80)
-}
-
-func runeOffset(runes []rune, i int) int {
-	n := 0
-	for _, r := range runes[:i] {
-		n += utf8.RuneLen(r)
-	}
-	return n
 }
 
 // controls applies rule 4 to a line.
@@ -214,13 +283,13 @@ func (s *scanner) controls(name string, l line) {
 	for i, r := range l.raw {
 		switch {
 		case r == 0x1b && i+1 < len(l.raw) && strings.IndexByte(escapeFinal, l.raw[i+1]) >= 0:
-			s.add(ruleTerminalEscape, name, l.n, excerptAt(l.raw, i), "an escape sequence (ESC)")
+			s.add(ruleTerminalEscape, name, l.n, span{l.raw, i}, "an escape sequence (ESC)")
 		case r >= 0x80 && r <= 0x9f:
-			s.add(ruleTerminalEscape, name, l.n, excerptAt(l.raw, i), fmt.Sprintf("a C1 control character U+%04X", r))
+			s.add(ruleTerminalEscape, name, l.n, span{l.raw, i}, fmt.Sprintf("a C1 control character U+%04X", r))
 		case r == '\b':
-			s.add(ruleTerminalEscape, name, l.n, excerptAt(l.raw, i), "a backspace, which overwrites text on a terminal")
+			s.add(ruleTerminalEscape, name, l.n, span{l.raw, i}, "a backspace, which overwrites text on a terminal")
 		case r == '\r':
-			s.add(ruleTerminalEscape, name, l.n, excerptAt(l.raw, i), "a carriage return inside a line, which overwrites it on a terminal")
+			s.add(ruleTerminalEscape, name, l.n, span{l.raw, i}, "a carriage return inside a line, which overwrites it on a terminal")
 		default:
 			continue
 		}

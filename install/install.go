@@ -566,9 +566,13 @@
 //     (audit.Tree). A finding at or above policy.FailOn (default high)
 //     that the policy does not accept (policy.Accepted) and whose rule
 //     Trust.AllowRisks does not name refuses the skill; the reason
-//     names each finding's rule, severity, file and line. The lock file
-//     records the rules of Trust.AllowRisks a skill needed (those with
-//     findings that would refuse it) with the content digest audited
+//     names each finding's rule, severity, file and line, as the audit
+//     keeps them (within its caps: at most 100 of a rule and 1,000 of a
+//     skill), and counts the rest ("and 31,204 more", Refusal.Omitted).
+//     The refusals of one request list at most 1,000 findings in all;
+//     past that, each lists its first and counts the others. The lock
+//     file records the rules of Trust.AllowRisks a skill needed (those
+//     with findings that would refuse it) with the content digest audited
 //     ("allowed_risks": {"rules": [...], "digest": ...}, [RiskAllowance]),
 //     and a later Add, Sync, Update or CheckTrust allows them again,
 //     without Trust.AllowRisks, for that content only: other content with

@@ -103,8 +103,11 @@ type Refusal struct {
 	// Reason says what failed and what the user can do.
 	Reason string `json:"reason"`
 	// Findings, for a refusal by the audit, are the findings that refuse
-	// the skill.
+	// the skill, as the audit keeps them (within its caps).
 	Findings []audit.Finding `json:"findings,omitempty"`
+	// Omitted counts, by rule, the refusing findings past the audit's
+	// caps, which Findings does not hold.
+	Omitted audit.Omitted `json:"omitted,omitempty"`
 }
 
 // RefusedError is the error of an Add that installed the skills it could
@@ -479,46 +482,48 @@ func (c *candidate) trusted(old *lockEntry) (*lockSigner, string) {
 // auditSkill audits a skill's tree and returns the findings that refuse
 // it unless allowed (Trust rule 5): at or above the policy's threshold and
 // not accepted by the policy.
-func (in *Installer) auditSkill(c *candidate, ps policy.Source) ([]audit.Finding, error) {
+func (in *Installer) auditSkill(c *candidate, ps policy.Source) (audit.Report, error) {
 	t := in.trust
 	fsys, closeFS, err := c.tree().open()
 	if err != nil {
-		return nil, err
+		return audit.Report{}, err
 	}
 	defer closeFS()
 	return blocking(t, fsys, c.label(), ps)
 }
 
 // auditFolder is auditSkill of an installed skill's folder.
-func (in *Installer) auditFolder(dir, name string, ps policy.Source) ([]audit.Finding, error) {
+func (in *Installer) auditFolder(dir, name string, ps policy.Source) (audit.Report, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, err
+		return audit.Report{}, err
 	}
 	defer root.Close()
 	return blocking(in.trust, root.FS(), name, ps)
 }
 
-func blocking(t *Trust, fsys fs.FS, name string, ps policy.Source) ([]audit.Finding, error) {
-	findings, err := audit.Tree(fsys)
+func blocking(t *Trust, fsys fs.FS, name string, ps policy.Source) (audit.Report, error) {
+	rep, err := audit.Tree(fsys)
 	if err != nil {
-		return nil, err
+		return audit.Report{}, err
 	}
 	p := t.effectivePolicy()
 	threshold := p.FailOn()
-	var out []audit.Finding
-	for _, f := range findings {
-		if f.Severity >= threshold && !p.Accepted(f, name, ps) {
-			out = append(out, f)
-		}
-	}
-	return out, nil
+	return rep.Filter(func(f audit.Finding) bool {
+		return f.Severity >= threshold && !p.Accepted(f, name, ps)
+	}), nil
 }
 
+// maxRefusalFindings bounds the audit findings that the refusals of one
+// request list in all: past it each refusal lists its first finding and
+// counts the others (Refusal.Omitted), so that a source of thousands of
+// refused skills is reported in bounded memory.
+const maxRefusalFindings = 1000
+
 // auditReason says why findings refuse a skill, and what to do.
-func auditReason(findings []audit.Finding) string {
+func auditReason(rep audit.Report) string {
 	var parts, rules []string
-	for _, f := range findings {
+	for _, f := range rep.Findings {
 		at := f.File
 		if f.Line > 0 {
 			at = fmt.Sprintf("%s:%d", f.File, f.Line)
@@ -526,6 +531,14 @@ func auditReason(findings []audit.Finding) string {
 		parts = append(parts, fmt.Sprintf("%s (%s) at %s: %s", f.Rule, f.Severity, at, f.Message))
 		if !slices.Contains(rules, f.Rule) {
 			rules = append(rules, f.Rule)
+		}
+	}
+	if more := rep.Omitted.String(); more != "" {
+		parts = append(parts, more)
+		for _, rule := range slices.Sorted(maps.Keys(rep.Omitted)) {
+			if !slices.Contains(rules, rule) {
+				rules = append(rules, rule)
+			}
 		}
 	}
 	return fmt.Sprintf("the audit found %s; read the skill, and if you trust it, allow these rules by name (Trust.AllowRisks: %s) or accept the findings in the policy",
@@ -591,12 +604,13 @@ func (in *Installer) auditUse(ctx context.Context, use []*candidate, strict bool
 	var keep []*candidate
 	var skipped []Change
 	var refused []Refusal
+	left := maxRefusalFindings
 	for _, c := range use {
 		var rec *RiskAllowance
 		if e := lock.Skills[c.name]; e != nil && in.sameSource(e.Source, c.source) && e.Subpath == c.subpath {
 			rec = e.AllowedRisks
 		}
-		r, err := in.auditCandidate(ctx, c, rec)
+		r, err := in.auditCandidate(ctx, c, rec, &left)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -619,24 +633,28 @@ func (in *Installer) auditUse(ctx context.Context, use []*candidate, strict bool
 
 // auditCandidate audits one skill about to be installed, whose lock entry
 // records rec (nil: none), and returns its refusal, or nil when it passes.
-func (in *Installer) auditCandidate(ctx context.Context, c *candidate, rec *RiskAllowance) (*Refusal, error) {
+// The refusal lists at most *left findings (one at least), which it takes
+// from *left.
+func (in *Installer) auditCandidate(ctx context.Context, c *candidate, rec *RiskAllowance, left *int) (*Refusal, error) {
 	ps := policy.Source{Display: c.source}
 	if c.trust != nil {
 		ps = c.trust.ps
 	} else if p, err := in.policySource(c.source, c.pin, false); err == nil {
 		ps = p
 	}
-	findings, err := in.auditSkill(c, ps)
+	rep, err := in.auditSkill(c, ps)
 	if err == nil {
-		findings, err = in.allowCandidate(ctx, c, findings, rec)
+		rep, err = in.allowCandidate(ctx, c, rep, rec)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("skill %s in %s: audit: %w", c.label(), c.where(), err)
 	}
-	if len(findings) == 0 {
+	if len(rep.Findings) == 0 {
 		return nil, nil
 	}
-	return &Refusal{Skill: c.label(), Source: c.source, Reason: auditReason(findings), Findings: findings}, nil
+	rep = rep.Trim(*left)
+	*left -= len(rep.Findings)
+	return &Refusal{Skill: c.label(), Source: c.source, Reason: auditReason(rep), Findings: rep.Findings, Omitted: rep.Omitted}, nil
 }
 
 // checkRecorded is checkSource of a source a lock file records at pin
@@ -692,7 +710,8 @@ func (in *Installer) auditRecorded(ctx context.Context, c *candidate, rec *RiskA
 	if in.trust == nil {
 		return nil
 	}
-	r, err := in.auditCandidate(ctx, c, rec)
+	left := maxRefusalFindings
+	r, err := in.auditCandidate(ctx, c, rec, &left)
 	if err != nil || r == nil {
 		return err
 	}
@@ -717,6 +736,7 @@ func (in *Installer) CheckTrust(ctx context.Context) ([]Refusal, error) {
 		return nil, err
 	}
 	var out []Refusal
+	left := maxRefusalFindings
 	reads, bySource := recordedReads(lock)
 	for _, k := range reads {
 		names := bySource[k]
@@ -742,16 +762,18 @@ func (in *Installer) CheckTrust(ctx context.Context) ([]Refusal, error) {
 			if st != nil {
 				ps = st.ps
 			}
-			findings, err := in.auditFolder(dir, name, ps)
+			rep, err := in.auditFolder(dir, name, ps)
 			if err == nil {
-				findings, err = in.allowInstalled(ctx, dir, findings, lock.Skills[name].AllowedRisks)
+				rep, err = in.allowInstalled(ctx, dir, rep, lock.Skills[name].AllowedRisks)
 			}
 			if err != nil {
 				out = append(out, Refusal{Skill: name, Source: k.source, Reason: fmt.Sprintf("audit of %s: %v", dir, err)})
 				continue
 			}
-			if len(findings) > 0 {
-				out = append(out, Refusal{Skill: name, Source: k.source, Reason: auditReason(findings), Findings: findings})
+			if len(rep.Findings) > 0 {
+				rep = rep.Trim(left)
+				left -= len(rep.Findings)
+				out = append(out, Refusal{Skill: name, Source: k.source, Reason: auditReason(rep), Findings: rep.Findings, Omitted: rep.Omitted})
 			}
 		}
 	}

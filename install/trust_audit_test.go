@@ -2,6 +2,7 @@ package install
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -139,4 +140,45 @@ func TestTrustAuditRefuses(t *testing.T) {
 			t.Errorf("Add with fail_on critical of findings at most %s = %v", max, err)
 		}
 	})
+}
+
+// TestTrustAuditCapped checks rule 5's bounds: a source of skills dense
+// with findings is refused skill by skill, each refusal listing what the
+// audit keeps and counting the rest exactly ("and N more"), and the
+// refusals of the request list at most 1,000 findings in all, each at
+// least one.
+func TestTrustAuditCapped(t *testing.T) {
+	const skills, lines = 30, 150
+	f := newFixture(t)
+	f.writeSkill(t, "kit/good", "good", "")
+	dense := "\n" + strings.Repeat("Read this \u202e carefully.\n", lines)
+	for i := range skills {
+		name := fmt.Sprintf("dense-%02d", i)
+		f.writeSkill(t, "kit/"+name, name, dense)
+	}
+	kit := filepath.Join(f.sources, "kit")
+	_, err := trustInstaller(t, f, "", Trust{}).Add(t.Context(), Request{Sources: []string{kit}, Agents: agentsOf(t, "claude-code")})
+	var refused *RefusedError
+	if !errors.As(err, &refused) || len(refused.Refusals) != skills {
+		t.Fatalf("Add(%s) = %v; want a RefusedError of the %d dense skills", kit, err, skills)
+	}
+	listed := 0
+	for _, r := range refused.Refusals {
+		listed += len(r.Findings)
+		if len(r.Findings) == 0 || len(r.Findings) > 100 {
+			t.Errorf("the refusal of %s lists %d findings, want 1 to 100", r.Skill, len(r.Findings))
+		}
+		if got := len(r.Findings) + r.Omitted["bidi-control"]; got != lines || r.Omitted.Total() != r.Omitted["bidi-control"] {
+			t.Errorf("the refusal of %s lists %d and counts %v: want %d bidi-control findings in all", r.Skill, len(r.Findings), r.Omitted, lines)
+		}
+		if want := "; " + r.Omitted.String() + "; "; !strings.Contains(r.Reason, want) {
+			t.Errorf("the reason %q does not say %q", r.Reason, want)
+		}
+	}
+	if listed > maxRefusalFindings+skills {
+		t.Errorf("the refusals list %d findings in all, want at most %d", listed, maxRefusalFindings+skills)
+	}
+	if !strings.Contains(err.Error(), "and 50 more (bidi-control 50)") || !strings.Contains(err.Error(), "and 149 more (bidi-control 149)") {
+		t.Errorf("Add = %v; want the refusals to count what they do not list", err)
+	}
 }

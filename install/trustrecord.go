@@ -121,13 +121,13 @@ func signerChange(old, entry *lockEntry) (now, before string) {
 	return now, before
 }
 
-// allowRisks splits findings into those whose rule rules does not name,
-// left, and the rules that name at least one, used, sorted.
-func allowRisks(findings []audit.Finding, rules []string) (left []audit.Finding, used []string) {
-	for _, f := range findings {
-		if !slices.Contains(rules, f.Rule) {
-			left = append(left, f)
-		} else if !slices.Contains(used, f.Rule) {
+// allowRisks splits rep into the findings whose rule rules does not
+// name, left (with the counts past the audit's caps of those rules), and
+// the rules that name at least one finding, used, sorted.
+func allowRisks(rep audit.Report, rules []string) (left audit.Report, used []string) {
+	left = rep.Filter(func(f audit.Finding) bool { return !slices.Contains(rules, f.Rule) })
+	for _, f := range rep.Findings {
+		if slices.Contains(rules, f.Rule) && !slices.Contains(used, f.Rule) {
 			used = append(used, f.Rule)
 		}
 	}
@@ -135,19 +135,20 @@ func allowRisks(findings []audit.Finding, rules []string) (left []audit.Finding,
 	return left, used
 }
 
-// allowCandidate removes from findings, the audit of c, those Trust.AllowRisks
-// allows and those rec (what the lock file records for c, or nil) allows
-// for c's content (Trust rule 5), and sets c.allowed to what was allowed,
-// with the content digest audited, for the lock file to record.
-func (in *Installer) allowCandidate(ctx context.Context, c *candidate, findings []audit.Finding, rec *RiskAllowance) ([]audit.Finding, error) {
+// allowCandidate removes from rep, the audit of c, the findings
+// Trust.AllowRisks allows and those rec (what the lock file records for
+// c, or nil) allows for c's content (Trust rule 5), and sets c.allowed to
+// what was allowed, with the content digest audited, for the lock file
+// to record.
+func (in *Installer) allowCandidate(ctx context.Context, c *candidate, rep audit.Report, rec *RiskAllowance) (audit.Report, error) {
 	c.allowed = nil
-	left, used := allowRisks(findings, in.trust.AllowRisks)
-	if len(used) == 0 && (len(left) == 0 || rec == nil) {
+	left, used := allowRisks(rep, in.trust.AllowRisks)
+	if len(used) == 0 && (len(left.Findings) == 0 || rec == nil) {
 		return left, nil
 	}
 	d, err := checkTree(ctx, c.tree(), c.name, in.cache)
 	if err != nil {
-		return nil, err
+		return audit.Report{}, err
 	}
 	if rec != nil && d == rec.Digest {
 		var more []string
@@ -162,14 +163,14 @@ func (in *Installer) allowCandidate(ctx context.Context, c *candidate, findings 
 
 // allowInstalled is allowCandidate of the installed skill folder dir,
 // recorded with rec.
-func (in *Installer) allowInstalled(ctx context.Context, dir string, findings []audit.Finding, rec *RiskAllowance) ([]audit.Finding, error) {
-	left, _ := allowRisks(findings, in.trust.AllowRisks)
-	if len(left) == 0 || rec == nil {
+func (in *Installer) allowInstalled(ctx context.Context, dir string, rep audit.Report, rec *RiskAllowance) (audit.Report, error) {
+	left, _ := allowRisks(rep, in.trust.AllowRisks)
+	if len(left.Findings) == 0 || rec == nil {
 		return left, nil
 	}
 	d, err := skill.ContentDigest(ctx, dir)
 	if err != nil {
-		return nil, err
+		return audit.Report{}, err
 	}
 	if d == rec.Digest {
 		left, _ = allowRisks(left, rec.Rules)

@@ -25,7 +25,7 @@
 //	  - sources: [oci:ghcr.io/acme/*]
 //	    keys: [keys/acme-release.pub]   # relative to this file's folder
 //	  - sources: [oci:ghcr.io/acme/*]
-//	    identity_regexp: ^https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/
+//	    identity_regexp: ^https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/.*
 //	    issuer: https://token.actions.githubusercontent.com
 //	  - sources: [git:git.acme.corp/**, github:acme/*]
 //	    commits: {allowed_signers: allowed_signers}
@@ -103,7 +103,12 @@
 //     cosign checks them (identity or identity_regexp, and issuer or
 //     issuer_regexp, both required; regular expressions in Go's syntax,
 //     which must compile) against trusted_root (a trusted_root.json;
-//     absent: Sigstore's public-good root). Keys and identities are
+//     absent: Sigstore's public-good root). An identity_regexp or
+//     issuer_regexp must match the whole value, as if written
+//     ^(?:EXPR)$ (package signature's rule 4): alice@example\.com
+//     matches alice@example.com and not evil-alice@example.com.attacker.
+//     That is stricter than cosign, which matches an expression anywhere
+//     in the value; a prefix needs .* at its end. Keys and identities are
 //     signatures of OCI artifacts, so such a rule names oci sources only.
 //  7. A signers rule with commits (allowed_signers: an SSH allowed-signers
 //     file as git's gpg.ssh.allowedSignersFile reads it, and/or

@@ -16,7 +16,7 @@ sources:
   pinned: true
 signers:
   - sources: [oci:ghcr.io/acme/*]
-    identity_regexp: ^https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/
+    identity_regexp: ^https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/.*
     issuer: https://token.actions.githubusercontent.com
 audit:
   fail_on: medium
@@ -40,7 +40,7 @@ audit:
 	// allowed
 	//   sources.allow (/etc/agentskills.policy.yaml:5): matches oci:ghcr.io/acme/*
 	//   must be pinned: sources.pinned (/etc/agentskills.policy.yaml:6), it is
-	//   signature required: signers[1] (/etc/agentskills.policy.yaml:8): identity matching ^https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/ issued by https://token.actions.githubusercontent.com (Sigstore public-good root)
+	//   signature required: signers[1] (/etc/agentskills.policy.yaml:8): identity matching ^https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/.* issued by https://token.actions.githubusercontent.com (Sigstore public-good root)
 	//   audit: a finding at medium or above refuses a skill: audit.fail_on (/etc/agentskills.policy.yaml:12)
 	//   accepted: download-exec in skill setup-helper, audit.accept[1] (/etc/agentskills.policy.yaml:14): installs our own CLI
 	// true

@@ -206,7 +206,7 @@ func TestSigners(t *testing.T) {
 	yaml := `version: 1
 signers:
   - sources: [oci:ghcr.io/acme/*]
-    identity_regexp: ^https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/
+    identity_regexp: ^https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/.*
     issuer: https://token.actions.githubusercontent.com
   - sources: [oci:ghcr.io/**]
     identity: release@acme.corp
@@ -229,7 +229,7 @@ signers:
 	}
 	want := []policy.SignerRule{
 		{Rule: policy.Rule{Name: "signers[1]", File: name, Line: 3}, Requirements: []signature.Requirement{{
-			IdentityRegexp: "^https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/",
+			IdentityRegexp: "^https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/.*",
 			Issuer:         "https://token.actions.githubusercontent.com"}}},
 		{Rule: policy.Rule{Name: "signers[2]", File: name, Line: 6}, Requirements: []signature.Requirement{{
 			Identity: "release@acme.corp", IssuerRegexp: `^https://accounts\.google\.com$`, TrustedRoot: []byte("{}"), TrustedRootFile: filepath.Join(dir, "trusted_root.json")}}},

@@ -35,10 +35,11 @@ func Example() {
 }
 
 // ExampleRequirement names the release workflow of acme/skills, run on a
-// tag, as the signer.
+// tag, as the signer. The expression must match the whole identity: an
+// identity that only holds a match is refused.
 func ExampleRequirement() {
 	r := signature.Requirement{
-		IdentityRegexp: `^https://github\.com/acme/skills/\.github/workflows/release\.yml@refs/tags/`,
+		IdentityRegexp: `https://github\.com/acme/skills/\.github/workflows/release\.yml@refs/tags/v.*`,
 		Issuer:         "https://token.actions.githubusercontent.com",
 	}
 	fmt.Println(r)
@@ -51,9 +52,13 @@ func ExampleRequirement() {
 	branch := release
 	branch.Identity = "https://github.com/acme/skills/.github/workflows/release.yml@refs/heads/main"
 	fmt.Println(r.Matches(branch))
+	fork := release
+	fork.Identity = "https://github.com/evil/fork/.github/workflows/x.yml@refs/heads/https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/v1.0.0"
+	fmt.Println(r.Matches(fork))
 	// Output:
-	// identity matching "^https://github\\.com/acme/skills/\\.github/workflows/release\\.yml@refs/tags/" from issuer "https://token.actions.githubusercontent.com"
+	// identity matching "https://github\\.com/acme/skills/\\.github/workflows/release\\.yml@refs/tags/v.*" from issuer "https://token.actions.githubusercontent.com"
 	// https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/v1.0.0 (issuer https://token.actions.githubusercontent.com)
 	// true
+	// false
 	// false
 }

@@ -150,6 +150,7 @@ func TestVerifyBadInput(t *testing.T) {
 		{"issuer without identity", d, []Requirement{{Issuer: "a"}}, ErrRequirement, "certificate identity either exactly"},
 		{"identity both ways", d, []Requirement{{Identity: "a", IdentityRegexp: "a", Issuer: "b"}}, ErrRequirement, "one of the two"},
 		{"bad expression", d, []Requirement{{IdentityRegexp: "(", Issuer: "b"}}, ErrRequirement, "missing closing )"},
+		{"expression closing its anchoring group", d, []Requirement{{IdentityRegexp: "x)|(.*", Issuer: "b"}}, ErrRequirement, "unexpected )"},
 		{"rsa key", d, []Requirement{{Key: newKey(t, "rsa").Public()}}, ErrKey, "RSA"},
 		{"bad digest", "sha256:zz", []Requirement{{Key: key.Public()}}, ErrInvalid, "digest"},
 		{"sha512 digest", digest.SHA512.FromString("x"), []Requirement{{Key: key.Public()}}, ErrInvalid, "want a sha256 digest"},

@@ -24,7 +24,7 @@ import (
 // Actions' tokens name it.
 const (
 	releaseIdentity = "https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/v1.0.0"
-	releaseTags     = "^https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/"
+	releaseTags     = "^https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/.*"
 	actionsIssuer   = "https://token.actions.githubusercontent.com"
 )
 

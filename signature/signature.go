@@ -40,8 +40,15 @@
 //     root, and, when the root lists certificate transparency logs, the
 //     certificate carries a signed certificate timestamp from one. Then the
 //     certificate's subject alternative name and OIDC issuer must match: an
-//     exact value, or a regular expression matched as cosign matches
-//     --certificate-identity-regexp, that is unanchored (write ^ and $). An
+//     exact value, or a regular expression (Go's syntax) that must match
+//     the whole value: it is anchored for the caller, as ^(?:EXPR)$, so
+//     alice@example\.com matches the identity alice@example.com and not
+//     evil-alice@example.com.attacker. That is stricter than cosign,
+//     whose --certificate-identity-regexp matches anywhere in the value:
+//     an expression written for cosign with ^ and $ means the same here,
+//     and one meant as a prefix needs .* at its end. An expression that
+//     does not compile on its own (an unbalanced parenthesis, which could
+//     close the anchoring group) is [ErrRequirement]. An
 //     empty TrustedRoot means Sigstore's public-good root, fetched with TUF
 //     and cached under os.UserCacheDir()/agent-adaptor/sigstore-tuf; each
 //     request is bounded by 30 seconds and a root that cannot be fetched is
@@ -154,10 +161,12 @@ type Requirement struct {
 	// Key is the public key a key signature must verify with.
 	Key crypto.PublicKey
 	// Identity or IdentityRegexp: the certificate's subject alternative
-	// name, exactly, or matching the expression (anchored as cosign
-	// anchors it).
+	// name, exactly, or matching the expression as a whole (rule 4: it is
+	// anchored, ^(?:EXPR)$, stricter than cosign, which matches it
+	// anywhere in the name).
 	Identity, IdentityRegexp string
-	// Issuer or IssuerRegexp: the OIDC issuer, exactly or matching.
+	// Issuer or IssuerRegexp: the OIDC issuer, exactly, or matching the
+	// expression as a whole, anchored as IdentityRegexp is.
 	Issuer, IssuerRegexp string
 	// TrustedRoot is a trusted_root.json (the Sigstore trusted root
 	// format): the certificate authorities, transparency logs and

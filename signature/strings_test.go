@@ -37,8 +37,8 @@ func TestStrings(t *testing.T) {
 }
 
 // TestMatches checks Requirement.Matches against signers recorded
-// earlier, with the same rules as Verify (rule 4: unanchored expressions,
-// as cosign's).
+// earlier, with the same rules as Verify (rule 4: an expression matches
+// the whole value, stricter than cosign's).
 func TestMatches(t *testing.T) {
 	key, other := newKey(t, "p256"), newKey(t, "ed25519")
 	id, _ := KeyID(key.Public())
@@ -53,8 +53,8 @@ func TestMatches(t *testing.T) {
 		{"other key", Requirement{Key: other.Public()}, Signer{KeyID: id}, false},
 		{"key for keyless", Requirement{Key: key.Public()}, release, false},
 		{"exact", Requirement{Identity: releaseIdentity, Issuer: actionsIssuer}, release, true},
-		{"regexp", Requirement{IdentityRegexp: releaseTags, IssuerRegexp: "^https://token"}, release, true},
-		{"unanchored, as cosign", Requirement{IdentityRegexp: "acme/skills", Issuer: actionsIssuer}, release, true},
+		{"regexp", Requirement{IdentityRegexp: releaseTags, IssuerRegexp: "^https://token.*"}, release, true},
+		{"part of the identity, which cosign would match", Requirement{IdentityRegexp: "acme/skills", Issuer: actionsIssuer}, release, false},
 		{"other issuer", Requirement{Identity: releaseIdentity, Issuer: "https://accounts.example.com"}, release, false},
 		{"keyless for key", Requirement{IdentityRegexp: ".*", IssuerRegexp: ".*"}, Signer{KeyID: id}, false},
 		{"no signer", Requirement{IdentityRegexp: ".*", IssuerRegexp: ".*"}, Signer{}, false},
@@ -94,5 +94,57 @@ func TestInspect(t *testing.T) {
 	}
 	if _, err := Inspect(kb, d, trusted); !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), id) || !strings.Contains(err.Error(), "pass the key") {
 		t.Errorf("Inspect(key bundle) = %v, want ErrUntrusted naming %s and asking for the key", err, id)
+	}
+}
+
+// TestRegexpMatchesWholeValue checks rule 4's expressions: the whole
+// identity or issuer must match (the expression is anchored for the
+// caller), stricter than cosign, which finds an expression anywhere in
+// the value. Matches and Verify apply the same rule.
+func TestRegexpMatchesWholeValue(t *testing.T) {
+	vs := newSigstore(t)
+	trusted := trustedRootJSON(t, vs, false)
+	d := testDigest("manifest")
+	const issuer = "https://accounts.example.com"
+	for _, tc := range []struct {
+		name                   string
+		identityRE, issuerRE   string
+		identity, signedIssuer string
+		want                   bool
+	}{
+		{"the identity itself", `alice@example.com`, "", "alice@example.com", issuer, true},
+		{"a longer identity holding it", `alice@example.com`, "", "evil-alice@example.com.attacker", issuer, false},
+		{"an identity it starts", `alice@example.com`, "", "alice@example.com.attacker", issuer, false},
+		{"an identity it ends", `alice@example.com`, "", "evil-alice@example.com", issuer, false},
+		{"already anchored", `^alice@example\.com$`, "", "alice@example.com", issuer, true},
+		{"already anchored, a longer identity", `^alice@example\.com$`, "", "evil-alice@example.com.attacker", issuer, false},
+		{"an alternation, each whole", `alice@example\.com|bob@example\.com`, "", "bob@example.com", issuer, true},
+		{"an alternation stays anchored", `alice@example\.com|bob@example\.com`, "", "bob@example.com.attacker", issuer, false},
+		{"a prefix written with .*", `https://github\.com/acme/skills/.*`, "", releaseIdentity, issuer, true},
+		{"a prefix written without .*", `https://github\.com/acme/skills/`, "", releaseIdentity, issuer, false},
+		{"the issuer itself", "", `https://accounts\.example\.com`, "alice@example.com", issuer, true},
+		{"a longer issuer holding it", "", `https://accounts\.example\.com`, "alice@example.com", issuer + ".attacker", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Requirement{Identity: "alice@example.com", Issuer: issuer, TrustedRoot: trusted}
+			if tc.identityRE != "" {
+				r.Identity, r.IdentityRegexp = "", tc.identityRE
+			}
+			if tc.issuerRE != "" {
+				r.Issuer, r.IssuerRegexp = "", tc.issuerRE
+			}
+			s := Signer{Identity: tc.identity, Issuer: tc.signedIssuer}
+			if got := r.Matches(s); got != tc.want {
+				t.Errorf("%v.Matches(%v) = %v, want %v", r, s, got, tc.want)
+			}
+			b := keylessBundle(t, vs, tc.identity, tc.signedIssuer, d, keylessOptions{})
+			got, err := Verify(b, d, r)
+			if tc.want && (err != nil || got != s) {
+				t.Errorf("Verify(%v) by %v = %v, %v; want it verified", r, s, got, err)
+			}
+			if !tc.want && !errors.Is(err, ErrUntrusted) {
+				t.Errorf("Verify(%v) by %v = %v, %v; want ErrUntrusted", r, s, got, err)
+			}
+		})
 	}
 }

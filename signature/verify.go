@@ -358,7 +358,7 @@ func (r Requirement) validate() error {
 		if e == "" {
 			continue
 		}
-		if _, err := regexp.Compile(e); err != nil {
+		if _, err := wholeMatch(e); err != nil {
 			return fmt.Errorf("%w: %v", ErrRequirement, err)
 		}
 	}
@@ -378,13 +378,24 @@ func (r Requirement) match(s Signer) error {
 }
 
 // matchValue matches got exactly against exact, or against the
-// expression expr, unanchored as cosign matches it.
+// expression expr as a whole (rule 4): expr is anchored, so that it must
+// match all of got, not a part of it as cosign's does.
 func matchValue(exact, expr, got string) bool {
 	if expr == "" {
 		return got == exact
 	}
-	re, err := regexp.Compile(expr)
+	re, err := wholeMatch(expr)
 	return err == nil && re.MatchString(got)
+}
+
+// wholeMatch compiles expr anchored at both ends, ^(?:expr)$. expr must
+// compile on its own first: an expression with an unbalanced parenthesis
+// (`x)|(.*`) could otherwise close the group and escape the anchors.
+func wholeMatch(expr string) (*regexp.Regexp, error) {
+	if _, err := regexp.Compile(expr); err != nil {
+		return nil, err
+	}
+	return regexp.Compile(`^(?:` + expr + `)$`)
 }
 
 func valueString(what, exact, expr string) string {

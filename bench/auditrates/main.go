@@ -48,7 +48,8 @@ func main() {
 	skillsWith := map[string]int{}
 	var shown []string
 	for _, dir := range skills {
-		fs, err := audit.Tree(os.DirFS(dir))
+		rep, err := audit.Tree(os.DirFS(dir))
+		fs := rep.Findings
 		if err != nil {
 			failed++
 			fmt.Fprintf(os.Stderr, "%s: %v\n", dir, err)
@@ -61,6 +62,9 @@ func main() {
 		}
 		bySeverity[top]++
 		seen := map[string]bool{}
+		for rule, n := range rep.Omitted {
+			findings[rule] += n
+		}
 		for _, f := range fs {
 			findings[f.Rule]++
 			if !seen[f.Rule] {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -37,7 +38,9 @@ skills do: hidden or deceptive Unicode, terminal escapes, download and run,
 "prerequisite" installs from a URL, credential reads, exfiltration,
 instructions to ignore previous instructions or hide things from the user,
 programs, links, and oversized files. Each finding has a rule, a severity,
-the file and line, and an excerpt with control characters escaped.
+the file and line, and an excerpt with control characters escaped. A rule
+reports a line once, and a skill lists at most 100 findings of a rule and
+1,000 in all; the rest are counted, as "and N more" (in JSON, "omitted").
 
 With no argument it audits every skill in the folders agents read, in the
 project and the user's home. A NAME is an installed skill; a SOURCE is
@@ -87,14 +90,15 @@ func runAudit(ctx context.Context, opts *auditOptions, args []string) error {
 	}
 	reports := make([]audit.Report, 0, len(targets))
 	for _, t := range targets {
-		findings, err := audit.Tree(os.DirFS(t.dir))
+		rep, err := audit.Tree(os.DirFS(t.dir))
 		if err != nil {
 			return fmt.Errorf("auditing %s (%s): %w", t.name, shortPath(t.dir), err)
 		}
-		if findings == nil {
-			findings = []audit.Finding{}
+		if rep.Findings == nil {
+			rep.Findings = []audit.Finding{}
 		}
-		reports = append(reports, audit.Report{Skill: t.name, Source: t.source, Root: filepath.ToSlash(shortPath(t.dir)), Findings: findings})
+		rep.Skill, rep.Source, rep.Root = t.name, t.source, filepath.ToSlash(shortPath(t.dir))
+		reports = append(reports, rep)
 	}
 	if err := writeAudit(opts, format, reports); err != nil {
 		return err
@@ -133,7 +137,8 @@ func writeAudit(opts *auditOptions, format string, reports []audit.Report) (err 
 	return auditTable(w, reports)
 }
 
-// auditTable prints one row per finding.
+// auditTable prints one row per finding, and a row per rule with
+// findings past the audit's caps, which counts them ("and 31,204 more").
 func auditTable(w io.Writer, reports []audit.Report) error {
 	n := 0
 	for _, r := range reports {
@@ -157,6 +162,12 @@ func auditTable(w io.Writer, reports []audit.Report) error {
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Severity, f.Rule, audit.Escape(r.Skill), where, excerpt)
 		}
+		for _, rule := range slices.Sorted(maps.Keys(r.Omitted)) {
+			rl, _ := audit.LookupRule(rule)
+			more := audit.Omitted{rule: r.Omitted[rule]}.String()
+			more, _, _ = strings.Cut(more, " (")
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", rl.Severity, rule, audit.Escape(r.Skill), "...", more+" of this rule, not listed")
+		}
 	}
 	return tw.Flush()
 }
@@ -167,13 +178,10 @@ func auditVerdict(s *streams, reports []audit.Report, threshold audit.Severity) 
 	var over []string
 	count := 0
 	for _, r := range reports {
-		for _, f := range r.Findings {
-			if f.Severity >= threshold {
-				count++
-				if !slices.Contains(over, r.Skill) {
-					over = append(over, r.Skill)
-				}
-			}
+		r = r.Filter(func(f audit.Finding) bool { return f.Severity >= threshold })
+		if n := len(r.Findings) + r.Omitted.Total(); n > 0 {
+			count += n
+			over = append(over, r.Skill)
 		}
 	}
 	if count == 0 {

@@ -140,3 +140,42 @@ func TestAuditSARIF(t *testing.T) {
 		t.Errorf("results %+v, want the first in skills/thief/SKILL.md", res)
 	}
 }
+
+// TestAuditCapped checks that audit shows the findings past the audit's
+// caps as counts: a table row per rule ("and N more"), the JSON report's
+// omitted counts, SARIF results that count them, and the verdict's count
+// of every finding at the threshold.
+func TestAuditCapped(t *testing.T) {
+	const lines = 2500
+	project := auditEnv(t)
+	writeSkill(t, filepath.Join(project, "skills"), "dense", "---\nname: dense\ndescription: Reads carefully.\n---\n"+strings.Repeat("Read this \u202e carefully.\n", lines))
+	dir := filepath.Join("skills", "dense")
+
+	code, stdout, stderr := runAuditCmd(t, dir)
+	if code != 1 || strings.Count(stdout, "bidi-control") != 101 || !strings.Contains(stdout, "and 2,400 more of this rule, not listed") {
+		t.Errorf("audit = %d\nstdout:\n%s\nwant 100 bidi-control rows and one that counts 2,400 more", code, stdout)
+	}
+	if !strings.Contains(stderr, "2500 findings at high or above in dense") {
+		t.Errorf("audit stderr %q, want it to count all 2500 findings", stderr)
+	}
+
+	_, stdout, _ = runAuditCmd(t, "--json", dir)
+	var reports []audit.Report
+	if err := json.NewDecoder(strings.NewReader(stdout)).Decode(&reports); err != nil || len(reports) != 1 {
+		t.Fatalf("audit --json printed %q: %v", stdout, err)
+	}
+	if r := reports[0]; len(r.Findings) != 100 || r.Omitted["bidi-control"] != lines-100 {
+		t.Errorf("audit --json: %d findings, omitted %v; want 100 and bidi-control %d", len(r.Findings), r.Omitted, lines-100)
+	}
+
+	out := filepath.Join(t.TempDir(), "audit.sarif")
+	runAuditCmd(t, "--format", "sarif", "--output", out, dir)
+	log, err := sarif.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := log.Runs[0].Results
+	if len(res) != 101 || !strings.HasPrefix(*res[100].Message.Text, "dense: 2,400 more findings of this rule") {
+		t.Errorf("%d SARIF results, the last %q; want 101, the last counting 2,400 more", len(res), *res[len(res)-1].Message.Text)
+	}
+}

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/install"
 )
 
 // TestFlagHints checks that the command, not the library, names the flag
@@ -30,5 +33,19 @@ func TestFlagHints(t *testing.T) {
 	code := run(t.Context(), []string{"add", filepath.Join(src, "good"), "-a", "claude-code"}, strings.NewReader(""), &stdout, &stderr)
 	if errs := stderr.String(); code != 1 || !strings.Contains(errs, "outside the project") || !strings.Contains(errs, "agentskills add: --global installs into the user's folders instead") {
 		t.Errorf("add through a link out of the project = %d, stderr %q; want 1 and the --global hint", code, errs)
+	}
+}
+
+// TestAllowRiskHint checks that the --allow-risk hint of an audit
+// refusal names the rules of the findings it counts but does not list.
+func TestAllowRiskHint(t *testing.T) {
+	err := trustHint(&install.RefusedError{Refusals: []install.Refusal{{
+		Skill: "dense", Source: "kit", Reason: "the audit found ...",
+		Findings: []audit.Finding{{Rule: "bidi-control", Severity: audit.High}},
+		Omitted:  audit.Omitted{"bidi-control": 99, "zero-width": 100},
+	}}})
+	h, ok := err.(hinted)
+	if !ok || !strings.HasSuffix(h.hint, "--allow-risk bidi-control --allow-risk zero-width") {
+		t.Errorf("trustHint = %#v, want a hint allowing bidi-control and zero-width", err)
 	}
 }

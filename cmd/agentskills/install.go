@@ -398,7 +398,9 @@ so.
 Trust: with --key FILE (or --certificate-identity[-regexp] and
 --certificate-oidc-issuer[-regexp], as cosign names them) an OCI source is
 installed only when its manifest is signed so, checked before its content is
-downloaded. The policy (.agents/agentskills.policy.yaml, which can only
+downloaded. A -regexp flag must match the whole identity or issuer (it is
+anchored for you, stricter than cosign, which matches it anywhere in the
+value): alice@example\.com does not match evil-alice@example.com.attacker. The policy (.agents/agentskills.policy.yaml, which can only
 tighten ~/.agents/agentskills.policy.yaml) says which sources are allowed,
 whether they must be pinned and who must have signed them, checked before
 anything is read. Every skill is audited: one with a finding at the policy's

@@ -28,7 +28,8 @@ findings at the policy's threshold (high by default). --allow-risk RULE
 lets findings of that audit rule through, for one run, once you have read
 them. An oci:// skill is pinned to its manifest digest and, with --key or
 --certificate-identity[-regexp] and --certificate-oidc-issuer[-regexp]
-(checked against --trusted-root, as cosign checks them), must carry a
+(checked against --trusted-root, as cosign checks them, except that a
+-regexp must match the whole value), must carry a
 signature by that signer before it is mounted. A refused skill stops the
 run before the agent starts: exit 1, the reason on stderr, and code
 "policy" in the error line of --json.`

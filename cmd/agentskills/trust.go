@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/install"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
@@ -37,9 +38,9 @@ func (f *trustFlags) register(cmd *cobra.Command, accept bool) {
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.keys, "key", nil, "require an OCI source's signature by this public key (PEM, as 'cosign generate-key-pair' writes cosign.pub; repeatable: any of them)")
 	fl.StringVar(&f.identity, "certificate-identity", "", "require a keyless signature whose certificate names this identity (an email, or a workflow URI)")
-	fl.StringVar(&f.identityRegexp, "certificate-identity-regexp", "", "as --certificate-identity, matching this regular expression")
+	fl.StringVar(&f.identityRegexp, "certificate-identity-regexp", "", "as --certificate-identity, a regular expression the whole identity must match (anchored for you, stricter than cosign: alice@example\\.com does not match evil-alice@example.com.attacker; end a prefix with .*)")
 	fl.StringVar(&f.issuer, "certificate-oidc-issuer", "", "require a keyless signature whose certificate names this OIDC issuer")
-	fl.StringVar(&f.issuerRegexp, "certificate-oidc-issuer-regexp", "", "as --certificate-oidc-issuer, matching this regular expression")
+	fl.StringVar(&f.issuerRegexp, "certificate-oidc-issuer-regexp", "", "as --certificate-oidc-issuer, a regular expression the whole issuer must match (anchored for you, as --certificate-identity-regexp)")
 	fl.StringVar(&f.trustedRoot, "trusted-root", "", "check keyless signatures against this trusted_root.json (default: Sigstore's public-good root); the lock file records its digest and path, and sync and verify use it again offline")
 	if accept {
 		fl.StringArrayVar(&f.acceptSigners, "accept-signer", nil, "accept this new signer of a source in place of the one the lock file records, named as the refusal names it (its key ID sha256:..., or IDENTITY (issuer ISSUER)); repeatable")
@@ -125,9 +126,11 @@ func trustHint(err error) error {
 	case errors.As(err, &refused):
 		var rules []string
 		for _, r := range refused.Refusals {
-			for _, f := range r.Findings {
-				if !slices.Contains(rules, f.Rule) {
-					rules = append(rules, f.Rule)
+			// A refusal lists some findings and counts the others
+			// (Refusal.Omitted), of rules it may not list.
+			for _, rule := range append(ruleIDs(r.Findings), slices.Sorted(maps.Keys(r.Omitted))...) {
+				if !slices.Contains(rules, rule) {
+					rules = append(rules, rule)
 				}
 			}
 		}
@@ -136,6 +139,15 @@ func trustHint(err error) error {
 		}
 	}
 	return err
+}
+
+// ruleIDs returns the rule of each finding, in order.
+func ruleIDs(findings []audit.Finding) []string {
+	out := make([]string, len(findings))
+	for i, f := range findings {
+		out[i] = f.Rule
+	}
+	return out
 }
 
 // checkTrust runs the trust checks of verify (install's CheckTrust) and

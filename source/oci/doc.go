@@ -149,7 +149,7 @@
 //
 // For trust on first use of a keyless signer, pass a requirement that
 // names the trusted root and matches any identity and issuer (as
-// IdentityRegexp and IssuerRegexp "."): the [signature.Signer] returned
+// IdentityRegexp and IssuerRegexp ".+"): the [signature.Signer] returned
 // is the one to record.
 //
 // # Interoperability with cosign, offline
