@@ -124,6 +124,11 @@
 //     refused. Ignored folders do not count.
 //  6. An unreadable folder holds nothing: the agent cannot read a file
 //     there either.
+//  7. A nested skill listed under the name of one of the run's skills
+//     ([Walk].Ours), with the same content, is that skill: it adds
+//     nothing the run did not choose, as the shadow check passes the same
+//     content. A folder holding only such skills is not reported; one
+//     other skill, or another version of one of the run's, is.
 //
 // On macOS the table and the check hold as on Linux. On Windows the
 // folders are the same relative to the home folder; a System folder is

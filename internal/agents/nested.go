@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/internal/process"
+	"github.com/agentadaptor/agentadaptor/internal/treecmp"
 )
 
 // The bounds of the search for nested skills folders (rule 9 of the
@@ -45,6 +46,11 @@ type Walk struct {
 	// Env is the environment git runs in (the agent's: its PATH finds
 	// git, its HOME the user's excludes file). Default: this process's.
 	Env []string
+	// Ours are the run's skills: a nested skill listed under the name of
+	// one of them, with the same content, adds nothing the run did not
+	// choose, and a folder holding only such skills is not reported, as
+	// the shadow check passes the same content. Default: none.
+	Ours []Skill
 }
 
 // CheckNested fails with a *driver.NestedSkillsError when workspace
@@ -53,11 +59,11 @@ type Walk struct {
 // and env as the agent's environment). A row without Nested folders
 // checks nothing. Other errors, a crossed bound among them, are
 // prefixed with r's Program.
-func (r Row) CheckNested(ctx context.Context, workspace string, env []string) error {
+func (r Row) CheckNested(ctx context.Context, workspace string, env []string, ours []Skill) error {
 	if len(r.Nested) == 0 {
 		return nil
 	}
-	found, err := r.FindNested(ctx, workspace, Walk{Env: env})
+	found, err := r.FindNested(ctx, workspace, Walk{Env: env, Ours: ours})
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.Program, err)
 	}
@@ -108,6 +114,7 @@ type nestedWalk struct {
 	git     *gitIgnores // nil: nothing is ignored
 	entries int
 	found   []string
+	byName  map[string]Skill // the run's skills by listed name, once needed
 }
 
 // level is a folder to read: its path, and whether it is in a git
@@ -217,11 +224,42 @@ func (n *nestedWalk) look(ctx context.Context, dir string) error {
 		if err != nil {
 			return err
 		}
-		if len(skills) > 0 {
-			n.found = append(n.found, p)
+		for _, f := range skills {
+			same, err := n.ours(ctx, f)
+			if err != nil {
+				return err
+			}
+			if !same {
+				n.found = append(n.found, p)
+				break
+			}
 		}
 	}
 	return nil
+}
+
+// ours reports whether f is one of the run's skills: listed under the
+// name of one of them, with the same content (rule 7 of the package
+// doc's nested folders).
+func (n *nestedWalk) ours(ctx context.Context, f found) (bool, error) {
+	if len(n.walk.Ours) == 0 {
+		return false, nil
+	}
+	if n.byName == nil {
+		n.byName = make(map[string]Skill, len(n.walk.Ours))
+		for _, s := range n.walk.Ours {
+			n.byName[n.row.ListedName(s.Dir)] = s
+		}
+	}
+	s, ok := n.byName[f.name]
+	if !ok {
+		return false, nil
+	}
+	same, err := treecmp.Equal(ctx, s.Dir, f.dir)
+	if err != nil {
+		return false, fmt.Errorf("%s: compare skill %q with %s: %w", n.row.Program, f.name, f.dir, err)
+	}
+	return same, nil
 }
 
 // above reports whether real is the folder rel of the workspace or of a

@@ -334,12 +334,12 @@ func TestFindNestedSkipsGitFolder(t *testing.T) {
 func TestCheckNested(t *testing.T) {
 	r := claudeRow(t)
 	ws := realTemp(t)
-	if err := r.CheckNested(t.Context(), ws, nil); err != nil {
+	if err := r.CheckNested(t.Context(), ws, nil, nil); err != nil {
 		t.Errorf("CheckNested of an empty workspace = %v", err)
 	}
 	mkSkill(t, skillsIn(ws, "b"), "x")
 	mkSkill(t, skillsIn(ws, "a"), "y")
-	err := r.CheckNested(t.Context(), ws, nil)
+	err := r.CheckNested(t.Context(), ws, nil, nil)
 	var ne *driver.NestedSkillsError
 	if !errors.As(err, &ne) || !errors.Is(err, driver.ErrNestedSkills) || ne.Agent != "Claude Code" || ne.Workspace != ws ||
 		!slices.Equal(ne.Folders, []string{skillsIn(ws, "a"), skillsIn(ws, "b")}) {
@@ -349,8 +349,40 @@ func TestCheckNested(t *testing.T) {
 		write(t, filepath.Join(ws, "f", fmt.Sprint(i)), "")
 	}
 	codex, _ := Lookup("codex")
-	if err := codex.CheckNested(t.Context(), ws, nil); err != nil {
+	if err := codex.CheckNested(t.Context(), ws, nil, nil); err != nil {
 		t.Errorf("CheckNested of a row without nested folders = %v", err)
+	}
+}
+
+// TestFindNestedOurs checks rule 7 of the nested folders: a nested skill
+// that is one of the run's, by name and content, is not reported; a
+// folder with another skill beside it, or another version of the run's,
+// is.
+func TestFindNestedOurs(t *testing.T) {
+	r := claudeRow(t)
+	ws := realTemp(t)
+	runSkills := t.TempDir()
+	mkSkill(t, runSkills, "review")
+	ours := []Skill{{Dir: filepath.Join(runSkills, "review"), Path: filepath.Join(runSkills, "review")}}
+	mkSkill(t, skillsIn(ws, "same"), "review")
+	mkSkill(t, skillsIn(ws, "beside"), "review")
+	mkSkill(t, skillsIn(ws, "beside"), "other")
+	mkSkill(t, skillsIn(ws, "edited"), "review")
+	write(t, filepath.Join(skillsIn(ws, "edited"), "review", "notes.md"), "More.\n")
+	got, err := r.FindNested(t.Context(), ws, Walk{Ours: ours})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{skillsIn(ws, "beside"), skillsIn(ws, "edited")}
+	if !slices.Equal(got, want) {
+		t.Errorf("FindNested with the run's skill review = %q, want %q", got, want)
+	}
+	got, err = r.FindNested(t.Context(), ws, Walk{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{skillsIn(ws, "beside"), skillsIn(ws, "edited"), skillsIn(ws, "same")}; !slices.Equal(got, want) {
+		t.Errorf("FindNested without the run's skills = %q, want %q", got, want)
 	}
 }
 

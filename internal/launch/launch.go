@@ -199,7 +199,7 @@ func Prepare(ctx context.Context, req *driver.Request, p Program) (*Launch, erro
 		if !ok {
 			return nil, fmt.Errorf("%s: no row %q in the agents table", p.Name, p.Row)
 		}
-		if err := row.CheckNested(ctx, l.Workspace, l.Env); err != nil {
+		if err := row.CheckNested(ctx, l.Workspace, l.Env, agents.Mounted(req.Skills, "")); err != nil {
 			return nil, err
 		}
 	}
