@@ -579,9 +579,12 @@
 //     the same findings is refused, and content that no longer needs
 //     them drops the record. [Status] (List) and
 //     [Installer.RecordedRisks] show the record. A lock file without it
-//     allows nothing. The record lifts the audit's refusal as
-//     Trust.AllowRisks does, for that content, whoever wrote it: review
-//     the "allowed_risks" of a lock file you did not write (`agentskills
+//     allows nothing. The record is the project's word, not the user's
+//     (policy rule 16): it lifts what only the default threshold or a
+//     project's policy refuses, for that content, whoever wrote it, but
+//     not a finding the user's own policy file refuses; that takes the
+//     file's audit.accept, or Trust.AllowRisks. Review the
+//     "allowed_risks" of a lock file you did not write (`agentskills
 //     verify` lists them, and `agentskills sync` names each skill it puts
 //     in place under one) as you would the flag.
 //  6. Refusals: Add skips a refused skill, reporting a Change with

@@ -644,7 +644,7 @@ func (in *Installer) auditCandidate(ctx context.Context, c *candidate, rec *Risk
 	}
 	rep, err := in.auditSkill(c, ps)
 	if err == nil {
-		rep, err = in.allowCandidate(ctx, c, rep, rec)
+		rep, err = in.allowCandidate(ctx, c, rep, rec, ps)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("skill %s in %s: audit: %w", c.label(), c.where(), err)
@@ -764,7 +764,7 @@ func (in *Installer) CheckTrust(ctx context.Context) ([]Refusal, error) {
 			}
 			rep, err := in.auditFolder(dir, name, ps)
 			if err == nil {
-				rep, err = in.allowInstalled(ctx, dir, rep, lock.Skills[name].AllowedRisks)
+				rep, err = in.allowInstalled(ctx, dir, name, rep, lock.Skills[name].AllowedRisks, ps)
 			}
 			if err != nil {
 				out = append(out, Refusal{Skill: name, Source: k.source, Reason: fmt.Sprintf("audit of %s: %v", dir, err)})

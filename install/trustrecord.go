@@ -140,7 +140,7 @@ func allowRisks(rep audit.Report, rules []string) (left audit.Report, used []str
 // c, or nil) allows for c's content (Trust rule 5), and sets c.allowed to
 // what was allowed, with the content digest audited, for the lock file
 // to record.
-func (in *Installer) allowCandidate(ctx context.Context, c *candidate, rep audit.Report, rec *RiskAllowance) (audit.Report, error) {
+func (in *Installer) allowCandidate(ctx context.Context, c *candidate, rep audit.Report, rec *RiskAllowance, ps policy.Source) (audit.Report, error) {
 	c.allowed = nil
 	left, used := allowRisks(rep, in.trust.AllowRisks)
 	if len(used) == 0 && (len(left.Findings) == 0 || rec == nil) {
@@ -152,7 +152,7 @@ func (in *Installer) allowCandidate(ctx context.Context, c *candidate, rep audit
 	}
 	if rec != nil && d == rec.Digest {
 		var more []string
-		left, more = allowRisks(left, rec.Rules)
+		left, more = allowRisks(left, in.recordable(rec.Rules, left, c.label(), ps))
 		used = slices.Compact(slices.Sorted(slices.Values(append(used, more...))))
 	}
 	if len(used) > 0 {
@@ -163,7 +163,7 @@ func (in *Installer) allowCandidate(ctx context.Context, c *candidate, rep audit
 
 // allowInstalled is allowCandidate of the installed skill folder dir,
 // recorded with rec.
-func (in *Installer) allowInstalled(ctx context.Context, dir string, rep audit.Report, rec *RiskAllowance) (audit.Report, error) {
+func (in *Installer) allowInstalled(ctx context.Context, dir, name string, rep audit.Report, rec *RiskAllowance, ps policy.Source) (audit.Report, error) {
 	left, _ := allowRisks(rep, in.trust.AllowRisks)
 	if len(left.Findings) == 0 || rec == nil {
 		return left, nil
@@ -173,9 +173,29 @@ func (in *Installer) allowInstalled(ctx context.Context, dir string, rep audit.R
 		return audit.Report{}, err
 	}
 	if d == rec.Digest {
-		left, _ = allowRisks(left, rec.Rules)
+		left, _ = allowRisks(left, in.recordable(rec.Rules, left, name, ps))
 	}
 	return left, nil
+}
+
+// recordable returns the rules of rules, which a lock file records as
+// allowed for a skill's content, that the record may lift in rep, the
+// skill's audit: those with no finding the user's own policy file
+// refuses (policy rule 16). A lock file is the project's word; where the
+// user's file refuses a finding, only that file's audit.accept or
+// Trust.AllowRisks (the user naming the rule now) lifts it.
+func (in *Installer) recordable(rules []string, rep audit.Report, name string, ps policy.Source) []string {
+	p := in.trust.effectivePolicy()
+	return slices.DeleteFunc(slices.Clone(rules), func(rule string) bool {
+		for _, f := range rep.Findings {
+			if f.Rule == rule {
+				if _, refused := p.UserRefusal(f, name, ps); refused {
+					return true
+				}
+			}
+		}
+		return false
+	})
 }
 
 // allowance is what the lock entry of c, installed with content digest

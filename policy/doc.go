@@ -167,6 +167,13 @@
 //     reverse-shell lets nothing through. A project's acceptance counts
 //     only below the user's threshold (or the default's), or where the
 //     user's file accepts the finding too.
+//  16. What a project records is the project's word, not the user's: a
+//     finding that the user's own file refuses ([Policy.UserRefusal]:
+//     its threshold reached, not accepted there) is lifted only by that
+//     file's audit.accept or by the user naming the rule on the command
+//     line (--allow-risk), never by a project's lock file recording it as
+//     allowed (package install, Trust rule 5). Without a user's file the
+//     default is not the user's word, and a recorded allowance stands.
 //
 // A refusal is a [*DeniedError] (wrapping [ErrDenied]) that names the
 // rule, the file and line that said it, and what the user can do.

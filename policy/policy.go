@@ -409,6 +409,24 @@ func (p *Policy) Accepted(f audit.Finding, skill string, s Source) bool {
 	return true
 }
 
+// UserRefusal reports whether the user's own file (or the one file
+// [Parse] read) refuses finding f in skill (from s): its severity reaches
+// that file's threshold and that file does not accept it. It returns the
+// file's audit.fail_on rule, for a refusal to name. The default that
+// stands for a missing user's file refuses nothing here: what only the
+// default or a project's file refuses is not the user's own word. A
+// caller uses it for what a project may record but not decide for the
+// user (rule 16).
+func (p *Policy) UserRefusal(f audit.Finding, skill string, s Source) (Rule, bool) {
+	s, _ = s.canonical()
+	for _, file := range p.files {
+		if !file.project && f.Severity >= file.failOn && file.acceptance(f.Rule, skill, s) == nil {
+			return Rule{Name: "audit.fail_on", File: file.path, Line: file.failOnLine}, true
+		}
+	}
+	return Rule{}, false
+}
+
 // hasUser reports whether p has a user's file (or the one file [Parse]
 // read), as opposed to a project's alone.
 func (p *Policy) hasUser() bool {

@@ -540,3 +540,43 @@ func TestExplainProjectAccept(t *testing.T) {
 		t.Errorf("Explain = %s, want the project's acceptance said to count below high only", got)
 	}
 }
+
+// Rule 16: only the user's own file refuses in UserRefusal's sense; the
+// default that stands for a missing one, and a project's file, do not.
+func TestUserRefusal(t *testing.T) {
+	src := policy.Source{Kind: "local", Location: "/kit"}
+	high := audit.Finding{Rule: "prerequisite-install", Severity: audit.High}
+	medium := audit.Finding{Rule: "download-exec", Severity: audit.Medium}
+	tests := []struct {
+		name, user, project string
+		f                   audit.Finding
+		want                bool
+	}{
+		{"no user file, high", "", "", high, false},
+		{"no user file, project refuses medium", "", "audit:\n  fail_on: medium\n", medium, false},
+		{"user file at the default threshold, high", "version: 1\n", "", high, true},
+		{"user file at the default threshold, medium", "version: 1\n", "", medium, false},
+		{"user file refuses medium", "version: 1\naudit:\n  fail_on: medium\n", "", medium, true},
+		{"user file accepts", "version: 1\naudit:\n  accept:\n    - {rule: prerequisite-install, reason: ours}\n", "", high, false},
+		{"user file accepts another skill", "version: 1\naudit:\n  accept:\n    - {rule: prerequisite-install, skill: other, reason: ours}\n", "", high, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home, project := t.TempDir(), t.TempDir()
+			if tt.user != "" {
+				writePolicy(t, home, tt.user)
+			}
+			if tt.project != "" {
+				writePolicy(t, project, "version: 1\n"+tt.project)
+			}
+			p, err := policy.Load(home, project)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, got := p.UserRefusal(tt.f, "kit", src)
+			if got != tt.want || got && (r.Name != "audit.fail_on" || !strings.HasSuffix(r.File, policy.FileName)) {
+				t.Errorf("UserRefusal(%s %s) = %v, %v; want %v, naming the user's file", tt.f.Rule, tt.f.Severity, r, got, tt.want)
+			}
+		})
+	}
+}
