@@ -18,8 +18,8 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/treecmp"
 )
 
-// The bounds of the search for nested skills folders (rule 9 of the
-// package doc).
+// The bounds of the search for nested skills folders (rule 5 of the
+// package doc's "Nested skills folders").
 const (
 	// MaxNestedEntries is the most folder entries (files, folders,
 	// links) the search reads in a workspace.
@@ -80,8 +80,9 @@ func (r Row) CheckNested(ctx context.Context, workspace string, env []string, ou
 // FindNested returns, sorted, the skills folders below the top of
 // workspace that r's agent would load beside a run's skills: each of
 // r's Nested folders in each folder below the workspace that holds a
-// skill the agent lists (rule 9 of the package doc). The workspace's
-// real path is walked; the folders returned are under it.
+// skill the agent lists (the package doc's "Nested skills folders"). The
+// workspace's real path is walked, and a link to a folder in it at the
+// link's path; the folders returned are under the real path.
 func (r Row) FindNested(ctx context.Context, workspace string, w Walk) ([]string, error) {
 	if len(r.Nested) == 0 {
 		return nil, nil
