@@ -104,20 +104,32 @@
 //  2. In each folder, each Nested folder is looked at (a link followed)
 //     and holds a skill when the agent would list one from it (Depth,
 //     ListedBy, as for the shadow check). An empty one is no refusal.
-//  3. A link to a folder is looked at (its own Nested folders) but not
-//     walked: the search never goes out of the workspace through a link,
-//     and a loop ends. Its target, when in the workspace, is walked
-//     where it is. A Nested folder that is, through a link, the same
-//     folder of the workspace or of one above it is not nested: the
-//     shadow check covers it.
+//  3. A link to a folder is looked at (its own Nested folders). When
+//     its target is in the workspace it is also walked, as a folder at
+//     the link's path, as the agent reads files through it: the target
+//     walked where it is is another path, which git may ignore where
+//     the link's is not. A link to a folder on its own path (the real
+//     paths of the folders the path passes through, links and all: a
+//     link to the folder holding it, to the workspace, two links to each
+//     other) is a loop and not walked, so a loop ends; every entry read
+//     and every level through a link counts against rule 5's bounds. A
+//     link out of the workspace is not walked: the agent loads no
+//     Nested folder below it. A Nested folder that is, through a link,
+//     the same folder of the workspace or of one above it is not
+//     nested: the shadow check covers it. A link in a folder git
+//     ignores is not reached (rule 4), though the agent loads the
+//     folders below it when it reads a file there.
 //  4. For a row with NestedGitignore, a folder git ignores is neither
 //     walked nor looked at: git is asked, as the agent asks it (`git
 //     check-ignore`, with the agent's environment, in the workspace,
 //     absolute paths, so no name is read as pathspec magic; with
 //     core.fsmonitor off, so a repository's configuration runs nothing).
 //     Where git cannot answer (git missing, no repository, a folder in
-//     a repository of its own below the workspace's, git failing),
-//     nothing is ignored: the search finds more, never less.
+//     a repository of its own below the workspace's, a path through a
+//     link, git failing), nothing is ignored: the search finds more,
+//     never less. Git answers for a link's own path: a link git ignores
+//     is not looked at, but walked (rule 3), as git answers nothing for
+//     the paths below it.
 //  5. The search reads at most [MaxNestedEntries] folder entries and
 //     goes [MaxNestedDepth] folders down; past either it fails with an
 //     error wrapping [ErrNestedLimit] saying what to do, and the run is

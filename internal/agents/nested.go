@@ -18,8 +18,8 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/treecmp"
 )
 
-// The bounds of the search for nested skills folders (rule 9 of the
-// package doc).
+// The bounds of the search for nested skills folders (rule 5 of the
+// package doc's "Nested skills folders").
 const (
 	// MaxNestedEntries is the most folder entries (files, folders,
 	// links) the search reads in a workspace.
@@ -80,8 +80,9 @@ func (r Row) CheckNested(ctx context.Context, workspace string, env []string, ou
 // FindNested returns, sorted, the skills folders below the top of
 // workspace that r's agent would load beside a run's skills: each of
 // r's Nested folders in each folder below the workspace that holds a
-// skill the agent lists (rule 9 of the package doc). The workspace's
-// real path is walked; the folders returned are under it.
+// skill the agent lists (the package doc's "Nested skills folders"). The
+// workspace's real path is walked, and a link to a folder in it at the
+// link's path; the folders returned are under the real path.
 func (r Row) FindNested(ctx context.Context, workspace string, w Walk) ([]string, error) {
 	if len(r.Nested) == 0 {
 		return nil, nil
@@ -117,27 +118,83 @@ type nestedWalk struct {
 	byName  map[string]Skill // the run's skills by listed name, once needed
 }
 
-// level is a folder to read: its path, and whether it is in a git
-// repository of its own below the workspace's, where git answers no
-// question about ignored paths (so, as for the agent, none is ignored).
+// level is a folder to read, by the path the agent would see it at.
 type level struct {
-	dir      string
-	ownRepo  bool
-	isLinked bool
+	dir string
+	// real is dir's real path.
+	real string
+	// ownRepo: dir is in a git repository of its own below the
+	// workspace's, where git answers no question about ignored paths
+	// (so, as for the agent, none is ignored).
+	ownRepo bool
+	// viaLink: a folder above dir on its path is a link, so git answers
+	// nothing about dir ("beyond a symbolic link") and, as for the
+	// agent, it is not ignored.
+	viaLink bool
+	// isLink: dir is a link to a folder.
+	isLink bool
+	// walk: dir is walked; a link out of the workspace, or to a folder
+	// already on its path (a loop), is only looked at.
+	walk bool
+	// noLook: dir is a link git ignores; its own Nested folders are not
+	// looked at, but it is walked, as git answers nothing below it.
+	noLook bool
+	// from is the real path of the folder this part of dir's path
+	// starts at: the workspace, or the target of the last link on it;
+	// up holds the parts before it.
+	from string
+	up   *part
+}
+
+// part is a part of a path through links: the real paths from, one
+// folder down at a time, to to (the folder holding the next link).
+type part struct {
+	from, to string
+	up       *part
+}
+
+// within reports whether p is a or below it, and b or above it.
+func within(p, a, b string) bool {
+	return under(p, a) && under(b, p)
+}
+
+// under reports whether p is dir or below it.
+func under(p, dir string) bool {
+	if p == dir {
+		return true
+	}
+	if !strings.HasSuffix(dir, string(filepath.Separator)) {
+		dir += string(filepath.Separator)
+	}
+	return strings.HasPrefix(p, dir)
+}
+
+// onPath reports whether real is one of the folders l's path passes
+// through (l itself too), by their real paths: a link to it is a loop.
+func (l level) onPath(real string) bool {
+	if within(real, l.from, l.real) {
+		return true
+	}
+	for p := l.up; p != nil; p = p.up {
+		if within(real, p.from, p.to) {
+			return true
+		}
+	}
+	return false
 }
 
 func (n *nestedWalk) run(ctx context.Context) ([]string, error) {
-	current := []level{{dir: n.root}}
+	current := []level{{dir: n.root, real: n.root, walk: true, from: n.root}}
 	for depth := 0; len(current) > 0; depth++ {
 		var next []level
 		for _, l := range current {
-			if depth > 0 {
+			if depth > 0 && !l.noLook {
 				if err := n.look(ctx, l.dir); err != nil {
 					return nil, err
 				}
 			}
-			if l.isLinked {
-				continue // a link's folder is looked at, not walked
+			if !l.walk {
+				continue
 			}
 			subs, err := n.read(ctx, l)
 			if err != nil {
@@ -160,8 +217,9 @@ func (n *nestedWalk) run(ctx context.Context) ([]string, error) {
 }
 
 // read lists the folders in l, counting every entry against the bound:
-// real folders to walk, and links to folders to look at. Git's own
-// folder .git is not walked.
+// real folders, and links to folders, walked as folders at the link's
+// path when their target is in the workspace and not on the link's own
+// path. Git's own folder .git is not walked.
 func (n *nestedWalk) read(ctx context.Context, l level) ([]level, error) {
 	f, err := os.Open(l.dir)
 	if err != nil {
@@ -172,6 +230,7 @@ func (n *nestedWalk) read(ctx context.Context, l level) ([]level, error) {
 	if l.dir != n.root && IsRepoTop(l.dir) {
 		ownRepo = true
 	}
+	viaLink := l.viaLink || l.isLink
 	var out []level
 	for {
 		if err := ctx.Err(); err != nil {
@@ -191,11 +250,18 @@ func (n *nestedWalk) read(ctx context.Context, l level) ([]level, error) {
 			p := filepath.Join(l.dir, name)
 			switch t := e.Type(); {
 			case t.IsDir():
-				out = append(out, level{dir: p, ownRepo: ownRepo})
+				out = append(out, level{dir: p, real: filepath.Join(l.real, name), ownRepo: ownRepo, viaLink: viaLink,
+					walk: true, from: l.from, up: l.up})
 			case t&fs.ModeSymlink != 0:
-				if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-					out = append(out, level{dir: p, ownRepo: ownRepo, isLinked: true})
+				if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+					continue
 				}
+				sub := level{dir: p, ownRepo: ownRepo, viaLink: viaLink, isLink: true}
+				if real, err := filepath.EvalSymlinks(p); err == nil && under(real, n.root) && !l.onPath(real) {
+					sub.real, sub.walk, sub.from = real, true, real
+					sub.up = &part{from: l.from, to: l.real, up: l.up}
+				}
+				out = append(out, sub)
 			}
 		}
 		if errors.Is(err, io.EOF) || len(batch) == 0 {
@@ -276,15 +342,16 @@ func (n *nestedWalk) above(real, rel string) bool {
 }
 
 // unignored drops from ls the folders git ignores, when the row's agent
-// skips those. Folders in a repository of their own below the
-// workspace's are never dropped: git refuses to answer for them.
+// skips those; a link git ignores is kept to be walked, not looked at.
+// Git is asked only about paths it answers for: not in a repository of
+// their own below the workspace's, and through no link.
 func (n *nestedWalk) unignored(ctx context.Context, ls []level) ([]level, error) {
 	if n.git == nil || len(ls) == 0 {
 		return ls, nil
 	}
 	var ask []string
 	for _, l := range ls {
-		if !l.ownRepo {
+		if !l.ownRepo && !l.viaLink {
 			ask = append(ask, l.dir)
 		}
 	}
@@ -292,7 +359,17 @@ func (n *nestedWalk) unignored(ctx context.Context, ls []level) ([]level, error)
 	if err != nil {
 		return nil, err
 	}
-	return slices.DeleteFunc(ls, func(l level) bool { return ignored[l.dir] }), nil
+	kept := ls[:0]
+	for _, l := range ls {
+		if ignored[l.dir] {
+			if !l.isLink || !l.walk {
+				continue
+			}
+			l.noLook = true
+		}
+		kept = append(kept, l)
+	}
+	return kept, nil
 }
 
 // gitIgnores asks git which paths it ignores, as Claude Code does (`git

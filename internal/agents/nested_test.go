@@ -169,9 +169,10 @@ func TestFindNestedLimits(t *testing.T) {
 	})
 }
 
-// TestFindNestedLinks checks rule 9's links: a linked folder is looked at
-// (its own skills folder found) but not walked, so a link out of the
-// workspace takes the search nowhere else, and a loop ends.
+// TestFindNestedLinks checks rule 3's links: a link out of the workspace
+// is looked at (its own skills folder found) but not walked, so it takes
+// the search nowhere else, and a link to the workspace is a loop, which
+// ends.
 func TestFindNestedLinks(t *testing.T) {
 	r := claudeRow(t)
 	ws, out := realTemp(t), realTemp(t)
@@ -211,6 +212,128 @@ func TestFindNestedLinks(t *testing.T) {
 	if got2, err := r.FindNested(t.Context(), wsLink, Walk{}); err != nil || !slices.Equal(got2, got) {
 		t.Errorf("FindNested(link to the workspace) = %q, %v; want %q", got2, err, got)
 	}
+}
+
+// link makes a link at path to target (relative to path's folder or
+// absolute).
+func link(t *testing.T, target, path string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, path); err != nil {
+		t.Skip("no symbolic links:", err)
+	}
+}
+
+// TestFindNestedLinkLoops checks that rule 3's walk through links to
+// folders in the workspace ends on a loop: a link to a folder on its
+// own path is looked at, not walked, whatever links lead there.
+func TestFindNestedLinkLoops(t *testing.T) {
+	r := claudeRow(t)
+	find := func(t *testing.T, ws string) []string {
+		t.Helper()
+		got, err := r.FindNested(t.Context(), ws, Walk{MaxDepth: 8, MaxEntries: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	t.Run("link to an ancestor", func(t *testing.T) {
+		ws := realTemp(t)
+		mkSkill(t, skillsIn(ws, "a"), "x")
+		link(t, "..", filepath.Join(ws, "a", "b", "up"))
+		link(t, ws, filepath.Join(ws, "a", "b", "top"))
+		link(t, ".", filepath.Join(ws, "a", "b", "self"))
+		// a/b/up is a: its own skills folder is a's, seen at another
+		// path, so found there too; nothing is walked below it.
+		want := []string{skillsIn(ws, "a"), skillsIn(ws, "a", "b", "up")}
+		if got := find(t, ws); !slices.Equal(got, want) {
+			t.Errorf("FindNested = %q, want %q", got, want)
+		}
+	})
+	t.Run("two links to each other", func(t *testing.T) {
+		ws := realTemp(t)
+		mkSkill(t, skillsIn(ws, "b", "deep"), "x")
+		link(t, "../b", filepath.Join(ws, "a", "to-b"))
+		link(t, "../a", filepath.Join(ws, "b", "to-a"))
+		// b/to-a/to-b is b, on its own path: not walked again.
+		want := []string{skillsIn(ws, "a", "to-b", "deep"), skillsIn(ws, "b", "deep")}
+		if got := find(t, ws); !slices.Equal(got, want) {
+			t.Errorf("FindNested = %q, want %q", got, want)
+		}
+	})
+	t.Run("loop through a folder above the target", func(t *testing.T) {
+		// a/l is c/d; c/d/m leads to c, on c/d/m's own path, so not
+		// walked there, but not on a/l/m's: walked once as a/l/m,
+		// whose d/m is then c again, on its path.
+		ws := realTemp(t)
+		mkSkill(t, skillsIn(ws, "c", "e"), "x")
+		link(t, "../c/d", filepath.Join(ws, "a", "l"))
+		link(t, "..", filepath.Join(ws, "c", "d", "m"))
+		want := []string{skillsIn(ws, "a", "l", "m", "e"), skillsIn(ws, "c", "e")}
+		if got := find(t, ws); !slices.Equal(got, want) {
+			t.Errorf("FindNested = %q, want %q", got, want)
+		}
+	})
+	t.Run("link to itself", func(t *testing.T) {
+		ws := realTemp(t)
+		link(t, "self", filepath.Join(ws, "self"))
+		link(t, "b", filepath.Join(ws, "a"))
+		link(t, "a", filepath.Join(ws, "b"))
+		if got := find(t, ws); len(got) != 0 {
+			t.Errorf("FindNested = %q, want nothing", got)
+		}
+	})
+}
+
+// TestFindNestedLinkLimits checks that rule 5's bounds count what is
+// walked through links: every entry read at a link's path, and the depth
+// of that path, not of the target's.
+func TestFindNestedLinkLimits(t *testing.T) {
+	r := claudeRow(t)
+	t.Run("entries", func(t *testing.T) {
+		ws := realTemp(t)
+		for i := range 50 {
+			write(t, filepath.Join(ws, "t", fmt.Sprint(i)), "")
+		}
+		link(t, "t", filepath.Join(ws, "l"))
+		// t and l, then 50 entries in each.
+		if _, err := r.FindNested(t.Context(), ws, Walk{MaxEntries: 102}); err != nil {
+			t.Errorf("FindNested with 102 entries, bound 102 = %v", err)
+		}
+		if _, err := r.FindNested(t.Context(), ws, Walk{MaxEntries: 101}); !errors.Is(err, ErrNestedLimit) {
+			t.Errorf("FindNested with 102 entries, bound 101 = %v, want ErrNestedLimit", err)
+		}
+	})
+	t.Run("depth", func(t *testing.T) {
+		ws := realTemp(t)
+		os.MkdirAll(filepath.Join(ws, "t", "u", "v"), 0o755)
+		link(t, filepath.Join(ws, "t"), filepath.Join(ws, "x", "y", "z", "l"))
+		deep := filepath.Join(ws, "x", "y", "z", "l", "u", "v")
+		if _, err := r.FindNested(t.Context(), ws, Walk{MaxDepth: 6}); err != nil {
+			t.Errorf("FindNested 6 deep through a link, bound 6 = %v", err)
+		}
+		_, err := r.FindNested(t.Context(), ws, Walk{MaxDepth: 5})
+		if !errors.Is(err, ErrNestedLimit) || !strings.Contains(err.Error(), deep) {
+			t.Errorf("FindNested 6 deep through a link, bound 5 = %v, want ErrNestedLimit naming %s", err, deep)
+		}
+	})
+	t.Run("a fan of links", func(t *testing.T) {
+		// Each of 20 folders holds two links to the next: 2^20 paths,
+		// no loop; the entries bound ends the search.
+		ws := realTemp(t)
+		for i := range 20 {
+			os.MkdirAll(filepath.Join(ws, fmt.Sprint(i)), 0o755)
+			for _, name := range []string{"l1", "l2"} {
+				link(t, filepath.Join("..", fmt.Sprint(i+1)), filepath.Join(ws, fmt.Sprint(i), name))
+			}
+		}
+		os.MkdirAll(filepath.Join(ws, "20"), 0o755)
+		if _, err := r.FindNested(t.Context(), ws, Walk{MaxEntries: 5000}); !errors.Is(err, ErrNestedLimit) {
+			t.Errorf("FindNested of a fan of links = %v, want ErrNestedLimit", err)
+		}
+	})
 }
 
 // TestFindNestedGitignore checks rule 9's ignored folders: in a git
