@@ -239,7 +239,7 @@ func (n *nestedWalk) read(ctx context.Context, l level) ([]level, error) {
 		batch, err := f.ReadDir(256)
 		n.entries += len(batch)
 		if n.entries > n.walk.MaxEntries {
-			return nil, fmt.Errorf("%w: more than %d entries in %s; git-ignore large folders (dependencies, build output) or run in a smaller workspace",
+			return nil, fmt.Errorf("%w: more than %d entries in %s; git-ignore large folders (dependencies, build output), remove links to large folders (a path through a link is never ignored), or run in a smaller workspace",
 				ErrNestedLimit, n.walk.MaxEntries, n.root)
 		}
 		for _, e := range batch {
