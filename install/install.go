@@ -681,12 +681,13 @@
 //     that is absolute, a URL of another scheme. In a project, a record
 //     is part of what was cloned, so a folder it names (a local source
 //     of skills-lock.json, relative or absolute; a node_modules package;
-//     gh's local-path) must be inside the project once every link in its
-//     path is followed: one that is outside (../../.claude/skills, an
-//     absolute path elsewhere, a link inside the project leading out) is
-//     left out with a reason naming it, and the folder is added as the
-//     path it really is. The user's global lock may name any absolute
-//     folder.
+//     gh's local-path; the repository of a git, GitLab or GitHub entry
+//     whose URL is file:///PATH) must be inside the project once every
+//     link in its path is followed: one that is outside
+//     (../../.claude/skills, an absolute path elsewhere, a link inside
+//     the project leading out) is left out with a reason naming it, and
+//     the folder is added as the path it really is. The user's global
+//     lock may name any absolute folder or file: URL.
 //  3. The skills are then added as [Installer.Add] adds them, by name,
 //     from their source, for the agents whose folder in the scope already
 //     holds an entry of that name (none found: the agents Add chooses),
