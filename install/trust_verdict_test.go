@@ -174,3 +174,40 @@ func TestTrustClonedLockOCIDigest(t *testing.T) {
 		t.Errorf("Sync of a lock file whose digest is not the signed pin's content = nil; want it refused")
 	}
 }
+
+// TestTrustVerdictAfterUpdate checks that an update to a signed OCI
+// source's new pin, whose content Outdated put in the skill cache (so
+// the update reads it from there), leaves the cache's verdict on it: a
+// sync may take it from the cache.
+func TestTrustVerdictAfterUpdate(t *testing.T) {
+	o := newOCIFixture(t)
+	key := newTestKey(t)
+	o.sign(t, o.push(t, "acme/review", "1", "review", ""), key.priv)
+	f := newFixture(t)
+	root := t.TempDir()
+	tr := Trust{Signers: []signature.Requirement{key.requirement()}}
+	ref := "oci://" + o.host + "/acme/review:1"
+	if _, err := trustInstaller(t, f, root, tr).Add(t.Context(), Request{Sources: []string{ref}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatalf("Add(%s) = %v", ref, err)
+	}
+	o.sign(t, o.push(t, "acme/review", "1", "review", "version two\n"), key.priv)
+	if _, err := trustInstaller(t, f, root, tr).Outdated(t.Context()); err != nil {
+		t.Fatalf("Outdated = %v", err)
+	}
+	if _, _, err := trustInstaller(t, f, root, tr).Update(t.Context(), UpdateRequest{}); err != nil {
+		t.Fatalf("Update = %v", err)
+	}
+	lock, err := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := lock.Skills["review"]
+	in := trustInstaller(t, f, root, tr)
+	st, err := in.checkRecorded(e.Source, e.Pin, []string{"review"}, lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.cachedOK([]string{"review"}, lock) {
+		t.Errorf("the skill cache holds no verdict on review at %s (%s) after the update", e.Pin, e.Digest)
+	}
+}
