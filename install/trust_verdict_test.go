@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/gitsigtest"
+	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 )
 
@@ -209,5 +210,80 @@ func TestTrustVerdictAfterUpdate(t *testing.T) {
 	}
 	if !st.cachedOK([]string{"review"}, lock) {
 		t.Errorf("the skill cache holds no verdict on review at %s (%s) after the update", e.Pin, e.Digest)
+	}
+}
+
+// TestTrustVerdictRead checks that a verdict is used only as written
+// for exactly its source, pin, digest and keys: one whose file names
+// another digest, one larger than maxVerdict, or one that is not JSON
+// is not.
+func TestTrustVerdictRead(t *testing.T) {
+	f := newFixture(t)
+	root := t.TempDir()
+	in := trustInstaller(t, f, root, Trust{})
+	st := &sourceTrust{in: in}
+	st.ps.Kind, st.ps.Location = "git", "/srv/acme/tools"
+	const pin, digest = "0123456789abcdef0123456789abcdef01234567", "ab12"
+	c := &candidate{pin: pin, trust: st}
+	st.verifiedPin = pin
+	in.rememberVerdict(c, digest)
+	if _, ok := in.recalledVerdict(st, pin, digest, ""); !ok {
+		t.Fatalf("the verdict written is not read back")
+	}
+	if _, ok := in.recalledVerdict(st, pin, "cd34", ""); ok {
+		t.Errorf("a verdict on %s is used for other content", digest)
+	}
+	if _, ok := in.recalledVerdict(st, pin, digest, "sha256:00"); ok {
+		t.Errorf("a verdict under no keys is used under others")
+	}
+	file := filepath.Join(root, pinsDir, verdictKey(st.verdictSource(), pin, digest, ""))
+	for name, data := range map[string]string{
+		"another digest": `{"source":"git:/srv/acme/tools","pin":"` + pin + `","digest":"cd34"}`,
+		"too large":      `{"source":"git:/srv/acme/tools","pin":"` + pin + `","digest":"ab12","signer":"` + strings.Repeat("x", maxVerdict) + `"}`,
+		"not JSON":       "{",
+	} {
+		if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := in.recalledVerdict(st, pin, digest, ""); ok {
+			t.Errorf("a verdict file with %s is used", name)
+		}
+	}
+	// A source verified at another pin leaves no verdict on c.
+	os.Remove(file)
+	st.verifiedPin = "fedcba9876543210fedcba9876543210fedcba98"
+	in.rememberVerdict(c, digest)
+	if _, ok := in.recalledVerdict(st, pin, digest, ""); ok {
+		t.Errorf("a verdict was written for a pin not verified")
+	}
+	// Under a commits rule, a verdict names the keys and the signer.
+	signers := filepath.Join(t.TempDir(), "allowed_signers")
+	if err := os.WriteFile(signers, []byte("a@example.org ssh-ed25519 AAAA\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st.commits = []policy.CommitRule{{AllowedSigners: signers}}
+	keys, ok := st.commitKeys()
+	if !ok || keys == "" {
+		t.Fatalf("commitKeys = %q, %v", keys, ok)
+	}
+	st.verifiedPin, st.verifiedKeys = pin, keys
+	in.rememberVerdict(c, digest)
+	if _, ok := in.recalledVerdict(st, pin, digest, keys); ok {
+		t.Errorf("a verdict on a commit was written without its signer")
+	}
+	st.commitSigner = "a@example.org"
+	in.rememberVerdict(c, digest)
+	if v, ok := in.recalledVerdict(st, pin, digest, keys); !ok || v.Signer != "a@example.org" {
+		t.Errorf("the verdict on a signed commit = %+v, %v", v, ok)
+	}
+	if err := os.WriteFile(signers, []byte("b@example.org ssh-ed25519 BBBB\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if now, ok := st.commitKeys(); !ok || now == keys {
+		t.Errorf("commitKeys of a changed allowed-signers file = %q, %v; want other than %q", now, ok, keys)
+	}
+	os.Remove(signers)
+	if _, ok := st.commitKeys(); ok {
+		t.Errorf("commitKeys of a missing allowed-signers file gives keys")
 	}
 }
