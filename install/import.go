@@ -237,14 +237,14 @@ func (in *Installer) npmSource(name string, e npmEntry, lockDir string, global b
 	switch e.SourceType {
 	case "github":
 		if u, err := url.Parse(e.SourceURL); err == nil && u.Host != "" && !strings.EqualFold(u.Host, "github.com") {
-			return gitSource(e.SourceURL, ref, folder)
+			return in.gitInProject(global)(gitSource(e.SourceURL, ref, folder))
 		}
 		if !ownerRepo.MatchString(e.Source) {
 			return "", fmt.Sprintf("source %q is not OWNER/REPO", e.Source)
 		}
 		return githubSource(e.Source, folder, ref), ""
 	case "gitlab", "git":
-		return gitSource(cmp.Or(e.SourceURL, e.Source), ref, folder)
+		return in.gitInProject(global)(gitSource(cmp.Or(e.SourceURL, e.Source), ref, folder))
 	case "local":
 		dir := cmp.Or(e.Source, e.SourceURL)
 		if dir == "" {
@@ -297,6 +297,41 @@ func (in *Installer) inProject(what, written, dir string) (string, string) {
 		return "", fmt.Sprintf("%s %q is outside the project (it is %s); import takes a local folder only from inside the project: add it with 'agentskills add' if you mean to", what, written, real)
 	}
 	return filepath.Join(in.Root(), rel), ""
+}
+
+// gitInProject returns what checks a git source src (or why there is
+// none) that a record of the npm lock names: in the project lock, a
+// file: URL's repository must be inside the project, as a local folder
+// must (inProject), and the source then names the repository's real
+// path. Other URLs, and the global lock's, are taken as they are.
+func (in *Installer) gitInProject(global bool) func(src, why string) (string, string) {
+	return func(src, why string) (string, string) {
+		if why != "" || global {
+			return src, why
+		}
+		s, err := git.Parse(src)
+		if err != nil {
+			return "", err.Error()
+		}
+		u, err := url.Parse(s.URL)
+		if err != nil || u.Scheme != "file" {
+			return src, ""
+		}
+		p := u.Path
+		if len(p) >= 3 && p[0] == '/' && p[2] == ':' { // file:///C:/repo
+			p = p[1:]
+		}
+		dir, why := in.inProject("git repository", s.URL, filepath.FromSlash(p))
+		if why != "" {
+			return "", why
+		}
+		p = filepath.ToSlash(dir)
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p
+		}
+		s.URL = (&url.URL{Scheme: "file", Path: p}).String()
+		return s.String(), ""
+	}
 }
 
 // badImportName says why name cannot be a skill's folder name, or "".

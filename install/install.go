@@ -536,7 +536,17 @@
 //     (source.CommitVerifier) with the allowed-signers file or keyring
 //     the policy names, after the pin is resolved and before the skills
 //     are extracted; the lock file records who signed ("commit_signer").
-//     A sync from the skill cache relies on that record.
+//     The skill cache then keeps this machine's verdict on each skill
+//     read there: its content digest, read from that source (its kind
+//     and canonical location) at that pin, verified with the policy's
+//     allowed-signers files and keyrings as they read then (their
+//     digest), and who signed (a small file under the cache's .pins
+//     folder). A sync takes a skill from the skill cache, without the
+//     network, only when the cache holds such a verdict for exactly the
+//     recorded source, pin and digest under the policy's keys as they
+//     read now; otherwise it checks the commit again, with the
+//     repository. A lock file's pin, digest and "commit_signer" are
+//     never trusted alone: a cloned lock file may name any of them.
 //  4. Trust on first use: the lock file records, per skill, the signer
 //     of the first list verified ("signer": the key ID and the public
 //     key's PEM, or the certificate identity and issuer, and for a
@@ -561,7 +571,11 @@
 //     Change.PreviousSigner), also when the content is unchanged (the
 //     same pin signed again), so that accepting a signer is never
 //     reported as no change. To verify a new key its public key must be
-//     given (Trust.Signers).
+//     given (Trust.Signers). The signature verified is the pin's: a
+//     sync takes a skill of a source with a signer from the skill cache
+//     only when the cache holds this machine's verdict (rule 3) that
+//     the recorded digest is what it read from that source at that pin,
+//     else it reads the source again at the pin.
 //  5. The audit: after extraction, every skill's tree is audited
 //     (audit.Tree). A finding at or above policy.FailOn (default high)
 //     that the policy does not accept (policy.Accepted) and whose rule
@@ -670,12 +684,13 @@
 //     that is absolute, a URL of another scheme. In a project, a record
 //     is part of what was cloned, so a folder it names (a local source
 //     of skills-lock.json, relative or absolute; a node_modules package;
-//     gh's local-path) must be inside the project once every link in its
-//     path is followed: one that is outside (../../.claude/skills, an
-//     absolute path elsewhere, a link inside the project leading out) is
-//     left out with a reason naming it, and the folder is added as the
-//     path it really is. The user's global lock may name any absolute
-//     folder.
+//     gh's local-path; the repository of a git, GitLab or GitHub entry
+//     whose URL is file:///PATH) must be inside the project once every
+//     link in its path is followed: one that is outside
+//     (../../.claude/skills, an absolute path elsewhere, a link inside
+//     the project leading out) is left out with a reason naming it, and
+//     the folder is added as the path it really is. The user's global
+//     lock may name any absolute folder or file: URL.
 //  3. The skills are then added as [Installer.Add] adds them, by name,
 //     from their source, for the agents whose folder in the scope already
 //     holds an entry of that name (none found: the agents Add chooses),

@@ -353,7 +353,8 @@ func (in *Installer) compareOne(ctx context.Context, cands []candidate, o *Outda
 
 // materialize puts the skill c, as installing it copies it, into the
 // skill cache under its name, and returns the cached folder and the
-// content digest.
+// content digest. When c's source was just verified at c's pin, the
+// cache remembers the verdict on that content (rememberVerdict).
 func (in *Installer) materialize(ctx context.Context, c *candidate) (string, string, error) {
 	fsys, closeFS, err := c.tree().open()
 	if err != nil {
@@ -370,6 +371,7 @@ func (in *Installer) materialize(ctx context.Context, c *candidate) (string, str
 		}
 		return "", "", fmt.Errorf("skill %s from %s: %w", c.name, c.where(), archiveError(err))
 	}
+	in.rememberVerdict(c, d)
 	return dir, d, nil
 }
 

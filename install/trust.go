@@ -292,6 +292,10 @@ type sourceTrust struct {
 	// found, once verified
 	signer       *lockSigner
 	commitSigner string
+	// verifiedPin is the pin verifyPin verified with the network, and
+	// verifiedKeys the commitKeys it verified the commit with: what a
+	// verdict of the skills read there records (rememberVerdict).
+	verifiedPin, verifiedKeys string
 }
 
 // signerList is one list of signer requirements, satisfied by a
@@ -364,6 +368,7 @@ func (st *sourceTrust) verifyPin(ctx context.Context, rs source.Remote, pin stri
 			return err
 		}
 	}
+	keys, keysOK := st.commitKeys() // before the check: a verdict names no keys newer than those checked
 	for i, r := range st.commits {
 		cv, ok := rs.(source.CommitVerifier)
 		if !ok {
@@ -376,6 +381,9 @@ func (st *sourceTrust) verifyPin(ctx context.Context, rs source.Remote, pin stri
 		if i == 0 {
 			st.commitSigner = who
 		}
+	}
+	if keysOK {
+		st.verifiedPin, st.verifiedKeys = pin, keys
 	}
 	return nil
 }
@@ -671,19 +679,35 @@ func (in *Installer) checkRecorded(source, pin string, names []string, lock *loc
 }
 
 // cachedOK reports whether a sync may take the skills names from the
-// skill cache, as far as st is concerned: a signed commit the policy
-// requires must be recorded for each (a commit is checked against its
-// repository, which the cache does not hold).
+// skill cache, as far as st is concerned. Where something is verified of
+// the source (a signed commit the policy requires, a signer of an OCI
+// source), the cache must hold this machine's verdict (rememberVerdict)
+// on each skill's recorded digest read from this source at the recorded
+// pin, and for a commit, verified with the keys the policy names now: a
+// lock file's pin, digest and commit_signer alone are never trusted.
+// Otherwise the source is read and verified again, with the network.
 func (st *sourceTrust) cachedOK(names []string, lock *lockFile) bool {
-	if st == nil || len(st.commits) == 0 {
+	if st == nil || len(st.commits) == 0 && len(st.lists) == 0 {
 		return true
 	}
+	keys, ok := st.commitKeys()
+	if !ok {
+		return false
+	}
+	var signer string
 	for _, name := range names {
-		if lock.Skills[name].CommitSigner == "" {
+		e := lock.Skills[name]
+		v, ok := st.in.recalledVerdict(st, e.Pin, e.Digest, keys)
+		if !ok || len(st.commits) > 0 && v.Signer == "" {
 			return false
 		}
+		if signer == "" {
+			signer = v.Signer
+		}
 	}
-	st.commitSigner = lock.Skills[names[0]].CommitSigner
+	if len(st.commits) > 0 {
+		st.commitSigner = signer
+	}
 	return true
 }
 

@@ -434,6 +434,11 @@ func (in *Installer) recalled(ctx context.Context, rs source.Remote, rec, pin st
 			return nil, err
 		}
 	}
+	if st != nil {
+		// This machine read the skills at pin (rememberPin), and pin is
+		// verified now: the cache keeps the verdict (rememberVerdict).
+		st.verifiedPin, st.verifiedKeys = pin, ""
+	}
 	in.checkAll(ctx, r.skills, pin)
 	st.mark(r.skills)
 	return r, nil
