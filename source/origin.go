@@ -33,8 +33,10 @@ func CanonicalLocation(kind, location string) (string, string, error) {
 // CanonicalPattern is [CanonicalLocation] of a trust policy's pattern
 // (rule 14): its elements are made canonical as a location's are, except
 // that an element with a wildcard (*, ?, [) is left as it is (lower-cased
-// where case is ignored), a host with one is only lower-cased, and the
-// path may be empty.
+// where case is ignored; a git pattern's last element loses .git all the
+// same), a host with one is only lower-cased, and the path may be empty.
+// A github pattern, or a git one on github.com (kind "github" then), that
+// could match no OWNER/REPO is an error.
 func CanonicalPattern(kind, location string) (string, string, error) {
 	return canonical(kind, location, true)
 }
