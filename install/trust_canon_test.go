@@ -186,3 +186,42 @@ func TestTrustURLPatternHostGlobQuery(t *testing.T) {
 		}
 	}
 }
+
+// TestTrustPolicySourceClassifiesAsRead checks # Trust, rule 1: for every
+// spelling of a web or git address, PolicySource gives the kind of the
+// source parseSource reads: a repository read through GitHub's API or by
+// git from github.com is kind github, one read by git elsewhere kind git,
+// an archive kind url.
+func TestTrustPolicySourceClassifiesAsRead(t *testing.T) {
+	in := New(newFixture(t).env)
+	for _, tt := range []struct{ src, kind, loc string }{
+		{"https://github.com/acme/tools.git", "github", "acme/tools"},
+		{"https://github.com/acme/tools", "github", "acme/tools"},
+		{"https://GitHub.com/acme/tools.git", "github", "acme/tools"},
+		{"https://github.com:443/acme/tools.git", "github", "acme/tools"},
+		{"git+https://github.com/acme/tools.git", "github", "acme/tools"},
+		{"https://gitlab.com/Acme/Tools.git", "git", "gitlab.com/acme/tools"},
+		{"https://git.acme.corp/team/tools.git", "git", "git.acme.corp/team/tools"},
+		{"https://github.com/acme/tools/archive/v1.tar.gz", "url", "https://github.com/acme/tools/archive/v1.tar.gz"},
+	} {
+		rs, err := in.parseSource(tt.src, true)
+		if err != nil {
+			t.Errorf("parseSource(%s) = %v", tt.src, err)
+			continue
+		}
+		s, err := in.PolicySource(tt.src)
+		if err != nil || s.Kind != tt.kind || s.Location != tt.loc {
+			t.Errorf("PolicySource(%s) = %s:%s, %v; want %s:%s", tt.src, s.Kind, s.Location, err, tt.kind, tt.loc)
+		}
+		switch rs.(type) {
+		case *github.Remote:
+			if s.Kind != "github" {
+				t.Errorf("%s is read through GitHub's API, but the policy sees it as %s:%s", tt.src, s.Kind, s.Location)
+			}
+		case nil:
+			if s.Kind != "url" {
+				t.Errorf("%s is downloaded as an archive, but the policy sees it as %s:%s", tt.src, s.Kind, s.Location)
+			}
+		}
+	}
+}

@@ -55,6 +55,8 @@ func TestPatterns(t *testing.T) {
 		{"url:https://*.acme.corp/*", policy.Source{Kind: "url", Location: "https://evil.example?.acme.corp/x.tgz"}, false},
 		{"url:https://*.acme.corp/*", policy.Source{Kind: "url", Location: "https://a.acme.corp?x=1/2"}, true},
 		{"url:https://skills.acme.corp", policy.Source{Kind: "url", Location: "https://skills.acme.corp"}, true},
+		{"url:https://**", policy.Source{Kind: "url", Location: "https://a.example/b/kit.tgz?x=1/2"}, true},
+		{"url:https://**", policy.Source{Kind: "url", Location: "http://a.example/kit.tgz"}, false},
 		{"github:acme/tool-?", policy.Source{Kind: "github", Location: "acme/tool-a"}, true},
 		{"github:acme/[a-c]*", policy.Source{Kind: "github", Location: "acme/deploy"}, false},
 		{"github:Acme/Tools", policy.Source{Kind: "github", Location: "ACME/tools"}, true},

@@ -233,10 +233,14 @@ func gitNotation(loc string, pattern bool) (string, string, error) {
 
 // hostedGit is the kind and location of the git repository (or pattern)
 // at path p of the canonical host h: kind "github" at OWNER/REPO on
-// github.com (rule 11), whose path must then be one ([githubPath]), else
-// kind "git" at HOST/PATH.
+// github.com (rule 11), whose path must then be one ([githubPath]) with
+// an owner that is no host ([IsHostElement]), else kind "git" at
+// HOST/PATH.
 func hostedGit(h, p string, pattern bool) (string, string, error) {
 	if githubCom(h) {
+		if owner, _, _ := strings.Cut(p, "/"); IsHostElement(owner) {
+			return "", "", fmt.Errorf("%q is not a GitHub owner (one holds no '.' or ':')", owner)
+		}
 		if err := githubPath(p, pattern); err != nil {
 			return "", "", err
 		}
@@ -279,7 +283,7 @@ func githubPath(p string, pattern bool) error {
 
 // caselessHosts are the git hosts whose repository paths ignore case
 // (rule 11).
-var caselessHosts = map[string]bool{"github.com": true, "gitlab.com": true, "codeberg.org": true, "bitbucket.org": true, "gitea.com": true}
+var caselessHosts = map[string]bool{"github.com": true, "www.github.com": true, "gitlab.com": true, "codeberg.org": true, "bitbucket.org": true, "gitea.com": true}
 
 // caseless reports whether the git host h (canonical) ignores the case
 // of repository paths.
@@ -391,11 +395,13 @@ func urlPattern(loc string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out := scheme + "://" + h + "/"
-	if hasPath {
-		out += p
+	switch {
+	case hasPath:
+		return scheme + "://" + h + "/" + p, nil
+	case h == "**":
+		return scheme + "://**", nil // any host and path
 	}
-	return out, nil
+	return scheme + "://" + h + "/", nil
 }
 
 func canonicalURL(u *url.URL) error {

@@ -176,10 +176,13 @@ func TestGitLocationOnGitHub(t *testing.T) {
 		{"ssh://git@github.com:22/acme/tools", "github", "acme/tools"},
 		{"git://github.com/acme/tools", "github", "acme/tools"},
 		{"https://www.github.com/acme/tools", "github", "acme/tools"},
+		{"https://WWW.GitHub.com/Acme/Tools.GIT", "github", "acme/tools"},
 		{"https://github.com:8443/acme/tools", "git", "github.com:8443/acme/tools"},
 		{"https://ghe.acme.corp/acme/tools", "git", "ghe.acme.corp/acme/tools"},
 		{"https://github.com/acme/tools/skills", "", ""},
 		{"https://github.com/acme", "", ""},
+		{"https://github.com/a.b/tools", "", ""},
+		{"https://githuB.Com/A./00", "", ""},
 	} {
 		kind, loc, err := source.GitLocation(tt.in)
 		switch {
@@ -244,6 +247,7 @@ func TestCanonicalPattern(t *testing.T) {
 		{"github", "acme/tools/**", "github", "acme/tools/**"},
 		{"github", "acme/**/tools", "github", "acme/**/tools"},
 		{"url", "https://*.acme.corp", "url", "https://*.acme.corp/"},
+		{"url", "https://**", "url", "https://**"},
 		{"git", "/srv/repos//acme/tools.git", "git", "/srv/repos/acme/tools"},
 		{"github", "Acme/*", "github", "acme/*"},
 		{"github", "[a-c]*/x", "github", "[a-c]*/x"},
@@ -285,6 +289,7 @@ func FuzzCanonicalLocation(f *testing.F) {
 		"ghcr.io:0443/acme/x", "[::1]:0443/acme/x", "bücher.example/acme/x", "ＧＨＣＲ.io/acme/x",
 		"git.example.org:0022/team//skills.git/", "/srv/repos//acme/tools/.git", "GitHub.com/Acme/Tools.git",
 		"ghe.acme.corp:443/Acme/Tools", "HTTPS://Example.ORG:0443/Kit.tgz#x", "ghcr.io/acme/%2e%2e/x", "0x7f.1/x",
+		"https://evil.example?.acme.corp/x.tgz", "https://a.example/d?f=a/b", "www.github.com:22/Acme/Tools.GIT",
 	} {
 		for _, kind := range []string{"oci", "git", "github", "url"} {
 			f.Add(kind, s)
