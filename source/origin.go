@@ -274,7 +274,7 @@ func githubPath(p string, pattern bool) error {
 	case !pattern && len(elems) != 2:
 		return fmt.Errorf("a GitHub repository's location is OWNER/REPO, not %q: a folder in it is not part of its location", p)
 	case pattern && named > 2:
-		return fmt.Errorf("a GitHub repository's location is OWNER/REPO, so %q matches none: write OWNER/REPO (as acme/*), without a folder in the repository", p)
+		return fmt.Errorf("a GitHub repository's location is OWNER/REPO, so %q matches none: write OWNER/REPO, as %q, without a folder in the repository", p, strings.Join(elems[:2], "/"))
 	case pattern && named < 2 && !slices.Contains(elems, "**"):
 		return fmt.Errorf("a github pattern names OWNER/REPO, or HOST/OWNER/REPO for another GitHub host than github.com")
 	}
