@@ -77,7 +77,8 @@ func (in *Installer) hostedRemote(text string) (source.Remote, error) {
 // hostedPolicySource completes s, the policy's view of a repository on
 // a git host (# Trust, rule 1): kind "git" at HOST/PATH (a GitHub
 // Enterprise repository too, so that a github: pattern, meant for
-// github.com, never matches it), pinned when the ref is a commit.
+// github.com, never matches it; a git address on github.com is kind
+// "github", package source's rule 11), pinned when the ref is a commit.
 func hostedPolicySource(s policy.Source, text string) (policy.Source, error) {
 	gh, g, err := hostedSource(text)
 	if err != nil {
@@ -94,18 +95,18 @@ func hostedPolicySource(s policy.Source, text string) (policy.Source, error) {
 }
 
 // gitPolicySource completes s, the policy's view of the git source src
-// typed as text: kind "git" at the canonical location source.GitLocation
-// gives, pinned when the ref is a commit; a URL whose location cannot be
+// typed as text: the canonical kind and location source.GitLocation
+// gives (kind "git", or "github" for a repository on github.com), pinned when the ref is a commit; a URL whose location cannot be
 // made canonical is refused (# Trust, rule 1).
 func gitPolicySource(s policy.Source, text string, src git.Source) (policy.Source, error) {
 	if u, err := url.Parse(src.URL); err == nil && policy.HasDotSegment(u.Path) {
 		return s, dotSegmentError(text)
 	}
-	loc, err := source.GitLocation(src.URL)
+	kind, loc, err := source.GitLocation(src.URL)
 	if err != nil {
 		return s, notCanonical(s, err)
 	}
-	s.Kind, s.Location = "git", loc
+	s.Kind, s.Location = kind, loc
 	s.Pinned = s.Pinned || gitsyntax.IsCommit(src.Ref)
 	return s, nil
 }

@@ -341,9 +341,9 @@ func (in *Installer) gitRedirects(src git.Source) git.Option {
 		return nil
 	}
 	p := in.trust.effectivePolicy()
-	from, _ := policy.GitLocation(src.URL)
-	applies := func(loc string) (map[string]bool, error) {
-		s := policy.Source{Kind: "git", Location: loc, Pinned: true}
+	fromKind, from, _ := policy.GitLocation(src.URL)
+	applies := func(kind, loc string) (map[string]bool, error) {
+		s := policy.Source{Kind: kind, Location: loc, Pinned: true}
 		signers, err := p.SignerRules(s)
 		rules := map[string]bool{}
 		for _, r := range signers {
@@ -356,18 +356,18 @@ func (in *Installer) gitRedirects(src git.Source) git.Option {
 	}
 	return git.WithRedirectCheck(func(_ context.Context, to string) error {
 		shown := redactURL(to)
-		loc, ok := policy.GitLocation(to)
+		kind, loc, ok := policy.GitLocation(to)
 		if !ok {
 			return dotSegmentError(to)
 		}
-		if err := p.Check(policy.Source{Kind: "git", Location: loc, Pinned: true, Display: shown}); err != nil {
+		if err := p.Check(policy.Source{Kind: kind, Location: loc, Pinned: true, Display: shown}); err != nil {
 			return fmt.Errorf("%w: %w", ErrRefused, err)
 		}
-		had, err := applies(from)
+		had, err := applies(fromKind, from)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrRefused, err)
 		}
-		now, err := applies(loc)
+		now, err := applies(kind, loc)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrRefused, err)
 		}

@@ -201,7 +201,7 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}
 		return gitPolicySource(s, text, src)
-	case isHostedRepo(text): // a repository on another host (hosts.go)
+	case isHostedRepo(text) && !gitHubWeb(text): // a repository on another host (hosts.go), in parseSource's order
 		return hostedPolicySource(s, text)
 	case isURL(text) && !isGitHubRepoURL(text):
 		if indexURL, ok, err := webIndexURL(text); ok { // rule 15: as recorded
@@ -250,10 +250,19 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 	return s, nil
 }
 
+// gitHubWeb reports whether text starts as a web address on github.com,
+// which parseSource reads as a GitHub repository or an archive before it
+// asks whether it is a repository on another host: policySource
+// classifies a source exactly as parseSource does, so that the policy
+// judges the source that is read.
+func gitHubWeb(text string) bool {
+	return strings.HasPrefix(text, "https://github.com/") || strings.HasPrefix(text, "http://github.com/")
+}
+
 // isGitHubRepoURL reports whether text is a web address of a GitHub
 // repository (read as a GitHub source, rule 13), not of an archive.
 func isGitHubRepoURL(text string) bool {
-	if !strings.HasPrefix(text, "https://github.com/") && !strings.HasPrefix(text, "http://github.com/") {
+	if !gitHubWeb(text) {
 		return false
 	}
 	_, err := github.Parse(text)

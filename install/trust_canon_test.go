@@ -2,7 +2,6 @@ package install
 
 import (
 	"errors"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,99 +9,64 @@ import (
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/gitsigtest"
-	"github.com/agentadaptor/agentadaptor/signature"
+	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/source/github"
 )
 
-// TestTrustOCISignerRuleEverySpelling checks Trust rule 1 for another
-// spelling of an OCI source's host: a policy's signers rule written for
-// the registry applies to the source however its host is written (a port
-// with leading zeros, a pattern in another case or with a port spelled
-// so), and the unsigned artifact is refused by Add, and by a Sync of a
-// committed lock file on a fresh project; a spelling that cannot be
-// made canonical is refused, not matched as written.
-func TestTrustOCISignerRuleEverySpelling(t *testing.T) {
-	o := newOCIFixture(t)
-	key := newTestKey(t)
-	ref := o.push(t, "acme/x", "1", "x", "")
-	host, port, err := net.SplitHostPort(o.host)
-	if err != nil {
+// TestTrustGitHubCommitRuleAppliesToGitSpellings checks # Trust, rule 1,
+// with package source's rule 11: a repository on github.com named as a
+// git source, by git's address in any spelling, is kind github at
+// OWNER/REPO, so a commits rule for github:acme/* (or git:github.com/
+// acme/*, the same pattern) applies to every spelling, as it does to
+// github:acme/tools.
+func TestTrustGitHubCommitRuleAppliesToGitSpellings(t *testing.T) {
+	signers := filepath.Join(t.TempDir(), "allowed_signers")
+	if err := os.WriteFile(signers, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	digest := ref[strings.LastIndex(ref, "@"):]
-	spell := func(hostport string) string { return "oci://" + hostport + "/acme/x" + digest }
-	rule := func(pattern string) string {
-		return "version: 1\nsigners:\n  - sources: [\"oci:" + pattern + "\"]\n    keys: [\"" + key.file + "\"]\n"
-	}
-	tests := []struct{ name, pattern, source string }{
-		{"port with a leading zero", o.host + "/acme/*", spell(host + ":0" + port)},
-		{"port with leading zeros", o.host + "/acme/*", spell(host + ":000" + port)},
-		{"pattern's port with a leading zero", host + ":0" + port + "/acme/*", ref},
-		{"pattern in upper case", o.host + "/ACME/*", ref},
-		{"as written", o.host + "/acme/*", ref},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := parsePolicy(t, t.TempDir(), rule(tt.pattern))
-			f := newFixture(t)
-			_, err := trustInstaller(t, f, "", Trust{Policy: p}).Add(t.Context(), Request{Sources: []string{tt.source}, Agents: agentsOf(t, "claude-code")})
-			if !errors.Is(err, ErrRefused) || !errors.Is(err, signature.ErrUnsigned) || !strings.Contains(err.Error(), "signers[1]") {
-				t.Fatalf("Add(%s) under signers oci:%s = %v; want ErrRefused, unsigned, naming signers[1]", tt.source, tt.pattern, err)
-			}
-			assertNothingInstalled(t, f)
-		})
-	}
-
-	t.Run("sync of a committed lock file", func(t *testing.T) {
-		// The lock file of a project that added the source spelled with a
-		// leading zero, without trust, committed and cloned.
-		src := spell(host + ":0" + port)
-		f := newFixture(t)
-		if _, err := trustInstaller(t, f, "", Trust{}).Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
-			t.Fatalf("Add(%s) without a policy = %v", src, err)
-		}
-		lock, err := os.ReadFile(filepath.Join(f.env.Project, ".agents", LockName))
+	byGitHub := parsePolicy(t, t.TempDir(), "version: 1\nsigners:\n  - sources: [\"github:acme/*\"]\n    commits: {allowed_signers: "+signers+"}\n")
+	byGit := parsePolicy(t, t.TempDir(), "version: 1\nsigners:\n  - sources: [\"git:GitHub.com/acme/*.git\"]\n    commits: {allowed_signers: "+signers+"}\n")
+	in := New(newFixture(t).env)
+	const commit = "0123456789abcdef0123456789abcdef01234567"
+	for _, src := range []string{
+		"github:acme/tools@" + commit,                              // the plain spelling: the rule applies
+		"git+https://github.com/acme/tools#ref=" + commit,          // git's address
+		"git+ssh://git@github.com/acme/tools.git#ref=" + commit,    // git over ssh
+		"https://GitHub.com/acme/tools.git",                        // a web address in another case
+		"https://github.com:443/acme/tools.git",                    // the default port written out
+		"https://github.com/acme/tools.git/",                       // a trailing slash after .git
+		"https://github.com/acme/tools",                            // GitHub's web address
+		"https://github.com/acme/tools.git",                        // git's address on GitHub
+		"https://github.com/acme/tools/tree/" + commit + "/skills", // a folder's web address
+		"git+https://GitHub.com/Acme/Tools.GIT#ref=" + commit,      // .GIT in another case
+		"git+https://www.github.com/acme/tools#ref=" + commit,      // github.com's other name
+	} {
+		s, err := in.PolicySource(src)
 		if err != nil {
-			t.Fatal(err)
+			t.Errorf("PolicySource(%s) = %v", src, err)
+			continue
 		}
-		clone := newFixture(t)
-		writeFiles(t, clone.env.Project, map[string]string{".agents/" + LockName: string(lock)})
-		p := parsePolicy(t, t.TempDir(), rule(o.host+"/acme/*"))
-		_, err = trustInstaller(t, clone, "", Trust{Policy: p}).Sync(t.Context(), SyncRequest{})
-		if !errors.Is(err, ErrRefused) || !errors.Is(err, signature.ErrUnsigned) {
-			t.Fatalf("Sync of a lock file recording %s under signers oci:%s/acme/* = %v; want ErrRefused, unsigned", src, o.host, err)
+		if s.Kind != "github" || s.Location != "acme/tools" {
+			t.Errorf("PolicySource(%s) = %s:%s, want github:acme/tools", src, s.Kind, s.Location)
 		}
-		if _, err := os.Stat(filepath.Join(clone.env.Project, ".agents", "skills", "x")); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("a refused Sync installed x (%v)", err)
-		}
-	})
-
-	t.Run("a host that cannot be made canonical", func(t *testing.T) {
-		p := parsePolicy(t, t.TempDir(), rule(o.host+"/acme/*"))
-		for _, h := range []string{"0x7f.1:" + port, "127.1:" + port} {
-			f := newFixture(t)
-			src := spell(h)
-			_, err := trustInstaller(t, f, "", Trust{Policy: p}).Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
-			if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "canonical") {
-				t.Errorf("Add(%s) = %v; want ErrRefused: its location cannot be made canonical", src, err)
+		for _, p := range []*policy.Policy{byGitHub, byGit} {
+			if len(p.CommitRules(s)) == 0 {
+				t.Errorf("PolicySource(%s) = %s:%s, to which the commits rule for github:acme/* does not apply", src, s.Kind, s.Location)
 			}
-			assertNothingInstalled(t, f)
 		}
-	})
+	}
 }
 
-// TestTrustCommitRuleEverySpelling checks Trust rule 1 for git: a
-// commits rule written for a repository's plain spelling applies to
-// every other spelling of it (a doubled slash, file://localhost, a port
-// with a leading zero, the default port written out), and an unsigned
-// commit is refused.
-func TestTrustCommitRuleEverySpelling(t *testing.T) {
-	gitsigtest.Require(t, "git", "ssh-keygen", "gpg")
-	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+// TestTrustGitHubCommitRuleAppliesToGitInstall is the same end to end: the
+// user's git rewrites https://github.com/ to a local server (as a mirror
+// or a test would; github.com itself answers the same), and Add of
+// git+https://github.com/acme/tools refuses an unsigned commit under a
+// commits rule for github:acme/*.
+func TestTrustGitHubCommitRuleAppliesToGitInstall(t *testing.T) {
+	gitsigtest.Require(t, "git", "ssh-keygen")
 	good := gitsigtest.NewSigner(t, "release@example.org")
 	base := t.TempDir()
-	repos := filepath.ToSlash(filepath.Join(base, "repos"))
-	repo := filepath.Join(base, "repos", "acme", "tools")
+	repo := filepath.Join(base, "acme", "tools")
 	gitRepo(t, repo, map[string]string{"skills/alpha/SKILL.md": skillMD("alpha")})
 	gitsigtest.Commit(t, repo, nil, gitsigtest.Unsigned, "unsigned")
 	served := t.TempDir()
@@ -110,79 +74,154 @@ func TestTrustCommitRuleEverySpelling(t *testing.T) {
 		t.Fatalf("git clone --bare: %v\n%s", err, out)
 	}
 	srv := gitHTTPServer(t, served)
-	hostport := strings.TrimPrefix(srv.URL, "http://")
-	host, port, err := net.SplitHostPort(hostport)
-	if err != nil {
+	cfg := filepath.Join(t.TempDir(), "gitconfig")
+	if err := os.WriteFile(cfg, []byte("[url \""+srv.URL+"/\"]\n\tinsteadOf = https://github.com/\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := parsePolicy(t, t.TempDir(), "version: 1\nsigners:\n  - sources: [\"git:"+repos+"/acme/*\", \"git:"+hostport+"/acme/*\"]\n    commits: {allowed_signers: "+good.AllowedSigners+"}\n")
-	const frag = "#ref=main&path=skills/alpha"
-	for _, src := range []string{
-		"git+file://" + repos + "/acme/tools" + frag,
-		"git+file://" + repos + "//acme/tools" + frag,
-		"git+file://" + repos + "/acme//tools/" + frag,
-		"git+file://localhost" + repos + "/acme/tools" + frag,
-		"git+file://" + repos + "/acme/tools/.git" + frag,
-		"git+http://" + hostport + "/acme/tools.git" + frag,
-		"git+http://" + host + ":0" + port + "/acme/tools.git" + frag,
-	} {
-		f := newFixture(t)
-		_, err := trustInstaller(t, f, "", Trust{Policy: p}).Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
-		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "signers[1]") {
-			t.Errorf("Add(%s) of an unsigned commit under a commits rule for its repository = %v; want ErrRefused naming signers[1]", src, err)
-			continue
-		}
-		assertNothingInstalled(t, f)
+	t.Setenv("GIT_CONFIG_GLOBAL", cfg)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	p := parsePolicy(t, t.TempDir(), "version: 1\nsigners:\n  - sources: [\"github:acme/*\"]\n    commits: {allowed_signers: "+good.AllowedSigners+"}\n")
+	f := newFixture(t)
+	src := "git+https://github.com/acme/tools.git#ref=main&path=skills/alpha"
+	_, err := trustInstaller(t, f, "", Trust{Policy: p}).Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "signers[1]") {
+		t.Errorf("Add(%s) of an unsigned commit under a commits rule for github:acme/* = %v; want ErrRefused naming signers[1]", src, err)
+	}
+	if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", "skills", "alpha")); err == nil {
+		t.Errorf("the unsigned commit of github.com/acme/tools was installed")
 	}
 }
 
-// TestGitHubAPIHost checks Trust rule 1 for a GitHub source read through
-// another API than github.com's ($GITHUB_API_URL, as Enterprise runners
-// set it): it is that host's repository, which github:OWNER/* (meaning
-// github.com) does not allow and github:HOST/OWNER/* does; the lock file
-// records the host, and a sync where GITHUB_API_URL names another is
-// refused before any request.
-func TestGitHubAPIHost(t *testing.T) {
-	g := newFakeGitHub(t)
-	g.publish("HEAD", commitA, map[string]string{"skills/alpha/SKILL.md": skillMD("alpha")})
-	host := strings.TrimPrefix(g.api.URL, "http://")
+// TestTrustGitHubURLWithGitSuffixJudgedAsRead: for
+// https://github.com/acme/tools.git (the clone button's address) Add
+// reads the repository through GitHub's API (parseSource checks the
+// github.com prefix first), and PolicySource classifies it as
+// parseSource does: the policy judges the source that is read, kind
+// github.
+func TestTrustGitHubURLWithGitSuffixJudgedAsRead(t *testing.T) {
+	in := New(newFixture(t).env)
+	for _, src := range []string{"https://github.com/acme/tools.git", "https://github.com/acme/tools.git/"} {
+		rs, err := in.parseSource(src, true)
+		if err != nil {
+			t.Fatalf("parseSource(%s) = %v", src, err)
+		}
+		s, err := in.PolicySource(src)
+		if err != nil {
+			t.Fatalf("PolicySource(%s) = %v", src, err)
+		}
+		if _, viaAPI := rs.(*github.Remote); !viaAPI || s.Kind != "github" || s.Location != "acme/tools" {
+			t.Errorf("Add reads %s through GitHub's API, but the policy sees it as %s:%s", src, s.Kind, s.Location)
+		}
+	}
+}
+
+// TestTrustCommitPatternThatMatchesNothing checks policy rule 3: a
+// commits rule's pattern either applies to the sources it was written
+// for or is refused naming its line, never read to apply to nothing. A
+// glob ending in .git loses it, as locations do; a github pattern naming
+// a folder in the repository is refused (a github location is
+// OWNER/REPO only).
+func TestTrustCommitPatternThatMatchesNothing(t *testing.T) {
+	signers := filepath.Join(t.TempDir(), "allowed_signers")
+	if err := os.WriteFile(signers, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := New(newFixture(t).env)
+	const commit = "0123456789abcdef0123456789abcdef01234567"
 	for _, tt := range []struct {
-		pattern string
-		allowed bool
-	}{{"github:o/*", false}, {"github:" + host + "/o/*", true}} {
-		f := newFixture(t)
-		p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\""+tt.pattern+"\"]\n")
-		_, err := trustInstaller(t, f, "", Trust{Policy: p}).Add(t.Context(), Request{Sources: []string{"github:o/skills"}, Agents: agentsOf(t, "claude-code")})
-		if !tt.allowed {
-			if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "sources.allow") {
-				t.Errorf("Add(github:o/skills) from %s under allow %s = %v; want ErrRefused by sources.allow", host, tt.pattern, err)
+		pattern, source string
+		refused         bool
+	}{
+		{"git:git.acme.corp/team/*.git", "git+https://git.acme.corp/team/tools.git#ref=" + commit, false},
+		{"git:/srv/repos/*.git", "git+file:///srv/repos/tools.git#ref=" + commit, false},
+		{"git:/srv/repos/*.git/", "git+file:///srv/repos/tools#ref=" + commit, false},
+		{"github:acme/tools/skills/*", "github:acme/tools/skills/x@" + commit, true},
+		{"github:acme/*/skills", "github:acme/tools/skills@" + commit, true},
+		{"git:github.com/acme/tools/skills/*", "github:acme/tools/skills/x@" + commit, true},
+		{"github:acme/tools/**", "github:acme/tools/skills/x@" + commit, false},
+	} {
+		p, err := policyParse(t, "version: 1\nsigners:\n  - sources: [\""+tt.pattern+"\"]\n    commits: {allowed_signers: "+signers+"}\n")
+		if tt.refused {
+			if !errors.Is(err, policy.ErrInvalid) || !strings.Contains(err.Error(), ":3:") || !strings.Contains(err.Error(), "OWNER/REPO") {
+				t.Errorf("the commits rule for %s, which no github location matches, = %v; want ErrInvalid naming line 3 and saying to write OWNER/REPO", tt.pattern, err)
 			}
-			assertNothingInstalled(t, f)
 			continue
 		}
 		if err != nil {
-			t.Fatalf("Add(github:o/skills) from %s under allow %s = %v", host, tt.pattern, err)
+			t.Errorf("the commits rule for %s = %v", tt.pattern, err)
+			continue
 		}
-		lock, err := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+		s, err := in.PolicySource(tt.source)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("PolicySource(%s) = %v", tt.source, err)
 		}
-		if e := lock.Skills["alpha"]; e == nil || e.Host != host {
-			t.Fatalf("the lock file records %+v for alpha; want the host %s", e, host)
+		if len(p.CommitRules(s)) == 0 {
+			t.Errorf("the commits rule for %s was read without an error, but does not apply to %s (%s:%s): it applies to nothing", tt.pattern, tt.source, s.Kind, s.Location)
 		}
-		os.RemoveAll(filepath.Join(f.env.Project, ".agents", "skills", "alpha"))
-		g.take()
-		t.Setenv("GITHUB_API_URL", "")
-		_, err = trustInstaller(t, f, "", Trust{}).Sync(t.Context(), SyncRequest{})
-		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), host) || !strings.Contains(err.Error(), "GITHUB_API_URL") {
-			t.Errorf("Sync of a lock file recording %s with GITHUB_API_URL unset = %v; want ErrRefused naming the host and GITHUB_API_URL", host, err)
+	}
+}
+
+func policyParse(t *testing.T, text string) (*policy.Policy, error) {
+	file := filepath.Join(t.TempDir(), policy.FileName)
+	return policy.Parse([]byte(text), file)
+}
+
+// TestTrustURLPatternHostGlobQuery checks package source's rule 13: a
+// url location has a path before its query and the query's slashes
+// escaped, so https://evil.example?.acme.corp/x.tgz has the host
+// element evil.example, which url:https://*.acme.corp/* does not match,
+// whether a download's redirect hop (policyRedirects), a web index's
+// artifact (checkArtifact) or policy check names it.
+func TestTrustURLPatternHostGlobQuery(t *testing.T) {
+	p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"url:https://*.acme.corp/*\"]\n")
+	for _, loc := range []string{
+		"https://evil.example?.acme.corp/x.tgz",
+		"https://evil.example:443?.acme.corp/x.tgz",
+	} {
+		if err := p.Check(policy.Source{Kind: "url", Location: loc, Pinned: true, Display: loc}); err == nil {
+			t.Errorf("sources.allow [url:https://*.acme.corp/*] allows the hop or artifact %s, content from evil.example", loc)
 		}
-		if got := g.take(); len(got) != 0 {
-			t.Errorf("the refused Sync asked %q", got)
+		if s, err := policy.ParseSource("url:" + loc); err == nil && p.Check(s) == nil {
+			t.Errorf("policy check url:%s says allowed (%s)", loc, s.Location)
 		}
-		t.Setenv("GITHUB_API_URL", g.api.URL)
-		if _, err := trustInstaller(t, f, "", Trust{}).Sync(t.Context(), SyncRequest{}); err != nil {
-			t.Errorf("Sync with GITHUB_API_URL naming %s again = %v", host, err)
+	}
+}
+
+// TestTrustPolicySourceClassifiesAsRead checks # Trust, rule 1: for every
+// spelling of a web or git address, PolicySource gives the kind of the
+// source parseSource reads: a repository read through GitHub's API or by
+// git from github.com is kind github, one read by git elsewhere kind git,
+// an archive kind url.
+func TestTrustPolicySourceClassifiesAsRead(t *testing.T) {
+	in := New(newFixture(t).env)
+	for _, tt := range []struct{ src, kind, loc string }{
+		{"https://github.com/acme/tools.git", "github", "acme/tools"},
+		{"https://github.com/acme/tools", "github", "acme/tools"},
+		{"https://GitHub.com/acme/tools.git", "github", "acme/tools"},
+		{"https://github.com:443/acme/tools.git", "github", "acme/tools"},
+		{"git+https://github.com/acme/tools.git", "github", "acme/tools"},
+		{"https://gitlab.com/Acme/Tools.git", "git", "gitlab.com/acme/tools"},
+		{"https://git.acme.corp/team/tools.git", "git", "git.acme.corp/team/tools"},
+		{"https://github.com/acme/tools/archive/v1.tar.gz", "url", "https://github.com/acme/tools/archive/v1.tar.gz"},
+	} {
+		rs, err := in.parseSource(tt.src, true)
+		if err != nil {
+			t.Errorf("parseSource(%s) = %v", tt.src, err)
+			continue
+		}
+		s, err := in.PolicySource(tt.src)
+		if err != nil || s.Kind != tt.kind || s.Location != tt.loc {
+			t.Errorf("PolicySource(%s) = %s:%s, %v; want %s:%s", tt.src, s.Kind, s.Location, err, tt.kind, tt.loc)
+		}
+		switch rs.(type) {
+		case *github.Remote:
+			if s.Kind != "github" {
+				t.Errorf("%s is read through GitHub's API, but the policy sees it as %s:%s", tt.src, s.Kind, s.Location)
+			}
+		case nil:
+			if s.Kind != "url" {
+				t.Errorf("%s is downloaded as an archive, but the policy sees it as %s:%s", tt.src, s.Kind, s.Location)
+			}
 		}
 	}
 }

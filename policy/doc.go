@@ -58,11 +58,19 @@
 //     source's Location; each element is matched with [path.Match] (*
 //     matches any run of characters within one element, ? one character,
 //     [a-z] a class), except that an element ** matches any number of
-//     elements, none included. So github:acme/* matches every repository
-//     of acme and github:acme/** also a folder in one; oci:ghcr.io/acme/*
-//     matches ghcr.io/acme/skills but not ghcr.io/acme/team/skills. **
-//     must be a whole element, and a github pattern names at least OWNER/
-//     REPO (github:acme/*, not github:acme). A pattern's location is
+//     elements, none included. So github:acme/* and github:acme/** both
+//     match every repository of acme (a github location is OWNER/REPO
+//     only: a folder in a repository is not part of it);
+//     oci:ghcr.io/acme/* matches ghcr.io/acme/skills but not
+//     ghcr.io/acme/team/skills. ** must be a whole element. A github
+//     pattern (after its host, if it names one) names OWNER/REPO: at
+//     least two elements unless one is ** (github:acme/*, not
+//     github:acme), and at most two besides ** (github:acme/tools/**, not
+//     github:acme/tools/skills/*, which could match no location and is
+//     an error naming its line). A git pattern's last element loses a
+//     .git suffix as a location's does, wildcard or not:
+//     git:git.acme.corp/team/*.git is git:git.acme.corp/team/*. A
+//     pattern's location is
 //     made canonical as a source's is (rule 15) when the file is read:
 //     oci:GHCR.IO:443/acme/* is oci:ghcr.io/acme/*, and one that cannot
 //     be (oci:ghcr.io:0/acme/*) is an error naming its line. github:
@@ -70,12 +78,21 @@
 //     first, github:HOST/OWNER/REPO (a first element that holds a "." or
 //     a ":", or is localhost, is a host), and stands for
 //     git:HOST/OWNER/REPO, the location such a repository has (rule 15).
-//     GitHub names, hosts and URL schemes match whatever their case, as
+//     Conversely a git pattern on github.com is a github pattern:
+//     git:github.com/acme/* is github:acme/*, as a git location on
+//     github.com is a github one (rule 15); and a git pattern whose host
+//     is a wildcard (git:*.com/**, git:**) matches a github source at its
+//     git location, github.com/OWNER/REPO. GitHub names, hosts and URL schemes match whatever their case, as
 //     GitHub and DNS treat them; sources.allow and audit.accept match
 //     the rest of a location case for case, and a signers rule applies
 //     whatever the case of the rest, so that no spelling in another case
 //     escapes a signer or commit requirement. A url pattern is the
-//     URL, scheme included (url:https://skills.acme.corp/*). A local
+//     URL, scheme included (url:https://skills.acme.corp/*), matched
+//     against the canonical URL, which always has a path (at least "/")
+//     before its query and writes the query's slashes as %2F (rule 15),
+//     so no query text is a host or path element: url:https://*.acme.corp/*
+//     does not match https://evil.example?.acme.corp/x.tgz, which is
+//     https://evil.example/?.acme.corp%2Fx.tgz. A local
 //     pattern is an absolute path, a path starting with ~/ (the home the
 //     policy is loaded for), or a path relative to the policy file's
 //     folder; it is cleaned and compared with slashes, also on Windows.
@@ -215,9 +232,14 @@
 //	        GitHub host                 GITHUB_API_URL=https://ghe.acme.corp/api/v3 (and the pattern
 //	        (ghe.acme.corp/acme/x)      github:ghe.acme.corp/acme/x)
 //	github  OWNER/REPO, github.com      acme/x, github:Acme/X@v1, https://github.com/acme/x/tree/main/skills,
-//	        (acme/x)                    github:github.com/acme/x (a pattern)
-//	url     SCHEME://HOST/PATH          HTTPS://Skills.Acme.Corp:443/kit.tgz#sha256=...,
-//	        (https://skills.acme.corp/kit.tgz)  https://user@skills.acme.corp/kit.tgz
+//	        (acme/x)                    github:github.com/acme/x (a pattern); every git address on
+//	                                    github.com or www.github.com: git+https://github.com/acme/x,
+//	                                    git+ssh://git@github.com/Acme/X.GIT, https://GitHub.com:443/acme/x.git/,
+//	                                    and git:github.com/acme/x (a source or pattern)
+//	url     SCHEME://HOST/PATH?QUERY    HTTPS://Skills.Acme.Corp:443/kit.tgz#sha256=...,
+//	        (https://skills.acme.corp/kit.tgz)  https://user@skills.acme.corp/kit.tgz;
+//	        (https://a.example/?x=a%2Fb)        https://a.example?x=a/b: a path, at least "/",
+//	                                    before the query, whose slashes are %2F
 //	local   an absolute, cleaned path   ./skills/x, skills/../skills/x, local:skills/x
 //
 // A location cannot be made canonical, and every rule kind refuses it
@@ -226,7 +248,10 @@
 // information in an oci host, an IPv6 zone, a host IDNA refuses or that
 // ends in a number but is no IPv4 address (127.1, 0x7f.1), a path with a
 // "." or ".." element (also percent-encoded: %2e%2e), a backslash or an
-// encoded slash, or is a file URL with another host than localhost.
+// encoded slash, or is a file URL with another host than localhost; and
+// when it is a GitHub repository (of kind github, or of kind git on
+// github.com) whose path is not OWNER/REPO (github:acme/tools/skills,
+// https://github.com/acme).
 //
 // # Platforms
 //

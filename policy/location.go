@@ -6,17 +6,18 @@ import (
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
-// GitLocation returns a git repository's URL as [Source.Location] writes
-// it for kind "git": its canonical location ([source.GitLocation]: host
-// and cleaned path, without scheme, user, default port, trailing slash
-// or .git suffix). ok is false when the URL cannot be made canonical,
+// GitLocation returns a git repository's URL as a [Source] writes it:
+// its canonical kind and location ([source.GitLocation]: kind "git" at
+// the host and cleaned path, without scheme, user, default port,
+// trailing slash or .git suffix; kind "github" at OWNER/REPO for a
+// repository on github.com, rule 15). ok is false when the URL cannot be made canonical,
 // among others when its path (percent-decoded) has a "." or ".."
 // segment: a pattern such as host/allowed/** must not match
 // host/allowed/../evil, which git and servers read as host/evil, so such
 // a URL cannot be checked against a policy.
-func GitLocation(raw string) (loc string, ok bool) {
-	loc, err := source.GitLocation(raw)
-	return loc, err == nil
+func GitLocation(raw string) (kind, loc string, ok bool) {
+	kind, loc, err := source.GitLocation(raw)
+	return kind, loc, err == nil
 }
 
 // HasDotSegment reports whether the (percent-decoded) path p has a "."

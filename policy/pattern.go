@@ -101,8 +101,14 @@ func split(kind, loc string) []string {
 }
 
 // matches reports whether s (canonical) is of the pattern's kind and its
-// location matches; with fold whatever the case of either (rule 3).
+// location matches; with fold whatever the case of either (rule 3). A
+// git pattern whose host is a wildcard (git:*.com/**, git:**) matches a
+// github source too, at its git location github.com/OWNER/REPO: the
+// same repository as kind git is kind github (rule 15).
 func (p pattern) matches(s Source, fold bool) bool {
+	if p.kind == "git" && s.Kind == "github" && s.Location != "" {
+		s.Kind, s.Location = "git", "github.com/"+s.Location
+	}
 	if s.Kind != p.kind || s.Location == "" {
 		return false
 	}

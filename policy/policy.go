@@ -102,9 +102,11 @@ type Source struct {
 	// scheme, user, default port or .git suffix; "/path" for a file
 	// URL; "host/owner/repo" for a GitHub repository on another host
 	// than github.com); oci "host/repo"; url the URL without
-	// credentials or fragment; local an absolute, cleaned path. The
+	// credentials or fragment, with a path before its query and the
+	// query's slashes as %2F; local an absolute, cleaned path. The
 	// policy makes a location canonical again before matching it, so a
-	// caller may give any spelling of it.
+	// caller may give any spelling of it, and its kind too: a git
+	// location on github.com is kind github.
 	Location string
 	// Pinned reports whether the source names an immutable version: a
 	// commit, a manifest digest, a URL's #sha256=.
@@ -158,7 +160,8 @@ func (s Source) published() bool {
 // url:https://skills.acme.corp/kit.tgz, local:/home/me/skills/review),
 // the form `agentskills policy check` takes beside the sources add
 // takes. The location is made canonical (rule 15; a github location on
-// another host than github.com is of kind git); one that cannot be is an
+// another host than github.com is of kind git, and a git location on
+// github.com of kind github); one that cannot be is an
 // error wrapping [source.ErrInvalid]. A relative local path is made
 // absolute against the working folder. The source is not pinned.
 func ParseSource(text string) (Source, error) {

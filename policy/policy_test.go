@@ -37,8 +37,26 @@ func TestPatterns(t *testing.T) {
 		{"github:acme/*", policy.Source{Kind: "github", Location: "acmex/tools"}, false},
 		{"github:acme/*", policy.Source{Kind: "github", Location: "evil/acme"}, false},
 		{"github:acme/*", policy.Source{Kind: "git", Location: "acme/tools"}, false},
-		{"github:acme/**", policy.Source{Kind: "github", Location: "acme/tools/skills/review"}, true},
-		{"github:acme/**", policy.Source{Kind: "github", Location: "acme"}, true},
+		{"github:acme/**", policy.Source{Kind: "github", Location: "acme/tools"}, true},
+		{"github:acme/**", policy.Source{Kind: "github", Location: "acmex/tools"}, false},
+		// A github location is OWNER/REPO (rule 15): one with more or fewer
+		// elements is no repository's and is refused, whatever matches it.
+		{"github:acme/**", policy.Source{Kind: "github", Location: "acme/tools/skills/review"}, false},
+		{"github:acme/**", policy.Source{Kind: "github", Location: "acme"}, false},
+		// A git pattern whose host is a wildcard matches a repository on
+		// github.com at github.com/OWNER/REPO, whichever kind names it.
+		{"git:*.com/acme/*", policy.Source{Kind: "github", Location: "acme/tools"}, true},
+		{"git:**", policy.Source{Kind: "github", Location: "acme/tools"}, true},
+		{"git:*.com/acme/*", policy.Source{Kind: "git", Location: "GitHub.com/Acme/Tools.git"}, true},
+		{"git:git.acme.corp/**", policy.Source{Kind: "github", Location: "acme/tools"}, false},
+		{"github:acme/*", policy.Source{Kind: "git", Location: "github.com/acme/tools"}, true},
+		{"git:github.com/acme/*", policy.Source{Kind: "github", Location: "acme/tools"}, true},
+		{"git:git.acme.corp/team/*.git", policy.Source{Kind: "git", Location: "git.acme.corp/team/tools.git"}, true},
+		{"url:https://*.acme.corp/*", policy.Source{Kind: "url", Location: "https://evil.example?.acme.corp/x.tgz"}, false},
+		{"url:https://*.acme.corp/*", policy.Source{Kind: "url", Location: "https://a.acme.corp?x=1/2"}, true},
+		{"url:https://skills.acme.corp", policy.Source{Kind: "url", Location: "https://skills.acme.corp"}, true},
+		{"url:https://**", policy.Source{Kind: "url", Location: "https://a.example/b/kit.tgz?x=1/2"}, true},
+		{"url:https://**", policy.Source{Kind: "url", Location: "http://a.example/kit.tgz"}, false},
 		{"github:acme/tool-?", policy.Source{Kind: "github", Location: "acme/tool-a"}, true},
 		{"github:acme/[a-c]*", policy.Source{Kind: "github", Location: "acme/deploy"}, false},
 		{"github:Acme/Tools", policy.Source{Kind: "github", Location: "ACME/tools"}, true},

@@ -22,7 +22,8 @@ import (
 // "oci", "git", "github" and "url" (ghcr.io/acme/skills,
 // git.example.org/team/skills, acme/tools, https://example.org/kit.tgz),
 // by rules 9 to 14; the kind changes only for a github location on
-// another host than github.com, which is kind "git" (rule 12). Any other
+// another host than github.com, which is kind "git" (rule 12), and for a
+// git location on github.com, which is kind "github" (rule 11). Any other
 // kind's location is returned as it is. An error wraps [ErrInvalid] and
 // says why the location cannot be made canonical and what to write.
 func CanonicalLocation(kind, location string) (string, string, error) {
@@ -32,8 +33,10 @@ func CanonicalLocation(kind, location string) (string, string, error) {
 // CanonicalPattern is [CanonicalLocation] of a trust policy's pattern
 // (rule 14): its elements are made canonical as a location's are, except
 // that an element with a wildcard (*, ?, [) is left as it is (lower-cased
-// where case is ignored), a host with one is only lower-cased, and the
-// path may be empty.
+// where case is ignored; a git pattern's last element loses .git all the
+// same), a host with one is only lower-cased, and the path may be empty.
+// A github pattern, or a git one on github.com (kind "github" then), that
+// could match no OWNER/REPO is an error.
 func CanonicalPattern(kind, location string) (string, string, error) {
 	return canonical(kind, location, true)
 }
@@ -59,7 +62,10 @@ func canonical(kind, location string, pattern bool) (string, string, error) {
 			out = h
 		}
 	case "git":
-		out, err = gitNotation(location, pattern)
+		var k string
+		if k, out, err = gitNotation(location, pattern); err == nil {
+			return k, out, nil
+		}
 	case "github":
 		var k string
 		if k, out, err = githubNotation(location, pattern); err == nil {
@@ -132,56 +138,58 @@ func loopbackHost(host string) bool {
 // git location has no scheme, so each is dropped whatever the scheme.
 var gitDefaultPorts = map[string]string{"https": "443", "http": "80", "ssh": "22", "git": "9418"}
 
-// GitLocation returns the canonical location of the git repository at
-// raw, a URL of scheme https, http, ssh, git or file (rule 11): the
-// canonical host and the cleaned path, without scheme, user, trailing
-// slash or .git suffix; for a file URL the absolute path alone.
-func GitLocation(raw string) (string, error) {
-	out, err := gitLocation(raw)
+// GitLocation returns the canonical kind and location of the git
+// repository at raw, a URL of scheme https, http, ssh, git or file (rule
+// 11): kind "git" at the canonical host and the cleaned path, without
+// scheme, user, trailing slash or .git suffix, or for a file URL the
+// absolute path alone; a repository on github.com is kind "github" at
+// OWNER/REPO, the location of [GitHubLocation].
+func GitLocation(raw string) (kind, location string, err error) {
+	kind, out, err := gitLocation(raw)
 	if err != nil {
-		return "", fmt.Errorf("git repository %q: %w: %w", redactUser(raw), ErrInvalid, err)
+		return "", "", fmt.Errorf("git repository %q: %w: %w", redactUser(raw), ErrInvalid, err)
 	}
-	return out, nil
+	return kind, out, nil
 }
 
-func gitLocation(raw string) (string, error) {
+func gitLocation(raw string) (string, string, error) {
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil:
-		return "", fmt.Errorf("not a URL: write SCHEME://HOST/PATH")
+		return "", "", fmt.Errorf("not a URL: write SCHEME://HOST/PATH")
 	case u.Opaque != "":
-		return "", fmt.Errorf("not a URL: write SCHEME://HOST/PATH")
+		return "", "", fmt.Errorf("not a URL: write SCHEME://HOST/PATH")
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
-		return "", fmt.Errorf("a repository's URL has no query and no fragment")
+		return "", "", fmt.Errorf("a repository's URL has no query and no fragment")
 	}
 	if strings.Contains(strings.ToLower(u.EscapedPath()), "%2f") || strings.Contains(strings.ToLower(u.EscapedPath()), "%5c") {
-		return "", fmt.Errorf("the path holds an encoded slash or backslash (%%2F, %%5C): write / instead")
+		return "", "", fmt.Errorf("the path holds an encoded slash or backslash (%%2F, %%5C): write / instead")
 	}
 	switch scheme := strings.ToLower(u.Scheme); scheme {
 	case "file":
 		if h := strings.ToLower(u.Host); h != "" && h != "localhost" {
-			return "", fmt.Errorf("a file URL has no host: write file:///absolute/path")
+			return "", "", fmt.Errorf("a file URL has no host: write file:///absolute/path")
 		}
 		p, err := cleanPath(u.Path, pathRules{git: true})
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
-		return "/" + p, nil
+		return "git", "/" + p, nil
 	case "https", "http", "ssh", "git":
 		if u.Host == "" {
-			return "", fmt.Errorf("the URL has no host")
+			return "", "", fmt.Errorf("the URL has no host")
 		}
 		h, err := gitHost(u.Host)
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 		p, err := cleanPath(u.Path, pathRules{git: true, fold: caseless(h)})
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
-		return h + "/" + p, nil
+		return hostedGit(h, p, false)
 	default:
-		return "", fmt.Errorf("the scheme %q is not one of git's: https, http, ssh, git, file", u.Scheme)
+		return "", "", fmt.Errorf("the scheme %q is not one of git's: https, http, ssh, git, file", u.Scheme)
 	}
 }
 
@@ -202,32 +210,80 @@ func gitHost(host string) (string, error) {
 }
 
 // gitNotation reads a git location as a policy writes it: HOST/PATH, or
-// /PATH for a repository on the local disk.
-func gitNotation(loc string, pattern bool) (string, error) {
+// /PATH for a repository on the local disk; one on github.com is kind
+// "github" at OWNER/REPO.
+func gitNotation(loc string, pattern bool) (string, string, error) {
 	if strings.HasPrefix(loc, "/") {
 		p, err := cleanPath(loc, pathRules{git: true, pattern: pattern})
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
-		return "/" + p, nil
+		return "git", "/" + p, nil
 	}
 	host, p, _ := strings.Cut(loc, "/")
 	h, err := patternHost(host, gitHost, pattern)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if p, err = cleanPath(p, pathRules{git: true, fold: caseless(h), pattern: pattern}); err != nil {
-		return "", err
+		return "", "", err
+	}
+	return hostedGit(h, p, pattern)
+}
+
+// hostedGit is the kind and location of the git repository (or pattern)
+// at path p of the canonical host h: kind "github" at OWNER/REPO on
+// github.com (rule 11), whose path must then be one ([githubPath]) with
+// an owner that is no host ([IsHostElement]), else kind "git" at
+// HOST/PATH.
+func hostedGit(h, p string, pattern bool) (string, string, error) {
+	if githubCom(h) {
+		if owner, _, _ := strings.Cut(p, "/"); IsHostElement(owner) {
+			return "", "", fmt.Errorf("%q is not a GitHub owner (one holds no '.' or ':')", owner)
+		}
+		if err := githubPath(p, pattern); err != nil {
+			return "", "", err
+		}
+		return "github", p, nil
 	}
 	if p == "" {
-		return h, nil
+		return "git", h, nil
 	}
-	return h + "/" + p, nil
+	return "git", h + "/" + p, nil
+}
+
+// githubCom reports whether the canonical host h is github.com's.
+func githubCom(h string) bool { return h == "github.com" || h == "www.github.com" }
+
+// githubPath checks the cleaned path of a GitHub repository, or of a
+// pattern for one (rule 12): a location is OWNER/REPO; a pattern names at
+// most two elements besides **, and at least two unless it has a **, so
+// that it can match an OWNER/REPO.
+func githubPath(p string, pattern bool) error {
+	elems := strings.Split(p, "/")
+	if p == "" {
+		elems = nil
+	}
+	named := 0
+	for _, e := range elems {
+		if e != "**" {
+			named++
+		}
+	}
+	switch {
+	case !pattern && len(elems) != 2:
+		return fmt.Errorf("a GitHub repository's location is OWNER/REPO, not %q: a folder in it is not part of its location", p)
+	case pattern && named > 2:
+		return fmt.Errorf("a GitHub repository's location is OWNER/REPO, so %q matches none: write OWNER/REPO, as %q, without a folder in the repository", p, strings.Join(elems[:2], "/"))
+	case pattern && named < 2 && !slices.Contains(elems, "**"):
+		return fmt.Errorf("a github pattern names OWNER/REPO, or HOST/OWNER/REPO for another GitHub host than github.com")
+	}
+	return nil
 }
 
 // caselessHosts are the git hosts whose repository paths ignore case
 // (rule 11).
-var caselessHosts = map[string]bool{"github.com": true, "gitlab.com": true, "codeberg.org": true, "bitbucket.org": true, "gitea.com": true}
+var caselessHosts = map[string]bool{"github.com": true, "www.github.com": true, "gitlab.com": true, "codeberg.org": true, "bitbucket.org": true, "gitea.com": true}
 
 // caseless reports whether the git host h (canonical) ignores the case
 // of repository paths.
@@ -242,7 +298,8 @@ func GitHubLocation(host, owner, repo string) (kind, location string, err error)
 	if owner == "" || repo == "" || strings.ContainsAny(owner+repo, "/\\") || IsHostElement(owner) {
 		return "", "", fmt.Errorf("GitHub repository %q: %w: want OWNER/REPO, an owner holding no '.' or ':' (as GitHub's)", owner+"/"+repo, ErrInvalid)
 	}
-	path := strings.ToLower(owner + "/" + strings.TrimSuffix(repo, ".git"))
+	repo = strings.ToLower(repo) // case first, so that .GIT is dropped too
+	path := strings.ToLower(owner) + "/" + strings.TrimSuffix(repo, ".git")
 	if host == "" {
 		return "github", path, nil
 	}
@@ -250,7 +307,7 @@ func GitHubLocation(host, owner, repo string) (kind, location string, err error)
 	if err != nil {
 		return "", "", fmt.Errorf("GitHub host %q: %w: %w", host, ErrInvalid, err)
 	}
-	if h == "github.com" || h == "www.github.com" {
+	if githubCom(h) {
 		return "github", path, nil
 	}
 	return "git", h + "/" + path, nil
@@ -270,7 +327,7 @@ func githubNotation(loc string, pattern bool) (string, string, error) {
 		if err != nil {
 			return "", "", err
 		}
-		if h != "github.com" && h != "www.github.com" {
+		if !githubCom(h) {
 			kind, host = "git", h+"/"
 		}
 	} else {
@@ -286,8 +343,8 @@ func githubNotation(loc string, pattern bool) (string, string, error) {
 	if err != nil {
 		return "", "", err
 	}
-	if elems := strings.Split(p, "/"); pattern && len(elems) < 2 && !slices.Contains(elems, "**") {
-		return "", "", fmt.Errorf("a github pattern names OWNER/REPO, or HOST/OWNER/REPO for another GitHub host than github.com")
+	if err := githubPath(p, pattern); err != nil {
+		return "", "", err
 	}
 	return kind, host + p, nil
 }
@@ -301,8 +358,9 @@ func IsHostElement(e string) bool {
 
 // URLLocation returns the canonical location of an archive's URL (rule
 // 13): scheme and host in lower case, the host canonical and its
-// scheme's default port dropped, without user information or fragment.
-// A path with a "." or ".." segment, or an encoded slash, is refused.
+// scheme's default port dropped, without user information or fragment,
+// with a path (at least "/") and every "/" of its query written %2F. A
+// path with a "." or ".." segment, or an encoded slash, is refused.
 func URLLocation(raw string) (string, error) {
 	out, err := urlLocation(raw)
 	if err != nil {
@@ -323,7 +381,8 @@ func urlLocation(raw string) (string, error) {
 }
 
 // urlPattern is rule 14 for a url pattern: SCHEME://HOST/..., its scheme
-// lower-cased and its host canonical unless it holds a wildcard.
+// lower-cased, its host canonical unless it holds a wildcard, and a "/"
+// after the host as a location has.
 func urlPattern(loc string) (string, error) {
 	scheme, rest, ok := strings.Cut(loc, "://")
 	scheme = strings.ToLower(scheme)
@@ -336,11 +395,13 @@ func urlPattern(loc string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out := scheme + "://" + h
-	if hasPath {
-		out += "/" + p
+	switch {
+	case hasPath:
+		return scheme + "://" + h + "/" + p, nil
+	case h == "**":
+		return scheme + "://**", nil // any host and path
 	}
-	return out, nil
+	return scheme + "://" + h + "/", nil
 }
 
 func canonicalURL(u *url.URL) error {
@@ -360,6 +421,10 @@ func canonicalURL(u *url.URL) error {
 		return fmt.Errorf("the path holds a backslash or an encoded slash (%%2F): write / instead")
 	}
 	u.Scheme, u.Host, u.User, u.Fragment, u.RawFragment = scheme, h, nil, "", ""
+	if u.Path == "" {
+		u.Path, u.RawPath = "/", "" // so that no query follows the host
+	}
+	u.RawQuery = strings.ReplaceAll(u.RawQuery, "/", "%2F") // so that the query is one element
 	return nil
 }
 
@@ -394,7 +459,14 @@ func cleanPath(p string, r pathRules) (string, error) {
 		}
 		elems = append(elems, e)
 	}
-	if n := len(elems); r.git && n > 0 && !(r.pattern && isGlob(elems[n-1])) {
+	if r.fold {
+		for i, e := range elems {
+			elems[i] = strings.ToLower(e) // before .git is dropped: Tools.GIT is tools
+		}
+	}
+	// A pattern's last element loses its .git too, wildcard or not: no
+	// location ends in .git, so team/*.git is team/*.
+	if n := len(elems); r.git && n > 0 {
 		if elems[n-1] == ".git" {
 			elems = elems[:n-1]
 		} else if elems[n-1] = strings.TrimSuffix(elems[n-1], ".git"); elems[n-1] == "" || dotSegment(elems[n-1]) {
@@ -404,11 +476,7 @@ func cleanPath(p string, r pathRules) (string, error) {
 	if len(elems) == 0 && !r.pattern {
 		return "", fmt.Errorf("the path %q names no repository", p)
 	}
-	out := strings.Join(elems, "/")
-	if r.fold {
-		out = strings.ToLower(out)
-	}
-	return out, nil
+	return strings.Join(elems, "/"), nil
 }
 
 // dotSegment reports whether the path element e, percent-decoded, is

@@ -69,7 +69,12 @@ func TestCanonicalLocation(t *testing.T) {
 		{"git", "git.example.org:0022/team//skills", "git.example.org/team/skills"},
 		{"git", "git.example.org:2222/team/skills", "git.example.org:2222/team/skills"},
 		{"git", "git.example.org/Team/Skills", "git.example.org/Team/Skills"},
-		{"git", "GitHub.com/Acme/Tools.git", "github.com/acme/tools"},
+		{"git", "GitHub.com/Acme/Tools.git", "acme/tools"},
+		{"git", "github.com:443/Acme/Tools.GIT/", "acme/tools"},
+		{"git", "github.com/acme/tools/skills", ""},
+		{"git", "github.com/acme", ""},
+		{"git", "gitlab.com/Group/Repo.GIT", "gitlab.com/group/repo"},
+		{"git", "git.example.org/team/Repo.GIT", "git.example.org/team/Repo.GIT"},
 		{"git", "gitlab.com/Group/Sub/Repo", "gitlab.com/group/sub/repo"},
 		{"git", "/srv/repos//acme/tools/.git", "/srv/repos/acme/tools"},
 		{"git", "git.example.org/team/../evil", ""},
@@ -85,6 +90,8 @@ func TestCanonicalLocation(t *testing.T) {
 		{"github", "acme//tools", ""},
 		{"github", "github.com/ghe.acme.corp/x", ""},
 		{"github", "acme/../tools", ""},
+		{"github", "acme/tools/skills", ""},
+		{"github", "Acme/Tools.GIT", "acme/tools"},
 		// url: scheme and host canonical, no user or fragment.
 		{"url", "HTTPS://Example.ORG:0443/Kit.tgz#x", "https://example.org/Kit.tgz"},
 		{"url", "http://example.org:80/kit.tgz", "http://example.org/kit.tgz"},
@@ -93,6 +100,12 @@ func TestCanonicalLocation(t *testing.T) {
 		{"url", "https://example.org/a%2Fb/kit.tgz", ""},
 		{"url", "https://example.org:65536/kit.tgz", ""},
 		{"url", "ftp://example.org/kit.tgz", ""},
+		// url: a path before the query, whose slashes are escaped, so
+		// that no query text is a host or path element.
+		{"url", "https://evil.example?.acme.corp/x.tgz", "https://evil.example/?.acme.corp%2Fx.tgz"},
+		{"url", "https://evil.example:443?.acme.corp/x.tgz", "https://evil.example/?.acme.corp%2Fx.tgz"},
+		{"url", "https://example.org", "https://example.org/"},
+		{"url", "https://example.org/dl?file=a/b#c/d", "https://example.org/dl?file=a%2Fb"},
 	}
 	for _, tt := range tests {
 		_, got, err := source.CanonicalLocation(tt.kind, tt.in)
@@ -123,7 +136,8 @@ func TestGitLocation(t *testing.T) {
 		{"file:///srv/repos//acme/tools", "/srv/repos/acme/tools"},
 		{"file://localhost/srv/repos/acme/tools", "/srv/repos/acme/tools"},
 		{"file://LOCALHOST/srv/repos/acme/tools.git", "/srv/repos/acme/tools"},
-		{"https://github.com/Acme/Tools.git", "github.com/acme/tools"},
+		{"https://bitbucket.org/Acme/Tools.GIT", "bitbucket.org/acme/tools"},
+		{"https://github.com/Acme/Tools.git", "acme/tools"},
 		{"https://bücher.example/team/skills", "xn--bcher-kva.example/team/skills"},
 		{"https://git.example.org/team/%2e%2e/evil", ""},
 		{"https://git.example.org/team/%2E/skills", ""},
@@ -140,7 +154,7 @@ func TestGitLocation(t *testing.T) {
 		{"git@git.example.org:team/skills.git", ""},
 	}
 	for _, tt := range tests {
-		got, err := source.GitLocation(tt.in)
+		_, got, err := source.GitLocation(tt.in)
 		switch {
 		case tt.want == "" && !errors.Is(err, source.ErrInvalid):
 			t.Errorf("GitLocation(%q) = %q, %v; want ErrInvalid", tt.in, got, err)
@@ -150,9 +164,56 @@ func TestGitLocation(t *testing.T) {
 	}
 }
 
-// TestCanonicalKind checks rule 12: a github location on another host
-// than github.com is kind git, at the location its git+https address has.
+// TestGitLocationOnGitHub checks rule 11 for github.com: every spelling
+// of a repository on github.com is kind github at OWNER/REPO, as
+// github:OWNER/REPO is, and one that names no OWNER/REPO is refused.
+func TestGitLocationOnGitHub(t *testing.T) {
+	for _, tt := range []struct{ in, kind, loc string }{
+		{"https://github.com/acme/tools", "github", "acme/tools"},
+		{"https://GitHub.com/Acme/Tools.GIT", "github", "acme/tools"},
+		{"https://github.com:443/acme/tools.git/", "github", "acme/tools"},
+		{"ssh://git@github.com/acme/tools.git", "github", "acme/tools"},
+		{"ssh://git@github.com:22/acme/tools", "github", "acme/tools"},
+		{"git://github.com/acme/tools", "github", "acme/tools"},
+		{"https://www.github.com/acme/tools", "github", "acme/tools"},
+		{"https://WWW.GitHub.com/Acme/Tools.GIT", "github", "acme/tools"},
+		{"https://github.com:8443/acme/tools", "git", "github.com:8443/acme/tools"},
+		{"https://ghe.acme.corp/acme/tools", "git", "ghe.acme.corp/acme/tools"},
+		{"https://github.com/acme/tools/skills", "", ""},
+		{"https://github.com/acme", "", ""},
+		{"https://github.com/a.b/tools", "", ""},
+		{"https://githuB.Com/A./00", "", ""},
+	} {
+		kind, loc, err := source.GitLocation(tt.in)
+		switch {
+		case tt.kind == "" && !errors.Is(err, source.ErrInvalid):
+			t.Errorf("GitLocation(%q) = %s, %q, %v; want ErrInvalid", tt.in, kind, loc, err)
+		case tt.kind != "" && (err != nil || kind != tt.kind || loc != tt.loc):
+			t.Errorf("GitLocation(%q) = %s, %q, %v; want %s, %q", tt.in, kind, loc, err, tt.kind, tt.loc)
+		}
+		if tt.kind == "" {
+			continue
+		}
+		if k, l, err := source.CanonicalLocation(kind, loc); err != nil || k != kind || l != loc {
+			t.Errorf("CanonicalLocation(%s, %q) = %s, %q, %v; want it unchanged", kind, loc, k, l, err)
+		}
+	}
+}
+
+// TestCanonicalKind checks rules 11 and 12: a github location on another
+// host than github.com is kind git, at the location its git+https
+// address has, and a git location on github.com is kind github.
 func TestCanonicalKind(t *testing.T) {
+	for _, tt := range []struct{ in, kind, loc string }{
+		{"github.com/Acme/Tools.git", "github", "acme/tools"},
+		{"WWW.GitHub.com:443/acme/tools", "github", "acme/tools"},
+		{"git.acme.corp/acme/tools", "git", "git.acme.corp/acme/tools"},
+	} {
+		kind, loc, err := source.CanonicalLocation("git", tt.in)
+		if err != nil || kind != tt.kind || loc != tt.loc {
+			t.Errorf("CanonicalLocation(git, %q) = %s, %q, %v; want %s, %q", tt.in, kind, loc, err, tt.kind, tt.loc)
+		}
+	}
 	for _, tt := range []struct{ in, kind, loc string }{
 		{"acme/tools", "github", "acme/tools"},
 		{"GitHub.com:443/Acme/Tools", "github", "acme/tools"},
@@ -175,8 +236,18 @@ func TestCanonicalPattern(t *testing.T) {
 		{"oci", "[0::1]:05000/acme/*", "oci", `\[::1\]:5000/acme/*`},
 		{"oci", "ghcr.io/[a-c]*/x", "oci", "ghcr.io/[a-c]*/x"},
 		{"git", "**", "git", "**"},
-		{"git", "git.acme.corp:0022/team//*.git", "git", "git.acme.corp/team/*.git"},
-		{"git", "github.com/Acme/*", "git", "github.com/acme/*"},
+		{"git", "git.acme.corp:0022/team//*.git", "git", "git.acme.corp/team/*"},
+		{"git", "git.acme.corp/team/tools.git/", "git", "git.acme.corp/team/tools"},
+		{"git", "/srv/*.git", "git", "/srv/*"},
+		{"git", "/srv/**/.git", "git", "/srv/**"},
+		{"git", "gitlab.com/Team/*.GIT", "git", "gitlab.com/team/*"},
+		{"git", "github.com/Acme/*", "github", "acme/*"},
+		{"git", "GitHub.com:443/acme/*.git", "github", "acme/*"},
+		{"git", "github.com/**", "github", "**"},
+		{"github", "acme/tools/**", "github", "acme/tools/**"},
+		{"github", "acme/**/tools", "github", "acme/**/tools"},
+		{"url", "https://*.acme.corp", "url", "https://*.acme.corp/"},
+		{"url", "https://**", "url", "https://**"},
 		{"git", "/srv/repos//acme/tools.git", "git", "/srv/repos/acme/tools"},
 		{"github", "Acme/*", "github", "acme/*"},
 		{"github", "[a-c]*/x", "github", "[a-c]*/x"},
@@ -196,6 +267,11 @@ func TestCanonicalPattern(t *testing.T) {
 		{"git", "git.acme.corp:65536/**"},
 		{"github", "acme"},
 		{"github", "ghe.acme.corp/acme"},
+		{"github", "acme/tools/skills/*"},
+		{"github", "acme/tools/skills"},
+		{"github", "ghe.acme.corp/acme/tools/skills/*"},
+		{"git", "github.com/acme/tools/skills/*"},
+		{"git", "github.com/acme"},
 		{"url", "ftp://example.org/*"},
 	} {
 		if _, got, err := source.CanonicalPattern(tt.kind, tt.in); !errors.Is(err, source.ErrInvalid) {
@@ -213,6 +289,7 @@ func FuzzCanonicalLocation(f *testing.F) {
 		"ghcr.io:0443/acme/x", "[::1]:0443/acme/x", "bücher.example/acme/x", "ＧＨＣＲ.io/acme/x",
 		"git.example.org:0022/team//skills.git/", "/srv/repos//acme/tools/.git", "GitHub.com/Acme/Tools.git",
 		"ghe.acme.corp:443/Acme/Tools", "HTTPS://Example.ORG:0443/Kit.tgz#x", "ghcr.io/acme/%2e%2e/x", "0x7f.1/x",
+		"https://evil.example?.acme.corp/x.tgz", "https://a.example/d?f=a/b", "www.github.com:22/Acme/Tools.GIT",
 	} {
 		for _, kind := range []string{"oci", "git", "github", "url"} {
 			f.Add(kind, s)

@@ -101,25 +101,45 @@
 //     slashes collapsed, the trailing slash and one .git suffix (or a
 //     last element .git) dropped, and in lower case on the hosts that
 //     ignore its case (github.com, gitlab.com, codeberg.org,
-//     bitbucket.org, gitea.com). A file URL (no host, or localhost) is
-//     /PATH alone. Refused: a "." or ".." element (also
+//     bitbucket.org, gitea.com), where case is folded first, so that
+//     .GIT is dropped too (Tools.GIT is tools). A file URL (no host, or
+//     localhost) is /PATH alone. A repository on github.com (or
+//     www.github.com), whatever its scheme, port or case, is kind
+//     "github" at OWNER/REPO (rule 12), the location github:OWNER/REPO
+//     has, so that one repository has one kind and location; its path
+//     must then be OWNER/REPO. Refused: a "." or ".." element (also
 //     percent-encoded), a backslash, an encoded slash (%2F, %5C), a
 //     query or fragment, a control character, no path, a scheme other
-//     than https, http, ssh, git and file, a file URL with another host.
+//     than https, http, ssh, git and file, a file URL with another host,
+//     a path on github.com that is not OWNER/REPO.
 //  12. github ([GitHubLocation]): OWNER/REPO in lower case for
-//     github.com. A GitHub repository on another host (an Enterprise
-//     Server, or the one GITHUB_API_URL names) is kind "git" at
-//     HOST/OWNER/REPO, the location its git+https address has; a github
-//     location written HOST/OWNER/REPO (its first element holds a "." or
-//     a ":", or is localhost: [IsHostElement]) is read so.
+//     github.com, a .git suffix dropped after the case is folded; a
+//     location with more or fewer elements (acme/tools/skills, acme) is
+//     refused, as no repository has it. A GitHub repository on another
+//     host (an Enterprise Server, or the one GITHUB_API_URL names) is
+//     kind "git" at HOST/OWNER/REPO, the location its git+https address
+//     has; a github location written HOST/OWNER/REPO (its first element
+//     holds a "." or a ":", or is localhost: [IsHostElement]) is read so.
 //  13. url ([URLLocation]): the URL with scheme and host by rule 9
-//     (default ports 443 and 80), without user information or fragment.
-//     A "." or ".." segment, a backslash or an encoded slash is refused.
+//     (default ports 443 and 80), without user information or fragment,
+//     with a path, "/" at least, before the query, and every "/" of the
+//     query written %2F: no query text becomes or joins a host or path
+//     element (https://evil.example?.acme.corp/x is
+//     https://evil.example/?.acme.corp%2Fx). A "." or ".." segment, a
+//     backslash or an encoded slash in the path is refused.
 //  14. A policy's pattern ([CanonicalPattern]) is made canonical as a
 //     location of its kind, element by element, except that an element
 //     with a wildcard (*, ?, [) is kept as written (in lower case where
 //     case is ignored), a host with one is only lower-cased, an IPv6
-//     host's brackets are escaped, and the path may be empty.
+//     host's brackets are escaped, and the path may be empty. A git
+//     pattern's last element loses a .git suffix, wildcard or not (no
+//     location ends in .git: team/*.git is team/*); a git pattern on
+//     github.com is a github pattern (git:github.com/acme/* is
+//     github:acme/*); a url pattern has a "/" after its host. A github
+//     pattern (a git pattern on github.com too) names at least two
+//     elements unless one is **, and at most two besides **, after its
+//     host: acme/tools/** may match an OWNER/REPO, acme/tools/skills/*
+//     none, and is refused.
 //
 // What holds on Linux holds on macOS and Windows: nothing here depends on
 // the system.

@@ -29,10 +29,11 @@ func (c *Client) TrustedSkill(key string, p Pin) skill.Skill {
 	return s
 }
 
-// Origin returns where the skill comes from, as a policy sees it: kind
-// "git", the repository's canonical location ([source.GitLocation]: host
-// and cleaned path, so file://localhost/srv//r and file:///srv/r are
-// one), pinned when the pin names a full commit, and the pinned source
+// Origin returns where the skill comes from, as a policy sees it: the
+// repository's canonical kind and location ([source.GitLocation]: kind
+// "git" at the host and cleaned path, so file://localhost/srv//r and
+// file:///srv/r are one; kind "github" at OWNER/REPO for a repository on
+// github.com, as github:OWNER/REPO has), pinned when the pin names a full commit, and the pinned source
 // to show, without credentials. A URL that cannot be made canonical (a
 // "." or ".." segment, a port that is no port) cannot be checked against
 // a policy: its kind is then "unknown", which every rule that could
@@ -40,11 +41,11 @@ func (c *Client) TrustedSkill(key string, p Pin) skill.Skill {
 func (s TrustedSource) Origin() policy.Source {
 	shown := s.pin
 	shown.Source.URL = display(shown.Source.URL)
-	loc, err := source.GitLocation(s.pin.Source.URL)
+	kind, loc, err := source.GitLocation(s.pin.Source.URL)
 	if err != nil {
 		return policy.Source{Kind: "unknown", Display: shown.String()}
 	}
-	return policy.Source{Kind: "git", Location: loc, Pinned: gitsyntax.IsCommit(strings.ToLower(s.pin.Commit)), Display: shown.String()}
+	return policy.Source{Kind: kind, Location: loc, Pinned: gitsyntax.IsCommit(strings.ToLower(s.pin.Commit)), Display: shown.String()}
 }
 
 // VerifyCommit is [Client.VerifyCommit] of the pin the skill was built

@@ -71,16 +71,22 @@ func TestTrustedSkillOriginCanonical(t *testing.T) {
 		"http://127.0.0.1:08080/acme/tools.git":     "127.0.0.1:8080/acme/tools",
 		"https://GIT.acme.corp:443/acme/tools":      "git.acme.corp/acme/tools",
 		"ssh://git@git.acme.corp:022/acme/tools":    "git.acme.corp/acme/tools",
-		"https://github.com/Acme/Tools.git":         "github.com/acme/tools",
+		"https://github.com/Acme/Tools.git":         "github:acme/tools",
+		"ssh://git@GitHub.com:22/acme/tools.GIT/":   "github:acme/tools",
 		"https://git.acme.corp:0/acme/tools":        "",
+		"https://github.com/acme/tools/skills":      "",
 	} {
 		pin := git.Pin{Source: git.Source{URL: u}, Commit: strings.Repeat("ab", 20)}
 		got := c.TrustedSkill("kit", pin).Source.(interface{ Origin() policy.Source }).Origin()
+		kind, loc := "git", want
+		if l, ok := strings.CutPrefix(want, "github:"); ok {
+			kind, loc = "github", l
+		}
 		switch {
 		case want == "" && got.Kind != "unknown":
 			t.Errorf("Origin() of %s = %+v, want kind unknown", u, got)
-		case want != "" && (got.Kind != "git" || got.Location != want):
-			t.Errorf("Origin() of %s = %+v, want git at %s", u, got, want)
+		case want != "" && (got.Kind != kind || got.Location != loc):
+			t.Errorf("Origin() of %s = %+v, want %s at %s", u, got, kind, loc)
 		}
 	}
 }
