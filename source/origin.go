@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/idna"
+
+	"github.com/agentadaptor/agentadaptor/internal/loopback"
 )
 
 // The canonical locations of rules 9 to 14. A trust policy matches every
@@ -113,25 +115,10 @@ func OCILocation(host, repo string) (string, error) {
 // to over plain HTTP (port 80), any other over HTTPS (port 443).
 func ociHost(host string) (string, error) {
 	port := "443"
-	if loopbackHost(host) {
+	if loopback.Host(host) { // as package source/oci decides to speak plain HTTP
 		port = "80"
 	}
 	return CanonicalHost(host, port)
-}
-
-// loopbackHost reports whether host (with an optional port) is a loopback
-// address or localhost, as package source/oci decides to speak plain
-// HTTP.
-func loopbackHost(host string) bool {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // gitDefaultPorts are the default ports of git's schemes (rule 11): a

@@ -129,17 +129,3 @@ func validPort(host string) bool {
 func (r Reference) name() string {
 	return r.Repository[strings.LastIndexByte(r.Repository, '/')+1:]
 }
-
-// loopback reports whether host (with an optional port) is a loopback
-// address or the name localhost, which is spoken to over plain HTTP.
-func loopback(host string) bool {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}

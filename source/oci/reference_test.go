@@ -55,30 +55,6 @@ func TestParseReferenceRefusals(t *testing.T) {
 	}
 }
 
-func TestLoopback(t *testing.T) {
-	tests := []struct {
-		host string
-		want bool
-	}{
-		{"localhost", true},
-		{"LocalHost:5000", true},
-		{"127.0.0.1", true},
-		{"127.255.0.9:80", true},
-		{"[::1]:5000", true},
-		{"::1", true},
-		{"localhost.example.org", false},
-		{"10.0.0.1:5000", false},
-		{"192.168.1.1", false},
-		{"ghcr.io", false},
-		{"[::2]:5000", false},
-	}
-	for _, tt := range tests {
-		if got := loopback(tt.host); got != tt.want {
-			t.Errorf("loopback(%q) = %v, want %v", tt.host, got, tt.want)
-		}
-	}
-}
-
 func FuzzParseReference(f *testing.F) {
 	for _, s := range []string{"oci://ghcr.io/a/b:1", "oci://h/r@sha256:" + strings.Repeat("0", 64), "oci://h:1/r:t@x", "oci://@/:", "oci://h/r:t:u"} {
 		f.Add(s)

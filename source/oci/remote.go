@@ -15,6 +15,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote/credentials"
 	"oras.land/oras-go/v2/registry/remote/errcode"
 
+	"github.com/agentadaptor/agentadaptor/internal/loopback"
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
@@ -24,7 +25,7 @@ func (c *config) repository(r Reference) *remote.Repository {
 	return &remote.Repository{
 		Client:    c.authClient(),
 		Reference: registry.Reference{Registry: r.Host, Repository: r.Repository},
-		PlainHTTP: loopback(r.Host),
+		PlainHTTP: loopback.Host(r.Host),
 	}
 }
 
@@ -65,7 +66,7 @@ func (c *config) classify(ctx context.Context, r Reference, err error) error {
 // cannot be reached at all (the operation's own error says so better).
 func (c *config) ping(ctx context.Context, r Reference) error {
 	scheme := "https"
-	if loopback(r.Host) {
+	if loopback.Host(r.Host) {
 		scheme = "http"
 	}
 	url := scheme + "://" + r.Host + "/v2/"
