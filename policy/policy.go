@@ -163,7 +163,10 @@ func (s Source) published() bool {
 // another host than github.com is of kind git, and a git location on
 // github.com of kind github); one that cannot be is an
 // error wrapping [source.ErrInvalid]. A relative local path is made
-// absolute against the working folder. The source is not pinned.
+// absolute against the working folder; a local path, and a git location
+// on the local disk (git:/srv/repos/x), is its real path, links resolved
+// as the installer resolves a source's ([source.RealPath]). The source
+// is not pinned.
 func ParseSource(text string) (Source, error) {
 	kind, loc, ok := strings.Cut(text, ":")
 	if !ok || !knownKind(kind) || loc == "" {
@@ -174,13 +177,17 @@ func ParseSource(text string) (Source, error) {
 		if err != nil {
 			return Source{}, fmt.Errorf("source %q: %w", text, err)
 		}
-		return Source{Kind: kind, Location: filepath.ToSlash(abs), Display: text}, nil
+		return Source{Kind: kind, Location: filepath.ToSlash(source.RealPath(abs)), Display: text}, nil
 	}
-	kind, loc, err := source.CanonicalLocation(kind, loc)
+	canonKind, canon, err := source.CanonicalLocation(kind, loc)
+	if err == nil && canonKind == "git" && strings.HasPrefix(loc, "/") {
+		// The written path is checked first, so that no ".." is resolved away.
+		canonKind, canon, err = source.CanonicalLocation(kind, filepath.ToSlash(source.RealPath(filepath.FromSlash(loc))))
+	}
 	if err != nil {
 		return Source{}, fmt.Errorf("source %q: %w", text, err)
 	}
-	return Source{Kind: kind, Location: loc, Display: text}, nil
+	return Source{Kind: canonKind, Location: canon, Display: text}, nil
 }
 
 // Policy is the effective policy of one scope. The zero Policy, and one
