@@ -100,13 +100,17 @@ type Source struct {
 	// Location is where it is, canonical (rule 15; package source's
 	// functions make it): github "owner/repo"; git "host/path" (no
 	// scheme, user, default port or .git suffix; "/path" for a file
-	// URL; "host/owner/repo" for a GitHub repository on another host
-	// than github.com); oci "host/repo"; url the URL without
-	// credentials or fragment, with a path before its query and the
-	// query's slashes as %2F; local an absolute, cleaned path. The
-	// policy makes a location canonical again before matching it, so a
-	// caller may give any spelling of it, and its kind too: a git
-	// location on github.com is kind github.
+	// URL, its real path; "host/owner/repo" for a GitHub repository on
+	// another host than github.com); oci "host/repo"; url the URL
+	// without credentials or fragment, with a path before its query
+	// and the query's slashes as %2F; local an absolute, cleaned path,
+	// its real path. The policy makes a location canonical again before
+	// matching it, so a caller may give any spelling of it, and its kind
+	// too: a git location on github.com is kind github. It does not read
+	// the disk: a caller resolves a path's links first
+	// ([source.RealPath], [source.RealGitLocation]), as package install
+	// and the SDK's origins do, or a path through a link is matched as
+	// written.
 	Location string
 	// Pinned reports whether the source names an immutable version: a
 	// commit, a manifest digest, a URL's #sha256=.
