@@ -155,13 +155,7 @@
 //     Add too); frozen
 //     (as npm ci), it restores them too but records nothing new: it
 //     checks every skill first and fails without changing anything,
-//     listing every source whose content no longer matches. A local
-//     source of a project's lock file whose folder is outside the
-//     project (its real path, links followed) is taken by Sync only as
-//     the lock file records it, frozen or not: other content there is
-//     refused ([ErrRefused], naming the folder), so that a lock file
-//     from elsewhere (a cloned repository's) cannot copy the user's own
-//     folders into the project; Add records such a folder again. Verify
+//     listing every source whose content no longer matches. Verify
 //     re-hashes what is installed, and fails with [ErrNothingRecorded]
 //     when the lock file records nothing.
 //  6. Interruptions: an add, remove or sync marks the skills it is about

@@ -491,9 +491,6 @@ func (in *Installer) syncWants(ctx context.Context, lock *lockFile) (_ []want, c
 		read = append(read, r)
 		for _, name := range names {
 			w, err := recordedWant(name, k.source, lock.Skills[name], r)
-			if err == nil && k.pin == "" {
-				err = in.outsideAsRecorded(ctx, name, k.source, &w.c, lock.Skills[name])
-			}
 			if err == nil {
 				err = in.auditRecorded(ctx, &w.c, lock.Skills[name].AllowedRisks)
 			}
@@ -593,32 +590,6 @@ func (in *Installer) syncSource(ctx context.Context, source, pin string, names [
 	in.checkAll(ctx, r.skills, pin)
 	st.mark(r.skills)
 	return r, nil
-}
-
-// outsideAsRecorded refuses c, the skill name a sync read from source,
-// recorded as entry, when source is a local folder outside the project
-// whose content is not what entry records (rule 5): a lock file is part
-// of what a project's clone brings, and must not make a sync copy the
-// user's own folders into the project.
-func (in *Installer) outsideAsRecorded(ctx context.Context, name, source string, c *candidate, entry *lockEntry) error {
-	if in.scope != Project || entry == nil || isURL(source) {
-		return nil
-	}
-	if rs, err := in.parseSource(source, false); err != nil || rs != nil {
-		return nil
-	}
-	dir := in.sourcePath(source)
-	if _, outside := in.inProject("local source", source, dir); outside == "" {
-		return nil
-	}
-	d, err := checkTree(ctx, c.tree(), c.name, in.cache)
-	if err != nil {
-		return fmt.Errorf("skill %s in %s: %w", name, source, err)
-	}
-	if d == entry.Digest {
-		return nil
-	}
-	return fmt.Errorf("%w: skill %s: its source %s is a folder outside the project that holds other content than the lock file records; a sync takes a folder outside the project only as the lock file records it, so that a lock file from elsewhere cannot copy your own files into the project: if you changed the folder yourself, run 'agentskills add %s' to record it again", ErrRefused, name, source, source)
 }
 
 // sourcePath turns a recorded source back into one Add takes.
