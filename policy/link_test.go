@@ -76,3 +76,16 @@ func TestParseSourceDotSegmentNotResolved(t *testing.T) {
 		t.Errorf("ParseSource(git:%s/a/../b) = %+v, want an error", base, s)
 	}
 }
+
+// A local pattern of a policy file named by a relative path is relative
+// too: its wildcards stay wildcards.
+func TestPatternRelativeFileKeepsWildcards(t *testing.T) {
+	t.Chdir(t.TempDir())
+	p, err := policy.Parse([]byte("version: 1\nsources:\n  allow: [\"local:skills/*\"]\n"), policy.FileName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Check(policy.Source{Kind: "local", Location: "skills/review"}); err != nil {
+		t.Errorf("allow [local:skills/*] in a file named by a relative path: Check(local skills/review) = %v, want allowed", err)
+	}
+}

@@ -95,6 +95,10 @@ func parsePattern(text string, line int, dir, home string) (pattern, error) {
 // canonical. The real path's elements are matched as they are, a
 // wildcard character in one escaped.
 func realPattern(kind, loc string) ([]string, error) {
+	if !filepath.IsAbs(filepath.FromSlash(loc)) {
+		_, canon, err := source.CanonicalPattern(kind, loc)
+		return split(kind, canon), err // a relative policy file's folder: nothing to resolve
+	}
 	head, rest := source.RealPathPattern(filepath.FromSlash(loc))
 	head = filepath.ToSlash(head)
 	real := strings.Split(strings.TrimSuffix(head, "/"), "/")

@@ -26,8 +26,11 @@ func RealPath(p string) string {
 // escape (\) is resolved, the longest leading part of it that exists.
 // It returns head, that part's real path (p's root when none exists),
 // and rest, the elements that follow as written, joined with "/" ("" for
-// none). A relative p is head alone, cleaned.
+// none). A relative p is all rest, cleaned, with head "".
 func RealPathPattern(p string) (head, rest string) {
+	if !filepath.IsAbs(p) {
+		return "", filepath.ToSlash(filepath.Clean(p))
+	}
 	h, r := realHead(p, true)
 	return h, strings.Join(r, "/")
 }
