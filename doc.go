@@ -109,7 +109,9 @@
 //     do: kind "oci", pinned to the manifest digest; and those of git's
 //     and github's Client.TrustedSkill: kind "git" or "github", pinned to
 //     the commit); else kind "local" for a folder (skill.Dir), by its
-//     absolute path; else kind "inline" for a skill with no location
+//     absolute path with links resolved (its real path, as a local
+//     pattern's is: package source, rule 15); a git skill from a file
+//     URL is at its repository's real path too; else kind "inline" for a skill with no location
 //     (skill.Inline, skill.FS); else kind "unknown": an archive without
 //     an origin, as oci.Skill, oci.Artifact.Skill and the Client.Skill
 //     of git and github build, or a source of another type. No pattern

@@ -146,7 +146,8 @@ func sourceDisplay(s policy.Source) string {
 
 // OriginOf returns where src comes from as the policy sees it: src's own
 // [Origin], else a local folder for a source with a SkillPath method
-// (absolute and cleaned, not pinned), else Kind "inline" for a source
+// (absolute, at its real path with links resolved as package source's
+// rule 15 says, not pinned), else Kind "inline" for a source
 // with no location (an InlineSkillMD or SkillFS method: skill.Inline,
 // skill.FS), else Kind "unknown": an archive or a source of another type
 // that comes from somewhere it does not say.
@@ -159,7 +160,7 @@ func OriginOf(src skill.Source) policy.Source {
 		if err != nil {
 			loc = filepath.Clean(p.SkillPath())
 		}
-		return policy.Source{Kind: "local", Location: loc, Display: p.SkillPath()}
+		return policy.Source{Kind: "local", Location: source.RealPath(loc), Display: p.SkillPath()}
 	}
 	switch src.(type) {
 	case interface{ InlineSkillMD() string }, interface {

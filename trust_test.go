@@ -121,13 +121,22 @@ func TestPolicyRefusesSources(t *testing.T) {
 // TestPolicyOrigins checks rule 1: where a skill comes from.
 func TestPolicyOrigins(t *testing.T) {
 	dir := skillDir(t, "review")
+	real, err := filepath.EvalSymlinks(dir) // t.TempDir is under a link on macOS
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Skip("no symbolic links:", err)
+	}
 	oci := policy.Source{Kind: "oci", Location: "ghcr.io/acme/review", Pinned: true}
 	tests := []struct {
 		name string
 		src  skill.Source
 		want policy.Source
 	}{
-		{"folder", skill.PathSource{Path: dir}, policy.Source{Kind: "local", Location: dir, Display: dir}},
+		{"folder", skill.PathSource{Path: dir}, policy.Source{Kind: "local", Location: real, Display: dir}},
+		{"folder through a link", skill.PathSource{Path: link}, policy.Source{Kind: "local", Location: real, Display: link}},
 		{"inline", skill.InlineSource{SkillMD: "x"}, policy.Source{Kind: "inline"}},
 		{"own origin", originSource{skill.InlineSource{SkillMD: "x"}, oci}, oci},
 		{"archive", skill.ArchiveSource{Fingerprint: "f"}, policy.Source{Kind: "unknown", Display: "an archive without an origin (fingerprint f)"}},

@@ -95,14 +95,16 @@ func hostedPolicySource(s policy.Source, text string) (policy.Source, error) {
 }
 
 // gitPolicySource completes s, the policy's view of the git source src
-// typed as text: the canonical kind and location source.GitLocation
-// gives (kind "git", or "github" for a repository on github.com), pinned when the ref is a commit; a URL whose location cannot be
-// made canonical is refused (# Trust, rule 1).
+// typed as text: the canonical kind and location source.RealGitLocation
+// gives (kind "git", or "github" for a repository on github.com; a file
+// URL at its real path, whatever link names it), pinned when the ref is
+// a commit; a URL whose location cannot be made canonical is refused
+// (# Trust, rule 1).
 func gitPolicySource(s policy.Source, text string, src git.Source) (policy.Source, error) {
 	if u, err := url.Parse(src.URL); err == nil && policy.HasDotSegment(u.Path) {
 		return s, dotSegmentError(text)
 	}
-	kind, loc, err := source.GitLocation(src.URL)
+	kind, loc, err := source.RealGitLocation(src.URL) // a file URL's real path (package source, rule 15)
 	if err != nil {
 		return s, notCanonical(s, err)
 	}

@@ -503,7 +503,11 @@
 //     ".." segment (also percent-encoded, as %2e%2e or ..%2f) is refused
 //     with [ErrInvalidSource], so a pattern such as host/allowed/**
 //     cannot be escaped by host/allowed/../evil; a local path is cleaned
-//     first. A GitHub source named without a host (github:OWNER/REPO,
+//     first. A local folder, and a git file URL's repository, is at its
+//     real path, links resolved (package source, rule 15), as a local or
+//     git:/... pattern is: git+file:///proc/self/root/srv/repos/x, or
+//     a path through any link to the folder, is /srv/repos/x, which a
+//     rule for git:/srv/repos/* matches. A GitHub source named without a host (github:OWNER/REPO,
 //     OWNER/REPO) read through another API than github.com's
 //     ($GITHUB_API_URL) is that host's repository, kind "git" at
 //     HOST/OWNER/REPO (package github, rule 16): github:OWNER/* does not

@@ -172,8 +172,9 @@ func (r *lockSigner) requirement(root string) (signature.Requirement, error) {
 // PolicySource returns source (any source Add takes, or one a lock file
 // records) as the policy sees it: its kind, its canonical location,
 // whether it is pinned, and how to show it. A local path is made
-// absolute against the current folder. It reads nothing over the
-// network.
+// absolute against the current folder, and a local path or file URL is
+// its real path, links resolved (package source, rule 15). It reads
+// nothing over the network.
 func (in *Installer) PolicySource(text string) (policy.Source, error) {
 	return in.policySource(text, "", true)
 }
@@ -246,7 +247,7 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 			return s, err
 		}
 	}
-	s.Kind, s.Location = "local", filepath.ToSlash(filepath.Clean(p))
+	s.Kind, s.Location = "local", filepath.ToSlash(source.RealPath(p)) // the folder read, whatever link names it (package source, rule 15)
 	return s, nil
 }
 

@@ -96,6 +96,18 @@
 //     pattern is an absolute path, a path starting with ~/ (the home the
 //     policy is loaded for), or a path relative to the policy file's
 //     folder; it is cleaned and compared with slashes, also on Windows.
+//     A local pattern, and a git pattern for the local disk (git:/...),
+//     is resolved through links when the file is read, as the sources
+//     are (rule 15): the longest leading run of elements without a
+//     wildcard that exists is replaced by its real path, and the rest is
+//     kept as written. So git:/srv/repos/acme/* where /srv is a link to
+//     /data/srv is git:/data/srv/repos/acme/*, and matches the
+//     repository file:///srv/repos/acme/tools, whose location is
+//     /data/srv/repos/acme/tools, as it matches one named through any
+//     other link to it; on macOS a pattern under /tmp or /var is one
+//     under /private. A wildcard character in the real path matches
+//     itself alone. A folder created or a link changed after the file is
+//     read is not seen until it is read again.
 //  4. sources.pinned: true requires every published source (github, git,
 //     oci, url) to name an immutable version: a commit, a manifest
 //     digest, a URL's #sha256=. Local and inline sources are not
@@ -205,7 +217,7 @@
 //  15. Every rule (sources.allow, sources.pinned, signers with keys or
 //     identities, signers with commits, audit.accept) is matched against
 //     the source's canonical location, made by the functions of package
-//     source (its rules 9 to 14) for the installer, the SDK's origins and
+//     source (its rules 9 to 15) for the installer, the SDK's origins and
 //     this package alike; [Policy.Check], [Policy.SignerRules],
 //     [Policy.CommitRules] and [Policy.Accepted] make a [Source]'s
 //     location canonical again, whoever built it. Every rule kind fails
@@ -216,7 +228,7 @@
 //     whatever the policy says.
 //
 // The canonical location of each kind of source, and the spellings that
-// map to it (package source, rules 9 to 14, says every step):
+// map to it (package source, rules 9 to 15, says every step):
 //
 //	kind    canonical location          spellings that map to it
 //	oci     HOST/REPO                   oci://GHCR.IO:443/acme/x:1, oci://ghcr.io:0443/acme/x@sha256:...,
@@ -226,8 +238,9 @@
 //	        (git.acme.corp/team/x)      git://git.acme.corp:9418/team/x, https://git.acme.corp/team/x.git;
 //	                                    the path in lower case on github.com, gitlab.com, codeberg.org,
 //	                                    bitbucket.org, gitea.com
-//	git     /PATH (a file URL)          git+file:///srv/repos//acme/x/, git+file://localhost/srv/repos/acme/x.git
-//	        (/srv/repos/acme/x)
+//	git     /PATH (a file URL), its     git+file:///srv/repos//acme/x/, git+file://localhost/srv/repos/acme/x.git,
+//	        real path, links resolved   git+file:///proc/self/root/srv/repos/acme/x, a path through any
+//	        (/srv/repos/acme/x)         link to the folder; a git:/... pattern is resolved too (rule 3)
 //	git     HOST/OWNER/REPO, another    https://GHE.acme.corp/Acme/X/tree/main, github:acme/x with
 //	        GitHub host                 GITHUB_API_URL=https://ghe.acme.corp/api/v3 (and the pattern
 //	        (ghe.acme.corp/acme/x)      github:ghe.acme.corp/acme/x)
@@ -240,7 +253,9 @@
 //	        (https://skills.acme.corp/kit.tgz)  https://user@skills.acme.corp/kit.tgz;
 //	        (https://a.example/?x=a%2Fb)        https://a.example?x=a/b: a path, at least "/",
 //	                                    before the query, whose slashes are %2F
-//	local   an absolute, cleaned path   ./skills/x, skills/../skills/x, local:skills/x
+//	local   an absolute, cleaned path,  ./skills/x, skills/../skills/x, local:skills/x, a path through a
+//	        its real path, links        link to the folder (on macOS /tmp/x is /private/tmp/x); a local
+//	        resolved                    pattern is resolved too (rule 3)
 //
 // A location cannot be made canonical, and every rule kind refuses it
 // (rule 15), when it has a port that is empty, signed, not decimal or not
@@ -256,7 +271,8 @@
 // # Platforms
 //
 // What holds on Linux holds on macOS and Windows: paths in local patterns
-// and sources are compared in slash form after cleaning, and the home
+// and sources are compared in slash form after cleaning and resolving
+// links (rule 3), and the home
 // (~) is the one [Load] is given. Matching of local paths is case for
 // case everywhere, also where the file system ignores case (macOS,
 // Windows): a pattern that differs from the path only in case refuses it,

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"fmt"
 	"path"
 	"path/filepath"
 	"slices"
@@ -70,11 +71,62 @@ func parsePattern(text string, line int, dir, home string) (pattern, error) {
 		return pattern{}, errors.New("pattern " + quote(text) + " names no repository: write github:" + loc + "/* for every repository of " + loc)
 	}
 	// Rule 15: the pattern's location is made canonical as a source's is.
-	kind, loc, err := source.CanonicalPattern(kind, loc)
+	kind, canon, err := source.CanonicalPattern(kind, loc)
 	if err != nil {
 		return pattern{}, errors.New("pattern " + quote(text) + ": " + err.Error())
 	}
-	return pattern{text: text, kind: kind, elems: split(kind, loc), line: line}, nil
+	elems = split(kind, canon)
+	if kind == "local" || kind == "git" && strings.HasPrefix(loc, "/") {
+		// Rule 3: a path on the local disk is resolved as a source's is.
+		if elems, err = realPattern(kind, loc); err != nil {
+			return pattern{}, errors.New("pattern " + quote(text) + ": " + err.Error())
+		}
+		if len(elems) > maxElements {
+			return pattern{}, errors.New("pattern " + quote(text) + " has more than 64 elements once its links are resolved")
+		}
+	}
+	return pattern{text: text, kind: kind, elems: elems, line: line}, nil
+}
+
+// realPattern returns the elements of a local or git pattern for the
+// local disk, loc (absolute, as written after ~ is expanded), with the
+// longest leading run of elements without a wildcard that exists
+// replaced by its real path (rule 3; package source, rule 15), then made
+// canonical. The real path's elements are matched as they are, a
+// wildcard character in one escaped.
+func realPattern(kind, loc string) ([]string, error) {
+	if !filepath.IsAbs(filepath.FromSlash(loc)) {
+		_, canon, err := source.CanonicalPattern(kind, loc)
+		return split(kind, canon), err // a relative policy file's folder: nothing to resolve
+	}
+	head, rest := source.RealPathPattern(filepath.FromSlash(loc))
+	head = filepath.ToSlash(head)
+	real := strings.Split(strings.TrimSuffix(head, "/"), "/")
+	if rest != "" {
+		head = strings.TrimSuffix(head, "/") + "/" + rest
+	}
+	_, canon, err := source.CanonicalPattern(kind, head)
+	if err != nil {
+		return nil, fmt.Errorf("its real path %s: %w", head, err)
+	}
+	elems := split(kind, canon)
+	for i := 0; i < len(real) && i < len(elems); i++ {
+		elems[i] = escapeGlob(elems[i])
+	}
+	return elems, nil
+}
+
+// escapeGlob escapes the characters of e that [path.Match] reads as
+// wildcards or escapes, so that e matches itself alone.
+func escapeGlob(e string) string {
+	var b strings.Builder
+	for _, c := range e {
+		if strings.ContainsRune(`*?[\`, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 // split returns the elements of location loc of a kind, with the parts

@@ -100,13 +100,17 @@ type Source struct {
 	// Location is where it is, canonical (rule 15; package source's
 	// functions make it): github "owner/repo"; git "host/path" (no
 	// scheme, user, default port or .git suffix; "/path" for a file
-	// URL; "host/owner/repo" for a GitHub repository on another host
-	// than github.com); oci "host/repo"; url the URL without
-	// credentials or fragment, with a path before its query and the
-	// query's slashes as %2F; local an absolute, cleaned path. The
-	// policy makes a location canonical again before matching it, so a
-	// caller may give any spelling of it, and its kind too: a git
-	// location on github.com is kind github.
+	// URL, its real path; "host/owner/repo" for a GitHub repository on
+	// another host than github.com); oci "host/repo"; url the URL
+	// without credentials or fragment, with a path before its query
+	// and the query's slashes as %2F; local an absolute, cleaned path,
+	// its real path. The policy makes a location canonical again before
+	// matching it, so a caller may give any spelling of it, and its kind
+	// too: a git location on github.com is kind github. It does not read
+	// the disk: a caller resolves a path's links first
+	// ([source.RealPath], [source.RealGitLocation]), as package install
+	// and the SDK's origins do, or a path through a link is matched as
+	// written.
 	Location string
 	// Pinned reports whether the source names an immutable version: a
 	// commit, a manifest digest, a URL's #sha256=.
@@ -163,7 +167,10 @@ func (s Source) published() bool {
 // another host than github.com is of kind git, and a git location on
 // github.com of kind github); one that cannot be is an
 // error wrapping [source.ErrInvalid]. A relative local path is made
-// absolute against the working folder. The source is not pinned.
+// absolute against the working folder; a local path, and a git location
+// on the local disk (git:/srv/repos/x), is its real path, links resolved
+// as the installer resolves a source's ([source.RealPath]). The source
+// is not pinned.
 func ParseSource(text string) (Source, error) {
 	kind, loc, ok := strings.Cut(text, ":")
 	if !ok || !knownKind(kind) || loc == "" {
@@ -174,13 +181,17 @@ func ParseSource(text string) (Source, error) {
 		if err != nil {
 			return Source{}, fmt.Errorf("source %q: %w", text, err)
 		}
-		return Source{Kind: kind, Location: filepath.ToSlash(abs), Display: text}, nil
+		return Source{Kind: kind, Location: filepath.ToSlash(source.RealPath(abs)), Display: text}, nil
 	}
-	kind, loc, err := source.CanonicalLocation(kind, loc)
+	canonKind, canon, err := source.CanonicalLocation(kind, loc)
+	if err == nil && canonKind == "git" && strings.HasPrefix(loc, "/") {
+		// The written path is checked first, so that no ".." is resolved away.
+		canonKind, canon, err = source.CanonicalLocation(kind, filepath.ToSlash(source.RealPath(filepath.FromSlash(loc))))
+	}
 	if err != nil {
 		return Source{}, fmt.Errorf("source %q: %w", text, err)
 	}
-	return Source{Kind: kind, Location: loc, Display: text}, nil
+	return Source{Kind: canonKind, Location: canon, Display: text}, nil
 }
 
 // Policy is the effective policy of one scope. The zero Policy, and one

@@ -140,9 +140,24 @@
 //     elements unless one is **, and at most two besides **, after its
 //     host: acme/tools/** may match an OWNER/REPO, acme/tools/skills/*
 //     none, and is refused.
+//  15. A path on the local disk, of a file URL ([RealGitLocation]) or a
+//     local folder ([RealPath]), is its real path: the longest leading
+//     part of it that exists is replaced by its real path
+//     ([filepath.EvalSymlinks]) and the rest kept, so that a repository
+//     or folder named through a link (/proc/self/root/srv/repos/x, a
+//     link to /srv/repos) has the location of the folder that is read
+//     (/srv/repos/x). A file URL's .git suffix is dropped after. A
+//     policy's git pattern for the local disk (git:/...) and its local
+//     pattern are resolved alike when the policy is read
+//     ([RealPathPattern]): the longest leading run of elements without a
+//     wildcard that exists is replaced by its real path, the rest kept,
+//     so that git:/srv/repos/acme/* where /srv is a link (as macOS's
+//     /tmp and /var are) matches the repositories the sources resolve
+//     to. [GitLocation] and [CanonicalLocation] do not resolve: a
+//     caller that reads the disk resolves before it matches.
 //
 // What holds on Linux holds on macOS and Windows: nothing here depends on
-// the system.
+// the system but rule 15, which reads the file system where it is.
 package source
 
 import (

@@ -45,7 +45,8 @@ it, the audit threshold and the findings the policy accepts for it.
 A SOURCE is written as add takes it (oci://HOST/REPO:TAG, github:OWNER/REPO,
 OWNER/REPO, git+https://..., an https:// address, ./FOLDER), and check
 answers what add would do with it: the policy sees its canonical location
-(host in lower case, default port dropped, path cleaned), and a source
+(host in lower case, default port dropped, path cleaned, a folder or
+file:// repository at its real path, links resolved), and a source
 whose location cannot be made canonical is denied, as add refuses it. The
 policy's own notation, KIND:LOCATION, is read too where it cannot be taken
 for a source of add: git:HOST/PATH, oci:HOST/REPO, url:https://..., and

@@ -30,10 +30,12 @@ func (c *Client) TrustedSkill(key string, p Pin) skill.Skill {
 }
 
 // Origin returns where the skill comes from, as a policy sees it: the
-// repository's canonical kind and location ([source.GitLocation]: kind
-// "git" at the host and cleaned path, so file://localhost/srv//r and
-// file:///srv/r are one; kind "github" at OWNER/REPO for a repository on
-// github.com, as github:OWNER/REPO has), pinned when the pin names a full commit, and the pinned source
+// repository's canonical kind and location ([source.RealGitLocation]:
+// kind "git" at the host and cleaned path, so file://localhost/srv//r
+// and file:///srv/r are one, and a file URL at its real path, links
+// resolved, so file:///proc/self/root/srv/r is /srv/r; kind "github" at
+// OWNER/REPO for a repository on github.com, as github:OWNER/REPO has),
+// pinned when the pin names a full commit, and the pinned source
 // to show, without credentials. A URL that cannot be made canonical (a
 // "." or ".." segment, a port that is no port) cannot be checked against
 // a policy: its kind is then "unknown", which every rule that could
@@ -41,7 +43,7 @@ func (c *Client) TrustedSkill(key string, p Pin) skill.Skill {
 func (s TrustedSource) Origin() policy.Source {
 	shown := s.pin
 	shown.Source.URL = display(shown.Source.URL)
-	kind, loc, err := source.GitLocation(s.pin.Source.URL)
+	kind, loc, err := source.RealGitLocation(s.pin.Source.URL)
 	if err != nil {
 		return policy.Source{Kind: "unknown", Display: shown.String()}
 	}

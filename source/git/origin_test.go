@@ -1,6 +1,8 @@
 package git_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -87,6 +89,38 @@ func TestTrustedSkillOriginCanonical(t *testing.T) {
 			t.Errorf("Origin() of %s = %+v, want kind unknown", u, got)
 		case want != "" && (got.Kind != kind || got.Location != loc):
 			t.Errorf("Origin() of %s = %+v, want %s at %s", u, got, kind, loc)
+		}
+	}
+}
+
+// A file URL's origin is its repository's real path (package source,
+// rule 15): through a link, or /proc/self/root, it is the location a
+// rule for the folder names.
+func TestTrustedSkillOriginThroughLink(t *testing.T) {
+	c, err := git.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(base, "repos", "acme", "tools"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(base, "repos"), filepath.Join(base, "link")); err != nil {
+		t.Skip("no symbolic links:", err)
+	}
+	want := filepath.ToSlash(filepath.Join(base, "repos", "acme", "tools"))
+	urls := []string{"file://" + filepath.ToSlash(base) + "/link/acme/tools"}
+	if _, err := os.Stat("/proc/self/root"); err == nil {
+		urls = append(urls, "file:///proc/self/root"+want)
+	}
+	for _, u := range urls {
+		pin := git.Pin{Source: git.Source{URL: u}, Commit: strings.Repeat("ab", 20)}
+		got := c.TrustedSkill("kit", pin).Source.(interface{ Origin() policy.Source }).Origin()
+		if got.Kind != "git" || got.Location != want {
+			t.Errorf("Origin() of %s = %+v, want git at %s", u, got, want)
 		}
 	}
 }
