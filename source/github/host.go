@@ -168,9 +168,20 @@ func APIHost(api string) (string, error) {
 	return apiHost(u), nil
 }
 
-// apiHost is APIHost of a checked API address.
+// apiHost is APIHost of a checked API address. The host is taken in
+// canonical form first (package source, rule 9: case, a trailing dot, a
+// default or zero-padded port), so that no other spelling of
+// api.github.com reads as another host, whose repositories github:
+// patterns do not name.
 func apiHost(u *url.URL) string {
 	host := strings.ToLower(u.Host)
+	defaultPort := "443"
+	if u.Scheme == "http" {
+		defaultPort = "80"
+	}
+	if c, err := source.CanonicalHost(host, defaultPort); err == nil {
+		host = c
+	}
 	switch name := hostname(host); {
 	case name == "api.github.com":
 		return ""
