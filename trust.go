@@ -32,7 +32,7 @@ var ErrPolicy = errors.New("agentadaptor: skill refused by the trust policy")
 // "unknown" otherwise (an archive, a source of another type), which a
 // policy with rules that could apply refuses.
 type Origin interface {
-	Origin() policy.Source
+	Origin() source.Origin
 }
 
 // SignatureVerifier is implemented by a skill source whose signatures can
@@ -61,7 +61,7 @@ type PolicyError struct {
 	// Key is the skill's key and Name its runtime name.
 	Key, Name string
 	// Source is where the skill comes from.
-	Source policy.Source
+	Source source.Origin
 	// Rule is the policy's rule that refused it, with its file and line:
 	// "sources.allow", "sources.pinned", "signers[N]" or "audit.fail_on".
 	Rule policy.Rule
@@ -134,7 +134,7 @@ func (e *PolicyError) Is(target error) bool { return target == ErrPolicy || targ
 func (e *PolicyError) Unwrap() error { return e.Err }
 
 // sourceDisplay names a source for messages.
-func sourceDisplay(s policy.Source) string {
+func sourceDisplay(s source.Origin) string {
 	switch {
 	case s.Display != "":
 		return s.Display
@@ -151,7 +151,7 @@ func sourceDisplay(s policy.Source) string {
 // with no location (an InlineSkillMD or SkillFS method: skill.Inline,
 // skill.FS), else Kind "unknown": an archive or a source of another type
 // that comes from somewhere it does not say.
-func OriginOf(src skill.Source) policy.Source {
+func OriginOf(src skill.Source) source.Origin {
 	if o, ok := src.(Origin); ok {
 		return o.Origin()
 	}
@@ -160,13 +160,13 @@ func OriginOf(src skill.Source) policy.Source {
 		if err != nil {
 			loc = filepath.Clean(p.SkillPath())
 		}
-		return policy.Source{Kind: "local", Location: source.RealPath(loc), Display: p.SkillPath()}
+		return source.Origin{Kind: "local", Location: source.RealPath(loc), Display: p.SkillPath()}
 	}
 	switch src.(type) {
 	case interface{ InlineSkillMD() string }, interface {
 		SkillFS() (fs.FS, string)
 	}:
-		return policy.Source{Kind: "inline"}
+		return source.Origin{Kind: "inline"}
 	}
 	if a, ok := src.(interface {
 		SkillArchive() (skill.Opener, string, string, string)
@@ -175,9 +175,9 @@ func OriginOf(src skill.Source) policy.Source {
 		if _, _, _, fp := a.SkillArchive(); fp != "" {
 			display += " (fingerprint " + fp + ")"
 		}
-		return policy.Source{Kind: "unknown", Display: display}
+		return source.Origin{Kind: "unknown", Display: display}
 	}
-	return policy.Source{Kind: "unknown", Display: fmt.Sprintf("a %T source without an origin", src)}
+	return source.Origin{Kind: "unknown", Display: fmt.Sprintf("a %T source without an origin", src)}
 }
 
 // PolicyOption configures the enforcement of a policy ([WithPolicy],
@@ -293,7 +293,7 @@ func (m *PolicyMaterializer) MaterializeContent(ctx context.Context, s skill.Ski
 // source, and returns the rule that refused it. A verdict is remembered by
 // the content digest and the source, so a warm run verifies nothing
 // again.
-func (m *PolicyMaterializer) checkSigners(ctx context.Context, s skill.Skill, origin policy.Source, digest string) (policy.Rule, error) {
+func (m *PolicyMaterializer) checkSigners(ctx context.Context, s skill.Skill, origin source.Origin, digest string) (policy.Rule, error) {
 	rules, err := m.policy.SignerRules(origin)
 	commits := m.policy.CommitRules(origin)
 	if err != nil || len(rules)+len(commits) == 0 {
@@ -361,7 +361,7 @@ func (m *PolicyMaterializer) audit(dir, digest string) (audit.Report, error) {
 // refusing returns the findings at or above the policy's threshold that
 // neither the policy accepts nor AllowRisk lets through, and the counts
 // of such findings past the audit's caps.
-func (m *PolicyMaterializer) refusing(rep audit.Report, name string, origin policy.Source) audit.Report {
+func (m *PolicyMaterializer) refusing(rep audit.Report, name string, origin source.Origin) audit.Report {
 	failOn := m.policy.FailOn()
 	return rep.Filter(func(f audit.Finding) bool {
 		return f.Severity >= failOn && !slices.Contains(m.allowRisk, f.Rule) && !m.policy.Accepted(f, name, origin)

@@ -52,10 +52,10 @@ func policyAgent(t *testing.T, p *policy.Policy, refs []skill.Ref, opts ...adapt
 // whose signature check answers verify (none: it carries no signature).
 type originSource struct {
 	skill.InlineSource
-	origin policy.Source
+	origin source.Origin
 }
 
-func (s originSource) Origin() policy.Source { return s.origin }
+func (s originSource) Origin() source.Origin { return s.origin }
 
 type signedSource struct {
 	originSource
@@ -76,7 +76,7 @@ func fromSource(key string, src skill.Source) skill.Skill {
 func TestPolicyRefusesSources(t *testing.T) {
 	dir := skillDir(t, "review")
 	allowed := skillDir(t, "allowed")
-	oci := policy.Source{Kind: "oci", Location: "registry.example/acme/review", Display: "oci://registry.example/acme/review:1"}
+	oci := source.Origin{Kind: "oci", Location: "registry.example/acme/review", Display: "oci://registry.example/acme/review:1"}
 	tests := []struct {
 		name     string
 		policy   string
@@ -129,18 +129,18 @@ func TestPolicyOrigins(t *testing.T) {
 	if err := os.Symlink(dir, link); err != nil {
 		t.Skip("no symbolic links:", err)
 	}
-	oci := policy.Source{Kind: "oci", Location: "ghcr.io/acme/review", Pinned: true}
+	oci := source.Origin{Kind: "oci", Location: "ghcr.io/acme/review", Pinned: true}
 	tests := []struct {
 		name string
 		src  skill.Source
-		want policy.Source
+		want source.Origin
 	}{
-		{"folder", skill.PathSource{Path: dir}, policy.Source{Kind: "local", Location: real, Display: dir}},
-		{"folder through a link", skill.PathSource{Path: link}, policy.Source{Kind: "local", Location: real, Display: link}},
-		{"inline", skill.InlineSource{SkillMD: "x"}, policy.Source{Kind: "inline"}},
+		{"folder", skill.PathSource{Path: dir}, source.Origin{Kind: "local", Location: real, Display: dir}},
+		{"folder through a link", skill.PathSource{Path: link}, source.Origin{Kind: "local", Location: real, Display: link}},
+		{"inline", skill.InlineSource{SkillMD: "x"}, source.Origin{Kind: "inline"}},
 		{"own origin", originSource{skill.InlineSource{SkillMD: "x"}, oci}, oci},
-		{"archive", skill.ArchiveSource{Fingerprint: "f"}, policy.Source{Kind: "unknown", Display: "an archive without an origin (fingerprint f)"}},
-		{"fs", skill.FSSource{Root: "."}, policy.Source{Kind: "inline"}},
+		{"archive", skill.ArchiveSource{Fingerprint: "f"}, source.Origin{Kind: "unknown", Display: "an archive without an origin (fingerprint f)"}},
+		{"fs", skill.FSSource{Root: "."}, source.Origin{Kind: "inline"}},
 	}
 	for _, tt := range tests {
 		if got := adaptor.OriginOf(tt.src); got != tt.want {
@@ -203,7 +203,7 @@ func keyPolicy(t *testing.T) (*policy.Policy, crypto.PublicKey) {
 // without a signature, or signed by another, is refused naming the rule.
 func TestPolicySigners(t *testing.T) {
 	p, pub := keyPolicy(t)
-	oci := policy.Source{Kind: "oci", Location: "registry.example/acme/review", Pinned: true, Display: "oci://registry.example/acme/review@sha256:1"}
+	oci := source.Origin{Kind: "oci", Location: "registry.example/acme/review", Pinned: true, Display: "oci://registry.example/acme/review@sha256:1"}
 	inline := originSource{skill.InlineSource{SkillMD: skillMD("review")}, oci}
 	verifier := func(err error) func([]signature.Requirement) (signature.Signer, error) {
 		return func(reqs []signature.Requirement) (signature.Signer, error) {
@@ -225,7 +225,7 @@ func TestPolicySigners(t *testing.T) {
 		{"another signer", signedSource{inline, verifier(fmt.Errorf("%w: signed by key sha256:2", signature.ErrUntrusted))}, signature.ErrUntrusted},
 		{"unsigned", signedSource{inline, verifier(fmt.Errorf("%w: no bundle", signature.ErrUnsigned))}, signature.ErrUnsigned},
 		{"no signature to check", inline, signature.ErrUnsigned},
-		{"another source", originSource{skill.InlineSource{SkillMD: skillMD("review")}, policy.Source{Kind: "oci", Location: "ghcr.io/other/review"}}, nil},
+		{"another source", originSource{skill.InlineSource{SkillMD: skillMD("review")}, source.Origin{Kind: "oci", Location: "ghcr.io/other/review"}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -272,7 +272,7 @@ func TestPolicyCommits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gh := originSource{skill.InlineSource{SkillMD: skillMD("review")}, policy.Source{Kind: "github", Location: "acme/tools", Pinned: true}}
+	gh := originSource{skill.InlineSource{SkillMD: skillMD("review")}, source.Origin{Kind: "github", Location: "acme/tools", Pinned: true}}
 	verifier := func(err error) func(source.CommitKeys) (string, error) {
 		return func(keys source.CommitKeys) (string, error) {
 			if keys.AllowedSigners != allowed {

@@ -79,7 +79,7 @@ func (in *Installer) hostedRemote(text string) (source.Remote, error) {
 // Enterprise repository too, so that a github: pattern, meant for
 // github.com, never matches it; a git address on github.com is kind
 // "github", package source's rule 11), pinned when the ref is a commit.
-func hostedPolicySource(s policy.Source, text string) (policy.Source, error) {
+func hostedPolicySource(s source.Origin, text string) (source.Origin, error) {
 	gh, g, err := hostedSource(text)
 	if err != nil {
 		return s, err
@@ -100,7 +100,7 @@ func hostedPolicySource(s policy.Source, text string) (policy.Source, error) {
 // URL at its real path, whatever link names it), pinned when the ref is
 // a commit; a URL whose location cannot be made canonical is refused
 // (# Trust, rule 1).
-func gitPolicySource(s policy.Source, text string, src git.Source) (policy.Source, error) {
+func gitPolicySource(s source.Origin, text string, src git.Source) (source.Origin, error) {
 	if u, err := url.Parse(src.URL); err == nil && policy.HasDotSegment(u.Path) {
 		return s, dotSegmentError(text)
 	}

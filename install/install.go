@@ -961,7 +961,7 @@ func (in *Installer) policyRedirects(c *http.Client, shown string, pinned bool, 
 		if policy.HasDotSegment(hop.Path) {
 			err = errors.New("the hop's path has a '..' segment")
 		} else {
-			err = p.Check(policy.Source{Kind: "url", Location: hop.String(), Pinned: pinned, Display: hopShown})
+			err = p.Check(source.Origin{Kind: "url", Location: hop.String(), Pinned: pinned, Display: hopShown})
 		}
 		if err != nil {
 			*refused = fmt.Errorf("%w: download %s: redirected to %s: %w", ErrRefused, shown, hopShown, err)

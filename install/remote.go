@@ -343,7 +343,7 @@ func (in *Installer) gitRedirects(src git.Source) git.Option {
 	p := in.trust.effectivePolicy()
 	fromKind, from, _ := policy.GitLocation(src.URL)
 	applies := func(kind, loc string) (map[string]bool, error) {
-		s := policy.Source{Kind: kind, Location: loc, Pinned: true}
+		s := source.Origin{Kind: kind, Location: loc, Pinned: true}
 		signers, err := p.SignerRules(s)
 		rules := map[string]bool{}
 		for _, r := range signers {
@@ -360,7 +360,7 @@ func (in *Installer) gitRedirects(src git.Source) git.Option {
 		if !ok {
 			return dotSegmentError(to)
 		}
-		if err := p.Check(policy.Source{Kind: kind, Location: loc, Pinned: true, Display: shown}); err != nil {
+		if err := p.Check(source.Origin{Kind: kind, Location: loc, Pinned: true, Display: shown}); err != nil {
 			return fmt.Errorf("%w: %w", ErrRefused, err)
 		}
 		had, err := applies(fromKind, from)

@@ -175,14 +175,14 @@ func (r *lockSigner) requirement(root string) (signature.Requirement, error) {
 // absolute against the current folder, and a local path or file URL is
 // its real path, links resolved (package source, rule 15). It reads
 // nothing over the network.
-func (in *Installer) PolicySource(text string) (policy.Source, error) {
+func (in *Installer) PolicySource(text string) (source.Origin, error) {
 	return in.policySource(text, "", true)
 }
 
 // policySource is PolicySource of a source typed (typed) or recorded with
 // pin.
-func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, error) {
-	s := policy.Source{Display: redactURL(text), Pinned: pin != ""}
+func (in *Installer) policySource(text, pin string, typed bool) (source.Origin, error) {
+	s := source.Origin{Display: redactURL(text), Pinned: pin != ""}
 	switch {
 	case strings.HasPrefix(text, oci.Scheme):
 		ref, err := oci.ParseReference(text)
@@ -273,7 +273,7 @@ func isGitHubRepoURL(text string) bool {
 // notCanonical is the refusal of a source whose location cannot be made
 // canonical (# Trust, rule 1): no rule of the policy can be matched
 // against it, so none can be known not to apply.
-func notCanonical(s policy.Source, err error) error {
+func notCanonical(s source.Origin, err error) error {
 	return fmt.Errorf("%w: %s: its location cannot be made canonical, so the policy's rules cannot be matched against it: %w", ErrRefused, s.Display, err)
 }
 
@@ -295,7 +295,7 @@ func (t *Trust) effectivePolicy() *policy.Policy {
 type sourceTrust struct {
 	in       *Installer
 	t        *Trust
-	ps       policy.Source
+	ps       source.Origin
 	lists    []signerList // every list must be satisfied
 	recorded *lockSigner  // the signer the lock file records, or nil
 	commits  []policy.CommitRule
@@ -500,7 +500,7 @@ func (c *candidate) trusted(old *lockEntry) (*lockSigner, string) {
 // auditSkill audits a skill's tree and returns the findings that refuse
 // it unless allowed (Trust rule 5): at or above the policy's threshold and
 // not accepted by the policy.
-func (in *Installer) auditSkill(c *candidate, ps policy.Source) (audit.Report, error) {
+func (in *Installer) auditSkill(c *candidate, ps source.Origin) (audit.Report, error) {
 	t := in.trust
 	fsys, closeFS, err := c.tree().open()
 	if err != nil {
@@ -511,7 +511,7 @@ func (in *Installer) auditSkill(c *candidate, ps policy.Source) (audit.Report, e
 }
 
 // auditFolder is auditSkill of an installed skill's folder.
-func (in *Installer) auditFolder(dir, name string, ps policy.Source) (audit.Report, error) {
+func (in *Installer) auditFolder(dir, name string, ps source.Origin) (audit.Report, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return audit.Report{}, err
@@ -520,7 +520,7 @@ func (in *Installer) auditFolder(dir, name string, ps policy.Source) (audit.Repo
 	return blocking(in.trust, root.FS(), name, ps)
 }
 
-func blocking(t *Trust, fsys fs.FS, name string, ps policy.Source) (audit.Report, error) {
+func blocking(t *Trust, fsys fs.FS, name string, ps source.Origin) (audit.Report, error) {
 	rep, err := audit.Tree(fsys)
 	if err != nil {
 		return audit.Report{}, err
@@ -654,7 +654,7 @@ func (in *Installer) auditUse(ctx context.Context, use []*candidate, strict bool
 // The refusal lists at most *left findings (one at least), which it takes
 // from *left.
 func (in *Installer) auditCandidate(ctx context.Context, c *candidate, rec *RiskAllowance, left *int) (*Refusal, error) {
-	ps := policy.Source{Display: c.source}
+	ps := source.Origin{Display: c.source}
 	if c.trust != nil {
 		ps = c.trust.ps
 	} else if p, err := in.policySource(c.source, c.pin, false); err == nil {
@@ -792,7 +792,7 @@ func (in *Installer) CheckTrust(ctx context.Context) ([]Refusal, error) {
 			if _, err := os.Stat(dir); err != nil {
 				continue // missing: Verify reports it
 			}
-			ps := policy.Source{Display: k.source}
+			ps := source.Origin{Display: k.source}
 			if st != nil {
 				ps = st.ps
 			}

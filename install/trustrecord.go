@@ -14,6 +14,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/oci"
 )
 
@@ -140,7 +141,7 @@ func allowRisks(rep audit.Report, rules []string) (left audit.Report, used []str
 // c, or nil) allows for c's content (Trust rule 5), and sets c.allowed to
 // what was allowed, with the content digest audited, for the lock file
 // to record.
-func (in *Installer) allowCandidate(ctx context.Context, c *candidate, rep audit.Report, rec *RiskAllowance, ps policy.Source) (audit.Report, error) {
+func (in *Installer) allowCandidate(ctx context.Context, c *candidate, rep audit.Report, rec *RiskAllowance, ps source.Origin) (audit.Report, error) {
 	c.allowed = nil
 	left, used := allowRisks(rep, in.trust.AllowRisks)
 	if len(used) == 0 && (len(left.Findings) == 0 || rec == nil) {
@@ -163,7 +164,7 @@ func (in *Installer) allowCandidate(ctx context.Context, c *candidate, rep audit
 
 // allowInstalled is allowCandidate of the installed skill folder dir,
 // recorded with rec.
-func (in *Installer) allowInstalled(ctx context.Context, dir, name string, rep audit.Report, rec *RiskAllowance, ps policy.Source) (audit.Report, error) {
+func (in *Installer) allowInstalled(ctx context.Context, dir, name string, rep audit.Report, rec *RiskAllowance, ps source.Origin) (audit.Report, error) {
 	left, _ := allowRisks(rep, in.trust.AllowRisks)
 	if len(left.Findings) == 0 || rec == nil {
 		return left, nil
@@ -184,7 +185,7 @@ func (in *Installer) allowInstalled(ctx context.Context, dir, name string, rep a
 // refuses (policy rule 16). A lock file is the project's word; where the
 // user's file refuses a finding, only that file's audit.accept or
 // Trust.AllowRisks (the user naming the rule now) lifts it.
-func (in *Installer) recordable(rules []string, rep audit.Report, name string, ps policy.Source) []string {
+func (in *Installer) recordable(rules []string, rep audit.Report, name string, ps source.Origin) []string {
 	p := in.trust.effectivePolicy()
 	return slices.DeleteFunc(slices.Clone(rules), func(rule string) bool {
 		for _, f := range rep.Findings {

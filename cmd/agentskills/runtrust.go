@@ -15,6 +15,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/oci"
 )
 
@@ -114,7 +115,7 @@ func (t *runTrust) findSkills(ctx context.Context, finder *install.Installer, so
 // pin returns where src comes from and, for an oci:// source, the
 // reference pinned to the manifest digest its tag names now, once its
 // signature satisfies the flags' signers.
-func (t *runTrust) pin(ctx context.Context, finder *install.Installer, src string) (policy.Source, string, error) {
+func (t *runTrust) pin(ctx context.Context, finder *install.Installer, src string) (source.Origin, string, error) {
 	origin, err := finder.PolicySource(src)
 	if err != nil || origin.Kind != "oci" {
 		return origin, "", err
@@ -154,10 +155,10 @@ func (e *signerError) Unwrap() error { return e.err }
 // from ([adaptor.Origin]).
 type runOrigin struct {
 	skill.PathSource
-	origin policy.Source
+	origin source.Origin
 }
 
-func (s runOrigin) Origin() policy.Source { return s.origin }
+func (s runOrigin) Origin() source.Origin { return s.origin }
 
 // runOCIOrigin is the folder of an oci:// skill, whose signatures are
 // those of its pinned reference ([adaptor.SignatureVerifier]).

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
-	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
@@ -40,14 +39,14 @@ func (c *Client) TrustedSkill(key string, p Pin) skill.Skill {
 // "." or ".." segment, a port that is no port) cannot be checked against
 // a policy: its kind is then "unknown", which every rule that could
 // apply refuses.
-func (s TrustedSource) Origin() policy.Source {
+func (s TrustedSource) Origin() source.Origin {
 	shown := s.pin
 	shown.Source.URL = display(shown.Source.URL)
 	kind, loc, err := source.RealGitLocation(s.pin.Source.URL)
 	if err != nil {
-		return policy.Source{Kind: "unknown", Display: shown.String()}
+		return source.Origin{Kind: "unknown", Display: shown.String()}
 	}
-	return policy.Source{Kind: kind, Location: loc, Pinned: gitsyntax.IsCommit(strings.ToLower(s.pin.Commit)), Display: shown.String()}
+	return source.Origin{Kind: kind, Location: loc, Pinned: gitsyntax.IsCommit(strings.ToLower(s.pin.Commit)), Display: shown.String()}
 }
 
 // VerifyCommit is [Client.VerifyCommit] of the pin the skill was built

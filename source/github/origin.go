@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
@@ -36,7 +35,7 @@ func (c *Client) TrustedSkill(key string, p Pin) skill.Skill {
 // [APIHost] reads it), pinned when the pin names a full commit, and the
 // pinned source to show. A location that cannot be made canonical gives
 // kind "unknown", which every rule that could apply refuses.
-func (s TrustedSource) Origin() policy.Source {
+func (s TrustedSource) Origin() source.Origin {
 	host := s.pin.Source.Host
 	if host == "" {
 		host = apiHost(s.client.api)
@@ -47,9 +46,9 @@ func (s TrustedSource) Origin() policy.Source {
 	}
 	kind, loc, err := source.GitHubLocation(host, s.pin.Source.Owner, s.pin.Source.Repo)
 	if err != nil {
-		return policy.Source{Kind: "unknown", Display: display}
+		return source.Origin{Kind: "unknown", Display: display}
 	}
-	return policy.Source{
+	return source.Origin{
 		Kind:     kind,
 		Location: loc,
 		Pinned:   isCommit(strings.ToLower(s.pin.Commit)),

@@ -3,7 +3,6 @@ package oci
 import (
 	"context"
 
-	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -30,13 +29,13 @@ func (a *Artifact) TrustedSkill() skill.Skill {
 // and the pinned reference to show. A location that cannot be made
 // canonical is given as written, which the policy refuses (it matches
 // no rule's pattern, so no rule can be known not to apply).
-func (s TrustedSource) Origin() policy.Source {
+func (s TrustedSource) Origin() source.Origin {
 	r := s.artifact.Ref
 	loc, err := source.OCILocation(r.Host, r.Repository)
 	if err != nil {
 		loc = r.Host + "/" + r.Repository
 	}
-	return policy.Source{Kind: "oci", Location: loc, Pinned: r.Digest != "", Display: r.String()}
+	return source.Origin{Kind: "oci", Location: loc, Pinned: r.Digest != "", Display: r.String()}
 }
 
 // VerifySignature is [Verify] of the pinned reference the skill was
