@@ -20,7 +20,7 @@ type Agent struct {
 	refs         []skill.Ref
 	provider     skill.Provider
 	materializer skill.Materializer
-	cacheRoot    string // the materializer's, when it is a *skill.Cache
+	cacheRoot    string // the materializer's, when it has a Root method (a *skill.Cache)
 	workspace    string
 	events       []func(driver.Event)
 	threads      ThreadStore
@@ -48,11 +48,8 @@ func New(d driver.Driver, opts ...Option) *Agent {
 		c.threads = new(MemoryThreadStore)
 	}
 	var cacheRoot string
-	if cache, ok := c.materializer.(*skill.Cache); ok {
+	if cache, ok := c.materializer.(interface{ Root() string }); ok {
 		cacheRoot = cache.Root()
-	}
-	if c.policy != nil {
-		c.materializer = NewPolicyMaterializer(c.materializer, c.policy, c.policyOpts...)
 	}
 	return &Agent{
 		drv:          d,

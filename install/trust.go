@@ -406,7 +406,7 @@ func (st *sourceTrust) verifySignatures(ctx context.Context, rs source.Remote, p
 		return fmt.Errorf("%w: %s is not an OCI source, and carries no signature", ErrRefused, st.ps.Display)
 	}
 	for i, list := range st.lists {
-		s, err := r.Verify(ctx, pin, list.reqs)
+		s, err := r.VerifySignature(ctx, pin, list.reqs)
 		if err != nil {
 			var want []string
 			for _, r := range list.reqs {

@@ -80,7 +80,7 @@ func (st *sourceTrust) verifiedRoot(ctx context.Context, r *oci.Remote, pin stri
 	}
 	if len(meets) > 1 && slices.ContainsFunc(meets[1:], func(q signature.Requirement) bool { return !bytes.Equal(q.TrustedRoot, meets[0].TrustedRoot) }) {
 		i := slices.IndexFunc(meets, func(q signature.Requirement) bool {
-			_, err := r.Verify(ctx, pin, []signature.Requirement{q})
+			_, err := r.VerifySignature(ctx, pin, []signature.Requirement{q})
 			return err == nil
 		})
 		if i < 0 {

@@ -244,7 +244,7 @@ func (p *Policy) Check(s source.Origin) error {
 }
 
 // unknownReason is why a source of kind "unknown" is refused (rule 5).
-const unknownReason = "the skill's source does not say where it comes from (an archive, or a source of its own type, without an Origin method), so the policy cannot tell whether its rules allow it; give it an origin: build it with Artifact.TrustedSkill of package source/oci, Client.TrustedSkill of source/git or source/github, skill.Dir for a folder, or implement adaptor.Origin on the source"
+const unknownReason = "the skill's source does not say where it comes from (an archive, or a source of its own type, without an Origin method), so the policy cannot tell whether its rules allow it; give it an origin: build it with Artifact.TrustedSkill of package source/oci, Client.TrustedSkill of source/git or source/github, skill.Dir for a folder, or implement trust.Origin on the source"
 
 // pinRule returns the first sources.pinned rule that applies to s.
 func (p *Policy) pinRule(s source.Origin) (Rule, bool) {

@@ -17,6 +17,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/oci"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // runTrustHelp is what run --help says about trust.
@@ -78,9 +79,10 @@ func loadRunTrust(f *trustFlags, sources []string, env install.Env, workspace st
 	return &runTrust{policy: p, reqs: reqs, allow: f.allowRisks}, nil
 }
 
-// agentOption has the agent enforce the policy on every skill.
+// agentOption has the agent enforce the policy on every skill: its
+// materializer, the default one, checks.
 func (t *runTrust) agentOption() adaptor.Option {
-	return adaptor.WithPolicy(t.policy, adaptor.AllowRisk(t.allow...))
+	return adaptor.WithSkillMaterializer(trust.NewMaterializer(nil, trust.NewChecker(t.policy, trust.AllowRisks(t.allow...))))
 }
 
 // findSkills finds the skills of each source as findSkills does, each
@@ -152,7 +154,7 @@ func (e *signerError) Error() string {
 func (e *signerError) Unwrap() error { return e.err }
 
 // runOrigin is a found skill's folder that says where the skill came
-// from ([adaptor.Origin]).
+// from ([trust.Origin]).
 type runOrigin struct {
 	skill.PathSource
 	origin source.Origin
@@ -161,14 +163,27 @@ type runOrigin struct {
 func (s runOrigin) Origin() source.Origin { return s.origin }
 
 // runOCIOrigin is the folder of an oci:// skill, whose signatures are
-// those of its pinned reference ([adaptor.SignatureVerifier]).
+// those of its pinned reference ([trust.SignatureVerifier], [trust.Pinned]).
 type runOCIOrigin struct {
 	runOrigin
 	ref string
 }
 
-func (s runOCIOrigin) VerifySignature(ctx context.Context, reqs []signature.Requirement) (signature.Signer, error) {
-	return oci.Verify(ctx, s.ref, reqs)
+func (s runOCIOrigin) Pin() string {
+	ref, err := oci.ParseReference(s.ref)
+	if err != nil {
+		return ""
+	}
+	return ref.Digest
+}
+
+func (s runOCIOrigin) VerifySignature(ctx context.Context, pin string, reqs []signature.Requirement) (signature.Signer, error) {
+	ref, err := oci.ParseReference(s.ref)
+	if err != nil {
+		return signature.Signer{}, err
+	}
+	ref.Digest = pin
+	return oci.Verify(ctx, ref.String(), reqs)
 }
 
 // isTrustRefusal reports whether err is a refusal of the policy or of a

@@ -11,7 +11,7 @@ import (
 // TrustedSource is the archive source of a pinned skill ([Client.Skill])
 // that also says where it comes from and checks the pinned commit's
 // signature: what an agent that enforces a trust policy
-// (adaptor.WithPolicy) asks a source. The default materializer reads it
+// (trust.NewMaterializer) asks a source. The default materializer reads it
 // as the archive it embeds.
 type TrustedSource struct {
 	skill.ArchiveSource
@@ -56,8 +56,16 @@ func (s TrustedSource) Origin() source.Origin {
 	}
 }
 
-// VerifyCommit is [Client.VerifyCommit] of the pin the skill was built
-// from.
-func (s TrustedSource) VerifyCommit(ctx context.Context, keys source.CommitKeys) (string, error) {
-	return s.client.VerifyCommit(ctx, s.pin, keys)
+// Pin returns the commit the skill was built from, which a trust
+// checker verifies with [TrustedSource.VerifyCommit].
+func (s TrustedSource) Pin() string { return s.pin.Commit }
+
+// VerifyCommit is [Client.VerifyCommit] of the commit in the repository
+// the skill was built from: the [source.CommitVerifier] of the skill.
+func (s TrustedSource) VerifyCommit(ctx context.Context, commit string, keys source.CommitKeys) (string, error) {
+	p := s.pin
+	p.Commit = commit
+	return s.client.VerifyCommit(ctx, p, keys)
 }
+
+var _ source.CommitVerifier = TrustedSource{}

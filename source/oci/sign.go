@@ -197,10 +197,10 @@ func Verify(ctx context.Context, ref string, reqs []signature.Requirement, opts 
 	return s, nil
 }
 
-// Verify is [Verify] of the reference pinned to pin, with the options
+// VerifySignature is [Verify] of the reference pinned to pin, with the options
 // given to [NewRemote]: package install calls it before it installs a
 // pin when signatures are required.
-func (r *Remote) Verify(ctx context.Context, pin string, reqs []signature.Requirement) (signature.Signer, error) {
+func (r *Remote) VerifySignature(ctx context.Context, pin string, reqs []signature.Requirement) (signature.Signer, error) {
 	ref := r.ref
 	ref.Digest = pin
 	return Verify(ctx, ref.String(), reqs, r.opts...)

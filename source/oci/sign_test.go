@@ -365,8 +365,8 @@ func TestRemoteVerify(t *testing.T) {
 	pin := parsed.Digest
 	parsed.Digest = ""
 	r := NewRemote(parsed, opts...)
-	got, err := r.Verify(t.Context(), pin, []signature.Requirement{keyRequirement(t, key)})
+	got, err := r.VerifySignature(t.Context(), pin, []signature.Requirement{keyRequirement(t, key)})
 	if err != nil || got.KeyID != keyID(t, key) {
-		t.Errorf("Remote.Verify(%s) = %+v, %v; want the signer", pin, got, err)
+		t.Errorf("Remote.VerifySignature(%s) = %+v, %v; want the signer", pin, got, err)
 	}
 }

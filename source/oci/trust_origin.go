@@ -10,7 +10,7 @@ import (
 
 // TrustedSource is the archive source of a fetched skill ([Artifact.Source])
 // that also says where it comes from and checks who signed it: what an
-// agent that enforces a trust policy (adaptor.WithPolicy) asks a source.
+// agent that enforces a trust policy (trust.NewMaterializer) asks a source.
 // The default materializer reads it as the archive it embeds.
 type TrustedSource struct {
 	skill.ArchiveSource
@@ -38,12 +38,19 @@ func (s TrustedSource) Origin() source.Origin {
 	return source.Origin{Kind: "oci", Location: loc, Pinned: r.Digest != "", Display: r.String()}
 }
 
-// VerifySignature is [Verify] of the pinned reference the skill was
-// fetched from, with the options it was fetched with.
-func (s TrustedSource) VerifySignature(ctx context.Context, reqs []signature.Requirement) (signature.Signer, error) {
+// Pin returns the manifest digest the skill was fetched at, which a
+// trust checker verifies with [TrustedSource.VerifySignature].
+func (s TrustedSource) Pin() string { return s.artifact.Ref.Digest }
+
+// VerifySignature is [Verify] of the manifest pin (a digest) of the
+// repository the skill was fetched from, with the options it was
+// fetched with.
+func (s TrustedSource) VerifySignature(ctx context.Context, pin string, reqs []signature.Requirement) (signature.Signer, error) {
 	var opts []Option
 	if cfg := s.artifact.cfg; cfg != nil {
 		opts = []Option{WithCache(cfg.cache), WithHTTPClient(cfg.client), WithCredentials(cfg.credentials)}
 	}
-	return Verify(ctx, s.artifact.Ref.String(), reqs, opts...)
+	ref := s.artifact.Ref
+	ref.Digest = pin
+	return Verify(ctx, ref.String(), reqs, opts...)
 }

@@ -1,4 +1,4 @@
-package adaptor_test
+package trust_test
 
 import (
 	"context"
@@ -21,6 +21,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // neverStarted is a driver that fails the test when it is called.
@@ -43,9 +44,9 @@ func mustPolicy(t *testing.T, yaml string) *policy.Policy {
 
 // policyAgent is an agent that enforces p and must never start its
 // driver.
-func policyAgent(t *testing.T, p *policy.Policy, refs []skill.Ref, opts ...adaptor.PolicyOption) *adaptor.Agent {
+func policyAgent(t *testing.T, p *policy.Policy, refs []skill.Ref, opts ...trust.Option) *adaptor.Agent {
 	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(t)))
-	return adaptor.New(neverStarted{t}, adaptor.WithSkillMaterializer(m), adaptor.WithSkills(refs...), adaptor.WithPolicy(p, opts...))
+	return adaptor.New(neverStarted{t}, adaptor.WithSkillMaterializer(trust.NewMaterializer(m, trust.NewChecker(p, opts...))), adaptor.WithSkills(refs...))
 }
 
 // originSource is an inline skill that says it comes from elsewhere, and
@@ -62,7 +63,7 @@ type signedSource struct {
 	verify func([]signature.Requirement) (signature.Signer, error)
 }
 
-func (s signedSource) VerifySignature(_ context.Context, reqs []signature.Requirement) (signature.Signer, error) {
+func (s signedSource) VerifySignature(_ context.Context, _ string, reqs []signature.Requirement) (signature.Signer, error) {
 	return s.verify(reqs)
 }
 
@@ -100,12 +101,12 @@ func TestPolicyRefusesSources(t *testing.T) {
 				func() error { _, err := agent.Inspect(t.Context()); return err },
 			} {
 				err := call()
-				var pe *adaptor.PolicyError
-				if !errors.As(err, &pe) || !errors.Is(err, policy.ErrDenied) || !errors.Is(err, adaptor.ErrPolicy) {
-					t.Fatalf("Run() = %v, want a *PolicyError wrapping policy.ErrDenied", err)
+				var pe *trust.RefusedError
+				if !errors.As(err, &pe) || !errors.Is(err, policy.ErrDenied) || !errors.Is(err, trust.ErrRefused) {
+					t.Fatalf("Run() = %v, want a *RefusedError wrapping policy.ErrDenied", err)
 				}
 				if pe.Rule.Name != tt.wantRule || !strings.HasSuffix(pe.Rule.File, policy.FileName) || pe.Rule.Line == 0 {
-					t.Errorf("PolicyError.Rule = %+v, want %s with its file and line", pe.Rule, tt.wantRule)
+					t.Errorf("RefusedError.Rule = %+v, want %s with its file and line", pe.Rule, tt.wantRule)
 				}
 				msg := err.Error()
 				for _, want := range []string{`skill "` + tt.skill.Key, tt.wantRule, policy.FileName} {
@@ -143,7 +144,7 @@ func TestPolicyOrigins(t *testing.T) {
 		{"fs", skill.FSSource{Root: "."}, source.Origin{Kind: "inline"}},
 	}
 	for _, tt := range tests {
-		if got := adaptor.OriginOf(tt.src); got != tt.want {
+		if got := trust.OriginOf(tt.src); got != tt.want {
 			t.Errorf("OriginOf(%s) = %+v, want %+v", tt.name, got, tt.want)
 		}
 	}
@@ -155,7 +156,7 @@ func TestPolicyOrigins(t *testing.T) {
 func TestPolicyAllowsInline(t *testing.T) {
 	dir := skillDir(t, "review")
 	p := mustPolicy(t, "version: 1\nsources:\n  allow: [local:"+filepath.ToSlash(dir)+"]\n")
-	agent, rec := newAgent(t, adaptor.WithPolicy(p), adaptor.WithSkills(skill.Inline("tone", skillMD("tone")), skill.Dir(dir)))
+	agent, rec := newAgent(t, withPolicy(t, p), adaptor.WithSkills(skill.Inline("tone", skillMD("tone")), skill.Dir(dir)))
 	if _, err := agent.Run(t.Context(), "go"); err != nil {
 		t.Fatalf("Run() = %v, want the inline skill and the allowed folder run", err)
 	}
@@ -167,7 +168,7 @@ func TestPolicyAllowsInline(t *testing.T) {
 // TestPolicyNoneChecksNothing checks rule 7: an agent without a policy
 // runs a skill whatever its origin.
 func TestPolicyNoneChecksNothing(t *testing.T) {
-	agent, rec := newAgent(t, adaptor.WithPolicy(nil), adaptor.WithSkills(skill.Dir(skillDir(t, "review"))))
+	agent, rec := newAgent(t, withPolicy(t, nil), adaptor.WithSkills(skill.Dir(skillDir(t, "review"))))
 	if _, err := agent.Run(t.Context(), "go"); err != nil || len(rec.Requests()) != 1 {
 		t.Fatalf("Run() = %v, want the driver run once", err)
 	}
@@ -231,16 +232,16 @@ func TestPolicySigners(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			refs := []skill.Ref{fromSource("review", tt.src)}
 			if tt.wantErr == nil {
-				agent, rec := newAgent(t, adaptor.WithPolicy(p), adaptor.WithSkills(refs...))
+				agent, rec := newAgent(t, withPolicy(t, p), adaptor.WithSkills(refs...))
 				if _, err := agent.Run(t.Context(), "go"); err != nil || rec.Calls() != 1 {
 					t.Fatalf("Run() = %v, want the driver run", err)
 				}
 				return
 			}
 			_, err := policyAgent(t, p, refs).Run(t.Context(), "go")
-			var pe *adaptor.PolicyError
+			var pe *trust.RefusedError
 			if !errors.As(err, &pe) || !errors.Is(err, tt.wantErr) || !errors.Is(err, policy.ErrDenied) {
-				t.Fatalf("Run() = %v, want a *PolicyError wrapping %v", err, tt.wantErr)
+				t.Fatalf("Run() = %v, want a *RefusedError wrapping %v", err, tt.wantErr)
 			}
 			if pe.Rule.Name != "signers[1]" || pe.Rule.Line != 3 || !strings.Contains(err.Error(), pe.Rule.File) {
 				t.Errorf("Run() = %v (rule %+v), want it to name signers[1] and its file and line", err, pe.Rule)
@@ -256,7 +257,7 @@ type commitSource struct {
 	verify func(source.CommitKeys) (string, error)
 }
 
-func (s commitSource) VerifyCommit(_ context.Context, keys source.CommitKeys) (string, error) {
+func (s commitSource) VerifyCommit(_ context.Context, _ string, keys source.CommitKeys) (string, error) {
 	return s.verify(keys)
 }
 
@@ -294,16 +295,16 @@ func TestPolicyCommits(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			refs := []skill.Ref{fromSource("review", tt.src)}
 			if !tt.wantErr {
-				agent, rec := newAgent(t, adaptor.WithPolicy(p), adaptor.WithSkills(refs...))
+				agent, rec := newAgent(t, withPolicy(t, p), adaptor.WithSkills(refs...))
 				if _, err := agent.Run(t.Context(), "go"); err != nil || rec.Calls() != 1 {
 					t.Fatalf("Run() = %v, want the driver run", err)
 				}
 				return
 			}
 			_, err := policyAgent(t, p, refs).Run(t.Context(), "go")
-			var pe *adaptor.PolicyError
+			var pe *trust.RefusedError
 			if !errors.As(err, &pe) || !errors.Is(err, source.ErrCommitSignature) || pe.Rule.Name != "signers[1]" {
-				t.Fatalf("Run() = %v, want a *PolicyError of signers[1] wrapping %v", err, source.ErrCommitSignature)
+				t.Fatalf("Run() = %v, want a *RefusedError of signers[1] wrapping %v", err, source.ErrCommitSignature)
 			}
 		})
 	}
