@@ -480,9 +480,13 @@
 // # Trust
 //
 // With [WithTrust], Add, Sync and [Installer.CheckTrust] check who
-// published a skill and what it does (package signature, policy and
-// audit). Without it nothing of this is checked, and the signers a lock
-// file records are kept as they are. Errors wrap [ErrRefused] (and the
+// published a skill and what it does, with the trust engine the SDK uses
+// too (package trust: its Checker, whose rules its doc states; the
+// policy, signatures and audit are packages policy, signature and
+// audit). What this package adds is the lock file's: the signers it
+// records and trusts on first use (rule 4), and the risks it records as
+// accepted (rule 5). Without it nothing of this is checked, and the
+// signers a lock file records are kept as they are. Errors wrap [ErrRefused] (and the
 // error of the package that refused: policy.ErrDenied,
 // signature.ErrUnsigned, ErrUntrusted or ErrInvalid,
 // source.ErrCommitSignature). Per source, in this order:

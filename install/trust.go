@@ -22,14 +22,16 @@ import (
 	"github.com/agentadaptor/agentadaptor/source/git"
 	"github.com/agentadaptor/agentadaptor/source/github"
 	"github.com/agentadaptor/agentadaptor/source/oci"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // ErrRefused reports a source or skill that the trust checks refuse
 // (see # Trust in the package doc): a source the policy does not allow,
 // a signature that is missing, invalid or by another signer than the one
 // required or recorded, an unsigned commit the policy requires signed,
-// or a skill whose audit reaches the threshold.
-var ErrRefused = errors.New("refused by the trust checks")
+// or a skill whose audit reaches the threshold. It is trust.ErrRefused,
+// the one sentinel of every refusal of the trust checks.
+var ErrRefused = trust.ErrRefused
 
 // Trust is what Add, Sync and [Installer.CheckTrust] check about who
 // published a skill and what it does; see [WithTrust] and # Trust in the
@@ -50,15 +52,23 @@ type Trust struct {
 	// refused with a [*SignerChangedError].
 	AcceptSigners []string
 	// AllowRisks names audit rules (audit.Rule.ID) whose findings do not
-	// refuse a skill. Default: none.
+	// refuse a skill, as trust.AllowRisks does. Default: none.
 	AllowRisks []string
+
+	// checker is the trust engine of Policy and AllowRisks.
+	checker *trust.Checker
 }
 
 // WithTrust makes Add, Sync and [Installer.CheckTrust] enforce t (the
 // rules of # Trust in the package doc). Default: no trust checks at all: no policy,
 // no signature and no audit (the lock file's recorded signers are kept as
 // they are).
-func WithTrust(t Trust) Option { return func(o *config) { o.trust = &t } }
+func WithTrust(t Trust) Option {
+	return func(o *config) {
+		t.checker = trust.NewChecker(t.Policy, trust.AllowRisks(t.AllowRisks...))
+		o.trust = &t
+	}
+}
 
 // SignerChangedError is the refusal of content signed by another signer
 // than the one the lock file records for its source (Trust rule 4). It wraps
@@ -281,13 +291,16 @@ func dotSegmentError(text string) error {
 	return fmt.Errorf("%w: source %s: the source's path has a '..' segment; write it without (the policy is checked against the path as written)", ErrInvalidSource, redactURL(text))
 }
 
-// effectivePolicy is t's policy, or the zero one.
-func (t *Trust) effectivePolicy() *policy.Policy {
-	if t.Policy == nil {
-		return &policy.Policy{}
+// engine is the trust checker of t, which WithTrust makes.
+func (t *Trust) engine() *trust.Checker {
+	if t.checker == nil {
+		t.checker = trust.NewChecker(t.Policy, trust.AllowRisks(t.AllowRisks...))
 	}
-	return t.Policy
+	return t.checker
 }
+
+// effectivePolicy is t's policy, or the zero one.
+func (t *Trust) effectivePolicy() *policy.Policy { return t.engine().Policy() }
 
 // sourceTrust is what is checked of one source and what was found: built
 // before the source is read (checkSource), used as it is read (verifyPin),
@@ -330,8 +343,8 @@ func (in *Installer) checkSource(text, pin string, typed bool, recorded *lockSig
 		return nil, err
 	}
 	p := t.effectivePolicy()
-	if err := p.Check(ps); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRefused, err)
+	if err := t.engine().Check(ps); err != nil {
+		return nil, err // a *trust.RefusedError of the source
 	}
 	st := &sourceTrust{in: in, t: t, ps: ps, recorded: recorded}
 	if len(t.Signers) > 0 {
@@ -379,18 +392,22 @@ func (st *sourceTrust) verifyPin(ctx context.Context, rs source.Remote, pin stri
 		}
 	}
 	keys, keysOK := st.commitKeys() // before the check: a verdict names no keys newer than those checked
-	for i, r := range st.commits {
-		cv, ok := rs.(source.CommitVerifier)
-		if !ok {
-			return fmt.Errorf("%w: %s: the policy's %s requires a signed commit, but this source cannot check one", ErrRefused, st.ps.Display, r.Rule)
+	if len(st.commits) > 0 {
+		var cv source.CommitVerifier
+		if v, ok := rs.(source.CommitVerifier); ok {
+			cv = v
 		}
-		who, err := cv.VerifyCommit(ctx, pin, source.CommitKeys{AllowedSigners: r.AllowedSigners, GPGKeyring: r.GPGKeyring})
-		if err != nil {
-			return fmt.Errorf("%w: %s at %s: the policy's %s requires a commit signed by a key it names: %w; nothing of it was installed (ask the publisher to sign the commit, pin a signed one, or change the policy)", ErrRefused, st.ps.Display, shortPin(pin), r.Rule, err)
+		who, err := st.t.engine().VerifyCommits(ctx, st.ps, cv, pin)
+		var refused *trust.RefusedError
+		switch {
+		case errors.As(err, &refused) && cv == nil:
+			return fmt.Errorf("%w: %s: the policy's %s requires a signed commit, but this source cannot check one", ErrRefused, st.ps.Display, refused.Rule)
+		case errors.As(err, &refused):
+			return fmt.Errorf("%w: %s at %s: the policy's %s requires a commit signed by a key it names: %w; nothing of it was installed (ask the publisher to sign the commit, pin a signed one, or change the policy)", ErrRefused, st.ps.Display, shortPin(pin), refused.Rule, refused.Err)
+		case err != nil:
+			return err
 		}
-		if i == 0 {
-			st.commitSigner = who
-		}
+		st.commitSigner = who
 	}
 	if keysOK {
 		st.verifiedPin, st.verifiedKeys = pin, keys
@@ -401,7 +418,7 @@ func (st *sourceTrust) verifyPin(ctx context.Context, rs source.Remote, pin stri
 // verifySignatures verifies the OCI source rs at pin against every list
 // of requirements, and checks the signer against the one recorded.
 func (st *sourceTrust) verifySignatures(ctx context.Context, rs source.Remote, pin string) error {
-	r, ok := rs.(*oci.Remote)
+	r, ok := rs.(trust.SignatureVerifier)
 	if !ok {
 		return fmt.Errorf("%w: %s is not an OCI source, and carries no signature", ErrRefused, st.ps.Display)
 	}
@@ -520,16 +537,15 @@ func (in *Installer) auditFolder(dir, name string, ps source.Origin) (audit.Repo
 	return blocking(in.trust, root.FS(), name, ps)
 }
 
+// blocking is the audit of the tree fsys of the skill name from ps, and
+// its findings that refuse the skill before the risks allowed by
+// Trust.AllowRisks or recorded in the lock file (Trust rule 5).
 func blocking(t *Trust, fsys fs.FS, name string, ps source.Origin) (audit.Report, error) {
-	rep, err := audit.Tree(fsys)
+	rep, err := t.engine().Audit(fsys, "")
 	if err != nil {
 		return audit.Report{}, err
 	}
-	p := t.effectivePolicy()
-	threshold := p.FailOn()
-	return rep.Filter(func(f audit.Finding) bool {
-		return f.Severity >= threshold && !p.Accepted(f, name, ps)
-	}), nil
+	return t.engine().Blocking(rep, name, ps), nil
 }
 
 // maxRefusalFindings bounds the audit findings that the refusals of one

@@ -15,7 +15,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
-	"github.com/agentadaptor/agentadaptor/source/oci"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // What the lock file records of the trust checks beyond who signed
@@ -71,7 +71,7 @@ func rootDigest(data []byte) string {
 // Sigstore's public-good root. When requirements that s meets name
 // different roots, each is verified alone, in order, from the bundle just
 // kept in the skill cache.
-func (st *sourceTrust) verifiedRoot(ctx context.Context, r *oci.Remote, pin string, reqs []signature.Requirement, s signature.Signer) (*lockRoot, error) {
+func (st *sourceTrust) verifiedRoot(ctx context.Context, r trust.SignatureVerifier, pin string, reqs []signature.Requirement, s signature.Signer) (*lockRoot, error) {
 	var meets []signature.Requirement
 	for _, q := range reqs {
 		if q.Key == nil && q.Matches(s) {
@@ -143,7 +143,7 @@ func allowRisks(rep audit.Report, rules []string) (left audit.Report, used []str
 // to record.
 func (in *Installer) allowCandidate(ctx context.Context, c *candidate, rep audit.Report, rec *RiskAllowance, ps source.Origin) (audit.Report, error) {
 	c.allowed = nil
-	left, used := allowRisks(rep, in.trust.AllowRisks)
+	left, used := allowRisks(rep, in.trust.engine().AllowedRisks())
 	if len(used) == 0 && (len(left.Findings) == 0 || rec == nil) {
 		return left, nil
 	}
@@ -165,7 +165,7 @@ func (in *Installer) allowCandidate(ctx context.Context, c *candidate, rep audit
 // allowInstalled is allowCandidate of the installed skill folder dir,
 // recorded with rec.
 func (in *Installer) allowInstalled(ctx context.Context, dir, name string, rep audit.Report, rec *RiskAllowance, ps source.Origin) (audit.Report, error) {
-	left, _ := allowRisks(rep, in.trust.AllowRisks)
+	left, _ := allowRisks(rep, in.trust.engine().AllowedRisks())
 	if len(left.Findings) == 0 || rec == nil {
 		return left, nil
 	}

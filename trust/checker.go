@@ -162,14 +162,23 @@ func (c *Checker) Audit(fsys fs.FS, digest string) (audit.Report, error) {
 }
 
 // Refusing returns the findings of rep, the audit of the skill named
-// skill from o, that refuse it (rule 4): at or above the policy's
-// threshold, not accepted by the policy, and of a rule [AllowRisks] does
-// not let through; with the counts of such findings past the audit's
-// caps.
+// skill from o, that refuse it (rule 4): those [Checker.Blocking]
+// returns, except those of a rule [AllowRisks] lets through; with the
+// counts of such findings past the audit's caps.
 func (c *Checker) Refusing(rep audit.Report, skill string, o source.Origin) audit.Report {
+	return c.Blocking(rep, skill, o).Filter(func(f audit.Finding) bool {
+		return !slices.Contains(c.allowRisks, f.Rule)
+	})
+}
+
+// Blocking returns the findings of rep, the audit of the skill named
+// skill from o, at or above the policy's threshold that the policy does
+// not accept, whatever [AllowRisks] lets through: what package install
+// checks against the risks its lock file records as well.
+func (c *Checker) Blocking(rep audit.Report, skill string, o source.Origin) audit.Report {
 	failOn := c.policy.FailOn()
 	return rep.Filter(func(f audit.Finding) bool {
-		return f.Severity >= failOn && !slices.Contains(c.allowRisks, f.Rule) && !c.policy.Accepted(f, skill, o)
+		return f.Severity >= failOn && !c.policy.Accepted(f, skill, o)
 	})
 }
 

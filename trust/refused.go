@@ -45,8 +45,14 @@ type RefusedError struct {
 }
 
 // Error names the skill, its source, the rule and its file, what was
-// found and what the user can do.
+// found and what the user can do; a refusal of a source before any of
+// its skills is known (Key "", as package install checks a source
+// first) is ErrRefused followed by its cause.
 func (e *RefusedError) Error() string {
+	if e.Key == "" && e.Err != nil {
+		// A source refused before any skill of it is known.
+		return fmt.Sprintf("%v: %v", ErrRefused, e.Err)
+	}
 	var b strings.Builder
 	var denied *policy.DeniedError
 	if errors.As(e.Err, &denied) {
