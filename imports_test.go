@@ -22,8 +22,8 @@ var importRules = []struct {
 		},
 		why: "the root package takes trust through a materializer (package trust), so a program that wants none links none of it",
 	},
-	{pkg: "./source/git", forbidden: []string{modulePath + "/policy", modulePath + "/trust"}, why: "a source's origin is a fact about the source (source.Origin); the policy matches it"},
-	{pkg: "./source/github", forbidden: []string{modulePath + "/policy", modulePath + "/trust"}, why: "a source's origin is a fact about the source (source.Origin); the policy matches it"},
+	{pkg: "./source/git", forbidden: []string{modulePath + "/policy", modulePath + "/trust", "github.com/sigstore/"}, why: "a source's origin is a fact about the source (source.Origin); the policy matches it"},
+	{pkg: "./source/github", forbidden: []string{modulePath + "/policy", modulePath + "/trust", "github.com/sigstore/"}, why: "a source's origin is a fact about the source (source.Origin); the policy matches it"},
 	{pkg: "./source/oci", forbidden: []string{modulePath + "/policy", modulePath + "/trust"}, why: "a source's origin is a fact about the source (source.Origin); the policy matches it"},
 	{pkg: "./trust", forbidden: []string{modulePath}, why: "the trust engine is below the root package"},
 }
