@@ -101,7 +101,7 @@ func (m *Materializer) checkSigners(ctx context.Context, s skill.Skill, origin s
 		return nil
 	}
 	key := digest + "\x00" + origin.Kind + "\x00" + origin.Location + "\x00" + origin.Display
-	if _, ok := m.checker.signers.get(key); ok && origin.Pinned {
+	if _, ok := m.checker.signers.get(key); ok && err == nil && origin.Pinned {
 		return nil
 	}
 	var pin string
