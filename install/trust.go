@@ -71,8 +71,9 @@ func WithTrust(t Trust) Option {
 }
 
 // SignerChangedError is the refusal of content signed by another signer
-// than the one the lock file records for its source (Trust rule 4). It wraps
-// [ErrRefused].
+// than the one the lock file records for its source (Trust rule 4): a
+// refusal of the lock file's, beside the trust engine's
+// *trust.RefusedError. It wraps [ErrRefused], the sentinel of both.
 type SignerChangedError struct {
 	// Source is the source, as recorded.
 	Source string
@@ -122,7 +123,8 @@ type Refusal struct {
 
 // RefusedError is the error of an Add that installed the skills it could
 // and refused others (Trust rule 6): it lists each refusal. It wraps
-// [ErrRefused].
+// [ErrRefused], the sentinel of every refusal of the trust checks
+// (trust.ErrRefused).
 type RefusedError struct {
 	Refusals []Refusal
 }
