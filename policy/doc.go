@@ -1,7 +1,7 @@
 // Package policy reads the trust policy that add, sync, run, verify and
-// the SDK enforce: which sources are allowed, whether they must be
-// pinned, who must have signed them, the audit threshold and the findings
-// accepted. A user-level policy (~/.agents/agentskills.policy.yaml) and a
+// the SDK (through package trust) enforce: which sources are allowed,
+// whether they must be pinned, who must have signed them, the audit
+// threshold and the findings accepted. A user-level policy (~/.agents/agentskills.policy.yaml) and a
 // project's (<project>/.agents/agentskills.policy.yaml, beside the lock)
 // both apply; the project's can only tighten the user's.
 //
