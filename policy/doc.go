@@ -1,9 +1,10 @@
 // Package policy reads the trust policy that add, sync, run, verify and
 // the SDK (through package trust) enforce: which sources are allowed,
 // whether they must be pinned, who must have signed them, the audit
-// threshold and the findings accepted. A user-level policy (~/.agents/agentskills.policy.yaml) and a
-// project's (<project>/.agents/agentskills.policy.yaml, beside the lock)
-// both apply; the project's can only tighten the user's.
+// threshold and the findings accepted. A user-level policy
+// (~/.agents/agentskills.policy.yaml) and a project's
+// (<project>/.agents/agentskills.policy.yaml, beside the lock) both
+// apply; the project's can only tighten the user's.
 //
 // A policy file is written by hand, by a person or a security team, and
 // read strictly: a mistake is an error naming the file and line, never a
