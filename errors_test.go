@@ -299,6 +299,42 @@ func TestErrorTable(t *testing.T) {
 	}
 }
 
+// seedPrefix begins the texts of the SDK's own sentinels: the seed fixes
+// package skill's, and the root package's follow them.
+const seedPrefix = "agentadaptor: "
+
+// TestSentinelTexts checks the rule on sentinels' texts: the kind of
+// failure alone, lower case, without a package's name, no trailing
+// punctuation, never "failed to"; only the SDK's own (package skill's
+// and the root package's) begin with "agentadaptor: ".
+func TestSentinelTexts(t *testing.T) {
+	sdk := map[string]bool{"adaptor": true, "skill": true}
+	for _, d := range declaredErrors(t) {
+		if d.typed || d.alias != "" {
+			continue
+		}
+		text := d.text
+		if sdk[d.pkg] {
+			if !strings.HasPrefix(text, seedPrefix) {
+				t.Errorf("%s = %q, want it to begin with %q as the SDK's own errors do", d.key(), text, seedPrefix)
+			}
+			text = strings.TrimPrefix(text, seedPrefix)
+		}
+		switch {
+		case text == "":
+			t.Errorf("%s has no text, or not one errors.New literal", d.key())
+		case strings.Contains(text, ": "):
+			t.Errorf("%s = %q: a sentinel's text is the kind of failure alone, without a subject or a package's name", d.key(), d.text)
+		case strings.ToLower(text[:1]) != text[:1]:
+			t.Errorf("%s = %q, want it to begin in lower case", d.key(), d.text)
+		case strings.ContainsAny(text[len(text)-1:], ".!?;:"):
+			t.Errorf("%s = %q ends with punctuation", d.key(), d.text)
+		case strings.Contains(text, "failed to"):
+			t.Errorf("%s = %q says \"failed to\"", d.key(), d.text)
+		}
+	}
+}
+
 // carriers are the typed errors that carry another error and add no
 // sentinel of their own, and why.
 var carriers = map[string]string{
