@@ -360,3 +360,24 @@ func TestTypedErrorsHaveSentinels(t *testing.T) {
 		}
 	}
 }
+
+// TestOneSentinelPerText checks what a test can of the rule "one
+// sentinel per meaning": no two sentinels of the module have one text
+// (the SDK's prefix aside), as two would for one meaning; a package that
+// offers another's sentinel declares an alias.
+func TestOneSentinelPerText(t *testing.T) {
+	byText := map[string][]string{}
+	for _, d := range declaredErrors(t) {
+		if d.typed || d.alias != "" {
+			continue
+		}
+		text := strings.TrimPrefix(d.text, seedPrefix)
+		byText[text] = append(byText[text], d.key())
+	}
+	for text, keys := range byText {
+		if len(keys) > 1 {
+			slices.Sort(keys)
+			t.Errorf("%s all read %q: one meaning has one sentinel (an alias elsewhere), two meanings two texts", strings.Join(keys, ", "), text)
+		}
+	}
+}

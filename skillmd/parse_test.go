@@ -207,7 +207,7 @@ func TestErrorString(t *testing.T) {
 			"SKILL.md must start with YAML frontmatter (---)"},
 		{&skillmd.Error{Path: "x", Problems: []skillmd.Problem{{Message: "Invalid YAML in frontmatter: line 2: oops"}}, Err: skillmd.ErrFrontMatter},
 			"x: invalid YAML in frontmatter: line 2: oops"},
-		{&skillmd.Error{Path: "x", Err: skillmd.ErrInvalid}, "x: invalid skill"},
+		{&skillmd.Error{Path: "x", Err: skillmd.ErrInvalid}, "x: front matter breaks a rule"},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {

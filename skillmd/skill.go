@@ -39,8 +39,9 @@ var (
 	// ErrFrontMatter means the front matter is missing, not closed, not
 	// YAML or not a mapping.
 	ErrFrontMatter = errors.New("unreadable front matter")
-	// ErrInvalid means the front matter breaks a rule.
-	ErrInvalid = errors.New("invalid skill")
+	// ErrInvalid means the front matter breaks a rule of the mode read
+	// in (a name, a description, a field).
+	ErrInvalid = errors.New("front matter breaks a rule")
 )
 
 // Mode says how strictly a SKILL.md is read.
