@@ -27,6 +27,9 @@ type declaredError struct {
 	// another package's type, whose methods are there.
 	typed, typeAlias bool
 	is               []string
+	// valueReceiver is set for a typed error whose Error method has a
+	// value receiver.
+	valueReceiver bool
 }
 
 func (d declaredError) key() string { return d.pkg + "." + d.name }
@@ -105,6 +108,8 @@ func declaredErrors(t *testing.T) map[string]declaredError {
 				switch m.Name.Name {
 				case "Error":
 					isError = true
+					_, pointer := m.Recv.List[0].Type.(*ast.StarExpr)
+					e.valueReceiver = !pointer
 				case "Is", "Unwrap":
 					ast.Inspect(m.Body, func(n ast.Node) bool {
 						switch x := n.(type) {
@@ -343,13 +348,16 @@ var carriers = map[string]string{
 	"codex.ProviderError": "Codex's own set-up check, found with errors.As for its Fix",
 }
 
-// TestTypedErrorsHaveSentinels checks the rule on typed errors: each is
-// classified by a sentinel through its Is or Unwrap method, except the
-// carriers.
+// TestTypedErrorsHaveSentinels checks the rule on typed errors: each has
+// a pointer receiver and is classified by a sentinel through its Is or
+// Unwrap method, except the carriers.
 func TestTypedErrorsHaveSentinels(t *testing.T) {
 	for _, d := range declaredErrors(t) {
 		if !d.typed || d.typeAlias {
 			continue
+		}
+		if d.valueReceiver {
+			t.Errorf("%s: Error has a value receiver; want a pointer, so that errors.As finds one type", d.key())
 		}
 		_, carrier := carriers[d.key()]
 		switch {
