@@ -25,6 +25,7 @@ var importRules = []struct {
 	{pkg: "./source/git", forbidden: []string{modulePath + "/policy", modulePath + "/trust", "github.com/sigstore/"}, why: "a source's origin is a fact about the source (source.Origin); the policy matches it"},
 	{pkg: "./source/github", forbidden: []string{modulePath + "/policy", modulePath + "/trust", "github.com/sigstore/"}, why: "a source's origin is a fact about the source (source.Origin); the policy matches it"},
 	{pkg: "./source/oci", forbidden: []string{modulePath + "/policy", modulePath + "/trust"}, why: "a source's origin is a fact about the source (source.Origin); the policy matches it"},
+	{pkg: "./source/oci", forbidden: []string{modulePath + "/signature", "github.com/sigstore/", "google.golang.org/grpc"}, why: "Sign and Verify take a signer and a check of bundles (package signature's KeySigner and BundleCheck), so a program that fetches OCI skills links no Sigstore code"},
 	{pkg: "./trust", forbidden: []string{modulePath}, why: "the trust engine is below the root package"},
 }
 

@@ -420,8 +420,8 @@ func (st *sourceTrust) verifyPin(ctx context.Context, rs source.Remote, pin stri
 // verifySignatures verifies the OCI source rs at pin against every list
 // of requirements, and checks the signer against the one recorded.
 func (st *sourceTrust) verifySignatures(ctx context.Context, rs source.Remote, pin string) error {
-	r, ok := rs.(trust.SignatureVerifier)
-	if !ok {
+	r := trust.SignatureVerifierOf(rs)
+	if r == nil {
 		return fmt.Errorf("%w: %s is not an OCI source, and carries no signature", ErrRefused, st.ps.Display)
 	}
 	for i, list := range st.lists {

@@ -57,7 +57,7 @@ func (o *ociFixture) push(t *testing.T, repo, tag, name, body string) string {
 // referrer's digest.
 func (o *ociFixture) sign(t *testing.T, ref string, key crypto.Signer) string {
 	t.Helper()
-	d, err := oci.Sign(t.Context(), ref, key, oci.WithCache(o.pub))
+	d, err := oci.Sign(t.Context(), ref, signature.KeySigner{Key: key}, oci.WithCache(o.pub))
 	if err != nil {
 		t.Fatalf("oci.Sign(%s): %v", ref, err)
 	}

@@ -13,11 +13,12 @@ import (
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/source/oci"
 )
 
 // SignatureVerifier checks the Sigstore signatures of a published source
-// at a pin: an OCI source's manifest digest (oci.Remote and
-// oci.TrustedSource are ones).
+// at a pin: an OCI source's manifest digest ([SignatureVerifierOf] gives
+// the one of source/oci's Remote and TrustedSource).
 type SignatureVerifier interface {
 	// VerifySignature returns the signer of the content at pin when a
 	// signature attached to it satisfies one of reqs. Errors wrap
@@ -208,4 +209,36 @@ func (c *memo[V]) put(key string, v V) {
 		c.m = make(map[string]V)
 	}
 	c.m[key] = v
+}
+
+// bundleFinder is a source whose Sigstore bundles a check verifies: the
+// Remote and TrustedSource of package source/oci.
+type bundleFinder interface {
+	VerifyBundles(ctx context.Context, pin string, v oci.BundleVerifier) error
+}
+
+// SignatureVerifierOf returns what checks the signatures of v: v itself
+// when it is a [SignatureVerifier]; for a source whose bundles are found
+// by source/oci (its Remote and TrustedSource, with a VerifyBundles
+// method), one that verifies them with package signature; else nil, as
+// v carries no signature.
+func SignatureVerifierOf(v any) SignatureVerifier {
+	switch v := v.(type) {
+	case SignatureVerifier:
+		return v
+	case bundleFinder:
+		return bundles{v}
+	}
+	return nil
+}
+
+// bundles is the SignatureVerifier of a bundleFinder.
+type bundles struct{ f bundleFinder }
+
+func (b bundles) VerifySignature(ctx context.Context, pin string, reqs []signature.Requirement) (signature.Signer, error) {
+	check := &signature.BundleCheck{Reqs: reqs}
+	if err := b.f.VerifyBundles(ctx, pin, check); err != nil {
+		return signature.Signer{}, err
+	}
+	return check.Signer, nil
 }

@@ -108,7 +108,7 @@ func (m *Materializer) checkSigners(ctx context.Context, s skill.Skill, origin s
 	if p, ok := s.Source.(Pinned); ok {
 		pin = p.Pin()
 	}
-	sv, _ := s.Source.(SignatureVerifier)
+	sv := SignatureVerifierOf(s.Source)
 	if _, err := m.checker.VerifySignatures(ctx, origin, sv, pin); err != nil {
 		return err
 	}

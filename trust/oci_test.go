@@ -69,7 +69,7 @@ func TestPolicyOCISigners(t *testing.T) {
 			}
 			pinned := tag + "@" + dgst
 			if tt.signer != nil {
-				if _, err := oci.Sign(t.Context(), pinned, tt.signer, opts...); err != nil {
+				if _, err := oci.Sign(t.Context(), pinned, signature.KeySigner{Key: tt.signer}, opts...); err != nil {
 					t.Fatalf("Sign: %v", err)
 				}
 			}

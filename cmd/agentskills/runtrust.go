@@ -133,7 +133,7 @@ func (t *runTrust) pin(ctx context.Context, finder *install.Installer, src strin
 	}
 	pinned := ref.String()
 	if len(t.reqs) > 0 {
-		if _, err := oci.Verify(ctx, pinned, t.reqs); err != nil {
+		if err := oci.Verify(ctx, pinned, &signature.BundleCheck{Reqs: t.reqs}); err != nil {
 			return origin, "", &signerError{source: src, err: err}
 		}
 	}
@@ -183,7 +183,11 @@ func (s runOCIOrigin) VerifySignature(ctx context.Context, pin string, reqs []si
 		return signature.Signer{}, err
 	}
 	ref.Digest = pin
-	return oci.Verify(ctx, ref.String(), reqs)
+	check := &signature.BundleCheck{Reqs: reqs}
+	if err := oci.Verify(ctx, ref.String(), check); err != nil {
+		return signature.Signer{}, err
+	}
+	return check.Signer, nil
 }
 
 // isTrustRefusal reports whether err is a refusal of the policy or of a

@@ -3,7 +3,6 @@ package oci
 import (
 	"context"
 
-	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
@@ -42,15 +41,15 @@ func (s TrustedSource) Origin() source.Origin {
 // trust checker verifies with [TrustedSource.VerifySignature].
 func (s TrustedSource) Pin() string { return s.artifact.Ref.Digest }
 
-// VerifySignature is [Verify] of the manifest pin (a digest) of the
+// VerifyBundles is [Verify] of the manifest pin (a digest) of the
 // repository the skill was fetched from, with the options it was
 // fetched with.
-func (s TrustedSource) VerifySignature(ctx context.Context, pin string, reqs []signature.Requirement) (signature.Signer, error) {
+func (s TrustedSource) VerifyBundles(ctx context.Context, pin string, v BundleVerifier) error {
 	var opts []Option
 	if cfg := s.artifact.cfg; cfg != nil {
 		opts = []Option{WithCache(cfg.cache), WithHTTPClient(cfg.client), WithCredentials(cfg.credentials)}
 	}
 	ref := s.artifact.Ref
 	ref.Digest = pin
-	return Verify(ctx, ref.String(), reqs, opts...)
+	return Verify(ctx, ref.String(), v, opts...)
 }
