@@ -107,54 +107,56 @@
 // (*signature.BundleCheck), so this package links no Sigstore code of its
 // own, and a program that only fetches skills links none:
 //
-//		check := &signature.BundleCheck{Reqs: []signature.Requirement{{Key: pub}}}
-//		err := oci.Verify(ctx, "oci://ghcr.io/acme/review@"+dgst, check)
-//		// check.Signer is who signed it
+//	check := &signature.BundleCheck{Reqs: []signature.Requirement{{Key: pub}}}
+//	err := oci.Verify(ctx, "oci://ghcr.io/acme/review@"+dgst, check)
+//	// check.Signer is who signed it
 //
-//	 1. [Sign] attaches a Sigstore bundle as cosign 3 does: it pushes an
-//	    image-spec 1.1 manifest whose artifactType is
-//	    signature.BundleMediaType, whose config is the empty descriptor
-//	    (application/vnd.oci.empty.v1+json, "{}") with that artifactType
-//	    too, whose one layer is the bundle, of that media type, and whose
-//	    subject is the signed manifest (its media type, digest and size),
-//	    annotated with org.opencontainers.image.created (the time of
-//	    signing), dev.sigstore.bundle.content "dsse-envelope" and
-//	    dev.sigstore.bundle.predicateType
-//	    "https://sigstore.dev/cosign/sign/v1". It returns that manifest's
-//	    digest.
-//	 2. Both take a pinned reference (a digest: what is signed or checked
-//	    is what a lock file records); a tag alone is
-//	    [source.ErrNotPinned]. On a registry without the referrers API, the
-//	    signature is listed in the referrers tag scheme's index
-//	    (sha256-HEX), as the distribution spec says; [Verify] reads either.
-//	 3. [Verify] lists the manifest's referrers unfiltered and reads those
-//	    whose artifact type is a Sigstore bundle's or that carry cosign's
-//	    dev.sigstore.bundle.predicateType annotation; an attestation
-//	    (another predicate type) is not a signature and is left out. (A
-//	    registry may report a referrer's artifactType as its config's media
-//	    type, as go-containerregistry's registry reports cosign's, which a
-//	    filtered listing would miss.)
-//	 4. It reads at most 32 signatures of a manifest, over at most 16 pages
-//	    of the listing; a signature's manifest is read up to 64 KiB and its
-//	    bundle up to 1 MiB, each verified against its digest (sha256 or
-//	    sha512, rule 7 of What Fetch reads) and size, and
-//	    its manifest must have exactly one layer, a bundle, and the checked
-//	    manifest as its subject.
-//	 5. Each bundle is checked by the BundleVerifier against the manifest
-//	    digest (signature.Verify, for a *signature.BundleCheck, which
-//	    keeps the signer of the first that satisfies one of its
-//	    requirements). Otherwise the error wraps [source.ErrUnsigned] (no
-//	    signature attached), [source.ErrUntrusted] (signatures by other
-//	    signers) or [source.ErrInvalidSignature] (signatures that do not
-//	    verify: damaged, over another manifest), which are package
-//	    signature's ErrUnsigned, ErrUntrusted and ErrInvalid, and names the
-//	    reference, the requirement and each signature found with why it
-//	    was refused.
-//	 6. A bundle that verified is kept under the cache root's .oci folder
-//	    (.oci/signatures/ALG/HEX/, named by its own digest, written whole
-//	    and renamed into place), and [Verify] checks the kept bundles first:
-//	    a pin verified once is verified again offline, from the cache
-//	    alone. A kept bundle that no longer matches its name is removed.
+// The rules:
+//
+//  1. [Sign] attaches a Sigstore bundle as cosign 3 does: it pushes an
+//     image-spec 1.1 manifest whose artifactType is
+//     signature.BundleMediaType, whose config is the empty descriptor
+//     (application/vnd.oci.empty.v1+json, "{}") with that artifactType
+//     too, whose one layer is the bundle, of that media type, and whose
+//     subject is the signed manifest (its media type, digest and size),
+//     annotated with org.opencontainers.image.created (the time of
+//     signing), dev.sigstore.bundle.content "dsse-envelope" and
+//     dev.sigstore.bundle.predicateType
+//     "https://sigstore.dev/cosign/sign/v1". It returns that manifest's
+//     digest.
+//  2. Both take a pinned reference (a digest: what is signed or checked
+//     is what a lock file records); a tag alone is
+//     [source.ErrNotPinned]. On a registry without the referrers API, the
+//     signature is listed in the referrers tag scheme's index
+//     (sha256-HEX), as the distribution spec says; [Verify] reads either.
+//  3. [Verify] lists the manifest's referrers unfiltered and reads those
+//     whose artifact type is a Sigstore bundle's or that carry cosign's
+//     dev.sigstore.bundle.predicateType annotation; an attestation
+//     (another predicate type) is not a signature and is left out. (A
+//     registry may report a referrer's artifactType as its config's media
+//     type, as go-containerregistry's registry reports cosign's, which a
+//     filtered listing would miss.)
+//  4. It reads at most 32 signatures of a manifest, over at most 16 pages
+//     of the listing; a signature's manifest is read up to 64 KiB and its
+//     bundle up to 1 MiB, each verified against its digest (sha256 or
+//     sha512, rule 7 of What Fetch reads) and size, and
+//     its manifest must have exactly one layer, a bundle, and the checked
+//     manifest as its subject.
+//  5. Each bundle is checked by the BundleVerifier against the manifest
+//     digest (signature.Verify, for a *signature.BundleCheck, which
+//     keeps the signer of the first that satisfies one of its
+//     requirements). Otherwise the error wraps [source.ErrUnsigned] (no
+//     signature attached), [source.ErrUntrusted] (signatures by other
+//     signers) or [source.ErrInvalidSignature] (signatures that do not
+//     verify: damaged, over another manifest), which are package
+//     signature's ErrUnsigned, ErrUntrusted and ErrInvalid, and names the
+//     reference, the requirement and each signature found with why it
+//     was refused.
+//  6. A bundle that verified is kept under the cache root's .oci folder
+//     (.oci/signatures/ALG/HEX/, named by its own digest, written whole
+//     and renamed into place), and [Verify] checks the kept bundles first:
+//     a pin verified once is verified again offline, from the cache
+//     alone. A kept bundle that no longer matches its name is removed.
 //
 // For trust on first use of a keyless signer, pass a requirement that
 // names the trusted root and matches any identity and issuer (as
