@@ -391,3 +391,11 @@ func TestRemoteVerify(t *testing.T) {
 		t.Errorf("Remote.VerifyBundles(%s) = %v, signer %+v; want the signer", pin, err, check.Signer)
 	}
 }
+
+// TestBundleMediaType checks that the media type Sign writes is package
+// signature's, which this package does not import.
+func TestBundleMediaType(t *testing.T) {
+	if bundleMediaType != signature.BundleMediaType {
+		t.Errorf("bundleMediaType = %q, want signature.BundleMediaType %q", bundleMediaType, signature.BundleMediaType)
+	}
+}
