@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/internal/extract"
 )
 
@@ -104,5 +105,18 @@ func TestOneVocabulary(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestOneDefaultRoot: the default root the drivers' launch code uses
+// without a Cache (internal/cache's) is the one NewCache resolves, set by
+// the variable SkillCacheRootEnv names.
+func TestOneDefaultRoot(t *testing.T) {
+	if SkillCacheRootEnv != cache.RootEnv {
+		t.Errorf("SkillCacheRootEnv = %q, internal/cache reads %q", SkillCacheRootEnv, cache.RootEnv)
+	}
+	t.Setenv(SkillCacheRootEnv, t.TempDir())
+	if got, want := NewCache().Root(), cache.DefaultRoot(); got != want {
+		t.Errorf("NewCache().Root() = %q, cache.DefaultRoot() = %q", got, want)
 	}
 }

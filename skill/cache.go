@@ -3,7 +3,6 @@ package skill
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -118,9 +117,8 @@ func NewCache(opts ...DefaultMaterializerOption) *Cache {
 		l.MaxArchiveEntries = defaultMaxArchiveEntries
 	}
 	if cfg.root == "" {
-		cfg.root = defaultRoot()
-	}
-	if abs, err := filepath.Abs(cfg.root); err == nil {
+		cfg.root = cache.DefaultRoot()
+	} else if abs, err := filepath.Abs(cfg.root); err == nil {
 		cfg.root = abs
 	}
 	return &Cache{root: cfg.root, limits: cfg.limits}
@@ -138,16 +136,6 @@ func (c *Cache) Root() string { return c.root }
 
 // Limits returns the cache's limits.
 func (c *Cache) Limits() Limits { return c.limits }
-
-func defaultRoot() string {
-	if v := os.Getenv(SkillCacheRootEnv); v != "" {
-		return v
-	}
-	if base, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(base, "agent-adaptor", "skill-cache")
-	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("agent-adaptor-%d", os.Getuid()), "skill-cache")
-}
 
 // open returns the store, opening it on first use. A failed open is
 // tried again on the next use: a root made safe or mounted later works
