@@ -15,9 +15,10 @@ import (
 )
 
 // TestImportBoundaries checks the package boundaries this package's API
-// exists for: install uses the cache through this package alone, the
-// command-line tool and the sources take the limit error from here, and
-// the extractor depends on nothing of the module. Every file of a package counts,
+// exists for: install, the command-line tool and the sources use the
+// cache through this package and internal/skillcache alone (which apply
+// a Cache's limits), never the store or the extractor themselves, and the
+// extractor depends on nothing of the module. Every file of a package counts,
 // whatever its build constraints; test files do not.
 func TestImportBoundaries(t *testing.T) {
 	const module = "github.com/agentadaptor/agentadaptor/"
