@@ -46,9 +46,11 @@
 //     skill is materialized or a source is read, so nothing is fetched
 //     or written for a refused one.
 //  3. Signatures: when the policy names signers for the origin
-//     (policy.Policy.SignerRules), the source must implement
-//     [SignatureVerifier] and a signature of its pin must satisfy every
-//     one of the policy's rules; a source that carries no signature is
+//     (policy.Policy.SignerRules), the source must carry signatures
+//     ([SignatureVerifierOf]: a [SignatureVerifier], or an OCI source of
+//     package source/oci, whose bundles package signature verifies) and
+//     a signature of its pin must satisfy every one of the policy's
+//     rules; a source that carries no signature is
 //     refused with signature.ErrUnsigned. When the policy names signed
 //     commits for the origin (policy.Policy.CommitRules, a git or github
 //     source), the source must implement source.CommitVerifier and its
@@ -60,9 +62,10 @@
 //     high by default) refuses the skill, unless the policy accepts it
 //     (policy.Policy.Accepted) or its rule is allowed with [AllowRisks]
 //     ([Checker.Refusing] is that filter).
-//  5. A refusal is a *[RefusedError] (errors.Is [ErrRefused]; and
-//     policy.ErrDenied, whose *policy.DeniedError it wraps when the
-//     policy refused the source) that names the skill, its source, the
+//  5. A refusal is a *[RefusedError] (errors.Is [ErrRefused], and
+//     policy.ErrDenied, as every refusal is by a rule of the policy; it
+//     wraps the *policy.DeniedError when the policy refused the source)
+//     that names the skill, its source, the
 //     rule, the policy files and, for the audit, every refusing finding
 //     with its file and line as the audit keeps them (at most 100 of a
 //     rule and 1,000 in all), counting the rest (RefusedError.Omitted:
