@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // SourceSkill is one skill a source holds, as [Installer.Contents] lists
@@ -572,27 +573,28 @@ func (in *Installer) resolve(ctx context.Context, source string, recorded bool, 
 	return r, err
 }
 
-func (in *Installer) resolveSource(ctx context.Context, source string, recorded bool, st *sourceTrust) (*sourceSkills, error) {
-	r := &sourceSkills{source: redactURL(source), cleanup: func() {}}
-	rs, err := in.parseRemote(source)
+func (in *Installer) resolveSource(ctx context.Context, text string, recorded bool, st *sourceTrust) (*sourceSkills, error) {
+	r := &sourceSkills{source: redactURL(text), cleanup: func() {}}
+	spec, _ := source.Parse(text) // parseRemote reports its error
+	rs, err := in.parseRemote(text)
 	if err != nil {
 		return nil, err
 	}
-	indexURL, webIndex, err := webIndexURL(source)
-	if err != nil && rs == nil {
-		return nil, err
-	}
 	switch {
-	case webIndex && rs == nil: // rule 15
+	case spec.Kind == source.WebIndex: // rule 15
+		indexURL, _, ierr := webIndexURL(text)
+		if ierr != nil {
+			return nil, ierr
+		}
 		r.source = indexURL
 		r.skills, r.cleanup, err = in.fromWebIndex(ctx, indexURL, nil, chosen(ctx))
 	case rs != nil:
 		r.pin, r.skills, r.cleanup, err = in.fromRemoteRecalled(ctx, rs, r.source, st)
-		if err != nil && !recorded && bareGitHub(source) {
-			err = fmt.Errorf("%w (%s is read as a GitHub repository, as no file or folder of that name exists here)", err, source)
+		if err != nil && !recorded && spec.Bare {
+			err = fmt.Errorf("%w (%s is read as a GitHub repository, as no file or folder of that name exists here)", err, text)
 		}
-	case isURL(source):
-		file, remove, got, derr := in.downloadIf(ctx, source, validators{})
+	case spec.Kind == source.URL:
+		file, remove, got, derr := in.downloadIf(ctx, text, validators{})
 		if derr != nil {
 			return nil, derr
 		}
@@ -602,9 +604,9 @@ func (in *Installer) resolveSource(ctx context.Context, source string, recorded 
 			r.skills[i].got = got
 		}
 	default:
-		p := source
+		p := text
 		if !filepath.IsAbs(p) {
-			if p, err = filepath.Abs(source); err != nil {
+			if p, err = filepath.Abs(text); err != nil {
 				return nil, err
 			}
 		}
@@ -612,7 +614,7 @@ func (in *Installer) resolveSource(ctx context.Context, source string, recorded 
 		switch {
 		case serr == nil:
 		case !recorded && errors.Is(serr, fs.ErrNotExist):
-			return nil, fmt.Errorf("%w: %s", ErrInvalidSource, notHere(source))
+			return nil, fmt.Errorf("%w: %s", ErrInvalidSource, notHere(text))
 		default:
 			return nil, fmt.Errorf("%w: %w", ErrSourceUnavailable, serr)
 		}
