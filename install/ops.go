@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // Request says what to install.
@@ -390,8 +391,9 @@ func (in *Installer) sourceKey(source string) string {
 }
 
 // isPinnedURL reports whether source is a URL pinned with #sha256=.
-func isPinnedURL(source string) bool {
-	return isURL(source) && strings.Contains(source, "#sha256=")
+func isPinnedURL(text string) bool {
+	spec, err := source.Parse(text)
+	return err == nil && spec.SHA256 != ""
 }
 
 func sourceLabel(source, subpath string) string {
