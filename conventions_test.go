@@ -248,14 +248,14 @@ func TestNilOptionsAreIgnored(t *testing.T) {
 		{"skill.ArchiveURL", func() error { skill.ArchiveURL("http://127.0.0.1:1/", nil); return nil }},
 		{"skill.LocalSkillsFromDir", func() error { _, err := skill.LocalSkillsFromDir(dir, nil); return err }},
 		{"skillmd.Parse", func() error { _, err := skillmd.Parse([]byte(md), nil); return err }},
-		{"install.New and Installer.Remove", func() error {
+		{"install.New", func() error {
 			env := install.Env{Home: t.TempDir(), Project: t.TempDir()}
 			in := install.New(env, nil, install.WithCache(skill.NewCache(skill.WithSkillCacheRoot(cacheRoot))), install.WithLockDir(t.TempDir()))
-			_, err := in.List(t.Context(), nil)
+			_, err := in.List(t.Context(), install.ListRequest{})
 			if err != nil {
 				return err
 			}
-			in.Remove(t.Context(), []string{"greet"}, nil, nil) // not installed: an error, not a panic
+			in.Remove(t.Context(), install.RemoveRequest{Names: []string{"greet"}}) // not installed: an error, not a panic
 			return nil
 		}},
 		{"git.New", func() error { _, err := git.New(nil); return err }},

@@ -142,8 +142,7 @@
 //     problem are never let through: the name becomes a folder and an
 //     identifier agents match on, and the name rules (lowercase, no
 //     "--") keep two names from meaning one folder on macOS and Windows.
-//     A Checker given with [WithChecker] has no such class: Lenient lets
-//     none of its problems through. Validation (skillmd's strict mode,
+//     Validation (skillmd's strict mode,
 //     `agentskills validate`) is unchanged by any of this.
 //  5. Reproducibility: the lock file records each skill's source and
 //     content digest, sorted, without timestamps; a local source in a
@@ -826,9 +825,9 @@ import (
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
-// Checker reads a skill folder leniently, as agents do, and returns the
+// checker reads a skill folder leniently, as agents do, and returns the
 // skill's name, or the problems that make it unusable.
-type Checker func(dir string) (name string, problems []string, err error)
+type checker func(dir string) (name string, problems []string, err error)
 
 // Installer installs skills into one scope.
 type Installer struct {
@@ -852,7 +851,7 @@ func (in *Installer) canonicalRoot() string {
 }
 
 func (in *Installer) lockPath() string {
-	return filepath.Join(in.Root(), ".agents", LockName)
+	return filepath.Join(in.Root(), ".agents", lockName)
 }
 
 // download fetches a URL source into a temporary file, checking the
@@ -1178,7 +1177,7 @@ func specChecker(dir string) (name string, problems, spec []string, _ error) {
 
 // checkSkill checks the skill in dir with the Installer's checker:
 // the default one tells the problems only the specification holds to
-// apart (spec); one given with WithChecker never does.
+// apart (spec); one given with withChecker never does.
 func (in *Installer) checkSkill(dir string) (name string, problems, spec []string, _ error) {
 	if in.custom {
 		name, problems, err := in.check(dir)

@@ -198,15 +198,26 @@ func (r *sourceSkills) find(name, subpath string) int {
 	return -1
 }
 
-// Find returns the skills that source holds (any source [Installer.Add]
-// takes, found as rule 3 says), read and checked as Add checks them,
-// without installing anything: each as a skill.Dir of its folder (the
-// source's own folder, or the materialized copy of an archive's skill in
-// the skill cache) keyed by its name. With only, it returns just the
-// skills of those names ([MissingSkillsError] when one is not there).
-// Unlike Add it skips nothing: a skill it would return that cannot be
-// installed, or two of one name, fail it with [ErrInvalidSource].
-func (in *Installer) Find(ctx context.Context, source string, only ...string) ([]skill.Skill, error) {
+// FindRequest says which source [Installer.Find] and
+// [Installer.Contents] read, and which of its skills they return.
+type FindRequest struct {
+	// Source is the source: any source [Installer.Add] takes.
+	Source string
+	// Skills selects skills by name, or by folder inside the source, as
+	// Request.Skills does; [MissingSkillsError] when one is not there.
+	// Default (empty): every skill of the source.
+	Skills []string
+}
+
+// Find returns the skills that req.Source holds (found as rule 3 says),
+// read and checked as Add checks them, without installing anything: each
+// as a skill.Dir of its folder (the source's own folder, or the
+// materialized copy of an archive's skill in the skill cache) keyed by
+// its name. Unlike Add it skips nothing: a skill it would return that
+// cannot be installed, or two of one name, fail it with
+// [ErrInvalidSource].
+func (in *Installer) Find(ctx context.Context, req FindRequest) ([]skill.Skill, error) {
+	source, only := req.Source, req.Skills
 	r, err := in.resolve(ctx, source, false, nil)
 	if err != nil {
 		return nil, err
@@ -241,15 +252,24 @@ func (in *Installer) Find(ctx context.Context, source string, only ...string) ([
 	return out, nil
 }
 
-// Contents lists every skill source holds (any source [Installer.Add]
-// takes, found as rule 3 says), sorted by path, without installing
-// anything; a skill that Add would skip is listed with its problem.
-func (in *Installer) Contents(ctx context.Context, source string) ([]SourceSkill, error) {
-	r, err := in.resolve(ctx, source, false, nil)
+// Contents lists the skills req.Source holds (found as rule 3 says),
+// sorted by path, without installing anything; a skill that Add would
+// skip is listed with its problem. With req.Skills it lists only the
+// skills those select ([MissingSkillsError] when one is not there).
+func (in *Installer) Contents(ctx context.Context, req FindRequest) ([]SourceSkill, error) {
+	r, err := in.resolve(ctx, req.Source, false, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer r.cleanup()
+	if err := missing(req.Skills, []*sourceSkills{r}); err != nil {
+		return nil, err
+	}
+	if len(req.Skills) > 0 {
+		return slices.DeleteFunc(r.list(), func(s SourceSkill) bool {
+			return !slices.Contains(req.Skills, s.Name) && !slices.Contains(req.Skills, s.Path)
+		}), nil
+	}
 	return r.list(), nil
 }
 
