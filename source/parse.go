@@ -1,6 +1,7 @@
 package source
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -85,7 +86,7 @@ func Parse(text string) (Spec, error) {
 func parseWeb(text string) (Spec, error) {
 	u, err := url.Parse(text)
 	if err != nil {
-		return Spec{}, fmt.Errorf("source %s: %w: %w", withoutUser(text), ErrInvalid, err.(*url.Error).Err)
+		return Spec{}, fmt.Errorf("source %s: %w: %w", withoutUser(text), ErrInvalid, errors.Unwrap(err))
 	}
 	elems := strings.Split(strings.Trim(u.Path, "/"), "/")
 	plain := u.User == nil && u.RawQuery == "" && !u.ForceQuery && u.Fragment == ""
