@@ -50,7 +50,7 @@ type SourceSkill struct {
 }
 
 // MissingSkillsError reports skills asked for by name (Request.Skills,
-// or the names given to [Installer.Find]) that no source holds. It wraps
+// or FindRequest.Skills) that no source holds. It wraps
 // [ErrInvalidSource]; Available lists every skill the sources hold.
 type MissingSkillsError struct {
 	// Missing are the names asked for that no source holds, sorted.
