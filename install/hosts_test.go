@@ -239,7 +239,7 @@ func TestAddGitLabTree(t *testing.T) {
 			t.Errorf("Add(%s) changed %+v, want alpha alone", src, c)
 		}
 	}
-	lockFile := filepath.Join(f.env.Project, ".agents", LockName)
+	lockFile := filepath.Join(f.env.Project, ".agents", lockName)
 	lock, err := readLock(lockFile)
 	if err != nil {
 		t.Fatal(err)
@@ -375,7 +375,7 @@ func TestAddGitHubEnterprise(t *testing.T) {
 			if _, err := in.Add(t.Context(), Request{Sources: []string{tt.source}, Agents: agentsOf(t, "codex")}); err != nil {
 				t.Fatalf("Add(%s) = %v", tt.source, err)
 			}
-			lockFile := filepath.Join(f.env.Project, ".agents", LockName)
+			lockFile := filepath.Join(f.env.Project, ".agents", lockName)
 			lock, err := readLock(lockFile)
 			if err != nil {
 				t.Fatal(err)

@@ -243,7 +243,7 @@ func (in *Installer) policySource(text, pin string, typed bool) (source.Origin, 
 		return s, err
 	}
 	if rs != nil {
-		src, err := github.Parse(strings.TrimPrefix(text, GitHubPrefix))
+		src, err := github.Parse(strings.TrimPrefix(text, source.GitHubPrefix))
 		if err != nil {
 			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}

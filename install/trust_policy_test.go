@@ -184,7 +184,7 @@ func TestTrustSignedCommitRequired(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Add(%s) of a signed commit = %v", src, err)
 			}
-			lock, err := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+			lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
 			if err != nil {
 				t.Fatal(err)
 			}

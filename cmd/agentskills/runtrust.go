@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -48,7 +47,11 @@ func registerRunTrust(cmd *cobra.Command, f *trustFlags) {
 // is read.
 func checkRunTrust(f *trustFlags, sources []string) error {
 	signers := len(f.keys) > 0 || f.identity != "" || f.identityRegexp != "" || f.issuer != "" || f.issuerRegexp != ""
-	if signers && !slices.ContainsFunc(sources, func(s string) bool { return strings.HasPrefix(s, oci.Scheme) }) {
+	isOCI := func(s string) bool {
+		spec, err := source.Parse(s)
+		return err == nil && spec.Kind == source.OCI
+	}
+	if signers && !slices.ContainsFunc(sources, isOCI) {
 		return usageErrorf("--key and --certificate-identity check the signatures of oci:// skill sources, and no --skill is one")
 	}
 	return nil
