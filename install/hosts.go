@@ -13,60 +13,25 @@ import (
 	"github.com/agentadaptor/agentadaptor/source/github"
 )
 
-// hostedSource reads an https URL other than github.com's that
-// source.Parse finds a repository's address on a git host (package
-// source, rule 19): a GitHub Enterprise Server's (package github, rule
-// 15), else a git host's page or git address (package git, rules 17 to
-// 21). Both are nil for any other text. An address of a repository's
-// form that cannot be read (a password in it, a bad ref) is an error,
-// not a download.
-func hostedSource(text string) (*github.Source, *git.Source, error) {
-	spec, err := source.Parse(text)
-	if err != nil || !strings.HasPrefix(text, "https://") || strings.HasPrefix(text, "https://github.com/") {
-		return nil, nil, nil
-	}
-	switch spec.Kind {
-	case source.GitHub:
-		s, err := github.Parse(spec.Text)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
-		}
-		return &s, nil, nil
-	case source.Git:
-		s, err := parseGit(spec)
-		if err != nil {
-			return nil, nil, err
-		}
-		return nil, &s, nil
-	}
-	return nil, nil, nil
-}
-
-// isHostedRepo reports whether text is an https URL of a repository on
-// a git host other than github.com (rule 13), readable or not.
-func isHostedRepo(text string) bool {
-	gh, g, err := hostedSource(text)
-	return gh != nil || g != nil || err != nil
-}
-
-// hostedPolicySource completes s, the policy's view of a repository on
-// a git host (# Trust, rule 1): kind "git" at HOST/PATH (a GitHub
-// Enterprise repository too, so that a github: pattern, meant for
-// github.com, never matches it; a git address on github.com is kind
-// "github", package source's rule 11), pinned when the ref is a commit.
-func hostedPolicySource(s source.Origin, text string) (source.Origin, error) {
-	gh, g, err := hostedSource(text)
+// githubPolicySource completes s, the policy's view of the GitHub source
+// spec typed as text (# Trust, rule 1): kind "github" at OWNER/REPO for
+// github.com; a GitHub Enterprise repository is kind "git" at HOST/PATH,
+// so that a github: pattern, meant for github.com, never matches it.
+// Pinned when the ref is a commit.
+func githubPolicySource(s source.Origin, text string, spec source.Spec) (source.Origin, error) {
+	src, err := github.Parse(spec.Text)
 	if err != nil {
-		return s, err
+		return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 	}
-	if gh != nil {
-		if s.Kind, s.Location, err = gh.PolicyLocation(); err != nil {
-			return s, notCanonical(s, err)
-		}
-		s.Pinned = s.Pinned || gitsyntax.IsCommit(strings.ToLower(gh.Ref))
-		return s, nil
+	if s.Kind, s.Location, err = src.PolicyLocation(); err != nil { // an Enterprise address after github: is its host's (rule 13)
+		return s, notCanonical(s, err)
 	}
-	return gitPolicySource(s, text, *g)
+	ref := src.Ref
+	if strings.HasPrefix(text, "https://") && !strings.HasPrefix(text, "https://github.com/") {
+		ref = strings.ToLower(ref) // an Enterprise Server's web address
+	}
+	s.Pinned = s.Pinned || gitsyntax.IsCommit(ref)
+	return s, nil
 }
 
 // gitPolicySource completes s, the policy's view of the git source src

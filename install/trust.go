@@ -15,12 +15,9 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/audit"
-	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/source"
-	"github.com/agentadaptor/agentadaptor/source/git"
-	"github.com/agentadaptor/agentadaptor/source/github"
 	"github.com/agentadaptor/agentadaptor/source/oci"
 	"github.com/agentadaptor/agentadaptor/trust"
 )
@@ -192,12 +189,20 @@ func (in *Installer) PolicySource(text string) (source.Origin, error) {
 }
 
 // policySource is PolicySource of a source typed (typed) or recorded with
-// pin.
+// pin. source.Parse tells its kind, as it does for parseSource, so that
+// the policy judges the source that is read.
 func (in *Installer) policySource(text, pin string, typed bool) (source.Origin, error) {
 	s := source.Origin{Display: redactURL(text), Pinned: pin != ""}
-	switch {
-	case strings.HasPrefix(text, oci.Scheme):
-		ref, err := oci.ParseReference(text)
+	spec, err := source.Parse(text)
+	if err != nil {
+		if _, _, derr := parseDownload(text); derr != nil {
+			return s, derr // a download's own words
+		}
+		return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+	}
+	switch spec.Kind {
+	case source.OCI:
+		ref, err := oci.ParseReference(spec.Text)
 		if err != nil {
 			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}
@@ -208,15 +213,13 @@ func (in *Installer) policySource(text, pin string, typed bool) (source.Origin, 
 		s.Kind, s.Location = "oci", loc
 		s.Pinned = s.Pinned || ref.Digest != ""
 		return s, nil
-	case strings.HasPrefix(text, "git+"):
-		src, err := git.Parse(text)
+	case source.Git:
+		src, err := parseGit(spec)
 		if err != nil {
-			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+			return s, err
 		}
 		return gitPolicySource(s, text, src)
-	case isHostedRepo(text) && !gitHubWeb(text): // a repository on another host (hosts.go), in parseSource's order
-		return hostedPolicySource(s, text)
-	case isURL(text) && !isGitHubRepoURL(text):
+	case source.URL, source.WebIndex:
 		if indexURL, ok, err := webIndexURL(text); ok { // rule 15: as recorded
 			text = indexURL
 			if err != nil {
@@ -237,21 +240,15 @@ func (in *Installer) policySource(text, pin string, typed bool) (source.Origin, 
 		s.Kind, s.Location = "url", loc
 		s.Pinned = s.Pinned || want != ""
 		return s, nil
-	}
-	rs, err := in.parseSource(text, typed)
-	if err != nil {
-		return s, err
-	}
-	if rs != nil {
-		src, err := github.Parse(strings.TrimPrefix(text, source.GitHubPrefix))
+	case source.GitHub:
+		rs, err := in.parseSource(text, typed)
 		if err != nil {
-			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+			return s, err
 		}
-		if s.Kind, s.Location, err = src.PolicyLocation(); err != nil { // an Enterprise address after github: is its host's (rule 13)
-			return s, notCanonical(s, err)
+		if rs != nil {
+			return githubPolicySource(s, text, spec)
 		}
-		s.Pinned = s.Pinned || gitsyntax.IsCommit(src.Ref)
-		return s, nil
+		// a bare OWNER/REPO that is a local path
 	}
 	p := in.sourcePath(text)
 	if typed && !filepath.IsAbs(text) {
@@ -261,25 +258,6 @@ func (in *Installer) policySource(text, pin string, typed bool) (source.Origin, 
 	}
 	s.Kind, s.Location = "local", filepath.ToSlash(source.RealPath(p)) // the folder read, whatever link names it (package source, rule 15)
 	return s, nil
-}
-
-// gitHubWeb reports whether text starts as a web address on github.com,
-// which parseSource reads as a GitHub repository or an archive before it
-// asks whether it is a repository on another host: policySource
-// classifies a source exactly as parseSource does, so that the policy
-// judges the source that is read.
-func gitHubWeb(text string) bool {
-	return strings.HasPrefix(text, "https://github.com/") || strings.HasPrefix(text, "http://github.com/")
-}
-
-// isGitHubRepoURL reports whether text is a web address of a GitHub
-// repository (read as a GitHub source, rule 13), not of an archive.
-func isGitHubRepoURL(text string) bool {
-	if !gitHubWeb(text) {
-		return false
-	}
-	_, err := github.Parse(text)
-	return err == nil
 }
 
 // notCanonical is the refusal of a source whose location cannot be made
