@@ -502,7 +502,11 @@
 //     after its reference is resolved and before its layer is
 //     downloaded, when Trust.Signers (one list: a signature by any of
 //     them) or policy.Signers (every list satisfied) require a signer,
-//     or when the lock file records one (rule 4). Requirements for a
+//     or when the lock file records one (rule 4): the trust checker
+//     verifies them all (trust.Checker.VerifySignatures, the
+//     policy's rules with Trust.Signers or the recorded signer as rules
+//     of this package's own), and this package records the signer of the
+//     first and compares it with the recorded one. Requirements for a
 //     source that is not OCI are refused, as nothing could satisfy
 //     them: Trust.Signers given to Add for a GitHub, git, URL or local
 //     source, and policy signers for such a source; a Sync applies

@@ -303,10 +303,13 @@ type sourceTrust struct {
 
 // signerList is one list of signer requirements, satisfied by a
 // signature of any of them: the Trust.Signers, a policy rule, or the
-// signer the lock file records.
+// signer the lock file records. The trust checker verifies them all
+// (trust.Checker.VerifySignatures): the policy's rules, and install's
+// own, which are not the policy's (extra), as rules of their own.
 type signerList struct {
 	from string // where the list comes from, in messages
-	reqs []signature.Requirement
+	policy.SignerRule
+	extra bool
 }
 
 // checkSource checks a source against the policy before anything is read
@@ -328,21 +331,21 @@ func (in *Installer) checkSource(text, pin string, typed bool, recorded *lockSig
 	}
 	st := &sourceTrust{in: in, t: t, ps: ps, recorded: recorded}
 	if len(t.Signers) > 0 {
-		st.lists = append(st.lists, signerList{"Trust.Signers", t.Signers})
+		st.lists = append(st.lists, signerList{"Trust.Signers", policy.SignerRule{Rule: policy.Rule{Name: "Trust.Signers"}, Requirements: t.Signers}, true})
 	}
 	lists, err := p.SignerRules(ps)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrRefused, ps.Display, err)
 	}
 	for _, r := range lists {
-		st.lists = append(st.lists, signerList{"the policy's " + r.Rule.String(), r.Requirements})
+		st.lists = append(st.lists, signerList{"the policy's " + r.Rule.String(), r, false})
 	}
 	if len(st.lists) == 0 && recorded != nil {
 		req, err := recorded.requirement(in.Root())
 		if err != nil {
 			return nil, err
 		}
-		st.lists = []signerList{{"the signer the lock file records", []signature.Requirement{req}}}
+		st.lists = []signerList{{"the signer the lock file records", policy.SignerRule{Rule: policy.Rule{Name: "lock file signer"}, Requirements: []signature.Requirement{req}}, true}}
 	}
 	if len(st.lists) > 0 && ps.Kind != "oci" {
 		if len(t.Signers) > 0 && len(lists) == 0 && recorded == nil {
@@ -396,38 +399,53 @@ func (st *sourceTrust) verifyPin(ctx context.Context, rs source.Remote, pin stri
 }
 
 // verifySignatures verifies the OCI source rs at pin against every list
-// of requirements, and checks the signer against the one recorded.
+// of requirements, with the trust checker, and checks the signer against
+// the one recorded.
 func (st *sourceTrust) verifySignatures(ctx context.Context, rs source.Remote, pin string) error {
 	r := trust.SignatureVerifierOf(rs)
 	if r == nil {
 		return fmt.Errorf("%w: %s is not an OCI source, and carries no signature", ErrRefused, st.ps.Display)
 	}
-	for i, list := range st.lists {
-		s, err := r.VerifySignature(ctx, pin, list.reqs)
-		if err != nil {
-			var want []string
-			for _, r := range list.reqs {
-				want = append(want, r.String())
-			}
-			what := "nothing of it was installed"
-			if st.recorded != nil && len(st.lists) == 1 && list.reqs[0].Matches(st.recorded.Signer) {
-				what += "; if its publisher changed signer, give the new signer's key or identity (Trust.Signers) and accept it by name (Trust.AcceptSigners)"
-			}
-			return fmt.Errorf("%w: %s at %s must be signed by %s (%s): %w; %s", ErrRefused, st.ps.Display, shortPin(pin), strings.Join(want, " or "), list.from, err, what)
+	var extra []policy.SignerRule
+	for _, list := range st.lists {
+		if list.extra {
+			extra = append(extra, list.SignerRule)
 		}
-		if i > 0 {
-			continue
-		}
-		ls := &lockSigner{Signer: s}
-		if s.KeyID != "" {
-			if ls.PublicKey, err = matchingKey(list.reqs, s.KeyID); err != nil {
-				return err
-			}
-		} else if ls.TrustedRoot, err = st.verifiedRoot(ctx, r, pin, list.reqs, s); err != nil {
+	}
+	signers, err := st.t.engine().VerifySignatures(ctx, st.ps, r, pin, extra...)
+	if err != nil {
+		var refused *trust.RefusedError
+		if !errors.As(err, &refused) {
 			return err
 		}
-		st.signer = ls
+		i := slices.IndexFunc(st.lists, func(l signerList) bool { return l.Rule == refused.Rule })
+		if i < 0 {
+			return err
+		}
+		list := st.lists[i]
+		var want []string
+		for _, r := range list.Requirements {
+			want = append(want, r.String())
+		}
+		what := "nothing of it was installed"
+		if st.recorded != nil && len(st.lists) == 1 && list.Requirements[0].Matches(st.recorded.Signer) {
+			what += "; if its publisher changed signer, give the new signer's key or identity (Trust.Signers) and accept it by name (Trust.AcceptSigners)"
+		}
+		return fmt.Errorf("%w: %s at %s must be signed by %s (%s): %w; %s", ErrRefused, st.ps.Display, shortPin(pin), strings.Join(want, " or "), list.from, refused.Err, what)
 	}
+	if len(signers) != len(st.lists) {
+		return fmt.Errorf("%w: %s at %s: the policy's signers rules changed while it was checked", ErrRefused, st.ps.Display, shortPin(pin))
+	}
+	s, reqs := signers[0], st.lists[0].Requirements
+	ls := &lockSigner{Signer: s}
+	if s.KeyID != "" {
+		if ls.PublicKey, err = matchingKey(reqs, s.KeyID); err != nil {
+			return err
+		}
+	} else if ls.TrustedRoot, err = st.verifiedRoot(ctx, r, pin, reqs, s); err != nil {
+		return err
+	}
+	st.signer = ls
 	if r := st.recorded; r != nil && r.Signer != st.signer.Signer && !st.accepted(st.signer.Signer) {
 		return &SignerChangedError{Source: st.ps.Display, Recorded: r.Signer, Found: st.signer.Signer}
 	}

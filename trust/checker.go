@@ -91,14 +91,18 @@ func (c *Checker) Check(o source.Origin) error {
 
 // VerifySignatures checks every signers rule of the policy for o against
 // the signatures v finds at pin (rule 3), and returns the signer that
-// satisfied each rule, in the rules' order. A nil v carries no
+// satisfied each rule, in the rules' order. Rules of the caller's own,
+// extra (package install's: the signers a user names on its command
+// line, the signer its lock file records), are checked first, as the
+// policy's are, and their signers returned first. A nil v carries no
 // signature. A refusal is a *[RefusedError] naming the rule, whose Err
 // is the verifier's error.
-func (c *Checker) VerifySignatures(ctx context.Context, o source.Origin, v SignatureVerifier, pin string) ([]signature.Signer, error) {
+func (c *Checker) VerifySignatures(ctx context.Context, o source.Origin, v SignatureVerifier, pin string, extra ...policy.SignerRule) ([]signature.Signer, error) {
 	rules, err := c.policy.SignerRules(o)
 	if err != nil {
 		return nil, &RefusedError{Origin: o, Rule: policy.Rule{Name: "signers"}, Err: err}
 	}
+	rules = append(slices.Clip(extra), rules...)
 	signers := make([]signature.Signer, len(rules))
 	for i, r := range rules {
 		if v == nil {

@@ -11,6 +11,7 @@ import (
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/trust"
@@ -114,5 +115,44 @@ func TestBlockingAndRefusing(t *testing.T) {
 	}
 	if got, want := rules(c.Refusing(rep, "x", o)), "download-exec"; got != want {
 		t.Errorf("Refusing() = %s, want %s", got, want)
+	}
+}
+
+// verifierFunc is a SignatureVerifier of a function.
+type verifierFunc func(reqs []signature.Requirement) (signature.Signer, error)
+
+func (f verifierFunc) VerifySignature(_ context.Context, _ string, reqs []signature.Requirement) (signature.Signer, error) {
+	return f(reqs)
+}
+
+// TestVerifySignaturesExtraRules checks rule 3 for the rules of a
+// caller's own (package install's --key flags and recorded signers):
+// checked before the policy's, their signers returned first, and a
+// refusal naming the rule that failed.
+func TestVerifySignaturesExtraRules(t *testing.T) {
+	p := mustPolicy(t, "version: 1\nsigners:\n  - sources: [oci:registry.example/acme/*]\n    identity: ci@acme.example\n    issuer: https://issuer.example\n")
+	origin := source.Origin{Kind: "oci", Location: "registry.example/acme/x", Pinned: true}
+	extra := policy.SignerRule{Rule: policy.Rule{Name: "Trust.Signers"}, Requirements: []signature.Requirement{{Identity: "dev@acme.example", Issuer: "https://issuer.example"}}}
+	var asked []string
+	v := verifierFunc(func(reqs []signature.Requirement) (signature.Signer, error) {
+		asked = append(asked, reqs[0].Identity)
+		if reqs[0].Identity == "nobody@acme.example" {
+			return signature.Signer{}, signature.ErrUntrusted
+		}
+		return signature.Signer{Identity: reqs[0].Identity, Issuer: reqs[0].Issuer}, nil
+	})
+	c := trust.NewChecker(p)
+	signers, err := c.VerifySignatures(t.Context(), origin, v, "sha256:abc", extra)
+	if err != nil || len(signers) != 2 || signers[0].Identity != "dev@acme.example" || signers[1].Identity != "ci@acme.example" {
+		t.Fatalf("VerifySignatures() = %+v, %v; want the extra rule's signer, then the policy's", signers, err)
+	}
+	if strings.Join(asked, ",") != "dev@acme.example,ci@acme.example" {
+		t.Errorf("rules asked = %q, want the extra rule first", asked)
+	}
+	bad := policy.SignerRule{Rule: policy.Rule{Name: "Trust.Signers"}, Requirements: []signature.Requirement{{Identity: "nobody@acme.example", Issuer: "https://issuer.example"}}}
+	_, err = c.VerifySignatures(t.Context(), origin, v, "sha256:abc", bad)
+	var re *trust.RefusedError
+	if !errors.As(err, &re) || re.Rule.Name != "Trust.Signers" || !errors.Is(err, signature.ErrUntrusted) || !errors.Is(err, trust.ErrRefused) {
+		t.Errorf("VerifySignatures(bad extra) = %v, want a *RefusedError of the extra rule wrapping %v", err, signature.ErrUntrusted)
 	}
 }

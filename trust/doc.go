@@ -78,7 +78,10 @@
 //
 // Package install applies rules 1 to 5 to the sources it adds and syncs,
 // and adds the lock file's rules (trust on first use of a signer, the
-// risks a lock file records as accepted; see # Trust in its doc).
+// risks a lock file records as accepted; see # Trust in its doc). The
+// signers its user names and the one its lock file records are checked
+// by [Checker.VerifySignatures] too, as rules of the caller's own, so
+// that signatures are verified in one place.
 //
 // What holds on Linux holds on macOS and Windows: the audit reads the
 // tree through an os.Root, and nothing here depends on the system.
