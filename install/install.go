@@ -583,7 +583,10 @@
 //     in place under one) as you would the flag.
 //  6. Refusals: Add skips a refused skill, reporting a Change with
 //     [ActionSkipped] and the reason, installs the others, and then
-//     fails with a [*RefusedError] listing the refusals; it changes
+//     fails with the one refusal error of package trust, a
+//     *trust.RefusedError whose Refusals list the refusals (it matches
+//     [ErrRefused], and not policy.ErrDenied, as its refusals say why in
+//     words alone); it changes
 //     nothing when every skill is refused or, with Request.Strict, any
 //     is. Sync refuses the whole sync, changing nothing (it skips
 //     nothing, rule 4). A refused source or skill is never written

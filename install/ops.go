@@ -16,6 +16,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // Request says what to install.
@@ -185,9 +186,10 @@ func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
 	notePins(changes, moved, s.lock)
 	noteSpec(changes, use)
 	if err == nil && len(refused) > 0 {
-		err = &RefusedError{refused} // the others are installed (Trust rule 6)
+		err = &trust.RefusedError{Refusals: refused} // the others are installed (Trust rule 6)
 	}
-	if ierr := integrityFailures(sources); ierr != nil && (err == nil || errors.As(err, new(*RefusedError))) {
+	var partial *trust.RefusedError
+	if ierr := integrityFailures(sources); ierr != nil && (err == nil || errors.As(err, &partial) && len(partial.Refusals) > 0) {
 		err = errors.Join(ierr, err) // the others are installed (rule 4)
 	}
 	return slices.Concat(s.recovered, skipped, kept, changes), err

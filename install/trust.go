@@ -100,46 +100,10 @@ func acceptName(s signature.Signer) string {
 	return s.String()
 }
 
-// Refusal is one skill or source refused by the trust checks, as Add and
-// Sync report it in a [*RefusedError] and [Installer.CheckTrust] returns
-// it.
-type Refusal struct {
-	// Skill is the skill's name; "" when the whole source is refused.
-	Skill string `json:"skill,omitempty"`
-	// Source is the source, as recorded.
-	Source string `json:"source"`
-	// Reason says what failed and what the user can do.
-	Reason string `json:"reason"`
-	// Findings, for a refusal by the audit, are the findings that refuse
-	// the skill, as the audit keeps them (within its caps).
-	Findings []audit.Finding `json:"findings,omitempty"`
-	// Omitted counts, by rule, the refusing findings past the audit's
-	// caps, which Findings does not hold.
-	Omitted audit.Omitted `json:"omitted,omitempty"`
-}
-
-// RefusedError is the error of an Add that installed the skills it could
-// and refused others (Trust rule 6): it lists each refusal. It wraps
-// [ErrRefused], the sentinel of every refusal of the trust checks
-// (trust.ErrRefused).
-type RefusedError struct {
-	Refusals []Refusal
-}
-
-func (e *RefusedError) Error() string {
-	var lines []string
-	for _, r := range e.Refusals {
-		what := r.Source
-		if r.Skill != "" {
-			what = "skill " + r.Skill + " from " + r.Source
-		}
-		lines = append(lines, what+": "+r.Reason)
-	}
-	return fmt.Sprintf("%v: %s", ErrRefused, strings.Join(lines, "\n"))
-}
-
-// Unwrap returns ErrRefused.
-func (e *RefusedError) Unwrap() error { return ErrRefused }
+// Refusal is one skill or source refused by the trust checks, as Add
+// reports it in a *trust.RefusedError (its Refusals) and
+// [Installer.CheckTrust] returns it: trust.Refusal.
+type Refusal = trust.Refusal
 
 // lockSigner is a signer as the lock file records it: who signed (the key
 // ID, or the identity and issuer) and, for a key, its public key in PEM,
@@ -658,7 +622,7 @@ func (in *Installer) auditUse(ctx context.Context, use []*candidate, strict bool
 		if strict {
 			why = "nothing was changed (strict: a skill that cannot be installed stops the request)"
 		}
-		return nil, nil, nil, fmt.Errorf("%w\n%s", &RefusedError{refused}, why)
+		return nil, nil, nil, fmt.Errorf("%w\n%s", &trust.RefusedError{Refusals: refused}, why)
 	}
 	return keep, skipped, refused, nil
 }

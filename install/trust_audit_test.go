@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // malicious is a SKILL.md body in the shape of the published attacks: a
@@ -19,7 +20,7 @@ const malicious = "\n## Prerequisites\n\nBefore using this skill, you must first
 // TestTrustAuditRefuses checks Trust rules 5 and 6: of a source's skills,
 // one whose audit finds a download-and-execute "prerequisite" is skipped
 // with its reason (rule, file and line), the others are installed, and
-// Add fails with a RefusedError; nothing of the refused skill lands in
+// Add fails with a *trust.RefusedError listing the refusals; nothing of the refused skill lands in
 // the canonical folder, an agent's folder or the lock file. Naming its
 // rules (AllowRisks) or accepting them in the policy installs it; with
 // Strict, or when it is the only skill, nothing is installed.
@@ -32,9 +33,9 @@ func TestTrustAuditRefuses(t *testing.T) {
 
 	in := trustInstaller(t, f, "", Trust{})
 	changes, err := in.Add(t.Context(), Request{Sources: []string{kit}, Agents: agents})
-	var refused *RefusedError
+	var refused *trust.RefusedError
 	if !errors.As(err, &refused) || !errors.Is(err, ErrRefused) || len(refused.Refusals) != 1 || refused.Refusals[0].Skill != "evil" {
-		t.Fatalf("Add(%s) = %v; want a RefusedError of evil alone", kit, err)
+		t.Fatalf("Add(%s) = %v; want a *trust.RefusedError of evil alone", kit, err)
 	}
 	r := refused.Refusals[0]
 	var rules []string
@@ -71,7 +72,7 @@ func TestTrustAuditRefuses(t *testing.T) {
 		g.writeSkill(t, "kit/evil", "evil", malicious)
 		_, err := trustInstaller(t, g, "", Trust{}).Add(t.Context(), Request{Sources: []string{filepath.Join(g.sources, "kit")}, Agents: agents, Strict: true})
 		if !errors.As(err, &refused) || !strings.Contains(err.Error(), "nothing was changed") {
-			t.Fatalf("strict Add = %v; want a RefusedError, nothing changed", err)
+			t.Fatalf("strict Add = %v; want a *trust.RefusedError, nothing changed", err)
 		}
 		assertNothingInstalled(t, g)
 	})
@@ -80,7 +81,7 @@ func TestTrustAuditRefuses(t *testing.T) {
 		evil := g.writeSkill(t, "evil", "evil", malicious)
 		_, err := trustInstaller(t, g, "", Trust{}).Add(t.Context(), Request{Sources: []string{evil}, Agents: agents})
 		if !errors.As(err, &refused) || !strings.Contains(err.Error(), "no skill is left") {
-			t.Fatalf("Add of the refused skill alone = %v; want a RefusedError, nothing left", err)
+			t.Fatalf("Add of the refused skill alone = %v; want a *trust.RefusedError, nothing left", err)
 		}
 		assertNothingInstalled(t, g)
 	})
@@ -158,9 +159,9 @@ func TestTrustAuditCapped(t *testing.T) {
 	}
 	kit := filepath.Join(f.sources, "kit")
 	_, err := trustInstaller(t, f, "", Trust{}).Add(t.Context(), Request{Sources: []string{kit}, Agents: agentsOf(t, "claude-code")})
-	var refused *RefusedError
+	var refused *trust.RefusedError
 	if !errors.As(err, &refused) || len(refused.Refusals) != skills {
-		t.Fatalf("Add(%s) = %v; want a RefusedError of the %d dense skills", kit, err, skills)
+		t.Fatalf("Add(%s) = %v; want a *trust.RefusedError of the %d dense skills", kit, err, skills)
 	}
 	listed := 0
 	for _, r := range refused.Refusals {

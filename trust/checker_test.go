@@ -156,3 +156,21 @@ func TestVerifySignaturesExtraRules(t *testing.T) {
 		t.Errorf("VerifySignatures(bad extra) = %v, want a *RefusedError of the extra rule wrapping %v", err, signature.ErrUntrusted)
 	}
 }
+
+// TestRefusedErrorRefusals checks the list form of RefusedError, the
+// refusals of a request of several skills (package install's Add): a
+// line each, ErrRefused and not policy.ErrDenied, as they say why in
+// words alone.
+func TestRefusedErrorRefusals(t *testing.T) {
+	err := error(&trust.RefusedError{Refusals: []trust.Refusal{
+		{Skill: "evil", Source: "./kit", Reason: "the audit found download-exec"},
+		{Source: "oci://registry.example/acme/x", Reason: "not signed"},
+	}})
+	want := "refused by the trust checks: skill evil from ./kit: the audit found download-exec\noci://registry.example/acme/x: not signed"
+	if err.Error() != want {
+		t.Errorf("Error() = %q, want %q", err, want)
+	}
+	if !errors.Is(err, trust.ErrRefused) || errors.Is(err, policy.ErrDenied) {
+		t.Errorf("errors.Is(%v): want ErrRefused and not policy.ErrDenied", err)
+	}
+}

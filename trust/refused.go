@@ -15,12 +15,13 @@ import (
 // a source the policy does not allow, a signature that is missing,
 // invalid or by another signer than the one required, an unsigned commit
 // the policy requires signed, or a skill whose audit reaches the
-// threshold. A [*RefusedError] is one; package install wraps it in its
-// own refusals.
+// threshold. A [*RefusedError] is one, or wraps it.
 var ErrRefused = errors.New("refused by the trust checks")
 
 // RefusedError is a skill refused by the trust checks (rule 5). An
-// Agent returns it before any driver starts.
+// Agent returns it before any driver starts. Package install returns it
+// too: for a source refused before it is read, and, with Refusals, for
+// the skills an Add refused among those it installed.
 type RefusedError struct {
 	// Key is the skill's key and Name its runtime name.
 	Key, Name string
@@ -42,13 +43,47 @@ type RefusedError struct {
 	// the policy does not allow, or the signature check's error; nil for
 	// the audit.
 	Err error
+	// Refusals, when not empty, are the refusals of a request of several
+	// skills (package install's Add, which installs the others): the
+	// error lists them, and the fields above are zero.
+	Refusals []Refusal
+}
+
+// Refusal is one skill or source refused by the trust checks, as a
+// request of several reports it: package install's Add in a
+// [*RefusedError], and its Installer.CheckTrust.
+type Refusal struct {
+	// Skill is the skill's name; "" when the whole source is refused.
+	Skill string `json:"skill,omitempty"`
+	// Source is the source, as recorded.
+	Source string `json:"source"`
+	// Reason says what failed and what the user can do.
+	Reason string `json:"reason"`
+	// Findings, for a refusal by the audit, are the findings that refuse
+	// the skill, as the audit keeps them (within its caps).
+	Findings []audit.Finding `json:"findings,omitempty"`
+	// Omitted counts, by rule, the refusing findings past the audit's
+	// caps, which Findings does not hold.
+	Omitted audit.Omitted `json:"omitted,omitempty"`
 }
 
 // Error names the skill, its source, the rule and its file, what was
 // found and what the user can do; a refusal of a source before any of
 // its skills is known (Key "", as package install checks a source
-// first) is ErrRefused followed by its cause.
+// first) is ErrRefused followed by its cause; a list of Refusals is
+// ErrRefused followed by each, a line each.
 func (e *RefusedError) Error() string {
+	if len(e.Refusals) > 0 {
+		lines := make([]string, len(e.Refusals))
+		for i, r := range e.Refusals {
+			what := r.Source
+			if r.Skill != "" {
+				what = "skill " + r.Skill + " from " + r.Source
+			}
+			lines[i] = what + ": " + r.Reason
+		}
+		return fmt.Sprintf("%v: %s", ErrRefused, strings.Join(lines, "\n"))
+	}
 	if e.Key == "" && e.Err != nil {
 		// A source refused before any skill of it is known.
 		return fmt.Sprintf("%v: %v", ErrRefused, e.Err)
@@ -99,9 +134,10 @@ func (e *RefusedError) threshold() string {
 }
 
 // Is reports whether target is [ErrRefused] or policy.ErrDenied: every
-// refusal is the policy's, whichever of its rules refused.
+// refusal is the policy's, whichever of its rules refused. A list of
+// Refusals, which say why in words alone, is ErrRefused only.
 func (e *RefusedError) Is(target error) bool {
-	return target == ErrRefused || target == policy.ErrDenied
+	return target == ErrRefused || target == policy.ErrDenied && len(e.Refusals) == 0
 }
 
 // Unwrap returns Err.

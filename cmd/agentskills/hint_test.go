@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/install"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // TestFlagHints checks that the command, not the library, names the flag
@@ -39,7 +40,7 @@ func TestFlagHints(t *testing.T) {
 // TestAllowRiskHint checks that the --allow-risk hint of an audit
 // refusal names the rules of the findings it counts but does not list.
 func TestAllowRiskHint(t *testing.T) {
-	err := trustHint(&install.RefusedError{Refusals: []install.Refusal{{
+	err := trustHint(&trust.RefusedError{Refusals: []install.Refusal{{
 		Skill: "dense", Source: "kit", Reason: "the audit found ...",
 		Findings: []audit.Finding{{Rule: "bidi-control", Severity: audit.High}},
 		Omitted:  audit.Omitted{"bidi-control": 99, "zero-width": 100},

@@ -16,6 +16,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/install"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // trustFlags are the trust flags of add, sync and verify: who must have
@@ -115,7 +116,7 @@ func (f *trustFlags) requirements() ([]signature.Requirement, error) {
 // names its own fields (Trust.AcceptSigners, Trust.AllowRisks).
 func trustHint(err error) error {
 	var changed *install.SignerChangedError
-	var refused *install.RefusedError
+	var refused *trust.RefusedError
 	switch {
 	case errors.As(err, &changed):
 		h := fmt.Sprintf("if you trust the new signer, run it again with --accept-signer '%s'", changed.AcceptAs())
