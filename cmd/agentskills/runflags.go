@@ -150,13 +150,17 @@ func (f *agentFlags) command(a driver.Descriptor) (string, error) {
 
 // flagOf is run's flag that sets a driver Config field, "" for none:
 // --model for Model, else the flag of the setting of a driver whose
-// Config field it is.
+// Config field it is; of an agent whose one mode is its bypass (Cursor's
+// --force), --skip-permissions.
 func flagOf(field string) string {
 	if field == "Model" {
 		return "--model"
 	}
 	for _, a := range runnables() {
 		for _, flag := range []string{"--permission-mode", "--skip-permissions", "--allowed-tools", "--disallowed-tools", "--max-turns"} {
+			if flag == "--permission-mode" && slices.Equal(a.Modes, []string{a.Bypass}) {
+				continue
+			}
 			if s := settingOf(a, flag); s.Has() && s.Field == field {
 				return flag
 			}
