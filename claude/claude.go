@@ -25,8 +25,10 @@
 //		fmt.Println(res.Text, res.SessionID)
 //	}
 //
-// The runnable example is in example_test.go (ExampleDriver, a run that prints the answer as it is written); go doc does not
-// print examples, pkg.go.dev does.
+// The runnable examples are in example_test.go (ExampleDriver, a run that prints the answer as it is written;
+// ExampleDescriptor, the driver's facts and a driver built from the
+// settings every driver takes); go doc does not print examples,
+// pkg.go.dev does.
 //
 // # The run
 //

@@ -4,6 +4,22 @@
 // and turn how it ended and its result line into the run's result or
 // error.
 //
+// # The run
+//
+// A driver's Run is one call of [Run] with the driver's [Program] (made
+// from its driver.Descriptor by [ProgramOf]) and a [Setup], the driver's
+// own part: [Prepare] settles the run; the setup builds what the agent is
+// given for its skills (a mount, a home), runs the driver's checks and
+// builds the command line, handing what must be undone afterwards (a
+// lease, a file) to [Launch.Defer]; its [Plan] says the environment, what
+// to do with each line of output and how to turn the way the program
+// ended into the result. The program runs in the workspace with the
+// prompt on standard input (on its command line for an agent that reads
+// none there), and what was deferred is undone when the run is over,
+// the last first, however it ends. So the skeleton of a run is written
+// once, and a driver package is its command line, its event parser and
+// its facts (its Descriptor).
+//
 // # Arguments
 //
 // A driver puts on the agent's command line values that come from a
