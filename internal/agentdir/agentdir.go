@@ -96,20 +96,7 @@ func (k Kind) record(b string) {
 	if holds(p, []byte(want)) {
 		return
 	}
-	tmp, err := os.CreateTemp(b, kindFile+".tmp-*")
-	if err != nil {
-		return
-	}
-	_, err = tmp.WriteString(want)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), p)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
+	writeNew(p, []byte(want))
 }
 
 // found returns the kind of the folder dir ("mounts/NAME") under the
