@@ -236,6 +236,8 @@ func Descriptor() driver.Descriptor {
 		Name: "claude", ID: "claude-code", Agent: "Claude Code", Program: "claude",
 		Package: "@anthropic-ai/claude-code", Install: "npm i -g @anthropic-ai/claude-code",
 		SessionIDs: launch.UUIDs(),
+		Provider:   "takes ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL",
+		Auth:       "check ANTHROPIC_API_KEY or your login",
 		Modes:      []string{"acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan"},
 		Bypass:     "bypassPermissions",
 		Mode:       driver.Setting{Option: "--permission-mode", Field: "PermissionMode"},

@@ -260,6 +260,8 @@ func Descriptor() driver.Descriptor {
 		Name: "codex", ID: "codex", Agent: "Codex", Program: "codex",
 		Package: "@openai/codex", Install: "npm i -g @openai/codex",
 		SessionIDs: launch.UUIDs(),
+		Provider:   "takes the provider of ~/.codex/config.toml (OPENAI_BASE_URL alone is refused before the start, with the lines to write there)",
+		Auth:       "check OPENAI_API_KEY, the model provider in ~/.codex/config.toml, or your login",
 		Modes:      []string{"read-only", "workspace-write", "danger-full-access"},
 		Bypass:     "danger-full-access",
 		Mode:       driver.Setting{Option: "--sandbox", Field: "Sandbox"},

@@ -70,6 +70,7 @@ func Descriptor() driver.Descriptor {
 		Name: "copilot", ID: "github-copilot", Agent: "GitHub Copilot CLI", Program: "copilot",
 		Package: "@github/copilot", Install: "npm i -g @github/copilot",
 		SessionIDs: launch.UUIDs(),
+		Provider:   "takes a GitHub login (copilot login, or GH_TOKEN), or COPILOT_PROVIDER_BASE_URL, COPILOT_PROVIDER_API_KEY and COPILOT_MODEL",
 		Mode:       driver.Setting{Instead: "allow tools by name with --allowed-tools, or all of them with --skip-permissions"},
 		Skip:       driver.Setting{Option: "--allow-all-tools", Field: "AllowAllTools"},
 		Allowed:    driver.Setting{Option: "--allow-tool", Field: "AllowedTools"},

@@ -187,6 +187,7 @@ func Descriptor() driver.Descriptor {
 		Name: "cursor", ID: "cursor", Agent: "Cursor CLI", Program: "agent",
 		Install:    install,
 		SessionIDs: launch.UUIDs(),
+		Provider:   "takes CURSOR_API_KEY (or agent login): Cursor's service only",
 		Modes:      []string{"force"},
 		Bypass:     "force",
 		Mode:       driver.Setting{Option: "--force", Field: "Force"},

@@ -31,6 +31,11 @@ type Descriptor struct {
 	// SessionIDs is the form of the agent's session ids, which
 	// Request.Resume must have.
 	SessionIDs SessionIDs
+	// Provider says how the agent reaches its model, after its name
+	// ("takes ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL"); Auth what to
+	// check when the model's API refuses its credentials, "" when
+	// nothing more is known.
+	Provider, Auth string
 
 	// Modes are the agent's permission modes, in its own words; Bypass
 	// is the one that lets it run any command without asking, "" when

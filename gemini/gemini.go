@@ -275,6 +275,8 @@ func Descriptor() driver.Descriptor {
 		Name: "gemini", ID: "gemini-cli", Agent: "Gemini CLI", Program: "gemini",
 		Package: "@google/gemini-cli", Install: "npm i -g @google/gemini-cli",
 		SessionIDs: launch.UUIDs(),
+		Provider:   "takes GEMINI_API_KEY and GOOGLE_GEMINI_BASE_URL",
+		Auth:       "check GEMINI_API_KEY or your login",
 		Modes:      []string{"default", "auto_edit", "yolo", "plan"},
 		Bypass:     "yolo",
 		Mode:       driver.Setting{Option: "--approval-mode", Field: "ApprovalMode"},

@@ -215,6 +215,8 @@ func Descriptor() driver.Descriptor {
 		Name: "opencode", ID: "opencode", Agent: "OpenCode", Program: "opencode",
 		Package: "opencode-ai", Install: "npm i -g opencode-ai",
 		SessionIDs: sessionIDs(),
+		Provider:   "takes the providers of its opencode.json (--model provider/model)",
+		Auth:       "check the provider in your opencode.json, or `opencode auth login`",
 		Modes:      []string{"build", "plan"},
 		Mode:       driver.Setting{Option: "--agent", Field: "Agent"},
 		Skip:       driver.Setting{Option: "--auto", Field: "Auto"},

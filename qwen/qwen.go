@@ -271,6 +271,8 @@ func Descriptor() driver.Descriptor {
 		Name: "qwen", ID: "qwen-code", Agent: "Qwen Code", Program: "qwen",
 		Package: "@qwen-code/qwen-code", Install: "npm i -g @qwen-code/qwen-code",
 		SessionIDs: launch.UUIDs(),
+		Provider:   "takes OPENAI_API_KEY, OPENAI_BASE_URL and OPENAI_MODEL",
+		Auth:       "check OPENAI_API_KEY, OPENAI_BASE_URL and OPENAI_MODEL, or your Qwen Code settings",
 		Modes:      []string{"plan", "default", "auto-edit", "auto", "yolo"},
 		Bypass:     "yolo",
 		Mode:       driver.Setting{Option: "--approval-mode", Field: "ApprovalMode"},

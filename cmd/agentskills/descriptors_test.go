@@ -40,8 +40,8 @@ func TestDescriptors(t *testing.T) {
 			t.Errorf("%s: the descriptor builds no driver or checks no arguments", d.Name)
 		case d.SessionIDs.Valid == nil || d.SessionIDs.Form == "":
 			t.Errorf("%s: the descriptor gives no form of session ids", d.Name)
-		case d.Install == "" || d.Agent == "" || d.Program == "":
-			t.Errorf("%s: the descriptor lacks its agent's name, program or install command", d.Name)
+		case d.Install == "" || d.Agent == "" || d.Program == "" || d.Provider == "":
+			t.Errorf("%s: the descriptor lacks its agent's name, program, install command or provider", d.Name)
 		case (len(d.Modes) > 0) != d.Mode.Has() || d.Bypass != "" && !slices.Contains(d.Modes, d.Bypass):
 			t.Errorf("%s: modes %q, bypass %q, mode setting %+v do not agree", d.Name, d.Modes, d.Bypass, d.Mode)
 		case d.Allowed.Has() != d.Denied.Has():
@@ -101,7 +101,7 @@ func TestREADMEAgentsTable(t *testing.T) {
 // TestRunHelpNamesEveryAgent checks run --help against the descriptors:
 // its usage line and --agent name every agent run drives, and its help
 // gives each one's modes, the option each setting maps to, its session
-// ids' form and its program.
+// ids' form, its program and how it reaches its model.
 func TestRunHelpNamesEveryAgent(t *testing.T) {
 	var out, errs bytes.Buffer
 	if code := run(t.Context(), []string{"run", "--help"}, strings.NewReader(""), &out, &errs); code != 0 {
@@ -114,7 +114,7 @@ func TestRunHelpNamesEveryAgent(t *testing.T) {
 			t.Errorf("run --help's usage does not name %s:\n%s", d.ID, usage)
 		}
 		form, _, _ := strings.Cut(d.SessionIDs.Form, " such as")
-		want := []string{d.Program, strings.TrimSuffix(form, ",") + " for "}
+		want := []string{d.Program, strings.TrimSuffix(form, ",") + " for ", d.Agent + " " + d.Provider}
 		if d.Mode.Has() {
 			want = append(want, d.ID+": "+strings.Join(d.Modes, ", ")+" ("+d.Mode.Option+", Config."+d.Mode.Field+")")
 		}

@@ -122,6 +122,16 @@ func sessionForms() string {
 	return strings.Join(parts, "; ")
 }
 
+// providers says, for run's help, how each agent reaches its model:
+// "Claude Code takes ANTHROPIC_API_KEY ...; Codex takes ...".
+func providers() string {
+	var each []string
+	for _, a := range runnables() {
+		each = append(each, a.Agent+" "+a.Provider)
+	}
+	return strings.Join(each, "; ")
+}
+
 // wrap fills text into lines of at most width columns, each after
 // indent, the first after first instead.
 func wrap(text, first, indent string, width int) string {

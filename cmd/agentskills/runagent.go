@@ -52,17 +52,10 @@ func newRunCmd(s *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run --agent " + runAgents("|") + " [--skill SOURCE]... [--] PROMPT",
 		Short: "Run an agent once with exactly the given skills",
-		Long: `Run runs a coding agent once, headless, with exactly the skills of each
---skill SOURCE mounted for this run (SOURCE as for add: a skill folder, a
-folder of skills, an archive or its URL). Nothing is installed: the agent's
-own folders and the workspace are left as they are. The environment passes
-through to the agent (its login, its model settings): Claude Code takes
-ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL, Codex the provider of
-~/.codex/config.toml (OPENAI_BASE_URL alone is refused before the start,
-with the lines to write there), Gemini CLI GEMINI_API_KEY and
-GOOGLE_GEMINI_BASE_URL, Qwen Code OPENAI_API_KEY, OPENAI_BASE_URL and
-OPENAI_MODEL, OpenCode the providers of its opencode.json (--model
-provider/model); see "Pointing an agent at a model provider" in the README.
+		Long: wrap("Run runs a coding agent once, headless, with exactly the skills of each --skill SOURCE mounted for this run "+
+			"(SOURCE as for add: a skill folder, a folder of skills, an archive or its URL). "+
+			"Nothing is installed: the agent's own folders and the workspace are left as they are. "+
+			"The environment passes through to the agent (its login, its model settings): "+providers()+"; see \"Pointing an agent at a model provider\" in the README.", "", "", 74) + `
 
 PROMPT is the arguments joined with spaces; "-" reads it from standard
 input. An empty prompt is bad usage.
