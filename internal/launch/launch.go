@@ -116,8 +116,8 @@ type Program struct {
 	// Row is the ID of the agent's row in the agents table
 	// (internal/agents, "claude-code"): [Prepare] refuses a workspace
 	// that holds, below its top, skills folders the row says the agent
-	// loads beside the run's. Every driver's is its descriptor's ID ([ProgramOf]). Default "": no
-	// check.
+	// loads beside the run's. Every driver's is its descriptor's ID
+	// ([ProgramOf]). Default "": no check.
 	Row string
 }
 
