@@ -187,9 +187,9 @@ func TestRunPermissionModesPinned(t *testing.T) {
 		"opencode":       modeltest.OpenCodeCLI,
 	}
 	for _, a := range runnables() {
-		t.Run(a.id, func(t *testing.T) {
+		t.Run(a.ID, func(t *testing.T) {
 			args := []string{"--help"}
-			switch a.id {
+			switch a.ID {
 			case "codex":
 				args = []string{"exec", "--help"}
 			case "opencode":
@@ -197,23 +197,23 @@ func TestRunPermissionModesPinned(t *testing.T) {
 				// is the flag --auto, not a mode.
 				args = []string{"agent", "list"}
 			}
-			cmd := exec.Command(clis[a.id](t), args...)
+			cmd := exec.Command(clis[a.ID](t), args...)
 			// A home of the test's own: nothing of the user's is read or written.
 			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GEMINI_CLI_NO_RELAUNCH=true", "QWEN_CODE_NO_RELAUNCH=true", "OPENCODE_DISABLE_MODELS_FETCH=1"}
 			help, err := cmd.Output()
 			if err != nil {
-				t.Fatalf("%s --help: %v", a.program, err)
+				t.Fatalf("%s --help: %v", a.Program, err)
 			}
-			for _, m := range a.modes {
+			for _, m := range a.Modes {
 				if !regexp.MustCompile(`\b` + regexp.QuoteMeta(m) + `\b`).Match(help) {
-					t.Errorf("%s --help does not name the mode %q", a.program, m)
+					t.Errorf("%s --help does not name the mode %q", a.Program, m)
 				}
 			}
-			if a.modes == nil && a.noModes != "" {
+			if a.Modes == nil && a.Mode.Instead != "" {
 				return // no modes: nothing to pin
 			}
-			if a.id != "opencode" && !slices.Contains(a.modes, a.bypass) {
-				t.Errorf("%s's bypass %q is not one of its modes", a.id, a.bypass)
+			if a.ID != "opencode" && !slices.Contains(a.Modes, a.Bypass) {
+				t.Errorf("%s's bypass %q is not one of its modes", a.ID, a.Bypass)
 			}
 		})
 	}
