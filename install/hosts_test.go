@@ -421,3 +421,34 @@ func TestGitHubPrefixedEnterpriseAddress(t *testing.T) {
 	}
 	assertNothingInstalled(t, f)
 }
+
+// TestPolicySourceKindIsParsesKind checks # Trust, rule 1: the policy
+// sees a source as the kind source.Parse tells, which is the kind that
+// is read, whatever its spelling.
+func TestPolicySourceKindIsParsesKind(t *testing.T) {
+	t.Setenv("GH_HOST", "")
+	in := New(Env{Home: t.TempDir(), Project: t.TempDir()})
+	for text, kind := range map[string]string{
+		"oci://ghcr.io/acme/skills:v1":                 "oci",
+		"git+https://gitlab.com/acme/skills.git":       "git",
+		"https://gitlab.com/acme/skills/-/tree/main/x": "git",
+		"github:acme/skills":                           "github",
+		"acme/skills":                                  "github",
+		"https://github.com/acme/skills":               "github",
+		"https://github.com/acme/skills/tree/main/x":   "github",
+		"http://github.com/acme/skills":                "url", // not a GitHub source: a download, as Add reads it
+		"https://github.com/acme/skills?tab=readme":    "url",
+		"https://example.com/kit.zip":                  "url",
+		"https://example.com/":                         "url",
+		"./kit":                                        "local",
+	} {
+		spec, err := source.Parse(text)
+		if err != nil {
+			t.Fatalf("source.Parse(%q) = %v", text, err)
+		}
+		got, err := in.PolicySource(text)
+		if err != nil || got.Kind != kind {
+			t.Errorf("PolicySource(%q) = %+v, %v; want kind %s (source.Parse: %s)", text, got, err, kind, spec.Kind)
+		}
+	}
+}
