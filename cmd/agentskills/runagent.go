@@ -62,7 +62,8 @@ ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL, Codex the provider of
 with the lines to write there), Gemini CLI GEMINI_API_KEY and
 GOOGLE_GEMINI_BASE_URL, Qwen Code OPENAI_API_KEY, OPENAI_BASE_URL and
 OPENAI_MODEL, OpenCode the providers of its opencode.json (--model
-provider/model); see "Pointing an agent at a model provider" in the README.
+provider/model); see "Pointing an agent at a model provider" in
+docs/agents.md.
 
 PROMPT is the arguments joined with spaces; "-" reads it from standard
 input. An empty prompt is bad usage.
