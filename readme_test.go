@@ -224,3 +224,17 @@ func TestReadmeFirstCommands(t *testing.T) {
 		t.Errorf("README runs .ci/install-agent-clis, which is missing or not executable: %v", err)
 	}
 }
+
+// TestReadmeIsAFrontPage checks that the README stays a front page: what
+// it is, the first commands, a tour and links, with the rest in the
+// guides under docs/.
+func TestReadmeIsAFrontPage(t *testing.T) {
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit = 400
+	if n := strings.Count(string(data), "\n"); n >= limit {
+		t.Errorf("README.md has %d lines, want under %d: move what is not the front page into a guide under docs/", n, limit)
+	}
+}
