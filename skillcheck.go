@@ -29,7 +29,7 @@ type InvalidSkillError struct {
 	Path string
 	// Err is what reading the SKILL.md found: a *skillmd.Error listing
 	// every problem (errors.Is with skillmd.ErrNoSkillFile,
-	// skillmd.ErrFrontMatter or skillmd.ErrInvalid tells which kind), or
+	// skillmd.ErrFrontMatter or skillmd.ErrRule tells which kind), or
 	// an error of the file system.
 	Err error
 }

@@ -26,10 +26,10 @@ func TestRunRefusesSkillsAgentsCannotLoad(t *testing.T) {
 		problem string // in the message
 	}{
 		{"inline without front matter", skill.Inline("greet", noFrontMatter), skillmd.ErrFrontMatter, "must start with YAML frontmatter"},
-		{"inline without description", skill.Inline("greet", "---\nname: greet\n---\nSay hello.\n"), skillmd.ErrInvalid, "Missing required field in frontmatter: description"},
+		{"inline without description", skill.Inline("greet", "---\nname: greet\n---\nSay hello.\n"), skillmd.ErrRule, "Missing required field in frontmatter: description"},
 		{"front matter not closed", skill.Inline("greet", "---\nname: greet\ndescription: Greets.\n"), skillmd.ErrFrontMatter, "not properly closed"},
 		{"front matter not YAML", skill.Inline("greet", "---\nname: [greet\ndescription: Greets.\n---\n"), skillmd.ErrFrontMatter, "Invalid YAML"},
-		{"blank name", skill.Inline("greet", "---\nname: ' '\ndescription: Greets.\n---\n"), skillmd.ErrInvalid, "Field 'name' must be a non-empty string"},
+		{"blank name", skill.Inline("greet", "---\nname: ' '\ndescription: Greets.\n---\n"), skillmd.ErrRule, "Field 'name' must be a non-empty string"},
 		{"FS without front matter", skill.FS(fstest.MapFS{"greet/SKILL.md": {Data: []byte(noFrontMatter)}}, "greet"), skillmd.ErrFrontMatter, "must start with YAML frontmatter"},
 		{"archive without front matter", skill.Archive("greet", skill.ArchiveBytes(testarchive.TarGzFiles(t, map[string]string{"SKILL.md": noFrontMatter}))), skillmd.ErrFrontMatter, "must start with YAML frontmatter"},
 		{"folder without front matter", skill.Dir(writeSkillFile(t, "greet", noFrontMatter)), skillmd.ErrFrontMatter, "must start with YAML frontmatter"},

@@ -293,7 +293,7 @@ func (s Severity) String() string {
 // MarshalText writes the severity's name, so JSON shows "high", not 3.
 func (s Severity) MarshalText() ([]byte, error) {
 	if s < Info || s > Critical {
-		return nil, fmt.Errorf("audit: no severity %d", int(s))
+		return nil, fmt.Errorf("no severity %d", int(s))
 	}
 	return []byte(s.String()), nil
 }
@@ -315,7 +315,7 @@ func ParseSeverity(name string) (Severity, error) {
 			return Severity(i), nil
 		}
 	}
-	return 0, fmt.Errorf("audit: unknown severity %q: use one of %s", name, strings.Join(severityNames[:], ", "))
+	return 0, fmt.Errorf("unknown severity %q: use one of %s", name, strings.Join(severityNames[:], ", "))
 }
 
 // Rule is one check.
@@ -365,7 +365,7 @@ type Finding struct {
 }
 
 // ErrTooLarge: the tree is beyond the audit's own limits.
-var ErrTooLarge = errors.New("audit: tree too large")
+var ErrTooLarge = errors.New("too large to audit")
 
 // Tree audits a skill's tree (SKILL.md at its root) and returns its
 // report: the findings it keeps, sorted by file, line and rule, and the

@@ -57,7 +57,7 @@ func writeSARIF(w io.Writer, reports []Report) error {
 		for _, f := range rep.Findings {
 			i, ok := index[f.Rule]
 			if !ok {
-				return fmt.Errorf("audit: %s: finding of unknown rule %q", rep.Skill, f.Rule)
+				return fmt.Errorf("%s: finding of unknown rule %q", rep.Skill, f.Rule)
 			}
 			level, _ := sarifLevel(f.Severity)
 			msg := f.Message
@@ -105,7 +105,7 @@ func writeSARIF(w io.Writer, reports []Report) error {
 	log := sarif.NewReport()
 	log.AddRun(run)
 	if err := log.PrettyWrite(w); err != nil {
-		return fmt.Errorf("audit: writing SARIF: %w", err)
+		return fmt.Errorf("write SARIF: %w", err)
 	}
 	return nil
 }

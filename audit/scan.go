@@ -59,7 +59,7 @@ func scanTree(fsys fs.FS) (Report, error) {
 	s := &scanner{fsys: fsys}
 	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return fmt.Errorf("audit: reading %s: %w", name, err)
+			return fmt.Errorf("read %s: %w", name, err)
 		}
 		if d.IsDir() {
 			return nil
@@ -99,7 +99,7 @@ func (s *scanner) entry(name string, d fs.DirEntry) error {
 	}
 	info, err := d.Info()
 	if err != nil {
-		return fmt.Errorf("audit: reading %s: %w", name, err)
+		return fmt.Errorf("read %s: %w", name, err)
 	}
 	if info.Size() > maxFileBytes {
 		s.add(ruleLargeFile, name, 0, span{}, fmt.Sprintf("%d bytes, over the 8 MiB any file of a skill may have; not scanned", info.Size()))
@@ -123,13 +123,13 @@ func (s *scanner) entry(name string, d fs.DirEntry) error {
 func (s *scanner) read(name string, size, limit int64) (string, error) {
 	f, err := s.fsys.Open(name)
 	if err != nil {
-		return "", fmt.Errorf("audit: reading %s: %w", name, err)
+		return "", fmt.Errorf("read %s: %w", name, err)
 	}
 	defer f.Close()
 	var b strings.Builder
 	b.Grow(int(min(max(size, 0), limit)) + 1)
 	if _, err := io.Copy(&b, io.LimitReader(f, limit+1)); err != nil {
-		return "", fmt.Errorf("audit: reading %s: %w", name, err)
+		return "", fmt.Errorf("read %s: %w", name, err)
 	}
 	data := b.String()
 	if int64(len(data)) > limit {

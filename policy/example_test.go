@@ -44,5 +44,5 @@ audit:
 	//   audit: a finding at medium or above refuses a skill: audit.fail_on (/etc/agentskills.policy.yaml:12)
 	//   accepted: download-exec in skill setup-helper, audit.accept[1] (/etc/agentskills.policy.yaml:14): installs our own CLI
 	// true
-	// policy: denied: evil/skills: sources.allow (/etc/agentskills.policy.yaml:3): no pattern of sources.allow matches github:evil/skills; use a source it allows, or add a pattern that matches it to /etc/agentskills.policy.yaml
+	// evil/skills: denied by the policy: sources.allow (/etc/agentskills.policy.yaml:3): no pattern of sources.allow matches github:evil/skills; use a source it allows, or add a pattern that matches it to /etc/agentskills.policy.yaml
 }

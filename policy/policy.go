@@ -23,11 +23,11 @@ const FileName = "agentskills.policy.yaml"
 const MaxFileSize = 256 << 10
 
 // ErrDenied is wrapped by every refusal ([*DeniedError]).
-var ErrDenied = errors.New("policy: denied")
+var ErrDenied = errors.New("denied by the policy")
 
 // ErrInvalid is wrapped by the error for a policy file that does not
 // parse or says something impossible; it names the file and line.
-var ErrInvalid = errors.New("policy: invalid policy file")
+var ErrInvalid = errors.New("invalid policy file")
 
 // DeniedError is a refusal: the rule that refused and the file it is in.
 type DeniedError struct {
@@ -44,7 +44,7 @@ type DeniedError struct {
 }
 
 func (e *DeniedError) Error() string {
-	return fmt.Sprintf("%v: %s: %s", ErrDenied, e.Source, e.why())
+	return fmt.Sprintf("%s: %v: %s", e.Source, ErrDenied, e.why())
 }
 
 // why is the refusal without its source: RULE (FILE:LINE): REASON.
@@ -315,7 +315,7 @@ type SignerRule struct {
 func (p *Policy) SignerRules(s Source) ([]SignerRule, error) {
 	s, why := s.canonical()
 	if s.Kind == "unknown" && why != unknownReason && len(p.files) > 0 {
-		return nil, fmt.Errorf("%w: %s: %s", ErrDenied, s.display(), why)
+		return nil, fmt.Errorf("%s: %w: %s", s.display(), ErrDenied, why)
 	}
 	var out []SignerRule
 	for _, f := range p.files {

@@ -172,7 +172,7 @@ func TestDeniedError(t *testing.T) {
 	if diff := cmp.Diff(want, d); diff != "" {
 		t.Errorf("Check: (-want +got)\n%s", diff)
 	}
-	if msg := err.Error(); !strings.HasPrefix(msg, "policy: denied: evil/skills@main: sources.allow ("+name+":3): ") {
+	if msg := err.Error(); !strings.HasPrefix(msg, "evil/skills@main: denied by the policy: sources.allow ("+name+":3): ") {
 		t.Errorf("Error() = %q", msg)
 	}
 }
@@ -469,7 +469,7 @@ func TestParseSource(t *testing.T) {
 func TestUnknownKind(t *testing.T) {
 	var p policy.Policy
 	err := p.Check(policy.Source{Kind: "ftp", Location: "h/x", Display: "ftp://h/x"})
-	want := `policy: denied: ftp://h/x: source.kind (the default): kind "ftp" is not a kind of source the policy knows (github, git, oci, url, local, inline)`
+	want := `ftp://h/x: denied by the policy: source.kind (the default): kind "ftp" is not a kind of source the policy knows (github, git, oci, url, local, inline)`
 	if err == nil || err.Error() != want {
 		t.Errorf("Check(ftp) = %v, want %s", err, want)
 	}

@@ -32,10 +32,10 @@ const (
 // transparency log upload.
 func Sign(key crypto.Signer, d digest.Digest) ([]byte, error) {
 	if err := d.Validate(); err != nil {
-		return nil, fmt.Errorf("signature: sign %q: %w", d, err)
+		return nil, fmt.Errorf("sign %q: %w", d, err)
 	}
 	if d.Algorithm() != digest.SHA256 {
-		return nil, fmt.Errorf("signature: sign %s: a %s digest cannot be signed; want sha256, as manifest digests are", d, d.Algorithm())
+		return nil, fmt.Errorf("sign %s: a %s digest cannot be signed; want sha256, as manifest digests are", d, d.Algorithm())
 	}
 	kp, err := newKeypair(key)
 	if err != nil {
@@ -43,15 +43,15 @@ func Sign(key crypto.Signer, d digest.Digest) ([]byte, error) {
 	}
 	payload, err := statement(d)
 	if err != nil {
-		return nil, fmt.Errorf("signature: sign %s: %w", d, err)
+		return nil, fmt.Errorf("sign %s: %w", d, err)
 	}
 	b, err := sign.Bundle(&sign.DSSEData{Data: payload, PayloadType: payloadType}, kp, sign.BundleOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("signature: sign %s: %w", d, err)
+		return nil, fmt.Errorf("sign %s: %w", d, err)
 	}
 	out, err := protojson.Marshal(b)
 	if err != nil {
-		return nil, fmt.Errorf("signature: sign %s: %w", d, err)
+		return nil, fmt.Errorf("sign %s: %w", d, err)
 	}
 	return out, nil
 }

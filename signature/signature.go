@@ -107,20 +107,20 @@ const BundleMediaType = "application/vnd.dev.sigstore.bundle.v0.3+json"
 // and what was found.
 var (
 	// ErrUnsigned: no signature at all was found for the digest.
-	ErrUnsigned = errors.New("signature: not signed")
+	ErrUnsigned = errors.New("not signed")
 	// ErrUntrusted: signatures were found, none by a signer the
 	// requirements name (another key, another identity or issuer).
-	ErrUntrusted = errors.New("signature: not signed by a required signer")
+	ErrUntrusted = errors.New("not signed by a required signer")
 	// ErrInvalid: a bundle does not verify (damaged, over other content,
 	// a bad certificate chain or log entry) or does not parse.
-	ErrInvalid = errors.New("signature: invalid signature")
+	ErrInvalid = errors.New("invalid signature")
 	// ErrKey: a key file that cannot be read (wrong password, unknown
 	// format or algorithm).
-	ErrKey = errors.New("signature: unusable key")
+	ErrKey = errors.New("unusable key")
 	// ErrRequirement: a requirement that names no signer, or names one in
 	// two ways (a key and an identity), whose expression does not compile,
 	// or whose trusted root cannot be read or fetched.
-	ErrRequirement = errors.New("signature: bad requirement")
+	ErrRequirement = errors.New("bad signer requirement")
 )
 
 // Signer is who signed, as verified: what a lock file records and what a

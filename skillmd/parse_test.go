@@ -183,8 +183,8 @@ func TestValidateError(t *testing.T) {
 	}
 	err := skillmd.Validate(dir)
 	var e *skillmd.Error
-	if !errors.As(err, &e) || !errors.Is(err, skillmd.ErrInvalid) {
-		t.Fatalf("Validate() = %v, want an *Error wrapping ErrInvalid", err)
+	if !errors.As(err, &e) || !errors.Is(err, skillmd.ErrRule) {
+		t.Fatalf("Validate() = %v, want an *Error wrapping ErrRule", err)
 	}
 	want := dir + ": skill name 'Other' must be lowercase; directory name 'skill' must match skill name 'Other'"
 	if err.Error() != want {
@@ -207,7 +207,7 @@ func TestErrorString(t *testing.T) {
 			"SKILL.md must start with YAML frontmatter (---)"},
 		{&skillmd.Error{Path: "x", Problems: []skillmd.Problem{{Message: "Invalid YAML in frontmatter: line 2: oops"}}, Err: skillmd.ErrFrontMatter},
 			"x: invalid YAML in frontmatter: line 2: oops"},
-		{&skillmd.Error{Path: "x", Err: skillmd.ErrInvalid}, "x: invalid skill"},
+		{&skillmd.Error{Path: "x", Err: skillmd.ErrRule}, "x: front matter breaks a rule"},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {
@@ -225,8 +225,8 @@ func TestWithDirName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Validate(); !errors.Is(err, skillmd.ErrInvalid) {
-		t.Errorf("Parse(WithDirName(b)).Validate() = %v, want ErrInvalid", err)
+	if err := s.Validate(); !errors.Is(err, skillmd.ErrRule) {
+		t.Errorf("Parse(WithDirName(b)).Validate() = %v, want ErrRule", err)
 	}
 }
 

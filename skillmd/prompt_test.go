@@ -68,11 +68,11 @@ func TestPromptNeedsNameAndDescription(t *testing.T) {
 		"---\nname: a\ndescription:\n  - d\n---\n",
 	} {
 		s := parse(t, src)
-		if _, err := skillmd.Prompt([]*skillmd.Skill{s}); !errors.Is(err, skillmd.ErrInvalid) {
-			t.Errorf("Prompt(%q) = %v, want ErrInvalid", src, err)
+		if _, err := skillmd.Prompt([]*skillmd.Skill{s}); !errors.Is(err, skillmd.ErrRule) {
+			t.Errorf("Prompt(%q) = %v, want ErrRule", src, err)
 		}
-		if _, err := s.PropertiesJSON(); !errors.Is(err, skillmd.ErrInvalid) {
-			t.Errorf("PropertiesJSON(%q) = %v, want ErrInvalid", src, err)
+		if _, err := s.PropertiesJSON(); !errors.Is(err, skillmd.ErrRule) {
+			t.Errorf("PropertiesJSON(%q) = %v, want ErrRule", src, err)
 		}
 	}
 }

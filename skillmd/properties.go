@@ -17,7 +17,7 @@ import (
 // as Python's json.dumps writes it.
 //
 // Like read-properties it needs no more than a name and a description: it
-// fails with an [*Error] wrapping [ErrInvalid] when either is missing or
+// fails with an [*Error] wrapping [ErrRule] when either is missing or
 // is not a non-empty string, whatever else the skill breaks.
 func (s *Skill) PropertiesJSON() ([]byte, error) {
 	if err := s.requireProperties(); err != nil {
@@ -56,7 +56,7 @@ func (s *Skill) PropertiesJSON() ([]byte, error) {
 // in its order.
 func (s *Skill) requireProperties() error {
 	fail := func(field, msg string) error {
-		return &Error{Path: s.given, Problems: []Problem{{Field: field, Message: msg}}, Err: ErrInvalid}
+		return &Error{Path: s.given, Problems: []Problem{{Field: field, Message: msg}}, Err: ErrRule}
 	}
 	if _, ok := s.fields["name"]; !ok && !s.nameFromDir {
 		return fail("name", "Missing required field in frontmatter: name")

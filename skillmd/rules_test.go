@@ -153,7 +153,7 @@ func TestLenientMissingNameWithoutFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Validate(); !errors.Is(err, skillmd.ErrInvalid) {
-		t.Errorf("Validate() = %v, want ErrInvalid", err)
+	if err := s.Validate(); !errors.Is(err, skillmd.ErrRule) {
+		t.Errorf("Validate() = %v, want ErrRule", err)
 	}
 }

@@ -39,8 +39,9 @@ var (
 	// ErrFrontMatter means the front matter is missing, not closed, not
 	// YAML or not a mapping.
 	ErrFrontMatter = errors.New("unreadable front matter")
-	// ErrInvalid means the front matter breaks a rule.
-	ErrInvalid = errors.New("invalid skill")
+	// ErrRule means the front matter breaks a rule of the mode read
+	// in (a name, a description, a field).
+	ErrRule = errors.New("front matter breaks a rule")
 )
 
 // Mode says how strictly a SKILL.md is read.
@@ -116,7 +117,7 @@ func (p Problem) String() string {
 }
 
 // Error reports a skill that cannot be read or breaks a rule. Err is
-// [ErrNoSkillFile], [ErrFrontMatter], [ErrInvalid] or [io/fs.ErrNotExist]
+// [ErrNoSkillFile], [ErrFrontMatter], [ErrRule] or [io/fs.ErrNotExist]
 // (for a missing folder). A folder without SKILL.md wraps both
 // [ErrNoSkillFile] and [io/fs.ErrNotExist].
 type Error struct {
@@ -208,7 +209,7 @@ type Skill struct {
 }
 
 // Validate returns nil when the skill breaks no rule, or else an [*Error]
-// wrapping [ErrInvalid] that lists every problem except warnings.
+// wrapping [ErrRule] that lists every problem except warnings.
 func (s *Skill) Validate() error {
 	var errs []Problem
 	for _, p := range s.Problems {
@@ -219,7 +220,7 @@ func (s *Skill) Validate() error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return &Error{Path: s.given, Problems: errs, Err: ErrInvalid}
+	return &Error{Path: s.given, Problems: errs, Err: ErrRule}
 }
 
 // Warnings returns the problems that are warnings.

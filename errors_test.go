@@ -1,0 +1,391 @@
+package adaptor_test
+
+import (
+	"go/ast"
+	"go/token"
+	"maps"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// This file checks docs/errors.md, the table of the module's errors, and
+// the rules of "Errors" in docs/DESIGN-NOTES.md.
+
+// declaredError is an exported sentinel or typed error, as declared.
+type declaredError struct {
+	pkg  string // the package's folder; "adaptor" for the root
+	name string
+	// text is a sentinel's errors.New text; alias names the sentinel a
+	// sentinel is an alias of ("extract.ErrFormat").
+	text, alias string
+	// typed is set for a typed error; is lists the sentinels its Is and
+	// Unwrap methods name, sorted; typeAlias is set for an alias of
+	// another package's type, whose methods are there.
+	typed, typeAlias bool
+	is               []string
+	// valueReceiver is set for a typed error whose Error method has a
+	// value receiver.
+	valueReceiver bool
+}
+
+func (d declaredError) key() string { return d.pkg + "." + d.name }
+
+// pkgName is how the table and this file name a package: its folder,
+// "adaptor" for the root.
+func pkgName(dir string) string {
+	if dir == "." {
+		return "adaptor"
+	}
+	return dir
+}
+
+// declaredErrors scans the public packages for exported variables named
+// Err... and exported types named ...Error or that have an Error
+// method.
+func declaredErrors(t *testing.T) map[string]declaredError {
+	t.Helper()
+	out := map[string]declaredError{}
+	for _, p := range publicPackages(t) {
+		pkg := pkgName(p.dir)
+		typed := map[string]*declaredError{}
+		methods := map[string][]*ast.FuncDecl{} // by receiver type
+		imports := map[*ast.File]map[string]string{}
+		for _, f := range p.files {
+			imports[f] = fileImports(f)
+			for _, decl := range f.Decls {
+				switch d := decl.(type) {
+				case *ast.GenDecl:
+					for _, spec := range d.Specs {
+						switch s := spec.(type) {
+						case *ast.ValueSpec:
+							for i, n := range s.Names {
+								if !n.IsExported() || !strings.HasPrefix(n.Name, "Err") || i >= len(s.Values) {
+									continue
+								}
+								e := declaredError{pkg: pkg, name: n.Name}
+								switch v := s.Values[i].(type) {
+								case *ast.CallExpr:
+									if len(v.Args) == 1 {
+										if lit, ok := v.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+											e.text, _ = strconv.Unquote(lit.Value)
+										}
+									}
+								case *ast.SelectorExpr:
+									e.alias = qualify(v, imports[f])
+								}
+								out[e.key()] = e
+							}
+						case *ast.TypeSpec:
+							if !s.Name.IsExported() {
+								continue
+							}
+							e := &declaredError{pkg: pkg, name: s.Name.Name, typed: true, typeAlias: s.Assign.IsValid()}
+							typed[s.Name.Name] = e
+						}
+					}
+				case *ast.FuncDecl:
+					if d.Recv == nil || len(d.Recv.List) != 1 {
+						continue
+					}
+					typ := d.Recv.List[0].Type
+					if star, ok := typ.(*ast.StarExpr); ok {
+						typ = star.X
+					}
+					if id, ok := typ.(*ast.Ident); ok {
+						methods[id.Name] = append(methods[id.Name], d)
+					}
+				}
+			}
+		}
+		for name, e := range typed {
+			isError := strings.HasSuffix(name, "Error")
+			is := map[string]bool{}
+			for _, m := range methods[name] {
+				switch m.Name.Name {
+				case "Error":
+					isError = true
+					_, pointer := m.Recv.List[0].Type.(*ast.StarExpr)
+					e.valueReceiver = !pointer
+				case "Is", "Unwrap":
+					ast.Inspect(m.Body, func(n ast.Node) bool {
+						switch x := n.(type) {
+						case *ast.SelectorExpr:
+							if strings.HasPrefix(x.Sel.Name, "Err") {
+								if q := qualify(x, importsOf(p, m)); q != "" {
+									is[q] = true
+								}
+							}
+							return false
+						case *ast.Ident:
+							if strings.HasPrefix(x.Name, "Err") && x.IsExported() {
+								is[pkg+"."+x.Name] = true
+							}
+						}
+						return true
+					})
+				}
+			}
+			if !isError {
+				continue
+			}
+			e.is = slices.Sorted(maps.Keys(is))
+			out[e.key()] = *e
+		}
+	}
+	return out
+}
+
+// fileImports maps the names a file imports the module's packages under
+// to the packages' names in the table.
+func fileImports(f *ast.File) map[string]string {
+	out := map[string]string{}
+	for _, imp := range f.Imports {
+		path, _ := strconv.Unquote(imp.Path.Value)
+		var dir string
+		switch {
+		case path == modulePath:
+			dir = "."
+		case strings.HasPrefix(path, modulePath+"/"):
+			dir = strings.TrimPrefix(path, modulePath+"/")
+		default:
+			continue
+		}
+		name := dir[strings.LastIndex(dir, "/")+1:]
+		if dir == "." {
+			name = "adaptor"
+		}
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		out[name] = pkgName(dir)
+	}
+	return out
+}
+
+// importsOf returns the imports of the file of p that holds fn.
+func importsOf(p publicPackage, fn *ast.FuncDecl) map[string]string {
+	for _, f := range p.files {
+		if f.Pos() <= fn.Pos() && fn.End() <= f.End() {
+			return fileImports(f)
+		}
+	}
+	return nil
+}
+
+// qualify names the package-level identifier sel refers to, as the table
+// does ("source.ErrIntegrity"), or "" when it is not one of the module's.
+func qualify(sel *ast.SelectorExpr, imports map[string]string) string {
+	x, ok := sel.X.(*ast.Ident)
+	if !ok {
+		return ""
+	}
+	if pkg, ok := imports[x.Name]; ok {
+		return pkg + "." + sel.Sel.Name
+	}
+	return ""
+}
+
+// tableRow is a row of docs/errors.md: its cells, trimmed.
+type tableRow struct {
+	line  int
+	cells []string
+}
+
+// errorTable reads the rows of the sentinel and typed-error tables of
+// docs/errors.md, by PACKAGE.NAME.
+func errorTable(t *testing.T) (sentinels, typed map[string]tableRow) {
+	t.Helper()
+	b, err := os.ReadFile("docs/errors.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sentinels, typed = map[string]tableRow{}, map[string]tableRow{}
+	var section map[string]tableRow
+	for i, line := range strings.Split(string(b), "\n") {
+		switch {
+		case strings.HasPrefix(line, "## "):
+			switch strings.TrimPrefix(line, "## ") {
+			case "Sentinels":
+				section = sentinels
+			case "Typed errors":
+				section = typed
+			default:
+				section = nil
+			}
+			continue
+		case section == nil || !strings.HasPrefix(line, "| `"):
+			continue
+		}
+		var cells []string
+		for _, c := range strings.Split(strings.Trim(line, "|"), " | ") {
+			cells = append(cells, strings.TrimSpace(c))
+		}
+		if len(cells) < 4 {
+			t.Errorf("docs/errors.md:%d: %d cells, want at least 4", i+1, len(cells))
+			continue
+		}
+		key := strings.Trim(cells[0], "`") + "." + strings.Trim(cells[1], "`")
+		if _, dup := section[key]; dup {
+			t.Errorf("docs/errors.md:%d: %s is listed twice", i+1, key)
+		}
+		section[key] = tableRow{line: i + 1, cells: cells}
+	}
+	return sentinels, typed
+}
+
+var backquoted = regexp.MustCompile("`([^`]*)`")
+
+// quotedNames returns the back-quoted names of a cell, sorted.
+func quotedNames(cell string) []string {
+	var out []string
+	for _, m := range backquoted.FindAllStringSubmatch(cell, -1) {
+		out = append(out, m[1])
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestErrorTable checks that docs/errors.md lists every exported sentinel
+// and typed error of the public packages, and nothing else; that a
+// sentinel's row gives its text (or the sentinel it is an alias of); and
+// that a typed error's row names the sentinels its Is and Unwrap methods
+// name.
+func TestErrorTable(t *testing.T) {
+	declared := declaredErrors(t)
+	sentinels, typed := errorTable(t)
+	nSentinels, nTyped := 0, 0
+	for _, key := range slices.Sorted(maps.Keys(declared)) {
+		d := declared[key]
+		if !d.typed {
+			nSentinels++
+			row, ok := sentinels[key]
+			if !ok {
+				t.Errorf("sentinel %s is not in the table of docs/errors.md", key)
+				continue
+			}
+			want := "`" + d.alias + "`"
+			if d.alias == "" {
+				want = strconv.Quote(d.text)
+			}
+			if got := row.cells[2]; got != want {
+				t.Errorf("docs/errors.md:%d: %s's text = %s, want %s", row.line, key, got, want)
+			}
+			continue
+		}
+		nTyped++
+		row, ok := typed[key]
+		if !ok {
+			t.Errorf("typed error %s is not in the table of docs/errors.md", key)
+			continue
+		}
+		if d.typeAlias {
+			continue // its methods are those of the type it is an alias of
+		}
+		if got := quotedNames(row.cells[2]); !slices.Equal(got, d.is) {
+			t.Errorf("docs/errors.md:%d: %s is classified by %q, but its Is and Unwrap name %q", row.line, key, got, d.is)
+		}
+	}
+	for key, row := range sentinels {
+		if d, ok := declared[key]; !ok || d.typed {
+			t.Errorf("docs/errors.md:%d: %s is no exported sentinel of the module", row.line, key)
+		}
+	}
+	for key, row := range typed {
+		if d, ok := declared[key]; !ok || !d.typed {
+			t.Errorf("docs/errors.md:%d: %s is no exported typed error of the module", row.line, key)
+		}
+	}
+	if nSentinels < 50 || nTyped < 15 {
+		t.Errorf("found %d sentinels and %d typed errors, want the module's (more than 50 and 15)", nSentinels, nTyped)
+	}
+}
+
+// seedPrefix begins the texts of the SDK's own sentinels: the seed fixes
+// package skill's, and the root package's follow them.
+const seedPrefix = "agentadaptor: "
+
+// TestSentinelTexts checks the rule on sentinels' texts: the kind of
+// failure alone, lower case, without a package's name, no trailing
+// punctuation, never "failed to"; only the SDK's own (package skill's
+// and the root package's) begin with "agentadaptor: ".
+func TestSentinelTexts(t *testing.T) {
+	sdk := map[string]bool{"adaptor": true, "skill": true}
+	for _, d := range declaredErrors(t) {
+		if d.typed || d.alias != "" {
+			continue
+		}
+		text := d.text
+		if sdk[d.pkg] {
+			if !strings.HasPrefix(text, seedPrefix) {
+				t.Errorf("%s = %q, want it to begin with %q as the SDK's own errors do", d.key(), text, seedPrefix)
+			}
+			text = strings.TrimPrefix(text, seedPrefix)
+		}
+		switch {
+		case text == "":
+			t.Errorf("%s has no text, or not one errors.New literal", d.key())
+		case strings.Contains(text, ": "):
+			t.Errorf("%s = %q: a sentinel's text is the kind of failure alone, without a subject or a package's name", d.key(), d.text)
+		case strings.ToLower(text[:1]) != text[:1]:
+			t.Errorf("%s = %q, want it to begin in lower case", d.key(), d.text)
+		case strings.ContainsAny(text[len(text)-1:], ".!?;:"):
+			t.Errorf("%s = %q ends with punctuation", d.key(), d.text)
+		case strings.Contains(text, "failed to"):
+			t.Errorf("%s = %q says \"failed to\"", d.key(), d.text)
+		}
+	}
+}
+
+// carriers are the typed errors that carry another error and add no
+// sentinel of their own, and why.
+var carriers = map[string]string{
+	"search.BackendError": "it carries the error of the backend that failed, whatever it is",
+	"skillmd.Error":       "its Err is its kind, one of the package's sentinels",
+	"codex.ProviderError": "Codex's own set-up check, found with errors.As for its Fix",
+}
+
+// TestTypedErrorsHaveSentinels checks the rule on typed errors: each has
+// a pointer receiver and is classified by a sentinel through its Is or
+// Unwrap method, except the carriers.
+func TestTypedErrorsHaveSentinels(t *testing.T) {
+	for _, d := range declaredErrors(t) {
+		if !d.typed || d.typeAlias {
+			continue
+		}
+		if d.valueReceiver {
+			t.Errorf("%s: Error has a value receiver; want a pointer, so that errors.As finds one type", d.key())
+		}
+		_, carrier := carriers[d.key()]
+		switch {
+		case len(d.is) == 0 && !carrier:
+			t.Errorf("%s: no Is or Unwrap method names a sentinel", d.key())
+		case len(d.is) > 0 && carrier:
+			t.Errorf("%s is listed as a carrier, and its methods name %q", d.key(), d.is)
+		}
+	}
+}
+
+// TestOneSentinelPerText checks what a test can of the rule "one
+// sentinel per meaning": no two sentinels of the module have one text
+// (the SDK's prefix aside), as two would for one meaning; a package that
+// offers another's sentinel declares an alias.
+func TestOneSentinelPerText(t *testing.T) {
+	byText := map[string][]string{}
+	for _, d := range declaredErrors(t) {
+		if d.typed || d.alias != "" {
+			continue
+		}
+		text := strings.TrimPrefix(d.text, seedPrefix)
+		byText[text] = append(byText[text], d.key())
+	}
+	for text, keys := range byText {
+		if len(keys) > 1 {
+			slices.Sort(keys)
+			t.Errorf("%s all read %q: one meaning has one sentinel (an alias elsewhere), two meanings two texts", strings.Join(keys, ", "), text)
+		}
+	}
+}
