@@ -71,7 +71,7 @@ type ruleRef struct {
 // package, the section (or "") and the rule numbers.
 var ruleRefForms = []*regexp.Regexp{
 	// package source, rule 15; package source (# Canonical locations), rules 9 to 15
-	regexp.MustCompile(`package ([a-z][\w]*(?:/[\w]+)*)()(?: \(# ([^)]+)\))?,? rules? (\d+)(?: (?:to|and) (\d+))?`),
+	regexp.MustCompile(`package ([a-z][\w]*(?:/[\w]+)*)()(?: \(# ([^)]+)\))?, rules? (\d+)(?: (?:to|and) (\d+))?`),
 	// rule 8 of internal/agentdir; rule 5 of package policy
 	regexp.MustCompile(`rules? (\d+)(?: (?:to|and) (\d+))? of (?:package ([a-z][\w]*(?:/[\w]+)*)|([a-z][\w]*(?:/[\w]+)+))()`),
 	// (`go doc ./internal/agents`, rule 9); (internal/launch, rule 8)
@@ -228,7 +228,7 @@ func TestRuleRefs(t *testing.T) {
 		{"rule 5 of package policy", []ruleRef{{text: "rule 5 of package policy", pkg: "policy", rules: []int{5}}}},
 		{"(`go doc ./internal/agents`, rule 9)", []ruleRef{{text: "go doc ./internal/agents`, rule 9", pkg: "internal/agents", rules: []int{9}}}},
 		{"(internal/launch, rule 8)", []ruleRef{{text: "(internal/launch, rule 8", pkg: "internal/launch", rules: []int{8}}}},
-		{"rule 5 of importing; checks rule 3; Trust rule 1", nil},
+		{"rule 5 of importing; checks rule 3; Trust rule 1; the root package checks rules 7 to 10", nil},
 	}
 	for _, tt := range tests {
 		got := ruleRefs(tt.text)
