@@ -20,7 +20,7 @@ type Agent struct {
 	refs         []skill.Ref
 	provider     skill.Provider
 	materializer skill.Materializer
-	cacheRoot    string // the materializer's, when it is a *skill.Cache
+	cacheRoot    string // the materializer's, when it has a Root (see cacheRooted)
 	workspace    string
 	events       []func(driver.Event)
 	threads      ThreadStore
@@ -48,7 +48,7 @@ func New(d driver.Driver, opts ...Option) *Agent {
 		c.threads = new(MemoryThreadStore)
 	}
 	var cacheRoot string
-	if cache, ok := c.materializer.(*skill.Cache); ok {
+	if cache, ok := c.materializer.(cacheRooted); ok {
 		cacheRoot = cache.Root()
 	}
 	if c.policy != nil {
@@ -64,6 +64,14 @@ func New(d driver.Driver, opts ...Option) *Agent {
 		events:       c.events,
 		threads:      c.threads,
 	}
+}
+
+// cacheRooted is a materializer that keeps skills under a cache root:
+// *skill.Cache, or one that wraps it and forwards Root. The Agent passes
+// the root to its driver (driver.Request.CacheRoot), which keeps its
+// mounts and managed homes under it, beside the trees they link to.
+type cacheRooted interface {
+	Root() string
 }
 
 // Result is the outcome of one run.

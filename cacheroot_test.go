@@ -18,9 +18,20 @@ func (f materializerFunc) Materialize(ctx context.Context, s skill.Skill) (strin
 	return f(ctx, s)
 }
 
+// wrappedCache is a materializer of a host's that wraps a cache and
+// forwards its Root, as the Agent's doc asks.
+type wrappedCache struct{ cache *skill.Cache }
+
+func (w wrappedCache) Materialize(ctx context.Context, s skill.Skill) (string, error) {
+	return w.cache.Materialize(ctx, s)
+}
+
+func (w wrappedCache) Root() string { return w.cache.Root() }
+
 // TestRequestCarriesTheCacheRoot: the request names the root of the
 // cache the skills were materialized in, so a driver keeps its folders
-// there; a materializer that is no cache leaves it to the driver.
+// there, also when a host's materializer wraps the cache; a
+// materializer that is no cache leaves it to the driver.
 func TestRequestCarriesTheCacheRoot(t *testing.T) {
 	root := cachetest.Root(t)
 	env := cachetest.Root(t)
@@ -33,6 +44,7 @@ func TestRequestCarriesTheCacheRoot(t *testing.T) {
 	}{
 		{name: "cache with a root", opts: []adaptor.Option{adaptor.WithSkillMaterializer(skill.NewCache(skill.WithSkillCacheRoot(root)))}, want: root},
 		{name: "default materializer", want: env},
+		{name: "wrapped cache", opts: []adaptor.Option{adaptor.WithSkillMaterializer(wrappedCache{skill.NewCache(skill.WithSkillCacheRoot(root))})}, want: root},
 		{name: "other materializer", opts: []adaptor.Option{adaptor.WithSkillMaterializer(materializerFunc(func(context.Context, skill.Skill) (string, error) {
 			return dir, nil
 		}))}, want: ""},

@@ -73,7 +73,12 @@ func WithSkillProvider(p skill.Provider) Option {
 
 // WithSkillMaterializer installs the materializer that writes skills to
 // disk before a run. Default: skill.NewDefaultSkillMaterializer(), created
-// once per Agent.
+// once per Agent. A materializer with a method Root() string, as
+// *skill.Cache has, keeps its skills under that cache root: the driver
+// then keeps what it builds for a run (a skill mount, a managed home)
+// under the same root (driver.Request.CacheRoot), so a materializer that
+// wraps a *skill.Cache forwards Root to keep them together. Without one,
+// the driver uses the root it was configured with.
 func WithSkillMaterializer(m skill.Materializer) Option {
 	return agentOption(func(c *agentConfig) { c.materializer = m })
 }

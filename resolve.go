@@ -106,7 +106,7 @@ func (d *declarations) add(s skill.Skill, origin string) error {
 	if strings.TrimSpace(s.Key) == "" {
 		return fmt.Errorf("%w (a skill from the %s has a blank key)", skill.ErrSkillKeyMissing, origin)
 	}
-	if skill.SourceMissing(s.Source) {
+	if skill.SourceDiff(s.Source, nil) == "" { // missing (rule 7 of SourceDiff)
 		return fmt.Errorf("%w: %q (declared by the %s)", skill.ErrSkillSourceMissing, s.Key, origin)
 	}
 	prev, ok := d.byKey[s.Key]

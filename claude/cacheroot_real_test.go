@@ -1,6 +1,7 @@
 package claude_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,39 @@ func TestRealMountUnderTheAgentsCache(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// wrappedCache is a host's materializer around the cache that forwards
+// its Root, as adaptor.WithSkillMaterializer asks.
+type wrappedCache struct{ cache *skill.Cache }
+
+func (w wrappedCache) Materialize(ctx context.Context, s skill.Skill) (string, error) {
+	return w.cache.Materialize(ctx, s)
+}
+
+func (w wrappedCache) Root() string { return w.cache.Root() }
+
+// TestRealMountUnderAWrappedCache: a materializer that wraps the cache
+// keeps the run's mount under the skills' own root, not under the
+// driver's default root.
+func TestRealMountUnderAWrappedCache(t *testing.T) {
+	elsewhere := cachetest.Root(t)
+	t.Setenv(skill.SkillCacheRootEnv, elsewhere)
+	r := newRig(t, modeltest.Always(modeltest.Text("done")))
+	c := r.config()
+	c.CacheRoot = ""
+	agent := clitest.NewAgent(claude.Driver(c), r.cache, r.workspace,
+		adaptor.WithSkillMaterializer(wrappedCache{skill.NewCache(skill.WithSkillCacheRoot(r.cache))}),
+		adaptor.WithSkills(skill.Inline("review", cachetest.SkillMD("review", "Reviews.", "R"))))
+	if _, err := agent.Run(clitest.RunCtx(t), "hello"); err != nil {
+		t.Fatal(err)
+	}
+	if mounts := r.mounts(t); len(mounts) != 1 {
+		t.Errorf("mounts under the wrapped cache's root %s = %v, want one", r.cache, mounts)
+	}
+	if _, err := os.Stat(filepath.Join(elsewhere, "mounts")); err == nil {
+		t.Errorf("a mount was made under the default root %s, not the wrapped cache's %s", elsewhere, r.cache)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -45,7 +46,7 @@ func (t tree) String() string { return filepath.Join(t.root, filepath.FromSlash(
 
 // open opens the tree's root and returns the file system copyTree reads:
 // the tree's folder, its links resolved and what a skill leaves out
-// (skill.LeftOut) not listed.
+// (skillcache.LeftOut) not listed.
 func (t tree) open() (resolvedFS, func(), error) {
 	root, err := os.OpenRoot(t.root)
 	if err != nil {
@@ -67,7 +68,7 @@ func copyTree(ctx context.Context, src tree, dst string, c *skill.Cache) (string
 		return "", err
 	}
 	defer closeFrom()
-	digest, err := c.CopyFS(ctx, from, dst)
+	digest, err := skillcache.CopyFS(ctx, c, from, dst)
 	if err != nil {
 		var le *linkError
 		if errors.As(err, &le) {
@@ -87,15 +88,15 @@ func checkTree(ctx context.Context, src tree, name string, c *skill.Cache) (stri
 		return "", err
 	}
 	defer closeFrom()
-	files, err := c.CheckFS(ctx, from)
+	files, err := skillcache.CheckFS(ctx, c, from)
 	if err != nil {
 		return "", err
 	}
-	return skill.FilesDigest(name, files), nil
+	return skillcache.FilesDigest(name, files), nil
 }
 
 // resolvedFS is the folder dir of fsys (an os.Root's file system)
-// without what a skill leaves out (skill.LeftOut), where a link is listed as the regular file
+// without what a skill leaves out (skillcache.LeftOut), where a link is listed as the regular file
 // it points to; listing a folder that holds a link to a folder, or to
 // nothing or outside fsys (which the os.Root refuses to follow), fails
 // with a *linkError naming it. Opening a link opens what it points to.
@@ -144,7 +145,7 @@ func (r resolvedFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	for _, e := range entries {
 		link := e.Type()&fs.ModeSymlink != 0
 		switch {
-		case skill.LeftOut(e.Name()):
+		case skillcache.LeftOut(e.Name()):
 		case link:
 			fi, err := r.resolve(path.Join(p, e.Name()), path.Join(name, e.Name()))
 			if err != nil {

@@ -820,6 +820,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
@@ -932,7 +933,7 @@ func (in *Installer) downloadAtMost(ctx context.Context, source string, since va
 		return "", nil, got, unavailable(err)
 	case n > max && archive:
 		remove()
-		return "", nil, got, fmt.Errorf("%w: download %s: %w", ErrInvalidSource, shown, skill.NewLimitError("MaxArchiveSize", max, "larger than %d bytes", max))
+		return "", nil, got, fmt.Errorf("%w: download %s: %w", ErrInvalidSource, shown, skillcache.NewLimitError("MaxArchiveSize", max, "larger than %d bytes", max))
 	case n > max:
 		remove()
 		return "", nil, got, fmt.Errorf("%w: download %s: larger than %d bytes", ErrInvalidSource, shown, max)

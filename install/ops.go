@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -372,7 +373,7 @@ func noteSpec(changes []Change, use []*candidate) {
 // cached returns the skill cache's folder of a recorded skill, if the
 // cache holds its content: a sync of a pinned source needs no network.
 func (in *Installer) cached(ctx context.Context, name string, entry *lockEntry) (string, bool) {
-	return in.cache.Lookup(ctx, entry.Digest, name)
+	return skillcache.Lookup(ctx, in.cache, entry.Digest, name)
 }
 
 // sameSource reports whether two sources are one: the same folder, URL,

@@ -33,9 +33,8 @@ func WithScope(s Scope) Option { return func(o *config) { o.scope = s } }
 // [Installer.Find] puts the skills of archives through it (Add and Sync
 // extract an archive once and copy from that). Its limits apply to
 // everything the installer reads: downloads, archives and the folders it
-// copies, each read through the cache (skill.Cache's ExtractArchive,
-// CheckFS and CopyFS), so it is held to exactly what materializing it
-// would be. Default: skill.NewCache(); nil also means the default.
+// copies, each read under the cache's rules and limits, so it is held to
+// exactly what materializing it would be. Default: skill.NewCache(); nil also means the default.
 func WithCache(c *skill.Cache) Option { return func(o *config) { o.cache = c } }
 
 // WithChecker sets how skills are checked. Default: the lenient SKILL.md

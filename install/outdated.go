@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
 	"github.com/agentadaptor/agentadaptor/internal/readfile"
+	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
@@ -486,5 +487,5 @@ func (in *Installer) recalledPin(ctx context.Context, rs source.Remote, pin, sub
 	if err != nil {
 		return "", false
 	}
-	return in.cache.Lookup(ctx, strings.TrimSpace(string(b)), name)
+	return skillcache.Lookup(ctx, in.cache, strings.TrimSpace(string(b)), name)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
 	"github.com/agentadaptor/agentadaptor/internal/readfile"
+	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
@@ -110,7 +111,7 @@ func (in *Installer) recalledSource(ctx context.Context, rec, pin string) (_ []c
 		if checkName(s.Name) != nil || !memoPath(s.Subpath) || !memoPath(s.Within) {
 			return nil, false
 		}
-		dir, ok := in.cache.Lookup(ctx, s.Digest, s.Name)
+		dir, ok := skillcache.Lookup(ctx, in.cache, s.Digest, s.Name)
 		if !ok {
 			return nil, false
 		}

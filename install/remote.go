@@ -15,6 +15,7 @@ import (
 
 	"oras.land/oras-go/v2/registry/remote/retry"
 
+	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -137,7 +138,7 @@ type limitedWriter struct {
 
 func (l *limitedWriter) Write(p []byte) (int, error) {
 	if l.n+int64(len(p)) > l.max {
-		return 0, skill.NewLimitError("MaxArchiveSize", l.max, "larger than %d bytes", l.max)
+		return 0, skillcache.NewLimitError("MaxArchiveSize", l.max, "larger than %d bytes", l.max)
 	}
 	n, err := l.w.Write(p)
 	l.n += int64(n)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
 )
@@ -410,13 +411,13 @@ func (in *Installer) findMirrors(ctx context.Context, skills []candidate) {
 		if len(cs) < 2 {
 			continue
 		}
-		files := make([]map[string]skill.File, len(cs))
+		files := make([]map[string]skillcache.File, len(cs))
 		for i, c := range cs {
 			files[i] = in.treeFiles(ctx, c)
 		}
 		var covers []int // the skills that hold every other's files
 		for i := range cs {
-			if files[i] != nil && !slices.ContainsFunc(files, func(o map[string]skill.File) bool { return !holds(files[i], o) }) {
+			if files[i] != nil && !slices.ContainsFunc(files, func(o map[string]skillcache.File) bool { return !holds(files[i], o) }) {
 				covers = append(covers, i)
 			}
 		}
@@ -434,17 +435,17 @@ func (in *Installer) findMirrors(ctx context.Context, skills []candidate) {
 
 // treeFiles lists the files of a skill's tree as installing it would
 // copy them, by path, or nil when it cannot be read.
-func (in *Installer) treeFiles(ctx context.Context, c *candidate) map[string]skill.File {
+func (in *Installer) treeFiles(ctx context.Context, c *candidate) map[string]skillcache.File {
 	fsys, closeFS, err := c.tree().open()
 	if err != nil {
 		return nil
 	}
 	defer closeFS()
-	files, err := in.cache.CheckFS(ctx, fsys)
+	files, err := skillcache.CheckFS(ctx, in.cache, fsys)
 	if err != nil {
 		return nil
 	}
-	out := make(map[string]skill.File, len(files))
+	out := make(map[string]skillcache.File, len(files))
 	for _, f := range files {
 		out[f.Path] = f
 	}
@@ -453,7 +454,7 @@ func (in *Installer) treeFiles(ctx context.Context, c *candidate) map[string]ski
 
 // holds reports whether a holds every file of b, with the same bytes and
 // executable bit.
-func holds(a, b map[string]skill.File) bool {
+func holds(a, b map[string]skillcache.File) bool {
 	if b == nil {
 		return false
 	}
@@ -778,7 +779,7 @@ func (in *Installer) fromArchive(ctx context.Context, file, rec, base string, at
 // tmp under the cache's rules and limits, and finds its skills, as
 // fromArchive says.
 func (in *Installer) extractAndFind(ctx context.Context, f *os.File, size int64, tmp, rec, base string, at []string) ([]candidate, error) {
-	dropped, err := in.cache.ExtractRepository(ctx, f, size, tmp)
+	dropped, err := skillcache.ExtractRepository(ctx, in.cache, f, size, tmp)
 	if err != nil {
 		return nil, fmt.Errorf("archive %s: %w", rec, archiveError(err))
 	}
@@ -816,14 +817,14 @@ func (in *Installer) findExtracted(ctx context.Context, tmp, rec, base string, a
 // archive, where a dropped link named SKILL.md stood, so that discovery
 // finds that skill as it finds one in a folder source; droppedIn then
 // gives it the link's problem, and it is never read.
-func standInSkills(dir string, dropped []skill.DroppedLink) error {
+func standInSkills(dir string, dropped []skillcache.DroppedLink) error {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
 	for _, d := range dropped {
-		if path.Base(d.Name) != "SKILL.md" || slices.ContainsFunc(strings.Split(d.Name, "/"), skill.LeftOut) {
+		if path.Base(d.Name) != "SKILL.md" || slices.ContainsFunc(strings.Split(d.Name, "/"), skillcache.LeftOut) {
 			continue
 		}
 		local, err := filepath.Localize(d.Name)
@@ -843,7 +844,7 @@ func standInSkills(dir string, dropped []skill.DroppedLink) error {
 // droppedIn returns the first of the links extraction dropped that lies
 // in the skill folder sub ("" for the archive root) as a *linkError
 // naming it inside the skill, or nil.
-func droppedIn(sub string, dropped []skill.DroppedLink) *linkError {
+func droppedIn(sub string, dropped []skillcache.DroppedLink) *linkError {
 	for _, d := range dropped {
 		rel, ok := d.Name, sub == ""
 		if !ok {
@@ -854,11 +855,11 @@ func droppedIn(sub string, dropped []skill.DroppedLink) *linkError {
 		}
 		le := &linkError{name: rel, target: d.Target}
 		switch d.Problem {
-		case skill.LinkMissing:
+		case skillcache.LinkMissing:
 			le.why = "which does not exist"
-		case skill.LinkToFolder:
+		case skillcache.LinkToFolder:
 			le.why = "a folder; links to folders are not followed"
-		case skill.LinkToLink:
+		case skillcache.LinkToLink:
 			le.why = "another link; an archive's links are read only when they point to a file"
 		default:
 			le.why = "which leads out of the source"

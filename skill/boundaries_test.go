@@ -10,13 +10,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/internal/extract"
 )
 
 // TestImportBoundaries checks the package boundaries this package's API
-// exists for: install uses the cache through this package alone, the
-// command-line tool and the sources take the limit error from here, and
-// the extractor depends on nothing of the module. Every file of a package counts,
+// exists for: install, the command-line tool and the sources use the
+// cache through this package and internal/skillcache alone (which apply
+// a Cache's limits), never the store or the extractor themselves, and the
+// extractor depends on nothing of the module. Every file of a package counts,
 // whatever its build constraints; test files do not.
 func TestImportBoundaries(t *testing.T) {
 	const module = "github.com/agentadaptor/agentadaptor/"
@@ -104,5 +106,18 @@ func TestOneVocabulary(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestOneDefaultRoot: the default root the drivers' launch code uses
+// without a Cache (internal/cache's) is the one NewCache resolves, set by
+// the variable SkillCacheRootEnv names.
+func TestOneDefaultRoot(t *testing.T) {
+	if SkillCacheRootEnv != cache.RootEnv {
+		t.Errorf("SkillCacheRootEnv = %q, internal/cache reads %q", SkillCacheRootEnv, cache.RootEnv)
+	}
+	t.Setenv(SkillCacheRootEnv, t.TempDir())
+	if got, want := NewCache().Root(), cache.DefaultRoot(); got != want {
+		t.Errorf("NewCache().Root() = %q, cache.DefaultRoot() = %q", got, want)
 	}
 }

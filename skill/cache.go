@@ -3,14 +3,9 @@ package skill
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -21,9 +16,9 @@ import (
 
 // Cache is the default materializer as a value a program can hold: one
 // cache root and the limits everything entering it obeys. Everything
-// that reads skill content on the cache's behalf (materialization,
-// [Cache.ArchiveSkills], and tools that download for it through
-// [Cache.Limits]) applies the same limits. A Cache is safe for concurrent
+// that reads skill content on the cache's behalf (materialization, and
+// tools that download for it through [Cache.Limits]) applies the same
+// limits. A Cache is safe for concurrent
 // use by goroutines, and by processes sharing its root (the package doc
 // gives the rules). Make one with NewCache: the zero Cache has no root and
 // refuses every use.
@@ -89,7 +84,7 @@ var _ ContentMaterializer = (*Cache)(nil)
 //	}
 //
 // The materializer is a *[Cache]; [NewCache] returns the same with its
-// type, for programs that also list, collect or look up the cache.
+// type, for programs that also list or collect the cache.
 func NewDefaultSkillMaterializer(opts ...DefaultMaterializerOption) Materializer {
 	return NewCache(opts...)
 }
@@ -118,9 +113,8 @@ func NewCache(opts ...DefaultMaterializerOption) *Cache {
 		l.MaxArchiveEntries = defaultMaxArchiveEntries
 	}
 	if cfg.root == "" {
-		cfg.root = defaultRoot()
-	}
-	if abs, err := filepath.Abs(cfg.root); err == nil {
+		cfg.root = cache.DefaultRoot()
+	} else if abs, err := filepath.Abs(cfg.root); err == nil {
 		cfg.root = abs
 	}
 	return &Cache{root: cfg.root, limits: cfg.limits}
@@ -139,14 +133,9 @@ func (c *Cache) Root() string { return c.root }
 // Limits returns the cache's limits.
 func (c *Cache) Limits() Limits { return c.limits }
 
-func defaultRoot() string {
-	if v := os.Getenv(SkillCacheRootEnv); v != "" {
-		return v
-	}
-	if base, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(base, "agent-adaptor", "skill-cache")
-	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("agent-adaptor-%d", os.Getuid()), "skill-cache")
+func init() {
+	// internal/skillcache looks trees up in the store a Cache holds.
+	cache.Held = func(c any) (*cache.Store, error) { return c.(*Cache).open() }
 }
 
 // open returns the store, opening it on first use. A failed open is
@@ -176,29 +165,6 @@ func (c *Cache) extractOptions() extract.Options {
 		MaxTotalSize:      c.limits.MaxTotalSize,
 		MaxArchiveEntries: c.limits.MaxArchiveEntries,
 	}
-}
-
-// Lookup returns the folder of the tree with the content digest digest
-// (see [ContentDigest]) and runtime name name, when the cache holds it
-// undamaged: a program that recorded a digest can use the content again
-// without its source. A tree changed after it was published (rule 4 of
-// the package doc) is refused: the caller must fetch the source again,
-// and materializing it replaces the tree. A lookup counts as a use of the tree (see
-// [Cache.GC]). A root that does not exist yet is not created. A lookup
-// with ctx already done finds nothing; one started is not interrupted (it
-// checks one tree, bounded by the cache's limits).
-func (c *Cache) Lookup(ctx context.Context, digest, name string) (dir string, ok bool) {
-	if ctx.Err() != nil {
-		return "", false
-	}
-	if _, err := os.Stat(c.root); c.root == "" || err != nil {
-		return "", false
-	}
-	store, err := c.open()
-	if err != nil {
-		return "", false
-	}
-	return store.Lookup(digest, name)
 }
 
 // CacheEntry is one skill tree in a [Cache].
@@ -271,63 +237,6 @@ func toCacheEntries(in []cache.Entry) []CacheEntry {
 		out[i] = CacheEntry(e)
 	}
 	return out
-}
-
-// ArchiveSkills lists the skills in the archive file at archivePath: the
-// folders holding a SKILL.md at the archive's root or at most depth levels
-// below it, as subpaths for [WithSubpath] ("" for the root), sorted. The
-// whole archive is checked under the cache's rules and limits first, and
-// nothing is written to the cache (a tar.gz is decompressed once into a
-// temporary file, removed before ArchiveSkills returns); an archive that
-// breaks a rule fails as its materialization would, with errors that do
-// not name this package's options (the caller says what to do).
-func (c *Cache) ArchiveSkills(ctx context.Context, archivePath string, depth int) ([]string, error) {
-	if c.root == "" {
-		return nil, errZeroCache
-	}
-	f, err := os.Open(archivePath)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	files, err := c.extractAll(ctx, f, info.Size(), nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, file := range files {
-		if path.Base(file.Path) != "SKILL.md" {
-			continue
-		}
-		dir := path.Dir(file.Path)
-		if dir == "." {
-			dir = ""
-		}
-		if n := strings.Count(dir, "/") + 1; dir != "" && n > depth {
-			continue
-		}
-		out = append(out, dir)
-	}
-	slices.Sort(out)
-	return out, nil
-}
-
-// extractAll checks the whole archive r, of size bytes, under the cache's
-// rules and limits, whether or not a SKILL.md is at its root, and writes
-// it to dst unless dst is nil; drop, when not nil, is extract's
-// Options.DropLink.
-func (c *Cache) extractAll(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, drop func(DroppedLink)) ([]extract.File, error) {
-	if size > c.limits.MaxArchiveSize {
-		return nil, c.tooLarge()
-	}
-	opts := c.extractOptions()
-	opts.AnyTree = true
-	opts.DropLink = drop
-	return extract.Archive(ctx, r, size, dst, opts)
 }
 
 // defaultMaterializerConfig collects DefaultMaterializerOption values.

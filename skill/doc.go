@@ -52,8 +52,8 @@
 // A program that runs an agent hands the same values to adaptor.WithSkills
 // (see package adaptor), which materializes them before every run.
 // Runnable examples are in example_test.go (go doc does not print them;
-// pkg.go.dev does): ExampleDir, ExampleInline, ExampleArchive,
-// ExampleLocalSkillsFromDir and ExampleCache_CopyFS.
+// pkg.go.dev does): ExampleDir, ExampleInline, ExampleArchive and
+// ExampleLocalSkillsFromDir.
 //
 // # Keys and runtime names
 //
@@ -93,8 +93,8 @@
 //     nothing else. A tree edited in place (even to the same size, with
 //     its times set back), with a file added or removed, or made writable
 //     is thrown away and rebuilt from the source by the next
-//     materialization, and [Cache.Lookup], which has no source, refuses
-//     it. The check costs a stat per file and folder, compared with a
+//     materialization, and a lookup by digest (an installer's reinstall
+//     from its lock file), which has no source, refuses it. The check costs a stat per file and folder, compared with a
 //     record written when the tree was published (as git's index does:
 //     size, times, inode, and the change time no user can set back); a
 //     file or folder whose stat changed is hashed or listed again, and a
@@ -192,39 +192,23 @@
 //   - [Cache], from [NewCache]: the default materializer with its type, so
 //     a program holds one value with the cache root and the limits, and
 //     everything done for the cache obeys them: [Cache.Root] (where
-//     drivers keep what they build for runs), [Cache.Limits] (for tools
-//     that download or pack for the cache), [Cache.Lookup] (content by a
-//     recorded digest, for offline reinstalls), [Cache.Entries] and
-//     [Cache.GC] (for tools that list and collect it), and
-//     [Cache.ArchiveSkills] (the skills an archive holds, checked under
-//     the same rules, for tools that let a user pick one).
-//   - [Cache.ExtractArchive], [Cache.ExtractRepository] (which leaves
-//     out a link no skill could hold and returns it as a [DroppedLink]),
-//     [Cache.CheckFS] and [Cache.CopyFS], with
-//     [File] and [FilesDigest]: an archive of several skills unpacked, a
-//     skill tree checked and hashed (and the [ContentDigest] a copy of it
-//     would have), a tree copied into a folder of the caller's (writable,
-//     returning its [ContentDigest]), each under the cache's rules and
-//     limits, for installers that put skills into agents' folders: they
-//     hold content to exactly what materializing it would, without a
-//     second copy of the extractor or of the limits.
-//   - [LeftOut]: the names rule 10 leaves out of every skill, for
-//     programs that read a tree themselves (an installer that lists a
-//     folder and follows its links) and must skip what the cache skips.
-//   - [LimitError] and [NewLimitError]: the one error for content over a
-//     limit, which the materializer, the tree operations and the remote
-//     sources return, and which tools that enforce a limit outside the
-//     cache (a download) make, so a program or a command reports every
-//     limit alike from its name and value; [LimitArchiveSize] and its
-//     siblings are the names of the cache's limits.
+//     drivers keep what they build for runs; a materializer that wraps a
+//     Cache forwards it, see adaptor.WithSkillMaterializer),
+//     [Cache.Limits] (for tools that download or pack for the cache), and
+//     [Cache.Entries] and [Cache.GC] (for tools that list and collect it).
+//   - [LimitError]: the one error for content over a limit, which the
+//     materializer, the module's installers and its remote sources return,
+//     so a program or a command reports every limit alike from its name
+//     and value; [LimitArchiveSize] and its siblings are the names of the
+//     cache's limits.
 //   - [Cache.DriverFolders] and [Cache.CollectDriverFolders]: the folders
 //     drivers keep under the cache root for their runs (skill mounts,
 //     managed agent homes), for tools that list and collect the cache as a
 //     whole; a tree such a folder links to is in use, so collecting the
 //     folders comes before [Cache.GC].
-//   - [SourceDiff] and [SourceMissing]: when two sources are the same and
-//     when a source is missing, the rules adaptor applies to declarations,
-//     for hosts that merge skill sets themselves.
+//   - [SourceDiff]: when two sources are the same, and when one is
+//     missing, the rules adaptor applies to declarations, for hosts that
+//     merge skill sets themselves.
 //   - [RuntimeName] and [ErrRuntimeNameConflict]: the folder name an agent
 //     sees, which drivers and installers must agree on.
 //   - [ContentDigest] and [ContentMaterializer]: the content digest that
@@ -234,6 +218,16 @@
 //     stops an archive bomb whose every file stays under the per-file cap.
 //   - [ErrArchiveFormat], [ErrArchiveUnsafe] and [ErrArchiveLimit]: the
 //     errors that classify refused content.
+//
+// What only the module's own packages do with a Cache is not here: a
+// tree checked or copied into a folder of an installer's, a repository of
+// many skills unpacked, the skills an archive holds listed, a tree looked
+// up by a digest a lock file recorded, the limit error a download makes.
+// Those live in the module's internal/skillcache, as functions that take
+// the *Cache whose root and limits they apply, so that they hold content
+// to exactly what materializing it would while this package's API stays
+// the one a host needs. A host that wants one of them materializes
+// instead: the result is the same tree, checked under the same rules.
 //
 // Peak memory does not grow with the archive: streams over 4 MiB are
 // spooled to a private file beside the staging folder, and files are

@@ -180,34 +180,3 @@ func ExampleLocalSkillsFromDir() {
 	// team/write-proof -> write-proof (runtime name team-write-proof, absolute true)
 	// refs: 2
 }
-
-// An installer copies a skill into an agent's folder through the cache,
-// so the copy is held to the rules and limits a materialization is, and
-// learns the copy's content digest for its lock file.
-func ExampleCache_CopyFS() {
-	base, err := os.MkdirTemp("", "copyfs-example-")
-	if err != nil {
-		panic(err)
-	}
-	defer os.RemoveAll(base)
-	src := filepath.Join(base, "src")
-	os.MkdirAll(filepath.Join(src, ".git"), 0o755)
-	os.WriteFile(filepath.Join(src, "SKILL.md"), []byte("---\nname: review\ndescription: Review a change.\n---\n"), 0o644)
-	os.WriteFile(filepath.Join(src, ".git", "config"), []byte("[core]\n"), 0o644)
-
-	c := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(base, "cache")), skill.WithMaxFileSize(1<<20))
-	dst := filepath.Join(base, ".claude", "skills", "review")
-	os.MkdirAll(filepath.Dir(dst), 0o755)
-	digest, err := c.CopyFS(context.Background(), os.DirFS(src), dst)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	listFiles(dst)
-	same, _ := skill.ContentDigest(context.Background(), dst)
-	fmt.Println("digest is the copy's:", digest == same)
-	// Output:
-	// folder: review
-	// file: SKILL.md
-	// digest is the copy's: true
-}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
 	"github.com/agentadaptor/agentadaptor/skill"
@@ -110,7 +111,7 @@ func TestArchiveSkillsLeavesOutVersionControl(t *testing.T) {
 	})
 	p := filepath.Join(t.TempDir(), "kit.tgz")
 	os.WriteFile(p, data, 0o644)
-	got, err := c.ArchiveSkills(t.Context(), p, 5)
+	got, err := skillcache.ArchiveSkills(t.Context(), c, p, 5)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,24 +49,15 @@ var (
 // errors.As with a *LimitError.
 type LimitError = extract.LimitError
 
-// The names of a [Cache]'s limits, as [LimitError.Limit] gives them and
-// [NewLimitError] takes them: each is the field of [Limits] that holds the
-// limit, and the option that sets it is With and the name.
+// The names of a [Cache]'s limits, as [LimitError.Limit] gives them: each
+// is the field of [Limits] that holds the limit, and the option that sets
+// it is With and the name.
 const (
 	LimitArchiveSize    = "MaxArchiveSize"
 	LimitFileSize       = "MaxFileSize"
 	LimitTotalSize      = "MaxTotalSize"
 	LimitArchiveEntries = "MaxArchiveEntries"
 )
-
-// NewLimitError returns a *LimitError over the limit named limit, whose
-// value is max, with a message formatted from format and args: for code
-// that enforces a Cache's limits (or its own) where the cache does not
-// read, such as a tool that downloads an archive for it, so that its
-// refusals are the cache's own.
-func NewLimitError(limit string, max int64, format string, args ...any) *LimitError {
-	return extract.NewLimitError(extract.Limit(limit), max, format, args...)
-}
 
 // Materializer writes a skill source to a directory containing SKILL.md.
 type Materializer interface {

@@ -56,11 +56,6 @@ func isNil(v any) bool {
 	return false
 }
 
-// SourceMissing reports whether src is no source at all: nil, or a nil
-// pointer (or map, slice or func) stored in the interface. A skill with a
-// missing source fails with [ErrSkillSourceMissing].
-func SourceMissing(src Source) bool { return isNil(src) }
-
 // SourceDiff says how two skill sources differ, in a phrase fit for
 // [SkillKeyConflictError.Detail], or returns "" when they are the same
 // source. The rules, by kind (see the accessor methods above):
@@ -77,6 +72,10 @@ func SourceMissing(src Source) bool { return isNil(src) }
 //  5. Sources of other types are the same when they are the same value
 //     (as for FS values above).
 //  6. Sources of different kinds always differ.
+//  7. A missing source (nil, or a nil pointer, map, slice or func stored
+//     in the interface) differs from every source that is not missing, so
+//     SourceDiff(src, nil) == "" reports a missing src; a skill with one
+//     fails with [ErrSkillSourceMissing].
 //
 // Adaptor uses it to tell two declarations of one key apart; it is
 // exported so that a host that merges skill sets itself (a Provider, say)

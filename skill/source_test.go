@@ -64,7 +64,9 @@ func TestSourceDiff(t *testing.T) {
 	}
 }
 
-func TestSourceMissing(t *testing.T) {
+// TestSourceDiffOfMissing: rule 7, a missing source is the same as
+// another missing one and differs from every other.
+func TestSourceDiffOfMissing(t *testing.T) {
 	var nilInline *skill.InlineSource
 	tests := []struct {
 		name string
@@ -77,8 +79,8 @@ func TestSourceMissing(t *testing.T) {
 		{"pointer", &skill.InlineSource{}, false},
 	}
 	for _, tt := range tests {
-		if got := skill.SourceMissing(tt.src); got != tt.want {
-			t.Errorf("SourceMissing(%s) = %v, want %v", tt.name, got, tt.want)
+		if got := skill.SourceDiff(tt.src, nil) == ""; got != tt.want {
+			t.Errorf("SourceDiff(%s, nil) == \"\" is %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/drivertest"
+	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
 	"github.com/agentadaptor/agentadaptor/skill"
@@ -65,7 +66,7 @@ func TestCacheNoticesChangedTrees(t *testing.T) {
 						}
 					}
 					change.Apply(t, dir)
-					if got, ok := c.Lookup(t.Context(), digest, "kit"); ok {
+					if got, ok := skillcache.Lookup(t.Context(), c, digest, "kit"); ok {
 						t.Errorf("Lookup after %s = %s, true; want it refused", change.Name, got)
 					}
 					got, gotDigest, err := c.MaterializeContent(t.Context(), s)
@@ -81,7 +82,7 @@ func TestCacheNoticesChangedTrees(t *testing.T) {
 					if d, err := skill.ContentDigest(t.Context(), got); err != nil || d != digest {
 						t.Errorf("ContentDigest of the rebuilt tree = %s, %v; want %s", d, err, digest)
 					}
-					if _, ok := c.Lookup(t.Context(), digest, "kit"); !ok {
+					if _, ok := skillcache.Lookup(t.Context(), c, digest, "kit"); !ok {
 						t.Errorf("Lookup refuses the rebuilt tree")
 					}
 				})

@@ -76,8 +76,8 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/internal/agents"
+	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/internal/process"
-	"github.com/agentadaptor/agentadaptor/skill"
 )
 
 // Program describes the agent CLI a driver runs.
@@ -119,10 +119,10 @@ func NewProgram(name, command string, env []string, agent, pkg string) Program {
 // CacheRoot is a driver Config's CacheRoot, made absolute (a mount under
 // it is passed to an agent that works in another folder): root, else the
 // root of the default skill cache, where the default materializer keeps
-// skills.
+// skills ([cache.DefaultRoot]: this package does not link package skill).
 func CacheRoot(root string) string {
 	if root == "" {
-		root = skill.NewCache().Root()
+		return cache.DefaultRoot()
 	}
 	if abs, err := filepath.Abs(root); err == nil {
 		return abs

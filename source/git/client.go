@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
+	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/version"
@@ -445,7 +446,7 @@ func (r *repo) overLimit(n int64) error {
 	if n-r.base <= r.c.maxFetch {
 		return nil
 	}
-	return skill.NewLimitError(skill.LimitArchiveSize, r.c.maxFetch,
+	return skillcache.NewLimitError(skill.LimitArchiveSize, r.c.maxFetch,
 		"git fetched more than %d bytes, the archive size limit; a server that filters blobs (uploadpack.allowFilter) sends only the skill's files", r.c.maxFetch)
 }
 

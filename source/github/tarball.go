@@ -10,6 +10,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
+	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
@@ -52,7 +53,7 @@ const (
 func newTarball(body io.ReadCloser, cfg tarballConfig) *tarball {
 	t := &tarball{cfg: cfg, body: body}
 	t.in = &limited{r: bodyReader{body}, n: cfg.maxDownload, err: func() error {
-		return fmt.Errorf("%s: %w", cfg.name, skill.NewLimitError(limitDownload, cfg.maxDownload, "the download is over %d bytes", cfg.maxDownload))
+		return fmt.Errorf("%s: %w", cfg.name, skillcache.NewLimitError(limitDownload, cfg.maxDownload, "the download is over %d bytes", cfg.maxDownload))
 	}}
 	t.tw = tar.NewWriter(&t.buf)
 	return t
@@ -87,7 +88,7 @@ func (t *tarball) step() error {
 		}
 		t.zr = zr
 		t.out = &limited{r: zr, n: t.cfg.maxExpanded, err: func() error {
-			return fmt.Errorf("%s: %w", t.cfg.name, skill.NewLimitError(limitExpanded, t.cfg.maxExpanded, "the archive expands to over %d bytes", t.cfg.maxExpanded))
+			return fmt.Errorf("%s: %w", t.cfg.name, skillcache.NewLimitError(limitExpanded, t.cfg.maxExpanded, "the archive expands to over %d bytes", t.cfg.maxExpanded))
 		}}
 		t.tr = tar.NewReader(t.out)
 	}

@@ -66,7 +66,7 @@
 //     [skill.Limits]) is refused before it is
 //     downloaded, and one that sends more than it declares is cut off.
 //  6. The layer is checked under the cache's archive rules and limits
-//     ([skill.Cache.ArchiveSkills]) before it is kept: nothing from a
+//     (as materializing it would check it) before it is kept: nothing from a
 //     rejected download lands in the cache.
 //  7. Every digest a registry names (a tag's digest, an index's manifest,
 //     a layer, a signature's manifest and bundle) must be well formed and

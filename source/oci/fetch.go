@@ -19,6 +19,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/registry/remote"
 
+	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
@@ -444,7 +445,7 @@ func (f *fetcher) layer(ctx context.Context, desc ocispec.Descriptor, strict boo
 		return "", fmt.Errorf("%w: layer: %v", source.ErrNoSkill, err)
 	}
 	if max := f.cfg.cache.Limits().MaxArchiveSize; desc.Size < 0 || desc.Size > max {
-		return "", skill.NewLimitError(skill.LimitArchiveSize, max, "layer %s is %d bytes; the limit is %d", desc.Digest, desc.Size, max)
+		return "", skillcache.NewLimitError(skill.LimitArchiveSize, max, "layer %s is %d bytes; the limit is %d", desc.Digest, desc.Size, max)
 	}
 	if cached, err := f.blobs.open(desc); err == nil {
 		err = copyVerified(io.Discard, cached, desc)
@@ -462,7 +463,7 @@ func (f *fetcher) layer(ctx context.Context, desc ocispec.Descriptor, strict boo
 // returns the folder that holds the skill.
 func (f *fetcher) download(ctx context.Context, desc ocispec.Descriptor, strict bool) (string, error) {
 	if max := f.cfg.cache.Limits().MaxArchiveSize; desc.Size < 0 || desc.Size > max {
-		return "", skill.NewLimitError(skill.LimitArchiveSize, max, "layer %s is %d bytes; the limit is %d", desc.Digest, desc.Size, max)
+		return "", skillcache.NewLimitError(skill.LimitArchiveSize, max, "layer %s is %d bytes; the limit is %d", desc.Digest, desc.Size, max)
 	}
 	rc, err := f.repository().Blobs().Fetch(ctx, desc)
 	if err != nil {
@@ -511,7 +512,7 @@ func skillIn(ctx context.Context, cache *skill.Cache, p string, strict bool) (st
 	if strict {
 		depth = 0
 	}
-	found, err := cache.ArchiveSkills(ctx, p, depth)
+	found, err := skillcache.ArchiveSkills(ctx, cache, p, depth)
 	if err != nil {
 		return "", fmt.Errorf("layer: %w", err)
 	}

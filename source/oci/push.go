@@ -21,6 +21,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote"
 
 	"github.com/agentadaptor/agentadaptor/internal/ctxio"
+	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
 )
@@ -88,7 +89,7 @@ func packChecked(ctx context.Context, c *config, dir string, layerFile *os.File)
 	if err != nil {
 		return ocispec.Descriptor{}, fmt.Errorf("push %s: %w", dir, err)
 	}
-	found, err := c.cache.ArchiveSkills(ctx, layerFile.Name(), 0)
+	found, err := skillcache.ArchiveSkills(ctx, c.cache, layerFile.Name(), 0)
 	if err != nil {
 		return ocispec.Descriptor{}, fmt.Errorf("push %s: the folder breaks a rule for skill archives: %w", dir, err)
 	}
@@ -221,7 +222,7 @@ func packList(ctx context.Context, root *os.Root, max int) ([]packEntry, error) 
 			return fs.SkipDir
 		}
 		if len(entries) >= max {
-			return skill.NewLimitError(skill.LimitArchiveEntries, int64(max), "the folder holds more than %d files and folders", max)
+			return skillcache.NewLimitError(skill.LimitArchiveEntries, int64(max), "the folder holds more than %d files and folders", max)
 		}
 		e, err := packStat(root, p)
 		if err != nil {
@@ -342,7 +343,7 @@ type countingWriter struct {
 
 func (c *countingWriter) Write(p []byte) (int, error) {
 	if c.n+int64(len(p)) > c.limit {
-		return 0, skill.NewLimitError(skill.LimitArchiveSize, c.limit, "the packed folder is over %d bytes", c.limit)
+		return 0, skillcache.NewLimitError(skill.LimitArchiveSize, c.limit, "the packed folder is over %d bytes", c.limit)
 	}
 	n, err := c.w.Write(p)
 	c.n += int64(n)

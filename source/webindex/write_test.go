@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source/webindex"
 )
@@ -104,7 +105,7 @@ func TestWriteRoundTrip(t *testing.T) {
 	// The archive holds the skill at its root, scripts executable.
 	c := skill.NewCache(skill.WithSkillCacheRoot(t.TempDir()))
 	archive := filepath.Join(out1, ".well-known", "agent-skills", "kit.tar.gz")
-	found, err := c.ArchiveSkills(t.Context(), archive, 0)
+	found, err := skillcache.ArchiveSkills(t.Context(), c, archive, 0)
 	if err != nil || len(found) != 1 || found[0] != "" {
 		t.Errorf("ArchiveSkills(kit.tar.gz) = %q, %v; want its root", found, err)
 	}
