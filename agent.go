@@ -51,9 +51,6 @@ func New(d driver.Driver, opts ...Option) *Agent {
 	if cache, ok := c.materializer.(cacheRooted); ok {
 		cacheRoot = cache.Root()
 	}
-	if c.policy != nil {
-		c.materializer = NewPolicyMaterializer(c.materializer, c.policy, c.policyOpts...)
-	}
 	return &Agent{
 		drv:          d,
 		refs:         c.refs,

@@ -188,6 +188,62 @@ func overUnexportedConfig(f *ast.FuncType) bool {
 	return ok && !id.IsExported()
 }
 
+// TestOperationsTakeRequests checks rule 6 on install.Installer: every
+// exported method that takes a context takes it alone, or it and one
+// request struct named ...Request, each of whose fields has a doc.
+func TestOperationsTakeRequests(t *testing.T) {
+	var pkg publicPackage
+	for _, p := range publicPackages(t) {
+		if p.dir == "install" {
+			pkg = p
+		}
+	}
+	requests := map[string]*ast.StructType{}
+	for _, ts := range pkg.types() {
+		if st, ok := ts.Type.(*ast.StructType); ok && strings.HasSuffix(ts.Name.Name, "Request") {
+			requests[ts.Name.Name] = st
+		}
+	}
+	ops := 0
+	for _, f := range pkg.files {
+		for _, decl := range f.Decls {
+			fd, ok := decl.(*ast.FuncDecl)
+			if !ok || fd.Recv == nil || !fd.Name.IsExported() || len(fd.Type.Params.List) == 0 {
+				continue
+			}
+			if sel, ok := fd.Type.Params.List[0].Type.(*ast.SelectorExpr); !ok || sel.Sel.Name != "Context" {
+				continue
+			}
+			ops++
+			var params []ast.Expr
+			for _, field := range fd.Type.Params.List {
+				for range max(1, len(field.Names)) {
+					params = append(params, field.Type)
+				}
+			}
+			if len(params) == 1 {
+				continue
+			}
+			id, ok := params[1].(*ast.Ident)
+			if len(params) != 2 || !ok || requests[id.Name] == nil {
+				t.Errorf("install: %s takes %d inputs besides its context, want one ...Request struct (rule 6)", fd.Name.Name, len(params)-1)
+			}
+		}
+	}
+	if ops < 10 {
+		t.Errorf("found %d operations of install.Installer, want every one (more than 10)", ops)
+	}
+	for name, st := range requests {
+		for _, field := range st.Fields.List {
+			for _, n := range field.Names {
+				if n.IsExported() && field.Doc.Text() == "" {
+					t.Errorf("install: %s.%s has no doc", name, n.Name)
+				}
+			}
+		}
+	}
+}
+
 // TestDriverConfigsSayTheirDefaults checks rule 5: every field of a
 // driver's Config says its default.
 func TestDriverConfigsSayTheirDefaults(t *testing.T) {
@@ -248,14 +304,14 @@ func TestNilOptionsAreIgnored(t *testing.T) {
 		{"skill.ArchiveURL", func() error { skill.ArchiveURL("http://127.0.0.1:1/", nil); return nil }},
 		{"skill.LocalSkillsFromDir", func() error { _, err := skill.LocalSkillsFromDir(dir, nil); return err }},
 		{"skillmd.Parse", func() error { _, err := skillmd.Parse([]byte(md), nil); return err }},
-		{"install.New and Installer.Remove", func() error {
+		{"install.New", func() error {
 			env := install.Env{Home: t.TempDir(), Project: t.TempDir()}
 			in := install.New(env, nil, install.WithCache(skill.NewCache(skill.WithSkillCacheRoot(cacheRoot))), install.WithLockDir(t.TempDir()))
-			_, err := in.List(t.Context(), nil)
+			_, err := in.List(t.Context(), install.ListRequest{})
 			if err != nil {
 				return err
 			}
-			in.Remove(t.Context(), []string{"greet"}, nil, nil) // not installed: an error, not a panic
+			in.Remove(t.Context(), install.RemoveRequest{Names: []string{"greet"}}) // not installed: an error, not a panic
 			return nil
 		}},
 		{"git.New", func() error { _, err := git.New(nil); return err }},

@@ -49,8 +49,6 @@
 //     a resume with other skills.
 //   - ExampleInvalidSkillError: a skill without front matter, refused
 //     before the agent starts.
-//   - ExampleWithPolicy: a skill the audit of a trust policy refuses
-//     before the agent starts.
 //
 // # Resolution
 //
@@ -80,8 +78,10 @@
 //     skill.ErrRuntimeNameConflict, naming both keys.
 //  6. The selected skills are materialized concurrently, at most GOMAXPROCS
 //     at a time. Any failure is a *skill.SkillMaterializationError with
-//     Key, RuntimeName and Cause, except a refusal of the trust policy,
-//     a *[PolicyError] (see "Trust"), and the driver is not called.
+//     Key, RuntimeName and Cause, except a materializer's refusal (an
+//     error with a Refused method that reports true, as
+//     *trust.RefusedError has; see "Trust"), returned as it is, and the
+//     driver is not called.
 //  7. Each selected skill's SKILL.md is read as agents read it (package
 //     skillmd, Lenient mode). A skill with an error there (no front
 //     matter, front matter that is not closed or not YAML, no
@@ -98,60 +98,12 @@
 //
 // # Trust
 //
-// An agent given [WithPolicy] enforces a trust policy (package policy:
-// the user's file and the project's, as policy.Load reads them) on every
-// skill a run or [Agent.Inspect] selects, before any driver starts; a
-// caller without an Agent wraps its materializer with
-// [NewPolicyMaterializer] for the same checks. The rules:
-//
-//  1. Every skill has an origin ([OriginOf]): its source's own, when the
-//     source implements [Origin] (the skills of oci.Artifact.TrustedSkill
-//     do: kind "oci", pinned to the manifest digest; and those of git's
-//     and github's Client.TrustedSkill: kind "git" or "github", pinned to
-//     the commit); else kind "local" for a folder (skill.Dir), by its
-//     absolute path with links resolved (its real path, as a local
-//     pattern's is: package source, rule 15); a git skill from a file
-//     URL is at its repository's real path too; else kind "inline" for a skill with no location
-//     (skill.Inline, skill.FS); else kind "unknown": an archive without
-//     an origin, as oci.Skill, oci.Artifact.Skill and the Client.Skill
-//     of git and github build, or a source of another type. No pattern
-//     matches an unknown source, so a policy with sources.allow,
-//     sources.pinned or a signers rule refuses it, saying how to give it
-//     an origin (rule 5 of package policy). An origin's location is
-//     canonical (rule 15 of package policy: oci://ghcr.io:0443/acme/x is
-//     ghcr.io/acme/x), and the policy makes it canonical again whoever
-//     built it, so every rule applies to every spelling of its sources;
-//     one that cannot be made canonical is refused as an unknown source
-//     is.
-//  2. The policy checks the origin (policy.Policy.Check: the sources it
-//     allows, whether they must be pinned) before the skill is
-//     materialized, so nothing is fetched or written for a refused one.
-//  3. When the policy names signers for the origin
-//     (policy.Policy.Signers), the source must implement
-//     [SignatureVerifier] and a signature must satisfy every one of the
-//     policy's rules; a source that carries no signature is refused with
-//     signature.ErrUnsigned. When it names signed commits for the origin
-//     (policy.Policy.CommitRules, a git or github source), the source
-//     must implement [CommitVerifier] and its pinned commit must be
-//     signed by a key of every such rule; a source with no commit to
-//     check is refused with source.ErrCommitSignature.
-//  4. The materialized tree is audited (audit.Tree). A finding at or
-//     above the policy's threshold (policy.Policy.FailOn, high by
-//     default) refuses the skill, unless the policy accepts it
-//     (policy.Policy.Accepted) or its rule is allowed with [AllowRisk].
-//  5. A refusal is a *[PolicyError] (errors.Is [ErrPolicy] and
-//     policy.ErrDenied) that names the skill, its source, the rule, the
-//     policy files and, for the audit, every refusing finding with its
-//     file and line as the audit keeps them (at most 100 of a rule and
-//     1,000 in all), counting the rest (PolicyError.Omitted: "and 31,204
-//     more"). The run fails with it and no driver starts.
-//  6. Audit findings are remembered by the tree's content digest, and
-//     verified signers of a pinned source by digest and source, so a warm
-//     run neither audits nor verifies again.
-//  7. Without WithPolicy nothing of this is done: no audit, no check.
-//
-// What holds on Linux holds on macOS and Windows: the audit reads the
-// tree through an os.Root, and nothing here depends on the system.
+// The root package links no trust code (no policy, signature, audit or
+// Sigstore). An agent enforces a trust policy when its materializer
+// checks: package trust's Materializer, given with
+// [WithSkillMaterializer], checks where each selected skill comes from,
+// who signed it and what its audit finds, before any driver starts. The
+// rules are in package trust's doc.
 //
 // # Runs, events and threads
 //

@@ -2,7 +2,6 @@ package adaptor
 
 import (
 	"github.com/agentadaptor/agentadaptor/driver"
-	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -14,8 +13,6 @@ type agentConfig struct {
 	workspace    string
 	events       []func(driver.Event)
 	threads      ThreadStore
-	policy       *policy.Policy
-	policyOpts   []PolicyOption
 }
 
 // callConfig collects the options given to one Run.

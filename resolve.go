@@ -189,8 +189,8 @@ func (a *Agent) materialize(ctx context.Context, selected []skill.Skill, names [
 		g.Go(func() error {
 			dir, digest, err := a.materializeOne(gctx, s)
 			if err != nil {
-				var refused *PolicyError
-				if errors.As(err, &refused) {
+				var refused refusal
+				if errors.As(err, &refused) && refused.Refused() {
 					return refused
 				}
 				// A materializer's own *SkillMaterializationError is kept
@@ -218,6 +218,14 @@ func (a *Agent) materialize(ctx context.Context, selected []skill.Skill, names [
 		return nil, nil, err
 	}
 	return out, digests, nil
+}
+
+// refusal is the error of a materializer that refuses a skill, as the
+// checking materializer of package trust does: the run fails with it as
+// it is, not as a *skill.SkillMaterializationError.
+type refusal interface {
+	error
+	Refused() bool
 }
 
 // materializeOne returns the skill's absolute folder and its content

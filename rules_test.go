@@ -98,6 +98,9 @@ func ruleRefs(text string) []ruleRef {
 				r = ruleRef{pkg: m[1] + m[2], section: m[3]}
 				nums = m[4:6]
 			}
+			if r.pkg == "doc" {
+				continue // "the package doc, rule N": the package's own
+			}
 			r.text = m[0]
 			for _, s := range nums {
 				if n, err := strconv.Atoi(s); err == nil {
@@ -228,7 +231,7 @@ func TestRuleRefs(t *testing.T) {
 		{"rule 5 of package policy", []ruleRef{{text: "rule 5 of package policy", pkg: "policy", rules: []int{5}}}},
 		{"(`go doc ./internal/agents`, rule 9)", []ruleRef{{text: "go doc ./internal/agents`, rule 9", pkg: "internal/agents", rules: []int{9}}}},
 		{"(internal/launch, rule 8)", []ruleRef{{text: "(internal/launch, rule 8", pkg: "internal/launch", rules: []int{8}}}},
-		{"rule 5 of importing; checks rule 3; Trust rule 1; the root package checks rules 7 to 10", nil},
+		{"rule 5 of importing; checks rule 3; Trust rule 1; the root package checks rules 7 to 10; (package doc, rules 16 to 21)", nil},
 	}
 	for _, tt := range tests {
 		got := ruleRefs(tt.text)

@@ -423,7 +423,7 @@ func TestListShowsEveryReader(t *testing.T) {
 	github := filepath.Join(f.env.Project, ".github", "skills")
 	os.MkdirAll(filepath.Join(github, "mine"), 0o755)
 	os.WriteFile(filepath.Join(github, "README.md"), []byte("not a skill"), 0o644)
-	st, err := in.List(t.Context(), nil)
+	st, err := in.List(t.Context(), ListRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -449,7 +449,7 @@ func TestListShowsEveryReader(t *testing.T) {
 			t.Errorf("List misses %s", k)
 		}
 	}
-	st, err = in.List(t.Context(), agentsOf(t, "cursor"))
+	st, err = in.List(t.Context(), ListRequest{Agents: agentsOf(t, "cursor")})
 	if err != nil || len(st) != 2 {
 		t.Errorf("List(cursor) = %+v, %v, want the canonical copy and the link", st, err)
 	}
@@ -474,7 +474,7 @@ func TestSharedFolder(t *testing.T) {
 	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "trae-cn")}); err != nil {
 		t.Fatalf("Add for trae-cn beside trae = %v", err)
 	}
-	if _, err := in.Remove(ctx, []string{"review"}, agentsOf(t, "trae")); err != nil {
+	if _, err := in.Remove(ctx, RemoveRequest{Names: []string{"review"}, Agents: agentsOf(t, "trae")}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(link, "SKILL.md")); err != nil {
@@ -483,7 +483,7 @@ func TestSharedFolder(t *testing.T) {
 	if bad, err := in.Verify(ctx); err != nil || len(bad) != 0 {
 		t.Errorf("Verify after removing it for trae = %+v, %v", bad, err)
 	}
-	if _, err := in.Remove(ctx, []string{"review"}, agentsOf(t, "trae-cn")); err != nil {
+	if _, err := in.Remove(ctx, RemoveRequest{Names: []string{"review"}, Agents: agentsOf(t, "trae-cn")}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Lstat(link); !errors.Is(err, fs.ErrNotExist) {
@@ -493,7 +493,7 @@ func TestSharedFolder(t *testing.T) {
 	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "trae", "trae-cn")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := in.Remove(ctx, []string{"review"}, nil); err != nil {
+	if _, err := in.Remove(ctx, RemoveRequest{Names: []string{"review"}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Lstat(link); !errors.Is(err, fs.ErrNotExist) {
@@ -524,7 +524,7 @@ func TestUserScopeFolders(t *testing.T) {
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		t.Fatalf("no link at %s: %v", link, err)
 	}
-	if _, err := in.Remove(ctx, []string{"review"}, agentsOf(t, "amp")); err != nil {
+	if _, err := in.Remove(ctx, RemoveRequest{Names: []string{"review"}, Agents: agentsOf(t, "amp")}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(link, "SKILL.md")); err != nil {
@@ -549,7 +549,7 @@ func BenchmarkList(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if st, err := in.List(b.Context(), nil); err != nil || len(st) != 2000 {
+		if st, err := in.List(b.Context(), ListRequest{}); err != nil || len(st) != 2000 {
 			b.Fatalf("List = %d entries, %v, want 2000", len(st), err)
 		}
 	}
@@ -572,7 +572,7 @@ func TestListShowsCodexFolders(t *testing.T) {
 	dir := filepath.Join(f.env.Project, ".codex", "skills", "mine")
 	os.MkdirAll(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skillMD("mine")), 0o644)
-	st, err := in.List(t.Context(), nil)
+	st, err := in.List(t.Context(), ListRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}

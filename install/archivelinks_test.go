@@ -97,7 +97,7 @@ func TestArchiveLinkSkipsItsSkill(t *testing.T) {
 			f := newFixture(t)
 			source, prefix := kind.make(t, f, tree)
 			in := f.remoteInstaller(t, cachetest.Root(t))
-			listed, err := in.Contents(t.Context(), source)
+			listed, err := in.Contents(t.Context(), FindRequest{Source: source})
 			if err != nil {
 				t.Fatalf("Contents(%s) = %v, want every skill listed", kind.name, err)
 			}

@@ -78,7 +78,7 @@ func BenchmarkOps10000(b *testing.B) {
 	}
 	b.Run("list", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := in.List(b.Context(), nil); err != nil {
+			if _, err := in.List(b.Context(), ListRequest{}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -80,7 +80,7 @@ func TestChooseAgents(t *testing.T) {
 	t.Run("invalid lock file", func(t *testing.T) {
 		f := newFixture(t)
 		mkdirs(t, f.env.Project, ".agents")
-		os.WriteFile(filepath.Join(f.env.Project, ".agents", LockName), []byte("{"), 0o644)
+		os.WriteFile(filepath.Join(f.env.Project, ".agents", lockName), []byte("{"), 0o644)
 		if _, err := f.installer(t).ChooseAgents(Request{}); !errors.Is(err, ErrInvalidLock) {
 			t.Errorf("ChooseAgents with a broken lock file = %v, want ErrInvalidLock", err)
 		}
@@ -145,7 +145,7 @@ func TestSourceFolderIsNotAnInstall(t *testing.T) {
 	}
 	isFolder("after add")
 
-	st, err := in.List(t.Context(), agentsOf(t, "openclaw", "claude-code"))
+	st, err := in.List(t.Context(), ListRequest{Agents: agentsOf(t, "openclaw", "claude-code")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,12 +161,12 @@ func TestSourceFolderIsNotAnInstall(t *testing.T) {
 	if bad, err := in.Verify(t.Context()); err != nil || len(bad) > 0 {
 		t.Errorf("Verify = %v, %v; want nothing to report", bad, err)
 	}
-	if _, err := in.Remove(t.Context(), []string{"review"}, nil); err != nil {
+	if _, err := in.Remove(t.Context(), RemoveRequest{Names: []string{"review"}}); err != nil {
 		t.Fatal(err)
 	}
 	isFolder("after remove")
 	// Not recorded any more: an ordinary folder in openclaw's folder.
-	st, err = in.List(t.Context(), agentsOf(t, "openclaw"))
+	st, err = in.List(t.Context(), ListRequest{Agents: agentsOf(t, "openclaw")})
 	if err != nil || len(st) != 1 || st[0].State != StateExternal {
 		t.Errorf("List after remove = %v, %v; want the folder as external", st, err)
 	}

@@ -165,7 +165,7 @@ func TestDiscoverLayouts(t *testing.T) {
 			in := f.installer(t)
 			dir := filepath.Join(f.sources, "repo")
 			writeFiles(t, dir, l.files)
-			got, err := in.Contents(t.Context(), dir)
+			got, err := in.Contents(t.Context(), FindRequest{Source: dir})
 			if err != nil {
 				t.Fatalf("Contents(folder) = %v", err)
 			}
@@ -173,7 +173,7 @@ func TestDiscoverLayouts(t *testing.T) {
 				t.Errorf("Contents(folder) paths (-want +got):\n%s", diff)
 			}
 			archive := writeSnapshot(t, f.sources, "owner-repo-0a1b2c3", l.files)
-			got, err = in.Contents(t.Context(), archive)
+			got, err = in.Contents(t.Context(), FindRequest{Source: archive})
 			if err != nil {
 				t.Fatalf("Contents(archive) = %v", err)
 			}
@@ -260,7 +260,7 @@ func TestDiscoverDoesNotFollowLinks(t *testing.T) {
 	}
 	os.Symlink(filepath.Join(f.sources, "outside"), filepath.Join(repo, "more"))
 	writeFiles(t, repo, map[string]string{".claude-plugin/marketplace.json": `{"plugins":[{"source":"./more"}],"metadata":{}}`})
-	got, err := f.installer(t).Contents(t.Context(), repo)
+	got, err := f.installer(t).Contents(t.Context(), FindRequest{Source: repo})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,11 +317,11 @@ func TestDiscoverSearchLimit(t *testing.T) {
 	writeFiles(t, repo, map[string]string{"e/SKILL.md": skillMD("e")})
 	in := f.installer(t)
 	in.maxSearch = 5 // ., a, a/b, c, c/d: e is the sixth
-	if _, err := in.Contents(t.Context(), repo); !errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), "more than 5 folders") {
+	if _, err := in.Contents(t.Context(), FindRequest{Source: repo}); !errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), "more than 5 folders") {
 		t.Errorf("Contents of a source with more folders than the limit = %v, want ErrInvalidSource naming the limit", err)
 	}
 	in.maxSearch = 6
-	if got, err := in.Contents(t.Context(), repo); err != nil || len(got) != 1 {
+	if got, err := in.Contents(t.Context(), FindRequest{Source: repo}); err != nil || len(got) != 1 {
 		t.Errorf("Contents of a source at the limit = %v, %v, want its skill", got, err)
 	}
 }
@@ -422,7 +422,7 @@ func TestUnusableSkillIsSkipped(t *testing.T) {
 		if err != nil || !slices.Contains(actions(changes), "twin/:canonical:installed") {
 			t.Fatalf("Add(skills/twin) = %v, %v", actions(changes), err)
 		}
-		lock, err := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+		lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
 		if err != nil || lock.Skills["twin"] == nil || lock.Skills["twin"].Subpath != "skills/twin" {
 			t.Errorf("lock = %+v, %v, want twin recorded at skills/twin", lock, err)
 		}
@@ -472,7 +472,7 @@ func TestMissingSkillListsWhatIsThere(t *testing.T) {
 			return err
 		},
 		"Find": func(only []string) error {
-			_, err := in.Find(t.Context(), repo, only...)
+			_, err := in.Find(t.Context(), FindRequest{Source: repo, Skills: only})
 			return err
 		},
 	} {

@@ -22,7 +22,7 @@ func TestURLSourceHitsTheCache(t *testing.T) {
 	in := f.installer(t)
 	var dirs []string
 	for range 3 {
-		found, err := in.Find(t.Context(), srv.URL+"/kits/solo.tgz")
+		found, err := in.Find(t.Context(), FindRequest{Source: srv.URL + "/kits/solo.tgz"})
 		if err != nil {
 			t.Fatal(err)
 		}

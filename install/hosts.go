@@ -13,43 +13,31 @@ import (
 	"github.com/agentadaptor/agentadaptor/source/github"
 )
 
-// archiveExtension reports whether a URL's path p ends as an archive's
-// name, which makes the URL an archive to download whatever its host
-// (rule 13).
-func archiveExtension(p string) bool {
-	p = strings.ToLower(p)
-	for _, ext := range []string{".zip", ".skill", ".tar", ".tgz", ".tar.gz"} {
-		if strings.HasSuffix(p, ext) {
-			return true
-		}
-	}
-	return false
-}
-
-// hostedSource reads an https URL other than github.com's as a
-// repository on a git host (rule 13): a GitHub Enterprise Server's
-// (package github, rule 15), else a git host's page or git address
-// (package git, rules 17 to 21). All three are nil for a URL that is an
-// archive to download: one whose path ends in an archive's extension,
-// pinned with #sha256=, or of none of those forms. An address that has
-// the mark of a repository's (a path ending in .git, a GitLab /-/tree/,
-// a Gitea /src/branch/, /src/tag/ or /src/commit/) but cannot be read
-// (a password in it, a bad ref) is an error, not a download.
+// hostedSource reads an https URL other than github.com's that
+// source.Parse finds a repository's address on a git host (package
+// source, rule 19): a GitHub Enterprise Server's (package github, rule
+// 15), else a git host's page or git address (package git, rules 17 to
+// 21). Both are nil for any other text. An address of a repository's
+// form that cannot be read (a password in it, a bad ref) is an error,
+// not a download.
 func hostedSource(text string) (*github.Source, *git.Source, error) {
-	u, err := url.Parse(text)
-	if err != nil || u.Scheme != "https" || archiveExtension(u.Path) || strings.HasPrefix(u.Fragment, "sha256=") {
+	spec, err := source.Parse(text)
+	if err != nil || !strings.HasPrefix(text, "https://") || strings.HasPrefix(text, "https://github.com/") {
 		return nil, nil, nil
 	}
-	if s, err := github.Parse(text); err == nil && s.Host != "" {
+	switch spec.Kind {
+	case source.GitHub:
+		s, err := github.Parse(spec.Text)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+		}
 		return &s, nil, nil
-	}
-	s, err := git.ParseWeb(text)
-	switch {
-	case err == nil:
+	case source.Git:
+		s, err := parseGit(spec)
+		if err != nil {
+			return nil, nil, err
+		}
 		return nil, &s, nil
-	case strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), ".git"), strings.Contains(u.Path, "/-/tree/"),
-		strings.Contains(u.Path, "/src/branch/"), strings.Contains(u.Path, "/src/tag/"), strings.Contains(u.Path, "/src/commit/"):
-		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 	}
 	return nil, nil, nil
 }
@@ -61,25 +49,12 @@ func isHostedRepo(text string) bool {
 	return gh != nil || g != nil || err != nil
 }
 
-// hostedRemote returns the repository text names on a git host (rule
-// 13), read as GitHub and git sources typed in their own syntax are.
-func (in *Installer) hostedRemote(text string) (source.Remote, error) {
-	gh, g, err := hostedSource(text)
-	switch {
-	case err != nil:
-		return nil, err
-	case gh != nil:
-		return github.NewRemote(*gh, github.WithHTTPClient(watchedClient(in.http))), nil
-	}
-	return git.NewRemote(*g, git.WithStallTimeout(in.timeout), git.WithCache(in.cache), in.gitRedirects(*g)), nil
-}
-
 // hostedPolicySource completes s, the policy's view of a repository on
 // a git host (# Trust, rule 1): kind "git" at HOST/PATH (a GitHub
 // Enterprise repository too, so that a github: pattern, meant for
 // github.com, never matches it; a git address on github.com is kind
 // "github", package source's rule 11), pinned when the ref is a commit.
-func hostedPolicySource(s policy.Source, text string) (policy.Source, error) {
+func hostedPolicySource(s source.Origin, text string) (source.Origin, error) {
 	gh, g, err := hostedSource(text)
 	if err != nil {
 		return s, err
@@ -100,7 +75,7 @@ func hostedPolicySource(s policy.Source, text string) (policy.Source, error) {
 // URL at its real path, whatever link names it), pinned when the ref is
 // a commit; a URL whose location cannot be made canonical is refused
 // (# Trust, rule 1).
-func gitPolicySource(s policy.Source, text string, src git.Source) (policy.Source, error) {
+func gitPolicySource(s source.Origin, text string, src git.Source) (source.Origin, error) {
 	if u, err := url.Parse(src.URL); err == nil && policy.HasDotSegment(u.Path) {
 		return s, dotSegmentError(text)
 	}

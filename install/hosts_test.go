@@ -20,6 +20,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // TestHostedSourceKinds checks rule 13's order for http(s) URLs: GitHub,
@@ -98,17 +99,17 @@ func TestHostedPolicySource(t *testing.T) {
 	in := New(Env{Home: t.TempDir(), Project: t.TempDir()})
 	tests := []struct {
 		name, source string
-		want         policy.Source
+		want         source.Origin
 	}{
-		{"GitLab subgroup", "https://gitlab.com/group/sub/repo/-/tree/main/skills", policy.Source{Kind: "git", Location: "gitlab.com/group/sub/repo"}},
-		{"GitLab repository page", "https://gitlab.com/group/sub/repo", policy.Source{Kind: "git", Location: "gitlab.com/group/sub/repo"}},
+		{"GitLab subgroup", "https://gitlab.com/group/sub/repo/-/tree/main/skills", source.Origin{Kind: "git", Location: "gitlab.com/group/sub/repo"}},
+		{"GitLab repository page", "https://gitlab.com/group/sub/repo", source.Origin{Kind: "git", Location: "gitlab.com/group/sub/repo"}},
 		{"GitLab at a commit, with a token", "https://glpat-secret@gitlab.com/group/repo/-/tree/" + commit,
-			policy.Source{Kind: "git", Location: "gitlab.com/group/repo", Pinned: true, Display: "https://gitlab.com/group/repo/-/tree/" + commit}},
-		{"Codeberg", "https://codeberg.org/owner/repo/src/branch/main", policy.Source{Kind: "git", Location: "codeberg.org/owner/repo"}},
-		{"git address", "https://git.example.org/team/skills.git#ref=v1", policy.Source{Kind: "git", Location: "git.example.org/team/skills"}},
-		{"GitHub Enterprise", "https://ghes.example.com/Acme/Tools/tree/main/skills", policy.Source{Kind: "git", Location: "ghes.example.com/acme/tools"}},
-		{"GitHub Enterprise at a commit", "https://ghes.example.com/acme/tools/tree/" + commit, policy.Source{Kind: "git", Location: "ghes.example.com/acme/tools", Pinned: true}},
-		{"GitHub Enterprise page without GH_HOST: an archive", "https://ghes.example.com/acme/tools", policy.Source{Kind: "url", Location: "https://ghes.example.com/acme/tools"}},
+			source.Origin{Kind: "git", Location: "gitlab.com/group/repo", Pinned: true, Display: "https://gitlab.com/group/repo/-/tree/" + commit}},
+		{"Codeberg", "https://codeberg.org/owner/repo/src/branch/main", source.Origin{Kind: "git", Location: "codeberg.org/owner/repo"}},
+		{"git address", "https://git.example.org/team/skills.git#ref=v1", source.Origin{Kind: "git", Location: "git.example.org/team/skills"}},
+		{"GitHub Enterprise", "https://ghes.example.com/Acme/Tools/tree/main/skills", source.Origin{Kind: "git", Location: "ghes.example.com/acme/tools"}},
+		{"GitHub Enterprise at a commit", "https://ghes.example.com/acme/tools/tree/" + commit, source.Origin{Kind: "git", Location: "ghes.example.com/acme/tools", Pinned: true}},
+		{"GitHub Enterprise page without GH_HOST: an archive", "https://ghes.example.com/acme/tools", source.Origin{Kind: "url", Location: "https://ghes.example.com/acme/tools"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,7 +146,7 @@ func TestHostedPolicySource(t *testing.T) {
 	}
 	p = parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"git:ghes.example.com/acme/*\", \"git:gitlab.com/group/**\"]\n")
 	gitlab, _ := in.PolicySource("https://gitlab.com/group/sub/repo/-/tree/main")
-	for _, s := range []policy.Source{ghes, gitlab} {
+	for _, s := range []source.Origin{ghes, gitlab} {
 		if err := p.Check(s); err != nil {
 			t.Errorf("Check(%+v) with git: patterns = %v, want allowed", s, err)
 		}
@@ -238,7 +239,7 @@ func TestAddGitLabTree(t *testing.T) {
 			t.Errorf("Add(%s) changed %+v, want alpha alone", src, c)
 		}
 	}
-	lockFile := filepath.Join(f.env.Project, ".agents", LockName)
+	lockFile := filepath.Join(f.env.Project, ".agents", lockName)
 	lock, err := readLock(lockFile)
 	if err != nil {
 		t.Fatal(err)
@@ -374,7 +375,7 @@ func TestAddGitHubEnterprise(t *testing.T) {
 			if _, err := in.Add(t.Context(), Request{Sources: []string{tt.source}, Agents: agentsOf(t, "codex")}); err != nil {
 				t.Fatalf("Add(%s) = %v", tt.source, err)
 			}
-			lockFile := filepath.Join(f.env.Project, ".agents", LockName)
+			lockFile := filepath.Join(f.env.Project, ".agents", lockName)
 			lock, err := readLock(lockFile)
 			if err != nil {
 				t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/readfile"
 	"github.com/agentadaptor/agentadaptor/skillmd"
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/git"
 )
 
@@ -361,7 +362,7 @@ func skillFolder(p string) (string, string) {
 }
 
 func githubSource(repo, folder, ref string) string {
-	s := GitHubPrefix + repo
+	s := source.GitHubPrefix + repo
 	if folder != "" {
 		s += "/" + folder
 	}

@@ -103,7 +103,7 @@ func TestImportNPMProjectLock(t *testing.T) {
 	if a := findImported(plan.Imported, "alpha"); !slices.Equal(a.Agents, []string{"claude-code"}) {
 		t.Errorf("dry run agents of alpha = %v, want claude-code, whose folder holds it", a.Agents)
 	}
-	if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", LockName)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", lockName)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a dry run wrote the lock file: %v", err)
 	}
 
@@ -115,7 +115,7 @@ func TestImportNPMProjectLock(t *testing.T) {
 	if diff := cmp.Diff(want, importNames(report.Imported)); diff != "" || len(report.Left) != 0 {
 		t.Fatalf("Import (-want +got):\n%s\nleft: %v", diff, importNames(report.Left))
 	}
-	lock, err := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+	lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestImportKeepsEdits(t *testing.T) {
 	if got := readFile(t, edited); got != skillMD("alpha")+"my own line\n" {
 		t.Errorf("the edited skill was changed: %q", got)
 	}
-	if lock, _ := readLock(filepath.Join(f.env.Project, ".agents", LockName)); lock.Skills["alpha"] != nil {
+	if lock, _ := readLock(filepath.Join(f.env.Project, ".agents", lockName)); lock.Skills["alpha"] != nil {
 		t.Errorf("the lock file records the edited skill: %+v", lock.Skills["alpha"])
 	}
 }
@@ -246,7 +246,7 @@ func TestImportNPMGlobalLock(t *testing.T) {
 			if diff := cmp.Diff(want, importNames(report.Imported)); diff != "" || len(report.Left) != 0 {
 				t.Fatalf("Import -g (-want +got):\n%s\nleft: %v", diff, importNames(report.Left))
 			}
-			if lock, _ := readLock(filepath.Join(f.env.Home, ".agents", LockName)); lock.Skills["beta"] == nil || lock.Skills["beta"].Agents["claude-code"].Kind != KindLink {
+			if lock, _ := readLock(filepath.Join(f.env.Home, ".agents", lockName)); lock.Skills["beta"] == nil || lock.Skills["beta"].Agents["claude-code"].Kind != KindLink {
 				t.Errorf("user lock entry of beta = %+v", lock.Skills["beta"])
 			}
 		})
@@ -628,7 +628,7 @@ func TestImportLocalOutsideProject(t *testing.T) {
 				if _, err := os.Lstat(filepath.Join(f.env.Project, ".agents", "skills", "x")); !errors.Is(err, os.ErrNotExist) {
 					t.Errorf("Import installed the folder outside the project (%v)", err)
 				}
-				if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", LockName)); !errors.Is(err, os.ErrNotExist) {
+				if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", lockName)); !errors.Is(err, os.ErrNotExist) {
 					t.Errorf("Import wrote a lock file (%v)", err)
 				}
 			})

@@ -93,9 +93,9 @@
 //     source is held to the archive rules of package skill and the
 //     limits of the skill cache ([WithCache]; names, file types, sizes,
 //     entry count), local folders too, and a download stops at the
-//     cache's archive size (a GitHub repository's whole tarball is also
-//     bounded by package github's own limits, 1 GiB downloaded and 4 GiB
-//     expanded, before the skills' part of it is held to the cache's).
+//     cache's archive size (a GitHub tarball is also bounded by package
+//     source/github's own limits, before the skills' part of it is held
+//     to the cache's).
 //     An entry that breaks those rules fails its whole source: a hostile
 //     source is never partly installed. Links are the exception, as
 //     repositories share files between skills with them: in a folder
@@ -142,8 +142,7 @@
 //     problem are never let through: the name becomes a folder and an
 //     identifier agents match on, and the name rules (lowercase, no
 //     "--") keep two names from meaning one folder on macOS and Windows.
-//     A Checker given with [WithChecker] has no such class: Lenient lets
-//     none of its problems through. Validation (skillmd's strict mode,
+//     Validation (skillmd's strict mode,
 //     `agentskills validate`) is unchanged by any of this.
 //  5. Reproducibility: the lock file records each skill's source and
 //     content digest, sorted, without timestamps; a local source in a
@@ -173,7 +172,7 @@
 //     from what was recorded was changed by someone, and add, sync and
 //     remove fail with [ErrModified], naming the files that differ,
 //     before changing anything. Request.Force (SyncRequest.Force, and
-//     [Force] for Remove) replaces or removes it after moving it to a new
+//     RemoveRequest.Force) replaces or removes it after moving it to a new
 //     folder under <root>/.agents/backups, which the change names
 //     (Change.Backup).
 //  8. Errors wrap one of the package's sentinels ([ErrConflict],
@@ -211,15 +210,11 @@
 //     archive, manifests, layers, a registry's token) goes through a
 //     client whose responses restart the timer when their headers arrive
 //     and at every read of their body; and git sources, whose fetch git
-//     runs under the same timeout (package source/git, rule 11: its
-//     progress and the growth of its repository count as receiving;
-//     curl's low-speed limit over http(s); git and its helpers are
-//     stopped). Each download is also bounded in size: a URL's and an
+//     runs under the same timeout (package source/git, rule 11). Each download is also bounded in size: a URL's and an
 //     OCI layer by the cache's MaxArchiveSize, a GitHub tarball by
 //     package github's limits (rule 3), and what a git fetch brings
 //     into its temporary repository by the cache's MaxArchiveSize
-//     (package source/git, rule 12: a server that filters blobs sends
-//     only the skill's folder). Credentials in a URL are used for that
+//     (package source/git, rule 12). Credentials in a URL are used for that
 //     download and never recorded or shown: the lock file and every
 //     message (errors, progress) show an http(s) URL without its user
 //     information (https://user:secret@host/... and https://TOKEN@host/...
@@ -298,56 +293,32 @@
 //     selects skills by name, or by folder inside the source (which tells
 //     two skills of one name apart); a name that no source holds fails
 //     with a [MissingSkillsError], which lists what they hold.
-//  13. Published sources: a GitHub repository, OWNER/REPO[/PATH][@REF] or
-//     https://github.com/OWNER/REPO[/tree/REF/PATH] (package
-//     source/github: its token rules, GITHUB_API_URL); a folder of any
-//     git repository, git+https://, git+ssh:// or
-//     git+file://HOST/REPO[#ref=REF&path=PATH], read through the system
-//     git (package source/git: its syntax, credentials); and an OCI
-//     artifact, oci://HOST/REPO:TAG or oci://HOST/REPO@sha256:DIGEST
-//     (package source/oci). A repository on another host is named by
-//     its https address, without git+: a GitHub Enterprise Server's,
-//     https://HOST/OWNER/REPO/tree/REF[/PATH] (and https://HOST/OWNER/REPO
-//     when GH_HOST names HOST), read through the host's API with the
-//     host's own token, GH_ENTERPRISE_TOKEN or GITHUB_ENTERPRISE_TOKEN,
-//     which goes only to the host GH_HOST names (package source/github,
-//     rules 15 and 16); and, read through the system git with git's own credential
-//     helpers (package source/git, rules 17 to 21), GitLab's
-//     https://HOST/GROUP/.../REPO/-/tree/REF[/PATH], Gitea's and
-//     Forgejo's https://HOST/OWNER/REPO/src/branch/REF[/PATH] (tag/,
-//     commit/), Bitbucket's https://bitbucket.org/OWNER/REPO/src/REF[/PATH],
-//     a repository's own page on gitlab.com, codeberg.org, gitea.com or
-//     bitbucket.org, and https://HOST/PATH.git[#ref=REF&path=PATH] on any
-//     host. An http(s) URL is read as the first of these that fits: a
-//     GitHub address (https://github.com/...); an archive, when its path
-//     ends in .zip, .skill, .tar, .tgz or .tar.gz (any case) or it has
-//     #sha256=; a repository on another host, in the forms above; else
-//     an archive, recognised by content (rule 3). An address with the
-//     mark of a repository's (a path ending in .git, /-/tree/,
-//     /src/branch/, /src/tag/, /src/commit/) that cannot be read (a
-//     password in it, a bad ref or path) fails with [ErrInvalidSource],
-//     saying why; it is never downloaded. The host is never
-//     asked what it is, so the policy (# Trust) is checked before any
-//     request; it sees a repository on another host, a GitHub Enterprise
-//     one too, as kind "git" at HOST/PATH (gitlab.com/group/sub/repo),
-//     so that a github: pattern, which means github.com, never matches
-//     it. A sync reads a recorded address by the same rules (GH_HOST must
-//     then still name the host of an https://HOST/OWNER/REPO; the /tree/
-//     form needs nothing). OWNER/REPO is read as a GitHub source only
-//     when no file or folder of that name exists and it does not start
-//     with ".", "/" or "~"; and, as typed (not as a lock file records
-//     it), only when no file or folder OWNER exists here either: then
-//     it is taken for a mistyped path (skills/good-onee beside
-//     skills/good-one) and refused with [ErrInvalidSource], naming the
-//     nearest name and both ways to say what was meant: ./OWNER/REPO
-//     for a folder, github:OWNER/REPO[/PATH][@REF] ([GitHubPrefix],
-//     always GitHub) for the repository. When a GitHub lookup of a bare
-//     OWNER/REPO fails, the error says it was read as one. A typed path
-//     that does not exist is [ErrInvalidSource] saying so, with the
-//     nearest name when one is close. The same holds on macOS and
-//     Windows, where a folder OWNER is found whatever its case (as the
-//     file system finds it), and where a path written with backslashes
-//     is never read as GitHub. Add resolves the reference to a pin (a commit,
+//  13. Published sources: which kind of source a text names is
+//     [source.Parse]'s to say (package source, rules 16 to 21: oci://,
+//     git+..., github:, a GitHub or other git host's https address, a
+//     web index, an archive's URL, a path); the syntax, credentials and
+//     hosts of each kind are its package's (source/github, source/git,
+//     source/oci). An address of a repository's form that its package
+//     cannot read fails with [ErrInvalidSource], saying why; it is never
+//     downloaded. The host is never asked what it is, so the policy
+//     (# Trust) is checked before any request; it sees a repository on
+//     another host, a GitHub Enterprise one too, as kind "git" at
+//     HOST/PATH (gitlab.com/group/sub/repo), so that a github: pattern,
+//     which means github.com, never matches it. A sync reads a recorded
+//     source by the same rules (GH_HOST must then still name the host of
+//     an https://HOST/OWNER/REPO). A bare OWNER/REPO (source.Spec.Bare)
+//     is a GitHub source only when no file or folder of that name exists;
+//     and, as typed (not as a lock file records it), only when no file or
+//     folder OWNER exists here either: then it is taken for a mistyped
+//     path (skills/good-onee beside skills/good-one) and refused with
+//     [ErrInvalidSource], naming the nearest name and both ways to say
+//     what was meant: ./OWNER/REPO for a folder,
+//     github:OWNER/REPO[/PATH][@REF] for the repository. When a GitHub
+//     lookup of a bare OWNER/REPO fails, the error says it was read as
+//     one. A typed path that does not exist is [ErrInvalidSource] saying
+//     so, with the nearest name when one is close. The same holds on
+//     macOS and Windows, where a folder OWNER is found whatever its case
+//     (as the file system finds it). Add resolves the reference to a pin (a commit,
 //     a manifest digest) once and reads the content at that pin; the lock
 //     file records per skill the source as typed (without secrets, and
 //     with an ssh user: rule 10), the pin ("pin") and the
@@ -434,13 +405,10 @@
 //     fails it ([ErrSpecification]) unless UpdateRequest.Lenient, and
 //     the lock file then records the skill as lenient (rule 4). The
 //     same holds on macOS and Windows.
-//  15. Web indexes: https://HOST (an http or https URL whose path is
-//     empty or ends in "/") names the index of the site there,
-//     PATH/.well-known/agent-skills/index.json, and an http(s) URL whose
-//     path ends in that names itself: the Agent
-//     Skills discovery index, v0.2.0 (package source/webindex, its rules
-//     1 to 4; a query, a fragment or user information in one is refused
-//     with [ErrInvalidSource]). Add reads the index (at most
+//  15. Web indexes: a site's Agent Skills discovery index (package
+//     source, rule 20, names one; package source/webindex, rules 1 to 4,
+//     says what it holds; a query, a fragment or user information in one
+//     is refused with [ErrInvalidSource]). Add reads the index (at most
 //     webindex.MaxIndexSize bytes: the download stops one byte past the
 //     limit and fails with [ErrInvalidSource]) and every usable skill it lists
 //     (Request.Skills chooses among them by name; [Installer.Contents]
@@ -480,9 +448,13 @@
 // # Trust
 //
 // With [WithTrust], Add, Sync and [Installer.CheckTrust] check who
-// published a skill and what it does (package signature, policy and
-// audit). Without it nothing of this is checked, and the signers a lock
-// file records are kept as they are. Errors wrap [ErrRefused] (and the
+// published a skill and what it does, with the trust engine the SDK uses
+// too (package trust: its Checker, whose rules its doc states; the
+// policy, signatures and audit are packages policy, signature and
+// audit). What this package adds is the lock file's: the signers it
+// records and trusts on first use (rule 4), and the risks it records as
+// accepted (rule 5). Without it nothing of this is checked, and the
+// signers a lock file records are kept as they are. Errors wrap [ErrRefused] (and the
 // error of the package that refused: policy.ErrDenied,
 // signature.ErrUnsigned, ErrUntrusted or ErrInvalid,
 // source.ErrCommitSignature). Per source, in this order:
@@ -827,9 +799,9 @@ import (
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
-// Checker reads a skill folder leniently, as agents do, and returns the
+// checker reads a skill folder leniently, as agents do, and returns the
 // skill's name, or the problems that make it unusable.
-type Checker func(dir string) (name string, problems []string, err error)
+type checker func(dir string) (name string, problems []string, err error)
 
 // Installer installs skills into one scope.
 type Installer struct {
@@ -853,7 +825,7 @@ func (in *Installer) canonicalRoot() string {
 }
 
 func (in *Installer) lockPath() string {
-	return filepath.Join(in.Root(), ".agents", LockName)
+	return filepath.Join(in.Root(), ".agents", lockName)
 }
 
 // download fetches a URL source into a temporary file, checking the
@@ -962,7 +934,7 @@ func (in *Installer) policyRedirects(c *http.Client, shown string, pinned bool, 
 		if policy.HasDotSegment(hop.Path) {
 			err = errors.New("the hop's path has a '..' segment")
 		} else {
-			err = p.Check(policy.Source{Kind: "url", Location: hop.String(), Pinned: pinned, Display: hopShown})
+			err = p.Check(source.Origin{Kind: "url", Location: hop.String(), Pinned: pinned, Display: hopShown})
 		}
 		if err != nil {
 			*refused = fmt.Errorf("%w: download %s: redirected to %s: %w", ErrRefused, shown, hopShown, err)
@@ -1179,7 +1151,7 @@ func specChecker(dir string) (name string, problems, spec []string, _ error) {
 
 // checkSkill checks the skill in dir with the Installer's checker:
 // the default one tells the problems only the specification holds to
-// apart (spec); one given with WithChecker never does.
+// apart (spec); one given with withChecker never does.
 func (in *Installer) checkSkill(dir string) (name string, problems, spec []string, _ error) {
 	if in.custom {
 		name, problems, err := in.check(dir)

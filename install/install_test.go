@@ -56,7 +56,7 @@ func (f *fixture) writeSkill(t *testing.T, rel, name, extra string) string {
 
 func (f *fixture) installer(t *testing.T, opts ...Option) *Installer {
 	c := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache")))
-	return New(f.env, append([]Option{WithCache(c), WithChecker(nameChecker), WithLockDir(filepath.Join(f.env.Home, ".locks"))}, opts...)...)
+	return New(f.env, append([]Option{WithCache(c), withChecker(nameChecker), WithLockDir(filepath.Join(f.env.Home, ".locks"))}, opts...)...)
 }
 
 // nameChecker names a skill after the name line of its SKILL.md.
@@ -125,7 +125,7 @@ func TestAddLinksAgentsToOneCanonicalCopy(t *testing.T) {
 	if got := readFile(t, filepath.Join(link, "SKILL.md")); got != skillMD("code-review") {
 		t.Errorf("SKILL.md through the link = %q", got)
 	}
-	lock := readFile(t, filepath.Join(f.env.Project, ".agents", LockName))
+	lock := readFile(t, filepath.Join(f.env.Project, ".agents", lockName))
 	for _, want := range []string{`"code-review"`, `"source": "`, `"digest": "`, `"kind": "link"`, `"path": ".claude/skills/code-review"`} {
 		if !strings.Contains(lock, want) {
 			t.Errorf("lock file lacks %s:\n%s", want, lock)
@@ -136,7 +136,7 @@ func TestAddLinksAgentsToOneCanonicalCopy(t *testing.T) {
 	if err != nil || Changed(again) {
 		t.Errorf("second Add = %v, %v, want everything unchanged", actions(again), err)
 	}
-	if readFile(t, filepath.Join(f.env.Project, ".agents", LockName)) != lock {
+	if readFile(t, filepath.Join(f.env.Project, ".agents", lockName)) != lock {
 		t.Errorf("second Add rewrote the lock file differently")
 	}
 }
@@ -158,11 +158,11 @@ func TestAddNeverTouchesWhatItDidNotCreate(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", "skills", "code-review")); err == nil {
 		t.Errorf("a canonical copy was made although the request failed")
 	}
-	if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", LockName)); err == nil {
+	if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", lockName)); err == nil {
 		t.Errorf("the lock file was written although nothing was installed")
 	}
 	// The user's folder survives remove and sync too.
-	if _, err := in.Remove(t.Context(), []string{"code-review"}, nil); err == nil {
+	if _, err := in.Remove(t.Context(), RemoveRequest{Names: []string{"code-review"}}); err == nil {
 		t.Errorf("Remove of a skill this tool did not install succeeded")
 	}
 	if _, err := in.Sync(t.Context(), SyncRequest{}); err != nil {
@@ -172,7 +172,7 @@ func TestAddNeverTouchesWhatItDidNotCreate(t *testing.T) {
 		t.Errorf("the user's skill changed after remove/sync: %q", got)
 	}
 	// list reports it as external.
-	st, err := in.List(t.Context(), agentsOf(t, "claude-code"))
+	st, err := in.List(t.Context(), ListRequest{Agents: agentsOf(t, "claude-code")})
 	if err != nil || len(st) != 1 || st[0].State != StateExternal {
 		t.Errorf("List = %+v, %v, want one external skill", st, err)
 	}
@@ -201,7 +201,7 @@ func TestUpdateCopyRemove(t *testing.T) {
 		t.Errorf("the windsurf link does not show the update")
 	}
 	// Remove for one agent keeps the canonical copy for the other.
-	if _, err := in.Remove(ctx, []string{"code-review"}, agentsOf(t, "claude-code")); err != nil {
+	if _, err := in.Remove(ctx, RemoveRequest{Names: []string{"code-review"}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Lstat(copied); !errors.Is(err, fs.ErrNotExist) {
@@ -211,7 +211,7 @@ func TestUpdateCopyRemove(t *testing.T) {
 	if _, err := os.Stat(canonical); err != nil {
 		t.Errorf("the canonical copy went while windsurf still links to it")
 	}
-	if _, err := in.Remove(ctx, []string{"code-review"}, nil); err != nil {
+	if _, err := in.Remove(ctx, RemoveRequest{Names: []string{"code-review"}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{canonical, windsurf} {
@@ -235,7 +235,7 @@ func TestListVerifyStates(t *testing.T) {
 	os.WriteFile(filepath.Join(canonical, "beta", "SKILL.md"), []byte("edited"), 0o644)
 	os.Remove(filepath.Join(f.env.Project, ".claude", "skills", "gamma"))
 	os.MkdirAll(filepath.Join(f.env.Project, ".claude", "skills", "mine"), 0o755)
-	st, err := in.List(ctx, agentsOf(t, "claude-code"))
+	st, err := in.List(ctx, ListRequest{Agents: agentsOf(t, "claude-code")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,14 +285,14 @@ func TestSyncFrozenFailsOnDrift(t *testing.T) {
 	if _, err := in.Sync(t.Context(), SyncRequest{Frozen: true}); err != nil {
 		t.Errorf("frozen Sync without drift = %v", err)
 	}
-	lock := readFile(t, filepath.Join(f.env.Project, ".agents", LockName))
+	lock := readFile(t, filepath.Join(f.env.Project, ".agents", lockName))
 	os.WriteFile(filepath.Join(src, "SKILL.md"), []byte(skillMD("code-review")+"drift\n"), 0o644)
 	_, err := in.Sync(t.Context(), SyncRequest{Frozen: true})
 	if !errors.Is(err, ErrDrift) {
 		t.Fatalf("frozen Sync after the source changed = %v, want ErrDrift", err)
 	}
 	canonical := filepath.Join(f.env.Project, ".agents", "skills", "code-review", "SKILL.md")
-	if strings.Contains(readFile(t, canonical), "drift") || readFile(t, filepath.Join(f.env.Project, ".agents", LockName)) != lock {
+	if strings.Contains(readFile(t, canonical), "drift") || readFile(t, filepath.Join(f.env.Project, ".agents", lockName)) != lock {
 		t.Errorf("a failed frozen sync changed something")
 	}
 }
@@ -367,7 +367,7 @@ func TestArchiveAndURLSources(t *testing.T) {
 func TestCheckerRefusesUnusableSkills(t *testing.T) {
 	f := newFixture(t)
 	src := f.writeSkill(t, "review", "code-review", "")
-	in := f.installer(t, WithChecker(func(string) (string, []string, error) {
+	in := f.installer(t, withChecker(func(string) (string, []string, error) {
 		return "", []string{"description: required", "name: required"}, nil
 	}))
 	_, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
@@ -383,7 +383,7 @@ func TestUserScope(t *testing.T) {
 	if _, err := in.Add(context.Background(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex")}); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{".agents/skills/code-review/SKILL.md", ".claude/skills/code-review/SKILL.md", ".agents/" + LockName} {
+	for _, p := range []string{".agents/skills/code-review/SKILL.md", ".claude/skills/code-review/SKILL.md", ".agents/" + lockName} {
 		if _, err := os.Stat(filepath.Join(f.env.Home, p)); err != nil {
 			t.Errorf("user scope lacks %s: %v", p, err)
 		}
@@ -468,14 +468,14 @@ func TestHostileLockFileCannotSteerRemoval(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := newFixture(t)
 			os.MkdirAll(filepath.Join(f.env.Project, ".agents"), 0o755)
-			os.WriteFile(filepath.Join(f.env.Project, ".agents", LockName), []byte(lock), 0o644)
+			os.WriteFile(filepath.Join(f.env.Project, ".agents", lockName), []byte(lock), 0o644)
 			in := f.installer(t)
 			for _, n := range []string{"../../../precious", "review"} {
-				if _, err := in.Remove(t.Context(), []string{n}, nil); err == nil {
+				if _, err := in.Remove(t.Context(), RemoveRequest{Names: []string{n}}); err == nil {
 					t.Errorf("Remove(%q) with a hostile lock file succeeded", n)
 				}
 			}
-			if _, err := in.List(t.Context(), nil); err == nil {
+			if _, err := in.List(t.Context(), ListRequest{}); err == nil {
 				t.Errorf("List with a hostile lock file succeeded")
 			}
 			if _, err := os.Stat(filepath.Join(victim, "keep.txt")); err != nil {
@@ -513,7 +513,7 @@ func TestOwnershipFollowsWhatIsThere(t *testing.T) {
 			t.Errorf("Sync = %v, want a conflict", err)
 		}
 		kept(t, link)
-		if _, err := in.Remove(t.Context(), []string{"foo"}, nil); err == nil {
+		if _, err := in.Remove(t.Context(), RemoveRequest{Names: []string{"foo"}}); err == nil {
 			t.Errorf("Remove over the user's folder succeeded")
 		}
 		kept(t, link)
@@ -524,7 +524,7 @@ func TestOwnershipFollowsWhatIsThere(t *testing.T) {
 		os.MkdirAll(mine, 0o755)
 		os.Remove(link)
 		os.Symlink(mine, link)
-		if _, err := in.Remove(t.Context(), []string{"foo"}, nil); err == nil {
+		if _, err := in.Remove(t.Context(), RemoveRequest{Names: []string{"foo"}}); err == nil {
 			t.Errorf("Remove of a link the user made succeeded")
 		}
 		if target, _ := os.Readlink(link); target != mine {
@@ -534,7 +534,7 @@ func TestOwnershipFollowsWhatIsThere(t *testing.T) {
 	t.Run("edited copy, then remove or relink", func(t *testing.T) {
 		_, in, src, copied := setup(t, true)
 		os.WriteFile(filepath.Join(copied, "notes.md"), []byte("my edits"), 0o644)
-		if _, err := in.Remove(t.Context(), []string{"foo"}, nil); err == nil {
+		if _, err := in.Remove(t.Context(), RemoveRequest{Names: []string{"foo"}}); err == nil {
 			t.Errorf("Remove of an edited copy succeeded")
 		}
 		if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); !errors.Is(err, ErrModified) {
@@ -593,7 +593,7 @@ func TestAddIsAllOrNothing(t *testing.T) {
 	if _, err := in.Add(t.Context(), Request{Sources: []string{filepath.Join(f.sources, "kit")}, Agents: agentsOf(t, "claude-code")}); !errors.Is(err, ErrInvalidSource) {
 		t.Fatalf("Add of a kit with a file named a:b.md = %v, want ErrInvalidSource", err)
 	}
-	for _, p := range []string{".agents/skills/a", ".claude/skills/a", ".agents/" + LockName} {
+	for _, p := range []string{".agents/skills/a", ".claude/skills/a", ".agents/" + lockName} {
 		if _, err := os.Lstat(filepath.Join(f.env.Project, p)); err == nil {
 			t.Errorf("a failed add left %s", p)
 		}
@@ -649,7 +649,7 @@ func TestFind(t *testing.T) {
 	f.writeSkill(t, "kit/alpha", "alpha", "")
 	f.writeSkill(t, "kit/group/beta", "beta", "")
 	in := f.installer(t)
-	got, err := in.Find(t.Context(), filepath.Join(f.sources, "kit"))
+	got, err := in.Find(t.Context(), FindRequest{Source: filepath.Join(f.sources, "kit")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -664,10 +664,10 @@ func TestFind(t *testing.T) {
 	if strings.Join(keys, ",") != "alpha,beta" {
 		t.Errorf("Find keys = %q, want alpha,beta", keys)
 	}
-	if got, err := in.Find(t.Context(), filepath.Join(f.sources, "kit"), "beta"); err != nil || len(got) != 1 || got[0].Key != "beta" {
+	if got, err := in.Find(t.Context(), FindRequest{Source: filepath.Join(f.sources, "kit"), Skills: []string{"beta"}}); err != nil || len(got) != 1 || got[0].Key != "beta" {
 		t.Errorf("Find(only beta) = %v, %v", got, err)
 	}
-	if _, err := in.Find(t.Context(), filepath.Join(f.sources, "nope")); err == nil {
+	if _, err := in.Find(t.Context(), FindRequest{Source: filepath.Join(f.sources, "nope")}); err == nil {
 		t.Error("Find of a missing source succeeded")
 	}
 	// Nothing was installed.

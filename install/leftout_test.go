@@ -43,7 +43,7 @@ func TestVersionControlIsLeftOut(t *testing.T) {
 	}
 	checkTree(t, "add", filepath.Join(env.Project, ".claude", "skills", "kit"), want)
 
-	found, err := in.Find(t.Context(), archive)
+	found, err := in.Find(t.Context(), install.FindRequest{Source: archive})
 	if err != nil {
 		t.Fatalf("Find(%s) = %v", archive, err)
 	}

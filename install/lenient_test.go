@@ -71,7 +71,7 @@ func TestLenient(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lock, lerr := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+			lock, lerr := readLock(filepath.Join(f.env.Project, ".agents", lockName))
 			if lerr != nil {
 				t.Fatal(lerr)
 			}
@@ -135,10 +135,10 @@ func TestLenientErrors(t *testing.T) {
 		t.Errorf("Add(a skill without description, Lenient) = %v, want ErrInvalidSource only", err)
 	}
 	// A checker of one's own has no such class: Lenient lets nothing through.
-	custom := New(f.env, WithCache(in.cache), WithLockDir(in.lockDir), WithChecker(defaultChecker))
+	custom := New(f.env, WithCache(in.cache), WithLockDir(in.lockDir), withChecker(defaultChecker))
 	_, err = custom.Add(t.Context(), Request{Sources: []string{repo}, Agents: agentsOf(t, "codex"), Skills: []string{"long"}, Lenient: true})
 	if !errors.Is(err, ErrInvalidSource) || errors.Is(err, ErrSpecification) {
-		t.Errorf("Add(Lenient) with WithChecker = %v, want the skill refused as not usable", err)
+		t.Errorf("Add(Lenient) with withChecker = %v, want the skill refused as not usable", err)
 	}
 }
 
@@ -168,7 +168,7 @@ func TestLenientSync(t *testing.T) {
 					t.Errorf("Sync(Frozen: %v) of a lenient skill = %v, %v, want it repaired", frozen, actions(changes), err)
 				}
 			}
-			lockPath := filepath.Join(f.env.Project, ".agents", LockName)
+			lockPath := filepath.Join(f.env.Project, ".agents", lockName)
 			lock, err := readLock(lockPath)
 			if err != nil || !lock.Skills["long"].Lenient {
 				t.Fatalf("lock after Sync = %+v, %v, want long still lenient", lock, err)

@@ -225,7 +225,7 @@ func TestLinkOutOfSourceSkipsItsSkill(t *testing.T) {
 		"skills/folder": "a folder; links to folders are not followed",
 	}
 
-	listed, err := in.Contents(ctx, repo)
+	listed, err := in.Contents(ctx, FindRequest{Source: repo})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +312,7 @@ func TestMirrorIsOneSkill(t *testing.T) {
 			f := newFixture(t)
 			source, prefix := kind.make(t, f, tree)
 			in := f.remoteInstaller(t, cachetest.Root(t))
-			listed, err := in.Contents(t.Context(), source)
+			listed, err := in.Contents(t.Context(), FindRequest{Source: source})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -349,7 +349,7 @@ func TestMirrorIsOneSkill(t *testing.T) {
 			if len(skipped) != 4 {
 				t.Errorf("skipped = %v, want only the clashes", skipped)
 			}
-			lock, err := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+			lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -365,7 +365,7 @@ func TestMirrorIsOneSkill(t *testing.T) {
 			g := newFixture(t)
 			source, prefix = kind.make(t, g, tree)
 			_, err = g.remoteInstaller(t, cachetest.Root(t)).Add(t.Context(), Request{Sources: []string{source}, Agents: agentsOf(t, "claude-code"), Skills: []string{prefix + ".gemini/skills/alpha"}})
-			if lock, _ := readLock(filepath.Join(g.env.Project, ".agents", LockName)); err != nil || lock.Skills["alpha"] == nil || lock.Skills["alpha"].Subpath != prefix+".gemini/skills/alpha" {
+			if lock, _ := readLock(filepath.Join(g.env.Project, ".agents", lockName)); err != nil || lock.Skills["alpha"] == nil || lock.Skills["alpha"].Subpath != prefix+".gemini/skills/alpha" {
 				t.Errorf("Add of the mirror by its folder = %v, lock %+v", err, lock)
 			}
 		})

@@ -6,12 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentadaptor/agentadaptor/source/github"
+	"github.com/agentadaptor/agentadaptor/source"
 )
-
-// GitHubPrefix starts a source that is a GitHub repository whatever
-// exists on disk: github:OWNER/REPO[/PATH][@REF] (rule 13).
-const GitHubPrefix = "github:"
 
 // typoError is the error of a typed OWNER/REPO source whose OWNER is a
 // file or folder here while the whole path is not (rule 13): a mistyped
@@ -19,7 +15,7 @@ const GitHubPrefix = "github:"
 func typoError(text string) error {
 	owner, _, _ := strings.Cut(text, "/")
 	return fmt.Errorf("%w: %s; it is not read as the GitHub repository %s because %s exists here: write ./%s for a folder, %s%s for the GitHub repository",
-		ErrInvalidSource, notHere(text), text, owner, text, GitHubPrefix, text)
+		ErrInvalidSource, notHere(text), text, owner, text, source.GitHubPrefix, text)
 }
 
 // notHere says that no file or folder of the path p exists, and names
@@ -74,14 +70,4 @@ func nearestPath(p string) string {
 		return strings.Join(out, "/")
 	}
 	return ""
-}
-
-// bareGitHub reports whether text, a source given, is read as a GitHub
-// repository by its OWNER/REPO form alone: no scheme, no prefix.
-func bareGitHub(text string) bool {
-	if strings.HasPrefix(text, GitHubPrefix) || strings.Contains(text, "://") || strings.HasPrefix(text, "git+") {
-		return false
-	}
-	_, err := github.Parse(text)
-	return err == nil
 }

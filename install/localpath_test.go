@@ -46,7 +46,7 @@ func TestTypedSourceRule(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.source, func(t *testing.T) {
 			g.take()
-			got, err := in.Contents(t.Context(), tt.source)
+			got, err := in.Contents(t.Context(), FindRequest{Source: tt.source})
 			asked := len(g.take()) > 0
 			if asked != tt.github {
 				t.Errorf("Contents(%q) asked GitHub: %v, want %v", tt.source, asked, tt.github)
@@ -77,7 +77,7 @@ func TestAddSkillFile(t *testing.T) {
 	dir := f.writeSkill(t, "kit/outer", "outer", "")
 	f.writeSkill(t, "kit/outer/inner", "inner", "")
 	src := filepath.Join(dir, "SKILL.md")
-	found, err := in.Find(t.Context(), src)
+	found, err := in.Find(t.Context(), FindRequest{Source: src})
 	if err != nil || len(found) != 1 || found[0].Key != "outer" || found[0].Source != skill.Dir(dir).Source {
 		t.Fatalf("Find(%s) = %v, %v, want the skill outer alone, in its folder", src, found, err)
 	}

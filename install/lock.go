@@ -12,9 +12,9 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
 )
 
-// LockName is the file, under a scope's .agents folder, that records what
+// lockName is the file, under a scope's .agents folder, that records what
 // this tool installed there.
-const LockName = "agentskills.lock"
+const lockName = "agentskills.lock"
 
 // Kind is how a skill is made available to one agent, as the lock file
 // records it and [Change] and [Status] report it.

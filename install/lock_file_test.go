@@ -63,7 +63,7 @@ func TestLockWaitCancelled(t *testing.T) {
 	if _, err := f.installer(t).Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
 		t.Fatal(err)
 	}
-	lockFile := filepath.Join(f.env.Project, ".agents", LockName)
+	lockFile := filepath.Join(f.env.Project, ".agents", lockName)
 	before, err := os.ReadFile(lockFile)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func TestLockWaitCancelled(t *testing.T) {
 			return err
 		}},
 		{"Remove", func(ctx context.Context, in *Installer) error {
-			_, err := in.Remove(ctx, []string{"review"}, nil)
+			_, err := in.Remove(ctx, RemoveRequest{Names: []string{"review"}})
 			return err
 		}},
 	}

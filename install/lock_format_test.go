@@ -73,7 +73,7 @@ func TestLockFileKnownAnswer(t *testing.T) {
 	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agents}); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(env.Project, ".agents", LockName)
+	path := filepath.Join(env.Project, ".agents", lockName)
 	got, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

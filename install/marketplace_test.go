@@ -154,7 +154,7 @@ func TestMarketplaceInstallsListedPlugins(t *testing.T) {
 			in := f.installer(t)
 			dir := filepath.Join(f.sources, "repo")
 			writeFiles(t, dir, tt.files)
-			got, err := in.Contents(t.Context(), dir)
+			got, err := in.Contents(t.Context(), FindRequest{Source: dir})
 			if err != nil {
 				t.Fatalf("Contents(folder) = %v", err)
 			}
@@ -162,7 +162,7 @@ func TestMarketplaceInstallsListedPlugins(t *testing.T) {
 				t.Errorf("Contents(folder) (-want +got):\n%s", diff)
 			}
 			archive := writeSnapshot(t, f.sources, "o-r-0a1b2c3", tt.files)
-			got, err = in.Contents(t.Context(), archive)
+			got, err = in.Contents(t.Context(), FindRequest{Source: archive})
 			if err != nil {
 				t.Fatalf("Contents(archive) = %v", err)
 			}
@@ -307,7 +307,7 @@ func TestNestedSkills(t *testing.T) {
 			if diff := cmp.Diff(tt.want, installedNames(changes)); diff != "" {
 				t.Errorf("Add(Skills: %q) installed (-want +got):\n%s", tt.skills, diff)
 			}
-			lock, err := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+			lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -341,7 +341,7 @@ func TestNestedSkills(t *testing.T) {
 		f := newFixture(t)
 		dir := filepath.Join(f.sources, "repo")
 		writeFiles(t, dir, files)
-		got, err := f.installer(t).Contents(t.Context(), dir)
+		got, err := f.installer(t).Contents(t.Context(), FindRequest{Source: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -367,7 +367,7 @@ func TestNestedSkills(t *testing.T) {
 		f := newFixture(t)
 		dir := filepath.Join(f.sources, "repo")
 		writeFiles(t, dir, map[string]string{"SKILL.md": skillMD("root"), "skills/a/SKILL.md": skillMD("a")})
-		got, err := f.installer(t).Contents(t.Context(), dir)
+		got, err := f.installer(t).Contents(t.Context(), FindRequest{Source: dir})
 		if err != nil {
 			t.Fatal(err)
 		}

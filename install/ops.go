@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // Request says what to install.
@@ -391,8 +392,9 @@ func (in *Installer) sourceKey(source string) string {
 }
 
 // isPinnedURL reports whether source is a URL pinned with #sha256=.
-func isPinnedURL(source string) bool {
-	return isURL(source) && strings.Contains(source, "#sha256=")
+func isPinnedURL(text string) bool {
+	spec, err := source.Parse(text)
+	return err == nil && spec.SHA256 != ""
 }
 
 func sourceLabel(source, subpath string) string {
@@ -605,33 +607,29 @@ func isURL(source string) bool {
 	return strings.HasPrefix(source, "http://") || strings.HasPrefix(source, "https://")
 }
 
-// RemoveOption configures one [Installer.Remove].
-type RemoveOption func(*removeOptions)
-
-type removeOptions struct {
-	force bool
+// RemoveRequest says what [Installer.Remove] removes.
+type RemoveRequest struct {
+	// Names are the skills to remove, by the names the lock file records.
+	Names []string
+	// Agents are the agents to remove them for. Default (empty): every
+	// agent the lock file records for each.
+	Agents []Agent
+	// Force removes a copy or canonical copy that was changed since it
+	// was installed, after moving it to a new folder under
+	// <root>/.agents/backups, which the change names (Change.Backup), as
+	// Request.Force does for Add (rule 7). Default: such a skill fails
+	// the removal with ErrModified and nothing changes.
+	Force bool
 }
 
-// Force makes Remove remove a copy or canonical copy that was changed
-// since it was installed, after moving it to a new folder under
-// <root>/.agents/backups, which the change names (Change.Backup), as
-// Request.Force does for Add (rule 7). Default: such a skill fails the
-// removal with ErrModified and nothing changes.
-func Force() RemoveOption { return func(o *removeOptions) { o.force = true } }
-
-// Remove removes the named skills for the agents (all recorded agents
-// when none is given); the canonical copy goes when no agent uses it. It
-// removes only what it installed and what is still as it installed it:
-// a place changed since fails the request with ErrModified unless
-// [Force] is given; anything else this tool did not make fails it with
-// ErrConflict. Every problem is found before anything changes.
-func (in *Installer) Remove(ctx context.Context, names []string, agents []Agent, opts ...RemoveOption) ([]Change, error) {
-	var o removeOptions
-	for _, opt := range opts {
-		if opt != nil {
-			opt(&o)
-		}
-	}
+// Remove removes the skills req names for its agents; the canonical copy
+// goes when no agent uses it. It removes only what it installed and what
+// is still as it installed it: a place changed since fails the request
+// with ErrModified unless req.Force is set; anything else this tool did
+// not make fails it with ErrConflict. Every problem is found before
+// anything changes.
+func (in *Installer) Remove(ctx context.Context, req RemoveRequest) ([]Change, error) {
+	names, agents := req.Names, req.Agents
 	// Names that are not recorded fail before anything is made, even the
 	// scope's lock.
 	peek, err := in.peekLock()
@@ -653,7 +651,7 @@ func (in *Installer) Remove(ctx context.Context, names []string, agents []Agent,
 	var plans []removal
 	var problems []error
 	for _, n := range names {
-		r, errs := in.planRemoval(ctx, n, lock.Skills[n], agents, o.force)
+		r, errs := in.planRemoval(ctx, n, lock.Skills[n], agents, req.Force)
 		plans = append(plans, r)
 		problems = append(problems, errs...)
 	}
@@ -894,14 +892,20 @@ type Status struct {
 	AllowedRisks *RiskAllowance `json:"allowed_risks,omitempty"`
 }
 
-// List reports every skill in the folders the agents read (all known
-// agents when none is given; see [Agent.Reads]), once for each agent that
-// reads it: those this tool installed, with their state; the folders the
-// lock file records as the sources of installed skills as [StateSource]
-// (a project's own skills folder that is also an agent's, say); and the
-// others as external.
-func (in *Installer) List(ctx context.Context, agents []Agent) ([]Status, error) {
-	return in.list(ctx, agents, true)
+// ListRequest says what [Installer.List] reports.
+type ListRequest struct {
+	// Agents are the agents whose folders are read. Default (empty):
+	// every known agent.
+	Agents []Agent
+}
+
+// List reports every skill in the folders req's agents read (see
+// [Agent.Reads]), once for each agent that reads it: those this tool
+// installed, with their state; the folders the lock file records as the
+// sources of installed skills as [StateSource] (a project's own skills
+// folder that is also an agent's, say); and the others as external.
+func (in *Installer) List(ctx context.Context, req ListRequest) ([]Status, error) {
+	return in.list(ctx, req.Agents, true)
 }
 
 // list is List; without readers it reports each recorded place once, for

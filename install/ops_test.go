@@ -56,7 +56,7 @@ func TestEditedSkillIsNeverReplacedSilently(t *testing.T) {
 		},
 		"sync":        func() error { _, err := in.Sync(ctx, SyncRequest{}); return err },
 		"sync frozen": func() error { _, err := in.Sync(ctx, SyncRequest{Frozen: true}); return err },
-		"remove":      func() error { _, err := in.Remove(ctx, []string{"code-review"}, nil); return err },
+		"remove":      func() error { _, err := in.Remove(ctx, RemoveRequest{Names: []string{"code-review"}}); return err },
 	} {
 		err := op()
 		if !errors.Is(err, ErrModified) {
@@ -152,7 +152,7 @@ func TestFrozenSyncChangesNothingOnAnyDifference(t *testing.T) {
 	os.Remove(link)
 	os.WriteFile(filepath.Join(b, "SKILL.md"), []byte(skillMD("beta")+"drift\n"), 0o644)
 	os.WriteFile(filepath.Join(c, "SKILL.md"), []byte(skillMD("gamma")+"drift\n"), 0o644)
-	lock := readFile(t, filepath.Join(f.env.Project, ".agents", LockName))
+	lock := readFile(t, filepath.Join(f.env.Project, ".agents", lockName))
 	_, err := in.Sync(ctx, SyncRequest{Frozen: true})
 	if !errors.Is(err, ErrDrift) || !strings.Contains(err.Error(), "beta") || !strings.Contains(err.Error(), "gamma") {
 		t.Fatalf("frozen Sync = %v, want ErrDrift listing beta and gamma", err)
@@ -160,7 +160,7 @@ func TestFrozenSyncChangesNothingOnAnyDifference(t *testing.T) {
 	if _, err := os.Lstat(link); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a failed frozen sync repaired alpha: %v", err)
 	}
-	if readFile(t, filepath.Join(f.env.Project, ".agents", LockName)) != lock {
+	if readFile(t, filepath.Join(f.env.Project, ".agents", lockName)) != lock {
 		t.Errorf("a failed frozen sync changed the lock file")
 	}
 	// Without drift, a frozen sync repairs.
@@ -185,7 +185,7 @@ func TestLostLockFileAdoptsWhatMatches(t *testing.T) {
 	if _, err := in.Add(ctx, req); err != nil {
 		t.Fatal(err)
 	}
-	lockPath := filepath.Join(f.env.Project, ".agents", LockName)
+	lockPath := filepath.Join(f.env.Project, ".agents", lockName)
 	want := readFile(t, lockPath)
 	os.Remove(lockPath)
 	// notes was edited meanwhile: it cannot be adopted.
@@ -246,7 +246,7 @@ func TestCanonicalCopyIsOwnershipChecked(t *testing.T) {
 	if _, err := in.Sync(ctx, SyncRequest{}); !errors.Is(err, ErrModified) {
 		t.Errorf("Sync over the user's canonical folder = %v, want ErrModified", err)
 	}
-	if _, err := in.Remove(ctx, []string{"code-review"}, nil); !errors.Is(err, ErrModified) {
+	if _, err := in.Remove(ctx, RemoveRequest{Names: []string{"code-review"}}); !errors.Is(err, ErrModified) {
 		t.Errorf("Remove of the user's canonical folder = %v, want ErrModified", err)
 	}
 	if got := readFile(t, filepath.Join(canonical, "SKILL.md")); got != "mine" {
@@ -255,7 +255,7 @@ func TestCanonicalCopyIsOwnershipChecked(t *testing.T) {
 	// A canonical place taken by a file or a link is never ours.
 	os.RemoveAll(canonical)
 	os.Symlink(f.sources, canonical)
-	if _, err := in.Remove(ctx, []string{"code-review"}, nil); !errors.Is(err, ErrConflict) {
+	if _, err := in.Remove(ctx, RemoveRequest{Names: []string{"code-review"}}); !errors.Is(err, ErrConflict) {
 		t.Errorf("Remove of a link in the canonical place = %v, want ErrConflict", err)
 	}
 	if _, err := os.Stat(filepath.Join(src, "SKILL.md")); err != nil {
@@ -272,7 +272,7 @@ func TestUnfinishedWorkIsSettled(t *testing.T) {
 	if _, err := in.Add(ctx, Request{Sources: []string{alpha}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
-	lockPath := filepath.Join(f.env.Project, ".agents", LockName)
+	lockPath := filepath.Join(f.env.Project, ".agents", lockName)
 	lock, err := readLock(lockPath)
 	if err != nil {
 		t.Fatal(err)
@@ -288,7 +288,7 @@ func TestUnfinishedWorkIsSettled(t *testing.T) {
 	if err := lock.write(lockPath); err != nil {
 		t.Fatal(err)
 	}
-	st, err := in.List(ctx, agentsOf(t, "windsurf"))
+	st, err := in.List(ctx, ListRequest{Agents: agentsOf(t, "windsurf")})
 	if err != nil || len(st) != 1 || st[0].State != StateUnfinished {
 		t.Errorf("List = %+v, %v, want alpha unfinished", st, err)
 	}
@@ -331,7 +331,7 @@ func TestVerifyWithNothingRecorded(t *testing.T) {
 	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := in.Remove(t.Context(), []string{"foo"}, nil); err != nil {
+	if _, err := in.Remove(t.Context(), RemoveRequest{Names: []string{"foo"}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := in.Verify(t.Context()); !errors.Is(err, ErrNothingRecorded) {
@@ -368,7 +368,7 @@ func TestRemoveDuringSyncIsNotUndone(t *testing.T) {
 	removed := make(chan error, 1)
 	rctx := &lockWaitContext{Context: ctx, asked: make(chan struct{}, 1)}
 	go func() {
-		_, err := in.Remove(rctx, []string{"remote"}, nil)
+		_, err := in.Remove(rctx, RemoveRequest{Names: []string{"remote"}})
 		removed <- err
 	}()
 	select {
@@ -456,7 +456,7 @@ func TestChecksComeBeforeAnyChange(t *testing.T) {
 	})
 	t.Run("remove of nothing", func(t *testing.T) {
 		f := newFixture(t)
-		if _, err := f.installer(t).Remove(t.Context(), []string{"nope"}, nil); !errors.Is(err, ErrNotInstalled) {
+		if _, err := f.installer(t).Remove(t.Context(), RemoveRequest{Names: []string{"nope"}}); !errors.Is(err, ErrNotInstalled) {
 			t.Errorf("Remove of nothing = %v, want ErrNotInstalled", err)
 		}
 		if entries, _ := os.ReadDir(f.env.Project); len(entries) != 0 {
@@ -486,7 +486,7 @@ func TestURLCredentialsAreNeverRecordedOrShown(t *testing.T) {
 	if _, err := in.Add(t.Context(), Request{Sources: []string{withCreds}, Agents: agentsOf(t, "codex")}); err != nil {
 		t.Fatal(err)
 	}
-	lock := readFile(t, filepath.Join(f.env.Project, ".agents", LockName))
+	lock := readFile(t, filepath.Join(f.env.Project, ".agents", lockName))
 	if strings.Contains(lock, "s3cret") || strings.Contains(lock, "user@") || !strings.Contains(lock, srv.URL+"/private.tgz") {
 		t.Errorf("lock file records the credentials, or not the URL:\n%s", lock)
 	}
@@ -495,7 +495,7 @@ func TestURLCredentialsAreNeverRecordedOrShown(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "s3cret") {
 		t.Errorf("Add of a failing URL = %v, want an error without the password", err)
 	}
-	if _, err := in.Find(t.Context(), "http://user:s3cret@127.0.0.1:1/x.tgz"); err == nil || strings.Contains(err.Error(), "s3cret") {
+	if _, err := in.Find(t.Context(), FindRequest{Source: "http://user:s3cret@127.0.0.1:1/x.tgz"}); err == nil || strings.Contains(err.Error(), "s3cret") {
 		t.Errorf("Find of a refused URL = %v, want an error without the password", err)
 	}
 }
@@ -642,7 +642,7 @@ func TestCommittedFileLockLinkIsNotFollowed(t *testing.T) {
 	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := in.Remove(t.Context(), []string{"foo"}, nil); err != nil {
+	if _, err := in.Remove(t.Context(), RemoveRequest{Names: []string{"foo"}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Lstat(target); err == nil {
@@ -657,7 +657,7 @@ func TestCommittedLockFileWorksInAnotherCheckout(t *testing.T) {
 	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
-	lock := readFile(t, filepath.Join(f.env.Project, ".agents", LockName))
+	lock := readFile(t, filepath.Join(f.env.Project, ".agents", lockName))
 	if !strings.Contains(lock, `"source": "../sources/foo"`) {
 		t.Errorf("lock file does not record the source relative to the project:\n%s", lock)
 	}
@@ -667,14 +667,14 @@ func TestCommittedLockFileWorksInAnotherCheckout(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if !slices.Equal(names, []string{LockName, "skills"}) {
+	if !slices.Equal(names, []string{lockName, "skills"}) {
 		t.Errorf(".agents holds %v, want only the lock file and the skills", names)
 	}
 	// A teammate's checkout elsewhere, with the project and its sources
 	// side by side, restores the skills from the committed lock file.
 	other := filepath.Join(t.TempDir(), "checkout")
 	os.MkdirAll(filepath.Join(other, "project", ".agents"), 0o755)
-	os.WriteFile(filepath.Join(other, "project", ".agents", LockName), []byte(lock), 0o644)
+	os.WriteFile(filepath.Join(other, "project", ".agents", lockName), []byte(lock), 0o644)
 	os.CopyFS(filepath.Join(other, "sources"), os.DirFS(f.sources))
 	f.env.Project = filepath.Join(other, "project")
 	changes, err := f.installer(t).Sync(t.Context(), SyncRequest{Frozen: true})
@@ -702,7 +702,7 @@ func TestUserFoldersThatMoveWithTheEnvironment(t *testing.T) {
 	for _, v := range []string{"", elsewhere} {
 		set(v)
 		in := f.installer(t, WithScope(User))
-		st, err := in.List(ctx, agentsOf(t, "claude-code"))
+		st, err := in.List(ctx, ListRequest{Agents: agentsOf(t, "claude-code")})
 		if err != nil {
 			t.Fatalf("List with CLAUDE_CONFIG_DIR=%q = %v", v, err)
 		}
@@ -743,7 +743,7 @@ func TestUserFoldersThatMoveWithTheEnvironment(t *testing.T) {
 	}
 	// And back, with the variable set again; remove works wherever it is.
 	set(elsewhere)
-	if _, err := f.installer(t, WithScope(User)).Remove(ctx, []string{"foo"}, nil); err != nil {
+	if _, err := f.installer(t, WithScope(User)).Remove(ctx, RemoveRequest{Names: []string{"foo"}}); err != nil {
 		t.Errorf("Remove after the folder moved = %v", err)
 	}
 	if _, err := os.Lstat(filepath.Join(f.env.Home, ".claude", "skills", "foo")); !errors.Is(err, fs.ErrNotExist) {
@@ -848,7 +848,7 @@ func TestCorruptLockFileSaysHowBack(t *testing.T) {
 	if _, err := in.Add(t.Context(), req); err != nil {
 		t.Fatal(err)
 	}
-	lockPath := filepath.Join(f.env.Project, ".agents", LockName)
+	lockPath := filepath.Join(f.env.Project, ".agents", lockName)
 	os.WriteFile(lockPath, []byte("{broken"), 0o644)
 	_, err := in.Add(t.Context(), req)
 	if !errors.Is(err, ErrInvalidLock) || !strings.Contains(err.Error(), "add adopts") {

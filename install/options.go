@@ -12,8 +12,8 @@ import (
 type config struct {
 	scope    Scope
 	cache    *skill.Cache
-	check    Checker
-	custom   bool // check was set by WithChecker
+	check    checker
+	custom   bool // check was set by withChecker (tests only)
 	http     *http.Client
 	progress io.Writer
 	timeout  time.Duration
@@ -36,12 +36,6 @@ func WithScope(s Scope) Option { return func(o *config) { o.scope = s } }
 // copies, each read under the cache's rules and limits, so it is held to
 // exactly what materializing it would be. Default: skill.NewCache(); nil also means the default.
 func WithCache(c *skill.Cache) Option { return func(o *config) { o.cache = c } }
-
-// WithChecker sets how skills are checked. Default: the lenient SKILL.md
-// rules of package skillmd, of which a few only the specification holds
-// to (rule 4). Every problem a Checker given here reports makes a skill
-// unusable: Request.Lenient lets none through.
-func WithChecker(c Checker) Option { return func(o *config) { o.check, o.custom = c, c != nil } }
 
 // WithHTTPClient sets the client that downloads URL sources. Default:
 // http.DefaultClient.

@@ -23,7 +23,7 @@ import (
 // lockBytes returns the project's lock file as it is on disk.
 func lockBytes(t *testing.T, f *fixture) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(f.env.Project, ".agents", LockName))
+	b, err := os.ReadFile(filepath.Join(f.env.Project, ".agents", lockName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestOutdatedReportsUnreachableSourcesPerSkill(t *testing.T) {
 	}
 
 	// A lock file naming a kind of source this version does not know.
-	lockPath := filepath.Join(f.env.Project, ".agents", LockName)
+	lockPath := filepath.Join(f.env.Project, ".agents", lockName)
 	lock, err := readLock(lockPath)
 	if err != nil {
 		t.Fatal(err)
@@ -287,7 +287,7 @@ func TestOutdatedURLAsksWhetherItChanged(t *testing.T) {
 			if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 				t.Fatal(err)
 			}
-			lock, _ := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+			lock, _ := readLock(filepath.Join(f.env.Project, ".agents", lockName))
 			if e := lock.Skills["kit"]; e.ETag != tc.etag || e.LastModified != tc.modified {
 				t.Errorf("lock entry = etag %q last_modified %q, want %q %q", e.ETag, e.LastModified, tc.etag, tc.modified)
 			}
@@ -427,7 +427,7 @@ func TestOutdatedOCITagMoved(t *testing.T) {
 func TestOutdatedNeedsAReadableLock(t *testing.T) {
 	f := newFixture(t)
 	os.MkdirAll(filepath.Join(f.env.Project, ".agents"), 0o755)
-	os.WriteFile(filepath.Join(f.env.Project, ".agents", LockName), []byte("{not json"), 0o644)
+	os.WriteFile(filepath.Join(f.env.Project, ".agents", lockName), []byte("{not json"), 0o644)
 	if _, err := f.installer(t).Outdated(t.Context()); !errors.Is(err, ErrInvalidLock) {
 		t.Errorf("Outdated with a broken lock file = %v, want ErrInvalidLock", err)
 	}
@@ -484,7 +484,7 @@ func TestURLValidatorsBounded(t *testing.T) {
 	if _, err := in.Add(t.Context(), Request{Sources: []string{u.srv.URL + "/kit.tgz"}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
-	lockPath := filepath.Join(f.env.Project, ".agents", LockName)
+	lockPath := filepath.Join(f.env.Project, ".agents", lockName)
 	fi, err := os.Stat(lockPath)
 	if err != nil {
 		t.Fatal(err)

@@ -25,7 +25,7 @@ func TestPinnedContentNeverChanges(t *testing.T) {
 	if _, err := f.remoteInstaller(t, cachetest.Root(t)).Add(ctx, Request{Sources: []string{"o/skills"}, Agents: agents}); err != nil {
 		t.Fatal(err)
 	}
-	lockPath := filepath.Join(f.env.Project, ".agents", LockName)
+	lockPath := filepath.Join(f.env.Project, ".agents", lockName)
 	lockBefore := readFile(t, lockPath)
 	lock, err := readLock(lockPath)
 	if err != nil {
@@ -78,7 +78,7 @@ func TestPinnedContentNeverChanges(t *testing.T) {
 
 	// The explicit way: remove, then add, records the new content.
 	in := fresh(t)
-	if _, err := in.Remove(ctx, []string{"alpha"}, nil); err != nil {
+	if _, err := in.Remove(ctx, RemoveRequest{Names: []string{"alpha"}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := in.Add(ctx, Request{Sources: []string{"o/skills"}, Agents: agents}); err != nil {
@@ -101,10 +101,10 @@ func TestPartialRemoveKeepsPin(t *testing.T) {
 	if _, err := in.Add(ctx, Request{Sources: []string{"o/skills"}, Agents: agentsOf(t, "claude-code", "windsurf")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := in.Remove(ctx, []string{"alpha"}, agentsOf(t, "windsurf")); err != nil {
+	if _, err := in.Remove(ctx, RemoveRequest{Names: []string{"alpha"}, Agents: agentsOf(t, "windsurf")}); err != nil {
 		t.Fatal(err)
 	}
-	lock, err := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+	lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
 	if err != nil || lock.Skills["alpha"] == nil || lock.Skills["alpha"].Pin != commitA {
 		t.Fatalf("lock entry after removing alpha for windsurf = %+v, %v; want the pin %s kept", lock.Skills["alpha"], err, commitA)
 	}

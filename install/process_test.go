@@ -46,7 +46,7 @@ func helperAdd(flip bool) int {
 	env := helperEnv()
 	src := os.Getenv("INSTALL_TEST_SOURCE")
 	c := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(env.Home, ".cache")))
-	in := New(env, WithCache(c), WithChecker(nameChecker), WithLockDir(filepath.Join(env.Home, ".locks")))
+	in := New(env, WithCache(c), withChecker(nameChecker), WithLockDir(filepath.Join(env.Home, ".locks")))
 	claude, _ := LookupAgent("claude-code")
 	codex, _ := LookupAgent("codex")
 	for i := 0; ; i++ {
@@ -94,7 +94,7 @@ func helperInterruptible() int {
 	env := helperEnv()
 	ctx := &interruptAfter{Context: sig, path: filepath.Join(env.Project, ".agents", "skills", "s000")}
 	c := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(env.Home, ".cache")))
-	in := New(env, WithCache(c), WithChecker(nameChecker), WithLockDir(filepath.Join(env.Home, ".locks")))
+	in := New(env, WithCache(c), withChecker(nameChecker), WithLockDir(filepath.Join(env.Home, ".locks")))
 	claude, _ := LookupAgent("claude-code")
 	windsurf, _ := LookupAgent("windsurf")
 	fmt.Println("resolving")
@@ -137,8 +137,8 @@ func (c *interruptAfter) Err() error {
 // helperRemove removes the skill named by the source.
 func helperRemove() int {
 	env := helperEnv()
-	in := New(env, WithChecker(nameChecker), WithLockDir(filepath.Join(env.Home, ".locks")))
-	if _, err := in.Remove(context.Background(), []string{os.Getenv("INSTALL_TEST_SOURCE")}, nil); err != nil {
+	in := New(env, withChecker(nameChecker), WithLockDir(filepath.Join(env.Home, ".locks")))
+	if _, err := in.Remove(context.Background(), RemoveRequest{Names: []string{os.Getenv("INSTALL_TEST_SOURCE")}}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -183,7 +183,7 @@ func TestConcurrentAddProcesses(t *testing.T) {
 		}
 	}
 	in := f.installer(t)
-	st, err := in.List(t.Context(), agentsOf(t, "claude-code", "codex"))
+	st, err := in.List(t.Context(), ListRequest{Agents: agentsOf(t, "claude-code", "codex")})
 	if err != nil {
 		t.Fatal(err)
 	}

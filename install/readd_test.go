@@ -230,7 +230,7 @@ func TestReAddSelection(t *testing.T) {
 		if _, err := in.Add(ctx, Request{Sources: []string{"o/skills"}, Agents: agents}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := in.Remove(ctx, []string{"beta"}, agents); err != nil {
+		if _, err := in.Remove(ctx, RemoveRequest{Names: []string{"beta"}, Agents: agents}); err != nil {
 			t.Fatal(err)
 		}
 		g.take()

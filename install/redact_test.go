@@ -68,7 +68,7 @@ func TestGitCredentialsNotShown(t *testing.T) {
 			if err == nil || strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), srv.URL) {
 				t.Errorf("Add(%s) = %v, want an error naming %s without the token", src, err, srv.URL)
 			}
-			if _, err := in.Contents(t.Context(), src); err == nil || strings.Contains(err.Error(), token) {
+			if _, err := in.Contents(t.Context(), FindRequest{Source: src}); err == nil || strings.Contains(err.Error(), token) {
 				t.Errorf("Contents(%s) = %v, want an error without the token", src, err)
 			}
 			if strings.Contains(progress.String(), token) {

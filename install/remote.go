@@ -25,67 +25,77 @@ import (
 	"github.com/agentadaptor/agentadaptor/source/version"
 )
 
-// parseRemote tells whether text is a published source, and reads it
-// (rule 13): oci://..., git+..., a GitHub address
-// (https://github.com/... or github:OWNER/REPO...), or
-// OWNER/REPO[/PATH][@REF] when it does not start like a path (".", "/",
-// "~") and, as typed (not recorded in a lock file with a pin), no file
+// parseRemote tells whether text is a published source, and reads it:
+// source.Parse tells the kind (package source, rules 16 to 21), and the
+// kind's package reads the rest. A bare OWNER/REPO is a GitHub source
+// only when, as typed (not recorded in a lock file with a pin), no file
 // or folder of that name exists; as typed, one whose OWNER exists here as
 // a file or folder is refused as a mistyped path (typoError). Every kind
-// is then used through source.Remote alone.
+// is then used through source.Remote alone; a local path or a URL is nil.
 func (in *Installer) parseRemote(text string) (source.Remote, error) {
 	return in.parseSource(text, true)
 }
 
 func (in *Installer) parseSource(text string, typed bool) (source.Remote, error) {
-	switch {
-	case strings.HasPrefix(text, oci.Scheme):
-		ref, err := oci.ParseReference(text)
+	spec, err := source.Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+	}
+	switch spec.Kind {
+	case source.OCI:
+		ref, err := oci.ParseReference(spec.Text)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}
 		// oras-go's retry client, as package oci uses by default.
 		return oci.NewRemote(ref, oci.WithCache(in.cache), oci.WithHTTPClient(watchedClient(retry.DefaultClient))), nil
-	case strings.HasPrefix(text, "git+"):
-		src, err := git.Parse(text)
+	case source.Git:
+		src, err := parseGit(spec)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+			return nil, err
 		}
 		// git stops a fetch that stalls for the download timeout (rule
 		// 10) or grows past the cache's archive size.
 		return git.NewRemote(src, git.WithStallTimeout(in.timeout), git.WithCache(in.cache), in.gitRedirects(src)), nil
-	case strings.HasPrefix(text, GitHubPrefix):
-		src, err := github.Parse(strings.TrimPrefix(text, GitHubPrefix))
-		if err != nil {
+	case source.GitHub:
+		if spec.Bare && typed {
+			if _, err := os.Lstat(text); err == nil {
+				return nil, nil // a local path of that name
+			}
+		}
+		src, err := github.Parse(spec.Text)
+		switch {
+		case err != nil && spec.Bare:
+			if _, ref, ok := strings.Cut(text, "@"); ok && version.IsRange(ref) {
+				return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err) // OWNER/REPO@RANGE with a range that is not one
+			}
+			return nil, nil // not a GitHub source either: a local path that does not exist
+		case err != nil:
 			return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}
-		return github.NewRemote(src, github.WithHTTPClient(watchedClient(in.http))), nil
-	case strings.HasPrefix(text, "https://github.com/"), strings.HasPrefix(text, "http://github.com/"):
-		src, err := github.Parse(text)
-		if err != nil {
-			return nil, nil // another page of GitHub: a URL of an archive
+		if spec.Bare && typed {
+			owner, _, _ := strings.Cut(text, "/")
+			if _, err := os.Lstat(owner); err == nil {
+				return nil, typoError(text)
+			}
 		}
 		return github.NewRemote(src, github.WithHTTPClient(watchedClient(in.http))), nil
-	case isHostedRepo(text): // a repository on another host (hosts.go)
-		return in.hostedRemote(text)
-	case isURL(text), text == "", strings.ContainsAny(text[:1], ".~/\\"), filepath.IsAbs(text), filepath.VolumeName(text) != "":
-		return nil, nil
 	}
-	if _, err := os.Lstat(text); typed && err == nil {
-		return nil, nil
+	return nil, nil
+}
+
+// parseGit reads a git source, spec of kind source.Git: a git+URL, or a
+// git host's web address.
+func parseGit(spec source.Spec) (git.Source, error) {
+	parse := git.ParseWeb
+	if strings.HasPrefix(spec.Text, "git+") {
+		parse = git.Parse
 	}
-	src, err := github.Parse(text)
-	if _, ref, ok := strings.Cut(text, "@"); err != nil && ok && version.IsRange(ref) {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err) // OWNER/REPO@RANGE with a range that is not one
-	}
+	src, err := parse(spec.Text)
 	if err != nil {
-		return nil, nil // not a GitHub source either: a local path that does not exist
+		return git.Source{}, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 	}
-	owner, _, _ := strings.Cut(text, "/")
-	if _, err := os.Lstat(owner); typed && err == nil {
-		return nil, typoError(text)
-	}
-	return github.NewRemote(src, github.WithHTTPClient(watchedClient(in.http))), nil
+	return src, nil
 }
 
 // sourceError classifies an error of a published source (rule 8):
@@ -344,7 +354,7 @@ func (in *Installer) gitRedirects(src git.Source) git.Option {
 	p := in.trust.effectivePolicy()
 	fromKind, from, _ := policy.GitLocation(src.URL)
 	applies := func(kind, loc string) (map[string]bool, error) {
-		s := policy.Source{Kind: kind, Location: loc, Pinned: true}
+		s := source.Origin{Kind: kind, Location: loc, Pinned: true}
 		signers, err := p.SignerRules(s)
 		rules := map[string]bool{}
 		for _, r := range signers {
@@ -361,7 +371,7 @@ func (in *Installer) gitRedirects(src git.Source) git.Option {
 		if !ok {
 			return dotSegmentError(to)
 		}
-		if err := p.Check(policy.Source{Kind: kind, Location: loc, Pinned: true, Display: shown}); err != nil {
+		if err := p.Check(source.Origin{Kind: kind, Location: loc, Pinned: true, Display: shown}); err != nil {
 			return fmt.Errorf("%w: %w", ErrRefused, err)
 		}
 		had, err := applies(fromKind, from)

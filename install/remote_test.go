@@ -157,7 +157,7 @@ func TestGitHubSourcePinned(t *testing.T) {
 	cache := cachetest.Root(t)
 	in := f.remoteInstaller(t, cache)
 	ctx := t.Context()
-	lockPath := filepath.Join(f.env.Project, ".agents", LockName)
+	lockPath := filepath.Join(f.env.Project, ".agents", lockName)
 
 	changes, err := in.Add(ctx, Request{Sources: []string{"o/skills"}, Agents: agentsOf(t, "claude-code")})
 	if err != nil {
@@ -265,7 +265,7 @@ func TestGitHubSourceForms(t *testing.T) {
 		"o/skills/plugins@" + commitA:                             "beta",
 		"https://github.com/o/skills/tree/" + commitA + "/skills": "alpha",
 	} {
-		got, err := in.Contents(t.Context(), source)
+		got, err := in.Contents(t.Context(), FindRequest{Source: source})
 		if err != nil {
 			t.Errorf("Contents(%s) = %v", source, err)
 			continue
@@ -290,7 +290,7 @@ func TestGitHubSourceForms(t *testing.T) {
 	// A local folder of the same name wins over a GitHub source.
 	t.Chdir(f.sources)
 	f.writeSkill(t, "o/skills", "local", "")
-	if got, err := in.Contents(t.Context(), "o/skills"); err != nil || len(got) != 1 || got[0].Name != "local" {
+	if got, err := in.Contents(t.Context(), FindRequest{Source: "o/skills"}); err != nil || len(got) != 1 || got[0].Name != "local" {
 		t.Errorf("Contents(o/skills) with such a folder here = %v, %v, want the folder", got, err)
 	}
 }
@@ -328,7 +328,7 @@ func TestOCISourcePinned(t *testing.T) {
 	if _, err := in.Add(ctx, Request{Sources: []string{ref}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
-	lock, err := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+	lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
 	if err != nil || lock.Skills["review"] == nil || lock.Skills["review"].Pin != d1 || lock.Skills["review"].Source != ref {
 		t.Fatalf("lock = %+v, %v, want review from %s pinned to %s", lock.Skills["review"], err, ref, d1)
 	}
@@ -452,7 +452,7 @@ func TestGitSourcePinned(t *testing.T) {
 	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
-	lock, err := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+	lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
 	if err != nil || lock.Skills["beta"] == nil || lock.Skills["beta"].Pin != c1 || lock.Skills["beta"].Source != src || lock.Skills["beta"].Subpath != "tools/x/skills/beta" {
 		t.Fatalf("lock entry of beta = %+v, %v, want %s pinned to %s", lock.Skills["beta"], err, src, c1)
 	}

@@ -55,7 +55,7 @@ func TestURLSkillsAddedAtDifferentTimes(t *testing.T) {
 	if got := readFile(t, filepath.Join(f.env.Project, ".agents", "skills", "b", "SKILL.md")); got != skillMD("b")+"v2\n" {
 		t.Errorf("b after Update = %q, want the new content", got)
 	}
-	lock, _ := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+	lock, _ := readLock(filepath.Join(f.env.Project, ".agents", lockName))
 	if e := lock.Skills["b"]; e.ETag != `"v2"` {
 		t.Errorf("b's ETag after Update = %q, want \"v2\"", e.ETag)
 	}
@@ -88,7 +88,7 @@ func TestUpdateLatestNeverMovesBack(t *testing.T) {
 			t.Errorf("Update(Latest, DryRun %v) = %+v, want alpha kept at v2.0.0-rc.2 (%s) from %s", dry, u, pins["v2.0.0-rc.2"], src)
 		}
 	}
-	lock, _ := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+	lock, _ := readLock(filepath.Join(f.env.Project, ".agents", lockName))
 	if e := lock.Skills["alpha"]; e.Source != src || e.Pin != pins["v2.0.0-rc.2"] {
 		t.Errorf("lock after Update(Latest) = %s at %s, want %s at %s", e.Source, e.Pin, src, pins["v2.0.0-rc.2"])
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // SourceSkill is one skill a source holds, as [Installer.Contents] lists
@@ -49,7 +50,7 @@ type SourceSkill struct {
 }
 
 // MissingSkillsError reports skills asked for by name (Request.Skills,
-// or the names given to [Installer.Find]) that no source holds. It wraps
+// or FindRequest.Skills) that no source holds. It wraps
 // [ErrInvalidSource]; Available lists every skill the sources hold.
 type MissingSkillsError struct {
 	// Missing are the names asked for that no source holds, sorted.
@@ -198,15 +199,26 @@ func (r *sourceSkills) find(name, subpath string) int {
 	return -1
 }
 
-// Find returns the skills that source holds (any source [Installer.Add]
-// takes, found as rule 3 says), read and checked as Add checks them,
-// without installing anything: each as a skill.Dir of its folder (the
-// source's own folder, or the materialized copy of an archive's skill in
-// the skill cache) keyed by its name. With only, it returns just the
-// skills of those names ([MissingSkillsError] when one is not there).
-// Unlike Add it skips nothing: a skill it would return that cannot be
-// installed, or two of one name, fail it with [ErrInvalidSource].
-func (in *Installer) Find(ctx context.Context, source string, only ...string) ([]skill.Skill, error) {
+// FindRequest says which source [Installer.Find] and
+// [Installer.Contents] read, and which of its skills they return.
+type FindRequest struct {
+	// Source is the source: any source [Installer.Add] takes.
+	Source string
+	// Skills selects skills by name, or by folder inside the source, as
+	// Request.Skills does; [MissingSkillsError] when one is not there.
+	// Default (empty): every skill of the source.
+	Skills []string
+}
+
+// Find returns the skills that req.Source holds (found as rule 3 says),
+// read and checked as Add checks them, without installing anything: each
+// as a skill.Dir of its folder (the source's own folder, or the
+// materialized copy of an archive's skill in the skill cache) keyed by
+// its name. Unlike Add it skips nothing: a skill it would return that
+// cannot be installed, or two of one name, fail it with
+// [ErrInvalidSource].
+func (in *Installer) Find(ctx context.Context, req FindRequest) ([]skill.Skill, error) {
+	source, only := req.Source, req.Skills
 	r, err := in.resolve(ctx, source, false, nil)
 	if err != nil {
 		return nil, err
@@ -241,15 +253,24 @@ func (in *Installer) Find(ctx context.Context, source string, only ...string) ([
 	return out, nil
 }
 
-// Contents lists every skill source holds (any source [Installer.Add]
-// takes, found as rule 3 says), sorted by path, without installing
-// anything; a skill that Add would skip is listed with its problem.
-func (in *Installer) Contents(ctx context.Context, source string) ([]SourceSkill, error) {
-	r, err := in.resolve(ctx, source, false, nil)
+// Contents lists the skills req.Source holds (found as rule 3 says),
+// sorted by path, without installing anything; a skill that Add would
+// skip is listed with its problem. With req.Skills it lists only the
+// skills those select ([MissingSkillsError] when one is not there).
+func (in *Installer) Contents(ctx context.Context, req FindRequest) ([]SourceSkill, error) {
+	r, err := in.resolve(ctx, req.Source, false, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer r.cleanup()
+	if err := missing(req.Skills, []*sourceSkills{r}); err != nil {
+		return nil, err
+	}
+	if len(req.Skills) > 0 {
+		return slices.DeleteFunc(r.list(), func(s SourceSkill) bool {
+			return !slices.Contains(req.Skills, s.Name) && !slices.Contains(req.Skills, s.Path)
+		}), nil
+	}
 	return r.list(), nil
 }
 
@@ -573,27 +594,28 @@ func (in *Installer) resolve(ctx context.Context, source string, recorded bool, 
 	return r, err
 }
 
-func (in *Installer) resolveSource(ctx context.Context, source string, recorded bool, st *sourceTrust) (*sourceSkills, error) {
-	r := &sourceSkills{source: redactURL(source), cleanup: func() {}}
-	rs, err := in.parseRemote(source)
+func (in *Installer) resolveSource(ctx context.Context, text string, recorded bool, st *sourceTrust) (*sourceSkills, error) {
+	r := &sourceSkills{source: redactURL(text), cleanup: func() {}}
+	spec, _ := source.Parse(text) // parseRemote reports its error
+	rs, err := in.parseRemote(text)
 	if err != nil {
 		return nil, err
 	}
-	indexURL, webIndex, err := webIndexURL(source)
-	if err != nil && rs == nil {
-		return nil, err
-	}
 	switch {
-	case webIndex && rs == nil: // rule 15
+	case spec.Kind == source.WebIndex: // rule 15
+		indexURL, _, ierr := webIndexURL(text)
+		if ierr != nil {
+			return nil, ierr
+		}
 		r.source = indexURL
 		r.skills, r.cleanup, err = in.fromWebIndex(ctx, indexURL, nil, chosen(ctx))
 	case rs != nil:
 		r.pin, r.skills, r.cleanup, err = in.fromRemoteRecalled(ctx, rs, r.source, st)
-		if err != nil && !recorded && bareGitHub(source) {
-			err = fmt.Errorf("%w (%s is read as a GitHub repository, as no file or folder of that name exists here)", err, source)
+		if err != nil && !recorded && spec.Bare {
+			err = fmt.Errorf("%w (%s is read as a GitHub repository, as no file or folder of that name exists here)", err, text)
 		}
-	case isURL(source):
-		file, remove, got, derr := in.downloadIf(ctx, source, validators{})
+	case spec.Kind == source.URL:
+		file, remove, got, derr := in.downloadIf(ctx, text, validators{})
 		if derr != nil {
 			return nil, derr
 		}
@@ -603,9 +625,9 @@ func (in *Installer) resolveSource(ctx context.Context, source string, recorded 
 			r.skills[i].got = got
 		}
 	default:
-		p := source
+		p := text
 		if !filepath.IsAbs(p) {
-			if p, err = filepath.Abs(source); err != nil {
+			if p, err = filepath.Abs(text); err != nil {
 				return nil, err
 			}
 		}
@@ -613,7 +635,7 @@ func (in *Installer) resolveSource(ctx context.Context, source string, recorded 
 		switch {
 		case serr == nil:
 		case !recorded && errors.Is(serr, fs.ErrNotExist):
-			return nil, fmt.Errorf("%w: %s", ErrInvalidSource, notHere(source))
+			return nil, fmt.Errorf("%w: %s", ErrInvalidSource, notHere(text))
 		default:
 			return nil, fmt.Errorf("%w: %w", ErrSourceUnavailable, serr)
 		}

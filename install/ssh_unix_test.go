@@ -43,7 +43,7 @@ func TestSSHUserKept(t *testing.T) {
 	if _, err := f.remoteInstaller(t, cachetest.Root(t)).Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
-	lock, err := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+	lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
 	if err != nil || lock.Skills["alpha"] == nil || lock.Skills["alpha"].Source != src {
 		t.Fatalf("lock entry of alpha = %+v, %v, want the source %s, with its user", lock.Skills["alpha"], err, src)
 	}

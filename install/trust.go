@@ -22,14 +22,16 @@ import (
 	"github.com/agentadaptor/agentadaptor/source/git"
 	"github.com/agentadaptor/agentadaptor/source/github"
 	"github.com/agentadaptor/agentadaptor/source/oci"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // ErrRefused reports a source or skill that the trust checks refuse
 // (see # Trust in the package doc): a source the policy does not allow,
 // a signature that is missing, invalid or by another signer than the one
 // required or recorded, an unsigned commit the policy requires signed,
-// or a skill whose audit reaches the threshold.
-var ErrRefused = errors.New("refused by the trust checks")
+// or a skill whose audit reaches the threshold. It is trust.ErrRefused,
+// the one sentinel of every refusal of the trust checks.
+var ErrRefused = trust.ErrRefused
 
 // Trust is what Add, Sync and [Installer.CheckTrust] check about who
 // published a skill and what it does; see [WithTrust] and # Trust in the
@@ -50,19 +52,28 @@ type Trust struct {
 	// refused with a [*SignerChangedError].
 	AcceptSigners []string
 	// AllowRisks names audit rules (audit.Rule.ID) whose findings do not
-	// refuse a skill. Default: none.
+	// refuse a skill, as trust.AllowRisks does. Default: none.
 	AllowRisks []string
+
+	// checker is the trust engine of Policy and AllowRisks.
+	checker *trust.Checker
 }
 
 // WithTrust makes Add, Sync and [Installer.CheckTrust] enforce t (the
 // rules of # Trust in the package doc). Default: no trust checks at all: no policy,
 // no signature and no audit (the lock file's recorded signers are kept as
 // they are).
-func WithTrust(t Trust) Option { return func(o *config) { o.trust = &t } }
+func WithTrust(t Trust) Option {
+	return func(o *config) {
+		t.checker = trust.NewChecker(t.Policy, trust.AllowRisks(t.AllowRisks...))
+		o.trust = &t
+	}
+}
 
 // SignerChangedError is the refusal of content signed by another signer
-// than the one the lock file records for its source (Trust rule 4). It wraps
-// [ErrRefused].
+// than the one the lock file records for its source (Trust rule 4): a
+// refusal of the lock file's, beside the trust engine's
+// *trust.RefusedError. It wraps [ErrRefused], the sentinel of both.
 type SignerChangedError struct {
 	// Source is the source, as recorded.
 	Source string
@@ -112,7 +123,8 @@ type Refusal struct {
 
 // RefusedError is the error of an Add that installed the skills it could
 // and refused others (Trust rule 6): it lists each refusal. It wraps
-// [ErrRefused].
+// [ErrRefused], the sentinel of every refusal of the trust checks
+// (trust.ErrRefused).
 type RefusedError struct {
 	Refusals []Refusal
 }
@@ -175,14 +187,14 @@ func (r *lockSigner) requirement(root string) (signature.Requirement, error) {
 // absolute against the current folder, and a local path or file URL is
 // its real path, links resolved (package source, rule 15). It reads
 // nothing over the network.
-func (in *Installer) PolicySource(text string) (policy.Source, error) {
+func (in *Installer) PolicySource(text string) (source.Origin, error) {
 	return in.policySource(text, "", true)
 }
 
 // policySource is PolicySource of a source typed (typed) or recorded with
 // pin.
-func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, error) {
-	s := policy.Source{Display: redactURL(text), Pinned: pin != ""}
+func (in *Installer) policySource(text, pin string, typed bool) (source.Origin, error) {
+	s := source.Origin{Display: redactURL(text), Pinned: pin != ""}
 	switch {
 	case strings.HasPrefix(text, oci.Scheme):
 		ref, err := oci.ParseReference(text)
@@ -231,7 +243,7 @@ func (in *Installer) policySource(text, pin string, typed bool) (policy.Source, 
 		return s, err
 	}
 	if rs != nil {
-		src, err := github.Parse(strings.TrimPrefix(text, GitHubPrefix))
+		src, err := github.Parse(strings.TrimPrefix(text, source.GitHubPrefix))
 		if err != nil {
 			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}
@@ -273,7 +285,7 @@ func isGitHubRepoURL(text string) bool {
 // notCanonical is the refusal of a source whose location cannot be made
 // canonical (# Trust, rule 1): no rule of the policy can be matched
 // against it, so none can be known not to apply.
-func notCanonical(s policy.Source, err error) error {
+func notCanonical(s source.Origin, err error) error {
 	return fmt.Errorf("%w: %s: its location cannot be made canonical, so the policy's rules cannot be matched against it: %w", ErrRefused, s.Display, err)
 }
 
@@ -281,13 +293,16 @@ func dotSegmentError(text string) error {
 	return fmt.Errorf("%w: source %s: the source's path has a '..' segment; write it without (the policy is checked against the path as written)", ErrInvalidSource, redactURL(text))
 }
 
-// effectivePolicy is t's policy, or the zero one.
-func (t *Trust) effectivePolicy() *policy.Policy {
-	if t.Policy == nil {
-		return &policy.Policy{}
+// engine is the trust checker of t, which WithTrust makes.
+func (t *Trust) engine() *trust.Checker {
+	if t.checker == nil {
+		t.checker = trust.NewChecker(t.Policy, trust.AllowRisks(t.AllowRisks...))
 	}
-	return t.Policy
+	return t.checker
 }
+
+// effectivePolicy is t's policy, or the zero one.
+func (t *Trust) effectivePolicy() *policy.Policy { return t.engine().Policy() }
 
 // sourceTrust is what is checked of one source and what was found: built
 // before the source is read (checkSource), used as it is read (verifyPin),
@@ -295,7 +310,7 @@ func (t *Trust) effectivePolicy() *policy.Policy {
 type sourceTrust struct {
 	in       *Installer
 	t        *Trust
-	ps       policy.Source
+	ps       source.Origin
 	lists    []signerList // every list must be satisfied
 	recorded *lockSigner  // the signer the lock file records, or nil
 	commits  []policy.CommitRule
@@ -330,8 +345,8 @@ func (in *Installer) checkSource(text, pin string, typed bool, recorded *lockSig
 		return nil, err
 	}
 	p := t.effectivePolicy()
-	if err := p.Check(ps); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRefused, err)
+	if err := t.engine().Check(ps); err != nil {
+		return nil, err // a *trust.RefusedError of the source
 	}
 	st := &sourceTrust{in: in, t: t, ps: ps, recorded: recorded}
 	if len(t.Signers) > 0 {
@@ -379,18 +394,22 @@ func (st *sourceTrust) verifyPin(ctx context.Context, rs source.Remote, pin stri
 		}
 	}
 	keys, keysOK := st.commitKeys() // before the check: a verdict names no keys newer than those checked
-	for i, r := range st.commits {
-		cv, ok := rs.(source.CommitVerifier)
-		if !ok {
-			return fmt.Errorf("%w: %s: the policy's %s requires a signed commit, but this source cannot check one", ErrRefused, st.ps.Display, r.Rule)
+	if len(st.commits) > 0 {
+		var cv source.CommitVerifier
+		if v, ok := rs.(source.CommitVerifier); ok {
+			cv = v
 		}
-		who, err := cv.VerifyCommit(ctx, pin, source.CommitKeys{AllowedSigners: r.AllowedSigners, GPGKeyring: r.GPGKeyring})
-		if err != nil {
-			return fmt.Errorf("%w: %s at %s: the policy's %s requires a commit signed by a key it names: %w; nothing of it was installed (ask the publisher to sign the commit, pin a signed one, or change the policy)", ErrRefused, st.ps.Display, shortPin(pin), r.Rule, err)
+		who, err := st.t.engine().VerifyCommits(ctx, st.ps, cv, pin)
+		var refused *trust.RefusedError
+		switch {
+		case errors.As(err, &refused) && cv == nil:
+			return fmt.Errorf("%w: %s: the policy's %s requires a signed commit, but this source cannot check one", ErrRefused, st.ps.Display, refused.Rule)
+		case errors.As(err, &refused):
+			return fmt.Errorf("%w: %s at %s: the policy's %s requires a commit signed by a key it names: %w; nothing of it was installed (ask the publisher to sign the commit, pin a signed one, or change the policy)", ErrRefused, st.ps.Display, shortPin(pin), refused.Rule, refused.Err)
+		case err != nil:
+			return err
 		}
-		if i == 0 {
-			st.commitSigner = who
-		}
+		st.commitSigner = who
 	}
 	if keysOK {
 		st.verifiedPin, st.verifiedKeys = pin, keys
@@ -401,12 +420,12 @@ func (st *sourceTrust) verifyPin(ctx context.Context, rs source.Remote, pin stri
 // verifySignatures verifies the OCI source rs at pin against every list
 // of requirements, and checks the signer against the one recorded.
 func (st *sourceTrust) verifySignatures(ctx context.Context, rs source.Remote, pin string) error {
-	r, ok := rs.(*oci.Remote)
-	if !ok {
+	r := trust.SignatureVerifierOf(rs)
+	if r == nil {
 		return fmt.Errorf("%w: %s is not an OCI source, and carries no signature", ErrRefused, st.ps.Display)
 	}
 	for i, list := range st.lists {
-		s, err := r.Verify(ctx, pin, list.reqs)
+		s, err := r.VerifySignature(ctx, pin, list.reqs)
 		if err != nil {
 			var want []string
 			for _, r := range list.reqs {
@@ -500,7 +519,7 @@ func (c *candidate) trusted(old *lockEntry) (*lockSigner, string) {
 // auditSkill audits a skill's tree and returns the findings that refuse
 // it unless allowed (Trust rule 5): at or above the policy's threshold and
 // not accepted by the policy.
-func (in *Installer) auditSkill(c *candidate, ps policy.Source) (audit.Report, error) {
+func (in *Installer) auditSkill(c *candidate, ps source.Origin) (audit.Report, error) {
 	t := in.trust
 	fsys, closeFS, err := c.tree().open()
 	if err != nil {
@@ -511,7 +530,7 @@ func (in *Installer) auditSkill(c *candidate, ps policy.Source) (audit.Report, e
 }
 
 // auditFolder is auditSkill of an installed skill's folder.
-func (in *Installer) auditFolder(dir, name string, ps policy.Source) (audit.Report, error) {
+func (in *Installer) auditFolder(dir, name string, ps source.Origin) (audit.Report, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return audit.Report{}, err
@@ -520,16 +539,15 @@ func (in *Installer) auditFolder(dir, name string, ps policy.Source) (audit.Repo
 	return blocking(in.trust, root.FS(), name, ps)
 }
 
-func blocking(t *Trust, fsys fs.FS, name string, ps policy.Source) (audit.Report, error) {
-	rep, err := audit.Tree(fsys)
+// blocking is the audit of the tree fsys of the skill name from ps, and
+// its findings that refuse the skill before the risks allowed by
+// Trust.AllowRisks or recorded in the lock file (Trust rule 5).
+func blocking(t *Trust, fsys fs.FS, name string, ps source.Origin) (audit.Report, error) {
+	rep, err := t.engine().Audit(fsys, "")
 	if err != nil {
 		return audit.Report{}, err
 	}
-	p := t.effectivePolicy()
-	threshold := p.FailOn()
-	return rep.Filter(func(f audit.Finding) bool {
-		return f.Severity >= threshold && !p.Accepted(f, name, ps)
-	}), nil
+	return t.engine().Blocking(rep, name, ps), nil
 }
 
 // maxRefusalFindings bounds the audit findings that the refusals of one
@@ -654,7 +672,7 @@ func (in *Installer) auditUse(ctx context.Context, use []*candidate, strict bool
 // The refusal lists at most *left findings (one at least), which it takes
 // from *left.
 func (in *Installer) auditCandidate(ctx context.Context, c *candidate, rec *RiskAllowance, left *int) (*Refusal, error) {
-	ps := policy.Source{Display: c.source}
+	ps := source.Origin{Display: c.source}
 	if c.trust != nil {
 		ps = c.trust.ps
 	} else if p, err := in.policySource(c.source, c.pin, false); err == nil {
@@ -792,7 +810,7 @@ func (in *Installer) CheckTrust(ctx context.Context) ([]Refusal, error) {
 			if _, err := os.Stat(dir); err != nil {
 				continue // missing: Verify reports it
 			}
-			ps := policy.Source{Display: k.source}
+			ps := source.Origin{Display: k.source}
 			if st != nil {
 				ps = st.ps
 			}

@@ -60,7 +60,7 @@ func TestTrustAuditRefuses(t *testing.T) {
 			t.Errorf("the refused skill is at %s (%v)", p, err)
 		}
 	}
-	lock, err := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+	lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
 	if err != nil || lock.Skills["good"] == nil || lock.Skills["evil"] != nil {
 		t.Fatalf("the lock file records %v (%v); want good and not evil", lock.Skills, err)
 	}
@@ -97,7 +97,7 @@ func TestTrustAuditRefuses(t *testing.T) {
 		if _, err := trustInstaller(t, g, "", Trust{}).Sync(t.Context(), SyncRequest{}); err != nil {
 			t.Errorf("Sync of what the lock file records as allowed = %v", err)
 		}
-		lockPath := filepath.Join(g.env.Project, ".agents", LockName)
+		lockPath := filepath.Join(g.env.Project, ".agents", lockName)
 		lock, err := readLock(lockPath)
 		if err != nil {
 			t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/gitsigtest"
 	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/github"
 )
 
@@ -178,7 +179,7 @@ func TestTrustURLPatternHostGlobQuery(t *testing.T) {
 		"https://evil.example?.acme.corp/x.tgz",
 		"https://evil.example:443?.acme.corp/x.tgz",
 	} {
-		if err := p.Check(policy.Source{Kind: "url", Location: loc, Pinned: true, Display: loc}); err == nil {
+		if err := p.Check(source.Origin{Kind: "url", Location: loc, Pinned: true, Display: loc}); err == nil {
 			t.Errorf("sources.allow [url:https://*.acme.corp/*] allows the hop or artifact %s, content from evil.example", loc)
 		}
 		if s, err := policy.ParseSource("url:" + loc); err == nil && p.Check(s) == nil {

@@ -57,7 +57,7 @@ func (o *ociFixture) push(t *testing.T, repo, tag, name, body string) string {
 // referrer's digest.
 func (o *ociFixture) sign(t *testing.T, ref string, key crypto.Signer) string {
 	t.Helper()
-	d, err := oci.Sign(t.Context(), ref, key, oci.WithCache(o.pub))
+	d, err := oci.Sign(t.Context(), ref, signature.KeySigner{Key: key}, oci.WithCache(o.pub))
 	if err != nil {
 		t.Fatalf("oci.Sign(%s): %v", ref, err)
 	}
@@ -111,7 +111,7 @@ func trustInstaller(t *testing.T, f *fixture, root string, tr Trust) *Installer 
 // skill.
 func lockedSigner(t *testing.T, f *fixture, name string) *lockSigner {
 	t.Helper()
-	lock, err := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+	lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestTrustChangedSigner(t *testing.T) {
 	if _, err := trustInstaller(t, f, "", Trust{Signers: []signature.Requirement{k1.requirement()}}).Add(t.Context(), Request{Sources: []string{v1}, Agents: agents}); err != nil {
 		t.Fatalf("Add(%s) signed by the required key = %v", v1, err)
 	}
-	lockPath := filepath.Join(f.env.Project, ".agents", LockName)
+	lockPath := filepath.Join(f.env.Project, ".agents", lockName)
 	before, _ := os.ReadFile(lockPath)
 
 	// Without the new key, the recorded one is required.
@@ -273,7 +273,7 @@ func TestTrustChangedSignerSync(t *testing.T) {
 		t.Fatalf("Add(%s) = %v", ref, err)
 	}
 	o.sign(t, ref, k2.priv) // the publisher's new key
-	lockPath := filepath.Join(f.env.Project, ".agents", LockName)
+	lockPath := filepath.Join(f.env.Project, ".agents", lockName)
 	before, _ := os.ReadFile(lockPath)
 	canonical := filepath.Join(f.env.Project, ".agents", "skills", "review")
 	os.RemoveAll(canonical)

@@ -16,6 +16,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/testkit/gitsigtest"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // TestPolicySource maps every source form Add takes to the policy's
@@ -31,28 +32,28 @@ func TestPolicySource(t *testing.T) {
 	in := New(Env{Home: t.TempDir(), Project: wd})
 	tests := []struct {
 		name, source string
-		want         policy.Source
+		want         source.Origin
 	}{
-		{"folder", "./skills/review", policy.Source{Kind: "local", Location: local("skills/review")}},
-		{"folder without ./", "skills", policy.Source{Kind: "local", Location: local("skills")}},
-		{"OWNER/REPO that exists as a folder", "skills/review", policy.Source{Kind: "local", Location: local("skills/review")}},
-		{"SKILL.md file", "skills/review/SKILL.md", policy.Source{Kind: "local", Location: local("skills/review/SKILL.md")}},
-		{"archive file", "kit.tgz", policy.Source{Kind: "local", Location: local("kit.tgz")}},
-		{"archive file above", "../kit.tgz", policy.Source{Kind: "local", Location: local("../kit.tgz")}},
-		{"absolute folder", filepath.Join(wd, "a", "..", "b"), policy.Source{Kind: "local", Location: local("b")}},
-		{"URL", "https://example.org/kit.tgz", policy.Source{Kind: "url", Location: "https://example.org/kit.tgz"}},
+		{"folder", "./skills/review", source.Origin{Kind: "local", Location: local("skills/review")}},
+		{"folder without ./", "skills", source.Origin{Kind: "local", Location: local("skills")}},
+		{"OWNER/REPO that exists as a folder", "skills/review", source.Origin{Kind: "local", Location: local("skills/review")}},
+		{"SKILL.md file", "skills/review/SKILL.md", source.Origin{Kind: "local", Location: local("skills/review/SKILL.md")}},
+		{"archive file", "kit.tgz", source.Origin{Kind: "local", Location: local("kit.tgz")}},
+		{"archive file above", "../kit.tgz", source.Origin{Kind: "local", Location: local("../kit.tgz")}},
+		{"absolute folder", filepath.Join(wd, "a", "..", "b"), source.Origin{Kind: "local", Location: local("b")}},
+		{"URL", "https://example.org/kit.tgz", source.Origin{Kind: "url", Location: "https://example.org/kit.tgz"}},
 		{"URL pinned, with credentials", "https://user:secret@example.org/kit.tgz#sha256=" + sum,
-			policy.Source{Kind: "url", Location: "https://example.org/kit.tgz", Pinned: true, Display: "https://example.org/kit.tgz#sha256=" + sum}},
-		{"GitHub OWNER/REPO", "acme/tools", policy.Source{Kind: "github", Location: "acme/tools"}},
-		{"GitHub at a commit, with a path", "Acme/Tools/skills/x@" + commit, policy.Source{Kind: "github", Location: "acme/tools", Pinned: true}},
-		{"GitHub at a tag", "github:acme/tools@v1", policy.Source{Kind: "github", Location: "acme/tools"}},
-		{"GitHub web address", "https://github.com/acme/tools/tree/main/skills", policy.Source{Kind: "github", Location: "acme/tools"}},
-		{"GitHub archive URL", "https://github.com/acme/tools/archive/v1.tar.gz", policy.Source{Kind: "url", Location: "https://github.com/acme/tools/archive/v1.tar.gz"}},
-		{"git https", "git+https://git.example.org/team/skills.git#ref=v1&path=skills", policy.Source{Kind: "git", Location: "git.example.org/team/skills"}},
-		{"git ssh at a commit", "git+ssh://git@git.example.org/team/skills.git#ref=" + commit, policy.Source{Kind: "git", Location: "git.example.org/team/skills", Pinned: true}},
-		{"git file", "git+file:///srv/repos/skills", policy.Source{Kind: "git", Location: "/srv/repos/skills"}},
-		{"OCI at a tag", "oci://ghcr.io/acme/review:1.2", policy.Source{Kind: "oci", Location: "ghcr.io/acme/review"}},
-		{"OCI at a digest", "oci://localhost:5000/acme/review@sha256:" + sum, policy.Source{Kind: "oci", Location: "localhost:5000/acme/review", Pinned: true}},
+			source.Origin{Kind: "url", Location: "https://example.org/kit.tgz", Pinned: true, Display: "https://example.org/kit.tgz#sha256=" + sum}},
+		{"GitHub OWNER/REPO", "acme/tools", source.Origin{Kind: "github", Location: "acme/tools"}},
+		{"GitHub at a commit, with a path", "Acme/Tools/skills/x@" + commit, source.Origin{Kind: "github", Location: "acme/tools", Pinned: true}},
+		{"GitHub at a tag", "github:acme/tools@v1", source.Origin{Kind: "github", Location: "acme/tools"}},
+		{"GitHub web address", "https://github.com/acme/tools/tree/main/skills", source.Origin{Kind: "github", Location: "acme/tools"}},
+		{"GitHub archive URL", "https://github.com/acme/tools/archive/v1.tar.gz", source.Origin{Kind: "url", Location: "https://github.com/acme/tools/archive/v1.tar.gz"}},
+		{"git https", "git+https://git.example.org/team/skills.git#ref=v1&path=skills", source.Origin{Kind: "git", Location: "git.example.org/team/skills"}},
+		{"git ssh at a commit", "git+ssh://git@git.example.org/team/skills.git#ref=" + commit, source.Origin{Kind: "git", Location: "git.example.org/team/skills", Pinned: true}},
+		{"git file", "git+file:///srv/repos/skills", source.Origin{Kind: "git", Location: "/srv/repos/skills"}},
+		{"OCI at a tag", "oci://ghcr.io/acme/review:1.2", source.Origin{Kind: "oci", Location: "ghcr.io/acme/review"}},
+		{"OCI at a digest", "oci://localhost:5000/acme/review@sha256:" + sum, source.Origin{Kind: "oci", Location: "localhost:5000/acme/review", Pinned: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -183,7 +184,7 @@ func TestTrustSignedCommitRequired(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Add(%s) of a signed commit = %v", src, err)
 			}
-			lock, err := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+			lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
 			if err != nil {
 				t.Fatal(err)
 			}

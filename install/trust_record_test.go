@@ -76,7 +76,7 @@ func TestTrustAllowRisksRecorded(t *testing.T) {
 	if _, err := allow.Add(t.Context(), Request{Sources: []string{dir}, Agents: agents}); err != nil {
 		t.Fatalf("Add with AllowRisks = %v", err)
 	}
-	lockPath := filepath.Join(f.env.Project, ".agents", LockName)
+	lockPath := filepath.Join(f.env.Project, ".agents", lockName)
 	lock, err := readLock(lockPath)
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +92,7 @@ func TestTrustAllowRisksRecorded(t *testing.T) {
 	if err != nil || risks["evil"].Digest != e.Digest {
 		t.Errorf("RecordedRisks() = %v, %v; want evil's record", risks, err)
 	}
-	st, err := plain.List(t.Context(), agents)
+	st, err := plain.List(t.Context(), ListRequest{Agents: agents})
 	if err != nil || len(st) == 0 || st[0].AllowedRisks == nil || st[0].AllowedRisks.Digest != e.Digest {
 		t.Errorf("List() = %+v, %v; want evil with its record", st, err)
 	}
@@ -234,7 +234,7 @@ func TestTrustKeylessRootRecorded(t *testing.T) {
 		t.Errorf("CheckTrust with the root file changed = %+v, %v; want review refused, naming %s", refused, err, outside)
 	}
 
-	lockPath := filepath.Join(f.env.Project, ".agents", LockName)
+	lockPath := filepath.Join(f.env.Project, ".agents", lockName)
 	lock, err := readLock(lockPath)
 	if err != nil {
 		t.Fatal(err)

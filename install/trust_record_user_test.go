@@ -20,13 +20,13 @@ func TestTrustRecordedRisksUserPolicy(t *testing.T) {
 	if _, err := trustInstaller(t, a, "", Trust{AllowRisks: rules}).Add(t.Context(), Request{Sources: []string{filepath.Join(a.env.Project, "skills", "evil")}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatalf("Add with AllowRisks = %v", err)
 	}
-	lock, err := os.ReadFile(filepath.Join(a.env.Project, ".agents", LockName))
+	lock, err := os.ReadFile(filepath.Join(a.env.Project, ".agents", lockName))
 	if err != nil {
 		t.Fatal(err)
 	}
 	clone := func(t *testing.T) *fixture {
 		v := newFixture(t)
-		writeFiles(t, v.env.Project, map[string]string{"skills/evil/SKILL.md": skillMD("evil") + malicious, ".agents/" + LockName: string(lock)})
+		writeFiles(t, v.env.Project, map[string]string{"skills/evil/SKILL.md": skillMD("evil") + malicious, ".agents/" + lockName: string(lock)})
 		return v
 	}
 	installed := func(v *fixture) bool {

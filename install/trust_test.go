@@ -40,7 +40,7 @@ func TestSyncAfterCachedTreeChanged(t *testing.T) {
 			if _, err := in.Add(t.Context(), install.Request{Sources: []string{source}, Agents: []install.Agent{claude}}); err != nil {
 				t.Fatalf("Add(%s) = %v", source, err)
 			}
-			lockPath := filepath.Join(env.Project, ".agents", install.LockName)
+			lockPath := filepath.Join(env.Project, ".agents", "agentskills.lock")
 			lock, err := os.ReadFile(lockPath)
 			if err != nil {
 				t.Fatal(err)

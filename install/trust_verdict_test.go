@@ -42,7 +42,7 @@ func TestTrustClonedLockCommitSignerChecked(t *testing.T) {
 	if _, err := trustInstaller(t, f, cache, Trust{}).Add(t.Context(), Request{Sources: []string{evilSrc}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
-	lock, err := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+	lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestTrustClonedLockCommitSignerChecked(t *testing.T) {
 	e.CommitSigner = "release@example.org"
 	g := newFixture(t)
 	os.MkdirAll(filepath.Join(g.env.Project, ".agents"), 0o755)
-	if err := lock.write(filepath.Join(g.env.Project, ".agents", LockName)); err != nil {
+	if err := lock.write(filepath.Join(g.env.Project, ".agents", lockName)); err != nil {
 		t.Fatal(err)
 	}
 	p := parsePolicy(t, t.TempDir(), "version: 1\nsigners:\n  - sources: [\"git:"+filepath.ToSlash(filepath.Dir(acme))+"/*\"]\n    commits: {allowed_signers: "+good.AllowedSigners+"}\n")
@@ -110,7 +110,7 @@ func TestTrustVerdictOfflineSync(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(canonical, "SKILL.md")); err != nil {
 		t.Errorf("the sync did not install alpha from the skill cache: %v", err)
 	}
-	lock, err := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+	lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestTrustClonedLockOCIDigest(t *testing.T) {
 	if _, err := trustInstaller(t, e, cache, Trust{}).Add(t.Context(), Request{Sources: []string{evilRef}, Agents: agents}); err != nil {
 		t.Fatalf("Add(%s) = %v", evilRef, err)
 	}
-	evilLock, err := readLock(filepath.Join(e.env.Project, ".agents", LockName))
+	evilLock, err := readLock(filepath.Join(e.env.Project, ".agents", lockName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,14 +156,14 @@ func TestTrustClonedLockOCIDigest(t *testing.T) {
 	if _, err := trustInstaller(t, a, "", Trust{Signers: []signature.Requirement{key.requirement()}}).Add(t.Context(), Request{Sources: []string{ref}, Agents: agents}); err != nil {
 		t.Fatalf("Add(%s) = %v", ref, err)
 	}
-	lock, err := readLock(filepath.Join(a.env.Project, ".agents", LockName))
+	lock, err := readLock(filepath.Join(a.env.Project, ".agents", lockName))
 	if err != nil {
 		t.Fatal(err)
 	}
 	lock.Skills["review"].Digest = evilLock.Skills["review"].Digest
 	v := newFixture(t)
 	os.MkdirAll(filepath.Join(v.env.Project, ".agents"), 0o755)
-	if err := lock.write(filepath.Join(v.env.Project, ".agents", LockName)); err != nil {
+	if err := lock.write(filepath.Join(v.env.Project, ".agents", lockName)); err != nil {
 		t.Fatal(err)
 	}
 	_, err = trustInstaller(t, v, cache, Trust{Signers: []signature.Requirement{key.requirement()}}).Sync(t.Context(), SyncRequest{})
@@ -198,7 +198,7 @@ func TestTrustVerdictAfterUpdate(t *testing.T) {
 	if _, _, err := trustInstaller(t, f, root, tr).Update(t.Context(), UpdateRequest{}); err != nil {
 		t.Fatalf("Update = %v", err)
 	}
-	lock, err := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+	lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
 	if err != nil {
 		t.Fatal(err)
 	}

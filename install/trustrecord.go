@@ -14,7 +14,8 @@ import (
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
-	"github.com/agentadaptor/agentadaptor/source/oci"
+	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // What the lock file records of the trust checks beyond who signed
@@ -70,7 +71,7 @@ func rootDigest(data []byte) string {
 // Sigstore's public-good root. When requirements that s meets name
 // different roots, each is verified alone, in order, from the bundle just
 // kept in the skill cache.
-func (st *sourceTrust) verifiedRoot(ctx context.Context, r *oci.Remote, pin string, reqs []signature.Requirement, s signature.Signer) (*lockRoot, error) {
+func (st *sourceTrust) verifiedRoot(ctx context.Context, r trust.SignatureVerifier, pin string, reqs []signature.Requirement, s signature.Signer) (*lockRoot, error) {
 	var meets []signature.Requirement
 	for _, q := range reqs {
 		if q.Key == nil && q.Matches(s) {
@@ -79,7 +80,7 @@ func (st *sourceTrust) verifiedRoot(ctx context.Context, r *oci.Remote, pin stri
 	}
 	if len(meets) > 1 && slices.ContainsFunc(meets[1:], func(q signature.Requirement) bool { return !bytes.Equal(q.TrustedRoot, meets[0].TrustedRoot) }) {
 		i := slices.IndexFunc(meets, func(q signature.Requirement) bool {
-			_, err := r.Verify(ctx, pin, []signature.Requirement{q})
+			_, err := r.VerifySignature(ctx, pin, []signature.Requirement{q})
 			return err == nil
 		})
 		if i < 0 {
@@ -140,9 +141,9 @@ func allowRisks(rep audit.Report, rules []string) (left audit.Report, used []str
 // c, or nil) allows for c's content (Trust rule 5), and sets c.allowed to
 // what was allowed, with the content digest audited, for the lock file
 // to record.
-func (in *Installer) allowCandidate(ctx context.Context, c *candidate, rep audit.Report, rec *RiskAllowance, ps policy.Source) (audit.Report, error) {
+func (in *Installer) allowCandidate(ctx context.Context, c *candidate, rep audit.Report, rec *RiskAllowance, ps source.Origin) (audit.Report, error) {
 	c.allowed = nil
-	left, used := allowRisks(rep, in.trust.AllowRisks)
+	left, used := allowRisks(rep, in.trust.engine().AllowedRisks())
 	if len(used) == 0 && (len(left.Findings) == 0 || rec == nil) {
 		return left, nil
 	}
@@ -163,8 +164,8 @@ func (in *Installer) allowCandidate(ctx context.Context, c *candidate, rep audit
 
 // allowInstalled is allowCandidate of the installed skill folder dir,
 // recorded with rec.
-func (in *Installer) allowInstalled(ctx context.Context, dir, name string, rep audit.Report, rec *RiskAllowance, ps policy.Source) (audit.Report, error) {
-	left, _ := allowRisks(rep, in.trust.AllowRisks)
+func (in *Installer) allowInstalled(ctx context.Context, dir, name string, rep audit.Report, rec *RiskAllowance, ps source.Origin) (audit.Report, error) {
+	left, _ := allowRisks(rep, in.trust.engine().AllowedRisks())
 	if len(left.Findings) == 0 || rec == nil {
 		return left, nil
 	}
@@ -184,7 +185,7 @@ func (in *Installer) allowInstalled(ctx context.Context, dir, name string, rep a
 // refuses (policy rule 16). A lock file is the project's word; where the
 // user's file refuses a finding, only that file's audit.accept or
 // Trust.AllowRisks (the user naming the rule now) lifts it.
-func (in *Installer) recordable(rules []string, rep audit.Report, name string, ps policy.Source) []string {
+func (in *Installer) recordable(rules []string, rep audit.Report, name string, ps source.Origin) []string {
 	p := in.trust.effectivePolicy()
 	return slices.DeleteFunc(slices.Clone(rules), func(rule string) bool {
 		for _, f := range rep.Findings {

@@ -105,7 +105,7 @@ func TestUpdateGitHubMovesPinsAndReportsFiles(t *testing.T) {
 	if got := readFile(t, filepath.Join(f.env.Project, ".claude", "skills", "alpha", "new.md")); got != "new\n" {
 		t.Errorf("claude-code's alpha/new.md = %q", got)
 	}
-	lock, _ := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+	lock, _ := readLock(filepath.Join(f.env.Project, ".agents", lockName))
 	for _, name := range []string{"alpha", "beta"} {
 		if e := lock.Skills[name]; e.Pin != commitB || len(e.Agents) != 2 {
 			t.Errorf("lock entry of %s = %+v, want pin %s and both agents", name, e, commitB)
@@ -260,7 +260,7 @@ func TestUpdateURLRecordsNewValidators(t *testing.T) {
 	if _, _, err := in.Update(ctx, UpdateRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	lock, _ := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+	lock, _ := readLock(filepath.Join(f.env.Project, ".agents", lockName))
 	if e := lock.Skills["kit"]; e.ETag != `"v2"` {
 		t.Errorf("lock ETag after Update = %q, want %q", e.ETag, `"v2"`)
 	}

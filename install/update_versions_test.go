@@ -76,7 +76,7 @@ func TestUpdateVersionRange(t *testing.T) {
 			if u := updateOf(t, ups, "alpha"); u.Version != "v1.2.0" || u.Pin != pins["v1.2.0"] || u.Source != src || u.PreviousSource != "" {
 				t.Errorf("Update within the range = %+v, want v1.2.0 (%s) from %s", u, pins["v1.2.0"], src)
 			}
-			lockPath := filepath.Join(f.env.Project, ".agents", LockName)
+			lockPath := filepath.Join(f.env.Project, ".agents", lockName)
 			if lock, _ := readLock(lockPath); lock.Skills["alpha"].Source != src || lock.Skills["alpha"].Pin != pins["v1.2.0"] {
 				t.Errorf("lock after Update = %+v, want %s at %s", lock.Skills["alpha"], src, pins["v1.2.0"])
 			}

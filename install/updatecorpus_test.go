@@ -43,7 +43,7 @@ func TestUpdateLenient(t *testing.T) {
 	if u := updateOf(t, ups, "long"); u.Digest == u.PreviousDigest {
 		t.Errorf("Update(Lenient) left long's content: %+v", u)
 	}
-	lock, err := readLock(filepath.Join(f.env.Project, ".agents", LockName))
+	lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
 	if err != nil || !lock.Skills["long"].Lenient || lock.Skills["ok"].Lenient {
 		t.Fatalf("lock after Update(Lenient) = %+v, %v, want long alone recorded lenient", lock, err)
 	}

@@ -126,7 +126,7 @@ func TestVersionRange(t *testing.T) {
 			f := newFixture(t)
 			in := f.remoteInstaller(t, cachetest.Root(t))
 			ctx := t.Context()
-			lockPath := filepath.Join(f.env.Project, ".agents", LockName)
+			lockPath := filepath.Join(f.env.Project, ".agents", lockName)
 			alpha := filepath.Join(f.env.Project, ".agents", "skills", "alpha", "SKILL.md")
 
 			ps, err := in.PolicySource(rs.src)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/readfile"
 	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/webindex"
 )
 
@@ -152,7 +153,7 @@ func (in *Installer) checkArtifact(indexURL string, s webindex.Skill) error {
 	if u, err := url.Parse(s.Resolved); err != nil || policy.HasDotSegment(u.Path) {
 		return fmt.Errorf("%w: %s: skill %s is at %s, whose path has a '..' segment; the policy is checked against the path as written, so the index must name it without", ErrRefused, indexURL, s.Name, s.Resolved)
 	}
-	err := in.trust.effectivePolicy().Check(policy.Source{Kind: "url", Location: s.Resolved, Pinned: true, Display: s.Resolved})
+	err := in.trust.effectivePolicy().Check(source.Origin{Kind: "url", Location: s.Resolved, Pinned: true, Display: s.Resolved})
 	if err != nil {
 		return fmt.Errorf("%w: %s: skill %s is at %s: %w", ErrRefused, indexURL, s.Name, s.Resolved, err)
 	}

@@ -131,7 +131,7 @@ func TestWebIndexRoundTrip(t *testing.T) {
 	s := newSite(t)
 	ix := s.publish(t, f.strictSkill(t, "lone", nil), f.strictSkill(t, "kit", map[string]string{"scripts/run.sh": "echo hi\n"}))
 
-	list, err := in.Contents(t.Context(), s.URL)
+	list, err := in.Contents(t.Context(), FindRequest{Source: s.URL})
 	if err != nil || len(list) != 2 || list[0].Name != "kit" || list[0].Path != "kit" || list[0].Description != "the kit skill" {
 		t.Fatalf("Contents(%s) = %+v, %v; want kit and lone", s.URL, list, err)
 	}

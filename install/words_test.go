@@ -31,7 +31,7 @@ func TestMessagesNameNoFlag(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(f.canonicalOf("foo"), "SKILL.md"), []byte(skillMD("foo")+"edited\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := in.Remove(t.Context(), []string{"foo"}, agentsOf(t, "codex"))
+			_, err := in.Remove(t.Context(), RemoveRequest{Names: []string{"foo"}, Agents: agentsOf(t, "codex")})
 			if err == nil {
 				t.Fatal("Remove of an edited skill succeeded")
 			}

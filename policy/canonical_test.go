@@ -19,22 +19,22 @@ func TestCanonicalMatching(t *testing.T) {
 	key := writeKey(t)
 	tests := []struct {
 		pattern string
-		src     policy.Source
+		src     source.Origin
 	}{
-		{"oci:ghcr.io/acme/*", policy.Source{Kind: "oci", Location: "ghcr.io:0443/acme/x"}},
-		{"oci:ghcr.io/acme/*", policy.Source{Kind: "oci", Location: "GHCR.IO.:443/acme/x"}},
-		{"oci:GHCR.IO:443/acme/*", policy.Source{Kind: "oci", Location: "ghcr.io/acme/x"}},
-		{"oci:ghcr.io:0443/ACME/*", policy.Source{Kind: "oci", Location: "ghcr.io/acme/x"}},
-		{"oci:xn--bcher-kva.example/acme/*", policy.Source{Kind: "oci", Location: "bücher.example/acme/x"}},
-		{"oci:bücher.example/acme/*", policy.Source{Kind: "oci", Location: "xn--bcher-kva.example/acme/x"}},
-		{"oci:[::1]:5000/acme/*", policy.Source{Kind: "oci", Location: "[0:0::1]:05000/acme/x"}},
-		{"oci:127.0.0.1:5000/acme/*", policy.Source{Kind: "oci", Location: "127.0.0.1:005000/acme/x"}},
-		{"git:git.acme.corp/team/*", policy.Source{Kind: "git", Location: "git.acme.corp:22/team//tools.git"}},
-		{"git:git.acme.corp:0443/team/*", policy.Source{Kind: "git", Location: "git.acme.corp/team/tools"}},
-		{"git:/srv/repos/acme/*", policy.Source{Kind: "git", Location: "/srv/repos//acme/tools/"}},
-		{"git:github.com/acme/*", policy.Source{Kind: "git", Location: "github.com/ACME/Tools"}},
-		{"github:ghe.acme.corp/acme/*", policy.Source{Kind: "git", Location: "ghe.acme.corp/acme/tools"}},
-		{"github:ghe.acme.corp/acme/*", policy.Source{Kind: "github", Location: "GHE.acme.corp:443/acme/tools"}},
+		{"oci:ghcr.io/acme/*", source.Origin{Kind: "oci", Location: "ghcr.io:0443/acme/x"}},
+		{"oci:ghcr.io/acme/*", source.Origin{Kind: "oci", Location: "GHCR.IO.:443/acme/x"}},
+		{"oci:GHCR.IO:443/acme/*", source.Origin{Kind: "oci", Location: "ghcr.io/acme/x"}},
+		{"oci:ghcr.io:0443/ACME/*", source.Origin{Kind: "oci", Location: "ghcr.io/acme/x"}},
+		{"oci:xn--bcher-kva.example/acme/*", source.Origin{Kind: "oci", Location: "bücher.example/acme/x"}},
+		{"oci:bücher.example/acme/*", source.Origin{Kind: "oci", Location: "xn--bcher-kva.example/acme/x"}},
+		{"oci:[::1]:5000/acme/*", source.Origin{Kind: "oci", Location: "[0:0::1]:05000/acme/x"}},
+		{"oci:127.0.0.1:5000/acme/*", source.Origin{Kind: "oci", Location: "127.0.0.1:005000/acme/x"}},
+		{"git:git.acme.corp/team/*", source.Origin{Kind: "git", Location: "git.acme.corp:22/team//tools.git"}},
+		{"git:git.acme.corp:0443/team/*", source.Origin{Kind: "git", Location: "git.acme.corp/team/tools"}},
+		{"git:/srv/repos/acme/*", source.Origin{Kind: "git", Location: "/srv/repos//acme/tools/"}},
+		{"git:github.com/acme/*", source.Origin{Kind: "git", Location: "github.com/ACME/Tools"}},
+		{"github:ghe.acme.corp/acme/*", source.Origin{Kind: "git", Location: "ghe.acme.corp/acme/tools"}},
+		{"github:ghe.acme.corp/acme/*", source.Origin{Kind: "github", Location: "GHE.acme.corp:443/acme/tools"}},
 	}
 	for _, tt := range tests {
 		allow := mustParse(t, "version: 1\nsources:\n  allow: [\""+tt.pattern+"\"]\n")
@@ -58,7 +58,7 @@ func TestCanonicalMatching(t *testing.T) {
 // pattern matches case for case.
 func TestSignerRuleIgnoresCase(t *testing.T) {
 	key := writeKey(t)
-	src := policy.Source{Kind: "git", Location: "git.acme.corp/Team/Tools"}
+	src := source.Origin{Kind: "git", Location: "git.acme.corp/Team/Tools"}
 	p := mustParse(t, "version: 1\nsigners:\n  - sources: [git:git.acme.corp/team/*]\n    commits: {allowed_signers: \""+key+"\"}\n")
 	if got := p.CommitRules(src); len(got) != 1 {
 		t.Errorf("CommitRules(%+v) = %v, want the rule for git.acme.corp/team/*", src, got)
@@ -75,7 +75,7 @@ func TestCanonicalRefused(t *testing.T) {
 	key := writeKey(t)
 	p := mustParse(t, "version: 1\nsigners:\n  - sources: [oci:ghcr.io/acme/*]\n    keys: [\""+key+"\"]\n")
 	for _, loc := range []string{"ghcr.io:65536/acme/x", "ghcr.io:+443/acme/x", "ghcr.io:/acme/x", "0x7f.1/acme/x", "user@ghcr.io/acme/x", "ghcr.io/acme/%2e%2e/x", "ghcr.io/acme/../x"} {
-		src := policy.Source{Kind: "oci", Location: loc}
+		src := source.Origin{Kind: "oci", Location: loc}
 		if err := p.Check(src); !errors.Is(err, policy.ErrDenied) || !strings.Contains(err.Error(), "canonical") {
 			t.Errorf("Check(%+v) = %v, want denied: its location cannot be made canonical", src, err)
 		}
@@ -99,7 +99,7 @@ func TestPatternNotCanonical(t *testing.T) {
 // ParseSource makes the location canonical; a github location on
 // another host is that host's git repository.
 func TestParseSourceCanonical(t *testing.T) {
-	for text, want := range map[string]policy.Source{
+	for text, want := range map[string]source.Origin{
 		"oci:GHCR.IO:0443/acme/x":       {Kind: "oci", Location: "ghcr.io/acme/x", Display: "oci:GHCR.IO:0443/acme/x"},
 		"git:git.acme.corp//team/x.git": {Kind: "git", Location: "git.acme.corp/team/x", Display: "git:git.acme.corp//team/x.git"},
 		"github:ghe.acme.corp/Acme/X":   {Kind: "git", Location: "ghe.acme.corp/acme/x", Display: "github:ghe.acme.corp/Acme/X"},

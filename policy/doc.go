@@ -1,9 +1,10 @@
 // Package policy reads the trust policy that add, sync, run, verify and
-// the SDK enforce: which sources are allowed, whether they must be
-// pinned, who must have signed them, the audit threshold and the findings
-// accepted. A user-level policy (~/.agents/agentskills.policy.yaml) and a
-// project's (<project>/.agents/agentskills.policy.yaml, beside the lock)
-// both apply; the project's can only tighten the user's.
+// the SDK (through package trust) enforce: which sources are allowed,
+// whether they must be pinned, who must have signed them, the audit
+// threshold and the findings accepted. A user-level policy
+// (~/.agents/agentskills.policy.yaml) and a project's
+// (<project>/.agents/agentskills.policy.yaml, beside the lock) both
+// apply; the project's can only tighten the user's.
 //
 // A policy file is written by hand, by a person or a security team, and
 // read strictly: a mistake is an error naming the file and line, never a
@@ -53,7 +54,7 @@
 //     the file when it matches one of them. Without sources.allow every
 //     source is allowed; an empty list (allow: []) allows none.
 //  3. A pattern is KIND:LOCATION, KIND one of github, git, oci, url,
-//     local, and matches a [Source] of that kind whose Location it
+//     local, and matches a [source.Origin] of that kind whose Location it
 //     matches. LOCATION is split at "/" into elements, and so is the
 //     source's Location; each element is matched with [path.Match] (*
 //     matches any run of characters within one element, ? one character,
@@ -209,7 +210,7 @@
 //
 // # Sources
 //
-// A caller turns what it installs or mounts into a [Source]: package
+// A caller turns what it installs or mounts into a [source.Origin]: package
 // install maps every source syntax it reads, the SDK each skill's origin.
 // [ParseSource] reads the policy's own notation (KIND:LOCATION), which
 // `agentskills policy check` takes beside every source add takes.
@@ -219,7 +220,7 @@
 //     the source's canonical location, made by the functions of package
 //     source (its rules 9 to 15) for the installer, the SDK's origins and
 //     this package alike; [Policy.Check], [Policy.SignerRules],
-//     [Policy.CommitRules] and [Policy.Accepted] make a [Source]'s
+//     [Policy.CommitRules] and [Policy.Accepted] make a [source.Origin]'s
 //     location canonical again, whoever built it. Every rule kind fails
 //     closed on a location it cannot make canonical: such a source is of
 //     kind "unknown" (rule 5), which sources.allow, sources.pinned and

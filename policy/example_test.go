@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 func Example() {
@@ -29,11 +30,11 @@ audit:
 		fmt.Println(err)
 		return
 	}
-	s := policy.Source{Kind: "oci", Location: "ghcr.io/acme/skills", Pinned: true, Display: "oci://ghcr.io/acme/skills@sha256:..."}
+	s := source.Origin{Kind: "oci", Location: "ghcr.io/acme/skills", Pinned: true, Display: "oci://ghcr.io/acme/skills@sha256:..."}
 	for _, line := range p.Explain(s) {
 		fmt.Println(line)
 	}
-	err = p.Check(policy.Source{Kind: "github", Location: "evil/skills", Display: "evil/skills"})
+	err = p.Check(source.Origin{Kind: "github", Location: "evil/skills", Display: "evil/skills"})
 	fmt.Println(errors.Is(err, policy.ErrDenied))
 	fmt.Println(err)
 	// Output:

@@ -4,13 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // Explain says, in lines a user reads, what the policy allows for s and
 // which rule of which file says so: for `agentskills policy check`. The
 // first line says allowed or denied.
-func (p *Policy) Explain(s Source) []string {
-	s, why := s.canonical()
+func (p *Policy) Explain(s source.Origin) []string {
+	s, why := canonical(s)
 	var out []string
 	var denied *DeniedError
 	if errors.As(p.Check(s), &denied) {
@@ -63,7 +65,7 @@ func (p *Policy) Explain(s Source) []string {
 }
 
 // explainSigners says who must have signed s, rule by rule.
-func (p *Policy) explainSigners(s Source) []string {
+func (p *Policy) explainSigners(s source.Origin) []string {
 	var out []string
 	for _, f := range p.files {
 		for _, r := range f.signers {

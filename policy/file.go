@@ -18,6 +18,8 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/readfile"
 	"github.com/agentadaptor/agentadaptor/internal/strictyaml"
 	"github.com/agentadaptor/agentadaptor/signature"
+
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // defaultFailOn is the threshold of a file that does not say (rule 9).
@@ -501,7 +503,7 @@ func (p *parser) acceptEntry(n *yaml.Node, name string) (acceptEntry, error) {
 // allowed returns the pattern of f that allows s (canonical), nil when
 // f has no sources.allow, or a refusal (rules 2, 5 and 11); why is the
 // reason of a source of kind "unknown".
-func (f *rules) allowed(s Source, why string) (*pattern, error) {
+func (f *rules) allowed(s source.Origin, why string) (*pattern, error) {
 	if !f.hasAllow || s.Kind == "inline" {
 		return nil, nil
 	}
@@ -520,7 +522,7 @@ func (f *rules) allowed(s Source, why string) (*pattern, error) {
 // matches reports whether the rule applies to s (canonical): whatever
 // the case of the location's path, so that a rule is never skipped for
 // a spelling in another case (rule 3).
-func (r *signerRule) matches(s Source) bool {
+func (r *signerRule) matches(s source.Origin) bool {
 	return slices.ContainsFunc(r.sources, func(p pattern) bool { return p.matches(s, true) })
 }
 
@@ -542,7 +544,7 @@ func (r *signerRule) requirements() []signature.Requirement {
 
 // acceptance returns the entry of f that accepts a finding of rule in
 // skill from s, or nil (rule 10).
-func (f *rules) acceptance(rule, skill string, s Source) *acceptEntry {
+func (f *rules) acceptance(rule, skill string, s source.Origin) *acceptEntry {
 	for i, e := range f.accept {
 		if e.matches(rule, skill, s) {
 			return &f.accept[i]
@@ -551,7 +553,7 @@ func (f *rules) acceptance(rule, skill string, s Source) *acceptEntry {
 	return nil
 }
 
-func (e acceptEntry) matches(rule, skill string, s Source) bool {
+func (e acceptEntry) matches(rule, skill string, s source.Origin) bool {
 	if e.rule != rule {
 		return false
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // FuzzParse checks that Parse of any bytes either fails with ErrInvalid
@@ -25,7 +26,7 @@ func FuzzParse(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	sources := []policy.Source{
+	sources := []source.Origin{
 		{Kind: "github", Location: "acme/tools"},
 		{Kind: "oci", Location: "ghcr.io/a/b/x", Pinned: true},
 		{Kind: "local", Location: "/s/x"},

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // Rule 3: a local pattern and a git pattern for the local disk are
@@ -85,7 +86,7 @@ func TestPatternRelativeFileKeepsWildcards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Check(policy.Source{Kind: "local", Location: "skills/review"}); err != nil {
+	if err := p.Check(source.Origin{Kind: "local", Location: "skills/review"}); err != nil {
 		t.Errorf("allow [local:skills/*] in a file named by a relative path: Check(local skills/review) = %v, want allowed", err)
 	}
 }

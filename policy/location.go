@@ -6,7 +6,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
-// GitLocation returns a git repository's URL as a [Source] writes it:
+// GitLocation returns a git repository's URL as a [source.Origin] writes it:
 // its canonical kind and location ([source.GitLocation]: kind "git" at
 // the host and cleaned path, without scheme, user, default port,
 // trailing slash or .git suffix; kind "github" at OWNER/REPO for a

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // testPub is a P-256 public key in the PEM form cosign writes cosign.pub.
@@ -211,7 +212,7 @@ func TestParseRelativeFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _, _ := p.CommitSigners(policy.Source{Kind: "git", Location: "h/r"})
+	got, _, _ := p.CommitSigners(source.Origin{Kind: "git", Location: "h/r"})
 	if want := filepath.Join(project, ".agents", "allowed_signers"); got != want {
 		t.Errorf("CommitSigners = %q, want %q", got, want)
 	}

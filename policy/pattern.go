@@ -157,7 +157,7 @@ func split(kind, loc string) []string {
 // git pattern whose host is a wildcard (git:*.com/**, git:**) matches a
 // github source too, at its git location github.com/OWNER/REPO: the
 // same repository as kind git is kind github (rule 15).
-func (p pattern) matches(s Source, fold bool) bool {
+func (p pattern) matches(s source.Origin, fold bool) bool {
 	if p.kind == "git" && s.Kind == "github" && s.Location != "" {
 		s.Kind, s.Location = "git", "github.com/"+s.Location
 	}

@@ -31,7 +31,7 @@ var ErrInvalid = errors.New("invalid policy file")
 
 // DeniedError is a refusal: the rule that refused and the file it is in.
 type DeniedError struct {
-	// Source is the source refused, as the user named it.
+	// source.Origin is the source refused, as the user named it.
 	Source string
 	// Rule names the rule in the user's words ("sources.allow",
 	// "sources.pinned", "signers[2]", "audit.fail_on").
@@ -85,49 +85,8 @@ func (r Rule) String() string { return fmt.Sprintf("%s (%s)", r.Name, where(r.Fi
 
 // Deny returns the refusal of s by r, with the reason: what failed and
 // what the user can do.
-func (r Rule) Deny(s Source, reason string) *DeniedError {
-	return &DeniedError{Source: s.display(), Rule: r.Name, File: r.File, Line: r.Line, Reason: reason}
-}
-
-// Source is a skill's source as the policy sees it.
-type Source struct {
-	// Kind is "github", "git", "oci", "url" (an archive's http(s) URL),
-	// "local" (a folder, SKILL.md or archive file), "inline" (an SDK
-	// skill with no location: embedded, inline, catalogue), or "unknown"
-	// (an SDK skill that comes from somewhere but does not say where: an
-	// archive without an origin; rule 5).
-	Kind string
-	// Location is where it is, canonical (rule 15; package source's
-	// functions make it): github "owner/repo"; git "host/path" (no
-	// scheme, user, default port or .git suffix; "/path" for a file
-	// URL, its real path; "host/owner/repo" for a GitHub repository on
-	// another host than github.com); oci "host/repo"; url the URL
-	// without credentials or fragment, with a path before its query
-	// and the query's slashes as %2F; local an absolute, cleaned path,
-	// its real path. The policy makes a location canonical again before
-	// matching it, so a caller may give any spelling of it, and its kind
-	// too: a git location on github.com is kind github. It does not read
-	// the disk: a caller resolves a path's links first
-	// ([source.RealPath], [source.RealGitLocation]), as package install
-	// and the SDK's origins do, or a path through a link is matched as
-	// written.
-	Location string
-	// Pinned reports whether the source names an immutable version: a
-	// commit, a manifest digest, a URL's #sha256=.
-	Pinned bool
-	// Display is the source as the user named it, for messages.
-	Display string
-}
-
-// display is how messages name s.
-func (s Source) display() string {
-	if s.Display != "" {
-		return s.Display
-	}
-	if s.Location == "" {
-		return s.Kind
-	}
-	return s.Kind + ":" + s.Location
+func (r Rule) Deny(s source.Origin, reason string) *DeniedError {
+	return &DeniedError{Source: s.String(), Rule: r.Name, File: r.File, Line: r.Line, Reason: reason}
 }
 
 // canonical returns s with its location made canonical (rule 15), and
@@ -135,7 +94,7 @@ func (s Source) display() string {
 // oci, git, github or url that cannot be made canonical gives a source
 // of kind "unknown", which every rule that could apply refuses (rule 5),
 // with a reason saying why.
-func (s Source) canonical() (Source, string) {
+func canonical(s source.Origin) (source.Origin, string) {
 	switch s.Kind {
 	case "oci", "git", "github", "url":
 	default:
@@ -143,7 +102,7 @@ func (s Source) canonical() (Source, string) {
 	}
 	kind, loc, err := source.CanonicalLocation(s.Kind, s.Location)
 	if err != nil {
-		return Source{Kind: "unknown", Pinned: s.Pinned, Display: s.display()},
+		return source.Origin{Kind: "unknown", Pinned: s.Pinned, Display: s.String()},
 			fmt.Sprintf("the source's location cannot be made canonical, so no rule can be matched against it (%v); write the source in a form whose location can", err)
 	}
 	s.Kind, s.Location = kind, loc
@@ -151,7 +110,7 @@ func (s Source) canonical() (Source, string) {
 }
 
 // published reports whether s is a published source (rule 4).
-func (s Source) published() bool {
+func published(s source.Origin) bool {
 	switch s.Kind {
 	case "github", "git", "oci", "url":
 		return true
@@ -171,17 +130,17 @@ func (s Source) published() bool {
 // on the local disk (git:/srv/repos/x), is its real path, links resolved
 // as the installer resolves a source's ([source.RealPath]). The source
 // is not pinned.
-func ParseSource(text string) (Source, error) {
+func ParseSource(text string) (source.Origin, error) {
 	kind, loc, ok := strings.Cut(text, ":")
 	if !ok || !knownKind(kind) || loc == "" {
-		return Source{}, fmt.Errorf("source %q: write KIND:LOCATION, KIND one of %s (as github:acme/tools or oci:ghcr.io/acme/skills)", text, kindList)
+		return source.Origin{}, fmt.Errorf("source %q: write KIND:LOCATION, KIND one of %s (as github:acme/tools or oci:ghcr.io/acme/skills)", text, kindList)
 	}
 	if kind == "local" {
 		abs, err := filepath.Abs(loc)
 		if err != nil {
-			return Source{}, fmt.Errorf("source %q: %w", text, err)
+			return source.Origin{}, fmt.Errorf("source %q: %w", text, err)
 		}
-		return Source{Kind: kind, Location: filepath.ToSlash(source.RealPath(abs)), Display: text}, nil
+		return source.Origin{Kind: kind, Location: filepath.ToSlash(source.RealPath(abs)), Display: text}, nil
 	}
 	canonKind, canon, err := source.CanonicalLocation(kind, loc)
 	if err == nil && canonKind == "git" && strings.HasPrefix(loc, "/") {
@@ -189,9 +148,9 @@ func ParseSource(text string) (Source, error) {
 		canonKind, canon, err = source.CanonicalLocation(kind, filepath.ToSlash(source.RealPath(filepath.FromSlash(loc))))
 	}
 	if err != nil {
-		return Source{}, fmt.Errorf("source %q: %w", text, err)
+		return source.Origin{}, fmt.Errorf("source %q: %w", text, err)
 	}
-	return Source{Kind: canonKind, Location: canon, Display: text}, nil
+	return source.Origin{Kind: canonKind, Location: canon, Display: text}, nil
 }
 
 // Policy is the effective policy of one scope. The zero Policy, and one
@@ -256,11 +215,11 @@ func (p *Policy) Files() []string {
 
 // Check says whether s is allowed (sources.allow, sources.pinned): nil, or
 // a [*DeniedError].
-func (p *Policy) Check(s Source) error {
+func (p *Policy) Check(s source.Origin) error {
 	if !knownKind(s.Kind) && s.Kind != "inline" && s.Kind != "unknown" {
-		return &DeniedError{Source: s.display(), Rule: "source.kind", Reason: fmt.Sprintf("kind %q is not a kind of source the policy knows (%s, inline)", s.Kind, kindList)}
+		return &DeniedError{Source: s.String(), Rule: "source.kind", Reason: fmt.Sprintf("kind %q is not a kind of source the policy knows (%s, inline)", s.Kind, kindList)}
 	}
-	s, why := s.canonical()
+	s, why := canonical(s)
 	for _, f := range p.files {
 		if _, err := f.allowed(s, why); err != nil {
 			return err
@@ -285,11 +244,11 @@ func (p *Policy) Check(s Source) error {
 }
 
 // unknownReason is why a source of kind "unknown" is refused (rule 5).
-const unknownReason = "the skill's source does not say where it comes from (an archive, or a source of its own type, without an Origin method), so the policy cannot tell whether its rules allow it; give it an origin: build it with Artifact.TrustedSkill of package source/oci, Client.TrustedSkill of source/git or source/github, skill.Dir for a folder, or implement adaptor.Origin on the source"
+const unknownReason = "the skill's source does not say where it comes from (an archive, or a source of its own type, without an Origin method), so the policy cannot tell whether its rules allow it; give it an origin: build it with Artifact.TrustedSkill of package source/oci, Client.TrustedSkill of source/git or source/github, skill.Dir for a folder, or implement trust.Origin on the source"
 
 // pinRule returns the first sources.pinned rule that applies to s.
-func (p *Policy) pinRule(s Source) (Rule, bool) {
-	if !s.published() {
+func (p *Policy) pinRule(s source.Origin) (Rule, bool) {
+	if !published(s) {
 		return Rule{}, false
 	}
 	for _, f := range p.files {
@@ -312,10 +271,10 @@ type SignerRule struct {
 // The error is a location of s that cannot be made canonical (rule 15),
 // to which no rule can be known not to apply; [Policy.Check] refuses
 // such a source too.
-func (p *Policy) SignerRules(s Source) ([]SignerRule, error) {
-	s, why := s.canonical()
+func (p *Policy) SignerRules(s source.Origin) ([]SignerRule, error) {
+	s, why := canonical(s)
 	if s.Kind == "unknown" && why != unknownReason && len(p.files) > 0 {
-		return nil, fmt.Errorf("%s: %w: %s", s.display(), ErrDenied, why)
+		return nil, fmt.Errorf("%s: %w: %s", s.String(), ErrDenied, why)
 	}
 	var out []SignerRule
 	for _, f := range p.files {
@@ -332,7 +291,7 @@ func (p *Policy) SignerRules(s Source) ([]SignerRule, error) {
 // Signers returns the signer requirements for s: each inner list is one
 // policy rule, satisfied by a signature matching any of its requirements;
 // every list must be satisfied. None: no signature is required.
-func (p *Policy) Signers(s Source) ([][]signature.Requirement, error) {
+func (p *Policy) Signers(s source.Origin) ([][]signature.Requirement, error) {
 	rules, err := p.SignerRules(s)
 	if err != nil {
 		return nil, err
@@ -354,8 +313,8 @@ type CommitRule struct {
 
 // CommitRules returns every commits rule that applies to s, the user's
 // first; each must be satisfied (rules 7 and 13).
-func (p *Policy) CommitRules(s Source) []CommitRule {
-	s, _ = s.canonical()
+func (p *Policy) CommitRules(s source.Origin) []CommitRule {
+	s, _ = canonical(s)
 	var out []CommitRule
 	for _, f := range p.files {
 		for _, r := range f.signers {
@@ -373,7 +332,7 @@ func (p *Policy) CommitRules(s Source) []CommitRule {
 // Where more than one rule applies (one of the user's and one of the
 // project's) it returns the first: a caller that checks every rule, as
 // rule 13 requires, uses [Policy.CommitRules].
-func (p *Policy) CommitSigners(s Source) (allowedSigners, gpgKeyring string, required bool) {
+func (p *Policy) CommitSigners(s source.Origin) (allowedSigners, gpgKeyring string, required bool) {
 	rules := p.CommitRules(s)
 	if len(rules) == 0 {
 		return "", "", false
@@ -410,8 +369,8 @@ func (p *Policy) FailOnRule() Rule {
 // above: a project's file alone cannot accept what the default refuses.
 // A finding no threshold reaches refuses nothing and is reported
 // accepted.
-func (p *Policy) Accepted(f audit.Finding, skill string, s Source) bool {
-	s, _ = s.canonical()
+func (p *Policy) Accepted(f audit.Finding, skill string, s source.Origin) bool {
+	s, _ = canonical(s)
 	if !p.hasUser() && f.Severity >= defaultFailOn {
 		return false
 	}
@@ -431,8 +390,8 @@ func (p *Policy) Accepted(f audit.Finding, skill string, s Source) bool {
 // default or a project's file refuses is not the user's own word. A
 // caller uses it for what a project may record but not decide for the
 // user (rule 16).
-func (p *Policy) UserRefusal(f audit.Finding, skill string, s Source) (Rule, bool) {
-	s, _ = s.canonical()
+func (p *Policy) UserRefusal(f audit.Finding, skill string, s source.Origin) (Rule, bool) {
+	s, _ = canonical(s)
 	for _, file := range p.files {
 		if !file.project && f.Severity >= file.failOn && file.acceptance(f.Rule, skill, s) == nil {
 			return Rule{Name: "audit.fail_on", File: file.path, Line: file.failOnLine}, true

@@ -12,6 +12,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 func mustParse(t *testing.T, yaml string) *policy.Policy {
@@ -28,60 +29,60 @@ func TestPatterns(t *testing.T) {
 	home, _ := os.UserHomeDir()
 	tests := []struct {
 		pattern string
-		src     policy.Source
+		src     source.Origin
 		want    bool
 	}{
-		{"github:acme/*", policy.Source{Kind: "github", Location: "acme/tools"}, true},
-		{"github:acme/*", policy.Source{Kind: "github", Location: "acme"}, false},
-		{"github:acme/*", policy.Source{Kind: "github", Location: "acme/tools/sub"}, false},
-		{"github:acme/*", policy.Source{Kind: "github", Location: "acmex/tools"}, false},
-		{"github:acme/*", policy.Source{Kind: "github", Location: "evil/acme"}, false},
-		{"github:acme/*", policy.Source{Kind: "git", Location: "acme/tools"}, false},
-		{"github:acme/**", policy.Source{Kind: "github", Location: "acme/tools"}, true},
-		{"github:acme/**", policy.Source{Kind: "github", Location: "acmex/tools"}, false},
+		{"github:acme/*", source.Origin{Kind: "github", Location: "acme/tools"}, true},
+		{"github:acme/*", source.Origin{Kind: "github", Location: "acme"}, false},
+		{"github:acme/*", source.Origin{Kind: "github", Location: "acme/tools/sub"}, false},
+		{"github:acme/*", source.Origin{Kind: "github", Location: "acmex/tools"}, false},
+		{"github:acme/*", source.Origin{Kind: "github", Location: "evil/acme"}, false},
+		{"github:acme/*", source.Origin{Kind: "git", Location: "acme/tools"}, false},
+		{"github:acme/**", source.Origin{Kind: "github", Location: "acme/tools"}, true},
+		{"github:acme/**", source.Origin{Kind: "github", Location: "acmex/tools"}, false},
 		// A github location is OWNER/REPO (rule 15): one with more or fewer
 		// elements is no repository's and is refused, whatever matches it.
-		{"github:acme/**", policy.Source{Kind: "github", Location: "acme/tools/skills/review"}, false},
-		{"github:acme/**", policy.Source{Kind: "github", Location: "acme"}, false},
+		{"github:acme/**", source.Origin{Kind: "github", Location: "acme/tools/skills/review"}, false},
+		{"github:acme/**", source.Origin{Kind: "github", Location: "acme"}, false},
 		// A git pattern whose host is a wildcard matches a repository on
 		// github.com at github.com/OWNER/REPO, whichever kind names it.
-		{"git:*.com/acme/*", policy.Source{Kind: "github", Location: "acme/tools"}, true},
-		{"git:**", policy.Source{Kind: "github", Location: "acme/tools"}, true},
-		{"git:*.com/acme/*", policy.Source{Kind: "git", Location: "GitHub.com/Acme/Tools.git"}, true},
-		{"git:git.acme.corp/**", policy.Source{Kind: "github", Location: "acme/tools"}, false},
-		{"github:acme/*", policy.Source{Kind: "git", Location: "github.com/acme/tools"}, true},
-		{"git:github.com/acme/*", policy.Source{Kind: "github", Location: "acme/tools"}, true},
-		{"git:git.acme.corp/team/*.git", policy.Source{Kind: "git", Location: "git.acme.corp/team/tools.git"}, true},
-		{"url:https://*.acme.corp/*", policy.Source{Kind: "url", Location: "https://evil.example?.acme.corp/x.tgz"}, false},
-		{"url:https://*.acme.corp/*", policy.Source{Kind: "url", Location: "https://a.acme.corp?x=1/2"}, true},
-		{"url:https://skills.acme.corp", policy.Source{Kind: "url", Location: "https://skills.acme.corp"}, true},
-		{"url:https://**", policy.Source{Kind: "url", Location: "https://a.example/b/kit.tgz?x=1/2"}, true},
-		{"url:https://**", policy.Source{Kind: "url", Location: "http://a.example/kit.tgz"}, false},
-		{"github:acme/tool-?", policy.Source{Kind: "github", Location: "acme/tool-a"}, true},
-		{"github:acme/[a-c]*", policy.Source{Kind: "github", Location: "acme/deploy"}, false},
-		{"github:Acme/Tools", policy.Source{Kind: "github", Location: "ACME/tools"}, true},
-		{"github:**/tools", policy.Source{Kind: "github", Location: "anyone/tools"}, true},
-		{"git:git.acme.corp/skills/*", policy.Source{Kind: "git", Location: "GIT.ACME.CORP/skills/a"}, true},
-		{"git:git.acme.corp/skills/*", policy.Source{Kind: "git", Location: "git.acme.corp/Skills/a"}, false},
-		{"git:git.acme.corp/**", policy.Source{Kind: "git", Location: "git.acme.corp.evil.example/skills"}, false},
-		{"git:*.acme.corp/**", policy.Source{Kind: "git", Location: "git.acme.corp/a/b"}, true},
-		{"oci:ghcr.io/acme/*", policy.Source{Kind: "oci", Location: "ghcr.io/acme/skills"}, true},
-		{"oci:ghcr.io/acme/*", policy.Source{Kind: "oci", Location: "ghcr.io/acme/team/skills"}, false},
-		{"oci:ghcr.io/acme/**", policy.Source{Kind: "oci", Location: "ghcr.io/acme/team/skills"}, true},
-		{"oci:ghcr.io/**/skills", policy.Source{Kind: "oci", Location: "ghcr.io/a/b/c/skills"}, true},
-		{"oci:ghcr.io/**/skills", policy.Source{Kind: "oci", Location: "ghcr.io/a/b/c/skills2"}, false},
-		{"url:https://skills.acme.corp/*", policy.Source{Kind: "url", Location: "https://skills.acme.corp/kit.tgz"}, true},
-		{"url:https://skills.acme.corp/*", policy.Source{Kind: "url", Location: "HTTPS://Skills.Acme.Corp/kit.tgz"}, true},
-		{"url:https://skills.acme.corp/*", policy.Source{Kind: "url", Location: "http://skills.acme.corp/kit.tgz"}, false},
-		{"url:https://skills.acme.corp/*", policy.Source{Kind: "url", Location: "https://skills.acme.corp.evil/kit.tgz"}, false},
-		{"url:https://skills.acme.corp/*", policy.Source{Kind: "url", Location: "https://skills.acme.corp/a/kit.tgz"}, false},
-		{"local:/srv/skills/**", policy.Source{Kind: "local", Location: "/srv/skills/a/b"}, true},
-		{"local:/srv/skills/**", policy.Source{Kind: "local", Location: "/srv/skills/../secret"}, false},
-		{"local:/srv/skills/*", policy.Source{Kind: "local", Location: "/srv/skills/a/"}, true},
-		{"local:/srv/skills/*", policy.Source{Kind: "local", Location: "/srv/Skills/a"}, false},
-		{"local:/**", policy.Source{Kind: "local", Location: "/anything/at/all"}, true},
-		{"local:~/work/**", policy.Source{Kind: "local", Location: filepath.Join(home, "work", "x")}, true},
-		{"local:/srv/**", policy.Source{Kind: "inline"}, true}, // rule 5
+		{"git:*.com/acme/*", source.Origin{Kind: "github", Location: "acme/tools"}, true},
+		{"git:**", source.Origin{Kind: "github", Location: "acme/tools"}, true},
+		{"git:*.com/acme/*", source.Origin{Kind: "git", Location: "GitHub.com/Acme/Tools.git"}, true},
+		{"git:git.acme.corp/**", source.Origin{Kind: "github", Location: "acme/tools"}, false},
+		{"github:acme/*", source.Origin{Kind: "git", Location: "github.com/acme/tools"}, true},
+		{"git:github.com/acme/*", source.Origin{Kind: "github", Location: "acme/tools"}, true},
+		{"git:git.acme.corp/team/*.git", source.Origin{Kind: "git", Location: "git.acme.corp/team/tools.git"}, true},
+		{"url:https://*.acme.corp/*", source.Origin{Kind: "url", Location: "https://evil.example?.acme.corp/x.tgz"}, false},
+		{"url:https://*.acme.corp/*", source.Origin{Kind: "url", Location: "https://a.acme.corp?x=1/2"}, true},
+		{"url:https://skills.acme.corp", source.Origin{Kind: "url", Location: "https://skills.acme.corp"}, true},
+		{"url:https://**", source.Origin{Kind: "url", Location: "https://a.example/b/kit.tgz?x=1/2"}, true},
+		{"url:https://**", source.Origin{Kind: "url", Location: "http://a.example/kit.tgz"}, false},
+		{"github:acme/tool-?", source.Origin{Kind: "github", Location: "acme/tool-a"}, true},
+		{"github:acme/[a-c]*", source.Origin{Kind: "github", Location: "acme/deploy"}, false},
+		{"github:Acme/Tools", source.Origin{Kind: "github", Location: "ACME/tools"}, true},
+		{"github:**/tools", source.Origin{Kind: "github", Location: "anyone/tools"}, true},
+		{"git:git.acme.corp/skills/*", source.Origin{Kind: "git", Location: "GIT.ACME.CORP/skills/a"}, true},
+		{"git:git.acme.corp/skills/*", source.Origin{Kind: "git", Location: "git.acme.corp/Skills/a"}, false},
+		{"git:git.acme.corp/**", source.Origin{Kind: "git", Location: "git.acme.corp.evil.example/skills"}, false},
+		{"git:*.acme.corp/**", source.Origin{Kind: "git", Location: "git.acme.corp/a/b"}, true},
+		{"oci:ghcr.io/acme/*", source.Origin{Kind: "oci", Location: "ghcr.io/acme/skills"}, true},
+		{"oci:ghcr.io/acme/*", source.Origin{Kind: "oci", Location: "ghcr.io/acme/team/skills"}, false},
+		{"oci:ghcr.io/acme/**", source.Origin{Kind: "oci", Location: "ghcr.io/acme/team/skills"}, true},
+		{"oci:ghcr.io/**/skills", source.Origin{Kind: "oci", Location: "ghcr.io/a/b/c/skills"}, true},
+		{"oci:ghcr.io/**/skills", source.Origin{Kind: "oci", Location: "ghcr.io/a/b/c/skills2"}, false},
+		{"url:https://skills.acme.corp/*", source.Origin{Kind: "url", Location: "https://skills.acme.corp/kit.tgz"}, true},
+		{"url:https://skills.acme.corp/*", source.Origin{Kind: "url", Location: "HTTPS://Skills.Acme.Corp/kit.tgz"}, true},
+		{"url:https://skills.acme.corp/*", source.Origin{Kind: "url", Location: "http://skills.acme.corp/kit.tgz"}, false},
+		{"url:https://skills.acme.corp/*", source.Origin{Kind: "url", Location: "https://skills.acme.corp.evil/kit.tgz"}, false},
+		{"url:https://skills.acme.corp/*", source.Origin{Kind: "url", Location: "https://skills.acme.corp/a/kit.tgz"}, false},
+		{"local:/srv/skills/**", source.Origin{Kind: "local", Location: "/srv/skills/a/b"}, true},
+		{"local:/srv/skills/**", source.Origin{Kind: "local", Location: "/srv/skills/../secret"}, false},
+		{"local:/srv/skills/*", source.Origin{Kind: "local", Location: "/srv/skills/a/"}, true},
+		{"local:/srv/skills/*", source.Origin{Kind: "local", Location: "/srv/Skills/a"}, false},
+		{"local:/**", source.Origin{Kind: "local", Location: "/anything/at/all"}, true},
+		{"local:~/work/**", source.Origin{Kind: "local", Location: filepath.Join(home, "work", "x")}, true},
+		{"local:/srv/**", source.Origin{Kind: "inline"}, true}, // rule 5
 	}
 	for _, tt := range tests {
 		p := mustParse(t, "version: 1\nsources:\n  allow: [\""+tt.pattern+"\"]\n")
@@ -100,11 +101,11 @@ func TestPatternRelativeLocal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := policy.Source{Kind: "local", Location: filepath.Join(project, "skills", "review")}
+	in := source.Origin{Kind: "local", Location: filepath.Join(project, "skills", "review")}
 	if err := p.Check(in); err != nil {
 		t.Errorf("Check(%s) = %v, want nil", in.Location, err)
 	}
-	out := policy.Source{Kind: "local", Location: filepath.Join(project, ".agents", "skills", "review")}
+	out := source.Origin{Kind: "local", Location: filepath.Join(project, ".agents", "skills", "review")}
 	if err := p.Check(out); !errors.Is(err, policy.ErrDenied) {
 		t.Errorf("Check(%s) = %v, want denied", out.Location, err)
 	}
@@ -115,18 +116,18 @@ func TestPatternManyStars(t *testing.T) {
 	pat := "oci:h" + strings.Repeat("/**", 62) + "/x"
 	p := mustParse(t, "version: 1\nsources:\n  allow: [\""+pat+"\"]\n")
 	loc := "h" + strings.Repeat("/a", 2000) + "/y"
-	if err := p.Check(policy.Source{Kind: "oci", Location: loc}); !errors.Is(err, policy.ErrDenied) {
+	if err := p.Check(source.Origin{Kind: "oci", Location: loc}); !errors.Is(err, policy.ErrDenied) {
 		t.Errorf("Check(long location) = %v, want denied", err)
 	}
 }
 
 // Rules 2 and 5: sources.allow absent, empty, given; inline sources.
 func TestAllow(t *testing.T) {
-	gh := policy.Source{Kind: "github", Location: "acme/tools", Display: "acme/tools"}
-	inline := policy.Source{Kind: "inline", Display: "greet"}
+	gh := source.Origin{Kind: "github", Location: "acme/tools", Display: "acme/tools"}
+	inline := source.Origin{Kind: "inline", Display: "greet"}
 	tests := []struct {
 		name, yaml string
-		src        policy.Source
+		src        source.Origin
 		want       bool
 	}{
 		{"no file", "", gh, true},
@@ -135,7 +136,7 @@ func TestAllow(t *testing.T) {
 		{"matches", "version: 1\nsources:\n  allow: [oci:r/*, github:acme/*]\n", gh, true},
 		{"no match", "version: 1\nsources:\n  allow: [oci:r/*]\n", gh, false},
 		{"inline with empty allow", "version: 1\nsources:\n  allow: []\n", inline, true},
-		{"unknown kind", "version: 1\n", policy.Source{Kind: "ftp", Location: "x"}, false},
+		{"unknown kind", "version: 1\n", source.Origin{Kind: "ftp", Location: "x"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -162,7 +163,7 @@ func TestDeniedError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = p.Check(policy.Source{Kind: "github", Location: "evil/skills", Display: "evil/skills@main"})
+	err = p.Check(source.Origin{Kind: "github", Location: "evil/skills", Display: "evil/skills@main"})
 	var d *policy.DeniedError
 	if !errors.As(err, &d) {
 		t.Fatalf("Check = %v, want a *DeniedError", err)
@@ -182,17 +183,17 @@ func TestPinned(t *testing.T) {
 	p := mustParse(t, "version: 1\nsources:\n  pinned: true\n")
 	off := mustParse(t, "version: 1\nsources:\n  pinned: false\n")
 	tests := []struct {
-		src  policy.Source
+		src  source.Origin
 		want bool
 	}{
-		{policy.Source{Kind: "github", Location: "a/b"}, false},
-		{policy.Source{Kind: "github", Location: "a/b", Pinned: true}, true},
-		{policy.Source{Kind: "git", Location: "h/r"}, false},
-		{policy.Source{Kind: "oci", Location: "h/r"}, false},
-		{policy.Source{Kind: "oci", Location: "h/r", Pinned: true}, true},
-		{policy.Source{Kind: "url", Location: "https://h/k.tgz"}, false},
-		{policy.Source{Kind: "local", Location: "/srv/x"}, true},
-		{policy.Source{Kind: "inline"}, true},
+		{source.Origin{Kind: "github", Location: "a/b"}, false},
+		{source.Origin{Kind: "github", Location: "a/b", Pinned: true}, true},
+		{source.Origin{Kind: "git", Location: "h/r"}, false},
+		{source.Origin{Kind: "oci", Location: "h/r"}, false},
+		{source.Origin{Kind: "oci", Location: "h/r", Pinned: true}, true},
+		{source.Origin{Kind: "url", Location: "https://h/k.tgz"}, false},
+		{source.Origin{Kind: "local", Location: "/srv/x"}, true},
+		{source.Origin{Kind: "inline"}, true},
 	}
 	for _, tt := range tests {
 		err := p.Check(tt.src)
@@ -240,7 +241,7 @@ signers:
 	if err != nil {
 		t.Fatal(err)
 	}
-	acme := policy.Source{Kind: "oci", Location: "ghcr.io/acme/skills"}
+	acme := source.Origin{Kind: "oci", Location: "ghcr.io/acme/skills"}
 	rules, err := p.SignerRules(acme)
 	if err != nil {
 		t.Fatal(err)
@@ -260,22 +261,22 @@ signers:
 	if err != nil || len(lists) != 3 {
 		t.Errorf("Signers(%s) = %v, %v, want three lists", acme.Location, lists, err)
 	}
-	other := policy.Source{Kind: "oci", Location: "ghcr.io/other/skills"}
+	other := source.Origin{Kind: "oci", Location: "ghcr.io/other/skills"}
 	if lists, _ := p.Signers(other); len(lists) != 1 {
 		t.Errorf("Signers(%s) = %v, want one list", other.Location, lists)
 	}
-	for _, s := range []policy.Source{{Kind: "oci", Location: "docker.io/acme/skills"}, {Kind: "github", Location: "acme/tools"}} {
+	for _, s := range []source.Origin{{Kind: "oci", Location: "docker.io/acme/skills"}, {Kind: "github", Location: "acme/tools"}} {
 		if lists, err := p.Signers(s); len(lists) != 0 || err != nil {
 			t.Errorf("Signers(%+v) = %v, %v, want none", s, lists, err)
 		}
 	}
 	for _, tt := range []struct {
-		src  policy.Source
+		src  source.Origin
 		want bool
 	}{
-		{policy.Source{Kind: "github", Location: "acme/tools"}, true},
-		{policy.Source{Kind: "git", Location: "git.acme.corp/a/b"}, true},
-		{policy.Source{Kind: "github", Location: "other/tools"}, false},
+		{source.Origin{Kind: "github", Location: "acme/tools"}, true},
+		{source.Origin{Kind: "git", Location: "git.acme.corp/a/b"}, true},
+		{source.Origin{Kind: "github", Location: "other/tools"}, false},
 		{acme, false},
 	} {
 		signers, keyring, required := p.CommitSigners(tt.src)
@@ -305,13 +306,13 @@ audit:
 	if got := p.FailOn(); got != audit.Medium {
 		t.Errorf("FailOn() = %v, want medium", got)
 	}
-	acme := policy.Source{Kind: "github", Location: "acme/tools"}
-	evil := policy.Source{Kind: "github", Location: "evil/tools"}
+	acme := source.Origin{Kind: "github", Location: "acme/tools"}
+	evil := source.Origin{Kind: "github", Location: "evil/tools"}
 	tests := []struct {
 		rule  string
 		sev   audit.Severity
 		skill string
-		src   policy.Source
+		src   source.Origin
 		want  bool
 	}{
 		{"download-exec", audit.High, "setup-helper", acme, true},
@@ -342,9 +343,9 @@ audit:
 // Rules 11 to 14: the project's file tightens the user's, in every
 // direction, and never loosens it.
 func TestTighten(t *testing.T) {
-	acme := policy.Source{Kind: "oci", Location: "ghcr.io/acme/skills"}
-	team := policy.Source{Kind: "oci", Location: "ghcr.io/acme/team"}
-	evil := policy.Source{Kind: "oci", Location: "ghcr.io/evil/skills"}
+	acme := source.Origin{Kind: "oci", Location: "ghcr.io/acme/skills"}
+	team := source.Origin{Kind: "oci", Location: "ghcr.io/acme/team"}
+	evil := source.Origin{Kind: "oci", Location: "ghcr.io/evil/skills"}
 	pinnedAcme := acme
 	pinnedAcme.Pinned = true
 	high := audit.Finding{Rule: "download-exec", Severity: audit.High}
@@ -354,7 +355,7 @@ func TestTighten(t *testing.T) {
 		name string
 		ok   func(p *policy.Policy) bool
 	}
-	allowed := func(s policy.Source) func(*policy.Policy) bool {
+	allowed := func(s source.Origin) func(*policy.Policy) bool {
 		return func(p *policy.Policy) bool { return p.Check(s) == nil }
 	}
 	accepted := func(f audit.Finding) func(*policy.Policy) bool {
@@ -425,7 +426,7 @@ func TestLoad(t *testing.T) {
 	if err != nil || len(p.Files()) != 0 {
 		t.Fatalf("Load(no files) = %v, %v, want no files", p.Files(), err)
 	}
-	if err := p.Check(policy.Source{Kind: "github", Location: "any/thing"}); err != nil {
+	if err := p.Check(source.Origin{Kind: "github", Location: "any/thing"}); err != nil {
 		t.Errorf("Check with no files = %v", err)
 	}
 	name := writePolicy(t, project, "version: 1\nsources:\n  allow: github:a/*\n")
@@ -446,15 +447,15 @@ func TestParseSource(t *testing.T) {
 	wd, _ := os.Getwd()
 	tests := []struct {
 		text string
-		want policy.Source
+		want source.Origin
 		err  bool
 	}{
-		{"github:acme/tools", policy.Source{Kind: "github", Location: "acme/tools", Display: "github:acme/tools"}, false},
-		{"oci:ghcr.io/acme/x", policy.Source{Kind: "oci", Location: "ghcr.io/acme/x", Display: "oci:ghcr.io/acme/x"}, false},
-		{"local:skills/x", policy.Source{Kind: "local", Location: filepath.ToSlash(filepath.Join(wd, "skills", "x")), Display: "local:skills/x"}, false},
-		{"acme/tools", policy.Source{}, true},
-		{"ftp:x", policy.Source{}, true},
-		{"oci:", policy.Source{}, true},
+		{"github:acme/tools", source.Origin{Kind: "github", Location: "acme/tools", Display: "github:acme/tools"}, false},
+		{"oci:ghcr.io/acme/x", source.Origin{Kind: "oci", Location: "ghcr.io/acme/x", Display: "oci:ghcr.io/acme/x"}, false},
+		{"local:skills/x", source.Origin{Kind: "local", Location: filepath.ToSlash(filepath.Join(wd, "skills", "x")), Display: "local:skills/x"}, false},
+		{"acme/tools", source.Origin{}, true},
+		{"ftp:x", source.Origin{}, true},
+		{"oci:", source.Origin{}, true},
 	}
 	for _, tt := range tests {
 		got, err := policy.ParseSource(tt.text)
@@ -468,7 +469,7 @@ func TestParseSource(t *testing.T) {
 // kinds there are; a policy with no file says so as the rule's place.
 func TestUnknownKind(t *testing.T) {
 	var p policy.Policy
-	err := p.Check(policy.Source{Kind: "ftp", Location: "h/x", Display: "ftp://h/x"})
+	err := p.Check(source.Origin{Kind: "ftp", Location: "h/x", Display: "ftp://h/x"})
 	want := `ftp://h/x: denied by the policy: source.kind (the default): kind "ftp" is not a kind of source the policy knows (github, git, oci, url, local, inline)`
 	if err == nil || err.Error() != want {
 		t.Errorf("Check(ftp) = %v, want %s", err, want)
@@ -483,7 +484,7 @@ func TestUnknownKind(t *testing.T) {
 // refuses; it accepts only below the default threshold, or what a user's
 // file accepts too.
 func TestProjectAcceptWithoutUserFile(t *testing.T) {
-	src := policy.Source{Kind: "github", Location: "evil/kit"}
+	src := source.Origin{Kind: "github", Location: "evil/kit"}
 	high := audit.Finding{Rule: "reverse-shell", Severity: audit.Critical}
 	medium := audit.Finding{Rule: "download-exec", Severity: audit.Medium}
 	tests := []struct {
@@ -516,7 +517,7 @@ func TestProjectAcceptWithoutUserFile(t *testing.T) {
 // Rule 5: a source that does not say where it comes from is not inline:
 // any rule that could apply refuses it, saying how to give it an origin.
 func TestUnknownSource(t *testing.T) {
-	src := policy.Source{Kind: "unknown", Display: "an archive without an origin"}
+	src := source.Origin{Kind: "unknown", Display: "an archive without an origin"}
 	tests := []struct {
 		name, yaml, rule string // rule "": allowed
 	}{
@@ -553,7 +554,7 @@ func TestExplainProjectAccept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Join(p.Explain(policy.Source{Kind: "github", Location: "evil/kit"}), "\n")
+	got := strings.Join(p.Explain(source.Origin{Kind: "github", Location: "evil/kit"}), "\n")
 	if !strings.Contains(got, "accepted: reverse-shell") || !strings.Contains(got, "below high only") {
 		t.Errorf("Explain = %s, want the project's acceptance said to count below high only", got)
 	}
@@ -562,7 +563,7 @@ func TestExplainProjectAccept(t *testing.T) {
 // Rule 16: only the user's own file refuses in UserRefusal's sense; the
 // default that stands for a missing one, and a project's file, do not.
 func TestUserRefusal(t *testing.T) {
-	src := policy.Source{Kind: "local", Location: "/kit"}
+	src := source.Origin{Kind: "local", Location: "/kit"}
 	high := audit.Finding{Rule: "prerequisite-install", Severity: audit.High}
 	medium := audit.Finding{Rule: "download-exec", Severity: audit.Medium}
 	tests := []struct {

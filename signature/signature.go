@@ -96,6 +96,8 @@ import (
 	"crypto"
 	"errors"
 	"fmt"
+
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // BundleMediaType is the media type of a Sigstore bundle, version 0.3: the
@@ -106,14 +108,17 @@ const BundleMediaType = "application/vnd.dev.sigstore.bundle.v0.3+json"
 // Errors. Each error returned wraps one of them and says what was expected
 // and what was found.
 var (
-	// ErrUnsigned: no signature at all was found for the digest.
-	ErrUnsigned = errors.New("not signed")
+	// ErrUnsigned: no signature at all was found for the digest. It is
+	// source.ErrUnsigned, which source/oci returns too.
+	ErrUnsigned = source.ErrUnsigned
 	// ErrUntrusted: signatures were found, none by a signer the
-	// requirements name (another key, another identity or issuer).
-	ErrUntrusted = errors.New("not signed by a required signer")
+	// requirements name (another key, another identity or issuer). It is
+	// source.ErrUntrusted.
+	ErrUntrusted = source.ErrUntrusted
 	// ErrInvalid: a bundle does not verify (damaged, over other content,
-	// a bad certificate chain or log entry) or does not parse.
-	ErrInvalid = errors.New("invalid signature")
+	// a bad certificate chain or log entry) or does not parse. It is
+	// source.ErrInvalidSignature.
+	ErrInvalid = source.ErrInvalidSignature
 	// ErrKey: a key file that cannot be read (wrong password, unknown
 	// format or algorithm).
 	ErrKey = errors.New("unusable key")

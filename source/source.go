@@ -1,7 +1,8 @@
 // Package source is what the packages that fetch published skills share
 // (source/github, source/git, source/oci, and any other): the errors they
-// classify failures with, and [Remote], the one shape in which package
-// install and the agentskills command use any of them.
+// classify failures with, [Parse], which tells what kind of source a text
+// names, and [Remote], the one shape in which package install and the
+// agentskills command use any of them.
 //
 // # Errors
 //
@@ -62,8 +63,8 @@
 // [Remote.Open] reads the content at a pin as an archive, and
 // [Remote.Close] releases what one kept for the other. github.NewRemote,
 // git.NewRemote and oci.NewRemote make one. This package is small and
-// imports only package skill (and IDNA's tables), so that any package
-// may use it; it holds no state.
+// imports only package skill (and IDNA's tables and an internal package
+// of git's syntax), so that any package may use it; it holds no state.
 //
 // # Canonical locations
 //
@@ -156,8 +157,55 @@
 //     to. [GitLocation] and [CanonicalLocation] do not resolve: a
 //     caller that reads the disk resolves before it matches.
 //
+// # Source text
+//
+// [Parse] is the one place that reads a source as a user types it (on
+// the command line, in an SDK program, in a lock file) and tells its
+// [Kind]; the kind's package then reads [Spec.Text] in its own syntax
+// (source/github, source/git, source/oci, source/webindex: their rules),
+// and package install and the agentskills command act on the kind. The
+// first rule that fits decides:
+//
+//  16. oci://HOST/REPO:TAG or oci://HOST/REPO@sha256:DIGEST is [OCI].
+//  17. git+https://, git+ssh://, git+file://... (any git+ text,
+//     #ref=REF&path=PATH after it) is [Git].
+//  18. [GitHubPrefix] then OWNER/REPO[/PATH][@REF] is [GitHub], whatever
+//     exists on disk.
+//  19. An http(s) URL is read as the first of these that fits:
+//     (1) on github.com, https, without user, query or fragment, and of
+//     a repository's form (/OWNER/REPO or /OWNER/REPO/tree/REF[/PATH]):
+//     [GitHub]; any other github.com address is an archive [URL];
+//     (2) an archive [URL] when its path ends in .zip, .skill, .tar, .tgz
+//     or .tar.gz (any case) or it has #sha256=HEX ([Spec.SHA256]);
+//     (3) over https, of a repository's form on another host: [GitHub]
+//     for a GitHub Enterprise Server's /OWNER/REPO/tree/REF[/PATH], or
+//     /OWNER/REPO on the host $GH_HOST names (package source/github,
+//     rules 15 and 16); [Git] for a path ending in .git, GitLab's
+//     /-/tree/, Gitea's and Forgejo's /src/branch/, /src/tag/ and
+//     /src/commit/, Bitbucket's /src/REF on bitbucket.org, and a
+//     repository's own page on gitlab.com, codeberg.org, gitea.com or
+//     bitbucket.org (package source/git, rules 17 to 22). Text of such a
+//     form that its package cannot read is refused by it, never
+//     downloaded. The host is never asked what it is.
+//  20. An http(s) URL whose path is empty or ends in "/", or ends in
+//     /.well-known/agent-skills/index.json, is a [WebIndex] (package
+//     source/webindex).
+//  21. Any other http(s) URL is an archive [URL]; a fragment other than
+//     #sha256= and 64 hex digits is an error. Any other text is [Local]:
+//     a path, except OWNER/REPO[/PATH][@REF] (an owner and a repository
+//     of letters, digits, '.', '-' and '_', not starting like a path with
+//     ".", "/", "\" or "~"), which is [GitHub] with [Spec.Bare] set: it
+//     names the GitHub repository only when no file or folder of that
+//     name exists, which the caller, knowing the folder it is relative
+//     to, checks (package install, rule 13, also refuses one whose OWNER
+//     exists as a mistyped path).
+//
+// Parse reads no disk and no network, and redacts a password from its
+// errors. Its table test and fuzz target are in parse_test.go.
+//
 // What holds on Linux holds on macOS and Windows: nothing here depends on
-// the system but rule 15, which reads the file system where it is.
+// the system but rule 15, which reads the file system where it is, and
+// rule 21, where a path with a volume name (C:\skills) is a path.
 package source
 
 import (

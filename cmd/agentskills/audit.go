@@ -232,7 +232,7 @@ func auditTargets(ctx context.Context, args []string) ([]auditTarget, error) {
 				continue
 			}
 		}
-		found, err := in.Find(ctx, arg)
+		found, err := in.Find(ctx, install.FindRequest{Source: arg})
 		if err != nil {
 			if errors.Is(err, install.ErrInvalidSource) {
 				return nil, inputError{fmt.Errorf("%s is neither an installed skill nor a source: %w", arg, err)}
@@ -257,7 +257,7 @@ func installedSkills(ctx context.Context, env install.Env) ([]auditTarget, error
 	var out []auditTarget
 	seen := map[string]bool{}
 	for _, scope := range []install.Scope{install.Project, install.User} {
-		st, err := install.New(env, install.WithScope(scope)).List(ctx, nil)
+		st, err := install.New(env, install.WithScope(scope)).List(ctx, install.ListRequest{})
 		if err != nil {
 			return nil, installErr(err)
 		}

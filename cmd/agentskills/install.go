@@ -522,7 +522,7 @@ func runAddList(ctx context.Context, opts *addOptions, sources []string) error {
 	}
 	var all []install.SourceSkill
 	for _, src := range sources {
-		found, err := in.Contents(ctx, src)
+		found, err := in.Contents(ctx, install.FindRequest{Source: src})
 		if err != nil {
 			return installErr(err)
 		}
@@ -649,11 +649,7 @@ func runRemove(ctx context.Context, opts *removeOptions, names []string) error {
 	if err != nil {
 		return err
 	}
-	var ropts []install.RemoveOption
-	if opts.force {
-		ropts = append(ropts, install.Force())
-	}
-	changes, err := in.Remove(ctx, names, agents, ropts...)
+	changes, err := in.Remove(ctx, install.RemoveRequest{Names: names, Agents: agents, Force: opts.force})
 	return printChanges(opts.io, changes, &opts.scope, err)
 }
 
@@ -687,7 +683,7 @@ func runList(ctx context.Context, opts *scopeOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := in.List(ctx, agents)
+	st, err := in.List(ctx, install.ListRequest{Agents: agents})
 	if err != nil {
 		return installErr(err)
 	}

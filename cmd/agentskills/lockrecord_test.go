@@ -108,13 +108,13 @@ func TestAcceptSignerSameContent(t *testing.T) {
 	_, host := ociRegistry(t)
 	pinned := pushSkill(t, "oci://"+host+"/team/review:v1", "review", "Review the change.\n")
 	k1, k2 := newCLIKey(t), newCLIKey(t)
-	if _, err := oci.Sign(t.Context(), pinned, k1.priv); err != nil {
+	if _, err := oci.Sign(t.Context(), pinned, signature.KeySigner{Key: k1.priv}); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, stderr := runCLI(t, "add", pinned, "--key", k1.pub, "-a", "claude-code"); code != 0 {
 		t.Fatalf("add --key = %d; stderr:\n%s", code, stderr)
 	}
-	if _, err := oci.Sign(t.Context(), pinned, k2.priv); err != nil {
+	if _, err := oci.Sign(t.Context(), pinned, signature.KeySigner{Key: k2.priv}); err != nil {
 		t.Fatal(err)
 	}
 	code, _, stderr := runCLI(t, "add", pinned, "--key", k2.pub, "-a", "claude-code")
@@ -139,7 +139,7 @@ func TestAcceptSignerSameContent(t *testing.T) {
 	// The same through sync (a signer recorded, another one accepted) and
 	// with --json.
 	k3 := newCLIKey(t)
-	if _, err := oci.Sign(t.Context(), pinned, k3.priv); err != nil {
+	if _, err := oci.Sign(t.Context(), pinned, signature.KeySigner{Key: k3.priv}); err != nil {
 		t.Fatal(err)
 	}
 	code, stdout, stderr = runCLI(t, "sync", "--key", k3.pub, "--accept-signer", k3.id, "--json")
@@ -165,7 +165,7 @@ func TestAcceptSignerSameContent(t *testing.T) {
 
 	// And through update, whose source's tag names the same manifest.
 	k4 := newCLIKey(t)
-	if _, err := oci.Sign(t.Context(), pinned, k4.priv); err != nil {
+	if _, err := oci.Sign(t.Context(), pinned, signature.KeySigner{Key: k4.priv}); err != nil {
 		t.Fatal(err)
 	}
 	tagged := strings.Replace(pinned, "@"+pinned[strings.LastIndex(pinned, "@")+1:], ":v1", 1)

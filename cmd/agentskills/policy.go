@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/install"
 	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // policyCheckOptions are the options of policy check.
@@ -77,13 +78,13 @@ func runPolicyCheck(opts *policyCheckOptions, args []string) error {
 		return err
 	}
 	in := install.New(env)
-	var sources []policy.Source
+	var sources []source.Origin
 	refused := map[int]error{} // by index: sources add refuses before the policy
 	for i, a := range args {
 		src, err := checkedSource(in, a)
 		switch {
 		case errors.Is(err, install.ErrRefused):
-			src, refused[i] = policy.Source{Display: a}, err
+			src, refused[i] = source.Origin{Display: a}, err
 		case errors.Is(err, install.ErrInvalidSource):
 			return inputError{err}
 		case err != nil:
@@ -132,7 +133,7 @@ func runPolicyCheck(opts *policyCheckOptions, args []string) error {
 // notation KIND:LOCATION where add would not read it (git:HOST/PATH,
 // oci:HOST/REPO, url:URL, local:PATH): the source as the policy sees
 // it, its location canonical.
-func checkedSource(in *install.Installer, text string) (policy.Source, error) {
+func checkedSource(in *install.Installer, text string) (source.Origin, error) {
 	kind, rest, _ := strings.Cut(text, ":")
 	switch {
 	case (kind == "oci" || kind == "git") && !strings.HasPrefix(rest, "//"), kind == "url", kind == "local":

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/source/oci"
 )
 
@@ -89,7 +90,7 @@ func runPush(ctx context.Context, opts *pushOptions) error {
 		return err
 	}
 	if key != nil {
-		if _, err := oci.Sign(ctx, opts.ref+"@"+digest, key); err != nil {
+		if _, err := oci.Sign(ctx, opts.ref+"@"+digest, signature.KeySigner{Key: key}); err != nil {
 			return fmt.Errorf("pushed as %s, not signed: %w (sign it with agentskills sign)", digest, err)
 		}
 	}

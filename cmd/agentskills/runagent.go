@@ -211,7 +211,7 @@ func findErr(err error) error {
 func findSkills(ctx context.Context, finder *install.Installer, sources []string) ([]skill.Ref, error) {
 	var refs []skill.Ref
 	for _, src := range sources {
-		found, err := finder.Find(ctx, src)
+		found, err := finder.Find(ctx, install.FindRequest{Source: src})
 		if err != nil {
 			return nil, err
 		}

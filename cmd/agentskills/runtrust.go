@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -15,7 +14,9 @@ import (
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/oci"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // runTrustHelp is what run --help says about trust.
@@ -46,7 +47,11 @@ func registerRunTrust(cmd *cobra.Command, f *trustFlags) {
 // is read.
 func checkRunTrust(f *trustFlags, sources []string) error {
 	signers := len(f.keys) > 0 || f.identity != "" || f.identityRegexp != "" || f.issuer != "" || f.issuerRegexp != ""
-	if signers && !slices.ContainsFunc(sources, func(s string) bool { return strings.HasPrefix(s, oci.Scheme) }) {
+	isOCI := func(s string) bool {
+		spec, err := source.Parse(s)
+		return err == nil && spec.Kind == source.OCI
+	}
+	if signers && !slices.ContainsFunc(sources, isOCI) {
 		return usageErrorf("--key and --certificate-identity check the signatures of oci:// skill sources, and no --skill is one")
 	}
 	return nil
@@ -77,9 +82,10 @@ func loadRunTrust(f *trustFlags, sources []string, env install.Env, workspace st
 	return &runTrust{policy: p, reqs: reqs, allow: f.allowRisks}, nil
 }
 
-// agentOption has the agent enforce the policy on every skill.
+// agentOption has the agent enforce the policy on every skill: its
+// materializer, the default one, checks.
 func (t *runTrust) agentOption() adaptor.Option {
-	return adaptor.WithPolicy(t.policy, adaptor.AllowRisk(t.allow...))
+	return adaptor.WithSkillMaterializer(trust.NewMaterializer(nil, trust.NewChecker(t.policy, trust.AllowRisks(t.allow...))))
 }
 
 // findSkills finds the skills of each source as findSkills does, each
@@ -114,7 +120,7 @@ func (t *runTrust) findSkills(ctx context.Context, finder *install.Installer, so
 // pin returns where src comes from and, for an oci:// source, the
 // reference pinned to the manifest digest its tag names now, once its
 // signature satisfies the flags' signers.
-func (t *runTrust) pin(ctx context.Context, finder *install.Installer, src string) (policy.Source, string, error) {
+func (t *runTrust) pin(ctx context.Context, finder *install.Installer, src string) (source.Origin, string, error) {
 	origin, err := finder.PolicySource(src)
 	if err != nil || origin.Kind != "oci" {
 		return origin, "", err
@@ -130,7 +136,7 @@ func (t *runTrust) pin(ctx context.Context, finder *install.Installer, src strin
 	}
 	pinned := ref.String()
 	if len(t.reqs) > 0 {
-		if _, err := oci.Verify(ctx, pinned, t.reqs); err != nil {
+		if err := oci.Verify(ctx, pinned, &signature.BundleCheck{Reqs: t.reqs}); err != nil {
 			return origin, "", &signerError{source: src, err: err}
 		}
 	}
@@ -151,23 +157,40 @@ func (e *signerError) Error() string {
 func (e *signerError) Unwrap() error { return e.err }
 
 // runOrigin is a found skill's folder that says where the skill came
-// from ([adaptor.Origin]).
+// from ([trust.Origin]).
 type runOrigin struct {
 	skill.PathSource
-	origin policy.Source
+	origin source.Origin
 }
 
-func (s runOrigin) Origin() policy.Source { return s.origin }
+func (s runOrigin) Origin() source.Origin { return s.origin }
 
 // runOCIOrigin is the folder of an oci:// skill, whose signatures are
-// those of its pinned reference ([adaptor.SignatureVerifier]).
+// those of its pinned reference ([trust.SignatureVerifier], [trust.Pinned]).
 type runOCIOrigin struct {
 	runOrigin
 	ref string
 }
 
-func (s runOCIOrigin) VerifySignature(ctx context.Context, reqs []signature.Requirement) (signature.Signer, error) {
-	return oci.Verify(ctx, s.ref, reqs)
+func (s runOCIOrigin) Pin() string {
+	ref, err := oci.ParseReference(s.ref)
+	if err != nil {
+		return ""
+	}
+	return ref.Digest
+}
+
+func (s runOCIOrigin) VerifySignature(ctx context.Context, pin string, reqs []signature.Requirement) (signature.Signer, error) {
+	ref, err := oci.ParseReference(s.ref)
+	if err != nil {
+		return signature.Signer{}, err
+	}
+	ref.Digest = pin
+	check := &signature.BundleCheck{Reqs: reqs}
+	if err := oci.Verify(ctx, ref.String(), check); err != nil {
+		return signature.Signer{}, err
+	}
+	return check.Signer, nil
 }
 
 // isTrustRefusal reports whether err is a refusal of the policy or of a

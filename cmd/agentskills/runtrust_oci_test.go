@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/registry"
 	"oras.land/oras-go/v2/registry/remote/credentials"
 
+	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/source/oci"
 )
 
@@ -47,7 +48,7 @@ func TestRunOCIKey(t *testing.T) {
 			t.Fatalf("Push: %v", err)
 		}
 		if key != nil {
-			if _, err := oci.Sign(t.Context(), tag+"@"+dgst, key, opts...); err != nil {
+			if _, err := oci.Sign(t.Context(), tag+"@"+dgst, signature.KeySigner{Key: key}, opts...); err != nil {
 				t.Fatalf("Sign: %v", err)
 			}
 		}

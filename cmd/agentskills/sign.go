@@ -80,7 +80,7 @@ func runSign(ctx context.Context, opts *signOptions) error {
 	if err != nil {
 		return err
 	}
-	d, err := oci.Sign(ctx, opts.ref, key)
+	d, err := oci.Sign(ctx, opts.ref, signature.KeySigner{Key: key})
 	if err != nil {
 		return err
 	}

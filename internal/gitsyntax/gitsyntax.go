@@ -86,3 +86,25 @@ func IsCommit(s string) bool {
 	}
 	return true
 }
+
+// WebHost is the table of the public git hosts whose web addresses are
+// read without a form that names a repository (package source/git, rule
+// 22): for each, how many path elements a repository's address has (0:
+// any number from 2, as GitLab's groups and subgroups). host is in lower
+// case, without a port.
+func WebHost(host string) (elems int, known bool) {
+	switch host {
+	case "gitlab.com":
+		return 0, true
+	case "codeberg.org", "gitea.com", "bitbucket.org":
+		return 2, true
+	}
+	return 0, false
+}
+
+// WebPage reports whether elems, a web address's path elements on host,
+// are a repository's own page there by [WebHost].
+func WebPage(host string, elems []string) bool {
+	want, known := WebHost(host)
+	return known && (want == 0 && len(elems) >= 2 || len(elems) == want)
+}

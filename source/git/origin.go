@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
-	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
@@ -13,7 +12,7 @@ import (
 // TrustedSource is the archive source of a pinned skill ([Client.Skill])
 // that also says where it comes from and checks the pinned commit's
 // signature: what an agent that enforces a trust policy
-// (adaptor.WithPolicy) asks a source. The default materializer reads it
+// (trust.NewMaterializer) asks a source. The default materializer reads it
 // as the archive it embeds.
 type TrustedSource struct {
 	skill.ArchiveSource
@@ -40,18 +39,26 @@ func (c *Client) TrustedSkill(key string, p Pin) skill.Skill {
 // "." or ".." segment, a port that is no port) cannot be checked against
 // a policy: its kind is then "unknown", which every rule that could
 // apply refuses.
-func (s TrustedSource) Origin() policy.Source {
+func (s TrustedSource) Origin() source.Origin {
 	shown := s.pin
 	shown.Source.URL = display(shown.Source.URL)
 	kind, loc, err := source.RealGitLocation(s.pin.Source.URL)
 	if err != nil {
-		return policy.Source{Kind: "unknown", Display: shown.String()}
+		return source.Origin{Kind: "unknown", Display: shown.String()}
 	}
-	return policy.Source{Kind: kind, Location: loc, Pinned: gitsyntax.IsCommit(strings.ToLower(s.pin.Commit)), Display: shown.String()}
+	return source.Origin{Kind: kind, Location: loc, Pinned: gitsyntax.IsCommit(strings.ToLower(s.pin.Commit)), Display: shown.String()}
 }
 
-// VerifyCommit is [Client.VerifyCommit] of the pin the skill was built
-// from.
-func (s TrustedSource) VerifyCommit(ctx context.Context, keys source.CommitKeys) (string, error) {
-	return s.client.VerifyCommit(ctx, s.pin, keys)
+// Pin returns the commit the skill was built from, which a trust
+// checker verifies with [TrustedSource.VerifyCommit].
+func (s TrustedSource) Pin() string { return s.pin.Commit }
+
+// VerifyCommit is [Client.VerifyCommit] of the commit in the repository
+// the skill was built from: the [source.CommitVerifier] of the skill.
+func (s TrustedSource) VerifyCommit(ctx context.Context, commit string, keys source.CommitKeys) (string, error) {
+	p := s.pin
+	p.Commit = commit
+	return s.client.VerifyCommit(ctx, p, keys)
 }
+
+var _ source.CommitVerifier = TrustedSource{}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/git"
 )
 
@@ -21,7 +21,7 @@ func TestTrustedSkillOrigin(t *testing.T) {
 	commit := strings.Repeat("ab", 20)
 	pin := git.Pin{Source: git.Source{URL: "https://me:s3cret@git.acme.corp/skills/kit.git", Path: "review"}, Commit: commit}
 	s := c.TrustedSkill("review", pin)
-	o, ok := s.Source.(interface{ Origin() policy.Source })
+	o, ok := s.Source.(interface{ Origin() source.Origin })
 	if !ok {
 		t.Fatalf("TrustedSkill source %T has no Origin method", s.Source)
 	}
@@ -51,7 +51,7 @@ func TestTrustedSkillOriginDotSegment(t *testing.T) {
 	}
 	for _, u := range []string{"https://git.acme.corp/allowed/../evil/kit.git", "https://git.acme.corp/allowed/%2e%2e/evil/kit.git", "git@git.acme.corp:allowed/../evil/kit.git"} {
 		pin := git.Pin{Source: git.Source{URL: u}, Commit: strings.Repeat("ab", 20)}
-		got := c.TrustedSkill("kit", pin).Source.(interface{ Origin() policy.Source }).Origin()
+		got := c.TrustedSkill("kit", pin).Source.(interface{ Origin() source.Origin }).Origin()
 		if got.Kind != "unknown" || got.Location != "" {
 			t.Errorf("Origin() of %s = %+v, want kind unknown", u, got)
 		}
@@ -79,7 +79,7 @@ func TestTrustedSkillOriginCanonical(t *testing.T) {
 		"https://github.com/acme/tools/skills":      "",
 	} {
 		pin := git.Pin{Source: git.Source{URL: u}, Commit: strings.Repeat("ab", 20)}
-		got := c.TrustedSkill("kit", pin).Source.(interface{ Origin() policy.Source }).Origin()
+		got := c.TrustedSkill("kit", pin).Source.(interface{ Origin() source.Origin }).Origin()
 		kind, loc := "git", want
 		if l, ok := strings.CutPrefix(want, "github:"); ok {
 			kind, loc = "github", l
@@ -118,7 +118,7 @@ func TestTrustedSkillOriginThroughLink(t *testing.T) {
 	}
 	for _, u := range urls {
 		pin := git.Pin{Source: git.Source{URL: u}, Commit: strings.Repeat("ab", 20)}
-		got := c.TrustedSkill("kit", pin).Source.(interface{ Origin() policy.Source }).Origin()
+		got := c.TrustedSkill("kit", pin).Source.(interface{ Origin() source.Origin }).Origin()
 		if got.Kind != "git" || got.Location != want {
 			t.Errorf("Origin() of %s = %+v, want git at %s", u, got, want)
 		}

@@ -9,25 +9,11 @@ import (
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
-// webHost is the table of the public git hosts whose web addresses
-// [ParseWeb] reads without a form that names a repository (rule 22): for
-// each, how many path elements a repository's address has (0: any number
-// from 2, as GitLab's groups and subgroups).
-func webHost(host string) (elems int, known bool) {
-	switch host {
-	case "gitlab.com":
-		return 0, true
-	case "codeberg.org", "gitea.com", "bitbucket.org":
-		return 2, true
-	}
-	return 0, false
-}
-
 // KnownHost reports whether host (lower case, without a port) is one of
 // the public git hosts of rule 22 (gitlab.com, codeberg.org, gitea.com,
 // bitbucket.org), none of which is GitHub.
 func KnownHost(host string) bool {
-	_, ok := webHost(strings.ToLower(host))
+	_, ok := gitsyntax.WebHost(strings.ToLower(host))
 	return ok
 }
 
@@ -103,7 +89,7 @@ func webForm(host string, elems []string) (repo []string, ref string, dir []stri
 		}
 		return elems[:i], elems[i+2], elems[i+3:], nil
 	}
-	want, known := webHost(host)
+	want, known := gitsyntax.WebHost(host)
 	// Rule 21: Bitbucket's /src/REF/PATH.
 	if host == "bitbucket.org" && len(elems) >= 4 && elems[2] == "src" {
 		return elems[:2], elems[3], elems[4:], nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
@@ -12,7 +11,7 @@ import (
 // TrustedSource is the archive source of a pinned skill ([Client.Skill])
 // that also says where it comes from and checks the pinned commit's
 // signature: what an agent that enforces a trust policy
-// (adaptor.WithPolicy) asks a source. The default materializer reads it
+// (trust.NewMaterializer) asks a source. The default materializer reads it
 // as the archive it embeds.
 type TrustedSource struct {
 	skill.ArchiveSource
@@ -36,7 +35,7 @@ func (c *Client) TrustedSkill(key string, p Pin) skill.Skill {
 // [APIHost] reads it), pinned when the pin names a full commit, and the
 // pinned source to show. A location that cannot be made canonical gives
 // kind "unknown", which every rule that could apply refuses.
-func (s TrustedSource) Origin() policy.Source {
+func (s TrustedSource) Origin() source.Origin {
 	host := s.pin.Source.Host
 	if host == "" {
 		host = apiHost(s.client.api)
@@ -47,9 +46,9 @@ func (s TrustedSource) Origin() policy.Source {
 	}
 	kind, loc, err := source.GitHubLocation(host, s.pin.Source.Owner, s.pin.Source.Repo)
 	if err != nil {
-		return policy.Source{Kind: "unknown", Display: display}
+		return source.Origin{Kind: "unknown", Display: display}
 	}
-	return policy.Source{
+	return source.Origin{
 		Kind:     kind,
 		Location: loc,
 		Pinned:   isCommit(strings.ToLower(s.pin.Commit)),
@@ -57,8 +56,16 @@ func (s TrustedSource) Origin() policy.Source {
 	}
 }
 
-// VerifyCommit is [Client.VerifyCommit] of the pin the skill was built
-// from.
-func (s TrustedSource) VerifyCommit(ctx context.Context, keys source.CommitKeys) (string, error) {
-	return s.client.VerifyCommit(ctx, s.pin, keys)
+// Pin returns the commit the skill was built from, which a trust
+// checker verifies with [TrustedSource.VerifyCommit].
+func (s TrustedSource) Pin() string { return s.pin.Commit }
+
+// VerifyCommit is [Client.VerifyCommit] of the commit in the repository
+// the skill was built from: the [source.CommitVerifier] of the skill.
+func (s TrustedSource) VerifyCommit(ctx context.Context, commit string, keys source.CommitKeys) (string, error) {
+	p := s.pin
+	p.Commit = commit
+	return s.client.VerifyCommit(ctx, p, keys)
 }
+
+var _ source.CommitVerifier = TrustedSource{}

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
-	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/github"
 )
 
@@ -23,13 +23,13 @@ func TestTrustedSkillOrigin(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := c.TrustedSkill("r", pin)
-	o, ok := s.Source.(interface{ Origin() policy.Source })
+	o, ok := s.Source.(interface{ Origin() source.Origin })
 	if !ok {
 		t.Fatalf("TrustedSkill source %T has no Origin method", s.Source)
 	}
 	// The client reads it from the stand-in's API, whose host it names
 	// (rule 16): not github.com.
-	want := policy.Source{Kind: "git", Location: strings.TrimPrefix(f.api.URL, "http://") + "/o/r", Pinned: true, Display: "github:O/R@" + pin.Commit}
+	want := source.Origin{Kind: "git", Location: strings.TrimPrefix(f.api.URL, "http://") + "/o/r", Pinned: true, Display: "github:O/R@" + pin.Commit}
 	if got := o.Origin(); got != want {
 		t.Errorf("Origin() = %+v, want %+v", got, want)
 	}

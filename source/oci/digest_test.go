@@ -164,9 +164,9 @@ func TestHostileDigestsInReferrers(t *testing.T) {
 			o.serve("/v2/team/review/manifests/"+desc.Digest.String(), ocispec.MediaTypeImageManifest, data)
 			idx, _ := json.Marshal(ocispec.Index{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageIndex, Manifests: []ocispec.Descriptor{desc}})
 			o.serve("/v2/team/review/referrers/"+subject.Digest.String(), ocispec.MediaTypeImageIndex, idx)
-			_, err = Verify(ctx, ref, []signature.Requirement{keyRequirement(t, ecdsaKey(t))}, opts...)
+			_, err = verifyRef(ctx, ref, []signature.Requirement{keyRequirement(t, ecdsaKey(t))}, opts...)
 			if err == nil || !strings.Contains(err.Error(), "only sha256 and sha512 digests are accepted") {
-				t.Fatalf("Verify(%q) with a bundle layer of digest %q = %v, want an error naming the digest", ref, d, err)
+				t.Fatalf("verifyRef(%q) with a bundle layer of digest %q = %v, want an error naming the digest", ref, d, err)
 			}
 		})
 	}

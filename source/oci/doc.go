@@ -72,7 +72,7 @@
 //     a layer, a signature's manifest and bundle) must be well formed and
 //     sha256 or sha512 before it is used; any other (md5, blake3, sha384,
 //     malformed) fails with [source.ErrNoSkill] (in [Verify], that
-//     signature is refused as [signature.ErrInvalid]), saying which digest.
+//     signature is refused as [source.ErrInvalidSignature]), saying which digest.
 //
 // # Listing and describing, for a search
 //
@@ -102,11 +102,20 @@
 // [Sign] and [Verify] sign a skill's manifest and check who signed it, in
 // the format cosign 3 writes and reads (cosign sign, whose bundle format
 // is the only one from cosign 3 on), so that each accepts what the other
-// signs. The bundle itself is package signature's.
+// signs. The bundle itself is package signature's: [Sign] takes a
+// [BundleSigner] (signature.KeySigner) and [Verify] a [BundleVerifier]
+// (*signature.BundleCheck), so this package links no Sigstore code of its
+// own, and a program that only fetches skills links none:
+//
+//	check := &signature.BundleCheck{Reqs: []signature.Requirement{{Key: pub}}}
+//	err := oci.Verify(ctx, "oci://ghcr.io/acme/review@"+dgst, check)
+//	// check.Signer is who signed it
+//
+// The rules:
 //
 //  1. [Sign] attaches a Sigstore bundle as cosign 3 does: it pushes an
 //     image-spec 1.1 manifest whose artifactType is
-//     [signature.BundleMediaType], whose config is the empty descriptor
+//     signature.BundleMediaType, whose config is the empty descriptor
 //     (application/vnd.oci.empty.v1+json, "{}") with that artifactType
 //     too, whose one layer is the bundle, of that media type, and whose
 //     subject is the signed manifest (its media type, digest and size),
@@ -133,14 +142,16 @@
 //     sha512, rule 7 of What Fetch reads) and size, and
 //     its manifest must have exactly one layer, a bundle, and the checked
 //     manifest as its subject.
-//  5. Each bundle is checked with [signature.Verify] against the manifest
-//     digest; the signer of the first that satisfies one of the
-//     requirements is returned. Otherwise the error wraps
-//     [signature.ErrUnsigned] (no signature attached),
-//     [signature.ErrUntrusted] (signatures by other signers) or
-//     [signature.ErrInvalid] (signatures that do not verify: damaged,
-//     over another manifest), and names the reference, the requirement
-//     and each signature found with why it was refused.
+//  5. Each bundle is checked by the BundleVerifier against the manifest
+//     digest (signature.Verify, for a *signature.BundleCheck, which
+//     keeps the signer of the first that satisfies one of its
+//     requirements). Otherwise the error wraps [source.ErrUnsigned] (no
+//     signature attached), [source.ErrUntrusted] (signatures by other
+//     signers) or [source.ErrInvalidSignature] (signatures that do not
+//     verify: damaged, over another manifest), which are package
+//     signature's ErrUnsigned, ErrUntrusted and ErrInvalid, and names the
+//     reference, the requirement and each signature found with why it
+//     was refused.
 //  6. A bundle that verified is kept under the cache root's .oci folder
 //     (.oci/signatures/ALG/HEX/, named by its own digest, written whole
 //     and renamed into place), and [Verify] checks the kept bundles first:
@@ -149,8 +160,8 @@
 //
 // For trust on first use of a keyless signer, pass a requirement that
 // names the trusted root and matches any identity and issuer (as
-// IdentityRegexp and IssuerRegexp ".+"): the [signature.Signer] returned
-// is the one to record.
+// IdentityRegexp and IssuerRegexp ".+"): the signer the
+// signature.BundleCheck keeps is the one to record.
 //
 // # Interoperability with cosign, offline
 //

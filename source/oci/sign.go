@@ -3,7 +3,6 @@ package oci
 import (
 	"bytes"
 	"context"
-	"crypto"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,7 +15,6 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/registry/remote"
 
-	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
@@ -31,6 +29,10 @@ const (
 	// bundleMediaTypePrefix starts the media types of every version of
 	// a Sigstore bundle.
 	bundleMediaTypePrefix = "application/vnd.dev.sigstore.bundle"
+	// bundleMediaType is the media type of a Sigstore bundle, version
+	// 0.3 (signature.BundleMediaType): the artifactType of the referrer
+	// manifest that carries one, and of its single layer.
+	bundleMediaType = bundleMediaTypePrefix + ".v0.3+json"
 )
 
 // Limits of Verify (rule 4 of Signatures in the package doc).
@@ -45,17 +47,38 @@ const (
 	maxReferrerPages = 16
 )
 
-// Sign signs the manifest that the pinned reference ref names with key and
-// attaches the bundle to it as an OCI referrer, as cosign 3 attaches one
-// (see [signature]); it returns the referrer manifest's digest. Nothing
-// is sent to a transparency log. The rules are under Signatures in the
-// package doc.
-func Sign(ctx context.Context, ref string, key crypto.Signer, opts ...Option) (string, error) {
+// BundleSigner signs a manifest digest into a Sigstore bundle for
+// [Sign]: signature.KeySigner is one (this package links no Sigstore
+// code of its own).
+type BundleSigner interface {
+	SignBundle(subject digest.Digest) ([]byte, error)
+}
+
+// BundleVerifier checks Sigstore bundles for [Verify]:
+// *signature.BundleCheck is one, and keeps the signer of the bundle that
+// verified.
+type BundleVerifier interface {
+	// VerifyBundle returns nil when bundle verifies over the manifest
+	// digest subject and is by a signer required; errors wrap
+	// source.ErrUntrusted or source.ErrInvalidSignature.
+	VerifyBundle(bundle []byte, subject digest.Digest) error
+	// String says which signers are required, for messages; "" when
+	// none is, which Verify refuses.
+	String() string
+}
+
+// Sign signs the manifest that the pinned reference ref names with
+// signer (signature.KeySigner{Key: key} signs as cosign sign --key does)
+// and attaches the bundle to it as an OCI referrer, as cosign 3 attaches
+// one (see package signature); it returns the referrer manifest's
+// digest. Nothing is sent to a transparency log. The rules are under
+// Signatures in the package doc.
+func Sign(ctx context.Context, ref string, signer BundleSigner, opts ...Option) (string, error) {
 	r, err := pinned(ref, "sign")
 	if err != nil {
 		return "", err
 	}
-	if key == nil {
+	if signer == nil {
 		return "", fmt.Errorf("%s: sign: no key given", ref)
 	}
 	c, err := newConfig(opts)
@@ -67,7 +90,7 @@ func Sign(ctx context.Context, ref string, key crypto.Signer, opts ...Option) (s
 	if err != nil {
 		return "", fmt.Errorf("%s: sign: find the manifest: %w", ref, c.classify(ctx, r, err))
 	}
-	bundle, err := signature.Sign(key, subject.Digest)
+	bundle, err := signer.SignBundle(subject.Digest)
 	if err != nil {
 		return "", fmt.Errorf("%s: sign: %w", ref, err)
 	}
@@ -107,7 +130,7 @@ func pinned(ref, op string) (Reference, error) {
 // bundleLayer describes a bundle as the layer of its referrer manifest.
 func bundleLayer(bundle []byte) ocispec.Descriptor {
 	return ocispec.Descriptor{
-		MediaType: signature.BundleMediaType,
+		MediaType: bundleMediaType,
 		Digest:    digest.FromBytes(bundle),
 		Size:      int64(len(bundle)),
 	}
@@ -119,11 +142,11 @@ func bundleLayer(bundle []byte) ocispec.Descriptor {
 func referrerManifest(bundle []byte, subject ocispec.Descriptor, created time.Time) ([]byte, ocispec.Descriptor, error) {
 	config := ocispec.DescriptorEmptyJSON
 	config.Data = nil
-	config.ArtifactType = signature.BundleMediaType
+	config.ArtifactType = bundleMediaType
 	m := ocispec.Manifest{
 		Versioned:    specs.Versioned{SchemaVersion: 2},
 		MediaType:    ocispec.MediaTypeImageManifest,
-		ArtifactType: signature.BundleMediaType,
+		ArtifactType: bundleMediaType,
 		Config:       config,
 		Layers:       []ocispec.Descriptor{bundleLayer(bundle)},
 		Subject: &ocispec.Descriptor{
@@ -143,7 +166,7 @@ func referrerManifest(bundle []byte, subject ocispec.Descriptor, created time.Ti
 	}
 	return data, ocispec.Descriptor{
 		MediaType:    ocispec.MediaTypeImageManifest,
-		ArtifactType: signature.BundleMediaType,
+		ArtifactType: bundleMediaType,
 		Digest:       digest.FromBytes(data),
 		Size:         int64(len(data)),
 	}, nil
@@ -151,59 +174,59 @@ func referrerManifest(bundle []byte, subject ocispec.Descriptor, created time.Ti
 
 // Verify finds the Sigstore bundles attached to the manifest that the
 // pinned reference ref names (its referrers; the referrers tag scheme when
-// the registry has no referrers API) and returns the signer of the first
-// that verifies against the manifest digest and satisfies one of reqs.
-// Verified bundles are kept in the cache ([WithCache]), so a later Verify
-// of the same reference needs no network. Errors wrap
-// [signature.ErrUnsigned], [signature.ErrUntrusted] or
-// [signature.ErrInvalid] and say what was expected and what was found.
-// The rules, and the limits on what is read, are under Signatures in the
-// package doc.
-func Verify(ctx context.Context, ref string, reqs []signature.Requirement, opts ...Option) (signature.Signer, error) {
+// the registry has no referrers API) and returns nil once one verifies
+// with v against the manifest digest (a *signature.BundleCheck keeps its
+// signer). Verified bundles are kept in the cache ([WithCache]), so a
+// later Verify of the same reference needs no network. Errors wrap
+// source.ErrUnsigned, source.ErrUntrusted or source.ErrInvalidSignature
+// (package signature's ErrUnsigned, ErrUntrusted and ErrInvalid) and say
+// what was expected and what was found. The rules, and the limits on
+// what is read, are under Signatures in the package doc.
+func Verify(ctx context.Context, ref string, v BundleVerifier, opts ...Option) error {
 	r, err := pinned(ref, "verify")
 	if err != nil {
-		return signature.Signer{}, err
+		return err
 	}
 	d := digest.Digest(r.Digest)
 	if err := d.Validate(); err != nil {
-		return signature.Signer{}, fmt.Errorf("%s: %w: %v", ref, source.ErrInvalid, err)
+		return fmt.Errorf("%s: %w: %v", ref, source.ErrInvalid, err)
 	}
-	if len(reqs) == 0 {
-		return signature.Signer{}, fmt.Errorf("%s: verify: no signer is required: name a key or an identity to verify against", ref)
+	if v == nil || v.String() == "" {
+		return fmt.Errorf("%s: verify: no signer is required: name a key or an identity to verify against", ref)
 	}
 	c, err := newConfig(opts)
 	if err != nil {
-		return signature.Signer{}, err
+		return err
 	}
 	b, err := openBlobs(c.cache.Root())
 	if err != nil {
-		return signature.Signer{}, err
+		return err
 	}
 	defer b.Close()
 	// A bundle verified before, kept in the cache, needs no network.
 	for _, bundle := range b.bundles(d) {
-		if s, err := signature.Verify(bundle, d, reqs...); err == nil {
-			return s, nil
+		if v.VerifyBundle(bundle, d) == nil {
+			return nil
 		}
 	}
-	v := &verifier{cfg: c, ref: r, repo: c.repository(r), subject: d, reqs: reqs}
-	s, bundle, err := v.verify(ctx)
+	vr := &verifier{cfg: c, ref: r, repo: c.repository(r), subject: d, check: v}
+	bundle, err := vr.verify(ctx)
 	if err != nil {
-		return signature.Signer{}, fmt.Errorf("%s: %w", ref, err)
+		return fmt.Errorf("%s: %w", ref, err)
 	}
 	if err := b.keepBundle(d, bundle); err != nil {
-		return signature.Signer{}, fmt.Errorf("%s: keep the verified signature in the cache: %w", ref, err)
+		return fmt.Errorf("%s: keep the verified signature in the cache: %w", ref, err)
 	}
-	return s, nil
+	return nil
 }
 
-// Verify is [Verify] of the reference pinned to pin, with the options
-// given to [NewRemote]: package install calls it before it installs a
-// pin when signatures are required.
-func (r *Remote) Verify(ctx context.Context, pin string, reqs []signature.Requirement) (signature.Signer, error) {
+// VerifyBundles is [Verify] of the reference pinned to pin, with the
+// options given to [NewRemote]: package install has it checked before it
+// installs a pin when signatures are required.
+func (r *Remote) VerifyBundles(ctx context.Context, pin string, v BundleVerifier) error {
 	ref := r.ref
 	ref.Digest = pin
-	return Verify(ctx, ref.String(), reqs, r.opts...)
+	return Verify(ctx, ref.String(), v, r.opts...)
 }
 
 // verifier verifies the bundles attached to one manifest.
@@ -212,12 +235,12 @@ type verifier struct {
 	ref     Reference
 	repo    *remote.Repository
 	subject digest.Digest
-	reqs    []signature.Requirement
+	check   BundleVerifier
 }
 
-// verify lists the bundles attached to v.subject and returns the signer of
-// the first that verifies and satisfies v.reqs, with that bundle.
-func (v *verifier) verify(ctx context.Context) (signature.Signer, []byte, error) {
+// verify lists the bundles attached to v.subject and returns the first
+// that v.check verifies.
+func (v *verifier) verify(ctx context.Context) ([]byte, error) {
 	v.repo.ReferrerListMaxPages = maxReferrerPages
 	var found []ocispec.Descriptor
 	// Listed unfiltered: a registry may report cosign's referrer under its
@@ -231,10 +254,10 @@ func (v *verifier) verify(ctx context.Context) (signature.Signer, []byte, error)
 		return nil
 	})
 	if err != nil {
-		return signature.Signer{}, nil, fmt.Errorf("list the signatures attached to %s: %w", v.subject, v.cfg.classify(ctx, v.ref, err))
+		return nil, fmt.Errorf("list the signatures attached to %s: %w", v.subject, v.cfg.classify(ctx, v.ref, err))
 	}
 	if len(found) == 0 {
-		return signature.Signer{}, nil, fmt.Errorf("%w: no Sigstore bundle is attached to %s; expected a signature by %s (sign it with \"agentskills sign\" or \"cosign sign\")", signature.ErrUnsigned, v.subject, v.expected())
+		return nil, fmt.Errorf("%w: no Sigstore bundle is attached to %s; expected a signature by %s (sign it with \"agentskills sign\" or \"cosign sign\")", source.ErrUnsigned, v.subject, v.check)
 	}
 	skipped := 0
 	if len(found) > maxBundles {
@@ -249,18 +272,17 @@ func (v *verifier) verify(ctx context.Context) (signature.Signer, []byte, error)
 	for _, desc := range found {
 		bundle, err := v.bundle(ctx, desc)
 		if err == nil {
-			var s signature.Signer
-			if s, err = signature.Verify(bundle, v.subject, v.reqs...); err == nil {
-				return s, bundle, nil
+			if err = v.check.VerifyBundle(bundle, v.subject); err == nil {
+				return bundle, nil
 			}
 		}
 		if ctx.Err() != nil {
-			return signature.Signer{}, nil, ctx.Err()
+			return nil, ctx.Err()
 		}
 		switch {
-		case errors.Is(err, signature.ErrUntrusted):
+		case errors.Is(err, source.ErrUntrusted):
 			untrusted++
-		case errors.Is(err, signature.ErrInvalid):
+		case errors.Is(err, source.ErrInvalidSignature):
 			invalid++
 		case unreadable == nil:
 			unreadable = err
@@ -270,9 +292,9 @@ func (v *verifier) verify(ctx context.Context) (signature.Signer, []byte, error)
 	var sentinel error
 	switch {
 	case untrusted > 0:
-		sentinel = signature.ErrUntrusted
+		sentinel = source.ErrUntrusted
 	case invalid > 0:
-		sentinel = signature.ErrInvalid
+		sentinel = source.ErrInvalidSignature
 	default:
 		// Not one could be read: the registry's error says why.
 		sentinel = unreadable
@@ -286,8 +308,8 @@ func (v *verifier) verify(ctx context.Context) (signature.Signer, []byte, error)
 			kinds = append(kinds, fmt.Sprintf("%d %s", k.n, k.what))
 		}
 	}
-	return signature.Signer{}, nil, fmt.Errorf("%w: expected a signature by %s over %s; found %s (%s): %s",
-		sentinel, v.expected(), v.subject, plural(len(found)+skipped, "signature"), strings.Join(kinds, ", "), strings.Join(problems, "; "))
+	return nil, fmt.Errorf("%w: expected a signature by %s over %s; found %s (%s): %s",
+		sentinel, v.check, v.subject, plural(len(found)+skipped, "signature"), strings.Join(kinds, ", "), strings.Join(problems, "; "))
 }
 
 // plural returns "1 signature" or "N signatures".
@@ -309,23 +331,14 @@ func isSignature(desc ocispec.Descriptor) bool {
 	return strings.HasPrefix(desc.ArtifactType, bundleMediaTypePrefix)
 }
 
-// expected says what v.reqs ask for.
-func (v *verifier) expected() string {
-	names := make([]string, len(v.reqs))
-	for i, r := range v.reqs {
-		names[i] = r.String()
-	}
-	return strings.Join(names, " or ")
-}
-
 // bundle fetches the referrer manifest desc and returns the bundle it
 // carries, within the size limits.
 func (v *verifier) bundle(ctx context.Context, desc ocispec.Descriptor) ([]byte, error) {
 	if desc.Size > maxReferrerSize {
-		return nil, fmt.Errorf("%w: its manifest is %d bytes; the limit is %d", signature.ErrInvalid, desc.Size, maxReferrerSize)
+		return nil, fmt.Errorf("%w: its manifest is %d bytes; the limit is %d", source.ErrInvalidSignature, desc.Size, maxReferrerSize)
 	}
 	if err := checkDigest(desc.Digest); err != nil {
-		return nil, fmt.Errorf("%w: its manifest: %v", signature.ErrInvalid, err)
+		return nil, fmt.Errorf("%w: its manifest: %v", source.ErrInvalidSignature, err)
 	}
 	rc, err := v.repo.Manifests().Fetch(ctx, desc)
 	if err != nil {
@@ -335,24 +348,24 @@ func (v *verifier) bundle(ctx context.Context, desc ocispec.Descriptor) ([]byte,
 	err = copyVerified(&buf, rc, desc)
 	rc.Close()
 	if err != nil {
-		return nil, fmt.Errorf("%w: fetch: %v", signature.ErrInvalid, err)
+		return nil, fmt.Errorf("%w: fetch: %v", source.ErrInvalidSignature, err)
 	}
 	var m ocispec.Manifest
 	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
-		return nil, fmt.Errorf("%w: its manifest is not JSON: %v", signature.ErrInvalid, err)
+		return nil, fmt.Errorf("%w: its manifest is not JSON: %v", source.ErrInvalidSignature, err)
 	}
 	if m.Subject == nil || m.Subject.Digest != v.subject {
-		return nil, fmt.Errorf("%w: its manifest's subject is not %s", signature.ErrInvalid, v.subject)
+		return nil, fmt.Errorf("%w: its manifest's subject is not %s", source.ErrInvalidSignature, v.subject)
 	}
 	if len(m.Layers) != 1 || !strings.HasPrefix(m.Layers[0].MediaType, bundleMediaTypePrefix) {
-		return nil, fmt.Errorf("%w: a signature's manifest has one layer, a Sigstore bundle; this one has %s", signature.ErrInvalid, layerTypes(m.Layers))
+		return nil, fmt.Errorf("%w: a signature's manifest has one layer, a Sigstore bundle; this one has %s", source.ErrInvalidSignature, layerTypes(m.Layers))
 	}
 	layer := m.Layers[0]
 	if layer.Size < 0 || layer.Size > maxBundleSize {
-		return nil, fmt.Errorf("%w: the bundle is %d bytes; the limit is %d", signature.ErrInvalid, layer.Size, maxBundleSize)
+		return nil, fmt.Errorf("%w: the bundle is %d bytes; the limit is %d", source.ErrInvalidSignature, layer.Size, maxBundleSize)
 	}
 	if err := checkDigest(layer.Digest); err != nil {
-		return nil, fmt.Errorf("%w: the bundle layer: %v", signature.ErrInvalid, err)
+		return nil, fmt.Errorf("%w: the bundle layer: %v", source.ErrInvalidSignature, err)
 	}
 	rc, err = v.repo.Blobs().Fetch(ctx, layer)
 	if err != nil {
@@ -361,7 +374,7 @@ func (v *verifier) bundle(ctx context.Context, desc ocispec.Descriptor) ([]byte,
 	defer rc.Close()
 	buf.Reset()
 	if err := copyVerified(&buf, rc, layer); err != nil {
-		return nil, fmt.Errorf("%w: fetch the bundle: %v", signature.ErrInvalid, err)
+		return nil, fmt.Errorf("%w: fetch the bundle: %v", source.ErrInvalidSignature, err)
 	}
 	return buf.Bytes(), nil
 }

@@ -155,8 +155,8 @@ func TestCosignVerifiesSign(t *testing.T) {
 			if r := cosignVerify(t, tc.kp.Public, ref, tc.verifyArgs...); r.Err == nil {
 				t.Fatalf("cosign verify of an unsigned manifest succeeded:\n%s", r.Stdout)
 			}
-			if _, err := Sign(t.Context(), ref, loadPrivate(t, tc.kp), opts...); err != nil {
-				t.Fatalf("Sign(%q) = %v", ref, err)
+			if _, err := signRef(t.Context(), ref, loadPrivate(t, tc.kp), opts...); err != nil {
+				t.Fatalf("signRef(%q) = %v", ref, err)
 			}
 			r := cosignVerify(t, tc.kp.Public, ref, tc.verifyArgs...)
 			if r.Err != nil {
@@ -204,22 +204,22 @@ func TestVerifyCosignSign(t *testing.T) {
 			cosignSign(t, tc.kp, ref)
 
 			pub := loadPublic(t, tc.kp)
-			got, err := Verify(ctx, ref, []signature.Requirement{{Key: pub}}, opts...)
+			got, err := verifyRef(ctx, ref, []signature.Requirement{{Key: pub}}, opts...)
 			if err != nil {
-				t.Fatalf("Verify(%q) of what cosign signed = %v", ref, err)
+				t.Fatalf("verifyRef(%q) of what cosign signed = %v", ref, err)
 			}
 			wantID, _ := signature.KeyID(pub)
 			if got.KeyID != wantID {
-				t.Errorf("Verify(%q) = %+v, want key %s", ref, got, wantID)
+				t.Errorf("verifyRef(%q) = %+v, want key %s", ref, got, wantID)
 			}
-			_, err = Verify(ctx, ref, []signature.Requirement{{Key: loadPublic(t, other)}}, opts...)
+			_, err = verifyRef(ctx, ref, []signature.Requirement{{Key: loadPublic(t, other)}}, opts...)
 			if !errors.Is(err, signature.ErrUntrusted) {
-				t.Errorf("Verify(%q) with another key = %v, want %v", ref, err, signature.ErrUntrusted)
+				t.Errorf("verifyRef(%q) with another key = %v, want %v", ref, err, signature.ErrUntrusted)
 			}
 			changed := pushSkill(t, tc.host, repo, "v1", "changed", opts)
-			_, err = Verify(ctx, changed, []signature.Requirement{{Key: pub}}, opts...)
+			_, err = verifyRef(ctx, changed, []signature.Requirement{{Key: pub}}, opts...)
 			if !errors.Is(err, signature.ErrUnsigned) {
-				t.Errorf("Verify(%q) after the tag moved to changed content = %v, want %v", changed, err, signature.ErrUnsigned)
+				t.Errorf("verifyRef(%q) after the tag moved to changed content = %v, want %v", changed, err, signature.ErrUnsigned)
 			}
 		})
 	}
@@ -248,7 +248,7 @@ func TestCosignEd25519(t *testing.T) {
 	}{
 		{"cosign sign", false, func(t *testing.T, ref string, _ []Option) { cosignSign(t, imported, ref) }},
 		{"Sign", true, func(t *testing.T, ref string, opts []Option) {
-			if _, err := Sign(t.Context(), ref, loadPrivate(t, plain), opts...); err != nil {
+			if _, err := signRef(t.Context(), ref, loadPrivate(t, plain), opts...); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -257,8 +257,8 @@ func TestCosignEd25519(t *testing.T) {
 			_, opts := testOptions(t)
 			ref := pushSkill(t, host, "team/"+strings.ReplaceAll(strings.ToLower(tc.name), " ", ""), "v1", "review", opts)
 			tc.sign(t, ref, opts)
-			if _, err := Verify(t.Context(), ref, reqs, opts...); err != nil {
-				t.Errorf("Verify(%q) = %v", ref, err)
+			if _, err := verifyRef(t.Context(), ref, reqs, opts...); err != nil {
+				t.Errorf("verifyRef(%q) = %v", ref, err)
 			}
 			for _, pub := range []string{plain.Public, imported.Public} {
 				if r := cosignVerify(t, pub, ref); (r.Err == nil) != tc.cosignAccepts {

@@ -54,22 +54,21 @@ func ExampleSign() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, err := oci.Sign(ctx, ref+"@"+pin, key, opts...); err != nil {
+	if _, err := oci.Sign(ctx, ref+"@"+pin, signature.KeySigner{Key: key}, opts...); err != nil {
 		log.Fatal(err)
 	}
 
 	// Who installs it names the publisher's public key.
-	want := []signature.Requirement{{Key: key.Public()}}
-	signer, err := oci.Verify(ctx, ref+"@"+pin, want, opts...)
-	if err != nil {
+	check := &signature.BundleCheck{Reqs: []signature.Requirement{{Key: key.Public()}}}
+	if err := oci.Verify(ctx, ref+"@"+pin, check, opts...); err != nil {
 		log.Fatal(err)
 	}
 	id, _ := signature.KeyID(key.Public())
-	fmt.Println(signer.KeyID == id)
+	fmt.Println(check.Signer.KeyID == id)
 
 	// Another key is refused.
 	other, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	_, err = oci.Verify(ctx, ref+"@"+pin, []signature.Requirement{{Key: other.Public()}}, opts...)
+	err = oci.Verify(ctx, ref+"@"+pin, &signature.BundleCheck{Reqs: []signature.Requirement{{Key: other.Public()}}}, opts...)
 	fmt.Println(errors.Is(err, signature.ErrUntrusted))
 	// Output:
 	// true

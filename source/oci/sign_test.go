@@ -2,6 +2,7 @@ package oci
 
 import (
 	"bytes"
+	"context"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
@@ -28,6 +29,25 @@ import (
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/source"
 )
+
+// verifyRef is Verify with a check of reqs, returning the signer it
+// keeps.
+func verifyRef(ctx context.Context, ref string, reqs []signature.Requirement, opts ...Option) (signature.Signer, error) {
+	check := &signature.BundleCheck{Reqs: reqs}
+	if err := Verify(ctx, ref, check, opts...); err != nil {
+		return signature.Signer{}, err
+	}
+	return check.Signer, nil
+}
+
+// signRef is Sign with key, as signature.KeySigner signs; a nil key is
+// no signer.
+func signRef(ctx context.Context, ref string, key crypto.Signer, opts ...Option) (string, error) {
+	if key == nil {
+		return Sign(ctx, ref, nil, opts...)
+	}
+	return Sign(ctx, ref, signature.KeySigner{Key: key}, opts...)
+}
 
 // newRegistryWithoutReferrers starts a registry on loopback that has no
 // referrers API, so referrers are listed under the referrers tag scheme.
@@ -140,24 +160,24 @@ func TestSignVerify(t *testing.T) {
 			_, opts := testOptions(t)
 			repo := "team/" + strings.ToLower(strings.NewReplacer(" ", "", ",", "-").Replace(tc.name))
 			ref := pushSkill(t, tc.host, repo, "v1", "review", opts)
-			sigDigest, err := Sign(t.Context(), ref, tc.key, opts...)
+			sigDigest, err := signRef(t.Context(), ref, tc.key, opts...)
 			if err != nil {
-				t.Fatalf("Sign(%q) = %v", ref, err)
+				t.Fatalf("signRef(%q) = %v", ref, err)
 			}
 			if err := digest.Digest(sigDigest).Validate(); err != nil {
-				t.Errorf("Sign(%q) = %q, want a digest: %v", ref, sigDigest, err)
+				t.Errorf("signRef(%q) = %q, want a digest: %v", ref, sigDigest, err)
 			}
-			got, err := Verify(t.Context(), ref, []signature.Requirement{keyRequirement(t, tc.key)}, opts...)
+			got, err := verifyRef(t.Context(), ref, []signature.Requirement{keyRequirement(t, tc.key)}, opts...)
 			if err != nil {
-				t.Fatalf("Verify(%q) = %v", ref, err)
+				t.Fatalf("verifyRef(%q) = %v", ref, err)
 			}
 			if want := (signature.Signer{KeyID: keyID(t, tc.key)}); got != want {
-				t.Errorf("Verify(%q) = %+v, want %+v", ref, got, want)
+				t.Errorf("verifyRef(%q) = %+v, want %+v", ref, got, want)
 			}
 			// Another of the requirements is enough.
 			reqs := []signature.Requirement{keyRequirement(t, ecdsaKey(t)), keyRequirement(t, tc.key)}
-			if _, err := Verify(t.Context(), ref, reqs, opts...); err != nil {
-				t.Errorf("Verify(%q) with the key second of two = %v", ref, err)
+			if _, err := verifyRef(t.Context(), ref, reqs, opts...); err != nil {
+				t.Errorf("verifyRef(%q) with the key second of two = %v", ref, err)
 			}
 		})
 	}
@@ -175,13 +195,13 @@ func TestVerifyRefuses(t *testing.T) {
 	want := []signature.Requirement{keyRequirement(t, key)}
 
 	signed := pushSkill(t, host, "team/review", "v1", "review", opts)
-	if _, err := Sign(ctx, signed, key, opts...); err != nil {
+	if _, err := signRef(ctx, signed, key, opts...); err != nil {
 		t.Fatal(err)
 	}
 	// The tag moved to changed content: the new manifest is not signed.
 	changed := pushSkill(t, host, "team/review", "v1", "changed", opts)
 	byOther := pushSkill(t, host, "team/review", "other", "other", opts)
-	if _, err := Sign(ctx, byOther, other, opts...); err != nil {
+	if _, err := signRef(ctx, byOther, other, opts...); err != nil {
 		t.Fatal(err)
 	}
 	// A bundle that signs signed, attached to moved.
@@ -199,13 +219,13 @@ func TestVerifyRefuses(t *testing.T) {
 		{"bundle over another manifest", moved, signature.ErrInvalid, []string{"expected a signature by", keyID(t, key), "found 1 signature (1 invalid)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := Verify(ctx, tc.ref, want, opts...)
+			s, err := verifyRef(ctx, tc.ref, want, opts...)
 			if !errors.Is(err, tc.sentinel) {
-				t.Fatalf("Verify(%q) = %+v, %v; want %v", tc.ref, s, err, tc.sentinel)
+				t.Fatalf("verifyRef(%q) = %+v, %v; want %v", tc.ref, s, err, tc.sentinel)
 			}
 			for _, w := range append(tc.says, tc.ref) {
 				if !strings.Contains(err.Error(), w) {
-					t.Errorf("Verify(%q) = %v; want it to say %q", tc.ref, err, w)
+					t.Errorf("verifyRef(%q) = %v; want it to say %q", tc.ref, err, w)
 				}
 			}
 		})
@@ -259,21 +279,21 @@ func TestVerifyOffline(t *testing.T) {
 	key := ecdsaKey(t)
 	reqs := []signature.Requirement{keyRequirement(t, key)}
 	ref := pushSkill(t, host, "team/review", "v1", "review", opts)
-	if _, err := Sign(ctx, ref, key, opts...); err != nil {
+	if _, err := signRef(ctx, ref, key, opts...); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Verify(ctx, ref, reqs, opts...); err != nil {
+	if _, err := verifyRef(ctx, ref, reqs, opts...); err != nil {
 		t.Fatal(err)
 	}
 	srv.Close()
-	got, err := Verify(ctx, ref, reqs, opts...)
+	got, err := verifyRef(ctx, ref, reqs, opts...)
 	if err != nil || got.KeyID != keyID(t, key) {
-		t.Fatalf("Verify(%q) offline, from the cache = %+v, %v; want the signer", ref, got, err)
+		t.Fatalf("verifyRef(%q) offline, from the cache = %+v, %v; want the signer", ref, got, err)
 	}
 	// A requirement the kept bundle does not satisfy asks the registry,
 	// which is gone.
-	if _, err := Verify(ctx, ref, []signature.Requirement{keyRequirement(t, ecdsaKey(t))}, opts...); err == nil {
-		t.Errorf("Verify(%q) offline with another key = nil, want an error", ref)
+	if _, err := verifyRef(ctx, ref, []signature.Requirement{keyRequirement(t, ecdsaKey(t))}, opts...); err == nil {
+		t.Errorf("verifyRef(%q) offline with another key = nil, want an error", ref)
 	}
 	// A damaged copy is removed, not trusted.
 	kept, _ := filepath.Glob(filepath.Join(root, cacheDir, sigDir, "sha256", "*", "*"))
@@ -283,8 +303,8 @@ func TestVerifyOffline(t *testing.T) {
 	if err := os.WriteFile(kept[0], []byte(`{"damaged":true}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Verify(ctx, ref, reqs, opts...); err == nil {
-		t.Errorf("Verify(%q) offline with a damaged kept bundle = nil, want an error", ref)
+	if _, err := verifyRef(ctx, ref, reqs, opts...); err == nil {
+		t.Errorf("verifyRef(%q) offline with a damaged kept bundle = nil, want an error", ref)
 	}
 	if _, err := os.Stat(kept[0]); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the damaged kept bundle is still there: %v", err)
@@ -314,9 +334,9 @@ func TestVerifyLimits(t *testing.T) {
 	if err := r.Manifests().Push(ctx, desc, bytes.NewReader(data)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Verify(ctx, ref, []signature.Requirement{keyRequirement(t, ecdsaKey(t))}, opts...)
+	_, err = verifyRef(ctx, ref, []signature.Requirement{keyRequirement(t, ecdsaKey(t))}, opts...)
 	if !errors.Is(err, signature.ErrInvalid) || !strings.Contains(err.Error(), "the limit is 1048576") {
-		t.Errorf("Verify(%q) with a bundle over the limit = %v, want %v naming the limit", ref, err, signature.ErrInvalid)
+		t.Errorf("verifyRef(%q) with a bundle over the limit = %v, want %v naming the limit", ref, err, signature.ErrInvalid)
 	}
 }
 
@@ -328,14 +348,14 @@ func TestVerifyReadsAtMost(t *testing.T) {
 	_, opts := testOptions(t)
 	ref := pushSkill(t, host, "team/review", "v1", "review", opts)
 	for range maxBundles + 1 {
-		if _, err := Sign(ctx, ref, ecdsaKey(t), opts...); err != nil {
+		if _, err := signRef(ctx, ref, ecdsaKey(t), opts...); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err := Verify(ctx, ref, []signature.Requirement{keyRequirement(t, ecdsaKey(t))}, opts...)
+	_, err := verifyRef(ctx, ref, []signature.Requirement{keyRequirement(t, ecdsaKey(t))}, opts...)
 	want := fmt.Sprintf("found %d signatures (%d by another signer, 1 not read (at most %d are))", maxBundles+1, maxBundles, maxBundles)
 	if !errors.Is(err, signature.ErrUntrusted) || !strings.Contains(err.Error(), want) {
-		t.Errorf("Verify(%q) with %d signatures by others = %v, want %v saying %q", ref, maxBundles+1, err, signature.ErrUntrusted, want)
+		t.Errorf("verifyRef(%q) with %d signatures by others = %v, want %v saying %q", ref, maxBundles+1, err, signature.ErrUntrusted, want)
 	}
 }
 
@@ -343,11 +363,11 @@ func TestSignVerifyNeedAPin(t *testing.T) {
 	key := ecdsaKey(t)
 	_, opts := testOptions(t)
 	ref := "oci://127.0.0.1:1/team/review:v1"
-	if _, err := Sign(t.Context(), ref, key, opts...); !errors.Is(err, source.ErrNotPinned) {
-		t.Errorf("Sign(%q) = %v, want %v", ref, err, source.ErrNotPinned)
+	if _, err := signRef(t.Context(), ref, key, opts...); !errors.Is(err, source.ErrNotPinned) {
+		t.Errorf("signRef(%q) = %v, want %v", ref, err, source.ErrNotPinned)
 	}
-	if _, err := Verify(t.Context(), ref, []signature.Requirement{keyRequirement(t, key)}, opts...); !errors.Is(err, source.ErrNotPinned) {
-		t.Errorf("Verify(%q) = %v, want %v", ref, err, source.ErrNotPinned)
+	if _, err := verifyRef(t.Context(), ref, []signature.Requirement{keyRequirement(t, key)}, opts...); !errors.Is(err, source.ErrNotPinned) {
+		t.Errorf("verifyRef(%q) = %v, want %v", ref, err, source.ErrNotPinned)
 	}
 }
 
@@ -358,15 +378,24 @@ func TestRemoteVerify(t *testing.T) {
 	_, opts := testOptions(t)
 	key := ecdsaKey(t)
 	ref := pushSkill(t, host, "team/review", "v1", "review", opts)
-	if _, err := Sign(t.Context(), ref, key, opts...); err != nil {
+	if _, err := signRef(t.Context(), ref, key, opts...); err != nil {
 		t.Fatal(err)
 	}
 	parsed, _ := ParseReference(ref)
 	pin := parsed.Digest
 	parsed.Digest = ""
 	r := NewRemote(parsed, opts...)
-	got, err := r.Verify(t.Context(), pin, []signature.Requirement{keyRequirement(t, key)})
-	if err != nil || got.KeyID != keyID(t, key) {
-		t.Errorf("Remote.Verify(%s) = %+v, %v; want the signer", pin, got, err)
+	check := &signature.BundleCheck{Reqs: []signature.Requirement{keyRequirement(t, key)}}
+	err := r.VerifyBundles(t.Context(), pin, check)
+	if err != nil || check.Signer.KeyID != keyID(t, key) {
+		t.Errorf("Remote.VerifyBundles(%s) = %v, signer %+v; want the signer", pin, err, check.Signer)
+	}
+}
+
+// TestBundleMediaType checks that the media type Sign writes is package
+// signature's, which this package does not import.
+func TestBundleMediaType(t *testing.T) {
+	if bundleMediaType != signature.BundleMediaType {
+		t.Errorf("bundleMediaType = %q, want signature.BundleMediaType %q", bundleMediaType, signature.BundleMediaType)
 	}
 }

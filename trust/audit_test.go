@@ -1,4 +1,4 @@
-package adaptor_test
+package trust_test
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // maliciousMD is a SKILL.md that has the agent fetch and run a script,
@@ -52,19 +53,19 @@ func TestPolicyAudit(t *testing.T) {
 				p = mustPolicy(t, tt.policy)
 			}
 			if !tt.refuse {
-				agent, rec := newAgent(t, adaptor.WithPolicy(p, adaptor.AllowRisk(tt.allow...)), adaptor.WithSkills(tt.src))
+				agent, rec := newAgent(t, withPolicy(t, p, trust.AllowRisks(tt.allow...)), adaptor.WithSkills(tt.src))
 				if _, err := agent.Run(t.Context(), "go"); err != nil || rec.Calls() != 1 {
 					t.Fatalf("Run() = %v, want the driver run", err)
 				}
 				return
 			}
-			_, err := policyAgent(t, p, []skill.Ref{tt.src}, adaptor.AllowRisk(tt.allow...)).Run(t.Context(), "go")
-			var pe *adaptor.PolicyError
+			_, err := policyAgent(t, p, []skill.Ref{tt.src}, trust.AllowRisks(tt.allow...)).Run(t.Context(), "go")
+			var pe *trust.RefusedError
 			if !errors.As(err, &pe) || !errors.Is(err, policy.ErrDenied) {
-				t.Fatalf("Run() = %v, want a *PolicyError", err)
+				t.Fatalf("Run() = %v, want a *RefusedError", err)
 			}
 			if pe.Rule.Name != "audit.fail_on" || len(pe.Findings) == 0 || pe.Findings[0].Rule != maliciousRule {
-				t.Fatalf("PolicyError = %+v, want audit.fail_on with a %s finding", pe, maliciousRule)
+				t.Fatalf("RefusedError = %+v, want audit.fail_on with a %s finding", pe, maliciousRule)
 			}
 			msg := err.Error()
 			for _, want := range []string{`skill "helper"`, "audit.fail_on", maliciousRule, filepath.Join(pe.Path, "SKILL.md") + ":", "203.0.113.7", "--allow-risk"} {
@@ -77,13 +78,13 @@ func TestPolicyAudit(t *testing.T) {
 }
 
 // TestPolicyMaterializer checks that a caller without an Agent enforces
-// a policy with NewPolicyMaterializer: the same refusal, and the folder
+// a policy with NewMaterializer: the same refusal, and the folder
 // of an allowed skill.
 func TestPolicyMaterializer(t *testing.T) {
 	next := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(t)))
-	m := adaptor.NewPolicyMaterializer(next, nil)
+	m := trust.NewMaterializer(next, trust.NewChecker(nil))
 	_, err := m.Materialize(t.Context(), skill.Inline("helper", maliciousMD))
-	if !errors.Is(err, adaptor.ErrPolicy) {
+	if !errors.Is(err, trust.ErrRefused) {
 		t.Fatalf("Materialize(malicious) = %v, want ErrPolicy", err)
 	}
 	dir, err := m.Materialize(t.Context(), skill.Inline("tone", skillMD("tone")))
@@ -98,14 +99,14 @@ func TestPolicyMaterializer(t *testing.T) {
 func TestPolicyAuditCapped(t *testing.T) {
 	const lines = 3000
 	md := "---\nname: dense\ndescription: Reads carefully.\n---\n" + strings.Repeat("Read this \u202e carefully.\n", lines)
-	m := adaptor.NewPolicyMaterializer(skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(t))), nil)
+	m := trust.NewMaterializer(skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(t))), nil)
 	_, err := m.Materialize(t.Context(), skill.Inline("dense", md))
-	var pe *adaptor.PolicyError
+	var pe *trust.RefusedError
 	if !errors.As(err, &pe) {
-		t.Fatalf("Materialize(dense) = %v, want a *PolicyError", err)
+		t.Fatalf("Materialize(dense) = %v, want a *RefusedError", err)
 	}
 	if len(pe.Findings) != 100 || pe.Omitted["bidi-control"] != lines-100 {
-		t.Errorf("PolicyError lists %d findings and counts %v; want 100 and bidi-control %d", len(pe.Findings), pe.Omitted, lines-100)
+		t.Errorf("RefusedError lists %d findings and counts %v; want 100 and bidi-control %d", len(pe.Findings), pe.Omitted, lines-100)
 	}
 	if want := "; and 2,900 more (bidi-control 2,900); read the files"; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not say %q", err, want)

@@ -1,4 +1,4 @@
-package adaptor
+package trust
 
 import (
 	"errors"
@@ -16,18 +16,18 @@ import (
 // memory refuses the skill: the memory, not a new audit, decided.
 func TestPolicyAuditRemembered(t *testing.T) {
 	next := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(t)))
-	m := NewPolicyMaterializer(next, nil)
+	m := NewMaterializer(next, nil)
 	s := skill.Inline("tone", "---\nname: tone\ndescription: Answer warmly.\n---\nBe warm.\n")
 	_, digest, err := m.MaterializeContent(t.Context(), s)
 	if err != nil {
 		t.Fatalf("MaterializeContent() = %v", err)
 	}
-	if r, ok := m.reports.get(digest); !ok || len(r.Findings) != 0 {
+	if r, ok := m.checker.reports.get(digest); !ok || len(r.Findings) != 0 {
 		t.Fatalf("findings of %s = %v, %v; want none, remembered", digest, r.Findings, ok)
 	}
-	m.reports.put(digest, audit.Report{Findings: []audit.Finding{{Rule: "planted", Severity: audit.Critical, File: "SKILL.md", Message: "planted"}}})
+	m.checker.reports.put(digest, audit.Report{Findings: []audit.Finding{{Rule: "planted", Severity: audit.Critical, File: "SKILL.md", Message: "planted"}}})
 	_, _, err = m.MaterializeContent(t.Context(), s)
-	var pe *PolicyError
+	var pe *RefusedError
 	if !errors.As(err, &pe) || pe.Findings[0].Rule != "planted" {
 		t.Fatalf("second MaterializeContent() = %v, want the remembered finding to refuse it", err)
 	}

@@ -1,4 +1,4 @@
-package adaptor_test
+package trust_test
 
 import (
 	"context"
@@ -21,6 +21,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // neverStarted is a driver that fails the test when it is called.
@@ -43,26 +44,26 @@ func mustPolicy(t *testing.T, yaml string) *policy.Policy {
 
 // policyAgent is an agent that enforces p and must never start its
 // driver.
-func policyAgent(t *testing.T, p *policy.Policy, refs []skill.Ref, opts ...adaptor.PolicyOption) *adaptor.Agent {
+func policyAgent(t *testing.T, p *policy.Policy, refs []skill.Ref, opts ...trust.Option) *adaptor.Agent {
 	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(t)))
-	return adaptor.New(neverStarted{t}, adaptor.WithSkillMaterializer(m), adaptor.WithSkills(refs...), adaptor.WithPolicy(p, opts...))
+	return adaptor.New(neverStarted{t}, adaptor.WithSkillMaterializer(trust.NewMaterializer(m, trust.NewChecker(p, opts...))), adaptor.WithSkills(refs...))
 }
 
 // originSource is an inline skill that says it comes from elsewhere, and
 // whose signature check answers verify (none: it carries no signature).
 type originSource struct {
 	skill.InlineSource
-	origin policy.Source
+	origin source.Origin
 }
 
-func (s originSource) Origin() policy.Source { return s.origin }
+func (s originSource) Origin() source.Origin { return s.origin }
 
 type signedSource struct {
 	originSource
 	verify func([]signature.Requirement) (signature.Signer, error)
 }
 
-func (s signedSource) VerifySignature(_ context.Context, reqs []signature.Requirement) (signature.Signer, error) {
+func (s signedSource) VerifySignature(_ context.Context, _ string, reqs []signature.Requirement) (signature.Signer, error) {
 	return s.verify(reqs)
 }
 
@@ -76,7 +77,7 @@ func fromSource(key string, src skill.Source) skill.Skill {
 func TestPolicyRefusesSources(t *testing.T) {
 	dir := skillDir(t, "review")
 	allowed := skillDir(t, "allowed")
-	oci := policy.Source{Kind: "oci", Location: "registry.example/acme/review", Display: "oci://registry.example/acme/review:1"}
+	oci := source.Origin{Kind: "oci", Location: "registry.example/acme/review", Display: "oci://registry.example/acme/review:1"}
 	tests := []struct {
 		name     string
 		policy   string
@@ -100,12 +101,12 @@ func TestPolicyRefusesSources(t *testing.T) {
 				func() error { _, err := agent.Inspect(t.Context()); return err },
 			} {
 				err := call()
-				var pe *adaptor.PolicyError
-				if !errors.As(err, &pe) || !errors.Is(err, policy.ErrDenied) || !errors.Is(err, adaptor.ErrPolicy) {
-					t.Fatalf("Run() = %v, want a *PolicyError wrapping policy.ErrDenied", err)
+				var pe *trust.RefusedError
+				if !errors.As(err, &pe) || !errors.Is(err, policy.ErrDenied) || !errors.Is(err, trust.ErrRefused) {
+					t.Fatalf("Run() = %v, want a *RefusedError wrapping policy.ErrDenied", err)
 				}
 				if pe.Rule.Name != tt.wantRule || !strings.HasSuffix(pe.Rule.File, policy.FileName) || pe.Rule.Line == 0 {
-					t.Errorf("PolicyError.Rule = %+v, want %s with its file and line", pe.Rule, tt.wantRule)
+					t.Errorf("RefusedError.Rule = %+v, want %s with its file and line", pe.Rule, tt.wantRule)
 				}
 				msg := err.Error()
 				for _, want := range []string{`skill "` + tt.skill.Key, tt.wantRule, policy.FileName} {
@@ -129,21 +130,21 @@ func TestPolicyOrigins(t *testing.T) {
 	if err := os.Symlink(dir, link); err != nil {
 		t.Skip("no symbolic links:", err)
 	}
-	oci := policy.Source{Kind: "oci", Location: "ghcr.io/acme/review", Pinned: true}
+	oci := source.Origin{Kind: "oci", Location: "ghcr.io/acme/review", Pinned: true}
 	tests := []struct {
 		name string
 		src  skill.Source
-		want policy.Source
+		want source.Origin
 	}{
-		{"folder", skill.PathSource{Path: dir}, policy.Source{Kind: "local", Location: real, Display: dir}},
-		{"folder through a link", skill.PathSource{Path: link}, policy.Source{Kind: "local", Location: real, Display: link}},
-		{"inline", skill.InlineSource{SkillMD: "x"}, policy.Source{Kind: "inline"}},
+		{"folder", skill.PathSource{Path: dir}, source.Origin{Kind: "local", Location: real, Display: dir}},
+		{"folder through a link", skill.PathSource{Path: link}, source.Origin{Kind: "local", Location: real, Display: link}},
+		{"inline", skill.InlineSource{SkillMD: "x"}, source.Origin{Kind: "inline"}},
 		{"own origin", originSource{skill.InlineSource{SkillMD: "x"}, oci}, oci},
-		{"archive", skill.ArchiveSource{Fingerprint: "f"}, policy.Source{Kind: "unknown", Display: "an archive without an origin (fingerprint f)"}},
-		{"fs", skill.FSSource{Root: "."}, policy.Source{Kind: "inline"}},
+		{"archive", skill.ArchiveSource{Fingerprint: "f"}, source.Origin{Kind: "unknown", Display: "an archive without an origin (fingerprint f)"}},
+		{"fs", skill.FSSource{Root: "."}, source.Origin{Kind: "inline"}},
 	}
 	for _, tt := range tests {
-		if got := adaptor.OriginOf(tt.src); got != tt.want {
+		if got := trust.OriginOf(tt.src); got != tt.want {
 			t.Errorf("OriginOf(%s) = %+v, want %+v", tt.name, got, tt.want)
 		}
 	}
@@ -155,7 +156,7 @@ func TestPolicyOrigins(t *testing.T) {
 func TestPolicyAllowsInline(t *testing.T) {
 	dir := skillDir(t, "review")
 	p := mustPolicy(t, "version: 1\nsources:\n  allow: [local:"+filepath.ToSlash(dir)+"]\n")
-	agent, rec := newAgent(t, adaptor.WithPolicy(p), adaptor.WithSkills(skill.Inline("tone", skillMD("tone")), skill.Dir(dir)))
+	agent, rec := newAgent(t, withPolicy(t, p), adaptor.WithSkills(skill.Inline("tone", skillMD("tone")), skill.Dir(dir)))
 	if _, err := agent.Run(t.Context(), "go"); err != nil {
 		t.Fatalf("Run() = %v, want the inline skill and the allowed folder run", err)
 	}
@@ -167,7 +168,7 @@ func TestPolicyAllowsInline(t *testing.T) {
 // TestPolicyNoneChecksNothing checks rule 7: an agent without a policy
 // runs a skill whatever its origin.
 func TestPolicyNoneChecksNothing(t *testing.T) {
-	agent, rec := newAgent(t, adaptor.WithPolicy(nil), adaptor.WithSkills(skill.Dir(skillDir(t, "review"))))
+	agent, rec := newAgent(t, withPolicy(t, nil), adaptor.WithSkills(skill.Dir(skillDir(t, "review"))))
 	if _, err := agent.Run(t.Context(), "go"); err != nil || len(rec.Requests()) != 1 {
 		t.Fatalf("Run() = %v, want the driver run once", err)
 	}
@@ -203,7 +204,7 @@ func keyPolicy(t *testing.T) (*policy.Policy, crypto.PublicKey) {
 // without a signature, or signed by another, is refused naming the rule.
 func TestPolicySigners(t *testing.T) {
 	p, pub := keyPolicy(t)
-	oci := policy.Source{Kind: "oci", Location: "registry.example/acme/review", Pinned: true, Display: "oci://registry.example/acme/review@sha256:1"}
+	oci := source.Origin{Kind: "oci", Location: "registry.example/acme/review", Pinned: true, Display: "oci://registry.example/acme/review@sha256:1"}
 	inline := originSource{skill.InlineSource{SkillMD: skillMD("review")}, oci}
 	verifier := func(err error) func([]signature.Requirement) (signature.Signer, error) {
 		return func(reqs []signature.Requirement) (signature.Signer, error) {
@@ -225,22 +226,22 @@ func TestPolicySigners(t *testing.T) {
 		{"another signer", signedSource{inline, verifier(fmt.Errorf("%w: signed by key sha256:2", signature.ErrUntrusted))}, signature.ErrUntrusted},
 		{"unsigned", signedSource{inline, verifier(fmt.Errorf("%w: no bundle", signature.ErrUnsigned))}, signature.ErrUnsigned},
 		{"no signature to check", inline, signature.ErrUnsigned},
-		{"another source", originSource{skill.InlineSource{SkillMD: skillMD("review")}, policy.Source{Kind: "oci", Location: "ghcr.io/other/review"}}, nil},
+		{"another source", originSource{skill.InlineSource{SkillMD: skillMD("review")}, source.Origin{Kind: "oci", Location: "ghcr.io/other/review"}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			refs := []skill.Ref{fromSource("review", tt.src)}
 			if tt.wantErr == nil {
-				agent, rec := newAgent(t, adaptor.WithPolicy(p), adaptor.WithSkills(refs...))
+				agent, rec := newAgent(t, withPolicy(t, p), adaptor.WithSkills(refs...))
 				if _, err := agent.Run(t.Context(), "go"); err != nil || rec.Calls() != 1 {
 					t.Fatalf("Run() = %v, want the driver run", err)
 				}
 				return
 			}
 			_, err := policyAgent(t, p, refs).Run(t.Context(), "go")
-			var pe *adaptor.PolicyError
+			var pe *trust.RefusedError
 			if !errors.As(err, &pe) || !errors.Is(err, tt.wantErr) || !errors.Is(err, policy.ErrDenied) {
-				t.Fatalf("Run() = %v, want a *PolicyError wrapping %v", err, tt.wantErr)
+				t.Fatalf("Run() = %v, want a *RefusedError wrapping %v", err, tt.wantErr)
 			}
 			if pe.Rule.Name != "signers[1]" || pe.Rule.Line != 3 || !strings.Contains(err.Error(), pe.Rule.File) {
 				t.Errorf("Run() = %v (rule %+v), want it to name signers[1] and its file and line", err, pe.Rule)
@@ -256,7 +257,7 @@ type commitSource struct {
 	verify func(source.CommitKeys) (string, error)
 }
 
-func (s commitSource) VerifyCommit(_ context.Context, keys source.CommitKeys) (string, error) {
+func (s commitSource) VerifyCommit(_ context.Context, _ string, keys source.CommitKeys) (string, error) {
 	return s.verify(keys)
 }
 
@@ -272,7 +273,7 @@ func TestPolicyCommits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gh := originSource{skill.InlineSource{SkillMD: skillMD("review")}, policy.Source{Kind: "github", Location: "acme/tools", Pinned: true}}
+	gh := originSource{skill.InlineSource{SkillMD: skillMD("review")}, source.Origin{Kind: "github", Location: "acme/tools", Pinned: true}}
 	verifier := func(err error) func(source.CommitKeys) (string, error) {
 		return func(keys source.CommitKeys) (string, error) {
 			if keys.AllowedSigners != allowed {
@@ -294,16 +295,16 @@ func TestPolicyCommits(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			refs := []skill.Ref{fromSource("review", tt.src)}
 			if !tt.wantErr {
-				agent, rec := newAgent(t, adaptor.WithPolicy(p), adaptor.WithSkills(refs...))
+				agent, rec := newAgent(t, withPolicy(t, p), adaptor.WithSkills(refs...))
 				if _, err := agent.Run(t.Context(), "go"); err != nil || rec.Calls() != 1 {
 					t.Fatalf("Run() = %v, want the driver run", err)
 				}
 				return
 			}
 			_, err := policyAgent(t, p, refs).Run(t.Context(), "go")
-			var pe *adaptor.PolicyError
+			var pe *trust.RefusedError
 			if !errors.As(err, &pe) || !errors.Is(err, source.ErrCommitSignature) || pe.Rule.Name != "signers[1]" {
-				t.Fatalf("Run() = %v, want a *PolicyError of signers[1] wrapping %v", err, source.ErrCommitSignature)
+				t.Fatalf("Run() = %v, want a *RefusedError of signers[1] wrapping %v", err, source.ErrCommitSignature)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package adaptor_test
+package trust_test
 
 import (
 	"crypto/ed25519"
@@ -23,6 +23,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source/oci"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // TestPolicyOCISigners pushes skills to a registry on loopback, signs
@@ -68,7 +69,7 @@ func TestPolicyOCISigners(t *testing.T) {
 			}
 			pinned := tag + "@" + dgst
 			if tt.signer != nil {
-				if _, err := oci.Sign(t.Context(), pinned, tt.signer, opts...); err != nil {
+				if _, err := oci.Sign(t.Context(), pinned, signature.KeySigner{Key: tt.signer}, opts...); err != nil {
 					t.Fatalf("Sign: %v", err)
 				}
 			}
@@ -77,21 +78,21 @@ func TestPolicyOCISigners(t *testing.T) {
 				t.Fatalf("Fetch: %v", err)
 			}
 			s := a.TrustedSkill()
-			if got := adaptor.OriginOf(s.Source); got.Kind != "oci" || got.Location != host+"/acme/"+strings.ReplaceAll(tt.name, " ", "-") || !got.Pinned {
+			if got := trust.OriginOf(s.Source); got.Kind != "oci" || got.Location != host+"/acme/"+strings.ReplaceAll(tt.name, " ", "-") || !got.Pinned {
 				t.Errorf("OriginOf(TrustedSkill) = %+v, want the pinned oci repository", got)
 			}
 			if tt.wantErr == nil {
-				agent, rec := newAgent(t, adaptor.WithSkillMaterializer(cache), adaptor.WithPolicy(p), adaptor.WithSkills(s))
+				agent, rec := newAgent(t, adaptor.WithSkillMaterializer(trust.NewMaterializer(cache, trust.NewChecker(p))), adaptor.WithSkills(s))
 				if _, err := agent.Run(t.Context(), "go"); err != nil || rec.Calls() != 1 {
 					t.Fatalf("Run() = %v, want the signed skill run", err)
 				}
 				return
 			}
-			agent := adaptor.New(neverStarted{t}, adaptor.WithSkillMaterializer(cache), adaptor.WithPolicy(p), adaptor.WithSkills(s))
+			agent := adaptor.New(neverStarted{t}, adaptor.WithSkillMaterializer(trust.NewMaterializer(cache, trust.NewChecker(p))), adaptor.WithSkills(s))
 			_, err = agent.Run(t.Context(), "go")
-			var pe *adaptor.PolicyError
+			var pe *trust.RefusedError
 			if !errors.As(err, &pe) || !errors.Is(err, tt.wantErr) || pe.Rule.Name != "signers[1]" {
-				t.Fatalf("Run() = %v, want a *PolicyError of signers[1] wrapping %v", err, tt.wantErr)
+				t.Fatalf("Run() = %v, want a *RefusedError of signers[1] wrapping %v", err, tt.wantErr)
 			}
 			if !strings.Contains(err.Error(), pinned) {
 				t.Errorf("error %q does not name the reference %s", err, pinned)
@@ -104,7 +105,7 @@ func TestPolicyOCISigners(t *testing.T) {
 // oci.Skill and Artifact.Skill build, whose archive source says not where
 // it comes from: such a skill is not inline, so a policy that allows only
 // other registries, or requires a signer, refuses it before the driver
-// starts (through WithPolicy and NewPolicyMaterializer alike), naming how
+// starts (through an Agent and the Materializer alike), naming how
 // to give it an origin; with no such rule it runs.
 func TestPolicyOCISkillWithoutOrigin(t *testing.T) {
 	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0)), registry.WithReferrersSupport(true)))
@@ -143,7 +144,7 @@ func TestPolicyOCISkillWithoutOrigin(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tt.rule == "" {
-				agent, rec := newAgent(t, adaptor.WithSkillMaterializer(cache), adaptor.WithPolicy(p), adaptor.WithSkills(s))
+				agent, rec := newAgent(t, adaptor.WithSkillMaterializer(trust.NewMaterializer(cache, trust.NewChecker(p))), adaptor.WithSkills(s))
 				if _, err := agent.Run(t.Context(), "go"); err != nil || rec.Calls() != 1 {
 					t.Fatalf("Run() = %v, want the skill run", err)
 				}
@@ -151,14 +152,14 @@ func TestPolicyOCISkillWithoutOrigin(t *testing.T) {
 			}
 			check := func(what string, err error) {
 				t.Helper()
-				var pe *adaptor.PolicyError
-				if !errors.As(err, &pe) || pe.Rule.Name != tt.rule || pe.Source.Kind != "unknown" || !strings.Contains(err.Error(), "TrustedSkill") {
-					t.Errorf("%s = %v, want a *PolicyError of %s for an unknown source, saying how to give it an origin", what, err, tt.rule)
+				var pe *trust.RefusedError
+				if !errors.As(err, &pe) || pe.Rule.Name != tt.rule || pe.Origin.Kind != "unknown" || !strings.Contains(err.Error(), "TrustedSkill") {
+					t.Errorf("%s = %v, want a *RefusedError of %s for an unknown source, saying how to give it an origin", what, err, tt.rule)
 				}
 			}
-			_, err = adaptor.NewPolicyMaterializer(cache, p).Materialize(t.Context(), s)
-			check("NewPolicyMaterializer.Materialize", err)
-			agent := adaptor.New(neverStarted{t}, adaptor.WithSkillMaterializer(cache), adaptor.WithPolicy(p), adaptor.WithSkills(s))
+			_, err = trust.NewMaterializer(cache, trust.NewChecker(p)).Materialize(t.Context(), s)
+			check("NewMaterializer.Materialize", err)
+			agent := adaptor.New(neverStarted{t}, adaptor.WithSkillMaterializer(trust.NewMaterializer(cache, trust.NewChecker(p))), adaptor.WithSkills(s))
 			_, err = agent.Run(t.Context(), "go")
 			check("Run", err)
 		})
@@ -198,13 +199,13 @@ func TestPolicyOCISignersEverySpelling(t *testing.T) {
 		t.Fatalf("Fetch(%s): %v", spelled, err)
 	}
 	s := a.TrustedSkill()
-	if got := adaptor.OriginOf(s.Source); got.Kind != "oci" || got.Location != host+"/acme/review" {
+	if got := trust.OriginOf(s.Source); got.Kind != "oci" || got.Location != host+"/acme/review" {
 		t.Errorf("OriginOf(TrustedSkill of %s) = %+v, want the canonical location %s/acme/review", spelled, got, host)
 	}
-	agent := adaptor.New(neverStarted{t}, adaptor.WithSkillMaterializer(cache), adaptor.WithPolicy(p), adaptor.WithSkills(s))
+	agent := adaptor.New(neverStarted{t}, adaptor.WithSkillMaterializer(trust.NewMaterializer(cache, trust.NewChecker(p))), adaptor.WithSkills(s))
 	_, err = agent.Run(t.Context(), "go")
-	var pe *adaptor.PolicyError
+	var pe *trust.RefusedError
 	if !errors.As(err, &pe) || !errors.Is(err, signature.ErrUnsigned) || pe.Rule.Name != "signers[1]" {
-		t.Fatalf("Run() of %s = %v, want a *PolicyError of signers[1] wrapping ErrUnsigned", spelled, err)
+		t.Fatalf("Run() of %s = %v, want a *RefusedError of signers[1] wrapping ErrUnsigned", spelled, err)
 	}
 }

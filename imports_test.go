@@ -1,0 +1,54 @@
+package adaptor_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// importRules are the rules of docs/DESIGN-NOTES.md ("Imports"): what
+// each package must not link, directly or through another package. An
+// entry ending in "/" forbids every package under that path.
+var importRules = []struct {
+	pkg       string
+	forbidden []string
+	why       string
+}{
+	{
+		pkg: ".",
+		forbidden: []string{
+			modulePath + "/policy", modulePath + "/signature", modulePath + "/audit", modulePath + "/trust",
+			"github.com/sigstore/", "google.golang.org/grpc",
+		},
+		why: "the root package takes trust through a materializer (package trust), so a program that wants none links none of it",
+	},
+	{pkg: "./source/git", forbidden: []string{modulePath + "/policy", modulePath + "/trust", "github.com/sigstore/"}, why: "a source's origin is a fact about the source (source.Origin); the policy matches it"},
+	{pkg: "./source/github", forbidden: []string{modulePath + "/policy", modulePath + "/trust", "github.com/sigstore/"}, why: "a source's origin is a fact about the source (source.Origin); the policy matches it"},
+	{pkg: "./source/oci", forbidden: []string{modulePath + "/policy", modulePath + "/trust"}, why: "a source's origin is a fact about the source (source.Origin); the policy matches it"},
+	{pkg: "./source/oci", forbidden: []string{modulePath + "/signature", "github.com/sigstore/", "google.golang.org/grpc"}, why: "Sign and Verify take a signer and a check of bundles (package signature's KeySigner and BundleCheck), so a program that fetches OCI skills links no Sigstore code"},
+	{pkg: "./trust", forbidden: []string{modulePath}, why: "the trust engine is below the root package"},
+}
+
+// TestImports checks the import rules with go list -deps: a package that
+// links what its rule forbids fails, naming the package and why.
+func TestImports(t *testing.T) {
+	for _, r := range importRules {
+		t.Run(r.pkg, func(t *testing.T) {
+			out, err := exec.Command("go", "list", "-deps", r.pkg).Output()
+			if err != nil {
+				t.Fatalf("go list -deps %s: %v (the test needs the go command on PATH)", r.pkg, err)
+			}
+			deps := strings.Fields(string(out))
+			if len(deps) < 10 {
+				t.Fatalf("go list -deps %s lists %d packages; want its whole graph", r.pkg, len(deps))
+			}
+			for _, dep := range deps {
+				for _, f := range r.forbidden {
+					if dep == f || strings.HasSuffix(f, "/") && strings.HasPrefix(dep, f) || strings.HasPrefix(dep, f+"/") && f != modulePath {
+						t.Errorf("%s links %s; it must not: %s", r.pkg, dep, r.why)
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,244 @@
+package trust
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/signature"
+	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/source/oci"
+)
+
+// SignatureVerifier checks the Sigstore signatures of a published source
+// at a pin: an OCI source's manifest digest ([SignatureVerifierOf] gives
+// the one of source/oci's Remote and TrustedSource).
+type SignatureVerifier interface {
+	// VerifySignature returns the signer of the content at pin when a
+	// signature attached to it satisfies one of reqs. Errors wrap
+	// signature.ErrUnsigned, signature.ErrUntrusted or
+	// signature.ErrInvalid.
+	VerifySignature(ctx context.Context, pin string, reqs []signature.Requirement) (signature.Signer, error)
+}
+
+// Checker is the trust engine (see the package doc): a policy, the risks
+// let through, and the memory of verdicts by content. It is safe for
+// concurrent use.
+type Checker struct {
+	policy     *policy.Policy
+	allowRisks []string
+	reports    memo[audit.Report] // by content digest
+	signers    memo[struct{}]     // by content digest and origin
+}
+
+// Option configures a [Checker].
+type Option func(*config)
+
+type config struct {
+	allowRisks []string
+}
+
+// AllowRisks has findings of the audit rules named (their IDs, as
+// audit.Rules lists them) refuse no skill, as a user who read them
+// proceeds knowingly. Several accumulate. Default: none; only the
+// policy's accepted findings are let through.
+func AllowRisks(rules ...string) Option {
+	return func(c *config) { c.allowRisks = append(c.allowRisks, rules...) }
+}
+
+// NewChecker returns a checker of the policy p. A nil p is the zero
+// Policy, which allows every source, requires no signer and refuses
+// skills with audit findings of high severity or above.
+func NewChecker(p *policy.Policy, opts ...Option) *Checker {
+	if p == nil {
+		p = new(policy.Policy)
+	}
+	var c config
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	return &Checker{policy: p, allowRisks: c.allowRisks}
+}
+
+// Policy returns the policy c enforces.
+func (c *Checker) Policy() *policy.Policy { return c.policy }
+
+// AllowedRisks returns the audit rules [AllowRisks] let through.
+func (c *Checker) AllowedRisks() []string { return slices.Clone(c.allowRisks) }
+
+// Check checks o against the policy before anything of it is read (rule
+// 2). A refusal is a *[RefusedError] that wraps the *policy.DeniedError.
+func (c *Checker) Check(o source.Origin) error {
+	err := c.policy.Check(o)
+	if err == nil {
+		return nil
+	}
+	rule := policy.Rule{Name: "sources"}
+	var denied *policy.DeniedError
+	if errors.As(err, &denied) {
+		rule = policy.Rule{Name: denied.Rule, File: denied.File, Line: denied.Line}
+	}
+	return &RefusedError{Origin: o, Rule: rule, Err: err}
+}
+
+// VerifySignatures checks every signers rule of the policy for o against
+// the signatures v finds at pin (rule 3), and returns the signer that
+// satisfied each rule, in the rules' order. A nil v carries no
+// signature. A refusal is a *[RefusedError] naming the rule, whose Err
+// is the verifier's error.
+func (c *Checker) VerifySignatures(ctx context.Context, o source.Origin, v SignatureVerifier, pin string) ([]signature.Signer, error) {
+	rules, err := c.policy.SignerRules(o)
+	if err != nil {
+		return nil, &RefusedError{Origin: o, Rule: policy.Rule{Name: "signers"}, Err: err}
+	}
+	signers := make([]signature.Signer, len(rules))
+	for i, r := range rules {
+		if v == nil {
+			return nil, &RefusedError{Origin: o, Rule: r.Rule, Err: fmt.Errorf("%w: the rule requires a signature by %s, and a %s source carries no signature to check (use a signed oci:// source)",
+				signature.ErrUnsigned, describe(r.Requirements), o.Kind)}
+		}
+		if signers[i], err = v.VerifySignature(ctx, pin, r.Requirements); err != nil {
+			return nil, &RefusedError{Origin: o, Rule: r.Rule, Err: err}
+		}
+	}
+	return signers, nil
+}
+
+// VerifyCommits checks the commit at pin against every commits rule of
+// the policy for o (rule 3) with v, and returns who signed it for the
+// first rule ("" when the policy has none). A nil v has no commit to
+// check. A refusal is a *[RefusedError] naming the rule, whose Err wraps
+// source.ErrCommitSignature.
+func (c *Checker) VerifyCommits(ctx context.Context, o source.Origin, v source.CommitVerifier, pin string) (string, error) {
+	var signer string
+	for i, r := range c.policy.CommitRules(o) {
+		if v == nil {
+			return "", &RefusedError{Origin: o, Rule: r.Rule, Err: fmt.Errorf("%w: the rule requires a signed commit, and a %s source has no commit to check (build the skill with Client.TrustedSkill of package source/git or source/github)",
+				source.ErrCommitSignature, o.Kind)}
+		}
+		who, err := v.VerifyCommit(ctx, pin, source.CommitKeys{AllowedSigners: r.AllowedSigners, GPGKeyring: r.GPGKeyring})
+		if err != nil {
+			return "", &RefusedError{Origin: o, Rule: r.Rule, Err: err}
+		}
+		if i == 0 {
+			signer = who
+		}
+	}
+	return signer, nil
+}
+
+// describe says what one rule's requirements ask for.
+func describe(reqs []signature.Requirement) string {
+	out := make([]string, len(reqs))
+	for i, r := range reqs {
+		out[i] = r.String()
+	}
+	return strings.Join(out, " or ")
+}
+
+// Audit returns the audit report of the tree fsys, remembered by its
+// content digest (rule 6); an empty digest is not remembered.
+func (c *Checker) Audit(fsys fs.FS, digest string) (audit.Report, error) {
+	if digest != "" {
+		if r, ok := c.reports.get(digest); ok {
+			return r, nil
+		}
+	}
+	rep, err := audit.Tree(fsys)
+	if err != nil {
+		return audit.Report{}, err
+	}
+	if digest != "" {
+		c.reports.put(digest, rep)
+	}
+	return rep, nil
+}
+
+// Refusing returns the findings of rep, the audit of the skill named
+// skill from o, that refuse it (rule 4): those [Checker.Blocking]
+// returns, except those of a rule [AllowRisks] lets through; with the
+// counts of such findings past the audit's caps.
+func (c *Checker) Refusing(rep audit.Report, skill string, o source.Origin) audit.Report {
+	return c.Blocking(rep, skill, o).Filter(func(f audit.Finding) bool {
+		return !slices.Contains(c.allowRisks, f.Rule)
+	})
+}
+
+// Blocking returns the findings of rep, the audit of the skill named
+// skill from o, at or above the policy's threshold that the policy does
+// not accept, whatever [AllowRisks] lets through: what package install
+// checks against the risks its lock file records as well.
+func (c *Checker) Blocking(rep audit.Report, skill string, o source.Origin) audit.Report {
+	failOn := c.policy.FailOn()
+	return rep.Filter(func(f audit.Finding) bool {
+		return f.Severity >= failOn && !c.policy.Accepted(f, skill, o)
+	})
+}
+
+// maxVerdicts bounds the verdicts a memo keeps; when it is reached the
+// memo starts again empty.
+const maxVerdicts = 4096
+
+// memo is a bounded memory of verdicts by key: when it reaches
+// maxVerdicts it starts again empty. It is safe for concurrent use; the
+// zero value is ready.
+type memo[V any] struct {
+	mu sync.Mutex
+	m  map[string]V
+}
+
+func (c *memo[V]) get(key string) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[key]
+	return v, ok
+}
+
+func (c *memo[V]) put(key string, v V) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxVerdicts {
+		c.m = make(map[string]V)
+	}
+	c.m[key] = v
+}
+
+// bundleFinder is a source whose Sigstore bundles a check verifies: the
+// Remote and TrustedSource of package source/oci.
+type bundleFinder interface {
+	VerifyBundles(ctx context.Context, pin string, v oci.BundleVerifier) error
+}
+
+// SignatureVerifierOf returns what checks the signatures of v: v itself
+// when it is a [SignatureVerifier]; for a source whose bundles are found
+// by source/oci (its Remote and TrustedSource, with a VerifyBundles
+// method), one that verifies them with package signature; else nil, as
+// v carries no signature.
+func SignatureVerifierOf(v any) SignatureVerifier {
+	switch v := v.(type) {
+	case SignatureVerifier:
+		return v
+	case bundleFinder:
+		return bundles{v}
+	}
+	return nil
+}
+
+// bundles is the SignatureVerifier of a bundleFinder.
+type bundles struct{ f bundleFinder }
+
+func (b bundles) VerifySignature(ctx context.Context, pin string, reqs []signature.Requirement) (signature.Signer, error) {
+	check := &signature.BundleCheck{Reqs: reqs}
+	if err := b.f.VerifyBundles(ctx, pin, check); err != nil {
+		return signature.Signer{}, err
+	}
+	return check.Signer, nil
+}

@@ -1,0 +1,85 @@
+// Package trust is the one trust engine of the module: it checks where a
+// skill comes from against a policy (package policy), who signed it
+// (package signature: Sigstore bundles of OCI sources; signed commits of
+// git and GitHub sources), and what it does (package audit), and refuses
+// it with one error, [*RefusedError]. The SDK and package install use
+// the same [Checker]; install adds only what its lock file records (the
+// signers it saw first, the risks a project accepted).
+//
+// The root package links none of this: a program that wants trust gives
+// its Agent a materializer that checks,
+//
+//	checker := trust.NewChecker(p, trust.AllowRisks("download-exec"))
+//	agent := adaptor.New(claude.Driver(claude.Config{}),
+//		adaptor.WithSkillMaterializer(trust.NewMaterializer(nil, checker)),
+//		adaptor.WithSkills(skill.Dir("./skills/review")))
+//
+// and a program that does not links no policy, signature, audit or
+// Sigstore code.
+//
+// # Rules
+//
+// A [Materializer] enforces the checker's policy on every skill an Agent's
+// run or Inspect selects, before any driver starts:
+//
+//  1. Every skill has an origin ([OriginOf], a [source.Origin]): its
+//     source's own, when the source implements [Origin] (the skills of
+//     oci.Artifact.TrustedSkill do: kind "oci", pinned to the manifest
+//     digest; and those of git's and github's Client.TrustedSkill: kind
+//     "git" or "github", pinned to the commit); else kind "local" for a
+//     folder (skill.Dir), by its absolute path with links resolved (its
+//     real path, as a local pattern's is: package source, rule 15); a
+//     git skill from a file URL is at its repository's real path too;
+//     else kind "inline" for a skill with no location (skill.Inline,
+//     skill.FS); else kind "unknown": an archive without an origin, as
+//     oci.Skill, oci.Artifact.Skill and the Client.Skill of git and
+//     github build, or a source of another type. No pattern matches an
+//     unknown source, so a policy with sources.allow, sources.pinned or
+//     a signers rule refuses it, saying how to give it an origin (rule 5
+//     of package policy). An origin's location is canonical (rule 15 of
+//     package policy: oci://ghcr.io:0443/acme/x is ghcr.io/acme/x), and
+//     the policy makes it canonical again whoever built it, so every
+//     rule applies to every spelling of its sources; one that cannot be
+//     made canonical is refused as an unknown source is.
+//  2. Policy first: the policy checks the origin ([Checker.Check]:
+//     the sources it allows, whether they must be pinned) before the
+//     skill is materialized or a source is read, so nothing is fetched
+//     or written for a refused one.
+//  3. Signatures: when the policy names signers for the origin
+//     (policy.Policy.SignerRules), the source must carry signatures
+//     ([SignatureVerifierOf]: a [SignatureVerifier], or an OCI source of
+//     package source/oci, whose bundles package signature verifies) and
+//     a signature of its pin must satisfy every one of the policy's
+//     rules; a source that carries no signature is
+//     refused with signature.ErrUnsigned. When the policy names signed
+//     commits for the origin (policy.Policy.CommitRules, a git or github
+//     source), the source must implement source.CommitVerifier and its
+//     pinned commit must be signed by a key of every such rule; a source
+//     with no commit to check is refused with source.ErrCommitSignature.
+//     Both verifiers take the pin ([Pinned] gives a skill source's).
+//  4. The audit: the materialized tree is audited (audit.Tree). A
+//     finding at or above the policy's threshold (policy.Policy.FailOn,
+//     high by default) refuses the skill, unless the policy accepts it
+//     (policy.Policy.Accepted) or its rule is allowed with [AllowRisks]
+//     ([Checker.Refusing] is that filter).
+//  5. A refusal is a *[RefusedError] (errors.Is [ErrRefused], and
+//     policy.ErrDenied, as every refusal is by a rule of the policy; it
+//     wraps the *policy.DeniedError when the policy refused the source)
+//     that names the skill, its source, the
+//     rule, the policy files and, for the audit, every refusing finding
+//     with its file and line as the audit keeps them (at most 100 of a
+//     rule and 1,000 in all), counting the rest (RefusedError.Omitted:
+//     "and 31,204 more"). An Agent's run fails with it as it is, and no
+//     driver starts.
+//  6. Audit findings are remembered by the tree's content digest, and
+//     verified signers of a pinned source by digest and source, so a warm
+//     run neither audits nor verifies again.
+//  7. Without a checker nothing of this is done: no audit, no check.
+//
+// Package install applies rules 1 to 5 to the sources it adds and syncs,
+// and adds the lock file's rules (trust on first use of a signer, the
+// risks a lock file records as accepted; see # Trust in its doc).
+//
+// What holds on Linux holds on macOS and Windows: the audit reads the
+// tree through an os.Root, and nothing here depends on the system.
+package trust
