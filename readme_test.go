@@ -96,15 +96,20 @@ func layoutRows(t *testing.T) [][]string {
 }
 
 // modulePackages returns the module's packages as go list ./... lists
-// them, relative to the module root ("." for the root).
+// them, relative to the module root ("." for the root), and those of the
+// modules nested in it (bench/, a module of its own).
 func modulePackages(t *testing.T) []string {
 	t.Helper()
-	out, err := exec.Command("go", "list", "./...").Output()
-	if err != nil {
-		t.Fatalf("go list ./...: %v (the test needs the go command on PATH)", err)
+	var all []string
+	for _, dir := range []string{".", "bench"} {
+		out, err := exec.Command("go", "-C", dir, "list", "./...").Output()
+		if err != nil {
+			t.Fatalf("go -C %s list ./...: %v (the test needs the go command on PATH)", dir, err)
+		}
+		all = append(all, strings.Fields(string(out))...)
 	}
 	var pkgs []string
-	for _, p := range strings.Fields(string(out)) {
+	for _, p := range all {
 		switch {
 		case p == modulePath:
 			pkgs = append(pkgs, ".")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/internal/cache"
+	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -229,38 +229,9 @@ type refusal interface {
 }
 
 // materializeOne returns the skill's absolute folder and its content
-// digest (see materializeContent).
+// digest (see skillcache.MaterializeContent).
 func (a *Agent) materializeOne(ctx context.Context, s skill.Skill) (dir, digest string, err error) {
-	return materializeContent(ctx, a.materializer, s)
-}
-
-// materializeContent materializes s with m and returns its absolute
-// folder and its content digest, taken from m when it reports one for an
-// absolute folder and computed otherwise.
-func materializeContent(ctx context.Context, m skill.Materializer, s skill.Skill) (dir, digest string, err error) {
-	if cm, ok := m.(skill.ContentMaterializer); ok {
-		dir, digest, err = cm.MaterializeContent(ctx, s)
-	} else {
-		dir, err = m.Materialize(ctx, s)
-	}
-	if err != nil {
-		return "", "", err
-	}
-	if dir == "" {
-		return "", "", errors.New("the materializer returned no folder")
-	}
-	if !filepath.IsAbs(dir) {
-		if dir, err = filepath.Abs(dir); err != nil {
-			return "", "", err
-		}
-		digest = ""
-	}
-	if digest == "" {
-		if digest, err = skill.ContentDigest(ctx, dir); err != nil {
-			return "", "", err
-		}
-	}
-	return dir, digest, nil
+	return skillcache.MaterializeContent(ctx, a.materializer, s)
 }
 
 // fingerprint digests the selection: every entry's key, runtime name,

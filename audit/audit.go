@@ -213,7 +213,7 @@
 //
 // # Measured
 //
-// go run ./bench/auditrates over checkouts of ten published skill
+// go -C bench run ./auditrates over checkouts of ten published skill
 // repositories (anthropics/skills, openai/skills, trailofbits/skills,
 // hashicorp/agent-skills, vercel-labs/agent-skills, obra/superpowers,
 // K-Dense-AI/claude-scientific-skills, github/awesome-copilot,

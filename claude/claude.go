@@ -25,8 +25,10 @@
 //		fmt.Println(res.Text, res.SessionID)
 //	}
 //
-// The runnable example is in example_test.go (ExampleDriver, a run that prints the answer as it is written); go doc does not
-// print examples, pkg.go.dev does.
+// The runnable examples are in example_test.go (ExampleDriver, a run that prints the answer as it is written;
+// ExampleDescriptor, the driver's facts and a driver built from the
+// settings every driver takes); go doc does not print examples,
+// pkg.go.dev does.
 //
 // # The run
 //
@@ -158,6 +160,7 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/agentdir"
 	"github.com/agentadaptor/agentadaptor/internal/launch"
 	"github.com/agentadaptor/agentadaptor/internal/process"
 	"github.com/agentadaptor/agentadaptor/skillmd"
@@ -225,6 +228,39 @@ type claudeDriver struct {
 
 var _ driver.Driver = (*claudeDriver)(nil)
 
+// Descriptor returns this driver's facts about Claude Code: its id,
+// program, session ids and permission modes, and how driver.Settings map
+// to [Config] (see driver.Descriptor).
+func Descriptor() driver.Descriptor {
+	return driver.Descriptor{
+		Name: "claude", ID: "claude-code", Agent: "Claude Code", Program: "claude",
+		Package: "@anthropic-ai/claude-code", Install: "npm i -g @anthropic-ai/claude-code",
+		SessionIDs: launch.UUIDs(),
+		Provider:   "takes ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL",
+		Auth:       "check ANTHROPIC_API_KEY or your login",
+		Modes:      []string{"acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan"},
+		Bypass:     "bypassPermissions",
+		Mode:       driver.Setting{Option: "--permission-mode", Field: "PermissionMode"},
+		Skip:       driver.Setting{Option: "--dangerously-skip-permissions", Field: "SkipPermissions"},
+		Allowed:    driver.Setting{Option: "--allowed-tools", Field: "AllowedTools"},
+		Denied:     driver.Setting{Option: "--disallowed-tools", Field: "DisallowedTools"},
+		Turns:      driver.Setting{Option: "--max-turns", Field: "MaxTurns"},
+		CheckArgs:  CheckArgs,
+		New: func(s driver.Settings) driver.Driver {
+			return Driver(Config{Command: s.Command, Model: s.Model, PermissionMode: s.PermissionMode,
+				SkipPermissions: s.SkipPermissions, MaxTurns: s.MaxTurns,
+				AllowedTools: s.AllowedTools, DisallowedTools: s.DisallowedTools, Args: s.Args})
+		},
+	}
+}
+
+// folders is the kind of the folders the driver keeps under the cache
+// root for its runs (internal/agentdir).
+func folders() agentdir.Kind {
+	return agentdir.Kind{Dir: "mounts/claude", Agent: Descriptor().ID, Name: "Claude Code skill mount",
+		Magic: "agentadaptor claude mount v1"}
+}
+
 // Driver returns a driver.Driver that runs Claude Code as c says. It is
 // safe for concurrent use; concurrent runs are separate processes.
 func Driver(c Config) driver.Driver {
@@ -232,49 +268,47 @@ func Driver(c Config) driver.Driver {
 	c.Args = slices.Clone(c.Args)
 	c.AllowedTools = slices.Clone(c.AllowedTools)
 	c.DisallowedTools = slices.Clone(c.DisallowedTools)
-	prog := launch.NewProgram("claude", c.Command, c.Env, "Claude Code", "@anthropic-ai/claude-code")
-	prog.Row = "claude-code"
-	prog.SessionIDs = launch.UUIDs()
-	return &claudeDriver{c: c, prog: prog}
+	return &claudeDriver{c: c, prog: launch.ProgramOf(Descriptor(), c.Command, c.Env)}
 }
 
 // Run runs Claude Code once for req.
 func (d *claudeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Result, error) {
-	l, err := launch.Prepare(ctx, req, d.prog)
-	if err != nil {
-		return nil, err
-	}
-	env := l.Env
-	var mountDir string
-	if len(req.Skills.Entries) > 0 {
-		var release func()
-		if mountDir, release, err = mount(ctx, launch.RunCacheRoot(req, d.c.CacheRoot), req.Skills); err != nil {
-			return nil, fmt.Errorf("claude: %w", err)
+	return launch.Run(ctx, req, d.prog, d.c.GracePeriod, func(ctx context.Context, l *launch.Launch) (*launch.Plan, error) {
+		env := l.Env
+		var mountDir string
+		if len(req.Skills.Entries) > 0 {
+			var release func()
+			var err error
+			if mountDir, release, err = mount(ctx, launch.RunCacheRoot(req, d.c.CacheRoot), req.Skills); err != nil {
+				return nil, fmt.Errorf("claude: %w", err)
+			}
+			l.Defer(release) // the run's lease on its mount
+			if err := checkShadows(ctx, req.Skills, mountDir, l.Workspace, userSkillsDir(env)); err != nil {
+				return nil, err
+			}
 		}
-		defer release() // the run's lease on its mount
-		if err := checkShadows(ctx, req.Skills, mountDir, l.Workspace, userSkillsDir(env)); err != nil {
+		if (d.c.SkipPermissions || d.c.PermissionMode == "bypassPermissions") && os.Geteuid() == 0 {
+			env = process.MergeEnv(env, []string{"IS_SANDBOX=1"})
+		}
+		args, err := l.Args(d.args(req, mountDir))
+		if err != nil {
 			return nil, err
 		}
-	}
-	if (d.c.SkipPermissions || d.c.PermissionMode == "bypassPermissions") && os.Geteuid() == 0 {
-		env = process.MergeEnv(env, []string{"IS_SANDBOX=1"})
-	}
-
-	args, err := l.Args(d.args(req, mountDir))
-	if err != nil {
-		return nil, err
-	}
-
-	p := newParser(req.Events)
-	var check error
-	exit, runErr := l.Run(ctx, req, args, env, d.c.GracePeriod, func(b []byte) error {
-		if init := p.Parse(b); init != nil {
-			check = checkMounted(init.Skills, req.Skills)
-			return check
-		}
-		return nil
+		p := newParser(req.Events)
+		var check error
+		return &launch.Plan{
+			Args: args,
+			Env:  env,
+			Line: func(b []byte) error {
+				if init := p.Parse(b); init != nil {
+					check = checkMounted(init.Skills, req.Skills)
+					return check
+				}
+				return nil
+			},
+			Outcome: func(e launch.Ended) (*driver.Result, error) { return outcome(e.Path, req, p, e.Exit, e.Err, check) },
+		}, nil
 	})
-	return outcome(l.Path, req, p, exit, runErr, check)
 }
 
 // args builds the command line (see "Arguments").

@@ -30,3 +30,19 @@ func ExampleDriver() {
 	}
 	fmt.Println(res.Text)
 }
+
+// Read what the driver says about Claude Code, and build a driver from
+// the settings every driver takes, as a host offering several agents
+// does.
+func ExampleDescriptor() {
+	d := claude.Descriptor()
+	fmt.Println(d.ID, "-", d.Agent, "- program", d.Program)
+	fmt.Println("modes:", d.Modes, "bypass:", d.Bypass)
+	fmt.Println("a turn limit:", d.Turns.Option, "(Config."+d.Turns.Field+")")
+	drv := d.New(driver.Settings{Model: "sonnet", MaxTurns: 5})
+	_ = adaptor.New(drv)
+	// Output:
+	// claude-code - Claude Code - program claude
+	// modes: [acceptEdits auto bypassPermissions manual dontAsk plan] bypass: bypassPermissions
+	// a turn limit: --max-turns (Config.MaxTurns)
+}

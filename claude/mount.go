@@ -15,7 +15,7 @@ const skillsDir = ".claude/skills"
 // mountKey names the mount of a skill set: its fingerprint and the folders
 // it links to, so a mount never points at another run's folders.
 func mountKey(rs driver.ResolvedSkills) string {
-	return agentdir.Key(agentdir.ClaudeMount, rs)
+	return agentdir.Key(folders(), rs)
 }
 
 // mount returns the folder to pass with --add-dir for rs: under root,
@@ -24,7 +24,7 @@ func mountKey(rs driver.ResolvedSkills) string {
 // and reused by every run with the same set. The run holds a lease on it
 // until it calls release, so that a collection of the cache keeps it.
 func mount(ctx context.Context, root string, rs driver.ResolvedSkills) (dir string, release func(), err error) {
-	return agentdir.Use(ctx, root, agentdir.ClaudeMount, mountKey(rs), func(l *agentdir.Lease) (string, error) {
+	return agentdir.Use(ctx, root, folders(), mountKey(rs), func(l *agentdir.Lease) (string, error) {
 		return agentdir.Mount(ctx, l, skillsDir, rs, skill.ContentDigest)
 	})
 }

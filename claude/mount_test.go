@@ -175,8 +175,11 @@ func TestMountConcurrent(t *testing.T) {
 		t.Errorf("mount does not check out: %v", err)
 	}
 	names, _ := agentdir.ReadNames(filepath.Join(root, "mounts", "claude"))
-	if key := filepath.Base(got[0]); !slices.Equal(names, []string{key, key + ".lease"}) {
-		t.Errorf("mounts folder holds %q, want the mount and its lease", names)
+	key := filepath.Base(got[0])
+	// A mount found settled is stamped (rule 12 of internal/agentdir).
+	names = slices.DeleteFunc(names, func(n string) bool { return n == key+".stamp-mount" })
+	if !slices.Equal(names, []string{".kind", key, key + ".lease"}) {
+		t.Errorf("mounts folder holds %q, want the kind file, the mount and its lease (and its stamp)", names)
 	}
 }
 

@@ -188,6 +188,7 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/agentdir"
 	"github.com/agentadaptor/agentadaptor/internal/launch"
 	"github.com/agentadaptor/agentadaptor/internal/process"
 )
@@ -251,57 +252,88 @@ type codexDriver struct {
 
 var _ driver.Driver = (*codexDriver)(nil)
 
+// Descriptor returns this driver's facts about Codex: its id,
+// program, session ids and permission modes, and how driver.Settings map
+// to [Config] (see driver.Descriptor).
+func Descriptor() driver.Descriptor {
+	return driver.Descriptor{
+		Name: "codex", ID: "codex", Agent: "Codex", Program: "codex",
+		Package: "@openai/codex", Install: "npm i -g @openai/codex",
+		SessionIDs: launch.UUIDs(),
+		Provider:   "takes the provider of ~/.codex/config.toml (OPENAI_BASE_URL alone is refused before the start, with the lines to write there)",
+		Auth:       "check OPENAI_API_KEY, the model provider in ~/.codex/config.toml, or your login",
+		Modes:      []string{"read-only", "workspace-write", "danger-full-access"},
+		Bypass:     "danger-full-access",
+		Mode:       driver.Setting{Option: "--sandbox", Field: "Sandbox"},
+		Skip:       driver.Setting{Option: "--dangerously-bypass-approvals-and-sandbox", Field: "BypassApprovalsAndSandbox"},
+		Allowed:    driver.Setting{Instead: "what Codex may do is its sandbox: --permission-mode read-only, workspace-write or danger-full-access, or --skip-permissions"},
+		Turns:      driver.Setting{Instead: "bound the run with --run-timeout instead"},
+		CheckArgs:  CheckArgs,
+		New: func(s driver.Settings) driver.Driver {
+			return Driver(Config{Command: s.Command, Model: s.Model, Sandbox: s.PermissionMode,
+				BypassApprovalsAndSandbox: s.SkipPermissions, Args: s.Args})
+		},
+	}
+}
+
+// folders is the kind of the folders the driver keeps under the cache
+// root for its runs (internal/agentdir).
+func folders() agentdir.Kind {
+	return agentdir.Kind{Dir: "homes/codex", Agent: Descriptor().ID, Name: "managed Codex home",
+		Magic: "agentadaptor codex home v1", Sessions: "sessions/*/*/*/rollout-*.jsonl"}
+}
+
 // Driver returns a driver.Driver that runs Codex as c says. It is safe for
 // concurrent use; concurrent runs are separate processes.
 func Driver(c Config) driver.Driver {
 	c.CacheRoot = launch.CacheRoot(c.CacheRoot)
 	c.Overrides = slices.Clone(c.Overrides)
 	c.Args = slices.Clone(c.Args)
-	prog := launch.NewProgram("codex", c.Command, c.Env, "Codex", "@openai/codex")
-	prog.Row = "codex"
-	prog.SessionIDs = launch.UUIDs()
-	return &codexDriver{c: c, prog: prog}
+	return &codexDriver{c: c, prog: launch.ProgramOf(Descriptor(), c.Command, c.Env)}
 }
 
 // Run runs Codex once for req.
 func (d *codexDriver) Run(ctx context.Context, req *driver.Request) (*driver.Result, error) {
-	l, err := launch.Prepare(ctx, req, d.prog)
-	if err != nil {
-		return nil, err
-	}
-	args, err := l.Args(d.args(req))
-	if err != nil {
-		return nil, err
-	}
-	managed, release, err := d.managedHome(ctx, req, l)
-	if err != nil {
-		return nil, err
-	}
-	defer release() // the run's lease on its home
-	unlock, err := firstRun(ctx, managed)
-	if err != nil {
-		return nil, fmt.Errorf("codex: %w", err)
-	}
-	defer unlock()
-
-	p := &parser{emit: req.Events}
-	var mismatch error
-	env := process.MergeEnv(l.Env, []string{"CODEX_HOME=" + managed})
-	exit, runErr := l.Run(ctx, req, args, env, d.c.GracePeriod, func(b []byte) error {
-		started := p.started
-		p.parse(b)
-		if !started && p.started && req.Resume != "" && !strings.EqualFold(p.threadID, req.Resume) {
-			// Codex starts a new thread for an id that is not one of its
-			// own instead of failing: stop it before it answers.
-			mismatch = fmt.Errorf("%w: session %s: codex started thread %s instead", driver.ErrResumeRejected, req.Resume, p.threadID)
-			return mismatch
+	return launch.Run(ctx, req, d.prog, d.c.GracePeriod, func(ctx context.Context, l *launch.Launch) (*launch.Plan, error) {
+		args, err := l.Args(d.args(req))
+		if err != nil {
+			return nil, err
 		}
-		return nil
+		managed, release, err := d.managedHome(ctx, req, l)
+		if err != nil {
+			return nil, err
+		}
+		l.Defer(release) // the run's lease on its home
+		unlock, err := firstRun(ctx, managed)
+		if err != nil {
+			return nil, fmt.Errorf("codex: %w", err)
+		}
+		l.Defer(unlock)
+		p := &parser{emit: req.Events}
+		var mismatch error
+		return &launch.Plan{
+			Args: args,
+			Env:  process.MergeEnv(l.Env, []string{"CODEX_HOME=" + managed}),
+			Line: func(b []byte) error {
+				started := p.started
+				p.parse(b)
+				if !started && p.started && req.Resume != "" && !strings.EqualFold(p.threadID, req.Resume) {
+					// Codex starts a new thread for an id that is not one
+					// of its own instead of failing: stop it before it
+					// answers.
+					mismatch = fmt.Errorf("%w: session %s: codex started thread %s instead", driver.ErrResumeRejected, req.Resume, p.threadID)
+					return mismatch
+				}
+				return nil
+			},
+			Outcome: func(e launch.Ended) (*driver.Result, error) {
+				if mismatch != nil {
+					return nil, mismatch
+				}
+				return outcome(e.Path, req, p, e.Exit, e.Err)
+			},
+		}, nil
 	})
-	if mismatch != nil {
-		return nil, mismatch
-	}
-	return outcome(l.Path, req, p, exit, runErr)
 }
 
 // managedHome brings the managed Codex home of req's skills up to date,

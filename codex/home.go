@@ -34,7 +34,7 @@ func homeKey(rs driver.ResolvedSkills, userHome string, userSkills bool) string 
 	if userSkills {
 		extra = append(extra, "with the user's skills")
 	}
-	return agentdir.Key(agentdir.CodexHome, rs, extra...)
+	return agentdir.Key(folders(), rs, extra...)
 }
 
 // home prepares the managed Codex home for rs and returns it (see "The
@@ -43,7 +43,7 @@ func homeKey(rs driver.ResolvedSkills, userHome string, userSkills bool) string 
 // lease on the home until it calls release, so that a collection of the
 // cache keeps it.
 func home(ctx context.Context, root string, rs driver.ResolvedSkills, userHome string, userSkills bool) (dir string, release func(), err error) {
-	return agentdir.Use(ctx, root, agentdir.CodexHome, homeKey(rs, userHome, userSkills), func(l *agentdir.Lease) (string, error) {
+	return agentdir.Use(ctx, root, folders(), homeKey(rs, userHome, userSkills), func(l *agentdir.Lease) (string, error) {
 		return prepare(ctx, l.Dir(), rs, userHome, userSkills)
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/agentdir"
 	"github.com/agentadaptor/agentadaptor/internal/launch"
 	"github.com/agentadaptor/agentadaptor/internal/process"
 )
@@ -61,6 +62,35 @@ type copilotDriver struct {
 
 var _ driver.Driver = (*copilotDriver)(nil)
 
+// Descriptor returns this driver's facts about GitHub Copilot CLI: its id,
+// program, session ids and permission modes, and how driver.Settings map
+// to [Config] (see driver.Descriptor).
+func Descriptor() driver.Descriptor {
+	return driver.Descriptor{
+		Name: "copilot", ID: "github-copilot", Agent: "GitHub Copilot CLI", Program: "copilot",
+		Package: "@github/copilot", Install: "npm i -g @github/copilot",
+		SessionIDs: launch.UUIDs(),
+		Provider:   "takes a GitHub login (copilot login, or GH_TOKEN), or COPILOT_PROVIDER_BASE_URL, COPILOT_PROVIDER_API_KEY and COPILOT_MODEL",
+		Mode:       driver.Setting{Instead: "allow tools by name with --allowed-tools, or all of them with --skip-permissions"},
+		Skip:       driver.Setting{Option: "--allow-all-tools", Field: "AllowAllTools"},
+		Allowed:    driver.Setting{Option: "--allow-tool", Field: "AllowedTools"},
+		Denied:     driver.Setting{Option: "--deny-tool", Field: "DeniedTools"},
+		Turns:      driver.Setting{Instead: "Copilot CLI has no turn limit in its prompt mode"},
+		CheckArgs:  CheckArgs,
+		New: func(s driver.Settings) driver.Driver {
+			return Driver(Config{Command: s.Command, Model: s.Model, AllowAllTools: s.SkipPermissions,
+				AllowedTools: s.AllowedTools, DeniedTools: s.DisallowedTools, Args: s.Args})
+		},
+	}
+}
+
+// folders is the kind of the folders the driver keeps under the cache
+// root for its runs (internal/agentdir).
+func folders() agentdir.Kind {
+	return agentdir.Kind{Dir: "mounts/copilot", Agent: Descriptor().ID, Name: "GitHub Copilot CLI skill mount",
+		Magic: "agentadaptor copilot mount v1"}
+}
+
 // Driver returns a driver.Driver that runs Copilot CLI as c says. It is
 // safe for concurrent use; concurrent runs are separate processes.
 func Driver(c Config) driver.Driver {
@@ -68,46 +98,45 @@ func Driver(c Config) driver.Driver {
 	c.Args = slices.Clone(c.Args)
 	c.AllowedTools = slices.Clone(c.AllowedTools)
 	c.DeniedTools = slices.Clone(c.DeniedTools)
-	prog := launch.NewProgram("copilot", c.Command, c.Env, "GitHub Copilot CLI", "@github/copilot")
-	prog.Row = "github-copilot"
-	prog.SessionIDs = launch.UUIDs()
-	return &copilotDriver{c: c, prog: prog}
+	return &copilotDriver{c: c, prog: launch.ProgramOf(Descriptor(), c.Command, c.Env)}
 }
 
 // Run runs Copilot CLI once for req.
 func (d *copilotDriver) Run(ctx context.Context, req *driver.Request) (*driver.Result, error) {
-	l, err := launch.Prepare(ctx, req, d.prog)
-	if err != nil {
-		return nil, err
-	}
-	if l.Path, err = native(l.Path, runtime.GOOS, runtime.GOARCH); err != nil {
-		return nil, err
-	}
-	mountDir := ""
-	if len(req.Skills.Entries) > 0 {
-		if err := checkShadows(ctx, req.Skills, otherSkillsDirs(l.Workspace, homeDir(l.Env))); err != nil {
+	return launch.Run(ctx, req, d.prog, d.c.GracePeriod, func(ctx context.Context, l *launch.Launch) (*launch.Plan, error) {
+		var err error
+		if l.Path, err = native(l.Path, runtime.GOOS, runtime.GOARCH); err != nil {
 			return nil, err
 		}
-		dir, release, err := mount(ctx, launch.RunCacheRoot(req, d.c.CacheRoot), req.Skills)
-		if err != nil {
-			if ctx.Err() != nil {
+		mountDir := ""
+		if len(req.Skills.Entries) > 0 {
+			if err := checkShadows(ctx, req.Skills, otherSkillsDirs(l.Workspace, homeDir(l.Env))); err != nil {
 				return nil, err
 			}
-			return nil, fmt.Errorf("copilot: %w", err)
+			dir, release, err := mount(ctx, launch.RunCacheRoot(req, d.c.CacheRoot), req.Skills)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, err
+				}
+				return nil, fmt.Errorf("copilot: %w", err)
+			}
+			l.Defer(release) // the run's lease on its mount
+			mountDir = dir
 		}
-		defer release() // the run's lease on its mount
-		mountDir = dir
-	}
-	args, err := l.Args(d.args(req, mountDir))
-	if err != nil {
-		return nil, err
-	}
-	p := &parser{emit: req.Events}
-	exit, runErr := l.Run(ctx, req, args, l.Env, d.c.GracePeriod, func(b []byte) error {
-		p.parse(b)
-		return nil
+		args, err := l.Args(d.args(req, mountDir))
+		if err != nil {
+			return nil, err
+		}
+		p := &parser{emit: req.Events}
+		return &launch.Plan{
+			Args: args,
+			Line: func(b []byte) error {
+				p.parse(b)
+				return nil
+			},
+			Outcome: func(e launch.Ended) (*driver.Result, error) { return outcome(l, req, p, e.Exit, e.Err) },
+		}, nil
 	})
-	return outcome(l, req, p, exit, runErr)
 }
 
 // args builds the command line (see "Arguments"); mountDir is the run's

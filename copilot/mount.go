@@ -17,7 +17,7 @@ const skillsPath = ".github/skills"
 // with --add-dir, and the release of the run's lease on it (see
 // "Mounting skills").
 func mount(ctx context.Context, root string, rs driver.ResolvedSkills) (string, func(), error) {
-	return agentdir.Use(ctx, root, agentdir.CopilotMount, agentdir.Key(agentdir.CopilotMount, rs), func(l *agentdir.Lease) (string, error) {
+	return agentdir.Use(ctx, root, folders(), agentdir.Key(folders(), rs), func(l *agentdir.Lease) (string, error) {
 		return agentdir.Mount(ctx, l, skillsPath, rs, skill.ContentDigest)
 	})
 }

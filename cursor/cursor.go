@@ -134,6 +134,7 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/agentdir"
 	"github.com/agentadaptor/agentadaptor/internal/launch"
 	"github.com/agentadaptor/agentadaptor/internal/process"
 )
@@ -177,19 +178,42 @@ type cursorDriver struct {
 
 var _ driver.Driver = (*cursorDriver)(nil)
 
+// Descriptor returns this driver's facts about Cursor's CLI, from its
+// documentation: its id, program, session ids and permission modes (its
+// one permission switch is --force), and how driver.Settings map to
+// [Config] (see driver.Descriptor).
+func Descriptor() driver.Descriptor {
+	return driver.Descriptor{
+		Name: "cursor", ID: "cursor", Agent: "Cursor CLI", Program: "agent",
+		Install:    install,
+		SessionIDs: launch.UUIDs(),
+		Provider:   "takes CURSOR_API_KEY (or agent login): Cursor's service only",
+		Modes:      []string{"force"},
+		Bypass:     "force",
+		Mode:       driver.Setting{Option: "--force", Field: "Force"},
+		Skip:       driver.Setting{Option: "--force", Field: "Force"},
+		Allowed:    driver.Setting{Instead: "Cursor's CLI has no tool lists: --skip-permissions passes --force, and --agent-arg=--sandbox=enabled keeps commands in its sandbox"},
+		Turns:      driver.Setting{Instead: "Cursor's CLI has no turn limit"},
+		CheckArgs:  CheckArgs,
+		New: func(s driver.Settings) driver.Driver {
+			return Driver(Config{Command: s.Command, Model: s.Model, Force: s.Mode("force") == "force", Args: s.Args})
+		},
+	}
+}
+
+// folders is the kind of the folders the driver keeps under the cache
+// root for its runs (internal/agentdir).
+func folders() agentdir.Kind {
+	return agentdir.Kind{Dir: "homes/cursor", Agent: Descriptor().ID, Name: "Cursor CLI overlay home",
+		Magic: "agentadaptor cursor home v1"}
+}
+
 // Driver returns a driver.Driver that runs Cursor's CLI as c says. It is
 // safe for concurrent use; concurrent runs are separate processes.
 func Driver(c Config) driver.Driver {
 	c.CacheRoot = launch.CacheRoot(c.CacheRoot)
 	c.Args = slices.Clone(c.Args)
-	command := c.Command
-	if command == "" {
-		command = "agent"
-	}
-	prog := launch.NewProgram("cursor", command, c.Env, "Cursor CLI", "")
-	prog.Row = "cursor"
-	prog.SessionIDs = launch.UUIDs()
-	return &cursorDriver{c: c, prog: prog}
+	return &cursorDriver{c: c, prog: launch.ProgramOf(Descriptor(), c.Command, c.Env)}
 }
 
 // maxPrompt is the longest prompt passed as one argument: Linux's
@@ -201,39 +225,40 @@ func (d *cursorDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 	if req != nil && len(req.Prompt) > maxPrompt {
 		return nil, fmt.Errorf("cursor: the prompt is %d bytes; Cursor's CLI takes it as one argument, at most %d bytes: shorten it or put the long part in a file the prompt names", len(req.Prompt), maxPrompt)
 	}
-	l, err := launch.Prepare(ctx, req, d.prog)
-	if err != nil {
-		return nil, installHint(err)
-	}
-	userHome, err := d.userHome(l.Env)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkShadows(ctx, req.Skills, l.Workspace, userHome); err != nil {
-		return nil, err
-	}
-	overlay, release, err := home(ctx, launch.RunCacheRoot(req, d.c.CacheRoot), req.Skills, userHome)
-	if err != nil {
-		var shadow *driver.ShadowError
-		if errors.As(err, &shadow) || ctx.Err() != nil {
+	res, err := launch.Run(ctx, req, d.prog, d.c.GracePeriod, func(ctx context.Context, l *launch.Launch) (*launch.Plan, error) {
+		userHome, err := d.userHome(l.Env)
+		if err != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("cursor: %w", err)
-	}
-	defer release() // the run's lease on its home
-	args, err := l.Args(d.args(req, l.Workspace))
-	if err != nil {
-		return nil, err
-	}
-	p := &parser{emit: req.Events}
-	env := process.MergeEnv(l.Env, []string{"HOME=" + overlay})
-	exit, runErr := process.Run(ctx, process.Command{
-		Path: l.Path, Args: args, Dir: l.Workspace, Env: env, Grace: d.c.GracePeriod,
-	}, func(b []byte) error {
-		p.parse(b)
-		return nil
+		if err := checkShadows(ctx, req.Skills, l.Workspace, userHome); err != nil {
+			return nil, err
+		}
+		overlay, release, err := home(ctx, launch.RunCacheRoot(req, d.c.CacheRoot), req.Skills, userHome)
+		if err != nil {
+			var shadow *driver.ShadowError
+			if errors.As(err, &shadow) || ctx.Err() != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("cursor: %w", err)
+		}
+		l.Defer(release) // the run's lease on its home
+		args, err := l.Args(d.args(req, l.Workspace))
+		if err != nil {
+			return nil, err
+		}
+		p := &parser{emit: req.Events}
+		return &launch.Plan{
+			Args:         args,
+			Env:          process.MergeEnv(l.Env, []string{"HOME=" + overlay}),
+			PromptInArgs: true,
+			Line: func(b []byte) error {
+				p.parse(b)
+				return nil
+			},
+			Outcome: func(e launch.Ended) (*driver.Result, error) { return outcome(e.Path, req, p, e.Exit, e.Err) },
+		}, nil
 	})
-	return outcome(l.Path, req, p, exit, runErr)
+	return res, installHint(err)
 }
 
 // userHome is the user's home: Config.Home, else $HOME of the agent's

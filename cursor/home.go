@@ -18,8 +18,8 @@ import (
 // with another run preparing the same home. The run holds a lease on the
 // home until it calls release.
 func home(ctx context.Context, root string, rs driver.ResolvedSkills, userHome string) (dir string, release func(), err error) {
-	key := agentdir.Key(agentdir.CursorHome, rs, userHome)
-	return agentdir.Use(ctx, root, agentdir.CursorHome, key, func(l *agentdir.Lease) (string, error) {
+	key := agentdir.Key(folders(), rs, userHome)
+	return agentdir.Use(ctx, root, folders(), key, func(l *agentdir.Lease) (string, error) {
 		return prepare(l, rs, userHome)
 	})
 }

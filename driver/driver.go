@@ -46,6 +46,13 @@
 // The runnable example is in example_test.go (go doc does not print it;
 // pkg.go.dev does): Example_driver, the same driver. Package drivertest
 // has a recording Driver for tests.
+//
+// Each driver package of this module also describes the agent it runs
+// in a [Descriptor] (claude.Descriptor, codex.Descriptor, ...): the one
+// place of the agent's id and name, its program, the form of its session
+// ids, its permission modes and how [Settings] map to its Config. A host
+// that offers several agents builds each driver from Settings with
+// Descriptor.New, as the agentskills command line does.
 package driver
 
 import "context"

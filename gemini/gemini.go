@@ -204,6 +204,7 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/agentdir"
 	"github.com/agentadaptor/agentadaptor/internal/launch"
 	"github.com/agentadaptor/agentadaptor/internal/process"
 )
@@ -266,6 +267,38 @@ type geminiDriver struct {
 
 var _ driver.Driver = (*geminiDriver)(nil)
 
+// Descriptor returns this driver's facts about Gemini CLI: its id,
+// program, session ids and permission modes, and how driver.Settings map
+// to [Config] (see driver.Descriptor).
+func Descriptor() driver.Descriptor {
+	return driver.Descriptor{
+		Name: "gemini", ID: "gemini-cli", Agent: "Gemini CLI", Program: "gemini",
+		Package: "@google/gemini-cli", Install: "npm i -g @google/gemini-cli",
+		SessionIDs: launch.UUIDs(),
+		Provider:   "takes GEMINI_API_KEY and GOOGLE_GEMINI_BASE_URL",
+		Auth:       "check GEMINI_API_KEY or your login",
+		Modes:      []string{"default", "auto_edit", "yolo", "plan"},
+		Bypass:     "yolo",
+		Mode:       driver.Setting{Option: "--approval-mode", Field: "ApprovalMode"},
+		Skip:       driver.Setting{Option: "--approval-mode=yolo", Field: "ApprovalMode"},
+		Allowed:    driver.Setting{Option: "an allow rule of the run's policy (run_shell_command)", Field: "AllowedTools"},
+		Denied:     driver.Setting{Option: "a deny rule of the run's policy", Field: "DisallowedTools"},
+		Turns:      driver.Setting{Instead: "Gemini CLI has no flag for it: set model.maxSessionTurns in its settings.json"},
+		CheckArgs:  CheckArgs,
+		New: func(s driver.Settings) driver.Driver {
+			return Driver(Config{Command: s.Command, Model: s.Model, ApprovalMode: s.Mode("yolo"),
+				AllowedTools: s.AllowedTools, DisallowedTools: s.DisallowedTools, Args: s.Args})
+		},
+	}
+}
+
+// folders is the kind of the folders the driver keeps under the cache
+// root for its runs (internal/agentdir).
+func folders() agentdir.Kind {
+	return agentdir.Kind{Dir: "homes/gemini", Agent: Descriptor().ID, Name: "Gemini CLI overlay home",
+		Magic: "agentadaptor gemini home v1", Sessions: ".gemini/tmp/*/chats/session-*.jsonl"}
+}
+
 // Driver returns a driver.Driver that runs Gemini CLI as c says. It is
 // safe for concurrent use; concurrent runs are separate processes.
 func Driver(c Config) driver.Driver {
@@ -273,10 +306,7 @@ func Driver(c Config) driver.Driver {
 	c.Args = slices.Clone(c.Args)
 	c.AllowedTools = slices.Clone(c.AllowedTools)
 	c.DisallowedTools = slices.Clone(c.DisallowedTools)
-	prog := launch.NewProgram("gemini", c.Command, c.Env, "Gemini CLI", "@google/gemini-cli")
-	prog.Row = "gemini-cli"
-	prog.SessionIDs = launch.UUIDs()
-	return &geminiDriver{c: c, prog: prog}
+	return &geminiDriver{c: c, prog: launch.ProgramOf(Descriptor(), c.Command, c.Env)}
 }
 
 // Exit codes of Gemini CLI 0.61.0.
@@ -287,51 +317,54 @@ const (
 
 // Run runs Gemini CLI once for req.
 func (d *geminiDriver) Run(ctx context.Context, req *driver.Request) (*driver.Result, error) {
-	l, err := launch.Prepare(ctx, req, d.prog)
-	if err != nil {
-		return nil, err
-	}
-	userHome, err := d.userHome(l.Env)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkShadows(ctx, req.Skills, otherSkillsDirs(l.Workspace, userHome)); err != nil {
-		return nil, err
-	}
-	overlay, release, err := home(ctx, launch.RunCacheRoot(req, d.c.CacheRoot), req.Skills, userHome)
-	if err != nil {
-		var shadow *driver.ShadowError
-		if errors.As(err, &shadow) || ctx.Err() != nil {
+	return launch.Run(ctx, req, d.prog, d.c.GracePeriod, func(ctx context.Context, l *launch.Launch) (*launch.Plan, error) {
+		userHome, err := d.userHome(l.Env)
+		if err != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("gemini: %w", err)
-	}
-	defer release() // the run's lease on its home
-	policy := filepath.Join(overlay, policyFile)
-	if strings.Contains(policy, ",") {
-		// Gemini CLI splits --policy's value at commas.
-		return nil, fmt.Errorf("gemini: the overlay home %s holds a comma, which Gemini CLI reads as a list of policies; use a cache root without one", overlay)
-	}
-	tools, removeTools, err := d.c.writeToolPolicy()
-	if err != nil {
-		return nil, err
-	}
-	defer removeTools()
-	args, err := l.Args(d.args(req, policy, tools))
-	if err != nil {
-		return nil, err
-	}
-	emit := serial(req.Events)
-	p := &parser{emit: emit}
-	if emit != nil {
-		l.StderrLine = stderrParser{emit: emit}.line
-	}
-	env := process.MergeEnv(l.Env, []string{"GEMINI_CLI_HOME=" + overlay, "GEMINI_CLI_NO_RELAUNCH=true"})
-	exit, runErr := l.Run(ctx, req, args, env, d.c.GracePeriod, func(b []byte) error {
-		p.parse(b)
-		return nil
+		if err := checkShadows(ctx, req.Skills, otherSkillsDirs(l.Workspace, userHome)); err != nil {
+			return nil, err
+		}
+		overlay, release, err := home(ctx, launch.RunCacheRoot(req, d.c.CacheRoot), req.Skills, userHome)
+		if err != nil {
+			var shadow *driver.ShadowError
+			if errors.As(err, &shadow) || ctx.Err() != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("gemini: %w", err)
+		}
+		l.Defer(release) // the run's lease on its home
+		policy := filepath.Join(overlay, policyFile)
+		if strings.Contains(policy, ",") {
+			// Gemini CLI splits --policy's value at commas.
+			return nil, fmt.Errorf("gemini: the overlay home %s holds a comma, which Gemini CLI reads as a list of policies; use a cache root without one", overlay)
+		}
+		tools, removeTools, err := d.c.writeToolPolicy()
+		if err != nil {
+			return nil, err
+		}
+		l.Defer(removeTools)
+		args, err := l.Args(d.args(req, policy, tools))
+		if err != nil {
+			return nil, err
+		}
+		emit := serial(req.Events)
+		p := &parser{emit: emit}
+		if emit != nil {
+			l.StderrLine = stderrParser{emit: emit}.line
+		}
+		return &launch.Plan{
+			Args: args,
+			Env:  process.MergeEnv(l.Env, []string{"GEMINI_CLI_HOME=" + overlay, "GEMINI_CLI_NO_RELAUNCH=true"}),
+			Line: func(b []byte) error {
+				p.parse(b)
+				return nil
+			},
+			Outcome: func(e launch.Ended) (*driver.Result, error) {
+				return outcome(e.Path, req, overlay, p, e.Exit, e.Err)
+			},
+		}, nil
 	})
-	return outcome(l.Path, req, overlay, p, exit, runErr)
 }
 
 // userHome is the user's home for Gemini CLI: Config.Home, else

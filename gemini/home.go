@@ -29,7 +29,7 @@ priority = 100
 // homeKey names the overlay home of a skill set: its fingerprint, the
 // folders it links to and the user's Gemini CLI home.
 func homeKey(rs driver.ResolvedSkills, userHome string) string {
-	return agentdir.Key(agentdir.GeminiHome, rs, userHome)
+	return agentdir.Key(folders(), rs, userHome)
 }
 
 // home prepares the overlay home for rs and returns it (see "The overlay
@@ -37,7 +37,7 @@ func homeKey(rs driver.ResolvedSkills, userHome string) string {
 // with another run preparing the same home. The run holds a lease on the
 // home until it calls release.
 func home(ctx context.Context, root string, rs driver.ResolvedSkills, userHome string) (dir string, release func(), err error) {
-	return agentdir.Use(ctx, root, agentdir.GeminiHome, homeKey(rs, userHome), func(l *agentdir.Lease) (string, error) {
+	return agentdir.Use(ctx, root, folders(), homeKey(rs, userHome), func(l *agentdir.Lease) (string, error) {
 		return prepare(ctx, l, rs, userHome)
 	})
 }

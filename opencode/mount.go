@@ -76,7 +76,7 @@ func prepare(ctx context.Context, root string, rs driver.ResolvedSkills, env []s
 // mount returns rs's mount under root (rule 1 of "Mounting skills") and
 // the release of the run's lease on it.
 func mount(ctx context.Context, root string, rs driver.ResolvedSkills) (string, func(), error) {
-	return agentdir.Use(ctx, root, agentdir.OpenCodeMount, agentdir.Key(agentdir.OpenCodeMount, rs), func(l *agentdir.Lease) (string, error) {
+	return agentdir.Use(ctx, root, folders(), agentdir.Key(folders(), rs), func(l *agentdir.Lease) (string, error) {
 		return agentdir.Publish(l, func(dir string) bool {
 			return mountIntact(ctx, dir, rs)
 		}, func(staging string) error {
@@ -234,7 +234,7 @@ func firstRun(ctx context.Context, root string, env []string) (unlock func(), er
 	if _, err := os.Stat(filepath.Join(data, "opencode.db")); err == nil {
 		return func() {}, nil
 	}
-	dir := filepath.Join(root, filepath.FromSlash(agentdir.OpenCodeMount.Dir()))
+	dir := filepath.Join(root, filepath.FromSlash(folders().Dir))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("opencode: first-run lock: %w", err)
 	}

@@ -149,6 +149,7 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/agentdir"
 	"github.com/agentadaptor/agentadaptor/internal/launch"
 	"github.com/agentadaptor/agentadaptor/internal/process"
 )
@@ -200,10 +201,39 @@ var _ driver.Driver = (*openCodeDriver)(nil)
 // sessionID is the form of OpenCode's session ids.
 var sessionID = regexp.MustCompile(`^ses_[0-9A-Za-z]{26}$`)
 
-// SessionIDs is the form of OpenCode's session ids: "ses_" and 26
+// sessionIDs is the form of OpenCode's session ids: "ses_" and 26
 // letters or digits.
-func SessionIDs() launch.SessionIDs {
+func sessionIDs() launch.SessionIDs {
 	return launch.SessionIDs{Form: `"ses_" and 26 letters or digits, such as ses_1f0e2d3c4b5aAbCdEfGhIjKlMn`, Valid: sessionID.MatchString}
+}
+
+// Descriptor returns this driver's facts about OpenCode: its id,
+// program, session ids and permission modes, and how driver.Settings map
+// to [Config] (see driver.Descriptor).
+func Descriptor() driver.Descriptor {
+	return driver.Descriptor{
+		Name: "opencode", ID: "opencode", Agent: "OpenCode", Program: "opencode",
+		Package: "opencode-ai", Install: "npm i -g opencode-ai",
+		SessionIDs: sessionIDs(),
+		Provider:   "takes the providers of its opencode.json (--model provider/model)",
+		Auth:       "check the provider in your opencode.json, or `opencode auth login`",
+		Modes:      []string{"build", "plan"},
+		Mode:       driver.Setting{Option: "--agent", Field: "Agent"},
+		Skip:       driver.Setting{Option: "--auto", Field: "Auto"},
+		Allowed:    driver.Setting{Instead: "OpenCode takes what its tools may do from the permission of its config (opencode.json), or from --skip-permissions"},
+		Turns:      driver.Setting{Instead: "OpenCode run has no turn limit: set steps for its agent in opencode.json"},
+		CheckArgs:  CheckArgs,
+		New: func(s driver.Settings) driver.Driver {
+			return Driver(Config{Command: s.Command, Model: s.Model, Agent: s.PermissionMode, Auto: s.SkipPermissions, Args: s.Args})
+		},
+	}
+}
+
+// folders is the kind of the folders the driver keeps under the cache
+// root for its runs (internal/agentdir).
+func folders() agentdir.Kind {
+	return agentdir.Kind{Dir: "mounts/opencode", Agent: Descriptor().ID, Name: "OpenCode skill mount",
+		Magic: "agentadaptor opencode mount v1"}
 }
 
 // Driver returns a driver.Driver that runs OpenCode as c says. It is safe
@@ -214,45 +244,43 @@ func Driver(c Config) driver.Driver {
 	if c.Title == "" {
 		c.Title = "agentadaptor run"
 	}
-	prog := launch.NewProgram("opencode", c.Command, c.Env, "OpenCode", "opencode-ai")
-	prog.Row = "opencode"
-	prog.SessionIDs = launch.SessionIDs{Form: SessionIDs().Form, Valid: SessionIDs().Valid}
-	return &openCodeDriver{c: c, prog: prog}
+	return &openCodeDriver{c: c, prog: launch.ProgramOf(Descriptor(), c.Command, c.Env)}
 }
 
 // Run runs OpenCode once for req.
 func (d *openCodeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Result, error) {
-	l, err := launch.Prepare(ctx, req, d.prog)
-	if err != nil {
-		return nil, err
-	}
-	args, err := l.Args(d.args(req, l.Workspace))
-	if err != nil {
-		return nil, err
-	}
-	root := launch.RunCacheRoot(req, d.c.CacheRoot)
-	env, release, err := prepare(ctx, root, req.Skills, l.Env, l.Workspace)
-	if err != nil {
-		return nil, err
-	}
-	defer release() // the run's lease on its mount
-	if req.Resume != "" {
-		if err := checkSession(ctx, l.Path, env, l.Workspace, req.Resume); err != nil {
+	return launch.Run(ctx, req, d.prog, d.c.GracePeriod, func(ctx context.Context, l *launch.Launch) (*launch.Plan, error) {
+		args, err := l.Args(d.args(req, l.Workspace))
+		if err != nil {
 			return nil, err
 		}
-	}
-	unlock, err := firstRun(ctx, root, env)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-
-	p := &parser{emit: req.Events}
-	exit, runErr := l.Run(ctx, req, args, env, d.c.GracePeriod, func(b []byte) error {
-		p.parse(b)
-		return nil
+		root := launch.RunCacheRoot(req, d.c.CacheRoot)
+		env, release, err := prepare(ctx, root, req.Skills, l.Env, l.Workspace)
+		if err != nil {
+			return nil, err
+		}
+		l.Defer(release) // the run's lease on its mount
+		if req.Resume != "" {
+			if err := checkSession(ctx, l.Path, env, l.Workspace, req.Resume); err != nil {
+				return nil, err
+			}
+		}
+		unlock, err := firstRun(ctx, root, env)
+		if err != nil {
+			return nil, err
+		}
+		l.Defer(unlock)
+		p := &parser{emit: req.Events}
+		return &launch.Plan{
+			Args: args,
+			Env:  env,
+			Line: func(b []byte) error {
+				p.parse(b)
+				return nil
+			},
+			Outcome: func(e launch.Ended) (*driver.Result, error) { return outcome(e.Path, req, p, e.Exit, e.Err) },
+		}, nil
 	})
-	return outcome(l.Path, req, p, exit, runErr)
 }
 
 // args builds the command line (see "Arguments").

@@ -40,7 +40,7 @@ func TestCheckArgs(t *testing.T) {
 // TestSessionIDs pins the form of OpenCode's session ids (rule 1 of
 // "Arguments"); the real-CLI tests check that runs report ids of it.
 func TestSessionIDs(t *testing.T) {
-	valid := SessionIDs().Valid
+	valid := sessionIDs().Valid
 	for _, id := range []string{"ses_dccdfe600ffeZ31TOjnl8nTscL", "ses_0123456789abcdefABCDEFGHIJ"} {
 		if !valid(id) {
 			t.Errorf("Valid(%q) = false, want true", id)

@@ -37,7 +37,7 @@ const defaultsFile = "system-defaults-*.json"
 // system defaults listed, and the release of the run's lease on both
 // (rules 1 and 2 of "Mounting skills").
 func mount(ctx context.Context, root string, rs driver.ResolvedSkills, env []string, goos string, noMemory bool) (dir, defaultsPath string, listed []string, release func(), err error) {
-	m, release, err := agentdir.Use(ctx, root, agentdir.QwenMount, agentdir.Key(agentdir.QwenMount, rs), func(l *agentdir.Lease) (string, error) {
+	m, release, err := agentdir.Use(ctx, root, folders(), agentdir.Key(folders(), rs), func(l *agentdir.Lease) (string, error) {
 		m, err := agentdir.Mount(ctx, l, skillsDir, rs, skill.ContentDigest)
 		if err != nil {
 			return "", err

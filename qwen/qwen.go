@@ -189,6 +189,7 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/agentdir"
 	"github.com/agentadaptor/agentadaptor/internal/launch"
 	"github.com/agentadaptor/agentadaptor/internal/process"
 )
@@ -262,6 +263,39 @@ type qwenDriver struct {
 
 var _ driver.Driver = (*qwenDriver)(nil)
 
+// Descriptor returns this driver's facts about Qwen Code: its id,
+// program, session ids and permission modes, and how driver.Settings map
+// to [Config] (see driver.Descriptor).
+func Descriptor() driver.Descriptor {
+	return driver.Descriptor{
+		Name: "qwen", ID: "qwen-code", Agent: "Qwen Code", Program: "qwen",
+		Package: "@qwen-code/qwen-code", Install: "npm i -g @qwen-code/qwen-code",
+		SessionIDs: launch.UUIDs(),
+		Provider:   "takes OPENAI_API_KEY, OPENAI_BASE_URL and OPENAI_MODEL",
+		Auth:       "check OPENAI_API_KEY, OPENAI_BASE_URL and OPENAI_MODEL, or your Qwen Code settings",
+		Modes:      []string{"plan", "default", "auto-edit", "auto", "yolo"},
+		Bypass:     "yolo",
+		Mode:       driver.Setting{Option: "--approval-mode", Field: "ApprovalMode"},
+		Skip:       driver.Setting{Option: "--approval-mode=yolo", Field: "ApprovalMode"},
+		Allowed: driver.Setting{Option: "--allowed-tools", Field: "AllowedTools",
+			Note: "which in its default mode still declines a command that writes files (add --permission-mode auto-edit)"},
+		Denied:    driver.Setting{Option: "--exclude-tools", Field: "DisallowedTools"},
+		Turns:     driver.Setting{Option: "--max-session-turns", Field: "MaxSessionTurns"},
+		CheckArgs: CheckArgs,
+		New: func(s driver.Settings) driver.Driver {
+			return Driver(Config{Command: s.Command, Model: s.Model, ApprovalMode: s.Mode("yolo"),
+				MaxSessionTurns: s.MaxTurns, AllowedTools: s.AllowedTools, DisallowedTools: s.DisallowedTools, Args: s.Args})
+		},
+	}
+}
+
+// folders is the kind of the folders the driver keeps under the cache
+// root for its runs (internal/agentdir).
+func folders() agentdir.Kind {
+	return agentdir.Kind{Dir: "mounts/qwen", Agent: Descriptor().ID, Name: "Qwen Code skill mount",
+		Magic: "agentadaptor qwen mount v1"}
+}
+
 // Driver returns a driver.Driver that runs Qwen Code as c says. It is
 // safe for concurrent use; concurrent runs are separate processes.
 func Driver(c Config) driver.Driver {
@@ -269,38 +303,36 @@ func Driver(c Config) driver.Driver {
 	c.Args = slices.Clone(c.Args)
 	c.AllowedTools = slices.Clone(c.AllowedTools)
 	c.DisallowedTools = slices.Clone(c.DisallowedTools)
-	prog := launch.NewProgram("qwen", c.Command, c.Env, "Qwen Code", "@qwen-code/qwen-code")
-	prog.Row = "qwen-code"
-	prog.SessionIDs = launch.UUIDs()
-	return &qwenDriver{c: c, prog: prog}
+	return &qwenDriver{c: c, prog: launch.ProgramOf(Descriptor(), c.Command, c.Env)}
 }
 
 // Run runs Qwen Code once for req.
 func (d *qwenDriver) Run(ctx context.Context, req *driver.Request) (*driver.Result, error) {
-	l, err := launch.Prepare(ctx, req, d.prog)
-	if err != nil {
-		return nil, err
-	}
-	args, err := l.Args(d.args(req))
-	if err != nil {
-		return nil, err
-	}
-	env, done, err := d.prepare(ctx, req, process.MergeEnv(l.Env, []string{"QWEN_CODE_NO_RELAUNCH=true"}), l.Workspace)
-	if err != nil {
-		return nil, err
-	}
-	defer done() // the run's lease on its mount, or its own system defaults
-
-	p := newParser(req.Events)
-	var check error
-	exit, runErr := l.Run(ctx, req, args, env, d.c.GracePeriod, func(b []byte) error {
-		if init := p.Parse(b); init != nil {
-			check = checkMounted(init.Skills, req.Skills)
-			return check
+	return launch.Run(ctx, req, d.prog, d.c.GracePeriod, func(ctx context.Context, l *launch.Launch) (*launch.Plan, error) {
+		args, err := l.Args(d.args(req))
+		if err != nil {
+			return nil, err
 		}
-		return nil
+		env, done, err := d.prepare(ctx, req, process.MergeEnv(l.Env, []string{"QWEN_CODE_NO_RELAUNCH=true"}), l.Workspace)
+		if err != nil {
+			return nil, err
+		}
+		l.Defer(done) // the run's lease on its mount, or its own system defaults
+		p := newParser(req.Events)
+		var check error
+		return &launch.Plan{
+			Args: args,
+			Env:  env,
+			Line: func(b []byte) error {
+				if init := p.Parse(b); init != nil {
+					check = checkMounted(init.Skills, req.Skills)
+					return check
+				}
+				return nil
+			},
+			Outcome: func(e launch.Ended) (*driver.Result, error) { return outcome(e.Path, req, p, e.Exit, e.Err, check) },
+		}, nil
 	})
-	return outcome(l.Path, req, p, exit, runErr, check)
 }
 
 // args builds the command line (see "Arguments").

@@ -203,7 +203,8 @@
 //     cache's limits.
 //   - [Cache.DriverFolders] and [Cache.CollectDriverFolders]: the folders
 //     drivers keep under the cache root for their runs (skill mounts,
-//     managed agent homes), for tools that list and collect the cache as a
+//     managed agent homes; found under the root, as the cache knows no
+//     driver), for tools that list and collect the cache as a
 //     whole; a tree such a folder links to is in use, so collecting the
 //     folders comes before [Cache.GC].
 //   - [SourceDiff]: when two sources are the same, and when one is

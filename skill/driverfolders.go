@@ -1,7 +1,10 @@
 package skill
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/internal/agentdir"
@@ -14,8 +17,11 @@ import (
 // Each run holds a lease on its folder while it runs and records its use
 // in it.
 type DriverFolder struct {
-	// Agent is the agent that reads the folder: "claude-code", "codex",
-	// "gemini-cli" or "qwen-code".
+	// Agent is the agent that reads the folder, as the driver that made
+	// it records it ("claude-code", "codex", "gemini-cli", ...): the
+	// cache finds the folders under its root (mounts/NAME/<key>,
+	// homes/NAME/<key>) and knows no driver; one whose driver recorded
+	// nothing (made by an older version) is named by NAME.
 	Agent string
 	// Kind is "mount" (a folder of skill links the agent is pointed at) or
 	// "home" (a managed home the agent runs in, which may hold sessions).
@@ -50,7 +56,11 @@ func (c *Cache) DriverFolders(ctx context.Context) ([]DriverFolder, error) {
 		return nil, err
 	}
 	folders, err := agentdir.List(c.root)
-	return toDriverFolders(folders), err
+	out := toDriverFolders(folders)
+	slices.SortStableFunc(out, func(a, b DriverFolder) int {
+		return cmp.Or(strings.Compare(a.Agent, b.Agent), strings.Compare(a.Dir, b.Dir))
+	})
+	return out, err
 }
 
 // CollectDriverFolders removes the folders that drivers keep under the
@@ -75,17 +85,16 @@ func (c *Cache) CollectDriverFolders(ctx context.Context, olderThan time.Duratio
 // toDriverFolders converts agentdir's listing. DriverFolder repeats most
 // of agentdir.Folder's fields on purpose: agentdir, below this package,
 // cannot return the public type, and names a folder by an internal Kind
-// and its key where the public type speaks of an agent and "mount" or
-// "home".
+// and its key where the public type speaks of "mount" or "home".
 func toDriverFolders(in []agentdir.Folder) []DriverFolder {
 	out := make([]DriverFolder, len(in))
 	for i, f := range in {
 		kind := "mount"
-		if f.Kind.Home() {
+		if f.Home {
 			kind = "home"
 		}
 		out[i] = DriverFolder{
-			Agent: f.Kind.Agent(), Kind: kind, Dir: f.Dir, Size: f.Size, Files: f.Files,
+			Agent: f.Agent, Kind: kind, Dir: f.Dir, Size: f.Size, Files: f.Files,
 			Sessions: f.Sessions, LastUse: f.LastUse, InUse: f.InUse,
 		}
 	}

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
@@ -74,7 +74,7 @@ func (m *Materializer) MaterializeContent(ctx context.Context, s skill.Skill) (d
 	if err := m.checker.Check(origin); err != nil {
 		return "", "", named(err)
 	}
-	if dir, digest, err = materializeContent(ctx, m.next, s); err != nil {
+	if dir, digest, err = skillcache.MaterializeContent(ctx, m.next, s); err != nil {
 		return "", "", err
 	}
 	if err := m.checkSigners(ctx, s, origin, digest); err != nil {
@@ -134,33 +134,4 @@ func (m *Materializer) audit(dir, digest string) (audit.Report, error) {
 	}
 	defer root.Close()
 	return m.checker.Audit(root.FS(), digest)
-}
-
-// materializeContent materializes s with m and returns its absolute
-// folder and its content digest, taken from m when it reports one for an
-// absolute folder and computed otherwise.
-func materializeContent(ctx context.Context, m skill.Materializer, s skill.Skill) (dir, digest string, err error) {
-	if cm, ok := m.(skill.ContentMaterializer); ok {
-		dir, digest, err = cm.MaterializeContent(ctx, s)
-	} else {
-		dir, err = m.Materialize(ctx, s)
-	}
-	if err != nil {
-		return "", "", err
-	}
-	if dir == "" {
-		return "", "", errors.New("the materializer returned no folder")
-	}
-	if !filepath.IsAbs(dir) {
-		if dir, err = filepath.Abs(dir); err != nil {
-			return "", "", err
-		}
-		digest = ""
-	}
-	if digest == "" {
-		if digest, err = skill.ContentDigest(ctx, dir); err != nil {
-			return "", "", err
-		}
-	}
-	return dir, digest, nil
 }

@@ -6,7 +6,7 @@
 // finding reaches -show (default high), with its rule, file, line and
 // excerpt. The package audit's "Measured" section holds its figures.
 //
-//	go run ./bench/auditrates [-show high] DIR...
+//	go -C bench run ./auditrates [-show high] DIR...
 package main
 
 import (
@@ -27,7 +27,7 @@ func main() {
 	flag.Parse()
 	threshold, err := audit.ParseSeverity(*show)
 	if err != nil || flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench/auditrates [-show SEVERITY] DIR...")
+		fmt.Fprintln(os.Stderr, "usage: go -C bench run ./auditrates [-show SEVERITY] DIR...")
 		os.Exit(2)
 	}
 	var skills []string

@@ -4,7 +4,7 @@
 // `tar -xzf` into an empty folder with a cold materialization of the same
 // tar.gz skill into an empty cache root, and a warm one into the same root.
 //
-//	go run ./bench/coldextract [-files 2000] [-size 64MiB] [-runs 7]
+//	go -C bench run ./coldextract [-files 2000] [-size 64MiB] [-runs 7]
 package main
 
 import (

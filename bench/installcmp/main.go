@@ -7,7 +7,7 @@
 // link in .claude/skills (Codex reads .agents/skills). Each gets a fresh
 // project folder; it prints the medians and the ratios.
 //
-//	go run ./bench/installcmp [-skills 200] [-runs 7] [-csv FILE]
+//	go -C bench run ./installcmp [-skills 200] [-runs 7] [-csv FILE]
 //
 // -skills takes a comma-separated list too (-skills 200,2000,10000):
 // each size is run in turn, and -csv writes every round's time per

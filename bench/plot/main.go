@@ -3,7 +3,7 @@
 // number of skills, one line per contender (ours, the floor, the npm
 // tool), from the CSV files those programs write with -csv.
 //
-//	go run ./bench/plot -o curves.svg FILE.csv...
+//	go -C bench run ./plot -o curves.svg FILE.csv...
 //
 // The rules:
 //
@@ -74,7 +74,7 @@ func run(args []string, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return errors.New("no CSV file given; run: go run ./bench/plot -o curves.svg FILE.csv...")
+		return errors.New("no CSV file given; run: go -C bench run ./plot -o curves.svg FILE.csv...")
 	}
 	var res results
 	for _, path := range fs.Args() {

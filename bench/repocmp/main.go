@@ -27,7 +27,7 @@
 // tool has none), so each install is cold. The contenders take turns going
 // first; it prints the medians and the ratios.
 //
-//	go run ./bench/repocmp [-skills 500] [-runs 5] [-csv FILE] [-npm-up-to N]
+//	go -C bench run ./repocmp [-skills 500] [-runs 5] [-csv FILE] [-npm-up-to N]
 //
 // -skills takes a comma-separated list too, and -csv writes every
 // round's time per contender and size, for bench/plot. -npm-up-to N

@@ -33,10 +33,10 @@
 // It prints one line per disagreement and a table, one row per
 // repository, in Markdown:
 //
-//	go run ./bench/updatecorpus [-days 60] [-back 20] [-dir SCRATCH] REPO...
+//	go -C bench run ./updatecorpus [-days 60] [-back 20] [-dir SCRATCH] REPO...
 //
-// It builds agentskills from this checkout (run it from the repository
-// root), so the commands are the CLI a user runs. It exits 1 when a
+// It builds agentskills from this checkout, so the commands are the CLI
+// a user runs. It exits 1 when a
 // command failed or anything disagreed.
 package main
 
@@ -55,6 +55,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentadaptor/agentadaptor/bench/internal/benchrun"
 )
 
 // branch is the branch of each clone that the skills are installed from.
@@ -65,7 +67,7 @@ func main() {
 	back := flag.Int("back", 20, "when the history is younger than -days, install from HEAD~back (at most the first commit)")
 	scratch := flag.String("dir", filepath.Join(os.TempDir(), "agentadaptor-updatecorpus"), "scratch folder (emptied first)")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench/updatecorpus [flags] REPO...")
+		fmt.Fprintln(os.Stderr, "usage: go -C bench run ./updatecorpus [flags] REPO...")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -102,8 +104,8 @@ func run(scratch string, days, back int, repos []string) error {
 		return err
 	}
 	bin := filepath.Join(scratch, "agentskills")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/agentskills").CombinedOutput(); err != nil {
-		return fmt.Errorf("build agentskills (run from the repository root): %v: %s", err, out)
+	if err := benchrun.BuildAgentskills(bin); err != nil {
+		return err
 	}
 	var results []result
 	failed := false

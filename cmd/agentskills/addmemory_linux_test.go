@@ -28,6 +28,7 @@ var denseRules = []string{"bidi-control", "terminal-escape", "unicode-tag", "zer
 // command: of a process started by this one, Linux counts this one's
 // peak in the child's.
 func TestAddMemoryBounded(t *testing.T) {
+	t.Parallel()
 	bin := buildAgentskills(t)
 	peakrss := filepath.Join(t.TempDir(), "peakrss")
 	if out, err := exec.Command("go", "build", "-o", peakrss, "./testdata/peakrss").CombinedOutput(); err != nil {

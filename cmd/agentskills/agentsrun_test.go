@@ -28,7 +28,7 @@ func TestAgentsRun(t *testing.T) {
 			got = append(got, row.ID)
 		}
 	}
-	if want := strings.Split(runAgents, ", "); strings.Join(got, ",") != strings.Join(slices.Sorted(slices.Values(want)), ",") {
+	if want := strings.Split(runAgents(", "), ", "); strings.Join(got, ",") != strings.Join(slices.Sorted(slices.Values(want)), ",") {
 		t.Errorf("agents marked run = %q, want %q", got, want)
 	}
 	code, out, _ = r.run(t, "agents")

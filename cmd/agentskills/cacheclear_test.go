@@ -128,11 +128,16 @@ func TestCacheClear(t *testing.T) {
 	}
 }
 
+// codexHome is the kind of a managed Codex home, as package codex
+// declares it: cache clear finds it under the root.
+var codexHome = agentdir.Kind{Dir: "homes/codex", Agent: "codex", Magic: "agentadaptor codex home v1",
+	Sessions: "sessions/*/*/*/rollout-*.jsonl"}
+
 // home makes a managed Codex home of key under root holding one session
 // and, when to is not "", a link to it, and returns its lease.
 func home(t *testing.T, root, key, to string) *agentdir.Lease {
 	t.Helper()
-	l, err := agentdir.Acquire(t.Context(), root, agentdir.CodexHome, key)
+	l, err := agentdir.Acquire(t.Context(), root, codexHome, key)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/install"
 )
 
@@ -969,9 +970,10 @@ func runAgentList(opts *agentsOptions) error {
 // relative to the project.
 func agentRows(env install.Env) ([]agentRow, error) {
 	var rows []agentRow
+	runs := runnables()
 	for _, a := range install.Agents() {
 		r := agentRow{ID: a.ID, Name: a.Name, Detected: a.Detected(env), Project: a.ProjectDir,
-			Run: slices.ContainsFunc(runnables(), func(d runnable) bool { return d.id == a.ID }), User: a.Dir(env, install.User), Override: a.Override, UserReads: a.Reads(env, install.User), SystemReads: a.System()}
+			Run: slices.ContainsFunc(runs, func(d driver.Descriptor) bool { return d.ID == a.ID }), User: a.Dir(env, install.User), Override: a.Override, UserReads: a.Reads(env, install.User), SystemReads: a.System()}
 		for _, p := range a.Reads(env, install.Project) {
 			rel, err := filepath.Rel(env.Project, p)
 			if err != nil {

@@ -2,8 +2,12 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -12,7 +16,50 @@ import (
 // TestMain makes the test binary the agentskills command when the scripts
 // run it, so the scripts exercise the real main.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"agentskills": main})
+	testscript.Main(removingBuilt{m}, map[string]func(){"agentskills": main})
+}
+
+// built is the agentskills command, built once for the tests that run it
+// as a process of its own (not this test binary, which -race makes
+// larger and slower); they only run it. dir, which holds it, is removed
+// when the tests end.
+var built struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+// buildAgentskills returns the agentskills command, built on the first
+// call.
+func buildAgentskills(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		built.dir, built.err = os.MkdirTemp("", "agentskills-test-")
+		if built.err != nil {
+			return
+		}
+		bin := filepath.Join(built.dir, "agentskills")
+		if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		built.bin = bin
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.bin
+}
+
+// removingBuilt runs the tests, then removes the command they built.
+type removingBuilt struct{ m *testing.M }
+
+func (r removingBuilt) Run() int {
+	code := r.m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	return code
 }
 
 // TestScripts runs testdata/script/*.txtar. Besides the usual commands,

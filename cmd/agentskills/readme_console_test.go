@@ -59,6 +59,7 @@ import (
 //
 // The examples are POSIX shell: on Windows the test is skipped.
 func TestREADMEConsole(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("the docs' console examples are POSIX shell commands")
 	}

@@ -50,20 +50,12 @@ type runOptions struct {
 func newRunCmd(s *streams) *cobra.Command {
 	opts := &runOptions{io: s}
 	cmd := &cobra.Command{
-		Use:   "run --agent claude-code|codex|gemini-cli|qwen-code|opencode [--skill SOURCE]... [--] PROMPT",
+		Use:   "run --agent " + runAgents("|") + " [--skill SOURCE]... [--] PROMPT",
 		Short: "Run an agent once with exactly the given skills",
-		Long: `Run runs a coding agent once, headless, with exactly the skills of each
---skill SOURCE mounted for this run (SOURCE as for add: a skill folder, a
-folder of skills, an archive or its URL). Nothing is installed: the agent's
-own folders and the workspace are left as they are. The environment passes
-through to the agent (its login, its model settings): Claude Code takes
-ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL, Codex the provider of
-~/.codex/config.toml (OPENAI_BASE_URL alone is refused before the start,
-with the lines to write there), Gemini CLI GEMINI_API_KEY and
-GOOGLE_GEMINI_BASE_URL, Qwen Code OPENAI_API_KEY, OPENAI_BASE_URL and
-OPENAI_MODEL, OpenCode the providers of its opencode.json (--model
-provider/model); see "Pointing an agent at a model provider" in
-docs/agents.md.
+		Long: wrap("Run runs a coding agent once, headless, with exactly the skills of each --skill SOURCE mounted for this run "+
+			"(SOURCE as for add: a skill folder, a folder of skills, an archive or its URL). "+
+			"Nothing is installed: the agent's own folders and the workspace are left as they are. "+
+			"The environment passes through to the agent (its login, its model settings): "+providers()+"; see \"Pointing an agent at a model provider\" in docs/agents.md.", "", "", 74) + `
 
 PROMPT is the arguments joined with spaces; "-" reads it from standard
 input. An empty prompt is bad usage.
@@ -79,12 +71,9 @@ feeds and tabs shown escaped (\x1b), as in all output meant for a person.
 With --json, every event goes to stdout as a JSON line instead (the
 schema is at the end).
 
---resume continues an earlier session. The id must have the form of the
-agent's session ids (a UUID for every agent, as session_id of --json
-gives); any other is bad input, refused before the agent starts. A
-session this tool started is resumed only with the skills and workspace
-it started with; anything else is refused before the agent starts. The
-sessions are recorded under the user's state folder.
+` + wrap("--resume continues an earlier session. The id must have the form of the agent's session ids, as session_id of --json gives ("+sessionForms()+"); any other is bad input, refused before the agent starts. "+
+			"A session this tool started is resumed only with the skills and workspace it started with; anything else is refused before the agent starts. "+
+			"The sessions are recorded under the user's state folder.", "", "", 74) + `
 
 Gemini CLI is run with --skip-trust: the workspace is trusted for the run
 (its own .gemini settings and skills apply).
@@ -127,7 +116,7 @@ stopped either way).
 		}),
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.agent, "agent", "a", "", "the agent to run: "+runAgents+" (required)")
+	f.StringVarP(&opts.agent, "agent", "a", "", "the agent to run: "+runAgents(", ")+" (required)")
 	f.StringArrayVarP(&opts.skills, "skill", "s", nil, "a skill source to mount (repeatable)")
 	f.StringVarP(&opts.workspace, "workspace", "w", "", "the folder the agent works in (default: the current folder)")
 	f.BoolVar(&opts.json, "json", false, "print every event as a JSON line")

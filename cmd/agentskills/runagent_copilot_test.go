@@ -14,6 +14,7 @@ import (
 // output and exit codes as for Claude Code, a resume, and refusals of
 // the flags it has no counterpart for.
 func TestRunAgentCopilot(t *testing.T) {
+	t.Parallel()
 	cli := modeltest.CopilotCLI(t)
 	s := modeltest.NewChat(t, modeltest.ChatIfPrompt("AGAIN-MARK",
 		modeltest.ChatAlways(modeltest.ChatText("again done")),
@@ -24,7 +25,7 @@ func TestRunAgentCopilot(t *testing.T) {
 		writeSkill(t, r.skills, name, fmt.Sprintf("---\nname: %s\ndescription: The %s skill CDESC-%s.\n---\nBody.\n", name, name, name))
 	}
 
-	code, out, errs := r.inProcess(t, runCtx(t), "run", "--agent", "github-copilot", "--skill", filepath.Join(r.skills, "alpha"), "--allowed-tools", "write", "--json", "hello")
+	code, out, errs := r.process(t, runCtx(t), "run", "--agent", "github-copilot", "--skill", filepath.Join(r.skills, "alpha"), "--allowed-tools", "write", "--json", "hello")
 	if code != 0 {
 		t.Fatalf("run = %d; stderr %q", code, errs)
 	}
@@ -41,7 +42,7 @@ func TestRunAgentCopilot(t *testing.T) {
 		t.Errorf("the model was not shown alpha alone")
 	}
 
-	code, out, errs = r.inProcess(t, runCtx(t), "run", "-a", "github-copilot", "-s", filepath.Join(r.skills, "alpha"), "--resume", session, "AGAIN-MARK")
+	code, out, errs = r.process(t, runCtx(t), "run", "-a", "github-copilot", "-s", filepath.Join(r.skills, "alpha"), "--resume", session, "AGAIN-MARK")
 	if code != 0 || out != "again done\n" {
 		t.Errorf("resume = %d, %q, stderr %q", code, out, errs)
 	}
@@ -56,7 +57,7 @@ func TestRunAgentCopilot(t *testing.T) {
 		{"deny-tool as an agent arg", []string{"--agent-arg=--deny-tool=x"}, "use --disallowed-tools"},
 		{"resume not a UUID", []string{"--resume", "--share=x"}, "UUID"},
 	} {
-		code, _, errs := r.inProcess(t, runCtx(t), append(append([]string{"run", "-a", "github-copilot"}, tt.args...), "hi")...)
+		code, _, errs := r.process(t, runCtx(t), append(append([]string{"run", "-a", "github-copilot"}, tt.args...), "hi")...)
 		if code != 2 || !strings.Contains(errs, tt.want) {
 			t.Errorf("run with %s = %d, %q; want 2 saying %q", tt.name, code, errs, tt.want)
 		}

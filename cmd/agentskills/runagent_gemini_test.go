@@ -14,6 +14,7 @@ import (
 // exit codes as for Claude Code, in a workspace the user has not trusted
 // (the run trusts it).
 func TestRunAgentGemini(t *testing.T) {
+	t.Parallel()
 	cli := modeltest.GeminiCLI(t)
 	s := modeltest.NewGemini(t, modeltest.GeminiIfPrompt("again",
 		modeltest.GeminiAlways(modeltest.GeminiText("again done")),
@@ -22,7 +23,7 @@ func TestRunAgentGemini(t *testing.T) {
 	r := rigFor(t, cli, env, home)
 	writeSkill(t, r.skills, "alpha", "---\nname: alpha\ndescription: The alpha skill DESC-alpha.\n---\nBody.\n")
 
-	code, out, errs := r.inProcess(t, runCtx(t), "run", "--agent", "gemini-cli", "--skill", filepath.Join(r.skills, "alpha"), "--json", "hello")
+	code, out, errs := r.process(t, runCtx(t), "run", "--agent", "gemini-cli", "--skill", filepath.Join(r.skills, "alpha"), "--json", "hello")
 	if code != 0 {
 		t.Fatalf("run = %d; stderr %q", code, errs)
 	}
@@ -37,7 +38,7 @@ func TestRunAgentGemini(t *testing.T) {
 	if len(turns) == 0 || !strings.Contains(turns[0].System, "DESC-alpha") {
 		t.Errorf("the model was not shown the alpha skill")
 	}
-	code, out, errs = r.inProcess(t, runCtx(t), "run", "-a", "gemini-cli", "-s", filepath.Join(r.skills, "alpha"), "--resume", session, "again")
+	code, out, errs = r.process(t, runCtx(t), "run", "-a", "gemini-cli", "-s", filepath.Join(r.skills, "alpha"), "--resume", session, "again")
 	if code != 0 || out != "again done\n" {
 		t.Errorf("resume = %d, %q, stderr %q", code, out, errs)
 	}

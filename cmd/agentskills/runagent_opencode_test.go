@@ -13,6 +13,7 @@ import (
 // TestRunAgentOpenCode runs the real OpenCode: the same flags, output and
 // exit codes as for the other agents, and a resume in the same workspace.
 func TestRunAgentOpenCode(t *testing.T) {
+	t.Parallel()
 	cli := modeltest.OpenCodeCLI(t)
 	s := modeltest.NewChat(t, modeltest.ChatIfPrompt("AGAIN-MARK",
 		modeltest.ChatAlways(modeltest.ChatText("again done")),
@@ -23,7 +24,7 @@ func TestRunAgentOpenCode(t *testing.T) {
 		writeSkill(t, r.skills, name, fmt.Sprintf("---\nname: %s\ndescription: The %s skill ODESC-%s.\n---\nBody.\n", name, name, name))
 	}
 
-	code, out, errs := r.inProcess(t, runCtx(t), "run", "--agent", "opencode", "--skill", filepath.Join(r.skills, "alpha"), "--json", "hello")
+	code, out, errs := r.process(t, runCtx(t), "run", "--agent", "opencode", "--skill", filepath.Join(r.skills, "alpha"), "--json", "hello")
 	if code != 0 {
 		t.Fatalf("run = %d; stderr %q", code, errs)
 	}
@@ -40,11 +41,11 @@ func TestRunAgentOpenCode(t *testing.T) {
 		t.Errorf("the model was not shown alpha alone")
 	}
 
-	code, out, errs = r.inProcess(t, runCtx(t), "run", "-a", "opencode", "-s", filepath.Join(r.skills, "alpha"), "--resume", session, "AGAIN-MARK")
+	code, out, errs = r.process(t, runCtx(t), "run", "-a", "opencode", "-s", filepath.Join(r.skills, "alpha"), "--resume", session, "AGAIN-MARK")
 	if code != 0 || out != "again done\n" {
 		t.Errorf("resume = %d, %q, stderr %q", code, out, errs)
 	}
-	code, _, errs = r.inProcess(t, runCtx(t), "run", "-a", "opencode", "--resume", "--mcp-config=x", "again")
+	code, _, errs = r.process(t, runCtx(t), "run", "-a", "opencode", "--resume", "--mcp-config=x", "again")
 	if code != 2 {
 		t.Errorf("resume with an id that is not an OpenCode id = %d, %q; want 2", code, errs)
 	}

@@ -13,6 +13,7 @@ import (
 // TestRunAgentQwen runs the real Qwen Code: the same flags, output and
 // exit codes as for Claude Code, and a resume in the same workspace.
 func TestRunAgentQwen(t *testing.T) {
+	t.Parallel()
 	cli := modeltest.QwenCLI(t)
 	s := modeltest.NewChat(t, modeltest.ChatIfPrompt("AGAIN-MARK",
 		modeltest.ChatAlways(modeltest.ChatText("again done")),
@@ -23,7 +24,7 @@ func TestRunAgentQwen(t *testing.T) {
 		writeSkill(t, r.skills, name, fmt.Sprintf("---\nname: %s\ndescription: The %s skill QDESC-%s.\n---\nBody.\n", name, name, name))
 	}
 
-	code, out, errs := r.inProcess(t, runCtx(t), "run", "--agent", "qwen-code", "--skill", filepath.Join(r.skills, "alpha"), "--json", "hello")
+	code, out, errs := r.process(t, runCtx(t), "run", "--agent", "qwen-code", "--skill", filepath.Join(r.skills, "alpha"), "--json", "hello")
 	if code != 0 {
 		t.Fatalf("run = %d; stderr %q", code, errs)
 	}
@@ -40,15 +41,15 @@ func TestRunAgentQwen(t *testing.T) {
 		t.Errorf("the model was not shown alpha alone")
 	}
 
-	code, out, errs = r.inProcess(t, runCtx(t), "run", "-a", "qwen-code", "-s", filepath.Join(r.skills, "alpha"), "--resume", session, "AGAIN-MARK")
+	code, out, errs = r.process(t, runCtx(t), "run", "-a", "qwen-code", "-s", filepath.Join(r.skills, "alpha"), "--resume", session, "AGAIN-MARK")
 	if code != 0 || out != "again done\n" {
 		t.Errorf("resume = %d, %q, stderr %q", code, out, errs)
 	}
-	code, _, errs = r.inProcess(t, runCtx(t), "run", "-a", "qwen-code", "-s", r.skills, "--resume", session, "AGAIN-MARK")
+	code, _, errs = r.process(t, runCtx(t), "run", "-a", "qwen-code", "-s", r.skills, "--resume", session, "AGAIN-MARK")
 	if code != 1 || !strings.Contains(errs, "skills added: beta") {
 		t.Errorf("resume with another set = %d, %q; want 1 naming beta", code, errs)
 	}
-	code, _, errs = r.inProcess(t, runCtx(t), "run", "-a", "qwen-code", "--resume", "--mcp-config=x", "again")
+	code, _, errs = r.process(t, runCtx(t), "run", "-a", "qwen-code", "--resume", "--mcp-config=x", "again")
 	if code != 2 {
 		t.Errorf("resume with an id that is not a UUID = %d, %q; want 2", code, errs)
 	}

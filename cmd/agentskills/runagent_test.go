@@ -54,6 +54,39 @@ func (r *runRig) inProcess(t *testing.T, ctx context.Context, args ...string) (c
 	return code, stdout, errs.String()
 }
 
+// process runs agentskills as a process of its own, with the rig's
+// environment and workspace: this test binary, race detector included,
+// which TestMain (testscript.Main) puts on PATH as agentskills and runs
+// as the command under that name. A test that runs agentskills only so
+// changes nothing of this process (its environment, its working folder)
+// and may run in parallel with others.
+func (r *runRig) process(t *testing.T, ctx context.Context, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	bin, err := exec.LookPath("agentskills")
+	if err != nil {
+		t.Fatalf("agentskills is not on PATH (TestMain puts it there): %v", err)
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	// The rig's variables override this process's; CLAUDE_CONFIG_DIR is
+	// left out, as inProcess leaves it out; and a race-enabled binary
+	// otherwise sleeps a second as it exits.
+	env := append(append(os.Environ(), r.env...), "GORACE=atexit_sleep_ms=0")
+	cmd.Env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "CLAUDE_CONFIG_DIR=") })
+	cmd.Dir = r.workspace
+	cmd.WaitDelay = 10 * time.Second
+	var out, errs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errs
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("agentskills %q: %v; stderr %q", args, err, errs.String())
+	}
+	return code, out.String(), errs.String()
+}
+
 // runCtx bounds a run: a stuck agent fails its test instead of hanging
 // the whole package.
 func runCtx(t *testing.T) context.Context {
@@ -169,11 +202,9 @@ func TestRunAgentExitCodes(t *testing.T) {
 // waits for the model, by Ctrl-C, by SIGTERM and by a closed terminal
 // (SIGHUP): it exits 130 and leaves no process.
 func TestRunAgentInterrupt(t *testing.T) {
+	t.Parallel()
 	r := newRunRig(t, modeltest.Always(modeltest.Stall()))
-	bin := filepath.Join(t.TempDir(), "agentskills")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildAgentskills(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			asked := len(r.server.MessageRequests())
@@ -356,6 +387,7 @@ func TestRunAgentModelIsNeverAnOption(t *testing.T) {
 // download of a skill source, and --run-timeout, which stops the whole
 // run, the agent included, with exit code 124.
 func TestRunAgentTimeouts(t *testing.T) {
+	t.Parallel()
 	r := newRunRig(t, modeltest.Always(modeltest.Stall()))
 	tests := []struct {
 		name    string
@@ -378,7 +410,7 @@ func TestRunAgentTimeouts(t *testing.T) {
 			asked := len(r.server.MessageRequests())
 			args := append(append([]string{"run", "-a", "claude-code"}, tt.args...), "wait")
 			begin := time.Now()
-			code, out, errs := r.inProcess(t, runCtx(t), args...)
+			code, out, errs := r.process(t, runCtx(t), args...)
 			took := time.Since(begin)
 			if code != tt.code || out != "" {
 				t.Errorf("run(%q) = %d, stdout %q, stderr %q; want %d", args, code, out, errs, tt.code)

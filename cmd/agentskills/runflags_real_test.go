@@ -54,7 +54,7 @@ func runToolCases(t *testing.T, r *runRig, agent string, cases []toolCase) {
 				kind = "LOOP"
 			}
 			args := append([]string{"run", "-a", agent}, tc.flags...)
-			code, out, errs := r.inProcess(t, runCtx(t), append(args, "--", kind+":"+target)...)
+			code, out, errs := r.process(t, runCtx(t), append(args, "--", kind+":"+target)...)
 			_, statErr := os.Stat(target)
 			if code != tc.code || (statErr == nil) != tc.created {
 				t.Errorf("run %q = %d (stdout %q, stderr %q), file created %v; want %d, created %v", tc.flags, code, out, errs, statErr == nil, tc.code, tc.created)
@@ -74,6 +74,7 @@ func runToolCases(t *testing.T, r *runRig, agent string, cases []toolCase) {
 // bypass flag or the tool allowed lets it; a tool disallowed never runs;
 // --max-turns stops the run; --agent-arg reaches the agent.
 func TestRunToolsClaude(t *testing.T) {
+	t.Parallel()
 	r := newRunRig(t, func(req *modeltest.Request) modeltest.Reply {
 		_, done := req.ToolResult()
 		return shellCall(req.Prompt(), done, func(c string) modeltest.Reply {
@@ -89,7 +90,7 @@ func TestRunToolsClaude(t *testing.T) {
 		{name: "max turns", flags: []string{"--skip-permissions", "--max-turns", "2"}, loop: true, created: true, warns: true, code: 1, errs: "claude-code failed: Reached maximum number of turns (2)"},
 	})
 
-	code, _, errs := r.inProcess(t, runCtx(t), "run", "-a", "claude-code", "--agent-arg=--append-system-prompt=PASS-THROUGH-MARK", "hello")
+	code, _, errs := r.process(t, runCtx(t), "run", "-a", "claude-code", "--agent-arg=--append-system-prompt=PASS-THROUGH-MARK", "hello")
 	reqs := r.server.MessageRequests()
 	if code != 0 || len(reqs) == 0 || !strings.Contains(reqs[len(reqs)-1].System, "PASS-THROUGH-MARK") {
 		t.Errorf("run --agent-arg=--append-system-prompt=... = %d, %q; the model's system prompt does not hold it", code, errs)
@@ -98,6 +99,7 @@ func TestRunToolsClaude(t *testing.T) {
 
 // TestRunToolsQwen checks run's tool flags against the real Qwen Code.
 func TestRunToolsQwen(t *testing.T) {
+	t.Parallel()
 	cli := modeltest.QwenCLI(t)
 	s := modeltest.NewChat(t, func(req *modeltest.ChatRequest) modeltest.ChatReply {
 		_, done := req.ToolResult()
@@ -127,6 +129,7 @@ func TestRunToolsQwen(t *testing.T) {
 // TestRunToolsGemini checks run's tool flags against the real Gemini
 // CLI, whose tool lists are rules of the run's policy.
 func TestRunToolsGemini(t *testing.T) {
+	t.Parallel()
 	cli := modeltest.GeminiCLI(t)
 	s := modeltest.NewGemini(t, func(req *modeltest.GeminiRequest) modeltest.GeminiReply {
 		_, done := req.FunctionResponse()
@@ -145,7 +148,7 @@ func TestRunToolsGemini(t *testing.T) {
 	})
 
 	extra := t.TempDir()
-	code, _, errs := r.inProcess(t, runCtx(t), "run", "-a", "gemini-cli", "--agent-arg=--include-directories="+extra, "hello")
+	code, _, errs := r.process(t, runCtx(t), "run", "-a", "gemini-cli", "--agent-arg=--include-directories="+extra, "hello")
 	turns := s.TurnRequests()
 	if code != 0 || len(turns) == 0 || !strings.Contains(fmt.Sprint(turns[len(turns)-1].Contents), extra) {
 		t.Errorf("run --agent-arg=--include-directories=... = %d, %q; the model was not told of the folder", code, errs)
@@ -155,6 +158,7 @@ func TestRunToolsGemini(t *testing.T) {
 // TestRunToolsCodex checks run's tool flags against the real Codex, whose
 // permission mode is its sandbox.
 func TestRunToolsCodex(t *testing.T) {
+	t.Parallel()
 	r, s := newCodexRunRig(t, func(req *modeltest.ResponsesRequest) modeltest.ResponsesReply {
 		_, done := req.ToolOutput()
 		return shellCall(req.Prompt(), done, modeltest.ExecCommand, modeltest.ResponsesText)
@@ -165,7 +169,7 @@ func TestRunToolsCodex(t *testing.T) {
 		{name: "skip permissions", flags: []string{"--skip-permissions"}, created: true, warns: true},
 	})
 
-	code, _, errs := r.inProcess(t, runCtx(t), "run", "-a", "codex", `--agent-arg=--config=developer_instructions="PASS-THROUGH-MARK"`, "hello")
+	code, _, errs := r.process(t, runCtx(t), "run", "-a", "codex", `--agent-arg=--config=developer_instructions="PASS-THROUGH-MARK"`, "hello")
 	reqs := s.ResponseRequests()
 	if code != 0 || len(reqs) == 0 || !strings.Contains(reqs[len(reqs)-1].Developer(), "PASS-THROUGH-MARK") {
 		t.Errorf("run --agent-arg=--config=... = %d, %q; the model's instructions do not hold it", code, errs)
@@ -183,9 +187,9 @@ func TestRunPermissionModesPinned(t *testing.T) {
 		"opencode":       modeltest.OpenCodeCLI,
 	}
 	for _, a := range runnables() {
-		t.Run(a.id, func(t *testing.T) {
+		t.Run(a.ID, func(t *testing.T) {
 			args := []string{"--help"}
-			switch a.id {
+			switch a.ID {
 			case "codex":
 				args = []string{"exec", "--help"}
 			case "opencode":
@@ -193,23 +197,23 @@ func TestRunPermissionModesPinned(t *testing.T) {
 				// is the flag --auto, not a mode.
 				args = []string{"agent", "list"}
 			}
-			cmd := exec.Command(clis[a.id](t), args...)
+			cmd := exec.Command(clis[a.ID](t), args...)
 			// A home of the test's own: nothing of the user's is read or written.
 			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GEMINI_CLI_NO_RELAUNCH=true", "QWEN_CODE_NO_RELAUNCH=true", "OPENCODE_DISABLE_MODELS_FETCH=1"}
 			help, err := cmd.Output()
 			if err != nil {
-				t.Fatalf("%s --help: %v", a.program, err)
+				t.Fatalf("%s --help: %v", a.Program, err)
 			}
-			for _, m := range a.modes {
+			for _, m := range a.Modes {
 				if !regexp.MustCompile(`\b` + regexp.QuoteMeta(m) + `\b`).Match(help) {
-					t.Errorf("%s --help does not name the mode %q", a.program, m)
+					t.Errorf("%s --help does not name the mode %q", a.Program, m)
 				}
 			}
-			if a.modes == nil && a.noModes != "" {
+			if a.Modes == nil && a.Mode.Instead != "" {
 				return // no modes: nothing to pin
 			}
-			if a.id != "opencode" && !slices.Contains(a.modes, a.bypass) {
-				t.Errorf("%s's bypass %q is not one of its modes", a.id, a.bypass)
+			if a.ID != "opencode" && !slices.Contains(a.Modes, a.Bypass) {
+				t.Errorf("%s's bypass %q is not one of its modes", a.ID, a.Bypass)
 			}
 		})
 	}

@@ -148,9 +148,10 @@ func TestRunJSONSchema(t *testing.T) {
 // resume with other skills (the session named), and --run-timeout (the
 // session of the stopped agent named).
 func TestRunJSONRefusals(t *testing.T) {
+	t.Parallel()
 	r := newRunRig(t, modeltest.IfPrompt("stall", modeltest.Always(modeltest.Stall()), modeltest.Always(modeltest.Text("done"))))
 	alpha := filepath.Join(r.skills, "alpha")
-	code, out, errs := r.inProcess(t, runCtx(t), "run", "-a", "claude-code", "-s", alpha, "--json", "first")
+	code, out, errs := r.process(t, runCtx(t), "run", "-a", "claude-code", "-s", alpha, "--json", "first")
 	if code != 0 {
 		t.Fatalf("run = %d; stderr %q", code, errs)
 	}
@@ -176,7 +177,7 @@ func TestRunJSONRefusals(t *testing.T) {
 				t.Cleanup(func() { os.RemoveAll(user) })
 			}
 			args := append([]string{"run", "-a", "claude-code", "--json"}, tt.args...)
-			code, out, errs := r.inProcess(t, runCtx(t), args...)
+			code, out, errs := r.process(t, runCtx(t), args...)
 			if code != tt.code {
 				t.Fatalf("run(%q) = %d, want %d; stderr %q", args, code, tt.code, errs)
 			}

@@ -243,21 +243,11 @@ func (e *agentFailure) Unwrap() error { return e.err }
 // credentials.
 var authFailure = regexp.MustCompile(`(?i)\b401\b|unauthori[sz]ed|invalid api key|authentication|api key not valid`)
 
-// authHint says where an agent takes its credentials from.
+// authHint says where an agent takes its credentials from (its
+// descriptor's Auth).
 func authHint(agent string) string {
-	switch agent {
-	case "claude-code":
-		return "check ANTHROPIC_API_KEY or your login"
-	case "codex":
-		return "check OPENAI_API_KEY, the model provider in ~/.codex/config.toml, or your login"
-	case "gemini-cli":
-		return "check GEMINI_API_KEY or your login"
-	case "qwen-code":
-		return "check OPENAI_API_KEY, OPENAI_BASE_URL and OPENAI_MODEL, or your Qwen Code settings"
-	case "opencode":
-		return "check the provider in your opencode.json, or `opencode auth login`"
-	}
-	return ""
+	a, _ := runnable(agent)
+	return a.Auth
 }
 
 // failure says what an agent's error result means.

@@ -18,16 +18,6 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/testkit/modeltest"
 )
 
-// buildAgentskills builds the command into a temporary folder.
-func buildAgentskills(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "agentskills")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // allowBash lets Claude Code run its Bash tool without asking, through the
 // user settings of the rig's home.
 func allowBash(t *testing.T, r *runRig) {
@@ -80,6 +70,7 @@ func describe(pids []int) string {
 // command and ask the model again: Claude Code dies with agentskills,
 // never runs the command, and the model hears no more from it.
 func TestRunAgentKilled(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	var mu sync.Mutex
 	calls := 0
@@ -148,6 +139,7 @@ func TestRunAgentKilled(t *testing.T) {
 // that drops the runner's tag from its environment and leaves the
 // agent's session: it is gone once `agentskills run` has returned.
 func TestRunAgentUntaggedOrphan(t *testing.T) {
+	t.Parallel()
 	n, err := rand.Int(rand.Reader, big.NewInt(1e9))
 	if err != nil {
 		t.Fatal(err)
@@ -178,6 +170,7 @@ func TestRunAgentUntaggedOrphan(t *testing.T) {
 // waits for the model: Codex dies with it, although its Node.js launcher
 // replaces itself with the native binary.
 func TestRunAgentKilledCodex(t *testing.T) {
+	t.Parallel()
 	cli := modeltest.CodexCLI(t)
 	s := modeltest.NewResponses(t, modeltest.ResponsesAlways(modeltest.ResponsesStall()))
 	env, home, _ := s.CodexEnv(t)

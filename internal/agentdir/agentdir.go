@@ -6,9 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -17,158 +20,149 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/filelock"
 )
 
-// Kind is a sort of folder that a driver keeps under the root.
-type Kind int
-
-const (
-	// ClaudeMount is a Claude Code skill mount: <root>/mounts/claude/<key>.
-	ClaudeMount Kind = iota
-	// CodexHome is a managed Codex home: <root>/homes/codex/<key>.
-	CodexHome
-	// GeminiHome is a Gemini CLI overlay home: <root>/homes/gemini/<key>.
-	GeminiHome
-	// QwenMount is a Qwen Code skill mount: <root>/mounts/qwen/<key>.
-	QwenMount
-	// CursorHome is a Cursor CLI overlay home: <root>/homes/cursor/<key>.
-	CursorHome
-	// CopilotMount is a GitHub Copilot CLI skill mount:
-	// <root>/mounts/copilot/<key>.
-	CopilotMount
-	// OpenCodeMount is an OpenCode config folder holding a run's skills:
-	// <root>/mounts/opencode/<key>.
-	OpenCodeMount
-)
-
-// Kinds returns every kind, in a fixed order.
-func Kinds() []Kind {
-	return []Kind{ClaudeMount, CodexHome, GeminiHome, QwenMount, CursorHome, CopilotMount, OpenCodeMount}
+// Kind is a sort of folder that a driver keeps under the root: each
+// driver declares its own (see "Kinds" in the package doc). The package
+// holds no list of kinds: [List], [Collect] and [Linked] find them under
+// the root.
+type Kind struct {
+	// Dir is where folders of the kind live under the root,
+	// slash-separated: "mounts/NAME" for a skill mount, which the agent
+	// only reads, or "homes/NAME" for a managed home, which the agent
+	// runs in and writes to (sessions, logins), NAME of lowercase
+	// letters, digits and dashes.
+	Dir string
+	// Agent is the agent that reads folders of the kind, as the agents
+	// table spells it ("claude-code").
+	Agent string
+	// Name describes the kind in words ("Claude Code skill mount").
+	Name string
+	// Magic starts the encoding of a key of the kind (rule 8); it names
+	// the kind and the version of the folder's layout ("agentadaptor
+	// claude mount v1").
+	Magic string
+	// Sessions is the glob, slash-separated and relative to a folder of
+	// the kind, that matches each agent session it holds, or "" when it
+	// holds none (rule 7).
+	Sessions string
 }
 
-// Dir returns where folders of the kind live under the root,
-// slash-separated.
-func (k Kind) Dir() string {
-	switch k {
-	case ClaudeMount:
-		return "mounts/claude"
-	case CodexHome:
-		return "homes/codex"
-	case GeminiHome:
-		return "homes/gemini"
-	case QwenMount:
-		return "mounts/qwen"
-	case CursorHome:
-		return "homes/cursor"
-	case CopilotMount:
-		return "mounts/copilot"
-	case OpenCodeMount:
-		return "mounts/opencode"
+// kindDir is the form of a kind's Dir.
+var kindDir = regexp.MustCompile(`^(mounts|homes)/[a-z0-9][a-z0-9-]*$`)
+
+// check refuses a kind that is not one: a Dir of another form, a
+// missing Agent or Magic, or an Agent or Sessions with a line break.
+func (k Kind) check() error {
+	switch {
+	case !kindDir.MatchString(k.Dir):
+		return fmt.Errorf("folder kind %q: Dir is not mounts/NAME or homes/NAME", k.Dir)
+	case k.Agent == "" || k.Magic == "":
+		return fmt.Errorf("folder kind %q: no Agent or Magic", k.Dir)
+	case strings.ContainsAny(k.Agent+k.Sessions, "\n\r"):
+		return fmt.Errorf("folder kind %q: a line break in Agent or Sessions", k.Dir)
 	}
-	return ""
+	return nil
 }
 
 // Home reports whether folders of the kind are managed homes, which the
 // agent runs in and writes to (sessions, logins) and whose loss loses
 // the sessions they hold, rather than skill mounts, which it only reads.
-func (k Kind) Home() bool {
-	switch k {
-	case CodexHome, GeminiHome, CursorHome:
-		return true
-	}
-	return false
-}
-
-// Agent returns the name of the agent that reads folders of the kind, as
-// the agents table spells it.
-func (k Kind) Agent() string {
-	switch k {
-	case ClaudeMount:
-		return "claude-code"
-	case CodexHome:
-		return "codex"
-	case GeminiHome:
-		return "gemini-cli"
-	case QwenMount:
-		return "qwen-code"
-	case CursorHome:
-		return "cursor"
-	case CopilotMount:
-		return "github-copilot"
-	case OpenCodeMount:
-		return "opencode"
-	}
-	return ""
-}
+func (k Kind) Home() bool { return strings.HasPrefix(k.Dir, "homes/") }
 
 // String describes the kind in words.
 func (k Kind) String() string {
-	switch k {
-	case ClaudeMount:
-		return "Claude Code skill mount"
-	case CodexHome:
-		return "managed Codex home"
-	case GeminiHome:
-		return "Gemini CLI overlay home"
-	case QwenMount:
-		return "Qwen Code skill mount"
-	case CursorHome:
-		return "Cursor CLI overlay home"
-	case CopilotMount:
-		return "GitHub Copilot CLI skill mount"
-	case OpenCodeMount:
-		return "OpenCode skill mount"
+	if k.Name != "" {
+		return k.Name
 	}
-	return fmt.Sprintf("agentdir.Kind(%d)", int(k))
+	return k.Agent + " folder"
 }
 
-// magic starts the encoding of a key of the kind (rule 8); it names the
-// kind and the version of the folder's layout.
-func (k Kind) magic() string {
-	switch k {
-	case ClaudeMount:
-		return "agentadaptor claude mount v1"
-	case CodexHome:
-		return "agentadaptor codex home v1"
-	case GeminiHome:
-		return "agentadaptor gemini home v1"
-	case QwenMount:
-		return "agentadaptor qwen mount v1"
-	case CursorHome:
-		return "agentadaptor cursor home v1"
-	case CopilotMount:
-		return "agentadaptor copilot mount v1"
-	case OpenCodeMount:
-		return "agentadaptor opencode mount v1"
+// kindFile is the file in a kind's folder that records the kind's Agent
+// and Sessions, so that [List] and [Collect] know them without a list
+// of kinds (rule 14).
+const kindFile = ".kind"
+
+// kindMagic starts a kind file.
+const kindMagic = "agentadaptor driver folder kind v1"
+
+// maxKindFile bounds what is read of a kind file.
+const maxKindFile = 4096
+
+// record writes the kind file of k into b, its folder, unless it holds
+// the same already (rule 14). A kind file that cannot be written is no
+// error: the listing then names the kind by its folder.
+func (k Kind) record(b string) {
+	want := kindMagic + "\nagent " + k.Agent + "\nsessions " + k.Sessions + "\n"
+	p := filepath.Join(b, kindFile)
+	if holds(p, []byte(want)) {
+		return
 	}
-	return ""
+	writeNew(p, []byte(want))
 }
 
-// sessions returns the glob, relative to a folder of the kind, that
-// matches each agent session it holds, or "" when it holds none: Codex
-// keeps sessions/YYYY/MM/DD/rollout-LOCALTIME-THREAD.jsonl (see
-// internal/modeltest, item 3 of the Responses stand-in).
-func (k Kind) sessions() string {
-	switch k {
-	case CodexHome:
-		return filepath.Join("sessions", "*", "*", "*", "rollout-*.jsonl")
-	case GeminiHome:
-		// Gemini CLI keeps .gemini/tmp/SLUG/chats/session-*.jsonl; the
-		// overlay holds them only when the user's home has no tmp folder
-		// to link to (see package gemini and [ownSessions]).
-		return filepath.Join(".gemini", "tmp", "*", "chats", "session-*.jsonl")
+// found returns the kind of the folder dir ("mounts/NAME") under the
+// root, whose checked folder is b, from its kind file (rule 14): one
+// missing or unreadable gives Agent NAME and no Sessions.
+func found(dir, b string) Kind {
+	k := Kind{Dir: dir, Agent: path.Base(dir)}
+	f, err := os.OpenFile(filepath.Join(b, kindFile), os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return k
 	}
-	return ""
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return k
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxKindFile))
+	if err != nil {
+		return k
+	}
+	lines := strings.Split(string(data), "\n")
+	if len(lines) != 4 || lines[0] != kindMagic || lines[3] != "" {
+		return k
+	}
+	agent, ok1 := strings.CutPrefix(lines[1], "agent ")
+	sessions, ok2 := strings.CutPrefix(lines[2], "sessions ")
+	if !ok1 || !ok2 || agent == "" {
+		return k
+	}
+	k.Agent, k.Sessions = agent, sessions
+	return k
 }
 
-// ownSessions reports whether the sessions that the glob of
-// [Kind.sessions] finds in dir, a folder of the kind, are the folder's:
-// not when the glob's first element is a link, as a Gemini CLI overlay's
-// .gemini/tmp is to the user's, whose sessions stay the user's.
-func (k Kind) ownSessions(dir string) bool {
-	if k != GeminiHome {
+// sessions counts the agent sessions in dir, a folder of the kind: the
+// matches of [Kind.Sessions] reached through no link (a Gemini CLI
+// overlay's .gemini/tmp links to the user's, whose sessions stay the
+// user's).
+func (k Kind) sessions(dir string) int {
+	if k.Sessions == "" {
+		return 0
+	}
+	m, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(k.Sessions)))
+	n := 0
+	for _, p := range m {
+		if !throughLink(dir, p) {
+			n++
+		}
+	}
+	return n
+}
+
+// throughLink reports whether p, below dir, is reached through a link
+// (p itself included), or cannot be looked at.
+func throughLink(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	if err != nil {
 		return true
 	}
-	fi, err := os.Lstat(filepath.Join(dir, ".gemini", "tmp"))
-	return err != nil || fi.Mode()&fs.ModeSymlink == 0
+	q := dir
+	for _, elem := range strings.Split(rel, string(filepath.Separator)) {
+		q = filepath.Join(q, elem)
+		fi, err := os.Lstat(q)
+		if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // otherRoot says how to use another cache root.
@@ -210,10 +204,10 @@ func checkInfo(p string, fi os.FileInfo) error {
 	return nil
 }
 
-// base checks the folders from root down to the kind's folder (rule 1)
-// and returns the kind's folder. With create, missing folders are made
+// base checks the folders from root down to the kind's folder dir
+// (rule 1) and returns it. With create, missing folders are made
 // (0700); without, a missing folder is fs.ErrNotExist.
-func base(root string, k Kind, create bool) (string, error) {
+func base(root, dir string, create bool) (string, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return "", err
@@ -230,11 +224,11 @@ func base(root string, k Kind, create bool) (string, error) {
 		return "", fmt.Errorf("cache root %s is not safe from other users: %w (%s)", abs, err, otherRoot)
 	}
 	p := abs
-	for _, elem := range strings.Split(k.Dir(), "/") {
+	for _, elem := range strings.Split(dir, "/") {
 		p = filepath.Join(p, elem)
 		if create {
 			if err := os.Mkdir(p, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-				return "", fmt.Errorf("create folder for a %s: %w", k, err)
+				return "", fmt.Errorf("create folder %s: %w", p, err)
 			}
 		}
 		if err := CheckFolder(p); err != nil {
@@ -260,13 +254,17 @@ type Lease struct {
 // folder exists it must pass [CheckFolder] too. The caller builds or
 // reuses [Lease.Dir] and calls [Lease.Release] once the run is over.
 func Acquire(ctx context.Context, root string, k Kind, key string) (*Lease, error) {
+	if err := k.check(); err != nil {
+		return nil, err
+	}
 	if !ValidKey(key) {
 		return nil, fmt.Errorf("%s key %q is not 1 to 64 lowercase hexadecimal digits", k, key)
 	}
-	b, err := base(root, k, true)
+	b, err := base(root, k.Dir, true)
 	if err != nil {
 		return nil, err
 	}
+	k.record(b)
 	l := &Lease{path: filepath.Join(b, key+leaseSuffix), base: b, key: key, kind: k}
 	for {
 		f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
@@ -333,8 +331,11 @@ func sameFile(f *os.File, path string) bool {
 
 // Folder is a key's folder.
 type Folder struct {
-	// Kind is what the folder is.
-	Kind Kind
+	// Agent is the agent that reads it, as its kind's file records it
+	// (rule 14).
+	Agent string
+	// Home reports whether it is a managed home ([Kind.Home]).
+	Home bool
 	// Key is its key.
 	Key string
 	// Dir is its path.
@@ -410,7 +411,7 @@ func lastUse(b, key string) (t time.Time, ok bool) {
 // describe measures the key's folder.
 func describe(k Kind, b, key string, last time.Time) (Folder, error) {
 	dir := filepath.Join(b, key)
-	f := Folder{Kind: k, Key: key, Dir: dir, LastUse: last}
+	f := Folder{Agent: k.Agent, Home: k.Home(), Key: key, Dir: dir, LastUse: last}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil // removed while it was measured: an agent at work
@@ -431,15 +432,12 @@ func describe(k Kind, b, key string, last time.Time) (Folder, error) {
 	if err != nil {
 		return f, fmt.Errorf("measure %s: %w", dir, err)
 	}
-	if g := k.sessions(); g != "" && k.ownSessions(dir) {
-		m, _ := filepath.Glob(filepath.Join(dir, g))
-		f.Sessions = len(m)
-	}
+	f.Sessions = k.sessions(dir)
 	return f, nil
 }
 
-// List returns the folders of every kind under root, by kind then key
-// (rule 7). A root or kind folder that does not exist holds none; one
+// List returns the folders of every kind under root, by kind folder
+// then key (rule 7). A root or kind folder that does not exist holds none; one
 // that fails rule 1 is an error.
 func List(root string) ([]Folder, error) {
 	var out []Folder
@@ -465,20 +463,38 @@ func List(root string) ([]Folder, error) {
 	return out, err
 }
 
-// eachKind calls f with each kind and its folder under root, checked as
-// rule 1 says, in the order of [Kinds], leaving out the kinds whose
-// folder does not exist; it stops at the first error.
+// eachKind calls f with each kind under root and its folder, checked
+// as rule 1 says: every folder mounts/NAME and homes/NAME (rule 14), by
+// path. A root, mounts/ or homes/ that does not exist holds none. It
+// stops at the first error.
 func eachKind(root string, f func(k Kind, b string) error) error {
-	for _, k := range Kinds() {
-		b, err := base(root, k, false)
+	for _, top := range []string{"mounts", "homes"} {
+		t, err := base(root, top, false)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		if err == nil {
-			err = f(k, b)
-		}
 		if err != nil {
 			return err
+		}
+		entries, err := os.ReadDir(t)
+		if err != nil {
+			return fmt.Errorf("list %s: %w", t, err)
+		}
+		for _, e := range entries {
+			dir := top + "/" + e.Name()
+			if !kindDir.MatchString(dir) {
+				continue // not a kind's folder: left alone
+			}
+			b, err := base(root, dir, false)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // removed meanwhile
+			}
+			if err == nil {
+				err = f(found(dir, b), b)
+			}
+			if err != nil {
+				return err
+			}
 		}
 	}
 	return nil

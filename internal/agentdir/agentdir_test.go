@@ -2,6 +2,7 @@ package agentdir
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -64,7 +65,7 @@ func TestAcquireRecordsUse(t *testing.T) {
 			root := cachetest.Root(t)
 			start := time.Now().Add(-time.Second)
 			l := acquire(t, root, k, key)
-			if want := filepath.Join(root, filepath.FromSlash(k.Dir()), key); l.Dir() != want {
+			if want := filepath.Join(root, filepath.FromSlash(k.Dir), key); l.Dir() != want {
 				t.Errorf("Dir() = %s, want %s", l.Dir(), want)
 			}
 			for _, p := range []string{filepath.Dir(l.Base()), l.Base()} {
@@ -187,8 +188,8 @@ func TestAcquireChecksEveryFolder(t *testing.T) {
 			}
 			// Nothing is made below the folder refused.
 			if tc.at != "" && !strings.HasSuffix(tc.at, key) {
-				below := filepath.Join(root, filepath.FromSlash(tc.kind.Dir()))
-				if tc.at != tc.kind.Dir() && exists(below) {
+				below := filepath.Join(root, filepath.FromSlash(tc.kind.Dir))
+				if tc.at != tc.kind.Dir && exists(below) {
 					t.Errorf("%s was made below the refused %s", below, bad)
 				}
 			}
@@ -256,7 +257,7 @@ func TestCollectByAge(t *testing.T) {
 	if want := []string{old, legacyOld}; !slices.Equal(got, want) {
 		t.Fatalf("Collect removed %v, want %v", got, want)
 	}
-	if removed[0].Size != 5 || removed[0].Files != 1 || removed[0].Kind != ClaudeMount {
+	if removed[0].Size != 5 || removed[0].Files != 1 || removed[0].Agent != ClaudeMount.Agent || removed[0].Home {
 		t.Errorf("removed %+v, want its one file of 5 bytes measured", removed[0])
 	}
 	for _, p := range []string{old, old + leaseSuffix, leftover, legacyOld, legacyOld + leaseSuffix} {
@@ -275,8 +276,8 @@ func TestCollectByAge(t *testing.T) {
 	if fi, _ := os.Stat(legacyNew); fi == nil || now.Sub(fi.ModTime()) < 30*time.Second {
 		t.Errorf("the last use of %s changed", legacyNew)
 	}
-	if names, _ := os.ReadDir(filepath.Join(root, "mounts", "claude")); len(names) != 1 {
-		t.Errorf("mounts/claude holds %v, want only the stranger", names)
+	if names, _ := ReadNames(filepath.Join(root, "mounts", "claude")); !slices.Equal(names, []string{kindFile, "README"}) {
+		t.Errorf("mounts/claude holds %v, want only the kind file and the stranger", names)
 	}
 }
 
@@ -374,7 +375,7 @@ func TestList(t *testing.T) {
 		t.Fatalf("List = %+v, want one home", list)
 	}
 	f := list[0]
-	if f.Kind != CodexHome || f.Key != key || f.Dir != home || f.Size != 5+6 || f.Files != 3 || f.Sessions != 2 || !f.LastUse.Equal(when) || f.InUse {
+	if f.Agent != CodexHome.Agent || !f.Home || f.Key != key || f.Dir != home || f.Size != 5+6 || f.Files != 3 || f.Sessions != 2 || !f.LastUse.Equal(when) || f.InUse {
 		t.Errorf("List = %+v, want the home with 3 files of 11 bytes, 2 sessions, last used %v", f, when)
 	}
 	if cachetest.Listing(t, root) != before {
@@ -426,10 +427,70 @@ func TestCheckFolder(t *testing.T) {
 // TestKindHome checks which kinds are homes: the kinds under homes/,
 // which the agent writes to and which hold its sessions.
 func TestKindHome(t *testing.T) {
-	want := map[Kind]bool{ClaudeMount: false, CodexHome: true, GeminiHome: true, QwenMount: false, CursorHome: true, CopilotMount: false, OpenCodeMount: false}
 	for _, k := range Kinds() {
-		if got, ok := want[k]; !ok || k.Home() != got || k.Home() != strings.HasPrefix(k.Dir(), "homes/") {
-			t.Errorf("%v.Home() = %v, want %v (its folder is %s)", k, k.Home(), got, k.Dir())
+		if k.Home() != strings.HasPrefix(k.Dir, "homes/") {
+			t.Errorf("%v.Home() = %v (its folder is %s)", k, k.Home(), k.Dir)
 		}
+	}
+}
+
+// TestKindCheck checks that Acquire refuses a kind that is not one
+// before it creates anything.
+func TestKindCheck(t *testing.T) {
+	tests := []struct {
+		name string
+		kind Kind
+	}{
+		{"no folder", Kind{Agent: "a", Magic: "m"}},
+		{"not under mounts or homes", Kind{Dir: "other/a", Agent: "a", Magic: "m"}},
+		{"deeper", Kind{Dir: "mounts/a/b", Agent: "a", Magic: "m"}},
+		{"upper case", Kind{Dir: "mounts/A", Agent: "a", Magic: "m"}},
+		{"no agent", Kind{Dir: "mounts/a", Magic: "m"}},
+		{"no magic", Kind{Dir: "mounts/a", Agent: "a"}},
+		{"a line break", Kind{Dir: "mounts/a", Agent: "a\nsessions x", Magic: "m"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			if l, err := Acquire(t.Context(), root, tt.kind, key); err == nil {
+				l.Release()
+				t.Fatalf("Acquire(%+v) = nil error", tt.kind)
+			}
+			if entries, _ := os.ReadDir(root); len(entries) != 0 {
+				t.Errorf("Acquire of a bad kind created %v", entries)
+			}
+		})
+	}
+}
+
+// TestListFindsKinds checks rule 14: List and Collect find the kinds
+// under the root, with the agent each one's kind file records, and a
+// kind folder without one by its name; names that are no kind folder are
+// left alone. Mounts come first, then homes, each by folder.
+func TestListFindsKinds(t *testing.T) {
+	root := cachetest.Root(t)
+	other := Kind{Dir: "mounts/new-agent", Agent: "new-agent-id", Magic: "agentadaptor new mount v1"}
+	old := time.Now().Add(-time.Hour)
+	mkKey(t, root, other, "aa", old)
+	mkKey(t, root, CodexHome, "bb", old)
+	bare := mkKey(t, root, QwenMount, "cc", old)
+	os.Remove(filepath.Join(filepath.Dir(bare), kindFile))
+	for _, p := range []string{"mounts/Not-A-Kind", "homes/.hidden"} {
+		os.MkdirAll(filepath.Join(root, filepath.FromSlash(p), "dd"), 0o700)
+	}
+	list, err := List(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range list {
+		got = append(got, fmt.Sprintf("%s %v %s", f.Agent, f.Home, f.Key))
+	}
+	if want := []string{"new-agent-id false aa", "qwen false cc", "codex true bb"}; !slices.Equal(got, want) {
+		t.Errorf("List = %q, want %q", got, want)
+	}
+	removed, err := Collect(root, time.Now())
+	if err != nil || len(removed) != 3 {
+		t.Errorf("Collect = %d folders, %v; want 3", len(removed), err)
 	}
 }

@@ -21,7 +21,7 @@ import (
 // the folder depends on, such as the user's agent home).
 func Key(k Kind, rs driver.ResolvedSkills, extra ...string) string {
 	e := cache.NewEncoder()
-	e.Str(k.magic())
+	e.Str(k.Magic)
 	e.Str(rs.Fingerprint)
 	e.U64(uint64(len(rs.Entries)))
 	for _, s := range rs.Entries {

@@ -78,8 +78,8 @@ func TestPublish(t *testing.T) {
 	if _, err := Publish(l, holds("three"), func(string) error { return errors.New("MARK-FILL") }); err == nil || !strings.Contains(err.Error(), "MARK-FILL") {
 		t.Errorf("Publish with a failing fill = %v, want its error", err)
 	}
-	if names, _ := ReadNames(l.Base()); !slices.Equal(names, []string{key, key + leaseSuffix}) {
-		t.Errorf("%s holds %v, want only the folder and its lease", l.Base(), names)
+	if names, _ := ReadNames(l.Base()); !slices.Equal(names, []string{kindFile, key, key + leaseSuffix}) {
+		t.Errorf("%s holds %v, want only the kind file, the folder and its lease", l.Base(), names)
 	}
 }
 
@@ -106,8 +106,8 @@ func TestPublishRace(t *testing.T) {
 		t.Fatal(err)
 	}
 	names, _ := ReadNames(filepath.Join(root, "mounts", "claude"))
-	if !slices.Equal(names, []string{key, key + leaseSuffix}) {
-		t.Errorf("after the race the kind's folder holds %v, want the folder and its lease", names)
+	if !slices.Equal(names, []string{kindFile, key, key + leaseSuffix}) {
+		t.Errorf("after the race the kind's folder holds %v, want the kind file, the folder and its lease", names)
 	}
 }
 
@@ -235,8 +235,8 @@ func TestPublishLosesTheRace(t *testing.T) {
 			if b, _ := os.ReadFile(filepath.Join(dir, "f")); string(b) != tt.want {
 				t.Errorf("published folder holds %q, want %q", b, tt.want)
 			}
-			if names, _ := ReadNames(l.Base()); !slices.Equal(names, []string{key, key + leaseSuffix}) {
-				t.Errorf("%s holds %v, want only the folder and its lease", l.Base(), names)
+			if names, _ := ReadNames(l.Base()); !slices.Equal(names, []string{kindFile, key, key + leaseSuffix}) {
+				t.Errorf("%s holds %v, want only the kind file, the folder and its lease", l.Base(), names)
 			}
 		})
 	}

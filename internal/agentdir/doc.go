@@ -7,13 +7,12 @@
 //
 // # Layout
 //
-//	<root>/mounts/claude/<key>/       a Claude Code skill mount ([ClaudeMount])
-//	<root>/homes/codex/<key>/         a managed Codex home ([CodexHome])
-//	<root>/homes/gemini/<key>/        a Gemini CLI overlay home ([GeminiHome])
-//	<root>/mounts/qwen/<key>/         a Qwen Code skill mount ([QwenMount])
-//	<root>/homes/cursor/<key>/        a Cursor CLI overlay home ([CursorHome])
-//	<root>/mounts/copilot/<key>/      a Copilot CLI skill mount ([CopilotMount])
-//	<root>/mounts/opencode/<key>/     an OpenCode skill mount ([OpenCodeMount])
+//	<root>/mounts/<name>/<key>/       a skill mount: Claude Code's
+//	                                  (mounts/claude), Qwen Code's, Copilot
+//	                                  CLI's, OpenCode's
+//	<root>/homes/<name>/<key>/        a managed home: Codex's (homes/codex),
+//	                                  Gemini CLI's and Cursor CLI's overlays
+//	<root>/<kind>/.kind               the kind's agent and sessions (rule 14)
 //	<root>/<kind>/<key>.lease         the key's lease and last-use record
 //	<root>/<kind>/<key>.stamp-<name>  what a run found in the key's folder
 //	                                  (rule 12)
@@ -22,10 +21,12 @@
 //	<root>/<kind>/<key>.<other>       a driver's staging for the key, or a
 //	                                  folder moved aside to be removed
 //
-// The kinds under homes/ are homes ([Kind.Home]): the agent writes to
-// them and keeps its sessions there. A key is 1 to 64 lowercase
-// hexadecimal digits. Names under a kind's
-// folder that do not start with a key are left alone.
+// A [Kind] is data its driver declares (its folder, its agent, its key's
+// magic, where the agent keeps sessions in it); this package holds no
+// list of them. The kinds under homes/ are homes ([Kind.Home]): the agent
+// writes to them and keeps its sessions there. A key is 1 to 64
+// lowercase hexadecimal digits. Names under a kind's folder that do not
+// start with a key are left alone.
 //
 // # Rules
 //
@@ -67,11 +68,12 @@
 //     (their links are read, never followed), so that the collection of
 //     the content store keeps every tree a kept folder points at.
 //  7. [List] reports each folder with its size (its regular files; links
-//     are not followed), the agent sessions it holds (a Codex home keeps
-//     them under sessions/, a Gemini CLI overlay home under .gemini/tmp
-//     unless that links to the user's, whose sessions stay the user's),
-//     its last use and whether a run holds it. It creates nothing and
-//     waits for nothing.
+//     are not followed), the agent sessions it holds (the matches of its
+//     kind's Sessions reached through no link: a Codex home keeps them
+//     under sessions/, a Gemini CLI overlay home under .gemini/tmp unless
+//     that links to the user's, whose sessions stay the user's), its last
+//     use and whether a run holds it. It creates nothing and waits for
+//     nothing.
 //  8. A key ([Key]) is the first 32 hexadecimal digits of a SHA-256,
 //     written with the content store's framed encoding (cache.Encoder: a
 //     string is its length as 8 bytes big-endian, then its bytes), of the

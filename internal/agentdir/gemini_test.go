@@ -45,7 +45,7 @@ func TestListGeminiSessions(t *testing.T) {
 			if err != nil || len(list) != 1 {
 				t.Fatalf("List = %+v, %v; want one home", list, err)
 			}
-			if f := list[0]; f.Kind != GeminiHome || f.Sessions != tt.want {
+			if f := list[0]; f.Agent != GeminiHome.Agent || f.Sessions != tt.want {
 				t.Errorf("List = %+v, want a Gemini CLI home with %d sessions", f, tt.want)
 			}
 		})

@@ -127,20 +127,7 @@ func (l *Lease) Stamp(name, want string, s *Snapshot) {
 		return
 	}
 	data := stampMagic + "\n" + want + "\n" + strconv.FormatInt(s.at.UnixNano(), 10) + "\n" + s.states
-	tmp, err := os.CreateTemp(l.base, l.key+".stamp-"+name+".tmp-*")
-	if err != nil {
-		return
-	}
-	_, err = tmp.WriteString(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), l.stampPath(name))
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
+	writeNew(l.stampPath(name), []byte(data))
 }
 
 // SyncLinks is [SyncLinks] for the folder dir of the lease's key, skipped
@@ -193,9 +180,18 @@ func (l *Lease) File(pattern string, data []byte) (string, error) {
 	if holds(p, data) {
 		return p, nil
 	}
-	tmp, err := os.CreateTemp(l.base, name+".tmp-*")
-	if err != nil {
+	if err := writeNew(p, data); err != nil {
 		return "", fmt.Errorf("write %s: %w", p, err)
+	}
+	return p, nil
+}
+
+// writeNew writes data to a new file beside p, p's name with
+// ".tmp-RANDOM" added (0600), and renames it to p.
+func writeNew(p string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(p), filepath.Base(p)+".tmp-*")
+	if err != nil {
+		return err
 	}
 	_, err = tmp.Write(data)
 	if cerr := tmp.Close(); err == nil {
@@ -206,9 +202,8 @@ func (l *Lease) File(pattern string, data []byte) (string, error) {
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
-		return "", fmt.Errorf("write %s: %w", p, err)
 	}
-	return p, nil
+	return err
 }
 
 // holds reports whether p is a regular file (not a link) that holds

@@ -13,7 +13,10 @@
 //  1. ID is the name users type, as the npm skills tool (1.4.9) spells it;
 //     Name is the agent's display name; Program is the command of its CLI
 //     when a driver of this module runs it ("claude", "codex"), and
-//     prefixes the errors of the shadow check.
+//     prefixes the errors of the shadow check. The rows with a Program
+//     are the agents of the drivers, whose descriptors (each driver
+//     package's Descriptor) give the same ID, Name and Program: a test of
+//     cmd/agentskills, which lists the drivers, checks that they agree.
 //  2. Folders are every folder the agent reads skills from, in the
 //     agent's order, each a [Folder]: a path relative to a [Base]. A
 //     folder of base [Project] is relative to the working folder (the

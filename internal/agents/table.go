@@ -235,7 +235,7 @@ var table = []Row{
 	full(Row{
 		// No nested folders: its documentation lists the folders it
 		// reads when it starts, none below the working folder.
-		ID: "cursor", Name: "Cursor", Program: "agent",
+		ID: "cursor", Name: "Cursor CLI", Program: "agent",
 		Folders: []Folder{
 			project(canonical), project(".cursor/skills"), project(".claude/skills"), project(".codex/skills"),
 			home(canonical), home(".cursor/skills"), home(".claude/skills"), home(".codex/skills"),
@@ -264,7 +264,7 @@ var table = []Row{
 		// folders: Copilot CLI 1.0.102 shows none of a folder below the
 		// working folder, also after viewing a file there
 		// (agents_real_test.go).
-		ID: "github-copilot", Name: "GitHub Copilot", Program: "copilot",
+		ID: "github-copilot", Name: "GitHub Copilot CLI", Program: "copilot",
 		Folders: []Folder{
 			project(canonical), project(".github/skills"), project(".claude/skills"),
 			home(canonical), home(".copilot/skills"), home(".claude/skills"),

@@ -2107,7 +2107,7 @@ func TestZipLimits(t *testing.T) {
 		{name: "MaxTotalSize crossed", data: oneK, opts: limits(0, total-1, 0), want: ErrLimit},
 		{name: "MaxArchiveEntries met", data: many(100), opts: limits(0, 0, 100)},
 		{name: "MaxArchiveEntries crossed", data: many(100), opts: limits(0, 0, 99), want: ErrLimit},
-		{name: "MaxArchiveEntries 10000 crossed by 10001", data: many(10001), opts: limits(0, 0, 10000), want: ErrLimit},
+		{name: "MaxArchiveEntries 1000 crossed by 1001", data: many(1001), opts: limits(0, 0, 1000), want: ErrLimit},
 		{name: "link copies met", data: links3, opts: limits(0, linksTotal, 0)},
 		{name: "link copies crossed", data: links3, opts: limits(0, linksTotal-1, 0), want: ErrLimit},
 		{name: "10000 link copies of one large file", data: withLinks(64<<10, 10000), opts: limits(0, 4<<20, 20000), want: ErrLimit},
@@ -2152,7 +2152,7 @@ func TestTarLimits(t *testing.T) {
 	paxFlood := rawTar(flood...)
 	paxFloodTar := paxFlood
 
-	many100, many10001, linkBomb := many(100), many(10001), withLinks(64<<10, 10000)
+	many100, many1001, linkBomb := many(100), many(1001), withLinks(64<<10, 10000)
 
 	var cases []limitCase
 	for _, gzipped := range []bool{false, true} {
@@ -2169,7 +2169,7 @@ func TestTarLimits(t *testing.T) {
 			limitCase{name: "MaxTotalSize crossed" + suffix, data: oneK, opts: limits(0, stream(oneKTar)-1, 0), want: ErrLimit},
 			limitCase{name: "MaxArchiveEntries met" + suffix, data: many100, opts: limits(0, 0, 100)},
 			limitCase{name: "MaxArchiveEntries crossed" + suffix, data: many100, opts: limits(0, 0, 99), want: ErrLimit},
-			limitCase{name: "MaxArchiveEntries 10000 crossed by 10001" + suffix, data: wrap(many10001), opts: limits(0, 0, 10000), want: ErrLimit},
+			limitCase{name: "MaxArchiveEntries 1000 crossed by 1001" + suffix, data: wrap(many1001), opts: limits(0, 0, 1000), want: ErrLimit},
 			limitCase{name: "link copies met" + suffix, data: wrap(links3), opts: limits(0, linksTotal, 0)},
 			limitCase{name: "link copies crossed" + suffix, data: wrap(links3), opts: limits(0, linksTotal-1, 0), want: ErrLimit},
 			limitCase{name: "10000 link copies of one large file" + suffix, data: wrap(linkBomb), opts: limits(0, 8<<20, 20000), want: ErrLimit},
@@ -2432,7 +2432,7 @@ func longDeepNames(n int, shared bool) []string {
 // their depth.
 func TestPlanMemory(t *testing.T) {
 	opts := testOptions()
-	opts.MaxArchiveEntries = 10000
+	opts.MaxArchiveEntries = 2000
 	for _, shared := range []bool{true, false} {
 		names := longDeepNames(opts.MaxArchiveEntries-32, shared)
 		var before, after runtime.MemStats
@@ -2455,7 +2455,7 @@ func TestPlanMemory(t *testing.T) {
 		// A few KiB for each entry the limit allows: an element and its
 		// fold key of at most MaxNameLen bytes each, and their bookkeeping.
 		// The names are the caller's. (Folding every prefix of every name
-		// allocated 670 MB here.)
+		// allocated 670 MB here at 10,000 entries.)
 		bound := uint64(opts.MaxArchiveEntries) * 4 << 10
 		if grew := after.TotalAlloc - before.TotalAlloc; grew > bound {
 			t.Errorf("planning %d names (shared folders %v) allocated %d bytes, want at most %d", len(names), shared, grew, bound)

@@ -50,6 +50,7 @@ func checkRootEmpty(t *testing.T, dir string) {
 // arrive or at the end: the extraction removes every file and folder it
 // created, so the root is as it found it. Tar and tar.gz.
 func TestLateViolationLeavesRootEmpty(t *testing.T) {
+	t.Parallel()
 	const n = 500
 	whole := tarBytes(t, manyEntries(n)...)
 	cases := []struct {
@@ -76,6 +77,7 @@ func TestLateViolationLeavesRootEmpty(t *testing.T) {
 	for _, c := range cases {
 		for _, format := range []string{formatTar, formatTarGz} {
 			t.Run(c.name+"/"+format, func(t *testing.T) {
+				t.Parallel()
 				data := c.tar
 				if format == formatTarGz {
 					data = gz(t, data)

@@ -196,15 +196,8 @@ func checkBatch(goos, path string, args []string) error {
 	return nil
 }
 
-// SessionIDs is the form of an agent's session ids, a fact about the
-// agent that its driver's tests pin against the real CLI.
-type SessionIDs struct {
-	// Form says what a valid id looks like, for the error that refuses
-	// another: "a UUID such as ...".
-	Form string
-	// Valid reports whether id has the form.
-	Valid func(id string) bool
-}
+// SessionIDs is the form of an agent's session ids (driver.SessionIDs).
+type SessionIDs = driver.SessionIDs
 
 // UUIDs is the form of session ids that are UUIDs in their text form,
 // 8-4-4-4-12 hexadecimal digits in any case: Claude Code's session ids

@@ -4,6 +4,22 @@
 // and turn how it ended and its result line into the run's result or
 // error.
 //
+// # The run
+//
+// A driver's Run is one call of [Run] with the driver's [Program] (made
+// from its driver.Descriptor by [ProgramOf]) and a [Setup], the driver's
+// own part: [Prepare] settles the run; the setup builds what the agent is
+// given for its skills (a mount, a home), runs the driver's checks and
+// builds the command line, handing what must be undone afterwards (a
+// lease, a file) to [Launch.Defer]; its [Plan] says the environment, what
+// to do with each line of output and how to turn the way the program
+// ended into the result. The program runs in the workspace with the
+// prompt on standard input (on its command line for an agent that reads
+// none there), and what was deferred is undone when the run is over,
+// the last first, however it ends. So the skeleton of a run is written
+// once, and a driver package is its command line, its event parser and
+// its facts (its Descriptor).
+//
 // # Arguments
 //
 // A driver puts on the agent's command line values that come from a
@@ -100,8 +116,8 @@ type Program struct {
 	// Row is the ID of the agent's row in the agents table
 	// (internal/agents, "claude-code"): [Prepare] refuses a workspace
 	// that holds, below its top, skills folders the row says the agent
-	// loads beside the run's. Every driver sets it. Default "": no
-	// check.
+	// loads beside the run's. Every driver's is its descriptor's ID
+	// ([ProgramOf]). Default "": no check.
 	Row string
 }
 
@@ -114,6 +130,17 @@ func NewProgram(name, command string, env []string, agent, pkg string) Program {
 		command = name
 	}
 	return Program{Name: name, Command: command, Env: slices.Clone(env), Agent: agent, Package: pkg}
+}
+
+// ProgramOf returns the Program of the driver that d describes, for its
+// Config's command (default: d's Program) and env, which it copies.
+func ProgramOf(d driver.Descriptor, command string, env []string) Program {
+	if command == "" {
+		command = d.Program
+	}
+	p := NewProgram(d.Name, command, env, d.Agent, d.Package)
+	p.Row, p.SessionIDs = d.ID, d.SessionIDs
+	return p
 }
 
 // CacheRoot is a driver Config's CacheRoot, made absolute (a mount under
@@ -155,7 +182,8 @@ type Launch struct {
 	// nowhere else. Default nil.
 	StderrLine func(line string)
 
-	name string
+	name     string
+	deferred []func() // see [Launch.Defer]
 }
 
 // Prepare refuses a nil request, a context already done (wrapping both
@@ -218,24 +246,6 @@ func (l *Launch) Args(a *Args) ([]string, error) {
 		return nil, fmt.Errorf("%s: %w", l.name, err)
 	}
 	return args, nil
-}
-
-// Run runs the program with args in the request's workspace, in the
-// environment env, with the request's prompt on its standard input and
-// grace between SIGINT and SIGKILL when it is stopped; each line of its
-// output goes to line, and each line of its standard error to
-// [Launch.StderrLine] when set, as [process.Run] says.
-func (l *Launch) Run(ctx context.Context, req *driver.Request, args, env []string, grace time.Duration, line func([]byte) error) (process.Exit, error) {
-	return process.Run(ctx, process.Command{
-		Path:  l.Path,
-		Args:  args,
-		Dir:   req.Workspace,
-		Env:   env,
-		Stdin: req.Prompt,
-		Grace: grace,
-
-		StderrLine: l.StderrLine,
-	}, line)
 }
 
 // Ended is how a run's process ended.
@@ -301,3 +311,70 @@ type noResultError struct{ msg string }
 
 func (e *noResultError) Error() string { return e.msg }
 func (e *noResultError) Unwrap() error { return driver.ErrNoResult }
+
+// Plan is a driver's part of one run, which [Run] carries out.
+type Plan struct {
+	// Args is the command line, as [Launch.Args] returned it.
+	Args []string
+	// Env is the agent's whole environment. Default: the Launch's.
+	Env []string
+	// PromptInArgs says that the prompt is on the command line, for an
+	// agent that reads none on standard input, which is then empty.
+	// Default false: the prompt is on standard input.
+	PromptInArgs bool
+	// Line, if not nil, is given each line of the agent's output; an
+	// error stops the agent ([process.Run]). Default nil: lines are
+	// read and dropped.
+	Line func(line []byte) error
+	// Outcome turns how the agent ended, and what Line made of its
+	// output, into the run's result or error.
+	Outcome func(e Ended) (*driver.Result, error)
+}
+
+// Setup readies one run once [Prepare] has settled it: the run's skills
+// folder and its checks, the files the agent is given, the command line.
+// What must be undone when the run is over it hands to [Launch.Defer].
+type Setup func(ctx context.Context, l *Launch) (*Plan, error)
+
+// Run is the run every driver makes of a request: [Prepare] for the
+// program p, then setup (the driver's own part), then the program on
+// the prompt in the workspace, with grace between SIGINT and SIGKILL
+// when it is stopped, and the Plan's Outcome. What setup deferred is
+// undone when Run returns, the last first, however it returns.
+func Run(ctx context.Context, req *driver.Request, p Program, grace time.Duration, setup Setup) (*driver.Result, error) {
+	l, err := Prepare(ctx, req, p)
+	if err != nil {
+		return nil, err
+	}
+	defer l.undo()
+	plan, err := setup(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	env, stdin, line := plan.Env, req.Prompt, plan.Line
+	if env == nil {
+		env = l.Env
+	}
+	if plan.PromptInArgs {
+		stdin = ""
+	}
+	if line == nil {
+		line = func([]byte) error { return nil }
+	}
+	exit, runErr := process.Run(ctx, process.Command{
+		Path: l.Path, Args: plan.Args, Dir: l.Workspace, Env: env, Stdin: stdin, Grace: grace,
+		StderrLine: l.StderrLine,
+	}, line)
+	return plan.Outcome(Ended{Name: l.name, Path: l.Path, Exit: exit, Err: runErr})
+}
+
+// Defer hands f to [Run], which calls it when the run is over: a lease
+// to release, a file to remove.
+func (l *Launch) Defer(f func()) { l.deferred = append(l.deferred, f) }
+
+// undo calls what was deferred, the last first.
+func (l *Launch) undo() {
+	for i := len(l.deferred) - 1; i >= 0; i-- {
+		l.deferred[i]()
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,6 +111,11 @@ func TestNewProgram(t *testing.T) {
 	}
 }
 
+// TestRun checks the run every driver makes: the prompt on standard
+// input (none when the plan puts it in the arguments), the plan's
+// arguments and environment, each line to Line, the Outcome given how
+// the program ended, and what setup deferred undone afterwards, the
+// last first.
 func TestRun(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the stand-in agent is a shell script")
@@ -119,14 +125,56 @@ func TestRun(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "agent"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	l := &Launch{Path: filepath.Join(dir, "agent")}
-	var lines []string
-	exit, err := l.Run(t.Context(), &driver.Request{Prompt: "hello\n", Workspace: dir}, []string{"arg"}, []string{"WHO=me"}, 0, func(b []byte) error {
-		lines = append(lines, string(b))
-		return nil
+	p := Program{Name: "agent", Command: "agent", Env: []string{"PATH=" + dir + string(filepath.ListSeparator) + os.Getenv("PATH")}}
+	for _, inArgs := range []bool{false, true} {
+		var lines, undone []string
+		var ended Ended
+		res, err := Run(t.Context(), &driver.Request{Prompt: "hello\n", Workspace: dir}, p, 0, func(_ context.Context, l *Launch) (*Plan, error) {
+			l.Defer(func() { undone = append(undone, "first") })
+			l.Defer(func() { undone = append(undone, "second") })
+			return &Plan{
+				Args: []string{"arg"}, Env: append(l.Env, "WHO=me"), PromptInArgs: inArgs,
+				Line: func(b []byte) error {
+					lines = append(lines, string(b))
+					return nil
+				},
+				Outcome: func(e Ended) (*driver.Result, error) {
+					ended = e
+					return &driver.Result{Text: "ok"}, nil
+				},
+			}, nil
+		})
+		want := "hello|arg me"
+		if inArgs {
+			want = "arg me"
+		}
+		if err != nil || res.Text != "ok" || ended.Exit.Code != 0 || ended.Path != filepath.Join(dir, "agent") || strings.Join(lines, "|") != want {
+			t.Errorf("Run (prompt in arguments: %v) = %+v, %v, ended %+v; lines %q, want %q", inArgs, res, err, ended, lines, want)
+		}
+		if !slices.Equal(undone, []string{"second", "first"}) {
+			t.Errorf("Run undid %q, want second then first", undone)
+		}
+	}
+}
+
+// TestRunSetupFails checks that a setup's error is the run's, with what
+// it deferred undone and no program started.
+func TestRunSetupFails(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "agent"), []byte("#!/bin/sh\ntouch started\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := Program{Name: "agent", Command: "agent", Env: []string{"PATH=" + dir}}
+	stop, undone := errors.New("stop"), false
+	_, err := Run(t.Context(), &driver.Request{Workspace: dir}, p, 0, func(_ context.Context, l *Launch) (*Plan, error) {
+		l.Defer(func() { undone = true })
+		return nil, stop
 	})
-	if err != nil || exit.Code != 0 || strings.Join(lines, "|") != "hello|arg me" {
-		t.Errorf("Run = %+v, %v; lines %q", exit, err, lines)
+	if !errors.Is(err, stop) || !undone {
+		t.Errorf("Run with a failing setup = %v, undone %v; want its error, undone", err, undone)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "started")); err == nil {
+		t.Error("the program started after its setup failed")
 	}
 }
 
@@ -176,8 +224,8 @@ func TestCacheRootIsAbsolute(t *testing.T) {
 	}
 }
 
-// TestRunStderrLine checks that Launch.Run passes the program's stderr
-// lines to StderrLine.
+// TestRunStderrLine checks that Run passes the program's stderr lines
+// to the StderrLine setup sets.
 func TestRunStderrLine(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the program is a shell script")
@@ -188,15 +236,13 @@ func TestRunStderrLine(t *testing.T) {
 	}
 	p := Program{Name: "agent", Command: "agent", Env: []string{"PATH=" + dir}}
 	req := &driver.Request{Workspace: dir}
-	l, err := Prepare(t.Context(), req, p)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var lines []string
-	l.StderrLine = func(s string) { lines = append(lines, s) }
-	exit, err := l.Run(t.Context(), req, nil, l.Env, 0, nil)
-	if err != nil || exit.Code != 0 {
-		t.Fatalf("Run = %+v, %v", exit, err)
+	_, err := Run(t.Context(), req, p, 0, func(_ context.Context, l *Launch) (*Plan, error) {
+		l.StderrLine = func(s string) { lines = append(lines, s) }
+		return &Plan{Outcome: func(e Ended) (*driver.Result, error) { return nil, e.Err }}, nil
+	})
+	if err != nil {
+		t.Fatalf("Run = %v", err)
 	}
 	if got := strings.Join(lines, "|"); got != "Attempt 1 failed|done" {
 		t.Errorf("StderrLine got %q, want %q", got, "Attempt 1 failed|done")

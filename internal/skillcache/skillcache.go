@@ -258,3 +258,34 @@ func cacheFiles(in []File) []cache.File {
 	}
 	return out
 }
+
+// MaterializeContent materializes s with m and returns its absolute
+// folder and its content digest: the digest m reports when it is a
+// [skill.ContentMaterializer] that returned an absolute folder, else the
+// digest of the folder's content. It is how the SDK's resolution and a
+// checking materializer that wraps another read what they stage.
+func MaterializeContent(ctx context.Context, m skill.Materializer, s skill.Skill) (dir, digest string, err error) {
+	if cm, ok := m.(skill.ContentMaterializer); ok {
+		dir, digest, err = cm.MaterializeContent(ctx, s)
+	} else {
+		dir, err = m.Materialize(ctx, s)
+	}
+	if err != nil {
+		return "", "", err
+	}
+	if dir == "" {
+		return "", "", errors.New("the materializer returned no folder")
+	}
+	if !filepath.IsAbs(dir) {
+		if dir, err = filepath.Abs(dir); err != nil {
+			return "", "", err
+		}
+		digest = ""
+	}
+	if digest == "" {
+		if digest, err = skill.ContentDigest(ctx, dir); err != nil {
+			return "", "", err
+		}
+	}
+	return dir, digest, nil
+}

@@ -79,8 +79,8 @@ const NpmSkillsVersion = "1.4.9"
 
 // Tools prepares the two installers in scratch: it installs the npm
 // skills tool there with npm unless an earlier run did, and builds
-// agentskills from the checkout in the current folder. It returns the npm
-// tool's CLI script and the agentskills binary.
+// agentskills with [BuildAgentskills]. It returns the npm tool's CLI
+// script and the agentskills binary.
 func Tools(scratch string) (npmCLI, agentskills string, err error) {
 	if err := os.MkdirAll(scratch, 0o755); err != nil {
 		return "", "", err
@@ -94,10 +94,30 @@ func Tools(scratch string) (npmCLI, agentskills string, err error) {
 		}
 	}
 	agentskills = filepath.Join(scratch, "agentskills")
-	if out, err := exec.Command("go", "build", "-o", agentskills, "./cmd/agentskills").CombinedOutput(); err != nil {
-		return "", "", fmt.Errorf("build agentskills (run from the repository root): %v: %s", err, out)
+	if err := BuildAgentskills(agentskills); err != nil {
+		return "", "", err
 	}
 	return npmCLI, agentskills, nil
+}
+
+// BuildAgentskills builds agentskills from this checkout into bin, in the
+// library's own module (bench/ is a module of its own, which the library
+// is replaced into), so the binary is the one a user builds. It works from
+// any folder of the checkout.
+func BuildAgentskills(bin string) error {
+	bin, err := filepath.Abs(bin)
+	if err != nil {
+		return err
+	}
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/agentadaptor/agentadaptor").Output()
+	if err != nil {
+		return fmt.Errorf("find the checkout (run from a folder of it): go list -m: %v", err)
+	}
+	root := strings.TrimSpace(string(out))
+	if out, err := exec.Command("go", "-C", root, "build", "-o", bin, "./cmd/agentskills").CombinedOutput(); err != nil {
+		return fmt.Errorf("build agentskills in %s: %v: %s", root, err, out)
+	}
+	return nil
 }
 
 // Contender is one way of installing skills: a command and its arguments.

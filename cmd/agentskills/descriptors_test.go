@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/install"
+	"github.com/agentadaptor/agentadaptor/internal/agents"
+)
+
+// TestDescriptors checks each driver's descriptor against the agents
+// table, which install and the shadow checks read: one row per driver,
+// with the same id, name and program, and no row naming a program that
+// no driver of run's list runs. It also checks that each descriptor says
+// what run needs: a way to build the driver and check arguments, the
+// form of its session ids, and what the agent offers in place of each
+// setting it does not take.
+func TestDescriptors(t *testing.T) {
+	var ids, names []string
+	for _, d := range runnables() {
+		ids, names = append(ids, d.ID), append(names, d.Name)
+		row, ok := agents.Lookup(d.ID)
+		if !ok {
+			t.Errorf("%s: no row %q in the agents table", d.Name, d.ID)
+			continue
+		}
+		if row.Name != d.Agent || row.Program != d.Program {
+			t.Errorf("%s: the agents table's row says %q, program %q; the descriptor %q, program %q", d.Name, row.Name, row.Program, d.Agent, d.Program)
+		}
+		if a, ok := install.LookupAgent(d.ID); !ok || a.Name != d.Agent {
+			t.Errorf("%s: install.LookupAgent(%q) = %q, %v; want %q", d.Name, d.ID, a.Name, ok, d.Agent)
+		}
+		switch {
+		case d.New == nil || d.CheckArgs == nil || d.New(driver.Settings{}) == nil:
+			t.Errorf("%s: the descriptor builds no driver or checks no arguments", d.Name)
+		case d.SessionIDs.Valid == nil || d.SessionIDs.Form == "":
+			t.Errorf("%s: the descriptor gives no form of session ids", d.Name)
+		case d.Install == "" || d.Agent == "" || d.Program == "" || d.Provider == "":
+			t.Errorf("%s: the descriptor lacks its agent's name, program, install command or provider", d.Name)
+		case (len(d.Modes) > 0) != d.Mode.Has() || d.Bypass != "" && !slices.Contains(d.Modes, d.Bypass):
+			t.Errorf("%s: modes %q, bypass %q, mode setting %+v do not agree", d.Name, d.Modes, d.Bypass, d.Mode)
+		case d.Allowed.Has() != d.Denied.Has():
+			t.Errorf("%s: run takes tool lists together; the descriptor has one and not the other", d.Name)
+		}
+		for flag, s := range map[string]bool{"--permission-mode": d.Mode.Has(), "--allowed-tools": d.Allowed.Has(), "--max-turns": d.Turns.Has()} {
+			if !s && settingOf(d, flag).Instead == "" {
+				t.Errorf("%s: no %s and nothing said instead", d.Name, flag)
+			}
+		}
+	}
+	var rows []string
+	for _, r := range agents.Table() {
+		if r.Program != "" {
+			rows = append(rows, r.ID)
+		}
+	}
+	if slices.Sort(rows); !slices.Equal(rows, slices.Sorted(slices.Values(ids))) {
+		t.Errorf("rows of the agents table with a program: %q; run drives %q", rows, ids)
+	}
+	if len(slices.Compact(slices.Sorted(slices.Values(names)))) != len(names) {
+		t.Errorf("two drivers have one name: %q", names)
+	}
+}
+
+// TestREADMEAgentsTable checks the README's agents table, found by its
+// header row (its first column "agent"), against the descriptors: each
+// agent run drives has a row that names its id (`ID`) and, in its first
+// column, its name as the descriptor spells it (a link or the id beside
+// it allowed: "[Claude Code](docs/...) (`claude-code`)").
+func TestREADMEAgentsTable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := regexp.MustCompile(`(?im)^\|\s*agent\s*\|.*\n\|[-| :]+\|\n((?:\|.*\n)*)`).FindSubmatch(readme)
+	if table == nil {
+		t.Fatal("README.md has no table whose first column is agent")
+	}
+	link := regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+	names := map[string]string{} // by id
+	for _, row := range strings.Split(strings.TrimSpace(string(table[1])), "\n") {
+		cells := strings.Split(strings.Trim(row, "| "), "|")
+		first := link.ReplaceAllString(cells[0], "$1")
+		for _, d := range runnables() {
+			if strings.Contains(row, "`"+d.ID+"`") {
+				names[d.ID] = strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(first, "(`"+d.ID+"`)", ""), "`"+d.ID+"`", ""))
+			}
+		}
+	}
+	for _, d := range runnables() {
+		if name, ok := names[d.ID]; !ok || name != d.Agent {
+			t.Errorf("README agents table: the row of `%s` names %q (found: %v), want %q", d.ID, name, ok, d.Agent)
+		}
+	}
+}
+
+// TestRunHelpNamesEveryAgent checks run --help against the descriptors:
+// its usage line and --agent name every agent run drives, and its help
+// gives each one's modes, the option each setting maps to, its session
+// ids' form, its program and how it reaches its model.
+func TestRunHelpNamesEveryAgent(t *testing.T) {
+	var out, errs bytes.Buffer
+	if code := run(t.Context(), []string{"run", "--help"}, strings.NewReader(""), &out, &errs); code != 0 {
+		t.Fatalf("run --help = %d, stderr %q", code, errs.String())
+	}
+	help := strings.Join(strings.Fields(out.String()), " ")
+	usage, _, _ := strings.Cut(out.String(), "\n\n")
+	for _, d := range runnables() {
+		if !regexp.MustCompile(`--agent [a-z|-]*\b` + regexp.QuoteMeta(d.ID) + `\b`).MatchString(out.String()) {
+			t.Errorf("run --help's usage does not name %s:\n%s", d.ID, usage)
+		}
+		form, _, _ := strings.Cut(d.SessionIDs.Form, " such as")
+		want := []string{d.Program, strings.TrimSuffix(form, ",") + " for ", d.Agent + " " + d.Provider}
+		if d.Mode.Has() {
+			want = append(want, d.ID+": "+strings.Join(d.Modes, ", ")+" ("+d.Mode.Option+", Config."+d.Mode.Field+")")
+		}
+		for _, s := range []string{"--skip-permissions", "--allowed-tools", "--disallowed-tools", "--max-turns"} {
+			if o := settingOf(d, s); o.Has() {
+				want = append(want, d.ID+" "+o.Option+" (Config."+o.Field+")")
+			}
+		}
+		for _, w := range want {
+			if w := strings.Join(strings.Fields(w), " "); !strings.Contains(help, w) {
+				t.Errorf("run --help does not say %q of %s", w, d.ID)
+			}
+		}
+	}
+}

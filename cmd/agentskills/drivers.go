@@ -1,0 +1,154 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agentadaptor/agentadaptor/claude"
+	"github.com/agentadaptor/agentadaptor/codex"
+	"github.com/agentadaptor/agentadaptor/copilot"
+	"github.com/agentadaptor/agentadaptor/cursor"
+	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/gemini"
+	"github.com/agentadaptor/agentadaptor/opencode"
+	"github.com/agentadaptor/agentadaptor/qwen"
+)
+
+// runnables returns the descriptors of the agents run drives, in the
+// order its help names them: the one list of the drivers. Everything
+// else about an agent (its id and name, its modes, how run's flags map
+// to its Config, the form of its session ids) is its driver's
+// descriptor.
+func runnables() []driver.Descriptor {
+	return []driver.Descriptor{
+		claude.Descriptor(),
+		codex.Descriptor(),
+		gemini.Descriptor(),
+		qwen.Descriptor(),
+		copilot.Descriptor(),
+		cursor.Descriptor(),
+		opencode.Descriptor(),
+	}
+}
+
+// runnable returns the descriptor of the agent id run drives.
+func runnable(id string) (driver.Descriptor, bool) {
+	for _, a := range runnables() {
+		if a.ID == id {
+			return a, true
+		}
+	}
+	return driver.Descriptor{}, false
+}
+
+// runAgents lists the ids of the agents run drives, joined with sep.
+func runAgents(sep string) string {
+	var ids []string
+	for _, a := range runnables() {
+		ids = append(ids, a.ID)
+	}
+	return strings.Join(ids, sep)
+}
+
+// commandEnv is the environment variable that names a's program.
+func commandEnv(a driver.Descriptor) string {
+	return "AGENTSKILLS_" + strings.ToUpper(strings.ReplaceAll(a.ID, "-", "_")) + "_COMMAND"
+}
+
+// settingOf returns the setting of a that run's flag sets.
+func settingOf(a driver.Descriptor, flag string) driver.Setting {
+	switch flag {
+	case "--permission-mode":
+		return a.Mode
+	case "--skip-permissions":
+		return a.Skip
+	case "--allowed-tools":
+		return a.Allowed
+	case "--disallowed-tools":
+		return a.Denied
+	case "--max-turns":
+		return a.Turns
+	}
+	return driver.Setting{}
+}
+
+// mapping says, for run's help, how each agent takes flag: "claude-code
+// --max-turns (Config.MaxTurns); qwen-code --max-session-turns
+// (Config.MaxSessionTurns). The other agents have no such flag."
+func mapping(flag string) string {
+	var has, not []string
+	for _, a := range runnables() {
+		s := settingOf(a, flag)
+		switch {
+		case !s.Has():
+			not = append(not, a.ID)
+		case flag == "--permission-mode":
+			has = append(has, fmt.Sprintf("%s: %s (%s, Config.%s)", a.ID, strings.Join(a.Modes, ", "), s.Option, s.Field))
+		default:
+			has = append(has, fmt.Sprintf("%s %s (Config.%s)", a.ID, s.Option, s.Field))
+		}
+		if s.Has() && s.Note != "" {
+			has[len(has)-1] += ", " + s.Note
+		}
+	}
+	text := strings.Join(has, "; ") + "."
+	switch len(not) {
+	case 0:
+	case 1:
+		text += " " + not[0] + " has none."
+	default:
+		text += " " + strings.Join(not[:len(not)-1], ", ") + " and " + not[len(not)-1] + " have none."
+	}
+	return text
+}
+
+// sessionForms says, for run's help, the form of each agent's session
+// ids: "a UUID for claude-code, codex, ...; ... for opencode".
+func sessionForms() string {
+	var forms []string
+	byForm := map[string][]string{}
+	for _, a := range runnables() {
+		f, _, _ := strings.Cut(a.SessionIDs.Form, " such as")
+		f = strings.TrimSuffix(f, ",")
+		if byForm[f] == nil {
+			forms = append(forms, f)
+		}
+		byForm[f] = append(byForm[f], a.ID)
+	}
+	var parts []string
+	for _, f := range forms {
+		parts = append(parts, f+" for "+strings.Join(byForm[f], ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// providers says, for run's help, how each agent reaches its model:
+// "Claude Code takes ANTHROPIC_API_KEY ...; Codex takes ...".
+func providers() string {
+	var each []string
+	for _, a := range runnables() {
+		each = append(each, a.Agent+" "+a.Provider)
+	}
+	return strings.Join(each, "; ")
+}
+
+// wrap fills text into lines of at most width columns, each after
+// indent, the first after first instead.
+func wrap(text, first, indent string, width int) string {
+	var b strings.Builder
+	line := first
+	empty := true
+	for _, w := range strings.Fields(text) {
+		if !empty && len(line)+1+len(w) > width {
+			b.WriteString(strings.TrimRight(line, " ") + "\n")
+			line, empty = indent, true
+		}
+		if !empty {
+			line += " "
+		}
+		line += w
+		empty = false
+	}
+	b.WriteString(line)
+	return b.String()
+}
