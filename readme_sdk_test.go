@@ -1,58 +1,79 @@
 package adaptor_test
 
 import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-// readmeGoBlock returns the first ```go block of the README's section
-// with the given heading.
-func readmeGoBlock(t *testing.T, heading string) string {
-	t.Helper()
-	var block []string
-	in := false
-	for _, line := range readmeSection(t, heading) {
-		switch {
-		case !in && line == "```go":
-			in = true
-		case in && line == "```":
-			return strings.Join(block, "\n") + "\n"
-		case in:
-			block = append(block, line)
-		}
-	}
-	t.Fatalf("README section %q has no complete ```go block", heading)
-	return ""
+// goBlock is one ```go block of a markdown file.
+type goBlock struct {
+	where string // FILE:LINE of the opening fence
+	src   string
 }
 
-// TestReadmeSDKSectionsCompile checks that the README's SDK sections are
-// programs that build against this checkout, as a reader would copy
-// them, and that every skill they write inline is one agents load.
-func TestReadmeSDKSectionsCompile(t *testing.T) {
-	tests := []struct {
-		heading string
-		extra   map[string]string // files the program needs beside it
-	}{
-		{"Declaring skills", map[string]string{"skills/greet/SKILL.md": "---\nname: greet\ndescription: Greets.\n---\n"}},
-		{"Running an agent with skills", nil},
+// goBlocks returns the ```go blocks of the markdown file.
+func goBlocks(t *testing.T, file string) []goBlock {
+	t.Helper()
+	data, err := os.ReadFile(filepath.FromSlash(file))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.heading, func(t *testing.T) {
-			src := readmeGoBlock(t, tt.heading)
-			if !strings.HasPrefix(src, "package main\n") {
-				t.Fatalf("README section %q: its Go block does not start with \"package main\": make it a program a reader can build", tt.heading)
-			}
-			vetProgram(t, src, tt.extra)
-			lits := skillLiterals(src)
-			if len(lits) == 0 {
-				t.Errorf("README section %q writes no SKILL.md inline; the test finds none to check", tt.heading)
-			}
-			for _, lit := range lits {
-				checkSkillMD(t, "README section "+strconv.Quote(tt.heading), lit)
-			}
-		})
+	var blocks []goBlock
+	var cur *goBlock
+	var lines []string
+	sc := bufio.NewScanner(strings.NewReader(string(data)))
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		switch {
+		case cur == nil && line == "```go":
+			cur, lines = &goBlock{where: fmt.Sprintf("%s:%d", file, n)}, nil
+		case cur != nil && line == "```":
+			cur.src = strings.Join(lines, "\n") + "\n"
+			blocks = append(blocks, *cur)
+			cur = nil
+		case cur != nil:
+			lines = append(lines, line)
+		}
+	}
+	if cur != nil {
+		t.Fatalf("%s: the ```go block is not closed", cur.where)
+	}
+	return blocks
+}
+
+// TestDocGoProgramsCompile checks that every Go block of the README and
+// the guides is a program that builds against this checkout, as a reader
+// would copy it, and that every skill it writes inline is one agents
+// load. A fragment cannot be checked so: write a whole program, or leave
+// the code to a package doc, whose programs docs_test.go checks.
+func TestDocGoProgramsCompile(t *testing.T) {
+	// Files the programs may need beside them (an embedded folder).
+	extra := map[string]string{"skills/greet/SKILL.md": "---\nname: greet\ndescription: Greets.\n---\n"}
+	programs, inline := 0, 0
+	for _, file := range docFiles(t) {
+		for _, b := range goBlocks(t, file) {
+			t.Run(b.where, func(t *testing.T) {
+				if !strings.HasPrefix(b.src, "package main\n") {
+					t.Fatalf("%s: the Go block does not start with \"package main\": make it a program a reader can build", b.where)
+				}
+				vetProgram(t, b.src, extra)
+				for _, lit := range skillLiterals(b.src) {
+					checkSkillMD(t, b.where, lit)
+					inline++
+				}
+			})
+			programs++
+		}
+	}
+	// The README's tour and the SDK guide's programs at least.
+	if programs < 3 || inline < 3 {
+		t.Errorf("found %d Go programs writing %d skills inline in the docs, want at least 3 of each: the search finds too little", programs, inline)
 	}
 }
 

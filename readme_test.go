@@ -2,6 +2,7 @@ package adaptor_test
 
 import (
 	"bufio"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,11 +17,12 @@ import (
 
 const modulePath = "github.com/agentadaptor/agentadaptor"
 
-// readmeSection returns the lines of the README's section with the given
-// "## " heading, without the heading.
-func readmeSection(t *testing.T, heading string) []string {
+// docSection returns the lines of the section of the markdown file
+// (README.md or a guide under docs/) with the given "## " heading,
+// without the heading.
+func docSection(t *testing.T, file, heading string) []string {
 	t.Helper()
-	data, err := os.ReadFile("README.md")
+	data, err := os.ReadFile(filepath.FromSlash(file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,19 +43,39 @@ func readmeSection(t *testing.T, heading string) []string {
 		}
 	}
 	if !in {
-		t.Fatalf("README.md has no section %q", "## "+heading)
+		t.Fatalf("%s has no section %q", file, "## "+heading)
 	}
 	return out
 }
 
+// docFiles returns the markdown files the project's documentation is
+// made of: README.md, then every .md file under docs/, in lexical order.
+func docFiles(t *testing.T) []string {
+	t.Helper()
+	files := []string{"README.md"}
+	err := filepath.WalkDir("docs", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
+			files = append(files, filepath.ToSlash(path))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// layoutDoc is the file whose "Layout" section lists every package.
+const layoutDoc = "docs/DESIGN-NOTES.md"
+
 var backticked = regexp.MustCompile("`([^`]*)`")
 
-// layoutRows returns, for each row of the README's layout table, the
+// layoutRows returns, for each row of the layout table, the
 // package paths of its first cell.
 func layoutRows(t *testing.T) [][]string {
 	t.Helper()
 	var rows [][]string
-	for _, line := range readmeSection(t, "Layout") {
+	for _, line := range docSection(t, layoutDoc, "Layout") {
 		if !strings.HasPrefix(line, "|") || strings.HasPrefix(line, "|---") {
 			continue
 		}
@@ -66,7 +88,7 @@ func layoutRows(t *testing.T) [][]string {
 			paths = append(paths, m[1])
 		}
 		if len(paths) == 0 {
-			t.Errorf("README layout row %q names no package in backquotes", line)
+			t.Errorf("%s: layout row %q names no package in backquotes", layoutDoc, line)
 		}
 		rows = append(rows, paths)
 	}
@@ -109,8 +131,8 @@ func covers(e, p string) bool {
 	return e == p
 }
 
-// TestReadmeLayoutListsEveryPackage checks that the README's layout
-// table names every package of the module once, and nothing else.
+// TestReadmeLayoutListsEveryPackage checks that the layout table of the
+// design notes names every package of the module once, and nothing else.
 func TestReadmeLayoutListsEveryPackage(t *testing.T) {
 	rows := layoutRows(t)
 	pkgs := modulePackages(t)
@@ -120,11 +142,11 @@ func TestReadmeLayoutListsEveryPackage(t *testing.T) {
 	}
 	for _, e := range entries {
 		if strings.HasSuffix(e, "/") || strings.Contains(e, "*") {
-			t.Errorf("README layout names %q: write a folder's packages as %q", e, strings.TrimRight(e, "/*")+"/...")
+			t.Errorf("%s: the layout names %q: write a folder's packages as %q", layoutDoc, e, strings.TrimRight(e, "/*")+"/...")
 			continue
 		}
 		if !slices.ContainsFunc(pkgs, func(p string) bool { return covers(e, p) }) {
-			t.Errorf("README layout names %q, which is no package of the module (go list ./...): remove or correct its row", e)
+			t.Errorf("%s: the layout names %q, which is no package of the module (go list ./...): remove or correct its row", layoutDoc, e)
 		}
 	}
 	for _, p := range pkgs {
@@ -136,10 +158,10 @@ func TestReadmeLayoutListsEveryPackage(t *testing.T) {
 		}
 		switch len(by) {
 		case 0:
-			t.Errorf("package %s is not in the README's layout table: add a row \"| `%s` | what it holds |\"", p, p)
+			t.Errorf("package %s is not in the layout table of %s: add a row \"| `%s` | what it holds |\"", p, layoutDoc, p)
 		case 1:
 		default:
-			t.Errorf("package %s is in the README's layout table %d times (%s): keep one", p, len(by), strings.Join(by, ", "))
+			t.Errorf("package %s is in the layout table of %s %d times (%s): keep one", p, layoutDoc, len(by), strings.Join(by, ", "))
 		}
 	}
 }
@@ -205,5 +227,19 @@ func TestReadmeFirstCommands(t *testing.T) {
 	}
 	if fi, err := os.Stat(filepath.Join(".ci", "install-agent-clis")); err != nil || runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0 {
 		t.Errorf("README runs .ci/install-agent-clis, which is missing or not executable: %v", err)
+	}
+}
+
+// TestReadmeIsAFrontPage checks that the README stays a front page: what
+// it is, the first commands, a tour and links, with the rest in the
+// guides under docs/.
+func TestReadmeIsAFrontPage(t *testing.T) {
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit = 400
+	if n := strings.Count(string(data), "\n"); n >= limit {
+		t.Errorf("README.md has %d lines, want under %d: move what is not the front page into a guide under docs/", n, limit)
 	}
 }

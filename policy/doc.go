@@ -229,7 +229,8 @@
 //     whatever the policy says.
 //
 // The canonical location of each kind of source, and the spellings that
-// map to it (package source, rules 9 to 15, says every step):
+// map to it (package source (# Canonical locations), rules 9 to 15, says
+// every step):
 //
 //	kind    canonical location          spellings that map to it
 //	oci     HOST/REPO                   oci://GHCR.IO:443/acme/x:1, oci://ghcr.io:0443/acme/x@sha256:...,

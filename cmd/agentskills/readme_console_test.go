@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -20,14 +21,16 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/testkit/modeltest"
 )
 
-// TestREADMEConsole runs every console example of the README (each
-// ```console block) in order, in one scratch project, and compares what
-// each command prints with what the README shows under it.
+// TestREADMEConsole runs every console example (each ```console block)
+// of the README and of the guides (every .md file under docs/), file by
+// file and in order, and compares what each command prints with what the
+// file shows under it.
 //
-// The scratch project is a new folder holding a copy of the checkout's
-// examples folder, as examples/; every block starts in it (a "$ cd DIR"
-// line moves the rest of its block), and the files a block leaves are
-// there for the next one. Each "$ " line is run by sh -c with the
+// Each file gets a scratch project of its own: a new folder holding a
+// copy of the checkout's examples folder, as examples/; every block of
+// the file starts in it (a "$ cd DIR" line moves the rest of its block),
+// and the files a block leaves are there for the next one of the same
+// file. So a file's examples depend on nothing another file shows. Each "$ " line is run by sh -c with the
 // agentskills this test binary is (TestMain puts it on PATH as
 // agentskills), in a home folder of its own, with nothing detected. A
 // block that runs an agent (agentskills run --agent ID) gets that
@@ -51,29 +54,59 @@ import (
 //
 // A block that cannot run here says why on the line before it, as
 // "<!-- not run: REASON -->", and is left out. On a difference the test
-// prints the command, the lines the README shows and what the command
-// printed, to paste into the README when the change is right.
+// prints the command, the lines the file shows and what the command
+// printed, to paste into the file when the change is right.
 //
 // The examples are POSIX shell: on Windows the test is skipped.
 func TestREADMEConsole(t *testing.T) {
 	t.Parallel()
 	if runtime.GOOS == "windows" {
-		t.Skip("the README's console examples are POSIX shell commands")
-	}
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks, err := consoleBlocks(string(readme))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(blocks) == 0 {
-		t.Fatal("README.md has no console block")
+		t.Skip("the docs' console examples are POSIX shell commands")
 	}
 	if _, err := exec.LookPath("agentskills"); err != nil {
 		t.Fatalf("agentskills is not on PATH (TestMain puts this test binary there): %v", err)
 	}
+	files, err := docFiles(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range files {
+		text, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks, err := consoleBlocks(file, string(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if file == "README.md" && len(blocks) == 0 {
+			t.Fatal("README.md has no console block")
+		}
+		if len(blocks) > 0 {
+			t.Run(path.Base(file), func(t *testing.T) { runConsoleBlocks(t, blocks) })
+		}
+	}
+}
+
+// docFiles returns the markdown files of the documentation under the
+// module root: README.md, then every .md file under docs/, in lexical
+// order, as slash-separated paths relative to the root.
+func docFiles(root string) ([]string, error) {
+	files := []string{"README.md"}
+	err := filepath.WalkDir(filepath.Join(root, "docs"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") {
+			return err
+		}
+		rel, err := filepath.Rel(root, path)
+		files = append(files, filepath.ToSlash(rel))
+		return err
+	})
+	return files, err
+}
+
+// runConsoleBlocks runs the console blocks of one file in a scratch
+// project of their own.
+func runConsoleBlocks(t *testing.T, blocks []consoleBlock) {
 	project := t.TempDir()
 	if err := os.CopyFS(filepath.Join(project, "examples"), os.DirFS(filepath.Join("..", "..", "examples"))); err != nil {
 		t.Fatal(err)
@@ -94,7 +127,7 @@ func TestREADMEConsole(t *testing.T) {
 	for _, b := range blocks {
 		t.Run(fmt.Sprintf("line_%d", b.line), func(t *testing.T) {
 			if b.notRun != "" {
-				t.Skipf("README.md:%d: not run: %s", b.line, b.notRun)
+				t.Skipf("%s:%d: not run: %s", b.file, b.line, b.notRun)
 			}
 			env := base
 			if agent := b.agent(); agent != "" {
@@ -110,8 +143,9 @@ func TestREADMEConsole(t *testing.T) {
 	}
 }
 
-// consoleBlock is one ```console block of the README.
+// consoleBlock is one ```console block of a markdown file.
 type consoleBlock struct {
+	file   string // the file, relative to the module root
 	line   int    // of the opening fence
 	notRun string // the reason given in a "not run" comment before it
 	cmds   []consoleCmd
@@ -119,6 +153,7 @@ type consoleBlock struct {
 
 // consoleCmd is one "$ " line of a block and the lines under it.
 type consoleCmd struct {
+	file string
 	line int
 	text string
 	want []string
@@ -129,29 +164,29 @@ var (
 	agentFlag     = regexp.MustCompile(`\bagentskills run\b.*--agent[ =]([a-z-]+)`)
 )
 
-// consoleBlocks returns the README's console blocks.
-func consoleBlocks(readme string) ([]consoleBlock, error) {
+// consoleBlocks returns the console blocks of the text of file.
+func consoleBlocks(file, text string) ([]consoleBlock, error) {
 	var blocks []consoleBlock
 	var cur *consoleBlock
 	prev := ""
-	sc := bufio.NewScanner(strings.NewReader(readme))
+	sc := bufio.NewScanner(strings.NewReader(text))
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
 		switch {
 		case cur == nil && line == "```console":
-			cur = &consoleBlock{line: n}
+			cur = &consoleBlock{file: file, line: n}
 			if m := notRunComment.FindStringSubmatch(prev); m != nil {
 				cur.notRun = m[1]
 			} else if strings.HasPrefix(prev, "<!-- not run") {
-				return nil, fmt.Errorf("README.md:%d: %q: write <!-- not run: REASON -->", n-1, prev)
+				return nil, fmt.Errorf("%s:%d: %q: write <!-- not run: REASON -->", file, n-1, prev)
 			}
 		case cur != nil && line == "```":
 			blocks = append(blocks, *cur)
 			cur = nil
 		case cur != nil && strings.HasPrefix(line, "$ "):
-			cur.cmds = append(cur.cmds, consoleCmd{line: n, text: strings.TrimPrefix(line, "$ ")})
+			cur.cmds = append(cur.cmds, consoleCmd{file: file, line: n, text: strings.TrimPrefix(line, "$ ")})
 		case cur != nil && len(cur.cmds) == 0:
-			return nil, fmt.Errorf("README.md:%d: a console block starts with a \"$ \" line, not %q", n, line)
+			return nil, fmt.Errorf("%s:%d: a console block starts with a \"$ \" line, not %q", file, n, line)
 		case cur != nil:
 			c := &cur.cmds[len(cur.cmds)-1]
 			c.want = append(c.want, line)
@@ -161,7 +196,7 @@ func consoleBlocks(readme string) ([]consoleBlock, error) {
 		}
 	}
 	if cur != nil {
-		return nil, fmt.Errorf("README.md:%d: the console block is not closed", cur.line)
+		return nil, fmt.Errorf("%s:%d: the console block is not closed", file, cur.line)
 	}
 	return blocks, nil
 }
@@ -206,7 +241,7 @@ func agentEnv(t *testing.T, agent string) []string {
 		cli = modeltest.CopilotCLI(t)
 		env, home = modeltest.NewChat(t, modeltest.ChatAlways(modeltest.ChatText(answer))).CopilotEnv(t)
 	default:
-		t.Fatalf("the README runs agent %q, which this test has no stand-in for", agent)
+		t.Fatalf("the docs run agent %q, which this test has no stand-in for", agent)
 	}
 	t.Cleanup(func() { cachetest.Writable(home) })
 	return append(env,
@@ -219,7 +254,7 @@ func agentEnv(t *testing.T, agent string) []string {
 var placeholder = regexp.MustCompile(`<[a-z][a-z-]*>`)
 
 // run runs the command in *dir (a cd moves *dir), compares its output
-// with c.want, and reports whether it ran as the README says.
+// with c.want, and reports whether it ran as the file says.
 func (c consoleCmd) run(t *testing.T, env []string, dir *string, vars map[string]string) bool {
 	t.Helper()
 	text := c.text
@@ -232,17 +267,17 @@ func (c consoleCmd) run(t *testing.T, env []string, dir *string, vars map[string
 		return v
 	})
 	if len(unset) > 0 {
-		t.Errorf("README.md:%d: $ %s: %s matched nothing before", c.line, c.text, strings.Join(unset, ", "))
+		t.Errorf("%s:%d: $ %s: %s matched nothing before", c.file, c.line, c.text, strings.Join(unset, ", "))
 		return false
 	}
 	if d, ok := strings.CutPrefix(text, "cd "); ok {
 		*dir = filepath.Join(*dir, strings.TrimSpace(d))
 		if fi, err := os.Stat(*dir); err != nil || !fi.IsDir() {
-			t.Errorf("README.md:%d: $ %s: no such folder", c.line, c.text)
+			t.Errorf("%s:%d: $ %s: no such folder", c.file, c.line, c.text)
 			return false
 		}
 		if len(c.want) > 0 {
-			t.Errorf("README.md:%d: $ %s prints nothing, but the README shows %q", c.line, c.text, c.want)
+			t.Errorf("%s:%d: $ %s prints nothing, but the file shows %q", c.file, c.line, c.text, c.want)
 			return false
 		}
 		return true
@@ -257,7 +292,7 @@ func (c consoleCmd) run(t *testing.T, env []string, dir *string, vars map[string
 	if err := cmd.Run(); err != nil {
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) {
-			t.Errorf("README.md:%d: $ %s: %v", c.line, c.text, err)
+			t.Errorf("%s:%d: $ %s: %v", c.file, c.line, c.text, err)
 			return false
 		}
 		code = exit.ExitCode()
@@ -273,7 +308,7 @@ func (c consoleCmd) run(t *testing.T, env []string, dir *string, vars map[string
 		if code != 0 {
 			shown = append(shown, "[exit "+strconv.Itoa(code)+"]")
 		}
-		t.Errorf("README.md:%d: $ %s\n--- the README shows:\n%s\n--- the command printed:\n%s\n---", c.line, c.text, strings.Join(c.want, "\n"), strings.Join(shown, "\n"))
+		t.Errorf("%s:%d: $ %s\n--- the file shows:\n%s\n--- the command printed:\n%s\n---", c.file, c.line, c.text, strings.Join(c.want, "\n"), strings.Join(shown, "\n"))
 		return false
 	}
 	for k, v := range caught {
@@ -302,7 +337,7 @@ func expected(lines []string) ([]string, int) {
 	return out, 0
 }
 
-// matchLines matches got against the README's lines (rules 1 to 3) and
+// matchLines matches got against the file's lines (rules 1 to 3) and
 // returns what the placeholders matched.
 func matchLines(want, got []string) (map[string]string, bool) {
 	if len(want) == 0 {
@@ -413,12 +448,12 @@ func TestConsoleMatch(t *testing.T) {
 			}
 		})
 	}
-	blocks, err := consoleBlocks("text\n<!-- not run: needs GitHub -->\n```console\n$ agentskills add o/r\nout\n```\n\n```console\n$ cd x\n$ agentskills run --agent codex hi\n```\n")
+	blocks, err := consoleBlocks("x.md", "text\n<!-- not run: needs GitHub -->\n```console\n$ agentskills add o/r\nout\n```\n\n```console\n$ cd x\n$ agentskills run --agent codex hi\n```\n")
 	if err != nil || len(blocks) != 2 || blocks[0].notRun != "needs GitHub" || blocks[0].cmds[0].want[0] != "out" || blocks[1].notRun != "" || blocks[1].agent() != "codex" {
 		t.Errorf("consoleBlocks = %+v, %v", blocks, err)
 	}
 	for _, bad := range []string{"```console\nout\n```\n", "```console\n$ a\n", "<!-- not run -->\n```console\n$ a\n```\n"} {
-		if _, err := consoleBlocks(bad); err == nil {
+		if _, err := consoleBlocks("x.md", bad); err == nil {
 			t.Errorf("consoleBlocks(%q) = nil error", bad)
 		}
 	}

@@ -55,7 +55,7 @@ func newRunCmd(s *streams) *cobra.Command {
 		Long: wrap("Run runs a coding agent once, headless, with exactly the skills of each --skill SOURCE mounted for this run "+
 			"(SOURCE as for add: a skill folder, a folder of skills, an archive or its URL). "+
 			"Nothing is installed: the agent's own folders and the workspace are left as they are. "+
-			"The environment passes through to the agent (its login, its model settings): "+providers()+"; see \"Pointing an agent at a model provider\" in the README.", "", "", 74) + `
+			"The environment passes through to the agent (its login, its model settings): "+providers()+"; see \"Pointing an agent at a model provider\" in docs/agents.md.", "", "", 74) + `
 
 PROMPT is the arguments joined with spaces; "-" reads it from standard
 input. An empty prompt is bad usage.

@@ -170,7 +170,7 @@ func TestReadRunPrompt(t *testing.T) {
 }
 
 // TestRunHelpPointsAtProviders checks that run --help says what each
-// agent takes to reach a model provider, where the README says more, and
+// agent takes to reach a model provider, where docs/agents.md says more, and
 // how to give the prompt and silence the progress.
 func TestRunHelpPointsAtProviders(t *testing.T) {
 	var out, errs bytes.Buffer
@@ -179,7 +179,7 @@ func TestRunHelpPointsAtProviders(t *testing.T) {
 	}
 	help := strings.Join(strings.Fields(out.String()), " ")
 	for _, want := range []string{"ANTHROPIC_API_KEY", "~/.codex/config.toml", "OPENAI_BASE_URL alone is refused", "GEMINI_API_KEY", "OPENAI_MODEL",
-		`"Pointing an agent at a model provider" in the README`, `"-" reads it from standard input`, "-q, --quiet"} {
+		`"Pointing an agent at a model provider" in docs/agents.md`, `"-" reads it from standard input`, "-q, --quiet"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("run --help does not say %q", want)
 		}

@@ -142,7 +142,7 @@ func TestTrustAuditCLI(t *testing.T) {
 	}
 }
 
-// TestTrustCosignFlow runs the flow the README shows with the real
+// TestTrustCosignFlow runs the flow docs/publishing.md shows with the real
 // cosign on a loopback registry: cosign generate-key-pair, push, cosign
 // sign --key; add --key cosign.pub installs and records the signer, add
 // --key of another key is refused naming the key expected, and with the

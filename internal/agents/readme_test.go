@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// folderText is how the README writes a folder.
+// folderText is how the guide writes a folder.
 func folderText(f Folder) string {
 	switch f.Base {
 	case Home:
@@ -20,7 +20,7 @@ func folderText(f Folder) string {
 }
 
 // readmeTable renders the rows of the agents a driver runs, or will, as
-// the README's table of agent folders.
+// the table of agent folders of the guide on running agents.
 func readmeTable() string {
 	var b strings.Builder
 	b.WriteString("| agent | project | user | other | above the project | below the project | depth | listed by | facts |\n")
@@ -69,13 +69,13 @@ func readmeTable() string {
 	return b.String()
 }
 
-// The README's table of agent folders is the agents table's.
+// The table of agent folders of docs/agents.md is the agents table's.
 func TestREADMETable(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	guide, err := os.ReadFile(filepath.Join("..", "..", "docs", "agents.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := readmeTable(); !strings.Contains(string(readme), want) {
-		t.Errorf("README.md does not hold the table of agent folders; put this in it:\n%s", want)
+	if want := readmeTable(); !strings.Contains(string(guide), want) {
+		t.Errorf("docs/agents.md does not hold the table of agent folders; put this in it:\n%s", want)
 	}
 }

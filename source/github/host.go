@@ -169,8 +169,9 @@ func APIHost(api string) (string, error) {
 }
 
 // apiHost is APIHost of a checked API address. The host is taken in
-// canonical form first (package source, rule 9: case, a trailing dot, a
-// default or zero-padded port), so that no other spelling of
+// canonical form first (package source (# Canonical locations), rule 9:
+// case, a trailing dot, a default or zero-padded port), so that no other
+// spelling of
 // api.github.com reads as another host, whose repositories github:
 // patterns do not name.
 func apiHost(u *url.URL) string {
