@@ -8,9 +8,9 @@ import (
 	"testing"
 )
 
-// The archives of issue 10, scaled down to a lowered entry limit: each
-// is refused at the limit, before the folders its names imply are made,
-// and leaves nothing in the cache. The names imply some 32 folders an
+// The hostile archives (names that imply many folders), scaled down to a
+// lowered entry limit: each is refused at the limit, before the folders
+// its names imply are made, and leaves nothing in the cache. The names imply some 32 folders an
 // entry, as at the default limit (10,000 entries, about 310,000 folders);
 // the default's value is checked by TestDefaultLimits.
 //
