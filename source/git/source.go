@@ -271,15 +271,5 @@ func (s Source) check() error {
 // checkRef applies git check-ref-format's rules (rule 3), or checks a
 // version range (rule 17).
 func checkRef(ref string) error {
-	if version.IsRange(ref) {
-		rerr := version.CheckRange(ref)
-		if rerr == nil {
-			return nil
-		}
-		if err := gitsyntax.CheckFetchRef(ref); err != nil {
-			return fmt.Errorf("%w; read as a version range, %w", err, rerr)
-		}
-		return fmt.Errorf("ref %.80q: %w", ref, rerr)
-	}
-	return gitsyntax.CheckFetchRef(ref)
+	return version.CheckRef(ref, gitsyntax.CheckFetchRef)
 }

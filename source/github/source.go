@@ -167,15 +167,5 @@ func checkName(what, name string) error {
 // checkRef applies git check-ref-format's rules (rule 3), or checks a
 // version range (rule 15).
 func checkRef(ref string) error {
-	if version.IsRange(ref) {
-		rerr := version.CheckRange(ref)
-		if rerr == nil {
-			return nil
-		}
-		if err := gitsyntax.CheckRef(ref); err != nil {
-			return fmt.Errorf("%w; read as a version range, %w", err, rerr)
-		}
-		return fmt.Errorf("ref %.80q: %w", ref, rerr)
-	}
-	return gitsyntax.CheckRef(ref)
+	return version.CheckRef(ref, gitsyntax.CheckRef)
 }

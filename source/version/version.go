@@ -96,6 +96,26 @@ func CheckRange(text string) error {
 	return err
 }
 
+// CheckRef returns why a source's reference is not valid, or nil: a
+// reference written as a range ([IsRange]) is checked as one (rule 2),
+// any other with checkRef, the source's own rules for a ref or a tag. An
+// invalid range fails with checkRef's error and why it is no range when
+// checkRef refuses the text too, else with the reference and why it is
+// no range. Packages source/git and source/github check refs with it.
+func CheckRef(ref string, checkRef func(string) error) error {
+	if !IsRange(ref) {
+		return checkRef(ref)
+	}
+	rerr := CheckRange(ref)
+	if rerr == nil {
+		return nil
+	}
+	if err := checkRef(ref); err != nil {
+		return fmt.Errorf("%w; read as a version range, %w", err, rerr)
+	}
+	return fmt.Errorf("ref %.80q: %w", ref, rerr)
+}
+
 func constraints(text string) (*semver.Constraints, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, errors.New("the version range is empty (write one such as ^1.2, ~1.2 or >=1.0 <2)")

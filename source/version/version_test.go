@@ -322,3 +322,28 @@ func BenchmarkPick(b *testing.B) {
 		}
 	}
 }
+
+// CheckRef checks a range as a range and anything else with the source's
+// own rules, and names both reasons when an invalid range is no ref either.
+func TestCheckRef(t *testing.T) {
+	errRef := errors.New("not a ref")
+	noRef := func(string) error { return errRef }
+	anyRef := func(string) error { return nil }
+	if err := version.CheckRef("^1.2", noRef); err != nil {
+		t.Errorf("valid range: %v", err)
+	}
+	if err := version.CheckRef("main", anyRef); err != nil {
+		t.Errorf("ref: %v", err)
+	}
+	if err := version.CheckRef("main", noRef); err != errRef {
+		t.Errorf("ref: got %v, want the checker's error", err)
+	}
+	err := version.CheckRef("^abc", noRef)
+	if !errors.Is(err, errRef) || !strings.Contains(err.Error(), "; read as a version range, ") {
+		t.Errorf("invalid range, invalid ref: %v", err)
+	}
+	err = version.CheckRef("^abc", anyRef)
+	if err == nil || !strings.HasPrefix(err.Error(), `ref "^abc": `) {
+		t.Errorf("invalid range, valid ref: %v", err)
+	}
+}
