@@ -98,15 +98,7 @@ func withAnnotation(key, value string) Option {
 
 // newConfig applies opts and fills in the defaults.
 func newConfig(opts []Option) (*config, error) {
-	c := &config{}
-	for _, o := range opts {
-		if o != nil {
-			o(c)
-		}
-	}
-	if c.cache == nil {
-		c.cache = skill.NewCache()
-	}
+	c := cacheConfig(opts)
 	if c.client == nil {
 		c.client = retry.DefaultClient
 	}
@@ -118,4 +110,19 @@ func newConfig(opts []Option) (*config, error) {
 		c.credentials = store
 	}
 	return c, nil
+}
+
+// cacheConfig applies opts and fills in the default cache only: the
+// configuration of what reads no registry ([Pack]).
+func cacheConfig(opts []Option) *config {
+	c := &config{}
+	for _, o := range opts {
+		if o != nil {
+			o(c)
+		}
+	}
+	if c.cache == nil {
+		c.cache = skill.NewCache()
+	}
+	return c
 }

@@ -3,8 +3,6 @@ package oci
 import (
 	"context"
 	"os"
-
-	"github.com/agentadaptor/agentadaptor/skill"
 )
 
 // Pack writes the skill folder dir to f as [Push] packs its layer, and
@@ -16,15 +14,7 @@ import (
 // SKILL.md at its root). f must be empty and open for reading and
 // writing: the check reads it back. Only WithCache is used.
 func Pack(ctx context.Context, dir string, f *os.File, opts ...Option) (string, error) {
-	c := &config{}
-	for _, o := range opts {
-		if o != nil {
-			o(c)
-		}
-	}
-	if c.cache == nil {
-		c.cache = skill.NewCache()
-	}
+	c := cacheConfig(opts)
 	desc, err := packChecked(ctx, c, dir, f)
 	if err != nil {
 		return "", err
