@@ -9,9 +9,10 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
 )
 
-// Stamp is what git's index compares of a file, as the stat record of a
-// tree does (rule 4): for records kept outside this package (package
-// skill's records of source folders) with the same racy rule.
+// Stamp is what git's index compares of a file, and its permission bits:
+// what the stat record of a tree keeps of each file and folder (rule 4),
+// and what records kept outside this package (package skill's records of
+// source folders) keep with the same racy rule.
 type Stamp struct {
 	Mode  uint32 // fs.FileMode: the type and permission bits
 	Size  int64
@@ -25,8 +26,7 @@ type Stamp struct {
 // time that users cannot set back (Windows), where no stamp may stand in
 // for reading the file.
 func StampOf(fi os.FileInfo) (Stamp, bool) {
-	s, ok := stampOf(fi)
-	return Stamp{Mode: s.mode, Size: s.size, Mtime: s.mtime, Ctime: s.ctime, Dev: s.dev, Ino: s.ino}, ok
+	return stampOf(fi)
 }
 
 // Racy reports whether a file whose change time is ctime, stamped by a

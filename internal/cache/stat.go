@@ -43,15 +43,9 @@ const (
 const RacyWindow = racyWindow
 
 // stamp is what a lookup compares of one file or folder of a tree: what
-// git's index compares, and the permission bits.
-type stamp struct {
-	mode  uint32 // fs.FileMode: the type and permission bits
-	size  int64
-	mtime int64 // nanoseconds since the epoch
-	ctime int64 // nanoseconds since the epoch; no user can set it back
-	dev   uint64
-	ino   uint64
-}
+// git's index compares, and the permission bits ([Stamp], the name
+// [stampEntry] embeds it by).
+type stamp = Stamp
 
 // stampEntry is one file or folder of a record. Its path is relative to
 // the tree's folder, "." for the folder itself.
@@ -73,7 +67,7 @@ type record struct {
 // racy reports whether a change made right after s was taken could have
 // left s as it was (see racyWindow).
 func (r *record) racy(s stamp) bool {
-	return Racy(s.ctime, r.taken)
+	return Racy(s.Ctime, r.taken)
 }
 
 func (r *record) racyCount() int {
@@ -115,14 +109,14 @@ func comparePaths(a, b string) int {
 func (r *record) encode(name string) []byte {
 	var b strings.Builder
 	m := r.manifest
-	fmt.Fprintf(&b, "%s\nname %s\ntaken %d\nmanifest %d %d %d %d %d %d\n", statHead, name, r.taken, m.mode, m.size, m.mtime, m.ctime, m.dev, m.ino)
+	fmt.Fprintf(&b, "%s\nname %s\ntaken %d\nmanifest %d %d %d %d %d %d\n", statHead, name, r.taken, m.Mode, m.Size, m.Mtime, m.Ctime, m.Dev, m.Ino)
 	for _, e := range r.entries {
 		if e.file != nil {
 			fmt.Fprintf(&b, "%x", e.file.Sum)
 		} else {
 			b.WriteByte('-')
 		}
-		fmt.Fprintf(&b, " %d %d %d %d %d %d %s\n", e.mode, e.size, e.mtime, e.ctime, e.dev, e.ino, e.path)
+		fmt.Fprintf(&b, " %d %d %d %d %d %d %s\n", e.Mode, e.Size, e.Mtime, e.Ctime, e.Dev, e.Ino, e.path)
 	}
 	return []byte(b.String())
 }
@@ -176,7 +170,7 @@ func parseRecord(data []byte) (r *record, name string, files []File, ok bool) {
 		if e.stamp, e.path, ok = parseStamp(fields); !ok {
 			return nil, "", nil, false
 		}
-		mode := fs.FileMode(e.mode)
+		mode := fs.FileMode(e.Mode)
 		if len(r.entries) == 0 {
 			if e.path != "." || !mode.IsDir() || sum != "-" {
 				return nil, "", nil, false
@@ -197,7 +191,7 @@ func parseRecord(data []byte) (r *record, name string, files []File, ok bool) {
 		case mode.IsDir() && sum == "-":
 			open = append(open, e.path)
 		case mode.IsRegular() && len(sum) == 64:
-			f := File{Path: e.path, Exec: mode&0o111 != 0, Size: e.size}
+			f := File{Path: e.path, Exec: mode&0o111 != 0, Size: e.Size}
 			if _, err := hex.Decode(f.Sum[:], []byte(sum)); err != nil {
 				return nil, "", nil, false
 			}
@@ -213,7 +207,7 @@ func parseRecord(data []byte) (r *record, name string, files []File, ok bool) {
 	// Point each file entry at its File, now that files stays put.
 	i := 0
 	for j := range r.entries {
-		if fs.FileMode(r.entries[j].mode).IsRegular() {
+		if fs.FileMode(r.entries[j].Mode).IsRegular() {
 			r.entries[j].file = &files[i]
 			i++
 		}
@@ -234,7 +228,7 @@ func parseStamp(s string) (st stamp, rest string, ok bool) {
 		}
 		s = r
 	}
-	return stamp{mode: uint32(n[0]), size: int64(n[1]), mtime: int64(n[2]), ctime: int64(n[3]), dev: n[4], ino: n[5]}, s, true
+	return stamp{Mode: uint32(n[0]), Size: int64(n[1]), Mtime: int64(n[2]), Ctime: int64(n[3]), Dev: n[4], Ino: n[5]}, s, true
 }
 
 // writeRecord replaces the record of the tree in the folder top
@@ -308,7 +302,7 @@ func (c *treeCheck) checkRecorded(dir *os.Root, fi os.FileInfo, r *record) bool 
 func (c *treeCheck) entry(dir *os.Root, rel string, fi os.FileInfo, r *record, es []stampEntry) bool {
 	e := &es[0]
 	now, ok := stampOf(fi)
-	if !ok || now.mode != e.mode {
+	if !ok || now.Mode != e.Mode {
 		return false // the type or the permissions changed
 	}
 	same := now == e.stamp && !r.racy(e.stamp)

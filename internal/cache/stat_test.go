@@ -254,8 +254,8 @@ func TestLookupIgnoresForgedRecord(t *testing.T) {
 // one whose entries are out of order or not under a recorded folder is
 // not used.
 func TestRecordRoundTrip(t *testing.T) {
-	dir := stamp{mode: uint32(fs.ModeDir | 0o555), size: 4096, mtime: 1, ctime: 2, dev: 3, ino: 4}
-	file := stamp{mode: 0o444, size: 5, mtime: 6, ctime: 7, dev: 3, ino: 8}
+	dir := stamp{Mode: uint32(fs.ModeDir | 0o555), Size: 4096, Mtime: 1, Ctime: 2, Dev: 3, Ino: 4}
+	file := stamp{Mode: 0o444, Size: 5, Mtime: 6, Ctime: 7, Dev: 3, Ino: 8}
 	files := []File{{Path: "a b/c d.md", Size: 5, Sum: sha256.Sum256([]byte("hello"))}, {Path: "z.md", Size: 5, Sum: sha256.Sum256([]byte("world"))}}
 	r := &record{taken: 99, manifest: file, entries: []stampEntry{
 		{path: ".", stamp: dir},

@@ -17,11 +17,11 @@ func stampOf(fi os.FileInfo) (stamp, bool) {
 		return stamp{}, false
 	}
 	return stamp{
-		mode:  uint32(fi.Mode()),
-		size:  fi.Size(),
-		mtime: fi.ModTime().UnixNano(),
-		ctime: changeTime(st),
-		dev:   uint64(st.Dev),
-		ino:   uint64(st.Ino),
+		Mode:  uint32(fi.Mode()),
+		Size:  fi.Size(),
+		Mtime: fi.ModTime().UnixNano(),
+		Ctime: changeTime(st),
+		Dev:   uint64(st.Dev),
+		Ino:   uint64(st.Ino),
 	}, true
 }
