@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -199,10 +197,7 @@ type ChatServer struct {
 	URL string
 
 	reply ChatReplyFunc
-	done  chan struct{}
-
-	mu       sync.Mutex
-	requests []*ChatRequest
+	loopback[*ChatRequest]
 }
 
 // NewChat starts a [ChatServer] that answers the main requests to POST
@@ -215,22 +210,16 @@ func NewChat(t testing.TB, reply ChatReplyFunc) *ChatServer {
 	if reply == nil {
 		reply = ChatAlways(ChatText("ok"))
 	}
-	s := &ChatServer{reply: reply, done: make(chan struct{})}
-	hs := httptest.NewServer(http.HandlerFunc(s.serve))
-	s.URL = hs.URL
-	t.Cleanup(func() {
-		close(s.done)
-		hs.Close()
-	})
+	s := &ChatServer{reply: reply}
+	s.start(t, s.serve)
+	s.URL = s.url
 	return s
 }
 
 // Requests returns the requests received so far, in the order they
 // arrived.
 func (s *ChatServer) Requests() []*ChatRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]*ChatRequest(nil), s.requests...)
+	return s.recorded()
 }
 
 // MainRequests returns the main requests received so far: those to POST
@@ -273,9 +262,7 @@ func (s *ChatServer) serve(w http.ResponseWriter, hr *http.Request) {
 	if err == nil && endpoint {
 		err = parseChat(req)
 	}
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	s.mu.Unlock()
+	s.record(req)
 	switch {
 	case err != nil:
 		chatError(w, http.StatusBadRequest, err.Error())
@@ -301,10 +288,7 @@ func (s *ChatServer) send(w http.ResponseWriter, hr *http.Request, req *ChatRequ
 		return
 	}
 	if rep.Stall {
-		select {
-		case <-hr.Context().Done():
-		case <-s.done:
-		}
+		s.stall(hr)
 		return
 	}
 	in, out := rep.InputTokens, rep.OutputTokens

@@ -29,11 +29,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -242,10 +240,7 @@ type GeminiServer struct {
 	URL string
 
 	reply GeminiReplyFunc
-	done  chan struct{}
-
-	mu       sync.Mutex
-	requests []*GeminiRequest
+	loopback[*GeminiRequest]
 }
 
 // NewGemini starts a [GeminiServer] that answers the generate endpoints
@@ -257,22 +252,16 @@ func NewGemini(t testing.TB, reply GeminiReplyFunc) *GeminiServer {
 	if reply == nil {
 		reply = GeminiAlways(GeminiText("ok"))
 	}
-	s := &GeminiServer{reply: reply, done: make(chan struct{})}
-	hs := httptest.NewServer(http.HandlerFunc(s.serve))
-	s.URL = hs.URL
-	t.Cleanup(func() {
-		close(s.done)
-		hs.Close()
-	})
+	s := &GeminiServer{reply: reply}
+	s.start(t, s.serve)
+	s.URL = s.url
 	return s
 }
 
 // Requests returns the requests received so far, in the order they
 // arrived.
 func (s *GeminiServer) Requests() []*GeminiRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]*GeminiRequest(nil), s.requests...)
+	return s.recorded()
 }
 
 // TurnRequests returns the generate requests received so far that are not
@@ -365,9 +354,7 @@ func (s *GeminiServer) serve(w http.ResponseWriter, hr *http.Request) {
 				strings.Contains(string(wire.GenerationConfig.ResponseJSONSchema), "complexity_score")
 		}
 	}
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	s.mu.Unlock()
+	s.record(req)
 	switch {
 	case !known:
 		geminiFail(w, http.StatusNotFound, "modeltest: no endpoint "+hr.Method+" "+hr.URL.Path)
@@ -385,10 +372,7 @@ func (s *GeminiServer) serve(w http.ResponseWriter, hr *http.Request) {
 		return
 	}
 	if rep.Stall {
-		select {
-		case <-hr.Context().Done():
-		case <-s.done:
-		}
+		s.stall(hr)
 		return
 	}
 	resp := map[string]any{

@@ -12,8 +12,9 @@ import (
 	"testing"
 )
 
-// This file holds what the Anthropic and the OpenAI stand-ins share: the
-// recording HTTP server, the way a reply goes out (an API error, JSON, or
+// This file holds what the stand-ins share: the recording HTTP server
+// ([loopback], which all four run on) and, for the Anthropic and the
+// OpenAI Responses stand-ins, the way a reply goes out (an API error, JSON, or
 // server-sent events, with or without a stall), and the reply functions'
 // combinators. Each API's own encoding stays in its file.
 
@@ -63,12 +64,56 @@ type wireReply struct {
 // standIn is a recording HTTP server on a loopback address that answers
 // requests as an [api] says. It is safe for concurrent use.
 type standIn[Q any] struct {
+	loopback[recorded[Q]]
+	api api[Q]
+}
+
+// loopback is a recording HTTP server on a loopback address, closed when
+// the test ends: the server a stand-in runs on, and the requests it was
+// sent. R is the stand-in's record of a request. It is safe for
+// concurrent use.
+type loopback[R any] struct {
 	url  string
-	api  api[Q]
 	done chan struct{} // closed when the test ends, to release stalls
 
 	mu       sync.Mutex
-	requests []recorded[Q]
+	requests []R
+}
+
+// start serves serve at l.url until the test ends.
+func (l *loopback[R]) start(t testing.TB, serve http.HandlerFunc) {
+	t.Helper()
+	l.done = make(chan struct{})
+	hs := httptest.NewServer(serve)
+	l.url = hs.URL
+	t.Cleanup(func() {
+		close(l.done) // Close waits for stalled handlers
+		hs.Close()
+	})
+}
+
+// record adds a request to the record.
+func (l *loopback[R]) record(r R) {
+	l.mu.Lock()
+	l.requests = append(l.requests, r)
+	l.mu.Unlock()
+}
+
+// recorded returns the requests received so far, in the order they
+// arrived.
+func (l *loopback[R]) recorded() []R {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]R(nil), l.requests...)
+}
+
+// stall holds the response to hr open until the client goes away or the
+// test ends.
+func (l *loopback[R]) stall(hr *http.Request) {
+	select {
+	case <-hr.Context().Done():
+	case <-l.done:
+	}
 }
 
 // recorded is one request a [standIn] was sent.
@@ -80,23 +125,17 @@ type recorded[Q any] struct {
 // startStandIn starts a [standIn] for a and closes it when the test ends.
 func startStandIn[Q any](t testing.TB, a api[Q]) *standIn[Q] {
 	t.Helper()
-	s := &standIn[Q]{api: a, done: make(chan struct{})}
-	hs := httptest.NewServer(http.HandlerFunc(s.serve))
-	s.url = hs.URL
-	t.Cleanup(func() {
-		close(s.done) // Close waits for stalled handlers
-		hs.Close()
-	})
+	s := &standIn[Q]{api: a}
+	s.start(t, s.serve)
 	return s
 }
 
 // all returns the requests received so far, in the order they arrived;
 // with endpointOnly, only those to the api's endpoint.
 func (s *standIn[Q]) all(endpointOnly bool) []Q {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]Q, 0, len(s.requests))
-	for _, r := range s.requests {
+	rs := s.recorded()
+	out := make([]Q, 0, len(rs))
+	for _, r := range rs {
 		if r.endpoint || !endpointOnly {
 			out = append(out, r.req)
 		}
@@ -111,9 +150,7 @@ func (s *standIn[Q]) serve(w http.ResponseWriter, hr *http.Request) {
 	if err == nil && endpoint {
 		err = s.api.parse(req)
 	}
-	s.mu.Lock()
-	s.requests = append(s.requests, recorded[Q]{req, endpoint})
-	s.mu.Unlock()
+	s.record(recorded[Q]{req, endpoint})
 	switch {
 	case err != nil:
 		s.fail(w, http.StatusBadRequest, "invalid_request_error", err.Error())
@@ -133,14 +170,8 @@ func (s *standIn[Q]) send(w http.ResponseWriter, hr *http.Request, rep wireReply
 		s.fail(w, rep.status, typ, rep.errMessage)
 		return
 	}
-	stall := func() {
-		select {
-		case <-hr.Context().Done():
-		case <-s.done:
-		}
-	}
 	if rep.stall && (!rep.stream || !rep.partial) {
-		stall()
+		s.stall(hr)
 		return
 	}
 	w.Header().Set(s.api.requestID, "req_modeltest")
@@ -163,7 +194,7 @@ func (s *standIn[Q]) send(w http.ResponseWriter, hr *http.Request, rep wireReply
 		f.Flush()
 	}
 	if rep.stall {
-		stall()
+		s.stall(hr)
 	}
 }
 
