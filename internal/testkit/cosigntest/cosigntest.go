@@ -22,6 +22,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/testroot"
 	"os"
 	"os/exec"
@@ -66,10 +67,8 @@ func Path(t testing.TB) string {
 
 func missing(t testing.TB, why string) {
 	t.Helper()
-	if os.Getenv("AGENTADAPTOR_REQUIRE_CLIS") == "1" {
-		t.Fatalf("cosign: %s (AGENTADAPTOR_REQUIRE_CLIS=1; run .ci/install-cosign and set AGENTADAPTOR_COSIGN to the path it prints)", why)
-	}
-	t.Skipf("cosign %s not installed (%s); run .ci/install-cosign and set AGENTADAPTOR_COSIGN to the path it prints", Version, why)
+	testroot.Missing(t, fmt.Sprintf("cosign: %s (AGENTADAPTOR_REQUIRE_CLIS=1; run .ci/install-cosign and set AGENTADAPTOR_COSIGN to the path it prints)", why),
+		fmt.Sprintf("cosign %s not installed (%s); run .ci/install-cosign and set AGENTADAPTOR_COSIGN to the path it prints", Version, why))
 }
 
 // Result is what a cosign run printed and how it ended.

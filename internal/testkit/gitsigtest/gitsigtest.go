@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentadaptor/agentadaptor/internal/testkit/testroot"
 )
 
 // Signer is one test identity: an SSH key named in an allowed signers
@@ -43,10 +45,8 @@ func Require(t testing.TB, tools ...string) {
 	t.Helper()
 	for _, tool := range tools {
 		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("AGENTADAPTOR_REQUIRE_CLIS") == "1" {
-				t.Fatalf("%s is not installed (AGENTADAPTOR_REQUIRE_CLIS=1): install git, gnupg and openssh-client", tool)
-			}
-			t.Skipf("%s is not installed", tool)
+			testroot.Missing(t, tool+" is not installed (AGENTADAPTOR_REQUIRE_CLIS=1): install git, gnupg and openssh-client",
+				tool+" is not installed")
 		}
 	}
 }

@@ -2,6 +2,7 @@ package modeltest
 
 import (
 	"bytes"
+	"fmt"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/testroot"
 	"os"
 	"path/filepath"
@@ -57,10 +58,8 @@ func cli(t testing.TB, name string) string {
 
 func missing(t testing.TB, name, why string) {
 	t.Helper()
-	if os.Getenv("AGENTADAPTOR_REQUIRE_CLIS") == "1" {
-		t.Fatalf("%s CLI: %s (AGENTADAPTOR_REQUIRE_CLIS=1; run .ci/install-agent-clis)", name, why)
-	}
-	t.Skipf("%s CLI not installed (%s); run .ci/install-agent-clis", name, why)
+	testroot.Missing(t, fmt.Sprintf("%s CLI: %s (AGENTADAPTOR_REQUIRE_CLIS=1; run .ci/install-agent-clis)", name, why),
+		fmt.Sprintf("%s CLI not installed (%s); run .ci/install-agent-clis", name, why))
 }
 
 // ClaudeEnv returns an environment for running the Claude Code CLI against

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/agentadaptor/agentadaptor/internal/testkit/testroot"
 )
 
 // OpenCodeCLI returns the path of OpenCode installed by
@@ -17,10 +19,7 @@ func OpenCodeCLI(t testing.TB) string {
 	path := cli(t, "opencode")
 	if _, err := exec.LookPath("rg"); err != nil {
 		const how = "OpenCode needs ripgrep (rg) on PATH: install Debian's ripgrep package, or put the folder .ci/install-ripgrep prints first on PATH"
-		if os.Getenv("AGENTADAPTOR_REQUIRE_CLIS") == "1" {
-			t.Fatalf("%s (AGENTADAPTOR_REQUIRE_CLIS=1)", how)
-		}
-		t.Skip(how)
+		testroot.Missing(t, how+" (AGENTADAPTOR_REQUIRE_CLIS=1)", how)
 	}
 	return path
 }

@@ -23,6 +23,7 @@ package peertest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,10 +81,8 @@ func Skills(t testing.TB) Tool {
 
 func missing(t testing.TB, why string) {
 	t.Helper()
-	if os.Getenv("AGENTADAPTOR_REQUIRE_CLIS") == "1" {
-		t.Fatalf("npm skills tool: %s (AGENTADAPTOR_REQUIRE_CLIS=1; run .ci/install-peers and set AGENTADAPTOR_PEERS to the folder it prints)", why)
-	}
-	t.Skipf("npm skills tool %s not installed (%s); run .ci/install-peers and set AGENTADAPTOR_PEERS to the folder it prints", Version, why)
+	testroot.Missing(t, fmt.Sprintf("npm skills tool: %s (AGENTADAPTOR_REQUIRE_CLIS=1; run .ci/install-peers and set AGENTADAPTOR_PEERS to the folder it prints)", why),
+		fmt.Sprintf("npm skills tool %s not installed (%s); run .ci/install-peers and set AGENTADAPTOR_PEERS to the folder it prints", Version, why))
 }
 
 // Timeout bounds one run of the tool.
