@@ -390,16 +390,7 @@ func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, run
 // user-invocable: false (it still loads them for the model), so those are
 // not required to be there.
 func checkMounted(reported []string, rs driver.ResolvedSkills) error {
-	var missing []string
-	for _, e := range rs.Entries {
-		if !slices.Contains(reported, e.RuntimeName) && userInvocable(e.Path) {
-			missing = append(missing, e.RuntimeName)
-		}
-	}
-	if len(missing) > 0 {
-		return &driver.NotMountedError{Missing: missing, Reported: reported}
-	}
-	return nil
+	return launch.CheckListed(reported, rs, nil, func(e driver.ResolvedSkill) bool { return !userInvocable(e.Path) })
 }
 
 // userInvocable reports whether the skill in dir may be listed for the

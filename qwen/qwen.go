@@ -413,14 +413,5 @@ func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, run
 // names Qwen Code lists them under (their front matter's).
 func checkMounted(reported []string, rs driver.ResolvedSkills) error {
 	r := qwenCode()
-	var missing []string
-	for _, e := range rs.Entries {
-		if !slices.Contains(reported, r.ListedName(e.Path)) {
-			missing = append(missing, e.RuntimeName)
-		}
-	}
-	if len(missing) > 0 {
-		return &driver.NotMountedError{Missing: missing, Reported: reported}
-	}
-	return nil
+	return launch.CheckListed(reported, rs, func(e driver.ResolvedSkill) string { return r.ListedName(e.Path) }, nil)
 }
