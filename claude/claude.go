@@ -352,16 +352,13 @@ func owned() launch.Owned {
 }
 
 // CheckArgs reports whether args, given on someone else's behalf (a
-// command line's user), may be passed through as [Config.Args]: each must
-// be one argument, "--name" or "--name=value", the name in lowercase
-// letters, digits and dashes, the value without a NUL byte, and the name
-// (also as "--no-name") not one the driver sets itself (--print,
-// --output-format, --input-format, --verbose, --resume, --continue,
-// --session-id, --fork-session, --add-dir) or from a Config field
-// (--model, --permission-mode, --dangerously-skip-permissions,
-// --max-turns, --allowed-tools, --disallowed-tools,
-// --include-partial-messages). A refused argument is a
-// *driver.ArgError, whose Field names the Config field to set instead.
+// command line's user), may be passed through as [Config.Args], by the
+// rules of driver.Descriptor's CheckArgs. The options the driver sets
+// itself are --print, --output-format, --input-format, --verbose,
+// --resume, --continue, --session-id, --fork-session and --add-dir; those
+// it sets from a Config field are --model, --permission-mode,
+// --dangerously-skip-permissions, --max-turns, --allowed-tools,
+// --disallowed-tools and --include-partial-messages.
 func CheckArgs(args []string) error {
 	return launch.CheckPassThrough("claude", args, owned())
 }
@@ -390,16 +387,7 @@ func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, run
 // user-invocable: false (it still loads them for the model), so those are
 // not required to be there.
 func checkMounted(reported []string, rs driver.ResolvedSkills) error {
-	var missing []string
-	for _, e := range rs.Entries {
-		if !slices.Contains(reported, e.RuntimeName) && userInvocable(e.Path) {
-			missing = append(missing, e.RuntimeName)
-		}
-	}
-	if len(missing) > 0 {
-		return &driver.NotMountedError{Missing: missing, Reported: reported}
-	}
-	return nil
+	return launch.CheckListed(reported, rs, nil, func(e driver.ResolvedSkill) bool { return !userInvocable(e.Path) })
 }
 
 // userInvocable reports whether the skill in dir may be listed for the

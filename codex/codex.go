@@ -419,15 +419,13 @@ func owned() launch.Owned {
 }
 
 // CheckArgs reports whether args, given on someone else's behalf (a
-// command line's user), may be passed through as [Config.Args]: each must
-// be one argument, "--name" or "--name=value", the name in lowercase
-// letters, digits and dashes (never a subcommand or an operand), the
-// value without a NUL byte, and the name not one the driver sets itself
-// (--json, --skip-git-repo-check, --cd: the workspace is the working
-// folder) or from a Config field (--model, --sandbox,
-// --dangerously-bypass-approvals-and-sandbox). --config=KEY=VALUE is
-// accepted, as [Config.Overrides] are. A refused argument is a
-// *driver.ArgError, whose Field names the Config field to set instead.
+// command line's user), may be passed through as [Config.Args], by the
+// rules of driver.Descriptor's CheckArgs (so never a subcommand or an
+// operand). The options the driver sets itself are --json,
+// --skip-git-repo-check and --cd (the workspace is the working folder);
+// those it sets from a Config field are --model, --sandbox and
+// --dangerously-bypass-approvals-and-sandbox. --config=KEY=VALUE is
+// accepted, as [Config.Overrides] are.
 func CheckArgs(args []string) error {
 	return launch.CheckPassThrough("codex", args, owned())
 }

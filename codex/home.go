@@ -50,10 +50,7 @@ func home(ctx context.Context, root string, rs driver.ResolvedSkills, userHome s
 
 // prepare brings the managed home dir up to date, under the run's lease.
 func prepare(ctx context.Context, dir string, rs driver.ResolvedSkills, userHome string, userSkills bool) (string, error) {
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return "", fmt.Errorf("create managed Codex home: %w", err)
-	}
-	if err := agentdir.CheckFolder(dir); err != nil {
+	if err := agentdir.MakeFolders("managed Codex home", dir); err != nil {
 		return "", err
 	}
 	userDir := ""

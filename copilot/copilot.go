@@ -3,7 +3,6 @@ package copilot
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -110,7 +109,7 @@ func (d *copilotDriver) Run(ctx context.Context, req *driver.Request) (*driver.R
 		}
 		mountDir := ""
 		if len(req.Skills.Entries) > 0 {
-			if err := checkShadows(ctx, req.Skills, otherSkillsDirs(l.Workspace, homeDir(l.Env))); err != nil {
+			if err := checkShadows(ctx, req.Skills, otherSkillsDirs(l.Workspace, process.HomeDir(l.Env))); err != nil {
 				return nil, err
 			}
 			dir, release, err := mount(ctx, launch.RunCacheRoot(req, d.c.CacheRoot), req.Skills)
@@ -173,15 +172,12 @@ func owned() launch.Owned {
 }
 
 // CheckArgs reports whether args, given on someone else's behalf (a
-// command line's user), may be passed through as [Config.Args]: each must
-// be one argument, "--name" or "--name=value", the name in lowercase
-// letters, digits and dashes, the value without a NUL byte, and the name
-// (also as "--no-name") not one the driver sets itself (--output-format,
-// --resume, --continue, --session-id, --prompt, --interactive, --add-dir,
-// --no-auto-update, --acp, --connect) or from a Config field (--model,
-// --allow-tool, --deny-tool, --allow-all-tools, --allow-all, --yolo). A
-// refused argument is a *driver.ArgError, whose Field names the Config
-// field to set instead.
+// command line's user), may be passed through as [Config.Args], by the
+// rules of driver.Descriptor's CheckArgs. The options the driver sets
+// itself are --output-format, --resume, --continue, --session-id,
+// --prompt, --interactive, --add-dir, --no-auto-update, --acp and
+// --connect; those it sets from a Config field are --model, --allow-tool,
+// --deny-tool, --allow-all-tools, --allow-all and --yolo.
 func CheckArgs(args []string) error {
 	return launch.CheckPassThrough("copilot", args, owned())
 }
@@ -210,25 +206,11 @@ func outcome(l *launch.Launch, req *driver.Request, p *parser, exit process.Exit
 	return end.Result(p.result, "")
 }
 
-// homeDir is the user's home folder in the agent's environment env:
-// $HOME (%USERPROFILE% on Windows), else this process's.
-func homeDir(env []string) string {
-	name := "HOME"
-	if runtime.GOOS == "windows" {
-		name = "USERPROFILE"
-	}
-	if h := process.Getenv(env, name); h != "" {
-		return h
-	}
-	h, _ := os.UserHomeDir()
-	return h
-}
-
 // copilotHome is Copilot CLI's folder of settings and sessions in env:
 // $COPILOT_HOME, else ~/.copilot.
 func copilotHome(env []string) string {
 	if h := process.Getenv(env, "COPILOT_HOME"); h != "" {
 		return h
 	}
-	return filepath.Join(homeDir(env), ".copilot")
+	return filepath.Join(process.HomeDir(env), ".copilot")
 }

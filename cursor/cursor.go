@@ -301,12 +301,12 @@ func owned() launch.Owned {
 }
 
 // CheckArgs reports whether args, given on someone else's behalf (a
-// command line's user), may be passed through as [Config.Args]: each must
-// be one argument "--name" or "--name=value" (internal/launch, rule 8),
-// and not an option the driver sets itself (--print, --output-format,
-// --stream-partial-output, --workspace, --resume, --continue) or from a
-// Config field (--model, --force, --yolo; --api-key belongs in Env as
-// CURSOR_API_KEY). A refused argument is a *driver.ArgError.
+// command line's user), may be passed through as [Config.Args], by the
+// rules of driver.Descriptor's CheckArgs. The options the driver sets
+// itself are --print, --output-format, --stream-partial-output,
+// --workspace, --resume and --continue; those it sets from a Config
+// field are --model, --force and --yolo (--api-key belongs in Env as
+// CURSOR_API_KEY).
 func CheckArgs(args []string) error {
 	return launch.CheckPassThrough("cursor", args, owned())
 }

@@ -28,13 +28,8 @@ func home(ctx context.Context, root string, rs driver.ResolvedSkills, userHome s
 func prepare(l *agentdir.Lease, rs driver.ResolvedSkills, userHome string) (string, error) {
 	dir := l.Dir()
 	cursorDir := filepath.Join(dir, ".cursor")
-	for _, d := range []string{dir, cursorDir} {
-		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-			return "", fmt.Errorf("create Cursor CLI overlay home: %w", err)
-		}
-		if err := agentdir.CheckFolder(d); err != nil {
-			return "", err
-		}
+	if err := agentdir.MakeFolders("Cursor CLI overlay home", dir, cursorDir); err != nil {
+		return "", err
 	}
 	userCursor := filepath.Join(userHome, ".cursor")
 	if err := agentdir.MirrorDir(dir, userHome, ".cursor"); err != nil {

@@ -49,8 +49,14 @@ type Descriptor struct {
 	Mode, Skip, Allowed, Denied, Turns Setting
 
 	// CheckArgs reports whether arguments given on someone else's behalf
-	// may be passed through as the Config's Args (the package's
-	// CheckArgs).
+	// (a command line's user) may be passed through as the Config's Args
+	// (the package's CheckArgs, which names the driver's options): each
+	// must be one argument, "--name" or "--name=value", the name in
+	// lowercase letters, digits and dashes (never a short option, "--",
+	// a subcommand or a value on its own), the value without a NUL byte,
+	// and the name, also as "--no-name", not an option the driver sets
+	// itself or from a Config field. A refused argument is an
+	// *[ArgError], whose Field names the Config field to set instead.
 	CheckArgs func(args []string) error
 	// New returns the driver configured with s, each setting in the
 	// Config field its [Setting] names; a setting the agent does not

@@ -420,15 +420,12 @@ func owned() launch.Owned {
 }
 
 // CheckArgs reports whether args, given on someone else's behalf (a
-// command line's user), may be passed through as [Config.Args]: each must
-// be one argument, "--name" or "--name=value", the name in lowercase
-// letters, digits and dashes, the value without a NUL byte, and the name
-// (also as "--no-name", which yargs reads as its negation) not one the
-// driver sets itself (--policy, --output-format, --resume, --session-id,
-// --prompt, --prompt-interactive) or from a Config field (--model,
-// --approval-mode, --yolo, --allowed-tools, --skip-trust). A refused
-// argument is a *driver.ArgError, whose Field names the Config field to
-// set instead.
+// command line's user), may be passed through as [Config.Args], by the
+// rules of driver.Descriptor's CheckArgs (a "--no-name" is refused with
+// its name: yargs reads it as the negation). The options the driver sets
+// itself are --policy, --output-format, --resume, --session-id, --prompt
+// and --prompt-interactive; those it sets from a Config field are
+// --model, --approval-mode, --yolo, --allowed-tools and --skip-trust.
 func CheckArgs(args []string) error {
 	return launch.CheckPassThrough("gemini", args, owned())
 }

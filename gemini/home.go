@@ -2,9 +2,7 @@ package gemini
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -45,13 +43,8 @@ func home(ctx context.Context, root string, rs driver.ResolvedSkills, userHome s
 // prepare brings the overlay home of the lease l up to date.
 func prepare(ctx context.Context, l *agentdir.Lease, rs driver.ResolvedSkills, userHome string) (string, error) {
 	dir := l.Dir()
-	for _, d := range []string{dir, filepath.Join(dir, ".gemini"), filepath.Join(dir, ".agents")} {
-		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-			return "", fmt.Errorf("create Gemini CLI overlay home: %w", err)
-		}
-		if err := agentdir.CheckFolder(d); err != nil {
-			return "", err
-		}
+	if err := agentdir.MakeFolders("Gemini CLI overlay home", dir, filepath.Join(dir, ".gemini"), filepath.Join(dir, ".agents")); err != nil {
+		return "", err
 	}
 	if err := agentdir.MirrorDir(filepath.Join(dir, ".gemini"), filepath.Join(userHome, ".gemini")); err != nil {
 		return "", fmt.Errorf("Gemini CLI overlay home %s: %w", dir, err)

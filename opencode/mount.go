@@ -124,32 +124,19 @@ func mountIntact(ctx context.Context, dir string, rs driver.ResolvedSkills) bool
 	return err == nil && ok
 }
 
-// homeDir is the user's home folder in env.
-func homeDir(env []string) string {
-	name := "HOME"
-	if runtime.GOOS == "windows" {
-		name = "USERPROFILE"
-	}
-	if home := process.Getenv(env, name); home != "" {
-		return home
-	}
-	home, _ := os.UserHomeDir()
-	return home
-}
-
 // xdgDir is the XDG base folder named by the variable name in env, else
 // the fallback under the home folder.
 func xdgDir(env []string, name, fallback string) string {
 	if d := process.Getenv(env, name); d != "" {
 		return d
 	}
-	return filepath.Join(homeDir(env), filepath.FromSlash(fallback))
+	return filepath.Join(process.HomeDir(env), filepath.FromSlash(fallback))
 }
 
 // otherSkillsDirs lists the folders whose skills OpenCode loads besides
 // the mount, as its row of the agents table says, in env.
 func otherSkillsDirs(env []string, workspace string) []string {
-	e := agents.Env{Home: homeDir(env), Getenv: func(name string) string { return process.Getenv(env, name) }}
+	e := agents.Env{Home: process.HomeDir(env), Getenv: func(name string) string { return process.Getenv(env, name) }}
 	return openCodeRow().Dirs(workspace, e.Path)
 }
 

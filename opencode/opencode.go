@@ -315,15 +315,13 @@ func owned() launch.Owned {
 }
 
 // CheckArgs reports whether args, given on someone else's behalf (a
-// command line's user), may be passed through as [Config.Args]: each must
-// be one argument, "--name" or "--name=value", the name in lowercase
-// letters, digits and dashes, the value without a NUL byte, and the name
-// (also as "--no-name", which yargs reads as its negation) not one the
-// driver sets itself (--format, --dir, --session, --continue, --fork,
-// --interactive, --attach, --command, --file) or from a Config field
-// (--model, --agent, --title, --auto and its aliases --yolo and
-// --dangerously-skip-permissions). A refused argument is a
-// *driver.ArgError, whose Field names the Config field to set instead.
+// command line's user), may be passed through as [Config.Args], by the
+// rules of driver.Descriptor's CheckArgs (a "--no-name" is refused with
+// its name: yargs reads it as the negation). The options the driver sets
+// itself are --format, --dir, --session, --continue, --fork,
+// --interactive, --attach, --command and --file; those it sets from a
+// Config field are --model, --agent, --title, and --auto with its aliases
+// --yolo and --dangerously-skip-permissions.
 func CheckArgs(args []string) error {
 	return launch.CheckPassThrough("opencode", args, owned())
 }

@@ -379,16 +379,13 @@ func owned() launch.Owned {
 }
 
 // CheckArgs reports whether args, given on someone else's behalf (a
-// command line's user), may be passed through as [Config.Args]: each must
-// be one argument, "--name" or "--name=value", the name in lowercase
-// letters, digits and dashes, the value without a NUL byte, and the name
-// (also as "--no-name", which yargs reads as its negation) not one the
-// driver sets itself (--output-format, --input-format, --resume,
-// --continue, --session-id, --prompt, --prompt-interactive) or from a
-// Config field (--model, --approval-mode, --yolo, --allowed-tools,
-// --exclude-tools, --max-session-turns, --include-partial-messages). A
-// refused argument is a *driver.ArgError, whose Field names the Config
-// field to set instead.
+// command line's user), may be passed through as [Config.Args], by the
+// rules of driver.Descriptor's CheckArgs (a "--no-name" is refused with
+// its name: yargs reads it as the negation). The options the driver sets
+// itself are --output-format, --input-format, --resume, --continue,
+// --session-id, --prompt and --prompt-interactive; those it sets from a
+// Config field are --model, --approval-mode, --yolo, --allowed-tools,
+// --exclude-tools, --max-session-turns and --include-partial-messages.
 func CheckArgs(args []string) error {
 	return launch.CheckPassThrough("qwen", args, owned())
 }
@@ -413,14 +410,5 @@ func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, run
 // names Qwen Code lists them under (their front matter's).
 func checkMounted(reported []string, rs driver.ResolvedSkills) error {
 	r := qwenCode()
-	var missing []string
-	for _, e := range rs.Entries {
-		if !slices.Contains(reported, r.ListedName(e.Path)) {
-			missing = append(missing, e.RuntimeName)
-		}
-	}
-	if len(missing) > 0 {
-		return &driver.NotMountedError{Missing: missing, Reported: reported}
-	}
-	return nil
+	return launch.CheckListed(reported, rs, func(e driver.ResolvedSkill) string { return r.ListedName(e.Path) }, nil)
 }

@@ -194,6 +194,21 @@ func CheckFolder(p string) error {
 	return checkInfo(p, fi)
 }
 
+// MakeFolders creates each of dirs that is missing, in order, with mode
+// 0700, and checks each with [CheckFolder]; what names them in the error
+// of a folder it cannot create ("create WHAT: ...").
+func MakeFolders(what string, dirs ...string) error {
+	for _, d := range dirs {
+		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("create %s: %w", what, err)
+		}
+		if err := CheckFolder(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func checkInfo(p string, fi os.FileInfo) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("%s is not a folder (a link or a file is there): remove it, or %s", p, otherRoot)

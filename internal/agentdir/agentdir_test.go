@@ -424,6 +424,34 @@ func TestCheckFolder(t *testing.T) {
 	}
 }
 
+// TestMakeFolders checks that MakeFolders creates the missing folders
+// in order, keeps the ones there, refuses a link, and names what it makes
+// in the error of a folder it cannot create.
+func TestMakeFolders(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "a", "b")
+	if err := MakeFolders("test home", a, b); err != nil {
+		t.Fatalf("MakeFolders = %v", err)
+	}
+	if err := MakeFolders("test home", a, b); err != nil {
+		t.Fatalf("MakeFolders again = %v", err)
+	}
+	if fi, err := os.Stat(b); err != nil || !fi.IsDir() {
+		t.Fatalf("%s: %v, want a folder", b, err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(a, link); err != nil {
+		t.Skip(err)
+	}
+	if err := MakeFolders("test home", link); err == nil {
+		t.Error("MakeFolders(link) = nil, want a refusal")
+	}
+	err := MakeFolders("test home", filepath.Join(dir, "none", "c"))
+	if !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "create test home: ") {
+		t.Errorf("MakeFolders(no parent) = %v, want create test home: ... fs.ErrNotExist", err)
+	}
+}
+
 // TestKindHome checks which kinds are homes: the kinds under homes/,
 // which the agent writes to and which hold its sessions.
 func TestKindHome(t *testing.T) {

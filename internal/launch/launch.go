@@ -19,6 +19,9 @@
 // the last first, however it ends. So the skeleton of a run is written
 // once, and a driver package is its command line, its event parser and
 // its facts (its Descriptor).
+// An outcome whose agent lists the skills it loaded checks that list
+// with [CheckListed], the driver saying only the name a skill is listed
+// under and which skills the agent may leave out.
 //
 // # Arguments
 //

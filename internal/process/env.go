@@ -1,8 +1,10 @@
 package process
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -30,6 +32,21 @@ func Getenv(env []string, name string) string {
 		}
 	}
 	return ""
+}
+
+// HomeDir is the user's home folder in env, the environment of an agent
+// that reads it there: $HOME (%USERPROFILE% on Windows), else this
+// process's home folder ("" when it has none).
+func HomeDir(env []string) string {
+	name := "HOME"
+	if runtime.GOOS == "windows" {
+		name = "USERPROFILE"
+	}
+	if home := Getenv(env, name); home != "" {
+		return home
+	}
+	home, _ := os.UserHomeDir()
+	return home
 }
 
 // LookPath finds the program name as exec.LookPath does, but on the PATH

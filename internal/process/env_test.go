@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -40,5 +41,21 @@ func TestLookPath(t *testing.T) {
 	t.Chdir(dir)
 	if got, err := LookPath("./agent", nil); err != nil || got != prog {
 		t.Errorf("LookPath(./agent) = %q, %v; want %q", got, err, prog)
+	}
+}
+
+// TestHomeDir checks that the home folder is read from the agent's
+// environment, the last entry winning, and else is this process's.
+func TestHomeDir(t *testing.T) {
+	name := "HOME"
+	if runtime.GOOS == "windows" {
+		name = "USERPROFILE"
+	}
+	if got := HomeDir([]string{name + "=/a", name + "=/b"}); got != "/b" {
+		t.Errorf("HomeDir = %q, want /b", got)
+	}
+	want, _ := os.UserHomeDir()
+	if got := HomeDir([]string{"OTHER=/c"}); got != want {
+		t.Errorf("HomeDir without %s = %q, want %q", name, got, want)
 	}
 }
