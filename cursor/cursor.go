@@ -328,14 +328,8 @@ func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, run
 		}
 	}
 	if runErr == nil && p.init != nil && p.init.Skills != nil {
-		var missing []string
-		for _, e := range req.Skills.Entries {
-			if !slices.Contains(p.init.Skills, e.RuntimeName) {
-				missing = append(missing, e.RuntimeName)
-			}
-		}
-		if len(missing) > 0 {
-			return nil, &driver.NotMountedError{Missing: missing}
+		if err := launch.CheckListed(p.init.Skills, req.Skills, nil, nil); err != nil {
+			return nil, err
 		}
 	}
 	return end.Result(p.result, sessionID)

@@ -204,6 +204,11 @@ func TestOutcome(t *testing.T) {
 				if !errors.As(err, &nm) || !cmp.Equal(nm.Missing, []string{"review"}) {
 					t.Errorf("outcome = %v, want review not mounted", err)
 				}
+				// Cursor listed its skills: the error says what it listed,
+				// not that it listed nothing.
+				if nm != nil && nm.Reported == nil {
+					t.Errorf("outcome = %v, want the skills Cursor reported", err)
+				}
 			},
 		},
 		{
