@@ -1,8 +1,8 @@
 // Package adaptor runs coding agents with skills.
 //
 // An [Agent] pairs a [driver.Driver], one agent integration (package
-// claude, codex, gemini or qwen), with the skills it should have, and runs
-// it on a prompt. A complete program:
+// claude, codex, gemini, qwen, opencode, cursor or copilot), with the
+// skills it should have, and runs it on a prompt. A complete program:
 //
 //	package main
 //
@@ -17,7 +17,7 @@
 //	)
 //
 //	func main() {
-//		drv := claude.Driver(claude.Config{}) // or codex.Driver, gemini.Driver, qwen.Driver
+//		drv := claude.Driver(claude.Config{}) // or the Driver of codex, gemini, qwen, opencode, cursor, copilot
 //		agent := adaptor.New(drv,
 //			adaptor.WithSkills(
 //				skill.Dir("./skills/review"), // a folder holding SKILL.md

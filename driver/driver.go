@@ -7,10 +7,10 @@
 // separate optional interface that callers find by type assertion, the way
 // io.WriterTo extends io.Writer.
 //
-// A program uses a driver from package claude, codex, gemini or qwen
-// through package adaptor, which resolves the skills and calls [Driver.Run]
-// with them. A complete program with a driver of its own, which shows
-// what a run receives:
+// A program uses a driver from package claude, codex, gemini, qwen,
+// opencode, cursor or copilot through package adaptor, which resolves
+// the skills and calls [Driver.Run] with them. A complete program with a
+// driver of its own, which shows what a run receives:
 //
 //	package main
 //

@@ -417,7 +417,7 @@ func TestListShowsEveryReader(t *testing.T) {
 	f := newFixture(t)
 	in := f.installer(t)
 	src := f.writeSkill(t, "review", "review", "")
-	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	github := filepath.Join(f.env.Project, ".github", "skills")
@@ -468,10 +468,10 @@ func TestSharedFolder(t *testing.T) {
 	ctx := t.Context()
 	src := f.writeSkill(t, "review", "review", "")
 	link := filepath.Join(f.env.Project, ".trae", "skills", "review")
-	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "trae")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "trae")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "trae-cn")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "trae-cn")}); err != nil {
 		t.Fatalf("Add for trae-cn beside trae = %v", err)
 	}
 	if _, err := in.Remove(ctx, RemoveRequest{Names: []string{"review"}, Agents: agentsOf(t, "trae")}); err != nil {
@@ -490,7 +490,7 @@ func TestSharedFolder(t *testing.T) {
 		t.Errorf("the link survived removing the skill for both: %v", err)
 	}
 	// Both in one request, then both removed at once.
-	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "trae", "trae-cn")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "trae", "trae-cn")}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := in.Remove(ctx, RemoveRequest{Names: []string{"review"}}); err != nil {
@@ -509,7 +509,7 @@ func TestUserScopeFolders(t *testing.T) {
 	in := f.installer(t, WithScope(User))
 	ctx := t.Context()
 	src := f.writeSkill(t, "review", "review", "")
-	changes, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "codex", "cursor", "amp", "kimi-cli")})
+	changes, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "codex", "cursor", "amp", "kimi-cli")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -545,7 +545,7 @@ func BenchmarkList(b *testing.B) {
 		os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skillMD(name)+strings.Repeat("body\n", 1000)), 0o644)
 	}
 	in := f.installer(nil)
-	if _, err := in.Add(b.Context(), Request{Sources: []string{f.sources}, Agents: []Agent{mustAgent("claude-code")}}); err != nil {
+	if _, err := in.Add(b.Context(), AddRequest{Sources: []string{f.sources}, Agents: []Agent{mustAgent("claude-code")}}); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {

@@ -114,7 +114,7 @@ func TestArchiveLinkSkipsItsSkill(t *testing.T) {
 				}
 			}
 
-			changes, err := in.Add(t.Context(), Request{Sources: []string{source}, Agents: agentsOf(t, "claude-code")})
+			changes, err := in.Add(t.Context(), AddRequest{Sources: []string{source}, Agents: agentsOf(t, "claude-code")})
 			if err != nil {
 				t.Fatalf("Add(%s) = %v, want the skills without a bad link installed", kind.name, err)
 			}
@@ -145,7 +145,7 @@ func TestArchiveLinkSkipsItsSkill(t *testing.T) {
 				t.Errorf("frozen Sync(%s) of the installed skills = %v", kind.name, err)
 			}
 
-			_, err = in.Add(t.Context(), Request{Sources: []string{source}, Agents: agentsOf(t, "claude-code"), Strict: true})
+			_, err = in.Add(t.Context(), AddRequest{Sources: []string{source}, Agents: agentsOf(t, "claude-code"), Strict: true})
 			if err == nil || !strings.Contains(err.Error(), "a folder; links to folders are not followed") {
 				t.Errorf("strict Add(%s) = %v, want it refused naming the link", kind.name, err)
 			}

@@ -34,7 +34,7 @@ func benchmarkAdd(b *testing.B, n int) {
 		os.MkdirAll(env.Project, 0o755)
 		in := New(env, WithCache(c), WithLockDir(filepath.Join(base, "locks")))
 		b.StartTimer()
-		if _, err := in.Add(b.Context(), Request{Sources: []string{src}, Agents: []Agent{claude, codex}}); err != nil {
+		if _, err := in.Add(b.Context(), AddRequest{Sources: []string{src}, Agents: []Agent{claude, codex}}); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()
@@ -73,7 +73,7 @@ func BenchmarkOps10000(b *testing.B) {
 	os.MkdirAll(env.Project, 0o755)
 	c := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(base, "cache")))
 	in := New(env, WithCache(c), WithLockDir(filepath.Join(base, "locks")))
-	if _, err := in.Add(b.Context(), Request{Sources: []string{src}, Agents: []Agent{claude, codex}}); err != nil {
+	if _, err := in.Add(b.Context(), AddRequest{Sources: []string{src}, Agents: []Agent{claude, codex}}); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("list", func(b *testing.B) {

@@ -11,7 +11,7 @@ type Why string
 // Where a choice of agents came from, in the order [Installer.ChooseAgents]
 // tries them.
 const (
-	WhyRequested Why = "requested" // the request named them (Request.Agents)
+	WhyRequested Why = "requested" // the request named them (AddRequest.Agents)
 	WhyRecorded  Why = "recorded"  // the scope's lock file records skills for them
 	WhyDetected  Why = "detected"  // their configuration folders exist (Chosen.Found)
 	WhyDefault   Why = "default"   // nothing else chose: claude-code and codex
@@ -50,7 +50,7 @@ func (c AgentChoice) List() []Agent {
 // (see [Agent.DetectedBy]), each with the folder that detected it; else
 // claude-code and codex. A lock file that cannot be read fails it
 // ([ErrInvalidLock]).
-func (in *Installer) ChooseAgents(req Request) (AgentChoice, error) {
+func (in *Installer) ChooseAgents(req AddRequest) (AgentChoice, error) {
 	if len(req.Agents) > 0 {
 		c := AgentChoice{Why: WhyRequested}
 		for _, a := range req.Agents {

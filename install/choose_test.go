@@ -14,7 +14,7 @@ func TestChooseAgents(t *testing.T) {
 	tests := []struct {
 		name      string
 		setup     func(t *testing.T, f *fixture)
-		req       Request
+		req       AddRequest
 		want      []string
 		why       Why
 		wantFound []string // relative to the fixture's base, for WhyDetected
@@ -34,7 +34,7 @@ func TestChooseAgents(t *testing.T) {
 				mkdirs(t, f.env.Home, ".claude")
 				f.writeSkill(t, "one", "one", "")
 				in := f.installer(t)
-				if _, err := in.Add(t.Context(), Request{Sources: []string{filepath.Join(f.sources, "one")}, Agents: agentsOf(t, "codex", "cursor")}); err != nil {
+				if _, err := in.Add(t.Context(), AddRequest{Sources: []string{filepath.Join(f.sources, "one")}, Agents: agentsOf(t, "codex", "cursor")}); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -43,7 +43,7 @@ func TestChooseAgents(t *testing.T) {
 		{
 			name:  "requested beats everything",
 			setup: func(t *testing.T, f *fixture) { mkdirs(t, f.env.Home, ".claude") },
-			req:   Request{Agents: agentsOf(t, "windsurf")},
+			req:   AddRequest{Agents: agentsOf(t, "windsurf")},
 			want:  []string{"windsurf"}, why: WhyRequested,
 		},
 	}
@@ -81,7 +81,7 @@ func TestChooseAgents(t *testing.T) {
 		f := newFixture(t)
 		mkdirs(t, f.env.Project, ".agents")
 		os.WriteFile(filepath.Join(f.env.Project, ".agents", lockName), []byte("{"), 0o644)
-		if _, err := f.installer(t).ChooseAgents(Request{}); !errors.Is(err, ErrInvalidLock) {
+		if _, err := f.installer(t).ChooseAgents(AddRequest{}); !errors.Is(err, ErrInvalidLock) {
 			t.Errorf("ChooseAgents with a broken lock file = %v, want ErrInvalidLock", err)
 		}
 	})
@@ -94,10 +94,10 @@ func TestAddUsesTheRecordedAgents(t *testing.T) {
 	mkdirs(t, f.env.Home, ".claude")
 	in := f.installer(t)
 	one, two := f.writeSkill(t, "one", "one", ""), f.writeSkill(t, "two", "two", "")
-	if _, err := in.Add(t.Context(), Request{Sources: []string{one}, Agents: agentsOf(t, "claude-code", "windsurf")}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{one}, Agents: agentsOf(t, "claude-code", "windsurf")}); err != nil {
 		t.Fatal(err)
 	}
-	changes, err := in.Add(t.Context(), Request{Sources: []string{two}})
+	changes, err := in.Add(t.Context(), AddRequest{Sources: []string{two}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestSourceFolderIsNotAnInstall(t *testing.T) {
 	mkdirs(t, review)
 	os.WriteFile(filepath.Join(review, "SKILL.md"), []byte(skillMD("review")), 0o644)
 
-	changes, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "openclaw")})
+	changes, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "openclaw")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestCanonicalSourceIsStillInstalled(t *testing.T) {
 	canonical := filepath.Join(f.env.Project, ".agents", "skills")
 	mkdirs(t, canonical, "review")
 	os.WriteFile(filepath.Join(canonical, "review", "SKILL.md"), []byte(skillMD("review")), 0o644)
-	changes, err := in.Add(t.Context(), Request{Sources: []string{canonical}, Agents: agentsOf(t, "codex", "claude-code")})
+	changes, err := in.Add(t.Context(), AddRequest{Sources: []string{canonical}, Agents: agentsOf(t, "codex", "claude-code")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestCanonicalSourceIsStillInstalled(t *testing.T) {
 	}
 	// Again: the link made for claude-code leads to the source, and is
 	// still claude-code's place, not the source.
-	changes, err = in.Add(t.Context(), Request{Sources: []string{canonical}, Agents: agentsOf(t, "codex", "claude-code")})
+	changes, err = in.Add(t.Context(), AddRequest{Sources: []string{canonical}, Agents: agentsOf(t, "codex", "claude-code")})
 	if err != nil || Changed(changes) || slices.ContainsFunc(changes, func(c Change) bool { return c.Action == ActionSkipped }) {
 		t.Errorf("Add again = %v, %v; want nothing changed or skipped", actions(changes), err)
 	}

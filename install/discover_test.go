@@ -224,7 +224,7 @@ func TestAddFindsDeepLayouts(t *testing.T) {
 			f := newFixture(t)
 			dir := filepath.Join(f.sources, "repo")
 			writeFiles(t, dir, l.files)
-			changes, err := f.installer(t).Add(t.Context(), Request{Sources: []string{dir}, Agents: agentsOf(t, "codex")})
+			changes, err := f.installer(t).Add(t.Context(), AddRequest{Sources: []string{dir}, Agents: agentsOf(t, "codex")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -330,7 +330,7 @@ func TestSourceWithoutSkills(t *testing.T) {
 	f := newFixture(t)
 	repo := filepath.Join(f.sources, "repo")
 	writeFiles(t, repo, map[string]string{"a/b/c/d/e/f/SKILL.md": skillMD("six"), "README.md": "hello"})
-	_, err := f.installer(t).Add(t.Context(), Request{Sources: []string{repo}, Agents: agentsOf(t, "codex")})
+	_, err := f.installer(t).Add(t.Context(), AddRequest{Sources: []string{repo}, Agents: agentsOf(t, "codex")})
 	if !errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), "holds no skill") {
 		t.Errorf("Add of a source without skills = %v, want ErrInvalidSource saying it holds none", err)
 	}
@@ -363,7 +363,7 @@ func TestUnusableSkillIsSkipped(t *testing.T) {
 	ctx := t.Context()
 
 	t.Run("strict refuses and changes nothing", func(t *testing.T) {
-		changes, err := in.Add(ctx, Request{Sources: []string{repo}, Agents: agentsOf(t, "claude-code"), Strict: true})
+		changes, err := in.Add(ctx, AddRequest{Sources: []string{repo}, Agents: agentsOf(t, "claude-code"), Strict: true})
 		if !errors.Is(err, ErrInvalidSource) || len(changes) != 0 {
 			t.Fatalf("Add(Strict) = %v, %v, want ErrInvalidSource and no change", actions(changes), err)
 		}
@@ -378,7 +378,7 @@ func TestUnusableSkillIsSkipped(t *testing.T) {
 	})
 
 	t.Run("the rest is installed", func(t *testing.T) {
-		changes, err := in.Add(ctx, Request{Sources: []string{repo}, Agents: agentsOf(t, "claude-code")})
+		changes, err := in.Add(ctx, AddRequest{Sources: []string{repo}, Agents: agentsOf(t, "claude-code")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -411,14 +411,14 @@ func TestUnusableSkillIsSkipped(t *testing.T) {
 			}
 		}
 		// Again: nothing changes, the skips are reported again.
-		changes, err = in.Add(ctx, Request{Sources: []string{repo}, Agents: agentsOf(t, "claude-code")})
+		changes, err = in.Add(ctx, AddRequest{Sources: []string{repo}, Agents: agentsOf(t, "claude-code")})
 		if err != nil || Changed(changes) {
 			t.Errorf("Add again = %v, %v, want no change", actions(changes), err)
 		}
 	})
 
 	t.Run("a twin is selected by its folder", func(t *testing.T) {
-		changes, err := in.Add(ctx, Request{Sources: []string{repo}, Agents: agentsOf(t, "claude-code"), Skills: []string{"skills/twin"}})
+		changes, err := in.Add(ctx, AddRequest{Sources: []string{repo}, Agents: agentsOf(t, "claude-code"), Skills: []string{"skills/twin"}})
 		if err != nil || !slices.Contains(actions(changes), "twin/:canonical:installed") {
 			t.Fatalf("Add(skills/twin) = %v, %v", actions(changes), err)
 		}
@@ -434,7 +434,7 @@ func TestUnusableSkillIsSkipped(t *testing.T) {
 	})
 
 	t.Run("nothing left fails", func(t *testing.T) {
-		_, err := in.Add(ctx, Request{Sources: []string{repo}, Agents: agentsOf(t, "claude-code"), Skills: []string{"long", "empty"}})
+		_, err := in.Add(ctx, AddRequest{Sources: []string{repo}, Agents: agentsOf(t, "claude-code"), Skills: []string{"long", "empty"}})
 		if !errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), "no skill is left to install") || !strings.Contains(err.Error(), "1024") {
 			t.Errorf("Add of unusable skills only = %v, want ErrInvalidSource with their problems", err)
 		}
@@ -468,7 +468,7 @@ func TestMissingSkillListsWhatIsThere(t *testing.T) {
 	in := lenientInstaller(f)
 	for name, find := range map[string]func(only []string) error{
 		"Add": func(only []string) error {
-			_, err := in.Add(t.Context(), Request{Sources: []string{repo}, Agents: agentsOf(t, "codex"), Skills: only})
+			_, err := in.Add(t.Context(), AddRequest{Sources: []string{repo}, Agents: agentsOf(t, "codex"), Skills: only})
 			return err
 		},
 		"Find": func(only []string) error {

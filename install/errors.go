@@ -60,7 +60,7 @@ var (
 	// ErrSpecification reports, beside ErrInvalidSource, a skill left
 	// out only because it breaks the Agent Skills specification in a way
 	// agents load anyway, such as a description over 1,024 characters:
-	// Request.Lenient installs it (rule 4).
+	// AddRequest.Lenient installs it (rule 4).
 	ErrSpecification = errors.New("breaks the Agent Skills specification")
 )
 

@@ -40,7 +40,7 @@ func ExampleInstaller_Add() {
 	}
 	in := install.New(env)
 	for range 2 {
-		changes, err := in.Add(context.Background(), install.Request{Sources: []string{review}, Agents: agents})
+		changes, err := in.Add(context.Background(), install.AddRequest{Sources: []string{review}, Agents: agents})
 		if err != nil {
 			log.Fatal(err)
 		}

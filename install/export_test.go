@@ -4,5 +4,5 @@ package install
 // SKILL.md parsing. Default: the lenient SKILL.md rules of package
 // skillmd, of which a few only the specification holds to (rule 4).
 // Every problem a checker given here reports makes a skill unusable:
-// Request.Lenient lets none through.
+// AddRequest.Lenient lets none through.
 func withChecker(c checker) Option { return func(o *config) { o.check, o.custom = c, c != nil } }

@@ -57,7 +57,7 @@ func benchAdd(b *testing.B, src string) {
 		c := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(base, fmt.Sprintf("cache%d", i))))
 		in := New(env, WithCache(c), WithLockDir(filepath.Join(base, fmt.Sprintf("locks%d", i))))
 		b.StartTimer()
-		if _, err := in.Add(b.Context(), Request{Sources: []string{src}, Agents: []Agent{claude, codex}}); err != nil {
+		if _, err := in.Add(b.Context(), AddRequest{Sources: []string{src}, Agents: []Agent{claude, codex}}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -38,7 +38,7 @@ func TestGitFetchBounded(t *testing.T) {
 			}
 			f := newFixture(t)
 			in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)), skill.WithMaxArchiveSize(limit))), WithLockDir(t.TempDir()))
-			_, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")})
+			_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "codex")})
 			if filter == "true" {
 				if err != nil {
 					t.Fatalf("Add(%s) from a server that filters = %v", src, err)

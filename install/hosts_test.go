@@ -117,27 +117,27 @@ func TestHostedPolicySource(t *testing.T) {
 			if want.Display == "" {
 				want.Display = tt.source
 			}
-			got, err := in.PolicySource(tt.source)
+			got, err := in.Origin(tt.source)
 			if err != nil {
-				t.Fatalf("PolicySource(%q) = %v", tt.source, err)
+				t.Fatalf("Origin(%q) = %v", tt.source, err)
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("PolicySource(%q) (-want +got):\n%s", tt.source, diff)
+				t.Errorf("Origin(%q) (-want +got):\n%s", tt.source, diff)
 			}
 		})
 	}
 	// A '..' element, also encoded, is refused, not read as another
 	// repository (# Trust, rule 1).
 	for _, src := range []string{"https://gitlab.com/group/../evil/-/tree/main", "https://gitlab.com/group/%2e%2e/evil", "https://ghes.example.com/o/r/tree/main/../x"} {
-		if got, err := in.PolicySource(src); !errors.Is(err, ErrInvalidSource) {
-			t.Errorf("PolicySource(%q) = %+v, %v, want ErrInvalidSource", src, got, err)
+		if got, err := in.Origin(src); !errors.Is(err, ErrInvalidSource) {
+			t.Errorf("Origin(%q) = %+v, %v, want ErrInvalidSource", src, got, err)
 		}
 	}
 	// A github: pattern means github.com: it refuses the Enterprise
 	// repository of the same OWNER/REPO, which a git: pattern allows.
 	p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"github:acme/*\"]\n")
-	ghes, _ := in.PolicySource("https://ghes.example.com/acme/tools/tree/main")
-	dotcom, _ := in.PolicySource("https://github.com/acme/tools/tree/main")
+	ghes, _ := in.Origin("https://ghes.example.com/acme/tools/tree/main")
+	dotcom, _ := in.Origin("https://github.com/acme/tools/tree/main")
 	if err := p.Check(ghes); !errors.Is(err, policy.ErrDenied) {
 		t.Errorf("Check(%+v) with github:acme/* = %v, want ErrDenied", ghes, err)
 	}
@@ -145,7 +145,7 @@ func TestHostedPolicySource(t *testing.T) {
 		t.Errorf("Check(%+v) with github:acme/* = %v, want allowed", dotcom, err)
 	}
 	p = parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"git:ghes.example.com/acme/*\", \"git:gitlab.com/group/**\"]\n")
-	gitlab, _ := in.PolicySource("https://gitlab.com/group/sub/repo/-/tree/main")
+	gitlab, _ := in.Origin("https://gitlab.com/group/sub/repo/-/tree/main")
 	for _, s := range []source.Origin{ghes, gitlab} {
 		if err := p.Check(s); err != nil {
 			t.Errorf("Check(%+v) with git: patterns = %v, want allowed", s, err)
@@ -230,7 +230,7 @@ func TestAddGitLabTree(t *testing.T) {
 	const src = "https://gitlab.com/group/sub/repo/-/tree/main/skills/alpha?ref_type=heads"
 	f := newFixture(t)
 	in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()))
-	changes, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")})
+	changes, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "codex")})
 	if err != nil {
 		t.Fatalf("Add(%s) = %v", src, err)
 	}
@@ -303,7 +303,7 @@ func TestAddGitLabRefusedCredentials(t *testing.T) {
 	f := newFixture(t)
 	in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()))
 	const src = "https://gitlab.com/group/sub/repo/-/tree/main/skills/alpha"
-	_, err = in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")})
+	_, err = in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "codex")})
 	t.Logf("error: %v", err)
 	if !errors.Is(err, ErrSourceUnavailable) || !strings.Contains(err.Error(), "gitlab.com/group/sub/repo") {
 		t.Fatalf("Add(%s) without credentials = %v, want ErrSourceUnavailable naming the repository", src, err)
@@ -372,7 +372,7 @@ func TestAddGitHubEnterprise(t *testing.T) {
 		t.Run(tt.skill, func(t *testing.T) {
 			f := newFixture(t)
 			in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithHTTPClient(ghes.Client()))
-			if _, err := in.Add(t.Context(), Request{Sources: []string{tt.source}, Agents: agentsOf(t, "codex")}); err != nil {
+			if _, err := in.Add(t.Context(), AddRequest{Sources: []string{tt.source}, Agents: agentsOf(t, "codex")}); err != nil {
 				t.Fatalf("Add(%s) = %v", tt.source, err)
 			}
 			lockFile := filepath.Join(f.env.Project, ".agents", lockName)
@@ -412,11 +412,11 @@ func TestGitHubPrefixedEnterpriseAddress(t *testing.T) {
 	f := newFixture(t)
 	p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"github:acme/*\"]\n")
 	in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(Trust{Policy: p}))
-	got, err := in.PolicySource(text)
+	got, err := in.Origin(text)
 	if err != nil || got.Kind != "git" || got.Location != "ghes.invalid/acme/skills" {
-		t.Errorf("PolicySource(%s) = %+v, %v; want kind git at ghes.invalid/acme/skills", text, got, err)
+		t.Errorf("Origin(%s) = %+v, %v; want kind git at ghes.invalid/acme/skills", text, got, err)
 	}
-	if _, err := in.Add(t.Context(), Request{Sources: []string{text}, Agents: agentsOf(t, "codex")}); !errors.Is(err, ErrRefused) {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{text}, Agents: agentsOf(t, "codex")}); !errors.Is(err, ErrRefused) {
 		t.Errorf("Add(%s) under a policy allowing github:acme/* = %v, want ErrRefused", text, err)
 	}
 	assertNothingInstalled(t, f)
@@ -446,9 +446,9 @@ func TestPolicySourceKindIsParsesKind(t *testing.T) {
 		if err != nil {
 			t.Fatalf("source.Parse(%q) = %v", text, err)
 		}
-		got, err := in.PolicySource(text)
+		got, err := in.Origin(text)
 		if err != nil || got.Kind != kind {
-			t.Errorf("PolicySource(%q) = %+v, %v; want kind %s (source.Parse: %s)", text, got, err, kind, spec.Kind)
+			t.Errorf("Origin(%q) = %+v, %v; want kind %s (source.Parse: %s)", text, got, err, kind, spec.Kind)
 		}
 	}
 }

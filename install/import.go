@@ -628,7 +628,7 @@ func (in *Installer) importAdd(ctx context.Context, items []Imported, report *Im
 	if err != nil || len(items[0].Agents) == 0 {
 		agents = nil
 	}
-	req := Request{Sources: []string{items[0].Source}, Agents: agents, Strict: true, Lenient: true}
+	req := AddRequest{Sources: []string{items[0].Source}, Agents: agents, Strict: true, Lenient: true}
 	for _, item := range items {
 		req.Skills = append(req.Skills, item.Skill)
 	}

@@ -24,7 +24,7 @@
 //		if err != nil {
 //			log.Fatal(err)
 //		}
-//		changes, err := install.New(env).Add(context.Background(), install.Request{
+//		changes, err := install.New(env).Add(context.Background(), install.AddRequest{
 //			Sources: []string{"./skills/review"},
 //			Agents:  agents,
 //		})
@@ -124,15 +124,15 @@
 //     Add skips it, reporting a Change with [ActionSkipped], its folder
 //     in the source and the reason, and installs the others; it fails
 //     with [ErrInvalidSource], changing nothing, only when no skill is
-//     left, or, with Request.Strict, when any was skipped. With
-//     Request.Skills only the skills selected count. Sync and
+//     left, or, with AddRequest.Strict, when any was skipped. With
+//     AddRequest.Skills only the skills selected count. Sync and
 //     [Installer.Find] skip nothing: a skill they would use that cannot
 //     be installed fails them. A skill that breaks only the Agent Skills
 //     specification's strictness, which agents load anyway, is skipped
-//     the same way unless Request.Lenient is set: a description over
+//     the same way unless AddRequest.Lenient is set: a description over
 //     1,024 characters, and a compatibility field over 500 characters
 //     or not text (Anthropic's own claude-api skill has such a
-//     description). With Request.Lenient it is installed, the canonical
+//     description). With AddRequest.Lenient it is installed, the canonical
 //     copy's Change naming what it breaks (Change.Spec), and the lock
 //     file records it ("lenient": true), so that Sync installs it again
 //     without being asked; without it, the skipped Change names it
@@ -171,7 +171,7 @@
 //  7. Edits are kept: a canonical copy or a copy whose content differs
 //     from what was recorded was changed by someone, and add, sync and
 //     remove fail with [ErrModified], naming the files that differ,
-//     before changing anything. Request.Force (SyncRequest.Force, and
+//     before changing anything. AddRequest.Force (SyncRequest.Force, and
 //     RemoveRequest.Force) replaces or removes it after moving it to a new
 //     folder under <root>/.agents/backups, which the change names
 //     (Change.Backup).
@@ -186,7 +186,7 @@
 //     or kept (a URL's #sha256=, a web index's digest, an OCI blob's).
 //     A skill skipped for it (rule 4) still fails the request: Add
 //     installs the others and returns the changes with an error wrapping
-//     ErrIntegrity; with Request.Strict, or when it is the only skill,
+//     ErrIntegrity; with AddRequest.Strict, or when it is the only skill,
 //     nothing changes and the error wraps both [ErrInvalidSource] and
 //     ErrIntegrity.
 //     Messages speak of this package (its options and fields), never of
@@ -259,7 +259,7 @@
 //     tool installs them; a skill elsewhere, deeper and in no listed
 //     plugin, is left out. A marketplace where that finds nothing is
 //     searched as any other source. A plugin's skills
-//     (SourceSkill.Plugins, which Request.Plugins selects by) are those
+//     (SourceSkill.Plugins, which AddRequest.Plugins selects by) are those
 //     at or below the paths its entry and its plugin.json list, or, when
 //     they list none, those in its skills folder; the root's own
 //     plugin.json makes a plugin of its "name". Plugins published
@@ -269,7 +269,7 @@
 //     installs it with the rest of its folder, not a skill of its own:
 //     Add leaves it out, and [Installer.Contents] lists it with the
 //     folder of the skill that holds it (SourceSkill.Within), unless
-//     Request.Skills names it, by name or by folder, which installs it
+//     AddRequest.Skills names it, by name or by folder, which installs it
 //     alone as well. A name that a skill of its own has too stands for
 //     that one. (Before, such folders were skills of their own; the npm
 //     tool never enters a skill's folder either.) Marketplaces and
@@ -289,7 +289,7 @@
 //     folder; the lock file records each skill's folder relative to the
 //     archive's root. A source with more than 100,000 folders to search
 //     is refused ([ErrInvalidSource]); so is one where nothing is found.
-//     [Installer.Contents] lists what a source holds. Request.Skills
+//     [Installer.Contents] lists what a source holds. AddRequest.Skills
 //     selects skills by name, or by folder inside the source (which tells
 //     two skills of one name apart); a name that no source holds fails
 //     with a [MissingSkillsError], which lists what they hold.
@@ -411,7 +411,7 @@
 //     is refused with [ErrInvalidSource]). Add reads the index (at most
 //     webindex.MaxIndexSize bytes: the download stops one byte past the
 //     limit and fails with [ErrInvalidSource]) and every usable skill it lists
-//     (Request.Skills chooses among them by name; [Installer.Contents]
+//     (AddRequest.Skills chooses among them by name; [Installer.Contents]
 //     lists them): each artifact is downloaded, bounded as rule 10 says,
 //     and its SHA-256 compared with the index's digest before anything
 //     is read from it. A skill-md artifact is its SKILL.md (at most the
@@ -437,7 +437,7 @@
 //     another host, is checked as a pinned URL source before it is
 //     downloaded (one whose path has a '..' segment, even
 //     percent-encoded, is refused), as are the redirects of every download. With
-//     Request.Skills, Add downloads only the skills it names; Contents
+//     AddRequest.Skills, Add downloads only the skills it names; Contents
 //     downloads every one, so that what Add would skip shows. Outdated and Update (rule 14) read the index
 //     once per source: a skill whose digest it still names is current;
 //     one it names with another digest is downloaded and compared, and
@@ -459,7 +459,7 @@
 // signature.ErrUnsigned, ErrUntrusted or ErrInvalid,
 // source.ErrCommitSignature). Per source, in this order:
 //
-//  1. Policy first: the source, as [Installer.PolicySource] sees it
+//  1. Policy first: the source, as [Installer.Origin] sees it
 //     (kind, canonical location, pinned), is checked with policy.Check
 //     before anything is read or downloaded. Add checks every source of
 //     the request first: one refused source fails the request and
@@ -587,7 +587,7 @@
 //     *trust.RefusedError whose Refusals list the refusals (it matches
 //     [ErrRefused], and not policy.ErrDenied, as its refusals say why in
 //     words alone); it changes
-//     nothing when every skill is refused or, with Request.Strict, any
+//     nothing when every skill is refused or, with AddRequest.Strict, any
 //     is. Sync refuses the whole sync, changing nothing (it skips
 //     nothing, rule 4). A refused source or skill is never written
 //     anywhere: not in the canonical folder, not in an agent's folder,
@@ -687,7 +687,7 @@
 //     reason ([ErrConflict], naming the folder), unless rule 5 takes it
 //     over, and nothing of it is changed. A skill that breaks only the
 //     Agent Skills specification (a description over 1,024 characters,
-//     which the other tools install) is added as Request.Lenient adds
+//     which the other tools install) is added as AddRequest.Lenient adds
 //     it, and recorded so (rule 4). The other tools' lock files are
 //     never changed.
 //  4. With ImportRequest.DryRun nothing is written: each source's
@@ -710,7 +710,7 @@
 //     out), and a SKILL.md may have gh's form (the same front matter as
 //     YAML values once gh's keys are taken out of its metadata, and the
 //     same body), each is moved to a new folder under
-//     <root>/.agents/backups (Imported.Backups, as Request.Force does
+//     <root>/.agents/backups (Imported.Backups, as AddRequest.Force does
 //     with an edited copy) and the skill is added in its place; when the
 //     add fails, the copies are moved back. Any other difference leaves
 //     the skill out, unchanged, naming the files that differ.

@@ -102,7 +102,7 @@ func TestAddLinksAgentsToOneCanonicalCopy(t *testing.T) {
 	f := newFixture(t)
 	src := f.writeSkill(t, "review", "code-review", "")
 	in := f.installer(t)
-	changes, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex")})
+	changes, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestAddLinksAgentsToOneCanonicalCopy(t *testing.T) {
 		}
 	}
 	// A second run changes nothing and says so.
-	again, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex")})
+	again, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex")})
 	if err != nil || Changed(again) {
 		t.Errorf("second Add = %v, %v, want everything unchanged", actions(again), err)
 	}
@@ -148,7 +148,7 @@ func TestAddNeverTouchesWhatItDidNotCreate(t *testing.T) {
 	os.MkdirAll(mine, 0o755)
 	os.WriteFile(filepath.Join(mine, "SKILL.md"), []byte("my own"), 0o644)
 	in := f.installer(t)
-	_, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex")})
+	_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex")})
 	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), mine) {
 		t.Fatalf("Add over a user's folder = %v, want a conflict naming %s", err, mine)
 	}
@@ -182,7 +182,7 @@ func TestUpdateCopyRemove(t *testing.T) {
 	f, src, in := installedReview(t, "claude-code", "windsurf")
 	ctx := t.Context()
 	os.WriteFile(filepath.Join(src, "SKILL.md"), []byte(skillMD("code-review")+"v2\n"), 0o644)
-	changes, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Copy: true})
+	changes, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Copy: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestListVerifyStates(t *testing.T) {
 	ctx := t.Context()
 	for _, name := range []string{"alpha", "beta", "gamma"} {
 		src := f.writeSkill(t, name, name, "")
-		if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		if _, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -308,7 +308,7 @@ func TestNestedFolderAndLinkedParent(t *testing.T) {
 	os.MkdirAll(elsewhere, 0o755)
 	os.Symlink(elsewhere, filepath.Join(f.env.Project, ".claude"))
 	in := f.installer(t)
-	changes, err := in.Add(t.Context(), Request{Sources: []string{filepath.Join(f.sources, "kit")}, Agents: agentsOf(t, "claude-code"), Skills: []string{"alpha", "tools"}})
+	changes, err := in.Add(t.Context(), AddRequest{Sources: []string{filepath.Join(f.sources, "kit")}, Agents: agentsOf(t, "claude-code"), Skills: []string{"alpha", "tools"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +340,7 @@ func TestArchiveAndURLSources(t *testing.T) {
 	sum := sha256.Sum256(single)
 	in := f.installer(t)
 	ctx := t.Context()
-	if _, err := in.Add(ctx, Request{Sources: []string{archive}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{archive}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatalf("Add(archive) = %v", err)
 	}
 	for _, name := range []string{"alpha", "beta"} {
@@ -349,17 +349,17 @@ func TestArchiveAndURLSources(t *testing.T) {
 		}
 	}
 	good := srv.URL + "/solo.tgz#sha256=" + hex.EncodeToString(sum[:])
-	if _, err := in.Add(ctx, Request{Sources: []string{good}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{good}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatalf("Add(URL with the right digest) = %v", err)
 	}
 	if got := readFile(t, filepath.Join(f.env.Project, ".claude", "skills", "solo", "SKILL.md")); got != skillMD("solo") {
 		t.Errorf("solo from the URL = %q", got)
 	}
 	bad := srv.URL + "/solo.tgz#sha256=" + strings.Repeat("0", 64)
-	if _, err := in.Add(ctx, Request{Sources: []string{bad}, Agents: agentsOf(t, "codex")}); err == nil || !strings.Contains(err.Error(), "SHA-256") {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{bad}, Agents: agentsOf(t, "codex")}); err == nil || !strings.Contains(err.Error(), "SHA-256") {
 		t.Errorf("Add(URL with a wrong digest) = %v, want a SHA-256 mismatch", err)
 	}
-	if _, err := in.Add(ctx, Request{Sources: []string{srv.URL + "/x#sha256=abc"}}); err == nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{srv.URL + "/x#sha256=abc"}}); err == nil {
 		t.Errorf("Add(URL with a malformed digest) succeeded")
 	}
 }
@@ -370,7 +370,7 @@ func TestCheckerRefusesUnusableSkills(t *testing.T) {
 	in := f.installer(t, withChecker(func(string) (string, []string, error) {
 		return "", []string{"description: required", "name: required"}, nil
 	}))
-	_, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+	_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 	if err == nil || !strings.Contains(err.Error(), "description: required; name: required") {
 		t.Errorf("Add of an unusable skill = %v, want its problems listed", err)
 	}
@@ -380,7 +380,7 @@ func TestUserScope(t *testing.T) {
 	f := newFixture(t)
 	src := f.writeSkill(t, "review", "code-review", "")
 	in := f.installer(t, WithScope(User))
-	if _, err := in.Add(context.Background(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex")}); err != nil {
+	if _, err := in.Add(context.Background(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex")}); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{".agents/skills/code-review/SKILL.md", ".claude/skills/code-review/SKILL.md", ".agents/" + lockName} {
@@ -404,14 +404,14 @@ func TestDefaultCheckerUsesLenientRules(t *testing.T) {
 	os.WriteFile(filepath.Join(bad, "SKILL.md"), []byte("---\nname: bad\n---\nno description\n"), 0o644)
 	c := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache")))
 	in := New(f.env, WithCache(c), WithLockDir(filepath.Join(f.env.Home, ".locks")))
-	changes, err := in.Add(t.Context(), Request{Sources: []string{good, colon}, Agents: agentsOf(t, "codex")})
+	changes, err := in.Add(t.Context(), AddRequest{Sources: []string{good, colon}, Agents: agentsOf(t, "codex")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := actions(changes); !slices.Equal(got, []string{"code-review/:canonical:installed", "code-review/codex:canonical:installed", "colon/:canonical:installed", "colon/codex:canonical:installed"}) {
 		t.Errorf("changes = %v", got)
 	}
-	if _, err := in.Add(t.Context(), Request{Sources: []string{bad}, Agents: agentsOf(t, "codex")}); err == nil || !strings.Contains(err.Error(), "description") {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{bad}, Agents: agentsOf(t, "codex")}); err == nil || !strings.Contains(err.Error(), "description") {
 		t.Errorf("Add of a skill without a description = %v, want it refused naming the field", err)
 	}
 }
@@ -438,7 +438,7 @@ func TestDownloadProgress(t *testing.T) {
 	defer srv.Close()
 	var progress bytes.Buffer
 	in := withFakeClock(f.installer(t, WithProgress(&progress)), clk)
-	if _, err := in.Add(t.Context(), Request{Sources: []string{srv.URL + "/slow.tgz"}, Agents: agentsOf(t, "codex")}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{srv.URL + "/slow.tgz"}, Agents: agentsOf(t, "codex")}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(progress.String(), "downloading "+srv.URL+"/slow.tgz") || !strings.HasSuffix(progress.String(), "done\n") {
@@ -447,7 +447,7 @@ func TestDownloadProgress(t *testing.T) {
 	progress.Reset()
 	fast := server(fastDelay)
 	defer fast.Close()
-	if _, err := in.Add(t.Context(), Request{Sources: []string{fast.URL + "/fast.tgz"}, Agents: agentsOf(t, "codex")}); err == nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{fast.URL + "/fast.tgz"}, Agents: agentsOf(t, "codex")}); err == nil {
 		t.Errorf("the same skill name from another URL was accepted")
 	}
 	if progress.Len() != 0 {
@@ -490,7 +490,7 @@ func TestOwnershipFollowsWhatIsThere(t *testing.T) {
 		f := newFixture(t)
 		src := f.writeSkill(t, "foo", "foo", "")
 		in := f.installer(t)
-		if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex"), Copy: copyMode}); err != nil {
+		if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex"), Copy: copyMode}); err != nil {
 			t.Fatal(err)
 		}
 		return f, in, src, filepath.Join(f.env.Project, ".claude", "skills", "foo")
@@ -537,7 +537,7 @@ func TestOwnershipFollowsWhatIsThere(t *testing.T) {
 		if _, err := in.Remove(t.Context(), RemoveRequest{Names: []string{"foo"}}); err == nil {
 			t.Errorf("Remove of an edited copy succeeded")
 		}
-		if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); !errors.Is(err, ErrModified) {
+		if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); !errors.Is(err, ErrModified) {
 			t.Errorf("Add switching an edited copy to a link = %v, want ErrModified", err)
 		}
 		if got := readFile(t, filepath.Join(copied, "notes.md")); got != "my edits" {
@@ -546,7 +546,7 @@ func TestOwnershipFollowsWhatIsThere(t *testing.T) {
 	})
 	t.Run("copy to link and back", func(t *testing.T) {
 		_, in, src, p := setup(t, true)
-		changes, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+		changes, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -556,7 +556,7 @@ func TestOwnershipFollowsWhatIsThere(t *testing.T) {
 		if got := actions(changes); !slices.Contains(got, "foo/claude-code:link:installed") {
 			t.Errorf("changes = %v", got)
 		}
-		changes, err = in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Copy: true})
+		changes, err = in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Copy: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -573,7 +573,7 @@ func TestOwnershipFollowsWhatIsThere(t *testing.T) {
 		os.MkdirAll(filepath.Join(f.env.Project, ".agents"), 0o755)
 		os.Symlink(victim, filepath.Join(f.env.Project, ".agents", "skills"))
 		src := f.writeSkill(t, "foo", "foo", "")
-		if _, err := f.installer(t).Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err == nil {
+		if _, err := f.installer(t).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err == nil {
 			t.Errorf("Add through a linked .agents/skills succeeded")
 		}
 		if entries, _ := os.ReadDir(victim); len(entries) != 0 {
@@ -590,7 +590,7 @@ func TestAddIsAllOrNothing(t *testing.T) {
 	// of the source only skips its skill: TestLinkedSkillFiles).
 	os.WriteFile(filepath.Join(b, "a:b.md"), []byte("x"), 0o644)
 	in := f.installer(t)
-	if _, err := in.Add(t.Context(), Request{Sources: []string{filepath.Join(f.sources, "kit")}, Agents: agentsOf(t, "claude-code")}); !errors.Is(err, ErrInvalidSource) {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{filepath.Join(f.sources, "kit")}, Agents: agentsOf(t, "claude-code")}); !errors.Is(err, ErrInvalidSource) {
 		t.Fatalf("Add of a kit with a file named a:b.md = %v, want ErrInvalidSource", err)
 	}
 	for _, p := range []string{".agents/skills/a", ".claude/skills/a", ".agents/" + lockName} {
@@ -611,7 +611,7 @@ func TestSyncURLSource(t *testing.T) {
 		return http.DefaultTransport.RoundTrip(r)
 	})}
 	in := f.installer(t, WithHTTPClient(client))
-	if _, err := in.Add(t.Context(), Request{Sources: []string{srv.URL + "/remote.tgz"}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{srv.URL + "/remote.tgz"}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	if requests != 1 {
@@ -689,7 +689,7 @@ func installedReview(t *testing.T, ids ...string) (*fixture, string, *Installer)
 	f := newFixture(t)
 	src := f.writeSkill(t, "review", "code-review", "")
 	in := f.installer(t)
-	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, ids...)}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, ids...)}); err != nil {
 		t.Fatal(err)
 	}
 	return f, src, in

@@ -38,7 +38,7 @@ func TestVersionControlIsLeftOut(t *testing.T) {
 	claude, _ := install.LookupAgent("claude-code")
 	want := []string{"SKILL.md", "docs/reference.md"}
 
-	if _, err := in.Add(t.Context(), install.Request{Sources: []string{archive}, Agents: []install.Agent{claude}}); err != nil {
+	if _, err := in.Add(t.Context(), install.AddRequest{Sources: []string{archive}, Agents: []install.Agent{claude}}); err != nil {
 		t.Fatalf("Add(%s) = %v", archive, err)
 	}
 	checkTree(t, "add", filepath.Join(env.Project, ".claude", "skills", "kit"), want)

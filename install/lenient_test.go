@@ -18,7 +18,7 @@ func frontMatter(lines ...string) string {
 
 // TestLenient checks rule 4's class of problems only the specification
 // holds to: skipped by default, naming them (Change.Spec), installed with
-// Request.Lenient, with a warning, and recorded; every other problem is
+// AddRequest.Lenient, with a warning, and recorded; every other problem is
 // skipped either way.
 func TestLenient(t *testing.T) {
 	long := strings.Repeat("x", skillmd.MaxDescriptionLength+1)
@@ -48,7 +48,7 @@ func TestLenient(t *testing.T) {
 			repo := filepath.Join(f.sources, "repo")
 			writeFiles(t, repo, map[string]string{"skills/s/SKILL.md": tt.skill, "skills/ok/SKILL.md": skillMD("ok")})
 			in := lenientInstaller(f)
-			changes, err := in.Add(t.Context(), Request{Sources: []string{repo}, Agents: agentsOf(t, "codex")})
+			changes, err := in.Add(t.Context(), AddRequest{Sources: []string{repo}, Agents: agentsOf(t, "codex")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,7 +67,7 @@ func TestLenient(t *testing.T) {
 				t.Errorf("skipped Spec, Reason = %q, %q, want %q", skipped.Spec, skipped.Reason, tt.spec)
 			}
 
-			changes, err = in.Add(t.Context(), Request{Sources: []string{repo}, Agents: agentsOf(t, "codex"), Lenient: true})
+			changes, err = in.Add(t.Context(), AddRequest{Sources: []string{repo}, Agents: agentsOf(t, "codex"), Lenient: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,7 +116,7 @@ func TestLenientErrors(t *testing.T) {
 	repo := filepath.Join(f.sources, "repo")
 	writeFiles(t, repo, map[string]string{"skills/long/SKILL.md": badSkillMD("long"), "skills/ok/SKILL.md": skillMD("ok"), "skills/bad/SKILL.md": frontMatter("name: bad")})
 	in := lenientInstaller(f)
-	for name, req := range map[string]Request{
+	for name, req := range map[string]AddRequest{
 		"nothing left": {Skills: []string{"long"}},
 		"strict":       {Strict: true, Skills: []string{"long", "ok"}},
 	} {
@@ -130,13 +130,13 @@ func TestLenientErrors(t *testing.T) {
 		}
 	}
 	// A problem of another kind is no ErrSpecification.
-	_, err := in.Add(t.Context(), Request{Sources: []string{repo}, Agents: agentsOf(t, "codex"), Skills: []string{"skills/bad"}, Lenient: true})
+	_, err := in.Add(t.Context(), AddRequest{Sources: []string{repo}, Agents: agentsOf(t, "codex"), Skills: []string{"skills/bad"}, Lenient: true})
 	if !errors.Is(err, ErrInvalidSource) || errors.Is(err, ErrSpecification) {
 		t.Errorf("Add(a skill without description, Lenient) = %v, want ErrInvalidSource only", err)
 	}
 	// A checker of one's own has no such class: Lenient lets nothing through.
 	custom := New(f.env, WithCache(in.cache), WithLockDir(in.lockDir), withChecker(defaultChecker))
-	_, err = custom.Add(t.Context(), Request{Sources: []string{repo}, Agents: agentsOf(t, "codex"), Skills: []string{"long"}, Lenient: true})
+	_, err = custom.Add(t.Context(), AddRequest{Sources: []string{repo}, Agents: agentsOf(t, "codex"), Skills: []string{"long"}, Lenient: true})
 	if !errors.Is(err, ErrInvalidSource) || errors.Is(err, ErrSpecification) {
 		t.Errorf("Add(Lenient) with withChecker = %v, want the skill refused as not usable", err)
 	}
@@ -157,7 +157,7 @@ func TestLenientSync(t *testing.T) {
 				os.WriteFile(src, testarchive.TarGzFiles(t, map[string]string{"o-r-1/skills/long/SKILL.md": badSkillMD("long")}), 0o644)
 			}
 			in := lenientInstaller(f)
-			if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Lenient: true}); err != nil {
+			if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Lenient: true}); err != nil {
 				t.Fatal(err)
 			}
 			canonical := filepath.Join(f.env.Project, ".agents", "skills", "long")

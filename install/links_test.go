@@ -166,7 +166,7 @@ func TestLinkedSkillFiles(t *testing.T) {
 			}
 			source, _ := kind.make(t, f, tree)
 			in := f.remoteInstaller(t, cachetest.Root(t))
-			changes, err := in.Add(t.Context(), Request{Sources: []string{source}, Agents: agentsOf(t, "claude-code")})
+			changes, err := in.Add(t.Context(), AddRequest{Sources: []string{source}, Agents: agentsOf(t, "claude-code")})
 			if err != nil {
 				t.Fatalf("Add(%s) = %v", kind.name, err)
 			}
@@ -241,11 +241,11 @@ func TestLinkOutOfSourceSkipsItsSkill(t *testing.T) {
 		t.Errorf("Contents = %+v, want every skill, the linked ones with their problem", listed)
 	}
 
-	_, err = in.Add(ctx, Request{Sources: []string{repo}, Agents: agentsOf(t, "claude-code"), Strict: true})
+	_, err = in.Add(ctx, AddRequest{Sources: []string{repo}, Agents: agentsOf(t, "claude-code"), Strict: true})
 	if !errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), "leads out of the source") {
 		t.Errorf("strict Add = %v, want ErrInvalidSource naming the link", err)
 	}
-	changes, err := in.Add(ctx, Request{Sources: []string{repo}, Agents: agentsOf(t, "claude-code")})
+	changes, err := in.Add(ctx, AddRequest{Sources: []string{repo}, Agents: agentsOf(t, "claude-code")})
 	if err != nil {
 		t.Fatalf("Add of a folder with a link out of it = %v, want the others installed", err)
 	}
@@ -270,7 +270,7 @@ func TestLinkOutOfSourceSkipsItsSkill(t *testing.T) {
 		t.Run(kind.name, func(t *testing.T) {
 			f := newFixture(t)
 			source, prefix := kind.make(t, f, linkTree{"skills/good/SKILL.md": skillMD("good"), "skills/rel/SKILL.md": linkPrefix + "../../../../outside/SKILL.md"})
-			changes, err := f.remoteInstaller(t, cachetest.Root(t)).Add(ctx, Request{Sources: []string{source}, Agents: agentsOf(t, "claude-code")})
+			changes, err := f.remoteInstaller(t, cachetest.Root(t)).Add(ctx, AddRequest{Sources: []string{source}, Agents: agentsOf(t, "claude-code")})
 			for _, c := range changes {
 				if c.Action == ActionSkipped && (c.Path != prefix+"skills/rel" || !strings.Contains(c.Reason, "SKILL.md is a link to \"../../../../outside/SKILL.md\", which leads out of the source")) {
 					t.Errorf("Add of a %s with a link out of it skipped %s: %q, want skills/rel naming the link", kind.name, c.Path, c.Reason)
@@ -331,7 +331,7 @@ func TestMirrorIsOneSkill(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("Contents (name, path, skipped) (-want +got):\n%s", diff)
 			}
-			changes, err := in.Add(t.Context(), Request{Sources: []string{source}, Agents: agentsOf(t, "claude-code")})
+			changes, err := in.Add(t.Context(), AddRequest{Sources: []string{source}, Agents: agentsOf(t, "claude-code")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -364,7 +364,7 @@ func TestMirrorIsOneSkill(t *testing.T) {
 			// A mirror selected by its folder is installed from there.
 			g := newFixture(t)
 			source, prefix = kind.make(t, g, tree)
-			_, err = g.remoteInstaller(t, cachetest.Root(t)).Add(t.Context(), Request{Sources: []string{source}, Agents: agentsOf(t, "claude-code"), Skills: []string{prefix + ".gemini/skills/alpha"}})
+			_, err = g.remoteInstaller(t, cachetest.Root(t)).Add(t.Context(), AddRequest{Sources: []string{source}, Agents: agentsOf(t, "claude-code"), Skills: []string{prefix + ".gemini/skills/alpha"}})
 			if lock, _ := readLock(filepath.Join(g.env.Project, ".agents", lockName)); err != nil || lock.Skills["alpha"] == nil || lock.Skills["alpha"].Subpath != prefix+".gemini/skills/alpha" {
 				t.Errorf("Add of the mirror by its folder = %v, lock %+v", err, lock)
 			}

@@ -81,7 +81,7 @@ func TestAddSkillFile(t *testing.T) {
 	if err != nil || len(found) != 1 || found[0].Key != "outer" || found[0].Source != skill.Dir(dir).Source {
 		t.Fatalf("Find(%s) = %v, %v, want the skill outer alone, in its folder", src, found, err)
 	}
-	changes, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")})
+	changes, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "codex")})
 	if err != nil {
 		t.Fatalf("Add(SKILL.md) = %v", err)
 	}

@@ -80,7 +80,7 @@ type lockEntry struct {
 	ETag         string `json:"etag,omitempty"`
 	LastModified string `json:"last_modified,omitempty"`
 	// Lenient records a skill installed though it breaks the Agent
-	// Skills specification (Request.Lenient, rule 4): Sync installs it
+	// Skills specification (AddRequest.Lenient, rule 4): Sync installs it
 	// again without being asked.
 	Lenient bool `json:"lenient,omitempty"`
 	// AllowedRisks records the audit rules whose findings were allowed

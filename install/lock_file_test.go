@@ -60,7 +60,7 @@ func TestLockFileExcludes(t *testing.T) {
 func TestLockWaitCancelled(t *testing.T) {
 	f := newFixture(t)
 	src := f.writeSkill(t, "review", "review", "")
-	if _, err := f.installer(t).Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
+	if _, err := f.installer(t).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
 		t.Fatal(err)
 	}
 	lockFile := filepath.Join(f.env.Project, ".agents", lockName)

@@ -70,7 +70,7 @@ func TestLockFileKnownAnswer(t *testing.T) {
 	}
 	c := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(base, "cache")))
 	in := New(env, WithCache(c))
-	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agents}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agents}); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(env.Project, ".agents", lockName)

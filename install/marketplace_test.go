@@ -200,8 +200,8 @@ func pluginPaths(skills []SourceSkill, prefix string) []string {
 	return out
 }
 
-// TestAddPlugins checks Request.Plugins: the skills of the plugins named,
-// with Request.Skills both, and an unknown name refused listing the
+// TestAddPlugins checks AddRequest.Plugins: the skills of the plugins named,
+// with AddRequest.Skills both, and an unknown name refused listing the
 // plugins, before anything changes.
 func TestAddPlugins(t *testing.T) {
 	tests := []struct {
@@ -226,7 +226,7 @@ func TestAddPlugins(t *testing.T) {
 			f := newFixture(t)
 			dir := filepath.Join(f.sources, "repo")
 			writeFiles(t, dir, officialMarketplace)
-			changes, err := f.installer(t).Add(t.Context(), Request{Sources: []string{dir}, Agents: agentsOf(t, "codex"), Plugins: tt.plugins, Skills: tt.skills})
+			changes, err := f.installer(t).Add(t.Context(), AddRequest{Sources: []string{dir}, Agents: agentsOf(t, "codex"), Plugins: tt.plugins, Skills: tt.skills})
 			if tt.err != "" {
 				if !errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("Add(Plugins: %q) = %v, want ErrInvalidSource saying %q", tt.plugins, err, tt.err)
@@ -247,7 +247,7 @@ func TestAddPlugins(t *testing.T) {
 	t.Run("a source with no plugin", func(t *testing.T) {
 		f := newFixture(t)
 		dir := f.writeSkill(t, "one", "one", "")
-		_, err := f.installer(t).Add(t.Context(), Request{Sources: []string{dir}, Agents: agentsOf(t, "codex"), Plugins: []string{"p"}})
+		_, err := f.installer(t).Add(t.Context(), AddRequest{Sources: []string{dir}, Agents: agentsOf(t, "codex"), Plugins: []string{"p"}})
 		if !errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), "the plugins with skills there: none") {
 			t.Errorf("Add(Plugins) of a source without plugins = %v, want ErrInvalidSource saying there are none", err)
 		}
@@ -300,7 +300,7 @@ func TestNestedSkills(t *testing.T) {
 			dir := filepath.Join(f.sources, "repo")
 			writeFiles(t, dir, files)
 			in := f.installer(t)
-			changes, err := in.Add(t.Context(), Request{Sources: []string{dir}, Agents: agentsOf(t, "codex"), Skills: tt.skills})
+			changes, err := in.Add(t.Context(), AddRequest{Sources: []string{dir}, Agents: agentsOf(t, "codex"), Skills: tt.skills})
 			if err != nil {
 				t.Fatalf("Add(Skills: %q) = %v", tt.skills, err)
 			}
@@ -328,7 +328,7 @@ func TestNestedSkills(t *testing.T) {
 		f := newFixture(t)
 		dir := filepath.Join(f.sources, "repo")
 		writeFiles(t, dir, files)
-		if _, err := f.installer(t).Add(t.Context(), Request{Sources: []string{dir}, Agents: agentsOf(t, "codex"), Skills: []string{"scaling"}}); err != nil {
+		if _, err := f.installer(t).Add(t.Context(), AddRequest{Sources: []string{dir}, Agents: agentsOf(t, "codex"), Skills: []string{"scaling"}}); err != nil {
 			t.Fatal(err)
 		}
 		got := readFile(t, filepath.Join(f.env.Project, ".agents", "skills", "scaling", "volume", "horizontal", "SKILL.md"))
@@ -380,14 +380,14 @@ func TestNestedSkills(t *testing.T) {
 		f := newFixture(t)
 		archive := writeSnapshot(t, f.sources, "o-r-0a1b2c3", files)
 		in := f.installer(t)
-		changes, err := in.Add(t.Context(), Request{Sources: []string{archive}, Agents: agentsOf(t, "codex")})
+		changes, err := in.Add(t.Context(), AddRequest{Sources: []string{archive}, Agents: agentsOf(t, "codex")})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff([]string{"monitoring", "other", "scaling"}, installedNames(changes)); diff != "" {
 			t.Errorf("Add(archive) installed (-want +got):\n%s", diff)
 		}
-		changes, err = in.Add(t.Context(), Request{Sources: []string{archive}, Agents: agentsOf(t, "codex"), Skills: []string{path.Join("o-r-0a1b2c3", "skills/scaling/latency")}})
+		changes, err = in.Add(t.Context(), AddRequest{Sources: []string{archive}, Agents: agentsOf(t, "codex"), Skills: []string{path.Join("o-r-0a1b2c3", "skills/scaling/latency")}})
 		if err != nil || !slices.Equal(installedNames(changes), []string{"scaling-latency"}) {
 			t.Errorf("Add(archive, a nested folder) = %v, %v, want scaling-latency installed", actions(changes), err)
 		}

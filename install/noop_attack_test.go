@@ -42,7 +42,7 @@ func TestNoOpPathKeepsTheRules(t *testing.T) {
 			f := newFixture(t)
 			src := f.writeSkill(t, "a", "alpha", "")
 			in := f.installer(t)
-			req := Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex")}
+			req := AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex")}
 			if _, err := in.Add(t.Context(), req); err != nil {
 				t.Fatal(err)
 			}

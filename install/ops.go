@@ -19,8 +19,8 @@ import (
 	"github.com/agentadaptor/agentadaptor/trust"
 )
 
-// Request says what to install.
-type Request struct {
+// AddRequest says what to install.
+type AddRequest struct {
 	// Sources are folders, archive files or URLs (rules 3 and 12).
 	Sources []string
 	// Agents are the agents to install for; empty means those
@@ -66,7 +66,7 @@ type SyncRequest struct {
 	// a pinned source with other content for its pin fails the sync
 	// either way (rule 13).
 	Frozen bool
-	// Force is Request.Force.
+	// Force is AddRequest.Force.
 	Force bool
 }
 
@@ -121,7 +121,7 @@ type Change struct {
 	PreviousSigner string `json:"previous_signer,omitempty"`
 	// Spec, when not empty, is what the skill breaks of the Agent Skills
 	// specification (rule 4): on a skipped skill, the only reason it was
-	// skipped (Request.Lenient installs it); on the canonical copy's
+	// skipped (AddRequest.Lenient installs it); on the canonical copy's
 	// change of a skill installed leniently, the warning.
 	Spec string `json:"spec,omitempty"`
 }
@@ -141,7 +141,7 @@ func Changed(changes []Change) bool {
 // with req.Strict, when anything was skipped. It is all or nothing for
 // the rest: every skill is read, checked and staged, and every place it
 // goes is checked, before the first one is swapped in.
-func (in *Installer) Add(ctx context.Context, req Request) ([]Change, error) {
+func (in *Installer) Add(ctx context.Context, req AddRequest) ([]Change, error) {
 	choice, err := in.ChooseAgents(req)
 	if err != nil {
 		return nil, err
@@ -220,7 +220,7 @@ func (in *Installer) resolveAll(ctx context.Context, sources []string, trusts []
 // and reports those it skips. It fails when a skill req names is in no
 // source, when nothing is left to install, or, with req.Strict, when any
 // skill was skipped.
-func selectSkills(sources []*sourceSkills, req Request) (use []*candidate, skipped []Change, _ error) {
+func selectSkills(sources []*sourceSkills, req AddRequest) (use []*candidate, skipped []Change, _ error) {
 	if err := missing(req.Skills, sources); err != nil {
 		return nil, nil, err
 	}
@@ -235,7 +235,7 @@ func selectSkills(sources []*sourceSkills, req Request) (use []*candidate, skipp
 	if len(use) == 0 && len(skip) == 0 {
 		// Only Plugins can select nothing: with Skills, or when its
 		// skills are all nested in other skills' folders.
-		return nil, nil, fmt.Errorf("%w: no skill of the plugins %s is selected (Request.Skills: %s; a skill nested in another skill's folder counts only when named); no skill is left to install; nothing was changed",
+		return nil, nil, fmt.Errorf("%w: no skill of the plugins %s is selected (AddRequest.Skills: %s; a skill nested in another skill's folder counts only when named); no skill is left to install; nothing was changed",
 			ErrInvalidSource, strings.Join(req.Plugins, ", "), cmp.Or(strings.Join(req.Skills, ", "), "none"))
 	}
 	if req.Strict || len(use) == 0 {
@@ -529,7 +529,7 @@ func recordedWant(name, source string, entry *lockEntry, r *sourceSkills) (want,
 		return want{}, fmt.Errorf("%w: skill %s in %s: %s", ErrInvalidSource, name, c.where(), c.problem)
 	}
 	if c.spec != "" && !entry.Lenient {
-		return want{}, fmt.Errorf("%w: skill %s in %s: it %w, though agents load it: %s; the lock file does not record it as installed leniently (add it again with Request.Lenient, or update it with UpdateRequest.Lenient)",
+		return want{}, fmt.Errorf("%w: skill %s in %s: it %w, though agents load it: %s; the lock file does not record it as installed leniently (add it again with AddRequest.Lenient, or update it with UpdateRequest.Lenient)",
 			ErrInvalidSource, name, c.where(), ErrSpecification, c.spec)
 	}
 	c.lenient = c.spec != ""
@@ -619,7 +619,7 @@ type RemoveRequest struct {
 	// Force removes a copy or canonical copy that was changed since it
 	// was installed, after moving it to a new folder under
 	// <root>/.agents/backups, which the change names (Change.Backup), as
-	// Request.Force does for Add (rule 7). Default: such a skill fails
+	// AddRequest.Force does for Add (rule 7). Default: such a skill fails
 	// the removal with ErrModified and nothing changes.
 	Force bool
 }

@@ -47,11 +47,11 @@ func TestEditedSkillIsNeverReplacedSilently(t *testing.T) {
 	}
 	for name, op := range map[string]func() error{
 		"add again": func() error {
-			_, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+			_, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 			return err
 		},
 		"add for another one": func() error {
-			_, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "windsurf")})
+			_, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "windsurf")})
 			return err
 		},
 		"sync":        func() error { _, err := in.Sync(ctx, SyncRequest{}); return err },
@@ -72,14 +72,14 @@ func TestEditedSkillIsNeverReplacedSilently(t *testing.T) {
 	// A refused first add leaves no folder behind either.
 	g := newFixture(t)
 	os.MkdirAll(filepath.Join(g.env.Project, ".claude", "skills", "code-review"), 0o755)
-	if _, err := g.installer(t).Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); !errors.Is(err, ErrConflict) {
+	if _, err := g.installer(t).Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); !errors.Is(err, ErrConflict) {
 		t.Errorf("Add over a user's folder = %v", err)
 	}
 	if _, err := os.Lstat(filepath.Join(g.env.Project, ".agents")); err == nil {
 		t.Errorf("a refused add made .agents")
 	}
 	// Forced, the edited folder moves to a backup that the change names.
-	changes, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Force: true})
+	changes, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Force: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestEditedCopyForcedKeepsBackup(t *testing.T) {
 	f := newFixture(t)
 	src := f.writeSkill(t, "foo", "foo", "")
 	in := f.installer(t)
-	req := Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Copy: true}
+	req := AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Copy: true}
 	if _, err := in.Add(t.Context(), req); err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestFrozenSyncChangesNothingOnAnyDifference(t *testing.T) {
 	c := f.writeSkill(t, "c", "gamma", "")
 	in := f.installer(t)
 	ctx := t.Context()
-	if _, err := in.Add(ctx, Request{Sources: []string{a, b, c}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{a, b, c}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	// alpha's link is gone (sync would repair it); beta and gamma drifted.
@@ -181,7 +181,7 @@ func TestLostLockFileAdoptsWhatMatches(t *testing.T) {
 	other := f.writeSkill(t, "notes", "notes", "")
 	in := f.installer(t)
 	ctx := t.Context()
-	req := Request{Sources: []string{src, other}, Agents: agentsOf(t, "claude-code", "codex")}
+	req := AddRequest{Sources: []string{src, other}, Agents: agentsOf(t, "claude-code", "codex")}
 	if _, err := in.Add(ctx, req); err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +269,7 @@ func TestUnfinishedWorkIsSettled(t *testing.T) {
 	beta := f.writeSkill(t, "beta", "beta", "")
 	in := f.installer(t)
 	ctx := t.Context()
-	if _, err := in.Add(ctx, Request{Sources: []string{alpha}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{alpha}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	lockPath := filepath.Join(f.env.Project, ".agents", lockName)
@@ -296,7 +296,7 @@ func TestUnfinishedWorkIsSettled(t *testing.T) {
 		t.Errorf("Verify = %+v, %v, want the unfinished work reported", bad, err)
 	}
 	// The next change settles both, and says so.
-	changes, err := in.Add(ctx, Request{Sources: []string{beta}, Agents: agentsOf(t, "claude-code")})
+	changes, err := in.Add(ctx, AddRequest{Sources: []string{beta}, Agents: agentsOf(t, "claude-code")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +328,7 @@ func TestVerifyWithNothingRecorded(t *testing.T) {
 		t.Errorf("Verify without a lock file = %v, want ErrNothingRecorded", err)
 	}
 	src := f.writeSkill(t, "foo", "foo", "")
-	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := in.Remove(t.Context(), RemoveRequest{Names: []string{"foo"}}); err != nil {
@@ -355,7 +355,7 @@ func TestRemoveDuringSyncIsNotUndone(t *testing.T) {
 	defer srv.Close()
 	in := f.installer(t)
 	ctx := t.Context()
-	if _, err := in.Add(ctx, Request{Sources: []string{srv.URL + "/remote.tgz"}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{srv.URL + "/remote.tgz"}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	slow.Store(true)
@@ -430,10 +430,10 @@ func TestChecksComeBeforeAnyChange(t *testing.T) {
 		c := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache")))
 		in := New(f.env, WithCache(c), WithLockDir(filepath.Join(f.env.Home, ".locks")))
 		kit := filepath.Join(f.sources, "kit")
-		if _, err := in.Add(t.Context(), Request{Sources: []string{kit}, Agents: agentsOf(t, "codex"), Skills: []string{"good"}}); err != nil {
+		if _, err := in.Add(t.Context(), AddRequest{Sources: []string{kit}, Agents: agentsOf(t, "codex"), Skills: []string{"good"}}); err != nil {
 			t.Errorf("Add(--skill good) next to a broken skill = %v", err)
 		}
-		if _, err := in.Add(t.Context(), Request{Sources: []string{kit}, Agents: agentsOf(t, "codex"), Skills: []string{"bad"}}); !errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), "description") {
+		if _, err := in.Add(t.Context(), AddRequest{Sources: []string{kit}, Agents: agentsOf(t, "codex"), Skills: []string{"bad"}}); !errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), "description") {
 			t.Errorf("Add(--skill bad) = %v, want its problems", err)
 		}
 	})
@@ -444,7 +444,7 @@ func TestChecksComeBeforeAnyChange(t *testing.T) {
 		cwd := t.TempDir()
 		t.Chdir(cwd)
 		in := f.installer(t, WithScope(User))
-		_, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex", "claude-code")})
+		_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "codex", "claude-code")})
 		if !errors.Is(err, ErrUnsafeFolder) || !strings.Contains(err.Error(), "CLAUDE_CONFIG_DIR") {
 			t.Errorf("Add with a relative CLAUDE_CONFIG_DIR = %v, want ErrUnsafeFolder naming it", err)
 		}
@@ -483,7 +483,7 @@ func TestURLCredentialsAreNeverRecordedOrShown(t *testing.T) {
 	defer srv.Close()
 	withCreds := strings.Replace(srv.URL, "http://", "http://user:s3cret@", 1) + "/private.tgz"
 	in := f.installer(t)
-	if _, err := in.Add(t.Context(), Request{Sources: []string{withCreds}, Agents: agentsOf(t, "codex")}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{withCreds}, Agents: agentsOf(t, "codex")}); err != nil {
 		t.Fatal(err)
 	}
 	lock := readFile(t, filepath.Join(f.env.Project, ".agents", lockName))
@@ -491,7 +491,7 @@ func TestURLCredentialsAreNeverRecordedOrShown(t *testing.T) {
 		t.Errorf("lock file records the credentials, or not the URL:\n%s", lock)
 	}
 	fail.Store(true)
-	_, err := in.Add(t.Context(), Request{Sources: []string{withCreds + "#sha256=" + strings.Repeat("0", 64)}, Agents: agentsOf(t, "codex")})
+	_, err := in.Add(t.Context(), AddRequest{Sources: []string{withCreds + "#sha256=" + strings.Repeat("0", 64)}, Agents: agentsOf(t, "codex")})
 	if err == nil || strings.Contains(err.Error(), "s3cret") {
 		t.Errorf("Add of a failing URL = %v, want an error without the password", err)
 	}
@@ -567,7 +567,7 @@ func TestDownloadsTimeOut(t *testing.T) {
 				t.Cleanup(func() { close(stop) })
 				client := pipeServer(t, handler(stop))
 				in := f.installer(t, WithHTTPClient(client), WithDownloadTimeout(300*time.Millisecond))
-				_, err := in.Add(t.Context(), Request{Sources: []string{"http://127.0.0.1:1/slow.tgz"}, Agents: agentsOf(t, "codex")})
+				_, err := in.Add(t.Context(), AddRequest{Sources: []string{"http://127.0.0.1:1/slow.tgz"}, Agents: agentsOf(t, "codex")})
 				if !errors.Is(err, ErrSourceUnavailable) || !errors.Is(err, source.ErrStalled) || !strings.Contains(err.Error(), "nothing received for 300ms") {
 					t.Errorf("Add from a server that %s = %v, want ErrSourceUnavailable saying why", name, err)
 				}
@@ -589,7 +589,7 @@ func TestDownloadsTimeOut(t *testing.T) {
 				}
 			}))
 			in := f.installer(t, WithHTTPClient(client), WithDownloadTimeout(300*time.Millisecond))
-			if _, err := in.Add(t.Context(), Request{Sources: []string{"http://127.0.0.1:1/slow.tgz"}, Agents: agentsOf(t, "codex")}); err != nil {
+			if _, err := in.Add(t.Context(), AddRequest{Sources: []string{"http://127.0.0.1:1/slow.tgz"}, Agents: agentsOf(t, "codex")}); err != nil {
 				t.Errorf("Add of a slow, steady download = %v", err)
 			}
 		})
@@ -604,7 +604,7 @@ func TestProjectLinksOutOfTheProjectAreRefused(t *testing.T) {
 	os.MkdirAll(filepath.Join(userClaude, "skills"), 0o755)
 	os.Symlink(userClaude, filepath.Join(f.env.Project, ".claude"))
 	in := f.installer(t)
-	_, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+	_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 	if !errors.Is(err, ErrUnsafeFolder) || !strings.Contains(err.Error(), "outside the project") {
 		t.Errorf("Add through .claude linked out of the project = %v, want ErrUnsafeFolder", err)
 	}
@@ -615,19 +615,19 @@ func TestProjectLinksOutOfTheProjectAreRefused(t *testing.T) {
 	os.Remove(filepath.Join(f.env.Project, ".claude"))
 	os.MkdirAll(filepath.Join(f.env.Project, ".claude"), 0o755)
 	os.Symlink(filepath.Join(userClaude, "skills"), filepath.Join(f.env.Project, ".claude", "skills"))
-	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); !errors.Is(err, ErrUnsafeFolder) {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); !errors.Is(err, ErrUnsafeFolder) {
 		t.Errorf("Add through .claude/skills linked out of the project = %v, want ErrUnsafeFolder", err)
 	}
 	os.Remove(filepath.Join(f.env.Project, ".claude", "skills"))
 	os.Symlink(filepath.Join(f.env.Home, "nowhere"), filepath.Join(f.env.Project, ".claude", "skills"))
-	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); !errors.Is(err, ErrUnsafeFolder) {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); !errors.Is(err, ErrUnsafeFolder) {
 		t.Errorf("Add through a dangling link = %v, want ErrUnsafeFolder", err)
 	}
 	if _, err := os.Lstat(filepath.Join(f.env.Home, "nowhere")); err == nil {
 		t.Errorf("Add created the target of a dangling link")
 	}
 	// The user scope is the user's own: links there are followed.
-	if _, err := f.installer(t, WithScope(User)).Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := f.installer(t, WithScope(User)).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Errorf("user-scope Add = %v", err)
 	}
 }
@@ -639,7 +639,7 @@ func TestCommittedFileLockLinkIsNotFollowed(t *testing.T) {
 	os.MkdirAll(filepath.Join(f.env.Project, ".agents"), 0o755)
 	os.Symlink(target, filepath.Join(f.env.Project, ".agents", ".agentskills.flock"))
 	in := f.installer(t)
-	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := in.Remove(t.Context(), RemoveRequest{Names: []string{"foo"}}); err != nil {
@@ -654,7 +654,7 @@ func TestCommittedLockFileWorksInAnotherCheckout(t *testing.T) {
 	f := newFixture(t)
 	src := f.writeSkill(t, "foo", "foo", "")
 	in := f.installer(t)
-	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	lock := readFile(t, filepath.Join(f.env.Project, ".agents", lockName))
@@ -695,7 +695,7 @@ func TestUserFoldersThatMoveWithTheEnvironment(t *testing.T) {
 	}
 	set(elsewhere)
 	ctx := t.Context()
-	if _, err := f.installer(t, WithScope(User)).Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := f.installer(t, WithScope(User)).Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	old := filepath.Join(elsewhere, "skills", "foo")
@@ -761,7 +761,7 @@ func TestLocalFoldersAreCopiedUnderTheArchiveRules(t *testing.T) {
 	os.Symlink("notes.md", filepath.Join(src, "alias.md"))
 	os.MkdirAll(filepath.Join(src, ".git", "objects"), 0o755)
 	os.WriteFile(filepath.Join(src, ".git", "HEAD"), []byte("ref"), 0o644)
-	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
 		t.Fatal(err)
 	}
 	canonical := f.canonicalOf("linked")
@@ -778,7 +778,7 @@ func TestLocalFoldersAreCopiedUnderTheArchiveRules(t *testing.T) {
 	for name, file := range map[string]string{"colon": "a:b.md", "device name": "CON.md", "backslash": `a\b.md`} {
 		src := f.writeSkill(t, "bad-"+strings.ReplaceAll(name, " ", "-"), "bad-"+strings.ReplaceAll(name, " ", "-"), "")
 		os.WriteFile(filepath.Join(src, file), []byte("x"), 0o644)
-		_, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "codex")})
+		_, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "codex")})
 		if !errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), fmt.Sprintf("%q", file)) {
 			t.Errorf("Add of a skill holding %s = %v, want ErrInvalidSource naming it", file, err)
 		}
@@ -786,7 +786,7 @@ func TestLocalFoldersAreCopiedUnderTheArchiveRules(t *testing.T) {
 	// A link out of the skill is refused.
 	out := f.writeSkill(t, "escape", "escape", "")
 	os.Symlink(filepath.Join(f.sources, "linked", "notes.md"), filepath.Join(out, "leak.md"))
-	if _, err := in.Add(ctx, Request{Sources: []string{out}, Agents: agentsOf(t, "codex")}); !errors.Is(err, ErrInvalidSource) {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{out}, Agents: agentsOf(t, "codex")}); !errors.Is(err, ErrInvalidSource) {
 		t.Errorf("Add of a skill linking out of itself = %v, want ErrInvalidSource", err)
 	}
 }
@@ -811,7 +811,7 @@ func TestArchivesAreReadOncePerSource(t *testing.T) {
 	c := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(t.TempDir(), "cache")))
 	in := f.installer(t, WithCache(c))
 	ctx := t.Context()
-	changes, err := in.Add(ctx, Request{Sources: []string{srv.URL + "/kit.tgz"}, Agents: agentsOf(t, "claude-code")})
+	changes, err := in.Add(ctx, AddRequest{Sources: []string{srv.URL + "/kit.tgz"}, Agents: agentsOf(t, "claude-code")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -844,7 +844,7 @@ func TestCorruptLockFileSaysHowBack(t *testing.T) {
 	f := newFixture(t)
 	src := f.writeSkill(t, "foo", "foo", "")
 	in := f.installer(t)
-	req := Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}
+	req := AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}
 	if _, err := in.Add(t.Context(), req); err != nil {
 		t.Fatal(err)
 	}
@@ -908,7 +908,7 @@ func TestCacheLimitsApply(t *testing.T) {
 			f := newFixture(t)
 			src := tt.source(f)
 			in := f.installer(t, WithCache(skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(t.TempDir(), "cache")), tt.limit)))
-			changes, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+			changes, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 			if !errors.Is(err, skill.ErrArchiveLimit) || !errors.Is(err, ErrInvalidSource) {
 				t.Fatalf("Add(%s) = %v, %v, want ErrInvalidSource and skill.ErrArchiveLimit", tt.name, actions(changes), err)
 			}
@@ -923,7 +923,7 @@ func TestCacheLimitsApply(t *testing.T) {
 			if tt.name[:6] == "folder" || tt.name[:3] == "git" {
 				src = tt.source(f2)
 			}
-			if _, err := f2.installer(t).Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+			if _, err := f2.installer(t).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 				t.Errorf("Add(%s) with the default limits = %v", tt.name, err)
 			}
 		})

@@ -80,7 +80,7 @@ func TestOutdatedGitHubOneLookupPerSource(t *testing.T) {
 	f := newFixture(t)
 	in := f.remoteInstaller(t, cachetest.Root(t))
 	ctx := t.Context()
-	if _, err := in.Add(ctx, Request{Sources: []string{"o/skills"}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{"o/skills"}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	before := lockBytes(t, f)
@@ -159,7 +159,7 @@ func TestOutdatedReportsUnreachableSourcesPerSkill(t *testing.T) {
 	in := f.remoteInstaller(t, cachetest.Root(t))
 	ctx := t.Context()
 	local := f.writeSkill(t, "local", "local", "")
-	if _, err := in.Add(ctx, Request{Sources: []string{"o/skills", local}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{"o/skills", local}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	g.setOffline(true)
@@ -284,7 +284,7 @@ func TestOutdatedURLAsksWhetherItChanged(t *testing.T) {
 			in := f.installer(t)
 			ctx := t.Context()
 			src := u.srv.URL + "/kit.tgz"
-			if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+			if _, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 				t.Fatal(err)
 			}
 			lock, _ := readLock(filepath.Join(f.env.Project, ".agents", lockName))
@@ -326,7 +326,7 @@ func TestOutdatedURLAsksWhetherItChanged(t *testing.T) {
 		u.set(body, `"v1"`, "")
 		in := f.installer(t)
 		src := u.srv.URL + "/kit.tgz#sha256=" + sha256Hex(body)
-		if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 			t.Fatal(err)
 		}
 		u.counts()
@@ -348,7 +348,7 @@ func TestOutdatedURLAsksWhetherItChanged(t *testing.T) {
 		u.set(testarchive.TarGzFiles(t, map[string]string{"kit/SKILL.md": skillMD("kit")}), `"v1"`, "")
 		in := f.installer(t)
 		src := u.srv.URL + "/kit.tgz"
-		if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 			t.Fatal(err)
 		}
 		before := lockBytes(t, f)
@@ -378,7 +378,7 @@ func TestOutdatedGitBranch(t *testing.T) {
 	src := "git+file://" + filepath.ToSlash(repo) + "#ref=main"
 	in := f.remoteInstaller(t, cachetest.Root(t))
 	ctx := t.Context()
-	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	c2 := gitRepo(t, repo, map[string]string{"skills/alpha/SKILL.md": skillMD("alpha") + "new\n"})
@@ -406,7 +406,7 @@ func TestOutdatedOCITagMoved(t *testing.T) {
 	ctx := t.Context()
 	o.push(t, "team/review", "1", "review", "")
 	src := "oci://" + o.host + "/team/review:1"
-	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	if rows, err := in.Outdated(ctx); err != nil || states(rows)["review"] != OutdatedCurrent {
@@ -445,7 +445,7 @@ func TestOutdatedRefusedByPolicy(t *testing.T) {
 	in := f.remoteInstaller(t, cache)
 	ctx := t.Context()
 	local := f.writeSkill(t, "local", "local", "")
-	if _, err := in.Add(ctx, Request{Sources: []string{"o/skills", local}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{"o/skills", local}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	g.take()
@@ -481,7 +481,7 @@ func TestURLValidatorsBounded(t *testing.T) {
 	body := testarchive.TarGzFiles(t, map[string]string{"a/SKILL.md": skillMD("a"), "b/SKILL.md": skillMD("b"), "c/SKILL.md": skillMD("c")})
 	u.set(body, `"`+strings.Repeat("e", 1<<20)+`"`, strings.Repeat("m", 1<<20))
 	in := f.installer(t)
-	if _, err := in.Add(t.Context(), Request{Sources: []string{u.srv.URL + "/kit.tgz"}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{u.srv.URL + "/kit.tgz"}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	lockPath := filepath.Join(f.env.Project, ".agents", lockName)

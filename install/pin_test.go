@@ -22,7 +22,7 @@ func TestPinnedContentNeverChanges(t *testing.T) {
 	f := newFixture(t)
 	ctx := t.Context()
 	agents := agentsOf(t, "claude-code")
-	if _, err := f.remoteInstaller(t, cachetest.Root(t)).Add(ctx, Request{Sources: []string{"o/skills"}, Agents: agents}); err != nil {
+	if _, err := f.remoteInstaller(t, cachetest.Root(t)).Add(ctx, AddRequest{Sources: []string{"o/skills"}, Agents: agents}); err != nil {
 		t.Fatal(err)
 	}
 	lockPath := filepath.Join(f.env.Project, ".agents", lockName)
@@ -51,10 +51,10 @@ func TestPinnedContentNeverChanges(t *testing.T) {
 		{"sync --force", func(in *Installer) ([]Change, error) { return in.Sync(ctx, SyncRequest{Force: true}) }},
 		{"sync --frozen", func(in *Installer) ([]Change, error) { return in.Sync(ctx, SyncRequest{Frozen: true}) }},
 		{"add again", func(in *Installer) ([]Change, error) {
-			return in.Add(ctx, Request{Sources: []string{"o/skills"}, Agents: agents})
+			return in.Add(ctx, AddRequest{Sources: []string{"o/skills"}, Agents: agents})
 		}},
 		{"add again --force", func(in *Installer) ([]Change, error) {
-			return in.Add(ctx, Request{Sources: []string{"o/skills"}, Agents: agents, Force: true})
+			return in.Add(ctx, AddRequest{Sources: []string{"o/skills"}, Agents: agents, Force: true})
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,7 +81,7 @@ func TestPinnedContentNeverChanges(t *testing.T) {
 	if _, err := in.Remove(ctx, RemoveRequest{Names: []string{"alpha"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := in.Add(ctx, Request{Sources: []string{"o/skills"}, Agents: agents}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{"o/skills"}, Agents: agents}); err != nil {
 		t.Fatalf("add after remove = %v", err)
 	}
 	if lock, err := readLock(lockPath); err != nil || lock.Skills["alpha"].Digest == recorded || lock.Skills["alpha"].Pin != commitA {
@@ -98,7 +98,7 @@ func TestPartialRemoveKeepsPin(t *testing.T) {
 	f := newFixture(t)
 	ctx := t.Context()
 	in := f.remoteInstaller(t, cachetest.Root(t))
-	if _, err := in.Add(ctx, Request{Sources: []string{"o/skills"}, Agents: agentsOf(t, "claude-code", "windsurf")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{"o/skills"}, Agents: agentsOf(t, "claude-code", "windsurf")}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := in.Remove(ctx, RemoveRequest{Names: []string{"alpha"}, Agents: agentsOf(t, "windsurf")}); err != nil {

@@ -53,7 +53,7 @@ func helperAdd(flip bool) int {
 		if flip {
 			writeVersion(src, i%2)
 		}
-		if _, err := in.Add(context.Background(), Request{Sources: []string{src}, Agents: []Agent{claude, codex}}); err != nil {
+		if _, err := in.Add(context.Background(), AddRequest{Sources: []string{src}, Agents: []Agent{claude, codex}}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
@@ -98,7 +98,7 @@ func helperInterruptible() int {
 	claude, _ := LookupAgent("claude-code")
 	windsurf, _ := LookupAgent("windsurf")
 	fmt.Println("resolving")
-	_, err := in.Add(ctx, Request{Sources: []string{os.Getenv("INSTALL_TEST_SOURCE")}, Agents: []Agent{claude, windsurf}, Copy: true})
+	_, err := in.Add(ctx, AddRequest{Sources: []string{os.Getenv("INSTALL_TEST_SOURCE")}, Agents: []Agent{claude, windsurf}, Copy: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		if errors.Is(err, ErrInterrupted) {
@@ -210,7 +210,7 @@ func TestStagingHookSeesEachFile(t *testing.T) {
 		defer mu.Unlock()
 		seen = append(seen, name)
 	}
-	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
 		t.Fatal(err)
 	}
 	slices.Sort(seen)
@@ -335,7 +335,7 @@ func TestInterruptedAddLeavesLockAndFoldersAgreeing(t *testing.T) {
 		t.Errorf("%d of %d skills recorded after the interruption; the test wants it midway", got, n)
 	}
 	// Running again finishes.
-	if _, err := f.installer(t).Add(t.Context(), Request{Sources: []string{filepath.Join(f.sources, "kit")}, Agents: agentsOf(t, "claude-code", "windsurf"), Copy: true}); err != nil {
+	if _, err := f.installer(t).Add(t.Context(), AddRequest{Sources: []string{filepath.Join(f.sources, "kit")}, Agents: agentsOf(t, "claude-code", "windsurf"), Copy: true}); err != nil {
 		t.Fatal(err)
 	}
 	if got := checkAgrees(t, f); got != n {
@@ -353,7 +353,7 @@ func TestKilledRemoveNeverLeavesHalfASkill(t *testing.T) {
 		os.WriteFile(filepath.Join(src, "refs", fmt.Sprintf("r%04d.md", i)), []byte("x"), 0o644)
 	}
 	in := f.installer(t)
-	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
 		t.Fatal(err)
 	}
 	canonical := filepath.Join(f.env.Project, ".agents", "skills", "big")

@@ -164,7 +164,7 @@ func TestRemoteProgress(t *testing.T) {
 		clk := newFakeClock()
 		in := withFakeClock(New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(filepath.Join(f.env.Home, ".locks")),
 			WithHTTPClient(&http.Client{Transport: slowTransport{host: archiveHost, clock: clk, delay: slowDelay}}), WithProgress(&progress)), clk)
-		if _, err := in.Add(t.Context(), Request{Sources: []string{"o/skills@v1"}, Agents: agentsOf(t, "codex")}); err != nil {
+		if _, err := in.Add(t.Context(), AddRequest{Sources: []string{"o/skills@v1"}, Agents: agentsOf(t, "codex")}); err != nil {
 			t.Fatal(err)
 		}
 		if got := progress.String(); !done("o/skills@v1").MatchString(got) {
@@ -179,7 +179,7 @@ func TestRemoteProgress(t *testing.T) {
 		clk = newFakeClock()
 		in = withFakeClock(New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(filepath.Join(f.env.Home, ".locks")),
 			WithHTTPClient(&http.Client{Transport: slowTransport{host: archiveHost, clock: clk, delay: fastDelay}}), WithProgress(&progress)), clk)
-		if _, err := in.Add(t.Context(), Request{Sources: []string{"o/skills@v2"}, Agents: agentsOf(t, "codex")}); err != nil {
+		if _, err := in.Add(t.Context(), AddRequest{Sources: []string{"o/skills@v2"}, Agents: agentsOf(t, "codex")}); err != nil {
 			t.Fatal(err)
 		}
 		if progress.Len() != 0 {
@@ -222,7 +222,7 @@ func TestRemoteProgress(t *testing.T) {
 		slow.Store(true)
 		var progress bytes.Buffer
 		in := withFakeClock(New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(filepath.Join(f.env.Home, ".locks")), WithProgress(&progress)), clk)
-		if _, err := in.Add(t.Context(), Request{Sources: []string{ref}, Agents: agentsOf(t, "codex")}); err != nil {
+		if _, err := in.Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agentsOf(t, "codex")}); err != nil {
 			t.Fatal(err)
 		}
 		if got := progress.String(); !done(ref).MatchString(got) || strings.HasSuffix(got, " 0.0 MiB, done\n") {
@@ -260,7 +260,7 @@ func TestRemoteProgress(t *testing.T) {
 			clk.advance(slowDelay)
 			opened <- os.WriteFile(gate, nil, 0o644)
 		}()
-		if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
+		if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
 			t.Fatal(err)
 		}
 		if err := <-opened; err != nil {

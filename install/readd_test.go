@@ -68,7 +68,7 @@ func TestReAddUnchangedPinDownloadsNothing(t *testing.T) {
 	f := newFixture(t)
 	in := f.remoteInstaller(t, cachetest.Root(t))
 	ctx := t.Context()
-	req := Request{Sources: []string{"o/skills"}, Agents: agentsOf(t, "claude-code")}
+	req := AddRequest{Sources: []string{"o/skills"}, Agents: agentsOf(t, "claude-code")}
 	if _, err := in.Add(ctx, req); err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestReAddDownloadsWhenTheCacheCannotTell(t *testing.T) {
 			cacheRoot := cachetest.Root(t)
 			in := f.remoteInstaller(t, cacheRoot)
 			ctx := t.Context()
-			req := Request{Sources: []string{"o/skills"}, Agents: agentsOf(t, "claude-code")}
+			req := AddRequest{Sources: []string{"o/skills"}, Agents: agentsOf(t, "claude-code")}
 			if _, err := in.Add(ctx, req); err != nil {
 				t.Fatal(err)
 			}
@@ -211,7 +211,7 @@ func TestReAddDownloadsWhenTheCacheCannotTell(t *testing.T) {
 	}
 }
 
-// TestReAddSelection checks that a selection (Request.Skills) at the
+// TestReAddSelection checks that a selection (AddRequest.Skills) at the
 // same pin is taken from the memo when the memo covers the whole source,
 // and downloaded when it does not.
 func TestReAddSelection(t *testing.T) {
@@ -227,14 +227,14 @@ func TestReAddSelection(t *testing.T) {
 	t.Run("memo covers it", func(t *testing.T) {
 		f := newFixture(t)
 		in := f.remoteInstaller(t, cachetest.Root(t))
-		if _, err := in.Add(ctx, Request{Sources: []string{"o/skills"}, Agents: agents}); err != nil {
+		if _, err := in.Add(ctx, AddRequest{Sources: []string{"o/skills"}, Agents: agents}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := in.Remove(ctx, RemoveRequest{Names: []string{"beta"}, Agents: agents}); err != nil {
 			t.Fatal(err)
 		}
 		g.take()
-		changes, err := in.Add(ctx, Request{Sources: []string{"o/skills"}, Skills: []string{"beta"}, Agents: agents})
+		changes, err := in.Add(ctx, AddRequest{Sources: []string{"o/skills"}, Skills: []string{"beta"}, Agents: agents})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,14 +252,14 @@ func TestReAddSelection(t *testing.T) {
 		f := newFixture(t)
 		cacheRoot := cachetest.Root(t)
 		in := f.remoteInstaller(t, cacheRoot)
-		if _, err := in.Add(ctx, Request{Sources: []string{"o/skills"}, Skills: []string{"alpha"}, Agents: agents}); err != nil {
+		if _, err := in.Add(ctx, AddRequest{Sources: []string{"o/skills"}, Skills: []string{"alpha"}, Agents: agents}); err != nil {
 			t.Fatal(err)
 		}
 		if memos := sourceMemos(t, cacheRoot); len(memos) != 0 {
 			t.Errorf("memos after an Add of part of a source: %q, want none", memos)
 		}
 		g.take()
-		changes, err := in.Add(ctx, Request{Sources: []string{"o/skills"}, Skills: []string{"beta"}, Agents: agents})
+		changes, err := in.Add(ctx, AddRequest{Sources: []string{"o/skills"}, Skills: []string{"beta"}, Agents: agents})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -299,7 +299,7 @@ func TestReAddGitNoFetch(t *testing.T) {
 	src := "git+file://" + filepath.ToSlash(repo) + "#ref=main"
 	in := f.remoteInstaller(t, cachetest.Root(t))
 	ctx := t.Context()
-	req := Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}
+	req := AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}
 	if _, err := in.Add(ctx, req); err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +379,7 @@ func TestReAddGitOverHTTPAsksOnlyTheRefs(t *testing.T) {
 	}
 	f := newFixture(t)
 	in := f.remoteInstaller(t, cachetest.Root(t))
-	req := Request{Sources: []string{"git+" + srv.URL + "/skills.git#ref=main"}, Agents: agentsOf(t, "claude-code")}
+	req := AddRequest{Sources: []string{"git+" + srv.URL + "/skills.git#ref=main"}, Agents: agentsOf(t, "claude-code")}
 	if _, err := in.Add(t.Context(), req); err != nil {
 		t.Fatal(err)
 	}

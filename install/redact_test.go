@@ -64,7 +64,7 @@ func TestGitCredentialsNotShown(t *testing.T) {
 			in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))),
 				WithLockDir(t.TempDir()), WithDownloadTimeout(time.Second), WithProgress(&progress))
 			src := "git+" + strings.Replace(srv.URL, "http://", "http://"+token+"@", 1) + "/skills.git#ref=main"
-			_, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")})
+			_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "codex")})
 			if err == nil || strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), srv.URL) {
 				t.Errorf("Add(%s) = %v, want an error naming %s without the token", src, err, srv.URL)
 			}

@@ -159,7 +159,7 @@ func TestGitHubSourcePinned(t *testing.T) {
 	ctx := t.Context()
 	lockPath := filepath.Join(f.env.Project, ".agents", lockName)
 
-	changes, err := in.Add(ctx, Request{Sources: []string{"o/skills"}, Agents: agentsOf(t, "claude-code")})
+	changes, err := in.Add(ctx, AddRequest{Sources: []string{"o/skills"}, Agents: agentsOf(t, "claude-code")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func TestGitHubSourcePinned(t *testing.T) {
 	}
 
 	// Add again moves the pin and says from where to where.
-	changes, err = in.Add(ctx, Request{Sources: []string{"o/skills"}, Agents: agentsOf(t, "claude-code")})
+	changes, err = in.Add(ctx, AddRequest{Sources: []string{"o/skills"}, Agents: agentsOf(t, "claude-code")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,12 +278,12 @@ func TestGitHubSourceForms(t *testing.T) {
 			t.Errorf("Contents(%s) = %v, want %s", source, names, want)
 		}
 	}
-	_, err := in.Add(t.Context(), Request{Sources: []string{"o/nothing"}, Agents: agentsOf(t, "codex")})
+	_, err := in.Add(t.Context(), AddRequest{Sources: []string{"o/nothing"}, Agents: agentsOf(t, "codex")})
 	if !errors.Is(err, ErrInvalidSource) || strings.Contains(err.Error(), g.token) {
 		t.Errorf("Add(o/nothing) = %v, want ErrInvalidSource without the token", err)
 	}
 	g.token = "another"
-	_, err = in.Add(t.Context(), Request{Sources: []string{"o/skills/plugins/p@main"}, Agents: agentsOf(t, "codex")})
+	_, err = in.Add(t.Context(), AddRequest{Sources: []string{"o/skills/plugins/p@main"}, Agents: agentsOf(t, "codex")})
 	if err == nil || strings.Contains(err.Error(), "ghp_secrettoken123") {
 		t.Errorf("Add with a refused token = %v, want an error without the token", err)
 	}
@@ -325,7 +325,7 @@ func TestOCISourcePinned(t *testing.T) {
 	cache := cachetest.Root(t)
 	in := f.remoteInstaller(t, cache)
 	ref := "oci://" + host + "/skills/review:1"
-	if _, err := in.Add(ctx, Request{Sources: []string{ref}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{ref}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
@@ -369,7 +369,7 @@ func TestOCISourcePinned(t *testing.T) {
 	mu.Lock()
 	offline = false
 	mu.Unlock()
-	changes, err := in.Add(ctx, Request{Sources: []string{ref}, Agents: agentsOf(t, "claude-code")})
+	changes, err := in.Add(ctx, AddRequest{Sources: []string{ref}, Agents: agentsOf(t, "claude-code")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +377,7 @@ func TestOCISourcePinned(t *testing.T) {
 		t.Errorf("Add after the tag moved = %+v, want updated from %s to %s", c, d1, d2)
 	}
 	// A registry that holds no such repository.
-	if _, err := in.Add(ctx, Request{Sources: []string{"oci://" + host + "/skills/none:1"}, Agents: agentsOf(t, "codex")}); !errors.Is(err, ErrInvalidSource) {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{"oci://" + host + "/skills/none:1"}, Agents: agentsOf(t, "codex")}); !errors.Is(err, ErrInvalidSource) {
 		t.Errorf("Add of a missing OCI repository = %v, want ErrInvalidSource", err)
 	}
 }
@@ -400,7 +400,7 @@ func TestPinnedURLSyncsOffline(t *testing.T) {
 	in := f.remoteInstaller(t, cachetest.Root(t))
 	sum := sha256.Sum256(body)
 	src := srv.URL + "/remote.tgz#sha256=" + hex.EncodeToString(sum[:])
-	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()
@@ -449,7 +449,7 @@ func TestGitSourcePinned(t *testing.T) {
 	src := "git+file://" + filepath.ToSlash(repo) + "#ref=main"
 	in := f.remoteInstaller(t, cachetest.Root(t))
 	ctx := t.Context()
-	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
@@ -466,7 +466,7 @@ func TestGitSourcePinned(t *testing.T) {
 		t.Errorf("frozen Sync of a pinned git source without its repository = %v", err)
 	}
 	os.Rename(moved, repo)
-	changes, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+	changes, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -475,7 +475,7 @@ func TestGitSourcePinned(t *testing.T) {
 			t.Errorf("Add after the branch moved: alpha = %+v, want updated from %s to %s", c, c1, c2)
 		}
 	}
-	if _, err := in.Add(ctx, Request{Sources: []string{"git+file://" + filepath.ToSlash(repo) + "#ref=nope"}, Agents: agentsOf(t, "codex")}); !errors.Is(err, ErrInvalidSource) {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{"git+file://" + filepath.ToSlash(repo) + "#ref=nope"}, Agents: agentsOf(t, "codex")}); !errors.Is(err, ErrInvalidSource) {
 		t.Errorf("Add of a missing ref = %v, want ErrInvalidSource", err)
 	}
 }
@@ -501,7 +501,7 @@ func TestGitSourceAddFetchesOnce(t *testing.T) {
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	in := f.remoteInstaller(t, cachetest.Root(t))
 	src := "git+file://" + filepath.ToSlash(repo) + "#ref=main"
-	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(log)

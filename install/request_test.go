@@ -55,7 +55,7 @@ func TestRemoveRequest(t *testing.T) {
 	f := newFixture(t)
 	src := f.writeSkill(t, "alpha", "alpha", "")
 	in := f.installer(t)
-	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	writeFiles(t, filepath.Join(f.env.Project, ".agents", "skills", "alpha"), map[string]string{"notes.md": "mine"})

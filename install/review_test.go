@@ -26,12 +26,12 @@ func TestURLSkillsAddedAtDifferentTimes(t *testing.T) {
 	ctx := t.Context()
 	src := u.srv.URL + "/kit.tgz"
 	u.set(testarchive.TarGzFiles(t, map[string]string{"kit/a/SKILL.md": skillMD("a"), "kit/b/SKILL.md": skillMD("b")}), `"v1"`, "")
-	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Skills: []string{"b"}}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Skills: []string{"b"}}); err != nil {
 		t.Fatal(err)
 	}
 	// b changes; a is added from the new download.
 	u.set(testarchive.TarGzFiles(t, map[string]string{"kit/a/SKILL.md": skillMD("a"), "kit/b/SKILL.md": skillMD("b") + "v2\n"}), `"v2"`, "")
-	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Skills: []string{"a"}}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Skills: []string{"a"}}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -76,7 +76,7 @@ func TestUpdateLatestNeverMovesBack(t *testing.T) {
 	in := f.remoteInstaller(t, cachetest.Root(t))
 	ctx := t.Context()
 	src := "o/skills@^2.0.0-rc.1"
-	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	for _, dry := range []bool{true, false} {
@@ -190,7 +190,7 @@ func TestUpdateDryRunFailsAsTheUpdateDoes(t *testing.T) {
 	f := newFixture(t)
 	src := f.writeSkill(t, "alpha", "alpha", "")
 	in := f.installer(t)
-	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	place := filepath.Join(f.env.Project, ".claude", "skills", "alpha")
@@ -217,7 +217,7 @@ func TestUpdateOfASkillItsSourceDropped(t *testing.T) {
 	f := newFixture(t)
 	src := f.writeSkill(t, "kit/alpha", "alpha", "")
 	in := f.installer(t)
-	if _, err := in.Add(t.Context(), Request{Sources: []string{filepath.Dir(src)}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{filepath.Dir(src)}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	os.Rename(src, filepath.Join(filepath.Dir(src), "renamed"))

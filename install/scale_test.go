@@ -37,7 +37,7 @@ func TestUnchangedSkillIsNotStaged(t *testing.T) {
 			f := newFixture(t)
 			src := f.writeSkill(t, "a", "alpha", "")
 			in := f.installer(t)
-			req := Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex")}
+			req := AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex")}
 			if _, err := in.Add(t.Context(), req); err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +76,7 @@ func TestUnchangedSkillIsNotStaged(t *testing.T) {
 func TestUnchangedSkillStillChecked(t *testing.T) {
 	f := newFixture(t)
 	src := f.writeSkill(t, "a", "alpha", strings.Repeat("x", 2000))
-	if _, err := f.installer(t).Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
+	if _, err := f.installer(t).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
 		t.Fatal(err)
 	}
 	small := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache")), skill.WithMaxFileSize(1000))
@@ -93,7 +93,7 @@ func TestModifiedCopyNamedWhenNothingStaged(t *testing.T) {
 	f := newFixture(t)
 	src := f.writeSkill(t, "a", "alpha", "")
 	in := f.installer(t)
-	if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex"), Copy: true}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code", "codex"), Copy: true}); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(f.env.Project, ".claude", "skills", "alpha", "scripts", "run.sh"), []byte("edited\n"), 0o755)

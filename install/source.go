@@ -36,20 +36,20 @@ type SourceSkill struct {
 	Problem string `json:"problem,omitempty"`
 	// Spec, when not empty, is what the skill breaks of the Agent Skills
 	// specification, and the only reason it cannot be installed:
-	// Request.Lenient installs it (rule 4).
+	// AddRequest.Lenient installs it (rule 4).
 	Spec string `json:"spec,omitempty"`
 	// Within, when not empty, is the folder inside the source ("." for
 	// its root) of the skill whose folder holds this one: it is a file of
-	// that skill, installed alone only when Request.Skills names it
+	// that skill, installed alone only when AddRequest.Skills names it
 	// (rule 12).
 	Within string `json:"within,omitempty"`
 	// Plugins are the Claude plugins of the source's manifests that the
-	// skill belongs to, by name (rule 12); Request.Plugins selects by
+	// skill belongs to, by name (rule 12); AddRequest.Plugins selects by
 	// them.
 	Plugins []string `json:"plugins,omitempty"`
 }
 
-// MissingSkillsError reports skills asked for by name (Request.Skills,
+// MissingSkillsError reports skills asked for by name (AddRequest.Skills,
 // or FindRequest.Skills) that no source holds. It wraps
 // [ErrInvalidSource]; Available lists every skill the sources hold.
 type MissingSkillsError struct {
@@ -205,7 +205,7 @@ type FindRequest struct {
 	// Source is the source: any source [Installer.Add] takes.
 	Source string
 	// Skills selects skills by name, or by folder inside the source, as
-	// Request.Skills does; [MissingSkillsError] when one is not there.
+	// AddRequest.Skills does; [MissingSkillsError] when one is not there.
 	// Default (empty): every skill of the source.
 	Skills []string
 }
@@ -567,7 +567,7 @@ func integrityFailures(sources []*sourceSkills) error {
 
 // errSpecHint ends the error of a request that left out a skill that
 // breaks only the specification.
-var errSpecHint = fmt.Errorf("\n(Request.Lenient installs a skill that %w and nothing else)", ErrSpecification)
+var errSpecHint = fmt.Errorf("\n(AddRequest.Lenient installs a skill that %w and nothing else)", ErrSpecification)
 
 // specProblem is the problem of a skill that breaks only the
 // specification (rule 4), which spec says how.

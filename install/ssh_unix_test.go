@@ -40,7 +40,7 @@ func TestSSHUserKept(t *testing.T) {
 	t.Setenv("GIT_SSH_VARIANT", "simple")
 
 	src := "git+ssh://git@git.example.test" + filepath.ToSlash(repo) + "#ref=main"
-	if _, err := f.remoteInstaller(t, cachetest.Root(t)).Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := f.remoteInstaller(t, cachetest.Root(t)).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))

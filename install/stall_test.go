@@ -126,7 +126,7 @@ func TestPublishedSourcesTimeOut(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 			defer cancel()
 			start := time.Now()
-			_, err := in.Add(ctx, Request{Sources: []string{tt.source}, Agents: agentsOf(t, "codex")})
+			_, err := in.Add(ctx, AddRequest{Sources: []string{tt.source}, Agents: agentsOf(t, "codex")})
 			took := time.Since(start)
 			if !errors.Is(err, ErrSourceUnavailable) || !errors.Is(err, source.ErrStalled) {
 				t.Fatalf("Add(%s) = %v after %v, want ErrSourceUnavailable and source.ErrStalled", tt.source, err, took)

@@ -142,17 +142,17 @@ func (r *lockSigner) requirement(root string) (signature.Requirement, error) {
 	return signature.Requirement{Key: pub}, nil
 }
 
-// PolicySource returns source (any source Add takes, or one a lock file
-// records) as the policy sees it: its kind, its canonical location,
+// Origin returns the source text (any source Add takes, or one a lock
+// file records) as the policy sees it: its kind, its canonical location,
 // whether it is pinned, and how to show it. A local path is made
 // absolute against the current folder, and a local path or file URL is
 // its real path, links resolved (package source, rule 15). It reads
 // nothing over the network.
-func (in *Installer) PolicySource(text string) (source.Origin, error) {
+func (in *Installer) Origin(text string) (source.Origin, error) {
 	return in.policySource(text, "", true)
 }
 
-// policySource is PolicySource of a source typed (typed) or recorded with
+// policySource is Origin of a source typed (typed) or recorded with
 // pin. source.Parse tells its kind, as it does for parseSource, so that
 // the policy judges the source that is read.
 func (in *Installer) policySource(text, pin string, typed bool) (source.Origin, error) {

@@ -42,17 +42,17 @@ func TestTrustGitHubCommitRuleAppliesToGitSpellings(t *testing.T) {
 		"git+https://GitHub.com/Acme/Tools.GIT#ref=" + commit,      // .GIT in another case
 		"git+https://www.github.com/acme/tools#ref=" + commit,      // github.com's other name
 	} {
-		s, err := in.PolicySource(src)
+		s, err := in.Origin(src)
 		if err != nil {
-			t.Errorf("PolicySource(%s) = %v", src, err)
+			t.Errorf("Origin(%s) = %v", src, err)
 			continue
 		}
 		if s.Kind != "github" || s.Location != "acme/tools" {
-			t.Errorf("PolicySource(%s) = %s:%s, want github:acme/tools", src, s.Kind, s.Location)
+			t.Errorf("Origin(%s) = %s:%s, want github:acme/tools", src, s.Kind, s.Location)
 		}
 		for _, p := range []*policy.Policy{byGitHub, byGit} {
 			if len(p.CommitRules(s)) == 0 {
-				t.Errorf("PolicySource(%s) = %s:%s, to which the commits rule for github:acme/* does not apply", src, s.Kind, s.Location)
+				t.Errorf("Origin(%s) = %s:%s, to which the commits rule for github:acme/* does not apply", src, s.Kind, s.Location)
 			}
 		}
 	}
@@ -84,7 +84,7 @@ func TestTrustGitHubCommitRuleAppliesToGitInstall(t *testing.T) {
 	p := parsePolicy(t, t.TempDir(), "version: 1\nsigners:\n  - sources: [\"github:acme/*\"]\n    commits: {allowed_signers: "+good.AllowedSigners+"}\n")
 	f := newFixture(t)
 	src := "git+https://github.com/acme/tools.git#ref=main&path=skills/alpha"
-	_, err := trustInstaller(t, f, "", Trust{Policy: p}).Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+	_, err := trustInstaller(t, f, "", Trust{Policy: p}).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "signers[1]") {
 		t.Errorf("Add(%s) of an unsigned commit under a commits rule for github:acme/* = %v; want ErrRefused naming signers[1]", src, err)
 	}
@@ -96,7 +96,7 @@ func TestTrustGitHubCommitRuleAppliesToGitInstall(t *testing.T) {
 // TestTrustGitHubURLWithGitSuffixJudgedAsRead: for
 // https://github.com/acme/tools.git (the clone button's address) Add
 // reads the repository through GitHub's API (parseSource checks the
-// github.com prefix first), and PolicySource classifies it as
+// github.com prefix first), and Origin classifies it as
 // parseSource does: the policy judges the source that is read, kind
 // github.
 func TestTrustGitHubURLWithGitSuffixJudgedAsRead(t *testing.T) {
@@ -106,9 +106,9 @@ func TestTrustGitHubURLWithGitSuffixJudgedAsRead(t *testing.T) {
 		if err != nil {
 			t.Fatalf("parseSource(%s) = %v", src, err)
 		}
-		s, err := in.PolicySource(src)
+		s, err := in.Origin(src)
 		if err != nil {
-			t.Fatalf("PolicySource(%s) = %v", src, err)
+			t.Fatalf("Origin(%s) = %v", src, err)
 		}
 		if _, viaAPI := rs.(*github.Remote); !viaAPI || s.Kind != "github" || s.Location != "acme/tools" {
 			t.Errorf("Add reads %s through GitHub's API, but the policy sees it as %s:%s", src, s.Kind, s.Location)
@@ -152,9 +152,9 @@ func TestTrustCommitPatternThatMatchesNothing(t *testing.T) {
 			t.Errorf("the commits rule for %s = %v", tt.pattern, err)
 			continue
 		}
-		s, err := in.PolicySource(tt.source)
+		s, err := in.Origin(tt.source)
 		if err != nil {
-			t.Fatalf("PolicySource(%s) = %v", tt.source, err)
+			t.Fatalf("Origin(%s) = %v", tt.source, err)
 		}
 		if len(p.CommitRules(s)) == 0 {
 			t.Errorf("the commits rule for %s was read without an error, but does not apply to %s (%s:%s): it applies to nothing", tt.pattern, tt.source, s.Kind, s.Location)
@@ -189,7 +189,7 @@ func TestTrustURLPatternHostGlobQuery(t *testing.T) {
 }
 
 // TestTrustPolicySourceClassifiesAsRead checks # Trust, rule 1: for every
-// spelling of a web or git address, PolicySource gives the kind of the
+// spelling of a web or git address, Origin gives the kind of the
 // source parseSource reads: a repository read through GitHub's API or by
 // git from github.com is kind github, one read by git elsewhere kind git,
 // an archive kind url.
@@ -210,9 +210,9 @@ func TestTrustPolicySourceClassifiesAsRead(t *testing.T) {
 			t.Errorf("parseSource(%s) = %v", tt.src, err)
 			continue
 		}
-		s, err := in.PolicySource(tt.src)
+		s, err := in.Origin(tt.src)
 		if err != nil || s.Kind != tt.kind || s.Location != tt.loc {
-			t.Errorf("PolicySource(%s) = %s:%s, %v; want %s:%s", tt.src, s.Kind, s.Location, err, tt.kind, tt.loc)
+			t.Errorf("Origin(%s) = %s:%s, %v; want %s:%s", tt.src, s.Kind, s.Location, err, tt.kind, tt.loc)
 		}
 		switch rs.(type) {
 		case *github.Remote:

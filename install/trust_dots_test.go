@@ -33,9 +33,9 @@ func TestPolicySourceRefusesDotSegments(t *testing.T) {
 		"http://127.0.0.1:18765/kits/%2e/kit.tgz",
 		"http://127.0.0.1:18765/kits/..",
 	} {
-		ps, err := in.PolicySource(src)
+		ps, err := in.Origin(src)
 		if !errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), "the source's path has a '..' segment; write it without") {
-			t.Errorf("PolicySource(%q) = %+v, %v; want ErrInvalidSource about the '..' segment", src, ps, err)
+			t.Errorf("Origin(%q) = %+v, %v; want ErrInvalidSource about the '..' segment", src, ps, err)
 		}
 	}
 	// Dots inside a name are not segments.
@@ -44,8 +44,8 @@ func TestPolicySourceRefusesDotSegments(t *testing.T) {
 		"https://example.org/kits/.well-known/kit.tgz",
 		"git+https://git.example.org/team/skills..old.git",
 	} {
-		if _, err := in.PolicySource(src); err != nil {
-			t.Errorf("PolicySource(%q) = %v; want it mapped", src, err)
+		if _, err := in.Origin(src); err != nil {
+			t.Errorf("Origin(%q) = %v; want it mapped", src, err)
 		}
 	}
 }
@@ -68,7 +68,7 @@ func TestTrustPolicyDotSegmentsRefusedBeforeReading(t *testing.T) {
 			in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(Trust{Policy: p}))
 			src := srv.URL + rel
 			hits.Store(0)
-			_, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+			_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 			if !errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), "'..' segment") {
 				t.Fatalf("Add(%s) = %v; want ErrInvalidSource about the '..' segment", src, err)
 			}

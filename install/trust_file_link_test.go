@@ -50,10 +50,10 @@ func TestTrustCommitRuleFileURLThroughLink(t *testing.T) {
 	for _, src := range sources {
 		f := newFixture(t)
 		in := trustInstaller(t, f, "", Trust{Policy: p})
-		if s, err := in.PolicySource(src); err != nil || s.Location != repos+"/acme/tools" {
-			t.Errorf("PolicySource(%s) = %+v, %v; want location %s/acme/tools", src, s, err, repos)
+		if s, err := in.Origin(src); err != nil || s.Location != repos+"/acme/tools" {
+			t.Errorf("Origin(%s) = %+v, %v; want location %s/acme/tools", src, s, err, repos)
 		}
-		_, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+		_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 		if !errors.Is(err, ErrRefused) {
 			t.Errorf("Add(%s) of an unsigned commit under a commits rule for git:%s/acme/* = %v; want ErrRefused", src, repos, err)
 		}
@@ -72,7 +72,7 @@ func TestTrustCommitRulePatternThroughLink(t *testing.T) {
 		p := parsePolicy(t, t.TempDir(), "version: 1\nsigners:\n  - sources: [\"git:"+pat+"\"]\n    commits: {allowed_signers: "+good.AllowedSigners+"}\n")
 		for _, src := range []string{repos + "/acme/tools", link + "/acme/tools"} {
 			f := newFixture(t)
-			_, err := trustInstaller(t, f, "", Trust{Policy: p}).Add(t.Context(), Request{Sources: []string{"git+file://" + src + "#ref=main&path=skills/alpha"}, Agents: agentsOf(t, "claude-code")})
+			_, err := trustInstaller(t, f, "", Trust{Policy: p}).Add(t.Context(), AddRequest{Sources: []string{"git+file://" + src + "#ref=main&path=skills/alpha"}, Agents: agentsOf(t, "claude-code")})
 			if !errors.Is(err, ErrRefused) {
 				t.Errorf("Add(git+file://%s) of an unsigned commit under a commits rule for git:%s = %v; want ErrRefused", src, pat, err)
 			}
@@ -90,9 +90,9 @@ func TestTrustCommitRulePatternThroughLink(t *testing.T) {
 	p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"git:"+base+"/allowed/*\", \"local:"+base+"/allowed/**\"]\n")
 	in := New(newFixture(t).env)
 	for _, src := range []string{"git+file://" + base + "/allowed/tools#ref=main", base + "/allowed/tools/skills/alpha"} {
-		s, err := in.PolicySource(src)
+		s, err := in.Origin(src)
 		if err != nil {
-			t.Fatalf("PolicySource(%s) = %v", src, err)
+			t.Fatalf("Origin(%s) = %v", src, err)
 		}
 		if err := p.Check(s); err == nil {
 			t.Errorf("sources.allow [%s/allowed/*] allows %s, a link to %s (%s)", base, src, repos, s.Location)

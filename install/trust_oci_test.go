@@ -165,7 +165,7 @@ func TestTrustOCISignatures(t *testing.T) {
 			src := tt.publish(t)
 			f := newFixture(t)
 			in := trustInstaller(t, f, "", Trust{Signers: []signature.Requirement{want.requirement()}})
-			_, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+			_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 			if tt.is != nil {
 				if !errors.Is(err, ErrRefused) || !errors.Is(err, tt.is) || !strings.Contains(err.Error(), want.id) {
 					t.Fatalf("Add(%s) = %v; want ErrRefused and %v, naming the key required (%s)", src, err, tt.is, want.id)
@@ -199,7 +199,7 @@ func TestTrustOCIPolicySigners(t *testing.T) {
 		ok  bool
 	}{{unsigned, false}, {signed, true}} {
 		f := newFixture(t)
-		_, err := trustInstaller(t, f, "", Trust{Policy: p}).Add(t.Context(), Request{Sources: []string{tt.src}, Agents: agentsOf(t, "claude-code")})
+		_, err := trustInstaller(t, f, "", Trust{Policy: p}).Add(t.Context(), AddRequest{Sources: []string{tt.src}, Agents: agentsOf(t, "claude-code")})
 		switch {
 		case tt.ok && err != nil:
 			t.Errorf("Add(%s), signed as the policy requires = %v", tt.src, err)
@@ -226,19 +226,19 @@ func TestTrustChangedSigner(t *testing.T) {
 
 	f := newFixture(t)
 	agents := agentsOf(t, "claude-code")
-	if _, err := trustInstaller(t, f, "", Trust{Signers: []signature.Requirement{k1.requirement()}}).Add(t.Context(), Request{Sources: []string{v1}, Agents: agents}); err != nil {
+	if _, err := trustInstaller(t, f, "", Trust{Signers: []signature.Requirement{k1.requirement()}}).Add(t.Context(), AddRequest{Sources: []string{v1}, Agents: agents}); err != nil {
 		t.Fatalf("Add(%s) signed by the required key = %v", v1, err)
 	}
 	lockPath := filepath.Join(f.env.Project, ".agents", lockName)
 	before, _ := os.ReadFile(lockPath)
 
 	// Without the new key, the recorded one is required.
-	_, err := trustInstaller(t, f, "", Trust{}).Add(t.Context(), Request{Sources: []string{v2}, Agents: agents})
+	_, err := trustInstaller(t, f, "", Trust{}).Add(t.Context(), AddRequest{Sources: []string{v2}, Agents: agents})
 	if !errors.Is(err, ErrRefused) || !errors.Is(err, signature.ErrUntrusted) || !strings.Contains(err.Error(), k1.id) {
 		t.Fatalf("Add(%s) signed by another key = %v; want ErrRefused naming the recorded key %s", v2, err, k1.id)
 	}
 	// With the new key: a changed signer, naming both.
-	_, err = trustInstaller(t, f, "", Trust{Signers: []signature.Requirement{k2.requirement()}}).Add(t.Context(), Request{Sources: []string{v2}, Agents: agents})
+	_, err = trustInstaller(t, f, "", Trust{Signers: []signature.Requirement{k2.requirement()}}).Add(t.Context(), AddRequest{Sources: []string{v2}, Agents: agents})
 	var changed *SignerChangedError
 	if !errors.As(err, &changed) || changed.Recorded.KeyID != k1.id || changed.Found.KeyID != k2.id || changed.AcceptAs() != k2.id ||
 		!strings.Contains(err.Error(), k1.id) || !strings.Contains(err.Error(), k2.id) {
@@ -248,7 +248,7 @@ func TestTrustChangedSigner(t *testing.T) {
 		t.Errorf("a refused Add changed the lock file:\n%s\nwas\n%s", after, before)
 	}
 	// Accepted by name.
-	if _, err := trustInstaller(t, f, "", Trust{Signers: []signature.Requirement{k2.requirement()}, AcceptSigners: []string{k2.id}}).Add(t.Context(), Request{Sources: []string{v2}, Agents: agents}); err != nil {
+	if _, err := trustInstaller(t, f, "", Trust{Signers: []signature.Requirement{k2.requirement()}, AcceptSigners: []string{k2.id}}).Add(t.Context(), AddRequest{Sources: []string{v2}, Agents: agents}); err != nil {
 		t.Fatalf("Add(%s) accepting %s = %v", v2, k2.id, err)
 	}
 	if s := lockedSigner(t, f, "review"); s == nil || s.KeyID != k2.id {
@@ -269,7 +269,7 @@ func TestTrustChangedSignerSync(t *testing.T) {
 	ref := o.push(t, "acme/review", "1", "review", "")
 	o.sign(t, ref, k1.priv)
 	f := newFixture(t)
-	if _, err := trustInstaller(t, f, "", Trust{Signers: []signature.Requirement{k1.requirement()}}).Add(t.Context(), Request{Sources: []string{ref}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := trustInstaller(t, f, "", Trust{Signers: []signature.Requirement{k1.requirement()}}).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatalf("Add(%s) = %v", ref, err)
 	}
 	o.sign(t, ref, k2.priv) // the publisher's new key
@@ -330,7 +330,7 @@ func TestTrustFrozenSyncOffline(t *testing.T) {
 	o.sign(t, ref, key.priv)
 	f := newFixture(t)
 	root := cachetest.Root(t)
-	if _, err := trustInstaller(t, f, root, Trust{Signers: []signature.Requirement{key.requirement()}}).Add(t.Context(), Request{Sources: []string{ref}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := trustInstaller(t, f, root, Trust{Signers: []signature.Requirement{key.requirement()}}).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatalf("Add(%s) = %v", ref, err)
 	}
 	o.srv.Close()

@@ -61,12 +61,12 @@ func TestPolicySource(t *testing.T) {
 			if want.Display == "" {
 				want.Display = tt.source
 			}
-			got, err := in.PolicySource(tt.source)
+			got, err := in.Origin(tt.source)
 			if err != nil {
-				t.Fatalf("PolicySource(%q) = %v", tt.source, err)
+				t.Fatalf("Origin(%q) = %v", tt.source, err)
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("PolicySource(%q) (-want +got):\n%s", tt.source, diff)
+				t.Errorf("Origin(%q) (-want +got):\n%s", tt.source, diff)
 			}
 		})
 	}
@@ -135,7 +135,7 @@ func TestTrustPolicyRefusesBeforeReading(t *testing.T) {
 			in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(Trust{Policy: p}))
 			src := tt.source(f)
 			hits.Store(0)
-			_, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+			_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 			var denied *policy.DeniedError
 			if !errors.Is(err, ErrRefused) || !errors.As(err, &denied) || denied.Rule != tt.rule || !strings.Contains(err.Error(), p.Files()[0]) {
 				t.Fatalf("Add(%s) = %v; want ErrRefused by %s of %s", src, err, tt.rule, p.Files()[0])
@@ -173,7 +173,7 @@ func TestTrustSignedCommitRequired(t *testing.T) {
 			p := parsePolicy(t, t.TempDir(), policyText)
 			in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(Trust{Policy: p}))
 			src := "git+file://" + filepath.ToSlash(repo) + "#ref=" + commits[name] + "&path=skills/alpha"
-			_, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+			_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 			if name != "an allowed key" {
 				if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "signers[1]") {
 					t.Fatalf("Add(%s) of a commit signed by %s = %v; want ErrRefused naming the policy's signers[1]", src, name, err)

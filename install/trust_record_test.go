@@ -28,12 +28,12 @@ func TestTrustAcceptSignerSamePin(t *testing.T) {
 	o.sign(t, ref, k1.priv)
 	f := newFixture(t)
 	agents := agentsOf(t, "claude-code")
-	if _, err := trustInstaller(t, f, "", Trust{Signers: []signature.Requirement{k1.requirement()}}).Add(t.Context(), Request{Sources: []string{ref}, Agents: agents}); err != nil {
+	if _, err := trustInstaller(t, f, "", Trust{Signers: []signature.Requirement{k1.requirement()}}).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agents}); err != nil {
 		t.Fatalf("Add(%s) = %v", ref, err)
 	}
 	o.sign(t, ref, k2.priv)
 	accept := Trust{Signers: []signature.Requirement{k2.requirement()}, AcceptSigners: []string{k2.id}}
-	changes, err := trustInstaller(t, f, "", accept).Add(t.Context(), Request{Sources: []string{ref}, Agents: agents})
+	changes, err := trustInstaller(t, f, "", accept).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agents})
 	if err != nil {
 		t.Fatalf("Add(%s) accepting %s = %v", ref, k2.id, err)
 	}
@@ -52,7 +52,7 @@ func TestTrustAcceptSignerSamePin(t *testing.T) {
 	if s := lockedSigner(t, f, "review"); s == nil || s.KeyID != k2.id {
 		t.Errorf("the lock file records %+v, want %s", s, k2.id)
 	}
-	changes, err = trustInstaller(t, f, "", accept).Add(t.Context(), Request{Sources: []string{ref}, Agents: agents})
+	changes, err = trustInstaller(t, f, "", accept).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agents})
 	if err != nil || Changed(changes) {
 		t.Errorf("Add again = %+v, %v; want no change", changes, err)
 	}
@@ -69,11 +69,11 @@ func TestTrustAllowRisksRecorded(t *testing.T) {
 	dir := f.writeSkill(t, "evil", "evil", malicious)
 	agents := agentsOf(t, "claude-code")
 	plain := trustInstaller(t, f, "", Trust{})
-	if _, err := plain.Add(t.Context(), Request{Sources: []string{dir}, Agents: agents}); !errors.Is(err, ErrRefused) {
+	if _, err := plain.Add(t.Context(), AddRequest{Sources: []string{dir}, Agents: agents}); !errors.Is(err, ErrRefused) {
 		t.Fatalf("Add of a flagged skill = %v, want ErrRefused", err)
 	}
 	allow := trustInstaller(t, f, "", Trust{AllowRisks: []string{"prerequisite-install", "secret-read"}})
-	if _, err := allow.Add(t.Context(), Request{Sources: []string{dir}, Agents: agents}); err != nil {
+	if _, err := allow.Add(t.Context(), AddRequest{Sources: []string{dir}, Agents: agents}); err != nil {
 		t.Fatalf("Add with AllowRisks = %v", err)
 	}
 	lockPath := filepath.Join(f.env.Project, ".agents", lockName)
@@ -116,7 +116,7 @@ func TestTrustAllowRisksRecorded(t *testing.T) {
 	if _, _, err := plain.Update(t.Context(), UpdateRequest{}); !errors.Is(err, ErrRefused) {
 		t.Errorf("Update to other content with the same finding = %v, want ErrRefused", err)
 	}
-	if _, err := plain.Add(t.Context(), Request{Sources: []string{dir}, Agents: agents}); !errors.Is(err, ErrRefused) {
+	if _, err := plain.Add(t.Context(), AddRequest{Sources: []string{dir}, Agents: agents}); !errors.Is(err, ErrRefused) {
 		t.Errorf("Add of other content with the same finding = %v, want ErrRefused", err)
 	}
 	if after, _ := os.ReadFile(lockPath); string(after) != string(before) {
@@ -207,7 +207,7 @@ func TestTrustKeylessRootRecorded(t *testing.T) {
 	}
 	cache := cachetest.Root(t)
 	req := signature.Requirement{Identity: releaseIdentity, Issuer: actionsIssuer, TrustedRoot: rootJSON, TrustedRootFile: outside}
-	if _, err := trustInstaller(t, f, cache, Trust{Signers: []signature.Requirement{req}}).Add(t.Context(), Request{Sources: []string{ref}, Agents: agents}); err != nil {
+	if _, err := trustInstaller(t, f, cache, Trust{Signers: []signature.Requirement{req}}).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agents}); err != nil {
 		t.Fatalf("Add(%s) keyless with a private root = %v", ref, err)
 	}
 	s := lockedSigner(t, f, "review")
@@ -262,7 +262,7 @@ func TestTrustKeylessPolicyRoot(t *testing.T) {
 	}
 	p := parsePolicy(t, dir, "version: 1\nsigners:\n  - sources: [\"oci:"+o.host+"/acme/*\"]\n    identity: "+releaseIdentity+"\n    issuer: "+actionsIssuer+"\n    trusted_root: acme-root.json\n")
 	cache := cachetest.Root(t)
-	if _, err := trustInstaller(t, f, cache, Trust{Policy: p}).Add(t.Context(), Request{Sources: []string{ref}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := trustInstaller(t, f, cache, Trust{Policy: p}).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatalf("Add(%s) under a policy naming a private root = %v", ref, err)
 	}
 	if s := lockedSigner(t, f, "review"); s == nil || s.TrustedRoot == nil || s.TrustedRoot.Path != ".agents/acme-root.json" {

@@ -17,7 +17,7 @@ func TestTrustRecordedRisksUserPolicy(t *testing.T) {
 	rules := []string{"prerequisite-install", "download-exec"}
 	a := newFixture(t)
 	writeFiles(t, filepath.Join(a.env.Project, "skills", "evil"), map[string]string{"SKILL.md": skillMD("evil") + malicious})
-	if _, err := trustInstaller(t, a, "", Trust{AllowRisks: rules}).Add(t.Context(), Request{Sources: []string{filepath.Join(a.env.Project, "skills", "evil")}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := trustInstaller(t, a, "", Trust{AllowRisks: rules}).Add(t.Context(), AddRequest{Sources: []string{filepath.Join(a.env.Project, "skills", "evil")}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatalf("Add with AllowRisks = %v", err)
 	}
 	lock, err := os.ReadFile(filepath.Join(a.env.Project, ".agents", lockName))

@@ -61,7 +61,7 @@ func TestTrustPolicyChecksRedirects(t *testing.T) {
 			f := newFixture(t)
 			src := allowed.URL + tt.path
 			deniedHits.Store(0)
-			_, err := newInstaller(t, f).Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+			_, err := newInstaller(t, f).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 			if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "redirected to "+tt.hop) {
 				t.Fatalf("Add(%s) = %v; want ErrRefused naming the hop %s", src, err, tt.hop)
 			}
@@ -80,7 +80,7 @@ func TestTrustPolicyChecksRedirects(t *testing.T) {
 	t.Run("an allowed hop", func(t *testing.T) {
 		f := newFixture(t)
 		src := allowed.URL + "/kits/hop.tgz"
-		if _, err := newInstaller(t, f).Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		if _, err := newInstaller(t, f).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 			t.Fatalf("Add(%s) = %v; want it installed through the allowed hop", src, err)
 		}
 	})
@@ -88,7 +88,7 @@ func TestTrustPolicyChecksRedirects(t *testing.T) {
 		f := newFixture(t)
 		src := allowed.URL + "/kits/away.tgz"
 		in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()))
-		if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 			t.Fatalf("Add(%s) without trust checks = %v; want the redirect followed", src, err)
 		}
 	})
@@ -146,7 +146,7 @@ func TestTrustGitRedirects(t *testing.T) {
 			f := newFixture(t)
 			otherHits.Store(0)
 			src := "git+" + srv.URL + tt.path
-			_, err := newInstaller(t, f).Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+			_, err := newInstaller(t, f).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 			if !errors.Is(err, ErrRefused) || !errors.Is(err, source.ErrRedirected) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Add(%s) = %v; want ErrRefused, a redirect refused, naming %s", src, err, tt.want)
 			}
@@ -165,7 +165,7 @@ func TestTrustGitRedirects(t *testing.T) {
 		p := parsePolicy(t, dir, "version: 1\nsources:\n  allow: [\"git:"+host+"/**\"]\nsigners:\n  - sources: [\"git:"+host+"/acme/**\"]\n    commits: {allowed_signers: allowed_signers}\n")
 		in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(Trust{Policy: p}))
 		src := "git+" + srv.URL + "/team/kit/.git"
-		_, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+		_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 		if !errors.Is(err, ErrRefused) || !errors.Is(err, source.ErrRedirected) || !strings.Contains(err.Error(), "signers[1]") {
 			t.Errorf("Add(%s) = %v; want ErrRefused, a redirect refused, naming the commits rule", src, err)
 		}
@@ -174,7 +174,7 @@ func TestTrustGitRedirects(t *testing.T) {
 	t.Run("an allowed redirect", func(t *testing.T) {
 		f := newFixture(t)
 		src := "git+" + srv.URL + "/acme/old/.git"
-		if _, err := newInstaller(t, f).Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		if _, err := newInstaller(t, f).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 			t.Errorf("Add(%s) = %v; want it installed through the redirect the policy allows", src, err)
 		}
 	})

@@ -37,7 +37,7 @@ func TestSyncAfterCachedTreeChanged(t *testing.T) {
 			}
 			c := skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))
 			in := install.New(env, install.WithCache(c), install.WithLockDir(filepath.Join(env.Home, ".locks")))
-			if _, err := in.Add(t.Context(), install.Request{Sources: []string{source}, Agents: []install.Agent{claude}}); err != nil {
+			if _, err := in.Add(t.Context(), install.AddRequest{Sources: []string{source}, Agents: []install.Agent{claude}}); err != nil {
 				t.Fatalf("Add(%s) = %v", source, err)
 			}
 			lockPath := filepath.Join(env.Project, ".agents", "agentskills.lock")

@@ -39,7 +39,7 @@ func TestTrustClonedLockCommitSignerChecked(t *testing.T) {
 	// attacker's skill, which the shared skill cache keeps.
 	f := newFixture(t)
 	evilSrc := "git+file://" + filepath.ToSlash(evil) + "#path=skills/alpha"
-	if _, err := trustInstaller(t, f, cache, Trust{}).Add(t.Context(), Request{Sources: []string{evilSrc}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := trustInstaller(t, f, cache, Trust{}).Add(t.Context(), AddRequest{Sources: []string{evilSrc}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
@@ -96,7 +96,7 @@ func TestTrustVerdictOfflineSync(t *testing.T) {
 	cache := t.TempDir()
 	f := newFixture(t)
 	src := "git+file://" + filepath.ToSlash(repo) + "#path=skills/alpha"
-	if _, err := trustInstaller(t, f, cache, Trust{Policy: p}).Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := trustInstaller(t, f, cache, Trust{Policy: p}).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatalf("Add(%s) of a signed commit = %v", src, err)
 	}
 	if err := os.RemoveAll(repo); err != nil {
@@ -143,7 +143,7 @@ func TestTrustClonedLockOCIDigest(t *testing.T) {
 	// Earlier, elsewhere, without a signer: the user tries the
 	// attacker's skill, which the shared skill cache keeps.
 	e := newFixture(t)
-	if _, err := trustInstaller(t, e, cache, Trust{}).Add(t.Context(), Request{Sources: []string{evilRef}, Agents: agents}); err != nil {
+	if _, err := trustInstaller(t, e, cache, Trust{}).Add(t.Context(), AddRequest{Sources: []string{evilRef}, Agents: agents}); err != nil {
 		t.Fatalf("Add(%s) = %v", evilRef, err)
 	}
 	evilLock, err := readLock(filepath.Join(e.env.Project, ".agents", lockName))
@@ -153,7 +153,7 @@ func TestTrustClonedLockOCIDigest(t *testing.T) {
 	// The attacker's own checkout: acme's signed skill, its lock entry
 	// then given the digest of the attacker's content.
 	a := newFixture(t)
-	if _, err := trustInstaller(t, a, "", Trust{Signers: []signature.Requirement{key.requirement()}}).Add(t.Context(), Request{Sources: []string{ref}, Agents: agents}); err != nil {
+	if _, err := trustInstaller(t, a, "", Trust{Signers: []signature.Requirement{key.requirement()}}).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agents}); err != nil {
 		t.Fatalf("Add(%s) = %v", ref, err)
 	}
 	lock, err := readLock(filepath.Join(a.env.Project, ".agents", lockName))
@@ -188,7 +188,7 @@ func TestTrustVerdictAfterUpdate(t *testing.T) {
 	root := t.TempDir()
 	tr := Trust{Signers: []signature.Requirement{key.requirement()}}
 	ref := "oci://" + o.host + "/acme/review:1"
-	if _, err := trustInstaller(t, f, root, tr).Add(t.Context(), Request{Sources: []string{ref}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := trustInstaller(t, f, root, tr).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatalf("Add(%s) = %v", ref, err)
 	}
 	o.sign(t, o.push(t, "acme/review", "1", "review", "version two\n"), key.priv)

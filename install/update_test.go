@@ -44,7 +44,7 @@ func TestUpdateGitHubMovesPinsAndReportsFiles(t *testing.T) {
 	f := newFixture(t)
 	in := f.remoteInstaller(t, cachetest.Root(t))
 	ctx := t.Context()
-	if _, err := in.Add(ctx, Request{Sources: []string{"o/skills"}, Agents: agentsOf(t, "claude-code", "cursor")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{"o/skills"}, Agents: agentsOf(t, "claude-code", "cursor")}); err != nil {
 		t.Fatal(err)
 	}
 	g.publish("HEAD", commitB, map[string]string{
@@ -138,7 +138,7 @@ func TestUpdateKeepsEdits(t *testing.T) {
 	src := f.writeSkill(t, "review", "review", "")
 	in := f.installer(t)
 	ctx := t.Context()
-	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(src, "SKILL.md"), []byte(skillMD("review")+"v2\n"), 0o644)
@@ -179,7 +179,7 @@ func TestUpdateNamesAndErrors(t *testing.T) {
 	two := f.writeSkill(t, "two", "two", "")
 	in := f.installer(t)
 	ctx := t.Context()
-	if _, err := in.Add(ctx, Request{Sources: []string{one, two}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{one, two}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(one, "SKILL.md"), []byte(skillMD("one")+"v2\n"), 0o644)
@@ -223,7 +223,7 @@ func TestUpdateRefusesHostileContent(t *testing.T) {
 	u.set(testarchive.TarGzFiles(t, map[string]string{"kit/SKILL.md": skillMD("kit")}), `"v1"`, "")
 	in := f.installer(t)
 	ctx := t.Context()
-	if _, err := in.Add(ctx, Request{Sources: []string{u.srv.URL + "/kit.tgz"}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{u.srv.URL + "/kit.tgz"}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	before, tree := lockBytes(t, f), treeSnapshot(t, filepath.Dir(f.env.Project))
@@ -245,7 +245,7 @@ func TestUpdateURLRecordsNewValidators(t *testing.T) {
 	u.set(testarchive.TarGzFiles(t, map[string]string{"kit/SKILL.md": skillMD("kit")}), `"v1"`, "")
 	in := f.installer(t)
 	ctx := t.Context()
-	if _, err := in.Add(ctx, Request{Sources: []string{u.srv.URL + "/kit.tgz"}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{u.srv.URL + "/kit.tgz"}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	u.counts()
@@ -294,7 +294,7 @@ func TestInterruptedUpdateLeavesLockAndFoldersAgreeing(t *testing.T) {
 		f.writeSkill(t, fmt.Sprintf("kit/s%03d", i), fmt.Sprintf("s%03d", i), "")
 	}
 	in := f.installer(t)
-	if _, err := in.Add(t.Context(), Request{Sources: []string{kit}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{kit}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range n {
@@ -349,7 +349,7 @@ func TestUpdateRefusesChangedSigner(t *testing.T) {
 	cache := cachetest.Root(t)
 	in := trustInstaller(t, f, cache, Trust{Signers: []signature.Requirement{k1.requirement()}})
 	ctx := t.Context()
-	if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	ref2 := o.push(t, "team/review", "1", "review", "v2\n")
@@ -382,7 +382,7 @@ func TestUpdateAfterOutdatedNeedsNoDownload(t *testing.T) {
 	f := newFixture(t)
 	in := f.remoteInstaller(t, cachetest.Root(t))
 	ctx := t.Context()
-	if _, err := in.Add(ctx, Request{Sources: []string{"o/skills"}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{"o/skills"}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	g.publish("HEAD", commitB, map[string]string{"skills/alpha/SKILL.md": skillMD("alpha") + "new\n", "skills/beta/SKILL.md": skillMD("beta")})

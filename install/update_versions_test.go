@@ -56,7 +56,7 @@ func TestUpdateVersionRange(t *testing.T) {
 			f := newFixture(t)
 			in := f.remoteInstaller(t, cachetest.Root(t))
 			ctx := t.Context()
-			if _, err := in.Add(ctx, Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+			if _, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 				t.Fatalf("Add(%s) = %v", src, err)
 			}
 			pins["v1.2.0"] = publish(t, "v1.2.0", "version v1.2.0\n")

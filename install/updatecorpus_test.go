@@ -22,7 +22,7 @@ func TestUpdateLenient(t *testing.T) {
 	writeFiles(t, repo, map[string]string{"skills/long/SKILL.md": skillMD("long"), "skills/ok/SKILL.md": skillMD("ok")})
 	in := lenientInstaller(f)
 	ctx := t.Context()
-	if _, err := in.Add(ctx, Request{Sources: []string{repo}, Agents: agentsOf(t, "claude-code"), Lenient: true}); err != nil {
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{repo}, Agents: agentsOf(t, "claude-code"), Lenient: true}); err != nil {
 		t.Fatal(err)
 	}
 	writeFiles(t, repo, map[string]string{"skills/long/SKILL.md": badSkillMD("long"), "skills/ok/SKILL.md": skillMD("ok") + "v2\n"})
@@ -77,7 +77,7 @@ func TestUpdateSkillGoneFromSource(t *testing.T) {
 			writeFiles(t, repo, map[string]string{"skills/old/SKILL.md": skillMD("old"), "skills/ok/SKILL.md": skillMD("ok")})
 			in := f.installer(t)
 			ctx := t.Context()
-			if _, err := in.Add(ctx, Request{Sources: []string{repo}, Agents: agentsOf(t, "claude-code")}); err != nil {
+			if _, err := in.Add(ctx, AddRequest{Sources: []string{repo}, Agents: agentsOf(t, "claude-code")}); err != nil {
 				t.Fatal(err)
 			}
 			writeFiles(t, repo, map[string]string{"skills/ok/SKILL.md": skillMD("ok") + "v2\n"})

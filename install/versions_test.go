@@ -129,12 +129,12 @@ func TestVersionRange(t *testing.T) {
 			lockPath := filepath.Join(f.env.Project, ".agents", lockName)
 			alpha := filepath.Join(f.env.Project, ".agents", "skills", "alpha", "SKILL.md")
 
-			ps, err := in.PolicySource(rs.src)
+			ps, err := in.Origin(rs.src)
 			if err != nil || ps.Pinned {
-				t.Errorf("PolicySource(%s) = %+v, %v; want a source that is not pinned", rs.src, ps, err)
+				t.Errorf("Origin(%s) = %+v, %v; want a source that is not pinned", rs.src, ps, err)
 			}
 
-			changes, err := in.Add(ctx, Request{Sources: []string{rs.src}, Agents: agentsOf(t, "claude-code")})
+			changes, err := in.Add(ctx, AddRequest{Sources: []string{rs.src}, Agents: agentsOf(t, "claude-code")})
 			if err != nil {
 				t.Fatalf("Add(%s) = %v", rs.src, err)
 			}
@@ -182,7 +182,7 @@ func TestVersionRange(t *testing.T) {
 			}
 
 			// Add again moves within the range, not to v2.0.0.
-			changes, err = in.Add(ctx, Request{Sources: []string{rs.src}, Agents: agentsOf(t, "claude-code")})
+			changes, err = in.Add(ctx, AddRequest{Sources: []string{rs.src}, Agents: agentsOf(t, "claude-code")})
 			if err != nil {
 				t.Fatalf("second Add = %v", err)
 			}
@@ -222,7 +222,7 @@ func TestVersionRangeErrors(t *testing.T) {
 		"github:o/skills@>=one": "version range",
 		"o/skills@^1 || ^1.2-":  "version range",
 	} {
-		_, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+		_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Add(%s) = %v, want an error saying %q", src, err, want)
 		}

@@ -31,7 +31,7 @@ func webIndexURL(source string) (string, bool, error) {
 }
 
 // chosenKey is the context key of the skills an Add chooses
-// (Request.Skills), which only a web index, whose skills are downloaded
+// (AddRequest.Skills), which only a web index, whose skills are downloaded
 // one by one, needs while it is read.
 type chosenKey struct{}
 

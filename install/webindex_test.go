@@ -125,7 +125,7 @@ func (f *fixture) strictSkill(t *testing.T, name string, files map[string]string
 // TestWebIndexRoundTrip checks rule 15 end to end against what
 // webindex.Write publishes: add from the site's address, the lock
 // records the index URL, the name and the digest, a sync needs no
-// network while the cache holds the skills, and Request.Skills chooses.
+// network while the cache holds the skills, and AddRequest.Skills chooses.
 func TestWebIndexRoundTrip(t *testing.T) {
 	f, in := webFixture(t)
 	s := newSite(t)
@@ -135,7 +135,7 @@ func TestWebIndexRoundTrip(t *testing.T) {
 	if err != nil || len(list) != 2 || list[0].Name != "kit" || list[0].Path != "kit" || list[0].Description != "the kit skill" {
 		t.Fatalf("Contents(%s) = %+v, %v; want kit and lone", s.URL, list, err)
 	}
-	changes, err := in.Add(t.Context(), Request{Sources: []string{s.URL + "/"}, Agents: agentsOf(t, "claude-code")})
+	changes, err := in.Add(t.Context(), AddRequest{Sources: []string{s.URL + "/"}, Agents: agentsOf(t, "claude-code")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestWebIndexRoundTrip(t *testing.T) {
 	f2, in2 := webFixture(t)
 	s2 := newSite(t)
 	s2.publish(t, f2.strictSkill(t, "lone", nil), f2.strictSkill(t, "kit", map[string]string{"a.md": "a"}))
-	if _, err := in2.Add(t.Context(), Request{Sources: []string{s2.URL + webindex.Path}, Skills: []string{"kit"}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in2.Add(t.Context(), AddRequest{Sources: []string{s2.URL + webindex.Path}, Skills: []string{"kit"}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	if isSkill(filepath.Join(f2.env.Project, ".agents", "skills", "lone")) || !isSkill(filepath.Join(f2.env.Project, ".agents", "skills", "kit")) {
@@ -180,7 +180,7 @@ func TestWebIndexRoundTrip(t *testing.T) {
 	if n := s2.count("/.well-known/agent-skills/lone/SKILL.md"); n != 0 {
 		t.Errorf("Add with Skills [kit] downloaded lone %d times, want none", n)
 	}
-	if _, err := in2.Add(t.Context(), Request{Sources: []string{s2.URL}, Skills: []string{"nope"}, Agents: agentsOf(t, "claude-code")}); !errors.As(err, new(*MissingSkillsError)) || !strings.Contains(err.Error(), "kit, lone") {
+	if _, err := in2.Add(t.Context(), AddRequest{Sources: []string{s2.URL}, Skills: []string{"nope"}, Agents: agentsOf(t, "claude-code")}); !errors.As(err, new(*MissingSkillsError)) || !strings.Contains(err.Error(), "kit, lone") {
 		t.Errorf("Add with Skills [nope] = %v, want a MissingSkillsError listing kit and lone", err)
 	}
 }
@@ -193,7 +193,7 @@ func TestWebIndexSyncDrift(t *testing.T) {
 	s := newSite(t)
 	dir := f.strictSkill(t, "kit", map[string]string{"a.md": "one"})
 	old := s.publish(t, dir)
-	if _, err := in.Add(t.Context(), Request{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	// Another machine: an empty cache, the same project.
@@ -225,7 +225,7 @@ func TestWebIndexSyncDrift(t *testing.T) {
 
 	// Add moves the pin to what the index names now.
 	s.publish(t, dir)
-	changes, err := in.Add(t.Context(), Request{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")})
+	changes, err := in.Add(t.Context(), AddRequest{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestWebIndexRefusesDigestMismatch(t *testing.T) {
 	s.put("/evil.tgz", evil)
 	s.index(indexEntry("good", "archive", "/good.tgz", webindex.Digest(good)), indexEntry("evil", "archive", "/evil.tgz", claimed))
 
-	changes, err := in.Add(t.Context(), Request{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")})
+	changes, err := in.Add(t.Context(), AddRequest{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")})
 	if !errors.Is(err, ErrIntegrity) || !strings.Contains(err.Error(), "evil") || strings.Contains(err.Error(), "good") {
 		t.Errorf("Add of an index with a tampered skill = %v; want ErrIntegrity naming evil alone", err)
 	}
@@ -269,7 +269,7 @@ func TestWebIndexRefusesDigestMismatch(t *testing.T) {
 		t.Error("want good installed and evil not")
 	}
 	f2, in2 := webFixture(t)
-	_, err = in2.Add(t.Context(), Request{Sources: []string{s.URL}, Skills: []string{"evil"}, Agents: agentsOf(t, "claude-code")})
+	_, err = in2.Add(t.Context(), AddRequest{Sources: []string{s.URL}, Skills: []string{"evil"}, Agents: agentsOf(t, "claude-code")})
 	if !errors.Is(err, ErrInvalidSource) || !errors.Is(err, ErrIntegrity) || !strings.Contains(err.Error(), claimed) {
 		t.Errorf("Add of evil alone = %v; want ErrInvalidSource and ErrIntegrity naming the digest", err)
 	}
@@ -336,7 +336,7 @@ func TestWebIndexHostile(t *testing.T) {
 			in := webInstaller(t, f, cachetest.Root(t), WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)), skill.WithMaxTotalSize(512<<10))))
 			s := newSite(t)
 			tt.setup(s)
-			_, err := in.Add(t.Context(), Request{Sources: []string{s.URL}, Skills: tt.skills, Agents: agentsOf(t, "claude-code")})
+			_, err := in.Add(t.Context(), AddRequest{Sources: []string{s.URL}, Skills: tt.skills, Agents: agentsOf(t, "claude-code")})
 			if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Add = %v; want %v saying %q", err, tt.wantErr, tt.want)
 			}
@@ -357,12 +357,12 @@ func TestWebIndexPolicy(t *testing.T) {
 	f := newFixture(t)
 	p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"url:"+s.URL+"/**\"]\n")
 	in := webInstaller(t, f, cachetest.Root(t), WithTrust(Trust{Policy: p}))
-	ps, err := in.PolicySource(s.URL)
+	ps, err := in.Origin(s.URL)
 	if err != nil || ps.Kind != "url" || ps.Location != s.URL+webindex.Path || ps.Pinned {
-		t.Errorf("PolicySource(%s) = %+v, %v; want an unpinned URL source at the index", s.URL, ps, err)
+		t.Errorf("Origin(%s) = %+v, %v; want an unpinned URL source at the index", s.URL, ps, err)
 	}
 	s.index(indexEntry("plain", "skill-md", cdn.URL+"/plain.md", webindex.Digest(md)))
-	_, err = in.Add(t.Context(), Request{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")})
+	_, err = in.Add(t.Context(), AddRequest{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")})
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), cdn.URL+"/plain.md") {
 		t.Errorf("Add of an index naming a host the policy does not allow = %v; want ErrRefused naming the URL", err)
 	}
@@ -372,7 +372,7 @@ func TestWebIndexPolicy(t *testing.T) {
 	assertNothingInstalled(t, f)
 	s.put("/hop.md", []byte("redirect:"+cdn.URL+"/plain.md"))
 	s.index(indexEntry("plain", "skill-md", "/hop.md", webindex.Digest(md)))
-	_, err = in.Add(t.Context(), Request{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")})
+	_, err = in.Add(t.Context(), AddRequest{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")})
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "redirected to "+cdn.URL+"/plain.md") {
 		t.Errorf("Add of an index whose artifact redirects to a host the policy does not allow = %v; want ErrRefused naming the hop", err)
 	}
@@ -380,7 +380,7 @@ func TestWebIndexPolicy(t *testing.T) {
 		t.Errorf("the refused hop was requested %d times", n)
 	}
 	s.index(indexEntry("plain", "skill-md", "/plain.md", webindex.Digest(md)))
-	if _, err := in.Add(t.Context(), Request{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Errorf("Add of an allowed index = %v", err)
 	}
 	if _, err := in.Sync(t.Context(), SyncRequest{}); err != nil {
@@ -404,7 +404,7 @@ func TestWebIndexOutdatedUpdate(t *testing.T) {
 	kit := f.strictSkill(t, "kit", map[string]string{"a.md": "one"})
 	lone := f.strictSkill(t, "lone", nil)
 	old := s.publish(t, kit, lone)
-	if _, err := in.Add(t.Context(), Request{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	before := s.count(webindex.Path)
@@ -473,7 +473,7 @@ func TestWebIndexPolicyDotSegments(t *testing.T) {
 	f := newFixture(t)
 	p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"url:"+s.URL+"/team-a/**\"]\n")
 	in := webInstaller(t, f, cachetest.Root(t), WithTrust(Trust{Policy: p}))
-	_, err := in.Add(t.Context(), Request{Sources: []string{s.URL + "/team-a/"}, Agents: agentsOf(t, "claude-code")})
+	_, err := in.Add(t.Context(), AddRequest{Sources: []string{s.URL + "/team-a/"}, Agents: agentsOf(t, "claude-code")})
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "'..'") {
 		t.Errorf("Add of an index whose artifact URL climbs out with %%2e%%2e = %v; want ErrRefused naming the '..' segment", err)
 	}
@@ -505,7 +505,7 @@ func TestWebIndexReadStopsAtLimit(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	f, in := webFixture(t)
-	_, err := in.Add(t.Context(), Request{Sources: []string{srv.URL}, Agents: agentsOf(t, "claude-code")})
+	_, err := in.Add(t.Context(), AddRequest{Sources: []string{srv.URL}, Agents: agentsOf(t, "claude-code")})
 	if !errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), fmt.Sprintf("larger than %d bytes", webindex.MaxIndexSize)) {
 		t.Errorf("Add of an endless index = %v; want ErrInvalidSource saying it is larger than %d bytes", err, webindex.MaxIndexSize)
 	}
@@ -529,7 +529,7 @@ func TestWebIndexSyncTampered(t *testing.T) {
 	s := newSite(t)
 	dir := f.strictSkill(t, "kit", map[string]string{"a.md": "one"})
 	s.publish(t, dir)
-	if _, err := in.Add(t.Context(), Request{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	s.put("/.well-known/agent-skills/kit.tar.gz", testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("kit"), "a.md": "evil"}))

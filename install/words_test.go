@@ -25,7 +25,7 @@ func TestMessagesNameNoFlag(t *testing.T) {
 		{"an edited skill", func(t *testing.T, f *fixture) string {
 			in := f.installer(t)
 			src := f.writeSkill(t, "foo", "foo", "")
-			if _, err := in.Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
+			if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
 				t.Fatal(err)
 			}
 			if err := os.WriteFile(filepath.Join(f.canonicalOf("foo"), "SKILL.md"), []byte(skillMD("foo")+"edited\n"), 0o644); err != nil {
@@ -44,7 +44,7 @@ func TestMessagesNameNoFlag(t *testing.T) {
 			os.WriteFile(filepath.Join(bad, "SKILL.md"), []byte("---\nname: bad\n---\n"), 0o644)
 			c := skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache")))
 			in := New(f.env, WithCache(c), WithLockDir(filepath.Join(f.env.Home, ".locks")))
-			_, err := in.Add(t.Context(), Request{Sources: []string{filepath.Join(f.sources, "kit")}, Agents: agentsOf(t, "codex"), Strict: true})
+			_, err := in.Add(t.Context(), AddRequest{Sources: []string{filepath.Join(f.sources, "kit")}, Agents: agentsOf(t, "codex"), Strict: true})
 			if err == nil {
 				t.Fatal("a strict Add of a source with a broken skill succeeded")
 			}
@@ -55,7 +55,7 @@ func TestMessagesNameNoFlag(t *testing.T) {
 			userClaude := filepath.Join(f.env.Home, ".claude")
 			os.MkdirAll(filepath.Join(userClaude, "skills"), 0o755)
 			os.Symlink(userClaude, filepath.Join(f.env.Project, ".claude"))
-			_, err := f.installer(t).Add(t.Context(), Request{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+			_, err := f.installer(t).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 			if err == nil {
 				t.Fatal("Add through a link out of the project succeeded")
 			}
@@ -65,7 +65,7 @@ func TestMessagesNameNoFlag(t *testing.T) {
 			f.writeSkill(t, "kit/a/twin", "twin", "one\n")
 			f.writeSkill(t, "kit/b/twin", "twin", "two\n")
 			f.writeSkill(t, "kit/other", "other", "")
-			changes, err := f.installer(t).Add(t.Context(), Request{Sources: []string{filepath.Join(f.sources, "kit")}, Agents: agentsOf(t, "codex")})
+			changes, err := f.installer(t).Add(t.Context(), AddRequest{Sources: []string{filepath.Join(f.sources, "kit")}, Agents: agentsOf(t, "codex")})
 			if err != nil {
 				t.Fatal(err)
 			}

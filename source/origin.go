@@ -266,11 +266,11 @@ func gitNotation(loc string, pattern bool) (string, string, error) {
 // hostedGit is the kind and location of the git repository (or pattern)
 // at path p of the canonical host h: kind "github" at OWNER/REPO on
 // github.com (rule 11), whose path must then be one ([githubPath]) with
-// an owner that is no host ([IsHostElement]), else kind "git" at
+// an owner that is no host (isHostElement), else kind "git" at
 // HOST/PATH.
 func hostedGit(h, p string, pattern bool) (string, string, error) {
 	if githubCom(h) {
-		if owner, _, _ := strings.Cut(p, "/"); IsHostElement(owner) {
+		if owner, _, _ := strings.Cut(p, "/"); isHostElement(owner) {
 			return "", "", fmt.Errorf("%q is not a GitHub owner (one holds no '.' or ':')", owner)
 		}
 		if err := githubPath(p, pattern); err != nil {
@@ -327,7 +327,7 @@ func caseless(h string) bool { return caselessHosts[h] }
 // Server, or the API GITHUB_API_URL names) HOST/OWNER/REPO, the location
 // of kind "git" its git+https address has (so kind is "git").
 func GitHubLocation(host, owner, repo string) (kind, location string, err error) {
-	if owner == "" || repo == "" || strings.ContainsAny(owner+repo, "/\\") || IsHostElement(owner) {
+	if owner == "" || repo == "" || strings.ContainsAny(owner+repo, "/\\") || isHostElement(owner) {
 		return "", "", fmt.Errorf("GitHub repository %q: %w: want OWNER/REPO, an owner holding no '.' or ':' (as GitHub's)", owner+"/"+repo, ErrInvalid)
 	}
 	repo = strings.ToLower(repo) // case first, so that .GIT is dropped too
@@ -348,13 +348,13 @@ func GitHubLocation(host, owner, repo string) (kind, location string, err error)
 // githubNotation reads a github location as a policy writes it after
 // github: (rule 12): OWNER/REPO for github.com, kind "github"; or
 // HOST/OWNER/REPO for another GitHub host, its first element a host name
-// ([IsHostElement]), which is kind "git" at the canonical
+// (isHostElement), which is kind "git" at the canonical
 // HOST/OWNER/REPO. OWNER and REPO are lower-cased, as GitHub ignores
 // their case.
 func githubNotation(loc string, pattern bool) (string, string, error) {
 	first, rest, _ := strings.Cut(loc, "/")
 	kind, host := "github", ""
-	if IsHostElement(first) {
+	if isHostElement(first) {
 		h, err := patternHost(first, gitHost, pattern) // kind git: rule 11's ports
 		if err != nil {
 			return "", "", err
@@ -365,7 +365,7 @@ func githubNotation(loc string, pattern bool) (string, string, error) {
 	} else {
 		rest = loc
 	}
-	if owner, _, _ := strings.Cut(rest, "/"); kind == "github" && IsHostElement(owner) && host == "" && rest != loc {
+	if owner, _, _ := strings.Cut(rest, "/"); kind == "github" && isHostElement(owner) && host == "" && rest != loc {
 		return "", "", fmt.Errorf("%q is not a GitHub owner (one holds no '.' or ':')", owner)
 	}
 	if strings.Contains(rest, "//") || strings.HasPrefix(rest, "/") {
@@ -381,10 +381,10 @@ func githubNotation(loc string, pattern bool) (string, string, error) {
 	return kind, host + p, nil
 }
 
-// IsHostElement reports whether the first element of a github location
+// isHostElement reports whether the first element of a github location
 // names a host rather than an owner: GitHub's owners hold neither "."
 // nor ":", and none is localhost.
-func IsHostElement(e string) bool {
+func isHostElement(e string) bool {
 	return strings.ContainsAny(e, ".:") || strings.EqualFold(e, "localhost")
 }
 

@@ -120,7 +120,7 @@
 //     host (an Enterprise Server, or the one GITHUB_API_URL names) is
 //     kind "git" at HOST/OWNER/REPO, the location its git+https address
 //     has; a github location written HOST/OWNER/REPO (its first element
-//     holds a "." or a ":", or is localhost: [IsHostElement]) is read so.
+//     holds a "." or a ":", or is localhost) is read so.
 //  13. url ([URLLocation]): the URL with scheme and host by rule 9
 //     (default ports 443 and 80), without user information or fragment,
 //     with a path, "/" at least, before the query, and every "/" of the

@@ -492,7 +492,7 @@ func runAdd(ctx context.Context, opts *addOptions, sources []string) error {
 	if err != nil {
 		return err
 	}
-	req := install.Request{Sources: sources, Agents: agents, Copy: opts.copy, Skills: opts.skills, Force: opts.force, Strict: opts.strict,
+	req := install.AddRequest{Sources: sources, Agents: agents, Copy: opts.copy, Skills: opts.skills, Force: opts.force, Strict: opts.strict,
 		Plugins: opts.plugins, Lenient: opts.lenient}
 	choice, err := in.ChooseAgents(req)
 	if err != nil {

@@ -139,5 +139,5 @@ func checkedSource(in *install.Installer, text string) (source.Origin, error) {
 	case (kind == "oci" || kind == "git") && !strings.HasPrefix(rest, "//"), kind == "url", kind == "local":
 		return policy.ParseSource(text)
 	}
-	return in.PolicySource(text)
+	return in.Origin(text)
 }

@@ -121,7 +121,7 @@ func (t *runTrust) findSkills(ctx context.Context, finder *install.Installer, so
 // reference pinned to the manifest digest its tag names now, once its
 // signature satisfies the flags' signers.
 func (t *runTrust) pin(ctx context.Context, finder *install.Installer, src string) (source.Origin, string, error) {
-	origin, err := finder.PolicySource(src)
+	origin, err := finder.Origin(src)
 	if err != nil || origin.Kind != "oci" {
 		return origin, "", err
 	}

@@ -124,26 +124,17 @@ type Program struct {
 	Row string
 }
 
-// NewProgram returns the Program of the driver name for its Config's
-// command (default: name) and env, which it copies, so that changes the
-// caller makes later do not reach the driver's runs; agent and pkg say
-// what the program is and which npm package installs it.
-func NewProgram(name, command string, env []string, agent, pkg string) Program {
-	if command == "" {
-		command = name
-	}
-	return Program{Name: name, Command: command, Env: slices.Clone(env), Agent: agent, Package: pkg}
-}
-
 // ProgramOf returns the Program of the driver that d describes, for its
-// Config's command (default: d's Program) and env, which it copies.
+// Config's command (default: d's Program) and env, which it copies, so
+// that changes the caller makes later do not reach the driver's runs.
 func ProgramOf(d driver.Descriptor, command string, env []string) Program {
 	if command == "" {
 		command = d.Program
 	}
-	p := NewProgram(d.Name, command, env, d.Agent, d.Package)
-	p.Row, p.SessionIDs = d.ID, d.SessionIDs
-	return p
+	return Program{
+		Name: d.Name, Command: command, Env: slices.Clone(env),
+		Agent: d.Agent, Package: d.Package, Row: d.ID, SessionIDs: d.SessionIDs,
+	}
 }
 
 // CacheRoot is a driver Config's CacheRoot, made absolute (a mount under

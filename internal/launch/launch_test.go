@@ -96,15 +96,16 @@ func TestNoResult(t *testing.T) {
 	}
 }
 
-func TestNewProgram(t *testing.T) {
+func TestProgramOf(t *testing.T) {
 	env := []string{"A=1"}
-	p := NewProgram("agent", "", env, "The Agent", "@shop/agent")
+	d := driver.Descriptor{ID: "the-agent", Name: "agent", Program: "agent-cli", Agent: "The Agent", Package: "@shop/agent"}
+	p := ProgramOf(d, "", env)
 	env[0] = "A=2"
-	if p.Name != "agent" || p.Command != "agent" || p.Env[0] != "A=1" || p.Agent != "The Agent" || p.Package != "@shop/agent" {
-		t.Errorf("NewProgram = %+v, want the name as command and its own copy of env", p)
+	if p.Name != "agent" || p.Command != "agent-cli" || p.Env[0] != "A=1" || p.Agent != "The Agent" || p.Package != "@shop/agent" || p.Row != "the-agent" {
+		t.Errorf("ProgramOf = %+v, want the descriptor's program as command, its row, and its own copy of env", p)
 	}
-	if p := NewProgram("agent", "/bin/other", nil, "", ""); p.Command != "/bin/other" {
-		t.Errorf("NewProgram with a command = %+v", p)
+	if p := ProgramOf(d, "/bin/other", nil); p.Command != "/bin/other" {
+		t.Errorf("ProgramOf with a command = %+v", p)
 	}
 	if CacheRoot("/r") != "/r" || CacheRoot("") == "" {
 		t.Error("CacheRoot does not keep a root given, or gives none by default")
