@@ -457,7 +457,12 @@
 // signers a lock file records are kept as they are. Errors wrap [ErrRefused] (and the
 // error of the package that refused: policy.ErrDenied,
 // signature.ErrUnsigned, ErrUntrusted or ErrInvalid,
-// source.ErrCommitSignature). Per source, in this order:
+// source.ErrCommitSignature). A refusal by the trust checker (a source
+// the policy refuses, a signature a rule of the policy or Trust.Signers
+// requires, a commit the policy requires signed) is its
+// *trust.RefusedError, which matches policy.ErrDenied too, with this
+// package's words in its Detail; a refusal of the lock file's (a signer
+// it records, rule 4) is not. Per source, in this order:
 //
 //  1. Policy first: the source, as [Installer.Origin] sees it
 //     (kind, canonical location, pinned), is checked with policy.Check

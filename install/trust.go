@@ -276,6 +276,11 @@ type signerList struct {
 	extra bool
 }
 
+// lockSignerRule names the list of the signer the lock file records: its
+// refusal is the lock file's, not the policy's, and wraps [ErrRefused]
+// alone.
+const lockSignerRule = "lock file signer"
+
 // checkSource checks a source against the policy before anything is read
 // (Trust rule 1) and returns what reading it must verify; recorded is the
 // signer the lock file records for it (nil: none). A nil Installer trust
@@ -309,7 +314,7 @@ func (in *Installer) checkSource(text, pin string, typed bool, recorded *lockSig
 		if err != nil {
 			return nil, err
 		}
-		st.lists = []signerList{{"the signer the lock file records", policy.SignerRule{Rule: policy.Rule{Name: "lock file signer"}, Requirements: []signature.Requirement{req}}, true}}
+		st.lists = []signerList{{"the signer the lock file records", policy.SignerRule{Rule: policy.Rule{Name: lockSignerRule}, Requirements: []signature.Requirement{req}}, true}}
 	}
 	if len(st.lists) > 0 && ps.Kind != "oci" {
 		if len(t.Signers) > 0 && len(lists) == 0 && recorded == nil {
@@ -348,9 +353,11 @@ func (st *sourceTrust) verifyPin(ctx context.Context, rs source.Remote, pin stri
 		var refused *trust.RefusedError
 		switch {
 		case errors.As(err, &refused) && cv == nil:
-			return fmt.Errorf("%w: %s: the policy's %s requires a signed commit, but this source cannot check one", ErrRefused, st.ps.Display, refused.Rule)
+			refused.Detail = fmt.Sprintf("%s: the policy's %s requires a signed commit, but this source cannot check one", st.ps.Display, refused.Rule)
+			return err
 		case errors.As(err, &refused):
-			return fmt.Errorf("%w: %s at %s: the policy's %s requires a commit signed by a key it names: %w; nothing of it was installed (ask the publisher to sign the commit, pin a signed one, or change the policy)", ErrRefused, st.ps.Display, shortPin(pin), refused.Rule, refused.Err)
+			refused.Detail = fmt.Sprintf("%s at %s: the policy's %s requires a commit signed by a key it names: %v; nothing of it was installed (ask the publisher to sign the commit, pin a signed one, or change the policy)", st.ps.Display, shortPin(pin), refused.Rule, refused.Err)
+			return err
 		case err != nil:
 			return err
 		}
@@ -395,7 +402,12 @@ func (st *sourceTrust) verifySignatures(ctx context.Context, rs source.Remote, p
 		if st.recorded != nil && len(st.lists) == 1 && list.Requirements[0].Matches(st.recorded.Signer) {
 			what += "; if its publisher changed signer, give the new signer's key or identity (Trust.Signers) and accept it by name (Trust.AcceptSigners)"
 		}
-		return fmt.Errorf("%w: %s at %s must be signed by %s (%s): %w; %s", ErrRefused, st.ps.Display, shortPin(pin), strings.Join(want, " or "), list.from, refused.Err, what)
+		if list.Rule.Name == lockSignerRule {
+			// The lock file's refusal, not the policy's: no *trust.RefusedError.
+			return fmt.Errorf("%w: %s at %s must be signed by %s (%s): %w; %s", ErrRefused, st.ps.Display, shortPin(pin), strings.Join(want, " or "), list.from, refused.Err, what)
+		}
+		refused.Detail = fmt.Sprintf("%s at %s must be signed by %s (%s): %v; %s", st.ps.Display, shortPin(pin), strings.Join(want, " or "), list.from, refused.Err, what)
+		return err
 	}
 	if len(signers) != len(st.lists) {
 		return fmt.Errorf("%w: %s at %s: the policy's signers rules changed while it was checked", ErrRefused, st.ps.Display, shortPin(pin))

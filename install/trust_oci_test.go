@@ -19,9 +19,11 @@ import (
 	"github.com/google/go-containerregistry/pkg/registry"
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
+	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source/oci"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // ociFixture is a registry on loopback that a publisher pushes skills to
@@ -170,6 +172,11 @@ func TestTrustOCISignatures(t *testing.T) {
 				if !errors.Is(err, ErrRefused) || !errors.Is(err, tt.is) || !strings.Contains(err.Error(), want.id) {
 					t.Fatalf("Add(%s) = %v; want ErrRefused and %v, naming the key required (%s)", src, err, tt.is, want.id)
 				}
+				// A signer the user names refuses as a rule of the policy does.
+				var refused *trust.RefusedError
+				if !errors.As(err, &refused) || refused.Rule.Name != "Trust.Signers" || !errors.Is(err, policy.ErrDenied) {
+					t.Fatalf("Add(%s) = %#v; want the trust checker's *trust.RefusedError of Trust.Signers, policy.ErrDenied", src, err)
+				}
 				assertNothingInstalled(t, f)
 				return
 			}
@@ -205,6 +212,8 @@ func TestTrustOCIPolicySigners(t *testing.T) {
 			t.Errorf("Add(%s), signed as the policy requires = %v", tt.src, err)
 		case !tt.ok && (!errors.Is(err, ErrRefused) || !errors.Is(err, signature.ErrUnsigned) || !strings.Contains(err.Error(), "signers[1]")):
 			t.Errorf("Add(%s), unsigned = %v; want ErrRefused naming the policy's signers[1]", tt.src, err)
+		case !tt.ok && (!errors.As(err, new(*trust.RefusedError)) || !errors.Is(err, policy.ErrDenied)):
+			t.Errorf("Add(%s), unsigned = %#v; want the trust checker's *trust.RefusedError, policy.ErrDenied", tt.src, err)
 		case !tt.ok:
 			assertNothingInstalled(t, f)
 		}
@@ -236,6 +245,10 @@ func TestTrustChangedSigner(t *testing.T) {
 	_, err := trustInstaller(t, f, "", Trust{}).Add(t.Context(), AddRequest{Sources: []string{v2}, Agents: agents})
 	if !errors.Is(err, ErrRefused) || !errors.Is(err, signature.ErrUntrusted) || !strings.Contains(err.Error(), k1.id) {
 		t.Fatalf("Add(%s) signed by another key = %v; want ErrRefused naming the recorded key %s", v2, err, k1.id)
+	}
+	// The lock file refused it, not the policy.
+	if errors.Is(err, policy.ErrDenied) || errors.As(err, new(*trust.RefusedError)) {
+		t.Fatalf("Add(%s) signed by another key than the lock file records = %#v; want no policy.ErrDenied, no *trust.RefusedError", v2, err)
 	}
 	// With the new key: a changed signer, naming both.
 	_, err = trustInstaller(t, f, "", Trust{Signers: []signature.Requirement{k2.requirement()}}).Add(t.Context(), AddRequest{Sources: []string{v2}, Agents: agents})

@@ -17,6 +17,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // TestPolicySource maps every source form Add takes to the policy's
@@ -177,6 +178,10 @@ func TestTrustSignedCommitRequired(t *testing.T) {
 			if name != "an allowed key" {
 				if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "signers[1]") {
 					t.Fatalf("Add(%s) of a commit signed by %s = %v; want ErrRefused naming the policy's signers[1]", src, name, err)
+				}
+				var refused *trust.RefusedError
+				if !errors.As(err, &refused) || refused.Rule.Name != "signers[1]" || !errors.Is(err, policy.ErrDenied) || !errors.Is(err, source.ErrCommitSignature) {
+					t.Fatalf("Add(%s) of a commit signed by %s = %#v; want the trust checker's *trust.RefusedError of signers[1], policy.ErrDenied, source.ErrCommitSignature", src, name, err)
 				}
 				assertNothingInstalled(t, f)
 				return

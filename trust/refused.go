@@ -43,6 +43,11 @@ type RefusedError struct {
 	// the policy does not allow, or the signature check's error; nil for
 	// the audit.
 	Err error
+	// Detail, when not empty, is the refusal as the caller words it,
+	// with what the user can do (package install's, which names the
+	// source, the pin and the list of signers that refused it): the
+	// error is ErrRefused followed by Detail.
+	Detail string
 	// Refusals, when not empty, are the refusals of a request of several
 	// skills (package install's Add, which installs the others): the
 	// error lists them, and the fields above are zero.
@@ -70,8 +75,9 @@ type Refusal struct {
 // Error names the skill, its source, the rule and its file, what was
 // found and what the user can do; a refusal of a source before any of
 // its skills is known (Key "", as package install checks a source
-// first) is ErrRefused followed by its cause; a list of Refusals is
-// ErrRefused followed by each, a line each.
+// first) is ErrRefused followed by its cause; one with a Detail is
+// ErrRefused followed by it; a list of Refusals is ErrRefused followed
+// by each, a line each.
 func (e *RefusedError) Error() string {
 	if len(e.Refusals) > 0 {
 		lines := make([]string, len(e.Refusals))
@@ -83,6 +89,9 @@ func (e *RefusedError) Error() string {
 			lines[i] = what + ": " + r.Reason
 		}
 		return fmt.Sprintf("%v: %s", ErrRefused, strings.Join(lines, "\n"))
+	}
+	if e.Detail != "" {
+		return fmt.Sprintf("%v: %s", ErrRefused, e.Detail)
 	}
 	if e.Key == "" && e.Err != nil {
 		// A source refused before any skill of it is known.
