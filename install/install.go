@@ -514,8 +514,9 @@
 //     first and compares it with the recorded one. Requirements for a
 //     source that is not OCI are refused, as nothing could satisfy
 //     them: Trust.Signers given to Add for a GitHub, git, URL or local
-//     source, and policy signers for such a source; a Sync applies
-//     Trust.Signers to its OCI sources only.
+//     source (a policy names signers for oci sources only: rule 6 of
+//     package policy); a Sync applies Trust.Signers to its OCI sources
+//     only.
 //  3. Signed commits: when policy.CommitSigners requires it for a git
 //     or GitHub source, its pinned commit is checked
 //     (source.CommitVerifier) with the allowed-signers file or keyring

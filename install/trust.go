@@ -316,12 +316,11 @@ func (in *Installer) checkSource(text, pin string, typed bool, recorded *lockSig
 		}
 		st.lists = []signerList{{"the signer the lock file records", policy.SignerRule{Rule: policy.Rule{Name: lockSignerRule}, Requirements: []signature.Requirement{req}}, true}}
 	}
+	// The policy's signers rules name oci sources only (rule 6 of package
+	// policy), so lists is empty for any other source.
 	if len(st.lists) > 0 && ps.Kind != "oci" {
-		if len(t.Signers) > 0 && len(lists) == 0 && recorded == nil {
+		if len(t.Signers) > 0 && recorded == nil {
 			return nil, fmt.Errorf("%w: %s is a %s source: signature requirements (Trust.Signers) apply to oci:// sources only, which carry Sigstore signatures; require a signed commit in the policy instead", ErrRefused, ps.Display, ps.Kind)
-		}
-		if len(lists) > 0 {
-			return nil, fmt.Errorf("%w: %s is a %s source, which carries no Sigstore signature, but the policy's %s requires a signer for it; publish it to an OCI registry signed, or change the policy", ErrRefused, ps.Display, ps.Kind, lists[0].Rule)
 		}
 		st.lists = nil // flags name OCI signers; a sync applies them to its OCI sources only
 	}
