@@ -243,8 +243,13 @@ func (t *Trust) engine() *trust.Checker {
 	return t.checker
 }
 
-// effectivePolicy is t's policy, or the zero one.
-func (t *Trust) effectivePolicy() *policy.Policy { return t.engine().Policy() }
+// effectivePolicy is t's policy, or the zero one, as its checker's.
+func (t *Trust) effectivePolicy() *policy.Policy {
+	if t.Policy == nil {
+		return new(policy.Policy)
+	}
+	return t.Policy
+}
 
 // sourceTrust is what is checked of one source and what was found: built
 // before the source is read (checkSource), used as it is read (verifyPin),

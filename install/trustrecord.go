@@ -143,7 +143,7 @@ func allowRisks(rep audit.Report, rules []string) (left audit.Report, used []str
 // to record.
 func (in *Installer) allowCandidate(ctx context.Context, c *candidate, rep audit.Report, rec *RiskAllowance, ps source.Origin) (audit.Report, error) {
 	c.allowed = nil
-	left, used := allowRisks(rep, in.trust.engine().AllowedRisks())
+	left, used := allowRisks(rep, in.trust.AllowRisks)
 	if len(used) == 0 && (len(left.Findings) == 0 || rec == nil) {
 		return left, nil
 	}
@@ -165,7 +165,7 @@ func (in *Installer) allowCandidate(ctx context.Context, c *candidate, rep audit
 // allowInstalled is allowCandidate of the installed skill folder dir,
 // recorded with rec.
 func (in *Installer) allowInstalled(ctx context.Context, dir, name string, rep audit.Report, rec *RiskAllowance, ps source.Origin) (audit.Report, error) {
-	left, _ := allowRisks(rep, in.trust.engine().AllowedRisks())
+	left, _ := allowRisks(rep, in.trust.AllowRisks)
 	if len(left.Findings) == 0 || rec == nil {
 		return left, nil
 	}

@@ -68,12 +68,6 @@ func NewChecker(p *policy.Policy, opts ...Option) *Checker {
 	return &Checker{policy: p, allowRisks: c.allowRisks}
 }
 
-// Policy returns the policy c enforces.
-func (c *Checker) Policy() *policy.Policy { return c.policy }
-
-// AllowedRisks returns the audit rules [AllowRisks] let through.
-func (c *Checker) AllowedRisks() []string { return slices.Clone(c.allowRisks) }
-
 // Check checks o against the policy before anything of it is read (rule
 // 2). A refusal is a *[RefusedError] that wraps the *policy.DeniedError.
 func (c *Checker) Check(o source.Origin) error {
