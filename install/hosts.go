@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/git"
@@ -35,7 +36,7 @@ func githubPolicySource(s source.Origin, text string, spec source.Spec) (source.
 }
 
 // gitPolicySource completes s, the policy's view of the git source src
-// typed as text: the canonical kind and location source.RealGitLocation
+// typed as text: the canonical kind and location sourceloc.RealGitLocation
 // gives (kind "git", or "github" for a repository on github.com; a file
 // URL at its real path, whatever link names it), pinned when the ref is
 // a commit; a URL whose location cannot be made canonical is refused
@@ -44,7 +45,7 @@ func gitPolicySource(s source.Origin, text string, src git.Source) (source.Origi
 	if u, err := url.Parse(src.URL); err == nil && policy.HasDotSegment(u.Path) {
 		return s, dotSegmentError(text)
 	}
-	kind, loc, err := source.RealGitLocation(src.URL) // a file URL's real path (package source, rule 15)
+	kind, loc, err := sourceloc.RealGitLocation(src.URL) // a file URL's real path (package source, rule 15)
 	if err != nil {
 		return s, notCanonical(s, err)
 	}
@@ -71,7 +72,7 @@ func (in *Installer) githubHost(text, pin string) string {
 	if err != nil || host == "" {
 		return host
 	}
-	if h, err := source.CanonicalHost(host, "443"); err == nil {
+	if h, err := sourceloc.CanonicalHost(host, "443"); err == nil {
 		return h
 	}
 	return host

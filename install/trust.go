@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -170,7 +171,7 @@ func (in *Installer) policySource(text, pin string, typed bool) (source.Origin, 
 		if err != nil {
 			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}
-		loc, err := source.OCILocation(ref.Host, ref.Repository) // # Trust, rule 1: canonical, or refused
+		loc, err := sourceloc.OCILocation(ref.Host, ref.Repository) // # Trust, rule 1: canonical, or refused
 		if err != nil {
 			return s, notCanonical(s, err)
 		}
@@ -197,7 +198,7 @@ func (in *Installer) policySource(text, pin string, typed bool) (source.Origin, 
 		if policy.HasDotSegment(u.Path) {
 			return s, dotSegmentError(text)
 		}
-		loc, err := source.URLLocation(u.String())
+		loc, err := sourceloc.URLLocation(u.String())
 		if err != nil {
 			return s, notCanonical(s, err)
 		}
@@ -220,7 +221,7 @@ func (in *Installer) policySource(text, pin string, typed bool) (source.Origin, 
 			return s, err
 		}
 	}
-	s.Kind, s.Location = "local", filepath.ToSlash(source.RealPath(p)) // the folder read, whatever link names it (package source, rule 15)
+	s.Kind, s.Location = "local", filepath.ToSlash(sourceloc.RealPath(p)) // the folder read, whatever link names it (package source, rule 15)
 	return s, nil
 }
 

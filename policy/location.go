@@ -3,11 +3,11 @@ package policy
 import (
 	"strings"
 
-	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 )
 
 // GitLocation returns a git repository's URL as a [source.Origin] writes it:
-// its canonical kind and location ([source.GitLocation]: kind "git" at
+// its canonical kind and location ([sourceloc.GitLocation]: kind "git" at
 // the host and cleaned path, without scheme, user, default port,
 // trailing slash or .git suffix; kind "github" at OWNER/REPO for a
 // repository on github.com, rule 15). ok is false when the URL cannot be made canonical,
@@ -16,7 +16,7 @@ import (
 // host/allowed/../evil, which git and servers read as host/evil, so such
 // a URL cannot be checked against a policy.
 func GitLocation(raw string) (kind, loc string, ok bool) {
-	kind, loc, err := source.GitLocation(raw)
+	kind, loc, err := sourceloc.GitLocation(raw)
 	return kind, loc, err == nil
 }
 

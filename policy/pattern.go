@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
@@ -99,7 +100,7 @@ func realPattern(kind, loc string) ([]string, error) {
 		_, canon, err := source.CanonicalPattern(kind, loc)
 		return split(kind, canon), err // a relative policy file's folder: nothing to resolve
 	}
-	head, rest := source.RealPathPattern(filepath.FromSlash(loc))
+	head, rest := sourceloc.RealPathPattern(filepath.FromSlash(loc))
 	head = filepath.ToSlash(head)
 	real := strings.Split(strings.TrimSuffix(head, "/"), "/")
 	if rest != "" {

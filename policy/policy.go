@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/internal/readfile"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/source"
 )
@@ -128,7 +129,7 @@ func published(s source.Origin) bool {
 // error wrapping [source.ErrInvalid]. A relative local path is made
 // absolute against the working folder; a local path, and a git location
 // on the local disk (git:/srv/repos/x), is its real path, links resolved
-// as the installer resolves a source's ([source.RealPath]). The source
+// as the installer resolves a source's ([sourceloc.RealPath]). The source
 // is not pinned.
 func ParseSource(text string) (source.Origin, error) {
 	kind, loc, ok := strings.Cut(text, ":")
@@ -140,12 +141,12 @@ func ParseSource(text string) (source.Origin, error) {
 		if err != nil {
 			return source.Origin{}, fmt.Errorf("source %q: %w", text, err)
 		}
-		return source.Origin{Kind: kind, Location: filepath.ToSlash(source.RealPath(abs)), Display: text}, nil
+		return source.Origin{Kind: kind, Location: filepath.ToSlash(sourceloc.RealPath(abs)), Display: text}, nil
 	}
 	canonKind, canon, err := source.CanonicalLocation(kind, loc)
 	if err == nil && canonKind == "git" && strings.HasPrefix(loc, "/") {
 		// The written path is checked first, so that no ".." is resolved away.
-		canonKind, canon, err = source.CanonicalLocation(kind, filepath.ToSlash(source.RealPath(filepath.FromSlash(loc))))
+		canonKind, canon, err = source.CanonicalLocation(kind, filepath.ToSlash(sourceloc.RealPath(filepath.FromSlash(loc))))
 	}
 	if err != nil {
 		return source.Origin{}, fmt.Errorf("source %q: %w", text, err)

@@ -63,21 +63,23 @@
 // [Remote.Open] reads the content at a pin as an archive, and
 // [Remote.Close] releases what one kept for the other. github.NewRemote,
 // git.NewRemote and oci.NewRemote make one. This package is small and
-// imports only package skill (and IDNA's tables and an internal package
-// of git's syntax), so that any package may use it; it holds no state.
+// imports only package skill (and IDNA's tables and internal packages of
+// git's syntax and of canonical locations), so that any package may use
+// it; it holds no state.
 //
 // # Canonical locations
 //
 // One repository can be written many ways (ghcr.io, GHCR.IO:443,
 // ghcr.io:0443); a trust policy must see one location for all of them,
-// or a rule written for one spelling is skipped for another. The
-// functions here are the one place that makes a location canonical: the
+// or a rule written for one spelling is skipped for another.
+// [CanonicalLocation] and [CanonicalPattern], and the module's own code
+// behind them, are the one place that makes a location canonical: the
 // installer, the SDK's origins (Origin of source/oci, source/git and
 // source/github) and package policy (sources and patterns alike) all
-// call them. A location that cannot be made canonical is an error
+// use it. A location that cannot be made canonical is an error
 // wrapping [ErrInvalid], never a location matched as written.
 //
-//  9. A host ([CanonicalHost]) is in lower case, converted by IDNA's
+//  9. A host is in lower case, converted by IDNA's
 //     lookup profile (UTS #46, non-transitional, as Go's HTTP client
 //     does) to ASCII, punycode for a name that is not ASCII
 //     (bücher.example is xn--bcher-kva.example), without a trailing dot.
@@ -90,13 +92,13 @@
 //     other than letters, digits, "-" and "." (an underscore), an empty
 //     label, and a name whose last label is a number (127.1, 0x7f.1,
 //     2130706433), which some programs read as an IPv4 address.
-//  10. oci ([OCILocation]): HOST/REPOSITORY, the host by rule 9 with the
+//  10. oci: HOST/REPOSITORY, the host by rule 9 with the
 //     default port 443 (80 on loopback, which is spoken to over plain
 //     HTTP), the repository in lower case with doubled slashes
 //     collapsed. A "." or ".." element (also percent-encoded) and any
 //     character the OCI grammar does not allow are refused.
-//  11. git ([GitLocation], from git's URL; [CanonicalLocation] from
-//     HOST/PATH): HOST/PATH without scheme or user, the host by rule 9
+//  11. git (from git's URL, or HOST/PATH as [CanonicalLocation]
+//     reads it): HOST/PATH without scheme or user, the host by rule 9
 //     with each of git's default ports dropped (443, 80, 22, 9418: a git
 //     location has no scheme to tell them apart); the path with doubled
 //     slashes collapsed, the trailing slash and one .git suffix (or a
@@ -113,7 +115,7 @@
 //     query or fragment, a control character, no path, a scheme other
 //     than https, http, ssh, git and file, a file URL with another host,
 //     a path on github.com that is not OWNER/REPO.
-//  12. github ([GitHubLocation]): OWNER/REPO in lower case for
+//  12. github: OWNER/REPO in lower case for
 //     github.com, a .git suffix dropped after the case is folded; a
 //     location with more or fewer elements (acme/tools/skills, acme) is
 //     refused, as no repository has it. A GitHub repository on another
@@ -121,7 +123,7 @@
 //     kind "git" at HOST/OWNER/REPO, the location its git+https address
 //     has; a github location written HOST/OWNER/REPO (its first element
 //     holds a "." or a ":", or is localhost) is read so.
-//  13. url ([URLLocation]): the URL with scheme and host by rule 9
+//  13. url: the URL with scheme and host by rule 9
 //     (default ports 443 and 80), without user information or fragment,
 //     with a path, "/" at least, before the query, and every "/" of the
 //     query written %2F: no query text becomes or joins a host or path
@@ -141,20 +143,18 @@
 //     elements unless one is **, and at most two besides **, after its
 //     host: acme/tools/** may match an OWNER/REPO, acme/tools/skills/*
 //     none, and is refused.
-//  15. A path on the local disk, of a file URL ([RealGitLocation]) or a
-//     local folder ([RealPath]), is its real path: the longest leading
+//  15. A path on the local disk, of a file URL or a local folder, is its real path: the longest leading
 //     part of it that exists is replaced by its real path
 //     ([filepath.EvalSymlinks]) and the rest kept, so that a repository
 //     or folder named through a link (/proc/self/root/srv/repos/x, a
 //     link to /srv/repos) has the location of the folder that is read
 //     (/srv/repos/x). A file URL's .git suffix is dropped after. A
 //     policy's git pattern for the local disk (git:/...) and its local
-//     pattern are resolved alike when the policy is read
-//     ([RealPathPattern]): the longest leading run of elements without a
+//     pattern are resolved alike when the policy is read: the longest leading run of elements without a
 //     wildcard that exists is replaced by its real path, the rest kept,
 //     so that git:/srv/repos/acme/* where /srv is a link (as macOS's
 //     /tmp and /var are) matches the repositories the sources resolve
-//     to. [GitLocation] and [CanonicalLocation] do not resolve: a
+//     to. [CanonicalLocation] and [CanonicalPattern] do not resolve: a
 //     caller that reads the disk resolves before it matches.
 //
 // # Source text
@@ -213,6 +213,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -220,7 +221,7 @@ import (
 var (
 	// ErrInvalid reports text that is not a source, an option that is not
 	// usable, or a pin that is not one (rule 1).
-	ErrInvalid = errors.New("invalid source")
+	ErrInvalid = sourceloc.ErrInvalid
 	// ErrNotFound reports a repository, ref, commit, tag, digest or folder
 	// the host does not have or hides (rule 2).
 	ErrNotFound = errors.New("not found")
@@ -306,19 +307,4 @@ type Archive struct {
 	// Subpath is the folder of the archive that the reference names, ""
 	// for its root.
 	Subpath string
-}
-
-// Tee returns rc whose reads also write what they return to w, or rc
-// itself when w is nil: how a [Remote] that streams its content gives
-// progress. A failed write to w fails the read.
-func Tee(rc io.ReadCloser, w io.Writer) io.ReadCloser {
-	if w == nil {
-		return rc
-	}
-	return &tee{Reader: io.TeeReader(rc, w), Closer: rc}
-}
-
-type tee struct {
-	io.Reader
-	io.Closer
 }

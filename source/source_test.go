@@ -425,17 +425,3 @@ func otherArtifact() (http.Handler, string) {
 }
 
 func nopLogger() *log.Logger { return log.New(io.Discard, "", 0) }
-
-// TestTee checks that Tee gives w what the reads return, and is rc
-// itself without a writer.
-func TestTee(t *testing.T) {
-	rc := io.NopCloser(strings.NewReader("content"))
-	if got := source.Tee(rc, nil); got != rc {
-		t.Errorf("Tee(rc, nil) = %v, want rc", got)
-	}
-	var w bytes.Buffer
-	data, err := io.ReadAll(source.Tee(rc, &w))
-	if err != nil || string(data) != "content" || w.String() != "content" {
-		t.Errorf("Tee read %q (%v) and wrote %q, want content both", data, err, w.String())
-	}
-}

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path/filepath"
 
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
@@ -45,7 +46,7 @@ func OriginOf(src skill.Source) source.Origin {
 		if err != nil {
 			loc = filepath.Clean(p.SkillPath())
 		}
-		return source.Origin{Kind: "local", Location: source.RealPath(loc), Display: p.SkillPath()}
+		return source.Origin{Kind: "local", Location: sourceloc.RealPath(loc), Display: p.SkillPath()}
 	}
 	switch src.(type) {
 	case interface{ InlineSkillMD() string }, interface {

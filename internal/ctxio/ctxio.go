@@ -1,4 +1,5 @@
-// Package ctxio stops reads when a context is done.
+// Package ctxio holds the module's helpers for readers: reads stopped
+// when a context is done, and reads copied to a writer for progress.
 package ctxio
 
 import (
@@ -20,4 +21,19 @@ func (c reader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return c.r.Read(p)
+}
+
+// Tee returns rc whose reads also write what they return to w, or rc
+// itself when w is nil: how a remote source that streams its content
+// gives progress. A failed write to w fails the read.
+func Tee(rc io.ReadCloser, w io.Writer) io.ReadCloser {
+	if w == nil {
+		return rc
+	}
+	return &tee{Reader: io.TeeReader(rc, w), Closer: rc}
+}
+
+type tee struct {
+	io.Reader
+	io.Closer
 }

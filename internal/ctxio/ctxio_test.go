@@ -1,6 +1,7 @@
 package ctxio
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -21,5 +22,19 @@ func TestReaderStopsWhenDone(t *testing.T) {
 	}
 	if _, err := io.ReadAll(Reader(t.Context(), strings.NewReader("x"))); err != nil {
 		t.Errorf("ReadAll with a live context = %v", err)
+	}
+}
+
+// TestTee checks that Tee gives w what the reads return, and is rc
+// itself without a writer.
+func TestTee(t *testing.T) {
+	rc := io.NopCloser(strings.NewReader("content"))
+	if got := Tee(rc, nil); got != rc {
+		t.Errorf("Tee(rc, nil) = %v, want rc", got)
+	}
+	var w bytes.Buffer
+	data, err := io.ReadAll(Tee(rc, &w))
+	if err != nil || string(data) != "content" || w.String() != "content" {
+		t.Errorf("Tee read %q (%v) and wrote %q, want content both", data, err, w.String())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
@@ -29,7 +30,7 @@ func (c *Client) TrustedSkill(key string, p Pin) skill.Skill {
 }
 
 // Origin returns where the skill comes from, as a policy sees it: the
-// repository's canonical kind and location ([source.RealGitLocation]:
+// repository's canonical kind and location ([sourceloc.RealGitLocation]:
 // kind "git" at the host and cleaned path, so file://localhost/srv//r
 // and file:///srv/r are one, and a file URL at its real path, links
 // resolved, so file:///proc/self/root/srv/r is /srv/r; kind "github" at
@@ -42,7 +43,7 @@ func (c *Client) TrustedSkill(key string, p Pin) skill.Skill {
 func (s TrustedSource) Origin() source.Origin {
 	shown := s.pin
 	shown.Source.URL = display(shown.Source.URL)
-	kind, loc, err := source.RealGitLocation(s.pin.Source.URL)
+	kind, loc, err := sourceloc.RealGitLocation(s.pin.Source.URL)
 	if err != nil {
 		return source.Origin{Kind: "unknown", Display: shown.String()}
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/url"
 
+	"github.com/agentadaptor/agentadaptor/internal/ctxio"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
@@ -105,7 +106,7 @@ func (r *Remote) Open(ctx context.Context, commit, within string, progress io.Wr
 }
 
 func archive(rc io.ReadCloser, subpath string, progress io.Writer) *source.Archive {
-	return &source.Archive{ReadCloser: source.Tee(rc, progress), Format: skill.FormatTar, Subpath: subpath}
+	return &source.Archive{ReadCloser: ctxio.Tee(rc, progress), Format: skill.FormatTar, Subpath: subpath}
 }
 
 // Close closes what Resolve fetched and Open did not take.

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/source/git"
 )
 
@@ -135,7 +135,7 @@ func (c *Client) tokenVars() string {
 }
 
 // PolicyLocation returns where the repository lives as a trust policy
-// names it (rule 16), by [source.GitHubLocation]: kind "github" and
+// names it (rule 16), by [sourceloc.GitHubLocation]: kind "github" and
 // OWNER/REPO for github.com; for another GitHub host, kind "git" and
 // HOST/OWNER/REPO, as its git+https address gives, so that a github:
 // pattern, which means github.com, never matches it. The host is
@@ -149,7 +149,7 @@ func (s Source) PolicyLocation() (kind, location string, err error) {
 			return "", "", err
 		}
 	}
-	return source.GitHubLocation(host, s.Owner, s.Repo)
+	return sourceloc.GitHubLocation(host, s.Owner, s.Repo)
 }
 
 // APIHost returns the host of the GitHub whose API is at api (rule 16):
@@ -180,7 +180,7 @@ func apiHost(u *url.URL) string {
 	if u.Scheme == "http" {
 		defaultPort = "80"
 	}
-	if c, err := source.CanonicalHost(host, defaultPort); err == nil {
+	if c, err := sourceloc.CanonicalHost(host, defaultPort); err == nil {
 		host = c
 	}
 	switch name := hostname(host); {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
@@ -28,7 +29,7 @@ func (c *Client) TrustedSkill(key string, p Pin) skill.Skill {
 }
 
 // Origin returns where the skill comes from, as a policy sees it: the
-// kind and location of [source.GitHubLocation] for the GitHub the client
+// kind and location of [sourceloc.GitHubLocation] for the GitHub the client
 // reads it from (kind "github" and OWNER/REPO in lower case for
 // github.com; kind "git" and HOST/OWNER/REPO for another host: the
 // source's Host, else the host of the client's API address, as
@@ -44,7 +45,7 @@ func (s TrustedSource) Origin() source.Origin {
 	if s.pin.Source.Host == "" {
 		display = "github:" + display
 	}
-	kind, loc, err := source.GitHubLocation(host, s.pin.Source.Owner, s.pin.Source.Repo)
+	kind, loc, err := sourceloc.GitHubLocation(host, s.pin.Source.Owner, s.pin.Source.Repo)
 	if err != nil {
 		return source.Origin{Kind: "unknown", Display: display}
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agentadaptor/agentadaptor/internal/ctxio"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
@@ -66,7 +67,7 @@ func (r *Remote) Open(ctx context.Context, commit, within string, progress io.Wr
 	if err != nil {
 		return nil, err
 	}
-	return &source.Archive{ReadCloser: source.Tee(rc, progress), Format: skill.FormatTar, Subpath: pin.Source.Path}, nil
+	return &source.Archive{ReadCloser: ctxio.Tee(rc, progress), Format: skill.FormatTar, Subpath: pin.Source.Path}, nil
 }
 
 // options are the options of the Remote's clients: a source of an

@@ -3,6 +3,7 @@ package oci
 import (
 	"context"
 
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
@@ -24,13 +25,13 @@ func (a *Artifact) TrustedSkill() skill.Skill {
 
 // Origin returns where the skill comes from, as a policy sees it: kind
 // "oci", the canonical location of the host and repository
-// ([source.OCILocation]: ghcr.io:0443/acme/x is ghcr.io/acme/x), pinned,
+// ([sourceloc.OCILocation]: ghcr.io:0443/acme/x is ghcr.io/acme/x), pinned,
 // and the pinned reference to show. A location that cannot be made
 // canonical is given as written, which the policy refuses (it matches
 // no rule's pattern, so no rule can be known not to apply).
 func (s TrustedSource) Origin() source.Origin {
 	r := s.artifact.Ref
-	loc, err := source.OCILocation(r.Host, r.Repository)
+	loc, err := sourceloc.OCILocation(r.Host, r.Repository)
 	if err != nil {
 		loc = r.Host + "/" + r.Repository
 	}

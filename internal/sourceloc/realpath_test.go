@@ -1,4 +1,4 @@
-package source_test
+package sourceloc_test
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 )
 
 // realTree makes base/repos/acme/tools, a link base/link to base/repos
@@ -38,7 +38,7 @@ func TestRealPath(t *testing.T) {
 		filepath.Join("relative", "link"):                       filepath.Join("relative", "link"),
 		filepath.Join(base, "missing", "link", "acme", "tools"): filepath.Join(base, "missing", "link", "acme", "tools"),
 	} {
-		if got := source.RealPath(in); got != want {
+		if got := sourceloc.RealPath(in); got != want {
 			t.Errorf("RealPath(%s) = %s, want %s", in, got, want)
 		}
 	}
@@ -57,7 +57,7 @@ func TestRealPathPattern(t *testing.T) {
 		{filepath.Join(base, "link", "acme", "tools"), filepath.Join(repos, "acme", "tools"), ""},
 		{filepath.Join(base, "link", "missing", "*"), repos, "missing/*"},
 	} {
-		if h, r := source.RealPathPattern(tt.in); h != tt.head || r != tt.rest {
+		if h, r := sourceloc.RealPathPattern(tt.in); h != tt.head || r != tt.rest {
 			t.Errorf("RealPathPattern(%s) = %s, %q; want %s, %q", tt.in, h, r, tt.head, tt.rest)
 		}
 	}
@@ -79,16 +79,16 @@ func TestRealGitLocation(t *testing.T) {
 		urls = append(urls, "file:///proc/self/root"+want)
 	}
 	for _, u := range urls {
-		if kind, loc, err := source.RealGitLocation(u); err != nil || kind != "git" || loc != want {
+		if kind, loc, err := sourceloc.RealGitLocation(u); err != nil || kind != "git" || loc != want {
 			t.Errorf("RealGitLocation(%s) = %s, %s, %v; want git, %s", u, kind, loc, err, want)
 		}
 	}
 	for _, u := range []string{"file://" + base + "/link/../repos/acme/tools", "file://" + base + "/link/acme/%2e%2e/acme/tools", "file://evil.example" + want} {
-		if kind, loc, err := source.RealGitLocation(u); !errors.Is(err, source.ErrInvalid) {
+		if kind, loc, err := sourceloc.RealGitLocation(u); !errors.Is(err, sourceloc.ErrInvalid) {
 			t.Errorf("RealGitLocation(%s) = %s, %s, %v; want ErrInvalid", u, kind, loc, err)
 		}
 	}
-	if kind, loc, err := source.RealGitLocation("https://Git.Acme.Corp:443/team/x.git"); err != nil || kind != "git" || loc != "git.acme.corp/team/x" {
+	if kind, loc, err := sourceloc.RealGitLocation("https://Git.Acme.Corp:443/team/x.git"); err != nil || kind != "git" || loc != "git.acme.corp/team/x" {
 		t.Errorf("RealGitLocation(https://Git.Acme.Corp:443/team/x.git) = %s, %s, %v", kind, loc, err)
 	}
 }
