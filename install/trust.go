@@ -278,7 +278,7 @@ type sourceTrust struct {
 // own, which are not the policy's (extra), as rules of their own.
 type signerList struct {
 	from string // where the list comes from, in messages
-	policy.SignerRule
+	trust.SignerRule
 	extra bool
 }
 
@@ -306,21 +306,21 @@ func (in *Installer) checkSource(text, pin string, typed bool, recorded *lockSig
 	}
 	st := &sourceTrust{in: in, t: t, ps: ps, recorded: recorded}
 	if len(t.Signers) > 0 {
-		st.lists = append(st.lists, signerList{"Trust.Signers", policy.SignerRule{Rule: policy.Rule{Name: "Trust.Signers"}, Requirements: t.Signers}, true})
+		st.lists = append(st.lists, signerList{"Trust.Signers", trust.SignerRule{Rule: policy.Rule{Name: "Trust.Signers"}, Requirements: t.Signers}, true})
 	}
 	lists, err := p.SignerRules(ps)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrRefused, ps.Display, err)
 	}
 	for _, r := range lists {
-		st.lists = append(st.lists, signerList{"the policy's " + r.Rule.String(), r, false})
+		st.lists = append(st.lists, signerList{"the policy's " + r.Rule.String(), trust.SignerRuleOf(r), false})
 	}
 	if len(st.lists) == 0 && recorded != nil {
 		req, err := recorded.requirement(in.Root())
 		if err != nil {
 			return nil, err
 		}
-		st.lists = []signerList{{"the signer the lock file records", policy.SignerRule{Rule: policy.Rule{Name: lockSignerRule}, Requirements: []signature.Requirement{req}}, true}}
+		st.lists = []signerList{{"the signer the lock file records", trust.SignerRule{Rule: policy.Rule{Name: lockSignerRule}, Requirements: []signature.Requirement{req}}, true}}
 	}
 	// The policy's signers rules name oci sources only (rule 6 of package
 	// policy), so lists is empty for any other source.
@@ -382,7 +382,7 @@ func (st *sourceTrust) verifySignatures(ctx context.Context, rs source.Remote, p
 	if r == nil {
 		return fmt.Errorf("%w: %s is not an OCI source, and carries no signature", ErrRefused, st.ps.Display)
 	}
-	var extra []policy.SignerRule
+	var extra []trust.SignerRule
 	for _, list := range st.lists {
 		if list.extra {
 			extra = append(extra, list.SignerRule)

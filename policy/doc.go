@@ -153,9 +153,11 @@
 //     ~/.agents/keys/release.pub. It must be a regular file; keys and
 //     trusted roots are read when the policy is loaded (at most
 //     [MaxFileSize] bytes each), so a missing or unreadable one is an
-//     error naming the policy's line. A trusted root's requirement
-//     names its file (signature.Requirement.TrustedRootFile), which
-//     package install's lock file records.
+//     error naming the policy's line, and a key package signature would
+//     not verify with (not ECDSA P-256, P-384 or P-521, nor Ed25519) is
+//     refused there, in package signature's words. A trusted root's
+//     signer names its file ([Signer].TrustedRootFile), which package
+//     install's lock file records.
 //  9. audit.fail_on is a severity (info, low, medium, high, critical): a
 //     skill with an audit finding at or above it is refused, unless the
 //     finding is accepted. A file that does not say refuses at high.
@@ -227,6 +229,10 @@
 //     any signers rule refuse with a reason saying why, and for which
 //     [Policy.SignerRules] returns an error; package install refuses it
 //     whatever the policy says.
+//  17. The signers a rule accepts ([SignerRule], [Signer]) are plain data:
+//     the caller that verifies turns them into package signature's terms
+//     (package trust's SignerRuleOf), so reading a policy links no
+//     Sigstore code.
 //
 // The canonical location of each kind of source, and the spellings that
 // map to it (package source (# Canonical locations), rules 9 to 15, says

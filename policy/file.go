@@ -15,10 +15,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/internal/pubkey"
 	"github.com/agentadaptor/agentadaptor/internal/readfile"
 	"github.com/agentadaptor/agentadaptor/internal/strictyaml"
-	"github.com/agentadaptor/agentadaptor/signature"
-
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
@@ -343,11 +342,13 @@ func (p *parser) key(n *yaml.Node, rule string) (key, error) {
 	return p.loadKey(n, rule, name, data)
 }
 
-// loadKey reads a PEM public key with package signature.
+// loadKey reads a PEM public key as package signature reads it, and
+// refuses one it would refuse, with its words (its ErrKey's text is
+// "unusable key").
 func (p *parser) loadKey(n *yaml.Node, rule, name string, data []byte) (key, error) {
-	pub, err := signature.LoadPublicKey(data)
+	pub, err := pubkey.Parse(data)
 	if err != nil {
-		return key{}, p.errf(n, "%s.keys: %s: %v", rule, name, err)
+		return key{}, p.errf(n, "%s.keys: %s: unusable key: %v", rule, name, err)
 	}
 	return key{name: name, pub: pub}, nil
 }
@@ -526,14 +527,14 @@ func (r *signerRule) matches(s source.Origin) bool {
 	return slices.ContainsFunc(r.sources, func(p pattern) bool { return p.matches(s, true) })
 }
 
-// requirements turns the rule into the signature package's terms.
-func (r *signerRule) requirements() []signature.Requirement {
-	var out []signature.Requirement
+// requirements returns the signers the rule accepts.
+func (r *signerRule) requirements() []Signer {
+	var out []Signer
 	for _, k := range r.keys {
-		out = append(out, signature.Requirement{Key: k.pub})
+		out = append(out, Signer{Key: k.pub, KeyName: k.name})
 	}
 	if r.identity != "" || r.identityRE != "" {
-		out = append(out, signature.Requirement{
+		out = append(out, Signer{
 			Identity: r.identity, IdentityRegexp: r.identityRE,
 			Issuer: r.issuer, IssuerRegexp: r.issuerRE,
 			TrustedRoot: r.trustedRoot, TrustedRootFile: r.rootFile,

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"crypto"
 	"errors"
 	"fmt"
 	"os"
@@ -11,7 +12,6 @@ import (
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/internal/readfile"
 	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
-	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
@@ -264,7 +264,29 @@ func (p *Policy) pinRule(s source.Origin) (Rule, bool) {
 // a signature that matches any of its Requirements.
 type SignerRule struct {
 	Rule
-	Requirements []signature.Requirement
+	Requirements []Signer
+}
+
+// Signer is one signer a signers rule accepts, as the policy file names
+// it: a public key, or a keyless identity and issuer. It is plain data:
+// the caller that verifies turns it into package signature's terms
+// (package trust's Requirement), so that reading a policy links no
+// Sigstore code.
+type Signer struct {
+	// Key is the public key a key signature must verify with (ECDSA
+	// P-256, P-384, P-521 or Ed25519, checked when the file is read);
+	// KeyName is where it was named: its file, or "the key at line N".
+	Key     crypto.PublicKey
+	KeyName string
+	// Identity or IdentityRegexp, Issuer or IssuerRegexp: what a keyless
+	// signature's certificate must name (rule 6), exactly or matching the
+	// expression as a whole.
+	Identity, IdentityRegexp string
+	Issuer, IssuerRegexp     string
+	// TrustedRoot is the trusted_root.json the rule names (rule 8), nil
+	// for Sigstore's public-good root; TrustedRootFile is its file.
+	TrustedRoot     []byte
+	TrustedRootFile string
 }
 
 // SignerRules returns the signers rules (with keys or identities) that
@@ -292,12 +314,12 @@ func (p *Policy) SignerRules(s source.Origin) ([]SignerRule, error) {
 // Signers returns the signer requirements for s: each inner list is one
 // policy rule, satisfied by a signature matching any of its requirements;
 // every list must be satisfied. None: no signature is required.
-func (p *Policy) Signers(s source.Origin) ([][]signature.Requirement, error) {
+func (p *Policy) Signers(s source.Origin) ([][]Signer, error) {
 	rules, err := p.SignerRules(s)
 	if err != nil {
 		return nil, err
 	}
-	var out [][]signature.Requirement
+	var out [][]Signer
 	for _, r := range rules {
 		out = append(out, r.Requirements)
 	}

@@ -1,6 +1,12 @@
 package policy_test
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"os"
 	"path/filepath"
@@ -247,12 +253,12 @@ signers:
 		t.Fatal(err)
 	}
 	want := []policy.SignerRule{
-		{Rule: policy.Rule{Name: "signers[1]", File: name, Line: 3}, Requirements: []signature.Requirement{{
+		{Rule: policy.Rule{Name: "signers[1]", File: name, Line: 3}, Requirements: []policy.Signer{{
 			IdentityRegexp: "^https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/.*",
 			Issuer:         "https://token.actions.githubusercontent.com"}}},
-		{Rule: policy.Rule{Name: "signers[2]", File: name, Line: 6}, Requirements: []signature.Requirement{{
+		{Rule: policy.Rule{Name: "signers[2]", File: name, Line: 6}, Requirements: []policy.Signer{{
 			Identity: "release@acme.corp", IssuerRegexp: `^https://accounts\.google\.com$`, TrustedRoot: []byte("{}"), TrustedRootFile: filepath.Join(dir, "trusted_root.json")}}},
-		{Rule: policy.Rule{Name: "signers[4]", File: name, Line: 12}, Requirements: []signature.Requirement{{Key: pub}, {Key: pub}}},
+		{Rule: policy.Rule{Name: "signers[4]", File: name, Line: 12}, Requirements: []policy.Signer{{Key: pub, KeyName: filepath.Join(dir, "release.pub")}, {Key: pub, KeyName: "the key at line 13"}}},
 	}
 	if diff := cmp.Diff(want, rules); diff != "" {
 		t.Errorf("SignerRules(%s): (-want +got)\n%s", acme.Location, diff)
@@ -597,5 +603,48 @@ func TestUserRefusal(t *testing.T) {
 				t.Errorf("UserRefusal(%s %s) = %v, %v; want %v, naming the user's file", tt.f.Rule, tt.f.Severity, r, got, tt.want)
 			}
 		})
+	}
+}
+
+// Rule 6: a key package signature would refuse is refused when the
+// policy is read, naming file:line, in package signature's words.
+func TestKeyRefusedAsSignatureRefuses(t *testing.T) {
+	dir := t.TempDir()
+	rsaKey, err := rsa.GenerateKey(rand.Reader, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p224, err := ecdsa.GenerateKey(elliptic.P224(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkix := func(pub any) []byte {
+		der, err := x509.MarshalPKIXPublicKey(pub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
+	}
+	for name, data := range map[string][]byte{
+		"garbage":   []byte("not a key"),
+		"private":   pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: []byte{1}}),
+		"not-pkix":  pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: []byte{1}}),
+		"rsa":       pkix(&rsaKey.PublicKey),
+		"p224":      pkix(&p224.PublicKey),
+		"too-large": []byte(strings.Repeat("x", 64<<10+1)),
+	} {
+		file := filepath.Join(dir, name+".pub")
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, want := signature.LoadPublicKey(data)
+		if want == nil {
+			t.Fatalf("%s: signature.LoadPublicKey accepts it", name)
+		}
+		path := filepath.Join(dir, policy.FileName)
+		_, err := policy.Parse([]byte("version: 1\nsigners:\n  - sources: [oci:r/a]\n    keys: ["+file+"]\n"), path)
+		if err == nil || !errors.Is(err, policy.ErrInvalid) || !strings.HasSuffix(err.Error(), ": "+path+":4: signers[1].keys: "+file+": "+want.Error()) {
+			t.Errorf("%s: Parse: %v; want ...%s:4: signers[1].keys: %s: %v", name, err, path, file, want)
+		}
 	}
 }

@@ -3,9 +3,7 @@ package signature
 import (
 	"crypto"
 	"crypto/ecdsa"
-	"crypto/ed25519"
 	"crypto/elliptic"
-	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/hex"
@@ -14,6 +12,8 @@ import (
 
 	"github.com/secure-systems-lab/go-securesystemslib/encrypted"
 	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
+
+	"github.com/agentadaptor/agentadaptor/internal/pubkey"
 )
 
 // PEM block types of the keys read.
@@ -21,12 +21,11 @@ const (
 	pemSigstorePrivate = "ENCRYPTED SIGSTORE PRIVATE KEY" // cosign 2 and later
 	pemCosignPrivate   = "ENCRYPTED COSIGN PRIVATE KEY"   // cosign 1
 	pemPrivate         = "PRIVATE KEY"                    // PKCS#8
-	pemPublic          = "PUBLIC KEY"                     // PKIX
 )
 
 // maxKeyFile is the most of a key file read (rule 1): a key in PEM is a
 // few hundred bytes.
-const maxKeyFile = 64 << 10
+const maxKeyFile = pubkey.MaxFile
 
 // LoadPrivateKey reads a private key in PEM: the encrypted key pairs
 // `cosign generate-key-pair` writes (opened with password, as cosign
@@ -67,31 +66,18 @@ func LoadPrivateKey(pemBytes, password []byte) (crypto.Signer, error) {
 // LoadPublicKey reads a PEM public key (PKIX, as cosign writes
 // cosign.pub): ECDSA or Ed25519. Errors wrap [ErrKey].
 func LoadPublicKey(pemBytes []byte) (crypto.PublicKey, error) {
-	block, err := decodePEM(pemBytes, "public")
+	pub, err := pubkey.Parse(pemBytes)
 	if err != nil {
-		return nil, err
-	}
-	if block.Type != pemPublic {
-		return nil, fmt.Errorf("%w: PEM block %q is not a public key; want %q (as cosign.pub)", ErrKey, block.Type, pemPublic)
-	}
-	pub, err := x509.ParsePKIXPublicKey(block.Bytes)
-	if err != nil {
-		return nil, fmt.Errorf("%w: the PUBLIC KEY is not a PKIX key: %v", ErrKey, err)
-	}
-	if _, err := keyAlgorithm(pub); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %v", ErrKey, err)
 	}
 	return pub, nil
 }
 
 // decodePEM returns the first PEM block of b.
 func decodePEM(b []byte, kind string) (*pem.Block, error) {
-	if len(b) > maxKeyFile {
-		return nil, fmt.Errorf("%w: %d bytes is too large for a %s key file (at most %d)", ErrKey, len(b), kind, maxKeyFile)
-	}
-	block, _ := pem.Decode(b)
-	if block == nil {
-		return nil, fmt.Errorf("%w: no PEM block found; want a %s key in PEM (-----BEGIN ...-----)", ErrKey, kind)
+	block, err := pubkey.Decode(b, kind)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrKey, err)
 	}
 	return block, nil
 }
@@ -126,6 +112,9 @@ type algorithm struct {
 // the curve, as cosign signs, and pure Ed25519 (cosign signs Ed25519ph,
 // but its verify --key checks pure Ed25519 only; see rule 1).
 func keyAlgorithm(pub crypto.PublicKey) (algorithm, error) {
+	if err := pubkey.Check(pub); err != nil {
+		return algorithm{}, fmt.Errorf("%w: %v", ErrKey, err)
+	}
 	switch k := pub.(type) {
 	case *ecdsa.PublicKey:
 		switch k.Curve {
@@ -133,14 +122,8 @@ func keyAlgorithm(pub crypto.PublicKey) (algorithm, error) {
 			return algorithm{"ECDSA", crypto.SHA256, protocommon.PublicKeyDetails_PKIX_ECDSA_P256_SHA_256}, nil
 		case elliptic.P384():
 			return algorithm{"ECDSA", crypto.SHA384, protocommon.PublicKeyDetails_PKIX_ECDSA_P384_SHA_384}, nil
-		case elliptic.P521():
-			return algorithm{"ECDSA", crypto.SHA512, protocommon.PublicKeyDetails_PKIX_ECDSA_P521_SHA_512}, nil
 		}
-		return algorithm{}, fmt.Errorf("%w: ECDSA curve %s is not supported; want P-256, P-384 or P-521", ErrKey, k.Curve.Params().Name)
-	case ed25519.PublicKey:
-		return algorithm{"ED25519", 0, protocommon.PublicKeyDetails_PKIX_ED25519}, nil
-	case *rsa.PublicKey:
-		return algorithm{}, fmt.Errorf("%w: RSA keys are not supported; want ECDSA (P-256, P-384, P-521) or Ed25519 (cosign generate-key-pair makes ECDSA P-256)", ErrKey)
+		return algorithm{"ECDSA", crypto.SHA512, protocommon.PublicKeyDetails_PKIX_ECDSA_P521_SHA_512}, nil
 	}
-	return algorithm{}, fmt.Errorf("%w: a %T key is not supported; want ECDSA (P-256, P-384, P-521) or Ed25519", ErrKey, pub)
+	return algorithm{"ED25519", 0, protocommon.PublicKeyDetails_PKIX_ED25519}, nil
 }

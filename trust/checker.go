@@ -83,6 +83,35 @@ func (c *Checker) Check(o source.Origin) error {
 	return &RefusedError{Origin: o, Rule: rule, Err: err}
 }
 
+// SignerRule is a signers rule in package signature's terms: satisfied
+// by a signature that matches any of its Requirements.
+type SignerRule struct {
+	policy.Rule
+	Requirements []signature.Requirement
+}
+
+// SignerRuleOf turns a policy's signers rule into package signature's
+// terms, each of its signers with [Requirement].
+func SignerRuleOf(r policy.SignerRule) SignerRule {
+	out := SignerRule{Rule: r.Rule}
+	for _, s := range r.Requirements {
+		out.Requirements = append(out.Requirements, Requirement(s))
+	}
+	return out
+}
+
+// Requirement turns one signer a policy accepts into package signature's
+// terms: the policy holds it as plain data, so that reading a policy links
+// no Sigstore code.
+func Requirement(s policy.Signer) signature.Requirement {
+	return signature.Requirement{
+		Key:      s.Key,
+		Identity: s.Identity, IdentityRegexp: s.IdentityRegexp,
+		Issuer: s.Issuer, IssuerRegexp: s.IssuerRegexp,
+		TrustedRoot: s.TrustedRoot, TrustedRootFile: s.TrustedRootFile,
+	}
+}
+
 // VerifySignatures checks every signers rule of the policy for o against
 // the signatures v finds at pin (rule 3), and returns the signer that
 // satisfied each rule, in the rules' order. Rules of the caller's own,
@@ -91,12 +120,15 @@ func (c *Checker) Check(o source.Origin) error {
 // policy's are, and their signers returned first. A nil v carries no
 // signature. A refusal is a *[RefusedError] naming the rule, whose Err
 // is the verifier's error.
-func (c *Checker) VerifySignatures(ctx context.Context, o source.Origin, v SignatureVerifier, pin string, extra ...policy.SignerRule) ([]signature.Signer, error) {
-	rules, err := c.policy.SignerRules(o)
+func (c *Checker) VerifySignatures(ctx context.Context, o source.Origin, v SignatureVerifier, pin string, extra ...SignerRule) ([]signature.Signer, error) {
+	policyRules, err := c.policy.SignerRules(o)
 	if err != nil {
 		return nil, &RefusedError{Origin: o, Rule: policy.Rule{Name: "signers"}, Err: err}
 	}
-	rules = append(slices.Clip(extra), rules...)
+	rules := slices.Clip(extra)
+	for _, r := range policyRules {
+		rules = append(rules, SignerRuleOf(r))
+	}
 	signers := make([]signature.Signer, len(rules))
 	for i, r := range rules {
 		if v == nil {

@@ -132,7 +132,7 @@ func (f verifierFunc) VerifySignature(_ context.Context, _ string, reqs []signat
 func TestVerifySignaturesExtraRules(t *testing.T) {
 	p := mustPolicy(t, "version: 1\nsigners:\n  - sources: [oci:registry.example/acme/*]\n    identity: ci@acme.example\n    issuer: https://issuer.example\n")
 	origin := source.Origin{Kind: "oci", Location: "registry.example/acme/x", Pinned: true}
-	extra := policy.SignerRule{Rule: policy.Rule{Name: "Trust.Signers"}, Requirements: []signature.Requirement{{Identity: "dev@acme.example", Issuer: "https://issuer.example"}}}
+	extra := trust.SignerRule{Rule: policy.Rule{Name: "Trust.Signers"}, Requirements: []signature.Requirement{{Identity: "dev@acme.example", Issuer: "https://issuer.example"}}}
 	var asked []string
 	v := verifierFunc(func(reqs []signature.Requirement) (signature.Signer, error) {
 		asked = append(asked, reqs[0].Identity)
@@ -149,7 +149,7 @@ func TestVerifySignaturesExtraRules(t *testing.T) {
 	if strings.Join(asked, ",") != "dev@acme.example,ci@acme.example" {
 		t.Errorf("rules asked = %q, want the extra rule first", asked)
 	}
-	bad := policy.SignerRule{Rule: policy.Rule{Name: "Trust.Signers"}, Requirements: []signature.Requirement{{Identity: "nobody@acme.example", Issuer: "https://issuer.example"}}}
+	bad := trust.SignerRule{Rule: policy.Rule{Name: "Trust.Signers"}, Requirements: []signature.Requirement{{Identity: "nobody@acme.example", Issuer: "https://issuer.example"}}}
 	_, err = c.VerifySignatures(t.Context(), origin, v, "sha256:abc", bad)
 	var re *trust.RefusedError
 	if !errors.As(err, &re) || re.Rule.Name != "Trust.Signers" || !errors.Is(err, signature.ErrUntrusted) || !errors.Is(err, trust.ErrRefused) {
