@@ -99,7 +99,11 @@ func keylessBundle(t testing.TB, vs *ca.VirtualSigstore, identity, issuer string
 	}
 	at := o.at
 	if at.IsZero() {
-		at = time.Now()
+		// Within the certificate's validity, which starts when the
+		// certificate is made (after this reads the clock) in whole
+		// seconds: a minute on, so a second turning in between cannot
+		// put the log's time before it.
+		at = time.Now().Add(time.Minute)
 	}
 	e, err := vs.AttestAtTime(identity, issuer, payload, at, true)
 	if err != nil {

@@ -86,7 +86,12 @@ func (s *Sigstore) Bundle(t testing.TB, identity, issuer string, d digest.Digest
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := s.vs.AttestAtTime(identity, issuer, payload, time.Now(), true)
+	// The log's integrated time must fall within the certificate's
+	// validity, which starts when the certificate is made, after this
+	// call reads the clock, and is written in whole seconds: a minute
+	// on, as sigstore-go's own Attest sets it further on, so a second
+	// turning between the two readings cannot put it before.
+	e, err := s.vs.AttestAtTime(identity, issuer, payload, time.Now().Add(time.Minute), true)
 	if err != nil {
 		t.Fatal(err)
 	}
