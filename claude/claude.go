@@ -295,18 +295,14 @@ func (d *claudeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 			return nil, err
 		}
 		p := newParser(req.Events)
-		var check error
+		line, checked := p.CheckInit(func(listed []string) error { return checkMounted(listed, req.Skills) })
 		return &launch.Plan{
 			Args: args,
 			Env:  env,
-			Line: func(b []byte) error {
-				if init := p.Parse(b); init != nil {
-					check = checkMounted(init.Skills, req.Skills)
-					return check
-				}
-				return nil
+			Line: line,
+			Outcome: func(e launch.Ended) (*driver.Result, error) {
+				return outcome(e.Path, req, p, e.Exit, e.Err, checked())
 			},
-			Outcome: func(e launch.Ended) (*driver.Result, error) { return outcome(e.Path, req, p, e.Exit, e.Err, check) },
 		}, nil
 	})
 }

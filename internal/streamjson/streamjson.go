@@ -83,6 +83,22 @@ type streamEvent struct {
 	} `json:"delta"`
 }
 
+// CheckInit returns a run's line handler and what it found: each line
+// goes to [Parser.Parse], and the skills the init line lists go to
+// check, whose error stops the run there; checked returns that error
+// for the outcome (nil before the init line).
+func (p *Parser) CheckInit(check func(listed []string) error) (line func([]byte) error, checked func() error) {
+	var err error
+	line = func(b []byte) error {
+		if init := p.Parse(b); init != nil {
+			err = check(init.Skills)
+			return err
+		}
+		return nil
+	}
+	return line, func() error { return err }
+}
+
 // Parse reads one line and reports its events. It returns the InitEvent
 // when the line was the first system/init, so the caller can check it.
 // Fields are decoded one by one: a field of an unexpected type is left
