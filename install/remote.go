@@ -16,6 +16,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote/retry"
 
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -246,15 +247,7 @@ func commonFolder(subpaths []string) string {
 }
 
 // shortPin shortens a commit or digest for messages.
-func shortPin(pin string) string {
-	if _, hex, ok := strings.Cut(pin, ":"); ok && len(hex) > 12 {
-		return pin[:len(pin)-len(hex)+12]
-	}
-	if len(pin) > 12 {
-		return pin[:12]
-	}
-	return pin
-}
+func shortPin(pin string) string { return sourceloc.ShortPin(pin) }
 
 // watchdogKey is the context key of a remoteWatchdog.
 type watchdogKey struct{}

@@ -133,7 +133,7 @@ func TestTrustPolicyRefusesBeforeReading(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
 			p := parsePolicy(t, t.TempDir(), tt.policy)
-			in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(Trust{Policy: p}))
+			in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(trust.NewChecker(p), Trust{}))
 			src := tt.source(f)
 			hits.Store(0)
 			_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
@@ -172,7 +172,7 @@ func TestTrustSignedCommitRequired(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := newFixture(t)
 			p := parsePolicy(t, t.TempDir(), policyText)
-			in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(Trust{Policy: p}))
+			in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(trust.NewChecker(p), Trust{}))
 			src := "git+file://" + filepath.ToSlash(repo) + "#ref=" + commits[name] + "&path=skills/alpha"
 			_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 			if name != "an allowed key" {
@@ -180,7 +180,7 @@ func TestTrustSignedCommitRequired(t *testing.T) {
 					t.Fatalf("Add(%s) of a commit signed by %s = %v; want ErrRefused naming the policy's signers[1]", src, name, err)
 				}
 				var refused *trust.RefusedError
-				if !errors.As(err, &refused) || refused.Rule.Name != "signers[1]" || !errors.Is(err, policy.ErrDenied) || !errors.Is(err, source.ErrCommitSignature) {
+				if !errors.As(err, &refused) || refused.Refusals[0].Rule.Name != "signers[1]" || !errors.Is(err, policy.ErrDenied) || !errors.Is(err, source.ErrCommitSignature) {
 					t.Fatalf("Add(%s) of a commit signed by %s = %#v; want the trust checker's *trust.RefusedError of signers[1], policy.ErrDenied, source.ErrCommitSignature", src, name, err)
 				}
 				assertNothingInstalled(t, f)

@@ -16,6 +16,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // TestTrustPolicyChecksRedirects checks Trust rule 1 for downloads: when
@@ -50,7 +51,7 @@ func TestTrustPolicyChecksRedirects(t *testing.T) {
 	defer allowed.Close()
 	newInstaller := func(t *testing.T, f *fixture) *Installer {
 		p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"url:"+allowed.URL+"/kits/**\"]\n")
-		return New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(Trust{Policy: p}))
+		return New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(trust.NewChecker(p), Trust{}))
 	}
 	for _, tt := range []struct{ path, hop string }{
 		{"/kits/away.tgz", denied.URL + "/evil.tgz"},
@@ -136,7 +137,7 @@ func TestTrustGitRedirects(t *testing.T) {
 	host := strings.TrimPrefix(srv.URL, "http://")
 	newInstaller := func(t *testing.T, f *fixture) *Installer {
 		p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"git:"+host+"/acme/**\"]\n")
-		return New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(Trust{Policy: p}))
+		return New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(trust.NewChecker(p), Trust{}))
 	}
 	for _, tt := range []struct{ path, want string }{
 		{"/acme/away/.git", otherURL + "/acme/kit/.git"},
@@ -163,7 +164,7 @@ func TestTrustGitRedirects(t *testing.T) {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, "allowed_signers"), []byte("alice@example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n"), 0o644)
 		p := parsePolicy(t, dir, "version: 1\nsources:\n  allow: [\"git:"+host+"/**\"]\nsigners:\n  - sources: [\"git:"+host+"/acme/**\"]\n    commits: {allowed_signers: allowed_signers}\n")
-		in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(Trust{Policy: p}))
+		in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(trust.NewChecker(p), Trust{}))
 		src := "git+" + srv.URL + "/team/kit/.git"
 		_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 		if !errors.Is(err, ErrRefused) || !errors.Is(err, source.ErrRedirected) || !strings.Contains(err.Error(), "signers[1]") {

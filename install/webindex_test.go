@@ -17,6 +17,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source/webindex"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // site is a static web server whose files a test changes as it goes.
@@ -356,7 +357,7 @@ func TestWebIndexPolicy(t *testing.T) {
 	s.put("/plain.md", md)
 	f := newFixture(t)
 	p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"url:"+s.URL+"/**\"]\n")
-	in := webInstaller(t, f, cachetest.Root(t), WithTrust(Trust{Policy: p}))
+	in := webInstaller(t, f, cachetest.Root(t), WithTrust(trust.NewChecker(p), Trust{}))
 	ps, err := in.Origin(s.URL)
 	if err != nil || ps.Kind != "url" || ps.Location != s.URL+webindex.Path || ps.Pinned {
 		t.Errorf("Origin(%s) = %+v, %v; want an unpinned URL source at the index", s.URL, ps, err)
@@ -472,7 +473,7 @@ func TestWebIndexPolicyDotSegments(t *testing.T) {
 		indexEntry("plain", "skill-md", "%2e%2e/%2e%2e/%2e%2e/team-b/plain.md", webindex.Digest(md))+`]}`))
 	f := newFixture(t)
 	p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"url:"+s.URL+"/team-a/**\"]\n")
-	in := webInstaller(t, f, cachetest.Root(t), WithTrust(Trust{Policy: p}))
+	in := webInstaller(t, f, cachetest.Root(t), WithTrust(trust.NewChecker(p), Trust{}))
 	_, err := in.Add(t.Context(), AddRequest{Sources: []string{s.URL + "/team-a/"}, Agents: agentsOf(t, "claude-code")})
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "'..'") {
 		t.Errorf("Add of an index whose artifact URL climbs out with %%2e%%2e = %v; want ErrRefused naming the '..' segment", err)
