@@ -11,6 +11,7 @@ import (
 
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/ocitest"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
@@ -195,5 +196,59 @@ func TestRefusedErrorRefusals(t *testing.T) {
 	}
 	if !errors.Is(one, trust.ErrRefused) || !errors.Is(one, policy.ErrDenied) {
 		t.Errorf("errors.Is(%v): want ErrRefused and policy.ErrDenied", one)
+	}
+}
+
+// TestLiftRecorded checks what a record of the caller's (package
+// install's lock file) may let through: the findings of the rules it
+// names, except those the user's own policy file refuses (policy rule
+// 16), which only that file or AllowRisks lifts; and the words of a
+// refusal by the audit.
+func TestLiftRecorded(t *testing.T) {
+	rep := audit.Report{Findings: []audit.Finding{
+		{Rule: "download-exec", Severity: audit.Critical, File: "SKILL.md", Line: 3, Message: "curl | sh"},
+		{Rule: "hidden-unicode", Severity: audit.High, File: "SKILL.md", Line: 4, Message: "a tag character"},
+	}}
+	o := source.Origin{Kind: "local", Location: "/srv/kit"}
+	c := trust.NewChecker(nil) // no file: the default refuses, which a record may lift
+	left, lifted := c.LiftRecorded([]string{"hidden-unicode", "secret-read"}, rep, "x", o)
+	if len(left.Findings) != 1 || left.Findings[0].Rule != "download-exec" || strings.Join(lifted, ",") != "hidden-unicode" {
+		t.Errorf("LiftRecorded() = %v, %q; want download-exec left, hidden-unicode lifted", left.Findings, lifted)
+	}
+	user := trust.NewChecker(mustPolicy(t, "version: 1\naudit:\n  fail_on: high\n"))
+	if left, lifted := user.LiftRecorded([]string{"hidden-unicode"}, rep, "x", o); len(left.Findings) != 2 || len(lifted) != 0 {
+		t.Errorf("LiftRecorded() under the user's own fail_on = %v, %q; want nothing lifted", left.Findings, lifted)
+	}
+	r := trust.AuditRefusal("x", "./kit", rep)
+	if r.Skill != "x" || r.Source != "./kit" || len(r.Findings) != 2 ||
+		!strings.Contains(r.Reason, "download-exec (critical) at SKILL.md:3: curl | sh") || !strings.Contains(r.Reason, "trust.AllowRisks: download-exec, hidden-unicode") {
+		t.Errorf("AuditRefusal() = %+v; want each finding at its file and line, and the rules to allow", r)
+	}
+}
+
+// TestVerifySignaturesKey checks what VerifySignatures returns of a key
+// signer: the requirement of the key it met, among others of the rule,
+// whose PEM is the key's.
+func TestVerifySignaturesKey(t *testing.T) {
+	k1, k2 := ocitest.NewKey(t), ocitest.NewKey(t)
+	origin := source.Origin{Kind: "oci", Location: "registry.example/acme/x", Pinned: true}
+	rule := trust.SignerRule{Rule: policy.Rule{Name: "Trust.Signers"}, Requirements: []signature.Requirement{k1.Requirement(), k2.Requirement()}}
+	sc, err := trust.NewChecker(nil).CheckSource(origin, rule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := verifierFunc(func([]signature.Requirement) (signature.Signer, error) { return signature.Signer{KeyID: k2.ID}, nil })
+	signed, err := sc.VerifySignatures(t.Context(), v, "sha256:abc")
+	if err != nil || signed.Signer.KeyID != k2.ID {
+		t.Fatalf("VerifySignatures() = %+v, %v; want the signer %s", signed, err, k2.ID)
+	}
+	if pemText, err := signed.PublicKeyPEM(); err != nil || pemText != string(k2.PEM) {
+		t.Errorf("PublicKeyPEM() = %q, %v; want the PEM of %s", pemText, err, k2.ID)
+	}
+	v = verifierFunc(func([]signature.Requirement) (signature.Signer, error) {
+		return signature.Signer{KeyID: "sha256:other"}, nil
+	})
+	if _, err := sc.VerifySignatures(t.Context(), v, "sha256:abc"); !errors.Is(err, trust.ErrRefused) {
+		t.Errorf("VerifySignatures() of a signer no required key names = %v; want ErrRefused", err)
 	}
 }

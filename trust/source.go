@@ -53,9 +53,6 @@ func (c *Checker) CheckSource(o source.Origin, own ...SignerRule) (*SourceCheck,
 	return sc, nil
 }
 
-// Origin returns the source checked, as the policy sees it.
-func (sc *SourceCheck) Origin() source.Origin { return sc.origin }
-
 // SignerRules returns the signers rules a signature of the source must
 // satisfy, every one of them: the caller's, then the policy's.
 func (sc *SourceCheck) SignerRules() []SignerRule { return sc.rules }
