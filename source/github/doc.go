@@ -155,13 +155,13 @@
 //     its host ([WithHost]); a [Client] of another host refuses it with
 //     [source.ErrInvalid], and so does a client of an Enterprise host a
 //     source of github.com. A trust policy sees it as kind "git" at
-//     HOST/OWNER/REPO ([Source.PolicyLocation]), as its git+https address
+//     HOST/OWNER/REPO ([Source.Origin]), as its git+https address
 //     gives: a github: pattern means github.com and never matches it. An
 //     Enterprise repository may also be named in the first form, with
 //     the API address in GITHUB_API_URL or [WithAPIURL] (as GitHub
 //     Actions on an Enterprise Server sets it); rule 7 then applies, and
 //     a trust policy sees it as that host's repository too, kind "git" at
-//     HOST/OWNER/REPO ([Source.PolicyLocation], [TrustedSource.Origin]),
+//     HOST/OWNER/REPO ([Source.Origin], [SkillSource.Origin]),
 //     HOST being the API's ([APIHost]: https://HOST/api/v3 and
 //     https://api.HOST under ghe.com are HOST; api.github.com is
 //     github.com), so that github:OWNER/*, which means github.com, does
