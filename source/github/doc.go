@@ -5,15 +5,18 @@
 // forms people type. A [Client] resolves a source's moving ref to a commit
 // with [Client.Resolve], which gives a [Pin]: that call is the only one that
 // looks a ref up, so a program (or a lock file) decides when a pin moves.
-// [Client.Skill] turns a pin into a [skill.Skill] whose archive source
-// carries the commit as its Fingerprint, so the default materializer's
-// archive rules and limits apply to what is downloaded, and resolution
-// conflicts and thread compatibility follow the pinned revision.
+// [Client.Skill] turns a pin into a [skill.Skill] whose source, a
+// [SkillSource], is an archive source that carries the commit as its
+// Fingerprint, so the default materializer's archive rules and limits
+// apply to what is downloaded, and resolution conflicts and thread
+// compatibility follow the pinned revision. The source also says where it
+// comes from and at which commit, and checks the commit's signature, for
+// a trust policy (package trust).
 //
 //	c, err := github.New()
 //	src, err := github.Parse("anthropics/skills/skills/pdf@main")
 //	pin, err := c.Resolve(ctx, src)
-//	s := c.Skill("pdf", pin) // skill.Archive(..., WithFingerprint(pin.Commit), WithSubpath("skills/pdf"))
+//	s := c.Skill("pdf", pin) // a SkillSource: skill.Archive(..., WithFingerprint(pin.Commit), WithSubpath("skills/pdf"))
 //
 // # Source forms
 //
