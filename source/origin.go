@@ -22,8 +22,8 @@ type Origin struct {
 	// [Local] (a folder, SKILL.md or archive file), [Inline] (an SDK
 	// skill with no location: embedded, inline, catalogue), or [Unknown]
 	// (an SDK skill that comes from somewhere but does not say where: an
-	// archive without an origin). A web index's skills are of kind
-	// [URL], at their index's address.
+	// archive without an origin). A web index ([WebIndex]) is of kind
+	// [URL], at its index's address.
 	Kind Kind
 	// Location is where it is, canonical (rules 9 to 15;
 	// [CanonicalLocation] makes it): github "owner/repo"; git "host/path"
