@@ -84,16 +84,16 @@ func (s Signed) PublicKeyPEM() (string, error) {
 
 // VerifySignatures verifies the signatures of src, the source read, at
 // pin against every signers rule of sc, and returns who signed for the
-// first rule and the requirement it met. src carries signatures when
-// [SignatureVerifierOf] gives a verifier of it (an OCI source of package
-// source/oci); one that carries none is refused with
-// signature.ErrUnsigned. A refusal is a *[RefusedError] that names the
+// first rule and the requirement it met. src carries signatures when it
+// is a source.Signed (an OCI source of package source/oci, whose bundles
+// [SignatureVerifierOf] verifies) or a [SignatureVerifier]; one that
+// carries none is refused with signature.ErrUnsigned. A refusal is a *[RefusedError] that names the
 // rule and says, in its Reason, which signers it requires.
 func (sc *SourceCheck) VerifySignatures(ctx context.Context, src any, pin string) (Signed, error) {
 	if len(sc.rules) == 0 {
 		return Signed{}, nil
 	}
-	v := SignatureVerifierOf(src)
+	v := signatureVerifier(src)
 	var first signature.Signer
 	for i, r := range sc.rules {
 		s, err := verifyRule(ctx, sc.origin, v, pin, r)
