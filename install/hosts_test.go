@@ -417,8 +417,8 @@ func TestGitHubPrefixedEnterpriseAddress(t *testing.T) {
 	if err != nil || got.Kind != "git" || got.Location != "ghes.invalid/acme/skills" {
 		t.Errorf("Origin(%s) = %+v, %v; want kind git at ghes.invalid/acme/skills", text, got, err)
 	}
-	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{text}, Agents: agentsOf(t, "codex")}); !errors.Is(err, ErrRefused) {
-		t.Errorf("Add(%s) under a policy allowing github:acme/* = %v, want ErrRefused", text, err)
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{text}, Agents: agentsOf(t, "codex")}); !errors.Is(err, trust.ErrRefused) {
+		t.Errorf("Add(%s) under a policy allowing github:acme/* = %v, want trust.ErrRefused", text, err)
 	}
 	assertNothingInstalled(t, f)
 }

@@ -178,7 +178,7 @@
 //  8. Errors wrap one of the package's sentinels ([ErrConflict],
 //     [ErrModified], [ErrNotInstalled], [ErrDrift], [ErrSourceUnavailable],
 //     [ErrInvalidSource], [ErrInvalidLock], [ErrNothingRecorded],
-//     [ErrUnsafeFolder], [ErrInterrupted], [ErrRefused], [ErrIntegrity],
+//     [ErrUnsafeFolder], [ErrInterrupted], trust.ErrRefused, [ErrIntegrity],
 //     and [ErrSpecification] beside [ErrInvalidSource]) for callers to classify with
 //     errors.Is; a request stopped by several problems lists every one.
 //     [ErrIntegrity] (source.ErrIntegrity) is every integrity failure:
@@ -478,7 +478,7 @@
 //     as file://), so every rule of the policy applies to every spelling
 //     of its sources; a source whose location cannot be made canonical
 //     (a port out of range or not decimal, a host that is no host name)
-//     is refused with [ErrRefused] whatever the policy says, never
+//     is refused with trust.ErrRefused whatever the policy says, never
 //     matched as written. A git or URL source whose path has a "." or
 //     ".." segment (also percent-encoded, as %2e%2e or ..%2f) is refused
 //     with [ErrInvalidSource], so a pattern such as host/allowed/**
@@ -503,7 +503,7 @@
 //     at its new address before git asks it (a new address that a
 //     signers or commits rule names, and the source's own does not, is
 //     refused: that rule would go unchecked); either refusal wraps
-//     [ErrRefused] and source.ErrRedirected and names where the server
+//     trust.ErrRefused and source.ErrRedirected and names where the server
 //     pointed.
 //  2. Signatures before content: an OCI source is verified
 //     (oci.Verify, against the manifest digest of the resolved pin)
@@ -815,6 +815,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
 	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // checker reads a skill folder leniently, as agents do, and returns the
@@ -955,7 +956,7 @@ func (in *Installer) policyRedirects(c *http.Client, shown string, pinned bool, 
 			err = p.Check(source.Origin{Kind: source.URL, Location: hop.String(), Pinned: pinned, Display: hopShown})
 		}
 		if err != nil {
-			*refused = fmt.Errorf("%w: download %s: redirected to %s: %w", ErrRefused, shown, hopShown, err)
+			*refused = fmt.Errorf("%w: download %s: redirected to %s: %w", trust.ErrRefused, shown, hopShown, err)
 			return *refused
 		}
 		if next != nil {

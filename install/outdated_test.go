@@ -464,8 +464,8 @@ func TestOutdatedRefusedByPolicy(t *testing.T) {
 		t.Errorf("Outdated of a denied source asked GitHub %q, want nothing", got)
 	}
 	before := lockBytes(t, f)
-	if _, _, err := strict.Update(ctx, UpdateRequest{}); !errors.Is(err, ErrRefused) {
-		t.Errorf("Update of a denied source = %v, want ErrRefused", err)
+	if _, _, err := strict.Update(ctx, UpdateRequest{}); !errors.Is(err, trust.ErrRefused) {
+		t.Errorf("Update of a denied source = %v, want trust.ErrRefused", err)
 	}
 	if !bytes.Equal(before, lockBytes(t, f)) {
 		t.Error("a refused Update changed the lock file")

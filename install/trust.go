@@ -16,14 +16,6 @@ import (
 	"github.com/agentadaptor/agentadaptor/trust"
 )
 
-// ErrRefused reports a source or skill that the trust checks refuse
-// (see # Trust in the package doc): a source the policy does not allow,
-// a signature that is missing, invalid or by another signer than the one
-// required or recorded, an unsigned commit the policy requires signed,
-// or a skill whose audit reaches the threshold. It is trust.ErrRefused,
-// the one sentinel of every refusal of the trust checks.
-var ErrRefused = trust.ErrRefused
-
 // Trust is what the lock file's rules add to the trust engine that Add,
 // Sync and [Installer.CheckTrust] enforce (see [WithTrust] and # Trust in
 // the package doc): the signers a user requires of the sources, and the

@@ -34,7 +34,7 @@ func TestTrustAuditRefuses(t *testing.T) {
 	in := trustInstaller(t, f, "", nil, Trust{})
 	changes, err := in.Add(t.Context(), AddRequest{Sources: []string{kit}, Agents: agents})
 	var refused *trust.RefusedError
-	if !errors.As(err, &refused) || !errors.Is(err, ErrRefused) || len(refused.Refusals) != 1 || refused.Refusals[0].Skill != "evil" {
+	if !errors.As(err, &refused) || !errors.Is(err, trust.ErrRefused) || len(refused.Refusals) != 1 || refused.Refusals[0].Skill != "evil" {
 		t.Fatalf("Add(%s) = %v; want a *trust.RefusedError of evil alone", kit, err)
 	}
 	r := refused.Refusals[0]
@@ -108,8 +108,8 @@ func TestTrustAuditRefuses(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = trustInstaller(t, g, "", nil, Trust{}).Sync(t.Context(), SyncRequest{})
-		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), rules[0]) {
-			t.Errorf("Sync without the allowance = %v; want ErrRefused naming %s", err, rules[0])
+		if !errors.Is(err, trust.ErrRefused) || !strings.Contains(err.Error(), rules[0]) {
+			t.Errorf("Sync without the allowance = %v; want trust.ErrRefused naming %s", err, rules[0])
 		}
 		got, err := trustInstaller(t, g, "", nil, Trust{}).CheckTrust(t.Context())
 		if err != nil || len(got) != 1 || got[0].Skill != "evil" || len(got[0].Findings) == 0 {

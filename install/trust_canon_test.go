@@ -86,8 +86,8 @@ func TestTrustGitHubCommitRuleAppliesToGitInstall(t *testing.T) {
 	f := newFixture(t)
 	src := "git+https://github.com/acme/tools.git#ref=main&path=skills/alpha"
 	_, err := trustInstaller(t, f, "", trust.NewChecker(p), Trust{}).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
-	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "signers[1]") {
-		t.Errorf("Add(%s) of an unsigned commit under a commits rule for github:acme/* = %v; want ErrRefused naming signers[1]", src, err)
+	if !errors.Is(err, trust.ErrRefused) || !strings.Contains(err.Error(), "signers[1]") {
+		t.Errorf("Add(%s) of an unsigned commit under a commits rule for github:acme/* = %v; want trust.ErrRefused naming signers[1]", src, err)
 	}
 	if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", "skills", "alpha")); err == nil {
 		t.Errorf("the unsigned commit of github.com/acme/tools was installed")

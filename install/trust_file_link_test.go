@@ -55,8 +55,8 @@ func TestTrustCommitRuleFileURLThroughLink(t *testing.T) {
 			t.Errorf("Origin(%s) = %+v, %v; want location %s/acme/tools", src, s, err, repos)
 		}
 		_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
-		if !errors.Is(err, ErrRefused) {
-			t.Errorf("Add(%s) of an unsigned commit under a commits rule for git:%s/acme/* = %v; want ErrRefused", src, repos, err)
+		if !errors.Is(err, trust.ErrRefused) {
+			t.Errorf("Add(%s) of an unsigned commit under a commits rule for git:%s/acme/* = %v; want trust.ErrRefused", src, repos, err)
 		}
 	}
 }
@@ -74,8 +74,8 @@ func TestTrustCommitRulePatternThroughLink(t *testing.T) {
 		for _, src := range []string{repos + "/acme/tools", link + "/acme/tools"} {
 			f := newFixture(t)
 			_, err := trustInstaller(t, f, "", trust.NewChecker(p), Trust{}).Add(t.Context(), AddRequest{Sources: []string{"git+file://" + src + "#ref=main&path=skills/alpha"}, Agents: agentsOf(t, "claude-code")})
-			if !errors.Is(err, ErrRefused) {
-				t.Errorf("Add(git+file://%s) of an unsigned commit under a commits rule for git:%s = %v; want ErrRefused", src, pat, err)
+			if !errors.Is(err, trust.ErrRefused) {
+				t.Errorf("Add(git+file://%s) of an unsigned commit under a commits rule for git:%s = %v; want trust.ErrRefused", src, pat, err)
 			}
 		}
 	}

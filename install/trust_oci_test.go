@@ -107,8 +107,8 @@ func TestTrustOCISignatures(t *testing.T) {
 			in := trustInstaller(t, f, "", nil, Trust{Signers: []signature.Requirement{want.Requirement()}})
 			_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 			if tt.is != nil {
-				if !errors.Is(err, ErrRefused) || !errors.Is(err, tt.is) || !strings.Contains(err.Error(), want.ID) {
-					t.Fatalf("Add(%s) = %v; want ErrRefused and %v, naming the key required (%s)", src, err, tt.is, want.ID)
+				if !errors.Is(err, trust.ErrRefused) || !errors.Is(err, tt.is) || !strings.Contains(err.Error(), want.ID) {
+					t.Fatalf("Add(%s) = %v; want trust.ErrRefused and %v, naming the key required (%s)", src, err, tt.is, want.ID)
 				}
 				// A signer the user names refuses as a rule of the policy does.
 				var refused *trust.RefusedError
@@ -148,8 +148,8 @@ func TestTrustOCIPolicySigners(t *testing.T) {
 		switch {
 		case tt.ok && err != nil:
 			t.Errorf("Add(%s), signed as the policy requires = %v", tt.src, err)
-		case !tt.ok && (!errors.Is(err, ErrRefused) || !errors.Is(err, signature.ErrUnsigned) || !strings.Contains(err.Error(), "signers[1]")):
-			t.Errorf("Add(%s), unsigned = %v; want ErrRefused naming the policy's signers[1]", tt.src, err)
+		case !tt.ok && (!errors.Is(err, trust.ErrRefused) || !errors.Is(err, signature.ErrUnsigned) || !strings.Contains(err.Error(), "signers[1]")):
+			t.Errorf("Add(%s), unsigned = %v; want trust.ErrRefused naming the policy's signers[1]", tt.src, err)
 		case !tt.ok && (!errors.As(err, new(*trust.RefusedError)) || !errors.Is(err, policy.ErrDenied)):
 			t.Errorf("Add(%s), unsigned = %#v; want the trust checker's *trust.RefusedError, policy.ErrDenied", tt.src, err)
 		case !tt.ok:
@@ -181,8 +181,8 @@ func TestTrustChangedSigner(t *testing.T) {
 
 	// Without the new key, the recorded one is required.
 	_, err := trustInstaller(t, f, "", nil, Trust{}).Add(t.Context(), AddRequest{Sources: []string{v2}, Agents: agents})
-	if !errors.Is(err, ErrRefused) || !errors.Is(err, signature.ErrUntrusted) || !strings.Contains(err.Error(), k1.ID) {
-		t.Fatalf("Add(%s) signed by another key = %v; want ErrRefused naming the recorded key %s", v2, err, k1.ID)
+	if !errors.Is(err, trust.ErrRefused) || !errors.Is(err, signature.ErrUntrusted) || !strings.Contains(err.Error(), k1.ID) {
+		t.Fatalf("Add(%s) signed by another key = %v; want trust.ErrRefused naming the recorded key %s", v2, err, k1.ID)
 	}
 	// The lock file refused it, not the policy.
 	if errors.Is(err, policy.ErrDenied) || errors.As(err, new(*trust.RefusedError)) {
@@ -265,8 +265,8 @@ func TestTrustChangedSignerSync(t *testing.T) {
 	}
 	os.RemoveAll(canonical)
 	_, err = trustInstaller(t, f, "", nil, Trust{}).Sync(t.Context(), SyncRequest{})
-	if !errors.Is(err, ErrRefused) || !errors.Is(err, signature.ErrUntrusted) || !strings.Contains(err.Error(), k3.ID) || !strings.Contains(err.Error(), "Trust.AcceptSigners") {
-		t.Fatalf("Sync without keys, of a pin the recorded key did not sign = %v; want ErrRefused naming %s and how to accept another", err, k3.ID)
+	if !errors.Is(err, trust.ErrRefused) || !errors.Is(err, signature.ErrUntrusted) || !strings.Contains(err.Error(), k3.ID) || !strings.Contains(err.Error(), "Trust.AcceptSigners") {
+		t.Fatalf("Sync without keys, of a pin the recorded key did not sign = %v; want trust.ErrRefused naming %s and how to accept another", err, k3.ID)
 	}
 }
 

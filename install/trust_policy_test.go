@@ -138,8 +138,8 @@ func TestTrustPolicyRefusesBeforeReading(t *testing.T) {
 			hits.Store(0)
 			_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 			var denied *policy.DeniedError
-			if !errors.Is(err, ErrRefused) || !errors.As(err, &denied) || denied.Rule != tt.rule || !strings.Contains(err.Error(), p.Files()[0]) {
-				t.Fatalf("Add(%s) = %v; want ErrRefused by %s of %s", src, err, tt.rule, p.Files()[0])
+			if !errors.Is(err, trust.ErrRefused) || !errors.As(err, &denied) || denied.Rule != tt.rule || !strings.Contains(err.Error(), p.Files()[0]) {
+				t.Fatalf("Add(%s) = %v; want trust.ErrRefused by %s of %s", src, err, tt.rule, p.Files()[0])
 			}
 			if n := hits.Load(); n != 0 {
 				t.Errorf("Add(%s) sent %d requests before the policy refused it", src, n)
@@ -176,8 +176,8 @@ func TestTrustSignedCommitRequired(t *testing.T) {
 			src := "git+file://" + filepath.ToSlash(repo) + "#ref=" + commits[name] + "&path=skills/alpha"
 			_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 			if name != "an allowed key" {
-				if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "signers[1]") {
-					t.Fatalf("Add(%s) of a commit signed by %s = %v; want ErrRefused naming the policy's signers[1]", src, name, err)
+				if !errors.Is(err, trust.ErrRefused) || !strings.Contains(err.Error(), "signers[1]") {
+					t.Fatalf("Add(%s) of a commit signed by %s = %v; want trust.ErrRefused naming the policy's signers[1]", src, name, err)
 				}
 				var refused *trust.RefusedError
 				if !errors.As(err, &refused) || refused.Refusals[0].Rule.Name != "signers[1]" || !errors.Is(err, policy.ErrDenied) || !errors.Is(err, source.ErrCommitSignature) {

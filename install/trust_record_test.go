@@ -70,8 +70,8 @@ func TestTrustAllowRisksRecorded(t *testing.T) {
 	dir := f.writeSkill(t, "evil", "evil", malicious)
 	agents := agentsOf(t, "claude-code")
 	plain := trustInstaller(t, f, "", nil, Trust{})
-	if _, err := plain.Add(t.Context(), AddRequest{Sources: []string{dir}, Agents: agents}); !errors.Is(err, ErrRefused) {
-		t.Fatalf("Add of a flagged skill = %v, want ErrRefused", err)
+	if _, err := plain.Add(t.Context(), AddRequest{Sources: []string{dir}, Agents: agents}); !errors.Is(err, trust.ErrRefused) {
+		t.Fatalf("Add of a flagged skill = %v, want trust.ErrRefused", err)
 	}
 	allow := trustInstaller(t, f, "", trust.NewChecker(nil, trust.AllowRisks("prerequisite-install", "secret-read")), Trust{})
 	if _, err := allow.Add(t.Context(), AddRequest{Sources: []string{dir}, Agents: agents}); err != nil {
@@ -111,14 +111,14 @@ func TestTrustAllowRisksRecorded(t *testing.T) {
 	// Other content, the same finding.
 	before, _ := os.ReadFile(lockPath)
 	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skillMD("evil")+malicious+"\nMore.\n"), 0o644)
-	if _, err := plain.Sync(t.Context(), SyncRequest{}); !errors.Is(err, ErrRefused) {
-		t.Errorf("Sync of other content with the same finding = %v, want ErrRefused", err)
+	if _, err := plain.Sync(t.Context(), SyncRequest{}); !errors.Is(err, trust.ErrRefused) {
+		t.Errorf("Sync of other content with the same finding = %v, want trust.ErrRefused", err)
 	}
-	if _, _, err := plain.Update(t.Context(), UpdateRequest{}); !errors.Is(err, ErrRefused) {
-		t.Errorf("Update to other content with the same finding = %v, want ErrRefused", err)
+	if _, _, err := plain.Update(t.Context(), UpdateRequest{}); !errors.Is(err, trust.ErrRefused) {
+		t.Errorf("Update to other content with the same finding = %v, want trust.ErrRefused", err)
 	}
-	if _, err := plain.Add(t.Context(), AddRequest{Sources: []string{dir}, Agents: agents}); !errors.Is(err, ErrRefused) {
-		t.Errorf("Add of other content with the same finding = %v, want ErrRefused", err)
+	if _, err := plain.Add(t.Context(), AddRequest{Sources: []string{dir}, Agents: agents}); !errors.Is(err, trust.ErrRefused) {
+		t.Errorf("Add of other content with the same finding = %v, want trust.ErrRefused", err)
 	}
 	if after, _ := os.ReadFile(lockPath); string(after) != string(before) {
 		t.Errorf("a refused Sync, Update or Add changed the lock file:\n%s\nwas\n%s", after, before)

@@ -58,8 +58,8 @@ func TestTrustRecordedRisksUserPolicy(t *testing.T) {
 			c := trust.NewChecker(p, trust.AllowRisks(tc.allow...))
 			_, err := trustInstaller(t, v, "", c, Trust{}).Sync(t.Context(), SyncRequest{})
 			if tc.refused {
-				if !errors.Is(err, ErrRefused) || installed(v) {
-					t.Errorf("Sync of a cloned lock file whose allowed_risks name its flagged skill = %v (installed: %v); want ErrRefused and nothing installed, as the user's file refuses it", err, installed(v))
+				if !errors.Is(err, trust.ErrRefused) || installed(v) {
+					t.Errorf("Sync of a cloned lock file whose allowed_risks name its flagged skill = %v (installed: %v); want trust.ErrRefused and nothing installed, as the user's file refuses it", err, installed(v))
 				}
 				return
 			}

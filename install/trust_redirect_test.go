@@ -63,8 +63,8 @@ func TestTrustPolicyChecksRedirects(t *testing.T) {
 			src := allowed.URL + tt.path
 			deniedHits.Store(0)
 			_, err := newInstaller(t, f).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
-			if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "redirected to "+tt.hop) {
-				t.Fatalf("Add(%s) = %v; want ErrRefused naming the hop %s", src, err, tt.hop)
+			if !errors.Is(err, trust.ErrRefused) || !strings.Contains(err.Error(), "redirected to "+tt.hop) {
+				t.Fatalf("Add(%s) = %v; want trust.ErrRefused naming the hop %s", src, err, tt.hop)
 			}
 			if !strings.Contains(tt.path, "dots") {
 				var de *policy.DeniedError
@@ -148,8 +148,8 @@ func TestTrustGitRedirects(t *testing.T) {
 			otherHits.Store(0)
 			src := "git+" + srv.URL + tt.path
 			_, err := newInstaller(t, f).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
-			if !errors.Is(err, ErrRefused) || !errors.Is(err, source.ErrRedirected) || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("Add(%s) = %v; want ErrRefused, a redirect refused, naming %s", src, err, tt.want)
+			if !errors.Is(err, trust.ErrRefused) || !errors.Is(err, source.ErrRedirected) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Add(%s) = %v; want trust.ErrRefused, a redirect refused, naming %s", src, err, tt.want)
 			}
 			if n := otherHits.Load(); n != 0 {
 				t.Errorf("Add(%s) asked the other host %d times", src, n)
@@ -167,8 +167,8 @@ func TestTrustGitRedirects(t *testing.T) {
 		in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(trust.NewChecker(p), Trust{}))
 		src := "git+" + srv.URL + "/team/kit/.git"
 		_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
-		if !errors.Is(err, ErrRefused) || !errors.Is(err, source.ErrRedirected) || !strings.Contains(err.Error(), "signers[1]") {
-			t.Errorf("Add(%s) = %v; want ErrRefused, a redirect refused, naming the commits rule", src, err)
+		if !errors.Is(err, trust.ErrRefused) || !errors.Is(err, source.ErrRedirected) || !strings.Contains(err.Error(), "signers[1]") {
+			t.Errorf("Add(%s) = %v; want trust.ErrRefused, a redirect refused, naming the commits rule", src, err)
 		}
 		assertNothingInstalled(t, f)
 	})

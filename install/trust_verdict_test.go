@@ -56,8 +56,8 @@ func TestTrustClonedLockCommitSignerChecked(t *testing.T) {
 	if strings.Contains(string(data), "EVIL") {
 		t.Errorf("Sync (err %v) installed the attacker's cached content as %s, whose commits must be signed, unchecked", err, e.Source)
 	}
-	if !errors.Is(err, ErrRefused) {
-		t.Errorf("Sync = %v; want ErrRefused: the recorded pin is no commit signed by a key the policy names", err)
+	if !errors.Is(err, trust.ErrRefused) {
+		t.Errorf("Sync = %v; want trust.ErrRefused: the recorded pin is no commit signed by a key the policy names", err)
 	}
 }
 

@@ -364,8 +364,8 @@ func TestWebIndexPolicy(t *testing.T) {
 	}
 	s.index(indexEntry("plain", "skill-md", cdn.URL+"/plain.md", webindex.Digest(md)))
 	_, err = in.Add(t.Context(), AddRequest{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")})
-	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), cdn.URL+"/plain.md") {
-		t.Errorf("Add of an index naming a host the policy does not allow = %v; want ErrRefused naming the URL", err)
+	if !errors.Is(err, trust.ErrRefused) || !strings.Contains(err.Error(), cdn.URL+"/plain.md") {
+		t.Errorf("Add of an index naming a host the policy does not allow = %v; want trust.ErrRefused naming the URL", err)
 	}
 	if n := cdn.count("/plain.md"); n != 0 {
 		t.Errorf("the refused artifact was downloaded %d times", n)
@@ -374,8 +374,8 @@ func TestWebIndexPolicy(t *testing.T) {
 	s.put("/hop.md", []byte("redirect:"+cdn.URL+"/plain.md"))
 	s.index(indexEntry("plain", "skill-md", "/hop.md", webindex.Digest(md)))
 	_, err = in.Add(t.Context(), AddRequest{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")})
-	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "redirected to "+cdn.URL+"/plain.md") {
-		t.Errorf("Add of an index whose artifact redirects to a host the policy does not allow = %v; want ErrRefused naming the hop", err)
+	if !errors.Is(err, trust.ErrRefused) || !strings.Contains(err.Error(), "redirected to "+cdn.URL+"/plain.md") {
+		t.Errorf("Add of an index whose artifact redirects to a host the policy does not allow = %v; want trust.ErrRefused naming the hop", err)
 	}
 	if n := cdn.count("/plain.md"); n != 0 {
 		t.Errorf("the refused hop was requested %d times", n)
@@ -475,8 +475,8 @@ func TestWebIndexPolicyDotSegments(t *testing.T) {
 	p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"url:"+s.URL+"/team-a/**\"]\n")
 	in := webInstaller(t, f, cachetest.Root(t), WithTrust(trust.NewChecker(p), Trust{}))
 	_, err := in.Add(t.Context(), AddRequest{Sources: []string{s.URL + "/team-a/"}, Agents: agentsOf(t, "claude-code")})
-	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "'..'") {
-		t.Errorf("Add of an index whose artifact URL climbs out with %%2e%%2e = %v; want ErrRefused naming the '..' segment", err)
+	if !errors.Is(err, trust.ErrRefused) || !strings.Contains(err.Error(), "'..'") {
+		t.Errorf("Add of an index whose artifact URL climbs out with %%2e%%2e = %v; want trust.ErrRefused naming the '..' segment", err)
 	}
 	if n := s.count(climbed); n != 0 {
 		t.Errorf("the refused artifact was requested %d times", n)
