@@ -17,7 +17,7 @@ import (
 // what a program that records them (package install's lock file)
 // records for the skill's content.
 func (c *Checker) AuditTree(fsys fs.FS, skill string, o source.Origin) (refusing audit.Report, allowed []string, err error) {
-	rep, err := c.Audit(fsys, "")
+	rep, err := c.report(fsys, "")
 	if err != nil {
 		return audit.Report{}, nil, err
 	}

@@ -94,20 +94,20 @@ type SignerRule struct {
 	Requirements []signature.Requirement
 }
 
-// SignerRuleOf turns a policy's signers rule into package signature's
-// terms, each of its signers with [Requirement].
-func SignerRuleOf(r policy.SignerRule) SignerRule {
+// signerRuleOf turns a policy's signers rule into package signature's
+// terms, each of its signers with requirement.
+func signerRuleOf(r policy.SignerRule) SignerRule {
 	out := SignerRule{Rule: r.Rule}
 	for _, s := range r.Requirements {
-		out.Requirements = append(out.Requirements, Requirement(s))
+		out.Requirements = append(out.Requirements, requirement(s))
 	}
 	return out
 }
 
-// Requirement turns one signer a policy accepts into package signature's
+// requirement turns one signer a policy accepts into package signature's
 // terms: the policy holds it as plain data, so that reading a policy links
 // no Sigstore code.
-func Requirement(s policy.Signer) signature.Requirement {
+func requirement(s policy.Signer) signature.Requirement {
 	return signature.Requirement{
 		Key:      s.Key,
 		Identity: s.Identity, IdentityRegexp: s.IdentityRegexp,
@@ -126,7 +126,7 @@ func (c *Checker) verifySignatures(ctx context.Context, o source.Origin, v Signa
 		return refused(Refusal{Origin: o, Rule: policy.Rule{Name: "signers"}, Err: err})
 	}
 	for _, r := range rules {
-		if _, err := verifyRule(ctx, o, v, pin, SignerRuleOf(r)); err != nil {
+		if _, err := verifyRule(ctx, o, v, pin, signerRuleOf(r)); err != nil {
 			return err
 		}
 	}
@@ -181,9 +181,9 @@ func describe(reqs []signature.Requirement) string {
 	return strings.Join(out, " or ")
 }
 
-// Audit returns the audit report of the tree fsys, remembered by its
+// report returns the audit report of the tree fsys, remembered by its
 // content digest (rule 6); an empty digest is not remembered.
-func (c *Checker) Audit(fsys fs.FS, digest string) (audit.Report, error) {
+func (c *Checker) report(fsys fs.FS, digest string) (audit.Report, error) {
 	if digest != "" {
 		if r, ok := c.reports.get(digest); ok {
 			return r, nil

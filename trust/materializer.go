@@ -135,5 +135,5 @@ func (m *Materializer) audit(dir, digest string) (audit.Report, error) {
 		return audit.Report{}, err
 	}
 	defer root.Close()
-	return m.checker.Audit(root.FS(), digest)
+	return m.checker.report(root.FS(), digest)
 }

@@ -45,7 +45,7 @@ func (c *Checker) CheckSource(o source.Origin, own ...SignerRule) (*SourceCheck,
 	}
 	sc := &SourceCheck{origin: o, own: len(own), rules: slices.Clone(own)}
 	for _, r := range rules {
-		sc.rules = append(sc.rules, SignerRuleOf(r))
+		sc.rules = append(sc.rules, signerRuleOf(r))
 	}
 	if o.Kind == "git" || o.Kind == "github" {
 		sc.commits = c.policy.CommitRules(o)
@@ -61,9 +61,9 @@ func (sc *SourceCheck) SignerRules() []SignerRule { return sc.rules }
 // must satisfy, every one of them.
 func (sc *SourceCheck) CommitRules() []policy.CommitRule { return sc.commits }
 
-// Signed is who signed a source at a pin for the first signers rule of
-// a [SourceCheck], and what verified it.
-type Signed struct {
+// Verified is who signed a source at a pin for the first signers rule
+// of a [SourceCheck], and what verified it.
+type Verified struct {
 	// Signer is who signed.
 	Signer signature.Signer
 	// Requirement is the requirement of the rule that the signature met:
@@ -75,7 +75,7 @@ type Signed struct {
 
 // PublicKeyPEM returns the key of s.Requirement in PKIX PEM, as cosign
 // writes cosign.pub; "" for a keyless signer.
-func (s Signed) PublicKeyPEM() (string, error) {
+func (s Verified) PublicKeyPEM() (string, error) {
 	if s.Requirement.Key == nil {
 		return "", nil
 	}
@@ -89,9 +89,9 @@ func (s Signed) PublicKeyPEM() (string, error) {
 // [SignatureVerifierOf] verifies) or a [SignatureVerifier]; one that
 // carries none is refused with signature.ErrUnsigned. A refusal is a *[RefusedError] that names the
 // rule and says, in its Reason, which signers it requires.
-func (sc *SourceCheck) VerifySignatures(ctx context.Context, src any, pin string) (Signed, error) {
+func (sc *SourceCheck) VerifySignatures(ctx context.Context, src any, pin string) (Verified, error) {
 	if len(sc.rules) == 0 {
-		return Signed{}, nil
+		return Verified{}, nil
 	}
 	v := signatureVerifier(src)
 	var first signature.Signer
@@ -106,7 +106,7 @@ func (sc *SourceCheck) VerifySignatures(ctx context.Context, src any, pin string
 				}
 				re.Refusals[0].Reason = fmt.Sprintf("%s at %s must be signed by %s (%s): %v; nothing of it was installed", sc.origin.Display, sourceloc.ShortPin(pin), describe(r.Requirements), from, re.Refusals[0].Err)
 			}
-			return Signed{}, err
+			return Verified{}, err
 		}
 		if i == 0 {
 			first = s
@@ -114,9 +114,9 @@ func (sc *SourceCheck) VerifySignatures(ctx context.Context, src any, pin string
 	}
 	req, err := sc.met(ctx, v, pin, first)
 	if err != nil {
-		return Signed{}, err
+		return Verified{}, err
 	}
-	return Signed{Signer: first, Requirement: req}, nil
+	return Verified{Signer: first, Requirement: req}, nil
 }
 
 // met returns the requirement of sc's first rule that the signer s of
