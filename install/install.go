@@ -971,22 +971,23 @@ func (in *Installer) policyRedirects(c *http.Client, shown string, pinned bool, 
 }
 
 // parseDownload parses a URL source, and returns it without its
-// fragment and the SHA-256 the fragment gives (#sha256=HEX), in lower
-// case, or "".
-func parseDownload(source string) (*url.URL, string, error) {
-	u, err := url.Parse(source)
+// fragment and the SHA-256 the fragment pins (#sha256=HEX), in lower
+// case, or "": source.Parse reads the fragment ([source.Spec.SHA256]),
+// and a fragment it does not take as a SHA-256 is refused.
+func parseDownload(text string) (*url.URL, string, error) {
+	u, err := url.Parse(text)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: source %s: %w", ErrInvalidSource, redactURL(source), errors.Unwrap(err))
+		return nil, "", fmt.Errorf("%w: source %s: %w", ErrInvalidSource, redactURL(text), errors.Unwrap(err))
 	}
-	if u.Fragment == "" {
-		return u, "", nil
+	spec, err := source.Parse(text)
+	if u.Fragment != "" && (err != nil || spec.SHA256 == "") {
+		return nil, "", fmt.Errorf("%w: source %s: the fragment must be #sha256= and 64 hex digits", ErrInvalidSource, redactURL(text))
 	}
-	v, ok := strings.CutPrefix(u.Fragment, "sha256=")
-	if !ok || len(v) != 64 {
-		return nil, "", fmt.Errorf("%w: source %s: the fragment must be #sha256= and 64 hex digits", ErrInvalidSource, redactURL(source))
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %w", ErrInvalidSource, err)
 	}
-	u.Fragment = ""
-	return u, strings.ToLower(v), nil
+	u.Fragment, u.RawFragment = "", ""
+	return u, spec.SHA256, nil
 }
 
 // createDownload creates the file a download is written to, named name
