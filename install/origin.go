@@ -7,7 +7,6 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/source"
-	"github.com/agentadaptor/agentadaptor/source/github"
 	"github.com/agentadaptor/agentadaptor/source/oci"
 	"github.com/agentadaptor/agentadaptor/trust"
 )
@@ -23,11 +22,12 @@ func (in *Installer) Origin(text string) (source.Origin, error) {
 }
 
 // policySource is Origin of a source typed (typed) or recorded with
-// pin. source.Parse tells its kind, as it does for parseSource, and the
-// kind's package reads it and gives its origin (oci.Reference.Origin,
-// git.Source.Origin, github.Source.Origin), so that the policy judges
-// the source that is read; the text is shown as typed, without
-// credentials, and a pin recorded for it pins it.
+// pin. source.Parse tells its kind, once, as it does for parseSource;
+// the kind's package reads it (parseGitHub, parseGit, as parseSource
+// does) and gives its origin (oci.Reference.Origin, git.Source.Origin,
+// github.Source.Origin), so that the policy judges the source that is
+// read; the text is shown as typed, without credentials, and a pin
+// recorded for it pins it.
 func (in *Installer) policySource(text, pin string, typed bool) (source.Origin, error) {
 	s := source.Origin{Display: redactURL(text), Pinned: pin != ""}
 	spec, err := source.Parse(text)
@@ -78,16 +78,12 @@ func (in *Installer) policySource(text, pin string, typed bool) (source.Origin, 
 		}
 		o = source.Origin{Kind: source.URL, Location: loc, Pinned: want != ""}
 	case source.GitHub:
-		rs, err := in.parseSource(text, typed)
+		src, ok, err := parseGitHub(text, spec, typed)
 		if err != nil {
 			return s, err
 		}
-		if rs == nil {
+		if !ok {
 			return in.localOrigin(s, text, typed) // a bare OWNER/REPO that is a local path
-		}
-		src, err := github.Parse(spec.Text)
-		if err != nil {
-			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}
 		if o, err = src.Origin(); err != nil { // an Enterprise address after github: is its host's (rule 13)
 			return s, notCanonical(s, err)

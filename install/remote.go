@@ -59,30 +59,43 @@ func (in *Installer) parseSource(text string, typed bool) (source.Remote, error)
 		// 10) or grows past the cache's archive size.
 		return git.NewRemote(src, git.WithStallTimeout(in.timeout), git.WithCache(in.cache), in.gitRedirects(src)), nil
 	case source.GitHub:
-		if spec.Bare && typed {
-			if _, err := os.Lstat(text); err == nil {
-				return nil, nil // a local path of that name
-			}
-		}
-		src, err := github.Parse(spec.Text)
-		switch {
-		case err != nil && spec.Bare:
-			if _, ref, ok := strings.Cut(text, "@"); ok && version.IsRange(ref) {
-				return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err) // OWNER/REPO@RANGE with a range that is not one
-			}
-			return nil, nil // not a GitHub source either: a local path that does not exist
-		case err != nil:
-			return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
-		}
-		if spec.Bare && typed {
-			owner, _, _ := strings.Cut(text, "/")
-			if _, err := os.Lstat(owner); err == nil {
-				return nil, typoError(text)
-			}
+		src, ok, err := parseGitHub(text, spec, typed)
+		if err != nil || !ok {
+			return nil, err
 		}
 		return github.NewRemote(src, github.WithHTTPClient(watchedClient(in.http))), nil
 	}
 	return nil, nil
+}
+
+// parseGitHub reads text, a GitHub source as source.Parse read it
+// (spec), with github.Parse; ok is false when it is a local path: a bare
+// OWNER/REPO typed where a file or folder of that name exists, or that
+// github.Parse does not take. As typed, a bare OWNER/REPO whose OWNER
+// exists here is refused as a mistyped path (typoError).
+func parseGitHub(text string, spec source.Spec, typed bool) (_ github.Source, ok bool, _ error) {
+	if spec.Bare && typed {
+		if _, err := os.Lstat(text); err == nil {
+			return github.Source{}, false, nil // a local path of that name
+		}
+	}
+	src, err := github.Parse(spec.Text)
+	switch {
+	case err != nil && spec.Bare:
+		if _, ref, ok := strings.Cut(text, "@"); ok && version.IsRange(ref) {
+			return github.Source{}, false, fmt.Errorf("%w: %w", ErrInvalidSource, err) // OWNER/REPO@RANGE with a range that is not one
+		}
+		return github.Source{}, false, nil // not a GitHub source either: a local path that does not exist
+	case err != nil:
+		return github.Source{}, false, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+	}
+	if spec.Bare && typed {
+		owner, _, _ := strings.Cut(text, "/")
+		if _, err := os.Lstat(owner); err == nil {
+			return github.Source{}, false, typoError(text)
+		}
+	}
+	return src, true, nil
 }
 
 // parseGit reads a git source, spec of kind source.Git: a git+URL, or a
