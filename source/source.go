@@ -201,7 +201,7 @@
 //     downloaded. The host is never asked what it is.
 //  20. An http(s) URL whose path is empty or ends in "/", or ends in
 //     /.well-known/agent-skills/index.json, is a [WebIndex] (package
-//     source/webindex).
+//     source/webindex, whose IndexURL applies this rule).
 //  21. Any other http(s) URL is an archive [URL]; a fragment other than
 //     #sha256= and 64 hex digits is an error. Any other text is [Local]:
 //     a path, except OWNER/REPO[/PATH][@REF] (an owner and a repository

@@ -58,13 +58,16 @@
 //     usable.
 //  3. Two entries of one name make the whole index invalid: which one a
 //     client would take is not said anywhere.
-//  4. [IndexURL] maps what a user types to the index's URL: an http(s)
+//  4. [IndexURL] maps what a user types to the index's URL. A text
+//     names an index when [source.Parse] reads it as a
+//     [source.WebIndex] (its rule 20, written there alone): an http(s)
 //     URL whose path is empty or ends in "/" names the index of the site
 //     there, PATH/.well-known/agent-skills/index.json (https://example.com
 //     and https://example.com/ the site's root,
 //     https://example.github.io/team/ a site served from a folder); a
 //     URL whose path ends in /.well-known/agent-skills/index.json names
-//     itself. A query, a fragment or user information is refused.
+//     itself; a repository's address (source's rule 19) names none. A
+//     query, a fragment or user information is refused.
 //  5. [Write] makes an index and the artifacts it names from skill
 //     folders: each folder must pass skillmd's strict validation (what
 //     `agentskills validate` accepts); a skill that is its SKILL.md
@@ -367,23 +370,20 @@ func Digest(data []byte) string {
 }
 
 // IndexURL returns the URL of the index that text names, and whether it
-// names one (rule 4): ok is false for text that is no http(s) URL of a
-// site's root or of an index; err is set for one that would be but has
-// a query, a fragment or user information.
+// names one (rule 4): ok is false for text that [source.Parse] does not
+// read as a [source.WebIndex] (its rule 20, which this applies); err is
+// set for one that it does but that has a query, a fragment or user
+// information.
 func IndexURL(text string) (indexURL string, ok bool, err error) {
-	if !strings.HasPrefix(text, "https://") && !strings.HasPrefix(text, "http://") {
+	if spec, err := source.Parse(text); err != nil || spec.Kind != source.WebIndex {
 		return "", false, nil
 	}
-	u, perr := url.Parse(text)
-	if perr != nil || u.Host == "" {
+	u, err := url.Parse(text)
+	if err != nil {
 		return "", false, nil
 	}
-	switch {
-	case u.Path == "" || strings.HasSuffix(u.Path, "/"):
-		u.Path = strings.TrimSuffix(u.Path, "/") + Path
-	case strings.HasSuffix(u.Path, Path):
-	default:
-		return "", false, nil
+	if !strings.HasSuffix(u.Path, Path) {
+		u.Path = strings.TrimSuffix(u.Path, "/") + Path // a site, or a folder of one
 	}
 	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.User != nil {
 		return "", true, fmt.Errorf("%s: %w: a web index is named by its site (https://HOST) or its URL (https://HOST%s) alone, without a query, a fragment or user information", redact(u), source.ErrInvalid, Path)

@@ -186,6 +186,8 @@ func TestIndexURL(t *testing.T) {
 		{"https://example.com/?q=1", "", true, true},
 		{"https://example.com/#sha256=00", "", true, true},
 		{"https://user:pw@example.com/", "", true, true},
+		{"https://gitlab.com/acme/skills/", "", false, false}, // a repository (source's rule 19)
+		{"https://github.com/acme/skills/", "", false, false},
 	}
 	for _, tt := range tests {
 		got, ok, err := webindex.IndexURL(tt.in)
@@ -194,6 +196,25 @@ func TestIndexURL(t *testing.T) {
 		}
 		if err != nil && strings.Contains(err.Error(), "pw") {
 			t.Errorf("IndexURL(%q) error %v shows a credential", tt.in, err)
+		}
+	}
+}
+
+// TestIndexURLAgreesWithParse checks that rule 4 is source's rule 20:
+// IndexURL names an index exactly when source.Parse reads a web index.
+func TestIndexURLAgreesWithParse(t *testing.T) {
+	for _, text := range []string{
+		"https://example.com", "https://example.com/", "http://example.com/team/", site,
+		"https://example.com/kit.tgz", "https://example.com/docs", "https://example.com/x/.well-known/agent-skills/",
+		"https://github.com/", "https://github.com/acme/", "https://github.com/acme/skills", "https://github.com/acme/skills/",
+		"https://gitlab.com/acme/skills/", "https://codeberg.org/acme/skills/", "https://host.example/acme/skills.git/",
+		"https://ghe.example/acme/skills/tree/main/", "https://example.com/?q=1", "https://user@example.com/",
+		"oci://example.com/", "git+https://example.com/", "./skills/", "acme/skills",
+	} {
+		spec, err := source.Parse(text)
+		want := err == nil && spec.Kind == source.WebIndex
+		if _, ok, _ := webindex.IndexURL(text); ok != want {
+			t.Errorf("IndexURL(%q) names an index: %v, want %v (source.Parse: %v, %v)", text, ok, want, spec.Kind, err)
 		}
 	}
 }
