@@ -876,7 +876,7 @@ func (in *Installer) downloadAtMost(ctx context.Context, source string, since va
 	if err != nil {
 		return "", nil, got, err
 	}
-	shown := redactURL(source)
+	shown := sourceloc.Redact(source)
 	ctx, w := startWatchdog(ctx, in.timeout)
 	defer w.stop()
 	unavailable := func(err error) error {
@@ -948,7 +948,7 @@ func (in *Installer) policyRedirects(c *http.Client, shown string, pinned bool, 
 		hop := *req.URL
 		hop.User = nil
 		hop.Fragment, hop.RawFragment = "", ""
-		hopShown := redactURL(req.URL.String())
+		hopShown := sourceloc.Redact(req.URL.String())
 		var err error
 		if sourceloc.HasDotSegment(hop.Path) {
 			err = errors.New("the hop's path has a '..' segment")
@@ -977,11 +977,11 @@ func (in *Installer) policyRedirects(c *http.Client, shown string, pinned bool, 
 func parseDownload(text string) (*url.URL, string, error) {
 	u, err := url.Parse(text)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: source %s: %w", ErrInvalidSource, redactURL(text), errors.Unwrap(err))
+		return nil, "", fmt.Errorf("%w: source %s: %w", ErrInvalidSource, sourceloc.Redact(text), errors.Unwrap(err))
 	}
 	spec, err := source.Parse(text)
 	if u.Fragment != "" && (err != nil || spec.SHA256 == "") {
-		return nil, "", fmt.Errorf("%w: source %s: the fragment must be #sha256= and 64 hex digits", ErrInvalidSource, redactURL(text))
+		return nil, "", fmt.Errorf("%w: source %s: the fragment must be #sha256= and 64 hex digits", ErrInvalidSource, sourceloc.Redact(text))
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %w", ErrInvalidSource, err)
@@ -1095,35 +1095,6 @@ func (k *kickReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// redactURL returns source without the secrets it may hold (rule 10):
-// what the lock file records and messages show. An http(s) URL loses
-// its user information (https://user:secret@host/... and
-// https://TOKEN@host/... become https://host/...); an ssh URL
-// (git+ssh://git@host/...) keeps its user, which names the account on
-// the server and is no secret, and loses only a password.
-func redactURL(source string) string {
-	u, err := url.Parse(source)
-	if err != nil || u.User == nil {
-		if i := strings.Index(source, "@"); err != nil && i >= 0 && isURL(source) {
-			scheme, _, _ := strings.Cut(source, "://")
-			return scheme + "://" + source[i+1:]
-		}
-		return source
-	}
-	if keepsUser(u) {
-		u.User = url.User(u.User.Username())
-	} else {
-		u.User = nil
-	}
-	return u.String()
-}
-
-// keepsUser reports whether u's user is kept in what is recorded and
-// shown: the user of an ssh URL.
-func keepsUser(u *url.URL) bool {
-	return (u.Scheme == "ssh" || u.Scheme == "git+ssh") && u.User != nil && u.User.Username() != ""
-}
-
 // redactErr returns err's text with the secrets of source removed.
 func redactErr(err error, source string) string {
 	msg := err.Error()
@@ -1135,7 +1106,7 @@ func redactErr(err error, source string) string {
 		msg = strings.ReplaceAll(msg, u.User.String()+"@", url.User(u.User.Username()).String()+"@")
 		msg = strings.ReplaceAll(msg, p, "xxxxx")
 	}
-	if keepsUser(u) {
+	if sourceloc.KeepsUser(u) {
 		return msg
 	}
 	return strings.ReplaceAll(msg, url.User(u.User.Username()).String()+"@", "")

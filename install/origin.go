@@ -29,7 +29,7 @@ func (in *Installer) Origin(text string) (source.Origin, error) {
 // read; the text is shown as typed, without credentials, and a pin
 // recorded for it pins it.
 func (in *Installer) policySource(text, pin string, typed bool) (source.Origin, error) {
-	s := source.Origin{Display: redactURL(text), Pinned: pin != ""}
+	s := source.Origin{Display: sourceloc.Redact(text), Pinned: pin != ""}
 	spec, err := source.Parse(text)
 	if err != nil {
 		if _, _, derr := parseDownload(text); derr != nil {
@@ -119,5 +119,5 @@ func notCanonical(s source.Origin, err error) error {
 }
 
 func dotSegmentError(text string) error {
-	return fmt.Errorf("%w: source %s: the source's path has a '..' segment; write it without (the policy is checked against the path as written)", ErrInvalidSource, redactURL(text))
+	return fmt.Errorf("%w: source %s: the source's path has a '..' segment; write it without (the policy is checked against the path as written)", ErrInvalidSource, sourceloc.Redact(text))
 }

@@ -14,29 +14,6 @@ import (
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
-// TestRedactURL checks what the lock file records and messages show of a
-// URL (rule 10): no password, no user information of an http(s) URL,
-// and the user of an ssh URL.
-func TestRedactURL(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"https://user:secret@example.com/kit.tgz", "https://example.com/kit.tgz"},
-		{"https://ghp_TOKEN@example.com/kit.tgz", "https://example.com/kit.tgz"},
-		{"git+https://ghp_TOKEN@git.example.com/skills.git#ref=main", "git+https://git.example.com/skills.git#ref=main"},
-		{"git+http://ghp_TOKEN@127.0.0.1:8080/skills.git", "git+http://127.0.0.1:8080/skills.git"},
-		{"git+ssh://git@github.com/o/skills.git#ref=v1&path=skills/a", "git+ssh://git@github.com/o/skills.git#ref=v1&path=skills/a"},
-		{"git+ssh://git:secret@gitlab.example.com:2222/o/skills.git", "git+ssh://git@gitlab.example.com:2222/o/skills.git"},
-		{"git+ssh://:secret@gitlab.example.com/o/skills.git", "git+ssh://gitlab.example.com/o/skills.git"},
-		{"git+ssh://gitlab.example.com/o/skills.git", "git+ssh://gitlab.example.com/o/skills.git"},
-		{"oci://ghcr.io/o/skill:1", "oci://ghcr.io/o/skill:1"},
-		{"./skills/review", "./skills/review"},
-	}
-	for _, tt := range tests {
-		if got := redactURL(tt.in); got != tt.want {
-			t.Errorf("redactURL(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 // TestGitCredentialsNotShown adds git+http sources whose user is a token
 // from servers that fail: neither the error, git's messages in it, nor
 // the progress line shows the token (rule 10).

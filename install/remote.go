@@ -372,7 +372,7 @@ func (in *Installer) gitRedirects(src git.Source) git.Option {
 		return rules, err
 	}
 	return git.WithRedirectCheck(func(_ context.Context, to string) error {
-		shown := redactURL(to)
+		shown := sourceloc.Redact(to)
 		kind, loc, err := sourceloc.GitLocation(to)
 		if err != nil {
 			return dotSegmentError(to)

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -595,7 +596,7 @@ func (in *Installer) resolve(ctx context.Context, source string, recorded bool, 
 }
 
 func (in *Installer) resolveSource(ctx context.Context, text string, recorded bool, st *sourceTrust) (*sourceSkills, error) {
-	r := &sourceSkills{source: redactURL(text), cleanup: func() {}}
+	r := &sourceSkills{source: sourceloc.Redact(text), cleanup: func() {}}
 	spec, _ := source.Parse(text) // parseRemote reports its error
 	rs, err := in.parseRemote(text)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 	srcversion "github.com/agentadaptor/agentadaptor/source/version"
@@ -324,7 +325,7 @@ func (in *Installer) readPublished(ctx context.Context, lock *lockFile, src stri
 		if err != nil {
 			return nil, "", fmt.Errorf("%w: %s: %w", ErrInvalidSource, src, err)
 		}
-		rec, pin, version = redactURL(v.WithRange(caret)), p, tag
+		rec, pin, version = sourceloc.Redact(v.WithRange(caret)), p, tag
 		if strings.Contains(v.Range(), "-") {
 			// A range that names a pre-release may pick one above every
 			// release: leaving it for the highest release would move the

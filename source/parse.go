@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 )
 
 // Kind is the kind of source a text names (rules 16 to 21), and of an
@@ -99,7 +100,7 @@ func Parse(text string) (Spec, error) {
 func parseWeb(text string) (Spec, error) {
 	u, err := url.Parse(text)
 	if err != nil {
-		return Spec{}, fmt.Errorf("source %s: %w: %w", withoutUser(text), ErrInvalid, errors.Unwrap(err))
+		return Spec{}, fmt.Errorf("source %s: %w: %w", sourceloc.Redact(text), ErrInvalid, errors.Unwrap(err))
 	}
 	elems := strings.Split(strings.Trim(u.Path, "/"), "/")
 	plain := u.User == nil && u.RawQuery == "" && !u.ForceQuery && u.Fragment == ""
@@ -122,25 +123,11 @@ func parseWeb(text string) (Spec, error) {
 	if u.Fragment != "" {
 		v, ok := strings.CutPrefix(u.Fragment, "sha256=")
 		if !ok || len(v) != 64 || strings.Trim(strings.ToLower(v), "0123456789abcdef") != "" {
-			return Spec{}, fmt.Errorf("source %s: %w: the fragment must be #sha256= and 64 hex digits", withoutUser(text), ErrInvalid)
+			return Spec{}, fmt.Errorf("source %s: %w: the fragment must be #sha256= and 64 hex digits", sourceloc.Redact(text), ErrInvalid)
 		}
 		s.SHA256 = strings.ToLower(v)
 	}
 	return s, nil
-}
-
-// withoutUser returns the URL text without the user information of its
-// authority, even when it cannot be parsed.
-func withoutUser(text string) string {
-	scheme, rest, _ := strings.Cut(text, "://")
-	end := strings.IndexAny(rest, "/?#")
-	if end < 0 {
-		end = len(rest)
-	}
-	if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
-		rest = rest[at+1:]
-	}
-	return scheme + "://" + rest
 }
 
 // hostedKind returns the kind of a repository's https address on a host

@@ -94,7 +94,7 @@ func RealGitLocation(raw string) (kind, location string, err error) {
 	}
 	r := url.URL{Scheme: "file", Path: real}
 	if kind, location, err = GitLocation(r.String()); err != nil {
-		return "", "", fmt.Errorf("git repository %q, whose real path is %s: %w", redactUser(raw), real, err)
+		return "", "", fmt.Errorf("git repository %q, whose real path is %s: %w", Redact(raw), real, err)
 	}
 	return kind, location, nil
 }

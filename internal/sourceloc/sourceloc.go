@@ -120,7 +120,7 @@ var gitDefaultPorts = map[string]string{"https": "443", "http": "80", "ssh": "22
 func GitLocation(raw string) (kind, location string, err error) {
 	kind, out, err := gitLocation(raw)
 	if err != nil {
-		return "", "", fmt.Errorf("git repository %q: %w: %w", redactUser(raw), ErrInvalid, err)
+		return "", "", fmt.Errorf("git repository %q: %w: %w", Redact(raw), ErrInvalid, err)
 	}
 	return kind, out, nil
 }
@@ -337,7 +337,7 @@ func isHostElement(e string) bool {
 func URLLocation(raw string) (string, error) {
 	out, err := urlLocation(raw)
 	if err != nil {
-		return "", fmt.Errorf("url %q: %w: %w", redactUser(raw), ErrInvalid, err)
+		return "", fmt.Errorf("url %q: %w: %w", Redact(raw), ErrInvalid, err)
 	}
 	return out, nil
 }
@@ -629,13 +629,4 @@ func numeric(l string) bool {
 		return strings.Trim(l, "0123456789abcdef") == ""
 	}
 	return strings.Trim(l, "0123456789") == ""
-}
-
-// redactUser removes user information from a URL for a message.
-func redactUser(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		u.User = nil
-		return u.String()
-	}
-	return raw
 }

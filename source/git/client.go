@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/version"
@@ -248,7 +249,7 @@ func (c *Client) newRepo(ctx context.Context, src Source) (*repo, error) {
 		return nil, fmt.Errorf("make a temporary repository: %w", err)
 	}
 	u, _ := url.Parse(src.URL) // checked by src.check
-	r := &repo{c: c, dir: dir, env: c.environ(dir, src.URL), url: u, shown: display(src.URL)}
+	r := &repo{c: c, dir: dir, env: c.environ(dir, src.URL), url: u, shown: sourceloc.Redact(src.URL)}
 	if _, err := r.run(ctx, "init", "--bare", "--quiet"); err != nil {
 		r.remove()
 		return nil, fmt.Errorf("make a temporary repository: %w", err)

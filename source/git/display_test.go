@@ -6,22 +6,6 @@ import (
 	"testing"
 )
 
-func TestDisplay(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"https://ghp_TOKEN@git.example.com/skills.git", "https://git.example.com/skills.git"},
-		{"http://user:secret@127.0.0.1:8080/skills.git", "http://127.0.0.1:8080/skills.git"},
-		{"ssh://git@git.example.com/team/skills.git", "ssh://git@git.example.com/team/skills.git"},
-		{"ssh://git:secret@git.example.com:2222/skills.git", "ssh://git@git.example.com:2222/skills.git"},
-		{"file:///srv/skills.git", "file:///srv/skills.git"},
-		{"https://git.example.com/skills.git", "https://git.example.com/skills.git"},
-	}
-	for _, tt := range tests {
-		if got := display(tt.in); got != tt.want {
-			t.Errorf("display(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestCleanUser(t *testing.T) {
 	tests := []struct{ url, text, want string }{
 		{"http://ghp_TOKEN123@127.0.0.1/r.git", "fatal: unable to access 'http://ghp_TOKEN123@127.0.0.1/r.git/': refused", "fatal: unable to access 'http://127.0.0.1/r.git/': refused"},

@@ -56,7 +56,7 @@ func (s Source) Origin() (source.Origin, error) {
 		return source.Origin{}, err
 	}
 	shown := s
-	shown.URL = display(s.URL)
+	shown.URL = sourceloc.Redact(s.URL)
 	return source.Origin{Kind: source.Kind(kind), Location: loc, Pinned: gitsyntax.IsCommit(s.Ref), Display: shown.String()}, nil
 }
 
@@ -67,7 +67,7 @@ func (s Source) Origin() (source.Origin, error) {
 // rule that could apply refuses.
 func (s SkillSource) Origin() source.Origin {
 	shown := s.pin
-	shown.Source.URL = display(shown.Source.URL)
+	shown.Source.URL = sourceloc.Redact(shown.Source.URL)
 	o, err := s.pin.Source.Origin()
 	if err != nil {
 		return source.Origin{Kind: source.Unknown, Display: shown.String()}

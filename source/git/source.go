@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/version"
 )
@@ -131,38 +132,12 @@ func redact(text string) string {
 	if !ok {
 		return text
 	}
-	return "git+" + display(rest)
+	return "git+" + sourceloc.Redact(rest)
 }
 
-// display returns a repository's URL as messages show it (rule 13): an
-// ssh URL keeps its user, which names the account on the server and is
-// no secret, and loses a password; an http(s) URL loses its user
-// information, where tokens are put.
-func display(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		// Not a URL: cut what could be user information.
-		if i := strings.LastIndex(raw, "@"); i >= 0 {
-			if scheme, _, ok := strings.Cut(raw, "://"); ok {
-				return scheme + "://" + raw[i+1:]
-			}
-		}
-		return raw
-	}
-	if u.User == nil {
-		return raw
-	}
-	if u.Scheme == "ssh" && u.User.Username() != "" {
-		u.User = url.User(u.User.Username())
-	} else {
-		u.User = nil
-	}
-	return u.String()
-}
-
-// cleanUser removes from text the user information of u that [display]
-// leaves out: "USER@" and "USER:PASSWORD@" as written in u and as
-// decoded, and the password and (for http(s), where a token is the
+// cleanUser removes from text the user information of u that
+// sourceloc.Redact leaves out: "USER@" and "USER:PASSWORD@" as written
+// in u and as decoded, and the password and (for http(s), where a token is the
 // user) the user on their own.
 func cleanUser(text string, u *url.URL) string {
 	if u == nil || u.User == nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/version"
 )
@@ -135,7 +136,7 @@ func (r *Remote) Latest(ctx context.Context) (string, string, error) {
 	}
 	tag, err := version.LatestTag(tags)
 	if err != nil {
-		return "", "", fmt.Errorf("latest version of %s: %w", display(r.src.URL), err)
+		return "", "", fmt.Errorf("latest version of %s: %w", sourceloc.Redact(r.src.URL), err)
 	}
 	return tag.Name, tag.Commit, nil
 }
@@ -146,5 +147,5 @@ func (r *Remote) Latest(ctx context.Context) (string, string, error) {
 func (r *Remote) WithRange(rng string) string {
 	s := r.src
 	s.Ref = rng
-	return "git+" + display(s.URL) + strings.TrimPrefix(s.String(), "git+"+s.URL)
+	return "git+" + sourceloc.Redact(s.URL) + strings.TrimPrefix(s.String(), "git+"+s.URL)
 }
