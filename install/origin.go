@@ -25,8 +25,10 @@ func (in *Installer) Origin(text string) (source.Origin, error) {
 // pin. source.Parse tells its kind, once, as it does for parseSource;
 // the kind's package reads it (parseGitHub, parseGit, as parseSource
 // does) and gives its origin (oci.Reference.Origin, git.Source.Origin,
-// github.Source.Origin), so that the policy judges the source that is
-// read; the text is shown as typed, without credentials, and a pin
+// github.Source.Origin; source.URLOrigin for a URL, and for a web index
+// at its index's address), so that the policy judges the source that is
+// read. A local path's origin is made here (localOrigin): a recorded
+// path is relative to the installer's project root; the text is shown as typed, without credentials, and a pin
 // recorded for it pins it.
 func (in *Installer) policySource(text, pin string, typed bool) (source.Origin, error) {
 	s := source.Origin{Display: sourceloc.Redact(text), Pinned: pin != ""}
@@ -59,24 +61,21 @@ func (in *Installer) policySource(text, pin string, typed bool) (source.Origin, 
 			return s, notCanonical(s, err)
 		}
 	case source.URL, source.WebIndex:
-		if indexURL, ok, err := webIndexURL(text); ok { // rule 15: as recorded
-			text = indexURL
-			if err != nil {
+		if spec.Kind == source.WebIndex { // rule 15: at its index's address, as recorded
+			if text, _, err = webIndexURL(text); err != nil {
 				return s, err
 			}
 		}
-		u, want, err := parseDownload(text)
+		u, _, err := parseDownload(text) // install's words for a malformed URL or fragment
 		if err != nil {
 			return s, err
 		}
 		if sourceloc.HasDotSegment(u.Path) {
 			return s, dotSegmentError(text)
 		}
-		loc, err := sourceloc.URLLocation(u.String())
-		if err != nil {
+		if o, err = source.URLOrigin(text); err != nil {
 			return s, notCanonical(s, err)
 		}
-		o = source.Origin{Kind: source.URL, Location: loc, Pinned: want != ""}
 	case source.GitHub:
 		src, ok, err := parseGitHub(text, spec, typed)
 		if err != nil {

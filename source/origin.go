@@ -3,6 +3,7 @@ package source
 import (
 	"fmt"
 	"io/fs"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -95,6 +96,35 @@ func ParseOrigin(text string) (Origin, error) {
 		return Origin{}, fmt.Errorf("source %q: %w", text, err)
 	}
 	return Origin{Kind: canonKind, Location: canon, Display: text}, nil
+}
+
+// URLOrigin returns the origin of text, an http(s) URL read as it is:
+// an archive's ([URL]) or a web index's ([WebIndex], at its index's
+// address, which package source/webindex's IndexURL gives for what a
+// user types). Its kind is [URL], its location canonical (rule 13:
+// without user information or fragment), it is pinned when its
+// #sha256= fragment pins a SHA-256 ([Spec.SHA256]), and its Display is
+// text without user information. Another kind of text, or a URL that
+// cannot be made canonical, is an error wrapping [ErrInvalid]. Like
+// [Parse], it reads neither the disk nor the network.
+func URLOrigin(text string) (Origin, error) {
+	spec, err := Parse(text)
+	if err != nil {
+		return Origin{}, err
+	}
+	if spec.Kind != URL && spec.Kind != WebIndex {
+		return Origin{}, fmt.Errorf("source %s: %w: it is %s, not an archive's or a web index's URL", sourceloc.Redact(text), ErrInvalid, spec.Kind)
+	}
+	u, err := url.Parse(text)
+	if err != nil {
+		return Origin{}, fmt.Errorf("source %s: %w: %w", sourceloc.Redact(text), ErrInvalid, err)
+	}
+	u.Fragment, u.RawFragment = "", ""
+	loc, err := sourceloc.URLLocation(u.String())
+	if err != nil {
+		return Origin{}, err
+	}
+	return Origin{Kind: URL, Location: loc, Pinned: spec.SHA256 != "", Display: sourceloc.Redact(text)}, nil
 }
 
 // OriginSource is implemented by a skill source that says where it comes

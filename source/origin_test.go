@@ -2,8 +2,10 @@ package source_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/skill"
@@ -273,5 +275,47 @@ func TestOriginOf(t *testing.T) {
 		if got := source.OriginOf(tt.src); got != tt.want {
 			t.Errorf("OriginOf(%s) = %+v, want %+v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestURLOrigin checks the origin of an archive's or a web index's URL:
+// kind url, canonical, without credentials or fragment, pinned by a
+// #sha256= that Parse takes.
+func TestURLOrigin(t *testing.T) {
+	sum := strings.Repeat("ab", 32)
+	tests := []struct {
+		name, in string
+		want     source.Origin
+		bad      bool
+	}{
+		{name: "archive", in: "https://Example.COM:443/kit.tgz",
+			want: source.Origin{Kind: source.URL, Location: "https://example.com/kit.tgz", Display: "https://Example.COM:443/kit.tgz"}},
+		{name: "pinned", in: "https://example.com/kit.tgz#sha256=" + strings.ToUpper(sum),
+			want: source.Origin{Kind: source.URL, Location: "https://example.com/kit.tgz", Pinned: true, Display: "https://example.com/kit.tgz#sha256=" + strings.ToUpper(sum)}},
+		{name: "credentials", in: "https://me:secret@example.com/kit.tgz",
+			want: source.Origin{Kind: source.URL, Location: "https://example.com/kit.tgz", Display: "https://example.com/kit.tgz"}},
+		{name: "web index", in: "https://example.com/.well-known/agent-skills/index.json",
+			want: source.Origin{Kind: source.URL, Location: "https://example.com/.well-known/agent-skills/index.json", Display: "https://example.com/.well-known/agent-skills/index.json"}},
+		{name: "query", in: "https://example.com/get?f=a/b.tgz",
+			want: source.Origin{Kind: source.URL, Location: "https://example.com/get?f=a%2Fb.tgz", Display: "https://example.com/get?f=a/b.tgz"}},
+		{name: "wrong hex", in: "https://example.com/kit.tgz#sha256=" + strings.Repeat("zz", 32), bad: true},
+		{name: "dot segment", in: "https://example.com/a/../kit.tgz", bad: true},
+		{name: "github", in: "https://github.com/acme/tools", bad: true},
+		{name: "oci", in: "oci://ghcr.io/acme/skills:1", bad: true},
+		{name: "path", in: "./kit.tgz", bad: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := source.URLOrigin(tt.in)
+			if tt.bad {
+				if !errors.Is(err, source.ErrInvalid) || strings.Contains(fmt.Sprint(err), "secret") {
+					t.Errorf("URLOrigin(%q) = %+v, %v, want an error wrapping ErrInvalid", tt.in, got, err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("URLOrigin(%q) = %+v, %v, want %+v", tt.in, got, err, tt.want)
+			}
+		})
 	}
 }

@@ -9,8 +9,9 @@
 //
 // The origin of a source is a fact about the source: each kind's package
 // gives the origin of what it parses (oci.Reference.Origin,
-// git.Source.Origin, github.Source.Origin), and the skill sources it
-// builds carry theirs ([OriginSource]) and their pin ([PinnedSource]),
+// git.Source.Origin, github.Source.Origin), and [URLOrigin] that of an
+// archive's URL and of a web index, which have no package of their own
+// for it; the skill sources a kind's package builds carry theirs ([OriginSource]) and their pin ([PinnedSource]),
 // with what checks the pin's signatures ([CommitVerifier], [Signed]).
 // [OriginOf] gives the origin of any skill source, and [ParseOrigin]
 // reads one in a policy's notation, KIND:LOCATION. Package policy matches
