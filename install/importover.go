@@ -139,7 +139,7 @@ func (in *Installer) differsOnlyByTool(ctx context.Context, item Imported, copie
 	if err != nil {
 		return "", err.Error()
 	}
-	r, err := in.resolve(ctx, item.Source, false, st)
+	r, err := in.resolve(ctx, item.Source, false, st, nil)
 	if err != nil {
 		return "", err.Error()
 	}

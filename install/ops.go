@@ -154,7 +154,7 @@ func (in *Installer) Add(ctx context.Context, req AddRequest) ([]Change, error) 
 	if err != nil {
 		return nil, err
 	}
-	sources, cleanup, err := in.resolveAll(withChosen(ctx, req.Skills), req.Sources, trusts)
+	sources, cleanup, err := in.resolveAll(ctx, req.Sources, trusts, req.Skills)
 	if err != nil {
 		return nil, err
 	}
@@ -196,9 +196,9 @@ func (in *Installer) Add(ctx context.Context, req AddRequest) ([]Change, error) 
 }
 
 // resolveAll resolves every source (see resolve), each verified as the
-// trust at the same index says; cleanup removes what reading them
-// extracted.
-func (in *Installer) resolveAll(ctx context.Context, sources []string, trusts []*sourceTrust) (_ []*sourceSkills, cleanup func(), _ error) {
+// trust at the same index says, for an Add that chooses the skills only
+// (AddRequest.Skills); cleanup removes what reading them extracted.
+func (in *Installer) resolveAll(ctx context.Context, sources []string, trusts []*sourceTrust, only []string) (_ []*sourceSkills, cleanup func(), _ error) {
 	var out []*sourceSkills
 	cleanup = func() {
 		for _, r := range out {
@@ -206,7 +206,7 @@ func (in *Installer) resolveAll(ctx context.Context, sources []string, trusts []
 		}
 	}
 	for i, src := range sources {
-		r, err := in.resolve(ctx, src, false, trusts[i])
+		r, err := in.resolve(ctx, src, false, trusts[i], only)
 		if err != nil {
 			cleanup()
 			return nil, nil, err
@@ -568,7 +568,7 @@ func (in *Installer) syncSource(ctx context.Context, source, pin string, names [
 		}
 	}
 	if pin == "" {
-		return in.resolve(ctx, in.sourcePath(source), true, st)
+		return in.resolve(ctx, in.sourcePath(source), true, st, nil)
 	}
 	rs, err := in.parseSource(source, false)
 	if err == nil && rs == nil && isWebIndex(source) {

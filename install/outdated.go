@@ -180,7 +180,7 @@ func (in *Installer) checkGroup(ctx context.Context, lock *lockFile, src string,
 		err = in.checkWebIndex(ctx, src, rows)
 	case kindFolder:
 		var r *sourceSkills
-		if r, err = in.resolve(ctx, in.sourcePath(src), true, nil); err == nil {
+		if r, err = in.resolve(ctx, in.sourcePath(src), true, nil, nil); err == nil {
 			defer r.cleanup()
 			err = in.compare(ctx, r, rows)
 		}

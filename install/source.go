@@ -220,7 +220,7 @@ type FindRequest struct {
 // [ErrInvalidSource].
 func (in *Installer) Find(ctx context.Context, req FindRequest) ([]skill.Skill, error) {
 	source, only := req.Source, req.Skills
-	r, err := in.resolve(ctx, source, false, nil)
+	r, err := in.resolve(ctx, source, false, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +259,7 @@ func (in *Installer) Find(ctx context.Context, req FindRequest) ([]skill.Skill, 
 // skip is listed with its problem. With req.Skills it lists only the
 // skills those select ([MissingSkillsError] when one is not there).
 func (in *Installer) Contents(ctx context.Context, req FindRequest) ([]SourceSkill, error) {
-	r, err := in.resolve(ctx, req.Source, false, nil)
+	r, err := in.resolve(ctx, req.Source, false, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -586,16 +586,18 @@ func (c *candidate) specOnly() bool {
 // recording in the candidate why one cannot be installed. A recorded
 // source (sync) that is gone is ErrSourceUnavailable; a source given that
 // does not exist, or holds no skill, is ErrInvalidSource. An archive is
-// extracted once into a temporary folder that cleanup removes.
-func (in *Installer) resolve(ctx context.Context, source string, recorded bool, st *sourceTrust) (*sourceSkills, error) {
-	r, err := in.resolveSource(ctx, source, recorded, st)
+// extracted once into a temporary folder that cleanup removes. only
+// names the skills an Add chooses (AddRequest.Skills), or is nil: a web
+// index, whose skills are downloaded one by one, downloads only those.
+func (in *Installer) resolve(ctx context.Context, source string, recorded bool, st *sourceTrust, only []string) (*sourceSkills, error) {
+	r, err := in.resolveSource(ctx, source, recorded, st, only)
 	if err != nil && ctx.Err() != nil {
 		return nil, interrupted(ctx, "nothing was changed")
 	}
 	return r, err
 }
 
-func (in *Installer) resolveSource(ctx context.Context, text string, recorded bool, st *sourceTrust) (*sourceSkills, error) {
+func (in *Installer) resolveSource(ctx context.Context, text string, recorded bool, st *sourceTrust, only []string) (*sourceSkills, error) {
 	r := &sourceSkills{source: sourceloc.Redact(text), cleanup: func() {}}
 	spec, _ := source.Parse(text) // parseRemote reports its error
 	rs, err := in.parseRemote(text)
@@ -609,7 +611,7 @@ func (in *Installer) resolveSource(ctx context.Context, text string, recorded bo
 			return nil, ierr
 		}
 		r.source = indexURL
-		r.skills, r.cleanup, err = in.fromWebIndex(ctx, indexURL, nil, chosen(ctx))
+		r.skills, r.cleanup, err = in.fromWebIndex(ctx, indexURL, nil, only)
 	case rs != nil:
 		r.pin, r.skills, r.cleanup, err = in.fromRemoteRecalled(ctx, rs, r.source, st)
 		if err != nil && !recorded && spec.Bare {

@@ -277,7 +277,7 @@ func (in *Installer) readNow(ctx context.Context, lock *lockFile, src string, na
 		}
 		return r, "", err
 	case kindFolder:
-		r, err := in.resolve(ctx, in.sourcePath(src), true, st)
+		r, err := in.resolve(ctx, in.sourcePath(src), true, st, nil)
 		return r, "", err
 	case kindWebIndex:
 		r, err := in.readWebIndexNow(ctx, lock, src, names, st)

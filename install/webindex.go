@@ -31,25 +31,6 @@ func webIndexURL(source string) (string, bool, error) {
 	return u, ok, nil
 }
 
-// chosenKey is the context key of the skills an Add chooses
-// (AddRequest.Skills), which only a web index, whose skills are downloaded
-// one by one, needs while it is read.
-type chosenKey struct{}
-
-// withChosen returns ctx carrying the names an Add chooses.
-func withChosen(ctx context.Context, names []string) context.Context {
-	if len(names) == 0 {
-		return ctx
-	}
-	return context.WithValue(ctx, chosenKey{}, names)
-}
-
-// chosen returns the names withChosen put in ctx, or nil.
-func chosen(ctx context.Context) []string {
-	names, _ := ctx.Value(chosenKey{}).([]string)
-	return names
-}
-
 // fromWebIndex reads the web index at indexURL and the skills it lists
 // (rule 15): for an add (pins nil), every usable one, or with only those
 // named in only (by name or subpath, which is the name) and the others
