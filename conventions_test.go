@@ -189,9 +189,23 @@ func overUnexportedConfig(f *ast.FuncType) bool {
 }
 
 // TestOperationsTakeRequests checks rule 6 on install.Installer: every
-// exported method that takes a context takes it alone, or it and one
-// request struct named ...Request, each of whose fields has a doc.
+// exported method is an operation, except those the rule names as none
+// (noOps), which take no context; an operation takes its context first,
+// and then nothing or one request struct named ...Request, each of whose
+// fields has a doc.
 func TestOperationsTakeRequests(t *testing.T) {
+	noOps := []string{"Root", "Origin"}
+	notes, err := os.ReadFile(filepath.Join("docs", "DESIGN-NOTES.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rule, _ := strings.Cut(string(notes), "\n6. ")
+	rule, _, _ = strings.Cut(rule, "\n\n")
+	for _, name := range noOps {
+		if !strings.Contains(rule, "`"+name+"`") {
+			t.Errorf("DESIGN-NOTES.md, rule 6, does not name %s, which the test lets take no context", name)
+		}
+	}
 	var pkg publicPackage
 	for _, p := range publicPackages(t) {
 		if p.dir == "install" {
@@ -208,19 +222,31 @@ func TestOperationsTakeRequests(t *testing.T) {
 	for _, f := range pkg.files {
 		for _, decl := range f.Decls {
 			fd, ok := decl.(*ast.FuncDecl)
-			if !ok || fd.Recv == nil || !fd.Name.IsExported() || len(fd.Type.Params.List) == 0 {
+			if !ok || fd.Recv == nil || !fd.Name.IsExported() || !isInstaller(fd.Recv) {
 				continue
 			}
-			if sel, ok := fd.Type.Params.List[0].Type.(*ast.SelectorExpr); !ok || sel.Sel.Name != "Context" {
-				continue
-			}
-			ops++
 			var params []ast.Expr
 			for _, field := range fd.Type.Params.List {
 				for range max(1, len(field.Names)) {
 					params = append(params, field.Type)
 				}
 			}
+			takesCtx := false
+			if len(params) > 0 {
+				sel, ok := params[0].(*ast.SelectorExpr)
+				takesCtx = ok && sel.Sel.Name == "Context"
+			}
+			if slices.Contains(noOps, fd.Name.Name) {
+				if takesCtx {
+					t.Errorf("install: Installer.%s takes a context, but rule 6 names it as no operation", fd.Name.Name)
+				}
+				continue
+			}
+			if !takesCtx {
+				t.Errorf("install: Installer.%s takes no context first; every exported method but %v is an operation (rule 6)", fd.Name.Name, noOps)
+				continue
+			}
+			ops++
 			if len(params) == 1 {
 				continue
 			}
@@ -242,6 +268,17 @@ func TestOperationsTakeRequests(t *testing.T) {
 			}
 		}
 	}
+}
+
+// isInstaller reports whether a method's receiver is *Installer or
+// Installer.
+func isInstaller(recv *ast.FieldList) bool {
+	t := recv.List[0].Type
+	if star, ok := t.(*ast.StarExpr); ok {
+		t = star.X
+	}
+	id, ok := t.(*ast.Ident)
+	return ok && id.Name == "Installer"
 }
 
 // TestDriverConfigsSayTheirDefaults checks rule 5: every field of a

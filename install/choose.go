@@ -1,6 +1,7 @@
 package install
 
 import (
+	"context"
 	"maps"
 	"slices"
 )
@@ -49,8 +50,11 @@ func (c AgentChoice) List() []Agent {
 // keeps getting its skills for those; else the agents detected here
 // (see [Agent.DetectedBy]), each with the folder that detected it; else
 // claude-code and codex. A lock file that cannot be read fails it
-// ([ErrInvalidLock]).
-func (in *Installer) ChooseAgents(req AddRequest) (AgentChoice, error) {
+// ([ErrInvalidLock]); so does a context done before it reads anything.
+func (in *Installer) ChooseAgents(ctx context.Context, req AddRequest) (AgentChoice, error) {
+	if err := ctx.Err(); err != nil {
+		return AgentChoice{}, err
+	}
 	if len(req.Agents) > 0 {
 		c := AgentChoice{Why: WhyRequested}
 		for _, a := range req.Agents {

@@ -54,7 +54,7 @@ func TestChooseAgents(t *testing.T) {
 				tt.setup(t, f)
 			}
 			in := f.installer(t)
-			c, err := in.ChooseAgents(tt.req)
+			c, err := in.ChooseAgents(t.Context(), tt.req)
 			if err != nil {
 				t.Fatalf("ChooseAgents(%v) = %v", tt.req, err)
 			}
@@ -81,7 +81,7 @@ func TestChooseAgents(t *testing.T) {
 		f := newFixture(t)
 		mkdirs(t, f.env.Project, ".agents")
 		os.WriteFile(filepath.Join(f.env.Project, ".agents", lockName), []byte("{"), 0o644)
-		if _, err := f.installer(t).ChooseAgents(AddRequest{}); !errors.Is(err, ErrInvalidLock) {
+		if _, err := f.installer(t).ChooseAgents(t.Context(), AddRequest{}); !errors.Is(err, ErrInvalidLock) {
 			t.Errorf("ChooseAgents with a broken lock file = %v, want ErrInvalidLock", err)
 		}
 	})

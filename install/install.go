@@ -40,6 +40,19 @@
 // doc does not print them; pkg.go.dev does): ExampleInstaller_Add,
 // ExampleLookupAgents and ExampleAgent_Reads.
 //
+// # Operations
+//
+// Every method of [Installer] that reads the lock file, the cache, the
+// agents' folders or the network is an operation: it takes its context
+// first, then one request struct when it has other inputs
+// ([Installer.Add] an [AddRequest], [Installer.ChooseAgents] the same),
+// or the context alone ([Installer.Verify], [Installer.RecordedRisks]).
+// Two methods are no operations and take no context: [Installer.Root],
+// the scope's folder, and [Installer.Origin], which answers from the
+// text and, for a local path, the links along it (as
+// filepath.EvalSymlinks does): it reads no file's content, nothing over
+// the network, and nothing it could wait for.
+//
 // # Layout
 //
 // Each scope (a project, or the user's home) keeps one canonical copy of

@@ -89,7 +89,7 @@ func TestTrustAllowRisksRecorded(t *testing.T) {
 	if refused, err := plain.CheckTrust(t.Context()); err != nil || len(refused) != 0 {
 		t.Errorf("CheckTrust = %+v, %v; want nothing refused", refused, err)
 	}
-	risks, err := plain.RecordedRisks()
+	risks, err := plain.RecordedRisks(t.Context())
 	if err != nil || risks["evil"].Digest != e.Digest {
 		t.Errorf("RecordedRisks() = %v, %v; want evil's record", risks, err)
 	}

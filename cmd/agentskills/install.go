@@ -489,7 +489,7 @@ func runAdd(ctx context.Context, opts *addOptions, sources []string) error {
 	}
 	req := install.AddRequest{Sources: sources, Agents: agents, Copy: opts.copy, Skills: opts.skills, Force: opts.force, Strict: opts.strict,
 		Plugins: opts.plugins, Lenient: opts.lenient}
-	choice, err := in.ChooseAgents(req)
+	choice, err := in.ChooseAgents(ctx, req)
 	if err != nil {
 		return installErr(err)
 	}
@@ -789,7 +789,7 @@ func runSync(ctx context.Context, opts *syncOptions) error {
 	changes, err := in.Sync(ctx, install.SyncRequest{Frozen: opts.frozen, Force: opts.force})
 	err = trustHint(err)
 	if !opts.scope.json {
-		if aerr := printSyncAllowed(in, opts.io, changes); aerr != nil && err == nil {
+		if aerr := printSyncAllowed(ctx, in, opts.io, changes); aerr != nil && err == nil {
 			err = aerr
 		}
 	}
@@ -801,7 +801,7 @@ func runSync(ctx context.Context, opts *syncOptions) error {
 // findings as allowed for that content (add --allow-risk): a lock file
 // written by someone else, in a cloned project, is that person's
 // decision, so it is never applied silently.
-func printSyncAllowed(in *install.Installer, s *streams, changes []install.Change) error {
+func printSyncAllowed(ctx context.Context, in *install.Installer, s *streams, changes []install.Change) error {
 	made := map[string]bool{}
 	for _, c := range changes {
 		if c.Agent == "" && c.Action != install.ActionUnchanged && c.Action != install.ActionSkipped {
@@ -811,7 +811,7 @@ func printSyncAllowed(in *install.Installer, s *streams, changes []install.Chang
 	if len(made) == 0 {
 		return nil
 	}
-	allowed, err := in.RecordedRisks()
+	allowed, err := in.RecordedRisks(ctx)
 	if err != nil {
 		return installErr(err)
 	}
@@ -869,7 +869,7 @@ func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
 		return err
 	}
 	if !opts.scope.json {
-		if err := printAllowed(in, opts.io); err != nil {
+		if err := printAllowed(ctx, in, opts.io); err != nil {
 			return err
 		}
 	}

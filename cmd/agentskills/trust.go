@@ -176,8 +176,8 @@ func checkTrust(ctx context.Context, in *install.Installer, s *streams) (refused
 
 // printAllowed prints, for verify, each audit finding the lock file allows
 // (add --allow-risk recorded it for the skill's content).
-func printAllowed(in *install.Installer, s *streams) error {
-	allowed, err := in.RecordedRisks()
+func printAllowed(ctx context.Context, in *install.Installer, s *streams) error {
+	allowed, err := in.RecordedRisks(ctx)
 	if err != nil {
 		return installErr(err)
 	}
