@@ -373,7 +373,7 @@ var ErrTooLarge = errors.New("too large to audit")
 // in Omitted. Skill, Source and Root are the caller's to fill in. The
 // same tree always gives the same report.
 func Tree(fsys fs.FS) (Report, error) {
-	return scanTree(fsys)
+	return scanTree(fsys, false)
 }
 
 // Max returns the highest severity among findings, and false when there

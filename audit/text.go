@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/agentadaptor/agentadaptor/audit/internal/prefilter"
 )
 
 // context is where a line stands in a file.
@@ -22,6 +24,9 @@ type line struct {
 	raw   string  // as in the file, without its newline
 	clean string  // raw with invisible characters removed
 	ctx   context // where it stands
+	// hits are the prefilter's strings in clean (nil in an exhaustive
+	// audit); text sets them.
+	hits *prefilter.Hits
 }
 
 // lineReader reads a text file's lines with their context, one at a
@@ -150,15 +155,23 @@ func (s *scanner) text(name, text string) {
 			if !ok {
 				break
 			}
+			if !s.exhaustive {
+				l.hits = s.hits()
+				lineFilter.Scan(l.hits, l.clean)
+			}
 			win = append(win, l)
 		}
 		if cur >= len(win) {
+			for _, l := range win {
+				s.recycle(l.hits)
+			}
 			return
 		}
 		s.patterns(name, win, cur, hiddenText)
 		if cur < 3 {
 			cur++
 		} else {
+			s.recycle(win[0].hits)
 			win = append(win[:0], win[1:]...)
 		}
 	}
@@ -359,4 +372,22 @@ func escape(s string) string {
 		i += size
 	}
 	return b.String()
+}
+
+// hits returns an empty Hits for a line entering the window of text,
+// one that a line leaving it gave back if there is one.
+func (s *scanner) hits() *prefilter.Hits {
+	if n := len(s.free); n > 0 {
+		h := s.free[n-1]
+		s.free = s.free[:n-1]
+		return h
+	}
+	return lineFilter.NewHits()
+}
+
+// recycle gives back the Hits of a line leaving the window.
+func (s *scanner) recycle(h *prefilter.Hits) {
+	if h != nil {
+		s.free = append(s.free, h)
+	}
 }

@@ -1,0 +1,295 @@
+package prefilter
+
+import (
+	"regexp/syntax"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// What a condition is made of, read from a regular expression's syntax
+// tree as Russ Cox's "Regular Expression Matching with a Trigram Index"
+// (2012) reads trigrams, with whole strings instead: for each node of
+// the tree, the set of strings it matches exactly when that set is
+// small, or else the strings every match starts and ends with and a
+// condition every match meets. Every string is in the folded form the
+// automaton matches (ASCII lower case; see fold).
+
+// Limits on the sets, to keep the automaton small: past them a set
+// moves into the condition (an exact set) or is cut to shorter strings
+// (a prefix or suffix set), which only weakens the condition.
+const (
+	maxSet   = 64 // strings in one set
+	maxClass = 16 // characters of a class taken as a set of strings
+	minLen   = 2  // a shorter string is a condition every text meets
+)
+
+// word is a string a match holds, and whether the match has a word
+// boundary (\b) right before it (wb) and right after it (wa).
+type word struct {
+	s      string
+	wb, wa bool
+}
+
+// info is what is known of the strings a node matches.
+type info struct {
+	exact  []word // every string the node matches, when known (nil: unknown)
+	prefix []word // when exact is nil: every match starts with one of these
+	suffix []word // when exact is nil: every match ends with one of these
+	match  *cond  // when exact is nil: every match meets this
+}
+
+var empty = []word{{}}
+
+func anyInfo() info { return info{prefix: empty, suffix: empty, match: condTrue} }
+
+// analyze returns what is known of the strings re matches.
+func analyze(re *syntax.Regexp) info {
+	switch re.Op {
+	case syntax.OpNoMatch:
+		return info{prefix: empty, suffix: empty, match: condFalse}
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpNoWordBoundary:
+		return info{exact: empty}
+	case syntax.OpWordBoundary:
+		return info{exact: []word{{wb: true, wa: true}}}
+	case syntax.OpLiteral:
+		out := empty
+		for _, r := range re.Rune {
+			alts := []rune{r}
+			if re.Flags&syntax.FoldCase != 0 {
+				alts = foldOrbit(r)
+			}
+			out = product(out, runeWords(alts))
+			if len(out) > maxSet {
+				return fromExact(out)
+			}
+		}
+		return info{exact: out}
+	case syntax.OpCharClass:
+		var runes []rune
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			lo, hi := re.Rune[i], re.Rune[i+1]
+			if int(hi-lo) >= maxClass || len(runes) > maxClass {
+				return anyInfo()
+			}
+			for r := lo; r <= hi; r++ {
+				runes = append(runes, r)
+			}
+		}
+		w := runeWords(runes)
+		if len(w) > maxClass {
+			return anyInfo()
+		}
+		return info{exact: w}
+	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		return anyInfo()
+	case syntax.OpCapture:
+		return analyze(re.Sub[0])
+	case syntax.OpStar:
+		return anyInfo()
+	case syntax.OpQuest:
+		x := analyze(re.Sub[0])
+		if x.exact != nil {
+			return info{exact: union(x.exact, empty)}
+		}
+		return anyInfo()
+	case syntax.OpPlus:
+		return toInexact(analyze(re.Sub[0]))
+	case syntax.OpRepeat:
+		if re.Min == 0 {
+			return anyInfo()
+		}
+		return toInexact(analyze(re.Sub[0]))
+	case syntax.OpConcat:
+		x := info{exact: empty}
+		for _, sub := range re.Sub {
+			x = concat(x, analyze(sub))
+		}
+		return x
+	case syntax.OpAlternate:
+		x := analyze(re.Sub[0])
+		for _, sub := range re.Sub[1:] {
+			x = alternate(x, analyze(sub))
+		}
+		return x
+	}
+	return anyInfo()
+}
+
+// foldOrbit returns r and the characters a case-insensitive match of r
+// matches.
+func foldOrbit(r rune) []rune {
+	out := []rune{r}
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		out = append(out, f)
+	}
+	return out
+}
+
+// fold returns the form in which the automaton sees r: an ASCII letter
+// in lower case, and the two characters outside ASCII that match an
+// ASCII letter case-insensitively (the Kelvin sign K, the long s) as that
+// letter, which Scan folds in a text that holds them (see foldText).
+func fold(r rune) string {
+	switch {
+	case r < utf8.RuneSelf:
+		return string(rune(lowerASCII(byte(r))))
+	case r == '\u212a':
+		return "k"
+	case r == '\u017f':
+		return "s"
+	}
+	return string(r)
+}
+
+// runeWords returns the one-character strings of runes, folded, without
+// repeats.
+func runeWords(runes []rune) []word {
+	var out []word
+	for _, r := range runes {
+		w := word{s: fold(r)}
+		if !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// product returns every string of xs followed by one of ys. A word
+// boundary between two strings that are not empty is dropped: it is
+// inside the string.
+func product(xs, ys []word) []word {
+	var out []word
+	for _, x := range xs {
+		for _, y := range ys {
+			w := word{s: x.s + y.s, wb: x.wb, wa: y.wa}
+			if x.s == "" {
+				w.wb = x.wb || y.wb
+			}
+			if y.s == "" {
+				w.wa = y.wa || x.wa
+			}
+			if !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+// union returns the strings of xs and ys, without repeats.
+func union(xs, ys []word) []word {
+	out := slices.Clone(xs)
+	for _, y := range ys {
+		if !slices.Contains(out, y) {
+			out = append(out, y)
+		}
+	}
+	return out
+}
+
+// fromExact turns a set of exact strings into prefixes, suffixes and the
+// condition that one of them occurs.
+func fromExact(xs []word) info {
+	return info{prefix: trimSet(xs, true), suffix: trimSet(xs, false), match: anyOf(xs)}
+}
+
+// toInexact is x as a node whose exact strings are not kept: x+.
+func toInexact(x info) info {
+	if x.exact != nil {
+		return fromExact(x.exact)
+	}
+	return x
+}
+
+// trimSet returns a prefix (or suffix) set within maxSet strings: its
+// strings cut, from the end (or the start), until the set is small
+// enough. A cut drops the boundary on the cut side.
+func trimSet(xs []word, prefix bool) []word {
+	out := slices.Clone(xs)
+	for n := 16; len(out) > maxSet; n /= 2 {
+		var cut []word
+		for _, x := range out {
+			if len(x.s) > n {
+				if prefix {
+					x = word{s: x.s[:n], wb: x.wb}
+				} else {
+					x = word{s: x.s[len(x.s)-n:], wa: x.wa}
+				}
+			}
+			if !slices.Contains(cut, x) {
+				cut = append(cut, x)
+			}
+		}
+		out = cut
+		if n == 0 {
+			return empty
+		}
+	}
+	return out
+}
+
+// concat returns what is known of x followed by y.
+func concat(x, y info) info {
+	if x.exact != nil && y.exact != nil && len(x.exact)*len(y.exact) <= maxSet {
+		return info{exact: product(x.exact, y.exact)}
+	}
+	xi, yi := toInexact(x), toInexact(y)
+	out := info{match: and(xi.match, yi.match), prefix: xi.prefix, suffix: yi.suffix}
+	// The strings across the join.
+	if len(xi.suffix)*len(yi.prefix) <= maxSet {
+		out.match = and(out.match, anyOf(product(xi.suffix, yi.prefix)))
+	}
+	// An exact side is all of its part of the match, so the other
+	// side's prefix (or suffix) follows it.
+	if x.exact != nil && len(x.exact)*len(yi.prefix) <= maxSet {
+		out.prefix = product(x.exact, yi.prefix)
+	}
+	if y.exact != nil && len(xi.suffix)*len(y.exact) <= maxSet {
+		out.suffix = product(xi.suffix, y.exact)
+	}
+	return out
+}
+
+// alternate returns what is known of x or y.
+func alternate(x, y info) info {
+	if x.exact != nil && y.exact != nil && len(x.exact)+len(y.exact) <= maxSet {
+		return info{exact: union(x.exact, y.exact)}
+	}
+	x, y = toInexact(x), toInexact(y)
+	return info{
+		match:  or(x.match, y.match),
+		prefix: trimSet(union(x.prefix, y.prefix), true),
+		suffix: trimSet(union(x.suffix, y.suffix), false),
+	}
+}
+
+// required returns the condition every match of re meets.
+func required(re *syntax.Regexp) *cond {
+	x := analyze(re)
+	if x.exact != nil {
+		return anyOf(x.exact)
+	}
+	return and(x.match, and(anyOf(x.prefix), anyOf(x.suffix)))
+}
+
+// anyOf returns the condition that one of xs occurs: true when one of
+// them is shorter than minLen (or holds a newline, which no line does).
+func anyOf(xs []word) *cond {
+	var kids []*cond
+	for _, x := range xs {
+		if len(x.s) < minLen || strings.Contains(x.s, "\n") {
+			return condTrue
+		}
+		kids = append(kids, &cond{op: opWord, word: x})
+	}
+	if len(kids) == 0 {
+		return condFalse
+	}
+	if len(kids) == 1 {
+		return kids[0]
+	}
+	return &cond{op: opOr, kids: kids}
+}

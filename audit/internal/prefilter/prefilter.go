@@ -1,0 +1,208 @@
+// Package prefilter tells, in one pass over a text, which of a list of
+// regular expressions may match it, so that only those run.
+//
+// Each expression's syntax tree gives a condition on the literal strings
+// every match must hold (literals.go): "curl" or "wget", and "|", and
+// "sh" at a word's end. One Aho-Corasick automaton over every
+// condition's strings finds them in the text, with the word boundaries
+// around each occurrence; an expression whose condition the occurrences
+// do not meet cannot match, and is not run. The condition is necessary,
+// never sufficient: a filter may let an expression run that then does
+// not match, and never stops one that would.
+//
+// Matching is as the expressions' own: an expression with (?i) matches
+// the Kelvin sign K and the long s where it matches k and s, so a text
+// that holds them is scanned with them folded to k and s (and then
+// without telling word boundaries). The word boundaries are those of
+// the text scanned: a condition on a part of it, or on several texts
+// joined by newlines, is asked with [Filter.MayPart].
+package prefilter
+
+import (
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+)
+
+// Filter holds the conditions of a list of expressions and the automaton
+// of their strings. It is safe for concurrent use.
+type Filter struct {
+	a     *automaton
+	conds []*cond    // by expression
+	touch [][]uint64 // by string: the expressions whose condition names it
+	strs  []string   // by string id, folded
+	words int        // uint64 words of an expression set
+}
+
+// New builds the filter of res, which the filter's methods name by their
+// index in it.
+func New(res []*regexp.Regexp) (*Filter, error) {
+	f := &Filter{words: (len(res) + 63) / 64}
+	ids := map[string]int32{}
+	for i, re := range res {
+		tree, err := syntax.Parse(re.String(), syntax.Perl)
+		if err != nil {
+			return nil, fmt.Errorf("expression %d: %w", i, err)
+		}
+		c := required(tree)
+		c.walk(func(w *cond) {
+			id, ok := ids[w.word.s]
+			if !ok {
+				id = int32(len(f.strs))
+				ids[w.word.s] = id
+				f.strs = append(f.strs, w.word.s)
+				f.touch = append(f.touch, make([]uint64, f.words))
+			}
+			w.lit, w.need = id, needOf(w.word.wb, w.word.wa)
+			f.touch[id][i/64] |= 1 << (i % 64)
+		})
+		f.conds = append(f.conds, c)
+	}
+	f.a = newAutomaton(f.strs)
+	return f, nil
+}
+
+// Strings returns the strings the filter looks for, folded (ASCII in
+// lower case).
+func (f *Filter) Strings() []string { return append([]string(nil), f.strs...) }
+
+// Always reports whether expression i has no condition: it runs on every
+// text.
+func (f *Filter) Always(i int) bool { return f.conds[i].op == opTrue }
+
+// Condition writes expression i's condition, for a person.
+func (f *Filter) Condition(i int) string { return f.conds[i].String() }
+
+// Hits are the strings found in a text, with the word boundaries around
+// them. A Hits is reused from text to text; it is not safe for
+// concurrent use.
+type Hits struct {
+	mask    []uint8  // by string id: what was found (the need bits)
+	set     []int32  // the ids of mask that are not 0
+	touched []uint64 // the expressions whose condition names a string found
+}
+
+// NewHits returns an empty Hits for f's texts.
+func (f *Filter) NewHits() *Hits {
+	return &Hits{mask: make([]uint8, len(f.strs)), touched: make([]uint64, f.words)}
+}
+
+// Reset empties h.
+func (h *Hits) Reset() {
+	for _, id := range h.set {
+		h.mask[id] = 0
+	}
+	h.set = h.set[:0]
+	clear(h.touched)
+}
+
+// Add adds o's strings to h: h holds then what a text joining both
+// texts with a newline holds.
+func (h *Hits) Add(o *Hits) {
+	for _, id := range o.set {
+		if h.mask[id] == 0 {
+			h.set = append(h.set, id)
+		}
+		h.mask[id] |= o.mask[id]
+	}
+	for i, w := range o.touched {
+		h.touched[i] |= w
+	}
+}
+
+// The need bits: a string found anywhere, with a word boundary before
+// it, after it, or both.
+const (
+	needAny    = 1
+	needBefore = 2
+	needAfter  = 4
+	needBoth   = 8
+)
+
+func needOf(wb, wa bool) uint8 {
+	switch {
+	case wb && wa:
+		return needBoth
+	case wb:
+		return needBefore
+	case wa:
+		return needAfter
+	}
+	return needAny
+}
+
+// foldText replaces the characters outside ASCII that a case-insensitive
+// match reads as ASCII letters.
+var foldText = strings.NewReplacer("\u212a", "k", "\u017f", "s")
+
+// Scan empties h and records in it the strings text holds.
+func (f *Filter) Scan(h *Hits, text string) {
+	h.Reset()
+	folded := false
+	if strings.Contains(text, "\u212a") || strings.Contains(text, "\u017f") {
+		text, folded = foldText.Replace(text), true
+	}
+	a := f.a
+	state := int32(0)
+	for i := 0; i < len(text); i++ {
+		state = a.next[int(state)*a.classes+int(a.class[text[i]])]
+		out := a.out[state]
+		if len(out) == 0 {
+			continue
+		}
+		end := i + 1
+		for _, id := range out {
+			bits := uint8(needAny | needBefore | needAfter | needBoth)
+			if !folded {
+				start := end - a.lens[id]
+				before := start > 0 && isWord(text[start-1])
+				after := end < len(text) && isWord(text[end])
+				wb := before != isWord(text[start])
+				wa := isWord(text[end-1]) != after
+				bits = needAny
+				if wb {
+					bits |= needBefore
+				}
+				if wa {
+					bits |= needAfter
+				}
+				if wb && wa {
+					bits |= needBoth
+				}
+			}
+			if h.mask[id] == 0 {
+				h.set = append(h.set, id)
+				for w, t := range f.touch[id] {
+					h.touched[w] |= t
+				}
+			}
+			h.mask[id] |= bits
+		}
+	}
+}
+
+// isWord reports whether b is an ASCII letter, digit or underscore, as
+// \b reads a character; a byte of a character outside ASCII is not.
+func isWord(b byte) bool {
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || b == '_'
+}
+
+// May reports whether expression i may match the text h was scanned
+// from.
+func (f *Filter) May(h *Hits, i int) bool { return f.may(h, i, false) }
+
+// MayPart reports whether expression i may match a part of the texts
+// h holds, word boundaries there unknown.
+func (f *Filter) MayPart(h *Hits, i int) bool { return f.may(h, i, true) }
+
+func (f *Filter) may(h *Hits, i int, part bool) bool {
+	c := f.conds[i]
+	if c.op == opTrue {
+		return true
+	}
+	if h.touched[i/64]&(1<<(i%64)) == 0 {
+		return false
+	}
+	return c.eval(h.mask, part)
+}
