@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentadaptor/agentadaptor/audit/internal/prefilter"
 )
@@ -202,6 +203,11 @@ var (
 func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 	l := lines[i]
 	t, h := l.clean, l.hits
+	if h != nil && h.Empty() {
+		// No expression may match: each has a condition
+		// (TestEveryExpressionHasACondition).
+		return
+	}
 	at := func(loc []int) span { return span{t, loc[0]} }
 
 	// example: the line aims at a placeholder host (rule 21), asked
@@ -247,15 +253,35 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 		// What the command sends is read near it: a long line (a JSON
 		// string holding a whole document) is not one command.
 		w := t[max(0, loc[0]-window):min(len(t), loc[0]+window)]
-		in := func(e *expr) bool { return s.mayPart(h, e) && e.MatchString(w) }
+		// A window that is the whole line is read as the line.
+		whole := len(w) == len(t)
+		in := func(e *expr) bool {
+			if whole {
+				return s.match(h, e, t)
+			}
+			return s.mayPart(h, e) && e.MatchString(w)
+		}
+		secret := func() bool {
+			if whole {
+				return s.first(h, secretStore, t) != nil
+			}
+			return s.firstPart(h, secretStore, w) != nil
+		}
+		uploads, uploadKnown := false, false
+		uploading := func() bool {
+			if !uploadKnown {
+				uploads, uploadKnown = in(upload), true
+			}
+			return uploads
+		}
 		switch {
 		case in(dropHost):
 			report(ruleExfiltration, loc, "data sent to a drop host")
 		case in(envDump):
 			report(ruleExfiltration, loc, "the environment sent to the network")
-		case in(upload) && (s.credentialMatch(h, w, true) != nil || s.firstPart(h, secretStore, w) != nil):
+		case uploading() && (s.credentialMatch(h, w, !whole) != nil || secret()):
 			report(ruleExfiltration, loc, "a credential file sent to the network")
-		case in(upload):
+		case uploading():
 			s.add(ruleFileUpload, name, l.n, at(loc), "a local file posted to a URL")
 		case s.pipedSecret(h, w, loc[0]-max(0, loc[0]-window)):
 			report(ruleExfiltration, loc, "a credential file piped to the network")
@@ -354,19 +380,30 @@ func insecureHost(t string) bool {
 // credentialMatch finds rule 9's paths in t: a line whose strings are
 // h, or, with part set, a part of it.
 func (s *scanner) credentialMatch(h *prefilter.Hits, t string, part bool) []int {
-	if s.mayIn(h, credentialPath, part) {
-		if loc := credentialPath.FindStringIndex(t); loc != nil {
-			return loc
+	if part {
+		if s.mayPart(h, credentialPath) {
+			if loc := credentialPath.FindStringIndex(t); loc != nil {
+				return loc
+			}
 		}
+	} else if loc := s.find(h, credentialPath, t); loc != nil {
+		return loc
 	}
 	if !s.mayIn(h, dotEnv, part) {
 		return nil
 	}
-	for _, m := range dotEnv.FindAllStringSubmatchIndex(t, -1) {
-		if m[2] >= 0 && envTemplate(t[m[2]:m[3]]) {
+	q, r := 0, len(t)
+	if !part {
+		var ok bool
+		if q, r, ok = s.window(h, dotEnv, t); !ok {
+			return nil
+		}
+	}
+	for _, m := range dotEnv.FindAllStringSubmatchIndex(t[q:r], -1) {
+		if m[2] >= 0 && envTemplate(t[q+m[2]:q+m[3]]) {
 			continue
 		}
-		return m[:2]
+		return []int{q + m[0], q + m[1]}
 	}
 	return nil
 }
@@ -442,12 +479,48 @@ func (s *scanner) find(h *prefilter.Hits, e *expr, t string) []int {
 	if !s.may(h, e) {
 		return nil
 	}
-	return e.FindStringIndex(t)
+	q, r, ok := s.window(h, e, t)
+	if !ok {
+		return nil
+	}
+	loc := e.FindStringIndex(t[q:r])
+	if loc == nil {
+		return nil
+	}
+	return []int{q + loc[0], q + loc[1]}
 }
 
 // match reports whether e matches t, a line whose strings are h.
 func (s *scanner) match(h *prefilter.Hits, e *expr, t string) bool {
-	return s.may(h, e) && e.MatchString(t)
+	if !s.may(h, e) {
+		return false
+	}
+	q, r, ok := s.window(h, e, t)
+	return ok && e.MatchString(t[q:r])
+}
+
+// window returns the part t[q:r] of a line (whose strings are h) that
+// holds every match of e, with the character before it and the one
+// after it, so that e finds there what it finds on the line
+// ([prefilter.Filter.Window]); ok is false when e cannot match.
+func (s *scanner) window(h *prefilter.Hits, e *expr, t string) (q, r int, ok bool) {
+	if s.exhaustive {
+		return 0, len(t), true
+	}
+	lo, hi := lineFilter.Window(h, e.id, len(t))
+	if lo > hi {
+		return 0, 0, false
+	}
+	q, r = lo, hi
+	if q > 0 {
+		_, n := utf8.DecodeLastRuneInString(t[:q])
+		q -= n
+	}
+	if r < len(t) {
+		_, n := utf8.DecodeRuneInString(t[r:])
+		r += n
+	}
+	return q, r, true
 }
 
 // matchLines reports whether e matches t, lines joined by newlines.
@@ -458,10 +531,7 @@ func (s *scanner) matchLines(lines []line, e *expr, t string) bool {
 		for _, l := range lines {
 			u.Add(l.hits)
 		}
-		// A line's strings hold no newline and a newline is no word
-		// character, so the joined text's strings and their boundaries
-		// are its lines'.
-		if !lineFilter.May(u, e.id) {
+		if !lineFilter.MayLines(u, e.id) {
 			return false
 		}
 	}

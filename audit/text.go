@@ -35,6 +35,8 @@ type line struct {
 // number, so nothing past the limit is missed.
 type lineReader struct {
 	md        bool
+	plain     bool   // the text is ASCII: a line's clean is its raw
+	rawOnly   bool   // the reader's caller reads raw alone: no clean, no context
 	text      string // what is left of the file after the current line
 	raw       string // what is left of the current line
 	open      bool   // raw is still to be read
@@ -69,11 +71,11 @@ func (r *lineReader) next() (line, bool) {
 			back--
 		}
 		r.raw = raw[back:]
-		return line{n: r.n, raw: raw[:cut], clean: strings.Map(dropInvisible, raw[:cut]), ctx: code}, true
+		return line{n: r.n, raw: raw[:cut], clean: r.clean(raw[:cut]), ctx: code}, true
 	}
 	r.open = false
-	l := line{n: r.n, raw: raw, clean: strings.Map(dropInvisible, raw), ctx: code}
-	if r.md {
+	l := line{n: r.n, raw: raw, clean: r.clean(raw), ctx: code}
+	if r.md && !r.rawOnly {
 		trimmed := strings.TrimSpace(l.clean)
 		switch {
 		case r.fence != "":
@@ -94,6 +96,15 @@ func (r *lineReader) next() (line, bool) {
 		}
 	}
 	return l, true
+}
+
+// clean returns raw with the invisible characters removed, as rules
+// 5-15 read it; raw itself in ASCII text, which has none.
+func (r *lineReader) clean(raw string) string {
+	if r.rawOnly || r.plain || isASCII(raw) {
+		return raw
+	}
+	return strings.Map(dropInvisible, raw)
 }
 
 // lineOverlap is how much of a long line's piece the next piece
@@ -134,7 +145,14 @@ func dropInvisible(r rune) rune {
 // whether the file hides characters, rules 5-15 and 21 on each line with
 // up to three lines each side (rule 6's context).
 func (s *scanner) text(name, text string) {
+	// ASCII text without ESC, backspace or carriage return has nothing
+	// rules 1-4 find.
+	plain := isASCII(text)
 	r := newLineReader(name, text)
+	r.rawOnly = true
+	if plain && !strings.ContainsAny(text, "\x1b\b\r") {
+		r.text = ""
+	}
 	hiddenText := false
 	for first := true; ; first = false {
 		l, ok := r.next()
@@ -147,6 +165,7 @@ func (s *scanner) text(name, text string) {
 		s.controls(name, l)
 	}
 	r = newLineReader(name, text)
+	r.plain = plain
 	var win []line // the current line, win[cur], and its neighbours
 	cur := 0
 	for {
@@ -265,7 +284,13 @@ func skip(s string, i int, in func(rune) bool) int {
 // isASCII reports whether s has no byte above U+007F, and so nothing
 // rules 1-3 find.
 func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if s[i]|s[i+1]|s[i+2]|s[i+3]|s[i+4]|s[i+5]|s[i+6]|s[i+7] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return false
 		}
@@ -293,6 +318,9 @@ func untag(tags string) string {
 
 // controls applies rule 4 to a line.
 func (s *scanner) controls(name string, l line) {
+	if !hasControlByte(l.raw) {
+		return
+	}
 	for i, r := range l.raw {
 		switch {
 		case r == 0x1b && i+1 < len(l.raw) && strings.IndexByte(escapeFinal, l.raw[i+1]) >= 0:
@@ -308,6 +336,19 @@ func (s *scanner) controls(name string, l line) {
 		}
 		return
 	}
+}
+
+// hasControlByte reports whether s has a byte of what rule 4 finds: ESC,
+// a backspace, a carriage return, or the first byte of a C1 control's
+// UTF-8 (U+0080-U+009F are C2 80-C2 9F).
+func hasControlByte(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case 0x1b, '\b', '\r', 0xc2:
+			return true
+		}
+	}
+	return false
 }
 
 // escapeFinal holds the bytes that make ESC the start of a sequence a

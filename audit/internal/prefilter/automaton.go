@@ -1,15 +1,23 @@
 package prefilter
 
+import "fmt"
+
 // automaton is an Aho-Corasick automaton over a set of byte strings,
 // compiled to a full transition table over classes of bytes, that
 // matches ASCII letters without regard to case: one step a byte, and
 // every occurrence of every string reported, overlapping ones too.
+//
+// The states where a string ends are numbered last, so that a scan
+// tells them by one comparison (state >= firstOut). A state is a uint16,
+// which keeps the table small enough for the processor's caches:
+// newAutomaton fails on more than 65,535 states.
 type automaton struct {
-	class   [256]uint8 // a byte's class; class 0 is every byte in no string
-	classes int        // how many classes
-	next    []int32    // next[state*classes+class]
-	out     [][]int32  // the strings that end at a state: its own and its suffixes'
-	lens    []int      // each string's length
+	class    [256]uint8 // a byte's class; class 0 is every byte in no string
+	classes  int        // how many classes
+	next     []uint16   // next[state*classes+class]
+	firstOut uint16     // the first state where a string ends
+	out      [][]int32  // by state-firstOut: the strings that end there, its own and its suffixes'
+	lens     []int      // each string's length
 }
 
 // lowerASCII folds an ASCII upper-case letter to lower case.
@@ -22,7 +30,7 @@ func lowerASCII(b byte) byte {
 
 // newAutomaton builds the automaton of strs (which it reads as lower
 // case; none is empty).
-func newAutomaton(strs []string) *automaton {
+func newAutomaton(strs []string) (*automaton, error) {
 	a := &automaton{classes: 1}
 	for _, s := range strs {
 		for i := 0; i < len(s); i++ {
@@ -39,7 +47,6 @@ func newAutomaton(strs []string) *automaton {
 	// The trie.
 	type node struct {
 		child map[uint8]int32
-		fail  int32
 		out   []int32
 	}
 	nodes := []node{{child: map[uint8]int32{}}}
@@ -58,46 +65,68 @@ func newAutomaton(strs []string) *automaton {
 		nodes[at].out = append(nodes[at].out, int32(id))
 		a.lens = append(a.lens, len(s))
 	}
-	// Failure links and the full table, breadth first: a state's
-	// missing transitions are its failure state's.
-	a.next = make([]int32, len(nodes)*a.classes)
-	a.out = make([][]int32, len(nodes))
-	queue := []int32{0}
-	for len(queue) > 0 {
-		at := queue[0]
-		queue = queue[1:]
-		n := &nodes[at]
+	// Failure links, breadth first, and each state's strings.
+	fail := make([]int32, len(nodes))
+	order := []int32{0}
+	for q := 0; q < len(order); q++ {
+		at := order[q]
 		if at != 0 {
-			n.out = append(n.out, nodes[n.fail].out...)
+			nodes[at].out = append(nodes[at].out, nodes[fail[at]].out...)
 		}
-		a.out[at] = n.out
 		for c := range a.classes {
-			child, ok := n.child[uint8(c)]
-			switch {
-			case ok:
-				if at != 0 {
-					nodes[child].fail = a.next[int(n.fail)*a.classes+c]
+			child, ok := nodes[at].child[uint8(c)]
+			if !ok {
+				continue
+			}
+			if at != 0 {
+				f := fail[at]
+				for {
+					if n, ok := nodes[f].child[uint8(c)]; ok {
+						fail[child] = n
+						break
+					}
+					if f == 0 {
+						break
+					}
+					f = fail[f]
 				}
-				a.next[int(at)*a.classes+c] = child
-				queue = append(queue, child)
-			case at != 0:
-				a.next[int(at)*a.classes+c] = a.next[int(n.fail)*a.classes+c]
+			}
+			order = append(order, child)
+		}
+	}
+	if len(nodes) > 1<<16-1 {
+		return nil, fmt.Errorf("%d states, more than an automaton holds", len(nodes))
+	}
+	// Number the states, those where a string ends last.
+	num := make([]uint16, len(nodes))
+	n := 0
+	for pass := range 2 {
+		if pass == 1 {
+			a.firstOut = uint16(n)
+		}
+		for _, at := range order {
+			if (len(nodes[at].out) > 0) == (pass == 1) {
+				num[at] = uint16(n)
+				n++
 			}
 		}
 	}
-	return a
-}
-
-// scan calls found with the id of each string that occurs in text and
-// the offset just past it, in the order the occurrences end.
-func (a *automaton) scan(text string, found func(id int32, end int)) {
-	state := int32(0)
-	for i := 0; i < len(text); i++ {
-		state = a.next[int(state)*a.classes+int(a.class[text[i]])]
-		if out := a.out[state]; out != nil {
-			for _, id := range out {
-				found(id, i+1)
+	// The full table: a missing transition is the failure state's,
+	// which breadth-first order has filled in already.
+	a.next = make([]uint16, len(nodes)*a.classes)
+	a.out = make([][]int32, len(nodes)-int(a.firstOut))
+	for _, at := range order {
+		row := int(num[at]) * a.classes
+		if out := nodes[at].out; len(out) > 0 {
+			a.out[num[at]-a.firstOut] = out
+		}
+		for c := range a.classes {
+			if child, ok := nodes[at].child[uint8(c)]; ok {
+				a.next[row+c] = num[child]
+			} else if at != 0 {
+				a.next[row+c] = a.next[int(num[fail[at]])*a.classes+c]
 			}
 		}
 	}
+	return a, nil
 }

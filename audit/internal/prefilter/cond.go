@@ -1,6 +1,7 @@
 package prefilter
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -23,6 +24,7 @@ const (
 	opWord
 	opAnd
 	opOr
+	opNewline // a string with a newline: met by lines joined, never by one line
 )
 
 var (
@@ -74,27 +76,40 @@ func (c *cond) walk(fn func(*cond)) {
 	}
 }
 
-// eval reports whether the strings found (mask, by id) meet c; with part
-// set, whatever the boundaries.
-func (c *cond) eval(mask []uint8, part bool) bool {
+// mode is what a text asked about is: a line scanned, a part of one,
+// or lines joined by newlines.
+type mode uint8
+
+const (
+	modeLine mode = iota
+	modePart
+	modeLines
+)
+
+// eval reports whether the strings found (mask, by id) meet c, in a text
+// of mode m: in a part of a line the boundaries are not known, and only
+// lines joined hold a newline.
+func (c *cond) eval(mask []uint8, m mode) bool {
 	switch c.op {
 	case opTrue:
 		return true
+	case opNewline:
+		return m == modeLines
 	case opWord:
-		if part {
+		if m == modePart {
 			return mask[c.lit] != 0
 		}
 		return mask[c.lit]&c.need != 0
 	case opAnd:
 		for _, k := range c.kids {
-			if !k.eval(mask, part) {
+			if !k.eval(mask, m) {
 				return false
 			}
 		}
 		return true
 	case opOr:
 		for _, k := range c.kids {
-			if k.eval(mask, part) {
+			if k.eval(mask, m) {
 				return true
 			}
 		}
@@ -109,6 +124,8 @@ func (c *cond) String() string {
 		return "true"
 	case opFalse:
 		return "false"
+	case opNewline:
+		return "newline"
 	case opWord:
 		s := strconv.Quote(c.word.s)
 		if c.word.wb {
@@ -128,4 +145,53 @@ func (c *cond) String() string {
 		parts = append(parts, k.String())
 	}
 	return "(" + strings.Join(parts, sep) + ")"
+}
+
+// commonWords are words so frequent in prose that looking for them costs
+// more than it saves: a condition drops them where it has a stronger
+// string to look for.
+var commonWords = strings.Fields(`the you your are now new this that these them it in is be do on
+to of from with and or not should use using about what all any my`)
+
+// weak reports whether c is met by most lines: a short string without
+// a boundary, a common word (with the spaces around it), an or with a
+// weak part.
+func (c *cond) weak() bool {
+	switch c.op {
+	case opTrue:
+		return true
+	case opWord:
+		core := strings.Trim(c.word.s, " \t\f\r\v")
+		return len(core) < 3 && !c.word.wb && !c.word.wa || slices.Contains(commonWords, core)
+	case opOr:
+		return slices.ContainsFunc(c.kids, (*cond).weak)
+	case opAnd:
+		return !slices.ContainsFunc(c.kids, func(k *cond) bool { return !k.weak() })
+	}
+	return false
+}
+
+// simplify returns c without repeated parts, and without the weak parts
+// of an and that has a part that is not weak: a weaker condition, as
+// every condition may be, that costs less to check.
+func simplify(c *cond) *cond {
+	if c.op != opAnd && c.op != opOr {
+		return c
+	}
+	var kids []*cond
+	seen := map[string]bool{}
+	for _, k := range c.kids {
+		k = simplify(k)
+		if key := k.String(); !seen[key] {
+			seen[key] = true
+			kids = append(kids, k)
+		}
+	}
+	if c.op == opAnd && slices.ContainsFunc(kids, func(k *cond) bool { return !k.weak() }) {
+		kids = slices.DeleteFunc(kids, (*cond).weak)
+	}
+	if len(kids) == 1 {
+		return kids[0]
+	}
+	return &cond{op: c.op, kids: kids}
 }

@@ -276,14 +276,23 @@ func required(re *syntax.Regexp) *cond {
 }
 
 // anyOf returns the condition that one of xs occurs: true when one of
-// them is shorter than minLen (or holds a newline, which no line does).
+// them is shorter than minLen. A string with a newline is not looked
+// for: no line holds one, and lines joined are taken to.
 func anyOf(xs []word) *cond {
 	var kids []*cond
+	nl := false
 	for _, x := range xs {
-		if len(x.s) < minLen || strings.Contains(x.s, "\n") {
+		switch {
+		case len(x.s) < minLen:
 			return condTrue
+		case strings.Contains(x.s, "\n"):
+			if !nl {
+				kids = append(kids, &cond{op: opNewline})
+			}
+			nl = true
+		default:
+			kids = append(kids, &cond{op: opWord, word: x})
 		}
-		kids = append(kids, &cond{op: opWord, word: x})
 	}
 	if len(kids) == 0 {
 		return condFalse
@@ -292,4 +301,31 @@ func anyOf(xs []word) *cond {
 		return kids[0]
 	}
 	return &cond{op: opOr, kids: kids}
+}
+
+// ends returns the strings every match of re starts with and those it
+// ends with, each nil when not known: a set with a string shorter than
+// minLen, or a weak one (so frequent that looking for it costs more
+// than it saves). A string with a newline is left out: no line holds
+// it.
+func ends(re *syntax.Regexp) (prefix, suffix []word) {
+	x := analyze(re)
+	if x.exact != nil {
+		x.prefix, x.suffix = x.exact, x.exact
+	}
+	return usable(x.prefix), usable(x.suffix)
+}
+
+func usable(xs []word) []word {
+	var out []word
+	for _, x := range xs {
+		switch {
+		case strings.Contains(x.s, "\n"):
+			continue
+		case len(x.s) < minLen, (&cond{op: opWord, word: x}).weak():
+			return nil
+		}
+		out = append(out, x)
+	}
+	return out
 }

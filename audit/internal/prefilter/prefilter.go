@@ -33,6 +33,13 @@ type Filter struct {
 	touch [][]uint64 // by string: the expressions whose condition names it
 	strs  []string   // by string id, folded
 	words int        // uint64 words of an expression set
+	// newline: by expression, whether a newline alone meets its
+	// condition in lines joined, though no string of it was found
+	newline []bool
+	always  []bool // by expression: it has no condition
+	// starts and stops: by expression, the ids of the strings its
+	// matches start and end with (nil: not known)
+	starts, stops [][]int32
 }
 
 // New builds the filter of res, which the filter's methods name by their
@@ -45,21 +52,39 @@ func New(res []*regexp.Regexp) (*Filter, error) {
 		if err != nil {
 			return nil, fmt.Errorf("expression %d: %w", i, err)
 		}
-		c := required(tree)
-		c.walk(func(w *cond) {
-			id, ok := ids[w.word.s]
+		c := simplify(required(tree))
+		id := func(s string) int32 {
+			id, ok := ids[s]
 			if !ok {
 				id = int32(len(f.strs))
-				ids[w.word.s] = id
-				f.strs = append(f.strs, w.word.s)
+				ids[s] = id
+				f.strs = append(f.strs, s)
 				f.touch = append(f.touch, make([]uint64, f.words))
 			}
-			w.lit, w.need = id, needOf(w.word.wb, w.word.wa)
-			f.touch[id][i/64] |= 1 << (i % 64)
+			return id
+		}
+		c.walk(func(w *cond) {
+			w.lit, w.need = id(w.word.s), needOf(w.word.wb, w.word.wa)
+			f.touch[w.lit][i/64] |= 1 << (i % 64)
 		})
+		prefix, suffix := ends(tree)
+		var starts, stops []int32
+		for _, w := range prefix {
+			starts = append(starts, id(w.s))
+		}
+		for _, w := range suffix {
+			stops = append(stops, id(w.s))
+		}
+		f.starts, f.stops = append(f.starts, starts), append(f.stops, stops)
 		f.conds = append(f.conds, c)
+		f.newline = append(f.newline, c.eval(make([]uint8, len(f.strs)), modeLines))
+		f.always = append(f.always, c.op == opTrue)
 	}
-	f.a = newAutomaton(f.strs)
+	a, err := newAutomaton(f.strs)
+	if err != nil {
+		return nil, err
+	}
+	f.a = a
 	return f, nil
 }
 
@@ -81,11 +106,16 @@ type Hits struct {
 	mask    []uint8  // by string id: what was found (the need bits)
 	set     []int32  // the ids of mask that are not 0
 	touched []uint64 // the expressions whose condition names a string found
+	// first and last: by string id, where its first occurrence starts
+	// and its last one ends, in the text scanned unless folded
+	first, last []int
+	folded      bool // the text was scanned folded: first and last are not its offsets
 }
 
 // NewHits returns an empty Hits for f's texts.
 func (f *Filter) NewHits() *Hits {
-	return &Hits{mask: make([]uint8, len(f.strs)), touched: make([]uint64, f.words)}
+	n := len(f.strs)
+	return &Hits{mask: make([]uint8, n), touched: make([]uint64, f.words), first: make([]int, n), last: make([]int, n)}
 }
 
 // Reset empties h.
@@ -143,19 +173,20 @@ func (f *Filter) Scan(h *Hits, text string) {
 	if strings.Contains(text, "\u212a") || strings.Contains(text, "\u017f") {
 		text, folded = foldText.Replace(text), true
 	}
+	h.folded = folded
 	a := f.a
-	state := int32(0)
+	next, class, firstOut, classes := a.next, &a.class, a.firstOut, a.classes
+	state := uint16(0)
 	for i := 0; i < len(text); i++ {
-		state = a.next[int(state)*a.classes+int(a.class[text[i]])]
-		out := a.out[state]
-		if len(out) == 0 {
+		state = next[int(state)*classes+int(class[text[i]])]
+		if state < firstOut {
 			continue
 		}
 		end := i + 1
-		for _, id := range out {
+		for _, id := range a.out[state-firstOut] {
 			bits := uint8(needAny | needBefore | needAfter | needBoth)
+			start := end - a.lens[id]
 			if !folded {
-				start := end - a.lens[id]
 				before := start > 0 && isWord(text[start-1])
 				after := end < len(text) && isWord(text[end])
 				wb := before != isWord(text[start])
@@ -176,8 +207,10 @@ func (f *Filter) Scan(h *Hits, text string) {
 				for w, t := range f.touch[id] {
 					h.touched[w] |= t
 				}
+				h.first[id] = start
 			}
 			h.mask[id] |= bits
+			h.last[id] = end
 		}
 	}
 }
@@ -189,20 +222,58 @@ func isWord(b byte) bool {
 }
 
 // May reports whether expression i may match the text h was scanned
-// from.
-func (f *Filter) May(h *Hits, i int) bool { return f.may(h, i, false) }
+// from, a line (no newline in it).
+func (f *Filter) May(h *Hits, i int) bool { return f.may(h, i, modeLine) }
 
-// MayPart reports whether expression i may match a part of the texts
-// h holds, word boundaries there unknown.
-func (f *Filter) MayPart(h *Hits, i int) bool { return f.may(h, i, true) }
+// MayPart reports whether expression i may match a part of the line h
+// was scanned from, whose word boundaries are not the line's.
+func (f *Filter) MayPart(h *Hits, i int) bool { return f.may(h, i, modePart) }
 
-func (f *Filter) may(h *Hits, i int, part bool) bool {
-	c := f.conds[i]
-	if c.op == opTrue {
-		return true
-	}
-	if h.touched[i/64]&(1<<(i%64)) == 0 {
+// MayLines reports whether expression i may match lines joined by
+// newlines, h the union of their Hits ([Hits.Add]). Every string found
+// is in one line, and a newline is no word character, so the
+// boundaries are the lines' own.
+func (f *Filter) MayLines(h *Hits, i int) bool { return f.may(h, i, modeLines) }
+
+func (f *Filter) may(h *Hits, i int, m mode) bool {
+	if h.touched[i/64]&(1<<(i%64)) == 0 && !f.always[i] && !(m == modeLines && f.newline[i]) {
 		return false
 	}
-	return c.eval(h.mask, part)
+	return f.conds[i].eval(h.mask, m)
+}
+
+// Empty reports whether h holds no string: then no expression with a
+// condition may match.
+func (h *Hits) Empty() bool { return len(h.set) == 0 }
+
+// Window returns the part [lo, hi) of a line of n bytes, scanned into h,
+// that holds every match of expression i: from the first occurrence of
+// a string its matches start with to the end of the last occurrence of
+// one they end with; [0, n) when those are not known, and lo > hi when
+// no match can be. Run on the part of the line from the character
+// before lo to the one after hi, the expression finds the matches it
+// finds on the line: the word boundaries at lo and hi, and the start
+// and end of the text, read the same there.
+func (f *Filter) Window(h *Hits, i, n int) (lo, hi int) {
+	lo, hi = 0, n
+	if h.folded {
+		return lo, hi
+	}
+	if ids := f.starts[i]; ids != nil {
+		lo = n + 1
+		for _, id := range ids {
+			if h.mask[id] != 0 {
+				lo = min(lo, h.first[id])
+			}
+		}
+	}
+	if ids := f.stops[i]; ids != nil {
+		hi = -1
+		for _, id := range ids {
+			if h.mask[id] != 0 {
+				hi = max(hi, h.last[id])
+			}
+		}
+	}
+	return lo, hi
 }
