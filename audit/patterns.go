@@ -539,8 +539,14 @@ func (s *scanner) matchLines(lines []line, e *expr, t string) bool {
 }
 
 // first returns the first match in t, a line whose strings are h, of
-// the first of es that matches.
+// the first of es that matches. The expressions of es have ids in a
+// row (lineExprs holds each slice of them whole).
 func (s *scanner) first(h *prefilter.Hits, es []*expr, t string) []int {
+	if !s.exhaustive && !h.AnyTouched(es[0].id, es[0].id+len(es)) {
+		// No expression of es may match: each has a condition
+		// (TestEveryExpressionHasACondition).
+		return nil
+	}
 	for _, e := range es {
 		if loc := s.find(h, e, t); loc != nil {
 			return loc

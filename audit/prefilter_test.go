@@ -212,3 +212,16 @@ func FuzzPrefilter(f *testing.F) {
 		sameFindings(t, textTree(text))
 	})
 }
+
+// TestEveryExpressionHasACondition checks that the prefilter has a
+// condition on the strings of every expression of the line rules: an
+// expression without one would run on every line (and a line without
+// any string found skips them all).
+func TestEveryExpressionHasACondition(t *testing.T) {
+	patterns, conds := audit.LineConditions()
+	for i, c := range conds {
+		if c == "true" {
+			t.Errorf("%s: no string its matches must hold", patterns[i])
+		}
+	}
+}

@@ -79,7 +79,10 @@ func analyze(re *syntax.Regexp) info {
 			}
 		}
 		w := runeWords(runes)
-		if len(w) > maxClass {
+		if len(w) > maxClass || slices.Contains(runes, ' ') {
+			// A class with a space (\s, [\s(]) is taken as any
+			// character: the strings it would join ("the" and " user")
+			// are as frequent as the words alone and many times as many.
 			return anyInfo()
 		}
 		return info{exact: w}

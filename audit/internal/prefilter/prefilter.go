@@ -242,6 +242,23 @@ func (f *Filter) may(h *Hits, i int, m mode) bool {
 	return f.conds[i].eval(h.mask, m)
 }
 
+// AnyTouched reports whether a string of the condition of one of the
+// expressions lo to hi-1 was found: when none was, only one that f
+// reports [Filter.Always] may match.
+func (h *Hits) AnyTouched(lo, hi int) bool {
+	for i := lo; i < hi; {
+		w := h.touched[i/64] >> (i % 64)
+		if n := min(64-i%64, hi-i); n < 64 {
+			w &= 1<<n - 1
+		}
+		if w != 0 {
+			return true
+		}
+		i += 64 - i%64
+	}
+	return false
+}
+
 // Empty reports whether h holds no string: then no expression with a
 // condition may match.
 func (h *Hits) Empty() bool { return len(h.set) == 0 }
