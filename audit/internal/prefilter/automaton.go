@@ -7,16 +7,15 @@ import "fmt"
 // matches ASCII letters without regard to case: one step a byte, and
 // every occurrence of every string reported, overlapping ones too.
 //
-// The states where a string ends are numbered last, so that a scan
-// tells them by one comparison (state >= firstOut). A state is a uint16,
-// which keeps the table small enough for the processor's caches:
-// newAutomaton fails on more than 65,535 states.
+// A state is the offset of its row in next, so that a step is one load
+// and one addition, and the states where a string ends are numbered
+// last, so that a scan tells them by one comparison (state >= firstOut).
 type automaton struct {
 	class    [256]uint8 // a byte's class; class 0 is every byte in no string
 	classes  int        // how many classes
-	next     []uint16   // next[state*classes+class]
-	firstOut uint16     // the first state where a string ends
-	out      [][]int32  // by state-firstOut: the strings that end there, its own and its suffixes'
+	next     []uint32   // next[state+class]: a state is the offset of its row
+	firstOut uint32     // the first state where a string ends
+	out      [][]int32  // by (state-firstOut)/classes: the strings that end there, its own and its suffixes'
 	lens     []int      // each string's length
 }
 
@@ -94,37 +93,37 @@ func newAutomaton(strs []string) (*automaton, error) {
 			order = append(order, child)
 		}
 	}
-	if len(nodes) > 1<<16-1 {
-		return nil, fmt.Errorf("%d states, more than an automaton holds", len(nodes))
+	if len(nodes)*a.classes > 1<<32-1 {
+		return nil, fmt.Errorf("%d states of %d classes, more than an automaton holds", len(nodes), a.classes)
 	}
 	// Number the states, those where a string ends last.
-	num := make([]uint16, len(nodes))
+	num := make([]uint32, len(nodes))
 	n := 0
 	for pass := range 2 {
 		if pass == 1 {
-			a.firstOut = uint16(n)
+			a.firstOut = uint32(n * a.classes)
 		}
 		for _, at := range order {
 			if (len(nodes[at].out) > 0) == (pass == 1) {
-				num[at] = uint16(n)
+				num[at] = uint32(n * a.classes)
 				n++
 			}
 		}
 	}
 	// The full table: a missing transition is the failure state's,
 	// which breadth-first order has filled in already.
-	a.next = make([]uint16, len(nodes)*a.classes)
-	a.out = make([][]int32, len(nodes)-int(a.firstOut))
+	a.next = make([]uint32, len(nodes)*a.classes)
+	a.out = make([][]int32, len(nodes)-int(a.firstOut)/a.classes)
 	for _, at := range order {
-		row := int(num[at]) * a.classes
+		row := int(num[at])
 		if out := nodes[at].out; len(out) > 0 {
-			a.out[num[at]-a.firstOut] = out
+			a.out[(num[at]-a.firstOut)/uint32(a.classes)] = out
 		}
 		for c := range a.classes {
 			if child, ok := nodes[at].child[uint8(c)]; ok {
 				a.next[row+c] = num[child]
 			} else if at != 0 {
-				a.next[row+c] = a.next[int(num[fail[at]])*a.classes+c]
+				a.next[row+c] = a.next[int(num[fail[at]])+c]
 			}
 		}
 	}

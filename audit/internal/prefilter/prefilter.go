@@ -175,15 +175,15 @@ func (f *Filter) Scan(h *Hits, text string) {
 	}
 	h.folded = folded
 	a := f.a
-	next, class, firstOut, classes := a.next, &a.class, a.firstOut, a.classes
-	state := uint16(0)
+	next, class, firstOut := a.next, &a.class, a.firstOut
+	state := uint32(0)
 	for i := 0; i < len(text); i++ {
-		state = next[int(state)*classes+int(class[text[i]])]
+		state = next[state+uint32(class[text[i]])]
 		if state < firstOut {
 			continue
 		}
 		end := i + 1
-		for _, id := range a.out[state-firstOut] {
+		for _, id := range a.out[(state-firstOut)/uint32(a.classes)] {
 			bits := uint8(needAny | needBefore | needAfter | needBoth)
 			start := end - a.lens[id]
 			if !folded {

@@ -38,11 +38,11 @@ func TestAutomatonFindsEveryOccurrence(t *testing.T) {
 		text := randString(r.IntN(60))
 		type hit struct{ id, end int }
 		var got, want []hit
-		state := uint16(0)
+		state := uint32(0)
 		for i := 0; i < len(text); i++ {
-			state = a.next[int(state)*a.classes+int(a.class[text[i]])]
+			state = a.next[state+uint32(a.class[text[i]])]
 			if state >= a.firstOut {
-				for _, id := range a.out[state-a.firstOut] {
+				for _, id := range a.out[(state-a.firstOut)/uint32(a.classes)] {
 					got = append(got, hit{int(id), i + 1})
 				}
 			}
