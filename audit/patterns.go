@@ -479,6 +479,13 @@ func (s *scanner) find(h *prefilter.Hits, e *expr, t string) []int {
 	if !s.may(h, e) {
 		return nil
 	}
+	if !s.exhaustive {
+		// An expression that is a set of keywords is answered by the
+		// prefilter's occurrences.
+		if loc, ok := lineFilter.Find(h, e.id, t); ok {
+			return loc
+		}
+	}
 	q, r, ok := s.window(h, e, t)
 	if !ok {
 		return nil
@@ -494,6 +501,11 @@ func (s *scanner) find(h *prefilter.Hits, e *expr, t string) []int {
 func (s *scanner) match(h *prefilter.Hits, e *expr, t string) bool {
 	if !s.may(h, e) {
 		return false
+	}
+	if !s.exhaustive {
+		if loc, ok := lineFilter.Find(h, e.id, t); ok {
+			return loc != nil
+		}
 	}
 	q, r, ok := s.window(h, e, t)
 	return ok && e.MatchString(t[q:r])

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // cond is a condition on the strings a text holds: true, false, one
@@ -162,13 +163,20 @@ func (c *cond) weak() bool {
 		return true
 	case opWord:
 		core := strings.Trim(c.word.s, " \t\f\r\v")
-		return len(core) < 3 && !c.word.wb && !c.word.wa || slices.Contains(commonWords, core)
+		short := len(core) < 3 && !c.word.wb && !c.word.wa && !strings.ContainsFunc(core, isPunct)
+		return short || slices.Contains(commonWords, core)
 	case opOr:
 		return slices.ContainsFunc(c.kids, (*cond).weak)
 	case opAnd:
 		return !slices.ContainsFunc(c.kids, func(k *cond) bool { return !k.weak() })
 	}
 	return false
+}
+
+// isPunct reports whether r is ASCII punctuation: a short string with
+// one ("<(", "-c") is rarer than two letters.
+func isPunct(r rune) bool {
+	return r < utf8.RuneSelf && r > ' ' && !isWord(byte(r))
 }
 
 // simplify returns c without repeated parts, and without the weak parts

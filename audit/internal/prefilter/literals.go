@@ -35,6 +35,10 @@ type word struct {
 // info is what is known of the strings a node matches.
 type info struct {
 	exact  []word // every string the node matches, when known (nil: unknown)
+	// lossy: exact is wider than the node (a case-sensitive letter, an
+	// anchor or a boundary inside a string left out), so it is only a
+	// condition, not the node itself
+	lossy  bool
 	prefix []word // when exact is nil: every match starts with one of these
 	suffix []word // when exact is nil: every match ends with one of these
 	match  *cond  // when exact is nil: every match meets this
@@ -49,24 +53,27 @@ func analyze(re *syntax.Regexp) info {
 	switch re.Op {
 	case syntax.OpNoMatch:
 		return info{prefix: empty, suffix: empty, match: condFalse}
-	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
-		syntax.OpNoWordBoundary:
+	case syntax.OpEmptyMatch:
 		return info{exact: empty}
+	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText, syntax.OpNoWordBoundary:
+		return info{exact: empty, lossy: true}
 	case syntax.OpWordBoundary:
 		return info{exact: []word{{wb: true, wa: true}}}
 	case syntax.OpLiteral:
-		out := empty
+		out, lossy := empty, false
 		for _, r := range re.Rune {
 			alts := []rune{r}
 			if re.Flags&syntax.FoldCase != 0 {
 				alts = foldOrbit(r)
+			} else if len(foldOrbit(r)) > 1 {
+				lossy = true // the automaton matches its other case too
 			}
-			out = product(out, runeWords(alts))
+			out, _ = product(out, runeWords(alts))
 			if len(out) > maxSet {
 				return fromExact(out)
 			}
 		}
-		return info{exact: out}
+		return info{exact: out, lossy: lossy}
 	case syntax.OpCharClass:
 		var runes []rune
 		for i := 0; i+1 < len(re.Rune); i += 2 {
@@ -79,13 +86,19 @@ func analyze(re *syntax.Regexp) info {
 			}
 		}
 		w := runeWords(runes)
+		lossy := false
+		for _, r := range runes {
+			for _, f := range foldOrbit(r) {
+				lossy = lossy || !slices.Contains(runes, f) // a class not closed under case
+			}
+		}
 		if len(w) > maxClass || slices.Contains(runes, ' ') {
 			// A class with a space (\s, [\s(]) is taken as any
 			// character: the strings it would join ("the" and " user")
 			// are as frequent as the words alone and many times as many.
 			return anyInfo()
 		}
-		return info{exact: w}
+		return info{exact: w, lossy: lossy}
 	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
 		return anyInfo()
 	case syntax.OpCapture:
@@ -95,7 +108,7 @@ func analyze(re *syntax.Regexp) info {
 	case syntax.OpQuest:
 		x := analyze(re.Sub[0])
 		if x.exact != nil {
-			return info{exact: union(x.exact, empty)}
+			return info{exact: union(x.exact, empty), lossy: x.lossy}
 		}
 		return anyInfo()
 	case syntax.OpPlus:
@@ -162,11 +175,11 @@ func runeWords(runes []rune) []word {
 
 // product returns every string of xs followed by one of ys. A word
 // boundary between two strings that are not empty is dropped: it is
-// inside the string.
-func product(xs, ys []word) []word {
-	var out []word
+// inside the string, and lossy says so.
+func product(xs, ys []word) (out []word, lossy bool) {
 	for _, x := range xs {
 		for _, y := range ys {
+			lossy = lossy || x.s != "" && y.s != "" && (x.wa || y.wb)
 			w := word{s: x.s + y.s, wb: x.wb, wa: y.wa}
 			if x.s == "" {
 				w.wb = x.wb || y.wb
@@ -179,7 +192,7 @@ func product(xs, ys []word) []word {
 			}
 		}
 	}
-	return out
+	return out, lossy
 }
 
 // union returns the strings of xs and ys, without repeats.
@@ -237,21 +250,23 @@ func trimSet(xs []word, prefix bool) []word {
 // concat returns what is known of x followed by y.
 func concat(x, y info) info {
 	if x.exact != nil && y.exact != nil && len(x.exact)*len(y.exact) <= maxSet {
-		return info{exact: product(x.exact, y.exact)}
+		p, lossy := product(x.exact, y.exact)
+		return info{exact: p, lossy: lossy || x.lossy || y.lossy}
 	}
 	xi, yi := toInexact(x), toInexact(y)
 	out := info{match: and(xi.match, yi.match), prefix: xi.prefix, suffix: yi.suffix}
 	// The strings across the join.
 	if len(xi.suffix)*len(yi.prefix) <= maxSet {
-		out.match = and(out.match, anyOf(product(xi.suffix, yi.prefix)))
+		p, _ := product(xi.suffix, yi.prefix)
+		out.match = and(out.match, anyOf(p))
 	}
 	// An exact side is all of its part of the match, so the other
 	// side's prefix (or suffix) follows it.
 	if x.exact != nil && len(x.exact)*len(yi.prefix) <= maxSet {
-		out.prefix = product(x.exact, yi.prefix)
+		out.prefix, _ = product(x.exact, yi.prefix)
 	}
 	if y.exact != nil && len(xi.suffix)*len(y.exact) <= maxSet {
-		out.suffix = product(xi.suffix, y.exact)
+		out.suffix, _ = product(xi.suffix, y.exact)
 	}
 	return out
 }
@@ -259,7 +274,7 @@ func concat(x, y info) info {
 // alternate returns what is known of x or y.
 func alternate(x, y info) info {
 	if x.exact != nil && y.exact != nil && len(x.exact)+len(y.exact) <= maxSet {
-		return info{exact: union(x.exact, y.exact)}
+		return info{exact: union(x.exact, y.exact), lossy: x.lossy || y.lossy}
 	}
 	x, y = toInexact(x), toInexact(y)
 	return info{
@@ -331,4 +346,22 @@ func usable(xs []word) []word {
 		out = append(out, x)
 	}
 	return out
+}
+
+// exactWords returns the strings re matches, in the order of its
+// preference (leftmost-first: the first alternative, and in a sequence
+// the first choice of its first part), when they are all it matches:
+// a match of re is an occurrence of one of them, with the word
+// boundaries each asks for. Nil when re is not such a set.
+func exactWords(re *syntax.Regexp) []word {
+	x := analyze(re)
+	if x.exact == nil || x.lossy {
+		return nil
+	}
+	for _, w := range x.exact {
+		if len(w.s) < minLen || strings.Contains(w.s, "\n") {
+			return nil
+		}
+	}
+	return x.exact
 }

@@ -20,6 +20,7 @@ package prefilter
 
 import (
 	"fmt"
+	"math/bits"
 	"regexp"
 	"regexp/syntax"
 	"strings"
@@ -40,6 +41,17 @@ type Filter struct {
 	// starts and stops: by expression, the ids of the strings its
 	// matches start and end with (nil: not known)
 	starts, stops [][]int32
+	// exact: by expression, when its matches are exactly the
+	// occurrences of some strings (with their boundaries), those
+	// strings in its order of preference
+	exact [][]exactWord
+}
+
+// exactWord is a string of an expression that is a set of strings.
+type exactWord struct {
+	word
+	id   int32
+	need uint8
 }
 
 // New builds the filter of res, which the filter's methods name by their
@@ -76,6 +88,11 @@ func New(res []*regexp.Regexp) (*Filter, error) {
 			stops = append(stops, id(w.s))
 		}
 		f.starts, f.stops = append(f.starts, starts), append(f.stops, stops)
+		var exact []exactWord
+		for _, w := range exactWords(tree) {
+			exact = append(exact, exactWord{word: w, id: id(w.s), need: needOf(w.wb, w.wa)})
+		}
+		f.exact = append(f.exact, exact)
 		f.conds = append(f.conds, c)
 		f.newline = append(f.newline, c.eval(make([]uint8, len(f.strs)), modeLines))
 		f.always = append(f.always, c.op == opTrue)
@@ -106,16 +123,18 @@ type Hits struct {
 	mask    []uint8  // by string id: what was found (the need bits)
 	set     []int32  // the ids of mask that are not 0
 	touched []uint64 // the expressions whose condition names a string found
-	// first and last: by string id, where its first occurrence starts
-	// and its last one ends, in the text scanned unless folded
-	first, last []int
+	// first: by string id and need bit, where its first occurrence
+	// with those boundaries starts; last: where its last occurrence
+	// ends; offsets in the text scanned unless folded
+	first [][4]int
+	last  []int
 	folded      bool // the text was scanned folded: first and last are not its offsets
 }
 
 // NewHits returns an empty Hits for f's texts.
 func (f *Filter) NewHits() *Hits {
 	n := len(f.strs)
-	return &Hits{mask: make([]uint8, n), touched: make([]uint64, f.words), first: make([]int, n), last: make([]int, n)}
+	return &Hits{mask: make([]uint8, n), touched: make([]uint64, f.words), first: make([][4]int, n), last: make([]int, n)}
 }
 
 // Reset empties h.
@@ -207,7 +226,13 @@ func (f *Filter) Scan(h *Hits, text string) {
 				for w, t := range f.touch[id] {
 					h.touched[w] |= t
 				}
-				h.first[id] = start
+			}
+			if fresh := bits &^ h.mask[id]; fresh != 0 {
+				for b := range 4 {
+					if fresh&(1<<b) != 0 {
+						h.first[id][b] = start
+					}
+				}
 			}
 			h.mask[id] |= bits
 			h.last[id] = end
@@ -280,7 +305,7 @@ func (f *Filter) Window(h *Hits, i, n int) (lo, hi int) {
 		lo = n + 1
 		for _, id := range ids {
 			if h.mask[id] != 0 {
-				lo = min(lo, h.first[id])
+				lo = min(lo, h.first[id][0])
 			}
 		}
 	}
@@ -293,4 +318,58 @@ func (f *Filter) Window(h *Hits, i, n int) (lo, hi int) {
 		}
 	}
 	return lo, hi
+}
+
+// Find returns the leftmost match of expression i in text, the line h
+// was scanned from, as regexp.FindStringIndex does, when the expression
+// is a set of strings and their boundaries (an alternation of keywords,
+// `\b(?:curl|wget)\b`): then the occurrences found are its matches, and
+// at the leftmost one it prefers the first of its strings there. decided
+// is false when Find cannot tell (another expression, a folded text):
+// then run the expression.
+func (f *Filter) Find(h *Hits, i int, text string) (loc []int, decided bool) {
+	ws := f.exact[i]
+	if ws == nil || h.folded {
+		return nil, false
+	}
+	start := -1
+	for _, w := range ws {
+		if h.mask[w.id]&w.need != 0 {
+			if p := h.first[w.id][bits.TrailingZeros8(w.need)]; start < 0 || p < start {
+				start = p
+			}
+		}
+	}
+	if start < 0 {
+		return nil, true
+	}
+	for _, w := range ws {
+		end := start + len(w.s)
+		if end <= len(text) && foldedPrefix(text[start:], w.s) &&
+			(!w.wb || boundary(text, start)) && (!w.wa || boundary(text, end)) {
+			return []int{start, end}, true
+		}
+	}
+	return nil, false // not reached: an occurrence at start was found
+}
+
+// foldedPrefix reports whether t starts with s (folded) but for the case
+// of ASCII letters.
+func foldedPrefix(t, s string) bool {
+	if len(t) < len(s) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if lowerASCII(t[i]) != s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// boundary reports whether \b holds at offset i of t.
+func boundary(t string, i int) bool {
+	before := i > 0 && isWord(t[i-1])
+	after := i < len(t) && isWord(t[i])
+	return before != after
 }

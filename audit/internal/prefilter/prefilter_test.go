@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -83,6 +84,10 @@ func TestAutomatonFindsEveryOccurrence(t *testing.T) {
 
 // exprs are expressions with the shapes the audit's rules have.
 var exprs = []string{
+	`(?i)\b(?:curl|wget|nc|ncat|netcat|iwr)\b|\brequests\.(?:post|put)\(|\bfetch\(`,
+	`(?i)\bwallet\.dat\b|[/\\]exodus[/\\]|\.electrum[/\\]wallets`,
+	`\bCurl\b`,
+	`(?i)a\bb|^cd`,
 	`(?i)\b(?:curl|wget|fetch)\b[^|\n]*\|\s*(?:ba|z)?sh\b`,
 	`(?i)\b(?:nc|ncat|netcat)\b[^\n;|]*\s-[a-z]*[ec]\s+\S*sh\b`,
 	`(?i)(?:~|\$home)[/\\]\.ssh\b|\.aws[/\\](?:credentials|config)\b`,
@@ -107,7 +112,7 @@ func TestConditionsAreNecessary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pieces := append(f.Strings(), " ", "\t", "|", "-e ", "sh", "K", "\u212a", "\u017f", "_", "x", "é", "\xff", ":", "=")
+	pieces := append(f.Strings(), " ", "\t", "|", "-e ", "sh", "K", "\u212a", "\u017f", "_", "x", "é", "\xff", ":", "=", "(", "/", "\\", "nc", "ncat")
 	r := rand.New(rand.NewPCG(2, 2))
 	h, u := f.NewHits(), f.NewHits()
 	for range 20000 {
@@ -125,6 +130,9 @@ func TestConditionsAreNecessary(t *testing.T) {
 		u.Add(h)
 		for i, re := range res {
 			loc := re.FindStringIndex(text)
+			if got, ok := f.Find(h, i, text); ok && !slices.Equal(got, loc) {
+				t.Fatalf("Find(%s, %q) = %v, want %v", exprs[i], text, got, loc)
+			}
 			if loc == nil {
 				continue
 			}
@@ -199,6 +207,32 @@ func TestAnyTouched(t *testing.T) {
 		}
 		if got := h.AnyTouched(lo, hi); got != want {
 			t.Fatalf("AnyTouched(%d, %d) = %v, want %v", lo, hi, got, want)
+		}
+	}
+}
+
+// TestFindDecides checks that Find answers for the expressions that are
+// sets of strings, and only for them.
+func TestFindDecides(t *testing.T) {
+	for _, tc := range []struct {
+		expr string
+		set  bool
+	}{
+		{`(?i)\b(?:curl|wget|nc)\b`, true},
+		{`(?i)\bwallet\.dat\b|[/\\]exodus[/\\]`, true},
+		{`\bcurl\b`, false},             // case-sensitive: the automaton is not
+		{`(?i)a\bb`, false},             // a boundary inside a string
+		{`(?i)^curl`, false},            // an anchor
+		{`(?i)curl[^|]*\|\s*sh`, false}, // not a set of strings
+	} {
+		f, err := New([]*regexp.Regexp{regexp.MustCompile(tc.expr)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := f.NewHits()
+		f.Scan(h, "x")
+		if _, ok := f.Find(h, 0, "x"); ok != tc.set {
+			t.Errorf("Find(%s) decided %v, want %v", tc.expr, ok, tc.set)
 		}
 	}
 }
