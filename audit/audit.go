@@ -267,6 +267,15 @@ import (
 	"strings"
 )
 
+// RulesVersion names the rules of this package, and changes whenever
+// what they find may change: a rule, an expression, the normalisation
+// of text (hidden characters, the reading of files) or a limit. A
+// verdict kept for a content digest holds for the RulesVersion it was
+// made with only; a program that caches verdicts keys them by both.
+// TestRulesVersion fails when the code of the rules changes and this
+// does not.
+const RulesVersion = "1"
+
 // Severity ranks a finding.
 type Severity int
 

@@ -34,7 +34,7 @@ type word struct {
 
 // info is what is known of the strings a node matches.
 type info struct {
-	exact  []word // every string the node matches, when known (nil: unknown)
+	exact []word // every string the node matches, when known (nil: unknown)
 	// lossy: exact is wider than the node (a case-sensitive letter, an
 	// anchor or a boundary inside a string left out), so it is only a
 	// condition, not the node itself

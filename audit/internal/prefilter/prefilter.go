@@ -126,9 +126,9 @@ type Hits struct {
 	// first: by string id and need bit, where its first occurrence
 	// with those boundaries starts; last: where its last occurrence
 	// ends; offsets in the text scanned unless folded
-	first [][4]int
-	last  []int
-	folded      bool // the text was scanned folded: first and last are not its offsets
+	first  [][4]int
+	last   []int
+	folded bool // the text was scanned folded: first and last are not its offsets
 }
 
 // NewHits returns an empty Hits for f's texts.
