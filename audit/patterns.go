@@ -95,9 +95,25 @@ var secretStore = []*expr{
 var (
 	send     = re(`\b(?:curl|wget|nc|ncat|netcat|invoke-restmethod|invoke-webrequest|iwr|irm)\b|\brequests\.(?:post|put)\(|\bfetch\(|\baxios\.(?:post|put)\(|\burllib\.request\b|\bhttp\.post\b`)
 	upload   = re(`\bcurl\b[^\n]*(?:\s-d\s*["']?@|--data(?:-binary|-raw|-urlencode)?[=\s]+["']?@|\s-F\s*["']?[\w.-]+=@|\s-T\s|--upload-file\b|--form\s+["']?[\w.-]+=@)|\bwget\b[^\n]*--post-file\b|-infile\b|\b(?:nc|ncat|netcat)\s+(?:-\S+\s+)*\S+\s+\d+\s*<\s*\S`)
-	envDump  = re(`(?:^|[|;&(]\s*|\$\(\s*)(?:env|printenv|set)\s*(?:\||\))|\bprintenv\b[^\n]*\|\s*(?:curl|wget|nc)|\bdict\(\s*os\.environ\s*\)|os\.environ\.copy\(\)|json\.dumps\(\s*(?:dict\()?os\.environ|json\.stringify\(\s*process\.env\s*\)|\bget-childitem\s+env:|\bgci\s+env:`)
 	dropHost = re(`\b(?:webhook\.site|requestbin|pipedream\.net|ngrok(?:-free)?\.(?:io|app|dev)|pastebin\.com|transfer\.sh|discord(?:app)?\.com/api/webhooks|api\.telegram\.org/bot|interact\.sh|oast\.(?:fun|pro|live|site|online|me)|burpcollaborator\.net|trycloudflare\.com|hookbin\.com|beeceptor\.com)\b`)
 )
+
+// envDump finds the environment dumped: env, printenv or set piped or
+// substituted, os.environ or process.env serialized, PowerShell's env:
+// drive listed. Only whether one of them matches is asked, so each
+// alternative is an expression of its own, with its own prefilter.
+var envDump = []*expr{
+	re(`^(?:env|printenv|set)\s*(?:\||\))`),
+	re(`[|;&(]\s*(?:env|printenv|set)\s*(?:\||\))`),
+	re(`\$\(\s*(?:env|printenv|set)\s*(?:\||\))`),
+	re(`\bprintenv\b[^\n]*\|\s*(?:curl|wget|nc)`),
+	re(`\bdict\(\s*os\.environ\s*\)`),
+	re(`os\.environ\.copy\(\)`),
+	re(`json\.dumps\(\s*(?:dict\()?os\.environ`),
+	re(`json\.stringify\(\s*process\.env\s*\)`),
+	re(`\bget-childitem\s+env:`),
+	re(`\bgci\s+env:`),
+}
 
 // window is how far from a sending command, in bytes, what it sends is
 // looked for.
@@ -277,7 +293,7 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 		switch {
 		case in(dropHost):
 			report(ruleExfiltration, loc, "data sent to a drop host")
-		case in(envDump):
+		case slices.ContainsFunc(envDump, in):
 			report(ruleExfiltration, loc, "the environment sent to the network")
 		case uploading() && (s.credentialMatch(h, w, !whole) != nil || secret()):
 			report(ruleExfiltration, loc, "a credential file sent to the network")
@@ -433,9 +449,9 @@ func (s *scanner) pipedSecret(h *prefilter.Hits, t string, at int) bool {
 // line, a part of it or a few lines: the table the prefilter is built
 // from. (placeholderHost runs placeholder on a host name alone, and
 // ipv4 runs only after placeholder matched.)
-var lineExprs = slices.Concat(downloadExec, obfuscatedExec, reverseShell, secretStore, override, conceal,
+var lineExprs = slices.Concat(downloadExec, obfuscatedExec, reverseShell, secretStore, override, conceal, envDump,
 	[]*expr{programURL, archivePassword, suspectHost, plainHTTP, prerequisite, credentialPath, dotEnv,
-		send, upload, envDump, dropHost, placeholder, targetHost})
+		send, upload, dropHost, placeholder, targetHost})
 
 // lineFilter is the prefilter of lineExprs.
 var lineFilter = newLineFilter(lineExprs)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -127,11 +128,12 @@ func generate(r *rand.Rand, re *syntax.Regexp) string {
 // line rules matches some text of the equivalence corpus, so that the
 // corpus would show a prefilter that wrongly stops any of them.
 func TestCorpusCoversEveryExpression(t *testing.T) {
-	corpus := strings.Join(equivalenceCorpus(t), "\n")
+	lines := strings.Split(strings.Join(equivalenceCorpus(t), "\n"), "\n")
 	patterns, _ := audit.LineConditions()
 	for _, p := range patterns {
-		if !regexp.MustCompile(p).MatchString(corpus) {
-			t.Errorf("no text of the corpus matches %s", p)
+		re := regexp.MustCompile(p)
+		if !slices.ContainsFunc(lines, re.MatchString) {
+			t.Errorf("no line of the corpus matches %s", p)
 		}
 	}
 }
