@@ -260,9 +260,19 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 			s.add(ruleDownloadExec, name, l.n, at(loc), "code downloaded and run in one step")
 		}
 	}
-	if loc := s.first(h, secretStore, t); loc != nil {
+	// The line's secret store and credential path, each found once.
+	secretLoc := s.first(h, secretStore, t)
+	var credLoc []int
+	credKnown := false
+	credential := func() []int {
+		if !credKnown {
+			credLoc, credKnown = s.credentialMatch(h, t, false), true
+		}
+		return credLoc
+	}
+	if loc := secretLoc; loc != nil {
 		s.add(ruleSecretStoreRead, name, l.n, at(loc), "a read of a secret store")
-	} else if loc := s.credentialMatch(h, t, false); loc != nil {
+	} else if loc := credential(); loc != nil {
 		s.add(ruleCredentialRead, name, l.n, at(loc), "a credential store's path")
 	}
 	if loc := s.find(h, send, t); loc != nil {
@@ -279,9 +289,15 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 		}
 		secret := func() bool {
 			if whole {
-				return s.first(h, secretStore, t) != nil
+				return secretLoc != nil
 			}
 			return s.firstPart(h, secretStore, w) != nil
+		}
+		credentialIn := func() bool {
+			if whole {
+				return credential() != nil
+			}
+			return s.credentialMatch(h, w, true) != nil
 		}
 		uploads, uploadKnown := false, false
 		uploading := func() bool {
@@ -295,7 +311,7 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 			report(ruleExfiltration, loc, "data sent to a drop host")
 		case slices.ContainsFunc(envDump, in):
 			report(ruleExfiltration, loc, "the environment sent to the network")
-		case uploading() && (s.credentialMatch(h, w, !whole) != nil || secret()):
+		case uploading() && (credentialIn() || secret()):
 			report(ruleExfiltration, loc, "a credential file sent to the network")
 		case uploading():
 			s.add(ruleFileUpload, name, l.n, at(loc), "a local file posted to a URL")
