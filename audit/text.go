@@ -176,7 +176,11 @@ func (s *scanner) text(name, text string) {
 			}
 			if !s.exhaustive {
 				l.hits = s.hits()
-				lineFilter.Scan(l.hits, l.clean)
+				if plain {
+					lineFilter.ScanASCII(l.hits, l.clean)
+				} else {
+					lineFilter.Scan(l.hits, l.clean)
+				}
 			}
 			win = append(win, l)
 		}

@@ -187,11 +187,18 @@ var foldText = strings.NewReplacer("\u212a", "k", "\u017f", "s")
 
 // Scan empties h and records in it the strings text holds.
 func (f *Filter) Scan(h *Hits, text string) {
-	h.Reset()
-	folded := false
 	if strings.Contains(text, "\u212a") || strings.Contains(text, "\u017f") {
-		text, folded = foldText.Replace(text), true
+		f.scan(h, foldText.Replace(text), true)
+		return
 	}
+	f.scan(h, text, false)
+}
+
+// ScanASCII is Scan for a text known to have no byte above 0x7F.
+func (f *Filter) ScanASCII(h *Hits, text string) { f.scan(h, text, false) }
+
+func (f *Filter) scan(h *Hits, text string, folded bool) {
+	h.Reset()
 	h.folded = folded
 	a := f.a
 	next, class, firstOut := a.next, &a.class, a.firstOut
