@@ -267,21 +267,22 @@
 //     MiB GOMEMLIMIT (as agentskills add sets it); the report keeps 800
 //     findings and counts the rest.
 //   - Against a text search, side by side in one run (go -C bench run
-//     ./auditgrep, December 2026, 2 cores at a load average of 10, CPU
+//     ./auditgrep, December 2026, 2 cores at a load average of 7-10, CPU
 //     time, medians of 5): 40 MiB of ordinary instructions in 40 files,
-//     grep -rE of a download-and-run pattern 43 ms, the audit 441 ms
-//     (10.2x; before the prefilter the audit read about 0.7 MB/s, 58-62
-//     s for 40 MiB); one 8 MiB file of lines dense with the rules'
-//     keywords, grep 31 ms, the audit 623 ms (20.5x; before, 17-26 s).
-//     The budget is 10x: ordinary text is at it, text made of nothing
-//     but the rules' keywords is at twice it, where the expressions
-//     that the keywords let run are most of the time.
+//     grep -rE of a download-and-run pattern 43 ms, the audit 419 ms
+//     (9.6x; before the prefilter the audit read about 0.7 MB/s, 58-62 s
+//     for 40 MiB); one 8 MiB file of lines dense with the rules'
+//     keywords, grep 30 ms, the audit 611 ms (20.1x; before, 17-26 s).
+//     The budget is 10x: ordinary text is within it; text made of
+//     nothing but the rules' keywords is at twice it, where the
+//     expressions those keywords let run take most of the time.
 //   - Benchmarks, wall time at a load average of 8-20, medians of 5
-//     before and after the prefilter: BenchmarkOrdinary (4 MiB of
-//     ordinary instructions) 4.5 s and 78 ms; BenchmarkDenseKeywords (8
-//     MiB of lines dense with the rules' keywords) 24.6 s and 1.14 s;
-//     BenchmarkDense (one 8 MiB file of lines with findings of rules
-//     1-4) 3.5 s and 0.43 s, allocating 63 MB in all, none of it held.
+//     before the prefilter and in two runs after it: BenchmarkOrdinary
+//     (4 MiB of ordinary instructions) 4.5 s, then 78-113 ms;
+//     BenchmarkDenseKeywords (8 MiB of lines dense with the rules'
+//     keywords) 24.6 s, then 1.1-1.7 s; BenchmarkDense (one 8 MiB file
+//     of lines with findings of rules 1-4) 3.5 s, then 0.35-0.43 s,
+//     allocating 63 MB in all, none of it held.
 //
 // Why the rules that fire on real skills fire: credential-read, setup
 // instructions that name a .env file (243 of the 269; .env.local and
