@@ -204,9 +204,9 @@
 //
 // # Speed
 //
-// The audit costs about what a text search of the tree costs, whatever
-// the text (see "Measured"): most lines hold nothing any rule looks for,
-// and those are read once and left. Rules 5-15 and 21 are regular
+// The audit's budget is ten times a text search of the tree ("Measured"
+// says where it stands): most lines hold nothing any rule looks for, and
+// those are read once and left. Rules 5-15 and 21 are regular
 // expressions; the syntax tree of each gives the strings every match of
 // it holds ("curl" or "wget" between word boundaries, ".env",
 // "/dev/tcp/"), and one Aho-Corasick automaton over all of them finds
