@@ -44,6 +44,14 @@ func equivalenceCorpus(t *testing.T) []string {
 	}
 	texts = append(texts, ordinaryText(64<<10, 2), denseKeywords(64<<10, 2), strings.Join(ruleWords, " "))
 	r := rand.New(rand.NewPCG(3, 3))
+	// The prefilter's own strings, run together and apart.
+	var soup strings.Builder
+	keywords := audit.Keywords()
+	for range 4000 {
+		soup.WriteString(keywords[r.IntN(len(keywords))])
+		soup.WriteString([]string{"", " ", "\n", "|", "(", "x", "_", "/", "\t"}[r.IntN(9)])
+	}
+	texts = append(texts, soup.String())
 	// Matches of each expression, made from its syntax tree, alone, in
 	// ordinary text and among keywords.
 	patterns, _ := audit.LineConditions()
