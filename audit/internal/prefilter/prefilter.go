@@ -2,20 +2,23 @@
 // regular expressions may match it, so that only those run.
 //
 // Each expression's syntax tree gives a condition on the literal strings
-// every match must hold (literals.go): "curl" or "wget", and "|", and
-// "sh" at a word's end. One Aho-Corasick automaton over every
-// condition's strings finds them in the text, with the word boundaries
-// around each occurrence; an expression whose condition the occurrences
-// do not meet cannot match, and is not run. The condition is necessary,
-// never sufficient: a filter may let an expression run that then does
-// not match, and never stops one that would.
+// every match must hold (literals.go): "curl" or "wget" between word
+// boundaries, and "sh" at a word's end. One Aho-Corasick automaton over
+// every condition's strings finds them in the text, with the word
+// boundaries around each occurrence; an expression whose condition the
+// occurrences do not meet cannot match, and is not run. The condition
+// is necessary, never sufficient: a filter may let an expression run
+// that then does not match, and never stops one that would. Besides,
+// [Filter.Window] bounds where in the text a match can be, and
+// [Filter.Find] answers for an expression that is a set of keywords.
 //
 // Matching is as the expressions' own: an expression with (?i) matches
 // the Kelvin sign K and the long s where it matches k and s, so a text
 // that holds them is scanned with them folded to k and s (and then
-// without telling word boundaries). The word boundaries are those of
-// the text scanned: a condition on a part of it, or on several texts
-// joined by newlines, is asked with [Filter.MayPart].
+// without telling word boundaries or offsets). The word boundaries are
+// those of the text scanned: a condition on a part of it is asked with
+// [Filter.MayPart], and one on lines joined by newlines with
+// [Filter.MayLines].
 package prefilter
 
 import (
