@@ -150,7 +150,8 @@ func (h *Hits) Reset() {
 }
 
 // Add adds o's strings to h: h holds then what a text joining both
-// texts with a newline holds.
+// texts with a newline holds, for [Filter.MayLines]; not where they are,
+// which Window and Find read for one text scanned.
 func (h *Hits) Add(o *Hits) {
 	for _, id := range o.set {
 		if h.mask[id] == 0 {
