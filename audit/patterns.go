@@ -556,6 +556,9 @@ func (s *scanner) window(h *prefilter.Hits, e *expr, t string) (q, r int, ok boo
 		return 0, 0, false
 	}
 	q, r = lo, hi
+	for q > 0 && q < len(t) && !utf8.RuneStart(t[q]) {
+		q--
+	}
 	if q > 0 {
 		_, n := utf8.DecodeLastRuneInString(t[:q])
 		q -= n

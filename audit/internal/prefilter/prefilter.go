@@ -44,6 +44,7 @@ type Filter struct {
 	// starts and stops: by expression, the ids of the strings its
 	// matches start and end with (nil: not known)
 	starts, stops [][]int32
+	slack         []int // by expression: how far before a start string a match may start
 	// exact: by expression, when its matches are exactly the
 	// occurrences of some strings (with their boundaries), those
 	// strings in its order of preference
@@ -82,7 +83,8 @@ func New(res []*regexp.Regexp) (*Filter, error) {
 			w.lit, w.need = id(w.word.s), needOf(w.word.wb, w.word.wa)
 			f.touch[w.lit][i/64] |= 1 << (i % 64)
 		})
-		prefix, suffix := ends(tree)
+		prefix, slack, suffix := ends(tree)
+		f.slack = append(f.slack, slack)
 		var starts, stops []int32
 		for _, w := range prefix {
 			starts = append(starts, id(w.s))
@@ -301,12 +303,14 @@ func (h *Hits) Empty() bool { return len(h.set) == 0 }
 
 // Window returns the part [lo, hi) of a line of n bytes, scanned into h,
 // that holds every match of expression i: from the first occurrence of
-// a string its matches start with to the end of the last occurrence of
+// a string its matches start with (less the bytes a match may span
+// before it, "(?:^|[^\w.$-])\.env") to the end of the last occurrence of
 // one they end with; [0, n) when those are not known, and lo > hi when
 // no match can be. Run on the part of the line from the character
-// before lo to the one after hi, the expression finds the matches it
-// finds on the line: the word boundaries at lo and hi, and the start
-// and end of the text, read the same there.
+// before lo (lo moved back to a character's first byte) to the one
+// after hi, the expression finds the matches it finds on the line: the
+// word boundaries at lo and hi, and the start and end of the text, read
+// the same there, and no match can start before lo.
 func (f *Filter) Window(h *Hits, i, n int) (lo, hi int) {
 	lo, hi = 0, n
 	if h.folded {
@@ -318,6 +322,9 @@ func (f *Filter) Window(h *Hits, i, n int) (lo, hi int) {
 			if h.mask[id] != 0 {
 				lo = min(lo, h.first[id][0])
 			}
+		}
+		if lo <= n {
+			lo = max(0, lo-f.slack[i])
 		}
 	}
 	if ids := f.stops[i]; ids != nil {
