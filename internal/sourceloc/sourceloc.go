@@ -5,7 +5,9 @@
 // The packages of the module that make an origin (source/git,
 // source/github, source/oci, policy, install, trust) call the functions
 // for one kind here. An error wraps [ErrInvalid], which is
-// source.ErrInvalid.
+// source.ErrInvalid. It also removes credentials from a source's URL
+// ([Redact]), the one place the module does, for every package that
+// shows a source or records it.
 package sourceloc
 
 import (
