@@ -50,10 +50,11 @@ func (c AgentChoice) List() []Agent {
 // keeps getting its skills for those; else the agents detected here
 // (see [Agent.DetectedBy]), each with the folder that detected it; else
 // claude-code and codex. A lock file that cannot be read fails it
-// ([ErrInvalidLock]); so does a context done before it reads anything.
+// ([ErrInvalidLock]); a context done before it reads anything fails it
+// with [ErrInterrupted], as it fails Add.
 func (in *Installer) ChooseAgents(ctx context.Context, req AddRequest) (AgentChoice, error) {
-	if err := ctx.Err(); err != nil {
-		return AgentChoice{}, err
+	if ctx.Err() != nil {
+		return AgentChoice{}, interrupted(ctx, "nothing was changed")
 	}
 	if len(req.Agents) > 0 {
 		c := AgentChoice{Why: WhyRequested}

@@ -1,10 +1,12 @@
 package install
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -216,4 +218,19 @@ func agentIDs(agents []Agent) []string {
 		out = append(out, a.ID)
 	}
 	return out
+}
+
+// TestChooseAgentsInterrupted checks that a context that ended fails
+// ChooseAgents and RecordedRisks as it fails Add: ErrInterrupted, saying
+// that nothing changed.
+func TestChooseAgentsInterrupted(t *testing.T) {
+	in := newFixture(t).installer(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := in.ChooseAgents(ctx, AddRequest{}); !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "nothing was changed") {
+		t.Errorf("ChooseAgents(ended context) = %v, want ErrInterrupted, nothing was changed", err)
+	}
+	if _, err := in.RecordedRisks(ctx); !errors.Is(err, ErrInterrupted) {
+		t.Errorf("RecordedRisks(ended context) = %v, want ErrInterrupted", err)
+	}
 }

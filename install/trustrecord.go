@@ -160,10 +160,10 @@ func (c *candidate) allowance(d string, old *lockEntry, checked bool) *RiskAllow
 // RecordedRisks returns the audit findings allowed that the scope's lock
 // file records (Trust rule 5), by skill: what `agentskills verify` shows.
 // A skill that records none is not in it; a context done before it
-// reads the lock file fails it.
+// reads the lock file fails it with [ErrInterrupted].
 func (in *Installer) RecordedRisks(ctx context.Context) (map[string]RiskAllowance, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if ctx.Err() != nil {
+		return nil, interrupted(ctx, "nothing was changed")
 	}
 	lock, err := in.readCheckedLock()
 	if err != nil {
