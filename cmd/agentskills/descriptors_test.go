@@ -18,12 +18,14 @@ import (
 // with the same id, name and program, and no row naming a program that
 // no driver of run's list runs. It also checks that each descriptor says
 // what run needs: a way to build the driver and check arguments, the
-// form of its session ids, and what the agent offers in place of each
-// setting it does not take.
+// form of its session ids, where its folders live in the cache (a folder
+// of its own, and only an agent home holding sessions), and what the
+// agent offers in place of each setting it does not take.
 func TestDescriptors(t *testing.T) {
-	var ids, names []string
+	var ids, names, dirs []string
+	folderDir := regexp.MustCompile(`^(mounts|homes)/[a-z0-9][a-z0-9-]*$`)
 	for _, d := range runnables() {
-		ids, names = append(ids, d.ID), append(names, d.Name)
+		ids, names, dirs = append(ids, d.ID), append(names, d.Name), append(dirs, d.Folders.Dir)
 		row, ok := agents.Lookup(d.ID)
 		if !ok {
 			t.Errorf("%s: no row %q in the agents table", d.Name, d.ID)
@@ -44,6 +46,8 @@ func TestDescriptors(t *testing.T) {
 			t.Errorf("%s: the descriptor lacks its agent's name, program, install command or provider", d.Name)
 		case (len(d.Modes) > 0) != d.Mode.Has() || d.Bypass != "" && !slices.Contains(d.Modes, d.Bypass):
 			t.Errorf("%s: modes %q, bypass %q, mode setting %+v do not agree", d.Name, d.Modes, d.Bypass, d.Mode)
+		case !folderDir.MatchString(d.Folders.Dir) || d.Folders.Sessions != "" && !d.Folders.Home():
+			t.Errorf("%s: folders %+v: Dir is not mounts/NAME or homes/NAME, or a skill mount holds sessions", d.Name, d.Folders)
 		case d.Allowed.Has() != d.Denied.Has():
 			t.Errorf("%s: run takes tool lists together; the descriptor has one and not the other", d.Name)
 		}
@@ -64,6 +68,9 @@ func TestDescriptors(t *testing.T) {
 	}
 	if len(slices.Compact(slices.Sorted(slices.Values(names)))) != len(names) {
 		t.Errorf("two drivers have one name: %q", names)
+	}
+	if len(slices.Compact(slices.Sorted(slices.Values(dirs)))) != len(dirs) {
+		t.Errorf("two drivers keep their folders in one place: %q", dirs)
 	}
 }
 
