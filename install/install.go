@@ -460,11 +460,18 @@
 // error of the package that refused: policy.ErrDenied,
 // signature.ErrUnsigned, ErrUntrusted or ErrInvalid,
 // source.ErrCommitSignature). A refusal by the trust checker (a source
-// the policy refuses, a signature a rule of the policy or Trust.Signers
-// requires, a commit the policy requires signed) is its
+// the policy refuses, a signature a rule of the policy or
+// trust.RequireSigners requires, a commit the policy requires signed) is its
 // *trust.RefusedError, which matches policy.ErrDenied too, its
-// refusal's Reason naming the source, the pin and the signers required;
-// a refusal of the lock file's (a signer it records, rule 4) is not.
+// refusal's Reason naming the source, the pin and the signers required.
+// Every other refusal is a *trust.RefusedError too, whose Reason alone
+// says why (it matches trust.ErrRefused and not policy.ErrDenied): a
+// source whose location cannot be made canonical or that a GitHub host
+// other than the recorded one serves (rule 1), signers required of a
+// source that is not OCI (rule 2), content that the signer the lock file
+// records did not sign (rule 4), a skill a Sync or Update refuses by its
+// audit (rule 5); except a changed signer, the lock file's trust on
+// first use, which is a [*SignerChangedError] (rule 4).
 // Per source, in this order:
 //
 //  1. Policy first: the source, as [Installer.Origin] sees it
@@ -508,20 +515,21 @@
 //  2. Signatures before content: an OCI source is verified
 //     (oci.Verify, against the manifest digest of the resolved pin)
 //     after its reference is resolved and before its layer is
-//     downloaded, when Trust.Signers (one list: a signature by any of
-//     them) or policy.Signers (every list satisfied) require a signer,
+//     downloaded, when trust.RequireSigners (one list: a signature by any
+//     of them) or the policy's signers rules (every rule satisfied)
+//     require a signer,
 //     or when the lock file records one (rule 4): the trust checker
 //     verifies them all (trust.Checker.CheckSource and
 //     trust.SourceCheck.VerifySignatures, the policy's rules with
-//     Trust.Signers or the recorded signer as rules of this package's
-//     own), and this package records the signer of the first and
+//     trust.RequireSigners, and the recorded signer as a rule of this
+//     package's own), and this package records the signer of the first and
 //     compares it with the recorded one. Requirements for a
 //     source that is not OCI are refused, as nothing could satisfy
-//     them: Trust.Signers given to Add for a GitHub, git, URL or local
+//     them: trust.RequireSigners given to Add for a GitHub, git, URL or local
 //     source (a policy names signers for oci sources only: rule 6 of
-//     package policy); a Sync applies Trust.Signers to its OCI sources
+//     package policy); a Sync applies trust.RequireSigners to its OCI sources
 //     only.
-//  3. Signed commits: when policy.CommitSigners requires it for a git
+//  3. Signed commits: when a commits rule of the policy requires it for a git
 //     or GitHub source, its pinned commit is checked
 //     (source.CommitVerifier) with the allowed-signers file or keyring
 //     the policy names, after the pin is resolved and before the skills
@@ -561,7 +569,7 @@
 //     Change.PreviousSigner), also when the content is unchanged (the
 //     same pin signed again), so that accepting a signer is never
 //     reported as no change. To verify a new key its public key must be
-//     given (Trust.Signers). The signature verified is the pin's: a
+//     given (trust.RequireSigners). The signature verified is the pin's: a
 //     sync takes a skill of a source with a signer from the skill cache
 //     only when the cache holds this machine's verdict (rule 3) that
 //     the recorded digest is what it read from that source at that pin,

@@ -37,9 +37,9 @@ type lockRoot struct {
 // is [ErrInvalidLock]; a file that cannot be read or has another digest is
 // signature.ErrRequirement, saying what to do.
 func (r *lockRoot) read(root string) (data []byte, file string, _ error) {
-	const fix = "restore it, or give the trusted root again as a requirement (Trust.Signers; agentskills --trusted-root FILE with the identity and issuer) and add the source again to record it"
+	const fix = "restore it, or give the trusted root again as a requirement (trust.RequireSigners; agentskills --trusted-root FILE with the identity and issuer) and add the source again to record it"
 	if r.Path == "" {
-		return nil, "", fmt.Errorf("%w: the lock file records trusted root %s, but not its file; give the trusted root as a requirement (Trust.Signers; agentskills --trusted-root FILE with the identity and issuer)", signature.ErrRequirement, r.Digest)
+		return nil, "", fmt.Errorf("%w: the lock file records trusted root %s, but not its file; give the trusted root as a requirement (trust.RequireSigners; agentskills --trusted-root FILE with the identity and issuer)", signature.ErrRequirement, r.Digest)
 	}
 	file = filepath.FromSlash(r.Path)
 	if !filepath.IsAbs(file) {

@@ -15,6 +15,7 @@ import (
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // checkLine checks one line of `run --json` against the documented
@@ -190,6 +191,7 @@ func TestErrorCode(t *testing.T) {
 		{"bad input", inputError{errors.New("x")}, codeInput},
 		{"bad usage", usageErrorf("x"), codeUsage},
 		{"download", failure{errors.New("x")}, codeFailed},
+		{"refused by the audit", &trust.RefusedError{Refusals: []trust.Refusal{{Skill: "evil", Source: "/src", Reason: "the audit found download-exec"}}}, codePolicy},
 		{"integrity", fmt.Errorf("download x: %w: SHA-256 differs", source.ErrIntegrity), codeIntegrity},
 		{"timeout", &runTimedOutError{err: context.DeadlineExceeded}, codeTimeout},
 		{"interrupted", fmt.Errorf("%w: %w", errInterrupted, context.Canceled), codeInterrupted},
