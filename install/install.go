@@ -450,7 +450,8 @@
 // With [WithTrust], Add, Sync and [Installer.CheckTrust] check who
 // published a skill and what it does, with the trust engine the SDK uses
 // too (a trust.Checker, whose rules package trust's doc states, with the
-// policy and the audit rules it lets through, trust.AllowRisks; the
+// policy, the audit rules it lets through, trust.AllowRisks, and the
+// signers the user requires of OCI sources, trust.RequireSigners; the
 // policy, signatures and audit are packages policy, signature and
 // audit). What this package adds is the lock file's ([Trust]): the
 // signers it records and trusts on first use (rule 4), and the risks it

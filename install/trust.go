@@ -33,8 +33,9 @@ type Trust struct {
 }
 
 // WithTrust makes Add, Sync and [Installer.CheckTrust] enforce the trust
-// engine c (its policy, and the audit rules it lets through with
-// trust.AllowRisks) and t, what the lock file's rules add (the rules of
+// engine c (its policy, the audit rules it lets through with
+// trust.AllowRisks and the signers it requires with trust.RequireSigners)
+// and t, what the lock file's rules add (the rules of
 // # Trust in the package doc). A nil c is trust.NewChecker(nil): the zero
 // policy, which allows every source, requires no signer and refuses
 // skills with audit findings of high severity or above. Default: no

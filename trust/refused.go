@@ -46,8 +46,9 @@ type Refusal struct {
 	Origin source.Origin `json:"-"`
 	// Rule is the policy's rule that refused it, with its file and line:
 	// "sources.allow", "sources.pinned", "signers[N]", "commits[N]" or
-	// "audit.fail_on", or a signers rule of the caller's own
-	// ([SourceCheck]); zero when Reason alone says why.
+	// "audit.fail_on", "trust.RequireSigners" ([RequireSigners]), or a
+	// signers rule of the caller's own ([SourceCheck]); zero when Reason
+	// alone says why.
 	Rule policy.Rule `json:"-"`
 	// Reason, when not empty, says what failed and what the user can do,
 	// in the words of whoever checked (package install's name the
