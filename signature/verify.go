@@ -103,10 +103,10 @@ type parsed struct {
 // cosign's predicate type.
 func parse(raw []byte, d digest.Digest) (*parsed, error) {
 	if err := d.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: digest %q: %v", ErrInvalid, d, err)
+		return nil, fmt.Errorf("digest %q: %w: %v", d, ErrInvalid, err)
 	}
 	if d.Algorithm() != digest.SHA256 {
-		return nil, fmt.Errorf("%w: digest %s: want a sha256 digest, as cosign signs", ErrInvalid, d)
+		return nil, fmt.Errorf("digest %s: %w: want a sha256 digest, as cosign signs", d, ErrInvalid)
 	}
 	if len(raw) > MaxBundleSize {
 		return nil, fmt.Errorf("%w: the bundle is %d bytes, more than the %d a bundle may have", ErrInvalid, len(raw), MaxBundleSize)
