@@ -875,9 +875,9 @@ func (in *Installer) downloadAtMost(ctx context.Context, source string, since va
 	defer w.stop()
 	unavailable := func(err error) error {
 		if context.Cause(ctx) == w.stalled {
-			return fmt.Errorf("%w: download %s: %w", ErrSourceUnavailable, shown, w.stalled)
+			return fmt.Errorf("%s: %w: download: %w", shown, ErrSourceUnavailable, w.stalled)
 		}
-		return fmt.Errorf("%w: download %s: %s", ErrSourceUnavailable, shown, redactErr(err, source))
+		return fmt.Errorf("%s: %w: download: %s", shown, ErrSourceUnavailable, redactErr(err, source))
 	}
 	client := in.http
 	var refused error
@@ -918,13 +918,13 @@ func (in *Installer) downloadAtMost(ctx context.Context, source string, since va
 		return "", nil, got, unavailable(err)
 	case n > max && archive:
 		remove()
-		return "", nil, got, fmt.Errorf("%w: download %s: %w", ErrInvalidSource, shown, skillcache.NewLimitError("MaxArchiveSize", max, "larger than %d bytes", max))
+		return "", nil, got, fmt.Errorf("%s: %w: download: %w", shown, ErrInvalidSource, skillcache.NewLimitError("MaxArchiveSize", max, "larger than %d bytes", max))
 	case n > max:
 		remove()
-		return "", nil, got, fmt.Errorf("%w: download %s: larger than %d bytes", ErrInvalidSource, shown, max)
+		return "", nil, got, fmt.Errorf("%s: %w: download: larger than %d bytes", shown, ErrInvalidSource, max)
 	case want != "" && sum != want:
 		remove()
-		return "", nil, got, fmt.Errorf("%w: download %s: SHA-256 is %s, but the source says %s; refusing it (something altered it on the way, or the URL serves other content now)", ErrIntegrity, shown, sum, want)
+		return "", nil, got, fmt.Errorf("%s: %w: download: SHA-256 is %s, but the source says %s; refusing it (something altered it on the way, or the URL serves other content now)", shown, ErrIntegrity, sum, want)
 	}
 	return f.Name(), remove, got, nil
 }
@@ -950,7 +950,7 @@ func (in *Installer) policyRedirects(c *http.Client, shown string, pinned bool, 
 			err = p.Check(source.Origin{Kind: "url", Location: hop.String(), Pinned: pinned, Display: hopShown})
 		}
 		if err != nil {
-			*refused = fmt.Errorf("%w: download %s: redirected to %s: %w", ErrRefused, shown, hopShown, err)
+			*refused = fmt.Errorf("%s: %w: download: redirected to %s: %w", shown, ErrRefused, hopShown, err)
 			return *refused
 		}
 		if next != nil {
@@ -970,14 +970,14 @@ func (in *Installer) policyRedirects(c *http.Client, shown string, pinned bool, 
 func parseDownload(source string) (*url.URL, string, error) {
 	u, err := url.Parse(source)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: source %s: %w", ErrInvalidSource, redactURL(source), errors.Unwrap(err))
+		return nil, "", fmt.Errorf("%s: %w: %w", redactURL(source), ErrInvalidSource, errors.Unwrap(err))
 	}
 	if u.Fragment == "" {
 		return u, "", nil
 	}
 	v, ok := strings.CutPrefix(u.Fragment, "sha256=")
 	if !ok || len(v) != 64 {
-		return nil, "", fmt.Errorf("%w: source %s: the fragment must be #sha256= and 64 hex digits", ErrInvalidSource, redactURL(source))
+		return nil, "", fmt.Errorf("%s: %w: the fragment must be #sha256= and 64 hex digits", redactURL(source), ErrInvalidSource)
 	}
 	u.Fragment = ""
 	return u, strings.ToLower(v), nil

@@ -659,7 +659,7 @@ func (in *Installer) resolveSource(ctx context.Context, text string, recorded bo
 	}
 	if len(r.skills) == 0 {
 		r.cleanup()
-		return nil, fmt.Errorf("%w: %s holds no skill: no SKILL.md at its root, in the folders up to %d levels down, or where a plugin manifest says", ErrInvalidSource, r.source, searchDepth)
+		return nil, fmt.Errorf("%s: %w: it holds no skill: no SKILL.md at its root, in the folders up to %d levels down, or where a plugin manifest says", r.source, ErrInvalidSource, searchDepth)
 	}
 	in.checkAll(ctx, r.skills, r.pin)
 	in.findMirrors(ctx, r.skills)
@@ -761,9 +761,9 @@ func (in *Installer) discoverIn(ctx context.Context, fsys fs.FS, dir, top, rec s
 
 func (in *Installer) searchError(rec string, err error) error {
 	if errors.Is(err, errTooManyFolders) {
-		return fmt.Errorf("%w: %s: %w", ErrInvalidSource, rec, err)
+		return fmt.Errorf("%s: %w: %w", rec, ErrInvalidSource, err)
 	}
-	return fmt.Errorf("%w: %s: %w", ErrSourceUnavailable, rec, err)
+	return fmt.Errorf("%s: %w: %w", rec, ErrSourceUnavailable, err)
 }
 
 // fromArchive finds the skills of an archive file: it extracts the whole
@@ -901,7 +901,7 @@ func skillsAt(dir, rec string, at []string) ([]candidate, error) {
 			local, err = ".", nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: subpath %q: %w", ErrInvalidLock, rec, sub, err)
+			return nil, fmt.Errorf("%s: subpath %q: %w: %w", rec, sub, ErrInvalidLock, err)
 		}
 		d := filepath.Join(dir, local)
 		if fi, err := os.Stat(filepath.Join(d, "SKILL.md")); err == nil && fi.Mode().IsRegular() {

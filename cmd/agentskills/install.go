@@ -539,8 +539,8 @@ func runAddList(ctx context.Context, opts *addOptions, sources []string) error {
 			return !slices.ContainsFunc(s.Plugins, func(p string) bool { return slices.Contains(opts.plugins, p) })
 		})
 		if len(all) == 0 {
-			return inputError{fmt.Errorf("%w: %s holds no skill of a plugin named %s; the plugins with skills there: %s", install.ErrInvalidSource,
-				strings.Join(sources, " and "), strings.Join(opts.plugins, ", "), cmp.Or(strings.Join(slices.Compact(have), ", "), "none"))}
+			return inputError{fmt.Errorf("%s: %w: it holds no skill of a plugin named %s; the plugins with skills there: %s",
+				strings.Join(sources, " and "), install.ErrInvalidSource, strings.Join(opts.plugins, ", "), cmp.Or(strings.Join(slices.Compact(have), ", "), "none"))}
 		}
 	}
 	if len(opts.skills) > 0 {
@@ -554,7 +554,7 @@ func runAddList(ctx context.Context, opts *addOptions, sources []string) error {
 			if !opts.scope.json {
 				printSourceSkills(opts.io.err, all)
 			}
-			return inputError{fmt.Errorf("%w: no skill named %s in %s", install.ErrInvalidSource, strings.Join(opts.skills, ", "), strings.Join(sources, " and "))}
+			return inputError{fmt.Errorf("%s: %w: no skill named %s", strings.Join(sources, " and "), install.ErrInvalidSource, strings.Join(opts.skills, ", "))}
 		}
 		all = sel
 	}
