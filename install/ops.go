@@ -516,14 +516,14 @@ func (in *Installer) syncWants(ctx context.Context, lock *lockFile) (_ []want, c
 // recordedWant is the skill name, recorded as entry from source, taken
 // from r, the skills read from that source: wanted for each agent it is
 // recorded for, as a copy where it was copied.
-func recordedWant(name, source string, entry *lockEntry, r *sourceSkills) (want, error) {
+func recordedWant(name, src string, entry *lockEntry, r *sourceSkills) (want, error) {
 	i := r.find(name, entry.Subpath)
 	if i < 0 {
-		return want{}, fmt.Errorf("skill %s: %w: %s no longer holds it where the lock file says (%s); remove it, or add it again from where the source keeps it now", name, ErrDrift, source, sourceLabel(entry.Source, entry.Subpath))
+		return want{}, fmt.Errorf("skill %s: %w: %s no longer holds it where the lock file says (%s); remove it, or add it again from where the source keeps it now", name, ErrDrift, src, sourceLabel(entry.Source, entry.Subpath))
 	}
 	c := r.skills[i]
 	if c.problem != "" && c.integrity {
-		return want{}, fmt.Errorf("skill %s in %s: %w: %s", name, c.where(), ErrIntegrity, c.problem)
+		return want{}, fmt.Errorf("skill %s in %s: %w: %s", name, c.where(), source.ErrIntegrity, c.problem)
 	}
 	if c.problem != "" {
 		return want{}, fmt.Errorf("skill %s in %s: %w: %s", name, c.where(), ErrInvalidSource, c.problem)

@@ -248,11 +248,11 @@ func (in *Installer) syncWebIndex(ctx context.Context, source, pin string, names
 
 // tampered is the error of the first of cands whose download did not
 // match the index's digest, or nil: a sync or an update of a recorded
-// skill fails with ErrIntegrity (rule 15).
+// skill fails with source.ErrIntegrity (rule 15).
 func tampered(cands []candidate) error {
 	for _, c := range cands {
 		if c.integrity {
-			return fmt.Errorf("skill %s in %s: %w: %s", c.label(), c.where(), ErrIntegrity, c.problem)
+			return fmt.Errorf("skill %s in %s: %w: %s", c.label(), c.where(), source.ErrIntegrity, c.problem)
 		}
 	}
 	return nil

@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/install"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // scopeFlags are the flags every install command shares.
@@ -150,7 +151,7 @@ func installErr(err error) error {
 		return nil
 	case errors.Is(err, install.ErrInterrupted):
 		return interruptedError{err}
-	case errors.Is(err, install.ErrIntegrity):
+	case errors.Is(err, source.ErrIntegrity):
 		return err // before ErrInvalidSource, which a skipped skill's also wraps
 	case errors.Is(err, install.ErrConflict), errors.Is(err, install.ErrModified), errors.Is(err, install.ErrDrift),
 		errors.Is(err, install.ErrSourceUnavailable), errors.Is(err, install.ErrUnsafeFolder), errors.Is(err, install.ErrNothingRecorded):
