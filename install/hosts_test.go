@@ -447,7 +447,7 @@ func TestPolicySourceKindIsParsesKind(t *testing.T) {
 			t.Fatalf("source.Parse(%q) = %v", text, err)
 		}
 		got, err := in.Origin(text)
-		if err != nil || got.Kind != kind {
+		if err != nil || string(got.Kind) != kind {
 			t.Errorf("Origin(%q) = %+v, %v; want kind %s (source.Parse: %s)", text, got, err, kind, spec.Kind)
 		}
 	}

@@ -809,7 +809,7 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
-	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -947,10 +947,10 @@ func (in *Installer) policyRedirects(c *http.Client, shown string, pinned bool, 
 		hop.Fragment, hop.RawFragment = "", ""
 		hopShown := redactURL(req.URL.String())
 		var err error
-		if policy.HasDotSegment(hop.Path) {
+		if sourceloc.HasDotSegment(hop.Path) {
 			err = errors.New("the hop's path has a '..' segment")
 		} else {
-			err = p.Check(source.Origin{Kind: "url", Location: hop.String(), Pinned: pinned, Display: hopShown})
+			err = p.Check(source.Origin{Kind: source.URL, Location: hop.String(), Pinned: pinned, Display: hopShown})
 		}
 		if err != nil {
 			*refused = fmt.Errorf("%s: %w: download: redirected to %s: %w", shown, ErrRefused, hopShown, err)

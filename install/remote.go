@@ -16,7 +16,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote/retry"
 
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
-	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/git"
@@ -352,9 +352,9 @@ func (in *Installer) gitRedirects(src git.Source) git.Option {
 		return nil
 	}
 	p := in.trust.effectivePolicy()
-	fromKind, from, _ := policy.GitLocation(src.URL)
+	fromKind, from, _ := sourceloc.GitLocation(src.URL)
 	applies := func(kind, loc string) (map[string]bool, error) {
-		s := source.Origin{Kind: kind, Location: loc, Pinned: true}
+		s := source.Origin{Kind: source.Kind(kind), Location: loc, Pinned: true}
 		signers, err := p.SignerRules(s)
 		rules := map[string]bool{}
 		for _, r := range signers {
@@ -367,11 +367,11 @@ func (in *Installer) gitRedirects(src git.Source) git.Option {
 	}
 	return git.WithRedirectCheck(func(_ context.Context, to string) error {
 		shown := redactURL(to)
-		kind, loc, ok := policy.GitLocation(to)
-		if !ok {
+		kind, loc, err := sourceloc.GitLocation(to)
+		if err != nil {
 			return dotSegmentError(to)
 		}
-		if err := p.Check(source.Origin{Kind: kind, Location: loc, Pinned: true, Display: shown}); err != nil {
+		if err := p.Check(source.Origin{Kind: source.Kind(kind), Location: loc, Pinned: true, Display: shown}); err != nil {
 			return fmt.Errorf("%w: %w", ErrRefused, err)
 		}
 		had, err := applies(fromKind, from)

@@ -10,16 +10,13 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/audit"
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/source"
-	"github.com/agentadaptor/agentadaptor/source/oci"
 	"github.com/agentadaptor/agentadaptor/trust"
 )
 
@@ -143,99 +140,6 @@ func (r *lockSigner) requirement(root string) (signature.Requirement, error) {
 	return signature.Requirement{Key: pub}, nil
 }
 
-// Origin returns the source text (any source Add takes, or one a lock
-// file records) as the policy sees it: its kind, its canonical location,
-// whether it is pinned, and how to show it. A local path is made
-// absolute against the current folder, and a local path or file URL is
-// its real path, links resolved (package source, rule 15). It reads
-// nothing over the network.
-func (in *Installer) Origin(text string) (source.Origin, error) {
-	return in.policySource(text, "", true)
-}
-
-// policySource is Origin of a source typed (typed) or recorded with
-// pin. source.Parse tells its kind, as it does for parseSource, so that
-// the policy judges the source that is read.
-func (in *Installer) policySource(text, pin string, typed bool) (source.Origin, error) {
-	s := source.Origin{Display: redactURL(text), Pinned: pin != ""}
-	spec, err := source.Parse(text)
-	if err != nil {
-		if _, _, derr := parseDownload(text); derr != nil {
-			return s, derr // a download's own words
-		}
-		return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
-	}
-	switch spec.Kind {
-	case source.OCI:
-		ref, err := oci.ParseReference(spec.Text)
-		if err != nil {
-			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
-		}
-		loc, err := sourceloc.OCILocation(ref.Host, ref.Repository) // # Trust, rule 1: canonical, or refused
-		if err != nil {
-			return s, notCanonical(s, err)
-		}
-		s.Kind, s.Location = "oci", loc
-		s.Pinned = s.Pinned || ref.Digest != ""
-		return s, nil
-	case source.Git:
-		src, err := parseGit(spec)
-		if err != nil {
-			return s, err
-		}
-		return gitPolicySource(s, text, src)
-	case source.URL, source.WebIndex:
-		if indexURL, ok, err := webIndexURL(text); ok { // rule 15: as recorded
-			text = indexURL
-			if err != nil {
-				return s, err
-			}
-		}
-		u, want, err := parseDownload(text)
-		if err != nil {
-			return s, err
-		}
-		if policy.HasDotSegment(u.Path) {
-			return s, dotSegmentError(text)
-		}
-		loc, err := sourceloc.URLLocation(u.String())
-		if err != nil {
-			return s, notCanonical(s, err)
-		}
-		s.Kind, s.Location = "url", loc
-		s.Pinned = s.Pinned || want != ""
-		return s, nil
-	case source.GitHub:
-		rs, err := in.parseSource(text, typed)
-		if err != nil {
-			return s, err
-		}
-		if rs != nil {
-			return githubPolicySource(s, text, spec)
-		}
-		// a bare OWNER/REPO that is a local path
-	}
-	p := in.sourcePath(text)
-	if typed && !filepath.IsAbs(text) {
-		if p, err = filepath.Abs(text); err != nil {
-			return s, err
-		}
-	}
-	s.Kind, s.Location = "local", filepath.ToSlash(sourceloc.RealPath(p)) // the folder read, whatever link names it (package source, rule 15)
-	return s, nil
-}
-
-// notCanonical is the refusal of a source whose location cannot be made
-// canonical (# Trust, rule 1): no rule of the policy can be matched
-// against it, so none can be known not to apply.
-func notCanonical(s source.Origin, err error) error {
-	return fmt.Errorf("%w: %s: its location cannot be made canonical, so the policy's rules cannot be matched against it: %w", ErrRefused, s.Display, err)
-}
-
-func dotSegmentError(text string) error {
-	return fmt.Errorf("%w: source %s: the source's path has a '..' segment; write it without (the policy is checked against the path as written)", ErrInvalidSource, redactURL(text))
-}
-
 // engine is the trust checker of t, which WithTrust makes.
 func (t *Trust) engine() *trust.Checker {
 	if t.checker == nil {
@@ -324,13 +228,13 @@ func (in *Installer) checkSource(text, pin string, typed bool, recorded *lockSig
 	}
 	// The policy's signers rules name oci sources only (rule 6 of package
 	// policy), so lists is empty for any other source.
-	if len(st.lists) > 0 && ps.Kind != "oci" {
+	if len(st.lists) > 0 && ps.Kind != source.OCI {
 		if len(t.Signers) > 0 && recorded == nil {
 			return nil, fmt.Errorf("%w: %s is a %s source: signature requirements (Trust.Signers) apply to oci:// sources only, which carry Sigstore signatures; require a signed commit in the policy instead", ErrRefused, ps.Display, ps.Kind)
 		}
 		st.lists = nil // flags name OCI signers; a sync applies them to its OCI sources only
 	}
-	if ps.Kind == "git" || ps.Kind == "github" {
+	if ps.Kind == source.Git || ps.Kind == source.GitHub {
 		st.commits = p.CommitRules(ps)
 	}
 	return st, nil
@@ -378,10 +282,11 @@ func (st *sourceTrust) verifyPin(ctx context.Context, rs source.Remote, pin stri
 // of requirements, with the trust checker, and checks the signer against
 // the one recorded.
 func (st *sourceTrust) verifySignatures(ctx context.Context, rs source.Remote, pin string) error {
-	r := trust.SignatureVerifierOf(rs)
-	if r == nil {
+	signed, ok := rs.(source.Signed)
+	if !ok {
 		return fmt.Errorf("%w: %s is not an OCI source, and carries no signature", ErrRefused, st.ps.Display)
 	}
+	r := trust.SignatureVerifierOf(signed)
 	var extra []trust.SignerRule
 	for _, list := range st.lists {
 		if list.extra {

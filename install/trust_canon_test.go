@@ -182,7 +182,7 @@ func TestTrustURLPatternHostGlobQuery(t *testing.T) {
 		if err := p.Check(source.Origin{Kind: "url", Location: loc, Pinned: true, Display: loc}); err == nil {
 			t.Errorf("sources.allow [url:https://*.acme.corp/*] allows the hop or artifact %s, content from evil.example", loc)
 		}
-		if s, err := policy.ParseSource("url:" + loc); err == nil && p.Check(s) == nil {
+		if s, err := source.ParseOrigin("url:" + loc); err == nil && p.Check(s) == nil {
 			t.Errorf("policy check url:%s says allowed (%s)", loc, s.Location)
 		}
 	}
@@ -211,7 +211,7 @@ func TestTrustPolicySourceClassifiesAsRead(t *testing.T) {
 			continue
 		}
 		s, err := in.Origin(tt.src)
-		if err != nil || s.Kind != tt.kind || s.Location != tt.loc {
+		if err != nil || string(s.Kind) != tt.kind || s.Location != tt.loc {
 			t.Errorf("Origin(%s) = %s:%s, %v; want %s:%s", tt.src, s.Kind, s.Location, err, tt.kind, tt.loc)
 		}
 		switch rs.(type) {

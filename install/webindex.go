@@ -14,7 +14,7 @@ import (
 	"slices"
 
 	"github.com/agentadaptor/agentadaptor/internal/readfile"
-	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/webindex"
 )
@@ -150,10 +150,10 @@ func (in *Installer) checkArtifact(indexURL string, s webindex.Skill) error {
 	if in.trust == nil {
 		return nil
 	}
-	if u, err := url.Parse(s.Resolved); err != nil || policy.HasDotSegment(u.Path) {
+	if u, err := url.Parse(s.Resolved); err != nil || sourceloc.HasDotSegment(u.Path) {
 		return fmt.Errorf("%s: %w: skill %s is at %s, whose path has a '..' segment; the policy is checked against the path as written, so the index must name it without", indexURL, ErrRefused, s.Name, s.Resolved)
 	}
-	err := in.trust.effectivePolicy().Check(source.Origin{Kind: "url", Location: s.Resolved, Pinned: true, Display: s.Resolved})
+	err := in.trust.effectivePolicy().Check(source.Origin{Kind: source.URL, Location: s.Resolved, Pinned: true, Display: s.Resolved})
 	if err != nil {
 		return fmt.Errorf("%s: %w: skill %s is at %s: %w", indexURL, ErrRefused, s.Name, s.Resolved, err)
 	}

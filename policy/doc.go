@@ -213,9 +213,10 @@
 // # Sources
 //
 // A caller turns what it installs or mounts into a [source.Origin]: package
-// install maps every source syntax it reads, the SDK each skill's origin.
-// [ParseSource] reads the policy's own notation (KIND:LOCATION), which
-// `agentskills policy check` takes beside every source add takes.
+// install maps every source syntax it reads, the SDK each skill's origin
+// (source.OriginOf). source.ParseOrigin reads the policy's own notation
+// (KIND:LOCATION), which `agentskills policy check` takes beside every
+// source add takes. This package only matches origins; it parses none.
 //
 //  15. Every rule (sources.allow, sources.pinned, signers with keys or
 //     identities, signers with commits, audit.accept) is matched against

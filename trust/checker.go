@@ -12,13 +12,14 @@ import (
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
+	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
-	"github.com/agentadaptor/agentadaptor/source/oci"
 )
 
 // SignatureVerifier checks the Sigstore signatures of a published source
 // at a pin: an OCI source's manifest digest ([SignatureVerifierOf] gives
-// the one of source/oci's Remote and TrustedSource).
+// the one of a [source.Signed], as source/oci's Remote and SkillSource
+// are).
 type SignatureVerifier interface {
 	// VerifySignature returns the signer of the content at pin when a
 	// signature attached to it satisfies one of reqs. Errors wrap
@@ -151,7 +152,7 @@ func (c *Checker) VerifyCommits(ctx context.Context, o source.Origin, v source.C
 	var signer string
 	for i, r := range c.policy.CommitRules(o) {
 		if v == nil {
-			return "", &RefusedError{Origin: o, Rule: r.Rule, Err: fmt.Errorf("%w: the rule requires a signed commit, and a %s source has no commit to check (build the skill with Client.TrustedSkill of package source/git or source/github)",
+			return "", &RefusedError{Origin: o, Rule: r.Rule, Err: fmt.Errorf("%w: the rule requires a signed commit, and a %s source has no commit to check (build the skill with Client.Skill of package source/git or source/github)",
 				source.ErrCommitSignature, o.Kind)}
 		}
 		who, err := v.VerifyCommit(ctx, pin, source.CommitKeys{AllowedSigners: r.AllowedSigners, GPGKeyring: r.GPGKeyring})
@@ -241,29 +242,28 @@ func (c *memo[V]) put(key string, v V) {
 	c.m[key] = v
 }
 
-// bundleFinder is a source whose Sigstore bundles a check verifies: the
-// Remote and TrustedSource of package source/oci.
-type bundleFinder interface {
-	VerifyBundles(ctx context.Context, pin string, v oci.BundleVerifier) error
+// SignatureVerifierOf returns the verifier of the signatures s finds
+// (the Sigstore bundles of source/oci's Remote and SkillSource): package
+// signature verifies them.
+func SignatureVerifierOf(s source.Signed) SignatureVerifier {
+	return bundles{s}
 }
 
-// SignatureVerifierOf returns what checks the signatures of v: v itself
-// when it is a [SignatureVerifier]; for a source whose bundles are found
-// by source/oci (its Remote and TrustedSource, with a VerifyBundles
-// method), one that verifies them with package signature; else nil, as
-// v carries no signature.
-func SignatureVerifierOf(v any) SignatureVerifier {
-	switch v := v.(type) {
+// signatureVerifier returns what checks the signatures of src: src itself
+// when it is a [SignatureVerifier], [SignatureVerifierOf] of a
+// [source.Signed], else nil, as src carries no signature.
+func signatureVerifier(src skill.Source) SignatureVerifier {
+	switch v := src.(type) {
 	case SignatureVerifier:
 		return v
-	case bundleFinder:
-		return bundles{v}
+	case source.Signed:
+		return SignatureVerifierOf(v)
 	}
 	return nil
 }
 
-// bundles is the SignatureVerifier of a bundleFinder.
-type bundles struct{ f bundleFinder }
+// bundles is the SignatureVerifier of a source.Signed.
+type bundles struct{ f source.Signed }
 
 func (b bundles) VerifySignature(ctx context.Context, pin string, reqs []signature.Requirement) (signature.Signer, error) {
 	check := &signature.BundleCheck{Reqs: reqs}

@@ -62,7 +62,7 @@ func (m *Materializer) MaterializeContent(ctx context.Context, s skill.Skill) (d
 	if err != nil {
 		return "", "", &skill.SkillMaterializationError{Key: s.Key, Cause: err}
 	}
-	origin := OriginOf(s.Source)
+	origin := source.OriginOf(s.Source)
 	named := func(err error) error {
 		var re *RefusedError
 		if errors.As(err, &re) {
@@ -100,15 +100,15 @@ func (m *Materializer) checkSigners(ctx context.Context, s skill.Skill, origin s
 	if err == nil && len(rules)+len(p.CommitRules(origin)) == 0 {
 		return nil
 	}
-	key := digest + "\x00" + origin.Kind + "\x00" + origin.Location + "\x00" + origin.Display
+	key := digest + "\x00" + string(origin.Kind) + "\x00" + origin.Location + "\x00" + origin.Display
 	if _, ok := m.checker.signers.get(key); ok && err == nil && origin.Pinned {
 		return nil
 	}
 	var pin string
-	if p, ok := s.Source.(Pinned); ok {
+	if p, ok := s.Source.(source.PinnedSource); ok {
 		pin = p.Pin()
 	}
-	sv := SignatureVerifierOf(s.Source)
+	sv := signatureVerifier(s.Source)
 	if _, err := m.checker.VerifySignatures(ctx, origin, sv, pin); err != nil {
 		return err
 	}

@@ -119,37 +119,6 @@ func TestPolicyRefusesSources(t *testing.T) {
 	}
 }
 
-// TestPolicyOrigins checks rule 1: where a skill comes from.
-func TestPolicyOrigins(t *testing.T) {
-	dir := skillDir(t, "review")
-	real, err := filepath.EvalSymlinks(dir) // t.TempDir is under a link on macOS
-	if err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(t.TempDir(), "link")
-	if err := os.Symlink(dir, link); err != nil {
-		t.Skip("no symbolic links:", err)
-	}
-	oci := source.Origin{Kind: "oci", Location: "ghcr.io/acme/review", Pinned: true}
-	tests := []struct {
-		name string
-		src  skill.Source
-		want source.Origin
-	}{
-		{"folder", skill.PathSource{Path: dir}, source.Origin{Kind: "local", Location: real, Display: dir}},
-		{"folder through a link", skill.PathSource{Path: link}, source.Origin{Kind: "local", Location: real, Display: link}},
-		{"inline", skill.InlineSource{SkillMD: "x"}, source.Origin{Kind: "inline"}},
-		{"own origin", originSource{skill.InlineSource{SkillMD: "x"}, oci}, oci},
-		{"archive", skill.ArchiveSource{Fingerprint: "f"}, source.Origin{Kind: "unknown", Display: "an archive without an origin (fingerprint f)"}},
-		{"fs", skill.FSSource{Root: "."}, source.Origin{Kind: "inline"}},
-	}
-	for _, tt := range tests {
-		if got := trust.OriginOf(tt.src); got != tt.want {
-			t.Errorf("OriginOf(%s) = %+v, want %+v", tt.name, got, tt.want)
-		}
-	}
-}
-
 // TestPolicyAllowsInline checks rule 5 of package policy as the agent
 // applies it: an inline skill passes any sources.allow, and an allowed
 // folder is run.

@@ -22,6 +22,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/oci"
 	"github.com/agentadaptor/agentadaptor/trust"
 )
@@ -77,9 +78,9 @@ func TestPolicyOCISigners(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Fetch: %v", err)
 			}
-			s := a.TrustedSkill()
-			if got := trust.OriginOf(s.Source); got.Kind != "oci" || got.Location != host+"/acme/"+strings.ReplaceAll(tt.name, " ", "-") || !got.Pinned {
-				t.Errorf("OriginOf(TrustedSkill) = %+v, want the pinned oci repository", got)
+			s := a.Skill()
+			if got := source.OriginOf(s.Source); got.Kind != source.OCI || got.Location != host+"/acme/"+strings.ReplaceAll(tt.name, " ", "-") || !got.Pinned {
+				t.Errorf("OriginOf(Skill) = %+v, want the pinned oci repository", got)
 			}
 			if tt.wantErr == nil {
 				agent, rec := newAgent(t, adaptor.WithSkillMaterializer(trust.NewMaterializer(cache, trust.NewChecker(p))), adaptor.WithSkills(s))
@@ -101,12 +102,13 @@ func TestPolicyOCISigners(t *testing.T) {
 	}
 }
 
-// TestPolicyOCISkillWithoutOrigin checks rule 1 of "Trust" for the skills
-// oci.Skill and Artifact.Skill build, whose archive source says not where
-// it comes from: such a skill is not inline, so a policy that allows only
-// other registries, or requires a signer, refuses it before the driver
-// starts (through an Agent and the Materializer alike), naming how
-// to give it an origin; with no such rule it runs.
+// TestPolicyOCISkillWithoutOrigin checks rule 1 of "Trust" for an OCI
+// skill whose source is the bare archive (the one oci.SkillSource
+// embeds), which says not where it comes from: such a skill is not
+// inline, so a policy that allows only other registries, or requires a
+// signer, refuses it before the driver starts (through an Agent and the
+// Materializer alike), naming how to give it an origin; with no such
+// rule it runs.
 func TestPolicyOCISkillWithoutOrigin(t *testing.T) {
 	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0)), registry.WithReferrersSupport(true)))
 	t.Cleanup(srv.Close)
@@ -125,6 +127,7 @@ func TestPolicyOCISkillWithoutOrigin(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Skill: %v", err)
 	}
+	s.Source = s.Source.(oci.SkillSource).ArchiveSource
 	pub, _, _ := ed25519.GenerateKey(rand.Reader)
 	der, _ := x509.MarshalPKIXPublicKey(pub)
 	pdir := t.TempDir()
@@ -153,7 +156,7 @@ func TestPolicyOCISkillWithoutOrigin(t *testing.T) {
 			check := func(what string, err error) {
 				t.Helper()
 				var pe *trust.RefusedError
-				if !errors.As(err, &pe) || pe.Rule.Name != tt.rule || pe.Origin.Kind != "unknown" || !strings.Contains(err.Error(), "TrustedSkill") {
+				if !errors.As(err, &pe) || pe.Rule.Name != tt.rule || pe.Origin.Kind != source.Unknown || !strings.Contains(err.Error(), "Artifact.Skill") {
 					t.Errorf("%s = %v, want a *RefusedError of %s for an unknown source, saying how to give it an origin", what, err, tt.rule)
 				}
 			}
@@ -198,9 +201,9 @@ func TestPolicyOCISignersEverySpelling(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Fetch(%s): %v", spelled, err)
 	}
-	s := a.TrustedSkill()
-	if got := trust.OriginOf(s.Source); got.Kind != "oci" || got.Location != host+"/acme/review" {
-		t.Errorf("OriginOf(TrustedSkill of %s) = %+v, want the canonical location %s/acme/review", spelled, got, host)
+	s := a.Skill()
+	if got := source.OriginOf(s.Source); got.Kind != source.OCI || got.Location != host+"/acme/review" {
+		t.Errorf("OriginOf(Skill of %s) = %+v, want the canonical location %s/acme/review", spelled, got, host)
 	}
 	agent := adaptor.New(neverStarted{t}, adaptor.WithSkillMaterializer(trust.NewMaterializer(cache, trust.NewChecker(p))), adaptor.WithSkills(s))
 	_, err = agent.Run(t.Context(), "go")

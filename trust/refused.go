@@ -158,9 +158,9 @@ func originDisplay(s source.Origin) string {
 	case s.Display != "":
 		return s.Display
 	case s.Location != "":
-		return s.Kind + " " + s.Location
+		return string(s.Kind) + " " + s.Location
 	}
-	return "an " + s.Kind + " source"
+	return "an " + string(s.Kind) + " source"
 }
 
 // Refused reports true: an Agent returns the error of a materializer

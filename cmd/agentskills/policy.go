@@ -134,10 +134,10 @@ func runPolicyCheck(opts *policyCheckOptions, args []string) error {
 // oci:HOST/REPO, url:URL, local:PATH): the source as the policy sees
 // it, its location canonical.
 func checkedSource(in *install.Installer, text string) (source.Origin, error) {
-	kind, rest, _ := strings.Cut(text, ":")
-	switch {
-	case (kind == "oci" || kind == "git") && !strings.HasPrefix(rest, "//"), kind == "url", kind == "local":
-		return policy.ParseSource(text)
+	k, rest, _ := strings.Cut(text, ":")
+	switch kind := source.Kind(k); {
+	case (kind == source.OCI || kind == source.Git) && !strings.HasPrefix(rest, "//"), kind == source.URL, kind == source.Local:
+		return source.ParseOrigin(text)
 	}
 	return in.Origin(text)
 }
