@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/source/github"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // githubHost is the host a GitHub source named without one
@@ -48,7 +49,7 @@ func (in *Installer) checkHost(source, pin string, names []string, lock *lockFil
 			if now != "" {
 				is = now
 			}
-			return fmt.Errorf("%w: %s: the lock file records it from %s, but GITHUB_API_URL names the API of %s; set GITHUB_API_URL to the API of %s (unset for github.com), or add the source again", ErrRefused, source, was, is, was)
+			return fmt.Errorf("%w: %s: the lock file records it from %s, but GITHUB_API_URL names the API of %s; set GITHUB_API_URL to the API of %s (unset for github.com), or add the source again", trust.ErrRefused, source, was, is, was)
 		}
 	}
 	return nil

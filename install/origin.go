@@ -9,6 +9,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/github"
 	"github.com/agentadaptor/agentadaptor/source/oci"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // Origin returns the source text (any source Add takes, or one a lock
@@ -118,7 +119,7 @@ func (in *Installer) localOrigin(s source.Origin, text string, typed bool) (sour
 // canonical (# Trust, rule 1): no rule of the policy can be matched
 // against it, so none can be known not to apply.
 func notCanonical(s source.Origin, err error) error {
-	return fmt.Errorf("%s: %w: its location cannot be made canonical, so the policy's rules cannot be matched against it: %w", s.Display, ErrRefused, err)
+	return fmt.Errorf("%s: %w: its location cannot be made canonical, so the policy's rules cannot be matched against it: %w", s.Display, trust.ErrRefused, err)
 }
 
 func dotSegmentError(text string) error {

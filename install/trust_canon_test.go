@@ -12,6 +12,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/github"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // TestTrustGitHubCommitRuleAppliesToGitSpellings checks # Trust, rule 1,
@@ -84,9 +85,9 @@ func TestTrustGitHubCommitRuleAppliesToGitInstall(t *testing.T) {
 	p := parsePolicy(t, t.TempDir(), "version: 1\nsigners:\n  - sources: [\"github:acme/*\"]\n    commits: {allowed_signers: "+good.AllowedSigners+"}\n")
 	f := newFixture(t)
 	src := "git+https://github.com/acme/tools.git#ref=main&path=skills/alpha"
-	_, err := trustInstaller(t, f, "", Trust{Policy: p}).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
-	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "signers[1]") {
-		t.Errorf("Add(%s) of an unsigned commit under a commits rule for github:acme/* = %v; want ErrRefused naming signers[1]", src, err)
+	_, err := trustInstaller(t, f, "", trust.NewChecker(p), Trust{}).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+	if !errors.Is(err, trust.ErrRefused) || !strings.Contains(err.Error(), "signers[1]") {
+		t.Errorf("Add(%s) of an unsigned commit under a commits rule for github:acme/* = %v; want trust.ErrRefused naming signers[1]", src, err)
 	}
 	if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", "skills", "alpha")); err == nil {
 		t.Errorf("the unsigned commit of github.com/acme/tools was installed")

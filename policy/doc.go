@@ -232,7 +232,7 @@
 //     whatever the policy says.
 //  17. The signers a rule accepts ([SignerRule], [Signer]) are plain data:
 //     the caller that verifies turns them into package signature's terms
-//     (package trust's SignerRuleOf), so reading a policy links no
+//     (package trust's Checker does), so reading a policy links no
 //     Sigstore code.
 //
 // The canonical location of each kind of source, and the spellings that

@@ -69,7 +69,7 @@
 //     that names the skill, its source, the
 //     rule, the policy files and, for the audit, every refusing finding
 //     with its file and line as the audit keeps them (at most 100 of a
-//     rule and 1,000 in all), counting the rest (RefusedError.Omitted:
+//     rule and 1,000 in all), counting the rest (Refusal.Omitted:
 //     "and 31,204 more"). An Agent's run fails with it as it is, and no
 //     driver starts.
 //  6. Audit findings are remembered by the tree's content digest, and
@@ -77,11 +77,16 @@
 //     run neither audits nor verifies again.
 //  7. Without a checker nothing of this is done: no audit, no check.
 //
-// Package install applies rules 1 to 5 to the sources it adds and syncs,
-// and adds the lock file's rules (trust on first use of a signer, the
-// risks a lock file records as accepted; see # Trust in its doc). The
-// signers its user names and the one its lock file records are checked
-// by [Checker.VerifySignatures] too, as rules of the caller's own, so
+// A program that reads sources itself checks each with
+// [Checker.CheckSource] before it reads it, and verifies the pin it
+// reads with the [SourceCheck] that returns, before it downloads the
+// content; it audits each skill's tree with [Checker.AuditTree] and
+// words a refusal by the audit with [AuditRefusal]. Package install does:
+// it applies rules 1 to 5 to the sources it adds and syncs, and adds the
+// lock file's rules (trust on first use of a signer, the risks a lock
+// file records as accepted, which [Checker.LiftRecorded] lets through;
+// see # Trust in its doc). The signers its user names and the one its
+// lock file records are rules of the caller's own of CheckSource, so
 // that signatures are verified in one place.
 //
 // What holds on Linux holds on macOS and Windows: the audit reads the

@@ -66,7 +66,9 @@ func (m *Materializer) MaterializeContent(ctx context.Context, s skill.Skill) (d
 	named := func(err error) error {
 		var re *RefusedError
 		if errors.As(err, &re) {
-			re.Key, re.Name = s.Key, name
+			for i := range re.Refusals {
+				re.Refusals[i].Key, re.Refusals[i].Skill = s.Key, name
+			}
 			return re
 		}
 		return err
@@ -85,8 +87,8 @@ func (m *Materializer) MaterializeContent(ctx context.Context, s skill.Skill) (d
 		return "", "", &skill.SkillMaterializationError{Key: s.Key, RuntimeName: name, Cause: fmt.Errorf("audit %s: %w", dir, err)}
 	}
 	if refusing := m.checker.Refusing(rep, name, origin); len(refusing.Findings) > 0 {
-		return "", "", &RefusedError{Key: s.Key, Name: name, Origin: origin, Rule: m.checker.policy.FailOnRule(),
-			Findings: refusing.Findings, Omitted: refusing.Omitted, Path: dir}
+		return "", "", refused(Refusal{Key: s.Key, Skill: name, Origin: origin, Rule: m.checker.policy.FailOnRule(),
+			Findings: refusing.Findings, Omitted: refusing.Omitted, Path: dir})
 	}
 	return dir, digest, nil
 }
@@ -109,11 +111,11 @@ func (m *Materializer) checkSigners(ctx context.Context, s skill.Skill, origin s
 		pin = p.Pin()
 	}
 	sv := signatureVerifier(s.Source)
-	if _, err := m.checker.VerifySignatures(ctx, origin, sv, pin); err != nil {
+	if err := m.checker.verifySignatures(ctx, origin, sv, pin); err != nil {
 		return err
 	}
 	cv, _ := s.Source.(source.CommitVerifier)
-	if _, err := m.checker.VerifyCommits(ctx, origin, cv, pin); err != nil {
+	if _, err := verifyCommits(ctx, origin, cv, pin, p.CommitRules(origin)); err != nil {
 		return err
 	}
 	if origin.Pinned {
@@ -133,5 +135,5 @@ func (m *Materializer) audit(dir, digest string) (audit.Report, error) {
 		return audit.Report{}, err
 	}
 	defer root.Close()
-	return m.checker.Audit(root.FS(), digest)
+	return m.checker.report(root.FS(), digest)
 }

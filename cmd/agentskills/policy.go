@@ -11,6 +11,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/install"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // policyCheckOptions are the options of policy check.
@@ -83,7 +84,7 @@ func runPolicyCheck(opts *policyCheckOptions, args []string) error {
 	for i, a := range args {
 		src, err := checkedSource(in, a)
 		switch {
-		case errors.Is(err, install.ErrRefused):
+		case errors.Is(err, trust.ErrRefused):
 			src, refused[i] = source.Origin{Display: a}, err
 		case errors.Is(err, install.ErrInvalidSource):
 			return inputError{err}
