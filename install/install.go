@@ -461,7 +461,7 @@
 // and the signers a lock file records are kept as they are. Errors wrap
 // trust.ErrRefused (and the
 // error of the package that refused: policy.ErrDenied,
-// signature.ErrUnsigned, ErrUntrusted or ErrInvalid,
+// source.ErrUnsigned, source.ErrUntrusted or source.ErrInvalidSignature,
 // source.ErrCommitSignature). A refusal by the trust checker (a source
 // the policy refuses, a signature a rule of the policy or Trust.Signers
 // requires, a commit the policy requires signed) is its
