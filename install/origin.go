@@ -124,5 +124,5 @@ func notCanonical(s source.Origin, err error) error {
 }
 
 func dotSegmentError(text string) error {
-	return fmt.Errorf("%w: source %s: the source's path has a '..' segment; write it without (the policy is checked against the path as written)", ErrInvalidSource, redactURL(text))
+	return fmt.Errorf("%s: %w: the source's path has a '..' segment; write it without (the policy is checked against the path as written)", redactURL(text), ErrInvalidSource)
 }

@@ -64,8 +64,8 @@ type SignerChangedError struct {
 }
 
 func (e *SignerChangedError) Error() string {
-	return fmt.Sprintf("%v: %s is now signed by %s, but the lock file records %s; nothing of it was installed (if the publisher changed signer, accept the new one by name: Trust.AcceptSigners %q)",
-		trust.ErrRefused, e.Source, e.Found, e.Recorded, e.AcceptAs())
+	return fmt.Sprintf("%s: %v: it is now signed by %s, but the lock file records %s; nothing of it was installed (if the publisher changed signer, accept the new one by name: Trust.AcceptSigners %q)",
+		e.Source, trust.ErrRefused, e.Found, e.Recorded, e.AcceptAs())
 }
 
 // AcceptAs is how Trust.AcceptSigners names the new signer: its key ID,
@@ -497,7 +497,7 @@ func (in *Installer) verifyCached(ctx context.Context, source, pin string, st *s
 		return err
 	}
 	if rs == nil {
-		return fmt.Errorf("%w: %s is recorded with a signer, but is not a published source", ErrInvalidLock, source)
+		return fmt.Errorf("%s: %w: it is recorded with a signer, but is not a published source", source, ErrInvalidLock)
 	}
 	return st.verifySignatures(ctx, rs, pin)
 }

@@ -194,9 +194,9 @@ func TestPolicySigners(t *testing.T) {
 		wantErr error // nil: the run proceeds
 	}{
 		{"signed", signedSource{inline, verifier(nil)}, nil},
-		{"another signer", signedSource{inline, verifier(fmt.Errorf("%w: signed by key sha256:2", signature.ErrUntrusted))}, signature.ErrUntrusted},
-		{"unsigned", signedSource{inline, verifier(fmt.Errorf("%w: no bundle", signature.ErrUnsigned))}, signature.ErrUnsigned},
-		{"no signature to check", inline, signature.ErrUnsigned},
+		{"another signer", signedSource{inline, verifier(fmt.Errorf("%w: signed by key sha256:2", source.ErrUntrusted))}, source.ErrUntrusted},
+		{"unsigned", signedSource{inline, verifier(fmt.Errorf("%w: no bundle", source.ErrUnsigned))}, source.ErrUnsigned},
+		{"no signature to check", inline, source.ErrUnsigned},
 		{"another source", originSource{skill.InlineSource{SkillMD: skillMD("review")}, source.Origin{Kind: "oci", Location: "ghcr.io/other/review"}}, nil},
 	}
 	for _, tt := range tests {
@@ -243,14 +243,14 @@ func TestRequireSigners(t *testing.T) {
 	if len(asked) != 1 || len(asked[0]) != 1 || asked[0][0].Key == nil {
 		t.Errorf("VerifySignature asked for %v, want the required key", asked)
 	}
-	_, err := policyAgent(t, nil, []skill.Ref{fromSource("review", signed(fmt.Errorf("%w: signed by key sha256:2", signature.ErrUntrusted)))}, opt).Run(t.Context(), "go")
+	_, err := policyAgent(t, nil, []skill.Ref{fromSource("review", signed(fmt.Errorf("%w: signed by key sha256:2", source.ErrUntrusted)))}, opt).Run(t.Context(), "go")
 	var re *trust.RefusedError
-	if !errors.As(err, &re) || !errors.Is(err, signature.ErrUntrusted) || re.Refusals[0].Rule.Name != "trust.RequireSigners" || !strings.Contains(err.Error(), "trust.RequireSigners") {
-		t.Fatalf("Run(another signer) = %v, want a *RefusedError of trust.RequireSigners wrapping %v", err, signature.ErrUntrusted)
+	if !errors.As(err, &re) || !errors.Is(err, source.ErrUntrusted) || re.Refusals[0].Rule.Name != "trust.RequireSigners" || !strings.Contains(err.Error(), "trust.RequireSigners") {
+		t.Fatalf("Run(another signer) = %v, want a *RefusedError of trust.RequireSigners wrapping %v", err, source.ErrUntrusted)
 	}
 	_, err = policyAgent(t, nil, []skill.Ref{fromSource("review", inline)}, opt).Run(t.Context(), "go")
-	if !errors.As(err, &re) || !errors.Is(err, signature.ErrUnsigned) {
-		t.Fatalf("Run(no signature to check) = %v, want a *RefusedError wrapping %v", err, signature.ErrUnsigned)
+	if !errors.As(err, &re) || !errors.Is(err, source.ErrUnsigned) {
+		t.Fatalf("Run(no signature to check) = %v, want a *RefusedError wrapping %v", err, source.ErrUnsigned)
 	}
 	agent, rec = newAgent(t, withPolicy(t, nil, opt), adaptor.WithSkills(skill.Inline("tone", skillMD("tone"))))
 	if _, err := agent.Run(t.Context(), "go"); err != nil || rec.Calls() != 1 {
@@ -284,9 +284,9 @@ func TestSignatureBeforeCache(t *testing.T) {
 	}
 	root := t.TempDir()
 	m := trust.NewMaterializer(skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(root)), trust.NewChecker(nil, trust.RequireSigners(k.Requirement())))
-	_, err := m.Materialize(t.Context(), fromSource("review", src(fmt.Errorf("%w: signed by key sha256:2", signature.ErrUntrusted))))
-	if !errors.Is(err, signature.ErrUntrusted) || !errors.As(err, new(*trust.RefusedError)) {
-		t.Fatalf("Materialize(another signer) = %v, want a *RefusedError wrapping %v", err, signature.ErrUntrusted)
+	_, err := m.Materialize(t.Context(), fromSource("review", src(fmt.Errorf("%w: signed by key sha256:2", source.ErrUntrusted))))
+	if !errors.Is(err, source.ErrUntrusted) || !errors.As(err, new(*trust.RefusedError)) {
+		t.Fatalf("Materialize(another signer) = %v, want a *RefusedError wrapping %v", err, source.ErrUntrusted)
 	}
 	var files []string
 	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {

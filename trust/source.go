@@ -90,7 +90,7 @@ func (s Verified) PublicKeyPEM() (string, error) {
 // requirement it met. v is what checks the signatures of the source
 // read: [SignatureVerifierOf] of a source.Signed (an OCI source of
 // package source/oci), or the source itself; a nil v carries no
-// signature, and is refused with signature.ErrUnsigned. A refusal is a
+// signature, and is refused with source.ErrUnsigned. A refusal is a
 // *[RefusedError] that names the rule and says, in its Reason, which
 // signers it requires.
 func (sc *SourceCheck) VerifySignatures(ctx context.Context, v SignatureVerifier, pin string) (Verified, error) {
@@ -161,7 +161,7 @@ func (sc *SourceCheck) met(ctx context.Context, v SignatureVerifier, pin string,
 				return r, nil
 			}
 		}
-		return signature.Requirement{}, fmt.Errorf("%w: %s at %s: signer %s verified, but no required key has that ID", ErrRefused, sc.origin.Display, sourceloc.ShortPin(pin), s.KeyID)
+		return signature.Requirement{}, fmt.Errorf("%s at %s: %w: signer %s verified, but no required key has that ID", sc.origin.Display, sourceloc.ShortPin(pin), ErrRefused, s.KeyID)
 	}
 	var meets []signature.Requirement
 	for _, q := range reqs {
@@ -175,12 +175,12 @@ func (sc *SourceCheck) met(ctx context.Context, v SignatureVerifier, pin string,
 			return err == nil
 		})
 		if i < 0 {
-			return signature.Requirement{}, fmt.Errorf("%w: %s at %s: signer %s verified, but against no single trusted root of the requirements", ErrRefused, sc.origin.Display, sourceloc.ShortPin(pin), s)
+			return signature.Requirement{}, fmt.Errorf("%s at %s: %w: signer %s verified, but against no single trusted root of the requirements", sc.origin.Display, sourceloc.ShortPin(pin), ErrRefused, s)
 		}
 		meets = meets[i:]
 	}
 	if len(meets) == 0 {
-		return signature.Requirement{}, fmt.Errorf("%w: %s at %s: signer %s verified, but no requirement names it", ErrRefused, sc.origin.Display, sourceloc.ShortPin(pin), s)
+		return signature.Requirement{}, fmt.Errorf("%s at %s: %w: signer %s verified, but no requirement names it", sc.origin.Display, sourceloc.ShortPin(pin), ErrRefused, s)
 	}
 	return meets[0], nil
 }
