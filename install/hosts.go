@@ -49,8 +49,8 @@ func (in *Installer) checkHost(source, pin string, names []string, lock *lockFil
 			if now != "" {
 				is = now
 			}
-			return &trust.RefusedError{Refusals: []trust.Refusal{{
-				Reason: fmt.Sprintf("%s: the lock file records it from %s, but GITHUB_API_URL names the API of %s; set GITHUB_API_URL to the API of %s (unset for github.com), or add the source again", source, was, is, was)}}}
+			return &trust.RefusedError{Refusals: []trust.Refusal{{Source: source,
+				Reason: fmt.Sprintf("the lock file records it from %s, but GITHUB_API_URL names the API of %s; set GITHUB_API_URL to the API of %s (unset for github.com), or add the source again", was, is, was)}}}
 		}
 	}
 	return nil

@@ -119,8 +119,8 @@ func (in *Installer) localOrigin(s source.Origin, text string, typed bool) (sour
 // canonical (# Trust, rule 1): no rule of the policy can be matched
 // against it, so none can be known not to apply.
 func notCanonical(s source.Origin, err error) error {
-	return &trust.RefusedError{Refusals: []trust.Refusal{{Origin: s, Err: err,
-		Reason: fmt.Sprintf("%s: its location cannot be made canonical, so the policy's rules cannot be matched against it: %v", s.Display, err)}}}
+	return &trust.RefusedError{Refusals: []trust.Refusal{{Source: s.Display, Origin: s, Err: err,
+		Reason: fmt.Sprintf("its location cannot be made canonical, so the policy's rules cannot be matched against it: %v", err)}}}
 }
 
 func dotSegmentError(text string) error {

@@ -176,8 +176,8 @@ func (in *Installer) checkSource(text, pin string, typed bool, recorded *lockSig
 		if err := t.checker.Check(ps); err != nil {
 			return nil, err
 		}
-		return nil, &trust.RefusedError{Refusals: []trust.Refusal{{Origin: ps,
-			Reason: fmt.Sprintf("%s is a %s source: signature requirements (trust.RequireSigners) apply to oci:// sources only, which carry Sigstore signatures; require a signed commit in the policy instead", ps.Display, ps.Kind)}}}
+		return nil, &trust.RefusedError{Refusals: []trust.Refusal{{Source: ps.Display, Origin: ps,
+			Reason: fmt.Sprintf("it is a %s source: signature requirements (trust.RequireSigners) apply to oci:// sources only, which carry Sigstore signatures; require a signed commit in the policy instead", ps.Kind)}}}
 	}
 	check, err := t.checker.CheckSource(ps)
 	if err != nil {

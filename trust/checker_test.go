@@ -197,6 +197,10 @@ func TestRefusedErrorRefusals(t *testing.T) {
 	if !errors.Is(one, trust.ErrRefused) || !errors.Is(one, policy.ErrDenied) {
 		t.Errorf("errors.Is(%v): want ErrRefused and policy.ErrDenied", one)
 	}
+	source := error(&trust.RefusedError{Refusals: []trust.Refusal{{Source: "github:acme/x", Reason: "the lock file records it from github.com"}}})
+	if want := "github:acme/x: refused by the trust checks: the lock file records it from github.com"; source.Error() != want {
+		t.Errorf("Error() = %q, want %q: SUBJECT: SENTINEL: DETAIL", source, want)
+	}
 }
 
 // TestLiftRecorded checks what a record of the caller's (package
