@@ -101,7 +101,7 @@
 //  3. Sources: a folder; a SKILL.md file, which stands for its folder's
 //     skill alone (not the skills below it); an archive file (zip, tar,
 //     tar.gz, recognised by content); an http(s) URL of such an archive, with an optional
-//     expected SHA-256 as URL#sha256=HEX that must match ([ErrIntegrity]
+//     expected SHA-256 as URL#sha256=HEX that must match ([source.ErrIntegrity]
 //     if not). The skills of a source are found as rule 12 says. Every
 //     source is held to the archive rules of package skill and the
 //     limits of the skill cache ([WithCache]; names, file types, sizes,
@@ -191,19 +191,22 @@
 //  8. Errors wrap one of the package's sentinels ([ErrConflict],
 //     [ErrModified], [ErrNotInstalled], [ErrDrift], [ErrSourceUnavailable],
 //     [ErrInvalidSource], [ErrInvalidLock], [ErrNothingRecorded],
-//     [ErrUnsafeFolder], [ErrInterrupted], trust.ErrRefused, [ErrIntegrity],
-//     and [ErrSpecification] beside [ErrInvalidSource]) for callers to classify with
-//     errors.Is; a request stopped by several problems lists every one.
-//     [ErrIntegrity] (source.ErrIntegrity) is every integrity failure:
-//     content that does not match the digest that names it, downloaded
-//     or kept (a URL's #sha256=, a web index's digest, an OCI blob's).
-//     A skill skipped for it (rule 4) still fails the request: Add
-//     installs the others and returns the changes with an error wrapping
-//     ErrIntegrity; with AddRequest.Strict, or when it is the only skill,
-//     nothing changes and the error wraps both [ErrInvalidSource] and
-//     ErrIntegrity.
-//     Messages speak of this package (its options and fields), never of
-//     a command's flags: a command adds those.
+//     [ErrUnsafeFolder], [ErrInterrupted], trust.ErrRefused, and
+//     [ErrSpecification] beside [ErrInvalidSource]) or, for content that
+//     does not match its digest, [source.ErrIntegrity], for callers to
+//     classify with errors.Is; a request stopped by several problems
+//     lists every one. source.ErrIntegrity, the one sentinel of every
+//     package for it, is every integrity failure: content that does not
+//     match the digest that names it, downloaded or kept (a URL's
+//     #sha256=, a web index's digest, an OCI blob's). A skill skipped
+//     for it (rule 4) still fails the request: Add installs the others
+//     and returns the changes with an error wrapping
+//     source.ErrIntegrity; with AddRequest.Strict, or when it is the
+//     only skill, nothing changes and the error wraps both
+//     [ErrInvalidSource] and source.ErrIntegrity. Messages read
+//     SUBJECT: SENTINEL: DETAIL, the source, skill or folder first, and
+//     speak of this package (its options and fields), never of a
+//     command's flags: a command adds those.
 //     Every change is reported with its [Action]: installed, updated,
 //     repaired, adopted, unchanged, removed, finished, rolled back, or
 //     skipped (rule 4).
@@ -436,7 +439,7 @@
 //     both), an archive without a root SKILL.md, and a skill whose
 //     SKILL.md names another skill than the index does are skipped as
 //     rule 4 says; a digest that differs is an integrity failure, so Add
-//     then fails with [ErrIntegrity] after installing the others (rule
+//     then fails with [source.ErrIntegrity] after installing the others (rule
 //     8), and a sync or an update of a recorded skill fails with it,
 //     changing nothing. The lock file records per skill the index's URL as
 //     its source, its name as its subpath and the index's digest as its
@@ -463,7 +466,8 @@
 // With [WithTrust], Add, Sync and [Installer.CheckTrust] check who
 // published a skill and what it does, with the trust engine the SDK uses
 // too (a trust.Checker, whose rules package trust's doc states, with the
-// policy and the audit rules it lets through, trust.AllowRisks; the
+// policy, the audit rules it lets through, trust.AllowRisks, and the
+// signers the user requires of OCI sources, trust.RequireSigners; the
 // policy, signatures and audit are packages policy, signature and
 // audit). What this package adds is the lock file's ([Trust]): the
 // signers it records and trusts on first use (rule 4), and the risks it
@@ -471,13 +475,20 @@
 // and the signers a lock file records are kept as they are. Errors wrap
 // trust.ErrRefused (and the
 // error of the package that refused: policy.ErrDenied,
-// signature.ErrUnsigned, ErrUntrusted or ErrInvalid,
+// source.ErrUnsigned, source.ErrUntrusted or source.ErrInvalidSignature,
 // source.ErrCommitSignature). A refusal by the trust checker (a source
-// the policy refuses, a signature a rule of the policy or Trust.Signers
-// requires, a commit the policy requires signed) is its
+// the policy refuses, a signature a rule of the policy or
+// trust.RequireSigners requires, a commit the policy requires signed) is its
 // *trust.RefusedError, which matches policy.ErrDenied too, its
-// refusal's Reason naming the source, the pin and the signers required;
-// a refusal of the lock file's (a signer it records, rule 4) is not.
+// refusal's Reason naming the source, the pin and the signers required.
+// Every other refusal is a *trust.RefusedError too, whose Reason alone
+// says why (it matches trust.ErrRefused and not policy.ErrDenied): a
+// source whose location cannot be made canonical or that a GitHub host
+// other than the recorded one serves (rule 1), signers required of a
+// source that is not OCI (rule 2), content that the signer the lock file
+// records did not sign (rule 4), a skill a Sync or Update refuses by its
+// audit (rule 5); except a changed signer, the lock file's trust on
+// first use, which is a [*SignerChangedError] (rule 4).
 // Per source, in this order:
 //
 //  1. Policy first: the source, as [Installer.Origin] sees it
@@ -521,20 +532,21 @@
 //  2. Signatures before content: an OCI source is verified
 //     (oci.Verify, against the manifest digest of the resolved pin)
 //     after its reference is resolved and before its layer is
-//     downloaded, when Trust.Signers (one list: a signature by any of
-//     them) or policy.Signers (every list satisfied) require a signer,
+//     downloaded, when trust.RequireSigners (one list: a signature by any
+//     of them) or the policy's signers rules (every rule satisfied)
+//     require a signer,
 //     or when the lock file records one (rule 4): the trust checker
 //     verifies them all (trust.Checker.CheckSource and
 //     trust.SourceCheck.VerifySignatures, the policy's rules with
-//     Trust.Signers or the recorded signer as rules of this package's
-//     own), and this package records the signer of the first and
+//     trust.RequireSigners, and the recorded signer as a rule of this
+//     package's own), and this package records the signer of the first and
 //     compares it with the recorded one. Requirements for a
 //     source that is not OCI are refused, as nothing could satisfy
-//     them: Trust.Signers given to Add for a GitHub, git, URL or local
+//     them: trust.RequireSigners given to Add for a GitHub, git, URL or local
 //     source (a policy names signers for oci sources only: rule 6 of
-//     package policy); a Sync applies Trust.Signers to its OCI sources
+//     package policy); a Sync applies trust.RequireSigners to its OCI sources
 //     only.
-//  3. Signed commits: when policy.CommitSigners requires it for a git
+//  3. Signed commits: when a commits rule of the policy requires it for a git
 //     or GitHub source, its pinned commit is checked
 //     (source.CommitVerifier) with the allowed-signers file or keyring
 //     the policy names, after the pin is resolved and before the skills
@@ -574,7 +586,7 @@
 //     Change.PreviousSigner), also when the content is unchanged (the
 //     same pin signed again), so that accepting a signer is never
 //     reported as no change. To verify a new key its public key must be
-//     given (Trust.Signers). The signature verified is the pin's: a
+//     given (trust.RequireSigners). The signature verified is the pin's: a
 //     sync takes a skill of a source with a signer from the skill cache
 //     only when the cache holds this machine's verdict (rule 3) that
 //     the recorded digest is what it read from that source at that pin,
@@ -883,20 +895,20 @@ func (in *Installer) downloadIf(ctx context.Context, source string, since valida
 // with a smaller limit of its own (a web index) is read only that far:
 // the server is not read to the archive limit for a refusal known at
 // the first byte past it.
-func (in *Installer) downloadAtMost(ctx context.Context, source string, since validators, max int64) (string, func(), validators, error) {
+func (in *Installer) downloadAtMost(ctx context.Context, rawURL string, since validators, max int64) (string, func(), validators, error) {
 	var got validators
-	u, want, err := parseDownload(source)
+	u, want, err := parseDownload(rawURL)
 	if err != nil {
 		return "", nil, got, err
 	}
-	shown := sourceloc.Redact(source)
+	shown := sourceloc.Redact(rawURL)
 	ctx, w := startWatchdog(ctx, in.timeout)
 	defer w.stop()
 	unavailable := func(err error) error {
 		if context.Cause(ctx) == w.stalled {
-			return fmt.Errorf("%w: download %s: %w", ErrSourceUnavailable, shown, w.stalled)
+			return fmt.Errorf("%s: %w: download: %w", shown, ErrSourceUnavailable, w.stalled)
 		}
-		return fmt.Errorf("%w: download %s: %s", ErrSourceUnavailable, shown, redactErr(err, source))
+		return fmt.Errorf("%s: %w: %s", shown, ErrSourceUnavailable, redactErr(err, rawURL))
 	}
 	client := in.http
 	var refused error
@@ -937,13 +949,13 @@ func (in *Installer) downloadAtMost(ctx context.Context, source string, since va
 		return "", nil, got, unavailable(err)
 	case n > max && archive:
 		remove()
-		return "", nil, got, fmt.Errorf("%w: download %s: %w", ErrInvalidSource, shown, skillcache.NewLimitError("MaxArchiveSize", max, "larger than %d bytes", max))
+		return "", nil, got, fmt.Errorf("%s: %w: download: %w", shown, ErrInvalidSource, skillcache.NewLimitError("MaxArchiveSize", max, "larger than %d bytes", max))
 	case n > max:
 		remove()
-		return "", nil, got, fmt.Errorf("%w: download %s: larger than %d bytes", ErrInvalidSource, shown, max)
+		return "", nil, got, fmt.Errorf("%s: %w: download: larger than %d bytes", shown, ErrInvalidSource, max)
 	case want != "" && sum != want:
 		remove()
-		return "", nil, got, fmt.Errorf("%w: download %s: SHA-256 is %s, but the source says %s; refusing it (something altered it on the way, or the URL serves other content now)", ErrIntegrity, shown, sum, want)
+		return "", nil, got, fmt.Errorf("%s: %w: download: SHA-256 is %s, but the source says %s; refusing it (something altered it on the way, or the URL serves other content now)", shown, source.ErrIntegrity, sum, want)
 	}
 	return f.Name(), remove, got, nil
 }
@@ -969,7 +981,7 @@ func (in *Installer) policyRedirects(c *http.Client, shown string, pinned bool, 
 			err = p.Check(source.Origin{Kind: source.URL, Location: hop.String(), Pinned: pinned, Display: hopShown})
 		}
 		if err != nil {
-			*refused = fmt.Errorf("%w: download %s: redirected to %s: %w", trust.ErrRefused, shown, hopShown, err)
+			*refused = fmt.Errorf("%s: %w: download: redirected to %s: %w", shown, trust.ErrRefused, hopShown, err)
 			return *refused
 		}
 		if next != nil {
@@ -990,11 +1002,11 @@ func (in *Installer) policyRedirects(c *http.Client, shown string, pinned bool, 
 func parseDownload(text string) (*url.URL, string, error) {
 	u, err := url.Parse(text)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: source %s: %w", ErrInvalidSource, sourceloc.Redact(text), errors.Unwrap(err))
+		return nil, "", fmt.Errorf("%s: %w: %w", sourceloc.Redact(text), ErrInvalidSource, errors.Unwrap(err))
 	}
 	spec, err := source.Parse(text)
 	if u.Fragment != "" && (err != nil || spec.SHA256 == "") {
-		return nil, "", fmt.Errorf("%w: source %s: the fragment must be #sha256= and 64 hex digits", ErrInvalidSource, sourceloc.Redact(text))
+		return nil, "", fmt.Errorf("%s: %w: the fragment must be #sha256= and 64 hex digits", sourceloc.Redact(text), ErrInvalidSource)
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %w", ErrInvalidSource, err)

@@ -18,14 +18,10 @@ import (
 
 // Trust is what the lock file's rules add to the trust engine that Add,
 // Sync and [Installer.CheckTrust] enforce (see [WithTrust] and # Trust in
-// the package doc): the signers a user requires of the sources, and the
-// new signers accepted in place of those the lock file records.
+// the package doc): the new signers accepted in place of those the lock
+// file records. The signers a user requires of the sources are the
+// engine's (trust.RequireSigners).
 type Trust struct {
-	// Signers are the signer requirements given by the user (a
-	// command's --key and --certificate-* flags): every OCI source must
-	// carry a signature by one of them. Default: none (the policy's, and
-	// the signer the lock file records, still apply).
-	Signers []signature.Requirement
 	// AcceptSigners names new signers accepted in place of the one the
 	// lock file records, each as [signature.Signer.String] writes it or
 	// by its key ID ("sha256:..."). Default: none; a changed signer is
@@ -37,8 +33,9 @@ type Trust struct {
 }
 
 // WithTrust makes Add, Sync and [Installer.CheckTrust] enforce the trust
-// engine c (its policy, and the audit rules it lets through with
-// trust.AllowRisks) and t, what the lock file's rules add (the rules of
+// engine c (its policy, the audit rules it lets through with
+// trust.AllowRisks and the signers it requires with trust.RequireSigners)
+// and t, what the lock file's rules add (the rules of
 // # Trust in the package doc). A nil c is trust.NewChecker(nil): the zero
 // policy, which allows every source, requires no signer and refuses
 // skills with audit findings of high severity or above. Default: no
@@ -67,8 +64,8 @@ type SignerChangedError struct {
 }
 
 func (e *SignerChangedError) Error() string {
-	return fmt.Sprintf("%v: %s is now signed by %s, but the lock file records %s; nothing of it was installed (if the publisher changed signer, accept the new one by name: Trust.AcceptSigners %q)",
-		trust.ErrRefused, e.Source, e.Found, e.Recorded, e.AcceptAs())
+	return fmt.Sprintf("%s: %v: it is now signed by %s, but the lock file records %s; nothing of it was installed (if the publisher changed signer, accept the new one by name: Trust.AcceptSigners %q)",
+		e.Source, trust.ErrRefused, e.Found, e.Recorded, e.AcceptAs())
 }
 
 // AcceptAs is how Trust.AcceptSigners names the new signer: its key ID,
@@ -111,7 +108,7 @@ func (r *lockSigner) requirement(root string) (signature.Requirement, error) {
 		if r.TrustedRoot != nil {
 			data, file, err := r.TrustedRoot.read(root)
 			if err != nil {
-				return signature.Requirement{}, fmt.Errorf("%w: the signer the lock file records, %s, cannot be checked: %w", trust.ErrRefused, r.Signer, err)
+				return signature.Requirement{}, &trust.RefusedError{Refusals: []trust.Refusal{{Reason: fmt.Sprintf("the signer the lock file records, %s, cannot be checked: %v", r.Signer, err), Err: err}}}
 			}
 			req.TrustedRoot, req.TrustedRootFile = data, file
 		}
@@ -153,8 +150,8 @@ func (st *sourceTrust) signed() bool {
 }
 
 // lockSignerRule names the signers rule of the signer the lock file
-// records: its refusal is the lock file's, not the policy's, and wraps
-// trust.ErrRefused alone.
+// records: its refusal is the lock file's, not the policy's, and matches
+// trust.ErrRefused and not policy.ErrDenied.
 const lockSignerRule = "the signer the lock file records"
 
 // checkSource checks a source against the policy before anything is read
@@ -171,21 +168,18 @@ func (in *Installer) checkSource(text, pin string, typed bool, recorded *lockSig
 		return nil, err
 	}
 	// The policy's signers rules name oci sources only (rule 6 of package
-	// policy); the user's name OCI signers, which a sync applies to its
-	// OCI sources only.
-	var own []trust.SignerRule
-	if len(t.Signers) > 0 {
-		if ps.Kind != source.OCI && recorded == nil {
-			if err := t.checker.Check(ps); err != nil {
-				return nil, err
-			}
-			return nil, fmt.Errorf("%w: %s is a %s source: signature requirements (Trust.Signers) apply to oci:// sources only, which carry Sigstore signatures; require a signed commit in the policy instead", trust.ErrRefused, ps.Display, ps.Kind)
+	// policy), and the engine's required signers apply to OCI sources
+	// only; naming them for a source of another kind is refused, as
+	// nothing could satisfy them (a sync applies them to its OCI sources
+	// only).
+	if len(t.checker.RequiredSigners()) > 0 && ps.Kind != source.OCI && recorded == nil {
+		if err := t.checker.Check(ps); err != nil {
+			return nil, err
 		}
-		if ps.Kind == source.OCI {
-			own = []trust.SignerRule{{Rule: policy.Rule{Name: "Trust.Signers"}, Requirements: t.Signers}}
-		}
+		return nil, &trust.RefusedError{Refusals: []trust.Refusal{{Source: ps.Display, Origin: ps,
+			Reason: fmt.Sprintf("it is a %s source: signature requirements (trust.RequireSigners) apply to oci:// sources only, which carry Sigstore signatures; require a signed commit in the policy instead", ps.Kind)}}}
 	}
-	check, err := t.checker.CheckSource(ps, own...)
+	check, err := t.checker.CheckSource(ps)
 	if err != nil {
 		return nil, err // a *trust.RefusedError of the source
 	}
@@ -216,7 +210,8 @@ func (st *sourceTrust) verifyPin(ctx context.Context, rs source.Remote, pin stri
 	}
 	keys, keysOK := st.commitKeys() // before the check: a verdict names no keys newer than those checked
 	if len(st.commits) > 0 {
-		who, err := st.check.VerifyCommits(ctx, rs, pin)
+		cv, _ := rs.(source.CommitVerifier)
+		who, err := st.check.VerifyCommits(ctx, cv, pin)
 		if err != nil {
 			return err
 		}
@@ -232,16 +227,22 @@ func (st *sourceTrust) verifyPin(ctx context.Context, rs source.Remote, pin stri
 // engine, records who signed as the lock file will, and checks the
 // signer against the one recorded.
 func (st *sourceTrust) verifySignatures(ctx context.Context, rs source.Remote, pin string) error {
-	signed, err := st.check.VerifySignatures(ctx, rs, pin)
+	var v trust.SignatureVerifier
+	if s, ok := rs.(source.Signed); ok {
+		v = trust.SignatureVerifierOf(s)
+	}
+	signed, err := st.check.VerifySignatures(ctx, v, pin)
 	var refused *trust.RefusedError
 	if errors.As(err, &refused) {
 		r := &refused.Refusals[0]
 		rules := st.check.SignerRules()
 		if st.recorded != nil && len(rules) == 1 && rules[0].Requirements[0].Matches(st.recorded.Signer) {
-			r.Reason += "; if its publisher changed signer, give the new signer's key or identity (Trust.Signers) and accept it by name (Trust.AcceptSigners)"
+			r.Reason += "; if its publisher changed signer, give the new signer's key or identity (trust.RequireSigners) and accept it by name (Trust.AcceptSigners)"
 		}
 		if r.Rule.Name == lockSignerRule {
-			return &lockRefusal{reason: r.Reason, err: r.Err}
+			// The lock file's refusal, not the policy's: it names no
+			// rule of the policy, so it does not match policy.ErrDenied.
+			r.Rule = policy.Rule{}
 		}
 	}
 	if err != nil {
@@ -258,18 +259,6 @@ func (st *sourceTrust) verifySignatures(ctx context.Context, rs source.Remote, p
 	}
 	return nil
 }
-
-// lockRefusal is the refusal of content that the signer the lock file
-// records did not sign: the lock file's, not the policy's, so not a
-// *trust.RefusedError. It wraps trust.ErrRefused and the signature
-// check's error.
-type lockRefusal struct {
-	reason string
-	err    error
-}
-
-func (e *lockRefusal) Error() string   { return fmt.Sprintf("%v: %s", trust.ErrRefused, e.reason) }
-func (e *lockRefusal) Unwrap() []error { return []error{trust.ErrRefused, e.err} }
 
 // accepted reports whether s is named in Trust.AcceptSigners.
 func (st *sourceTrust) accepted(s signature.Signer) bool {
@@ -508,7 +497,7 @@ func (in *Installer) verifyCached(ctx context.Context, source, pin string, st *s
 		return err
 	}
 	if rs == nil {
-		return fmt.Errorf("%w: %s is recorded with a signer, but is not a published source", ErrInvalidLock, source)
+		return fmt.Errorf("%s: %w: it is recorded with a signer, but is not a published source", source, ErrInvalidLock)
 	}
 	return st.verifySignatures(ctx, rs, pin)
 }
@@ -525,7 +514,7 @@ func (in *Installer) auditRecorded(ctx context.Context, c *candidate, rec *RiskA
 	if err != nil || r == nil {
 		return err
 	}
-	return fmt.Errorf("%w: skill %s from %s: %s", trust.ErrRefused, r.Skill, r.Source, r.Reason)
+	return &trust.RefusedError{Refusals: []trust.Refusal{*r}}
 }
 
 // CheckTrust checks what the scope's lock file records against the

@@ -107,9 +107,16 @@ func TestTrustAuditRefuses(t *testing.T) {
 		if err := lock.write(lockPath); err != nil {
 			t.Fatal(err)
 		}
+		// A sync or update refuses it with the one refusal error, whose
+		// findings name the rules to allow (what the CLI's hint says).
 		_, err = trustInstaller(t, g, "", nil, Trust{}).Sync(t.Context(), SyncRequest{})
-		if !errors.Is(err, trust.ErrRefused) || !strings.Contains(err.Error(), rules[0]) {
-			t.Errorf("Sync without the allowance = %v; want trust.ErrRefused naming %s", err, rules[0])
+		var re *trust.RefusedError
+		if !errors.As(err, &re) || !errors.Is(err, trust.ErrRefused) || !strings.Contains(err.Error(), rules[0]) || re.Refusals[0].Skill != "evil" || len(re.Refusals[0].Findings) == 0 {
+			t.Errorf("Sync without the allowance = %v; want a *trust.RefusedError of evil's findings naming %s", err, rules[0])
+		}
+		_, _, err = trustInstaller(t, g, "", nil, Trust{}).Update(t.Context(), UpdateRequest{})
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), rules[0]) || re.Refusals[0].Skill != "evil" || len(re.Refusals[0].Findings) == 0 {
+			t.Errorf("Update without the allowance = %v; want a *trust.RefusedError of evil's findings naming %s", err, rules[0])
 		}
 		got, err := trustInstaller(t, g, "", nil, Trust{}).CheckTrust(t.Context())
 		if err != nil || len(got) != 1 || got[0].Skill != "evil" || len(got[0].Findings) == 0 {

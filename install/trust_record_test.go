@@ -29,12 +29,12 @@ func TestTrustAcceptSignerSamePin(t *testing.T) {
 	o.Sign(t, ref, k1.Private)
 	f := newFixture(t)
 	agents := agentsOf(t, "claude-code")
-	if _, err := trustInstaller(t, f, "", nil, Trust{Signers: []signature.Requirement{k1.Requirement()}}).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agents}); err != nil {
+	if _, err := trustInstaller(t, f, "", requiring(k1.Requirement()), Trust{}).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agents}); err != nil {
 		t.Fatalf("Add(%s) = %v", ref, err)
 	}
 	o.Sign(t, ref, k2.Private)
-	accept := Trust{Signers: []signature.Requirement{k2.Requirement()}, AcceptSigners: []string{k2.ID}}
-	changes, err := trustInstaller(t, f, "", nil, accept).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agents})
+	accept := Trust{AcceptSigners: []string{k2.ID}}
+	changes, err := trustInstaller(t, f, "", requiring(k2.Requirement()), accept).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agents})
 	if err != nil {
 		t.Fatalf("Add(%s) accepting %s = %v", ref, k2.ID, err)
 	}
@@ -208,7 +208,7 @@ func TestTrustKeylessRootRecorded(t *testing.T) {
 	}
 	cache := cachetest.Root(t)
 	req := signature.Requirement{Identity: releaseIdentity, Issuer: actionsIssuer, TrustedRoot: rootJSON, TrustedRootFile: outside}
-	if _, err := trustInstaller(t, f, cache, nil, Trust{Signers: []signature.Requirement{req}}).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agents}); err != nil {
+	if _, err := trustInstaller(t, f, cache, requiring(req), Trust{}).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agents}); err != nil {
 		t.Fatalf("Add(%s) keyless with a private root = %v", ref, err)
 	}
 	s := lockedSigner(t, f, "review")

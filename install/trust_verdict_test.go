@@ -9,7 +9,6 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/gitsigtest"
 	"github.com/agentadaptor/agentadaptor/policy"
-	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/trust"
 )
 
@@ -163,7 +162,7 @@ func TestTrustClonedLockOCIDigest(t *testing.T) {
 	// The attacker's own checkout: acme's signed skill, its lock entry
 	// then given the digest of the attacker's content.
 	a := newFixture(t)
-	if _, err := trustInstaller(t, a, "", nil, Trust{Signers: []signature.Requirement{key.Requirement()}}).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agents}); err != nil {
+	if _, err := trustInstaller(t, a, "", requiring(key.Requirement()), Trust{}).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agents}); err != nil {
 		t.Fatalf("Add(%s) = %v", ref, err)
 	}
 	lock, err := readLock(filepath.Join(a.env.Project, ".agents", lockName))
@@ -176,7 +175,7 @@ func TestTrustClonedLockOCIDigest(t *testing.T) {
 	if err := lock.write(filepath.Join(v.env.Project, ".agents", lockName)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = trustInstaller(t, v, cache, nil, Trust{Signers: []signature.Requirement{key.Requirement()}}).Sync(t.Context(), SyncRequest{})
+	_, err = trustInstaller(t, v, cache, requiring(key.Requirement()), Trust{}).Sync(t.Context(), SyncRequest{})
 	data, _ := os.ReadFile(filepath.Join(v.env.Project, ".agents", "skills", "review", "SKILL.md"))
 	if strings.Contains(string(data), "EVIL") {
 		t.Errorf("Sync (err %v) installed the attacker's cached content as %s, signed by the key required", err, ref)
@@ -196,16 +195,16 @@ func TestTrustVerdictAfterUpdate(t *testing.T) {
 	o.Sign(t, o.push(t, "acme/review", "1", "review", ""), key.Private)
 	f := newFixture(t)
 	root := t.TempDir()
-	tr := Trust{Signers: []signature.Requirement{key.Requirement()}}
+	tr, c := Trust{}, requiring(key.Requirement())
 	ref := "oci://" + o.Host + "/acme/review:1"
-	if _, err := trustInstaller(t, f, root, nil, tr).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := trustInstaller(t, f, root, c, tr).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatalf("Add(%s) = %v", ref, err)
 	}
 	o.Sign(t, o.push(t, "acme/review", "1", "review", "version two\n"), key.Private)
-	if _, err := trustInstaller(t, f, root, nil, tr).Outdated(t.Context()); err != nil {
+	if _, err := trustInstaller(t, f, root, c, tr).Outdated(t.Context()); err != nil {
 		t.Fatalf("Outdated = %v", err)
 	}
-	if _, _, err := trustInstaller(t, f, root, nil, tr).Update(t.Context(), UpdateRequest{}); err != nil {
+	if _, _, err := trustInstaller(t, f, root, c, tr).Update(t.Context(), UpdateRequest{}); err != nil {
 		t.Fatalf("Update = %v", err)
 	}
 	lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
@@ -213,7 +212,7 @@ func TestTrustVerdictAfterUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := lock.Skills["review"]
-	in := trustInstaller(t, f, root, nil, tr)
+	in := trustInstaller(t, f, root, c, tr)
 	st, err := in.checkRecorded(e.Source, e.Pin, []string{"review"}, lock)
 	if err != nil {
 		t.Fatal(err)

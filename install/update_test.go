@@ -15,7 +15,6 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
-	"github.com/agentadaptor/agentadaptor/signature"
 )
 
 // updateOf returns the SkillUpdate of name in ups.
@@ -347,7 +346,7 @@ func TestUpdateRefusesChangedSigner(t *testing.T) {
 	o.Sign(t, ref, k1.Private)
 	src := "oci://" + o.Host + "/team/review:1"
 	cache := cachetest.Root(t)
-	in := trustInstaller(t, f, cache, nil, Trust{Signers: []signature.Requirement{k1.Requirement()}})
+	in := trustInstaller(t, f, cache, requiring(k1.Requirement()), Trust{})
 	ctx := t.Context()
 	if _, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
@@ -355,7 +354,7 @@ func TestUpdateRefusesChangedSigner(t *testing.T) {
 	ref2 := o.push(t, "team/review", "1", "review", "v2\n")
 	o.Sign(t, ref2, k2.Private)
 	before := lockBytes(t, f)
-	in2 := trustInstaller(t, f, cache, nil, Trust{Signers: []signature.Requirement{k2.Requirement()}})
+	in2 := trustInstaller(t, f, cache, requiring(k2.Requirement()), Trust{})
 	_, _, err := in2.Update(ctx, UpdateRequest{})
 	var changed *SignerChangedError
 	if !errors.As(err, &changed) {
@@ -364,7 +363,7 @@ func TestUpdateRefusesChangedSigner(t *testing.T) {
 	if !bytes.Equal(before, lockBytes(t, f)) {
 		t.Error("a refused Update changed the lock file")
 	}
-	in3 := trustInstaller(t, f, cache, nil, Trust{Signers: []signature.Requirement{k2.Requirement()}, AcceptSigners: []string{k2.ID}})
+	in3 := trustInstaller(t, f, cache, requiring(k2.Requirement()), Trust{AcceptSigners: []string{k2.ID}})
 	if _, _, err := in3.Update(ctx, UpdateRequest{}); err != nil {
 		t.Fatalf("Update accepting the new signer = %v", err)
 	}

@@ -44,8 +44,8 @@ func FuzzParse(f *testing.F) {
 			if err := p.Check(s); err != nil && !errors.Is(err, policy.ErrDenied) {
 				t.Errorf("Check(%+v) = %v, want nil or %v", s, err, policy.ErrDenied)
 			}
-			if _, err := p.Signers(s); err != nil {
-				t.Errorf("Signers(%+v) = %v", s, err)
+			if _, err := p.SignerRules(s); err != nil {
+				t.Errorf("SignerRules(%+v) = %v", s, err)
 			}
 			p.CommitRules(s)
 			p.Accepted(audit.Finding{Rule: "symlink", Severity: audit.High}, "s", s)

@@ -212,9 +212,9 @@ func TestParseRelativeFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _, _ := p.CommitSigners(source.Origin{Kind: "git", Location: "h/r"})
-	if want := filepath.Join(project, ".agents", "allowed_signers"); got != want {
-		t.Errorf("CommitSigners = %q, want %q", got, want)
+	rules := p.CommitRules(source.Origin{Kind: "git", Location: "h/r"})
+	if want := filepath.Join(project, ".agents", "allowed_signers"); len(rules) != 1 || rules[0].AllowedSigners != want {
+		t.Errorf("CommitRules = %+v, want one naming %q", rules, want)
 	}
 }
 

@@ -272,21 +272,6 @@ func (p *Policy) SignerRules(s source.Origin) ([]SignerRule, error) {
 	return out, nil
 }
 
-// Signers returns the signer requirements for s: each inner list is one
-// policy rule, satisfied by a signature matching any of its requirements;
-// every list must be satisfied. None: no signature is required.
-func (p *Policy) Signers(s source.Origin) ([][]Signer, error) {
-	rules, err := p.SignerRules(s)
-	if err != nil {
-		return nil, err
-	}
-	var out [][]Signer
-	for _, r := range rules {
-		out = append(out, r.Requirements)
-	}
-	return out, nil
-}
-
 // CommitRule is one signers rule with commits that applies to a git or
 // GitHub source: its pinned commit must be signed by a key of the
 // allowed-signers file or of the GPG keyring (either may be "").
@@ -308,20 +293,6 @@ func (p *Policy) CommitRules(s source.Origin) []CommitRule {
 		}
 	}
 	return out
-}
-
-// CommitSigners returns, for a git or GitHub source whose pinned commit
-// must be signed, the allowed-signers file (SSH) and the GPG keyring the
-// policy names (either may be ""), and whether a signed commit is required.
-// Where more than one rule applies (one of the user's and one of the
-// project's) it returns the first: a caller that checks every rule, as
-// rule 13 requires, uses [Policy.CommitRules].
-func (p *Policy) CommitSigners(s source.Origin) (allowedSigners, gpgKeyring string, required bool) {
-	rules := p.CommitRules(s)
-	if len(rules) == 0 {
-		return "", "", false
-	}
-	return rules[0].AllowedSigners, rules[0].GPGKeyring, true
 }
 
 // FailOn returns the audit severity at which a skill is refused: the

@@ -263,17 +263,13 @@ signers:
 	if diff := cmp.Diff(want, rules); diff != "" {
 		t.Errorf("SignerRules(%s): (-want +got)\n%s", acme.Location, diff)
 	}
-	lists, err := p.Signers(acme)
-	if err != nil || len(lists) != 3 {
-		t.Errorf("Signers(%s) = %v, %v, want three lists", acme.Location, lists, err)
-	}
 	other := source.Origin{Kind: "oci", Location: "ghcr.io/other/skills"}
-	if lists, _ := p.Signers(other); len(lists) != 1 {
-		t.Errorf("Signers(%s) = %v, want one list", other.Location, lists)
+	if rules, _ := p.SignerRules(other); len(rules) != 1 {
+		t.Errorf("SignerRules(%s) = %v, want one rule", other.Location, rules)
 	}
 	for _, s := range []source.Origin{{Kind: "oci", Location: "docker.io/acme/skills"}, {Kind: "github", Location: "acme/tools"}} {
-		if lists, err := p.Signers(s); len(lists) != 0 || err != nil {
-			t.Errorf("Signers(%+v) = %v, %v, want none", s, lists, err)
+		if rules, err := p.SignerRules(s); len(rules) != 0 || err != nil {
+			t.Errorf("SignerRules(%+v) = %v, %v, want none", s, rules, err)
 		}
 	}
 	for _, tt := range []struct {
@@ -285,13 +281,9 @@ signers:
 		{source.Origin{Kind: "github", Location: "other/tools"}, false},
 		{acme, false},
 	} {
-		signers, keyring, required := p.CommitSigners(tt.src)
-		wantSigners := ""
-		if tt.want {
-			wantSigners = filepath.Join(dir, "allowed_signers")
-		}
-		if required != tt.want || signers != wantSigners || keyring != "" {
-			t.Errorf("CommitSigners(%+v) = %q, %q, %v, want %q, \"\", %v", tt.src, signers, keyring, required, wantSigners, tt.want)
+		rules := p.CommitRules(tt.src)
+		if required := len(rules) > 0; required != tt.want || required && (rules[0].AllowedSigners != filepath.Join(dir, "allowed_signers") || rules[0].GPGKeyring != "") {
+			t.Errorf("CommitRules(%+v) = %+v, want the allowed_signers file: %v", tt.src, rules, tt.want)
 		}
 	}
 }
@@ -368,7 +360,7 @@ func TestTighten(t *testing.T) {
 		return func(p *policy.Policy) bool { return p.Accepted(f, "kit", acme) }
 	}
 	signers := func(n int) func(*policy.Policy) bool {
-		return func(p *policy.Policy) bool { l, err := p.Signers(acme); return err == nil && len(l) == n }
+		return func(p *policy.Policy) bool { l, err := p.SignerRules(acme); return err == nil && len(l) == n }
 	}
 	tests := []struct {
 		name, user, project string

@@ -22,8 +22,8 @@ import (
 type SignatureVerifier interface {
 	// VerifySignature returns the signer of the content at pin when a
 	// signature attached to it satisfies one of reqs. Errors wrap
-	// signature.ErrUnsigned, signature.ErrUntrusted or
-	// signature.ErrInvalid.
+	// source.ErrUnsigned, source.ErrUntrusted or
+	// source.ErrInvalidSignature.
 	VerifySignature(ctx context.Context, pin string, reqs []signature.Requirement) (signature.Signer, error)
 }
 
@@ -33,8 +33,9 @@ type SignatureVerifier interface {
 type Checker struct {
 	policy     *policy.Policy
 	allowRisks []string
-	reports    memo[audit.Report] // by content digest
-	signers    memo[struct{}]     // by content digest and origin
+	signers    []signature.Requirement // RequireSigners
+	reports    memo[audit.Report]      // by content digest
+	verified   memo[struct{}]          // by origin and pin
 }
 
 // Option configures a [Checker].
@@ -42,6 +43,24 @@ type Option func(*config)
 
 type config struct {
 	allowRisks []string
+	signers    []signature.Requirement
+}
+
+// requiredSignersRule names the signers rule of [RequireSigners] in
+// refusals.
+const requiredSignersRule = "trust.RequireSigners"
+
+// RequireSigners has every OCI source carry a signature by one of reqs
+// (a key, or a keyless identity and issuer, as cosign names them): one
+// signers rule of the caller's, checked before the policy's and as they
+// are (rule 3), named "trust.RequireSigners" in refusals. Several
+// accumulate into that one rule. Sources of other kinds carry no
+// Sigstore signature, and the rule does not apply to them, as the
+// policy's signers rules name oci sources only (a program that must
+// refuse them asks [Checker.RequiredSigners] first, as package install
+// does). Default: none; only the policy's signers rules apply.
+func RequireSigners(reqs ...signature.Requirement) Option {
+	return func(c *config) { c.signers = append(c.signers, reqs...) }
 }
 
 // AllowRisks has findings of the audit rules named (their IDs, as
@@ -69,8 +88,12 @@ func NewChecker(p *policy.Policy, opts ...Option) *Checker {
 			o(&c)
 		}
 	}
-	return &Checker{policy: p, allowRisks: c.allowRisks}
+	return &Checker{policy: p, allowRisks: c.allowRisks, signers: c.signers}
 }
+
+// RequiredSigners returns the signers [RequireSigners] gave c, any of
+// which must have signed an OCI source: none by default.
+func (c *Checker) RequiredSigners() []signature.Requirement { return c.signers }
 
 // Check checks o against the policy before anything of it is read (rule
 // 2). A refusal is a *[RefusedError] that wraps the *policy.DeniedError.
@@ -116,23 +139,6 @@ func requirement(s policy.Signer) signature.Requirement {
 	}
 }
 
-// verifySignatures checks every signers rule of the policy for o
-// against the signatures v finds at pin (rule 3). A nil v carries no
-// signature. A refusal is a *[RefusedError] naming the rule, whose Err is
-// the verifier's error.
-func (c *Checker) verifySignatures(ctx context.Context, o source.Origin, v SignatureVerifier, pin string) error {
-	rules, err := c.policy.SignerRules(o)
-	if err != nil {
-		return refused(Refusal{Origin: o, Rule: policy.Rule{Name: "signers"}, Err: err})
-	}
-	for _, r := range rules {
-		if _, err := verifyRule(ctx, o, v, pin, signerRuleOf(r)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // verifyRule checks the signers rule r for o against the signatures v
 // finds at pin, and returns the signer that satisfied it. A nil v carries
 // no signature. A refusal is a *[RefusedError] naming the rule, whose Err
@@ -140,7 +146,7 @@ func (c *Checker) verifySignatures(ctx context.Context, o source.Origin, v Signa
 func verifyRule(ctx context.Context, o source.Origin, v SignatureVerifier, pin string, r SignerRule) (signature.Signer, error) {
 	if v == nil {
 		return signature.Signer{}, refused(Refusal{Origin: o, Rule: r.Rule, Err: fmt.Errorf("%w: the rule requires a signature by %s, and a %s source carries no signature to check (use a signed oci:// source)",
-			signature.ErrUnsigned, describe(r.Requirements), o.Kind)})
+			source.ErrUnsigned, describe(r.Requirements), o.Kind)})
 	}
 	s, err := v.VerifySignature(ctx, pin, r.Requirements)
 	if err != nil {

@@ -140,12 +140,12 @@ func (f verifierFunc) VerifySignature(_ context.Context, _ string, reqs []signat
 func TestVerifySignaturesOwnRules(t *testing.T) {
 	p := mustPolicy(t, "version: 1\nsigners:\n  - sources: [oci:registry.example/acme/*]\n    identity: ci@acme.example\n    issuer: https://issuer.example\n")
 	origin := source.Origin{Kind: "oci", Location: "registry.example/acme/x", Pinned: true}
-	extra := trust.SignerRule{Rule: policy.Rule{Name: "Trust.Signers"}, Requirements: []signature.Requirement{{Identity: "dev@acme.example", Issuer: "https://issuer.example"}}}
+	extra := trust.SignerRule{Rule: policy.Rule{Name: "install.lock"}, Requirements: []signature.Requirement{{Identity: "dev@acme.example", Issuer: "https://issuer.example"}}}
 	var asked []string
 	v := verifierFunc(func(reqs []signature.Requirement) (signature.Signer, error) {
 		asked = append(asked, reqs[0].Identity)
 		if reqs[0].Identity == "nobody@acme.example" {
-			return signature.Signer{}, signature.ErrUntrusted
+			return signature.Signer{}, source.ErrUntrusted
 		}
 		return signature.Signer{Identity: reqs[0].Identity, Issuer: reqs[0].Issuer}, nil
 	})
@@ -161,15 +161,15 @@ func TestVerifySignaturesOwnRules(t *testing.T) {
 	if strings.Join(asked, ",") != "dev@acme.example,ci@acme.example" {
 		t.Errorf("rules asked = %q, want the extra rule first", asked)
 	}
-	bad := trust.SignerRule{Rule: policy.Rule{Name: "Trust.Signers"}, Requirements: []signature.Requirement{{Identity: "nobody@acme.example", Issuer: "https://issuer.example"}}}
+	bad := trust.SignerRule{Rule: policy.Rule{Name: "install.lock"}, Requirements: []signature.Requirement{{Identity: "nobody@acme.example", Issuer: "https://issuer.example"}}}
 	if sc, err = c.CheckSource(origin, bad); err != nil {
 		t.Fatal(err)
 	}
 	_, err = sc.VerifySignatures(t.Context(), v, "sha256:abc")
 	var re *trust.RefusedError
-	if !errors.As(err, &re) || re.Refusals[0].Rule.Name != "Trust.Signers" || !errors.Is(err, signature.ErrUntrusted) || !errors.Is(err, trust.ErrRefused) || !errors.Is(err, policy.ErrDenied) ||
+	if !errors.As(err, &re) || re.Refusals[0].Rule.Name != "install.lock" || !errors.Is(err, source.ErrUntrusted) || !errors.Is(err, trust.ErrRefused) || !errors.Is(err, policy.ErrDenied) ||
 		!strings.Contains(err.Error(), "must be signed by") || !strings.Contains(err.Error(), "nobody@acme.example") {
-		t.Errorf("VerifySignatures(bad extra) = %v, want a *RefusedError of the extra rule wrapping %v, naming the signer it requires", err, signature.ErrUntrusted)
+		t.Errorf("VerifySignatures(bad extra) = %v, want a *RefusedError of the extra rule wrapping %v, naming the signer it requires", err, source.ErrUntrusted)
 	}
 }
 
@@ -196,6 +196,10 @@ func TestRefusedErrorRefusals(t *testing.T) {
 	}
 	if !errors.Is(one, trust.ErrRefused) || !errors.Is(one, policy.ErrDenied) {
 		t.Errorf("errors.Is(%v): want ErrRefused and policy.ErrDenied", one)
+	}
+	source := error(&trust.RefusedError{Refusals: []trust.Refusal{{Source: "github:acme/x", Reason: "the lock file records it from github.com"}}})
+	if want := "github:acme/x: refused by the trust checks: the lock file records it from github.com"; source.Error() != want {
+		t.Errorf("Error() = %q, want %q: SUBJECT: SENTINEL: DETAIL", source, want)
 	}
 }
 
@@ -232,7 +236,7 @@ func TestLiftRecorded(t *testing.T) {
 func TestVerifySignaturesKey(t *testing.T) {
 	k1, k2 := ocitest.NewKey(t), ocitest.NewKey(t)
 	origin := source.Origin{Kind: "oci", Location: "registry.example/acme/x", Pinned: true}
-	rule := trust.SignerRule{Rule: policy.Rule{Name: "Trust.Signers"}, Requirements: []signature.Requirement{k1.Requirement(), k2.Requirement()}}
+	rule := trust.SignerRule{Rule: policy.Rule{Name: "install.lock"}, Requirements: []signature.Requirement{k1.Requirement(), k2.Requirement()}}
 	sc, err := trust.NewChecker(nil).CheckSource(origin, rule)
 	if err != nil {
 		t.Fatal(err)

@@ -45,19 +45,21 @@
 //     skill is materialized or a source is read, so nothing is fetched
 //     or written for a refused one.
 //  3. Signatures: when the policy names signers for the origin
-//     (policy.Policy.SignerRules), the source must carry signatures
+//     (policy.Policy.SignerRules), or the checker requires signers of an
+//     OCI source ([RequireSigners], checked first, as a rule of the
+//     policy's is), the source must carry signatures
 //     (a [SignatureVerifier], or a [source.Signed] such as the skills of
 //     package source/oci, whose bundles package signature verifies:
 //     [SignatureVerifierOf]) and
-//     a signature of its pin must satisfy every one of the policy's
-//     rules; a source that carries no signature is
-//     refused with signature.ErrUnsigned. When the policy names signed
+//     a signature of its pin must satisfy every one of the rules; a source that carries no signature is
+//     refused with source.ErrUnsigned. When the policy names signed
 //     commits for the origin (policy.Policy.CommitRules, a git or github
 //     source), the source must implement source.CommitVerifier and its
 //     pinned commit must be signed by a key of every such rule; a source
 //     with no commit to check is refused with source.ErrCommitSignature.
 //     Both verifiers take the pin (a [source.PinnedSource] gives a skill
-//     source's).
+//     source's), and verify it before the skill is materialized, so
+//     nothing of a refused one is fetched or written.
 //  4. The audit: the materialized tree is audited (audit.Tree). A
 //     finding at or above the policy's threshold (policy.Policy.FailOn,
 //     high by default) refuses the skill, unless the policy accepts it
@@ -73,8 +75,8 @@
 //     "and 31,204 more"). An Agent's run fails with it as it is, and no
 //     driver starts.
 //  6. Audit findings are remembered by the tree's content digest, and
-//     verified signers of a pinned source by digest and source, so a warm
-//     run neither audits nor verifies again.
+//     verified signers of a pinned source by its origin and pin, so a
+//     warm run neither audits nor verifies again.
 //  7. Without a checker nothing of this is done: no audit, no check.
 //
 // A program that reads sources itself checks each with
@@ -85,9 +87,10 @@
 // it applies rules 1 to 5 to the sources it adds and syncs, and adds the
 // lock file's rules (trust on first use of a signer, the risks a lock
 // file records as accepted, which [Checker.LiftRecorded] lets through;
-// see # Trust in its doc). The signers its user names and the one its
-// lock file records are rules of the caller's own of CheckSource, so
-// that signatures are verified in one place.
+// see # Trust in its doc). The signers its user names are the checker's
+// ([RequireSigners]), and the one its lock file records a rule of the
+// caller's own of CheckSource, so that signatures are verified in one
+// place.
 //
 // What holds on Linux holds on macOS and Windows: the audit reads the
 // tree through an os.Root, and nothing here depends on the system.

@@ -24,9 +24,9 @@ type Materializer struct {
 var _ skill.ContentMaterializer = (*Materializer)(nil)
 
 // NewMaterializer returns a materializer that checks each skill's origin
-// with c, materializes it with next (nil:
-// skill.NewDefaultSkillMaterializer()), checks its signers and audits
-// what next wrote. A nil c is NewChecker(nil): the zero policy. A refusal
+// with c ([Checker.CheckSource]), verifies its pin (the signers and
+// commits rules of the [SourceCheck]), materializes it with next (nil:
+// skill.NewDefaultSkillMaterializer()) and audits what next wrote. A nil c is NewChecker(nil): the zero policy. A refusal
 // is a *[RefusedError].
 func NewMaterializer(next skill.Materializer, c *Checker) *Materializer {
 	if next == nil {
@@ -54,8 +54,8 @@ func (m *Materializer) Materialize(ctx context.Context, s skill.Skill) (string, 
 	return dir, err
 }
 
-// MaterializeContent checks where s comes from before anything is
-// fetched or written, materializes it, checks its signers and audits the
+// MaterializeContent checks where s comes from and verifies its pin
+// before anything is fetched or written, materializes it and audits the
 // folder, and returns the folder and its content digest.
 func (m *Materializer) MaterializeContent(ctx context.Context, s skill.Skill) (dir, digest string, err error) {
 	name, err := skill.RuntimeName(s)
@@ -73,14 +73,15 @@ func (m *Materializer) MaterializeContent(ctx context.Context, s skill.Skill) (d
 		}
 		return err
 	}
-	if err := m.checker.Check(origin); err != nil {
+	sc, err := m.checker.CheckSource(origin)
+	if err != nil {
+		return "", "", named(err)
+	}
+	if err := m.verifyPin(ctx, s, sc); err != nil {
 		return "", "", named(err)
 	}
 	if dir, digest, err = skillcache.MaterializeContent(ctx, m.next, s); err != nil {
 		return "", "", err
-	}
-	if err := m.checkSigners(ctx, s, origin, digest); err != nil {
-		return "", "", named(err)
 	}
 	rep, err := m.audit(dir, digest)
 	if err != nil {
@@ -93,33 +94,34 @@ func (m *Materializer) MaterializeContent(ctx context.Context, s skill.Skill) (d
 	return dir, digest, nil
 }
 
-// checkSigners checks every signers and commits rule the policy has for
-// the skill's origin against its pin. A verdict is remembered by the
-// content digest and the origin, so a warm run verifies nothing again.
-func (m *Materializer) checkSigners(ctx context.Context, s skill.Skill, origin source.Origin, digest string) error {
-	p := m.checker.policy
-	rules, err := p.SignerRules(origin)
-	if err == nil && len(rules)+len(p.CommitRules(origin)) == 0 {
-		return nil
-	}
-	key := digest + "\x00" + string(origin.Kind) + "\x00" + origin.Location + "\x00" + origin.Display
-	if _, ok := m.checker.signers.get(key); ok && err == nil && origin.Pinned {
+// verifyPin checks every signers and commits rule of sc, the skill's
+// [SourceCheck], against its pin (a [source.PinnedSource]'s; "" for
+// another source) before anything of it is fetched or written. A verdict
+// on a pin is remembered by the origin and the pin, so a warm run
+// verifies nothing again.
+func (m *Materializer) verifyPin(ctx context.Context, s skill.Skill, sc *SourceCheck) error {
+	if len(sc.SignerRules())+len(sc.CommitRules()) == 0 {
 		return nil
 	}
 	var pin string
 	if p, ok := s.Source.(source.PinnedSource); ok {
 		pin = p.Pin()
 	}
-	sv := signatureVerifier(s.Source)
-	if err := m.checker.verifySignatures(ctx, origin, sv, pin); err != nil {
-		return err
+	key := string(sc.origin.Kind) + "\x00" + sc.origin.Location + "\x00" + pin
+	if _, ok := m.checker.verified.get(key); ok && pin != "" {
+		return nil
+	}
+	if len(sc.SignerRules()) > 0 {
+		if _, err := sc.verifySignatures(ctx, signatureVerifier(s.Source), pin); err != nil {
+			return err
+		}
 	}
 	cv, _ := s.Source.(source.CommitVerifier)
-	if _, err := verifyCommits(ctx, origin, cv, pin, p.CommitRules(origin)); err != nil {
+	if _, err := verifyCommits(ctx, sc.origin, cv, pin, sc.CommitRules()); err != nil {
 		return err
 	}
-	if origin.Pinned {
-		m.checker.signers.put(key, struct{}{})
+	if pin != "" {
+		m.checker.verified.put(key, struct{}{})
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/ocitest"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
@@ -192,9 +194,9 @@ func TestPolicySigners(t *testing.T) {
 		wantErr error // nil: the run proceeds
 	}{
 		{"signed", signedSource{inline, verifier(nil)}, nil},
-		{"another signer", signedSource{inline, verifier(fmt.Errorf("%w: signed by key sha256:2", signature.ErrUntrusted))}, signature.ErrUntrusted},
-		{"unsigned", signedSource{inline, verifier(fmt.Errorf("%w: no bundle", signature.ErrUnsigned))}, signature.ErrUnsigned},
-		{"no signature to check", inline, signature.ErrUnsigned},
+		{"another signer", signedSource{inline, verifier(fmt.Errorf("%w: signed by key sha256:2", source.ErrUntrusted))}, source.ErrUntrusted},
+		{"unsigned", signedSource{inline, verifier(fmt.Errorf("%w: no bundle", source.ErrUnsigned))}, source.ErrUnsigned},
+		{"no signature to check", inline, source.ErrUnsigned},
 		{"another source", originSource{skill.InlineSource{SkillMD: skillMD("review")}, source.Origin{Kind: "oci", Location: "ghcr.io/other/review"}}, nil},
 	}
 	for _, tt := range tests {
@@ -216,6 +218,94 @@ func TestPolicySigners(t *testing.T) {
 				t.Errorf("Run() = %v (rule %+v), want it to name signers[1] and its file and line", err, pe.Refusals[0].Rule)
 			}
 		})
+	}
+}
+
+// TestRequireSigners checks rule 3 for the checker's own signers: an
+// OCI skill must carry a signature by one of them, without a policy, and
+// a skill of another kind is not concerned.
+func TestRequireSigners(t *testing.T) {
+	k := ocitest.NewKey(t)
+	oci := source.Origin{Kind: "oci", Location: "registry.example/acme/review", Pinned: true, Display: "oci://registry.example/acme/review@sha256:1"}
+	inline := originSource{skill.InlineSource{SkillMD: skillMD("review")}, oci}
+	var asked [][]signature.Requirement
+	signed := func(err error) signedSource {
+		return signedSource{inline, func(reqs []signature.Requirement) (signature.Signer, error) {
+			asked = append(asked, reqs)
+			return signature.Signer{KeyID: k.ID}, err
+		}}
+	}
+	opt := trust.RequireSigners(k.Requirement())
+	agent, rec := newAgent(t, withPolicy(t, nil, opt), adaptor.WithSkills(fromSource("review", signed(nil))))
+	if _, err := agent.Run(t.Context(), "go"); err != nil || rec.Calls() != 1 {
+		t.Fatalf("Run(signed) = %v, want the driver run", err)
+	}
+	if len(asked) != 1 || len(asked[0]) != 1 || asked[0][0].Key == nil {
+		t.Errorf("VerifySignature asked for %v, want the required key", asked)
+	}
+	_, err := policyAgent(t, nil, []skill.Ref{fromSource("review", signed(fmt.Errorf("%w: signed by key sha256:2", source.ErrUntrusted)))}, opt).Run(t.Context(), "go")
+	var re *trust.RefusedError
+	if !errors.As(err, &re) || !errors.Is(err, source.ErrUntrusted) || re.Refusals[0].Rule.Name != "trust.RequireSigners" || !strings.Contains(err.Error(), "trust.RequireSigners") {
+		t.Fatalf("Run(another signer) = %v, want a *RefusedError of trust.RequireSigners wrapping %v", err, source.ErrUntrusted)
+	}
+	_, err = policyAgent(t, nil, []skill.Ref{fromSource("review", inline)}, opt).Run(t.Context(), "go")
+	if !errors.As(err, &re) || !errors.Is(err, source.ErrUnsigned) {
+		t.Fatalf("Run(no signature to check) = %v, want a *RefusedError wrapping %v", err, source.ErrUnsigned)
+	}
+	agent, rec = newAgent(t, withPolicy(t, nil, opt), adaptor.WithSkills(skill.Inline("tone", skillMD("tone"))))
+	if _, err := agent.Run(t.Context(), "go"); err != nil || rec.Calls() != 1 {
+		t.Fatalf("Run(inline) = %v, want the driver run: the rule names OCI sources only", err)
+	}
+}
+
+// pinnedSignedSource is a signedSource at a pin, which counts its
+// signature checks.
+type pinnedSignedSource struct {
+	signedSource
+	pin string
+}
+
+func (s pinnedSignedSource) Pin() string { return s.pin }
+
+// TestSignatureBeforeCache checks rule 3's order: a skill whose signature
+// is refused leaves nothing in the skill cache, as its pin is verified
+// before it is materialized; and a verdict on a pin is remembered by the
+// origin and the pin, so a signed one is verified once.
+func TestSignatureBeforeCache(t *testing.T) {
+	k := ocitest.NewKey(t)
+	oci := source.Origin{Kind: "oci", Location: "registry.example/acme/review", Display: "oci://registry.example/acme/review:1"}
+	inline := originSource{skill.InlineSource{SkillMD: skillMD("review")}, oci}
+	calls := 0
+	src := func(err error) pinnedSignedSource {
+		return pinnedSignedSource{signedSource{inline, func([]signature.Requirement) (signature.Signer, error) {
+			calls++
+			return signature.Signer{KeyID: k.ID}, err
+		}}, "sha256:" + strings.Repeat("a", 64)}
+	}
+	root := t.TempDir()
+	m := trust.NewMaterializer(skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(root)), trust.NewChecker(nil, trust.RequireSigners(k.Requirement())))
+	_, err := m.Materialize(t.Context(), fromSource("review", src(fmt.Errorf("%w: signed by key sha256:2", source.ErrUntrusted))))
+	if !errors.Is(err, source.ErrUntrusted) || !errors.As(err, new(*trust.RefusedError)) {
+		t.Fatalf("Materialize(another signer) = %v, want a *RefusedError wrapping %v", err, source.ErrUntrusted)
+	}
+	var files []string
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if len(files) > 0 {
+		t.Errorf("a refused skill left %q in the skill cache", files)
+	}
+	calls = 0
+	for range 2 {
+		if _, err := m.Materialize(t.Context(), fromSource("review", src(nil))); err != nil {
+			t.Fatalf("Materialize(signed) = %v", err)
+		}
+	}
+	if calls != 1 {
+		t.Errorf("the signature of one pin was checked %d times, want once", calls)
 	}
 }
 

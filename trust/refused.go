@@ -46,8 +46,9 @@ type Refusal struct {
 	Origin source.Origin `json:"-"`
 	// Rule is the policy's rule that refused it, with its file and line:
 	// "sources.allow", "sources.pinned", "signers[N]", "commits[N]" or
-	// "audit.fail_on", or a signers rule of the caller's own
-	// ([SourceCheck]); zero when Reason alone says why.
+	// "audit.fail_on", "trust.RequireSigners" ([RequireSigners]), or a
+	// signers rule of the caller's own ([SourceCheck]); zero when Reason
+	// alone says why.
 	Rule policy.Rule `json:"-"`
 	// Reason, when not empty, says what failed and what the user can do,
 	// in the words of whoever checked (package install's name the
@@ -70,16 +71,20 @@ type Refusal struct {
 // refused is the *RefusedError of r alone.
 func refused(r Refusal) *RefusedError { return &RefusedError{Refusals: []Refusal{r}} }
 
-// Error is ErrRefused followed by each refusal, a line each. A refusal
-// reads: with a Reason, its skill and source (when set) and the Reason;
+// Error is ErrRefused followed by each refusal, a line each; one
+// refusal of a whole source with a Reason reads SOURCE: ErrRefused:
+// REASON. A refusal reads: with a Reason, its skill and source (when set) and the Reason;
 // a source refused before any of its skills is known (no Key, as package
 // install checks a source first), its cause; an Agent's skill, its key,
 // its source, the rule and its file, what was found and what the user
 // can do.
 func (e *RefusedError) Error() string {
 	if len(e.Refusals) == 1 {
-		if r := e.Refusals[0]; r.Reason == "" && r.Key != "" {
+		switch r := e.Refusals[0]; {
+		case r.Reason == "" && r.Key != "":
 			return r.agentMessage()
+		case r.Reason != "" && r.Skill == "" && r.Source != "":
+			return fmt.Sprintf("%s: %v: %s", r.Source, ErrRefused, r.Reason)
 		}
 	}
 	lines := make([]string, len(e.Refusals))

@@ -30,10 +30,10 @@ type SourceCheck struct {
 
 // CheckSource checks o against the policy before anything of it is read
 // (rule 2, as [Checker.Check] does) and returns what reading it must
-// verify (rule 3): the signers rules own, of the caller's own (package
-// install's: the signers its user names, the signer its lock file
-// records), checked first and as the policy's are; the policy's signers
-// rules for o; and its commits rules for o. A refusal is a
+// verify (rule 3): for an OCI source, the signers [RequireSigners] names;
+// the signers rules own, of the caller's own (package install's: the
+// signer its lock file records), checked first and as the policy's are;
+// the policy's signers rules for o; and its commits rules for o. A refusal is a
 // *[RefusedError].
 func (c *Checker) CheckSource(o source.Origin, own ...SignerRule) (*SourceCheck, error) {
 	if err := c.Check(o); err != nil {
@@ -42,6 +42,9 @@ func (c *Checker) CheckSource(o source.Origin, own ...SignerRule) (*SourceCheck,
 	rules, err := c.policy.SignerRules(o)
 	if err != nil {
 		return nil, refused(Refusal{Origin: o, Rule: policy.Rule{Name: "signers"}, Reason: fmt.Sprintf("%s: %v", o.Display, err), Err: err})
+	}
+	if len(c.signers) > 0 && o.Kind == source.OCI {
+		own = append([]SignerRule{{Rule: policy.Rule{Name: requiredSignersRule}, Requirements: c.signers}}, own...)
 	}
 	sc := &SourceCheck{origin: o, own: len(own), rules: slices.Clone(own)}
 	for _, r := range rules {
@@ -82,41 +85,65 @@ func (s Verified) PublicKeyPEM() (string, error) {
 	return publicKeyPEM(s.Requirement.Key)
 }
 
-// VerifySignatures verifies the signatures of src, the source read, at
-// pin against every signers rule of sc, and returns who signed for the
-// first rule and the requirement it met. src carries signatures when it
-// is a source.Signed (an OCI source of package source/oci, whose bundles
-// [SignatureVerifierOf] verifies) or a [SignatureVerifier]; one that
-// carries none is refused with signature.ErrUnsigned. A refusal is a *[RefusedError] that names the
-// rule and says, in its Reason, which signers it requires.
-func (sc *SourceCheck) VerifySignatures(ctx context.Context, src any, pin string) (Verified, error) {
+// VerifySignatures verifies the signatures v finds at pin against every
+// signers rule of sc, and returns who signed for the first rule and the
+// requirement it met. v is what checks the signatures of the source
+// read: [SignatureVerifierOf] of a source.Signed (an OCI source of
+// package source/oci), or the source itself; a nil v carries no
+// signature, and is refused with source.ErrUnsigned. A refusal is a
+// *[RefusedError] that names the rule and says, in its Reason, which
+// signers it requires.
+func (sc *SourceCheck) VerifySignatures(ctx context.Context, v SignatureVerifier, pin string) (Verified, error) {
 	if len(sc.rules) == 0 {
 		return Verified{}, nil
 	}
-	v := signatureVerifier(src)
-	var first signature.Signer
-	for i, r := range sc.rules {
-		s, err := verifyRule(ctx, sc.origin, v, pin, r)
-		if err != nil {
-			var re *RefusedError
-			if errors.As(err, &re) {
-				from := r.Rule.Name // the caller's rule, named as its caller names it
-				if i >= sc.own {
-					from = "the policy's " + r.Rule.String()
-				}
-				re.Refusals[0].Reason = fmt.Sprintf("%s at %s must be signed by %s (%s): %v; nothing of it was installed", sc.origin.Display, sourceloc.ShortPin(pin), describe(r.Requirements), from, re.Refusals[0].Err)
-			}
-			return Verified{}, err
+	first, err := sc.verifySignatures(ctx, v, pin)
+	var re *RefusedError
+	if errors.As(err, &re) {
+		r := &re.Refusals[0]
+		from := r.Rule.Name // the caller's rule, named as its caller names it
+		if i := slices.IndexFunc(sc.rules, func(sr SignerRule) bool { return sr.Rule == r.Rule }); i >= sc.own {
+			from = "the policy's " + r.Rule.String()
 		}
-		if i == 0 {
-			first = s
-		}
+		r.Reason = fmt.Sprintf("%s at %s must be signed by %s (%s): %v; nothing of it was installed", sc.origin.Display, sourceloc.ShortPin(pin), describe(sc.requirementsOf(r.Rule)), from, r.Err)
+	}
+	if err != nil {
+		return Verified{}, err
 	}
 	req, err := sc.met(ctx, v, pin, first)
 	if err != nil {
 		return Verified{}, err
 	}
 	return Verified{Signer: first, Requirement: req}, nil
+}
+
+// verifySignatures checks every signers rule of sc against the
+// signatures v finds at pin, and returns who signed for the first rule.
+// A refusal is a *[RefusedError] naming the rule, whose Err is the
+// verifier's error.
+func (sc *SourceCheck) verifySignatures(ctx context.Context, v SignatureVerifier, pin string) (signature.Signer, error) {
+	var first signature.Signer
+	for i, r := range sc.rules {
+		s, err := verifyRule(ctx, sc.origin, v, pin, r)
+		if err != nil {
+			return signature.Signer{}, err
+		}
+		if i == 0 {
+			first = s
+		}
+	}
+	return first, nil
+}
+
+// requirementsOf returns the requirements of sc's signers rule named
+// rule.
+func (sc *SourceCheck) requirementsOf(rule policy.Rule) []signature.Requirement {
+	for _, r := range sc.rules {
+		if r.Rule == rule {
+			return r.Requirements
+		}
+	}
+	return nil
 }
 
 // met returns the requirement of sc's first rule that the signer s of
@@ -134,7 +161,7 @@ func (sc *SourceCheck) met(ctx context.Context, v SignatureVerifier, pin string,
 				return r, nil
 			}
 		}
-		return signature.Requirement{}, fmt.Errorf("%w: %s at %s: signer %s verified, but no required key has that ID", ErrRefused, sc.origin.Display, sourceloc.ShortPin(pin), s.KeyID)
+		return signature.Requirement{}, fmt.Errorf("%s at %s: %w: signer %s verified, but no required key has that ID", sc.origin.Display, sourceloc.ShortPin(pin), ErrRefused, s.KeyID)
 	}
 	var meets []signature.Requirement
 	for _, q := range reqs {
@@ -148,31 +175,31 @@ func (sc *SourceCheck) met(ctx context.Context, v SignatureVerifier, pin string,
 			return err == nil
 		})
 		if i < 0 {
-			return signature.Requirement{}, fmt.Errorf("%w: %s at %s: signer %s verified, but against no single trusted root of the requirements", ErrRefused, sc.origin.Display, sourceloc.ShortPin(pin), s)
+			return signature.Requirement{}, fmt.Errorf("%s at %s: %w: signer %s verified, but against no single trusted root of the requirements", sc.origin.Display, sourceloc.ShortPin(pin), ErrRefused, s)
 		}
 		meets = meets[i:]
 	}
 	if len(meets) == 0 {
-		return signature.Requirement{}, fmt.Errorf("%w: %s at %s: signer %s verified, but no requirement names it", ErrRefused, sc.origin.Display, sourceloc.ShortPin(pin), s)
+		return signature.Requirement{}, fmt.Errorf("%s at %s: %w: signer %s verified, but no requirement names it", sc.origin.Display, sourceloc.ShortPin(pin), ErrRefused, s)
 	}
 	return meets[0], nil
 }
 
-// VerifyCommits verifies the commit of src, the source read, at pin
-// against every commits rule of sc, and returns who signed it for the
-// first rule ("" when sc has none). src has a commit to check when it is
-// a source.CommitVerifier (a git or github source); one that has none is
-// refused. A refusal is a *[RefusedError] that names the rule, whose Err
-// wraps source.ErrCommitSignature, and says in its Reason what to do.
-func (sc *SourceCheck) VerifyCommits(ctx context.Context, src any, pin string) (string, error) {
+// VerifyCommits verifies the commit at pin with v against every commits
+// rule of sc, and returns who signed it for the first rule ("" when sc
+// has none). v is the source read, when it has a commit to check (a git
+// or github source of package source/git or source/github); a nil v has
+// none, and is refused. A refusal is a *[RefusedError] that names the
+// rule, whose Err wraps source.ErrCommitSignature, and says in its Reason
+// what to do.
+func (sc *SourceCheck) VerifyCommits(ctx context.Context, v source.CommitVerifier, pin string) (string, error) {
 	if len(sc.commits) == 0 {
 		return "", nil
 	}
-	cv, _ := src.(source.CommitVerifier)
-	who, err := verifyCommits(ctx, sc.origin, cv, pin, sc.commits)
+	who, err := verifyCommits(ctx, sc.origin, v, pin, sc.commits)
 	var re *RefusedError
 	switch {
-	case errors.As(err, &re) && cv == nil:
+	case errors.As(err, &re) && v == nil:
 		r := &re.Refusals[0]
 		r.Reason = fmt.Sprintf("%s: the policy's %s requires a signed commit, but this source cannot check one", sc.origin.Display, r.Rule)
 	case errors.As(err, &re):

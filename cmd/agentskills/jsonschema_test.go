@@ -15,6 +15,7 @@ import (
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // checkLine checks one line of `run --json` against the documented
@@ -185,11 +186,12 @@ func TestErrorCode(t *testing.T) {
 		{"invalid skills", reported("1 of 2 skills are invalid"), codeCheck},
 		{"agent error", &driver.AgentError{Message: "no"}, codeAgent},
 		{"missing CLI", &driver.ProcessError{Command: "claude", ExitCode: -1, Err: errors.New("not found")}, codeAgent},
-		{"rejected session", fmt.Errorf("%w: session %s", driver.ErrResumeRejected, id), codeAgent},
+		{"rejected session", fmt.Errorf("session %s: %w", id, driver.ErrResumeRejected), codeAgent},
 		{"no result", driver.ErrNoResult, codeAgent},
 		{"bad input", inputError{errors.New("x")}, codeInput},
 		{"bad usage", usageErrorf("x"), codeUsage},
 		{"download", failure{errors.New("x")}, codeFailed},
+		{"refused by the audit", &trust.RefusedError{Refusals: []trust.Refusal{{Skill: "evil", Source: "/src", Reason: "the audit found download-exec"}}}, codePolicy},
 		{"integrity", fmt.Errorf("download x: %w: SHA-256 differs", source.ErrIntegrity), codeIntegrity},
 		{"timeout", &runTimedOutError{err: context.DeadlineExceeded}, codeTimeout},
 		{"interrupted", fmt.Errorf("%w: %w", errInterrupted, context.Canceled), codeInterrupted},

@@ -269,8 +269,11 @@ func TestAllowRiskRecorded(t *testing.T) {
 	// Other content with the same finding is refused again.
 	lockBefore, _ := os.ReadFile(filepath.Join(project, ".agents", "agentskills.lock"))
 	writeSkill(t, src, "evil", evilSkill+"\nAlso this.\n")
-	if code, _, stderr := runCLI(t, "sync"); code != 1 || !strings.Contains(stderr, rule) {
-		t.Errorf("sync of changed content with the same finding = %d, want 1 naming %s; stderr:\n%s", code, rule, stderr)
+	if code, _, stderr := runCLI(t, "sync"); code != 1 || !strings.Contains(stderr, rule) || !strings.Contains(stderr, "--allow-risk "+rule) {
+		t.Errorf("sync of changed content with the same finding = %d, want 1 naming %s and the --allow-risk hint; stderr:\n%s", code, rule, stderr)
+	}
+	if code, _, stderr := runCLI(t, "update"); code != 1 || !strings.Contains(stderr, "--allow-risk "+rule) {
+		t.Errorf("update of changed content with the same finding = %d, want 1 with the --allow-risk hint of %s; stderr:\n%s", code, rule, stderr)
 	}
 	if code, _, stderr := runCLI(t, "add", src, "-a", "claude-code"); code != 1 || !strings.Contains(stderr, "refused by the trust checks: skill evil") || !strings.Contains(stderr, "--allow-risk "+rule) {
 		t.Errorf("add of changed content with the same finding = %d, want 1, evil refused; stderr:\n%s", code, stderr)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/install"
 	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // outdatedOptions are the options of outdated.
@@ -152,5 +153,7 @@ func outdatedResult(s *streams, rows []install.Outdated, asJSON bool) error {
 // add's and sync's are.
 type refusedRow string
 
-func (e refusedRow) Error() string        { return string(e) }
-func (e refusedRow) Is(target error) bool { return target == policy.ErrDenied }
+func (e refusedRow) Error() string { return string(e) }
+func (e refusedRow) Is(target error) bool {
+	return target == trust.ErrRefused || target == policy.ErrDenied
+}

@@ -85,13 +85,13 @@ func loadRunTrust(f *trustFlags, sources []string, env install.Env, workspace st
 // agentOption has the agent enforce the policy on every skill: its
 // materializer, the default one, checks.
 func (t *runTrust) agentOption() adaptor.Option {
-	return adaptor.WithSkillMaterializer(trust.NewMaterializer(nil, trust.NewChecker(t.policy, trust.AllowRisks(t.allow...))))
+	return adaptor.WithSkillMaterializer(trust.NewMaterializer(nil, trust.NewChecker(t.policy, trust.AllowRisks(t.allow...), trust.RequireSigners(t.reqs...))))
 }
 
 // findSkills finds the skills of each source as findSkills does, each
-// with its origin for the policy. An oci:// source is pinned first, its
-// signature checked against the flags' signers, and the pin is what is
-// fetched and mounted.
+// with its origin for the policy. An oci:// source is pinned first, and
+// the pin is what is fetched, its signatures checked (the Materializer
+// of agentOption) and mounted.
 func (t *runTrust) findSkills(ctx context.Context, finder *install.Installer, sources []string) ([]skill.Ref, error) {
 	var refs []skill.Ref
 	for _, src := range sources {
@@ -118,8 +118,7 @@ func (t *runTrust) findSkills(ctx context.Context, finder *install.Installer, so
 }
 
 // pin returns where src comes from and, for an oci:// source, the
-// reference pinned to the manifest digest its tag names now, once its
-// signature satisfies the flags' signers.
+// reference pinned to the manifest digest its tag names now.
 func (t *runTrust) pin(ctx context.Context, finder *install.Installer, src string) (source.Origin, string, error) {
 	origin, err := finder.Origin(src)
 	if err != nil || origin.Kind != source.OCI {
@@ -134,27 +133,8 @@ func (t *runTrust) pin(ctx context.Context, finder *install.Installer, src strin
 			return origin, "", err
 		}
 	}
-	pinned := ref.String()
-	if len(t.reqs) > 0 {
-		if err := oci.Verify(ctx, pinned, &signature.BundleCheck{Reqs: t.reqs}); err != nil {
-			return origin, "", &signerError{source: src, err: err}
-		}
-	}
-	return origin, pinned, nil
+	return origin, ref.String(), nil
 }
-
-// signerError is an oci:// source without a signature by a signer the
-// flags name.
-type signerError struct {
-	source string
-	err    error
-}
-
-func (e *signerError) Error() string {
-	return fmt.Sprintf("%s refused before it is mounted: %v (check the signer named by --key or --certificate-identity, or ask the publisher to sign the skill)", e.source, e.err)
-}
-
-func (e *signerError) Unwrap() error { return e.err }
 
 // runOrigin is a found skill's folder that says where the skill came
 // from ([source.OriginSource]).
@@ -166,7 +146,7 @@ type runOrigin struct {
 func (s runOrigin) Origin() source.Origin { return s.origin }
 
 // runOCIOrigin is the folder of an oci:// skill, whose signatures are
-// those of its pinned reference ([trust.SignatureVerifier], [source.PinnedSource]).
+// those of its pinned reference ([source.Signed], [source.PinnedSource]).
 type runOCIOrigin struct {
 	runOrigin
 	ref string
@@ -180,22 +160,19 @@ func (s runOCIOrigin) Pin() string {
 	return ref.Digest
 }
 
-func (s runOCIOrigin) VerifySignature(ctx context.Context, pin string, reqs []signature.Requirement) (signature.Signer, error) {
+// VerifyBundles has v check the signature bundles attached to the
+// reference at pin.
+func (s runOCIOrigin) VerifyBundles(ctx context.Context, pin string, v source.BundleVerifier) error {
 	ref, err := oci.ParseReference(s.ref)
 	if err != nil {
-		return signature.Signer{}, err
+		return err
 	}
 	ref.Digest = pin
-	check := &signature.BundleCheck{Reqs: reqs}
-	if err := oci.Verify(ctx, ref.String(), check); err != nil {
-		return signature.Signer{}, err
-	}
-	return check.Signer, nil
+	return oci.Verify(ctx, ref.String(), v)
 }
 
-// isTrustRefusal reports whether err is a refusal of the policy or of a
-// signature: exit 1, code "policy".
+// isTrustRefusal reports whether err is a refusal of the trust checks
+// (the policy, a signature, the audit): exit 1, code "policy".
 func isTrustRefusal(err error) bool {
-	var se *signerError
-	return errors.Is(err, policy.ErrDenied) || errors.As(err, &se)
+	return errors.Is(err, trust.ErrRefused)
 }
