@@ -17,11 +17,15 @@ const (
 	maxFiles      = 10000
 	maxTotalBytes = 64 << 20
 	maxFileBytes  = 8 << 20
-	maxSkillMD    = 1 << 20
 	sniffBytes    = 8 << 10
 	maxLineBytes  = 64 << 10
 	maxExcerpt    = 160
 )
+
+// maxSkillMD is the size over which a SKILL.md is a large-file finding,
+// 1 MiB: a variable only so that a test lowers it rather than audit a
+// SKILL.md of that size (export_test.go).
+var maxSkillMD = 1 << 20
 
 // scanner holds one audit's state.
 type scanner struct {
