@@ -15,44 +15,20 @@ import (
 	"testing/fstest"
 
 	adaptor "github.com/agentadaptor/agentadaptor"
-	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/drivertest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/skilltest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
-func skillMD(name string) string {
-	return fmt.Sprintf("---\nname: %s\ndescription: the %s skill\n---\n# %s\n", name, name, name)
-}
-
-// skillDir makes a skill folder named name under a new temp folder.
-func skillDir(t testing.TB, name string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skillMD(name)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// newAgent returns an agent on a recording driver, with a private cache.
-func newAgent(t testing.TB, opts ...adaptor.Option) (*adaptor.Agent, *drivertest.Driver) {
-	rec := &drivertest.Driver{RequireSkillMD: true}
-	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(t)))
-	return adaptor.New(rec, append([]adaptor.Option{adaptor.WithSkillMaterializer(m)}, opts...)...), rec
-}
-
-func keys(rs driver.ResolvedSkills) []string {
-	var out []string
-	for _, e := range rs.Entries {
-		out = append(out, e.Key)
-	}
-	return out
-}
+// The skills and agents of these tests, shared with package trust's.
+var (
+	skillMD  = skilltest.SkillMD
+	skillDir = skilltest.Dir
+	newAgent = skilltest.NewAgent
+	keys     = skilltest.Keys
+)
 
 func TestRunHandsTheDriverEverySource(t *testing.T) {
 	dir := skillDir(t, "review")

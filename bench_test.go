@@ -1,48 +1,18 @@
 package adaptor_test
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
-	"testing/fstest"
 
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/drivertest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
-	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/skilltest"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
 // mixedSkills returns 200 skills: 50 each of inline, FS, archive and
 // folder, each with a SKILL.md and two reference files.
-func mixedSkills(b *testing.B) []skill.Ref {
-	root := b.TempDir()
-	mapFS := fstest.MapFS{}
-	var refs []skill.Ref
-	for i := range 50 {
-		refs = append(refs, skill.Inline(fmt.Sprintf("inline-%02d", i), skillMD(fmt.Sprintf("inline-%02d", i))))
-
-		name := fmt.Sprintf("fs-%02d", i)
-		mapFS[name+"/SKILL.md"] = &fstest.MapFile{Data: []byte(skillMD(name))}
-		mapFS[name+"/references/a.md"] = &fstest.MapFile{Data: []byte("reference a of " + name)}
-		mapFS[name+"/references/b.md"] = &fstest.MapFile{Data: []byte("reference b of " + name)}
-		refs = append(refs, skill.FS(mapFS, name))
-
-		name = fmt.Sprintf("archive-%02d", i)
-		data := testarchive.TarGzFiles(b, map[string]string{"SKILL.md": skillMD(name), "references/a.md": "a " + name, "references/b.md": "b " + name})
-		refs = append(refs, skill.Archive(name, skill.ArchiveBytes(data)))
-
-		name = fmt.Sprintf("dir-%02d", i)
-		dir := filepath.Join(root, name)
-		os.MkdirAll(filepath.Join(dir, "references"), 0o755)
-		os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skillMD(name)), 0o644)
-		os.WriteFile(filepath.Join(dir, "references", "a.md"), []byte("a "+name), 0o644)
-		os.WriteFile(filepath.Join(dir, "references", "b.md"), []byte("b "+name), 0o644)
-		refs = append(refs, skill.Dir(dir))
-	}
-	return refs
-}
+func mixedSkills(b *testing.B) []skill.Ref { return skilltest.Mixed(b) }
 
 // BenchmarkResolve200Cold resolves 200 mixed skills into an empty cache.
 func BenchmarkResolve200Cold(b *testing.B) {

@@ -27,6 +27,7 @@ var importRules = []struct {
 	{pkg: "./source/oci", forbidden: []string{modulePath + "/policy", modulePath + "/trust"}, why: "a source's origin is a fact about the source (source.Origin); the policy matches it"},
 	{pkg: "./source/oci", forbidden: []string{modulePath + "/signature", "github.com/sigstore/", "google.golang.org/grpc"}, why: "Sign and Verify take a signer and a check of bundles (package signature's KeySigner and BundleCheck), so a program that fetches OCI skills links no Sigstore code"},
 	{pkg: "./trust", forbidden: []string{modulePath}, why: "the trust engine is below the root package"},
+	{pkg: "./trust", forbidden: []string{modulePath + "/source/oci", modulePath + "/source/git", modulePath + "/source/github", "oras.land/"}, why: "the trust engine takes a source's origin, pin and signatures through the interfaces of package source (OriginSource, PinnedSource, CommitVerifier, Signed), so it links no source's client"},
 	{pkg: "./policy", forbidden: []string{modulePath + "/signature", "github.com/sigstore/", "google.golang.org/grpc"}, why: "a policy's signers rules are plain data (policy.Signer), which package trust turns into signature.Requirement, so a program that only reads a policy links no Sigstore code"},
 }
 

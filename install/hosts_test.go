@@ -21,6 +21,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // TestHostedSourceKinds checks rule 13's order for http(s) URLs: GitHub,
@@ -411,13 +412,13 @@ func TestGitHubPrefixedEnterpriseAddress(t *testing.T) {
 	const text = "github:https://ghes.invalid/acme/skills/tree/main/skills/alpha"
 	f := newFixture(t)
 	p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"github:acme/*\"]\n")
-	in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(Trust{Policy: p}))
+	in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(trust.NewChecker(p), Trust{}))
 	got, err := in.Origin(text)
 	if err != nil || got.Kind != "git" || got.Location != "ghes.invalid/acme/skills" {
 		t.Errorf("Origin(%s) = %+v, %v; want kind git at ghes.invalid/acme/skills", text, got, err)
 	}
-	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{text}, Agents: agentsOf(t, "codex")}); !errors.Is(err, ErrRefused) {
-		t.Errorf("Add(%s) under a policy allowing github:acme/* = %v, want ErrRefused", text, err)
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{text}, Agents: agentsOf(t, "codex")}); !errors.Is(err, trust.ErrRefused) {
+		t.Errorf("Add(%s) under a policy allowing github:acme/* = %v, want trust.ErrRefused", text, err)
 	}
 	assertNothingInstalled(t, f)
 }
@@ -447,7 +448,7 @@ func TestPolicySourceKindIsParsesKind(t *testing.T) {
 			t.Fatalf("source.Parse(%q) = %v", text, err)
 		}
 		got, err := in.Origin(text)
-		if err != nil || got.Kind != kind {
+		if err != nil || string(got.Kind) != kind {
 			t.Errorf("Origin(%q) = %+v, %v; want kind %s (source.Parse: %s)", text, got, err, kind, spec.Kind)
 		}
 	}

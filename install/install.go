@@ -178,7 +178,7 @@
 //  8. Errors wrap one of the package's sentinels ([ErrConflict],
 //     [ErrModified], [ErrNotInstalled], [ErrDrift], [ErrSourceUnavailable],
 //     [ErrInvalidSource], [ErrInvalidLock], [ErrNothingRecorded],
-//     [ErrUnsafeFolder], [ErrInterrupted], [ErrRefused], [ErrIntegrity],
+//     [ErrUnsafeFolder], [ErrInterrupted], trust.ErrRefused, [ErrIntegrity],
 //     and [ErrSpecification] beside [ErrInvalidSource]) for callers to classify with
 //     errors.Is; a request stopped by several problems lists every one.
 //     [ErrIntegrity] (source.ErrIntegrity) is every integrity failure:
@@ -449,20 +449,23 @@
 //
 // With [WithTrust], Add, Sync and [Installer.CheckTrust] check who
 // published a skill and what it does, with the trust engine the SDK uses
-// too (package trust: its Checker, whose rules its doc states; the
+// too (a trust.Checker, whose rules package trust's doc states, with the
+// policy and the audit rules it lets through, trust.AllowRisks; the
 // policy, signatures and audit are packages policy, signature and
-// audit). What this package adds is the lock file's: the signers it
-// records and trusts on first use (rule 4), and the risks it records as
-// accepted (rule 5). Without it nothing of this is checked, and the
-// signers a lock file records are kept as they are. Errors wrap [ErrRefused] (and the
+// audit). What this package adds is the lock file's ([Trust]): the
+// signers it records and trusts on first use (rule 4), and the risks it
+// records as accepted (rule 5). Without it nothing of this is checked,
+// and the signers a lock file records are kept as they are. Errors wrap
+// trust.ErrRefused (and the
 // error of the package that refused: policy.ErrDenied,
 // signature.ErrUnsigned, ErrUntrusted or ErrInvalid,
 // source.ErrCommitSignature). A refusal by the trust checker (a source
 // the policy refuses, a signature a rule of the policy or Trust.Signers
 // requires, a commit the policy requires signed) is its
-// *trust.RefusedError, which matches policy.ErrDenied too, with this
-// package's words in its Detail; a refusal of the lock file's (a signer
-// it records, rule 4) is not. Per source, in this order:
+// *trust.RefusedError, which matches policy.ErrDenied too, its
+// refusal's Reason naming the source, the pin and the signers required;
+// a refusal of the lock file's (a signer it records, rule 4) is not.
+// Per source, in this order:
 //
 //  1. Policy first: the source, as [Installer.Origin] sees it
 //     (kind, canonical location, pinned), is checked with policy.Check
@@ -475,7 +478,7 @@
 //     as file://), so every rule of the policy applies to every spelling
 //     of its sources; a source whose location cannot be made canonical
 //     (a port out of range or not decimal, a host that is no host name)
-//     is refused with [ErrRefused] whatever the policy says, never
+//     is refused with trust.ErrRefused whatever the policy says, never
 //     matched as written. A git or URL source whose path has a "." or
 //     ".." segment (also percent-encoded, as %2e%2e or ..%2f) is refused
 //     with [ErrInvalidSource], so a pattern such as host/allowed/**
@@ -500,7 +503,7 @@
 //     at its new address before git asks it (a new address that a
 //     signers or commits rule names, and the source's own does not, is
 //     refused: that rule would go unchecked); either refusal wraps
-//     [ErrRefused] and source.ErrRedirected and names where the server
+//     trust.ErrRefused and source.ErrRedirected and names where the server
 //     pointed.
 //  2. Signatures before content: an OCI source is verified
 //     (oci.Verify, against the manifest digest of the resolved pin)
@@ -508,10 +511,11 @@
 //     downloaded, when Trust.Signers (one list: a signature by any of
 //     them) or policy.Signers (every list satisfied) require a signer,
 //     or when the lock file records one (rule 4): the trust checker
-//     verifies them all (trust.Checker.VerifySignatures, the
-//     policy's rules with Trust.Signers or the recorded signer as rules
-//     of this package's own), and this package records the signer of the
-//     first and compares it with the recorded one. Requirements for a
+//     verifies them all (trust.Checker.CheckSource and
+//     trust.SourceCheck.VerifySignatures, the policy's rules with
+//     Trust.Signers or the recorded signer as rules of this package's
+//     own), and this package records the signer of the first and
+//     compares it with the recorded one. Requirements for a
 //     source that is not OCI are refused, as nothing could satisfy
 //     them: Trust.Signers given to Add for a GitHub, git, URL or local
 //     source (a policy names signers for oci sources only: rule 6 of
@@ -565,17 +569,18 @@
 //  5. The audit: after extraction, every skill's tree is audited
 //     (audit.Tree). A finding at or above policy.FailOn (default high)
 //     that the policy does not accept (policy.Accepted) and whose rule
-//     Trust.AllowRisks does not name refuses the skill; the reason
+//     trust.AllowRisks does not name refuses the skill; the reason
 //     names each finding's rule, severity, file and line, as the audit
 //     keeps them (within its caps: at most 100 of a rule and 1,000 of a
-//     skill), and counts the rest ("and 31,204 more", Refusal.Omitted).
+//     skill), and counts the rest ("and 31,204 more", trust.Refusal's
+//     Omitted).
 //     The refusals of one request list at most 1,000 findings in all;
 //     past that, each lists its first and counts the others. The lock
-//     file records the rules of Trust.AllowRisks a skill needed (those
+//     file records the rules of trust.AllowRisks a skill needed (those
 //     with findings that would refuse it) with the content digest audited
 //     ("allowed_risks": {"rules": [...], "digest": ...}, [RiskAllowance]),
 //     and a later Add, Sync, Update or CheckTrust allows them again,
-//     without Trust.AllowRisks, for that content only: other content with
+//     without trust.AllowRisks, for that content only: other content with
 //     the same findings is refused, and content that no longer needs
 //     them drops the record. [Status] (List) and
 //     [Installer.RecordedRisks] show the record. A lock file without it
@@ -583,7 +588,7 @@
 //     (policy rule 16): it lifts what only the default threshold or a
 //     project's policy refuses, for that content, whoever wrote it, but
 //     not a finding the user's own policy file refuses; that takes the
-//     file's audit.accept, or Trust.AllowRisks. Review the
+//     file's audit.accept, or trust.AllowRisks. Review the
 //     "allowed_risks" of a lock file you did not write (`agentskills
 //     verify` lists them, and `agentskills sync` names each skill it puts
 //     in place under one) as you would the flag.
@@ -591,7 +596,7 @@
 //     [ActionSkipped] and the reason, installs the others, and then
 //     fails with the one refusal error of package trust, a
 //     *trust.RefusedError whose Refusals list the refusals (it matches
-//     [ErrRefused], and not policy.ErrDenied, as its refusals say why in
+//     trust.ErrRefused, and not policy.ErrDenied, as its refusals say why in
 //     words alone); it changes
 //     nothing when every skill is refused or, with AddRequest.Strict, any
 //     is. Sync refuses the whole sync, changing nothing (it skips
@@ -806,10 +811,11 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
-	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
 	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // checker reads a skill folder leniently, as agents do, and returns the
@@ -944,13 +950,13 @@ func (in *Installer) policyRedirects(c *http.Client, shown string, pinned bool, 
 		hop.Fragment, hop.RawFragment = "", ""
 		hopShown := redactURL(req.URL.String())
 		var err error
-		if policy.HasDotSegment(hop.Path) {
+		if sourceloc.HasDotSegment(hop.Path) {
 			err = errors.New("the hop's path has a '..' segment")
 		} else {
-			err = p.Check(source.Origin{Kind: "url", Location: hop.String(), Pinned: pinned, Display: hopShown})
+			err = p.Check(source.Origin{Kind: source.URL, Location: hop.String(), Pinned: pinned, Display: hopShown})
 		}
 		if err != nil {
-			*refused = fmt.Errorf("%w: download %s: redirected to %s: %w", ErrRefused, shown, hopShown, err)
+			*refused = fmt.Errorf("%w: download %s: redirected to %s: %w", trust.ErrRefused, shown, hopShown, err)
 			return *refused
 		}
 		if next != nil {

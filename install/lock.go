@@ -84,7 +84,7 @@ type lockEntry struct {
 	// again without being asked.
 	Lenient bool `json:"lenient,omitempty"`
 	// AllowedRisks records the audit rules whose findings were allowed
-	// (Trust.AllowRisks) when the skill was installed, with the content
+	// (trust.AllowRisks) when the skill was installed, with the content
 	// digest they were allowed for, which is Digest (Trust rule 5): a
 	// later Sync, Add or CheckTrust allows them again for that content
 	// only. Absent (older lock files too): nothing allowed.
@@ -96,7 +96,7 @@ type lockEntry struct {
 // and [Status] and [Installer.RecordedRisks] report it.
 type RiskAllowance struct {
 	// Rules are the audit rules (audit.Rule.ID) allowed, sorted: those
-	// of Trust.AllowRisks that the skill's findings needed.
+	// of trust.AllowRisks that the skill's findings needed.
 	Rules []string `json:"rules"`
 	// Digest is the content digest (see skill.ContentDigest) the rules
 	// are allowed for: other content with the same findings is refused.

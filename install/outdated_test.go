@@ -19,6 +19,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // lockBytes returns the project's lock file as it is on disk.
@@ -408,7 +409,7 @@ func TestOutdatedOCITagMoved(t *testing.T) {
 	in := f.remoteInstaller(t, cachetest.Root(t))
 	ctx := t.Context()
 	o.push(t, "team/review", "1", "review", "")
-	src := "oci://" + o.host + "/team/review:1"
+	src := "oci://" + o.Host + "/team/review:1"
 	if _, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
@@ -453,7 +454,7 @@ func TestOutdatedRefusedByPolicy(t *testing.T) {
 	}
 	g.take()
 	p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"local:/**\"]\n")
-	strict := trustInstaller(t, f, cache, Trust{Policy: p})
+	strict := trustInstaller(t, f, cache, trust.NewChecker(p), Trust{})
 	rows, err := strict.Outdated(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -466,8 +467,8 @@ func TestOutdatedRefusedByPolicy(t *testing.T) {
 		t.Errorf("Outdated of a denied source asked GitHub %q, want nothing", got)
 	}
 	before := lockBytes(t, f)
-	if _, _, err := strict.Update(ctx, UpdateRequest{}); !errors.Is(err, ErrRefused) {
-		t.Errorf("Update of a denied source = %v, want ErrRefused", err)
+	if _, _, err := strict.Update(ctx, UpdateRequest{}); !errors.Is(err, trust.ErrRefused) {
+		t.Errorf("Update of a denied source = %v, want trust.ErrRefused", err)
 	}
 	if !bytes.Equal(before, lockBytes(t, f)) {
 		t.Error("a refused Update changed the lock file")

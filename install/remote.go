@@ -16,13 +16,14 @@ import (
 	"oras.land/oras-go/v2/registry/remote/retry"
 
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
-	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/git"
 	"github.com/agentadaptor/agentadaptor/source/github"
 	"github.com/agentadaptor/agentadaptor/source/oci"
 	"github.com/agentadaptor/agentadaptor/source/version"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // parseRemote tells whether text is a published source, and reads it:
@@ -104,11 +105,11 @@ func parseGit(spec source.Spec) (git.Source, error) {
 // skill, or its archive is refused), else ErrSourceUnavailable (a stall
 // among them).
 func sourceError(err error) error {
-	if errors.Is(err, ErrSourceUnavailable) || errors.Is(err, ErrInvalidSource) || errors.Is(err, ErrRefused) || errors.Is(err, ErrIntegrity) {
+	if errors.Is(err, ErrSourceUnavailable) || errors.Is(err, ErrInvalidSource) || errors.Is(err, trust.ErrRefused) || errors.Is(err, ErrIntegrity) {
 		return err // classified already (ErrIntegrity is source.ErrIntegrity)
 	}
 	if errors.Is(err, source.ErrRedirected) {
-		return fmt.Errorf("%w: %w", ErrRefused, err) // Trust rule 1
+		return fmt.Errorf("%w: %w", trust.ErrRefused, err) // Trust rule 1
 	}
 	if !errors.Is(err, source.ErrStalled) {
 		for _, target := range []error{source.ErrInvalid, source.ErrNotFound, source.ErrNoSkill, source.ErrNotServer,
@@ -246,15 +247,7 @@ func commonFolder(subpaths []string) string {
 }
 
 // shortPin shortens a commit or digest for messages.
-func shortPin(pin string) string {
-	if _, hex, ok := strings.Cut(pin, ":"); ok && len(hex) > 12 {
-		return pin[:len(pin)-len(hex)+12]
-	}
-	if len(pin) > 12 {
-		return pin[:12]
-	}
-	return pin
-}
+func shortPin(pin string) string { return sourceloc.ShortPin(pin) }
 
 // watchdogKey is the context key of a remoteWatchdog.
 type watchdogKey struct{}
@@ -352,9 +345,9 @@ func (in *Installer) gitRedirects(src git.Source) git.Option {
 		return nil
 	}
 	p := in.trust.effectivePolicy()
-	fromKind, from, _ := policy.GitLocation(src.URL)
+	fromKind, from, _ := sourceloc.GitLocation(src.URL)
 	applies := func(kind, loc string) (map[string]bool, error) {
-		s := source.Origin{Kind: kind, Location: loc, Pinned: true}
+		s := source.Origin{Kind: source.Kind(kind), Location: loc, Pinned: true}
 		signers, err := p.SignerRules(s)
 		rules := map[string]bool{}
 		for _, r := range signers {
@@ -367,24 +360,24 @@ func (in *Installer) gitRedirects(src git.Source) git.Option {
 	}
 	return git.WithRedirectCheck(func(_ context.Context, to string) error {
 		shown := redactURL(to)
-		kind, loc, ok := policy.GitLocation(to)
-		if !ok {
+		kind, loc, err := sourceloc.GitLocation(to)
+		if err != nil {
 			return dotSegmentError(to)
 		}
-		if err := p.Check(source.Origin{Kind: kind, Location: loc, Pinned: true, Display: shown}); err != nil {
-			return fmt.Errorf("%w: %w", ErrRefused, err)
+		if err := p.Check(source.Origin{Kind: source.Kind(kind), Location: loc, Pinned: true, Display: shown}); err != nil {
+			return fmt.Errorf("%w: %w", trust.ErrRefused, err)
 		}
 		had, err := applies(fromKind, from)
 		if err != nil {
-			return fmt.Errorf("%w: %w", ErrRefused, err)
+			return fmt.Errorf("%w: %w", trust.ErrRefused, err)
 		}
 		now, err := applies(kind, loc)
 		if err != nil {
-			return fmt.Errorf("%w: %w", ErrRefused, err)
+			return fmt.Errorf("%w: %w", trust.ErrRefused, err)
 		}
 		for rule := range now {
 			if !had[rule] {
-				return fmt.Errorf("%w: the policy's %s applies to %s and not to the source's own address; add the repository by its new address, so that the rule is checked", ErrRefused, rule, shown)
+				return fmt.Errorf("%w: the policy's %s applies to %s and not to the source's own address; add the repository by its new address, so that the rule is checked", trust.ErrRefused, rule, shown)
 			}
 		}
 		return nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // TestURLSkillsAddedAtDifferentTimes checks rule 14 for a URL whose
@@ -108,7 +109,7 @@ func TestImportChecksPolicyBeforeNetwork(t *testing.T) {
 		"skills-lock.json":              `{"version": 1, "skills": {"beta": {"source": "o/skills", "ref": "main", "sourceType": "github", "skillPath": "skills/beta/SKILL.md"}}}`,
 	})
 	p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"local:/**\"]\n")
-	in := trustInstaller(t, f, "", Trust{Policy: p})
+	in := trustInstaller(t, f, "", trust.NewChecker(p), Trust{})
 	g.take()
 	for _, dry := range []bool{true, false} {
 		report, err := in.Import(t.Context(), ImportRequest{DryRun: dry})
@@ -142,7 +143,7 @@ func TestImportOverPutsBackAndLeavesNoTrace(t *testing.T) {
 	writeFiles(t, local, map[string]string{"SKILL.md": "---\nname: alpha\ndescription: Formats code.\n---\n" + body})
 	gh := "---\ndescription: Formats code.\nmetadata:\n    local-path: " + filepath.ToSlash(local) + "\nname: alpha\n---\n" + body
 	writeFiles(t, f.env.Project, map[string]string{".claude/skills/alpha/SKILL.md": gh})
-	report, err := trustInstaller(t, f, "", Trust{}).Import(t.Context(), ImportRequest{From: ImportGH})
+	report, err := trustInstaller(t, f, "", nil, Trust{}).Import(t.Context(), ImportRequest{From: ImportGH})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,68 +2,54 @@ package install
 
 import (
 	"context"
-	"crypto"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/audit"
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/source"
-	"github.com/agentadaptor/agentadaptor/source/oci"
 	"github.com/agentadaptor/agentadaptor/trust"
 )
 
-// ErrRefused reports a source or skill that the trust checks refuse
-// (see # Trust in the package doc): a source the policy does not allow,
-// a signature that is missing, invalid or by another signer than the one
-// required or recorded, an unsigned commit the policy requires signed,
-// or a skill whose audit reaches the threshold. It is trust.ErrRefused,
-// the one sentinel of every refusal of the trust checks.
-var ErrRefused = trust.ErrRefused
-
-// Trust is what Add, Sync and [Installer.CheckTrust] check about who
-// published a skill and what it does; see [WithTrust] and # Trust in the
-// package doc.
+// Trust is what the lock file's rules add to the trust engine that Add,
+// Sync and [Installer.CheckTrust] enforce (see [WithTrust] and # Trust in
+// the package doc): the signers a user requires of the sources, and the
+// new signers accepted in place of those the lock file records.
 type Trust struct {
 	// Signers are the signer requirements given by the user (a
 	// command's --key and --certificate-* flags): every OCI source must
 	// carry a signature by one of them. Default: none (the policy's, and
 	// the signer the lock file records, still apply).
 	Signers []signature.Requirement
-	// Policy is the policy enforced. Default (nil): the zero policy,
-	// which allows every source, requires no signer and refuses skills
-	// with audit findings of high severity or above.
-	Policy *policy.Policy
 	// AcceptSigners names new signers accepted in place of the one the
 	// lock file records, each as [signature.Signer.String] writes it or
 	// by its key ID ("sha256:..."). Default: none; a changed signer is
 	// refused with a [*SignerChangedError].
 	AcceptSigners []string
-	// AllowRisks names audit rules (audit.Rule.ID) whose findings do not
-	// refuse a skill, as trust.AllowRisks does. Default: none.
-	AllowRisks []string
 
-	// checker is the trust engine of Policy and AllowRisks.
+	// checker is the trust engine WithTrust was given.
 	checker *trust.Checker
 }
 
-// WithTrust makes Add, Sync and [Installer.CheckTrust] enforce t (the
-// rules of # Trust in the package doc). Default: no trust checks at all: no policy,
-// no signature and no audit (the lock file's recorded signers are kept as
-// they are).
-func WithTrust(t Trust) Option {
+// WithTrust makes Add, Sync and [Installer.CheckTrust] enforce the trust
+// engine c (its policy, and the audit rules it lets through with
+// trust.AllowRisks) and t, what the lock file's rules add (the rules of
+// # Trust in the package doc). A nil c is trust.NewChecker(nil): the zero
+// policy, which allows every source, requires no signer and refuses
+// skills with audit findings of high severity or above. Default: no
+// trust checks at all: no policy, no signature and no audit (the lock
+// file's recorded signers are kept as they are).
+func WithTrust(c *trust.Checker, t Trust) Option {
 	return func(o *config) {
-		t.checker = trust.NewChecker(t.Policy, trust.AllowRisks(t.AllowRisks...))
+		if c == nil {
+			c = trust.NewChecker(nil)
+		}
+		t.checker = c
 		o.trust = &t
 	}
 }
@@ -71,7 +57,7 @@ func WithTrust(t Trust) Option {
 // SignerChangedError is the refusal of content signed by another signer
 // than the one the lock file records for its source (Trust rule 4): a
 // refusal of the lock file's, beside the trust engine's
-// *trust.RefusedError. It wraps [ErrRefused], the sentinel of both.
+// *trust.RefusedError. It wraps trust.ErrRefused, the sentinel of both.
 type SignerChangedError struct {
 	// Source is the source, as recorded.
 	Source string
@@ -82,15 +68,15 @@ type SignerChangedError struct {
 
 func (e *SignerChangedError) Error() string {
 	return fmt.Sprintf("%v: %s is now signed by %s, but the lock file records %s; nothing of it was installed (if the publisher changed signer, accept the new one by name: Trust.AcceptSigners %q)",
-		ErrRefused, e.Source, e.Found, e.Recorded, e.AcceptAs())
+		trust.ErrRefused, e.Source, e.Found, e.Recorded, e.AcceptAs())
 }
 
 // AcceptAs is how Trust.AcceptSigners names the new signer: its key ID,
 // or its String.
 func (e *SignerChangedError) AcceptAs() string { return acceptName(e.Found) }
 
-// Unwrap returns ErrRefused.
-func (e *SignerChangedError) Unwrap() error { return ErrRefused }
+// Unwrap returns trust.ErrRefused.
+func (e *SignerChangedError) Unwrap() error { return trust.ErrRefused }
 
 // acceptName is how a user names s to accept it: its key ID, or its
 // String.
@@ -100,11 +86,6 @@ func acceptName(s signature.Signer) string {
 	}
 	return s.String()
 }
-
-// Refusal is one skill or source refused by the trust checks, as Add
-// reports it in a *trust.RefusedError (its Refusals) and
-// [Installer.CheckTrust] returns it: trust.Refusal.
-type Refusal = trust.Refusal
 
 // lockSigner is a signer as the lock file records it: who signed (the key
 // ID, or the identity and issuer) and, for a key, its public key in PEM,
@@ -130,7 +111,7 @@ func (r *lockSigner) requirement(root string) (signature.Requirement, error) {
 		if r.TrustedRoot != nil {
 			data, file, err := r.TrustedRoot.read(root)
 			if err != nil {
-				return signature.Requirement{}, fmt.Errorf("%w: the signer the lock file records, %s, cannot be checked: %w", ErrRefused, r.Signer, err)
+				return signature.Requirement{}, fmt.Errorf("%w: the signer the lock file records, %s, cannot be checked: %w", trust.ErrRefused, r.Signer, err)
 			}
 			req.TrustedRoot, req.TrustedRootFile = data, file
 		}
@@ -143,114 +124,8 @@ func (r *lockSigner) requirement(root string) (signature.Requirement, error) {
 	return signature.Requirement{Key: pub}, nil
 }
 
-// Origin returns the source text (any source Add takes, or one a lock
-// file records) as the policy sees it: its kind, its canonical location,
-// whether it is pinned, and how to show it. A local path is made
-// absolute against the current folder, and a local path or file URL is
-// its real path, links resolved (package source, rule 15). It reads
-// nothing over the network.
-func (in *Installer) Origin(text string) (source.Origin, error) {
-	return in.policySource(text, "", true)
-}
-
-// policySource is Origin of a source typed (typed) or recorded with
-// pin. source.Parse tells its kind, as it does for parseSource, so that
-// the policy judges the source that is read.
-func (in *Installer) policySource(text, pin string, typed bool) (source.Origin, error) {
-	s := source.Origin{Display: redactURL(text), Pinned: pin != ""}
-	spec, err := source.Parse(text)
-	if err != nil {
-		if _, _, derr := parseDownload(text); derr != nil {
-			return s, derr // a download's own words
-		}
-		return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
-	}
-	switch spec.Kind {
-	case source.OCI:
-		ref, err := oci.ParseReference(spec.Text)
-		if err != nil {
-			return s, fmt.Errorf("%w: %w", ErrInvalidSource, err)
-		}
-		loc, err := sourceloc.OCILocation(ref.Host, ref.Repository) // # Trust, rule 1: canonical, or refused
-		if err != nil {
-			return s, notCanonical(s, err)
-		}
-		s.Kind, s.Location = "oci", loc
-		s.Pinned = s.Pinned || ref.Digest != ""
-		return s, nil
-	case source.Git:
-		src, err := parseGit(spec)
-		if err != nil {
-			return s, err
-		}
-		return gitPolicySource(s, text, src)
-	case source.URL, source.WebIndex:
-		if indexURL, ok, err := webIndexURL(text); ok { // rule 15: as recorded
-			text = indexURL
-			if err != nil {
-				return s, err
-			}
-		}
-		u, want, err := parseDownload(text)
-		if err != nil {
-			return s, err
-		}
-		if policy.HasDotSegment(u.Path) {
-			return s, dotSegmentError(text)
-		}
-		loc, err := sourceloc.URLLocation(u.String())
-		if err != nil {
-			return s, notCanonical(s, err)
-		}
-		s.Kind, s.Location = "url", loc
-		s.Pinned = s.Pinned || want != ""
-		return s, nil
-	case source.GitHub:
-		rs, err := in.parseSource(text, typed)
-		if err != nil {
-			return s, err
-		}
-		if rs != nil {
-			return githubPolicySource(s, text, spec)
-		}
-		// a bare OWNER/REPO that is a local path
-	}
-	p := in.sourcePath(text)
-	if typed && !filepath.IsAbs(text) {
-		if p, err = filepath.Abs(text); err != nil {
-			return s, err
-		}
-	}
-	s.Kind, s.Location = "local", filepath.ToSlash(sourceloc.RealPath(p)) // the folder read, whatever link names it (package source, rule 15)
-	return s, nil
-}
-
-// notCanonical is the refusal of a source whose location cannot be made
-// canonical (# Trust, rule 1): no rule of the policy can be matched
-// against it, so none can be known not to apply.
-func notCanonical(s source.Origin, err error) error {
-	return fmt.Errorf("%w: %s: its location cannot be made canonical, so the policy's rules cannot be matched against it: %w", ErrRefused, s.Display, err)
-}
-
-func dotSegmentError(text string) error {
-	return fmt.Errorf("%w: source %s: the source's path has a '..' segment; write it without (the policy is checked against the path as written)", ErrInvalidSource, redactURL(text))
-}
-
-// engine is the trust checker of t, which WithTrust makes.
-func (t *Trust) engine() *trust.Checker {
-	if t.checker == nil {
-		t.checker = trust.NewChecker(t.Policy, trust.AllowRisks(t.AllowRisks...))
-	}
-	return t.checker
-}
-
-// effectivePolicy is t's policy, or the zero one, as its checker's.
-func (t *Trust) effectivePolicy() *policy.Policy {
-	if t.Policy == nil {
-		return new(policy.Policy)
-	}
-	return t.Policy
-}
+// effectivePolicy is the policy of t's trust engine.
+func (t *Trust) effectivePolicy() *policy.Policy { return t.checker.Policy() }
 
 // sourceTrust is what is checked of one source and what was found: built
 // before the source is read (checkSource), used as it is read (verifyPin),
@@ -258,9 +133,9 @@ func (t *Trust) effectivePolicy() *policy.Policy {
 type sourceTrust struct {
 	in       *Installer
 	t        *Trust
+	check    *trust.SourceCheck // what the trust engine verifies; nil: nothing
 	ps       source.Origin
-	lists    []signerList // every list must be satisfied
-	recorded *lockSigner  // the signer the lock file records, or nil
+	recorded *lockSigner // the signer the lock file records, or nil
 	commits  []policy.CommitRule
 	// found, once verified
 	signer       *lockSigner
@@ -271,21 +146,16 @@ type sourceTrust struct {
 	verifiedPin, verifiedKeys string
 }
 
-// signerList is one list of signer requirements, satisfied by a
-// signature of any of them: the Trust.Signers, a policy rule, or the
-// signer the lock file records. The trust checker verifies them all
-// (trust.Checker.VerifySignatures): the policy's rules, and install's
-// own, which are not the policy's (extra), as rules of their own.
-type signerList struct {
-	from string // where the list comes from, in messages
-	trust.SignerRule
-	extra bool
+// signed reports whether the source must carry signatures: the trust
+// engine has signers rules for it.
+func (st *sourceTrust) signed() bool {
+	return st != nil && st.check != nil && len(st.check.SignerRules()) > 0
 }
 
-// lockSignerRule names the list of the signer the lock file records: its
-// refusal is the lock file's, not the policy's, and wraps [ErrRefused]
-// alone.
-const lockSignerRule = "lock file signer"
+// lockSignerRule names the signers rule of the signer the lock file
+// records: its refusal is the lock file's, not the policy's, and wraps
+// trust.ErrRefused alone.
+const lockSignerRule = "the signer the lock file records"
 
 // checkSource checks a source against the policy before anything is read
 // (Trust rule 1) and returns what reading it must verify; recorded is the
@@ -300,70 +170,54 @@ func (in *Installer) checkSource(text, pin string, typed bool, recorded *lockSig
 	if err != nil {
 		return nil, err
 	}
-	p := t.effectivePolicy()
-	if err := t.engine().Check(ps); err != nil {
+	// The policy's signers rules name oci sources only (rule 6 of package
+	// policy); the user's name OCI signers, which a sync applies to its
+	// OCI sources only.
+	var own []trust.SignerRule
+	if len(t.Signers) > 0 {
+		if ps.Kind != source.OCI && recorded == nil {
+			if err := t.checker.Check(ps); err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w: %s is a %s source: signature requirements (Trust.Signers) apply to oci:// sources only, which carry Sigstore signatures; require a signed commit in the policy instead", trust.ErrRefused, ps.Display, ps.Kind)
+		}
+		if ps.Kind == source.OCI {
+			own = []trust.SignerRule{{Rule: policy.Rule{Name: "Trust.Signers"}, Requirements: t.Signers}}
+		}
+	}
+	check, err := t.checker.CheckSource(ps, own...)
+	if err != nil {
 		return nil, err // a *trust.RefusedError of the source
 	}
-	st := &sourceTrust{in: in, t: t, ps: ps, recorded: recorded}
-	if len(t.Signers) > 0 {
-		st.lists = append(st.lists, signerList{"Trust.Signers", trust.SignerRule{Rule: policy.Rule{Name: "Trust.Signers"}, Requirements: t.Signers}, true})
-	}
-	lists, err := p.SignerRules(ps)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrRefused, ps.Display, err)
-	}
-	for _, r := range lists {
-		st.lists = append(st.lists, signerList{"the policy's " + r.Rule.String(), trust.SignerRuleOf(r), false})
-	}
-	if len(st.lists) == 0 && recorded != nil {
+	if len(check.SignerRules()) == 0 && recorded != nil && ps.Kind == source.OCI {
 		req, err := recorded.requirement(in.Root())
 		if err != nil {
 			return nil, err
 		}
-		st.lists = []signerList{{"the signer the lock file records", trust.SignerRule{Rule: policy.Rule{Name: lockSignerRule}, Requirements: []signature.Requirement{req}}, true}}
-	}
-	// The policy's signers rules name oci sources only (rule 6 of package
-	// policy), so lists is empty for any other source.
-	if len(st.lists) > 0 && ps.Kind != "oci" {
-		if len(t.Signers) > 0 && recorded == nil {
-			return nil, fmt.Errorf("%w: %s is a %s source: signature requirements (Trust.Signers) apply to oci:// sources only, which carry Sigstore signatures; require a signed commit in the policy instead", ErrRefused, ps.Display, ps.Kind)
+		if check, err = t.checker.CheckSource(ps, trust.SignerRule{Rule: policy.Rule{Name: lockSignerRule}, Requirements: []signature.Requirement{req}}); err != nil {
+			return nil, err
 		}
-		st.lists = nil // flags name OCI signers; a sync applies them to its OCI sources only
 	}
-	if ps.Kind == "git" || ps.Kind == "github" {
-		st.commits = p.CommitRules(ps)
-	}
-	return st, nil
+	return &sourceTrust{in: in, t: t, check: check, ps: ps, recorded: recorded, commits: check.CommitRules()}, nil
 }
 
 // verifyPin verifies a published source at pin before its content is
-// downloaded: the OCI signatures required (Trust rule 2), a changed signer
-// (Trust rule 4), the commit's signature the policy requires (Trust rule 3).
+// downloaded, with the trust engine: the OCI signatures required (Trust
+// rule 2), a changed signer (Trust rule 4), the commit's signature the
+// policy requires (Trust rule 3).
 func (st *sourceTrust) verifyPin(ctx context.Context, rs source.Remote, pin string) error {
 	if st == nil {
 		return nil
 	}
-	if len(st.lists) > 0 {
+	if st.signed() {
 		if err := st.verifySignatures(ctx, rs, pin); err != nil {
 			return err
 		}
 	}
 	keys, keysOK := st.commitKeys() // before the check: a verdict names no keys newer than those checked
 	if len(st.commits) > 0 {
-		var cv source.CommitVerifier
-		if v, ok := rs.(source.CommitVerifier); ok {
-			cv = v
-		}
-		who, err := st.t.engine().VerifyCommits(ctx, st.ps, cv, pin)
-		var refused *trust.RefusedError
-		switch {
-		case errors.As(err, &refused) && cv == nil:
-			refused.Detail = fmt.Sprintf("%s: the policy's %s requires a signed commit, but this source cannot check one", st.ps.Display, refused.Rule)
-			return err
-		case errors.As(err, &refused):
-			refused.Detail = fmt.Sprintf("%s at %s: the policy's %s requires a commit signed by a key it names: %v; nothing of it was installed (ask the publisher to sign the commit, pin a signed one, or change the policy)", st.ps.Display, shortPin(pin), refused.Rule, refused.Err)
-			return err
-		case err != nil:
+		who, err := st.check.VerifyCommits(ctx, rs, pin)
+		if err != nil {
 			return err
 		}
 		st.commitSigner = who
@@ -374,58 +228,30 @@ func (st *sourceTrust) verifyPin(ctx context.Context, rs source.Remote, pin stri
 	return nil
 }
 
-// verifySignatures verifies the OCI source rs at pin against every list
-// of requirements, with the trust checker, and checks the signer against
-// the one recorded.
+// verifySignatures verifies the OCI source rs at pin with the trust
+// engine, records who signed as the lock file will, and checks the
+// signer against the one recorded.
 func (st *sourceTrust) verifySignatures(ctx context.Context, rs source.Remote, pin string) error {
-	r := trust.SignatureVerifierOf(rs)
-	if r == nil {
-		return fmt.Errorf("%w: %s is not an OCI source, and carries no signature", ErrRefused, st.ps.Display)
-	}
-	var extra []trust.SignerRule
-	for _, list := range st.lists {
-		if list.extra {
-			extra = append(extra, list.SignerRule)
+	signed, err := st.check.VerifySignatures(ctx, rs, pin)
+	var refused *trust.RefusedError
+	if errors.As(err, &refused) {
+		r := &refused.Refusals[0]
+		rules := st.check.SignerRules()
+		if st.recorded != nil && len(rules) == 1 && rules[0].Requirements[0].Matches(st.recorded.Signer) {
+			r.Reason += "; if its publisher changed signer, give the new signer's key or identity (Trust.Signers) and accept it by name (Trust.AcceptSigners)"
+		}
+		if r.Rule.Name == lockSignerRule {
+			return &lockRefusal{reason: r.Reason, err: r.Err}
 		}
 	}
-	signers, err := st.t.engine().VerifySignatures(ctx, st.ps, r, pin, extra...)
 	if err != nil {
-		var refused *trust.RefusedError
-		if !errors.As(err, &refused) {
-			return err
-		}
-		i := slices.IndexFunc(st.lists, func(l signerList) bool { return l.Rule == refused.Rule })
-		if i < 0 {
-			return err
-		}
-		list := st.lists[i]
-		var want []string
-		for _, r := range list.Requirements {
-			want = append(want, r.String())
-		}
-		what := "nothing of it was installed"
-		if st.recorded != nil && len(st.lists) == 1 && list.Requirements[0].Matches(st.recorded.Signer) {
-			what += "; if its publisher changed signer, give the new signer's key or identity (Trust.Signers) and accept it by name (Trust.AcceptSigners)"
-		}
-		if list.Rule.Name == lockSignerRule {
-			// The lock file's refusal, not the policy's: no *trust.RefusedError.
-			return fmt.Errorf("%w: %s at %s must be signed by %s (%s): %w; %s", ErrRefused, st.ps.Display, shortPin(pin), strings.Join(want, " or "), list.from, refused.Err, what)
-		}
-		refused.Detail = fmt.Sprintf("%s at %s must be signed by %s (%s): %v; %s", st.ps.Display, shortPin(pin), strings.Join(want, " or "), list.from, refused.Err, what)
 		return err
 	}
-	if len(signers) != len(st.lists) {
-		return fmt.Errorf("%w: %s at %s: the policy's signers rules changed while it was checked", ErrRefused, st.ps.Display, shortPin(pin))
-	}
-	s, reqs := signers[0], st.lists[0].Requirements
-	ls := &lockSigner{Signer: s}
-	if s.KeyID != "" {
-		if ls.PublicKey, err = matchingKey(reqs, s.KeyID); err != nil {
-			return err
-		}
-	} else if ls.TrustedRoot, err = st.verifiedRoot(ctx, r, pin, reqs, s); err != nil {
+	ls := &lockSigner{Signer: signed.Signer}
+	if ls.PublicKey, err = signed.PublicKeyPEM(); err != nil {
 		return err
 	}
+	ls.TrustedRoot = st.recordedRoot(signed.Requirement)
 	st.signer = ls
 	if r := st.recorded; r != nil && r.Signer != st.signer.Signer && !st.accepted(st.signer.Signer) {
 		return &SignerChangedError{Source: st.ps.Display, Recorded: r.Signer, Found: st.signer.Signer}
@@ -433,34 +259,24 @@ func (st *sourceTrust) verifySignatures(ctx context.Context, rs source.Remote, p
 	return nil
 }
 
+// lockRefusal is the refusal of content that the signer the lock file
+// records did not sign: the lock file's, not the policy's, so not a
+// *trust.RefusedError. It wraps trust.ErrRefused and the signature
+// check's error.
+type lockRefusal struct {
+	reason string
+	err    error
+}
+
+func (e *lockRefusal) Error() string   { return fmt.Sprintf("%v: %s", trust.ErrRefused, e.reason) }
+func (e *lockRefusal) Unwrap() []error { return []error{trust.ErrRefused, e.err} }
+
 // accepted reports whether s is named in Trust.AcceptSigners.
 func (st *sourceTrust) accepted(s signature.Signer) bool {
 	return slices.ContainsFunc(st.t.AcceptSigners, func(name string) bool {
 		name = strings.TrimSpace(name)
 		return name == s.String() || s.KeyID != "" && (name == s.KeyID || name == "key "+s.KeyID)
 	})
-}
-
-// matchingKey returns the PEM of the key of list whose ID is id.
-func matchingKey(list []signature.Requirement, id string) (string, error) {
-	for _, r := range list {
-		if r.Key == nil {
-			continue
-		}
-		if k, err := signature.KeyID(r.Key); err == nil && k == id {
-			return publicKeyPEM(r.Key)
-		}
-	}
-	return "", fmt.Errorf("signer %s verified, but no required key has that ID", id)
-}
-
-// publicKeyPEM is pub in PKIX PEM, as cosign writes cosign.pub.
-func publicKeyPEM(pub crypto.PublicKey) (string, error) {
-	der, err := x509.MarshalPKIXPublicKey(pub)
-	if err != nil {
-		return "", err
-	}
-	return string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})), nil
 }
 
 // mark gives the skills read from the source what st checked and found.
@@ -493,38 +309,26 @@ func (c *candidate) trusted(old *lockEntry) (*lockSigner, string) {
 	return s, cs
 }
 
-// auditSkill audits a skill's tree and returns the findings that refuse
-// it unless allowed (Trust rule 5): at or above the policy's threshold and
-// not accepted by the policy.
-func (in *Installer) auditSkill(c *candidate, ps source.Origin) (audit.Report, error) {
-	t := in.trust
+// auditSkill audits a skill's tree with the trust engine and returns
+// the findings that refuse it (Trust rule 5), and the rules of
+// trust.AllowRisks that let findings through.
+func (in *Installer) auditSkill(c *candidate, ps source.Origin) (audit.Report, []string, error) {
 	fsys, closeFS, err := c.tree().open()
 	if err != nil {
-		return audit.Report{}, err
+		return audit.Report{}, nil, err
 	}
 	defer closeFS()
-	return blocking(t, fsys, c.label(), ps)
+	return in.trust.checker.AuditTree(fsys, c.label(), ps)
 }
 
 // auditFolder is auditSkill of an installed skill's folder.
-func (in *Installer) auditFolder(dir, name string, ps source.Origin) (audit.Report, error) {
+func (in *Installer) auditFolder(dir, name string, ps source.Origin) (audit.Report, []string, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return audit.Report{}, err
+		return audit.Report{}, nil, err
 	}
 	defer root.Close()
-	return blocking(in.trust, root.FS(), name, ps)
-}
-
-// blocking is the audit of the tree fsys of the skill name from ps, and
-// its findings that refuse the skill before the risks allowed by
-// Trust.AllowRisks or recorded in the lock file (Trust rule 5).
-func blocking(t *Trust, fsys fs.FS, name string, ps source.Origin) (audit.Report, error) {
-	rep, err := t.engine().Audit(fsys, "")
-	if err != nil {
-		return audit.Report{}, err
-	}
-	return t.engine().Blocking(rep, name, ps), nil
+	return in.trust.checker.AuditTree(root.FS(), name, ps)
 }
 
 // maxRefusalFindings bounds the audit findings that the refusals of one
@@ -532,31 +336,6 @@ func blocking(t *Trust, fsys fs.FS, name string, ps source.Origin) (audit.Report
 // counts the others (Refusal.Omitted), so that a source of thousands of
 // refused skills is reported in bounded memory.
 const maxRefusalFindings = 1000
-
-// auditReason says why findings refuse a skill, and what to do.
-func auditReason(rep audit.Report) string {
-	var parts, rules []string
-	for _, f := range rep.Findings {
-		at := f.File
-		if f.Line > 0 {
-			at = fmt.Sprintf("%s:%d", f.File, f.Line)
-		}
-		parts = append(parts, fmt.Sprintf("%s (%s) at %s: %s", f.Rule, f.Severity, at, f.Message))
-		if !slices.Contains(rules, f.Rule) {
-			rules = append(rules, f.Rule)
-		}
-	}
-	if more := rep.Omitted.String(); more != "" {
-		parts = append(parts, more)
-		for _, rule := range slices.Sorted(maps.Keys(rep.Omitted)) {
-			if !slices.Contains(rules, rule) {
-				rules = append(rules, rule)
-			}
-		}
-	}
-	return fmt.Sprintf("the audit found %s; read the skill, and if you trust it, allow these rules by name (Trust.AllowRisks: %s) or accept the findings in the policy",
-		strings.Join(parts, "; "), strings.Join(rules, ", "))
-}
 
 // checkSources checks every source of an Add against the policy before
 // any is read (Trust rule 1), and returns what reading each must verify, in
@@ -606,7 +385,7 @@ func recordedSigner(lock *lockFile, names []string) *lockSigner {
 // returns those that pass, and for each refused one its skipped Change
 // and its Refusal. With strict, a refused skill fails the request before
 // anything changes; so does refusing every skill.
-func (in *Installer) auditUse(ctx context.Context, use []*candidate, strict bool) ([]*candidate, []Change, []Refusal, error) {
+func (in *Installer) auditUse(ctx context.Context, use []*candidate, strict bool) ([]*candidate, []Change, []trust.Refusal, error) {
 	if in.trust == nil {
 		return use, nil, nil, nil
 	}
@@ -616,7 +395,7 @@ func (in *Installer) auditUse(ctx context.Context, use []*candidate, strict bool
 	}
 	var keep []*candidate
 	var skipped []Change
-	var refused []Refusal
+	var refused []trust.Refusal
 	left := maxRefusalFindings
 	for _, c := range use {
 		var rec *RiskAllowance
@@ -648,16 +427,16 @@ func (in *Installer) auditUse(ctx context.Context, use []*candidate, strict bool
 // records rec (nil: none), and returns its refusal, or nil when it passes.
 // The refusal lists at most *left findings (one at least), which it takes
 // from *left.
-func (in *Installer) auditCandidate(ctx context.Context, c *candidate, rec *RiskAllowance, left *int) (*Refusal, error) {
+func (in *Installer) auditCandidate(ctx context.Context, c *candidate, rec *RiskAllowance, left *int) (*trust.Refusal, error) {
 	ps := source.Origin{Display: c.source}
 	if c.trust != nil {
 		ps = c.trust.ps
 	} else if p, err := in.policySource(c.source, c.pin, false); err == nil {
 		ps = p
 	}
-	rep, err := in.auditSkill(c, ps)
+	rep, allowed, err := in.auditSkill(c, ps)
 	if err == nil {
-		rep, err = in.allowCandidate(ctx, c, rep, rec, ps)
+		rep, err = in.allowCandidate(ctx, c, rep, allowed, rec, ps)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("skill %s in %s: audit: %w", c.label(), c.where(), err)
@@ -667,7 +446,8 @@ func (in *Installer) auditCandidate(ctx context.Context, c *candidate, rec *Risk
 	}
 	rep = rep.Trim(*left)
 	*left -= len(rep.Findings)
-	return &Refusal{Skill: c.label(), Source: c.source, Reason: auditReason(rep), Findings: rep.Findings, Omitted: rep.Omitted}, nil
+	r := trust.AuditRefusal(c.label(), c.source, rep)
+	return &r, nil
 }
 
 // checkRecorded is checkSource of a source a lock file records at pin
@@ -692,7 +472,7 @@ func (in *Installer) checkRecorded(source, pin string, names []string, lock *loc
 // lock file's pin, digest and commit_signer alone are never trusted.
 // Otherwise the source is read and verified again, with the network.
 func (st *sourceTrust) cachedOK(names []string, lock *lockFile) bool {
-	if st == nil || len(st.commits) == 0 && len(st.lists) == 0 {
+	if st == nil || len(st.commits) == 0 && !st.signed() {
 		return true
 	}
 	keys, ok := st.commitKeys()
@@ -720,7 +500,7 @@ func (st *sourceTrust) cachedOK(names []string, lock *lockFile) bool {
 // skills a sync takes from the skill cache: from the bundles the cache
 // holds, without the network when it holds them (Trust rule 4).
 func (in *Installer) verifyCached(ctx context.Context, source, pin string, st *sourceTrust) error {
-	if st == nil || len(st.lists) == 0 {
+	if !st.signed() {
 		return nil
 	}
 	rs, err := in.parseSource(source, false)
@@ -744,7 +524,7 @@ func (in *Installer) auditRecorded(ctx context.Context, c *candidate, rec *RiskA
 	if err != nil || r == nil {
 		return err
 	}
-	return fmt.Errorf("%w: skill %s from %s: %s", ErrRefused, r.Skill, r.Source, r.Reason)
+	return fmt.Errorf("%w: skill %s from %s: %s", trust.ErrRefused, r.Skill, r.Source, r.Reason)
 }
 
 // CheckTrust checks what the scope's lock file records against the
@@ -756,7 +536,7 @@ func (in *Installer) auditRecorded(ctx context.Context, c *candidate, rec *RiskA
 // installed canonical copy of each skill against the audit threshold. It
 // returns every refusal, sorted by skill; the error is for a check that
 // could not run (a lock file that cannot be read).
-func (in *Installer) CheckTrust(ctx context.Context) ([]Refusal, error) {
+func (in *Installer) CheckTrust(ctx context.Context) ([]trust.Refusal, error) {
 	if in.trust == nil {
 		return nil, nil
 	}
@@ -764,13 +544,13 @@ func (in *Installer) CheckTrust(ctx context.Context) ([]Refusal, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Refusal
+	var out []trust.Refusal
 	left := maxRefusalFindings
 	reads, bySource := recordedReads(lock)
 	for _, k := range reads {
 		names := bySource[k]
 		st, err := in.checkRecorded(k.source, k.pin, names, lock)
-		if err == nil && st != nil && len(st.lists) > 0 {
+		if err == nil && st.signed() {
 			err = in.verifyCached(ctx, k.source, k.pin, st)
 		}
 		if err != nil {
@@ -778,7 +558,7 @@ func (in *Installer) CheckTrust(ctx context.Context) ([]Refusal, error) {
 				return out, interrupted(ctx, "the check is incomplete")
 			}
 			for _, name := range names {
-				out = append(out, Refusal{Skill: name, Source: k.source, Reason: err.Error()})
+				out = append(out, trust.Refusal{Skill: name, Source: k.source, Reason: err.Error()})
 			}
 			continue
 		}
@@ -791,21 +571,21 @@ func (in *Installer) CheckTrust(ctx context.Context) ([]Refusal, error) {
 			if st != nil {
 				ps = st.ps
 			}
-			rep, err := in.auditFolder(dir, name, ps)
+			rep, _, err := in.auditFolder(dir, name, ps)
 			if err == nil {
 				rep, err = in.allowInstalled(ctx, dir, name, rep, lock.Skills[name].AllowedRisks, ps)
 			}
 			if err != nil {
-				out = append(out, Refusal{Skill: name, Source: k.source, Reason: fmt.Sprintf("audit of %s: %v", dir, err)})
+				out = append(out, trust.Refusal{Skill: name, Source: k.source, Reason: fmt.Sprintf("audit of %s: %v", dir, err)})
 				continue
 			}
 			if len(rep.Findings) > 0 {
 				rep = rep.Trim(left)
 				left -= len(rep.Findings)
-				out = append(out, Refusal{Skill: name, Source: k.source, Reason: auditReason(rep), Findings: rep.Findings, Omitted: rep.Omitted})
+				out = append(out, trust.AuditRefusal(name, k.source, rep))
 			}
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Refusal) int { return strings.Compare(a.Skill, b.Skill) })
+	slices.SortStableFunc(out, func(a, b trust.Refusal) int { return strings.Compare(a.Skill, b.Skill) })
 	return out, nil
 }

@@ -31,10 +31,10 @@ func TestTrustAuditRefuses(t *testing.T) {
 	kit := filepath.Join(f.sources, "kit")
 	agents := agentsOf(t, "claude-code")
 
-	in := trustInstaller(t, f, "", Trust{})
+	in := trustInstaller(t, f, "", nil, Trust{})
 	changes, err := in.Add(t.Context(), AddRequest{Sources: []string{kit}, Agents: agents})
 	var refused *trust.RefusedError
-	if !errors.As(err, &refused) || !errors.Is(err, ErrRefused) || len(refused.Refusals) != 1 || refused.Refusals[0].Skill != "evil" {
+	if !errors.As(err, &refused) || !errors.Is(err, trust.ErrRefused) || len(refused.Refusals) != 1 || refused.Refusals[0].Skill != "evil" {
 		t.Fatalf("Add(%s) = %v; want a *trust.RefusedError of evil alone", kit, err)
 	}
 	r := refused.Refusals[0]
@@ -70,7 +70,7 @@ func TestTrustAuditRefuses(t *testing.T) {
 		g := newFixture(t)
 		g.writeSkill(t, "kit/good", "good", "")
 		g.writeSkill(t, "kit/evil", "evil", malicious)
-		_, err := trustInstaller(t, g, "", Trust{}).Add(t.Context(), AddRequest{Sources: []string{filepath.Join(g.sources, "kit")}, Agents: agents, Strict: true})
+		_, err := trustInstaller(t, g, "", nil, Trust{}).Add(t.Context(), AddRequest{Sources: []string{filepath.Join(g.sources, "kit")}, Agents: agents, Strict: true})
 		if !errors.As(err, &refused) || !strings.Contains(err.Error(), "nothing was changed") {
 			t.Fatalf("strict Add = %v; want a *trust.RefusedError, nothing changed", err)
 		}
@@ -79,7 +79,7 @@ func TestTrustAuditRefuses(t *testing.T) {
 	t.Run("the only skill", func(t *testing.T) {
 		g := newFixture(t)
 		evil := g.writeSkill(t, "evil", "evil", malicious)
-		_, err := trustInstaller(t, g, "", Trust{}).Add(t.Context(), AddRequest{Sources: []string{evil}, Agents: agents})
+		_, err := trustInstaller(t, g, "", nil, Trust{}).Add(t.Context(), AddRequest{Sources: []string{evil}, Agents: agents})
 		if !errors.As(err, &refused) || !strings.Contains(err.Error(), "no skill is left") {
 			t.Fatalf("Add of the refused skill alone = %v; want a *trust.RefusedError, nothing left", err)
 		}
@@ -88,14 +88,14 @@ func TestTrustAuditRefuses(t *testing.T) {
 	t.Run("allowed by name", func(t *testing.T) {
 		g := newFixture(t)
 		evil := g.writeSkill(t, "evil", "evil", malicious)
-		if _, err := trustInstaller(t, g, "", Trust{AllowRisks: rules}).Add(t.Context(), AddRequest{Sources: []string{evil}, Agents: agents}); err != nil {
+		if _, err := trustInstaller(t, g, "", trust.NewChecker(nil, trust.AllowRisks(rules...)), Trust{}).Add(t.Context(), AddRequest{Sources: []string{evil}, Agents: agents}); err != nil {
 			t.Fatalf("Add allowing %v = %v", rules, err)
 		}
 		// Installed knowingly, and recorded so: a sync or verify allows
 		// it again for its content (TestTrustAllowRisksRecorded). Without
 		// the record (an older lock file) and without the allowance, they
 		// refuse it, and the sync changes nothing.
-		if _, err := trustInstaller(t, g, "", Trust{}).Sync(t.Context(), SyncRequest{}); err != nil {
+		if _, err := trustInstaller(t, g, "", nil, Trust{}).Sync(t.Context(), SyncRequest{}); err != nil {
 			t.Errorf("Sync of what the lock file records as allowed = %v", err)
 		}
 		lockPath := filepath.Join(g.env.Project, ".agents", lockName)
@@ -107,15 +107,15 @@ func TestTrustAuditRefuses(t *testing.T) {
 		if err := lock.write(lockPath); err != nil {
 			t.Fatal(err)
 		}
-		_, err = trustInstaller(t, g, "", Trust{}).Sync(t.Context(), SyncRequest{})
-		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), rules[0]) {
-			t.Errorf("Sync without the allowance = %v; want ErrRefused naming %s", err, rules[0])
+		_, err = trustInstaller(t, g, "", nil, Trust{}).Sync(t.Context(), SyncRequest{})
+		if !errors.Is(err, trust.ErrRefused) || !strings.Contains(err.Error(), rules[0]) {
+			t.Errorf("Sync without the allowance = %v; want trust.ErrRefused naming %s", err, rules[0])
 		}
-		got, err := trustInstaller(t, g, "", Trust{}).CheckTrust(t.Context())
+		got, err := trustInstaller(t, g, "", nil, Trust{}).CheckTrust(t.Context())
 		if err != nil || len(got) != 1 || got[0].Skill != "evil" || len(got[0].Findings) == 0 {
 			t.Errorf("CheckTrust = %+v, %v; want evil refused by the audit", got, err)
 		}
-		if got, err := trustInstaller(t, g, "", Trust{AllowRisks: rules}).CheckTrust(t.Context()); err != nil || len(got) != 0 {
+		if got, err := trustInstaller(t, g, "", trust.NewChecker(nil, trust.AllowRisks(rules...)), Trust{}).CheckTrust(t.Context()); err != nil || len(got) != 0 {
 			t.Errorf("CheckTrust allowing %v = %+v, %v; want nothing refused", rules, got, err)
 		}
 	})
@@ -127,7 +127,7 @@ func TestTrustAuditRefuses(t *testing.T) {
 			text += "    - rule: " + rule + "\n      skill: evil\n      reason: our own installer\n"
 		}
 		p := parsePolicy(t, t.TempDir(), text)
-		if _, err := trustInstaller(t, g, "", Trust{Policy: p}).Add(t.Context(), AddRequest{Sources: []string{evil}, Agents: agents}); err != nil {
+		if _, err := trustInstaller(t, g, "", trust.NewChecker(p), Trust{}).Add(t.Context(), AddRequest{Sources: []string{evil}, Agents: agents}); err != nil {
 			t.Fatalf("Add under a policy accepting %v = %v", rules, err)
 		}
 	})
@@ -135,7 +135,7 @@ func TestTrustAuditRefuses(t *testing.T) {
 		g := newFixture(t)
 		evil := g.writeSkill(t, "evil", "evil", malicious)
 		p := parsePolicy(t, t.TempDir(), "version: 1\naudit:\n  fail_on: critical\n")
-		_, err := trustInstaller(t, g, "", Trust{Policy: p}).Add(t.Context(), AddRequest{Sources: []string{evil}, Agents: agents})
+		_, err := trustInstaller(t, g, "", trust.NewChecker(p), Trust{}).Add(t.Context(), AddRequest{Sources: []string{evil}, Agents: agents})
 		max, _ := audit.Max(r.Findings)
 		if max < audit.Critical && err != nil {
 			t.Errorf("Add with fail_on critical of findings at most %s = %v", max, err)
@@ -158,7 +158,7 @@ func TestTrustAuditCapped(t *testing.T) {
 		f.writeSkill(t, "kit/"+name, name, dense)
 	}
 	kit := filepath.Join(f.sources, "kit")
-	_, err := trustInstaller(t, f, "", Trust{}).Add(t.Context(), AddRequest{Sources: []string{kit}, Agents: agentsOf(t, "claude-code")})
+	_, err := trustInstaller(t, f, "", nil, Trust{}).Add(t.Context(), AddRequest{Sources: []string{kit}, Agents: agentsOf(t, "claude-code")})
 	var refused *trust.RefusedError
 	if !errors.As(err, &refused) || len(refused.Refusals) != skills {
 		t.Fatalf("Add(%s) = %v; want a *trust.RefusedError of the %d dense skills", kit, err, skills)

@@ -12,6 +12,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/github"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // TestTrustGitHubCommitRuleAppliesToGitSpellings checks # Trust, rule 1,
@@ -84,9 +85,9 @@ func TestTrustGitHubCommitRuleAppliesToGitInstall(t *testing.T) {
 	p := parsePolicy(t, t.TempDir(), "version: 1\nsigners:\n  - sources: [\"github:acme/*\"]\n    commits: {allowed_signers: "+good.AllowedSigners+"}\n")
 	f := newFixture(t)
 	src := "git+https://github.com/acme/tools.git#ref=main&path=skills/alpha"
-	_, err := trustInstaller(t, f, "", Trust{Policy: p}).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
-	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "signers[1]") {
-		t.Errorf("Add(%s) of an unsigned commit under a commits rule for github:acme/* = %v; want ErrRefused naming signers[1]", src, err)
+	_, err := trustInstaller(t, f, "", trust.NewChecker(p), Trust{}).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+	if !errors.Is(err, trust.ErrRefused) || !strings.Contains(err.Error(), "signers[1]") {
+		t.Errorf("Add(%s) of an unsigned commit under a commits rule for github:acme/* = %v; want trust.ErrRefused naming signers[1]", src, err)
 	}
 	if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", "skills", "alpha")); err == nil {
 		t.Errorf("the unsigned commit of github.com/acme/tools was installed")
@@ -182,7 +183,7 @@ func TestTrustURLPatternHostGlobQuery(t *testing.T) {
 		if err := p.Check(source.Origin{Kind: "url", Location: loc, Pinned: true, Display: loc}); err == nil {
 			t.Errorf("sources.allow [url:https://*.acme.corp/*] allows the hop or artifact %s, content from evil.example", loc)
 		}
-		if s, err := policy.ParseSource("url:" + loc); err == nil && p.Check(s) == nil {
+		if s, err := source.ParseOrigin("url:" + loc); err == nil && p.Check(s) == nil {
 			t.Errorf("policy check url:%s says allowed (%s)", loc, s.Location)
 		}
 	}
@@ -211,7 +212,7 @@ func TestTrustPolicySourceClassifiesAsRead(t *testing.T) {
 			continue
 		}
 		s, err := in.Origin(tt.src)
-		if err != nil || s.Kind != tt.kind || s.Location != tt.loc {
+		if err != nil || string(s.Kind) != tt.kind || s.Location != tt.loc {
 			t.Errorf("Origin(%s) = %s:%s, %v; want %s:%s", tt.src, s.Kind, s.Location, err, tt.kind, tt.loc)
 		}
 		switch rs.(type) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // TestPolicySourceRefusesDotSegments checks Trust rule 1: a git or URL
@@ -65,7 +66,7 @@ func TestTrustPolicyDotSegmentsRefusedBeforeReading(t *testing.T) {
 		t.Run(rel, func(t *testing.T) {
 			f := newFixture(t)
 			p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"url:"+srv.URL+"/kits/**\"]\n")
-			in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(Trust{Policy: p}))
+			in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(trust.NewChecker(p), Trust{}))
 			src := srv.URL + rel
 			hits.Store(0)
 			_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/gitsigtest"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // linkRepo makes, under a new folder, repos/acme/tools (a repository
@@ -49,13 +50,13 @@ func TestTrustCommitRuleFileURLThroughLink(t *testing.T) {
 	}
 	for _, src := range sources {
 		f := newFixture(t)
-		in := trustInstaller(t, f, "", Trust{Policy: p})
+		in := trustInstaller(t, f, "", trust.NewChecker(p), Trust{})
 		if s, err := in.Origin(src); err != nil || s.Location != repos+"/acme/tools" {
 			t.Errorf("Origin(%s) = %+v, %v; want location %s/acme/tools", src, s, err, repos)
 		}
 		_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
-		if !errors.Is(err, ErrRefused) {
-			t.Errorf("Add(%s) of an unsigned commit under a commits rule for git:%s/acme/* = %v; want ErrRefused", src, repos, err)
+		if !errors.Is(err, trust.ErrRefused) {
+			t.Errorf("Add(%s) of an unsigned commit under a commits rule for git:%s/acme/* = %v; want trust.ErrRefused", src, repos, err)
 		}
 	}
 }
@@ -72,9 +73,9 @@ func TestTrustCommitRulePatternThroughLink(t *testing.T) {
 		p := parsePolicy(t, t.TempDir(), "version: 1\nsigners:\n  - sources: [\"git:"+pat+"\"]\n    commits: {allowed_signers: "+good.AllowedSigners+"}\n")
 		for _, src := range []string{repos + "/acme/tools", link + "/acme/tools"} {
 			f := newFixture(t)
-			_, err := trustInstaller(t, f, "", Trust{Policy: p}).Add(t.Context(), AddRequest{Sources: []string{"git+file://" + src + "#ref=main&path=skills/alpha"}, Agents: agentsOf(t, "claude-code")})
-			if !errors.Is(err, ErrRefused) {
-				t.Errorf("Add(git+file://%s) of an unsigned commit under a commits rule for git:%s = %v; want ErrRefused", src, pat, err)
+			_, err := trustInstaller(t, f, "", trust.NewChecker(p), Trust{}).Add(t.Context(), AddRequest{Sources: []string{"git+file://" + src + "#ref=main&path=skills/alpha"}, Agents: agentsOf(t, "claude-code")})
+			if !errors.Is(err, trust.ErrRefused) {
+				t.Errorf("Add(git+file://%s) of an unsigned commit under a commits rule for git:%s = %v; want trust.ErrRefused", src, pat, err)
 			}
 		}
 	}

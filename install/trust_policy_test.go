@@ -133,13 +133,13 @@ func TestTrustPolicyRefusesBeforeReading(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
 			p := parsePolicy(t, t.TempDir(), tt.policy)
-			in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(Trust{Policy: p}))
+			in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(trust.NewChecker(p), Trust{}))
 			src := tt.source(f)
 			hits.Store(0)
 			_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 			var denied *policy.DeniedError
-			if !errors.Is(err, ErrRefused) || !errors.As(err, &denied) || denied.Rule != tt.rule || !strings.Contains(err.Error(), p.Files()[0]) {
-				t.Fatalf("Add(%s) = %v; want ErrRefused by %s of %s", src, err, tt.rule, p.Files()[0])
+			if !errors.Is(err, trust.ErrRefused) || !errors.As(err, &denied) || denied.Rule != tt.rule || !strings.Contains(err.Error(), p.Files()[0]) {
+				t.Fatalf("Add(%s) = %v; want trust.ErrRefused by %s of %s", src, err, tt.rule, p.Files()[0])
 			}
 			if n := hits.Load(); n != 0 {
 				t.Errorf("Add(%s) sent %d requests before the policy refused it", src, n)
@@ -172,15 +172,15 @@ func TestTrustSignedCommitRequired(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := newFixture(t)
 			p := parsePolicy(t, t.TempDir(), policyText)
-			in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(Trust{Policy: p}))
+			in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(trust.NewChecker(p), Trust{}))
 			src := "git+file://" + filepath.ToSlash(repo) + "#ref=" + commits[name] + "&path=skills/alpha"
 			_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
 			if name != "an allowed key" {
-				if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "signers[1]") {
-					t.Fatalf("Add(%s) of a commit signed by %s = %v; want ErrRefused naming the policy's signers[1]", src, name, err)
+				if !errors.Is(err, trust.ErrRefused) || !strings.Contains(err.Error(), "signers[1]") {
+					t.Fatalf("Add(%s) of a commit signed by %s = %v; want trust.ErrRefused naming the policy's signers[1]", src, name, err)
 				}
 				var refused *trust.RefusedError
-				if !errors.As(err, &refused) || refused.Rule.Name != "signers[1]" || !errors.Is(err, policy.ErrDenied) || !errors.Is(err, source.ErrCommitSignature) {
+				if !errors.As(err, &refused) || refused.Refusals[0].Rule.Name != "signers[1]" || !errors.Is(err, policy.ErrDenied) || !errors.Is(err, source.ErrCommitSignature) {
 					t.Fatalf("Add(%s) of a commit signed by %s = %#v; want the trust checker's *trust.RefusedError of signers[1], policy.ErrDenied, source.ErrCommitSignature", src, name, err)
 				}
 				assertNothingInstalled(t, f)

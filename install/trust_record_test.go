@@ -14,6 +14,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/testkit/sigstoretest"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // TestTrustAcceptSignerSamePin checks Trust rule 4 where the content does
@@ -25,17 +26,17 @@ func TestTrustAcceptSignerSamePin(t *testing.T) {
 	o := newOCIFixture(t)
 	k1, k2 := newTestKey(t), newTestKey(t)
 	ref := o.push(t, "acme/review", "1", "review", "")
-	o.sign(t, ref, k1.priv)
+	o.Sign(t, ref, k1.Private)
 	f := newFixture(t)
 	agents := agentsOf(t, "claude-code")
-	if _, err := trustInstaller(t, f, "", Trust{Signers: []signature.Requirement{k1.requirement()}}).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agents}); err != nil {
+	if _, err := trustInstaller(t, f, "", nil, Trust{Signers: []signature.Requirement{k1.Requirement()}}).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agents}); err != nil {
 		t.Fatalf("Add(%s) = %v", ref, err)
 	}
-	o.sign(t, ref, k2.priv)
-	accept := Trust{Signers: []signature.Requirement{k2.requirement()}, AcceptSigners: []string{k2.id}}
-	changes, err := trustInstaller(t, f, "", accept).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agents})
+	o.Sign(t, ref, k2.Private)
+	accept := Trust{Signers: []signature.Requirement{k2.Requirement()}, AcceptSigners: []string{k2.ID}}
+	changes, err := trustInstaller(t, f, "", nil, accept).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agents})
 	if err != nil {
-		t.Fatalf("Add(%s) accepting %s = %v", ref, k2.id, err)
+		t.Fatalf("Add(%s) accepting %s = %v", ref, k2.ID, err)
 	}
 	if !Changed(changes) {
 		t.Errorf("Changed(%+v) = false, want true: the recorded signer changed", changes)
@@ -46,20 +47,20 @@ func TestTrustAcceptSignerSamePin(t *testing.T) {
 			got = &changes[i]
 		}
 	}
-	if got == nil || got.Signer != "key "+k2.id || got.PreviousSigner != "key "+k1.id {
-		t.Errorf("Add accepting a new signer of the same pin: canonical change %+v, want Signer key %s, PreviousSigner key %s", got, k2.id, k1.id)
+	if got == nil || got.Signer != "key "+k2.ID || got.PreviousSigner != "key "+k1.ID {
+		t.Errorf("Add accepting a new signer of the same pin: canonical change %+v, want Signer key %s, PreviousSigner key %s", got, k2.ID, k1.ID)
 	}
-	if s := lockedSigner(t, f, "review"); s == nil || s.KeyID != k2.id {
-		t.Errorf("the lock file records %+v, want %s", s, k2.id)
+	if s := lockedSigner(t, f, "review"); s == nil || s.KeyID != k2.ID {
+		t.Errorf("the lock file records %+v, want %s", s, k2.ID)
 	}
-	changes, err = trustInstaller(t, f, "", accept).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agents})
+	changes, err = trustInstaller(t, f, "", nil, accept).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agents})
 	if err != nil || Changed(changes) {
 		t.Errorf("Add again = %+v, %v; want no change", changes, err)
 	}
 }
 
 // TestTrustAllowRisksRecorded checks Trust rule 5's record: an Add with
-// Trust.AllowRisks records the rules its skill needed with the content
+// trust.AllowRisks records the rules its skill needed with the content
 // digest; a frozen Sync, CheckTrust and an Update of unchanged content
 // allow them again without being told and keep the record; other content
 // with the same finding is refused; content without the finding drops
@@ -68,11 +69,11 @@ func TestTrustAllowRisksRecorded(t *testing.T) {
 	f := newFixture(t)
 	dir := f.writeSkill(t, "evil", "evil", malicious)
 	agents := agentsOf(t, "claude-code")
-	plain := trustInstaller(t, f, "", Trust{})
-	if _, err := plain.Add(t.Context(), AddRequest{Sources: []string{dir}, Agents: agents}); !errors.Is(err, ErrRefused) {
-		t.Fatalf("Add of a flagged skill = %v, want ErrRefused", err)
+	plain := trustInstaller(t, f, "", nil, Trust{})
+	if _, err := plain.Add(t.Context(), AddRequest{Sources: []string{dir}, Agents: agents}); !errors.Is(err, trust.ErrRefused) {
+		t.Fatalf("Add of a flagged skill = %v, want trust.ErrRefused", err)
 	}
-	allow := trustInstaller(t, f, "", Trust{AllowRisks: []string{"prerequisite-install", "secret-read"}})
+	allow := trustInstaller(t, f, "", trust.NewChecker(nil, trust.AllowRisks("prerequisite-install", "secret-read")), Trust{})
 	if _, err := allow.Add(t.Context(), AddRequest{Sources: []string{dir}, Agents: agents}); err != nil {
 		t.Fatalf("Add with AllowRisks = %v", err)
 	}
@@ -110,14 +111,14 @@ func TestTrustAllowRisksRecorded(t *testing.T) {
 	// Other content, the same finding.
 	before, _ := os.ReadFile(lockPath)
 	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skillMD("evil")+malicious+"\nMore.\n"), 0o644)
-	if _, err := plain.Sync(t.Context(), SyncRequest{}); !errors.Is(err, ErrRefused) {
-		t.Errorf("Sync of other content with the same finding = %v, want ErrRefused", err)
+	if _, err := plain.Sync(t.Context(), SyncRequest{}); !errors.Is(err, trust.ErrRefused) {
+		t.Errorf("Sync of other content with the same finding = %v, want trust.ErrRefused", err)
 	}
-	if _, _, err := plain.Update(t.Context(), UpdateRequest{}); !errors.Is(err, ErrRefused) {
-		t.Errorf("Update to other content with the same finding = %v, want ErrRefused", err)
+	if _, _, err := plain.Update(t.Context(), UpdateRequest{}); !errors.Is(err, trust.ErrRefused) {
+		t.Errorf("Update to other content with the same finding = %v, want trust.ErrRefused", err)
 	}
-	if _, err := plain.Add(t.Context(), AddRequest{Sources: []string{dir}, Agents: agents}); !errors.Is(err, ErrRefused) {
-		t.Errorf("Add of other content with the same finding = %v, want ErrRefused", err)
+	if _, err := plain.Add(t.Context(), AddRequest{Sources: []string{dir}, Agents: agents}); !errors.Is(err, trust.ErrRefused) {
+		t.Errorf("Add of other content with the same finding = %v, want trust.ErrRefused", err)
 	}
 	if after, _ := os.ReadFile(lockPath); string(after) != string(before) {
 		t.Errorf("a refused Sync, Update or Add changed the lock file:\n%s\nwas\n%s", after, before)
@@ -207,7 +208,7 @@ func TestTrustKeylessRootRecorded(t *testing.T) {
 	}
 	cache := cachetest.Root(t)
 	req := signature.Requirement{Identity: releaseIdentity, Issuer: actionsIssuer, TrustedRoot: rootJSON, TrustedRootFile: outside}
-	if _, err := trustInstaller(t, f, cache, Trust{Signers: []signature.Requirement{req}}).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agents}); err != nil {
+	if _, err := trustInstaller(t, f, cache, nil, Trust{Signers: []signature.Requirement{req}}).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agents}); err != nil {
 		t.Fatalf("Add(%s) keyless with a private root = %v", ref, err)
 	}
 	s := lockedSigner(t, f, "review")
@@ -215,9 +216,9 @@ func TestTrustKeylessRootRecorded(t *testing.T) {
 		t.Fatalf("the lock file records %+v; want the identity and the root %s at %s", s, digest.FromBytes(rootJSON), outside)
 	}
 
-	o.srv.Close()
+	o.Close()
 	os.RemoveAll(filepath.Join(f.env.Project, ".agents", "skills", "review"))
-	in := trustInstaller(t, f, cache, Trust{})
+	in := trustInstaller(t, f, cache, nil, Trust{})
 	if _, err := in.Sync(t.Context(), SyncRequest{Frozen: true}); err != nil {
 		t.Errorf("frozen Sync offline = %v", err)
 	}
@@ -260,16 +261,16 @@ func TestTrustKeylessPolicyRoot(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "acme-root.json"), rootJSON, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := parsePolicy(t, dir, "version: 1\nsigners:\n  - sources: [\"oci:"+o.host+"/acme/*\"]\n    identity: "+releaseIdentity+"\n    issuer: "+actionsIssuer+"\n    trusted_root: acme-root.json\n")
+	p := parsePolicy(t, dir, "version: 1\nsigners:\n  - sources: [\"oci:"+o.Host+"/acme/*\"]\n    identity: "+releaseIdentity+"\n    issuer: "+actionsIssuer+"\n    trusted_root: acme-root.json\n")
 	cache := cachetest.Root(t)
-	if _, err := trustInstaller(t, f, cache, Trust{Policy: p}).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := trustInstaller(t, f, cache, trust.NewChecker(p), Trust{}).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatalf("Add(%s) under a policy naming a private root = %v", ref, err)
 	}
 	if s := lockedSigner(t, f, "review"); s == nil || s.TrustedRoot == nil || s.TrustedRoot.Path != ".agents/acme-root.json" {
 		t.Fatalf("the lock file records %+v; want the root at .agents/acme-root.json", s)
 	}
-	o.srv.Close()
-	if refused, err := trustInstaller(t, f, cache, Trust{}).CheckTrust(t.Context()); err != nil || len(refused) != 0 {
+	o.Close()
+	if refused, err := trustInstaller(t, f, cache, nil, Trust{}).CheckTrust(t.Context()); err != nil || len(refused) != 0 {
 		t.Errorf("CheckTrust offline without the policy = %+v, %v; want nothing refused", refused, err)
 	}
 }

@@ -5,6 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // TestTrustRecordedRisksUserPolicy checks policy rule 16 as Trust rule 5
@@ -17,7 +20,7 @@ func TestTrustRecordedRisksUserPolicy(t *testing.T) {
 	rules := []string{"prerequisite-install", "download-exec"}
 	a := newFixture(t)
 	writeFiles(t, filepath.Join(a.env.Project, "skills", "evil"), map[string]string{"SKILL.md": skillMD("evil") + malicious})
-	if _, err := trustInstaller(t, a, "", Trust{AllowRisks: rules}).Add(t.Context(), AddRequest{Sources: []string{filepath.Join(a.env.Project, "skills", "evil")}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := trustInstaller(t, a, "", trust.NewChecker(nil, trust.AllowRisks(rules...)), Trust{}).Add(t.Context(), AddRequest{Sources: []string{filepath.Join(a.env.Project, "skills", "evil")}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatalf("Add with AllowRisks = %v", err)
 	}
 	lock, err := os.ReadFile(filepath.Join(a.env.Project, ".agents", lockName))
@@ -48,21 +51,22 @@ func TestTrustRecordedRisksUserPolicy(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			v := clone(t)
-			tr := Trust{AllowRisks: tc.allow}
+			var p *policy.Policy
 			if tc.policy != "" {
-				tr.Policy = parsePolicy(t, t.TempDir(), tc.policy)
+				p = parsePolicy(t, t.TempDir(), tc.policy)
 			}
-			_, err := trustInstaller(t, v, "", tr).Sync(t.Context(), SyncRequest{})
+			c := trust.NewChecker(p, trust.AllowRisks(tc.allow...))
+			_, err := trustInstaller(t, v, "", c, Trust{}).Sync(t.Context(), SyncRequest{})
 			if tc.refused {
-				if !errors.Is(err, ErrRefused) || installed(v) {
-					t.Errorf("Sync of a cloned lock file whose allowed_risks name its flagged skill = %v (installed: %v); want ErrRefused and nothing installed, as the user's file refuses it", err, installed(v))
+				if !errors.Is(err, trust.ErrRefused) || installed(v) {
+					t.Errorf("Sync of a cloned lock file whose allowed_risks name its flagged skill = %v (installed: %v); want trust.ErrRefused and nothing installed, as the user's file refuses it", err, installed(v))
 				}
 				return
 			}
 			if err != nil || !installed(v) {
 				t.Errorf("Sync = %v (installed: %v); want the skill installed", err, installed(v))
 			}
-			refusals, err := trustInstaller(t, v, "", tr).CheckTrust(t.Context())
+			refusals, err := trustInstaller(t, v, "", c, Trust{}).CheckTrust(t.Context())
 			if err != nil || len(refusals) != 0 {
 				t.Errorf("CheckTrust after the sync = %v, %v; want no refusal", refusals, err)
 			}

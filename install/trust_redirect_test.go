@@ -16,6 +16,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // TestTrustPolicyChecksRedirects checks Trust rule 1 for downloads: when
@@ -50,7 +51,7 @@ func TestTrustPolicyChecksRedirects(t *testing.T) {
 	defer allowed.Close()
 	newInstaller := func(t *testing.T, f *fixture) *Installer {
 		p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"url:"+allowed.URL+"/kits/**\"]\n")
-		return New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(Trust{Policy: p}))
+		return New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(trust.NewChecker(p), Trust{}))
 	}
 	for _, tt := range []struct{ path, hop string }{
 		{"/kits/away.tgz", denied.URL + "/evil.tgz"},
@@ -62,8 +63,8 @@ func TestTrustPolicyChecksRedirects(t *testing.T) {
 			src := allowed.URL + tt.path
 			deniedHits.Store(0)
 			_, err := newInstaller(t, f).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
-			if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "redirected to "+tt.hop) {
-				t.Fatalf("Add(%s) = %v; want ErrRefused naming the hop %s", src, err, tt.hop)
+			if !errors.Is(err, trust.ErrRefused) || !strings.Contains(err.Error(), "redirected to "+tt.hop) {
+				t.Fatalf("Add(%s) = %v; want trust.ErrRefused naming the hop %s", src, err, tt.hop)
 			}
 			if !strings.Contains(tt.path, "dots") {
 				var de *policy.DeniedError
@@ -136,7 +137,7 @@ func TestTrustGitRedirects(t *testing.T) {
 	host := strings.TrimPrefix(srv.URL, "http://")
 	newInstaller := func(t *testing.T, f *fixture) *Installer {
 		p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"git:"+host+"/acme/**\"]\n")
-		return New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(Trust{Policy: p}))
+		return New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(trust.NewChecker(p), Trust{}))
 	}
 	for _, tt := range []struct{ path, want string }{
 		{"/acme/away/.git", otherURL + "/acme/kit/.git"},
@@ -147,8 +148,8 @@ func TestTrustGitRedirects(t *testing.T) {
 			otherHits.Store(0)
 			src := "git+" + srv.URL + tt.path
 			_, err := newInstaller(t, f).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
-			if !errors.Is(err, ErrRefused) || !errors.Is(err, source.ErrRedirected) || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("Add(%s) = %v; want ErrRefused, a redirect refused, naming %s", src, err, tt.want)
+			if !errors.Is(err, trust.ErrRefused) || !errors.Is(err, source.ErrRedirected) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Add(%s) = %v; want trust.ErrRefused, a redirect refused, naming %s", src, err, tt.want)
 			}
 			if n := otherHits.Load(); n != 0 {
 				t.Errorf("Add(%s) asked the other host %d times", src, n)
@@ -163,11 +164,11 @@ func TestTrustGitRedirects(t *testing.T) {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, "allowed_signers"), []byte("alice@example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n"), 0o644)
 		p := parsePolicy(t, dir, "version: 1\nsources:\n  allow: [\"git:"+host+"/**\"]\nsigners:\n  - sources: [\"git:"+host+"/acme/**\"]\n    commits: {allowed_signers: allowed_signers}\n")
-		in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(Trust{Policy: p}))
+		in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))), WithLockDir(t.TempDir()), WithTrust(trust.NewChecker(p), Trust{}))
 		src := "git+" + srv.URL + "/team/kit/.git"
 		_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
-		if !errors.Is(err, ErrRefused) || !errors.Is(err, source.ErrRedirected) || !strings.Contains(err.Error(), "signers[1]") {
-			t.Errorf("Add(%s) = %v; want ErrRefused, a redirect refused, naming the commits rule", src, err)
+		if !errors.Is(err, trust.ErrRefused) || !errors.Is(err, source.ErrRedirected) || !strings.Contains(err.Error(), "signers[1]") {
+			t.Errorf("Add(%s) = %v; want trust.ErrRefused, a redirect refused, naming the commits rule", src, err)
 		}
 		assertNothingInstalled(t, f)
 	})

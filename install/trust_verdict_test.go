@@ -10,6 +10,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/testkit/gitsigtest"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // TestTrustClonedLockCommitSignerChecked checks Trust rule 3 against a
@@ -20,14 +21,7 @@ import (
 // from the cache as the signed repository's: the pin is checked, and
 // refused.
 func TestTrustClonedLockCommitSignerChecked(t *testing.T) {
-	gitsigtest.Require(t, "git", "ssh-keygen")
-	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	good := gitsigtest.NewSigner(t, "release@example.org")
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	good, base := commitSigning(t)
 	evil := filepath.Join(base, "evil", "fun")
 	gitRepo(t, evil, map[string]string{"skills/alpha/SKILL.md": skillMD("alpha") + "EVIL\n"})
 	gitsigtest.Commit(t, evil, nil, gitsigtest.Unsigned, "evil")
@@ -39,7 +33,7 @@ func TestTrustClonedLockCommitSignerChecked(t *testing.T) {
 	// attacker's skill, which the shared skill cache keeps.
 	f := newFixture(t)
 	evilSrc := "git+file://" + filepath.ToSlash(evil) + "#path=skills/alpha"
-	if _, err := trustInstaller(t, f, cache, Trust{}).Add(t.Context(), AddRequest{Sources: []string{evilSrc}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := trustInstaller(t, f, cache, nil, Trust{}).Add(t.Context(), AddRequest{Sources: []string{evilSrc}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
@@ -56,23 +50,22 @@ func TestTrustClonedLockCommitSignerChecked(t *testing.T) {
 	if err := lock.write(filepath.Join(g.env.Project, ".agents", lockName)); err != nil {
 		t.Fatal(err)
 	}
-	p := parsePolicy(t, t.TempDir(), "version: 1\nsigners:\n  - sources: [\"git:"+filepath.ToSlash(filepath.Dir(acme))+"/*\"]\n    commits: {allowed_signers: "+good.AllowedSigners+"}\n")
-	_, err = trustInstaller(t, g, cache, Trust{Policy: p}).Sync(t.Context(), SyncRequest{})
+	p := commitsPolicy(t, acme, good.AllowedSigners)
+	_, err = trustInstaller(t, g, cache, trust.NewChecker(p), Trust{}).Sync(t.Context(), SyncRequest{})
 	data, _ := os.ReadFile(filepath.Join(g.env.Project, ".agents", "skills", "alpha", "SKILL.md"))
 	if strings.Contains(string(data), "EVIL") {
 		t.Errorf("Sync (err %v) installed the attacker's cached content as %s, whose commits must be signed, unchecked", err, e.Source)
 	}
-	if !errors.Is(err, ErrRefused) {
-		t.Errorf("Sync = %v; want ErrRefused: the recorded pin is no commit signed by a key the policy names", err)
+	if !errors.Is(err, trust.ErrRefused) {
+		t.Errorf("Sync = %v; want trust.ErrRefused: the recorded pin is no commit signed by a key the policy names", err)
 	}
 }
 
-// TestTrustVerdictOfflineSync checks that a sync takes a skill whose
-// commit this machine verified from the skill cache, with the
-// repository gone, recording who signed it; and that once the policy's
-// allowed signers change, the cache's verdict no longer does: the
-// commit is checked again, which needs the repository.
-func TestTrustVerdictOfflineSync(t *testing.T) {
+// commitSigning is what a test of signed commits needs: git without the
+// user's configuration, a signer, and a folder at its real path (links
+// resolved) for the repositories.
+func commitSigning(t *testing.T) (*gitsigtest.Signer, string) {
+	t.Helper()
 	gitsigtest.Require(t, "git", "ssh-keygen")
 	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
@@ -81,6 +74,23 @@ func TestTrustVerdictOfflineSync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return good, base
+}
+
+// commitsPolicy is a policy that requires the commits of the git
+// repositories beside repo signed by a key the allowed-signers file names.
+func commitsPolicy(t *testing.T, repo, allowedSigners string) *policy.Policy {
+	t.Helper()
+	return parsePolicy(t, t.TempDir(), "version: 1\nsigners:\n  - sources: [\"git:"+filepath.ToSlash(filepath.Dir(repo))+"/*\"]\n    commits: {allowed_signers: "+allowedSigners+"}\n")
+}
+
+// TestTrustVerdictOfflineSync checks that a sync takes a skill whose
+// commit this machine verified from the skill cache, with the
+// repository gone, recording who signed it; and that once the policy's
+// allowed signers change, the cache's verdict no longer does: the
+// commit is checked again, which needs the repository.
+func TestTrustVerdictOfflineSync(t *testing.T) {
+	good, base := commitSigning(t)
 	repo := filepath.Join(base, "acme", "tools")
 	gitRepo(t, repo, map[string]string{"skills/alpha/SKILL.md": skillMD("alpha")})
 	gitsigtest.Commit(t, repo, good, gitsigtest.SSH, "signed")
@@ -92,11 +102,11 @@ func TestTrustVerdictOfflineSync(t *testing.T) {
 	if err := os.WriteFile(signers, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := parsePolicy(t, t.TempDir(), "version: 1\nsigners:\n  - sources: [\"git:"+filepath.ToSlash(filepath.Dir(repo))+"/*\"]\n    commits: {allowed_signers: "+signers+"}\n")
+	p := commitsPolicy(t, repo, signers)
 	cache := t.TempDir()
 	f := newFixture(t)
 	src := "git+file://" + filepath.ToSlash(repo) + "#path=skills/alpha"
-	if _, err := trustInstaller(t, f, cache, Trust{Policy: p}).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	if _, err := trustInstaller(t, f, cache, trust.NewChecker(p), Trust{}).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatalf("Add(%s) of a signed commit = %v", src, err)
 	}
 	if err := os.RemoveAll(repo); err != nil {
@@ -104,7 +114,7 @@ func TestTrustVerdictOfflineSync(t *testing.T) {
 	}
 	canonical := filepath.Join(f.env.Project, ".agents", "skills", "alpha")
 	os.RemoveAll(canonical)
-	if _, err := trustInstaller(t, f, cache, Trust{Policy: p}).Sync(t.Context(), SyncRequest{Frozen: true}); err != nil {
+	if _, err := trustInstaller(t, f, cache, trust.NewChecker(p), Trust{}).Sync(t.Context(), SyncRequest{Frozen: true}); err != nil {
 		t.Fatalf("Sync with the repository gone, of a commit verified before = %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(canonical, "SKILL.md")); err != nil {
@@ -122,7 +132,7 @@ func TestTrustVerdictOfflineSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.RemoveAll(canonical)
-	if _, err := trustInstaller(t, f, cache, Trust{Policy: p}).Sync(t.Context(), SyncRequest{}); err == nil {
+	if _, err := trustInstaller(t, f, cache, trust.NewChecker(p), Trust{}).Sync(t.Context(), SyncRequest{}); err == nil {
 		t.Errorf("Sync under changed allowed signers with the repository gone = nil; want the commit checked again, which cannot be")
 	}
 }
@@ -136,14 +146,14 @@ func TestTrustClonedLockOCIDigest(t *testing.T) {
 	o := newOCIFixture(t)
 	key := newTestKey(t)
 	ref := o.push(t, "acme/review", "1", "review", "")
-	o.sign(t, ref, key.priv)
+	o.Sign(t, ref, key.Private)
 	evilRef := o.push(t, "evil/review", "1", "review", "EVIL\n")
 	cache := t.TempDir()
 	agents := agentsOf(t, "claude-code")
 	// Earlier, elsewhere, without a signer: the user tries the
 	// attacker's skill, which the shared skill cache keeps.
 	e := newFixture(t)
-	if _, err := trustInstaller(t, e, cache, Trust{}).Add(t.Context(), AddRequest{Sources: []string{evilRef}, Agents: agents}); err != nil {
+	if _, err := trustInstaller(t, e, cache, nil, Trust{}).Add(t.Context(), AddRequest{Sources: []string{evilRef}, Agents: agents}); err != nil {
 		t.Fatalf("Add(%s) = %v", evilRef, err)
 	}
 	evilLock, err := readLock(filepath.Join(e.env.Project, ".agents", lockName))
@@ -153,7 +163,7 @@ func TestTrustClonedLockOCIDigest(t *testing.T) {
 	// The attacker's own checkout: acme's signed skill, its lock entry
 	// then given the digest of the attacker's content.
 	a := newFixture(t)
-	if _, err := trustInstaller(t, a, "", Trust{Signers: []signature.Requirement{key.requirement()}}).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agents}); err != nil {
+	if _, err := trustInstaller(t, a, "", nil, Trust{Signers: []signature.Requirement{key.Requirement()}}).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agents}); err != nil {
 		t.Fatalf("Add(%s) = %v", ref, err)
 	}
 	lock, err := readLock(filepath.Join(a.env.Project, ".agents", lockName))
@@ -166,7 +176,7 @@ func TestTrustClonedLockOCIDigest(t *testing.T) {
 	if err := lock.write(filepath.Join(v.env.Project, ".agents", lockName)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = trustInstaller(t, v, cache, Trust{Signers: []signature.Requirement{key.requirement()}}).Sync(t.Context(), SyncRequest{})
+	_, err = trustInstaller(t, v, cache, nil, Trust{Signers: []signature.Requirement{key.Requirement()}}).Sync(t.Context(), SyncRequest{})
 	data, _ := os.ReadFile(filepath.Join(v.env.Project, ".agents", "skills", "review", "SKILL.md"))
 	if strings.Contains(string(data), "EVIL") {
 		t.Errorf("Sync (err %v) installed the attacker's cached content as %s, signed by the key required", err, ref)
@@ -183,19 +193,19 @@ func TestTrustClonedLockOCIDigest(t *testing.T) {
 func TestTrustVerdictAfterUpdate(t *testing.T) {
 	o := newOCIFixture(t)
 	key := newTestKey(t)
-	o.sign(t, o.push(t, "acme/review", "1", "review", ""), key.priv)
+	o.Sign(t, o.push(t, "acme/review", "1", "review", ""), key.Private)
 	f := newFixture(t)
 	root := t.TempDir()
-	tr := Trust{Signers: []signature.Requirement{key.requirement()}}
-	ref := "oci://" + o.host + "/acme/review:1"
-	if _, err := trustInstaller(t, f, root, tr).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agentsOf(t, "claude-code")}); err != nil {
+	tr := Trust{Signers: []signature.Requirement{key.Requirement()}}
+	ref := "oci://" + o.Host + "/acme/review:1"
+	if _, err := trustInstaller(t, f, root, nil, tr).Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatalf("Add(%s) = %v", ref, err)
 	}
-	o.sign(t, o.push(t, "acme/review", "1", "review", "version two\n"), key.priv)
-	if _, err := trustInstaller(t, f, root, tr).Outdated(t.Context()); err != nil {
+	o.Sign(t, o.push(t, "acme/review", "1", "review", "version two\n"), key.Private)
+	if _, err := trustInstaller(t, f, root, nil, tr).Outdated(t.Context()); err != nil {
 		t.Fatalf("Outdated = %v", err)
 	}
-	if _, _, err := trustInstaller(t, f, root, tr).Update(t.Context(), UpdateRequest{}); err != nil {
+	if _, _, err := trustInstaller(t, f, root, nil, tr).Update(t.Context(), UpdateRequest{}); err != nil {
 		t.Fatalf("Update = %v", err)
 	}
 	lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
@@ -203,7 +213,7 @@ func TestTrustVerdictAfterUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := lock.Skills["review"]
-	in := trustInstaller(t, f, root, tr)
+	in := trustInstaller(t, f, root, nil, tr)
 	st, err := in.checkRecorded(e.Source, e.Pin, []string{"review"}, lock)
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +230,7 @@ func TestTrustVerdictAfterUpdate(t *testing.T) {
 func TestTrustVerdictRead(t *testing.T) {
 	f := newFixture(t)
 	root := t.TempDir()
-	in := trustInstaller(t, f, root, Trust{})
+	in := trustInstaller(t, f, root, nil, Trust{})
 	st := &sourceTrust{in: in}
 	st.ps.Kind, st.ps.Location = "git", "/srv/acme/tools"
 	const pin, digest = "0123456789abcdef0123456789abcdef01234567", "ab12"

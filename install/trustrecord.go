@@ -1,7 +1,6 @@
 package install
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,7 +14,6 @@ import (
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
-	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // What the lock file records of the trust checks beyond who signed
@@ -66,40 +64,18 @@ func rootDigest(data []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// verifiedRoot is the record of the trusted root that verified the
-// keyless signer s of r at pin, one of reqs' (Trust rule 4): nil for
-// Sigstore's public-good root. When requirements that s meets name
-// different roots, each is verified alone, in order, from the bundle just
-// kept in the skill cache.
-func (st *sourceTrust) verifiedRoot(ctx context.Context, r trust.SignatureVerifier, pin string, reqs []signature.Requirement, s signature.Signer) (*lockRoot, error) {
-	var meets []signature.Requirement
-	for _, q := range reqs {
-		if q.Key == nil && q.Matches(s) {
-			meets = append(meets, q)
-		}
-	}
-	if len(meets) > 1 && slices.ContainsFunc(meets[1:], func(q signature.Requirement) bool { return !bytes.Equal(q.TrustedRoot, meets[0].TrustedRoot) }) {
-		i := slices.IndexFunc(meets, func(q signature.Requirement) bool {
-			_, err := r.VerifySignature(ctx, pin, []signature.Requirement{q})
-			return err == nil
-		})
-		if i < 0 {
-			return nil, fmt.Errorf("%w: %s at %s: signer %s verified, but against no single trusted root of the requirements", ErrRefused, st.ps.Display, shortPin(pin), s)
-		}
-		meets = meets[i:]
-	}
-	if len(meets) == 0 {
-		return nil, fmt.Errorf("%w: %s at %s: signer %s verified, but no requirement names it", ErrRefused, st.ps.Display, shortPin(pin), s)
-	}
-	q := meets[0]
-	if len(q.TrustedRoot) == 0 {
-		return nil, nil
+// recordedRoot is the record of the trusted root of q, the requirement
+// that verified a keyless signer (Trust rule 4): nil for Sigstore's
+// public-good root, or for a key.
+func (st *sourceTrust) recordedRoot(q signature.Requirement) *lockRoot {
+	if q.Key != nil || len(q.TrustedRoot) == 0 {
+		return nil
 	}
 	lr := &lockRoot{Digest: rootDigest(q.TrustedRoot)}
 	if q.TrustedRootFile != "" {
 		lr.Path = relTo(st.in.Root(), q.TrustedRootFile)
 	}
-	return lr, nil
+	return lr
 }
 
 // signerChange is the signer the lock file records in entry and the one
@@ -122,81 +98,46 @@ func signerChange(old, entry *lockEntry) (now, before string) {
 	return now, before
 }
 
-// allowRisks splits rep into the findings whose rule rules does not
-// name, left (with the counts past the audit's caps of those rules), and
-// the rules that name at least one finding, used, sorted.
-func allowRisks(rep audit.Report, rules []string) (left audit.Report, used []string) {
-	left = rep.Filter(func(f audit.Finding) bool { return !slices.Contains(rules, f.Rule) })
-	for _, f := range rep.Findings {
-		if slices.Contains(rules, f.Rule) && !slices.Contains(used, f.Rule) {
-			used = append(used, f.Rule)
-		}
-	}
-	slices.Sort(used)
-	return left, used
-}
-
-// allowCandidate removes from rep, the audit of c, the findings
-// Trust.AllowRisks allows and those rec (what the lock file records for
-// c, or nil) allows for c's content (Trust rule 5), and sets c.allowed to
-// what was allowed, with the content digest audited, for the lock file
-// to record.
-func (in *Installer) allowCandidate(ctx context.Context, c *candidate, rep audit.Report, rec *RiskAllowance, ps source.Origin) (audit.Report, error) {
+// allowCandidate removes from rep, the refusing findings of c's audit,
+// those rec (what the lock file records for c, or nil) allows for c's
+// content (Trust rule 5), and sets c.allowed to what was allowed (the
+// rules trust.AllowRisks let through, allowed, and those of rec), with the
+// content digest audited, for the lock file to record.
+func (in *Installer) allowCandidate(ctx context.Context, c *candidate, rep audit.Report, allowed []string, rec *RiskAllowance, ps source.Origin) (audit.Report, error) {
 	c.allowed = nil
-	left, used := allowRisks(rep, in.trust.AllowRisks)
-	if len(used) == 0 && (len(left.Findings) == 0 || rec == nil) {
-		return left, nil
+	if len(allowed) == 0 && (len(rep.Findings) == 0 || rec == nil) {
+		return rep, nil
 	}
 	d, err := checkTree(ctx, c.tree(), c.name, in.cache)
 	if err != nil {
 		return audit.Report{}, err
 	}
+	used := allowed
 	if rec != nil && d == rec.Digest {
 		var more []string
-		left, more = allowRisks(left, in.recordable(rec.Rules, left, c.label(), ps))
-		used = slices.Compact(slices.Sorted(slices.Values(append(used, more...))))
+		rep, more = in.trust.checker.LiftRecorded(rec.Rules, rep, c.label(), ps)
+		used = slices.Compact(slices.Sorted(slices.Values(append(slices.Clip(used), more...))))
 	}
 	if len(used) > 0 {
 		c.allowed = &RiskAllowance{Rules: used, Digest: d}
 	}
-	return left, nil
+	return rep, nil
 }
 
 // allowInstalled is allowCandidate of the installed skill folder dir,
 // recorded with rec.
 func (in *Installer) allowInstalled(ctx context.Context, dir, name string, rep audit.Report, rec *RiskAllowance, ps source.Origin) (audit.Report, error) {
-	left, _ := allowRisks(rep, in.trust.AllowRisks)
-	if len(left.Findings) == 0 || rec == nil {
-		return left, nil
+	if len(rep.Findings) == 0 || rec == nil {
+		return rep, nil
 	}
 	d, err := skill.ContentDigest(ctx, dir)
 	if err != nil {
 		return audit.Report{}, err
 	}
 	if d == rec.Digest {
-		left, _ = allowRisks(left, in.recordable(rec.Rules, left, name, ps))
+		rep, _ = in.trust.checker.LiftRecorded(rec.Rules, rep, name, ps)
 	}
-	return left, nil
-}
-
-// recordable returns the rules of rules, which a lock file records as
-// allowed for a skill's content, that the record may lift in rep, the
-// skill's audit: those with no finding the user's own policy file
-// refuses (policy rule 16). A lock file is the project's word; where the
-// user's file refuses a finding, only that file's audit.accept or
-// Trust.AllowRisks (the user naming the rule now) lifts it.
-func (in *Installer) recordable(rules []string, rep audit.Report, name string, ps source.Origin) []string {
-	p := in.trust.effectivePolicy()
-	return slices.DeleteFunc(slices.Clone(rules), func(rule string) bool {
-		for _, f := range rep.Findings {
-			if f.Rule == rule {
-				if _, refused := p.UserRefusal(f, name, ps); refused {
-					return true
-				}
-			}
-		}
-		return false
-	})
+	return rep, nil
 }
 
 // allowance is what the lock entry of c, installed with content digest

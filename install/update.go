@@ -429,7 +429,7 @@ func (in *Installer) recalled(ctx context.Context, rs source.Remote, rec, pin st
 		}
 		r.skills = append(r.skills, candidate{dir: dir, source: rec, subpath: sub})
 	}
-	if st != nil && len(st.lists) > 0 {
+	if st.signed() {
 		if err := st.verifySignatures(ctx, rs, pin); err != nil {
 			return nil, err
 		}

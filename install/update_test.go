@@ -344,18 +344,18 @@ func TestUpdateRefusesChangedSigner(t *testing.T) {
 	f := newFixture(t)
 	k1, k2 := newTestKey(t), newTestKey(t)
 	ref := o.push(t, "team/review", "1", "review", "")
-	o.sign(t, ref, k1.priv)
-	src := "oci://" + o.host + "/team/review:1"
+	o.Sign(t, ref, k1.Private)
+	src := "oci://" + o.Host + "/team/review:1"
 	cache := cachetest.Root(t)
-	in := trustInstaller(t, f, cache, Trust{Signers: []signature.Requirement{k1.requirement()}})
+	in := trustInstaller(t, f, cache, nil, Trust{Signers: []signature.Requirement{k1.Requirement()}})
 	ctx := t.Context()
 	if _, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
 	ref2 := o.push(t, "team/review", "1", "review", "v2\n")
-	o.sign(t, ref2, k2.priv)
+	o.Sign(t, ref2, k2.Private)
 	before := lockBytes(t, f)
-	in2 := trustInstaller(t, f, cache, Trust{Signers: []signature.Requirement{k2.requirement()}})
+	in2 := trustInstaller(t, f, cache, nil, Trust{Signers: []signature.Requirement{k2.Requirement()}})
 	_, _, err := in2.Update(ctx, UpdateRequest{})
 	var changed *SignerChangedError
 	if !errors.As(err, &changed) {
@@ -364,12 +364,12 @@ func TestUpdateRefusesChangedSigner(t *testing.T) {
 	if !bytes.Equal(before, lockBytes(t, f)) {
 		t.Error("a refused Update changed the lock file")
 	}
-	in3 := trustInstaller(t, f, cache, Trust{Signers: []signature.Requirement{k2.requirement()}, AcceptSigners: []string{k2.id}})
+	in3 := trustInstaller(t, f, cache, nil, Trust{Signers: []signature.Requirement{k2.Requirement()}, AcceptSigners: []string{k2.ID}})
 	if _, _, err := in3.Update(ctx, UpdateRequest{}); err != nil {
 		t.Fatalf("Update accepting the new signer = %v", err)
 	}
-	if s := lockedSigner(t, f, "review"); s == nil || s.KeyID != k2.id {
-		t.Errorf("signer after accepting = %+v, want %s", s, k2.id)
+	if s := lockedSigner(t, f, "review"); s == nil || s.KeyID != k2.ID {
+		t.Errorf("signer after accepting = %+v, want %s", s, k2.ID)
 	}
 }
 

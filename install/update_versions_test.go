@@ -40,7 +40,7 @@ func TestUpdateVersionRange(t *testing.T) {
 		},
 		"oci": func(t *testing.T) (string, func(t *testing.T, tag, body string) string) {
 			o := newOCIFixture(t)
-			return "oci://" + o.host + "/skills/alpha:^1.0", func(t *testing.T, tag, body string) string {
+			return "oci://" + o.Host + "/skills/alpha:^1.0", func(t *testing.T, tag, body string) string {
 				ref := o.push(t, "skills/alpha", tag, "alpha", body)
 				return ref[strings.LastIndex(ref, "@")+1:]
 			}

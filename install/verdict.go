@@ -46,7 +46,7 @@ func verdictKey(source, pin, digest, keys string) string {
 // verdictSource is the source st checks, as a verdict names it: its
 // kind and canonical location.
 func (st *sourceTrust) verdictSource() string {
-	return st.ps.Kind + ":" + st.ps.Location
+	return string(st.ps.Kind) + ":" + st.ps.Location
 }
 
 // commitKeys is a digest of the allowed-signers files and keyrings of

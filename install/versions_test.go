@@ -101,7 +101,7 @@ func TestVersionRange(t *testing.T) {
 		"oci": func(t *testing.T) rangeSource {
 			o := newOCIFixture(t)
 			return rangeSource{
-				src: "oci://" + o.host + "/skills/alpha:^1.0",
+				src: "oci://" + o.Host + "/skills/alpha:^1.0",
 				publish: func(t *testing.T, tag, body string) string {
 					ref := o.push(t, "skills/alpha", tag, "alpha", body)
 					return ref[strings.LastIndex(ref, "@")+1:]

@@ -14,9 +14,10 @@ import (
 	"slices"
 
 	"github.com/agentadaptor/agentadaptor/internal/readfile"
-	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/webindex"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // webIndexURL returns the index URL a web index source names (rule 15),
@@ -150,12 +151,12 @@ func (in *Installer) checkArtifact(indexURL string, s webindex.Skill) error {
 	if in.trust == nil {
 		return nil
 	}
-	if u, err := url.Parse(s.Resolved); err != nil || policy.HasDotSegment(u.Path) {
-		return fmt.Errorf("%w: %s: skill %s is at %s, whose path has a '..' segment; the policy is checked against the path as written, so the index must name it without", ErrRefused, indexURL, s.Name, s.Resolved)
+	if u, err := url.Parse(s.Resolved); err != nil || sourceloc.HasDotSegment(u.Path) {
+		return fmt.Errorf("%w: %s: skill %s is at %s, whose path has a '..' segment; the policy is checked against the path as written, so the index must name it without", trust.ErrRefused, indexURL, s.Name, s.Resolved)
 	}
-	err := in.trust.effectivePolicy().Check(source.Origin{Kind: "url", Location: s.Resolved, Pinned: true, Display: s.Resolved})
+	err := in.trust.effectivePolicy().Check(source.Origin{Kind: source.URL, Location: s.Resolved, Pinned: true, Display: s.Resolved})
 	if err != nil {
-		return fmt.Errorf("%w: %s: skill %s is at %s: %w", ErrRefused, indexURL, s.Name, s.Resolved, err)
+		return fmt.Errorf("%w: %s: skill %s is at %s: %w", trust.ErrRefused, indexURL, s.Name, s.Resolved, err)
 	}
 	return nil
 }

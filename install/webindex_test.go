@@ -17,6 +17,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source/webindex"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // site is a static web server whose files a test changes as it goes.
@@ -356,15 +357,15 @@ func TestWebIndexPolicy(t *testing.T) {
 	s.put("/plain.md", md)
 	f := newFixture(t)
 	p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"url:"+s.URL+"/**\"]\n")
-	in := webInstaller(t, f, cachetest.Root(t), WithTrust(Trust{Policy: p}))
+	in := webInstaller(t, f, cachetest.Root(t), WithTrust(trust.NewChecker(p), Trust{}))
 	ps, err := in.Origin(s.URL)
 	if err != nil || ps.Kind != "url" || ps.Location != s.URL+webindex.Path || ps.Pinned {
 		t.Errorf("Origin(%s) = %+v, %v; want an unpinned URL source at the index", s.URL, ps, err)
 	}
 	s.index(indexEntry("plain", "skill-md", cdn.URL+"/plain.md", webindex.Digest(md)))
 	_, err = in.Add(t.Context(), AddRequest{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")})
-	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), cdn.URL+"/plain.md") {
-		t.Errorf("Add of an index naming a host the policy does not allow = %v; want ErrRefused naming the URL", err)
+	if !errors.Is(err, trust.ErrRefused) || !strings.Contains(err.Error(), cdn.URL+"/plain.md") {
+		t.Errorf("Add of an index naming a host the policy does not allow = %v; want trust.ErrRefused naming the URL", err)
 	}
 	if n := cdn.count("/plain.md"); n != 0 {
 		t.Errorf("the refused artifact was downloaded %d times", n)
@@ -373,8 +374,8 @@ func TestWebIndexPolicy(t *testing.T) {
 	s.put("/hop.md", []byte("redirect:"+cdn.URL+"/plain.md"))
 	s.index(indexEntry("plain", "skill-md", "/hop.md", webindex.Digest(md)))
 	_, err = in.Add(t.Context(), AddRequest{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")})
-	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "redirected to "+cdn.URL+"/plain.md") {
-		t.Errorf("Add of an index whose artifact redirects to a host the policy does not allow = %v; want ErrRefused naming the hop", err)
+	if !errors.Is(err, trust.ErrRefused) || !strings.Contains(err.Error(), "redirected to "+cdn.URL+"/plain.md") {
+		t.Errorf("Add of an index whose artifact redirects to a host the policy does not allow = %v; want trust.ErrRefused naming the hop", err)
 	}
 	if n := cdn.count("/plain.md"); n != 0 {
 		t.Errorf("the refused hop was requested %d times", n)
@@ -472,10 +473,10 @@ func TestWebIndexPolicyDotSegments(t *testing.T) {
 		indexEntry("plain", "skill-md", "%2e%2e/%2e%2e/%2e%2e/team-b/plain.md", webindex.Digest(md))+`]}`))
 	f := newFixture(t)
 	p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"url:"+s.URL+"/team-a/**\"]\n")
-	in := webInstaller(t, f, cachetest.Root(t), WithTrust(Trust{Policy: p}))
+	in := webInstaller(t, f, cachetest.Root(t), WithTrust(trust.NewChecker(p), Trust{}))
 	_, err := in.Add(t.Context(), AddRequest{Sources: []string{s.URL + "/team-a/"}, Agents: agentsOf(t, "claude-code")})
-	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "'..'") {
-		t.Errorf("Add of an index whose artifact URL climbs out with %%2e%%2e = %v; want ErrRefused naming the '..' segment", err)
+	if !errors.Is(err, trust.ErrRefused) || !strings.Contains(err.Error(), "'..'") {
+		t.Errorf("Add of an index whose artifact URL climbs out with %%2e%%2e = %v; want trust.ErrRefused naming the '..' segment", err)
 	}
 	if n := s.count(climbed); n != 0 {
 		t.Errorf("the refused artifact was requested %d times", n)

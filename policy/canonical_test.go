@@ -96,23 +96,6 @@ func TestPatternNotCanonical(t *testing.T) {
 	}
 }
 
-// ParseSource makes the location canonical; a github location on
-// another host is that host's git repository.
-func TestParseSourceCanonical(t *testing.T) {
-	for text, want := range map[string]source.Origin{
-		"oci:GHCR.IO:0443/acme/x":       {Kind: "oci", Location: "ghcr.io/acme/x", Display: "oci:GHCR.IO:0443/acme/x"},
-		"git:git.acme.corp//team/x.git": {Kind: "git", Location: "git.acme.corp/team/x", Display: "git:git.acme.corp//team/x.git"},
-		"github:ghe.acme.corp/Acme/X":   {Kind: "git", Location: "ghe.acme.corp/acme/x", Display: "github:ghe.acme.corp/Acme/X"},
-	} {
-		if got, err := policy.ParseSource(text); err != nil || got != want {
-			t.Errorf("ParseSource(%q) = %+v, %v; want %+v", text, got, err, want)
-		}
-	}
-	if got, err := policy.ParseSource("oci:ghcr.io:99999/acme/x"); !errors.Is(err, source.ErrInvalid) {
-		t.Errorf("ParseSource(a port out of range) = %+v, %v; want ErrInvalid", got, err)
-	}
-}
-
 // writeKey writes testPub to a file and returns its path: a key for keys
 // rules, a regular file for commits rules.
 func writeKey(t *testing.T) string {

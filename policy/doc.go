@@ -213,9 +213,10 @@
 // # Sources
 //
 // A caller turns what it installs or mounts into a [source.Origin]: package
-// install maps every source syntax it reads, the SDK each skill's origin.
-// [ParseSource] reads the policy's own notation (KIND:LOCATION), which
-// `agentskills policy check` takes beside every source add takes.
+// install maps every source syntax it reads, the SDK each skill's origin
+// (source.OriginOf). source.ParseOrigin reads the policy's own notation
+// (KIND:LOCATION), which `agentskills policy check` takes beside every
+// source add takes. This package only matches origins; it parses none.
 //
 //  15. Every rule (sources.allow, sources.pinned, signers with keys or
 //     identities, signers with commits, audit.accept) is matched against
@@ -231,7 +232,7 @@
 //     whatever the policy says.
 //  17. The signers a rule accepts ([SignerRule], [Signer]) are plain data:
 //     the caller that verifies turns them into package signature's terms
-//     (package trust's SignerRuleOf), so reading a policy links no
+//     (package trust's Checker does), so reading a policy links no
 //     Sigstore code.
 //
 // The canonical location of each kind of source, and the spellings that

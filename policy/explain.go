@@ -29,7 +29,7 @@ func (p *Policy) Explain(s source.Origin) []string {
 			out = append(out, fmt.Sprintf("  sources.allow (%s): no pattern matches", where(f.path, f.allowLine)))
 		case pat != nil:
 			out = append(out, fmt.Sprintf("  sources.allow (%s): matches %s", where(f.path, pat.line), pat.text))
-		case s.Kind == "inline":
+		case s.Kind == source.Inline:
 			out = append(out, fmt.Sprintf("  sources.allow (%s): an inline source is part of the program", f.path))
 		default:
 			out = append(out, fmt.Sprintf("  sources.allow (%s): not given, every source is allowed", f.path))

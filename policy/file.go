@@ -316,9 +316,9 @@ func (p *parser) checkSigner(n *yaml.Node, fields map[string]*yaml.Node, r *sign
 	}
 	for _, pat := range r.sources {
 		switch {
-		case r.commits && pat.kind != "git" && pat.kind != "github":
+		case r.commits && pat.kind != source.Git && pat.kind != source.GitHub:
 			return p.errf(&yaml.Node{Line: pat.line}, "%s: commits apply to git and github sources, not %s", r.Name, quote(pat.text))
-		case !r.commits && pat.kind != "oci":
+		case !r.commits && pat.kind != source.OCI:
 			return p.errf(&yaml.Node{Line: pat.line}, "%s: keys and identities sign oci sources, not %s (a git or github source's commits are required signed with commits: {allowed_signers: FILE})", r.Name, quote(pat.text))
 		}
 	}
@@ -505,11 +505,11 @@ func (p *parser) acceptEntry(n *yaml.Node, name string) (acceptEntry, error) {
 // f has no sources.allow, or a refusal (rules 2, 5 and 11); why is the
 // reason of a source of kind "unknown".
 func (f *rules) allowed(s source.Origin, why string) (*pattern, error) {
-	if !f.hasAllow || s.Kind == "inline" {
+	if !f.hasAllow || s.Kind == source.Inline {
 		return nil, nil
 	}
 	r := Rule{Name: "sources.allow", File: f.path, Line: f.allowLine}
-	if s.Kind == "unknown" {
+	if s.Kind == source.Unknown {
 		return nil, r.Deny(s, why)
 	}
 	for i := range f.allow {

@@ -13,7 +13,7 @@ import (
 )
 
 // kinds are the kinds of source a pattern names (rule 3).
-var kinds = []string{"github", "git", "oci", "url", "local"}
+var kinds = []source.Kind{source.GitHub, source.Git, source.OCI, source.URL, source.Local}
 
 const kindList = "github, git, oci, url, local"
 
@@ -21,27 +21,28 @@ const kindList = "github, git, oci, url, local"
 // whatever a file says.
 const maxElements = 64
 
-func knownKind(k string) bool { return slices.Contains(kinds, k) }
+func knownKind(k source.Kind) bool { return slices.Contains(kinds, k) }
 
 // pattern is one KIND:LOCATION pattern of a policy file (rule 3).
 type pattern struct {
-	text  string   // as written
-	kind  string   // github, git, oci, url, local
-	elems []string // the location's elements
+	text  string      // as written
+	kind  source.Kind // github, git, oci, url, local
+	elems []string    // the location's elements
 	line  int
 }
 
 // parsePattern reads text written at line of a policy file in folder dir
 // (rule 3); home replaces a leading ~ of a local pattern.
 func parsePattern(text string, line int, dir, home string) (pattern, error) {
-	kind, loc, ok := strings.Cut(text, ":")
+	k, loc, ok := strings.Cut(text, ":")
+	kind := source.Kind(k)
 	if !ok || !knownKind(kind) {
 		return pattern{}, errors.New("pattern " + quote(text) + " is not KIND:LOCATION with KIND one of " + kindList + " (as github:acme/* or oci:ghcr.io/acme/*)")
 	}
 	if loc == "" {
-		return pattern{}, errors.New("pattern " + quote(text) + " names no location after " + kind + ":")
+		return pattern{}, errors.New("pattern " + quote(text) + " names no location after " + k + ":")
 	}
-	if kind == "local" {
+	if kind == source.Local {
 		switch {
 		case loc == "~" || strings.HasPrefix(loc, "~/"):
 			if home == "" {
@@ -68,7 +69,7 @@ func parsePattern(text string, line int, dir, home string) (pattern, error) {
 			return pattern{}, errors.New("pattern " + quote(text) + ": element " + quote(e) + " is not a valid pattern (unclosed [ or a trailing \\)")
 		}
 	}
-	if kind == "github" && len(elems) < 2 && !slices.Contains(elems, "**") {
+	if kind == source.GitHub && len(elems) < 2 && !slices.Contains(elems, "**") {
 		return pattern{}, errors.New("pattern " + quote(text) + " names no repository: write github:" + loc + "/* for every repository of " + loc)
 	}
 	// Rule 15: the pattern's location is made canonical as a source's is.
@@ -77,7 +78,7 @@ func parsePattern(text string, line int, dir, home string) (pattern, error) {
 		return pattern{}, errors.New("pattern " + quote(text) + ": " + err.Error())
 	}
 	elems = split(kind, canon)
-	if kind == "local" || kind == "git" && strings.HasPrefix(loc, "/") {
+	if kind == source.Local || kind == source.Git && strings.HasPrefix(loc, "/") {
 		// Rule 3: a path on the local disk is resolved as a source's is.
 		if elems, err = realPattern(kind, loc); err != nil {
 			return pattern{}, errors.New("pattern " + quote(text) + ": " + err.Error())
@@ -95,7 +96,7 @@ func parsePattern(text string, line int, dir, home string) (pattern, error) {
 // replaced by its real path (rule 3; package source, rule 15), then made
 // canonical. The real path's elements are matched as they are, a
 // wildcard character in one escaped.
-func realPattern(kind, loc string) ([]string, error) {
+func realPattern(kind source.Kind, loc string) ([]string, error) {
 	if !filepath.IsAbs(filepath.FromSlash(loc)) {
 		_, canon, err := source.CanonicalPattern(kind, loc)
 		return split(kind, canon), err // a relative policy file's folder: nothing to resolve
@@ -133,19 +134,19 @@ func escapeGlob(e string) string {
 // split returns the elements of location loc of a kind, with the parts
 // that match whatever their case lowered (rule 3): a GitHub location
 // whole, a git or oci location's host, a URL's scheme and host.
-func split(kind, loc string) []string {
-	if kind == "local" && loc == "/" {
+func split(kind source.Kind, loc string) []string {
+	if kind == source.Local && loc == "/" {
 		return []string{""}
 	}
 	elems := strings.Split(loc, "/")
 	switch kind {
-	case "github":
+	case source.GitHub:
 		for i := range elems {
 			elems[i] = strings.ToLower(elems[i])
 		}
-	case "git", "oci":
+	case source.Git, source.OCI:
 		elems[0] = strings.ToLower(elems[0])
-	case "url":
+	case source.URL:
 		for i := 0; i < len(elems) && i < 3; i++ {
 			elems[i] = strings.ToLower(elems[i])
 		}
@@ -159,14 +160,14 @@ func split(kind, loc string) []string {
 // github source too, at its git location github.com/OWNER/REPO: the
 // same repository as kind git is kind github (rule 15).
 func (p pattern) matches(s source.Origin, fold bool) bool {
-	if p.kind == "git" && s.Kind == "github" && s.Location != "" {
-		s.Kind, s.Location = "git", "github.com/"+s.Location
+	if p.kind == source.Git && s.Kind == source.GitHub && s.Location != "" {
+		s.Kind, s.Location = source.Git, "github.com/"+s.Location
 	}
 	if s.Kind != p.kind || s.Location == "" {
 		return false
 	}
 	loc := s.Location
-	if s.Kind == "local" {
+	if s.Kind == source.Local {
 		loc = filepath.ToSlash(filepath.Clean(loc))
 	}
 	pat, elems := p.elems, split(s.Kind, loc)

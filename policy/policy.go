@@ -7,11 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/internal/readfile"
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
@@ -96,14 +94,12 @@ func (r Rule) Deny(s source.Origin, reason string) *DeniedError {
 // of kind "unknown", which every rule that could apply refuses (rule 5),
 // with a reason saying why.
 func canonical(s source.Origin) (source.Origin, string) {
-	switch s.Kind {
-	case "oci", "git", "github", "url":
-	default:
+	if !published(s) {
 		return s, unknownReason
 	}
 	kind, loc, err := source.CanonicalLocation(s.Kind, s.Location)
 	if err != nil {
-		return source.Origin{Kind: "unknown", Pinned: s.Pinned, Display: s.String()},
+		return source.Origin{Kind: source.Unknown, Pinned: s.Pinned, Display: s.String()},
 			fmt.Sprintf("the source's location cannot be made canonical, so no rule can be matched against it (%v); write the source in a form whose location can", err)
 	}
 	s.Kind, s.Location = kind, loc
@@ -113,45 +109,10 @@ func canonical(s source.Origin) (source.Origin, string) {
 // published reports whether s is a published source (rule 4).
 func published(s source.Origin) bool {
 	switch s.Kind {
-	case "github", "git", "oci", "url":
+	case source.GitHub, source.Git, source.OCI, source.URL:
 		return true
 	}
 	return false
-}
-
-// ParseSource reads a source in the policy's notation, KIND:LOCATION
-// (github:acme/tools, oci:ghcr.io/acme/skills, git:git.acme.corp/skills,
-// url:https://skills.acme.corp/kit.tgz, local:/home/me/skills/review),
-// the form `agentskills policy check` takes beside the sources add
-// takes. The location is made canonical (rule 15; a github location on
-// another host than github.com is of kind git, and a git location on
-// github.com of kind github); one that cannot be is an
-// error wrapping [source.ErrInvalid]. A relative local path is made
-// absolute against the working folder; a local path, and a git location
-// on the local disk (git:/srv/repos/x), is its real path, links resolved
-// as the installer resolves a source's ([sourceloc.RealPath]). The source
-// is not pinned.
-func ParseSource(text string) (source.Origin, error) {
-	kind, loc, ok := strings.Cut(text, ":")
-	if !ok || !knownKind(kind) || loc == "" {
-		return source.Origin{}, fmt.Errorf("source %q: write KIND:LOCATION, KIND one of %s (as github:acme/tools or oci:ghcr.io/acme/skills)", text, kindList)
-	}
-	if kind == "local" {
-		abs, err := filepath.Abs(loc)
-		if err != nil {
-			return source.Origin{}, fmt.Errorf("source %q: %w", text, err)
-		}
-		return source.Origin{Kind: kind, Location: filepath.ToSlash(sourceloc.RealPath(abs)), Display: text}, nil
-	}
-	canonKind, canon, err := source.CanonicalLocation(kind, loc)
-	if err == nil && canonKind == "git" && strings.HasPrefix(loc, "/") {
-		// The written path is checked first, so that no ".." is resolved away.
-		canonKind, canon, err = source.CanonicalLocation(kind, filepath.ToSlash(sourceloc.RealPath(filepath.FromSlash(loc))))
-	}
-	if err != nil {
-		return source.Origin{}, fmt.Errorf("source %q: %w", text, err)
-	}
-	return source.Origin{Kind: canonKind, Location: canon, Display: text}, nil
 }
 
 // Policy is the effective policy of one scope. The zero Policy, and one
@@ -217,7 +178,7 @@ func (p *Policy) Files() []string {
 // Check says whether s is allowed (sources.allow, sources.pinned): nil, or
 // a [*DeniedError].
 func (p *Policy) Check(s source.Origin) error {
-	if !knownKind(s.Kind) && s.Kind != "inline" && s.Kind != "unknown" {
+	if !knownKind(s.Kind) && s.Kind != source.Inline && s.Kind != source.Unknown {
 		return &DeniedError{Source: s.String(), Rule: "source.kind", Reason: fmt.Sprintf("kind %q is not a kind of source the policy knows (%s, inline)", s.Kind, kindList)}
 	}
 	s, why := canonical(s)
@@ -226,7 +187,7 @@ func (p *Policy) Check(s source.Origin) error {
 			return err
 		}
 	}
-	if s.Kind == "unknown" {
+	if s.Kind == source.Unknown {
 		// No pattern names it, so no rule can be known not to apply.
 		for _, f := range p.files {
 			switch {
@@ -245,7 +206,7 @@ func (p *Policy) Check(s source.Origin) error {
 }
 
 // unknownReason is why a source of kind "unknown" is refused (rule 5).
-const unknownReason = "the skill's source does not say where it comes from (an archive, or a source of its own type, without an Origin method), so the policy cannot tell whether its rules allow it; give it an origin: build it with Artifact.TrustedSkill of package source/oci, Client.TrustedSkill of source/git or source/github, skill.Dir for a folder, or implement trust.Origin on the source"
+const unknownReason = "the skill's source does not say where it comes from (an archive, or a source of its own type, without an Origin method), so the policy cannot tell whether its rules allow it; give it an origin: build it with Artifact.Skill of package source/oci, Client.Skill of source/git or source/github, skill.Dir for a folder, or implement source.OriginSource on the source"
 
 // pinRule returns the first sources.pinned rule that applies to s.
 func (p *Policy) pinRule(s source.Origin) (Rule, bool) {
@@ -296,7 +257,7 @@ type Signer struct {
 // such a source too.
 func (p *Policy) SignerRules(s source.Origin) ([]SignerRule, error) {
 	s, why := canonical(s)
-	if s.Kind == "unknown" && why != unknownReason && len(p.files) > 0 {
+	if s.Kind == source.Unknown && why != unknownReason && len(p.files) > 0 {
 		return nil, fmt.Errorf("%s: %w: %s", s.String(), ErrDenied, why)
 	}
 	var out []SignerRule

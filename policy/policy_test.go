@@ -448,29 +448,6 @@ func TestLoad(t *testing.T) {
 	}
 }
 
-// ParseSource reads KIND:LOCATION.
-func TestParseSource(t *testing.T) {
-	wd, _ := os.Getwd()
-	tests := []struct {
-		text string
-		want source.Origin
-		err  bool
-	}{
-		{"github:acme/tools", source.Origin{Kind: "github", Location: "acme/tools", Display: "github:acme/tools"}, false},
-		{"oci:ghcr.io/acme/x", source.Origin{Kind: "oci", Location: "ghcr.io/acme/x", Display: "oci:ghcr.io/acme/x"}, false},
-		{"local:skills/x", source.Origin{Kind: "local", Location: filepath.ToSlash(filepath.Join(wd, "skills", "x")), Display: "local:skills/x"}, false},
-		{"acme/tools", source.Origin{}, true},
-		{"ftp:x", source.Origin{}, true},
-		{"oci:", source.Origin{}, true},
-	}
-	for _, tt := range tests {
-		got, err := policy.ParseSource(tt.text)
-		if (err != nil) != tt.err || got != tt.want {
-			t.Errorf("ParseSource(%q) = %+v, %v, want %+v, error %v", tt.text, got, err, tt.want, tt.err)
-		}
-	}
-}
-
 // A source of a kind the policy does not know is refused, saying which
 // kinds there are; a policy with no file says so as the rule's place.
 func TestUnknownKind(t *testing.T) {
@@ -540,7 +517,7 @@ func TestUnknownSource(t *testing.T) {
 			switch {
 			case tt.rule == "" && err != nil:
 				t.Errorf("Check(unknown) = %v, want allowed", err)
-			case tt.rule != "" && (!errors.As(err, &denied) || denied.Rule != tt.rule || !strings.Contains(err.Error(), "TrustedSkill")):
+			case tt.rule != "" && (!errors.As(err, &denied) || denied.Rule != tt.rule || !strings.Contains(err.Error(), "source.OriginSource")):
 				t.Errorf("Check(unknown) = %v, want refused by %s saying how to give an origin", err, tt.rule)
 			}
 		})

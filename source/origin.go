@@ -1,19 +1,30 @@
 package source
 
-import "github.com/agentadaptor/agentadaptor/internal/sourceloc"
+import (
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/skill"
+)
 
 // Origin is where a source comes from, as a trust policy matches it
 // (package policy) and its messages name it: a fact about the source,
-// which the remote sources give for what they read (the TrustedSource of
-// packages source/git, source/github and source/oci) and package install
-// gives for every source it takes.
+// which the skill sources of the remote sources give for what they read
+// (the SkillSource of packages source/git, source/github and source/oci,
+// an [OriginSource] each), [OriginOf] gives for any skill source, and
+// package install gives for every source it takes.
 type Origin struct {
-	// Kind is "github", "git", "oci", "url" (an archive's http(s) URL),
-	// "local" (a folder, SKILL.md or archive file), "inline" (an SDK
-	// skill with no location: embedded, inline, catalogue), or "unknown"
+	// Kind is [GitHub], [Git], [OCI], [URL] (an archive's http(s) URL),
+	// [Local] (a folder, SKILL.md or archive file), [Inline] (an SDK
+	// skill with no location: embedded, inline, catalogue), or [Unknown]
 	// (an SDK skill that comes from somewhere but does not say where: an
-	// archive without an origin).
-	Kind string
+	// archive without an origin). A web index ([WebIndex]) is of kind
+	// [URL], at its index's address.
+	Kind Kind
 	// Location is where it is, canonical (rules 9 to 15;
 	// [CanonicalLocation] makes it): github "owner/repo"; git "host/path"
 	// (no scheme, user, default port or .git suffix; "/path" for a file
@@ -42,9 +53,104 @@ func (o Origin) String() string {
 		return o.Display
 	}
 	if o.Location == "" {
-		return o.Kind
+		return string(o.Kind)
 	}
-	return o.Kind + ":" + o.Location
+	return string(o.Kind) + ":" + o.Location
+}
+
+// originKinds are the kinds [ParseOrigin] reads, as a trust policy's
+// patterns name them.
+var originKinds = []Kind{GitHub, Git, OCI, URL, Local}
+
+// ParseOrigin reads an origin in a trust policy's notation, KIND:LOCATION
+// (github:acme/tools, oci:ghcr.io/acme/skills, git:git.acme.corp/skills,
+// url:https://skills.acme.corp/kit.tgz, local:/home/me/skills/review),
+// the form `agentskills policy check` takes beside the sources add
+// takes. The location is made canonical ([CanonicalLocation]; a github
+// location on another host than github.com is of kind git, and a git
+// location on github.com of kind github); one that cannot be is an error
+// wrapping [ErrInvalid]. A relative local path is made absolute against
+// the working folder; a local path, and a git location on the local disk
+// (git:/srv/repos/x), is its real path, links resolved (rule 15). The
+// origin is not pinned, and its Display is text.
+func ParseOrigin(text string) (Origin, error) {
+	k, loc, ok := strings.Cut(text, ":")
+	kind := Kind(k)
+	if !ok || !slices.Contains(originKinds, kind) || loc == "" {
+		return Origin{}, fmt.Errorf("source %q: write KIND:LOCATION, KIND one of github, git, oci, url, local (as github:acme/tools or oci:ghcr.io/acme/skills)", text)
+	}
+	if kind == Local {
+		abs, err := filepath.Abs(loc)
+		if err != nil {
+			return Origin{}, fmt.Errorf("source %q: %w", text, err)
+		}
+		return Origin{Kind: kind, Location: filepath.ToSlash(sourceloc.RealPath(abs)), Display: text}, nil
+	}
+	canonKind, canon, err := CanonicalLocation(kind, loc)
+	if err == nil && canonKind == Git && strings.HasPrefix(loc, "/") {
+		// The written path is checked first, so that no ".." is resolved away.
+		canonKind, canon, err = CanonicalLocation(kind, filepath.ToSlash(sourceloc.RealPath(filepath.FromSlash(loc))))
+	}
+	if err != nil {
+		return Origin{}, fmt.Errorf("source %q: %w", text, err)
+	}
+	return Origin{Kind: canonKind, Location: canon, Display: text}, nil
+}
+
+// OriginSource is implemented by a skill source that says where it comes
+// from, as a trust policy sees it: the SkillSource of packages
+// source/oci, source/git and source/github is one. [OriginOf] reads it.
+type OriginSource interface {
+	skill.Source
+	// Origin returns where the source comes from.
+	Origin() Origin
+}
+
+// PinnedSource is implemented by a skill source read from a published
+// source at a pin (a commit, a manifest digest): the SkillSource of
+// packages source/oci, source/git and source/github is one. A trust
+// checker verifies that pin: its commit's signature with the source's
+// [CommitVerifier], its Sigstore signatures with its [Signed].
+type PinnedSource interface {
+	skill.Source
+	// Pin returns the pin the skill was read at.
+	Pin() string
+}
+
+// OriginOf returns where src comes from as a trust policy sees it: src's
+// own [OriginSource.Origin], else a [Local] folder for a source with a
+// SkillPath method (absolute, at its real path with links resolved as
+// rule 15 says, not pinned), else kind [Inline] for a source with no
+// location (an InlineSkillMD or SkillFS method: skill.Inline, skill.FS),
+// else kind [Unknown]: an archive or a source of another type that comes
+// from somewhere it does not say.
+func OriginOf(src skill.Source) Origin {
+	if o, ok := src.(OriginSource); ok {
+		return o.Origin()
+	}
+	if p, ok := src.(interface{ SkillPath() string }); ok {
+		loc, err := filepath.Abs(p.SkillPath())
+		if err != nil {
+			loc = filepath.Clean(p.SkillPath())
+		}
+		return Origin{Kind: Local, Location: sourceloc.RealPath(loc), Display: p.SkillPath()}
+	}
+	switch src.(type) {
+	case interface{ InlineSkillMD() string }, interface {
+		SkillFS() (fs.FS, string)
+	}:
+		return Origin{Kind: Inline}
+	}
+	if a, ok := src.(interface {
+		SkillArchive() (skill.Opener, string, string, string)
+	}); ok {
+		display := "an archive without an origin"
+		if _, _, _, fp := a.SkillArchive(); fp != "" {
+			display += " (fingerprint " + fp + ")"
+		}
+		return Origin{Kind: Unknown, Display: display}
+	}
+	return Origin{Kind: Unknown, Display: fmt.Sprintf("a %T source without an origin", src)}
 }
 
 // The canonical locations of rules 9 to 14. A trust policy matches every
@@ -61,8 +167,9 @@ func (o Origin) String() string {
 // git location on github.com, which is kind "github" (rule 11). Any other
 // kind's location is returned as it is. An error wraps [ErrInvalid] and
 // says why the location cannot be made canonical and what to write.
-func CanonicalLocation(kind, location string) (string, string, error) {
-	return sourceloc.Canonical(kind, location, false)
+func CanonicalLocation(kind Kind, location string) (Kind, string, error) {
+	k, loc, err := sourceloc.Canonical(string(kind), location, false)
+	return Kind(k), loc, err
 }
 
 // CanonicalPattern is [CanonicalLocation] of a trust policy's pattern
@@ -72,6 +179,7 @@ func CanonicalLocation(kind, location string) (string, string, error) {
 // same), a host with one is only lower-cased, and the path may be empty.
 // A github pattern, or a git one on github.com (kind "github" then), that
 // could match no OWNER/REPO is an error.
-func CanonicalPattern(kind, location string) (string, string, error) {
-	return sourceloc.Canonical(kind, location, true)
+func CanonicalPattern(kind Kind, location string) (Kind, string, error) {
+	k, loc, err := sourceloc.Canonical(string(kind), location, true)
+	return Kind(k), loc, err
 }

@@ -2,8 +2,11 @@ package source_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
@@ -108,7 +111,7 @@ func TestCanonicalLocation(t *testing.T) {
 		{"url", "https://example.org/dl?file=a/b#c/d", "https://example.org/dl?file=a%2Fb"},
 	}
 	for _, tt := range tests {
-		_, got, err := source.CanonicalLocation(tt.kind, tt.in)
+		_, got, err := source.CanonicalLocation(source.Kind(tt.kind), tt.in)
 		switch {
 		case tt.want == "" && err == nil:
 			t.Errorf("CanonicalLocation(%q, %q) = %q, want an error", tt.kind, tt.in, got)
@@ -130,7 +133,7 @@ func TestCanonicalKind(t *testing.T) {
 		{"git.acme.corp/acme/tools", "git", "git.acme.corp/acme/tools"},
 	} {
 		kind, loc, err := source.CanonicalLocation("git", tt.in)
-		if err != nil || kind != tt.kind || loc != tt.loc {
+		if err != nil || string(kind) != tt.kind || loc != tt.loc {
 			t.Errorf("CanonicalLocation(git, %q) = %s, %q, %v; want %s, %q", tt.in, kind, loc, err, tt.kind, tt.loc)
 		}
 	}
@@ -141,7 +144,7 @@ func TestCanonicalKind(t *testing.T) {
 		{"localhost:8080/acme/tools", "git", "localhost:8080/acme/tools"},
 	} {
 		kind, loc, err := source.CanonicalLocation("github", tt.in)
-		if err != nil || kind != tt.kind || loc != tt.loc {
+		if err != nil || string(kind) != tt.kind || loc != tt.loc {
 			t.Errorf("CanonicalLocation(github, %q) = %s, %q, %v; want %s, %q", tt.in, kind, loc, err, tt.kind, tt.loc)
 		}
 	}
@@ -176,8 +179,8 @@ func TestCanonicalPattern(t *testing.T) {
 		{"url", "HTTPS://Skills.Acme.Corp:443/*", "url", "https://skills.acme.corp/*"},
 		{"local", "/a//b", "local", "/a//b"},
 	} {
-		kind, got, err := source.CanonicalPattern(tt.kind, tt.in)
-		if err != nil || kind != tt.wantKind || got != tt.want {
+		kind, got, err := source.CanonicalPattern(source.Kind(tt.kind), tt.in)
+		if err != nil || string(kind) != tt.wantKind || got != tt.want {
 			t.Errorf("CanonicalPattern(%s, %q) = %s, %q, %v; want %s, %q", tt.kind, tt.in, kind, got, err, tt.wantKind, tt.want)
 		}
 	}
@@ -194,7 +197,7 @@ func TestCanonicalPattern(t *testing.T) {
 		{"git", "github.com/acme"},
 		{"url", "ftp://example.org/*"},
 	} {
-		if _, got, err := source.CanonicalPattern(tt.kind, tt.in); !errors.Is(err, source.ErrInvalid) {
+		if _, got, err := source.CanonicalPattern(source.Kind(tt.kind), tt.in); !errors.Is(err, source.ErrInvalid) {
 			t.Errorf("CanonicalPattern(%s, %q) = %q, %v; want ErrInvalid", tt.kind, tt.in, got, err)
 		}
 	}
@@ -216,7 +219,7 @@ func FuzzCanonicalLocation(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, kind, loc string) {
-		k, got, err := source.CanonicalLocation(kind, loc)
+		k, got, err := source.CanonicalLocation(source.Kind(kind), loc)
 		if err != nil {
 			if !errors.Is(err, source.ErrInvalid) {
 				t.Fatalf("CanonicalLocation(%q, %q) = %v, not ErrInvalid", kind, loc, err)
@@ -228,4 +231,47 @@ func FuzzCanonicalLocation(f *testing.F) {
 			t.Fatalf("CanonicalLocation(%q, %q) = %s %q, whose own canonical form is %s %q, %v", kind, loc, k, got, k2, again, err)
 		}
 	})
+}
+
+// ownOrigin is an inline skill that says it comes from elsewhere.
+type ownOrigin struct {
+	skill.InlineSource
+	origin source.Origin
+}
+
+func (s ownOrigin) Origin() source.Origin { return s.origin }
+
+// OriginOf tells where a skill comes from: its source's own origin, a
+// folder at its real path, inline, or unknown.
+func TestOriginOf(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "review")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	real, err := filepath.EvalSymlinks(dir) // t.TempDir is under a link on macOS
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Skip("no symbolic links:", err)
+	}
+	oci := source.Origin{Kind: source.OCI, Location: "ghcr.io/acme/review", Pinned: true}
+	tests := []struct {
+		name string
+		src  skill.Source
+		want source.Origin
+	}{
+		{"folder", skill.PathSource{Path: dir}, source.Origin{Kind: source.Local, Location: real, Display: dir}},
+		{"folder through a link", skill.PathSource{Path: link}, source.Origin{Kind: source.Local, Location: real, Display: link}},
+		{"inline", skill.InlineSource{SkillMD: "x"}, source.Origin{Kind: source.Inline}},
+		{"own origin", ownOrigin{skill.InlineSource{SkillMD: "x"}, oci}, oci},
+		{"archive", skill.ArchiveSource{Fingerprint: "f"}, source.Origin{Kind: source.Unknown, Display: "an archive without an origin (fingerprint f)"}},
+		{"fs", skill.FSSource{Root: "."}, source.Origin{Kind: source.Inline}},
+	}
+	for _, tt := range tests {
+		if got := source.OriginOf(tt.src); got != tt.want {
+			t.Errorf("OriginOf(%s) = %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
 }

@@ -12,7 +12,8 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
 )
 
-// Kind is the kind of source a text names (rules 16 to 21).
+// Kind is the kind of source a text names (rules 16 to 21), and of an
+// [Origin].
 type Kind string
 
 // The kinds of source [Parse] tells apart.
@@ -33,6 +34,18 @@ const (
 	// WebIndex is a site's Agent Skills discovery index, read by package
 	// source/webindex.
 	WebIndex Kind = "webindex"
+)
+
+// The kinds of an [Origin] that no text names, which [Parse] never
+// returns.
+const (
+	// Inline is an SDK skill with no location: embedded, inline, from a
+	// catalogue ([OriginOf]).
+	Inline Kind = "inline"
+	// Unknown is a skill that comes from somewhere but does not say
+	// where (an archive without an origin), or whose location cannot be
+	// made canonical: a policy with rules that could apply refuses it.
+	Unknown Kind = "unknown"
 )
 
 // GitHubPrefix starts a source that is a GitHub repository whatever

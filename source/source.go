@@ -1,8 +1,20 @@
 // Package source is what the packages that fetch published skills share
 // (source/github, source/git, source/oci, and any other): the errors they
 // classify failures with, [Parse], which tells what kind of source a text
-// names, and [Remote], the one shape in which package install and the
-// agentskills command use any of them.
+// names, [Remote], the one shape in which package install and the
+// agentskills command use any of them, and [Origin], where a source comes
+// from as a trust policy matches it.
+//
+// # Origins
+//
+// The origin of a source is a fact about the source: each kind's package
+// gives the origin of what it parses (oci.Reference.Origin,
+// git.Source.Origin, github.Source.Origin), and the skill sources it
+// builds carry theirs ([OriginSource]) and their pin ([PinnedSource]),
+// with what checks the pin's signatures ([CommitVerifier], [Signed]).
+// [OriginOf] gives the origin of any skill source, and [ParseOrigin]
+// reads one in a policy's notation, KIND:LOCATION. Package policy matches
+// origins and parses none; package trust checks them.
 //
 // # Errors
 //
@@ -63,9 +75,9 @@
 // [Remote.Open] reads the content at a pin as an archive, and
 // [Remote.Close] releases what one kept for the other. github.NewRemote,
 // git.NewRemote and oci.NewRemote make one. This package is small and
-// imports only package skill (and IDNA's tables and internal packages of
-// git's syntax and of canonical locations), so that any package may use
-// it; it holds no state.
+// imports only package skill (and IDNA's tables, the digest type of
+// go-digest, and internal packages of git's syntax and of canonical
+// locations), so that any package may use it; it holds no state.
 //
 // # Canonical locations
 //

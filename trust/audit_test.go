@@ -64,11 +64,11 @@ func TestPolicyAudit(t *testing.T) {
 			if !errors.As(err, &pe) || !errors.Is(err, policy.ErrDenied) {
 				t.Fatalf("Run() = %v, want a *RefusedError", err)
 			}
-			if pe.Rule.Name != "audit.fail_on" || len(pe.Findings) == 0 || pe.Findings[0].Rule != maliciousRule {
+			if pe.Refusals[0].Rule.Name != "audit.fail_on" || len(pe.Refusals[0].Findings) == 0 || pe.Refusals[0].Findings[0].Rule != maliciousRule {
 				t.Fatalf("RefusedError = %+v, want audit.fail_on with a %s finding", pe, maliciousRule)
 			}
 			msg := err.Error()
-			for _, want := range []string{`skill "helper"`, "audit.fail_on", maliciousRule, filepath.Join(pe.Path, "SKILL.md") + ":", "203.0.113.7", "--allow-risk"} {
+			for _, want := range []string{`skill "helper"`, "audit.fail_on", maliciousRule, filepath.Join(pe.Refusals[0].Path, "SKILL.md") + ":", "203.0.113.7", "--allow-risk"} {
 				if !strings.Contains(msg, want) {
 					t.Errorf("error %q does not say %q", msg, want)
 				}
@@ -105,8 +105,8 @@ func TestPolicyAuditCapped(t *testing.T) {
 	if !errors.As(err, &pe) {
 		t.Fatalf("Materialize(dense) = %v, want a *RefusedError", err)
 	}
-	if len(pe.Findings) != 100 || pe.Omitted["bidi-control"] != lines-100 {
-		t.Errorf("RefusedError lists %d findings and counts %v; want 100 and bidi-control %d", len(pe.Findings), pe.Omitted, lines-100)
+	if len(pe.Refusals[0].Findings) != 100 || pe.Refusals[0].Omitted["bidi-control"] != lines-100 {
+		t.Errorf("RefusedError lists %d findings and counts %v; want 100 and bidi-control %d", len(pe.Refusals[0].Findings), pe.Refusals[0].Omitted, lines-100)
 	}
 	if want := "; and 2,900 more (bidi-control 2,900); read the files"; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not say %q", err, want)

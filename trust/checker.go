@@ -13,12 +13,12 @@ import (
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/source"
-	"github.com/agentadaptor/agentadaptor/source/oci"
 )
 
 // SignatureVerifier checks the Sigstore signatures of a published source
 // at a pin: an OCI source's manifest digest ([SignatureVerifierOf] gives
-// the one of source/oci's Remote and TrustedSource).
+// the one of a [source.Signed], as source/oci's Remote and SkillSource
+// are).
 type SignatureVerifier interface {
 	// VerifySignature returns the signer of the content at pin when a
 	// signature attached to it satisfies one of reqs. Errors wrap
@@ -52,6 +52,10 @@ func AllowRisks(rules ...string) Option {
 	return func(c *config) { c.allowRisks = append(c.allowRisks, rules...) }
 }
 
+// Policy returns the policy c enforces: the zero Policy when
+// [NewChecker] was given none.
+func (c *Checker) Policy() *policy.Policy { return c.policy }
+
 // NewChecker returns a checker of the policy p. A nil p is the zero
 // Policy, which allows every source, requires no signer and refuses
 // skills with audit findings of high severity or above.
@@ -80,7 +84,7 @@ func (c *Checker) Check(o source.Origin) error {
 	if errors.As(err, &denied) {
 		rule = policy.Rule{Name: denied.Rule, File: denied.File, Line: denied.Line}
 	}
-	return &RefusedError{Origin: o, Rule: rule, Err: err}
+	return refused(Refusal{Origin: o, Rule: rule, Err: err})
 }
 
 // SignerRule is a signers rule in package signature's terms: satisfied
@@ -90,20 +94,20 @@ type SignerRule struct {
 	Requirements []signature.Requirement
 }
 
-// SignerRuleOf turns a policy's signers rule into package signature's
-// terms, each of its signers with [Requirement].
-func SignerRuleOf(r policy.SignerRule) SignerRule {
+// signerRuleOf turns a policy's signers rule into package signature's
+// terms, each of its signers with requirement.
+func signerRuleOf(r policy.SignerRule) SignerRule {
 	out := SignerRule{Rule: r.Rule}
 	for _, s := range r.Requirements {
-		out.Requirements = append(out.Requirements, Requirement(s))
+		out.Requirements = append(out.Requirements, requirement(s))
 	}
 	return out
 }
 
-// Requirement turns one signer a policy accepts into package signature's
+// requirement turns one signer a policy accepts into package signature's
 // terms: the policy holds it as plain data, so that reading a policy links
 // no Sigstore code.
-func Requirement(s policy.Signer) signature.Requirement {
+func requirement(s policy.Signer) signature.Requirement {
 	return signature.Requirement{
 		Key:      s.Key,
 		Identity: s.Identity, IdentityRegexp: s.IdentityRegexp,
@@ -112,51 +116,54 @@ func Requirement(s policy.Signer) signature.Requirement {
 	}
 }
 
-// VerifySignatures checks every signers rule of the policy for o against
-// the signatures v finds at pin (rule 3), and returns the signer that
-// satisfied each rule, in the rules' order. Rules of the caller's own,
-// extra (package install's: the signers a user names on its command
-// line, the signer its lock file records), are checked first, as the
-// policy's are, and their signers returned first. A nil v carries no
-// signature. A refusal is a *[RefusedError] naming the rule, whose Err
-// is the verifier's error.
-func (c *Checker) VerifySignatures(ctx context.Context, o source.Origin, v SignatureVerifier, pin string, extra ...SignerRule) ([]signature.Signer, error) {
-	policyRules, err := c.policy.SignerRules(o)
+// verifySignatures checks every signers rule of the policy for o
+// against the signatures v finds at pin (rule 3). A nil v carries no
+// signature. A refusal is a *[RefusedError] naming the rule, whose Err is
+// the verifier's error.
+func (c *Checker) verifySignatures(ctx context.Context, o source.Origin, v SignatureVerifier, pin string) error {
+	rules, err := c.policy.SignerRules(o)
 	if err != nil {
-		return nil, &RefusedError{Origin: o, Rule: policy.Rule{Name: "signers"}, Err: err}
+		return refused(Refusal{Origin: o, Rule: policy.Rule{Name: "signers"}, Err: err})
 	}
-	rules := slices.Clip(extra)
-	for _, r := range policyRules {
-		rules = append(rules, SignerRuleOf(r))
-	}
-	signers := make([]signature.Signer, len(rules))
-	for i, r := range rules {
-		if v == nil {
-			return nil, &RefusedError{Origin: o, Rule: r.Rule, Err: fmt.Errorf("%w: the rule requires a signature by %s, and a %s source carries no signature to check (use a signed oci:// source)",
-				signature.ErrUnsigned, describe(r.Requirements), o.Kind)}
-		}
-		if signers[i], err = v.VerifySignature(ctx, pin, r.Requirements); err != nil {
-			return nil, &RefusedError{Origin: o, Rule: r.Rule, Err: err}
+	for _, r := range rules {
+		if _, err := verifyRule(ctx, o, v, pin, signerRuleOf(r)); err != nil {
+			return err
 		}
 	}
-	return signers, nil
+	return nil
 }
 
-// VerifyCommits checks the commit at pin against every commits rule of
-// the policy for o (rule 3) with v, and returns who signed it for the
-// first rule ("" when the policy has none). A nil v has no commit to
+// verifyRule checks the signers rule r for o against the signatures v
+// finds at pin, and returns the signer that satisfied it. A nil v carries
+// no signature. A refusal is a *[RefusedError] naming the rule, whose Err
+// is the verifier's error.
+func verifyRule(ctx context.Context, o source.Origin, v SignatureVerifier, pin string, r SignerRule) (signature.Signer, error) {
+	if v == nil {
+		return signature.Signer{}, refused(Refusal{Origin: o, Rule: r.Rule, Err: fmt.Errorf("%w: the rule requires a signature by %s, and a %s source carries no signature to check (use a signed oci:// source)",
+			signature.ErrUnsigned, describe(r.Requirements), o.Kind)})
+	}
+	s, err := v.VerifySignature(ctx, pin, r.Requirements)
+	if err != nil {
+		return signature.Signer{}, refused(Refusal{Origin: o, Rule: r.Rule, Err: err})
+	}
+	return s, nil
+}
+
+// verifyCommits checks the commit at pin against rules, the commits
+// rules of the policy for o (rule 3), with v, and returns who signed it
+// for the first rule ("" when there is none). A nil v has no commit to
 // check. A refusal is a *[RefusedError] naming the rule, whose Err wraps
 // source.ErrCommitSignature.
-func (c *Checker) VerifyCommits(ctx context.Context, o source.Origin, v source.CommitVerifier, pin string) (string, error) {
+func verifyCommits(ctx context.Context, o source.Origin, v source.CommitVerifier, pin string, rules []policy.CommitRule) (string, error) {
 	var signer string
-	for i, r := range c.policy.CommitRules(o) {
+	for i, r := range rules {
 		if v == nil {
-			return "", &RefusedError{Origin: o, Rule: r.Rule, Err: fmt.Errorf("%w: the rule requires a signed commit, and a %s source has no commit to check (build the skill with Client.TrustedSkill of package source/git or source/github)",
-				source.ErrCommitSignature, o.Kind)}
+			return "", refused(Refusal{Origin: o, Rule: r.Rule, Err: fmt.Errorf("%w: the rule requires a signed commit, and a %s source has no commit to check (build the skill with Client.Skill of package source/git or source/github)",
+				source.ErrCommitSignature, o.Kind)})
 		}
 		who, err := v.VerifyCommit(ctx, pin, source.CommitKeys{AllowedSigners: r.AllowedSigners, GPGKeyring: r.GPGKeyring})
 		if err != nil {
-			return "", &RefusedError{Origin: o, Rule: r.Rule, Err: err}
+			return "", refused(Refusal{Origin: o, Rule: r.Rule, Err: err})
 		}
 		if i == 0 {
 			signer = who
@@ -174,9 +181,9 @@ func describe(reqs []signature.Requirement) string {
 	return strings.Join(out, " or ")
 }
 
-// Audit returns the audit report of the tree fsys, remembered by its
+// report returns the audit report of the tree fsys, remembered by its
 // content digest (rule 6); an empty digest is not remembered.
-func (c *Checker) Audit(fsys fs.FS, digest string) (audit.Report, error) {
+func (c *Checker) report(fsys fs.FS, digest string) (audit.Report, error) {
 	if digest != "" {
 		if r, ok := c.reports.get(digest); ok {
 			return r, nil
@@ -193,24 +200,37 @@ func (c *Checker) Audit(fsys fs.FS, digest string) (audit.Report, error) {
 }
 
 // Refusing returns the findings of rep, the audit of the skill named
-// skill from o, that refuse it (rule 4): those [Checker.Blocking]
-// returns, except those of a rule [AllowRisks] lets through; with the
-// counts of such findings past the audit's caps.
+// skill from o, that refuse it (rule 4): those at or above the policy's
+// threshold that the policy does not accept, except those of a rule
+// [AllowRisks] lets through; with the counts of such findings past the
+// audit's caps.
 func (c *Checker) Refusing(rep audit.Report, skill string, o source.Origin) audit.Report {
-	return c.Blocking(rep, skill, o).Filter(func(f audit.Finding) bool {
-		return !slices.Contains(c.allowRisks, f.Rule)
-	})
+	left, _ := split(c.blocking(rep, skill, o), c.allowRisks)
+	return left
 }
 
-// Blocking returns the findings of rep, the audit of the skill named
+// blocking returns the findings of rep, the audit of the skill named
 // skill from o, at or above the policy's threshold that the policy does
-// not accept, whatever [AllowRisks] lets through: what package install
-// checks against the risks its lock file records as well.
-func (c *Checker) Blocking(rep audit.Report, skill string, o source.Origin) audit.Report {
+// not accept, whatever [AllowRisks] lets through.
+func (c *Checker) blocking(rep audit.Report, skill string, o source.Origin) audit.Report {
 	failOn := c.policy.FailOn()
 	return rep.Filter(func(f audit.Finding) bool {
 		return f.Severity >= failOn && !c.policy.Accepted(f, skill, o)
 	})
+}
+
+// split splits rep into the findings whose rule rules does not name,
+// left (with the counts past the audit's caps of those rules), and the
+// rules that name at least one finding, used, sorted.
+func split(rep audit.Report, rules []string) (left audit.Report, used []string) {
+	left = rep.Filter(func(f audit.Finding) bool { return !slices.Contains(rules, f.Rule) })
+	for _, f := range rep.Findings {
+		if slices.Contains(rules, f.Rule) && !slices.Contains(used, f.Rule) {
+			used = append(used, f.Rule)
+		}
+	}
+	slices.Sort(used)
+	return left, used
 }
 
 // maxVerdicts bounds the verdicts a memo keeps; when it is reached the
@@ -241,29 +261,28 @@ func (c *memo[V]) put(key string, v V) {
 	c.m[key] = v
 }
 
-// bundleFinder is a source whose Sigstore bundles a check verifies: the
-// Remote and TrustedSource of package source/oci.
-type bundleFinder interface {
-	VerifyBundles(ctx context.Context, pin string, v oci.BundleVerifier) error
+// SignatureVerifierOf returns the verifier of the signatures s finds
+// (the Sigstore bundles of source/oci's Remote and SkillSource): package
+// signature verifies them.
+func SignatureVerifierOf(s source.Signed) SignatureVerifier {
+	return bundles{s}
 }
 
-// SignatureVerifierOf returns what checks the signatures of v: v itself
-// when it is a [SignatureVerifier]; for a source whose bundles are found
-// by source/oci (its Remote and TrustedSource, with a VerifyBundles
-// method), one that verifies them with package signature; else nil, as
-// v carries no signature.
-func SignatureVerifierOf(v any) SignatureVerifier {
-	switch v := v.(type) {
+// signatureVerifier returns what checks the signatures of src: src itself
+// when it is a [SignatureVerifier], [SignatureVerifierOf] of a
+// [source.Signed], else nil, as src carries no signature.
+func signatureVerifier(src any) SignatureVerifier {
+	switch v := src.(type) {
 	case SignatureVerifier:
 		return v
-	case bundleFinder:
-		return bundles{v}
+	case source.Signed:
+		return SignatureVerifierOf(v)
 	}
 	return nil
 }
 
-// bundles is the SignatureVerifier of a bundleFinder.
-type bundles struct{ f bundleFinder }
+// bundles is the SignatureVerifier of a source.Signed.
+type bundles struct{ f source.Signed }
 
 func (b bundles) VerifySignature(ctx context.Context, pin string, reqs []signature.Requirement) (signature.Signer, error) {
 	check := &signature.BundleCheck{Reqs: reqs}

@@ -22,18 +22,17 @@
 // A [Materializer] enforces the checker's policy on every skill an Agent's
 // run or Inspect selects, before any driver starts:
 //
-//  1. Every skill has an origin ([OriginOf], a [source.Origin]): its
-//     source's own, when the source implements [Origin] (the skills of
-//     oci.Artifact.TrustedSkill do: kind "oci", pinned to the manifest
-//     digest; and those of git's and github's Client.TrustedSkill: kind
-//     "git" or "github", pinned to the commit); else kind "local" for a
-//     folder (skill.Dir), by its absolute path with links resolved (its
-//     real path, as a local pattern's is: package source, rule 15); a
-//     git skill from a file URL is at its repository's real path too;
+//  1. Every skill has an origin ([source.OriginOf], a [source.Origin]): its
+//     source's own, when the source is a [source.OriginSource] (the
+//     skills of oci.Artifact.Skill are: kind "oci", pinned to the
+//     manifest digest; and those of git's and github's Client.Skill:
+//     kind "git" or "github", pinned to the commit); else kind "local"
+//     for a folder (skill.Dir), by its absolute path with links resolved
+//     (its real path, as a local pattern's is: package source, rule 15);
+//     a git skill from a file URL is at its repository's real path too;
 //     else kind "inline" for a skill with no location (skill.Inline,
-//     skill.FS); else kind "unknown": an archive without an origin, as
-//     oci.Skill, oci.Artifact.Skill and the Client.Skill of git and
-//     github build, or a source of another type. No pattern matches an
+//     skill.FS); else kind "unknown": an archive without an origin
+//     (skill.Archive), or a source of another type. No pattern matches an
 //     unknown source, so a policy with sources.allow, sources.pinned or
 //     a signers rule refuses it, saying how to give it an origin (rule 5
 //     of package policy). An origin's location is canonical (rule 15 of
@@ -47,8 +46,9 @@
 //     or written for a refused one.
 //  3. Signatures: when the policy names signers for the origin
 //     (policy.Policy.SignerRules), the source must carry signatures
-//     ([SignatureVerifierOf]: a [SignatureVerifier], or an OCI source of
-//     package source/oci, whose bundles package signature verifies) and
+//     (a [SignatureVerifier], or a [source.Signed] such as the skills of
+//     package source/oci, whose bundles package signature verifies:
+//     [SignatureVerifierOf]) and
 //     a signature of its pin must satisfy every one of the policy's
 //     rules; a source that carries no signature is
 //     refused with signature.ErrUnsigned. When the policy names signed
@@ -56,7 +56,8 @@
 //     source), the source must implement source.CommitVerifier and its
 //     pinned commit must be signed by a key of every such rule; a source
 //     with no commit to check is refused with source.ErrCommitSignature.
-//     Both verifiers take the pin ([Pinned] gives a skill source's).
+//     Both verifiers take the pin (a [source.PinnedSource] gives a skill
+//     source's).
 //  4. The audit: the materialized tree is audited (audit.Tree). A
 //     finding at or above the policy's threshold (policy.Policy.FailOn,
 //     high by default) refuses the skill, unless the policy accepts it
@@ -68,7 +69,7 @@
 //     that names the skill, its source, the
 //     rule, the policy files and, for the audit, every refusing finding
 //     with its file and line as the audit keeps them (at most 100 of a
-//     rule and 1,000 in all), counting the rest (RefusedError.Omitted:
+//     rule and 1,000 in all), counting the rest (Refusal.Omitted:
 //     "and 31,204 more"). An Agent's run fails with it as it is, and no
 //     driver starts.
 //  6. Audit findings are remembered by the tree's content digest, and
@@ -76,11 +77,16 @@
 //     run neither audits nor verifies again.
 //  7. Without a checker nothing of this is done: no audit, no check.
 //
-// Package install applies rules 1 to 5 to the sources it adds and syncs,
-// and adds the lock file's rules (trust on first use of a signer, the
-// risks a lock file records as accepted; see # Trust in its doc). The
-// signers its user names and the one its lock file records are checked
-// by [Checker.VerifySignatures] too, as rules of the caller's own, so
+// A program that reads sources itself checks each with
+// [Checker.CheckSource] before it reads it, and verifies the pin it
+// reads with the [SourceCheck] that returns, before it downloads the
+// content; it audits each skill's tree with [Checker.AuditTree] and
+// words a refusal by the audit with [AuditRefusal]. Package install does:
+// it applies rules 1 to 5 to the sources it adds and syncs, and adds the
+// lock file's rules (trust on first use of a signer, the risks a lock
+// file records as accepted, which [Checker.LiftRecorded] lets through;
+// see # Trust in its doc). The signers its user names and the one its
+// lock file records are rules of the caller's own of CheckSource, so
 // that signatures are verified in one place.
 //
 // What holds on Linux holds on macOS and Windows: the audit reads the

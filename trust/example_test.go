@@ -30,8 +30,9 @@ func ExampleNewMaterializer() {
 	_, err = agent.Run(context.Background(), "Set up the project")
 	var refused *trust.RefusedError
 	if errors.As(err, &refused) {
-		fmt.Println("refused:", refused.Key, "by", refused.Rule.Name)
-		for _, f := range refused.Findings {
+		r := refused.Refusals[0]
+		fmt.Println("refused:", r.Key, "by", r.Rule.Name)
+		for _, f := range r.Findings {
 			fmt.Printf("%s (%s) in %s line %d\n", f.Rule, f.Severity, f.File, f.Line)
 		}
 	}

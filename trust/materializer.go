@@ -62,11 +62,13 @@ func (m *Materializer) MaterializeContent(ctx context.Context, s skill.Skill) (d
 	if err != nil {
 		return "", "", &skill.SkillMaterializationError{Key: s.Key, Cause: err}
 	}
-	origin := OriginOf(s.Source)
+	origin := source.OriginOf(s.Source)
 	named := func(err error) error {
 		var re *RefusedError
 		if errors.As(err, &re) {
-			re.Key, re.Name = s.Key, name
+			for i := range re.Refusals {
+				re.Refusals[i].Key, re.Refusals[i].Skill = s.Key, name
+			}
 			return re
 		}
 		return err
@@ -85,8 +87,8 @@ func (m *Materializer) MaterializeContent(ctx context.Context, s skill.Skill) (d
 		return "", "", &skill.SkillMaterializationError{Key: s.Key, RuntimeName: name, Cause: fmt.Errorf("audit %s: %w", dir, err)}
 	}
 	if refusing := m.checker.Refusing(rep, name, origin); len(refusing.Findings) > 0 {
-		return "", "", &RefusedError{Key: s.Key, Name: name, Origin: origin, Rule: m.checker.policy.FailOnRule(),
-			Findings: refusing.Findings, Omitted: refusing.Omitted, Path: dir}
+		return "", "", refused(Refusal{Key: s.Key, Skill: name, Origin: origin, Rule: m.checker.policy.FailOnRule(),
+			Findings: refusing.Findings, Omitted: refusing.Omitted, Path: dir})
 	}
 	return dir, digest, nil
 }
@@ -100,20 +102,20 @@ func (m *Materializer) checkSigners(ctx context.Context, s skill.Skill, origin s
 	if err == nil && len(rules)+len(p.CommitRules(origin)) == 0 {
 		return nil
 	}
-	key := digest + "\x00" + origin.Kind + "\x00" + origin.Location + "\x00" + origin.Display
+	key := digest + "\x00" + string(origin.Kind) + "\x00" + origin.Location + "\x00" + origin.Display
 	if _, ok := m.checker.signers.get(key); ok && err == nil && origin.Pinned {
 		return nil
 	}
 	var pin string
-	if p, ok := s.Source.(Pinned); ok {
+	if p, ok := s.Source.(source.PinnedSource); ok {
 		pin = p.Pin()
 	}
-	sv := SignatureVerifierOf(s.Source)
-	if _, err := m.checker.VerifySignatures(ctx, origin, sv, pin); err != nil {
+	sv := signatureVerifier(s.Source)
+	if err := m.checker.verifySignatures(ctx, origin, sv, pin); err != nil {
 		return err
 	}
 	cv, _ := s.Source.(source.CommitVerifier)
-	if _, err := m.checker.VerifyCommits(ctx, origin, cv, pin); err != nil {
+	if _, err := verifyCommits(ctx, origin, cv, pin, p.CommitRules(origin)); err != nil {
 		return err
 	}
 	if origin.Pinned {
@@ -133,5 +135,5 @@ func (m *Materializer) audit(dir, digest string) (audit.Report, error) {
 		return audit.Report{}, err
 	}
 	defer root.Close()
-	return m.checker.Audit(root.FS(), digest)
+	return m.checker.report(root.FS(), digest)
 }

@@ -28,7 +28,7 @@ func TestPolicyAuditRemembered(t *testing.T) {
 	m.checker.reports.put(digest, audit.Report{Findings: []audit.Finding{{Rule: "planted", Severity: audit.Critical, File: "SKILL.md", Message: "planted"}}})
 	_, _, err = m.MaterializeContent(t.Context(), s)
 	var pe *RefusedError
-	if !errors.As(err, &pe) || pe.Findings[0].Rule != "planted" {
+	if !errors.As(err, &pe) || pe.Refusals[0].Findings[0].Rule != "planted" {
 		t.Fatalf("second MaterializeContent() = %v, want the remembered finding to refuse it", err)
 	}
 }

@@ -18,102 +18,113 @@ import (
 // threshold. A [*RefusedError] is one, or wraps it.
 var ErrRefused = errors.New("refused by the trust checks")
 
-// RefusedError is a skill refused by the trust checks (rule 5). An
-// Agent returns it before any driver starts. Package install returns it
-// too: for a source refused before it is read, and, with Refusals, for
-// the skills an Add refused among those it installed.
+// RefusedError is the refusal of one skill or source, or of several,
+// by the trust checks (rule 5), each a [Refusal]. An Agent returns it,
+// with one refusal, before any driver starts. Package install returns it
+// too: for a source refused before it is read, and for the skills an Add
+// refused among those it installed.
 type RefusedError struct {
-	// Key is the skill's key and Name its runtime name.
-	Key, Name string
-	// Origin is where the skill comes from.
-	Origin source.Origin
-	// Rule is the policy's rule that refused it, with its file and line:
-	// "sources.allow", "sources.pinned", "signers[N]", "commits[N]" or
-	// "audit.fail_on".
-	Rule policy.Rule
-	// Findings are the audit findings that refused the skill, for
-	// audit.fail_on, as the audit keeps them (within its caps), and Path
-	// the folder whose files they name.
-	Findings []audit.Finding
-	Path     string
-	// Omitted counts, by rule, the refusing findings past the audit's
-	// caps, which Findings does not hold.
-	Omitted audit.Omitted
-	// Err is the refusal's cause: the *policy.DeniedError of a source
-	// the policy does not allow, or the signature check's error; nil for
-	// the audit.
-	Err error
-	// Detail, when not empty, is the refusal as the caller words it,
-	// with what the user can do (package install's, which names the
-	// source, the pin and the list of signers that refused it): the
-	// error is ErrRefused followed by Detail.
-	Detail string
-	// Refusals, when not empty, are the refusals of a request of several
-	// skills (package install's Add, which installs the others): the
-	// error lists them, and the fields above are zero.
+	// Refusals are the skills and sources refused: one for an Agent's
+	// skill or a source refused before it is read, one or more for the
+	// skills a request of several refused.
 	Refusals []Refusal
 }
 
-// Refusal is one skill or source refused by the trust checks, as a
-// request of several reports it: package install's Add in a
-// [*RefusedError], and its Installer.CheckTrust.
+// Refusal is one skill or source refused by the trust checks: what a
+// [*RefusedError] lists, and what package install's Installer.CheckTrust
+// reports.
 type Refusal struct {
-	// Skill is the skill's name; "" when the whole source is refused.
+	// Skill is the skill's name (its runtime name, for an Agent's); ""
+	// when the whole source is refused.
 	Skill string `json:"skill,omitempty"`
-	// Source is the source, as recorded.
+	// Key is an Agent's skill's key; "" for a skill package install
+	// refused.
+	Key string `json:"-"`
+	// Source is the source, as recorded; "" when Reason names it.
 	Source string `json:"source"`
-	// Reason says what failed and what the user can do.
+	// Origin is where the skill comes from, as the policy saw it.
+	Origin source.Origin `json:"-"`
+	// Rule is the policy's rule that refused it, with its file and line:
+	// "sources.allow", "sources.pinned", "signers[N]", "commits[N]" or
+	// "audit.fail_on", or a signers rule of the caller's own
+	// ([SourceCheck]); zero when Reason alone says why.
+	Rule policy.Rule `json:"-"`
+	// Reason, when not empty, says what failed and what the user can do,
+	// in the words of whoever checked (package install's name the
+	// source, the pin and the list of signers that refused it).
 	Reason string `json:"reason"`
 	// Findings, for a refusal by the audit, are the findings that refuse
-	// the skill, as the audit keeps them (within its caps).
+	// the skill, as the audit keeps them (within its caps), and Path the
+	// folder whose files they name.
 	Findings []audit.Finding `json:"findings,omitempty"`
+	Path     string          `json:"-"`
 	// Omitted counts, by rule, the refusing findings past the audit's
 	// caps, which Findings does not hold.
 	Omitted audit.Omitted `json:"omitted,omitempty"`
+	// Err is the refusal's cause: the *policy.DeniedError of a source
+	// the policy does not allow, or the signature check's error; nil for
+	// the audit.
+	Err error `json:"-"`
 }
 
-// Error names the skill, its source, the rule and its file, what was
-// found and what the user can do; a refusal of a source before any of
-// its skills is known (Key "", as package install checks a source
-// first) is ErrRefused followed by its cause; one with a Detail is
-// ErrRefused followed by it; a list of Refusals is ErrRefused followed
-// by each, a line each.
+// refused is the *RefusedError of r alone.
+func refused(r Refusal) *RefusedError { return &RefusedError{Refusals: []Refusal{r}} }
+
+// Error is ErrRefused followed by each refusal, a line each. A refusal
+// reads: with a Reason, its skill and source (when set) and the Reason;
+// a source refused before any of its skills is known (no Key, as package
+// install checks a source first), its cause; an Agent's skill, its key,
+// its source, the rule and its file, what was found and what the user
+// can do.
 func (e *RefusedError) Error() string {
-	if len(e.Refusals) > 0 {
-		lines := make([]string, len(e.Refusals))
-		for i, r := range e.Refusals {
-			what := r.Source
-			if r.Skill != "" {
-				what = "skill " + r.Skill + " from " + r.Source
-			}
-			lines[i] = what + ": " + r.Reason
+	if len(e.Refusals) == 1 {
+		if r := e.Refusals[0]; r.Reason == "" && r.Key != "" {
+			return r.agentMessage()
 		}
-		return fmt.Sprintf("%v: %s", ErrRefused, strings.Join(lines, "\n"))
 	}
-	if e.Detail != "" {
-		return fmt.Sprintf("%v: %s", ErrRefused, e.Detail)
+	lines := make([]string, len(e.Refusals))
+	for i, r := range e.Refusals {
+		lines[i] = r.line()
 	}
-	if e.Key == "" && e.Err != nil {
-		// A source refused before any skill of it is known.
-		return fmt.Sprintf("%v: %v", ErrRefused, e.Err)
+	return fmt.Sprintf("%v: %s", ErrRefused, strings.Join(lines, "\n"))
+}
+
+// line is r as one line of a RefusedError's message, after ErrRefused.
+func (r Refusal) line() string {
+	if r.Reason == "" {
+		if r.Err != nil {
+			return r.Err.Error() // a source refused before any skill of it is known
+		}
+		return r.agentMessage()
 	}
+	switch {
+	case r.Skill != "":
+		return "skill " + r.Skill + " from " + r.Source + ": " + r.Reason
+	case r.Source != "":
+		return r.Source + ": " + r.Reason
+	}
+	return r.Reason
+}
+
+// agentMessage is the refusal of an Agent's skill r.
+func (r Refusal) agentMessage() string {
 	var b strings.Builder
 	var denied *policy.DeniedError
-	if errors.As(e.Err, &denied) {
+	if errors.As(r.Err, &denied) {
 		// It names the source itself.
-		return fmt.Sprintf("agentadaptor: skill %q refused by the trust policy: %v", e.Key, e.Err)
+		return fmt.Sprintf("agentadaptor: skill %q refused by the trust policy: %v", r.Key, r.Err)
 	}
-	fmt.Fprintf(&b, "agentadaptor: skill %q from %s refused by the trust policy", e.Key, originDisplay(e.Origin))
+	fmt.Fprintf(&b, "agentadaptor: skill %q from %s refused by the trust policy", r.Key, originDisplay(r.Origin))
 	switch {
-	case e.Err != nil:
-		fmt.Fprintf(&b, ", rule %s: %v (have the publisher sign it by a signer the rule names, or change the rule)", e.Rule, e.Err)
+	case r.Err != nil:
+		fmt.Fprintf(&b, ", rule %s: %v (have the publisher sign it by a signer the rule names, or change the rule)", r.Rule, r.Err)
 	default:
-		fmt.Fprintf(&b, ", rule %s (%s): the audit found", e.Rule, e.threshold())
-		for i, f := range e.Findings {
+		fmt.Fprintf(&b, ", rule %s (%s): the audit found", r.Rule, r.threshold())
+		for i, f := range r.Findings {
 			if i > 0 {
 				b.WriteString(";")
 			}
-			fmt.Fprintf(&b, " %s (%s) in %s", f.Rule, f.Severity, filepath.Join(e.Path, filepath.FromSlash(f.File)))
+			fmt.Fprintf(&b, " %s (%s) in %s", f.Rule, f.Severity, filepath.Join(r.Path, filepath.FromSlash(f.File)))
 			if f.Line > 0 {
 				fmt.Fprintf(&b, ":%d", f.Line)
 			}
@@ -122,7 +133,7 @@ func (e *RefusedError) Error() string {
 				fmt.Fprintf(&b, ": %s", f.Excerpt)
 			}
 		}
-		if more := e.Omitted.String(); more != "" {
+		if more := r.Omitted.String(); more != "" {
 			fmt.Fprintf(&b, "; %s", more)
 		}
 		b.WriteString("; read the files, then accept the findings in the policy (audit.accept) or let their rules through (trust.AllowRisks, agentskills --allow-risk RULE), or do not use the skill")
@@ -131,26 +142,47 @@ func (e *RefusedError) Error() string {
 }
 
 // threshold names the lowest severity among the findings.
-func (e *RefusedError) threshold() string {
-	if len(e.Findings) == 0 {
+func (r Refusal) threshold() string {
+	if len(r.Findings) == 0 {
 		return "no finding"
 	}
-	low := e.Findings[0].Severity
-	for _, f := range e.Findings[1:] {
+	low := r.Findings[0].Severity
+	for _, f := range r.Findings[1:] {
 		low = min(low, f.Severity)
 	}
 	return "findings at " + low.String() + " or above"
 }
 
-// Is reports whether target is [ErrRefused] or policy.ErrDenied: every
-// refusal is the policy's, whichever of its rules refused. A list of
-// Refusals, which say why in words alone, is ErrRefused only.
+// Is reports whether target is [ErrRefused], or policy.ErrDenied when
+// a rule of the policy (or a signers rule of the caller's own) refused
+// every one of the refusals: refusals that say why in words alone (the
+// skills an Add of package install refused by their audit) are
+// ErrRefused only.
 func (e *RefusedError) Is(target error) bool {
-	return target == ErrRefused || target == policy.ErrDenied && len(e.Refusals) == 0
+	if target == ErrRefused {
+		return true
+	}
+	if target != policy.ErrDenied || len(e.Refusals) == 0 {
+		return false
+	}
+	for _, r := range e.Refusals {
+		if r.Rule.Name == "" {
+			return false
+		}
+	}
+	return true
 }
 
-// Unwrap returns Err.
-func (e *RefusedError) Unwrap() error { return e.Err }
+// Unwrap returns the cause of each refusal that has one.
+func (e *RefusedError) Unwrap() []error {
+	var out []error
+	for _, r := range e.Refusals {
+		if r.Err != nil {
+			out = append(out, r.Err)
+		}
+	}
+	return out
+}
 
 // originDisplay names an origin for messages.
 func originDisplay(s source.Origin) string {
@@ -158,9 +190,9 @@ func originDisplay(s source.Origin) string {
 	case s.Display != "":
 		return s.Display
 	case s.Location != "":
-		return s.Kind + " " + s.Location
+		return string(s.Kind) + " " + s.Location
 	}
-	return "an " + s.Kind + " source"
+	return "an " + string(s.Kind) + " source"
 }
 
 // Refused reports true: an Agent returns the error of a materializer

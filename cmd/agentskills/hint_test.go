@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/audit"
-	"github.com/agentadaptor/agentadaptor/install"
 	"github.com/agentadaptor/agentadaptor/trust"
 )
 
@@ -40,7 +39,7 @@ func TestFlagHints(t *testing.T) {
 // TestAllowRiskHint checks that the --allow-risk hint of an audit
 // refusal names the rules of the findings it counts but does not list.
 func TestAllowRiskHint(t *testing.T) {
-	err := trustHint(&trust.RefusedError{Refusals: []install.Refusal{{
+	err := trustHint(&trust.RefusedError{Refusals: []trust.Refusal{{
 		Skill: "dense", Source: "kit", Reason: "the audit found ...",
 		Findings: []audit.Finding{{Rule: "bidi-control", Severity: audit.High}},
 		Omitted:  audit.Omitted{"bidi-control": 99, "zero-width": 100},

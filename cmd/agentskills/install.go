@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/install"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 )
 
 // scopeFlags are the flags every install command shares.
@@ -271,13 +272,7 @@ func shortPin(pin string) string {
 	if pin == "" {
 		return "none"
 	}
-	if alg, hex, ok := strings.Cut(pin, ":"); ok && len(hex) > 12 {
-		return alg + ":" + hex[:12]
-	}
-	if len(pin) > 12 {
-		return pin[:12]
-	}
-	return pin
+	return sourceloc.ShortPin(pin)
 }
 
 // sourceLabel names a folder inside a source for messages.

@@ -11,6 +11,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/install"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // policyCheckOptions are the options of policy check.
@@ -83,7 +84,7 @@ func runPolicyCheck(opts *policyCheckOptions, args []string) error {
 	for i, a := range args {
 		src, err := checkedSource(in, a)
 		switch {
-		case errors.Is(err, install.ErrRefused):
+		case errors.Is(err, trust.ErrRefused):
 			src, refused[i] = source.Origin{Display: a}, err
 		case errors.Is(err, install.ErrInvalidSource):
 			return inputError{err}
@@ -134,10 +135,10 @@ func runPolicyCheck(opts *policyCheckOptions, args []string) error {
 // oci:HOST/REPO, url:URL, local:PATH): the source as the policy sees
 // it, its location canonical.
 func checkedSource(in *install.Installer, text string) (source.Origin, error) {
-	kind, rest, _ := strings.Cut(text, ":")
-	switch {
-	case (kind == "oci" || kind == "git") && !strings.HasPrefix(rest, "//"), kind == "url", kind == "local":
-		return policy.ParseSource(text)
+	k, rest, _ := strings.Cut(text, ":")
+	switch kind := source.Kind(k); {
+	case (kind == source.OCI || kind == source.Git) && !strings.HasPrefix(rest, "//"), kind == source.URL, kind == source.Local:
+		return source.ParseOrigin(text)
 	}
 	return in.Origin(text)
 }

@@ -122,7 +122,7 @@ func (t *runTrust) findSkills(ctx context.Context, finder *install.Installer, so
 // signature satisfies the flags' signers.
 func (t *runTrust) pin(ctx context.Context, finder *install.Installer, src string) (source.Origin, string, error) {
 	origin, err := finder.Origin(src)
-	if err != nil || origin.Kind != "oci" {
+	if err != nil || origin.Kind != source.OCI {
 		return origin, "", err
 	}
 	ref, err := oci.ParseReference(src)
@@ -157,7 +157,7 @@ func (e *signerError) Error() string {
 func (e *signerError) Unwrap() error { return e.err }
 
 // runOrigin is a found skill's folder that says where the skill came
-// from ([trust.Origin]).
+// from ([source.OriginSource]).
 type runOrigin struct {
 	skill.PathSource
 	origin source.Origin
@@ -166,7 +166,7 @@ type runOrigin struct {
 func (s runOrigin) Origin() source.Origin { return s.origin }
 
 // runOCIOrigin is the folder of an oci:// skill, whose signatures are
-// those of its pinned reference ([trust.SignatureVerifier], [trust.Pinned]).
+// those of its pinned reference ([trust.SignatureVerifier], [source.PinnedSource]).
 type runOCIOrigin struct {
 	runOrigin
 	ref string

@@ -69,7 +69,7 @@ func (f *trustFlags) option(global bool) (install.Option, error) {
 	if err != nil {
 		return nil, inputError{fmt.Errorf("%w (fix the policy file, or move it away)", err)}
 	}
-	return install.WithTrust(install.Trust{Signers: reqs, Policy: p, AcceptSigners: f.acceptSigners, AllowRisks: f.allowRisks}), nil
+	return install.WithTrust(trust.NewChecker(p, trust.AllowRisks(f.allowRisks...)), install.Trust{Signers: reqs, AcceptSigners: f.acceptSigners}), nil
 }
 
 // requirements reads the signer requirements the flags name: one per
@@ -113,7 +113,8 @@ func (f *trustFlags) requirements() ([]signature.Requirement, error) {
 }
 
 // trustHint gives a refusal the flag that helps with it: the library
-// names its own fields (Trust.AcceptSigners, Trust.AllowRisks).
+// names its own settings (install's Trust.AcceptSigners,
+// trust.AllowRisks).
 func trustHint(err error) error {
 	var changed *install.SignerChangedError
 	var refused *trust.RefusedError

@@ -387,7 +387,7 @@ func canonicalURL(u *url.URL) error {
 	if err != nil {
 		return err
 	}
-	if hasDotSegment(u.Path) {
+	if HasDotSegment(u.Path) {
 		return fmt.Errorf("the path has a '.' or '..' segment: write it without")
 	}
 	if strings.Contains(strings.ToLower(u.EscapedPath()), "%2f") || strings.Contains(u.Path, "\\") {
@@ -459,9 +459,9 @@ func dotSegment(e string) bool {
 	return err == nil && (d == "." || d == ".." || strings.ContainsAny(d, "/\\"))
 }
 
-// hasDotSegment reports whether p has a "." or ".." segment between
+// HasDotSegment reports whether p (percent-decoded) has a "." or ".." segment between
 // slashes or backslashes.
-func hasDotSegment(p string) bool {
+func HasDotSegment(p string) bool {
 	for _, seg := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
 		if seg == "." || seg == ".." {
 			return true

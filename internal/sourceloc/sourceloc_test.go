@@ -107,3 +107,15 @@ func TestGitHubLocation(t *testing.T) {
 		}
 	}
 }
+
+// HasDotSegment finds a "." or ".." between slashes or backslashes.
+func TestHasDotSegment(t *testing.T) {
+	for p, want := range map[string]bool{
+		"/a/b": false, "/a/../b": true, "/a/./b": true, "..": true, `a\..\b`: true,
+		"/a/..b/c": false, "/a/b../c": false, "/a/.../c": false, "": false,
+	} {
+		if got := sourceloc.HasDotSegment(p); got != want {
+			t.Errorf("HasDotSegment(%q) = %v, want %v", p, got, want)
+		}
+	}
+}

@@ -228,18 +228,6 @@ func (c *Client) Opener(p Pin) skill.Opener {
 	}
 }
 
-// Skill returns the skill at the pinned folder under key: an archive
-// source with [Client.Opener], [skill.FormatTar], the folder as its
-// subpath and the commit as its fingerprint. Nothing is fetched until it
-// is materialized. To build one skill of several found under a source's
-// folder, set the pin's Source.Path to that skill's folder.
-func (c *Client) Skill(key string, p Pin) skill.Skill {
-	return skill.Archive(key, c.Opener(p),
-		skill.WithFormat(skill.FormatTar),
-		skill.WithSubpath(p.Source.Path),
-		skill.WithFingerprint(strings.ToLower(p.Commit)))
-}
-
 // repo is a temporary bare repository with origin set to one source.
 type repo struct {
 	c     *Client

@@ -5,14 +5,17 @@
 // a URL. A [Client] resolves the ref to a commit with [Client.Resolve],
 // which gives a [Pin]: that call is the only one that looks a ref up, so a
 // program (or a lock file) decides when a pin moves. [Client.Skill] turns a
-// pin into a [skill.Skill] whose archive source carries the commit as its
-// Fingerprint; its opener streams `git archive` of the pinned folder, so the
-// default materializer's archive rules and limits apply to it.
+// pin into a [skill.Skill] whose source, a [SkillSource], is an archive
+// source that carries the commit as its Fingerprint; its opener streams
+// `git archive` of the pinned folder, so the default materializer's
+// archive rules and limits apply to it. The source also says where it
+// comes from and at which commit, and checks the commit's signature, for
+// a trust policy (package trust).
 //
 //	c, err := git.New()
 //	src, err := git.Parse("git+https://git.example.com/team/skills.git#ref=v1&path=skills/review")
 //	pin, err := c.Resolve(ctx, src)
-//	s := c.Skill("review", pin) // skill.Archive(..., WithFingerprint(pin.Commit), WithSubpath("skills/review"))
+//	s := c.Skill("review", pin) // a SkillSource: skill.Archive(..., WithFingerprint(pin.Commit), WithSubpath("skills/review"))
 //
 // # Source syntax
 //

@@ -196,7 +196,7 @@ func TestSkillMaterializes(t *testing.T) {
 					t.Fatal(err)
 				}
 				s := c.Skill("review", pin)
-				as, ok := s.Source.(skill.ArchiveSource)
+				as, ok := s.Source.(git.SkillSource)
 				if !ok || as.Fingerprint != pin.Commit || as.Subpath != src.Path || as.Format != skill.FormatTar {
 					t.Fatalf("Skill(%v) = %+v, want an archive source with fingerprint %s and subpath %q", pin, s, pin.Commit, src.Path)
 				}

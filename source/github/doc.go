@@ -5,15 +5,18 @@
 // forms people type. A [Client] resolves a source's moving ref to a commit
 // with [Client.Resolve], which gives a [Pin]: that call is the only one that
 // looks a ref up, so a program (or a lock file) decides when a pin moves.
-// [Client.Skill] turns a pin into a [skill.Skill] whose archive source
-// carries the commit as its Fingerprint, so the default materializer's
-// archive rules and limits apply to what is downloaded, and resolution
-// conflicts and thread compatibility follow the pinned revision.
+// [Client.Skill] turns a pin into a [skill.Skill] whose source, a
+// [SkillSource], is an archive source that carries the commit as its
+// Fingerprint, so the default materializer's archive rules and limits
+// apply to what is downloaded, and resolution conflicts and thread
+// compatibility follow the pinned revision. The source also says where it
+// comes from and at which commit, and checks the commit's signature, for
+// a trust policy (package trust).
 //
 //	c, err := github.New()
 //	src, err := github.Parse("anthropics/skills/skills/pdf@main")
 //	pin, err := c.Resolve(ctx, src)
-//	s := c.Skill("pdf", pin) // skill.Archive(..., WithFingerprint(pin.Commit), WithSubpath("skills/pdf"))
+//	s := c.Skill("pdf", pin) // a SkillSource: skill.Archive(..., WithFingerprint(pin.Commit), WithSubpath("skills/pdf"))
 //
 // # Source forms
 //
@@ -155,13 +158,13 @@
 //     its host ([WithHost]); a [Client] of another host refuses it with
 //     [source.ErrInvalid], and so does a client of an Enterprise host a
 //     source of github.com. A trust policy sees it as kind "git" at
-//     HOST/OWNER/REPO ([Source.PolicyLocation]), as its git+https address
+//     HOST/OWNER/REPO ([Source.Origin]), as its git+https address
 //     gives: a github: pattern means github.com and never matches it. An
 //     Enterprise repository may also be named in the first form, with
 //     the API address in GITHUB_API_URL or [WithAPIURL] (as GitHub
 //     Actions on an Enterprise Server sets it); rule 7 then applies, and
 //     a trust policy sees it as that host's repository too, kind "git" at
-//     HOST/OWNER/REPO ([Source.PolicyLocation], [TrustedSource.Origin]),
+//     HOST/OWNER/REPO ([Source.Origin], [SkillSource.Origin]),
 //     HOST being the API's ([APIHost]: https://HOST/api/v3 and
 //     https://api.HOST under ghe.com are HOST; api.github.com is
 //     github.com), so that github:OWNER/*, which means github.com, does

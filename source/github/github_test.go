@@ -371,7 +371,7 @@ func TestSkillMaterializes(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := c.Skill(tt.key, pin)
-			as, ok := s.Source.(skill.ArchiveSource)
+			as, ok := s.Source.(github.SkillSource)
 			if !ok || as.Fingerprint != pin.Commit || as.Subpath != pin.Source.Path || as.Format != skill.FormatTar || s.Key != tt.key {
 				t.Fatalf("Skill(%q, %v) = %+v, want an archive source with fingerprint %s, subpath %q", tt.key, pin, s, pin.Commit, pin.Source.Path)
 			}

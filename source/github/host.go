@@ -7,7 +7,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agentadaptor/agentadaptor/internal/gitsyntax"
 	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/git"
 )
 
@@ -134,22 +136,34 @@ func (c *Client) tokenVars() string {
 	return "GITHUB_TOKEN or GH_TOKEN"
 }
 
-// PolicyLocation returns where the repository lives as a trust policy
-// names it (rule 16), by [sourceloc.GitHubLocation]: kind "github" and
-// OWNER/REPO for github.com; for another GitHub host, kind "git" and
-// HOST/OWNER/REPO, as its git+https address gives, so that a github:
+// Origin returns where the source comes from as a trust policy names it
+// (rule 16), by [sourceloc.GitHubLocation]: kind [source.GitHub] and
+// OWNER/REPO for github.com; for another GitHub host, kind [source.Git]
+// and HOST/OWNER/REPO, as its git+https address gives, so that a github:
 // pattern, which means github.com, never matches it. The host is
 // Source.Host, else the host of the API that $GITHUB_API_URL names
 // ([APIHost]; a client without [WithHost] reads the source there). Both
-// in lower case: GitHub ignores case. An error wraps [source.ErrInvalid].
-func (s Source) PolicyLocation() (kind, location string, err error) {
+// in lower case: GitHub ignores case. It is pinned when Ref is a full
+// commit id in lower-case hex, or in either case for a source on an
+// Enterprise host (read from its web address), and its Display is
+// [Source.String]. An error wraps [source.ErrInvalid].
+func (s Source) Origin() (source.Origin, error) {
 	host := s.Host
 	if host == "" {
+		var err error
 		if host, err = APIHost(os.Getenv("GITHUB_API_URL")); err != nil {
-			return "", "", err
+			return source.Origin{}, err
 		}
 	}
-	return sourceloc.GitHubLocation(host, s.Owner, s.Repo)
+	kind, loc, err := sourceloc.GitHubLocation(host, s.Owner, s.Repo)
+	if err != nil {
+		return source.Origin{}, err
+	}
+	ref := s.Ref
+	if s.Host != "" {
+		ref = strings.ToLower(ref)
+	}
+	return source.Origin{Kind: source.Kind(kind), Location: loc, Pinned: gitsyntax.IsCommit(ref), Display: s.String()}, nil
 }
 
 // APIHost returns the host of the GitHub whose API is at api (rule 16):

@@ -250,7 +250,10 @@ func TestClientServesOneHost(t *testing.T) {
 	}
 }
 
-func TestPolicyLocation(t *testing.T) {
+// TestSourceOrigin checks rule 16: a source of github.com is kind github
+// at OWNER/REPO, one of another host kind git at HOST/OWNER/REPO, for the
+// source as parsed and for its skill alike.
+func TestSourceOrigin(t *testing.T) {
 	t.Setenv("GITHUB_API_URL", "")
 	tests := []struct {
 		src        github.Source
@@ -261,9 +264,9 @@ func TestPolicyLocation(t *testing.T) {
 		{github.Source{Host: "ghes.example.com", Owner: "Acme", Repo: "Skills", Ref: "main"}, "git", "ghes.example.com/acme/skills", "github:ghes.example.com/acme/skills"},
 	}
 	for _, tt := range tests {
-		kind, loc, err := tt.src.PolicyLocation()
-		if err != nil || kind != tt.kind || loc != tt.loc {
-			t.Errorf("%+v.PolicyLocation() = %q, %q, want %q, %q", tt.src, kind, loc, tt.kind, tt.loc)
+		got, err := tt.src.Origin()
+		if err != nil || string(got.Kind) != tt.kind || got.Location != tt.loc || got.Pinned {
+			t.Errorf("%+v.Origin() = %+v, %v; want %q, %q, not pinned", tt.src, got, err, tt.kind, tt.loc)
 		}
 		if got := github.NewRemote(tt.src).Repository(); got != tt.repository {
 			t.Errorf("NewRemote(%+v).Repository() = %q, want %q", tt.src, got, tt.repository)
@@ -272,19 +275,19 @@ func TestPolicyLocation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := c.TrustedSkill("k", github.Pin{Source: tt.src, Commit: commitA}).Source.(github.TrustedSource).Origin()
-		if o.Kind != tt.kind || o.Location != tt.loc || !o.Pinned {
+		o := c.Skill("k", github.Pin{Source: tt.src, Commit: commitA}).Source.(github.SkillSource).Origin()
+		if string(o.Kind) != tt.kind || o.Location != tt.loc || !o.Pinned {
 			t.Errorf("Origin of %+v = %+v, want kind %q at %q, pinned", tt.src, o, tt.kind, tt.loc)
 		}
 	}
 }
 
-// TestPolicyLocationAPIHost checks rule 16 for a source without a host
+// TestSourceOriginAPIHost checks rule 16 for a source without a host
 // read through another API than github.com's ($GITHUB_API_URL, as
 // Enterprise runners set it, or WithAPIURL): it is that host's
 // repository, kind git at HOST/OWNER/REPO, so that a github: pattern,
 // which means github.com, never matches it.
-func TestPolicyLocationAPIHost(t *testing.T) {
+func TestSourceOriginAPIHost(t *testing.T) {
 	src := github.Source{Owner: "Acme", Repo: "Skills"}
 	for _, tt := range []struct{ api, kind, loc string }{
 		{"", "github", "acme/skills"},
@@ -299,22 +302,22 @@ func TestPolicyLocationAPIHost(t *testing.T) {
 		{"http://127.0.0.1:8080", "git", "127.0.0.1:8080/acme/skills"},
 	} {
 		t.Setenv("GITHUB_API_URL", tt.api)
-		kind, loc, err := src.PolicyLocation()
-		if err != nil || kind != tt.kind || loc != tt.loc {
-			t.Errorf("with GITHUB_API_URL=%s, PolicyLocation() = %q, %q, %v; want %q, %q", tt.api, kind, loc, err, tt.kind, tt.loc)
+		got, err := src.Origin()
+		if err != nil || string(got.Kind) != tt.kind || got.Location != tt.loc {
+			t.Errorf("with GITHUB_API_URL=%s, Origin() = %+v, %v; want %q, %q", tt.api, got, err, tt.kind, tt.loc)
 		}
 		c, err := github.New()
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := c.TrustedSkill("k", github.Pin{Source: src, Commit: commitA}).Source.(github.TrustedSource).Origin()
-		if o.Kind != tt.kind || o.Location != tt.loc {
+		o := c.Skill("k", github.Pin{Source: src, Commit: commitA}).Source.(github.SkillSource).Origin()
+		if string(o.Kind) != tt.kind || o.Location != tt.loc {
 			t.Errorf("with GITHUB_API_URL=%s, Origin() = %+v; want kind %q at %q", tt.api, o, tt.kind, tt.loc)
 		}
 	}
 	t.Setenv("GITHUB_API_URL", "https://ghe.acme.corp:0/api/v3")
-	if _, _, err := src.PolicyLocation(); !errors.Is(err, source.ErrInvalid) {
-		t.Errorf("with GITHUB_API_URL naming port 0, PolicyLocation() = %v; want ErrInvalid", err)
+	if _, err := src.Origin(); !errors.Is(err, source.ErrInvalid) {
+		t.Errorf("with GITHUB_API_URL naming port 0, Origin() = %v; want ErrInvalid", err)
 	}
 }
 
@@ -419,5 +422,27 @@ func TestEnterpriseTokenOnlyToGHHost(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSourceOriginPinned: a source is pinned by a full commit id in
+// lower-case hex, or in either case on an Enterprise host, whose web
+// address is read in either case.
+func TestSourceOriginPinned(t *testing.T) {
+	t.Setenv("GITHUB_API_URL", "")
+	upper := strings.ToUpper(commitA)
+	for _, tt := range []struct {
+		src    github.Source
+		pinned bool
+	}{
+		{github.Source{Owner: "acme", Repo: "tools", Ref: commitA}, true},
+		{github.Source{Owner: "acme", Repo: "tools", Ref: "main"}, false},
+		{github.Source{Owner: "acme", Repo: "tools", Ref: upper}, false},
+		{github.Source{Host: "ghes.example.com", Owner: "acme", Repo: "tools", Ref: upper}, true},
+	} {
+		got, err := tt.src.Origin()
+		if err != nil || got.Pinned != tt.pinned || got.Display != tt.src.String() {
+			t.Errorf("%+v.Origin() = %+v, %v; want pinned %v, shown as %s", tt.src, got, err, tt.pinned, tt.src.String())
+		}
 	}
 }

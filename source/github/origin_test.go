@@ -11,9 +11,9 @@ import (
 	"github.com/agentadaptor/agentadaptor/source/github"
 )
 
-// TrustedSkill materializes as Skill does, with a source that says where
-// it comes from, as a trust policy sees it.
-func TestTrustedSkillOrigin(t *testing.T) {
+// Skill's source says where it comes from, as a trust policy sees it,
+// and materializes as the archive it embeds.
+func TestSkillOrigin(t *testing.T) {
 	f := newFake(t)
 	f.addRepo(t, "O", "R", entry{name: "SKILL.md", body: skillMD("r")})
 	c := f.client(t)
@@ -22,10 +22,10 @@ func TestTrustedSkillOrigin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := c.TrustedSkill("r", pin)
-	o, ok := s.Source.(interface{ Origin() source.Origin })
+	s := c.Skill("r", pin)
+	o, ok := s.Source.(source.OriginSource)
 	if !ok {
-		t.Fatalf("TrustedSkill source %T has no Origin method", s.Source)
+		t.Fatalf("Skill source %T has no Origin method", s.Source)
 	}
 	// The client reads it from the stand-in's API, whose host it names
 	// (rule 16): not github.com.

@@ -13,10 +13,12 @@
 //	...
 //	agent := adaptor.New(drv, adaptor.WithSkills(s))
 //
-// The skill is a [skill.ArchiveSource] over the layer, with the manifest
-// digest as its Fingerprint, so the default materializer extracts it
-// under every archive rule and limit, and its archive memo makes a second
-// run cost a hash.
+// The skill's source is a [SkillSource]: a [skill.ArchiveSource] over the
+// layer, with the manifest digest as its Fingerprint, so the default
+// materializer extracts it under every archive rule and limit, and its
+// archive memo makes a second run cost a hash; it also says where the
+// skill comes from and at which digest, and finds its signatures, for a
+// trust policy (package trust).
 //
 // # The format Push writes
 //
@@ -103,7 +105,7 @@
 // the format cosign 3 writes and reads (cosign sign, whose bundle format
 // is the only one from cosign 3 on), so that each accepts what the other
 // signs. The bundle itself is package signature's: [Sign] takes a
-// [BundleSigner] (signature.KeySigner) and [Verify] a [BundleVerifier]
+// [BundleSigner] (signature.KeySigner) and [Verify] a [source.BundleVerifier]
 // (*signature.BundleCheck), so this package links no Sigstore code of its
 // own, and a program that only fetches skills links none:
 //
@@ -142,7 +144,7 @@
 //     sha512, rule 7 of What Fetch reads) and size, and
 //     its manifest must have exactly one layer, a bundle, and the checked
 //     manifest as its subject.
-//  5. Each bundle is checked by the BundleVerifier against the manifest
+//  5. Each bundle is checked by the source.BundleVerifier against the manifest
 //     digest (signature.Verify, for a *signature.BundleCheck, which
 //     keeps the signer of the first that satisfies one of its
 //     requirements). Otherwise the error wraps [source.ErrUnsigned] (no

@@ -63,7 +63,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	src := s.Source.(skill.ArchiveSource)
+	src := s.Source.(oci.SkillSource)
 	fmt.Println(pin == pushed, s.Key, src.Fingerprint == pin)
 	// Output:
 	// true review true

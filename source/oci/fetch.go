@@ -136,23 +136,23 @@ func Skill(ctx context.Context, ref string, opts ...Option) (skill.Skill, error)
 	return a.Skill(), nil
 }
 
-// Skill returns the skill: key a.Name (callers may assign another) and an
-// archive source over the layer ([Artifact.Source]).
+// Skill returns the skill: key a.Name (callers may assign another) and
+// its [SkillSource] ([Artifact.Source]).
 func (a *Artifact) Skill() skill.Skill {
 	return skill.Skill{Key: a.Name, Source: a.Source()}
 }
 
-// Source returns the archive source of the skill: [Artifact.Open] as its
-// opener, format tar.gz, a.Subpath, and the manifest digest as its
-// Fingerprint, so declarations of the same pin agree and a new pin is a
-// new revision.
-func (a *Artifact) Source() skill.ArchiveSource {
-	return skill.ArchiveSource{
+// Source returns the source of the skill, a [SkillSource]: an archive
+// source with [Artifact.Open] as its opener, format tar.gz, a.Subpath,
+// and the manifest digest as its Fingerprint, so declarations of the
+// same pin agree and a new pin is a new revision.
+func (a *Artifact) Source() SkillSource {
+	return SkillSource{ArchiveSource: skill.ArchiveSource{
 		Archive:     a.Open,
 		Format:      skill.FormatTarGz,
 		Subpath:     a.Subpath,
 		Fingerprint: a.Digest,
-	}
+	}, artifact: a}
 }
 
 // Open opens the layer, a [skill.Opener]: the cached copy when there is

@@ -62,7 +62,7 @@ func TestPushThenFetchByTagAndDigest(t *testing.T) {
 			t.Errorf("Fetch(%q) annotations (-want +got):\n%s", pinned, diff)
 		}
 		s := a.Skill()
-		src := s.Source.(skill.ArchiveSource)
+		src := s.Source.(SkillSource)
 		if s.Key != "review" || src.Fingerprint != pushed || src.Format != skill.FormatTarGz {
 			t.Errorf("Skill() = key %q, fingerprint %q, format %q; want review, %s, tar.gz", s.Key, src.Fingerprint, src.Format, pushed)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"oras.land/oras-go/v2/registry"
 
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/version"
 )
@@ -128,4 +129,18 @@ func validPort(host string) bool {
 // name returns the repository's last path element.
 func (r Reference) name() string {
 	return r.Repository[strings.LastIndexByte(r.Repository, '/')+1:]
+}
+
+// Origin returns where the reference points, as a trust policy sees it:
+// kind [source.OCI], the canonical location of its host and repository
+// ([sourceloc.OCILocation], package source (# Canonical locations), rule 10:
+// ghcr.io:0443/acme/x is ghcr.io/acme/x), pinned when it has a digest,
+// and the reference to show. A location that cannot be made canonical is
+// an error wrapping [source.ErrInvalid].
+func (r Reference) Origin() (source.Origin, error) {
+	loc, err := sourceloc.OCILocation(r.Host, r.Repository)
+	if err != nil {
+		return source.Origin{}, err
+	}
+	return source.Origin{Kind: source.OCI, Location: loc, Pinned: r.Digest != "", Display: r.String()}, nil
 }

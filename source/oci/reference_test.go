@@ -1,8 +1,11 @@
 package oci
 
 import (
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 func TestParseReference(t *testing.T) {
@@ -69,4 +72,33 @@ func FuzzParseReference(f *testing.F) {
 			t.Errorf("ParseReference(%q) = %+v, but its String %q parses as %+v, %v", s, r, r.String(), again, err)
 		}
 	})
+}
+
+// Reference.Origin is the canonical host and repository (package source
+// (# Canonical locations), rule 10), pinned by a digest; one that cannot be made canonical
+// is an error.
+func TestReferenceOrigin(t *testing.T) {
+	dgst := "sha256:" + strings.Repeat("ab", 32)
+	for _, tt := range []struct {
+		ref, loc string
+		pinned   bool
+	}{
+		{"oci://GHCR.IO:0443/acme/review:1", "ghcr.io/acme/review", false},
+		{"oci://ghcr.io/acme/review@" + dgst, "ghcr.io/acme/review", true},
+		{"oci://ghcr.io/acme/review:1@" + dgst, "ghcr.io/acme/review", true},
+	} {
+		r, err := ParseReference(tt.ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.Origin()
+		want := source.Origin{Kind: source.OCI, Location: tt.loc, Pinned: tt.pinned, Display: r.String()}
+		if err != nil || got != want {
+			t.Errorf("ParseReference(%s).Origin() = %+v, %v; want %+v", tt.ref, got, err, want)
+		}
+	}
+	r := Reference{Host: "ghcr.io:99999", Repository: "acme/review", Tag: "1"}
+	if got, err := r.Origin(); !errors.Is(err, source.ErrInvalid) {
+		t.Errorf("Origin() of a port out of range = %+v, %v; want ErrInvalid", got, err)
+	}
 }

@@ -54,19 +54,6 @@ type BundleSigner interface {
 	SignBundle(subject digest.Digest) ([]byte, error)
 }
 
-// BundleVerifier checks Sigstore bundles for [Verify]:
-// *signature.BundleCheck is one, and keeps the signer of the bundle that
-// verified.
-type BundleVerifier interface {
-	// VerifyBundle returns nil when bundle verifies over the manifest
-	// digest subject and is by a signer required; errors wrap
-	// source.ErrUntrusted or source.ErrInvalidSignature.
-	VerifyBundle(bundle []byte, subject digest.Digest) error
-	// String says which signers are required, for messages; "" when
-	// none is, which Verify refuses.
-	String() string
-}
-
 // Sign signs the manifest that the pinned reference ref names with
 // signer (signature.KeySigner{Key: key} signs as cosign sign --key does)
 // and attaches the bundle to it as an OCI referrer, as cosign 3 attaches
@@ -182,7 +169,7 @@ func referrerManifest(bundle []byte, subject ocispec.Descriptor, created time.Ti
 // (package signature's ErrUnsigned, ErrUntrusted and ErrInvalid) and say
 // what was expected and what was found. The rules, and the limits on
 // what is read, are under Signatures in the package doc.
-func Verify(ctx context.Context, ref string, v BundleVerifier, opts ...Option) error {
+func Verify(ctx context.Context, ref string, v source.BundleVerifier, opts ...Option) error {
 	r, err := pinned(ref, "verify")
 	if err != nil {
 		return err
@@ -222,8 +209,9 @@ func Verify(ctx context.Context, ref string, v BundleVerifier, opts ...Option) e
 
 // VerifyBundles is [Verify] of the reference pinned to pin, with the
 // options given to [NewRemote]: package install has it checked before it
-// installs a pin when signatures are required.
-func (r *Remote) VerifyBundles(ctx context.Context, pin string, v BundleVerifier) error {
+// installs a pin when signatures are required. It makes the Remote a
+// [source.Signed].
+func (r *Remote) VerifyBundles(ctx context.Context, pin string, v source.BundleVerifier) error {
 	ref := r.ref
 	ref.Digest = pin
 	return Verify(ctx, ref.String(), v, r.opts...)
@@ -235,7 +223,7 @@ type verifier struct {
 	ref     Reference
 	repo    *remote.Repository
 	subject digest.Digest
-	check   BundleVerifier
+	check   source.BundleVerifier
 }
 
 // verify lists the bundles attached to v.subject and returns the first

@@ -1,0 +1,79 @@
+package trust
+
+import (
+	"fmt"
+	"io/fs"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/source"
+)
+
+// AuditTree audits fsys, the tree of the skill named skill from o (rule
+// 4), and returns the findings that refuse it, and the rules of
+// [AllowRisks] that let at least one of its findings through, sorted:
+// what a program that records them (package install's lock file)
+// records for the skill's content.
+func (c *Checker) AuditTree(fsys fs.FS, skill string, o source.Origin) (refusing audit.Report, allowed []string, err error) {
+	rep, err := c.report(fsys, "")
+	if err != nil {
+		return audit.Report{}, nil, err
+	}
+	refusing, allowed = split(c.blocking(rep, skill, o), c.allowRisks)
+	return refusing, allowed, nil
+}
+
+// LiftRecorded lets through the findings of rep, the refusing findings
+// of the skill named skill from o, whose rule is one of rules: the rules
+// a record of the caller's (package install's lock file, the project's
+// word) allows for the skill's content. A rule of which the user's own
+// policy file refuses a finding (policy rule 16) lifts nothing: only that
+// file's audit.accept, or [AllowRisks] (the user naming the rule now),
+// does. It returns the findings left and the rules that let at least one
+// through, sorted.
+func (c *Checker) LiftRecorded(rules []string, rep audit.Report, skill string, o source.Origin) (left audit.Report, lifted []string) {
+	rules = slices.DeleteFunc(slices.Clone(rules), func(rule string) bool {
+		for _, f := range rep.Findings {
+			if f.Rule == rule {
+				if _, refused := c.policy.UserRefusal(f, skill, o); refused {
+					return true
+				}
+			}
+		}
+		return false
+	})
+	return split(rep, rules)
+}
+
+// AuditRefusal is the refusal of the skill named skill from src by rep,
+// its refusing findings: its Reason lists them and says what to do.
+func AuditRefusal(skill, src string, rep audit.Report) Refusal {
+	return Refusal{Skill: skill, Source: src, Reason: auditReason(rep), Findings: rep.Findings, Omitted: rep.Omitted}
+}
+
+// auditReason says why findings refuse a skill, and what to do.
+func auditReason(rep audit.Report) string {
+	var parts, rules []string
+	for _, f := range rep.Findings {
+		at := f.File
+		if f.Line > 0 {
+			at = fmt.Sprintf("%s:%d", f.File, f.Line)
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s) at %s: %s", f.Rule, f.Severity, at, f.Message))
+		if !slices.Contains(rules, f.Rule) {
+			rules = append(rules, f.Rule)
+		}
+	}
+	if more := rep.Omitted.String(); more != "" {
+		parts = append(parts, more)
+		for _, rule := range slices.Sorted(maps.Keys(rep.Omitted)) {
+			if !slices.Contains(rules, rule) {
+				rules = append(rules, rule)
+			}
+		}
+	}
+	return fmt.Sprintf("the audit found %s; read the skill, and if you trust it, allow these rules by name (trust.AllowRisks: %s) or accept the findings in the policy",
+		strings.Join(parts, "; "), strings.Join(rules, ", "))
+}
