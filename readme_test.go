@@ -71,12 +71,24 @@ const layoutDoc = "docs/DESIGN-NOTES.md"
 var backticked = regexp.MustCompile("`([^`]*)`")
 
 // layoutRows returns, for each row of the layout table, the
-// package paths of its first cell.
+// package paths of its first cell. The table must be one: a row after a
+// line that is none (a blank line splits a Markdown table, and what
+// follows shows as plain text) is an error.
 func layoutRows(t *testing.T) [][]string {
 	t.Helper()
 	var rows [][]string
+	started, ended := false, false
 	for _, line := range docSection(t, layoutDoc, "Layout") {
-		if !strings.HasPrefix(line, "|") || strings.HasPrefix(line, "|---") {
+		if !strings.HasPrefix(line, "|") {
+			ended = ended || started
+			continue
+		}
+		if ended {
+			t.Errorf("%s: layout row %q is not part of the table: the table ends before it (a blank line or text splits it)", layoutDoc, line)
+			ended = false // one error per split
+		}
+		started = true
+		if strings.HasPrefix(line, "|---") {
 			continue
 		}
 		cells := strings.Split(line, "|")

@@ -202,6 +202,29 @@
 //     reports of many skills that one program holds.
 //  7. An excerpt is at most 160 characters and a message at most 200.
 //
+// # Speed
+//
+// The audit's budget is ten times a text search of the tree ("Measured"
+// says where it stands): most lines hold nothing any rule looks for, and
+// those are read once and left. Rules 5-15 and 21 are regular
+// expressions; the syntax tree of each gives the strings every match of
+// it holds ("curl" or "wget" between word boundaries, ".env",
+// "/dev/tcp/"), and one Aho-Corasick automaton over all of them finds
+// them in a line in one pass. An expression runs only on a line that
+// holds its strings, and only on the part of the line between the first
+// place a match can start and the last place one can end; an
+// expression that is a set of keywords (the sending commands, the
+// credential paths, the drop hosts) is answered by the occurrences
+// alone. The filter only skips work: the findings are those of every
+// expression run on every line, case-insensitive matching (the Kelvin
+// sign and the long s match k and s) and hidden characters included,
+// which TestPrefilterChangesNothing and FuzzPrefilter check. Rules 1-4
+// read a file only when it is not plain ASCII or holds an ESC, a
+// backspace or a carriage return.
+//
+// [RulesVersion] changes with the rules, so that a verdict kept for a
+// content digest is kept for the rules it was made with.
+//
 // # Platforms
 //
 // The audit reads an [fs.FS] and runs the same on Linux, macOS and
@@ -234,16 +257,32 @@
 //     technique) and the trees built in the tests (programs, a link to
 //     ~/.ssh, oversized files) all reach high; the benign look-alikes of
 //     testdata/benign (6) all stay below it.
-//   - 38.5 s of CPU for the 1,439 skills (27 ms a skill; 171 MB of
-//     files), 30 MiB peak memory. A hostile 8 MiB SKILL.md made of lines
-//     dense with the rules' words costs 17-26 s of CPU; the 64 MiB limit
-//     bounds a tree. A hostile tree of 64 MiB (seven 8 MiB files whose
-//     every line has findings of rules 1-4, and 7 MiB of lines each with
-//     five rules' matches: 8 million findings) is audited in 21 s of CPU
-//     with a peak resident size of 35 MB, also under a 64 MiB GOMEMLIMIT
-//     (as agentskills add sets it); the report keeps 800 findings and
-//     counts the rest. BenchmarkDense (one 8 MiB file of such lines of
-//     rules 1-4) takes 1.9 s and allocates 76 MB in all, none of it held.
+//   - Before the prefilter of "Speed": 38.5 s of CPU for the 1,439
+//     skills (27 ms a skill; 171 MB of files, about 4.4 MB/s), 30 MiB
+//     peak memory; a hostile 8 MiB SKILL.md made of lines dense with the
+//     rules' words cost 17-26 s of CPU, and a hostile tree of 64 MiB
+//     (seven 8 MiB files whose every line has findings of rules 1-4, and
+//     7 MiB of lines each with five rules' matches: 8 million findings)
+//     21 s of CPU with a peak resident size of 35 MB, also under a 64
+//     MiB GOMEMLIMIT (as agentskills add sets it); the report keeps 800
+//     findings and counts the rest.
+//   - Against a text search, side by side in one run (go -C bench run
+//     ./auditgrep, December 2026, 2 cores at a load average of 7-10, CPU
+//     time, medians of 5): 40 MiB of ordinary instructions in 40 files,
+//     grep -rE of a download-and-run pattern 43 ms, the audit 419 ms
+//     (9.6x; before the prefilter the audit read about 0.7 MB/s, 58-62 s
+//     for 40 MiB); one 8 MiB file of lines dense with the rules'
+//     keywords, grep 30 ms, the audit 611 ms (20.1x; before, 17-26 s).
+//     The budget is 10x: ordinary text is within it; text made of
+//     nothing but the rules' keywords is at twice it, where the
+//     expressions those keywords let run take most of the time.
+//   - Benchmarks, wall time at a load average of 8-20, medians of 5
+//     before the prefilter and in two runs after it: BenchmarkOrdinary
+//     (4 MiB of ordinary instructions) 4.5 s, then 78-113 ms;
+//     BenchmarkDenseKeywords (8 MiB of lines dense with the rules'
+//     keywords) 24.6 s, then 1.1-1.7 s; BenchmarkDense (one 8 MiB file
+//     of lines with findings of rules 1-4) 3.5 s, then 0.35-0.43 s,
+//     allocating 63 MB in all, none of it held.
 //
 // Why the rules that fire on real skills fire: credential-read, setup
 // instructions that name a .env file (243 of the 269; .env.local and
@@ -266,6 +305,15 @@ import (
 	"slices"
 	"strings"
 )
+
+// RulesVersion names the rules of this package, and changes whenever
+// what they find may change: a rule, an expression, the normalisation
+// of text (hidden characters, the reading of files) or a limit. A
+// verdict kept for a content digest holds for the RulesVersion it was
+// made with only; a program that caches verdicts keys them by both.
+// TestRulesVersion fails when the code of the rules changes and this
+// does not.
+const RulesVersion = "1"
 
 // Severity ranks a finding.
 type Severity int
@@ -373,7 +421,7 @@ var ErrTooLarge = errors.New("too large to audit")
 // in Omitted. Skill, Source and Root are the caller's to fill in. The
 // same tree always gives the same report.
 func Tree(fsys fs.FS) (Report, error) {
-	return scanTree(fsys)
+	return scanTree(fsys, false)
 }
 
 // Max returns the highest severity among findings, and false when there

@@ -1,13 +1,20 @@
 package audit
 
-import "testing"
+import "io/fs"
 
-// SetMaxSkillMD sets, until t ends, the size over which a SKILL.md is a
-// large-file finding, and returns the size it replaced. Tests that call
-// it do not run in parallel.
-func SetMaxSkillMD(t testing.TB, n int) (was int) {
-	was = maxSkillMD
-	maxSkillMD = n
-	t.Cleanup(func() { maxSkillMD = was })
-	return was
+// TreeExhaustive is Tree without the prefilter: every expression runs on
+// every line. The prefilter's findings must be its findings.
+func TreeExhaustive(fsys fs.FS) (Report, error) { return scanTree(fsys, true) }
+
+// LineConditions returns each line expression's pattern and the
+// prefilter's condition for it.
+func LineConditions() (patterns, conds []string) {
+	for i, e := range lineExprs {
+		patterns = append(patterns, e.String())
+		conds = append(conds, lineFilter.Condition(i))
+	}
+	return patterns, conds
 }
+
+// Keywords returns the strings the prefilter looks for.
+func Keywords() []string { return lineFilter.Strings() }

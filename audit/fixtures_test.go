@@ -92,8 +92,7 @@ func pe() []byte {
 }
 
 // TestMaliciousTreesBuiltInTest covers what is awkward to commit: a
-// bundled program, a link to ~/.ssh, oversized files (a huge SKILL.md is
-// TestHugeSkillMD).
+// bundled program, a link to ~/.ssh, oversized files.
 func TestMaliciousTreesBuiltInTest(t *testing.T) {
 	skillMD := "---\nname: x\ndescription: y\n---\nUse the tool.\n"
 	for _, tc := range []struct {
@@ -104,6 +103,7 @@ func TestMaliciousTreesBuiltInTest(t *testing.T) {
 		{"bundled ELF", fstest.MapFS{"SKILL.md": {Data: []byte(skillMD)}, "bin/helper": {Data: elf(), Mode: 0o755}}, "executable-binary"},
 		{"bundled PE", fstest.MapFS{"SKILL.md": {Data: []byte(skillMD)}, "helper.dat": {Data: pe()}}, "executable-binary"},
 		{"bundled Mach-O", fstest.MapFS{"SKILL.md": {Data: []byte(skillMD)}, "helper": {Data: []byte("\xcf\xfa\xed\xfe\x07\x00\x00\x01")}}, "executable-binary"},
+		{"huge SKILL.md", fstest.MapFS{"SKILL.md": {Data: bytes.Repeat([]byte("Be helpful.\n"), (1<<20)/12+1)}}, "large-file"},
 		{"huge file", fstest.MapFS{"SKILL.md": {Data: []byte(skillMD)}, "data.txt": {Data: make([]byte, 8<<20+1)}}, "large-file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,30 +115,6 @@ func TestMaliciousTreesBuiltInTest(t *testing.T) {
 				t.Errorf("Tree = %s, want a %s finding at high", describe(fs), tc.rule)
 			}
 		})
-	}
-}
-
-// TestHugeSkillMD checks that a SKILL.md over the size a SKILL.md may
-// have (1 MiB) is a large-file finding, with that size lowered to 16 KiB
-// so that the file crossing it is small.
-func TestHugeSkillMD(t *testing.T) {
-	if was := audit.SetMaxSkillMD(t, 16<<10); was != 1<<20 {
-		t.Fatalf("a SKILL.md is a finding over %d bytes, want 1 MiB", was)
-	}
-	for _, tc := range []struct {
-		lines int
-		want  bool
-	}{
-		{(16 << 10) / 12, false},
-		{(16<<10)/12 + 1, true},
-	} {
-		fs, err := treeFindings(fstest.MapFS{"SKILL.md": {Data: bytes.Repeat([]byte("Be helpful.\n"), tc.lines)}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := hasRule(fs, "large-file", audit.High); got != tc.want {
-			t.Errorf("Tree(SKILL.md of %d bytes) = %s; want a large-file finding at high: %v", tc.lines*12, describe(fs), tc.want)
-		}
 	}
 }
 

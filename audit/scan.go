@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentadaptor/agentadaptor/audit/internal/prefilter"
 )
 
 // The audit's limits, as the package doc's "Limits" says.
@@ -17,15 +19,11 @@ const (
 	maxFiles      = 10000
 	maxTotalBytes = 64 << 20
 	maxFileBytes  = 8 << 20
+	maxSkillMD    = 1 << 20
 	sniffBytes    = 8 << 10
 	maxLineBytes  = 64 << 10
 	maxExcerpt    = 160
 )
-
-// maxSkillMD is the size over which a SKILL.md is a large-file finding,
-// 1 MiB: a variable only so that a test lowers it rather than audit a
-// SKILL.md of that size (export_test.go).
-var maxSkillMD = 1 << 20
 
 // scanner holds one audit's state.
 type scanner struct {
@@ -33,6 +31,11 @@ type scanner struct {
 	files int
 	total int64
 	keep  keeper
+	// exhaustive runs every expression on every line, without the
+	// prefilter: the reference the tests hold the prefilter to.
+	exhaustive bool
+	union      *prefilter.Hits   // the strings of a few lines together
+	free       []*prefilter.Hits // Hits of lines that left the window
 }
 
 // add reports a match of rule to the keeper, which keeps it or counts it
@@ -59,8 +62,8 @@ var severities = func() map[string]Severity {
 	return m
 }()
 
-func scanTree(fsys fs.FS) (Report, error) {
-	s := &scanner{fsys: fsys}
+func scanTree(fsys fs.FS, exhaustive bool) (Report, error) {
+	s := &scanner{fsys: fsys, exhaustive: exhaustive, union: lineFilter.NewHits()}
 	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("read %s: %w", name, err)

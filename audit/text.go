@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/agentadaptor/agentadaptor/audit/internal/prefilter"
 )
 
 // context is where a line stands in a file.
@@ -22,6 +24,9 @@ type line struct {
 	raw   string  // as in the file, without its newline
 	clean string  // raw with invisible characters removed
 	ctx   context // where it stands
+	// hits are the prefilter's strings in clean (nil in an exhaustive
+	// audit); text sets them.
+	hits *prefilter.Hits
 }
 
 // lineReader reads a text file's lines with their context, one at a
@@ -30,6 +35,8 @@ type line struct {
 // number, so nothing past the limit is missed.
 type lineReader struct {
 	md        bool
+	plain     bool   // the text is ASCII: a line's clean is its raw
+	rawOnly   bool   // the reader's caller reads raw alone: no clean, no context
 	text      string // what is left of the file after the current line
 	raw       string // what is left of the current line
 	open      bool   // raw is still to be read
@@ -64,11 +71,11 @@ func (r *lineReader) next() (line, bool) {
 			back--
 		}
 		r.raw = raw[back:]
-		return line{n: r.n, raw: raw[:cut], clean: strings.Map(dropInvisible, raw[:cut]), ctx: code}, true
+		return line{n: r.n, raw: raw[:cut], clean: r.clean(raw[:cut]), ctx: code}, true
 	}
 	r.open = false
-	l := line{n: r.n, raw: raw, clean: strings.Map(dropInvisible, raw), ctx: code}
-	if r.md {
+	l := line{n: r.n, raw: raw, clean: r.clean(raw), ctx: code}
+	if r.md && !r.rawOnly {
 		trimmed := strings.TrimSpace(l.clean)
 		switch {
 		case r.fence != "":
@@ -89,6 +96,15 @@ func (r *lineReader) next() (line, bool) {
 		}
 	}
 	return l, true
+}
+
+// clean returns raw with the invisible characters removed, as rules
+// 5-15 read it; raw itself in ASCII text, which has none.
+func (r *lineReader) clean(raw string) string {
+	if r.rawOnly || r.plain || isASCII(raw) {
+		return raw
+	}
+	return strings.Map(dropInvisible, raw)
 }
 
 // lineOverlap is how much of a long line's piece the next piece
@@ -129,7 +145,14 @@ func dropInvisible(r rune) rune {
 // whether the file hides characters, rules 5-15 and 21 on each line with
 // up to three lines each side (rule 6's context).
 func (s *scanner) text(name, text string) {
+	// ASCII text without ESC, backspace or carriage return has nothing
+	// rules 1-4 find.
+	plain := isASCII(text)
 	r := newLineReader(name, text)
+	r.rawOnly = true
+	if plain && !strings.ContainsAny(text, "\x1b\b\r") {
+		r.text = ""
+	}
 	hiddenText := false
 	for first := true; ; first = false {
 		l, ok := r.next()
@@ -142,6 +165,7 @@ func (s *scanner) text(name, text string) {
 		s.controls(name, l)
 	}
 	r = newLineReader(name, text)
+	r.plain = plain
 	var win []line // the current line, win[cur], and its neighbours
 	cur := 0
 	for {
@@ -150,15 +174,27 @@ func (s *scanner) text(name, text string) {
 			if !ok {
 				break
 			}
+			if !s.exhaustive {
+				l.hits = s.hits()
+				if plain {
+					lineFilter.ScanASCII(l.hits, l.clean)
+				} else {
+					lineFilter.Scan(l.hits, l.clean)
+				}
+			}
 			win = append(win, l)
 		}
 		if cur >= len(win) {
+			for _, l := range win {
+				s.recycle(l.hits)
+			}
 			return
 		}
 		s.patterns(name, win, cur, hiddenText)
 		if cur < 3 {
 			cur++
 		} else {
+			s.recycle(win[0].hits)
 			win = append(win[:0], win[1:]...)
 		}
 	}
@@ -252,7 +288,13 @@ func skip(s string, i int, in func(rune) bool) int {
 // isASCII reports whether s has no byte above U+007F, and so nothing
 // rules 1-3 find.
 func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if s[i]|s[i+1]|s[i+2]|s[i+3]|s[i+4]|s[i+5]|s[i+6]|s[i+7] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return false
 		}
@@ -280,6 +322,9 @@ func untag(tags string) string {
 
 // controls applies rule 4 to a line.
 func (s *scanner) controls(name string, l line) {
+	if !hasControlByte(l.raw) {
+		return
+	}
 	for i, r := range l.raw {
 		switch {
 		case r == 0x1b && i+1 < len(l.raw) && strings.IndexByte(escapeFinal, l.raw[i+1]) >= 0:
@@ -295,6 +340,19 @@ func (s *scanner) controls(name string, l line) {
 		}
 		return
 	}
+}
+
+// hasControlByte reports whether s has a byte of what rule 4 finds: ESC,
+// a backspace, a carriage return, or the first byte of a C1 control's
+// UTF-8 (U+0080-U+009F are C2 80-C2 9F).
+func hasControlByte(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case 0x1b, '\b', '\r', 0xc2:
+			return true
+		}
+	}
+	return false
 }
 
 // escapeFinal holds the bytes that make ESC the start of a sequence a
@@ -359,4 +417,22 @@ func escape(s string) string {
 		i += size
 	}
 	return b.String()
+}
+
+// hits returns an empty Hits for a line entering the window of text,
+// one that a line leaving it gave back if there is one.
+func (s *scanner) hits() *prefilter.Hits {
+	if n := len(s.free); n > 0 {
+		h := s.free[n-1]
+		s.free = s.free[:n-1]
+		return h
+	}
+	return lineFilter.NewHits()
+}
+
+// recycle gives back the Hits of a line leaving the window.
+func (s *scanner) recycle(h *prefilter.Hits) {
+	if h != nil {
+		s.free = append(s.free, h)
+	}
 }

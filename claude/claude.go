@@ -243,6 +243,7 @@ func Descriptor() driver.Descriptor {
 	return driver.Descriptor{
 		Name: "claude", ID: "claude-code", Agent: "Claude Code", Program: "claude",
 		Package: "@anthropic-ai/claude-code", Install: "npm i -g @anthropic-ai/claude-code",
+		Folders:    driver.Folders{Dir: "mounts/claude"},
 		SessionIDs: launch.UUIDs(),
 		Provider:   "takes ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL",
 		Auth:       "check ANTHROPIC_API_KEY or your login",
@@ -265,8 +266,9 @@ func Descriptor() driver.Descriptor {
 // folders is the kind of the folders the driver keeps under the cache
 // root for its runs (internal/agentdir).
 func folders() agentdir.Kind {
-	return agentdir.Kind{Dir: "mounts/claude", Agent: Descriptor().ID, Name: "Claude Code skill mount",
-		Magic: "agentadaptor claude mount v1"}
+	d := Descriptor()
+	return agentdir.Kind{Dir: d.Folders.Dir, Agent: d.ID, Name: "Claude Code skill mount",
+		Magic: "agentadaptor claude mount v1", Sessions: d.Folders.Sessions}
 }
 
 // Driver returns a driver.Driver that runs Claude Code as c says. It is

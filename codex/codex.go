@@ -266,6 +266,7 @@ func Descriptor() driver.Descriptor {
 	return driver.Descriptor{
 		Name: "codex", ID: "codex", Agent: "Codex", Program: "codex",
 		Package: "@openai/codex", Install: "npm i -g @openai/codex",
+		Folders:    driver.Folders{Dir: "homes/codex", Sessions: "sessions/*/*/*/rollout-*.jsonl"},
 		SessionIDs: launch.UUIDs(),
 		Provider:   "takes the provider of ~/.codex/config.toml (OPENAI_BASE_URL alone is refused before the start, with the lines to write there)",
 		Auth:       "check OPENAI_API_KEY, the model provider in ~/.codex/config.toml, or your login",
@@ -286,8 +287,9 @@ func Descriptor() driver.Descriptor {
 // folders is the kind of the folders the driver keeps under the cache
 // root for its runs (internal/agentdir).
 func folders() agentdir.Kind {
-	return agentdir.Kind{Dir: "homes/codex", Agent: Descriptor().ID, Name: "managed Codex home",
-		Magic: "agentadaptor codex home v1", Sessions: "sessions/*/*/*/rollout-*.jsonl"}
+	d := Descriptor()
+	return agentdir.Kind{Dir: d.Folders.Dir, Agent: d.ID, Name: "managed Codex home",
+		Magic: "agentadaptor codex home v1", Sessions: d.Folders.Sessions}
 }
 
 // Driver returns a driver.Driver that runs Codex as c says. It is safe for

@@ -9,10 +9,8 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/agentjson"
 )
 
-// parser turns the lines of `codex exec --json` into events. It never
-// fails on a line: one that is not a JSON object becomes an ErrorEvent,
-// one it does not know a RawEvent, and a field of an unexpected type is
-// left out.
+// parser turns the lines of `codex exec --json` into events, each line
+// read as agentjson.Parse says: it never fails on one.
 type parser struct {
 	emit agentjson.Emit // nil: lines are parsed for the result only
 
@@ -53,24 +51,23 @@ type usage struct {
 }
 
 // parse reads one line and reports its events.
-func (p *parser) parse(b []byte) {
-	l, raw, ok := agentjson.Object(b, p.emit)
-	if !ok {
-		return
-	}
-	typ := agentjson.Text(l["type"])
+func (p *parser) parse(b []byte) { agentjson.Parse(b, p.emit, p.line) }
+
+// line reports the events of one line, and whether it knew the line.
+func (p *parser) line(line agentjson.Line) bool {
+	l, raw, typ := line.Fields, line.Raw, line.Type
 	switch typ {
 	case "thread.started":
 		if !p.started {
 			p.started = true
 			p.threadID = agentjson.Text(l["thread_id"])
 			p.emit.Send(&driver.InitEvent{SessionID: p.threadID, Raw: raw})
-			return
+			return true
 		}
 	case "item.started", "item.completed":
 		var it item
 		if json.Unmarshal(l["item"], &it) == nil && p.item(typ == "item.completed", &it, raw) {
-			return
+			return true
 		}
 	case "turn.completed":
 		if !p.done && !p.didFail {
@@ -82,7 +79,7 @@ func (p *parser) parse(b []byte) {
 			}
 			p.result = ev
 			p.emit.Send(ev)
-			return
+			return true
 		}
 	case "turn.failed":
 		if !p.done && !p.didFail {
@@ -91,7 +88,7 @@ func (p *parser) parse(b []byte) {
 			ev := &driver.ResultEvent{SessionID: p.threadID, Text: p.failed, IsError: true, Subtype: "turn.failed", Raw: raw}
 			p.result = ev
 			p.emit.Send(ev)
-			return
+			return true
 		}
 	case "error":
 		// Also used for passing notes such as "Reconnecting... 1/5": an
@@ -99,12 +96,12 @@ func (p *parser) parse(b []byte) {
 		msg := agentjson.Text(l["message"])
 		if ev := reconnecting(msg, raw); ev != nil {
 			p.emit.Send(ev)
-			return
+			return true
 		}
 		p.emit.Send(&driver.ErrorEvent{Message: msg, Raw: raw})
-		return
+		return true
 	}
-	p.emit.Send(&driver.RawEvent{Type: typ, Raw: raw})
+	return false
 }
 
 // item reports one item event and whether it made an event of its own.

@@ -75,6 +75,7 @@ func Descriptor() driver.Descriptor {
 	return driver.Descriptor{
 		Name: "copilot", ID: "github-copilot", Agent: "GitHub Copilot CLI", Program: "copilot",
 		Package: "@github/copilot", Install: "npm i -g @github/copilot",
+		Folders:    driver.Folders{Dir: "mounts/copilot"},
 		SessionIDs: launch.UUIDs(),
 		Provider:   "takes a GitHub login (copilot login, or GH_TOKEN), or COPILOT_PROVIDER_BASE_URL, COPILOT_PROVIDER_API_KEY and COPILOT_MODEL",
 		Mode:       driver.Setting{Instead: "allow tools by name with --allowed-tools, or all of them with --skip-permissions"},
@@ -93,8 +94,9 @@ func Descriptor() driver.Descriptor {
 // folders is the kind of the folders the driver keeps under the cache
 // root for its runs (internal/agentdir).
 func folders() agentdir.Kind {
-	return agentdir.Kind{Dir: "mounts/copilot", Agent: Descriptor().ID, Name: "GitHub Copilot CLI skill mount",
-		Magic: "agentadaptor copilot mount v1"}
+	d := Descriptor()
+	return agentdir.Kind{Dir: d.Folders.Dir, Agent: d.ID, Name: "GitHub Copilot CLI skill mount",
+		Magic: "agentadaptor copilot mount v1", Sessions: d.Folders.Sessions}
 }
 
 // Driver returns a driver.Driver that runs Copilot CLI as c says. It is

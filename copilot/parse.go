@@ -11,11 +11,10 @@ import (
 // parameter names the skill.
 const skillTool = "skill"
 
-// parser turns the lines of `copilot --output-format=json` into events.
-// It never fails on a line: one that is not a JSON object becomes an
-// ErrorEvent, one it does not know a RawEvent, and a field of an
-// unexpected type is left out. The result is kept, not sent: the driver
-// sends it once it has added the usage.
+// parser turns the lines of `copilot --output-format=json` into events,
+// each line read as agentjson.Parse says: it never fails on one. The
+// result is kept, not sent: the driver sends it once it has added the
+// usage.
 type parser struct {
 	emit agentjson.Emit // nil: lines are parsed for the result only
 
@@ -35,21 +34,20 @@ type toolRequest struct {
 }
 
 // parse reads one line and reports its events.
-func (p *parser) parse(b []byte) {
-	l, raw, ok := agentjson.Object(b, p.emit)
-	if !ok {
-		return
-	}
+func (p *parser) parse(b []byte) { agentjson.Parse(b, p.emit, p.line) }
+
+// line reports the events of one line, and whether it knew the line.
+func (p *parser) line(line agentjson.Line) bool {
+	l, raw := line.Fields, line.Raw
 	if !p.started {
 		p.started = true
 		p.emit.Send(&driver.InitEvent{})
 	}
-	typ := agentjson.Text(l["type"])
 	data := fields(l["data"])
-	switch typ {
+	switch line.Type {
 	case "assistant.message_delta":
 		p.emit.Send(&driver.TextDeltaEvent{Text: agentjson.Text(data["deltaContent"]), Raw: raw})
-		return
+		return true
 	case "assistant.message":
 		if text := agentjson.Text(data["content"]); text != "" {
 			p.last = text
@@ -63,19 +61,19 @@ func (p *parser) parse(b []byte) {
 				p.emit.Send(call)
 			}
 		}
-		return
+		return true
 	case "tool.execution_complete":
 		p.toolResult(data, raw)
-		return
+		return true
 	case "session.error":
 		p.failure = agentjson.Text(data["message"])
 		p.emit.Send(&driver.ErrorEvent{Message: p.failure, Raw: raw})
-		return
+		return true
 	case "result":
 		p.resultLine(l, raw)
-		return
+		return true
 	}
-	p.emit.Send(&driver.RawEvent{Type: typ, Raw: raw})
+	return false
 }
 
 // toolResult reports a tool.execution_complete line, and a skill event

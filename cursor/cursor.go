@@ -192,6 +192,7 @@ func Descriptor() driver.Descriptor {
 	return driver.Descriptor{
 		Name: "cursor", ID: "cursor", Agent: "Cursor CLI", Program: "agent",
 		Install:    install,
+		Folders:    driver.Folders{Dir: "homes/cursor"},
 		SessionIDs: launch.UUIDs(),
 		Provider:   "takes CURSOR_API_KEY (or agent login): Cursor's service only",
 		Modes:      []string{"force"},
@@ -210,8 +211,9 @@ func Descriptor() driver.Descriptor {
 // folders is the kind of the folders the driver keeps under the cache
 // root for its runs (internal/agentdir).
 func folders() agentdir.Kind {
-	return agentdir.Kind{Dir: "homes/cursor", Agent: Descriptor().ID, Name: "Cursor CLI overlay home",
-		Magic: "agentadaptor cursor home v1"}
+	d := Descriptor()
+	return agentdir.Kind{Dir: d.Folders.Dir, Agent: d.ID, Name: "Cursor CLI overlay home",
+		Magic: "agentadaptor cursor home v1", Sessions: d.Folders.Sessions}
 }
 
 // Driver returns a driver.Driver that runs Cursor's CLI as c says. It is

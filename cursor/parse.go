@@ -10,9 +10,8 @@ import (
 )
 
 // parser turns the lines of `agent -p --output-format stream-json` into
-// events (see "The run" in the package doc). It never fails on a line:
-// one that is not a JSON object becomes an ErrorEvent, one it does not
-// know a RawEvent, and a field of an unexpected type is left out.
+// events (see "The run" in the package doc), each line read as
+// agentjson.Parse says: it never fails on one.
 type parser struct {
 	emit agentjson.Emit // nil: lines are parsed for the result only
 
@@ -22,13 +21,12 @@ type parser struct {
 }
 
 // parse reads one line and reports its events.
-func (p *parser) parse(b []byte) {
-	l, raw, ok := agentjson.Object(b, p.emit)
-	if !ok {
-		return
-	}
-	typ := agentjson.Text(l["type"])
-	switch typ {
+func (p *parser) parse(b []byte) { agentjson.Parse(b, p.emit, p.line) }
+
+// line reports the events of one line, and whether it knew the line.
+func (p *parser) line(line agentjson.Line) bool {
+	l, raw := line.Fields, line.Raw
+	switch line.Type {
 	case "system":
 		if agentjson.Text(l["subtype"]) == "init" && p.init == nil {
 			p.init = &driver.InitEvent{SessionID: agentjson.Text(l["session_id"]), Model: agentjson.Text(l["model"]),
@@ -37,25 +35,25 @@ func (p *parser) parse(b []byte) {
 				p.init.Skills = *s
 			}
 			p.emit.Send(p.init)
-			return
+			return true
 		}
 	case "assistant":
 		if text := messageText(l["message"]); text != "" && p.result == nil {
 			p.last = text
 			p.emit.Send(&driver.TextEvent{Text: text, Raw: raw})
-			return
+			return true
 		}
 	case "tool_call":
 		if p.toolCall(l, raw) {
-			return
+			return true
 		}
 	case "result":
 		if p.result == nil {
 			p.resultLine(l, raw)
-			return
+			return true
 		}
 	}
-	p.emit.Send(&driver.RawEvent{Type: typ, Raw: raw})
+	return false
 }
 
 // toolCall reports a tool_call line, started or completed; it returns

@@ -1,11 +1,14 @@
 package driver
 
+import "strings"
+
 // Descriptor is what a driver package says about the agent it runs, in
 // one place: each of the module's driver packages returns its own from
 // its Descriptor function. A host that offers several agents (the
 // agentskills command line does) reads from it the agent's id and name,
-// its program and how to install it, the form of its session ids, its
-// permission modes, and how the settings every driver takes ([Settings])
+// its program and how to install it, the folders its driver keeps in
+// the cache and whether they hold its sessions, the form of its session
+// ids, its permission modes, and how the settings every driver takes ([Settings])
 // map to the agent's own options and to its Config; Descriptor.New builds
 // the driver from them. Where the agent reads skills is its row of the
 // agents table that install.Agents lists, named by ID.
@@ -31,6 +34,9 @@ type Descriptor struct {
 	// SessionIDs is the form of the agent's session ids, which
 	// Request.Resume must have.
 	SessionIDs SessionIDs
+	// Folders are where the driver keeps, under its cache root, what the
+	// agent needs to see a run's skills, one folder per skill set.
+	Folders Folders
 	// Provider says how the agent reaches its model, after its name
 	// ("takes ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL"); Auth what to
 	// check when the model's API refuses its credentials, "" when
@@ -78,6 +84,27 @@ type SessionIDs struct {
 	// Valid reports whether id has the form.
 	Valid func(id string) bool
 }
+
+// Folders says where a driver keeps, under its cache root, what its
+// agent needs to see a run's skills (one folder per skill set), and
+// whether those folders hold the agent's sessions: facts a host needs to
+// say what its cache holds and what removing a folder loses.
+type Folders struct {
+	// Dir is where the folders live under the cache root,
+	// slash-separated: "mounts/NAME" for skill mounts, which the agent
+	// only reads, or "homes/NAME" for agent homes, which it runs in and
+	// writes to.
+	Dir string
+	// Sessions is the glob, slash-separated and relative to one folder,
+	// that matches each agent session the folder holds; "" when it holds
+	// none. Removing the folder removes those sessions, and they can no
+	// longer be resumed.
+	Sessions string
+}
+
+// Home reports whether the folders are agent homes rather than skill
+// mounts.
+func (f Folders) Home() bool { return strings.HasPrefix(f.Dir, "homes/") }
 
 // Setting says how an agent takes one of [Settings].
 type Setting struct {

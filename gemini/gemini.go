@@ -281,6 +281,7 @@ func Descriptor() driver.Descriptor {
 	return driver.Descriptor{
 		Name: "gemini", ID: "gemini-cli", Agent: "Gemini CLI", Program: "gemini",
 		Package: "@google/gemini-cli", Install: "npm i -g @google/gemini-cli",
+		Folders:    driver.Folders{Dir: "homes/gemini", Sessions: ".gemini/tmp/*/chats/session-*.jsonl"},
 		SessionIDs: launch.UUIDs(),
 		Provider:   "takes GEMINI_API_KEY and GOOGLE_GEMINI_BASE_URL",
 		Auth:       "check GEMINI_API_KEY or your login",
@@ -302,8 +303,9 @@ func Descriptor() driver.Descriptor {
 // folders is the kind of the folders the driver keeps under the cache
 // root for its runs (internal/agentdir).
 func folders() agentdir.Kind {
-	return agentdir.Kind{Dir: "homes/gemini", Agent: Descriptor().ID, Name: "Gemini CLI overlay home",
-		Magic: "agentadaptor gemini home v1", Sessions: ".gemini/tmp/*/chats/session-*.jsonl"}
+	d := Descriptor()
+	return agentdir.Kind{Dir: d.Folders.Dir, Agent: d.ID, Name: "Gemini CLI overlay home",
+		Magic: "agentadaptor gemini home v1", Sessions: d.Folders.Sessions}
 }
 
 // Driver returns a driver.Driver that runs Gemini CLI as c says. It is

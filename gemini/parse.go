@@ -8,10 +8,8 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/agentjson"
 )
 
-// parser turns the lines of `gemini -o stream-json` into events. It never
-// fails on a line: one that is not a JSON object becomes an ErrorEvent,
-// one it does not know a RawEvent, and a field of an unexpected type is
-// left out.
+// parser turns the lines of `gemini -o stream-json` into events, each
+// line read as agentjson.Parse says: it never fails on one.
 type parser struct {
 	emit agentjson.Emit // nil: lines are parsed for the result only
 
@@ -32,34 +30,32 @@ type stats struct {
 	ToolCalls    int   `json:"tool_calls"`
 }
 
-// parse reads one line and reports its events. It returns the InitEvent
-// when the line was the first init.
-func (p *parser) parse(b []byte) *driver.InitEvent {
-	l, raw, ok := agentjson.Object(b, p.emit)
-	if !ok {
-		return nil
-	}
-	typ := agentjson.Text(l["type"])
-	switch typ {
+// parse reads one line and reports its events.
+func (p *parser) parse(b []byte) { agentjson.Parse(b, p.emit, p.line) }
+
+// line reports the events of one line, and whether it knew the line.
+func (p *parser) line(line agentjson.Line) bool {
+	l, raw := line.Fields, line.Raw
+	switch line.Type {
 	case "init":
 		if p.init == nil {
 			p.init = &driver.InitEvent{SessionID: agentjson.Text(l["session_id"]), Model: agentjson.Text(l["model"]), Raw: raw}
 			p.emit.Send(p.init)
-			return p.init
+			return true
 		}
 	case "message":
 		if agentjson.Text(l["role"]) == "assistant" && p.result == nil {
 			text := agentjson.Text(l["content"])
 			p.message.WriteString(text)
 			p.emit.Send(&driver.TextDeltaEvent{Text: text, Raw: raw})
-			return nil
+			return true
 		}
 	case "tool_use":
 		p.endMessage()
 		call := &driver.ToolCallEvent{ID: agentjson.Text(l["tool_id"]), Name: agentjson.Text(l["tool_name"]), Input: object(l["parameters"]), Raw: raw}
 		p.skillCall(call)
 		p.emit.Send(call)
-		return nil
+		return true
 	case "tool_result":
 		ev := &driver.ToolResultEvent{ToolCallID: agentjson.Text(l["tool_id"]), Content: agentjson.Text(l["output"]),
 			IsError: agentjson.Text(l["status"]) == "error", Raw: raw}
@@ -71,16 +67,15 @@ func (p *parser) parse(b []byte) *driver.InitEvent {
 			delete(p.skillCalls, ev.ToolCallID)
 			p.emit.Send(&driver.SkillEvent{Name: name, ToolCallID: ev.ToolCallID, Path: skillFolder(ev.Content), Raw: raw})
 		}
-		return nil
+		return true
 	case "error":
 		p.emit.Send(&driver.ErrorEvent{Message: agentjson.Text(l["message"]), Raw: raw})
-		return nil
+		return true
 	case "result":
 		p.resultLine(l, raw)
-		return nil
+		return true
 	}
-	p.emit.Send(&driver.RawEvent{Type: typ, Raw: raw})
-	return nil
+	return false
 }
 
 // skillTool is the tool that loads a skill's body; its "name" parameter

@@ -513,8 +513,9 @@ func (in *Installer) verifyCached(ctx context.Context, source, pin string, st *s
 	return st.verifySignatures(ctx, rs, pin)
 }
 
-// auditRecorded audits a recorded skill a sync is about to install (rule
-// T6), whose lock entry records rec: a sync refuses it, changing nothing.
+// auditRecorded audits a recorded skill a sync is about to install
+// (# Trust, rule 6), whose lock entry records rec: a sync refuses it,
+// changing nothing.
 func (in *Installer) auditRecorded(ctx context.Context, c *candidate, rec *RiskAllowance) error {
 	if in.trust == nil {
 		return nil

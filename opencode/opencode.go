@@ -222,6 +222,7 @@ func Descriptor() driver.Descriptor {
 	return driver.Descriptor{
 		Name: "opencode", ID: "opencode", Agent: "OpenCode", Program: "opencode",
 		Package: "opencode-ai", Install: "npm i -g opencode-ai",
+		Folders:    driver.Folders{Dir: "mounts/opencode"},
 		SessionIDs: sessionIDs(),
 		Provider:   "takes the providers of its opencode.json (--model provider/model)",
 		Auth:       "check the provider in your opencode.json, or `opencode auth login`",
@@ -240,8 +241,9 @@ func Descriptor() driver.Descriptor {
 // folders is the kind of the folders the driver keeps under the cache
 // root for its runs (internal/agentdir).
 func folders() agentdir.Kind {
-	return agentdir.Kind{Dir: "mounts/opencode", Agent: Descriptor().ID, Name: "OpenCode skill mount",
-		Magic: "agentadaptor opencode mount v1"}
+	d := Descriptor()
+	return agentdir.Kind{Dir: d.Folders.Dir, Agent: d.ID, Name: "OpenCode skill mount",
+		Magic: "agentadaptor opencode mount v1", Sessions: d.Folders.Sessions}
 }
 
 // Driver returns a driver.Driver that runs OpenCode as c says. It is safe

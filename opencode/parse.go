@@ -14,10 +14,8 @@ const skillTool = "skill"
 
 // parser turns the lines of `opencode run --format json` into events and
 // builds the run's result from them, since OpenCode prints no result line
-// (rule 3 of "Checks"). It never fails on a line: one that is not a JSON
-// object becomes an ErrorEvent, one it does not know a RawEvent, and a
-// field of an unexpected type is left out. A parser is not safe for
-// concurrent use.
+// (rule 3 of "Checks"), each line read as agentjson.Parse says: it never
+// fails on one. A parser is not safe for concurrent use.
 type parser struct {
 	emit agentjson.Emit // nil: lines are parsed for the result only
 
@@ -61,13 +59,14 @@ type tokens struct {
 	} `json:"cache"`
 }
 
-// parse reads one line and reports its events. It returns the InitEvent
-// when the line was the first to name the session.
-func (p *parser) parse(b []byte) *driver.InitEvent {
-	l, raw, ok := agentjson.Object(b, p.emit)
-	if !ok {
-		return nil
-	}
+// parse reads one line and reports its events.
+func (p *parser) parse(b []byte) { agentjson.Parse(b, p.emit, p.line) }
+
+// line reports the events of one line, and whether it knew the line: a
+// step's start or end is sent as it is (a driver.RawEvent), unless the
+// start named the session.
+func (p *parser) line(line agentjson.Line) bool {
+	l, raw := line.Fields, line.Raw
 	var init *driver.InitEvent
 	if id := agentjson.Text(l["sessionID"]); id != "" && p.init == nil {
 		p.sessionID = id
@@ -75,17 +74,14 @@ func (p *parser) parse(b []byte) *driver.InitEvent {
 		p.emit.Send(p.init)
 		init = p.init
 	}
-	typ := agentjson.Text(l["type"])
 	pt := agentjson.Decode[part](l["part"], "the line's part", p.emit)
 	if pt == nil {
 		pt = &part{}
 	}
-	switch typ {
+	switch line.Type {
 	case "step_start":
 		p.step = nil
-		if init == nil {
-			p.emit.Send(&driver.RawEvent{Type: typ, Raw: raw})
-		}
+		return init != nil
 	case "text":
 		p.step = append(p.step, pt.Text)
 		p.last = strings.Join(p.step, "\n")
@@ -103,7 +99,7 @@ func (p *parser) parse(b []byte) *driver.InitEvent {
 			p.usage.CacheCreationInputTokens += t.Cache.Write
 		}
 		p.cost += pt.Cost
-		p.emit.Send(&driver.RawEvent{Type: typ, Raw: raw})
+		return false
 	case "error":
 		name, msg := errorOf(l["error"])
 		p.emit.Send(&driver.ErrorEvent{Message: msg, Raw: raw})
@@ -111,9 +107,9 @@ func (p *parser) parse(b []byte) *driver.InitEvent {
 			p.err = &driver.ResultEvent{IsError: true, Subtype: name, Text: msg, Raw: raw}
 		}
 	default:
-		p.emit.Send(&driver.RawEvent{Type: typ, Raw: raw})
+		return false
 	}
-	return init
+	return true
 }
 
 // tool reports a finished tool call: its call, its result and, for a

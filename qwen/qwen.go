@@ -278,6 +278,7 @@ func Descriptor() driver.Descriptor {
 	return driver.Descriptor{
 		Name: "qwen", ID: "qwen-code", Agent: "Qwen Code", Program: "qwen",
 		Package: "@qwen-code/qwen-code", Install: "npm i -g @qwen-code/qwen-code",
+		Folders:    driver.Folders{Dir: "mounts/qwen"},
 		SessionIDs: launch.UUIDs(),
 		Provider:   "takes OPENAI_API_KEY, OPENAI_BASE_URL and OPENAI_MODEL",
 		Auth:       "check OPENAI_API_KEY, OPENAI_BASE_URL and OPENAI_MODEL, or your Qwen Code settings",
@@ -300,8 +301,9 @@ func Descriptor() driver.Descriptor {
 // folders is the kind of the folders the driver keeps under the cache
 // root for its runs (internal/agentdir).
 func folders() agentdir.Kind {
-	return agentdir.Kind{Dir: "mounts/qwen", Agent: Descriptor().ID, Name: "Qwen Code skill mount",
-		Magic: "agentadaptor qwen mount v1"}
+	d := Descriptor()
+	return agentdir.Kind{Dir: d.Folders.Dir, Agent: d.ID, Name: "Qwen Code skill mount",
+		Magic: "agentadaptor qwen mount v1", Sessions: d.Folders.Sessions}
 }
 
 // Driver returns a driver.Driver that runs Qwen Code as c says. It is

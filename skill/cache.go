@@ -133,11 +133,6 @@ func (c *Cache) Root() string { return c.root }
 // Limits returns the cache's limits.
 func (c *Cache) Limits() Limits { return c.limits }
 
-func init() {
-	// internal/skillcache looks trees up in the store a Cache holds.
-	cache.Held = func(c any) (*cache.Store, error) { return c.(*Cache).open() }
-}
-
 // open returns the store, opening it on first use. A failed open is
 // tried again on the next use: a root made safe or mounted later works
 // without a new Cache.

@@ -40,7 +40,7 @@ type BundleVerifier interface {
 // Signed is implemented by a published source whose content at a pin
 // carries Sigstore bundles (an OCI artifact's referrers): the Remote and
 // the SkillSource of package source/oci. A trust checker verifies them
-// (trust.BundleSignatures).
+// (trust.SignatureVerifierOf).
 type Signed interface {
 	// VerifyBundles finds the bundles attached to the content at pin (a
 	// manifest digest) and returns nil when v accepts one of them. Errors

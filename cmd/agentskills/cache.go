@@ -23,14 +23,9 @@ func newCacheCmd(s *streams) *cobra.Command {
 named after its content digest. Its root is $AGENT_ADAPTOR_SKILL_CACHE_ROOT,
 else the user's cache folder.
 
-Beside the skills, run keeps what each agent needs to see a run's skills,
-one per skill set: skill mounts for Claude Code (mounts/claude) and Qwen
-Code (mounts/qwen), and agent homes for Codex (homes/codex) and Gemini CLI
-(homes/gemini), which also hold the sessions started with that set. list
-shows them with their sizes and the sessions they hold; gc removes those no
-run has used for the given age, clear all of them, never one a running
-agent uses, and both keep every skill a remaining mount or home links to
-and say how many sessions went, per agent.`,
+` + wrap("Beside the skills, run keeps what each agent needs to see a run's skills, one per skill set: "+cacheFolders()+". "+
+			"list shows them with their sizes and the sessions they hold; gc removes those no run has used for the given age, clear all of them, never one a running agent uses, "+
+			"and both keep every skill a remaining mount or home links to and say how many sessions went, per agent.", "", "", 74),
 		Example: `  agentskills cache dir
   agentskills cache list
   agentskills cache gc --older-than 720h
@@ -158,10 +153,8 @@ func newCacheGCCmd(s *streams) *cobra.Command {
 --older-than, never one a running agent uses, then the cached skills not
 used for as long that no remaining mount or home links to.
 
-An agent home (Codex's, Gemini CLI's) holds the sessions of its skill set:
-removing it removes them, and they can no longer be resumed. gc says how
-many it removed, per agent. 'cache clear' removes everything no running
-agent uses, whatever its age.`,
+` + wrap("An agent home ("+sessionHomes()+") holds the sessions of its skill set: removing it removes them, and they can no longer be resumed. "+
+			"gc says how many it removed, per agent. 'cache clear' removes everything no running agent uses, whatever its age.", "", "", 74),
 		Example: `  agentskills cache gc --older-than 720h`,
 		Args:    cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {

@@ -31,9 +31,8 @@ func newCacheClearCmd(s *streams) *cobra.Command {
 running agent uses, whatever its age: a run holds a lease on its mount or
 home, and those are kept, with the skills they link to.
 
-An agent home (Codex's, Gemini CLI's) holds the sessions started with its
-skill set: they go with it and can no longer be resumed. Clear says how
-many, per agent, before it asks and once it is done.
+` + wrap("An agent home ("+sessionHomes()+") holds the sessions started with its skill set: they go with it and can no longer be resumed. "+
+			"Clear says how many, per agent, before it asks and once it is done.", "", "", 74) + `
 
 On a terminal it asks first; -y removes without asking. When standard
 input is not a terminal it cannot ask, and without -y it refuses (exit 2),

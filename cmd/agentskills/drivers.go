@@ -132,6 +132,51 @@ func providers() string {
 	return strings.Join(each, "; ")
 }
 
+// cacheFolders says, for cache's help, which folders each agent's driver
+// keeps under the cache root and which of them hold sessions: "skill
+// mounts for Claude Code (mounts/claude) and ..., and agent homes for
+// Codex (homes/codex) and ...; those of Codex and ... also hold the
+// sessions started with that set".
+func cacheFolders() string {
+	var mounts, homes, sessions []string
+	for _, a := range runnables() {
+		f := a.Folders
+		if f.Home() {
+			homes = append(homes, fmt.Sprintf("%s (%s)", a.Agent, f.Dir))
+		} else {
+			mounts = append(mounts, fmt.Sprintf("%s (%s)", a.Agent, f.Dir))
+		}
+		if f.Sessions != "" {
+			sessions = append(sessions, a.Agent)
+		}
+	}
+	text := "skill mounts for " + and(mounts) + ", and agent homes for " + and(homes)
+	if len(sessions) > 0 {
+		text += "; those of " + and(sessions) + " also hold the sessions started with that set"
+	}
+	return text
+}
+
+// sessionHomes names, for the help of cache gc and clear, the agents
+// whose homes hold their sessions: "Codex's, Gemini CLI's".
+func sessionHomes() string {
+	var names []string
+	for _, a := range runnables() {
+		if a.Folders.Sessions != "" {
+			names = append(names, a.Agent+"'s")
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// and joins items as a list in words: "a, b and c".
+func and(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
 // wrap fills text into lines of at most width columns, each after
 // indent, the first after first instead.
 func wrap(text, first, indent string, width int) string {

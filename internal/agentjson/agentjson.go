@@ -22,11 +22,42 @@ func (e Emit) Send(ev driver.Event) {
 	}
 }
 
-// Object decodes a line of an agent's output as a JSON object and returns
+// Line is a line of an agent's output, decoded as a JSON object.
+type Line struct {
+	// Fields are its fields, each still encoded.
+	Fields map[string]json.RawMessage
+	// Raw is a copy of the line, trimmed.
+	Raw json.RawMessage
+	// Type is its "type" field, which names the event in the stream of
+	// every agent whose lines have one; "" when it is absent or not a
+	// string.
+	Type string
+}
+
+// Parse reads one line of an agent's output, b, for a driver's parser:
+// it decodes it as a JSON object and gives it to event, which sends the
+// events the line means and reports whether it knew the line. A line
+// event did not know is sent as a driver.RawEvent of the line's Type, so
+// that no line is lost. A blank line is skipped; one that is not a JSON
+// object is sent as a driver.ErrorEvent and does not reach event. So a
+// parser never fails on a line; one that reads the fields with [Text] and
+// [Decode] leaves out a field of an unexpected type and uses the rest.
+func Parse(b []byte, send Emit, event func(l Line) bool) {
+	fields, raw, ok := object(b, send)
+	if !ok {
+		return
+	}
+	l := Line{Fields: fields, Raw: raw, Type: Text(fields["type"])}
+	if !event(l) {
+		send.Send(&driver.RawEvent{Type: l.Type, Raw: raw})
+	}
+}
+
+// object decodes a line of an agent's output as a JSON object and returns
 // its fields and a copy of the trimmed line. A blank line gives ok false;
 // so does a line that is not a JSON object, after it is sent as a
 // driver.ErrorEvent.
-func Object(b []byte, send Emit) (fields map[string]json.RawMessage, raw json.RawMessage, ok bool) {
+func object(b []byte, send Emit) (fields map[string]json.RawMessage, raw json.RawMessage, ok bool) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return nil, nil, false

@@ -309,6 +309,28 @@ func (s *Store) Lookup(digest, name string) (string, bool) {
 	return s.Path(digest, name), true
 }
 
+// Lookup is [Store.Lookup] in the store at root, opened for this one
+// lookup: the root must exist and pass rule 5, and nothing is created in
+// it or swept from it, as [Open] would; only the use is recorded. It is
+// for a program that finds a tree by a digest it recorded, apart from the
+// store a materializer holds open.
+func Lookup(root, digest, name string) (string, bool) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", false
+	}
+	dir, err := os.OpenRoot(abs)
+	if err != nil {
+		return "", false
+	}
+	s := &Store{path: abs, dir: dir}
+	defer s.Close()
+	if s.check() != nil {
+		return "", false
+	}
+	return s.Lookup(digest, name)
+}
+
 // useGranularity is how precisely last use is recorded (rule 7).
 const useGranularity = time.Second
 

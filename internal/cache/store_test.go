@@ -549,4 +549,41 @@ func TestEntriesGCAndVerifyRefuseUnsafeRoots(t *testing.T) {
 	if _, ok := Verify(dir); ok {
 		t.Errorf("Verify of a tree in a root every user may write = true")
 	}
+	if got, ok := Lookup(root, digest, "kit"); ok {
+		t.Errorf("Lookup in a root every user may write = %s, true", got)
+	}
+}
+
+// Lookup by root finds what a store published, and creates and sweeps
+// nothing: not a missing root, not the store's own folders.
+func TestLookupByRoot(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "cache")
+	if got, ok := Lookup(root, strings.Repeat("0", 64), "kit"); ok {
+		t.Errorf("Lookup in a missing root = %s, true", got)
+	}
+	if _, err := os.Lstat(root); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Lookup in a missing root made it: %v", err)
+	}
+	s, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, digest := publish(t, s, "kit", "x")
+	s.Close()
+	for _, sub := range []string{tmpDir, memoDir} {
+		if err := os.RemoveAll(filepath.Join(root, sub)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, ok := Lookup(root, digest, "kit"); !ok || got != dir {
+		t.Errorf("Lookup(%q, %s, kit) = %s, %v, want %s, true", root, digest, got, ok, dir)
+	}
+	if got, ok := Lookup(root, digest, "other"); ok {
+		t.Errorf("Lookup(%q, %s, other) = %s, true, want false", root, digest, got)
+	}
+	for _, sub := range []string{tmpDir, memoDir} {
+		if _, err := os.Lstat(filepath.Join(root, sub)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Lookup made %s: %v", sub, err)
+		}
+	}
 }

@@ -84,20 +84,14 @@ func NewLimitError(limit string, max int64, format string, args ...any) *skill.L
 // replaces the tree. A lookup counts as a use of the tree (see
 // skill.Cache.GC). A root that does not exist yet is not created. A lookup
 // with ctx already done finds nothing; one started is not interrupted (it
-// checks one tree, bounded by the cache's limits). It uses the store c
-// holds open, so that it sees the folder c's materializations use.
+// checks one tree, bounded by the cache's limits). It opens c's root for
+// this one lookup, by its path: a root that is not safe from other users
+// (rule 8 of package skill's doc) finds nothing.
 func Lookup(ctx context.Context, c *skill.Cache, digest, name string) (dir string, ok bool) {
 	if ctx.Err() != nil || c.Root() == "" {
 		return "", false
 	}
-	if _, err := os.Stat(c.Root()); err != nil {
-		return "", false
-	}
-	store, err := cache.Held(c)
-	if err != nil {
-		return "", false
-	}
-	return store.Lookup(digest, name)
+	return cache.Lookup(c.Root(), digest, name)
 }
 
 // CheckFS reads the skill tree fsys as materializing skill.FS(fsys, ".")

@@ -40,9 +40,9 @@ type Dialect struct {
 	SkillBody string
 }
 
-// Parser turns stream-json lines into events. It never fails on a line:
-// one that is not a JSON object becomes an ErrorEvent, one it does not
-// know a RawEvent. A Parser is not safe for concurrent use.
+// Parser turns stream-json lines into events, each line read as
+// agentjson.Parse says: it never fails on one. A Parser is not safe for
+// concurrent use.
 type Parser struct {
 	// Emit receives the events; nil: lines are parsed for the result only.
 	Emit agentjson.Emit
@@ -105,11 +105,18 @@ func (p *Parser) CheckInit(check func(listed []string) error) (line func([]byte)
 // out (and reported as an ErrorEvent when the result needs it), and the
 // rest of the line is still used.
 func (p *Parser) Parse(b []byte) *driver.InitEvent {
-	l, raw, ok := agentjson.Object(b, p.Emit)
-	if !ok {
+	before := p.Init
+	agentjson.Parse(b, p.Emit, p.line)
+	if p.Init == before {
 		return nil
 	}
-	typ, subtype := agentjson.Text(l["type"]), agentjson.Text(l["subtype"])
+	return p.Init
+}
+
+// line reports the events of one line, and whether it knew the line.
+func (p *Parser) line(line agentjson.Line) bool {
+	l, raw, typ := line.Fields, line.Raw, line.Type
+	subtype := agentjson.Text(l["subtype"])
 	switch typ {
 	case "system":
 		if subtype == "init" && p.Init == nil {
@@ -126,16 +133,16 @@ func (p *Parser) Parse(b []byte) *driver.InitEvent {
 			}
 			p.Init = ev
 			p.Emit.Send(ev)
-			return ev
+			return true
 		}
 		if ev := retry(subtype, l, raw); ev != nil {
 			p.Emit.Send(ev)
-			return nil
+			return true
 		}
 	case "assistant", "user":
 		var m message
 		if json.Unmarshal(l["message"], &m) == nil && p.blocks(typ, &m, raw) {
-			return nil
+			return true
 		}
 	case "stream_event":
 		var se streamEvent
@@ -143,18 +150,17 @@ func (p *Parser) Parse(b []byte) *driver.InitEvent {
 			switch se.Delta.Type {
 			case "text_delta":
 				p.Emit.Send(&driver.TextDeltaEvent{Text: se.Delta.Text, Raw: raw})
-				return nil
+				return true
 			case "thinking_delta":
 				p.Emit.Send(&driver.ThinkingEvent{Text: se.Delta.Thinking, Raw: raw})
-				return nil
+				return true
 			}
 		}
 	case "result":
 		p.resultLine(l, subtype, raw)
-		return nil
+		return true
 	}
-	p.Emit.Send(&driver.RawEvent{Type: typ, Raw: raw})
-	return nil
+	return false
 }
 
 // resultLine reports a result line; the first is the run's.

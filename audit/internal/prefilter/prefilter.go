@@ -1,0 +1,393 @@
+// Package prefilter tells, in one pass over a text, which of a list of
+// regular expressions may match it, so that only those run.
+//
+// Each expression's syntax tree gives a condition on the literal strings
+// every match must hold (literals.go): "curl" or "wget" between word
+// boundaries, and "sh" at a word's end. One Aho-Corasick automaton over
+// every condition's strings finds them in the text, with the word
+// boundaries around each occurrence; an expression whose condition the
+// occurrences do not meet cannot match, and is not run. The condition
+// is necessary, never sufficient: a filter may let an expression run
+// that then does not match, and never stops one that would. Besides,
+// [Filter.Window] bounds where in the text a match can be, and
+// [Filter.Find] answers for an expression that is a set of keywords.
+//
+// Matching is as the expressions' own: an expression with (?i) matches
+// the Kelvin sign K and the long s where it matches k and s, so a text
+// that holds them is scanned with them folded to k and s (and then
+// without telling word boundaries or offsets). The word boundaries are
+// those of the text scanned: a condition on a part of it is asked with
+// [Filter.MayPart], and one on lines joined by newlines with
+// [Filter.MayLines].
+package prefilter
+
+import (
+	"fmt"
+	"math/bits"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+)
+
+// Filter holds the conditions of a list of expressions and the automaton
+// of their strings. It is safe for concurrent use.
+type Filter struct {
+	a     *automaton
+	conds []*cond    // by expression
+	touch [][]uint64 // by string: the expressions whose condition names it
+	strs  []string   // by string id, folded
+	words int        // uint64 words of an expression set
+	// newline: by expression, whether a newline alone meets its
+	// condition in lines joined, though no string of it was found
+	newline []bool
+	always  []bool // by expression: it has no condition
+	// starts and stops: by expression, the ids of the strings its
+	// matches start and end with (nil: not known)
+	starts, stops [][]int32
+	slack         []int // by expression: how far before a start string a match may start
+	// exact: by expression, when its matches are exactly the
+	// occurrences of some strings (with their boundaries), those
+	// strings in its order of preference
+	exact [][]exactWord
+}
+
+// exactWord is a string of an expression that is a set of strings.
+type exactWord struct {
+	word
+	id   int32
+	need uint8
+}
+
+// New builds the filter of res, which the filter's methods name by their
+// index in it.
+func New(res []*regexp.Regexp) (*Filter, error) {
+	f := &Filter{words: (len(res) + 63) / 64}
+	ids := map[string]int32{}
+	for i, re := range res {
+		tree, err := syntax.Parse(re.String(), syntax.Perl)
+		if err != nil {
+			return nil, fmt.Errorf("expression %d: %w", i, err)
+		}
+		c := simplify(required(tree))
+		id := func(s string) int32 {
+			id, ok := ids[s]
+			if !ok {
+				id = int32(len(f.strs))
+				ids[s] = id
+				f.strs = append(f.strs, s)
+				f.touch = append(f.touch, make([]uint64, f.words))
+			}
+			return id
+		}
+		c.walk(func(w *cond) {
+			w.lit, w.need = id(w.word.s), needOf(w.word.wb, w.word.wa)
+			f.touch[w.lit][i/64] |= 1 << (i % 64)
+		})
+		prefix, slack, suffix := ends(tree)
+		f.slack = append(f.slack, slack)
+		var starts, stops []int32
+		for _, w := range prefix {
+			starts = append(starts, id(w.s))
+		}
+		for _, w := range suffix {
+			stops = append(stops, id(w.s))
+		}
+		f.starts, f.stops = append(f.starts, starts), append(f.stops, stops)
+		var exact []exactWord
+		for _, w := range exactWords(tree) {
+			exact = append(exact, exactWord{word: w, id: id(w.s), need: needOf(w.wb, w.wa)})
+		}
+		f.exact = append(f.exact, exact)
+		f.conds = append(f.conds, c)
+		f.newline = append(f.newline, c.eval(make([]uint8, len(f.strs)), modeLines))
+		f.always = append(f.always, c.op == opTrue)
+	}
+	a, err := newAutomaton(f.strs)
+	if err != nil {
+		return nil, err
+	}
+	f.a = a
+	return f, nil
+}
+
+// Strings returns the strings the filter looks for, folded (ASCII in
+// lower case).
+func (f *Filter) Strings() []string { return append([]string(nil), f.strs...) }
+
+// Always reports whether expression i has no condition: it runs on every
+// text.
+func (f *Filter) Always(i int) bool { return f.conds[i].op == opTrue }
+
+// Condition writes expression i's condition, for a person.
+func (f *Filter) Condition(i int) string { return f.conds[i].String() }
+
+// Hits are the strings found in a text, with the word boundaries around
+// them. A Hits is reused from text to text; it is not safe for
+// concurrent use.
+type Hits struct {
+	mask    []uint8  // by string id: what was found (the need bits)
+	set     []int32  // the ids of mask that are not 0
+	touched []uint64 // the expressions whose condition names a string found
+	// first: by string id and need bit, where its first occurrence
+	// with those boundaries starts; last: where its last occurrence
+	// ends; offsets in the text scanned unless folded
+	first  [][4]int
+	last   []int
+	folded bool // the text was scanned folded: first and last are not its offsets
+}
+
+// NewHits returns an empty Hits for f's texts.
+func (f *Filter) NewHits() *Hits {
+	n := len(f.strs)
+	return &Hits{mask: make([]uint8, n), touched: make([]uint64, f.words), first: make([][4]int, n), last: make([]int, n)}
+}
+
+// Reset empties h.
+func (h *Hits) Reset() {
+	for _, id := range h.set {
+		h.mask[id] = 0
+	}
+	h.set = h.set[:0]
+	clear(h.touched)
+}
+
+// Add adds o's strings to h: h holds then what a text joining both
+// texts with a newline holds, for [Filter.MayLines]; not where they are,
+// which Window and Find read for one text scanned.
+func (h *Hits) Add(o *Hits) {
+	for _, id := range o.set {
+		if h.mask[id] == 0 {
+			h.set = append(h.set, id)
+		}
+		h.mask[id] |= o.mask[id]
+	}
+	for i, w := range o.touched {
+		h.touched[i] |= w
+	}
+}
+
+// The need bits: a string found anywhere, with a word boundary before
+// it, after it, or both.
+const (
+	needAny    = 1
+	needBefore = 2
+	needAfter  = 4
+	needBoth   = 8
+)
+
+func needOf(wb, wa bool) uint8 {
+	switch {
+	case wb && wa:
+		return needBoth
+	case wb:
+		return needBefore
+	case wa:
+		return needAfter
+	}
+	return needAny
+}
+
+// foldText replaces the characters outside ASCII that a case-insensitive
+// match reads as ASCII letters.
+var foldText = strings.NewReplacer("\u212a", "k", "\u017f", "s")
+
+// Scan empties h and records in it the strings text holds.
+func (f *Filter) Scan(h *Hits, text string) {
+	if strings.Contains(text, "\u212a") || strings.Contains(text, "\u017f") {
+		f.scan(h, foldText.Replace(text), true)
+		return
+	}
+	f.scan(h, text, false)
+}
+
+// ScanASCII is Scan for a text known to have no byte above 0x7F.
+func (f *Filter) ScanASCII(h *Hits, text string) { f.scan(h, text, false) }
+
+func (f *Filter) scan(h *Hits, text string, folded bool) {
+	h.Reset()
+	h.folded = folded
+	a := f.a
+	next, class, firstOut := a.next, &a.class, a.firstOut
+	state := uint32(0)
+	for i := 0; i < len(text); i++ {
+		state = next[state+uint32(class[text[i]])]
+		if state < firstOut {
+			continue
+		}
+		end := i + 1
+		for _, id := range a.out[(state-firstOut)/uint32(a.classes)] {
+			bits := uint8(needAny | needBefore | needAfter | needBoth)
+			start := end - a.lens[id]
+			if !folded {
+				before := start > 0 && isWord(text[start-1])
+				after := end < len(text) && isWord(text[end])
+				wb := before != isWord(text[start])
+				wa := isWord(text[end-1]) != after
+				bits = needAny
+				if wb {
+					bits |= needBefore
+				}
+				if wa {
+					bits |= needAfter
+				}
+				if wb && wa {
+					bits |= needBoth
+				}
+			}
+			if h.mask[id] == 0 {
+				h.set = append(h.set, id)
+				for w, t := range f.touch[id] {
+					h.touched[w] |= t
+				}
+			}
+			if fresh := bits &^ h.mask[id]; fresh != 0 {
+				for b := range 4 {
+					if fresh&(1<<b) != 0 {
+						h.first[id][b] = start
+					}
+				}
+			}
+			h.mask[id] |= bits
+			h.last[id] = end
+		}
+	}
+}
+
+// isWord reports whether b is an ASCII letter, digit or underscore, as
+// \b reads a character; a byte of a character outside ASCII is not.
+func isWord(b byte) bool {
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || b == '_'
+}
+
+// May reports whether expression i may match the text h was scanned
+// from, a line (no newline in it).
+func (f *Filter) May(h *Hits, i int) bool { return f.may(h, i, modeLine) }
+
+// MayPart reports whether expression i may match a part of the line h
+// was scanned from, whose word boundaries are not the line's.
+func (f *Filter) MayPart(h *Hits, i int) bool { return f.may(h, i, modePart) }
+
+// MayLines reports whether expression i may match lines joined by
+// newlines, h the union of their Hits ([Hits.Add]). Every string found
+// is in one line, and a newline is no word character, so the
+// boundaries are the lines' own.
+func (f *Filter) MayLines(h *Hits, i int) bool { return f.may(h, i, modeLines) }
+
+func (f *Filter) may(h *Hits, i int, m mode) bool {
+	if h.touched[i/64]&(1<<(i%64)) == 0 && !f.always[i] && !(m == modeLines && f.newline[i]) {
+		return false
+	}
+	return f.conds[i].eval(h.mask, m)
+}
+
+// AnyTouched reports whether a string of the condition of one of the
+// expressions lo to hi-1 was found: when none was, only one that f
+// reports [Filter.Always] may match.
+func (h *Hits) AnyTouched(lo, hi int) bool {
+	for i := lo; i < hi; {
+		w := h.touched[i/64] >> (i % 64)
+		if n := min(64-i%64, hi-i); n < 64 {
+			w &= 1<<n - 1
+		}
+		if w != 0 {
+			return true
+		}
+		i += 64 - i%64
+	}
+	return false
+}
+
+// Empty reports whether h holds no string: then no expression with a
+// condition may match.
+func (h *Hits) Empty() bool { return len(h.set) == 0 }
+
+// Window returns the part [lo, hi) of a line of n bytes, scanned into h,
+// that holds every match of expression i: from the first occurrence of
+// a string its matches start with (less the bytes a match may span
+// before it, "(?:^|[^\w.$-])\.env") to the end of the last occurrence of
+// one they end with; [0, n) when those are not known, and lo > hi when
+// no match can be. Run on the part of the line from the character
+// before lo (lo moved back to a character's first byte) to the one
+// after hi, the expression finds the matches it finds on the line: the
+// word boundaries at lo and hi, and the start and end of the text, read
+// the same there, and no match can start before lo.
+func (f *Filter) Window(h *Hits, i, n int) (lo, hi int) {
+	lo, hi = 0, n
+	if h.folded {
+		return lo, hi
+	}
+	if ids := f.starts[i]; ids != nil {
+		lo = n + 1
+		for _, id := range ids {
+			if h.mask[id] != 0 {
+				lo = min(lo, h.first[id][0])
+			}
+		}
+		if lo <= n {
+			lo = max(0, lo-f.slack[i])
+		}
+	}
+	if ids := f.stops[i]; ids != nil {
+		hi = -1
+		for _, id := range ids {
+			if h.mask[id] != 0 {
+				hi = max(hi, h.last[id])
+			}
+		}
+	}
+	return lo, hi
+}
+
+// Find returns the leftmost match of expression i in text, the line h
+// was scanned from, as regexp.FindStringIndex does, when the expression
+// is a set of strings and their boundaries (an alternation of keywords,
+// `\b(?:curl|wget)\b`): then the occurrences found are its matches, and
+// at the leftmost one it prefers the first of its strings there. decided
+// is false when Find cannot tell (another expression, a folded text):
+// then run the expression.
+func (f *Filter) Find(h *Hits, i int, text string) (loc []int, decided bool) {
+	ws := f.exact[i]
+	if ws == nil || h.folded {
+		return nil, false
+	}
+	start := -1
+	for _, w := range ws {
+		if h.mask[w.id]&w.need != 0 {
+			if p := h.first[w.id][bits.TrailingZeros8(w.need)]; start < 0 || p < start {
+				start = p
+			}
+		}
+	}
+	if start < 0 {
+		return nil, true
+	}
+	for _, w := range ws {
+		end := start + len(w.s)
+		if end <= len(text) && foldedPrefix(text[start:], w.s) &&
+			(!w.wb || boundary(text, start)) && (!w.wa || boundary(text, end)) {
+			return []int{start, end}, true
+		}
+	}
+	return nil, false // not reached: an occurrence at start was found
+}
+
+// foldedPrefix reports whether t starts with s (folded) but for the case
+// of ASCII letters.
+func foldedPrefix(t, s string) bool {
+	if len(t) < len(s) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if lowerASCII(t[i]) != s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// boundary reports whether \b holds at offset i of t.
+func boundary(t string, i int) bool {
+	before := i > 0 && isWord(t[i-1])
+	after := i < len(t) && isWord(t[i])
+	return before != after
+}

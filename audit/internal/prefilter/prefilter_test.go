@@ -1,0 +1,238 @@
+package prefilter
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestAutomatonFindsEveryOccurrence checks the automaton against a
+// search of each string at each offset, ASCII letters in any case.
+func TestAutomatonFindsEveryOccurrence(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	const alphabet = "abcAB-/ \u212a"
+	randString := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteByte(alphabet[r.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	for range 200 {
+		seen := map[string]bool{}
+		var strs []string
+		for range 1 + r.IntN(12) {
+			s := strings.ToLower(randString(1 + r.IntN(4)))
+			if !seen[s] {
+				seen[s] = true
+				strs = append(strs, s)
+			}
+		}
+		a, err := newAutomaton(strs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := randString(r.IntN(60))
+		type hit struct{ id, end int }
+		var got, want []hit
+		state := uint32(0)
+		for i := 0; i < len(text); i++ {
+			state = a.next[state+uint32(a.class[text[i]])]
+			if state >= a.firstOut {
+				for _, id := range a.out[(state-a.firstOut)/uint32(a.classes)] {
+					got = append(got, hit{int(id), i + 1})
+				}
+			}
+		}
+		asciiLower := func(s string) string {
+			b := []byte(s)
+			for i := range b {
+				b[i] = lowerASCII(b[i])
+			}
+			return string(b)
+		}
+		lower := asciiLower(text)
+		for end := 1; end <= len(text); end++ {
+			for id, s := range strs {
+				if end >= len(s) && lower[end-len(s):end] == s {
+					want = append(want, hit{id, end})
+				}
+			}
+		}
+		count := func(hs []hit) map[hit]int {
+			m := map[hit]int{}
+			for _, h := range hs {
+				m[h]++
+			}
+			return m
+		}
+		g, w := count(got), count(want)
+		if len(g) != len(w) || len(got) != len(want) {
+			t.Fatalf("strings %q in %q: found %v, want %v", strs, text, got, want)
+		}
+		for h, n := range w {
+			if g[h] != n {
+				t.Fatalf("strings %q in %q: found %v, want %v", strs, text, got, want)
+			}
+		}
+	}
+}
+
+// exprs are expressions with the shapes the audit's rules have.
+var exprs = []string{
+	`(?i)\b(?:curl|wget|nc|ncat|netcat|iwr)\b|\brequests\.(?:post|put)\(|\bfetch\(`,
+	`(?i)\bwallet\.dat\b|[/\\]exodus[/\\]|\.electrum[/\\]wallets`,
+	`\bCurl\b`,
+	`(?i)a\bb|^cd`,
+	`(?i)\b(?:curl|wget|fetch)\b[^|\n]*\|\s*(?:ba|z)?sh\b`,
+	`(?i)\b(?:nc|ncat|netcat)\b[^\n;|]*\s-[a-z]*[ec]\s+\S*sh\b`,
+	`(?i)(?:~|\$home)[/\\]\.ssh\b|\.aws[/\\](?:credentials|config)\b`,
+	`(?:^|[^\w.$-])\.env(?:\.([A-Za-z]+))?(?:[^\w.-]|$)`,
+	`(?i)\bpass(?:code|wd)?\s*[:=]`,
+	`(?i)\bignore\s+(?:all\s+)*(?:previous|prior)\s+instructions\b`,
+	`(?i)\bthe\s+user\s+(?:must|should)\s+not\s+know\b`,
+	`(?i)x{2,}y+`,
+	`(?i)[a-c]k`,
+}
+
+// TestConditionsAreNecessary checks that no text an expression matches
+// fails its condition, for every mode, nor falls outside its window;
+// the texts are random ones and ones built around the expressions'
+// strings.
+func TestConditionsAreNecessary(t *testing.T) {
+	var res []*regexp.Regexp
+	for _, e := range exprs {
+		res = append(res, regexp.MustCompile(e))
+	}
+	f, err := New(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pieces := append(f.Strings(), " ", "\t", "|", "-e ", "sh", "K", "\u212a", "\u017f", "_", "x", "é", "\xff", ":", "=", "(", "/", "\\", "nc", "ncat")
+	r := rand.New(rand.NewPCG(2, 2))
+	h, u := f.NewHits(), f.NewHits()
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(12) {
+			p := pieces[r.IntN(len(pieces))]
+			if r.IntN(4) == 0 {
+				p = strings.ToUpper(p)
+			}
+			b.WriteString(p)
+		}
+		text := b.String()
+		f.Scan(h, text)
+		u.Reset()
+		u.Add(h)
+		for i, re := range res {
+			loc := re.FindStringIndex(text)
+			if got, ok := f.Find(h, i, text); ok && !slices.Equal(got, loc) {
+				t.Fatalf("Find(%s, %q) = %v, want %v", exprs[i], text, got, loc)
+			}
+			if loc == nil {
+				continue
+			}
+			if !f.May(h, i) || !f.MayPart(h, i) || !f.MayLines(u, i) {
+				t.Fatalf("%s matches %q, but its condition %s is not met", exprs[i], text, f.Condition(i))
+			}
+			lo, hi := f.Window(h, i, len(text))
+			if lo > loc[0] || hi < loc[1] {
+				t.Fatalf("%s matches %q at %v, outside its window [%d, %d)", exprs[i], text, loc, lo, hi)
+			}
+		}
+	}
+}
+
+// TestBoundaries checks that a string asked with a word boundary is
+// found only there, and anywhere in a part of the line.
+func TestBoundaries(t *testing.T) {
+	f, err := New([]*regexp.Regexp{regexp.MustCompile(`(?i)\bnc\b`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := f.NewHits()
+	for text, want := range map[string]bool{
+		"nc -e sh": true, "x|nc|y": true, "NC": true,
+		"function": false, "once": false, "nc_x": false,
+		"\u212ac": false, // the Kelvin sign folds to k, not n
+	} {
+		f.Scan(h, text)
+		if got := f.May(h, 0); got != want {
+			t.Errorf("May(%q) = %v, want %v", text, got, want)
+		}
+		if f.MayPart(h, 0) != strings.Contains(strings.ToLower(text), "nc") {
+			t.Errorf("MayPart(%q) = %v, want whether nc is in it", text, f.MayPart(h, 0))
+		}
+	}
+	// A text folded for the Kelvin sign does not tell boundaries.
+	g, err := New([]*regexp.Regexp{regexp.MustCompile(`(?i)\bkey\b`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h = g.NewHits()
+	text := "x\u212aey"
+	g.Scan(h, text)
+	if !g.May(h, 0) {
+		t.Errorf("May(%q) = false; want true, a folded text's boundaries unknown", text)
+	}
+	if lo, hi := g.Window(h, 0, len(text)); lo != 0 || hi != len(text) || !utf8.ValidString(text) {
+		t.Errorf("Window(%q) = [%d, %d), want the whole text", text, lo, hi)
+	}
+}
+
+// TestAnyTouched checks the test of a range of expressions against the
+// test of each.
+func TestAnyTouched(t *testing.T) {
+	var res []*regexp.Regexp
+	for i := range 150 {
+		res = append(res, regexp.MustCompile(fmt.Sprintf("w%03d", i)))
+	}
+	f, err := New(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := f.NewHits()
+	r := rand.New(rand.NewPCG(4, 4))
+	for range 2000 {
+		f.Scan(h, fmt.Sprintf("w%03d w%03d", r.IntN(150), r.IntN(150)))
+		lo := r.IntN(150)
+		hi := lo + r.IntN(150-lo+1)
+		want := false
+		for i := lo; i < hi; i++ {
+			want = want || f.May(h, i)
+		}
+		if got := h.AnyTouched(lo, hi); got != want {
+			t.Fatalf("AnyTouched(%d, %d) = %v, want %v", lo, hi, got, want)
+		}
+	}
+}
+
+// TestFindDecides checks that Find answers for the expressions that are
+// sets of strings, and only for them.
+func TestFindDecides(t *testing.T) {
+	for _, tc := range []struct {
+		expr string
+		set  bool
+	}{
+		{`(?i)\b(?:curl|wget|nc)\b`, true},
+		{`(?i)\bwallet\.dat\b|[/\\]exodus[/\\]`, true},
+		{`\bcurl\b`, false},             // case-sensitive: the automaton is not
+		{`(?i)a\bb`, false},             // a boundary inside a string
+		{`(?i)^curl`, false},            // an anchor
+		{`(?i)curl[^|]*\|\s*sh`, false}, // not a set of strings
+	} {
+		f, err := New([]*regexp.Regexp{regexp.MustCompile(tc.expr)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := f.NewHits()
+		f.Scan(h, "x")
+		if _, ok := f.Find(h, 0, "x"); ok != tc.set {
+			t.Errorf("Find(%s) decided %v, want %v", tc.expr, ok, tc.set)
+		}
+	}
+}
