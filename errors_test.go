@@ -2,9 +2,12 @@ package adaptor_test
 
 import (
 	"go/ast"
+	"go/parser"
 	"go/token"
+	"io/fs"
 	"maps"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -387,5 +390,264 @@ func TestOneSentinelPerText(t *testing.T) {
 			slices.Sort(keys)
 			t.Errorf("%s all read %q: one meaning has one sentinel (an alias elsewhere), two meanings two texts", strings.Join(keys, ", "), text)
 		}
+	}
+}
+
+// TestNoAliasOfPublicSentinel checks the rule "one name per meaning": a
+// sentinel declared as another's (var ErrX = pkg.ErrY) gives a public
+// name to an internal package's sentinel, never a second name to a
+// public package's, which callers test for by its own name.
+func TestNoAliasOfPublicSentinel(t *testing.T) {
+	aliases := 0
+	declared := declaredErrors(t)
+	for _, key := range slices.Sorted(maps.Keys(declared)) {
+		d := declared[key]
+		if d.typed || d.alias == "" {
+			continue
+		}
+		aliases++
+		if !strings.HasPrefix(d.alias, "internal/") {
+			t.Errorf("%s is %s, a second name for a public package's sentinel; callers use %s", key, d.alias, d.alias)
+		}
+	}
+	if aliases == 0 {
+		t.Error("found no alias; want the public names of internal packages' sentinels (skill.ErrArchiveFormat)")
+	}
+}
+
+// productionFiles parses every non-test Go file of the module's
+// production code: public and internal packages and the commands, not
+// test support (packages named ...test), examples or bench.
+func productionFiles(t *testing.T) (*token.FileSet, map[string]*ast.File) {
+	t.Helper()
+	fset := token.NewFileSet()
+	out := map[string]*ast.File{}
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			switch {
+			case p == ".":
+				return nil
+			case strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata",
+				strings.HasSuffix(name, "test"), p == "examples", p == "bench":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			return err
+		}
+		out[filepath.ToSlash(p)] = f
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) < 100 {
+		t.Fatalf("found %d production files, want the module's (run the test from the module root)", len(out))
+	}
+	return fset, out
+}
+
+// stringLit returns the value of a string literal, or of a sum of them.
+func stringLit(e ast.Expr) (string, bool) {
+	switch x := e.(type) {
+	case *ast.BasicLit:
+		if x.Kind != token.STRING {
+			return "", false
+		}
+		s, err := strconv.Unquote(x.Value)
+		return s, err == nil
+	case *ast.BinaryExpr:
+		if x.Op != token.ADD {
+			return "", false
+		}
+		a, ok1 := stringLit(x.X)
+		b, ok2 := stringLit(x.Y)
+		return a + b, ok1 && ok2
+	case *ast.ParenExpr:
+		return stringLit(x.X)
+	}
+	return "", false
+}
+
+// sentinelName names the sentinel e refers to as the table does
+// ("source.ErrNotFound"), or "" when e is none: ErrX or errX of the
+// package in dir, or pkg.ErrX of a package the file imports.
+func sentinelName(e ast.Expr, dir string, imports map[string]string) string {
+	var pkg, name string
+	switch x := e.(type) {
+	case *ast.Ident:
+		pkg, name = pkgName(dir), x.Name
+	case *ast.SelectorExpr:
+		id, ok := x.X.(*ast.Ident)
+		if !ok {
+			return ""
+		}
+		pkg, name = imports[id.Name], x.Sel.Name
+		if pkg == "" {
+			pkg = id.Name // another module's package
+		}
+	default:
+		return ""
+	}
+	if len(name) > 3 && (strings.HasPrefix(name, "Err") || strings.HasPrefix(name, "err")) && name[3] >= 'A' && name[3] <= 'Z' {
+		return pkg + "." + name
+	}
+	return ""
+}
+
+// subjectAfterSentinel matches a message format that puts a subject
+// after the sentinel: a value heading the message, alone or after a noun
+// or two ("%w: %s: ...", "%w: skill %s in %s: ...", "%w: download %q",
+// "%w %q: ..."), or as the subject of its sentence ("%w: %s holds no
+// skill").
+var subjectAfterSentinel = regexp.MustCompile(`^%w:? (?:(?:[a-z][a-zA-Z'-]* ){0,2}` + verb + `(?: (?:from|in|at) ` + verb + `)*(?:: |$| \()|` + verb + `(?:'s)? [a-z])`)
+
+// verb is a formatting verb that prints a value as text.
+const verb = `%[-+# 0-9.]*[sqv]`
+
+// TestSubjectAfterSentinelPattern pins what subjectAfterSentinel takes
+// for a subject after the sentinel, and what for a detail.
+func TestSubjectAfterSentinelPattern(t *testing.T) {
+	tests := []struct {
+		format string
+		want   bool
+	}{
+		{"%w: %s: %w", true},
+		{"%w: %q", true},
+		{"%w %q: %s", true},
+		{"%w: skill %s in %s: %s", true},
+		{"%w: download %s: larger than %d bytes", true},
+		{"%w: %s holds no skill", true},
+		{"%w: %s's skills folder: %w", true},
+		{"%w: %s (check the repository)", true},
+		{"%s: %w: %s", false},
+		{"%w: the query is empty: say what to look for", false},
+		{"%w: signed by key %s; want key %s", false},
+		{"%w: statement type %q; want %q", false},
+		{"%w: more than %d files", false},
+		{"%w (%w); %s", false},
+	}
+	for _, tt := range tests {
+		if got := subjectAfterSentinel.MatchString(tt.format); got != tt.want {
+			t.Errorf("subjectAfterSentinel.MatchString(%q) = %v, want %v", tt.format, got, tt.want)
+		}
+	}
+}
+
+// isDetail reports whether e is a detail by its name: an error (err,
+// someErr, x.Err, x.Unwrap()) or a message (msg, x.Reason,
+// redactErr(...)). A message that wraps a sentinel and then one of those
+// ("%w: %v", "%w: %s (check ...)") writes a detail, not a subject.
+func isDetail(e ast.Expr) bool {
+	var name string
+	switch x := e.(type) {
+	case *ast.Ident:
+		name = x.Name
+	case *ast.SelectorExpr:
+		name = x.Sel.Name
+	case *ast.CallExpr:
+		switch fn := x.Fun.(type) {
+		case *ast.SelectorExpr:
+			name = fn.Sel.Name
+		case *ast.Ident:
+			name = fn.Name
+		}
+	}
+	low := strings.ToLower(name)
+	return strings.HasSuffix(low, "err") || strings.HasSuffix(low, "error") ||
+		slices.Contains([]string{"msg", "message", "reason", "problem", "detail", "unwrap", "cause"}, low)
+}
+
+// fileKinds are the sentinels that name the kind of a file the caller
+// wrote: an error about a place in it reads as a compiler's does, after
+// the sentinel ("invalid policy file: FILE:LINE: WHAT").
+var fileKinds = map[string]bool{"policy.ErrInvalid": true, "search.ErrInvalidConfig": true, "install.ErrInvalidLock": true}
+
+// filePlace matches a format that writes FILE: or FILE:LINE: after the
+// sentinel.
+var filePlace = regexp.MustCompile(`^%w: ` + verb + `(?::%d)?: `)
+
+// sentinelFirst lists the messages that begin with a sentinel and a value
+// after it although that value is no subject, by FILE: FORMAT, and why.
+var sentinelFirst = map[string]string{
+	"source/git/commitsig.go: %w: cannot read %s: %w": "the value says which allowed signers file, the policy's or git's; the subject, the commit, is the caller's",
+	"trust/refused.go: %v: %s":                        "a RefusedError's list of refusals, one a line, each SKILL from SOURCE: REASON; the sentinel heads the list, as it heads install's list of skills left out",
+	"install/source.go: %w: %s":                       "the value is a detail that names its subjects itself: a list of the skills left out, one a line, each SKILL in SOURCE: PROBLEM; or notHere's \"no file or folder PATH here\"",
+}
+
+// TestMessagesSubjectFirst checks what a test can of the rule on
+// messages, SUBJECT: SENTINEL: DETAIL: no fmt.Errorf of production code
+// wraps a sentinel first and writes a subject after it, nor does a
+// fmt.Sprintf that writes one first with %v (an Error method's text). Two kinds of
+// message do by rule: the SDK's own, whose seed prefix ("agentadaptor:
+// ") begins the message, and an error about a place in a file, after the
+// sentinel that names the file's kind.
+func TestMessagesSubjectFirst(t *testing.T) {
+	sdk := map[string]bool{}
+	for _, d := range declaredErrors(t) {
+		if strings.HasPrefix(d.text, seedPrefix) {
+			sdk[d.key()] = true
+		}
+	}
+	fset, files := productionFiles(t)
+	used := map[string]bool{}
+	n := 0
+	for _, path := range slices.Sorted(maps.Keys(files)) {
+		dir := filepath.ToSlash(filepath.Dir(path))
+		imports := fileImports(files[path])
+		ast.Inspect(files[path], func(node ast.Node) bool {
+			call, ok := node.(*ast.CallExpr)
+			if !ok || len(call.Args) < 2 {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || sel.Sel.Name != "Errorf" && sel.Sel.Name != "Sprintf" {
+				return true
+			}
+			if x, ok := sel.X.(*ast.Ident); !ok || x.Name != "fmt" {
+				return true
+			}
+			format, ok := stringLit(call.Args[0])
+			written := format
+			if sel.Sel.Name == "Sprintf" {
+				// An Error method's text: the sentinel is written with %v.
+				rest, cut := strings.CutPrefix(format, "%v: ")
+				format, ok = "%w: "+rest, ok && cut
+			} else {
+				n++
+			}
+			if !ok || len(call.Args) < 3 || isDetail(call.Args[2]) || !subjectAfterSentinel.MatchString(format) {
+				return true
+			}
+			sentinel := sentinelName(call.Args[1], dir, imports)
+			switch {
+			case sentinel == "", sdk[sentinel], fileKinds[sentinel] && filePlace.MatchString(format):
+				return true
+			}
+			key := path + ": " + written
+			if _, ok := sentinelFirst[key]; ok {
+				used[key] = true
+				return true
+			}
+			t.Errorf("%s: fmt.%s(%q, %s, ...) writes the sentinel before the subject; want SUBJECT: SENTINEL: DETAIL (docs/DESIGN-NOTES.md, Errors)", fset.Position(call.Pos()), sel.Sel.Name, written, sentinel)
+			return true
+		})
+	}
+	for key := range sentinelFirst {
+		if !used[key] {
+			t.Errorf("sentinelFirst lists %q, which no production code writes any more", key)
+		}
+	}
+	if n < 300 {
+		t.Errorf("found %d calls of fmt.Errorf, want the module's (more than 300)", n)
 	}
 }

@@ -37,7 +37,7 @@ func (s *sessions) run(_ context.Context, req *driver.Request) (*driver.Result, 
 	s.resumes = append(s.resumes, req.Resume)
 	if req.Resume != "" {
 		if !s.known[req.Resume] {
-			return nil, fmt.Errorf("%w: no session %s", driver.ErrResumeRejected, req.Resume)
+			return nil, fmt.Errorf("session %s: %w: no such session", req.Resume, driver.ErrResumeRejected)
 		}
 		return &driver.Result{Text: "continued", SessionID: req.Resume}, nil
 	}

@@ -330,7 +330,7 @@ func (d *codexDriver) Run(ctx context.Context, req *driver.Request) (*driver.Res
 					// Codex starts a new thread for an id that is not one
 					// of its own instead of failing: stop it before it
 					// answers.
-					mismatch = fmt.Errorf("%w: session %s: codex started thread %s instead", driver.ErrResumeRejected, req.Resume, p.threadID)
+					mismatch = fmt.Errorf("session %s: %w: codex started thread %s instead", req.Resume, driver.ErrResumeRejected, p.threadID)
 					return mismatch
 				}
 				return nil
@@ -436,7 +436,7 @@ func checkArgs(args []string) error {
 func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, runErr error) (*driver.Result, error) {
 	end := launch.Ended{Name: "codex", Path: prog, Exit: exit, Err: runErr}
 	if runErr == nil && req.Resume != "" && !p.started && resumeRefused(exit.Stderr) {
-		return nil, fmt.Errorf("%w: session %s: %w", driver.ErrResumeRejected, req.Resume, end.ProcessError())
+		return nil, fmt.Errorf("session %s: %w: %w", req.Resume, driver.ErrResumeRejected, end.ProcessError())
 	}
 	return end.Result(p.result, p.threadID)
 }
@@ -448,7 +448,7 @@ func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, run
 func checkResume(home, id string) error {
 	pattern := filepath.Join(home, "sessions", "*", "*", "*", "rollout-*-"+strings.ToLower(id)+".jsonl")
 	if m, _ := filepath.Glob(pattern); len(m) == 0 {
-		return fmt.Errorf("%w: session %s is not in %s; a session resumes only with the skill set it started with", driver.ErrResumeRejected, id, home)
+		return fmt.Errorf("session %s: %w: it is not in %s; a session resumes only with the skill set it started with", id, driver.ErrResumeRejected, home)
 	}
 	return nil
 }

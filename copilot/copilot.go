@@ -194,7 +194,7 @@ const noSession = "No session, task, or name matched"
 func outcome(l *launch.Launch, req *driver.Request, p *parser, exit process.Exit, runErr error) (*driver.Result, error) {
 	end := launch.Ended{Name: "copilot", Path: l.Path, Exit: exit, Err: runErr}
 	if runErr == nil && req.Resume != "" && p.result == nil && strings.Contains(exit.Stderr, noSession) {
-		return nil, fmt.Errorf("%w: session %s: %w", driver.ErrResumeRejected, req.Resume, end.ProcessError())
+		return nil, fmt.Errorf("session %s: %w: %w", req.Resume, driver.ErrResumeRejected, end.ProcessError())
 	}
 	if p.result != nil && p.result.SessionID != "" && launch.IsUUID(p.result.SessionID) {
 		if u, err := sessionUsage(filepath.Join(copilotHome(l.Env), "session-state", p.result.SessionID, "events.jsonl")); err == nil {

@@ -326,7 +326,7 @@ func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, run
 		case p.init != nil:
 			return nil, &driver.AgentError{Message: lastLine(exit.Stderr), Result: &driver.Result{SessionID: sessionID, ExitCode: exit.Code}}
 		case req.Resume != "":
-			return nil, fmt.Errorf("%w: chat %s: %w", driver.ErrResumeRejected, req.Resume, end.ProcessError())
+			return nil, fmt.Errorf("chat %s: %w: %w", req.Resume, driver.ErrResumeRejected, end.ProcessError())
 		}
 	}
 	if runErr == nil && p.init != nil && p.init.Skills != nil {

@@ -439,7 +439,7 @@ func outcome(prog string, req *driver.Request, overlay string, p *parser, exit p
 	if runErr == nil {
 		switch {
 		case req.Resume != "" && exit.Code == exitBadInput && p.init == nil:
-			return nil, fmt.Errorf("%w: session %s: %w", driver.ErrResumeRejected, req.Resume, end.ProcessError())
+			return nil, fmt.Errorf("session %s: %w: %w", req.Resume, driver.ErrResumeRejected, end.ProcessError())
 		case exit.Code == exitUntrusted:
 			return nil, fmt.Errorf("gemini: the workspace %s is not a trusted folder; trust it in Gemini CLI or leave gemini.Config.RespectTrust unset: %w", req.Workspace, end.ProcessError())
 		}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // The errors an Installer's operations wrap, for callers to classify with
@@ -25,16 +23,6 @@ var (
 	// the lock file records; and a pinned source whose content differs
 	// from what the lock file records for its pin (rule 13).
 	ErrDrift = errors.New("source content differs from the lock file")
-	// ErrIntegrity reports content that does not match the digest that
-	// names it, as it was downloaded or kept: a download that differs
-	// from the SHA-256 its URL pins (#sha256=), a web index's skill
-	// whose download differs from the index's digest, an OCI blob that
-	// does not match its descriptor or whose cached copy changed
-	// (rule 8). It is source.ErrIntegrity, the one sentinel of every
-	// package for it. Something altered the content: it is never retried
-	// as a network failure is, and it fails the request even where the
-	// skill is skipped and the others are installed.
-	ErrIntegrity = source.ErrIntegrity
 	// ErrSourceUnavailable reports a source that could not be read or
 	// downloaded: a network failure, an HTTP error, a timeout, or a
 	// recorded source that is gone.

@@ -49,7 +49,7 @@ func (in *Installer) checkHost(source, pin string, names []string, lock *lockFil
 			if now != "" {
 				is = now
 			}
-			return fmt.Errorf("%w: %s: the lock file records it from %s, but GITHUB_API_URL names the API of %s; set GITHUB_API_URL to the API of %s (unset for github.com), or add the source again", trust.ErrRefused, source, was, is, was)
+			return fmt.Errorf("%s: %w: the lock file records it from %s, but GITHUB_API_URL names the API of %s; set GITHUB_API_URL to the API of %s (unset for github.com), or add the source again", source, trust.ErrRefused, was, is, was)
 		}
 	}
 	return nil

@@ -210,7 +210,7 @@ func (in *Installer) readNPMLock(p string, global bool) ([]importRecord, error) 
 		return nil, fmt.Errorf("%w: %s: %w (it is not the npm skills tool's lock file; fix it or move it away)", ErrInvalidLock, p, err)
 	}
 	if l.Version == nil || l.Skills == nil {
-		return nil, fmt.Errorf("%w: %s has no version or no skills; it is not the npm skills tool's lock file (move it away)", ErrInvalidLock, p)
+		return nil, fmt.Errorf("%w: %s: no version or no skills; it is not the npm skills tool's lock file (move it away)", ErrInvalidLock, p)
 	}
 	var out []importRecord
 	for _, name := range slices.Sorted(maps.Keys(l.Skills)) {

@@ -88,7 +88,7 @@
 //  3. Sources: a folder; a SKILL.md file, which stands for its folder's
 //     skill alone (not the skills below it); an archive file (zip, tar,
 //     tar.gz, recognised by content); an http(s) URL of such an archive, with an optional
-//     expected SHA-256 as URL#sha256=HEX that must match ([ErrIntegrity]
+//     expected SHA-256 as URL#sha256=HEX that must match ([source.ErrIntegrity]
 //     if not). The skills of a source are found as rule 12 says. Every
 //     source is held to the archive rules of package skill and the
 //     limits of the skill cache ([WithCache]; names, file types, sizes,
@@ -178,19 +178,22 @@
 //  8. Errors wrap one of the package's sentinels ([ErrConflict],
 //     [ErrModified], [ErrNotInstalled], [ErrDrift], [ErrSourceUnavailable],
 //     [ErrInvalidSource], [ErrInvalidLock], [ErrNothingRecorded],
-//     [ErrUnsafeFolder], [ErrInterrupted], trust.ErrRefused, [ErrIntegrity],
-//     and [ErrSpecification] beside [ErrInvalidSource]) for callers to classify with
-//     errors.Is; a request stopped by several problems lists every one.
-//     [ErrIntegrity] (source.ErrIntegrity) is every integrity failure:
-//     content that does not match the digest that names it, downloaded
-//     or kept (a URL's #sha256=, a web index's digest, an OCI blob's).
-//     A skill skipped for it (rule 4) still fails the request: Add
-//     installs the others and returns the changes with an error wrapping
-//     ErrIntegrity; with AddRequest.Strict, or when it is the only skill,
-//     nothing changes and the error wraps both [ErrInvalidSource] and
-//     ErrIntegrity.
-//     Messages speak of this package (its options and fields), never of
-//     a command's flags: a command adds those.
+//     [ErrUnsafeFolder], [ErrInterrupted], trust.ErrRefused, and
+//     [ErrSpecification] beside [ErrInvalidSource]) or, for content that
+//     does not match its digest, [source.ErrIntegrity], for callers to
+//     classify with errors.Is; a request stopped by several problems
+//     lists every one. source.ErrIntegrity, the one sentinel of every
+//     package for it, is every integrity failure: content that does not
+//     match the digest that names it, downloaded or kept (a URL's
+//     #sha256=, a web index's digest, an OCI blob's). A skill skipped
+//     for it (rule 4) still fails the request: Add installs the others
+//     and returns the changes with an error wrapping
+//     source.ErrIntegrity; with AddRequest.Strict, or when it is the
+//     only skill, nothing changes and the error wraps both
+//     [ErrInvalidSource] and source.ErrIntegrity. Messages read
+//     SUBJECT: SENTINEL: DETAIL, the source, skill or folder first, and
+//     speak of this package (its options and fields), never of a
+//     command's flags: a command adds those.
 //     Every change is reported with its [Action]: installed, updated,
 //     repaired, adopted, unchanged, removed, finished, rolled back, or
 //     skipped (rule 4).
@@ -423,7 +426,7 @@
 //     both), an archive without a root SKILL.md, and a skill whose
 //     SKILL.md names another skill than the index does are skipped as
 //     rule 4 says; a digest that differs is an integrity failure, so Add
-//     then fails with [ErrIntegrity] after installing the others (rule
+//     then fails with [source.ErrIntegrity] after installing the others (rule
 //     8), and a sync or an update of a recorded skill fails with it,
 //     changing nothing. The lock file records per skill the index's URL as
 //     its source, its name as its subpath and the index's digest as its
@@ -458,7 +461,7 @@
 // and the signers a lock file records are kept as they are. Errors wrap
 // trust.ErrRefused (and the
 // error of the package that refused: policy.ErrDenied,
-// signature.ErrUnsigned, ErrUntrusted or ErrInvalid,
+// source.ErrUnsigned, source.ErrUntrusted or source.ErrInvalidSignature,
 // source.ErrCommitSignature). A refusal by the trust checker (a source
 // the policy refuses, a signature a rule of the policy or Trust.Signers
 // requires, a commit the policy requires signed) is its
@@ -870,20 +873,20 @@ func (in *Installer) downloadIf(ctx context.Context, source string, since valida
 // with a smaller limit of its own (a web index) is read only that far:
 // the server is not read to the archive limit for a refusal known at
 // the first byte past it.
-func (in *Installer) downloadAtMost(ctx context.Context, source string, since validators, max int64) (string, func(), validators, error) {
+func (in *Installer) downloadAtMost(ctx context.Context, rawURL string, since validators, max int64) (string, func(), validators, error) {
 	var got validators
-	u, want, err := parseDownload(source)
+	u, want, err := parseDownload(rawURL)
 	if err != nil {
 		return "", nil, got, err
 	}
-	shown := redactURL(source)
+	shown := redactURL(rawURL)
 	ctx, w := startWatchdog(ctx, in.timeout)
 	defer w.stop()
 	unavailable := func(err error) error {
 		if context.Cause(ctx) == w.stalled {
-			return fmt.Errorf("%w: download %s: %w", ErrSourceUnavailable, shown, w.stalled)
+			return fmt.Errorf("%s: %w: download: %w", shown, ErrSourceUnavailable, w.stalled)
 		}
-		return fmt.Errorf("%w: download %s: %s", ErrSourceUnavailable, shown, redactErr(err, source))
+		return fmt.Errorf("%s: %w: %s", shown, ErrSourceUnavailable, redactErr(err, rawURL))
 	}
 	client := in.http
 	var refused error
@@ -924,13 +927,13 @@ func (in *Installer) downloadAtMost(ctx context.Context, source string, since va
 		return "", nil, got, unavailable(err)
 	case n > max && archive:
 		remove()
-		return "", nil, got, fmt.Errorf("%w: download %s: %w", ErrInvalidSource, shown, skillcache.NewLimitError("MaxArchiveSize", max, "larger than %d bytes", max))
+		return "", nil, got, fmt.Errorf("%s: %w: download: %w", shown, ErrInvalidSource, skillcache.NewLimitError("MaxArchiveSize", max, "larger than %d bytes", max))
 	case n > max:
 		remove()
-		return "", nil, got, fmt.Errorf("%w: download %s: larger than %d bytes", ErrInvalidSource, shown, max)
+		return "", nil, got, fmt.Errorf("%s: %w: download: larger than %d bytes", shown, ErrInvalidSource, max)
 	case want != "" && sum != want:
 		remove()
-		return "", nil, got, fmt.Errorf("%w: download %s: SHA-256 is %s, but the source says %s; refusing it (something altered it on the way, or the URL serves other content now)", ErrIntegrity, shown, sum, want)
+		return "", nil, got, fmt.Errorf("%s: %w: download: SHA-256 is %s, but the source says %s; refusing it (something altered it on the way, or the URL serves other content now)", shown, source.ErrIntegrity, sum, want)
 	}
 	return f.Name(), remove, got, nil
 }
@@ -956,7 +959,7 @@ func (in *Installer) policyRedirects(c *http.Client, shown string, pinned bool, 
 			err = p.Check(source.Origin{Kind: source.URL, Location: hop.String(), Pinned: pinned, Display: hopShown})
 		}
 		if err != nil {
-			*refused = fmt.Errorf("%w: download %s: redirected to %s: %w", trust.ErrRefused, shown, hopShown, err)
+			*refused = fmt.Errorf("%s: %w: download: redirected to %s: %w", shown, trust.ErrRefused, hopShown, err)
 			return *refused
 		}
 		if next != nil {
@@ -976,14 +979,14 @@ func (in *Installer) policyRedirects(c *http.Client, shown string, pinned bool, 
 func parseDownload(source string) (*url.URL, string, error) {
 	u, err := url.Parse(source)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: source %s: %w", ErrInvalidSource, redactURL(source), errors.Unwrap(err))
+		return nil, "", fmt.Errorf("%s: %w: %w", redactURL(source), ErrInvalidSource, errors.Unwrap(err))
 	}
 	if u.Fragment == "" {
 		return u, "", nil
 	}
 	v, ok := strings.CutPrefix(u.Fragment, "sha256=")
 	if !ok || len(v) != 64 {
-		return nil, "", fmt.Errorf("%w: source %s: the fragment must be #sha256= and 64 hex digits", ErrInvalidSource, redactURL(source))
+		return nil, "", fmt.Errorf("%s: %w: the fragment must be #sha256= and 64 hex digits", redactURL(source), ErrInvalidSource)
 	}
 	u.Fragment = ""
 	return u, strings.ToLower(v), nil

@@ -128,7 +128,7 @@ func readLock(path string) (*lockFile, error) {
 		return nil, fmt.Errorf("%w: %s: %w (fix it, or remove it and add the skills again: add adopts every installed skill whose content matches its source)", ErrInvalidLock, path, err)
 	}
 	if l.Version != 1 {
-		return nil, fmt.Errorf("%w: %s has version %d; this tool reads version 1 (use the agentskills that wrote it)", ErrInvalidLock, path, l.Version)
+		return nil, fmt.Errorf("%w: %s: version %d; this tool reads version 1 (use the agentskills that wrote it)", ErrInvalidLock, path, l.Version)
 	}
 	if l.Skills == nil {
 		l.Skills = map[string]*lockEntry{}

@@ -286,8 +286,8 @@ func missingPlugins(names []string, sources []*sourceSkills) error {
 	if len(have) > 0 {
 		held = strings.Join(have, ", ")
 	}
-	return fmt.Errorf("%w: %s holds no skill of a plugin named %s; the plugins with skills there: %s",
-		ErrInvalidSource, strings.Join(srcs, " and "), strings.Join(unknown, ", "), held)
+	return fmt.Errorf("%s: %w: it holds no skill of a plugin named %s; the plugins with skills there: %s",
+		strings.Join(srcs, " and "), ErrInvalidSource, strings.Join(unknown, ", "), held)
 }
 
 // keepPinned puts the skills of pinned sources into the skill cache, for
@@ -313,8 +313,8 @@ func (in *Installer) addWants(lock *lockFile, use []*candidate, agents []Agent, 
 	for _, c := range use {
 		old := lock.Skills[c.name]
 		if old != nil && (!in.sameSource(old.Source, c.source) || old.Subpath != c.subpath) {
-			return nil, nil, nil, fmt.Errorf("%w: skill %q is already installed from %s; nothing was changed (run 'agentskills remove %s' first to install it from %s)",
-				ErrConflict, c.name, sourceLabel(old.Source, old.Subpath), c.name, sourceLabel(c.source, c.subpath))
+			return nil, nil, nil, fmt.Errorf("skill %q: %w: it is already installed from %s; nothing was changed (run 'agentskills remove %s' first to install it from %s)",
+				c.name, ErrConflict, sourceLabel(old.Source, old.Subpath), c.name, sourceLabel(c.source, c.subpath))
 		}
 		if old != nil && old.Pin != c.pin {
 			moved[c.name] = old
@@ -516,21 +516,21 @@ func (in *Installer) syncWants(ctx context.Context, lock *lockFile) (_ []want, c
 // recordedWant is the skill name, recorded as entry from source, taken
 // from r, the skills read from that source: wanted for each agent it is
 // recorded for, as a copy where it was copied.
-func recordedWant(name, source string, entry *lockEntry, r *sourceSkills) (want, error) {
+func recordedWant(name, src string, entry *lockEntry, r *sourceSkills) (want, error) {
 	i := r.find(name, entry.Subpath)
 	if i < 0 {
-		return want{}, fmt.Errorf("%w: %s: %s no longer holds it where the lock file says (%s); remove it, or add it again from where the source keeps it now", ErrDrift, name, source, sourceLabel(entry.Source, entry.Subpath))
+		return want{}, fmt.Errorf("skill %s: %w: %s no longer holds it where the lock file says (%s); remove it, or add it again from where the source keeps it now", name, ErrDrift, src, sourceLabel(entry.Source, entry.Subpath))
 	}
 	c := r.skills[i]
 	if c.problem != "" && c.integrity {
-		return want{}, fmt.Errorf("%w: skill %s in %s: %s", ErrIntegrity, name, c.where(), c.problem)
+		return want{}, fmt.Errorf("skill %s in %s: %w: %s", name, c.where(), source.ErrIntegrity, c.problem)
 	}
 	if c.problem != "" {
-		return want{}, fmt.Errorf("%w: skill %s in %s: %s", ErrInvalidSource, name, c.where(), c.problem)
+		return want{}, fmt.Errorf("skill %s in %s: %w: %s", name, c.where(), ErrInvalidSource, c.problem)
 	}
 	if c.spec != "" && !entry.Lenient {
-		return want{}, fmt.Errorf("%w: skill %s in %s: it %w, though agents load it: %s; the lock file does not record it as installed leniently (add it again with AddRequest.Lenient, or update it with UpdateRequest.Lenient)",
-			ErrInvalidSource, name, c.where(), ErrSpecification, c.spec)
+		return want{}, fmt.Errorf("skill %s in %s: %w: it %w, though agents load it: %s; the lock file does not record it as installed leniently (add it again with AddRequest.Lenient, or update it with UpdateRequest.Lenient)",
+			name, c.where(), ErrInvalidSource, ErrSpecification, c.spec)
 	}
 	c.lenient = c.spec != ""
 	w := want{c: c}
@@ -575,7 +575,7 @@ func (in *Installer) syncSource(ctx context.Context, source, pin string, names [
 		return in.syncWebIndex(ctx, source, pin, names, lock, st)
 	}
 	if err == nil && rs == nil {
-		err = fmt.Errorf("%w: %s is recorded with a pin, but is not a published source", ErrInvalidLock, source)
+		err = fmt.Errorf("%s: %w: it is recorded with a pin, but is not a published source", source, ErrInvalidLock)
 	}
 	if err != nil {
 		return nil, err
@@ -1141,7 +1141,7 @@ func (in *Installer) Verify(ctx context.Context) ([]Status, error) {
 		return nil, err
 	}
 	if len(lock.Skills) == 0 && len(lock.Unfinished) == 0 {
-		return nil, fmt.Errorf("%w in %s, so there is nothing to verify (install skills with 'agentskills add')", ErrNothingRecorded, in.lockPath())
+		return nil, fmt.Errorf("%s: %w, so there is nothing to verify (install skills with 'agentskills add')", in.lockPath(), ErrNothingRecorded)
 	}
 	all, err := in.list(ctx, nil, false)
 	if err != nil {
@@ -1166,7 +1166,7 @@ func (in *Installer) readCheckedLock() (*lockFile, error) {
 		return nil, err
 	}
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s %s; fix or remove that entry", ErrInvalidLock, in.lockPath(), fmt.Sprintf(format, args...))
+		return fmt.Errorf("%w: %s: it %s; fix or remove that entry", ErrInvalidLock, in.lockPath(), fmt.Sprintf(format, args...))
 	}
 	for i, set := range []map[string]*lockEntry{lock.Skills, lock.Unfinished} {
 		for name, entry := range set {
@@ -1249,7 +1249,7 @@ func checkName(name string) error {
 func (in *Installer) checkFolders(agents []Agent) error {
 	root := in.Root()
 	if !filepath.IsAbs(root) {
-		return fmt.Errorf("%w: the %s folder %s is not an absolute path", ErrUnsafeFolder, in.scope, root)
+		return fmt.Errorf("the %s folder %s: %w: not an absolute path", in.scope, root, ErrUnsafeFolder)
 	}
 	for _, p := range []string{filepath.Join(root, ".agents"), in.canonicalRoot()} {
 		fi, err := os.Lstat(p)
@@ -1260,7 +1260,7 @@ func (in *Installer) checkFolders(agents []Agent) error {
 			return err
 		}
 		if !fi.IsDir() {
-			return fmt.Errorf("%w: %s is a link or a file, not a folder; agentskills keeps its canonical copies in a real folder (move it away)", ErrUnsafeFolder, p)
+			return fmt.Errorf("%s: %w: it is a link or a file, not a folder; agentskills keeps its canonical copies in a real folder (move it away)", p, ErrUnsafeFolder)
 		}
 	}
 	for _, a := range agents {
@@ -1270,11 +1270,11 @@ func (in *Installer) checkFolders(agents []Agent) error {
 			if a.Override != "" {
 				why = fmt.Sprintf(" (is %s set to a relative path?)", a.Override)
 			}
-			return fmt.Errorf("%w: %s's skills folder %s is not an absolute path%s; set it to an absolute path", ErrUnsafeFolder, a.ID, dir, why)
+			return fmt.Errorf("%s's skills folder %s: %w: not an absolute path%s; set it to an absolute path", a.ID, dir, ErrUnsafeFolder, why)
 		}
 		if in.scope == Project {
 			if err := checkWithin(root, dir); err != nil {
-				return fmt.Errorf("%w: %s's skills folder: %w", ErrUnsafeFolder, a.ID, err)
+				return fmt.Errorf("%s's skills folder: %w: %w", a.ID, ErrUnsafeFolder, err)
 			}
 		}
 	}

@@ -878,7 +878,7 @@ func TestCacheLimitsApply(t *testing.T) {
 		says   string // where the refusal happens: a download stops at the limit
 		source func(f *fixture) string
 	}{
-		{"download over the archive size", skill.WithMaxArchiveSize(int64(len(body)) - 1), ": download http", func(*fixture) string { return srv.URL + "/kit.tgz" }},
+		{"download over the archive size", skill.WithMaxArchiveSize(int64(len(body)) - 1), "/kit.tgz: source cannot be installed: download: ", func(*fixture) string { return srv.URL + "/kit.tgz" }},
 		{"archive file over the archive size", skill.WithMaxArchiveSize(int64(len(body)) - 1), "larger than", func(*fixture) string { return archive }},
 		{"archive file with a file over the file size", skill.WithMaxFileSize(4095), "per-file limit is 4095", func(*fixture) string { return archive }},
 		{"archive file over the total size", skill.WithMaxTotalSize(2048), "more than 2048 bytes in all", func(*fixture) string { return archive }},

@@ -119,9 +119,9 @@ func (in *Installer) localOrigin(s source.Origin, text string, typed bool) (sour
 // canonical (# Trust, rule 1): no rule of the policy can be matched
 // against it, so none can be known not to apply.
 func notCanonical(s source.Origin, err error) error {
-	return fmt.Errorf("%w: %s: its location cannot be made canonical, so the policy's rules cannot be matched against it: %w", trust.ErrRefused, s.Display, err)
+	return fmt.Errorf("%s: %w: its location cannot be made canonical, so the policy's rules cannot be matched against it: %w", s.Display, trust.ErrRefused, err)
 }
 
 func dotSegmentError(text string) error {
-	return fmt.Errorf("%w: source %s: the source's path has a '..' segment; write it without (the policy is checked against the path as written)", ErrInvalidSource, redactURL(text))
+	return fmt.Errorf("%s: %w: the source's path has a '..' segment; write it without (the policy is checked against the path as written)", redactURL(text), ErrInvalidSource)
 }

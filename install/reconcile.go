@@ -197,8 +197,8 @@ func (in *Installer) reconcile(ctx context.Context, s *session, wants []want, fo
 		case p.pinDrift():
 			problems = append(problems, pinDriftError(p))
 		case frozen && p.old != nil && p.st.digest != p.old.Digest:
-			problems = append(problems, fmt.Errorf("%w: %s from %s (recorded %.12s, the source now has %.12s)",
-				ErrDrift, p.name, sourceLabel(p.c.source, p.c.subpath), p.old.Digest, p.st.digest))
+			problems = append(problems, fmt.Errorf("%s from %s: %w: recorded %.12s, the source now has %.12s",
+				p.name, sourceLabel(p.c.source, p.c.subpath), ErrDrift, p.old.Digest, p.st.digest))
 		}
 		problems = append(problems, in.decide(ctx, p, wants[i].places, force)...)
 	}
@@ -237,10 +237,10 @@ func pinDriftError(p *plan) error {
 	if p.c.pin != "" {
 		at = "pin " + p.c.pin
 	}
-	return fmt.Errorf("%w: %s from %s at %s: the lock file records content %s, but the source now gives %s for the same pin; "+
+	return fmt.Errorf("%s from %s at %s: %w: the lock file records content %s, but the source now gives %s for the same pin; "+
 		"content at a pin never changes, so the source (or something between) serves other bytes: check it, and to accept them "+
 		"run 'agentskills remove %s' and add it again",
-		ErrDrift, p.name, sourceLabel(p.c.source, p.c.subpath), at, p.old.Digest, p.st.digest, p.name)
+		p.name, sourceLabel(p.c.source, p.c.subpath), at, ErrDrift, p.old.Digest, p.st.digest, p.name)
 }
 
 // stageAll stages the canonical copy of every plan, a few at a time, in
@@ -919,7 +919,7 @@ func (in *Installer) lockOnly(ctx context.Context) (func(), error) {
 	name := hex.EncodeToString(sum[:16]) + ".lock"
 	f, err := root.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the file lock %s: %w", ErrUnsafeFolder, filepath.Join(dir, name), err)
+		return nil, fmt.Errorf("the file lock %s: %w: %w", filepath.Join(dir, name), ErrUnsafeFolder, err)
 	}
 	if err := filelock.Lock(ctx, f); err != nil {
 		f.Close()

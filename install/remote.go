@@ -105,8 +105,8 @@ func parseGit(spec source.Spec) (git.Source, error) {
 // skill, or its archive is refused), else ErrSourceUnavailable (a stall
 // among them).
 func sourceError(err error) error {
-	if errors.Is(err, ErrSourceUnavailable) || errors.Is(err, ErrInvalidSource) || errors.Is(err, trust.ErrRefused) || errors.Is(err, ErrIntegrity) {
-		return err // classified already (ErrIntegrity is source.ErrIntegrity)
+	if errors.Is(err, ErrSourceUnavailable) || errors.Is(err, ErrInvalidSource) || errors.Is(err, trust.ErrRefused) || errors.Is(err, source.ErrIntegrity) {
+		return err // classified already
 	}
 	if errors.Is(err, source.ErrRedirected) {
 		return fmt.Errorf("%w: %w", trust.ErrRefused, err) // Trust rule 1

@@ -72,8 +72,8 @@ func (e *MissingSkillsError) Error() string {
 		}
 	}
 	slices.Sort(names)
-	return fmt.Sprintf("%v: %s holds no skill named %s; it holds %d: %s",
-		ErrInvalidSource, strings.Join(e.Sources, " and "), strings.Join(missing, ", "), len(names), strings.Join(names, ", "))
+	return fmt.Sprintf("%s: %v: it holds no skill named %s; it holds %d: %s",
+		strings.Join(e.Sources, " and "), ErrInvalidSource, strings.Join(missing, ", "), len(names), strings.Join(names, ", "))
 }
 
 // Unwrap returns ErrInvalidSource.
@@ -87,7 +87,7 @@ type candidate struct {
 	subpath string // its folder inside the source, "" for the root
 	pin     string // the commit or digest a published source was read at
 	problem string // why it cannot be installed, or ""
-	// integrity is whether problem is an integrity failure (ErrIntegrity):
+	// integrity is whether problem is an integrity failure (source.ErrIntegrity):
 	// its content does not match the digest that names it.
 	integrity bool
 	// root, for a folder source, is the source's folder: links in the
@@ -543,7 +543,7 @@ func refuseSkipped(skip []*candidate) error {
 		return fmt.Errorf("%w: %s%w", ErrInvalidSource, strings.Join(lines, "\n"), errSpecHint)
 	}
 	if slices.ContainsFunc(skip, func(c *candidate) bool { return c.integrity }) {
-		return fmt.Errorf("%w: %w: %s", ErrInvalidSource, ErrIntegrity, strings.Join(lines, "\n"))
+		return fmt.Errorf("%w: %w: %s", ErrInvalidSource, source.ErrIntegrity, strings.Join(lines, "\n"))
 	}
 	return fmt.Errorf("%w: %s", ErrInvalidSource, strings.Join(lines, "\n"))
 }
@@ -562,7 +562,7 @@ func integrityFailures(sources []*sourceSkills) error {
 	if len(lines) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: %s\nthe other skills were installed", ErrIntegrity, strings.Join(lines, "\n"))
+	return fmt.Errorf("%w: %s\nthe other skills were installed", source.ErrIntegrity, strings.Join(lines, "\n"))
 }
 
 // errSpecHint ends the error of a request that left out a skill that
@@ -659,7 +659,7 @@ func (in *Installer) resolveSource(ctx context.Context, text string, recorded bo
 	}
 	if len(r.skills) == 0 {
 		r.cleanup()
-		return nil, fmt.Errorf("%w: %s holds no skill: no SKILL.md at its root, in the folders up to %d levels down, or where a plugin manifest says", ErrInvalidSource, r.source, searchDepth)
+		return nil, fmt.Errorf("%s: %w: it holds no skill: no SKILL.md at its root, in the folders up to %d levels down, or where a plugin manifest says", r.source, ErrInvalidSource, searchDepth)
 	}
 	in.checkAll(ctx, r.skills, r.pin)
 	in.findMirrors(ctx, r.skills)
@@ -761,9 +761,9 @@ func (in *Installer) discoverIn(ctx context.Context, fsys fs.FS, dir, top, rec s
 
 func (in *Installer) searchError(rec string, err error) error {
 	if errors.Is(err, errTooManyFolders) {
-		return fmt.Errorf("%w: %s: %w", ErrInvalidSource, rec, err)
+		return fmt.Errorf("%s: %w: %w", rec, ErrInvalidSource, err)
 	}
-	return fmt.Errorf("%w: %s: %w", ErrSourceUnavailable, rec, err)
+	return fmt.Errorf("%s: %w: %w", rec, ErrSourceUnavailable, err)
 }
 
 // fromArchive finds the skills of an archive file: it extracts the whole
@@ -901,7 +901,7 @@ func skillsAt(dir, rec string, at []string) ([]candidate, error) {
 			local, err = ".", nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: subpath %q: %w", ErrInvalidLock, rec, sub, err)
+			return nil, fmt.Errorf("%s: subpath %q: %w: %w", rec, sub, ErrInvalidLock, err)
 		}
 		d := filepath.Join(dir, local)
 		if fi, err := os.Stat(filepath.Join(d, "SKILL.md")); err == nil && fi.Mode().IsRegular() {

@@ -67,8 +67,8 @@ type SignerChangedError struct {
 }
 
 func (e *SignerChangedError) Error() string {
-	return fmt.Sprintf("%v: %s is now signed by %s, but the lock file records %s; nothing of it was installed (if the publisher changed signer, accept the new one by name: Trust.AcceptSigners %q)",
-		trust.ErrRefused, e.Source, e.Found, e.Recorded, e.AcceptAs())
+	return fmt.Sprintf("%s: %v: it is now signed by %s, but the lock file records %s; nothing of it was installed (if the publisher changed signer, accept the new one by name: Trust.AcceptSigners %q)",
+		e.Source, trust.ErrRefused, e.Found, e.Recorded, e.AcceptAs())
 }
 
 // AcceptAs is how Trust.AcceptSigners names the new signer: its key ID,
@@ -179,7 +179,7 @@ func (in *Installer) checkSource(text, pin string, typed bool, recorded *lockSig
 			if err := t.checker.Check(ps); err != nil {
 				return nil, err
 			}
-			return nil, fmt.Errorf("%w: %s is a %s source: signature requirements (Trust.Signers) apply to oci:// sources only, which carry Sigstore signatures; require a signed commit in the policy instead", trust.ErrRefused, ps.Display, ps.Kind)
+			return nil, fmt.Errorf("%s: %w: it is a %s source: signature requirements (Trust.Signers) apply to oci:// sources only, which carry Sigstore signatures; require a signed commit in the policy instead", ps.Display, trust.ErrRefused, ps.Kind)
 		}
 		if ps.Kind == source.OCI {
 			own = []trust.SignerRule{{Rule: policy.Rule{Name: "Trust.Signers"}, Requirements: t.Signers}}
@@ -508,7 +508,7 @@ func (in *Installer) verifyCached(ctx context.Context, source, pin string, st *s
 		return err
 	}
 	if rs == nil {
-		return fmt.Errorf("%w: %s is recorded with a signer, but is not a published source", ErrInvalidLock, source)
+		return fmt.Errorf("%s: %w: it is recorded with a signer, but is not a published source", source, ErrInvalidLock)
 	}
 	return st.verifySignatures(ctx, rs, pin)
 }
@@ -525,7 +525,7 @@ func (in *Installer) auditRecorded(ctx context.Context, c *candidate, rec *RiskA
 	if err != nil || r == nil {
 		return err
 	}
-	return fmt.Errorf("%w: skill %s from %s: %s", trust.ErrRefused, r.Skill, r.Source, r.Reason)
+	return fmt.Errorf("skill %s from %s: %w: %s", r.Skill, r.Source, trust.ErrRefused, r.Reason)
 }
 
 // CheckTrust checks what the scope's lock file records against the

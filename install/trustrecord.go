@@ -39,21 +39,21 @@ type lockRoot struct {
 func (r *lockRoot) read(root string) (data []byte, file string, _ error) {
 	const fix = "restore it, or give the trusted root again as a requirement (Trust.Signers; agentskills --trusted-root FILE with the identity and issuer) and add the source again to record it"
 	if r.Path == "" {
-		return nil, "", fmt.Errorf("%w: the lock file records trusted root %s, but not its file; give the trusted root as a requirement (Trust.Signers; agentskills --trusted-root FILE with the identity and issuer)", signature.ErrRequirement, r.Digest)
+		return nil, "", fmt.Errorf("trusted root %s: %w: the lock file records it, but not its file; give the trusted root as a requirement (Trust.Signers; agentskills --trusted-root FILE with the identity and issuer)", r.Digest, signature.ErrRequirement)
 	}
 	file = filepath.FromSlash(r.Path)
 	if !filepath.IsAbs(file) {
 		if !filepath.IsLocal(file) {
-			return nil, "", fmt.Errorf("%w: trusted root %q leads out of %s; fix or remove that entry", ErrInvalidLock, r.Path, root)
+			return nil, "", fmt.Errorf("trusted root %q: %w: it leads out of %s; fix or remove that entry", r.Path, ErrInvalidLock, root)
 		}
 		file = filepath.Join(root, file)
 	}
 	data, err := readfile.Small(file, policy.MaxFileSize)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: the trusted root the lock file records, %s, cannot be read (%v); %s", signature.ErrRequirement, r.Path, err, fix)
+		return nil, "", fmt.Errorf("trusted root %s: %w: the lock file records it, but it cannot be read (%v); %s", r.Path, signature.ErrRequirement, err, fix)
 	}
 	if d := rootDigest(data); d != r.Digest {
-		return nil, "", fmt.Errorf("%w: the trusted root the lock file records, %s, has changed: its digest is %s, the lock file records %s; %s", signature.ErrRequirement, r.Path, d, r.Digest, fix)
+		return nil, "", fmt.Errorf("trusted root %s: %w: it has changed: its digest is %s, the lock file records %s; %s", r.Path, signature.ErrRequirement, d, r.Digest, fix)
 	}
 	return data, file, nil
 }

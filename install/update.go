@@ -282,7 +282,7 @@ func (in *Installer) readNow(ctx context.Context, lock *lockFile, src string, na
 		r, err := in.readWebIndexNow(ctx, lock, src, names, st)
 		return r, "", err
 	}
-	return nil, "", fmt.Errorf("%w: cannot update %s: this version of agentskills does not know its kind of source", ErrInvalidSource, src)
+	return nil, "", fmt.Errorf("%s: %w: this version of agentskills does not know its kind of source, so it cannot update it", src, ErrInvalidSource)
 }
 
 // unchanged is the skills names of the URL source src, which its server
@@ -322,7 +322,7 @@ func (in *Installer) readPublished(ctx context.Context, lock *lockFile, src stri
 		}
 		caret, err := srcversion.Caret(tag)
 		if err != nil {
-			return nil, "", fmt.Errorf("%w: %s: %w", ErrInvalidSource, src, err)
+			return nil, "", fmt.Errorf("%s: %w: %w", src, ErrInvalidSource, err)
 		}
 		rec, pin, version = redactURL(v.WithRange(caret)), p, tag
 		if strings.Contains(v.Range(), "-") {

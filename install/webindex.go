@@ -96,8 +96,8 @@ func (in *Installer) webIndexSkills(ctx context.Context, ix *webindex.Index, pin
 			continue
 		}
 		if pins != nil && s.Digest != pin {
-			return fail(fmt.Errorf("%w: %s: the web index now names %s for skill %s; the lock file pins %s (add it again to install what the index names now)",
-				ErrDrift, indexURL, s.Digest, s.Name, pin))
+			return fail(fmt.Errorf("%s: %w: the web index now names %s for skill %s; the lock file pins %s (add it again to install what the index names now)",
+				indexURL, ErrDrift, s.Digest, s.Name, pin))
 		}
 		if len(only) > 0 && !slices.Contains(only, s.Name) {
 			out = append(out, candidate{name: s.Name, source: indexURL, subpath: s.Name, pin: s.Digest, problem: "not downloaded: not among the skills chosen"})
@@ -116,7 +116,7 @@ func (in *Installer) webIndexSkills(ctx context.Context, ix *webindex.Index, pin
 	if len(pins) > 0 {
 		name := slices.Sorted(maps.Keys(pins))[0]
 		pin := pins[name]
-		return fail(fmt.Errorf("%w: %s no longer lists skill %s (the lock file pins %s); remove it, or add another", ErrDrift, indexURL, name, pin))
+		return fail(fmt.Errorf("%s: %w: it no longer lists skill %s (the lock file pins %s); remove it, or add another", indexURL, ErrDrift, name, pin))
 	}
 	return out, cleanup, nil
 }
@@ -133,7 +133,7 @@ func (in *Installer) readWebIndex(ctx context.Context, indexURL string) (*webind
 	defer remove()
 	data, err := readfile.Small(file, webindex.MaxIndexSize)
 	if err != nil {
-		return nil, fmt.Errorf("%w: web index %s: larger than %d bytes, or unreadable: %w", ErrInvalidSource, indexURL, webindex.MaxIndexSize, err)
+		return nil, fmt.Errorf("web index %s: %w: larger than %d bytes, or unreadable: %w", indexURL, ErrInvalidSource, webindex.MaxIndexSize, err)
 	}
 	ix, err := webindex.Parse(data, indexURL)
 	if err != nil {
@@ -152,11 +152,11 @@ func (in *Installer) checkArtifact(indexURL string, s webindex.Skill) error {
 		return nil
 	}
 	if u, err := url.Parse(s.Resolved); err != nil || sourceloc.HasDotSegment(u.Path) {
-		return fmt.Errorf("%w: %s: skill %s is at %s, whose path has a '..' segment; the policy is checked against the path as written, so the index must name it without", trust.ErrRefused, indexURL, s.Name, s.Resolved)
+		return fmt.Errorf("%s: %w: skill %s is at %s, whose path has a '..' segment; the policy is checked against the path as written, so the index must name it without", indexURL, trust.ErrRefused, s.Name, s.Resolved)
 	}
 	err := in.trust.effectivePolicy().Check(source.Origin{Kind: source.URL, Location: s.Resolved, Pinned: true, Display: s.Resolved})
 	if err != nil {
-		return fmt.Errorf("%w: %s: skill %s is at %s: %w", trust.ErrRefused, indexURL, s.Name, s.Resolved, err)
+		return fmt.Errorf("%s: %w: skill %s is at %s: %w", indexURL, trust.ErrRefused, s.Name, s.Resolved, err)
 	}
 	return nil
 }
@@ -186,7 +186,7 @@ func (in *Installer) webIndexSkill(ctx context.Context, indexURL string, s webin
 	if s.Type == webindex.TypeSkillMD {
 		data, err := readfile.Small(file, in.cache.Limits().MaxFileSize)
 		if err != nil {
-			return c, fmt.Errorf("%w: %s: skill %s: %w", ErrInvalidSource, indexURL, s.Name, err)
+			return c, fmt.Errorf("%s: skill %s: %w: %w", indexURL, s.Name, ErrInvalidSource, err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), data, 0o644); err != nil {
 			return c, err
@@ -249,11 +249,11 @@ func (in *Installer) syncWebIndex(ctx context.Context, source, pin string, names
 
 // tampered is the error of the first of cands whose download did not
 // match the index's digest, or nil: a sync or an update of a recorded
-// skill fails with ErrIntegrity (rule 15).
+// skill fails with source.ErrIntegrity (rule 15).
 func tampered(cands []candidate) error {
 	for _, c := range cands {
 		if c.integrity {
-			return fmt.Errorf("%w: skill %s in %s: %s", ErrIntegrity, c.label(), c.where(), c.problem)
+			return fmt.Errorf("skill %s in %s: %w: %s", c.label(), c.where(), source.ErrIntegrity, c.problem)
 		}
 	}
 	return nil
@@ -334,7 +334,7 @@ func (in *Installer) readWebIndexNow(ctx context.Context, lock *lockFile, src st
 		sub := lock.Skills[name].Subpath
 		s, ok := ix.Lookup(sub)
 		if !ok {
-			return nil, fmt.Errorf("%w: %s no longer lists skill %s; remove it, or add another", ErrInvalidSource, src, sub)
+			return nil, fmt.Errorf("%s: %w: it no longer lists skill %s; remove it, or add another", src, ErrInvalidSource, sub)
 		}
 		pins[sub] = s.Digest
 	}

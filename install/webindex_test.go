@@ -16,6 +16,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/webindex"
 	"github.com/agentadaptor/agentadaptor/trust"
 )
@@ -242,7 +243,7 @@ func TestWebIndexSyncDrift(t *testing.T) {
 // TestWebIndexRefusesDigestMismatch checks that a download whose
 // SHA-256 differs from the index's refuses that skill, naming both
 // digests, before it is extracted, and that the others install, Add
-// failing with ErrIntegrity all the same (rule 15).
+// failing with source.ErrIntegrity all the same (rule 15).
 func TestWebIndexRefusesDigestMismatch(t *testing.T) {
 	f, in := webFixture(t)
 	s := newSite(t)
@@ -254,8 +255,8 @@ func TestWebIndexRefusesDigestMismatch(t *testing.T) {
 	s.index(indexEntry("good", "archive", "/good.tgz", webindex.Digest(good)), indexEntry("evil", "archive", "/evil.tgz", claimed))
 
 	changes, err := in.Add(t.Context(), AddRequest{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")})
-	if !errors.Is(err, ErrIntegrity) || !strings.Contains(err.Error(), "evil") || strings.Contains(err.Error(), "good") {
-		t.Errorf("Add of an index with a tampered skill = %v; want ErrIntegrity naming evil alone", err)
+	if !errors.Is(err, source.ErrIntegrity) || !strings.Contains(err.Error(), "evil") || strings.Contains(err.Error(), "good") {
+		t.Errorf("Add of an index with a tampered skill = %v; want source.ErrIntegrity naming evil alone", err)
 	}
 	var reason string
 	for _, c := range changes {
@@ -271,8 +272,8 @@ func TestWebIndexRefusesDigestMismatch(t *testing.T) {
 	}
 	f2, in2 := webFixture(t)
 	_, err = in2.Add(t.Context(), AddRequest{Sources: []string{s.URL}, Skills: []string{"evil"}, Agents: agentsOf(t, "claude-code")})
-	if !errors.Is(err, ErrInvalidSource) || !errors.Is(err, ErrIntegrity) || !strings.Contains(err.Error(), claimed) {
-		t.Errorf("Add of evil alone = %v; want ErrInvalidSource and ErrIntegrity naming the digest", err)
+	if !errors.Is(err, ErrInvalidSource) || !errors.Is(err, source.ErrIntegrity) || !strings.Contains(err.Error(), claimed) {
+		t.Errorf("Add of evil alone = %v; want ErrInvalidSource and source.ErrIntegrity naming the digest", err)
 	}
 	assertNothingInstalled(t, f2)
 }
@@ -523,7 +524,7 @@ func TestWebIndexReadStopsAtLimit(t *testing.T) {
 
 // TestWebIndexSyncTampered checks that a sync whose download of a
 // recorded skill no longer matches the digest the index (and the lock
-// file) names fails with ErrIntegrity, not as bad input, and changes
+// file) names fails with source.ErrIntegrity, not as bad input, and changes
 // nothing.
 func TestWebIndexSyncTampered(t *testing.T) {
 	f, in := webFixture(t)
@@ -537,8 +538,8 @@ func TestWebIndexSyncTampered(t *testing.T) {
 	cold := webInstaller(t, f, cachetest.Root(t))
 	os.RemoveAll(filepath.Join(f.env.Project, ".agents", "skills", "kit"))
 	_, err := cold.Sync(t.Context(), SyncRequest{})
-	if !errors.Is(err, ErrIntegrity) || errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), "kit") {
-		t.Errorf("Sync of a tampered download = %v; want ErrIntegrity naming kit", err)
+	if !errors.Is(err, source.ErrIntegrity) || errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), "kit") {
+		t.Errorf("Sync of a tampered download = %v; want source.ErrIntegrity naming kit", err)
 	}
 	if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", "skills", "kit")); !os.IsNotExist(err) {
 		t.Errorf("a refused sync restored kit (%v)", err)

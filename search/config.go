@@ -67,7 +67,7 @@ func ParseConfig(data []byte, name string) (*Config, error) {
 		return fmt.Errorf("%w: %s:%d: %s", ErrInvalidConfig, name, n.Line, fmt.Sprintf(format, args...))
 	}
 	if len(data) > maxConfig {
-		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrInvalidConfig, name, maxConfig)
+		return nil, fmt.Errorf("%w: %s: larger than %d bytes", ErrInvalidConfig, name, maxConfig)
 	}
 	cfg := &Config{Path: name}
 	root, err := strictyaml.Document(data, name, "the file")

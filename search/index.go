@@ -23,7 +23,7 @@ const maxRedirects = 10
 func Index(addr string, opts ...IndexOption) (Backend, error) {
 	indexURL, err := checkIndex(addr)
 	if err != nil {
-		return nil, fmt.Errorf("%w: index %q: %v", ErrInvalidConfig, addr, err)
+		return nil, fmt.Errorf("%q: %w: %v", addr, ErrInvalidConfig, err)
 	}
 	b := &indexBackend{addr: addr, url: indexURL, client: http.DefaultClient}
 	for _, o := range opts {

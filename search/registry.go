@@ -29,7 +29,7 @@ const (
 // [ErrInvalidConfig] for an entry that is not a host or a repository.
 func Registry(entry string, opts ...oci.Option) (Backend, error) {
 	if err := checkRegistry(entry); err != nil {
-		return nil, fmt.Errorf("%w: registry %q: %v", ErrInvalidConfig, entry, err)
+		return nil, fmt.Errorf("%q: %w: %v", entry, ErrInvalidConfig, err)
 	}
 	host, repo, _ := strings.Cut(entry, "/")
 	return &registryBackend{host: host, repo: repo, opts: opts}, nil

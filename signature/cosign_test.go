@@ -23,6 +23,8 @@ import (
 	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/registry/remote"
+
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // cosignBinary returns the real cosign at $AGENTADAPTOR_COSIGN. The test
@@ -265,12 +267,12 @@ func TestCosignSignVerifies(t *testing.T) {
 			if err != nil || s.KeyID != id {
 				t.Fatalf("Verify(cosign's bundle) = %v, %v, want key %s", s, err, id)
 			}
-			if _, err := Verify(raw, testDigest("other"), Requirement{Key: pub}); !errors.Is(err, ErrInvalid) {
-				t.Errorf("Verify(cosign's bundle, other digest) = %v, want ErrInvalid", err)
+			if _, err := Verify(raw, testDigest("other"), Requirement{Key: pub}); !errors.Is(err, source.ErrInvalidSignature) {
+				t.Errorf("Verify(cosign's bundle, other digest) = %v, want source.ErrInvalidSignature", err)
 			}
 			other := newKey(t, "p256")
-			if _, err := Verify(raw, d, Requirement{Key: other.Public()}); !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), id) {
-				t.Errorf("Verify(cosign's bundle, other key) = %v, want ErrUntrusted naming %s", err, id)
+			if _, err := Verify(raw, d, Requirement{Key: other.Public()}); !errors.Is(err, source.ErrUntrusted) || !strings.Contains(err.Error(), id) {
+				t.Errorf("Verify(cosign's bundle, other key) = %v, want source.ErrUntrusted naming %s", err, id)
 			}
 		})
 	}

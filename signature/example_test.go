@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/signature"
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/opencontainers/go-digest"
 )
 
@@ -28,7 +29,7 @@ func Example() {
 	fmt.Println(strings.HasPrefix(signer.String(), "key sha256:"), err)
 
 	_, err = signature.Verify(bundle, digest.FromString("another manifest"), signature.Requirement{Key: key.Public()})
-	fmt.Println(errors.Is(err, signature.ErrInvalid))
+	fmt.Println(errors.Is(err, source.ErrInvalidSignature))
 	// Output:
 	// true <nil>
 	// true

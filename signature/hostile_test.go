@@ -11,6 +11,8 @@ import (
 	"github.com/opencontainers/go-digest"
 	"github.com/sigstore/sigstore-go/pkg/sign"
 	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // signPayload signs any DSSE payload with key, as Sign does, so that a
@@ -58,7 +60,7 @@ func editBundle(t testing.TB, raw []byte, edit func(b map[string]any)) []byte {
 	return out
 }
 
-// hostileCase is a bundle Verify must refuse as ErrInvalid, saying want.
+// hostileCase is a bundle Verify must refuse as source.ErrInvalidSignature, saying want.
 type hostileCase struct {
 	name   string
 	bundle []byte
@@ -108,15 +110,15 @@ func hostileBundles(t testing.TB, key crypto.Signer, d digest.Digest) []hostileC
 }
 
 // TestVerifyHostile checks rules 5 and 6: each hostile bundle is refused
-// as ErrInvalid, saying why.
+// as source.ErrInvalidSignature, saying why.
 func TestVerifyHostile(t *testing.T) {
 	key := newKey(t, "p256")
 	d := testDigest("manifest")
 	for _, tt := range hostileBundles(t, key, d) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Verify(tt.bundle, d, Requirement{Key: key.Public()})
-			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("Verify() = %v, want ErrInvalid saying %q", err, tt.want)
+			if !errors.Is(err, source.ErrInvalidSignature) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Verify() = %v, want source.ErrInvalidSignature saying %q", err, tt.want)
 			}
 		})
 	}
@@ -152,8 +154,8 @@ func TestVerifyBadInput(t *testing.T) {
 		{"bad expression", d, []Requirement{{IdentityRegexp: "(", Issuer: "b"}}, ErrRequirement, "missing closing )"},
 		{"expression closing its anchoring group", d, []Requirement{{IdentityRegexp: "x)|(.*", Issuer: "b"}}, ErrRequirement, "unexpected )"},
 		{"rsa key", d, []Requirement{{Key: newKey(t, "rsa").Public()}}, ErrKey, "RSA"},
-		{"bad digest", "sha256:zz", []Requirement{{Key: key.Public()}}, ErrInvalid, "digest"},
-		{"sha512 digest", digest.SHA512.FromString("x"), []Requirement{{Key: key.Public()}}, ErrInvalid, "want a sha256 digest"},
+		{"bad digest", "sha256:zz", []Requirement{{Key: key.Public()}}, source.ErrInvalidSignature, "digest"},
+		{"sha512 digest", digest.SHA512.FromString("x"), []Requirement{{Key: key.Public()}}, source.ErrInvalidSignature, "want a sha256 digest"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -189,8 +191,8 @@ func FuzzVerify(f *testing.F) {
 		if err == nil && s.IsZero() {
 			t.Fatalf("Verify() = no signer and no error")
 		}
-		if err != nil && !errors.Is(err, ErrInvalid) && !errors.Is(err, ErrUntrusted) {
-			t.Fatalf("Verify() = %v, want ErrInvalid or ErrUntrusted", err)
+		if err != nil && !errors.Is(err, source.ErrInvalidSignature) && !errors.Is(err, source.ErrUntrusted) {
+			t.Fatalf("Verify() = %v, want source.ErrInvalidSignature or source.ErrUntrusted", err)
 		}
 	})
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
 	"github.com/sigstore/sigstore-go/pkg/tlog"
 	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // The signer of the keyless tests: a release workflow on a tag, as GitHub
@@ -213,77 +215,77 @@ func TestVerifyKeyless(t *testing.T) {
 			name:     "another repository's workflow",
 			bundle:   keylessBundle(t, vs, "https://github.com/evil/skills/.github/workflows/release.yml@refs/tags/v1.0.0", actionsIssuer, d, keylessOptions{}),
 			reqs:     []Requirement{tags},
-			wantErr:  ErrUntrusted,
+			wantErr:  source.ErrUntrusted,
 			wantText: []string{`identity "https://github.com/evil/skills/`, "want identity matching " + `"` + releaseTags},
 		},
 		{
 			name:     "another repository's workflow, exact",
 			bundle:   keylessBundle(t, vs, "https://github.com/evil/skills/.github/workflows/release.yml@refs/tags/v1.0.0", actionsIssuer, d, keylessOptions{}),
 			reqs:     []Requirement{exact},
-			wantErr:  ErrUntrusted,
+			wantErr:  source.ErrUntrusted,
 			wantText: []string{`identity "https://github.com/evil/skills/`, `want identity "` + releaseIdentity},
 		},
 		{
 			name:     "another issuer",
 			bundle:   keylessBundle(t, vs, releaseIdentity, "https://accounts.example.com", d, keylessOptions{}),
 			reqs:     []Requirement{exact},
-			wantErr:  ErrUntrusted,
+			wantErr:  source.ErrUntrusted,
 			wantText: []string{`issued by "https://accounts.example.com"`, `want issuer "` + actionsIssuer},
 		},
 		{
 			name:     "a branch, not a tag",
 			bundle:   keylessBundle(t, vs, "https://github.com/acme/skills/.github/workflows/release.yml@refs/heads/main", actionsIssuer, d, keylessOptions{}),
 			reqs:     []Requirement{tags},
-			wantErr:  ErrUntrusted,
+			wantErr:  source.ErrUntrusted,
 			wantText: []string{"@refs/heads/main", releaseTags},
 		},
 		{
 			name:     "untrusted certificate authority",
 			bundle:   release,
 			reqs:     []Requirement{{Identity: releaseIdentity, Issuer: actionsIssuer, TrustedRoot: trustedRootWithCA(t, vs, newSigstore(t), false)}},
-			wantErr:  ErrInvalid,
+			wantErr:  source.ErrInvalidSignature,
 			wantText: []string{"does not verify against the trusted root", releaseIdentity, "certificate"},
 		},
 		{
 			name:     "two requirements, both other signers",
 			bundle:   release,
 			reqs:     []Requirement{{Key: key.Public()}, {Identity: releaseIdentity, Issuer: "https://accounts.example.com", TrustedRoot: trusted}},
-			wantErr:  ErrUntrusted,
+			wantErr:  source.ErrUntrusted,
 			wantText: []string{"no requirement is met", "want key sha256:", `want issuer "https://accounts.example.com"`},
 		},
 		{
 			name:     "two requirements, one invalid",
 			bundle:   release,
 			reqs:     []Requirement{{Key: key.Public()}, {Identity: releaseIdentity, Issuer: actionsIssuer, TrustedRoot: trustedRootWithCA(t, vs, newSigstore(t), false)}},
-			wantErr:  ErrInvalid,
+			wantErr:  source.ErrInvalidSignature,
 			wantText: []string{"no requirement is met", "want key sha256:", "does not verify against the trusted root"},
 		},
 		{
 			name:     "untrusted log",
 			bundle:   keylessBundle(t, newSigstore(t), releaseIdentity, actionsIssuer, d, keylessOptions{}),
 			reqs:     []Requirement{exact},
-			wantErr:  ErrInvalid,
+			wantErr:  source.ErrInvalidSignature,
 			wantText: []string{"does not verify against the trusted root", "verified log entries"},
 		},
 		{
 			name:     "expired certificate",
 			bundle:   keylessBundle(t, vs, releaseIdentity, actionsIssuer, d, keylessOptions{at: time.Now().Add(30 * time.Minute), noTSA: true}),
 			reqs:     []Requirement{exact},
-			wantErr:  ErrInvalid,
+			wantErr:  source.ErrInvalidSignature,
 			wantText: []string{"does not verify against the trusted root"},
 		},
 		{
 			name:     "no log entry",
 			bundle:   keylessBundle(t, vs, releaseIdentity, actionsIssuer, d, keylessOptions{noTlog: true}),
 			reqs:     []Requirement{exact},
-			wantErr:  ErrInvalid,
+			wantErr:  source.ErrInvalidSignature,
 			wantText: []string{"does not verify against the trusted root"},
 		},
 		{
 			name:     "no SCT though the root lists a CT log",
 			bundle:   release,
 			reqs:     []Requirement{{Identity: releaseIdentity, Issuer: actionsIssuer, TrustedRoot: trustedRootJSON(t, vs, true)}},
-			wantErr:  ErrInvalid,
+			wantErr:  source.ErrInvalidSignature,
 			wantText: []string{"does not verify against the trusted root"},
 		},
 		{
@@ -291,21 +293,21 @@ func TestVerifyKeyless(t *testing.T) {
 			bundle:   release,
 			d:        testDigest("another manifest"),
 			reqs:     []Requirement{exact},
-			wantErr:  ErrInvalid,
+			wantErr:  source.ErrInvalidSignature,
 			wantText: []string{"covers " + d.String(), "not " + testDigest("another manifest").String()},
 		},
 		{
 			name:     "keyless for a key",
 			bundle:   release,
 			reqs:     []Requirement{{Key: key.Public()}},
-			wantErr:  ErrUntrusted,
+			wantErr:  source.ErrUntrusted,
 			wantText: []string{"signed keyless by " + releaseIdentity, "want key sha256:"},
 		},
 		{
 			name:     "a key for keyless",
 			bundle:   keyBundle,
 			reqs:     []Requirement{exact},
-			wantErr:  ErrUntrusted,
+			wantErr:  source.ErrUntrusted,
 			wantText: []string{"signed by key sha256:", "want a certificate for identity"},
 		},
 		{

@@ -16,6 +16,8 @@ import (
 	"github.com/opencontainers/go-digest"
 	"github.com/sigstore/sigstore-go/pkg/sign"
 	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // testDigest is a manifest digest made from s.
@@ -130,19 +132,19 @@ func TestVerifyKey(t *testing.T) {
 			}
 
 			_, err = Verify(raw, d, Requirement{Key: other.Public()})
-			if !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), "signed by key "+id) || !strings.Contains(err.Error(), "want key "+otherID) {
-				t.Errorf("Verify(other key) = %v, want ErrUntrusted naming %s and %s", err, id, otherID)
+			if !errors.Is(err, source.ErrUntrusted) || !strings.Contains(err.Error(), "signed by key "+id) || !strings.Contains(err.Error(), "want key "+otherID) {
+				t.Errorf("Verify(other key) = %v, want source.ErrUntrusted naming %s and %s", err, id, otherID)
 			}
 
 			d2 := testDigest("another manifest")
 			_, err = Verify(raw, d2, Requirement{Key: key.Public()})
-			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "covers "+d.String()+", not "+d2.String()) {
-				t.Errorf("Verify(other digest) = %v, want ErrInvalid naming %s and %s", err, d, d2)
+			if !errors.Is(err, source.ErrInvalidSignature) || !strings.Contains(err.Error(), "covers "+d.String()+", not "+d2.String()) {
+				t.Errorf("Verify(other digest) = %v, want source.ErrInvalidSignature naming %s and %s", err, d, d2)
 			}
 
 			_, err = Verify(damageSignature(t, raw), d, Requirement{Key: key.Public()})
-			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "does not verify with key "+id) {
-				t.Errorf("Verify(damaged) = %v, want ErrInvalid", err)
+			if !errors.Is(err, source.ErrInvalidSignature) || !strings.Contains(err.Error(), "does not verify with key "+id) {
+				t.Errorf("Verify(damaged) = %v, want source.ErrInvalidSignature", err)
 			}
 		})
 	}
@@ -203,7 +205,7 @@ func TestVerifyEd25519ph(t *testing.T) {
 	if _, err := Verify(raw, d, Requirement{Key: key.Public()}); err != nil {
 		t.Errorf("Verify(Ed25519ph) = %v, want it verified", err)
 	}
-	if _, err := Verify(raw, d, Requirement{Key: newKey(t, "ed25519").Public()}); !errors.Is(err, ErrUntrusted) {
-		t.Errorf("Verify(Ed25519ph, other key) = %v, want ErrUntrusted", err)
+	if _, err := Verify(raw, d, Requirement{Key: newKey(t, "ed25519").Public()}); !errors.Is(err, source.ErrUntrusted) {
+		t.Errorf("Verify(Ed25519ph, other key) = %v, want source.ErrUntrusted", err)
 	}
 }

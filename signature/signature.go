@@ -58,25 +58,30 @@
 //     its DSSE envelope has exactly one signature, payload type
 //     application/vnd.in-toto+json, and holds an in-toto v1 statement with
 //     predicate type [PredicateType] and exactly one subject whose digests
-//     are exactly the sha256 digest verified. Otherwise it is [ErrInvalid],
-//     and the error names the digest the bundle covers.
+//     are exactly the sha256 digest verified. Otherwise it is
+//     [source.ErrInvalidSignature], and the error names the digest the
+//     bundle covers.
 //  6. Hostile input. A bundle over [MaxBundleSize] (1 MiB) is refused before
 //     it is parsed; a bundle that is not JSON, not a Sigstore bundle (v0.1 to
 //     v0.3), a message signature rather than a DSSE envelope, or damaged, is
-//     [ErrInvalid]. No input makes Verify panic (FuzzVerify).
-//  7. Errors. A bundle that does not verify is [ErrInvalid]; one that
-//     verifies but by a signer no requirement names (another key, keyless
-//     for a key, another identity or issuer) is [ErrUntrusted], naming the
-//     signer found and the one wanted. A requirement that names no signer,
-//     two kinds, one half of an identity, a bad expression, or whose
-//     trusted root cannot be read or fetched is [ErrRequirement]; an
-//     unusable key is [ErrKey]. With several requirements the first met
-//     wins; when none is, the error lists each one's reason and is
-//     ErrUntrusted when every reason is, else ErrRequirement when one is,
-//     else ErrInvalid. A key bundle's hint is not trusted: it only names,
-//     in an error, the key a signature claims when it does not verify with
-//     the wanted one. This package never returns [ErrUnsigned]: it is for
-//     callers that find no bundle at all.
+//     [source.ErrInvalidSignature]. No input makes Verify panic (FuzzVerify).
+//  7. Errors. A bundle that does not verify is
+//     [source.ErrInvalidSignature]; one that verifies but by a signer no
+//     requirement names (another key, keyless for a key, another
+//     identity or issuer) is [source.ErrUntrusted], naming the signer
+//     found and the one wanted. These are package source's sentinels,
+//     which source/oci returns too: one name for each meaning, with no
+//     alias here. A requirement that names no signer, two kinds, one
+//     half of an identity, a bad expression, or whose trusted root
+//     cannot be read or fetched is [ErrRequirement]; an unusable key is
+//     [ErrKey]. With several requirements the first met wins; when none
+//     is, the error lists each one's reason and is source.ErrUntrusted
+//     when every reason is, else ErrRequirement when one is, else
+//     source.ErrInvalidSignature. A key bundle's hint is not trusted: it
+//     only names, in an error, the key a signature claims when it does
+//     not verify with the wanted one. This package never returns
+//     [source.ErrUnsigned]: it is for callers that find no bundle at
+//     all.
 //  8. Not verified. Revocation (Sigstore has none: certificates live ten
 //     minutes, and a key's compromise is the policy's business); for a key
 //     signature, when it was made; whether a signer is the one a user should
@@ -85,8 +90,8 @@
 //     verified as rule 4 says but with no identity required, for the
 //     caller to record and require from then on ([Requirement.Matches]). A
 //     key bundle's signer cannot be learnt from the bundle: Inspect refuses
-//     it with ErrUntrusted naming the key it claims, and the caller passes
-//     the key.
+//     it with source.ErrUntrusted naming the key it claims, and the
+//     caller passes the key.
 //
 // The package is pure Go and behaves the same on Linux, macOS and Windows;
 // only the TUF cache folder differs, as os.UserCacheDir does.
@@ -96,8 +101,6 @@ import (
 	"crypto"
 	"errors"
 	"fmt"
-
-	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // BundleMediaType is the media type of a Sigstore bundle, version 0.3: the
@@ -105,20 +108,10 @@ import (
 // single layer.
 const BundleMediaType = "application/vnd.dev.sigstore.bundle.v0.3+json"
 
-// Errors. Each error returned wraps one of them and says what was expected
-// and what was found.
+// Errors of this package's own. Each error returned wraps one of them,
+// or one of package source's (rule 7), and says what was expected and
+// what was found.
 var (
-	// ErrUnsigned: no signature at all was found for the digest. It is
-	// source.ErrUnsigned, which source/oci returns too.
-	ErrUnsigned = source.ErrUnsigned
-	// ErrUntrusted: signatures were found, none by a signer the
-	// requirements name (another key, another identity or issuer). It is
-	// source.ErrUntrusted.
-	ErrUntrusted = source.ErrUntrusted
-	// ErrInvalid: a bundle does not verify (damaged, over other content,
-	// a bad certificate chain or log entry) or does not parse. It is
-	// source.ErrInvalidSignature.
-	ErrInvalid = source.ErrInvalidSignature
 	// ErrKey: a key file that cannot be read (wrong password, unknown
 	// format or algorithm).
 	ErrKey = errors.New("unusable key")

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // TestStrings checks how signers and requirements are written for users.
@@ -80,11 +82,11 @@ func TestInspect(t *testing.T) {
 	if err != nil || s != (Signer{Identity: releaseIdentity, Issuer: actionsIssuer}) {
 		t.Errorf("Inspect(keyless) = %+v, %v, want the release workflow", s, err)
 	}
-	if _, err := Inspect(b, testDigest("other"), trusted); !errors.Is(err, ErrInvalid) {
-		t.Errorf("Inspect(keyless, other digest) = %v, want ErrInvalid", err)
+	if _, err := Inspect(b, testDigest("other"), trusted); !errors.Is(err, source.ErrInvalidSignature) {
+		t.Errorf("Inspect(keyless, other digest) = %v, want source.ErrInvalidSignature", err)
 	}
-	if _, err := Inspect(b, d, trustedRootWithCA(t, vs, newSigstore(t), false)); !errors.Is(err, ErrInvalid) {
-		t.Errorf("Inspect(keyless, untrusted CA) = %v, want ErrInvalid", err)
+	if _, err := Inspect(b, d, trustedRootWithCA(t, vs, newSigstore(t), false)); !errors.Is(err, source.ErrInvalidSignature) {
+		t.Errorf("Inspect(keyless, untrusted CA) = %v, want source.ErrInvalidSignature", err)
 	}
 	key := newKey(t, "p256")
 	id, _ := KeyID(key.Public())
@@ -92,8 +94,8 @@ func TestInspect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Inspect(kb, d, trusted); !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), id) || !strings.Contains(err.Error(), "pass the key") {
-		t.Errorf("Inspect(key bundle) = %v, want ErrUntrusted naming %s and asking for the key", err, id)
+	if _, err := Inspect(kb, d, trusted); !errors.Is(err, source.ErrUntrusted) || !strings.Contains(err.Error(), id) || !strings.Contains(err.Error(), "pass the key") {
+		t.Errorf("Inspect(key bundle) = %v, want source.ErrUntrusted naming %s and asking for the key", err, id)
 	}
 }
 
@@ -142,8 +144,8 @@ func TestRegexpMatchesWholeValue(t *testing.T) {
 			if tc.want && (err != nil || got != s) {
 				t.Errorf("Verify(%v) by %v = %v, %v; want it verified", r, s, got, err)
 			}
-			if !tc.want && !errors.Is(err, ErrUntrusted) {
-				t.Errorf("Verify(%v) by %v = %v, %v; want ErrUntrusted", r, s, got, err)
+			if !tc.want && !errors.Is(err, source.ErrUntrusted) {
+				t.Errorf("Verify(%v) by %v = %v, %v; want source.ErrUntrusted", r, s, got, err)
 			}
 		})
 	}

@@ -22,6 +22,8 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/verify"
 	sigsig "github.com/sigstore/sigstore/pkg/signature"
 	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // MaxBundleSize is the largest bundle read (rule 5), 1 MiB: a cosign
@@ -30,8 +32,8 @@ const MaxBundleSize = 1 << 20
 
 // Verify checks a bundle against the manifest digest d and returns its
 // signer when it satisfies one of reqs. A bundle over another digest, or
-// that does not verify, is [ErrInvalid]; one that verifies but whose
-// signer no requirement names is [ErrUntrusted].
+// that does not verify, is [source.ErrInvalidSignature]; one that verifies but whose
+// signer no requirement names is [source.ErrUntrusted].
 func Verify(bundle []byte, d digest.Digest, reqs ...Requirement) (Signer, error) {
 	return verifier{trust: publicGood}.verify(bundle, d, reqs)
 }
@@ -62,24 +64,24 @@ func (v verifier) verify(raw []byte, d digest.Digest, reqs []Requirement) (Signe
 		if err == nil {
 			return s, nil
 		}
-		untrusted = untrusted && errors.Is(err, ErrUntrusted)
+		untrusted = untrusted && errors.Is(err, source.ErrUntrusted)
 		requirement = requirement || errors.Is(err, ErrRequirement)
 		errs = append(errs, err)
 	}
 	if len(errs) == 1 {
 		return Signer{}, errs[0]
 	}
-	sentinel := ErrInvalid
+	sentinel := source.ErrInvalidSignature
 	switch {
 	case untrusted:
-		sentinel = ErrUntrusted
+		sentinel = source.ErrUntrusted
 	case requirement:
 		sentinel = ErrRequirement
 	}
 	msgs := make([]string, len(errs))
 	for i, e := range errs {
 		msgs[i] = e.Error()
-		for _, s := range []error{ErrInvalid, ErrUntrusted, ErrKey, ErrRequirement} {
+		for _, s := range []error{source.ErrInvalidSignature, source.ErrUntrusted, ErrKey, ErrRequirement} {
 			msgs[i] = strings.TrimPrefix(msgs[i], s.Error()+": ")
 		}
 		msgs[i] = fmt.Sprintf("requirement %d: %s", i+1, msgs[i])
@@ -103,31 +105,31 @@ type parsed struct {
 // cosign's predicate type.
 func parse(raw []byte, d digest.Digest) (*parsed, error) {
 	if err := d.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: digest %q: %v", ErrInvalid, d, err)
+		return nil, fmt.Errorf("digest %q: %w: %v", d, source.ErrInvalidSignature, err)
 	}
 	if d.Algorithm() != digest.SHA256 {
-		return nil, fmt.Errorf("%w: digest %s: want a sha256 digest, as cosign signs", ErrInvalid, d)
+		return nil, fmt.Errorf("digest %s: %w: want a sha256 digest, as cosign signs", d, source.ErrInvalidSignature)
 	}
 	if len(raw) > MaxBundleSize {
-		return nil, fmt.Errorf("%w: the bundle is %d bytes, more than the %d a bundle may have", ErrInvalid, len(raw), MaxBundleSize)
+		return nil, fmt.Errorf("%w: the bundle is %d bytes, more than the %d a bundle may have", source.ErrInvalidSignature, len(raw), MaxBundleSize)
 	}
 	var pb protobundle.Bundle
 	if err := protojson.Unmarshal(raw, &pb); err != nil {
-		return nil, fmt.Errorf("%w: not a Sigstore bundle (%s): %v", ErrInvalid, BundleMediaType, err)
+		return nil, fmt.Errorf("%w: not a Sigstore bundle (%s): %v", source.ErrInvalidSignature, BundleMediaType, err)
 	}
 	b, err := bundle.NewBundle(&pb)
 	if err != nil {
-		return nil, fmt.Errorf("%w: not a valid Sigstore bundle: %v", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: not a valid Sigstore bundle: %v", source.ErrInvalidSignature, err)
 	}
 	env := pb.GetDsseEnvelope()
 	if env == nil {
-		return nil, fmt.Errorf("%w: the bundle holds no DSSE envelope; want the in-toto statement cosign sign --new-bundle-format writes", ErrInvalid)
+		return nil, fmt.Errorf("%w: the bundle holds no DSSE envelope; want the in-toto statement cosign sign --new-bundle-format writes", source.ErrInvalidSignature)
 	}
 	if n := len(env.GetSignatures()); n != 1 {
-		return nil, fmt.Errorf("%w: the DSSE envelope has %d signatures; want exactly 1", ErrInvalid, n)
+		return nil, fmt.Errorf("%w: the DSSE envelope has %d signatures; want exactly 1", source.ErrInvalidSignature, n)
 	}
 	if env.GetPayloadType() != payloadType {
-		return nil, fmt.Errorf("%w: DSSE payload type %q; want %q", ErrInvalid, env.GetPayloadType(), payloadType)
+		return nil, fmt.Errorf("%w: DSSE payload type %q; want %q", source.ErrInvalidSignature, env.GetPayloadType(), payloadType)
 	}
 	if err := checkStatement(env.GetPayload(), d); err != nil {
 		return nil, err
@@ -143,11 +145,11 @@ func parse(raw []byte, d digest.Digest) (*parsed, error) {
 	default:
 		vc, err := b.VerificationContent()
 		if err != nil {
-			return nil, fmt.Errorf("%w: the bundle's verification material: %v", ErrInvalid, err)
+			return nil, fmt.Errorf("%w: the bundle's verification material: %v", source.ErrInvalidSignature, err)
 		}
 		p.cert = vc.Certificate()
 		if p.cert == nil {
-			return nil, fmt.Errorf("%w: the bundle has neither a public key nor a certificate", ErrInvalid)
+			return nil, fmt.Errorf("%w: the bundle has neither a public key nor a certificate", source.ErrInvalidSignature)
 		}
 	}
 	return p, nil
@@ -157,13 +159,13 @@ func parse(raw []byte, d digest.Digest) (*parsed, error) {
 func checkStatement(payload []byte, d digest.Digest) error {
 	var st intoto.Statement
 	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(payload, &st); err != nil {
-		return fmt.Errorf("%w: the DSSE payload is not an in-toto statement: %v", ErrInvalid, err)
+		return fmt.Errorf("%w: the DSSE payload is not an in-toto statement: %v", source.ErrInvalidSignature, err)
 	}
 	if st.GetType() != intoto.StatementTypeUri {
-		return fmt.Errorf("%w: statement type %q; want %q", ErrInvalid, st.GetType(), intoto.StatementTypeUri)
+		return fmt.Errorf("%w: statement type %q; want %q", source.ErrInvalidSignature, st.GetType(), intoto.StatementTypeUri)
 	}
 	if st.GetPredicateType() != PredicateType {
-		return fmt.Errorf("%w: predicate type %q; want %q (cosign sign)", ErrInvalid, st.GetPredicateType(), PredicateType)
+		return fmt.Errorf("%w: predicate type %q; want %q (cosign sign)", source.ErrInvalidSignature, st.GetPredicateType(), PredicateType)
 	}
 	subjects := st.GetSubject()
 	if len(subjects) != 1 {
@@ -171,11 +173,11 @@ func checkStatement(payload []byte, d digest.Digest) error {
 		for _, s := range subjects {
 			covered = append(covered, subjectString(s.GetDigest()))
 		}
-		return fmt.Errorf("%w: the statement has %d subjects (%s); want exactly 1, %s", ErrInvalid, len(subjects), strings.Join(covered, ", "), d)
+		return fmt.Errorf("%w: the statement has %d subjects (%s); want exactly 1, %s", source.ErrInvalidSignature, len(subjects), strings.Join(covered, ", "), d)
 	}
 	got := subjects[0].GetDigest()
 	if len(got) != 1 || got[d.Algorithm().String()] != d.Encoded() {
-		return fmt.Errorf("%w: the signature covers %s, not %s", ErrInvalid, subjectString(got), d)
+		return fmt.Errorf("%w: the signature covers %s, not %s", source.ErrInvalidSignature, subjectString(got), d)
 	}
 	return nil
 }
@@ -202,13 +204,13 @@ func (v verifier) verifyOne(p *parsed, d digest.Digest, r Requirement) (Signer, 
 			return Signer{}, err
 		}
 		if p.cert != nil {
-			return Signer{}, fmt.Errorf("%w: signed keyless by %s; want key %s", ErrUntrusted, certSigner(p.cert), want)
+			return Signer{}, fmt.Errorf("%w: signed keyless by %s; want key %s", source.ErrUntrusted, certSigner(p.cert), want)
 		}
 		if err := verifyWithKey(p.b, r.Key, policy); err != nil {
 			if p.keyID != "" && p.keyID != want {
-				return Signer{}, fmt.Errorf("%w: signed by key %s; want key %s", ErrUntrusted, p.keyID, want)
+				return Signer{}, fmt.Errorf("%w: signed by key %s; want key %s", source.ErrUntrusted, p.keyID, want)
 			}
-			return Signer{}, fmt.Errorf("%w: the signature does not verify with key %s: %v", ErrInvalid, want, err)
+			return Signer{}, fmt.Errorf("%w: the signature does not verify with key %s: %v", source.ErrInvalidSignature, want, err)
 		}
 		return Signer{KeyID: want}, nil
 	}
@@ -217,7 +219,7 @@ func (v verifier) verifyOne(p *parsed, d digest.Digest, r Requirement) (Signer, 
 		if p.keyID != "" {
 			found = "key " + p.keyID
 		}
-		return Signer{}, fmt.Errorf("%w: signed by %s; want a certificate for %s", ErrUntrusted, found, r)
+		return Signer{}, fmt.Errorf("%w: signed by %s; want a certificate for %s", source.ErrUntrusted, found, r)
 	}
 	tm, err := v.trustedMaterial(r)
 	if err != nil {
@@ -242,10 +244,10 @@ func verifyCertificate(p *parsed, policy verify.ArtifactPolicyOption, tm root.Tr
 	}
 	sv, err := verify.NewVerifier(tm, opts...)
 	if err != nil {
-		return Signer{}, fmt.Errorf("%w: the trusted root cannot verify: %v", ErrInvalid, err)
+		return Signer{}, fmt.Errorf("%w: the trusted root cannot verify: %v", source.ErrInvalidSignature, err)
 	}
 	if _, err := sv.Verify(p.b, verify.NewPolicy(policy, verify.WithoutIdentitiesUnsafe())); err != nil {
-		return Signer{}, fmt.Errorf("%w: the keyless signature by %s does not verify against the trusted root: %v", ErrInvalid, certSigner(p.cert), err)
+		return Signer{}, fmt.Errorf("%w: the keyless signature by %s does not verify against the trusted root: %v", source.ErrInvalidSignature, certSigner(p.cert), err)
 	}
 	return certSigner(p.cert), nil
 }
@@ -257,7 +259,7 @@ func verifyCertificate(p *parsed, policy verify.ArtifactPolicyOption, tm root.Tr
 // identity or issuer required: the signer returned is the certificate's,
 // for the caller to show, record and require later. A key bundle cannot
 // be verified without its public key (it names the key only by a hint
-// anyone can write), so Inspect returns an [ErrUntrusted] error naming the
+// anyone can write), so Inspect returns an [source.ErrUntrusted] error naming the
 // key the bundle claims: verify it with a [Requirement] holding the key.
 // Errors are as [Verify]'s.
 func Inspect(bundle []byte, d digest.Digest, trustedRoot []byte) (Signer, error) {
@@ -274,7 +276,7 @@ func (v verifier) inspect(raw []byte, d digest.Digest, trustedRoot []byte) (Sign
 		if p.keyID != "" {
 			claimed = "key " + p.keyID
 		}
-		return Signer{}, fmt.Errorf("%w: the bundle claims a signature by %s, which only that public key can verify: pass the key", ErrUntrusted, claimed)
+		return Signer{}, fmt.Errorf("%w: the bundle claims a signature by %s, which only that public key can verify: pass the key", source.ErrUntrusted, claimed)
 	}
 	tm, err := v.trustedMaterial(Requirement{TrustedRoot: trustedRoot})
 	if err != nil {
@@ -369,10 +371,10 @@ func (r Requirement) validate() error {
 // error names what was wanted and what was found.
 func (r Requirement) match(s Signer) error {
 	if !matchValue(r.Identity, r.IdentityRegexp, s.Identity) {
-		return fmt.Errorf("%w: signed by identity %q; want %s", ErrUntrusted, s.Identity, valueString("identity", r.Identity, r.IdentityRegexp))
+		return fmt.Errorf("%w: signed by identity %q; want %s", source.ErrUntrusted, s.Identity, valueString("identity", r.Identity, r.IdentityRegexp))
 	}
 	if !matchValue(r.Issuer, r.IssuerRegexp, s.Issuer) {
-		return fmt.Errorf("%w: identity %q was issued by %q; want %s", ErrUntrusted, s.Identity, s.Issuer, valueString("issuer", r.Issuer, r.IssuerRegexp))
+		return fmt.Errorf("%w: identity %q was issued by %q; want %s", source.ErrUntrusted, s.Identity, s.Issuer, valueString("issuer", r.Issuer, r.IssuerRegexp))
 	}
 	return nil
 }

@@ -316,7 +316,7 @@ func decoderOf(f Format) (string, error) {
 	case FormatAuto, FormatZip, FormatTar, FormatTarGz:
 		return string(f), nil
 	}
-	return "", fmt.Errorf("%w: unknown format %q (use FormatZip, FormatTar, FormatTarGz or FormatAuto)", ErrArchiveFormat, string(f))
+	return "", fmt.Errorf("format %q: %w: unknown (use FormatZip, FormatTar, FormatTarGz or FormatAuto)", string(f), ErrArchiveFormat)
 }
 
 // cacheFiles converts the extractor's records of files into the cache's.

@@ -233,7 +233,7 @@ func TestWithFormat(t *testing.T) {
 		return io.NopCloser(bytes.NewReader(archives[FormatZip])), nil
 	}
 	m, _ := newTestMaterializer(t)
-	if _, err := m.Materialize(t.Context(), Archive("kit", open, WithFormat("rar"))); !errors.Is(err, ErrArchiveFormat) || !strings.Contains(err.Error(), `unknown format "rar"`) || opened {
+	if _, err := m.Materialize(t.Context(), Archive("kit", open, WithFormat("rar"))); !errors.Is(err, ErrArchiveFormat) || !strings.Contains(err.Error(), `format "rar": unsupported or corrupt archive: unknown`) || opened {
 		t.Errorf("Materialize(WithFormat(rar)) = %v (opened: %v), want ErrArchiveFormat naming the format, before opening", err, opened)
 	}
 }

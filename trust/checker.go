@@ -22,8 +22,8 @@ import (
 type SignatureVerifier interface {
 	// VerifySignature returns the signer of the content at pin when a
 	// signature attached to it satisfies one of reqs. Errors wrap
-	// signature.ErrUnsigned, signature.ErrUntrusted or
-	// signature.ErrInvalid.
+	// source.ErrUnsigned, source.ErrUntrusted or
+	// source.ErrInvalidSignature.
 	VerifySignature(ctx context.Context, pin string, reqs []signature.Requirement) (signature.Signer, error)
 }
 
@@ -140,7 +140,7 @@ func (c *Checker) verifySignatures(ctx context.Context, o source.Origin, v Signa
 func verifyRule(ctx context.Context, o source.Origin, v SignatureVerifier, pin string, r SignerRule) (signature.Signer, error) {
 	if v == nil {
 		return signature.Signer{}, refused(Refusal{Origin: o, Rule: r.Rule, Err: fmt.Errorf("%w: the rule requires a signature by %s, and a %s source carries no signature to check (use a signed oci:// source)",
-			signature.ErrUnsigned, describe(r.Requirements), o.Kind)})
+			source.ErrUnsigned, describe(r.Requirements), o.Kind)})
 	}
 	s, err := v.VerifySignature(ctx, pin, r.Requirements)
 	if err != nil {

@@ -145,7 +145,7 @@ func TestVerifySignaturesOwnRules(t *testing.T) {
 	v := verifierFunc(func(reqs []signature.Requirement) (signature.Signer, error) {
 		asked = append(asked, reqs[0].Identity)
 		if reqs[0].Identity == "nobody@acme.example" {
-			return signature.Signer{}, signature.ErrUntrusted
+			return signature.Signer{}, source.ErrUntrusted
 		}
 		return signature.Signer{Identity: reqs[0].Identity, Issuer: reqs[0].Issuer}, nil
 	})
@@ -167,9 +167,9 @@ func TestVerifySignaturesOwnRules(t *testing.T) {
 	}
 	_, err = sc.VerifySignatures(t.Context(), v, "sha256:abc")
 	var re *trust.RefusedError
-	if !errors.As(err, &re) || re.Refusals[0].Rule.Name != "Trust.Signers" || !errors.Is(err, signature.ErrUntrusted) || !errors.Is(err, trust.ErrRefused) || !errors.Is(err, policy.ErrDenied) ||
+	if !errors.As(err, &re) || re.Refusals[0].Rule.Name != "Trust.Signers" || !errors.Is(err, source.ErrUntrusted) || !errors.Is(err, trust.ErrRefused) || !errors.Is(err, policy.ErrDenied) ||
 		!strings.Contains(err.Error(), "must be signed by") || !strings.Contains(err.Error(), "nobody@acme.example") {
-		t.Errorf("VerifySignatures(bad extra) = %v, want a *RefusedError of the extra rule wrapping %v, naming the signer it requires", err, signature.ErrUntrusted)
+		t.Errorf("VerifySignatures(bad extra) = %v, want a *RefusedError of the extra rule wrapping %v, naming the signer it requires", err, source.ErrUntrusted)
 	}
 }
 

@@ -51,7 +51,7 @@
 //     [SignatureVerifierOf]) and
 //     a signature of its pin must satisfy every one of the policy's
 //     rules; a source that carries no signature is
-//     refused with signature.ErrUnsigned. When the policy names signed
+//     refused with source.ErrUnsigned. When the policy names signed
 //     commits for the origin (policy.Policy.CommitRules, a git or github
 //     source), the source must implement source.CommitVerifier and its
 //     pinned commit must be signed by a key of every such rule; a source

@@ -192,9 +192,9 @@ func TestPolicySigners(t *testing.T) {
 		wantErr error // nil: the run proceeds
 	}{
 		{"signed", signedSource{inline, verifier(nil)}, nil},
-		{"another signer", signedSource{inline, verifier(fmt.Errorf("%w: signed by key sha256:2", signature.ErrUntrusted))}, signature.ErrUntrusted},
-		{"unsigned", signedSource{inline, verifier(fmt.Errorf("%w: no bundle", signature.ErrUnsigned))}, signature.ErrUnsigned},
-		{"no signature to check", inline, signature.ErrUnsigned},
+		{"another signer", signedSource{inline, verifier(fmt.Errorf("%w: signed by key sha256:2", source.ErrUntrusted))}, source.ErrUntrusted},
+		{"unsigned", signedSource{inline, verifier(fmt.Errorf("%w: no bundle", source.ErrUnsigned))}, source.ErrUnsigned},
+		{"no signature to check", inline, source.ErrUnsigned},
 		{"another source", originSource{skill.InlineSource{SkillMD: skillMD("review")}, source.Origin{Kind: "oci", Location: "ghcr.io/other/review"}}, nil},
 	}
 	for _, tt := range tests {

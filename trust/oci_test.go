@@ -11,7 +11,6 @@ import (
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/ocitest"
 	"github.com/agentadaptor/agentadaptor/policy"
-	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/oci"
 	"github.com/agentadaptor/agentadaptor/trust"
@@ -34,8 +33,8 @@ func TestPolicyOCISigners(t *testing.T) {
 		wantErr error         // nil: it runs
 	}{
 		{"signed", key.Private, nil},
-		{"unsigned", nil, signature.ErrUnsigned},
-		{"another key", other.Private, signature.ErrUntrusted},
+		{"unsigned", nil, source.ErrUnsigned},
+		{"another key", other.Private, source.ErrUntrusted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,7 +147,7 @@ func TestPolicyOCISignersEverySpelling(t *testing.T) {
 	agent := adaptor.New(neverStarted{t}, adaptor.WithSkillMaterializer(trust.NewMaterializer(cache, trust.NewChecker(p))), adaptor.WithSkills(s))
 	_, err = agent.Run(t.Context(), "go")
 	var pe *trust.RefusedError
-	if !errors.As(err, &pe) || !errors.Is(err, signature.ErrUnsigned) || pe.Refusals[0].Rule.Name != "signers[1]" {
+	if !errors.As(err, &pe) || !errors.Is(err, source.ErrUnsigned) || pe.Refusals[0].Rule.Name != "signers[1]" {
 		t.Fatalf("Run() of %s = %v, want a *RefusedError of signers[1] wrapping ErrUnsigned", spelled, err)
 	}
 }

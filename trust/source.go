@@ -87,7 +87,7 @@ func (s Verified) PublicKeyPEM() (string, error) {
 // first rule and the requirement it met. src carries signatures when it
 // is a source.Signed (an OCI source of package source/oci, whose bundles
 // [SignatureVerifierOf] verifies) or a [SignatureVerifier]; one that
-// carries none is refused with signature.ErrUnsigned. A refusal is a *[RefusedError] that names the
+// carries none is refused with source.ErrUnsigned. A refusal is a *[RefusedError] that names the
 // rule and says, in its Reason, which signers it requires.
 func (sc *SourceCheck) VerifySignatures(ctx context.Context, src any, pin string) (Verified, error) {
 	if len(sc.rules) == 0 {
@@ -134,7 +134,7 @@ func (sc *SourceCheck) met(ctx context.Context, v SignatureVerifier, pin string,
 				return r, nil
 			}
 		}
-		return signature.Requirement{}, fmt.Errorf("%w: %s at %s: signer %s verified, but no required key has that ID", ErrRefused, sc.origin.Display, sourceloc.ShortPin(pin), s.KeyID)
+		return signature.Requirement{}, fmt.Errorf("%s at %s: %w: signer %s verified, but no required key has that ID", sc.origin.Display, sourceloc.ShortPin(pin), ErrRefused, s.KeyID)
 	}
 	var meets []signature.Requirement
 	for _, q := range reqs {
@@ -148,12 +148,12 @@ func (sc *SourceCheck) met(ctx context.Context, v SignatureVerifier, pin string,
 			return err == nil
 		})
 		if i < 0 {
-			return signature.Requirement{}, fmt.Errorf("%w: %s at %s: signer %s verified, but against no single trusted root of the requirements", ErrRefused, sc.origin.Display, sourceloc.ShortPin(pin), s)
+			return signature.Requirement{}, fmt.Errorf("%s at %s: %w: signer %s verified, but against no single trusted root of the requirements", sc.origin.Display, sourceloc.ShortPin(pin), ErrRefused, s)
 		}
 		meets = meets[i:]
 	}
 	if len(meets) == 0 {
-		return signature.Requirement{}, fmt.Errorf("%w: %s at %s: signer %s verified, but no requirement names it", ErrRefused, sc.origin.Display, sourceloc.ShortPin(pin), s)
+		return signature.Requirement{}, fmt.Errorf("%s at %s: %w: signer %s verified, but no requirement names it", sc.origin.Display, sourceloc.ShortPin(pin), ErrRefused, s)
 	}
 	return meets[0], nil
 }

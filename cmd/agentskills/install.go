@@ -21,6 +21,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/install"
 	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // scopeFlags are the flags every install command shares.
@@ -151,7 +152,7 @@ func installErr(err error) error {
 		return nil
 	case errors.Is(err, install.ErrInterrupted):
 		return interruptedError{err}
-	case errors.Is(err, install.ErrIntegrity):
+	case errors.Is(err, source.ErrIntegrity):
 		return err // before ErrInvalidSource, which a skipped skill's also wraps
 	case errors.Is(err, install.ErrConflict), errors.Is(err, install.ErrModified), errors.Is(err, install.ErrDrift),
 		errors.Is(err, install.ErrSourceUnavailable), errors.Is(err, install.ErrUnsafeFolder), errors.Is(err, install.ErrNothingRecorded):
@@ -534,8 +535,8 @@ func runAddList(ctx context.Context, opts *addOptions, sources []string) error {
 			return !slices.ContainsFunc(s.Plugins, func(p string) bool { return slices.Contains(opts.plugins, p) })
 		})
 		if len(all) == 0 {
-			return inputError{fmt.Errorf("%w: %s holds no skill of a plugin named %s; the plugins with skills there: %s", install.ErrInvalidSource,
-				strings.Join(sources, " and "), strings.Join(opts.plugins, ", "), cmp.Or(strings.Join(slices.Compact(have), ", "), "none"))}
+			return inputError{fmt.Errorf("%s: %w: it holds no skill of a plugin named %s; the plugins with skills there: %s",
+				strings.Join(sources, " and "), install.ErrInvalidSource, strings.Join(opts.plugins, ", "), cmp.Or(strings.Join(slices.Compact(have), ", "), "none"))}
 		}
 	}
 	if len(opts.skills) > 0 {
@@ -549,7 +550,7 @@ func runAddList(ctx context.Context, opts *addOptions, sources []string) error {
 			if !opts.scope.json {
 				printSourceSkills(opts.io.err, all)
 			}
-			return inputError{fmt.Errorf("%w: no skill named %s in %s", install.ErrInvalidSource, strings.Join(opts.skills, ", "), strings.Join(sources, " and "))}
+			return inputError{fmt.Errorf("%s: %w: no skill named %s", strings.Join(sources, " and "), install.ErrInvalidSource, strings.Join(opts.skills, ", "))}
 		}
 		all = sel
 	}

@@ -185,7 +185,7 @@ func TestErrorCode(t *testing.T) {
 		{"invalid skills", reported("1 of 2 skills are invalid"), codeCheck},
 		{"agent error", &driver.AgentError{Message: "no"}, codeAgent},
 		{"missing CLI", &driver.ProcessError{Command: "claude", ExitCode: -1, Err: errors.New("not found")}, codeAgent},
-		{"rejected session", fmt.Errorf("%w: session %s", driver.ErrResumeRejected, id), codeAgent},
+		{"rejected session", fmt.Errorf("session %s: %w", id, driver.ErrResumeRejected), codeAgent},
 		{"no result", driver.ErrNoResult, codeAgent},
 		{"bad input", inputError{errors.New("x")}, codeInput},
 		{"bad usage", usageErrorf("x"), codeUsage},

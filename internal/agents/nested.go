@@ -207,8 +207,8 @@ func (n *nestedWalk) run(ctx context.Context) ([]string, error) {
 			return nil, err
 		}
 		if len(next) > 0 && depth+1 > n.walk.MaxDepth {
-			return nil, fmt.Errorf("%w: %s is more than %d folders below %s; move deep folders out of the workspace or git-ignore them, or run in a smaller workspace",
-				ErrNestedLimit, next[0].dir, n.walk.MaxDepth, n.root)
+			return nil, fmt.Errorf("%s: %w: %s is more than %d folders below it; move deep folders out of the workspace or git-ignore them, or run in a smaller workspace",
+				n.root, ErrNestedLimit, next[0].dir, n.walk.MaxDepth)
 		}
 		current = next
 	}
@@ -239,8 +239,8 @@ func (n *nestedWalk) read(ctx context.Context, l level) ([]level, error) {
 		batch, err := f.ReadDir(256)
 		n.entries += len(batch)
 		if n.entries > n.walk.MaxEntries {
-			return nil, fmt.Errorf("%w: more than %d entries in %s; git-ignore large folders (dependencies, build output), remove links to large folders (a path through a link is never ignored), or run in a smaller workspace",
-				ErrNestedLimit, n.walk.MaxEntries, n.root)
+			return nil, fmt.Errorf("%s: %w: more than %d entries; git-ignore large folders (dependencies, build output), remove links to large folders (a path through a link is never ignored), or run in a smaller workspace",
+				n.root, ErrNestedLimit, n.walk.MaxEntries)
 		}
 		for _, e := range batch {
 			name := e.Name()

@@ -43,7 +43,7 @@ func fsRoot(root string) (string, error) {
 	}
 	root = strings.TrimSuffix(root, "/")
 	if !fs.ValidPath(root) {
-		return "", fmt.Errorf("%w: invalid root %q (use a slash-separated path without . or .. elements)", ErrUnsafe, root)
+		return "", fmt.Errorf("root %q: %w: not a slash-separated path without . or .. elements", root, ErrUnsafe)
 	}
 	return root, nil
 }
@@ -62,7 +62,7 @@ func planFS(ctx context.Context, fsys fs.FS, root string, p *plan) (map[string]f
 		}
 		if name == root && d.Name() == path.Base(root) {
 			if !d.IsDir() {
-				return fmt.Errorf("%w: %q is not a folder", ErrUnsafe, root)
+				return fmt.Errorf("%q: %w: not a folder", root, ErrUnsafe)
 			}
 			return nil
 		}

@@ -142,7 +142,7 @@ func (o *Options) check() error {
 }
 
 func unsafeEntry(name, reason string) error {
-	return fmt.Errorf("%w %q: %s", ErrUnsafe, name, reason)
+	return fmt.Errorf("entry %q: %w: %s", name, ErrUnsafe, reason)
 }
 
 // Limit names a limit as the field of package skill's Limits that sets it

@@ -71,7 +71,7 @@ func (a *Args) Value(name, value string) *Args {
 		return a
 	}
 	if err := checkValue(value); err != nil {
-		a.err = fmt.Errorf("%w: %s: %w", ErrUnsafeArg, name, err)
+		a.err = fmt.Errorf("%s: %w: %w", name, ErrUnsafeArg, err)
 		return a
 	}
 	a.args = append(a.args, name+"="+value)
@@ -99,7 +99,7 @@ func (a *Args) Each(name string, values []string) *Args {
 // hold a value from anyone else.
 func (a *Args) Extra(args []string) *Args {
 	if a.err == nil && a.operands && len(args) > 0 {
-		a.err = fmt.Errorf("%w: extra argument %q after the operands", ErrUnsafeArg, args[0])
+		a.err = fmt.Errorf("extra argument %q: %w: it comes after the operands", args[0], ErrUnsafeArg)
 		return a
 	}
 	if a.err == nil {
@@ -151,10 +151,10 @@ func (a *Args) check(what, word string, valid bool) bool {
 	case a.err != nil:
 		return false
 	case !valid:
-		a.err = fmt.Errorf("%w: %q is not a valid %s name", ErrUnsafeArg, word, what)
+		a.err = fmt.Errorf("%q: %w: not a valid %s name", word, ErrUnsafeArg, what)
 		return false
 	case a.operands:
-		a.err = fmt.Errorf("%w: %s %s after the operands", ErrUnsafeArg, what, word)
+		a.err = fmt.Errorf("%s %s: %w: it comes after the operands", what, word, ErrUnsafeArg)
 		return false
 	}
 	return true
@@ -189,8 +189,8 @@ func checkBatch(goos, path string, args []string) error {
 	}
 	for _, arg := range args {
 		if i := strings.IndexAny(arg, batchSpecial); i >= 0 {
-			return fmt.Errorf("%w: %s is a batch file, run by cmd.exe, which would read %q in the argument %q as syntax; set the driver's Command to the agent's own executable, or leave the character out",
-				ErrUnsafeArg, path, arg[i:i+1], arg)
+			return fmt.Errorf("%s: %w: it is a batch file, run by cmd.exe, which would read %q in the argument %q as syntax; set the driver's Command to the agent's own executable, or leave the character out",
+				path, ErrUnsafeArg, arg[i:i+1], arg)
 		}
 	}
 	return nil

@@ -378,7 +378,7 @@ func (p *Parser) Outcome(e launch.Ended, req *driver.Request, rejected func(erro
 	}
 	res, err := e.Result(p.Result, initSession)
 	if err != nil && req.Resume != "" && p.Init == nil && rejected(err) {
-		return nil, fmt.Errorf("%w: session %s: %w", driver.ErrResumeRejected, req.Resume, err)
+		return nil, fmt.Errorf("session %s: %w: %w", req.Resume, driver.ErrResumeRejected, err)
 	}
 	if err != nil {
 		return nil, err

@@ -579,7 +579,7 @@ func (r *repo) fetch(ctx context.Context, ref string) (string, error) {
 	}
 	commit, err := r.run(ctx, "rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}")
 	if err != nil {
-		return "", fmt.Errorf("%w: %s does not name a commit", source.ErrNotFound, ref)
+		return "", fmt.Errorf("%w: the ref names no commit", source.ErrNotFound)
 	}
 	if !gitsyntax.IsCommit(commit) {
 		return "", fmt.Errorf("git rev-parse answered %q, not a commit id", commit)

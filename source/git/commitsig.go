@@ -170,7 +170,7 @@ func (r *repo) verify(ctx context.Context, commit string, keys source.CommitKeys
 			return "", fmt.Errorf("%w: it is signed with an SSH key, and no allowed signers file names who may sign (name one in the policy, or set git's gpg.ssh.allowedSignersFile)", source.ErrCommitSignature)
 		}
 		if file, err = usableFile(file); err != nil {
-			return "", fmt.Errorf("%w: %s: %w", source.ErrCommitSignature, from, err)
+			return "", fmt.Errorf("%w: cannot read %s: %w", source.ErrCommitSignature, from, err)
 		}
 		allowed = from + " " + file
 		args = append(args, "-c", "gpg.ssh.program="+program, "-c", "gpg.ssh.allowedSignersFile="+file)

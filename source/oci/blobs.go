@@ -212,7 +212,7 @@ func copyVerified(w io.Writer, r io.Reader, desc ocispec.Descriptor) error {
 		return err
 	}
 	if n != desc.Size {
-		return fmt.Errorf("%w: %s has %d bytes or more, not the %d its descriptor says", errDamaged, desc.Digest, n, desc.Size)
+		return fmt.Errorf("%w: the blob %s has %d bytes or more, not the %d its descriptor says", errDamaged, desc.Digest, n, desc.Size)
 	}
 	if !v.Verified() {
 		return fmt.Errorf("%w: the bytes sent for %s have another digest", errDamaged, desc.Digest)

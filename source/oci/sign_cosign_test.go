@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cosigntest"
 	"github.com/agentadaptor/agentadaptor/signature"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // These tests run the real cosign (internal/testkit/cosigntest) against a
@@ -213,13 +214,13 @@ func TestVerifyCosignSign(t *testing.T) {
 				t.Errorf("verifyRef(%q) = %+v, want key %s", ref, got, wantID)
 			}
 			_, err = verifyRef(ctx, ref, []signature.Requirement{{Key: loadPublic(t, other)}}, opts...)
-			if !errors.Is(err, signature.ErrUntrusted) {
-				t.Errorf("verifyRef(%q) with another key = %v, want %v", ref, err, signature.ErrUntrusted)
+			if !errors.Is(err, source.ErrUntrusted) {
+				t.Errorf("verifyRef(%q) with another key = %v, want %v", ref, err, source.ErrUntrusted)
 			}
 			changed := pushSkill(t, tc.host, repo, "v1", "changed", opts)
 			_, err = verifyRef(ctx, changed, []signature.Requirement{{Key: pub}}, opts...)
-			if !errors.Is(err, signature.ErrUnsigned) {
-				t.Errorf("verifyRef(%q) after the tag moved to changed content = %v, want %v", changed, err, signature.ErrUnsigned)
+			if !errors.Is(err, source.ErrUnsigned) {
+				t.Errorf("verifyRef(%q) after the tag moved to changed content = %v, want %v", changed, err, source.ErrUnsigned)
 			}
 		})
 	}

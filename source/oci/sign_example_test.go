@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/oci"
 )
 
@@ -69,7 +70,7 @@ func ExampleSign() {
 	// Another key is refused.
 	other, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	err = oci.Verify(ctx, ref+"@"+pin, &signature.BundleCheck{Reqs: []signature.Requirement{{Key: other.Public()}}}, opts...)
-	fmt.Println(errors.Is(err, signature.ErrUntrusted))
+	fmt.Println(errors.Is(err, source.ErrUntrusted))
 	// Output:
 	// true
 	// true

@@ -214,9 +214,9 @@ func TestVerifyRefuses(t *testing.T) {
 		sentinel error
 		says     []string
 	}{
-		{"unsigned", changed, signature.ErrUnsigned, []string{"no Sigstore bundle", keyID(t, key)}},
-		{"another key", byOther, signature.ErrUntrusted, []string{"expected a signature by", keyID(t, key), "found 1 signature (1 by another signer)"}},
-		{"bundle over another manifest", moved, signature.ErrInvalid, []string{"expected a signature by", keyID(t, key), "found 1 signature (1 invalid)"}},
+		{"unsigned", changed, source.ErrUnsigned, []string{"no Sigstore bundle", keyID(t, key)}},
+		{"another key", byOther, source.ErrUntrusted, []string{"expected a signature by", keyID(t, key), "found 1 signature (1 by another signer)"}},
+		{"bundle over another manifest", moved, source.ErrInvalidSignature, []string{"expected a signature by", keyID(t, key), "found 1 signature (1 invalid)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := verifyRef(ctx, tc.ref, want, opts...)
@@ -335,8 +335,8 @@ func TestVerifyLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = verifyRef(ctx, ref, []signature.Requirement{keyRequirement(t, ecdsaKey(t))}, opts...)
-	if !errors.Is(err, signature.ErrInvalid) || !strings.Contains(err.Error(), "the limit is 1048576") {
-		t.Errorf("verifyRef(%q) with a bundle over the limit = %v, want %v naming the limit", ref, err, signature.ErrInvalid)
+	if !errors.Is(err, source.ErrInvalidSignature) || !strings.Contains(err.Error(), "the limit is 1048576") {
+		t.Errorf("verifyRef(%q) with a bundle over the limit = %v, want %v naming the limit", ref, err, source.ErrInvalidSignature)
 	}
 }
 
@@ -354,8 +354,8 @@ func TestVerifyReadsAtMost(t *testing.T) {
 	}
 	_, err := verifyRef(ctx, ref, []signature.Requirement{keyRequirement(t, ecdsaKey(t))}, opts...)
 	want := fmt.Sprintf("found %d signatures (%d by another signer, 1 not read (at most %d are))", maxBundles+1, maxBundles, maxBundles)
-	if !errors.Is(err, signature.ErrUntrusted) || !strings.Contains(err.Error(), want) {
-		t.Errorf("verifyRef(%q) with %d signatures by others = %v, want %v saying %q", ref, maxBundles+1, err, signature.ErrUntrusted, want)
+	if !errors.Is(err, source.ErrUntrusted) || !strings.Contains(err.Error(), want) {
+		t.Errorf("verifyRef(%q) with %d signatures by others = %v, want %v saying %q", ref, maxBundles+1, err, source.ErrUntrusted, want)
 	}
 }
 
