@@ -115,10 +115,10 @@ func withCommas(n int) string {
 }
 
 // TestOneLineOneFinding checks that a rule reports a line once, also a
-// line read in many pieces: 2 MiB of bidi controls on one line (32
-// pieces) are one finding, not half a million.
+// line read in many pieces: 512 KiB of bidi controls on one line (8
+// pieces) are one finding, not 131,072.
 func TestOneLineOneFinding(t *testing.T) {
-	line := strings.Repeat("x\u202e", (2<<20)/4)
+	line := strings.Repeat("x\u202e", (512<<10)/4)
 	rep, err := audit.Tree(fstest.MapFS{"SKILL.md": {Data: []byte(front)}, "a.md": {Data: []byte(line + "\n")}})
 	if err != nil {
 		t.Fatal(err)
@@ -157,13 +157,13 @@ func TestMessageBounded(t *testing.T) {
 	}
 }
 
-// TestReportHeldBounded checks that what an audit of 4 MiB dense with
-// findings (half a million) leaves held is its capped report: the heap
-// after it, with the report still in use, grows by less than 4 MiB.
-// (cmd/agentskills' TestAddMemoryBounded measures the peak of add on
-// 8 MiB.)
+// TestReportHeldBounded checks that what an audit of 1 MiB dense with
+// findings (about 140,000, which uncapped would hold several times the
+// bound) leaves held is its capped report: the heap after it, with the
+// report still in use, grows by less than 4 MiB. (cmd/agentskills'
+// TestAddMemoryBounded measures the peak of add on 8 MiB.)
 func TestReportHeldBounded(t *testing.T) {
-	m := denseTree(4 << 20)
+	m := denseTree(1 << 20)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)

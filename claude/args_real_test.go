@@ -35,6 +35,7 @@ func newInjection(t *testing.T) injection {
 // TestRealFlagsWithValues runs the real Claude Code with every flag that
 // takes a value, each given as --name=value: it reads them all.
 func TestRealFlagsWithValues(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, modeltest.ToolThenText(modeltest.SkillCall("review"), "done"))
 	c := r.config()
 	c.Model, c.PermissionMode, c.AppendSystemPrompt, c.MaxTurns = "claude-test-model", "plan", "APPENDED-MARK", 1
@@ -63,6 +64,7 @@ func TestRealFlagsWithValues(t *testing.T) {
 // Claude Code would read as an option: the id never reaches it, and the
 // thread starts a new session, as for any rejected resume.
 func TestRealThreadWithABadStoredID(t *testing.T) {
+	t.Parallel()
 	in := newInjection(t)
 	r := newRig(t, modeltest.Always(modeltest.Text("ok")))
 	store := &adaptor.MemoryThreadStore{}

@@ -67,9 +67,9 @@
 //  4. [Config.Args] are passed as they are, after the driver's own: they
 //     are options by design.
 //  5. Arguments from someone else (a command line's user) are checked
-//     with [CheckArgs] before they become Args: one `--name` or
-//     `--name=value` each, and not an option the driver sets (see
-//     [CheckArgs]).
+//     with [Descriptor]'s CheckArgs before they become Args: one
+//     `--name` or `--name=value` each, and not an option the driver sets
+//     (see [Descriptor]).
 //
 // On Windows, a Command that is a batch file (the claude.cmd shim npm
 // installs) runs through cmd.exe, and an argument holding one of
@@ -203,7 +203,7 @@ type Config struct {
 	// Args are extra arguments, placed after the driver's own and passed
 	// as they are: they are options by design (see "Arguments"), so
 	// never put a value from anyone else in them; check arguments from
-	// someone else with [CheckArgs] first. Default none.
+	// someone else with [Descriptor]'s CheckArgs first. Default none.
 	Args []string
 	// Env is added to the process's environment for the agent (a later
 	// entry wins over an earlier one with the same name). Default none.
@@ -229,8 +229,16 @@ type claudeDriver struct {
 var _ driver.Driver = (*claudeDriver)(nil)
 
 // Descriptor returns this driver's facts about Claude Code: its id,
-// program, session ids and permission modes, and how driver.Settings map
-// to [Config] (see driver.Descriptor).
+// program, session ids and permission modes, and how driver.Settings
+// map to [Config] (see driver.Descriptor). Its CheckArgs checks
+// arguments given on someone else's behalf (a command line's user)
+// before they become [Config.Args], by the rules of driver.Descriptor's
+// CheckArgs. The options the driver sets itself are --print,
+// --output-format, --input-format, --verbose, --resume, --continue,
+// --session-id, --fork-session and --add-dir; those it sets from a
+// Config field are --model, --permission-mode,
+// --dangerously-skip-permissions, --max-turns, --allowed-tools,
+// --disallowed-tools and --include-partial-messages.
 func Descriptor() driver.Descriptor {
 	return driver.Descriptor{
 		Name: "claude", ID: "claude-code", Agent: "Claude Code", Program: "claude",
@@ -246,7 +254,7 @@ func Descriptor() driver.Descriptor {
 		Allowed:    driver.Setting{Option: "--allowed-tools", Field: "AllowedTools"},
 		Denied:     driver.Setting{Option: "--disallowed-tools", Field: "DisallowedTools"},
 		Turns:      driver.Setting{Option: "--max-turns", Field: "MaxTurns"},
-		CheckArgs:  CheckArgs,
+		CheckArgs:  checkArgs,
 		New: func(s driver.Settings) driver.Driver {
 			return Driver(Config{Command: s.Command, Model: s.Model, PermissionMode: s.PermissionMode,
 				SkipPermissions: s.SkipPermissions, MaxTurns: s.MaxTurns,
@@ -349,15 +357,8 @@ func owned() launch.Owned {
 	}
 }
 
-// CheckArgs reports whether args, given on someone else's behalf (a
-// command line's user), may be passed through as [Config.Args], by the
-// rules of driver.Descriptor's CheckArgs. The options the driver sets
-// itself are --print, --output-format, --input-format, --verbose,
-// --resume, --continue, --session-id, --fork-session and --add-dir; those
-// it sets from a Config field are --model, --permission-mode,
-// --dangerously-skip-permissions, --max-turns, --allowed-tools,
-// --disallowed-tools and --include-partial-messages.
-func CheckArgs(args []string) error {
+// checkArgs is [Descriptor]'s CheckArgs.
+func checkArgs(args []string) error {
 	return launch.CheckPassThrough("claude", args, owned())
 }
 

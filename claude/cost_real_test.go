@@ -18,6 +18,7 @@ import (
 // result reports each run's own cost, like its usage, and the session's
 // total apart.
 func TestRealCostOfAResumedRun(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, modeltest.Always(modeltest.Text("noted")))
 	review := skill.Inline("review", cachetest.SkillMD("review", "Reviews.", "R"))
 	agent := r.agent(t, r.config(), adaptor.WithSkills(review))
@@ -60,6 +61,7 @@ func TestRealCostOfAResumedRun(t *testing.T) {
 // with the session's skills it goes on; with another skill it is refused
 // before Claude Code starts.
 func TestRealWithResumeChecksTheSession(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, modeltest.Always(modeltest.Text("noted")))
 	review := skill.Inline("review", cachetest.SkillMD("review", "Reviews.", "R"))
 	agent := r.agent(t, r.config(), adaptor.WithSkills(review))

@@ -69,6 +69,7 @@ func seen(req *modeltest.Request) string {
 }
 
 func TestRealSkillsTheAgentDoesNotLoadAreAnError(t *testing.T) {
+	t.Parallel()
 	// --disable-slash-commands makes Claude Code load no skills at all.
 	r := newRig(t, modeltest.Always(modeltest.Stall()))
 	c := r.config()
@@ -90,6 +91,7 @@ func TestRealSkillsTheAgentDoesNotLoadAreAnError(t *testing.T) {
 // own, and a backgrounded one outlives Claude itself unless the driver
 // finds it.
 func TestRealCancelKillsToolProcesses(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		command string
@@ -104,6 +106,7 @@ func TestRealCancelKillsToolProcesses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			var mu sync.Mutex
 			calls := 0
 			r := newRig(t, func(*modeltest.Request) modeltest.Reply {
@@ -157,6 +160,7 @@ func (r *rig) running(name string) bool {
 // Claude Code loads a skill whose front matter says user-invocable: false
 // but does not list it in system/init: the run must not fail for it.
 func TestRealSkillHiddenFromUsers(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, modeltest.Always(modeltest.Text("ok")))
 	md := "---\nname: quiet\ndescription: QUIET-DESC for the model only.\nuser-invocable: false\n---\nShh.\n"
 	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("quiet", md)))

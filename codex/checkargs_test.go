@@ -12,19 +12,19 @@ import (
 // option, "--" or an operand.
 func TestCheckArgs(t *testing.T) {
 	for _, arg := range []string{"--config=model_provider=\"x\"", "--ephemeral", "--profile=p"} {
-		if err := CheckArgs([]string{arg}); err != nil {
+		if err := Descriptor().CheckArgs([]string{arg}); err != nil {
 			t.Errorf("CheckArgs(%q) = %v, want nil", arg, err)
 		}
 	}
 	for _, arg := range []string{"-c", "--", "--json", "--skip-git-repo-check", "--cd=/", "resume", "-C/", "--x=a\x00"} {
 		var argErr *driver.ArgError
-		if err := CheckArgs([]string{"--fine", arg}); !errors.As(err, &argErr) || argErr.Arg != arg || argErr.Field != "" {
+		if err := Descriptor().CheckArgs([]string{"--fine", arg}); !errors.As(err, &argErr) || argErr.Arg != arg || argErr.Field != "" {
 			t.Errorf("CheckArgs(%q) = %v, want it refused as the driver's own or for its form", arg, err)
 		}
 	}
 	for arg, field := range map[string]string{"--model=x": "Model", "--sandbox=read-only": "Sandbox", "--dangerously-bypass-approvals-and-sandbox": "BypassApprovalsAndSandbox"} {
 		var argErr *driver.ArgError
-		if err := CheckArgs([]string{arg}); !errors.Is(err, driver.ErrArgRefused) || !errors.As(err, &argErr) || argErr.Field != field {
+		if err := Descriptor().CheckArgs([]string{arg}); !errors.Is(err, driver.ErrArgRefused) || !errors.As(err, &argErr) || argErr.Field != field {
 			t.Errorf("CheckArgs(%q) = %v, want it refused naming Config.%s", arg, err, field)
 		}
 	}

@@ -216,7 +216,7 @@ type Config struct {
 	// Args are extra arguments, placed after the driver's own options and
 	// passed as they are: they are options by design (see "Arguments"),
 	// so never put a value from anyone else in them; check arguments from
-	// someone else with [CheckArgs] first. Default none.
+	// someone else with [Descriptor]'s CheckArgs first. Default none.
 	Args []string
 	// Env is added to the process's environment for the agent (a later
 	// entry wins). CODEX_HOME in it names the user's Codex home.
@@ -252,9 +252,16 @@ type codexDriver struct {
 
 var _ driver.Driver = (*codexDriver)(nil)
 
-// Descriptor returns this driver's facts about Codex: its id,
-// program, session ids and permission modes, and how driver.Settings map
-// to [Config] (see driver.Descriptor).
+// Descriptor returns this driver's facts about Codex: its id, program,
+// session ids and permission modes, and how driver.Settings map to
+// [Config] (see driver.Descriptor). Its CheckArgs checks arguments
+// given on someone else's behalf (a command line's user) before they
+// become [Config.Args], by the rules of driver.Descriptor's CheckArgs
+// (so never a subcommand or an operand). The options the driver sets
+// itself are --json, --skip-git-repo-check and --cd (the workspace is
+// the working folder); those it sets from a Config field are --model,
+// --sandbox and --dangerously-bypass-approvals-and-sandbox.
+// --config=KEY=VALUE is accepted, as [Config.Overrides] are.
 func Descriptor() driver.Descriptor {
 	return driver.Descriptor{
 		Name: "codex", ID: "codex", Agent: "Codex", Program: "codex",
@@ -269,7 +276,7 @@ func Descriptor() driver.Descriptor {
 		Skip:       driver.Setting{Option: "--dangerously-bypass-approvals-and-sandbox", Field: "BypassApprovalsAndSandbox"},
 		Allowed:    driver.Setting{Instead: "what Codex may do is its sandbox: --permission-mode read-only, workspace-write or danger-full-access, or --skip-permissions"},
 		Turns:      driver.Setting{Instead: "bound the run with --run-timeout instead"},
-		CheckArgs:  CheckArgs,
+		CheckArgs:  checkArgs,
 		New: func(s driver.Settings) driver.Driver {
 			return Driver(Config{Command: s.Command, Model: s.Model, Sandbox: s.PermissionMode,
 				BypassApprovalsAndSandbox: s.SkipPermissions, Args: s.Args})
@@ -420,15 +427,8 @@ func owned() launch.Owned {
 	}
 }
 
-// CheckArgs reports whether args, given on someone else's behalf (a
-// command line's user), may be passed through as [Config.Args], by the
-// rules of driver.Descriptor's CheckArgs (so never a subcommand or an
-// operand). The options the driver sets itself are --json,
-// --skip-git-repo-check and --cd (the workspace is the working folder);
-// those it sets from a Config field are --model, --sandbox and
-// --dangerously-bypass-approvals-and-sandbox. --config=KEY=VALUE is
-// accepted, as [Config.Overrides] are.
-func CheckArgs(args []string) error {
+// checkArgs is [Descriptor]'s CheckArgs.
+func checkArgs(args []string) error {
 	return launch.CheckPassThrough("codex", args, owned())
 }
 

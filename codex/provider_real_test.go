@@ -17,6 +17,7 @@ import (
 // with a *codex.ProviderError. Its fix, written as the user's config.toml,
 // makes the real Codex reach the stand-in.
 func TestRealProviderFix(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, modeltest.ResponsesAlways(modeltest.ResponsesText("through the provider")))
 	config := filepath.Join(r.userCodex, "config.toml")
 	// Only what keeps Codex off the network, no provider.

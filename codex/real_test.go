@@ -74,6 +74,7 @@ func (r *rig) listed(t *testing.T) map[string]modeltest.ListedSkill {
 // the user's skills are left out (the clash itself is scenario 6 of the
 // conformance suite).
 func TestRealWithoutUserSkills(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, modeltest.ResponsesAlways(modeltest.ResponsesText("ok")))
 	theirs := filepath.Join(r.userCodex, "skills", "review")
 	os.MkdirAll(theirs, 0o755)
@@ -91,6 +92,7 @@ func TestRealWithoutUserSkills(t *testing.T) {
 // The driver's flags are ones Codex 0.169.0 accepts, and the model
 // reaches the request.
 func TestRealFlags(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, modeltest.ResponsesAlways(modeltest.ResponsesText("ok")))
 	c := r.config()
 	c.Model, c.Sandbox = "gpt-test-model", "read-only"
@@ -108,6 +110,7 @@ func TestRealFlags(t *testing.T) {
 // capitals is the same session (an id that is not of Codex's form is
 // scenario 4 of the conformance suite).
 func TestRealFirstRunsAndResumeIDsInCapitals(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, modeltest.ResponsesAlways(modeltest.ResponsesText("ok")))
 	agent := r.agent(t, r.config(), adaptor.WithSkills(skill.Inline("review", cachetest.SkillMD("review", "Reviews.", "R"))))
 	var wg sync.WaitGroup
@@ -150,6 +153,7 @@ func TestRealFirstRunsAndResumeIDsInCapitals(t *testing.T) {
 // A skill of the user's whose front matter gives it the name of one of
 // ours, in a folder of another name, is refused: Codex would list both.
 func TestRealClashByListedName(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, modeltest.ResponsesAlways(modeltest.ResponsesText("ok")))
 	theirs := filepath.Join(r.userCodex, "skills", "old", "review-v1")
 	os.MkdirAll(theirs, 0o755)

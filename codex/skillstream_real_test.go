@@ -24,6 +24,7 @@ var record = flag.Bool("record", false, "write the real Codex CLI's skill stream
 // it writes the stream to testdata/skill-call.jsonl, paths made
 // placeholders as in testdata/README.md.
 func TestRealSkillStream(t *testing.T) {
+	t.Parallel()
 	cli := modeltest.CodexCLI(t)
 	var mu sync.Mutex
 	var listed string // the SKILL.md the listing gives

@@ -39,7 +39,7 @@ type Config struct {
 	// Args are extra arguments, placed after the driver's own and passed
 	// as they are: they are options by design (see "Arguments"), so
 	// never put a value from anyone else in them; check arguments from
-	// someone else with [CheckArgs] first. Default none.
+	// someone else with [Descriptor]'s CheckArgs first. Default none.
 	Args []string
 	// Env is added to the process's environment for the agent (a later
 	// entry wins over an earlier one with the same name). Default none.
@@ -61,9 +61,16 @@ type copilotDriver struct {
 
 var _ driver.Driver = (*copilotDriver)(nil)
 
-// Descriptor returns this driver's facts about GitHub Copilot CLI: its id,
-// program, session ids and permission modes, and how driver.Settings map
-// to [Config] (see driver.Descriptor).
+// Descriptor returns this driver's facts about GitHub Copilot CLI: its
+// id, program, session ids and permission modes, and how
+// driver.Settings map to [Config] (see driver.Descriptor). Its
+// CheckArgs checks arguments given on someone else's behalf (a command
+// line's user) before they become [Config.Args], by the rules of
+// driver.Descriptor's CheckArgs. The options the driver sets itself are
+// --output-format, --resume, --continue, --session-id, --prompt,
+// --interactive, --add-dir, --no-auto-update, --acp and --connect;
+// those it sets from a Config field are --model, --allow-tool,
+// --deny-tool, --allow-all-tools, --allow-all and --yolo.
 func Descriptor() driver.Descriptor {
 	return driver.Descriptor{
 		Name: "copilot", ID: "github-copilot", Agent: "GitHub Copilot CLI", Program: "copilot",
@@ -76,7 +83,7 @@ func Descriptor() driver.Descriptor {
 		Allowed:    driver.Setting{Option: "--allow-tool", Field: "AllowedTools"},
 		Denied:     driver.Setting{Option: "--deny-tool", Field: "DeniedTools"},
 		Turns:      driver.Setting{Instead: "Copilot CLI has no turn limit in its prompt mode"},
-		CheckArgs:  CheckArgs,
+		CheckArgs:  checkArgs,
 		New: func(s driver.Settings) driver.Driver {
 			return Driver(Config{Command: s.Command, Model: s.Model, AllowAllTools: s.SkipPermissions,
 				AllowedTools: s.AllowedTools, DeniedTools: s.DisallowedTools, Args: s.Args})
@@ -173,14 +180,8 @@ func owned() launch.Owned {
 	}
 }
 
-// CheckArgs reports whether args, given on someone else's behalf (a
-// command line's user), may be passed through as [Config.Args], by the
-// rules of driver.Descriptor's CheckArgs. The options the driver sets
-// itself are --output-format, --resume, --continue, --session-id,
-// --prompt, --interactive, --add-dir, --no-auto-update, --acp and
-// --connect; those it sets from a Config field are --model, --allow-tool,
-// --deny-tool, --allow-all-tools, --allow-all and --yolo.
-func CheckArgs(args []string) error {
+// checkArgs is [Descriptor]'s CheckArgs.
+func checkArgs(args []string) error {
 	return launch.CheckPassThrough("copilot", args, owned())
 }
 

@@ -74,7 +74,7 @@
 //  4. [Config.Args] are passed as they are, after the driver's own: they
 //     are options by design.
 //  5. Arguments from someone else (a command line's user) are checked
-//     with [CheckArgs] before they become Args.
+//     with [Descriptor]'s CheckArgs before they become Args.
 //
 // # Mounting skills
 //

@@ -110,7 +110,7 @@
 //     before the start. The prompt is visible in the process list while
 //     the run lasts.
 //  4. [Config.Args] are passed as they are; arguments from someone else
-//     are checked with [CheckArgs] first.
+//     are checked with [Descriptor]'s CheckArgs first.
 //
 // Cancelling the context interrupts the agent (SIGINT to its process
 // group, SIGKILL after [Config.GracePeriod]) and the error wraps the
@@ -153,7 +153,7 @@ type Config struct {
 	Force bool
 	// Args are extra arguments, placed after the driver's options and
 	// before the prompt, passed as they are: never put a value from
-	// anyone else in them; check those with [CheckArgs]. Default none.
+	// anyone else in them; check those with [Descriptor]'s CheckArgs. Default none.
 	Args []string
 	// Env is added to the process's environment for the agent (a later
 	// entry wins); put CURSOR_API_KEY here or in the environment.
@@ -181,7 +181,13 @@ var _ driver.Driver = (*cursorDriver)(nil)
 // Descriptor returns this driver's facts about Cursor's CLI, from its
 // documentation: its id, program, session ids and permission modes (its
 // one permission switch is --force), and how driver.Settings map to
-// [Config] (see driver.Descriptor).
+// [Config] (see driver.Descriptor). Its CheckArgs checks arguments
+// given on someone else's behalf (a command line's user) before they
+// become [Config.Args], by the rules of driver.Descriptor's CheckArgs.
+// The options the driver sets itself are --print, --output-format,
+// --stream-partial-output, --workspace, --resume and --continue; those
+// it sets from a Config field are --model, --force and --yolo
+// (--api-key belongs in Env as CURSOR_API_KEY).
 func Descriptor() driver.Descriptor {
 	return driver.Descriptor{
 		Name: "cursor", ID: "cursor", Agent: "Cursor CLI", Program: "agent",
@@ -195,7 +201,7 @@ func Descriptor() driver.Descriptor {
 		Skip:       driver.Setting{Option: "--force", Field: "Force"},
 		Allowed:    driver.Setting{Instead: "Cursor's CLI has no tool lists: --skip-permissions passes --force, and --agent-arg=--sandbox=enabled keeps commands in its sandbox"},
 		Turns:      driver.Setting{Instead: "Cursor's CLI has no turn limit"},
-		CheckArgs:  CheckArgs,
+		CheckArgs:  checkArgs,
 		New: func(s driver.Settings) driver.Driver {
 			return Driver(Config{Command: s.Command, Model: s.Model, Force: s.Mode("force") == "force", Args: s.Args})
 		},
@@ -302,14 +308,8 @@ func owned() launch.Owned {
 	}
 }
 
-// CheckArgs reports whether args, given on someone else's behalf (a
-// command line's user), may be passed through as [Config.Args], by the
-// rules of driver.Descriptor's CheckArgs. The options the driver sets
-// itself are --print, --output-format, --stream-partial-output,
-// --workspace, --resume and --continue; those it sets from a Config
-// field are --model, --force and --yolo (--api-key belongs in Env as
-// CURSOR_API_KEY).
-func CheckArgs(args []string) error {
+// checkArgs is [Descriptor]'s CheckArgs.
+func checkArgs(args []string) error {
 	return launch.CheckPassThrough("cursor", args, owned())
 }
 

@@ -21,19 +21,19 @@ import (
 // through (rule 4 of "Arguments").
 func TestCheckArgs(t *testing.T) {
 	for _, arg := range []string{"--mode=plan", "--sandbox=enabled", "--trust", "--approve-mcps"} {
-		if err := cursor.CheckArgs([]string{arg}); err != nil {
+		if err := cursor.Descriptor().CheckArgs([]string{arg}); err != nil {
 			t.Errorf("CheckArgs(%q) = %v, want nil", arg, err)
 		}
 	}
 	for _, arg := range []string{"-p", "-f", "--", "prompt", "--print", "--output-format=text", "--stream-partial-output", "--workspace=/x", "--resume=x", "--continue", "--x=a\x00"} {
 		var argErr *driver.ArgError
-		if err := cursor.CheckArgs([]string{"--trust", arg}); !errors.As(err, &argErr) || argErr.Arg != arg || argErr.Field != "" {
+		if err := cursor.Descriptor().CheckArgs([]string{"--trust", arg}); !errors.As(err, &argErr) || argErr.Arg != arg || argErr.Field != "" {
 			t.Errorf("CheckArgs(%q) = %v, want it refused as the driver's own or for its form", arg, err)
 		}
 	}
 	for arg, field := range map[string]string{"--model=x": "Model", "--force": "Force", "--yolo": "Force", "--no-force": "Force", "--api-key=k": "Env"} {
 		var argErr *driver.ArgError
-		if err := cursor.CheckArgs([]string{arg}); !errors.As(err, &argErr) || argErr.Field != field {
+		if err := cursor.Descriptor().CheckArgs([]string{arg}); !errors.As(err, &argErr) || argErr.Field != field {
 			t.Errorf("CheckArgs(%q) = %v, want it refused naming Config.%s", arg, err, field)
 		}
 	}

@@ -56,7 +56,8 @@ type Descriptor struct {
 
 	// CheckArgs reports whether arguments given on someone else's behalf
 	// (a command line's user) may be passed through as the Config's Args
-	// (the package's CheckArgs, which names the driver's options): each
+	// (each driver's Descriptor function names the driver's options;
+	// the descriptor is the one way to reach the check): each
 	// must be one argument, "--name" or "--name=value", the name in
 	// lowercase letters, digits and dashes (never a short option, "--",
 	// a subcommand or a value on its own), the value without a NUL byte,

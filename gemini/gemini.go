@@ -164,7 +164,7 @@
 //  4. [Config.Args] are passed as they are, after the driver's own: they
 //     are options by design.
 //  5. Arguments from someone else (a command line's user) are checked
-//     with [CheckArgs] before they become Args.
+//     with [Descriptor]'s CheckArgs before they become Args.
 //
 // # Tools and turns
 //
@@ -240,7 +240,7 @@ type Config struct {
 	// Args are extra arguments, placed after the driver's own and passed
 	// as they are: they are options by design (see "Arguments"), so never
 	// put a value from anyone else in them; check arguments from someone
-	// else with [CheckArgs] first. Default none.
+	// else with [Descriptor]'s CheckArgs first. Default none.
 	Args []string
 	// Env is added to the process's environment for the agent (a later
 	// entry wins). GEMINI_CLI_HOME in it names the user's home for Gemini
@@ -268,8 +268,15 @@ type geminiDriver struct {
 var _ driver.Driver = (*geminiDriver)(nil)
 
 // Descriptor returns this driver's facts about Gemini CLI: its id,
-// program, session ids and permission modes, and how driver.Settings map
-// to [Config] (see driver.Descriptor).
+// program, session ids and permission modes, and how driver.Settings
+// map to [Config] (see driver.Descriptor). Its CheckArgs checks
+// arguments given on someone else's behalf (a command line's user)
+// before they become [Config.Args], by the rules of driver.Descriptor's
+// CheckArgs (a "--no-name" is refused with its name: yargs reads it as
+// the negation). The options the driver sets itself are --policy,
+// --output-format, --resume, --session-id, --prompt and
+// --prompt-interactive; those it sets from a Config field are --model,
+// --approval-mode, --yolo, --allowed-tools and --skip-trust.
 func Descriptor() driver.Descriptor {
 	return driver.Descriptor{
 		Name: "gemini", ID: "gemini-cli", Agent: "Gemini CLI", Program: "gemini",
@@ -285,7 +292,7 @@ func Descriptor() driver.Descriptor {
 		Allowed:    driver.Setting{Option: "an allow rule of the run's policy (run_shell_command)", Field: "AllowedTools"},
 		Denied:     driver.Setting{Option: "a deny rule of the run's policy", Field: "DisallowedTools"},
 		Turns:      driver.Setting{Instead: "Gemini CLI has no flag for it: set model.maxSessionTurns in its settings.json"},
-		CheckArgs:  CheckArgs,
+		CheckArgs:  checkArgs,
 		New: func(s driver.Settings) driver.Driver {
 			return Driver(Config{Command: s.Command, Model: s.Model, ApprovalMode: s.Mode("yolo"),
 				AllowedTools: s.AllowedTools, DisallowedTools: s.DisallowedTools, Args: s.Args})
@@ -421,14 +428,8 @@ func owned() launch.Owned {
 	}
 }
 
-// CheckArgs reports whether args, given on someone else's behalf (a
-// command line's user), may be passed through as [Config.Args], by the
-// rules of driver.Descriptor's CheckArgs (a "--no-name" is refused with
-// its name: yargs reads it as the negation). The options the driver sets
-// itself are --policy, --output-format, --resume, --session-id, --prompt
-// and --prompt-interactive; those it sets from a Config field are
-// --model, --approval-mode, --yolo, --allowed-tools and --skip-trust.
-func CheckArgs(args []string) error {
+// checkArgs is [Descriptor]'s CheckArgs.
+func checkArgs(args []string) error {
 	return launch.CheckPassThrough("gemini", args, owned())
 }
 

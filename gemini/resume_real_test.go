@@ -21,6 +21,7 @@ import (
 // plain run of Gemini CLI, and one started in a plain run resumes through
 // the driver; the model is shown the first turn again each time.
 func TestRealResumeBothWays(t *testing.T) {
+	t.Parallel()
 	cli := modeltest.GeminiCLI(t)
 	s := modeltest.NewGemini(t, modeltest.GeminiAlways(modeltest.GeminiText("noted")))
 	env, home := s.GeminiEnv(t)

@@ -21,6 +21,7 @@ import (
 // (the stand-in holds the retried call back until the event is seen),
 // and the retried call's answer is the run's.
 func TestRealRetryEvent(t *testing.T) {
+	t.Parallel()
 	cli := modeltest.GeminiCLI(t)
 	seen := make(chan struct{})
 	var once sync.Once

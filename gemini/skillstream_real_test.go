@@ -22,6 +22,7 @@ var record = flag.Bool("record", false, "write the real Gemini CLI's skill strea
 // makes a skill event of the activate_skill call; with -record it writes
 // the stream to testdata/skill-call.jsonl, paths made placeholders.
 func TestRealSkillStream(t *testing.T) {
+	t.Parallel()
 	cli := modeltest.GeminiCLI(t)
 	s := modeltest.NewGemini(t, modeltest.GeminiToolThenText(modeltest.GeminiSkillCall("review"), "reviewed"))
 	env, home := s.GeminiEnv(t)

@@ -15,7 +15,7 @@ import (
 )
 
 // TestGitFetchBounded adds a small skill from a repository that also
-// holds 20 MiB of unrelated data, under a 1 MiB archive size limit: a
+// holds 4 MiB of unrelated data, under a 1 MiB archive size limit: a
 // server that filters blobs (uploadpack.allowFilter) sends only the
 // skill's and the add succeeds; from one that does not, git is stopped
 // at the limit and nothing is installed.
@@ -27,7 +27,7 @@ func TestGitFetchBounded(t *testing.T) {
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	const limit = 1 << 20
 	repo := filepath.Join(t.TempDir(), "repo")
-	big := make([]byte, 20<<20)
+	big := make([]byte, 4<<20)
 	rand.NewChaCha8([32]byte{2}).Read(big)
 	gitRepo(t, repo, map[string]string{"skills/alpha/SKILL.md": skillMD("alpha"), "data/big.bin": string(big)})
 	src := "git+file://" + filepath.ToSlash(repo) + "#ref=main&path=skills/alpha"

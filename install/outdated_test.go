@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
+	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/trust"
 )
 
@@ -343,11 +344,13 @@ func TestOutdatedURLAsksWhetherItChanged(t *testing.T) {
 
 	t.Run("hostile", func(t *testing.T) {
 		// A server that now sends what is no archive, or more than the
-		// cache's archive size: the skill is unavailable, nothing written.
+		// cache's archive size (lowered to 64 KiB, so that the body
+		// crossing it is small): the skill is unavailable, nothing
+		// written.
 		f := newFixture(t)
 		u := newURLServer(t)
 		u.set(testarchive.TarGzFiles(t, map[string]string{"kit/SKILL.md": skillMD("kit")}), `"v1"`, "")
-		in := f.installer(t)
+		in := f.installer(t, WithCache(skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(f.env.Home, ".cache")), skill.WithMaxArchiveSize(64<<10))))
 		src := u.srv.URL + "/kit.tgz"
 		if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
 			t.Fatal(err)

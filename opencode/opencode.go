@@ -58,7 +58,7 @@
 //  4. [Config.Args] are passed as they are, after the driver's own: they
 //     are options by design.
 //  5. Arguments from someone else (a command line's user) are checked
-//     with [CheckArgs] before they become Args.
+//     with [Descriptor]'s CheckArgs before they become Args.
 //
 // # Mounting skills
 //
@@ -176,7 +176,7 @@ type Config struct {
 	// Args are extra arguments, placed after the driver's own and passed
 	// as they are: they are options by design (see "Arguments"), so
 	// never put a value from anyone else in them; check arguments from
-	// someone else with [CheckArgs] first. Default none.
+	// someone else with [Descriptor]'s CheckArgs first. Default none.
 	Args []string
 	// Env is added to the process's environment for the agent (a later
 	// entry wins over an earlier one with the same name). Default none.
@@ -208,8 +208,16 @@ func sessionIDs() launch.SessionIDs {
 }
 
 // Descriptor returns this driver's facts about OpenCode: its id,
-// program, session ids and permission modes, and how driver.Settings map
-// to [Config] (see driver.Descriptor).
+// program, session ids and permission modes, and how driver.Settings
+// map to [Config] (see driver.Descriptor). Its CheckArgs checks
+// arguments given on someone else's behalf (a command line's user)
+// before they become [Config.Args], by the rules of driver.Descriptor's
+// CheckArgs (a "--no-name" is refused with its name: yargs reads it as
+// the negation). The options the driver sets itself are --format,
+// --dir, --session, --continue, --fork, --interactive, --attach,
+// --command and --file; those it sets from a Config field are --model,
+// --agent, --title, and --auto with its aliases --yolo and
+// --dangerously-skip-permissions.
 func Descriptor() driver.Descriptor {
 	return driver.Descriptor{
 		Name: "opencode", ID: "opencode", Agent: "OpenCode", Program: "opencode",
@@ -223,7 +231,7 @@ func Descriptor() driver.Descriptor {
 		Skip:       driver.Setting{Option: "--auto", Field: "Auto"},
 		Allowed:    driver.Setting{Instead: "OpenCode takes what its tools may do from the permission of its config (opencode.json), or from --skip-permissions"},
 		Turns:      driver.Setting{Instead: "OpenCode run has no turn limit: set steps for its agent in opencode.json"},
-		CheckArgs:  CheckArgs,
+		CheckArgs:  checkArgs,
 		New: func(s driver.Settings) driver.Driver {
 			return Driver(Config{Command: s.Command, Model: s.Model, Agent: s.PermissionMode, Auto: s.SkipPermissions, Args: s.Args})
 		},
@@ -316,15 +324,8 @@ func owned() launch.Owned {
 	}
 }
 
-// CheckArgs reports whether args, given on someone else's behalf (a
-// command line's user), may be passed through as [Config.Args], by the
-// rules of driver.Descriptor's CheckArgs (a "--no-name" is refused with
-// its name: yargs reads it as the negation). The options the driver sets
-// itself are --format, --dir, --session, --continue, --fork,
-// --interactive, --attach, --command and --file; those it sets from a
-// Config field are --model, --agent, --title, and --auto with its aliases
-// --yolo and --dangerously-skip-permissions.
-func CheckArgs(args []string) error {
+// checkArgs is [Descriptor]'s CheckArgs.
+func checkArgs(args []string) error {
 	return launch.CheckPassThrough("opencode", args, owned())
 }
 

@@ -19,19 +19,19 @@ import (
 // through (rule 5 of "Arguments").
 func TestCheckArgs(t *testing.T) {
 	for _, arg := range []string{"--variant=high", "--thinking", "--print-logs"} {
-		if err := CheckArgs([]string{arg}); err != nil {
+		if err := Descriptor().CheckArgs([]string{arg}); err != nil {
 			t.Errorf("CheckArgs(%q) = %v, want nil", arg, err)
 		}
 	}
 	for _, arg := range []string{"-s", "-m", "--", "x", "--format=default", "--dir=/", "--session=ses_x", "--continue", "--fork", "--attach=http://x", "--file=/etc/passwd", "--command=x", "--interactive", "--x=a\x00"} {
 		var argErr *driver.ArgError
-		if err := CheckArgs([]string{"--fine", arg}); !errors.As(err, &argErr) || argErr.Arg != arg || argErr.Field != "" {
+		if err := Descriptor().CheckArgs([]string{"--fine", arg}); !errors.As(err, &argErr) || argErr.Arg != arg || argErr.Field != "" {
 			t.Errorf("CheckArgs(%q) = %v, want it refused as the driver's own or for its form", arg, err)
 		}
 	}
 	for arg, field := range map[string]string{"--model=x/y": "Model", "--agent=plan": "Agent", "--title=t": "Title", "--auto": "Auto", "--yolo": "Auto", "--dangerously-skip-permissions": "Auto", "--no-auto": "Auto"} {
 		var argErr *driver.ArgError
-		if err := CheckArgs([]string{arg}); !errors.Is(err, driver.ErrArgRefused) || !errors.As(err, &argErr) || argErr.Field != field {
+		if err := Descriptor().CheckArgs([]string{arg}); !errors.Is(err, driver.ErrArgRefused) || !errors.As(err, &argErr) || argErr.Field != field {
 			t.Errorf("CheckArgs(%q) = %v, want it refused naming Config.%s", arg, err, field)
 		}
 	}

@@ -22,6 +22,7 @@ import (
 // reports a SkillEvent and builds the result (text, ses_ id, usage). With
 // OPENCODE_RECORD=DIR set, the stream is written to DIR/skill.jsonl.
 func TestRealSkillLoaded(t *testing.T) {
+	t.Parallel()
 	cli := modeltest.OpenCodeCLI(t)
 	m := modeltest.NewChat(t, modeltest.ChatToolThenText(modeltest.ChatToolUse("skill", map[string]string{"name": "greet"}), "loaded it"))
 	env, _ := m.OpenCodeEnv(t)

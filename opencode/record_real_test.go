@@ -19,6 +19,7 @@ import (
 // reported first as an ErrorEvent. With OPENCODE_RECORD=DIR set, the
 // stream is written to DIR/error.jsonl.
 func TestRealAPIError(t *testing.T) {
+	t.Parallel()
 	cli := modeltest.OpenCodeCLI(t)
 	m := modeltest.NewChat(t, modeltest.ChatAlways(modeltest.ChatAPIError(400, "QUOTA-MARK")))
 	env, _ := m.OpenCodeEnv(t)

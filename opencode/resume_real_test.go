@@ -16,6 +16,7 @@ import (
 // would call the model and never exit, is refused before the start; in
 // its own workspace it resumes.
 func TestRealResumeElsewhere(t *testing.T) {
+	t.Parallel()
 	cli := modeltest.OpenCodeCLI(t)
 	m := modeltest.NewChat(t, modeltest.ChatAlways(modeltest.ChatText("ok")))
 	env, _ := m.OpenCodeEnv(t)

@@ -16,6 +16,7 @@ import (
 // mounted (the system defaults beside the mount) or without (a file of
 // the run's own).
 func TestRealNoMemoryExtraction(t *testing.T) {
+	t.Parallel()
 	cli := modeltest.QwenCLI(t)
 	for _, tt := range []struct {
 		name     string
@@ -28,6 +29,7 @@ func TestRealNoMemoryExtraction(t *testing.T) {
 		{"off, without skills", false, true, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			s := modeltest.NewChat(t, modeltest.ChatAlways(modeltest.ChatText("Hello.")))
 			env, _ := s.QwenEnv(t)
 			env = append(env, "PATH="+filepath.Dir(cli)+string(os.PathListSeparator)+os.Getenv("PATH"))

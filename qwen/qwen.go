@@ -62,7 +62,7 @@
 //  4. [Config.Args] are passed as they are, after the driver's own: they
 //     are options by design.
 //  5. Arguments from someone else (a command line's user) are checked
-//     with [CheckArgs] before they become Args.
+//     with [Descriptor]'s CheckArgs before they become Args.
 //
 // On Windows, a Command that is a batch file (the qwen.cmd shim npm
 // installs) runs through cmd.exe, and an argument holding one of
@@ -232,7 +232,7 @@ type Config struct {
 	// Args are extra arguments, placed after the driver's own and passed
 	// as they are: they are options by design (see "Arguments"), so
 	// never put a value from anyone else in them; check arguments from
-	// someone else with [CheckArgs] first. Default none.
+	// someone else with [Descriptor]'s CheckArgs first. Default none.
 	Args []string
 	// Env is added to the process's environment for the agent (a later
 	// entry wins over an earlier one with the same name). Default none.
@@ -264,8 +264,16 @@ type qwenDriver struct {
 var _ driver.Driver = (*qwenDriver)(nil)
 
 // Descriptor returns this driver's facts about Qwen Code: its id,
-// program, session ids and permission modes, and how driver.Settings map
-// to [Config] (see driver.Descriptor).
+// program, session ids and permission modes, and how driver.Settings
+// map to [Config] (see driver.Descriptor). Its CheckArgs checks
+// arguments given on someone else's behalf (a command line's user)
+// before they become [Config.Args], by the rules of driver.Descriptor's
+// CheckArgs (a "--no-name" is refused with its name: yargs reads it as
+// the negation). The options the driver sets itself are
+// --output-format, --input-format, --resume, --continue, --session-id,
+// --prompt and --prompt-interactive; those it sets from a Config field
+// are --model, --approval-mode, --yolo, --allowed-tools,
+// --exclude-tools, --max-session-turns and --include-partial-messages.
 func Descriptor() driver.Descriptor {
 	return driver.Descriptor{
 		Name: "qwen", ID: "qwen-code", Agent: "Qwen Code", Program: "qwen",
@@ -282,7 +290,7 @@ func Descriptor() driver.Descriptor {
 			Note: "which in its default mode still declines a command that writes files (add --permission-mode auto-edit)"},
 		Denied:    driver.Setting{Option: "--exclude-tools", Field: "DisallowedTools"},
 		Turns:     driver.Setting{Option: "--max-session-turns", Field: "MaxSessionTurns"},
-		CheckArgs: CheckArgs,
+		CheckArgs: checkArgs,
 		New: func(s driver.Settings) driver.Driver {
 			return Driver(Config{Command: s.Command, Model: s.Model, ApprovalMode: s.Mode("yolo"),
 				MaxSessionTurns: s.MaxTurns, AllowedTools: s.AllowedTools, DisallowedTools: s.DisallowedTools, Args: s.Args})
@@ -376,15 +384,8 @@ func owned() launch.Owned {
 	}
 }
 
-// CheckArgs reports whether args, given on someone else's behalf (a
-// command line's user), may be passed through as [Config.Args], by the
-// rules of driver.Descriptor's CheckArgs (a "--no-name" is refused with
-// its name: yargs reads it as the negation). The options the driver sets
-// itself are --output-format, --input-format, --resume, --continue,
-// --session-id, --prompt and --prompt-interactive; those it sets from a
-// Config field are --model, --approval-mode, --yolo, --allowed-tools,
-// --exclude-tools, --max-session-turns and --include-partial-messages.
-func CheckArgs(args []string) error {
+// checkArgs is [Descriptor]'s CheckArgs.
+func checkArgs(args []string) error {
 	return launch.CheckPassThrough("qwen", args, owned())
 }
 

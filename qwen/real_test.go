@@ -16,6 +16,7 @@ import (
 // --allowed-tools=skill lets the skill tool run, with no classifier call,
 // and the model is shown the skill's body.
 func TestRealApprovalDefault(t *testing.T) {
+	t.Parallel()
 	cli := modeltest.QwenCLI(t)
 	s := modeltest.NewChat(t, modeltest.ChatToolThenText(modeltest.ChatSkillCall("greet"), "Greeted."))
 	env, _ := s.QwenEnv(t)

@@ -70,6 +70,7 @@ func greetDefaults(t *testing.T) (skills, defaults string) {
 // its first system/retry line (about 90 s in) to testdata/api-retry.jsonl.
 // Without -record it does nothing.
 func TestRealRetryStream(t *testing.T) {
+	t.Parallel()
 	if !*record {
 		t.Skip("writes the fixtures; run with -record")
 	}

@@ -31,6 +31,7 @@ func writeSkill(t *testing.T, dir, body string) string {
 // does not when it is the same. With the same content the run goes on,
 // which shows that Qwen Code reads those settings as the driver does.
 func TestRealSettingsDirectoriesShadow(t *testing.T) {
+	t.Parallel()
 	cli := modeltest.QwenCLI(t)
 	for _, tt := range []struct {
 		name    string
@@ -46,6 +47,7 @@ func TestRealSettingsDirectoriesShadow(t *testing.T) {
 		{"project's, same content", true, "team-skills", "GREET-BODY-MARK", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			s := modeltest.NewChat(t, modeltest.ChatAlways(modeltest.ChatText("Hello.")))
 			env, home := s.QwenEnv(t)
 			env = append(env, "PATH="+filepath.Dir(cli)+string(os.PathListSeparator)+os.Getenv("PATH"))

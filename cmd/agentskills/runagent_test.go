@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,6 +63,16 @@ func (r *runRig) inProcess(t *testing.T, ctx context.Context, args ...string) (c
 // and may run in parallel with others.
 func (r *runRig) process(t *testing.T, ctx context.Context, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	var errs bytes.Buffer
+	code, stdout = r.processWith(t, ctx, strings.NewReader(""), &errs, args...)
+	return code, stdout, errs.String()
+}
+
+// processWith is process with the given standard input and standard
+// error, which is written as the process writes it (as inProcessWith
+// writes it, for a test that watches it while the run goes on).
+func (r *runRig) processWith(t *testing.T, ctx context.Context, stdin io.Reader, stderr io.Writer, args ...string) (code int, stdout string) {
+	t.Helper()
 	bin, err := exec.LookPath("agentskills")
 	if err != nil {
 		t.Fatalf("agentskills is not on PATH (TestMain puts it there): %v", err)
@@ -74,17 +85,17 @@ func (r *runRig) process(t *testing.T, ctx context.Context, args ...string) (cod
 	cmd.Env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "CLAUDE_CONFIG_DIR=") })
 	cmd.Dir = r.workspace
 	cmd.WaitDelay = 10 * time.Second
-	var out, errs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errs
+	var out bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &out, stderr
 	err = cmd.Run()
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):
 		code = exit.ExitCode()
 	case err != nil:
-		t.Fatalf("agentskills %q: %v; stderr %q", args, err, errs.String())
+		t.Fatalf("agentskills %q: %v; stderr %q", args, err, fmt.Sprint(stderr))
 	}
-	return code, out.String(), errs.String()
+	return code, out.String()
 }
 
 // runCtx bounds a run: a stuck agent fails its test instead of hanging

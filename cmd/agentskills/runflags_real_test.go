@@ -179,6 +179,7 @@ func TestRunToolsCodex(t *testing.T) {
 // TestRunPermissionModesPinned checks run's table of permission modes
 // against each agent's --help.
 func TestRunPermissionModesPinned(t *testing.T) {
+	t.Parallel()
 	clis := map[string]func(testing.TB) string{
 		"claude-code": modeltest.ClaudeCLI, "codex": modeltest.CodexCLI,
 		"gemini-cli": modeltest.GeminiCLI, "qwen-code": modeltest.QwenCLI,
@@ -188,6 +189,7 @@ func TestRunPermissionModesPinned(t *testing.T) {
 	}
 	for _, a := range runnables() {
 		t.Run(a.ID, func(t *testing.T) {
+			t.Parallel()
 			args := []string{"--help"}
 			switch a.ID {
 			case "codex":

@@ -79,10 +79,12 @@ func jsonRigs() []jsonRig {
 // line of code "agent" that names the session, after a result line
 // without the run's skills.
 func TestRunJSONSchema(t *testing.T) {
+	t.Parallel()
 	for _, tt := range jsonRigs() {
 		t.Run(tt.agent, func(t *testing.T) {
+			t.Parallel()
 			r := tt.rig(t, false)
-			code, out, errs := r.inProcess(t, runCtx(t), "run", "-a", tt.agent, "-s", filepath.Join(r.skills, "alpha"), "--json", "load alpha")
+			code, out, errs := r.process(t, runCtx(t), "run", "-a", tt.agent, "-s", filepath.Join(r.skills, "alpha"), "--json", "load alpha")
 			if code != 0 {
 				t.Fatalf("run = %d; stderr %q", code, errs)
 			}
@@ -116,7 +118,7 @@ func TestRunJSONSchema(t *testing.T) {
 			}
 
 			r = tt.rig(t, true)
-			code, out, errs = r.inProcess(t, runCtx(t), "run", "-a", tt.agent, "-s", filepath.Join(r.skills, "alpha"), "--json", "refuse")
+			code, out, errs = r.process(t, runCtx(t), "run", "-a", tt.agent, "-s", filepath.Join(r.skills, "alpha"), "--json", "refuse")
 			if code != 1 {
 				t.Fatalf("failed run = %d; stderr %q", code, errs)
 			}

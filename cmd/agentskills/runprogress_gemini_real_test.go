@@ -14,6 +14,7 @@ import (
 // CLI still retries (the stand-in holds the retried call back until the
 // line is on stderr), and the run then succeeds with the retried answer.
 func TestRunProgressGeminiRetry(t *testing.T) {
+	t.Parallel()
 	const line = "agentskills run: gemini-cli: the model API answered 429 (slow down); retry 1\n"
 	stderr := newWatchedWriter(line)
 	var calls atomic.Int32
@@ -31,7 +32,7 @@ func TestRunProgressGeminiRetry(t *testing.T) {
 	})
 	env, home := s.GeminiEnv(t)
 	r := rigFor(t, modeltest.GeminiCLI(t), env, home)
-	code, out := r.inProcessWith(t, runCtx(t), strings.NewReader(""), stderr, "run", "-a", "gemini-cli", "hello")
+	code, out := r.processWith(t, runCtx(t), strings.NewReader(""), stderr, "run", "-a", "gemini-cli", "hello")
 	errs := stderr.String()
 	t.Logf("stderr:\n%s", errs)
 	if code != 0 || !strings.Contains(out, "recovered") {

@@ -91,6 +91,7 @@ func blockSecond[Q, R any](stderr *watchedWriter, late *atomic.Bool, fail R) fun
 // the agent still retries, and the final error says what failed, without
 // the agent's kind of result.
 func TestRunProgressRetries(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		agent string
 		rig   func(t *testing.T, stderr *watchedWriter, late *atomic.Bool) *runRig
@@ -117,10 +118,11 @@ func TestRunProgressRetries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.agent, func(t *testing.T) {
+			t.Parallel()
 			stderr := newWatchedWriter("retry 1 of 2")
 			var late atomic.Bool
 			r := tt.rig(t, stderr, &late)
-			code, out := r.inProcessWith(t, runCtx(t), strings.NewReader(""), stderr, "run", "-a", tt.agent, "-s", r.skills, "hello")
+			code, out := r.processWith(t, runCtx(t), strings.NewReader(""), stderr, "run", "-a", tt.agent, "-s", r.skills, "hello")
 			errs := stderr.String()
 			t.Logf("stderr:\n%s", errs)
 			if code != 1 || out != "" {
@@ -150,10 +152,11 @@ func TestRunProgressRetries(t *testing.T) {
 // TestRunProgressQuiet has --quiet (-q) turn the progress off: only the
 // final error is on stderr.
 func TestRunProgressQuiet(t *testing.T) {
+	t.Parallel()
 	r := newRunRig(t, modeltest.Always(modeltest.APIError(401, "authentication_error", "Invalid API key")))
 	for _, flag := range []string{"--quiet", "-q"} {
 		var stderr bytes.Buffer
-		code, _ := r.inProcessWith(t, runCtx(t), strings.NewReader(""), &stderr, "run", "-a", "claude-code", flag, "hello")
+		code, _ := r.processWith(t, runCtx(t), strings.NewReader(""), &stderr, "run", "-a", "claude-code", flag, "hello")
 		errs := stderr.String()
 		if code != 1 || strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "agentskills run: claude-code failed: ") {
 			t.Errorf("run %s = %d, stderr %q; want 1 and the final error alone", flag, code, errs)
@@ -166,6 +169,7 @@ func TestRunProgressQuiet(t *testing.T) {
 // is printed, and the final error names the agent and the credentials,
 // not the agent's kind of result.
 func TestRunProgressOtherAgents(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		agent string
 		rig   func(t *testing.T) *runRig
@@ -185,9 +189,10 @@ func TestRunProgressOtherAgents(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.agent, func(t *testing.T) {
+			t.Parallel()
 			r := tt.rig(t)
 			var stderr bytes.Buffer
-			code, _ := r.inProcessWith(t, runCtx(t), strings.NewReader(""), &stderr, "run", "-a", tt.agent, "-m", "m1", "hello")
+			code, _ := r.processWith(t, runCtx(t), strings.NewReader(""), &stderr, "run", "-a", tt.agent, "-m", "m1", "hello")
 			errs := stderr.String()
 			if code != 1 {
 				t.Fatalf("run = %d, stderr %q; want 1", code, errs)

@@ -8,7 +8,11 @@
 //
 // # Scenarios
 //
-// Each runs the real CLI, so each is a subtest of [Run]:
+// Each runs the real CLI, so each is a subtest of [Run], with a stand-in
+// model, a HOME, a workspace and a cache root of its own. They run in
+// parallel (t.Parallel), but for values, which changes the working folder
+// and so runs alone, before the others: the test calling [Run] must not
+// itself be parallel.
 //
 //  1. listed: the run's skills, and a skill of the user's, are shown to
 //     the model; the result carries the answer, a session and usage
@@ -224,6 +228,11 @@ func Run(t *testing.T, a Agent) {
 		{"ownership", ownership},
 		{"nested", nested},
 	} {
-		t.Run(sc.name, func(t *testing.T) { sc.run(t, a) })
+		t.Run(sc.name, func(t *testing.T) {
+			if sc.name != "values" {
+				t.Parallel()
+			}
+			sc.run(t, a)
+		})
 	}
 }

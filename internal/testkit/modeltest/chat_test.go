@@ -22,6 +22,7 @@ func TestQwen(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real Qwen Code")
 	}
+	t.Parallel()
 	qwen := modeltest.QwenCLI(t)
 	s := modeltest.NewChat(t, modeltest.ChatIfPrompt("use the skill",
 		modeltest.ChatToolThenText(modeltest.ChatSkillCall("greet"), "Greeted."),

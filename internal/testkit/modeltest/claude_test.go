@@ -178,6 +178,7 @@ func skillBody(r *modeltest.Request) string {
 // TestClaude runs the real CLI once against the stand-in and checks that
 // the answer comes back and what the CLI sent.
 func TestClaude(t *testing.T) {
+	t.Parallel()
 	s := modeltest.NewAnthropic(t, modeltest.IfPrompt("Say hello",
 		modeltest.Always(modeltest.Text("Hello from the stand-in.")),
 		modeltest.Always(modeltest.APIError(400, "invalid_request_error", "unexpected prompt"))))

@@ -116,6 +116,7 @@ func placeholders(env []string, cwd string) []string {
 // TestCodex runs the real CLI once against the stand-in and checks that
 // the answer comes back and what the CLI sent; it records plain.jsonl.
 func TestCodex(t *testing.T) {
+	t.Parallel()
 	s := modeltest.NewResponses(t, modeltest.ResponsesIfPrompt("Say hello",
 		modeltest.ResponsesAlways(modeltest.ResponsesText("Hello from the stand-in.")),
 		modeltest.ResponsesAlways(modeltest.ResponsesAPIError(400, "invalid_request_error", "unexpected prompt"))))

@@ -17,6 +17,7 @@ func TestGemini(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the Gemini CLI")
 	}
+	t.Parallel()
 	cli := modeltest.GeminiCLI(t)
 	s := modeltest.NewGemini(t, modeltest.GeminiIfPrompt("list",
 		modeltest.GeminiToolThenText(modeltest.GeminiFunctionCall("list_directory", map[string]string{"dir_path": "."}), "listed"),
