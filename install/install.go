@@ -840,7 +840,6 @@ import (
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
 	"github.com/agentadaptor/agentadaptor/source"
-	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // checker reads a skill folder leniently, as agents do, and returns the
@@ -981,7 +980,7 @@ func (in *Installer) policyRedirects(c *http.Client, shown string, pinned bool, 
 			err = p.Check(source.Origin{Kind: source.URL, Location: hop.String(), Pinned: pinned, Display: hopShown})
 		}
 		if err != nil {
-			*refused = fmt.Errorf("%s: %w: download: redirected to %s: %w", shown, trust.ErrRefused, hopShown, err)
+			*refused = refusedBy(shown, "download: redirected to "+hopShown, err)
 			return *refused
 		}
 		if next != nil {

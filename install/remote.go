@@ -122,7 +122,7 @@ func sourceError(err error) error {
 		return err // classified already
 	}
 	if errors.Is(err, source.ErrRedirected) {
-		return fmt.Errorf("%w: %w", trust.ErrRefused, err) // Trust rule 1
+		return refusedBy("", "", err) // Trust rule 1
 	}
 	if !errors.Is(err, source.ErrStalled) {
 		for _, target := range []error{source.ErrInvalid, source.ErrNotFound, source.ErrNoSkill, source.ErrNotServer,
@@ -378,19 +378,19 @@ func (in *Installer) gitRedirects(src git.Source) git.Option {
 			return dotSegmentError(to)
 		}
 		if err := p.Check(source.Origin{Kind: source.Kind(kind), Location: loc, Pinned: true, Display: shown}); err != nil {
-			return fmt.Errorf("%w: %w", trust.ErrRefused, err)
+			return refusedBy(sourceloc.Redact(src.URL), "redirected to "+shown, err)
 		}
 		had, err := applies(fromKind, from)
 		if err != nil {
-			return fmt.Errorf("%w: %w", trust.ErrRefused, err)
+			return refusedBy(sourceloc.Redact(src.URL), "redirected to "+shown, err)
 		}
 		now, err := applies(kind, loc)
 		if err != nil {
-			return fmt.Errorf("%w: %w", trust.ErrRefused, err)
+			return refusedBy(sourceloc.Redact(src.URL), "redirected to "+shown, err)
 		}
 		for rule := range now {
 			if !had[rule] {
-				return fmt.Errorf("%w: the policy's %s applies to %s and not to the source's own address; add the repository by its new address, so that the rule is checked", trust.ErrRefused, rule, shown)
+				return refusedBy(sourceloc.Redact(src.URL), fmt.Sprintf("the policy's %s applies to %s and not to the source's own address; add the repository by its new address, so that the rule is checked", rule, shown), nil)
 			}
 		}
 		return nil

@@ -579,3 +579,25 @@ func (in *Installer) CheckTrust(ctx context.Context) ([]trust.Refusal, error) {
 	slices.SortStableFunc(out, func(a, b trust.Refusal) int { return strings.Compare(a.Skill, b.Skill) })
 	return out, nil
 }
+
+// refusedBy is the *trust.RefusedError of a source refused where
+// install checks the policy itself (a redirect's hop, a web index's
+// skill): it reads SOURCE: refused by the trust checks: REASON: CAUSE,
+// and carries the policy's rule when the policy refused, so that
+// errors.As finds the one refusal type and errors.Is policy.ErrDenied
+// holds as for the engine's refusals. An empty source leaves the
+// subject to the caller; an empty reason is the cause's own words.
+func refusedBy(src, reason string, cause error) error {
+	r := trust.Refusal{Source: src, Reason: reason, Err: cause}
+	switch {
+	case cause != nil && reason == "":
+		r.Reason = cause.Error()
+	case cause != nil:
+		r.Reason += ": " + cause.Error()
+	}
+	var denied *policy.DeniedError
+	if errors.As(cause, &denied) {
+		r.Rule = policy.Rule{Name: denied.Rule, File: denied.File, Line: denied.Line}
+	}
+	return &trust.RefusedError{Refusals: []trust.Refusal{r}}
+}

@@ -63,8 +63,9 @@ func TestTrustPolicyChecksRedirects(t *testing.T) {
 			src := allowed.URL + tt.path
 			deniedHits.Store(0)
 			_, err := newInstaller(t, f).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
-			if !errors.Is(err, trust.ErrRefused) || !strings.Contains(err.Error(), "redirected to "+tt.hop) {
-				t.Fatalf("Add(%s) = %v; want trust.ErrRefused naming the hop %s", src, err, tt.hop)
+			var re *trust.RefusedError
+			if !errors.As(err, &re) || !strings.Contains(err.Error(), "redirected to "+tt.hop) {
+				t.Fatalf("Add(%s) = %v; want a *trust.RefusedError naming the hop %s", src, err, tt.hop)
 			}
 			if !strings.Contains(tt.path, "dots") {
 				var de *policy.DeniedError

@@ -17,7 +17,6 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/webindex"
-	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // webIndexURL returns the index URL a web index source names (rule 15),
@@ -133,11 +132,11 @@ func (in *Installer) checkArtifact(indexURL string, s webindex.Skill) error {
 		return nil
 	}
 	if u, err := url.Parse(s.Resolved); err != nil || sourceloc.HasDotSegment(u.Path) {
-		return fmt.Errorf("%s: %w: skill %s is at %s, whose path has a '..' segment; the policy is checked against the path as written, so the index must name it without", indexURL, trust.ErrRefused, s.Name, s.Resolved)
+		return refusedBy(indexURL, fmt.Sprintf("skill %s is at %s, whose path has a '..' segment; the policy is checked against the path as written, so the index must name it without", s.Name, s.Resolved), nil)
 	}
 	err := in.trust.effectivePolicy().Check(source.Origin{Kind: source.URL, Location: s.Resolved, Pinned: true, Display: s.Resolved})
 	if err != nil {
-		return fmt.Errorf("%s: %w: skill %s is at %s: %w", indexURL, trust.ErrRefused, s.Name, s.Resolved, err)
+		return refusedBy(indexURL, fmt.Sprintf("skill %s is at %s", s.Name, s.Resolved), err)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
+	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/webindex"
@@ -375,8 +376,9 @@ func TestWebIndexPolicy(t *testing.T) {
 	s.put("/hop.md", []byte("redirect:"+cdn.URL+"/plain.md"))
 	s.index(indexEntry("plain", "skill-md", "/hop.md", webindex.Digest(md)))
 	_, err = in.Add(t.Context(), AddRequest{Sources: []string{s.URL}, Agents: agentsOf(t, "claude-code")})
-	if !errors.Is(err, trust.ErrRefused) || !strings.Contains(err.Error(), "redirected to "+cdn.URL+"/plain.md") {
-		t.Errorf("Add of an index whose artifact redirects to a host the policy does not allow = %v; want trust.ErrRefused naming the hop", err)
+	var re *trust.RefusedError
+	if !errors.As(err, &re) || !errors.Is(err, policy.ErrDenied) || !strings.Contains(err.Error(), "redirected to "+cdn.URL+"/plain.md") {
+		t.Errorf("Add of an index whose artifact redirects to a host the policy does not allow = %v; want a *trust.RefusedError of the policy naming the hop", err)
 	}
 	if n := cdn.count("/plain.md"); n != 0 {
 		t.Errorf("the refused hop was requested %d times", n)
