@@ -19,12 +19,44 @@ func BenchmarkDenseKeywords(b *testing.B) {
 	benchmarkText(b, audittext.DenseKeywords(8<<20, 1))
 }
 
+// BenchmarkLongLines audits 4 MiB of ordinary instructions in lines of
+// 256 KiB, which the audit reads in overlapping pieces.
+func BenchmarkLongLines(b *testing.B) {
+	benchmarkText(b, audittext.LongLines(4<<20, 256<<10, 1))
+}
+
+// BenchmarkNonASCII audits 4 MiB of instructions with words outside
+// ASCII on nearly every line.
+func BenchmarkNonASCII(b *testing.B) {
+	benchmarkText(b, audittext.NonASCII(4<<20, 1))
+}
+
+// BenchmarkCRLF audits 4 MiB of ordinary instructions with CRLF line
+// ends.
+func BenchmarkCRLF(b *testing.B) {
+	benchmarkText(b, audittext.CRLF(4<<20, 1))
+}
+
+// BenchmarkTinyFiles audits 4,000 files of 1 KiB of ordinary
+// instructions.
+func BenchmarkTinyFiles(b *testing.B) {
+	m := fstest.MapFS{}
+	for name, text := range audittext.Tree(4000, 1<<10, audittext.Ordinary) {
+		m[name] = &fstest.MapFile{Data: []byte(text)}
+	}
+	benchmarkTree(b, m, 4000<<10)
+}
+
 func benchmarkText(b *testing.B, text string) {
 	m := fstest.MapFS{
 		"SKILL.md": {Data: []byte(front + "Read notes.md.\n")},
 		"notes.md": {Data: []byte(text)},
 	}
-	b.SetBytes(int64(len(text)))
+	benchmarkTree(b, m, len(text))
+}
+
+func benchmarkTree(b *testing.B, m fstest.MapFS, size int) {
+	b.SetBytes(int64(size))
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := audit.Tree(m); err != nil {

@@ -68,7 +68,8 @@ func New(res []*regexp.Regexp) (*Filter, error) {
 		if err != nil {
 			return nil, fmt.Errorf("expression %d: %w", i, err)
 		}
-		c := simplify(required(tree))
+		a := analysis{}
+		c := simplify(a.required(tree))
 		id := func(s string) int32 {
 			id, ok := ids[s]
 			if !ok {
@@ -83,7 +84,7 @@ func New(res []*regexp.Regexp) (*Filter, error) {
 			w.lit, w.need = id(w.word.s), needOf(w.word.wb, w.word.wa)
 			f.touch[w.lit][i/64] |= 1 << (i % 64)
 		})
-		prefix, slack, suffix := ends(tree)
+		prefix, slack, suffix := a.ends(tree)
 		f.slack = append(f.slack, slack)
 		var starts, stops []int32
 		for _, w := range prefix {
@@ -94,7 +95,7 @@ func New(res []*regexp.Regexp) (*Filter, error) {
 		}
 		f.starts, f.stops = append(f.starts, starts), append(f.stops, stops)
 		var exact []exactWord
-		for _, w := range exactWords(tree) {
+		for _, w := range a.exactWords(tree) {
 			exact = append(exact, exactWord{word: w, id: id(w.s), need: needOf(w.wb, w.wa)})
 		}
 		f.exact = append(f.exact, exact)
