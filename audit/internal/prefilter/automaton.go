@@ -10,16 +10,33 @@ import (
 // matches ASCII letters without regard to case: one step a byte, and
 // every occurrence of every string reported, overlapping ones too.
 //
-// A state is the offset of its row in next, so that a step is one load
-// and one addition, and the states where a string ends are numbered
-// last, so that a scan tells them by one comparison (state >= firstOut).
+// The table is small, so that the rows a text visits stay in the
+// processor's caches: a state is a 16-bit number, its row is 1<<shift
+// entries (the classes, rounded up to a power of two, so that a step is
+// a shift, an or and one load), and the states where a string ends are
+// numbered last, so that a scan tells them by one comparison (state >=
+// firstOut).
 type automaton struct {
 	class    [256]uint8 // a byte's class; class 0 is every byte in no string
 	classes  int        // how many classes
-	next     []uint32   // next[state+class]: a state is the offset of its row
-	firstOut uint32     // the first state where a string ends
-	out      [][]int32  // by (state-firstOut)/classes: the strings that end there, its own and its suffixes'
+	shift    uint       // a row of next is 1<<shift entries
+	next     []uint16   // next[state<<shift|class]: the state after a byte of the class
+	firstOut uint16     // the first state where a string ends
+	out      [][]int32  // by state-firstOut: the strings that end there, its own and its suffixes'
 	lens     []int      // each string's length
+}
+
+// step returns the state after state reads b.
+func (a *automaton) step(state uint32, b byte) uint32 {
+	return uint32(a.next[state<<a.shift|uint32(a.class[b])])
+}
+
+// ends returns the strings that end at state.
+func (a *automaton) ends(state uint32) []int32 {
+	if state < uint32(a.firstOut) {
+		return nil
+	}
+	return a.out[state-uint32(a.firstOut)]
 }
 
 // lowerASCII folds an ASCII upper-case letter to lower case.
@@ -118,37 +135,40 @@ func newAutomaton(strs []string) (*automaton, error) {
 			order = append(order, ch)
 		}
 	}
-	if nodes*a.classes > 1<<32-1 {
-		return nil, fmt.Errorf("%d states of %d classes, more than an automaton holds", nodes, a.classes)
+	if nodes > 1<<16 {
+		return nil, fmt.Errorf("%d states, more than an automaton holds (%d)", nodes, 1<<16)
+	}
+	for 1<<a.shift < a.classes {
+		a.shift++
 	}
 	// Number the states, those where a string ends last.
-	num := make([]uint32, nodes)
+	num := make([]uint16, nodes)
 	n := 0
 	for pass := range 2 {
 		if pass == 1 {
-			a.firstOut = uint32(n * a.classes)
+			a.firstOut = uint16(n)
 		}
 		for _, at := range order {
 			if (len(out[at]) > 0) == (pass == 1) {
-				num[at] = uint32(n * a.classes)
+				num[at] = uint16(n)
 				n++
 			}
 		}
 	}
 	// The full table: a missing transition is the failure state's,
 	// which breadth-first order has filled in already.
-	a.next = make([]uint32, nodes*a.classes)
-	a.out = make([][]int32, nodes-int(a.firstOut)/a.classes)
+	a.next = make([]uint16, nodes<<a.shift)
+	a.out = make([][]int32, nodes-int(a.firstOut))
 	for _, at := range order {
-		row := int(num[at])
+		row := int(num[at]) << a.shift
 		if o := out[at]; len(o) > 0 {
-			a.out[(num[at]-a.firstOut)/uint32(a.classes)] = o
+			a.out[num[at]-a.firstOut] = o
 		}
 		for c := range a.classes {
 			if ch := child[int(at)*a.classes+c]; ch != 0 {
 				a.next[row+c] = num[ch]
 			} else if at != 0 {
-				a.next[row+c] = a.next[int(num[fail[at]])+c]
+				a.next[row+c] = a.next[int(num[fail[at]])<<a.shift+c]
 			}
 		}
 	}

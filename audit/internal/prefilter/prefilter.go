@@ -34,7 +34,11 @@ import (
 type Filter struct {
 	a     *automaton
 	conds []*cond    // by expression
-	touch [][]uint64 // by string: the expressions whose condition names it
+	// touch: by string and need bit, the expressions whose condition
+	// names the string with those boundaries; touchAll: by string, those
+	// whose condition names it at all
+	touch    [][4][]uint64
+	touchAll [][]uint64
 	strs  []string   // by string id, folded
 	words int        // uint64 words of an expression set
 	// newline: by expression, whether a newline alone meets its
@@ -76,13 +80,18 @@ func New(res []*regexp.Regexp) (*Filter, error) {
 				id = int32(len(f.strs))
 				ids[s] = id
 				f.strs = append(f.strs, s)
-				f.touch = append(f.touch, make([]uint64, f.words))
+				var t [4][]uint64
+				for b := range t {
+					t[b] = make([]uint64, f.words)
+				}
+				f.touch, f.touchAll = append(f.touch, t), append(f.touchAll, make([]uint64, f.words))
 			}
 			return id
 		}
 		c.walk(func(w *cond) {
 			w.lit, w.need = id(w.word.s), needOf(w.word.wb, w.word.wa)
-			f.touch[w.lit][i/64] |= 1 << (i % 64)
+			f.touch[w.lit][bits.TrailingZeros8(w.need)][i/64] |= 1 << (i % 64)
+			f.touchAll[w.lit][i/64] |= 1 << (i % 64)
 		})
 		prefix, slack, suffix := a.ends(tree)
 		f.slack = append(f.slack, slack)
@@ -128,7 +137,10 @@ func (f *Filter) Condition(i int) string { return f.conds[i].String() }
 type Hits struct {
 	mask    []uint8  // by string id: what was found (the need bits)
 	set     []int32  // the ids of mask that are not 0
-	touched []uint64 // the expressions whose condition names a string found
+	// touched: the expressions whose condition names a string found
+	// with the boundaries it asks for there (on a line, or lines joined);
+	// touchedAll: whose condition names a string found (in a part)
+	touched, touchedAll []uint64
 	// first: by string id and need bit, where its first occurrence
 	// with those boundaries starts; last: where its last occurrence
 	// ends; offsets in the text scanned unless folded
@@ -140,7 +152,7 @@ type Hits struct {
 // NewHits returns an empty Hits for f's texts.
 func (f *Filter) NewHits() *Hits {
 	n := len(f.strs)
-	return &Hits{mask: make([]uint8, n), touched: make([]uint64, f.words), first: make([][4]int, n), last: make([]int, n)}
+	return &Hits{mask: make([]uint8, n), touched: make([]uint64, f.words), touchedAll: make([]uint64, f.words), first: make([][4]int, n), last: make([]int, n)}
 }
 
 // Reset empties h.
@@ -150,6 +162,7 @@ func (h *Hits) Reset() {
 	}
 	h.set = h.set[:0]
 	clear(h.touched)
+	clear(h.touchedAll)
 }
 
 // Add adds o's strings to h: h holds then what a text joining both
@@ -164,6 +177,9 @@ func (h *Hits) Add(o *Hits) {
 	}
 	for i, w := range o.touched {
 		h.touched[i] |= w
+	}
+	for i, w := range o.touchedAll {
+		h.touchedAll[i] |= w
 	}
 }
 
@@ -208,15 +224,15 @@ func (f *Filter) scan(h *Hits, text string, folded bool) {
 	h.Reset()
 	h.folded = folded
 	a := f.a
-	next, class, firstOut := a.next, &a.class, a.firstOut
+	next, class, shift, firstOut := a.next, &a.class, a.shift, uint32(a.firstOut)
 	state := uint32(0)
 	for i := 0; i < len(text); i++ {
-		state = next[state+uint32(class[text[i]])]
+		state = uint32(next[state<<shift|uint32(class[text[i]])])
 		if state < firstOut {
 			continue
 		}
 		end := i + 1
-		for _, id := range a.out[(state-firstOut)/uint32(a.classes)] {
+		for _, id := range a.out[state-firstOut] {
 			bits := uint8(needAny | needBefore | needAfter | needBoth)
 			start := end - a.lens[id]
 			if !folded {
@@ -237,14 +253,17 @@ func (f *Filter) scan(h *Hits, text string, folded bool) {
 			}
 			if h.mask[id] == 0 {
 				h.set = append(h.set, id)
-				for w, t := range f.touch[id] {
-					h.touched[w] |= t
+				for w, t := range f.touchAll[id] {
+					h.touchedAll[w] |= t
 				}
 			}
 			if fresh := bits &^ h.mask[id]; fresh != 0 {
 				for b := range 4 {
 					if fresh&(1<<b) != 0 {
 						h.first[id][b] = start
+						for w, t := range f.touch[id][b] {
+							h.touched[w] |= t
+						}
 					}
 				}
 			}
@@ -275,15 +294,21 @@ func (f *Filter) MayPart(h *Hits, i int) bool { return f.may(h, i, modePart) }
 func (f *Filter) MayLines(h *Hits, i int) bool { return f.may(h, i, modeLines) }
 
 func (f *Filter) may(h *Hits, i int, m mode) bool {
-	if h.touched[i/64]&(1<<(i%64)) == 0 && !f.always[i] && !(m == modeLines && f.newline[i]) {
+	touched := h.touched
+	if m == modePart {
+		touched = h.touchedAll
+	}
+	if touched[i/64]&(1<<(i%64)) == 0 && !f.always[i] && !(m == modeLines && f.newline[i]) {
 		return false
 	}
 	return f.conds[i].eval(h.mask, m)
 }
 
 // AnyTouched reports whether a string of the condition of one of the
-// expressions lo to hi-1 was found: when none was, only one that f
-// reports [Filter.Always] may match.
+// expressions lo to hi-1 was found with the word boundaries the
+// condition asks for: when none was, only one that f reports
+// [Filter.Always] may match the line (though a part of it may: "nc" in
+// "once" touches no `\bnc\b`, and the part "nc" of it holds one).
 func (h *Hits) AnyTouched(lo, hi int) bool {
 	for i := lo; i < hi; {
 		w := h.touched[i/64] >> (i % 64)

@@ -41,11 +41,9 @@ func TestAutomatonFindsEveryOccurrence(t *testing.T) {
 		var got, want []hit
 		state := uint32(0)
 		for i := 0; i < len(text); i++ {
-			state = a.next[state+uint32(a.class[text[i]])]
-			if state >= a.firstOut {
-				for _, id := range a.out[(state-a.firstOut)/uint32(a.classes)] {
-					got = append(got, hit{int(id), i + 1})
-				}
+			state = a.step(state, text[i])
+			for _, id := range a.ends(state) {
+				got = append(got, hit{int(id), i + 1})
 			}
 		}
 		asciiLower := func(s string) string {
@@ -208,6 +206,25 @@ func TestAnyTouched(t *testing.T) {
 		if got := h.AnyTouched(lo, hi); got != want {
 			t.Fatalf("AnyTouched(%d, %d) = %v, want %v", lo, hi, got, want)
 		}
+	}
+}
+
+// TestTouchedByBoundaries checks that a string found without the word
+// boundaries a condition asks for touches no expression of a line,
+// and still lets a part of the line be asked about.
+func TestTouchedByBoundaries(t *testing.T) {
+	f, err := New([]*regexp.Regexp{regexp.MustCompile(`\bnc\b`), regexp.MustCompile(`nc`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := f.NewHits()
+	f.Scan(h, "once")
+	if h.AnyTouched(0, 1) || f.May(h, 0) || !f.MayPart(h, 0) || !h.AnyTouched(1, 2) || !f.May(h, 1) {
+		t.Errorf("once: AnyTouched %v %v, May %v %v, MayPart %v", h.AnyTouched(0, 1), h.AnyTouched(1, 2), f.May(h, 0), f.May(h, 1), f.MayPart(h, 0))
+	}
+	f.Scan(h, "nc -e")
+	if !h.AnyTouched(0, 1) || !f.May(h, 0) {
+		t.Errorf("nc -e: AnyTouched %v, May %v", h.AnyTouched(0, 1), f.May(h, 0))
 	}
 }
 
