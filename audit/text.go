@@ -217,15 +217,26 @@ func (s *scanner) text(name, text string) {
 			if !ok {
 				break
 			}
-			if !s.exhaustive {
-				l.hits = s.hits()
+			if s.exhaustive {
+				win = append(win, l)
+				continue
+			}
+			// Lines are scanned two at a time, which costs little more
+			// than one (prefilter.Filter.ScanPair).
+			l.hits = s.hits()
+			l2, ok := r.next()
+			if !ok {
 				if plain {
 					lineFilter.ScanASCII(l.hits, l.clean)
 				} else {
 					lineFilter.Scan(l.hits, l.clean)
 				}
+				win = append(win, l)
+				break
 			}
-			win = append(win, l)
+			l2.hits = s.hits()
+			lineFilter.ScanPair(l.hits, l.clean, l2.hits, l2.clean, plain)
+			win = append(win, l, l2)
 		}
 		if cur >= len(win) {
 			for _, l := range win {

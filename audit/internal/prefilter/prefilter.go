@@ -33,14 +33,14 @@ import (
 // of their strings. It is safe for concurrent use.
 type Filter struct {
 	a     *automaton
-	conds []*cond    // by expression
+	conds []*cond // by expression
 	// touch: by string and need bit, the expressions whose condition
 	// names the string with those boundaries; touchAll: by string, those
 	// whose condition names it at all
 	touch    [][4][]uint64
 	touchAll [][]uint64
-	strs  []string   // by string id, folded
-	words int        // uint64 words of an expression set
+	strs     []string // by string id, folded
+	words    int      // uint64 words of an expression set
 	// newline: by expression, whether a newline alone meets its
 	// condition in lines joined, though no string of it was found
 	newline []bool
@@ -135,8 +135,8 @@ func (f *Filter) Condition(i int) string { return f.conds[i].String() }
 // them. A Hits is reused from text to text; it is not safe for
 // concurrent use.
 type Hits struct {
-	mask    []uint8  // by string id: what was found (the need bits)
-	set     []int32  // the ids of mask that are not 0
+	mask []uint8 // by string id: what was found (the need bits)
+	set  []int32 // the ids of mask that are not 0
 	// touched: the expressions whose condition names a string found
 	// with the boundaries it asks for there (on a line, or lines joined);
 	// touchedAll: whose condition names a string found (in a part)
@@ -210,7 +210,7 @@ var foldText = strings.NewReplacer("\u212a", "k", "\u017f", "s")
 
 // Scan empties h and records in it the strings text holds.
 func (f *Filter) Scan(h *Hits, text string) {
-	if strings.Contains(text, "\u212a") || strings.Contains(text, "\u017f") {
+	if needsFold(text) {
 		f.scan(h, foldText.Replace(text), true)
 		return
 	}
@@ -220,56 +220,102 @@ func (f *Filter) Scan(h *Hits, text string) {
 // ScanASCII is Scan for a text known to have no byte above 0x7F.
 func (f *Filter) ScanASCII(h *Hits, text string) { f.scan(h, text, false) }
 
+// ScanPair is Scan of two texts, t1 into h1 and t2 into h2: it steps
+// through both at once, so that the processor overlaps the two chains
+// of table lookups a scan is, and two short texts (two lines) cost
+// little more than one. ascii says both are known to have no byte
+// above 0x7F.
+func (f *Filter) ScanPair(h1 *Hits, t1 string, h2 *Hits, t2 string, ascii bool) {
+	if !ascii && (needsFold(t1) || needsFold(t2)) {
+		f.Scan(h1, t1)
+		f.Scan(h2, t2)
+		return
+	}
+	h1.Reset()
+	h2.Reset()
+	h1.folded, h2.folded = false, false
+	a := f.a
+	next, class, shift, firstOut := a.next, &a.class, a.shift, uint32(a.firstOut)
+	n := min(len(t1), len(t2))
+	s1, s2 := uint32(0), uint32(0)
+	for i := 0; i < n; i++ {
+		s1 = uint32(next[s1<<shift|uint32(class[t1[i]])])
+		s2 = uint32(next[s2<<shift|uint32(class[t2[i]])])
+		if s1 >= firstOut {
+			f.record(h1, t1, i+1, s1-firstOut, false)
+		}
+		if s2 >= firstOut {
+			f.record(h2, t2, i+1, s2-firstOut, false)
+		}
+	}
+	f.run(h1, t1, n, s1, false)
+	f.run(h2, t2, n, s2, false)
+}
+
+// needsFold reports whether text holds a character outside ASCII that
+// a case-insensitive match reads as an ASCII letter.
+func needsFold(text string) bool {
+	return strings.Contains(text, "\u212a") || strings.Contains(text, "\u017f")
+}
+
 func (f *Filter) scan(h *Hits, text string, folded bool) {
 	h.Reset()
 	h.folded = folded
+	f.run(h, text, 0, 0, folded)
+}
+
+// run goes on scanning text into h from offset i, in state.
+func (f *Filter) run(h *Hits, text string, i int, state uint32, folded bool) {
 	a := f.a
 	next, class, shift, firstOut := a.next, &a.class, a.shift, uint32(a.firstOut)
-	state := uint32(0)
-	for i := 0; i < len(text); i++ {
+	for ; i < len(text); i++ {
 		state = uint32(next[state<<shift|uint32(class[text[i]])])
-		if state < firstOut {
-			continue
+		if state >= firstOut {
+			f.record(h, text, i+1, state-firstOut, folded)
 		}
-		end := i + 1
-		for _, id := range a.out[state-firstOut] {
-			bits := uint8(needAny | needBefore | needAfter | needBoth)
-			start := end - a.lens[id]
-			if !folded {
-				before := start > 0 && isWord(text[start-1])
-				after := end < len(text) && isWord(text[end])
-				wb := before != isWord(text[start])
-				wa := isWord(text[end-1]) != after
-				bits = needAny
-				if wb {
-					bits |= needBefore
-				}
-				if wa {
-					bits |= needAfter
-				}
-				if wb && wa {
-					bits |= needBoth
-				}
+	}
+}
+
+// record records in h the strings that end at offset end of text, in
+// the state numbered out among those where strings end.
+func (f *Filter) record(h *Hits, text string, end int, out uint32, folded bool) {
+	for _, id := range f.a.out[out] {
+		bits := uint8(needAny | needBefore | needAfter | needBoth)
+		start := end - f.a.lens[id]
+		if !folded {
+			before := start > 0 && isWord(text[start-1])
+			after := end < len(text) && isWord(text[end])
+			wb := before != isWord(text[start])
+			wa := isWord(text[end-1]) != after
+			bits = needAny
+			if wb {
+				bits |= needBefore
 			}
-			if h.mask[id] == 0 {
-				h.set = append(h.set, id)
-				for w, t := range f.touchAll[id] {
-					h.touchedAll[w] |= t
-				}
+			if wa {
+				bits |= needAfter
 			}
-			if fresh := bits &^ h.mask[id]; fresh != 0 {
-				for b := range 4 {
-					if fresh&(1<<b) != 0 {
-						h.first[id][b] = start
-						for w, t := range f.touch[id][b] {
-							h.touched[w] |= t
-						}
+			if wb && wa {
+				bits |= needBoth
+			}
+		}
+		if h.mask[id] == 0 {
+			h.set = append(h.set, id)
+			for w, t := range f.touchAll[id] {
+				h.touchedAll[w] |= t
+			}
+		}
+		if fresh := bits &^ h.mask[id]; fresh != 0 {
+			for b := range 4 {
+				if fresh&(1<<b) != 0 {
+					h.first[id][b] = start
+					for w, t := range f.touch[id][b] {
+						h.touched[w] |= t
 					}
 				}
 			}
-			h.mask[id] |= bits
-			h.last[id] = end
 		}
+		h.mask[id] |= bits
+		h.last[id] = end
 	}
 }
 

@@ -145,6 +145,50 @@ func TestConditionsAreNecessary(t *testing.T) {
 	}
 }
 
+// TestScanPair checks that ScanPair records in each Hits what Scan
+// does, for texts of any lengths, in ASCII or not.
+func TestScanPair(t *testing.T) {
+	var res []*regexp.Regexp
+	for _, e := range exprs {
+		res = append(res, regexp.MustCompile(e))
+	}
+	f, err := New(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pieces := append(f.Strings(), " ", "|", "-e ", "K", "\u212a", "_", "x", "é")
+	r := rand.New(rand.NewPCG(5, 5))
+	text := func() string {
+		var b strings.Builder
+		for range r.IntN(12) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	for range 5000 {
+		t1, t2 := text(), text()
+		want1, want2, got1, got2 := f.NewHits(), f.NewHits(), f.NewHits(), f.NewHits()
+		f.Scan(want1, t1)
+		f.Scan(want2, t2)
+		f.ScanPair(got1, t1, got2, t2, false)
+		for _, c := range []struct {
+			text      string
+			got, want *Hits
+		}{{t1, got1, want1}, {t2, got2, want2}} {
+			if !slices.Equal(c.got.set, c.want.set) || !slices.Equal(c.got.mask, c.want.mask) ||
+				!slices.Equal(c.got.touched, c.want.touched) || !slices.Equal(c.got.touchedAll, c.want.touchedAll) ||
+				c.got.folded != c.want.folded {
+				t.Fatalf("ScanPair(%q, %q): the Hits of %q are not Scan's", t1, t2, c.text)
+			}
+			for _, id := range c.want.set {
+				if c.got.first[id] != c.want.first[id] || c.got.last[id] != c.want.last[id] {
+					t.Fatalf("ScanPair(%q, %q): the offsets in %q are not Scan's", t1, t2, c.text)
+				}
+			}
+		}
+	}
+}
+
 // TestBoundaries checks that a string asked with a word boundary is
 // found only there, and anywhere in a part of the line.
 func TestBoundaries(t *testing.T) {
