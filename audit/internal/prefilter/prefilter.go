@@ -49,6 +49,12 @@ type Filter struct {
 	// matches start and end with (nil: not known)
 	starts, stops [][]int32
 	slack         []int // by expression: how far before a start string a match may start
+	// anchors: by expression, strings of which every match holds one
+	// at most anchorSlack bytes after its start, however frequent (nil:
+	// not known)
+	anchors     [][]string
+	anchorSlack []int
+	local       []bool // by expression: local(its tree)
 	// exact: by expression, when its matches are exactly the
 	// occurrences of some strings (with their boundaries), those
 	// strings in its order of preference
@@ -103,6 +109,13 @@ func New(res []*regexp.Regexp) (*Filter, error) {
 			stops = append(stops, id(w.s))
 		}
 		f.starts, f.stops = append(f.starts, starts), append(f.stops, stops)
+		anchors, anchorSlack := a.startsWithin(tree, anchorable)
+		var strs []string
+		for _, w := range anchors {
+			strs = append(strs, w.s)
+		}
+		f.anchors, f.anchorSlack = append(f.anchors, strs), append(f.anchorSlack, anchorSlack)
+		f.local = append(f.local, local(tree))
 		var exact []exactWord
 		for _, w := range a.exactWords(tree) {
 			exact = append(exact, exactWord{word: w, id: id(w.s), need: needOf(w.wb, w.wa)})
@@ -119,6 +132,23 @@ func New(res []*regexp.Regexp) (*Filter, error) {
 	f.a = a
 	return f, nil
 }
+
+// Anchors returns strings of which every match of expression i holds
+// one, at most slack bytes after the match's start, folded (ASCII in
+// lower case, and in ASCII only), however frequent they are; nil when
+// they are not known. Whether a long text matches can then be asked at
+// each place an occurrence of one of them allows a match to start,
+// instead of over the whole text.
+func (f *Filter) Anchors(i int) (strs []string, slack int) {
+	return f.anchors[i], f.anchorSlack[i]
+}
+
+// Local reports whether every unbounded repetition of expression i
+// repeats a part that reads only white space or only other characters
+// (`\s+`, `[^/\s]*`, not `[^\n]*`): run anchored at a place, it stops
+// within a few words of it, so that running it at each of its anchors
+// in a long text costs less than running it over the text.
+func (f *Filter) Local(i int) bool { return f.local[i] }
 
 // Strings returns the strings the filter looks for, folded (ASCII in
 // lower case).

@@ -141,6 +141,52 @@ func TestConditionsAreNecessary(t *testing.T) {
 			if lo > loc[0] || hi < loc[1] {
 				t.Fatalf("%s matches %q at %v, outside its window [%d, %d)", exprs[i], text, loc, lo, hi)
 			}
+			if strs, slack := f.Anchors(i); strs != nil && !needsFold(text) && !anchoredNear(text, loc[0], strs, slack) {
+				t.Fatalf("%s matches %q at %v, with none of its anchors %q within %d bytes", exprs[i], text, loc, strs, slack)
+			}
+		}
+	}
+}
+
+// anchoredNear reports whether one of strs occurs in text, ASCII
+// letters in any case, from offset at to slack bytes after it.
+func anchoredNear(text string, at int, strs []string, slack int) bool {
+	b := []byte(text)
+	for i := range b {
+		b[i] = lowerASCII(b[i])
+	}
+	lower := string(b)
+	for p := at; p <= min(at+slack, len(text)); p++ {
+		for _, s := range strs {
+			if strings.HasPrefix(lower[p:], s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestLocal checks which expressions run on through one word or gap
+// at a time.
+func TestLocal(t *testing.T) {
+	for _, tc := range []struct {
+		expr  string
+		local bool
+	}{
+		{`(?i)\bthis\s+skill\s+requires\b[^.\n]{0,80}\binstall`, true},
+		{`(?:https?|ftp)://[^/\s]*\bpastebin\.com`, true},
+		{`x{2,}y+[\w.-]+`, true},
+		{`\bcurl\b[^|\n]*\|\s*sh`, false},
+		{`(?:sudo\s+(?:-\S+\s+)*)?sh`, false},
+		{`a.*b`, false},
+		{`(?:a b)+`, false},
+	} {
+		f, err := New([]*regexp.Regexp{regexp.MustCompile(tc.expr)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.Local(0); got != tc.local {
+			t.Errorf("Local(%s) = %v, want %v", tc.expr, got, tc.local)
 		}
 	}
 }
