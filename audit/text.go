@@ -188,12 +188,19 @@ func dropInvisible(r rune) rune {
 // whether the file hides characters, rules 5-15 and 21 on each line with
 // up to three lines each side (rule 6's context).
 func (s *scanner) text(name, text string) {
-	// ASCII text without ESC, backspace or carriage return has nothing
-	// rules 1-4 find.
+	// What the file may hold is asked once of it all, so that a line
+	// asks only what the file may hold: rules 1-3 find nothing in text
+	// without the characters they look for (ASCII text, say), rule 4
+	// nothing without ESC, a backspace, a carriage return inside a line
+	// or a C1 control, and a line of text without hidden characters and
+	// invalid bytes is clean as it is.
 	plain := isASCII(text)
+	hides := !plain && (mayHide(text) || !utf8.ValidString(text))
+	controls := containsByte(text, 0x1b, '\b') || loneCR(text) || !plain && hasC1(text)
+	unfolded := plain || !prefilter.NeedsFold(text)
 	r := newLineReader(name, text)
 	r.rawOnly = true
-	if plain && !containsByte(text, 0x1b, '\b', '\r') {
+	if !hides && !controls {
 		r.text = ""
 	}
 	hiddenText := false
@@ -202,13 +209,15 @@ func (s *scanner) text(name, text string) {
 		if !ok {
 			break
 		}
-		if s.unicode(name, l, first) {
+		if hides && s.unicode(name, l, first) {
 			hiddenText = true
 		}
-		s.controls(name, l)
+		if controls {
+			s.controls(name, l)
+		}
 	}
 	r = newLineReader(name, text)
-	r.plain = plain
+	r.plain = !hides
 	var win []line // the current line, win[cur], and its neighbours
 	cur := 0
 	for {
@@ -226,7 +235,7 @@ func (s *scanner) text(name, text string) {
 			l.hits = s.hits()
 			l2, ok := r.next()
 			if !ok {
-				if plain {
+				if unfolded {
 					lineFilter.ScanASCII(l.hits, l.clean)
 				} else {
 					lineFilter.Scan(l.hits, l.clean)
@@ -235,7 +244,7 @@ func (s *scanner) text(name, text string) {
 				break
 			}
 			l2.hits = s.hits()
-			lineFilter.ScanPair(l.hits, l.clean, l2.hits, l2.clean, plain)
+			lineFilter.ScanPair(l.hits, l.clean, l2.hits, l2.clean, unfolded)
 			win = append(win, l, l2)
 		}
 		if cur >= len(win) {
@@ -250,6 +259,37 @@ func (s *scanner) text(name, text string) {
 		} else {
 			s.recycle(win[0].hits)
 			win = append(win[:0], win[1:]...)
+		}
+	}
+}
+
+// loneCR reports whether s holds a carriage return that is not part of
+// a CRLF line end (one at the end of s too, which a line read without
+// its line end drops, counts).
+func loneCR(s string) bool {
+	for i := 0; ; i++ {
+		j := strings.IndexByte(s[i:], '\r')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i+1 == len(s) || s[i+1] != '\n' {
+			return true
+		}
+	}
+}
+
+// hasC1 reports whether s holds the UTF-8 of a C1 control
+// (U+0080-U+009F: C2 80-C2 9F).
+func hasC1(s string) bool {
+	for i := 0; ; i++ {
+		j := strings.IndexByte(s[i:], 0xc2)
+		if j < 0 || i+j+1 >= len(s) {
+			return false
+		}
+		i += j
+		if s[i+1] >= 0x80 && s[i+1] <= 0x9f {
+			return true
 		}
 	}
 }

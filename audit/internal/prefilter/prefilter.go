@@ -240,23 +240,25 @@ var foldText = strings.NewReplacer("\u212a", "k", "\u017f", "s")
 
 // Scan empties h and records in it the strings text holds.
 func (f *Filter) Scan(h *Hits, text string) {
-	if needsFold(text) {
+	if NeedsFold(text) {
 		f.scan(h, foldText.Replace(text), true)
 		return
 	}
 	f.scan(h, text, false)
 }
 
-// ScanASCII is Scan for a text known to have no byte above 0x7F.
+// ScanASCII is Scan for a text known to need no folding: ASCII text,
+// or one [NeedsFold] says needs none.
 func (f *Filter) ScanASCII(h *Hits, text string) { f.scan(h, text, false) }
 
 // ScanPair is Scan of two texts, t1 into h1 and t2 into h2: it steps
 // through both at once, so that the processor overlaps the two chains
 // of table lookups a scan is, and two short texts (two lines) cost
-// little more than one. ascii says both are known to have no byte
-// above 0x7F.
-func (f *Filter) ScanPair(h1 *Hits, t1 string, h2 *Hits, t2 string, ascii bool) {
-	if !ascii && (needsFold(t1) || needsFold(t2)) {
+// little more than one. unfolded says both are known to need no
+// folding (see [NeedsFold]; ASCII text needs none), which spares
+// looking.
+func (f *Filter) ScanPair(h1 *Hits, t1 string, h2 *Hits, t2 string, unfolded bool) {
+	if !unfolded && (NeedsFold(t1) || NeedsFold(t2)) {
 		f.Scan(h1, t1)
 		f.Scan(h2, t2)
 		return
@@ -282,9 +284,11 @@ func (f *Filter) ScanPair(h1 *Hits, t1 string, h2 *Hits, t2 string, ascii bool) 
 	f.run(h2, t2, n, s2, false)
 }
 
-// needsFold reports whether text holds a character outside ASCII that
-// a case-insensitive match reads as an ASCII letter.
-func needsFold(text string) bool {
+// NeedsFold reports whether text holds a character outside ASCII that
+// a case-insensitive match reads as an ASCII letter (the Kelvin sign,
+// the long s), which Scan folds. A text that does not, none of its
+// parts does.
+func NeedsFold(text string) bool {
 	return strings.Contains(text, "\u212a") || strings.Contains(text, "\u017f")
 }
 

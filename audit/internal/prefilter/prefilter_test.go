@@ -141,7 +141,7 @@ func TestConditionsAreNecessary(t *testing.T) {
 			if lo > loc[0] || hi < loc[1] {
 				t.Fatalf("%s matches %q at %v, outside its window [%d, %d)", exprs[i], text, loc, lo, hi)
 			}
-			if strs, slack := f.Anchors(i); strs != nil && !needsFold(text) && !anchoredNear(text, loc[0], strs, slack) {
+			if strs, slack := f.Anchors(i); strs != nil && !NeedsFold(text) && !anchoredNear(text, loc[0], strs, slack) {
 				t.Fatalf("%s matches %q at %v, with none of its anchors %q within %d bytes", exprs[i], text, loc, strs, slack)
 			}
 		}
