@@ -227,8 +227,9 @@
 //  2. A secret store's read quoted in a sample report (rule 10 to rule
 //     21): on a line of a Markdown code block, the read follows a
 //     report's label and nothing else ("   Pattern: open(...
-//     ~/.ssh/id_rsa)"). No shell or interpreter runs the line as
-//     written, and rule 11 still finds the key sent anywhere on it (a
+//     ~/.ssh/id_rsa)"), and no line of the seven around sends data
+//     (rule 11's sending commands). No shell or interpreter runs the
+//     line as written, and rule 11 still finds the key sent on it (a
 //     labelled "cat ~/.ssh/id_rsa | curl -d @- ..." is exfiltration,
 //     high). The same read in prose, in a script, or without the label
 //     ("tar -cvf key.tar /root/.ssh/id_rsa" in a shell block) stays
@@ -253,7 +254,9 @@
 //     characters, a bare IP, a paste host or plain http). In Markdown:
 //     on its line or the three each side, wording that has the agent
 //     ask the user first ("ask the user whether to install it", "only
-//     if the user agrees", "with the user's permission"), and none that
+//     if the user agrees, run", "with the user's permission"), in a
+//     sentence about installing or running (not "ask the user whether
+//     they like dark mode"), and none that
 //     undoes it ("do not ask the user for confirmation", "the user has
 //     already approved", "assume the user agrees", pre-approved, "yes
 //     |", "|| true"). In a script: on the three lines before it, a read

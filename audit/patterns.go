@@ -287,7 +287,7 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 		return credLoc
 	}
 	if loc := secretLoc; loc != nil {
-		if isMarkdown(name) && l.ctx == code && labelled(t[:loc[0]]) {
+		if isMarkdown(name) && l.ctx == code && labelled(t[:loc[0]]) && !sendsNear(lines, i) {
 			s.add(ruleAttackExample, name, l.n, at(loc), "a read of a secret store, quoted after a label in a code block (an example)")
 		} else {
 			s.add(ruleSecretStoreRead, name, l.n, at(loc), "a read of a secret store")
@@ -804,6 +804,19 @@ var reportLabel = regexp.MustCompile(`(?i)^\s*(?:[-*>]\s*)?(?:pattern|example|ma
 // finding, and no shell or interpreter runs it as written.
 func labelled(before string) bool { return reportLabel.MatchString(before) }
 
+// sendsNear reports whether line i or one of the three each side holds
+// a command that sends data (rule 11's), which a key read beside it
+// could feed.
+func sendsNear(lines []line, i int) bool {
+	all := &scanner{exhaustive: true}
+	for _, l := range lines[max(0, i-3):min(len(lines), i+4)] {
+		if all.match(nil, send, l.clean) {
+			return true
+		}
+	}
+	return false
+}
+
 // tableCell reports whether the phrase at bytes [at, end) of a line of a
 // Markdown table is a whole cell of it: the name of a pattern in a
 // table of them, as a quotation is.
@@ -845,10 +858,35 @@ var (
 	yesTest = regexp.MustCompile(`(?m)(?:^|[^!=<>])(?:==|=~|=)\s*["']?\^?(?:\[[Yy]+\]|[Yy](?:es)?)[^\]\n;|&]{0,12}\]{1,2}\s*(?:;\s*then\b|&&)|(?:\[[Yy]+\]\*?|^\s*[Yy](?:es)?\*?)\)`)
 )
 
+// aboutRunning is what an ask must be about: installing or running.
+var aboutRunning = regexp.MustCompile(`(?i)\b(?:install(?:s|ed|er|ing)?|run(?:s|ning)?|download(?:s|ed|ing)?|set\s*up|proceed|execute)\b`)
+
+// sentence returns the sentence of t that holds bytes [at, end): from
+// the end of the one before (., !, ? or a blank line) to its own end.
+func sentence(t string, at, end int) string {
+	ends := func(s string) int { return strings.IndexAny(s, ".!?") }
+	lo := 0
+	for j := at - 1; j >= 0; j-- {
+		if strings.IndexByte(".!?", t[j]) >= 0 || t[j] == '\n' && j > 0 && t[j-1] == '\n' {
+			lo = j + 1
+			break
+		}
+	}
+	hi := len(t)
+	if k := ends(t[end:]); k >= 0 {
+		hi = end + k
+	}
+	if k := strings.Index(t[end:hi], "\n\n"); k >= 0 {
+		hi = end + k
+	}
+	return t[lo:hi]
+}
+
 // confirmed reports whether the download on line i is offered only on
 // the user's confirmation: in Markdown, wording on it or the three
 // lines each side that has the agent ask the user first (ask the user
-// whether to install it, only if the user agrees), and none that undoes
+// whether to install it, only if the user agrees) in a sentence about
+// installing or running, and none that undoes
 // it (do not ask, the user has already approved, || true); in a script,
 // on the three lines before it (and its own line before byte at), a
 // read of a reply to a prompt whose default is no ([y/N]) and a test of
@@ -867,7 +905,12 @@ func confirmed(name string, lines []line, i, at int) bool {
 		return false
 	}
 	if isMarkdown(name) {
-		return askUser.MatchString(t)
+		for _, m := range askUser.FindAllStringIndex(t, -1) {
+			if aboutRunning.MatchString(sentence(t, m[0], m[1])) {
+				return true
+			}
+		}
+		return false
 	}
 	var before strings.Builder
 	for _, l := range lines[lo:i] {
