@@ -365,7 +365,10 @@ func tree(p pin, cache, gitDirs string) (string, []string, error) {
 		return "", nil, err
 	}
 	if err := os.Rename(stage, dir); err != nil {
-		return "", nil, err
+		// Another run that published the same commit's tree first won.
+		if _, serr := os.Stat(dir); serr != nil {
+			return "", nil, err
+		}
 	}
 	return dir, missing, nil
 }
