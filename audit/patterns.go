@@ -750,8 +750,9 @@ func namesWord(t, v string) bool {
 	}
 }
 
-// assignment is a literal assigned to a variable.
-var assignment = regexp.MustCompile(`(?:^|[^\w.])([A-Za-z_]\w*)\s*=\s*b?["']([^"'\n]*)["']`)
+// assignment is a literal assigned to a variable, the whole of the
+// statement.
+var assignment = regexp.MustCompile(`(?:^|[^\w.])([A-Za-z_]\w*)\s*=\s*b?["']([^"'\n]*)["']\s*(?:;|#|$)`)
 
 // decodeBase64 decodes s as a lenient decoder does (Python's b64decode,
 // base64 -d -i): characters outside the alphabet dropped, the URL-safe

