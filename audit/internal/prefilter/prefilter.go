@@ -34,9 +34,9 @@ import (
 type Filter struct {
 	a     *automaton
 	conds []*cond // by expression
-	// touch: by string and need bit, the expressions whose condition
-	// names the string with those boundaries; touchAll: by string, those
-	// whose condition names it at all
+	// touch: by string and need bit, the expressions whose condition's
+	// trigger names the string with those boundaries; touchAll: by
+	// string, those whose condition names it at all
 	touch    [][4][]uint64
 	touchAll [][]uint64
 	strs     []string // by string id, folded
@@ -94,11 +94,21 @@ func New(res []*regexp.Regexp) (*Filter, error) {
 			}
 			return id
 		}
+		var all []*cond
 		c.walk(func(w *cond) {
 			w.lit, w.need = id(w.word.s), needOf(w.word.wb, w.word.wa)
-			f.touch[w.lit][bits.TrailingZeros8(w.need)][i/64] |= 1 << (i % 64)
 			f.touchAll[w.lit][i/64] |= 1 << (i % 64)
+			all = append(all, w)
 		})
+		// A line touches the expression only when it holds a string of
+		// the condition's trigger, with its boundaries.
+		trigger, ok := c.trigger()
+		if !ok {
+			trigger = all
+		}
+		for _, w := range trigger {
+			f.touch[w.lit][bits.TrailingZeros8(w.need)][i/64] |= 1 << (i % 64)
+		}
 		prefix, slack, suffix := a.ends(tree)
 		f.slack = append(f.slack, slack)
 		var starts, stops []int32
@@ -167,9 +177,11 @@ func (f *Filter) Condition(i int) string { return f.conds[i].String() }
 type Hits struct {
 	mask []uint8 // by string id: what was found (the need bits)
 	set  []int32 // the ids of mask that are not 0
-	// touched: the expressions whose condition names a string found
-	// with the boundaries it asks for there (on a line, or lines joined);
-	// touchedAll: whose condition names a string found (in a part)
+	// touched: the expressions whose condition's trigger (a set of its
+	// strings one of which a text that meets it holds) names a string
+	// found with the boundaries it asks for there (on a line, or lines
+	// joined); touchedAll: whose condition names a string found (in a
+	// part)
 	touched, touchedAll []uint64
 	// first: by string id and need bit, where its first occurrence
 	// with those boundaries starts; last: where its last occurrence
@@ -385,8 +397,9 @@ func (f *Filter) may(h *Hits, i int, m mode) bool {
 }
 
 // AnyTouched reports whether a string of the condition of one of the
-// expressions lo to hi-1 was found with the word boundaries the
-// condition asks for: when none was, only one that f reports
+// expressions lo to hi-1 (of its trigger: one of the parts an and of
+// parts needs) was found with the word boundaries the condition asks
+// for: when none was, only one that f reports
 // [Filter.Always] may match the line (though a part of it may: "nc" in
 // "once" touches no `\bnc\b`, and the part "nc" of it holds one).
 func (h *Hits) AnyTouched(lo, hi int) bool {
