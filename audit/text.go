@@ -35,7 +35,8 @@ type line struct {
 // number, so nothing past the limit is missed.
 type lineReader struct {
 	md        bool
-	plain     bool   // the text is ASCII: a line's clean is its raw
+	plain     bool   // the text has no character to drop and is UTF-8: a line's clean is its raw
+	valid     bool   // the text is UTF-8
 	rawOnly   bool   // the reader's caller reads raw alone: no clean, no context
 	text      string // what is left of the file after the current line
 	raw       string // what is left of the current line
@@ -101,7 +102,7 @@ func (r *lineReader) next() (line, bool) {
 // clean returns raw with the invisible characters removed, as rules
 // 5-15 read it; raw itself in ASCII text, which has none.
 func (r *lineReader) clean(raw string) string {
-	if r.rawOnly || r.plain || isASCII(raw) || !mayHide(raw) && utf8.ValidString(raw) {
+	if r.rawOnly || r.plain || isASCII(raw) || !mayHide(raw) && (r.valid || utf8.ValidString(raw)) {
 		// strings.Map would change nothing: no character to drop, and
 		// no invalid byte to write as U+FFFD.
 		return raw
@@ -195,7 +196,8 @@ func (s *scanner) text(name, text string) {
 	// or a C1 control, and a line of text without hidden characters and
 	// invalid bytes is clean as it is.
 	plain := isASCII(text)
-	hides := !plain && (mayHide(text) || !utf8.ValidString(text))
+	valid := plain || utf8.ValidString(text)
+	hides := !plain && (mayHide(text) || !valid)
 	controls := containsByte(text, 0x1b, '\b') || loneCR(text) || !plain && hasC1(text)
 	unfolded := plain || !prefilter.NeedsFold(text)
 	r := newLineReader(name, text)
@@ -217,7 +219,7 @@ func (s *scanner) text(name, text string) {
 		}
 	}
 	r = newLineReader(name, text)
-	r.plain = !hides
+	r.plain, r.valid = !hides, valid
 	var win []line // the current line, win[cur], and its neighbours
 	cur := 0
 	for {
