@@ -854,6 +854,7 @@ type Installer struct {
 	clock     clock             // of progress reports; tests set a fake one
 	staging   func(name string) // when set, called as staging opens each file of a skill; only tests set it
 	hashed    *hashedCopies     // what the latest list hashed, for CheckTrust
+	auditing  func(name string) // when set, called as the audit opens each file of a tree; only tests set it
 }
 
 // New returns an Installer working in env.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"slices"
@@ -314,6 +315,7 @@ func (in *Installer) auditSkill(ctx context.Context, c *candidate, ps source.Ori
 			c.digest = d
 		}
 	}
+	t.opened = in.auditing
 	fsys, closeFS, err := t.open()
 	if err != nil {
 		return audit.Report{}, nil, err
@@ -330,8 +332,28 @@ func (in *Installer) auditFolder(dir, digest, name string, ps source.Origin) (au
 		return audit.Report{}, nil, err
 	}
 	defer root.Close()
-	return in.trust.checker.AuditContent(root.FS(), digest, name, ps)
+	fsys := root.FS()
+	if in.auditing != nil {
+		fsys = openingFS{fsys, in.auditing}
+	}
+	return in.trust.checker.AuditContent(fsys, digest, name, ps)
 }
+
+// openingFS is the file system of an os.Root that calls opened as each
+// file is opened: only tests use it (Installer.auditing).
+type openingFS struct {
+	fsys   fs.FS
+	opened func(name string)
+}
+
+func (o openingFS) Open(name string) (fs.File, error) {
+	o.opened(name)
+	return o.fsys.Open(name)
+}
+
+func (o openingFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(o.fsys, name) }
+func (o openingFS) ReadLink(name string) (string, error)       { return fs.ReadLink(o.fsys, name) }
+func (o openingFS) Lstat(name string) (fs.FileInfo, error)     { return fs.Lstat(o.fsys, name) }
 
 // maxRefusalFindings bounds the audit findings that the refusals of one
 // request list in all: past it each refusal lists its first finding and
