@@ -149,13 +149,17 @@ func TestKeptReportsUnusable(t *testing.T) {
 		{"not JSON", func(t *testing.T, file string, b []byte) { write(t, file, "\x00\xff not json") }},
 		{"trailing bytes", func(t *testing.T, file string, b []byte) { write(t, file, string(b)+"\x00\x00") }},
 		{"oversized", func(t *testing.T, file string, b []byte) { write(t, file, string(b[:len(b)-1])+string(big)+"}") }},
-		{"another format", func(t *testing.T, file string, b []byte) { replace(t, file, b, `"agentadaptor audit report v1"`, `"agentadaptor audit report v0"`) }},
+		{"another format", func(t *testing.T, file string, b []byte) {
+			replace(t, file, b, `"agentadaptor audit report v1"`, `"agentadaptor audit report v0"`)
+		}},
 		{"another rules' version", func(t *testing.T, file string, b []byte) { replace(t, file, b, `"rules":"`, `"rules":"0.`) }},
 		{"another digest", func(t *testing.T, file string, b []byte) { replace(t, file, b, digestA, digestB) }},
 		{"an unknown rule", func(t *testing.T, file string, b []byte) {
 			replace(t, file, b, `"rule":"`+maliciousRule+`"`, `"rule":"no-such-rule"`)
 		}},
-		{"a severity lowered", func(t *testing.T, file string, b []byte) { replace(t, file, b, `"severity":"high"`, `"severity":"info"`) }},
+		{"a severity lowered", func(t *testing.T, file string, b []byte) {
+			replace(t, file, b, `"severity":"high"`, `"severity":"info"`)
+		}},
 		{"findings of another type", func(t *testing.T, file string, b []byte) {
 			write(t, file, `{"format":"agentadaptor audit report v1","rules":"1","digest":"`+digestA+`","findings":{"a":1}}`)
 		}},
