@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -93,8 +95,8 @@ func (s reportStore) put(digest string, rep audit.Report) {
 	if err != nil || len(b) > maxReportFile {
 		return
 	}
-	dir := filepath.Join(s.dir, reportsDir)
-	if os.MkdirAll(dir, 0o700) == nil {
-		atomicfile.WriteUnflushed(s.name(digest), b, 0o600)
+	name := s.name(digest)
+	if err := atomicfile.WriteUnflushed(name, b, 0o600); errors.Is(err, fs.ErrNotExist) && os.MkdirAll(filepath.Dir(name), 0o700) == nil {
+		atomicfile.WriteUnflushed(name, b, 0o600)
 	}
 }
