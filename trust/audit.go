@@ -89,3 +89,14 @@ func auditReason(rep audit.Report) string {
 	return fmt.Sprintf("the audit found %s; read the skill, and if you trust it, allow these rules by name (trust.AllowRisks: %s) or accept the findings in the policy",
 		strings.Join(parts, "; "), strings.Join(rules, ", "))
 }
+
+// Remember has c remember rep as the audit of the tree whose content
+// digest (skill.ContentDigest) is digest, as its own audits are
+// remembered (rule 6): a program that audited the tree as it wrote it
+// (an audit.Scanner fed by its extraction) hands c the report, and c
+// does not read the tree again. rep must be audit.Tree's report of that
+// tree, as a Scanner's is. An empty digest is not remembered. Where c
+// keeps reports on disk, rep is kept there too (# Kept reports).
+func (c *Checker) Remember(digest string, rep audit.Report) {
+	c.keep(digest, rep)
+}

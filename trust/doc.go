@@ -121,9 +121,11 @@
 //     digest the caller computed from that tree (a [Materializer]'s from
 //     the skill cache, [Checker.AuditContent]'s caller from the tree it
 //     hands in: install hashes the folder, or takes the digest of the
-//     cache's tree it checked), never a digest a record names (a lock
-//     file may come from another machine). A report found for a digest
-//     is used without opening the tree.
+//     cache's tree it checked), or with a report [Checker.Remember] is
+//     handed, made by a caller that audited the tree as it wrote it and
+//     computed its digest from the bytes it wrote; never by a digest a
+//     record names (a lock file may come from another machine). A report
+//     found for a digest is used without opening the tree.
 //  4. What is kept is the raw report; what refuses is decided per call:
 //     the policy's threshold, its accepted findings, [AllowRisks] and
 //     install's recorded risks filter a kept report as a new one, so a

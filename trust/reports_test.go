@@ -12,6 +12,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -268,5 +269,22 @@ func TestMaterializerKeepsReports(t *testing.T) {
 	var re *trust.RefusedError
 	if !errors.As(err, &re) || len(re.Refusals[0].Findings) == 0 || re.Refusals[0].Findings[0].Message != "planted" {
 		t.Fatalf("MaterializeContent() in a new materializer = %v, want the kept (planted) finding to refuse it", err)
+	}
+}
+
+// TestRememberKept checks rule 3 of "Kept reports": a report handed to
+// Remember is kept on disk too, and a new checker (another process)
+// judges the tree by it without reading the tree.
+func TestRememberKept(t *testing.T) {
+	dir := t.TempDir()
+	rep, err := audit.Tree(fstest.MapFS{"SKILL.md": {Data: []byte(maliciousMD)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trust.NewChecker(nil, trust.RememberReports(dir)).Remember(digestA, rep)
+	fsys, opened := tree(skillMD("helper"))
+	refusing, _, err := trust.NewChecker(nil, trust.RememberReports(dir)).AuditContent(fsys, digestA, "helper", helperOrigin)
+	if err != nil || len(refusing.Findings) == 0 || refusing.Findings[0].Rule != maliciousRule || opened.Load() != 0 {
+		t.Fatalf("AuditContent() after Remember in another checker = %v, %v, %d files read; want the remembered finding, nothing read", refusing.Findings, err, opened.Load())
 	}
 }
