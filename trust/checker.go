@@ -45,7 +45,7 @@ type Option func(*config)
 type config struct {
 	allowRisks []string
 	signers    []signature.Requirement
-	reports    string
+	reportsDir string
 }
 
 // requiredSignersRule names the signers rule of [RequireSigners] in
@@ -82,7 +82,7 @@ func AllowRisks(rules ...string) Option {
 // for the checker's life; [NewMaterializer] and package install keep
 // them under their skill cache's root ([Checker.RememberReportsIn]).
 func RememberReports(dir string) Option {
-	return func(c *config) { c.reports = dir }
+	return func(c *config) { c.reportsDir = dir }
 }
 
 // RememberReportsIn returns a checker that is c, keeping reports under
@@ -117,7 +117,7 @@ func NewChecker(p *policy.Policy, opts ...Option) *Checker {
 		}
 	}
 	return &Checker{policy: p, allowRisks: c.allowRisks, signers: c.signers,
-		reports: new(memo[audit.Report]), verified: new(memo[struct{}]), kept: reportStore{dir: c.reports}}
+		reports: new(memo[audit.Report]), verified: new(memo[struct{}]), kept: reportStore{dir: c.reportsDir}}
 }
 
 // RequiredSigners returns the signers [RequireSigners] gave c, any of
