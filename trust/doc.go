@@ -108,8 +108,10 @@
 //     and the content digest. The file holds its format, the rules'
 //     version, the digest and the raw report (every finding audit.Tree
 //     kept, and the counts of those past its caps), and is written whole
-//     and flushed (internal/atomicfile), so two processes that keep the
-//     same content's report at once leave one whole file.
+//     (internal/atomicfile: a new file renamed over the old), so two
+//     processes that keep the same content's report at once leave one
+//     whole file. It is not flushed to the disk: a file a crash left
+//     damaged is no report (rule 5), and costs an audit.
 //  2. The key is the content digest (the cache's and the lock file's, as
 //     skill.ContentDigest defines it) and audit.RulesVersion: a change of
 //     the rules, or of one byte of the tree, is another key, and the tree
@@ -125,7 +127,9 @@
 //     handed, made by a caller that audited the tree as it wrote it and
 //     computed its digest from the bytes it wrote; never by a digest a
 //     record names (a lock file may come from another machine). A report
-//     found for a digest is used without opening the tree.
+//     found for a digest is used without opening the tree. The folder is
+//     trusted as the skill cache is: it is the user's, and whoever can
+//     write there can write the cache's trees too.
 //  4. What is kept is the raw report; what refuses is decided per call:
 //     the policy's threshold, its accepted findings, [AllowRisks] and
 //     install's recorded risks filter a kept report as a new one, so a
