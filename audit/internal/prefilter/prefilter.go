@@ -8,9 +8,16 @@
 // boundaries around each occurrence; an expression whose condition the
 // occurrences do not meet cannot match, and is not run. The condition
 // is necessary, never sufficient: a filter may let an expression run
-// that then does not match, and never stops one that would. Besides,
-// [Filter.Window] bounds where in the text a match can be, and
-// [Filter.Find] answers for an expression that is a set of keywords.
+// that then does not match, and never stops one that would. A text
+// touches an expression only when it holds a string of the condition's
+// trigger, the rarest of the parts an and needs, so that a frequent
+// word has few conditions evaluated. Besides, [Filter.Window] bounds
+// where in the text a match can be, [Filter.Find] answers for an
+// expression that is a set of keywords, and [Filter.Anchors] gives the
+// strings every match starts at, however frequent, so that an
+// expression whose runs stop within a word or a gap ([Filter.Local])
+// can be run anchored at them in a long text. [Filter.ScanPair] scans
+// two texts at once, which costs little more than one.
 //
 // Matching is as the expressions' own: an expression with (?i) matches
 // the Kelvin sign K and the long s where it matches k and s, so a text
