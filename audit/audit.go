@@ -406,27 +406,29 @@
 //     MiB GOMEMLIMIT (as agentskills add sets it); the report keeps 800
 //     findings and counts the rest.
 //   - Against a text search, side by side in one run (go -C bench run
-//     ./auditgrep, December 2026, 2 cores at a load average of 8-10, CPU
+//     ./auditgrep, December 2026, 2 cores at a load average of 9-10, CPU
 //     time, medians of 5; grep -rE of a download-and-run pattern, and
 //     the audit in the measuring process and in a process of its own,
 //     which also starts and builds the expressions and the automaton):
 //     ordinary instructions, 40 MiB in 40 files, grep 45 ms, the audit
-//     373 ms, 8.3x (8.9x in its own process); a small tree of them, 4
-//     MiB in 16 files, grep 5.8 ms, the audit 42 ms, 7.2x (62 ms, 10.6x);
-//     4,000 files of 1 KiB, 6.9x (7.8x); 8 MiB with CRLF line ends, 7.9x
-//     (10.0x); 8 MiB of text with a word in five outside ASCII, 12.3x
-//     (15.0x); 8 MiB in lines of 256 KiB, 10.8x (10.7x); one 8 MiB file
-//     of lines dense with the rules' keywords, grep 26 ms, the audit 726
-//     ms, 27.9x (28.1x). Before the changes of "Speed" after the
-//     prefilter (lines in pairs, the rarest part's trigger, anchored
-//     runs, questions asked once of a file, a faster build), in the same
-//     run: 11.2x (11.8x), 10.1x (14.7x), 8.0x (9.6x), 11.0x (13.6x),
-//     18.7x (20.1x), 46.6x (46.3x) and 24.8x (24.4x); before the
-//     prefilter the audit read about 0.7 MB/s (58-62 s for 40 MiB of
-//     ordinary text, 17-26 s for the 8 MiB of keywords). The budget is
-//     10x: ordinary text, small trees, tiny files and CRLF are within it
-//     (a small tree in a process of its own just over: starting and
-//     building cost about 20 ms there); text outside ASCII is over it,
+//     417 ms, 9.4x (9.9x in its own process); a small tree of them, 4
+//     MiB in 16 files, grep 5.9 ms, the audit 51 ms, 8.5x (62 ms,
+//     10.4x); 4,000 files of 1 KiB, 8.0x (8.8x); 8 MiB with CRLF line
+//     ends, 8.4x (11.1x); 8 MiB of text with a word in five outside
+//     ASCII, 15.4x (17.7x); 8 MiB in lines of 256 KiB, 10.7x (11.2x); one
+//     8 MiB file of lines dense with the rules' keywords, grep 31 ms,
+//     the audit 831 ms, 26.9x (27.1x). Before the changes of "Speed"
+//     after the prefilter (lines in pairs, the rarest part's trigger,
+//     anchored runs, questions asked once of a file, a faster build),
+//     in a run right before: 11.4x (11.2x), 9.2x (14.3x), 7.8x (7.0x),
+//     10.9x (13.5x), 17.9x (19.4x), 43.4x (42.3x) and 26.5x (24.5x); on
+//     the shared machine a ratio moves by about 10% from run to run.
+//     Before the prefilter the audit read about 0.7 MB/s (58-62 s for
+//     40 MiB of ordinary text, 17-26 s for the 8 MiB of keywords). The
+//     budget is 10x: ordinary text, small trees, tiny files and CRLF
+//     are within it in the measuring process, and a process of its own
+//     adds 10-30 ms of starting and building, which puts a small tree
+//     and the CRLF tree just over it; text outside ASCII is over it,
 //     where its lines are read twice, for rules 1-3 and for the others;
 //     long lines just over, where `[^\n]*` and `[^|\n]*` expressions
 //     (download and run, uploads) run over 64 KiB pieces with the regexp
