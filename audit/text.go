@@ -222,32 +222,30 @@ func (s *scanner) text(name, text string) {
 	r.plain, r.valid = !hides, valid
 	var win []line // the current line, win[cur], and its neighbours
 	cur := 0
+	texts, hits := make([]string, 0, scanBatch), make([]*prefilter.Hits, 0, scanBatch)
 	for {
-		for len(win) < cur+4 {
-			l, ok := r.next()
-			if !ok {
-				break
-			}
-			if s.exhaustive {
-				win = append(win, l)
-				continue
-			}
-			// Lines are scanned two at a time, which costs little more
-			// than one (prefilter.Filter.ScanPair).
-			l.hits = s.hits()
-			l2, ok := r.next()
-			if !ok {
-				if unfolded {
-					lineFilter.ScanASCII(l.hits, l.clean)
-				} else {
-					lineFilter.Scan(l.hits, l.clean)
+		if len(win) < cur+4 {
+			// Lines are read scanBatch at a time and scanned two at a
+			// time, which costs little more than one
+			// (prefilter.Filter.ScanEach).
+			from := len(win)
+			for len(win) < from+scanBatch {
+				l, ok := r.next()
+				if !ok {
+					break
+				}
+				if !s.exhaustive {
+					l.hits = s.hits()
 				}
 				win = append(win, l)
-				break
 			}
-			l2.hits = s.hits()
-			lineFilter.ScanPair(l.hits, l.clean, l2.hits, l2.clean, unfolded)
-			win = append(win, l, l2)
+			if !s.exhaustive {
+				texts, hits = texts[:0], hits[:0]
+				for _, l := range win[from:] {
+					texts, hits = append(texts, l.clean), append(hits, l.hits)
+				}
+				lineFilter.ScanEach(hits, texts, unfolded)
+			}
 		}
 		if cur >= len(win) {
 			for _, l := range win {
@@ -264,6 +262,10 @@ func (s *scanner) text(name, text string) {
 		}
 	}
 }
+
+// scanBatch is how many lines text reads, and the prefilter scans, at a
+// time.
+const scanBatch = 8
 
 // loneCR reports whether s holds a carriage return that is not part of
 // a CRLF line end (one at the end of s too, which a line read without

@@ -16,8 +16,8 @@
 // expression that is a set of keywords, and [Filter.Anchors] gives the
 // strings every match starts at, however frequent, so that an
 // expression whose runs stop within a word or a gap ([Filter.Local])
-// can be run anchored at them in a long text. [Filter.ScanPair] scans
-// two texts at once, which costs little more than one.
+// can be run anchored at them in a long text. [Filter.ScanEach] scans
+// texts two at a time, which costs little more than one.
 //
 // Matching is as the expressions' own: an expression with (?i) matches
 // the Kelvin sign K and the long s where it matches k and s, so a text
@@ -270,37 +270,79 @@ func (f *Filter) Scan(h *Hits, text string) {
 // or one [NeedsFold] says needs none.
 func (f *Filter) ScanASCII(h *Hits, text string) { f.scan(h, text, false) }
 
-// ScanPair is Scan of two texts, t1 into h1 and t2 into h2: it steps
-// through both at once, so that the processor overlaps the two chains
-// of table lookups a scan is, and two short texts (two lines) cost
-// little more than one. unfolded says both are known to need no
+// ScanEach is Scan of each of texts into the Hits of hs at its index:
+// it steps through two texts at once, so that the processor overlaps
+// the two chains of table lookups a scan is, and when one ends the next
+// text takes its place, so that texts of unequal lengths (lines) are
+// scanned two at a time nearly throughout and cost little more than
+// half of scanning each. unfolded says the texts are known to need no
 // folding (see [NeedsFold]; ASCII text needs none), which spares
 // looking.
-func (f *Filter) ScanPair(h1 *Hits, t1 string, h2 *Hits, t2 string, unfolded bool) {
-	if !unfolded && (NeedsFold(t1) || NeedsFold(t2)) {
-		f.Scan(h1, t1)
-		f.Scan(h2, t2)
-		return
+func (f *Filter) ScanEach(hs []*Hits, texts []string, unfolded bool) {
+	for i, t := range texts {
+		if !unfolded && NeedsFold(t) {
+			for i, t := range texts {
+				f.Scan(hs[i], t)
+			}
+			return
+		}
+		hs[i].Reset()
+		hs[i].folded = false
 	}
-	h1.Reset()
-	h2.Reset()
-	h1.folded, h2.folded = false, false
+	// A lane scans one text after another: text k from offset at, in
+	// state s.
+	type lane struct {
+		k, at int
+		s     uint32
+	}
+	next := 0 // the next text to give a lane
+	take := func(l *lane) bool {
+		for next < len(texts) && texts[next] == "" {
+			next++
+		}
+		if next == len(texts) {
+			return false
+		}
+		*l = lane{k: next}
+		next++
+		return true
+	}
 	a := f.a
-	next, class, shift, firstOut := a.next, &a.class, a.shift, uint32(a.firstOut)
-	n := min(len(t1), len(t2))
-	s1, s2 := uint32(0), uint32(0)
-	for i := 0; i < n; i++ {
-		s1 = uint32(next[s1<<shift|uint32(class[t1[i]])])
-		s2 = uint32(next[s2<<shift|uint32(class[t2[i]])])
-		if s1 >= firstOut {
-			f.record(h1, t1, i+1, s1-firstOut, false)
+	table, class, shift, firstOut := a.next, &a.class, a.shift, uint32(a.firstOut)
+	var l1, l2 lane
+	ok1, ok2 := take(&l1), take(&l2)
+	for ok1 && ok2 {
+		t1, t2 := texts[l1.k], texts[l2.k]
+		b1, b2, s1, s2 := l1.at, l2.at, l1.s, l2.s
+		n := min(len(t1)-b1, len(t2)-b2)
+		for j := 0; j < n; j++ {
+			s1 = uint32(table[s1<<shift|uint32(class[t1[b1+j]])])
+			s2 = uint32(table[s2<<shift|uint32(class[t2[b2+j]])])
+			if s1 >= firstOut {
+				f.record(hs[l1.k], t1, b1+j+1, s1-firstOut, false)
+			}
+			if s2 >= firstOut {
+				f.record(hs[l2.k], t2, b2+j+1, s2-firstOut, false)
+			}
 		}
-		if s2 >= firstOut {
-			f.record(h2, t2, i+1, s2-firstOut, false)
+		l1.at, l2.at, l1.s, l2.s = b1+n, b2+n, s1, s2
+		if l1.at == len(t1) {
+			ok1 = take(&l1)
+		}
+		if l2.at == len(t2) {
+			ok2 = take(&l2)
 		}
 	}
-	f.run(h1, t1, n, s1, false)
-	f.run(h2, t2, n, s2, false)
+	// One lane is left at most, and the texts no lane took.
+	if ok1 {
+		f.run(hs[l1.k], texts[l1.k], l1.at, l1.s, false)
+	}
+	if ok2 {
+		f.run(hs[l2.k], texts[l2.k], l2.at, l2.s, false)
+	}
+	for ; next < len(texts); next++ {
+		f.run(hs[next], texts[next], 0, 0, false)
+	}
 }
 
 // NeedsFold reports whether text holds a character outside ASCII that

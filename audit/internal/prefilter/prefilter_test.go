@@ -191,9 +191,9 @@ func TestLocal(t *testing.T) {
 	}
 }
 
-// TestScanPair checks that ScanPair records in each Hits what Scan
-// does, for texts of any lengths, in ASCII or not.
-func TestScanPair(t *testing.T) {
+// TestScanEach checks that ScanEach records in each Hits what Scan
+// does, for any number of texts of any lengths, empty ones among them.
+func TestScanEach(t *testing.T) {
 	var res []*regexp.Regexp
 	for _, e := range exprs {
 		res = append(res, regexp.MustCompile(e))
@@ -203,32 +203,36 @@ func TestScanPair(t *testing.T) {
 		t.Fatal(err)
 	}
 	pieces := append(f.Strings(), " ", "|", "-e ", "K", "\u212a", "_", "x", "é")
-	r := rand.New(rand.NewPCG(5, 5))
-	text := func() string {
-		var b strings.Builder
-		for range r.IntN(12) {
-			b.WriteString(pieces[r.IntN(len(pieces))])
-		}
-		return b.String()
-	}
-	for range 5000 {
-		t1, t2 := text(), text()
-		want1, want2, got1, got2 := f.NewHits(), f.NewHits(), f.NewHits(), f.NewHits()
-		f.Scan(want1, t1)
-		f.Scan(want2, t2)
-		f.ScanPair(got1, t1, got2, t2, false)
-		for _, c := range []struct {
-			text      string
-			got, want *Hits
-		}{{t1, got1, want1}, {t2, got2, want2}} {
-			if !slices.Equal(c.got.set, c.want.set) || !slices.Equal(c.got.mask, c.want.mask) ||
-				!slices.Equal(c.got.touched, c.want.touched) || !slices.Equal(c.got.touchedAll, c.want.touchedAll) ||
-				c.got.folded != c.want.folded {
-				t.Fatalf("ScanPair(%q, %q): the Hits of %q are not Scan's", t1, t2, c.text)
+	r := rand.New(rand.NewPCG(6, 6))
+	for range 3000 {
+		n := r.IntN(7)
+		texts := make([]string, n)
+		got, want := make([]*Hits, n), make([]*Hits, n)
+		for i := range texts {
+			var b strings.Builder
+			for range r.IntN(3) * r.IntN(12) {
+				b.WriteString(pieces[r.IntN(len(pieces))])
 			}
-			for _, id := range c.want.set {
-				if c.got.first[id] != c.want.first[id] || c.got.last[id] != c.want.last[id] {
-					t.Fatalf("ScanPair(%q, %q): the offsets in %q are not Scan's", t1, t2, c.text)
+			texts[i] = b.String()
+			got[i], want[i] = f.NewHits(), f.NewHits()
+			f.Scan(want[i], texts[i])
+			f.Scan(got[i], "curl wget") // what ScanEach must empty
+		}
+		f.ScanEach(got, texts, false)
+		for i := range texts {
+			g, w := got[i], want[i]
+			if !slices.Equal(g.set, w.set) || !slices.Equal(g.mask, w.mask) || !slices.Equal(g.touched, w.touched) ||
+				!slices.Equal(g.touchedAll, w.touchedAll) || g.folded != w.folded {
+				t.Fatalf("ScanEach(%q): the Hits of %q are not Scan's", texts, texts[i])
+			}
+			for _, id := range w.set {
+				for b := range 4 {
+					if w.mask[id]&(1<<b) != 0 && g.first[id][b] != w.first[id][b] {
+						t.Fatalf("ScanEach(%q): the offsets in %q are not Scan's", texts, texts[i])
+					}
+				}
+				if g.last[id] != w.last[id] {
+					t.Fatalf("ScanEach(%q): the offsets in %q are not Scan's", texts, texts[i])
 				}
 			}
 		}
