@@ -318,8 +318,9 @@
 // place a match can start and the last place one can end; an
 // expression that is a set of keywords (the sending commands, the
 // credential paths, the drop hosts) is answered by the occurrences
-// alone. The automaton steps through two lines at once, so that the
-// processor overlaps their two chains of table lookups, and a line
+// alone. The automaton steps through two lines at once, the next line
+// taking the place of one that ends, so that the processor overlaps
+// their two chains of table lookups, and a line
 // touches an expression only when it holds a string of the rarest part
 // its condition needs ("pip" or "uv" for a pip install from a URL, not
 // "install"), so that a frequent word has few conditions evaluated. In
@@ -406,38 +407,38 @@
 //     MiB GOMEMLIMIT (as agentskills add sets it); the report keeps 800
 //     findings and counts the rest.
 //   - Against a text search, side by side in one run (go -C bench run
-//     ./auditgrep, December 2026, 2 cores at a load average of 9-10, CPU
-//     time, medians of 5; grep -rE of a download-and-run pattern, and
-//     the audit in the measuring process and in a process of its own,
-//     which also starts and builds the expressions and the automaton):
-//     ordinary instructions, 40 MiB in 40 files, grep 45 ms, the audit
-//     417 ms, 9.4x (9.9x in its own process); a small tree of them, 4
-//     MiB in 16 files, grep 5.9 ms, the audit 51 ms, 8.5x (62 ms,
-//     10.4x); 4,000 files of 1 KiB, 8.0x (8.8x); 8 MiB with CRLF line
-//     ends, 8.4x (11.1x); 8 MiB of text with a word in five outside
-//     ASCII, 15.4x (17.7x); 8 MiB in lines of 256 KiB, 10.7x (11.2x); one
-//     8 MiB file of lines dense with the rules' keywords, grep 31 ms,
-//     the audit 831 ms, 26.9x (27.1x). Before the changes of "Speed"
-//     after the prefilter (lines in pairs, the rarest part's trigger,
-//     anchored runs, questions asked once of a file, a faster build),
-//     in a run right before: 11.4x (11.2x), 9.2x (14.3x), 7.8x (7.0x),
-//     10.9x (13.5x), 17.9x (19.4x), 43.4x (42.3x) and 26.5x (24.5x); on
-//     the shared machine a ratio moves by about 10% from run to run.
-//     Before the prefilter the audit read about 0.7 MB/s (58-62 s for
-//     40 MiB of ordinary text, 17-26 s for the 8 MiB of keywords). The
-//     budget is 10x: ordinary text, small trees, tiny files and CRLF
+//     ./auditgrep, December 2026, 2 cores at a load average of 12-16,
+//     CPU time, medians of 5; grep -rE of a download-and-run pattern,
+//     and the audit in the measuring process and in a process of its
+//     own, which also starts and builds the expressions and the
+//     automaton): ordinary instructions, 40 MiB in 40 files, grep 44 ms,
+//     the audit 367 ms, 8.4x (8.7x in its own process); a small tree of
+//     them, 4 MiB in 16 files, grep 5.8 ms, the audit 40 ms, 6.9x (57
+//     ms, 9.8x); 4,000 files of 1 KiB, 6.6x (6.9x); 8 MiB with CRLF line
+//     ends, 7.9x (10.2x); 8 MiB in lines of 256 KiB, 9.8x (10.1x); 8 MiB
+//     of text with a word in five outside ASCII, 12.7x (14.4x); one 8 MiB
+//     file of lines dense with the rules' keywords, grep 26 ms, the
+//     audit 631 ms, 24.0x (25.3x). Before the changes of "Speed" after
+//     the prefilter (lines in pairs, the rarest part's trigger, anchored
+//     runs, questions asked once of a file, a faster build), in a run
+//     right before: 10.8x (11.7x), 8.1x (12.8x), 6.9x (8.1x), 11.1x
+//     (13.7x), 44.3x (43.3x), 17.3x (21.0x) and 29.8x (32.1x); on the
+//     shared machine a ratio moves by about 10% from run to run. Before
+//     the prefilter the audit read about 0.7 MB/s (58-62 s for 40 MiB
+//     of ordinary text, 17-26 s for the 8 MiB of keywords). The budget
+//     is 10x: ordinary text, small trees, tiny files, CRLF and long lines
 //     are within it in the measuring process, and a process of its own
-//     adds 10-30 ms of starting and building, which puts a small tree
-//     and the CRLF tree just over it; text outside ASCII is over it,
-//     where its lines are read twice, for rules 1-3 and for the others;
-//     long lines just over, where `[^\n]*` and `[^|\n]*` expressions
-//     (download and run, uploads) run over 64 KiB pieces with the regexp
-//     package's slowest engine; and text made of nothing but the rules'
-//     keywords is at nearly three times it, where nearly every line is
-//     a candidate of most expressions and the regexp package's
-//     backtracker confirming them takes 60% of the time (the checks of
-//     "Examples and confirmations", whose expressions run beside the
-//     prefilter, a fifth of it).
+//     adds 10-30 ms of starting and building, which puts the CRLF and
+//     long-line trees just over it; text outside ASCII is over it, where
+//     its lines are read twice, for rules 1-3 and for the others; and
+//     text made of nothing but the rules' keywords is at more than twice
+//     it, where nearly every line is a candidate of most expressions and
+//     the regexp package's backtracker confirming them takes 60% of the
+//     time (the checks of "Examples and confirmations", whose
+//     expressions run beside the prefilter, a fifth of it). In long
+//     lines the `[^\n]*` and `[^|\n]*` expressions (download and run,
+//     uploads) still run over 64 KiB pieces with the regexp package's
+//     slowest engine.
 //   - Benchmarks, wall time at a load average of 8-20, medians of 5
 //     before the prefilter and in two runs after it: BenchmarkOrdinary
 //     (4 MiB of ordinary instructions) 4.5 s, then 78-113 ms;
