@@ -17,12 +17,33 @@ import (
 // what a program that records them (package install's lock file)
 // records for the skill's content.
 func (c *Checker) AuditTree(fsys fs.FS, skill string, o source.Origin) (refusing audit.Report, allowed []string, err error) {
-	rep, err := c.report(fsys, "")
+	return c.AuditContent(fsys, "", skill, o)
+}
+
+// AuditContent is [Checker.AuditTree] of a tree whose content digest
+// (skill.ContentDigest) is digest: the report remembered for that
+// digest (rule 6), an earlier audit's or one given to
+// [Checker.Remember], is used, and fsys is read only when there is
+// none. An empty digest remembers nothing.
+func (c *Checker) AuditContent(fsys fs.FS, digest, skill string, o source.Origin) (refusing audit.Report, allowed []string, err error) {
+	rep, err := c.report(fsys, digest)
 	if err != nil {
 		return audit.Report{}, nil, err
 	}
 	refusing, allowed = split(c.blocking(rep, skill, o), c.allowRisks)
 	return refusing, allowed, nil
+}
+
+// Remember has c remember rep as the audit of the tree whose content
+// digest (skill.ContentDigest) is digest, as its own audits are
+// remembered (rule 6): a program that audited the tree as it wrote it
+// (an audit.Scanner fed by its extraction) hands c the report, and c
+// does not read the tree again. rep must be audit.Tree's report of that
+// tree, as a Scanner's is. An empty digest is not remembered.
+func (c *Checker) Remember(digest string, rep audit.Report) {
+	if digest != "" {
+		c.reports.put(digest, rep)
+	}
 }
 
 // LiftRecorded lets through the findings of rep, the refusing findings

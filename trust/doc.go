@@ -76,13 +76,17 @@
 //     driver starts.
 //  6. Audit findings are remembered by the tree's content digest, and
 //     verified signers of a pinned source by its origin and pin, so a
-//     warm run neither audits nor verifies again.
+//     warm run neither audits nor verifies again. A program that audited
+//     a tree as it wrote it (an audit.Scanner) hands the report over by
+//     the digest ([Checker.Remember]), and the tree is not read again.
 //  7. Without a checker nothing of this is done: no audit, no check.
 //
 // A program that reads sources itself checks each with
 // [Checker.CheckSource] before it reads it, and verifies the pin it
 // reads with the [SourceCheck] that returns, before it downloads the
-// content; it audits each skill's tree with [Checker.AuditTree] and
+// content; it audits each skill's tree with [Checker.AuditTree] (or
+// [Checker.AuditContent], by its content digest, after
+// [Checker.Remember] of the report made while writing it) and
 // words a refusal by the audit with [AuditRefusal]. Package install does:
 // it applies rules 1 to 5 to the sources it adds and syncs, and adds the
 // lock file's rules (trust on first use of a signer, the risks a lock
