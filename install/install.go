@@ -591,8 +591,10 @@
 //     only when the cache holds this machine's verdict (rule 3) that
 //     the recorded digest is what it read from that source at that pin,
 //     else it reads the source again at the pin.
-//  5. The audit: after extraction, every skill's tree is audited
-//     (audit.Tree). A finding at or above policy.FailOn (default high)
+//  5. The audit: every skill's tree is audited (audit.Tree); a skill
+//     read from an archive (a file, a URL, a published source) is
+//     audited as the extraction writes its files (audit.Scanner, the
+//     same report), and its extracted tree is not read again. A finding at or above policy.FailOn (default high)
 //     that the policy does not accept (policy.Accepted) and whose rule
 //     trust.AllowRisks does not name refuses the skill; the reason
 //     names each finding's rule, severity, file and line, as the audit
@@ -853,6 +855,7 @@ type Installer struct {
 	maxSearch int               // folders discovery may read in one source; 0: defaultMaxSearch
 	clock     clock             // of progress reports; tests set a fake one
 	staging   func(name string) // when set, called as staging opens each file of a skill; only tests set it
+	auditing  func(name string) // when set, called as the audit opens each file of a skill; only tests set it
 }
 
 // New returns an Installer working in env.

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -301,13 +303,38 @@ func (c *candidate) trusted(old *lockEntry) (*lockSigner, string) {
 // auditSkill audits a skill's tree with the trust engine and returns
 // the findings that refuse it (Trust rule 5), and the rules of
 // trust.AllowRisks that let findings through.
+// The audit its extraction made as it wrote the skill's files, when
+// there is one, is handed to the trust engine by the skill's content
+// digest, and no file is read again.
 func (in *Installer) auditSkill(c *candidate, ps source.Origin) (audit.Report, []string, error) {
-	fsys, closeFS, err := c.tree().open()
+	digest := in.rememberExtracted(c)
+	t := c.tree()
+	t.opened = in.auditing
+	fsys, closeFS, err := t.open()
 	if err != nil {
 		return audit.Report{}, nil, err
 	}
 	defer closeFS()
-	return in.trust.checker.AuditTree(fsys, c.label(), ps)
+	return in.trust.checker.AuditContent(fsys, digest, c.label(), ps)
+}
+
+// rememberExtracted hands the trust engine the report c's extraction
+// made of its folder as it wrote it (audit.Scanner), by c's content
+// digest, and returns the digest: "" when there is no such report (a
+// skill not extracted here, or a report the Scanner cannot tell, whose
+// tree the engine then reads, as it reads a folder source).
+func (in *Installer) rememberExtracted(c *candidate) string {
+	x := c.extracted
+	if x == nil || c.name == "" {
+		return ""
+	}
+	rep, err := x.scan.Report(cmp.Or(c.subpath, "."))
+	if err != nil {
+		return ""
+	}
+	digest := skillcache.FilesDigest(c.name, x.filesIn(c.subpath))
+	in.trust.checker.Remember(digest, rep)
+	return digest
 }
 
 // auditFolder is auditSkill of an installed skill's folder.
