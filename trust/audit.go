@@ -21,10 +21,13 @@ func (c *Checker) AuditTree(fsys fs.FS, skill string, o source.Origin) (refusing
 }
 
 // AuditContent is [Checker.AuditTree] of a tree whose content digest
-// (skill.ContentDigest) is digest: the report remembered for that
-// digest (rule 6), an earlier audit's or one given to
-// [Checker.Remember], is used, and fsys is read only when there is
-// none. An empty digest remembers nothing.
+// the caller computed from the tree itself (skill.ContentDigest, or the
+// skill cache's own digest of a tree it holds), never taken from a
+// record such as a lock file: the report kept for digest and the audit
+// rules' version is used without reading fsys, and a new one is kept
+// (# Kept reports). The policy's threshold, its accepted findings and
+// [AllowRisks] apply to it on each call, as to a new one. An empty
+// digest is AuditTree.
 func (c *Checker) AuditContent(fsys fs.FS, digest, skill string, o source.Origin) (refusing audit.Report, allowed []string, err error) {
 	rep, err := c.report(fsys, digest)
 	if err != nil {
@@ -32,18 +35,6 @@ func (c *Checker) AuditContent(fsys fs.FS, digest, skill string, o source.Origin
 	}
 	refusing, allowed = split(c.blocking(rep, skill, o), c.allowRisks)
 	return refusing, allowed, nil
-}
-
-// Remember has c remember rep as the audit of the tree whose content
-// digest (skill.ContentDigest) is digest, as its own audits are
-// remembered (rule 6): a program that audited the tree as it wrote it
-// (an audit.Scanner fed by its extraction) hands c the report, and c
-// does not read the tree again. rep must be audit.Tree's report of that
-// tree, as a Scanner's is. An empty digest is not remembered.
-func (c *Checker) Remember(digest string, rep audit.Report) {
-	if digest != "" {
-		c.reports.put(digest, rep)
-	}
 }
 
 // LiftRecorded lets through the findings of rep, the refusing findings
@@ -97,4 +88,16 @@ func auditReason(rep audit.Report) string {
 	}
 	return fmt.Sprintf("the audit found %s; read the skill, and if you trust it, allow these rules by name (trust.AllowRisks: %s) or accept the findings in the policy",
 		strings.Join(parts, "; "), strings.Join(rules, ", "))
+}
+
+// Remember has c remember rep as the audit of the tree whose content
+// digest (skill.ContentDigest) is digest, as its own audits are
+// remembered (rule 6): a program that audited the tree as it wrote it
+// (an audit.Scanner fed by its extraction) hands c the report, and c
+// does not read the tree again. rep must be audit.Tree's report of that
+// tree, as a Scanner's is. An empty digest is not remembered.
+func (c *Checker) Remember(digest string, rep audit.Report) {
+	if digest != "" {
+		c.reports.put(digest, rep)
+	}
 }

@@ -60,7 +60,10 @@
 //     Both verifiers take the pin (a [source.PinnedSource] gives a skill
 //     source's), and verify it before the skill is materialized, so
 //     nothing of a refused one is fetched or written.
-//  4. The audit: the materialized tree is audited (audit.Tree). A
+//  4. The audit: the materialized tree is audited (audit.Tree; a
+//     program that audited it as it wrote it, with an audit.Scanner,
+//     hands that report over by the tree's content digest instead,
+//     [Checker.Remember], and the tree is not read again). A
 //     finding at or above the policy's threshold (policy.Policy.FailOn,
 //     high by default) refuses the skill, unless the policy accepts it
 //     (policy.Policy.Accepted) or its rule is allowed with [AllowRisks]
@@ -76,17 +79,13 @@
 //     driver starts.
 //  6. Audit findings are remembered by the tree's content digest, and
 //     verified signers of a pinned source by its origin and pin, so a
-//     warm run neither audits nor verifies again. A program that audited
-//     a tree as it wrote it (an audit.Scanner) hands the report over by
-//     the digest ([Checker.Remember]), and the tree is not read again.
+//     warm run neither audits nor verifies again.
 //  7. Without a checker nothing of this is done: no audit, no check.
 //
 // A program that reads sources itself checks each with
 // [Checker.CheckSource] before it reads it, and verifies the pin it
 // reads with the [SourceCheck] that returns, before it downloads the
-// content; it audits each skill's tree with [Checker.AuditTree] (or
-// [Checker.AuditContent], by its content digest, after
-// [Checker.Remember] of the report made while writing it) and
+// content; it audits each skill's tree with [Checker.AuditTree] and
 // words a refusal by the audit with [AuditRefusal]. Package install does:
 // it applies rules 1 to 5 to the sources it adds and syncs, and adds the
 // lock file's rules (trust on first use of a signer, the risks a lock
