@@ -856,6 +856,10 @@ type Installer struct {
 	clock     clock             // of progress reports; tests set a fake one
 	staging   func(name string) // when set, called as staging opens each file of a skill; only tests set it
 	auditing  func(name string) // when set, called as the audit opens each file of a skill; only tests set it
+	// rereadAudit has an archive's skills audited by reading their
+	// extracted trees, not as they are extracted: the way before
+	// audit.Scanner, for benchmarks to compare; only they set it.
+	rereadAudit bool
 }
 
 // New returns an Installer working in env.

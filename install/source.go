@@ -838,7 +838,7 @@ func (in *Installer) fromArchive(ctx context.Context, file, rec, base string, at
 func (in *Installer) extractAndFind(ctx context.Context, f *os.File, size int64, tmp, rec, base string, at []string) ([]candidate, error) {
 	var x *extraction
 	var content func(string, bool, int64) io.WriteCloser
-	if in.trust != nil {
+	if in.trust != nil && !in.rereadAudit {
 		x = &extraction{scan: audit.NewScanner()}
 		content = func(rel string, exec bool, size int64) io.WriteCloser {
 			mode := fs.FileMode(0o444)
