@@ -90,6 +90,20 @@ func TestAddAuditsWhileExtracting(t *testing.T) {
 		t.Errorf("Add = %+v; want good installed", changes)
 	}
 
+	// A sync that reads the archive again (good's copy is gone) audits
+	// it as it extracts it too.
+	if err := os.RemoveAll(filepath.Join(f.env.Project, ".agents", "skills", "good")); err != nil {
+		t.Fatal(err)
+	}
+	syncing := trustInstaller(t, f, "", nil, Trust{})
+	syncing.auditing = audited.hook
+	if changes, err := syncing.Sync(t.Context(), SyncRequest{}); err != nil || !slices.ContainsFunc(changes, func(c Change) bool { return c.Skill == "good" && c.Action == ActionRepaired }) {
+		t.Fatalf("Sync = %+v, %v; want good repaired", changes, err)
+	}
+	if n := audited.total(); n != 0 {
+		t.Errorf("the sync's audit opened %d files of the extracted tree (%v); want none", n, audited.n)
+	}
+
 	// The same skills as a folder: the audit reads the tree, and refuses
 	// with the very same findings.
 	g := newFixture(t)
