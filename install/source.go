@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -842,7 +843,7 @@ func (in *Installer) extractAndFind(ctx context.Context, f *os.File, size int64,
 		x = &extraction{scan: audit.NewScanner()}
 		content = func(rel string, exec bool, size int64) io.WriteCloser {
 			mode := fs.FileMode(0o444)
-			if exec {
+			if exec && runtime.GOOS != "windows" { // where the written file keeps the bit, as audit.Tree would see it
 				mode = 0o555
 			}
 			return x.scan.File(rel, mode, size)
