@@ -172,3 +172,33 @@ func TestAddRefusesExtractedArchive(t *testing.T) {
 		})
 	}
 }
+
+// TestExtractedDigest checks that the content digest an extraction's
+// audit is handed over by is the digest of the skill's tree, as staging
+// and checkTree compute it from the files.
+func TestExtractedDigest(t *testing.T) {
+	f := newFixture(t)
+	archive := filepath.Join(f.sources, "repo.tar.gz")
+	if err := os.WriteFile(archive, tarGzTree(t, "repo-main", repoTree()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := trustInstaller(t, f, "", nil, Trust{})
+	r, err := in.resolve(t.Context(), archive, false, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.cleanup()
+	if len(r.skills) != 2 {
+		t.Fatalf("resolve found %d skills, want 2", len(r.skills))
+	}
+	for i := range r.skills {
+		c := &r.skills[i]
+		want, err := checkTree(t.Context(), c.tree(), c.name, in.cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := in.rememberExtracted(c); got != want {
+			t.Errorf("skill %s: the extraction's digest %s, want the tree's %s", c.name, got, want)
+		}
+	}
+}
