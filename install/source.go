@@ -120,6 +120,11 @@ type candidate struct {
 	// lenient is whether it is installed though it breaks the
 	// specification, as the lock file records.
 	lenient bool
+	// digest, when not "", is the content digest of its tree as this
+	// package reads it (tree), computed from the tree itself: hashed by
+	// checkTree, or the skill cache's digest of a tree of its that
+	// skillcache.Lookup checked. Never a digest a lock file names.
+	digest string
 	// allowed, when not nil, is what its audit allowed (Trust rule 5):
 	// the rules of findings that would refuse it, with the content
 	// digest audited, as the lock file records them.

@@ -59,7 +59,7 @@ func repoTree() linkTree {
 
 // TestAddAuditsWhileExtracting checks that an Add of an archive audits
 // each skill's files as the extraction writes them: the audit opens no
-// file of the extracted tree (staging then reads each file of an
+// file of the extracted tree, to audit it or to hash it for its digest (staging then reads each file of an
 // installed skill once, to copy it), and its refusals are those of an
 // audit that reads the tree (the same skills as a folder source).
 func TestAddAuditsWhileExtracting(t *testing.T) {
@@ -72,7 +72,7 @@ func TestAddAuditsWhileExtracting(t *testing.T) {
 	agents := agentsOf(t, "claude-code")
 	in := trustInstaller(t, f, "", nil, Trust{})
 	var audited, staged fileOpens
-	in.auditing, in.staging = audited.hook, staged.hook
+	in.auditing, in.hashing, in.staging = audited.hook, audited.hook, staged.hook
 	changes, err := in.Add(t.Context(), AddRequest{Sources: []string{archive}, Agents: agents})
 	var refused *trust.RefusedError
 	if !errors.As(err, &refused) || len(refused.Refusals) != 1 || refused.Refusals[0].Skill != "evil" {
@@ -96,7 +96,7 @@ func TestAddAuditsWhileExtracting(t *testing.T) {
 		t.Fatal(err)
 	}
 	syncing := trustInstaller(t, f, "", nil, Trust{})
-	syncing.auditing = audited.hook
+	syncing.auditing, syncing.hashing = audited.hook, audited.hook
 	if changes, err := syncing.Sync(t.Context(), SyncRequest{}); err != nil || !slices.ContainsFunc(changes, func(c Change) bool { return c.Skill == "good" && c.Action == ActionRepaired }) {
 		t.Fatalf("Sync = %+v, %v; want good repaired", changes, err)
 	}
@@ -110,7 +110,7 @@ func TestAddAuditsWhileExtracting(t *testing.T) {
 	writeTree(t, filepath.Join(g.sources, "repo"), repoTree())
 	fromDisk := trustInstaller(t, g, "", nil, Trust{})
 	var read fileOpens
-	fromDisk.auditing = read.hook
+	fromDisk.auditing, fromDisk.hashing = read.hook, read.hook
 	_, err = fromDisk.Add(t.Context(), AddRequest{Sources: []string{filepath.Join(g.sources, "repo")}, Agents: agents})
 	var want *trust.RefusedError
 	if !errors.As(err, &want) || len(want.Refusals) != 1 {
@@ -156,7 +156,7 @@ func TestAddRefusesExtractedArchive(t *testing.T) {
 			}
 			in := trustInstaller(t, f, "", nil, Trust{})
 			var audited fileOpens
-			in.auditing = audited.hook
+			in.auditing, in.hashing = audited.hook, audited.hook
 			_, err := in.Add(t.Context(), AddRequest{Sources: []string{archive}, Agents: agentsOf(t, "claude-code")})
 			var refused *trust.RefusedError
 			if !errors.As(err, &refused) || !strings.Contains(err.Error(), "no skill is left") || len(refused.Refusals[0].Findings) == 0 {

@@ -95,9 +95,8 @@ func auditReason(rep audit.Report) string {
 // remembered (rule 6): a program that audited the tree as it wrote it
 // (an audit.Scanner fed by its extraction) hands c the report, and c
 // does not read the tree again. rep must be audit.Tree's report of that
-// tree, as a Scanner's is. An empty digest is not remembered.
+// tree, as a Scanner's is. An empty digest is not remembered. Where c
+// keeps reports on disk, rep is kept there too (# Kept reports).
 func (c *Checker) Remember(digest string, rep audit.Report) {
-	if digest != "" {
-		c.reports.put(digest, rep)
-	}
+	c.keep(digest, rep)
 }
