@@ -13,9 +13,9 @@ import (
 
 // maxHeld bounds the findings a [Scanner] holds for the files it was
 // given: past it the Scanner drops them, and reports [ErrNotKept].
-const maxHeld = 10000
+const maxHeld = 5000
 
-// ErrNotKept: a [Scanner] was given more findings than it holds (10,000
+// ErrNotKept: a [Scanner] was given more findings than it holds (5,000
 // of all its files, kept within the caps of "Limits" in the package doc
 // file by file), and dropped them; the caller audits the written tree
 // with [Tree] instead. No honest tree comes near: the 1,439 skills of
@@ -45,7 +45,7 @@ var ErrNotKept = errors.New("too many findings to keep while the tree was writte
 //     once, until its writer is closed. A Scanner fed by n goroutines
 //     holds at most n files at once.
 //  4. A file's findings are held, within the caps, until the report is
-//     made: at most 100 of a rule in one file, and 10,000 in all; past
+//     made: at most 100 of a rule in one file, and 5,000 in all; past
 //     that the Scanner drops what it holds and its report fails with
 //     [ErrNotKept].
 //  5. [Scanner.Report] reports on the whole tree or on one of its
