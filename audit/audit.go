@@ -344,6 +344,13 @@
 // [RulesVersion] changes with the rules, so that a verdict kept for a
 // content digest is kept for the rules it was made with.
 //
+// # While a tree is written
+//
+// [Tree] reads a tree from a file system. A program that writes the tree
+// itself (an extraction, a copy) gives its entries to a [Scanner] as it
+// writes them instead, and has the same report without reading the tree
+// again: its rules say how.
+//
 // # Platforms
 //
 // The audit reads an [fs.FS] and runs the same on Linux, macOS and

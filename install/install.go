@@ -591,9 +591,12 @@
 //     only when the cache holds this machine's verdict (rule 3) that
 //     the recorded digest is what it read from that source at that pin,
 //     else it reads the source again at the pin.
-//  5. The audit: after extraction, every skill's tree is audited
-//     (audit.Tree). A finding at or above policy.FailOn (default high)
-//     that the policy does not accept (policy.Accepted) and whose rule
+//  5. The audit: every skill's tree is audited (audit.Tree); a skill
+//     read from an archive (a file, a URL, a published source) is
+//     audited as the extraction writes its files (audit.Scanner, the
+//     same report), and its extracted tree is not read again. A
+//     finding at or above policy.FailOn (default high) that the policy
+//     does not accept (policy.Accepted) and whose rule
 //     trust.AllowRisks does not name refuses the skill; the reason
 //     names each finding's rule, severity, file and line, as the audit
 //     keeps them (within its caps: at most 100 of a rule and 1,000 of a
@@ -602,7 +605,8 @@
 //     (package trust (# Kept reports), rules 1 to 5), by the content
 //     digest this package computes of the very tree it audits (a
 //     source's skill as staging reads it, hashed before the audit and
-//     used again by staging; the skill cache's own tree of a recorded
+//     used again by staging, or, for an archive's skill, as its
+//     extraction hashed the files it wrote; the skill cache's own tree of a recorded
 //     digest, which the cache checked; an installed canonical copy as
 //     Verify hashed it) and the audit rules' version, so that an Add,
 //     Sync or Update of content audited before, and CheckTrust, read the
@@ -870,6 +874,11 @@ type Installer struct {
 	staging   func(name string) // when set, called as staging opens each file of a skill; only tests set it
 	hashed    *hashedCopies     // what the latest list hashed, for CheckTrust
 	auditing  func(name string) // when set, called as the audit opens each file of a tree; only tests set it
+	hashing   func(name string) // when set, called as the audit's digest (checkTree) opens each file of a tree; only tests set it
+	// rereadAudit has an archive's skills audited by reading their
+	// extracted trees, not as they are extracted: the way before
+	// audit.Scanner, for benchmarks to compare; only they set it.
+	rereadAudit bool
 }
 
 // New returns an Installer working in env.

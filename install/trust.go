@@ -1,6 +1,7 @@
 package install
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
@@ -305,13 +307,21 @@ func (c *candidate) trusted(old *lockEntry) (*lockSigner, string) {
 // auditSkill audits a skill's tree with the trust engine and returns
 // the findings that refuse it (Trust rule 5), and the rules of
 // trust.AllowRisks that let findings through. The tree's content digest
-// is computed first, when c has none yet (checkTree, as staging reads
-// the tree), and kept in c for staging to use: the report kept for it
-// (trust.Checker.AuditContent) is used without auditing the tree again.
+// is computed first, when c has none yet: the digest of the files its
+// extraction wrote, whose audit, made as it wrote them, is handed to
+// the trust engine (rememberExtracted: no file is read again), else
+// checkTree's, as staging reads the tree; it is kept in c for staging
+// to use, and the report kept for it (trust.Checker.AuditContent) is
+// used without auditing the tree again.
 func (in *Installer) auditSkill(ctx context.Context, c *candidate, ps source.Origin) (audit.Report, []string, error) {
 	t := c.tree()
+	if c.digest == "" {
+		c.digest = in.rememberExtracted(c)
+	}
 	if c.digest == "" && c.name != "" {
-		if d, err := checkTree(ctx, t, c.name, in.cache); err == nil {
+		ht := t
+		ht.opened = in.hashing
+		if d, err := checkTree(ctx, ht, c.name, in.cache); err == nil {
 			c.digest = d
 		}
 	}
@@ -322,6 +332,25 @@ func (in *Installer) auditSkill(ctx context.Context, c *candidate, ps source.Ori
 	}
 	defer closeFS()
 	return in.trust.checker.AuditContent(fsys, c.digest, c.label(), ps)
+}
+
+// rememberExtracted hands the trust engine the report c's extraction
+// made of its folder as it wrote it (audit.Scanner), by c's content
+// digest, and returns the digest: "" when there is no such report (a
+// skill not extracted here, or a report the Scanner cannot tell, whose
+// tree the engine then reads, as it reads a folder source).
+func (in *Installer) rememberExtracted(c *candidate) string {
+	x := c.extracted
+	if x == nil || c.name == "" {
+		return ""
+	}
+	rep, err := x.scan.Report(cmp.Or(c.subpath, "."))
+	if err != nil {
+		return ""
+	}
+	digest := skillcache.FilesDigest(c.name, x.filesIn(c.subpath))
+	in.trust.checker.Remember(digest, rep)
+	return digest
 }
 
 // auditFolder is auditSkill of an installed skill's folder, whose content

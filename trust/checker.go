@@ -117,7 +117,7 @@ func NewChecker(p *policy.Policy, opts ...Option) *Checker {
 		}
 	}
 	return &Checker{policy: p, allowRisks: c.allowRisks, signers: c.signers,
-		reports: new(memo[audit.Report]), verified: new(memo[struct{}]), kept: reportStore{dir: c.reportsDir}}
+		reports: reportMemo(), verified: new(memo[struct{}]), kept: reportStore{dir: c.reportsDir}}
 }
 
 // RequiredSigners returns the signers [RequireSigners] gave c, any of
@@ -296,12 +296,28 @@ func split(rep audit.Report, rules []string) (left audit.Report, used []string) 
 // memo starts again empty.
 const maxVerdicts = 4096
 
+// maxRememberedFindings bounds the findings of the audit reports a
+// checker remembers in memory, in all: a source of thousands of refused
+// skills, each with its hundreds of findings, is audited in bounded
+// memory (the reports kept on disk are not bounded so).
+const maxRememberedFindings = 5000
+
 // memo is a bounded memory of verdicts by key: when it reaches
-// maxVerdicts it starts again empty. It is safe for concurrent use; the
-// zero value is ready.
+// maxVerdicts, or its values' cost reaches max, it starts again empty.
+// It is safe for concurrent use; the zero value is ready, and counts no
+// cost.
 type memo[V any] struct {
-	mu sync.Mutex
-	m  map[string]V
+	mu   sync.Mutex
+	m    map[string]V
+	cost func(V) int // a value's cost; nil: none
+	max  int         // the most the values may cost in all
+	held int         // what the values cost
+}
+
+// reportMemo returns the memo of audit reports, which holds at most
+// maxRememberedFindings findings.
+func reportMemo() *memo[audit.Report] {
+	return &memo[audit.Report]{cost: func(r audit.Report) int { return len(r.Findings) }, max: maxRememberedFindings}
 }
 
 func (c *memo[V]) get(key string) (V, bool) {
@@ -314,10 +330,15 @@ func (c *memo[V]) get(key string) (V, bool) {
 func (c *memo[V]) put(key string, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= maxVerdicts {
-		c.m = make(map[string]V)
+	cost := 0
+	if c.cost != nil {
+		cost = c.cost(v)
+	}
+	if c.m == nil || len(c.m) >= maxVerdicts || c.held+cost > c.max && c.held > 0 {
+		c.m, c.held = make(map[string]V), 0
 	}
 	c.m[key] = v
+	c.held += cost
 }
 
 // SignatureVerifierOf returns the verifier of the signatures s finds

@@ -60,7 +60,10 @@
 //     Both verifiers take the pin (a [source.PinnedSource] gives a skill
 //     source's), and verify it before the skill is materialized, so
 //     nothing of a refused one is fetched or written.
-//  4. The audit: the materialized tree is audited (audit.Tree). A
+//  4. The audit: the materialized tree is audited (audit.Tree; a
+//     program that audited it as it wrote it, with an audit.Scanner,
+//     hands that report over by the tree's content digest instead,
+//     [Checker.Remember], and the tree is not read again). A
 //     finding at or above the policy's threshold (policy.Policy.FailOn,
 //     high by default) refuses the skill, unless the policy accepts it
 //     (policy.Policy.Accepted) or its rule is allowed with [AllowRisks]
