@@ -677,8 +677,8 @@ func inertDecode(name string, lines []line, i int) bool {
 	if !isMarkdown(name) || encodedCommand.MatchString(t) || hiddenWindow.MatchString(t) {
 		return false
 	}
-	for _, l := range lines[max(0, i-3):min(len(lines), i+4)] {
-		if redefined.MatchString(l.clean) {
+	for j := max(0, i-3); j < min(len(lines), i+4); j++ {
+		if redefines(&lines[j]) {
 			return false
 		}
 	}
@@ -705,6 +705,18 @@ func inertDecode(name string, lines []line, i int) bool {
 		}
 	}
 	return true
+}
+
+// redefines reports whether a line gives b64decode or
+// FromBase64String another meaning, asking redefined once of a line
+// however many windows hold it. Each of redefined's matches holds "64",
+// which no other character folds to.
+func redefines(l *line) bool {
+	if !l.redefinesAsked {
+		l.redefines = strings.Contains(l.clean, "64") && redefined.MatchString(l.clean)
+		l.redefinesAsked = true
+	}
+	return l.redefines
 }
 
 // assigned returns the literal assigned to variable v on the last of

@@ -27,6 +27,9 @@ type line struct {
 	// hits are the prefilter's strings in clean (nil in an exhaustive
 	// audit); text sets them.
 	hits *prefilter.Hits
+	// redefines caches whether clean gives b64decode another meaning
+	// (see redefines), once asked.
+	redefines, redefinesAsked bool
 }
 
 // lineReader reads a text file's lines with their context, one at a
@@ -34,10 +37,15 @@ type line struct {
 // maxLineBytes is read in pieces that overlap, each under the line's
 // number, so nothing past the limit is missed.
 type lineReader struct {
-	md        bool
-	plain     bool   // the text has no character to drop and is UTF-8: a line's clean is its raw
-	valid     bool   // the text is UTF-8
-	rawOnly   bool   // the reader's caller reads raw alone: no clean, no context
+	md      bool
+	plain   bool // the text has no character to drop and is UTF-8: a line's clean is its raw
+	valid   bool // the text is UTF-8
+	rawOnly bool // the reader's caller reads raw alone: no clean, no context
+	// listed says that only the lines numbered in hideLines, in order,
+	// may hold a character to drop (the text is UTF-8): a line's clean
+	// is its raw unless it is listed.
+	listed    bool
+	hideLines []int
 	text      string // what is left of the file after the current line
 	raw       string // what is left of the current line
 	open      bool   // raw is still to be read
@@ -102,6 +110,14 @@ func (r *lineReader) next() (line, bool) {
 // clean returns raw with the invisible characters removed, as rules
 // 5-15 read it; raw itself in ASCII text, which has none.
 func (r *lineReader) clean(raw string) string {
+	if r.listed {
+		for len(r.hideLines) > 0 && r.hideLines[0] < r.n {
+			r.hideLines = r.hideLines[1:]
+		}
+		if len(r.hideLines) == 0 || r.hideLines[0] != r.n {
+			return raw
+		}
+	}
 	if r.rawOnly || r.plain || isASCII(raw) || !mayHide(raw) && (r.valid || utf8.ValidString(raw)) {
 		// strings.Map would change nothing: no character to drop, and
 		// no invalid byte to write as U+FFFD.
@@ -139,8 +155,19 @@ func isBidi(r rune) bool { return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r
 // (one that dropInvisible drops): it looks for their UTF-8 encodings'
 // first bytes, a few times faster than decoding every character, and
 // false means none of them is in s.
-func mayHide(s string) bool {
+func mayHide(s string) bool { return hideAt(s) >= 0 }
+
+// hideAt returns the offset of the first place in s that mayHide finds,
+// or -1. Eight bytes of ASCII are passed over at a time. No place spans
+// a line end: the bytes after the first are continuation bytes.
+func hideAt(s string) int {
 	for i := 0; i < len(s); i++ {
+		for i+8 <= len(s) && s[i]|s[i+1]|s[i+2]|s[i+3]|s[i+4]|s[i+5]|s[i+6]|s[i+7] < utf8.RuneSelf {
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
 		if s[i] < 0xc2 {
 			continue
 		}
@@ -148,32 +175,32 @@ func mayHide(s string) bool {
 		switch s[i] {
 		case 0xc2: // U+00AD
 			if strings.HasPrefix(rest, "\xad") {
-				return true
+				return i
 			}
 		case 0xcd: // U+034F
 			if strings.HasPrefix(rest, "\x8f") {
-				return true
+				return i
 			}
 		case 0xe1: // U+180E
 			if strings.HasPrefix(rest, "\xa0\x8e") {
-				return true
+				return i
 			}
 		case 0xe2: // U+200B-U+200D, U+202A-U+202E, U+2060-U+2064, U+2066-U+2069
 			if len(rest) >= 2 && (rest[0] == 0x80 && (0x8b <= rest[1] && rest[1] <= 0x8d || 0xaa <= rest[1] && rest[1] <= 0xae) ||
 				rest[0] == 0x81 && 0xa0 <= rest[1] && rest[1] <= 0xa9) {
-				return true
+				return i
 			}
 		case 0xef: // U+FE00-U+FE0F, U+FEFF
 			if len(rest) >= 2 && (rest[0] == 0xb8 && rest[1] <= 0x8f || rest[0] == 0xbb && rest[1] == 0xbf) {
-				return true
+				return i
 			}
 		case 0xf3: // U+E0000-U+E007F, U+E0100-U+E01EF
 			if len(rest) >= 2 && rest[0] == 0xa0 && (rest[1] <= 0x81 || 0x84 <= rest[1] && rest[1] <= 0x87) {
-				return true
+				return i
 			}
 		}
 	}
-	return false
+	return -1
 }
 
 // dropInvisible is the strings.Map function that removes what rules 1-3
@@ -200,26 +227,14 @@ func (s *scanner) text(name, text string) {
 	hides := !plain && (mayHide(text) || !valid)
 	controls := containsByte(text, 0x1b, '\b') || loneCR(text) || !plain && hasC1(text)
 	unfolded := plain || !prefilter.NeedsFold(text)
+	hiddenText, hideLines := s.hiddenAndControls(name, text, hides, controls)
 	r := newLineReader(name, text)
-	r.rawOnly = true
-	if !hides && !controls {
-		r.text = ""
-	}
-	hiddenText := false
-	for first := true; ; first = false {
-		l, ok := r.next()
-		if !ok {
-			break
-		}
-		if hides && s.unicode(name, l, first) {
-			hiddenText = true
-		}
-		if controls {
-			s.controls(name, l)
-		}
-	}
-	r = newLineReader(name, text)
 	r.plain, r.valid = !hides, valid
+	if hides && valid {
+		// Only the lines that rules 1-3 looked at may have characters to
+		// drop.
+		r.hideLines, r.listed = hideLines, true
+	}
 	var win []line // the current line, win[cur], and its neighbours
 	cur := 0
 	texts, hits := make([]string, 0, scanBatch), make([]*prefilter.Hits, 0, scanBatch)
@@ -267,33 +282,108 @@ func (s *scanner) text(name, text string) {
 // time.
 const scanBatch = 8
 
+// hiddenAndControls applies rules 1-3 (when the text hides, as far as
+// mayHide can tell) and rule 4 (when it has controls) to the lines of
+// text that may hold what they find, in order, and reports whether
+// rules 1-3 found any, and the numbers of the lines that may hide a
+// character. Those lines are found by searching the whole text for the
+// bytes the rules look for, not by reading each line: a line without
+// them is neither cut out of the text nor read.
+func (s *scanner) hiddenAndControls(name, text string, hides, controls bool) (hiddenText bool, hideLines []int) {
+	// The next place of each kind at or after start (-1: not sought
+	// yet), or len(text) when there is none; a kind not asked for has
+	// none.
+	var next [5]int
+	seek := [5]func(string) int{
+		hideAt,
+		func(t string) int { return strings.IndexByte(t, 0x1b) },
+		func(t string) int { return strings.IndexByte(t, '\b') },
+		loneCRAt,
+		c1At,
+	}
+	asked := [5]bool{hides, controls, controls, controls, controls}
+	for k := range next {
+		next[k] = -1
+		if !asked[k] {
+			next[k] = len(text)
+		}
+	}
+	start, n := 0, 0 // a line's start, and how many lines are before it
+	for start < len(text) {
+		p := len(text)
+		for k := range next {
+			if next[k] < start {
+				next[k] = len(text)
+				if i := seek[k](text[start:]); i >= 0 {
+					next[k] = start + i
+				}
+			}
+			p = min(p, next[k])
+		}
+		if p == len(text) {
+			break
+		}
+		from := start + strings.LastIndexByte(text[start:p], '\n') + 1
+		n += strings.Count(text[start:from], "\n")
+		end := len(text)
+		if i := strings.IndexByte(text[p:], '\n'); i >= 0 {
+			end = p + i
+		}
+		if hides && next[0] < end {
+			hideLines = append(hideLines, n+1)
+		}
+		r := &lineReader{text: text[from:end], rawOnly: true, n: n}
+		for first := n == 0; ; first = false {
+			l, ok := r.next()
+			if !ok {
+				break
+			}
+			if hides && s.unicode(name, l, first) {
+				hiddenText = true
+			}
+			if controls {
+				s.controls(name, l)
+			}
+		}
+		start, n = end+1, n+1
+	}
+	return hiddenText, hideLines
+}
+
 // loneCR reports whether s holds a carriage return that is not part of
 // a CRLF line end (one at the end of s too, which a line read without
 // its line end drops, counts).
-func loneCR(s string) bool {
+func loneCR(s string) bool { return loneCRAt(s) >= 0 }
+
+// loneCRAt returns the offset of the first carriage return of s that
+// loneCR finds, or -1.
+func loneCRAt(s string) int {
 	for i := 0; ; i++ {
 		j := strings.IndexByte(s[i:], '\r')
 		if j < 0 {
-			return false
+			return -1
 		}
 		i += j
 		if i+1 == len(s) || s[i+1] != '\n' {
-			return true
+			return i
 		}
 	}
 }
 
 // hasC1 reports whether s holds the UTF-8 of a C1 control
 // (U+0080-U+009F: C2 80-C2 9F).
-func hasC1(s string) bool {
+func hasC1(s string) bool { return c1At(s) >= 0 }
+
+// c1At returns the offset of the first C1 control of s, or -1.
+func c1At(s string) int {
 	for i := 0; ; i++ {
 		j := strings.IndexByte(s[i:], 0xc2)
 		if j < 0 || i+j+1 >= len(s) {
-			return false
+			return -1
 		}
 		i += j
 		if s[i+1] >= 0x80 && s[i+1] <= 0x9f {
-			return true
+			return i
 		}
 	}
 }
