@@ -254,7 +254,7 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 		report(ruleReverseShell, loc, "a reverse shell")
 	}
 	if loc := s.first(h, obfuscatedExec, t); loc != nil {
-		if inertDecode(name, lines, i) {
+		if s.inertDecode(name, lines, i) {
 			s.add(ruleAttackExample, name, l.n, at(loc), "encoded code run in one step, whose payload is elided or aimed at a placeholder host (an example)")
 		} else {
 			s.add(ruleObfuscatedExec, name, l.n, at(loc), "encoded or hidden code run in one step")
@@ -672,9 +672,9 @@ var (
 // file) shows a payload: a script runs what it decodes. PowerShell's
 // encoded command and hidden window show no payload, and are never
 // inert, nor is a decode near a redefinition of the decoder.
-func inertDecode(name string, lines []line, i int) bool {
-	t := lines[i].clean
-	if !isMarkdown(name) || encodedCommand.MatchString(t) || hiddenWindow.MatchString(t) {
+func (s *scanner) inertDecode(name string, lines []line, i int) bool {
+	t, h := lines[i].clean, lines[i].hits
+	if !isMarkdown(name) || s.match(h, encodedCommand, t) || s.match(h, hiddenWindow, t) {
 		return false
 	}
 	for j := max(0, i-3); j < min(len(lines), i+4); j++ {
@@ -709,14 +709,29 @@ func inertDecode(name string, lines []line, i int) bool {
 
 // redefines reports whether a line gives b64decode or
 // FromBase64String another meaning, asking redefined once of a line
-// however many windows hold it. Each of redefined's matches holds "64",
-// which no other character folds to.
+// however many windows hold it, and only of a line that holds what
+// each of its matches holds: "64", and "def", "=" or "function" (in
+// any case: no character outside ASCII folds to one of their letters).
 func redefines(l *line) bool {
 	if !l.redefinesAsked {
-		l.redefines = strings.Contains(l.clean, "64") && redefined.MatchString(l.clean)
+		t := l.clean
+		l.redefines = strings.Contains(t, "64") &&
+			(strings.IndexByte(t, '=') >= 0 || containsFold(t, "def") || containsFold(t, "function")) &&
+			redefined.MatchString(t)
 		l.redefinesAsked = true
 	}
 	return l.redefines
+}
+
+// containsFold reports whether s holds word, a lower-case ASCII word
+// without k or s, in any case.
+func containsFold(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		if s[i]|0x20 == word[0] && strings.EqualFold(s[i:i+len(word)], word) {
+			return true
+		}
+	}
+	return false
 }
 
 // assigned returns the literal assigned to variable v on the last of

@@ -14,7 +14,7 @@ func TestMayHide(t *testing.T) {
 		if !utf8.ValidRune(r) || dropInvisible(r) >= 0 {
 			continue
 		}
-		for _, s := range []string{string(r), "é" + string(r) + "x", "ab" + string(r)} {
+		for _, s := range []string{string(r), "é" + string(r) + "x", "ab" + string(r), "a line of ASCII, then " + string(r) + " and more"} {
 			if !mayHide(s) {
 				t.Errorf("mayHide(%+q) = false, want true", s)
 			}
@@ -51,6 +51,24 @@ func TestFileControls(t *testing.T) {
 			if line && !file {
 				t.Fatalf("line %q of %q holds a control, and the file's test says none", l.raw, text)
 			}
+		}
+	}
+}
+
+// TestRedefines holds redefines, which asks redefined only of lines that
+// hold what its matches hold, to the expression's own answer.
+func TestRedefines(t *testing.T) {
+	parts := []string{"def", "DEF", "Def", " ", "\t", "b64decode", "B64Decode", "frombase64string", "FromBase64String", "frombaſe64ſtring",
+		"=", "==", "= 1", "function", "FUNCTION", "Function", "x.", "exec(", "64", ":", "lambda s: k", "\u212a", "é"}
+	r := rand.New(rand.NewPCG(5, 5))
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + r.IntN(6) {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		l := line{clean: b.String()}
+		if got, want := redefines(&l), redefined.MatchString(l.clean); got != want {
+			t.Fatalf("redefines(%q) = %v, redefined matches: %v", l.clean, got, want)
 		}
 	}
 }
