@@ -165,42 +165,78 @@ func hideAt(s string) int {
 		for i+8 <= len(s) && s[i]|s[i+1]|s[i+2]|s[i+3]|s[i+4]|s[i+5]|s[i+6]|s[i+7] < utf8.RuneSelf {
 			i += 8
 		}
-		if i == len(s) {
-			break
-		}
-		if s[i] < 0xc2 {
-			continue
-		}
-		rest := s[i+1:]
-		switch s[i] {
-		case 0xc2: // U+00AD
-			if strings.HasPrefix(rest, "\xad") {
-				return i
-			}
-		case 0xcd: // U+034F
-			if strings.HasPrefix(rest, "\x8f") {
-				return i
-			}
-		case 0xe1: // U+180E
-			if strings.HasPrefix(rest, "\xa0\x8e") {
-				return i
-			}
-		case 0xe2: // U+200B-U+200D, U+202A-U+202E, U+2060-U+2064, U+2066-U+2069
-			if len(rest) >= 2 && (rest[0] == 0x80 && (0x8b <= rest[1] && rest[1] <= 0x8d || 0xaa <= rest[1] && rest[1] <= 0xae) ||
-				rest[0] == 0x81 && 0xa0 <= rest[1] && rest[1] <= 0xa9) {
-				return i
-			}
-		case 0xef: // U+FE00-U+FE0F, U+FEFF
-			if len(rest) >= 2 && (rest[0] == 0xb8 && rest[1] <= 0x8f || rest[0] == 0xbb && rest[1] == 0xbf) {
-				return i
-			}
-		case 0xf3: // U+E0000-U+E007F, U+E0100-U+E01EF
-			if len(rest) >= 2 && rest[0] == 0xa0 && (rest[1] <= 0x81 || 0x84 <= rest[1] && rest[1] <= 0x87) {
-				return i
-			}
+		if i < len(s) && s[i] >= 0xc2 && hideSeq(s, i) {
+			return i
 		}
 	}
 	return -1
+}
+
+// hideLeads are the first bytes of the UTF-8 of the characters mayHide
+// looks for.
+var hideLeads = [...]byte{0xc2, 0xcd, 0xe1, 0xe2, 0xef, 0xf3}
+
+// hideSeq reports whether s holds at i the UTF-8 of a character that
+// mayHide looks for.
+func hideSeq(s string, i int) bool {
+	rest := s[i+1:]
+	switch s[i] {
+	case 0xc2: // U+00AD
+		return strings.HasPrefix(rest, "\xad")
+	case 0xcd: // U+034F
+		return strings.HasPrefix(rest, "\x8f")
+	case 0xe1: // U+180E
+		return strings.HasPrefix(rest, "\xa0\x8e")
+	case 0xe2: // U+200B-U+200D, U+202A-U+202E, U+2060-U+2064, U+2066-U+2069
+		return len(rest) >= 2 && (rest[0] == 0x80 && (0x8b <= rest[1] && rest[1] <= 0x8d || 0xaa <= rest[1] && rest[1] <= 0xae) ||
+			rest[0] == 0x81 && 0xa0 <= rest[1] && rest[1] <= 0xa9)
+	case 0xef: // U+FE00-U+FE0F, U+FEFF
+		return len(rest) >= 2 && (rest[0] == 0xb8 && rest[1] <= 0x8f || rest[0] == 0xbb && rest[1] == 0xbf)
+	case 0xf3: // U+E0000-U+E007F, U+E0100-U+E01EF
+		return len(rest) >= 2 && rest[0] == 0xa0 && (rest[1] <= 0x81 || 0x84 <= rest[1] && rest[1] <= 0x87)
+	}
+	return false
+}
+
+// hideFinder finds the places of a whole text that mayHide finds, in
+// order, by a search for each of hideLeads (which the processor does
+// many bytes at a time) rather than by reading every byte.
+type hideFinder struct {
+	text string
+	next [len(hideLeads)]int // each lead's next place at or after the last from; -1: not sought
+}
+
+func newHideFinder(text string) *hideFinder {
+	f := &hideFinder{text: text}
+	for k := range f.next {
+		f.next[k] = -1
+	}
+	return f
+}
+
+// at returns the offset of the first place at or after from, or -1.
+func (f *hideFinder) at(from int) int {
+	for {
+		p, lead := len(f.text), -1
+		for k, b := range hideLeads {
+			if f.next[k] < from {
+				f.next[k] = len(f.text)
+				if j := strings.IndexByte(f.text[from:], b); j >= 0 {
+					f.next[k] = from + j
+				}
+			}
+			if f.next[k] < p {
+				p, lead = f.next[k], k
+			}
+		}
+		if lead < 0 {
+			return -1
+		}
+		if hideSeq(f.text, p) {
+			return p
+		}
+		from = p + 1
+	}
 }
 
 // dropInvisible is the strings.Map function that removes what rules 1-3
@@ -294,8 +330,15 @@ func (s *scanner) hiddenAndControls(name, text string, hides, controls bool) (hi
 	// yet), or len(text) when there is none; a kind not asked for has
 	// none.
 	var next [5]int
+	hidden := newHideFinder(text)
 	seek := [5]func(string) int{
-		hideAt,
+		func(t string) int {
+			from := len(text) - len(t)
+			if p := hidden.at(from); p >= 0 {
+				return p - from
+			}
+			return -1
+		},
 		func(t string) int { return strings.IndexByte(t, 0x1b) },
 		func(t string) int { return strings.IndexByte(t, '\b') },
 		loneCRAt,

@@ -72,3 +72,28 @@ func TestRedefines(t *testing.T) {
 		}
 	}
 }
+
+// TestHideFinder holds hideFinder, which searches a whole text for each
+// first byte, to hideAt, which reads every byte.
+func TestHideFinder(t *testing.T) {
+	parts := []string{"a", "é", "—", "\u00ad", "\u034f", "\u180e", "\u200b", "\u202e", "\u2066", "\ufe0f", "\ufeff", "\U000e0041", "\U000e0101",
+		"\xc2", "\xe2\x80", "\xef", "\xf3\xa0", "\u00a0", "\u2028", "\n", "plain ASCII text "}
+	r := rand.New(rand.NewPCG(6, 6))
+	for range 2000 {
+		var b strings.Builder
+		for range r.IntN(40) {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		s := b.String()
+		f := newHideFinder(s)
+		for from := 0; from <= len(s); from += 1 + r.IntN(5) {
+			want := hideAt(s[from:])
+			if want >= 0 {
+				want += from
+			}
+			if got := f.at(from); got != want {
+				t.Fatalf("at(%d) of %+q = %d, want %d", from, s, got, want)
+			}
+		}
+	}
+}
