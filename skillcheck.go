@@ -70,6 +70,17 @@ type verdicts struct {
 	ok map[string]struct{}
 }
 
+// known reports whether the content of s was found loadable before.
+func (v *verdicts) known(s driver.ResolvedSkill) bool {
+	if s.Digest == "" {
+		return false
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	_, ok := v.ok[s.Digest+"/"+filepath.Base(s.Path)]
+	return ok
+}
+
 // check returns nil when the skill in s.Path can be loaded by an agent,
 // that is when skillmd reads it in Lenient mode (as agents read skills)
 // with no problem other than warnings, and otherwise an
