@@ -246,7 +246,10 @@ func (s *setSkill) holds() bool {
 	for i, ps := range s.stamps {
 		p := s.dir
 		if ps.Path != "." {
-			p = filepath.Join(s.dir, filepath.FromSlash(ps.Path))
+			// The path is a valid fs path and s.dir a clean absolute
+			// folder (records are kept only where there are stamps: never
+			// on Windows), so joining needs no cleaning.
+			p = s.dir + string(filepath.Separator) + filepath.FromSlash(ps.Path)
 		}
 		var fi os.FileInfo
 		var err error
