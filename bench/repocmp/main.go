@@ -27,12 +27,17 @@
 // tool has none), so each install is cold. The contenders take turns going
 // first; it prints the medians and the ratios.
 //
-//	go -C bench run ./repocmp [-skills 500] [-runs 5] [-csv FILE] [-npm-up-to N]
+//	go -C bench run ./repocmp [-skills 500] [-runs 5] [-csv FILE] [-npm-up-to N] [-old BIN]
 //
 // -skills takes a comma-separated list too, and -csv writes every
 // round's time per contender and size, for bench/plot. -npm-up-to N
 // leaves the npm tool out at sizes above N skills (it takes minutes at
-// 5,000).
+// 5,000). -old BIN compares a change side by side: BIN, another build of
+// agentskills (one made before the change), installs the same
+// repository too, over git and from a tar.gz of its checkout, as does
+// this checkout's build from that archive; the program then prints each
+// agentskills contender's CPU time (user and system, its children
+// included) and peak memory as well, as medians.
 //
 // It builds agentskills from this checkout and installs the npm tool into
 // its scratch folder with npm (the registry must be reachable once).
@@ -52,14 +57,15 @@ import (
 
 func main() {
 	npmUpTo := flag.Int("npm-up-to", 0, "run the npm skills tool only at sizes of at most this many skills (default 0: at every size)")
+	old := flag.String("old", "", "also run this other build of agentskills, over git and from a tar.gz, and this one from the tar.gz (default none)")
 	benchrun.Main("repocmp", "skills in the repository", 500, 5, func(n, runs int, scratch string, out *benchrun.Results) error {
-		return run(n, runs, scratch, out, *npmUpTo <= 0 || n <= *npmUpTo)
+		return run(n, runs, scratch, out, *npmUpTo <= 0 || n <= *npmUpTo, *old)
 	})
 }
 
 // run compares the contenders at n skills, the npm tool among them when
-// withNPM is set.
-func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool) error {
+// withNPM is set, and the build old of agentskills when it is not "".
+func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool, old string) error {
 	npmCLI, bin, err := benchrun.Tools(scratch)
 	if err != nil {
 		return err
@@ -81,6 +87,17 @@ func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool) error
 	if withNPM {
 		contenders = append(contenders, npm...)
 	}
+	if old != "" {
+		archive := filepath.Join(scratch, "repo.tar.gz")
+		if out, err := exec.Command("tar", "-C", scratch, "--exclude=.git", "-czf", archive, "repo").CombinedOutput(); err != nil {
+			return fmt.Errorf("tar: %v: %s", err, out)
+		}
+		contenders = append(contenders,
+			benchrun.Contender{Name: "old agentskills add git+file://", Args: []string{old, "add", "git+file://" + repo + "#ref=main", "--agent", "claude-code,codex", "--quiet"}},
+			benchrun.Contender{Name: "agentskills add ARCHIVE", Args: []string{bin, "add", archive, "--agent", "claude-code,codex", "--quiet"}},
+			benchrun.Contender{Name: "old agentskills add ARCHIVE", Args: []string{old, "add", archive, "--agent", "claude-code,codex", "--quiet"}})
+	}
+	usage := make([][]usage, len(contenders))
 	fmt.Printf("a git repository of %d skills (skills/skill-NNN) into claude-code and codex, fresh project and cache each time, %d runs each\n", n, runs)
 	if !withNPM {
 		fmt.Printf("  (the npm skills tool is left out at this size: -npm-up-to)\n")
@@ -89,7 +106,9 @@ func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool) error
 		fmt.Printf("  %s: %s\n", c.Name, strings.Join(c.Args, " "))
 	}
 	times, err := benchrun.Rounds(len(contenders), runs, func(r, i int) (time.Duration, error) {
-		return install(contenders[i], filepath.Join(scratch, fmt.Sprintf("project-%d-%d", i, r)), n)
+		d, u, err := install(contenders[i], filepath.Join(scratch, fmt.Sprintf("project-%d-%d", i, r)), n)
+		usage[i] = append(usage[i], u)
+		return d, err
 	})
 	if err != nil {
 		return err
@@ -106,7 +125,40 @@ func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool) error
 		fmt.Printf("agentskills / npm skills, git over file:// = %.2fx\n", ratio(0, 3))
 		fmt.Printf("agentskills / npm skills, folder = %.2fx\n", ratio(2, 4))
 	}
+	if old != "" {
+		o := len(contenders) - 3 // the old build's git, this build's archive, the old build's archive
+		fmt.Printf("%-34s %10s %10s %10s\n", "agentskills contender", "wall", "CPU", "peak RSS")
+		for _, i := range []int{0, o, o + 1, o + 2, 2} {
+			cpu, rss := usageMedians(usage[i])
+			fmt.Printf("%-34s %10s %10s %7.1f MiB\n", contenders[i].Name, benchrun.Median(times[i]).Round(time.Millisecond), cpu.Round(time.Millisecond), float64(rss)/1024)
+		}
+		cpuRatio := func(a, b int) float64 {
+			ca, _ := usageMedians(usage[a])
+			cb, _ := usageMedians(usage[b])
+			return float64(ca) / float64(cb)
+		}
+		fmt.Printf("this build / the old one, git: wall %.2fx, CPU %.2fx; archive: wall %.2fx, CPU %.2fx\n",
+			ratio(0, o), cpuRatio(0, o), ratio(o+1, o+2), cpuRatio(o+1, o+2))
+	}
 	return nil
+}
+
+// usage is what one run of a contender cost besides its wall time: its
+// CPU time (user and system, with its children's) and its peak resident
+// size in KiB.
+type usage struct {
+	cpu time.Duration
+	rss int64
+}
+
+// usageMedians returns the median CPU time and peak resident size of us.
+func usageMedians(us []usage) (time.Duration, int64) {
+	cpus := make([]time.Duration, len(us))
+	rss := make([]time.Duration, len(us))
+	for i, u := range us {
+		cpus[i], rss[i] = u.cpu, time.Duration(u.rss)
+	}
+	return benchrun.Median(cpus), int64(benchrun.Median(rss))
 }
 
 // floorScript is the floor over git: a shallow clone of the ref that
@@ -121,22 +173,24 @@ const floorScript = `git clone -q --depth 1 --filter=blob:none --branch main --e
 // install runs one contender in a fresh project folder, with a fresh HOME
 // and skill cache, checks that it installed the n skills for claude-code
 // and in .agents/skills, and returns how long it took.
-func install(c benchrun.Contender, project string, n int) (time.Duration, error) {
+func install(c benchrun.Contender, project string, n int) (time.Duration, usage, error) {
 	os.RemoveAll(project)
 	if err := os.MkdirAll(filepath.Join(project, "home"), 0o755); err != nil {
-		return 0, err
+		return 0, usage{}, err
 	}
-	elapsed, out, err := benchrun.Time(c.Name, exec.Command(c.Args[0], c.Args[1:]...), project, filepath.Join(project, "cache"), "GIT_CONFIG_GLOBAL=/dev/null")
+	cmd := exec.Command(c.Args[0], c.Args[1:]...)
+	elapsed, out, err := benchrun.Time(c.Name, cmd, project, filepath.Join(project, "cache"), "GIT_CONFIG_GLOBAL=/dev/null")
 	if err != nil {
-		return 0, err
+		return 0, usage{}, err
 	}
+	u := usage{cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), rss: benchrun.PeakRSS(cmd)}
 	links, _ := os.ReadDir(filepath.Join(project, ".claude", "skills"))
 	copies, _ := os.ReadDir(filepath.Join(project, ".agents", "skills"))
 	if len(links) != n || len(copies) != n {
-		return 0, fmt.Errorf("%s installed %d skills for claude-code and %d in .agents/skills, want %d: %s", c.Name, len(links), len(copies), n, out)
+		return 0, usage{}, fmt.Errorf("%s installed %d skills for claude-code and %d in .agents/skills, want %d: %s", c.Name, len(links), len(copies), n, out)
 	}
 	os.RemoveAll(project)
-	return elapsed, nil
+	return elapsed, u, nil
 }
 
 // makeRepo makes a git repository at dir, on branch main, holding n
