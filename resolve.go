@@ -234,16 +234,12 @@ func (a *Agent) materializeSet(ctx context.Context, sm setMaterializer, selected
 		return nil, nil, fmt.Errorf("agentadaptor: the materializer returned %d folders for %d skills", len(dirs), len(selected))
 	}
 	out := make([]driver.ResolvedSkill, len(selected))
-	var unchecked []int
 	for i, s := range selected {
 		out[i] = resolved(s, names[i], dirs[i], digests[i])
-		if !a.verdicts.known(out[i]) {
-			unchecked = append(unchecked, i)
-		}
 	}
 	g := new(errgroup.Group)
 	g.SetLimit(runtime.GOMAXPROCS(0))
-	for _, i := range unchecked {
+	for _, i := range a.verdicts.unknown(out) {
 		g.Go(func() error { return a.verdicts.check(out[i]) })
 	}
 	if err := g.Wait(); err != nil {

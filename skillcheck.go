@@ -70,15 +70,18 @@ type verdicts struct {
 	ok map[string]struct{}
 }
 
-// known reports whether the content of s was found loadable before.
-func (v *verdicts) known(s driver.ResolvedSkill) bool {
-	if s.Digest == "" {
-		return false
-	}
+// unknown returns the places in entries of the skills whose contents
+// were not found loadable before, taking the lock once.
+func (v *verdicts) unknown(entries []driver.ResolvedSkill) []int {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	_, ok := v.ok[s.Digest+"/"+filepath.Base(s.Path)]
-	return ok
+	var out []int
+	for i, s := range entries {
+		if _, ok := v.ok[s.Digest+"/"+filepath.Base(s.Path)]; s.Digest == "" || !ok {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // check returns nil when the skill in s.Path can be loaded by an agent,
