@@ -114,7 +114,10 @@ func (c *Cache) MaterializeSet(ctx context.Context, skills []Skill) (dirs, diges
 	if err := g.Wait(); err != nil {
 		return nil, nil, err
 	}
-	if rest > 0 && len(members) > 0 {
+	// The record is made again only when it left out a skill it covers:
+	// skills it never covers (an FS tree, an archive) are materialized
+	// one by one every time and change nothing in it.
+	if rest > 0 && slices.ContainsFunc(members, func(m setMember) bool { return !done[m.at] }) {
 		c.recordSet(store, key, old, members, dirs, digests)
 	}
 	return dirs, digests, nil
