@@ -30,6 +30,7 @@ type Cache struct {
 	store    *cache.Store                  // once opened
 	embedded map[embeddedTree][]cache.File // what embed.FS trees hold (rule 11)
 	folders  map[string]*folderRecord      // source folders' records, by folder (rule 11)
+	sets     map[string]*setRecord         // skill sets' records, by key (rule 12)
 
 	flightMu sync.Mutex
 	flights  map[string]*flight // trees being staged, by digest

@@ -10,6 +10,7 @@
 //	<root>/.memo/.<key>.tmp-<r>  a memo being written, renamed to <key>
 //	<root>/.memo/<digest>.lock   locked while a damaged tree is replaced
 //	<root>/.memo/<key>.folder    the stat record of a source folder used in place
+//	<root>/.memo/<key>.set       the record of a skill set (package skill's rule 12)
 //	<root>/.tmp/<id>.lock        locked while staging <id> is alive
 //	<root>/.tmp/<id>/            a staging area, renamed to <root>/<digest>
 //	<root>/.tmp/<id>.spool       a spooled archive being extracted
