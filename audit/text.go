@@ -123,7 +123,39 @@ func (r *lineReader) clean(raw string) string {
 		// no invalid byte to write as U+FFFD.
 		return raw
 	}
+	if r.valid {
+		return dropHidden(raw)
+	}
 	return strings.Map(dropInvisible, raw)
+}
+
+// dropHidden returns strings.Map(dropInvisible, s) for s that is UTF-8:
+// it decodes only the characters at the places mayHide finds (every
+// character dropInvisible drops is at one) and copies the text between
+// them as it is.
+func dropHidden(s string) string {
+	var b strings.Builder
+	kept := 0 // s[:kept] is written or dropped
+	for i := hideAt(s); i >= 0; {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if dropInvisible(r) < 0 {
+			if kept == 0 {
+				b.Grow(len(s) - w)
+			}
+			b.WriteString(s[kept:i])
+			kept = i + w
+		}
+		j := hideAt(s[i+w:])
+		if j < 0 {
+			break
+		}
+		i += w + j
+	}
+	if kept == 0 {
+		return s
+	}
+	b.WriteString(s[kept:])
+	return b.String()
 }
 
 // lineOverlap is how much of a long line's piece the next piece

@@ -97,3 +97,21 @@ func TestHideFinder(t *testing.T) {
 		}
 	}
 }
+
+// TestDropHidden holds dropHidden, which decodes only where mayHide
+// looks, to strings.Map of dropInvisible on text that is UTF-8.
+func TestDropHidden(t *testing.T) {
+	parts := []string{"a", "é", "—", "\u00ad", "\u034f", "\u180e", "\u200b", "\u202e", "\u2065", "\u2066", "\ufe0f", "\ufeff", "\U000e0041",
+		"\U000e0101", "\U000e01f5", "\u00a0", "\u2028", "👩\u200d💻", "⚠\ufe0f", "plain ASCII text "}
+	r := rand.New(rand.NewPCG(7, 7))
+	for range 5000 {
+		var b strings.Builder
+		for range r.IntN(30) {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		s := b.String()
+		if got, want := dropHidden(s), strings.Map(dropInvisible, s); got != want {
+			t.Fatalf("dropHidden(%+q) = %+q, want %+q", s, got, want)
+		}
+	}
+}
