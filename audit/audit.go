@@ -333,11 +333,18 @@
 // sign and the long s match k and s) and hidden characters included,
 // which TestPrefilterChangesNothing, FuzzPrefilter and
 // TestFindAnchored check. What a file may hold is asked once of it
-// all: rules 1-3 read its lines only when it holds a hidden character
-// (looked for by the first bytes of their UTF-8, not by decoding every
-// character), rule 4 only when it holds an ESC, a backspace, a carriage
-// return that ends no line or a C1 control, and its lines are cleaned
-// only when it holds one of rule 1-3's characters or invalid UTF-8.
+// all, and rules 1-4 search the whole file for the bytes they look for
+// (a hidden character by the first bytes of its UTF-8, one search for
+// each, many bytes at a time; an ESC, a backspace, a carriage return
+// that ends no line, a C1 control) and read only the lines that hold
+// them, so that a file is read line by line once, by rules 5-15 and 21;
+// of those lines only the ones where the search found a hidden
+// character are cleaned, by decoding only the characters it found,
+// unless the file holds invalid UTF-8. Of the
+// checks of "Examples and confirmations", whose expressions run beside
+// the prefilter, rule 7's inert decode asks the prefilter's expressions
+// through it, and asks whether a line redefines the decoder once of a
+// line, and only of one that holds what a redefinition holds.
 // Building the expressions and the automaton, which a process that
 // audits does once, takes about 10 ms.
 //
@@ -414,38 +421,43 @@
 //     MiB GOMEMLIMIT (as agentskills add sets it); the report keeps 800
 //     findings and counts the rest.
 //   - Against a text search, side by side in one run (go -C bench run
-//     ./auditgrep, December 2026, 2 cores at a load average of 12-16,
+//     ./auditgrep, December 2026, 2 cores at a load average of 8.2-8.5,
 //     CPU time, medians of 5; grep -rE of a download-and-run pattern,
 //     and the audit in the measuring process and in a process of its
 //     own, which also starts and builds the expressions and the
-//     automaton): ordinary instructions, 40 MiB in 40 files, grep 44 ms,
-//     the audit 367 ms, 8.4x (8.7x in its own process); a small tree of
-//     them, 4 MiB in 16 files, grep 5.8 ms, the audit 40 ms, 6.9x (57
-//     ms, 9.8x); 4,000 files of 1 KiB, 6.6x (6.9x); 8 MiB with CRLF line
-//     ends, 7.9x (10.2x); 8 MiB in lines of 256 KiB, 9.8x (10.1x); 8 MiB
-//     of text with a word in five outside ASCII, 12.7x (14.4x); one 8 MiB
-//     file of lines dense with the rules' keywords, grep 26 ms, the
-//     audit 631 ms, 24.0x (25.3x). Before the changes of "Speed" after
-//     the prefilter (lines in pairs, the rarest part's trigger, anchored
-//     runs, questions asked once of a file, a faster build), in a run
-//     right before: 10.8x (11.7x), 8.1x (12.8x), 6.9x (8.1x), 11.1x
-//     (13.7x), 44.3x (43.3x), 17.3x (21.0x) and 29.8x (32.1x); on the
-//     shared machine a ratio moves by about 10% from run to run. Before
-//     the prefilter the audit read about 0.7 MB/s (58-62 s for 40 MiB
-//     of ordinary text, 17-26 s for the 8 MiB of keywords). The budget
-//     is 10x: ordinary text, small trees, tiny files, CRLF and long lines
-//     are within it in the measuring process, and a process of its own
-//     adds 10-30 ms of starting and building, which puts the CRLF and
-//     long-line trees just over it; text outside ASCII is over it, where
-//     its lines are read twice, for rules 1-3 and for the others; and
-//     text made of nothing but the rules' keywords is at more than twice
-//     it, where nearly every line is a candidate of most expressions and
-//     the regexp package's backtracker confirming them takes 60% of the
-//     time (the checks of "Examples and confirmations", whose
-//     expressions run beside the prefilter, a fifth of it). In long
-//     lines the `[^\n]*` and `[^|\n]*` expressions (download and run,
-//     uploads) still run over 64 KiB pieces with the regexp package's
-//     slowest engine.
+//     automaton): ordinary instructions, 40 MiB in 40 files, grep 42
+//     ms, the audit 356 ms, 8.4x (9.2x in its own process); a small
+//     tree of them, 4 MiB in 16 files, grep 6.0 ms, the audit 42 ms,
+//     7.0x (9.0x); 4,000 files of 1 KiB, 6.2x (6.8x); 8 MiB with CRLF
+//     line ends, 7.4x (9.6x); 8 MiB in lines of 256 KiB, 10.1x (10.2x);
+//     8 MiB of text with a word in five outside ASCII, 9.8x (12.0x); one
+//     8 MiB file of lines dense with the rules' keywords, grep 25 ms,
+//     the audit 459 ms, 18.1x (18.8x). In a run right before, of the
+//     code before rules 1-4's search of the whole file and the cheaper
+//     checks of rule 7's inert decode: text outside ASCII 12.6x
+//     (14.0x), the keywords 23.3x (23.5x), the rest as now; before the
+//     changes of "Speed" after the prefilter (lines in pairs, the
+//     rarest part's trigger, anchored runs, questions asked once of a
+//     file, a faster build): 10.8x (11.7x), 8.1x (12.8x), 6.9x (8.1x),
+//     11.1x (13.7x), 44.3x (43.3x), 17.3x (21.0x) and 29.8x (32.1x); on
+//     the shared machine a ratio moves by 10-20% from run to run.
+//     Before the prefilter the audit read about 0.7 MB/s (58-62 s for
+//     40 MiB of ordinary text, 17-26 s for the 8 MiB of keywords). The
+//     budget is 10x: ordinary text, small trees, tiny files, CRLF, long
+//     lines and text outside ASCII are within it in the measuring
+//     process, and a process of its own adds 10-30 ms of starting and
+//     building, which puts long lines and text outside ASCII over it
+//     (in the latter the prefilter's scan is 40% of the time and
+//     checking that the file is UTF-8 a tenth); text made of nothing
+//     but the rules' keywords is at nearly twice it, where nearly every
+//     line is a candidate of most expressions and the regexp package's
+//     backtracker confirming them takes about half of the time (the
+//     upload expression, whose `[^\n]*` follows "curl", a tenth; the
+//     checks of "Examples and confirmations", whose expressions run
+//     beside the prefilter, about a tenth) and the prefilter's scan a
+//     quarter. In long lines the `[^\n]*` and `[^|\n]*` expressions
+//     (download and run, uploads) still run over 64 KiB pieces with the
+//     regexp package's slowest engine.
 //   - Benchmarks, wall time at a load average of 8-20, medians of 5
 //     before the prefilter and in two runs after it: BenchmarkOrdinary
 //     (4 MiB of ordinary instructions) 4.5 s, then 78-113 ms;
