@@ -95,6 +95,9 @@ type candidate struct {
 	// skill are read as the files they point to inside it (rule 3).
 	// Otherwise "": the skill's own folder.
 	root string
+	// noLinks is whether discovery listed every folder of it and found
+	// no link: there is no link to check (rule 3).
+	noLinks bool
 	// mirrorOf, when not "", is the folder inside the same source of the
 	// skill of the same name this one mirrors (findMirrors).
 	mirrorOf string
@@ -683,7 +686,7 @@ func (in *Installer) checkAll(ctx context.Context, skills []candidate, pin strin
 		if c.problem != "" {
 			continue // a link an archive's extraction dropped: not read
 		}
-		if c.root != "" {
+		if c.root != "" && !c.noLinks {
 			if err := linkProblem(ctx, c.tree(), in.cache.Limits().MaxArchiveEntries); err != nil {
 				c.problem = err.Error()
 				continue
@@ -754,7 +757,7 @@ func (in *Installer) discoverIn(ctx context.Context, fsys fs.FS, dir, top, rec s
 		if sub == "." {
 			sub = ""
 		}
-		out[i] = candidate{dir: filepath.Join(dir, filepath.FromSlash(sub)), source: rec, subpath: sub, plugins: f.plugins}
+		out[i] = candidate{dir: filepath.Join(dir, filepath.FromSlash(sub)), source: rec, subpath: sub, plugins: f.plugins, noLinks: f.seen}
 		if f.within != "" {
 			out[i].within = path.Join(top, f.within)
 		}
