@@ -214,8 +214,7 @@ func (d *discoverer) walk(dir string, levels int) error {
 		// A SKILL.md that is a link is a skill too, even when the link
 		// cannot be read inside the source: checking it says why it is
 		// skipped (rule 3).
-		fi, err := fs.Stat(d.fsys, path.Join(dir, e.Name()))
-		if err == nil && fi.Mode().IsRegular() || e.Type()&fs.ModeSymlink != 0 {
+		if t := e.Type(); t.IsRegular() || t&fs.ModeSymlink != 0 {
 			d.found[dir] = true
 			levels = max(levels, searchDepth)
 			d.visited[dir] = levels

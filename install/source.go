@@ -126,9 +126,11 @@ type candidate struct {
 	allowed *RiskAllowance
 }
 
-// tree is where the skill's files are read from.
+// tree is where the skill's files are read from. A skill without links
+// is read from its own folder: nothing in it points elsewhere in the
+// source, and its files are opened by their paths inside it.
 func (c *candidate) tree() tree {
-	if c.root == "" {
+	if c.root == "" || c.noLinks {
 		return folderTree(c.dir)
 	}
 	rel, err := filepath.Rel(c.root, c.dir)
