@@ -853,11 +853,12 @@ type Installer struct {
 	maxSearch int               // folders discovery may read in one source; 0: defaultMaxSearch
 	clock     clock             // of progress reports; tests set a fake one
 	staging   func(name string) // when set, called as staging opens each file of a skill; only tests set it
+	viewed    *viewedLock       // the lock file as the read-only operations last read it
 }
 
 // New returns an Installer working in env.
 func New(env Env, opts ...Option) *Installer {
-	return &Installer{config: newConfig(opts), env: env, clock: realClock()}
+	return &Installer{config: newConfig(opts), env: env, clock: realClock(), viewed: &viewedLock{}}
 }
 
 // Root returns the scope's root folder.

@@ -12,9 +12,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -915,7 +918,7 @@ func (in *Installer) List(ctx context.Context, req ListRequest) ([]Status, error
 // list is List; without readers it reports each recorded place once, for
 // its own agent, and looks only in the folders skills are installed into.
 func (in *Installer) list(ctx context.Context, agents []Agent, readers bool) ([]Status, error) {
-	lock, err := in.readCheckedLock()
+	lock, err := in.viewLock()
 	if err != nil {
 		return nil, err
 	}
@@ -1238,7 +1241,7 @@ func (l *lister) state(ctx context.Context, name string, entry *lockEntry, pl lo
 // lock file records no skill fails with ErrNothingRecorded: there is
 // nothing to check against.
 func (in *Installer) Verify(ctx context.Context) ([]Status, error) {
-	lock, err := in.readCheckedLock()
+	lock, err := in.viewLock()
 	if err != nil {
 		return nil, err
 	}
@@ -1298,6 +1301,49 @@ func (in *Installer) readCheckedLock() (*lockFile, error) {
 			}
 		}
 	}
+	return lock, nil
+}
+
+// viewedLock is the checked lock file as an operation that changes
+// nothing last read it, with the stamp of the file it was read from.
+type viewedLock struct {
+	mu    sync.Mutex
+	stamp cache.Stamp
+	taken int64 // when it was read (ns), before the stat
+	lock  *lockFile
+}
+
+// viewLock is readCheckedLock for the operations that change nothing
+// (List, Verify, CheckTrust, RecordedRisks), which share what it
+// returns and must not change it: while the file's stamp (size, times,
+// change time, inode) is the one it was read with, and was not racy
+// then, the lock file is not read and checked again. A verify that
+// lists, checks trust and prints the allowed risks reads it once.
+func (in *Installer) viewLock() (*lockFile, error) {
+	v := in.viewed
+	if v == nil {
+		return in.readCheckedLock()
+	}
+	taken := time.Now().UnixNano()
+	var st cache.Stamp
+	fi, err := os.Stat(in.lockPath())
+	ok := err == nil
+	if ok {
+		st, ok = cache.StampOf(fi)
+	}
+	v.mu.Lock()
+	if ok && v.lock != nil && v.stamp == st && !cache.Racy(st.Ctime, v.taken) {
+		defer v.mu.Unlock()
+		return v.lock, nil
+	}
+	v.mu.Unlock()
+	lock, err := in.readCheckedLock()
+	if err != nil || !ok {
+		return lock, err
+	}
+	v.mu.Lock()
+	v.stamp, v.taken, v.lock = st, taken, lock
+	v.mu.Unlock()
 	return lock, nil
 }
 
