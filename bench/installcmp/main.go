@@ -14,15 +14,18 @@
 // contender and size, the points of the scaling curve bench/plot draws.
 //
 // -npm-max N leaves the npm tool out of sizes above N skills (default:
-// never), as it takes minutes at 10,000. It prints the peak memory (the
+// never), as it takes minutes at 10,000. -old BIN adds another
+// agentskills binary (a build from before a change) as a contender of
+// its own, in every comparison, for before and after side by side. It prints the peak memory (the
 // largest resident set, from the kernel's accounting of the process) of
 // each `agentskills add`. -ops then times, side by side in rounds,
 // `agentskills list`, `verify` and a no-op `sync` of the n skills one
 // `agentskills add` installed, against `ls -l` of both skill folders and
 // `sha256sum` of every installed file.
 //
-// It builds agentskills from this checkout and installs the npm tool into
-// its scratch folder with npm (the registry must be reachable once).
+// It builds agentskills from this checkout and runs the npm tool
+// $AGENTADAPTOR_PEERS holds, else installs version 1.4.9 into its scratch
+// folder with npm (the registry must be reachable once).
 package main
 
 import (
@@ -40,13 +43,14 @@ import (
 func main() {
 	npmMax := flag.Int("npm-max", 0, "leave the npm tool out of sizes above this many skills (default 0: never)")
 	ops := flag.Bool("ops", false, "also time agentskills list, verify and a no-op sync of the installed skills")
+	old := flag.String("old", "", "another agentskills binary to compare, such as a build from before a change (default: none)")
 	benchrun.Main("installcmp", "skills to install", 200, 7, func(n, runs int, scratch string, out *benchrun.Results) error {
-		return run(n, runs, scratch, out, *npmMax, *ops)
+		return run(n, runs, scratch, out, *npmMax, *ops, *old)
 	})
 }
 
-func run(n, runs int, scratch string, out *benchrun.Results, npmMax int, ops bool) error {
-	npmCLI, bin, err := benchrun.Tools(scratch)
+func run(n, runs int, scratch string, out *benchrun.Results, npmMax int, ops bool, old string) error {
+	npm, bin, err := benchrun.Tools(scratch)
 	if err != nil {
 		return err
 	}
@@ -58,13 +62,16 @@ func run(n, runs int, scratch string, out *benchrun.Results, npmMax int, ops boo
 
 	contenders := []benchrun.Contender{
 		{Name: "agentskills add", Args: []string{bin, "add", src, "--agent", "claude-code,codex", "--quiet"}},
-		{Name: "npm skills add (1.4.9)", Args: []string{"node", npmCLI, "add", "./skills", "--skill", "*", "-a", "claude-code", "-a", "codex", "-y"}},
+		{Name: "npm skills add (" + npm.Version + ")", Args: npm.Args("add", "./skills", "--skill", "*", "-a", "claude-code", "-a", "codex", "-y")},
 		{Name: "floor: cp -r + ln -rs", Args: []string{"sh", "-c", "mkdir -p .agents/skills .claude/skills && cp -r skills/* .agents/skills/ && ln -rs .agents/skills/* .claude/skills/"}},
 	}
 	withNpm := npmMax <= 0 || n <= npmMax
 	if !withNpm {
 		fmt.Printf("the npm tool is left out above %d skills (-npm-max)\n", npmMax)
 		contenders = slices.Delete(contenders, 1, 2)
+	}
+	if old != "" {
+		contenders = slices.Insert(contenders, 1, benchrun.Contender{Name: "agentskills add (-old)", Args: []string{old, "add", src, "--agent", "claude-code,codex", "--quiet"}})
 	}
 	var rss []int64 // peak memory of each agentskills add, in KiB
 	times, err := benchrun.Rounds(len(contenders), runs, func(r, i int) (time.Duration, error) {
@@ -83,15 +90,18 @@ func run(n, runs int, scratch string, out *benchrun.Results, npmMax int, ops boo
 	}
 	benchrun.PrintMedians(26, contenders, times)
 	ours, floor := benchrun.Median(times[0]), benchrun.Median(times[len(times)-1])
+	if old != "" {
+		fmt.Printf("agentskills -old / floor = %.2fx\n", float64(benchrun.Median(times[1]))/float64(floor))
+	}
 	if withNpm {
-		theirs := benchrun.Median(times[1])
+		theirs := benchrun.Median(times[len(times)-2])
 		fmt.Printf("agentskills / npm skills = %.2fx (goal <= 0.2x)\n", float64(ours)/float64(theirs))
 		fmt.Printf("floor / npm skills = %.2fx\n", float64(floor)/float64(theirs))
 	}
 	fmt.Printf("agentskills / floor = %.2fx (goal <= 1.2x)\n", float64(ours)/float64(floor))
 	fmt.Printf("agentskills add peak memory (RSS): %.1f MiB at most (goal < 100 MiB at 10,000 skills)\n", float64(slices.Max(rss))/1024)
 	if ops {
-		return timeOps(bin, n, runs, scratch, src)
+		return timeOps(bin, old, n, runs, scratch, src)
 	}
 	return nil
 }
@@ -100,7 +110,7 @@ func run(n, runs int, scratch string, out *benchrun.Results, npmMax int, ops boo
 // project, then times agentskills list, verify and a sync that has
 // nothing to do, alternating with ls -l of both skill folders and
 // sha256sum of every installed file, and prints their medians.
-func timeOps(bin string, n, runs int, scratch, src string) error {
+func timeOps(bin, old string, n, runs int, scratch, src string) error {
 	project := filepath.Join(scratch, "project-ops")
 	add := benchrun.Contender{Name: "agentskills add", Args: []string{bin, "add", src, "--agent", "claude-code,codex", "--quiet"}}
 	cacheRoot := filepath.Join(scratch, "cache")
@@ -114,6 +124,12 @@ func timeOps(bin string, n, runs int, scratch, src string) error {
 		{Name: "agentskills sync (no-op)", Args: []string{bin, "sync", "--quiet"}},
 		{Name: "ls -l of both folders", Args: []string{"sh", "-c", "ls -l .agents/skills .claude/skills >/dev/null"}},
 		{Name: "sha256sum of every file", Args: []string{"sh", "-c", "find .agents/skills -type f -exec sha256sum {} + >/dev/null"}},
+	}
+	if old != "" {
+		contenders = append(contenders,
+			benchrun.Contender{Name: "-old list", Args: []string{old, "list"}},
+			benchrun.Contender{Name: "-old verify", Args: []string{old, "verify"}},
+			benchrun.Contender{Name: "-old sync (no-op)", Args: []string{old, "sync", "--quiet"}})
 	}
 	times, err := benchrun.Rounds(len(contenders), runs, func(r, i int) (time.Duration, error) {
 		c := contenders[i]

@@ -34,8 +34,17 @@
 // leaves the npm tool out at sizes above N skills (it takes minutes at
 // 5,000).
 //
-// It builds agentskills from this checkout and installs the npm tool into
-// its scratch folder with npm (the registry must be reachable once).
+// -repo DIR installs from a repository of one's own instead, such as a
+// clone of a published one at a pinned commit on its branch main (with
+// uploadpack.allowFilter set), every skill each tool finds there, with
+// -add-args passed to agentskills add (such as --lenient); -skills is then
+// ignored, and the floor, which knows only skills/, is left out. Every
+// run prints the CPU time (user and system, of each tool and the
+// programs it ran, such as git) beside the wall time.
+//
+// It builds agentskills from this checkout and runs the npm tool
+// $AGENTADAPTOR_PEERS holds, else installs version 1.4.9 into its scratch
+// folder with npm (the registry must be reachable once).
 package main
 
 import (
@@ -44,6 +53,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,59 +62,97 @@ import (
 
 func main() {
 	npmUpTo := flag.Int("npm-up-to", 0, "run the npm skills tool only at sizes of at most this many skills (default 0: at every size)")
+	repo := flag.String("repo", "", "a git repository to install from, on its branch main, instead of a generated one (default: none)")
+	addArgs := flag.String("add-args", "", "more arguments for agentskills add, separated by spaces (default: none)")
 	benchrun.Main("repocmp", "skills in the repository", 500, 5, func(n, runs int, scratch string, out *benchrun.Results) error {
-		return run(n, runs, scratch, out, *npmUpTo <= 0 || n <= *npmUpTo)
+		return run(n, runs, scratch, out, *npmUpTo <= 0 || n <= *npmUpTo, *repo, strings.Fields(*addArgs))
 	})
 }
 
 // run compares the contenders at n skills, the npm tool among them when
-// withNPM is set.
-func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool) error {
-	npmCLI, bin, err := benchrun.Tools(scratch)
+// withNPM is set; with repo, from that repository, whatever n says.
+func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool, repo string, addArgs []string) error {
+	npmTool, bin, err := benchrun.Tools(scratch)
 	if err != nil {
 		return err
 	}
-	repo := filepath.Join(scratch, "repo")
-	if err := makeRepo(repo, n); err != nil {
-		return err
+	given := repo != ""
+	if given {
+		if repo, err = filepath.Abs(repo); err != nil {
+			return err
+		}
+		n = 0 // every skill each tool finds
+	} else {
+		repo = filepath.Join(scratch, "repo")
+		if err := makeRepo(repo, n); err != nil {
+			return err
+		}
+	}
+	add := func(src string) []string {
+		return append([]string{bin, "add", src, "--agent", "claude-code,codex", "--quiet"}, addArgs...)
 	}
 	ours := []benchrun.Contender{
-		{Name: "agentskills add git+file://", Args: []string{bin, "add", "git+file://" + repo + "#ref=main", "--agent", "claude-code,codex", "--quiet"}},
+		{Name: "agentskills add git+file://", Args: add("git+file://" + repo + "#ref=main")},
 		{Name: "floor: git clone + cp -r + ln -rs", Args: []string{"sh", "-c", floorScript, "floor", "file://" + repo}},
-		{Name: "agentskills add FOLDER", Args: []string{bin, "add", repo, "--agent", "claude-code,codex", "--quiet"}},
+		{Name: "agentskills add FOLDER", Args: add(repo)},
+	}
+	if given {
+		ours = slices.Delete(ours, 1, 2)
 	}
 	npm := []benchrun.Contender{
-		{Name: "npm skills add file://", Args: []string{"node", npmCLI, "add", "file://" + repo, "--skill", "*", "-a", "claude-code", "-a", "codex", "-y"}},
-		{Name: "npm skills add FOLDER", Args: []string{"node", npmCLI, "add", repo, "--skill", "*", "-a", "claude-code", "-a", "codex", "-y"}},
+		{Name: "npm skills add file://", Args: npmTool.Args("add", "file://"+repo, "--skill", "*", "-a", "claude-code", "-a", "codex", "-y")},
+		{Name: "npm skills add FOLDER", Args: npmTool.Args("add", repo, "--skill", "*", "-a", "claude-code", "-a", "codex", "-y")},
 	}
 	contenders := ours
 	if withNPM {
 		contenders = append(contenders, npm...)
 	}
-	fmt.Printf("a git repository of %d skills (skills/skill-NNN) into claude-code and codex, fresh project and cache each time, %d runs each\n", n, runs)
+	if given {
+		fmt.Printf("the git repository %s into claude-code and codex, fresh project and cache each time, %d runs each\n", repo, runs)
+	} else {
+		fmt.Printf("a git repository of %d skills (skills/skill-NNN) into claude-code and codex, fresh project and cache each time, %d runs each\n", n, runs)
+	}
 	if !withNPM {
 		fmt.Printf("  (the npm skills tool is left out at this size: -npm-up-to)\n")
 	}
 	for _, c := range contenders {
 		fmt.Printf("  %s: %s\n", c.Name, strings.Join(c.Args, " "))
 	}
+	cpu := make([][]time.Duration, len(contenders))
+	installed := make([]int, len(contenders))
 	times, err := benchrun.Rounds(len(contenders), runs, func(r, i int) (time.Duration, error) {
-		return install(contenders[i], filepath.Join(scratch, fmt.Sprintf("project-%d-%d", i, r)), n)
+		d, c, got, err := install(contenders[i], filepath.Join(scratch, fmt.Sprintf("project-%d-%d", i, r)), n)
+		cpu[i] = append(cpu[i], c)
+		installed[i] = got
+		return d, err
 	})
 	if err != nil {
 		return err
 	}
-	if err := out.Add(n, contenders, times); err != nil {
-		return err
+	if !given { // a curve's point: a repository of one's own has no size to plot
+		if err := out.Add(n, contenders, times); err != nil {
+			return err
+		}
 	}
+	fmt.Println("wall time:")
 	benchrun.PrintMedians(34, contenders, times)
-	ratio := func(a, b int) float64 {
-		return float64(benchrun.Median(times[a])) / float64(benchrun.Median(times[b]))
+	fmt.Println("CPU time (user and system, with the programs each ran):")
+	benchrun.PrintMedians(34, contenders, cpu)
+	if given {
+		for i, c := range contenders {
+			fmt.Printf("  %s installed %d skills\n", c.Name, installed[i])
+		}
 	}
-	fmt.Printf("agentskills / floor, git over file:// = %.2fx (goal <= 1.3x)\n", ratio(0, 1))
+	ratio := func(t [][]time.Duration, a, b int) float64 {
+		return float64(benchrun.Median(t[a])) / float64(benchrun.Median(t[b]))
+	}
+	if !given {
+		fmt.Printf("agentskills / floor, git over file:// = %.2fx (goal <= 1.3x)\n", ratio(times, 0, 1))
+	}
 	if withNPM {
-		fmt.Printf("agentskills / npm skills, git over file:// = %.2fx\n", ratio(0, 3))
-		fmt.Printf("agentskills / npm skills, folder = %.2fx\n", ratio(2, 4))
+		git, folder := len(ours), len(ours)+1
+		fmt.Printf("agentskills / npm skills, git over file:// = %.2fx, CPU %.2fx\n", ratio(times, 0, git), ratio(cpu, 0, git))
+		fmt.Printf("agentskills / npm skills, folder = %.2fx, CPU %.2fx\n", ratio(times, len(ours)-1, folder), ratio(cpu, len(ours)-1, folder))
 	}
 	return nil
 }
@@ -120,23 +168,25 @@ const floorScript = `git clone -q --depth 1 --filter=blob:none --branch main --e
 
 // install runs one contender in a fresh project folder, with a fresh HOME
 // and skill cache, checks that it installed the n skills for claude-code
-// and in .agents/skills, and returns how long it took.
-func install(c benchrun.Contender, project string, n int) (time.Duration, error) {
+// and in .agents/skills (with n 0, as many in each, and some), and
+// returns how long it took, its CPU time and how many it installed.
+func install(c benchrun.Contender, project string, n int) (time.Duration, time.Duration, int, error) {
 	os.RemoveAll(project)
 	if err := os.MkdirAll(filepath.Join(project, "home"), 0o755); err != nil {
-		return 0, err
+		return 0, 0, 0, err
 	}
-	elapsed, out, err := benchrun.Time(c.Name, exec.Command(c.Args[0], c.Args[1:]...), project, filepath.Join(project, "cache"), "GIT_CONFIG_GLOBAL=/dev/null")
+	cmd := exec.Command(c.Args[0], c.Args[1:]...)
+	elapsed, out, err := benchrun.Time(c.Name, cmd, project, filepath.Join(project, "cache"), "GIT_CONFIG_GLOBAL=/dev/null")
 	if err != nil {
-		return 0, err
+		return 0, 0, 0, err
 	}
 	links, _ := os.ReadDir(filepath.Join(project, ".claude", "skills"))
 	copies, _ := os.ReadDir(filepath.Join(project, ".agents", "skills"))
-	if len(links) != n || len(copies) != n {
-		return 0, fmt.Errorf("%s installed %d skills for claude-code and %d in .agents/skills, want %d: %s", c.Name, len(links), len(copies), n, out)
+	if n > 0 && (len(links) != n || len(copies) != n) || n == 0 && (len(links) != len(copies) || len(links) == 0) {
+		return 0, 0, 0, fmt.Errorf("%s installed %d skills for claude-code and %d in .agents/skills, want %d: %s", c.Name, len(links), len(copies), n, out)
 	}
 	os.RemoveAll(project)
-	return elapsed, nil
+	return elapsed, benchrun.CPU(cmd), len(links), nil
 }
 
 // makeRepo makes a git repository at dir, on branch main, holding n
