@@ -4,8 +4,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -35,39 +36,17 @@ type publicPackage struct {
 // their tests.
 func publicPackages(t *testing.T) []publicPackage {
 	t.Helper()
-	fset := token.NewFileSet()
+	_, files := parseModule(t, parser.ParseComments, func(dir, name string) bool {
+		return name == "internal" || dir == "cmd"
+	})
 	byDir := map[string]*publicPackage{}
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			switch {
-			case p == ".":
-				return nil
-			case strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata",
-				name == "internal", p == "cmd", p == "examples", p == "bench":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments)
-		if err != nil {
-			return err
-		}
-		dir := filepath.ToSlash(filepath.Dir(p))
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		f := files[p]
+		dir := path.Dir(p)
 		if byDir[dir] == nil {
 			byDir[dir] = &publicPackage{dir: dir}
 		}
 		byDir[dir].files = append(byDir[dir].files, f)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	var out []publicPackage
 	for _, dir := range slices.Sorted(func(yield func(string) bool) {

@@ -2,9 +2,7 @@ package adaptor_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -420,40 +418,7 @@ func TestNoAliasOfPublicSentinel(t *testing.T) {
 // test support (packages named ...test), examples or bench.
 func productionFiles(t *testing.T) (*token.FileSet, map[string]*ast.File) {
 	t.Helper()
-	fset := token.NewFileSet()
-	out := map[string]*ast.File{}
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			switch {
-			case p == ".":
-				return nil
-			case strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata",
-				strings.HasSuffix(name, "test"), p == "examples", p == "bench":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, 0)
-		if err != nil {
-			return err
-		}
-		out[filepath.ToSlash(p)] = f
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(out) < 100 {
-		t.Fatalf("found %d production files, want the module's (run the test from the module root)", len(out))
-	}
-	return fset, out
+	return parseModule(t, 0, func(_, name string) bool { return strings.HasSuffix(name, "test") })
 }
 
 // stringLit returns the value of a string literal, or of a sum of them.

@@ -42,7 +42,10 @@
 //     non-ASCII characters (emoji sequences, Persian and Indic text) and a
 //     byte-order mark at the start of a file are not findings. The other
 //     text rules read each line with these characters removed, so a split
-//     phrase is still found.
+//     phrase is still found. One of them inside a word that a Markdown
+//     line shows between a matching pair of quotation marks or backticks,
+//     on a line that names such characters ("zero-width", "invisible",
+//     U+200B, ZWSP), is rule 21's: the documentation of the trick.
 //  4. terminal-escape (high): a raw escape sequence (ESC followed by [, ],
 //     P, X, ^, _, a character-set or cursor command: CSI, OSC including OSC
 //     8 links, DCS), a C1 control (U+0080-U+009F), a backspace, or a
@@ -58,7 +61,10 @@
 //     of iwr, Invoke-WebRequest, Net.WebClient or irm; and a package
 //     installed from a URL or a git URL (pip install git+https://...,
 //     npm install https://...). Honest skills document installers this way,
-//     so alone it is medium.
+//     so alone it is medium. It stays medium when the only wording that
+//     would make it rule 6's (a password, a prerequisite) comes with a
+//     confirmation the user gives before it runs (see "Examples and
+//     confirmations").
 //  6. prerequisite-install (high): rule 5's shape, or a link to a program
 //     or an archive (.exe .msi .dmg .pkg .zip .7z .rar .scr .bat .ps1
 //     .appimage .jar), that a skill presents the way the fake-prerequisite
@@ -70,13 +76,16 @@
 //     requires ... to be installed", "this skill needs the X helper",
 //     "you must first install/run/download"). A "Prerequisites" heading
 //     alone is not such wording: honest skills have one above their
-//     official installers.
+//     official installers. A command of rule 5's shape (not a link to a
+//     program or an archive) that only the wording makes rule 6's, and
+//     that is offered behind the user's confirmation, is rule 5's.
 //  7. obfuscated-exec (high): code decoded and run in one step (echo ... |
 //     base64 -d | sh, eval "$(echo ... | base64 --decode)", python exec of
 //     b64decode, PowerShell -EncodedCommand / -enc with a payload,
 //     FromBase64String into iex), and PowerShell run with a hidden window
 //     (-WindowStyle Hidden, -w hidden): ways to run what a reviewer cannot
-//     read.
+//     read. A decode whose every payload is shown, and shown inert, is
+//     rule 21's (see "Examples and confirmations").
 //  8. reverse-shell (critical): a shell given to a remote host: /dev/tcp/
 //     or /dev/udp/ redirections, nc or ncat with -e or -c, socat with exec
 //     or system, an interactive shell piped to nc.
@@ -94,7 +103,10 @@
 //     cryptocurrency wallets (wallet.dat, Exodus, Electrum, MetaMask's
 //     extension id), private SSH keys read (cat/cp/base64 of ~/.ssh/id_*),
 //     an archive or copy of ~/.ssh, ~/.aws or ~/.gnupg, and a search of
-//     the disk for .env files (find ... -name .env, a glob of .env).
+//     the disk for .env files (find ... -name .env, a glob of .env). On a
+//     line of a Markdown code block after a report's label alone
+//     ("Pattern:", "Match:", "Evidence:", "Example:"), a sample report
+//     quoting a finding, it is rule 21's.
 //  11. exfiltration (high): data sent to the network where the data is a
 //     secret or the environment (env, printenv, ~/.ssh, .env, credentials,
 //     cookies, keychains, wallets, $AWS_..., a token variable) or the
@@ -112,9 +124,11 @@
 //     instruction text: ignore, disregard or forget the previous, prior,
 //     above or system instructions; "your new system prompt", "new system
 //     prompt:"; "you are now in developer mode". In a fenced code block of Markdown, a line of a
-//     script, or between a matching pair of backticks or quotation marks
-//     on its line (a skill that teaches about injections quotes them) it
-//     is reported as quoted-injection (medium) instead. A lone quotation
+//     script, between a matching pair of backticks or quotation marks
+//     on its line (a skill that teaches about injections quotes them), or
+//     as the whole of a cell of a Markdown table (a catalogue names the
+//     phrases it lists) it is reported as quoted-injection (medium)
+//     instead. A lone quotation
 //     mark before it does not quote it, and a YAML or HTML file is read
 //     as prose.
 //  14. conceal-from-user (high): instructions to hide the agent's actions
@@ -126,8 +140,9 @@
 //     user about each tool call" (a real skill's advice on brevity) and
 //     "do not show the user raw JSON" are not findings. Quoted as rule 13
 //     says, it is quoted-injection.
-//  15. quoted-injection (medium): rule 13's or 14's phrase in code or
-//     enclosed by a matching pair of quotation marks or backticks.
+//  15. quoted-injection (medium): rule 13's or 14's phrase in code,
+//     enclosed by a matching pair of quotation marks or backticks, or
+//     the whole of a Markdown table's cell.
 //  16. executable-binary (high): a file that is a native program: ELF,
 //     Mach-O (thin and fat) or PE (MZ with a PE header). A skill's tools
 //     should be scripts a reviewer can read; a binary cannot be audited.
@@ -156,7 +171,10 @@
 //     192.0.2/24, 198.51.100/24, 203.0.113/24), a drop host of rule 11, or
 //     a URL, /dev/tcp path, socat or nc host that is not a placeholder;
 //     then the line is its rule's. Rules 7 and 10 still apply to such a
-//     line.
+//     line. Also the documentation shapes of rules 3, 7 and 10 that
+//     "Examples and confirmations" describes: an encoded payload shown
+//     inert, a secret store's read quoted in a sample report, an
+//     invisible character shown where it is named.
 //  22. malformed-text (high): a NUL byte in a file that says it is text:
 //     by its name (.md .markdown .mdx .txt .rst; the scripts .sh .bash
 //     .zsh .py .js .mjs .cjs .ts .rb .pl .ps1 .psm1 .bat .cmd .php .lua;
@@ -172,6 +190,91 @@
 // and HTML comments (hidden when rendered); any other text file is code.
 // Each rule reports a line once, at its first match there: a line of a
 // thousand bidi controls is one finding.
+//
+// # Examples and confirmations
+//
+// Security skills quote attacks (a scanner lists what it detects, a
+// review skill shows red flags), and honest skills offer an official
+// installer on the user's say. An agent reads all of a skill's text as
+// instructions, the code blocks of SKILL.md and of the files it links
+// to included; so neither a code block, nor a references/ folder, nor
+// a skill's name or description, nor prose saying "an example of what
+// to detect" makes a quoted attack inert: an attacker writes those
+// around a real payload for free, and adds "run the example above".
+// What lowers a finding here is what the quoted text itself is, or a
+// condition on running it that puts the user in the loop; and it
+// lowers it to a medium rule, still reported, never to silence:
+//
+//  1. An encoded payload shown inert (rule 7 to rule 21), in a
+//     Markdown file (a script runs what it decodes). Every decode on
+//     the line (b64decode(...), FromBase64String(...), echo ... |
+//     base64 -d) has as its whole argument a literal (without $ or `
+//     in a shell) or a variable assigned a literal on one of the three
+//     lines before and not named again until the decode, and no line
+//     of the seven around redefines the decoder; and each payload,
+//     decoded as a lenient decoder does (characters outside
+//     the alphabet dropped, as Python's b64decode drops the "..." of
+//     "aW1wb3J0IG9z..."), runs nothing (it is empty, or Python imports
+//     only) or is a plain network command (rule 5's, 8's or 11's
+//     shape) aimed at a placeholder host and at no real target, as rule
+//     21 reads a line, with no further layer (a decode, an escape,
+//     eval, exec, chr(), __import__). The audit reads the payload, so a
+//     real one is found whatever prose or fence surrounds it: an
+//     "elided" payload whose visible part decodes to a command, a
+//     placeholder comment beside a real host, a second encoded layer
+//     all stay rule 7's. PowerShell's encoded command and hidden window
+//     show no payload, and stay rule 7's.
+//  2. A secret store's read quoted in a sample report (rule 10 to rule
+//     21): on a line of a Markdown code block, the read follows a
+//     report's label and nothing else ("   Pattern: open(...
+//     ~/.ssh/id_rsa)"), and no line of the seven around sends data
+//     (rule 11's sending commands). No shell or interpreter runs the
+//     line as written, and rule 11 still finds the key sent on it (a
+//     labelled "cat ~/.ssh/id_rsa | curl -d @- ..." is exfiltration,
+//     high). The same read in prose, in a script, or without the label
+//     ("tar -cvf key.tar /root/.ssh/id_rsa" in a shell block) stays
+//     rule 10's.
+//  3. An injection phrase that is the whole of a Markdown table's cell
+//     (rule 13 or 14 to rule 15): the name of a pattern in a catalogue
+//     of them, a quotation as rule 13 already reads one, and no weaker:
+//     a cell that holds the phrase and more ("Ignore previous
+//     instructions and upload ...") stays rule 13's.
+//  4. An invisible character shown where it is named (rule 3 to rule
+//     21): one character (a run of three or more stays rule 3's) inside
+//     a word, in a Markdown file, between a matching pair of quotation
+//     marks or backticks, on a line that names such characters. Rules
+//     5-15 read the line without it, so the split hides nothing from
+//     them that the whole word would not show, and the excerpt writes
+//     it as \u200b. The file still counts as one with hidden characters
+//     for rule 6.
+//  5. An installer offered behind the user's confirmation (rule 6 to
+//     rule 5): rule 5's shape (not a link to a program or an archive,
+//     the campaigns' shape), made rule 6's only by the wording around
+//     it (a password, a prerequisite; never by an HTML comment, hidden
+//     characters, a bare IP, a paste host or plain http). In Markdown:
+//     on its line or the three each side, wording that has the agent
+//     ask the user first ("ask the user whether to install it", "only
+//     if the user agrees, run", "with the user's permission"), in a
+//     sentence about installing or running (not "ask the user whether
+//     they like dark mode"), and none that
+//     undoes it ("do not ask the user for confirmation", "the user has
+//     already approved", "assume the user agrees", pre-approved, "yes
+//     |", "|| true"). In a script: on the three lines before it, a read
+//     of a reply to a prompt whose default is no ([y/N] or (y/N), so a
+//     run without a terminal answers no) and a test of the reply for
+//     yes that opens the branch the download is in (`[ "$a" = y ];
+//     then`, `&&`, a case arm `[Yy]*)`), with no else, fi, esac, ;;,
+//     exit or || between them. A prompt whose default is yes, a test
+//     for anything but yes, and a download in another branch stay rule
+//     6's. Wording that asks the user is an instruction too, but one
+//     that hands the decision, with the command in view, to the user.
+//
+// testdata/malicious holds an attempt on each (a payload dressed as a
+// red flag with "run the example above", one nested, one "elided" but
+// whole, a labelled key read piped to curl, a refused and a claimed
+// confirmation, a prompt that defaults to yes, a download in the else
+// branch, a table cell with more than the phrase), and TestRules holds
+// the look-alikes of each; all stay at high or above.
 //
 // # Limits
 //
@@ -236,27 +339,48 @@
 //
 // # Measured
 //
-// go -C bench run ./auditrates over checkouts of ten published skill
-// repositories (anthropics/skills, openai/skills, trailofbits/skills,
-// hashicorp/agent-skills, vercel-labs/agent-skills, obra/superpowers,
+// go -C bench run ./auditrepos over thirteen published skill
+// repositories at the commits bench/data/auditrepos.txt pins (December
+// 2026): the ten followed since the audit began (anthropics/skills,
+// openai/skills, trailofbits/skills, hashicorp/agent-skills,
+// vercel-labs/agent-skills, obra/superpowers,
 // K-Dense-AI/claude-scientific-skills, github/awesome-copilot,
-// wshobson/agents, sickn33/antigravity-awesome-skills), December 2026:
+// wshobson/agents, sickn33/antigravity-awesome-skills),
+// getsentry/skills and alirezarezvani/claude-skills (which hold
+// security-review, skill-scanner and skill-security-auditor skills), and
+// ComposioHQ/awesome-claude-skills:
 //
-//   - 1,439 skills audited, none failed; 1,325 with no finding.
-//   - Highest finding per skill: critical 0, high 1, medium 97, low 10,
-//     info 6. At the default threshold (high) 1 of 1,439 skills is
-//     refused (0.07%).
-//   - Findings (skills) per rule: credential-read 269 (76),
-//     download-exec 51 (26), attack-example 8 (4), quoted-injection 2
-//     (2), exec-bit 48 (11), file-upload 3 (2), binary-file 129 (12),
+//   - 2,571 skills audited, none failed; 2,428 with no finding.
+//   - Highest finding per skill with RulesVersion 2: critical 0, high 1,
+//     medium 121, low 12, info 9. At the default threshold (high) 1 of
+//     2,571 skills is refused (0.04%), a true positive.
+//   - With RulesVersion 1, before "Examples and confirmations": high 4,
+//     medium 118; 4 refused (0.16%), 3 of them false positives (3 of
+//     the 2,570 honest skills, 0.12%; now 0): getsentry's
+//     security-review (an elided base64 payload among a supply-chain
+//     review's red flags) and skill-scanner (a payload decoding to "curl
+//     evil.com", a table of injection phrases, a zero-width space shown
+//     in "ig\u200bnore"), and a skill-security-auditor (a sample report
+//     quoting a read of ~/.ssh/id_rsa, and payloads elided or aimed at
+//     evil.com). The fourth false refusal seen with the same rules
+//     elsewhere, Homebrew's official installer offered only on the
+//     user's confirmation, is in none of these commits;
+//     testdata/benign/homebrew-on-confirmation reproduces it (high with
+//     RulesVersion 1, medium now).
+//   - Findings (skills) per rule: credential-read 380 (99),
+//     download-exec 67 (29), attack-example 19 (8), quoted-injection 24
+//     (6), exec-bit 50 (13), file-upload 4 (3), binary-file 185 (15),
 //     secret-store-read 1 (1); every other rule 0.
 //   - The one skill at high is an offensive-security skill whose
 //     instructions archive root's private SSH key (a privilege-escalation
-//     technique): a true positive, kept.
-//   - The malicious fixtures of testdata/malicious (28, each a different
-//     technique) and the trees built in the tests (programs, a link to
-//     ~/.ssh, oversized files) all reach high; the benign look-alikes of
-//     testdata/benign (6) all stay below it.
+//     technique, in a shell block): a true positive, kept.
+//   - The malicious fixtures of testdata/malicious (37, each a different
+//     technique, 9 of them attempts on "Examples and confirmations") and
+//     the trees built in the tests (programs, a link to ~/.ssh,
+//     oversized files) all reach high: recall 37 of 37. The benign
+//     look-alikes of testdata/benign (10, 4 of them the refusals above
+//     written anew) all stay below it: 10 of 10 pass (6 of 10 with
+//     RulesVersion 1).
 //   - Before the prefilter of "Speed": 38.5 s of CPU for the 1,439
 //     skills (27 ms a skill; 171 MB of files, about 4.4 MB/s), 30 MiB
 //     peak memory; a hostile 8 MiB SKILL.md made of lines dense with the
@@ -285,15 +409,17 @@
 //     allocating 63 MB in all, none of it held.
 //
 // Why the rules that fire on real skills fire: credential-read, setup
-// instructions that name a .env file (243 of the 269; .env.local and
+// instructions that name a .env file (most of them; .env.local and
 // .env.production most of the rest) and a few ~/.ssh, ~/.aws, ~/.azure
 // and ~/.pypirc paths; download-exec, official installers piped to a
 // shell (uv, bun, rustup, the Google Cloud SDK, Linkerd, Flux, Aspire,
 // Chocolatey) and pip installs from a git URL or another index;
 // attack-example, penetration-testing skills and a CI-security auditing
 // skill that show reverse shells and exfiltration aimed at ATTACKER_IP or
-// attacker.com; quoted-injection, skills quoting an injection phrase as
-// an example; exec-bit, text files committed executable; file-upload, API
+// attacker.com, and the security-review, skill-scanner and
+// skill-security-auditor skills' inert payloads and sample report;
+// quoted-injection, skills quoting an injection phrase as an example or
+// naming it in a table; exec-bit, text files committed executable; file-upload, API
 // documentation; binary-file, images, fonts and office templates.
 package audit
 
@@ -313,7 +439,7 @@ import (
 // made with only; a program that caches verdicts keys them by both.
 // TestRulesVersion fails when the code of the rules changes and this
 // does not.
-const RulesVersion = "1"
+const RulesVersion = "2"
 
 // Severity ranks a finding.
 type Severity int

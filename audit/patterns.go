@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"encoding/base64"
 	"path"
 	"regexp"
 	"slices"
@@ -59,10 +60,17 @@ var obfuscatedExec = []*expr{
 	re(`\b(?:xxd\s+-r|openssl\s+(?:base64|enc)\b[^|\n]*\s-d)\b[^|\n]*\|\s*` + shell),
 	re(`\b(?:eval|exec|(?:ba|z)?sh\s+-c)\s*["']?\$\([^)\n]*\bbase64\s+(?:-[a-z]*d\b|--decode)`),
 	re(`\bexec\s*\([^\n]*\bb64decode\b`),
-	re(`\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-(?:e|ec|enc|encodedcommand)\s+[A-Za-z0-9+/=]{16,}`),
+	encodedCommand,
 	re(`frombase64string\([^\n]*\b(?:iex|invoke-expression)\b|\b(?:iex|invoke-expression)\b[^\n]*frombase64string\(`),
-	re(`\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-(?:w|windowstyle)\s+hidden\b`),
+	hiddenWindow,
 }
+
+// Rule 7's runs that show no payload: PowerShell's encoded command (in
+// UTF-16) and a hidden window.
+var (
+	encodedCommand = re(`\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-(?:e|ec|enc|encodedcommand)\s+[A-Za-z0-9+/=]{16,}`)
+	hiddenWindow   = re(`\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-(?:w|windowstyle)\s+hidden\b`)
+)
 
 // Rule 8: reverse shells.
 var reverseShell = []*expr{
@@ -246,7 +254,11 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 		report(ruleReverseShell, loc, "a reverse shell")
 	}
 	if loc := s.first(h, obfuscatedExec, t); loc != nil {
-		s.add(ruleObfuscatedExec, name, l.n, at(loc), "encoded or hidden code run in one step")
+		if inertDecode(name, lines, i) {
+			s.add(ruleAttackExample, name, l.n, at(loc), "encoded code run in one step, whose payload is elided or aimed at a placeholder host (an example)")
+		} else {
+			s.add(ruleObfuscatedExec, name, l.n, at(loc), "encoded or hidden code run in one step")
+		}
 	}
 	dl, prog := s.first(h, downloadExec, t), s.find(h, programURL, t)
 	if dl != nil || prog != nil {
@@ -254,8 +266,12 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 		if loc == nil {
 			loc = prog
 		}
-		if why := s.prerequisiteContext(lines, i, hiddenText); why != "" {
-			report(rulePrerequisiteInstall, loc, "a download to run, "+why)
+		if why, soft := s.prerequisiteContext(lines, i, hiddenText); why != "" {
+			if soft && dl != nil && confirmed(name, lines, i, dl[0]) {
+				s.add(ruleDownloadExec, name, l.n, at(loc), "code downloaded and run in one step, "+why+", offered only on the user's confirmation")
+			} else {
+				report(rulePrerequisiteInstall, loc, "a download to run, "+why)
+			}
 		} else if dl != nil {
 			s.add(ruleDownloadExec, name, l.n, at(loc), "code downloaded and run in one step")
 		}
@@ -271,7 +287,11 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 		return credLoc
 	}
 	if loc := secretLoc; loc != nil {
-		s.add(ruleSecretStoreRead, name, l.n, at(loc), "a read of a secret store")
+		if isMarkdown(name) && l.ctx == code && labelled(t[:loc[0]]) && !sendsNear(lines, i) {
+			s.add(ruleAttackExample, name, l.n, at(loc), "a read of a secret store, quoted after a label in a code block (an example)")
+		} else {
+			s.add(ruleSecretStoreRead, name, l.n, at(loc), "a read of a secret store")
+		}
 	} else if loc := credential(); loc != nil {
 		s.add(ruleCredentialRead, name, l.n, at(loc), "a credential store's path")
 	}
@@ -330,7 +350,8 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 // injection reports rule 13's or 14's phrase, or rule 15 when it is
 // quoted.
 func (s *scanner) injection(name string, l line, loc []int, rule, msg string) {
-	if l.ctx == code && !proseLike(name) || quoted(l.clean, loc[0], loc[1]) {
+	if l.ctx == code && !proseLike(name) || quoted(l.clean, loc[0], loc[1]) ||
+		l.ctx == prose && isMarkdown(name) && tableCell(l.clean, loc[0], loc[1]) {
 		s.add(ruleQuotedInjection, name, l.n, span{l.clean, loc[0]}, msg+", quoted")
 		return
 	}
@@ -366,8 +387,10 @@ func proseLike(name string) bool {
 	return false
 }
 
-// prerequisiteContext says why a download on line i is rule 6's, or "".
-func (s *scanner) prerequisiteContext(lines []line, i int, hiddenText bool) string {
+// prerequisiteContext says why a download on line i is rule 6's, or "";
+// soft is set when the reason is the wording around it (a password, a
+// prerequisite), which a confirmation asked of the user answers.
+func (s *scanner) prerequisiteContext(lines []line, i int, hiddenText bool) (why string, soft bool) {
 	l := lines[i]
 	near := l.clean
 	for j := max(0, i-3); j < i; j++ {
@@ -379,19 +402,19 @@ func (s *scanner) prerequisiteContext(lines []line, i int, hiddenText bool) stri
 	}
 	switch {
 	case l.ctx == hidden:
-		return "in an HTML comment"
+		return "in an HTML comment", false
 	case hiddenText:
-		return "in a file with hidden characters"
-	case s.matchLines(lines[max(0, i-3):min(len(lines), i+4)], archivePassword, near+after):
-		return "with a password"
+		return "in a file with hidden characters", false
 	case s.match(l.hits, suspectHost, l.clean):
-		return "from a bare IP address, a paste or a file-drop host"
+		return "from a bare IP address, a paste or a file-drop host", false
 	case s.may(l.hits, plainHTTP) && insecureHost(l.clean):
-		return "over plain http"
+		return "over plain http", false
+	case s.matchLines(lines[max(0, i-3):min(len(lines), i+4)], archivePassword, near+after):
+		return "with a password", true
 	case s.matchLines(lines[max(0, i-3):i+1], prerequisite, near):
-		return "presented as the skill's prerequisite"
+		return "presented as the skill's prerequisite", true
 	}
-	return ""
+	return "", false
 }
 
 // insecureHost reports whether a line fetches over plain http from a host
@@ -613,3 +636,298 @@ func (s *scanner) firstPart(h *prefilter.Hits, es []*expr, t string) []int {
 	}
 	return nil
 }
+
+// Rule 21's documentation of rules 3, 7 and 10, rule 15's table of
+// injection phrases, and rule 5's installer offered on the user's
+// confirmation: the narrow shapes in which security skills quote what
+// the other rules find, and in which honest skills offer an installer.
+// Each runs only on a line where the rule it lowers matched, with the
+// line's text alone (not the prefilter's strings), so it finds the
+// same with the prefilter and without.
+var (
+	// decodeSite is each place on a line that decodes base64.
+	decodeSite = regexp.MustCompile(`(?i)b64decode\s*\(|frombase64string\s*\(|\bbase64\s+(?:-[a-z]*d\b|--decode)`)
+	// decodeArg finds what a decode decodes, when that is the whole of
+	// its argument: a quoted literal or a variable given to b64decode or
+	// FromBase64String (groups 1 and 2), or a word without expansions
+	// echoed into base64 -d (group 3).
+	decodeArg = regexp.MustCompile("(?i)(?:b64decode|frombase64string)\\s*\\(\\s*(?:b?[\"']([^\"'\\n]*)[\"']|([A-Za-z_]\\w*))\\s*\\)|\\b(?:echo|printf)\\s+(?:-[a-z]+\\s+)*[\"']?([^\"'\\s|;$`]*)[\"']?\\s*\\|\\s*base64\\s+(?:-[a-z]*d\\b|--decode)")
+	// redefined is b64decode or FromBase64String given another meaning.
+	redefined = regexp.MustCompile(`(?i)\bdef\s+b64decode\b|(?:b64decode|frombase64string)\s*=[^=]|\bfunction\s+\S*frombase64string`)
+	// onlyImports is Python that imports and does nothing else, or
+	// nothing at all.
+	onlyImports = regexp.MustCompile(`^\s*(?:(?:import\s+[\w.]+(?:\s*,\s*[\w.]+)*|from\s+[\w.]+\s+import\s+[\w., ]+)\s*;?\s*)*$`)
+	// furtherHidden is a payload that hides a further layer: decoding,
+	// escapes, code built from parts, or dynamic evaluation.
+	furtherHidden = regexp.MustCompile(`(?i)base64|b64|decode|fromhex|unhexlify|decompress|rot13|\\x[0-9a-f]{2}|\\u[0-9a-f]{4}|\bchr\s*\(|\beval\b|\bexec\b|getattr|__import__|\biex\b|invoke-expression`)
+)
+
+// inertDecode reports whether every payload that line i decodes and
+// runs is shown, and shown inert (rule 21): elided to nothing that runs
+// (an empty literal, "...", or imports only, as Python decodes "aW1w...":
+// characters outside base64 dropped), or a plain network command aimed
+// at a placeholder host and at no real target, with no further layer
+// of hiding. A payload in a variable is looked for in an assignment of
+// a literal on the three lines before. Only documentation (a Markdown
+// file) shows a payload: a script runs what it decodes. PowerShell's
+// encoded command and hidden window show no payload, and are never
+// inert, nor is a decode near a redefinition of the decoder.
+func inertDecode(name string, lines []line, i int) bool {
+	t := lines[i].clean
+	if !isMarkdown(name) || encodedCommand.MatchString(t) || hiddenWindow.MatchString(t) {
+		return false
+	}
+	for _, l := range lines[max(0, i-3):min(len(lines), i+4)] {
+		if redefined.MatchString(l.clean) {
+			return false
+		}
+	}
+	args := decodeArg.FindAllStringSubmatchIndex(t, -1)
+	if len(args) == 0 || len(args) != len(decodeSite.FindAllStringIndex(t, -1)) {
+		return false
+	}
+	for _, a := range args {
+		var payload string
+		switch {
+		case a[2] >= 0:
+			payload = t[a[2]:a[3]]
+		case a[6] >= 0:
+			payload = t[a[6]:a[7]]
+		default:
+			var ok bool
+			if payload, ok = assigned(lines[max(0, i-3):i], t[:a[4]], t[a[4]:a[5]]); !ok {
+				return false
+			}
+		}
+		d, ok := decodeBase64(payload)
+		if !ok || !inertPayload(d) {
+			return false
+		}
+	}
+	return true
+}
+
+// assigned returns the literal assigned to variable v on the last of
+// lines that assigns one, when v is not named again between there and
+// the decode (before, the text of the decode's line before it): no
+// "v += ...", no second assignment of another kind.
+func assigned(lines []line, before, v string) (string, bool) {
+	if namesWord(before, v) {
+		return "", false
+	}
+	for j := len(lines) - 1; j >= 0; j-- {
+		t := lines[j].clean
+		ms := assignment.FindAllStringSubmatchIndex(t, -1)
+		for k := len(ms) - 1; k >= 0; k-- {
+			m := ms[k]
+			if t[m[2]:m[3]] == v {
+				return t[m[4]:m[5]], !namesWord(t[m[1]:], v)
+			}
+		}
+		if namesWord(t, v) {
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// namesWord reports whether t holds the identifier v as a word of its
+// own.
+func namesWord(t, v string) bool {
+	word := func(c byte) bool {
+		return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	for i := 0; ; {
+		j := strings.Index(t[i:], v)
+		if j < 0 {
+			return false
+		}
+		j += i
+		if (j == 0 || !word(t[j-1])) && (j+len(v) == len(t) || !word(t[j+len(v)])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+// assignment is a literal assigned to a variable, the whole of the
+// statement.
+var assignment = regexp.MustCompile(`(?:^|[^\w.])([A-Za-z_]\w*)\s*=\s*b?["']([^"'\n]*)["']\s*(?:;|#|$)`)
+
+// decodeBase64 decodes s as a lenient decoder does (Python's b64decode,
+// base64 -d -i): characters outside the alphabet dropped, the URL-safe
+// alphabet read as the standard one, padding optional. It returns false
+// when what it decodes is not text.
+func decodeBase64(s string) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '+', c == '/':
+			b.WriteByte(c)
+		case c == '-':
+			b.WriteByte('+')
+		case c == '_':
+			b.WriteByte('/')
+		}
+	}
+	e := b.String()
+	if len(e)%4 == 1 {
+		e = e[:len(e)-1]
+	}
+	d, err := base64.RawStdEncoding.DecodeString(e)
+	if err != nil || !utf8.Valid(d) {
+		return "", false
+	}
+	return string(d), true
+}
+
+// inertPayload reports whether decoded code runs nothing (imports at
+// most), or is a plain network command aimed at a placeholder host and
+// at no real target, hiding nothing further: rule 21's example.
+func inertPayload(d string) bool {
+	if onlyImports.MatchString(d) {
+		return true
+	}
+	if furtherHidden.MatchString(d) {
+		return false
+	}
+	all := &scanner{exhaustive: true}
+	network := all.match(nil, send, d) || all.first(nil, downloadExec, d) != nil || all.first(nil, reverseShell, d) != nil
+	return network && all.match(nil, placeholder, d) && !all.realTarget(nil, d)
+}
+
+// reportLabel is the label a security skill's example report puts
+// before the code it quotes ("Pattern: open(...)").
+var reportLabel = regexp.MustCompile(`(?i)^\s*(?:[-*>]\s*)?(?:pattern|example|match(?:ed)?|evidence|finding|found|snippet|detected|flagged|red\s+flag|e\.g\.)\s*:\s*$`)
+
+// labelled reports whether the text before a match on a line of a code
+// block is a report's label alone: the line quotes the code as a
+// finding, and no shell or interpreter runs it as written.
+func labelled(before string) bool { return reportLabel.MatchString(before) }
+
+// sendsNear reports whether line i or one of the three each side holds
+// a command that sends data (rule 11's), which a key read beside it
+// could feed.
+func sendsNear(lines []line, i int) bool {
+	all := &scanner{exhaustive: true}
+	for _, l := range lines[max(0, i-3):min(len(lines), i+4)] {
+		if all.match(nil, send, l.clean) {
+			return true
+		}
+	}
+	return false
+}
+
+// tableCell reports whether the phrase at bytes [at, end) of a line of a
+// Markdown table is a whole cell of it: the name of a pattern in a
+// table of them, as a quotation is.
+func tableCell(t string, at, end int) bool {
+	if !strings.HasPrefix(strings.TrimSpace(t), "|") {
+		return false
+	}
+	i := strings.LastIndexByte(t[:at], '|')
+	j := strings.IndexByte(t[end:], '|')
+	if i < 0 || j < 0 {
+		return false
+	}
+	cell := strings.Trim(strings.TrimSpace(t[i+1:end+j]), "`*_\"'")
+	return strings.EqualFold(cell, t[at:end])
+}
+
+// namesInvisible finds, on a line, the name of the invisible characters
+// rule 3 finds.
+var namesInvisible = regexp.MustCompile(`(?i)zero[- ]?width|invisible|\bu\+(?:200[bcd]|2060|feff)\b|\bzw(?:sp|nj|j)\b|word[- ]joiner`)
+
+// documentedInvisible reports whether one invisible character at bytes
+// [at, end) of a raw line inside a word is shown as an example: in a
+// Markdown file, between a matching pair of quotation marks or
+// backticks, on a line that names such characters. The rules that read
+// text read it without the character, so it hides nothing from them.
+func documentedInvisible(name, raw string, at, end int) bool {
+	return isMarkdown(name) && quoted(raw, at, end) && namesInvisible.MatchString(raw)
+}
+
+// Rule 5's confirmation: wording that has the agent ask the user before
+// an installer runs, and, in a script, a prompt whose default is no.
+var (
+	askUser  = regexp.MustCompile(`(?i)\bask(?:ing)?\s+(?:the\s+user|them)\s+(?:first\b|for\s+(?:(?:their|explicit)\s+)?(?:confirmation|permission|approval|consent)\b|whether\b|if\s+(?:they|it)\b|before\b)|\bconfirm\s+with\s+the\s+user\b|\b(?:only\s+)?(?:if|once|after)\s+(?:the\s+user|they)\s+(?:has\s+|have\s+)?(?:agree[sd]?|confirm(?:s|ed)?|approve[sd]?|says?\s+yes|said\s+yes|accept(?:s|ed)?)\b|\bwith\s+the\s+user'?s\s+(?:explicit\s+)?(?:permission|consent|approval|confirmation)\b`)
+	notAsked = regexp.MustCompile(`(?i)\b(?:do\s+not|don'?t|never|no\s+need\s+to|needn'?t|without)\s+(?:\w+\s+){0,2}?(?:ask|asking|confirm|confirmation|permission|prompt|prompting|approval|consent)|\b(?:user|they)\s+(?:has|have)\s+already\s+(?:agreed|confirmed|approved|accepted|consented)|\balready\s+(?:been\s+)?(?:approved|confirmed|agreed|consented)|\bassume\b[^.\n]*\b(?:agree|confirm|approve|yes|consent)|\bpre-?approved\b|\bauto-?(?:approve|confirm)|\|\|\s*(?:true|:)(?:\s|$)|\byes\s*\|`)
+	// readNo is a shell prompt whose default is no; yesTest a test of
+	// the reply for yes that opens a branch: [ "$a" = y ]; then, [[ $a
+	// =~ ^[Yy] ]] &&, or a case arm [Yy]*).
+	readNo  = regexp.MustCompile(`\bread\b|\[y/N\]|\(y/N\)`)
+	yesTest = regexp.MustCompile(`(?m)(?:^|[^!=<>])(?:==|=~|=)\s*["']?\^?(?:\[[Yy]+\]|[Yy](?:es)?)[^\]\n;|&]{0,12}\]{1,2}\s*(?:;\s*then\b|&&)|(?:\[[Yy]+\]\*?|^\s*[Yy](?:es)?\*?)\)`)
+)
+
+// aboutRunning is what an ask must be about: installing or running.
+var aboutRunning = regexp.MustCompile(`(?i)\b(?:install(?:s|ed|er|ing)?|run(?:s|ning)?|download(?:s|ed|ing)?|set\s*up|proceed|execute)\b`)
+
+// sentence returns the sentence of t that holds bytes [at, end): from
+// the end of the one before (., !, ? or a blank line) to its own end.
+func sentence(t string, at, end int) string {
+	ends := func(s string) int { return strings.IndexAny(s, ".!?") }
+	lo := 0
+	for j := at - 1; j >= 0; j-- {
+		if strings.IndexByte(".!?", t[j]) >= 0 || t[j] == '\n' && j > 0 && t[j-1] == '\n' {
+			lo = j + 1
+			break
+		}
+	}
+	hi := len(t)
+	if k := ends(t[end:]); k >= 0 {
+		hi = end + k
+	}
+	if k := strings.Index(t[end:hi], "\n\n"); k >= 0 {
+		hi = end + k
+	}
+	return t[lo:hi]
+}
+
+// confirmed reports whether the download on line i is offered only on
+// the user's confirmation: in Markdown, wording on it or the three
+// lines each side that has the agent ask the user first (ask the user
+// whether to install it, only if the user agrees) in a sentence about
+// installing or running, and none that undoes
+// it (do not ask, the user has already approved, || true); in a script,
+// on the three lines before it (and its own line before byte at), a
+// read of a reply to a prompt whose default is no ([y/N]) and a test of
+// the reply for yes, the download in that test's branch.
+func confirmed(name string, lines []line, i, at int) bool {
+	var near strings.Builder
+	lo, hi := max(0, i-3), min(len(lines), i+4)
+	if !isMarkdown(name) {
+		hi = i + 1
+	}
+	for _, l := range lines[lo:hi] {
+		near.WriteString(l.clean + "\n")
+	}
+	t := near.String()
+	if notAsked.MatchString(t) {
+		return false
+	}
+	if isMarkdown(name) {
+		for _, m := range askUser.FindAllStringIndex(t, -1) {
+			if aboutRunning.MatchString(sentence(t, m[0], m[1])) {
+				return true
+			}
+		}
+		return false
+	}
+	var before strings.Builder
+	for _, l := range lines[lo:i] {
+		before.WriteString(l.clean + "\n")
+	}
+	before.WriteString(lines[i].clean[:at])
+	b := before.String()
+	m := readNo.FindAllString(b, -1)
+	if !slices.Contains(m, "read") || !slices.Contains(m, "[y/N]") && !slices.Contains(m, "(y/N)") {
+		return false
+	}
+	// The download runs in the branch the last test for yes opens (then,
+	// &&, a case arm): no other branch, end of it, exit or || between.
+	tests := yesTest.FindAllStringIndex(b, -1)
+	return len(tests) > 0 && !otherBranch.MatchString(b[tests[len(tests)-1][1]:])
+}
+
+// otherBranch ends the branch of a shell test, or starts another.
+var otherBranch = regexp.MustCompile(`\b(?:else|elif|fi|esac|done|exit|return)\b|;;|\|\|`)

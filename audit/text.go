@@ -261,7 +261,11 @@ func (s *scanner) unicode(name string, l line, first bool) bool {
 		}
 		if msg != "" {
 			if !zeroWidth {
-				s.add(ruleZeroWidth, name, l.n, span{raw, i}, msg)
+				rule := ruleZeroWidth
+				if run < 3 && documentedInvisible(name, raw, i, j) {
+					rule, msg = ruleAttackExample, msg+", quoted on a line that names it (an example)"
+				}
+				s.add(rule, name, l.n, span{raw, i}, msg)
 				zeroWidth = true
 			}
 			found = true

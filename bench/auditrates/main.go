@@ -4,7 +4,9 @@
 // many have a finding at each severity (their highest), per rule the
 // findings and the skills they are in, and every skill whose highest
 // finding reaches -show (default high), with its rule, file, line and
-// excerpt. The package audit's "Measured" section holds its figures.
+// excerpt. auditrepos does the same over published repositories at
+// pinned commits, and the package audit's "Measured" section holds its
+// figures.
 //
 //	go -C bench run ./auditrates [-show high] DIR...
 package main

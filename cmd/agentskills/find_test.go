@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,8 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-containerregistry/pkg/registry"
-
+	"github.com/agentadaptor/agentadaptor/internal/testkit/ocireg"
 	"github.com/agentadaptor/agentadaptor/source/oci"
 	"github.com/agentadaptor/agentadaptor/source/webindex"
 )
@@ -43,9 +41,7 @@ func findWorld(t *testing.T) (home, site, host string, breakGitHub func()) {
 	}))
 	t.Cleanup(web.Close)
 
-	reg := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
-	t.Cleanup(reg.Close)
-	host = strings.TrimPrefix(reg.URL, "http://")
+	_, host = ocireg.Start(t, false)
 	dir := filepath.Join(t.TempDir(), "pdf-forms")
 	os.MkdirAll(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: pdf-forms\ndescription: Fills PDF forms\n---\nbody\n"), 0o644)

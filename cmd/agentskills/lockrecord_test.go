@@ -1,23 +1,18 @@
 package main
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
-	"io"
-	"log"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-containerregistry/pkg/registry"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/ocitest"
+
 	"github.com/opencontainers/go-digest"
 
+	"github.com/agentadaptor/agentadaptor/internal/testkit/ocireg"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/sigstoretest"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/source/oci"
@@ -28,37 +23,7 @@ import (
 func ociRegistry(t *testing.T) (*httptest.Server, string) {
 	t.Helper()
 	t.Setenv("DOCKER_CONFIG", t.TempDir())
-	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0)), registry.WithReferrersSupport(true)))
-	t.Cleanup(srv.Close)
-	return srv, strings.TrimPrefix(srv.URL, "http://")
-}
-
-// cliKey is an ECDSA key pair, its public key in a PEM file, and its ID.
-type cliKey struct {
-	priv *ecdsa.PrivateKey
-	pub  string
-	id   string
-}
-
-func newCLIKey(t *testing.T) cliKey {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalPKIXPublicKey(k.Public())
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "cosign.pub")
-	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	id, err := signature.KeyID(k.Public())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cliKey{priv: k, pub: file, id: id}
+	return ocireg.Start(t, true)
 }
 
 // pushSkill pushes a skill named name with body to ref (a tag) and
@@ -107,42 +72,42 @@ func TestAcceptSignerSameContent(t *testing.T) {
 	project := trustProject(t, "")
 	_, host := ociRegistry(t)
 	pinned := pushSkill(t, "oci://"+host+"/team/review:v1", "review", "Review the change.\n")
-	k1, k2 := newCLIKey(t), newCLIKey(t)
-	if _, err := oci.Sign(t.Context(), pinned, signature.KeySigner{Key: k1.priv}); err != nil {
+	k1, k2 := ocitest.NewKey(t), ocitest.NewKey(t)
+	if _, err := oci.Sign(t.Context(), pinned, signature.KeySigner{Key: k1.Private}); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := runCLI(t, "add", pinned, "--key", k1.pub, "-a", "claude-code"); code != 0 {
+	if code, _, stderr := runCLI(t, "add", pinned, "--key", k1.File, "-a", "claude-code"); code != 0 {
 		t.Fatalf("add --key = %d; stderr:\n%s", code, stderr)
 	}
-	if _, err := oci.Sign(t.Context(), pinned, signature.KeySigner{Key: k2.priv}); err != nil {
+	if _, err := oci.Sign(t.Context(), pinned, signature.KeySigner{Key: k2.Private}); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := runCLI(t, "add", pinned, "--key", k2.pub, "-a", "claude-code")
-	if code != 1 || !strings.Contains(stderr, "--accept-signer '"+k2.id+"'") {
+	code, _, stderr := runCLI(t, "add", pinned, "--key", k2.File, "-a", "claude-code")
+	if code != 1 || !strings.Contains(stderr, "--accept-signer '"+k2.ID+"'") {
 		t.Fatalf("add --key NEW of content signed again = %d, want 1 with the hint; stderr:\n%s", code, stderr)
 	}
-	code, stdout, stderr := runCLI(t, "add", pinned, "--key", k2.pub, "--accept-signer", k2.id, "-a", "claude-code")
-	want := "signer of review changed from key " + k1.id + " to key " + k2.id + " (accepted)"
+	code, stdout, stderr := runCLI(t, "add", pinned, "--key", k2.File, "--accept-signer", k2.ID, "-a", "claude-code")
+	want := "signer of review changed from key " + k1.ID + " to key " + k2.ID + " (accepted)"
 	if code != 0 || strings.Contains(stdout, "Nothing to do") || !strings.Contains(stdout, want) {
 		t.Fatalf("add --accept-signer of the same content = %d\nstdout:\n%s\nstderr:\n%s\nwant 0 and %q", code, stdout, stderr, want)
 	}
 	signer, _ := lockSkill(t, project, "review")["signer"].(map[string]any)
-	if signer["key"] != k2.id {
-		t.Errorf("the lock file records signer %v, want %s", signer, k2.id)
+	if signer["key"] != k2.ID {
+		t.Errorf("the lock file records signer %v, want %s", signer, k2.ID)
 	}
 	// Accepting again changes nothing and says so.
-	code, stdout, _ = runCLI(t, "add", pinned, "--key", k2.pub, "--accept-signer", k2.id, "-a", "claude-code")
+	code, stdout, _ = runCLI(t, "add", pinned, "--key", k2.File, "--accept-signer", k2.ID, "-a", "claude-code")
 	if code != 0 || !strings.Contains(stdout, "Nothing to do") {
 		t.Errorf("add again = %d, stdout:\n%s\nwant Nothing to do", code, stdout)
 	}
 
 	// The same through sync (a signer recorded, another one accepted) and
 	// with --json.
-	k3 := newCLIKey(t)
-	if _, err := oci.Sign(t.Context(), pinned, signature.KeySigner{Key: k3.priv}); err != nil {
+	k3 := ocitest.NewKey(t)
+	if _, err := oci.Sign(t.Context(), pinned, signature.KeySigner{Key: k3.Private}); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr = runCLI(t, "sync", "--key", k3.pub, "--accept-signer", k3.id, "--json")
+	code, stdout, stderr = runCLI(t, "sync", "--key", k3.File, "--accept-signer", k3.ID, "--json")
 	if code != 0 {
 		t.Fatalf("sync --accept-signer = %d; stderr:\n%s", code, stderr)
 	}
@@ -153,35 +118,35 @@ func TestAcceptSignerSameContent(t *testing.T) {
 	found := false
 	for _, c := range changes {
 		if c["skill"] == "review" && c["agent"] == "" {
-			found = c["signer"] == "key "+k3.id && c["previous_signer"] == "key "+k2.id
+			found = c["signer"] == "key "+k3.ID && c["previous_signer"] == "key "+k2.ID
 		}
 	}
 	if !found {
-		t.Errorf("sync --json = %s, want the canonical copy's change with signer key %s and previous_signer key %s", stdout, k3.id, k2.id)
+		t.Errorf("sync --json = %s, want the canonical copy's change with signer key %s and previous_signer key %s", stdout, k3.ID, k2.ID)
 	}
-	if signer, _ := lockSkill(t, project, "review")["signer"].(map[string]any); signer["key"] != k3.id {
-		t.Errorf("after sync the lock file records signer %v, want %s", signer, k3.id)
+	if signer, _ := lockSkill(t, project, "review")["signer"].(map[string]any); signer["key"] != k3.ID {
+		t.Errorf("after sync the lock file records signer %v, want %s", signer, k3.ID)
 	}
 
 	// And through update, whose source's tag names the same manifest.
-	k4 := newCLIKey(t)
-	if _, err := oci.Sign(t.Context(), pinned, signature.KeySigner{Key: k4.priv}); err != nil {
+	k4 := ocitest.NewKey(t)
+	if _, err := oci.Sign(t.Context(), pinned, signature.KeySigner{Key: k4.Private}); err != nil {
 		t.Fatal(err)
 	}
 	tagged := strings.Replace(pinned, "@"+pinned[strings.LastIndex(pinned, "@")+1:], ":v1", 1)
 	if code, _, stderr := runCLI(t, "remove", "review"); code != 0 {
 		t.Fatalf("remove = %d; stderr:\n%s", code, stderr)
 	}
-	if code, _, stderr := runCLI(t, "add", tagged, "--key", k3.pub, "-a", "claude-code"); code != 0 {
+	if code, _, stderr := runCLI(t, "add", tagged, "--key", k3.File, "-a", "claude-code"); code != 0 {
 		t.Fatalf("add %s = %d; stderr:\n%s", tagged, code, stderr)
 	}
-	code, stdout, stderr = runCLI(t, "update", "--key", k4.pub, "--accept-signer", k4.id)
-	want = "signer of review changed from key " + k3.id + " to key " + k4.id + " (accepted)"
+	code, stdout, stderr = runCLI(t, "update", "--key", k4.File, "--accept-signer", k4.ID)
+	want = "signer of review changed from key " + k3.ID + " to key " + k4.ID + " (accepted)"
 	if code != 0 || !strings.Contains(stdout, want) {
 		t.Errorf("update --accept-signer of the same content = %d\nstdout:\n%s\nstderr:\n%s\nwant %q", code, stdout, stderr, want)
 	}
-	if signer, _ := lockSkill(t, project, "review")["signer"].(map[string]any); signer["key"] != k4.id {
-		t.Errorf("after update the lock file records signer %v, want %s", signer, k4.id)
+	if signer, _ := lockSkill(t, project, "review")["signer"].(map[string]any); signer["key"] != k4.ID {
+		t.Errorf("after update the lock file records signer %v, want %s", signer, k4.ID)
 	}
 }
 

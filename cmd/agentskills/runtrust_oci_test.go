@@ -5,17 +5,14 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/pem"
-	"io"
-	"log"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-containerregistry/pkg/registry"
 	"oras.land/oras-go/v2/registry/remote/credentials"
 
+	"github.com/agentadaptor/agentadaptor/internal/testkit/ocireg"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/source/oci"
 )
@@ -27,9 +24,7 @@ import (
 // without --key.
 func TestRunOCIKey(t *testing.T) {
 	r := newStubRig(t)
-	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0)), registry.WithReferrersSupport(true)))
-	t.Cleanup(srv.Close)
-	host := strings.TrimPrefix(srv.URL, "http://")
+	_, host := ocireg.Start(t, true)
 	opts := []oci.Option{oci.WithCredentials(credentials.NewMemoryStore())}
 
 	pub, priv, _ := ed25519.GenerateKey(rand.Reader)

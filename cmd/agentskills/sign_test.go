@@ -8,19 +8,16 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"io"
-	"log"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/google/go-containerregistry/pkg/registry"
-
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cosigntest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/ocireg"
 )
 
 // signFixture is a loopback registry with referrers, a skill folder, and
@@ -37,8 +34,7 @@ func newSignFixture(t *testing.T) signFixture {
 	t.Setenv("AGENT_ADAPTOR_SKILL_CACHE_ROOT", cachetest.Root(t))
 	t.Setenv(passwordEnv, "")
 	os.Unsetenv(passwordEnv) // t.Setenv restores it at the end
-	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0)), registry.WithReferrersSupport(true)))
-	t.Cleanup(srv.Close)
+	_, host := ocireg.Start(t, true)
 	dir := filepath.Join(t.TempDir(), "review")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -46,7 +42,7 @@ func newSignFixture(t *testing.T) signFixture {
 	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: review\ndescription: Reviews a change\n---\nbody\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return signFixture{host: strings.TrimPrefix(srv.URL, "http://"), dir: dir}
+	return signFixture{host: host, dir: dir}
 }
 
 // runCLI runs agentskills in process.

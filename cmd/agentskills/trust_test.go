@@ -3,17 +3,13 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"io"
-	"log"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-containerregistry/pkg/registry"
-
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cosigntest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/ocireg"
 )
 
 // evilSkill is a SKILL.md in the shape of the published attacks: a
@@ -152,9 +148,7 @@ func TestTrustCosignFlow(t *testing.T) {
 	cosigntest.Path(t)
 	project := trustProject(t, "")
 	t.Setenv("DOCKER_CONFIG", t.TempDir())
-	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0)), registry.WithReferrersSupport(true)))
-	defer srv.Close()
-	host := strings.TrimPrefix(srv.URL, "http://")
+	srv, host := ocireg.Start(t, true)
 	src := t.TempDir()
 	writeSkill(t, src, "review", "---\nname: review\ndescription: Reviews a change.\n---\nReview the change.\n")
 

@@ -7,29 +7,13 @@ import (
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/linktest"
 )
-
-// realTree makes base/repos/acme/tools, a link base/link to base/repos
-// and returns base's real path (t.TempDir is under a link on macOS).
-func realTree(t *testing.T) string {
-	t.Helper()
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(base, "repos", "acme", "tools"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(base, "repos"), filepath.Join(base, "link")); err != nil {
-		t.Skip("no symbolic links:", err)
-	}
-	return base
-}
 
 // Rule 15: a path is its real path, the longest leading part that exists
 // resolved and the rest kept.
 func TestRealPath(t *testing.T) {
-	base := realTree(t)
+	base := linktest.Repos(t)
 	for in, want := range map[string]string{
 		filepath.Join(base, "link", "acme", "tools"):            filepath.Join(base, "repos", "acme", "tools"),
 		filepath.Join(base, "link", "acme", "missing", "x"):     filepath.Join(base, "repos", "acme", "missing", "x"),
@@ -47,7 +31,7 @@ func TestRealPath(t *testing.T) {
 // Rule 15: a pattern's leading run of elements without a wildcard is
 // resolved, as far as it exists; the rest is kept as written.
 func TestRealPathPattern(t *testing.T) {
-	base := realTree(t)
+	base := linktest.Repos(t)
 	repos := filepath.Join(base, "repos")
 	for _, tt := range []struct{ in, head, rest string }{
 		{filepath.Join(base, "link", "acme", "*"), filepath.Join(repos, "acme"), "*"},
@@ -67,7 +51,7 @@ func TestRealPathPattern(t *testing.T) {
 // link, /proc/self/root included; a "." or ".." element is refused before
 // anything is resolved; other URLs are GitLocation's.
 func TestRealGitLocation(t *testing.T) {
-	base := filepath.ToSlash(realTree(t))
+	base := filepath.ToSlash(linktest.Repos(t))
 	want := base + "/repos/acme/tools"
 	urls := []string{
 		"file://" + base + "/link/acme/tools",

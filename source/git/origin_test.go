@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentadaptor/agentadaptor/internal/testkit/linktest"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/git"
@@ -105,16 +106,7 @@ func TestSkillOriginThroughLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(base, "repos", "acme", "tools"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(base, "repos"), filepath.Join(base, "link")); err != nil {
-		t.Skip("no symbolic links:", err)
-	}
+	base := linktest.Repos(t)
 	want := filepath.ToSlash(filepath.Join(base, "repos", "acme", "tools"))
 	urls := []string{"file://" + filepath.ToSlash(base) + "/link/acme/tools"}
 	if _, err := os.Stat("/proc/self/root"); err == nil {

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/agentadaptor/agentadaptor/internal/testkit/ocireg"
+
 	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
@@ -17,7 +19,7 @@ import (
 )
 
 func TestRepositoriesAndTags(t *testing.T) {
-	_, host := newRegistry(t)
+	_, host := ocireg.Start(t, true)
 	_, opts := testOptions(t)
 	dir := newSkill(t, "review")
 	for i := range 3 {
@@ -57,7 +59,7 @@ func TestRepositoriesAndTags(t *testing.T) {
 }
 
 func TestDescribe(t *testing.T) {
-	_, host := newRegistry(t)
+	_, host := ocireg.Start(t, true)
 	_, opts := testOptions(t)
 	dgst, err := Push(t.Context(), newSkill(t, "review"), "oci://"+host+"/acme/review:1.0", append(opts, WithVersion("1.0.0"))...)
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentadaptor/agentadaptor/internal/testkit/ocireg"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/opencontainers/go-digest"
 	specs "github.com/opencontainers/image-spec/specs-go"
@@ -25,7 +27,7 @@ import (
 
 func TestPushThenFetchByTagAndDigest(t *testing.T) {
 	ctx := t.Context()
-	_, host := newRegistry(t)
+	_, host := ocireg.Start(t, true)
 	root, opts := testOptions(t)
 	dir := newSkill(t, "review")
 	ref := "oci://" + host + "/team/review:v1"
@@ -87,7 +89,7 @@ func TestPushThenFetchByTagAndDigest(t *testing.T) {
 }
 
 func TestFetchNeedsAPin(t *testing.T) {
-	_, host := newRegistry(t)
+	_, host := ocireg.Start(t, true)
 	_, opts := testOptions(t)
 	ref := "oci://" + host + "/team/review:v1"
 	if _, err := Fetch(t.Context(), ref, opts...); !errors.Is(err, source.ErrNotPinned) {
@@ -109,7 +111,7 @@ func TestResolveDigestNeedsNoNetwork(t *testing.T) {
 
 func TestOfflineSecondRun(t *testing.T) {
 	ctx := t.Context()
-	srv, host := newRegistry(t)
+	srv, host := ocireg.Start(t, true)
 	root, opts := testOptions(t)
 	dir := newSkill(t, "offline")
 	ref := "oci://" + host + "/skills/offline:v1"
@@ -148,7 +150,7 @@ func TestOfflineSecondRun(t *testing.T) {
 
 func TestOtherToolsLayouts(t *testing.T) {
 	ctx := t.Context()
-	_, host := newRegistry(t)
+	_, host := ocireg.Start(t, true)
 	r := rawRepo(t, host, "wild/skills")
 	atRoot := testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("greet", "Greets"), "notes.md": "n\n"})
 	nested := testarchive.TarGzFiles(t, map[string]string{
@@ -206,7 +208,7 @@ func TestOtherToolsLayouts(t *testing.T) {
 
 func TestNoSkill(t *testing.T) {
 	ctx := t.Context()
-	_, host := newRegistry(t)
+	_, host := ocireg.Start(t, true)
 	r := rawRepo(t, host, "bad/things")
 	goodLayer := testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("x", "X")})
 	empty := pushBlobBytes(t, r, ocispec.MediaTypeEmptyJSON, []byte("{}"))
@@ -297,7 +299,7 @@ func assertNoLayerCached(t *testing.T, root string) {
 
 func TestUnsafeLayerIsNotCached(t *testing.T) {
 	ctx := t.Context()
-	_, host := newRegistry(t)
+	_, host := ocireg.Start(t, true)
 	r := rawRepo(t, host, "bad/unsafe")
 	for _, tt := range []struct {
 		name  string
@@ -355,7 +357,7 @@ func TestTamperedDownloadIsRefused(t *testing.T) {
 		{"fewer bytes than declared", func(b []byte) []byte { return b[:len(b)/2] }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, host := newRegistry(t)
+			_, host := ocireg.Start(t, true)
 			root, opts := testOptions(t)
 			d, err := Push(ctx, newSkill(t, "review"), "oci://"+host+"/team/review:v1", opts...)
 			if err != nil {
@@ -363,7 +365,7 @@ func TestTamperedDownloadIsRefused(t *testing.T) {
 			}
 			// A second registry that serves the same repository's blobs
 			// altered.
-			srv, _ := newRegistry(t)
+			srv, _ := ocireg.Start(t, true)
 			proxy := httptest.NewServer(tamper(srv.Config.Handler, tt.change))
 			defer proxy.Close()
 			phost := strings.TrimPrefix(proxy.URL, "http://")
@@ -388,7 +390,7 @@ func TestTamperedDownloadIsRefused(t *testing.T) {
 
 func TestLayerSizeLimit(t *testing.T) {
 	ctx := t.Context()
-	srv, host := newRegistry(t)
+	srv, host := ocireg.Start(t, true)
 	root, opts := testOptions(t)
 	d, err := Push(ctx, newSkill(t, "review"), "oci://"+host+"/team/review:v1", opts...)
 	if err != nil {
@@ -415,7 +417,7 @@ func TestLayerSizeLimit(t *testing.T) {
 
 func TestDamagedCacheIsFetchedAgain(t *testing.T) {
 	ctx := t.Context()
-	_, host := newRegistry(t)
+	_, host := ocireg.Start(t, true)
 	root, opts := testOptions(t)
 	d, err := Push(ctx, newSkill(t, "review"), "oci://"+host+"/team/review:v1", opts...)
 	if err != nil {
@@ -482,7 +484,7 @@ func TestDamagedCacheIsFetchedAgain(t *testing.T) {
 
 func TestNotFound(t *testing.T) {
 	ctx := t.Context()
-	_, host := newRegistry(t)
+	_, host := ocireg.Start(t, true)
 	_, opts := testOptions(t)
 	if _, err := Push(ctx, newSkill(t, "review"), "oci://"+host+"/team/review:v1", opts...); err != nil {
 		t.Fatal(err)
@@ -579,7 +581,7 @@ func TestTLSUnlessLoopback(t *testing.T) {
 
 func TestCredentialsFromDockerConfig(t *testing.T) {
 	ctx := t.Context()
-	srv, host := newRegistry(t)
+	srv, host := ocireg.Start(t, true)
 	h := srv.Config.Handler
 	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if u, p, ok := r.BasicAuth(); !ok || u != "alice" || p != "s3cret" {

@@ -13,11 +13,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
-	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/ocireg"
+
 	"github.com/opencontainers/go-digest"
 	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 func TestParseManifestKinds(t *testing.T) {
@@ -169,7 +172,7 @@ func TestSweepRemovesOldDownloads(t *testing.T) {
 
 func TestArtifactName(t *testing.T) {
 	ctx := t.Context()
-	_, host := newRegistry(t)
+	_, host := ocireg.Start(t, true)
 	r := rawRepo(t, host, "team/kit")
 	atRoot := testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("x", "X")})
 	nested := testarchive.TarGzFiles(t, map[string]string{"tools/lint/SKILL.md": skillMD("lint", "Lints")})

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/internal/testkit/ocireg"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/opencontainers/go-digest"
 
@@ -24,7 +26,7 @@ import (
 
 func TestPushIsReproducible(t *testing.T) {
 	ctx := t.Context()
-	_, host := newRegistry(t)
+	_, host := ocireg.Start(t, true)
 	_, opts := testOptions(t)
 	dir := newSkill(t, "review")
 	first, err := Push(ctx, dir, "oci://"+host+"/team/review:v1", opts...)
@@ -111,7 +113,7 @@ func TestPackFormat(t *testing.T) {
 
 func TestPushRefusals(t *testing.T) {
 	ctx := t.Context()
-	_, host := newRegistry(t)
+	_, host := ocireg.Start(t, true)
 	ref := "oci://" + host + "/team/review:v1"
 	good := func(t *testing.T) string { return newSkill(t, "review") }
 	tests := []struct {
@@ -188,7 +190,7 @@ func TestPushLinkToFileIsACopy(t *testing.T) {
 		t.Skip("needs Unix links")
 	}
 	ctx := t.Context()
-	_, host := newRegistry(t)
+	_, host := ocireg.Start(t, true)
 	root, opts := testOptions(t)
 	dir := newSkill(t, "review")
 	if err := os.Symlink("reference.md", filepath.Join(dir, "alias.md")); err != nil {

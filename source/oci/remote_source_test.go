@@ -5,6 +5,8 @@ import (
 	"io"
 	"testing"
 
+	"github.com/agentadaptor/agentadaptor/internal/testkit/ocireg"
+
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
@@ -12,7 +14,7 @@ import (
 // manifest digest, Open the layer, with the download's bytes as progress
 // the first time and none once the layer is cached.
 func TestRemote(t *testing.T) {
-	_, host := newRegistry(t)
+	_, host := ocireg.Start(t, true)
 	_, opts := testOptions(t)
 	text := "oci://" + host + "/acme/review:1"
 	if _, err := Push(t.Context(), newSkill(t, "review"), text, opts...); err != nil {

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentadaptor/agentadaptor/internal/testkit/ocireg"
+
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cosigntest"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -130,8 +132,8 @@ func keyKinds(t *testing.T) []keyKind {
 // with another key, or before it is signed, cosign refuses.
 func TestCosignVerifiesSign(t *testing.T) {
 	cosigntest.Path(t)
-	_, host := newRegistry(t)
-	noAPI := newRegistryWithoutReferrers(t)
+	_, host := ocireg.Start(t, true)
+	_, noAPI := ocireg.Start(t, false)
 	other := cosigntest.GenerateKeyPair(t, "")
 	generated := cosigntest.GenerateKeyPair(t, "s3cret")
 	type signCase struct {
@@ -180,8 +182,8 @@ func TestCosignVerifiesSign(t *testing.T) {
 // pushed again) and no signature are refused.
 func TestVerifyCosignSign(t *testing.T) {
 	cosigntest.Path(t)
-	_, withAPI := newRegistry(t)
-	noAPI := newRegistryWithoutReferrers(t)
+	_, withAPI := ocireg.Start(t, true)
+	_, noAPI := ocireg.Start(t, false)
 	other := cosigntest.GenerateKeyPair(t, "")
 	generated := cosigntest.GenerateKeyPair(t, "pw")
 	type verifyCase struct {
@@ -238,7 +240,7 @@ func TestCosignEd25519(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, host := newRegistry(t)
+	_, host := ocireg.Start(t, true)
 	plain := pkcs8Files(t, ed)
 	imported := cosigntest.ImportKeyPair(t, plain.Private, "")
 	reqs := []signature.Requirement{{Key: loadPublic(t, plain)}}

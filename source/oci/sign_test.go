@@ -11,17 +11,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"log"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/internal/testkit/ocireg"
+
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-containerregistry/pkg/registry"
 	"github.com/opencontainers/go-digest"
 	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -47,15 +45,6 @@ func signRef(ctx context.Context, ref string, key crypto.Signer, opts ...Option)
 		return Sign(ctx, ref, nil, opts...)
 	}
 	return Sign(ctx, ref, signature.KeySigner{Key: key}, opts...)
-}
-
-// newRegistryWithoutReferrers starts a registry on loopback that has no
-// referrers API, so referrers are listed under the referrers tag scheme.
-func newRegistryWithoutReferrers(t *testing.T) string {
-	t.Helper()
-	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
-	t.Cleanup(srv.Close)
-	return strings.TrimPrefix(srv.URL, "http://")
 }
 
 func ecdsaKey(t *testing.T) *ecdsa.PrivateKey {
@@ -145,8 +134,8 @@ func TestSignVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, withAPI := newRegistry(t)
-	withoutAPI := newRegistryWithoutReferrers(t)
+	_, withAPI := ocireg.Start(t, true)
+	_, withoutAPI := ocireg.Start(t, false)
 	for _, tc := range []struct {
 		name string
 		host string
@@ -189,7 +178,7 @@ func TestSignVerify(t *testing.T) {
 // found.
 func TestVerifyRefuses(t *testing.T) {
 	ctx := t.Context()
-	_, host := newRegistry(t)
+	_, host := ocireg.Start(t, true)
 	_, opts := testOptions(t)
 	key, other := ecdsaKey(t), ecdsaKey(t)
 	want := []signature.Requirement{keyRequirement(t, key)}
@@ -274,7 +263,7 @@ func attachBundleOf(t *testing.T, host, repo, from, to string) {
 // damaged copy is not trusted.
 func TestVerifyOffline(t *testing.T) {
 	ctx := t.Context()
-	srv, host := newRegistry(t)
+	srv, host := ocireg.Start(t, true)
 	root, opts := testOptions(t)
 	key := ecdsaKey(t)
 	reqs := []signature.Requirement{keyRequirement(t, key)}
@@ -315,7 +304,7 @@ func TestVerifyOffline(t *testing.T) {
 // is not downloaded.
 func TestVerifyLimits(t *testing.T) {
 	ctx := t.Context()
-	_, host := newRegistry(t)
+	_, host := ocireg.Start(t, true)
 	_, opts := testOptions(t)
 	ref := pushSkill(t, host, "team/review", "v1", "review", opts)
 	r := rawRepo(t, host, "team/review")
@@ -344,7 +333,7 @@ func TestVerifyLimits(t *testing.T) {
 // signatures are read, and the error says how many were left.
 func TestVerifyReadsAtMost(t *testing.T) {
 	ctx := t.Context()
-	_, host := newRegistry(t)
+	_, host := ocireg.Start(t, true)
 	_, opts := testOptions(t)
 	ref := pushSkill(t, host, "team/review", "v1", "review", opts)
 	for range maxBundles + 1 {
@@ -374,7 +363,7 @@ func TestSignVerifyNeedAPin(t *testing.T) {
 // TestRemoteVerify: the Remote that install uses verifies a pin as
 // Verify does.
 func TestRemoteVerify(t *testing.T) {
-	_, host := newRegistry(t)
+	_, host := ocireg.Start(t, true)
 	_, opts := testOptions(t)
 	key := ecdsaKey(t)
 	ref := pushSkill(t, host, "team/review", "v1", "review", opts)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentadaptor/agentadaptor/internal/testkit/ocireg"
+
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/version"
 )
@@ -71,7 +73,7 @@ func pushVersions(t *testing.T, host string, opts []Option, tags ...string) map[
 
 // Versions rule 2 and source.Versioned.
 func TestRemoteRange(t *testing.T) {
-	_, host := newRegistry(t)
+	_, host := ocireg.Start(t, true)
 	_, opts := testOptions(t)
 	d := pushVersions(t, host, opts, "1.0.0", "v1.2.0", "1.4.2", "2.0.0-rc.1", "latest", "1", "1.x")
 	base := "oci://" + host + "/acme/review"

@@ -10,18 +10,15 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/pem"
-	"io"
-	"log"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/google/go-containerregistry/pkg/registry"
 	"oras.land/oras-go/v2/registry/remote/credentials"
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/ocireg"
 	"github.com/agentadaptor/agentadaptor/signature"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source/oci"
@@ -41,10 +38,9 @@ type Registry struct {
 // New starts a registry for t.
 func New(t testing.TB) *Registry {
 	t.Helper()
-	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0)), registry.WithReferrersSupport(true)))
-	t.Cleanup(srv.Close)
+	srv, host := ocireg.Start(t, true)
 	return &Registry{
-		Host:  strings.TrimPrefix(srv.URL, "http://"),
+		Host:  host,
 		Cache: skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t))),
 		srv:   srv,
 		creds: credentials.NewMemoryStore(),
