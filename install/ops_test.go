@@ -992,3 +992,29 @@ func TestReadOnlyOperationsSeeLockChanges(t *testing.T) {
 		t.Errorf("Verify after the recorded digest changed in place = %v, %v, want one modified", bad, err)
 	}
 }
+
+// TestNoOpSyncLeavesLockFile checks that a sync with nothing to do does
+// not write the lock file again: it already holds what would be written.
+func TestNoOpSyncLeavesLockFile(t *testing.T) {
+	f := newFixture(t)
+	in := f.installer(t)
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{f.writeSkill(t, "one", "one", "")}, Agents: agentsOf(t, "claude-code", "codex")}); err != nil {
+		t.Fatal(err)
+	}
+	lockPath := filepath.Join(f.env.Project, ".agents", "agentskills.lock")
+	before, err := os.Stat(lockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes, err := in.Sync(t.Context(), SyncRequest{})
+	if err != nil || Changed(changes) {
+		t.Fatalf("Sync = %v, %v, want nothing changed", actions(changes), err)
+	}
+	after, err := os.Stat(lockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("a sync with nothing to do wrote the lock file again")
+	}
+}
