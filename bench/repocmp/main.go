@@ -34,6 +34,9 @@
 // leaves the npm tool out at sizes above N skills (it takes minutes at
 // 5,000).
 //
+// -old BIN adds another agentskills binary (a build from before a
+// change), over git and as a folder, for before and after side by side.
+//
 // -repo DIR installs from a repository of one's own instead, such as a
 // clone of a published one at a pinned commit on its branch main (with
 // uploadpack.allowFilter set), every skill each tool finds there, with
@@ -64,14 +67,15 @@ func main() {
 	npmUpTo := flag.Int("npm-up-to", 0, "run the npm skills tool only at sizes of at most this many skills (default 0: at every size)")
 	repo := flag.String("repo", "", "a git repository to install from, on its branch main, instead of a generated one (default: none)")
 	addArgs := flag.String("add-args", "", "more arguments for agentskills add, separated by spaces (default: none)")
+	old := flag.String("old", "", "another agentskills binary to compare, such as a build from before a change (default: none)")
 	benchrun.Main("repocmp", "skills in the repository", 500, 5, func(n, runs int, scratch string, out *benchrun.Results) error {
-		return run(n, runs, scratch, out, *npmUpTo <= 0 || n <= *npmUpTo, *repo, strings.Fields(*addArgs))
+		return run(n, runs, scratch, out, *npmUpTo <= 0 || n <= *npmUpTo, *repo, strings.Fields(*addArgs), *old)
 	})
 }
 
 // run compares the contenders at n skills, the npm tool among them when
 // withNPM is set; with repo, from that repository, whatever n says.
-func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool, repo string, addArgs []string) error {
+func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool, repo string, addArgs []string, old string) error {
 	npmTool, bin, err := benchrun.Tools(scratch)
 	if err != nil {
 		return err
@@ -91,6 +95,9 @@ func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool, repo 
 	add := func(src string) []string {
 		return append([]string{bin, "add", src, "--agent", "claude-code,codex", "--quiet"}, addArgs...)
 	}
+	oldAdd := func(src string) []string {
+		return append([]string{old, "add", src, "--agent", "claude-code,codex", "--quiet"}, addArgs...)
+	}
 	ours := []benchrun.Contender{
 		{Name: "agentskills add git+file://", Args: add("git+file://" + repo + "#ref=main")},
 		{Name: "floor: git clone + cp -r + ln -rs", Args: []string{"sh", "-c", floorScript, "floor", "file://" + repo}},
@@ -106,6 +113,11 @@ func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool, repo 
 	contenders := ours
 	if withNPM {
 		contenders = append(contenders, npm...)
+	}
+	if old != "" {
+		contenders = append(contenders,
+			benchrun.Contender{Name: "-old add git+file://", Args: oldAdd("git+file://" + repo + "#ref=main")},
+			benchrun.Contender{Name: "-old add FOLDER", Args: oldAdd(repo)})
 	}
 	if given {
 		fmt.Printf("the git repository %s into claude-code and codex, fresh project and cache each time, %d runs each\n", repo, runs)
