@@ -74,12 +74,14 @@ func run(n, runs int, scratch string, out *benchrun.Results, npmMax int, ops boo
 		contenders = slices.Insert(contenders, 1, benchrun.Contender{Name: "agentskills add (-old)", Args: []string{old, "add", src, "--agent", "claude-code,codex", "--quiet"}})
 	}
 	var rss []int64 // peak memory of each agentskills add, in KiB
+	cpu := make([][]time.Duration, len(contenders))
 	times, err := benchrun.Rounds(len(contenders), runs, func(r, i int) (time.Duration, error) {
 		project := filepath.Join(scratch, fmt.Sprintf("project-%d-%d", i, r))
-		d, peak, err := install(contenders[i], project, src, filepath.Join(scratch, "cache"), n, false)
+		d, c, peak, err := install(contenders[i], project, src, filepath.Join(scratch, "cache"), n, false)
 		if i == 0 {
 			rss = append(rss, peak)
 		}
+		cpu[i] = append(cpu[i], c)
 		return d, err
 	})
 	if err != nil {
@@ -89,7 +91,13 @@ func run(n, runs int, scratch string, out *benchrun.Results, npmMax int, ops boo
 		return err
 	}
 	benchrun.PrintMedians(26, contenders, times)
+	fmt.Println("CPU time (user and system, with the programs each ran):")
+	benchrun.PrintMedians(26, contenders, cpu)
 	ours, floor := benchrun.Median(times[0]), benchrun.Median(times[len(times)-1])
+	fmt.Printf("CPU: agentskills / floor = %.2fx\n", float64(benchrun.Median(cpu[0]))/float64(benchrun.Median(cpu[len(cpu)-1])))
+	if old != "" {
+		fmt.Printf("CPU: agentskills -old / floor = %.2fx\n", float64(benchrun.Median(cpu[1]))/float64(benchrun.Median(cpu[len(cpu)-1])))
+	}
 	if old != "" {
 		fmt.Printf("agentskills -old / floor = %.2fx\n", float64(benchrun.Median(times[1]))/float64(floor))
 	}
@@ -114,7 +122,7 @@ func timeOps(bin, old string, n, runs int, scratch, src string) error {
 	project := filepath.Join(scratch, "project-ops")
 	add := benchrun.Contender{Name: "agentskills add", Args: []string{bin, "add", src, "--agent", "claude-code,codex", "--quiet"}}
 	cacheRoot := filepath.Join(scratch, "cache")
-	if _, _, err := install(add, project, src, cacheRoot, n, true); err != nil {
+	if _, _, _, err := install(add, project, src, cacheRoot, n, true); err != nil {
 		return err
 	}
 	defer os.RemoveAll(project)
@@ -131,9 +139,12 @@ func timeOps(bin, old string, n, runs int, scratch, src string) error {
 			benchrun.Contender{Name: "-old verify", Args: []string{old, "verify"}},
 			benchrun.Contender{Name: "-old sync (no-op)", Args: []string{old, "sync", "--quiet"}})
 	}
+	cpu := make([][]time.Duration, len(contenders))
 	times, err := benchrun.Rounds(len(contenders), runs, func(r, i int) (time.Duration, error) {
 		c := contenders[i]
-		d, _, err := benchrun.Time(c.Name, exec.Command(c.Args[0], c.Args[1:]...), project, cacheRoot)
+		cmd := exec.Command(c.Args[0], c.Args[1:]...)
+		d, _, err := benchrun.Time(c.Name, cmd, project, cacheRoot)
+		cpu[i] = append(cpu[i], benchrun.CPU(cmd))
 		return d, err
 	})
 	if err != nil {
@@ -141,6 +152,8 @@ func timeOps(bin, old string, n, runs int, scratch, src string) error {
 	}
 	fmt.Printf("%d installed skills, %d runs each\n", n, runs)
 	benchrun.PrintMedians(26, contenders, times)
+	fmt.Println("CPU time (user and system):")
+	benchrun.PrintMedians(26, contenders, cpu)
 	return nil
 }
 
@@ -163,29 +176,29 @@ func makeSkills(src string, n int) error {
 
 // install runs one contender in a fresh project folder holding a copy of
 // the skills in src, checks that it installed n skills for claude-code,
-// and returns how long it took and its peak memory in KiB. It removes the
-// project unless keep is set.
-func install(c benchrun.Contender, project, src, cacheRoot string, n int, keep bool) (time.Duration, int64, error) {
+// and returns how long it took, its CPU time and its peak memory in KiB.
+// It removes the project unless keep is set.
+func install(c benchrun.Contender, project, src, cacheRoot string, n int, keep bool) (time.Duration, time.Duration, int64, error) {
 	os.RemoveAll(project)
 	if err := os.MkdirAll(project, 0o755); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	// The npm tool takes a path inside the project; both get the
 	// same files.
 	if out, err := exec.Command("cp", "-r", src, filepath.Join(project, "skills")).CombinedOutput(); err != nil {
-		return 0, 0, fmt.Errorf("cp: %v: %s", err, out)
+		return 0, 0, 0, fmt.Errorf("cp: %v: %s", err, out)
 	}
 	cmd := exec.Command(c.Args[0], c.Args[1:]...)
 	elapsed, out, err := benchrun.Time(c.Name, cmd, project, cacheRoot)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	links, _ := os.ReadDir(filepath.Join(project, ".claude", "skills"))
 	if len(links) != n {
-		return 0, 0, fmt.Errorf("%s installed %d skills for claude-code, want %d: %s", c.Name, len(links), n, out)
+		return 0, 0, 0, fmt.Errorf("%s installed %d skills for claude-code, want %d: %s", c.Name, len(links), n, out)
 	}
 	if !keep {
 		os.RemoveAll(project)
 	}
-	return elapsed, benchrun.PeakRSS(cmd), nil
+	return elapsed, benchrun.CPU(cmd), benchrun.PeakRSS(cmd), nil
 }
