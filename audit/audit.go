@@ -318,15 +318,38 @@
 // place a match can start and the last place one can end; an
 // expression that is a set of keywords (the sending commands, the
 // credential paths, the drop hosts) is answered by the occurrences
-// alone. The filter only skips work: the findings are those of every
+// alone. The automaton steps through two lines at once, the next line
+// taking the place of one that ends, so that the processor overlaps
+// their two chains of table lookups, and a line
+// touches an expression only when it holds a string of the rarest part
+// its condition needs ("pip" or "uv" for a pip install from a URL, not
+// "install"), so that a frequent word has few conditions evaluated. In
+// a long text (a piece of a long line, or rule 6's seven pieces joined)
+// an expression whose repetitions stop within a word or a gap (`\s+`,
+// `[^/\s]*`, not `[^\n]*`) runs anchored at each place its matches can
+// start, not over the whole text with the regexp package's slowest
+// engine. The filter only skips work: the findings are those of every
 // expression run on every line, case-insensitive matching (the Kelvin
 // sign and the long s match k and s) and hidden characters included,
-// which TestPrefilterChangesNothing and FuzzPrefilter check. Rules 1-4
-// read a file only when it is not plain ASCII or holds an ESC, a
-// backspace or a carriage return.
+// which TestPrefilterChangesNothing, FuzzPrefilter and
+// TestFindAnchored check. What a file may hold is asked once of it
+// all: rules 1-3 read its lines only when it holds a hidden character
+// (looked for by the first bytes of their UTF-8, not by decoding every
+// character), rule 4 only when it holds an ESC, a backspace, a carriage
+// return that ends no line or a C1 control, and its lines are cleaned
+// only when it holds one of rule 1-3's characters or invalid UTF-8.
+// Building the expressions and the automaton, which a process that
+// audits does once, takes about 10 ms.
 //
 // [RulesVersion] changes with the rules, so that a verdict kept for a
 // content digest is kept for the rules it was made with.
+//
+// # While a tree is written
+//
+// [Tree] reads a tree from a file system. A program that writes the tree
+// itself (an extraction, a copy) gives its entries to a [Scanner] as it
+// writes them instead, and has the same report without reading the tree
+// again: its rules say how.
 //
 // # Platforms
 //
@@ -391,15 +414,38 @@
 //     MiB GOMEMLIMIT (as agentskills add sets it); the report keeps 800
 //     findings and counts the rest.
 //   - Against a text search, side by side in one run (go -C bench run
-//     ./auditgrep, December 2026, 2 cores at a load average of 7-10, CPU
-//     time, medians of 5): 40 MiB of ordinary instructions in 40 files,
-//     grep -rE of a download-and-run pattern 43 ms, the audit 419 ms
-//     (9.6x; before the prefilter the audit read about 0.7 MB/s, 58-62 s
-//     for 40 MiB); one 8 MiB file of lines dense with the rules'
-//     keywords, grep 30 ms, the audit 611 ms (20.1x; before, 17-26 s).
-//     The budget is 10x: ordinary text is within it; text made of
-//     nothing but the rules' keywords is at twice it, where the
-//     expressions those keywords let run take most of the time.
+//     ./auditgrep, December 2026, 2 cores at a load average of 12-16,
+//     CPU time, medians of 5; grep -rE of a download-and-run pattern,
+//     and the audit in the measuring process and in a process of its
+//     own, which also starts and builds the expressions and the
+//     automaton): ordinary instructions, 40 MiB in 40 files, grep 44 ms,
+//     the audit 367 ms, 8.4x (8.7x in its own process); a small tree of
+//     them, 4 MiB in 16 files, grep 5.8 ms, the audit 40 ms, 6.9x (57
+//     ms, 9.8x); 4,000 files of 1 KiB, 6.6x (6.9x); 8 MiB with CRLF line
+//     ends, 7.9x (10.2x); 8 MiB in lines of 256 KiB, 9.8x (10.1x); 8 MiB
+//     of text with a word in five outside ASCII, 12.7x (14.4x); one 8 MiB
+//     file of lines dense with the rules' keywords, grep 26 ms, the
+//     audit 631 ms, 24.0x (25.3x). Before the changes of "Speed" after
+//     the prefilter (lines in pairs, the rarest part's trigger, anchored
+//     runs, questions asked once of a file, a faster build), in a run
+//     right before: 10.8x (11.7x), 8.1x (12.8x), 6.9x (8.1x), 11.1x
+//     (13.7x), 44.3x (43.3x), 17.3x (21.0x) and 29.8x (32.1x); on the
+//     shared machine a ratio moves by about 10% from run to run. Before
+//     the prefilter the audit read about 0.7 MB/s (58-62 s for 40 MiB
+//     of ordinary text, 17-26 s for the 8 MiB of keywords). The budget
+//     is 10x: ordinary text, small trees, tiny files, CRLF and long lines
+//     are within it in the measuring process, and a process of its own
+//     adds 10-30 ms of starting and building, which puts the CRLF and
+//     long-line trees just over it; text outside ASCII is over it, where
+//     its lines are read twice, for rules 1-3 and for the others; and
+//     text made of nothing but the rules' keywords is at more than twice
+//     it, where nearly every line is a candidate of most expressions and
+//     the regexp package's backtracker confirming them takes 60% of the
+//     time (the checks of "Examples and confirmations", whose
+//     expressions run beside the prefilter, a fifth of it). In long
+//     lines the `[^\n]*` and `[^|\n]*` expressions (download and run,
+//     uploads) still run over 64 KiB pieces with the regexp package's
+//     slowest engine.
 //   - Benchmarks, wall time at a load average of 8-20, medians of 5
 //     before the prefilter and in two runs after it: BenchmarkOrdinary
 //     (4 MiB of ordinary instructions) 4.5 s, then 78-113 ms;

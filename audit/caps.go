@@ -92,6 +92,9 @@ func (r Report) Filter(keep func(Finding) bool) Report {
 // admit, which decides, and keeps what it admits, so that memory stays
 // bounded however many matches a tree holds.
 type keeper struct {
+	// perFile keeps a file's findings for a [Scanner], which merges the
+	// files' findings under both caps: only maxPerRule applies here.
+	perFile bool
 	kept    []Finding
 	perRule map[string]int // findings of each rule, kept or not
 	omitted Omitted
@@ -113,12 +116,18 @@ func (k *keeper) admit(rule, file string, line int) bool {
 		return false
 	}
 	k.onLine = append(k.onLine, rule)
+	return k.capped(rule)
+}
+
+// capped counts a finding of rule, and reports whether it is kept within
+// the caps; a finding past them is counted as omitted.
+func (k *keeper) capped(rule string) bool {
 	if k.perRule == nil {
 		k.perRule = map[string]int{}
 	}
 	n := k.perRule[rule]
 	k.perRule[rule] = n + 1
-	if n >= maxPerRule || n > 0 && len(k.kept) >= maxFindings {
+	if n >= maxPerRule || !k.perFile && n > 0 && len(k.kept) >= maxFindings {
 		if k.omitted == nil {
 			k.omitted = Omitted{}
 		}

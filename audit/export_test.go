@@ -18,3 +18,16 @@ func LineConditions() (patterns, conds []string) {
 
 // Keywords returns the strings the prefilter looks for.
 func Keywords() []string { return lineFilter.Strings() }
+
+// FindAnchored returns what findAnchored finds of line expression i in
+// t, whether it decides, and what the expression finds over all of t.
+func FindAnchored(i int, t string) (got []int, decided bool, want []int) {
+	e := lineExprs[i]
+	if got, decided = findAnchored(e, t); decided {
+		want = e.FindStringIndex(t)
+	}
+	return got, decided, want
+}
+
+// AnchoredMin is the length from which an expression runs anchored.
+const AnchoredMin = anchoredMin

@@ -545,7 +545,7 @@ func (s *scanner) find(h *prefilter.Hits, e *expr, t string) []int {
 	if !ok {
 		return nil
 	}
-	loc := e.FindStringIndex(t[q:r])
+	loc := s.findIn(e, t[q:r])
 	if loc == nil {
 		return nil
 	}
@@ -563,7 +563,7 @@ func (s *scanner) match(h *prefilter.Hits, e *expr, t string) bool {
 		}
 	}
 	q, r, ok := s.window(h, e, t)
-	return ok && e.MatchString(t[q:r])
+	return ok && s.matchIn(e, t[q:r])
 }
 
 // window returns the part t[q:r] of a line (whose strings are h) that
@@ -605,7 +605,7 @@ func (s *scanner) matchLines(lines []line, e *expr, t string) bool {
 			return false
 		}
 	}
-	return e.MatchString(t)
+	return s.matchIn(e, t)
 }
 
 // first returns the first match in t, a line whose strings are h, of

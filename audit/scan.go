@@ -73,35 +73,35 @@ func scanTree(fsys fs.FS, exhaustive bool) (Report, error) {
 		}
 		s.files++
 		if s.files > maxFiles {
-			return fmt.Errorf("%w: more than %d files", ErrTooLarge, maxFiles)
+			return tooManyFiles()
 		}
 		return s.entry(name, d)
 	})
 	if err != nil {
 		return Report{}, err
 	}
-	// The keeper keeps one finding of a rule on a line, so no two are
-	// alike.
-	slices.SortFunc(s.keep.kept, func(a, b Finding) int {
+	sortFindings(s.keep.kept)
+	return Report{Findings: s.keep.kept, Omitted: s.keep.omitted}, nil
+}
+
+// sortFindings sorts a report's findings by file, line and rule. The
+// keeper keeps one finding of a rule on a line, so no two are alike.
+func sortFindings(f []Finding) {
+	slices.SortFunc(f, func(a, b Finding) int {
 		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line),
 			strings.Compare(a.Rule, b.Rule), strings.Compare(a.Excerpt, b.Excerpt))
 	})
-	return Report{Findings: s.keep.kept, Omitted: s.keep.omitted}, nil
 }
 
 // entry audits one file of the tree.
 func (s *scanner) entry(name string, d fs.DirEntry) error {
 	if d.Type()&fs.ModeSymlink != 0 {
 		target, err := fs.ReadLink(s.fsys, name)
-		msg := "a symbolic link"
-		if err == nil {
-			msg = "a symbolic link to " + escape(target)
-		}
-		s.add(ruleSymlink, name, 0, span{}, msg)
+		s.add(ruleSymlink, name, 0, span{}, linkMessage(target, err == nil))
 		return nil
 	}
 	if !d.Type().IsRegular() {
-		s.add(ruleSymlink, name, 0, span{}, fmt.Sprintf("a special file (%s)", d.Type()))
+		s.add(ruleSymlink, name, 0, span{}, specialMessage(d.Type()))
 		return nil
 	}
 	info, err := d.Info()
@@ -109,7 +109,7 @@ func (s *scanner) entry(name string, d fs.DirEntry) error {
 		return fmt.Errorf("read %s: %w", name, err)
 	}
 	if info.Size() > maxFileBytes {
-		s.add(ruleLargeFile, name, 0, span{}, fmt.Sprintf("%d bytes, over the 8 MiB any file of a skill may have; not scanned", info.Size()))
+		s.add(ruleLargeFile, name, 0, span{}, largeMessage(info.Size()))
 		return s.sniffOnly(name, info)
 	}
 	data, err := s.read(name, info.Size(), maxFileBytes)
@@ -117,10 +117,44 @@ func (s *scanner) entry(name string, d fs.DirEntry) error {
 		return err
 	}
 	if name == "SKILL.md" && len(data) > maxSkillMD {
-		s.add(ruleLargeFile, name, 0, span{}, fmt.Sprintf("%d bytes, over the 1 MiB a SKILL.md may have", len(data)))
+		s.add(ruleLargeFile, name, 0, span{}, skillMDMessage(len(data)))
 	}
 	s.content(name, info.Mode(), data)
 	return nil
+}
+
+// tooManyFiles is the error of a tree of more than maxFiles files.
+func tooManyFiles() error { return fmt.Errorf("%w: more than %d files", ErrTooLarge, maxFiles) }
+
+// tooManyBytes is the error of a tree of more than maxTotalBytes read.
+func tooManyBytes() error {
+	return fmt.Errorf("%w: more than %d MiB of files", ErrTooLarge, maxTotalBytes>>20)
+}
+
+// linkMessage says what rule 19 found of a link to target, which is
+// known when ok.
+func linkMessage(target string, ok bool) string {
+	if !ok {
+		return "a symbolic link"
+	}
+	return "a symbolic link to " + escape(target)
+}
+
+// specialMessage says what rule 19 found of a file of type typ.
+func specialMessage(typ fs.FileMode) string {
+	return fmt.Sprintf("a special file (%s)", typ.Type())
+}
+
+// largeMessage says what rule 20 found of a file of size bytes, over
+// maxFileBytes.
+func largeMessage(size int64) string {
+	return fmt.Sprintf("%d bytes, over the 8 MiB any file of a skill may have; not scanned", size)
+}
+
+// skillMDMessage says what rule 20 found of a SKILL.md of size bytes,
+// over maxSkillMD.
+func skillMDMessage(size int) string {
+	return fmt.Sprintf("%d bytes, over the 1 MiB a SKILL.md may have", size)
 }
 
 // read reads at most limit bytes of a file that says it has size bytes,
@@ -149,7 +183,7 @@ func (s *scanner) read(name string, size, limit int64) (string, error) {
 	}
 	s.total += int64(len(data))
 	if s.total > maxTotalBytes {
-		return "", fmt.Errorf("%w: more than %d MiB of files", ErrTooLarge, maxTotalBytes>>20)
+		return "", tooManyBytes()
 	}
 	return data, nil
 }
@@ -160,10 +194,16 @@ func (s *scanner) sniffOnly(name string, info fs.FileInfo) error {
 	if err != nil {
 		return err
 	}
+	s.sniff(name, head)
+	return nil
+}
+
+// sniff reports a file not scanned, whose first bytes are head, when it
+// is a program.
+func (s *scanner) sniff(name, head string) {
 	if kind := programKind(head); kind != "" {
 		s.add(ruleExecutableBinary, name, 0, span{}, "a native program ("+kind+")")
 	}
-	return nil
 }
 
 // content audits a file's bytes.

@@ -35,7 +35,8 @@ type line struct {
 // number, so nothing past the limit is missed.
 type lineReader struct {
 	md        bool
-	plain     bool   // the text is ASCII: a line's clean is its raw
+	plain     bool   // the text has no character to drop and is UTF-8: a line's clean is its raw
+	valid     bool   // the text is UTF-8
 	rawOnly   bool   // the reader's caller reads raw alone: no clean, no context
 	text      string // what is left of the file after the current line
 	raw       string // what is left of the current line
@@ -101,7 +102,9 @@ func (r *lineReader) next() (line, bool) {
 // clean returns raw with the invisible characters removed, as rules
 // 5-15 read it; raw itself in ASCII text, which has none.
 func (r *lineReader) clean(raw string) string {
-	if r.rawOnly || r.plain || isASCII(raw) {
+	if r.rawOnly || r.plain || isASCII(raw) || !mayHide(raw) && (r.valid || utf8.ValidString(raw)) {
+		// strings.Map would change nothing: no character to drop, and
+		// no invalid byte to write as U+FFFD.
 		return raw
 	}
 	return strings.Map(dropInvisible, raw)
@@ -132,6 +135,47 @@ func isTag(r rune) bool { return r >= 0xe0000 && r <= 0xe007f }
 
 func isBidi(r rune) bool { return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 }
 
+// mayHide reports whether s may hold a character that rules 1-3 find
+// (one that dropInvisible drops): it looks for their UTF-8 encodings'
+// first bytes, a few times faster than decoding every character, and
+// false means none of them is in s.
+func mayHide(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0xc2 {
+			continue
+		}
+		rest := s[i+1:]
+		switch s[i] {
+		case 0xc2: // U+00AD
+			if strings.HasPrefix(rest, "\xad") {
+				return true
+			}
+		case 0xcd: // U+034F
+			if strings.HasPrefix(rest, "\x8f") {
+				return true
+			}
+		case 0xe1: // U+180E
+			if strings.HasPrefix(rest, "\xa0\x8e") {
+				return true
+			}
+		case 0xe2: // U+200B-U+200D, U+202A-U+202E, U+2060-U+2064, U+2066-U+2069
+			if len(rest) >= 2 && (rest[0] == 0x80 && (0x8b <= rest[1] && rest[1] <= 0x8d || 0xaa <= rest[1] && rest[1] <= 0xae) ||
+				rest[0] == 0x81 && 0xa0 <= rest[1] && rest[1] <= 0xa9) {
+				return true
+			}
+		case 0xef: // U+FE00-U+FE0F, U+FEFF
+			if len(rest) >= 2 && (rest[0] == 0xb8 && rest[1] <= 0x8f || rest[0] == 0xbb && rest[1] == 0xbf) {
+				return true
+			}
+		case 0xf3: // U+E0000-U+E007F, U+E0100-U+E01EF
+			if len(rest) >= 2 && rest[0] == 0xa0 && (rest[1] <= 0x81 || 0x84 <= rest[1] && rest[1] <= 0x87) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // dropInvisible is the strings.Map function that removes what rules 1-3
 // find, so the other rules read the text a model reads.
 func dropInvisible(r rune) rune {
@@ -145,12 +189,20 @@ func dropInvisible(r rune) rune {
 // whether the file hides characters, rules 5-15 and 21 on each line with
 // up to three lines each side (rule 6's context).
 func (s *scanner) text(name, text string) {
-	// ASCII text without ESC, backspace or carriage return has nothing
-	// rules 1-4 find.
+	// What the file may hold is asked once of it all, so that a line
+	// asks only what the file may hold: rules 1-3 find nothing in text
+	// without the characters they look for (ASCII text, say), rule 4
+	// nothing without ESC, a backspace, a carriage return inside a line
+	// or a C1 control, and a line of text without hidden characters and
+	// invalid bytes is clean as it is.
 	plain := isASCII(text)
+	valid := plain || utf8.ValidString(text)
+	hides := !plain && (mayHide(text) || !valid)
+	controls := containsByte(text, 0x1b, '\b') || loneCR(text) || !plain && hasC1(text)
+	unfolded := plain || !prefilter.NeedsFold(text)
 	r := newLineReader(name, text)
 	r.rawOnly = true
-	if plain && !strings.ContainsAny(text, "\x1b\b\r") {
+	if !hides && !controls {
 		r.text = ""
 	}
 	hiddenText := false
@@ -159,30 +211,41 @@ func (s *scanner) text(name, text string) {
 		if !ok {
 			break
 		}
-		if s.unicode(name, l, first) {
+		if hides && s.unicode(name, l, first) {
 			hiddenText = true
 		}
-		s.controls(name, l)
+		if controls {
+			s.controls(name, l)
+		}
 	}
 	r = newLineReader(name, text)
-	r.plain = plain
+	r.plain, r.valid = !hides, valid
 	var win []line // the current line, win[cur], and its neighbours
 	cur := 0
+	texts, hits := make([]string, 0, scanBatch), make([]*prefilter.Hits, 0, scanBatch)
 	for {
-		for len(win) < cur+4 {
-			l, ok := r.next()
-			if !ok {
-				break
+		if len(win) < cur+4 {
+			// Lines are read scanBatch at a time and scanned two at a
+			// time, which costs little more than one
+			// (prefilter.Filter.ScanEach).
+			from := len(win)
+			for len(win) < from+scanBatch {
+				l, ok := r.next()
+				if !ok {
+					break
+				}
+				if !s.exhaustive {
+					l.hits = s.hits()
+				}
+				win = append(win, l)
 			}
 			if !s.exhaustive {
-				l.hits = s.hits()
-				if plain {
-					lineFilter.ScanASCII(l.hits, l.clean)
-				} else {
-					lineFilter.Scan(l.hits, l.clean)
+				texts, hits = texts[:0], hits[:0]
+				for _, l := range win[from:] {
+					texts, hits = append(texts, l.clean), append(hits, l.hits)
 				}
+				lineFilter.ScanEach(hits, texts, unfolded)
 			}
-			win = append(win, l)
 		}
 		if cur >= len(win) {
 			for _, l := range win {
@@ -200,11 +263,57 @@ func (s *scanner) text(name, text string) {
 	}
 }
 
+// scanBatch is how many lines text reads, and the prefilter scans, at a
+// time.
+const scanBatch = 8
+
+// loneCR reports whether s holds a carriage return that is not part of
+// a CRLF line end (one at the end of s too, which a line read without
+// its line end drops, counts).
+func loneCR(s string) bool {
+	for i := 0; ; i++ {
+		j := strings.IndexByte(s[i:], '\r')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i+1 == len(s) || s[i+1] != '\n' {
+			return true
+		}
+	}
+}
+
+// hasC1 reports whether s holds the UTF-8 of a C1 control
+// (U+0080-U+009F: C2 80-C2 9F).
+func hasC1(s string) bool {
+	for i := 0; ; i++ {
+		j := strings.IndexByte(s[i:], 0xc2)
+		if j < 0 || i+j+1 >= len(s) {
+			return false
+		}
+		i += j
+		if s[i+1] >= 0x80 && s[i+1] <= 0x9f {
+			return true
+		}
+	}
+}
+
+// containsByte reports whether s holds one of bs: a search for each,
+// which is many times faster over a whole file than strings.ContainsAny.
+func containsByte(s string, bs ...byte) bool {
+	for _, b := range bs {
+		if strings.IndexByte(s, b) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // unicode applies rules 1-3 to a line and reports whether it found any.
 // Each rule reports the line once, at its first match.
 func (s *scanner) unicode(name string, l line, first bool) bool {
 	raw := l.raw
-	if isASCII(raw) {
+	if isASCII(raw) || !mayHide(raw) {
 		return false
 	}
 	found := false

@@ -591,14 +591,29 @@
 //     only when the cache holds this machine's verdict (rule 3) that
 //     the recorded digest is what it read from that source at that pin,
 //     else it reads the source again at the pin.
-//  5. The audit: after extraction, every skill's tree is audited
-//     (audit.Tree). A finding at or above policy.FailOn (default high)
-//     that the policy does not accept (policy.Accepted) and whose rule
+//  5. The audit: every skill's tree is audited (audit.Tree); a skill
+//     read from an archive (a file, a URL, a published source) is
+//     audited as the extraction writes its files (audit.Scanner, the
+//     same report), and its extracted tree is not read again. A
+//     finding at or above policy.FailOn (default high) that the policy
+//     does not accept (policy.Accepted) and whose rule
 //     trust.AllowRisks does not name refuses the skill; the reason
 //     names each finding's rule, severity, file and line, as the audit
 //     keeps them (within its caps: at most 100 of a rule and 1,000 of a
 //     skill), and counts the rest ("and 31,204 more", trust.Refusal's
-//     Omitted).
+//     Omitted). A tree's report is kept in the skill cache
+//     (package trust (# Kept reports), rules 1 to 5), by the content
+//     digest this package computes of the very tree it audits (a
+//     source's skill as staging reads it, hashed before the audit and
+//     used again by staging, or, for an archive's skill, as its
+//     extraction hashed the files it wrote; the skill cache's own tree of a recorded
+//     digest, which the cache checked; an installed canonical copy as
+//     Verify hashed it) and the audit rules' version, so that an Add,
+//     Sync or Update of content audited before, and CheckTrust, read the
+//     report instead of auditing again; the digest a lock file names
+//     never selects a report, as the lock file may come from elsewhere.
+//     The threshold, the accepted findings, trust.AllowRisks and the
+//     lock file's record below apply to a kept report on every call.
 //     The refusals of one request list at most 1,000 findings in all;
 //     past that, each lists its first and counts the others. The lock
 //     file records the rules of trust.AllowRisks a skill needed (those
@@ -631,7 +646,11 @@
 //  7. [Installer.CheckTrust] (`agentskills verify`) checks what is
 //     recorded, changing nothing: each source against today's policy,
 //     each recorded signer again, and each installed canonical copy
-//     against the audit threshold.
+//     against the audit threshold. It takes each canonical copy's
+//     content digest from a List or Verify of the same Installer that
+//     ended less than a second before it began (`agentskills verify`
+//     calls Verify, then CheckTrust), else hashes the copy itself, and
+//     reads the report kept for that digest (rule 5).
 //  8. The same holds on macOS and Windows: nothing here depends on the
 //     operating system (a signed commit needs git on the PATH, as every
 //     git source does).
@@ -854,11 +873,18 @@ type Installer struct {
 	clock     clock             // of progress reports; tests set a fake one
 	staging   func(name string) // when set, called as staging opens each file of a skill; only tests set it
 	viewed    *viewedLock       // the lock file as the read-only operations last read it
+	hashed    *hashedCopies     // what the latest list hashed, for CheckTrust
+	auditing  func(name string) // when set, called as the audit opens each file of a tree; only tests set it
+	hashing   func(name string) // when set, called as the audit's digest (checkTree) opens each file of a tree; only tests set it
+	// rereadAudit has an archive's skills audited by reading their
+	// extracted trees, not as they are extracted: the way before
+	// audit.Scanner, for benchmarks to compare; only they set it.
+	rereadAudit bool
 }
 
 // New returns an Installer working in env.
 func New(env Env, opts ...Option) *Installer {
-	return &Installer{config: newConfig(opts), env: env, clock: realClock(), viewed: &viewedLock{}}
+	return &Installer{config: newConfig(opts), env: env, clock: realClock(), viewed: &viewedLock{}, hashed: new(hashedCopies)}
 }
 
 // Root returns the scope's root folder.

@@ -561,7 +561,9 @@ func (in *Installer) syncSource(ctx context.Context, source, pin string, names [
 				r = nil
 				break
 			}
-			r.skills = append(r.skills, candidate{dir: dir, source: source, subpath: entry.Subpath})
+			// The cache checked its tree of the digest (rule 4 of package
+			// skill): the digest is the cache's, not the lock file's word.
+			r.skills = append(r.skills, candidate{dir: dir, source: source, subpath: entry.Subpath, digest: entry.Digest})
 		}
 		if r != nil {
 			if err := in.verifyCached(ctx, source, pin, st); err != nil {
@@ -939,6 +941,7 @@ func (in *Installer) list(ctx context.Context, agents []Agent, readers bool) ([]
 	if ctx.Err() != nil {
 		return out, interrupted(ctx, "the list is incomplete")
 	}
+	in.hashed.hand(l.digests)
 	for i, st := range out {
 		if e := lock.Skills[st.Skill]; e != nil && st.Kind != "" {
 			out[i].AllowedRisks = e.AllowedRisks

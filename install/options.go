@@ -78,6 +78,11 @@ func newConfig(opts []Option) config {
 	if c.cache == nil {
 		c.cache = skill.NewCache()
 	}
+	if c.trust != nil {
+		t := *c.trust
+		t.checker = t.checker.RememberReportsIn(c.cache.Root())
+		c.trust = &t
+	}
 	if c.check == nil {
 		c.check = defaultChecker
 	}

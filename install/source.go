@@ -5,15 +5,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
@@ -122,10 +125,41 @@ type candidate struct {
 	// lenient is whether it is installed though it breaks the
 	// specification, as the lock file records.
 	lenient bool
+	// digest, when not "", is the content digest of its tree as this
+	// package reads it (tree), computed from the tree itself: hashed by
+	// checkTree, or the skill cache's digest of a tree of its that
+	// skillcache.Lookup checked. Never a digest a lock file names.
+	digest string
 	// allowed, when not nil, is what its audit allowed (Trust rule 5):
 	// the rules of findings that would refuse it, with the content
 	// digest audited, as the lock file records them.
 	allowed *RiskAllowance
+	// extracted, when not nil, is the extraction of the archive the
+	// skill was read from, which audited its files as it wrote them.
+	extracted *extraction
+}
+
+// extraction is what extracting a source's archive saw of its files as
+// it wrote them: their audit, and their descriptions.
+type extraction struct {
+	scan  *audit.Scanner
+	files []skillcache.File // paths relative to the extraction's folder
+}
+
+// filesIn returns the files of the folder sub ("" for the root) of the
+// extraction, with paths relative to it.
+func (x *extraction) filesIn(sub string) []skillcache.File {
+	if sub == "" {
+		return x.files
+	}
+	var out []skillcache.File
+	for _, f := range x.files {
+		if rel, ok := strings.CutPrefix(f.Path, sub+"/"); ok {
+			f.Path = rel
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // tree is where the skill's files are read from. A skill without links
@@ -825,10 +859,29 @@ func (in *Installer) fromArchive(ctx context.Context, file, rec, base string, at
 // extractAndFind extracts the archive f, size bytes long, into the folder
 // tmp under the cache's rules and limits, and finds its skills, as
 // fromArchive says.
+//
+// With trust, the extraction audits every file as it writes it (an
+// audit.Scanner), so that the audit of each skill found reads no file
+// again (auditSkill).
 func (in *Installer) extractAndFind(ctx context.Context, f *os.File, size int64, tmp, rec, base string, at []string) ([]candidate, error) {
-	dropped, err := skillcache.ExtractRepository(ctx, in.cache, f, size, tmp)
+	var x *extraction
+	var content func(string, bool, int64) io.WriteCloser
+	if in.trust != nil && !in.rereadAudit {
+		x = &extraction{scan: audit.NewScanner()}
+		content = func(rel string, exec bool, size int64) io.WriteCloser {
+			mode := fs.FileMode(0o444)
+			if exec && runtime.GOOS != "windows" { // where the written file keeps the bit, as audit.Tree would see it
+				mode = 0o555
+			}
+			return x.scan.File(rel, mode, size)
+		}
+	}
+	files, dropped, err := skillcache.ExtractRepositoryShown(ctx, in.cache, f, size, tmp, content)
 	if err != nil {
 		return nil, fmt.Errorf("archive %s: %w", rec, archiveError(err))
+	}
+	if x != nil {
+		x.files = files
 	}
 	if err := standInSkills(tmp, dropped); err != nil {
 		return nil, err
@@ -838,6 +891,7 @@ func (in *Installer) extractAndFind(ctx context.Context, f *os.File, size int64,
 		if le := droppedIn(out[i].subpath, dropped); le != nil {
 			out[i].problem = le.Error()
 		}
+		out[i].extracted = x
 	}
 	return out, err
 }

@@ -1,17 +1,23 @@
 package install
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
+	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/trust"
 )
@@ -300,25 +306,83 @@ func (c *candidate) trusted(old *lockEntry) (*lockSigner, string) {
 
 // auditSkill audits a skill's tree with the trust engine and returns
 // the findings that refuse it (Trust rule 5), and the rules of
-// trust.AllowRisks that let findings through.
-func (in *Installer) auditSkill(c *candidate, ps source.Origin) (audit.Report, []string, error) {
-	fsys, closeFS, err := c.tree().open()
+// trust.AllowRisks that let findings through. The tree's content digest
+// is computed first, when c has none yet: the digest of the files its
+// extraction wrote, whose audit, made as it wrote them, is handed to
+// the trust engine (rememberExtracted: no file is read again), else
+// checkTree's, as staging reads the tree; it is kept in c for staging
+// to use, and the report kept for it (trust.Checker.AuditContent) is
+// used without auditing the tree again.
+func (in *Installer) auditSkill(ctx context.Context, c *candidate, ps source.Origin) (audit.Report, []string, error) {
+	t := c.tree()
+	if c.digest == "" {
+		c.digest = in.rememberExtracted(c)
+	}
+	if c.digest == "" && c.name != "" {
+		ht := t
+		ht.opened = in.hashing
+		if d, err := checkTree(ctx, ht, c.name, in.cache); err == nil {
+			c.digest = d
+		}
+	}
+	t.opened = in.auditing
+	fsys, closeFS, err := t.open()
 	if err != nil {
 		return audit.Report{}, nil, err
 	}
 	defer closeFS()
-	return in.trust.checker.AuditTree(fsys, c.label(), ps)
+	return in.trust.checker.AuditContent(fsys, c.digest, c.label(), ps)
 }
 
-// auditFolder is auditSkill of an installed skill's folder.
-func (in *Installer) auditFolder(dir, name string, ps source.Origin) (audit.Report, []string, error) {
+// rememberExtracted hands the trust engine the report c's extraction
+// made of its folder as it wrote it (audit.Scanner), by c's content
+// digest, and returns the digest: "" when there is no such report (a
+// skill not extracted here, or a report the Scanner cannot tell, whose
+// tree the engine then reads, as it reads a folder source).
+func (in *Installer) rememberExtracted(c *candidate) string {
+	x := c.extracted
+	if x == nil || c.name == "" {
+		return ""
+	}
+	rep, err := x.scan.Report(cmp.Or(c.subpath, "."))
+	if err != nil {
+		return ""
+	}
+	digest := skillcache.FilesDigest(c.name, x.filesIn(c.subpath))
+	in.trust.checker.Remember(digest, rep)
+	return digest
+}
+
+// auditFolder is auditSkill of an installed skill's folder, whose content
+// digest is digest ("": not known, nothing is kept).
+func (in *Installer) auditFolder(dir, digest, name string, ps source.Origin) (audit.Report, []string, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return audit.Report{}, nil, err
 	}
 	defer root.Close()
-	return in.trust.checker.AuditTree(root.FS(), name, ps)
+	fsys := root.FS()
+	if in.auditing != nil {
+		fsys = openingFS{fsys, in.auditing}
+	}
+	return in.trust.checker.AuditContent(fsys, digest, name, ps)
 }
+
+// openingFS is the file system of an os.Root that calls opened as each
+// file is opened: only tests use it (Installer.auditing).
+type openingFS struct {
+	fsys   fs.FS
+	opened func(name string)
+}
+
+func (o openingFS) Open(name string) (fs.File, error) {
+	o.opened(name)
+	return o.fsys.Open(name)
+}
+
+func (o openingFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(o.fsys, name) }
+func (o openingFS) ReadLink(name string) (string, error)       { return fs.ReadLink(o.fsys, name) }
+func (o openingFS) Lstat(name string) (fs.FileInfo, error)     { return fs.Lstat(o.fsys, name) }
 
 // maxRefusalFindings bounds the audit findings that the refusals of one
 // request list in all: past it each refusal lists its first finding and
@@ -423,7 +487,7 @@ func (in *Installer) auditCandidate(ctx context.Context, c *candidate, rec *Risk
 	} else if p, err := in.policySource(c.source, c.pin, false); err == nil {
 		ps = p
 	}
-	rep, allowed, err := in.auditSkill(c, ps)
+	rep, allowed, err := in.auditSkill(ctx, c, ps)
 	if err == nil {
 		rep, err = in.allowCandidate(ctx, c, rep, allowed, rec, ps)
 	}
@@ -536,6 +600,7 @@ func (in *Installer) CheckTrust(ctx context.Context) ([]trust.Refusal, error) {
 	}
 	var out []trust.Refusal
 	left := maxRefusalFindings
+	handed := in.hashed.take(time.Now())
 	reads, bySource := recordedReads(lock)
 	for _, k := range reads {
 		names := bySource[k]
@@ -561,9 +626,13 @@ func (in *Installer) CheckTrust(ctx context.Context) ([]trust.Refusal, error) {
 			if st != nil {
 				ps = st.ps
 			}
-			rep, _, err := in.auditFolder(dir, name, ps)
+			digest, ok := handed[dir]
+			if !ok {
+				digest, _ = skill.ContentDigest(ctx, dir)
+			}
+			rep, _, err := in.auditFolder(dir, digest, name, ps)
 			if err == nil {
-				rep, err = in.allowInstalled(ctx, dir, name, rep, lock.Skills[name].AllowedRisks, ps)
+				rep, err = in.allowInstalled(ctx, dir, digest, name, rep, lock.Skills[name].AllowedRisks, ps)
 			}
 			if err != nil {
 				out = append(out, trust.Refusal{Skill: name, Source: k.source, Reason: fmt.Sprintf("audit of %s: %v", dir, err)})
@@ -600,4 +669,45 @@ func refusedBy(src, reason string, cause error) error {
 		r.Rule = policy.Rule{Name: denied.Rule, File: denied.File, Line: denied.Line}
 	}
 	return &trust.RefusedError{Refusals: []trust.Refusal{r}}
+}
+
+// hashedCopies hands the content digests of the skill folders a list
+// (List, Verify) hashed to a CheckTrust that follows at once, so that
+// `agentskills verify` reads each canonical copy once (Trust rule 7). It
+// is safe for concurrent use.
+type hashedCopies struct {
+	mu      sync.Mutex
+	at      time.Time         // when the list ended
+	digests map[string]string // by folder
+}
+
+// handedFresh is how old the digests of a list may be for a CheckTrust
+// that begins after it to take them: a CheckTrust called later hashes
+// each canonical copy again, as its tree may have changed meanwhile.
+const handedFresh = time.Second
+
+// hand keeps the digests of a list that has just ended.
+func (h *hashedCopies) hand(folders map[string]hashed) {
+	m := make(map[string]string, len(folders))
+	for p, f := range folders {
+		if f.digest != "" {
+			m[p] = f.digest
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.at, h.digests = time.Now(), m
+}
+
+// take returns the digests a list handed over no longer than
+// handedFresh before now, and forgets them; nil when there are none.
+func (h *hashedCopies) take(now time.Time) map[string]string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	m := h.digests
+	h.digests = nil
+	if m == nil || now.Sub(h.at) > handedFresh || now.Before(h.at) {
+		return nil
+	}
+	return m
 }

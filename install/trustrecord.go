@@ -108,9 +108,12 @@ func (in *Installer) allowCandidate(ctx context.Context, c *candidate, rep audit
 	if len(allowed) == 0 && (len(rep.Findings) == 0 || rec == nil) {
 		return rep, nil
 	}
-	d, err := checkTree(ctx, c.tree(), c.name, in.cache)
-	if err != nil {
-		return audit.Report{}, err
+	d := c.digest
+	if d == "" {
+		var err error
+		if d, err = checkTree(ctx, c.tree(), c.name, in.cache); err != nil {
+			return audit.Report{}, err
+		}
 	}
 	used := allowed
 	if rec != nil && d == rec.Digest {
@@ -125,14 +128,16 @@ func (in *Installer) allowCandidate(ctx context.Context, c *candidate, rep audit
 }
 
 // allowInstalled is allowCandidate of the installed skill folder dir,
-// recorded with rec.
-func (in *Installer) allowInstalled(ctx context.Context, dir, name string, rep audit.Report, rec *RiskAllowance, ps source.Origin) (audit.Report, error) {
+// recorded with rec, whose content digest is d ("": not known yet).
+func (in *Installer) allowInstalled(ctx context.Context, dir, d, name string, rep audit.Report, rec *RiskAllowance, ps source.Origin) (audit.Report, error) {
 	if len(rep.Findings) == 0 || rec == nil {
 		return rep, nil
 	}
-	d, err := skill.ContentDigest(ctx, dir)
-	if err != nil {
-		return audit.Report{}, err
+	if d == "" {
+		var err error
+		if d, err = skill.ContentDigest(ctx, dir); err != nil {
+			return audit.Report{}, err
+		}
 	}
 	if d == rec.Digest {
 		rep, _ = in.trust.checker.LiftRecorded(rec.Rules, rep, name, ps)

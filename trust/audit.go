@@ -17,7 +17,19 @@ import (
 // what a program that records them (package install's lock file)
 // records for the skill's content.
 func (c *Checker) AuditTree(fsys fs.FS, skill string, o source.Origin) (refusing audit.Report, allowed []string, err error) {
-	rep, err := c.report(fsys, "")
+	return c.AuditContent(fsys, "", skill, o)
+}
+
+// AuditContent is [Checker.AuditTree] of a tree whose content digest
+// the caller computed from the tree itself (skill.ContentDigest, or the
+// skill cache's own digest of a tree it holds), never taken from a
+// record such as a lock file: the report kept for digest and the audit
+// rules' version is used without reading fsys, and a new one is kept
+// (# Kept reports). The policy's threshold, its accepted findings and
+// [AllowRisks] apply to it on each call, as to a new one. An empty
+// digest is AuditTree.
+func (c *Checker) AuditContent(fsys fs.FS, digest, skill string, o source.Origin) (refusing audit.Report, allowed []string, err error) {
+	rep, err := c.report(fsys, digest)
 	if err != nil {
 		return audit.Report{}, nil, err
 	}
@@ -76,4 +88,15 @@ func auditReason(rep audit.Report) string {
 	}
 	return fmt.Sprintf("the audit found %s; read the skill, and if you trust it, allow these rules by name (trust.AllowRisks: %s) or accept the findings in the policy",
 		strings.Join(parts, "; "), strings.Join(rules, ", "))
+}
+
+// Remember has c remember rep as the audit of the tree whose content
+// digest (skill.ContentDigest) is digest, as its own audits are
+// remembered (rule 6): a program that audited the tree as it wrote it
+// (an audit.Scanner fed by its extraction) hands c the report, and c
+// does not read the tree again. rep must be audit.Tree's report of that
+// tree, as a Scanner's is. An empty digest is not remembered. Where c
+// keeps reports on disk, rep is kept there too (# Kept reports).
+func (c *Checker) Remember(digest string, rep audit.Report) {
+	c.keep(digest, rep)
 }

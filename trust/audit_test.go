@@ -2,15 +2,19 @@ package trust_test
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	adaptor "github.com/agentadaptor/agentadaptor"
+	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/trust"
 )
 
@@ -110,5 +114,38 @@ func TestPolicyAuditCapped(t *testing.T) {
 	}
 	if want := "; and 2,900 more (bidi-control 2,900); read the files"; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not say %q", err, want)
+	}
+}
+
+// unreadFS is a tree that fails every read: an audit that reads it fails.
+type unreadFS struct{}
+
+func (unreadFS) Open(name string) (fs.File, error) {
+	return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("read while a report was remembered")}
+}
+
+// TestRemember checks Checker.Remember: a report handed over for a
+// content digest is what AuditContent judges for that digest, without
+// reading the tree, while another digest, or none, reads it.
+func TestRemember(t *testing.T) {
+	rep, err := audit.Tree(fstest.MapFS{"SKILL.md": {Data: []byte(maliciousMD)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := trust.NewChecker(nil)
+	o := source.Origin{Kind: source.Local, Location: "/x/helper"}
+	c.Remember("sha256:aa", rep)
+	refusing, allowed, err := c.AuditContent(unreadFS{}, "sha256:aa", "helper", o)
+	if err != nil || len(refusing.Findings) != 1 || refusing.Findings[0].Rule != maliciousRule || allowed != nil {
+		t.Errorf("AuditContent(remembered) = %v, %v, %v; want the %s finding, from the report", refusing.Findings, allowed, err, maliciousRule)
+	}
+	for _, digest := range []string{"sha256:bb", ""} {
+		if _, _, err := c.AuditContent(unreadFS{}, digest, "helper", o); err == nil {
+			t.Errorf("AuditContent(digest %q, not remembered) did not read the tree", digest)
+		}
+	}
+	c.Remember("", rep)
+	if _, _, err := c.AuditTree(unreadFS{}, "helper", o); err == nil {
+		t.Error("AuditTree after Remember(\"\") did not read the tree")
 	}
 }

@@ -34,8 +34,9 @@ type Checker struct {
 	policy     *policy.Policy
 	allowRisks []string
 	signers    []signature.Requirement // RequireSigners
-	reports    memo[audit.Report]      // by content digest
-	verified   memo[struct{}]          // by origin and pin
+	reports    *memo[audit.Report]     // by content digest
+	verified   *memo[struct{}]         // by origin and pin
+	kept       reportStore             // RememberReports
 }
 
 // Option configures a [Checker].
@@ -44,6 +45,7 @@ type Option func(*config)
 type config struct {
 	allowRisks []string
 	signers    []signature.Requirement
+	reportsDir string
 }
 
 // requiredSignersRule names the signers rule of [RequireSigners] in
@@ -71,6 +73,32 @@ func AllowRisks(rules ...string) Option {
 	return func(c *config) { c.allowRisks = append(c.allowRisks, rules...) }
 }
 
+// RememberReports has the checker keep the audit report of every tree
+// whose content digest it is given ([Checker.AuditContent], a
+// [Materializer]'s trees) in the folder .audit under dir, a skill cache's
+// root, and read it back there instead of auditing the same content
+// again, in this process or a later one (# Kept reports). A later one
+// overrides an earlier one. Default: reports are kept in memory only,
+// for the checker's life; [NewMaterializer] and package install keep
+// them under their skill cache's root ([Checker.RememberReportsIn]).
+func RememberReports(dir string) Option {
+	return func(c *config) { c.reportsDir = dir }
+}
+
+// RememberReportsIn returns a checker that is c, keeping reports under
+// dir ([RememberReports]) when c keeps none on disk, else c itself: what
+// a user of the checker with a skill cache root of its own calls, as
+// [NewMaterializer] and package install do. The two share everything
+// else, the memory of verdicts too. A dir of "" returns c.
+func (c *Checker) RememberReportsIn(dir string) *Checker {
+	if dir == "" || c.kept.dir != "" {
+		return c
+	}
+	d := *c
+	d.kept = reportStore{dir: dir}
+	return &d
+}
+
 // Policy returns the policy c enforces: the zero Policy when
 // [NewChecker] was given none.
 func (c *Checker) Policy() *policy.Policy { return c.policy }
@@ -88,7 +116,8 @@ func NewChecker(p *policy.Policy, opts ...Option) *Checker {
 			o(&c)
 		}
 	}
-	return &Checker{policy: p, allowRisks: c.allowRisks, signers: c.signers}
+	return &Checker{policy: p, allowRisks: c.allowRisks, signers: c.signers,
+		reports: reportMemo(), verified: new(memo[struct{}]), kept: reportStore{dir: c.reportsDir}}
 }
 
 // RequiredSigners returns the signers [RequireSigners] gave c, any of
@@ -187,22 +216,46 @@ func describe(reqs []signature.Requirement) string {
 	return strings.Join(out, " or ")
 }
 
-// report returns the audit report of the tree fsys, remembered by its
-// content digest (rule 6); an empty digest is not remembered.
+// report returns the audit report of the tree fsys, whose content digest
+// is digest: the one remembered (rule 6) or kept (# Kept reports) for
+// it, else a new one, remembered and kept. An empty digest is neither
+// recalled nor kept.
 func (c *Checker) report(fsys fs.FS, digest string) (audit.Report, error) {
-	if digest != "" {
-		if r, ok := c.reports.get(digest); ok {
-			return r, nil
-		}
+	if r, ok := c.recall(digest); ok {
+		return r, nil
 	}
 	rep, err := audit.Tree(fsys)
 	if err != nil {
 		return audit.Report{}, err
 	}
-	if digest != "" {
-		c.reports.put(digest, rep)
-	}
+	c.keep(digest, rep)
 	return rep, nil
+}
+
+// recall returns the report remembered or kept for digest, if any,
+// without reading the tree.
+func (c *Checker) recall(digest string) (audit.Report, bool) {
+	if digest == "" {
+		return audit.Report{}, false
+	}
+	if r, ok := c.reports.get(digest); ok {
+		return r, true
+	}
+	if r, ok := c.kept.get(digest); ok {
+		c.reports.put(digest, r)
+		return r, true
+	}
+	return audit.Report{}, false
+}
+
+// keep remembers rep, the report of a whole audit of a tree whose
+// content digest is digest, and keeps it on disk where c keeps reports.
+func (c *Checker) keep(digest string, rep audit.Report) {
+	if digest == "" {
+		return
+	}
+	c.reports.put(digest, rep)
+	c.kept.put(digest, rep)
 }
 
 // Refusing returns the findings of rep, the audit of the skill named
@@ -243,12 +296,28 @@ func split(rep audit.Report, rules []string) (left audit.Report, used []string) 
 // memo starts again empty.
 const maxVerdicts = 4096
 
+// maxRememberedFindings bounds the findings of the audit reports a
+// checker remembers in memory, in all: a source of thousands of refused
+// skills, each with its hundreds of findings, is audited in bounded
+// memory (the reports kept on disk are not bounded so).
+const maxRememberedFindings = 5000
+
 // memo is a bounded memory of verdicts by key: when it reaches
-// maxVerdicts it starts again empty. It is safe for concurrent use; the
-// zero value is ready.
+// maxVerdicts, or its values' cost reaches max, it starts again empty.
+// It is safe for concurrent use; the zero value is ready, and counts no
+// cost.
 type memo[V any] struct {
-	mu sync.Mutex
-	m  map[string]V
+	mu   sync.Mutex
+	m    map[string]V
+	cost func(V) int // a value's cost; nil: none
+	max  int         // the most the values may cost in all
+	held int         // what the values cost
+}
+
+// reportMemo returns the memo of audit reports, which holds at most
+// maxRememberedFindings findings.
+func reportMemo() *memo[audit.Report] {
+	return &memo[audit.Report]{cost: func(r audit.Report) int { return len(r.Findings) }, max: maxRememberedFindings}
 }
 
 func (c *memo[V]) get(key string) (V, bool) {
@@ -261,10 +330,15 @@ func (c *memo[V]) get(key string) (V, bool) {
 func (c *memo[V]) put(key string, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= maxVerdicts {
-		c.m = make(map[string]V)
+	cost := 0
+	if c.cost != nil {
+		cost = c.cost(v)
+	}
+	if c.m == nil || len(c.m) >= maxVerdicts || c.held+cost > c.max && c.held > 0 {
+		c.m, c.held = make(map[string]V), 0
 	}
 	c.m[key] = v
+	c.held += cost
 }
 
 // SignatureVerifierOf returns the verifier of the signatures s finds

@@ -60,7 +60,10 @@
 //     Both verifiers take the pin (a [source.PinnedSource] gives a skill
 //     source's), and verify it before the skill is materialized, so
 //     nothing of a refused one is fetched or written.
-//  4. The audit: the materialized tree is audited (audit.Tree). A
+//  4. The audit: the materialized tree is audited (audit.Tree; a
+//     program that audited it as it wrote it, with an audit.Scanner,
+//     hands that report over by the tree's content digest instead,
+//     [Checker.Remember], and the tree is not read again). A
 //     finding at or above the policy's threshold (policy.Policy.FailOn,
 //     high by default) refuses the skill, unless the policy accepts it
 //     (policy.Policy.Accepted) or its rule is allowed with [AllowRisks]
@@ -76,13 +79,16 @@
 //     driver starts.
 //  6. Audit findings are remembered by the tree's content digest, and
 //     verified signers of a pinned source by its origin and pin, so a
-//     warm run neither audits nor verifies again.
+//     warm run neither audits nor verifies again; the reports are kept
+//     on disk too, under the skill cache's root (# Kept reports), so a
+//     new process does not audit again either.
 //  7. Without a checker nothing of this is done: no audit, no check.
 //
 // A program that reads sources itself checks each with
 // [Checker.CheckSource] before it reads it, and verifies the pin it
 // reads with the [SourceCheck] that returns, before it downloads the
-// content; it audits each skill's tree with [Checker.AuditTree] and
+// content; it audits each skill's tree with [Checker.AuditContent]
+// ([Checker.AuditTree] when it has no digest of the tree) and
 // words a refusal by the audit with [AuditRefusal]. Package install does:
 // it applies rules 1 to 5 to the sources it adds and syncs, and adds the
 // lock file's rules (trust on first use of a signer, the risks a lock
@@ -91,6 +97,56 @@
 // ([RequireSigners]), and the one its lock file records a rule of the
 // caller's own of CheckSource, so that signatures are verified in one
 // place.
+//
+// # Kept reports
+//
+// The audit depends on nothing but a tree's content and the audit's
+// rules, so its report is made once per content and rules' version, and
+// kept ([RememberReports]; a [Materializer] and package install keep
+// them under their skill cache's root, beside its trees,
+// [Checker.RememberReportsIn]):
+//
+//  1. Where: one small JSON file a report, in the folder .audit under
+//     the skill cache's root, named by a SHA-256 of audit.RulesVersion
+//     and the content digest. The file holds its format, the rules'
+//     version, the digest and the raw report (every finding audit.Tree
+//     kept, and the counts of those past its caps), and is written whole
+//     (internal/atomicfile: a new file renamed over the old), so two
+//     processes that keep the same content's report at once leave one
+//     whole file. It is not flushed to the disk: a file a crash left
+//     damaged is no report (rule 5), and costs an audit.
+//  2. The key is the content digest (the cache's and the lock file's, as
+//     skill.ContentDigest defines it) and audit.RulesVersion: a change of
+//     the rules, or of one byte of the tree, is another key, and the tree
+//     is audited again. What the digest leaves out of a tree (its
+//     version-control metadata, package skill, rule 10, and special
+//     files, which skill.ContentDigest ignores) is left out of the key
+//     too, as it is out of every copy of the skill.
+//  3. Who writes: only the checker, after a whole audit of a tree whose
+//     digest the caller computed from that tree (a [Materializer]'s from
+//     the skill cache, [Checker.AuditContent]'s caller from the tree it
+//     hands in: install hashes the folder, or takes the digest of the
+//     cache's tree it checked), or with a report [Checker.Remember] is
+//     handed, made by a caller that audited the tree as it wrote it and
+//     computed its digest from the bytes it wrote; never by a digest a
+//     record names (a lock file may come from another machine). A report
+//     found for a digest is used without opening the tree. The folder is
+//     trusted as the skill cache is: it is the user's, and whoever can
+//     write there can write the cache's trees too.
+//  4. What is kept is the raw report; what refuses is decided per call:
+//     the policy's threshold, its accepted findings, [AllowRisks] and
+//     install's recorded risks filter a kept report as a new one, so a
+//     kept report with findings refuses the skill again under a policy
+//     that refuses them.
+//  5. A file that is missing, not a regular file, larger than 4 MiB,
+//     truncated or not JSON, of another format, rules' version or digest,
+//     or that names a rule the audit does not have or gives a finding
+//     another severity than its rule's, is no report: the tree is audited
+//     again, and nothing is said to the user. A report that cannot be
+//     written (a read-only cache) costs an audit later, nothing more.
+//  6. In one process, reports are also remembered in memory (rule 6);
+//     [Checker.AuditTree], which is given no digest, neither recalls nor
+//     keeps one.
 //
 // What holds on Linux holds on macOS and Windows: the audit reads the
 // tree through an os.Root, and nothing here depends on the system.

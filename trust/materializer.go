@@ -26,8 +26,10 @@ var _ skill.ContentMaterializer = (*Materializer)(nil)
 // NewMaterializer returns a materializer that checks each skill's origin
 // with c ([Checker.CheckSource]), verifies its pin (the signers and
 // commits rules of the [SourceCheck]), materializes it with next (nil:
-// skill.NewDefaultSkillMaterializer()) and audits what next wrote. A nil c is NewChecker(nil): the zero policy. A refusal
-// is a *[RefusedError].
+// skill.NewDefaultSkillMaterializer()) and audits what next wrote,
+// keeping each report under next's skill cache root when c keeps none on
+// disk ([Checker.RememberReportsIn]). A nil c is NewChecker(nil): the
+// zero policy. A refusal is a *[RefusedError].
 func NewMaterializer(next skill.Materializer, c *Checker) *Materializer {
 	if next == nil {
 		next = skill.NewDefaultSkillMaterializer()
@@ -35,7 +37,9 @@ func NewMaterializer(next skill.Materializer, c *Checker) *Materializer {
 	if c == nil {
 		c = NewChecker(nil)
 	}
-	return &Materializer{next: next, checker: c}
+	m := &Materializer{next: next}
+	m.checker = c.RememberReportsIn(m.Root())
+	return m
 }
 
 // Root returns the skill cache root of the materializer it wraps, when
@@ -126,10 +130,11 @@ func (m *Materializer) verifyPin(ctx context.Context, s skill.Skill, sc *SourceC
 	return nil
 }
 
-// audit returns the report of the tree in dir, remembered by its
-// content digest.
+// audit returns the report of the tree in dir, remembered and kept by
+// its content digest (rule 6, # Kept reports): a tree whose report is
+// kept is not opened.
 func (m *Materializer) audit(dir, digest string) (audit.Report, error) {
-	if r, ok := m.checker.reports.get(digest); ok {
+	if r, ok := m.checker.recall(digest); ok {
 		return r, nil
 	}
 	root, err := os.OpenRoot(dir)

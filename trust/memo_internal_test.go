@@ -44,3 +44,25 @@ func TestMemoBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestReportMemoBounded checks that the reports a checker remembers hold
+// at most maxRememberedFindings findings in all, and that a report over
+// that alone is still remembered.
+func TestReportMemoBounded(t *testing.T) {
+	m := NewChecker(nil).reports
+	rep := audit.Report{Findings: make([]audit.Finding, 400)}
+	for i := range 2000 {
+		m.put(fmt.Sprint(i), rep)
+		held := 0
+		for _, r := range m.m {
+			held += len(r.Findings)
+		}
+		if held > maxRememberedFindings || held != m.held {
+			t.Fatalf("after %d reports of 400 findings the memo holds %d (counts %d), want at most %d", i+1, held, m.held, maxRememberedFindings)
+		}
+	}
+	m.put("huge", audit.Report{Findings: make([]audit.Finding, maxRememberedFindings+1)})
+	if _, ok := m.get("huge"); !ok {
+		t.Error("a report of more findings than the memo holds is not remembered alone")
+	}
+}

@@ -16,16 +16,25 @@
 // -npm-max N leaves the npm tool out of sizes above N skills (default:
 // never), as it takes minutes at 10,000. -old BIN adds another
 // agentskills binary (a build from before a change) as a contender of
-// its own, in every comparison, for before and after side by side. It prints the peak memory (the
+// its own, its add and, with -ops, its list, verify and no-op sync, for
+// before and after side by side. It prints the peak memory (the
 // largest resident set, from the kernel's accounting of the process) of
 // each `agentskills add`. -ops then times, side by side in rounds,
-// `agentskills list`, `verify` and a no-op `sync` of the n skills one
-// `agentskills add` installed, against `ls -l` of both skill folders and
-// `sha256sum` of every installed file.
+// `agentskills list`, `verify`, a no-op `sync` and a `sync --frozen` of
+// the n skills one `agentskills add` installed, against `ls -l` of both
+// skill folders and `sha256sum` of every installed file. -ops-only
+// times only those (no add comparison, no npm tool). -before BIN adds
+// the `verify` and `sync --frozen` of another agentskills binary (a
+// build of an earlier commit) on the same project, taking turns with
+// the others. -text KIB gives each skill a SKILL.md of that many KiB of
+// ordinary instructions and a script, the size of a published skill's,
+// in place of the one-line SKILL.md.
 //
 // It builds agentskills from this checkout and runs the npm tool
 // $AGENTADAPTOR_PEERS holds, else installs version 1.4.9 into its scratch
-// folder with npm (the registry must be reachable once).
+// folder with npm (the registry must be reachable once). It prints CPU
+// time (user and system, of each program and those it ran) beside the
+// wall time.
 package main
 
 import (
@@ -42,20 +51,34 @@ import (
 
 func main() {
 	npmMax := flag.Int("npm-max", 0, "leave the npm tool out of sizes above this many skills (default 0: never)")
-	ops := flag.Bool("ops", false, "also time agentskills list, verify and a no-op sync of the installed skills")
+	ops := flag.Bool("ops", false, "also time agentskills list, verify, a no-op sync and a sync --frozen of the installed skills")
+	opsOnly := flag.Bool("ops-only", false, "time only what -ops times: no add comparison, no npm tool")
+	before := flag.String("before", "", "also time this agentskills binary's verify and sync --frozen with -ops (default: none)")
+	text := flag.Int("text", 0, "KiB of instructions in each skill's SKILL.md, with a script (default 0: one line)")
 	old := flag.String("old", "", "another agentskills binary to compare, such as a build from before a change (default: none)")
 	benchrun.Main("installcmp", "skills to install", 200, 7, func(n, runs int, scratch string, out *benchrun.Results) error {
-		return run(n, runs, scratch, out, *npmMax, *ops, *old)
+		if *opsOnly {
+			bin := filepath.Join(scratch, "agentskills")
+			if err := benchrun.BuildAgentskills(bin); err != nil {
+				return err
+			}
+			src := filepath.Join(scratch, "skills")
+			if err := makeSkills(src, n, *text); err != nil {
+				return err
+			}
+			return timeOps(bin, *before, *old, n, runs, scratch, src)
+		}
+		return run(n, runs, scratch, out, *npmMax, *ops, *before, *old, *text)
 	})
 }
 
-func run(n, runs int, scratch string, out *benchrun.Results, npmMax int, ops bool, old string) error {
+func run(n, runs int, scratch string, out *benchrun.Results, npmMax int, ops bool, before, old string, text int) error {
 	npm, bin, err := benchrun.Tools(scratch)
 	if err != nil {
 		return err
 	}
 	src := filepath.Join(scratch, "skills")
-	if err := makeSkills(src, n); err != nil {
+	if err := makeSkills(src, n, text); err != nil {
 		return err
 	}
 	fmt.Printf("%d skills into claude-code and codex, fresh project each time, %d runs each\n", n, runs)
@@ -96,10 +119,8 @@ func run(n, runs int, scratch string, out *benchrun.Results, npmMax int, ops boo
 	ours, floor := benchrun.Median(times[0]), benchrun.Median(times[len(times)-1])
 	fmt.Printf("CPU: agentskills / floor = %.2fx\n", float64(benchrun.Median(cpu[0]))/float64(benchrun.Median(cpu[len(cpu)-1])))
 	if old != "" {
-		fmt.Printf("CPU: agentskills -old / floor = %.2fx\n", float64(benchrun.Median(cpu[1]))/float64(benchrun.Median(cpu[len(cpu)-1])))
-	}
-	if old != "" {
-		fmt.Printf("agentskills -old / floor = %.2fx\n", float64(benchrun.Median(times[1]))/float64(floor))
+		fmt.Printf("agentskills -old / floor = %.2fx; CPU %.2fx\n", float64(benchrun.Median(times[1]))/float64(floor),
+			float64(benchrun.Median(cpu[1]))/float64(benchrun.Median(cpu[len(cpu)-1])))
 	}
 	if withNpm {
 		theirs := benchrun.Median(times[len(times)-2])
@@ -109,16 +130,19 @@ func run(n, runs int, scratch string, out *benchrun.Results, npmMax int, ops boo
 	fmt.Printf("agentskills / floor = %.2fx (goal <= 1.2x)\n", float64(ours)/float64(floor))
 	fmt.Printf("agentskills add peak memory (RSS): %.1f MiB at most (goal < 100 MiB at 10,000 skills)\n", float64(slices.Max(rss))/1024)
 	if ops {
-		return timeOps(bin, old, n, runs, scratch, src)
+		return timeOps(bin, before, old, n, runs, scratch, src)
 	}
 	return nil
 }
 
 // timeOps installs the n skills of src with agentskills into a fresh
-// project, then times agentskills list, verify and a sync that has
-// nothing to do, alternating with ls -l of both skill folders and
-// sha256sum of every installed file, and prints their medians.
-func timeOps(bin, old string, n, runs int, scratch, src string) error {
+// project, then times agentskills list, verify, a sync that has nothing
+// to do and a sync --frozen, with before's verify and sync --frozen when
+// before is not "", alternating with ls -l of both skill folders and
+// sha256sum of every installed file, and prints their medians and the
+// ratios of verify and sync --frozen to list; with old, old's list,
+// verify and no-op sync too.
+func timeOps(bin, before, old string, n, runs int, scratch, src string) error {
 	project := filepath.Join(scratch, "project-ops")
 	add := benchrun.Contender{Name: "agentskills add", Args: []string{bin, "add", src, "--agent", "claude-code,codex", "--quiet"}}
 	cacheRoot := filepath.Join(scratch, "cache")
@@ -130,8 +154,14 @@ func timeOps(bin, old string, n, runs int, scratch, src string) error {
 		{Name: "agentskills list", Args: []string{bin, "list"}},
 		{Name: "agentskills verify", Args: []string{bin, "verify"}},
 		{Name: "agentskills sync (no-op)", Args: []string{bin, "sync", "--quiet"}},
+		{Name: "agentskills sync --frozen", Args: []string{bin, "sync", "--frozen", "--quiet"}},
 		{Name: "ls -l of both folders", Args: []string{"sh", "-c", "ls -l .agents/skills .claude/skills >/dev/null"}},
 		{Name: "sha256sum of every file", Args: []string{"sh", "-c", "find .agents/skills -type f -exec sha256sum {} + >/dev/null"}},
+	}
+	if before != "" {
+		contenders = append(contenders,
+			benchrun.Contender{Name: "before: verify", Args: []string{before, "verify"}},
+			benchrun.Contender{Name: "before: sync --frozen", Args: []string{before, "sync", "--frozen", "--quiet"}})
 	}
 	if old != "" {
 		contenders = append(contenders,
@@ -139,26 +169,40 @@ func timeOps(bin, old string, n, runs int, scratch, src string) error {
 			benchrun.Contender{Name: "-old verify", Args: []string{old, "verify"}},
 			benchrun.Contender{Name: "-old sync (no-op)", Args: []string{old, "sync", "--quiet"}})
 	}
-	cpu := make([][]time.Duration, len(contenders))
+	cpu := make([][]time.Duration, len(contenders)) // user and system time
 	times, err := benchrun.Rounds(len(contenders), runs, func(r, i int) (time.Duration, error) {
 		c := contenders[i]
 		cmd := exec.Command(c.Args[0], c.Args[1:]...)
 		d, _, err := benchrun.Time(c.Name, cmd, project, cacheRoot)
-		cpu[i] = append(cpu[i], benchrun.CPU(cmd))
+		if err == nil {
+			cpu[i] = append(cpu[i], cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+		}
 		return d, err
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%d installed skills, %d runs each\n", n, runs)
+	fmt.Printf("%d installed skills, %d runs each; wall time, then CPU time\n", n, runs)
 	benchrun.PrintMedians(26, contenders, times)
-	fmt.Println("CPU time (user and system):")
 	benchrun.PrintMedians(26, contenders, cpu)
+	ratios := func(label string, times [][]time.Duration, verify, frozen int) {
+		list := float64(benchrun.Median(times[0]))
+		fmt.Printf("%s: verify / list = %.2fx, sync --frozen / list = %.2fx\n", label, float64(benchrun.Median(times[verify]))/list, float64(benchrun.Median(times[frozen]))/list)
+	}
+	ratios("wall", times, 1, 3)
+	ratios("CPU", cpu, 1, 3)
+	if before != "" {
+		k := 6 // before's verify and sync --frozen follow the six above
+		ratios("before, wall", times, k, k+1)
+		ratios("before, CPU", cpu, k, k+1)
+	}
+	fmt.Println("(goal: verify and sync --frozen at most 2x list)")
 	return nil
 }
 
-// makeSkills makes n skill folders under src, each holding a SKILL.md.
-func makeSkills(src string, n int) error {
+// makeSkills makes n skill folders under src, each holding a SKILL.md
+// and, when text is above 0, text KiB of instructions in it and a script.
+func makeSkills(src string, n, text int) error {
 	os.RemoveAll(src)
 	for i := range n {
 		name := fmt.Sprintf("skill-%03d", i)
@@ -167,8 +211,20 @@ func makeSkills(src string, n int) error {
 			return err
 		}
 		md := fmt.Sprintf("---\nname: %s\ndescription: benchmark skill %d. Use when measuring installs.\n---\n# %s\n\nStep one, step two.\n", name, i, name)
+		for j := 0; len(md) < text<<10; j++ {
+			md += fmt.Sprintf("%d. Read the project's README and the files under `src/`; run `go test ./...` and fix what fails before you commit.\n", j+1)
+		}
 		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(md), 0o644); err != nil {
 			return err
+		}
+		if text > 0 {
+			script := "#!/bin/sh\nset -eu\n# Fetch the fixtures and check them.\ncurl -fsSL -o fixtures.json https://example.org/fixtures.json\njq '.items | length' fixtures.json\n"
+			if err := os.MkdirAll(filepath.Join(dir, "scripts"), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(dir, "scripts", "check.sh"), []byte(script), 0o755); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -27,23 +27,26 @@
 // tool has none), so each install is cold. The contenders take turns going
 // first; it prints the medians and the ratios.
 //
-//	go -C bench run ./repocmp [-skills 500] [-runs 5] [-csv FILE] [-npm-up-to N]
+//	go -C bench run ./repocmp [-skills 500] [-runs 5] [-csv FILE] [-npm-up-to N] [-old BIN]
 //
 // -skills takes a comma-separated list too, and -csv writes every
 // round's time per contender and size, for bench/plot. -npm-up-to N
 // leaves the npm tool out at sizes above N skills (it takes minutes at
-// 5,000).
-//
-// -old BIN adds another agentskills binary (a build from before a
-// change), over git and as a folder, for before and after side by side.
+// 5,000). -old BIN compares a change side by side: BIN, another build of
+// agentskills (one made before the change), installs the same
+// repository too, over git and from a tar.gz of its checkout, as does
+// this checkout's build from that archive; the program then prints each
+// agentskills contender's CPU time (user and system, its children
+// included) and peak memory as well, as medians.
 //
 // -repo DIR installs from a repository of one's own instead, such as a
 // clone of a published one at a pinned commit on its branch main (with
 // uploadpack.allowFilter set), every skill each tool finds there, with
-// -add-args passed to agentskills add (such as --lenient); -skills is then
-// ignored, and the floor, which knows only skills/, is left out. Every
-// run prints the CPU time (user and system, of each tool and the
-// programs it ran, such as git) beside the wall time.
+// -add-args passed to every agentskills add (such as --lenient); -skills
+// is then ignored, the floor, which knows only skills/, is left out, and
+// nothing is written to -csv. Every run prints the CPU time (user and
+// system, of each tool and the programs it ran, such as git) beside the
+// wall time, and the ratios to the npm tool's.
 //
 // It builds agentskills from this checkout and runs the npm tool
 // $AGENTADAPTOR_PEERS holds, else installs version 1.4.9 into its scratch
@@ -65,17 +68,18 @@ import (
 
 func main() {
 	npmUpTo := flag.Int("npm-up-to", 0, "run the npm skills tool only at sizes of at most this many skills (default 0: at every size)")
+	old := flag.String("old", "", "also run this other build of agentskills, over git and from a tar.gz, and this one from the tar.gz (default none)")
 	repo := flag.String("repo", "", "a git repository to install from, on its branch main, instead of a generated one (default: none)")
-	addArgs := flag.String("add-args", "", "more arguments for agentskills add, separated by spaces (default: none)")
-	old := flag.String("old", "", "another agentskills binary to compare, such as a build from before a change (default: none)")
+	addArgs := flag.String("add-args", "", "more arguments for every agentskills add, separated by spaces (default: none)")
 	benchrun.Main("repocmp", "skills in the repository", 500, 5, func(n, runs int, scratch string, out *benchrun.Results) error {
-		return run(n, runs, scratch, out, *npmUpTo <= 0 || n <= *npmUpTo, *repo, strings.Fields(*addArgs), *old)
+		return run(n, runs, scratch, out, *npmUpTo <= 0 || n <= *npmUpTo, *old, *repo, strings.Fields(*addArgs))
 	})
 }
 
 // run compares the contenders at n skills, the npm tool among them when
-// withNPM is set; with repo, from that repository, whatever n says.
-func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool, repo string, addArgs []string, old string) error {
+// withNPM is set, and the build old of agentskills when it is not ""; with
+// repo, from that repository, whatever n says.
+func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool, old, repo string, addArgs []string) error {
 	npmTool, bin, err := benchrun.Tools(scratch)
 	if err != nil {
 		return err
@@ -92,19 +96,18 @@ func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool, repo 
 			return err
 		}
 	}
-	add := func(src string) []string {
+	add := func(bin, src string) []string {
 		return append([]string{bin, "add", src, "--agent", "claude-code,codex", "--quiet"}, addArgs...)
 	}
-	oldAdd := func(src string) []string {
-		return append([]string{old, "add", src, "--agent", "claude-code,codex", "--quiet"}, addArgs...)
-	}
 	ours := []benchrun.Contender{
-		{Name: "agentskills add git+file://", Args: add("git+file://" + repo + "#ref=main")},
+		{Name: "agentskills add git+file://", Args: add(bin, "git+file://"+repo+"#ref=main")},
 		{Name: "floor: git clone + cp -r + ln -rs", Args: []string{"sh", "-c", floorScript, "floor", "file://" + repo}},
-		{Name: "agentskills add FOLDER", Args: add(repo)},
+		{Name: "agentskills add FOLDER", Args: add(bin, repo)},
 	}
+	floor, folder := 1, 2
 	if given {
 		ours = slices.Delete(ours, 1, 2)
+		floor, folder = -1, 1
 	}
 	npm := []benchrun.Contender{
 		{Name: "npm skills add file://", Args: npmTool.Args("add", "file://"+repo, "--skill", "*", "-a", "claude-code", "-a", "codex", "-y")},
@@ -115,10 +118,17 @@ func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool, repo 
 		contenders = append(contenders, npm...)
 	}
 	if old != "" {
+		archive := filepath.Join(scratch, "repo.tar.gz")
+		if out, err := exec.Command("tar", "-C", filepath.Dir(repo), "--exclude=.git", "-czf", archive, filepath.Base(repo)).CombinedOutput(); err != nil {
+			return fmt.Errorf("tar: %v: %s", err, out)
+		}
 		contenders = append(contenders,
-			benchrun.Contender{Name: "-old add git+file://", Args: oldAdd("git+file://" + repo + "#ref=main")},
-			benchrun.Contender{Name: "-old add FOLDER", Args: oldAdd(repo)})
+			benchrun.Contender{Name: "old agentskills add git+file://", Args: add(old, "git+file://"+repo+"#ref=main")},
+			benchrun.Contender{Name: "agentskills add ARCHIVE", Args: add(bin, archive)},
+			benchrun.Contender{Name: "old agentskills add ARCHIVE", Args: add(old, archive)})
 	}
+	usage := make([][]usage, len(contenders))
+	installed := make([]int, len(contenders))
 	if given {
 		fmt.Printf("the git repository %s into claude-code and codex, fresh project and cache each time, %d runs each\n", repo, runs)
 	} else {
@@ -130,12 +140,10 @@ func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool, repo 
 	for _, c := range contenders {
 		fmt.Printf("  %s: %s\n", c.Name, strings.Join(c.Args, " "))
 	}
-	cpu := make([][]time.Duration, len(contenders))
-	installed := make([]int, len(contenders))
 	times, err := benchrun.Rounds(len(contenders), runs, func(r, i int) (time.Duration, error) {
-		d, c, got, err := install(contenders[i], filepath.Join(scratch, fmt.Sprintf("project-%d-%d", i, r)), n)
-		cpu[i] = append(cpu[i], c)
-		installed[i] = got
+		d, u, err := install(contenders[i], filepath.Join(scratch, fmt.Sprintf("project-%d-%d", i, r)), n)
+		usage[i] = append(usage[i], u)
+		installed[i] = u.skills
 		return d, err
 	})
 	if err != nil {
@@ -146,27 +154,64 @@ func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool, repo 
 			return err
 		}
 	}
-	fmt.Println("wall time:")
 	benchrun.PrintMedians(34, contenders, times)
+	cpus := make([][]time.Duration, len(contenders))
+	for i, us := range usage {
+		for _, u := range us {
+			cpus[i] = append(cpus[i], u.cpu)
+		}
+	}
 	fmt.Println("CPU time (user and system, with the programs each ran):")
-	benchrun.PrintMedians(34, contenders, cpu)
+	benchrun.PrintMedians(34, contenders, cpus)
 	if given {
 		for i, c := range contenders {
 			fmt.Printf("  %s installed %d skills\n", c.Name, installed[i])
 		}
 	}
-	ratio := func(t [][]time.Duration, a, b int) float64 {
-		return float64(benchrun.Median(t[a])) / float64(benchrun.Median(t[b]))
+	ratio := func(a, b int) float64 {
+		return float64(benchrun.Median(times[a])) / float64(benchrun.Median(times[b]))
 	}
-	if !given {
-		fmt.Printf("agentskills / floor, git over file:// = %.2fx (goal <= 1.3x)\n", ratio(times, 0, 1))
+	cpuRatio := func(a, b int) float64 {
+		return float64(benchrun.Median(cpus[a])) / float64(benchrun.Median(cpus[b]))
+	}
+	if floor >= 0 {
+		fmt.Printf("agentskills / floor, git over file:// = %.2fx (goal <= 1.3x)\n", ratio(0, floor))
 	}
 	if withNPM {
-		git, folder := len(ours), len(ours)+1
-		fmt.Printf("agentskills / npm skills, git over file:// = %.2fx, CPU %.2fx\n", ratio(times, 0, git), ratio(cpu, 0, git))
-		fmt.Printf("agentskills / npm skills, folder = %.2fx, CPU %.2fx\n", ratio(times, len(ours)-1, folder), ratio(cpu, len(ours)-1, folder))
+		git, npmFolder := len(ours), len(ours)+1
+		fmt.Printf("agentskills / npm skills, git over file:// = %.2fx, CPU %.2fx\n", ratio(0, git), cpuRatio(0, git))
+		fmt.Printf("agentskills / npm skills, folder = %.2fx, CPU %.2fx\n", ratio(folder, npmFolder), cpuRatio(folder, npmFolder))
+	}
+	if old != "" {
+		o := len(contenders) - 3 // the old build's git, this build's archive, the old build's archive
+		fmt.Printf("%-34s %10s %10s %10s\n", "agentskills contender", "wall", "CPU", "peak RSS")
+		for _, i := range []int{0, o, o + 1, o + 2, folder} {
+			cpu, rss := usageMedians(usage[i])
+			fmt.Printf("%-34s %10s %10s %7.1f MiB\n", contenders[i].Name, benchrun.Median(times[i]).Round(time.Millisecond), cpu.Round(time.Millisecond), float64(rss)/1024)
+		}
+		fmt.Printf("this build / the old one, git: wall %.2fx, CPU %.2fx; archive: wall %.2fx, CPU %.2fx\n",
+			ratio(0, o), cpuRatio(0, o), ratio(o+1, o+2), cpuRatio(o+1, o+2))
 	}
 	return nil
+}
+
+// usage is what one run of a contender cost besides its wall time: its
+// CPU time (user and system, with its children's) and its peak resident
+// size in KiB.
+type usage struct {
+	cpu    time.Duration
+	rss    int64
+	skills int // how many it installed
+}
+
+// usageMedians returns the median CPU time and peak resident size of us.
+func usageMedians(us []usage) (time.Duration, int64) {
+	cpus := make([]time.Duration, len(us))
+	rss := make([]time.Duration, len(us))
+	for i, u := range us {
+		cpus[i], rss[i] = u.cpu, time.Duration(u.rss)
+	}
+	return benchrun.Median(cpus), int64(benchrun.Median(rss))
 }
 
 // floorScript is the floor over git: a shallow clone of the ref that
@@ -181,24 +226,26 @@ const floorScript = `git clone -q --depth 1 --filter=blob:none --branch main --e
 // install runs one contender in a fresh project folder, with a fresh HOME
 // and skill cache, checks that it installed the n skills for claude-code
 // and in .agents/skills (with n 0, as many in each, and some), and
-// returns how long it took, its CPU time and how many it installed.
-func install(c benchrun.Contender, project string, n int) (time.Duration, time.Duration, int, error) {
+// returns how long it took and what it cost.
+func install(c benchrun.Contender, project string, n int) (time.Duration, usage, error) {
 	os.RemoveAll(project)
 	if err := os.MkdirAll(filepath.Join(project, "home"), 0o755); err != nil {
-		return 0, 0, 0, err
+		return 0, usage{}, err
 	}
 	cmd := exec.Command(c.Args[0], c.Args[1:]...)
 	elapsed, out, err := benchrun.Time(c.Name, cmd, project, filepath.Join(project, "cache"), "GIT_CONFIG_GLOBAL=/dev/null")
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, usage{}, err
 	}
+	u := usage{cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), rss: benchrun.PeakRSS(cmd)}
 	links, _ := os.ReadDir(filepath.Join(project, ".claude", "skills"))
 	copies, _ := os.ReadDir(filepath.Join(project, ".agents", "skills"))
+	u.skills = len(links)
 	if n > 0 && (len(links) != n || len(copies) != n) || n == 0 && (len(links) != len(copies) || len(links) == 0) {
-		return 0, 0, 0, fmt.Errorf("%s installed %d skills for claude-code and %d in .agents/skills, want %d: %s", c.Name, len(links), len(copies), n, out)
+		return 0, usage{}, fmt.Errorf("%s installed %d skills for claude-code and %d in .agents/skills, want %d: %s", c.Name, len(links), len(copies), n, out)
 	}
 	os.RemoveAll(project)
-	return elapsed, benchrun.CPU(cmd), len(links), nil
+	return elapsed, u, nil
 }
 
 // makeRepo makes a git repository at dir, on branch main, holding n

@@ -18,6 +18,11 @@
 //  5. Names are opened through an [os.Root] ([WriteIn]), or through a
 //     root opened on the file's folder ([Write]), so a link in place of
 //     the temporary file is never followed.
+//  6. [WriteUnflushed] is [Write] without rule 1's flushes, for a file
+//     whose loss costs only work done again: a cache entry that its
+//     reader checks whole (a JSON document that names its own key), so
+//     that after a crash it is the old file, the new one, or one the
+//     reader does not use. Rules 2 to 5 hold for it.
 //
 // # Platforms
 //
@@ -54,7 +59,22 @@ func Write(name string, data []byte, perm fs.FileMode) error {
 		return fmt.Errorf("replace %s: %w", name, err)
 	}
 	defer root.Close()
-	if err := write(root, filepath.Base(name), data, perm); err != nil {
+	if err := write(root, filepath.Base(name), data, perm, true); err != nil {
+		return fmt.Errorf("replace %s: %w", name, err)
+	}
+	return nil
+}
+
+// WriteUnflushed replaces the file name with data, atomically, with the
+// permission bits perm, as [Write] does but without flushing the file or
+// its folder (rule 6). The folder that holds name must exist.
+func WriteUnflushed(name string, data []byte, perm fs.FileMode) error {
+	root, err := os.OpenRoot(filepath.Dir(name))
+	if err != nil {
+		return fmt.Errorf("replace %s: %w", name, err)
+	}
+	defer root.Close()
+	if err := write(root, filepath.Base(name), data, perm, false); err != nil {
 		return fmt.Errorf("replace %s: %w", name, err)
 	}
 	return nil
@@ -64,13 +84,13 @@ func Write(name string, data []byte, perm fs.FileMode) error {
 // durably, with the permission bits perm (see the package doc). name is
 // slash-separated and relative to root; its folder must exist.
 func WriteIn(root *os.Root, name string, data []byte, perm fs.FileMode) error {
-	if err := write(root, name, data, perm); err != nil {
+	if err := write(root, name, data, perm, true); err != nil {
 		return fmt.Errorf("replace %s: %w", filepath.Join(root.Name(), filepath.FromSlash(name)), err)
 	}
 	return nil
 }
 
-func write(root *os.Root, name string, data []byte, perm fs.FileMode) error {
+func write(root *os.Root, name string, data []byte, perm fs.FileMode, flush bool) error {
 	dir, base := path.Split(name)
 	if !strings.HasPrefix(base, ".") {
 		base = "." + base
@@ -84,7 +104,7 @@ func write(root *os.Root, name string, data []byte, perm fs.FileMode) error {
 	if err == nil {
 		err = f.Chmod(perm) // exactly perm, whatever the umask (rule 2)
 	}
-	if err == nil {
+	if err == nil && flush {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -96,6 +116,9 @@ func write(root *os.Root, name string, data []byte, perm fs.FileMode) error {
 	if err != nil {
 		root.Remove(tmp)
 		return err
+	}
+	if !flush {
+		return nil
 	}
 	return syncDir(root, path.Clean(dir))
 }

@@ -27,8 +27,9 @@ func names(t *testing.T, dir string) []string {
 	return out
 }
 
-// TestWrite covers rules 1 and 2: the file holds the new bytes, with the
-// permission asked for whatever the umask, and no temporary file is left.
+// TestWrite covers rules 1, 2 and 6: the file holds the new bytes, with
+// the permission asked for whatever the umask, and no temporary file is
+// left, flushed or not.
 func TestWrite(t *testing.T) {
 	strictUmask(t)
 	tests := []struct {
@@ -45,7 +46,7 @@ func TestWrite(t *testing.T) {
 		{name: "in a folder", data: "memo\n", perm: 0o600, under: "memo"},
 	}
 	for _, tt := range tests {
-		for _, via := range []string{"Write", "WriteIn"} {
+		for _, via := range []string{"Write", "WriteIn", "WriteUnflushed"} {
 			t.Run(tt.name+"/"+via, func(t *testing.T) {
 				root := t.TempDir()
 				dir := filepath.Join(root, tt.under)
@@ -59,9 +60,12 @@ func TestWrite(t *testing.T) {
 					}
 				}
 				var err error
-				if via == "Write" {
+				switch via {
+				case "Write":
 					err = atomicfile.Write(file, []byte(tt.data), tt.perm)
-				} else {
+				case "WriteUnflushed":
+					err = atomicfile.WriteUnflushed(file, []byte(tt.data), tt.perm)
+				default:
 					r, rerr := os.OpenRoot(root)
 					if rerr != nil {
 						t.Fatal(rerr)

@@ -208,7 +208,7 @@ func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os
 	}
 	src, stop := tarStream(ctx, r, size, gz, opts.MaxTotalSize)
 	defer stop()
-	w := newWriter(dst, opts.MaxTotalSize, opts.Writable)
+	w := newWriter(dst, opts)
 	defer w.close()
 	out := newFileWriter(ctx, 0)
 	p := newPlan(opts)
@@ -364,7 +364,7 @@ func planTarHeader(p *plan, h *tar.Header, raw *[512]byte) error {
 // file is refused it removes what it created.
 func writeTar(ctx context.Context, src io.Reader, p *plan, dst *os.Root, opts Options) ([]File, error) {
 	tr := tar.NewReader(&counter{ctx: ctx, r: src, limit: opts.MaxTotalSize})
-	w := newWriter(dst, opts.MaxTotalSize, opts.Writable)
+	w := newWriter(dst, opts)
 	defer w.close()
 	out := newFileWriter(ctx, len(p.entries))
 	for i := 0; ; {
@@ -555,7 +555,7 @@ func zipKind(f *zip.File) (k kind, target string, err error) {
 // links' copies; on a refused entry (a size or checksum that does not
 // match) it removes what it created.
 func writeZip(ctx context.Context, files []*zip.File, p *plan, dst *os.Root, opts Options) ([]File, error) {
-	w := newWriter(dst, opts.MaxTotalSize, opts.Writable)
+	w := newWriter(dst, opts)
 	defer w.close()
 	out := newFileWriter(ctx, len(files))
 	for i, f := range files {
@@ -593,7 +593,7 @@ func writeZipEntry(ctx context.Context, w *writer, f *zip.File, e entry, limit i
 	}
 	defer rc.Close()
 	cr := &crcReader{r: rc}
-	file, err := w.write(ctx, e.rel, e.exec, cr, limit, nil)
+	file, err := w.write(ctx, e.rel, e.exec, cr, limit, int64(f.UncompressedSize64), nil)
 	if err != nil {
 		return file, err
 	}

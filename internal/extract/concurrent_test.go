@@ -188,7 +188,7 @@ func TestKnownContentChecked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := newWriter(nil, 1<<20, false)
+	w := newWriter(nil, Options{MaxTotalSize: 1 << 20})
 	if f, err := w.writeAll("a", false, []byte("first"), k); err != nil || f.Sum != sha256.Sum256([]byte("first")) {
 		t.Fatalf("writeAll of the known bytes: %v, %x", err, f.Sum)
 	}
@@ -196,7 +196,7 @@ func TestKnownContentChecked(t *testing.T) {
 		if _, err := w.writeAll("a", false, []byte(data), k); !errors.Is(err, ErrFormat) {
 			t.Errorf("writeAll of %q: err = %v, want ErrFormat", data, err)
 		}
-		if _, err := w.write(t.Context(), "a", false, strings.NewReader(data), 1<<20, k); !errors.Is(err, ErrFormat) {
+		if _, err := w.write(t.Context(), "a", false, strings.NewReader(data), 1<<20, -1, k); !errors.Is(err, ErrFormat) {
 			t.Errorf("write of %q: err = %v, want ErrFormat", data, err)
 		}
 	}

@@ -128,7 +128,7 @@ func planFSEntry(fsys fs.FS, p *plan, walked map[string]fs.FileInfo, name, rel s
 // writeFS copies the regular files of the plan, one after the other, then
 // the links' copies.
 func writeFS(ctx context.Context, fsys fs.FS, root string, p *plan, walked map[string]fs.FileInfo, dst *os.Root, opts Options) ([]File, error) {
-	w := newWriter(dst, opts.MaxTotalSize, opts.Writable)
+	w := newWriter(dst, opts)
 	defer w.close()
 	files := make([]File, 0, len(p.entries))
 	for _, e := range p.entries {
@@ -160,7 +160,7 @@ func copyFSFile(ctx context.Context, w *writer, fsys fs.FS, name string, e entry
 	if !info.Mode().IsRegular() || !sameFile(walked, info) {
 		return File{}, unsafeEntry(e.rel, "changed into something other than the regular file first seen while it was read")
 	}
-	return w.write(ctx, e.rel, e.exec, f, limit, nil)
+	return w.write(ctx, e.rel, e.exec, f, limit, -1, nil)
 }
 
 // sameFile reports whether two descriptions name the same file. Only

@@ -3,6 +3,7 @@ package extract
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"strings"
@@ -81,6 +82,18 @@ type Options struct {
 	// refuses, which is then left out instead of failing the archive
 	// (rule 15). Default nil: such a link fails the archive.
 	DropLink func(DroppedLink)
+	// Content, when not nil, is shown the bytes of every file as they are
+	// written, so that a caller can read them (audit them) without
+	// reading the written tree again: for each file it is called, from
+	// several goroutines at once, with the file's path (as in [File]),
+	// whether it is executable, and its size when known (-1 when not);
+	// the writer it returns (nil: none) is given the file's bytes in
+	// order as they are written, and closed once the file is written
+	// whole. A link's copy is a file too (with no root, links are not
+	// copied, and not shown). The writer of a file whose writing failed
+	// is not closed, and an error of a writer fails the extraction.
+	// Default nil.
+	Content func(rel string, exec bool, size int64) io.WriteCloser
 }
 
 // LinkProblem says why rule 8 refuses a link.

@@ -41,15 +41,25 @@ type writer struct {
 	open     int
 	total    atomic.Int64 // bytes written so far
 	maxTotal int64
-	writable bool // files 0644/0755 instead of 0444/0555
+	writable bool                                     // files 0644/0755 instead of 0444/0555
+	content  func(string, bool, int64) io.WriteCloser // Options.Content
 }
 
 // maxOpenDirs is how many folders a writer keeps open, so that creating a
 // file in one costs one system call instead of one per path element.
 const maxOpenDirs = 64
 
-func newWriter(root *os.Root, maxTotal int64, writable bool) *writer {
-	return &writer{root: root, dirs: make(map[string]*os.Root), maxTotal: maxTotal, writable: writable}
+func newWriter(root *os.Root, opts Options) *writer {
+	return &writer{root: root, dirs: make(map[string]*os.Root), maxTotal: opts.MaxTotalSize, writable: opts.Writable, content: opts.Content}
+}
+
+// shown returns the writer that Options.Content shows the file rel's
+// bytes to, or nil.
+func (w *writer) shown(rel string, exec bool, size int64) io.WriteCloser {
+	if w.content == nil {
+		return nil
+	}
+	return w.content(rel, exec, size)
 }
 
 // close releases the folders the writer holds open.
@@ -241,9 +251,10 @@ func (k *known) check(rel string, size int64, crc uint32) error {
 
 // write copies at most limit bytes of r into a new file (when w has a root)
 // and returns the file's description. Reading more than limit bytes is an
-// error: declared sizes are never trusted. With k, the content must be
-// the one k describes, and is not hashed again.
-func (w *writer) write(ctx context.Context, rel string, exec bool, r io.Reader, limit int64, k *known) (File, error) {
+// error: declared sizes are never trusted (size, the declared one or -1,
+// only tells Options.Content). With k, the content must be the one k
+// describes, and is not hashed again.
+func (w *writer) write(ctx context.Context, rel string, exec bool, r io.Reader, limit, size int64, k *known) (File, error) {
 	f := File{Path: rel, Exec: exec}
 	var out *os.File
 	if w.root != nil {
@@ -253,6 +264,7 @@ func (w *writer) write(ctx context.Context, rel string, exec bool, r io.Reader, 
 		}
 		defer out.Close()
 	}
+	shown := w.shown(rel, exec, size)
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
 	buf := *bp
@@ -284,6 +296,11 @@ func (w *writer) write(ctx context.Context, rel string, exec bool, r io.Reader, 
 					return f, err
 				}
 			}
+			if shown != nil {
+				if _, err := shown.Write(buf[:n]); err != nil {
+					return f, err
+				}
+			}
 		}
 		if rerr == io.EOF {
 			break
@@ -301,7 +318,12 @@ func (w *writer) write(ctx context.Context, rel string, exec bool, r io.Reader, 
 		f.Sum = k.sum
 	}
 	if out != nil {
-		return f, out.Close()
+		if err := out.Close(); err != nil {
+			return f, err
+		}
+	}
+	if shown != nil {
+		return f, shown.Close()
 	}
 	return f, nil
 }
@@ -322,18 +344,26 @@ func (w *writer) writeAll(rel string, exec bool, data []byte, k *known) (File, e
 	if err := w.count(len(data)); err != nil {
 		return f, err
 	}
-	if w.root == nil {
-		return f, nil
+	if w.root != nil {
+		out, err := w.create(rel, exec)
+		if err != nil {
+			return f, err
+		}
+		_, err = out.Write(data)
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return f, err
+		}
 	}
-	out, err := w.create(rel, exec)
-	if err != nil {
-		return f, err
+	if shown := w.shown(rel, exec, int64(len(data))); shown != nil {
+		if _, err := shown.Write(data); err != nil {
+			return f, err
+		}
+		return f, shown.Close()
 	}
-	_, err = out.Write(data)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	return f, err
+	return f, nil
 }
 
 // fileWriter writes files from concurrent jobs and collects their
@@ -388,7 +418,7 @@ func (fw *fileWriter) writeFrom(w *writer, i int, e entry, r io.Reader, size, li
 		return fw.wait(err)
 	}
 	if size < 0 || size >= bufSize {
-		f, err := w.write(fw.ctx, rel, exec, r, limit, e.known)
+		f, err := w.write(fw.ctx, rel, exec, r, limit, size, e.known)
 		if err != nil {
 			return fw.wait(err)
 		}
@@ -505,7 +535,7 @@ func (w *writer) copyFile(ctx context.Context, rel string, src File, limit int64
 		return File{}, err
 	}
 	defer in.Close()
-	f, err := w.write(ctx, rel, src.Exec, in, limit, nil)
+	f, err := w.write(ctx, rel, src.Exec, in, limit, src.Size, nil)
 	if err != nil {
 		return f, fmt.Errorf("copy %q for link %q: %w", src.Path, rel, err)
 	}

@@ -160,19 +160,35 @@ func CopyFS(ctx context.Context, c *skill.Cache, fsys fs.FS, dst string) (digest
 // name package skill's options (the caller says what to do). On failure
 // dst may hold part of the tree: the caller removes it.
 func ExtractRepository(ctx context.Context, c *skill.Cache, r io.ReaderAt, size int64, dst string) ([]DroppedLink, error) {
+	_, dropped, err := ExtractRepositoryShown(ctx, c, r, size, dst, nil)
+	return dropped, err
+}
+
+// ExtractRepositoryShown is [ExtractRepository] that shows content the
+// bytes of every file as it is written (the extractor's
+// Options.Content: content, when not nil, is called from several
+// goroutines at once with each file's path, executable bit and size
+// when known, else -1, and the writer it returns gets the bytes and is
+// closed once the file is written), so that the caller audits them
+// without reading dst again; it returns the files written too, as
+// [CheckFS] describes files.
+func ExtractRepositoryShown(ctx context.Context, c *skill.Cache, r io.ReaderAt, size int64, dst string, content func(rel string, exec bool, size int64) io.WriteCloser) ([]File, []DroppedLink, error) {
 	if c.Root() == "" {
-		return nil, errZeroCache
+		return nil, nil, errZeroCache
 	}
 	root, err := os.OpenRoot(dst)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer root.Close()
 	var dropped []DroppedLink
-	if _, err := extractAll(ctx, c, r, size, root, func(d DroppedLink) { dropped = append(dropped, d) }); err != nil {
-		return nil, err
+	opts := options(c)
+	opts.Content = content
+	files, err := extractAll(ctx, opts, c, r, size, root, func(d DroppedLink) { dropped = append(dropped, d) })
+	if err != nil {
+		return nil, nil, err
 	}
-	return dropped, nil
+	return files, dropped, nil
 }
 
 // ArchiveSkills lists the skills in the archive file at archivePath: the
@@ -196,7 +212,7 @@ func ArchiveSkills(ctx context.Context, c *skill.Cache, archivePath string, dept
 	if err != nil {
 		return nil, err
 	}
-	files, err := extractAll(ctx, c, f, info.Size(), nil, nil)
+	files, err := extractAll(ctx, options(c), c, f, info.Size(), nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -219,14 +235,13 @@ func ArchiveSkills(ctx context.Context, c *skill.Cache, archivePath string, dept
 }
 
 // extractAll checks the whole archive r, of size bytes, under c's rules
-// and limits, whether or not a SKILL.md is at its root, and writes it to
-// dst unless dst is nil; drop, when not nil, is extract's
-// Options.DropLink.
-func extractAll(ctx context.Context, c *skill.Cache, r io.ReaderAt, size int64, dst *os.Root, drop func(DroppedLink)) ([]File, error) {
+// and limits (opts, options(c) and what the caller adds), whether or not
+// a SKILL.md is at its root, and writes it to dst unless dst is nil;
+// drop, when not nil, is extract's Options.DropLink.
+func extractAll(ctx context.Context, opts extract.Options, c *skill.Cache, r io.ReaderAt, size int64, dst *os.Root, drop func(DroppedLink)) ([]File, error) {
 	if max := c.Limits().MaxArchiveSize; size > max {
 		return nil, extract.NewLimitError(extract.LimitArchiveSize, max, "archive is larger than %d bytes", max)
 	}
-	opts := options(c)
 	opts.AnyTree = true
 	opts.DropLink = drop
 	return extract.Archive(ctx, r, size, dst, opts)

@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 
@@ -336,6 +337,39 @@ func TestExtractRepository(t *testing.T) {
 		t.Errorf("RemoveAll of what ExtractRepository wrote = %v", err)
 	}
 
+	// ExtractRepositoryShown shows each file written, with its bytes,
+	// and returns the files as CheckFS describes them.
+	dst = t.TempDir()
+	var mu sync.Mutex
+	shown := map[string]*bytes.Buffer{}
+	written, _, err := skillcache.ExtractRepositoryShown(t.Context(), c, bytes.NewReader(data), int64(len(data)), dst, func(rel string, exec bool, size int64) io.WriteCloser {
+		mu.Lock()
+		defer mu.Unlock()
+		shown[rel] = new(bytes.Buffer)
+		return nopCloser{shown[rel]}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range written {
+		if b := shown[f.Path]; b == nil || sha256.Sum256(b.Bytes()) != f.Sum {
+			t.Errorf("ExtractRepositoryShown wrote %s, and did not show its bytes", f.Path)
+		}
+	}
+	root, _ := os.OpenRoot(filepath.Join(dst, "b"))
+	defer root.Close()
+	checked, err := skillcache.CheckFS(t.Context(), c, root.FS())
+	var inB []skillcache.File
+	for _, f := range written {
+		if rel, ok := strings.CutPrefix(f.Path, "b/"); ok {
+			f.Path = rel
+			inB = append(inB, f)
+		}
+	}
+	if err != nil || skillcache.FilesDigest("b", checked) != skillcache.FilesDigest("b", inB) || len(shown) != 3 {
+		t.Errorf("ExtractRepositoryShown: files %v (shown %d), CheckFS of b: %v, %v; want the same digest of b, 3 shown", written, len(shown), checked, err)
+	}
+
 	links := tarBytes(t, false,
 		entry{name: "a/SKILL.md", body: md},
 		entry{name: "b/SKILL.md", body: md},
@@ -466,3 +500,7 @@ func TestNewLimitError(t *testing.T) {
 		t.Errorf("Materialize over MaxFileSize = %v, want a *LimitError of MaxFileSize = 3", err)
 	}
 }
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

@@ -1,22 +1,42 @@
 package prefilter
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // automaton is an Aho-Corasick automaton over a set of byte strings,
 // compiled to a full transition table over classes of bytes, that
 // matches ASCII letters without regard to case: one step a byte, and
 // every occurrence of every string reported, overlapping ones too.
 //
-// A state is the offset of its row in next, so that a step is one load
-// and one addition, and the states where a string ends are numbered
-// last, so that a scan tells them by one comparison (state >= firstOut).
+// The table is small, so that the rows a text visits stay in the
+// processor's caches: a state is a 16-bit number, its row is 1<<shift
+// entries (the classes, rounded up to a power of two, so that a step is
+// a shift, an or and one load), and the states where a string ends are
+// numbered last, so that a scan tells them by one comparison (state >=
+// firstOut).
 type automaton struct {
 	class    [256]uint8 // a byte's class; class 0 is every byte in no string
 	classes  int        // how many classes
-	next     []uint32   // next[state+class]: a state is the offset of its row
-	firstOut uint32     // the first state where a string ends
-	out      [][]int32  // by (state-firstOut)/classes: the strings that end there, its own and its suffixes'
+	shift    uint       // a row of next is 1<<shift entries
+	next     []uint16   // next[state<<shift|class]: the state after a byte of the class
+	firstOut uint16     // the first state where a string ends
+	out      [][]int32  // by state-firstOut: the strings that end there, its own and its suffixes'
 	lens     []int      // each string's length
+}
+
+// step returns the state after state reads b.
+func (a *automaton) step(state uint32, b byte) uint32 {
+	return uint32(a.next[state<<a.shift|uint32(a.class[b])])
+}
+
+// ends returns the strings that end at state.
+func (a *automaton) ends(state uint32) []int32 {
+	if state < uint32(a.firstOut) {
+		return nil
+	}
+	return a.out[state-uint32(a.firstOut)]
 }
 
 // lowerASCII folds an ASCII upper-case letter to lower case.
@@ -25,6 +45,24 @@ func lowerASCII(b byte) byte {
 		return b + 'a' - 'A'
 	}
 	return b
+}
+
+// trieSize returns how many nodes the trie of strs has: the root and
+// one for each distinct prefix, which strs sorted tell as the part of
+// each string not shared with the one before it.
+func trieSize(strs []string) int {
+	sorted := slices.Clone(strs)
+	slices.Sort(sorted)
+	n, prev := 1, ""
+	for _, s := range sorted {
+		common := 0
+		for common < min(len(s), len(prev)) && s[common] == prev[common] {
+			common++
+		}
+		n += len(s) - common
+		prev = s
+	}
+	return n
 }
 
 // newAutomaton builds the automaton of strs (which it reads as lower
@@ -43,45 +81,49 @@ func newAutomaton(strs []string) (*automaton, error) {
 	for b := 'A'; b <= 'Z'; b++ {
 		a.class[b] = a.class[b+'a'-'A']
 	}
-	// The trie.
-	type node struct {
-		child map[uint8]int32
-		out   []int32
+	// The trie: child[node*classes+c] is node's child by class c, or 0
+	// (the root is no node's child).
+	child := make([]int32, 0, trieSize(strs)*a.classes)
+	var out [][]int32 // by node
+	newNode := func() int32 {
+		child = append(child, make([]int32, a.classes)...)
+		out = append(out, nil)
+		return int32(len(out) - 1)
 	}
-	nodes := []node{{child: map[uint8]int32{}}}
+	newNode()
 	for id, s := range strs {
 		at := int32(0)
 		for i := 0; i < len(s); i++ {
-			c := a.class[s[i]]
-			n, ok := nodes[at].child[c]
-			if !ok {
-				n = int32(len(nodes))
-				nodes = append(nodes, node{child: map[uint8]int32{}})
-				nodes[at].child[c] = n
+			c := int(a.class[s[i]])
+			n := child[int(at)*a.classes+c]
+			if n == 0 {
+				n = newNode()
+				child[int(at)*a.classes+c] = n
 			}
 			at = n
 		}
-		nodes[at].out = append(nodes[at].out, int32(id))
+		out[at] = append(out[at], int32(id))
 		a.lens = append(a.lens, len(s))
 	}
+	nodes := len(out)
 	// Failure links, breadth first, and each state's strings.
-	fail := make([]int32, len(nodes))
+	fail := make([]int32, nodes)
 	order := []int32{0}
 	for q := 0; q < len(order); q++ {
 		at := order[q]
 		if at != 0 {
-			nodes[at].out = append(nodes[at].out, nodes[fail[at]].out...)
+			out[at] = append(out[at], out[fail[at]]...)
 		}
 		for c := range a.classes {
-			child, ok := nodes[at].child[uint8(c)]
-			if !ok {
+			ch := child[int(at)*a.classes+c]
+			if ch == 0 {
 				continue
 			}
 			if at != 0 {
 				f := fail[at]
 				for {
-					if n, ok := nodes[f].child[uint8(c)]; ok {
-						fail[child] = n
+					if n := child[int(f)*a.classes+c]; n != 0 {
+						fail[ch] = n
 						break
 					}
 					if f == 0 {
@@ -90,40 +132,43 @@ func newAutomaton(strs []string) (*automaton, error) {
 					f = fail[f]
 				}
 			}
-			order = append(order, child)
+			order = append(order, ch)
 		}
 	}
-	if len(nodes)*a.classes > 1<<32-1 {
-		return nil, fmt.Errorf("%d states of %d classes, more than an automaton holds", len(nodes), a.classes)
+	if nodes > 1<<16 {
+		return nil, fmt.Errorf("%d states, more than an automaton holds (%d)", nodes, 1<<16)
+	}
+	for 1<<a.shift < a.classes {
+		a.shift++
 	}
 	// Number the states, those where a string ends last.
-	num := make([]uint32, len(nodes))
+	num := make([]uint16, nodes)
 	n := 0
 	for pass := range 2 {
 		if pass == 1 {
-			a.firstOut = uint32(n * a.classes)
+			a.firstOut = uint16(n)
 		}
 		for _, at := range order {
-			if (len(nodes[at].out) > 0) == (pass == 1) {
-				num[at] = uint32(n * a.classes)
+			if (len(out[at]) > 0) == (pass == 1) {
+				num[at] = uint16(n)
 				n++
 			}
 		}
 	}
 	// The full table: a missing transition is the failure state's,
 	// which breadth-first order has filled in already.
-	a.next = make([]uint32, len(nodes)*a.classes)
-	a.out = make([][]int32, len(nodes)-int(a.firstOut)/a.classes)
+	a.next = make([]uint16, nodes<<a.shift)
+	a.out = make([][]int32, nodes-int(a.firstOut))
 	for _, at := range order {
-		row := int(num[at])
-		if out := nodes[at].out; len(out) > 0 {
-			a.out[(num[at]-a.firstOut)/uint32(a.classes)] = out
+		row := int(num[at]) << a.shift
+		if o := out[at]; len(o) > 0 {
+			a.out[num[at]-a.firstOut] = o
 		}
 		for c := range a.classes {
-			if child, ok := nodes[at].child[uint8(c)]; ok {
-				a.next[row+c] = num[child]
+			if ch := child[int(at)*a.classes+c]; ch != 0 {
+				a.next[row+c] = num[ch]
 			} else if at != 0 {
-				a.next[row+c] = a.next[int(num[fail[at]])+c]
+				a.next[row+c] = a.next[int(num[fail[at]])<<a.shift+c]
 			}
 		}
 	}

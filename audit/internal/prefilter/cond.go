@@ -1,9 +1,11 @@
 package prefilter
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -153,6 +155,72 @@ func (c *cond) String() string {
 // string to look for.
 var commonWords = strings.Fields(`the you your are now new this that these them it in is be do on
 to of from with and or not should use using about what all any my`)
+
+// frequentWords are words frequent in skills' instructions that rules'
+// expressions name too ("install", "user"): a condition's trigger
+// (see trigger) is a rarer part where it has one.
+var frequentWords = strings.Fields(`install installed run running user users skill skills mode set
+name names tool tools agent agents example examples http https file files data first must before
+need needs config local state profile profiles key keys find open read test env out include
+message messages system prompt command commands script scripts code output input path home api
+token server client request`)
+
+// trigger returns strings of c one of which is found, with the
+// boundaries c asks for, in every line that meets c: for an or, those
+// of each part; for an and, those of one part, the rarest (see
+// commonness). ok is false when c has no such strings: it is true, or
+// met by a newline alone.
+func (c *cond) trigger() (words []*cond, ok bool) {
+	switch c.op {
+	case opWord:
+		return []*cond{c}, true
+	case opFalse:
+		return nil, true
+	case opOr:
+		for _, k := range c.kids {
+			w, ok := k.trigger()
+			if !ok {
+				return nil, false
+			}
+			words = append(words, w...)
+		}
+		return words, true
+	case opAnd:
+		best := 0.0
+		for _, k := range c.kids {
+			if w, ok := k.trigger(); ok {
+				if n := commonness(w); words == nil || n < best {
+					words, best = w, n
+				}
+			}
+		}
+		return words, words != nil
+	}
+	return nil, false
+}
+
+// commonness guesses how often one of words is found in a line of
+// instructions, for comparing triggers: a frequent word or a common one
+// (its letters) always, punctuation often, a shorter string more often
+// than a longer, a string between word boundaries less often.
+func commonness(words []*cond) float64 {
+	n := 0.0
+	for _, w := range words {
+		core := strings.Trim(w.word.s, " \t\f\r\v")
+		letters := strings.TrimFunc(core, func(r rune) bool { return !unicode.IsLetter(r) })
+		switch {
+		case slices.Contains(commonWords, letters) || slices.Contains(frequentWords, letters):
+			n++
+		case letters == "":
+			n += 0.5 // punctuation: "://", "--"
+		case w.word.wb && w.word.wa:
+			n += math.Pow(0.25, float64(len(core)))
+		default:
+			n += math.Pow(0.25, float64(len(core)-1))
+		}
+	}
+	return n
+}
 
 // weak reports whether c is met by most lines: a short string without
 // a boundary, a common word (with the spaces around it), an or with a

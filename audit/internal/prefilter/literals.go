@@ -48,8 +48,23 @@ var empty = []word{{}}
 
 func anyInfo() info { return info{prefix: empty, suffix: empty, match: condTrue} }
 
+// analysis is what analyze learnt of the nodes of one expression's
+// tree, by node: a node is read once however many questions ask of it
+// (the condition, the ends, the exact strings, each sequence's tail).
+type analysis map[*syntax.Regexp]info
+
 // analyze returns what is known of the strings re matches.
-func analyze(re *syntax.Regexp) info {
+func (a analysis) analyze(re *syntax.Regexp) info {
+	if x, ok := a[re]; ok {
+		return x
+	}
+	x := a.read(re)
+	a[re] = x
+	return x
+}
+
+// read is analyze of a node not read yet.
+func (a analysis) read(re *syntax.Regexp) info {
 	switch re.Op {
 	case syntax.OpNoMatch:
 		return info{prefix: empty, suffix: empty, match: condFalse}
@@ -102,32 +117,32 @@ func analyze(re *syntax.Regexp) info {
 	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
 		return anyInfo()
 	case syntax.OpCapture:
-		return analyze(re.Sub[0])
+		return a.analyze(re.Sub[0])
 	case syntax.OpStar:
 		return anyInfo()
 	case syntax.OpQuest:
-		x := analyze(re.Sub[0])
+		x := a.analyze(re.Sub[0])
 		if x.exact != nil {
 			return info{exact: union(x.exact, empty), lossy: x.lossy}
 		}
 		return anyInfo()
 	case syntax.OpPlus:
-		return toInexact(analyze(re.Sub[0]))
+		return toInexact(a.analyze(re.Sub[0]))
 	case syntax.OpRepeat:
 		if re.Min == 0 {
 			return anyInfo()
 		}
-		return toInexact(analyze(re.Sub[0]))
+		return toInexact(a.analyze(re.Sub[0]))
 	case syntax.OpConcat:
 		x := info{exact: empty}
 		for _, sub := range re.Sub {
-			x = concat(x, analyze(sub))
+			x = concat(x, a.analyze(sub))
 		}
 		return x
 	case syntax.OpAlternate:
-		x := analyze(re.Sub[0])
+		x := a.analyze(re.Sub[0])
 		for _, sub := range re.Sub[1:] {
-			x = alternate(x, analyze(sub))
+			x = alternate(x, a.analyze(sub))
 		}
 		return x
 	}
@@ -285,8 +300,8 @@ func alternate(x, y info) info {
 }
 
 // required returns the condition every match of re meets.
-func required(re *syntax.Regexp) *cond {
-	x := analyze(re)
+func (a analysis) required(re *syntax.Regexp) *cond {
+	x := a.analyze(re)
 	if x.exact != nil {
 		return anyOf(x.exact)
 	}
@@ -327,9 +342,9 @@ func anyOf(xs []word) *cond {
 // set nil when not known: a set with a string shorter than minLen, or a
 // weak one (so frequent that looking for it costs more than it saves).
 // A string with a newline is left out: no line holds it.
-func ends(re *syntax.Regexp) (prefix []word, slack int, suffix []word) {
-	prefix, slack = startsWithin(re)
-	x := analyze(re)
+func (a analysis) ends(re *syntax.Regexp) (prefix []word, slack int, suffix []word) {
+	prefix, slack = a.startsWithin(re, usable)
+	x := a.analyze(re)
 	if x.exact != nil {
 		x.suffix = x.exact
 	}
@@ -338,25 +353,26 @@ func ends(re *syntax.Regexp) (prefix []word, slack int, suffix []word) {
 
 // prefixOf returns the strings every match of re starts with, as
 // analyze knows them.
-func prefixOf(re *syntax.Regexp) []word {
-	x := analyze(re)
+func (a analysis) prefixOf(re *syntax.Regexp) []word {
+	x := a.analyze(re)
 	if x.exact != nil {
 		return x.exact
 	}
 	return x.prefix
 }
 
-// startsWithin returns usable strings of which every match of re holds
-// one at most slack bytes after its start (nil when not known): its
-// prefix set, or, for a sequence whose first parts match a bounded
-// width ("(?:^|[^\w.$-])\.env"), the rest's strings and that width.
-func startsWithin(re *syntax.Regexp) (prefix []word, slack int) {
+// startsWithin returns strings, those of a set keep keeps (usable or
+// anchorable), of which every match of re holds one at most slack bytes
+// after its start (nil when not known): its prefix set, or, for a
+// sequence whose first parts match a bounded width
+// ("(?:^|[^\w.$-])\.env"), the rest's strings and that width.
+func (a analysis) startsWithin(re *syntax.Regexp, keep func([]word) []word) (prefix []word, slack int) {
 	switch re.Op {
 	case syntax.OpCapture:
-		return startsWithin(re.Sub[0])
+		return a.startsWithin(re.Sub[0], keep)
 	case syntax.OpAlternate:
 		for _, sub := range re.Sub {
-			p, s := startsWithin(sub)
+			p, s := a.startsWithin(sub, keep)
 			if p == nil {
 				return nil, 0
 			}
@@ -367,7 +383,7 @@ func startsWithin(re *syntax.Regexp) (prefix []word, slack int) {
 		}
 		return prefix, slack
 	case syntax.OpConcat:
-		if p := usable(prefixOf(re)); p != nil {
+		if p := keep(a.prefixOf(re)); p != nil {
 			return p, 0
 		}
 		width := 0
@@ -378,13 +394,13 @@ func startsWithin(re *syntax.Regexp) (prefix []word, slack int) {
 			}
 			width += w
 			rest := &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: re.Sub[k+1:]}
-			if p, s := startsWithin(rest); p != nil {
+			if p, s := a.startsWithin(rest, keep); p != nil {
 				return p, width + s
 			}
 		}
 		return nil, 0
 	}
-	return usable(prefixOf(re)), 0
+	return keep(a.prefixOf(re)), 0
 }
 
 // maxWidth returns the most bytes a match of re can span (a character
@@ -436,13 +452,86 @@ func usable(xs []word) []word {
 	return out
 }
 
+// anchorable returns xs as strings to run an expression anchored at,
+// however frequent: nil when one of them is shorter than minLen or not
+// ASCII (whose other cases a search in ASCII lower case misses).
+func anchorable(xs []word) []word {
+	for _, x := range xs {
+		if len(x.s) < minLen || strings.ContainsFunc(x.s, func(r rune) bool { return r >= utf8.RuneSelf }) {
+			return nil
+		}
+	}
+	return xs
+}
+
+// local reports whether every unbounded repetition in re (x*, x+,
+// x{n,}) repeats a part that reads only white space or only other
+// characters: then a match, or an attempt at one, runs on through one
+// word or one gap between words at a time, and re run anchored at a
+// place stops within a few words of it (or at the end of a word without
+// spaces, however long), not at the end of the text as `[^\n]*` does.
+func local(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpStar, syntax.OpPlus:
+		if space, other := reads(re.Sub[0]); space && other {
+			return false
+		}
+	case syntax.OpRepeat:
+		if space, other := reads(re.Sub[0]); re.Max < 0 && space && other {
+			return false
+		}
+	}
+	for _, sub := range re.Sub {
+		if !local(sub) {
+			return false
+		}
+	}
+	return true
+}
+
+// reads reports whether re may read a white space character (of \s),
+// and whether it may read another character.
+func reads(re *syntax.Regexp) (space, other bool) {
+	const spaces = " \t\n\f\r"
+	switch re.Op {
+	case syntax.OpLiteral:
+		for _, r := range re.Rune {
+			if strings.ContainsRune(spaces, r) {
+				space = true
+			} else {
+				other = true
+			}
+		}
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			lo, hi := re.Rune[i], re.Rune[i+1]
+			in := 0
+			for _, r := range spaces {
+				if lo <= r && r <= hi {
+					in++
+				}
+			}
+			space = space || in > 0
+			other = other || int(hi-lo)+1 > in
+		}
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return true, true
+	default:
+		for _, sub := range re.Sub {
+			s, o := reads(sub)
+			space, other = space || s, other || o
+		}
+	}
+	return space, other
+}
+
 // exactWords returns the strings re matches, in the order of its
 // preference (leftmost-first: the first alternative, and in a sequence
 // the first choice of its first part), when they are all it matches:
 // a match of re is an occurrence of one of them, with the word
 // boundaries each asks for. Nil when re is not such a set.
-func exactWords(re *syntax.Regexp) []word {
-	x := analyze(re)
+func (a analysis) exactWords(re *syntax.Regexp) []word {
+	x := a.analyze(re)
 	if x.exact == nil || x.lossy {
 		return nil
 	}

@@ -8,9 +8,16 @@
 // boundaries around each occurrence; an expression whose condition the
 // occurrences do not meet cannot match, and is not run. The condition
 // is necessary, never sufficient: a filter may let an expression run
-// that then does not match, and never stops one that would. Besides,
-// [Filter.Window] bounds where in the text a match can be, and
-// [Filter.Find] answers for an expression that is a set of keywords.
+// that then does not match, and never stops one that would. A text
+// touches an expression only when it holds a string of the condition's
+// trigger, the rarest of the parts an and needs, so that a frequent
+// word has few conditions evaluated. Besides, [Filter.Window] bounds
+// where in the text a match can be, [Filter.Find] answers for an
+// expression that is a set of keywords, and [Filter.Anchors] gives the
+// strings every match starts at, however frequent, so that an
+// expression whose runs stop within a word or a gap ([Filter.Local])
+// can be run anchored at them in a long text. [Filter.ScanEach] scans
+// texts two at a time, which costs little more than one.
 //
 // Matching is as the expressions' own: an expression with (?i) matches
 // the Kelvin sign K and the long s where it matches k and s, so a text
@@ -33,10 +40,14 @@ import (
 // of their strings. It is safe for concurrent use.
 type Filter struct {
 	a     *automaton
-	conds []*cond    // by expression
-	touch [][]uint64 // by string: the expressions whose condition names it
-	strs  []string   // by string id, folded
-	words int        // uint64 words of an expression set
+	conds []*cond // by expression
+	// touch: by string and need bit, the expressions whose condition's
+	// trigger names the string with those boundaries; touchAll: by
+	// string, those whose condition names it at all
+	touch    [][4][]uint64
+	touchAll [][]uint64
+	strs     []string // by string id, folded
+	words    int      // uint64 words of an expression set
 	// newline: by expression, whether a newline alone meets its
 	// condition in lines joined, though no string of it was found
 	newline []bool
@@ -45,6 +56,12 @@ type Filter struct {
 	// matches start and end with (nil: not known)
 	starts, stops [][]int32
 	slack         []int // by expression: how far before a start string a match may start
+	// anchors: by expression, strings of which every match holds one
+	// at most anchorSlack bytes after its start, however frequent (nil:
+	// not known)
+	anchors     [][]string
+	anchorSlack []int
+	local       []bool // by expression: local(its tree)
 	// exact: by expression, when its matches are exactly the
 	// occurrences of some strings (with their boundaries), those
 	// strings in its order of preference
@@ -68,22 +85,38 @@ func New(res []*regexp.Regexp) (*Filter, error) {
 		if err != nil {
 			return nil, fmt.Errorf("expression %d: %w", i, err)
 		}
-		c := simplify(required(tree))
+		a := analysis{}
+		c := simplify(a.required(tree))
 		id := func(s string) int32 {
 			id, ok := ids[s]
 			if !ok {
 				id = int32(len(f.strs))
 				ids[s] = id
 				f.strs = append(f.strs, s)
-				f.touch = append(f.touch, make([]uint64, f.words))
+				var t [4][]uint64
+				for b := range t {
+					t[b] = make([]uint64, f.words)
+				}
+				f.touch, f.touchAll = append(f.touch, t), append(f.touchAll, make([]uint64, f.words))
 			}
 			return id
 		}
+		var all []*cond
 		c.walk(func(w *cond) {
 			w.lit, w.need = id(w.word.s), needOf(w.word.wb, w.word.wa)
-			f.touch[w.lit][i/64] |= 1 << (i % 64)
+			f.touchAll[w.lit][i/64] |= 1 << (i % 64)
+			all = append(all, w)
 		})
-		prefix, slack, suffix := ends(tree)
+		// A line touches the expression only when it holds a string of
+		// the condition's trigger, with its boundaries.
+		trigger, ok := c.trigger()
+		if !ok {
+			trigger = all
+		}
+		for _, w := range trigger {
+			f.touch[w.lit][bits.TrailingZeros8(w.need)][i/64] |= 1 << (i % 64)
+		}
+		prefix, slack, suffix := a.ends(tree)
 		f.slack = append(f.slack, slack)
 		var starts, stops []int32
 		for _, w := range prefix {
@@ -93,8 +126,15 @@ func New(res []*regexp.Regexp) (*Filter, error) {
 			stops = append(stops, id(w.s))
 		}
 		f.starts, f.stops = append(f.starts, starts), append(f.stops, stops)
+		anchors, anchorSlack := a.startsWithin(tree, anchorable)
+		var strs []string
+		for _, w := range anchors {
+			strs = append(strs, w.s)
+		}
+		f.anchors, f.anchorSlack = append(f.anchors, strs), append(f.anchorSlack, anchorSlack)
+		f.local = append(f.local, local(tree))
 		var exact []exactWord
-		for _, w := range exactWords(tree) {
+		for _, w := range a.exactWords(tree) {
 			exact = append(exact, exactWord{word: w, id: id(w.s), need: needOf(w.wb, w.wa)})
 		}
 		f.exact = append(f.exact, exact)
@@ -109,6 +149,23 @@ func New(res []*regexp.Regexp) (*Filter, error) {
 	f.a = a
 	return f, nil
 }
+
+// Anchors returns strings of which every match of expression i holds
+// one, at most slack bytes after the match's start, folded (ASCII in
+// lower case, and in ASCII only), however frequent they are; nil when
+// they are not known. Whether a long text matches can then be asked at
+// each place an occurrence of one of them allows a match to start,
+// instead of over the whole text.
+func (f *Filter) Anchors(i int) (strs []string, slack int) {
+	return f.anchors[i], f.anchorSlack[i]
+}
+
+// Local reports whether every unbounded repetition of expression i
+// repeats a part that reads only white space or only other characters
+// (`\s+`, `[^/\s]*`, not `[^\n]*`): run anchored at a place, it stops
+// within a few words of it, so that running it at each of its anchors
+// in a long text costs less than running it over the text.
+func (f *Filter) Local(i int) bool { return f.local[i] }
 
 // Strings returns the strings the filter looks for, folded (ASCII in
 // lower case).
@@ -125,9 +182,14 @@ func (f *Filter) Condition(i int) string { return f.conds[i].String() }
 // them. A Hits is reused from text to text; it is not safe for
 // concurrent use.
 type Hits struct {
-	mask    []uint8  // by string id: what was found (the need bits)
-	set     []int32  // the ids of mask that are not 0
-	touched []uint64 // the expressions whose condition names a string found
+	mask []uint8 // by string id: what was found (the need bits)
+	set  []int32 // the ids of mask that are not 0
+	// touched: the expressions whose condition's trigger (a set of its
+	// strings one of which a text that meets it holds) names a string
+	// found with the boundaries it asks for there (on a line, or lines
+	// joined); touchedAll: whose condition names a string found (in a
+	// part)
+	touched, touchedAll []uint64
 	// first: by string id and need bit, where its first occurrence
 	// with those boundaries starts; last: where its last occurrence
 	// ends; offsets in the text scanned unless folded
@@ -139,7 +201,7 @@ type Hits struct {
 // NewHits returns an empty Hits for f's texts.
 func (f *Filter) NewHits() *Hits {
 	n := len(f.strs)
-	return &Hits{mask: make([]uint8, n), touched: make([]uint64, f.words), first: make([][4]int, n), last: make([]int, n)}
+	return &Hits{mask: make([]uint8, n), touched: make([]uint64, f.words), touchedAll: make([]uint64, f.words), first: make([][4]int, n), last: make([]int, n)}
 }
 
 // Reset empties h.
@@ -149,6 +211,7 @@ func (h *Hits) Reset() {
 	}
 	h.set = h.set[:0]
 	clear(h.touched)
+	clear(h.touchedAll)
 }
 
 // Add adds o's strings to h: h holds then what a text joining both
@@ -163,6 +226,9 @@ func (h *Hits) Add(o *Hits) {
 	}
 	for i, w := range o.touched {
 		h.touched[i] |= w
+	}
+	for i, w := range o.touchedAll {
+		h.touchedAll[i] |= w
 	}
 }
 
@@ -193,63 +259,158 @@ var foldText = strings.NewReplacer("\u212a", "k", "\u017f", "s")
 
 // Scan empties h and records in it the strings text holds.
 func (f *Filter) Scan(h *Hits, text string) {
-	if strings.Contains(text, "\u212a") || strings.Contains(text, "\u017f") {
+	if NeedsFold(text) {
 		f.scan(h, foldText.Replace(text), true)
 		return
 	}
 	f.scan(h, text, false)
 }
 
-// ScanASCII is Scan for a text known to have no byte above 0x7F.
+// ScanASCII is Scan for a text known to need no folding: ASCII text,
+// or one [NeedsFold] says needs none.
 func (f *Filter) ScanASCII(h *Hits, text string) { f.scan(h, text, false) }
+
+// ScanEach is Scan of each of texts into the Hits of hs at its index:
+// it steps through two texts at once, so that the processor overlaps
+// the two chains of table lookups a scan is, and when one ends the next
+// text takes its place, so that texts of unequal lengths (lines) are
+// scanned two at a time nearly throughout and cost little more than
+// half of scanning each. unfolded says the texts are known to need no
+// folding (see [NeedsFold]; ASCII text needs none), which spares
+// looking.
+func (f *Filter) ScanEach(hs []*Hits, texts []string, unfolded bool) {
+	for i, t := range texts {
+		if !unfolded && NeedsFold(t) {
+			for i, t := range texts {
+				f.Scan(hs[i], t)
+			}
+			return
+		}
+		hs[i].Reset()
+		hs[i].folded = false
+	}
+	// A lane scans one text after another: text k from offset at, in
+	// state s.
+	type lane struct {
+		k, at int
+		s     uint32
+	}
+	next := 0 // the next text to give a lane
+	take := func(l *lane) bool {
+		for next < len(texts) && texts[next] == "" {
+			next++
+		}
+		if next == len(texts) {
+			return false
+		}
+		*l = lane{k: next}
+		next++
+		return true
+	}
+	a := f.a
+	table, class, shift, firstOut := a.next, &a.class, a.shift, uint32(a.firstOut)
+	var l1, l2 lane
+	ok1, ok2 := take(&l1), take(&l2)
+	for ok1 && ok2 {
+		t1, t2 := texts[l1.k], texts[l2.k]
+		b1, b2, s1, s2 := l1.at, l2.at, l1.s, l2.s
+		n := min(len(t1)-b1, len(t2)-b2)
+		for j := 0; j < n; j++ {
+			s1 = uint32(table[s1<<shift|uint32(class[t1[b1+j]])])
+			s2 = uint32(table[s2<<shift|uint32(class[t2[b2+j]])])
+			if s1 >= firstOut {
+				f.record(hs[l1.k], t1, b1+j+1, s1-firstOut, false)
+			}
+			if s2 >= firstOut {
+				f.record(hs[l2.k], t2, b2+j+1, s2-firstOut, false)
+			}
+		}
+		l1.at, l2.at, l1.s, l2.s = b1+n, b2+n, s1, s2
+		if l1.at == len(t1) {
+			ok1 = take(&l1)
+		}
+		if l2.at == len(t2) {
+			ok2 = take(&l2)
+		}
+	}
+	// One lane is left at most, and the texts no lane took.
+	if ok1 {
+		f.run(hs[l1.k], texts[l1.k], l1.at, l1.s, false)
+	}
+	if ok2 {
+		f.run(hs[l2.k], texts[l2.k], l2.at, l2.s, false)
+	}
+	for ; next < len(texts); next++ {
+		f.run(hs[next], texts[next], 0, 0, false)
+	}
+}
+
+// NeedsFold reports whether text holds a character outside ASCII that
+// a case-insensitive match reads as an ASCII letter (the Kelvin sign,
+// the long s), which Scan folds. A text that does not, none of its
+// parts does.
+func NeedsFold(text string) bool {
+	return strings.Contains(text, "\u212a") || strings.Contains(text, "\u017f")
+}
 
 func (f *Filter) scan(h *Hits, text string, folded bool) {
 	h.Reset()
 	h.folded = folded
+	f.run(h, text, 0, 0, folded)
+}
+
+// run goes on scanning text into h from offset i, in state.
+func (f *Filter) run(h *Hits, text string, i int, state uint32, folded bool) {
 	a := f.a
-	next, class, firstOut := a.next, &a.class, a.firstOut
-	state := uint32(0)
-	for i := 0; i < len(text); i++ {
-		state = next[state+uint32(class[text[i]])]
-		if state < firstOut {
-			continue
+	next, class, shift, firstOut := a.next, &a.class, a.shift, uint32(a.firstOut)
+	for ; i < len(text); i++ {
+		state = uint32(next[state<<shift|uint32(class[text[i]])])
+		if state >= firstOut {
+			f.record(h, text, i+1, state-firstOut, folded)
 		}
-		end := i + 1
-		for _, id := range a.out[(state-firstOut)/uint32(a.classes)] {
-			bits := uint8(needAny | needBefore | needAfter | needBoth)
-			start := end - a.lens[id]
-			if !folded {
-				before := start > 0 && isWord(text[start-1])
-				after := end < len(text) && isWord(text[end])
-				wb := before != isWord(text[start])
-				wa := isWord(text[end-1]) != after
-				bits = needAny
-				if wb {
-					bits |= needBefore
-				}
-				if wa {
-					bits |= needAfter
-				}
-				if wb && wa {
-					bits |= needBoth
-				}
+	}
+}
+
+// record records in h the strings that end at offset end of text, in
+// the state numbered out among those where strings end.
+func (f *Filter) record(h *Hits, text string, end int, out uint32, folded bool) {
+	for _, id := range f.a.out[out] {
+		bits := uint8(needAny | needBefore | needAfter | needBoth)
+		start := end - f.a.lens[id]
+		if !folded {
+			before := start > 0 && isWord(text[start-1])
+			after := end < len(text) && isWord(text[end])
+			wb := before != isWord(text[start])
+			wa := isWord(text[end-1]) != after
+			bits = needAny
+			if wb {
+				bits |= needBefore
 			}
-			if h.mask[id] == 0 {
-				h.set = append(h.set, id)
-				for w, t := range f.touch[id] {
-					h.touched[w] |= t
-				}
+			if wa {
+				bits |= needAfter
 			}
-			if fresh := bits &^ h.mask[id]; fresh != 0 {
-				for b := range 4 {
-					if fresh&(1<<b) != 0 {
-						h.first[id][b] = start
+			if wb && wa {
+				bits |= needBoth
+			}
+		}
+		if h.mask[id] == 0 {
+			h.set = append(h.set, id)
+			for w, t := range f.touchAll[id] {
+				h.touchedAll[w] |= t
+			}
+		}
+		if fresh := bits &^ h.mask[id]; fresh != 0 {
+			for b := range 4 {
+				if fresh&(1<<b) != 0 {
+					h.first[id][b] = start
+					for w, t := range f.touch[id][b] {
+						h.touched[w] |= t
 					}
 				}
 			}
-			h.mask[id] |= bits
-			h.last[id] = end
 		}
+		h.mask[id] |= bits
+		h.last[id] = end
 	}
 }
 
@@ -274,15 +435,22 @@ func (f *Filter) MayPart(h *Hits, i int) bool { return f.may(h, i, modePart) }
 func (f *Filter) MayLines(h *Hits, i int) bool { return f.may(h, i, modeLines) }
 
 func (f *Filter) may(h *Hits, i int, m mode) bool {
-	if h.touched[i/64]&(1<<(i%64)) == 0 && !f.always[i] && !(m == modeLines && f.newline[i]) {
+	touched := h.touched
+	if m == modePart {
+		touched = h.touchedAll
+	}
+	if touched[i/64]&(1<<(i%64)) == 0 && !f.always[i] && !(m == modeLines && f.newline[i]) {
 		return false
 	}
 	return f.conds[i].eval(h.mask, m)
 }
 
 // AnyTouched reports whether a string of the condition of one of the
-// expressions lo to hi-1 was found: when none was, only one that f
-// reports [Filter.Always] may match.
+// expressions lo to hi-1 (of its trigger: one of the parts an and of
+// parts needs) was found with the word boundaries the condition asks
+// for: when none was, only one that f reports
+// [Filter.Always] may match the line (though a part of it may: "nc" in
+// "once" touches no `\bnc\b`, and the part "nc" of it holds one).
 func (h *Hits) AnyTouched(lo, hi int) bool {
 	for i := lo; i < hi; {
 		w := h.touched[i/64] >> (i % 64)

@@ -41,11 +41,9 @@ func TestAutomatonFindsEveryOccurrence(t *testing.T) {
 		var got, want []hit
 		state := uint32(0)
 		for i := 0; i < len(text); i++ {
-			state = a.next[state+uint32(a.class[text[i]])]
-			if state >= a.firstOut {
-				for _, id := range a.out[(state-a.firstOut)/uint32(a.classes)] {
-					got = append(got, hit{int(id), i + 1})
-				}
+			state = a.step(state, text[i])
+			for _, id := range a.ends(state) {
+				got = append(got, hit{int(id), i + 1})
 			}
 		}
 		asciiLower := func(s string) string {
@@ -143,6 +141,100 @@ func TestConditionsAreNecessary(t *testing.T) {
 			if lo > loc[0] || hi < loc[1] {
 				t.Fatalf("%s matches %q at %v, outside its window [%d, %d)", exprs[i], text, loc, lo, hi)
 			}
+			if strs, slack := f.Anchors(i); strs != nil && !NeedsFold(text) && !anchoredNear(text, loc[0], strs, slack) {
+				t.Fatalf("%s matches %q at %v, with none of its anchors %q within %d bytes", exprs[i], text, loc, strs, slack)
+			}
+		}
+	}
+}
+
+// anchoredNear reports whether one of strs occurs in text, ASCII
+// letters in any case, from offset at to slack bytes after it.
+func anchoredNear(text string, at int, strs []string, slack int) bool {
+	b := []byte(text)
+	for i := range b {
+		b[i] = lowerASCII(b[i])
+	}
+	lower := string(b)
+	for p := at; p <= min(at+slack, len(text)); p++ {
+		for _, s := range strs {
+			if strings.HasPrefix(lower[p:], s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestLocal checks which expressions run on through one word or gap
+// at a time.
+func TestLocal(t *testing.T) {
+	for _, tc := range []struct {
+		expr  string
+		local bool
+	}{
+		{`(?i)\bthis\s+skill\s+requires\b[^.\n]{0,80}\binstall`, true},
+		{`(?:https?|ftp)://[^/\s]*\bpastebin\.com`, true},
+		{`x{2,}y+[\w.-]+`, true},
+		{`\bcurl\b[^|\n]*\|\s*sh`, false},
+		{`(?:sudo\s+(?:-\S+\s+)*)?sh`, false},
+		{`a.*b`, false},
+		{`(?:a b)+`, false},
+	} {
+		f, err := New([]*regexp.Regexp{regexp.MustCompile(tc.expr)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.Local(0); got != tc.local {
+			t.Errorf("Local(%s) = %v, want %v", tc.expr, got, tc.local)
+		}
+	}
+}
+
+// TestScanEach checks that ScanEach records in each Hits what Scan
+// does, for any number of texts of any lengths, empty ones among them.
+func TestScanEach(t *testing.T) {
+	var res []*regexp.Regexp
+	for _, e := range exprs {
+		res = append(res, regexp.MustCompile(e))
+	}
+	f, err := New(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pieces := append(f.Strings(), " ", "|", "-e ", "K", "\u212a", "_", "x", "é")
+	r := rand.New(rand.NewPCG(6, 6))
+	for range 3000 {
+		n := r.IntN(7)
+		texts := make([]string, n)
+		got, want := make([]*Hits, n), make([]*Hits, n)
+		for i := range texts {
+			var b strings.Builder
+			for range r.IntN(3) * r.IntN(12) {
+				b.WriteString(pieces[r.IntN(len(pieces))])
+			}
+			texts[i] = b.String()
+			got[i], want[i] = f.NewHits(), f.NewHits()
+			f.Scan(want[i], texts[i])
+			f.Scan(got[i], "curl wget") // what ScanEach must empty
+		}
+		f.ScanEach(got, texts, false)
+		for i := range texts {
+			g, w := got[i], want[i]
+			if !slices.Equal(g.set, w.set) || !slices.Equal(g.mask, w.mask) || !slices.Equal(g.touched, w.touched) ||
+				!slices.Equal(g.touchedAll, w.touchedAll) || g.folded != w.folded {
+				t.Fatalf("ScanEach(%q): the Hits of %q are not Scan's", texts, texts[i])
+			}
+			for _, id := range w.set {
+				for b := range 4 {
+					if w.mask[id]&(1<<b) != 0 && g.first[id][b] != w.first[id][b] {
+						t.Fatalf("ScanEach(%q): the offsets in %q are not Scan's", texts, texts[i])
+					}
+				}
+				if g.last[id] != w.last[id] {
+					t.Fatalf("ScanEach(%q): the offsets in %q are not Scan's", texts, texts[i])
+				}
+			}
 		}
 	}
 }
@@ -208,6 +300,25 @@ func TestAnyTouched(t *testing.T) {
 		if got := h.AnyTouched(lo, hi); got != want {
 			t.Fatalf("AnyTouched(%d, %d) = %v, want %v", lo, hi, got, want)
 		}
+	}
+}
+
+// TestTouchedByBoundaries checks that a string found without the word
+// boundaries a condition asks for touches no expression of a line,
+// and still lets a part of the line be asked about.
+func TestTouchedByBoundaries(t *testing.T) {
+	f, err := New([]*regexp.Regexp{regexp.MustCompile(`\bnc\b`), regexp.MustCompile(`nc`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := f.NewHits()
+	f.Scan(h, "once")
+	if h.AnyTouched(0, 1) || f.May(h, 0) || !f.MayPart(h, 0) || !h.AnyTouched(1, 2) || !f.May(h, 1) {
+		t.Errorf("once: AnyTouched %v %v, May %v %v, MayPart %v", h.AnyTouched(0, 1), h.AnyTouched(1, 2), f.May(h, 0), f.May(h, 1), f.MayPart(h, 0))
+	}
+	f.Scan(h, "nc -e")
+	if !h.AnyTouched(0, 1) || !f.May(h, 0) {
+		t.Errorf("nc -e: AnyTouched %v, May %v", h.AnyTouched(0, 1), f.May(h, 0))
 	}
 }
 
