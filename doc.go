@@ -77,7 +77,15 @@
 //  5. Two selected skills with one runtime name fail with
 //     skill.ErrRuntimeNameConflict, naming both keys.
 //  6. The selected skills are materialized concurrently, at most GOMAXPROCS
-//     at a time. Any failure is a *skill.SkillMaterializationError with
+//     at a time. A materializer with a MaterializeSet method, as the
+//     default one (a *skill.Cache) has, is given the whole selection at
+//     once: a warm run then finds its inline skills' trees and its
+//     folders by the record of the set (rule 12 of package skill), a stat
+//     of each of their files and folders, and reads and hashes none of
+//     them, and it returns what materializing each would. Any other
+//     materializer, such as package trust's, is called for each skill, so
+//     its checks run on every run. Any failure is a
+//     *skill.SkillMaterializationError with
 //     Key, RuntimeName and Cause, except a materializer's refusal (an
 //     error with a Refused method that reports true, as
 //     *trust.RefusedError has; see "Trust"), returned as it is, and the

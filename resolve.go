@@ -179,8 +179,12 @@ func (d *declarations) selection() ([]skill.Skill, []string, error) {
 
 // materialize stages the selected skills, at most GOMAXPROCS at a time,
 // checks that agents can load each, and returns them with their content
-// digests.
+// digests. A materializer that materializes a whole set (the default
+// one, a *skill.Cache) is given the selection at once.
 func (a *Agent) materialize(ctx context.Context, selected []skill.Skill, names []string) ([]driver.ResolvedSkill, []string, error) {
+	if sm, ok := a.materializer.(setMaterializer); ok {
+		return a.materializeSet(ctx, sm, selected, names)
+	}
 	out := make([]driver.ResolvedSkill, len(selected))
 	digests := make([]string, len(selected))
 	g, gctx := errgroup.WithContext(ctx)
@@ -189,28 +193,10 @@ func (a *Agent) materialize(ctx context.Context, selected []skill.Skill, names [
 		g.Go(func() error {
 			dir, digest, err := a.materializeOne(gctx, s)
 			if err != nil {
-				var refused refusal
-				if errors.As(err, &refused) && refused.Refused() {
-					return refused
-				}
-				// A materializer's own *SkillMaterializationError is kept
-				// as the cause would be: it is replaced, not nested.
-				var me *skill.SkillMaterializationError
-				if errors.As(err, &me) {
-					err = me.Cause
-				}
-				return &skill.SkillMaterializationError{Key: s.Key, RuntimeName: names[i], Cause: err}
+				return materializationError(err, s, names[i])
 			}
 			digests[i] = digest
-			out[i] = driver.ResolvedSkill{
-				Key:         s.Key,
-				RuntimeName: names[i],
-				Path:        dir,
-				Required:    s.Required,
-				Reason:      s.Reason,
-				Metadata:    maps.Clone(s.Metadata),
-				Digest:      digest,
-			}
+			out[i] = resolved(s, names[i], dir, digest)
 			return a.verdicts.check(out[i])
 		})
 	}
@@ -218,6 +204,78 @@ func (a *Agent) materialize(ctx context.Context, selected []skill.Skill, names [
 		return nil, nil, err
 	}
 	return out, digests, nil
+}
+
+// setMaterializer is a materializer that materializes a run's whole
+// selection at once, as *skill.Cache does (rule 12 of package skill):
+// folders and content digests in the order of skills, the first failure
+// a *skill.SkillMaterializationError naming its skill.
+type setMaterializer interface {
+	MaterializeSet(ctx context.Context, skills []skill.Skill) (dirs, digests []string, err error)
+}
+
+// materializeSet is materialize through a setMaterializer: the whole
+// selection at once, then the check of each skill an agent has not been
+// found to load, at most GOMAXPROCS at a time.
+func (a *Agent) materializeSet(ctx context.Context, sm setMaterializer, selected []skill.Skill, names []string) ([]driver.ResolvedSkill, []string, error) {
+	dirs, digests, err := sm.MaterializeSet(ctx, selected)
+	if err != nil {
+		var me *skill.SkillMaterializationError
+		if errors.As(err, &me) {
+			for i, s := range selected {
+				if s.Key == me.Key {
+					return nil, nil, materializationError(err, s, names[i])
+				}
+			}
+		}
+		return nil, nil, err
+	}
+	if len(dirs) != len(selected) || len(digests) != len(selected) {
+		return nil, nil, fmt.Errorf("agentadaptor: the materializer returned %d folders for %d skills", len(dirs), len(selected))
+	}
+	out := make([]driver.ResolvedSkill, len(selected))
+	for i, s := range selected {
+		out[i] = resolved(s, names[i], dirs[i], digests[i])
+	}
+	g := new(errgroup.Group)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for _, i := range a.verdicts.unknown(out) {
+		g.Go(func() error { return a.verdicts.check(out[i]) })
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	return out, digests, nil
+}
+
+// resolved is the entry of a selected skill materialized in dir.
+func resolved(s skill.Skill, name, dir, digest string) driver.ResolvedSkill {
+	return driver.ResolvedSkill{
+		Key:         s.Key,
+		RuntimeName: name,
+		Path:        dir,
+		Required:    s.Required,
+		Reason:      s.Reason,
+		Metadata:    maps.Clone(s.Metadata),
+		Digest:      digest,
+	}
+}
+
+// materializationError is the error of a run whose skill s (runtime name
+// name) failed to materialize with err: a materializer's refusal as it
+// is, anything else a *skill.SkillMaterializationError naming the skill.
+func materializationError(err error, s skill.Skill, name string) error {
+	var refused refusal
+	if errors.As(err, &refused) && refused.Refused() {
+		return refused
+	}
+	// A materializer's own *SkillMaterializationError is kept as the
+	// cause would be: it is replaced, not nested.
+	var me *skill.SkillMaterializationError
+	if errors.As(err, &me) {
+		err = me.Cause
+	}
+	return &skill.SkillMaterializationError{Key: s.Key, RuntimeName: name, Cause: err}
 }
 
 // refusal is the error of a materializer that refuses a skill, as the

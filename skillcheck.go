@@ -70,6 +70,20 @@ type verdicts struct {
 	ok map[string]struct{}
 }
 
+// unknown returns the places in entries of the skills whose contents
+// were not found loadable before, taking the lock once.
+func (v *verdicts) unknown(entries []driver.ResolvedSkill) []int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	var out []int
+	for i, s := range entries {
+		if _, ok := v.ok[s.Digest+"/"+filepath.Base(s.Path)]; s.Digest == "" || !ok {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 // check returns nil when the skill in s.Path can be loaded by an agent,
 // that is when skillmd reads it in Lenient mode (as agents read skills)
 // with no problem other than warnings, and otherwise an

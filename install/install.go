@@ -604,14 +604,19 @@
 //     Omitted). A tree's report is kept in the skill cache
 //     (package trust (# Kept reports), rules 1 to 5), by the content
 //     digest this package computes of the very tree it audits (a
-//     source's skill as staging reads it, hashed before the audit and
-//     used again by staging, or, for an archive's skill, as its
-//     extraction hashed the files it wrote; the skill cache's own tree of a recorded
-//     digest, which the cache checked; an installed canonical copy as
-//     Verify hashed it) and the audit rules' version, so that an Add,
+//     source's skill as staging reads it, hashed before the audit, or,
+//     for an archive's skill, as its extraction hashed the files it
+//     wrote; the skill cache's own tree of a recorded digest, which the
+//     cache checked; an installed canonical copy as Verify hashed it)
+//     and the audit rules' version, so that an Add,
 //     Sync or Update of content audited before, and CheckTrust, read the
 //     report instead of auditing again; the digest a lock file names
 //     never selects a report, as the lock file may come from elsewhere.
+//     What is installed is what was audited: staging hashes the copy it
+//     makes, and a source whose copy's digest is not the digest audited
+//     (a local folder changed between the hash and the copy) fails with
+//     [ErrDrift], naming the skill and both digests, and changes
+//     nothing; the command run again audits what the source holds then.
 //     The threshold, the accepted findings, trust.AllowRisks and the
 //     lock file's record below apply to a kept report on every call.
 //     The refusals of one request list at most 1,000 findings in all;

@@ -181,6 +181,46 @@
 //     remembers its files for its life (keyed by the FS value and root);
 //     every other [FSSource] is read and hashed on every use, as an
 //     fs.FS says nothing of when its files change.
+//  12. A set of skills is vouched for at once. [Cache.MaterializeSet],
+//     which an agent's run uses, keeps a record of each set it
+//     materialized, <root>/.memo/<key>.set, keyed by the runtime name and
+//     source of each skill it can cover, the root and the limits. It
+//     covers only sources whose every change a stat shows: an inline
+//     skill, whose content is part of the key, with its cached tree; and
+//     a folder used in place, as rule 11 records it. An [FSSource] or an
+//     [ArchiveSource] says nothing of when it changes (an fs.FS has no
+//     change times, an archive's opener is read on every call, rule 5),
+//     so such skills, and sources of kinds the Cache does not know, are
+//     materialized one by one on every call. For each covered skill the
+//     record holds what a full materialization returned (folder and
+//     digest) and the stamps that materialization's checks vouched for:
+//     the tree's stat record as its lookup found it (rule 4), or the
+//     folder's stat record as its read made it (rule 11), never stamps
+//     taken afterwards, which could hide a change made in between. A
+//     warm call checks that the root is still the folder it opened
+//     (rule 8) and stats each recorded file and folder once: a skill is
+//     vouched for only when every stamp is what the stat finds and none
+//     is racy (rule 4's windows, against the time its stamps were taken),
+//     a folder's SKILL.md is still a regular file or a link to one (rule
+//     1), and, whenever the use of its tree is recorded (at most once a
+//     second, as a lookup records it), the tree's <digest> folder is the
+//     folder recorded and not a link. Every other skill of the set is
+//     materialized one by one, as [Cache.MaterializeContent] does it;
+//     then the record is made again from what those checks vouched for,
+//     and written when its stamps changed or fewer of them are racy. So
+//     a warm call returns what a full materialization returns: the same
+//     folders and digests, holding the files a check found intact, none
+//     changed since. The record is best effort: one that cannot be read,
+//     is over 16 MiB, was cut short or damaged (a SHA-256 of its lines
+//     ends it), is malformed, names another key, or does not fit the set
+//     (a skill's place, kind, runtime name or folder) is ignored, and the
+//     set is materialized one by one and recorded again. A Cache holds
+//     the records it read or made, up to 256 sets, for its life, and
+//     [Cache.GC] removes records not used since its cut-off, as it does
+//     memos. On Windows, which gives no stamps, no record is kept. A
+//     materializer that wraps a Cache, such as package trust's, is
+//     called skill by skill, so its checks (policy, signatures, audit)
+//     run on every call; only MaterializeSet uses the record.
 //
 // # For drivers, installers and tools
 //
@@ -207,6 +247,9 @@
 //     driver), for tools that list and collect the cache as a
 //     whole; a tree such a folder links to is in use, so collecting the
 //     folders comes before [Cache.GC].
+//   - [Cache.MaterializeSet]: a whole selection at once, found through
+//     the record of the set (rule 12), as an agent's run materializes
+//     it, for hosts that resolve skill sets themselves.
 //   - [SourceDiff]: when two sources are the same, and when one is
 //     missing, the rules adaptor applies to declarations, for hosts that
 //     merge skill sets themselves.

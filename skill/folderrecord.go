@@ -48,6 +48,7 @@ type folderEntry struct {
 // changed once made.
 type folderRecord struct {
 	dir      string
+	digest   string // the digest the read that made it found ("" if unknown)
 	taken    int64
 	entries  map[string]folderEntry
 	children map[string][]string // a folder's path: the names it holds
@@ -291,6 +292,7 @@ func (c *Cache) folderDigestIn(ctx context.Context, store *cache.Store, dir stri
 		c.folders = make(map[string]*folderRecord)
 	}
 	if keep {
+		chk.next.digest = digest
 		c.folders[dir] = chk.next
 	} else {
 		delete(c.folders, dir)

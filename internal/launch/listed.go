@@ -1,8 +1,6 @@
 package launch
 
 import (
-	"slices"
-
 	"github.com/agentadaptor/agentadaptor/driver"
 )
 
@@ -14,12 +12,16 @@ import (
 // says the agent may leave it out (nil: none may be left out).
 func CheckListed(reported []string, rs driver.ResolvedSkills, name func(driver.ResolvedSkill) string, optional func(driver.ResolvedSkill) bool) error {
 	var missing []string
+	listedNames := make(map[string]struct{}, len(reported))
+	for _, r := range reported {
+		listedNames[r] = struct{}{}
+	}
 	for _, e := range rs.Entries {
 		listed := e.RuntimeName
 		if name != nil {
 			listed = name(e)
 		}
-		if !slices.Contains(reported, listed) && (optional == nil || !optional(e)) {
+		if _, ok := listedNames[listed]; !ok && (optional == nil || !optional(e)) {
 			missing = append(missing, e.RuntimeName)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 func sweep(tag string) {
 	needle := []byte(tag + "\x00")
 	self := os.Getpid()
+	var buf []byte
 	for round := range 50 {
 		found := false
 		entries, err := os.ReadDir("/proc")
@@ -25,14 +26,14 @@ func sweep(tag string) {
 		}
 		for _, e := range entries {
 			pid, err := strconv.Atoi(e.Name())
-			if err != nil || pid == self || !tagged(pid, needle) {
+			if err != nil || pid == self || !tagged(pid, needle, &buf) {
 				continue
 			}
 			fd, err := unix.PidfdOpen(pid, 0)
 			if err != nil {
 				continue // gone, or pidfds unsupported (Linux before 5.3)
 			}
-			if tagged(pid, needle) {
+			if tagged(pid, needle, &buf) {
 				_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
 				found = true
 			}
@@ -49,8 +50,35 @@ func sweep(tag string) {
 }
 
 // tagged reports whether process pid has needle in its environment.
-// Processes of other users cannot be read and are never tagged.
-func tagged(pid int, needle []byte) bool {
-	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	return err == nil && bytes.Contains(env, needle)
+// Processes of other users cannot be read and are never tagged. The
+// environment is read into *buf, kept for the next call, with plain
+// system calls: an open, reads and a close, where os.ReadFile would also
+// stat the file and set its blocking mode (a sweep reads every process's
+// environment after every run).
+func tagged(pid int, needle []byte, buf *[]byte) bool {
+	fd, err := unix.Open("/proc/"+strconv.Itoa(pid)+"/environ", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	env := (*buf)[:0]
+	for {
+		if len(env) == cap(env) {
+			env = append(env, make([]byte, max(4096, cap(env)))...)[:len(env)]
+		}
+		n, err := unix.Read(fd, env[len(env):cap(env)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			*buf = env
+			return false
+		}
+		if n == 0 {
+			break
+		}
+		env = env[:len(env)+n]
+	}
+	*buf = env
+	return bytes.Contains(env, needle)
 }
