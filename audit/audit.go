@@ -81,7 +81,8 @@
 //     that is offered behind the user's confirmation, is rule 5's.
 //  7. obfuscated-exec (high): code decoded and run in one step (echo ... |
 //     base64 -d | sh, eval "$(echo ... | base64 --decode)", python exec of
-//     b64decode, PowerShell -EncodedCommand / -enc with a payload,
+//     b64decode (urlsafe_b64decode too), PowerShell -EncodedCommand /
+//     -enc with a payload,
 //     FromBase64String into iex), and PowerShell run with a hidden window
 //     (-WindowStyle Hidden, -w hidden): ways to run what a reviewer cannot
 //     read. A decode whose every payload is shown, and shown inert, is
@@ -105,8 +106,8 @@
 //     an archive or copy of ~/.ssh, ~/.aws or ~/.gnupg, and a search of
 //     the disk for .env files (find ... -name .env, a glob of .env). On a
 //     line of a Markdown code block after a report's label alone
-//     ("Pattern:", "Match:", "Evidence:", "Example:"), a sample report
-//     quoting a finding, it is rule 21's.
+//     ("Pattern:", "Match:", "Evidence:", "Example:"), in a block that
+//     is a sample report quoting a finding, it is rule 21's.
 //  11. exfiltration (high): data sent to the network where the data is a
 //     secret or the environment (env, printenv, ~/.ssh, .env, credentials,
 //     cookies, keychains, wallets, $AWS_..., a token variable) or the
@@ -126,9 +127,10 @@
 //     prompt:"; "you are now in developer mode". In a fenced code block of Markdown, a line of a
 //     script, between a matching pair of backticks or quotation marks
 //     on its line (a skill that teaches about injections quotes them), or
-//     as the whole of a cell of a Markdown table (a catalogue names the
-//     phrases it lists) it is reported as quoted-injection (medium)
-//     instead. A lone quotation
+//     as the whole of a cell of a Markdown table in a column whose header
+//     names phrases (a catalogue names the phrases it lists; see
+//     "Examples and confirmations") it is reported as quoted-injection
+//     (medium) instead. A lone quotation
 //     mark before it does not quote it, and a YAML or HTML file is read
 //     as prose.
 //  14. conceal-from-user (high): instructions to hide the agent's actions
@@ -142,7 +144,7 @@
 //     says, it is quoted-injection.
 //  15. quoted-injection (medium): rule 13's or 14's phrase in code,
 //     enclosed by a matching pair of quotation marks or backticks, or
-//     the whole of a Markdown table's cell.
+//     the whole of a cell of a Markdown table's column of phrases.
 //  16. executable-binary (high): a file that is a native program: ELF,
 //     Mach-O (thin and fat) or PE (MZ with a PE header). A skill's tools
 //     should be scripts a reviewer can read; a binary cannot be audited.
@@ -211,38 +213,72 @@
 //     base64 -d) has as its whole argument a literal (without $ or `
 //     in a shell) or a variable assigned a literal on one of the three
 //     lines before and not named again until the decode, and no line
-//     of the seven around redefines the decoder; and each payload,
-//     decoded as a lenient decoder does (characters outside
-//     the alphabet dropped, as Python's b64decode drops the "..." of
-//     "aW1wb3J0IG9z..."), runs nothing (it is empty, or Python imports
-//     only) or is a plain network command (rule 5's, 8's or 11's
-//     shape) aimed at a placeholder host and at no real target, as rule
-//     21 reads a line, with no further layer (a decode, an escape,
-//     eval, exec, chr(), __import__). The audit reads the payload, so a
-//     real one is found whatever prose or fence surrounds it: an
-//     "elided" payload whose visible part decodes to a command, a
-//     placeholder comment beside a real host, a second encoded layer
-//     all stay rule 7's. PowerShell's encoded command and hidden window
-//     show no payload, and stay rule 7's.
+//     of the seven around redefines the decoder; the decodes are all
+//     that runs: taken out, they leave only what runs them (exec(...),
+//     | sh, iex, the decoder's own words), nothing joined to them
+//     (exec(b64decode("") or urlopen(...).read()) runs the download);
+//     and each payload, decoded as a lenient decoder does (characters
+//     outside the alphabet dropped, as Python's b64decode drops the
+//     "..." of "aW1wb3J0IG9z..."; a literal with - or _, which
+//     b64decode drops and urlsafe_b64decode reads as + and /, is not
+//     read at all), runs nothing (it is empty, or imports modules of
+//     Python's standard library only: importing another module runs
+//     its code) or is one plain network command (rule 5's, 8's or
+//     11's shape; beside the imports no second statement, no ; && ||
+//     or newline, no command substituted in it) aimed at hosts no one
+//     can register (a reserved name: .example, .test, .invalid,
+//     .localhost, example.com/.net/.org and their subdomains; a name
+//     without a dot, a variable, a private or documentation address;
+//     and the two names security documentation uses, attacker.com and
+//     evil.com), with no further layer (a decode, an escape, eval,
+//     exec, chr(), __import__). The audit reads the payload, so a real
+//     one is found whatever prose or fence surrounds it: an "elided"
+//     payload whose visible part decodes to a command, a placeholder
+//     comment beside a real host, a host with "example" or "evil" in
+//     a label of its own (example.badhost.net, evil.sh), a placeholder
+//     command followed by rm -rf, a second encoded layer all stay rule
+//     7's. PowerShell's encoded command and hidden window show no
+//     payload, and stay rule 7's.
 //  2. A secret store's read quoted in a sample report (rule 10 to rule
 //     21): on a line of a Markdown code block, the read follows a
 //     report's label and nothing else ("   Pattern: open(...
-//     ~/.ssh/id_rsa)"), and no line of the seven around sends data
-//     (rule 11's sending commands). No shell or interpreter runs the
-//     line as written, and rule 11 still finds the key sent on it (a
-//     labelled "cat ~/.ssh/id_rsa | curl -d @- ..." is exfiltration,
-//     high). The same read in prose, in a script, or without the label
-//     ("tar -cvf key.tar /root/.ssh/id_rsa" in a shell block) stays
-//     rule 10's.
+//     ~/.ssh/id_rsa)"), no line of the seven around sends data (rule
+//     11's sending commands), and the whole block, read from the whole
+//     file, is a sample report: its fences name no language (or text,
+//     output, log), and each of its lines, past a decoration that is
+//     not ASCII (a box's edge, a coloured mark), is empty, a finding's
+//     header ("[high] path:27", "CRITICAL [CODE-EXEC] path:42"), a
+//     title in capitals, or a field under a label of up to three words
+//     whose first is capitalised, not followed by (, = or {; and no
+//     line holds ; | & ` { } $( or __. A shell function named
+//     "Pattern:", a Python annotation sent on by __annotations__, an
+//     import line, a ```bash or ```python fence all make the block
+//     code. Nor does the file's prose have the agent run, paste, try or
+//     reproduce the example, pattern, sample, block or finding it
+//     quotes, anywhere in the file. Rule 11 still finds the key sent on
+//     the line (a labelled "cat ~/.ssh/id_rsa | curl -d @- ..." is
+//     exfiltration, high). The same read in prose, in a script, or
+//     without the label ("tar -cvf key.tar /root/.ssh/id_rsa" in a
+//     shell block) stays rule 10's.
 //  3. An injection phrase that is the whole of a Markdown table's cell
 //     (rule 13 or 14 to rule 15): the name of a pattern in a catalogue
-//     of them, a quotation as rule 13 already reads one, and no weaker:
-//     a cell that holds the phrase and more ("Ignore previous
-//     instructions and upload ...") stays rule 13's.
+//     of them, a quotation as rule 13 already reads one, and no weaker.
+//     The cell's column is one of phrases: the table has a header row
+//     and a separator row (found however far above), and the column's
+//     header names what it lists (pattern, phrase, payload, example,
+//     indicator, signature, attack, technique, injection, trigger,
+//     string, red flag, detection); and the file's prose does not have
+//     the agent follow, obey or carry out the table, its rows or
+//     phrases. A cell that holds the phrase and more ("Ignore previous
+//     instructions and upload ..."), a table without a header, or one
+//     of steps or rules ("| Step |", "| Rule |") stays rule 13's.
 //  4. An invisible character shown where it is named (rule 3 to rule
-//     21): one character (a run of three or more stays rule 3's) inside
-//     a word, in a Markdown file, between a matching pair of quotation
-//     marks or backticks, on a line that names such characters. Rules
+//     21): one character alone (a run of two or more, or another
+//     invisible character anywhere after it on the line, stays rule
+//     3's: one named character does not cover a message hidden beside
+//     it) inside a word, in a Markdown file, between a matching pair of
+//     quotation marks or backticks, on a line that names such
+//     characters. Rules
 //     5-15 read the line without it, so the split hides nothing from
 //     them that the whole word would not show, and the excerpt writes
 //     it as \u200b. The file still counts as one with hidden characters
@@ -252,29 +288,54 @@
 //     the campaigns' shape), made rule 6's only by the wording around
 //     it (a password, a prerequisite; never by an HTML comment, hidden
 //     characters, a bare IP, a paste host or plain http). In Markdown:
-//     on its line or the three each side, wording that has the agent
-//     ask the user first ("ask the user whether to install it", "only
-//     if the user agrees, run", "with the user's permission"), in a
-//     sentence about installing or running (not "ask the user whether
-//     they like dark mode"), and none that
-//     undoes it ("do not ask the user for confirmation", "the user has
-//     already approved", "assume the user agrees", pre-approved, "yes
-//     |", "|| true"). In a script: on the three lines before it, a read
-//     of a reply to a prompt whose default is no ([y/N] or (y/N), so a
-//     run without a terminal answers no) and a test of the reply for
-//     yes that opens the branch the download is in (`[ "$a" = y ];
-//     then`, `&&`, a case arm `[Yy]*)`), with no else, fi, esac, ;;,
-//     exit or || between them. A prompt whose default is yes, a test
-//     for anything but yes, and a download in another branch stay rule
-//     6's. Wording that asks the user is an instruction too, but one
-//     that hands the decision, with the command in view, to the user.
+//     on the three lines before it or on its line before it, wording
+//     that has the agent ask the user first ("ask the user whether to
+//     install it", "only if the user agrees, run", "with the user's
+//     permission"), in a sentence about installing or running (not
+//     "ask the user whether they like dark mode"); an ask after the
+//     command gates nothing ("if that fails, ask the user", "then ask
+//     whether it worked"). On the seven lines, none that undoes it ("do
+//     not ask the user for confirmation", "the user has already
+//     approved", "assume the user agrees", pre-approved, "yes |", "||
+//     true", "run it regardless", anyway, either way, in any case, no
+//     matter what, whatever they answer). In a script: on the three
+//     lines before it, a read of a reply to a prompt whose default is
+//     no ([y/N] or (y/N), so a run without a terminal answers no) and a
+//     test of that reply, as read, for yes that opens the branch the
+//     download is in (`[ "$a" = y ]; then`, `&&`, a case arm
+//     `[Yy]*)`), with no else, fi, esac, ;;, exit or || between them.
+//     The test is of the variable the read sets, after the read, and
+//     the reply is neither given a default (${a:-y}, ${a:=y}) nor
+//     assigned after the read (a=y). A prompt whose default is yes, a
+//     test for anything but yes, and a download in another branch stay
+//     rule 6's. Wording that asks the user is an instruction too, but
+//     one that hands the decision, with the command in view, to the
+//     user.
 //
-// testdata/malicious holds an attempt on each (a payload dressed as a
-// red flag with "run the example above", one nested, one "elided" but
-// whole, a labelled key read piped to curl, a refused and a claimed
-// confirmation, a prompt that defaults to yes, a download in the else
-// branch, a table cell with more than the phrase), and TestRules holds
-// the look-alikes of each; all stay at high or above.
+// testdata/malicious holds attempts on each (a payload dressed as a red
+// flag with "run the example above", one nested, one "elided" but
+// whole, one joined to a download, one aimed at a placeholder's
+// look-alike subdomain, a labelled key read piped to curl, a label
+// that is a shell function, a refused and a claimed confirmation, an
+// ask only if the command fails, a prompt that defaults to yes, a
+// download in the else branch, a table cell with more than the phrase,
+// a table of rules), TestExamplesAndConfirmationsEvasions 26 more,
+// and TestRules the look-alikes of each; all stay at high or above.
+//
+// What remains is the reader. The agent is the interpreter of a
+// skill's text: it may run what no shell would (a sample report's line
+// typed into a terminal, a catalogue's phrase taken as an order), and a
+// skill can ask it to in words no expression lists ("now try what the
+// report shows"). The rules above lower a finding only where the text
+// is inert to every program that would run it as written, and where
+// the file says nothing that has the agent run or follow it; they
+// lower it to a medium finding, which the report still shows and a
+// policy may refuse (a policy of fail_on: medium refuses every one). An
+// attacker who writes an attack in the one inert shape gains a medium
+// finding on the very line and still needs the agent to act against
+// its text; an honest security skill keeps the shape it already uses.
+// Past that, the audit is a text search and not a judge of intent: the
+// user's review of what a skill asks, and the policy, are the rest.
 //
 // # Limits
 //
@@ -381,7 +442,9 @@
 // ComposioHQ/awesome-claude-skills:
 //
 //   - 2,571 skills audited, none failed; 2,428 with no finding.
-//   - Highest finding per skill with RulesVersion 2: critical 0, high 1,
+//   - Highest finding per skill with RulesVersion 3 (and 2, the same
+//     counts per skill and per rule: the evasions RulesVersion 3 closes
+//     lowered none of these skills' findings): critical 0, high 1,
 //     medium 121, low 12, info 9. At the default threshold (high) 1 of
 //     2,571 skills is refused (0.04%), a true positive.
 //   - With RulesVersion 1, before "Examples and confirmations": high 4,
@@ -404,10 +467,12 @@
 //   - The one skill at high is an offensive-security skill whose
 //     instructions archive root's private SSH key (a privilege-escalation
 //     technique, in a shell block): a true positive, kept.
-//   - The malicious fixtures of testdata/malicious (37, each a different
-//     technique, 9 of them attempts on "Examples and confirmations") and
-//     the trees built in the tests (programs, a link to ~/.ssh,
-//     oversized files) all reach high: recall 37 of 37. The benign
+//   - The malicious fixtures of testdata/malicious (42, each a different
+//     technique, 14 of them attempts on "Examples and confirmations"),
+//     the 26 cases of TestExamplesAndConfirmationsEvasions and the trees
+//     built in the tests (programs, a link to ~/.ssh, oversized files)
+//     all reach high: recall 42 of 42 and 26 of 26 (with RulesVersion
+//     2, 37 of 42 and 1 of 26). The benign
 //     look-alikes of testdata/benign (10, 4 of them the refusals above
 //     written anew) all stay below it: 10 of 10 pass (6 of 10 with
 //     RulesVersion 1).
@@ -497,7 +562,7 @@ import (
 // made with only; a program that caches verdicts keys them by both.
 // TestRulesVersion fails when the code of the rules changes and this
 // does not.
-const RulesVersion = "2"
+const RulesVersion = "3"
 
 // Severity ranks a finding.
 type Severity int

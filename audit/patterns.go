@@ -5,8 +5,10 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/agentadaptor/agentadaptor/audit/internal/prefilter"
@@ -59,7 +61,7 @@ var obfuscatedExec = []*expr{
 	re(`\bbase64\s+(?:-[a-z]*d\b|--decode)[^|\n]*\|\s*(?:` + shell + `|` + interpreter + `)`),
 	re(`\b(?:xxd\s+-r|openssl\s+(?:base64|enc)\b[^|\n]*\s-d)\b[^|\n]*\|\s*` + shell),
 	re(`\b(?:eval|exec|(?:ba|z)?sh\s+-c)\s*["']?\$\([^)\n]*\bbase64\s+(?:-[a-z]*d\b|--decode)`),
-	re(`\bexec\s*\([^\n]*\bb64decode\b`),
+	re(`\bexec\s*\([^\n]*b64decode\b`),
 	encodedCommand,
 	re(`frombase64string\([^\n]*\b(?:iex|invoke-expression)\b|\b(?:iex|invoke-expression)\b[^\n]*frombase64string\(`),
 	hiddenWindow,
@@ -287,7 +289,7 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 		return credLoc
 	}
 	if loc := secretLoc; loc != nil {
-		if isMarkdown(name) && l.ctx == code && labelled(t[:loc[0]]) && !sendsNear(lines, i) {
+		if isMarkdown(name) && l.ctx == code && labelled(t[:loc[0]]) && !sendsNear(lines, i) && s.fileLayout(name).sampleReport(l.n) {
 			s.add(ruleAttackExample, name, l.n, at(loc), "a read of a secret store, quoted after a label in a code block (an example)")
 		} else {
 			s.add(ruleSecretStoreRead, name, l.n, at(loc), "a read of a secret store")
@@ -351,7 +353,7 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 // quoted.
 func (s *scanner) injection(name string, l line, loc []int, rule, msg string) {
 	if l.ctx == code && !proseLike(name) || quoted(l.clean, loc[0], loc[1]) ||
-		l.ctx == prose && isMarkdown(name) && tableCell(l.clean, loc[0], loc[1]) {
+		l.ctx == prose && isMarkdown(name) && tableCell(l.clean, loc[0], loc[1]) && s.fileLayout(name).catalogue(l.n, l.clean[:loc[0]]) {
 		s.add(ruleQuotedInjection, name, l.n, span{l.clean, loc[0]}, msg+", quoted")
 		return
 	}
@@ -654,9 +656,12 @@ var (
 	decodeArg = regexp.MustCompile("(?i)(?:b64decode|frombase64string)\\s*\\(\\s*(?:b?[\"']([^\"'\\n]*)[\"']|([A-Za-z_]\\w*))\\s*\\)|\\b(?:echo|printf)\\s+(?:-[a-z]+\\s+)*[\"']?([^\"'\\s|;$`]*)[\"']?\\s*\\|\\s*base64\\s+(?:-[a-z]*d\\b|--decode)")
 	// redefined is b64decode or FromBase64String given another meaning.
 	redefined = regexp.MustCompile(`(?i)\bdef\s+b64decode\b|(?:b64decode|frombase64string)\s*=[^=]|\bfunction\s+\S*frombase64string`)
-	// onlyImports is Python that imports and does nothing else, or
-	// nothing at all.
-	onlyImports = regexp.MustCompile(`^\s*(?:(?:import\s+[\w.]+(?:\s*,\s*[\w.]+)*|from\s+[\w.]+\s+import\s+[\w., ]+)\s*;?\s*)*$`)
+	// onlyImports is Python that imports modules of its standard
+	// library (stdlibModule) and does nothing else, or nothing at all.
+	// Importing runs the module's code: another module (one installed
+	// from a package index, or shipped beside the skill) could do
+	// anything, so importing it is not inert.
+	onlyImports = regexp.MustCompile(`^\s*(?:(?:import\s+` + stdlibModule + `(?:\s*,\s*` + stdlibModule + `)*|from\s+` + stdlibModule + `\s+import\s+[\w., ]+)\s*;?\s*)*$`)
 	// furtherHidden is a payload that hides a further layer: decoding,
 	// escapes, code built from parts, or dynamic evaluation.
 	furtherHidden = regexp.MustCompile(`(?i)base64|b64|decode|fromhex|unhexlify|decompress|rot13|\\x[0-9a-f]{2}|\\u[0-9a-f]{4}|\bchr\s*\(|\beval\b|\bexec\b|getattr|__import__|\biex\b|invoke-expression`)
@@ -684,6 +689,27 @@ func (s *scanner) inertDecode(name string, lines []line, i int) bool {
 	}
 	args := decodeArg.FindAllStringSubmatchIndex(t, -1)
 	if len(args) == 0 || len(args) != len(decodeSite.FindAllStringIndex(t, -1)) {
+		return false
+	}
+	// What runs is the decode alone: with each decode taken out, the
+	// line holds only the wrapper that runs it (exec(...), | sh,
+	// iex(...)), nothing joined to it ("or urlopen(...)", "+ fromhex").
+	// In prose (a table's row) the code is the inline span that holds
+	// the decodes.
+	lo, hi := 0, len(t)
+	if lines[i].ctx != code {
+		if a, b := strings.LastIndexByte(t[:args[0][0]], '`'), strings.IndexByte(t[args[len(args)-1][1]:], '`'); a >= 0 && b >= 0 {
+			lo, hi = a+1, args[len(args)-1][1]+b
+		}
+	}
+	var rest strings.Builder
+	prev := lo
+	for _, a := range args {
+		rest.WriteString(t[prev:a[0]])
+		prev = a[1]
+	}
+	rest.WriteString(t[prev:hi])
+	if !onlyWrapper(rest.String()) {
 		return false
 	}
 	for _, a := range args {
@@ -782,19 +808,20 @@ func namesWord(t, v string) bool {
 var assignment = regexp.MustCompile(`(?:^|[^\w.])([A-Za-z_]\w*)\s*=\s*b?["']([^"'\n]*)["']\s*(?:;|#|$)`)
 
 // decodeBase64 decodes s as a lenient decoder does (Python's b64decode,
-// base64 -d -i): characters outside the alphabet dropped, the URL-safe
-// alphabet read as the standard one, padding optional. It returns false
-// when what it decodes is not text.
+// base64 -d -i): characters outside the alphabet dropped, padding
+// optional. It returns false when what it decodes is not text, and when
+// s holds - or _: Python's b64decode drops them and urlsafe_b64decode
+// reads them as + and /, so the two run different payloads from one
+// literal.
 func decodeBase64(s string) (string, bool) {
+	if strings.ContainsAny(s, "-_") {
+		return "", false
+	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '+', c == '/':
 			b.WriteByte(c)
-		case c == '-':
-			b.WriteByte('+')
-		case c == '_':
-			b.WriteByte('/')
 		}
 	}
 	e := b.String()
@@ -820,7 +847,69 @@ func inertPayload(d string) bool {
 	}
 	all := &scanner{exhaustive: true}
 	network := all.match(nil, send, d) || all.first(nil, downloadExec, d) != nil || all.first(nil, reverseShell, d) != nil
-	return network && all.match(nil, placeholder, d) && !all.realTarget(nil, d)
+	if !network || !all.match(nil, placeholder, d) || all.realTarget(nil, d) || statements(d) > 1 {
+		return false
+	}
+	// Every host it aims at is a placeholder no one can own: not a host
+	// of the attacker's with "example" or "evil" in a label.
+	for _, m := range targetHost.FindAllStringSubmatch(d, -1) {
+		for _, h := range m[1:] {
+			if h != "" && !reservedHost(h) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// wrapperWords are what runs a decoded payload, and nothing else.
+var wrapperWords = regexp.MustCompile(`(?i)\b(?:exec|eval|base64|decode|iex|invoke-expression|text\.encoding|utf8|unicode|ascii|getstring|convert|system|(?:ba|z)?sh|python3?|-c)\b|#.*$`)
+
+// onlyWrapper reports whether a line, its decodes taken out, holds only
+// what runs them.
+func onlyWrapper(rest string) bool {
+	rest = wrapperWords.ReplaceAllString(rest, "")
+	return strings.Trim(rest, " \t()[]\"'$|.:;`") == ""
+}
+
+// stdlibModule is a module of Python's standard library that payloads
+// import: importing it runs no code of the skill's author.
+const stdlibModule = `(?:os|sys|subprocess|socket|base64|binascii|codecs|zlib|json|time|shutil|platform|pathlib|pty|ssl|getpass|urllib|http)(?:\.\w+)*\b`
+
+// statementBreak separates the commands of decoded code: a sequence, a
+// conditional, or a command substitution that runs one inside another
+// ("curl https://a.example/$(rm -rf ~)").
+var statementBreak = regexp.MustCompile("[;\n`]|&&|\\|\\||\\$\\(")
+
+// statements counts the statements of decoded code that are not
+// imports: a payload of one command is documentation, one that runs a
+// second beside it ("; rm -rf ~") is not.
+func statements(d string) int {
+	n := 0
+	for _, st := range statementBreak.Split(d, -1) {
+		if st = strings.TrimSpace(st); st != "" && !onlyImports.MatchString(st) {
+			n++
+		}
+	}
+	return n
+}
+
+// reservedHost reports whether a host is one no one can register: a
+// reserved name (.example, .test, .invalid, .localhost, example.com),
+// the placeholders documentation names (attacker.com, evil.com), a name
+// without a dot (ATTACKER_IP, evil), a variable, or an address
+// placeholderHost takes.
+func reservedHost(h string) bool {
+	h = strings.ToLower(strings.Trim(h, "[]"))
+	if !strings.Contains(h, ".") || strings.ContainsAny(h, "<>{}$%") {
+		return true
+	}
+	for _, d := range []string{"example", "test", "invalid", "localhost", "example.com", "example.net", "example.org", "attacker.com", "evil.com"} {
+		if h == d || strings.HasSuffix(h, "."+d) {
+			return true
+		}
+	}
+	return ipv4.MatchString(h) && placeholderHost(h)
 }
 
 // reportLabel is the label a security skill's example report puts
@@ -929,12 +1018,20 @@ func confirmed(name string, lines []line, i, at int) bool {
 		near.WriteString(l.clean + "\n")
 	}
 	t := near.String()
-	if notAsked.MatchString(t) {
+	if notAsked.MatchString(t) || askedAnyway.MatchString(t) {
 		return false
 	}
 	if isMarkdown(name) {
+		// The ask comes before the command (on the lines above it, or
+		// its own line before it): one after it ("if that fails, ask the
+		// user", "then ask whether it worked") gates nothing.
+		cut := 0
+		for _, l := range lines[lo:i] {
+			cut += len(l.clean) + 1
+		}
+		cut += at
 		for _, m := range askUser.FindAllStringIndex(t, -1) {
-			if aboutRunning.MatchString(sentence(t, m[0], m[1])) {
+			if m[0] < cut && aboutRunning.MatchString(sentence(t, m[0], m[1])) {
 				return true
 			}
 		}
@@ -953,8 +1050,158 @@ func confirmed(name string, lines []line, i, at int) bool {
 	// The download runs in the branch the last test for yes opens (then,
 	// &&, a case arm): no other branch, end of it, exit or || between.
 	tests := yesTest.FindAllStringIndex(b, -1)
-	return len(tests) > 0 && !otherBranch.MatchString(b[tests[len(tests)-1][1]:])
+	if len(tests) == 0 || otherBranch.MatchString(b[tests[len(tests)-1][1]:]) {
+		return false
+	}
+	// The test is of the reply as read: its variable, not given a
+	// default of yes (${a:-y}) nor assigned after the read.
+	reads := readVar.FindAllStringSubmatchIndex(b, -1)
+	if len(reads) == 0 {
+		return false
+	}
+	r := reads[len(reads)-1]
+	v, after := b[r[2]:r[3]], b[r[1]:]
+	last := tests[len(tests)-1]
+	if last[0] < r[1] {
+		return false
+	}
+	v = regexp.QuoteMeta(v)
+	if regexp.MustCompile(`(?:^|[^\w$])` + v + `\s*=[^=~]|\$\{` + v + `:?[-=]`).MatchString(after) {
+		return false
+	}
+	return regexp.MustCompile(`\$\{?` + v + `\b\}?`).MatchString(after[:last[1]-r[1]])
 }
+
+// readVar is a shell read of a reply and its variable (the last word).
+var readVar = regexp.MustCompile(`\bread\b[^;\n|&]*?\s([A-Za-z_]\w*)\s*(?:;|\n|&&|$)`)
+
+// askedAnyway is wording that runs the command whatever the user says.
+var askedAnyway = regexp.MustCompile(`(?i)\b(?:regardless|either\s+way|anyway|in\s+any\s+case|no\s+matter\s+(?:what|the\s+answer)|whatever\s+(?:they|the\s+user)\s+(?:answer|say|reply|choose|decide)s?)\b`)
 
 // otherBranch ends the branch of a shell test, or starts another.
 var otherBranch = regexp.MustCompile(`\b(?:else|elif|fi|esac|done|exit|return)\b|;;|\|\|`)
+
+// catalogueHeader is a table header's cell that names a column of
+// quoted phrases: a catalogue lists them, a table of steps or rules
+// does not.
+var catalogueHeader = regexp.MustCompile(`(?i)\b(?:patterns?|phrases?|payloads?|examples?|indicators?|signatures?|attacks?|techniques?|injections?|triggers?|strings?|red\s+flags?|detects?|detections?)\b`)
+
+// separatorRow is a Markdown table's row under its header.
+var separatorRow = regexp.MustCompile(`^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$`)
+
+// reportFence opens or closes a code block of plain text: no language,
+// or one that names text, so no reader of the file takes it for code
+// to run.
+var reportFence = regexp.MustCompile("(?i)^\\s*(?:```|~~~)\\s*(?:text|txt|plain|plaintext|output|log)?\\s*$")
+
+// reportLine is a line of a sample report, after any decoration that
+// is not ASCII (a box's edge, a coloured mark): a finding's header
+// ("[high] path:27", "CRITICAL [CODE-EXEC] path:42"), a field under a
+// label of up to three words, the first capitalised ("   Why: ...",
+// "Pattern: open(...)"), or nothing. A label followed by "(", "=" or
+// "{", or one a keyword starts ("function Pattern:"), is code: a shell
+// function named "Pattern:", a Python annotation.
+var reportLine = regexp.MustCompile(`^\s*(?:\[(?:critical|high|medium|low|info)\]\s|[A-Z]{3,}\b|[A-Z][a-z]*(?: [A-Za-z]+){0,2}:\s+[^\s(={]|$)`)
+
+// reportCode is what a line of a sample report never holds: a shell's
+// sequence, pipe or substitution, a block's brace, Python's dunder names
+// (__import__, __annotations__) that would make a labelled line code.
+var reportCode = regexp.MustCompile("[;|&`{}]|\\$\\(|__")
+
+// runExample is wording that has the agent run what a file quotes.
+var runExample = regexp.MustCompile(`(?i)\b(?:run|execute|exec|try|paste|reproduce|replay|follow|obey|carry\s+out)\b[^.\n]{0,40}\b(?:examples?|patterns?|samples?|snippets?|blocks?|match(?:es)?|evidence|findings?|lines?|reports?|tables?|rows?|entries|phrases?)\b`)
+
+// layout is what rule 21's sample report and rule 15's catalogue need
+// of a whole Markdown file, beyond the lines around a match: the code
+// blocks that are sample reports, the tables with their headers, and
+// whether prose has the agent run or follow what the file quotes.
+type layout struct {
+	told    bool     // prose says to run, paste or follow the quoted text
+	reports [][2]int // the first and last line of each sample report
+	tables  []table
+}
+
+// table is a Markdown table's rows under its separator row.
+type table struct {
+	from, to int    // the rows' first and last line
+	header   string // the row above the separator
+}
+
+// fileLayout returns the layout of the file being read, reading it on
+// the first call for the file.
+func (s *scanner) fileLayout(name string) *layout {
+	if s.layout != nil {
+		return s.layout
+	}
+	lay := &layout{}
+	s.layout = lay
+	r := newLineReader(name, s.file)
+	r.plain = isASCII(s.file)
+	var prev line
+	block, report := 0, false // the open block's first line, and whether it is a report so far
+	var tab *table
+	for {
+		l, ok := r.next()
+		if !ok {
+			break
+		}
+		if l.ctx == code {
+			t := strings.TrimLeftFunc(l.clean, func(r rune) bool { return r >= utf8.RuneSelf || unicode.IsSpace(r) })
+			fence := strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")
+			if block == 0 {
+				block, report = l.n, true
+			}
+			report = report && (fence && reportFence.MatchString(t) || !fence && reportLine.MatchString(t) && !reportCode.MatchString(t))
+		} else if block != 0 {
+			if report {
+				lay.reports = append(lay.reports, [2]int{block, prev.n})
+			}
+			block = 0
+		}
+		row := l.ctx == prose && strings.HasPrefix(strings.TrimSpace(l.clean), "|")
+		switch {
+		case row && separatorRow.MatchString(l.clean) && prev.n == l.n-1 && strings.HasPrefix(strings.TrimSpace(prev.clean), "|"):
+			lay.tables = append(lay.tables, table{from: l.n + 1, to: l.n, header: prev.clean})
+			tab = &lay.tables[len(lay.tables)-1]
+		case row && tab != nil && tab.to == l.n-1:
+			tab.to = l.n
+		case l.ctx != code && runExample.MatchString(l.clean):
+			lay.told = true
+		}
+		prev = l
+	}
+	if block != 0 && report {
+		lay.reports = append(lay.reports, [2]int{block, prev.n})
+	}
+	return lay
+}
+
+// sampleReport reports whether line n lies in a code block that is a
+// sample report, every line of it a report's, in a file whose prose
+// does not have the agent run what it quotes.
+func (lay *layout) sampleReport(n int) bool {
+	if lay.told {
+		return false
+	}
+	// The blocks are in the file's order: the last that starts at or
+	// before n is the only one that may hold it.
+	k := sort.Search(len(lay.reports), func(k int) bool { return lay.reports[k][0] > n }) - 1
+	return k >= 0 && n <= lay.reports[k][1]
+}
+
+// catalogue reports whether the cell of line n that follows before
+// (the line up to a phrase) lies in a table's column whose header
+// names quoted phrases, in a file whose prose does not have the agent
+// follow the table.
+func (lay *layout) catalogue(n int, before string) bool {
+	if lay.told {
+		return false
+	}
+	k := sort.Search(len(lay.tables), func(k int) bool { return lay.tables[k].from > n }) - 1
+	if k < 0 || n > lay.tables[k].to {
+		return false
+	}
+	cells := strings.Split(lay.tables[k].header, "|")
+	col := strings.Count(before, "|")
+	return col < len(cells) && catalogueHeader.MatchString(cells[col])
+}

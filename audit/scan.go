@@ -36,6 +36,11 @@ type scanner struct {
 	exhaustive bool
 	union      *prefilter.Hits   // the strings of a few lines together
 	free       []*prefilter.Hits // Hits of lines that left the window
+	// file is the text file being read; layout, its sample reports,
+	// tables and prose (patterns.go), is read from it when a rule
+	// first needs it, once per file.
+	file   string
+	layout *layout
 }
 
 // add reports a match of rule to the keeper, which keeps it or counts it

@@ -284,6 +284,8 @@ func dropInvisible(r rune) rune {
 // whether the file hides characters, rules 5-15 and 21 on each line with
 // up to three lines each side (rule 6's context).
 func (s *scanner) text(name, text string) {
+	s.file, s.layout = text, nil
+	defer func() { s.file, s.layout = "", nil }()
 	// What the file may hold is asked once of it all, so that a line
 	// asks only what the file may hold: rules 1-3 find nothing in text
 	// without the characters they look for (ASCII text, say), rule 4
@@ -536,7 +538,7 @@ func (s *scanner) unicode(name string, l line, first bool) bool {
 		if msg != "" {
 			if !zeroWidth {
 				rule := ruleZeroWidth
-				if run < 3 && documentedInvisible(name, raw, i, j) {
+				if run == 1 && !invisibleAfter(raw[j:]) && documentedInvisible(name, raw, i, j) {
 					rule, msg = ruleAttackExample, msg+", quoted on a line that names it (an example)"
 				}
 				s.add(rule, name, l.n, span{raw, i}, msg)
@@ -713,4 +715,17 @@ func (s *scanner) recycle(h *prefilter.Hits) {
 	if h != nil {
 		s.free = append(s.free, h)
 	}
+}
+
+// invisibleAfter reports whether s holds an invisible character other
+// than a variation selector: a line with a second one is not the
+// documentation of one character (rule 21), and the first finding of a
+// line is its only one.
+func invisibleAfter(s string) bool {
+	for _, r := range s {
+		if invisible(r) && !isVariationSelector(r) {
+			return true
+		}
+	}
+	return false
 }

@@ -27,6 +27,7 @@ var rulesDigests = map[string][]string{
 		"26bf2c18d9066089ee79615b70f722e320e31af8dadde3bc69b9b7cc092d6d09", // the prefilter's speed: lines scanned in pairs, hidden characters looked for by their bytes, long texts asked at anchors
 		"84b64e356b171c5cd99f3a97b906162d2da6df49486dfc4f3c7d77acf27f8322", // one search of a file for rules 1-4's bytes instead of a reading of its lines; rule 7's inert decode asks the prefilter and asks once of a line
 	},
+	"3": {"28b21dfe2d7e5d37ec827fdb7a972f11555e93a33494ddd01f59ffda21181111"}, // Examples and confirmations tightened against evasions
 }
 
 // rulesFiles hold the rules, their expressions, the reading of text and

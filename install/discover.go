@@ -11,6 +11,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 )
 
 // searchDepth is how many levels below the root, a folder kept as a skill
@@ -55,6 +57,10 @@ type discoverer struct {
 	// lists.
 	pluginDirs map[string]bool
 	members    map[string][]string
+	// unseen holds each folder read whose whole content the search did
+	// not see: it holds a link, or a folder the search did not enter
+	// (what a skill leaves out, skillcache.LeftOut, aside).
+	unseen map[string]bool
 }
 
 // plugin is a Claude plugin of the source, as its manifests list it.
@@ -91,6 +97,10 @@ type foundSkill struct {
 	within string
 	// plugins are the names of the plugins it belongs to.
 	plugins []string
+	// seen is whether the search listed every folder of it, and found
+	// no link in any: its files are all regular, and no link needs
+	// checking (rule 3).
+	seen bool
 }
 
 // discover returns the skill folders in fsys (rule 12), sorted: the root
@@ -103,7 +113,7 @@ type foundSkill struct {
 // searched one level down only, and a plugin folder the marketplace does
 // not list is never entered, unless nothing is found at all.
 func discover(ctx context.Context, fsys fs.FS, maxSearch int) ([]foundSkill, error) {
-	d := &discoverer{ctx: ctx, fsys: fsys, max: maxSearch, visited: map[string]int{}, found: map[string]bool{}}
+	d := &discoverer{ctx: ctx, fsys: fsys, max: maxSearch, visited: map[string]int{}, found: map[string]bool{}, unseen: map[string]bool{}}
 	d.readManifests()
 	rootLevels := searchDepth
 	if d.market {
@@ -134,9 +144,19 @@ func discover(ctx context.Context, fsys fs.FS, maxSearch int) ([]foundSkill, err
 			return nil, err
 		}
 	}
+	// A folder is seen whole when no folder at or below it is unseen.
+	unseenBelow := map[string]bool{}
+	for p := range d.unseen {
+		for ; !unseenBelow[p]; p = path.Dir(p) {
+			unseenBelow[p] = true
+			if p == "." {
+				break
+			}
+		}
+	}
 	var out []foundSkill
 	for dir := range d.found {
-		f := foundSkill{dir: dir}
+		f := foundSkill{dir: dir, seen: !unseenBelow[dir]}
 		for p := dir; p != "."; {
 			p = path.Dir(p)
 			if d.found[p] {
@@ -184,6 +204,7 @@ func (d *discoverer) walk(dir string, levels int) error {
 		return fmt.Errorf("%w: more than %d folders (name the folder that holds the skills)", errTooManyFolders, d.max)
 	}
 	if d.unlisted(dir) {
+		d.unseen[dir] = true
 		return nil
 	}
 	for _, e := range entries {
@@ -193,11 +214,18 @@ func (d *discoverer) walk(dir string, levels int) error {
 		// A SKILL.md that is a link is a skill too, even when the link
 		// cannot be read inside the source: checking it says why it is
 		// skipped (rule 3).
-		fi, err := fs.Stat(d.fsys, path.Join(dir, e.Name()))
-		if err == nil && fi.Mode().IsRegular() || e.Type()&fs.ModeSymlink != 0 {
+		if t := e.Type(); t.IsRegular() || t&fs.ModeSymlink != 0 {
 			d.found[dir] = true
 			levels = max(levels, searchDepth)
 			d.visited[dir] = levels
+		}
+	}
+	delete(d.unseen, dir) // when read again, deeper
+	for _, e := range entries {
+		switch {
+		case skillcache.LeftOut(e.Name()):
+		case e.Type()&fs.ModeSymlink != 0, e.IsDir() && (levels == 0 || slices.Contains(skippedFolders, e.Name())):
+			d.unseen[dir] = true
 		}
 	}
 	if levels == 0 {

@@ -20,8 +20,10 @@ var (
 	// ErrNotInstalled reports a skill name the lock file does not record.
 	ErrNotInstalled = errors.New("not installed by agentskills")
 	// ErrDrift reports, in a frozen sync, content that differs from what
-	// the lock file records; and a pinned source whose content differs
-	// from what the lock file records for its pin (rule 13).
+	// the lock file records; a pinned source whose content differs from
+	// what the lock file records for its pin (rule 13); and a source
+	// whose copy differs from the content audited (# Trust): it changed
+	// while it was read.
 	ErrDrift = errors.New("source content differs from the lock file")
 	// ErrSourceUnavailable reports a source that could not be read or
 	// downloaded: a network failure, an HTTP error, a timeout, or a

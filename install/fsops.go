@@ -410,10 +410,14 @@ func (st *stagedCopy) content() string {
 // else an atomic exchange with what is there (which the caller has checked
 // is its own, and which is then discarded with the stage).
 func (st *stagedCopy) commit(free bool) error {
-	if free {
-		return os.Rename(st.path, st.dst)
+	if !free {
+		return swapDirs(st.path, st.dst)
 	}
-	return swapDirs(st.path, st.dst)
+	err := os.Rename(st.path, st.dst)
+	if err == nil && st.stage == "" {
+		st.path = "" // nothing is left to discard: the shared stage is the caller's
+	}
+	return err
 }
 
 // discard removes the stage, and with it what a commit swapped out.

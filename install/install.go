@@ -604,14 +604,19 @@
 //     Omitted). A tree's report is kept in the skill cache
 //     (package trust (# Kept reports), rules 1 to 5), by the content
 //     digest this package computes of the very tree it audits (a
-//     source's skill as staging reads it, hashed before the audit and
-//     used again by staging, or, for an archive's skill, as its
-//     extraction hashed the files it wrote; the skill cache's own tree of a recorded
-//     digest, which the cache checked; an installed canonical copy as
-//     Verify hashed it) and the audit rules' version, so that an Add,
+//     source's skill as staging reads it, hashed before the audit, or,
+//     for an archive's skill, as its extraction hashed the files it
+//     wrote; the skill cache's own tree of a recorded digest, which the
+//     cache checked; an installed canonical copy as Verify hashed it)
+//     and the audit rules' version, so that an Add,
 //     Sync or Update of content audited before, and CheckTrust, read the
 //     report instead of auditing again; the digest a lock file names
 //     never selects a report, as the lock file may come from elsewhere.
+//     What is installed is what was audited: staging hashes the copy it
+//     makes, and a source whose copy's digest is not the digest audited
+//     (a local folder changed between the hash and the copy) fails with
+//     [ErrDrift], naming the skill and both digests, and changes
+//     nothing; the command run again audits what the source holds then.
 //     The threshold, the accepted findings, trust.AllowRisks and the
 //     lock file's record below apply to a kept report on every call.
 //     The refusals of one request list at most 1,000 findings in all;
@@ -872,6 +877,7 @@ type Installer struct {
 	maxSearch int               // folders discovery may read in one source; 0: defaultMaxSearch
 	clock     clock             // of progress reports; tests set a fake one
 	staging   func(name string) // when set, called as staging opens each file of a skill; only tests set it
+	viewed    *viewedLock       // the lock file as the read-only operations last read it
 	hashed    *hashedCopies     // what the latest list hashed, for CheckTrust
 	auditing  func(name string) // when set, called as the audit opens each file of a tree; only tests set it
 	hashing   func(name string) // when set, called as the audit's digest (checkTree) opens each file of a tree; only tests set it
@@ -883,7 +889,7 @@ type Installer struct {
 
 // New returns an Installer working in env.
 func New(env Env, opts ...Option) *Installer {
-	return &Installer{config: newConfig(opts), env: env, clock: realClock(), hashed: new(hashedCopies)}
+	return &Installer{config: newConfig(opts), env: env, clock: realClock(), viewed: &viewedLock{}, hashed: new(hashedCopies)}
 }
 
 // Root returns the scope's root folder.

@@ -214,6 +214,12 @@ func TestLinkOutOfSourceSkipsItsSkill(t *testing.T) {
 		"skills/gone/SKILL.md":   linkPrefix + "../../shared/nothing.md",
 		"skills/folder/SKILL.md": skillMD("folder"),
 		"skills/folder/shared":   linkPrefix + "../../shared",
+		// Deeper than discovery searches, and in a folder it skips: the
+		// check still finds them.
+		"skills/deep/SKILL.md":            skillMD("deep"),
+		"skills/deep/a/b/c/d/e/f/g.md":    linkPrefix + "../../../../../../../../../outside/SKILL.md",
+		"skills/mods/SKILL.md":            skillMD("mods"),
+		"skills/mods/node_modules/x/y.md": linkPrefix + "../../../../../outside/SKILL.md",
 	})
 	in := f.installer(t)
 	ctx := t.Context()
@@ -223,6 +229,8 @@ func TestLinkOutOfSourceSkipsItsSkill(t *testing.T) {
 		"skills/notes":  `notes.md is a link to "../../../outside/SKILL.md", which leads out of the source`,
 		"skills/gone":   "which does not exist",
 		"skills/folder": "a folder; links to folders are not followed",
+		"skills/deep":   `a/b/c/d/e/f/g.md is a link to "../../../../../../../../../outside/SKILL.md", which leads out of the source`,
+		"skills/mods":   `node_modules/x/y.md is a link to "../../../../../outside/SKILL.md", which leads out of the source`,
 	}
 
 	listed, err := in.Contents(ctx, FindRequest{Source: repo})
@@ -237,7 +245,7 @@ func TestLinkOutOfSourceSkipsItsSkill(t *testing.T) {
 			t.Errorf("Contents: %s problem = %q, want %q", s.Path, s.Problem, want)
 		}
 	}
-	if len(listed) != 6 {
+	if len(listed) != 8 {
 		t.Errorf("Contents = %+v, want every skill, the linked ones with their problem", listed)
 	}
 

@@ -136,7 +136,9 @@ func readLock(path string) (*lockFile, error) {
 	return &l, nil
 }
 
-// write replaces the lock file atomically and durably.
+// write replaces the lock file atomically and durably; a file that
+// already holds exactly these bytes (a sync with nothing to do) is left
+// as it is.
 func (l *lockFile) write(path string) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -144,6 +146,9 @@ func (l *lockFile) write(path string) error {
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(l); err != nil {
 		return err
+	}
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, buf.Bytes()) {
+		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err

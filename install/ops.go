@@ -12,7 +12,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
+	"golang.org/x/sync/errgroup"
+
+	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -915,15 +920,16 @@ func (in *Installer) List(ctx context.Context, req ListRequest) ([]Status, error
 // list is List; without readers it reports each recorded place once, for
 // its own agent, and looks only in the folders skills are installed into.
 func (in *Installer) list(ctx context.Context, agents []Agent, readers bool) ([]Status, error) {
-	lock, err := in.readCheckedLock()
+	lock, err := in.viewLock()
 	if err != nil {
 		return nil, err
 	}
 	if len(agents) == 0 {
 		agents = Agents()
 	}
-	l := &lister{in: in, lock: lock, readers: readers, made: in.madeByPath(lock), sources: in.sourceFolders(lock), states: map[string]State{},
-		digests: map[string]hashed{}, real: realDirs{}, byAgent: skillsByAgent(lock), dirs: map[string][]fs.DirEntry{}}
+	l := &lister{in: in, lock: lock, readers: readers, made: in.madeByPath(lock), sources: in.sourceFolders(lock),
+		digests: map[string]hashed{}, real: realDirs{}, byAgent: skillsByAgent(lock), dirs: map[string][]listed{}}
+	l.hashAll(ctx, agents)
 	var out []Status
 	for _, a := range agents {
 		st, err := l.agent(ctx, a)
@@ -956,22 +962,28 @@ func skillsByAgent(lock *lockFile) map[string][]string {
 	return out
 }
 
-// madePlace is a skill's canonical copy or a place of it that this tool made.
+// madePlace is a skill's canonical copy or a place of it that this tool
+// made, with what one list found there.
 type madePlace struct {
 	name  string
 	entry *lockEntry
 	pl    lockPlace
+	// seen is the number of the last agent whose listing reported
+	// it (lister.agents), and state the state found, once stated.
+	seen   int
+	stated bool
+	state  State
 }
 
 // madeByPath is what the lock file says this tool made, by path: each
 // canonical copy and each place.
-func (in *Installer) madeByPath(lock *lockFile) map[string]madePlace {
-	byPath := map[string]madePlace{}
+func (in *Installer) madeByPath(lock *lockFile) map[string]*madePlace {
+	byPath := map[string]*madePlace{}
 	for name, entry := range lock.Skills {
-		byPath[in.canonicalPath(name)] = madePlace{name, entry, lockPlace{Kind: KindCanonical}}
+		byPath[in.canonicalPath(name)] = &madePlace{name: name, entry: entry, pl: lockPlace{Kind: KindCanonical}}
 		for _, pl := range entry.Agents {
 			if pl.Kind != KindCanonical {
-				byPath[abs(in.Root(), pl.Path)] = madePlace{name, entry, pl}
+				byPath[abs(in.Root(), pl.Path)] = &madePlace{name: name, entry: entry, pl: pl}
 			}
 		}
 	}
@@ -995,13 +1007,21 @@ type lister struct {
 	in      *Installer
 	lock    *lockFile
 	readers bool
-	made    map[string]madePlace     // what this tool made, by path
-	sources map[string]bool          // the recorded sources' folders
-	states  map[string]State         // the state of each place: many agents read one folder, and each is hashed once
-	digests map[string]hashed        // what each folder hashed to: the canonical copy and the links to it are one
-	real    realDirs                 // the real locations of folders
-	byAgent map[string][]string      // the skills lock records for each agent, sorted
-	dirs    map[string][]fs.DirEntry // what each folder listed holds: many agents read one
+	made    map[string]*madePlace // what this tool made, by path
+	sources map[string]bool       // the recorded sources' folders
+	digests map[string]hashed     // what each folder hashed to: the canonical copy and the links to it are one
+	real    realDirs              // the real locations of folders
+	byAgent map[string][]string   // the skills lock records for each agent, sorted
+	dirs    map[string][]listed   // what each folder listed holds: many agents read one
+	agents  int                   // agents listed so far: the number of the one being listed
+}
+
+// listed is one entry of a folder an agent reads, as list sees it.
+type listed struct {
+	name, path string
+	made       *madePlace // nil: not made by this tool
+	source     bool       // a recorded source's folder
+	seen       int        // the number of the last agent that reported it
 }
 
 // hashed is what hashing a skill folder found: its digest ("" when it
@@ -1011,18 +1031,79 @@ type hashed struct {
 	missing bool
 }
 
+// listWorkers is how many folders list hashes at once: each is mostly
+// file system calls, which overlap.
+const listWorkers = 8
+
+// hashAll hashes, listWorkers at a time, every folder the listing of
+// agents will compare with the lock file: the canonical copy of each
+// skill recorded in a folder they read or for one of them, and each
+// such copy. state then finds them hashed. When ctx ends it stops
+// hashing; state hashes no more either, and list says it is incomplete.
+func (l *lister) hashAll(ctx context.Context, agents []Agent) {
+	read := map[string]bool{}
+	ids := map[string]bool{}
+	for _, a := range agents {
+		ids[a.ID] = true
+		read[a.Dir(l.in.env, l.in.scope)] = true
+		if l.readers {
+			for _, dir := range a.Reads(l.in.env, l.in.scope) {
+				read[dir] = true
+			}
+		}
+	}
+	forAgents := func(e *lockEntry) bool {
+		for id := range e.Agents {
+			if ids[id] {
+				return true
+			}
+		}
+		return false
+	}
+	var paths []string
+	for p, m := range l.made {
+		if (m.pl.Kind == KindCanonical || m.pl.Kind == KindCopy) && (read[filepath.Dir(p)] || forAgents(m.entry)) {
+			paths = append(paths, p)
+		}
+	}
+	got := make([]hashed, len(paths))
+	var g errgroup.Group
+	g.SetLimit(listWorkers)
+	for i, p := range paths {
+		g.Go(func() error {
+			got[i] = hashFolder(ctx, p)
+			return nil
+		})
+	}
+	g.Wait()
+	for i, p := range paths {
+		l.digests[p] = got[i]
+	}
+}
+
+// hashFolder hashes the skill folder p.
+func hashFolder(ctx context.Context, p string) hashed {
+	var h hashed
+	if _, err := os.Stat(p); err != nil {
+		h.missing = true
+	} else if d, err := skill.ContentDigest(ctx, p); err == nil {
+		h.digest = d
+	}
+	return h
+}
+
 // agent lists the skills of one agent: those recorded for it, then the
 // others in the folders it reads (without readers, the one it is
 // installed into).
 func (l *lister) agent(ctx context.Context, a Agent) ([]Status, error) {
-	seen := map[string]bool{}
-	out := l.recorded(ctx, a, seen)
+	l.agents++
+	out := l.recorded(ctx, a)
 	dirs := []string{a.Dir(l.in.env, l.in.scope)}
 	if l.readers {
 		dirs = a.Reads(l.in.env, l.in.scope)
 	}
 	for _, dir := range dirs {
-		st, err := l.folder(ctx, a, dir, seen)
+		st, err := l.folder(ctx, a, dir)
 		if err != nil {
 			return nil, err
 		}
@@ -1031,10 +1112,10 @@ func (l *lister) agent(ctx context.Context, a Agent) ([]Status, error) {
 	return out, nil
 }
 
-// recorded lists the skills the lock file records for a, adding their
-// paths to seen.
-func (l *lister) recorded(ctx context.Context, a Agent, seen map[string]bool) []Status {
-	var out []Status
+// recorded lists the skills the lock file records for a, marking their
+// places seen.
+func (l *lister) recorded(ctx context.Context, a Agent) []Status {
+	out := make([]Status, 0, len(l.byAgent[a.ID]))
 	for _, name := range l.byAgent[a.ID] {
 		entry := l.lock.Skills[name]
 		pl := entry.Agents[a.ID]
@@ -1042,8 +1123,16 @@ func (l *lister) recorded(ctx context.Context, a Agent, seen map[string]bool) []
 		if pl.Kind == KindCanonical {
 			p = l.in.canonicalPath(name)
 		}
-		seen[p] = true
-		st := l.status(ctx, madePlace{name, entry, pl}, a.ID, p)
+		m := l.made[p]
+		if m != nil {
+			m.seen = l.agents
+		}
+		if m == nil || m.name != name || m.pl.Kind != pl.Kind {
+			// Two entries name one place (a hand-edited lock file):
+			// this one's state, not the other's.
+			m = &madePlace{name: name, entry: entry, pl: pl}
+		}
+		st := l.status(ctx, m, a.ID, p, pl)
 		if st.State == StateInstalled && pl.Path != l.in.placement(a, name, pl.Kind).Path {
 			st.State = StateMoved
 		}
@@ -1052,53 +1141,73 @@ func (l *lister) recorded(ctx context.Context, a Agent, seen map[string]bool) []
 	return out
 }
 
-// folder lists the skills in dir, one of a's folders, that seen does not
-// hold yet, adding them to seen: what this tool made for another agent
-// (with readers), the recorded sources as such, and the others as
-// external.
-func (l *lister) folder(ctx context.Context, a Agent, dir string, seen map[string]bool) ([]Status, error) {
+// folder lists the skills in dir, one of a's folders, that were not
+// reported for a yet: what this tool made for another agent (with
+// readers), the recorded sources as such, and the others as external.
+func (l *lister) folder(ctx context.Context, a Agent, dir string) ([]Status, error) {
 	entries, ok := l.dirs[dir]
 	if !ok {
 		var err error
-		entries, err = os.ReadDir(dir)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if entries, err = l.listFolder(dir); err != nil {
 			return nil, err
 		}
 		l.dirs[dir] = entries
 	}
 	var out []Status
-	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
-		if strings.HasPrefix(e.Name(), ".") || e.Type().IsRegular() || seen[p] {
-			continue
-		}
-		seen[p] = true
-		if m, ok := l.made[p]; ok {
+	for i := range entries {
+		e := &entries[i]
+		if m := e.made; m != nil {
+			if m.seen == l.agents {
+				continue
+			}
+			m.seen = l.agents
 			if l.readers {
-				out = append(out, l.status(ctx, m, a.ID, p))
+				out = append(out, l.status(ctx, m, a.ID, e.path, m.pl))
 			}
 			continue // without readers, its own agent reports it
 		}
+		if e.seen == l.agents {
+			continue
+		}
+		e.seen = l.agents
 		state := StateExternal
-		if l.sources[p] {
+		if e.source {
 			state = StateSource
 		}
-		out = append(out, Status{Skill: e.Name(), Agent: a.ID, Path: p, State: state})
+		out = append(out, Status{Skill: e.name, Agent: a.ID, Path: e.path, State: state})
 	}
 	return out, nil
 }
 
-// status is the status of m at p for agent.
-func (l *lister) status(ctx context.Context, m madePlace, agent, p string) Status {
-	state, ok := l.states[p]
-	if !ok {
-		state = l.state(ctx, m.name, m.entry, m.pl, p)
-		if _, ok := l.lock.Unfinished[m.name]; ok {
-			state = StateUnfinished
-		}
-		l.states[p] = state
+// listFolder reads what dir holds that list reports: its folders and
+// links, not hidden.
+func (l *lister) listFolder(dir string) ([]listed, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
 	}
-	return Status{Skill: m.name, Agent: agent, Path: p, Kind: m.pl.Kind, State: state}
+	out := make([]listed, 0, len(entries))
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") || e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		out = append(out, listed{name: e.Name(), path: p, made: l.made[p], source: l.sources[p]})
+	}
+	return out, nil
+}
+
+// status is the status of m, the place pl, at p for agent: its state is
+// found once per list.
+func (l *lister) status(ctx context.Context, m *madePlace, agent, p string, pl lockPlace) Status {
+	if !m.stated {
+		m.state = l.state(ctx, m.name, m.entry, pl, p)
+		if _, ok := l.lock.Unfinished[m.name]; ok {
+			m.state = StateUnfinished
+		}
+		m.stated = true
+	}
+	return Status{Skill: m.name, Agent: agent, Path: p, Kind: pl.Kind, State: m.state}
 }
 
 // state is the state of the place pl of the skill name, recorded as
@@ -1118,11 +1227,7 @@ func (l *lister) state(ctx context.Context, name string, entry *lockEntry, pl lo
 	}
 	h, ok := l.digests[p]
 	if !ok {
-		if _, err := os.Stat(p); err != nil {
-			h.missing = true
-		} else if d, err := skill.ContentDigest(ctx, p); err == nil {
-			h.digest = d
-		}
+		h = hashFolder(ctx, p)
 		l.digests[p] = h
 	}
 	switch {
@@ -1139,7 +1244,7 @@ func (l *lister) state(ctx context.Context, name string, entry *lockEntry, pl lo
 // lock file records no skill fails with ErrNothingRecorded: there is
 // nothing to check against.
 func (in *Installer) Verify(ctx context.Context) ([]Status, error) {
-	lock, err := in.readCheckedLock()
+	lock, err := in.viewLock()
 	if err != nil {
 		return nil, err
 	}
@@ -1199,6 +1304,49 @@ func (in *Installer) readCheckedLock() (*lockFile, error) {
 			}
 		}
 	}
+	return lock, nil
+}
+
+// viewedLock is the checked lock file as an operation that changes
+// nothing last read it, with the stamp of the file it was read from.
+type viewedLock struct {
+	mu    sync.Mutex
+	stamp cache.Stamp
+	taken int64 // when it was read (ns), before the stat
+	lock  *lockFile
+}
+
+// viewLock is readCheckedLock for the operations that change nothing
+// (List, Verify, CheckTrust, RecordedRisks), which share what it
+// returns and must not change it: while the file's stamp (size, times,
+// change time, inode) is the one it was read with, and was not racy
+// then, the lock file is not read and checked again. A verify that
+// lists, checks trust and prints the allowed risks reads it once.
+func (in *Installer) viewLock() (*lockFile, error) {
+	v := in.viewed
+	if v == nil {
+		return in.readCheckedLock()
+	}
+	taken := time.Now().UnixNano()
+	var st cache.Stamp
+	fi, err := os.Stat(in.lockPath())
+	ok := err == nil
+	if ok {
+		st, ok = cache.StampOf(fi)
+	}
+	v.mu.Lock()
+	if ok && v.lock != nil && v.stamp == st && !cache.Racy(st.Ctime, v.taken) {
+		defer v.mu.Unlock()
+		return v.lock, nil
+	}
+	v.mu.Unlock()
+	lock, err := in.readCheckedLock()
+	if err != nil || !ok {
+		return lock, err
+	}
+	v.mu.Lock()
+	v.stamp, v.taken, v.lock = st, taken, lock
+	v.mu.Unlock()
 	return lock, nil
 }
 

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -927,5 +928,93 @@ func TestCacheLimitsApply(t *testing.T) {
 				t.Errorf("Add(%s) with the default limits = %v", tt.name, err)
 			}
 		})
+	}
+}
+
+// TestReadOnlyOperationsSeeLockChanges checks that List and Verify, which
+// read the lock file once while it keeps its stamp, see every change to
+// it: one made by another Installer, and one written in place with the
+// same size, whose change time differs.
+func TestReadOnlyOperationsSeeLockChanges(t *testing.T) {
+	f := newFixture(t)
+	in := f.installer(t)
+	ctx := t.Context()
+	for _, name := range []string{"one", "two"} {
+		if _, err := in.Add(ctx, AddRequest{Sources: []string{f.writeSkill(t, name, name, "")}, Agents: agentsOf(t, "codex")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	installed := func() []string {
+		t.Helper()
+		st, err := in.List(ctx, ListRequest{Agents: agentsOf(t, "codex")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, s := range st {
+			if s.State == StateInstalled {
+				names = append(names, s.Skill)
+			}
+		}
+		return names
+	}
+	if got := installed(); !slices.Equal(got, []string{"one", "two"}) {
+		t.Fatalf("List = %v, want one and two installed", got)
+	}
+	if _, err := f.installer(t).Remove(ctx, RemoveRequest{Names: []string{"two"}}); err != nil {
+		t.Fatal(err)
+	}
+	// Past the racy window (50 ms) of the lock file's last write: what
+	// List reads next is kept.
+	time.Sleep(60 * time.Millisecond)
+	if got := installed(); !slices.Equal(got, []string{"one"}) {
+		t.Errorf("List after another Installer removed two = %v, want one", got)
+	}
+	// The same bytes but one digest letter, written in place: same size,
+	// same inode.
+	lockPath := filepath.Join(f.env.Project, ".agents", "agentskills.lock")
+	data, err := os.ReadFile(lockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(data, []byte(`"digest": "`)) + len(`"digest": "`)
+	data[i] ^= 1
+	fh, err := os.OpenFile(lockPath, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fh.WriteAt(data, 0); err != nil {
+		t.Fatal(err)
+	}
+	fh.Close()
+	bad, err := in.Verify(ctx)
+	if err != nil || len(bad) != 1 || bad[0].State != StateModified {
+		t.Errorf("Verify after the recorded digest changed in place = %v, %v, want one modified", bad, err)
+	}
+}
+
+// TestNoOpSyncLeavesLockFile checks that a sync with nothing to do does
+// not write the lock file again: it already holds what would be written.
+func TestNoOpSyncLeavesLockFile(t *testing.T) {
+	f := newFixture(t)
+	in := f.installer(t)
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{f.writeSkill(t, "one", "one", "")}, Agents: agentsOf(t, "claude-code", "codex")}); err != nil {
+		t.Fatal(err)
+	}
+	lockPath := filepath.Join(f.env.Project, ".agents", "agentskills.lock")
+	before, err := os.Stat(lockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes, err := in.Sync(t.Context(), SyncRequest{})
+	if err != nil || Changed(changes) {
+		t.Fatalf("Sync = %v, %v, want nothing changed", actions(changes), err)
+	}
+	after, err := os.Stat(lockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("a sync with nothing to do wrote the lock file again")
 	}
 }

@@ -288,6 +288,13 @@ func (in *Installer) stageAll(ctx context.Context, plans []*plan) (discard func(
 				return fmt.Errorf("skill %s from %s: %w", p.name, sourceLabel(p.c.source, p.c.subpath), err)
 			}
 			p.st = st
+			// What was audited (its tree, or its kept report, by the
+			// digest) is what is installed: a source that changed after
+			// it was hashed is refused, not installed unaudited.
+			if p.c.digest != "" && st.digest != p.c.digest {
+				return fmt.Errorf("skill %s from %s: %w: it changed while it was read (audited %.12s, copied %.12s); run the command again",
+					p.name, sourceLabel(p.c.source, p.c.subpath), ErrDrift, p.c.digest, st.digest)
+			}
 			return nil
 		})
 	}

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
@@ -98,6 +100,9 @@ type candidate struct {
 	// skill are read as the files they point to inside it (rule 3).
 	// Otherwise "": the skill's own folder.
 	root string
+	// noLinks is whether discovery listed every folder of it and found
+	// no link: there is no link to check (rule 3).
+	noLinks bool
 	// mirrorOf, when not "", is the folder inside the same source of the
 	// skill of the same name this one mirrors (findMirrors).
 	mirrorOf string
@@ -157,9 +162,11 @@ func (x *extraction) filesIn(sub string) []skillcache.File {
 	return out
 }
 
-// tree is where the skill's files are read from.
+// tree is where the skill's files are read from. A skill without links
+// is read from its own folder: nothing in it points elsewhere in the
+// source, and its files are opened by their paths inside it.
 func (c *candidate) tree() tree {
-	if c.root == "" {
+	if c.root == "" || c.noLinks {
 		return folderTree(c.dir)
 	}
 	rel, err := filepath.Rel(c.root, c.dir)
@@ -704,11 +711,17 @@ func (in *Installer) resolveSource(ctx context.Context, text string, recorded bo
 	return r, nil
 }
 
-// checkAll checks every skill found in a source read at pin. A skill
-// holding a link that cannot be read inside the source (rule 3), of a
-// folder source or already marked by extractAndFind, is not read at
-// all: its problem names the link.
+// checkAll checks every skill found in a source read at pin, a few at
+// a time (stageWorkers: each is mostly file system calls, which
+// overlap). A skill holding a link that cannot be read inside the
+// source (rule 3), of a folder source or already marked by
+// extractAndFind, is not read at all: its problem names the link.
 func (in *Installer) checkAll(ctx context.Context, skills []candidate, pin string) {
+	var g errgroup.Group
+	g.SetLimit(stageWorkers)
+	if in.custom {
+		g.SetLimit(1) // a test's checker need not be safe for concurrent use
+	}
 	for i := range skills {
 		c := &skills[i]
 		if c.pin == "" { // a web index's skills have a pin each (rule 15)
@@ -717,26 +730,35 @@ func (in *Installer) checkAll(ctx context.Context, skills []candidate, pin strin
 		if c.problem != "" {
 			continue // a link an archive's extraction dropped: not read
 		}
-		if c.root != "" {
-			if err := linkProblem(ctx, c.tree(), in.cache.Limits().MaxArchiveEntries); err != nil {
-				c.problem = err.Error()
-				continue
-			}
-		}
-		name, issues, spec, err := in.checkSkill(c.dir)
-		switch {
-		case err != nil:
+		g.Go(func() error {
+			in.checkOne(ctx, c)
+			return nil
+		})
+	}
+	g.Wait()
+}
+
+// checkOne is checkAll of one skill.
+func (in *Installer) checkOne(ctx context.Context, c *candidate) {
+	if c.root != "" && !c.noLinks {
+		if err := linkProblem(ctx, c.tree(), in.cache.Limits().MaxArchiveEntries); err != nil {
 			c.problem = err.Error()
-		case len(issues) > 0:
-			c.name = name
-			c.problem = "not usable: " + strings.Join(append(issues, spec...), "; ")
-		default:
-			c.name = name
-			if err := checkName(name); err != nil {
-				c.problem = fmt.Sprintf("its name %q cannot be a folder name: %v", name, err)
-			} else {
-				c.spec = strings.Join(spec, "; ")
-			}
+			return
+		}
+	}
+	name, issues, spec, err := in.checkSkill(c.dir)
+	switch {
+	case err != nil:
+		c.problem = err.Error()
+	case len(issues) > 0:
+		c.name = name
+		c.problem = "not usable: " + strings.Join(append(issues, spec...), "; ")
+	default:
+		c.name = name
+		if err := checkName(name); err != nil {
+			c.problem = fmt.Sprintf("its name %q cannot be a folder name: %v", name, err)
+		} else {
+			c.spec = strings.Join(spec, "; ")
 		}
 	}
 }
@@ -788,7 +810,7 @@ func (in *Installer) discoverIn(ctx context.Context, fsys fs.FS, dir, top, rec s
 		if sub == "." {
 			sub = ""
 		}
-		out[i] = candidate{dir: filepath.Join(dir, filepath.FromSlash(sub)), source: rec, subpath: sub, plugins: f.plugins}
+		out[i] = candidate{dir: filepath.Join(dir, filepath.FromSlash(sub)), source: rec, subpath: sub, plugins: f.plugins, noLinks: f.seen}
 		if f.within != "" {
 			out[i].within = path.Join(top, f.within)
 		}

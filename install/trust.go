@@ -594,7 +594,7 @@ func (in *Installer) CheckTrust(ctx context.Context) ([]trust.Refusal, error) {
 	if in.trust == nil {
 		return nil, nil
 	}
-	lock, err := in.readCheckedLock()
+	lock, err := in.viewLock()
 	if err != nil {
 		return nil, err
 	}

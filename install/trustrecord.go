@@ -170,7 +170,7 @@ func (in *Installer) RecordedRisks(ctx context.Context) (map[string]RiskAllowanc
 	if ctx.Err() != nil {
 		return nil, interrupted(ctx, "nothing was changed")
 	}
-	lock, err := in.readCheckedLock()
+	lock, err := in.viewLock()
 	if err != nil {
 		return nil, err
 	}

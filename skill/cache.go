@@ -191,7 +191,10 @@ func (c *Cache) Entries(ctx context.Context) ([]CacheEntry, error) {
 }
 
 // GC removes the trees, and archive memo entries, not used for olderThan,
-// and returns the trees removed. Last use is recorded to the second, so
+// and the audit reports package trust keeps under the root (# Kept
+// reports there) written longer ago than olderThan, and returns the
+// trees removed: a report lost costs an audit, nothing more, and a
+// clear (olderThan 0) makes the next install audit again. Last use is recorded to the second, so
 // any olderThan is exact. It also sweeps what interrupted
 // materializations left in the cache. An olderThan of 0 or less removes
 // every tree that no driver folder links to. A tree that a driver's
@@ -201,8 +204,8 @@ func (c *Cache) Entries(ctx context.Context) ([]CacheEntry, error) {
 // [Cache.CollectDriverFolders]. Another tree in use by a running agent
 // can be removed: collect when agents are idle, or with an age longer
 // than any run. A root that does not exist yet is left alone. Only skill
-// trees and memo entries are collected here: what package oci keeps under
-// the root is its own. It stops between two trees when ctx is done, with
+// trees, memo entries and kept reports are collected here: what package
+// oci keeps under the root is its own. It stops between two trees when ctx is done, with
 // ctx's error and the trees removed until then.
 func (c *Cache) GC(ctx context.Context, olderThan time.Duration) ([]CacheEntry, error) {
 	if c.root == "" {

@@ -95,7 +95,7 @@ func (c *Checker) RememberReportsIn(dir string) *Checker {
 		return c
 	}
 	d := *c
-	d.kept = reportStore{dir: dir}
+	d.kept = newReportStore(dir)
 	return &d
 }
 
@@ -117,7 +117,7 @@ func NewChecker(p *policy.Policy, opts ...Option) *Checker {
 		}
 	}
 	return &Checker{policy: p, allowRisks: c.allowRisks, signers: c.signers,
-		reports: reportMemo(), verified: new(memo[struct{}]), kept: reportStore{dir: c.reportsDir}}
+		reports: reportMemo(), verified: new(memo[struct{}]), kept: newReportStore(c.reportsDir)}
 }
 
 // RequiredSigners returns the signers [RequireSigners] gave c, any of

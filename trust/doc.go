@@ -131,8 +131,16 @@
 //     computed its digest from the bytes it wrote; never by a digest a
 //     record names (a lock file may come from another machine). A report
 //     found for a digest is used without opening the tree. The folder is
-//     trusted as the skill cache is: it is the user's, and whoever can
-//     write there can write the cache's trees too.
+//     trusted as the skill cache is, and only where the cache would use
+//     it (rule 8 of package skill): the root, and its .audit folder when
+//     there is one, are folders (not links) of this user that neither
+//     its group nor other users may write, under ancestors no other user
+//     could replace (internal/cache's checks of a root). Under any other
+//     root no report is read or kept, and every tree is audited: a root
+//     another user may write would let them plant a clean report for a
+//     malicious tree's digest. A root that is there is checked once per
+//     checker (no other user can change what the check finds); one that
+//     is missing is made, 0700, when the first report is kept.
 //  4. What is kept is the raw report; what refuses is decided per call:
 //     the policy's threshold, its accepted findings, [AllowRisks] and
 //     install's recorded risks filter a kept report as a new one, so a
@@ -144,10 +152,16 @@
 //     another severity than its rule's, is no report: the tree is audited
 //     again, and nothing is said to the user. A report that cannot be
 //     written (a read-only cache) costs an audit later, nothing more.
+//     The skill cache's GC (agentskills cache gc and cache clear)
+//     removes the reports written before its cut-off, as it removes its
+//     memos.
 //  6. In one process, reports are also remembered in memory (rule 6);
 //     [Checker.AuditTree], which is given no digest, neither recalls nor
 //     keeps one.
 //
 // What holds on Linux holds on macOS and Windows: the audit reads the
-// tree through an os.Root, and nothing here depends on the system.
+// tree through an os.Root, and nothing here depends on the system but
+// the check of a kept reports' root (# Kept reports, rule 3), which on
+// Windows, where access lists govern and are not checked, accepts every
+// folder, as the skill cache does.
 package trust

@@ -8,9 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
+	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/internal/readfile"
 )
 
@@ -40,7 +42,19 @@ type keptReport struct {
 // value keeps nothing. It is safe for concurrent use: a file is written
 // whole (internal/atomicfile), and two writers of one digest write the
 // same report.
-type reportStore struct{ dir string }
+type reportStore struct {
+	dir  string
+	root *rootCheck // whether dir may keep reports (rule 3)
+}
+
+// newReportStore returns the store of reports under dir/.audit; a dir
+// of "" keeps nothing.
+func newReportStore(dir string) reportStore {
+	if dir == "" {
+		return reportStore{}
+	}
+	return reportStore{dir: dir, root: &rootCheck{dir: dir}}
+}
 
 // maxDigest bounds the digests a store keeps reports of: a content
 // digest is 64 hex digits.
@@ -61,6 +75,9 @@ func (s reportStore) name(digest string) string {
 // tree is audited again.
 func (s reportStore) get(digest string) (audit.Report, bool) {
 	if s.dir == "" || digest == "" || len(digest) > maxDigest {
+		return audit.Report{}, false
+	}
+	if !s.root.safe() {
 		return audit.Report{}, false
 	}
 	b, err := readfile.Small(s.name(digest), maxReportFile)
@@ -96,7 +113,54 @@ func (s reportStore) put(digest string, rep audit.Report) {
 		return
 	}
 	name := s.name(digest)
+	if !s.root.safe() && (os.MkdirAll(filepath.Dir(name), 0o700) != nil || !s.root.safe()) {
+		return
+	}
 	if err := atomicfile.WriteUnflushed(name, b, 0o600); errors.Is(err, fs.ErrNotExist) && os.MkdirAll(filepath.Dir(name), 0o700) == nil {
 		atomicfile.WriteUnflushed(name, b, 0o600)
 	}
+}
+
+// rootCheck is whether a folder may keep reports (rule 3): it, and its
+// .audit folder when there is one, are folders (not links) of this user
+// that no other user may write, under ancestors safe from other users,
+// as the skill cache requires of its root (rule 8 of package skill). A
+// root another user could write is trusted for nothing. A folder that
+// is there is checked once: no other user can change what the check
+// finds, nor make .audit where it was missing (only the folder's owner
+// may write in it). A folder that is missing keeps nothing until it is
+// made.
+type rootCheck struct {
+	dir  string
+	mu   sync.Mutex
+	done bool // ok holds the answer
+	ok   bool
+}
+
+// safe reports whether c's folder may keep reports.
+func (c *rootCheck) safe() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done {
+		return c.ok
+	}
+	abs, err := filepath.Abs(c.dir)
+	if err != nil {
+		return false
+	}
+	for _, p := range []string{abs, filepath.Join(abs, reportsDir)} {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			if p == abs {
+				return false // asked again once the folder is made
+			}
+			break
+		}
+		if err != nil || !fi.IsDir() || cache.CheckOwner(fi) != nil {
+			c.done = true
+			return false
+		}
+	}
+	c.done, c.ok = true, cache.CheckAncestors(abs) == nil
+	return c.ok
 }

@@ -39,8 +39,18 @@
 // agentskills contender's CPU time (user and system, its children
 // included) and peak memory as well, as medians.
 //
-// It builds agentskills from this checkout and installs the npm tool into
-// its scratch folder with npm (the registry must be reachable once).
+// -repo DIR installs from a repository of one's own instead, such as a
+// clone of a published one at a pinned commit on its branch main (with
+// uploadpack.allowFilter set), every skill each tool finds there, with
+// -add-args passed to every agentskills add (such as --lenient); -skills
+// is then ignored, the floor, which knows only skills/, is left out, and
+// nothing is written to -csv. Every run prints the CPU time (user and
+// system, of each tool and the programs it ran, such as git) beside the
+// wall time, and the ratios to the npm tool's.
+//
+// It builds agentskills from this checkout and runs the npm tool
+// $AGENTADAPTOR_PEERS holds, else installs version 1.4.9 into its scratch
+// folder with npm (the registry must be reachable once).
 package main
 
 import (
@@ -49,6 +59,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,30 +69,49 @@ import (
 func main() {
 	npmUpTo := flag.Int("npm-up-to", 0, "run the npm skills tool only at sizes of at most this many skills (default 0: at every size)")
 	old := flag.String("old", "", "also run this other build of agentskills, over git and from a tar.gz, and this one from the tar.gz (default none)")
+	repo := flag.String("repo", "", "a git repository to install from, on its branch main, instead of a generated one (default: none)")
+	addArgs := flag.String("add-args", "", "more arguments for every agentskills add, separated by spaces (default: none)")
 	benchrun.Main("repocmp", "skills in the repository", 500, 5, func(n, runs int, scratch string, out *benchrun.Results) error {
-		return run(n, runs, scratch, out, *npmUpTo <= 0 || n <= *npmUpTo, *old)
+		return run(n, runs, scratch, out, *npmUpTo <= 0 || n <= *npmUpTo, *old, *repo, strings.Fields(*addArgs))
 	})
 }
 
 // run compares the contenders at n skills, the npm tool among them when
-// withNPM is set, and the build old of agentskills when it is not "".
-func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool, old string) error {
-	npmCLI, bin, err := benchrun.Tools(scratch)
+// withNPM is set, and the build old of agentskills when it is not ""; with
+// repo, from that repository, whatever n says.
+func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool, old, repo string, addArgs []string) error {
+	npmTool, bin, err := benchrun.Tools(scratch)
 	if err != nil {
 		return err
 	}
-	repo := filepath.Join(scratch, "repo")
-	if err := makeRepo(repo, n); err != nil {
-		return err
+	given := repo != ""
+	if given {
+		if repo, err = filepath.Abs(repo); err != nil {
+			return err
+		}
+		n = 0 // every skill each tool finds
+	} else {
+		repo = filepath.Join(scratch, "repo")
+		if err := makeRepo(repo, n); err != nil {
+			return err
+		}
+	}
+	add := func(bin, src string) []string {
+		return append([]string{bin, "add", src, "--agent", "claude-code,codex", "--quiet"}, addArgs...)
 	}
 	ours := []benchrun.Contender{
-		{Name: "agentskills add git+file://", Args: []string{bin, "add", "git+file://" + repo + "#ref=main", "--agent", "claude-code,codex", "--quiet"}},
+		{Name: "agentskills add git+file://", Args: add(bin, "git+file://"+repo+"#ref=main")},
 		{Name: "floor: git clone + cp -r + ln -rs", Args: []string{"sh", "-c", floorScript, "floor", "file://" + repo}},
-		{Name: "agentskills add FOLDER", Args: []string{bin, "add", repo, "--agent", "claude-code,codex", "--quiet"}},
+		{Name: "agentskills add FOLDER", Args: add(bin, repo)},
+	}
+	floor, folder := 1, 2
+	if given {
+		ours = slices.Delete(ours, 1, 2)
+		floor, folder = -1, 1
 	}
 	npm := []benchrun.Contender{
-		{Name: "npm skills add file://", Args: []string{"node", npmCLI, "add", "file://" + repo, "--skill", "*", "-a", "claude-code", "-a", "codex", "-y"}},
-		{Name: "npm skills add FOLDER", Args: []string{"node", npmCLI, "add", repo, "--skill", "*", "-a", "claude-code", "-a", "codex", "-y"}},
+		{Name: "npm skills add file://", Args: npmTool.Args("add", "file://"+repo, "--skill", "*", "-a", "claude-code", "-a", "codex", "-y")},
+		{Name: "npm skills add FOLDER", Args: npmTool.Args("add", repo, "--skill", "*", "-a", "claude-code", "-a", "codex", "-y")},
 	}
 	contenders := ours
 	if withNPM {
@@ -89,16 +119,21 @@ func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool, old s
 	}
 	if old != "" {
 		archive := filepath.Join(scratch, "repo.tar.gz")
-		if out, err := exec.Command("tar", "-C", scratch, "--exclude=.git", "-czf", archive, "repo").CombinedOutput(); err != nil {
+		if out, err := exec.Command("tar", "-C", filepath.Dir(repo), "--exclude=.git", "-czf", archive, filepath.Base(repo)).CombinedOutput(); err != nil {
 			return fmt.Errorf("tar: %v: %s", err, out)
 		}
 		contenders = append(contenders,
-			benchrun.Contender{Name: "old agentskills add git+file://", Args: []string{old, "add", "git+file://" + repo + "#ref=main", "--agent", "claude-code,codex", "--quiet"}},
-			benchrun.Contender{Name: "agentskills add ARCHIVE", Args: []string{bin, "add", archive, "--agent", "claude-code,codex", "--quiet"}},
-			benchrun.Contender{Name: "old agentskills add ARCHIVE", Args: []string{old, "add", archive, "--agent", "claude-code,codex", "--quiet"}})
+			benchrun.Contender{Name: "old agentskills add git+file://", Args: add(old, "git+file://"+repo+"#ref=main")},
+			benchrun.Contender{Name: "agentskills add ARCHIVE", Args: add(bin, archive)},
+			benchrun.Contender{Name: "old agentskills add ARCHIVE", Args: add(old, archive)})
 	}
 	usage := make([][]usage, len(contenders))
-	fmt.Printf("a git repository of %d skills (skills/skill-NNN) into claude-code and codex, fresh project and cache each time, %d runs each\n", n, runs)
+	installed := make([]int, len(contenders))
+	if given {
+		fmt.Printf("the git repository %s into claude-code and codex, fresh project and cache each time, %d runs each\n", repo, runs)
+	} else {
+		fmt.Printf("a git repository of %d skills (skills/skill-NNN) into claude-code and codex, fresh project and cache each time, %d runs each\n", n, runs)
+	}
 	if !withNPM {
 		fmt.Printf("  (the npm skills tool is left out at this size: -npm-up-to)\n")
 	}
@@ -108,34 +143,51 @@ func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool, old s
 	times, err := benchrun.Rounds(len(contenders), runs, func(r, i int) (time.Duration, error) {
 		d, u, err := install(contenders[i], filepath.Join(scratch, fmt.Sprintf("project-%d-%d", i, r)), n)
 		usage[i] = append(usage[i], u)
+		installed[i] = u.skills
 		return d, err
 	})
 	if err != nil {
 		return err
 	}
-	if err := out.Add(n, contenders, times); err != nil {
-		return err
+	if !given { // a curve's point: a repository of one's own has no size to plot
+		if err := out.Add(n, contenders, times); err != nil {
+			return err
+		}
 	}
 	benchrun.PrintMedians(34, contenders, times)
+	cpus := make([][]time.Duration, len(contenders))
+	for i, us := range usage {
+		for _, u := range us {
+			cpus[i] = append(cpus[i], u.cpu)
+		}
+	}
+	fmt.Println("CPU time (user and system, with the programs each ran):")
+	benchrun.PrintMedians(34, contenders, cpus)
+	if given {
+		for i, c := range contenders {
+			fmt.Printf("  %s installed %d skills\n", c.Name, installed[i])
+		}
+	}
 	ratio := func(a, b int) float64 {
 		return float64(benchrun.Median(times[a])) / float64(benchrun.Median(times[b]))
 	}
-	fmt.Printf("agentskills / floor, git over file:// = %.2fx (goal <= 1.3x)\n", ratio(0, 1))
+	cpuRatio := func(a, b int) float64 {
+		return float64(benchrun.Median(cpus[a])) / float64(benchrun.Median(cpus[b]))
+	}
+	if floor >= 0 {
+		fmt.Printf("agentskills / floor, git over file:// = %.2fx (goal <= 1.3x)\n", ratio(0, floor))
+	}
 	if withNPM {
-		fmt.Printf("agentskills / npm skills, git over file:// = %.2fx\n", ratio(0, 3))
-		fmt.Printf("agentskills / npm skills, folder = %.2fx\n", ratio(2, 4))
+		git, npmFolder := len(ours), len(ours)+1
+		fmt.Printf("agentskills / npm skills, git over file:// = %.2fx, CPU %.2fx\n", ratio(0, git), cpuRatio(0, git))
+		fmt.Printf("agentskills / npm skills, folder = %.2fx, CPU %.2fx\n", ratio(folder, npmFolder), cpuRatio(folder, npmFolder))
 	}
 	if old != "" {
 		o := len(contenders) - 3 // the old build's git, this build's archive, the old build's archive
 		fmt.Printf("%-34s %10s %10s %10s\n", "agentskills contender", "wall", "CPU", "peak RSS")
-		for _, i := range []int{0, o, o + 1, o + 2, 2} {
+		for _, i := range []int{0, o, o + 1, o + 2, folder} {
 			cpu, rss := usageMedians(usage[i])
 			fmt.Printf("%-34s %10s %10s %7.1f MiB\n", contenders[i].Name, benchrun.Median(times[i]).Round(time.Millisecond), cpu.Round(time.Millisecond), float64(rss)/1024)
-		}
-		cpuRatio := func(a, b int) float64 {
-			ca, _ := usageMedians(usage[a])
-			cb, _ := usageMedians(usage[b])
-			return float64(ca) / float64(cb)
 		}
 		fmt.Printf("this build / the old one, git: wall %.2fx, CPU %.2fx; archive: wall %.2fx, CPU %.2fx\n",
 			ratio(0, o), cpuRatio(0, o), ratio(o+1, o+2), cpuRatio(o+1, o+2))
@@ -147,8 +199,9 @@ func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool, old s
 // CPU time (user and system, with its children's) and its peak resident
 // size in KiB.
 type usage struct {
-	cpu time.Duration
-	rss int64
+	cpu    time.Duration
+	rss    int64
+	skills int // how many it installed
 }
 
 // usageMedians returns the median CPU time and peak resident size of us.
@@ -172,7 +225,8 @@ const floorScript = `git clone -q --depth 1 --filter=blob:none --branch main --e
 
 // install runs one contender in a fresh project folder, with a fresh HOME
 // and skill cache, checks that it installed the n skills for claude-code
-// and in .agents/skills, and returns how long it took.
+// and in .agents/skills (with n 0, as many in each, and some), and
+// returns how long it took and what it cost.
 func install(c benchrun.Contender, project string, n int) (time.Duration, usage, error) {
 	os.RemoveAll(project)
 	if err := os.MkdirAll(filepath.Join(project, "home"), 0o755); err != nil {
@@ -186,7 +240,8 @@ func install(c benchrun.Contender, project string, n int) (time.Duration, usage,
 	u := usage{cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), rss: benchrun.PeakRSS(cmd)}
 	links, _ := os.ReadDir(filepath.Join(project, ".claude", "skills"))
 	copies, _ := os.ReadDir(filepath.Join(project, ".agents", "skills"))
-	if len(links) != n || len(copies) != n {
+	u.skills = len(links)
+	if n > 0 && (len(links) != n || len(copies) != n) || n == 0 && (len(links) != len(copies) || len(links) == 0) {
 		return 0, usage{}, fmt.Errorf("%s installed %d skills for claude-code and %d in .agents/skills, want %d: %s", c.Name, len(links), len(copies), n, out)
 	}
 	os.RemoveAll(project)

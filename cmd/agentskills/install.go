@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -233,18 +234,21 @@ func printChanges(s *streams, changes []install.Change, f *scopeFlags, err error
 		}
 		return installErr(err)
 	}
+	out := bufio.NewWriterSize(s.out, 64<<10) // a line a change: one write for many
+	defer out.Flush()
+	short := shortPaths()
 	for _, c := range changes {
 		if c.PreviousPin != c.Pin {
-			fmt.Fprintf(s.out, "%-9s %s: %s -> %s\n", "pinned", c.Skill, shortPin(c.PreviousPin), shortPin(c.Pin))
+			fmt.Fprintf(out, "%-9s %s: %s -> %s\n", "pinned", c.Skill, shortPin(c.PreviousPin), shortPin(c.Pin))
 		}
 		switch {
 		case c.Signer == c.PreviousSigner:
 		case c.PreviousSigner == "":
-			fmt.Fprintf(s.out, "signer of %s recorded: %s\n", c.Skill, c.Signer)
+			fmt.Fprintf(out, "signer of %s recorded: %s\n", c.Skill, c.Signer)
 		case c.Signer == "":
-			fmt.Fprintf(s.out, "signer of %s no longer recorded (was %s)\n", c.Skill, c.PreviousSigner)
+			fmt.Fprintf(out, "signer of %s no longer recorded (was %s)\n", c.Skill, c.PreviousSigner)
 		default:
-			fmt.Fprintf(s.out, "signer of %s changed from %s to %s (accepted)\n", c.Skill, c.PreviousSigner, c.Signer)
+			fmt.Fprintf(out, "signer of %s changed from %s to %s (accepted)\n", c.Skill, c.PreviousSigner, c.Signer)
 		}
 		if c.Action == install.ActionUnchanged || c.Action == install.ActionSkipped {
 			continue
@@ -260,9 +264,9 @@ func printChanges(s *streams, changes []install.Change, f *scopeFlags, err error
 		}
 		backup := ""
 		if c.Backup != "" {
-			backup = " (what was there is now in " + shortPath(c.Backup) + ")"
+			backup = " (what was there is now in " + short(c.Backup) + ")"
 		}
-		fmt.Fprintf(s.out, "%-9s %s (%s): %s%s\n", c.Action, c.Skill, what, shortPath(c.Path), backup)
+		fmt.Fprintf(out, "%-9s %s (%s): %s%s\n", c.Action, c.Skill, what, short(c.Path), backup)
 	}
 	return installErr(err)
 }
@@ -286,15 +290,21 @@ func sourceLabel(source, path string) string {
 
 // shortPath shows a path relative to the current folder when it is inside
 // it; JSON output keeps absolute paths.
-func shortPath(p string) string {
+func shortPath(p string) string { return shortPaths()(p) }
+
+// shortPaths is shortPath for many paths: it asks for the current folder
+// once.
+func shortPaths() func(p string) string {
 	wd, err := os.Getwd()
-	if err != nil {
+	return func(p string) string {
+		if err != nil {
+			return p
+		}
+		if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return rel
+		}
 		return p
 	}
-	if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return p
 }
 
 func writeJSON(s *streams, v any) error {
@@ -725,13 +735,20 @@ func printStatus(s *streams, st []install.Status, asJSON bool) error {
 	slices.SortStableFunc(rows, func(a, b *row) int {
 		return cmp.Or(strings.Compare(a.skill, b.skill), strings.Compare(a.path, b.path))
 	})
-	w := tabwriter.NewWriter(s.out, 0, 0, 2, ' ', 0)
+	// The table goes out in large writes: the tab writer writes each
+	// cell on its own, and a list of 10,000 skills has some 80,000.
+	b := bufio.NewWriterSize(s.out, 64<<10)
+	w := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "SKILL\tSTATE\tPATH\tAGENTS")
+	short := shortPaths()
 	for _, r := range rows {
 		slices.Sort(r.agents)
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.skill, r.state, shortPath(r.path), strings.Join(r.agents, ", "))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.skill, r.state, short(r.path), strings.Join(r.agents, ", "))
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return b.Flush()
 }
 
 type syncOptions struct {

@@ -332,6 +332,10 @@ func Lookup(root, digest, name string) (string, bool) {
 	return s.Lookup(digest, name)
 }
 
+// keptReportsDir is the folder of package trust's kept audit reports
+// under a root (trust's reportsDir).
+const keptReportsDir = ".audit"
+
 // useGranularity is how precisely last use is recorded (rule 7).
 const useGranularity = time.Second
 
@@ -410,7 +414,8 @@ func (s *Store) entries(ctx context.Context) ([]Entry, error) {
 }
 
 // GC removes the trees under root not used since before, and memo entries
-// as old, and returns the trees it removed. A tree is first renamed into
+// and kept audit reports (package trust's, under .audit) written before
+// it, and returns the trees it removed. A tree is first renamed into
 // the staging folder, so no lookup sees it half removed. The trees whose
 // digests are in keep stay, however old (something still links to them).
 // It stops between two trees when ctx is done, with ctx's error and the
@@ -460,6 +465,16 @@ func GC(ctx context.Context, root string, before time.Time, keep ...string) ([]E
 	for _, m := range memos {
 		p := path.Join(memoDir, m)
 		if info, err := s.dir.Lstat(p); err == nil && info.ModTime().Before(before) {
+			s.dir.Remove(p)
+		}
+	}
+	// The audit reports package trust keeps beside the trees (# Kept
+	// reports there) go as the memos do: one lost costs an audit. Only
+	// regular files are removed; a link is left, as nothing reads it.
+	reports, _ := readNames(s.dir, keptReportsDir)
+	for _, m := range reports {
+		p := path.Join(keptReportsDir, m)
+		if info, err := s.dir.Lstat(p); err == nil && info.Mode().IsRegular() && info.ModTime().Before(before) {
 			s.dir.Remove(p)
 		}
 	}

