@@ -35,7 +35,7 @@ func anchoredOf(e *expr) *anchoredExpr {
 		return a.(*anchoredExpr)
 	}
 	var a *anchoredExpr
-	if strs, slack := lineFilter.Anchors(e.id); strs != nil {
+	if strs, slack := lineFilter().Anchors(e.id); strs != nil {
 		a = &anchoredExpr{
 			strs:  strs,
 			slack: slack,
@@ -100,7 +100,7 @@ func findAnchored(e *expr, t string) (loc []int, decided bool) {
 // long and e is local ([prefilter.Filter.Local]), so that each
 // anchored run is short.
 func (s *scanner) findIn(e *expr, t string) []int {
-	if !s.exhaustive && len(t) >= anchoredMin && lineFilter.Local(e.id) {
+	if !s.exhaustive && len(t) >= anchoredMin && lineFilter().Local(e.id) {
 		if loc, ok := findAnchored(e, t); ok {
 			return loc
 		}
@@ -110,7 +110,7 @@ func (s *scanner) findIn(e *expr, t string) []int {
 
 // matchIn returns e.MatchString(t), as findIn finds it.
 func (s *scanner) matchIn(e *expr, t string) bool {
-	if !s.exhaustive && len(t) >= anchoredMin && lineFilter.Local(e.id) {
+	if !s.exhaustive && len(t) >= anchoredMin && lineFilter().Local(e.id) {
 		if loc, ok := findAnchored(e, t); ok {
 			return loc != nil
 		}

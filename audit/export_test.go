@@ -11,13 +11,13 @@ func TreeExhaustive(fsys fs.FS) (Report, error) { return scanTree(fsys, true) }
 func LineConditions() (patterns, conds []string) {
 	for i, e := range lineExprs {
 		patterns = append(patterns, e.String())
-		conds = append(conds, lineFilter.Condition(i))
+		conds = append(conds, lineFilter().Condition(i))
 	}
 	return patterns, conds
 }
 
 // Keywords returns the strings the prefilter looks for.
-func Keywords() []string { return lineFilter.Strings() }
+func Keywords() []string { return lineFilter().Strings() }
 
 // FindAnchored returns what findAnchored finds of line expression i in
 // t, whether it decides, and what the expression finds over all of t.

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -15,8 +16,8 @@ import (
 )
 
 // expr is a regular expression of rules 5-15 and 21, and its index in
-// the table the prefilter is built from (lineExprs), which newLineFilter
-// sets once, before any audit.
+// the table the prefilter is built from (lineExprs), which exprIDs sets
+// once, as the package is initialised.
 type expr struct {
 	*regexp.Regexp
 	id int
@@ -494,15 +495,25 @@ var lineExprs = slices.Concat(downloadExec, obfuscatedExec, reverseShell, secret
 	[]*expr{programURL, archivePassword, suspectHost, plainHTTP, prerequisite, credentialPath, dotEnv,
 		send, upload, dropHost, placeholder, targetHost})
 
-// lineFilter is the prefilter of lineExprs.
-var lineFilter = newLineFilter(lineExprs)
+// lineFilter is the prefilter of lineExprs, built on the first audit, so
+// that a program that links the audit and audits nothing (agentskills
+// list, --help) does not pay for it at start.
+var lineFilter = sync.OnceValue(func() *prefilter.Filter { return newLineFilter(lineExprs) })
 
-// newLineFilter builds the prefilter of exprs and sets each one's id to
-// its index in exprs.
+// exprIDs numbers lineExprs: each one's id is its index there, which the
+// prefilter's answers are given by.
+var exprIDs = func() int {
+	for i, e := range lineExprs {
+		e.id = i
+	}
+	return len(lineExprs)
+}()
+
+// newLineFilter builds the prefilter of exprs, numbered by exprIDs.
 func newLineFilter(exprs []*expr) *prefilter.Filter {
 	res := make([]*regexp.Regexp, len(exprs))
 	for i, e := range exprs {
-		e.id, res[i] = i, e.Regexp
+		res[i] = e.Regexp
 	}
 	f, err := prefilter.New(res)
 	if err != nil {
@@ -515,13 +526,13 @@ func newLineFilter(exprs []*expr) *prefilter.Filter {
 // when the line lacks the strings every match of e holds. An audit with
 // exhaustive set runs every expression on every line.
 func (s *scanner) may(h *prefilter.Hits, e *expr) bool {
-	return s.exhaustive || lineFilter.May(h, e.id)
+	return s.exhaustive || lineFilter().May(h, e.id)
 }
 
 // mayPart is may for a part of the line, or for lines joined (h their
 // strings together); mayIn is may or mayPart.
 func (s *scanner) mayPart(h *prefilter.Hits, e *expr) bool {
-	return s.exhaustive || lineFilter.MayPart(h, e.id)
+	return s.exhaustive || lineFilter().MayPart(h, e.id)
 }
 
 func (s *scanner) mayIn(h *prefilter.Hits, e *expr, part bool) bool {
@@ -539,7 +550,7 @@ func (s *scanner) find(h *prefilter.Hits, e *expr, t string) []int {
 	if !s.exhaustive {
 		// An expression that is a set of keywords is answered by the
 		// prefilter's occurrences.
-		if loc, ok := lineFilter.Find(h, e.id, t); ok {
+		if loc, ok := lineFilter().Find(h, e.id, t); ok {
 			return loc
 		}
 	}
@@ -560,7 +571,7 @@ func (s *scanner) match(h *prefilter.Hits, e *expr, t string) bool {
 		return false
 	}
 	if !s.exhaustive {
-		if loc, ok := lineFilter.Find(h, e.id, t); ok {
+		if loc, ok := lineFilter().Find(h, e.id, t); ok {
 			return loc != nil
 		}
 	}
@@ -576,7 +587,7 @@ func (s *scanner) window(h *prefilter.Hits, e *expr, t string) (q, r int, ok boo
 	if s.exhaustive {
 		return 0, len(t), true
 	}
-	lo, hi := lineFilter.Window(h, e.id, len(t))
+	lo, hi := lineFilter().Window(h, e.id, len(t))
 	if lo > hi {
 		return 0, 0, false
 	}
@@ -603,7 +614,7 @@ func (s *scanner) matchLines(lines []line, e *expr, t string) bool {
 		for _, l := range lines {
 			u.Add(l.hits)
 		}
-		if !lineFilter.MayLines(u, e.id) {
+		if !lineFilter().MayLines(u, e.id) {
 			return false
 		}
 	}

@@ -68,7 +68,7 @@ var severities = func() map[string]Severity {
 }()
 
 func scanTree(fsys fs.FS, exhaustive bool) (Report, error) {
-	s := &scanner{fsys: fsys, exhaustive: exhaustive, union: lineFilter.NewHits()}
+	s := &scanner{fsys: fsys, exhaustive: exhaustive, union: lineFilter().NewHits()}
 	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("read %s: %w", name, err)

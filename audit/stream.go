@@ -78,7 +78,7 @@ type streamed struct {
 // NewScanner returns a Scanner of an empty tree.
 func NewScanner() *Scanner {
 	s := &Scanner{}
-	s.pool.New = func() any { return &scanner{union: lineFilter.NewHits()} }
+	s.pool.New = func() any { return &scanner{union: lineFilter().NewHits()} }
 	return s
 }
 

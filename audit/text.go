@@ -329,7 +329,7 @@ func (s *scanner) text(name, text string) {
 				for _, l := range win[from:] {
 					texts, hits = append(texts, l.clean), append(hits, l.hits)
 				}
-				lineFilter.ScanEach(hits, texts, unfolded)
+				lineFilter().ScanEach(hits, texts, unfolded)
 			}
 		}
 		if cur >= len(win) {
@@ -707,7 +707,7 @@ func (s *scanner) hits() *prefilter.Hits {
 		s.free = s.free[:n-1]
 		return h
 	}
-	return lineFilter.NewHits()
+	return lineFilter().NewHits()
 }
 
 // recycle gives back the Hits of a line leaving the window.
