@@ -17,7 +17,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -1311,7 +1310,7 @@ func (in *Installer) readCheckedLock() (*lockFile, error) {
 // nothing last read it, with the stamp of the file it was read from.
 type viewedLock struct {
 	mu    sync.Mutex
-	stamp cache.Stamp
+	stamp skillcache.Stamp
 	taken int64 // when it was read (ns), before the stat
 	lock  *lockFile
 }
@@ -1328,14 +1327,14 @@ func (in *Installer) viewLock() (*lockFile, error) {
 		return in.readCheckedLock()
 	}
 	taken := time.Now().UnixNano()
-	var st cache.Stamp
+	var st skillcache.Stamp
 	fi, err := os.Stat(in.lockPath())
 	ok := err == nil
 	if ok {
-		st, ok = cache.StampOf(fi)
+		st, ok = skillcache.StampOf(fi)
 	}
 	v.mu.Lock()
-	if ok && v.lock != nil && v.stamp == st && !cache.Racy(st.Ctime, v.taken) {
+	if ok && v.lock != nil && v.stamp == st && !skillcache.Racy(st.Ctime, v.taken) {
 		defer v.mu.Unlock()
 		return v.lock, nil
 	}
