@@ -12,14 +12,12 @@
 package main
 
 import (
-	"cmp"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
-	"strings"
+
+	"github.com/agentadaptor/agentadaptor/bench/internal/skilldirs"
 
 	"github.com/agentadaptor/agentadaptor/audit"
 )
@@ -34,7 +32,7 @@ func main() {
 	}
 	var skills []string
 	for _, root := range flag.Args() {
-		found, err := skillFolders(root)
+		found, err := skilldirs.Under(root)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -97,24 +95,4 @@ func main() {
 			fmt.Println(s)
 		}
 	}
-}
-
-// skillFolders returns every folder under root that holds a SKILL.md,
-// not looking into .git or node_modules.
-func skillFolders(root string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && strings.EqualFold(d.Name(), "SKILL.md") && d.Type().IsRegular() {
-			out = append(out, filepath.Dir(p))
-		}
-		return nil
-	})
-	slices.SortFunc(out, func(a, b string) int { return cmp.Compare(a, b) })
-	return out, err
 }

@@ -28,7 +28,6 @@ package main
 import (
 	"archive/tar"
 	"bufio"
-	"cmp"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
@@ -42,9 +41,10 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agentadaptor/agentadaptor/bench/internal/skilldirs"
 
 	"github.com/agentadaptor/agentadaptor/audit"
 )
@@ -222,7 +222,7 @@ func run(list string, threshold audit.Severity, cache, gitDirs, jsonOut string) 
 		}
 		r := newResult(p)
 		r.Missing = missing
-		skills, err := skillFolders(dir)
+		skills, err := skilldirs.Under(dir)
 		if err != nil {
 			return err
 		}
@@ -301,26 +301,6 @@ func percent(n, of int) string {
 		return "-"
 	}
 	return strconv.FormatFloat(100*float64(n)/float64(of), 'f', 2, 64) + "%"
-}
-
-// skillFolders returns every folder under root that holds a SKILL.md,
-// not looking into .git or node_modules.
-func skillFolders(root string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && strings.EqualFold(d.Name(), "SKILL.md") && d.Type().IsRegular() {
-			out = append(out, filepath.Dir(p))
-		}
-		return nil
-	})
-	slices.SortFunc(out, cmp.Compare)
-	return slices.Compact(out), err
 }
 
 // tree returns the folder holding p's tree, fetching it into cache when

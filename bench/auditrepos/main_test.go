@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentadaptor/agentadaptor/bench/internal/skilldirs"
 )
 
 func TestReadList(t *testing.T) {
@@ -143,9 +145,9 @@ func TestFromGit(t *testing.T) {
 	if target, err := os.Readlink(filepath.Join(dir, "skills/a/link")); err != nil || target != "../b" {
 		t.Errorf("link = %q, %v; want ../b", target, err)
 	}
-	skills, err := skillFolders(cache)
+	skills, err := skilldirs.Under(cache)
 	if err != nil || !slices.Equal(skills, []string{filepath.Join(dir, "skills/a")}) {
-		t.Errorf("skillFolders = %v, %v", skills, err)
+		t.Errorf("skilldirs.Under = %v, %v", skills, err)
 	}
 	// A second call reads the cache.
 	if again, _, err := tree(pin{"o/r", commit}, cache, "/nonexistent"); err != nil || again != dir {
