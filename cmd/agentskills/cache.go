@@ -151,7 +151,9 @@ func newCacheGCCmd(s *streams) *cobra.Command {
 		Short: "Remove cached skills, skill mounts and agent homes not used for a while",
 		Long: `gc removes the skill mounts and agent homes that no run has used for
 --older-than, never one a running agent uses, then the cached skills not
-used for as long that no remaining mount or home links to.
+used for as long that no remaining mount or home links to, and the
+audit reports kept by content that were written as long ago (a report
+lost costs one audit of that content again).
 
 ` + wrap("An agent home ("+sessionHomes()+") holds the sessions of its skill set: removing it removes them, and they can no longer be resumed. "+
 			"gc says how many it removed, per agent. 'cache clear' removes everything no running agent uses, whatever its age.", "", "", 74),
