@@ -102,14 +102,7 @@ var exprs = []string{
 // the texts are random ones and ones built around the expressions'
 // strings.
 func TestConditionsAreNecessary(t *testing.T) {
-	var res []*regexp.Regexp
-	for _, e := range exprs {
-		res = append(res, regexp.MustCompile(e))
-	}
-	f, err := New(res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, res := exprsFilter(t)
 	pieces := append(f.Strings(), " ", "\t", "|", "-e ", "sh", "K", "\u212a", "\u017f", "_", "x", "é", "\xff", ":", "=", "(", "/", "\\", "nc", "ncat")
 	r := rand.New(rand.NewPCG(2, 2))
 	h, u := f.NewHits(), f.NewHits()
@@ -194,14 +187,7 @@ func TestLocal(t *testing.T) {
 // TestScanEach checks that ScanEach records in each Hits what Scan
 // does, for any number of texts of any lengths, empty ones among them.
 func TestScanEach(t *testing.T) {
-	var res []*regexp.Regexp
-	for _, e := range exprs {
-		res = append(res, regexp.MustCompile(e))
-	}
-	f, err := New(res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, _ := exprsFilter(t)
 	pieces := append(f.Strings(), " ", "|", "-e ", "K", "\u212a", "_", "x", "é")
 	r := rand.New(rand.NewPCG(6, 6))
 	for range 3000 {
@@ -346,4 +332,18 @@ func TestFindDecides(t *testing.T) {
 			t.Errorf("Find(%s) decided %v, want %v", tc.expr, ok, tc.set)
 		}
 	}
+}
+
+// exprsFilter compiles exprs and builds their filter.
+func exprsFilter(t *testing.T) (*Filter, []*regexp.Regexp) {
+	t.Helper()
+	var res []*regexp.Regexp
+	for _, e := range exprs {
+		res = append(res, regexp.MustCompile(e))
+	}
+	f, err := New(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, res
 }
