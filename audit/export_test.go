@@ -31,3 +31,26 @@ func FindAnchored(i int, t string) (got []int, decided bool, want []int) {
 
 // AnchoredMin is the length from which an expression runs anchored.
 const AnchoredMin = anchoredMin
+
+// QuickMatcher is a line expression's pattern and its matcher written
+// by hand.
+type QuickMatcher struct {
+	Pattern string
+	Match   func(string) bool
+}
+
+// QuickMatchers returns the line expressions that have a matcher
+// written by hand.
+func QuickMatchers() []QuickMatcher {
+	var qs []QuickMatcher
+	for _, e := range lineExprs {
+		if e.quick != nil {
+			qs = append(qs, QuickMatcher{e.String(), e.quick})
+		}
+	}
+	return qs
+}
+
+// EnvFile returns what the hand-written search for a .env file's name
+// finds in t, and what dotEnv's matches give.
+func EnvFile(t string) (got, want []int) { return firstEnvFile(t), envFile(t) }

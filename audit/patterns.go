@@ -21,10 +21,19 @@ import (
 type expr struct {
 	*regexp.Regexp
 	id int
+	// quick, when not nil, is MatchString written by hand (matchers.go),
+	// which the prefiltered audit asks first.
+	quick func(string) bool
 }
 
 // re compiles a case-insensitive pattern.
 func re(p string) *expr { return &expr{Regexp: regexp.MustCompile(`(?i)` + p), id: -1} }
+
+// withQuick sets e's quick.
+func withQuick(e *expr, quick func(string) bool) *expr {
+	e.quick = quick
+	return e
+}
 
 // shell names a shell a download can be piped into.
 const shell = `(?:sudo\s+(?:-\S+\s+)*)?(?:\S*/)?(?:env\s+)?(?:ba|z|k|da|fi|c|tc)?sh\b`
@@ -35,7 +44,7 @@ const interpreter = `(?:sudo\s+)?(?:\S*/)?(?:python[0-9.]*|perl|ruby|node|php)\s
 
 // Rule 5: download and run.
 var downloadExec = []*expr{
-	re(`\b(?:curl|wget|fetch)\b[^|\n]*\|\s*(?:` + shell + `|` + interpreter + `)`),
+	withQuick(re(`\b(?:curl|wget|fetch)\b[^|\n]*\|\s*(?:`+shell+`|`+interpreter+`)`), matchDownloadPipe),
 	re(`\b(?:source|\.|(?:ba|z)?sh)\s+<\(\s*(?:curl|wget)\b`),
 	re(`\b(?:(?:ba|z)?sh|python[0-9.]*|perl|ruby|node)\s+-c\s+["']?\$\(\s*(?:curl|wget)\b`),
 	re(`\beval\s+["']?\$\(\s*(?:curl|wget)\b`),
@@ -97,7 +106,7 @@ var secretStore = []*expr{
 	re(`(?:firefox|mozilla|profiles?)[^\n]{0,60}[/\\](?:key4\.db|logins\.json|cookies\.sqlite)\b`),
 	re(`\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password\b[^\n|;]*\s-[a-z]*[wg][a-z]*\b)`),
 	re(`\bwallet\.dat\b|[/\\]exodus[/\\]|\bexodus\.wallet\b|\.electrum[/\\]wallets|\bnkbihfbeogaeaoehlefnkodbefgpgknn\b|\bkeystore[/\\]utc--`),
-	re(`\b(?:cat|cp|scp|base64|xxd|head|tail|get-content|gc|tar|zip|rsync|open|read_text|readfile)\b[^\n|;]*\.ssh[/\\](?:id_[a-z0-9_]+(?:[^.\w]|$)|\*)`),
+	withQuick(re(`\b(?:cat|cp|scp|base64|xxd|head|tail|get-content|gc|tar|zip|rsync|open|read_text|readfile)\b[^\n|;]*\.ssh[/\\](?:id_[a-z0-9_]+(?:[^.\w]|$)|\*)`), matchKeyRead),
 	re(`\b(?:tar|zip|cp\s+-r|rsync|copy-item)\b[^\n|;]*(?:~|\$home)[/\\]\.(?:ssh|aws|gnupg)\b`),
 	re(`\bfind\b[^\n]*-i?name\s+["']?\.env\b|\b(?:r?glob)\([^)\n]*\.env\b|\bget-childitem\b[^\n]*-(?:filter|include)\s+["']?\.env\b`),
 }
@@ -105,7 +114,7 @@ var secretStore = []*expr{
 // Rule 11 and 12: sending.
 var (
 	send     = re(`\b(?:curl|wget|nc|ncat|netcat|invoke-restmethod|invoke-webrequest|iwr|irm)\b|\brequests\.(?:post|put)\(|\bfetch\(|\baxios\.(?:post|put)\(|\burllib\.request\b|\bhttp\.post\b`)
-	upload   = re(`\bcurl\b[^\n]*(?:\s-d\s*["']?@|--data(?:-binary|-raw|-urlencode)?[=\s]+["']?@|\s-F\s*["']?[\w.-]+=@|\s-T\s|--upload-file\b|--form\s+["']?[\w.-]+=@)|\bwget\b[^\n]*--post-file\b|-infile\b|\b(?:nc|ncat|netcat)\s+(?:-\S+\s+)*\S+\s+\d+\s*<\s*\S`)
+	upload   = withQuick(re(`\bcurl\b[^\n]*(?:\s-d\s*["']?@|--data(?:-binary|-raw|-urlencode)?[=\s]+["']?@|\s-F\s*["']?[\w.-]+=@|\s-T\s|--upload-file\b|--form\s+["']?[\w.-]+=@)|\bwget\b[^\n]*--post-file\b|-infile\b|\b(?:nc|ncat|netcat)\s+(?:-\S+\s+)*\S+\s+\d+\s*<\s*\S`), matchUpload)
 	dropHost = re(`\b(?:webhook\.site|requestbin|pipedream\.net|ngrok(?:-free)?\.(?:io|app|dev)|pastebin\.com|transfer\.sh|discord(?:app)?\.com/api/webhooks|api\.telegram\.org/bot|interact\.sh|oast\.(?:fun|pro|live|site|online|me)|burpcollaborator\.net|trycloudflare\.com|hookbin\.com|beeceptor\.com)\b`)
 )
 
@@ -114,9 +123,9 @@ var (
 // drive listed. Only whether one of them matches is asked, so each
 // alternative is an expression of its own, with its own prefilter.
 var envDump = []*expr{
-	re(`^(?:env|printenv|set)\s*(?:\||\))`),
-	re(`[|;&(]\s*(?:env|printenv|set)\s*(?:\||\))`),
-	re(`\$\(\s*(?:env|printenv|set)\s*(?:\||\))`),
+	withQuick(re(`^(?:env|printenv|set)\s*(?:\||\))`), matchEnvPipe("")),
+	withQuick(re(`[|;&(]\s*(?:env|printenv|set)\s*(?:\||\))`), matchEnvPipe("|;&(")),
+	withQuick(re(`\$\(\s*(?:env|printenv|set)\s*(?:\||\))`), matchEnvPipe("$(")),
 	re(`\bprintenv\b[^\n]*\|\s*(?:curl|wget|nc)`),
 	re(`\bdict\(\s*os\.environ\s*\)`),
 	re(`os\.environ\.copy\(\)`),
@@ -308,7 +317,7 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 			if whole {
 				return s.match(h, e, t)
 			}
-			return s.mayPart(h, e) && e.MatchString(w)
+			return s.mayPart(h, e) && s.matchIn(e, w)
 		}
 		secret := func() bool {
 			if whole {
@@ -457,11 +466,27 @@ func (s *scanner) credentialMatch(h *prefilter.Hits, t string, part bool) []int 
 			return nil
 		}
 	}
-	for _, m := range dotEnv.FindAllStringSubmatchIndex(t[q:r], -1) {
-		if m[2] >= 0 && envTemplate(t[q+m[2]:q+m[3]]) {
+	var loc []int
+	if s.exhaustive {
+		loc = envFile(t[q:r])
+	} else {
+		loc = firstEnvFile(t[q:r])
+	}
+	if loc == nil {
+		return nil
+	}
+	return []int{q + loc[0], q + loc[1]}
+}
+
+// envFile returns the first match of dotEnv in t (the matches do not
+// overlap) whose suffix is not a template's, or nil; firstEnvFile
+// (matchers.go) finds the same by hand.
+func envFile(t string) []int {
+	for _, m := range dotEnv.FindAllStringSubmatchIndex(t, -1) {
+		if m[2] >= 0 && envTemplate(t[m[2]:m[3]]) {
 			continue
 		}
-		return []int{q + m[0], q + m[1]}
+		return m[:2]
 	}
 	return nil
 }
@@ -642,7 +667,7 @@ func (s *scanner) first(h *prefilter.Hits, es []*expr, t string) []int {
 func (s *scanner) firstPart(h *prefilter.Hits, es []*expr, t string) []int {
 	for _, e := range es {
 		if s.mayPart(h, e) {
-			if loc := e.FindStringIndex(t); loc != nil {
+			if loc := s.findIn(e, t); loc != nil {
 				return loc
 			}
 		}

@@ -1,0 +1,575 @@
+package audit
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// The hand-written matchers of the expressions that cost the most to
+// confirm where nearly every line is a candidate: each answers, in one
+// pass over the text, whether its expression matches it, as the
+// expression's MatchString does on any text (UTF-8 or not), and the
+// expression stays the specification, which TestQuickMatchers and
+// FuzzQuickMatchers hold each one to. The regexp package confirms such
+// an expression with its backtracker, which tries each of the
+// alternatives after a `[^\n]*` at every place of the rest of the line;
+// these look for the few bytes the alternatives start with instead. An
+// audit without the prefilter (the reference its tests compare with)
+// runs the expressions alone.
+//
+// Case-insensitive matching is the regexp package's: an ASCII letter in
+// either case, and k and s also as the Kelvin sign (U+212A) and the long
+// s (U+017F), which (?i)\w matches too; \b reads ASCII word characters
+// only, and \s is [\t\n\f\r ].
+
+// wordByte reports whether c is an ASCII letter, digit or underscore,
+// which \b reads as a word character (a byte of a character outside
+// ASCII is not).
+func wordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}
+
+// boundaryAt reports whether \b holds at offset i of t.
+func boundaryAt(t string, i int) bool {
+	return (i > 0 && wordByte(t[i-1])) != (i < len(t) && wordByte(t[i]))
+}
+
+// spaceByte reports whether c is a character of \s.
+func spaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// skipSpace returns the offset of the first byte at or after i that is
+// not of \s.
+func skipSpace(t string, i int) int {
+	for i < len(t) && spaceByte(t[i]) {
+		i++
+	}
+	return i
+}
+
+// tokenEnd returns the offset of the first byte of \s at or after i, or
+// len(t): the end of the run of \S that starts at i.
+func tokenEnd(t string, i int) int {
+	for i < len(t) && !spaceByte(t[i]) {
+		i++
+	}
+	return i
+}
+
+// foldAt reports whether t holds at i the word w (lower-case ASCII) as
+// a case-insensitive expression matches it, and returns where it ends.
+func foldAt(t string, i int, w string) (end int, ok bool) {
+	for k := 0; k < len(w); k++ {
+		if i >= len(t) {
+			return 0, false
+		}
+		c, b := w[k], t[i]
+		switch {
+		case b == c, 'a' <= c && c <= 'z' && b == c-'a'+'A':
+			i++
+		case c == 'k' && strings.HasPrefix(t[i:], "\u212a"):
+			i += len("\u212a")
+		case c == 's' && strings.HasPrefix(t[i:], "\u017f"):
+			i += len("\u017f")
+		default:
+			return 0, false
+		}
+	}
+	return i, true
+}
+
+// foldWordAt returns the length of the character of (?i)\w at i of t,
+// or 0.
+func foldWordAt(t string, i int) int {
+	switch {
+	case i >= len(t):
+		return 0
+	case wordByte(t[i]):
+		return 1
+	case strings.HasPrefix(t[i:], "\u017f"):
+		return len("\u017f")
+	case strings.HasPrefix(t[i:], "\u212a"):
+		return len("\u212a")
+	}
+	return 0
+}
+
+// wordAt returns where one of words (lower-case ASCII), in any case,
+// starts at i of t between word boundaries ends, or -1.
+func wordAt(t string, i int, words ...string) int {
+	if !boundaryAt(t, i) {
+		return -1
+	}
+	for _, w := range words {
+		if e, ok := foldAt(t, i, w); ok && boundaryAt(t, e) {
+			return e
+		}
+	}
+	return -1
+}
+
+// lineEnd returns the offset of the first newline at or after i, or
+// len(t): where a `[^\n]*` from i stops.
+func lineEnd(t string, i int) int {
+	if j := strings.IndexByte(t[i:], '\n'); j >= 0 {
+		return i + j
+	}
+	return len(t)
+}
+
+// matchUpload is upload's MatchString: curl with an option that posts a
+// file (-d @, --data @, -F name=@, -T, --upload-file, --form name=@)
+// later on its line, wget with --post-file, -infile, or nc given a host,
+// a port and a file on its standard input.
+func matchUpload(t string) bool {
+	return curlUpload(t) || wgetPostFile(t) || infile(t) || ncRedirect(t)
+}
+
+// curlUpload is upload's first alternative: `\bcurl\b[^\n]*(?:...)`.
+// The first curl of a line reaches every place a later one does.
+func curlUpload(t string) bool {
+	for i := 0; i < len(t); i++ {
+		e := -1
+		if t[i]|0x20 == 'c' {
+			e = wordAt(t, i, "curl")
+		}
+		if e < 0 {
+			continue
+		}
+		hi := lineEnd(t, e)
+		// An option starts at a '-' (after a \s for -d, -F and -T,
+		// which may be the newline at hi).
+		for q := e; q <= hi+1 && q < len(t); q++ {
+			j := strings.IndexByte(t[q:min(len(t), hi+2)], '-')
+			if j < 0 {
+				break
+			}
+			q += j
+			if q-1 >= e && spaceByte(t[q-1]) && curlShortUpload(t, q) || q < hi && curlLongUpload(t, q) {
+				return true
+			}
+		}
+		i = hi
+	}
+	return false
+}
+
+// curlShortUpload reports whether t holds at q, a '-' after a \s, one
+// of `-d\s*["']?@`, `-F\s*["']?[\w.-]+=@` and `-T\s`.
+func curlShortUpload(t string, q int) bool {
+	if q+1 >= len(t) {
+		return false
+	}
+	switch t[q+1] | 0x20 {
+	case 'd':
+		return atSign(t, skipQuote(t, skipSpace(t, q+2)))
+	case 'f':
+		return formField(t, skipQuote(t, skipSpace(t, q+2)))
+	case 't':
+		return q+2 < len(t) && spaceByte(t[q+2])
+	}
+	return false
+}
+
+// curlLongUpload reports whether t holds at q one of
+// `--data(?:-binary|-raw|-urlencode)?[=\s]+["']?@`,
+// `--upload-file\b` and `--form\s+["']?[\w.-]+=@`.
+func curlLongUpload(t string, q int) bool {
+	if e, ok := foldAt(t, q, "--data"); ok {
+		for _, s := range []string{"-binary", "-raw", "-urlencode"} {
+			if f, ok := foldAt(t, e, s); ok {
+				e = f
+				break
+			}
+		}
+		j := e
+		for j < len(t) && (t[j] == '=' || spaceByte(t[j])) {
+			j++
+		}
+		return j > e && atSign(t, skipQuote(t, j))
+	}
+	if e, ok := foldAt(t, q, "--upload-file"); ok {
+		return boundaryAt(t, e)
+	}
+	if e, ok := foldAt(t, q, "--form"); ok {
+		j := skipSpace(t, e)
+		return j > e && formField(t, skipQuote(t, j))
+	}
+	return false
+}
+
+// skipQuote returns i past a quotation mark of ["'] at i.
+func skipQuote(t string, i int) int {
+	if i < len(t) && (t[i] == '"' || t[i] == '\'') {
+		return i + 1
+	}
+	return i
+}
+
+// atSign reports whether t holds '@' at i.
+func atSign(t string, i int) bool { return i < len(t) && t[i] == '@' }
+
+// formField reports whether t holds at i `[\w.-]+=@`.
+func formField(t string, i int) bool {
+	j := i
+	for j < len(t) {
+		if t[j] == '.' || t[j] == '-' {
+			j++
+		} else if w := foldWordAt(t, j); w > 0 {
+			j += w
+		} else {
+			break
+		}
+	}
+	return j > i && strings.HasPrefix(t[j:], "=@")
+}
+
+// wgetPostFile is upload's `\bwget\b[^\n]*--post-file\b`.
+func wgetPostFile(t string) bool {
+	for i := 0; i < len(t); i++ {
+		e := -1
+		if t[i]|0x20 == 'w' {
+			e = wordAt(t, i, "wget")
+		}
+		if e < 0 {
+			continue
+		}
+		hi := lineEnd(t, e)
+		for q := e; q < hi; q++ {
+			j := strings.IndexByte(t[q:hi], '-')
+			if j < 0 {
+				break
+			}
+			q += j
+			if f, ok := foldAt(t, q, "--post-file"); ok && boundaryAt(t, f) {
+				return true
+			}
+		}
+		i = hi
+	}
+	return false
+}
+
+// infile is upload's `-infile\b`.
+func infile(t string) bool {
+	for i := 0; ; i++ {
+		j := strings.IndexByte(t[i:], '-')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if e, ok := foldAt(t, i, "-infile"); ok && boundaryAt(t, e) {
+			return true
+		}
+	}
+}
+
+// ncRedirect is upload's
+// `\b(?:nc|ncat|netcat)\s+(?:-\S+\s+)*\S+\s+\d+\s*<\s*\S`: nc, its
+// options (words that start with '-'), a host, a port, and a file
+// redirected to its standard input.
+func ncRedirect(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if t[i]|0x20 != 'n' || !boundaryAt(t, i) {
+			continue
+		}
+		for _, w := range []string{"nc", "ncat", "netcat"} {
+			e, ok := foldAt(t, i, w)
+			if !ok || e == len(t) || !spaceByte(t[e]) {
+				continue
+			}
+			// Each word after nc may be the host, while those before
+			// it are options.
+			for j := skipSpace(t, e); j < len(t); {
+				end := tokenEnd(t, j)
+				next := skipSpace(t, end)
+				if next > end && portRedirect(t, next) {
+					return true
+				}
+				if t[j] != '-' || end-j < 2 || next == end {
+					break
+				}
+				j = next
+			}
+		}
+	}
+	return false
+}
+
+// portRedirect reports whether t holds at i `\d+\s*<\s*\S`.
+func portRedirect(t string, i int) bool {
+	j := i
+	for j < len(t) && '0' <= t[j] && t[j] <= '9' {
+		j++
+	}
+	if j == i {
+		return false
+	}
+	j = skipSpace(t, j)
+	if j == len(t) || t[j] != '<' {
+		return false
+	}
+	j = skipSpace(t, j+1)
+	return j < len(t)
+}
+
+// matchDownloadPipe is downloadExec's first expression, curl, wget or
+// fetch piped to a shell or an interpreter:
+// `\b(?:curl|wget|fetch)\b[^|\n]*\|\s*(?:shell|interpreter)`. The pipe
+// is the first after the command on its line.
+func matchDownloadPipe(t string) bool {
+	seen := false // a command since the last pipe or newline
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case c == '\n':
+			seen = false
+		case c == '|':
+			if seen && pipedRunner(t, skipSpace(t, i+1)) {
+				return true
+			}
+			seen = false
+		case !seen && (c|0x20 == 'c' || c|0x20 == 'w' || c|0x20 == 'f'):
+			if e := wordAt(t, i, "curl", "wget", "fetch"); e >= 0 {
+				seen, i = true, e-1
+			}
+		}
+	}
+	return false
+}
+
+// pipedRunner reports whether shell or interpreter (patterns.go)
+// matches at p of t.
+func pipedRunner(t string, p int) bool {
+	if p == len(t) {
+		return false
+	}
+	// sudo and its options, then a path's directories.
+	starts := []int{p}
+	if e, ok := foldAt(t, p, "sudo"); ok && e < len(t) && spaceByte(t[e]) {
+		starts = append(starts, skipSpace(t, e))
+	}
+	for k, q := range starts {
+		// `sudo\s+` alone before an interpreter: options only before a
+		// shell.
+		interp := k < 2
+		for {
+			if runnerAt(t, q, interp) {
+				return true
+			}
+			if k == 0 {
+				break
+			}
+			end := tokenEnd(t, q)
+			next := skipSpace(t, end)
+			if q == len(t) || t[q] != '-' || end-q < 2 || next == end {
+				break
+			}
+			q, interp = next, false
+		}
+	}
+	return false
+}
+
+// runnerAt reports whether `(?:\S*/)?` and then a shell (with `env\s+`
+// before it) or, when interp is set, an interpreter match at q.
+func runnerAt(t string, q int, interp bool) bool {
+	end := tokenEnd(t, q)
+	for n := q; ; {
+		if shellAt(t, n) || interp && interpreterAt(t, n) {
+			return true
+		}
+		if e, ok := foldAt(t, n, "env"); ok && e < len(t) && spaceByte(t[e]) && shellAt(t, skipSpace(t, e)) {
+			return true
+		}
+		j := strings.IndexByte(t[n:end], '/')
+		if j < 0 {
+			return false
+		}
+		n += j + 1
+	}
+}
+
+// shellAt reports whether t holds at n `(?:ba|z|k|da|fi|c|tc)?sh\b`.
+func shellAt(t string, n int) bool {
+	for _, w := range []string{"sh", "bash", "zsh", "ksh", "dash", "fish", "csh", "tcsh"} {
+		if e, ok := foldAt(t, n, w); ok && boundaryAt(t, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// interpreterAt reports whether t holds at n
+// `(?:python[0-9.]*|perl|ruby|node|php)\s*(?:-\s*)?(?:$|[;&)|]|-[^cme\s])`.
+func interpreterAt(t string, n int) bool {
+	e, ok := foldAt(t, n, "python")
+	if ok {
+		for e < len(t) && ('0' <= t[e] && t[e] <= '9' || t[e] == '.') {
+			e++
+		}
+	} else {
+		for _, w := range []string{"perl", "ruby", "node", "php"} {
+			if e, ok = foldAt(t, n, w); ok {
+				break
+			}
+		}
+	}
+	if !ok {
+		return false
+	}
+	x := skipSpace(t, e)
+	return stdinEnd(t, x) || x < len(t) && t[x] == '-' && stdinEnd(t, skipSpace(t, x+1))
+}
+
+// stdinEnd reports whether t holds at x `(?:$|[;&)|]|-[^cme\s])`: what
+// follows an interpreter that reads its program from stdin.
+func stdinEnd(t string, x int) bool {
+	if x == len(t) {
+		return true
+	}
+	switch t[x] {
+	case ';', '&', ')', '|':
+		return true
+	case '-':
+		return x+1 < len(t) && strings.IndexByte("cmeCME", t[x+1]) < 0 && !spaceByte(t[x+1])
+	}
+	return false
+}
+
+// matchEnvPipe is envDump's `[|;&(]\s*(?:env|printenv|set)\s*(?:\||\))`
+// (start "|;&("), `\$\(\s*...` (start "$(") and `^...` (start "").
+func matchEnvPipe(start string) func(string) bool {
+	return func(t string) bool {
+		if start == "" {
+			return envPipedAt(t, 0)
+		}
+		for i := 0; i < len(t); i++ {
+			if start == "$(" {
+				j := strings.Index(t[i:], "$(")
+				if j < 0 {
+					return false
+				}
+				i += j
+				if envPipedAt(t, skipSpace(t, i+2)) {
+					return true
+				}
+				continue
+			}
+			if strings.IndexByte(start, t[i]) >= 0 && envPipedAt(t, skipSpace(t, i+1)) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// envPipedAt reports whether t holds at j
+// `(?:env|printenv|set)\s*(?:\||\))`.
+func envPipedAt(t string, j int) bool {
+	for _, w := range []string{"env", "printenv", "set"} {
+		if e, ok := foldAt(t, j, w); ok {
+			k := skipSpace(t, e)
+			return k < len(t) && (t[k] == '|' || t[k] == ')')
+		}
+	}
+	return false
+}
+
+// matchKeyRead is secretStore's
+// `\b(?:cat|cp|...|readfile)\b[^\n|;]*\.ssh[/\\](?:id_[a-z0-9_]+(?:[^.\w]|$)|\*)`:
+// a command that reads or copies a private SSH key, before the end of
+// its command. The first command of a command reaches every place a
+// later one does.
+func matchKeyRead(t string) bool {
+	for i := 0; i < len(t); i++ {
+		e := wordAt(t, i, "cat", "cp", "scp", "base64", "xxd", "head", "tail", "get-content", "gc", "tar", "zip", "rsync", "open", "read_text", "readfile")
+		if e < 0 {
+			continue
+		}
+		hi := len(t)
+		if j := strings.IndexAny(t[e:], "\n|;"); j >= 0 {
+			hi = e + j
+		}
+		for q := e; q < hi; q++ {
+			j := strings.IndexByte(t[q:hi], '.')
+			if j < 0 {
+				break
+			}
+			q += j
+			if f, ok := foldAt(t, q, ".ssh"); ok && f < len(t) && (t[f] == '/' || t[f] == '\\') && privateKey(t, f+1) {
+				return true
+			}
+		}
+		i = hi
+	}
+	return false
+}
+
+// privateKey reports whether t holds at i `id_[a-z0-9_]+(?:[^.\w]|$)`
+// or `\*`, case-insensitively.
+func privateKey(t string, i int) bool {
+	if i < len(t) && t[i] == '*' {
+		return true
+	}
+	e, ok := foldAt(t, i, "id_")
+	if !ok {
+		return false
+	}
+	j := e
+	for w := foldWordAt(t, j); w > 0; w = foldWordAt(t, j) {
+		j += w
+	}
+	return j > e && (j == len(t) || t[j] != '.')
+}
+
+// firstEnvFile returns what credentialMatch's loop over the matches of
+// dotEnv in t returns: the first match (the matches do not overlap)
+// whose suffix is not a template's (envTemplate), or nil.
+func firstEnvFile(t string) []int {
+	for pos, from := 0, 0; ; {
+		k := strings.Index(t[from:], ".env")
+		if k < 0 {
+			return nil
+		}
+		k += from
+		from = k + 1
+		// The match starts at the text's start, or at the character
+		// before ".env", which no match before has taken.
+		start := k
+		if k > 0 {
+			if k == pos {
+				continue
+			}
+			r, w := utf8.DecodeLastRuneInString(t[pos:k])
+			if r < utf8.RuneSelf && (wordByte(byte(r)) || r == '.' || r == '$' || r == '-') {
+				continue
+			}
+			start = k - w
+		}
+		e := k + len(".env")
+		suffix := ""
+		if e < len(t) && t[e] == '.' {
+			j := e + 1
+			for j < len(t) && ('a' <= t[j] && t[j] <= 'z' || 'A' <= t[j] && t[j] <= 'Z') {
+				j++
+			}
+			if j == e+1 {
+				continue
+			}
+			suffix, e = t[e+1:j], j
+		}
+		if e < len(t) {
+			r, w := utf8.DecodeRuneInString(t[e:])
+			if r < utf8.RuneSelf && (wordByte(byte(r)) || r == '.' || r == '-') {
+				continue
+			}
+			e += w
+		}
+		if suffix != "" && envTemplate(suffix) {
+			pos, from = e, e
+			continue
+		}
+		return []int{start, e}
+	}
+}
