@@ -32,25 +32,37 @@ func FindAnchored(i int, t string) (got []int, decided bool, want []int) {
 // AnchoredMin is the length from which an expression runs anchored.
 const AnchoredMin = anchoredMin
 
-// QuickMatcher is a line expression's pattern and its matcher written
-// by hand.
-type QuickMatcher struct {
-	Pattern string
-	Match   func(string) bool
+// HandCheck is a matcher or a finder written by hand and the
+// expression it stands for: Check returns what each of them gives of a
+// text.
+type HandCheck struct {
+	Name, Pattern string
+	Check         func(text string) (got, want any)
 }
 
-// QuickMatchers returns the line expressions that have a matcher
-// written by hand.
-func QuickMatchers() []QuickMatcher {
-	var qs []QuickMatcher
+// HandChecks returns every matcher and finder written by hand.
+func HandChecks() []HandCheck {
+	var cs []HandCheck
 	for _, e := range lineExprs {
+		e := e
 		if e.quick != nil {
-			qs = append(qs, QuickMatcher{e.String(), e.quick})
+			cs = append(cs, HandCheck{"MatchString", e.String(), func(t string) (any, any) { return e.quick(t), e.MatchString(t) }})
+		}
+		if e.index != nil {
+			cs = append(cs, HandCheck{"FindStringIndex", e.String(), func(t string) (any, any) { return e.index(t), e.FindStringIndex(t) }})
 		}
 	}
-	return qs
+	all, some := &scanner{exhaustive: true}, &scanner{}
+	return append(cs,
+		HandCheck{"the first .env file", dotEnv.String(), func(t string) (any, any) { return firstEnvFile(t), envFile(t) }},
+		HandCheck{"onlyWrapper", wrapperWords.String(), func(t string) (any, any) { return some.onlyWrapper(t), all.onlyWrapper(t) }},
+		HandCheck{"decodeSites", decodeSite.String(), func(t string) (any, any) { return some.decodeSites(t), all.decodeSites(t) }},
+		HandCheck{"a routable IPv4 address", ipv4.String(), func(t string) (any, any) {
+			want := false
+			for _, m := range ipv4.FindAllStringSubmatch(t, -1) {
+				want = want || routable(m[1:])
+			}
+			return routableIn(t), want
+		}},
+	)
 }
-
-// EnvFile returns what the hand-written search for a .env file's name
-// finds in t, and what dotEnv's matches give.
-func EnvFile(t string) (got, want []int) { return firstEnvFile(t), envFile(t) }

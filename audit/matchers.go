@@ -573,3 +573,201 @@ func firstEnvFile(t string) []int {
 		return []int{start, e}
 	}
 }
+
+// credentialPaths are credentialPath's matches, in its order, '/'
+// standing for [/\\]; each but those marked ends at a word boundary.
+var credentialPaths = []struct {
+	path  string
+	bound bool
+}{
+	{"~/.ssh", true}, {"$home/.ssh", true}, {"${home}/.ssh", true}, {"%userprofile%/.ssh", true}, {"$env:userprofile/.ssh", true},
+	{".ssh/id_", false}, {".aws/credentials", true}, {".aws/config", true}, {".config/gcloud", true},
+	{"application_default_credentials.json", false}, {"~/.azure", true}, {"$home/.azure", true}, {".kube/config", true},
+	{"~/.netrc", true}, {"$home/.netrc", true}, {".git-credentials", true}, {".docker/config.json", false},
+	{"~/.npmrc", true}, {"~/.pypirc", true}, {"$home/.npmrc", true}, {"$home/.pypirc", true},
+}
+
+// findCredentialPath is credentialPath's FindStringIndex: the first
+// place where one of credentialPaths is, and the first of them there.
+func findCredentialPath(t string) []int {
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; c != '~' && c != '$' && c != '%' && c != '.' && c|0x20 != 'a' {
+			continue
+		}
+		for _, p := range credentialPaths {
+			if e, ok := pathAt(t, i, p.path); ok && (!p.bound || boundaryAt(t, e)) {
+				return []int{i, e}
+			}
+		}
+	}
+	return nil
+}
+
+// pathAt is foldAt for a path whose '/' matches a slash or a
+// backslash.
+func pathAt(t string, i int, path string) (end int, ok bool) {
+	for len(path) > 0 {
+		dir, rest, slash := strings.Cut(path, "/")
+		if i, ok = foldAt(t, i, dir); !ok {
+			return 0, false
+		}
+		if slash {
+			if i == len(t) || t[i] != '/' && t[i] != '\\' {
+				return 0, false
+			}
+			i++
+		}
+		path = rest
+	}
+	return i, true
+}
+
+// wrapped is onlyWrapper's expression written by hand: rest, with wrapperWords'
+// matches taken out, holds only characters of wrapperTrim. No match
+// starts at such a character, so rest is read from its start: each
+// other character must start a match, and what the match covers is
+// passed over.
+func wrapped(rest string) bool {
+	for i := 0; i < len(rest); {
+		switch {
+		case strings.IndexByte(wrapperTrim, rest[i]) >= 0:
+			i++
+		case rest[i] == '#' && strings.IndexByte(rest[i:], '\n') < 0:
+			return true
+		default:
+			e := wordAt(rest, i, wrapperWordList...)
+			if e < 0 {
+				return false
+			}
+			i = e
+		}
+	}
+	return true
+}
+
+// wrapperWordList are the words of wrapperWords, in its order.
+var wrapperWordList = []string{"exec", "eval", "base64", "decode", "iex", "invoke-expression", "text.encoding", "utf8",
+	"unicode", "ascii", "getstring", "convert", "system", "bash", "zsh", "sh", "python3", "python", "-c"}
+
+// countDecodeSites returns len(decodeSite.FindAllStringIndex(t, -1)):
+// how many places of t decode base64, the matches not overlapping.
+func countDecodeSites(t string) int {
+	n := 0
+	for i := 0; i < len(t); {
+		if e := decodeSiteAt(t, i); e >= 0 {
+			n, i = n+1, e
+			continue
+		}
+		i++
+	}
+	return n
+}
+
+// decodeSiteAt returns where decodeSite's match at i of t ends, or -1.
+func decodeSiteAt(t string, i int) int {
+	if c := t[i] | 0x20; c != 'b' && c != 'f' {
+		return -1
+	}
+	for _, w := range []string{"b64decode", "frombase64string"} {
+		if e, ok := foldAt(t, i, w); ok {
+			if e = skipSpace(t, e); e < len(t) && t[e] == '(' {
+				return e + 1
+			}
+		}
+	}
+	e, ok := foldAt(t, i, "base64")
+	if !ok || !boundaryAt(t, i) {
+		return -1
+	}
+	j := skipSpace(t, e)
+	if j == e || j == len(t) || t[j] != '-' {
+		return -1
+	}
+	// `-[a-z]*d\b`: the last d of the letters after '-' with a boundary
+	// after it (a letter is a word character; the Kelvin sign and the
+	// long s, which (?i)[a-z] matches, are not).
+	end := -1
+	for k := j + 1; ; {
+		w := foldWordAt(t, k)
+		if w == 0 || w == 1 && !('a' <= t[k]|0x20 && t[k]|0x20 <= 'z') {
+			break
+		}
+		if t[k]|0x20 == 'd' && boundaryAt(t, k+1) {
+			end = k + 1
+		}
+		k += w
+	}
+	if end >= 0 {
+		return end
+	}
+	if e, ok := foldAt(t, j, "--decode"); ok {
+		return e
+	}
+	return -1
+}
+
+// routableIn reports whether one of the matches of ipv4 in t (which do
+// not overlap) is an address routable takes.
+func routableIn(t string) bool {
+	for pos := 0; pos < len(t); {
+		start, end, parts := nextIPv4(t, pos)
+		if start < 0 {
+			return false
+		}
+		if routable(parts[:]) {
+			return true
+		}
+		pos = end
+	}
+	return false
+}
+
+// nextIPv4 returns ipv4's first match in t at or after pos (searched as
+// the regexp package searches from there), its end, and its four
+// numbers; start is -1 when there is none.
+func nextIPv4(t string, pos int) (start, end int, parts [4]string) {
+	for d := pos; d < len(t); d++ {
+		if t[d] < '0' || t[d] > '9' {
+			continue
+		}
+		// The number starts after a character of [^\w.], or at the
+		// text's start (^).
+		start = 0
+		if d > 0 {
+			if d == pos {
+				continue
+			}
+			r, w := utf8.DecodeLastRuneInString(t[pos:d])
+			if r < utf8.RuneSelf && (wordByte(byte(r)) || r == '.') {
+				continue
+			}
+			start = d - w
+		}
+		j, ok := d, true
+		for k := range 4 {
+			n := j
+			for n < len(t) && n-j < 4 && '0' <= t[n] && t[n] <= '9' {
+				n++
+			}
+			if n == j || n-j > 3 || k < 3 && (n == len(t) || t[n] != '.') {
+				ok = false
+				break
+			}
+			parts[k] = t[j:n]
+			j = n + 1
+		}
+		if !ok {
+			continue
+		}
+		end = j - 1
+		if end < len(t) {
+			r, w := utf8.DecodeRuneInString(t[end:])
+			if r < utf8.RuneSelf && (wordByte(byte(r)) || r == '.') {
+				continue
+			}
+			end += w
+		}
+		return start, end, parts
+	}
+	return -1, -1, parts
+}

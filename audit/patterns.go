@@ -22,8 +22,10 @@ type expr struct {
 	*regexp.Regexp
 	id int
 	// quick, when not nil, is MatchString written by hand (matchers.go),
-	// which the prefiltered audit asks first.
+	// which the prefiltered audit asks first; index is FindStringIndex
+	// written by hand, which it asks instead.
 	quick func(string) bool
+	index func(string) []int
 }
 
 // re compiles a case-insensitive pattern.
@@ -32,6 +34,12 @@ func re(p string) *expr { return &expr{Regexp: regexp.MustCompile(`(?i)` + p), i
 // withQuick sets e's quick.
 func withQuick(e *expr, quick func(string) bool) *expr {
 	e.quick = quick
+	return e
+}
+
+// withIndex sets e's index.
+func withIndex(e *expr, index func(string) []int) *expr {
+	e.index = index
 	return e
 }
 
@@ -93,7 +101,7 @@ var reverseShell = []*expr{
 }
 
 // Rule 9: credential stores' paths.
-var credentialPath = re(`(?:~|\$home|\$\{home\}|%userprofile%|\$env:userprofile)[/\\]\.ssh\b|\.ssh[/\\]id_|\.aws[/\\](?:credentials|config)\b|\.config[/\\]gcloud\b|application_default_credentials\.json|(?:~|\$home)[/\\]\.azure\b|\.kube[/\\]config\b|(?:~|\$home)[/\\]\.netrc\b|\.git-credentials\b|\.docker[/\\]config\.json|(?:~|\$home)[/\\]\.(?:npmrc|pypirc)\b`)
+var credentialPath = withIndex(re(`(?:~|\$home|\$\{home\}|%userprofile%|\$env:userprofile)[/\\]\.ssh\b|\.ssh[/\\]id_|\.aws[/\\](?:credentials|config)\b|\.config[/\\]gcloud\b|application_default_credentials\.json|(?:~|\$home)[/\\]\.azure\b|\.kube[/\\]config\b|(?:~|\$home)[/\\]\.netrc\b|\.git-credentials\b|\.docker[/\\]config\.json|(?:~|\$home)[/\\]\.(?:npmrc|pypirc)\b`), findCredentialPath)
 
 // dotEnv finds a .env file's name.
 var (
@@ -158,10 +166,14 @@ func (s *scanner) realTarget(h *prefilter.Hits, t string) bool {
 	if s.match(h, dropHost, t) {
 		return true
 	}
-	for _, m := range ipv4.FindAllStringSubmatch(t, -1) {
-		if routable(m[1:]) {
-			return true
+	if s.exhaustive {
+		for _, m := range ipv4.FindAllStringSubmatch(t, -1) {
+			if routable(m[1:]) {
+				return true
+			}
 		}
+	} else if routableIn(t) {
+		return true
 	}
 	if !s.may(h, targetHost) {
 		return false
@@ -449,7 +461,7 @@ func insecureHost(t string) bool {
 func (s *scanner) credentialMatch(h *prefilter.Hits, t string, part bool) []int {
 	if part {
 		if s.mayPart(h, credentialPath) {
-			if loc := credentialPath.FindStringIndex(t); loc != nil {
+			if loc := s.findIn(credentialPath, t); loc != nil {
 				return loc
 			}
 		}
@@ -724,7 +736,7 @@ func (s *scanner) inertDecode(name string, lines []line, i int) bool {
 		}
 	}
 	args := decodeArg.FindAllStringSubmatchIndex(t, -1)
-	if len(args) == 0 || len(args) != len(decodeSite.FindAllStringIndex(t, -1)) {
+	if len(args) == 0 || len(args) != s.decodeSites(t) {
 		return false
 	}
 	// What runs is the decode alone: with each decode taken out, the
@@ -745,7 +757,7 @@ func (s *scanner) inertDecode(name string, lines []line, i int) bool {
 		prev = a[1]
 	}
 	rest.WriteString(t[prev:hi])
-	if !onlyWrapper(rest.String()) {
+	if !s.onlyWrapper(rest.String()) {
 		return false
 	}
 	for _, a := range args {
@@ -901,11 +913,27 @@ func inertPayload(d string) bool {
 // wrapperWords are what runs a decoded payload, and nothing else.
 var wrapperWords = regexp.MustCompile(`(?i)\b(?:exec|eval|base64|decode|iex|invoke-expression|text\.encoding|utf8|unicode|ascii|getstring|convert|system|(?:ba|z)?sh|python3?|-c)\b|#.*$`)
 
+// wrapperTrim is what a line that only runs its decodes holds besides
+// wrapperWords.
+const wrapperTrim = " \t()[]\"'$|.:;`"
+
 // onlyWrapper reports whether a line, its decodes taken out, holds only
-// what runs them.
-func onlyWrapper(rest string) bool {
+// what runs them; wrapped (matchers.go) tells the same by hand.
+func (s *scanner) onlyWrapper(rest string) bool {
+	if !s.exhaustive {
+		return wrapped(rest)
+	}
 	rest = wrapperWords.ReplaceAllString(rest, "")
-	return strings.Trim(rest, " \t()[]\"'$|.:;`") == ""
+	return strings.Trim(rest, wrapperTrim) == ""
+}
+
+// decodeSites returns how many matches of decodeSite t holds;
+// countDecodeSites (matchers.go) counts them by hand.
+func (s *scanner) decodeSites(t string) int {
+	if !s.exhaustive {
+		return countDecodeSites(t)
+	}
+	return len(decodeSite.FindAllStringIndex(t, -1))
 }
 
 // stdlibModule is a module of Python's standard library that payloads
