@@ -57,6 +57,12 @@ func HandChecks() []HandCheck {
 		HandCheck{"the first .env file", dotEnv.String(), func(t string) (any, any) { return firstEnvFile(t), envFile(t) }},
 		HandCheck{"onlyWrapper", wrapperWords.String(), func(t string) (any, any) { return some.onlyWrapper(t), all.onlyWrapper(t) }},
 		HandCheck{"decodeSites", decodeSite.String(), func(t string) (any, any) { return some.decodeSites(t), all.decodeSites(t) }},
+		HandCheck{"the hosts aimed at", targetHost.String(), func(t string) (any, any) {
+			var got, want []string
+			some.targetHosts(t, func(h string) bool { got = append(got, h); return true })
+			all.targetHosts(t, func(h string) bool { want = append(want, h); return true })
+			return got, want
+		}},
 		HandCheck{"a routable IPv4 address", ipv4.String(), func(t string) (any, any) {
 			want := false
 			for _, m := range ipv4.FindAllStringSubmatch(t, -1) {

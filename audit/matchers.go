@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -770,4 +771,192 @@ func nextIPv4(t string, pos int) (start, end int, parts [4]string) {
 		return start, end, parts
 	}
 	return -1, -1, parts
+}
+
+// targetHosts calls yield with the host of each match of targetHost in
+// t (the group that matched), in order, the matches not overlapping,
+// until yield returns false.
+func targetHosts(t string, yield func(host string) bool) {
+	for s := 0; s < len(t); s++ {
+		host, end := targetAt(t, s)
+		if end < 0 {
+			continue
+		}
+		if !yield(host) {
+			return
+		}
+		s = end - 1
+	}
+}
+
+// targetAt returns the host of targetHost's match at s of t and where
+// the match ends, or -1: a URL's host, a /dev/tcp path's, a socat
+// address's, or the host an nc command is given with a port.
+func targetAt(t string, s int) (host string, end int) {
+	switch c := t[s] | 0x20; {
+	case t[s] == '/':
+		return devHost(t, s)
+	case c == 'h' || c == 'f' || c == 'w':
+		return urlHost(t, s)
+	case c == 't':
+		return socatHost(t, s)
+	case c == 'n':
+		return ncHost(t, s)
+	}
+	return "", -1
+}
+
+// urlHost is targetHost's
+// `(?:https?|ftp|wss?)://(?:[^@/\s]*@)?([^/\s:"'<>)\]]+)`.
+func urlHost(t string, s int) (string, int) {
+	e := -1
+	for _, w := range []string{"http", "ftp", "ws"} {
+		if f, ok := foldAt(t, s, w); ok {
+			e = f
+			if w != "ftp" {
+				if g, ok := foldAt(t, f, "s"); ok && strings.HasPrefix(t[g:], "://") {
+					e = g
+				}
+			}
+			break
+		}
+	}
+	if e < 0 || !strings.HasPrefix(t[e:], "://") {
+		return "", -1
+	}
+	u := e + len("://")
+	// The user's part, up to an '@' before any '/' or space, when a
+	// host follows it.
+	at := u
+	for at < len(t) && t[at] != '@' && t[at] != '/' && !spaceByte(t[at]) {
+		at++
+	}
+	if at < len(t) && t[at] == '@' {
+		if h := hostEnd(t, at+1); h > at+1 {
+			return t[at+1 : h], h
+		}
+	}
+	if h := hostEnd(t, u); h > u {
+		return t[u:h], h
+	}
+	return "", -1
+}
+
+// hostEnd returns where a run of `[^/\s:"'<>)\]]` from i of t ends.
+func hostEnd(t string, i int) int {
+	for i < len(t) && !spaceByte(t[i]) && strings.IndexByte(`/:"'<>)]`, t[i]) < 0 {
+		i++
+	}
+	return i
+}
+
+// devHost is targetHost's `/dev/(?:tcp|udp)/([^/\s]+)/`.
+func devHost(t string, s int) (string, int) {
+	e, ok := foldAt(t, s, "/dev/tcp/")
+	if !ok {
+		if e, ok = foldAt(t, s, "/dev/udp/"); !ok {
+			return "", -1
+		}
+	}
+	h := e
+	for h < len(t) && t[h] != '/' && !spaceByte(t[h]) {
+		h++
+	}
+	if h == e || h == len(t) || t[h] != '/' {
+		return "", -1
+	}
+	return t[e:h], h + 1
+}
+
+// socatHost is targetHost's `\btcp[46]?(?:-connect)?:([^:,\s]+):\d`.
+func socatHost(t string, s int) (string, int) {
+	e, ok := foldAt(t, s, "tcp")
+	if !ok || !boundaryAt(t, s) {
+		return "", -1
+	}
+	if e < len(t) && (t[e] == '4' || t[e] == '6') {
+		e++
+	}
+	if f, ok := foldAt(t, e, "-connect"); ok {
+		e = f
+	}
+	if e == len(t) || t[e] != ':' {
+		return "", -1
+	}
+	h := e + 1
+	for h < len(t) && t[h] != ':' && t[h] != ',' && !spaceByte(t[h]) {
+		h++
+	}
+	if h == e+1 || h+1 >= len(t) || t[h] != ':' || t[h+1] < '0' || t[h+1] > '9' {
+		return "", -1
+	}
+	return t[e+1 : h], h + 2
+}
+
+// ncHost is targetHost's
+// `\b(?:nc|ncat|netcat)\b[^\n|;]*?\s(host)\s+\d{1,5}\b`: the first word
+// of the command after a space that is a host name or an IPv4 address
+// (the whole word, which a space follows) and is followed by a port.
+func ncHost(t string, s int) (string, int) {
+	e := wordAt(t, s, "nc", "ncat", "netcat")
+	if e < 0 {
+		return "", -1
+	}
+	hi := len(t)
+	if j := strings.IndexAny(t[e:], "\n|;"); j >= 0 {
+		hi = e + j
+	}
+	for p := e; p <= hi && p < len(t); p++ {
+		if !spaceByte(t[p]) {
+			continue
+		}
+		g := p + 1
+		te := tokenEnd(t, g)
+		if te == len(t) || !hostWord(t[g:te]) {
+			continue
+		}
+		d := skipSpace(t, te)
+		n := d
+		for n < len(t) && '0' <= t[n] && t[n] <= '9' {
+			n++
+		}
+		if n > d && n-d <= 5 && (n == len(t) || !wordByte(t[n])) {
+			return t[g:te], n
+		}
+	}
+	return "", -1
+}
+
+// hostWord reports whether the whole of w is
+// `[A-Za-z0-9][\w.-]*\.[A-Za-z]{2,}` or `\d{1,3}(?:\.\d{1,3}){3}`, case
+// insensitive.
+func hostWord(w string) bool {
+	if parts := strings.Split(w, "."); len(parts) == 4 && !slices.ContainsFunc(parts, func(p string) bool {
+		return p == "" || len(p) > 3 || strings.Trim(p, "0123456789") != ""
+	}) {
+		return true
+	}
+	if w == "" || w[0] == '_' || foldWordAt(w, 0) == 0 {
+		return false
+	}
+	dot := strings.LastIndexByte(w, '.')
+	if dot < 1 {
+		return false
+	}
+	letters := 0
+	for i := dot + 1; i < len(w); {
+		n := foldWordAt(w, i)
+		if n == 0 || n == 1 && !('a' <= w[i]|0x20 && w[i]|0x20 <= 'z') {
+			return false
+		}
+		letters, i = letters+1, i+n
+	}
+	for i := 0; i < dot; {
+		n := foldWordAt(w, i)
+		if n == 0 && w[i] != '.' && w[i] != '-' {
+			return false
+		}
+		i += max(n, 1)
+	}
+	return letters >= 2
 }

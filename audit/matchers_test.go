@@ -48,6 +48,47 @@ func pieces(t testing.TB) []string {
 	return slices.Compact(ps)
 }
 
+// focus are pieces that the matchers and finders written by hand tell
+// apart: commands, hosts, ports and options, and what separates them.
+var focus = []string{" ", " ", " ", "\n", "\t", "|", ";", "/", ":", "@", "'", "<", ".", "-", "nc", "ncat", "netcat", "curl", "wget",
+	"sh", "bash", "sudo", "env", "python3", "-e", "-d", "-F", "-T", "-c", "--data", "--form", "--upload-file", "--post-file",
+	"x=@", "@f", "host.com", "a.b", "a.bc", "_x.com", "x_.io", "1.2.3.4", "300.1.2.3", "1.2.3", "80", "4444", "123456", "99999",
+	"http://", "https://", "wss://", "ftp://", "user@", "/dev/tcp/", "/dev/udp/", "tcp:", "tcp4-connect:", ":80", ",",
+	"base64", "b64decode(", "frombase64string(", "--decode", "-Dx", "exec", "#", "(", ")", "~/.ssh", ".ssh/id_rsa", ".env", ".env.example"}
+
+// commandShapes are shapes of commands aimed at a host, with the parts
+// that command fills in: %c a command, %o options, %h a host (or
+// not), %p a port (or not), %u a URL's start, %t what follows.
+var (
+	commandShapes = []string{"%c %o%h %p%t", "%c\n%h %p%t", "%c %o%h\n%p%t", "%c %o %h  %p%t", "%c%h %p", "%u%h%t",
+		"/dev/tcp/%h/%p%t", "tcp:%h:%p%t", "tcp4-connect:%h:%p,%t", "%c -e /bin/sh %h %p%t"}
+	commandParts = map[byte][]string{
+		'c': {"nc", "ncat", "netcat", "NC", "xnc", "socat", "curl"},
+		'o': {"", "-e sh ", "-lvp ", "- ", "-- "},
+		'h': {"host.com", "a.b", "a.bc", "_x.com", "x_.io", "1.2.3.4", "300.1.2.3", "1.2.3", "1.2.3.4.5", "日.com", "ſx.com",
+			"x.ſK", "a-b.c.de", "localhost", "example.com", "attacker.com", "x:y", "", "u@h.io"},
+		'p': {"80", "4444", "123456", "99999", "1", "x", "8a", ""},
+		'u': {"http://", "https://", "HTTPſ://", "wss://", "ftp://", "http://u@", "http://@"},
+		't': {"", " ", "<f", " < f", "x", "\n", ";", "/", "|", ")"},
+	}
+)
+
+// command returns a command of one of commandShapes.
+func command(r *rand.Rand) string {
+	shape := commandShapes[r.IntN(len(commandShapes))]
+	var b strings.Builder
+	for i := 0; i < len(shape); i++ {
+		if shape[i] == '%' {
+			i++
+			parts := commandParts[shape[i]]
+			b.WriteString(parts[r.IntN(len(parts))])
+			continue
+		}
+		b.WriteByte(shape[i])
+	}
+	return b.String()
+}
+
 // handTexts returns n texts for the matchers and finders written by
 // hand: pieces run together, and matches of each expression made from
 // its syntax tree with pieces around them and cut short; then bytes cut
@@ -64,17 +105,25 @@ func handTexts(t testing.TB, r *rand.Rand, n int) []string {
 		}
 		trees = append(trees, tree)
 	}
+	// Half the pieces come from a few that the matchers tell apart, so
+	// that they meet often.
 	some := func(b *strings.Builder, k int) {
 		for range k {
+			if r.IntN(2) == 0 {
+				b.WriteString(focus[r.IntN(len(focus))])
+				continue
+			}
 			b.WriteString(ps[r.IntN(len(ps))])
 		}
 	}
 	texts := make([]string, 0, n)
 	for len(texts) < n {
 		var b strings.Builder
-		switch r.IntN(3) {
+		switch r.IntN(4) {
 		case 0:
 			some(&b, 1+r.IntN(20))
+		case 1:
+			b.WriteString(command(r))
 		default:
 			some(&b, r.IntN(4))
 			for range 1 + r.IntN(2) {

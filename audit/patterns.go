@@ -178,14 +178,29 @@ func (s *scanner) realTarget(h *prefilter.Hits, t string) bool {
 	if !s.may(h, targetHost) {
 		return false
 	}
+	real := false
+	s.targetHosts(t, func(h string) bool {
+		real = !placeholderHost(h)
+		return !real
+	})
+	return real
+}
+
+// targetHosts calls yield with the host of each match of targetHost in
+// t, in order, until yield returns false; as targetHosts (matchers.go)
+// finds them by hand in an audit with the prefilter.
+func (s *scanner) targetHosts(t string, yield func(host string) bool) {
+	if !s.exhaustive {
+		targetHosts(t, yield)
+		return
+	}
 	for _, m := range targetHost.FindAllStringSubmatch(t, -1) {
 		for _, h := range m[1:] {
-			if h != "" && !placeholderHost(h) {
-				return true
+			if h != "" && !yield(h) {
+				return
 			}
 		}
 	}
-	return false
 }
 
 // routable reports whether an IPv4 address's four parts name a host on
