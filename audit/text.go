@@ -305,7 +305,10 @@ func (s *scanner) text(name, text string) {
 		// drop.
 		r.hideLines, r.listed = hideLines, true
 	}
-	var win []line // the current line, win[cur], and its neighbours
+	// win holds the current line, win[cur], and its neighbours, in
+	// store, to whose start its lines move once a batch, not once a
+	// line.
+	var store, win []line
 	cur := 0
 	texts, hits := make([]string, 0, scanBatch), make([]*prefilter.Hits, 0, scanBatch)
 	for {
@@ -313,6 +316,7 @@ func (s *scanner) text(name, text string) {
 			// Lines are read scanBatch at a time and scanned two at a
 			// time, which costs little more than one
 			// (prefilter.Filter.ScanEach).
+			win = append(store[:0], win...)
 			from := len(win)
 			for len(win) < from+scanBatch {
 				l, ok := r.next()
@@ -324,6 +328,7 @@ func (s *scanner) text(name, text string) {
 				}
 				win = append(win, l)
 			}
+			store = win
 			if !s.exhaustive {
 				texts, hits = texts[:0], hits[:0]
 				for _, l := range win[from:] {
@@ -343,7 +348,7 @@ func (s *scanner) text(name, text string) {
 			cur++
 		} else {
 			s.recycle(win[0].hits)
-			win = append(win[:0], win[1:]...)
+			win = win[1:]
 		}
 	}
 }
