@@ -676,6 +676,12 @@ func decodeSiteAt(t string, i int) int {
 			}
 		}
 	}
+	return base64DecodeAt(t, i)
+}
+
+// base64DecodeAt returns where `\bbase64\s+(?:-[a-z]*d\b|--decode)`
+// matches at i of t ends (its longest match), or -1.
+func base64DecodeAt(t string, i int) int {
 	e, ok := foldAt(t, i, "base64")
 	if !ok || !boundaryAt(t, i) {
 		return -1
@@ -959,4 +965,173 @@ func hostWord(w string) bool {
 		i += max(n, 1)
 	}
 	return letters >= 2
+}
+
+// matchProgramURL is programURL's MatchString: a URL whose path (or a
+// part of it) ends in a program's or an archive's extension, then the
+// URL's end, a query or a fragment.
+func matchProgramURL(t string) bool {
+	for i := 0; i < len(t); i++ {
+		c := t[i] | 0x20
+		if c != 'h' && c != 'f' {
+			continue
+		}
+		u := -1
+		if e, ok := foldAt(t, i, "http"); ok {
+			if f, ok := foldAt(t, e, "s"); ok && strings.HasPrefix(t[f:], "://") {
+				u = f + len("://")
+			} else if strings.HasPrefix(t[e:], "://") {
+				u = e + len("://")
+			}
+		} else if e, ok := foldAt(t, i, "ftp"); ok && strings.HasPrefix(t[e:], "://") {
+			u = e + len("://")
+		}
+		if u < 0 {
+			continue
+		}
+		r := u
+		for r < len(t) && !spaceByte(t[r]) && strings.IndexByte(`)"'<>]`, t[r]) < 0 {
+			r++
+		}
+		for k := u + 1; k < r; k++ {
+			if t[k] != '.' {
+				continue
+			}
+			for _, ext := range []string{"exe", "msi", "dmg", "pkg", "zip", "7z", "rar", "scr", "bat", "cmd", "ps1", "appimage", "jar", "vbs"} {
+				if x, ok := foldAt(t, k+1, ext); ok && (x == len(t) || spaceByte(t[x]) || strings.IndexByte(`)"'<>],;.!?#`, t[x]) >= 0) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// matchBase64Pipe is obfuscatedExec's first expression, base64 decoded
+// and piped to a shell or an interpreter:
+// `\bbase64\s+(?:-[a-z]*d\b|--decode)[^|\n]*\|\s*(?:shell|interpreter)`.
+// A decode's \s+ may span a newline, which is passed over with it.
+func matchBase64Pipe(t string) bool {
+	seen := false // a decode since the last pipe or newline
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case c == '\n':
+			seen = false
+		case c == '|':
+			if seen && pipedRunner(t, skipSpace(t, i+1)) {
+				return true
+			}
+			seen = false
+		case c|0x20 == 'b':
+			if e := base64DecodeAt(t, i); e >= 0 {
+				seen, i = true, e-1
+			}
+		}
+	}
+	return false
+}
+
+// matchWebPipe is downloadExec's
+// `\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]*\|\s*(?:iex|invoke-expression)\b`.
+func matchWebPipe(t string) bool {
+	seen := false // a download since the last pipe or newline
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case c == '\n':
+			seen = false
+		case c == '|':
+			if seen {
+				j := skipSpace(t, i+1)
+				for _, w := range []string{"iex", "invoke-expression"} {
+					if e, ok := foldAt(t, j, w); ok && boundaryAt(t, e) {
+						return true
+					}
+				}
+			}
+			seen = false
+		case !seen && c|0x20 == 'i':
+			if e := wordAt(t, i, "iwr", "irm", "invoke-webrequest", "invoke-restmethod"); e >= 0 {
+				seen, i = true, e-1
+			}
+		}
+	}
+	return false
+}
+
+// matchIexDownload is downloadExec's `\b(?:iex|invoke-expression)\b`
+// followed, past spaces and opening parentheses, by a download: iwr,
+// irm, Invoke-WebRequest, Invoke-RestMethod, curl, wget or a new
+// Net.WebClient.
+func matchIexDownload(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if t[i]|0x20 != 'i' {
+			continue
+		}
+		e := wordAt(t, i, "iex", "invoke-expression")
+		if e < 0 {
+			continue
+		}
+		j := e
+		for j < len(t) && (spaceByte(t[j]) || t[j] == '(') {
+			j++
+		}
+		for _, w := range []string{"iwr", "irm", "invoke-webrequest", "invoke-restmethod", "curl", "wget"} {
+			if _, ok := foldAt(t, j, w); ok {
+				return true
+			}
+		}
+		if f, ok := foldAt(t, j, "new-object"); ok {
+			if g := skipSpace(t, f); g > f {
+				if h, ok := foldAt(t, g, "system."); ok {
+					g = h
+				}
+				if _, ok := foldAt(t, g, "net.webclient"); ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// matchNcShell is reverseShell's
+// `\b(?:nc|ncat|netcat)\b[^\n;|]*\s-[a-z]*[ec]\s+\S*sh\b`: nc given
+// -e or -c (alone or among other options) and a shell to run.
+func matchNcShell(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if t[i]|0x20 != 'n' {
+			continue
+		}
+		e := wordAt(t, i, "nc", "ncat", "netcat")
+		if e < 0 {
+			continue
+		}
+		hi := len(t)
+		if j := strings.IndexAny(t[e:], "\n;|"); j >= 0 {
+			hi = e + j
+		}
+		for p := e; p <= hi && p+1 < len(t); p++ {
+			if !spaceByte(t[p]) || t[p+1] != '-' {
+				continue
+			}
+			// The option's letters ([a-z] matches the Kelvin sign and the
+			// long s too), the last e or c, and a space.
+			k, last := p+2, byte(0)
+			for w := foldWordAt(t, k); w > 0 && (w > 1 || 'a' <= t[k]|0x20 && t[k]|0x20 <= 'z'); w = foldWordAt(t, k) {
+				last, k = t[k]|0x20, k+w
+			}
+			if last != 'e' && last != 'c' || k == len(t) || !spaceByte(t[k]) {
+				continue
+			}
+			x := skipSpace(t, k)
+			te := tokenEnd(t, x)
+			for j := x; j < te; j++ {
+				if f, ok := foldAt(t, j, "sh"); ok && boundaryAt(t, f) {
+					return true
+				}
+			}
+		}
+		i = hi
+	}
+	return false
 }

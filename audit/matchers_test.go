@@ -54,7 +54,9 @@ var focus = []string{" ", " ", " ", "\n", "\t", "|", ";", "/", ":", "@", "'", "<
 	"sh", "bash", "sudo", "env", "python3", "-e", "-d", "-F", "-T", "-c", "--data", "--form", "--upload-file", "--post-file",
 	"x=@", "@f", "host.com", "a.b", "a.bc", "_x.com", "x_.io", "1.2.3.4", "300.1.2.3", "1.2.3", "80", "4444", "123456", "99999",
 	"http://", "https://", "wss://", "ftp://", "user@", "/dev/tcp/", "/dev/udp/", "tcp:", "tcp4-connect:", ":80", ",",
-	"base64", "b64decode(", "frombase64string(", "--decode", "-Dx", "exec", "#", "(", ")", "~/.ssh", ".ssh/id_rsa", ".env", ".env.example"}
+	"base64", "b64decode(", "frombase64string(", "--decode", "-Dx", "exec", "#", "(", ")", "~/.ssh", ".ssh/id_rsa", ".env", ".env.example",
+	"base64 -d", "| sh", "| python3 -", "env |", "printenv)", "iex", "iwr", "irm", "new-object net.webclient", "http://x/a.exe",
+	".exe", ".zip?x", ".PKG", ".ps1#", "-lve", "/bin/sh", "\u017fh", "base64\n-d", "new-objectnet.webclient", "iex(new-object"}
 
 // commandShapes are shapes of commands aimed at a host, with the parts
 // that command fills in: %c a command, %o options, %h a host (or
@@ -65,10 +67,10 @@ var (
 	commandParts = map[byte][]string{
 		'c': {"nc", "ncat", "netcat", "NC", "xnc", "socat", "curl"},
 		'o': {"", "-e sh ", "-lvp ", "- ", "-- "},
-		'h': {"host.com", "a.b", "a.bc", "_x.com", "x_.io", "1.2.3.4", "300.1.2.3", "1.2.3", "1.2.3.4.5", "日.com", "ſx.com",
-			"x.ſK", "a-b.c.de", "localhost", "example.com", "attacker.com", "x:y", "", "u@h.io"},
+		'h': {"host.com", "a.b", "a.bc", "_x.com", "x_.io", "1.2.3.4", "300.1.2.3", "1.2.3", "1.2.3.4.5", "\u65e5.com", "\u017fx.com",
+			"x.\u017f\u212a", "a-b.c.de", "localhost", "example.com", "attacker.com", "x:y", "", "u@h.io"},
 		'p': {"80", "4444", "123456", "99999", "1", "x", "8a", ""},
-		'u': {"http://", "https://", "HTTPſ://", "wss://", "ftp://", "http://u@", "http://@"},
+		'u': {"http://", "https://", "HTTP\u017f://", "wss://", "ftp://", "http://u@", "http://@"},
 		't': {"", " ", "<f", " < f", "x", "\n", ";", "/", "|", ")"},
 	}
 )
@@ -175,7 +177,7 @@ func TestHandWritten(t *testing.T) {
 				found++
 			}
 		}
-		if found < n/200 || found > n-n/200 {
+		if found < n/500 || found > n-n/500 {
 			t.Errorf("%s of %s finds something in %d of %d texts: want texts that show both answers", c.Name, c.Pattern, found, n)
 		}
 	}

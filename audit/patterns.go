@@ -56,15 +56,15 @@ var downloadExec = []*expr{
 	re(`\b(?:source|\.|(?:ba|z)?sh)\s+<\(\s*(?:curl|wget)\b`),
 	re(`\b(?:(?:ba|z)?sh|python[0-9.]*|perl|ruby|node)\s+-c\s+["']?\$\(\s*(?:curl|wget)\b`),
 	re(`\beval\s+["']?\$\(\s*(?:curl|wget)\b`),
-	re(`\b(?:iex|invoke-expression)\b[\s(]*(?:\(\s*)?(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget|\(?\s*new-object\s+(?:system\.)?net\.webclient)`),
-	re(`\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]*\|\s*(?:iex|invoke-expression)\b`),
+	withQuick(re(`\b(?:iex|invoke-expression)\b[\s(]*(?:\(\s*)?(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget|\(?\s*new-object\s+(?:system\.)?net\.webclient)`), matchIexDownload),
+	withQuick(re(`\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]*\|\s*(?:iex|invoke-expression)\b`), matchWebPipe),
 	re(`\.downloadstring\([^\n]*\b(?:iex|invoke-expression)\b|\b(?:iex|invoke-expression)\b[^\n]*\.downloadstring\(`),
 	re(`\b(?:pip[0-9.]*|pipx|uv\s+pip|uv\s+tool)\s+install\b[^\n]*?\s(?:git\+)?(?:https?|ssh)://`),
 	re(`\bnpm\s+(?:i|install|add)\b[^\n]*?\s(?:git\+(?:https?|ssh)://|https?://\S+\.(?:tgz|tar\.gz))`),
 }
 
 // programURL is a link to a program or an archive (rule 6).
-var programURL = re(`(?:https?|ftp)://[^\s)"'<>\]]+?\.(?:exe|msi|dmg|pkg|zip|7z|rar|scr|bat|cmd|ps1|appimage|jar|vbs)(?:[?#][^\s)"'<>\]]*)?(?:[\s)"'<>\],;.!]|$)`)
+var programURL = withQuick(re(`(?:https?|ftp)://[^\s)"'<>\]]+?\.(?:exe|msi|dmg|pkg|zip|7z|rar|scr|bat|cmd|ps1|appimage|jar|vbs)(?:[?#][^\s)"'<>\]]*)?(?:[\s)"'<>\],;.!]|$)`), matchProgramURL)
 
 // Rule 6's contexts.
 var (
@@ -76,7 +76,7 @@ var (
 
 // Rule 7: decoded and run, or hidden.
 var obfuscatedExec = []*expr{
-	re(`\bbase64\s+(?:-[a-z]*d\b|--decode)[^|\n]*\|\s*(?:` + shell + `|` + interpreter + `)`),
+	withQuick(re(`\bbase64\s+(?:-[a-z]*d\b|--decode)[^|\n]*\|\s*(?:`+shell+`|`+interpreter+`)`), matchBase64Pipe),
 	re(`\b(?:xxd\s+-r|openssl\s+(?:base64|enc)\b[^|\n]*\s-d)\b[^|\n]*\|\s*` + shell),
 	re(`\b(?:eval|exec|(?:ba|z)?sh\s+-c)\s*["']?\$\([^)\n]*\bbase64\s+(?:-[a-z]*d\b|--decode)`),
 	re(`\bexec\s*\([^\n]*b64decode\b`),
@@ -95,7 +95,7 @@ var (
 // Rule 8: reverse shells.
 var reverseShell = []*expr{
 	re(`/dev/(?:tcp|udp)/[^/\s]+/\d+`),
-	re(`\b(?:nc|ncat|netcat)\b[^\n;|]*\s-[a-z]*[ec]\s+\S*sh\b`),
+	withQuick(re(`\b(?:nc|ncat|netcat)\b[^\n;|]*\s-[a-z]*[ec]\s+\S*sh\b`), matchNcShell),
 	re(`\bsocat\b[^\n]*\b(?:exec|system):`),
 	re(`\b(?:ba)?sh\s+-i\b[^\n]*\|\s*(?:nc|ncat|netcat)\b`),
 }
