@@ -1135,3 +1135,116 @@ func matchNcShell(t string) bool {
 	}
 	return false
 }
+
+// matchPlaceholder is placeholder's MatchString: a host that
+// documentation of an attack names (attacker.com, evil-host,
+// ATTACKER_IP, $LHOST, <attacker-ip>, ://evil/).
+func matchPlaceholder(t string) bool {
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case c == '$':
+			if e, ok := foldAt(t, i+1, "lhost"); ok && boundaryAt(t, e) {
+				return true
+			}
+			if e, ok := foldAt(t, i+1, "attacker"); ok && boundaryAfterWord(t, e) {
+				return true
+			}
+		case c == '<':
+			for _, w := range []string{"attacker", "your"} {
+				if e, ok := foldAt(t, i+1, w); ok && strings.IndexByte(t[e:], '>') >= 0 {
+					return true
+				}
+			}
+		case c == ':':
+			if !strings.HasPrefix(t[i:], "://") {
+				continue
+			}
+			for _, w := range []string{"attacker", "evil"} {
+				if e, ok := foldAt(t, i+3, w); ok && (e == len(t) || t[e] == '/' || t[e] == ':') {
+					return true
+				}
+			}
+		case c|0x20 == 'a' || c|0x20 == 'e' || c|0x20 == 'm' || c|0x20 == 'y' || c|0x20 == 'l':
+			if placeholderNameAt(t, i) || placeholderWordAt(t, i) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// boundaryAfterWord reports whether `\w*\b` matches at e of t: a word
+// boundary at e or after some of the word characters that follow it.
+func boundaryAfterWord(t string, e int) bool {
+	for {
+		if boundaryAt(t, e) {
+			return true
+		}
+		w := foldWordAt(t, e)
+		if w == 0 {
+			return false
+		}
+		e += w
+	}
+}
+
+// placeholderNameAt reports whether placeholder's
+// `(?:^|[^\w.-])(?:attacker|evil|malicious|example)(?:\.[a-z]{2,}\b|[-_](?:ip|host|server|domain)\b)`
+// matches with the name at i of t.
+func placeholderNameAt(t string, i int) bool {
+	if i > 0 {
+		r, _ := utf8.DecodeLastRuneInString(t[:i])
+		if r == '.' || r == '-' || r < utf8.RuneSelf && wordByte(byte(r)) || r == '\u017f' || r == '\u212a' {
+			return false
+		}
+	}
+	for _, w := range []string{"attacker", "evil", "malicious", "example"} {
+		e, ok := foldAt(t, i, w)
+		if !ok {
+			continue
+		}
+		if e < len(t) && t[e] == '.' {
+			// Two or more letters, and a word boundary after some of
+			// them from the second on.
+			n, j := 0, e+1
+			for w := foldWordAt(t, j); w > 0 && (w > 1 || 'a' <= t[j]|0x20 && t[j]|0x20 <= 'z'); w = foldWordAt(t, j) {
+				n, j = n+1, j+w
+				if n >= 2 && boundaryAt(t, j) {
+					return true
+				}
+			}
+		}
+		if e < len(t) && (t[e] == '-' || t[e] == '_') {
+			for _, s := range []string{"ip", "host", "server", "domain"} {
+				if f, ok := foldAt(t, e+1, s); ok && boundaryAt(t, f) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// placeholderWordAt reports whether placeholder's
+// `\b(?:attacker|your|lhost|evil)[_-]?(?:ip|host|server)\b` matches at i
+// of t.
+func placeholderWordAt(t string, i int) bool {
+	if !boundaryAt(t, i) {
+		return false
+	}
+	for _, w := range []string{"attacker", "your", "lhost", "evil"} {
+		e, ok := foldAt(t, i, w)
+		if !ok {
+			continue
+		}
+		if e < len(t) && (t[e] == '_' || t[e] == '-') {
+			e++
+		}
+		for _, s := range []string{"ip", "host", "server"} {
+			if f, ok := foldAt(t, e, s); ok && boundaryAt(t, f) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -149,7 +149,7 @@ const window = 200
 
 // placeholder finds the hosts that documentation of an attack uses (rule
 // 21): attacker.com, evil.example, ATTACKER_IP, YOUR_IP, <attacker>.
-var placeholder = re(`(?:^|[^\w.-])(?:attacker|evil|malicious|example)(?:\.[a-z]{2,}\b|[-_](?:ip|host|server|domain)\b)|\b(?:attacker|your|lhost|evil)[_-]?(?:ip|host|server)\b|\$(?:lhost|attacker\w*)\b|<(?:attacker|your)[^>]*>|://(?:attacker|evil)(?:[/:]|$)`)
+var placeholder = withQuick(re(`(?:^|[^\w.-])(?:attacker|evil|malicious|example)(?:\.[a-z]{2,}\b|[-_](?:ip|host|server|domain)\b)|\b(?:attacker|your|lhost|evil)[_-]?(?:ip|host|server)\b|\$(?:lhost|attacker\w*)\b|<(?:attacker|your)[^>]*>|://(?:attacker|evil)(?:[/:]|$)`), matchPlaceholder)
 
 // Rule 21's targets: hosts a line's URLs, /dev/tcp paths, socat addresses
 // and nc commands aim at, and IPv4 literals.
@@ -578,6 +578,12 @@ func newLineFilter(exprs []*expr) *prefilter.Filter {
 // when the line lacks the strings every match of e holds. An audit with
 // exhaustive set runs every expression on every line.
 func (s *scanner) may(h *prefilter.Hits, e *expr) bool {
+	if !s.exhaustive && (e.quick != nil || e.index != nil) {
+		// Its matcher written by hand answers exactly, for less than
+		// its condition costs: only whether the line touches it is
+		// asked.
+		return h.AnyTouched(e.id, e.id+1)
+	}
 	return s.exhaustive || lineFilter().May(h, e.id)
 }
 
