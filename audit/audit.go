@@ -405,9 +405,18 @@
 // checks of "Examples and confirmations", whose expressions run beside
 // the prefilter, rule 7's inert decode asks the prefilter's expressions
 // through it, and asks whether a line redefines the decoder once of a
-// line, and only of one that holds what a redefinition holds.
-// Building the expressions and the automaton, which a process that
-// audits does once, takes about 10 ms.
+// line, and only of one that holds what a redefinition holds. The
+// expressions that cost the most to confirm where nearly every line is
+// a candidate (uploads, downloads piped to a shell, the environment
+// dumped, a private key read, links to programs, the placeholder
+// hosts, and the searches for a credential path, a .env file, a line's
+// target hosts and rule 7's decodes) have matchers written by hand,
+// which read a line once where the regexp package's backtracker tries
+// each alternative after a `[^\n]*` at every place of the rest of it;
+// the expressions stay their specification, which TestHandWritten and
+// FuzzHandWritten hold them to, and the audit without the prefilter
+// runs the expressions alone. Building the expressions and the
+// automaton, which a process that audits does once, takes about 10 ms.
 //
 // [RulesVersion] changes with the rules, so that a verdict kept for a
 // content digest is kept for the rules it was made with.
@@ -521,8 +530,19 @@
 //     checks of "Examples and confirmations", whose expressions run
 //     beside the prefilter, about a tenth) and the prefilter's scan a
 //     quarter. In long lines the `[^\n]*` and `[^|\n]*` expressions
-//     (download and run, uploads) still run over 64 KiB pieces with the
+//     (download and run, uploads) still ran over 64 KiB pieces with the
 //     regexp package's slowest engine.
+//   - The next round, with the matchers written by hand of "Speed"
+//     (main at 05cbf3f, then 6b8c65b, the same findings, back to back
+//     at a load average of 12.5-16.4 on 2 cores): the keywords 23.1x
+//     (24.6x) to 11.4x (13.0x), 573 ms to 345 ms of CPU; lines of 256
+//     KiB 10.5x (10.2x) to 6.1x (5.4x); text outside ASCII 12.2x
+//     (13.2x) to 11.2x (13.4x), within the noise; the other shapes
+//     6.4-9.3x before and 6.8-8.8x after. Over the budget still: the
+//     keywords, where the scan and its recording of an occurrence every
+//     6 bytes are a quarter of the time and the other expressions and
+//     checks most of the rest, and text outside ASCII, where the scan
+//     is a third and the searches of the whole file a fifth.
 //   - Benchmarks, wall time at a load average of 8-20, medians of 5
 //     before the prefilter and in two runs after it: BenchmarkOrdinary
 //     (4 MiB of ordinary instructions) 4.5 s, then 78-113 ms;
