@@ -495,10 +495,10 @@ var lineExprs = slices.Concat(downloadExec, obfuscatedExec, reverseShell, secret
 	[]*expr{programURL, archivePassword, suspectHost, plainHTTP, prerequisite, credentialPath, dotEnv,
 		send, upload, dropHost, placeholder, targetHost})
 
-// lineFilter is the prefilter of lineExprs, built on the first audit, so
-// that a program that links the audit and audits nothing (agentskills
-// list, --help) does not pay for it at start.
-var lineFilter = sync.OnceValue(func() *prefilter.Filter { return newLineFilter(lineExprs) })
+// lineFilter is the prefilter of lineExprs, loaded on the first audit
+// (linefilter.go), so that a program that links the audit and audits
+// nothing (agentskills list, --help) does not pay for it at start.
+var lineFilter = sync.OnceValue(func() *prefilter.Filter { return loadLineFilter(lineExprs) })
 
 // exprIDs numbers lineExprs: each one's id is its index there, which the
 // prefilter's answers are given by.
