@@ -23,6 +23,7 @@ const (
 	sniffBytes    = 8 << 10
 	maxLineBytes  = 64 << 10
 	maxExcerpt    = 160
+	readBuffer    = 32 << 10 // the buffer a file is read through
 )
 
 // scanner holds one audit's state.
@@ -36,6 +37,12 @@ type scanner struct {
 	exhaustive bool
 	union      *prefilter.Hits   // the strings of a few lines together
 	free       []*prefilter.Hits // Hits of lines that left the window
+	buf        []byte            // what read reads through (nil until it reads)
+	// win, texts, batch: text's window of lines and the texts and Hits
+	// of the lines it scans at a time, which every file reuses
+	win   []line
+	texts []string
+	batch []*prefilter.Hits
 	// file is the text file being read; layout, its sample reports,
 	// tables and prose (patterns.go), is read from it when a rule
 	// first needs it, once per file.
@@ -165,7 +172,8 @@ func skillMDMessage(size int) string {
 // read reads at most limit bytes of a file that says it has size bytes,
 // counting them against the audit's total. It reads straight into a
 // string sized by size, so a file is held once: not in a buffer grown by
-// doubling, nor copied into a string after.
+// doubling, nor copied into a string after; through the scanner's one
+// buffer, not one of each file.
 func (s *scanner) read(name string, size, limit int64) (string, error) {
 	f, err := s.fsys.Open(name)
 	if err != nil {
@@ -174,7 +182,10 @@ func (s *scanner) read(name string, size, limit int64) (string, error) {
 	defer f.Close()
 	var b strings.Builder
 	b.Grow(int(min(max(size, 0), limit)) + 1)
-	if _, err := io.Copy(&b, io.LimitReader(f, limit+1)); err != nil {
+	if s.buf == nil {
+		s.buf = make([]byte, readBuffer)
+	}
+	if _, err := io.CopyBuffer(&b, io.LimitReader(f, limit+1), s.buf); err != nil {
 		return "", fmt.Errorf("read %s: %w", name, err)
 	}
 	data := b.String()

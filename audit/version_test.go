@@ -31,6 +31,7 @@ var rulesDigests = map[string][]string{
 		"51e2588fe9daf9fc3f1e7f2ffd55094fa0b8a317011c78215dce7d67c2f67758", // one search of a file for rules 1-4's bytes instead of a reading of its lines; rule 7's inert decode asks the prefilter and asks once of a line
 		"6af09fe5a6a416a9806e7b346e6d81cd1a63e90451bc1ff4fb3dbc82872c26f2", // the prefilter is built on the first audit, not at start
 		"efcf21e05d2e63e4dee14796bafefec7f5113807896be96af202a7459e5299e7", // the prefilter is loaded from tables generated beside the expressions
+		"f74ba0d25fec3860d4e1cfd827a35a33ff21a09c4057bfa407e9f3745f20a685", // a file read through one buffer of the audit's, its lines' window moved a batch at a time
 	},
 }
 
