@@ -2,7 +2,6 @@ package audit
 
 import (
 	_ "embed" // linefilter.tables
-	"regexp"
 
 	"github.com/agentadaptor/agentadaptor/audit/internal/prefilter"
 )
@@ -25,11 +24,11 @@ var lineFilterTables string
 // lineFilterTables when they are of exprs, and built from exprs
 // otherwise (the same filter, built more slowly).
 func loadLineFilter(exprs []*expr) *prefilter.Filter {
-	res := make([]*regexp.Regexp, len(exprs))
+	patterns := make([]string, len(exprs))
 	for i, e := range exprs {
-		res[i] = e.Regexp
+		patterns[i] = e.String()
 	}
-	if f, err := prefilter.Load(res, lineFilterTables); err == nil {
+	if f, err := prefilter.Load(patterns, lineFilterTables); err == nil {
 		return f
 	}
 	return newLineFilter(exprs)

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"os"
 	"reflect"
-	"regexp"
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/audit/internal/prefilter"
@@ -36,11 +35,11 @@ func TestLineFilterTables(t *testing.T) {
 	if string(got) != want || lineFilterTables != want {
 		t.Fatal("linefilter.tables is not the tables of the prefilter of lineExprs: run go generate ./audit")
 	}
-	var res []*regexp.Regexp
+	var patterns []string
 	for _, e := range lineExprs {
-		res = append(res, e.Regexp)
+		patterns = append(patterns, e.String())
 	}
-	loaded, err := prefilter.Load(res, lineFilterTables)
+	loaded, err := prefilter.Load(patterns, lineFilterTables)
 	if err != nil {
 		t.Fatalf("prefilter.Load(lineExprs, linefilter.tables) = %v", err)
 	}

@@ -2,7 +2,6 @@ package prefilter
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -61,21 +60,22 @@ func (f *Filter) Tables() string {
 	return b.String()
 }
 
-// Load returns the filter of res from tables, the text [Filter.Tables]
-// wrote of New(res): the filter New(res) returns. It fails when tables
-// are not such a text, or were written of other expressions (a pattern
-// differs) or in another format.
-func Load(res []*regexp.Regexp, tables string) (*Filter, error) {
+// Load returns the filter of the expressions of patterns from tables,
+// the text [Filter.Tables] wrote of the filter New built of them: the
+// filter New returns, though the expressions need not be compiled. It
+// fails when tables are not such a text, or were written of other
+// expressions (a pattern differs) or in another format.
+func Load(patterns []string, tables string) (*Filter, error) {
 	ts, err := readTables(tables)
 	if err != nil {
 		return nil, fmt.Errorf("invalid tables: %w", err)
 	}
-	if len(ts) != len(res) {
-		return nil, fmt.Errorf("tables of %d expressions, not %d", len(ts), len(res))
+	if len(ts) != len(patterns) {
+		return nil, fmt.Errorf("tables of %d expressions, not %d", len(ts), len(patterns))
 	}
-	for i, re := range res {
-		if ts[i].pattern != re.String() {
-			return nil, fmt.Errorf("expression %d: the tables are of %q, not %q", i, ts[i].pattern, re.String())
+	for i, p := range patterns {
+		if ts[i].pattern != p {
+			return nil, fmt.Errorf("expression %d: the tables are of %q, not %q", i, ts[i].pattern, p)
 		}
 	}
 	return build(ts)

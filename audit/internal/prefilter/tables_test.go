@@ -33,7 +33,7 @@ func TestLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	tables := want.Tables()
-	got, err := Load(res, tables)
+	got, err := Load(tablesExprs, tables)
 	if err != nil {
 		t.Fatalf("Load(New().Tables()) = %v\n%s", err, tables)
 	}
@@ -50,15 +50,15 @@ func TestLoad(t *testing.T) {
 // TestLoadRefuses checks that Load refuses tables of other expressions,
 // in another format, or cut short.
 func TestLoadRefuses(t *testing.T) {
-	res := []*regexp.Regexp{regexp.MustCompile(`(?i)\bcurl\b`), regexp.MustCompile(`(?i)wget\s+-O`)}
-	f, err := New(res)
+	res := []string{`(?i)\bcurl\b`, `(?i)wget\s+-O`}
+	f, err := New([]*regexp.Regexp{regexp.MustCompile(res[0]), regexp.MustCompile(res[1])})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tables := f.Tables()
-	other := []*regexp.Regexp{res[0], regexp.MustCompile(`(?i)wget\s+-q`)}
+	other := []string{res[0], `(?i)wget\s+-q`}
 	for name, tc := range map[string]struct {
-		res    []*regexp.Regexp
+		res    []string
 		tables string
 	}{
 		"other expressions": {other, tables},
@@ -70,6 +70,9 @@ func TestLoadRefuses(t *testing.T) {
 		"a bad string":      {res, strings.Replace(tables, `"wget"`, `"wget`, 1)},
 		"empty":             {res, ""},
 	} {
+		if len(tc.res) == len(res) && tc.res[1] == res[1] && tc.tables == tables {
+			t.Fatalf("%s: the tables are New's", name)
+		}
 		if _, err := Load(tc.res, tc.tables); err == nil {
 			t.Errorf("%s: Load succeeded", name)
 		}
@@ -91,11 +94,11 @@ func FuzzLoad(f *testing.F) {
 	f.Add(want.Tables())
 	f.Add(tablesHeader + "\n")
 	f.Fuzz(func(t *testing.T, tables string) {
-		got, err := Load(res, tables)
+		got, err := Load(tablesExprs, tables)
 		if err != nil {
 			return
 		}
-		again, err := Load(res, got.Tables())
+		again, err := Load(tablesExprs, got.Tables())
 		if err != nil || !reflect.DeepEqual(again, got) {
 			t.Errorf("Load(%q).Tables() = %q, which Load reads as another filter (%v)", tables, got.Tables(), err)
 		}
