@@ -320,9 +320,6 @@ func (s *scanner) text(name, text string) {
 			// The lines before the three above the current one leave
 			// the window, a batch at a time rather than a line at a time.
 			if gone := cur - 3; gone > 0 {
-				for _, l := range win[:gone] {
-					s.recycle(l.hits)
-				}
 				win = append(win[:0], win[gone:]...)
 				cur -= gone
 			}
@@ -357,6 +354,12 @@ func (s *scanner) text(name, text string) {
 		// patterns reads the three lines each side of the current one.
 		above := min(cur, 3)
 		s.patterns(name, win[cur-above:], above, hiddenText)
+		if above == 3 {
+			// The line leaves the window: its Hits serve the next
+			// batch.
+			s.recycle(win[cur-3].hits)
+			win[cur-3].hits = nil
+		}
 		cur++
 	}
 }

@@ -33,6 +33,7 @@ var rulesDigests = map[string][]string{
 		"efcf21e05d2e63e4dee14796bafefec7f5113807896be96af202a7459e5299e7", // the prefilter is loaded from tables generated beside the expressions
 		"f74ba0d25fec3860d4e1cfd827a35a33ff21a09c4057bfa407e9f3745f20a685", // a file read through one buffer of the audit's, its lines' window moved a batch at a time
 		"b68aa849b4ccf0368ae9842dc3b8a4a7a082715ac206fe98e1cc5b81b6c057af", // the expressions compiled when they first run, not at start
+		"9b5e6440e3f91d74eb9bdcb1ca8bb5e694125ee6d56cd9b5543a481c8cd6c0fd", // a tree's files read into one buffer, a line's Hits given back as it leaves the window
 	},
 }
 
