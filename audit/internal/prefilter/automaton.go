@@ -165,11 +165,13 @@ func newAutomaton(strs []string) (*automaton, error) {
 		if o := out[at]; len(o) > 0 {
 			a.out[num[at]-a.firstOut] = o
 		}
-		for c := range a.classes {
-			if ch := child[int(at)*a.classes+c]; ch != 0 {
+		if at != 0 {
+			f := int(num[fail[at]]) << a.shift
+			copy(a.next[row:row+a.classes], a.next[f:f+a.classes])
+		}
+		for c, ch := range child[int(at)*a.classes : int(at+1)*a.classes] {
+			if ch != 0 {
 				a.next[row+c] = num[ch]
-			} else if at != 0 {
-				a.next[row+c] = a.next[int(num[fail[at]])<<a.shift+c]
 			}
 		}
 	}
