@@ -1248,3 +1248,48 @@ func placeholderWordAt(t string, i int) bool {
 	}
 	return false
 }
+
+// nearPath reports whether t holds one of from, then at most 60
+// characters of a line, then a slash or a backslash and one of to at a
+// word boundary: secretStore's
+// `(?:from)[^\n]{0,60}[/\\](?:to)\b`, for words (lower-case ASCII,
+// a space or a dot among them) that start with a byte of firsts in
+// either case.
+func nearPath(t, firsts string, from, to []string) bool {
+	for i := 0; i < len(t); i++ {
+		if strings.IndexByte(firsts, t[i]|0x20) < 0 {
+			continue
+		}
+		for _, w := range from {
+			e, ok := foldAt(t, i, w)
+			if !ok {
+				continue
+			}
+			for p, n := e, 0; p < len(t) && n <= 60 && t[p] != '\n'; n++ {
+				if t[p] == '/' || t[p] == '\\' {
+					for _, x := range to {
+						if f, ok := foldAt(t, p+1, x); ok && boundaryAt(t, f) {
+							return true
+						}
+					}
+				}
+				_, w := utf8.DecodeRuneInString(t[p:])
+				p += w
+			}
+		}
+	}
+	return false
+}
+
+// matchBrowserStore is secretStore's first expression: a browser's
+// saved passwords, cookies or keys.
+func matchBrowserStore(t string) bool {
+	return nearPath(t, "cebovfup", []string{"chrome", "chromium", "edge", "brave", "opera", "vivaldi", "firefox", "user data", "profile", "profiles"},
+		[]string{"login data", "cookies", "web data", "local state"})
+}
+
+// matchFirefoxStore is secretStore's second expression: Firefox's saved
+// passwords, cookies or keys.
+func matchFirefoxStore(t string) bool {
+	return nearPath(t, "fmp", []string{"firefox", "mozilla", "profile", "profiles"}, []string{"key4.db", "logins.json", "cookies.sqlite"})
+}

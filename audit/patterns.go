@@ -110,8 +110,8 @@ var (
 
 // Rule 10: secret stores.
 var secretStore = []*expr{
-	re(`(?:chrome|chromium|edge|brave|opera|vivaldi|firefox|user data|profiles?)[^\n]{0,60}[/\\](?:login data|cookies|web data|local state)\b`),
-	re(`(?:firefox|mozilla|profiles?)[^\n]{0,60}[/\\](?:key4\.db|logins\.json|cookies\.sqlite)\b`),
+	withQuick(re(`(?:chrome|chromium|edge|brave|opera|vivaldi|firefox|user data|profiles?)[^\n]{0,60}[/\\](?:login data|cookies|web data|local state)\b`), matchBrowserStore),
+	withQuick(re(`(?:firefox|mozilla|profiles?)[^\n]{0,60}[/\\](?:key4\.db|logins\.json|cookies\.sqlite)\b`), matchFirefoxStore),
 	re(`\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password\b[^\n|;]*\s-[a-z]*[wg][a-z]*\b)`),
 	re(`\bwallet\.dat\b|[/\\]exodus[/\\]|\bexodus\.wallet\b|\.electrum[/\\]wallets|\bnkbihfbeogaeaoehlefnkodbefgpgknn\b|\bkeystore[/\\]utc--`),
 	withQuick(re(`\b(?:cat|cp|scp|base64|xxd|head|tail|get-content|gc|tar|zip|rsync|open|read_text|readfile)\b[^\n|;]*\.ssh[/\\](?:id_[a-z0-9_]+(?:[^.\w]|$)|\*)`), matchKeyRead),
@@ -358,6 +358,15 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 			}
 			return s.credentialMatch(h, w, true) != nil
 		}
+		// dumped reports whether the environment is sent: on the whole
+		// line, only when it touches one of envDump's expressions (whose
+		// ids are in a row), as first asks.
+		dumped := func() bool {
+			if whole && !s.exhaustive && !h.AnyTouched(envDump[0].id, envDump[0].id+len(envDump)) {
+				return false
+			}
+			return slices.ContainsFunc(envDump, in)
+		}
 		uploads, uploadKnown := false, false
 		uploading := func() bool {
 			if !uploadKnown {
@@ -368,7 +377,7 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 		switch {
 		case in(dropHost):
 			report(ruleExfiltration, loc, "data sent to a drop host")
-		case slices.ContainsFunc(envDump, in):
+		case dumped():
 			report(ruleExfiltration, loc, "the environment sent to the network")
 		case uploading() && (credentialIn() || secret()):
 			report(ruleExfiltration, loc, "a credential file sent to the network")
