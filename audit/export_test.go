@@ -57,6 +57,11 @@ func HandChecks() []HandCheck {
 		HandCheck{"the first .env file", dotEnv.String(), func(t string) (any, any) { return firstEnvFile(t), envFile(t) }},
 		HandCheck{"onlyWrapper", wrapperWords.String(), func(t string) (any, any) { return some.onlyWrapper(t), all.onlyWrapper(t) }},
 		HandCheck{"decodeSites", decodeSite.String(), func(t string) (any, any) { return some.decodeSites(t), all.decodeSites(t) }},
+		HandCheck{"what a payload's decode starts with", decodeArg.String(), func(t string) (any, any) {
+			// A necessary condition: it holds where decodeArg matches.
+			m := decodeArg.MatchString(t)
+			return m && mayDecodeArg(t), m
+		}},
 		HandCheck{"the hosts aimed at", targetHost.String(), func(t string) (any, any) {
 			var got, want []string
 			some.targetHosts(t, func(h string) bool { got = append(got, h); return true })

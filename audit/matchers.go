@@ -1293,3 +1293,32 @@ func matchBrowserStore(t string) bool {
 func matchFirefoxStore(t string) bool {
 	return nearPath(t, "fmp", []string{"firefox", "mozilla", "profile", "profiles"}, []string{"key4.db", "logins.json", "cookies.sqlite"})
 }
+
+// mayDecodeArg reports whether t holds what each match of decodeArg
+// starts with: b64decode or FromBase64String and an opening
+// parenthesis, or echo or printf after a word boundary and before a
+// space. Without it, rule 7's inert decode has no payload to read.
+func mayDecodeArg(t string) bool {
+	for i := 0; i < len(t); i++ {
+		switch t[i] | 0x20 {
+		case 'b', 'f':
+			for _, w := range []string{"b64decode", "frombase64string"} {
+				if e, ok := foldAt(t, i, w); ok {
+					if e = skipSpace(t, e); e < len(t) && t[e] == '(' {
+						return true
+					}
+				}
+			}
+		case 'e', 'p':
+			if !boundaryAt(t, i) {
+				continue
+			}
+			for _, w := range []string{"echo", "printf"} {
+				if e, ok := foldAt(t, i, w); ok && e < len(t) && spaceByte(t[e]) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

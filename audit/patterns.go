@@ -765,6 +765,9 @@ func (s *scanner) inertDecode(name string, lines []line, i int) bool {
 			return false
 		}
 	}
+	if !s.exhaustive && !mayDecodeArg(t) {
+		return false
+	}
 	args := decodeArg.FindAllStringSubmatchIndex(t, -1)
 	if len(args) == 0 || len(args) != s.decodeSites(t) {
 		return false
