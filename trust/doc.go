@@ -64,6 +64,12 @@
 //     program that audited it as it wrote it, with an audit.Scanner,
 //     hands that report over by the tree's content digest instead,
 //     [Checker.Remember], and the tree is not read again). A
+//     [Materializer] over the skill cache (a *skill.Cache) does so
+//     itself: a tree the cache stages for the call is audited from the
+//     bytes the cache writes (an audit.Scanner fed as each file is
+//     written, used only when the cache published that tree, whole,
+//     with the content digest it returns), and only a tree the cache
+//     already held, or a folder used in place, is read from disk. A
 //     finding at or above the policy's threshold (policy.Policy.FailOn,
 //     high by default) refuses the skill, unless the policy accepts it
 //     (policy.Policy.Accepted) or its rule is allowed with [AllowRisks]

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -74,14 +75,13 @@ func (m *Materializer) MaterializeContent(ctx context.Context, s skill.Skill) (d
 	if err != nil {
 		return "", "", err
 	}
-	if dir, digest, err = skillcache.MaterializeContent(ctx, m.next, s); err != nil {
+	sh := newShown()
+	if dir, digest, err = skillcache.MaterializeContent(cache.WithShow(ctx, sh.show()), m.next, s); err != nil {
 		return "", "", err
 	}
-	rep, ok := m.checker.recall(digest)
-	if !ok {
-		if rep, err = m.audit(dir, digest); err != nil {
-			return "", "", c.auditError(dir, err)
-		}
+	rep, err := m.report(sh, c.name, dir, digest)
+	if err != nil {
+		return "", "", c.auditError(dir, err)
 	}
 	if err := m.judge(c, rep, dir); err != nil {
 		return "", "", err
@@ -123,7 +123,8 @@ func (m *Materializer) MaterializeSet(ctx context.Context, skills []skill.Skill)
 	if err := first(errs); err != nil {
 		return nil, nil, err
 	}
-	if dirs, digests, err = m.materializeSet(ctx, skills); err != nil {
+	sh := newShown()
+	if dirs, digests, err = m.materializeSet(cache.WithShow(ctx, sh.show()), skills); err != nil {
 		return nil, nil, err
 	}
 	reps := make([]audit.Report, len(skills))
@@ -136,7 +137,7 @@ func (m *Materializer) MaterializeSet(ctx context.Context, skills []skill.Skill)
 		}
 		g.Go(func() error {
 			var err error
-			if reps[i], err = m.audit(dirs[i], digests[i]); err != nil {
+			if reps[i], err = m.report(sh, checks[i].name, dirs[i], digests[i]); err != nil {
 				errs[i] = checks[i].auditError(dirs[i], err)
 			}
 			return nil
@@ -308,10 +309,19 @@ func (m *Materializer) verifyPin(ctx context.Context, c checked) error {
 	return nil
 }
 
-// audit returns the report of the tree in dir, remembered and kept by
-// its content digest (rule 6, # Kept reports): a tree whose report is
-// kept is not opened.
-func (m *Materializer) audit(dir, digest string) (audit.Report, error) {
+// report returns the report of the tree of the skill name in dir, whose
+// content digest is digest: the one remembered or kept by the digest
+// (rule 6, # Kept reports), else the audit of the bytes the skill cache
+// wrote for this call (sh), else the audit of the tree in dir; a new one
+// is remembered and kept.
+func (m *Materializer) report(sh *shown, name, dir, digest string) (audit.Report, error) {
+	if r, ok := m.checker.recall(digest); ok {
+		return r, nil
+	}
+	if r, ok := sh.report(name, digest); ok {
+		m.checker.keep(digest, r)
+		return r, nil
+	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return audit.Report{}, err
