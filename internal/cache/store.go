@@ -63,6 +63,16 @@
 // without links keeps its value. Only a folder holding a link has a new
 // digest. Any further change of the encoding changes the version.
 //
+// # Showing what is written
+//
+// A caller that must read what a materialization writes (package trust
+// audits it) passes a [Show] in the context ([WithShow]): package skill
+// gives it the bytes of every file of each tree it stages for that call
+// as they are written, and the digest of each such tree once published
+// whole; a tree found in the cache is shown nothing. The context carries
+// it because it concerns one call, whichever materializer in a chain
+// reaches the cache.
+//
 // # Rules
 //
 //  1. A tree is staged in <root>/.tmp, on the same file system, and
