@@ -127,12 +127,13 @@ func (m *Materializer) MaterializeSet(ctx context.Context, skills []skill.Skill)
 	if dirs, digests, err = m.materializeSet(cache.WithShow(ctx, sh.show()), skills); err != nil {
 		return nil, nil, err
 	}
-	reps := make([]audit.Report, len(skills))
+	// The reports remembered in memory are looked up at once (a warm
+	// run finds them all there); report looks for the others.
+	reps, remembered := m.checker.reports.getEach(digests)
 	g = new(errgroup.Group)
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i := range skills {
-		var ok bool
-		if reps[i], ok = m.checker.recall(digests[i]); ok {
+		if remembered[i] && digests[i] != "" {
 			continue
 		}
 		g.Go(func() error {
