@@ -115,7 +115,9 @@
 //     such entries are re-hashed by every lookup until a lookup out of
 //     that window records them again. A tree published without a record
 //     (by an older version), or whose record does not fit its manifest,
-//     is read and hashed in full once, which writes the record; so is
+//     is read and hashed in full once, which writes the record (so is a
+//     record of the format before this one, which lacked the last line
+//     below); so is
 //     every lookup on a platform without change times that users cannot
 //     set back: Linux, macOS and the BSDs have them; Windows lets a
 //     program set a file's change time, so there every lookup hashes the
@@ -124,7 +126,10 @@
 //     not content (no digest encodes them). The record, like the tree, is
 //     the user's to write: it stops a change to a tree, not a process that
 //     also rewrites the record to match (one that could as well rewrite
-//     the agent's own settings). A lookup reaches each file and folder
+//     the agent's own settings). The record is written without a flush
+//     to the disk (it is best effort, and a flush costs a publish about
+//     as much as the rest of it): its last line counts its entries, so
+//     one a crash cut short is no record, and the tree is hashed once. A lookup reaches each file and folder
 //     from its parent, without listing folders whose stat matches, so it
 //     costs a few system calls per file and folder, however deep the
 //     tree. A Store remembers the records it read or wrote, so later
