@@ -657,7 +657,7 @@ func (in *Installer) resolveSource(ctx context.Context, text string, recorded bo
 		if derr != nil {
 			return nil, derr
 		}
-		r.skills, r.cleanup, err = in.fromArchive(ctx, file, r.source, "", nil)
+		r.skills, r.cleanup, err = in.fromArchive(ctx, file, r.source, "", nil, isPinnedURL(text))
 		remove() // extracted: the download is no longer needed
 		for i := range r.skills {
 			r.skills[i].got = got
@@ -689,7 +689,7 @@ func (in *Installer) resolveSource(ctx context.Context, text string, recorded bo
 		case fi.IsDir():
 			r.skills, err = in.fromFolder(ctx, p, rec)
 		default:
-			r.skills, r.cleanup, err = in.fromArchive(ctx, p, rec, "", nil)
+			r.skills, r.cleanup, err = in.fromArchive(ctx, p, rec, "", nil, false)
 		}
 	}
 	if err != nil {
@@ -821,16 +821,18 @@ func (in *Installer) searchError(rec string, err error) error {
 
 // fromArchive finds the skills of an archive file: it extracts the whole
 // archive once, under the cache's rules and limits, into
-// a temporary folder that cleanup removes (a staging area of the skill
-// cache, so that the skills kept there are moved, not copied, into it;
-// a folder of the system's temporary folder when the cache cannot be
-// opened), and searches it as a folder:
+// a temporary folder that cleanup removes (for a pinned source, whose
+// skills an Add keeps in the skill cache, a staging area of the cache,
+// so that they are moved, not copied, into it, and of a tar or a zip
+// only what discovery reads; otherwise, or when the cache cannot be
+// opened, a folder of the system's temporary folder), and searches it
+// as a folder:
 // from base, the folder a published source names, else from the root, or
 // from the one top folder that holds every entry, as in repository
 // snapshots. Subpaths stay relative to the archive's root. With at (a
 // sync, which knows where its skills are), the skills are the folders at
 // those subpaths that hold a SKILL.md, found or not.
-func (in *Installer) fromArchive(ctx context.Context, file, rec, base string, at []string) ([]candidate, func(), error) {
+func (in *Installer) fromArchive(ctx context.Context, file, rec, base string, at []string, pinned bool) ([]candidate, func(), error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
@@ -842,8 +844,11 @@ func (in *Installer) fromArchive(ctx context.Context, file, rec, base string, at
 	}
 	var tmp string
 	var cleanup func()
-	repo, err := skillcache.StageRepository(in.cache)
-	if err == nil {
+	var repo *skillcache.Repository
+	if pinned {
+		repo, err = skillcache.StageRepository(in.cache)
+	}
+	if repo != nil {
 		tmp, cleanup = repo.Dir(), func() { repo.Close() }
 	} else {
 		if tmp, err = os.MkdirTemp("", "agentskills-archive-*"); err != nil {
