@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
@@ -96,4 +98,63 @@ func treeFileList(t *testing.T, dir string) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestGitSourceFindsWhatItsFolderHolds lists the skills of repositories
+// over git, whose archive is extracted into the skill cache with only
+// what discovery reads (a tar, listed first), and from their checkout, a
+// folder read whole: both find the same skills, with the same plugins
+// and nesting, whatever the files beside the skills (a marketplace, a
+// plugin folder the marketplace leaves out, a skill nested in another,
+// a root with one folder and files outside it).
+func TestGitSourceFindsWhatItsFolderHolds(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git:", err)
+	}
+	for name, files := range map[string]map[string]string{
+		"marketplace": withFiles(officialMarketplace, map[string]string{
+			"README.md":                       "# plugins\n",
+			"docs/guide.md":                   "a guide\n",
+			"plugins/hookify/src/main.go":     "package main\n",
+			"plugins/receipts/README.md":      "receipts\n",
+			"external_plugins/discord/go.mod": "module discord\n",
+		}),
+		"nested and deep": {
+			"docs/a.md":                         "a\n",
+			"skills/outer/SKILL.md":             skillMD("outer"),
+			"skills/outer/inner/SKILL.md":       skillMD("inner"),
+			"tools/x/skills/beta/SKILL.md":      skillMD("beta"),
+			"tools/x/skills/beta/scripts/go.sh": "#!/bin/sh\n",
+			"a/b/c/d/e/f/deep/SKILL.md":         skillMD("deep"),
+		},
+		"one folder at the root": {
+			"kit/skills/alpha/SKILL.md": skillMD("alpha"),
+			"kit/docs/readme.md":        "docs\n",
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t)
+			repo := filepath.Join(t.TempDir(), "repo")
+			gitRepo(t, repo, files)
+			in := f.remoteInstaller(t, cachetest.Root(t))
+			overGit, err := in.Contents(t.Context(), FindRequest{Source: "git+file://" + filepath.ToSlash(repo) + "#ref=main"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			inFolder, err := in.Contents(t.Context(), FindRequest{Source: repo})
+			if err != nil {
+				t.Fatal(err)
+			}
+			strip := func(ss []SourceSkill) []SourceSkill {
+				out := slices.Clone(ss)
+				for i := range out {
+					out[i].Source = ""
+				}
+				return out
+			}
+			if diff := cmp.Diff(strip(inFolder), strip(overGit)); diff != "" {
+				t.Errorf("Contents over git differs from the folder's (-folder +git):\n%s", diff)
+			}
+		})
+	}
 }

@@ -601,3 +601,53 @@ func TestRepositoryPublishChecksTheTree(t *testing.T) {
 		t.Errorf("a tree was published from a folder that does not hold its manifest's files")
 	}
 }
+
+// TestRepositoryExtractsWhatSkillsNeed extracts a tar of a repository
+// with a function of also: the skills' folders, the root's entries (its
+// folders at least empty), what also names and the files links of
+// those point to are written, and nothing else; the same archive as a
+// tar.gz, which is not listed first, is written whole.
+func TestRepositoryExtractsWhatSkillsNeed(t *testing.T) {
+	entries := []entry{
+		{name: "README.md", body: "# skills\n"},
+		{name: "docs/guide.md", body: "a guide\n"},
+		{name: "docs/shared.md", body: "shared notes\n"},
+		{name: "skills/a/SKILL.md", body: md},
+		{name: "skills/a/notes.md", link: "../../docs/shared.md"},
+		{name: "skills/a/scripts/run.sh", body: "#!/bin/sh\n", mode: 0o755},
+		{name: "tools/build.sh", body: "#!/bin/sh\n", mode: 0o755},
+		{name: "plugins/p/.claude-plugin/plugin.json", body: "{}"},
+		{name: "plugins/p/src/main.go", body: "package main\n"},
+	}
+	manifests := func(rel string) bool { return strings.Contains(rel, ".claude-plugin/") }
+	for _, tc := range []struct {
+		gz   bool
+		want []string
+	}{
+		{false, []string{"README.md", "docs/shared.md", "plugins/p/.claude-plugin/plugin.json", "skills/a/SKILL.md", "skills/a/notes.md", "skills/a/scripts/run.sh"}},
+		{true, []string{"README.md", "docs/guide.md", "docs/shared.md", "plugins/p/.claude-plugin/plugin.json", "plugins/p/src/main.go", "skills/a/SKILL.md", "skills/a/notes.md", "skills/a/scripts/run.sh", "tools/build.sh"}},
+	} {
+		c := newCache(t)
+		data := tarBytes(t, tc.gz, entries...)
+		r, err := skillcache.StageRepository(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		written, _, err := r.Extract(t.Context(), bytes.NewReader(data), int64(len(data)), nil, manifests)
+		if err != nil {
+			t.Fatalf("Extract(gz %v) = %v", tc.gz, err)
+		}
+		if got := files(t, r.Dir()); !slices.Equal(got, tc.want) {
+			t.Errorf("Extract(gz %v) wrote %q, want %q", tc.gz, got, tc.want)
+		}
+		if len(written) != len(tc.want) {
+			t.Errorf("Extract(gz %v) returned %d files, want the %d written", tc.gz, len(written), len(tc.want))
+		}
+		for _, dir := range []string{"docs", "plugins", "skills", "tools"} {
+			if fi, err := os.Stat(filepath.Join(r.Dir(), dir)); err != nil || !fi.IsDir() {
+				t.Errorf("Extract(gz %v): the root's folder %s is missing: %v", tc.gz, dir, err)
+			}
+		}
+		r.Close()
+	}
+}
