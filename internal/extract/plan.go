@@ -94,6 +94,11 @@ type Options struct {
 	// is not closed, and an error of a writer fails the extraction.
 	// Default nil.
 	Content func(rel string, exec bool, size int64) io.WriteCloser
+
+	// writers, when positive, is how many goroutines write small files
+	// at once, for benchmarks that compare counts; 0 means
+	// [fileWriters].
+	writers int
 }
 
 // LinkProblem says why rule 8 refuses a link.
