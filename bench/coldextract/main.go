@@ -1,8 +1,9 @@
 //go:build linux
 
-// Command coldextract compares, side by side in one run, the time of
-// `tar -xzf` into an empty folder with a cold materialization of the same
-// tar.gz skill into an empty cache root, and a warm one into the same root.
+// Command coldextract compares, side by side in one run, the time and
+// the CPU time of `tar -xzf` into an empty folder with those of a cold
+// materialization of the same tar.gz skill into an empty cache root, and
+// the time of a warm one into the same root.
 //
 //	go -C bench run ./coldextract [-files 2000] [-size 64MiB] [-runs 7]
 package main
