@@ -101,6 +101,11 @@ type Options struct {
 	// link that is written must not point to a file left out: its copy
 	// fails. Default nil: every entry is written.
 	Leave func(rel string) bool
+
+	// writers, when positive, is how many goroutines write small files
+	// at once, for benchmarks that compare counts; 0 means
+	// [fileWriters].
+	writers int
 }
 
 // LinkProblem says why rule 8 refuses a link.
