@@ -82,9 +82,10 @@
 //     once: a warm run then finds its inline skills' trees and its
 //     folders by the record of the set (rule 12 of package skill), a stat
 //     of each of their files and folders, and reads and hashes none of
-//     them, and it returns what materializing each would. Any other
-//     materializer, such as package trust's, is called for each skill, so
-//     its checks run on every run. Any failure is a
+//     them, and it returns what materializing each would. Package trust's
+//     checking materializer has one too, and checks the whole set on
+//     every run (its origins, pins and audit reports) around the
+//     Cache's. Any other materializer is called for each skill. Any failure is a
 //     *skill.SkillMaterializationError with
 //     Key, RuntimeName and Cause, except a materializer's refusal (an
 //     error with a Refused method that reports true, as

@@ -341,7 +341,7 @@ func (in *Installer) auditSkill(ctx context.Context, c *candidate, ps source.Ori
 // tree the engine then reads, as it reads a folder source).
 func (in *Installer) rememberExtracted(c *candidate) string {
 	x := c.extracted
-	if x == nil || c.name == "" {
+	if x == nil || x.scan == nil || c.name == "" {
 		return ""
 	}
 	rep, err := x.scan.Report(cmp.Or(c.subpath, "."))

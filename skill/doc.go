@@ -217,10 +217,14 @@
 //     set is materialized one by one and recorded again. A Cache holds
 //     the records it read or made, up to 256 sets, for its life, and
 //     [Cache.GC] removes records not used since its cut-off, as it does
-//     memos. On Windows, which gives no stamps, no record is kept. A
-//     materializer that wraps a Cache, such as package trust's, is
-//     called skill by skill, so its checks (policy, signatures, audit)
-//     run on every call; only MaterializeSet uses the record.
+//     memos. On Windows, which gives no stamps, no record is kept. Only
+//     MaterializeSet uses the record. A materializer that wraps a Cache
+//     and checks what it returns (package trust's) runs its checks on
+//     every call whichever way it is called: through its own
+//     MaterializeSet it checks the whole set, hands it to the Cache's,
+//     and checks each folder and digest that returns (trust's reports
+//     are kept by content digest, which the record returns as a full
+//     materialization would).
 //
 // # For drivers, installers and tools
 //

@@ -188,6 +188,13 @@ func (c *Cache) inline(ctx context.Context, content, name string) (string, strin
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
+		if show := cache.ShowOf(ctx).ContentOf(name); show != nil && err == nil {
+			if w := show("SKILL.md", false, int64(len(content))); w != nil {
+				if _, err = io.WriteString(w, content); err == nil {
+					err = w.Close()
+				}
+			}
+		}
 		return files, err
 	})
 }
@@ -200,6 +207,7 @@ func (c *Cache) fs(ctx context.Context, fsys fs.FS, root, name string) (string, 
 	}
 	// The tree is read again while writing; what is published is what
 	// this pass wrote and hashed.
+	opts.Content = cache.ShowOf(ctx).ContentOf(name)
 	return c.stageOnce(ctx, name, files, func(dst *os.Root) ([]cache.File, error) {
 		written, err := extract.FS(ctx, fsys, root, dst, opts)
 		return cacheFiles(written), err
@@ -223,7 +231,13 @@ func (c *Cache) stageOnce(ctx context.Context, name string, files []cache.File, 
 		}
 		f, first := c.join(digest)
 		if first {
-			return c.land(digest, f, func() (string, string, error) { return stage(store, name, write) })
+			return c.land(digest, f, func() (string, string, error) {
+				dir, got, err := stage(store, name, write)
+				if err == nil {
+					cache.ShowOf(ctx).Done(name, got)
+				}
+				return dir, got, err
+			})
 		}
 		select {
 		case <-f.done:
@@ -297,6 +311,7 @@ func (c *Cache) archive(ctx context.Context, open Opener, format Format, subpath
 	}
 	opts := c.extractOptions()
 	opts.Format, opts.Subpath = decoder, subpath
+	opts.Content = cache.ShowOf(ctx).ContentOf(name)
 	files, err := extract.Archive(ctx, data, in.size, staging.Root(), opts)
 	if err != nil {
 		return "", "", err
@@ -305,6 +320,7 @@ func (c *Cache) archive(ctx context.Context, open Opener, format Format, subpath
 	if err != nil {
 		return "", "", err
 	}
+	cache.ShowOf(ctx).Done(name, digest)
 	store.SetMemo(key, digest) // best effort: a missing memo costs an extraction
 	return dir, digest, nil
 }

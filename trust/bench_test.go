@@ -33,3 +33,18 @@ func BenchmarkResolve200WarmPolicy(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkResolveColdPolicy resolves 200 skills (50 each of inline,
+// fs.FS, tar.gz and folder, three files each) into an empty cache with a
+// policy enforced, as a first run does: every tree is written and
+// audited, none was kept.
+func BenchmarkResolveColdPolicy(b *testing.B) {
+	refs := skilltest.Mixed(b)
+	for b.Loop() {
+		m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(b)))
+		agent := adaptor.New(&drivertest.Driver{}, adaptor.WithSkillMaterializer(trust.NewMaterializer(m, trust.NewChecker(new(policy.Policy)))), adaptor.WithSkills(refs...))
+		if _, err := agent.Inspect(b.Context()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

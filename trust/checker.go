@@ -327,6 +327,18 @@ func (c *memo[V]) get(key string) (V, bool) {
 	return v, ok
 }
 
+// getEach looks each of keys up under one lock: values[i] and found[i]
+// are get(keys[i]).
+func (c *memo[V]) getEach(keys []string) (values []V, found []bool) {
+	values, found = make([]V, len(keys)), make([]bool, len(keys))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, k := range keys {
+		values[i], found[i] = c.m[k]
+	}
+	return values, found
+}
+
 func (c *memo[V]) put(key string, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

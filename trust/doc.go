@@ -64,6 +64,12 @@
 //     program that audited it as it wrote it, with an audit.Scanner,
 //     hands that report over by the tree's content digest instead,
 //     [Checker.Remember], and the tree is not read again). A
+//     [Materializer] over the skill cache (a *skill.Cache) does so
+//     itself: a tree the cache stages for the call is audited from the
+//     bytes the cache writes (an audit.Scanner fed as each file is
+//     written, used only when the cache published that tree, whole,
+//     with the content digest it returns), and only a tree the cache
+//     already held, or a folder used in place, is read from disk. A
 //     finding at or above the policy's threshold (policy.Policy.FailOn,
 //     high by default) refuses the skill, unless the policy accepts it
 //     (policy.Policy.Accepted) or its rule is allowed with [AllowRisks]
@@ -81,7 +87,16 @@
 //     verified signers of a pinned source by its origin and pin, so a
 //     warm run neither audits nor verifies again; the reports are kept
 //     on disk too, under the skill cache's root (# Kept reports), so a
-//     new process does not audit again either.
+//     new process does not audit again either. An Agent hands its run's
+//     whole selection to [Materializer.MaterializeSet]: rules 1 to 3 for
+//     every skill first (a set with a refused skill writes nothing), then
+//     the set to the skill cache at once (a warm one is vouched for by
+//     the record of the set, package skill's rule 12: a stat of each
+//     file, which returns the folder and content digest a full
+//     materialization would), then rule 4 for each by its digest. The
+//     checks themselves, and the policy's verdict on each report, are
+//     made again on every run: only what depends on content alone (the
+//     report) and a pin's verified signers are remembered.
 //  7. Without a checker nothing of this is done: no audit, no check.
 //
 // A program that reads sources itself checks each with

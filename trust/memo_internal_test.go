@@ -3,6 +3,7 @@ package trust
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/audit"
@@ -64,5 +65,16 @@ func TestReportMemoBounded(t *testing.T) {
 	m.put("huge", audit.Report{Findings: make([]audit.Finding, maxRememberedFindings+1)})
 	if _, ok := m.get("huge"); !ok {
 		t.Error("a report of more findings than the memo holds is not remembered alone")
+	}
+}
+
+// getEach finds what get finds, key by key, under one lock.
+func TestMemoGetEach(t *testing.T) {
+	m := new(memo[int])
+	m.put("a", 1)
+	m.put("c", 3)
+	values, found := m.getEach([]string{"a", "b", "c", ""})
+	if want := []int{1, 0, 3, 0}; !slices.Equal(values, want) || !slices.Equal(found, []bool{true, false, true, false}) {
+		t.Errorf("getEach() = %v, %v; want %v, [true false true false]", values, found, want)
 	}
 }

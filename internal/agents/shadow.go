@@ -86,9 +86,10 @@ type Skill struct {
 func Mounted(rs driver.ResolvedSkills, dir string) []Skill {
 	ours := make([]Skill, len(rs.Entries))
 	for i, e := range rs.Entries {
-		ours[i] = Skill{Dir: filepath.Clean(e.Path), Path: e.Path}
 		if dir != "" {
-			ours[i].Dir = filepath.Join(dir, e.RuntimeName)
+			ours[i] = Skill{Dir: filepath.Join(dir, e.RuntimeName), Path: e.Path}
+		} else {
+			ours[i] = Skill{Dir: filepath.Clean(e.Path), Path: e.Path}
 		}
 	}
 	return ours

@@ -18,11 +18,12 @@
 //  5. Names are opened through an [os.Root] ([WriteIn]), or through a
 //     root opened on the file's folder ([Write]), so a link in place of
 //     the temporary file is never followed.
-//  6. [WriteUnflushed] is [Write] without rule 1's flushes, for a file
-//     whose loss costs only work done again: a cache entry that its
-//     reader checks whole (a JSON document that names its own key), so
-//     that after a crash it is the old file, the new one, or one the
-//     reader does not use. Rules 2 to 5 hold for it.
+//  6. [WriteUnflushed] and [WriteInUnflushed] are [Write] and [WriteIn]
+//     without rule 1's flushes, for a file whose loss costs only work
+//     done again: a cache entry that its reader checks whole (a JSON
+//     document that names its own key, a record whose last line counts
+//     its lines), so that after a crash it is the old file, the new one,
+//     or one the reader does not use. Rules 2 to 5 hold for them.
 //
 // # Platforms
 //
@@ -85,6 +86,15 @@ func WriteUnflushed(name string, data []byte, perm fs.FileMode) error {
 // slash-separated and relative to root; its folder must exist.
 func WriteIn(root *os.Root, name string, data []byte, perm fs.FileMode) error {
 	if err := write(root, name, data, perm, true); err != nil {
+		return fmt.Errorf("replace %s: %w", filepath.Join(root.Name(), filepath.FromSlash(name)), err)
+	}
+	return nil
+}
+
+// WriteInUnflushed is [WriteIn] without flushing the file or its folder
+// (rule 6).
+func WriteInUnflushed(root *os.Root, name string, data []byte, perm fs.FileMode) error {
+	if err := write(root, name, data, perm, false); err != nil {
 		return fmt.Errorf("replace %s: %w", filepath.Join(root.Name(), filepath.FromSlash(name)), err)
 	}
 	return nil

@@ -50,7 +50,9 @@ func (s *Store) SetSkillSet(key string, data []byte) error {
 	if !validDigest(key) || len(data) > maxSetRecord {
 		return nil
 	}
-	return atomicfile.WriteIn(s.dir, path.Join(memoDir, key+setSuffix), data, 0o600)
+	// Unflushed (atomicfile's rule 6): the record ends with a SHA-256 of
+	// everything before it, so one a crash cut short is no record.
+	return atomicfile.WriteInUnflushed(s.dir, path.Join(memoDir, key+setSuffix), data, 0o600)
 }
 
 // PathStamp is the stamp of one file or folder of a tree, by its

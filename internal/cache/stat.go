@@ -22,7 +22,7 @@ import (
 // manifest, never inside the tree.
 const (
 	statName = ".stat"
-	statHead = "agentadaptor skill stat v1"
+	statHead = "agentadaptor skill stat v2"
 )
 
 // The racy windows of rule 4: a recorded change time this close to the
@@ -118,6 +118,9 @@ func (r *record) encode(name string) []byte {
 		}
 		fmt.Fprintf(&b, " %d %d %d %d %d %d %s\n", e.Mode, e.Size, e.Mtime, e.Ctime, e.Dev, e.Ino, e.path)
 	}
+	// The last line counts the entries: a record cut short (it is written
+	// without a flush, writeRecord) is whole only with it.
+	fmt.Fprintf(&b, "end %d\n", len(r.entries))
 	return []byte(b.String())
 }
 
@@ -160,10 +163,16 @@ func parseRecord(data []byte) (r *record, name string, files []File, ok bool) {
 	// The folders that hold the entry being read: entries come in the
 	// order of comparePaths, each folder right before what it holds.
 	open := []string{"."}
-	for text != "" {
+	for {
 		l, found := line()
 		if !found {
 			return nil, "", nil, false
+		}
+		if count, isEnd := strings.CutPrefix(l, "end "); isEnd {
+			if text != "" || count != strconv.Itoa(len(r.entries)) {
+				return nil, "", nil, false
+			}
+			break
 		}
 		sum, fields, _ := strings.Cut(l, " ")
 		var e stampEntry
@@ -233,9 +242,11 @@ func parseStamp(s string) (st stamp, rest string, ok bool) {
 
 // writeRecord replaces the record of the tree in the folder top
 // (<digest>), atomically. It is best effort: without a record, the next
-// lookup checks the tree in full.
+// lookup checks the tree in full. So it is not flushed to the disk
+// (atomicfile's rule 6): a record a crash cut short lacks its last line,
+// which counts its entries, and is no record.
 func writeRecord(top *os.Root, name string, r *record) {
-	atomicfile.WriteIn(top, statName, r.encode(name), 0o444)
+	atomicfile.WriteInUnflushed(top, statName, r.encode(name), 0o444)
 }
 
 // treeCheck is one check of a tree against its manifest and record.

@@ -276,6 +276,26 @@ func TestRecordRoundTrip(t *testing.T) {
 	if Digest("kit", gotFiles) != Digest("kit", files) {
 		t.Errorf("the files read back make another digest")
 	}
+	// Cut short, as a crash may leave a record written without a flush,
+	// at any line: the last line counts the entries. Another count, or
+	// the format before it, is no record either.
+	lines := strings.SplitAfter(string(data), "\n")
+	for i := range len(lines) - 1 {
+		cut := strings.Join(lines[:i], "")
+		if _, _, _, ok := parseRecord([]byte(cut)); ok {
+			t.Errorf("parseRecord(%q), cut short, accepted it", cut)
+		}
+	}
+	for _, other := range []string{
+		strings.Replace(string(data), "end 4\n", "end 3\n", 1),
+		strings.Replace(string(data), "end 4\n", "end 4\nend 4\n", 1),
+		strings.Replace(string(data), statHead, "agentadaptor skill stat v1", 1),
+		strings.Replace(strings.Replace(string(data), statHead, "agentadaptor skill stat v1", 1), "end 4\n", "", 1),
+	} {
+		if _, _, _, ok := parseRecord([]byte(other)); ok {
+			t.Errorf("parseRecord(%q) accepted it", other)
+		}
+	}
 	for _, bad := range [][]stampEntry{
 		{{path: ".", stamp: dir}, {path: "a b/c d.md", stamp: file, file: &files[0]}},                      // no folder entry
 		{{path: ".", stamp: dir}, {path: "z.md", stamp: file, file: &files[1]}, {path: "a b", stamp: dir}}, // out of order
