@@ -416,8 +416,8 @@
 // garbage to collect.
 // The expressions that cost the most to confirm where nearly every line is
 // a candidate (uploads, downloads piped to a shell, the environment
-// dumped, a private key read, links to programs, the placeholder
-// hosts, and the searches for a credential path, a .env file, a line's
+// dumped, a private key read, links to programs, a browser's stores,
+// the placeholder hosts, and the searches for a credential path, a .env file, a line's
 // target hosts and rule 7's decodes) have matchers written by hand,
 // which read a line once where the regexp package's backtracker tries
 // each alternative after a `[^\n]*` at every place of the rest of it;
@@ -539,17 +539,16 @@
 //     quarter. In long lines the `[^\n]*` and `[^|\n]*` expressions
 //     (download and run, uploads) still ran over 64 KiB pieces with the
 //     regexp package's slowest engine.
-//   - The next round, with the matchers written by hand of "Speed"
-//     (main at 05cbf3f, then 6b8c65b, the same findings, back to back
-//     at a load average of 12.5-16.4 on 2 cores): the keywords 23.1x
-//     (24.6x) to 11.4x (13.0x), 573 ms to 345 ms of CPU; lines of 256
-//     KiB 10.5x (10.2x) to 6.1x (5.4x); text outside ASCII 12.2x
-//     (13.2x) to 11.2x (13.4x), within the noise; the other shapes
-//     6.4-9.3x before and 6.8-8.8x after. Over the budget still: the
-//     keywords, where the scan and its recording of an occurrence every
-//     6 bytes are a quarter of the time and the other expressions and
-//     checks most of the rest, and text outside ASCII, where the scan
-//     is a third and the searches of the whole file a fifth.
+//   - The round of the matchers written by hand of "Speed" (main at
+//     e11accf, then 13f7c21, the same findings, back to back at a load
+//     average of 4.5-5.1 on 2 cores): the keywords 17.8x (20.3x) to
+//     10.9x (11.0x), 471 ms to 274 ms of CPU; lines of 256 KiB 9.8x
+//     (9.9x) to 5.2x (5.1x); text outside ASCII 8.7x (9.3x) to 8.4x
+//     (9.0x); the other shapes 2.9-7.4x before and 2.8-6.7x after.
+//     Over the budget still, just: the keywords, where the scan and
+//     its recording of an occurrence every 6 bytes are a third of the
+//     time, the conditions of the expressions without a matcher an
+//     eighth, and the expressions and checks left most of the rest.
 //   - What a process that audits pays once, side by side in one run
 //     (go -C bench run ./auditgrep -cli, December 2026, before and after
 //     the prefilter's tables, expressions compiled when first run and
