@@ -108,7 +108,7 @@ func (s *scanner) findIn(e *expr, t string) []int {
 	if !s.exhaustive && e.quick != nil && !e.quick(t) {
 		return nil
 	}
-	if !s.exhaustive && len(t) >= anchoredMin && lineFilter().Local(e.id) {
+	if !s.exhaustive && len(t) >= anchoredMin && s.lf().Local(e.id) {
 		if loc, ok := findAnchored(e, t); ok {
 			return loc
 		}
@@ -125,7 +125,7 @@ func (s *scanner) matchIn(e *expr, t string) bool {
 	if !s.exhaustive && e.quick != nil {
 		return e.quick(t)
 	}
-	if !s.exhaustive && len(t) >= anchoredMin && lineFilter().Local(e.id) {
+	if !s.exhaustive && len(t) >= anchoredMin && s.lf().Local(e.id) {
 		if loc, ok := findAnchored(e, t); ok {
 			return loc != nil
 		}

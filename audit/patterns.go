@@ -583,6 +583,15 @@ func newLineFilter(exprs []*expr) *prefilter.Filter {
 	return f
 }
 
+// lf returns lineFilter(), kept by the scanner, which asks it for
+// nearly every expression of nearly every line.
+func (s *scanner) lf() *prefilter.Filter {
+	if s.filter == nil {
+		s.filter = lineFilter()
+	}
+	return s.filter
+}
+
 // may reports whether e may match the line whose strings are h: false
 // when the line lacks the strings every match of e holds. An audit with
 // exhaustive set runs every expression on every line.
@@ -593,13 +602,13 @@ func (s *scanner) may(h *prefilter.Hits, e *expr) bool {
 		// asked.
 		return h.AnyTouched(e.id, e.id+1)
 	}
-	return s.exhaustive || lineFilter().May(h, e.id)
+	return s.exhaustive || s.lf().May(h, e.id)
 }
 
 // mayPart is may for a part of the line, or for lines joined (h their
 // strings together); mayIn is may or mayPart.
 func (s *scanner) mayPart(h *prefilter.Hits, e *expr) bool {
-	return s.exhaustive || lineFilter().MayPart(h, e.id)
+	return s.exhaustive || s.lf().MayPart(h, e.id)
 }
 
 func (s *scanner) mayIn(h *prefilter.Hits, e *expr, part bool) bool {
@@ -617,7 +626,7 @@ func (s *scanner) find(h *prefilter.Hits, e *expr, t string) []int {
 	if !s.exhaustive {
 		// An expression that is a set of keywords is answered by the
 		// prefilter's occurrences.
-		if loc, ok := lineFilter().Find(h, e.id, t); ok {
+		if loc, ok := s.lf().Find(h, e.id, t); ok {
 			return loc
 		}
 	}
@@ -638,7 +647,7 @@ func (s *scanner) match(h *prefilter.Hits, e *expr, t string) bool {
 		return false
 	}
 	if !s.exhaustive {
-		if loc, ok := lineFilter().Find(h, e.id, t); ok {
+		if loc, ok := s.lf().Find(h, e.id, t); ok {
 			return loc != nil
 		}
 	}
@@ -654,7 +663,7 @@ func (s *scanner) window(h *prefilter.Hits, e *expr, t string) (q, r int, ok boo
 	if s.exhaustive {
 		return 0, len(t), true
 	}
-	lo, hi := lineFilter().Window(h, e.id, len(t))
+	lo, hi := s.lf().Window(h, e.id, len(t))
 	if lo > hi {
 		return 0, 0, false
 	}
@@ -681,7 +690,7 @@ func (s *scanner) matchLines(lines []line, e *expr, t string) bool {
 		for _, l := range lines {
 			u.Add(l.hits)
 		}
-		if !lineFilter().MayLines(u, e.id) {
+		if !s.lf().MayLines(u, e.id) {
 			return false
 		}
 	}
