@@ -436,14 +436,19 @@ func (in *Installer) Sync(ctx context.Context, req SyncRequest) ([]Change, error
 	return append(s.recovered, changes...), err
 }
 
-// recordedAgents is the agent of every place the lock file records.
+// recordedAgents is the agent of every place the lock file records,
+// each once, sorted by ID.
 func recordedAgents(lock *lockFile) []Agent {
-	var agents []Agent
-	for _, name := range slices.Sorted(maps.Keys(lock.Skills)) {
-		for id := range lock.Skills[name].Agents {
-			a, _ := LookupAgent(id) // readCheckedLock checked every ID
-			agents = append(agents, a)
+	ids := map[string]bool{}
+	for _, e := range lock.Skills {
+		for id := range e.Agents {
+			ids[id] = true
 		}
+	}
+	var agents []Agent
+	for _, id := range slices.Sorted(maps.Keys(ids)) {
+		a, _ := LookupAgent(id) // readCheckedLock checked every ID
+		agents = append(agents, a)
 	}
 	return agents
 }
@@ -500,6 +505,14 @@ func (in *Installer) syncWants(ctx context.Context, lock *lockFile) (_ []want, c
 		read = append(read, r)
 		for _, name := range names {
 			w, err := recordedWant(name, k.source, lock.Skills[name], r)
+			if err == nil && w.c.root != "" && w.c.digest == "" {
+				// A folder source's skill whose stat record vouches for
+				// the recorded content is not read again (rule 16).
+				if d := in.stamps.sourceDigest(ctx, in, &w.c); d == lock.Skills[name].Digest {
+					w.c.digest = d
+					in.stamps.markChecked(in, &w.c, d)
+				}
+			}
 			if err == nil {
 				err = in.auditRecorded(ctx, &w.c, lock.Skills[name].AllowedRisks)
 			}
@@ -735,7 +748,7 @@ func (in *Installer) planRemoval(ctx context.Context, name string, entry *lockEn
 	r := removal{name: name, prev: entry, ids: ids, backup: map[string]bool{}}
 	var problems []error
 	check := func(p string, pl lockPlace, what string) {
-		modified, err := removable(ctx, p, canonical, pl, entry.Digest, what, force)
+		modified, err := in.removable(ctx, p, canonical, pl, entry.Digest, what, force)
 		if err != nil {
 			problems = append(problems, err)
 		}
@@ -765,8 +778,8 @@ func (in *Installer) planRemoval(ctx context.Context, name string, entry *lockEn
 // is gone or still as this tool made it. A folder changed since stops it
 // with ErrModified; forced, it does not, and modified reports it (it goes
 // to a backup).
-func removable(ctx context.Context, p, canonical string, pl lockPlace, digest, what string, force bool) (modified bool, _ error) {
-	switch examine(ctx, p, canonical, &pl, digest, "", nil).found {
+func (in *Installer) removable(ctx context.Context, p, canonical string, pl lockPlace, digest, what string, force bool) (modified bool, _ error) {
+	switch in.examine(ctx, p, canonical, &pl, digest, "", nil).found {
 	case foundNothing, foundOurs:
 		return false, nil
 	case foundModified:
@@ -940,7 +953,7 @@ func (in *Installer) list(ctx context.Context, agents []Agent, readers bool) ([]
 	if ctx.Err() != nil {
 		return out, interrupted(ctx, "the list is incomplete")
 	}
-	in.hashed.hand(l.digests)
+	in.stamps.save(in)
 	for i, st := range out {
 		if e := lock.Skills[st.Skill]; e != nil && st.Kind != "" {
 			out[i].AllowedRisks = e.AllowedRisks
@@ -1070,7 +1083,7 @@ func (l *lister) hashAll(ctx context.Context, agents []Agent) {
 	g.SetLimit(listWorkers)
 	for i, p := range paths {
 		g.Go(func() error {
-			got[i] = hashFolder(ctx, p)
+			got[i] = l.in.hashFolder(ctx, p)
 			return nil
 		})
 	}
@@ -1080,12 +1093,13 @@ func (l *lister) hashAll(ctx context.Context, agents []Agent) {
 	}
 }
 
-// hashFolder hashes the skill folder p.
-func hashFolder(ctx context.Context, p string) hashed {
+// hashFolder hashes the skill folder p, or has its digest from the stat
+// record (rule 16).
+func (in *Installer) hashFolder(ctx context.Context, p string) hashed {
 	var h hashed
 	if _, err := os.Stat(p); err != nil {
 		h.missing = true
-	} else if d, err := skill.ContentDigest(ctx, p); err == nil {
+	} else if d, err := in.stamps.digest(ctx, in, p); err == nil {
 		h.digest = d
 	}
 	return h
@@ -1226,7 +1240,7 @@ func (l *lister) state(ctx context.Context, name string, entry *lockEntry, pl lo
 	}
 	h, ok := l.digests[p]
 	if !ok {
-		h = hashFolder(ctx, p)
+		h = l.in.hashFolder(ctx, p)
 		l.digests[p] = h
 	}
 	switch {

@@ -746,6 +746,10 @@ func (in *Installer) checkOne(ctx context.Context, c *candidate) {
 			return
 		}
 	}
+	if name, ok := in.stamps.checkedName(ctx, in, c); ok {
+		c.name = name // checked when its folder held what it holds (rule 16)
+		return
+	}
 	name, issues, spec, err := in.checkSkill(c.dir)
 	switch {
 	case err != nil:

@@ -10,14 +10,11 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
-	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/trust"
 )
@@ -598,9 +595,9 @@ func (in *Installer) CheckTrust(ctx context.Context) ([]trust.Refusal, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer in.stamps.save(in)
 	var out []trust.Refusal
 	left := maxRefusalFindings
-	handed := in.hashed.take(time.Now())
 	reads, bySource := recordedReads(lock)
 	for _, k := range reads {
 		names := bySource[k]
@@ -626,10 +623,7 @@ func (in *Installer) CheckTrust(ctx context.Context) ([]trust.Refusal, error) {
 			if st != nil {
 				ps = st.ps
 			}
-			digest, ok := handed[dir]
-			if !ok {
-				digest, _ = skill.ContentDigest(ctx, dir)
-			}
+			digest, _ := in.stamps.digest(ctx, in, dir)
 			rep, _, err := in.auditFolder(dir, digest, name, ps)
 			if err == nil {
 				rep, err = in.allowInstalled(ctx, dir, digest, name, rep, lock.Skills[name].AllowedRisks, ps)
@@ -669,45 +663,4 @@ func refusedBy(src, reason string, cause error) error {
 		r.Rule = policy.Rule{Name: denied.Rule, File: denied.File, Line: denied.Line}
 	}
 	return &trust.RefusedError{Refusals: []trust.Refusal{r}}
-}
-
-// hashedCopies hands the content digests of the skill folders a list
-// (List, Verify) hashed to a CheckTrust that follows at once, so that
-// `agentskills verify` reads each canonical copy once (Trust rule 7). It
-// is safe for concurrent use.
-type hashedCopies struct {
-	mu      sync.Mutex
-	at      time.Time         // when the list ended
-	digests map[string]string // by folder
-}
-
-// handedFresh is how old the digests of a list may be for a CheckTrust
-// that begins after it to take them: a CheckTrust called later hashes
-// each canonical copy again, as its tree may have changed meanwhile.
-const handedFresh = time.Second
-
-// hand keeps the digests of a list that has just ended.
-func (h *hashedCopies) hand(folders map[string]hashed) {
-	m := make(map[string]string, len(folders))
-	for p, f := range folders {
-		if f.digest != "" {
-			m[p] = f.digest
-		}
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.at, h.digests = time.Now(), m
-}
-
-// take returns the digests a list handed over no longer than
-// handedFresh before now, and forgets them; nil when there are none.
-func (h *hashedCopies) take(now time.Time) map[string]string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	m := h.digests
-	h.digests = nil
-	if m == nil || now.Sub(h.at) > handedFresh || now.Before(h.at) {
-		return nil
-	}
-	return m
 }
