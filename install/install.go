@@ -635,17 +635,22 @@
 //     Omitted). A tree's report is kept in the skill cache
 //     (package trust (# Kept reports), rules 1 to 5), by the content
 //     digest this package computes of the very tree it audits (a
-//     source's skill as staging reads it, hashed before the audit, or,
-//     for an archive's skill, as its extraction hashed the files it
-//     wrote; the skill cache's own tree of a recorded digest, which the
-//     cache checked; an installed canonical copy as Verify hashed it)
+//     folder source's skill as Add stages it: staging hashes the copy it
+//     makes, the report kept for that digest is read, and without one
+//     the staged copy is audited, before anything is put in place, so
+//     that the skill is read once; for an archive's skill, as its
+//     extraction hashed the files it wrote; a skill a Sync or Update
+//     reads, hashed before the audit or vouched for by the stat record
+//     (rule 16); the skill cache's own tree of a recorded digest, which
+//     the cache checked; an installed canonical copy as Verify hashed it)
 //     and the audit rules' version, so that an Add,
 //     Sync or Update of content audited before, and CheckTrust, read the
 //     report instead of auditing again; the digest a lock file names
 //     never selects a report, as the lock file may come from elsewhere.
 //     What is installed is what was audited: staging hashes the copy it
-//     makes, and a source whose copy's digest is not the digest audited
-//     (a local folder changed between the hash and the copy) fails with
+//     makes, and a source audited before it was staged whose copy's
+//     digest is not the digest audited (a local folder that a Sync or
+//     Update hashed, changed between the hash and the copy) fails with
 //     [ErrDrift], naming the skill and both digests, and changes
 //     nothing; the command run again audits what the source holds then.
 //     The threshold, the accepted findings, trust.AllowRisks and the

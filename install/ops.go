@@ -186,7 +186,9 @@ func (in *Installer) Add(ctx context.Context, req AddRequest) ([]Change, error) 
 	if err != nil {
 		return append(s.recovered, skipped...), err
 	}
+	s.audits = newStagedAudits(req.Strict, refused)
 	changes, err := in.reconcile(ctx, s, wants, req.Force, false)
+	refused, skipped = s.audits.refused, append(skipped, s.audits.skipped...)
 	notePins(changes, moved, s.lock)
 	noteSpec(changes, use)
 	if err == nil && len(refused) > 0 {
@@ -416,9 +418,6 @@ func sourceLabel(source, subpath string) string {
 // any source whose content differs from the lock file fails the sync
 // with ErrDrift, listing each, and nothing changes.
 func (in *Installer) Sync(ctx context.Context, req SyncRequest) ([]Change, error) {
-	if _, err := in.peekLock(); err != nil {
-		return nil, err
-	}
 	s, err := in.begin(ctx)
 	if err != nil {
 		return nil, err
@@ -477,7 +476,7 @@ func recordedReads(lock *lockFile) ([]recordedRead, map[recordedRead][]string) {
 // It fails listing every source and skill it cannot read, or at once
 // when ctx ends; cleanup removes what reading the sources extracted.
 func (in *Installer) syncWants(ctx context.Context, lock *lockFile) (_ []want, cleanup func(), _ error) {
-	var wants []want
+	wants := make([]want, 0, len(lock.Skills))
 	var problems []error
 	var read []*sourceSkills
 	cleanup = func() {

@@ -24,7 +24,8 @@ import (
 type session struct {
 	lock      *lockFile
 	unlock    func()
-	recovered []Change // what settling an interrupted run did (rule 6)
+	recovered []Change      // what settling an interrupted run did (rule 6)
+	audits    *stagedAudits // an Add's audits left to staging, or nil
 }
 
 func (s *session) end() { s.unlock() }
@@ -192,6 +193,9 @@ func (in *Installer) reconcile(ctx context.Context, s *session, wants []want, fo
 	if err != nil {
 		return nil, err
 	}
+	if plans, wants, err = in.auditStaged(ctx, s.audits, plans, wants); err != nil {
+		return nil, err
+	}
 	var problems []error
 	for i, p := range plans {
 		switch {
@@ -353,7 +357,11 @@ func (in *Installer) markWork(lock *lockFile, plans []*plan) (int, error) {
 // applyAll carries out the plans, marked as markWork does, one by one,
 // stopping between two when ctx ends, and records what was done.
 func (in *Installer) applyAll(ctx context.Context, lock *lockFile, plans []*plan, total int) ([]Change, error) {
-	var changes []Change
+	n := 0
+	for _, p := range plans {
+		n += 1 + len(p.places) + len(p.stale)
+	}
+	changes := make([]Change, 0, n)
 	done := 0
 	real := realDirs{}
 	for i, p := range plans {

@@ -210,22 +210,26 @@ func (f *stampedFolder) same(o *stampedFolder) bool {
 	return f.digest == o.digest && f.checked == o.checked && slices.Equal(f.entries, o.entries)
 }
 
-// checkedName returns the name c's SKILL.md gives, when the record
-// vouches for c's folder and holds that name: a sync found the skill
-// usable and the folder has not changed since, so its check would find
-// the same.
-func (s *folderStamps) checkedName(ctx context.Context, in *Installer, c *candidate) (string, bool) {
+// checked returns the name c's SKILL.md gives and the digest of c's
+// folder, when the record vouches for the folder and holds that name: a
+// sync found the skill usable, its content within the cache's limits,
+// and the folder has not changed since, so its check would find the
+// same.
+func (s *folderStamps) checked(ctx context.Context, in *Installer, c *candidate) (name, digest string, ok bool) {
 	if in.custom || c.root == "" || !c.noLinks {
-		return "", false
+		return "", "", false
 	}
 	s.mu.Lock()
 	s.load(in)
 	f := s.folders[c.dir]
 	s.mu.Unlock()
 	if f == nil || f.checked == "" || !f.holds(ctx, c.dir) {
-		return "", false
+		return "", "", false
 	}
-	return f.checked, true
+	s.mu.Lock()
+	s.used[c.dir] = true
+	s.mu.Unlock()
+	return f.checked, f.digest, true
 }
 
 // markChecked records that the skill c, read from a folder source whose
@@ -473,7 +477,7 @@ func parseStampedFolder(l string) (string, *stampedFolder, int, bool) {
 	if err1 != nil || err2 != nil || n < 1 {
 		return "", nil, 0, false
 	}
-	return dir, &stampedFolder{digest: fields[2], taken: taken, checked: string(checked)}, n, true
+	return dir, &stampedFolder{digest: strings.Clone(fields[2]), taken: taken, checked: string(checked)}, n, true
 }
 
 // parseStampedEntries reads a folder's entry lines: "." first, each

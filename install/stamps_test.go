@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/trust"
 )
 
 // stampFolder makes a skill folder with nested folders, an executable
@@ -364,5 +365,66 @@ func rewrite(t *testing.T, p, body string) {
 	}
 	if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAddAuditsByStagingDigest checks that Add reads a folder source's
+// skill once: the report kept for its content is looked up by the digest
+// staging computes as it copies, not by hashing the skill first; a skill
+// whose report is not kept is audited from its staged copy and, refused,
+// is skipped with nothing of it installed.
+func TestAddAuditsByStagingDigest(t *testing.T) {
+	root := cachetest.Root(t)
+	agents := agentsOf(t, "claude-code")
+	first := newFixture(t)
+	for _, name := range []string{"one", "two"} {
+		first.writeSkill(t, "kit/"+name, name, "")
+	}
+	if _, err := trustInstaller(t, first, root, nil, Trust{}).Add(t.Context(), AddRequest{Sources: []string{filepath.Join(first.sources, "kit")}, Agents: agents}); err != nil {
+		t.Fatalf("Add(first) = %v", err)
+	}
+
+	f := newFixture(t)
+	for _, name := range []string{"one", "two"} {
+		f.writeSkill(t, "kit/"+name, name, "")
+	}
+	f.writeSkill(t, "kit/bad", "bad", malicious)
+	in := trustInstaller(t, f, root, nil, Trust{})
+	var opened []string
+	in.staging = func(name string) { opened = append(opened, "staged "+name) }
+	in.hashing = func(name string) { opened = append(opened, "hashed "+name) }
+	in.auditing = func(name string) { opened = append(opened, "audited "+name) }
+	changes, err := in.Add(t.Context(), AddRequest{Sources: []string{filepath.Join(f.sources, "kit")}, Agents: agents})
+	var refused *trust.RefusedError
+	if !errors.As(err, &refused) || len(refused.Refusals) != 1 || refused.Refusals[0].Skill != "bad" {
+		t.Fatalf("Add() = %v, want bad refused", err)
+	}
+	if !hasAction(changes, "one", ActionInstalled) || !hasAction(changes, "two", ActionInstalled) || !slices.ContainsFunc(changes, func(c Change) bool { return c.Skill == "bad" && c.Action == ActionSkipped }) {
+		t.Errorf("Add() changes = %+v, want one and two installed, bad skipped", changes)
+	}
+	want := []string{"audited SKILL.md", "audited scripts/run.sh"} // bad's staged copy
+	for range 3 {                                                  // one, two and bad
+		want = append(want, "staged SKILL.md", "staged scripts/run.sh")
+	}
+	slices.Sort(opened)
+	slices.Sort(want)
+	if !slices.Equal(opened, want) {
+		t.Errorf("Add() opened %q, want %q: each skill read once, to be staged, and only bad's staged copy audited", opened, want)
+	}
+	if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", "skills", "bad")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused skill's canonical copy: %v, want none", err)
+	}
+
+	// Strict: the refusal found after staging stops the request, and
+	// nothing is changed.
+	g := newFixture(t)
+	g.writeSkill(t, "kit/one", "one", "")
+	g.writeSkill(t, "kit/bad", "bad", malicious)
+	_, err = trustInstaller(t, g, root, nil, Trust{}).Add(t.Context(), AddRequest{Sources: []string{filepath.Join(g.sources, "kit")}, Agents: agents, Strict: true})
+	if !errors.As(err, &refused) {
+		t.Fatalf("Add(strict) = %v, want a *trust.RefusedError", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(g.env.Project, ".agents")); len(entries) > 0 {
+		t.Errorf("Add(strict) refused left %v in .agents; want nothing changed", entries)
 	}
 }

@@ -448,6 +448,13 @@ func (in *Installer) auditUse(ctx context.Context, use []*candidate, strict bool
 	var refused []trust.Refusal
 	left := maxRefusalFindings
 	for _, c := range use {
+		if c.root != "" && c.digest == "" && c.extracted == nil {
+			// A folder source's skill: its digest is computed as it
+			// is staged, and its audit waits for it (auditStaged).
+			c.auditStaged = true
+			keep = append(keep, c)
+			continue
+		}
 		var rec *RiskAllowance
 		if e := lock.Skills[c.name]; e != nil && in.sameSource(e.Source, c.source) && e.Subpath == c.subpath {
 			rec = e.AllowedRisks
@@ -471,6 +478,74 @@ func (in *Installer) auditUse(ctx context.Context, use []*candidate, strict bool
 		return nil, nil, nil, fmt.Errorf("%w\n%s", &trust.RefusedError{Refusals: refused}, why)
 	}
 	return keep, skipped, refused, nil
+}
+
+// stagedAudits is what the audits an Add left to staging need and find
+// (auditStaged).
+type stagedAudits struct {
+	strict  bool
+	left    int             // findings the refusals may still list
+	refused []trust.Refusal // the request's refusals, auditUse's first
+	skipped []Change        // the skills auditStaged refused
+}
+
+// newStagedAudits is stagedAudits after auditUse refused refused.
+func newStagedAudits(strict bool, refused []trust.Refusal) *stagedAudits {
+	a := &stagedAudits{strict: strict, left: maxRefusalFindings, refused: refused}
+	for _, r := range refused {
+		a.left -= len(r.Findings)
+	}
+	a.left = max(a.left, 1)
+	return a
+}
+
+// auditStaged audits the skills of plans whose audit auditUse left to
+// staging (a folder source's, whose digest staging computes while it
+// copies): the report kept for the staged content's digest is read, and
+// without one the staged copy is audited, so that what was audited is
+// what is installed and no skill is read once more only to be hashed. It
+// returns the plans, and their wants, left; a refused skill is left out
+// and reported as Add's auditUse reports it (Trust rule 6), and with
+// strict, or when no skill is left, the request fails before anything
+// changes.
+func (in *Installer) auditStaged(ctx context.Context, a *stagedAudits, plans []*plan, wants []want) ([]*plan, []want, error) {
+	if a == nil || in.trust == nil {
+		return plans, wants, nil
+	}
+	keepP, keepW := plans[:0:0], wants[:0:0]
+	refused := 0
+	for i, p := range plans {
+		if !p.c.auditStaged {
+			keepP, keepW = append(keepP, p), append(keepW, wants[i])
+			continue
+		}
+		var rec *RiskAllowance
+		if p.old != nil { // of the same source and folder (addWants)
+			rec = p.old.AllowedRisks
+		}
+		staged := p.c
+		staged.dir, staged.root, staged.noLinks, staged.digest = p.st.content(), "", true, p.st.digest
+		r, err := in.auditCandidate(ctx, &staged, rec, &a.left)
+		if err != nil {
+			return nil, nil, err
+		}
+		p.c.allowed = staged.allowed
+		if r == nil {
+			keepP, keepW = append(keepP, p), append(keepW, wants[i])
+			continue
+		}
+		refused++
+		a.refused = append(a.refused, *r)
+		a.skipped = append(a.skipped, Change{Skill: p.c.label(), Source: p.c.source, Path: p.c.pathInSource(), Action: ActionSkipped, Reason: r.Reason})
+	}
+	if refused > 0 && (a.strict || len(keepP) == 0) {
+		why := "no skill is left to install; nothing was changed"
+		if a.strict {
+			why = "nothing was changed (strict: a skill that cannot be installed stops the request)"
+		}
+		return nil, nil, fmt.Errorf("%w\n%s", &trust.RefusedError{Refusals: a.refused}, why)
+	}
+	return keepP, keepW, nil
 }
 
 // auditCandidate audits one skill about to be installed, whose lock entry
