@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
@@ -323,12 +324,57 @@ func (in *Installer) auditSkill(ctx context.Context, c *candidate, ps source.Ori
 		}
 	}
 	t.opened = in.auditing
-	fsys, closeFS, err := t.open()
-	if err != nil {
-		return audit.Report{}, nil, err
-	}
-	defer closeFS()
+	fsys := &lazyTree{t: t}
+	defer fsys.close()
 	return in.trust.checker.AuditContent(fsys, c.digest, c.label(), ps)
+}
+
+// lazyTree is the file system of a tree, opened on its first use: the
+// audit of content whose report is kept opens nothing. It is safe for
+// concurrent use.
+type lazyTree struct {
+	t       tree
+	once    sync.Once
+	fsys    resolvedFS
+	closeFS func()
+	err     error
+}
+
+func (l *lazyTree) get() (resolvedFS, error) {
+	l.once.Do(func() { l.fsys, l.closeFS, l.err = l.t.open() })
+	return l.fsys, l.err
+}
+
+// close closes the tree's file system, if it was opened.
+func (l *lazyTree) close() {
+	l.once.Do(func() { l.err = fs.ErrClosed }) // nothing is opened once closing began
+	if l.closeFS != nil {
+		l.closeFS()
+	}
+}
+
+func (l *lazyTree) Open(name string) (fs.File, error) {
+	fsys, err := l.get()
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return fsys.Open(name)
+}
+
+func (l *lazyTree) Stat(name string) (fs.FileInfo, error) {
+	fsys, err := l.get()
+	if err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+	}
+	return fsys.Stat(name)
+}
+
+func (l *lazyTree) ReadDir(name string) ([]fs.DirEntry, error) {
+	fsys, err := l.get()
+	if err != nil {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
+	}
+	return fsys.ReadDir(name)
 }
 
 // rememberExtracted hands the trust engine the report c's extraction
