@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/trust"
@@ -586,6 +588,9 @@ func (in *Installer) syncSource(ctx context.Context, source, pin string, names [
 		}
 	}
 	if pin == "" {
+		if r := in.stampedSource(ctx, source, names, lock, st); r != nil {
+			return r, nil
+		}
 		return in.resolve(ctx, in.sourcePath(source), true, st, nil)
 	}
 	rs, err := in.parseSource(source, false)
@@ -613,6 +618,56 @@ func (in *Installer) syncSource(ctx context.Context, source, pin string, names [
 	in.checkAll(ctx, r.skills, pin)
 	st.mark(r.skills)
 	return r, nil
+}
+
+// stampedSource returns the skills names of the recorded folder source,
+// as resolve finds them, when the stat record vouches for the folder of
+// each (rule 16): it holds the content the lock file records and the
+// name a sync's check found, and the folders above it in the source are
+// folders, not links. Nothing of the source is then read or checked
+// again. It returns nil when one is not so: the source is read.
+func (in *Installer) stampedSource(ctx context.Context, source string, names []string, lock *lockFile, st *sourceTrust) *sourceSkills {
+	if isURL(source) {
+		return nil
+	}
+	root := in.sourcePath(source)
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return nil
+	}
+	rec := in.recordSource(root)
+	r := &sourceSkills{source: sourceloc.Redact(root), cleanup: func() {}}
+	for _, name := range names {
+		e := lock.Skills[name]
+		if e.Lenient || !realFolders(root, e.Subpath) {
+			return nil
+		}
+		c := candidate{dir: filepath.Join(root, filepath.FromSlash(e.Subpath)), source: rec, subpath: e.Subpath, root: root, noLinks: true}
+		checked, digest, ok := in.stamps.checked(ctx, in, &c)
+		if !ok || checked != name || digest != e.Digest {
+			return nil
+		}
+		c.name, c.digest = checked, digest
+		r.skills = append(r.skills, c)
+	}
+	st.mark(r.skills)
+	return r
+}
+
+// realFolders reports whether every folder of the slash-separated
+// subpath inside root but its last is a folder, not a link.
+func realFolders(root, subpath string) bool {
+	dir, _ := path.Split(subpath)
+	p := root
+	for _, elem := range strings.Split(strings.TrimSuffix(dir, "/"), "/") {
+		if elem == "" {
+			continue
+		}
+		p = filepath.Join(p, elem)
+		if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
 }
 
 // sourcePath turns a recorded source back into one Add takes.
