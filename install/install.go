@@ -483,9 +483,13 @@
 //     source skill holding a link, which is read as the file it points
 //     to. When the record vouches for a source skill with the content
 //     the lock file records, within the cache's limits, a Sync neither
-//     checks (rule 4), hashes nor stages it, and a skill that a Sync
-//     found usable as it is, with nothing of the specification broken,
-//     is not checked again while its folder is unchanged. The record is
+//     hashes nor stages it; a skill that a Sync found usable as it is,
+//     with nothing of the specification broken, is not checked again
+//     (rule 4) while its folder is unchanged; and when the record so
+//     vouches for every skill the lock file records from a folder
+//     source, and the folders above each in the source are folders,
+//     not links, a Sync does not search the source (rule 12) either:
+//     nothing of it is read. The record is
 //     best effort: one that cannot be read, was cut short or damaged (a
 //     SHA-256 of its lines ends it), is malformed, or lists an entry the
 //     folder does not hold is ignored, and the folders are read and
