@@ -420,9 +420,9 @@ func TestAddAuditsByStagingDigest(t *testing.T) {
 	g := newFixture(t)
 	g.writeSkill(t, "kit/one", "one", "")
 	g.writeSkill(t, "kit/bad", "bad", malicious)
-	_, err = trustInstaller(t, g, root, nil, Trust{}).Add(t.Context(), AddRequest{Sources: []string{filepath.Join(g.sources, "kit")}, Agents: agents, Strict: true})
-	if !errors.As(err, &refused) {
-		t.Fatalf("Add(strict) = %v, want a *trust.RefusedError", err)
+	changes, err = trustInstaller(t, g, root, nil, Trust{}).Add(t.Context(), AddRequest{Sources: []string{filepath.Join(g.sources, "kit")}, Agents: agents, Strict: true})
+	if !errors.As(err, &refused) || len(changes) > 0 {
+		t.Fatalf("Add(strict) = %+v, %v; want no change reported and a *trust.RefusedError", changes, err)
 	}
 	if entries, _ := os.ReadDir(filepath.Join(g.env.Project, ".agents")); len(entries) > 0 {
 		t.Errorf("Add(strict) refused left %v in .agents; want nothing changed", entries)

@@ -589,6 +589,7 @@ func (in *Installer) auditStaged(ctx context.Context, a *stagedAudits, plans []*
 		if a.strict {
 			why = "nothing was changed (strict: a skill that cannot be installed stops the request)"
 		}
+		a.skipped = nil // the error says it, as auditUse's does
 		return nil, nil, fmt.Errorf("%w\n%s", &trust.RefusedError{Refusals: a.refused}, why)
 	}
 	return keepP, keepW, nil
