@@ -635,7 +635,7 @@ func (in *Installer) stampedSource(ctx context.Context, source string, names []s
 		return nil
 	}
 	rec := in.recordSource(root)
-	r := &sourceSkills{source: sourceloc.Redact(root), cleanup: func() {}}
+	r := &sourceSkills{source: sourceloc.Redact(root), skills: make([]candidate, 0, len(names)), cleanup: func() {}}
 	for _, name := range names {
 		e := lock.Skills[name]
 		if e.Lenient || !realFolders(root, e.Subpath) {
@@ -657,6 +657,9 @@ func (in *Installer) stampedSource(ctx context.Context, source string, names []s
 // subpath inside root but its last is a folder, not a link.
 func realFolders(root, subpath string) bool {
 	dir, _ := path.Split(subpath)
+	if dir == "" {
+		return true // the source's root, or a folder in it
+	}
 	p := root
 	for _, elem := range strings.Split(strings.TrimSuffix(dir, "/"), "/") {
 		if elem == "" {
