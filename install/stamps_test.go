@@ -428,3 +428,61 @@ func TestAddAuditsByStagingDigest(t *testing.T) {
 		t.Errorf("Add(strict) refused left %v in .agents; want nothing changed", entries)
 	}
 }
+
+// TestStampsSourceWithinLimits checks that the record vouches for a
+// source skill only within the cache's limits: a skill with a file over
+// MaxFileSize gets no digest from it, and is read as staging reads it.
+func TestStampsSourceWithinLimits(t *testing.T) {
+	f := newFixture(t)
+	dir := f.writeSkill(t, "kit/x", "x", strings.Repeat("x", 200))
+	c := candidate{dir: dir, root: filepath.Join(f.sources, "kit"), noLinks: true}
+	for _, tc := range []struct {
+		max  int64
+		want bool
+	}{{1 << 20, true}, {100, false}} {
+		in := New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)), skill.WithMaxFileSize(tc.max))))
+		want, _ := skill.ContentDigest(t.Context(), dir)
+		if got := in.stamps.sourceDigest(t.Context(), in, &c); (got == want) != tc.want || (got != "" && got != want) {
+			t.Errorf("sourceDigest with MaxFileSize %d = %q, want the digest: %v", tc.max, got, tc.want)
+		}
+	}
+}
+
+// TestStampedSourceLinkAbove checks that a sync takes a folder source's
+// skills from the record only while the folders above each in the source
+// are folders: the folder holding a skill, moved away and linked back,
+// has the source read again.
+func TestStampedSourceLinkAbove(t *testing.T) {
+	f := newFixture(t)
+	f.writeSkill(t, "kit/group/x", "x", "")
+	kit := filepath.Join(f.sources, "kit")
+	root := cachetest.Root(t)
+	if _, err := trustInstaller(t, f, root, nil, Trust{}).Add(t.Context(), AddRequest{Sources: []string{kit}, Agents: agentsOf(t, "claude-code"), Skills: []string{"x"}}); err != nil {
+		t.Fatalf("Add(%s) = %v", kit, err)
+	}
+	for range 2 {
+		cachetest.Settle()
+		if _, err := trustInstaller(t, f, root, nil, Trust{}).Sync(t.Context(), SyncRequest{}); err != nil {
+			t.Fatalf("Sync() = %v", err)
+		}
+	}
+	lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := trustInstaller(t, f, root, nil, Trust{})
+	src := lock.Skills["x"].Source
+	if r := in.stampedSource(t.Context(), src, []string{"x"}, lock, nil); r == nil || len(r.skills) != 1 || r.skills[0].name != "x" {
+		t.Fatalf("stampedSource(%s) of a settled record = %+v, want x", src, r)
+	}
+	away := filepath.Join(t.TempDir(), "group")
+	if err := os.Rename(filepath.Join(kit, "group"), away); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(away, filepath.Join(kit, "group")); err != nil {
+		t.Skip(err)
+	}
+	if r := in.stampedSource(t.Context(), src, []string{"x"}, lock, nil); r != nil {
+		t.Errorf("stampedSource(%s) with a link above the skill = %+v, want nil: the source is read", src, r)
+	}
+}
