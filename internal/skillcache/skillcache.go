@@ -12,7 +12,8 @@
 // sources and the command-line tool apply the cache's rules exactly. Every
 // function takes the *skill.Cache whose root and limits it applies; a
 // zero Cache (not made by skill.NewCache) is refused. Nothing here writes
-// in the cache except [Lookup], which records a use.
+// in the cache except [Lookup], which records a use, and [SetRecord],
+// which keeps a caller's stat record ([Record]).
 //
 // The rules are those of package skill's doc: rules 6, 7 and 10 (what a
 // tree may hold, the limits, version-control metadata left out) hold for
