@@ -406,8 +406,14 @@
 // the prefilter, rule 7's inert decode asks the prefilter's expressions
 // through it, and asks whether a line redefines the decoder once of a
 // line, and only of one that holds what a redefinition holds.
-// Building the expressions and the automaton, which a process that
-// audits does once, takes about 10 ms.
+// What a process that audits pays once is small: the prefilter is
+// loaded from tables generated beside the expressions (go generate
+// ./audit; TestLineFilterTables fails when they are stale), with a
+// third of the work and of the memory of building it from their syntax
+// trees (BenchmarkLineFilter), an expression is compiled when it first
+// runs (ordinary text runs none of the line rules' expressions), and a
+// tree's files are read into one buffer, so that reading them leaves no
+// garbage to collect.
 //
 // [RulesVersion] changes with the rules, so that a verdict kept for a
 // content digest is kept for the rules it was made with.
@@ -512,8 +518,8 @@
 //     budget is 10x: ordinary text, small trees, tiny files, CRLF and
 //     long lines are within it or at it, text outside ASCII just over
 //     it (the prefilter's scan is 40% of its time and checking that the
-//     file is UTF-8 a tenth), and a process of its own adds 10-30 ms of
-//     starting and building; text made of nothing
+//     file is UTF-8 a tenth), and a process of its own added 10-30 ms of
+//     starting and building (see the next item); text made of nothing
 //     but the rules' keywords is at nearly twice it, where nearly every
 //     line is a candidate of most expressions and the regexp package's
 //     backtracker confirming them takes about half of the time (the
@@ -523,6 +529,19 @@
 //     quarter. In long lines the `[^\n]*` and `[^|\n]*` expressions
 //     (download and run, uploads) still run over 64 KiB pieces with the
 //     regexp package's slowest engine.
+//   - What a process that audits pays once, side by side in one run
+//     (go -C bench run ./auditgrep -cli, December 2026, before and after
+//     the prefilter's tables, expressions compiled when first run and
+//     one buffer for a tree's files; CPU time, medians of 21, at a load
+//     average of 12-14): a small tree, 4 MiB in 16 files, audited in a
+//     process of its own 10.7x grep, then 6.5x, and by agentskills audit
+//     DIR (which starts the whole command) 12.8x, then 8.7x; 4,000 files
+//     of 1 KiB 7.7x, then 3.6x, and 8.4x, then 4.3x. Of agentskills'
+//     start, this package's initialisation went from about 4 ms (its
+//     expressions compiled) to none; about two thirds of what remains
+//     is other packages' initialisation, and two garbage collections,
+//     one as the program starts and one as the prefilter loads, are
+//     about a seventh of its audit of the small tree.
 //   - Benchmarks, wall time at a load average of 8-20, medians of 5
 //     before the prefilter and in two runs after it: BenchmarkOrdinary
 //     (4 MiB of ordinary instructions) 4.5 s, then 78-113 ms;

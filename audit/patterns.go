@@ -15,16 +15,16 @@ import (
 	"github.com/agentadaptor/agentadaptor/audit/internal/prefilter"
 )
 
-// expr is a regular expression of rules 5-15 and 21, and its index in
-// the table the prefilter is built from (lineExprs), which exprIDs sets
-// once, as the package is initialised.
+// expr is a regular expression of rules 5-15 and 21 (exprs.go), and its
+// index in the table the prefilter is built from (lineExprs), which
+// exprIDs sets once, as the package is initialised.
 type expr struct {
-	*regexp.Regexp
+	lazyRegexp
 	id int
 }
 
-// re compiles a case-insensitive pattern.
-func re(p string) *expr { return &expr{Regexp: regexp.MustCompile(`(?i)` + p), id: -1} }
+// re is the expression of a case-insensitive pattern.
+func re(p string) *expr { return &expr{lazyRegexp: lazyRegexp{pattern: `(?i)` + p}, id: -1} }
 
 // shell names a shell a download can be piped into.
 const shell = `(?:sudo\s+(?:-\S+\s+)*)?(?:\S*/)?(?:env\s+)?(?:ba|z|k|da|fi|c|tc)?sh\b`
@@ -88,7 +88,7 @@ var credentialPath = re(`(?:~|\$home|\$\{home\}|%userprofile%|\$env:userprofile)
 
 // dotEnv finds a .env file's name.
 var (
-	dotEnv = &expr{Regexp: regexp.MustCompile(`(?:^|[^\w.$-])\.env(?:\.([A-Za-z]+))?(?:[^\w.-]|$)`), id: -1}
+	dotEnv = &expr{lazyRegexp: lazyRegexp{pattern: `(?:^|[^\w.$-])\.env(?:\.([A-Za-z]+))?(?:[^\w.-]|$)`}, id: -1}
 )
 
 // Rule 10: secret stores.
@@ -138,7 +138,7 @@ var placeholder = re(`(?:^|[^\w.-])(?:attacker|evil|malicious|example)(?:\.[a-z]
 // and nc commands aim at, and IPv4 literals.
 var (
 	targetHost = re(`(?:https?|ftp|wss?)://(?:[^@/\s]*@)?([^/\s:"'<>)\]]+)|/dev/(?:tcp|udp)/([^/\s]+)/|\btcp[46]?(?:-connect)?:([^:,\s]+):\d|\b(?:nc|ncat|netcat)\b[^\n|;]*?\s([A-Za-z0-9][\w.-]*\.[A-Za-z]{2,}|\d{1,3}(?:\.\d{1,3}){3})\s+\d{1,5}\b`)
-	ipv4       = regexp.MustCompile(`(?:^|[^\w.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?:[^\w.]|$)`)
+	ipv4       = lazyCompile(`(?:^|[^\w.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?:[^\w.]|$)`)
 )
 
 // realTarget reports whether a line (t, whose strings are h) also aims
@@ -495,10 +495,10 @@ var lineExprs = slices.Concat(downloadExec, obfuscatedExec, reverseShell, secret
 	[]*expr{programURL, archivePassword, suspectHost, plainHTTP, prerequisite, credentialPath, dotEnv,
 		send, upload, dropHost, placeholder, targetHost})
 
-// lineFilter is the prefilter of lineExprs, built on the first audit, so
-// that a program that links the audit and audits nothing (agentskills
-// list, --help) does not pay for it at start.
-var lineFilter = sync.OnceValue(func() *prefilter.Filter { return newLineFilter(lineExprs) })
+// lineFilter is the prefilter of lineExprs, loaded on the first audit
+// (linefilter.go), so that a program that links the audit and audits
+// nothing (agentskills list, --help) does not pay for it at start.
+var lineFilter = sync.OnceValue(func() *prefilter.Filter { return loadLineFilter(lineExprs) })
 
 // exprIDs numbers lineExprs: each one's id is its index there, which the
 // prefilter's answers are given by.
@@ -513,7 +513,7 @@ var exprIDs = func() int {
 func newLineFilter(exprs []*expr) *prefilter.Filter {
 	res := make([]*regexp.Regexp, len(exprs))
 	for i, e := range exprs {
-		res[i] = e.Regexp
+		res[i] = e.regexp()
 	}
 	f, err := prefilter.New(res)
 	if err != nil {
@@ -659,23 +659,23 @@ func (s *scanner) firstPart(h *prefilter.Hits, es []*expr, t string) []int {
 // same with the prefilter and without.
 var (
 	// decodeSite is each place on a line that decodes base64.
-	decodeSite = regexp.MustCompile(`(?i)b64decode\s*\(|frombase64string\s*\(|\bbase64\s+(?:-[a-z]*d\b|--decode)`)
+	decodeSite = lazyCompile(`(?i)b64decode\s*\(|frombase64string\s*\(|\bbase64\s+(?:-[a-z]*d\b|--decode)`)
 	// decodeArg finds what a decode decodes, when that is the whole of
 	// its argument: a quoted literal or a variable given to b64decode or
 	// FromBase64String (groups 1 and 2), or a word without expansions
 	// echoed into base64 -d (group 3).
-	decodeArg = regexp.MustCompile("(?i)(?:b64decode|frombase64string)\\s*\\(\\s*(?:b?[\"']([^\"'\\n]*)[\"']|([A-Za-z_]\\w*))\\s*\\)|\\b(?:echo|printf)\\s+(?:-[a-z]+\\s+)*[\"']?([^\"'\\s|;$`]*)[\"']?\\s*\\|\\s*base64\\s+(?:-[a-z]*d\\b|--decode)")
+	decodeArg = lazyCompile("(?i)(?:b64decode|frombase64string)\\s*\\(\\s*(?:b?[\"']([^\"'\\n]*)[\"']|([A-Za-z_]\\w*))\\s*\\)|\\b(?:echo|printf)\\s+(?:-[a-z]+\\s+)*[\"']?([^\"'\\s|;$`]*)[\"']?\\s*\\|\\s*base64\\s+(?:-[a-z]*d\\b|--decode)")
 	// redefined is b64decode or FromBase64String given another meaning.
-	redefined = regexp.MustCompile(`(?i)\bdef\s+b64decode\b|(?:b64decode|frombase64string)\s*=[^=]|\bfunction\s+\S*frombase64string`)
+	redefined = lazyCompile(`(?i)\bdef\s+b64decode\b|(?:b64decode|frombase64string)\s*=[^=]|\bfunction\s+\S*frombase64string`)
 	// onlyImports is Python that imports modules of its standard
 	// library (stdlibModule) and does nothing else, or nothing at all.
 	// Importing runs the module's code: another module (one installed
 	// from a package index, or shipped beside the skill) could do
 	// anything, so importing it is not inert.
-	onlyImports = regexp.MustCompile(`^\s*(?:(?:import\s+` + stdlibModule + `(?:\s*,\s*` + stdlibModule + `)*|from\s+` + stdlibModule + `\s+import\s+[\w., ]+)\s*;?\s*)*$`)
+	onlyImports = lazyCompile(`^\s*(?:(?:import\s+` + stdlibModule + `(?:\s*,\s*` + stdlibModule + `)*|from\s+` + stdlibModule + `\s+import\s+[\w., ]+)\s*;?\s*)*$`)
 	// furtherHidden is a payload that hides a further layer: decoding,
 	// escapes, code built from parts, or dynamic evaluation.
-	furtherHidden = regexp.MustCompile(`(?i)base64|b64|decode|fromhex|unhexlify|decompress|rot13|\\x[0-9a-f]{2}|\\u[0-9a-f]{4}|\bchr\s*\(|\beval\b|\bexec\b|getattr|__import__|\biex\b|invoke-expression`)
+	furtherHidden = lazyCompile(`(?i)base64|b64|decode|fromhex|unhexlify|decompress|rot13|\\x[0-9a-f]{2}|\\u[0-9a-f]{4}|\bchr\s*\(|\beval\b|\bexec\b|getattr|__import__|\biex\b|invoke-expression`)
 )
 
 // inertDecode reports whether every payload that line i decodes and
@@ -816,7 +816,7 @@ func namesWord(t, v string) bool {
 
 // assignment is a literal assigned to a variable, the whole of the
 // statement.
-var assignment = regexp.MustCompile(`(?:^|[^\w.])([A-Za-z_]\w*)\s*=\s*b?["']([^"'\n]*)["']\s*(?:;|#|$)`)
+var assignment = lazyCompile(`(?:^|[^\w.])([A-Za-z_]\w*)\s*=\s*b?["']([^"'\n]*)["']\s*(?:;|#|$)`)
 
 // decodeBase64 decodes s as a lenient decoder does (Python's b64decode,
 // base64 -d -i): characters outside the alphabet dropped, padding
@@ -874,7 +874,7 @@ func inertPayload(d string) bool {
 }
 
 // wrapperWords are what runs a decoded payload, and nothing else.
-var wrapperWords = regexp.MustCompile(`(?i)\b(?:exec|eval|base64|decode|iex|invoke-expression|text\.encoding|utf8|unicode|ascii|getstring|convert|system|(?:ba|z)?sh|python3?|-c)\b|#.*$`)
+var wrapperWords = lazyCompile(`(?i)\b(?:exec|eval|base64|decode|iex|invoke-expression|text\.encoding|utf8|unicode|ascii|getstring|convert|system|(?:ba|z)?sh|python3?|-c)\b|#.*$`)
 
 // onlyWrapper reports whether a line, its decodes taken out, holds only
 // what runs them.
@@ -890,7 +890,7 @@ const stdlibModule = `(?:os|sys|subprocess|socket|base64|binascii|codecs|zlib|js
 // statementBreak separates the commands of decoded code: a sequence, a
 // conditional, or a command substitution that runs one inside another
 // ("curl https://a.example/$(rm -rf ~)").
-var statementBreak = regexp.MustCompile("[;\n`]|&&|\\|\\||\\$\\(")
+var statementBreak = lazyCompile("[;\n`]|&&|\\|\\||\\$\\(")
 
 // statements counts the statements of decoded code that are not
 // imports: a payload of one command is documentation, one that runs a
@@ -925,7 +925,7 @@ func reservedHost(h string) bool {
 
 // reportLabel is the label a security skill's example report puts
 // before the code it quotes ("Pattern: open(...)").
-var reportLabel = regexp.MustCompile(`(?i)^\s*(?:[-*>]\s*)?(?:pattern|example|match(?:ed)?|evidence|finding|found|snippet|detected|flagged|red\s+flag|e\.g\.)\s*:\s*$`)
+var reportLabel = lazyCompile(`(?i)^\s*(?:[-*>]\s*)?(?:pattern|example|match(?:ed)?|evidence|finding|found|snippet|detected|flagged|red\s+flag|e\.g\.)\s*:\s*$`)
 
 // labelled reports whether the text before a match on a line of a code
 // block is a report's label alone: the line quotes the code as a
@@ -963,7 +963,7 @@ func tableCell(t string, at, end int) bool {
 
 // namesInvisible finds, on a line, the name of the invisible characters
 // rule 3 finds.
-var namesInvisible = regexp.MustCompile(`(?i)zero[- ]?width|invisible|\bu\+(?:200[bcd]|2060|feff)\b|\bzw(?:sp|nj|j)\b|word[- ]joiner`)
+var namesInvisible = lazyCompile(`(?i)zero[- ]?width|invisible|\bu\+(?:200[bcd]|2060|feff)\b|\bzw(?:sp|nj|j)\b|word[- ]joiner`)
 
 // documentedInvisible reports whether one invisible character at bytes
 // [at, end) of a raw line inside a word is shown as an example: in a
@@ -977,17 +977,17 @@ func documentedInvisible(name, raw string, at, end int) bool {
 // Rule 5's confirmation: wording that has the agent ask the user before
 // an installer runs, and, in a script, a prompt whose default is no.
 var (
-	askUser  = regexp.MustCompile(`(?i)\bask(?:ing)?\s+(?:the\s+user|them)\s+(?:first\b|for\s+(?:(?:their|explicit)\s+)?(?:confirmation|permission|approval|consent)\b|whether\b|if\s+(?:they|it)\b|before\b)|\bconfirm\s+with\s+the\s+user\b|\b(?:only\s+)?(?:if|once|after)\s+(?:the\s+user|they)\s+(?:has\s+|have\s+)?(?:agree[sd]?|confirm(?:s|ed)?|approve[sd]?|says?\s+yes|said\s+yes|accept(?:s|ed)?)\b|\bwith\s+the\s+user'?s\s+(?:explicit\s+)?(?:permission|consent|approval|confirmation)\b`)
-	notAsked = regexp.MustCompile(`(?i)\b(?:do\s+not|don'?t|never|no\s+need\s+to|needn'?t|without)\s+(?:\w+\s+){0,2}?(?:ask|asking|confirm|confirmation|permission|prompt|prompting|approval|consent)|\b(?:user|they)\s+(?:has|have)\s+already\s+(?:agreed|confirmed|approved|accepted|consented)|\balready\s+(?:been\s+)?(?:approved|confirmed|agreed|consented)|\bassume\b[^.\n]*\b(?:agree|confirm|approve|yes|consent)|\bpre-?approved\b|\bauto-?(?:approve|confirm)|\|\|\s*(?:true|:)(?:\s|$)|\byes\s*\|`)
+	askUser  = lazyCompile(`(?i)\bask(?:ing)?\s+(?:the\s+user|them)\s+(?:first\b|for\s+(?:(?:their|explicit)\s+)?(?:confirmation|permission|approval|consent)\b|whether\b|if\s+(?:they|it)\b|before\b)|\bconfirm\s+with\s+the\s+user\b|\b(?:only\s+)?(?:if|once|after)\s+(?:the\s+user|they)\s+(?:has\s+|have\s+)?(?:agree[sd]?|confirm(?:s|ed)?|approve[sd]?|says?\s+yes|said\s+yes|accept(?:s|ed)?)\b|\bwith\s+the\s+user'?s\s+(?:explicit\s+)?(?:permission|consent|approval|confirmation)\b`)
+	notAsked = lazyCompile(`(?i)\b(?:do\s+not|don'?t|never|no\s+need\s+to|needn'?t|without)\s+(?:\w+\s+){0,2}?(?:ask|asking|confirm|confirmation|permission|prompt|prompting|approval|consent)|\b(?:user|they)\s+(?:has|have)\s+already\s+(?:agreed|confirmed|approved|accepted|consented)|\balready\s+(?:been\s+)?(?:approved|confirmed|agreed|consented)|\bassume\b[^.\n]*\b(?:agree|confirm|approve|yes|consent)|\bpre-?approved\b|\bauto-?(?:approve|confirm)|\|\|\s*(?:true|:)(?:\s|$)|\byes\s*\|`)
 	// readNo is a shell prompt whose default is no; yesTest a test of
 	// the reply for yes that opens a branch: [ "$a" = y ]; then, [[ $a
 	// =~ ^[Yy] ]] &&, or a case arm [Yy]*).
-	readNo  = regexp.MustCompile(`\bread\b|\[y/N\]|\(y/N\)`)
-	yesTest = regexp.MustCompile(`(?m)(?:^|[^!=<>])(?:==|=~|=)\s*["']?\^?(?:\[[Yy]+\]|[Yy](?:es)?)[^\]\n;|&]{0,12}\]{1,2}\s*(?:;\s*then\b|&&)|(?:\[[Yy]+\]\*?|^\s*[Yy](?:es)?\*?)\)`)
+	readNo  = lazyCompile(`\bread\b|\[y/N\]|\(y/N\)`)
+	yesTest = lazyCompile(`(?m)(?:^|[^!=<>])(?:==|=~|=)\s*["']?\^?(?:\[[Yy]+\]|[Yy](?:es)?)[^\]\n;|&]{0,12}\]{1,2}\s*(?:;\s*then\b|&&)|(?:\[[Yy]+\]\*?|^\s*[Yy](?:es)?\*?)\)`)
 )
 
 // aboutRunning is what an ask must be about: installing or running.
-var aboutRunning = regexp.MustCompile(`(?i)\b(?:install(?:s|ed|er|ing)?|run(?:s|ning)?|download(?:s|ed|ing)?|set\s*up|proceed|execute)\b`)
+var aboutRunning = lazyCompile(`(?i)\b(?:install(?:s|ed|er|ing)?|run(?:s|ning)?|download(?:s|ed|ing)?|set\s*up|proceed|execute)\b`)
 
 // sentence returns the sentence of t that holds bytes [at, end): from
 // the end of the one before (., !, ? or a blank line) to its own end.
@@ -1084,26 +1084,26 @@ func confirmed(name string, lines []line, i, at int) bool {
 }
 
 // readVar is a shell read of a reply and its variable (the last word).
-var readVar = regexp.MustCompile(`\bread\b[^;\n|&]*?\s([A-Za-z_]\w*)\s*(?:;|\n|&&|$)`)
+var readVar = lazyCompile(`\bread\b[^;\n|&]*?\s([A-Za-z_]\w*)\s*(?:;|\n|&&|$)`)
 
 // askedAnyway is wording that runs the command whatever the user says.
-var askedAnyway = regexp.MustCompile(`(?i)\b(?:regardless|either\s+way|anyway|in\s+any\s+case|no\s+matter\s+(?:what|the\s+answer)|whatever\s+(?:they|the\s+user)\s+(?:answer|say|reply|choose|decide)s?)\b`)
+var askedAnyway = lazyCompile(`(?i)\b(?:regardless|either\s+way|anyway|in\s+any\s+case|no\s+matter\s+(?:what|the\s+answer)|whatever\s+(?:they|the\s+user)\s+(?:answer|say|reply|choose|decide)s?)\b`)
 
 // otherBranch ends the branch of a shell test, or starts another.
-var otherBranch = regexp.MustCompile(`\b(?:else|elif|fi|esac|done|exit|return)\b|;;|\|\|`)
+var otherBranch = lazyCompile(`\b(?:else|elif|fi|esac|done|exit|return)\b|;;|\|\|`)
 
 // catalogueHeader is a table header's cell that names a column of
 // quoted phrases: a catalogue lists them, a table of steps or rules
 // does not.
-var catalogueHeader = regexp.MustCompile(`(?i)\b(?:patterns?|phrases?|payloads?|examples?|indicators?|signatures?|attacks?|techniques?|injections?|triggers?|strings?|red\s+flags?|detects?|detections?)\b`)
+var catalogueHeader = lazyCompile(`(?i)\b(?:patterns?|phrases?|payloads?|examples?|indicators?|signatures?|attacks?|techniques?|injections?|triggers?|strings?|red\s+flags?|detects?|detections?)\b`)
 
 // separatorRow is a Markdown table's row under its header.
-var separatorRow = regexp.MustCompile(`^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$`)
+var separatorRow = lazyCompile(`^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$`)
 
 // reportFence opens or closes a code block of plain text: no language,
 // or one that names text, so no reader of the file takes it for code
 // to run.
-var reportFence = regexp.MustCompile("(?i)^\\s*(?:```|~~~)\\s*(?:text|txt|plain|plaintext|output|log)?\\s*$")
+var reportFence = lazyCompile("(?i)^\\s*(?:```|~~~)\\s*(?:text|txt|plain|plaintext|output|log)?\\s*$")
 
 // reportLine is a line of a sample report, after any decoration that
 // is not ASCII (a box's edge, a coloured mark): a finding's header
@@ -1112,15 +1112,15 @@ var reportFence = regexp.MustCompile("(?i)^\\s*(?:```|~~~)\\s*(?:text|txt|plain|
 // "Pattern: open(...)"), or nothing. A label followed by "(", "=" or
 // "{", or one a keyword starts ("function Pattern:"), is code: a shell
 // function named "Pattern:", a Python annotation.
-var reportLine = regexp.MustCompile(`^\s*(?:\[(?:critical|high|medium|low|info)\]\s|[A-Z]{3,}\b|[A-Z][a-z]*(?: [A-Za-z]+){0,2}:\s+[^\s(={]|$)`)
+var reportLine = lazyCompile(`^\s*(?:\[(?:critical|high|medium|low|info)\]\s|[A-Z]{3,}\b|[A-Z][a-z]*(?: [A-Za-z]+){0,2}:\s+[^\s(={]|$)`)
 
 // reportCode is what a line of a sample report never holds: a shell's
 // sequence, pipe or substitution, a block's brace, Python's dunder names
 // (__import__, __annotations__) that would make a labelled line code.
-var reportCode = regexp.MustCompile("[;|&`{}]|\\$\\(|__")
+var reportCode = lazyCompile("[;|&`{}]|\\$\\(|__")
 
 // runExample is wording that has the agent run what a file quotes.
-var runExample = regexp.MustCompile(`(?i)\b(?:run|execute|exec|try|paste|reproduce|replay|follow|obey|carry\s+out)\b[^.\n]{0,40}\b(?:examples?|patterns?|samples?|snippets?|blocks?|match(?:es)?|evidence|findings?|lines?|reports?|tables?|rows?|entries|phrases?)\b`)
+var runExample = lazyCompile(`(?i)\b(?:run|execute|exec|try|paste|reproduce|replay|follow|obey|carry\s+out)\b[^.\n]{0,40}\b(?:examples?|patterns?|samples?|snippets?|blocks?|match(?:es)?|evidence|findings?|lines?|reports?|tables?|rows?|entries|phrases?)\b`)
 
 // layout is what rule 21's sample report and rule 15's catalogue need
 // of a whole Markdown file, beyond the lines around a match: the code

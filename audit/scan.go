@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/agentadaptor/agentadaptor/audit/internal/prefilter"
 )
@@ -36,6 +37,12 @@ type scanner struct {
 	exhaustive bool
 	union      *prefilter.Hits   // the strings of a few lines together
 	free       []*prefilter.Hits // Hits of lines that left the window
+	buf        []byte            // what read reads files into (nil until it reads)
+	// win, texts, batch: text's window of lines and the texts and Hits
+	// of the lines it scans at a time, which every file reuses
+	win   []line
+	texts []string
+	batch []*prefilter.Hits
 	// file is the text file being read; layout, its sample reports,
 	// tables and prose (patterns.go), is read from it when a rule
 	// first needs it, once per file.
@@ -44,10 +51,12 @@ type scanner struct {
 }
 
 // add reports a match of rule to the keeper, which keeps it or counts it
-// (caps.go). The excerpt is written only for a finding kept.
+// (caps.go). The excerpt is written only for a finding kept; the excerpt
+// and the message are copied, so that a finding holds no part of the
+// buffer a file was read into (see read).
 func (s *scanner) add(rule, file string, line int, ex span, msg string) {
 	if s.keep.admit(rule, file, line) {
-		s.keep.keep(Finding{Rule: rule, Severity: severities[rule], File: file, Line: line, Excerpt: excerptAt(ex.line, ex.at), Message: msg})
+		s.keep.keep(Finding{Rule: rule, Severity: severities[rule], File: file, Line: line, Excerpt: strings.Clone(excerptAt(ex.line, ex.at)), Message: strings.Clone(msg)})
 	}
 }
 
@@ -163,21 +172,38 @@ func skillMDMessage(size int) string {
 }
 
 // read reads at most limit bytes of a file that says it has size bytes,
-// counting them against the audit's total. It reads straight into a
-// string sized by size, so a file is held once: not in a buffer grown by
-// doubling, nor copied into a string after.
+// counting them against the audit's total. It reads into the scanner's
+// buffer, sized by size, which every file of the tree reuses: a file is
+// held once, not in a buffer grown by doubling nor copied after, and
+// reading a tree allocates nothing a file (4 MiB of text would be 4 MiB
+// for the garbage collector, a cycle or two of a short process). The
+// text it returns is that buffer, valid only until the next read: what
+// the audit keeps of a file (a finding's excerpt and message) add copies.
 func (s *scanner) read(name string, size, limit int64) (string, error) {
 	f, err := s.fsys.Open(name)
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", name, err)
 	}
 	defer f.Close()
-	var b strings.Builder
-	b.Grow(int(min(max(size, 0), limit)) + 1)
-	if _, err := io.Copy(&b, io.LimitReader(f, limit+1)); err != nil {
-		return "", fmt.Errorf("read %s: %w", name, err)
+	if n := int(min(max(size, 0), limit)) + 1; cap(s.buf) < n {
+		s.buf = make([]byte, 0, n)
 	}
-	data := b.String()
+	b, r := s.buf[:0], io.LimitReader(f, limit+1)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // the file grew
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", fmt.Errorf("read %s: %w", name, err)
+		}
+	}
+	s.buf = b
+	data := unsafe.String(unsafe.SliceData(b), len(b))
 	if int64(len(data)) > limit {
 		if limit == maxFileBytes {
 			s.add(ruleLargeFile, name, 0, span{}, "grew past 8 MiB while it was read; not scanned")

@@ -305,11 +305,24 @@ func (s *scanner) text(name, text string) {
 		// drop.
 		r.hideLines, r.listed = hideLines, true
 	}
-	var win []line // the current line, win[cur], and its neighbours
+	// The current line, win[cur], and its neighbours, and the lines a
+	// batch scans, in the scanner's slices, which every file reuses.
+	win, texts, hits := s.win[:0], s.texts[:0], s.batch[:0]
+	defer func() {
+		// Kept, the lines would keep the text.
+		clear(win[:cap(win)])
+		clear(texts[:cap(texts)])
+		s.win, s.texts, s.batch = win[:0], texts[:0], hits[:0]
+	}()
 	cur := 0
-	texts, hits := make([]string, 0, scanBatch), make([]*prefilter.Hits, 0, scanBatch)
 	for {
 		if len(win) < cur+4 {
+			// The lines before the three above the current one leave
+			// the window, a batch at a time rather than a line at a time.
+			if gone := cur - 3; gone > 0 {
+				win = append(win[:0], win[gone:]...)
+				cur -= gone
+			}
 			// Lines are read scanBatch at a time and scanned two at a
 			// time, which costs little more than one
 			// (prefilter.Filter.ScanEach).
@@ -338,13 +351,16 @@ func (s *scanner) text(name, text string) {
 			}
 			return
 		}
-		s.patterns(name, win, cur, hiddenText)
-		if cur < 3 {
-			cur++
-		} else {
-			s.recycle(win[0].hits)
-			win = append(win[:0], win[1:]...)
+		// patterns reads the three lines each side of the current one.
+		above := min(cur, 3)
+		s.patterns(name, win[cur-above:], above, hiddenText)
+		if above == 3 {
+			// The line leaves the window: its Hits serve the next
+			// batch.
+			s.recycle(win[cur-3].hits)
+			win[cur-3].hits = nil
 		}
+		cur++
 	}
 }
 

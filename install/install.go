@@ -127,7 +127,17 @@
 //     holds links only when they could be made; a directory junction is
 //     not a link and fails the source). An archive is extracted once,
 //     whatever number of skills it holds, and a sync reads each recorded
-//     source once.
+//     source once. A pinned source's archive (a published source, a
+//     URL#sha256=HEX) is extracted into a staging area of the skill
+//     cache (WithCache; any other archive, or when the cache cannot be
+//     opened, into the system's temporary folder), and of a tar or a
+//     zip, whose entries are listed first, only what discovery reads is
+//     written there: the folders that hold a SKILL.md, the archive
+//     root's entries and the plugin manifests (.claude-plugin folders);
+//     every entry is still checked against the cache's rules and limits.
+//     A skill an Add keeps in the cache (rule 13) is then moved from
+//     there into the cache, not copied, unless another skill installed
+//     with it lies in its folder or holds it.
 //  4. Every skill is read with the checker (lenient SKILL.md rules, as
 //     agents read them). A skill without a usable name and description,
 //     whose name cannot be a folder name, holding a link that cannot be

@@ -309,7 +309,7 @@ func (in *Installer) readURL(ctx context.Context, src string, since validators) 
 	}
 	defer remove()
 	r := &sourceSkills{source: src, cleanup: func() {}}
-	if r.skills, r.cleanup, err = in.fromArchive(ctx, file, src, "", nil); err != nil {
+	if r.skills, r.cleanup, err = in.fromArchive(ctx, file, src, "", nil, false); err != nil {
 		return nil, got, err
 	}
 	for i := range r.skills {

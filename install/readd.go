@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
@@ -174,11 +175,14 @@ func (in *Installer) fromRemoteRecalled(ctx context.Context, rs source.Remote, r
 
 // materializePinned puts the skills of cands into the skill cache, a few
 // at a time (stageWorkers: their file system calls overlap), and points
-// each at its tree there, as keepPinned says. It returns the content
-// digest of each, or the error of the first skill in cands' order that
-// fails, as one at a time would: a skill after a failed one is not
-// started.
+// each at its tree there, as keepPinned says. A skill extracted into the
+// cache's staging area (fromArchive) whose folder holds no other skill
+// of cands and lies in none is moved into the cache (published), not
+// copied (movable). It returns the content digest of each, or the error
+// of the first skill in cands' order that fails, as one at a time would:
+// a skill after a failed one is not started.
 func (in *Installer) materializePinned(ctx context.Context, cands []*candidate) (map[*candidate]string, error) {
+	move := movable(cands)
 	dirs := make([]string, len(cands))
 	sums := make([]string, len(cands))
 	errs := make([]error, len(cands))
@@ -190,6 +194,11 @@ func (in *Installer) materializePinned(ctx context.Context, cands []*candidate) 
 		g.Go(func() error {
 			if int64(i) > firstFailed.Load() {
 				return nil
+			}
+			if move[c] {
+				if dirs[i], sums[i], errs[i] = in.publishExtracted(c); errs[i] == nil {
+					return nil
+				}
 			}
 			if dirs[i], sums[i], errs[i] = in.materialize(ctx, c); errs[i] != nil {
 				for {
@@ -211,4 +220,41 @@ func (in *Installer) materializePinned(ctx context.Context, cands []*candidate) 
 		c.dir, digests[c] = dirs[i], sums[i]
 	}
 	return digests, nil
+}
+
+// movable returns the skills of cands whose folder in the extraction
+// they were read from can leave it for the skill cache: extracted into
+// the cache's staging area, and with no other skill of cands from the
+// same extraction in their folder, or holding them in its, whose files
+// would go with it. Nothing else is read from an extraction once its
+// skills are in the cache.
+func movable(cands []*candidate) map[*candidate]bool {
+	out := make(map[*candidate]bool)
+	for _, c := range cands {
+		if c.extracted == nil || c.extracted.repo == nil || c.name == "" {
+			continue
+		}
+		out[c] = !slices.ContainsFunc(cands, func(o *candidate) bool {
+			return o != c && o.extracted == c.extracted && (inFolder(o.subpath, c.subpath) || inFolder(c.subpath, o.subpath))
+		})
+	}
+	return out
+}
+
+// inFolder reports whether the folder sub of a source is dir or lies in
+// it ("" is the source's root).
+func inFolder(sub, dir string) bool {
+	return dir == "" || sub == dir || strings.HasPrefix(sub, dir+"/")
+}
+
+// publishExtracted moves the skill c's folder from its extraction into
+// the skill cache (skillcache.Repository.Publish), and returns its tree
+// there and its content digest, as materialize does.
+func (in *Installer) publishExtracted(c *candidate) (string, string, error) {
+	dir, d, err := c.extracted.repo.Publish(c.subpath, c.name)
+	if err != nil {
+		return "", "", err
+	}
+	in.rememberVerdict(c, d)
+	return dir, d, nil
 }

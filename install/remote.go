@@ -190,7 +190,7 @@ func (in *Installer) fromRemote(ctx context.Context, rs source.Remote, rec, pin 
 	if rc != nil && rc.skills != nil {
 		return pin, rc.skills, func() {}, nil
 	}
-	cands, cleanup, err := in.fromArchive(ctx, name, rec, base, within)
+	cands, cleanup, err := in.fromArchive(ctx, name, rec, base, within, true)
 	return pin, cands, cleanup, err
 }
 

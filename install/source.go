@@ -146,26 +146,20 @@ type candidate struct {
 }
 
 // extraction is what extracting a source's archive saw of its files as
-// it wrote them: their audit, and their descriptions.
+// it wrote them: their audit (with trust), and their descriptions; and,
+// when it was extracted into the skill cache's staging area, that
+// repository, from which its skills' trees are published by a rename
+// (keepPinned).
 type extraction struct {
 	scan  *audit.Scanner
 	files []skillcache.File // paths relative to the extraction's folder
+	repo  *skillcache.Repository
 }
 
 // filesIn returns the files of the folder sub ("" for the root) of the
 // extraction, with paths relative to it.
 func (x *extraction) filesIn(sub string) []skillcache.File {
-	if sub == "" {
-		return x.files
-	}
-	var out []skillcache.File
-	for _, f := range x.files {
-		if rel, ok := strings.CutPrefix(f.Path, sub+"/"); ok {
-			f.Path = rel
-			out = append(out, f)
-		}
-	}
-	return out
+	return skillcache.FilesIn(x.files, sub)
 }
 
 // tree is where the skill's files are read from. A skill without links
@@ -669,7 +663,7 @@ func (in *Installer) resolveSource(ctx context.Context, text string, recorded bo
 		if derr != nil {
 			return nil, derr
 		}
-		r.skills, r.cleanup, err = in.fromArchive(ctx, file, r.source, "", nil)
+		r.skills, r.cleanup, err = in.fromArchive(ctx, file, r.source, "", nil, isPinnedURL(text))
 		remove() // extracted: the download is no longer needed
 		for i := range r.skills {
 			r.skills[i].got = got
@@ -701,7 +695,7 @@ func (in *Installer) resolveSource(ctx context.Context, text string, recorded bo
 		case fi.IsDir():
 			r.skills, err = in.fromFolder(ctx, p, rec)
 		default:
-			r.skills, r.cleanup, err = in.fromArchive(ctx, p, rec, "", nil)
+			r.skills, r.cleanup, err = in.fromArchive(ctx, p, rec, "", nil, false)
 		}
 	}
 	if err != nil {
@@ -837,13 +831,18 @@ func (in *Installer) searchError(rec string, err error) error {
 
 // fromArchive finds the skills of an archive file: it extracts the whole
 // archive once, under the cache's rules and limits, into
-// a temporary folder that cleanup removes, and searches it as a folder:
+// a temporary folder that cleanup removes (for a pinned source, whose
+// skills an Add keeps in the skill cache, a staging area of the cache,
+// so that they are moved, not copied, into it, and of a tar or a zip
+// only what discovery reads; otherwise, or when the cache cannot be
+// opened, a folder of the system's temporary folder), and searches it
+// as a folder:
 // from base, the folder a published source names, else from the root, or
 // from the one top folder that holds every entry, as in repository
 // snapshots. Subpaths stay relative to the archive's root. With at (a
 // sync, which knows where its skills are), the skills are the folders at
 // those subpaths that hold a SKILL.md, found or not.
-func (in *Installer) fromArchive(ctx context.Context, file, rec, base string, at []string) ([]candidate, func(), error) {
+func (in *Installer) fromArchive(ctx context.Context, file, rec, base string, at []string, pinned bool) ([]candidate, func(), error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrSourceUnavailable, err)
@@ -853,12 +852,21 @@ func (in *Installer) fromArchive(ctx context.Context, file, rec, base string, at
 	if err != nil {
 		return nil, nil, err
 	}
-	tmp, err := os.MkdirTemp("", "agentskills-archive-*")
-	if err != nil {
-		return nil, nil, err
+	var tmp string
+	var cleanup func()
+	var repo *skillcache.Repository
+	if pinned {
+		repo, err = skillcache.StageRepository(in.cache)
 	}
-	cleanup := func() { os.RemoveAll(tmp) }
-	out, err := in.extractAndFind(ctx, f, info.Size(), tmp, rec, base, at)
+	if repo != nil {
+		tmp, cleanup = repo.Dir(), func() { repo.Close() }
+	} else {
+		if tmp, err = os.MkdirTemp("", "agentskills-archive-*"); err != nil {
+			return nil, nil, err
+		}
+		cleanup = func() { os.RemoveAll(tmp) }
+	}
+	out, err := in.extractAndFind(ctx, f, info.Size(), tmp, repo, rec, base, at)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
@@ -867,17 +875,17 @@ func (in *Installer) fromArchive(ctx context.Context, file, rec, base string, at
 }
 
 // extractAndFind extracts the archive f, size bytes long, into the folder
-// tmp under the cache's rules and limits, and finds its skills, as
-// fromArchive says.
+// tmp (the folder of repo, when not nil) under the cache's rules and
+// limits, and finds its skills, as fromArchive says.
 //
 // With trust, the extraction audits every file as it writes it (an
 // audit.Scanner), so that the audit of each skill found reads no file
 // again (auditSkill).
-func (in *Installer) extractAndFind(ctx context.Context, f *os.File, size int64, tmp, rec, base string, at []string) ([]candidate, error) {
-	var x *extraction
+func (in *Installer) extractAndFind(ctx context.Context, f *os.File, size int64, tmp string, repo *skillcache.Repository, rec, base string, at []string) ([]candidate, error) {
+	x := &extraction{repo: repo}
 	var content func(string, bool, int64) io.WriteCloser
 	if in.trust != nil && !in.rereadAudit {
-		x = &extraction{scan: audit.NewScanner()}
+		x.scan = audit.NewScanner()
 		content = func(rel string, exec bool, size int64) io.WriteCloser {
 			mode := fs.FileMode(0o444)
 			if exec && runtime.GOOS != "windows" { // where the written file keeps the bit, as audit.Tree would see it
@@ -886,13 +894,20 @@ func (in *Installer) extractAndFind(ctx context.Context, f *os.File, size int64,
 			return x.scan.File(rel, mode, size)
 		}
 	}
-	files, dropped, err := skillcache.ExtractRepositoryShown(ctx, in.cache, f, size, tmp, content)
+	var files []skillcache.File
+	var dropped []skillcache.DroppedLink
+	var err error
+	if repo != nil {
+		// Only what discovery and the skills read is written: the skills'
+		// folders, the root's entries, the plugin manifests (rule 12).
+		files, dropped, err = repo.Extract(ctx, f, size, content, inPluginFolder)
+	} else {
+		files, dropped, err = skillcache.ExtractRepositoryShown(ctx, in.cache, f, size, tmp, content)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("archive %s: %w", rec, archiveError(err))
 	}
-	if x != nil {
-		x.files = files
-	}
+	x.files = files
 	if err := standInSkills(tmp, dropped); err != nil {
 		return nil, err
 	}
@@ -904,6 +919,13 @@ func (in *Installer) extractAndFind(ctx context.Context, f *os.File, size int64,
 		out[i].extracted = x
 	}
 	return out, err
+}
+
+// inPluginFolder reports whether rel, a slash-separated path in a
+// source, lies in a .claude-plugin folder, where discovery reads the
+// plugin manifests (rule 12).
+func inPluginFolder(rel string) bool {
+	return slices.Contains(strings.Split(rel, "/"), ".claude-plugin")
 }
 
 // findExtracted finds the skills of the archive extracted into tmp, as

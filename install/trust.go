@@ -384,7 +384,7 @@ func (l *lazyTree) ReadDir(name string) ([]fs.DirEntry, error) {
 // tree the engine then reads, as it reads a folder source).
 func (in *Installer) rememberExtracted(c *candidate) string {
 	x := c.extracted
-	if x == nil || c.name == "" {
+	if x == nil || x.scan == nil || c.name == "" {
 		return ""
 	}
 	rep, err := x.scan.Report(cmp.Or(c.subpath, "."))

@@ -182,7 +182,7 @@ func (in *Installer) webIndexSkill(ctx context.Context, indexURL string, s webin
 		if err != nil {
 			return c, err
 		}
-		found, err := in.extractAndFind(ctx, f, fi.Size(), dir, indexURL+" (skill "+s.Name+")", "", []string{""})
+		found, err := in.extractAndFind(ctx, f, fi.Size(), dir, nil, indexURL+" (skill "+s.Name+")", "", []string{""})
 		if err != nil {
 			return c, err
 		}

@@ -3,10 +3,17 @@ package skillmd
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
-// plainPair matches a line "key: value" whose key is a plain word.
-var plainPair = regexp.MustCompile(`^([ \t]*)([\p{L}\p{N}_][\p{L}\p{N}_.\-]*):[ \t]+(.*?)[ \t]*$`)
+// plainPair matches a line "key: value" whose key is a plain word. It
+// is compiled when first used, not as the package is initialised: its
+// Unicode classes make it the costliest expression a program linking
+// the package would compile at start, and only a front matter that
+// needs the lenient reading uses it.
+var plainPair = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([ \t]*)([\p{L}\p{N}_][\p{L}\p{N}_.\-]*):[ \t]+(.*?)[ \t]*$`)
+})
 
 // quoteColonValues rewrites each one-line plain value that holds ": " (or
 // ends with ":") as a double-quoted YAML string, so that "description:
@@ -16,7 +23,7 @@ func quoteColonValues(front string) (string, []string) {
 	lines := strings.Split(front, "\n")
 	var keys []string
 	for i, line := range lines {
-		m := plainPair.FindStringSubmatch(line)
+		m := plainPair().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}

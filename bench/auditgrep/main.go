@@ -9,14 +9,15 @@
 // pattern (its output read through a pipe, as a terminal or a script
 // reads it), audit.Tree in this process, and audit.Tree in a process of
 // its own (this program again, with -audit), which pays what a command
-// that audits pays once: starting, and building the rules' expressions
-// and prefilter. It prints, for each shape, each contender's median
-// wall and CPU time (user and system) of -runs rounds, the ratio of the
-// audit's to grep's, and the load average before and after. The
-// package audit's doc, docs/speed.md and bench/README.md hold its
-// figures; the budget is 10x grep.
+// that audits pays once: starting, and loading the rules' prefilter.
+// With -cli it runs a fourth, agentskills audit DIR with the agentskills
+// binary named, which starts as the whole command does. It prints, for
+// each shape, each contender's median wall and CPU time (user and
+// system) of -runs rounds, the ratio of the audit's to grep's, and the
+// load average before and after. The package audit's doc, docs/speed.md
+// and bench/README.md hold its figures; the budget is 10x grep.
 //
-//	go -C bench run ./auditgrep [-runs 5] [-shapes ordinary,small,...] [-dir DIR]
+//	go -C bench run ./auditgrep [-runs 5] [-shapes ordinary,small,...] [-dir DIR] [-cli AGENTSKILLS]
 package main
 
 import (
@@ -70,13 +71,22 @@ var shapes = []shape{
 	}},
 }
 
-var contenders = []string{"grep -rE", "audit", "audit, own process"}
+// contenders names the contenders, in the order they run: with an
+// agentskills binary to run (cli), four.
+func contenders(cli string) []string {
+	names := []string{"grep -rE", "audit", "audit, own process"}
+	if cli != "" {
+		names = append(names, "agentskills audit")
+	}
+	return names
+}
 
 func main() {
 	runs := flag.Int("runs", 5, "rounds of each contender")
 	only := flag.String("shapes", "", "comma-separated keys of the shapes to measure (default: all; "+keys()+")")
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "agentadaptor-auditgrep"), "scratch folder")
 	auditDir := flag.String("audit", "", "audit this folder and exit (how the contender in a process of its own runs)")
+	cli := flag.String("cli", "", "an agentskills binary, run as one more contender: agentskills audit DIR (default: none)")
 	flag.Parse()
 	if *auditDir != "" {
 		if _, err := audit.Tree(os.DirFS(*auditDir)); err != nil {
@@ -85,7 +95,7 @@ func main() {
 		}
 		return
 	}
-	if err := run(*runs, *only, *dir); err != nil {
+	if err := run(*runs, *only, *dir, *cli); err != nil {
 		fmt.Fprintln(os.Stderr, "auditgrep:", err)
 		os.Exit(1)
 	}
@@ -99,7 +109,7 @@ func keys() string {
 	return strings.Join(k, ",")
 }
 
-func run(runs int, only, dir string) error {
+func run(runs int, only, dir, cli string) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -117,13 +127,13 @@ func run(runs int, only, dir string) error {
 			return err
 		}
 		before := loadAverage()
-		wall, cpu, err := measure(self, root, runs)
+		wall, cpu, err := measure(self, cli, root, runs)
 		if err != nil {
 			return err
 		}
 		fmt.Printf("%s (%d rounds, load average %s before, %s after):\n", sh.name, runs, before, loadAverage())
 		fmt.Printf("  %-20s %12s %12s %18s\n", "contender", "median wall", "median CPU", "CPU / grep's")
-		for j, name := range contenders {
+		for j, name := range contenders(cli) {
 			ratio := "(budget 10x)"
 			if j > 0 {
 				ratio = fmt.Sprintf("%.1fx", float64(benchrun.Median(cpu[j]))/float64(max(benchrun.Median(cpu[0]), 1)))
@@ -139,10 +149,11 @@ func run(runs int, only, dir string) error {
 }
 
 // measure runs the contenders over root, taking turns, and returns each
-// one's wall and CPU times, in the order of contenders.
-func measure(self, root string, runs int) (wall, cpu [][]time.Duration, err error) {
-	cpu = make([][]time.Duration, len(contenders))
-	wall, err = benchrun.Rounds(len(contenders), runs, func(_, i int) (time.Duration, error) {
+// one's wall and CPU times, in the order of contenders(cli).
+func measure(self, cli, root string, runs int) (wall, cpu [][]time.Duration, err error) {
+	n := len(contenders(cli))
+	cpu = make([][]time.Duration, n)
+	wall, err = benchrun.Rounds(n, runs, func(_, i int) (time.Duration, error) {
 		if i == 1 {
 			before := cpuTime()
 			start := time.Now()
@@ -152,16 +163,19 @@ func measure(self, root string, runs int) (wall, cpu [][]time.Duration, err erro
 			return d, err
 		}
 		cmd := exec.Command(self, "-audit", root)
-		if i == 0 {
+		switch i {
+		case 0:
 			cmd = exec.Command("grep", "-rE", pattern, root)
+		case 3:
+			cmd = exec.Command(cli, "audit", root)
 		}
 		cmd.Stdout = counter{} // a pipe, as a reader of the output has
 		cmd.Stderr = os.Stderr
 		start := time.Now()
 		err := cmd.Run()
 		d := time.Since(start)
-		if ee, ok := err.(*exec.ExitError); ok && i == 0 && ee.ExitCode() == 1 {
-			err = nil // no line matched
+		if ee, ok := err.(*exec.ExitError); ok && (i == 0 || i == 3) && ee.ExitCode() == 1 {
+			err = nil // grep: no line matched; agentskills: a finding reached --fail-on
 		}
 		cpu[i] = append(cpu[i], cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 		return d, err

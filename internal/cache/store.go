@@ -13,6 +13,9 @@
 //	<root>/.memo/<key>.set       the record of a skill set (package skill's rule 12)
 //	<root>/.tmp/<id>.lock        locked while staging <id> is alive
 //	<root>/.tmp/<id>/            a staging area, renamed to <root>/<digest>
+//	<root>/.tmp/<id>/<digest>/   a folder of a staging area's tree being
+//	                              published on its own (PublishFolder),
+//	                              renamed to <root>/<digest>
 //	<root>/.tmp/<id>.spool       a spooled archive being extracted
 //	<root>/.tmp/<id>.scratch     its decompressed stream, when an extraction checks a
 //	                              tar in full before writing (no caller does now)
@@ -671,12 +674,16 @@ type Staging struct {
 	lock  *os.File
 	root  *os.Root
 	files map[string]*os.File // private files beside the staging area
+	// moved is whether the tree was moved in from another staging area
+	// (PublishFolder), which Publish then checks against the files it is
+	// given.
+	moved bool
 }
 
 // Stage creates a staging area for a tree with the given runtime name.
 func (s *Store) Stage(name string) (*Staging, error) {
-	if name == "" || name == "." || name == ".." || strings.HasPrefix(name, ".") || strings.ContainsAny(name, "/\\\x00") {
-		return nil, fmt.Errorf("invalid runtime name %q", name)
+	if err := checkName(name); err != nil {
+		return nil, err
 	}
 	for attempt := 0; ; attempt++ {
 		st, err := s.stage(name)
@@ -686,6 +693,15 @@ func (s *Store) Stage(name string) (*Staging, error) {
 		// A sweep took the new lock file before this process could lock
 		// it: start again under another id.
 	}
+}
+
+// checkName refuses a runtime name that is not one element that can be
+// a tree's folder.
+func checkName(name string) error {
+	if name == "" || name == "." || name == ".." || strings.HasPrefix(name, ".") || strings.ContainsAny(name, "/\\\x00") {
+		return fmt.Errorf("invalid runtime name %q", name)
+	}
+	return nil
 }
 
 func (s *Store) stage(name string) (*Staging, error) {
@@ -738,6 +754,47 @@ func stillInPlace(dir *os.Root, f *os.File, name string) bool {
 // Root is the folder the tree is written into, as an [os.Root].
 func (st *Staging) Root() *os.Root { return st.root }
 
+// PublishFolder publishes the folder sub of st's tree (slash-separated;
+// "." for the whole tree) as a tree of its own, with runtime name name,
+// that holds files, by renaming it rather than writing it again: what
+// was written once into st is published, and leaves st's tree. It is
+// staged in a folder inside st's staging area, which st's lock keeps
+// from sweeps (rule 3), and published as [Staging.Publish] publishes
+// (rules 1 and 2), once it is checked to hold exactly files (their
+// sizes and executable bits, and nothing else); their bytes are the
+// caller's to vouch for, as for a tree written through Root. Folders of
+// st's tree made read-only by an earlier PublishFolder are not allowed
+// in sub. It may be called for disjoint folders at once.
+func (st *Staging) PublishFolder(sub, name string, files []File) (dir, digest string, err error) {
+	if err := checkName(name); err != nil {
+		return "", "", err
+	}
+	if st.dir == "" || (sub != "." && !fs.ValidPath(sub)) {
+		return "", "", fmt.Errorf("cannot publish folder %q of a closed staging area", sub)
+	}
+	s := st.store
+	digest = Digest(name, files)
+	area := path.Join(st.dir, digest)
+	if err := s.dir.Mkdir(area, 0o755); err != nil {
+		return "", "", err
+	}
+	child := &Staging{store: s, id: st.id, dir: area, name: name, moved: true}
+	defer child.Close()
+	if err := s.dir.Rename(path.Join(st.dir, st.name, sub), path.Join(area, name)); err != nil {
+		return "", "", err
+	}
+	if child.root, err = s.dir.OpenRoot(path.Join(area, name)); err != nil {
+		return "", "", err
+	}
+	return child.Publish(files)
+}
+
+// Dir returns the absolute folder the tree is written into: the folder
+// [Staging.Root] holds open.
+func (st *Staging) Dir() string {
+	return filepath.Join(st.store.path, filepath.FromSlash(path.Join(st.dir, st.name)))
+}
+
 // File returns the private file <id>.<kind> beside the staging area,
 // creating it on first use; Close removes it. Kinds name what a file holds
 // (such as "spool" or "scratch") and must be lowercase letters.
@@ -775,7 +832,9 @@ func (st *Staging) Publish(files []File) (dir, digest string, err error) {
 	if err := st.readOnly(files); err != nil {
 		return "", "", err
 	}
-	st.record(files)
+	if !st.record(files) && st.moved {
+		return "", "", fmt.Errorf("publish %s: the tree moved into staging does not hold exactly the files of its manifest", digest)
+	}
 	if err := st.root.Close(); err != nil {
 		return "", "", err
 	}
@@ -828,20 +887,26 @@ func (st *Staging) readOnly(files []File) error {
 // 4), beside its manifest. Renaming the staging area into place changes
 // neither the inodes nor the change times of what it holds. It is best
 // effort: a tree without a record is checked in full by its first
-// lookup, which writes one.
-func (st *Staging) record(files []File) {
+// lookup, which writes one. It reports whether the tree holds exactly
+// files (their sizes and executable bits), whether or not a record was
+// written.
+func (st *Staging) record(files []File) bool {
 	c := &treeCheck{start: time.Now().UnixNano()}
+	fi, err := st.root.Lstat(".")
+	if err != nil || !c.checkAll(st.root, fi, files, false) {
+		return false
+	}
 	mi, err := st.store.dir.Lstat(path.Join(st.dir, manifestName))
 	if err != nil {
-		return
+		return true
 	}
 	c.manifest, _ = stampOf(mi)
-	fi, err := st.root.Lstat(".")
-	if err != nil || !c.checkAll(st.root, fi, files, false) || !c.stamps {
-		return
+	if !c.stamps {
+		return true
 	}
 	r := &record{taken: c.start, manifest: c.manifest, entries: c.next}
 	st.store.dir.WriteFile(path.Join(st.dir, statName), r.encode(st.name), 0o444)
+	return true
 }
 
 // readOnlyDir is the mode of a published tree's folders.

@@ -210,7 +210,7 @@ func extractTar(ctx context.Context, r io.ReaderAt, size int64, gz bool, dst *os
 	defer stop()
 	w := newWriter(dst, opts)
 	defer w.close()
-	out := newFileWriter(ctx, 0)
+	out := newFileWriter(ctx, 0, opts.writers)
 	p := newPlan(opts)
 	c := &counter{ctx: ctx, r: src, limit: opts.MaxTotalSize}
 	err := scanTar(c, p, func(i int, e entry, r io.Reader, size int64) error {
@@ -366,7 +366,7 @@ func writeTar(ctx context.Context, src io.Reader, p *plan, dst *os.Root, opts Op
 	tr := tar.NewReader(&counter{ctx: ctx, r: src, limit: opts.MaxTotalSize})
 	w := newWriter(dst, opts)
 	defer w.close()
-	out := newFileWriter(ctx, len(p.entries))
+	out := newFileWriter(ctx, len(p.entries), opts.writers)
 	for i := 0; ; {
 		h, err := tr.Next()
 		if err == io.EOF {
@@ -557,7 +557,7 @@ func zipKind(f *zip.File) (k kind, target string, err error) {
 func writeZip(ctx context.Context, files []*zip.File, p *plan, dst *os.Root, opts Options) ([]File, error) {
 	w := newWriter(dst, opts)
 	defer w.close()
-	out := newFileWriter(ctx, len(files))
+	out := newFileWriter(ctx, len(files), opts.writers)
 	for i, f := range files {
 		e := p.entries[i]
 		if e.kind != kindFile || e.rel == "" {

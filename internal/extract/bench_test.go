@@ -3,6 +3,8 @@ package extract
 import (
 	"bytes"
 	"os"
+	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -49,4 +51,52 @@ func BenchmarkTarGzOneVsTwoPasses(b *testing.B) {
 	b.ReportMetric(float64(took[0].Milliseconds())/float64(n), "one-pass-ms/op")
 	b.ReportMetric(float64(took[1].Milliseconds())/float64(n), "two-passes-ms/op")
 	b.ReportMetric(float64(took[0])/float64(took[1]), "one/two")
+}
+
+// BenchmarkTarGzWriters extracts a 2,000-file, 16 MiB tar.gz into an
+// empty root with [fileWriters] goroutines writing small files
+// (GOMAXPROCS+1) and with 2*GOMAXPROCS+2, alternating in each round, and reports the
+// time of each and the median of the rounds' ratios (more over
+// fileWriters), so that the two are measured in the same minutes on a
+// shared machine.
+func BenchmarkTarGzWriters(b *testing.B) {
+	var buf bytes.Buffer
+	if err := testarchive.TarGz(&buf, 2000, 16<<20); err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	few, many := concurrentOptions(), concurrentOptions()
+	few.writers = fileWriters()
+	many.writers = 2*runtime.GOMAXPROCS(0) + 2
+	var took [2]time.Duration
+	var ratios []float64
+	extract := func(opts Options) time.Duration {
+		root, err := os.OpenRoot(b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer root.Close()
+		start := time.Now()
+		if _, err := Archive(b.Context(), bytes.NewReader(data), int64(len(data)), root, opts); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	n := 0
+	for b.Loop() {
+		var f, m time.Duration
+		if n%2 == 0 {
+			f, m = extract(few), extract(many)
+		} else {
+			m, f = extract(many), extract(few)
+		}
+		took[0] += f
+		took[1] += m
+		ratios = append(ratios, float64(m)/float64(f))
+		n++
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(float64(took[0].Milliseconds())/float64(n), "filewriters-ms/op")
+	b.ReportMetric(float64(took[1].Milliseconds())/float64(n), "more-ms/op")
+	b.ReportMetric(ratios[len(ratios)/2], "median-ratio")
 }

@@ -89,6 +89,13 @@
 //     fail the archive), never written and never followed, and reported
 //     to DropLink as a [DroppedLink], so that a repository holding many
 //     skills can be read without the few that hold such a link.
+//  16. With Options.Leave set (default nil), an archive's files and links
+//     it names are left out: checked and counted like the other entries
+//     (rules 1-9; a file's declared size counts against the total), but
+//     not written, shown to Options.Content or returned, so that a caller
+//     that knows which folders it needs writes only those. A link left
+//     out is not reported to DropLink; a link that is written and points
+//     to a file left out fails the archive.
 //
 // Checking keeps each element of the names once, with its fold key, so
 // its memory is bounded by the entry limit times the name limits, however

@@ -3,6 +3,7 @@
 package extract
 
 import (
+	"io"
 	"os"
 	"path"
 	"strings"
@@ -69,14 +70,110 @@ func (fl *folders) at(dir string) (int, error) {
 	return fd, nil
 }
 
-// mkdir makes the folder dir, whose parent exists.
-func (fl *folders) mkdir(dir string) error {
+// mkdir makes the folder dir, whose parent exists, and with hold returns
+// it held open when it can.
+func (fl *folders) mkdir(dir string, hold bool) (dirHandle, error) {
 	fd, err := fl.at(path.Dir(dir))
 	if err != nil {
-		return err
+		return dirHandle{}, err
 	}
 	if err := unix.Mkdirat(fd, path.Base(dir), 0o755); err != nil {
-		return &os.PathError{Op: "mkdirat", Path: dir, Err: err}
+		return dirHandle{}, &os.PathError{Op: "mkdirat", Path: dir, Err: err}
+	}
+	if !hold {
+		return dirHandle{}, nil
+	}
+	sub, err := unix.Openat(fd, path.Base(dir), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		// Made, but not held (out of descriptors, say): its files
+		// are created through the root.
+		return dirHandle{}, nil
+	}
+	return dirHandle{fd: sub, open: true}, nil
+}
+
+// top returns the root folder's handle, which fl owns: it is not closed
+// but with fl.
+func (fl *folders) top() dirHandle {
+	return dirHandle{fd: int(fl.root.Fd()), open: true}
+}
+
+// dirHandle is a folder the writer made, held open (on the descriptor
+// fd) so that creating a file in it is one openat, or not (the zero
+// value).
+type dirHandle struct {
+	fd   int
+	open bool
+}
+
+// held reports whether the folder is held open.
+func (d dirHandle) held() bool { return d.open }
+
+// close closes the folder, when held open.
+func (d dirHandle) close() {
+	if d.open {
+		unix.Close(d.fd)
+	}
+}
+
+// create makes the new file name in the held folder d, following no
+// symbolic link and replacing nothing, and returns it open for writing:
+// a bare descriptor, written with write(2) and closed with close(2), as
+// an *os.File would add a few fcntl and epoll calls to each file. rel is
+// the file's path in the skill, for errors.
+func (d dirHandle) create(name, rel string, perm os.FileMode) (*fdFile, error) {
+	for {
+		fd, err := unix.Openat(d.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.Perm()))
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.ELOOP:
+			// Some systems report a link in the way as ELOOP: it is
+			// a name that exists all the same.
+			err = unix.EEXIST
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "openat", Path: rel, Err: err}
+		}
+		return &fdFile{fd: fd, name: rel}, nil
+	}
+}
+
+// fdFile is a file open for writing by its bare descriptor. It is used
+// by one goroutine; Close may be called more than once.
+type fdFile struct {
+	fd   int
+	name string
+}
+
+// Write writes all of b.
+func (f *fdFile) Write(b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		m, err := unix.Write(f.fd, b[n:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return n, &os.PathError{Op: "write", Path: f.name, Err: err}
+		}
+		if m == 0 {
+			return n, &os.PathError{Op: "write", Path: f.name, Err: io.ErrShortWrite}
+		}
+		n += m
+	}
+	return n, nil
+}
+
+// Close closes the file once.
+func (f *fdFile) Close() error {
+	if f.fd < 0 {
+		return nil
+	}
+	err := unix.Close(f.fd)
+	f.fd = -1
+	if err != nil && err != unix.EINTR {
+		return &os.PathError{Op: "close", Path: f.name, Err: err}
 	}
 	return nil
 }

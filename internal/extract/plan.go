@@ -94,6 +94,18 @@ type Options struct {
 	// is not closed, and an error of a writer fails the extraction.
 	// Default nil.
 	Content func(rel string, exec bool, size int64) io.WriteCloser
+	// Leave, when not nil, is asked of each file and link of the skill,
+	// by its path (as in [File]), whether to leave it out (rule 16): one
+	// it returns true for is checked and counted like every entry (a
+	// file's declared size too), but not written, shown or returned. A
+	// link that is written must not point to a file left out: its copy
+	// fails. Default nil: every entry is written.
+	Leave func(rel string) bool
+
+	// writers, when positive, is how many goroutines write small files
+	// at once, for benchmarks that compare counts; 0 means
+	// [fileWriters].
+	writers int
 }
 
 // LinkProblem says why rule 8 refuses a link.
@@ -243,8 +255,9 @@ type plan struct {
 	fold    *caseFolder
 	root    node // the archive root
 	entries []entry
-	implied int   // folders the names imply that no entry lists
-	total   int64 // declared bytes of written files and link copies
+	implied int             // folders the names imply that no entry lists
+	total   int64           // declared bytes of written files and link copies
+	left    map[string]bool // the files Options.Leave left out, by path in the skill
 }
 
 // count is how many entries the archive holds so far against the limit:
@@ -301,6 +314,15 @@ func (p *plan) add(raw string, k kind, exec bool, size int64, linkname string) e
 		e.target, err = p.hardlinkTarget(name, linkname, inside)
 	case kindFile:
 		err = p.countFile(e)
+	}
+	if err == nil && e.rel != "" && k != kindDir && p.opts.Leave != nil && p.opts.Leave(e.rel) {
+		if k == kindFile {
+			if p.left == nil {
+				p.left = make(map[string]bool)
+			}
+			p.left[e.rel] = true
+		}
+		e.rel, e.target = "", "" // rule 16: checked and counted, not written
 	}
 	if err != nil && k != kindFile && p.opts.DropLink != nil {
 		// Rule 15: the link is checked and counted but not written.
@@ -506,6 +528,9 @@ func (p *plan) finish() error {
 			continue
 		}
 		t, ok := files[e.target]
+		if !ok && p.left[e.target] {
+			return fmt.Errorf("link %q: its target %q is left out (Options.Leave)", e.name, e.target)
+		}
 		if !ok && p.opts.DropLink != nil {
 			// Rule 15: the link is left out.
 			p.opts.DropLink(DroppedLink{Name: e.name, Target: e.linkname, Problem: p.problemOf(e.target)})

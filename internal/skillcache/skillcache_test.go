@@ -504,3 +504,150 @@ func TestNewLimitError(t *testing.T) {
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
+
+// TestRepository extracts a repository into the cache's staging area and
+// publishes a skill of it by moving its folder: the tree published is
+// the one materializing the folder gives, the folder leaves the
+// extraction, a second publish of the same content finds the tree, and
+// Close leaves no staging behind.
+func TestRepository(t *testing.T) {
+	c := newCache(t)
+	data := tarBytes(t, false,
+		entry{name: "README.md", body: "# skills\n"},
+		entry{name: "skills/a/SKILL.md", body: md},
+		entry{name: "skills/a/scripts/run.sh", body: "#!/bin/sh\n", mode: 0o755},
+		entry{name: "skills/b/SKILL.md", body: md},
+		entry{name: "skills/c/SKILL.md", body: md},
+	)
+	r, err := skillcache.StageRepository(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(r.Dir(), c.Root()+string(filepath.Separator)) {
+		t.Errorf("Dir() = %s, want a folder under the cache root %s", r.Dir(), c.Root())
+	}
+	written, _, err := r.Extract(t.Context(), bytes.NewReader(data), int64(len(data)), nil, nil)
+	if err != nil || len(written) != 5 {
+		t.Fatalf("Extract = %v, %v; want the 5 files", written, err)
+	}
+	// What materializing the extracted folder gives, in another cache.
+	other := newCache(t)
+	wantDir, wantDigest, err := other.MaterializeContent(t.Context(), skill.Skill{Key: "a", Source: skill.FS(os.DirFS(filepath.Join(r.Dir(), "skills", "a")), ".").Source})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, digest, err := r.Publish("skills/a", "a")
+	if err != nil || digest != wantDigest || filepath.Base(dir) != "a" {
+		t.Fatalf("Publish(skills/a) = %s, %s, %v; want a tree named a of digest %s", dir, digest, err, wantDigest)
+	}
+	if diff := cmp.Diff(files(t, wantDir), files(t, dir)); diff != "" {
+		t.Errorf("Publish(skills/a) published (-materialized +published):\n%s", diff)
+	}
+	if got, ok := skillcache.Lookup(t.Context(), c, digest, "a"); !ok || got != dir {
+		t.Errorf("Lookup of the published tree = %s, %v; want %s, true", got, ok, dir)
+	}
+	if _, err := os.Lstat(filepath.Join(r.Dir(), "skills", "a")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the published folder is still in the extraction: Lstat = %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(r.Dir(), "skills", "b", "SKILL.md")); err != nil {
+		t.Errorf("publishing skills/a took skills/b: %v", err)
+	}
+	// The same content again: the cache has it, and the folder stays.
+	bDir, bDigest, err := r.Publish("skills/b", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, d, err := r.Publish("skills/c", "b"); err != nil || d != bDigest || got != bDir {
+		t.Errorf("Publish(skills/c, the content of skills/b) = %s, %s, %v; want the tree published already, %s", got, d, err, bDir)
+	}
+	if _, err := os.Lstat(filepath.Join(r.Dir(), "skills", "c", "SKILL.md")); err != nil {
+		t.Errorf("publishing content the cache holds moved its folder: %v", err)
+	}
+	if _, _, err := r.Publish("skills/none", "none"); err == nil {
+		t.Errorf("Publish(a folder with no file) = nil error")
+	}
+	extracted := r.Dir()
+	if err := r.Close(); err != nil {
+		t.Errorf("Close = %v", err)
+	}
+	if _, err := os.Lstat(extracted); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Close left the extraction: Lstat = %v", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(c.Root(), ".tmp")); len(entries) != 0 {
+		t.Errorf("staging left after Close: %d entries", len(entries))
+	}
+}
+
+// TestRepositoryPublishChecksTheTree refuses to publish a moved folder
+// that holds a file the extraction did not write.
+func TestRepositoryPublishChecksTheTree(t *testing.T) {
+	c := newCache(t)
+	data := tarBytes(t, false, entry{name: "a/SKILL.md", body: md})
+	r, err := skillcache.StageRepository(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, _, err := r.Extract(t.Context(), bytes.NewReader(data), int64(len(data)), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(r.Dir(), "a", "added.md"), []byte("x"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if dir, _, err := r.Publish("a", "a"); err == nil {
+		t.Errorf("Publish(a folder with a file added after extraction) = %s, nil error", dir)
+	}
+	if entries, _ := os.ReadDir(c.Root()); slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return len(e.Name()) == 64 }) {
+		t.Errorf("a tree was published from a folder that does not hold its manifest's files")
+	}
+}
+
+// TestRepositoryExtractsWhatSkillsNeed extracts a tar of a repository
+// with a function of also: the skills' folders, the root's entries (its
+// folders at least empty), what also names and the files links of
+// those point to are written, and nothing else; the same archive as a
+// tar.gz, which is not listed first, is written whole.
+func TestRepositoryExtractsWhatSkillsNeed(t *testing.T) {
+	entries := []entry{
+		{name: "README.md", body: "# skills\n"},
+		{name: "docs/guide.md", body: "a guide\n"},
+		{name: "docs/shared.md", body: "shared notes\n"},
+		{name: "skills/a/SKILL.md", body: md},
+		{name: "skills/a/notes.md", link: "../../docs/shared.md"},
+		{name: "skills/a/scripts/run.sh", body: "#!/bin/sh\n", mode: 0o755},
+		{name: "tools/build.sh", body: "#!/bin/sh\n", mode: 0o755},
+		{name: "plugins/p/.claude-plugin/plugin.json", body: "{}"},
+		{name: "plugins/p/src/main.go", body: "package main\n"},
+	}
+	manifests := func(rel string) bool { return strings.Contains(rel, ".claude-plugin/") }
+	for _, tc := range []struct {
+		gz   bool
+		want []string
+	}{
+		{false, []string{"README.md", "docs/shared.md", "plugins/p/.claude-plugin/plugin.json", "skills/a/SKILL.md", "skills/a/notes.md", "skills/a/scripts/run.sh"}},
+		{true, []string{"README.md", "docs/guide.md", "docs/shared.md", "plugins/p/.claude-plugin/plugin.json", "plugins/p/src/main.go", "skills/a/SKILL.md", "skills/a/notes.md", "skills/a/scripts/run.sh", "tools/build.sh"}},
+	} {
+		c := newCache(t)
+		data := tarBytes(t, tc.gz, entries...)
+		r, err := skillcache.StageRepository(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		written, _, err := r.Extract(t.Context(), bytes.NewReader(data), int64(len(data)), nil, manifests)
+		if err != nil {
+			t.Fatalf("Extract(gz %v) = %v", tc.gz, err)
+		}
+		if got := files(t, r.Dir()); !slices.Equal(got, tc.want) {
+			t.Errorf("Extract(gz %v) wrote %q, want %q", tc.gz, got, tc.want)
+		}
+		if len(written) != len(tc.want) {
+			t.Errorf("Extract(gz %v) returned %d files, want the %d written", tc.gz, len(written), len(tc.want))
+		}
+		for _, dir := range []string{"docs", "plugins", "skills", "tools"} {
+			if fi, err := os.Stat(filepath.Join(r.Dir(), dir)); err != nil || !fi.IsDir() {
+				t.Errorf("Extract(gz %v): the root's folder %s is missing: %v", tc.gz, dir, err)
+			}
+		}
+		r.Close()
+	}
+}

@@ -250,7 +250,10 @@ func (c *Client) newRepo(ctx context.Context, src Source) (*repo, error) {
 	}
 	u, _ := url.Parse(src.URL) // checked by src.check
 	r := &repo{c: c, dir: dir, env: c.environ(dir, src.URL), url: u, shown: sourceloc.Redact(src.URL)}
-	if _, err := r.run(ctx, "init", "--bare", "--quiet"); err != nil {
+	// No template: the sample hooks and the description a template holds
+	// are files a fetch never reads, and a user's template hooks (which
+	// a fetch could run) have no place in it.
+	if _, err := r.run(ctx, "init", "--bare", "--quiet", "--template="); err != nil {
 		r.remove()
 		return nil, fmt.Errorf("make a temporary repository: %w", err)
 	}

@@ -61,7 +61,8 @@
 //     rewrites apply. It runs with GIT_TERMINAL_PROMPT=0 and
 //     GCM_INTERACTIVE=never (a missing credential fails instead of waiting
 //     for a prompt), GIT_LITERAL_PATHSPECS=1, LC_ALL=C, with no standard
-//     input, in a fresh bare repository in a private temporary folder that
+//     input, in a fresh bare repository (made without a template, so no
+//     hook of the user's template runs) in a private temporary folder that
 //     is removed when the call (or the opener's reader) is done. GIT_DIR,
 //     GIT_WORK_TREE and the like from the environment are not passed on.
 //     ssh's own questions (a key's passphrase, an unknown host key) are

@@ -81,18 +81,22 @@ func newAutomaton(strs []string) (*automaton, error) {
 	for b := 'A'; b <= 'Z'; b++ {
 		a.class[b] = a.class[b+'a'-'A']
 	}
+	size := trieSize(strs)
+	if size > 1<<16 {
+		return nil, fmt.Errorf("%d states, more than an automaton holds (%d)", size, 1<<16)
+	}
 	// The trie: child[node*classes+c] is node's child by class c, or 0
 	// (the root is no node's child).
-	child := make([]int32, 0, trieSize(strs)*a.classes)
-	var out [][]int32 // by node
-	newNode := func() int32 {
-		child = append(child, make([]int32, a.classes)...)
+	child := make([]uint16, 0, size*a.classes)
+	out := make([][]int32, 0, size) // by node
+	newNode := func() uint16 {
+		child = append(child, make([]uint16, a.classes)...)
 		out = append(out, nil)
-		return int32(len(out) - 1)
+		return uint16(len(out) - 1)
 	}
 	newNode()
 	for id, s := range strs {
-		at := int32(0)
+		at := uint16(0)
 		for i := 0; i < len(s); i++ {
 			c := int(a.class[s[i]])
 			n := child[int(at)*a.classes+c]
@@ -107,8 +111,8 @@ func newAutomaton(strs []string) (*automaton, error) {
 	}
 	nodes := len(out)
 	// Failure links, breadth first, and each state's strings.
-	fail := make([]int32, nodes)
-	order := []int32{0}
+	fail := make([]uint16, nodes)
+	order := append(make([]uint16, 0, nodes), 0)
 	for q := 0; q < len(order); q++ {
 		at := order[q]
 		if at != 0 {
@@ -134,9 +138,6 @@ func newAutomaton(strs []string) (*automaton, error) {
 			}
 			order = append(order, ch)
 		}
-	}
-	if nodes > 1<<16 {
-		return nil, fmt.Errorf("%d states, more than an automaton holds (%d)", nodes, 1<<16)
 	}
 	for 1<<a.shift < a.classes {
 		a.shift++
@@ -164,11 +165,13 @@ func newAutomaton(strs []string) (*automaton, error) {
 		if o := out[at]; len(o) > 0 {
 			a.out[num[at]-a.firstOut] = o
 		}
-		for c := range a.classes {
-			if ch := child[int(at)*a.classes+c]; ch != 0 {
+		if at != 0 {
+			f := int(num[fail[at]]) << a.shift
+			copy(a.next[row:row+a.classes], a.next[f:f+a.classes])
+		}
+		for c, ch := range child[int(at)*a.classes : int(at+1)*a.classes] {
+			if ch != 0 {
 				a.next[row+c] = num[ch]
-			} else if at != 0 {
-				a.next[row+c] = a.next[int(num[fail[at]])<<a.shift+c]
 			}
 		}
 	}

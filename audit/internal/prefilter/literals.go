@@ -90,6 +90,9 @@ func (a analysis) read(re *syntax.Regexp) info {
 		}
 		return info{exact: out, lossy: lossy}
 	case syntax.OpCharClass:
+		if len(re.Rune) == 0 {
+			return info{prefix: empty, suffix: empty, match: condFalse} // [^\x00-\x{10FFFF}]
+		}
 		var runes []rune
 		for i := 0; i+1 < len(re.Rune); i += 2 {
 			lo, hi := re.Rune[i], re.Rune[i+1]

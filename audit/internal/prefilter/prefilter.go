@@ -26,6 +26,12 @@
 // those of the text scanned: a condition on a part of it is asked with
 // [Filter.MayPart], and one on lines joined by newlines with
 // [Filter.MayLines].
+//
+// [New] reads the expressions' syntax trees, which takes milliseconds;
+// [Filter.Tables] writes what it read as text, from which [Load] builds
+// the same filter in a small part of that time, so that a program whose
+// expressions are fixed keeps their tables in a file generated beside
+// them and loads the filter from it.
 package prefilter
 
 import (
@@ -39,8 +45,9 @@ import (
 // Filter holds the conditions of a list of expressions and the automaton
 // of their strings. It is safe for concurrent use.
 type Filter struct {
-	a     *automaton
-	conds []*cond // by expression
+	a        *automaton
+	patterns []string // by expression: its pattern (see Tables)
+	conds    []*cond  // by expression
 	// touch: by string and need bit, the expressions whose condition's
 	// trigger names the string with those boundaries; touchAll: by
 	// string, those whose condition names it at all
@@ -78,33 +85,96 @@ type exactWord struct {
 // New builds the filter of res, which the filter's methods name by their
 // index in it.
 func New(res []*regexp.Regexp) (*Filter, error) {
-	f := &Filter{words: (len(res) + 63) / 64}
-	ids := map[string]int32{}
+	ts := make([]exprTables, len(res))
 	for i, re := range res {
 		tree, err := syntax.Parse(re.String(), syntax.Perl)
 		if err != nil {
 			return nil, fmt.Errorf("expression %d: %w", i, err)
 		}
 		a := analysis{}
-		c := simplify(a.required(tree))
-		id := func(s string) int32 {
-			id, ok := ids[s]
-			if !ok {
-				id = int32(len(f.strs))
-				ids[s] = id
-				f.strs = append(f.strs, s)
-				var t [4][]uint64
-				for b := range t {
-					t[b] = make([]uint64, f.words)
-				}
-				f.touch, f.touchAll = append(f.touch, t), append(f.touchAll, make([]uint64, f.words))
-			}
-			return id
+		t := exprTables{pattern: re.String(), cond: simplify(a.required(tree)), local: local(tree)}
+		var prefix, suffix, anchors []word
+		prefix, t.slack, suffix = a.ends(tree)
+		anchors, t.anchorSlack = a.startsWithin(tree, anchorable)
+		t.starts, t.stops, t.anchors = strs(prefix), strs(suffix), strs(anchors)
+		t.exact = a.exactWords(tree)
+		ts[i] = t
+	}
+	return build(ts)
+}
+
+// exprTables is what the filter holds of one expression, read from its
+// syntax tree by New or from the text of the tables by Load.
+type exprTables struct {
+	pattern string
+	cond    *cond
+	// starts, slack, stops: see Filter.Window (nil: not known)
+	starts, stops []string
+	slack         int
+	// anchors, anchorSlack: see Filter.Anchors
+	anchors     []string
+	anchorSlack int
+	local       bool
+	exact       []word // see Filter.Find
+}
+
+// strs returns the strings of ws (nil when there are none).
+func strs(ws []word) []string {
+	var out []string
+	for _, w := range ws {
+		out = append(out, w.s)
+	}
+	return out
+}
+
+// build builds the filter of the expressions ts tell of: each string
+// its id, in the order the expressions name them (their conditions
+// first, then their start and stop strings and their exact strings),
+// the sets of expressions each string touches, and the automaton.
+func build(ts []exprTables) (*Filter, error) {
+	n := len(ts)
+	f := &Filter{
+		words:       (n + 63) / 64,
+		patterns:    make([]string, n),
+		conds:       make([]*cond, n),
+		newline:     make([]bool, n),
+		always:      make([]bool, n),
+		starts:      make([][]int32, n),
+		stops:       make([][]int32, n),
+		slack:       make([]int, n),
+		anchors:     make([][]string, n),
+		anchorSlack: make([]int, n),
+		local:       make([]bool, n),
+		exact:       make([][]exactWord, n),
+	}
+	ids := map[string]int32{}
+	// The sets are appended to one array, and sliced from it once every
+	// string has its id.
+	var touch, touchAll []uint64
+	id := func(s string) int32 {
+		id, ok := ids[s]
+		if !ok {
+			id = int32(len(f.strs))
+			ids[s] = id
+			f.strs = append(f.strs, s)
+			touch = append(touch, make([]uint64, 4*f.words)...)
+			touchAll = append(touchAll, make([]uint64, f.words)...)
 		}
+		return id
+	}
+	ids32 := func(ss []string) []int32 {
+		var out []int32
+		for _, s := range ss {
+			out = append(out, id(s))
+		}
+		return out
+	}
+	for i, t := range ts {
+		c := t.cond
 		var all []*cond
 		c.walk(func(w *cond) {
 			w.lit, w.need = id(w.word.s), needOf(w.word.wb, w.word.wa)
-			f.touchAll[w.lit][i/64] |= 1 << (i % 64)
+			touchAll[int(w.lit)*f.words+i/64] |= 1 << (i % 64)
 			all = append(all, w)
 		})
 		// A line touches the expression only when it holds a string of
@@ -114,33 +184,28 @@ func New(res []*regexp.Regexp) (*Filter, error) {
 			trigger = all
 		}
 		for _, w := range trigger {
-			f.touch[w.lit][bits.TrailingZeros8(w.need)][i/64] |= 1 << (i % 64)
+			touch[(int(w.lit)*4+bits.TrailingZeros8(w.need))*f.words+i/64] |= 1 << (i % 64)
 		}
-		prefix, slack, suffix := a.ends(tree)
-		f.slack = append(f.slack, slack)
-		var starts, stops []int32
-		for _, w := range prefix {
-			starts = append(starts, id(w.s))
-		}
-		for _, w := range suffix {
-			stops = append(stops, id(w.s))
-		}
-		f.starts, f.stops = append(f.starts, starts), append(f.stops, stops)
-		anchors, anchorSlack := a.startsWithin(tree, anchorable)
-		var strs []string
-		for _, w := range anchors {
-			strs = append(strs, w.s)
-		}
-		f.anchors, f.anchorSlack = append(f.anchors, strs), append(f.anchorSlack, anchorSlack)
-		f.local = append(f.local, local(tree))
+		f.starts[i], f.stops[i] = ids32(t.starts), ids32(t.stops)
+		f.slack[i] = t.slack
+		f.anchors[i], f.anchorSlack[i] = t.anchors, t.anchorSlack
+		f.local[i] = t.local
 		var exact []exactWord
-		for _, w := range a.exactWords(tree) {
+		for _, w := range t.exact {
 			exact = append(exact, exactWord{word: w, id: id(w.s), need: needOf(w.wb, w.wa)})
 		}
-		f.exact = append(f.exact, exact)
-		f.conds = append(f.conds, c)
-		f.newline = append(f.newline, c.eval(make([]uint8, len(f.strs)), modeLines))
-		f.always = append(f.always, c.op == opTrue)
+		f.exact[i] = exact
+		f.patterns[i], f.conds[i] = t.pattern, c
+		f.newline[i] = c.eval(make([]uint8, len(f.strs)), modeLines)
+		f.always[i] = c.op == opTrue
+	}
+	f.touch, f.touchAll = make([][4][]uint64, len(f.strs)), make([][]uint64, len(f.strs))
+	for s := range f.strs {
+		f.touchAll[s] = touchAll[s*f.words : (s+1)*f.words : (s+1)*f.words]
+		for b := range 4 {
+			at := (s*4 + b) * f.words
+			f.touch[s][b] = touch[at : at+f.words : at+f.words]
+		}
 	}
 	a, err := newAutomaton(f.strs)
 	if err != nil {

@@ -1,0 +1,253 @@
+package skillcache
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"cmp"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/agentadaptor/agentadaptor/internal/cache"
+	"github.com/agentadaptor/agentadaptor/internal/extract"
+	"github.com/agentadaptor/agentadaptor/skill"
+)
+
+// Repository is a repository snapshot extracted into a private staging
+// area of a skill cache (rule 1 of internal/cache: locked while it lives,
+// swept once its owner is gone), as [ExtractRepositoryShown] extracts
+// one, so that a skill found in it becomes a tree of the cache by a
+// rename ([Repository.Publish]) rather than by a copy: each file of a
+// skill kept in the cache is written once. Make one with
+// [StageRepository], and Close it when done. A Repository is not safe
+// for concurrent use, except Publish of disjoint folders.
+type Repository struct {
+	c     *skill.Cache
+	store *cache.Store
+	st    *cache.Staging
+	files []File
+}
+
+// StageRepository returns a new, empty Repository in c's staging area.
+// It fails when c's root cannot be opened as a store (rule 8 of package
+// skill's doc): the caller then extracts elsewhere.
+func StageRepository(c *skill.Cache) (*Repository, error) {
+	if c.Root() == "" {
+		return nil, errZeroCache
+	}
+	store, err := cache.Open(c.Root())
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Stage("repository")
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	return &Repository{c: c, store: store, st: st}, nil
+}
+
+// Dir returns the folder the repository is extracted into (absolute).
+func (r *Repository) Dir() string { return r.st.Dir() }
+
+// Extract is [ExtractRepositoryShown] into [Repository.Dir], which must
+// still be empty; Extract is called once.
+//
+// With also not nil, it writes only what the skills of the repository
+// need, when the archive's entries can be listed without reading it (a
+// tar read by its headers, a zip by its central directory; a tar.gz is
+// written whole): the folders that hold a SKILL.md, with everything in
+// them; the entries at the repository's root (its folders, at least
+// empty); the files also reports true for (a caller's manifests); and
+// the files that the links among those point to. Every entry is still
+// checked and counted as [ExtractRepositoryShown] checks it, and the
+// files returned are those written. A repository with a SKILL.md at its
+// root is written whole.
+func (r *Repository) Extract(ctx context.Context, a io.ReaderAt, size int64, content func(rel string, exec bool, size int64) io.WriteCloser, also func(rel string) bool) ([]File, []DroppedLink, error) {
+	root := r.st.Root()
+	var dropped []DroppedLink
+	opts := options(r.c)
+	opts.Content = content
+	var top []string
+	if also != nil {
+		if entries, ok := listing(a, size); ok {
+			opts.Leave, top = leaveOf(entries, also)
+		}
+	}
+	files, err := extractAll(ctx, opts, r.c, a, size, root, func(d DroppedLink) { dropped = append(dropped, d) })
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, name := range top { // the root's folders, as a whole extraction has them
+		if err := root.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, nil, err
+		}
+	}
+	r.files = files
+	return files, dropped, nil
+}
+
+// listed is an entry of an archive as listing reads it: its name as the
+// extractor cleans it, and, for a link, its target inside the archive.
+type listed struct {
+	name string
+	dir  bool
+	link string // the path in the archive a link points to; "" for others
+}
+
+// listing lists the entries of the archive a, size bytes long, when that
+// costs no read of their content (a tar or a zip without links), and
+// reports whether it did.
+func listing(a io.ReaderAt, size int64) ([]listed, bool) {
+	head := make([]byte, 512)
+	n, err := a.ReadAt(head, 0)
+	if err != nil && err != io.EOF {
+		return nil, false
+	}
+	format, err := extract.Sniff(head[:n])
+	if err != nil {
+		return nil, false
+	}
+	var out []listed
+	add := func(raw string, dir bool, link string) bool {
+		name := strings.TrimSuffix(raw, "/")
+		for strings.HasPrefix(name, "./") {
+			name = name[2:]
+		}
+		if name == "" || name == "." {
+			return true
+		}
+		if !fs.ValidPath(name) || link != "" && !fs.ValidPath(link) {
+			return false // the extraction refuses it, or drops the link
+		}
+		out = append(out, listed{name: name, dir: dir || strings.HasSuffix(raw, "/"), link: link})
+		return true
+	}
+	switch format {
+	case "tar":
+		tr := tar.NewReader(io.NewSectionReader(a, 0, size)) // a section seeks past the files
+		for {
+			h, err := tr.Next()
+			if err == io.EOF {
+				return out, true
+			}
+			if err != nil {
+				return nil, false
+			}
+			var link string
+			switch h.Typeflag {
+			case tar.TypeXGlobalHeader:
+				continue
+			case tar.TypeSymlink:
+				link = path.Join(path.Dir(strings.TrimPrefix(h.Name, "./")), h.Linkname)
+			case tar.TypeLink:
+				link = strings.TrimPrefix(h.Linkname, "./")
+			}
+			if !add(h.Name, h.Typeflag == tar.TypeDir, link) {
+				return nil, false
+			}
+		}
+	case "zip":
+		zr, err := zip.NewReader(a, size)
+		if err != nil {
+			return nil, false
+		}
+		for _, f := range zr.File {
+			if f.Mode()&fs.ModeSymlink != 0 || !add(f.Name, f.Mode().IsDir(), "") {
+				return nil, false
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// leaveOf returns what Extract leaves out of a repository of entries
+// (nil: nothing), and the folders at its root.
+func leaveOf(entries []listed, also func(string) bool) (func(string) bool, []string) {
+	skills := map[string]bool{}
+	var top []string
+	for _, e := range entries {
+		if !e.dir && path.Base(e.name) == "SKILL.md" {
+			skills[path.Dir(e.name)] = true
+		}
+		first, _, nested := strings.Cut(e.name, "/")
+		if (nested || e.dir) && !LeftOut(first) && !slices.Contains(top, first) {
+			top = append(top, first)
+		}
+	}
+	if skills["."] {
+		return nil, nil // the root is a skill: everything is in it
+	}
+	keep := func(rel string) bool {
+		if !strings.Contains(rel, "/") || also(rel) {
+			return true
+		}
+		for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+			if skills[d] {
+				return true
+			}
+		}
+		return false
+	}
+	targets := map[string]bool{}
+	for _, e := range entries {
+		if e.link != "" && keep(e.name) {
+			targets[e.link] = true
+		}
+	}
+	return func(rel string) bool { return !keep(rel) && !targets[rel] }, top
+}
+
+// Publish makes the folder sub of the extracted repository ("" for its
+// root) the cache's tree of a skill with runtime name name, and returns
+// the tree's folder and content digest (skill.ContentDigest): when the
+// cache holds that tree already (package skill's rule 4) it is used, and
+// otherwise the folder is renamed into the cache, leaving the
+// repository, and published without being read again. The folder must
+// hold what Extract wrote there and nothing else, and a skill's tree as
+// materializing skill.FS of it would write it (the caller checked its
+// SKILL.md; every file passed the cache's rules when it was extracted);
+// its files' bytes are those Extract hashed. On failure the folder may
+// have left the repository: the caller materializes the skill from
+// elsewhere or fails.
+func (r *Repository) Publish(sub, name string) (dir, digest string, err error) {
+	files := FilesIn(r.files, sub)
+	if len(files) == 0 {
+		return "", "", errors.New("no file was extracted there")
+	}
+	digest = cache.Digest(name, cacheFiles(files))
+	if dir, ok := r.store.Lookup(digest, name); ok {
+		return dir, digest, nil
+	}
+	return r.st.PublishFolder(cmp.Or(sub, "."), name, cacheFiles(files))
+}
+
+// Close removes what is left of the extracted repository and releases
+// its staging area.
+func (r *Repository) Close() error {
+	err := r.st.Close()
+	r.store.Close()
+	return err
+}
+
+// FilesIn returns those of files (paths relative to a repository's root)
+// that lie in its folder sub ("" for the root), with paths relative to
+// sub.
+func FilesIn(files []File, sub string) []File {
+	if sub == "" {
+		return files
+	}
+	var out []File
+	for _, f := range files {
+		if rel, ok := strings.CutPrefix(f.Path, sub+"/"); ok {
+			f.Path = rel
+			out = append(out, f)
+		}
+	}
+	return out
+}
