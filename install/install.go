@@ -470,6 +470,41 @@
 //     Update moves its pin there; one it no longer lists is reported
 //     changed by Outdated and fails Update ([ErrInvalidSource]). The
 //     same holds on macOS and Windows.
+//  16. Folders are not read again when they cannot have changed. The
+//     content digest of a canonical copy, a copy, or a skill's folder in
+//     a folder source (as List, Verify, Sync, Add, Update, Remove and
+//     [Installer.CheckTrust] compare it with the lock file) comes from a
+//     stat record of the scope kept in the skill cache ([WithCache]),
+//     beside the cache's records of source folders (rule 11 of package
+//     skill) and collected with them: for each folder the digest a read
+//     found and, taken before that read, the type and permissions,
+//     size, modification time, change time, device and inode of the
+//     folder, of every folder in it and of every regular file. A folder
+//     whose every stamp is what a stat finds now is not read; one whose
+//     stamp differs, or whose recorded change time lies within 50 ms (2
+//     s for whole-second times) of when its stamps were taken, or later
+//     (racy), is read and hashed whole, and recorded again. The change
+//     time is what is trusted: a write, a truncation, a chmod or a
+//     rename into a folder sets it and no user can set it back, so a
+//     file edited to the same size with its times restored is read
+//     again, and a file replaced by a rename has a new inode. A folder
+//     holding a link or more entries than the cache's
+//     MaxArchiveEntries is not recorded (read every time); so is a
+//     source skill holding a link, which is read as the file it points
+//     to. When the record vouches for a source skill with the content
+//     the lock file records, within the cache's limits, a Sync neither
+//     hashes nor stages it; a skill that a Sync found usable as it is,
+//     with nothing of the specification broken, is not checked again
+//     (rule 4) while its folder is unchanged; and when the record so
+//     vouches for every skill the lock file records from a folder
+//     source, and the folders above each in the source are folders,
+//     not links, a Sync does not search the source (rule 12) either:
+//     nothing of it is read. The record is
+//     best effort: one that cannot be read, was cut short or damaged (a
+//     SHA-256 of its lines ends it), is malformed, or lists an entry the
+//     folder does not hold is ignored, and the folders are read and
+//     recorded again. On Windows, which gives no change time users
+//     cannot set back, no record is kept and every folder is read.
 //
 // # Trust
 //
@@ -614,17 +649,22 @@
 //     Omitted). A tree's report is kept in the skill cache
 //     (package trust (# Kept reports), rules 1 to 5), by the content
 //     digest this package computes of the very tree it audits (a
-//     source's skill as staging reads it, hashed before the audit, or,
-//     for an archive's skill, as its extraction hashed the files it
-//     wrote; the skill cache's own tree of a recorded digest, which the
-//     cache checked; an installed canonical copy as Verify hashed it)
+//     folder source's skill as Add stages it: staging hashes the copy it
+//     makes, the report kept for that digest is read, and without one
+//     the staged copy is audited, before anything is put in place, so
+//     that the skill is read once; for an archive's skill, as its
+//     extraction hashed the files it wrote; a skill a Sync or Update
+//     reads, hashed before the audit or vouched for by the stat record
+//     (rule 16); the skill cache's own tree of a recorded digest, which
+//     the cache checked; an installed canonical copy as Verify hashed it)
 //     and the audit rules' version, so that an Add,
 //     Sync or Update of content audited before, and CheckTrust, read the
 //     report instead of auditing again; the digest a lock file names
 //     never selects a report, as the lock file may come from elsewhere.
 //     What is installed is what was audited: staging hashes the copy it
-//     makes, and a source whose copy's digest is not the digest audited
-//     (a local folder changed between the hash and the copy) fails with
+//     makes, and a source audited before it was staged whose copy's
+//     digest is not the digest audited (a local folder that a Sync or
+//     Update hashed, changed between the hash and the copy) fails with
 //     [ErrDrift], naming the skill and both digests, and changes
 //     nothing; the command run again audits what the source holds then.
 //     The threshold, the accepted findings, trust.AllowRisks and the
@@ -662,10 +702,10 @@
 //     recorded, changing nothing: each source against today's policy,
 //     each recorded signer again, and each installed canonical copy
 //     against the audit threshold. It takes each canonical copy's
-//     content digest from a List or Verify of the same Installer that
-//     ended less than a second before it began (`agentskills verify`
-//     calls Verify, then CheckTrust), else hashes the copy itself, and
-//     reads the report kept for that digest (rule 5).
+//     content digest as rule 16 says (a copy that a Verify just read
+//     and that has not changed since is not read again; one changed in
+//     between is, and is judged by its content now), and reads the
+//     report kept for that digest (rule 5).
 //  8. The same holds on macOS and Windows: nothing here depends on the
 //     operating system (a signed commit needs git on the PATH, as every
 //     git source does).
@@ -888,7 +928,7 @@ type Installer struct {
 	clock     clock             // of progress reports; tests set a fake one
 	staging   func(name string) // when set, called as staging opens each file of a skill; only tests set it
 	viewed    *viewedLock       // the lock file as the read-only operations last read it
-	hashed    *hashedCopies     // what the latest list hashed, for CheckTrust
+	stamps    *folderStamps     // the stat record of the folders it hashes (rule 16)
 	auditing  func(name string) // when set, called as the audit opens each file of a tree; only tests set it
 	hashing   func(name string) // when set, called as the audit's digest (checkTree) opens each file of a tree; only tests set it
 	// rereadAudit has an archive's skills audited by reading their
@@ -899,7 +939,7 @@ type Installer struct {
 
 // New returns an Installer working in env.
 func New(env Env, opts ...Option) *Installer {
-	return &Installer{config: newConfig(opts), env: env, clock: realClock(), viewed: &viewedLock{}, hashed: new(hashedCopies)}
+	return &Installer{config: newConfig(opts), env: env, clock: realClock(), viewed: &viewedLock{}, stamps: &folderStamps{}}
 }
 
 // Root returns the scope's root folder.

@@ -141,6 +141,9 @@ func readLock(path string) (*lockFile, error) {
 // as it is.
 func (l *lockFile) write(path string) error {
 	var buf bytes.Buffer
+	if fi, err := os.Stat(path); err == nil && fi.Size() < 1<<30 {
+		buf.Grow(int(fi.Size()) + 1<<12) // the file as it is, most often
+	}
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/trust"
@@ -186,7 +188,9 @@ func (in *Installer) Add(ctx context.Context, req AddRequest) ([]Change, error) 
 	if err != nil {
 		return append(s.recovered, skipped...), err
 	}
+	s.audits = newStagedAudits(req.Strict, refused)
 	changes, err := in.reconcile(ctx, s, wants, req.Force, false)
+	refused, skipped = s.audits.refused, append(skipped, s.audits.skipped...)
 	notePins(changes, moved, s.lock)
 	noteSpec(changes, use)
 	if err == nil && len(refused) > 0 {
@@ -416,9 +420,6 @@ func sourceLabel(source, subpath string) string {
 // any source whose content differs from the lock file fails the sync
 // with ErrDrift, listing each, and nothing changes.
 func (in *Installer) Sync(ctx context.Context, req SyncRequest) ([]Change, error) {
-	if _, err := in.peekLock(); err != nil {
-		return nil, err
-	}
 	s, err := in.begin(ctx)
 	if err != nil {
 		return nil, err
@@ -436,14 +437,19 @@ func (in *Installer) Sync(ctx context.Context, req SyncRequest) ([]Change, error
 	return append(s.recovered, changes...), err
 }
 
-// recordedAgents is the agent of every place the lock file records.
+// recordedAgents is the agent of every place the lock file records,
+// each once, sorted by ID.
 func recordedAgents(lock *lockFile) []Agent {
-	var agents []Agent
-	for _, name := range slices.Sorted(maps.Keys(lock.Skills)) {
-		for id := range lock.Skills[name].Agents {
-			a, _ := LookupAgent(id) // readCheckedLock checked every ID
-			agents = append(agents, a)
+	ids := map[string]bool{}
+	for _, e := range lock.Skills {
+		for id := range e.Agents {
+			ids[id] = true
 		}
+	}
+	var agents []Agent
+	for _, id := range slices.Sorted(maps.Keys(ids)) {
+		a, _ := LookupAgent(id) // readCheckedLock checked every ID
+		agents = append(agents, a)
 	}
 	return agents
 }
@@ -472,7 +478,7 @@ func recordedReads(lock *lockFile) ([]recordedRead, map[recordedRead][]string) {
 // It fails listing every source and skill it cannot read, or at once
 // when ctx ends; cleanup removes what reading the sources extracted.
 func (in *Installer) syncWants(ctx context.Context, lock *lockFile) (_ []want, cleanup func(), _ error) {
-	var wants []want
+	wants := make([]want, 0, len(lock.Skills))
 	var problems []error
 	var read []*sourceSkills
 	cleanup = func() {
@@ -500,6 +506,14 @@ func (in *Installer) syncWants(ctx context.Context, lock *lockFile) (_ []want, c
 		read = append(read, r)
 		for _, name := range names {
 			w, err := recordedWant(name, k.source, lock.Skills[name], r)
+			if err == nil && w.c.root != "" && w.c.digest == "" {
+				// A folder source's skill whose stat record vouches for
+				// the recorded content is not read again (rule 16).
+				if d := in.stamps.sourceDigest(ctx, in, &w.c); d == lock.Skills[name].Digest {
+					w.c.digest = d
+					in.stamps.markChecked(in, &w.c, d)
+				}
+			}
 			if err == nil {
 				err = in.auditRecorded(ctx, &w.c, lock.Skills[name].AllowedRisks)
 			}
@@ -574,6 +588,9 @@ func (in *Installer) syncSource(ctx context.Context, source, pin string, names [
 		}
 	}
 	if pin == "" {
+		if r := in.stampedSource(ctx, source, names, lock, st); r != nil {
+			return r, nil
+		}
 		return in.resolve(ctx, in.sourcePath(source), true, st, nil)
 	}
 	rs, err := in.parseSource(source, false)
@@ -601,6 +618,59 @@ func (in *Installer) syncSource(ctx context.Context, source, pin string, names [
 	in.checkAll(ctx, r.skills, pin)
 	st.mark(r.skills)
 	return r, nil
+}
+
+// stampedSource returns the skills names of the recorded folder source,
+// as resolve finds them, when the stat record vouches for the folder of
+// each (rule 16): it holds the content the lock file records and the
+// name a sync's check found, and the folders above it in the source are
+// folders, not links. Nothing of the source is then read or checked
+// again. It returns nil when one is not so: the source is read.
+func (in *Installer) stampedSource(ctx context.Context, source string, names []string, lock *lockFile, st *sourceTrust) *sourceSkills {
+	if isURL(source) {
+		return nil
+	}
+	root := in.sourcePath(source)
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return nil
+	}
+	rec := in.recordSource(root)
+	r := &sourceSkills{source: sourceloc.Redact(root), skills: make([]candidate, 0, len(names)), cleanup: func() {}}
+	for _, name := range names {
+		e := lock.Skills[name]
+		if e.Lenient || !realFolders(root, e.Subpath) {
+			return nil
+		}
+		c := candidate{dir: filepath.Join(root, filepath.FromSlash(e.Subpath)), source: rec, subpath: e.Subpath, root: root, noLinks: true}
+		checked, digest, ok := in.stamps.checked(ctx, in, &c)
+		if !ok || checked != name || digest != e.Digest {
+			return nil
+		}
+		c.name, c.digest = checked, digest
+		r.skills = append(r.skills, c)
+	}
+	st.mark(r.skills)
+	return r
+}
+
+// realFolders reports whether every folder of the slash-separated
+// subpath inside root but its last is a folder, not a link.
+func realFolders(root, subpath string) bool {
+	dir, _ := path.Split(subpath)
+	if dir == "" {
+		return true // the source's root, or a folder in it
+	}
+	p := root
+	for _, elem := range strings.Split(strings.TrimSuffix(dir, "/"), "/") {
+		if elem == "" {
+			continue
+		}
+		p = filepath.Join(p, elem)
+		if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
 }
 
 // sourcePath turns a recorded source back into one Add takes.
@@ -735,7 +805,7 @@ func (in *Installer) planRemoval(ctx context.Context, name string, entry *lockEn
 	r := removal{name: name, prev: entry, ids: ids, backup: map[string]bool{}}
 	var problems []error
 	check := func(p string, pl lockPlace, what string) {
-		modified, err := removable(ctx, p, canonical, pl, entry.Digest, what, force)
+		modified, err := in.removable(ctx, p, canonical, pl, entry.Digest, what, force)
 		if err != nil {
 			problems = append(problems, err)
 		}
@@ -765,8 +835,8 @@ func (in *Installer) planRemoval(ctx context.Context, name string, entry *lockEn
 // is gone or still as this tool made it. A folder changed since stops it
 // with ErrModified; forced, it does not, and modified reports it (it goes
 // to a backup).
-func removable(ctx context.Context, p, canonical string, pl lockPlace, digest, what string, force bool) (modified bool, _ error) {
-	switch examine(ctx, p, canonical, &pl, digest, "", nil).found {
+func (in *Installer) removable(ctx context.Context, p, canonical string, pl lockPlace, digest, what string, force bool) (modified bool, _ error) {
+	switch in.examine(ctx, p, canonical, &pl, digest, "", nil).found {
 	case foundNothing, foundOurs:
 		return false, nil
 	case foundModified:
@@ -940,7 +1010,7 @@ func (in *Installer) list(ctx context.Context, agents []Agent, readers bool) ([]
 	if ctx.Err() != nil {
 		return out, interrupted(ctx, "the list is incomplete")
 	}
-	in.hashed.hand(l.digests)
+	in.stamps.save(in)
 	for i, st := range out {
 		if e := lock.Skills[st.Skill]; e != nil && st.Kind != "" {
 			out[i].AllowedRisks = e.AllowedRisks
@@ -1070,7 +1140,7 @@ func (l *lister) hashAll(ctx context.Context, agents []Agent) {
 	g.SetLimit(listWorkers)
 	for i, p := range paths {
 		g.Go(func() error {
-			got[i] = hashFolder(ctx, p)
+			got[i] = l.in.hashFolder(ctx, p)
 			return nil
 		})
 	}
@@ -1080,12 +1150,13 @@ func (l *lister) hashAll(ctx context.Context, agents []Agent) {
 	}
 }
 
-// hashFolder hashes the skill folder p.
-func hashFolder(ctx context.Context, p string) hashed {
+// hashFolder hashes the skill folder p, or has its digest from the stat
+// record (rule 16).
+func (in *Installer) hashFolder(ctx context.Context, p string) hashed {
 	var h hashed
 	if _, err := os.Stat(p); err != nil {
 		h.missing = true
-	} else if d, err := skill.ContentDigest(ctx, p); err == nil {
+	} else if d, err := in.stamps.digest(ctx, in, p); err == nil {
 		h.digest = d
 	}
 	return h
@@ -1226,7 +1297,7 @@ func (l *lister) state(ctx context.Context, name string, entry *lockEntry, pl lo
 	}
 	h, ok := l.digests[p]
 	if !ok {
-		h = hashFolder(ctx, p)
+		h = l.in.hashFolder(ctx, p)
 		l.digests[p] = h
 	}
 	switch {

@@ -24,7 +24,8 @@ import (
 type session struct {
 	lock      *lockFile
 	unlock    func()
-	recovered []Change // what settling an interrupted run did (rule 6)
+	recovered []Change      // what settling an interrupted run did (rule 6)
+	audits    *stagedAudits // an Add's audits left to staging, or nil
 }
 
 func (s *session) end() { s.unlock() }
@@ -92,7 +93,7 @@ type seen struct {
 // agent, with rec what the lock file records there (nil: nothing),
 // recDigest the recorded content and newDigest the content wanted now;
 // real (which may be nil) remembers the real locations of folders.
-func examine(ctx context.Context, path, canonical string, rec *lockPlace, recDigest, newDigest string, real realDirs) seen {
+func (in *Installer) examine(ctx context.Context, path, canonical string, rec *lockPlace, recDigest, newDigest string, real realDirs) seen {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return seen{found: foundNothing}
@@ -118,7 +119,7 @@ func examine(ctx context.Context, path, canonical string, rec *lockPlace, recDig
 	if !fi.IsDir() {
 		return seen{found: foundForeign}
 	}
-	d, err := skill.ContentDigest(ctx, path)
+	d, err := in.stamps.digest(ctx, in, path)
 	if err != nil {
 		return seen{found: foundForeign}
 	}
@@ -186,9 +187,13 @@ func (in *Installer) reconcile(ctx context.Context, s *session, wants []want, fo
 	for _, w := range wants {
 		plans = append(plans, &plan{name: w.c.name, c: w.c, old: lock.Skills[w.c.name], canonical: in.canonicalPath(w.c.name), real: real})
 	}
+	defer in.stamps.save(in)
 	discard, err := in.stageAll(ctx, plans)
 	defer discard()
 	if err != nil {
+		return nil, err
+	}
+	if plans, wants, err = in.auditStaged(ctx, s.audits, plans, wants); err != nil {
 		return nil, err
 	}
 	var problems []error
@@ -314,7 +319,7 @@ func (in *Installer) stageAll(ctx context.Context, plans []*plan) (discard func(
 // nothing to change then stages nothing. It returns what examine saw at
 // the canonical copy.
 func (in *Installer) unchangedInPlace(ctx context.Context, p *plan, src tree) (seen, bool) {
-	s := examine(ctx, p.canonical, p.canonical, &lockPlace{Kind: KindCanonical}, p.old.Digest, p.old.Digest, nil)
+	s := in.examine(ctx, p.canonical, p.canonical, &lockPlace{Kind: KindCanonical}, p.old.Digest, p.old.Digest, nil)
 	if s.found != foundOurs {
 		return s, false
 	}
@@ -352,7 +357,11 @@ func (in *Installer) markWork(lock *lockFile, plans []*plan) (int, error) {
 // applyAll carries out the plans, marked as markWork does, one by one,
 // stopping between two when ctx ends, and records what was done.
 func (in *Installer) applyAll(ctx context.Context, lock *lockFile, plans []*plan, total int) ([]Change, error) {
-	var changes []Change
+	n := 0
+	for _, p := range plans {
+		n += 1 + len(p.places) + len(p.stale)
+	}
+	changes := make([]Change, 0, n)
 	done := 0
 	real := realDirs{}
 	for i, p := range plans {
@@ -462,7 +471,7 @@ func (in *Installer) decideCanonical(ctx context.Context, p *plan, force bool) e
 	if p.canonSeen != nil {
 		c.seen = *p.canonSeen
 	} else {
-		c.seen = examine(ctx, p.canonical, p.canonical, rec, oldD, newD, p.real)
+		c.seen = in.examine(ctx, p.canonical, p.canonical, rec, oldD, newD, p.real)
 	}
 	err := in.decideFound(&c, p, rec != nil, force)
 	switch c.seen.found {
@@ -520,7 +529,7 @@ func (in *Installer) decidePlace(ctx context.Context, p *plan, wp wantPlace, for
 		// if it is still ours, and the new one is planned as if
 		// nothing was recorded there.
 		old := abs(in.Root(), rec.Path)
-		if s := examine(ctx, old, p.canonical, rec, p.oldDigest(), p.st.digest, p.real); s.found == foundOurs {
+		if s := in.examine(ctx, old, p.canonical, rec, p.oldDigest(), p.st.digest, p.real); s.found == foundOurs {
 			p.stale = append(p.stale, step{agent: id, path: old, kind: rec.Kind, action: ActionRemoved, work: true})
 		}
 		rec = nil
@@ -536,7 +545,7 @@ func (in *Installer) decidePlace(ctx context.Context, p *plan, wp wantPlace, for
 	if wp.copy {
 		st.kind = KindCopy
 	}
-	st.seen = examine(ctx, st.path, p.canonical, rec, p.oldDigest(), p.st.digest, p.real)
+	st.seen = in.examine(ctx, st.path, p.canonical, rec, p.oldDigest(), p.st.digest, p.real)
 	err := in.decideFound(&st, p, rec != nil, force)
 	if st.seen.found == foundOurs || st.seen.found == foundSame {
 		decideExisting(&st, rec, p.canon.action, p.st.digest)
@@ -813,7 +822,7 @@ func (in *Installer) settle(ctx context.Context, name string, prev, cur *lockEnt
 			continue
 		}
 		p := abs(in.Root(), pl.Path)
-		s := examine(ctx, p, canonical, recordedAt(prev, id), prevD, kept.Digest, nil)
+		s := in.examine(ctx, p, canonical, recordedAt(prev, id), prevD, kept.Digest, nil)
 		wantLink := pl.Kind != KindCopy
 		switch {
 		case s.found == foundNothing,
@@ -846,7 +855,7 @@ func (in *Installer) removeDropped(ctx context.Context, name string, prev, kept 
 			}
 		}
 		p := abs(in.Root(), pl.Path)
-		if pl.Kind == KindCanonical || examine(ctx, p, canonical, &pl, prev.Digest, "", nil).found != foundOurs {
+		if pl.Kind == KindCanonical || in.examine(ctx, p, canonical, &pl, prev.Digest, "", nil).found != foundOurs {
 			continue
 		}
 		if err := removePlace(p, pl.Kind); err != nil {
@@ -874,15 +883,20 @@ func (in *Installer) lock(ctx context.Context) (func(), error) {
 func (in *Installer) sweep() {
 	dirs := []string{in.canonicalRoot()}
 	for _, a := range Agents() {
-		if d := a.Dir(in.env, in.scope); filepath.IsAbs(d) {
-			dirs = append(dirs, d)
+		if d := a.Dir(in.env, in.scope); filepath.IsAbs(d) && !slices.Contains(dirs, d) {
+			dirs = append(dirs, d) // each folder once: many agents share one
 		}
 	}
 	for _, dir := range dirs {
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			if isLeftover(e.Name()) {
-				os.RemoveAll(filepath.Join(dir, e.Name()))
+		f, err := os.Open(dir)
+		if err != nil {
+			continue
+		}
+		names, _ := f.Readdirnames(-1)
+		f.Close()
+		for _, name := range names {
+			if isLeftover(name) {
+				os.RemoveAll(filepath.Join(dir, name))
 			}
 		}
 	}

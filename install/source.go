@@ -127,8 +127,10 @@ type candidate struct {
 	lenient bool
 	// digest, when not "", is the content digest of its tree as this
 	// package reads it (tree), computed from the tree itself: hashed by
-	// checkTree, or the skill cache's digest of a tree of its that
-	// skillcache.Lookup checked. Never a digest a lock file names.
+	// checkTree, the skill cache's digest of a tree of its that
+	// skillcache.Lookup checked, or the digest the stat record holds of
+	// its folder when a stat vouches for it (rule 16). Never a digest a
+	// lock file names.
 	digest string
 	// allowed, when not nil, is what its audit allowed (Trust rule 5):
 	// the rules of findings that would refuse it, with the content
@@ -137,6 +139,10 @@ type candidate struct {
 	// extracted, when not nil, is the extraction of the archive the
 	// skill was read from, which audited its files as it wrote them.
 	extracted *extraction
+	// auditStaged is whether its audit waits for staging (auditUse):
+	// its report is looked up by the digest staging computes, and the
+	// staged copy audited when none is kept.
+	auditStaged bool
 }
 
 // extraction is what extracting a source's archive saw of its files as
@@ -739,6 +745,10 @@ func (in *Installer) checkOne(ctx context.Context, c *candidate) {
 			c.problem = err.Error()
 			return
 		}
+	}
+	if name, digest, ok := in.stamps.checked(ctx, in, c); ok {
+		c.name, c.digest = name, digest // checked when its folder held what it holds (rule 16)
+		return
 	}
 	name, issues, spec, err := in.checkSkill(c.dir)
 	switch {

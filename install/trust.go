@@ -11,13 +11,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/signature"
-	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/trust"
 )
@@ -326,12 +324,57 @@ func (in *Installer) auditSkill(ctx context.Context, c *candidate, ps source.Ori
 		}
 	}
 	t.opened = in.auditing
-	fsys, closeFS, err := t.open()
-	if err != nil {
-		return audit.Report{}, nil, err
-	}
-	defer closeFS()
+	fsys := &lazyTree{t: t}
+	defer fsys.close()
 	return in.trust.checker.AuditContent(fsys, c.digest, c.label(), ps)
+}
+
+// lazyTree is the file system of a tree, opened on its first use: the
+// audit of content whose report is kept opens nothing. It is safe for
+// concurrent use.
+type lazyTree struct {
+	t       tree
+	once    sync.Once
+	fsys    resolvedFS
+	closeFS func()
+	err     error
+}
+
+func (l *lazyTree) get() (resolvedFS, error) {
+	l.once.Do(func() { l.fsys, l.closeFS, l.err = l.t.open() })
+	return l.fsys, l.err
+}
+
+// close closes the tree's file system, if it was opened.
+func (l *lazyTree) close() {
+	l.once.Do(func() { l.err = fs.ErrClosed }) // nothing is opened once closing began
+	if l.closeFS != nil {
+		l.closeFS()
+	}
+}
+
+func (l *lazyTree) Open(name string) (fs.File, error) {
+	fsys, err := l.get()
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return fsys.Open(name)
+}
+
+func (l *lazyTree) Stat(name string) (fs.FileInfo, error) {
+	fsys, err := l.get()
+	if err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+	}
+	return fsys.Stat(name)
+}
+
+func (l *lazyTree) ReadDir(name string) ([]fs.DirEntry, error) {
+	fsys, err := l.get()
+	if err != nil {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
+	}
+	return fsys.ReadDir(name)
 }
 
 // rememberExtracted hands the trust engine the report c's extraction
@@ -451,6 +494,13 @@ func (in *Installer) auditUse(ctx context.Context, use []*candidate, strict bool
 	var refused []trust.Refusal
 	left := maxRefusalFindings
 	for _, c := range use {
+		if c.root != "" && c.digest == "" && c.extracted == nil {
+			// A folder source's skill: its digest is computed as it
+			// is staged, and its audit waits for it (auditStaged).
+			c.auditStaged = true
+			keep = append(keep, c)
+			continue
+		}
 		var rec *RiskAllowance
 		if e := lock.Skills[c.name]; e != nil && in.sameSource(e.Source, c.source) && e.Subpath == c.subpath {
 			rec = e.AllowedRisks
@@ -474,6 +524,75 @@ func (in *Installer) auditUse(ctx context.Context, use []*candidate, strict bool
 		return nil, nil, nil, fmt.Errorf("%w\n%s", &trust.RefusedError{Refusals: refused}, why)
 	}
 	return keep, skipped, refused, nil
+}
+
+// stagedAudits is what the audits an Add left to staging need and find
+// (auditStaged).
+type stagedAudits struct {
+	strict  bool
+	left    int             // findings the refusals may still list
+	refused []trust.Refusal // the request's refusals, auditUse's first
+	skipped []Change        // the skills auditStaged refused
+}
+
+// newStagedAudits is stagedAudits after auditUse refused refused.
+func newStagedAudits(strict bool, refused []trust.Refusal) *stagedAudits {
+	a := &stagedAudits{strict: strict, left: maxRefusalFindings, refused: refused}
+	for _, r := range refused {
+		a.left -= len(r.Findings)
+	}
+	a.left = max(a.left, 1)
+	return a
+}
+
+// auditStaged audits the skills of plans whose audit auditUse left to
+// staging (a folder source's, whose digest staging computes while it
+// copies): the report kept for the staged content's digest is read, and
+// without one the staged copy is audited, so that what was audited is
+// what is installed and no skill is read once more only to be hashed. It
+// returns the plans, and their wants, left; a refused skill is left out
+// and reported as Add's auditUse reports it (Trust rule 6), and with
+// strict, or when no skill is left, the request fails before anything
+// changes.
+func (in *Installer) auditStaged(ctx context.Context, a *stagedAudits, plans []*plan, wants []want) ([]*plan, []want, error) {
+	if a == nil || in.trust == nil {
+		return plans, wants, nil
+	}
+	keepP, keepW := plans[:0:0], wants[:0:0]
+	refused := 0
+	for i, p := range plans {
+		if !p.c.auditStaged {
+			keepP, keepW = append(keepP, p), append(keepW, wants[i])
+			continue
+		}
+		var rec *RiskAllowance
+		if p.old != nil { // of the same source and folder (addWants)
+			rec = p.old.AllowedRisks
+		}
+		staged := p.c
+		staged.dir, staged.root, staged.noLinks, staged.digest = p.st.content(), "", true, p.st.digest
+		r, err := in.auditCandidate(ctx, &staged, rec, &a.left)
+		if err != nil {
+			return nil, nil, err
+		}
+		p.c.allowed = staged.allowed
+		if r == nil {
+			keepP, keepW = append(keepP, p), append(keepW, wants[i])
+			continue
+		}
+		refused++
+		a.refused = append(a.refused, *r)
+		a.skipped = append(a.skipped, Change{Skill: p.c.label(), Source: p.c.source, Path: p.c.pathInSource(), Action: ActionSkipped, Reason: r.Reason})
+	}
+	if refused > 0 && (a.strict || len(keepP) == 0) {
+		why := "no skill is left to install; nothing was changed"
+		if a.strict {
+			why = "nothing was changed (strict: a skill that cannot be installed stops the request)"
+		}
+		a.skipped = nil // the error says it, as auditUse's does
+		return nil, nil, fmt.Errorf("%w\n%s", &trust.RefusedError{Refusals: a.refused}, why)
+	}
+	return keepP, keepW, nil
 }
 
 // auditCandidate audits one skill about to be installed, whose lock entry
@@ -598,9 +717,9 @@ func (in *Installer) CheckTrust(ctx context.Context) ([]trust.Refusal, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer in.stamps.save(in)
 	var out []trust.Refusal
 	left := maxRefusalFindings
-	handed := in.hashed.take(time.Now())
 	reads, bySource := recordedReads(lock)
 	for _, k := range reads {
 		names := bySource[k]
@@ -626,10 +745,7 @@ func (in *Installer) CheckTrust(ctx context.Context) ([]trust.Refusal, error) {
 			if st != nil {
 				ps = st.ps
 			}
-			digest, ok := handed[dir]
-			if !ok {
-				digest, _ = skill.ContentDigest(ctx, dir)
-			}
+			digest, _ := in.stamps.digest(ctx, in, dir)
 			rep, _, err := in.auditFolder(dir, digest, name, ps)
 			if err == nil {
 				rep, err = in.allowInstalled(ctx, dir, digest, name, rep, lock.Skills[name].AllowedRisks, ps)
@@ -669,45 +785,4 @@ func refusedBy(src, reason string, cause error) error {
 		r.Rule = policy.Rule{Name: denied.Rule, File: denied.File, Line: denied.Line}
 	}
 	return &trust.RefusedError{Refusals: []trust.Refusal{r}}
-}
-
-// hashedCopies hands the content digests of the skill folders a list
-// (List, Verify) hashed to a CheckTrust that follows at once, so that
-// `agentskills verify` reads each canonical copy once (Trust rule 7). It
-// is safe for concurrent use.
-type hashedCopies struct {
-	mu      sync.Mutex
-	at      time.Time         // when the list ended
-	digests map[string]string // by folder
-}
-
-// handedFresh is how old the digests of a list may be for a CheckTrust
-// that begins after it to take them: a CheckTrust called later hashes
-// each canonical copy again, as its tree may have changed meanwhile.
-const handedFresh = time.Second
-
-// hand keeps the digests of a list that has just ended.
-func (h *hashedCopies) hand(folders map[string]hashed) {
-	m := make(map[string]string, len(folders))
-	for p, f := range folders {
-		if f.digest != "" {
-			m[p] = f.digest
-		}
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.at, h.digests = time.Now(), m
-}
-
-// take returns the digests a list handed over no longer than
-// handedFresh before now, and forgets them; nil when there are none.
-func (h *hashedCopies) take(now time.Time) map[string]string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	m := h.digests
-	h.digests = nil
-	if m == nil || now.Sub(h.at) > handedFresh || now.Before(h.at) {
-		return nil
-	}
-	return m
 }

@@ -68,9 +68,10 @@ func TestTrustKeptReportsNoAudit(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			// CheckTrust takes the digests Verify computed.
-			if in.hashed.digests[in.canonicalPath("one")] == "" {
-				t.Errorf("Verify handed no digest of %s to CheckTrust", in.canonicalPath("one"))
+			// The stat record holds what Verify read, for CheckTrust
+			// (rule 16).
+			if in.stamps.folders[in.canonicalPath("one")] == nil {
+				t.Errorf("Verify left no stat record of %s for CheckTrust", in.canonicalPath("one"))
 			}
 			return checked(t.Context(), in)
 		}},
@@ -182,28 +183,5 @@ func TestTrustKeptReportNotFromLockFile(t *testing.T) {
 	}
 	if opened := a.take(); len(opened) > 0 {
 		t.Errorf("CheckTrust of the clean project audited %q; want its kept report read", opened)
-	}
-}
-
-// TestHashedCopiesFresh checks Trust rule 7's hand-over: CheckTrust
-// takes the digests of a list that ended less than a second before it
-// began, once; older ones, or ones taken already, it hashes again.
-func TestHashedCopiesFresh(t *testing.T) {
-	h := new(hashedCopies)
-	h.hand(map[string]hashed{"/p/.agents/skills/x": {digest: "d"}, "/p/.agents/skills/gone": {missing: true}})
-	at := h.at
-	if got := h.take(at.Add(handedFresh / 2)); len(got) != 1 || got["/p/.agents/skills/x"] != "d" {
-		t.Errorf("take(fresh) = %v, want the one digest", got)
-	}
-	if got := h.take(at.Add(handedFresh / 2)); got != nil {
-		t.Errorf("take(again) = %v, want nothing: taken once", got)
-	}
-	h.hand(map[string]hashed{"/p/.agents/skills/x": {digest: "d"}})
-	if got := h.take(h.at.Add(2 * handedFresh)); got != nil {
-		t.Errorf("take(stale) = %v, want nothing", got)
-	}
-	h.hand(map[string]hashed{"/p/.agents/skills/x": {digest: "d"}})
-	if got := h.take(h.at.Add(-handedFresh / 2)); got != nil {
-		t.Errorf("take(before the list ended) = %v, want nothing", got)
 	}
 }

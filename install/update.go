@@ -395,7 +395,7 @@ func (in *Installer) checkEdits(ctx context.Context, lock *lockFile, wants []wan
 		}
 		for _, p := range slices.Sorted(maps.Keys(places)) {
 			pl := places[p]
-			switch examine(ctx, p, canonical, &pl, e.Digest, newDigest, nil).found {
+			switch in.examine(ctx, p, canonical, &pl, e.Digest, newDigest, nil).found {
 			case foundModified:
 				if !force {
 					problems = append(problems, modifiedError(p, w.c.dir))

@@ -12,9 +12,10 @@
 // sources and the command-line tool apply the cache's rules exactly. Every
 // function takes the *skill.Cache whose root and limits it applies; a
 // zero Cache (not made by skill.NewCache) is refused. Nothing here writes
-// in the cache except [Lookup], which records a use, and a [Repository],
+// in the cache except [Lookup], which records a use, a [Repository],
 // which extracts into a staging area of the cache and publishes trees
-// from it.
+// from it, and [SetRecord], which keeps a caller's stat record
+// ([Record]).
 //
 // The rules are those of package skill's doc: rules 6, 7 and 10 (what a
 // tree may hold, the limits, version-control metadata left out) hold for
