@@ -223,7 +223,7 @@ func (s *folderStamps) checked(ctx context.Context, in *Installer, c *candidate)
 	s.load(in)
 	f := s.folders[c.dir]
 	s.mu.Unlock()
-	if f == nil || f.checked == "" || !f.holds(ctx, c.dir) {
+	if f == nil || f.checked == "" || !f.within(in.cache.Limits()) || !f.holds(ctx, c.dir) {
 		return "", "", false
 	}
 	s.mu.Lock()

@@ -486,3 +486,30 @@ func TestStampedSourceLinkAbove(t *testing.T) {
 		t.Errorf("stampedSource(%s) with a link above the skill = %+v, want nil: the source is read", src, r)
 	}
 }
+
+// TestStampedSyncWithinLimits checks that a skill the record found
+// usable is taken from it only within the cache's limits: a sync under
+// a smaller MaxFileSize refuses it as a sync that reads it does.
+func TestStampedSyncWithinLimits(t *testing.T) {
+	f := newFixture(t)
+	f.writeSkill(t, "kit/x", "x", strings.Repeat("x", 2000))
+	kit := filepath.Join(f.sources, "kit")
+	root := cachetest.Root(t)
+	if _, err := trustInstaller(t, f, root, nil, Trust{}).Add(t.Context(), AddRequest{Sources: []string{kit}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		cachetest.Settle()
+		if _, err := trustInstaller(t, f, root, nil, Trust{}).Sync(t.Context(), SyncRequest{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	small := func(root string) *Installer {
+		return New(f.env, WithCache(skill.NewCache(skill.WithSkillCacheRoot(root), skill.WithMaxFileSize(100))), WithLockDir(filepath.Join(f.env.Home, ".locks")))
+	}
+	_, fresh := small(cachetest.Root(t)).Sync(t.Context(), SyncRequest{})
+	_, stamped := small(root).Sync(t.Context(), SyncRequest{})
+	if fresh == nil || stamped == nil {
+		t.Errorf("Sync() under MaxFileSize 100: without a record %v, with one %v; want both refused", fresh, stamped)
+	}
+}
