@@ -131,7 +131,7 @@ func BenchmarkTrustOps300(b *testing.B) {
 		if bad, err := in.Verify(b.Context()); err != nil || len(bad) > 0 {
 			b.Fatal(bad, err)
 		}
-		if refused, err := in.CheckTrust(b.Context()); err != nil || len(refused) > 0 {
+		if refused, err := in.CheckTrust(b.Context(), CheckTrustRequest{Rehash: true}); err != nil || len(refused) > 0 {
 			b.Fatal(refused, err)
 		}
 	}

@@ -983,12 +983,14 @@ type ListRequest struct {
 // sources of installed skills as [StateSource] (a project's own skills
 // folder that is also an agent's, say); and the others as external.
 func (in *Installer) List(ctx context.Context, req ListRequest) ([]Status, error) {
-	return in.list(ctx, req.Agents, true)
+	return in.list(ctx, req.Agents, true, false)
 }
 
 // list is List; without readers it reports each recorded place once, for
-// its own agent, and looks only in the folders skills are installed into.
-func (in *Installer) list(ctx context.Context, agents []Agent, readers bool) ([]Status, error) {
+// its own agent, and looks only in the folders skills are installed into;
+// with rehash it reads every folder it hashes, trusting no stat record
+// (rule 16).
+func (in *Installer) list(ctx context.Context, agents []Agent, readers, rehash bool) ([]Status, error) {
 	lock, err := in.viewLock()
 	if err != nil {
 		return nil, err
@@ -996,7 +998,7 @@ func (in *Installer) list(ctx context.Context, agents []Agent, readers bool) ([]
 	if len(agents) == 0 {
 		agents = Agents()
 	}
-	l := &lister{in: in, lock: lock, readers: readers, made: in.madeByPath(lock), sources: in.sourceFolders(lock),
+	l := &lister{in: in, lock: lock, readers: readers, rehash: rehash, made: in.madeByPath(lock), sources: in.sourceFolders(lock),
 		digests: map[string]hashed{}, real: realDirs{}, byAgent: skillsByAgent(lock), dirs: map[string][]listed{}}
 	l.hashAll(ctx, agents)
 	var out []Status
@@ -1076,6 +1078,7 @@ type lister struct {
 	in      *Installer
 	lock    *lockFile
 	readers bool
+	rehash  bool                  // read every folder, trusting no stat record
 	made    map[string]*madePlace // what this tool made, by path
 	sources map[string]bool       // the recorded sources' folders
 	digests map[string]hashed     // what each folder hashed to: the canonical copy and the links to it are one
@@ -1140,7 +1143,7 @@ func (l *lister) hashAll(ctx context.Context, agents []Agent) {
 	g.SetLimit(listWorkers)
 	for i, p := range paths {
 		g.Go(func() error {
-			got[i] = l.in.hashFolder(ctx, p)
+			got[i] = l.in.hashFolder(ctx, p, l.rehash)
 			return nil
 		})
 	}
@@ -1150,13 +1153,13 @@ func (l *lister) hashAll(ctx context.Context, agents []Agent) {
 	}
 }
 
-// hashFolder hashes the skill folder p, or has its digest from the stat
-// record (rule 16).
-func (in *Installer) hashFolder(ctx context.Context, p string) hashed {
+// hashFolder hashes the skill folder p, or, without rehash, has its
+// digest from the stat record (rule 16).
+func (in *Installer) hashFolder(ctx context.Context, p string, rehash bool) hashed {
 	var h hashed
 	if _, err := os.Stat(p); err != nil {
 		h.missing = true
-	} else if d, err := in.stamps.digest(ctx, in, p); err == nil {
+	} else if d, err := in.stamps.digest(ctx, in, p, rehash); err == nil {
 		h.digest = d
 	}
 	return h
@@ -1297,7 +1300,7 @@ func (l *lister) state(ctx context.Context, name string, entry *lockEntry, pl lo
 	}
 	h, ok := l.digests[p]
 	if !ok {
-		h = l.in.hashFolder(ctx, p)
+		h = l.in.hashFolder(ctx, p, l.rehash)
 		l.digests[p] = h
 	}
 	switch {
@@ -1309,8 +1312,9 @@ func (l *lister) state(ctx context.Context, name string, entry *lockEntry, pl lo
 	return StateInstalled
 }
 
-// Verify re-hashes every installed skill and returns those that differ
-// from the lock file (modified, missing or unfinished). A scope whose
+// Verify re-hashes every installed skill, trusting no stat record (rule
+// 16), and returns those that differ from the lock file (modified,
+// missing or unfinished). A scope whose
 // lock file records no skill fails with ErrNothingRecorded: there is
 // nothing to check against.
 func (in *Installer) Verify(ctx context.Context) ([]Status, error) {
@@ -1321,7 +1325,7 @@ func (in *Installer) Verify(ctx context.Context) ([]Status, error) {
 	if len(lock.Skills) == 0 && len(lock.Unfinished) == 0 {
 		return nil, fmt.Errorf("%s: %w, so there is nothing to verify (install skills with 'agentskills add')", in.lockPath(), ErrNothingRecorded)
 	}
-	all, err := in.list(ctx, nil, false)
+	all, err := in.list(ctx, nil, false, true)
 	if err != nil {
 		return nil, err
 	}

@@ -119,7 +119,7 @@ func (in *Installer) examine(ctx context.Context, path, canonical string, rec *l
 	if !fi.IsDir() {
 		return seen{found: foundForeign}
 	}
-	d, err := in.stamps.digest(ctx, in, path)
+	d, err := in.stamps.digest(ctx, in, path, false)
 	if err != nil {
 		return seen{found: foundForeign}
 	}

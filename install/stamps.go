@@ -84,14 +84,16 @@ func (s *folderStamps) load(in *Installer) {
 }
 
 // digest returns the content digest of the folder dir (absolute), as
-// skill.ContentDigest does: from the record when it vouches for dir,
-// else read, stamps first, and recorded. A nil s reads dir.
-func (s *folderStamps) digest(ctx context.Context, in *Installer, dir string) (string, error) {
+// skill.ContentDigest does: from the record when it vouches for dir and
+// not rehash, else read, stamps first, and recorded. A nil s reads dir.
+func (s *folderStamps) digest(ctx context.Context, in *Installer, dir string, rehash bool) (string, error) {
 	if s == nil {
 		return skill.ContentDigest(ctx, dir)
 	}
-	if d, ok := s.vouched(ctx, in, dir); ok {
-		return d, nil
+	if !rehash {
+		if d, ok := s.vouched(ctx, in, dir); ok {
+			return d, nil
+		}
 	}
 	s.read.Add(1)
 	d, f, err := hashStamped(ctx, dir, in.cache.Limits().MaxArchiveEntries)
@@ -100,6 +102,7 @@ func (s *folderStamps) digest(ctx context.Context, in *Installer, dir string) (s
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.load(in)
 	old := s.folders[dir]
 	switch {
 	case f != nil:
@@ -140,7 +143,7 @@ func (s *folderStamps) sourceDigest(ctx context.Context, in *Installer, c *candi
 	if c.root != "" && !c.noLinks {
 		return ""
 	}
-	d, err := s.digest(ctx, in, c.dir)
+	d, err := s.digest(ctx, in, c.dir, false)
 	if err != nil {
 		return ""
 	}

@@ -48,7 +48,7 @@ func stampFolder(t *testing.T) string {
 func stampDigest(t *testing.T, s *folderStamps, in *Installer, dir string) int64 {
 	t.Helper()
 	before := s.read.Load()
-	got, err := s.digest(t.Context(), in, dir)
+	got, err := s.digest(t.Context(), in, dir, false)
 	want, werr := skill.ContentDigest(t.Context(), dir)
 	if err != nil || werr != nil || got != want {
 		t.Fatalf("digest(%s) = %s, %v; want ContentDigest's %s (%v)", dir, got, err, want, werr)

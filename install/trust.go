@@ -700,6 +700,17 @@ func (in *Installer) auditRecorded(ctx context.Context, c *candidate, rec *RiskA
 	return &trust.RefusedError{Refusals: []trust.Refusal{*r}}
 }
 
+// CheckTrustRequest says how [Installer.CheckTrust] checks.
+type CheckTrustRequest struct {
+	// Rehash reads and hashes every installed canonical copy, trusting
+	// no stat record (rule 16), as [Installer.Verify] does: what an
+	// explicit integrity check wants, since a write through a shared
+	// mapping can change a file and none of its stats. Default (false):
+	// a canonical copy whose stats are what the record holds has the
+	// digest it records.
+	Rehash bool
+}
+
 // CheckTrust checks what the scope's lock file records against the
 // Installer's trust ([WithTrust]; without it there is nothing to check
 // and it returns nil) without changing anything (Trust rule 7): each recorded
@@ -708,8 +719,10 @@ func (in *Installer) auditRecorded(ctx context.Context, c *candidate, rec *RiskA
 // skill cache holds (the network only when it holds none), and the
 // installed canonical copy of each skill against the audit threshold. It
 // returns every refusal, sorted by skill; the error is for a check that
-// could not run (a lock file that cannot be read).
-func (in *Installer) CheckTrust(ctx context.Context) ([]trust.Refusal, error) {
+// could not run (a lock file that cannot be read). req.Rehash reads
+// every canonical copy rather than take its digest from the stat record
+// (rule 16).
+func (in *Installer) CheckTrust(ctx context.Context, req CheckTrustRequest) ([]trust.Refusal, error) {
 	if in.trust == nil {
 		return nil, nil
 	}
@@ -745,7 +758,7 @@ func (in *Installer) CheckTrust(ctx context.Context) ([]trust.Refusal, error) {
 			if st != nil {
 				ps = st.ps
 			}
-			digest, _ := in.stamps.digest(ctx, in, dir)
+			digest, _ := in.stamps.digest(ctx, in, dir, req.Rehash)
 			rep, _, err := in.auditFolder(dir, digest, name, ps)
 			if err == nil {
 				rep, err = in.allowInstalled(ctx, dir, digest, name, rep, lock.Skills[name].AllowedRisks, ps)

@@ -118,11 +118,11 @@ func TestTrustAuditRefuses(t *testing.T) {
 		if !errors.As(err, &re) || !strings.Contains(err.Error(), rules[0]) || re.Refusals[0].Skill != "evil" || len(re.Refusals[0].Findings) == 0 {
 			t.Errorf("Update without the allowance = %v; want a *trust.RefusedError of evil's findings naming %s", err, rules[0])
 		}
-		got, err := trustInstaller(t, g, "", nil, Trust{}).CheckTrust(t.Context())
+		got, err := trustInstaller(t, g, "", nil, Trust{}).CheckTrust(t.Context(), CheckTrustRequest{})
 		if err != nil || len(got) != 1 || got[0].Skill != "evil" || len(got[0].Findings) == 0 {
 			t.Errorf("CheckTrust = %+v, %v; want evil refused by the audit", got, err)
 		}
-		if got, err := trustInstaller(t, g, "", trust.NewChecker(nil, trust.AllowRisks(rules...)), Trust{}).CheckTrust(t.Context()); err != nil || len(got) != 0 {
+		if got, err := trustInstaller(t, g, "", trust.NewChecker(nil, trust.AllowRisks(rules...)), Trust{}).CheckTrust(t.Context(), CheckTrustRequest{}); err != nil || len(got) != 0 {
 			t.Errorf("CheckTrust allowing %v = %+v, %v; want nothing refused", rules, got, err)
 		}
 	})

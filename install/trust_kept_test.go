@@ -115,7 +115,7 @@ func TestTrustKeptReportsNoAudit(t *testing.T) {
 
 // checked is CheckTrust, failing on a refusal.
 func checked(ctx context.Context, in *Installer) error {
-	refusals, err := in.CheckTrust(ctx)
+	refusals, err := in.CheckTrust(ctx, CheckTrustRequest{})
 	if err == nil && len(refusals) > 0 {
 		return errors.New("refused: " + refusals[0].Reason)
 	}
@@ -167,7 +167,7 @@ func TestTrustKeptReportNotFromLockFile(t *testing.T) {
 	if opened := a.take(); !slices.Contains(opened, "SKILL.md") {
 		t.Errorf("frozen Sync audited %q, want the source's SKILL.md audited", opened)
 	}
-	refusals, err := in.CheckTrust(t.Context())
+	refusals, err := in.CheckTrust(t.Context(), CheckTrustRequest{})
 	if err != nil || len(refusals) != 1 || refusals[0].Skill != "x" || len(refusals[0].Findings) == 0 {
 		t.Fatalf("CheckTrust() = %+v, %v; want x refused by its audit", refusals, err)
 	}

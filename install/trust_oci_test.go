@@ -295,12 +295,12 @@ func TestTrustFrozenSyncOffline(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", "skills", "review", "SKILL.md")); err != nil {
 		t.Errorf("the frozen sync did not install review: %v", err)
 	}
-	if refused, err := in.CheckTrust(t.Context()); err != nil || len(refused) != 0 {
+	if refused, err := in.CheckTrust(t.Context(), CheckTrustRequest{}); err != nil || len(refused) != 0 {
 		t.Errorf("CheckTrust offline = %+v, %v; want nothing refused", refused, err)
 	}
 	// A policy that no longer allows the source: verify reports it.
 	p := parsePolicy(t, t.TempDir(), "version: 1\nsources:\n  allow: [\"github:acme/*\"]\n")
-	refused, err := trustInstaller(t, f, root, trust.NewChecker(p), Trust{}).CheckTrust(t.Context())
+	refused, err := trustInstaller(t, f, root, trust.NewChecker(p), Trust{}).CheckTrust(t.Context(), CheckTrustRequest{})
 	if err != nil || len(refused) != 1 || refused[0].Skill != "review" || !strings.Contains(refused[0].Reason, "sources.allow") {
 		t.Errorf("CheckTrust under a policy that denies the source = %+v, %v; want review refused by sources.allow", refused, err)
 	}

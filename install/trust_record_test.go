@@ -86,7 +86,7 @@ func TestTrustAllowRisksRecorded(t *testing.T) {
 	if e.AllowedRisks == nil || e.AllowedRisks.Digest != e.Digest || !slices.Equal(e.AllowedRisks.Rules, []string{"prerequisite-install"}) {
 		t.Fatalf("the lock file records %+v, want the rule prerequisite-install (not secret-read, which nothing needed) for digest %s", e.AllowedRisks, e.Digest)
 	}
-	if refused, err := plain.CheckTrust(t.Context()); err != nil || len(refused) != 0 {
+	if refused, err := plain.CheckTrust(t.Context(), CheckTrustRequest{}); err != nil || len(refused) != 0 {
 		t.Errorf("CheckTrust = %+v, %v; want nothing refused", refused, err)
 	}
 	risks, err := plain.RecordedRisks(t.Context())
@@ -137,7 +137,7 @@ func TestTrustAllowRisksRecorded(t *testing.T) {
 	if err := l.write(lockPath); err != nil {
 		t.Fatal(err)
 	}
-	if refused, err := plain.CheckTrust(t.Context()); err != nil || len(refused) != 1 {
+	if refused, err := plain.CheckTrust(t.Context(), CheckTrustRequest{}); err != nil || len(refused) != 1 {
 		t.Errorf("CheckTrust of a lock file without the record = %+v, %v; want evil refused", refused, err)
 	}
 
@@ -222,7 +222,7 @@ func TestTrustKeylessRootRecorded(t *testing.T) {
 	if _, err := in.Sync(t.Context(), SyncRequest{Frozen: true}); err != nil {
 		t.Errorf("frozen Sync offline = %v", err)
 	}
-	if refused, err := in.CheckTrust(t.Context()); err != nil || len(refused) != 0 {
+	if refused, err := in.CheckTrust(t.Context(), CheckTrustRequest{}); err != nil || len(refused) != 0 {
 		t.Errorf("CheckTrust offline = %+v, %v; want nothing refused", refused, err)
 	}
 	if fi, err := os.Stat(tuf); err != nil || !fi.Mode().IsRegular() {
@@ -230,7 +230,7 @@ func TestTrustKeylessRootRecorded(t *testing.T) {
 	}
 
 	os.WriteFile(outside, append(rootJSON, '\n'), 0o644)
-	refused, err := in.CheckTrust(t.Context())
+	refused, err := in.CheckTrust(t.Context(), CheckTrustRequest{})
 	if err != nil || len(refused) != 1 || !strings.Contains(refused[0].Reason, "has changed") || !strings.Contains(refused[0].Reason, outside) {
 		t.Errorf("CheckTrust with the root file changed = %+v, %v; want review refused, naming %s", refused, err, outside)
 	}
@@ -270,7 +270,7 @@ func TestTrustKeylessPolicyRoot(t *testing.T) {
 		t.Fatalf("the lock file records %+v; want the root at .agents/acme-root.json", s)
 	}
 	o.Close()
-	if refused, err := trustInstaller(t, f, cache, nil, Trust{}).CheckTrust(t.Context()); err != nil || len(refused) != 0 {
+	if refused, err := trustInstaller(t, f, cache, nil, Trust{}).CheckTrust(t.Context(), CheckTrustRequest{}); err != nil || len(refused) != 0 {
 		t.Errorf("CheckTrust offline without the policy = %+v, %v; want nothing refused", refused, err)
 	}
 }

@@ -66,7 +66,7 @@ func TestTrustRecordedRisksUserPolicy(t *testing.T) {
 			if err != nil || !installed(v) {
 				t.Errorf("Sync = %v (installed: %v); want the skill installed", err, installed(v))
 			}
-			refusals, err := trustInstaller(t, v, "", c, Trust{}).CheckTrust(t.Context())
+			refusals, err := trustInstaller(t, v, "", c, Trust{}).CheckTrust(t.Context(), CheckTrustRequest{})
 			if err != nil || len(refusals) != 0 {
 				t.Errorf("CheckTrust after the sync = %v, %v; want no refusal", refusals, err)
 			}

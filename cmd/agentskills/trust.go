@@ -158,7 +158,7 @@ func ruleIDs(findings []audit.Finding) []string {
 // lists every reason), else nil; the error is for a check that could not
 // run.
 func checkTrust(ctx context.Context, in *install.Installer, s *streams) (refused, _ error) {
-	refusals, err := in.CheckTrust(ctx)
+	refusals, err := in.CheckTrust(ctx, install.CheckTrustRequest{Rehash: true})
 	if err != nil {
 		return nil, installErr(err)
 	}
