@@ -924,13 +924,14 @@ type checker func(dir string) (name string, problems []string, err error)
 type Installer struct {
 	config    // the options, with their defaults
 	env       Env
-	maxSearch int               // folders discovery may read in one source; 0: defaultMaxSearch
-	clock     clock             // of progress reports; tests set a fake one
-	staging   func(name string) // when set, called as staging opens each file of a skill; only tests set it
-	viewed    *viewedLock       // the lock file as the read-only operations last read it
-	stamps    *folderStamps     // the stat record of the folders it hashes (rule 16)
-	auditing  func(name string) // when set, called as the audit opens each file of a tree; only tests set it
-	hashing   func(name string) // when set, called as the audit's digest (checkTree) opens each file of a tree; only tests set it
+	maxSearch int                   // folders discovery may read in one source; 0: defaultMaxSearch
+	clock     clock                 // of progress reports; tests set a fake one
+	staging   func(name string)     // when set, called as staging opens each file of a skill; only tests set it
+	viewed    *viewedLock           // the lock file as the read-only operations last read it
+	stamps    *folderStamps         // the stat record of the folders it hashes (rule 16)
+	auditing  func(name string)     // when set, called as the audit opens each file of a tree; only tests set it
+	hashing   func(name string)     // when set, called as the audit's digest (checkTree) opens each file of a tree; only tests set it
+	stampable func(dir string) bool // when set, stands for stampableFS; only tests set it
 	// rereadAudit has an archive's skills audited by reading their
 	// extracted trees, not as they are extracted: the way before
 	// audit.Scanner, for benchmarks to compare; only they set it.

@@ -87,7 +87,8 @@ func (s *folderStamps) load(in *Installer) {
 // skill.ContentDigest does: from the record when it vouches for dir and
 // not rehash, else read, stamps first, and recorded. A nil s reads dir.
 func (s *folderStamps) digest(ctx context.Context, in *Installer, dir string, rehash bool) (string, error) {
-	if s == nil {
+	if s == nil || !in.stampableFS(dir) {
+		s.count()
 		return skill.ContentDigest(ctx, dir)
 	}
 	if !rehash {
@@ -116,6 +117,21 @@ func (s *folderStamps) digest(ctx context.Context, in *Installer, dir string, re
 		s.dirty = true
 	}
 	return d, nil
+}
+
+// stampableFS is stampableFS, or what a test set in its place.
+func (in *Installer) stampableFS(dir string) bool {
+	if in.stampable != nil {
+		return in.stampable(dir)
+	}
+	return stampableFS(dir)
+}
+
+// count counts a folder read, for tests; a nil s counts nothing.
+func (s *folderStamps) count() {
+	if s != nil {
+		s.read.Add(1)
+	}
 }
 
 // vouched returns the digest the record holds for dir when every stamp
@@ -219,7 +235,7 @@ func (f *stampedFolder) same(o *stampedFolder) bool {
 // and the folder has not changed since, so its check would find the
 // same.
 func (s *folderStamps) checked(ctx context.Context, in *Installer, c *candidate) (name, digest string, ok bool) {
-	if in.custom || c.root == "" || !c.noLinks {
+	if in.custom || c.root == "" || !c.noLinks || !in.stampableFS(c.dir) {
 		return "", "", false
 	}
 	s.mu.Lock()
@@ -363,11 +379,12 @@ func (w *stampWalk) folder(full, p string, fi fs.FileInfo) error {
 }
 
 // add records the stamp of the entry at p and returns its index, or -1
-// when the platform gives no stamp or the folder holds too many entries.
+// when the platform gives no stamp, the folder holds too many entries, or
+// the entry is on another device than the folder.
 func (w *stampWalk) add(p string, fi fs.FileInfo) int {
 	st, ok := skillcache.StampOf(fi)
-	if !ok || len(w.f.entries) >= w.max {
-		return -1
+	if !ok || len(w.f.entries) >= w.max || len(w.f.entries) > 0 && st.Dev != w.f.entries[0].stamp.Dev {
+		return -1 // one on another file system is not known to be stampable
 	}
 	w.f.entries = append(w.f.entries, stampedEntry{path: p, stamp: st})
 	return len(w.f.entries) - 1

@@ -513,3 +513,33 @@ func TestStampedSyncWithinLimits(t *testing.T) {
 		t.Errorf("Sync() under MaxFileSize 100: without a record %v, with one %v; want both refused", fresh, stamped)
 	}
 }
+
+// TestStampsOnlyOnStampableFS checks that the record is trusted only on
+// a file system whose change times no user can set back: where
+// stampableFS says no, a settled record vouches for nothing, and a
+// sync reads every folder.
+func TestStampsOnlyOnStampableFS(t *testing.T) {
+	f := newFixture(t)
+	f.writeSkill(t, "kit/x", "x", "")
+	root := cachetest.Root(t)
+	if _, err := trustInstaller(t, f, root, nil, Trust{}).Add(t.Context(), AddRequest{Sources: []string{filepath.Join(f.sources, "kit")}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		cachetest.Settle()
+		if _, err := trustInstaller(t, f, root, nil, Trust{}).Sync(t.Context(), SyncRequest{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, stampable := range []bool{true, false} {
+		in := trustInstaller(t, f, root, nil, Trust{})
+		var asked []string
+		in.stampable = func(dir string) bool { asked = append(asked, dir); return stampable }
+		if _, err := in.Sync(t.Context(), SyncRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		if n := in.stamps.read.Load(); (n == 0) != stampable || len(asked) == 0 {
+			t.Errorf("Sync() on a file system stampable %v read %d folders (asked of %q); want them read: %v", stampable, n, asked, !stampable)
+		}
+	}
+}
