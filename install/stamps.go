@@ -67,9 +67,17 @@ type folderStamps struct {
 	read    atomic.Int64    // folders read (not vouched for), for tests
 }
 
-// stampKey names the stat record of the Installer's scope in the cache.
+// checksVersion names the checks that find a folder source's skill
+// usable (skillmd's reading of SKILL.md, specChecker, checkName): the
+// record's verdicts hold for the checks they were made by, so a change
+// to the checks, which TestChecksVersion notices, bumps it and the
+// record of every scope is made anew.
+const checksVersion = "1"
+
+// stampKey names the stat record of the Installer's scope in the cache,
+// for the checks of checksVersion.
 func (in *Installer) stampKey() string {
-	sum := sha256.Sum256([]byte("agentadaptor install stat record v1\x00" + in.Root()))
+	sum := sha256.Sum256([]byte("agentadaptor install stat record v1\x00checks " + checksVersion + "\x00" + in.Root()))
 	return hex.EncodeToString(sum[:])
 }
 
