@@ -398,19 +398,27 @@ func (w *stampWalk) add(p string, fi fs.FileInfo) int {
 	return len(w.f.entries) - 1
 }
 
-// file hashes the regular file full, at path p, whose Lstat is fi.
+// file hashes the regular file full, at path p, whose Lstat is fi. The
+// file opened must be the one stamped: one replaced in between (by a
+// link, say) has the folder read by skill.ContentDigest instead.
 func (w *stampWalk) file(full, p string, fi fs.FileInfo) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	if w.add(p, fi) < 0 {
+	i := w.add(p, fi)
+	if i < 0 {
 		return errNoStamps
 	}
-	f, err := os.Open(full)
+	f, err := os.OpenFile(full, os.O_RDONLY|openNoFollow, 0)
 	if err != nil {
-		return err
+		return errNoStamps
 	}
 	defer f.Close()
+	if ofi, err := f.Stat(); err != nil || !ofi.Mode().IsRegular() {
+		return errNoStamps
+	} else if st, _ := skillcache.StampOf(ofi); st != w.f.entries[i].stamp {
+		return errNoStamps
+	}
 	h := sha256.New()
 	n, err := io.Copy(h, f)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/trust"
@@ -540,6 +541,38 @@ func TestStampsOnlyOnStampableFS(t *testing.T) {
 		}
 		if n := in.stamps.read.Load(); (n == 0) != stampable || len(asked) == 0 {
 			t.Errorf("Sync() on a file system stampable %v read %d folders (asked of %q); want them read: %v", stampable, n, asked, !stampable)
+		}
+	}
+}
+
+// TestStampedReadOpensWhatItStamped checks that a stamped read vouches
+// only for the file it stamped: a file replaced after its stat, by a
+// link or by another file, has the folder read by skill.ContentDigest.
+func TestStampedReadOpensWhatItStamped(t *testing.T) {
+	dir := t.TempDir()
+	p, other := filepath.Join(dir, "SKILL.md"), filepath.Join(dir, "other.md")
+	for _, replace := range []func() error{
+		func() error { os.Remove(p); return os.Symlink(other, p) },
+		func() error { return os.Rename(other, p) },
+	} {
+		for _, q := range []string{p, other} {
+			if err := os.WriteFile(q, []byte("text\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := skillcache.StampOf(fi); !ok {
+			t.Skip("no stamps on this platform")
+		}
+		if err := replace(); err != nil {
+			t.Fatal(err)
+		}
+		w := &stampWalk{ctx: t.Context(), max: 10, f: &stampedFolder{}}
+		if err := w.file(p, "SKILL.md", fi); !errors.Is(err, errNoStamps) {
+			t.Errorf("file() of a file replaced after its stat = %v, want errNoStamps", err)
 		}
 	}
 }
