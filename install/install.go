@@ -470,24 +470,39 @@
 //     Update moves its pin there; one it no longer lists is reported
 //     changed by Outdated and fails Update ([ErrInvalidSource]). The
 //     same holds on macOS and Windows.
-//  16. Folders are not read again when they cannot have changed. The
-//     content digest of a canonical copy, a copy, or a skill's folder in
-//     a folder source (as List, Verify, Sync, Add, Update, Remove and
-//     [Installer.CheckTrust] compare it with the lock file) comes from a
-//     stat record of the scope kept in the skill cache ([WithCache]),
-//     beside the cache's records of source folders (rule 11 of package
-//     skill) and collected with them: for each folder the digest a read
-//     found and, taken before that read, the type and permissions,
-//     size, modification time, change time, device and inode of the
-//     folder, of every folder in it and of every regular file. A folder
-//     whose every stamp is what a stat finds now is not read; one whose
-//     stamp differs, or whose recorded change time lies within 50 ms (2
-//     s for whole-second times) of when its stamps were taken, or later
-//     (racy), is read and hashed whole, and recorded again. The change
-//     time is what is trusted: a write, a truncation, a chmod or a
-//     rename into a folder sets it and no user can set it back, so a
-//     file edited to the same size with its times restored is read
-//     again, and a file replaced by a rename has a new inode. A folder
+//  16. Folders are not read again when their stats say they have not
+//     changed. The content digest of a canonical copy, a copy, or a
+//     skill's folder in a folder source (as List, Sync, Add, Update,
+//     Remove and [Installer.CheckTrust] without Rehash compare it with
+//     the lock file) comes from a stat record of the scope kept in the
+//     skill cache ([WithCache]), beside the cache's records of source
+//     folders (rule 11 of package skill) and collected with them: for
+//     each folder the digest a read found and, taken before that read,
+//     the type and permissions, size, modification time, change time,
+//     device and inode of the folder, of every folder in it and of every
+//     regular file (each file opened without following a link and
+//     checked to be the file stamped). A folder whose every stamp is
+//     what a stat finds now is not read; one whose stamp differs, or
+//     whose recorded change time lies within 50 ms (2 s for whole-second
+//     times) of when its stamps were taken, or later (racy), is read and
+//     hashed whole, and recorded again. What the record trusts is the
+//     change time as the kernel keeps it: a write(2), a truncation, a
+//     chmod or a rename into a folder sets it, and no user can set it
+//     back, so a file edited to the same size with its times restored is
+//     read again, and a file replaced by a rename has a new inode. Its
+//     limit, which git's index shares: a write through a shared memory
+//     mapping (mmap) to a page already dirty moves no time, so a file
+//     changed that way keeps its stats until the page is written back.
+//     That is why [Installer.Verify], the explicit integrity check, and
+//     CheckTrust with Rehash, which agentskills verify runs after it,
+//     trust no record and read every canonical copy. The record is
+//     trusted only on local file systems the kernel keeps change times
+//     on: on Linux ext2/3/4, XFS, Btrfs, F2FS, ZFS, tmpfs and overlayfs
+//     (the root of most containers, whose stats are its layers'), on
+//     macOS APFS and HFS+; on a network or FUSE file system (NFS, CIFS,
+//     sshfs), whose change times a server gives and a user may set, on
+//     another system, and for an entry on another device than its
+//     folder, every folder is read. A folder
 //     holding a link or more entries than the cache's
 //     MaxArchiveEntries is not recorded (read every time); so is a
 //     source skill holding a link, which is read as the file it points
@@ -495,11 +510,18 @@
 //     the lock file records, within the cache's limits, a Sync neither
 //     hashes nor stages it; a skill that a Sync found usable as it is,
 //     with nothing of the specification broken, is not checked again
-//     (rule 4) while its folder is unchanged; and when the record so
+//     (rule 4) while its folder is unchanged and within the cache's
+//     limits; and when the record so
 //     vouches for every skill the lock file records from a folder
 //     source, and the folders above each in the source are folders,
 //     not links, a Sync does not search the source (rule 12) either:
-//     nothing of it is read. The record is
+//     nothing of it is read. A verdict of usable holds for the checks
+//     that made it: the record is kept under a version of those checks
+//     (skillmd's reading of SKILL.md and this package's checks of its
+//     name), which a test holds to a digest of their code, so a release
+//     that changes them starts a new record and checks every skill
+//     again; a version, not the build, so that a release that leaves
+//     the checks alone keeps the record. The record is
 //     best effort: one that cannot be read, was cut short or damaged (a
 //     SHA-256 of its lines ends it), is malformed, or lists an entry the
 //     folder does not hold is ignored, and the folders are read and
