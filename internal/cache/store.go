@@ -132,7 +132,13 @@
 //     the agent's own settings). The record is written without a flush
 //     to the disk (it is best effort, and a flush costs a publish about
 //     as much as the rest of it): its last line counts its entries, so
-//     one a crash cut short is no record, and the tree is hashed once. A lookup reaches each file and folder
+//     one a crash cut short is no record, and the tree is hashed once.
+//     Nor are the tree's files flushed, and some file systems (ext4 with
+//     data=writeback, ext2, vfat, some FUSE and network ones) keep a
+//     file's size and inode across a crash but not its bytes, so a record
+//     holds the id of the boot that wrote it, and one of another boot is
+//     no record either (package bootid's rule 1): after a restart each
+//     tree is hashed once in full and recorded again. A lookup reaches each file and folder
 //     from its parent, without listing folders whose stat matches, so it
 //     costs a few system calls per file and folder, however deep the
 //     tree. A Store remembers the records it read or wrote, so later
