@@ -226,9 +226,10 @@ func leaveOf(entries []listed, also func(string) bool) (func(string) bool, []str
 // hold what Extract wrote there and nothing else, and a skill's tree as
 // materializing skill.FS of it would write it (the caller checked its
 // SKILL.md; every file passed the cache's rules when it was extracted);
-// its files' bytes are those Extract hashed. On failure the folder may
-// have left the repository: the caller materializes the skill from
-// elsewhere or fails.
+// its files' bytes are those Extract hashed. On failure the folder is
+// back in the repository, unless the error says it has left it (as
+// [cache.Staging.PublishFolder] says): the caller materializes the skill
+// from it or from elsewhere, or fails.
 func (r *Repository) Publish(sub, name string) (dir, digest string, err error) {
 	files := FilesIn(r.files, sub)
 	if len(files) == 0 {

@@ -582,7 +582,9 @@ func TestRepository(t *testing.T) {
 }
 
 // TestRepositoryPublishChecksTheTree refuses to publish a moved folder
-// that holds a file the extraction did not write.
+// that holds a file the extraction did not write, and puts the folder
+// back in the repository, writable, for the caller to read the skill
+// from.
 func TestRepositoryPublishChecksTheTree(t *testing.T) {
 	c := newCache(t)
 	data := tarBytes(t, false, entry{name: "a/SKILL.md", body: md})
@@ -602,6 +604,12 @@ func TestRepositoryPublishChecksTheTree(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(c.Root()); slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return len(e.Name()) == 64 }) {
 		t.Errorf("a tree was published from a folder that does not hold its manifest's files")
+	}
+	if got := files(t, r.Dir()); !slices.Equal(got, []string{"a/SKILL.md", "a/added.md"}) {
+		t.Errorf("after a failed Publish the repository holds %q, want the folder back as it was", got)
+	}
+	if err := os.WriteFile(filepath.Join(r.Dir(), "a", "more.md"), []byte("x"), 0o644); err != nil {
+		t.Errorf("after a failed Publish the folder is not writable again: %v", err)
 	}
 }
 
