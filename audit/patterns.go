@@ -19,12 +19,12 @@ import (
 // index in the table the prefilter is built from (lineExprs), which
 // exprIDs sets once, as the package is initialised.
 type expr struct {
-	lazyRegexp
+	*lazyRegexp
 	id int
 }
 
 // re is the expression of a case-insensitive pattern.
-func re(p string) *expr { return &expr{lazyRegexp: lazyRegexp{pattern: `(?i)` + p}, id: -1} }
+func re(p string) *expr { return &expr{lazyRegexp: lazyCompile(`(?i)` + p), id: -1} }
 
 // shell names a shell a download can be piped into.
 const shell = `(?:sudo\s+(?:-\S+\s+)*)?(?:\S*/)?(?:env\s+)?(?:ba|z|k|da|fi|c|tc)?sh\b`
@@ -88,7 +88,7 @@ var credentialPath = re(`(?:~|\$home|\$\{home\}|%userprofile%|\$env:userprofile)
 
 // dotEnv finds a .env file's name.
 var (
-	dotEnv = &expr{lazyRegexp: lazyRegexp{pattern: `(?:^|[^\w.$-])\.env(?:\.([A-Za-z]+))?(?:[^\w.-]|$)`}, id: -1}
+	dotEnv = &expr{lazyRegexp: lazyCompile(`(?:^|[^\w.$-])\.env(?:\.([A-Za-z]+))?(?:[^\w.-]|$)`), id: -1}
 )
 
 // Rule 10: secret stores.
