@@ -65,7 +65,10 @@ func (r *Repository) Dir() string { return r.st.Dir() }
 // the files that the links among those point to. Every entry is still
 // checked and counted as [ExtractRepositoryShown] checks it, and the
 // files returned are those written. A repository with a SKILL.md at its
-// root is written whole.
+// root is written whole. The listing holds the cache's limits before it
+// reads (the archive's size, the entries it lists, a zip's directory
+// counted first), so that an archive they refuse costs no more than
+// without it.
 func (r *Repository) Extract(ctx context.Context, a io.ReaderAt, size int64, content func(rel string, exec bool, size int64) io.WriteCloser, also func(rel string) bool) ([]File, []DroppedLink, error) {
 	root := r.st.Root()
 	var dropped []DroppedLink
