@@ -96,11 +96,19 @@ func findAnchored(e *expr, t string) (loc []int, decided bool) {
 	return nil, true
 }
 
-// findIn returns e.FindStringIndex(t), found by findAnchored when t is
-// long and e is local ([prefilter.Filter.Local]), so that each
-// anchored run is short.
+// findIn returns e.FindStringIndex(t): as its finder written by hand
+// finds it, nil without running e when its matcher written by hand
+// says it does not match, and found by
+// findAnchored when t is long and e is local
+// ([prefilter.Filter.Local]), so that each anchored run is short.
 func (s *scanner) findIn(e *expr, t string) []int {
-	if !s.exhaustive && len(t) >= anchoredMin && lineFilter().Local(e.id) {
+	if !s.exhaustive && e.index != nil {
+		return e.index(t)
+	}
+	if !s.exhaustive && e.quick != nil && !e.quick(t) {
+		return nil
+	}
+	if !s.exhaustive && len(t) >= anchoredMin && s.lf().Local(e.id) {
 		if loc, ok := findAnchored(e, t); ok {
 			return loc
 		}
@@ -108,9 +116,16 @@ func (s *scanner) findIn(e *expr, t string) []int {
 	return e.FindStringIndex(t)
 }
 
-// matchIn returns e.MatchString(t), as findIn finds it.
+// matchIn returns e.MatchString(t), as its finder or matcher written
+// by hand answers, or as findIn finds it.
 func (s *scanner) matchIn(e *expr, t string) bool {
-	if !s.exhaustive && len(t) >= anchoredMin && lineFilter().Local(e.id) {
+	if !s.exhaustive && e.index != nil {
+		return e.index(t) != nil
+	}
+	if !s.exhaustive && e.quick != nil {
+		return e.quick(t)
+	}
+	if !s.exhaustive && len(t) >= anchoredMin && s.lf().Local(e.id) {
 		if loc, ok := findAnchored(e, t); ok {
 			return loc != nil
 		}

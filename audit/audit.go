@@ -416,6 +416,16 @@
 // so a wrong pattern fails the tests rather than an audit), and a
 // tree's files are read into one buffer, so that reading them leaves no
 // garbage to collect.
+// The expressions that cost the most to confirm where nearly every line is
+// a candidate (uploads, downloads piped to a shell, the environment
+// dumped, a private key read, links to programs, a browser's stores,
+// the placeholder hosts, and the searches for a credential path, a .env file, a line's
+// target hosts and rule 7's decodes) have matchers written by hand,
+// which read a line once where the regexp package's backtracker tries
+// each alternative after a `[^\n]*` at every place of the rest of it;
+// the expressions stay their specification, which TestHandWritten and
+// FuzzHandWritten hold them to, and the audit without the prefilter
+// runs the expressions alone.
 //
 // [RulesVersion] changes with the rules, so that a verdict kept for a
 // content digest is kept for the rules it was made with.
@@ -529,8 +539,18 @@
 //     checks of "Examples and confirmations", whose expressions run
 //     beside the prefilter, about a tenth) and the prefilter's scan a
 //     quarter. In long lines the `[^\n]*` and `[^|\n]*` expressions
-//     (download and run, uploads) still run over 64 KiB pieces with the
+//     (download and run, uploads) still ran over 64 KiB pieces with the
 //     regexp package's slowest engine.
+//   - The round of the matchers written by hand of "Speed" (main at
+//     e11accf, then 13f7c21, the same findings, back to back at a load
+//     average of 4.5-5.1 on 2 cores): the keywords 17.8x (20.3x) to
+//     10.9x (11.0x), 471 ms to 274 ms of CPU; lines of 256 KiB 9.8x
+//     (9.9x) to 5.2x (5.1x); text outside ASCII 8.7x (9.3x) to 8.4x
+//     (9.0x); the other shapes 2.9-7.4x before and 2.8-6.7x after.
+//     Over the budget still, just: the keywords, where the scan and
+//     its recording of an occurrence every 6 bytes are a third of the
+//     time, the conditions of the expressions without a matcher an
+//     eighth, and the expressions and checks left most of the rest.
 //   - What a process that audits pays once, side by side in one run
 //     (go -C bench run ./auditgrep -cli, December 2026, before and after
 //     the prefilter's tables, expressions compiled when first run and

@@ -31,3 +31,49 @@ func FindAnchored(i int, t string) (got []int, decided bool, want []int) {
 
 // AnchoredMin is the length from which an expression runs anchored.
 const AnchoredMin = anchoredMin
+
+// HandCheck is a matcher or a finder written by hand and the
+// expression it stands for: Check returns what each of them gives of a
+// text.
+type HandCheck struct {
+	Name, Pattern string
+	Check         func(text string) (got, want any)
+}
+
+// HandChecks returns every matcher and finder written by hand.
+func HandChecks() []HandCheck {
+	var cs []HandCheck
+	for _, e := range lineExprs {
+		e := e
+		if e.quick != nil {
+			cs = append(cs, HandCheck{"MatchString", e.String(), func(t string) (any, any) { return e.quick(t), e.MatchString(t) }})
+		}
+		if e.index != nil {
+			cs = append(cs, HandCheck{"FindStringIndex", e.String(), func(t string) (any, any) { return e.index(t), e.FindStringIndex(t) }})
+		}
+	}
+	all, some := &scanner{exhaustive: true}, &scanner{}
+	return append(cs,
+		HandCheck{"the first .env file", dotEnv.String(), func(t string) (any, any) { return firstEnvFile(t), envFile(t) }},
+		HandCheck{"onlyWrapper", wrapperWords.String(), func(t string) (any, any) { return some.onlyWrapper(t), all.onlyWrapper(t) }},
+		HandCheck{"decodeSites", decodeSite.String(), func(t string) (any, any) { return some.decodeSites(t), all.decodeSites(t) }},
+		HandCheck{"what a payload's decode starts with", decodeArg.String(), func(t string) (any, any) {
+			// A necessary condition: it holds where decodeArg matches.
+			m := decodeArg.MatchString(t)
+			return m && mayDecodeArg(t), m
+		}},
+		HandCheck{"the hosts aimed at", targetHost.String(), func(t string) (any, any) {
+			var got, want []string
+			some.targetHosts(t, func(h string) bool { got = append(got, h); return true })
+			all.targetHosts(t, func(h string) bool { want = append(want, h); return true })
+			return got, want
+		}},
+		HandCheck{"a routable IPv4 address", ipv4.String(), func(t string) (any, any) {
+			want := false
+			for _, m := range ipv4.FindAllStringSubmatch(t, -1) {
+				want = want || routable(m[1:])
+			}
+			return routableIn(t), want
+		}},
+	)
+}

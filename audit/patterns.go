@@ -21,10 +21,27 @@ import (
 type expr struct {
 	*lazyRegexp
 	id int
+	// quick, when not nil, is MatchString written by hand (matchers.go),
+	// which the prefiltered audit asks first; index is FindStringIndex
+	// written by hand, which it asks instead.
+	quick func(string) bool
+	index func(string) []int
 }
 
 // re is the expression of a case-insensitive pattern.
 func re(p string) *expr { return &expr{lazyRegexp: lazyCompile(`(?i)` + p), id: -1} }
+
+// withQuick sets e's quick.
+func withQuick(e *expr, quick func(string) bool) *expr {
+	e.quick = quick
+	return e
+}
+
+// withIndex sets e's index.
+func withIndex(e *expr, index func(string) []int) *expr {
+	e.index = index
+	return e
+}
 
 // shell names a shell a download can be piped into.
 const shell = `(?:sudo\s+(?:-\S+\s+)*)?(?:\S*/)?(?:env\s+)?(?:ba|z|k|da|fi|c|tc)?sh\b`
@@ -35,19 +52,19 @@ const interpreter = `(?:sudo\s+)?(?:\S*/)?(?:python[0-9.]*|perl|ruby|node|php)\s
 
 // Rule 5: download and run.
 var downloadExec = []*expr{
-	re(`\b(?:curl|wget|fetch)\b[^|\n]*\|\s*(?:` + shell + `|` + interpreter + `)`),
+	withQuick(re(`\b(?:curl|wget|fetch)\b[^|\n]*\|\s*(?:`+shell+`|`+interpreter+`)`), matchDownloadPipe),
 	re(`\b(?:source|\.|(?:ba|z)?sh)\s+<\(\s*(?:curl|wget)\b`),
 	re(`\b(?:(?:ba|z)?sh|python[0-9.]*|perl|ruby|node)\s+-c\s+["']?\$\(\s*(?:curl|wget)\b`),
 	re(`\beval\s+["']?\$\(\s*(?:curl|wget)\b`),
-	re(`\b(?:iex|invoke-expression)\b[\s(]*(?:\(\s*)?(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget|\(?\s*new-object\s+(?:system\.)?net\.webclient)`),
-	re(`\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]*\|\s*(?:iex|invoke-expression)\b`),
+	withQuick(re(`\b(?:iex|invoke-expression)\b[\s(]*(?:\(\s*)?(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget|\(?\s*new-object\s+(?:system\.)?net\.webclient)`), matchIexDownload),
+	withQuick(re(`\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]*\|\s*(?:iex|invoke-expression)\b`), matchWebPipe),
 	re(`\.downloadstring\([^\n]*\b(?:iex|invoke-expression)\b|\b(?:iex|invoke-expression)\b[^\n]*\.downloadstring\(`),
 	re(`\b(?:pip[0-9.]*|pipx|uv\s+pip|uv\s+tool)\s+install\b[^\n]*?\s(?:git\+)?(?:https?|ssh)://`),
 	re(`\bnpm\s+(?:i|install|add)\b[^\n]*?\s(?:git\+(?:https?|ssh)://|https?://\S+\.(?:tgz|tar\.gz))`),
 }
 
 // programURL is a link to a program or an archive (rule 6).
-var programURL = re(`(?:https?|ftp)://[^\s)"'<>\]]+?\.(?:exe|msi|dmg|pkg|zip|7z|rar|scr|bat|cmd|ps1|appimage|jar|vbs)(?:[?#][^\s)"'<>\]]*)?(?:[\s)"'<>\],;.!]|$)`)
+var programURL = withQuick(re(`(?:https?|ftp)://[^\s)"'<>\]]+?\.(?:exe|msi|dmg|pkg|zip|7z|rar|scr|bat|cmd|ps1|appimage|jar|vbs)(?:[?#][^\s)"'<>\]]*)?(?:[\s)"'<>\],;.!]|$)`), matchProgramURL)
 
 // Rule 6's contexts.
 var (
@@ -59,7 +76,7 @@ var (
 
 // Rule 7: decoded and run, or hidden.
 var obfuscatedExec = []*expr{
-	re(`\bbase64\s+(?:-[a-z]*d\b|--decode)[^|\n]*\|\s*(?:` + shell + `|` + interpreter + `)`),
+	withQuick(re(`\bbase64\s+(?:-[a-z]*d\b|--decode)[^|\n]*\|\s*(?:`+shell+`|`+interpreter+`)`), matchBase64Pipe),
 	re(`\b(?:xxd\s+-r|openssl\s+(?:base64|enc)\b[^|\n]*\s-d)\b[^|\n]*\|\s*` + shell),
 	re(`\b(?:eval|exec|(?:ba|z)?sh\s+-c)\s*["']?\$\([^)\n]*\bbase64\s+(?:-[a-z]*d\b|--decode)`),
 	re(`\bexec\s*\([^\n]*b64decode\b`),
@@ -78,13 +95,13 @@ var (
 // Rule 8: reverse shells.
 var reverseShell = []*expr{
 	re(`/dev/(?:tcp|udp)/[^/\s]+/\d+`),
-	re(`\b(?:nc|ncat|netcat)\b[^\n;|]*\s-[a-z]*[ec]\s+\S*sh\b`),
+	withQuick(re(`\b(?:nc|ncat|netcat)\b[^\n;|]*\s-[a-z]*[ec]\s+\S*sh\b`), matchNcShell),
 	re(`\bsocat\b[^\n]*\b(?:exec|system):`),
 	re(`\b(?:ba)?sh\s+-i\b[^\n]*\|\s*(?:nc|ncat|netcat)\b`),
 }
 
 // Rule 9: credential stores' paths.
-var credentialPath = re(`(?:~|\$home|\$\{home\}|%userprofile%|\$env:userprofile)[/\\]\.ssh\b|\.ssh[/\\]id_|\.aws[/\\](?:credentials|config)\b|\.config[/\\]gcloud\b|application_default_credentials\.json|(?:~|\$home)[/\\]\.azure\b|\.kube[/\\]config\b|(?:~|\$home)[/\\]\.netrc\b|\.git-credentials\b|\.docker[/\\]config\.json|(?:~|\$home)[/\\]\.(?:npmrc|pypirc)\b`)
+var credentialPath = withIndex(re(`(?:~|\$home|\$\{home\}|%userprofile%|\$env:userprofile)[/\\]\.ssh\b|\.ssh[/\\]id_|\.aws[/\\](?:credentials|config)\b|\.config[/\\]gcloud\b|application_default_credentials\.json|(?:~|\$home)[/\\]\.azure\b|\.kube[/\\]config\b|(?:~|\$home)[/\\]\.netrc\b|\.git-credentials\b|\.docker[/\\]config\.json|(?:~|\$home)[/\\]\.(?:npmrc|pypirc)\b`), findCredentialPath)
 
 // dotEnv finds a .env file's name.
 var (
@@ -93,11 +110,11 @@ var (
 
 // Rule 10: secret stores.
 var secretStore = []*expr{
-	re(`(?:chrome|chromium|edge|brave|opera|vivaldi|firefox|user data|profiles?)[^\n]{0,60}[/\\](?:login data|cookies|web data|local state)\b`),
-	re(`(?:firefox|mozilla|profiles?)[^\n]{0,60}[/\\](?:key4\.db|logins\.json|cookies\.sqlite)\b`),
+	withQuick(re(`(?:chrome|chromium|edge|brave|opera|vivaldi|firefox|user data|profiles?)[^\n]{0,60}[/\\](?:login data|cookies|web data|local state)\b`), matchBrowserStore),
+	withQuick(re(`(?:firefox|mozilla|profiles?)[^\n]{0,60}[/\\](?:key4\.db|logins\.json|cookies\.sqlite)\b`), matchFirefoxStore),
 	re(`\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password\b[^\n|;]*\s-[a-z]*[wg][a-z]*\b)`),
 	re(`\bwallet\.dat\b|[/\\]exodus[/\\]|\bexodus\.wallet\b|\.electrum[/\\]wallets|\bnkbihfbeogaeaoehlefnkodbefgpgknn\b|\bkeystore[/\\]utc--`),
-	re(`\b(?:cat|cp|scp|base64|xxd|head|tail|get-content|gc|tar|zip|rsync|open|read_text|readfile)\b[^\n|;]*\.ssh[/\\](?:id_[a-z0-9_]+(?:[^.\w]|$)|\*)`),
+	withQuick(re(`\b(?:cat|cp|scp|base64|xxd|head|tail|get-content|gc|tar|zip|rsync|open|read_text|readfile)\b[^\n|;]*\.ssh[/\\](?:id_[a-z0-9_]+(?:[^.\w]|$)|\*)`), matchKeyRead),
 	re(`\b(?:tar|zip|cp\s+-r|rsync|copy-item)\b[^\n|;]*(?:~|\$home)[/\\]\.(?:ssh|aws|gnupg)\b`),
 	re(`\bfind\b[^\n]*-i?name\s+["']?\.env\b|\b(?:r?glob)\([^)\n]*\.env\b|\bget-childitem\b[^\n]*-(?:filter|include)\s+["']?\.env\b`),
 }
@@ -105,7 +122,7 @@ var secretStore = []*expr{
 // Rule 11 and 12: sending.
 var (
 	send     = re(`\b(?:curl|wget|nc|ncat|netcat|invoke-restmethod|invoke-webrequest|iwr|irm)\b|\brequests\.(?:post|put)\(|\bfetch\(|\baxios\.(?:post|put)\(|\burllib\.request\b|\bhttp\.post\b`)
-	upload   = re(`\bcurl\b[^\n]*(?:\s-d\s*["']?@|--data(?:-binary|-raw|-urlencode)?[=\s]+["']?@|\s-F\s*["']?[\w.-]+=@|\s-T\s|--upload-file\b|--form\s+["']?[\w.-]+=@)|\bwget\b[^\n]*--post-file\b|-infile\b|\b(?:nc|ncat|netcat)\s+(?:-\S+\s+)*\S+\s+\d+\s*<\s*\S`)
+	upload   = withQuick(re(`\bcurl\b[^\n]*(?:\s-d\s*["']?@|--data(?:-binary|-raw|-urlencode)?[=\s]+["']?@|\s-F\s*["']?[\w.-]+=@|\s-T\s|--upload-file\b|--form\s+["']?[\w.-]+=@)|\bwget\b[^\n]*--post-file\b|-infile\b|\b(?:nc|ncat|netcat)\s+(?:-\S+\s+)*\S+\s+\d+\s*<\s*\S`), matchUpload)
 	dropHost = re(`\b(?:webhook\.site|requestbin|pipedream\.net|ngrok(?:-free)?\.(?:io|app|dev)|pastebin\.com|transfer\.sh|discord(?:app)?\.com/api/webhooks|api\.telegram\.org/bot|interact\.sh|oast\.(?:fun|pro|live|site|online|me)|burpcollaborator\.net|trycloudflare\.com|hookbin\.com|beeceptor\.com)\b`)
 )
 
@@ -114,9 +131,9 @@ var (
 // drive listed. Only whether one of them matches is asked, so each
 // alternative is an expression of its own, with its own prefilter.
 var envDump = []*expr{
-	re(`^(?:env|printenv|set)\s*(?:\||\))`),
-	re(`[|;&(]\s*(?:env|printenv|set)\s*(?:\||\))`),
-	re(`\$\(\s*(?:env|printenv|set)\s*(?:\||\))`),
+	withQuick(re(`^(?:env|printenv|set)\s*(?:\||\))`), matchEnvPipe("")),
+	withQuick(re(`[|;&(]\s*(?:env|printenv|set)\s*(?:\||\))`), matchEnvPipe("|;&(")),
+	withQuick(re(`\$\(\s*(?:env|printenv|set)\s*(?:\||\))`), matchEnvPipe("$(")),
 	re(`\bprintenv\b[^\n]*\|\s*(?:curl|wget|nc)`),
 	re(`\bdict\(\s*os\.environ\s*\)`),
 	re(`os\.environ\.copy\(\)`),
@@ -132,7 +149,7 @@ const window = 200
 
 // placeholder finds the hosts that documentation of an attack uses (rule
 // 21): attacker.com, evil.example, ATTACKER_IP, YOUR_IP, <attacker>.
-var placeholder = re(`(?:^|[^\w.-])(?:attacker|evil|malicious|example)(?:\.[a-z]{2,}\b|[-_](?:ip|host|server|domain)\b)|\b(?:attacker|your|lhost|evil)[_-]?(?:ip|host|server)\b|\$(?:lhost|attacker\w*)\b|<(?:attacker|your)[^>]*>|://(?:attacker|evil)(?:[/:]|$)`)
+var placeholder = withQuick(re(`(?:^|[^\w.-])(?:attacker|evil|malicious|example)(?:\.[a-z]{2,}\b|[-_](?:ip|host|server|domain)\b)|\b(?:attacker|your|lhost|evil)[_-]?(?:ip|host|server)\b|\$(?:lhost|attacker\w*)\b|<(?:attacker|your)[^>]*>|://(?:attacker|evil)(?:[/:]|$)`), matchPlaceholder)
 
 // Rule 21's targets: hosts a line's URLs, /dev/tcp paths, socat addresses
 // and nc commands aim at, and IPv4 literals.
@@ -149,22 +166,41 @@ func (s *scanner) realTarget(h *prefilter.Hits, t string) bool {
 	if s.match(h, dropHost, t) {
 		return true
 	}
-	for _, m := range ipv4.FindAllStringSubmatch(t, -1) {
-		if routable(m[1:]) {
-			return true
+	if s.exhaustive {
+		for _, m := range ipv4.FindAllStringSubmatch(t, -1) {
+			if routable(m[1:]) {
+				return true
+			}
 		}
+	} else if routableIn(t) {
+		return true
 	}
 	if !s.may(h, targetHost) {
 		return false
 	}
+	real := false
+	s.targetHosts(t, func(h string) bool {
+		real = !placeholderHost(h)
+		return !real
+	})
+	return real
+}
+
+// targetHosts calls yield with the host of each match of targetHost in
+// t, in order, until yield returns false; as targetHosts (matchers.go)
+// finds them by hand in an audit with the prefilter.
+func (s *scanner) targetHosts(t string, yield func(host string) bool) {
+	if !s.exhaustive {
+		targetHosts(t, yield)
+		return
+	}
 	for _, m := range targetHost.FindAllStringSubmatch(t, -1) {
 		for _, h := range m[1:] {
-			if h != "" && !placeholderHost(h) {
-				return true
+			if h != "" && !yield(h) {
+				return
 			}
 		}
 	}
-	return false
 }
 
 // routable reports whether an IPv4 address's four parts name a host on
@@ -308,7 +344,7 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 			if whole {
 				return s.match(h, e, t)
 			}
-			return s.mayPart(h, e) && e.MatchString(w)
+			return s.mayPart(h, e) && s.matchIn(e, w)
 		}
 		secret := func() bool {
 			if whole {
@@ -322,6 +358,15 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 			}
 			return s.credentialMatch(h, w, true) != nil
 		}
+		// dumped reports whether the environment is sent: on the whole
+		// line, only when it touches one of envDump's expressions (whose
+		// ids are in a row), as first asks.
+		dumped := func() bool {
+			if whole && !s.exhaustive && !h.AnyTouched(envDump[0].id, envDump[0].id+len(envDump)) {
+				return false
+			}
+			return slices.ContainsFunc(envDump, in)
+		}
 		uploads, uploadKnown := false, false
 		uploading := func() bool {
 			if !uploadKnown {
@@ -332,7 +377,7 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 		switch {
 		case in(dropHost):
 			report(ruleExfiltration, loc, "data sent to a drop host")
-		case slices.ContainsFunc(envDump, in):
+		case dumped():
 			report(ruleExfiltration, loc, "the environment sent to the network")
 		case uploading() && (credentialIn() || secret()):
 			report(ruleExfiltration, loc, "a credential file sent to the network")
@@ -440,7 +485,7 @@ func insecureHost(t string) bool {
 func (s *scanner) credentialMatch(h *prefilter.Hits, t string, part bool) []int {
 	if part {
 		if s.mayPart(h, credentialPath) {
-			if loc := credentialPath.FindStringIndex(t); loc != nil {
+			if loc := s.findIn(credentialPath, t); loc != nil {
 				return loc
 			}
 		}
@@ -457,11 +502,27 @@ func (s *scanner) credentialMatch(h *prefilter.Hits, t string, part bool) []int 
 			return nil
 		}
 	}
-	for _, m := range dotEnv.FindAllStringSubmatchIndex(t[q:r], -1) {
-		if m[2] >= 0 && envTemplate(t[q+m[2]:q+m[3]]) {
+	var loc []int
+	if s.exhaustive {
+		loc = envFile(t[q:r])
+	} else {
+		loc = firstEnvFile(t[q:r])
+	}
+	if loc == nil {
+		return nil
+	}
+	return []int{q + loc[0], q + loc[1]}
+}
+
+// envFile returns the first match of dotEnv in t (the matches do not
+// overlap) whose suffix is not a template's, or nil; firstEnvFile
+// (matchers.go) finds the same by hand.
+func envFile(t string) []int {
+	for _, m := range dotEnv.FindAllStringSubmatchIndex(t, -1) {
+		if m[2] >= 0 && envTemplate(t[m[2]:m[3]]) {
 			continue
 		}
-		return []int{q + m[0], q + m[1]}
+		return m[:2]
 	}
 	return nil
 }
@@ -522,17 +583,32 @@ func newLineFilter(exprs []*expr) *prefilter.Filter {
 	return f
 }
 
+// lf returns lineFilter(), kept by the scanner, which asks it for
+// nearly every expression of nearly every line.
+func (s *scanner) lf() *prefilter.Filter {
+	if s.filter == nil {
+		s.filter = lineFilter()
+	}
+	return s.filter
+}
+
 // may reports whether e may match the line whose strings are h: false
 // when the line lacks the strings every match of e holds. An audit with
 // exhaustive set runs every expression on every line.
 func (s *scanner) may(h *prefilter.Hits, e *expr) bool {
-	return s.exhaustive || lineFilter().May(h, e.id)
+	if !s.exhaustive && (e.quick != nil || e.index != nil) {
+		// Its matcher written by hand answers exactly, for less than
+		// its condition costs: only whether the line touches it is
+		// asked.
+		return h.AnyTouched(e.id, e.id+1)
+	}
+	return s.exhaustive || s.lf().May(h, e.id)
 }
 
 // mayPart is may for a part of the line, or for lines joined (h their
 // strings together); mayIn is may or mayPart.
 func (s *scanner) mayPart(h *prefilter.Hits, e *expr) bool {
-	return s.exhaustive || lineFilter().MayPart(h, e.id)
+	return s.exhaustive || s.lf().MayPart(h, e.id)
 }
 
 func (s *scanner) mayIn(h *prefilter.Hits, e *expr, part bool) bool {
@@ -550,7 +626,7 @@ func (s *scanner) find(h *prefilter.Hits, e *expr, t string) []int {
 	if !s.exhaustive {
 		// An expression that is a set of keywords is answered by the
 		// prefilter's occurrences.
-		if loc, ok := lineFilter().Find(h, e.id, t); ok {
+		if loc, ok := s.lf().Find(h, e.id, t); ok {
 			return loc
 		}
 	}
@@ -571,7 +647,7 @@ func (s *scanner) match(h *prefilter.Hits, e *expr, t string) bool {
 		return false
 	}
 	if !s.exhaustive {
-		if loc, ok := lineFilter().Find(h, e.id, t); ok {
+		if loc, ok := s.lf().Find(h, e.id, t); ok {
 			return loc != nil
 		}
 	}
@@ -587,7 +663,7 @@ func (s *scanner) window(h *prefilter.Hits, e *expr, t string) (q, r int, ok boo
 	if s.exhaustive {
 		return 0, len(t), true
 	}
-	lo, hi := lineFilter().Window(h, e.id, len(t))
+	lo, hi := s.lf().Window(h, e.id, len(t))
 	if lo > hi {
 		return 0, 0, false
 	}
@@ -614,7 +690,7 @@ func (s *scanner) matchLines(lines []line, e *expr, t string) bool {
 		for _, l := range lines {
 			u.Add(l.hits)
 		}
-		if !lineFilter().MayLines(u, e.id) {
+		if !s.lf().MayLines(u, e.id) {
 			return false
 		}
 	}
@@ -642,7 +718,7 @@ func (s *scanner) first(h *prefilter.Hits, es []*expr, t string) []int {
 func (s *scanner) firstPart(h *prefilter.Hits, es []*expr, t string) []int {
 	for _, e := range es {
 		if s.mayPart(h, e) {
-			if loc := e.FindStringIndex(t); loc != nil {
+			if loc := s.findIn(e, t); loc != nil {
 				return loc
 			}
 		}
@@ -698,8 +774,11 @@ func (s *scanner) inertDecode(name string, lines []line, i int) bool {
 			return false
 		}
 	}
+	if !s.exhaustive && !mayDecodeArg(t) {
+		return false
+	}
 	args := decodeArg.FindAllStringSubmatchIndex(t, -1)
-	if len(args) == 0 || len(args) != len(decodeSite.FindAllStringIndex(t, -1)) {
+	if len(args) == 0 || len(args) != s.decodeSites(t) {
 		return false
 	}
 	// What runs is the decode alone: with each decode taken out, the
@@ -720,7 +799,7 @@ func (s *scanner) inertDecode(name string, lines []line, i int) bool {
 		prev = a[1]
 	}
 	rest.WriteString(t[prev:hi])
-	if !onlyWrapper(rest.String()) {
+	if !s.onlyWrapper(rest.String()) {
 		return false
 	}
 	for _, a := range args {
@@ -876,11 +955,27 @@ func inertPayload(d string) bool {
 // wrapperWords are what runs a decoded payload, and nothing else.
 var wrapperWords = lazyCompile(`(?i)\b(?:exec|eval|base64|decode|iex|invoke-expression|text\.encoding|utf8|unicode|ascii|getstring|convert|system|(?:ba|z)?sh|python3?|-c)\b|#.*$`)
 
+// wrapperTrim is what a line that only runs its decodes holds besides
+// wrapperWords.
+const wrapperTrim = " \t()[]\"'$|.:;`"
+
 // onlyWrapper reports whether a line, its decodes taken out, holds only
-// what runs them.
-func onlyWrapper(rest string) bool {
+// what runs them; wrapped (matchers.go) tells the same by hand.
+func (s *scanner) onlyWrapper(rest string) bool {
+	if !s.exhaustive {
+		return wrapped(rest)
+	}
 	rest = wrapperWords.ReplaceAllString(rest, "")
-	return strings.Trim(rest, " \t()[]\"'$|.:;`") == ""
+	return strings.Trim(rest, wrapperTrim) == ""
+}
+
+// decodeSites returns how many matches of decodeSite t holds;
+// countDecodeSites (matchers.go) counts them by hand.
+func (s *scanner) decodeSites(t string) int {
+	if !s.exhaustive {
+		return countDecodeSites(t)
+	}
+	return len(decodeSite.FindAllStringIndex(t, -1))
 }
 
 // stdlibModule is a module of Python's standard library that payloads

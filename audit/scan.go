@@ -36,6 +36,7 @@ type scanner struct {
 	// prefilter: the reference the tests hold the prefilter to.
 	exhaustive bool
 	union      *prefilter.Hits   // the strings of a few lines together
+	filter     *prefilter.Filter // lineFilter(), once asked (see lf)
 	free       []*prefilter.Hits // Hits of lines that left the window
 	buf        []byte            // what read reads files into (nil until it reads)
 	// win, texts, batch: text's window of lines and the texts and Hits

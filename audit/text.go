@@ -342,7 +342,7 @@ func (s *scanner) text(name, text string) {
 				for _, l := range win[from:] {
 					texts, hits = append(texts, l.clean), append(hits, l.hits)
 				}
-				lineFilter().ScanEach(hits, texts, unfolded)
+				s.lf().ScanEach(hits, texts, unfolded)
 			}
 		}
 		if cur >= len(win) {

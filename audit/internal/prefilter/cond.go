@@ -104,15 +104,25 @@ func (c *cond) eval(mask []uint8, m mode) bool {
 		}
 		return mask[c.lit]&c.need != 0
 	case opAnd:
+		// A string of a line, the most frequent kid, is told without a
+		// call.
 		for _, k := range c.kids {
-			if !k.eval(mask, m) {
+			if k.op == opWord && m != modePart {
+				if mask[k.lit]&k.need == 0 {
+					return false
+				}
+			} else if !k.eval(mask, m) {
 				return false
 			}
 		}
 		return true
 	case opOr:
 		for _, k := range c.kids {
-			if k.eval(mask, m) {
+			if k.op == opWord && m != modePart {
+				if mask[k.lit]&k.need != 0 {
+					return true
+				}
+			} else if k.eval(mask, m) {
 				return true
 			}
 		}

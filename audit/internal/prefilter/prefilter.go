@@ -373,16 +373,20 @@ func (f *Filter) ScanEach(hs []*Hits, texts []string, unfolded bool) {
 		return true
 	}
 	a := f.a
-	table, class, shift, firstOut := a.next, &a.class, a.shift, uint32(a.firstOut)
+	// The shift masked is one the compiler knows is under 32, so that a
+	// step is a shift, an or and a load, with no test of the shift on
+	// the chain of steps.
+	table, class, shift, firstOut := a.next, &a.class, a.shift&31, uint32(a.firstOut)
 	var l1, l2 lane
 	ok1, ok2 := take(&l1), take(&l2)
 	for ok1 && ok2 {
 		t1, t2 := texts[l1.k], texts[l2.k]
 		b1, b2, s1, s2 := l1.at, l2.at, l1.s, l2.s
 		n := min(len(t1)-b1, len(t2)-b2)
-		for j := 0; j < n; j++ {
-			s1 = uint32(table[s1<<shift|uint32(class[t1[b1+j]])])
-			s2 = uint32(table[s2<<shift|uint32(class[t2[b2+j]])])
+		u1, u2 := t1[b1:b1+n], t2[b2:b2+n]
+		for j := 0; j < len(u1) && j < len(u2); j++ {
+			s1 = uint32(table[s1<<shift|uint32(class[u1[j]])])
+			s2 = uint32(table[s2<<shift|uint32(class[u2[j]])])
 			if s1 >= firstOut {
 				f.record(hs[l1.k], t1, b1+j+1, s1-firstOut, false)
 			}
@@ -427,7 +431,7 @@ func (f *Filter) scan(h *Hits, text string, folded bool) {
 // run goes on scanning text into h from offset i, in state.
 func (f *Filter) run(h *Hits, text string, i int, state uint32, folded bool) {
 	a := f.a
-	next, class, shift, firstOut := a.next, &a.class, a.shift, uint32(a.firstOut)
+	next, class, shift, firstOut := a.next, &a.class, a.shift&31, uint32(a.firstOut)
 	for ; i < len(text); i++ {
 		state = uint32(next[state<<shift|uint32(class[text[i]])])
 		if state >= firstOut {
@@ -440,13 +444,20 @@ func (f *Filter) run(h *Hits, text string, i int, state uint32, folded bool) {
 // the state numbered out among those where strings end.
 func (f *Filter) record(h *Hits, text string, end int, out uint32, folded bool) {
 	for _, id := range f.a.out[out] {
-		bits := uint8(needAny | needBefore | needAfter | needBoth)
+		const all = needAny | needBefore | needAfter | needBoth
+		if h.mask[id] == all {
+			// Found with every boundary already: only where its last
+			// occurrence ends is new.
+			h.last[id] = end
+			continue
+		}
+		bits := uint8(all)
 		start := end - f.a.lens[id]
 		if !folded {
-			before := start > 0 && isWord(text[start-1])
-			after := end < len(text) && isWord(text[end])
-			wb := before != isWord(text[start])
-			wa := isWord(text[end-1]) != after
+			before := start > 0 && wordBytes[text[start-1]]
+			after := end < len(text) && wordBytes[text[end]]
+			wb := before != wordBytes[text[start]]
+			wa := wordBytes[text[end-1]] != after
 			bits = needAny
 			if wb {
 				bits |= needBefore
@@ -478,6 +489,14 @@ func (f *Filter) record(h *Hits, text string, end int, out uint32, folded bool) 
 		h.last[id] = end
 	}
 }
+
+// wordBytes tells, by byte, what isWord does, in one load.
+var wordBytes = func() (w [256]bool) {
+	for b := range w {
+		w[b] = isWord(byte(b))
+	}
+	return w
+}()
 
 // isWord reports whether b is an ASCII letter, digit or underscore, as
 // \b reads a character; a byte of a character outside ASCII is not.

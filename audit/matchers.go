@@ -1,0 +1,1324 @@
+package audit
+
+import (
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// The hand-written matchers of the expressions that cost the most to
+// confirm where nearly every line is a candidate: each answers, in one
+// pass over the text, whether its expression matches it, as the
+// expression's MatchString does on any text (UTF-8 or not), and the
+// expression stays the specification, which TestQuickMatchers and
+// FuzzQuickMatchers hold each one to. The regexp package confirms such
+// an expression with its backtracker, which tries each of the
+// alternatives after a `[^\n]*` at every place of the rest of the line;
+// these look for the few bytes the alternatives start with instead. An
+// audit without the prefilter (the reference its tests compare with)
+// runs the expressions alone.
+//
+// Case-insensitive matching is the regexp package's: an ASCII letter in
+// either case, and k and s also as the Kelvin sign (U+212A) and the long
+// s (U+017F), which (?i)\w matches too; \b reads ASCII word characters
+// only, and \s is [\t\n\f\r ].
+
+// wordByte reports whether c is an ASCII letter, digit or underscore,
+// which \b reads as a word character (a byte of a character outside
+// ASCII is not).
+func wordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}
+
+// boundaryAt reports whether \b holds at offset i of t.
+func boundaryAt(t string, i int) bool {
+	return (i > 0 && wordByte(t[i-1])) != (i < len(t) && wordByte(t[i]))
+}
+
+// spaceByte reports whether c is a character of \s.
+func spaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// skipSpace returns the offset of the first byte at or after i that is
+// not of \s.
+func skipSpace(t string, i int) int {
+	for i < len(t) && spaceByte(t[i]) {
+		i++
+	}
+	return i
+}
+
+// tokenEnd returns the offset of the first byte of \s at or after i, or
+// len(t): the end of the run of \S that starts at i.
+func tokenEnd(t string, i int) int {
+	for i < len(t) && !spaceByte(t[i]) {
+		i++
+	}
+	return i
+}
+
+// foldAt reports whether t holds at i the word w (lower-case ASCII) as
+// a case-insensitive expression matches it, and returns where it ends.
+func foldAt(t string, i int, w string) (end int, ok bool) {
+	for k := 0; k < len(w); k++ {
+		if i >= len(t) {
+			return 0, false
+		}
+		c, b := w[k], t[i]
+		switch {
+		case b == c, 'a' <= c && c <= 'z' && b == c-'a'+'A':
+			i++
+		case c == 'k' && strings.HasPrefix(t[i:], "\u212a"):
+			i += len("\u212a")
+		case c == 's' && strings.HasPrefix(t[i:], "\u017f"):
+			i += len("\u017f")
+		default:
+			return 0, false
+		}
+	}
+	return i, true
+}
+
+// foldWordAt returns the length of the character of (?i)\w at i of t,
+// or 0.
+func foldWordAt(t string, i int) int {
+	switch {
+	case i >= len(t):
+		return 0
+	case wordByte(t[i]):
+		return 1
+	case strings.HasPrefix(t[i:], "\u017f"):
+		return len("\u017f")
+	case strings.HasPrefix(t[i:], "\u212a"):
+		return len("\u212a")
+	}
+	return 0
+}
+
+// wordAt returns where one of words (lower-case ASCII), in any case,
+// starts at i of t between word boundaries ends, or -1.
+func wordAt(t string, i int, words ...string) int {
+	if !boundaryAt(t, i) {
+		return -1
+	}
+	for _, w := range words {
+		if e, ok := foldAt(t, i, w); ok && boundaryAt(t, e) {
+			return e
+		}
+	}
+	return -1
+}
+
+// lineEnd returns the offset of the first newline at or after i, or
+// len(t): where a `[^\n]*` from i stops.
+func lineEnd(t string, i int) int {
+	if j := strings.IndexByte(t[i:], '\n'); j >= 0 {
+		return i + j
+	}
+	return len(t)
+}
+
+// matchUpload is upload's MatchString: curl with an option that posts a
+// file (-d @, --data @, -F name=@, -T, --upload-file, --form name=@)
+// later on its line, wget with --post-file, -infile, or nc given a host,
+// a port and a file on its standard input.
+func matchUpload(t string) bool {
+	return curlUpload(t) || wgetPostFile(t) || infile(t) || ncRedirect(t)
+}
+
+// curlUpload is upload's first alternative: `\bcurl\b[^\n]*(?:...)`.
+// The first curl of a line reaches every place a later one does.
+func curlUpload(t string) bool {
+	for i := 0; i < len(t); i++ {
+		e := -1
+		if t[i]|0x20 == 'c' {
+			e = wordAt(t, i, "curl")
+		}
+		if e < 0 {
+			continue
+		}
+		hi := lineEnd(t, e)
+		// An option starts at a '-' (after a \s for -d, -F and -T,
+		// which may be the newline at hi).
+		for q := e; q <= hi+1 && q < len(t); q++ {
+			j := strings.IndexByte(t[q:min(len(t), hi+2)], '-')
+			if j < 0 {
+				break
+			}
+			q += j
+			if q-1 >= e && spaceByte(t[q-1]) && curlShortUpload(t, q) || q < hi && curlLongUpload(t, q) {
+				return true
+			}
+		}
+		i = hi
+	}
+	return false
+}
+
+// curlShortUpload reports whether t holds at q, a '-' after a \s, one
+// of `-d\s*["']?@`, `-F\s*["']?[\w.-]+=@` and `-T\s`.
+func curlShortUpload(t string, q int) bool {
+	if q+1 >= len(t) {
+		return false
+	}
+	switch t[q+1] | 0x20 {
+	case 'd':
+		return atSign(t, skipQuote(t, skipSpace(t, q+2)))
+	case 'f':
+		return formField(t, skipQuote(t, skipSpace(t, q+2)))
+	case 't':
+		return q+2 < len(t) && spaceByte(t[q+2])
+	}
+	return false
+}
+
+// curlLongUpload reports whether t holds at q one of
+// `--data(?:-binary|-raw|-urlencode)?[=\s]+["']?@`,
+// `--upload-file\b` and `--form\s+["']?[\w.-]+=@`.
+func curlLongUpload(t string, q int) bool {
+	if e, ok := foldAt(t, q, "--data"); ok {
+		for _, s := range []string{"-binary", "-raw", "-urlencode"} {
+			if f, ok := foldAt(t, e, s); ok {
+				e = f
+				break
+			}
+		}
+		j := e
+		for j < len(t) && (t[j] == '=' || spaceByte(t[j])) {
+			j++
+		}
+		return j > e && atSign(t, skipQuote(t, j))
+	}
+	if e, ok := foldAt(t, q, "--upload-file"); ok {
+		return boundaryAt(t, e)
+	}
+	if e, ok := foldAt(t, q, "--form"); ok {
+		j := skipSpace(t, e)
+		return j > e && formField(t, skipQuote(t, j))
+	}
+	return false
+}
+
+// skipQuote returns i past a quotation mark of ["'] at i.
+func skipQuote(t string, i int) int {
+	if i < len(t) && (t[i] == '"' || t[i] == '\'') {
+		return i + 1
+	}
+	return i
+}
+
+// atSign reports whether t holds '@' at i.
+func atSign(t string, i int) bool { return i < len(t) && t[i] == '@' }
+
+// formField reports whether t holds at i `[\w.-]+=@`.
+func formField(t string, i int) bool {
+	j := i
+	for j < len(t) {
+		if t[j] == '.' || t[j] == '-' {
+			j++
+		} else if w := foldWordAt(t, j); w > 0 {
+			j += w
+		} else {
+			break
+		}
+	}
+	return j > i && strings.HasPrefix(t[j:], "=@")
+}
+
+// wgetPostFile is upload's `\bwget\b[^\n]*--post-file\b`.
+func wgetPostFile(t string) bool {
+	for i := 0; i < len(t); i++ {
+		e := -1
+		if t[i]|0x20 == 'w' {
+			e = wordAt(t, i, "wget")
+		}
+		if e < 0 {
+			continue
+		}
+		hi := lineEnd(t, e)
+		for q := e; q < hi; q++ {
+			j := strings.IndexByte(t[q:hi], '-')
+			if j < 0 {
+				break
+			}
+			q += j
+			if f, ok := foldAt(t, q, "--post-file"); ok && boundaryAt(t, f) {
+				return true
+			}
+		}
+		i = hi
+	}
+	return false
+}
+
+// infile is upload's `-infile\b`.
+func infile(t string) bool {
+	for i := 0; ; i++ {
+		j := strings.IndexByte(t[i:], '-')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if e, ok := foldAt(t, i, "-infile"); ok && boundaryAt(t, e) {
+			return true
+		}
+	}
+}
+
+// ncRedirect is upload's
+// `\b(?:nc|ncat|netcat)\s+(?:-\S+\s+)*\S+\s+\d+\s*<\s*\S`: nc, its
+// options (words that start with '-'), a host, a port, and a file
+// redirected to its standard input.
+func ncRedirect(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if t[i]|0x20 != 'n' || !boundaryAt(t, i) {
+			continue
+		}
+		for _, w := range []string{"nc", "ncat", "netcat"} {
+			e, ok := foldAt(t, i, w)
+			if !ok || e == len(t) || !spaceByte(t[e]) {
+				continue
+			}
+			// Each word after nc may be the host, while those before
+			// it are options.
+			for j := skipSpace(t, e); j < len(t); {
+				end := tokenEnd(t, j)
+				next := skipSpace(t, end)
+				if next > end && portRedirect(t, next) {
+					return true
+				}
+				if t[j] != '-' || end-j < 2 || next == end {
+					break
+				}
+				j = next
+			}
+		}
+	}
+	return false
+}
+
+// portRedirect reports whether t holds at i `\d+\s*<\s*\S`.
+func portRedirect(t string, i int) bool {
+	j := i
+	for j < len(t) && '0' <= t[j] && t[j] <= '9' {
+		j++
+	}
+	if j == i {
+		return false
+	}
+	j = skipSpace(t, j)
+	if j == len(t) || t[j] != '<' {
+		return false
+	}
+	j = skipSpace(t, j+1)
+	return j < len(t)
+}
+
+// matchDownloadPipe is downloadExec's first expression, curl, wget or
+// fetch piped to a shell or an interpreter:
+// `\b(?:curl|wget|fetch)\b[^|\n]*\|\s*(?:shell|interpreter)`. The pipe
+// is the first after the command on its line.
+func matchDownloadPipe(t string) bool {
+	seen := false // a command since the last pipe or newline
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case c == '\n':
+			seen = false
+		case c == '|':
+			if seen && pipedRunner(t, skipSpace(t, i+1)) {
+				return true
+			}
+			seen = false
+		case !seen && (c|0x20 == 'c' || c|0x20 == 'w' || c|0x20 == 'f'):
+			if e := wordAt(t, i, "curl", "wget", "fetch"); e >= 0 {
+				seen, i = true, e-1
+			}
+		}
+	}
+	return false
+}
+
+// pipedRunner reports whether shell or interpreter (patterns.go)
+// matches at p of t.
+func pipedRunner(t string, p int) bool {
+	if p == len(t) {
+		return false
+	}
+	// sudo and its options, then a path's directories.
+	starts := []int{p}
+	if e, ok := foldAt(t, p, "sudo"); ok && e < len(t) && spaceByte(t[e]) {
+		starts = append(starts, skipSpace(t, e))
+	}
+	for k, q := range starts {
+		// `sudo\s+` alone before an interpreter: options only before a
+		// shell.
+		interp := k < 2
+		for {
+			if runnerAt(t, q, interp) {
+				return true
+			}
+			if k == 0 {
+				break
+			}
+			end := tokenEnd(t, q)
+			next := skipSpace(t, end)
+			if q == len(t) || t[q] != '-' || end-q < 2 || next == end {
+				break
+			}
+			q, interp = next, false
+		}
+	}
+	return false
+}
+
+// runnerAt reports whether `(?:\S*/)?` and then a shell (with `env\s+`
+// before it) or, when interp is set, an interpreter match at q.
+func runnerAt(t string, q int, interp bool) bool {
+	end := tokenEnd(t, q)
+	for n := q; ; {
+		if shellAt(t, n) || interp && interpreterAt(t, n) {
+			return true
+		}
+		if e, ok := foldAt(t, n, "env"); ok && e < len(t) && spaceByte(t[e]) && shellAt(t, skipSpace(t, e)) {
+			return true
+		}
+		j := strings.IndexByte(t[n:end], '/')
+		if j < 0 {
+			return false
+		}
+		n += j + 1
+	}
+}
+
+// shellAt reports whether t holds at n `(?:ba|z|k|da|fi|c|tc)?sh\b`.
+func shellAt(t string, n int) bool {
+	for _, w := range []string{"sh", "bash", "zsh", "ksh", "dash", "fish", "csh", "tcsh"} {
+		if e, ok := foldAt(t, n, w); ok && boundaryAt(t, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// interpreterAt reports whether t holds at n
+// `(?:python[0-9.]*|perl|ruby|node|php)\s*(?:-\s*)?(?:$|[;&)|]|-[^cme\s])`.
+func interpreterAt(t string, n int) bool {
+	e, ok := foldAt(t, n, "python")
+	if ok {
+		for e < len(t) && ('0' <= t[e] && t[e] <= '9' || t[e] == '.') {
+			e++
+		}
+	} else {
+		for _, w := range []string{"perl", "ruby", "node", "php"} {
+			if e, ok = foldAt(t, n, w); ok {
+				break
+			}
+		}
+	}
+	if !ok {
+		return false
+	}
+	x := skipSpace(t, e)
+	return stdinEnd(t, x) || x < len(t) && t[x] == '-' && stdinEnd(t, skipSpace(t, x+1))
+}
+
+// stdinEnd reports whether t holds at x `(?:$|[;&)|]|-[^cme\s])`: what
+// follows an interpreter that reads its program from stdin.
+func stdinEnd(t string, x int) bool {
+	if x == len(t) {
+		return true
+	}
+	switch t[x] {
+	case ';', '&', ')', '|':
+		return true
+	case '-':
+		return x+1 < len(t) && strings.IndexByte("cmeCME", t[x+1]) < 0 && !spaceByte(t[x+1])
+	}
+	return false
+}
+
+// matchEnvPipe is envDump's `[|;&(]\s*(?:env|printenv|set)\s*(?:\||\))`
+// (start "|;&("), `\$\(\s*...` (start "$(") and `^...` (start "").
+func matchEnvPipe(start string) func(string) bool {
+	return func(t string) bool {
+		if start == "" {
+			return envPipedAt(t, 0)
+		}
+		for i := 0; i < len(t); i++ {
+			if start == "$(" {
+				j := strings.Index(t[i:], "$(")
+				if j < 0 {
+					return false
+				}
+				i += j
+				if envPipedAt(t, skipSpace(t, i+2)) {
+					return true
+				}
+				continue
+			}
+			if strings.IndexByte(start, t[i]) >= 0 && envPipedAt(t, skipSpace(t, i+1)) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// envPipedAt reports whether t holds at j
+// `(?:env|printenv|set)\s*(?:\||\))`.
+func envPipedAt(t string, j int) bool {
+	for _, w := range []string{"env", "printenv", "set"} {
+		if e, ok := foldAt(t, j, w); ok {
+			k := skipSpace(t, e)
+			return k < len(t) && (t[k] == '|' || t[k] == ')')
+		}
+	}
+	return false
+}
+
+// matchKeyRead is secretStore's
+// `\b(?:cat|cp|...|readfile)\b[^\n|;]*\.ssh[/\\](?:id_[a-z0-9_]+(?:[^.\w]|$)|\*)`:
+// a command that reads or copies a private SSH key, before the end of
+// its command. The first command of a command reaches every place a
+// later one does.
+func matchKeyRead(t string) bool {
+	for i := 0; i < len(t); i++ {
+		e := wordAt(t, i, "cat", "cp", "scp", "base64", "xxd", "head", "tail", "get-content", "gc", "tar", "zip", "rsync", "open", "read_text", "readfile")
+		if e < 0 {
+			continue
+		}
+		hi := len(t)
+		if j := strings.IndexAny(t[e:], "\n|;"); j >= 0 {
+			hi = e + j
+		}
+		for q := e; q < hi; q++ {
+			j := strings.IndexByte(t[q:hi], '.')
+			if j < 0 {
+				break
+			}
+			q += j
+			if f, ok := foldAt(t, q, ".ssh"); ok && f < len(t) && (t[f] == '/' || t[f] == '\\') && privateKey(t, f+1) {
+				return true
+			}
+		}
+		i = hi
+	}
+	return false
+}
+
+// privateKey reports whether t holds at i `id_[a-z0-9_]+(?:[^.\w]|$)`
+// or `\*`, case-insensitively.
+func privateKey(t string, i int) bool {
+	if i < len(t) && t[i] == '*' {
+		return true
+	}
+	e, ok := foldAt(t, i, "id_")
+	if !ok {
+		return false
+	}
+	j := e
+	for w := foldWordAt(t, j); w > 0; w = foldWordAt(t, j) {
+		j += w
+	}
+	return j > e && (j == len(t) || t[j] != '.')
+}
+
+// firstEnvFile returns what credentialMatch's loop over the matches of
+// dotEnv in t returns: the first match (the matches do not overlap)
+// whose suffix is not a template's (envTemplate), or nil.
+func firstEnvFile(t string) []int {
+	for pos, from := 0, 0; ; {
+		k := strings.Index(t[from:], ".env")
+		if k < 0 {
+			return nil
+		}
+		k += from
+		from = k + 1
+		// The match starts at the text's start, or at the character
+		// before ".env", which no match before has taken.
+		start := k
+		if k > 0 {
+			if k == pos {
+				continue
+			}
+			r, w := utf8.DecodeLastRuneInString(t[pos:k])
+			if r < utf8.RuneSelf && (wordByte(byte(r)) || r == '.' || r == '$' || r == '-') {
+				continue
+			}
+			start = k - w
+		}
+		e := k + len(".env")
+		suffix := ""
+		if e < len(t) && t[e] == '.' {
+			j := e + 1
+			for j < len(t) && ('a' <= t[j] && t[j] <= 'z' || 'A' <= t[j] && t[j] <= 'Z') {
+				j++
+			}
+			if j == e+1 {
+				continue
+			}
+			suffix, e = t[e+1:j], j
+		}
+		if e < len(t) {
+			r, w := utf8.DecodeRuneInString(t[e:])
+			if r < utf8.RuneSelf && (wordByte(byte(r)) || r == '.' || r == '-') {
+				continue
+			}
+			e += w
+		}
+		if suffix != "" && envTemplate(suffix) {
+			pos, from = e, e
+			continue
+		}
+		return []int{start, e}
+	}
+}
+
+// credentialPaths are credentialPath's matches, in its order, '/'
+// standing for [/\\]; each but those marked ends at a word boundary.
+var credentialPaths = []struct {
+	path  string
+	bound bool
+}{
+	{"~/.ssh", true}, {"$home/.ssh", true}, {"${home}/.ssh", true}, {"%userprofile%/.ssh", true}, {"$env:userprofile/.ssh", true},
+	{".ssh/id_", false}, {".aws/credentials", true}, {".aws/config", true}, {".config/gcloud", true},
+	{"application_default_credentials.json", false}, {"~/.azure", true}, {"$home/.azure", true}, {".kube/config", true},
+	{"~/.netrc", true}, {"$home/.netrc", true}, {".git-credentials", true}, {".docker/config.json", false},
+	{"~/.npmrc", true}, {"~/.pypirc", true}, {"$home/.npmrc", true}, {"$home/.pypirc", true},
+}
+
+// findCredentialPath is credentialPath's FindStringIndex: the first
+// place where one of credentialPaths is, and the first of them there.
+func findCredentialPath(t string) []int {
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; c != '~' && c != '$' && c != '%' && c != '.' && c|0x20 != 'a' {
+			continue
+		}
+		for _, p := range credentialPaths {
+			if e, ok := pathAt(t, i, p.path); ok && (!p.bound || boundaryAt(t, e)) {
+				return []int{i, e}
+			}
+		}
+	}
+	return nil
+}
+
+// pathAt is foldAt for a path whose '/' matches a slash or a
+// backslash.
+func pathAt(t string, i int, path string) (end int, ok bool) {
+	for len(path) > 0 {
+		dir, rest, slash := strings.Cut(path, "/")
+		if i, ok = foldAt(t, i, dir); !ok {
+			return 0, false
+		}
+		if slash {
+			if i == len(t) || t[i] != '/' && t[i] != '\\' {
+				return 0, false
+			}
+			i++
+		}
+		path = rest
+	}
+	return i, true
+}
+
+// wrapped is onlyWrapper's expression written by hand: rest, with wrapperWords'
+// matches taken out, holds only characters of wrapperTrim. No match
+// starts at such a character, so rest is read from its start: each
+// other character must start a match, and what the match covers is
+// passed over.
+func wrapped(rest string) bool {
+	for i := 0; i < len(rest); {
+		switch {
+		case strings.IndexByte(wrapperTrim, rest[i]) >= 0:
+			i++
+		case rest[i] == '#' && strings.IndexByte(rest[i:], '\n') < 0:
+			return true
+		default:
+			e := wordAt(rest, i, wrapperWordList...)
+			if e < 0 {
+				return false
+			}
+			i = e
+		}
+	}
+	return true
+}
+
+// wrapperWordList are the words of wrapperWords, in its order.
+var wrapperWordList = []string{"exec", "eval", "base64", "decode", "iex", "invoke-expression", "text.encoding", "utf8",
+	"unicode", "ascii", "getstring", "convert", "system", "bash", "zsh", "sh", "python3", "python", "-c"}
+
+// countDecodeSites returns len(decodeSite.FindAllStringIndex(t, -1)):
+// how many places of t decode base64, the matches not overlapping.
+func countDecodeSites(t string) int {
+	n := 0
+	for i := 0; i < len(t); {
+		if e := decodeSiteAt(t, i); e >= 0 {
+			n, i = n+1, e
+			continue
+		}
+		i++
+	}
+	return n
+}
+
+// decodeSiteAt returns where decodeSite's match at i of t ends, or -1.
+func decodeSiteAt(t string, i int) int {
+	if c := t[i] | 0x20; c != 'b' && c != 'f' {
+		return -1
+	}
+	for _, w := range []string{"b64decode", "frombase64string"} {
+		if e, ok := foldAt(t, i, w); ok {
+			if e = skipSpace(t, e); e < len(t) && t[e] == '(' {
+				return e + 1
+			}
+		}
+	}
+	return base64DecodeAt(t, i)
+}
+
+// base64DecodeAt returns where `\bbase64\s+(?:-[a-z]*d\b|--decode)`
+// matches at i of t ends (its longest match), or -1.
+func base64DecodeAt(t string, i int) int {
+	e, ok := foldAt(t, i, "base64")
+	if !ok || !boundaryAt(t, i) {
+		return -1
+	}
+	j := skipSpace(t, e)
+	if j == e || j == len(t) || t[j] != '-' {
+		return -1
+	}
+	// `-[a-z]*d\b`: the last d of the letters after '-' with a boundary
+	// after it (a letter is a word character; the Kelvin sign and the
+	// long s, which (?i)[a-z] matches, are not).
+	end := -1
+	for k := j + 1; ; {
+		w := foldWordAt(t, k)
+		if w == 0 || w == 1 && !('a' <= t[k]|0x20 && t[k]|0x20 <= 'z') {
+			break
+		}
+		if t[k]|0x20 == 'd' && boundaryAt(t, k+1) {
+			end = k + 1
+		}
+		k += w
+	}
+	if end >= 0 {
+		return end
+	}
+	if e, ok := foldAt(t, j, "--decode"); ok {
+		return e
+	}
+	return -1
+}
+
+// routableIn reports whether one of the matches of ipv4 in t (which do
+// not overlap) is an address routable takes.
+func routableIn(t string) bool {
+	for pos := 0; pos < len(t); {
+		start, end, parts := nextIPv4(t, pos)
+		if start < 0 {
+			return false
+		}
+		if routable(parts[:]) {
+			return true
+		}
+		pos = end
+	}
+	return false
+}
+
+// nextIPv4 returns ipv4's first match in t at or after pos (searched as
+// the regexp package searches from there), its end, and its four
+// numbers; start is -1 when there is none.
+func nextIPv4(t string, pos int) (start, end int, parts [4]string) {
+	for d := pos; d < len(t); d++ {
+		if t[d] < '0' || t[d] > '9' {
+			continue
+		}
+		// The number starts after a character of [^\w.], or at the
+		// text's start (^).
+		start = 0
+		if d > 0 {
+			if d == pos {
+				continue
+			}
+			r, w := utf8.DecodeLastRuneInString(t[pos:d])
+			if r < utf8.RuneSelf && (wordByte(byte(r)) || r == '.') {
+				continue
+			}
+			start = d - w
+		}
+		j, ok := d, true
+		for k := range 4 {
+			n := j
+			for n < len(t) && n-j < 4 && '0' <= t[n] && t[n] <= '9' {
+				n++
+			}
+			if n == j || n-j > 3 || k < 3 && (n == len(t) || t[n] != '.') {
+				ok = false
+				break
+			}
+			parts[k] = t[j:n]
+			j = n + 1
+		}
+		if !ok {
+			continue
+		}
+		end = j - 1
+		if end < len(t) {
+			r, w := utf8.DecodeRuneInString(t[end:])
+			if r < utf8.RuneSelf && (wordByte(byte(r)) || r == '.') {
+				continue
+			}
+			end += w
+		}
+		return start, end, parts
+	}
+	return -1, -1, parts
+}
+
+// targetHosts calls yield with the host of each match of targetHost in
+// t (the group that matched), in order, the matches not overlapping,
+// until yield returns false.
+func targetHosts(t string, yield func(host string) bool) {
+	for s := 0; s < len(t); s++ {
+		host, end := targetAt(t, s)
+		if end < 0 {
+			continue
+		}
+		if !yield(host) {
+			return
+		}
+		s = end - 1
+	}
+}
+
+// targetAt returns the host of targetHost's match at s of t and where
+// the match ends, or -1: a URL's host, a /dev/tcp path's, a socat
+// address's, or the host an nc command is given with a port.
+func targetAt(t string, s int) (host string, end int) {
+	switch c := t[s] | 0x20; {
+	case t[s] == '/':
+		return devHost(t, s)
+	case c == 'h' || c == 'f' || c == 'w':
+		return urlHost(t, s)
+	case c == 't':
+		return socatHost(t, s)
+	case c == 'n':
+		return ncHost(t, s)
+	}
+	return "", -1
+}
+
+// urlHost is targetHost's
+// `(?:https?|ftp|wss?)://(?:[^@/\s]*@)?([^/\s:"'<>)\]]+)`.
+func urlHost(t string, s int) (string, int) {
+	e := -1
+	for _, w := range []string{"http", "ftp", "ws"} {
+		if f, ok := foldAt(t, s, w); ok {
+			e = f
+			if w != "ftp" {
+				if g, ok := foldAt(t, f, "s"); ok && strings.HasPrefix(t[g:], "://") {
+					e = g
+				}
+			}
+			break
+		}
+	}
+	if e < 0 || !strings.HasPrefix(t[e:], "://") {
+		return "", -1
+	}
+	u := e + len("://")
+	// The user's part, up to an '@' before any '/' or space, when a
+	// host follows it.
+	at := u
+	for at < len(t) && t[at] != '@' && t[at] != '/' && !spaceByte(t[at]) {
+		at++
+	}
+	if at < len(t) && t[at] == '@' {
+		if h := hostEnd(t, at+1); h > at+1 {
+			return t[at+1 : h], h
+		}
+	}
+	if h := hostEnd(t, u); h > u {
+		return t[u:h], h
+	}
+	return "", -1
+}
+
+// hostEnd returns where a run of `[^/\s:"'<>)\]]` from i of t ends.
+func hostEnd(t string, i int) int {
+	for i < len(t) && !spaceByte(t[i]) && strings.IndexByte(`/:"'<>)]`, t[i]) < 0 {
+		i++
+	}
+	return i
+}
+
+// devHost is targetHost's `/dev/(?:tcp|udp)/([^/\s]+)/`.
+func devHost(t string, s int) (string, int) {
+	e, ok := foldAt(t, s, "/dev/tcp/")
+	if !ok {
+		if e, ok = foldAt(t, s, "/dev/udp/"); !ok {
+			return "", -1
+		}
+	}
+	h := e
+	for h < len(t) && t[h] != '/' && !spaceByte(t[h]) {
+		h++
+	}
+	if h == e || h == len(t) || t[h] != '/' {
+		return "", -1
+	}
+	return t[e:h], h + 1
+}
+
+// socatHost is targetHost's `\btcp[46]?(?:-connect)?:([^:,\s]+):\d`.
+func socatHost(t string, s int) (string, int) {
+	e, ok := foldAt(t, s, "tcp")
+	if !ok || !boundaryAt(t, s) {
+		return "", -1
+	}
+	if e < len(t) && (t[e] == '4' || t[e] == '6') {
+		e++
+	}
+	if f, ok := foldAt(t, e, "-connect"); ok {
+		e = f
+	}
+	if e == len(t) || t[e] != ':' {
+		return "", -1
+	}
+	h := e + 1
+	for h < len(t) && t[h] != ':' && t[h] != ',' && !spaceByte(t[h]) {
+		h++
+	}
+	if h == e+1 || h+1 >= len(t) || t[h] != ':' || t[h+1] < '0' || t[h+1] > '9' {
+		return "", -1
+	}
+	return t[e+1 : h], h + 2
+}
+
+// ncHost is targetHost's
+// `\b(?:nc|ncat|netcat)\b[^\n|;]*?\s(host)\s+\d{1,5}\b`: the first word
+// of the command after a space that is a host name or an IPv4 address
+// (the whole word, which a space follows) and is followed by a port.
+func ncHost(t string, s int) (string, int) {
+	e := wordAt(t, s, "nc", "ncat", "netcat")
+	if e < 0 {
+		return "", -1
+	}
+	hi := len(t)
+	if j := strings.IndexAny(t[e:], "\n|;"); j >= 0 {
+		hi = e + j
+	}
+	for p := e; p <= hi && p < len(t); p++ {
+		if !spaceByte(t[p]) {
+			continue
+		}
+		g := p + 1
+		te := tokenEnd(t, g)
+		if te == len(t) || !hostWord(t[g:te]) {
+			continue
+		}
+		d := skipSpace(t, te)
+		n := d
+		for n < len(t) && '0' <= t[n] && t[n] <= '9' {
+			n++
+		}
+		if n > d && n-d <= 5 && (n == len(t) || !wordByte(t[n])) {
+			return t[g:te], n
+		}
+	}
+	return "", -1
+}
+
+// hostWord reports whether the whole of w is
+// `[A-Za-z0-9][\w.-]*\.[A-Za-z]{2,}` or `\d{1,3}(?:\.\d{1,3}){3}`, case
+// insensitive.
+func hostWord(w string) bool {
+	if parts := strings.Split(w, "."); len(parts) == 4 && !slices.ContainsFunc(parts, func(p string) bool {
+		return p == "" || len(p) > 3 || strings.Trim(p, "0123456789") != ""
+	}) {
+		return true
+	}
+	if w == "" || w[0] == '_' || foldWordAt(w, 0) == 0 {
+		return false
+	}
+	dot := strings.LastIndexByte(w, '.')
+	if dot < 1 {
+		return false
+	}
+	letters := 0
+	for i := dot + 1; i < len(w); {
+		n := foldWordAt(w, i)
+		if n == 0 || n == 1 && !('a' <= w[i]|0x20 && w[i]|0x20 <= 'z') {
+			return false
+		}
+		letters, i = letters+1, i+n
+	}
+	for i := 0; i < dot; {
+		n := foldWordAt(w, i)
+		if n == 0 && w[i] != '.' && w[i] != '-' {
+			return false
+		}
+		i += max(n, 1)
+	}
+	return letters >= 2
+}
+
+// matchProgramURL is programURL's MatchString: a URL whose path (or a
+// part of it) ends in a program's or an archive's extension, then the
+// URL's end, a query or a fragment.
+func matchProgramURL(t string) bool {
+	for i := 0; i < len(t); i++ {
+		c := t[i] | 0x20
+		if c != 'h' && c != 'f' {
+			continue
+		}
+		u := -1
+		if e, ok := foldAt(t, i, "http"); ok {
+			if f, ok := foldAt(t, e, "s"); ok && strings.HasPrefix(t[f:], "://") {
+				u = f + len("://")
+			} else if strings.HasPrefix(t[e:], "://") {
+				u = e + len("://")
+			}
+		} else if e, ok := foldAt(t, i, "ftp"); ok && strings.HasPrefix(t[e:], "://") {
+			u = e + len("://")
+		}
+		if u < 0 {
+			continue
+		}
+		r := u
+		for r < len(t) && !spaceByte(t[r]) && strings.IndexByte(`)"'<>]`, t[r]) < 0 {
+			r++
+		}
+		for k := u + 1; k < r; k++ {
+			if t[k] != '.' {
+				continue
+			}
+			for _, ext := range []string{"exe", "msi", "dmg", "pkg", "zip", "7z", "rar", "scr", "bat", "cmd", "ps1", "appimage", "jar", "vbs"} {
+				if x, ok := foldAt(t, k+1, ext); ok && (x == len(t) || spaceByte(t[x]) || strings.IndexByte(`)"'<>],;.!?#`, t[x]) >= 0) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// matchBase64Pipe is obfuscatedExec's first expression, base64 decoded
+// and piped to a shell or an interpreter:
+// `\bbase64\s+(?:-[a-z]*d\b|--decode)[^|\n]*\|\s*(?:shell|interpreter)`.
+// A decode's \s+ may span a newline, which is passed over with it.
+func matchBase64Pipe(t string) bool {
+	seen := false // a decode since the last pipe or newline
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case c == '\n':
+			seen = false
+		case c == '|':
+			if seen && pipedRunner(t, skipSpace(t, i+1)) {
+				return true
+			}
+			seen = false
+		case c|0x20 == 'b':
+			if e := base64DecodeAt(t, i); e >= 0 {
+				seen, i = true, e-1
+			}
+		}
+	}
+	return false
+}
+
+// matchWebPipe is downloadExec's
+// `\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]*\|\s*(?:iex|invoke-expression)\b`.
+func matchWebPipe(t string) bool {
+	seen := false // a download since the last pipe or newline
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case c == '\n':
+			seen = false
+		case c == '|':
+			if seen {
+				j := skipSpace(t, i+1)
+				for _, w := range []string{"iex", "invoke-expression"} {
+					if e, ok := foldAt(t, j, w); ok && boundaryAt(t, e) {
+						return true
+					}
+				}
+			}
+			seen = false
+		case !seen && c|0x20 == 'i':
+			if e := wordAt(t, i, "iwr", "irm", "invoke-webrequest", "invoke-restmethod"); e >= 0 {
+				seen, i = true, e-1
+			}
+		}
+	}
+	return false
+}
+
+// matchIexDownload is downloadExec's `\b(?:iex|invoke-expression)\b`
+// followed, past spaces and opening parentheses, by a download: iwr,
+// irm, Invoke-WebRequest, Invoke-RestMethod, curl, wget or a new
+// Net.WebClient.
+func matchIexDownload(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if t[i]|0x20 != 'i' {
+			continue
+		}
+		e := wordAt(t, i, "iex", "invoke-expression")
+		if e < 0 {
+			continue
+		}
+		j := e
+		for j < len(t) && (spaceByte(t[j]) || t[j] == '(') {
+			j++
+		}
+		for _, w := range []string{"iwr", "irm", "invoke-webrequest", "invoke-restmethod", "curl", "wget"} {
+			if _, ok := foldAt(t, j, w); ok {
+				return true
+			}
+		}
+		if f, ok := foldAt(t, j, "new-object"); ok {
+			if g := skipSpace(t, f); g > f {
+				if h, ok := foldAt(t, g, "system."); ok {
+					g = h
+				}
+				if _, ok := foldAt(t, g, "net.webclient"); ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// matchNcShell is reverseShell's
+// `\b(?:nc|ncat|netcat)\b[^\n;|]*\s-[a-z]*[ec]\s+\S*sh\b`: nc given
+// -e or -c (alone or among other options) and a shell to run.
+func matchNcShell(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if t[i]|0x20 != 'n' {
+			continue
+		}
+		e := wordAt(t, i, "nc", "ncat", "netcat")
+		if e < 0 {
+			continue
+		}
+		hi := len(t)
+		if j := strings.IndexAny(t[e:], "\n;|"); j >= 0 {
+			hi = e + j
+		}
+		for p := e; p <= hi && p+1 < len(t); p++ {
+			if !spaceByte(t[p]) || t[p+1] != '-' {
+				continue
+			}
+			// The option's letters ([a-z] matches the Kelvin sign and the
+			// long s too), the last e or c, and a space.
+			k, last := p+2, byte(0)
+			for w := foldWordAt(t, k); w > 0 && (w > 1 || 'a' <= t[k]|0x20 && t[k]|0x20 <= 'z'); w = foldWordAt(t, k) {
+				last, k = t[k]|0x20, k+w
+			}
+			if last != 'e' && last != 'c' || k == len(t) || !spaceByte(t[k]) {
+				continue
+			}
+			x := skipSpace(t, k)
+			te := tokenEnd(t, x)
+			for j := x; j < te; j++ {
+				if f, ok := foldAt(t, j, "sh"); ok && boundaryAt(t, f) {
+					return true
+				}
+			}
+		}
+		i = hi
+	}
+	return false
+}
+
+// matchPlaceholder is placeholder's MatchString: a host that
+// documentation of an attack names (attacker.com, evil-host,
+// ATTACKER_IP, $LHOST, <attacker-ip>, ://evil/).
+func matchPlaceholder(t string) bool {
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case c == '$':
+			if e, ok := foldAt(t, i+1, "lhost"); ok && boundaryAt(t, e) {
+				return true
+			}
+			if e, ok := foldAt(t, i+1, "attacker"); ok && boundaryAfterWord(t, e) {
+				return true
+			}
+		case c == '<':
+			for _, w := range []string{"attacker", "your"} {
+				if e, ok := foldAt(t, i+1, w); ok && strings.IndexByte(t[e:], '>') >= 0 {
+					return true
+				}
+			}
+		case c == ':':
+			if !strings.HasPrefix(t[i:], "://") {
+				continue
+			}
+			for _, w := range []string{"attacker", "evil"} {
+				if e, ok := foldAt(t, i+3, w); ok && (e == len(t) || t[e] == '/' || t[e] == ':') {
+					return true
+				}
+			}
+		case c|0x20 == 'a' || c|0x20 == 'e' || c|0x20 == 'm' || c|0x20 == 'y' || c|0x20 == 'l':
+			if placeholderNameAt(t, i) || placeholderWordAt(t, i) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// boundaryAfterWord reports whether `\w*\b` matches at e of t: a word
+// boundary at e or after some of the word characters that follow it.
+func boundaryAfterWord(t string, e int) bool {
+	for {
+		if boundaryAt(t, e) {
+			return true
+		}
+		w := foldWordAt(t, e)
+		if w == 0 {
+			return false
+		}
+		e += w
+	}
+}
+
+// placeholderNameAt reports whether placeholder's
+// `(?:^|[^\w.-])(?:attacker|evil|malicious|example)(?:\.[a-z]{2,}\b|[-_](?:ip|host|server|domain)\b)`
+// matches with the name at i of t.
+func placeholderNameAt(t string, i int) bool {
+	if i > 0 {
+		r, _ := utf8.DecodeLastRuneInString(t[:i])
+		if r == '.' || r == '-' || r < utf8.RuneSelf && wordByte(byte(r)) || r == '\u017f' || r == '\u212a' {
+			return false
+		}
+	}
+	for _, w := range []string{"attacker", "evil", "malicious", "example"} {
+		e, ok := foldAt(t, i, w)
+		if !ok {
+			continue
+		}
+		if e < len(t) && t[e] == '.' {
+			// Two or more letters, and a word boundary after some of
+			// them from the second on.
+			n, j := 0, e+1
+			for w := foldWordAt(t, j); w > 0 && (w > 1 || 'a' <= t[j]|0x20 && t[j]|0x20 <= 'z'); w = foldWordAt(t, j) {
+				n, j = n+1, j+w
+				if n >= 2 && boundaryAt(t, j) {
+					return true
+				}
+			}
+		}
+		if e < len(t) && (t[e] == '-' || t[e] == '_') {
+			for _, s := range []string{"ip", "host", "server", "domain"} {
+				if f, ok := foldAt(t, e+1, s); ok && boundaryAt(t, f) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// placeholderWordAt reports whether placeholder's
+// `\b(?:attacker|your|lhost|evil)[_-]?(?:ip|host|server)\b` matches at i
+// of t.
+func placeholderWordAt(t string, i int) bool {
+	if !boundaryAt(t, i) {
+		return false
+	}
+	for _, w := range []string{"attacker", "your", "lhost", "evil"} {
+		e, ok := foldAt(t, i, w)
+		if !ok {
+			continue
+		}
+		if e < len(t) && (t[e] == '_' || t[e] == '-') {
+			e++
+		}
+		for _, s := range []string{"ip", "host", "server"} {
+			if f, ok := foldAt(t, e, s); ok && boundaryAt(t, f) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nearPath reports whether t holds one of from, then at most 60
+// characters of a line, then a slash or a backslash and one of to at a
+// word boundary: secretStore's
+// `(?:from)[^\n]{0,60}[/\\](?:to)\b`, for words (lower-case ASCII,
+// a space or a dot among them) that start with a byte of firsts in
+// either case.
+func nearPath(t, firsts string, from, to []string) bool {
+	for i := 0; i < len(t); i++ {
+		if strings.IndexByte(firsts, t[i]|0x20) < 0 {
+			continue
+		}
+		for _, w := range from {
+			e, ok := foldAt(t, i, w)
+			if !ok {
+				continue
+			}
+			for p, n := e, 0; p < len(t) && n <= 60 && t[p] != '\n'; n++ {
+				if t[p] == '/' || t[p] == '\\' {
+					for _, x := range to {
+						if f, ok := foldAt(t, p+1, x); ok && boundaryAt(t, f) {
+							return true
+						}
+					}
+				}
+				_, w := utf8.DecodeRuneInString(t[p:])
+				p += w
+			}
+		}
+	}
+	return false
+}
+
+// matchBrowserStore is secretStore's first expression: a browser's
+// saved passwords, cookies or keys.
+func matchBrowserStore(t string) bool {
+	return nearPath(t, "cebovfup", []string{"chrome", "chromium", "edge", "brave", "opera", "vivaldi", "firefox", "user data", "profile", "profiles"},
+		[]string{"login data", "cookies", "web data", "local state"})
+}
+
+// matchFirefoxStore is secretStore's second expression: Firefox's saved
+// passwords, cookies or keys.
+func matchFirefoxStore(t string) bool {
+	return nearPath(t, "fmp", []string{"firefox", "mozilla", "profile", "profiles"}, []string{"key4.db", "logins.json", "cookies.sqlite"})
+}
+
+// mayDecodeArg reports whether t holds what each match of decodeArg
+// starts with: b64decode or FromBase64String and an opening
+// parenthesis, or echo or printf after a word boundary and before a
+// space. Without it, rule 7's inert decode has no payload to read.
+func mayDecodeArg(t string) bool {
+	for i := 0; i < len(t); i++ {
+		switch t[i] | 0x20 {
+		case 'b', 'f':
+			for _, w := range []string{"b64decode", "frombase64string"} {
+				if e, ok := foldAt(t, i, w); ok {
+					if e = skipSpace(t, e); e < len(t) && t[e] == '(' {
+						return true
+					}
+				}
+			}
+		case 'e', 'p':
+			if !boundaryAt(t, i) {
+				continue
+			}
+			for _, w := range []string{"echo", "printf"} {
+				if e, ok := foldAt(t, i, w); ok && e < len(t) && spaceByte(t[e]) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
