@@ -411,7 +411,9 @@
 // ./audit; TestLineFilterTables fails when they are stale), with a
 // third of the work and of the memory of building it from their syntax
 // trees (BenchmarkLineFilter), an expression is compiled when it first
-// runs (ordinary text runs none of the line rules' expressions), and a
+// runs (ordinary text runs none of the line rules' expressions; every
+// one is made by lazyCompile, whose list TestLazyExprsCompile compiles,
+// so a wrong pattern fails the tests rather than an audit), and a
 // tree's files are read into one buffer, so that reading them leaves no
 // garbage to collect.
 // The expressions that cost the most to confirm where nearly every line is

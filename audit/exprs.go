@@ -54,5 +54,17 @@ func (l *lazyRegexp) ReplaceAllString(src, repl string) string {
 func (l *lazyRegexp) Split(s string, n int) []string { return l.regexp().Split(s, n) }
 
 // lazyCompile returns the expression of pattern, which it compiles when
-// the expression first runs.
-func lazyCompile(pattern string) *lazyRegexp { return &lazyRegexp{pattern: pattern} }
+// the expression first runs, and adds it to lazyExprs. Every lazyRegexp
+// is made by it, in a package-level declaration (never while an audit
+// runs: lazyExprs is not locked).
+func lazyCompile(pattern string) *lazyRegexp {
+	l := &lazyRegexp{pattern: pattern}
+	lazyExprs = append(lazyExprs, l)
+	return l
+}
+
+// lazyExprs are the expressions lazyCompile made, in the order of the
+// package's initialisation: a test compiles them all, as compiling them
+// at start did, so that a wrong pattern fails the tests rather than an
+// audit.
+var lazyExprs []*lazyRegexp

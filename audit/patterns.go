@@ -19,7 +19,7 @@ import (
 // index in the table the prefilter is built from (lineExprs), which
 // exprIDs sets once, as the package is initialised.
 type expr struct {
-	lazyRegexp
+	*lazyRegexp
 	id int
 	// quick, when not nil, is MatchString written by hand (matchers.go),
 	// which the prefiltered audit asks first; index is FindStringIndex
@@ -29,7 +29,7 @@ type expr struct {
 }
 
 // re is the expression of a case-insensitive pattern.
-func re(p string) *expr { return &expr{lazyRegexp: lazyRegexp{pattern: `(?i)` + p}, id: -1} }
+func re(p string) *expr { return &expr{lazyRegexp: lazyCompile(`(?i)` + p), id: -1} }
 
 // withQuick sets e's quick.
 func withQuick(e *expr, quick func(string) bool) *expr {
@@ -105,7 +105,7 @@ var credentialPath = withIndex(re(`(?:~|\$home|\$\{home\}|%userprofile%|\$env:us
 
 // dotEnv finds a .env file's name.
 var (
-	dotEnv = &expr{lazyRegexp: lazyRegexp{pattern: `(?:^|[^\w.$-])\.env(?:\.([A-Za-z]+))?(?:[^\w.-]|$)`}, id: -1}
+	dotEnv = &expr{lazyRegexp: lazyCompile(`(?:^|[^\w.$-])\.env(?:\.([A-Za-z]+))?(?:[^\w.-]|$)`), id: -1}
 )
 
 // Rule 10: secret stores.

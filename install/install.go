@@ -523,8 +523,10 @@
 //     again; a version, not the build, so that a release that leaves
 //     the checks alone keeps the record. The record is
 //     best effort: one that cannot be read, was cut short or damaged (a
-//     SHA-256 of its lines ends it), is malformed, or lists an entry the
-//     folder does not hold is ignored, and the folders are read and
+//     SHA-256 of its lines ends it), is malformed, was written on another
+//     boot (it holds the boot's id: a crash may keep a file's size and
+//     inode but not its bytes, package bootid's rule 1), or lists an entry
+//     the folder does not hold is ignored, and the folders are read and
 //     recorded again. On Windows, which gives no change time users
 //     cannot set back, no record is kept and every folder is read.
 //

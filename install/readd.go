@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -195,12 +196,16 @@ func (in *Installer) materializePinned(ctx context.Context, cands []*candidate) 
 			if int64(i) > firstFailed.Load() {
 				return nil
 			}
+			var published error // a failed publish puts the folder back, or says it could not
 			if move[c] {
-				if dirs[i], sums[i], errs[i] = in.publishExtracted(c); errs[i] == nil {
+				if dirs[i], sums[i], published = in.publishExtracted(c); published == nil {
 					return nil
 				}
 			}
 			if dirs[i], sums[i], errs[i] = in.materialize(ctx, c); errs[i] != nil {
+				if published != nil {
+					errs[i] = fmt.Errorf("%w (after moving it into the cache failed: %v)", errs[i], published)
+				}
 				for {
 					f := firstFailed.Load()
 					if int64(i) >= f || firstFailed.CompareAndSwap(f, int64(i)) {

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"archive/tar"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
@@ -16,6 +17,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 )
 
@@ -474,5 +476,51 @@ func TestMaterializePinnedFirstError(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "skill skill-e ") {
 			t.Fatalf("materializePinned = %v, want the error of skill-e, the first that fails", err)
 		}
+	}
+}
+
+// TestMaterializePinnedAfterAFailedMove: a skill whose folder cannot be
+// published from its extraction (here a file was added to it after
+// extraction) is materialized from that folder, which the failed move
+// put back.
+func TestMaterializePinnedAfterAFailedMove(t *testing.T) {
+	f := newFixture(t)
+	in := f.remoteInstaller(t, cachetest.Root(t))
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	body := skillMD("skill-a")
+	if err := tw.WriteHeader(&tar.Header{Name: "skill-a/SKILL.md", Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(tw, body); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	repo, err := skillcache.StageRepository(in.cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	files, _, err := repo.Extract(t.Context(), bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(repo.Dir(), "skill-a")
+	writeFiles(t, dir, map[string]string{"added.md": "added after extraction\n"})
+	c := &candidate{name: "skill-a", dir: dir, subpath: "skill-a", source: "o/skills", pin: commitA, extracted: &extraction{files: files, repo: repo}}
+	if !movable([]*candidate{c})[c] {
+		t.Fatal("the skill is not movable: the test does not reach the move")
+	}
+	digests, err := in.materializePinned(t.Context(), []*candidate{c})
+	if err != nil {
+		t.Fatalf("materializePinned = %v, want the skill materialized from its folder", err)
+	}
+	if digests[c] == "" || !strings.HasPrefix(c.dir, in.cache.Root()) {
+		t.Errorf("digest %q at %s, want its tree in the cache", digests[c], c.dir)
+	}
+	if _, err := os.Stat(filepath.Join(c.dir, "added.md")); err != nil {
+		t.Errorf("the tree in the cache is not the folder's: %v", err)
 	}
 }

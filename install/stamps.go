@@ -20,13 +20,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/internal/bootid"
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
 
 // stampHead starts the stat record of the folders an Installer hashes
 // (rule 16 of the package doc).
-const stampHead = "agentadaptor install stat v1"
+const stampHead = "agentadaptor install stat v2"
 
 // stampedEntry is what the stat record holds of one folder or regular
 // file of a hashed folder: its slash-separated path in it ("." for the
@@ -433,7 +434,8 @@ func (w *stampWalk) file(full, p string, fi fs.FileInfo) error {
 	return nil
 }
 
-// encodeStamps writes the record: a head, then for each folder in path
+// encodeStamps writes the record: a head, the id of the boot that wrote
+// it, then for each folder in path
 // order a line with its path (in hex), digest, time taken and number of
 // entries, then a line per entry (kind, entries held, the six numbers of
 // its stamp, its path in hex), and a last line with the SHA-256 of
@@ -441,7 +443,7 @@ func (w *stampWalk) file(full, p string, fi fs.FileInfo) error {
 // refused.
 func encodeStamps(folders map[string]*stampedFolder) []byte {
 	var b bytes.Buffer
-	b.WriteString(stampHead + "\n")
+	b.WriteString(stampHead + "\nboot " + bootid.ID() + "\n")
 	for _, dir := range slices.Sorted(maps.Keys(folders)) {
 		f := folders[dir]
 		fmt.Fprintf(&b, "F %x %s %d %d %x\n", dir, f.digest, f.taken, len(f.entries), f.checked)
@@ -460,7 +462,8 @@ func encodeStamps(folders map[string]*stampedFolder) []byte {
 }
 
 // parseStamps reads a record encodeStamps wrote. A record that is
-// missing, cut short, damaged or malformed gives an empty one: every
+// missing, cut short, damaged, malformed or of another boot (package
+// bootid's rule 1) gives an empty one: every
 // folder is read again, and the record made anew.
 func parseStamps(data []byte) map[string]*stampedFolder {
 	out := map[string]*stampedFolder{}
@@ -469,8 +472,8 @@ func parseStamps(data []byte) map[string]*stampedFolder {
 	}
 	j := bytes.LastIndexByte(data[:len(data)-1], '\n')
 	content, last := data[:j+1], string(data[j+1:])
-	body, ok := bytes.CutPrefix(content, []byte(stampHead+"\n"))
-	if !ok || last != fmt.Sprintf("sum %x\n", sha256.Sum256(content)) {
+	body, ok := bytes.CutPrefix(content, []byte(stampHead+"\nboot "+bootid.ID()+"\n"))
+	if !ok || bootid.ID() == "" || last != fmt.Sprintf("sum %x\n", sha256.Sum256(content)) {
 		return out
 	}
 	rest := strings.Split(string(body), "\n")

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -392,9 +393,11 @@ func TestAddAuditsByStagingDigest(t *testing.T) {
 	f.writeSkill(t, "kit/bad", "bad", malicious)
 	in := trustInstaller(t, f, root, nil, Trust{})
 	var opened []string
-	in.staging = func(name string) { opened = append(opened, "staged "+name) }
-	in.hashing = func(name string) { opened = append(opened, "hashed "+name) }
-	in.auditing = func(name string) { opened = append(opened, "audited "+name) }
+	var mu sync.Mutex // skills are staged at the same time
+	note := func(what string) { mu.Lock(); opened = append(opened, what); mu.Unlock() }
+	in.staging = func(name string) { note("staged " + name) }
+	in.hashing = func(name string) { note("hashed " + name) }
+	in.auditing = func(name string) { note("audited " + name) }
 	changes, err := in.Add(t.Context(), AddRequest{Sources: []string{filepath.Join(f.sources, "kit")}, Agents: agents})
 	var refused *trust.RefusedError
 	if !errors.As(err, &refused) || len(refused.Refusals) != 1 || refused.Refusals[0].Skill != "bad" {

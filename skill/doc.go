@@ -169,8 +169,10 @@
 //     the records it made for its life and writes one to the cache
 //     atomically when it changed; the record in the cache is best effort:
 //     one that cannot be read, is malformed, lost lines (each folder's
-//     line says how many entries it holds), names another folder, or
-//     lists an entry the folder does not hold is ignored, and the read
+//     line says how many entries it holds), was written on another boot
+//     (it holds the boot's id: a crash may keep a file's size and inode
+//     but not its bytes, package bootid's rule 1), names another folder,
+//     or lists an entry the folder does not hold is ignored, and the read
 //     hashes every file and writes it again. A folder with more entries
 //     than [WithMaxArchiveEntries] keeps no record, and [Cache.GC]
 //     removes records not used since its cut-off, as it does memos.
@@ -212,7 +214,8 @@
 //     folders and digests, holding the files a check found intact, none
 //     changed since. The record is best effort: one that cannot be read,
 //     is over 16 MiB, was cut short or damaged (a SHA-256 of its lines
-//     ends it), is malformed, names another key, or does not fit the set
+//     ends it), is malformed, was written on another boot (as rule 11
+//     says), names another key, or does not fit the set
 //     (a skill's place, kind, runtime name or folder) is ignored, and the
 //     set is materialized one by one and recorded again. A Cache holds
 //     the records it read or made, up to 256 sets, for its life, and

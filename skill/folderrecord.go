@@ -16,13 +16,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/internal/bootid"
 	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/internal/extract"
 )
 
 // folderHead starts the stat record of a source folder (rule 11 of the
 // package doc).
-const folderHead = "agentadaptor folder stat v3"
+const folderHead = "agentadaptor folder stat v4"
 
 // The kinds of entry a folder's record holds.
 const (
@@ -328,7 +329,8 @@ func (r *folderRecord) racyCount() int {
 	return n
 }
 
-// encode writes the record: a head, the folder, the time, and a line per
+// encode writes the record: a head, the id of the boot that wrote it,
+// the folder, the time, and a line per
 // entry in path order: its kind, its sum (a file), target (a link, in
 // hex) or how many entries it holds (a folder, so that a record that
 // lost lines is refused), the six numbers of its stamp, and its path.
@@ -340,7 +342,7 @@ func (r *folderRecord) encode() []byte {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\ndir %s\ntaken %d\n", folderHead, hex.EncodeToString([]byte(r.dir)), r.taken)
+	fmt.Fprintf(&b, "%s\nboot %s\ndir %s\ntaken %d\n", folderHead, bootid.ID(), hex.EncodeToString([]byte(r.dir)), r.taken)
 	for _, p := range slices.Sorted(maps.Keys(r.entries)) {
 		e := r.entries[p]
 		s := e.stamp
@@ -359,11 +361,16 @@ func (r *folderRecord) encode() []byte {
 }
 
 // parseFolderRecord reads a record of the folder dir; it returns nil for
-// one that is missing, malformed, or of another folder, which is then
+// one that is missing, malformed, of another boot (package bootid's rule
+// 1), or of another folder, which is then
 // ignored and rebuilt.
 func parseFolderRecord(data []byte, dir string) *folderRecord {
-	text, ok := strings.CutPrefix(string(data), folderHead+"\n")
+	text, ok := strings.CutPrefix(string(data), folderHead+"\nboot ")
 	if !ok {
+		return nil
+	}
+	boot, text, _ := strings.Cut(text, "\n")
+	if !bootid.Same(boot) {
 		return nil
 	}
 	lines := strings.Split(text, "\n")

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/internal/bootid"
 	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 )
@@ -130,6 +131,33 @@ func TestFolderRecordTrusted(t *testing.T) {
 	}
 }
 
+// TestFolderRecordOfAnotherBoot checks that a record written on another
+// boot vouches for nothing (package bootid's rule 1): its stamps may match
+// files a crash emptied. The record below has its stamps but a forged sum,
+// which TestFolderRecordTrusted shows a record of this boot makes count.
+func TestFolderRecordOfAnotherBoot(t *testing.T) {
+	c := NewCache(WithSkillCacheRoot(cachetest.Root(t)))
+	dir := sourceFolder(t)
+	store := settledRecord(t, c, dir)
+	genuine, _, _ := c.folderDigestIn(t.Context(), store, dir)
+	rec := parseFolderRecord(store.FolderRecord(folderKey(dir)), dir)
+	if rec == nil {
+		t.Fatal("no record kept")
+	}
+	e := rec.entries["references/a.md"]
+	e.sum[0] ^= 1
+	rec.entries["references/a.md"] = e
+	if err := store.SetFolderRecord(folderKey(dir), rec.encode()); err != nil {
+		t.Fatal(err)
+	}
+	defer bootid.SetForTest("another-boot")()
+	fresh := NewCache(WithSkillCacheRoot(c.Root()))
+	if got, hashed, err := fresh.folderDigestIn(t.Context(), store, dir); err != nil || hashed != 3 || got != genuine {
+		t.Errorf("folderDigestIn with a record of another boot = %s, %d hashed, %v; want %s, 3 hashed", got, hashed, err, genuine)
+	}
+	settledRecord(t, NewCache(WithSkillCacheRoot(c.Root())), dir) // recorded again, and relied on
+}
+
 // TestFolderRecordNoticesChanges checks rule 11: after the record is
 // settled, every change to the folder gives the digest of what it holds
 // now, and a record that is corrupt or another folder's is ignored and
@@ -220,7 +248,7 @@ func TestFolderRecordNoticesChanges(t *testing.T) {
 		}},
 		{"record corrupt", func(t *testing.T, _ *Cache, store *cache.Store, dir string) {
 			rewrite(t, filepath.Join(dir, "references", "a.md"), "reference A")
-			store.SetFolderRecord(folderKey(dir), []byte(folderHead+"\ndir "+dir+"\ntaken x\n"))
+			store.SetFolderRecord(folderKey(dir), []byte(folderHead+"\nboot "+bootid.ID()+"\ndir "+dir+"\ntaken x\n"))
 		}},
 		{"record truncated", func(t *testing.T, _ *Cache, store *cache.Store, dir string) {
 			rewrite(t, filepath.Join(dir, "references", "a.md"), "reference A")
@@ -350,7 +378,7 @@ func FuzzParseFolderRecord(f *testing.F) {
 	r.entries["."] = folderEntry{kind: kindDir, stamp: cache.Stamp{Mode: uint32(fs.ModeDir | 0o755)}}
 	r.entries["a"] = folderEntry{kind: kindFile, stamp: cache.Stamp{Mode: 0o644, Size: 1}}
 	f.Add(r.encode())
-	f.Add([]byte(folderHead + "\ndir 2f64\ntaken 1\n"))
+	f.Add([]byte(folderHead + "\nboot " + bootid.ID() + "\ndir 2f64\ntaken 1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got := parseFolderRecord(data, "/d")
 		if got == nil {

@@ -19,11 +19,12 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/agentadaptor/agentadaptor/internal/bootid"
 	"github.com/agentadaptor/agentadaptor/internal/cache"
 )
 
 // setHead starts the record of a skill set (rule 12 of the package doc).
-const setHead = "agentadaptor skill set v1"
+const setHead = "agentadaptor skill set v2"
 
 // The kinds of skill a set's record covers.
 const (
@@ -373,7 +374,7 @@ func (r *setRecord) racyCount() int {
 	return n
 }
 
-// encode writes the record: a head, its key, how many skills it covers,
+// encode writes the record: a head, the id of the boot that wrote it, its key, how many skills it covers,
 // for each a line (its place among the members, kind, time, digest,
 // runtime name and folder in hex, the <digest> folder's mode, device and
 // inode, how many stamps follow) and a line per stamp (its six numbers
@@ -381,7 +382,7 @@ func (r *setRecord) racyCount() int {
 // record cut short or damaged anywhere is refused.
 func (r *setRecord) encode() []byte {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\nkey %s\nskills %d\n", setHead, r.key, len(r.skills))
+	fmt.Fprintf(&b, "%s\nboot %s\nkey %s\nskills %d\n", setHead, bootid.ID(), r.key, len(r.skills))
 	for _, s := range r.skills {
 		fmt.Fprintf(&b, "s %d %c %d %s %x %x %d %d %d %d\n", s.member, s.kind, s.taken, s.digest, s.name, s.dir, s.top.Mode, s.top.Dev, s.top.Ino, len(s.stamps))
 		for _, ps := range s.stamps {
@@ -395,7 +396,8 @@ func (r *setRecord) encode() []byte {
 
 // parseSetRecord reads the record of the set named key whose members are
 // members, in the store; it returns nil for one that is missing, cut
-// short, damaged (its sum), malformed, of another key, or that does not
+// short, damaged (its sum), malformed, of another boot (package bootid's
+// rule 1), of another key, or that does not
 // fit the members (a place out of order or range, another kind or
 // runtime name, a folder other than the member's or than the tree's
 // place in the store, a skill without stamps or one whose first is not
@@ -412,19 +414,20 @@ func parseSetRecord(data []byte, key string, members []setMember, store *cache.S
 		return nil
 	}
 	lines := strings.Split(body, "\n")
-	if len(lines) < 4 || lines[len(lines)-1] != "" {
+	if len(lines) < 5 || lines[len(lines)-1] != "" {
 		return nil
 	}
 	lines = lines[:len(lines)-1]
-	if lines[0] != setHead || lines[1] != "key "+key {
+	boot, ok := strings.CutPrefix(lines[1], "boot ")
+	if lines[0] != setHead || !ok || !bootid.Same(boot) || lines[2] != "key "+key {
 		return nil
 	}
-	n, err := strconv.Atoi(strings.TrimPrefix(lines[2], "skills "))
-	if err != nil || !strings.HasPrefix(lines[2], "skills ") || n < 1 || n > len(members) {
+	n, err := strconv.Atoi(strings.TrimPrefix(lines[3], "skills "))
+	if err != nil || !strings.HasPrefix(lines[3], "skills ") || n < 1 || n > len(members) {
 		return nil
 	}
 	r := &setRecord{key: key, skills: make([]setSkill, 0, n)}
-	lines = lines[3:]
+	lines = lines[4:]
 	for range n {
 		if len(lines) == 0 {
 			return nil

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/agentadaptor/agentadaptor/internal/bootid"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 )
 
@@ -365,6 +366,8 @@ func TestSetRecordHostile(t *testing.T) {
 		"a line lost":        resum(dropLine(body, 5)),
 		"place out of range": resum(strings.Replace(body, "\ns 0 ", "\ns 9 ", 1)),
 		"no stamps":          resum(strings.Replace(body, " 2\n", " 0\n", 1)),
+		"another boot":       resum(strings.Replace(body, "\nboot "+bootid.ID()+"\n", "\nboot another-boot\n", 1)),
+		"no boot":            resum(strings.Replace(body, "\nboot "+bootid.ID()+"\n", "\n", 1)),
 	}
 	for name, data := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -397,6 +400,31 @@ func TestSetRecordHostile(t *testing.T) {
 	}
 	if _, _, err := NewCache(WithSkillCacheRoot(root)).MaterializeSet(t.Context(), skills); err != nil {
 		t.Errorf("MaterializeSet with a folder as the record: %v", err)
+	}
+}
+
+// Rule 12: a set's record written on another boot vouches for nothing
+// (package bootid's rule 1): the set is materialized one by one and
+// recorded again, and that record of this boot vouches again.
+func TestSetRecordOfAnotherBoot(t *testing.T) {
+	root := cachetest.Root(t)
+	skills, _, _ := setSkills(t)
+	warmSet(t, NewCache(WithSkillCacheRoot(root)), skills)
+	covered := []bool{true, true, true, false}
+	if got := vouched(t, NewCache(WithSkillCacheRoot(root)), skills); !slices.Equal(got, covered) {
+		t.Fatalf("vouched on the boot that wrote the record = %v, want %v", got, covered)
+	}
+	defer bootid.SetForTest("another-boot")()
+	if got := vouched(t, NewCache(WithSkillCacheRoot(root)), skills); slices.Contains(got, true) {
+		t.Fatalf("vouched with a record of another boot = %v, want none", got)
+	}
+	dirs, digests := warmSet(t, NewCache(WithSkillCacheRoot(root)), skills)
+	wantDirs, wantDigests := full(t, root, skills)
+	if !slices.Equal(dirs, wantDirs) || !slices.Equal(digests, wantDigests) {
+		t.Fatalf("MaterializeSet on another boot = %q, %q; want %q, %q", dirs, digests, wantDirs, wantDigests)
+	}
+	if got := vouched(t, NewCache(WithSkillCacheRoot(root)), skills); !slices.Equal(got, covered) {
+		t.Errorf("vouched once recorded again = %v, want %v", got, covered)
 	}
 }
 

@@ -16,13 +16,14 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
+	"github.com/agentadaptor/agentadaptor/internal/bootid"
 )
 
 // The stat record of a tree (rule 4): <digest>/.stat, beside the
 // manifest, never inside the tree.
 const (
 	statName = ".stat"
-	statHead = "agentadaptor skill stat v2"
+	statHead = "agentadaptor skill stat v3"
 )
 
 // The racy windows of rule 4: a recorded change time this close to the
@@ -109,7 +110,7 @@ func comparePaths(a, b string) int {
 func (r *record) encode(name string) []byte {
 	var b strings.Builder
 	m := r.manifest
-	fmt.Fprintf(&b, "%s\nname %s\ntaken %d\nmanifest %d %d %d %d %d %d\n", statHead, name, r.taken, m.Mode, m.Size, m.Mtime, m.Ctime, m.Dev, m.Ino)
+	fmt.Fprintf(&b, "%s\nboot %s\nname %s\ntaken %d\nmanifest %d %d %d %d %d %d\n", statHead, bootid.ID(), name, r.taken, m.Mode, m.Size, m.Mtime, m.Ctime, m.Dev, m.Ino)
 	for _, e := range r.entries {
 		if e.file != nil {
 			fmt.Fprintf(&b, "%x", e.file.Sum)
@@ -126,8 +127,8 @@ func (r *record) encode(name string) []byte {
 
 // parseRecord reads a record: the tree's runtime name, its files (what
 // its manifest records, sorted by comparePaths) and their stamps. A
-// record that is malformed, or in which an entry is not under a folder
-// entry, is not used (the tree is then checked in full against its
+// record that is malformed, in which an entry is not under a folder
+// entry, or written on another boot (package bootid's rule 1), is not used (the tree is then checked in full against its
 // manifest and the record written again); one whose files do not make
 // the tree's digest is refused by the caller the same way.
 func parseRecord(data []byte) (r *record, name string, files []File, ok bool) {
@@ -138,10 +139,11 @@ func parseRecord(data []byte) (r *record, name string, files []File, ok bool) {
 		return l, found
 	}
 	head, _ := line()
+	bootLine, _ := line()
 	nameLine, _ := line()
 	takenLine, _ := line()
 	manifestLine, _ := line()
-	if head != statHead {
+	if boot, ok := strings.CutPrefix(bootLine, "boot "); head != statHead || !ok || !bootid.Same(boot) {
 		return nil, "", nil, false
 	}
 	name, ok1 := strings.CutPrefix(nameLine, "name ")

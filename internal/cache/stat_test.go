@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentadaptor/agentadaptor/internal/bootid"
 )
 
 // outOfWindow waits until everything published so far has left the racy
@@ -235,11 +237,11 @@ func TestLookupIgnoresForgedRecord(t *testing.T) {
 	other := sha256.Sum256([]byte("GENUINE"))
 	for _, forged := range []string{
 		"",
-		statHead + "\nname kit\ntaken 1\n",
-		statHead + "\nname kit\ntaken 1\nmanifest 292 0 0 0 0 0\n- 2147484013 0 0 0 0 0 .\n" + hex.EncodeToString(sum[:]) + " 292 7 0 0 0 0 ../SKILL.md\n",
-		statHead + "\nname kit\ntaken 1\nmanifest 292 0 0 0 0 0\n- 2147484013 0 0 0 0 0 .\n" + hex.EncodeToString(sum[:]) + " 292 7 0 0 0 0 OTHER.md\n",
-		statHead + "\nname kit\ntaken 1\nmanifest 292 0 0 0 0 0\n- 2147484013 0 0 0 0 0 .\n" + hex.EncodeToString(other[:]) + " 292 7 0 0 0 0 SKILL.md\n",
-		statHead + "\nname other\ntaken 1\nmanifest 292 0 0 0 0 0\n- 2147484013 0 0 0 0 0 .\n" + hex.EncodeToString(sum[:]) + " 292 7 0 0 0 0 SKILL.md\n",
+		statHead + "\nboot " + bootid.ID() + "\nname kit\ntaken 1\n",
+		statHead + "\nboot " + bootid.ID() + "\nname kit\ntaken 1\nmanifest 292 0 0 0 0 0\n- 2147484013 0 0 0 0 0 .\n" + hex.EncodeToString(sum[:]) + " 292 7 0 0 0 0 ../SKILL.md\n",
+		statHead + "\nboot " + bootid.ID() + "\nname kit\ntaken 1\nmanifest 292 0 0 0 0 0\n- 2147484013 0 0 0 0 0 .\n" + hex.EncodeToString(sum[:]) + " 292 7 0 0 0 0 OTHER.md\n",
+		statHead + "\nboot " + bootid.ID() + "\nname kit\ntaken 1\nmanifest 292 0 0 0 0 0\n- 2147484013 0 0 0 0 0 .\n" + hex.EncodeToString(other[:]) + " 292 7 0 0 0 0 SKILL.md\n",
+		statHead + "\nboot " + bootid.ID() + "\nname other\ntaken 1\nmanifest 292 0 0 0 0 0\n- 2147484013 0 0 0 0 0 .\n" + hex.EncodeToString(sum[:]) + " 292 7 0 0 0 0 SKILL.md\n",
 	} {
 		os.Remove(rec)
 		os.WriteFile(rec, []byte(forged), 0o444)
@@ -248,6 +250,34 @@ func TestLookupIgnoresForgedRecord(t *testing.T) {
 			t.Errorf("lookup with the record %q: intact %v, %d hashed; want intact, read in full", forged, ok, c.hashed)
 		}
 	}
+}
+
+// A record written on another boot vouches for nothing (package bootid's
+// rule 1): a crash may have kept the tree's stamps but not its bytes. The
+// tree is read in full once and recorded again; a record of this boot is
+// still relied on alone.
+func TestLookupIgnoresRecordOfAnotherBoot(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows keeps no record")
+	}
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	dir, digest := publishFiles(t, s, "kit", map[string]string{"SKILL.md": "genuine", "a/b.md": "more"})
+	outOfWindow(t, s, digest, "kit") // a record of this boot: nothing hashed
+	rec := filepath.Join(filepath.Dir(dir), statName)
+	defer bootid.SetForTest("another-boot")()
+	c := &treeCheck{}
+	if ok, _ := intactTree(s.dir, digest, "kit", c); !ok || c.hashed != 2 {
+		t.Fatalf("lookup with a record of another boot: intact %v, %d hashed; want intact, read in full", ok, c.hashed)
+	}
+	data, err := os.ReadFile(rec)
+	if err != nil || !bytes.Contains(data, []byte("\nboot another-boot\n")) {
+		t.Fatalf("the lookup did not record the tree again on this boot: %q, %v", data, err)
+	}
+	outOfWindow(t, s, digest, "kit")
 }
 
 // A record reads back as it was written, paths with spaces included, and
@@ -291,6 +321,9 @@ func TestRecordRoundTrip(t *testing.T) {
 		strings.Replace(string(data), "end 4\n", "end 4\nend 4\n", 1),
 		strings.Replace(string(data), statHead, "agentadaptor skill stat v1", 1),
 		strings.Replace(strings.Replace(string(data), statHead, "agentadaptor skill stat v1", 1), "end 4\n", "", 1),
+		strings.Replace(string(data), "boot "+bootid.ID()+"\n", "", 1),
+		strings.Replace(string(data), "boot "+bootid.ID()+"\n", "boot other\n", 1),
+		strings.Replace(string(data), "boot "+bootid.ID()+"\n", "boot \n", 1),
 	} {
 		if _, _, _, ok := parseRecord([]byte(other)); ok {
 			t.Errorf("parseRecord(%q) accepted it", other)

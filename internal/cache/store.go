@@ -15,7 +15,7 @@
 //	<root>/.tmp/<id>/            a staging area, renamed to <root>/<digest>
 //	<root>/.tmp/<id>/<digest>/   a folder of a staging area's tree being
 //	                              published on its own (PublishFolder),
-//	                              renamed to <root>/<digest>
+//	                              renamed to <root>/<digest>, or back when that fails
 //	<root>/.tmp/<id>.spool       a spooled archive being extracted
 //	<root>/.tmp/<id>.scratch     its decompressed stream, when an extraction checks a
 //	                              tar in full before writing (no caller does now)
@@ -132,7 +132,13 @@
 //     the agent's own settings). The record is written without a flush
 //     to the disk (it is best effort, and a flush costs a publish about
 //     as much as the rest of it): its last line counts its entries, so
-//     one a crash cut short is no record, and the tree is hashed once. A lookup reaches each file and folder
+//     one a crash cut short is no record, and the tree is hashed once.
+//     Nor are the tree's files flushed, and some file systems (ext4 with
+//     data=writeback, ext2, vfat, some FUSE and network ones) keep a
+//     file's size and inode across a crash but not its bytes, so a record
+//     holds the id of the boot that wrote it, and one of another boot is
+//     no record either (package bootid's rule 1): after a restart each
+//     tree is hashed once in full and recorded again. A lookup reaches each file and folder
 //     from its parent, without listing folders whose stat matches, so it
 //     costs a few system calls per file and folder, however deep the
 //     tree. A Store remembers the records it read or wrote, so later
@@ -779,7 +785,9 @@ func (st *Staging) Root() *os.Root { return st.root }
 // sizes and executable bits, and nothing else); their bytes are the
 // caller's to vouch for, as for a tree written through Root. Folders of
 // st's tree made read-only by an earlier PublishFolder are not allowed
-// in sub. It may be called for disjoint folders at once.
+// in sub. It may be called for disjoint folders at once. When it fails
+// after moving the folder, it puts the folder back where it was in st's
+// tree, its folders writable, unless its error says that failed too.
 func (st *Staging) PublishFolder(sub, name string, files []File) (dir, digest string, err error) {
 	if err := checkName(name); err != nil {
 		return "", "", err
@@ -795,13 +803,27 @@ func (st *Staging) PublishFolder(sub, name string, files []File) (dir, digest st
 	}
 	child := &Staging{store: s, id: st.id, dir: area, name: name, moved: true}
 	defer child.Close()
-	if err := s.dir.Rename(path.Join(st.dir, st.name, sub), path.Join(area, name)); err != nil {
+	from, moved := path.Join(st.dir, st.name, sub), path.Join(area, name)
+	if err := s.dir.Rename(from, moved); err != nil {
 		return "", "", err
 	}
-	if child.root, err = s.dir.OpenRoot(path.Join(area, name)); err != nil {
+	if child.root, err = s.dir.OpenRoot(moved); err == nil {
+		dir, digest, err = child.Publish(files)
+	}
+	if err != nil {
+		// Put the folder back, its folders writable again, before Close
+		// removes the child's area: the caller may read it from st.
+		if child.root != nil {
+			child.root.Close()
+			child.root = nil
+		}
+		makeWritable(s.dir, moved, 0)
+		if rerr := s.dir.Rename(moved, from); rerr != nil {
+			return "", "", fmt.Errorf("%w; the folder %s has left the staging area: %v", err, sub, rerr)
+		}
 		return "", "", err
 	}
-	return child.Publish(files)
+	return dir, digest, nil
 }
 
 // Dir returns the absolute folder the tree is written into: the folder

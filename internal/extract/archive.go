@@ -466,16 +466,8 @@ func openZip(r io.ReaderAt, size int64, opts Options) (*zip.Reader, error) {
 	if _, err := r.ReadAt(magic, 0); err != nil || (string(magic) != "PK\x03\x04" && string(magic) != "PK\x05\x06") {
 		return nil, formatf("zip archive does not start with a zip header (prefixed data is not allowed)")
 	}
-	// archive/zip builds every central-directory record before anyone
-	// can count them: count them first, from the end record's claim and
-	// by walking the records.
-	if claimed, counted, ok := zipEntries(r, size, opts.MaxArchiveEntries); ok {
-		switch {
-		case claimed > uint64(opts.MaxArchiveEntries):
-			return nil, limitf(LimitEntries, int64(opts.MaxArchiveEntries), "%d entries; the limit is %d", claimed, opts.MaxArchiveEntries)
-		case counted > opts.MaxArchiveEntries:
-			return nil, limitf(LimitEntries, int64(opts.MaxArchiveEntries), "more than %d entries in the central directory, though its end record claims %d", opts.MaxArchiveEntries, claimed)
-		}
+	if err := CountZip(r, size, opts.MaxArchiveEntries); err != nil {
+		return nil, err
 	}
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
@@ -604,6 +596,24 @@ func writeZipEntry(ctx context.Context, w *writer, f *zip.File, e entry, limit i
 		return file, formatf("entry %q: %d bytes, but its header says %d", f.Name, file.Size, f.UncompressedSize64)
 	}
 	return file, nil
+}
+
+// CountZip is rule 10's count: it returns a *[LimitError] when the zip r,
+// size bytes long, holds more than limit entries, by its end record's
+// claim or by walking its central directory records, before
+// archive/zip builds them all (it builds every record before anyone can
+// count them). It returns nil when it finds no end record: the zip
+// reader then explains what is wrong.
+func CountZip(r io.ReaderAt, size int64, limit int) error {
+	if claimed, counted, ok := zipEntries(r, size, limit); ok {
+		switch {
+		case claimed > uint64(limit):
+			return limitf(LimitEntries, int64(limit), "%d entries; the limit is %d", claimed, limit)
+		case counted > limit:
+			return limitf(LimitEntries, int64(limit), "more than %d entries in the central directory, though its end record claims %d", limit, claimed)
+		}
+	}
+	return nil
 }
 
 // zipEntries reads how many entries a zip's end record (or zip64 end

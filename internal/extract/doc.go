@@ -65,7 +65,8 @@
 //     than the total limit, so a bomb costs no more than the limit.
 //  10. Zip: the central directory is counted, by walking its records,
 //     before it is read (its end record's count is not trusted: zip
-//     readers compare it modulo 65,536); entries must not overlap or run
+//     readers compare it modulo 65,536; [CountZip] is that count, for a
+//     caller that reads a directory itself); entries must not overlap or run
 //     past the end, must not be encrypted, must use store or deflate,
 //     must start at offset 0, and their CRC-32 and size must match what
 //     was read (also when the recorded CRC is zero).

@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/internal/cache"
@@ -66,7 +65,10 @@ func (r *Repository) Dir() string { return r.st.Dir() }
 // the files that the links among those point to. Every entry is still
 // checked and counted as [ExtractRepositoryShown] checks it, and the
 // files returned are those written. A repository with a SKILL.md at its
-// root is written whole.
+// root is written whole. The listing holds the cache's limits before it
+// reads (the archive's size, the entries it lists, a zip's directory
+// counted first), so that an archive they refuse costs no more than
+// without it.
 func (r *Repository) Extract(ctx context.Context, a io.ReaderAt, size int64, content func(rel string, exec bool, size int64) io.WriteCloser, also func(rel string) bool) ([]File, []DroppedLink, error) {
 	root := r.st.Root()
 	var dropped []DroppedLink
@@ -74,7 +76,7 @@ func (r *Repository) Extract(ctx context.Context, a io.ReaderAt, size int64, con
 	opts.Content = content
 	var top []string
 	if also != nil {
-		if entries, ok := listing(a, size); ok {
+		if entries, ok := listing(a, size, r.c.Limits()); ok {
 			opts.Leave, top = leaveOf(entries, also)
 		}
 	}
@@ -101,8 +103,15 @@ type listed struct {
 
 // listing lists the entries of the archive a, size bytes long, when that
 // costs no read of their content (a tar or a zip without links), and
-// reports whether it did.
-func listing(a io.ReaderAt, size int64) ([]listed, bool) {
+// reports whether it did. It lists nothing the limits refuse, at no more
+// cost than the extraction's refusal: an archive larger than the limit is
+// not read, a tar's listing stops at the first entry past the limit, and
+// a zip's central directory is counted as the extractor counts it (its
+// rule 10) before it is read.
+func listing(a io.ReaderAt, size int64, limits skill.Limits) ([]listed, bool) {
+	if size > limits.MaxArchiveSize {
+		return nil, false
+	}
 	head := make([]byte, 512)
 	n, err := a.ReadAt(head, 0)
 	if err != nil && err != io.EOF {
@@ -120,6 +129,9 @@ func listing(a io.ReaderAt, size int64) ([]listed, bool) {
 		}
 		if name == "" || name == "." {
 			return true
+		}
+		if len(out) >= limits.MaxArchiveEntries {
+			return false // the extraction refuses it
 		}
 		if !fs.ValidPath(name) || link != "" && !fs.ValidPath(link) {
 			return false // the extraction refuses it, or drops the link
@@ -152,6 +164,9 @@ func listing(a io.ReaderAt, size int64) ([]listed, bool) {
 			}
 		}
 	case "zip":
+		if extract.CountZip(a, size, limits.MaxArchiveEntries) != nil {
+			return nil, false
+		}
 		zr, err := zip.NewReader(a, size)
 		if err != nil {
 			return nil, false
@@ -170,13 +185,15 @@ func listing(a io.ReaderAt, size int64) ([]listed, bool) {
 // (nil: nothing), and the folders at its root.
 func leaveOf(entries []listed, also func(string) bool) (func(string) bool, []string) {
 	skills := map[string]bool{}
-	var top []string
+	var top []string // in the archive's order
+	seen := map[string]bool{}
 	for _, e := range entries {
 		if !e.dir && path.Base(e.name) == "SKILL.md" {
 			skills[path.Dir(e.name)] = true
 		}
 		first, _, nested := strings.Cut(e.name, "/")
-		if (nested || e.dir) && !LeftOut(first) && !slices.Contains(top, first) {
+		if (nested || e.dir) && !LeftOut(first) && !seen[first] {
+			seen[first] = true
 			top = append(top, first)
 		}
 	}
@@ -212,9 +229,10 @@ func leaveOf(entries []listed, also func(string) bool) (func(string) bool, []str
 // hold what Extract wrote there and nothing else, and a skill's tree as
 // materializing skill.FS of it would write it (the caller checked its
 // SKILL.md; every file passed the cache's rules when it was extracted);
-// its files' bytes are those Extract hashed. On failure the folder may
-// have left the repository: the caller materializes the skill from
-// elsewhere or fails.
+// its files' bytes are those Extract hashed. On failure the folder is
+// back in the repository, unless the error says it has left it (as
+// [cache.Staging.PublishFolder] says): the caller materializes the skill
+// from it or from elsewhere, or fails.
 func (r *Repository) Publish(sub, name string) (dir, digest string, err error) {
 	files := FilesIn(r.files, sub)
 	if len(files) == 0 {

@@ -2,11 +2,13 @@ package skillcache_test
 
 import (
 	"archive/tar"
+	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -15,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 
@@ -579,7 +582,9 @@ func TestRepository(t *testing.T) {
 }
 
 // TestRepositoryPublishChecksTheTree refuses to publish a moved folder
-// that holds a file the extraction did not write.
+// that holds a file the extraction did not write, and puts the folder
+// back in the repository, writable, for the caller to read the skill
+// from.
 func TestRepositoryPublishChecksTheTree(t *testing.T) {
 	c := newCache(t)
 	data := tarBytes(t, false, entry{name: "a/SKILL.md", body: md})
@@ -599,6 +604,12 @@ func TestRepositoryPublishChecksTheTree(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(c.Root()); slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return len(e.Name()) == 64 }) {
 		t.Errorf("a tree was published from a folder that does not hold its manifest's files")
+	}
+	if got := files(t, r.Dir()); !slices.Equal(got, []string{"a/SKILL.md", "a/added.md"}) {
+		t.Errorf("after a failed Publish the repository holds %q, want the folder back as it was", got)
+	}
+	if err := os.WriteFile(filepath.Join(r.Dir(), "a", "more.md"), []byte("x"), 0o644); err != nil {
+		t.Errorf("after a failed Publish the folder is not writable again: %v", err)
 	}
 }
 
@@ -649,5 +660,68 @@ func TestRepositoryExtractsWhatSkillsNeed(t *testing.T) {
 			}
 		}
 		r.Close()
+	}
+}
+
+// countingReaderAt counts the bytes read through it.
+type countingReaderAt struct {
+	r io.ReaderAt
+	n atomic.Int64
+}
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// TestRepositoryListingHoldsTheLimits: listing the entries of an archive
+// to extract only what skills need costs no more than the limits allow
+// the extraction: an archive over the size limit is not read, a tar's
+// listing stops past the entry limit, and a zip's central directory is
+// counted before it is read; the extraction then refuses the archive as
+// it does without listing.
+func TestRepositoryListingHoldsTheLimits(t *testing.T) {
+	const n, limit = 20_000, 100
+	var tarBuf, zipBuf bytes.Buffer
+	tw, zw := tar.NewWriter(&tarBuf), zip.NewWriter(&zipBuf)
+	for i := range n {
+		name := fmt.Sprintf("d%07d/", i)
+		if err := tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeDir, Mode: 0o755}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Store}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := errors.Join(tw.Close(), zw.Close()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		opt  skill.DefaultMaterializerOption
+		max  int64 // bytes the extraction may read
+	}{
+		{"tar over the entry limit", tarBuf.Bytes(), skill.WithMaxArchiveEntries(limit), int64(tarBuf.Len()) / 8},
+		{"zip over the entry limit", zipBuf.Bytes(), skill.WithMaxArchiveEntries(limit), int64(zipBuf.Len()) / 8},
+		{"tar over the size limit", tarBuf.Bytes(), skill.WithMaxArchiveSize(int64(tarBuf.Len()) - 1), 0},
+		{"zip over the size limit", zipBuf.Bytes(), skill.WithMaxArchiveSize(int64(zipBuf.Len()) - 1), 0},
+	} {
+		for _, also := range []func(string) bool{nil, func(string) bool { return false }} {
+			r, err := skillcache.StageRepository(newCache(t, tc.opt))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := &countingReaderAt{r: bytes.NewReader(tc.data)}
+			_, _, err = r.Extract(t.Context(), a, int64(len(tc.data)), nil, also)
+			if !errors.Is(err, skill.ErrArchiveLimit) {
+				t.Errorf("Extract(%s, also %v) = %v, want ErrArchiveLimit", tc.name, also != nil, err)
+			}
+			if got := a.n.Load(); got > tc.max {
+				t.Errorf("Extract(%s, also %v) read %d bytes of %d, want at most %d", tc.name, also != nil, got, len(tc.data), tc.max)
+			}
+			r.Close()
+		}
 	}
 }

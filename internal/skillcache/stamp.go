@@ -32,7 +32,8 @@ func Racy(ctime, taken int64) bool { return cache.Racy(ctime, taken) }
 // vouched for. Records are kept beside package skill's records of
 // source folders (<root>/.memo/<key>.folder) and collected with them
 // (skill.Cache.GC); reading one is a use. What a record holds is its
-// writer's: the caller parses it and ignores one it cannot use.
+// writer's: the caller parses it and ignores one it cannot use, and one
+// written on another boot (package bootid's rule 1).
 func Record(c *skill.Cache, key string) []byte {
 	if c.Root() == "" {
 		return nil
