@@ -165,7 +165,13 @@
 //     a write, a rename into a folder or a chmod sets it to the current
 //     time and no user can set it back, so a file edited to the same
 //     size with its times restored (touch -d, os.Chtimes) is hashed
-//     again; a file renamed over another has a new inode. A Cache holds
+//     again; a file renamed over another has a new inode. What the record
+//     misses, as git's index does: a write through a shared memory
+//     mapping to a page already written since the kernel last set the
+//     file's times moves no time, and a network or FUSE file system may
+//     report a change time its server lets a program set; a program that
+//     must see such changes hashes the folder itself (package install's
+//     verify does so for installed copies). A Cache holds
 //     the records it made for its life and writes one to the cache
 //     atomically when it changed; the record in the cache is best effort:
 //     one that cannot be read, is malformed, lost lines (each folder's
