@@ -494,8 +494,10 @@
 //     mapping (mmap) to a page already dirty moves no time, so a file
 //     changed that way keeps its stats until the page is written back.
 //     That is why [Installer.Verify], the explicit integrity check, and
-//     CheckTrust with Rehash, which agentskills verify runs after it,
-//     trust no record and read every canonical copy. The record is
+//     CheckTrust with Rehash trust no record and read every canonical
+//     copy; Verify records what it read, so the CheckTrust that
+//     agentskills verify runs after it, without Rehash, judges the
+//     digests Verify found and reads no copy again. The record is
 //     trusted only on local file systems the kernel keeps change times
 //     on: on Linux ext2/3/4, XFS, Btrfs, F2FS, ZFS, tmpfs and overlayfs
 //     (the root of most containers, whose stats are its layers'), on

@@ -707,7 +707,10 @@ type CheckTrustRequest struct {
 	// explicit integrity check wants, since a write through a shared
 	// mapping can change a file and none of its stats. Default (false):
 	// a canonical copy whose stats are what the record holds has the
-	// digest it records.
+	// digest it records; right after a [Installer.Verify] of the same
+	// Installer, which hashed every copy and recorded what it found,
+	// that is the digest Verify read, so a verify followed by its trust
+	// check reads each copy once.
 	Rehash bool
 }
 

@@ -156,9 +156,12 @@ func ruleIDs(findings []audit.Finding) []string {
 // prints each refusal on stderr. It returns the failure that ends verify
 // when any skill is refused (its message, the error line of --json,
 // lists every reason), else nil; the error is for a check that could not
-// run.
+// run. It runs after in.Verify, which has just read and hashed every
+// canonical copy and recorded what it found in in's stat record (install
+// rule 16), so the check takes those digests rather than hashing every
+// copy a second time: what it judges is what verify read.
 func checkTrust(ctx context.Context, in *install.Installer, s *streams) (refused, _ error) {
-	refusals, err := in.CheckTrust(ctx, install.CheckTrustRequest{Rehash: true})
+	refusals, err := in.CheckTrust(ctx, install.CheckTrustRequest{})
 	if err != nil {
 		return nil, installErr(err)
 	}
