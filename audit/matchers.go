@@ -320,18 +320,39 @@ func portRedirect(t string, i int) bool {
 // `\b(?:curl|wget|fetch)\b[^|\n]*\|\s*(?:shell|interpreter)`. The pipe
 // is the first after the command on its line.
 func matchDownloadPipe(t string) bool {
+	return pipedAfter(t, &downloadFirst, func(t string, i int) int { return wordAt(t, i, "curl", "wget", "fetch") }, pipedRunner)
+}
+
+// downloadFirst holds the first bytes of matchDownloadPipe's commands.
+var downloadFirst = firstBytes("cwf")
+
+// firstBytes returns the table pipedAfter takes: which bytes, of either
+// case, the ASCII letters of first are.
+func firstBytes(first string) (table [256]bool) {
+	for _, c := range []byte(first) {
+		table[c], table[c&^0x20] = true, true
+	}
+	return table
+}
+
+// pipedAfter reports whether t holds a command (what at finds at i: the
+// end of its match, else -1, asked only where first holds t[i]) and,
+// after it on its line, the first pipe into what into accepts at the
+// first byte past the pipe's spaces: the shape `CMD[^|\n]*\|\s*RUNNER`.
+// A command's match may span a newline, which is passed over with it.
+func pipedAfter(t string, first *[256]bool, at func(t string, i int) int, into func(t string, p int) bool) bool {
 	seen := false // a command since the last pipe or newline
 	for i := 0; i < len(t); i++ {
 		switch c := t[i]; {
 		case c == '\n':
 			seen = false
 		case c == '|':
-			if seen && pipedRunner(t, skipSpace(t, i+1)) {
+			if seen && into(t, skipSpace(t, i+1)) {
 				return true
 			}
 			seen = false
-		case !seen && (c|0x20 == 'c' || c|0x20 == 'w' || c|0x20 == 'f'):
-			if e := wordAt(t, i, "curl", "wget", "fetch"); e >= 0 {
+		case first[c]:
+			if e := at(t, i); e >= 0 {
 				seen, i = true, e-1
 			}
 		}
@@ -1010,53 +1031,32 @@ func matchProgramURL(t string) bool {
 // matchBase64Pipe is obfuscatedExec's first expression, base64 decoded
 // and piped to a shell or an interpreter:
 // `\bbase64\s+(?:-[a-z]*d\b|--decode)[^|\n]*\|\s*(?:shell|interpreter)`.
-// A decode's \s+ may span a newline, which is passed over with it.
+// A decode's \s+ may span a newline, which is passed over with it
+// (pipedAfter).
 func matchBase64Pipe(t string) bool {
-	seen := false // a decode since the last pipe or newline
-	for i := 0; i < len(t); i++ {
-		switch c := t[i]; {
-		case c == '\n':
-			seen = false
-		case c == '|':
-			if seen && pipedRunner(t, skipSpace(t, i+1)) {
-				return true
-			}
-			seen = false
-		case c|0x20 == 'b':
-			if e := base64DecodeAt(t, i); e >= 0 {
-				seen, i = true, e-1
-			}
-		}
-	}
-	return false
+	return pipedAfter(t, &base64First, base64DecodeAt, pipedRunner)
 }
+
+// base64First holds the first byte of a base64 decode.
+var base64First = firstBytes("b")
 
 // matchWebPipe is downloadExec's
 // `\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^|\n]*\|\s*(?:iex|invoke-expression)\b`.
 func matchWebPipe(t string) bool {
-	seen := false // a download since the last pipe or newline
-	for i := 0; i < len(t); i++ {
-		switch c := t[i]; {
-		case c == '\n':
-			seen = false
-		case c == '|':
-			if seen {
-				j := skipSpace(t, i+1)
-				for _, w := range []string{"iex", "invoke-expression"} {
-					if e, ok := foldAt(t, j, w); ok && boundaryAt(t, e) {
-						return true
-					}
-				}
-			}
-			seen = false
-		case !seen && c|0x20 == 'i':
-			if e := wordAt(t, i, "iwr", "irm", "invoke-webrequest", "invoke-restmethod"); e >= 0 {
-				seen, i = true, e-1
+	return pipedAfter(t, &webFirst, func(t string, i int) int {
+		return wordAt(t, i, "iwr", "irm", "invoke-webrequest", "invoke-restmethod")
+	}, func(t string, p int) bool {
+		for _, w := range []string{"iex", "invoke-expression"} {
+			if e, ok := foldAt(t, p, w); ok && boundaryAt(t, e) {
+				return true
 			}
 		}
-	}
-	return false
+		return false
+	})
 }
+
+// webFirst holds the first byte of matchWebPipe's downloads.
+var webFirst = firstBytes("i")
 
 // matchIexDownload is downloadExec's `\b(?:iex|invoke-expression)\b`
 // followed, past spaces and opening parentheses, by a download: iwr,
