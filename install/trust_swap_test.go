@@ -32,14 +32,7 @@ func TestSourceChangedAfterHashing(t *testing.T) {
 	other := newFixture(t)
 	other.sources = f.sources
 	in := trustInstaller(t, other, root, nil, Trust{})
-	var once sync.Once
-	in.staging = func(string) {
-		once.Do(func() {
-			if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skillMD("x")+malicious), 0o644); err != nil {
-				t.Error(err)
-			}
-		})
-	}
+	turnMaliciousOnStaging(t, in, dir)
 	_, err := in.Add(t.Context(), AddRequest{Sources: []string{kit}, Agents: agents})
 	var refused *trust.RefusedError
 	if !errors.As(err, &refused) || len(refused.Refusals) != 1 || len(refused.Refusals[0].Findings) == 0 {
@@ -69,6 +62,18 @@ func TestSyncSourceChangedAfterHashing(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := trustInstaller(t, f, root, nil, Trust{})
+	turnMaliciousOnStaging(t, in, dir)
+	if _, err := in.Sync(t.Context(), SyncRequest{}); !errors.Is(err, ErrDrift) {
+		t.Errorf("Sync(source changed while staged) = %v, want ErrDrift", err)
+	}
+	if after, _ := skill.ContentDigest(t.Context(), installed); after != before {
+		t.Errorf("the installed copy changed to %s, want it as it was (%s)", after, before)
+	}
+}
+
+// turnMaliciousOnStaging makes in write the malicious body into dir's
+// SKILL.md (skill x) as its staging opens the first file, once.
+func turnMaliciousOnStaging(t *testing.T, in *Installer, dir string) {
 	var once sync.Once
 	in.staging = func(string) {
 		once.Do(func() {
@@ -76,11 +81,5 @@ func TestSyncSourceChangedAfterHashing(t *testing.T) {
 				t.Error(err)
 			}
 		})
-	}
-	if _, err := in.Sync(t.Context(), SyncRequest{}); !errors.Is(err, ErrDrift) {
-		t.Errorf("Sync(source changed while staged) = %v, want ErrDrift", err)
-	}
-	if after, _ := skill.ContentDigest(t.Context(), installed); after != before {
-		t.Errorf("the installed copy changed to %s, want it as it was (%s)", after, before)
 	}
 }
