@@ -101,11 +101,11 @@ func TestFolderRecordWarm(t *testing.T) {
 	settledRecord(t, c, dir)
 }
 
-// TestFolderRecordTrusted checks that a settled record stands in for the
-// files: a record whose stamps match but whose sum is forged gives the
-// forged digest. (What catches a real change is the stamp; see
-// TestFolderRecordNoticesChanges.)
-func TestFolderRecordTrusted(t *testing.T) {
+// forgedRecord settles a record of a source folder in a new Cache, then
+// forges one file's sum in the store's copy, its stamps kept. It returns
+// the Cache, its store, the folder and the folder's genuine digest.
+func forgedRecord(t *testing.T) (*Cache, *cache.Store, string, string) {
+	t.Helper()
 	c := NewCache(WithSkillCacheRoot(cachetest.Root(t)))
 	dir := sourceFolder(t)
 	store := settledRecord(t, c, dir)
@@ -120,6 +120,15 @@ func TestFolderRecordTrusted(t *testing.T) {
 	if err := store.SetFolderRecord(folderKey(dir), rec.encode()); err != nil {
 		t.Fatal(err)
 	}
+	return c, store, dir, genuine
+}
+
+// TestFolderRecordTrusted checks that a settled record stands in for the
+// files: a record whose stamps match but whose sum is forged gives the
+// forged digest. (What catches a real change is the stamp; see
+// TestFolderRecordNoticesChanges.)
+func TestFolderRecordTrusted(t *testing.T) {
+	c, store, dir, genuine := forgedRecord(t)
 	// This Cache holds the record it made; another one reads the store's.
 	if got, hashed, err := c.folderDigestIn(t.Context(), store, dir); err != nil || hashed != 0 || got != genuine {
 		t.Errorf("folderDigestIn with the record held = %s, %d hashed, %v; want %s, 0 hashed", got, hashed, err, genuine)
@@ -136,20 +145,7 @@ func TestFolderRecordTrusted(t *testing.T) {
 // files a crash emptied. The record below has its stamps but a forged sum,
 // which TestFolderRecordTrusted shows a record of this boot makes count.
 func TestFolderRecordOfAnotherBoot(t *testing.T) {
-	c := NewCache(WithSkillCacheRoot(cachetest.Root(t)))
-	dir := sourceFolder(t)
-	store := settledRecord(t, c, dir)
-	genuine, _, _ := c.folderDigestIn(t.Context(), store, dir)
-	rec := parseFolderRecord(store.FolderRecord(folderKey(dir)), dir)
-	if rec == nil {
-		t.Fatal("no record kept")
-	}
-	e := rec.entries["references/a.md"]
-	e.sum[0] ^= 1
-	rec.entries["references/a.md"] = e
-	if err := store.SetFolderRecord(folderKey(dir), rec.encode()); err != nil {
-		t.Fatal(err)
-	}
+	c, store, dir, genuine := forgedRecord(t)
 	defer bootid.SetForTest("another-boot")()
 	fresh := NewCache(WithSkillCacheRoot(c.Root()))
 	if got, hashed, err := fresh.folderDigestIn(t.Context(), store, dir); err != nil || hashed != 3 || got != genuine {
