@@ -443,7 +443,7 @@ func (w *stampWalk) file(full, p string, fi fs.FileInfo) error {
 // refused.
 func encodeStamps(folders map[string]*stampedFolder) []byte {
 	var b bytes.Buffer
-	b.WriteString(stampHead + "\nboot " + bootid.ID() + "\n")
+	b.WriteString(stampHead + "\n" + bootid.Line() + "\n")
 	for _, dir := range slices.Sorted(maps.Keys(folders)) {
 		f := folders[dir]
 		fmt.Fprintf(&b, "F %x %s %d %d %x\n", dir, f.digest, f.taken, len(f.entries), f.checked)
@@ -472,7 +472,7 @@ func parseStamps(data []byte) map[string]*stampedFolder {
 	}
 	j := bytes.LastIndexByte(data[:len(data)-1], '\n')
 	content, last := data[:j+1], string(data[j+1:])
-	body, ok := bytes.CutPrefix(content, []byte(stampHead+"\nboot "+bootid.ID()+"\n"))
+	body, ok := bytes.CutPrefix(content, []byte(stampHead+"\n"+bootid.Line()+"\n"))
 	if !ok || bootid.ID() == "" || last != fmt.Sprintf("sum %x\n", sha256.Sum256(content)) {
 		return out
 	}

@@ -342,7 +342,7 @@ func (r *folderRecord) encode() []byte {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\nboot %s\ndir %s\ntaken %d\n", folderHead, bootid.ID(), hex.EncodeToString([]byte(r.dir)), r.taken)
+	fmt.Fprintf(&b, "%s\n%s\ndir %s\ntaken %d\n", folderHead, bootid.Line(), hex.EncodeToString([]byte(r.dir)), r.taken)
 	for _, p := range slices.Sorted(maps.Keys(r.entries)) {
 		e := r.entries[p]
 		s := e.stamp
@@ -365,12 +365,12 @@ func (r *folderRecord) encode() []byte {
 // 1), or of another folder, which is then
 // ignored and rebuilt.
 func parseFolderRecord(data []byte, dir string) *folderRecord {
-	text, ok := strings.CutPrefix(string(data), folderHead+"\nboot ")
+	text, ok := strings.CutPrefix(string(data), folderHead+"\n")
 	if !ok {
 		return nil
 	}
 	boot, text, _ := strings.Cut(text, "\n")
-	if !bootid.Same(boot) {
+	if !bootid.IsLine(boot) {
 		return nil
 	}
 	lines := strings.Split(text, "\n")

@@ -382,7 +382,7 @@ func (r *setRecord) racyCount() int {
 // record cut short or damaged anywhere is refused.
 func (r *setRecord) encode() []byte {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\nboot %s\nkey %s\nskills %d\n", setHead, bootid.ID(), r.key, len(r.skills))
+	fmt.Fprintf(&b, "%s\n%s\nkey %s\nskills %d\n", setHead, bootid.Line(), r.key, len(r.skills))
 	for _, s := range r.skills {
 		fmt.Fprintf(&b, "s %d %c %d %s %x %x %d %d %d %d\n", s.member, s.kind, s.taken, s.digest, s.name, s.dir, s.top.Mode, s.top.Dev, s.top.Ino, len(s.stamps))
 		for _, ps := range s.stamps {
@@ -418,8 +418,7 @@ func parseSetRecord(data []byte, key string, members []setMember, store *cache.S
 		return nil
 	}
 	lines = lines[:len(lines)-1]
-	boot, ok := strings.CutPrefix(lines[1], "boot ")
-	if lines[0] != setHead || !ok || !bootid.Same(boot) || lines[2] != "key "+key {
+	if lines[0] != setHead || !bootid.IsLine(lines[1]) || lines[2] != "key "+key {
 		return nil
 	}
 	n, err := strconv.Atoi(strings.TrimPrefix(lines[3], "skills "))

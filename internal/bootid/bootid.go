@@ -17,8 +17,9 @@
 //     (Windows, where the records keep no stamps anyway) it is "", and a
 //     record never counts as written on this boot. A boot time that moves
 //     (macOS shifts it when the clock is set) only costs a full check.
-//  3. An id holds no space or line end, so a record can keep it on a
-//     line of its own; one that would is taken as no id.
+//  3. An id holds no space or line end, so a record keeps it on a line
+//     of its own, [Line], which [IsLine] reads; one that would is taken
+//     as no id.
 package bootid
 
 import (
@@ -53,6 +54,19 @@ func ID() string {
 func Same(id string) bool {
 	now := ID()
 	return now != "" && id == now
+}
+
+// Line returns the line a record holds the running boot's id on, "boot
+// ID", without its line end.
+func Line() string {
+	return "boot " + ID()
+}
+
+// IsLine reports whether line, read from a record, is the [Line] of the
+// running boot: false when either id is "" (rule 1).
+func IsLine(line string) bool {
+	id, ok := strings.CutPrefix(line, "boot ")
+	return ok && Same(id)
 }
 
 // SetForTest makes [ID] return id until the function it returns is

@@ -39,3 +39,25 @@ func TestSetForTest(t *testing.T) {
 		t.Fatalf("Same(\"\") = true with no id")
 	}
 }
+
+// TestLine checks that a record's boot line names this boot only when it
+// is Line, and never when the id is "".
+func TestLine(t *testing.T) {
+	defer SetForTest("b1")()
+	for line, want := range map[string]bool{
+		Line():     true,
+		"boot b1":  true,
+		"boot b2":  false,
+		"boot ":    false,
+		"b1":       false,
+		"boot  b1": false,
+	} {
+		if got := IsLine(line); got != want {
+			t.Errorf("IsLine(%q) = %v, want %v", line, got, want)
+		}
+	}
+	SetForTest("")
+	if IsLine(Line()) {
+		t.Errorf("IsLine(%q) with no id = true, want false", Line())
+	}
+}

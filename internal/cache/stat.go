@@ -110,7 +110,7 @@ func comparePaths(a, b string) int {
 func (r *record) encode(name string) []byte {
 	var b strings.Builder
 	m := r.manifest
-	fmt.Fprintf(&b, "%s\nboot %s\nname %s\ntaken %d\nmanifest %d %d %d %d %d %d\n", statHead, bootid.ID(), name, r.taken, m.Mode, m.Size, m.Mtime, m.Ctime, m.Dev, m.Ino)
+	fmt.Fprintf(&b, "%s\n%s\nname %s\ntaken %d\nmanifest %d %d %d %d %d %d\n", statHead, bootid.Line(), name, r.taken, m.Mode, m.Size, m.Mtime, m.Ctime, m.Dev, m.Ino)
 	for _, e := range r.entries {
 		if e.file != nil {
 			fmt.Fprintf(&b, "%x", e.file.Sum)
@@ -143,7 +143,7 @@ func parseRecord(data []byte) (r *record, name string, files []File, ok bool) {
 	nameLine, _ := line()
 	takenLine, _ := line()
 	manifestLine, _ := line()
-	if boot, ok := strings.CutPrefix(bootLine, "boot "); head != statHead || !ok || !bootid.Same(boot) {
+	if head != statHead || !bootid.IsLine(bootLine) {
 		return nil, "", nil, false
 	}
 	name, ok1 := strings.CutPrefix(nameLine, "name ")
