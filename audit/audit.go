@@ -418,14 +418,16 @@
 // garbage to collect.
 // The expressions that cost the most to confirm where nearly every line is
 // a candidate (uploads, downloads piped to a shell, the environment
-// dumped, a private key read, links to programs, a browser's stores,
-// the placeholder hosts, and the searches for a credential path, a .env file, a line's
-// target hosts and rule 7's decodes) have matchers written by hand,
-// which read a line once where the regexp package's backtracker tries
-// each alternative after a `[^\n]*` at every place of the rest of it;
-// the expressions stay their specification, which TestHandWritten and
-// FuzzHandWritten hold them to, and the audit without the prefilter
-// runs the expressions alone.
+// dumped or printenv piped, a private key read, links to programs, a
+// browser's stores, the placeholder hosts, PowerShell's encoded command,
+// and the searches for a credential path, a .env file, a line's target
+// hosts and rule 7's decodes) have matchers written by hand, which read
+// a line once where the regexp package's backtracker tries each
+// alternative after a `[^\n]*` at every place of the rest of it; the
+// payloads an inert decode decodes are found by their expression run
+// anchored only where a match can start. The expressions stay their
+// specification, which TestHandWritten and FuzzHandWritten hold them to,
+// and the audit without the prefilter runs the expressions alone.
 //
 // [RulesVersion] changes with the rules, so that a verdict kept for a
 // content digest is kept for the rules it was made with.

@@ -1300,25 +1300,159 @@ func matchFirefoxStore(t string) bool {
 // space. Without it, rule 7's inert decode has no payload to read.
 func mayDecodeArg(t string) bool {
 	for i := 0; i < len(t); i++ {
-		switch t[i] | 0x20 {
-		case 'b', 'f':
-			for _, w := range []string{"b64decode", "frombase64string"} {
-				if e, ok := foldAt(t, i, w); ok {
-					if e = skipSpace(t, e); e < len(t) && t[e] == '(' {
-						return true
-					}
-				}
-			}
-		case 'e', 'p':
-			if !boundaryAt(t, i) {
-				continue
-			}
-			for _, w := range []string{"echo", "printf"} {
-				if e, ok := foldAt(t, i, w); ok && e < len(t) && spaceByte(t[e]) {
+		if decodeArgStart(t, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeArgStart reports whether t holds at i what a match of decodeArg
+// starting there starts with (see mayDecodeArg).
+func decodeArgStart(t string, i int) bool {
+	switch t[i] | 0x20 {
+	case 'b', 'f':
+		for _, w := range []string{"b64decode", "frombase64string"} {
+			if e, ok := foldAt(t, i, w); ok {
+				if e = skipSpace(t, e); e < len(t) && t[e] == '(' {
 					return true
 				}
 			}
 		}
+	case 'e', 'p':
+		if !boundaryAt(t, i) {
+			return false
+		}
+		for _, w := range []string{"echo", "printf"} {
+			if e, ok := foldAt(t, i, w); ok && e < len(t) && spaceByte(t[e]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// decodeArgs is decodeArg's FindAllStringSubmatchIndex(t, -1): the
+// expression is run anchored at each place decodeArgStart allows, from
+// the first on and past each match, instead of being tried by the
+// regexp package at every place of the line with its backtracker. Its
+// matches are never empty, and where one starts it prefers what it
+// prefers over the whole text: the word boundary before echo and printf,
+// the one thing the anchored run reads differently at its start (as the
+// start of its text), decodeArgStart has checked.
+func decodeArgs(t string) [][]int {
+	var all [][]int
+	for i := 0; i < len(t); i++ {
+		if !decodeArgStart(t, i) {
+			continue
+		}
+		m := decodeArgAnchored.FindStringSubmatchIndex(t[i:])
+		if m == nil {
+			continue
+		}
+		for k := range m {
+			if m[k] >= 0 {
+				m[k] += i
+			}
+		}
+		all = append(all, m)
+		i = m[1] - 1
+	}
+	return all
+}
+
+// decodeArgAnchored is decodeArg anchored at the start of a text.
+var decodeArgAnchored = lazyCompile(`^(?:` + decodeArg.String() + `)`)
+
+// matchEncodedCommand is encodedCommand's MatchString: PowerShell
+// (`\b(?:powershell|pwsh)(?:\.exe)?\b`) and later on its line an encoded
+// command, `\s-(?:e|ec|enc|encodedcommand)\s+[A-Za-z0-9+/=]{16,}`. The
+// first PowerShell of a line reaches farthest, to its newline (which
+// `\s` matches), so each line asks only its first.
+func matchEncodedCommand(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if c := t[i] | 0x20; c != 'p' || !boundaryAt(t, i) {
+			continue
+		}
+		e := -1
+		for _, w := range []string{"powershell", "pwsh"} {
+			if f, ok := foldAt(t, i, w); ok {
+				e = f
+				break
+			}
+		}
+		if e < 0 {
+			continue
+		}
+		if !boundaryAt(t, e) {
+			if f, ok := foldAt(t, e, ".exe"); ok && boundaryAt(t, f) {
+				e = f
+			} else {
+				continue
+			}
+		}
+		end := lineEnd(t, e)
+		for p := e; p <= end && p+1 < len(t); p++ {
+			if spaceByte(t[p]) && t[p+1] == '-' && encodedArg(t, p+2) {
+				return true
+			}
+		}
+		i = end
+	}
+	return false
+}
+
+// encodedArg reports whether t holds at i what follows the dash of
+// PowerShell's encoded command: `(?:e|ec|enc|encodedcommand)\s+` and 16
+// characters of `[A-Za-z0-9+/=]` (whose letters are the Kelvin sign and
+// the long s too).
+func encodedArg(t string, i int) bool {
+	for _, w := range []string{"e", "ec", "enc", "encodedcommand"} {
+		e, ok := foldAt(t, i, w)
+		if !ok || e == len(t) || !spaceByte(t[e]) {
+			continue
+		}
+		n := 0
+		for p := skipSpace(t, e); p < len(t) && n < 16; n++ {
+			if c := t[p]; wordByte(c) && c != '_' || c == '+' || c == '/' || c == '=' {
+				p++
+			} else if w := foldWordAt(t, p); w > 1 {
+				p += w
+			} else {
+				break
+			}
+		}
+		if n == 16 {
+			return true
+		}
+	}
+	return false
+}
+
+// matchPrintenvPipe is envDump's `\bprintenv\b[^\n]*\|\s*(?:curl|wget|nc)`:
+// printenv piped later on its line to a command that sends.
+func matchPrintenvPipe(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if t[i]|0x20 != 'p' {
+			continue
+		}
+		e := wordAt(t, i, "printenv")
+		if e < 0 {
+			continue
+		}
+		end := lineEnd(t, e)
+		for p := e; p < end; p++ {
+			if t[p] != '|' {
+				continue
+			}
+			q := skipSpace(t, p+1)
+			for _, w := range []string{"curl", "wget", "nc"} {
+				if _, ok := foldAt(t, q, w); ok {
+					return true
+				}
+			}
+		}
+		i = end
 	}
 	return false
 }

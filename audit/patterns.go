@@ -88,7 +88,7 @@ var obfuscatedExec = []*expr{
 // Rule 7's runs that show no payload: PowerShell's encoded command (in
 // UTF-16) and a hidden window.
 var (
-	encodedCommand = re(`\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-(?:e|ec|enc|encodedcommand)\s+[A-Za-z0-9+/=]{16,}`)
+	encodedCommand = withQuick(re(`\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-(?:e|ec|enc|encodedcommand)\s+[A-Za-z0-9+/=]{16,}`), matchEncodedCommand)
 	hiddenWindow   = re(`\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-(?:w|windowstyle)\s+hidden\b`)
 )
 
@@ -134,7 +134,7 @@ var envDump = []*expr{
 	withQuick(re(`^(?:env|printenv|set)\s*(?:\||\))`), matchEnvPipe("")),
 	withQuick(re(`[|;&(]\s*(?:env|printenv|set)\s*(?:\||\))`), matchEnvPipe("|;&(")),
 	withQuick(re(`\$\(\s*(?:env|printenv|set)\s*(?:\||\))`), matchEnvPipe("$(")),
-	re(`\bprintenv\b[^\n]*\|\s*(?:curl|wget|nc)`),
+	withQuick(re(`\bprintenv\b[^\n]*\|\s*(?:curl|wget|nc)`), matchPrintenvPipe),
 	re(`\bdict\(\s*os\.environ\s*\)`),
 	re(`os\.environ\.copy\(\)`),
 	re(`json\.dumps\(\s*(?:dict\()?os\.environ`),
@@ -777,7 +777,7 @@ func (s *scanner) inertDecode(name string, lines []line, i int) bool {
 	if !s.exhaustive && !mayDecodeArg(t) {
 		return false
 	}
-	args := decodeArg.FindAllStringSubmatchIndex(t, -1)
+	args := s.decodeArgs(t)
 	if len(args) == 0 || len(args) != s.decodeSites(t) {
 		return false
 	}
@@ -976,6 +976,15 @@ func (s *scanner) decodeSites(t string) int {
 		return countDecodeSites(t)
 	}
 	return len(decodeSite.FindAllStringIndex(t, -1))
+}
+
+// decodeArgs returns decodeArg's matches in t; decodeArgs (matchers.go)
+// finds them by hand.
+func (s *scanner) decodeArgs(t string) [][]int {
+	if !s.exhaustive {
+		return decodeArgs(t)
+	}
+	return decodeArg.FindAllStringSubmatchIndex(t, -1)
 }
 
 // stdlibModule is a module of Python's standard library that payloads

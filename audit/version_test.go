@@ -33,6 +33,7 @@ var rulesDigests = map[string][]string{
 		"9b5e6440e3f91d74eb9bdcb1ca8bb5e694125ee6d56cd9b5543a481c8cd6c0fd", // the prefilter loaded from tables generated beside the expressions, the expressions compiled when they first run, a tree's files read into one buffer, the window of lines moved a batch at a time
 		"d9a20f1f279c711c429d6f1412035fdac0fe1b06a6e18515494e843058c62382", // the costliest expressions confirmed by matchers written by hand
 		"14927ef770f676cd326f997aa57db90d506392ad9d41d0fb3a32b7b83c829e79", // every lazily compiled expression made by lazyCompile, which lists it for a test to compile
+		"84d11a0b50e6b8adc3c78427cc01e566cebac4454f93adeea26fd327f87b066b", // PowerShell's encoded command and printenv piped confirmed by matchers written by hand, an inert decode's payloads found by its expression run anchored
 	},
 }
 
