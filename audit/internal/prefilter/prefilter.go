@@ -48,13 +48,12 @@ type Filter struct {
 	a        *automaton
 	patterns []string // by expression: its pattern (see Tables)
 	conds    []*cond  // by expression
-	// touch: by string and need bit, the expressions whose condition's
-	// trigger names the string with those boundaries; touchAll: by
-	// string, those whose condition names it at all
-	touch    [][4][]uint64
-	touchAll [][]uint64
-	strs     []string // by string id, folded
-	words    int      // uint64 words of an expression set
+	// touches: by string, 5*words words: the expressions whose
+	// condition names it at all, then, by need bit, those whose
+	// condition's trigger names it with those boundaries
+	touches []uint64
+	strs    []string // by string id, folded
+	words   int      // uint64 words of an expression set
 	// newline: by expression, whether a newline alone meets its
 	// condition in lines joined, though no string of it was found
 	newline []bool
@@ -199,13 +198,10 @@ func build(ts []exprTables) (*Filter, error) {
 		f.newline[i] = c.eval(make([]uint8, len(f.strs)), modeLines)
 		f.always[i] = c.op == opTrue
 	}
-	f.touch, f.touchAll = make([][4][]uint64, len(f.strs)), make([][]uint64, len(f.strs))
+	f.touches = make([]uint64, 0, 5*f.words*len(f.strs))
 	for s := range f.strs {
-		f.touchAll[s] = touchAll[s*f.words : (s+1)*f.words : (s+1)*f.words]
-		for b := range 4 {
-			at := (s*4 + b) * f.words
-			f.touch[s][b] = touch[at : at+f.words : at+f.words]
-		}
+		f.touches = append(f.touches, touchAll[s*f.words:(s+1)*f.words]...)
+		f.touches = append(f.touches, touch[s*4*f.words:(s+1)*4*f.words]...)
 	}
 	a, err := newAutomaton(f.strs)
 	if err != nil {
@@ -441,51 +437,57 @@ func (f *Filter) run(h *Hits, text string, i int, state uint32, folded bool) {
 }
 
 // record records in h the strings that end at offset end of text, in
-// the state numbered out among those where strings end.
+// the state numbered out among those where strings end: which were
+// found, with which word boundaries, where each first occurrence with
+// them starts and where the last ends, and the expressions they touch.
+// The strings of the state and their lengths are one run of the
+// automaton's ends, and what each string touches one run of touches:
+// in text dense with the strings, an occurrence every few bytes, nearly
+// every one a string's first on its line.
 func (f *Filter) record(h *Hits, text string, end int, out uint32, folded bool) {
-	for _, id := range f.a.out[out] {
-		const all = needAny | needBefore | needAfter | needBoth
-		if h.mask[id] == all {
+	const all = needAny | needBefore | needAfter | needBoth
+	a := f.a
+	// Every string ends at end: the boundary after them is one.
+	afterBits, bothBits := uint8(0), uint8(0)
+	if !folded {
+		after := end < len(text) && wordBytes[text[end]]
+		if wordBytes[text[end-1]] != after {
+			afterBits, bothBits = needAfter, needBoth
+		}
+	}
+	for _, e := range a.ends[a.outAt[out]:a.outAt[out+1]] {
+		id := e.id
+		m := h.mask[id]
+		if m == all {
 			// Found with every boundary already: only where its last
 			// occurrence ends is new.
 			h.last[id] = end
 			continue
 		}
-		bits := uint8(all)
-		start := end - f.a.lens[id]
+		start := end - int(e.len)
+		b := uint8(all)
 		if !folded {
-			before := start > 0 && wordBytes[text[start-1]]
-			after := end < len(text) && wordBytes[text[end]]
-			wb := before != wordBytes[text[start]]
-			wa := wordBytes[text[end-1]] != after
-			bits = needAny
-			if wb {
-				bits |= needBefore
-			}
-			if wa {
-				bits |= needAfter
-			}
-			if wb && wa {
-				bits |= needBoth
+			b = needAny | afterBits
+			if (start > 0 && wordBytes[text[start-1]]) != wordBytes[text[start]] {
+				b |= needBefore | bothBits
 			}
 		}
-		if h.mask[id] == 0 {
+		t := f.touches[int(id)*5*f.words : (int(id)+1)*5*f.words]
+		if m == 0 {
 			h.set = append(h.set, id)
-			for w, t := range f.touchAll[id] {
-				h.touchedAll[w] |= t
+			for k, x := range t[:f.words] {
+				h.touchedAll[k] |= x
 			}
 		}
-		if fresh := bits &^ h.mask[id]; fresh != 0 {
-			for b := range 4 {
-				if fresh&(1<<b) != 0 {
-					h.first[id][b] = start
-					for w, t := range f.touch[id][b] {
-						h.touched[w] |= t
-					}
-				}
+		for fresh := b &^ m; fresh != 0; fresh &= fresh - 1 {
+			bit := bits.TrailingZeros8(fresh)
+			h.first[id][bit] = start
+			at := (1 + bit) * f.words
+			for k, x := range t[at : at+f.words] {
+				h.touched[k] |= x
 			}
 		}
-		h.mask[id] |= bits
+		h.mask[id] = m | b
 		h.last[id] = end
 	}
 }
