@@ -418,8 +418,9 @@
 // garbage to collect.
 // The expressions that cost the most to confirm where nearly every line is
 // a candidate (uploads, downloads piped to a shell, the environment
-// dumped or printenv piped, a private key read, links to programs, a
-// browser's stores, the placeholder hosts, PowerShell's encoded command,
+// dumped or printenv piped, a private key read or a home folder's keys
+// archived, links to programs, a browser's stores, the placeholder
+// hosts, PowerShell's encoded command, a decode run by eval or a shell,
 // and the searches for a credential path, a .env file, a line's target
 // hosts and rule 7's decodes) have matchers written by hand, which read
 // a line once where the regexp package's backtracker tries each

@@ -1456,3 +1456,95 @@ func matchPrintenvPipe(t string) bool {
 	}
 	return false
 }
+
+// matchEvalDecode is obfuscatedExec's
+// `\b(?:eval|exec|(?:ba|z)?sh\s+-c)\s*["']?\$\([^)\n]*\bbase64\s+(?:-[a-z]*d\b|--decode)`:
+// eval, exec or a shell's -c given a command substitution that decodes
+// base64 before it closes or its line ends.
+func matchEvalDecode(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if c := t[i] | 0x20; c != 'e' && c != 'b' && c != 'z' && c != 's' && t[i] != 0xc5 || !boundaryAt(t, i) {
+			continue
+		}
+		e := -1
+		for _, w := range []string{"eval", "exec"} {
+			if f, ok := foldAt(t, i, w); ok {
+				e = f
+			}
+		}
+		for _, w := range []string{"bash", "zsh", "sh"} {
+			if f, ok := foldAt(t, i, w); ok {
+				if g := skipSpace(t, f); g > f {
+					if h, ok := foldAt(t, g, "-c"); ok {
+						e = h
+					}
+				}
+			}
+		}
+		if e < 0 {
+			continue
+		}
+		j := skipSpace(t, e)
+		if j < len(t) && (t[j] == '"' || t[j] == '\'') {
+			j++
+		}
+		if !strings.HasPrefix(t[j:], "$(") {
+			continue
+		}
+		for q := j + 2; q < len(t) && t[q] != ')' && t[q] != '\n'; q++ {
+			if t[q]|0x20 == 'b' && base64DecodeAt(t, q) >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// matchArchiveHome is secretStore's
+// `\b(?:tar|zip|cp\s+-r|rsync|copy-item)\b[^\n|;]*(?:~|\$home)[/\\]\.(?:ssh|aws|gnupg)\b`:
+// a home folder's keys archived or copied whole.
+func matchArchiveHome(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if c := t[i] | 0x20; c != 't' && c != 'z' && c != 'c' && c != 'r' || !boundaryAt(t, i) {
+			continue
+		}
+		e := -1
+		for _, w := range []string{"tar", "zip", "rsync", "copy-item"} {
+			if f, ok := foldAt(t, i, w); ok && boundaryAt(t, f) {
+				e = f
+			}
+		}
+		if f, ok := foldAt(t, i, "cp"); ok {
+			if g := skipSpace(t, f); g > f {
+				if h, ok := foldAt(t, g, "-r"); ok && boundaryAt(t, h) {
+					e = h
+				}
+			}
+		}
+		if e < 0 {
+			continue
+		}
+		hi := len(t)
+		if j := strings.IndexAny(t[e:], "\n|;"); j >= 0 {
+			hi = e + j
+		}
+		for q := e; q < hi; q++ {
+			f := -1
+			if t[q] == '~' {
+				f = q + 1
+			} else if g, ok := foldAt(t, q, "$home"); ok {
+				f = g
+			}
+			if f < 0 || f+1 >= len(t) || t[f] != '/' && t[f] != '\\' || t[f+1] != '.' {
+				continue
+			}
+			for _, w := range []string{"ssh", "aws", "gnupg"} {
+				if g, ok := foldAt(t, f+2, w); ok && boundaryAt(t, g) {
+					return true
+				}
+			}
+		}
+		i = hi
+	}
+	return false
+}

@@ -78,7 +78,7 @@ var (
 var obfuscatedExec = []*expr{
 	withQuick(re(`\bbase64\s+(?:-[a-z]*d\b|--decode)[^|\n]*\|\s*(?:`+shell+`|`+interpreter+`)`), matchBase64Pipe),
 	re(`\b(?:xxd\s+-r|openssl\s+(?:base64|enc)\b[^|\n]*\s-d)\b[^|\n]*\|\s*` + shell),
-	re(`\b(?:eval|exec|(?:ba|z)?sh\s+-c)\s*["']?\$\([^)\n]*\bbase64\s+(?:-[a-z]*d\b|--decode)`),
+	withQuick(re(`\b(?:eval|exec|(?:ba|z)?sh\s+-c)\s*["']?\$\([^)\n]*\bbase64\s+(?:-[a-z]*d\b|--decode)`), matchEvalDecode),
 	re(`\bexec\s*\([^\n]*b64decode\b`),
 	encodedCommand,
 	re(`frombase64string\([^\n]*\b(?:iex|invoke-expression)\b|\b(?:iex|invoke-expression)\b[^\n]*frombase64string\(`),
@@ -115,7 +115,7 @@ var secretStore = []*expr{
 	re(`\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password\b[^\n|;]*\s-[a-z]*[wg][a-z]*\b)`),
 	re(`\bwallet\.dat\b|[/\\]exodus[/\\]|\bexodus\.wallet\b|\.electrum[/\\]wallets|\bnkbihfbeogaeaoehlefnkodbefgpgknn\b|\bkeystore[/\\]utc--`),
 	withQuick(re(`\b(?:cat|cp|scp|base64|xxd|head|tail|get-content|gc|tar|zip|rsync|open|read_text|readfile)\b[^\n|;]*\.ssh[/\\](?:id_[a-z0-9_]+(?:[^.\w]|$)|\*)`), matchKeyRead),
-	re(`\b(?:tar|zip|cp\s+-r|rsync|copy-item)\b[^\n|;]*(?:~|\$home)[/\\]\.(?:ssh|aws|gnupg)\b`),
+	withQuick(re(`\b(?:tar|zip|cp\s+-r|rsync|copy-item)\b[^\n|;]*(?:~|\$home)[/\\]\.(?:ssh|aws|gnupg)\b`), matchArchiveHome),
 	re(`\bfind\b[^\n]*-i?name\s+["']?\.env\b|\b(?:r?glob)\([^)\n]*\.env\b|\bget-childitem\b[^\n]*-(?:filter|include)\s+["']?\.env\b`),
 }
 

@@ -34,6 +34,7 @@ var rulesDigests = map[string][]string{
 		"d9a20f1f279c711c429d6f1412035fdac0fe1b06a6e18515494e843058c62382", // the costliest expressions confirmed by matchers written by hand
 		"14927ef770f676cd326f997aa57db90d506392ad9d41d0fb3a32b7b83c829e79", // every lazily compiled expression made by lazyCompile, which lists it for a test to compile
 		"84d11a0b50e6b8adc3c78427cc01e566cebac4454f93adeea26fd327f87b066b", // PowerShell's encoded command and printenv piped confirmed by matchers written by hand, an inert decode's payloads found by its expression run anchored
+		"2603152ee394993322d694eccd3bb6398b5b3b89a8344e69e998cf1a60c5b691", // a decode run by eval or a shell's -c, and a home folder's keys archived, confirmed by matchers written by hand
 	},
 }
 
