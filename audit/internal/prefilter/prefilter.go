@@ -615,33 +615,12 @@ func (f *Filter) Find(h *Hits, i int, text string) (loc []int, decided bool) {
 	if start < 0 {
 		return nil, true
 	}
+	// A string occurs at start with its boundaries exactly when its
+	// first occurrence with them starts there: none starts before.
 	for _, w := range ws {
-		end := start + len(w.s)
-		if end <= len(text) && foldedPrefix(text[start:], w.s) &&
-			(!w.wb || boundary(text, start)) && (!w.wa || boundary(text, end)) {
-			return []int{start, end}, true
+		if h.mask[w.id]&w.need != 0 && h.first[w.id][bits.TrailingZeros8(w.need)] == start {
+			return []int{start, start + len(w.s)}, true
 		}
 	}
 	return nil, false // not reached: an occurrence at start was found
-}
-
-// foldedPrefix reports whether t starts with s (folded) but for the case
-// of ASCII letters.
-func foldedPrefix(t, s string) bool {
-	if len(t) < len(s) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if lowerASCII(t[i]) != s[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// boundary reports whether \b holds at offset i of t.
-func boundary(t string, i int) bool {
-	before := i > 0 && isWord(t[i-1])
-	after := i < len(t) && isWord(t[i])
-	return before != after
 }
