@@ -254,15 +254,18 @@ type Hits struct {
 	// first: by string id and need bit, where its first occurrence
 	// with those boundaries starts; last: where its last occurrence
 	// ends; offsets in the text scanned unless folded
-	first  [][4]int
-	last   []int
+	// (in 32 bits, as a text scanned is under 2 GiB: a Hits of the
+	// audit's lines is then half the memory, which a scan of text dense
+	// with the strings reads and writes at nearly every string it finds)
+	first  [][4]int32
+	last   []int32
 	folded bool // the text was scanned folded: first and last are not its offsets
 }
 
 // NewHits returns an empty Hits for f's texts.
 func (f *Filter) NewHits() *Hits {
 	n := len(f.strs)
-	return &Hits{mask: make([]uint8, n), touched: make([]uint64, f.words), touchedAll: make([]uint64, f.words), first: make([][4]int, n), last: make([]int, n)}
+	return &Hits{mask: make([]uint8, n), touched: make([]uint64, f.words), touchedAll: make([]uint64, f.words), first: make([][4]int32, n), last: make([]int32, n)}
 }
 
 // Reset empties h.
@@ -461,7 +464,7 @@ func (f *Filter) record(h *Hits, text string, end int, out uint32, folded bool) 
 		if m == all {
 			// Found with every boundary already: only where its last
 			// occurrence ends is new.
-			h.last[id] = end
+			h.last[id] = int32(end)
 			continue
 		}
 		start := end - int(e.len)
@@ -481,14 +484,14 @@ func (f *Filter) record(h *Hits, text string, end int, out uint32, folded bool) 
 		}
 		for fresh := b &^ m; fresh != 0; fresh &= fresh - 1 {
 			bit := bits.TrailingZeros8(fresh)
-			h.first[id][bit] = start
+			h.first[id][bit] = int32(start)
 			at := (1 + bit) * f.words
 			for k, x := range t[at : at+f.words] {
 				h.touched[k] |= x
 			}
 		}
 		h.mask[id] = m | b
-		h.last[id] = end
+		h.last[id] = int32(end)
 	}
 }
 
@@ -574,7 +577,7 @@ func (f *Filter) Window(h *Hits, i, n int) (lo, hi int) {
 		lo = n + 1
 		for _, id := range ids {
 			if h.mask[id] != 0 {
-				lo = min(lo, h.first[id][0])
+				lo = min(lo, int(h.first[id][0]))
 			}
 		}
 		if lo <= n {
@@ -585,7 +588,7 @@ func (f *Filter) Window(h *Hits, i, n int) (lo, hi int) {
 		hi = -1
 		for _, id := range ids {
 			if h.mask[id] != 0 {
-				hi = max(hi, h.last[id])
+				hi = max(hi, int(h.last[id]))
 			}
 		}
 	}
@@ -607,7 +610,7 @@ func (f *Filter) Find(h *Hits, i int, text string) (loc []int, decided bool) {
 	start := -1
 	for _, w := range ws {
 		if h.mask[w.id]&w.need != 0 {
-			if p := h.first[w.id][bits.TrailingZeros8(w.need)]; start < 0 || p < start {
+			if p := int(h.first[w.id][bits.TrailingZeros8(w.need)]); start < 0 || p < start {
 				start = p
 			}
 		}
@@ -618,7 +621,7 @@ func (f *Filter) Find(h *Hits, i int, text string) (loc []int, decided bool) {
 	// A string occurs at start with its boundaries exactly when its
 	// first occurrence with them starts there: none starts before.
 	for _, w := range ws {
-		if h.mask[w.id]&w.need != 0 && h.first[w.id][bits.TrailingZeros8(w.need)] == start {
+		if h.mask[w.id]&w.need != 0 && int(h.first[w.id][bits.TrailingZeros8(w.need)]) == start {
 			return []int{start, start + len(w.s)}, true
 		}
 	}
