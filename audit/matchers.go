@@ -498,12 +498,13 @@ func envPipedAt(t string, j int) bool {
 	return false
 }
 
-// matchKeyRead is secretStore's
-// `\b(?:cat|cp|...|readfile)\b[^\n|;]*\.ssh[/\\](?:id_[a-z0-9_]+(?:[^.\w]|$)|\*)`:
-// a command that reads or copies a private SSH key, before the end of
-// its command. The first command of a command reaches every place a
-// later one does.
-func matchKeyRead(t string) bool {
+// findKeyRead is secretStore's FindStringIndex of
+// `\b(?:cat|cp|scp|base64|xxd|head|tail|get-content|gc|tar|zip|rsync|open|read_text|readfile)\b[^\n|;]*\.ssh[/\\](?:id_[a-z0-9_]+(?:[^.\w]|$)|\*)`:
+// a private key (or every file of ~/.ssh) read by a command. The match
+// starts at the first command of the first stretch of a line without
+// `\n|;` that holds a key after it (a later command of the stretch
+// reaches no farther), and `[^\n|;]*` takes the stretch's last key.
+func findKeyRead(t string) []int {
 	for i := 0; i < len(t); i++ {
 		e := wordAt(t, i, "cat", "cp", "scp", "base64", "xxd", "head", "tail", "get-content", "gc", "tar", "zip", "rsync", "open", "read_text", "readfile")
 		if e < 0 {
@@ -513,36 +514,53 @@ func matchKeyRead(t string) bool {
 		if j := strings.IndexAny(t[e:], "\n|;"); j >= 0 {
 			hi = e + j
 		}
+		end := -1
 		for q := e; q < hi; q++ {
 			j := strings.IndexByte(t[q:hi], '.')
 			if j < 0 {
 				break
 			}
 			q += j
-			if f, ok := foldAt(t, q, ".ssh"); ok && f < len(t) && (t[f] == '/' || t[f] == '\\') && privateKey(t, f+1) {
-				return true
+			if f, ok := foldAt(t, q, ".ssh"); ok && f < len(t) && (t[f] == '/' || t[f] == '\\') {
+				if k := privateKeyEnd(t, f+1); k >= 0 {
+					end = k
+				}
 			}
+		}
+		if end >= 0 {
+			return []int{i, end}
 		}
 		i = hi
 	}
-	return false
+	return nil
 }
 
-// privateKey reports whether t holds at i `id_[a-z0-9_]+(?:[^.\w]|$)`
-// or `\*`, case-insensitively.
-func privateKey(t string, i int) bool {
+// privateKeyEnd returns where `id_[a-z0-9_]+(?:[^.\w]|$)` or `\*`
+// matches at i of t ends, case-insensitively, or -1. The letters run as
+// far as they go: a dot after them stops the match, and so would a
+// shorter run, which a word character follows.
+func privateKeyEnd(t string, i int) int {
 	if i < len(t) && t[i] == '*' {
-		return true
+		return i + 1
 	}
 	e, ok := foldAt(t, i, "id_")
 	if !ok {
-		return false
+		return -1
 	}
 	j := e
 	for w := foldWordAt(t, j); w > 0; w = foldWordAt(t, j) {
 		j += w
 	}
-	return j > e && (j == len(t) || t[j] != '.')
+	switch {
+	case j == e:
+		return -1
+	case j == len(t):
+		return j
+	case t[j] == '.':
+		return -1
+	}
+	_, w := utf8.DecodeRuneInString(t[j:])
+	return j + w
 }
 
 // firstEnvFile returns what credentialMatch's loop over the matches of

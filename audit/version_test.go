@@ -35,6 +35,7 @@ var rulesDigests = map[string][]string{
 		"14927ef770f676cd326f997aa57db90d506392ad9d41d0fb3a32b7b83c829e79", // every lazily compiled expression made by lazyCompile, which lists it for a test to compile
 		"84d11a0b50e6b8adc3c78427cc01e566cebac4454f93adeea26fd327f87b066b", // PowerShell's encoded command and printenv piped confirmed by matchers written by hand, an inert decode's payloads found by its expression run anchored
 		"2603152ee394993322d694eccd3bb6398b5b3b89a8344e69e998cf1a60c5b691", // a decode run by eval or a shell's -c, and a home folder's keys archived, confirmed by matchers written by hand
+		"44e3ae4eefbbf8f841a290028a2927697b6a4a260895ad353f25b0f17af1d183", // a private key read found by a finder written by hand
 	},
 }
 
