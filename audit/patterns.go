@@ -440,13 +440,21 @@ func proseLike(name string) bool {
 // prerequisite), which a confirmation asked of the user answers.
 func (s *scanner) prerequisiteContext(lines []line, i int, hiddenText bool) (why string, soft bool) {
 	l := lines[i]
-	near := l.clean
-	for j := max(0, i-3); j < i; j++ {
-		near = lines[j].clean + "\n" + near
+	// The lines around, joined, are written only for an expression that
+	// may match them.
+	near := func() string {
+		near := l.clean
+		for j := max(0, i-3); j < i; j++ {
+			near = lines[j].clean + "\n" + near
+		}
+		return near
 	}
-	after := ""
-	for j := i + 1; j < min(len(lines), i+4); j++ {
-		after += "\n" + lines[j].clean
+	nearAfter := func() string {
+		t := near()
+		for j := i + 1; j < min(len(lines), i+4); j++ {
+			t += "\n" + lines[j].clean
+		}
+		return t
 	}
 	switch {
 	case l.ctx == hidden:
@@ -457,7 +465,7 @@ func (s *scanner) prerequisiteContext(lines []line, i int, hiddenText bool) (why
 		return "from a bare IP address, a paste or a file-drop host", false
 	case s.may(l.hits, plainHTTP) && insecureHost(l.clean):
 		return "over plain http", false
-	case s.matchLines(lines[max(0, i-3):min(len(lines), i+4)], archivePassword, near+after):
+	case s.matchLines(lines[max(0, i-3):min(len(lines), i+4)], archivePassword, nearAfter):
 		return "with a password", true
 	case s.matchLines(lines[max(0, i-3):i+1], prerequisite, near):
 		return "presented as the skill's prerequisite", true
@@ -682,8 +690,9 @@ func (s *scanner) window(h *prefilter.Hits, e *expr, t string) (q, r int, ok boo
 	return q, r, true
 }
 
-// matchLines reports whether e matches t, lines joined by newlines.
-func (s *scanner) matchLines(lines []line, e *expr, t string) bool {
+// matchLines reports whether e matches text(), lines joined by
+// newlines, which it writes only when the lines' strings allow a match.
+func (s *scanner) matchLines(lines []line, e *expr, text func() string) bool {
 	if !s.exhaustive {
 		u := s.union
 		u.Reset()
@@ -694,7 +703,7 @@ func (s *scanner) matchLines(lines []line, e *expr, t string) bool {
 			return false
 		}
 	}
-	return s.matchIn(e, t)
+	return s.matchIn(e, text())
 }
 
 // first returns the first match in t, a line whose strings are h, of
