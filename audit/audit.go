@@ -421,15 +421,15 @@
 // dumped or printenv piped, a home folder's keys archived, links to
 // programs, a browser's stores, the placeholder hosts, PowerShell's
 // encoded command, a decode run by eval or a shell, and the searches
-// for a credential path, a .env file, a private key read, a line's
-// target hosts and rule 7's decodes) have matchers and finders written
-// by hand, which read a line once where the regexp package's
-// backtracker tries each alternative after a `[^\n]*` at every place of
-// the rest of it; the payloads an inert decode decodes are found by
-// their expression run anchored only where a match can start. The
-// expressions stay their specification, which TestHandWritten and
-// FuzzHandWritten hold them to, and the audit without the prefilter
-// runs the expressions alone.
+// for a credential path, a .env file, a private key read, an
+// instruction to ignore the ones before, a line's target hosts and rule
+// 7's decodes) have matchers and finders written by hand, which read a
+// line once where the regexp package's backtracker tries each
+// alternative after a `[^\n]*` at every place of the rest of it; the
+// payloads an inert decode decodes are found by their expression run
+// anchored only where a match can start. The expressions stay their
+// specification, which TestHandWritten and FuzzHandWritten hold them to,
+// and the audit without the prefilter runs the expressions alone.
 //
 // [RulesVersion] changes with the rules, so that a verdict kept for a
 // content digest is kept for the rules it was made with.

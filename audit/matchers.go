@@ -1566,3 +1566,75 @@ func matchArchiveHome(t string) bool {
 	}
 	return false
 }
+
+// findOverride is override's first expression's FindStringIndex,
+// `\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+|my\s+)*(?:previous|prior|above|earlier|preceding|original|system|safety)\s+(?:instructions|prompts?|rules|guidelines|directives|messages|context)\b`:
+// an instruction to ignore the ones before. Its words are read one
+// after another: no word of one part starts another part's word, so a
+// phrase reads one way, and the first place it starts is the match.
+func findOverride(t string) []int {
+	for i := 0; i < len(t); i++ {
+		switch t[i] | 0x20 {
+		case 'i', 'd', 'f', 'o', 'b':
+		default:
+			continue
+		}
+		if !boundaryAt(t, i) {
+			continue
+		}
+		if e := overrideAt(t, i); e >= 0 {
+			return []int{i, e}
+		}
+	}
+	return nil
+}
+
+// overrideAt returns where findOverride's phrase starting at i of t
+// ends, or -1.
+func overrideAt(t string, i int) int {
+	e := wordsAt(t, i, "ignore", "disregard", "forget", "override", "bypass")
+	if e < 0 {
+		return -1
+	}
+	j := skipSpace(t, e)
+	if j == e {
+		return -1
+	}
+	// The words between, each followed by spaces, as many as there are.
+	for {
+		f := wordsAt(t, j, "all", "any", "the", "your", "of", "my")
+		if f < 0 {
+			break
+		}
+		g := skipSpace(t, f)
+		if g == f {
+			break
+		}
+		j = g
+	}
+	f := wordsAt(t, j, "previous", "prior", "above", "earlier", "preceding", "original", "system", "safety")
+	if f < 0 {
+		return -1
+	}
+	g := skipSpace(t, f)
+	if g == f {
+		return -1
+	}
+	for _, w := range []string{"instructions", "prompts", "prompt", "rules", "guidelines", "directives", "messages", "context"} {
+		if h, ok := foldAt(t, g, w); ok && boundaryAt(t, h) {
+			return h
+		}
+	}
+	return -1
+}
+
+// wordsAt returns where the first of words (lower-case ASCII) that t
+// holds at i, in any case, ends, or -1.
+func wordsAt(t string, i int, words ...string) int {
+	for _, w := range words {
+		if e, ok := foldAt(t, i, w); ok {
+			return e
+		}
+	}
+	return -1
+}
