@@ -422,8 +422,8 @@
 // programs, a browser's stores, the placeholder hosts, PowerShell's
 // encoded command, a decode run by eval or a shell, and the searches
 // for a credential path, a .env file, a private key read, an
-// instruction to ignore the ones before, a line's target hosts and rule
-// 7's decodes) have matchers and finders written by hand, which read a
+// instruction to ignore the ones before or to keep something from the
+// user, a line's target hosts and rule 7's decodes) have matchers and finders written by hand, which read a
 // line once where the regexp package's backtracker tries each
 // alternative after a `[^\n]*` at every place of the rest of it; the
 // payloads an inert decode decodes are found by their expression run

@@ -1638,3 +1638,134 @@ func wordsAt(t string, i int, words ...string) int {
 	}
 	return -1
 }
+
+// findConceal is conceal's first expression's FindStringIndex,
+// `\b(?:do\s+not|don'?t|never)\s+(?:tell|mention|inform|notify|reveal|disclose)\s+`
+// then what is not told (`(?:(?:this|that|it|anything|any\s+of\s+this|these\s+steps)\s+)?`),
+// `(?:to\s+)?(?:the\s+)?user` and how the sentence goes on: an
+// instruction to keep something from the user. As findOverride, it
+// reads words one after another: no word of a part starts another
+// word the place allows, so a phrase reads one way.
+func findConceal(t string) []int {
+	for i := 0; i < len(t); i++ {
+		if c := t[i] | 0x20; c != 'd' && c != 'n' || !boundaryAt(t, i) {
+			continue
+		}
+		if e := concealAt(t, i); e >= 0 {
+			return []int{i, e}
+		}
+	}
+	return nil
+}
+
+// concealAt returns where findConceal's phrase starting at i of t ends,
+// or -1.
+func concealAt(t string, i int) int {
+	e := -1
+	if f, ok := foldAt(t, i, "do"); ok {
+		if g := skipSpace(t, f); g > f {
+			if h, ok := foldAt(t, g, "not"); ok {
+				e = h
+			}
+		}
+	}
+	if f, ok := foldAt(t, i, "don"); e < 0 && ok {
+		if f < len(t) && t[f] == '\'' {
+			f++
+		}
+		if g, ok := foldAt(t, f, "t"); ok {
+			e = g
+		}
+	}
+	if f, ok := foldAt(t, i, "never"); e < 0 && ok {
+		e = f
+	}
+	if e < 0 {
+		return -1
+	}
+	// spaced returns where spaces after the first of words at j end, or
+	// -1.
+	spaced := func(j int, words ...string) int {
+		f := wordsAt(t, j, words...)
+		if f < 0 {
+			return -1
+		}
+		if g := skipSpace(t, f); g > f {
+			return g
+		}
+		return -1
+	}
+	j := skipSpace(t, e)
+	if j == e {
+		return -1
+	}
+	if j = spaced(j, "tell", "mention", "inform", "notify", "reveal", "disclose"); j < 0 {
+		return -1
+	}
+	// What is not told, each word and its spaces.
+	k := spaced(j, "this", "that", "it", "anything")
+	if k < 0 {
+		if k = spaced(j, "any"); k >= 0 {
+			if k = spaced(k, "of"); k >= 0 {
+				k = spaced(k, "this")
+			}
+		}
+	}
+	if k < 0 {
+		if k = spaced(j, "these"); k >= 0 {
+			k = spaced(k, "steps")
+		}
+	}
+	if k >= 0 {
+		j = k
+	}
+	if k := spaced(j, "to"); k >= 0 {
+		j = k
+	}
+	if k := spaced(j, "the"); k >= 0 {
+		j = k
+	}
+	u, ok := foldAt(t, j, "user")
+	if !ok {
+		return -1
+	}
+	// `\s*(?:$|[.,;:!)\]-])`, or `\s+` and a word of what follows.
+	k = skipSpace(t, u)
+	if k == len(t) {
+		return k
+	}
+	if strings.IndexByte(".,;:!)]-", t[k]) >= 0 {
+		return k + 1
+	}
+	if k == u {
+		return -1
+	}
+	// The words after user need no boundary after them; those after
+	// about do.
+	if f := wordsAt(t, k, "that", "what", "you", "anything"); f >= 0 {
+		return f
+	}
+	k = spaced(k, "about")
+	if k < 0 {
+		return -1
+	}
+	for _, w := range []string{"this", "it", "these", "that"} {
+		if f, ok := foldAt(t, k, w); ok && boundaryAt(t, f) {
+			return f
+		}
+	}
+	if k = spaced(k, "the"); k < 0 {
+		return -1
+	}
+	for _, w := range []string{"command", "script", "download", "upload", "request", "file", "step", "installation"} {
+		if f, ok := foldAt(t, k, w); ok {
+			if g, ok := foldAt(t, f, "s"); ok && boundaryAt(t, g) {
+				return g
+			}
+			if boundaryAt(t, f) {
+				return f
+			}
+		}
+	}
+	return -1
+}

@@ -252,7 +252,7 @@ var (
 		re(`\byou\s+are\s+now\s+in\s+(?:developer|dan|god|jailbreak|unrestricted)\s+mode\b`),
 	}
 	conceal = []*expr{
-		re(`\b(?:do\s+not|don'?t|never)\s+(?:tell|mention|inform|notify|reveal|disclose)\s+(?:(?:this|that|it|anything|any\s+of\s+this|these\s+steps)\s+)?(?:to\s+)?(?:the\s+)?user(?:\s*(?:$|[.,;:!)\]-])|\s+(?:that|what|you|anything|about\s+(?:this|it|these|that|the\s+(?:command|script|download|upload|request|file|step|installation)s?)\b))`),
+		withIndex(re(`\b(?:do\s+not|don'?t|never)\s+(?:tell|mention|inform|notify|reveal|disclose)\s+(?:(?:this|that|it|anything|any\s+of\s+this|these\s+steps)\s+)?(?:to\s+)?(?:the\s+)?user(?:\s*(?:$|[.,;:!)\]-])|\s+(?:that|what|you|anything|about\s+(?:this|it|these|that|the\s+(?:command|script|download|upload|request|file|step|installation)s?)\b))`), findConceal),
 		re(`\bhide\s+(?:this|that|it|these|them|the\s+\w+)\s+from\s+the\s+user\b`),
 		re(`\bwithout\s+(?:the\s+user(?:'s)?\s+(?:knowing|noticing|knowledge|awareness)|(?:telling|informing|notifying|alerting)\s+the\s+user)\b`),
 		re(`\b(?:keep|remain)\s+(?:this|it)\s+(?:secret|hidden)\s+from\s+the\s+user\b`),
