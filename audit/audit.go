@@ -555,6 +555,19 @@
 //     its recording of an occurrence every 6 bytes are a third of the
 //     time, the conditions of the expressions without a matcher an
 //     eighth, and the expressions and checks left most of the rest.
+//   - The keywords' round of their own (main at 7ca767a, then ed96764,
+//     the same findings; go -C bench run ./auditgrep -cli -old, which
+//     runs the build before beside, three runs at a load average of
+//     8.7-12.3): the keywords 8.2-9.1x in process and 8.1-10.3x in a
+//     process of its own, where the build before took 11.2-11.6x
+//     (0.70-0.91x its CPU); text outside ASCII 7.9-8.9x and 8.6-10.3x
+//     (9.3-10.7x before); the other shapes 3.2-7.6x. More matchers and
+//     finders written by hand (rule 7's payloads run anchored,
+//     PowerShell's encoded command, printenv piped, a key read, a decode
+//     run by eval, the two injections, a home folder archived), and a
+//     flatter and smaller prefilter. Left: the scan and its recording
+//     a third of the time, its answers a seventh, the regexp package
+//     an eighth.
 //   - What a process that audits pays once, side by side in one run
 //     (go -C bench run ./auditgrep -cli, December 2026, before and after
 //     the prefilter's tables, expressions compiled when first run and

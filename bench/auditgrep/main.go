@@ -10,14 +10,17 @@
 // reads it), audit.Tree in this process, and audit.Tree in a process of
 // its own (this program again, with -audit), which pays what a command
 // that audits pays once: starting, and loading the rules' prefilter.
-// With -cli it runs a fourth, agentskills audit DIR with the agentskills
-// binary named, which starts as the whole command does. It prints, for
+// With -cli it runs one more, agentskills audit DIR with the agentskills
+// binary named, which starts as the whole command does; with -old, one
+// more, the audit of another build (this program built from another
+// commit, run with -audit), so that a change is measured beside the
+// build before it in one run, taking turns with it. It prints, for
 // each shape, each contender's median wall and CPU time (user and
 // system) of -runs rounds, the ratio of the audit's to grep's, and the
 // load average before and after. The package audit's doc, docs/speed.md
 // and bench/README.md hold its figures; the budget is 10x grep.
 //
-//	go -C bench run ./auditgrep [-runs 5] [-shapes ordinary,small,...] [-dir DIR] [-cli AGENTSKILLS]
+//	go -C bench run ./auditgrep [-runs 5] [-shapes ordinary,small,...] [-dir DIR] [-cli AGENTSKILLS] [-old AUDITGREP]
 package main
 
 import (
@@ -72,11 +75,15 @@ var shapes = []shape{
 }
 
 // contenders names the contenders, in the order they run: with an
-// agentskills binary to run (cli), four.
-func contenders(cli string) []string {
+// agentskills binary to run (cli), one more, and with an old build of
+// this program (old), one more.
+func contenders(cli, old string) []string {
 	names := []string{"grep -rE", "audit", "audit, own process"}
 	if cli != "" {
 		names = append(names, "agentskills audit")
+	}
+	if old != "" {
+		names = append(names, "audit, old build")
 	}
 	return names
 }
@@ -87,6 +94,7 @@ func main() {
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "agentadaptor-auditgrep"), "scratch folder")
 	auditDir := flag.String("audit", "", "audit this folder and exit (how the contender in a process of its own runs)")
 	cli := flag.String("cli", "", "an agentskills binary, run as one more contender: agentskills audit DIR (default: none)")
+	old := flag.String("old", "", "this program built from another commit, run as one more contender: OLD -audit DIR (default: none)")
 	flag.Parse()
 	if *auditDir != "" {
 		if _, err := audit.Tree(os.DirFS(*auditDir)); err != nil {
@@ -95,7 +103,7 @@ func main() {
 		}
 		return
 	}
-	if err := run(*runs, *only, *dir, *cli); err != nil {
+	if err := run(*runs, *only, *dir, *cli, *old); err != nil {
 		fmt.Fprintln(os.Stderr, "auditgrep:", err)
 		os.Exit(1)
 	}
@@ -109,7 +117,7 @@ func keys() string {
 	return strings.Join(k, ",")
 }
 
-func run(runs int, only, dir, cli string) error {
+func run(runs int, only, dir, cli, old string) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -127,13 +135,13 @@ func run(runs int, only, dir, cli string) error {
 			return err
 		}
 		before := loadAverage()
-		wall, cpu, err := measure(self, cli, root, runs)
+		wall, cpu, err := measure(self, cli, old, root, runs)
 		if err != nil {
 			return err
 		}
 		fmt.Printf("%s (%d rounds, load average %s before, %s after):\n", sh.name, runs, before, loadAverage())
 		fmt.Printf("  %-20s %12s %12s %18s\n", "contender", "median wall", "median CPU", "CPU / grep's")
-		for j, name := range contenders(cli) {
+		for j, name := range contenders(cli, old) {
 			ratio := "(budget 10x)"
 			if j > 0 {
 				ratio = fmt.Sprintf("%.1fx", float64(benchrun.Median(cpu[j]))/float64(max(benchrun.Median(cpu[0]), 1)))
@@ -149,9 +157,10 @@ func run(runs int, only, dir, cli string) error {
 }
 
 // measure runs the contenders over root, taking turns, and returns each
-// one's wall and CPU times, in the order of contenders(cli).
-func measure(self, cli, root string, runs int) (wall, cpu [][]time.Duration, err error) {
-	n := len(contenders(cli))
+// one's wall and CPU times, in the order of contenders(cli, old).
+func measure(self, cli, old, root string, runs int) (wall, cpu [][]time.Duration, err error) {
+	names := contenders(cli, old)
+	n := len(names)
 	cpu = make([][]time.Duration, n)
 	wall, err = benchrun.Rounds(n, runs, func(_, i int) (time.Duration, error) {
 		if i == 1 {
@@ -163,18 +172,20 @@ func measure(self, cli, root string, runs int) (wall, cpu [][]time.Duration, err
 			return d, err
 		}
 		cmd := exec.Command(self, "-audit", root)
-		switch i {
-		case 0:
+		switch names[i] {
+		case "grep -rE":
 			cmd = exec.Command("grep", "-rE", pattern, root)
-		case 3:
+		case "agentskills audit":
 			cmd = exec.Command(cli, "audit", root)
+		case "audit, old build":
+			cmd = exec.Command(old, "-audit", root)
 		}
 		cmd.Stdout = counter{} // a pipe, as a reader of the output has
 		cmd.Stderr = os.Stderr
 		start := time.Now()
 		err := cmd.Run()
 		d := time.Since(start)
-		if ee, ok := err.(*exec.ExitError); ok && (i == 0 || i == 3) && ee.ExitCode() == 1 {
+		if ee, ok := err.(*exec.ExitError); ok && (i == 0 || names[i] == "agentskills audit") && ee.ExitCode() == 1 {
 			err = nil // grep: no line matched; agentskills: a finding reached --fail-on
 		}
 		cpu[i] = append(cpu[i], cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
