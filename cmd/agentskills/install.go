@@ -443,7 +443,7 @@ func newAddCmd(s *streams) *cobra.Command {
 		Short:   "Install skills into agents' skill folders",
 		Long:    addLong,
 		Example: addExample,
-		Args:    requireArgs("SOURCE"),
+		Args:    addArgs,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			if opts.list {
 				return runAddList(cmd.Context(), opts, args)
