@@ -107,6 +107,7 @@ run stopped by its --run-timeout, 130 interrupted.`,
 		root.AddCommand(newCmd(s))
 	}
 	nameCommands(root)
+	completeCommands(root)
 	return root
 }
 
