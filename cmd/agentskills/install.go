@@ -80,7 +80,7 @@ func (f *scopeFlags) installer(extra ...install.Option) (*install.Installer, err
 	if f.global {
 		scope = install.User
 	}
-	opts := []install.Option{install.WithScope(scope)}
+	opts := []install.Option{install.WithScope(scope), install.WithSettingNames(settingFlags)}
 	if !f.quiet && !f.json && isTerminal(os.Stderr) {
 		opts = append(opts, install.WithProgress(os.Stderr))
 	}
