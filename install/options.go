@@ -18,7 +18,7 @@ type config struct {
 	progress io.Writer
 	timeout  time.Duration
 	lockDir  string
-	trust    *Trust // WithTrust; nil: no trust checks
+	trust    *Trust            // WithTrust; nil: no trust checks
 	names    map[string]string // WithSettingNames
 }
 

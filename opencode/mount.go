@@ -182,7 +182,6 @@ func (e ripgrepMissing) Unwrap() error { return e.ProgramNotFoundError }
 // installRipgrep says how ripgrep is installed.
 const installRipgrep = "install ripgrep (apt-get install ripgrep, brew install ripgrep, winget install BurntSushi.ripgrep.MSVC)"
 
-
 // checkSession fails unless OpenCode lists the session id among the
 // sessions of workspace (rule 3 of "Checks").
 func checkSession(ctx context.Context, prog string, env []string, workspace, id string) error {
