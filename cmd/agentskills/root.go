@@ -108,6 +108,8 @@ run stopped by its --run-timeout, 130 interrupted.`,
 	}
 	nameCommands(root)
 	completeCommands(root)
+	root.InitDefaultCompletionCmd()
+	shortenHelp(root)
 	return root
 }
 
