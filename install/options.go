@@ -109,13 +109,14 @@ func WithSettingNames(names map[string]string) Option {
 // The settings of the SDK that the installer's messages name: the keys of
 // [WithSettingNames].
 const (
-	SettingAddLenient     = "AddRequest.Lenient"
-	SettingUpdateLenient  = "UpdateRequest.Lenient"
-	SettingAddSkills      = "AddRequest.Skills"
-	SettingImportFrom     = "ImportRequest.From"
-	SettingAcceptSigners  = "Trust.AcceptSigners"
-	SettingRequireSigners = "trust.RequireSigners"
-	SettingTrustedRoot    = "signature.Requirement.TrustedRoot"
+	SettingAddLenient      = "AddRequest.Lenient"
+	SettingUpdateLenient   = "UpdateRequest.Lenient"
+	SettingAddSkills       = "AddRequest.Skills"
+	SettingImportFrom      = "ImportRequest.From"
+	SettingAcceptSigners   = "Trust.AcceptSigners"
+	SettingRequireSigners  = "trust.RequireSigners"
+	SettingTrustedRoot     = "signature.Requirement.TrustedRoot"
+	SettingDownloadTimeout = "WithDownloadTimeout"
 )
 
 // setting is the name of setting, as the SDK names it, in the words of

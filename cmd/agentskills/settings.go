@@ -12,12 +12,13 @@ import (
 // of Go fields. A flag that not every command has names its command.
 // TestSettingFlags checks that every setting has its flags.
 var settingFlags = map[string]string{
-	trust.SettingAllowRisks:       "--allow-risk",
-	install.SettingAddLenient:     "'agentskills add --lenient'",
-	install.SettingUpdateLenient:  "'agentskills update --lenient'",
-	install.SettingAddSkills:      "--skill",
-	install.SettingImportFrom:     "--from",
-	install.SettingAcceptSigners:  "--accept-signer",
-	install.SettingRequireSigners: "--key, or --certificate-identity and --certificate-oidc-issuer",
-	install.SettingTrustedRoot:    "--trusted-root FILE with --certificate-identity and --certificate-oidc-issuer",
+	trust.SettingAllowRisks:        "--allow-risk",
+	install.SettingAddLenient:      "'agentskills add --lenient'",
+	install.SettingUpdateLenient:   "'agentskills update --lenient'",
+	install.SettingAddSkills:       "--skill",
+	install.SettingImportFrom:      "--from",
+	install.SettingAcceptSigners:   "--accept-signer",
+	install.SettingRequireSigners:  "--key, or --certificate-identity and --certificate-oidc-issuer",
+	install.SettingTrustedRoot:     "--trusted-root FILE with --certificate-identity and --certificate-oidc-issuer",
+	install.SettingDownloadTimeout: "--timeout",
 }
