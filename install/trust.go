@@ -66,7 +66,7 @@ type SignerChangedError struct {
 	// signed the content now.
 	Recorded, Found signature.Signer
 
-	accept string // how the message names Trust.AcceptSigners (WithSettingNames); "": so
+	accept string // how the message names Trust.AcceptSigners (WithSettingNames); "": by that name
 }
 
 func (e *SignerChangedError) Error() string {
