@@ -36,8 +36,10 @@ var helpTopics = map[string]helpTopic{
 Agent Skills reference validator does, and installs them into coding
 agents' skill folders reproducibly, with a lock file; it runs an agent
 with exactly the skills given, and checks who published a skill and what
-it does. Exit codes: 0 success, 1 a check failed, 2 bad usage or input,
-124 a run stopped by --run-timeout, 130 interrupted.`, guide: "README.md"},
+it does.
+
+Exit codes: 0 success, 1 a check failed, 2 bad usage or input, 124 a run
+stopped by --run-timeout, 130 interrupted.`, guide: "README.md"},
 	"add": {summary: `Add installs the skills of each SOURCE into the agents' skill folders:
 one canonical copy under .agents/skills, a link from each agent's folder,
 and a record in .agents/agentskills.lock. A SOURCE is a folder, an
@@ -123,20 +125,23 @@ a terminal; -y removes without asking.`, guide: "docs/installing.md"},
 }
 
 // shortenHelp gives each command of root's tree its help of helpTopics:
-// the summary, then where to read more, the guide and the command's page
-// in docs/cli, which holds its whole text (referenceAnnotation).
+// the summary, then where to read more: the guide, and its whole text
+// (referenceAnnotation), which "agentskills help CMD" prints, as "git
+// help CMD" prints more than "git CMD -h", and its page in docs/cli
+// shows.
 func shortenHelp(root *cobra.Command) {
 	var walk func(*cobra.Command)
 	walk = func(cmd *cobra.Command) {
 		path := strings.TrimPrefix(strings.TrimPrefix(cmd.CommandPath(), root.Name()), " ")
 		if topic, ok := helpTopics[path]; ok {
 			page := "docs/cli/" + strings.ReplaceAll(cmd.CommandPath(), " ", "_") + ".md"
+			whole := "'" + strings.Replace(cmd.CommandPath(), root.Name(), root.Name()+" help", 1) + "'"
 			if cmd.Annotations == nil {
 				cmd.Annotations = map[string]string{}
 			}
 			cmd.Annotations[referenceAnnotation] = cmd.Long
 			cmd.Annotations[guideAnnotation] = topic.guide
-			more := "More in " + topic.guide + "; every detail in " + page + "."
+			more := "More in " + topic.guide + "; all of it in " + whole + "\nand " + page + "."
 			if topic.summary == "" {
 				cmd.Long += "\n\n" + more
 			} else {
@@ -148,6 +153,24 @@ func shortenHelp(root *cobra.Command) {
 		}
 	}
 	walk(root)
+	root.InitDefaultHelpCmd()
+	for _, help := range root.Commands() {
+		if help.Name() == "help" {
+			help.Short = "Help about any command, all of it"
+			help.Long = "Help prints all the help of a command, which its --help shortens."
+			help.Run = nil
+			help.RunE = func(_ *cobra.Command, args []string) error {
+				cmd, rest, err := root.Find(args)
+				if err != nil || len(rest) > 0 {
+					return usageErrorf("unknown help topic %q", strings.Join(args, " "))
+				}
+				cmd.Long = reference(cmd)
+				cmd.InitDefaultHelpFlag()
+				cmd.InitDefaultVersionFlag()
+				return cmd.Help()
+			}
+		}
+	}
 }
 
 // reference is cmd's whole text: its reference and the guide that tells

@@ -8,26 +8,22 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// wholeHelp returns what `agentskills ARGS... --help` prints and, after
-// it, the command's reference, the rest of its text, which its page in
-// docs/cli shows: all a user can read of the command.
+// wholeHelp returns what `agentskills help ARGS...` prints: all of a
+// command's help, which its --help shortens and its page in docs/cli
+// shows.
 func wholeHelp(t *testing.T, args ...string) string {
 	t.Helper()
 	var out, errs bytes.Buffer
-	if code := run(t.Context(), append(args, "--help"), strings.NewReader(""), &out, &errs); code != 0 {
-		t.Fatalf("%s --help = %d, stderr %q", strings.Join(args, " "), code, errs.String())
+	if code := run(t.Context(), append([]string{"help"}, args...), strings.NewReader(""), &out, &errs); code != 0 || errs.Len() > 0 {
+		t.Fatalf("help %s = %d, stderr %q", strings.Join(args, " "), code, errs.String())
 	}
-	cmd, _, err := newRootCmd(newStreams(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})).Find(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out.String() + "\n" + reference(cmd)
+	return out.String()
 }
 
 // TestHelpIsShort checks that every command's help, cobra's completion
 // commands included, says at most maxHelpLines lines before its usage and
-// names where to read more: a guide in docs/ and the command's page,
-// which holds the rest of its text.
+// names where to read more: a guide in docs/, and "agentskills help CMD"
+// and the command's page, which hold all of its text.
 func TestHelpIsShort(t *testing.T) {
 	root := docCommand()
 	var walk func(*cobra.Command)
@@ -42,8 +38,12 @@ func TestHelpIsShort(t *testing.T) {
 			t.Errorf("%s --help says %d lines before its usage, want at most %d:\n%s", cmd.CommandPath(), n, maxHelpLines, before)
 		}
 		page := "docs/cli/" + strings.ReplaceAll(cmd.CommandPath(), " ", "_") + ".md"
-		if cmd.Name() != "help" && (!strings.Contains(before, "every detail in "+page) || !strings.Contains(before, "More in ")) {
-			t.Errorf("%s --help does not say where to read more (a guide and %s):\n%s", cmd.CommandPath(), page, before)
+		whole := "'" + strings.Join(append([]string{root.Name(), "help"}, args...), " ") + "'\nand " + page + "."
+		if cmd.Name() != "help" && (!strings.Contains(before, "; all of it in "+whole) || !strings.Contains(before, "More in docs/") && cmd != root) {
+			t.Errorf("%s --help does not say where to read more (a guide, %s):\n%s", cmd.CommandPath(), whole, before)
+		}
+		if cmd.Name() != "help" && !strings.HasPrefix(wholeHelp(t, args...), reference(cmd)) {
+			t.Errorf("help %s does not print all of the command's help", strings.Join(args, " "))
 		}
 		for _, sub := range cmd.Commands() {
 			walk(sub)

@@ -75,9 +75,9 @@ func commandArgs(cmd *cobra.Command, args []string) error {
 		}
 	}
 	if len(suggestions) == 0 {
-		return usageErrorf("unknown command %q", args[0])
+		return usageErrorf("unknown command %q for %q", args[0], cmd.CommandPath())
 	}
-	return usageErrorf("unknown command %q; did you mean %s?", args[0], strings.Join(suggestions, " or "))
+	return usageErrorf("unknown command %q for %q; did you mean %s?", args[0], cmd.CommandPath(), strings.Join(suggestions, " or "))
 }
 
 // addArgs is add's check of its arguments: at least one SOURCE. Without

@@ -34,14 +34,14 @@ func TestOtherNames(t *testing.T) {
 	}
 
 	suggestions := []struct{ name, errs string }{
-		{"check", `agentskills: unknown command "check"; did you mean outdated? (see 'agentskills --help')`},
-		{"ci", `agentskills: unknown command "ci"; did you mean sync?`},
-		{"updat", `unknown command "updat"; did you mean update?`},
-		{"lst", `unknown command "lst"; did you mean list?`},
-		{"instal", `unknown command "instal"; did you mean add?`},
-		{"uninst", `unknown command "uninst"; did you mean remove?`},
-		{"upgrad", `unknown command "upgrad"; did you mean update?`},
-		{"nope", `agentskills: unknown command "nope" (see 'agentskills --help')`},
+		{"check", `agentskills: unknown command "check" for "agentskills"; did you mean outdated? (see 'agentskills --help')`},
+		{"ci", `agentskills: unknown command "ci" for "agentskills"; did you mean sync?`},
+		{"updat", `unknown command "updat" for "agentskills"; did you mean update?`},
+		{"lst", `unknown command "lst" for "agentskills"; did you mean list?`},
+		{"instal", `unknown command "instal" for "agentskills"; did you mean add?`},
+		{"uninst", `unknown command "uninst" for "agentskills"; did you mean remove?`},
+		{"upgrad", `unknown command "upgrad" for "agentskills"; did you mean update?`},
+		{"nope", `agentskills: unknown command "nope" for "agentskills" (see 'agentskills --help')`},
 	}
 	for _, tt := range suggestions {
 		var stdout, stderr bytes.Buffer
