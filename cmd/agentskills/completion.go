@@ -19,7 +19,9 @@ import (
 //     tool installed in the scope --global chooses (audit also takes a
 //     SOURCE, so files are offered too);
 //   - --allow-risk: the audit's rule ids, which the policy's audit.accept
-//     entries name too, each with its summary.
+//     entries name too, each with its summary;
+//   - audit's --fail-on: the severities; import's --from: the installers
+//     it reads.
 func completeCommands(root *cobra.Command) {
 	for _, cmd := range root.Commands() {
 		switch {
@@ -30,6 +32,17 @@ func completeCommands(root *cobra.Command) {
 		}
 		if cmd.Flags().Lookup("allow-risk") != nil {
 			_ = cmd.RegisterFlagCompletionFunc("allow-risk", completeRules)
+		}
+		if cmd.Flags().Lookup("fail-on") != nil {
+			var severities []string
+			for s := audit.Info; s <= audit.Critical; s++ {
+				severities = append(severities, s.String())
+			}
+			_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions(severities, cobra.ShellCompDirectiveNoFileComp))
+		}
+		if cmd.Name() == "import" {
+			from := []string{string(install.ImportAuto), string(install.ImportNPM), string(install.ImportGH)}
+			_ = cmd.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(from, cobra.ShellCompDirectiveNoFileComp))
 		}
 		switch cmd.Name() {
 		case "remove", "update":

@@ -57,6 +57,8 @@ func TestCompletion(t *testing.T) {
 		{"run agents", []string{"run", "--agent", ""}, []string{"claude-code", "codex", "gemini-cli", "qwen-code", "github-copilot", "cursor", "opencode"}, ":4"},
 		{"audit rules", []string{"add", "--allow-risk", "download-"}, []string{"download-exec"}, ":4"},
 		{"audit rules of sync", []string{"sync", "--allow-risk", "download-e"}, []string{"download-exec"}, ":4"},
+		{"severities", []string{"audit", "--fail-on", ""}, []string{"info", "low", "medium", "high", "critical"}, ":4"},
+		{"installers to import from", []string{"import", "--from", ""}, []string{"auto", "npm", "gh"}, ":4"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
