@@ -27,6 +27,9 @@ type otherName struct {
 //     those tools. npm's install with no package installs what its lock
 //     file records, which is sync here; add with no SOURCE fails and says
 //     so (addArgs), so the alias never does the other thing silently.
+//     Where it installs is said on every line it prints: the project's
+//     folders, as npm and the npm skills tool install, or with --global
+//     the user's, as Homebrew and Cargo do.
 //   - uninstall and rm remove installed packages everywhere; ls lists
 //     them; upgrade updates them; search finds them.
 //   - check is the npm skills tool's update in 1.7 and its check for
