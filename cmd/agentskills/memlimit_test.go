@@ -32,3 +32,34 @@ func TestBoundMemory(t *testing.T) {
 		})
 	}
 }
+
+// Audit runs at the garbage collector's target auditGCPercent unless
+// GOGC sets one, and under the memory limit add runs under.
+func TestTuneAuditGC(t *testing.T) {
+	beforeGC, beforeLimit := debug.SetGCPercent(100), debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetGCPercent(beforeGC); debug.SetMemoryLimit(beforeLimit) })
+	for _, tc := range []struct {
+		name, gogc string
+		want       int
+	}{
+		{"unset", "", auditGCPercent},
+		{"GOGC set", "50", 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			debug.SetGCPercent(100)
+			debug.SetMemoryLimit(math.MaxInt64)
+			tuneAuditGC(func(k string) string {
+				if k == "GOGC" {
+					return tc.gogc
+				}
+				return ""
+			})
+			if got := debug.SetGCPercent(100); got != tc.want {
+				t.Errorf("GC percent = %d, want %d", got, tc.want)
+			}
+			if got := debug.SetMemoryLimit(-1); got != installMemoryLimit {
+				t.Errorf("memory limit = %d, want %d", got, installMemoryLimit)
+			}
+		})
+	}
+}
