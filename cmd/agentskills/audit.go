@@ -147,10 +147,10 @@ func runAudit(ctx context.Context, opts *auditOptions, args []string) error {
 
 // auditGCPercent is the garbage collector's target (GOGC) while audit
 // runs: a short command whose heap is mostly the text it reads, which a
-// collection cannot free, and the packages' start-up, which it need not.
-// At Go's default (100) the audit of 4 MiB of text ran two collections,
-// 8% of the command's CPU; at 400 it runs none (the first comes past
-// 16 MiB of heap).
+// collection cannot free, and the program's start (startGC), which it
+// need not. At Go's default (100) the audit of 4 MiB of text ran two
+// collections, 8% of the command's CPU; at 400 it runs none (the first
+// comes past 16 MiB of heap).
 const auditGCPercent = 400
 
 // tuneAuditGC sets the garbage collector's target to auditGCPercent

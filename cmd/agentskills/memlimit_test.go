@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -59,6 +60,37 @@ func TestTuneAuditGC(t *testing.T) {
 			}
 			if got := debug.SetMemoryLimit(-1); got != installMemoryLimit {
 				t.Errorf("memory limit = %d, want %d", got, installMemoryLimit)
+			}
+		})
+	}
+}
+
+// The program starts at the garbage collector's target startGCPercent, a
+// command runs at Go's default, and GOGC, when set, is left as the
+// runtime read it.
+func TestStartGC(t *testing.T) {
+	before := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(before) })
+	t.Setenv("HOME", t.TempDir())
+	t.Chdir(t.TempDir())
+	for _, tc := range []struct {
+		name, gogc string
+		args       []string
+		want       int
+	}{
+		{"the start only", "", []string{"--version"}, startGCPercent},
+		{"a command", "", []string{"agents"}, 100},
+		{"GOGC set", "50", []string{"--version"}, 77},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("GOGC", tc.gogc)
+			debug.SetGCPercent(77)
+			var stdout, stderr strings.Builder
+			if code := run(t.Context(), tc.args, strings.NewReader(""), &stdout, &stderr); code != 0 {
+				t.Fatalf("agentskills %q = %d, stderr %s", tc.args, code, stderr.String())
+			}
+			if got := debug.SetGCPercent(100); got != tc.want {
+				t.Errorf("after agentskills %q: GC percent = %d, want %d", tc.args, got, tc.want)
 			}
 		})
 	}
