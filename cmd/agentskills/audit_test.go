@@ -288,6 +288,11 @@ func TestAuditNotAudited(t *testing.T) {
 		t.Errorf("audit skills stderr:\n%s\nwant %q", stderr, want)
 	}
 
+	code, stdout, stderr = runAuditCmd(t, filepath.Join("skills", "broken"), filepath.Join("skills", "brief"))
+	if code != 1 || stdout != "No findings in 1 skills; 1 not audited.\n" || !strings.Contains(stderr, "1 skill not audited: broken") {
+		t.Errorf("audit skills/broken skills/brief = %d\nstdout:\n%s\nstderr:\n%s\nwant 1, no findings in brief and broken not audited", code, stdout, stderr)
+	}
+
 	code, stdout, _ = runAuditCmd(t, "--json", "skills")
 	reports, failed := auditLines(t, stdout)
 	got := map[string]string{}
