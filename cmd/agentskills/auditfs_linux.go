@@ -29,7 +29,8 @@ func auditFolder(dir string) (audit.Report, error) {
 // following a link, and returns a bare descriptor's reader: no *os.File,
 // whose making tries to register the file with the runtime's poller (four
 // fcntl calls and a failed epoll_ctl for a regular file) and sets a
-// cleanup. The folders are read, and files' information taken, as
+// cleanup. A named pipe put in a file's place is opened without waiting
+// for a writer. The folders are read, and files' information taken, as
 // os.DirFS does. Open is for regular files, as the audit opens only
 // those: a folder opened reads as a folder's descriptor does (EISDIR).
 type heldFolder struct {
@@ -48,7 +49,9 @@ func (h heldFolder) Open(name string) (fs.File, error) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
 	for {
-		fd, err := syscall.Openat(h.fd, name, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0)
+		// O_NONBLOCK: a file swapped for a named pipe after the folder
+		// was read is not waited on (a regular file's reads ignore it).
+		fd, err := syscall.Openat(h.fd, name, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 		if err == syscall.EINTR {
 			continue
 		}

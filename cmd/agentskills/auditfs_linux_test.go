@@ -17,8 +17,8 @@ import (
 // TestAuditFolder checks that auditFolder reports what audit.Tree over
 // os.DirFS does, on a tree with nested folders, a link, a named pipe, a
 // program, a file past the audit's 8 MiB and findings; that a file
-// swapped for a link is not followed; and the held file's Read, Stat and
-// Close.
+// swapped for a link is not followed, nor a named pipe waited on; and
+// the held file's Read, Stat and Close.
 func TestAuditFolder(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
@@ -87,6 +87,12 @@ func TestAuditFolder(t *testing.T) {
 	}
 	if err := f.Close(); err == nil {
 		t.Error("a second Close succeeded")
+	}
+	// A named pipe (as a file swapped for one after the folder was read)
+	// is opened and read without waiting for a writer.
+	if p, err := h.Open("pipe"); err == nil {
+		p.Read(make([]byte, 1))
+		p.Close()
 	}
 	if target, err := fs.ReadLink(h, "link"); err != nil || target != "/etc/passwd" {
 		t.Errorf("ReadLink = %q, %v", target, err)
