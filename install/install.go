@@ -130,8 +130,10 @@
 //     source once. A pinned source's archive (a published source, a
 //     URL#sha256=HEX) is extracted into a staging area of the skill
 //     cache (WithCache; any other archive, or when the cache cannot be
-//     opened, into the system's temporary folder), and of a tar or a
-//     zip, whose entries are listed first, only what discovery reads is
+//     opened, into the system's temporary folder), and of a tar, a zip
+//     or a tar.gz, whose entries are listed first (a tar.gz of at most
+//     64 MiB once decompressed through the tar it decompresses to, in a
+//     temporary file), only what discovery reads is
 //     written there: the folders that hold a SKILL.md, the archive
 //     root's entries and the plugin manifests (.claude-plugin folders);
 //     every entry is still checked against the cache's rules and limits.
