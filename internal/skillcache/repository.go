@@ -106,8 +106,9 @@ const MaxPlainTar = 64 << 20
 // file when it is a tar.gz whose gzip stream is whole and valid and
 // gives a tar (as [extract.Sniff] names it) of at most c's archive size
 // and total size limits and [MaxPlainTar] bytes, and returns that file,
-// its size and what removes it; otherwise it returns a nil file, having
-// removed what it wrote. It lets [Repository.Extract] list a tar.gz, and
+// its size and what closes it (the file has no name left on Unix, and
+// is removed on close elsewhere); otherwise it returns a nil file,
+// having removed what it wrote. It lets [Repository.Extract] list a tar.gz, and
 // write only what skills need of it: the bytes are those the extractor
 // reads of the tar.gz, decompressed by the same gzip package, so the tar
 // is checked entry by entry as the tar.gz would be, and a gzip stream
@@ -132,9 +133,14 @@ func PlainTar(ctx context.Context, c *skill.Cache, a io.ReaderAt, size int64) (i
 	if err != nil {
 		return nil, 0, nil
 	}
+	// Removed at once where an open file can be (Unix), so a crash
+	// leaves nothing behind; elsewhere once closed.
+	removed := os.Remove(f.Name()) == nil
 	release := func() {
 		f.Close()
-		os.Remove(f.Name())
+		if !removed {
+			os.Remove(f.Name())
+		}
 	}
 	max := min(limits.MaxArchiveSize, limits.MaxTotalSize, MaxPlainTar)
 	n, err := io.Copy(f, io.LimitReader(ctxReader{ctx, zr}, max+1))
