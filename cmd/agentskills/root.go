@@ -98,6 +98,8 @@ run stopped by its --run-timeout, 130 interrupted.`,
 		// no command is bad usage (commandArgs).
 		Args: commandArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		// What ran before a command was the program's start (startGC).
+		PersistentPreRun: func(*cobra.Command, []string) { commandGC(os.Getenv) },
 	}
 	root.SetIn(s.in)
 	root.SetOut(s.out)
