@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -50,4 +52,9 @@ func TestHelpIsShort(t *testing.T) {
 		}
 	}
 	walk(root)
+	for path, topic := range helpTopics {
+		if _, err := os.Stat(filepath.Join("..", "..", filepath.FromSlash(topic.guide))); err != nil {
+			t.Errorf("the guide of %q: %v", path, err)
+		}
+	}
 }
