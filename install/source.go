@@ -940,8 +940,8 @@ func (in *Installer) findExtracted(ctx context.Context, tmp, rec, base string, a
 	}
 	defer root.Close()
 	top := base
-	if entries, err := os.ReadDir(tmp); top == "" && err == nil && len(entries) == 1 && entries[0].IsDir() {
-		top = entries[0].Name()
+	if top == "" {
+		top = skillcache.SoleFolder(tmp) // as package skill reads an archive of one folder
 	}
 	return in.discoverIn(ctx, root.FS(), tmp, top, rec)
 }

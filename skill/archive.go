@@ -89,7 +89,8 @@ func WithFormat(f Format) ArchiveOption {
 }
 
 // WithSubpath declares the prefix inside the archive where SKILL.md lives.
-// Empty means the archive root. Entries that resolve outside the subpath
+// Empty means the archive root (or the one folder an archive holds there,
+// as Archive says). Entries that resolve outside the subpath
 // are rejected during extraction: they are checked and counted against the
 // limits, but never written. Default: empty, the archive root.
 func WithSubpath(subpath string) ArchiveOption {
@@ -112,6 +113,17 @@ func WithSubpath(subpath string) ArchiveOption {
 //
 // Format defaults to FormatAuto (magic-byte sniffing); use WithFormat to
 // pin it explicitly.
+//
+// An archive of one folder, such as `tar -czf kit.tgz kit` or a zip of
+// a folder makes, counts as having SKILL.md at its root when it has no
+// SKILL.md there and its root holds nothing but that folder (a folder,
+// not a link; version-control metadata such as .git aside), which holds
+// SKILL.md: the skill is that folder, as `agentskills add` reads the
+// same archive (one rule for both, in the module's extractor). A root
+// that holds more (a second folder, a file beside the folder) has no
+// skill at its root; WithSubpath names the folder that holds it:
+//
+//	skill.Archive("kit", skill.ArchiveFile("./kits.tgz"), skill.WithSubpath("kit"))
 func Archive(key string, open Opener, opts ...ArchiveOption) Skill {
 	var c archiveConfig
 	for _, o := range opts {

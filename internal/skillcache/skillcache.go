@@ -69,6 +69,26 @@ const (
 // itself skips such entries as the cache does.
 func LeftOut(name string) bool { return extract.LeftOut(name) }
 
+// SoleFolder returns the folder that holds everything of the folder dir
+// (the one entry there, when it is a folder and not a link, leaving
+// version-control metadata out of the count), or "": the rule by which
+// package skill takes an archive of one folder for that folder's skill
+// (rule 17 of internal/extract), for an installer that reads an archive
+// extracted into dir.
+func SoleFolder(dir string) string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	return extract.SoleFolder(func(yield func(string, bool) bool) {
+		for _, e := range entries {
+			if !yield(e.Name(), e.IsDir()) {
+				return
+			}
+		}
+	})
+}
+
 // NewLimitError returns a *skill.LimitError over the limit named limit
 // (one of skill.LimitArchiveSize and its siblings, or a source's own
 // option, named the same way), whose value is max, with a message
