@@ -33,6 +33,8 @@ type scopeFlags struct {
 	yes    bool // accepted and ignored: nothing asks
 	quiet  bool
 	json   bool
+	// verbose prints every skill's warning (registerVerbose).
+	verbose bool
 }
 
 // scopeOptions are the options of the commands that take only the scope flags
@@ -67,6 +69,12 @@ func (f *scopeFlags) registerGlobal(cmd *cobra.Command) {
 func (f *scopeFlags) registerOutput(cmd *cobra.Command) {
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print nothing on success")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the changes as JSON")
+}
+
+// registerVerbose adds --verbose, for commands that warn of each skill
+// they put in place that validate rejects.
+func (f *scopeFlags) registerVerbose(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.verbose, "verbose", false, "warn of every skill on a line of its own (default: a warning that 3 or more skills share is one line)")
 }
 
 // installer returns the installer for the chosen scope, with extra
@@ -470,6 +478,7 @@ func (opts *addOptions) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&opts.lenient, "lenient", false, "install, with a warning, a skill that breaks only the Agent Skills specification (a description over 1,024 characters); the lock file records it")
 	opts.trust.register(cmd, true)
 	opts.scope.registerOutput(cmd)
+	opts.scope.registerVerbose(cmd)
 }
 
 // installMemoryLimit is the soft memory limit add and sync run under
@@ -516,7 +525,7 @@ func runAdd(ctx context.Context, opts *addOptions, sources []string) error {
 		printSourceSkills(opts.io.err, missing.Available)
 	}
 	if !opts.scope.quiet {
-		warnRejected(opts.io, changes)
+		warnRejected(opts.io, changes, opts.scope.verbose)
 	}
 	return printChanges(opts.io, changes, &opts.scope, err)
 }
