@@ -278,12 +278,15 @@ func (in *Installer) stageAll(ctx context.Context, plans []*plan) (discard func(
 	// Staging is copying and hashing, a few workers at a time.
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(stageWorkers)
+	progress := workOf(ctx)
+	progress.copy(len(plans))
 	for _, p := range plans {
 		g.Go(func() error {
 			t := p.c.tree()
 			if p.old != nil {
 				if s, ok := in.unchangedInPlace(gctx, p, t); ok {
 					p.st, p.canonSeen = &stagedCopy{dst: p.canonical, digest: p.old.Digest}, &s
+					progress.copiedOne(0)
 					return nil
 				}
 			}
@@ -292,6 +295,7 @@ func (in *Installer) stageAll(ctx context.Context, plans []*plan) (discard func(
 			if err != nil {
 				return fmt.Errorf("skill %s from %s: %w", p.name, sourceLabel(p.c.source, p.c.subpath), err)
 			}
+			progress.copiedOne(st.size)
 			p.st = st
 			// What was audited (its tree, or its kept report, by the
 			// digest) is what is installed: a source that changed after
@@ -364,6 +368,8 @@ func (in *Installer) applyAll(ctx context.Context, lock *lockFile, plans []*plan
 	changes := make([]Change, 0, n)
 	done := 0
 	real := realDirs{}
+	progress := workOf(ctx)
+	progress.place(len(plans))
 	for i, p := range plans {
 		if p.work() && ctx.Err() != nil {
 			unmarkPlans(lock, plans[i:])
@@ -379,6 +385,7 @@ func (in *Installer) applyAll(ctx context.Context, lock *lockFile, plans []*plan
 		}
 		lock.Skills[p.name] = p.entry
 		delete(lock.Unfinished, p.name)
+		progress.placedOne()
 		if p.work() {
 			done++
 		}
@@ -706,7 +713,7 @@ func (in *Installer) toBackup(ctx context.Context, path, rel string) (dst string
 	if err := os.Rename(path, dst); err == nil {
 		return dst, true, nil
 	}
-	if _, err := copyTree(ctx, folderTree(path), dst, in.cache); err != nil {
+	if _, _, err := copyTree(ctx, folderTree(path), dst, in.cache); err != nil {
 		return "", false, fmt.Errorf("backup of %s: %w", path, err)
 	}
 	return dst, false, nil
