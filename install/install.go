@@ -1064,7 +1064,8 @@ func (in *Installer) downloadAtMost(ctx context.Context, rawURL string, since va
 		return "", nil, got, fmt.Errorf("%s: %w: download: larger than %d bytes", shown, ErrInvalidSource, max)
 	case want != "" && sum != want:
 		remove()
-		return "", nil, got, fmt.Errorf("%s: %w: download: SHA-256 is %s, but the source says %s; refusing it (something altered it on the way, or the URL serves other content now)", shown, source.ErrIntegrity, sum, want)
+		return "", nil, got, fmt.Errorf("%s: %w: download: the downloaded content's SHA-256 is %s, not the %s that the source's #sha256= names; "+
+			"refusing it (the #sha256= is wrong, something altered the download on the way, or the URL serves other content now)", shown, source.ErrIntegrity, sum, want)
 	}
 	return f.Name(), remove, got, nil
 }

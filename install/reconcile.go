@@ -238,14 +238,19 @@ func (p *plan) pinDrift() bool {
 // pinDriftError says that a pinned source gave other content than the
 // lock file records for its pin.
 func pinDriftError(p *plan) error {
-	at := "its SHA-256"
-	if p.c.pin != "" {
-		at = "pin " + p.c.pin
+	if p.c.pin == "" {
+		// A URL#sha256=HEX: the download matched its #sha256= (else it
+		// fails with source.ErrIntegrity), so the bytes are those the lock
+		// file's entry was made from; the skill read from them is not.
+		return fmt.Errorf("%s from %s: %w: the lock file records content %s, but the download, which matches its #sha256=, gives %s; "+
+			"the lock file was edited, or another version of agentskills read the archive otherwise: to record what it gives now, "+
+			"run 'agentskills remove %s' and add it again",
+			p.name, sourceLabel(p.c.source, p.c.subpath), ErrDrift, p.old.Digest, p.st.digest, p.name)
 	}
-	return fmt.Errorf("%s from %s at %s: %w: the lock file records content %s, but the source now gives %s for the same pin; "+
+	return fmt.Errorf("%s from %s at pin %s: %w: the lock file records content %s, but the source now gives %s for the same pin; "+
 		"content at a pin never changes, so the source (or something between) serves other bytes: check it, and to accept them "+
 		"run 'agentskills remove %s' and add it again",
-		p.name, sourceLabel(p.c.source, p.c.subpath), at, ErrDrift, p.old.Digest, p.st.digest, p.name)
+		p.name, sourceLabel(p.c.source, p.c.subpath), p.c.pin, ErrDrift, p.old.Digest, p.st.digest, p.name)
 }
 
 // stageAll stages the canonical copy of every plan, a few at a time, in
