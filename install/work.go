@@ -18,7 +18,7 @@ import (
 type work struct {
 	in      *Installer
 	once    sync.Once
-	p       *progress // started by the first count
+	p       atomic.Pointer[progress] // started by the first count
 	found   atomic.Int64
 	checked atomic.Int64
 	copying atomic.Int64
@@ -54,7 +54,7 @@ func (w *work) begin() {
 	w.once.Do(func() {
 		p := &progress{w: w.in.progress}
 		p.line = w.line
-		w.p = p.run(w.in.clock)
+		w.p.Store(p.run(w.in.clock))
 	})
 }
 
@@ -127,8 +127,8 @@ func (w *work) pause() (resume func()) {
 		return func() {}
 	}
 	w.paused.Add(1)
-	if w.p != nil {
-		w.p.clear()
+	if p := w.p.Load(); p != nil {
+		p.clear()
 	}
 	return func() { w.paused.Add(-1) }
 }
@@ -136,9 +136,9 @@ func (w *work) pause() (resume func()) {
 // end stops the report and clears its line.
 func (w *work) end() {
 	w.once.Do(func() {}) // after begin, if it ran
-	if w.p != nil {
-		w.p.halt()
-		w.p.clear()
+	if p := w.p.Load(); p != nil {
+		p.halt()
+		p.clear()
 	}
 }
 
