@@ -284,14 +284,14 @@ func (in *Installer) stageAll(ctx context.Context, plans []*plan) (discard func(
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(stageWorkers)
 	progress := workOf(ctx)
-	progress.copy(len(plans))
+	progress.expect(workCopying, len(plans))
 	for _, p := range plans {
 		g.Go(func() error {
 			t := p.c.tree()
 			if p.old != nil {
 				if s, ok := in.unchangedInPlace(gctx, p, t); ok {
 					p.st, p.canonSeen = &stagedCopy{dst: p.canonical, digest: p.old.Digest}, &s
-					progress.copiedOne(0)
+					progress.did(workCopying, 0)
 					return nil
 				}
 			}
@@ -300,7 +300,7 @@ func (in *Installer) stageAll(ctx context.Context, plans []*plan) (discard func(
 			if err != nil {
 				return fmt.Errorf("skill %s from %s: %w", p.name, sourceLabel(p.c.source, p.c.subpath), err)
 			}
-			progress.copiedOne(st.size)
+			progress.did(workCopying, st.size)
 			p.st = st
 			// What was audited (its tree, or its kept report, by the
 			// digest) is what is installed: a source that changed after
@@ -374,7 +374,7 @@ func (in *Installer) applyAll(ctx context.Context, lock *lockFile, plans []*plan
 	done := 0
 	real := realDirs{}
 	progress := workOf(ctx)
-	progress.place(len(plans))
+	progress.expect(workInstalling, len(plans))
 	for i, p := range plans {
 		if p.work() && ctx.Err() != nil {
 			unmarkPlans(lock, plans[i:])
@@ -390,7 +390,7 @@ func (in *Installer) applyAll(ctx context.Context, lock *lockFile, plans []*plan
 		}
 		lock.Skills[p.name] = p.entry
 		delete(lock.Unfinished, p.name)
-		progress.placedOne()
+		progress.did(workInstalling, 0)
 		if p.work() {
 			done++
 		}

@@ -723,19 +723,19 @@ func (in *Installer) checkAll(ctx context.Context, skills []candidate, pin strin
 		g.SetLimit(1) // a test's checker need not be safe for concurrent use
 	}
 	progress := workOf(ctx)
-	progress.find(len(skills))
+	progress.expect(workChecking, len(skills))
 	for i := range skills {
 		c := &skills[i]
 		if c.pin == "" { // a web index's skills have a pin each (rule 15)
 			c.pin = pin
 		}
 		if c.problem != "" {
-			progress.check()
+			progress.did(workChecking, 0)
 			continue // a link an archive's extraction dropped: not read
 		}
 		g.Go(func() error {
 			in.checkOne(ctx, c)
-			progress.check()
+			progress.did(workChecking, 0)
 			return nil
 		})
 	}

@@ -16,18 +16,21 @@ import (
 // ends. Its counters are safe to update from any goroutine; a nil *work
 // counts nothing.
 type work struct {
-	in      *Installer
-	once    sync.Once
-	p       atomic.Pointer[progress] // started by the first count
-	found   atomic.Int64
-	checked atomic.Int64
-	copying atomic.Int64
-	copied  atomic.Int64
-	bytes   atomic.Int64
-	placing atomic.Int64
-	placed  atomic.Int64
-	paused  atomic.Int32
+	in     *Installer
+	once   sync.Once
+	p      atomic.Pointer[progress] // started by the first count
+	phases [workPhases]struct{ total, done atomic.Int64 }
+	bytes  atomic.Int64 // of the skills copied
+	paused atomic.Int32
 }
+
+// The phases of an Add's work, in their order.
+const (
+	workChecking   = iota // the skills found are checked
+	workCopying           // their canonical copies are staged
+	workInstalling        // they are put in place for the agents
+	workPhases
+)
 
 type workKey struct{}
 
@@ -58,66 +61,41 @@ func (w *work) begin() {
 	})
 }
 
-// line is the report's line: "" while nothing is counted or a download
-// reports.
+// line is the report's line: the latest phase begun, or "" while
+// nothing is counted or a download reports.
 func (w *work) line() string {
 	const erase = "\x1b[K" // the rest of a longer line shown before
-	switch {
-	case w.paused.Load() > 0:
+	if w.paused.Load() > 0 {
 		return ""
-	case w.placing.Load() > 0:
-		return fmt.Sprintf("installing: %d of %d skills", w.placed.Load(), w.placing.Load()) + erase
-	case w.copying.Load() > 0:
-		return fmt.Sprintf("copying: %d of %d skills, %.1f MiB", w.copied.Load(), w.copying.Load(), float64(w.bytes.Load())/(1<<20)) + erase
-	case w.found.Load() > 0:
-		return fmt.Sprintf("checking: %d of %d skills", w.checked.Load(), w.found.Load()) + erase
+	}
+	for ph := workPhases - 1; ph >= 0; ph-- {
+		total, done := w.phases[ph].total.Load(), w.phases[ph].done.Load()
+		switch {
+		case total == 0:
+			continue
+		case ph == workCopying:
+			return fmt.Sprintf("copying: %d of %d skills, %.1f MiB", done, total, float64(w.bytes.Load())/(1<<20)) + erase
+		case ph == workInstalling:
+			return fmt.Sprintf("installing: %d of %d skills", done, total) + erase
+		}
+		return fmt.Sprintf("checking: %d of %d skills", done, total) + erase
 	}
 	return ""
 }
 
-// find counts n skills found, to be checked.
-func (w *work) find(n int) {
+// expect counts n skills more for the phase ph, and starts the report.
+func (w *work) expect(ph, n int) {
 	if w != nil && n > 0 {
-		w.found.Add(int64(n))
+		w.phases[ph].total.Add(int64(n))
 		w.begin()
 	}
 }
 
-// check counts a skill checked.
-func (w *work) check() {
+// did counts a skill done in the phase ph, of size bytes copied.
+func (w *work) did(ph int, size int64) {
 	if w != nil {
-		w.checked.Add(1)
-	}
-}
-
-// copy counts n skills to copy into place.
-func (w *work) copy(n int) {
-	if w != nil && n > 0 {
-		w.copying.Add(int64(n))
-		w.begin()
-	}
-}
-
-// copiedOne counts a skill copied, of size bytes.
-func (w *work) copiedOne(size int64) {
-	if w != nil {
-		w.copied.Add(1)
+		w.phases[ph].done.Add(1)
 		w.bytes.Add(size)
-	}
-}
-
-// place counts n skills to put in place for the agents.
-func (w *work) place(n int) {
-	if w != nil && n > 0 {
-		w.placing.Add(int64(n))
-		w.begin()
-	}
-}
-
-// placedOne counts a skill put in place.
-func (w *work) placedOne() {
-	if w != nil {
-		w.placed.Add(1)
 	}
 }
 
