@@ -2,6 +2,7 @@ package install
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,7 +13,7 @@ import (
 )
 
 // TestArchiveOfOneFolder checks that add reads an archive as package
-// skill's Archive does (one rule, internal/extract's rule 17): `tar -czf
+// skill's Archive does (one rule, rule 17 of internal/extract): `tar -czf
 // kit.tgz kit`, or a zip of the folder, is the skill kit; an archive whose
 // root holds more is searched from its root (rule 12), finding the skills
 // of its folders, where Archive needs WithSubpath; one holding only a link
@@ -20,12 +21,8 @@ import (
 func TestArchiveOfOneFolder(t *testing.T) {
 	kit := map[string]string{"kit/SKILL.md": skillMD("kit"), "kit/scripts/run.sh": "echo run\n"}
 	with := func(extra map[string]string) map[string]string {
-		out := map[string]string{}
-		for _, m := range []map[string]string{kit, extra} {
-			for k, v := range m {
-				out[k] = v
-			}
-		}
+		out := maps.Clone(kit)
+		maps.Copy(out, extra)
 		return out
 	}
 	tests := []struct {

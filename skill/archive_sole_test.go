@@ -3,6 +3,7 @@ package skill_test
 import (
 	"cmp"
 	"errors"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,13 +28,8 @@ func TestArchiveOfOneFolder(t *testing.T) {
 	kit := map[string]string{"kit/SKILL.md": soleSkill, "kit/scripts/run.sh": "echo run\n", "kit/docs/guide.md": "guide\n"}
 	want := map[string]string{"SKILL.md": "- " + soleSkill, "scripts/run.sh": "x echo run\n", "docs/guide.md": "- guide\n"}
 	with := func(extra map[string]string) map[string]string {
-		out := map[string]string{}
-		for k, v := range kit {
-			out[k] = v
-		}
-		for k, v := range extra {
-			out[k] = v
-		}
+		out := maps.Clone(kit)
+		maps.Copy(out, extra)
 		return out
 	}
 	tests := []struct {
