@@ -52,8 +52,8 @@
 // A program that runs an agent hands the same values to adaptor.WithSkills
 // (see package adaptor), which materializes them before every run.
 // Runnable examples are in example_test.go (go doc does not print them;
-// pkg.go.dev does): ExampleDir, ExampleInline, ExampleArchive and
-// ExampleLocalSkillsFromDir.
+// pkg.go.dev does): ExampleDir, ExampleInline, ExampleArchive,
+// ExampleArchive_oneFolder and ExampleLocalSkillsFromDir.
 //
 // # Keys and runtime names
 //
