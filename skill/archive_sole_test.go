@@ -41,6 +41,7 @@ func TestArchiveOfOneFolder(t *testing.T) {
 	}{
 		{name: "one folder", tree: kit, paths: []string{"kit"}},
 		{name: "one folder, ./ names", tree: kit, paths: []string{"./kit"}},
+		{name: "one folder with an empty folder", tree: with(map[string]string{"kit/empty/": ""}), paths: []string{"kit"}},
 		{name: "one folder beside .git", tree: with(map[string]string{".git/config": "[core]\n"}), paths: []string{".git", "kit"}},
 		{name: "the folder's content", tree: kit, paths: []string{"-C", "kit", "."}},
 		{name: "two folders", tree: with(map[string]string{"other/SKILL.md": soleSkill}), paths: []string{"kit", "other"},
