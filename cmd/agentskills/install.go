@@ -89,11 +89,21 @@ func (f *scopeFlags) installer(extra ...install.Option) (*install.Installer, err
 		scope = install.User
 	}
 	opts := []install.Option{install.WithScope(scope)}
-	if !f.quiet && !f.json && isTerminal(os.Stderr) {
-		opts = append(opts, install.WithProgress(os.Stderr))
+	if w := f.progress(os.Stderr, isTerminal(os.Stderr)); w != nil {
+		opts = append(opts, install.WithProgress(w))
 	}
 	opts = append(opts, extra...)
 	return install.New(env, opts...), nil
+}
+
+// progress returns where an installer reports its progress (downloads,
+// an add's work): stderr when it is a terminal and neither --quiet nor
+// --json is given, else nil: nothing on a pipe or in a file.
+func (f *scopeFlags) progress(stderr io.Writer, terminal bool) io.Writer {
+	if f.quiet || f.json || !terminal {
+		return nil
+	}
+	return stderr
 }
 
 // selectedInstaller returns the agents selected, as [scopeFlags.selected]
