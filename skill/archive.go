@@ -89,10 +89,11 @@ func WithFormat(f Format) ArchiveOption {
 }
 
 // WithSubpath declares the prefix inside the archive where SKILL.md lives.
-// Empty means the archive root (or the one folder an archive holds there,
-// as Archive says). Entries that resolve outside the subpath
+// Empty means the archive root. Entries that resolve outside the subpath
 // are rejected during extraction: they are checked and counted against the
-// limits, but never written. Default: empty, the archive root.
+// limits, but never written. Default: empty, the archive root (or, for an
+// archive of one folder without a SKILL.md at its root, that folder, as
+// Archive says).
 func WithSubpath(subpath string) ArchiveOption {
 	return func(c *archiveConfig) { c.subpath = subpath }
 }
