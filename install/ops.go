@@ -418,8 +418,14 @@ func sourceLabel(source, subpath string) string {
 // whole run: each recorded source is read once, every skill and every
 // place it goes is checked, and only then is anything changed. Frozen,
 // any source whose content differs from the lock file fails the sync
-// with ErrDrift, listing each, and nothing changes.
+// with ErrDrift, listing each, and nothing changes. A scope without a
+// lock file has nothing to sync: Sync fails with ErrNothingRecorded,
+// writing nothing (a lock file that records no skill is synced, and
+// nothing changes).
 func (in *Installer) Sync(ctx context.Context, req SyncRequest) ([]Change, error) {
+	if _, err := os.Lstat(in.lockPath()); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w: there is no lock file, so there is nothing to sync, and nothing was written (add skills with 'agentskills add SOURCE')", in.lockPath(), ErrNothingRecorded)
+	}
 	s, err := in.begin(ctx)
 	if err != nil {
 		return nil, err

@@ -781,7 +781,8 @@ than the lock file records for its pin always fails (exit 1), naming both
 digests: content at a pin never changes. To accept it, remove the skill and
 add it again. Sync checks trust as add does (the policy, the signer the lock
 file records, the audit), and a refusal fails the whole sync, changing
-nothing.`,
+nothing. Without a lock file there is nothing to sync: it says so and
+exits 1, writing nothing (add skills with 'agentskills add SOURCE').`,
 		Example: `  agentskills sync
   agentskills sync --frozen`,
 		Args: cobra.NoArgs,

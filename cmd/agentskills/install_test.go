@@ -91,6 +91,30 @@ func TestInstallExitCodes(t *testing.T) {
 	}
 }
 
+// TestSyncWithoutLockFile checks that a sync in a project without a lock
+// file says there is nothing to sync and how to add skills, exits 1, and
+// writes nothing: no lock file, no folder.
+func TestSyncWithoutLockFile(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("AGENT_ADAPTOR_SKILL_CACHE_ROOT", t.TempDir())
+	project := t.TempDir()
+	t.Chdir(project)
+	for _, args := range [][]string{{"sync"}, {"sync", "--frozen"}, {"sync", "--json"}} {
+		var stdout, stderr bytes.Buffer
+		code := run(t.Context(), args, strings.NewReader(""), &stdout, &stderr)
+		out := stderr.String()
+		if args[len(args)-1] == "--json" {
+			out = stdout.String()
+		}
+		if code != 1 || !strings.Contains(out, "there is no lock file, so there is nothing to sync") || !strings.Contains(out, "agentskills add SOURCE") {
+			t.Errorf("run(%q) = %d, stdout %q, stderr %q; want 1 saying there is nothing to sync", args, code, stdout.String(), stderr.String())
+		}
+		if names, err := os.ReadDir(project); err != nil || len(names) != 0 {
+			t.Errorf("after %q the project holds %v (%v), want nothing", args, names, err)
+		}
+	}
+}
+
 // TestJSONKeysOneStyle checks that every command's JSON output uses one
 // style of keys: lowercase words joined by underscores.
 func TestJSONKeysOneStyle(t *testing.T) {
