@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -355,7 +356,11 @@ func (in *Installer) markWork(lock *lockFile, plans []*plan) (int, error) {
 }
 
 // applyAll carries out the plans, marked as markWork does, one by one,
-// stopping between two when ctx ends, and records what was done.
+// stopping between two when ctx ends, and records what was done. When
+// no plan had work to do and each records the entry the lock file
+// already had, the lock file, which holds what begin read (or settling
+// wrote), is left as it is, not encoded to be compared: a sync with
+// nothing to do writes nothing.
 func (in *Installer) applyAll(ctx context.Context, lock *lockFile, plans []*plan, total int) ([]Change, error) {
 	n := 0
 	for _, p := range plans {
@@ -384,7 +389,21 @@ func (in *Installer) applyAll(ctx context.Context, lock *lockFile, plans []*plan
 		}
 	}
 	lock.Unfinished = nil
+	if total == 0 && sameEntries(plans) {
+		return changes, nil
+	}
 	return changes, lock.write(in.lockPath())
+}
+
+// sameEntries reports whether every plan records the entry the lock file
+// had for its skill.
+func sameEntries(plans []*plan) bool {
+	for _, p := range plans {
+		if p.old == nil || !reflect.DeepEqual(p.entry, p.old) {
+			return false
+		}
+	}
+	return true
 }
 
 // unmarkPlans restores the lock entries of plans not carried out.
