@@ -36,7 +36,7 @@ var (
 	// ErrInvalidLock reports a lock file that cannot be read or used.
 	ErrInvalidLock = errors.New("lock file is not valid")
 	// ErrNothingRecorded reports a check of a scope whose lock file
-	// records no skill, or a sync of a scope without a lock file.
+	// records no skill.
 	ErrNothingRecorded = errors.New("no skills are recorded")
 	// ErrUnsafeFolder reports a folder the installer refuses to write
 	// through: a canonical folder that is a link, a project folder that

@@ -179,8 +179,9 @@
 //     checks every skill first and fails without changing anything,
 //     listing every source whose content no longer matches. Verify
 //     re-hashes what is installed, and fails with [ErrNothingRecorded]
-//     when the lock file records nothing; Sync fails with it when there
-//     is no lock file, writing nothing.
+//     when the lock file records nothing. Without a lock file there is
+//     nothing to sync: Sync changes nothing and writes nothing, not even
+//     a lock file.
 //  6. Interruptions: an add, remove or sync marks the skills it is about
 //     to change in the lock file (its "unfinished" list, with their entries
 //     before) and changes them one by one. When its context ends (Ctrl-C)

@@ -419,12 +419,11 @@ func sourceLabel(source, subpath string) string {
 // place it goes is checked, and only then is anything changed. Frozen,
 // any source whose content differs from the lock file fails the sync
 // with ErrDrift, listing each, and nothing changes. A scope without a
-// lock file has nothing to sync: Sync fails with ErrNothingRecorded,
-// writing nothing (a lock file that records no skill is synced, and
-// nothing changes).
+// lock file has nothing to sync: Sync returns no change and writes
+// nothing, not even a lock file.
 func (in *Installer) Sync(ctx context.Context, req SyncRequest) ([]Change, error) {
 	if _, err := os.Lstat(in.lockPath()); errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w: there is no lock file, so there is nothing to sync, and nothing was written (add skills with 'agentskills add SOURCE')", in.lockPath(), ErrNothingRecorded)
+		return nil, nil
 	}
 	s, err := in.begin(ctx)
 	if err != nil {
