@@ -439,6 +439,9 @@ func (in *Installer) Sync(ctx context.Context, req SyncRequest) ([]Change, error
 	}
 	defer cleanup()
 	changes, err := in.reconcile(ctx, s, wants, req.Force, req.Frozen)
+	if len(s.recovered) == 0 {
+		return changes, err
+	}
 	return append(s.recovered, changes...), err
 }
 

@@ -374,8 +374,8 @@ func (in *Installer) applyAll(ctx context.Context, lock *lockFile, plans []*plan
 			unmarkPlans(lock, plans[i:])
 			return changes, in.stopped(ctx, lock, done, total, "installed or updated", "in place")
 		}
-		ch, err := in.apply(context.WithoutCancel(ctx), p, real) // a skill begun is finished: applyAll stops between two
-		changes = append(changes, ch...)
+		var err error
+		changes, err = in.apply(context.WithoutCancel(ctx), p, real, changes) // a skill begun is finished: applyAll stops between two
 		if err != nil {
 			// This skill stays marked unfinished; the next run settles it.
 			unmarkPlans(lock, plans[i+1:])
@@ -465,6 +465,11 @@ func (in *Installer) decide(ctx context.Context, p *plan, places []wantPlace, fo
 		}
 		p.places = append(p.places, st)
 		p.entry.Agents[wp.agent.ID] = lockPlace{Kind: st.kind, Path: relTo(in.Root(), st.path)}
+	}
+	if !p.work() && p.old != nil && reflect.DeepEqual(p.entry, p.old) {
+		// Nothing to do, and nothing new to record: the entry read is
+		// kept, which apply leaves as it is, and the new one let go.
+		p.entry = p.old
 	}
 	return problems
 }
@@ -615,9 +620,8 @@ func decideExisting(st *step, rec *lockPlace, canon Action, digest string) {
 }
 
 // apply carries out a plan: the canonical copy first, then each agent's
-// place.
-func (in *Installer) apply(ctx context.Context, p *plan, real realDirs) ([]Change, error) {
-	var changes []Change
+// place. It appends what it did to changes.
+func (in *Installer) apply(ctx context.Context, p *plan, real realDirs, changes []Change) ([]Change, error) {
 	c := p.canon
 	ch := Change{Skill: p.name, Path: p.canonical, Action: c.action, Kind: KindCanonical}
 	ch.Signer, ch.PreviousSigner = signerChange(p.old, p.entry)
@@ -626,12 +630,12 @@ func (in *Installer) apply(ctx context.Context, p *plan, real realDirs) ([]Chang
 		if c.backup {
 			b, moved, err := in.toBackup(ctx, p.canonical, p.name)
 			if err != nil {
-				return nil, err
+				return changes, err
 			}
 			ch.Backup, free = b, moved
 		}
 		if err := p.st.commit(free); err != nil {
-			return nil, err
+			return changes, err
 		}
 	}
 	changes = append(changes, ch)
