@@ -675,7 +675,8 @@
 //     keeps them (within its caps: at most 100 of a rule and 1,000 of a
 //     skill), and counts the rest ("and 31,204 more", trust.Refusal's
 //     Omitted). A tree's report is kept in the skill cache
-//     (package trust (# Kept reports), rules 1 to 5), by the content
+//     (package trust (# Kept reports), rules 1 to 5; an operation ends
+//     by saving the checker's index of the empty ones, rule 7), by the content
 //     digest this package computes of the very tree it audits (a
 //     folder source's skill as Add stages it: staging hashes the copy it
 //     makes, the report kept for that digest is read, and without one

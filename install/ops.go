@@ -1020,7 +1020,7 @@ func (in *Installer) list(ctx context.Context, agents []Agent, readers, rehash b
 	if ctx.Err() != nil {
 		return out, interrupted(ctx, "the list is incomplete")
 	}
-	in.stamps.save(in)
+	in.saveRecords()
 	for i, st := range out {
 		if e := lock.Skills[st.Skill]; e != nil && st.Kind != "" {
 			out[i].AllowedRisks = e.AllowedRisks

@@ -188,7 +188,7 @@ func (in *Installer) reconcile(ctx context.Context, s *session, wants []want, fo
 	for _, w := range wants {
 		plans = append(plans, &plan{name: w.c.name, c: w.c, old: lock.Skills[w.c.name], canonical: in.canonicalPath(w.c.name), real: real})
 	}
-	defer in.stamps.save(in)
+	defer in.saveRecords()
 	discard, err := in.stageAll(ctx, plans)
 	defer discard()
 	if err != nil {

@@ -180,6 +180,15 @@ func (s *folderStamps) sourceDigest(ctx context.Context, in *Installer, c *candi
 	return d
 }
 
+// saveRecords writes back what an operation learnt for the next: the
+// stat record, and what the trust checker learnt of its kept reports.
+func (in *Installer) saveRecords() {
+	in.stamps.save(in)
+	if in.trust != nil {
+		in.trust.checker.Flush()
+	}
+}
+
 // save writes the record back to the cache when it changed, leaving out
 // the folders no longer there; best effort: without it, the next
 // Installer reads every folder.
