@@ -65,6 +65,9 @@ type folderStamps struct {
 	used    map[string]bool // vouched for or hashed since the last save
 	dirty   bool            // differs from what the cache holds
 	read    atomic.Int64    // folders read (not vouched for), for tests
+	// devs is stampableFS of the folders met on each device, asked once
+	// a device until the next save (an operation's end).
+	devs map[uint64]bool
 }
 
 // checksVersion names the checks that find a folder source's skill
@@ -95,14 +98,17 @@ func (s *folderStamps) load(in *Installer) {
 // skill.ContentDigest does: from the record when it vouches for dir and
 // not rehash, else read, stamps first, and recorded. A nil s reads dir.
 func (s *folderStamps) digest(ctx context.Context, in *Installer, dir string, rehash bool) (string, error) {
-	if s == nil || !in.stampableFS(dir) {
-		s.count()
+	if s == nil {
 		return skill.ContentDigest(ctx, dir)
 	}
 	if !rehash {
 		if d, ok := s.vouched(ctx, in, dir); ok {
 			return d, nil
 		}
+	}
+	if !in.stampableFS(dir) {
+		s.count()
+		return skill.ContentDigest(ctx, dir)
 	}
 	s.read.Add(1)
 	d, f, err := hashStamped(ctx, dir, in.cache.Limits().MaxArchiveEntries)
@@ -135,6 +141,25 @@ func (in *Installer) stampableFS(dir string) bool {
 	return stampableFS(dir)
 }
 
+// stampableDev is stampableFS of dir, a folder on the device dev (its
+// stat's), asked once a device until the next save.
+func (s *folderStamps) stampableDev(in *Installer, dir string, dev uint64) bool {
+	s.mu.Lock()
+	ok, known := s.devs[dev]
+	s.mu.Unlock()
+	if known {
+		return ok
+	}
+	ok = in.stampableFS(dir)
+	s.mu.Lock()
+	if s.devs == nil {
+		s.devs = map[uint64]bool{}
+	}
+	s.devs[dev] = ok
+	s.mu.Unlock()
+	return ok
+}
+
 // count counts a folder read, for tests; a nil s counts nothing.
 func (s *folderStamps) count() {
 	if s != nil {
@@ -143,13 +168,14 @@ func (s *folderStamps) count() {
 }
 
 // vouched returns the digest the record holds for dir when every stamp
-// it holds is what a stat finds now and none is racy.
+// it holds is what a stat finds now and none is racy, on a file system
+// whose stamps the record may trust.
 func (s *folderStamps) vouched(ctx context.Context, in *Installer, dir string) (string, bool) {
 	s.mu.Lock()
 	s.load(in)
 	f := s.folders[dir]
 	s.mu.Unlock()
-	if f == nil || !f.holds(ctx, dir) {
+	if f == nil || len(f.entries) == 0 || !f.holds(ctx, dir) || !s.stampableDev(in, dir, f.entries[0].stamp.Dev) {
 		return "", false
 	}
 	s.mu.Lock()
@@ -195,6 +221,7 @@ func (in *Installer) saveRecords() {
 func (s *folderStamps) save(in *Installer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.devs = nil
 	if !s.dirty {
 		return
 	}
@@ -252,14 +279,14 @@ func (f *stampedFolder) same(o *stampedFolder) bool {
 // and the folder has not changed since, so its check would find the
 // same.
 func (s *folderStamps) checked(ctx context.Context, in *Installer, c *candidate) (name, digest string, ok bool) {
-	if in.custom || c.root == "" || !c.noLinks || !in.stampableFS(c.dir) {
+	if in.custom || c.root == "" || !c.noLinks {
 		return "", "", false
 	}
 	s.mu.Lock()
 	s.load(in)
 	f := s.folders[c.dir]
 	s.mu.Unlock()
-	if f == nil || f.checked == "" || !f.within(in.cache.Limits()) || !f.holds(ctx, c.dir) {
+	if f == nil || f.checked == "" || !f.within(in.cache.Limits()) || len(f.entries) == 0 || !f.holds(ctx, c.dir) || !s.stampableDev(in, c.dir, f.entries[0].stamp.Dev) {
 		return "", "", false
 	}
 	s.mu.Lock()
