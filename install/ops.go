@@ -420,8 +420,13 @@ func sourceLabel(source, subpath string) string {
 // whole run: each recorded source is read once, every skill and every
 // place it goes is checked, and only then is anything changed. Frozen,
 // any source whose content differs from the lock file fails the sync
-// with ErrDrift, listing each, and nothing changes.
+// with ErrDrift, listing each, and nothing changes. A scope without a
+// lock file has nothing to sync: Sync returns no change and writes
+// nothing, not even a lock file.
 func (in *Installer) Sync(ctx context.Context, req SyncRequest) ([]Change, error) {
+	if _, err := os.Lstat(in.lockPath()); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	s, err := in.begin(ctx)
 	if err != nil {
 		return nil, err
@@ -436,6 +441,9 @@ func (in *Installer) Sync(ctx context.Context, req SyncRequest) ([]Change, error
 	}
 	defer cleanup()
 	changes, err := in.reconcile(ctx, s, wants, req.Force, req.Frozen)
+	if len(s.recovered) == 0 {
+		return changes, err
+	}
 	return append(s.recovered, changes...), err
 }
 
@@ -1014,7 +1022,7 @@ func (in *Installer) list(ctx context.Context, agents []Agent, readers, rehash b
 	if ctx.Err() != nil {
 		return out, interrupted(ctx, "the list is incomplete")
 	}
-	in.stamps.save(in)
+	in.saveRecords()
 	for i, st := range out {
 		if e := lock.Skills[st.Skill]; e != nil && st.Kind != "" {
 			out[i].AllowedRisks = e.AllowedRisks

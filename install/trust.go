@@ -735,7 +735,7 @@ func (in *Installer) CheckTrust(ctx context.Context, req CheckTrustRequest) ([]t
 	if err != nil {
 		return nil, err
 	}
-	defer in.stamps.save(in)
+	defer in.saveRecords()
 	var out []trust.Refusal
 	left := maxRefusalFindings
 	reads, bySource := recordedReads(lock)

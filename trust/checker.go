@@ -278,6 +278,15 @@ func (c *Checker) recall(digest string) (audit.Report, bool) {
 	return audit.Report{}, false
 }
 
+// Flush writes what c learnt of its kept reports (# Kept reports, rule
+// 7) under its skill cache's root, for later processes: which it found
+// empty, so that each is not read again while its file is unchanged. A
+// program that checks many skills calls it once it has checked them, as
+// package install does at the end of each operation; without it, the
+// next process reads every kept report. A checker that keeps no report
+// on disk writes nothing.
+func (c *Checker) Flush() { c.kept.save() }
+
 // keep remembers rep, the report of a whole audit of a tree whose
 // content digest is digest, and keeps it on disk where c keeps reports.
 func (c *Checker) keep(digest string, rep audit.Report) {
