@@ -55,6 +55,13 @@ var (
 	// itself. It is refused before the agent starts. The error is an
 	// *ArgError.
 	ErrArgRefused = errors.New("argument cannot be passed to the agent")
+	// ErrProviderSetup: the agent is not set up to reach a model API as
+	// its environment and settings stand (a variable missing, a setting
+	// it needs, a base URL where nothing listens). A driver checks what
+	// it can before the agent starts, and words what the agent says when
+	// it refuses to start for such a reason; the error says what to set,
+	// and where.
+	ErrProviderSetup = errors.New("agent is not set up to reach a model")
 )
 
 // ProgramNotFoundError reports an agent program that is not there, with
