@@ -137,6 +137,10 @@
 //  5. The first result line is the run's; lines after it are still
 //     reported as events but change nothing. A line that is not JSON is
 //     reported as a driver.ErrorEvent and the run goes on.
+//  6. Before the start: a loopback ANTHROPIC_BASE_URL where nothing
+//     listens is refused (an error wrapping driver.ErrProviderSetup,
+//     naming it): Claude Code would retry its call ten times, reporting
+//     no cause.
 //
 // Cancelling the context interrupts the agent (SIGINT to its process
 // group, SIGKILL after [Config.GracePeriod]), and the error wraps the
@@ -285,6 +289,9 @@ func Driver(c Config) driver.Driver {
 func (d *claudeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Result, error) {
 	return launch.Run(ctx, req, d.prog, d.c.GracePeriod, func(ctx context.Context, l *launch.Launch) (*launch.Plan, error) {
 		env := l.Env
+		if err := launch.CheckBaseURL(ctx, "claude", env, "ANTHROPIC_BASE_URL"); err != nil {
+			return nil, err
+		}
 		var mountDir string
 		if len(req.Skills.Entries) > 0 {
 			var release func()
