@@ -118,6 +118,12 @@ func (d *copilotDriver) Run(ctx context.Context, req *driver.Request) (*driver.R
 		if l.Path, err = native(l.Path, runtime.GOOS, runtime.GOARCH); err != nil {
 			return nil, err
 		}
+		if err := d.checkProvider(l.Env); err != nil {
+			return nil, err
+		}
+		if err := launch.CheckBaseURL(ctx, "copilot", l.Env, "COPILOT_PROVIDER_BASE_URL"); err != nil {
+			return nil, err
+		}
 		mountDir := ""
 		if len(req.Skills.Entries) > 0 {
 			if err := checkShadows(ctx, req.Skills, otherSkillsDirs(l.Workspace, process.HomeDir(l.Env))); err != nil {

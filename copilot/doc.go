@@ -122,6 +122,13 @@
 //     session runs in the folder it started in.
 //  4. The first result line is the run's; a line that is not JSON is
 //     reported as a driver.ErrorEvent and the run goes on.
+//  5. Before the start, the provider (errors wrapping
+//     driver.ErrProviderSetup, saying what to set): COPILOT_OFFLINE=true
+//     without COPILOT_PROVIDER_BASE_URL, and COPILOT_PROVIDER_BASE_URL
+//     without a model (no COPILOT_MODEL, Model, --model, or "model" in
+//     Copilot CLI's config.json or settings.json), which Copilot CLI
+//     1.0.102 would refuse; a loopback COPILOT_PROVIDER_BASE_URL where
+//     nothing listens, which it would retry for half a minute.
 //
 // # Approvals
 //
