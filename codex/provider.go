@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/internal/process"
 )
 
@@ -49,6 +50,10 @@ func (e *ProviderError) Error() string {
 	return fmt.Sprintf("codex: OPENAI_BASE_URL is set to %s, but Codex does not use it: with no model provider configured it keeps trying OpenAI's own host; "+
 		"name a provider in %s (or unset OPENAI_BASE_URL):\n\n%s", e.BaseURL, e.Config, e.Fix())
 }
+
+// Is reports whether target is driver.ErrProviderSetup, the error of
+// every driver's provider check.
+func (e *ProviderError) Is(target error) bool { return target == driver.ErrProviderSetup }
 
 // Fix returns the lines of config.toml that send Codex's model calls to
 // BaseURL with the key in OPENAI_API_KEY, over the Responses API. They go

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentadaptor/agentadaptor/driver"
 )
 
 // TestCheckProvider checks the rule of ProviderError: OPENAI_BASE_URL
@@ -59,7 +61,7 @@ func TestCheckProvider(t *testing.T) {
 				}
 				return
 			}
-			if !errors.As(err, &pe) || pe.BaseURL != url || pe.Config != filepath.Join(home, "config.toml") {
+			if !errors.As(err, &pe) || !errors.Is(err, driver.ErrProviderSetup) || pe.BaseURL != url || pe.Config != filepath.Join(home, "config.toml") {
 				t.Fatalf("checkProvider = %v, want a *ProviderError for %s", err, url)
 			}
 			if pe.Line != tt.line || pe.Table != tt.table {

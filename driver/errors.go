@@ -25,7 +25,8 @@ var (
 	// session (unknown, expired, or from another folder).
 	ErrResumeRejected = errors.New("agent rejected the session to resume")
 	// ErrInvalidSessionID: the session id to resume does not have the
-	// form of the agent's ids (a UUID for Claude Code and Codex). It is
+	// form of the agent's ids (a UUID for most agents, "ses_..." for
+	// OpenCode: the driver's Descriptor says, in SessionIDs). It is
 	// refused before the agent starts, and always comes with
 	// [ErrResumeRejected], so a caller that starts a new session when a
 	// resume is rejected does so here too; test for it to tell bad input
