@@ -75,7 +75,7 @@ func (d *qwenDriver) checkAuth(env []string, workspace string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("qwen: %w: %s, so Qwen Code would refuse the run (%q)", driver.ErrProviderSetup, authFix(env, user), noAuthType)
+	return fmt.Errorf("qwen: %w: Qwen Code would refuse the run (%q): %s", driver.ErrProviderSetup, noAuthType, authFix(env, user))
 }
 
 // authFix says what to set for Qwen Code to select an auth type: the
