@@ -141,7 +141,9 @@
 //     configured is a *[ProviderError] holding the config.toml lines that
 //     fix it, since Codex ignores that variable and would retry OpenAI's
 //     own host for minutes; a model_provider inside a table, where Codex
-//     ignores it, is named by its line.
+//     ignores it, is named by its line. A loopback base_url of the
+//     provider config.toml chooses, where nothing listens, is refused
+//     naming it (both wrap driver.ErrProviderSetup).
 //  4. Codex names the config.toml it read, the managed home's copy, in
 //     its errors (a line it cannot parse): the driver puts the user's
 //     config.toml, the file to edit, in its place in
@@ -364,6 +366,9 @@ func (d *codexDriver) managedHome(ctx context.Context, req *driver.Request, l *l
 		return "", "", nil, err
 	}
 	if err := d.checkProvider(l.Env, userHome); err != nil {
+		return "", "", nil, err
+	}
+	if err := d.checkProviderURL(ctx, userHome); err != nil {
 		return "", "", nil, err
 	}
 	managed, release, err = home(ctx, launch.RunCacheRoot(req, d.c.CacheRoot), req.Skills, userHome, !d.c.WithoutUserSkills)

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/launch"
 	"github.com/agentadaptor/agentadaptor/internal/process"
 )
 
@@ -93,13 +95,55 @@ func (d *codexDriver) checkProvider(env []string, userHome string) error {
 	return pe
 }
 
+// checkProviderURL refuses, before the start, a loopback base URL of the
+// model provider the user's config.toml chooses where nothing listens
+// (launch.CheckURL): Codex would retry it, then fail. Overrides
+// and Args that name a provider or a profile, or a file that names a
+// profile, skip the check.
+func (d *codexDriver) checkProviderURL(ctx context.Context, userHome string) error {
+	for _, arg := range append(append([]string(nil), d.c.Overrides...), d.c.Args...) {
+		if namesProvider(arg) || strings.Contains(arg, "profile") {
+			return nil
+		}
+	}
+	path := filepath.Join(userHome, "config.toml")
+	data, err := readConfig(path)
+	if err != nil {
+		return nil // none, or the managed home reports it
+	}
+	url, where := providerURL(string(data), path)
+	return launch.CheckURL(ctx, "codex", where, url)
+}
+
 // setsProvider reports whether the text of a config.toml sets a model
 // provider where Codex reads it (see [ProviderError]); when it does not
 // but sets model_provider in another table, it records the first such
-// line in pe. It reads the file line by line, as far as the keys and
-// table headers go: comments and multi-line strings are skipped, values
-// are not parsed.
+// line in pe.
 func setsProvider(config string, pe *ProviderError) bool {
+	found := false
+	tomlKeys(config, func(n int, table, key, _ string) bool {
+		switch {
+		case strings.Contains(key, "openai_base_url"),
+			table == "" && (key == "model_provider" || key == "profile"),
+			table == "" && strings.HasPrefix(key, "profiles.") && strings.HasSuffix(key, ".model_provider"),
+			strings.HasPrefix(table, "profiles.") && key == "model_provider":
+			found = true
+			return false
+		case key == "model_provider" && pe.Line == 0:
+			pe.Line, pe.Table = n, "["+table+"]"
+		}
+		return true
+	})
+	return found
+}
+
+// tomlKeys calls f with each "key = value" line of the text of a
+// config.toml: its number, its table ("" at the top level, as its header
+// names it without brackets), its key and its value (quotes removed),
+// until f returns false. It reads the file line by line, as far as the
+// keys and table headers go: comments and multi-line strings are
+// skipped, values are not parsed.
+func tomlKeys(config string, f func(n int, table, key, value string) bool) {
 	table, quote, n := "", "", 0
 	for line := range strings.Lines(config) {
 		n++
@@ -116,30 +160,42 @@ func setsProvider(config string, pe *ProviderError) bool {
 		}
 		line, _, _ = strings.Cut(line, "#")
 		line = strings.TrimSpace(line)
-		if strings.Contains(line, "openai_base_url") {
-			return true
-		}
 		if strings.HasPrefix(line, "[") {
 			table = strings.TrimSpace(strings.Trim(line, "[] \t"))
 			continue
 		}
-		key, _, ok := strings.Cut(line, "=")
+		key, value, ok := strings.Cut(line, "=")
 		if !ok {
 			continue
 		}
-		key = strings.TrimSpace(key)
-		switch {
-		case table == "" && (key == "model_provider" || key == "profile"):
-			return true
-		case table == "" && strings.HasPrefix(key, "profiles.") && strings.HasSuffix(key, ".model_provider"):
-			return true
-		case strings.HasPrefix(table, "profiles.") && key == "model_provider":
-			return true
-		case key == "model_provider" && pe.Line == 0:
-			pe.Line, pe.Table = n, "["+table+"]"
+		if !f(n, table, strings.TrimSpace(key), strings.Trim(strings.TrimSpace(value), `"'`)) {
+			return
 		}
 	}
-	return false
+}
+
+// providerURL returns the base URL of the model provider that the text
+// of a config.toml chooses at its top level, and says where it is set;
+// "" when the file chooses none, or names a profile, which may choose
+// another.
+func providerURL(config, path string) (url, where string) {
+	provider, profile := "", false
+	bases := map[string]string{}
+	tomlKeys(config, func(_ int, table, key, value string) bool {
+		switch {
+		case table == "" && key == "model_provider":
+			provider = value
+		case table == "" && key == "profile":
+			profile = true
+		case strings.HasPrefix(table, "model_providers.") && key == "base_url":
+			bases[strings.Trim(strings.TrimPrefix(table, "model_providers."), `"'`)] = value
+		}
+		return true
+	})
+	if profile || provider == "" || bases[provider] == "" {
+		return "", ""
+	}
+	return bases[provider], fmt.Sprintf("base_url of [model_providers.%s] in %s", provider, path)
 }
 
 // namesProvider reports whether an override or argument sets a model

@@ -3,6 +3,7 @@ package codex_test
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,5 +76,30 @@ func TestRealConfigError(t *testing.T) {
 	var pe *driver.ProcessError
 	if !errors.As(err, &pe) || !strings.Contains(pe.Stderr, config+":") || strings.Contains(pe.Stderr, r.cache) {
 		t.Fatalf("run = %v, want a process error naming %s, not the managed copy", err, config)
+	}
+}
+
+// TestRealProviderURLRefused gives the real Codex a provider whose
+// base_url is a loopback address where nothing listens: the run is
+// refused before the start, naming the setting and the file, instead of
+// Codex's retries.
+func TestRealProviderURLRefused(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, modeltest.ResponsesAlways(modeltest.ResponsesText("unused")))
+	config := filepath.Join(r.userCodex, "config.toml")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String() + "/v1"
+	l.Close()
+	fix := (&codex.ProviderError{BaseURL: closed}).Fix()
+	if err := os.WriteFile(config, []byte("analytics.enabled = false\n"+fix+"\n[features]\nplugins = false\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.agent(t, r.config()).Run(t.Context(), "hello")
+	want := "base_url of [model_providers.custom] in " + config + " is " + closed + ", and a connection to it is refused"
+	if !errors.Is(err, driver.ErrProviderSetup) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("run = %v, want it refused before the start saying %q", err, want)
 	}
 }

@@ -86,3 +86,25 @@ func TestCheckProvider(t *testing.T) {
 		})
 	}
 }
+
+// TestProviderURL checks which base URL the check of the chosen
+// provider's reads: the base_url of the provider the top level chooses,
+// none when a profile may choose another.
+func TestProviderURL(t *testing.T) {
+	const url = "http://127.0.0.1:9/v1"
+	tests := []struct {
+		name, config, want string
+	}{
+		{"chosen", "model_provider = \"x\"\n\n[model_providers.x]\nbase_url = \"" + url + "\" # the stand-in\n", url},
+		{"another chosen", "model_provider = \"y\"\n[model_providers.x]\nbase_url = \"" + url + "\"\n", ""},
+		{"none chosen", "[model_providers.x]\nbase_url = \"" + url + "\"\n", ""},
+		{"a profile", "model_provider = \"x\"\nprofile = \"p\"\n[model_providers.x]\nbase_url = \"" + url + "\"\n", ""},
+		{"quoted table", "model_provider = \"x\"\n[model_providers.\"x\"]\nbase_url = '" + url + "'\n", url},
+	}
+	for _, tt := range tests {
+		got, where := providerURL(tt.config, "/h/config.toml")
+		if got != tt.want || (got != "" && where != "base_url of [model_providers.x] in /h/config.toml") {
+			t.Errorf("%s: providerURL = %q, %q; want %q", tt.name, got, where, tt.want)
+		}
+	}
+}

@@ -26,7 +26,13 @@ const dialTimeout = 2 * time.Second
 // nothing off the machine), and any other outcome passes: the agent
 // reports it.
 func CheckBaseURL(ctx context.Context, name string, env []string, variable string) error {
-	raw := process.Getenv(env, variable)
+	return CheckURL(ctx, name, variable, process.Getenv(env, variable))
+}
+
+// CheckURL is [CheckBaseURL] for a base URL raw set elsewhere: where
+// names the setting ("base_url of [model_providers.x] in ..."). An empty
+// raw passes.
+func CheckURL(ctx context.Context, name, where, raw string) error {
 	if raw == "" {
 		return nil
 	}
@@ -56,7 +62,7 @@ func CheckBaseURL(ctx context.Context, name string, env []string, variable strin
 		return nil
 	}
 	return fmt.Errorf("%s: %w: %s is %s, and a connection to it is refused (nothing listens there); start the model API there, or set %s to where it listens",
-		name, driver.ErrProviderSetup, variable, raw, variable)
+		name, driver.ErrProviderSetup, where, raw, where)
 }
 
 // loopback reports whether host names this machine without a lookup.
