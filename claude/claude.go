@@ -140,7 +140,10 @@
 //  6. Before the start: a loopback ANTHROPIC_BASE_URL where nothing
 //     listens is refused (an error wrapping driver.ErrProviderSetup,
 //     naming it): Claude Code would retry its call ten times, reporting
-//     no cause.
+//     no cause. A retry it reports without an HTTP status (its error
+//     "unknown") is a driver.RetryEvent whose Message names the API:
+//     "no HTTP answer from URL" (ANTHROPIC_BASE_URL, else
+//     https://api.anthropic.com).
 //
 // Cancelling the context interrupts the agent (SIGINT to its process
 // group, SIGKILL after [Config.GracePeriod]), and the error wraps the
@@ -311,7 +314,7 @@ func (d *claudeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 		if err != nil {
 			return nil, err
 		}
-		p := newParser(req.Events)
+		p := newParser(unanswered(req.Events, apiURL(env)))
 		line, checked := p.CheckInit(func(listed []string) error { return checkMounted(listed, req.Skills) })
 		return &launch.Plan{
 			Args: args,
