@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/driver"
@@ -36,7 +37,8 @@ var envAuth = [][]string{
 var openAIVars = []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"}
 
 // checkAuth refuses, before the start, a run Qwen Code would refuse with
-// "No auth type is selected": none of the run's arguments is
+// "No auth type is selected" although env sets some of the variables of
+// an OpenAI-compatible API (openAIVars): none of the run's arguments is
 // --auth-type, no set of variables of envAuth is complete in env, no
 // settings file Qwen Code reads (the user's, the workspace's, the
 // system's settings and defaults) mentions selectedType, and there is no
@@ -53,6 +55,9 @@ func (d *qwenDriver) checkAuth(env []string, workspace string) error {
 		if complete(env, set) {
 			return nil
 		}
+	}
+	if !slices.ContainsFunc(append(openAIVars, "QWEN_MODEL"), func(v string) bool { return process.Getenv(env, v) != "" }) {
+		return nil // no sign of what the user meant: Qwen Code's refusal says it
 	}
 	home := homeDir(env)
 	user := filepath.Join(qwenHome(env, workspace), "settings.json")

@@ -26,7 +26,8 @@ func TestCheckAuth(t *testing.T) {
 		{name: "OpenAI complete", env: append(openAI, "OPENAI_MODEL=m")},
 		{name: "QWEN_MODEL for the model", env: append(openAI, "QWEN_MODEL=m")},
 		{name: "no model", env: openAI, want: "OPENAI_API_KEY and OPENAI_BASE_URL set without OPENAI_MODEL: Qwen Code takes an OpenAI-compatible API only when all three are set (--model does not count); set OPENAI_MODEL, or choose an auth type"},
-		{name: "nothing", want: "nothing selects how Qwen Code reaches a model; for an OpenAI-compatible API, set OPENAI_API_KEY and OPENAI_BASE_URL and OPENAI_MODEL"},
+		{name: "nothing", want: ""}, // left to Qwen Code, whose refusal is worded (TestAuthRefused)
+		{name: "a key alone", env: []string{"OPENAI_API_KEY=k"}, want: "OPENAI_API_KEY set without OPENAI_BASE_URL and OPENAI_MODEL"},
 		{name: "OAuth", env: []string{"QWEN_OAUTH=1"}},
 		{name: "Anthropic", env: []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_MODEL=m", "ANTHROPIC_BASE_URL=u"}},
 		{name: "auth type argument", env: openAI, args: []string{"--auth-type=openai"}},
@@ -61,5 +62,16 @@ func TestCheckAuth(t *testing.T) {
 				t.Errorf("checkAuth = %v, want it refused saying %q and naming %s", err, tt.want, settings)
 			}
 		})
+	}
+}
+
+// TestAuthRefused checks the wording of Qwen Code's own refusal for want
+// of an auth type.
+func TestAuthRefused(t *testing.T) {
+	refusal := &driver.AgentError{Message: "No auth type is selected. Please configure an auth type."}
+	err := authRefused([]string{"HOME=/h"}, "/w", refusal)
+	want := "nothing selects how Qwen Code reaches a model; for an OpenAI-compatible API, set OPENAI_API_KEY and OPENAI_BASE_URL and OPENAI_MODEL, or choose an auth type with security.auth.selectedType in /h/.qwen/settings.json"
+	if !errors.Is(err, driver.ErrProviderSetup) || !errors.Is(err, driver.ErrAgentFailed) || !strings.Contains(err.Error(), want) {
+		t.Errorf("authRefused = %v, want it to say %q", err, want)
 	}
 }

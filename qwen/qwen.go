@@ -157,14 +157,15 @@
 //  4. The first result line is the run's; a line that is not JSON is
 //     reported as a driver.ErrorEvent and the run goes on.
 //  5. Before the start, the provider (errors wrapping
-//     driver.ErrProviderSetup): a run Qwen Code 0.24.4 would refuse
-//     with "No auth type is selected" (no --auth-type among the Args, no
-//     complete set of the variables it infers an auth type from, such as
-//     OPENAI_API_KEY, OPENAI_BASE_URL and OPENAI_MODEL, no settings file
-//     that mentions selectedType, no .env file it could read them from)
-//     is refused naming the variables missing; that refusal from Qwen
-//     Code itself is worded the same way. A loopback OPENAI_BASE_URL
-//     where nothing listens is refused naming it.
+//     driver.ErrProviderSetup): a run with some but not all of
+//     OPENAI_API_KEY, OPENAI_BASE_URL and OPENAI_MODEL set, which Qwen
+//     Code 0.24.4 would refuse with "No auth type is selected" (no
+//     --auth-type among the Args, no other complete set of the variables
+//     it infers an auth type from, no settings file that mentions
+//     selectedType, no .env file it could read them from), is refused
+//     naming the variables missing; that refusal from Qwen Code itself
+//     is worded the same way. A loopback OPENAI_BASE_URL where nothing
+//     listens is refused naming it.
 //
 // # Approvals
 //
