@@ -130,8 +130,10 @@
 //     source once. A pinned source's archive (a published source, a
 //     URL#sha256=HEX) is extracted into a staging area of the skill
 //     cache (WithCache; any other archive, or when the cache cannot be
-//     opened, into the system's temporary folder), and of a tar or a
-//     zip, whose entries are listed first, only what discovery reads is
+//     opened, into the system's temporary folder), and of a tar, a zip
+//     or a tar.gz, whose entries are listed first (a tar.gz of at most
+//     64 MiB once decompressed through the tar it decompresses to, in a
+//     temporary file), only what discovery reads is
 //     written there: the folders that hold a SKILL.md, the archive
 //     root's entries and the plugin manifests (.claude-plugin folders);
 //     every entry is still checked against the cache's rules and limits.
@@ -374,7 +376,8 @@
 //     holds their content, a sync of them needs no network. With the
 //     skills, the cache remembers what reading the source at that pin
 //     found (its skills' names, folders, plugins and digests; a small
-//     file under its .pins folder) when every one of them was kept, so
+//     file under its .pins folder, written unflushed, as a verdict
+//     is: Trust rule 3) when every one of them was kept, so
 //     that an Add of the same source that resolves to the same pin looks
 //     the reference up, verifies the pin as # Trust says, and takes the
 //     skills from the cache without downloading the content (each is
@@ -627,8 +630,11 @@
 //     and canonical location) at that pin, verified with the policy's
 //     allowed-signers files and keyrings as they read then (their
 //     digest), and who signed (a small file under the cache's .pins
-//     folder). A sync takes a skill from the skill cache, without the
-//     network, only when the cache holds such a verdict for exactly the
+//     folder, written unflushed: it names its own source, pin, digest
+//     and keys, so after a crash it is whole, missing, or not used,
+//     and the last two cost a check with the network; no add flushes
+//     a verdict per skill). A sync takes a skill from the skill cache,
+//     without the network, only when the cache holds such a verdict for exactly the
 //     recorded source, pin and digest under the policy's keys as they
 //     read now; otherwise it checks the commit again, with the
 //     repository. A lock file's pin, digest and "commit_signer" are

@@ -833,8 +833,8 @@ func (in *Installer) searchError(rec string, err error) error {
 // archive once, under the cache's rules and limits, into
 // a temporary folder that cleanup removes (for a pinned source, whose
 // skills an Add keeps in the skill cache, a staging area of the cache,
-// so that they are moved, not copied, into it, and of a tar or a zip
-// only what discovery reads; otherwise, or when the cache cannot be
+// so that they are moved, not copied, into it, and of a tar, a zip or
+// a tar.gz only what discovery reads; otherwise, or when the cache cannot be
 // opened, a folder of the system's temporary folder), and searches it
 // as a folder:
 // from base, the folder a published source names, else from the root, or
@@ -899,8 +899,15 @@ func (in *Installer) extractAndFind(ctx context.Context, f *os.File, size int64,
 	var err error
 	if repo != nil {
 		// Only what discovery and the skills read is written: the skills'
-		// folders, the root's entries, the plugin manifests (rule 12).
-		files, dropped, err = repo.Extract(ctx, f, size, content, inPluginFolder)
+		// folders, the root's entries, the plugin manifests (rule 12). A
+		// tar.gz is listed through the tar it decompresses to, which is
+		// extracted in its place.
+		var a io.ReaderAt = f
+		if plain, n, release := skillcache.PlainTar(ctx, in.cache, f, size); plain != nil {
+			defer release()
+			a, size = plain, n
+		}
+		files, dropped, err = repo.Extract(ctx, a, size, content, inPluginFolder)
 	} else {
 		files, dropped, err = skillcache.ExtractRepositoryShown(ctx, in.cache, f, size, tmp, content)
 	}

@@ -11,13 +11,15 @@
 // its own (this program again, with -audit), which pays what a command
 // that audits pays once: starting, and loading the rules' prefilter.
 // With -cli it runs a fourth, agentskills audit DIR with the agentskills
-// binary named, which starts as the whole command does. It prints, for
+// binary named, which starts as the whole command does; -cli OLD,NEW
+// runs one for each binary, so that two builds are measured side by side
+// in one invocation. It prints, for
 // each shape, each contender's median wall and CPU time (user and
 // system) of -runs rounds, the ratio of the audit's to grep's, and the
 // load average before and after. The package audit's doc, docs/speed.md
 // and bench/README.md hold its figures; the budget is 10x grep.
 //
-//	go -C bench run ./auditgrep [-runs 5] [-shapes ordinary,small,...] [-dir DIR] [-cli AGENTSKILLS]
+//	go -C bench run ./auditgrep [-runs 5] [-shapes ordinary,small,...] [-dir DIR] [-cli AGENTSKILLS[,AGENTSKILLS...]]
 package main
 
 import (
@@ -72,11 +74,16 @@ var shapes = []shape{
 }
 
 // contenders names the contenders, in the order they run: with an
-// agentskills binary to run (cli), four.
-func contenders(cli string) []string {
+// agentskills binary to run (cli), four; with several, one more for each,
+// named by the binary's file name.
+func contenders(cli []string) []string {
 	names := []string{"grep -rE", "audit", "audit, own process"}
-	if cli != "" {
-		names = append(names, "agentskills audit")
+	for _, c := range cli {
+		if len(cli) == 1 {
+			names = append(names, "agentskills audit")
+		} else {
+			names = append(names, "audit: "+filepath.Base(c))
+		}
 	}
 	return names
 }
@@ -86,7 +93,7 @@ func main() {
 	only := flag.String("shapes", "", "comma-separated keys of the shapes to measure (default: all; "+keys()+")")
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "agentadaptor-auditgrep"), "scratch folder")
 	auditDir := flag.String("audit", "", "audit this folder and exit (how the contender in a process of its own runs)")
-	cli := flag.String("cli", "", "an agentskills binary, run as one more contender: agentskills audit DIR (default: none)")
+	cli := flag.String("cli", "", "agentskills binaries, separated by commas, each run as one more contender: agentskills audit DIR (default: none)")
 	flag.Parse()
 	if *auditDir != "" {
 		if _, err := audit.Tree(os.DirFS(*auditDir)); err != nil {
@@ -95,7 +102,11 @@ func main() {
 		}
 		return
 	}
-	if err := run(*runs, *only, *dir, *cli); err != nil {
+	var clis []string
+	if *cli != "" {
+		clis = strings.Split(*cli, ",")
+	}
+	if err := run(*runs, *only, *dir, clis); err != nil {
 		fmt.Fprintln(os.Stderr, "auditgrep:", err)
 		os.Exit(1)
 	}
@@ -109,7 +120,7 @@ func keys() string {
 	return strings.Join(k, ",")
 }
 
-func run(runs int, only, dir, cli string) error {
+func run(runs int, only, dir string, cli []string) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -150,7 +161,7 @@ func run(runs int, only, dir, cli string) error {
 
 // measure runs the contenders over root, taking turns, and returns each
 // one's wall and CPU times, in the order of contenders(cli).
-func measure(self, cli, root string, runs int) (wall, cpu [][]time.Duration, err error) {
+func measure(self string, cli []string, root string, runs int) (wall, cpu [][]time.Duration, err error) {
 	n := len(contenders(cli))
 	cpu = make([][]time.Duration, n)
 	wall, err = benchrun.Rounds(n, runs, func(_, i int) (time.Duration, error) {
@@ -163,18 +174,18 @@ func measure(self, cli, root string, runs int) (wall, cpu [][]time.Duration, err
 			return d, err
 		}
 		cmd := exec.Command(self, "-audit", root)
-		switch i {
-		case 0:
+		switch {
+		case i == 0:
 			cmd = exec.Command("grep", "-rE", pattern, root)
-		case 3:
-			cmd = exec.Command(cli, "audit", root)
+		case i >= 3:
+			cmd = exec.Command(cli[i-3], "audit", root)
 		}
 		cmd.Stdout = counter{} // a pipe, as a reader of the output has
 		cmd.Stderr = os.Stderr
 		start := time.Now()
 		err := cmd.Run()
 		d := time.Since(start)
-		if ee, ok := err.(*exec.ExitError); ok && (i == 0 || i == 3) && ee.ExitCode() == 1 {
+		if ee, ok := err.(*exec.ExitError); ok && (i == 0 || i >= 3) && ee.ExitCode() == 1 {
 			err = nil // grep: no line matched; agentskills: a finding reached --fail-on
 		}
 		cpu[i] = append(cpu[i], cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())

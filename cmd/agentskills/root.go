@@ -94,6 +94,8 @@ run stopped by its --run-timeout, 130 interrupted.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       version(),
+		// What ran before a command was the program's start (startGC).
+		PersistentPreRun: func(*cobra.Command, []string) { commandGC(os.Getenv) },
 	}
 	root.SetIn(s.in)
 	root.SetOut(s.out)

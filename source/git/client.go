@@ -308,6 +308,9 @@ func (c *Client) environ(dir, url string) []string {
 		// the repository grows with every byte received (rules 11 and
 		// 12).
 		"fetch.unpackLimit", "1",
+		// A fetch would then run git maintenance run --auto, one more
+		// process, in a repository removed when the call is done.
+		"maintenance.auto", "false",
 		// git follows no redirect: curl would send the extra headers
 		// to whatever host a server names. The package follows one
 		// within the host itself (rule 6).
