@@ -24,7 +24,8 @@ const dialTimeout = 2 * time.Second
 // driver.ErrProviderSetup and names the variable, the URL and what to do.
 // Other hosts are not contacted (the check costs no lookup and sends
 // nothing off the machine), and any other outcome passes: the agent
-// reports it.
+// reports it. A refusal is known by ECONNREFUSED, so on Windows, whose
+// sockets report another error, the check passes.
 func CheckBaseURL(ctx context.Context, name string, env []string, variable string) error {
 	return CheckURL(ctx, name, variable, process.Getenv(env, variable))
 }
