@@ -938,6 +938,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -1048,7 +1049,7 @@ func (in *Installer) downloadAtMost(ctx context.Context, rawURL string, since va
 	}
 	var body io.Reader = w.reader(rc)
 	if in.progress != nil {
-		p := startProgress(in.progress, shown, in.clock)
+		p := in.startDownload(ctx, shown)
 		defer p.done()
 		body = io.TeeReader(body, p)
 	}
@@ -1069,7 +1070,8 @@ func (in *Installer) downloadAtMost(ctx context.Context, rawURL string, since va
 		return "", nil, got, fmt.Errorf("%s: %w: download: larger than %d bytes", shown, ErrInvalidSource, max)
 	case want != "" && sum != want:
 		remove()
-		return "", nil, got, fmt.Errorf("%s: %w: download: SHA-256 is %s, but the source says %s; refusing it (something altered it on the way, or the URL serves other content now)", shown, source.ErrIntegrity, sum, want)
+		return "", nil, got, fmt.Errorf("%s: %w: download: the downloaded content's SHA-256 is %s, not the %s that the source's #sha256= names; "+
+			"refusing it (the #sha256= is wrong, something altered the download on the way, or the URL serves other content now)", shown, source.ErrIntegrity, sum, want)
 	}
 	return f.Name(), remove, got, nil
 }
@@ -1309,39 +1311,74 @@ func realClock() clock {
 // on one line that it rewrites every 200 ms: a download that receives
 // nothing for a while (git fetching before it streams the archive) still
 // shows that it is under way. Write counts bytes and is safe to call from
-// any goroutine; done must be called once the download ends.
+// any goroutine; done must be called once the download ends. An Add's
+// report of its work (work) is a progress too, with a line of its own.
 type progress struct {
-	w       io.Writer
-	what    string
-	start   time.Time
-	n       atomic.Int64
-	printed bool // owned by run until stopped is closed
+	w     io.Writer
+	line  func() string // the line to show now, after a carriage return; "" shows nothing
+	start time.Time
+	n     atomic.Int64
+	after func() // called by done, when not nil
+
+	mu      sync.Mutex // held while printing
+	printed bool       // a line was printed
+	shown   bool       // a line is shown, not yet ended or cleared
 	stop    chan struct{}
 	stopped chan struct{}
 }
 
 // startProgress starts reporting the download of what to w, timed by c.
 func startProgress(w io.Writer, what string, c clock) *progress {
-	p := &progress{w: w, what: what, start: c.now(), stop: make(chan struct{}), stopped: make(chan struct{})}
+	p := &progress{w: w}
+	p.line = func() string { return fmt.Sprintf("downloading %s: %.1f MiB", what, float64(p.n.Load())/(1<<20)) }
+	return p.run(c)
+}
+
+// run starts the reports of p, timed by c.
+func (p *progress) run(c clock) *progress {
+	p.start, p.stop, p.stopped = c.now(), make(chan struct{}), make(chan struct{})
 	ticks, stop := c.ticker(200 * time.Millisecond)
-	go p.run(ticks, stop)
+	go func() {
+		defer close(p.stopped)
+		defer stop()
+		for {
+			select {
+			case <-p.stop:
+				return
+			case now := <-ticks:
+				if now.Sub(p.start) > time.Second {
+					p.print()
+				}
+			}
+		}
+	}()
 	return p
 }
 
-func (p *progress) run(ticks <-chan time.Time, stop func()) {
-	defer close(p.stopped)
-	defer stop()
-	for {
-		select {
-		case <-p.stop:
-			return
-		case now := <-ticks:
-			if now.Sub(p.start) > time.Second {
-				fmt.Fprintf(p.w, "\rdownloading %s: %.1f MiB", p.what, float64(p.n.Load())/(1<<20))
-				p.printed = true
-			}
-		}
+// print shows p's line, when it has one, over the one shown.
+func (p *progress) print() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if line := p.line(); line != "" {
+		fmt.Fprint(p.w, "\r"+line)
+		p.printed, p.shown = true, true
 	}
+}
+
+// clear removes the line shown, if any.
+func (p *progress) clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
+	}
+}
+
+// halt stops the reports.
+func (p *progress) halt() {
+	close(p.stop)
+	<-p.stopped
 }
 
 func (p *progress) Write(b []byte) (int, error) {
@@ -1349,11 +1386,14 @@ func (p *progress) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// done stops the reports and ends the line when one was printed.
+// done stops the reports of a download and ends the line when one was
+// printed.
 func (p *progress) done() {
-	close(p.stop)
-	<-p.stopped
+	p.halt()
 	if p.printed {
-		fmt.Fprintf(p.w, "\rdownloading %s: %.1f MiB, done\n", p.what, float64(p.n.Load())/(1<<20))
+		fmt.Fprintf(p.w, "\r%s, done\n", p.line())
+	}
+	if p.after != nil {
+		p.after()
 	}
 }

@@ -148,6 +148,8 @@ func Changed(changes []Change) bool {
 // the rest: every skill is read, checked and staged, and every place it
 // goes is checked, before the first one is swapped in.
 func (in *Installer) Add(ctx context.Context, req AddRequest) ([]Change, error) {
+	ctx, endWork := in.startWork(ctx)
+	defer endWork()
 	choice, err := in.ChooseAgents(ctx, req)
 	if err != nil {
 		return nil, err

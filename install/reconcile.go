@@ -238,14 +238,19 @@ func (p *plan) pinDrift() bool {
 // pinDriftError says that a pinned source gave other content than the
 // lock file records for its pin.
 func pinDriftError(p *plan) error {
-	at := "its SHA-256"
-	if p.c.pin != "" {
-		at = "pin " + p.c.pin
+	if p.c.pin == "" {
+		// A URL#sha256=HEX: the download matched its #sha256= (else it
+		// fails with source.ErrIntegrity), so the bytes are those the lock
+		// file's entry was made from; the skill read from them is not.
+		return fmt.Errorf("%s from %s: %w: the lock file records content %s, but the download, which matches its #sha256=, gives %s; "+
+			"the lock file was edited, or another version of agentskills read the archive otherwise: to record what it gives now, "+
+			"run 'agentskills remove %s' and add it again",
+			p.name, sourceLabel(p.c.source, p.c.subpath), ErrDrift, p.old.Digest, p.st.digest, p.name)
 	}
-	return fmt.Errorf("%s from %s at %s: %w: the lock file records content %s, but the source now gives %s for the same pin; "+
+	return fmt.Errorf("%s from %s at pin %s: %w: the lock file records content %s, but the source now gives %s for the same pin; "+
 		"content at a pin never changes, so the source (or something between) serves other bytes: check it, and to accept them "+
 		"run 'agentskills remove %s' and add it again",
-		p.name, sourceLabel(p.c.source, p.c.subpath), at, ErrDrift, p.old.Digest, p.st.digest, p.name)
+		p.name, sourceLabel(p.c.source, p.c.subpath), p.c.pin, ErrDrift, p.old.Digest, p.st.digest, p.name)
 }
 
 // stageAll stages the canonical copy of every plan, a few at a time, in
@@ -278,12 +283,15 @@ func (in *Installer) stageAll(ctx context.Context, plans []*plan) (discard func(
 	// Staging is copying and hashing, a few workers at a time.
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(stageWorkers)
+	progress := workOf(ctx)
+	progress.expect(workCopying, len(plans))
 	for _, p := range plans {
 		g.Go(func() error {
 			t := p.c.tree()
 			if p.old != nil {
 				if s, ok := in.unchangedInPlace(gctx, p, t); ok {
 					p.st, p.canonSeen = &stagedCopy{dst: p.canonical, digest: p.old.Digest}, &s
+					progress.did(workCopying, 0)
 					return nil
 				}
 			}
@@ -292,6 +300,7 @@ func (in *Installer) stageAll(ctx context.Context, plans []*plan) (discard func(
 			if err != nil {
 				return fmt.Errorf("skill %s from %s: %w", p.name, sourceLabel(p.c.source, p.c.subpath), err)
 			}
+			progress.did(workCopying, st.size)
 			p.st = st
 			// What was audited (its tree, or its kept report, by the
 			// digest) is what is installed: a source that changed after
@@ -364,6 +373,8 @@ func (in *Installer) applyAll(ctx context.Context, lock *lockFile, plans []*plan
 	changes := make([]Change, 0, n)
 	done := 0
 	real := realDirs{}
+	progress := workOf(ctx)
+	progress.expect(workInstalling, len(plans))
 	for i, p := range plans {
 		if p.work() && ctx.Err() != nil {
 			unmarkPlans(lock, plans[i:])
@@ -379,6 +390,7 @@ func (in *Installer) applyAll(ctx context.Context, lock *lockFile, plans []*plan
 		}
 		lock.Skills[p.name] = p.entry
 		delete(lock.Unfinished, p.name)
+		progress.did(workInstalling, 0)
 		if p.work() {
 			done++
 		}
@@ -706,7 +718,7 @@ func (in *Installer) toBackup(ctx context.Context, path, rel string) (dst string
 	if err := os.Rename(path, dst); err == nil {
 		return dst, true, nil
 	}
-	if _, err := copyTree(ctx, folderTree(path), dst, in.cache); err != nil {
+	if _, _, err := copyTree(ctx, folderTree(path), dst, in.cache); err != nil {
 		return "", false, fmt.Errorf("backup of %s: %w", path, err)
 	}
 	return dst, false, nil

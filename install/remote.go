@@ -205,7 +205,7 @@ func (in *Installer) fromRemote(ctx context.Context, rs source.Remote, rec, pin 
 func (in *Installer) fetchRemote(ctx context.Context, rs source.Remote, rec, pin, within, name string, st *sourceTrust, rc *recall) (string, string, error) {
 	var progress io.Writer
 	if in.progress != nil {
-		p := startProgress(in.progress, rec, in.clock)
+		p := in.startDownload(ctx, rec)
 		defer p.done()
 		progress = p
 	}

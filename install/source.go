@@ -722,16 +722,20 @@ func (in *Installer) checkAll(ctx context.Context, skills []candidate, pin strin
 	if in.custom {
 		g.SetLimit(1) // a test's checker need not be safe for concurrent use
 	}
+	progress := workOf(ctx)
+	progress.expect(workChecking, len(skills))
 	for i := range skills {
 		c := &skills[i]
 		if c.pin == "" { // a web index's skills have a pin each (rule 15)
 			c.pin = pin
 		}
 		if c.problem != "" {
+			progress.did(workChecking, 0)
 			continue // a link an archive's extraction dropped: not read
 		}
 		g.Go(func() error {
 			in.checkOne(ctx, c)
+			progress.did(workChecking, 0)
 			return nil
 		})
 	}
@@ -947,8 +951,8 @@ func (in *Installer) findExtracted(ctx context.Context, tmp, rec, base string, a
 	}
 	defer root.Close()
 	top := base
-	if entries, err := os.ReadDir(tmp); top == "" && err == nil && len(entries) == 1 && entries[0].IsDir() {
-		top = entries[0].Name()
+	if top == "" {
+		top = skillcache.SoleFolder(tmp) // as package skill reads an archive of one folder
 	}
 	return in.discoverIn(ctx, root.FS(), tmp, top, rec)
 }

@@ -12,6 +12,7 @@ import (
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -44,6 +45,10 @@ func TestPolicyAudit(t *testing.T) {
 	}{
 		{"zero policy, folder", "", nil, skill.Dir(dir), true},
 		{"zero policy, inline", "", nil, skill.Inline("helper", maliciousMD), true},
+		// An archive of one folder is that folder's skill: its files are
+		// audited as the tree holds them, not under the folder's name.
+		{"zero policy, archive of one folder", "", nil, skill.Archive("helper",
+			skill.ArchiveBytes(testarchive.TarGzFiles(t, map[string]string{"helper/": "", "helper/SKILL.md": maliciousMD}))), true},
 		{"threshold above", "version: 1\naudit:\n  fail_on: critical\n", nil, skill.Dir(dir), false},
 		{"accepted", "version: 1\naudit:\n  accept:\n    - rule: " + maliciousRule + "\n      skill: helper\n      reason: our own installer\n", nil, skill.Dir(dir), false},
 		{"accepted for another skill", "version: 1\naudit:\n  accept:\n    - rule: " + maliciousRule + "\n      skill: other\n      reason: our own installer\n", nil, skill.Dir(dir), true},

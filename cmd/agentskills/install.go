@@ -33,6 +33,8 @@ type scopeFlags struct {
 	yes    bool // accepted and ignored: nothing asks
 	quiet  bool
 	json   bool
+	// verbose prints every skill's warning (registerVerbose).
+	verbose bool
 }
 
 // scopeOptions are the options of the commands that take only the scope flags
@@ -69,6 +71,12 @@ func (f *scopeFlags) registerOutput(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the changes as JSON")
 }
 
+// registerVerbose adds --verbose, for commands that warn of each skill
+// they put in place that validate rejects.
+func (f *scopeFlags) registerVerbose(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.verbose, "verbose", false, "warn of every skill on a line of its own (default: a warning that 3 or more skills share is one line)")
+}
+
 // installer returns the installer for the chosen scope, with extra
 // options.
 func (f *scopeFlags) installer(extra ...install.Option) (*install.Installer, error) {
@@ -81,11 +89,21 @@ func (f *scopeFlags) installer(extra ...install.Option) (*install.Installer, err
 		scope = install.User
 	}
 	opts := []install.Option{install.WithScope(scope)}
-	if !f.quiet && !f.json && isTerminal(os.Stderr) {
-		opts = append(opts, install.WithProgress(os.Stderr))
+	if w := f.progress(os.Stderr, isTerminal(os.Stderr)); w != nil {
+		opts = append(opts, install.WithProgress(w))
 	}
 	opts = append(opts, extra...)
 	return install.New(env, opts...), nil
+}
+
+// progress returns where an installer reports its progress (downloads,
+// an add's work): stderr when it is a terminal and neither --quiet nor
+// --json is given, else nil: nothing on a pipe or in a file.
+func (f *scopeFlags) progress(stderr io.Writer, terminal bool) io.Writer {
+	if f.quiet || f.json || !terminal {
+		return nil
+	}
+	return stderr
 }
 
 // selectedInstaller returns the agents selected, as [scopeFlags.selected]
@@ -470,6 +488,7 @@ func (opts *addOptions) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&opts.lenient, "lenient", false, "install, with a warning, a skill that breaks only the Agent Skills specification (a description over 1,024 characters); the lock file records it")
 	opts.trust.register(cmd, true)
 	opts.scope.registerOutput(cmd)
+	opts.scope.registerVerbose(cmd)
 }
 
 // installMemoryLimit is the soft memory limit add and sync run under
@@ -516,7 +535,7 @@ func runAdd(ctx context.Context, opts *addOptions, sources []string) error {
 		printSourceSkills(opts.io.err, missing.Available)
 	}
 	if !opts.scope.quiet {
-		warnRejected(opts.io, changes)
+		warnRejected(opts.io, changes, opts.scope.verbose)
 	}
 	return printChanges(opts.io, changes, &opts.scope, err)
 }

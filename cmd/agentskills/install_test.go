@@ -326,3 +326,24 @@ func TestAddFolderWithLinkedSkills(t *testing.T) {
 		t.Errorf("stderr = %q, want gamma skipped as leading out of the source, and no clash of alpha", errs)
 	}
 }
+
+// TestProgressOnlyOnATerminal checks where add and the other install
+// commands report progress: on stderr when it is a terminal, never on a
+// pipe or a file, nor with --quiet or --json.
+func TestProgressOnlyOnATerminal(t *testing.T) {
+	var stderr strings.Builder
+	for _, tt := range []struct {
+		quiet, json, terminal bool
+		want                  bool
+	}{
+		{terminal: true, want: true},
+		{terminal: false},
+		{quiet: true, terminal: true},
+		{json: true, terminal: true},
+	} {
+		f := &scopeFlags{quiet: tt.quiet, json: tt.json}
+		if got := f.progress(&stderr, tt.terminal); (got != nil) != tt.want {
+			t.Errorf("progress(quiet %v, json %v, terminal %v) = %v, want progress: %v", tt.quiet, tt.json, tt.terminal, got, tt.want)
+		}
+	}
+}
