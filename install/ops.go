@@ -167,7 +167,7 @@ func (in *Installer) Add(ctx context.Context, req AddRequest) ([]Change, error) 
 		return nil, err
 	}
 	defer cleanup()
-	use, skipped, err := selectSkills(sources, req)
+	use, skipped, err := in.selectSkills(sources, req)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +230,7 @@ func (in *Installer) resolveAll(ctx context.Context, sources []string, trusts []
 // and reports those it skips. It fails when a skill req names is in no
 // source, when nothing is left to install, or, with req.Strict, when any
 // skill was skipped.
-func selectSkills(sources []*sourceSkills, req AddRequest) (use []*candidate, skipped []Change, _ error) {
+func (in *Installer) selectSkills(sources []*sourceSkills, req AddRequest) (use []*candidate, skipped []Change, _ error) {
 	if err := missing(req.Skills, sources); err != nil {
 		return nil, nil, err
 	}
@@ -245,11 +245,11 @@ func selectSkills(sources []*sourceSkills, req AddRequest) (use []*candidate, sk
 	if len(use) == 0 && len(skip) == 0 {
 		// Only Plugins can select nothing: with Skills, or when its
 		// skills are all nested in other skills' folders.
-		return nil, nil, fmt.Errorf("%w: no skill of the plugins %s is selected (AddRequest.Skills: %s; a skill nested in another skill's folder counts only when named); no skill is left to install; nothing was changed",
-			ErrInvalidSource, strings.Join(req.Plugins, ", "), cmp.Or(strings.Join(req.Skills, ", "), "none"))
+		return nil, nil, fmt.Errorf("%w: no skill of the plugins %s is selected (%s: %s; a skill nested in another skill's folder counts only when named); no skill is left to install; nothing was changed",
+			ErrInvalidSource, strings.Join(req.Plugins, ", "), in.setting(SettingAddSkills), cmp.Or(strings.Join(req.Skills, ", "), "none"))
 	}
 	if req.Strict || len(use) == 0 {
-		if err := refuseSkipped(skip); err != nil {
+		if err := refuseSkipped(skip, in.setting(SettingAddLenient)); err != nil {
 			if !req.Strict {
 				err = fmt.Errorf("%w\nno skill is left to install; nothing was changed", err)
 			} else {
@@ -507,7 +507,7 @@ func (in *Installer) syncWants(ctx context.Context, lock *lockFile) (_ []want, c
 		}
 		read = append(read, r)
 		for _, name := range names {
-			w, err := recordedWant(name, k.source, lock.Skills[name], r)
+			w, err := in.recordedWant(name, k.source, lock.Skills[name], r)
 			if err == nil && w.c.root != "" && w.c.digest == "" {
 				// A folder source's skill whose stat record vouches for
 				// the recorded content is not read again (rule 16).
@@ -536,7 +536,7 @@ func (in *Installer) syncWants(ctx context.Context, lock *lockFile) (_ []want, c
 // recordedWant is the skill name, recorded as entry from source, taken
 // from r, the skills read from that source: wanted for each agent it is
 // recorded for, as a copy where it was copied.
-func recordedWant(name, src string, entry *lockEntry, r *sourceSkills) (want, error) {
+func (in *Installer) recordedWant(name, src string, entry *lockEntry, r *sourceSkills) (want, error) {
 	i := r.find(name, entry.Subpath)
 	if i < 0 {
 		return want{}, fmt.Errorf("skill %s: %w: %s no longer holds it where the lock file says (%s); remove it, or add it again from where the source keeps it now", name, ErrDrift, src, sourceLabel(entry.Source, entry.Subpath))
@@ -549,8 +549,8 @@ func recordedWant(name, src string, entry *lockEntry, r *sourceSkills) (want, er
 		return want{}, fmt.Errorf("skill %s in %s: %w: %s", name, c.where(), ErrInvalidSource, c.problem)
 	}
 	if c.spec != "" && !entry.Lenient {
-		return want{}, fmt.Errorf("skill %s in %s: %w: it %w, though agents load it: %s; the lock file does not record it as installed leniently (add it again with AddRequest.Lenient, or update it with UpdateRequest.Lenient)",
-			name, c.where(), ErrInvalidSource, ErrSpecification, c.spec)
+		return want{}, fmt.Errorf("skill %s in %s: %w: it %w, though agents load it: %s; the lock file does not record it as installed leniently (add it again with %s, or update it with %s)",
+			name, c.where(), ErrInvalidSource, ErrSpecification, c.spec, in.setting(SettingAddLenient), in.setting(SettingUpdateLenient))
 	}
 	c.lenient = c.spec != ""
 	w := want{c: c}

@@ -37,6 +37,7 @@ type Checker struct {
 	reports    *memo[audit.Report]     // by content digest
 	verified   *memo[struct{}]         // by origin and pin
 	kept       reportStore             // RememberReports
+	names      settingNames            // WithSettingNames
 }
 
 // Option configures a [Checker].
@@ -46,6 +47,7 @@ type config struct {
 	allowRisks []string
 	signers    []signature.Requirement
 	reportsDir string
+	names      settingNames
 }
 
 // requiredSignersRule names the signers rule of [RequireSigners] in
@@ -71,6 +73,34 @@ func RequireSigners(reqs ...signature.Requirement) Option {
 // policy's accepted findings are let through.
 func AllowRisks(rules ...string) Option {
 	return func(c *config) { c.allowRisks = append(c.allowRisks, rules...) }
+}
+
+// WithSettingNames has the checker's messages that tell the user which
+// setting of the SDK to change, and package install's that it words with
+// the checker, name each by names[SETTING], SETTING its name in the SDK:
+// a command-line tool maps "trust.AllowRisks" to its "--allow-risk"
+// (the keys are listed at [SettingAllowRisks]). A later one overrides an
+// earlier one. Default: the SDK's names.
+func WithSettingNames(names map[string]string) Option {
+	return func(c *config) { c.names = names }
+}
+
+// The settings of the SDK that the checker's messages name: the keys of
+// [WithSettingNames].
+const (
+	SettingAllowRisks = "trust.AllowRisks"
+)
+
+// settingNames are the names of the SDK's settings in the words of the
+// checker's user ([WithSettingNames]).
+type settingNames map[string]string
+
+// of is the name of setting, as the SDK names it, in n's words.
+func (n settingNames) of(setting string) string {
+	if name := n[setting]; name != "" {
+		return name
+	}
+	return setting
 }
 
 // RememberReports has the checker keep the audit report of every tree
@@ -116,7 +146,7 @@ func NewChecker(p *policy.Policy, opts ...Option) *Checker {
 			o(&c)
 		}
 	}
-	return &Checker{policy: p, allowRisks: c.allowRisks, signers: c.signers,
+	return &Checker{policy: p, allowRisks: c.allowRisks, signers: c.signers, names: c.names,
 		reports: reportMemo(), verified: new(memo[struct{}]), kept: newReportStore(c.reportsDir)}
 }
 

@@ -104,7 +104,7 @@
 // reads with the [SourceCheck] that returns, before it downloads the
 // content; it audits each skill's tree with [Checker.AuditContent]
 // ([Checker.AuditTree] when it has no digest of the tree) and
-// words a refusal by the audit with [AuditRefusal]. Package install does:
+// words a refusal by the audit with [Checker.AuditRefusal]. Package install does:
 // it applies rules 1 to 5 to the sources it adds and syncs, and adds the
 // lock file's rules (trust on first use of a signer, the risks a lock
 // file records as accepted, which [Checker.LiftRecorded] lets through;

@@ -88,7 +88,7 @@ func (f *scopeFlags) installer(extra ...install.Option) (*install.Installer, err
 	if f.global {
 		scope = install.User
 	}
-	opts := []install.Option{install.WithScope(scope)}
+	opts := []install.Option{install.WithScope(scope), install.WithSettingNames(settingFlags)}
 	if w := f.progress(os.Stderr, isTerminal(os.Stderr)); w != nil {
 		opts = append(opts, install.WithProgress(w))
 	}
@@ -461,7 +461,7 @@ func newAddCmd(s *streams) *cobra.Command {
 		Short:   "Install skills into agents' skill folders",
 		Long:    addLong,
 		Example: addExample,
-		Args:    requireArgs("SOURCE"),
+		Args:    addArgs,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			if opts.list {
 				return runAddList(cmd.Context(), opts, args)
