@@ -760,12 +760,21 @@ type Report struct {
 	// Omitted counts, by rule, the findings past the caps: found, and
 	// not in Findings. Output shows it as "and N more".
 	Omitted Omitted `json:"omitted,omitempty"`
+	// Error says why the skill could not be audited, and is empty when
+	// it was: a report with an Error has no findings, and vouches for
+	// nothing. [Tree] never sets it; a program that audits many skills
+	// reports with it the one it could not read, and audits the rest.
+	Error string `json:"error,omitempty"`
 }
 
 // WriteSARIF writes reports as one SARIF 2.1.0 log that GitHub code
-// scanning accepts.
-func WriteSARIF(w io.Writer, reports []Report) error {
-	return writeSARIF(w, reports)
+// scanning accepts: one run whose tool lists every rule, a result per
+// finding (and one per rule with findings past the caps), and one
+// invocation, which did not succeed when a report has an Error, each such
+// report a notification of it. A property SARIF gives a default (an index
+// of -1, an empty list) is left out where the audit has no value for it.
+func WriteSARIF(w io.Writer, reports []Report, opts ...Option) error {
+	return writeSARIF(w, reports, opts...)
 }
 
 // Escape writes control, invisible and deceptive characters of s as

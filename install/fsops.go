@@ -61,22 +61,23 @@ func (t tree) open() (resolvedFS, func(), error) {
 // link to a folder, or one that leads out of the tree's root or to
 // nothing, fails with a *linkError; version-control folders such as
 // ".git" are left out (package skill's rule on what a tree leaves out).
-// It returns the copy's content digest, computed as it was copied.
-func copyTree(ctx context.Context, src tree, dst string, c *skill.Cache) (string, error) {
+// It returns the copy's content digest, computed as it was copied, and
+// the bytes of its files.
+func copyTree(ctx context.Context, src tree, dst string, c *skill.Cache) (digest string, size int64, err error) {
 	from, closeFrom, err := src.open()
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	defer closeFrom()
-	digest, err := skillcache.CopyFS(ctx, c, from, dst)
+	digest, size, err = skillcache.CopyFS(ctx, c, from, dst)
 	if err != nil {
 		var le *linkError
 		if errors.As(err, &le) {
 			err = fmt.Errorf("%w: %w", ErrInvalidSource, err)
 		}
-		return "", fmt.Errorf("%s: %w", src, archiveError(err))
+		return "", 0, fmt.Errorf("%s: %w", src, archiveError(err))
 	}
-	return digest, nil
+	return digest, size, nil
 }
 
 // checkTree reads src as copyTree copies it, under the same rules, into
@@ -367,6 +368,7 @@ type stagedCopy struct {
 	path   string // the copy inside it, named like dst
 	dst    string
 	digest string
+	size   int64 // the bytes of the copy's files
 }
 
 // stageCopy copies src to a hidden staging folder beside dst.
@@ -387,12 +389,12 @@ func stageCopy(ctx context.Context, src tree, dst, shared string, c *skill.Cache
 		}
 		st.path = filepath.Join(st.stage, filepath.Base(dst))
 	}
-	digest, err := copyTree(ctx, src, st.path, c)
+	digest, size, err := copyTree(ctx, src, st.path, c)
 	if err != nil {
 		st.discard()
 		return nil, err
 	}
-	st.digest = digest
+	st.digest, st.size = digest, size
 	return st, nil
 }
 

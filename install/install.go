@@ -130,8 +130,10 @@
 //     source once. A pinned source's archive (a published source, a
 //     URL#sha256=HEX) is extracted into a staging area of the skill
 //     cache (WithCache; any other archive, or when the cache cannot be
-//     opened, into the system's temporary folder), and of a tar or a
-//     zip, whose entries are listed first, only what discovery reads is
+//     opened, into the system's temporary folder), and of a tar, a zip
+//     or a tar.gz, whose entries are listed first (a tar.gz of at most
+//     64 MiB once decompressed through the tar it decompresses to, in a
+//     temporary file), only what discovery reads is
 //     written there: the folders that hold a SKILL.md, the archive
 //     root's entries and the plugin manifests (.claude-plugin folders);
 //     every entry is still checked against the cache's rules and limits.
@@ -179,7 +181,10 @@
 //     checks every skill first and fails without changing anything,
 //     listing every source whose content no longer matches. Verify
 //     re-hashes what is installed, and fails with [ErrNothingRecorded]
-//     when the lock file records nothing.
+//     when the lock file records nothing. Without a lock file there is
+//     nothing to sync: Sync changes nothing and writes nothing, not even
+//     a lock file. A run that changes no entry leaves the lock file as it
+//     is, byte for byte.
 //  6. Interruptions: an add, remove or sync marks the skills it is about
 //     to change in the lock file (its "unfinished" list, with their entries
 //     before) and changes them one by one. When its context ends (Ctrl-C)
@@ -374,7 +379,8 @@
 //     holds their content, a sync of them needs no network. With the
 //     skills, the cache remembers what reading the source at that pin
 //     found (its skills' names, folders, plugins and digests; a small
-//     file under its .pins folder) when every one of them was kept, so
+//     file under its .pins folder, written unflushed, as a verdict
+//     is: Trust rule 3) when every one of them was kept, so
 //     that an Add of the same source that resolves to the same pin looks
 //     the reference up, verifies the pin as # Trust says, and takes the
 //     skills from the cache without downloading the content (each is
@@ -627,8 +633,11 @@
 //     and canonical location) at that pin, verified with the policy's
 //     allowed-signers files and keyrings as they read then (their
 //     digest), and who signed (a small file under the cache's .pins
-//     folder). A sync takes a skill from the skill cache, without the
-//     network, only when the cache holds such a verdict for exactly the
+//     folder, written unflushed: it names its own source, pin, digest
+//     and keys, so after a crash it is whole, missing, or not used,
+//     and the last two cost a check with the network; no add flushes
+//     a verdict per skill). A sync takes a skill from the skill cache,
+//     without the network, only when the cache holds such a verdict for exactly the
 //     recorded source, pin and digest under the policy's keys as they
 //     read now; otherwise it checks the commit again, with the
 //     repository. A lock file's pin, digest and "commit_signer" are
@@ -673,7 +682,8 @@
 //     keeps them (within its caps: at most 100 of a rule and 1,000 of a
 //     skill), and counts the rest ("and 31,204 more", trust.Refusal's
 //     Omitted). A tree's report is kept in the skill cache
-//     (package trust (# Kept reports), rules 1 to 5), by the content
+//     (package trust (# Kept reports), rules 1 to 5; an operation ends
+//     by saving the checker's index of the empty ones, rule 7), by the content
 //     digest this package computes of the very tree it audits (a
 //     folder source's skill as Add stages it: staging hashes the copy it
 //     makes, the report kept for that digest is read, and without one
@@ -932,6 +942,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -1042,7 +1053,7 @@ func (in *Installer) downloadAtMost(ctx context.Context, rawURL string, since va
 	}
 	var body io.Reader = w.reader(rc)
 	if in.progress != nil {
-		p := startProgress(in.progress, shown, in.clock)
+		p := in.startDownload(ctx, shown)
 		defer p.done()
 		body = io.TeeReader(body, p)
 	}
@@ -1063,7 +1074,8 @@ func (in *Installer) downloadAtMost(ctx context.Context, rawURL string, since va
 		return "", nil, got, fmt.Errorf("%s: %w: download: larger than %d bytes", shown, ErrInvalidSource, max)
 	case want != "" && sum != want:
 		remove()
-		return "", nil, got, fmt.Errorf("%s: %w: download: SHA-256 is %s, but the source says %s; refusing it (something altered it on the way, or the URL serves other content now)", shown, source.ErrIntegrity, sum, want)
+		return "", nil, got, fmt.Errorf("%s: %w: download: the downloaded content's SHA-256 is %s, not the %s that the source's #sha256= names; "+
+			"refusing it (the #sha256= is wrong, something altered the download on the way, or the URL serves other content now)", shown, source.ErrIntegrity, sum, want)
 	}
 	return f.Name(), remove, got, nil
 }
@@ -1303,39 +1315,74 @@ func realClock() clock {
 // on one line that it rewrites every 200 ms: a download that receives
 // nothing for a while (git fetching before it streams the archive) still
 // shows that it is under way. Write counts bytes and is safe to call from
-// any goroutine; done must be called once the download ends.
+// any goroutine; done must be called once the download ends. An Add's
+// report of its work (work) is a progress too, with a line of its own.
 type progress struct {
-	w       io.Writer
-	what    string
-	start   time.Time
-	n       atomic.Int64
-	printed bool // owned by run until stopped is closed
+	w     io.Writer
+	line  func() string // the line to show now, after a carriage return; "" shows nothing
+	start time.Time
+	n     atomic.Int64
+	after func() // called by done, when not nil
+
+	mu      sync.Mutex // held while printing
+	printed bool       // a line was printed
+	shown   bool       // a line is shown, not yet ended or cleared
 	stop    chan struct{}
 	stopped chan struct{}
 }
 
 // startProgress starts reporting the download of what to w, timed by c.
 func startProgress(w io.Writer, what string, c clock) *progress {
-	p := &progress{w: w, what: what, start: c.now(), stop: make(chan struct{}), stopped: make(chan struct{})}
+	p := &progress{w: w}
+	p.line = func() string { return fmt.Sprintf("downloading %s: %.1f MiB", what, float64(p.n.Load())/(1<<20)) }
+	return p.run(c)
+}
+
+// run starts the reports of p, timed by c.
+func (p *progress) run(c clock) *progress {
+	p.start, p.stop, p.stopped = c.now(), make(chan struct{}), make(chan struct{})
 	ticks, stop := c.ticker(200 * time.Millisecond)
-	go p.run(ticks, stop)
+	go func() {
+		defer close(p.stopped)
+		defer stop()
+		for {
+			select {
+			case <-p.stop:
+				return
+			case now := <-ticks:
+				if now.Sub(p.start) > time.Second {
+					p.print()
+				}
+			}
+		}
+	}()
 	return p
 }
 
-func (p *progress) run(ticks <-chan time.Time, stop func()) {
-	defer close(p.stopped)
-	defer stop()
-	for {
-		select {
-		case <-p.stop:
-			return
-		case now := <-ticks:
-			if now.Sub(p.start) > time.Second {
-				fmt.Fprintf(p.w, "\rdownloading %s: %.1f MiB", p.what, float64(p.n.Load())/(1<<20))
-				p.printed = true
-			}
-		}
+// print shows p's line, when it has one, over the one shown.
+func (p *progress) print() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if line := p.line(); line != "" {
+		fmt.Fprint(p.w, "\r"+line)
+		p.printed, p.shown = true, true
 	}
+}
+
+// clear removes the line shown, if any.
+func (p *progress) clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
+	}
+}
+
+// halt stops the reports.
+func (p *progress) halt() {
+	close(p.stop)
+	<-p.stopped
 }
 
 func (p *progress) Write(b []byte) (int, error) {
@@ -1343,11 +1390,14 @@ func (p *progress) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// done stops the reports and ends the line when one was printed.
+// done stops the reports of a download and ends the line when one was
+// printed.
 func (p *progress) done() {
-	close(p.stop)
-	<-p.stopped
+	p.halt()
 	if p.printed {
-		fmt.Fprintf(p.w, "\rdownloading %s: %.1f MiB, done\n", p.what, float64(p.n.Load())/(1<<20))
+		fmt.Fprintf(p.w, "\r%s, done\n", p.line())
+	}
+	if p.after != nil {
+		p.after()
 	}
 }

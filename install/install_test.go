@@ -621,8 +621,8 @@ func TestSyncURLSource(t *testing.T) {
 		t.Errorf("frozen Sync of a URL source = %v", err)
 	}
 	body = testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("remote") + "changed upstream\n"})
-	if _, err := in.Sync(t.Context(), SyncRequest{Frozen: true}); !errors.Is(err, ErrDrift) {
-		t.Errorf("frozen Sync after the URL's content changed = %v, want ErrDrift", err)
+	if _, err := in.Sync(t.Context(), SyncRequest{Frozen: true}); !errors.Is(err, ErrDrift) || !strings.Contains(err.Error(), "differs from the lock file: recorded ") {
+		t.Errorf("frozen Sync after the URL's content changed = %v, want ErrDrift saying what the lock file records", err)
 	}
 	if strings.Contains(readFile(t, filepath.Join(f.env.Project, ".agents", "skills", "remote", "SKILL.md")), "changed") {
 		t.Errorf("a failed frozen sync installed the new content")

@@ -18,7 +18,8 @@ type config struct {
 	progress io.Writer
 	timeout  time.Duration
 	lockDir  string
-	trust    *Trust // WithTrust; nil: no trust checks
+	trust    *Trust            // WithTrust; nil: no trust checks
+	names    map[string]string // WithSettingNames
 }
 
 // Option configures an Installer; see [New].
@@ -62,8 +63,13 @@ func WithLockDir(dir string) Option { return func(o *config) { o.lockDir = dir }
 // progress to w, on one line rewritten in place (for a terminal): URL
 // sources, and GitHub, git and OCI sources from resolving the reference to
 // the end of the content (for git, the bytes of the archive git streams
-// once it has fetched; for OCI, the layer's bytes as they arrive). Default:
-// no progress.
+// once it has fetched; for OCI, the layer's bytes as they arrive). An Add
+// that takes longer than a second reports its work on the skills it
+// found, of every source (a folder's too), on one such line, every 200
+// ms: "checking: N of M skills", "copying: N of M skills, X MiB" (the
+// canonical copies staged), then "installing: N of M skills" (put in
+// place for the agents), paused while a download reports and cleared
+// when the Add ends. Default: no progress.
 func WithProgress(w io.Writer) Option { return func(o *config) { o.progress = w } }
 
 // newConfig applies opts in order (a nil one is ignored), then fills in
@@ -93,4 +99,36 @@ func newConfig(opts []Option) config {
 		c.timeout = DefaultDownloadTimeout
 	}
 	return c
+}
+
+// WithSettingNames has the installer's messages that tell the user which
+// setting of the SDK to change name each by names[SETTING], SETTING its
+// name in the SDK (one of the Setting constants): a command-line tool
+// maps "AddRequest.Lenient" to its "--lenient". The audit's words come
+// from the trust checker, which takes the same map
+// (trust.WithSettingNames). Default: the SDK's names.
+func WithSettingNames(names map[string]string) Option {
+	return func(o *config) { o.names = names }
+}
+
+// The settings of the SDK that the installer's messages name: the keys of
+// [WithSettingNames].
+const (
+	SettingAddLenient      = "AddRequest.Lenient"
+	SettingUpdateLenient   = "UpdateRequest.Lenient"
+	SettingAddSkills       = "AddRequest.Skills"
+	SettingImportFrom      = "ImportRequest.From"
+	SettingAcceptSigners   = "Trust.AcceptSigners"
+	SettingRequireSigners  = "trust.RequireSigners"
+	SettingTrustedRoot     = "signature.Requirement.TrustedRoot"
+	SettingDownloadTimeout = "WithDownloadTimeout"
+)
+
+// setting is the name of setting, as the SDK names it, in the words of
+// the installer's user (WithSettingNames).
+func (o *config) setting(setting string) string {
+	if name := o.names[setting]; name != "" {
+		return name
+	}
+	return setting
 }

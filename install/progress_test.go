@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -270,4 +271,94 @@ func TestRemoteProgress(t *testing.T) {
 			t.Errorf("progress = %q, want lines for %s ending with done, counting the archive", got, src)
 		}
 	})
+}
+
+// TestLocalProgress checks the report of an Add's work on a folder
+// source that takes longer than a second by a fake clock: a line counting
+// the skills checked, then the skills copied and their bytes, then those
+// put in place (when it has ticks to print them), each
+// rewritten in place and erasing what a longer line left, cleared when
+// the Add ends; an Add that takes the second shows nothing.
+func TestLocalProgress(t *testing.T) {
+	const skills = 20
+	f := newFixture(t)
+	for i := range skills {
+		dir := f.writeSkill(t, fmt.Sprintf("s%02d", i), fmt.Sprintf("s%02d", i), "")
+		if err := os.WriteFile(filepath.Join(dir, "data.txt"), noise(64<<10), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, slow := range []bool{true, false} {
+		t.Run(fmt.Sprintf("slow=%v", slow), func(t *testing.T) {
+			f := *f
+			f.env.Project = t.TempDir()
+			clk := newFakeClock()
+			progress := &shownWriter{wrote: make(chan struct{}, 100)}
+			// The report prints after it takes a tick: each phase waits
+			// for a line before it goes on.
+			advance := func() {
+				clk.advance(slowDelay)
+				select {
+				case <-progress.wrote:
+				case <-time.After(time.Minute):
+					t.Error("no progress line a minute after the clock moved")
+				}
+			}
+			checked := 0
+			check := func(dir string) (string, []string, error) {
+				if checked++; slow && checked == skills/2 {
+					advance()
+				}
+				return nameChecker(dir)
+			}
+			in := withFakeClock(f.installer(t, withChecker(check), WithProgress(progress)), clk)
+			var once sync.Once
+			in.staging = func(name string) {
+				if slow && strings.HasSuffix(filepath.ToSlash(name), "data.txt") {
+					once.Do(advance)
+				}
+			}
+			if _, err := in.Add(t.Context(), AddRequest{Sources: []string{f.sources}, Agents: agentsOf(t, "claude-code")}); err != nil {
+				t.Fatal(err)
+			}
+			got := progress.String()
+			if !slow {
+				if got != "" {
+					t.Errorf("a fast add printed progress: %q", got)
+				}
+				return
+			}
+			want := regexp.MustCompile(`^(\rchecking: \d+ of 20 skills\x1b\[K)+(\rcopying: \d+ of 20 skills, \d+\.\d MiB\x1b\[K)+(\rinstalling: \d+ of 20 skills\x1b\[K)*\r\x1b\[K$`)
+			if !want.MatchString(got) {
+				t.Errorf("progress = %q, want lines checking the skills, then installing them, cleared at the end", got)
+			}
+			if !strings.HasPrefix(got, fmt.Sprintf("\rchecking: %d of 20 skills", skills/2-1)) {
+				t.Errorf("progress = %q, want %d of 20 skills checked when the clock moved", got, skills/2-1)
+			}
+		})
+	}
+}
+
+// shownWriter is a progress report's writer that a test reads: it keeps
+// what is written and signals each write on wrote.
+type shownWriter struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	wrote chan struct{}
+}
+
+func (w *shownWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	select {
+	case w.wrote <- struct{}{}:
+	default:
+	}
+	return w.buf.Write(b)
+}
+
+func (w *shownWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }

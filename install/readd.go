@@ -57,6 +57,12 @@ func sourceMemoKey(rec string) string {
 // use): a source with a skill left out (not selected, refused, broken)
 // is not remembered, and is read again the next time. Failing to write a
 // memo costs a download later, nothing more.
+//
+// A memo is written unflushed (atomicfile.WriteUnflushed): it names its
+// own key (its source and pin, compared by recalledSource), and each
+// tree it names is looked up in the cache, so after a crash it is
+// whole, missing, or one recalledSource does not use, which costs a
+// download, as a failed write does.
 func (in *Installer) rememberSources(sources []*sourceSkills, use []*candidate, digests map[*candidate]string) {
 	root := in.cache.Root()
 	if root == "" {
@@ -84,7 +90,7 @@ func (in *Installer) rememberSources(sources []*sourceSkills, use []*candidate, 
 		}
 		dir := filepath.Join(root, pinsDir)
 		if os.MkdirAll(dir, 0o755) == nil {
-			atomicfile.Write(filepath.Join(dir, sourceMemoKey(r.source)), b, 0o644)
+			atomicfile.WriteUnflushed(filepath.Join(dir, sourceMemoKey(r.source)), b, 0o644)
 		}
 	}
 }

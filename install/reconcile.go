@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -187,7 +188,7 @@ func (in *Installer) reconcile(ctx context.Context, s *session, wants []want, fo
 	for _, w := range wants {
 		plans = append(plans, &plan{name: w.c.name, c: w.c, old: lock.Skills[w.c.name], canonical: in.canonicalPath(w.c.name), real: real})
 	}
-	defer in.stamps.save(in)
+	defer in.saveRecords()
 	discard, err := in.stageAll(ctx, plans)
 	defer discard()
 	if err != nil {
@@ -238,14 +239,19 @@ func (p *plan) pinDrift() bool {
 // pinDriftError says that a pinned source gave other content than the
 // lock file records for its pin.
 func pinDriftError(p *plan) error {
-	at := "its SHA-256"
-	if p.c.pin != "" {
-		at = "pin " + p.c.pin
+	if p.c.pin == "" {
+		// A URL#sha256=HEX: the download matched its #sha256= (else it
+		// fails with source.ErrIntegrity), so the bytes are those the lock
+		// file's entry was made from; the skill read from them is not.
+		return fmt.Errorf("%s from %s: %w: the lock file records content %s, but the download, which matches its #sha256=, gives %s; "+
+			"the lock file was edited, or another version of agentskills read the archive otherwise: to record what it gives now, "+
+			"run 'agentskills remove %s' and add it again",
+			p.name, sourceLabel(p.c.source, p.c.subpath), ErrDrift, p.old.Digest, p.st.digest, p.name)
 	}
-	return fmt.Errorf("%s from %s at %s: %w: the lock file records content %s, but the source now gives %s for the same pin; "+
+	return fmt.Errorf("%s from %s at pin %s: %w: the lock file records content %s, but the source now gives %s for the same pin; "+
 		"content at a pin never changes, so the source (or something between) serves other bytes: check it, and to accept them "+
 		"run 'agentskills remove %s' and add it again",
-		p.name, sourceLabel(p.c.source, p.c.subpath), at, ErrDrift, p.old.Digest, p.st.digest, p.name)
+		p.name, sourceLabel(p.c.source, p.c.subpath), p.c.pin, ErrDrift, p.old.Digest, p.st.digest, p.name)
 }
 
 // stageAll stages the canonical copy of every plan, a few at a time, in
@@ -278,12 +284,15 @@ func (in *Installer) stageAll(ctx context.Context, plans []*plan) (discard func(
 	// Staging is copying and hashing, a few workers at a time.
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(stageWorkers)
+	progress := workOf(ctx)
+	progress.expect(workCopying, len(plans))
 	for _, p := range plans {
 		g.Go(func() error {
 			t := p.c.tree()
 			if p.old != nil {
 				if s, ok := in.unchangedInPlace(gctx, p, t); ok {
 					p.st, p.canonSeen = &stagedCopy{dst: p.canonical, digest: p.old.Digest}, &s
+					progress.did(workCopying, 0)
 					return nil
 				}
 			}
@@ -292,6 +301,7 @@ func (in *Installer) stageAll(ctx context.Context, plans []*plan) (discard func(
 			if err != nil {
 				return fmt.Errorf("skill %s from %s: %w", p.name, sourceLabel(p.c.source, p.c.subpath), err)
 			}
+			progress.did(workCopying, st.size)
 			p.st = st
 			// What was audited (its tree, or its kept report, by the
 			// digest) is what is installed: a source that changed after
@@ -355,7 +365,11 @@ func (in *Installer) markWork(lock *lockFile, plans []*plan) (int, error) {
 }
 
 // applyAll carries out the plans, marked as markWork does, one by one,
-// stopping between two when ctx ends, and records what was done.
+// stopping between two when ctx ends, and records what was done. When
+// no plan had work to do and each records the entry the lock file
+// already had, the lock file, which holds what begin read (or settling
+// wrote), is left as it is, not encoded to be compared: a sync with
+// nothing to do writes nothing.
 func (in *Installer) applyAll(ctx context.Context, lock *lockFile, plans []*plan, total int) ([]Change, error) {
 	n := 0
 	for _, p := range plans {
@@ -364,13 +378,15 @@ func (in *Installer) applyAll(ctx context.Context, lock *lockFile, plans []*plan
 	changes := make([]Change, 0, n)
 	done := 0
 	real := realDirs{}
+	progress := workOf(ctx)
+	progress.expect(workInstalling, len(plans))
 	for i, p := range plans {
 		if p.work() && ctx.Err() != nil {
 			unmarkPlans(lock, plans[i:])
 			return changes, in.stopped(ctx, lock, done, total, "installed or updated", "in place")
 		}
-		ch, err := in.apply(context.WithoutCancel(ctx), p, real) // a skill begun is finished: applyAll stops between two
-		changes = append(changes, ch...)
+		var err error
+		changes, err = in.apply(context.WithoutCancel(ctx), p, real, changes) // a skill begun is finished: applyAll stops between two
 		if err != nil {
 			// This skill stays marked unfinished; the next run settles it.
 			unmarkPlans(lock, plans[i+1:])
@@ -379,12 +395,27 @@ func (in *Installer) applyAll(ctx context.Context, lock *lockFile, plans []*plan
 		}
 		lock.Skills[p.name] = p.entry
 		delete(lock.Unfinished, p.name)
+		progress.did(workInstalling, 0)
 		if p.work() {
 			done++
 		}
 	}
 	lock.Unfinished = nil
+	if total == 0 && sameEntries(plans) {
+		return changes, nil
+	}
 	return changes, lock.write(in.lockPath())
+}
+
+// sameEntries reports whether every plan records the entry the lock file
+// had for its skill.
+func sameEntries(plans []*plan) bool {
+	for _, p := range plans {
+		if p.old == nil || !reflect.DeepEqual(p.entry, p.old) {
+			return false
+		}
+	}
+	return true
 }
 
 // unmarkPlans restores the lock entries of plans not carried out.
@@ -446,6 +477,11 @@ func (in *Installer) decide(ctx context.Context, p *plan, places []wantPlace, fo
 		}
 		p.places = append(p.places, st)
 		p.entry.Agents[wp.agent.ID] = lockPlace{Kind: st.kind, Path: relTo(in.Root(), st.path)}
+	}
+	if !p.work() && p.old != nil && reflect.DeepEqual(p.entry, p.old) {
+		// Nothing to do, and nothing new to record: the entry read is
+		// kept, which apply leaves as it is, and the new one let go.
+		p.entry = p.old
 	}
 	return problems
 }
@@ -596,9 +632,8 @@ func decideExisting(st *step, rec *lockPlace, canon Action, digest string) {
 }
 
 // apply carries out a plan: the canonical copy first, then each agent's
-// place.
-func (in *Installer) apply(ctx context.Context, p *plan, real realDirs) ([]Change, error) {
-	var changes []Change
+// place. It appends what it did to changes.
+func (in *Installer) apply(ctx context.Context, p *plan, real realDirs, changes []Change) ([]Change, error) {
 	c := p.canon
 	ch := Change{Skill: p.name, Path: p.canonical, Action: c.action, Kind: KindCanonical}
 	ch.Signer, ch.PreviousSigner = signerChange(p.old, p.entry)
@@ -607,12 +642,12 @@ func (in *Installer) apply(ctx context.Context, p *plan, real realDirs) ([]Chang
 		if c.backup {
 			b, moved, err := in.toBackup(ctx, p.canonical, p.name)
 			if err != nil {
-				return nil, err
+				return changes, err
 			}
 			ch.Backup, free = b, moved
 		}
 		if err := p.st.commit(free); err != nil {
-			return nil, err
+			return changes, err
 		}
 	}
 	changes = append(changes, ch)
@@ -706,7 +741,7 @@ func (in *Installer) toBackup(ctx context.Context, path, rel string) (dst string
 	if err := os.Rename(path, dst); err == nil {
 		return dst, true, nil
 	}
-	if _, err := copyTree(ctx, folderTree(path), dst, in.cache); err != nil {
+	if _, _, err := copyTree(ctx, folderTree(path), dst, in.cache); err != nil {
 		return "", false, fmt.Errorf("backup of %s: %w", path, err)
 	}
 	return dst, false, nil

@@ -57,7 +57,8 @@ func (in *Installer) parseSource(text string, typed bool) (source.Remote, error)
 		}
 		// git stops a fetch that stalls for the download timeout (rule
 		// 10) or grows past the cache's archive size.
-		return git.NewRemote(src, git.WithStallTimeout(in.timeout), git.WithCache(in.cache), in.gitRedirects(src)), nil
+		return git.NewRemote(src, git.WithStallTimeout(in.timeout), git.WithCache(in.cache), in.gitRedirects(src),
+			git.WithSettingNames(map[string]string{git.SettingStallTimeout: in.setting(SettingDownloadTimeout)})), nil
 	case source.GitHub:
 		src, ok, err := parseGitHub(text, spec, typed)
 		if err != nil || !ok {
@@ -205,7 +206,7 @@ func (in *Installer) fromRemote(ctx context.Context, rs source.Remote, rec, pin 
 func (in *Installer) fetchRemote(ctx context.Context, rs source.Remote, rec, pin, within, name string, st *sourceTrust, rc *recall) (string, string, error) {
 	var progress io.Writer
 	if in.progress != nil {
-		p := startProgress(in.progress, rec, in.clock)
+		p := in.startDownload(ctx, rec)
 		defer p.done()
 		progress = p
 	}

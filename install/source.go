@@ -272,7 +272,7 @@ func (in *Installer) Find(ctx context.Context, req FindRequest) ([]skill.Skill, 
 	if err := missing(only, []*sourceSkills{r}); err != nil {
 		return nil, err
 	}
-	if err := refuseSkipped(skip); err != nil {
+	if err := refuseSkipped(skip, in.setting(SettingAddLenient)); err != nil {
 		return nil, err
 	}
 	out := make([]skill.Skill, len(use))
@@ -573,7 +573,7 @@ func missing(only []string, sources []*sourceSkills) error {
 // refuseSkipped fails with every skipped skill's problem, if any; the
 // error wraps ErrSpecification too when a skill breaks only the
 // specification.
-func refuseSkipped(skip []*candidate) error {
+func refuseSkipped(skip []*candidate, lenient string) error {
 	if len(skip) == 0 {
 		return nil
 	}
@@ -582,7 +582,7 @@ func refuseSkipped(skip []*candidate) error {
 		lines = append(lines, fmt.Sprintf("skill %s in %s: %s", c.label(), c.where(), c.problem))
 	}
 	if slices.ContainsFunc(skip, (*candidate).specOnly) {
-		return fmt.Errorf("%w: %s%w", ErrInvalidSource, strings.Join(lines, "\n"), errSpecHint)
+		return fmt.Errorf("%w: %s\n(%s installs a skill that %w and nothing else)", ErrInvalidSource, strings.Join(lines, "\n"), lenient, ErrSpecification)
 	}
 	if slices.ContainsFunc(skip, func(c *candidate) bool { return c.integrity }) {
 		return fmt.Errorf("%w: %w: %s", ErrInvalidSource, source.ErrIntegrity, strings.Join(lines, "\n"))
@@ -606,10 +606,6 @@ func integrityFailures(sources []*sourceSkills) error {
 	}
 	return fmt.Errorf("%w: %s\nthe other skills were installed", source.ErrIntegrity, strings.Join(lines, "\n"))
 }
-
-// errSpecHint ends the error of a request that left out a skill that
-// breaks only the specification.
-var errSpecHint = fmt.Errorf("\n(AddRequest.Lenient installs a skill that %w and nothing else)", ErrSpecification)
 
 // specProblem is the problem of a skill that breaks only the
 // specification (rule 4), which spec says how.
@@ -722,16 +718,20 @@ func (in *Installer) checkAll(ctx context.Context, skills []candidate, pin strin
 	if in.custom {
 		g.SetLimit(1) // a test's checker need not be safe for concurrent use
 	}
+	progress := workOf(ctx)
+	progress.expect(workChecking, len(skills))
 	for i := range skills {
 		c := &skills[i]
 		if c.pin == "" { // a web index's skills have a pin each (rule 15)
 			c.pin = pin
 		}
 		if c.problem != "" {
+			progress.did(workChecking, 0)
 			continue // a link an archive's extraction dropped: not read
 		}
 		g.Go(func() error {
 			in.checkOne(ctx, c)
+			progress.did(workChecking, 0)
 			return nil
 		})
 	}
@@ -833,8 +833,8 @@ func (in *Installer) searchError(rec string, err error) error {
 // archive once, under the cache's rules and limits, into
 // a temporary folder that cleanup removes (for a pinned source, whose
 // skills an Add keeps in the skill cache, a staging area of the cache,
-// so that they are moved, not copied, into it, and of a tar or a zip
-// only what discovery reads; otherwise, or when the cache cannot be
+// so that they are moved, not copied, into it, and of a tar, a zip or
+// a tar.gz only what discovery reads; otherwise, or when the cache cannot be
 // opened, a folder of the system's temporary folder), and searches it
 // as a folder:
 // from base, the folder a published source names, else from the root, or
@@ -899,8 +899,15 @@ func (in *Installer) extractAndFind(ctx context.Context, f *os.File, size int64,
 	var err error
 	if repo != nil {
 		// Only what discovery and the skills read is written: the skills'
-		// folders, the root's entries, the plugin manifests (rule 12).
-		files, dropped, err = repo.Extract(ctx, f, size, content, inPluginFolder)
+		// folders, the root's entries, the plugin manifests (rule 12). A
+		// tar.gz is listed through the tar it decompresses to, which is
+		// extracted in its place.
+		var a io.ReaderAt = f
+		if plain, n, release := skillcache.PlainTar(ctx, in.cache, f, size); plain != nil {
+			defer release()
+			a, size = plain, n
+		}
+		files, dropped, err = repo.Extract(ctx, a, size, content, inPluginFolder)
 	} else {
 		files, dropped, err = skillcache.ExtractRepositoryShown(ctx, in.cache, f, size, tmp, content)
 	}
@@ -940,8 +947,8 @@ func (in *Installer) findExtracted(ctx context.Context, tmp, rec, base string, a
 	}
 	defer root.Close()
 	top := base
-	if entries, err := os.ReadDir(tmp); top == "" && err == nil && len(entries) == 1 && entries[0].IsDir() {
-		top = entries[0].Name()
+	if top == "" {
+		top = skillcache.SoleFolder(tmp) // as package skill reads an archive of one folder
 	}
 	return in.discoverIn(ctx, root.FS(), tmp, top, rec)
 }

@@ -98,6 +98,13 @@ func fileSum(name string) (string, bool) {
 // when it was: c was read at the pin its source's checks verified just
 // now (verifyPin), with the network. Failing to write it costs a check
 // with the network later, nothing more.
+//
+// The verdict is written unflushed (atomicfile.WriteUnflushed), so an
+// add of many skills makes no flush for them: it is a JSON document
+// that names its own key (its source, pin, digest and keys, each
+// compared with the file's name by recalledVerdict), so after a crash
+// it is whole, missing, or one recalledVerdict does not use; the last
+// two cost a check with the network, as a failed write does.
 func (in *Installer) rememberVerdict(c *candidate, digest string) {
 	st := c.trust
 	root := in.cache.Root()
@@ -114,7 +121,7 @@ func (in *Installer) rememberVerdict(c *candidate, digest string) {
 	}
 	dir := filepath.Join(root, pinsDir)
 	if os.MkdirAll(dir, 0o755) == nil {
-		atomicfile.Write(filepath.Join(dir, verdictKey(v.Source, v.Pin, v.Digest, v.Keys)), b, 0o644)
+		atomicfile.WriteUnflushed(filepath.Join(dir, verdictKey(v.Source, v.Pin, v.Digest, v.Keys)), b, 0o644)
 	}
 }
 

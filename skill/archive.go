@@ -91,7 +91,9 @@ func WithFormat(f Format) ArchiveOption {
 // WithSubpath declares the prefix inside the archive where SKILL.md lives.
 // Empty means the archive root. Entries that resolve outside the subpath
 // are rejected during extraction: they are checked and counted against the
-// limits, but never written. Default: empty, the archive root.
+// limits, but never written. Default: empty, the archive root (or, for an
+// archive of one folder without a SKILL.md at its root, that folder, as
+// Archive says).
 func WithSubpath(subpath string) ArchiveOption {
 	return func(c *archiveConfig) { c.subpath = subpath }
 }
@@ -112,6 +114,17 @@ func WithSubpath(subpath string) ArchiveOption {
 //
 // Format defaults to FormatAuto (magic-byte sniffing); use WithFormat to
 // pin it explicitly.
+//
+// An archive of one folder, such as `tar -czf kit.tgz kit` or a zip of
+// a folder makes, counts as having SKILL.md at its root when it has no
+// SKILL.md there and its root holds nothing but that folder (a folder,
+// not a link; version-control metadata such as .git aside), which holds
+// SKILL.md: the skill is that folder, as `agentskills add` reads the
+// same archive (one rule for both, in the module's extractor). A root
+// that holds more (a second folder, a file beside the folder) has no
+// skill at its root; WithSubpath names the folder that holds it:
+//
+//	skill.Archive("kit", skill.ArchiveFile("./kits.tgz"), skill.WithSubpath("kit"))
 func Archive(key string, open Opener, opts ...ArchiveOption) Skill {
 	var c archiveConfig
 	for _, o := range opts {

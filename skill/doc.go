@@ -52,8 +52,8 @@
 // A program that runs an agent hands the same values to adaptor.WithSkills
 // (see package adaptor), which materializes them before every run.
 // Runnable examples are in example_test.go (go doc does not print them;
-// pkg.go.dev does): ExampleDir, ExampleInline, ExampleArchive and
-// ExampleLocalSkillsFromDir.
+// pkg.go.dev does): ExampleDir, ExampleInline, ExampleArchive,
+// ExampleArchive_oneFolder and ExampleLocalSkillsFromDir.
 //
 // # Keys and runtime names
 //
@@ -110,7 +110,8 @@
 //     digest makes a repeat cost a hash and a lookup, not an extraction.
 //     [WithFingerprint] is never a cache key.
 //  6. Archives and FS trees are checked in full before anything is
-//     written: only regular files and folders with portable, non-colliding
+//     written (an archive of one folder, with no SKILL.md at its root, is
+//     that folder's skill: see [Archive]): only regular files and folders with portable, non-colliding
 //     names land in the cache; a link is stored as a copy of its target
 //     when that target is a regular file inside the skill, and fails the
 //     skill otherwise. Zip entries must not overlap or be encrypted; CRCs,

@@ -148,6 +148,46 @@ func ExampleArchive() {
 	// deploy.sh executable: true
 }
 
+// An archive of one folder, as `tar -czf kit.tgz kit` makes it, is that
+// folder's skill: no WithSubpath is needed.
+func ExampleArchive_oneFolder() {
+	tmp, err := os.MkdirTemp("", "skill-example-")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(tmp)
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for name, body := range map[string]string{
+		"kit/SKILL.md":     "---\nname: kit\ndescription: Use the kit's checklist.\n---\n# Kit\n",
+		"kit/CHECKLIST.md": "- tests pass\n",
+	} {
+		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg})
+		tw.Write([]byte(body))
+	}
+	tw.Close()
+	gz.Close()
+	archive := filepath.Join(tmp, "kit.tgz")
+	if err := os.WriteFile(archive, buf.Bytes(), 0o644); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(filepath.Join(tmp, "cache")))
+	path, err := m.Materialize(context.Background(), skill.Archive("kit", skill.ArchiveFile(archive)))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	listFiles(path)
+	// Output:
+	// folder: kit
+	// file: CHECKLIST.md
+	// file: SKILL.md
+}
+
 func ExampleLocalSkillsFromDir() {
 	root, err := os.MkdirTemp("", "skill-example-")
 	if err != nil {

@@ -312,15 +312,31 @@ func (c *Cache) archive(ctx context.Context, open Opener, format Format, subpath
 	opts := c.extractOptions()
 	opts.Format, opts.Subpath = decoder, subpath
 	opts.Content = cache.ShowOf(ctx).ContentOf(name)
+	sole := ""
+	opts.Wrapped = func(folder string) { sole = folder } // an archive of one folder (Archive)
 	files, err := extract.Archive(ctx, data, in.size, staging.Root(), opts)
+	if errors.Is(err, extract.ErrUnrecognized) {
+		// What to set is the caller's: WithFormat, an option of Archive.
+		err = fmt.Errorf("%w (pin one with WithFormat if the archive is of an older kind)", err)
+	}
 	if err != nil {
 		return "", "", err
 	}
-	dir, digest, err := staging.Publish(cacheFiles(files))
+	var dir, digest string
+	if sole != "" {
+		dir, digest, err = staging.PublishFolder(sole, name, cacheFiles(files))
+	} else {
+		dir, digest, err = staging.Publish(cacheFiles(files))
+	}
 	if err != nil {
 		return "", "", err
 	}
-	cache.ShowOf(ctx).Done(name, digest)
+	if sole == "" {
+		// The files of an archive of one folder were shown under the
+		// folder's name, not as the tree holds them: not Done, the
+		// watcher reads the tree instead.
+		cache.ShowOf(ctx).Done(name, digest)
+	}
 	store.SetMemo(key, digest) // best effort: a missing memo costs an extraction
 	return dir, digest, nil
 }

@@ -12,6 +12,7 @@ import (
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -44,6 +45,10 @@ func TestPolicyAudit(t *testing.T) {
 	}{
 		{"zero policy, folder", "", nil, skill.Dir(dir), true},
 		{"zero policy, inline", "", nil, skill.Inline("helper", maliciousMD), true},
+		// An archive of one folder is that folder's skill: its files are
+		// audited as the tree holds them, not under the folder's name.
+		{"zero policy, archive of one folder", "", nil, skill.Archive("helper",
+			skill.ArchiveBytes(testarchive.TarGzFiles(t, map[string]string{"helper/": "", "helper/SKILL.md": maliciousMD}))), true},
 		{"threshold above", "version: 1\naudit:\n  fail_on: critical\n", nil, skill.Dir(dir), false},
 		{"accepted", "version: 1\naudit:\n  accept:\n    - rule: " + maliciousRule + "\n      skill: helper\n      reason: our own installer\n", nil, skill.Dir(dir), false},
 		{"accepted for another skill", "version: 1\naudit:\n  accept:\n    - rule: " + maliciousRule + "\n      skill: other\n      reason: our own installer\n", nil, skill.Dir(dir), true},
@@ -72,7 +77,7 @@ func TestPolicyAudit(t *testing.T) {
 				t.Fatalf("RefusedError = %+v, want audit.fail_on with a %s finding", pe, maliciousRule)
 			}
 			msg := err.Error()
-			for _, want := range []string{`skill "helper"`, "audit.fail_on", maliciousRule, filepath.Join(pe.Refusals[0].Path, "SKILL.md") + ":", "203.0.113.7", "--allow-risk"} {
+			for _, want := range []string{`skill "helper"`, "audit.fail_on", maliciousRule, filepath.Join(pe.Refusals[0].Path, "SKILL.md") + ":", "203.0.113.7", "(trust.AllowRisks: " + maliciousRule + ")"} {
 				if !strings.Contains(msg, want) {
 					t.Errorf("error %q does not say %q", msg, want)
 				}
@@ -114,6 +119,28 @@ func TestPolicyAuditCapped(t *testing.T) {
 	}
 	if want := "; and 2,900 more (bidi-control 2,900); read the files"; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not say %q", err, want)
+	}
+}
+
+// TestPolicyMaterializerSettingNames checks that a refusal by the audit
+// names the setting that lets its rules through, trust.AllowRisks, or the
+// name WithSettingNames gives it (a command-line tool's flag).
+func TestPolicyMaterializerSettingNames(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		opts      []trust.Option
+		want, not string
+	}{
+		{"the SDK's names", nil, "(trust.AllowRisks: ", "--allow-risk"},
+		{"a tool's names", []trust.Option{trust.WithSettingNames(map[string]string{trust.SettingAllowRisks: "--allow-risk"})}, "(--allow-risk: ", "AllowRisks"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := trust.NewMaterializer(skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(t))), trust.NewChecker(nil, tt.opts...))
+			_, err := m.Materialize(t.Context(), skill.Inline("helper", maliciousMD))
+			if err == nil || !strings.Contains(err.Error(), tt.want+maliciousRule+")") || strings.Contains(err.Error(), tt.not) {
+				t.Errorf("Materialize(malicious) = %v; want it to name %s%s), not %s", err, tt.want, maliciousRule, tt.not)
+			}
+		})
 	}
 }
 

@@ -10,17 +10,19 @@
 // reads it), audit.Tree in this process, and audit.Tree in a process of
 // its own (this program again, with -audit), which pays what a command
 // that audits pays once: starting, and loading the rules' prefilter.
-// With -cli it runs one more, agentskills audit DIR with the agentskills
-// binary named, which starts as the whole command does; with -old, one
-// more, the audit of another build (this program built from another
-// commit, run with -audit), so that a change is measured beside the
-// build before it in one run, taking turns with it. It prints, for
+// With -cli it runs a fourth, agentskills audit DIR with the agentskills
+// binary named, which starts as the whole command does; -cli OLD,NEW
+// runs one for each binary, so that two builds are measured side by side
+// in one invocation; with -old, one more, the audit of another build
+// (this program built from another commit, run with -audit), so that a
+// change to the audit is measured beside the build before it, taking
+// turns with it. It prints, for
 // each shape, each contender's median wall and CPU time (user and
 // system) of -runs rounds, the ratio of the audit's to grep's, and the
 // load average before and after. The package audit's doc, docs/speed.md
 // and bench/README.md hold its figures; the budget is 10x grep.
 //
-//	go -C bench run ./auditgrep [-runs 5] [-shapes ordinary,small,...] [-dir DIR] [-cli AGENTSKILLS] [-old AUDITGREP]
+//	go -C bench run ./auditgrep [-runs 5] [-shapes ordinary,small,...] [-dir DIR] [-cli AGENTSKILLS[,AGENTSKILLS...]] [-old AUDITGREP]
 package main
 
 import (
@@ -75,12 +77,17 @@ var shapes = []shape{
 }
 
 // contenders names the contenders, in the order they run: with an
-// agentskills binary to run (cli), one more, and with an old build of
-// this program (old), one more.
-func contenders(cli, old string) []string {
+// agentskills binary to run (cli), four; with several, one more for each,
+// named by the binary's file name; with an old build of this program
+// (old), one more after them.
+func contenders(cli []string, old string) []string {
 	names := []string{"grep -rE", "audit", "audit, own process"}
-	if cli != "" {
-		names = append(names, "agentskills audit")
+	for _, c := range cli {
+		if len(cli) == 1 {
+			names = append(names, "agentskills audit")
+		} else {
+			names = append(names, "audit: "+filepath.Base(c))
+		}
 	}
 	if old != "" {
 		names = append(names, "audit, old build")
@@ -93,7 +100,7 @@ func main() {
 	only := flag.String("shapes", "", "comma-separated keys of the shapes to measure (default: all; "+keys()+")")
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "agentadaptor-auditgrep"), "scratch folder")
 	auditDir := flag.String("audit", "", "audit this folder and exit (how the contender in a process of its own runs)")
-	cli := flag.String("cli", "", "an agentskills binary, run as one more contender: agentskills audit DIR (default: none)")
+	cli := flag.String("cli", "", "agentskills binaries, separated by commas, each run as one more contender: agentskills audit DIR (default: none)")
 	old := flag.String("old", "", "this program built from another commit, run as one more contender: OLD -audit DIR (default: none)")
 	flag.Parse()
 	if *auditDir != "" {
@@ -103,7 +110,11 @@ func main() {
 		}
 		return
 	}
-	if err := run(*runs, *only, *dir, *cli, *old); err != nil {
+	var clis []string
+	if *cli != "" {
+		clis = strings.Split(*cli, ",")
+	}
+	if err := run(*runs, *only, *dir, clis, *old); err != nil {
 		fmt.Fprintln(os.Stderr, "auditgrep:", err)
 		os.Exit(1)
 	}
@@ -117,7 +128,7 @@ func keys() string {
 	return strings.Join(k, ",")
 }
 
-func run(runs int, only, dir, cli, old string) error {
+func run(runs int, only, dir string, cli []string, old string) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -158,9 +169,8 @@ func run(runs int, only, dir, cli, old string) error {
 
 // measure runs the contenders over root, taking turns, and returns each
 // one's wall and CPU times, in the order of contenders(cli, old).
-func measure(self, cli, old, root string, runs int) (wall, cpu [][]time.Duration, err error) {
-	names := contenders(cli, old)
-	n := len(names)
+func measure(self string, cli []string, old, root string, runs int) (wall, cpu [][]time.Duration, err error) {
+	n := len(contenders(cli, old))
 	cpu = make([][]time.Duration, n)
 	wall, err = benchrun.Rounds(n, runs, func(_, i int) (time.Duration, error) {
 		if i == 1 {
@@ -172,12 +182,12 @@ func measure(self, cli, old, root string, runs int) (wall, cpu [][]time.Duration
 			return d, err
 		}
 		cmd := exec.Command(self, "-audit", root)
-		switch names[i] {
-		case "grep -rE":
+		switch {
+		case i == 0:
 			cmd = exec.Command("grep", "-rE", pattern, root)
-		case "agentskills audit":
-			cmd = exec.Command(cli, "audit", root)
-		case "audit, old build":
+		case i >= 3 && i < 3+len(cli):
+			cmd = exec.Command(cli[i-3], "audit", root)
+		case i == 3+len(cli):
 			cmd = exec.Command(old, "-audit", root)
 		}
 		cmd.Stdout = counter{} // a pipe, as a reader of the output has
@@ -185,7 +195,7 @@ func measure(self, cli, old, root string, runs int) (wall, cpu [][]time.Duration
 		start := time.Now()
 		err := cmd.Run()
 		d := time.Since(start)
-		if ee, ok := err.(*exec.ExitError); ok && (i == 0 || names[i] == "agentskills audit") && ee.ExitCode() == 1 {
+		if ee, ok := err.(*exec.ExitError); ok && (i == 0 || i >= 3 && i < 3+len(cli)) && ee.ExitCode() == 1 {
 			err = nil // grep: no line matched; agentskills: a finding reached --fail-on
 		}
 		cpu[i] = append(cpu[i], cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())

@@ -34,8 +34,10 @@
 // leaves the npm tool out at sizes above N skills (it takes minutes at
 // 5,000). -old BIN compares a change side by side: BIN, another build of
 // agentskills (one made before the change), installs the same
-// repository too, over git and from a tar.gz of its checkout, as does
-// this checkout's build from that archive; the program then prints each
+// repository too, over git, from a tar.gz of its checkout, and from that
+// tar.gz served over HTTP from this program on the loopback address and
+// pinned with #sha256= (extracted as a GitHub tarball is), as does this
+// checkout's build from both; the program then prints each
 // agentskills contender's CPU time (user and system, its children
 // included) and peak memory as well, as medians.
 //
@@ -54,8 +56,12 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,7 +74,7 @@ import (
 
 func main() {
 	npmUpTo := flag.Int("npm-up-to", 0, "run the npm skills tool only at sizes of at most this many skills (default 0: at every size)")
-	old := flag.String("old", "", "also run this other build of agentskills, over git and from a tar.gz, and this one from the tar.gz (default none)")
+	old := flag.String("old", "", "also run this other build of agentskills, over git, from a tar.gz and from it pinned over HTTP, and this one from both (default none)")
 	repo := flag.String("repo", "", "a git repository to install from, on its branch main, instead of a generated one (default: none)")
 	addArgs := flag.String("add-args", "", "more arguments for every agentskills add, separated by spaces (default: none)")
 	benchrun.Main("repocmp", "skills in the repository", 500, 5, func(n, runs int, scratch string, out *benchrun.Results) error {
@@ -122,10 +128,17 @@ func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool, old, 
 		if out, err := exec.Command("tar", "-C", filepath.Dir(repo), "--exclude=.git", "-czf", archive, filepath.Base(repo)).CombinedOutput(); err != nil {
 			return fmt.Errorf("tar: %v: %s", err, out)
 		}
+		pinned, stop, err := serveArchive(archive)
+		if err != nil {
+			return err
+		}
+		defer stop()
 		contenders = append(contenders,
 			benchrun.Contender{Name: "old agentskills add git+file://", Args: add(old, "git+file://"+repo+"#ref=main")},
 			benchrun.Contender{Name: "agentskills add ARCHIVE", Args: add(bin, archive)},
-			benchrun.Contender{Name: "old agentskills add ARCHIVE", Args: add(old, archive)})
+			benchrun.Contender{Name: "old agentskills add ARCHIVE", Args: add(old, archive)},
+			benchrun.Contender{Name: "agentskills add URL#sha256=", Args: add(bin, pinned)},
+			benchrun.Contender{Name: "old agentskills add URL#sha256=", Args: add(old, pinned)})
 	}
 	usage := make([][]usage, len(contenders))
 	installed := make([]int, len(contenders))
@@ -183,16 +196,32 @@ func run(n, runs int, scratch string, out *benchrun.Results, withNPM bool, old, 
 		fmt.Printf("agentskills / npm skills, folder = %.2fx, CPU %.2fx\n", ratio(folder, npmFolder), cpuRatio(folder, npmFolder))
 	}
 	if old != "" {
-		o := len(contenders) - 3 // the old build's git, this build's archive, the old build's archive
+		o := len(contenders) - 5 // the old build's git, then this build's and the old one's archive, and pinned URL
 		fmt.Printf("%-34s %10s %10s %10s\n", "agentskills contender", "wall", "CPU", "peak RSS")
-		for _, i := range []int{0, o, o + 1, o + 2, folder} {
+		for _, i := range []int{0, o, o + 1, o + 2, o + 3, o + 4, folder} {
 			cpu, rss := usageMedians(usage[i])
 			fmt.Printf("%-34s %10s %10s %7.1f MiB\n", contenders[i].Name, benchrun.Median(times[i]).Round(time.Millisecond), cpu.Round(time.Millisecond), float64(rss)/1024)
 		}
-		fmt.Printf("this build / the old one, git: wall %.2fx, CPU %.2fx; archive: wall %.2fx, CPU %.2fx\n",
-			ratio(0, o), cpuRatio(0, o), ratio(o+1, o+2), cpuRatio(o+1, o+2))
+		fmt.Printf("this build / the old one, git: wall %.2fx, CPU %.2fx; archive: wall %.2fx, CPU %.2fx; pinned URL: wall %.2fx, CPU %.2fx\n",
+			ratio(0, o), cpuRatio(0, o), ratio(o+1, o+2), cpuRatio(o+1, o+2), ratio(o+3, o+4), cpuRatio(o+3, o+4))
 	}
 	return nil
+}
+
+// serveArchive serves the file archive over HTTP on the loopback
+// address from this process, and returns its URL pinned with
+// #sha256=, as agentskills add takes a published tar.gz (a GitHub
+// tarball is extracted the same way), and what stops the server.
+func serveArchive(archive string) (string, func(), error) {
+	data, err := os.ReadFile(archive)
+	if err != nil {
+		return "", nil, err
+	}
+	sum := sha256.Sum256(data)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(data)
+	}))
+	return srv.URL + "/repo.tar.gz#sha256=" + hex.EncodeToString(sum[:]), srv.Close, nil
 }
 
 // usage is what one run of a contender cost besides its wall time: its

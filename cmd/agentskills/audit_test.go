@@ -3,12 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 
 	"github.com/agentadaptor/agentadaptor/audit"
 )
@@ -87,19 +86,11 @@ func TestAuditInstalled(t *testing.T) {
 	if code != 1 {
 		t.Errorf("audit --json = %d, want 1; stderr %s", code, stderr)
 	}
-	// The reports, then the error line every --json command ends a
-	// failure with.
-	var reports []audit.Report
-	var failed struct {
-		Type     string `json:"type"`
-		ExitCode int    `json:"exit_code"`
-	}
-	dec := json.NewDecoder(strings.NewReader(stdout))
-	if err := dec.Decode(&reports); err != nil {
-		t.Fatalf("audit --json printed %q: %v", stdout, err)
-	}
-	if err := dec.Decode(&failed); err != nil || failed.Type != "error" || failed.ExitCode != 1 {
-		t.Errorf("audit --json ended with %+v, %v; want the error line with exit code 1", failed, err)
+	// One line a report, then the error line every --json command ends
+	// a failure with.
+	reports, failed := auditLines(t, stdout)
+	if failed == nil || failed.Code != "check" || failed.ExitCode != 1 {
+		t.Errorf("audit --json ended with %+v; want the error line with code check and exit code 1", failed)
 	}
 	got := map[string]int{}
 	for _, r := range reports {
@@ -108,7 +99,7 @@ func TestAuditInstalled(t *testing.T) {
 	if len(got) != 2 || got["thief"] == 0 || got["brief"] != 0 {
 		t.Errorf("audit --json reports %v, want thief with findings and brief without", got)
 	}
-	if strings.Contains(stdout, `"severity": 3`) || !strings.Contains(stdout, `"severity": "high"`) {
+	if strings.Contains(stdout, `"severity":3`) || !strings.Contains(stdout, `"severity":"high"`) {
 		t.Errorf("audit --json writes severities as %s, want names", stdout)
 	}
 
@@ -118,8 +109,9 @@ func TestAuditInstalled(t *testing.T) {
 	}
 }
 
-// TestAuditSARIF checks --format sarif --output: a SARIF 2.1.0 log that
-// validates, with the finding's file relative to the folder audit ran in.
+// TestAuditSARIF checks --format sarif --output: a SARIF 2.1.0 log with
+// the finding's file relative to the folder audit ran in, and the
+// command's version.
 func TestAuditSARIF(t *testing.T) {
 	project := auditEnv(t)
 	writeSkill(t, filepath.Join(project, "skills"), "thief", skillText(auditExfil, "thief"))
@@ -128,17 +120,104 @@ func TestAuditSARIF(t *testing.T) {
 	if code != 1 || stdout != "" {
 		t.Errorf("audit --format sarif --output = %d, stdout %q, stderr %q; want 1 and nothing on stdout", code, stdout, stderr)
 	}
-	log, err := sarif.Open(out)
+	log := readSARIF(t, out)
+	res := log.Runs[0].Results
+	if len(res) == 0 || res[0].Locations[0].PhysicalLocation.ArtifactLocation.URI != "skills/thief/SKILL.md" {
+		t.Errorf("results %+v, want the first in skills/thief/SKILL.md", res)
+	}
+	if d := log.Runs[0].Tool.Driver; d.Name != "agentskills" || d.Version != version() {
+		t.Errorf("driver %q version %q, want agentskills %s", d.Name, d.Version, version())
+	}
+}
+
+// auditSARIF is what the tests read of a SARIF log.
+type auditSARIF struct {
+	Version string `json:"version"`
+	Runs    []struct {
+		Tool struct {
+			Driver struct {
+				Name    string `json:"name"`
+				Version string `json:"version"`
+			} `json:"driver"`
+		} `json:"tool"`
+		Invocations []struct {
+			ExecutionSuccessful        bool `json:"executionSuccessful"`
+			ToolExecutionNotifications []struct {
+				Message struct {
+					Text string `json:"text"`
+				} `json:"message"`
+			} `json:"toolExecutionNotifications"`
+		} `json:"invocations"`
+		Results []struct {
+			RuleID  string `json:"ruleId"`
+			Message struct {
+				Text string `json:"text"`
+			} `json:"message"`
+			Locations []struct {
+				PhysicalLocation struct {
+					ArtifactLocation struct {
+						URI string `json:"uri"`
+					} `json:"artifactLocation"`
+				} `json:"physicalLocation"`
+			} `json:"locations"`
+		} `json:"results"`
+	} `json:"runs"`
+}
+
+// readSARIF reads the SARIF 2.1.0 log in the file name (package audit's
+// tests check the log against the specification).
+func readSARIF(t *testing.T, name string) auditSARIF {
+	t.Helper()
+	b, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := log.Validate(); err != nil {
-		t.Fatalf("the SARIF log does not validate: %v", err)
+	var log auditSARIF
+	if err := json.Unmarshal(b, &log); err != nil {
+		t.Fatalf("the SARIF log is not JSON: %v\n%s", err, b)
 	}
-	res := log.Runs[0].Results
-	if len(res) == 0 || *res[0].Locations[0].PhysicalLocation.ArtifactLocation.URI != "skills/thief/SKILL.md" {
-		t.Errorf("results %+v, want the first in skills/thief/SKILL.md", res)
+	if log.Version != "2.1.0" || len(log.Runs) != 1 {
+		t.Fatalf("SARIF version %q with %d runs, want 2.1.0 and one run", log.Version, len(log.Runs))
 	}
+	return log
+}
+
+// auditLines reads the JSON lines of audit --json: the reports, and the
+// error line when there is one, which must be the last.
+func auditLines(t *testing.T, stdout string) ([]audit.Report, *errorLine) {
+	t.Helper()
+	var reports []audit.Report
+	var failed *errorLine
+	for i, line := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		var typed struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal([]byte(line), &typed); err != nil {
+			t.Fatalf("line %d of audit --json is not one JSON document: %v\n%s", i+1, err, stdout)
+		}
+		if failed != nil {
+			t.Fatalf("audit --json printed a line after the error line:\n%s", stdout)
+		}
+		switch typed.Type {
+		case "report":
+			var r audit.Report
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				t.Fatal(err)
+			}
+			reports = append(reports, r)
+		case "error":
+			failed = &errorLine{}
+			if err := json.Unmarshal([]byte(line), failed); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			t.Fatalf("line %d of audit --json has type %q, want report or error:\n%s", i+1, typed.Type, stdout)
+		}
+	}
+	return reports, failed
 }
 
 // TestAuditCapped checks that audit shows the findings past the audit's
@@ -160,9 +239,9 @@ func TestAuditCapped(t *testing.T) {
 	}
 
 	_, stdout, _ = runAuditCmd(t, "--json", dir)
-	var reports []audit.Report
-	if err := json.NewDecoder(strings.NewReader(stdout)).Decode(&reports); err != nil || len(reports) != 1 {
-		t.Fatalf("audit --json printed %q: %v", stdout, err)
+	reports, _ := auditLines(t, stdout)
+	if len(reports) != 1 {
+		t.Fatalf("audit --json printed %q, want one report", stdout)
 	}
 	if r := reports[0]; len(r.Findings) != 100 || r.Omitted["bidi-control"] != lines-100 {
 		t.Errorf("audit --json: %d findings, omitted %v; want 100 and bidi-control %d", len(r.Findings), r.Omitted, lines-100)
@@ -170,12 +249,93 @@ func TestAuditCapped(t *testing.T) {
 
 	out := filepath.Join(t.TempDir(), "audit.sarif")
 	runAuditCmd(t, "--format", "sarif", "--output", out, dir)
-	log, err := sarif.Open(out)
-	if err != nil {
-		t.Fatal(err)
+	res := readSARIF(t, out).Runs[0].Results
+	if len(res) != 101 || !strings.HasPrefix(res[100].Message.Text, "dense: 2,400 more findings of this rule") {
+		t.Errorf("%d SARIF results, the last %q; want 101, the last counting 2,400 more", len(res), res[len(res)-1].Message.Text)
 	}
-	res := log.Runs[0].Results
-	if len(res) != 101 || !strings.HasPrefix(*res[100].Message.Text, "dense: 2,400 more findings of this rule") {
-		t.Errorf("%d SARIF results, the last %q; want 101, the last counting 2,400 more", len(res), *res[len(res)-1].Message.Text)
+}
+
+// TestAuditNotAudited checks that a skill of a source that cannot be
+// audited (an invalid SKILL.md, a tree over the audit's limits) does not
+// stop the others: each is reported as not audited in the table's
+// diagnostics, in JSON (a report with an error) and in SARIF (a
+// notification of an invocation that did not succeed), and the command
+// exits 1.
+func TestAuditNotAudited(t *testing.T) {
+	project := auditEnv(t)
+	src := filepath.Join(project, "skills")
+	writeSkill(t, src, "thief", skillText(auditExfil, "thief"))
+	writeSkill(t, src, "brief", skillText(auditClean, "brief"))
+	writeSkill(t, src, "broken", "---\nname: broken\ndescription: [unclosed\n---\nBody.\n")
+	writeSkill(t, src, "huge", skillText(auditClean, "huge"))
+	for i := range 10_000 { // with SKILL.md, one file over the audit's limit
+		if err := os.WriteFile(filepath.Join(src, "huge", fmt.Sprintf("f%05d.md", i)), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notAudited := map[string]string{"broken": "invalid YAML", "huge": "too large to audit"}
+
+	code, stdout, stderr := runAuditCmd(t, "skills")
+	if code != 1 || !strings.Contains(stdout, "exfiltration") {
+		t.Errorf("audit skills = %d\nstdout:\n%s\nwant 1 and thief's finding", code, stdout)
+	}
+	for name, why := range notAudited {
+		if want := fmt.Sprintf("agentskills audit: %s (skills/%s) not audited: ", name, name); !strings.Contains(stderr, want) || !strings.Contains(stderr, why) {
+			t.Errorf("audit skills stderr:\n%s\nwant %q, with %q", stderr, want, why)
+		}
+	}
+	if want := "2 skills not audited: broken, huge; the others were audited"; !strings.Contains(stderr, want) {
+		t.Errorf("audit skills stderr:\n%s\nwant %q", stderr, want)
+	}
+
+	code, stdout, stderr = runAuditCmd(t, filepath.Join("skills", "broken"), filepath.Join("skills", "brief"))
+	if code != 1 || stdout != "No findings in 1 skills; 1 not audited.\n" || !strings.Contains(stderr, "1 skill not audited: broken") {
+		t.Errorf("audit skills/broken skills/brief = %d\nstdout:\n%s\nstderr:\n%s\nwant 1, no findings in brief and broken not audited", code, stdout, stderr)
+	}
+
+	code, stdout, _ = runAuditCmd(t, "--json", "skills")
+	reports, failed := auditLines(t, stdout)
+	got := map[string]string{}
+	for _, r := range reports {
+		got[r.Skill] = r.Error
+		if r.Error != "" && len(r.Findings) != 0 {
+			t.Errorf("report of %s not audited has findings %v", r.Skill, r.Findings)
+		}
+	}
+	if code != 1 || len(got) != 4 || got["thief"] != "" || got["brief"] != "" ||
+		!strings.Contains(got["broken"], notAudited["broken"]) || !strings.Contains(got["huge"], notAudited["huge"]) {
+		t.Errorf("audit --json = %d, errors by skill %q; want 1, and broken and huge not audited", code, got)
+	}
+	if failed == nil || failed.Code != "check" || !strings.Contains(failed.Message, "2 skills not audited") {
+		t.Errorf("audit --json error line %+v, want code check saying 2 skills were not audited", failed)
+	}
+
+	out := filepath.Join(t.TempDir(), "audit.sarif")
+	code, _, _ = runAuditCmd(t, "--format", "sarif", "--output", out, "skills")
+	run := readSARIF(t, out).Runs[0]
+	if code != 1 || len(run.Results) == 0 || len(run.Invocations) != 1 || run.Invocations[0].ExecutionSuccessful {
+		t.Fatalf("audit --format sarif = %d, %d results, invocations %+v; want 1, thief's results and an invocation that did not succeed", code, len(run.Results), run.Invocations)
+	}
+	var notes []string
+	for _, n := range run.Invocations[0].ToolExecutionNotifications {
+		notes = append(notes, n.Message.Text)
+	}
+	if len(notes) != 2 || !strings.HasPrefix(notes[0], "broken: not audited: ") || !strings.HasPrefix(notes[1], "huge: not audited: too large to audit") {
+		t.Errorf("SARIF notifications %q, want one for broken and one for huge", notes)
+	}
+}
+
+// TestAuditJSONFormat checks that --format json prints what --json does,
+// ended by the error line when a finding reaches the threshold.
+func TestAuditJSONFormat(t *testing.T) {
+	project := auditEnv(t)
+	writeSkill(t, filepath.Join(project, "skills"), "thief", skillText(auditExfil, "thief"))
+	_, withFlag, _ := runAuditCmd(t, "--json", "skills")
+	code, withFormat, _ := runAuditCmd(t, "--format", "json", "skills")
+	if code != 1 || withFormat != withFlag {
+		t.Errorf("audit --format json = %d\n%s\nwant 1 and what --json prints:\n%s", code, withFormat, withFlag)
+	}
+	if _, failed := auditLines(t, withFormat); failed == nil {
+		t.Errorf("audit --format json printed no error line:\n%s", withFormat)
 	}
 }

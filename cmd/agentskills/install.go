@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -33,6 +34,8 @@ type scopeFlags struct {
 	yes    bool // accepted and ignored: nothing asks
 	quiet  bool
 	json   bool
+	// verbose prints every skill's warning (registerVerbose).
+	verbose bool
 }
 
 // scopeOptions are the options of the commands that take only the scope flags
@@ -69,6 +72,12 @@ func (f *scopeFlags) registerOutput(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the changes as JSON")
 }
 
+// registerVerbose adds --verbose, for commands that warn of each skill
+// they put in place that validate rejects.
+func (f *scopeFlags) registerVerbose(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.verbose, "verbose", false, "warn of every skill on a line of its own (default: a warning that 3 or more skills share is one line)")
+}
+
 // installer returns the installer for the chosen scope, with extra
 // options.
 func (f *scopeFlags) installer(extra ...install.Option) (*install.Installer, error) {
@@ -80,12 +89,22 @@ func (f *scopeFlags) installer(extra ...install.Option) (*install.Installer, err
 	if f.global {
 		scope = install.User
 	}
-	opts := []install.Option{install.WithScope(scope)}
-	if !f.quiet && !f.json && isTerminal(os.Stderr) {
-		opts = append(opts, install.WithProgress(os.Stderr))
+	opts := []install.Option{install.WithScope(scope), install.WithSettingNames(settingFlags)}
+	if w := f.progress(os.Stderr, isTerminal(os.Stderr)); w != nil {
+		opts = append(opts, install.WithProgress(w))
 	}
 	opts = append(opts, extra...)
 	return install.New(env, opts...), nil
+}
+
+// progress returns where an installer reports its progress (downloads,
+// an add's work): stderr when it is a terminal and neither --quiet nor
+// --json is given, else nil: nothing on a pipe or in a file.
+func (f *scopeFlags) progress(stderr io.Writer, terminal bool) io.Writer {
+	if f.quiet || f.json || !terminal {
+		return nil
+	}
+	return stderr
 }
 
 // selectedInstaller returns the agents selected, as [scopeFlags.selected]
@@ -443,7 +462,7 @@ func newAddCmd(s *streams) *cobra.Command {
 		Short:   "Install skills into agents' skill folders",
 		Long:    addLong,
 		Example: addExample,
-		Args:    requireArgs("SOURCE"),
+		Args:    addArgs,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			if opts.list {
 				return runAddList(cmd.Context(), opts, args)
@@ -470,6 +489,7 @@ func (opts *addOptions) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&opts.lenient, "lenient", false, "install, with a warning, a skill that breaks only the Agent Skills specification (a description over 1,024 characters); the lock file records it")
 	opts.trust.register(cmd, true)
 	opts.scope.registerOutput(cmd)
+	opts.scope.registerVerbose(cmd)
 }
 
 // installMemoryLimit is the soft memory limit add and sync run under
@@ -516,7 +536,7 @@ func runAdd(ctx context.Context, opts *addOptions, sources []string) error {
 		printSourceSkills(opts.io.err, missing.Available)
 	}
 	if !opts.scope.quiet {
-		warnRejected(opts.io, changes)
+		warnRejected(opts.io, changes, opts.scope.verbose)
 	}
 	return printChanges(opts.io, changes, &opts.scope, err)
 }
@@ -781,7 +801,8 @@ than the lock file records for its pin always fails (exit 1), naming both
 digests: content at a pin never changes. To accept it, remove the skill and
 add it again. Sync checks trust as add does (the policy, the signer the lock
 file records, the audit), and a refusal fails the whole sync, changing
-nothing.`,
+nothing. Without a lock file there is nothing to sync: it says so and
+exits 0, writing nothing (add skills with 'agentskills add SOURCE').`,
 		Example: `  agentskills sync
   agentskills sync --frozen`,
 		Args: cobra.NoArgs,
@@ -803,6 +824,14 @@ func runSync(ctx context.Context, opts *syncOptions) error {
 	in, err := opts.scope.trustedInstaller(&opts.trust, opts.timeout)
 	if err != nil {
 		return err
+	}
+	lock := filepath.Join(in.Root(), ".agents", "agentskills.lock")
+	if _, err := os.Lstat(lock); errors.Is(err, fs.ErrNotExist) && !opts.scope.json {
+		// Sync writes nothing then either.
+		if !opts.scope.quiet {
+			fmt.Fprintf(opts.io.out, "Nothing to sync: there is no lock file (%s). Add skills with 'agentskills add SOURCE', which writes it.\n", shortPaths()(lock))
+		}
+		return nil
 	}
 	changes, err := in.Sync(ctx, install.SyncRequest{Frozen: opts.frozen, Force: opts.force})
 	err = trustHint(err)

@@ -82,6 +82,7 @@ func newUpdateCmd(s *streams) *cobra.Command {
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", install.DefaultDownloadTimeout, "give up a download that receives nothing for this long")
 	opts.trust.register(cmd, true)
 	opts.scope.registerOutput(cmd)
+	opts.scope.registerVerbose(cmd)
 	return cmd
 }
 
@@ -124,7 +125,7 @@ func runUpdate(ctx context.Context, opts *updateOptions, names []string) error {
 	if !opts.scope.quiet {
 		printUpdates(opts.io, ups, changes, opts.dryRun)
 	}
-	warnRejected(opts.io, changes)
+	warnRejected(opts.io, changes, opts.scope.verbose)
 	return nil
 }
 

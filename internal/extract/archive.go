@@ -32,8 +32,13 @@ func Sniff(head []byte) (string, error) {
 	case len(head) >= 262 && string(head[257:262]) == "ustar":
 		return formatTar, nil
 	}
-	return "", formatf("not a zip, tar or tar.gz archive (pin one with WithFormat if the archive is of an older kind)")
+	return "", ErrUnrecognized
 }
+
+// ErrUnrecognized is the [ErrFormat] of an archive whose leading bytes
+// name no format ([Sniff]): a caller that lets its user name the format
+// says so.
+var ErrUnrecognized = formatf("not a zip, tar or tar.gz archive")
 
 // Archive extracts the skill held in the archive r (size bytes long) into
 // dst, checking every entry, and returns the files it wrote. With a nil
@@ -45,6 +50,27 @@ func Archive(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, opts 
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
+	if wrapped := opts.Wrapped; wrapped != nil && opts.Subpath == "" && !opts.AnyTree {
+		// The plan names the folder once it knows it; the caller hears of
+		// it only when the extraction succeeded.
+		sole := ""
+		opts.Wrapped = func(folder string) { sole = folder }
+		files, err := extractArchive(ctx, r, size, dst, opts)
+		if err != nil || sole == "" {
+			return files, err
+		}
+		for i := range files {
+			files[i].Path = strings.TrimPrefix(files[i].Path, sole+"/")
+		}
+		wrapped(sole)
+		return files, nil
+	}
+	opts.Wrapped = nil
+	return extractArchive(ctx, r, size, dst, opts)
+}
+
+// extractArchive is Archive once its options are checked.
+func extractArchive(ctx context.Context, r io.ReaderAt, size int64, dst *os.Root, opts Options) ([]File, error) {
 	format := opts.Format
 	if format == formatAuto {
 		head := make([]byte, 512)

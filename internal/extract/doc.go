@@ -74,7 +74,14 @@
 //     gzip stream is read to its end so its checksum is verified.
 //  12. With a subpath, entries outside it are checked and counted but not
 //     written; the prefix is matched element by element.
-//  13. The skill must have a regular file SKILL.md at its root.
+//  13. The skill must have a regular file SKILL.md at its root. With
+//     Options.Wrapped set and no subpath, an archive whose root holds no
+//     SKILL.md but is one folder that holds one (rule 17, as `tar -czf
+//     kit.tgz kit` makes) is that folder's skill: the archive's entries
+//     are checked and written as they are named, under the folder, and
+//     the files returned are relative to it. Two entries at the root (a
+//     file and a folder, two folders), a link in place of the folder, or
+//     a folder without a SKILL.md still fail.
 //  14. Version-control metadata is left out of every skill: an entry
 //     named .git, .hg, .svn, .jj, .bzr, _darcs, .pijul, .fslckout or
 //     _FOSSIL_ (in any ASCII case), file or folder, at any depth, and
@@ -97,6 +104,12 @@
 //     that knows which folders it needs writes only those. A link left
 //     out is not reported to DropLink; a link that is written and points
 //     to a file left out fails the archive.
+//  17. A tree's sole folder ([SoleFolder]) is the one entry at its root
+//     when that entry is a folder, not a link, version-control metadata
+//     (rule 14) left out of the count. Rule 13 takes it as the skill of
+//     an archive without a SKILL.md at its root, and the module's
+//     installer searches a repository's archive from it: one rule for
+//     both.
 //
 // Checking keeps each element of the names once, with its fold key, so
 // its memory is bounded by the entry limit times the name limits, however

@@ -1,6 +1,9 @@
 package extract
 
-import "strings"
+import (
+	"iter"
+	"strings"
+)
 
 // LeftOut reports whether a file or folder named elem (one path element)
 // is left out of every skill tree: the metadata folders and files of
@@ -36,4 +39,26 @@ func LeftOutPath(p string) bool {
 		}
 	}
 	return false
+}
+
+// SoleFolder is rule 17: the folder that holds everything of a tree
+// whose root holds nothing else, as `tar -czf kit.tgz kit` and the
+// tarballs of GitHub and git hosts make. It returns the name of the one
+// entry at the root when that entry is a folder (a link is not one),
+// and "" when the root holds anything else, more, or nothing.
+// Version-control metadata (rule 14) is left out of the count, as it is
+// out of every skill. entries gives the root's entries, each name with
+// whether it is a folder.
+func SoleFolder(entries iter.Seq2[string, bool]) string {
+	sole := ""
+	for name, dir := range entries {
+		switch {
+		case LeftOut(name):
+			continue
+		case sole != "" || !dir:
+			return ""
+		}
+		sole = name
+	}
+	return sole
 }

@@ -66,6 +66,14 @@ type Options struct {
 	// AnyTree accepts an archive without a SKILL.md at its (sub)root, for
 	// listing archives that hold several skills.
 	AnyTree bool
+	// Wrapped, when not nil and Subpath is empty, accepts an archive
+	// whose root holds no SKILL.md but whose sole folder ([SoleFolder])
+	// holds a regular one: the skill is that folder (rule 13). Its files
+	// are written where the archive names them, under the folder, and
+	// shown to Content so; the [File] values [Archive] returns are
+	// relative to the folder, and Wrapped is called with its name before
+	// Archive returns. Default nil: the skill is at the archive root.
+	Wrapped func(folder string)
 	// Writable creates files 0644, or 0755 when executable, for trees
 	// that people may edit (a skill installed into a project). Default:
 	// read-only, 0444 or 0555.
@@ -546,12 +554,28 @@ func (p *plan) finish() error {
 			return limitf(LimitTotalSize, p.opts.MaxTotalSize, "files and link copies exceed %d bytes in all", p.opts.MaxTotalSize)
 		}
 	}
-	if s, ok := files["SKILL.md"]; !p.opts.AnyTree && (!ok || s.kind != kindFile) {
-		where := "the archive root"
-		if p.opts.Subpath != "" {
-			where = fmt.Sprintf("%q", p.opts.Subpath)
-		}
-		return formatf("no SKILL.md file at %s", where)
+	if s, ok := files["SKILL.md"]; p.opts.AnyTree || (ok && s.kind == kindFile) {
+		return nil
 	}
+	if p.opts.Subpath != "" {
+		return formatf("no SKILL.md file at %q", p.opts.Subpath)
+	}
+	if p.opts.Wrapped == nil {
+		return formatf("no SKILL.md file at the archive root")
+	}
+	sole := SoleFolder(func(yield func(string, bool) bool) {
+		for name, n := range p.root.exact {
+			if !yield(name, n.dir) {
+				return
+			}
+		}
+	})
+	if sole == "" {
+		return formatf("no SKILL.md file at the archive root, nor is the root one folder that holds it")
+	}
+	if s, ok := files[sole+"/SKILL.md"]; !ok || s.kind != kindFile {
+		return formatf("no SKILL.md file at the archive root, nor in %q, its one folder", sole)
+	}
+	p.opts.Wrapped(sole) // rule 13: the skill is that folder
 	return nil
 }

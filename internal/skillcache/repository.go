@@ -8,8 +8,11 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"strings"
+
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/internal/extract"
@@ -65,7 +68,8 @@ func (r *Repository) Dir() string { return r.st.Dir() }
 // the files that the links among those point to. Every entry is still
 // checked and counted as [ExtractRepositoryShown] checks it, and the
 // files returned are those written. A repository with a SKILL.md at its
-// root is written whole. The listing holds the cache's limits before it
+// root is written whole. A caller lists a tar.gz by extracting the tar
+// [PlainTar] decompresses it to. The listing holds the cache's limits before it
 // reads (the archive's size, the entries it lists, a zip's directory
 // counted first), so that an archive they refuse costs no more than
 // without it.
@@ -91,6 +95,82 @@ func (r *Repository) Extract(ctx context.Context, a io.ReaderAt, size int64, con
 	}
 	r.files = files
 	return files, dropped, nil
+}
+
+// MaxPlainTar bounds the tar a tar.gz decompresses to for [PlainTar]:
+// past it, PlainTar gives up, having decompressed and written this many
+// bytes for nothing.
+const MaxPlainTar = 64 << 20
+
+// PlainTar decompresses the archive a, size bytes long, into a temporary
+// file when it is a tar.gz whose gzip stream is whole and valid and
+// gives a tar (as [extract.Sniff] names it) of at most c's archive size
+// and total size limits and [MaxPlainTar] bytes, and returns that file,
+// its size and what closes it (the file has no name left on Unix, and
+// is removed on close elsewhere); otherwise it returns a nil file,
+// having removed what it wrote. It lets [Repository.Extract] list a tar.gz, and
+// write only what skills need of it: the bytes are those the extractor
+// reads of the tar.gz, decompressed by the same gzip package, so the tar
+// is checked entry by entry as the tar.gz would be, and a gzip stream
+// that fails here is extracted as a tar.gz, failing there as it always
+// did. The archive's own size is checked first, as the extraction checks
+// it, and a cancelled ctx stops the decompression.
+func PlainTar(ctx context.Context, c *skill.Cache, a io.ReaderAt, size int64) (io.ReaderAt, int64, func()) {
+	limits := c.Limits()
+	if size > limits.MaxArchiveSize {
+		return nil, 0, nil
+	}
+	head := make([]byte, 512)
+	if n, _ := a.ReadAt(head[:2], 0); n < 2 || head[0] != 0x1f || head[1] != 0x8b {
+		return nil, 0, nil
+	}
+	zr, err := gzip.NewReader(io.NewSectionReader(a, 0, size))
+	if err != nil {
+		return nil, 0, nil
+	}
+	defer zr.Close()
+	f, err := os.CreateTemp("", "agentskills-tar-*")
+	if err != nil {
+		return nil, 0, nil
+	}
+	// Removed at once where an open file can be (Unix), so a crash
+	// leaves nothing behind; elsewhere once closed.
+	removed := os.Remove(f.Name()) == nil
+	release := func() {
+		f.Close()
+		if !removed {
+			os.Remove(f.Name())
+		}
+	}
+	max := min(limits.MaxArchiveSize, limits.MaxTotalSize, MaxPlainTar)
+	n, err := io.Copy(f, io.LimitReader(ctxReader{ctx, zr}, max+1))
+	if err != nil || n > max {
+		release()
+		return nil, 0, nil
+	}
+	m, err := f.ReadAt(head, 0)
+	if err != nil && err != io.EOF {
+		release()
+		return nil, 0, nil
+	}
+	if format, err := extract.Sniff(head[:m]); err != nil || format != "tar" {
+		release()
+		return nil, 0, nil
+	}
+	return f, n, release
+}
+
+// ctxReader is r, stopped once ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // listed is an entry of an archive as listing reads it: its name as the

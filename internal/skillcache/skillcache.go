@@ -69,6 +69,26 @@ const (
 // itself skips such entries as the cache does.
 func LeftOut(name string) bool { return extract.LeftOut(name) }
 
+// SoleFolder returns the folder that holds everything of the folder dir
+// (the one entry there, when it is a folder and not a link, leaving
+// version-control metadata out of the count), or "": the rule by which
+// package skill takes an archive of one folder for that folder's skill
+// (rule 17 of internal/extract), for an installer that reads an archive
+// extracted into dir.
+func SoleFolder(dir string) string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	return extract.SoleFolder(func(yield func(string, bool) bool) {
+		for _, e := range entries {
+			if !yield(e.Name(), e.IsDir()) {
+				return
+			}
+		}
+	})
+}
+
 // NewLimitError returns a *skill.LimitError over the limit named limit
 // (one of skill.LimitArchiveSize and its siblings, or a source's own
 // option, named the same way), whose value is max, with a message
@@ -118,31 +138,35 @@ func FilesDigest(name string, files []File) string {
 
 // CopyFS copies the skill tree fsys, checked as [CheckFS] checks it, into
 // dst, a new folder it creates (its parent must exist), and returns the
-// skill.ContentDigest of dst, computed while copying. Unlike the cache's
+// skill.ContentDigest of dst, computed while copying, and the bytes of
+// its files. Unlike the cache's
 // trees the copy is the caller's to edit: files are written 0644 (0755
 // when executable), folders 0755; on Windows, which keeps no executable
 // bit, every file is writable. It writes nothing in the cache. On failure
 // dst may hold part of the tree: the caller removes it.
-func CopyFS(ctx context.Context, c *skill.Cache, fsys fs.FS, dst string) (digest string, err error) {
+func CopyFS(ctx context.Context, c *skill.Cache, fsys fs.FS, dst string) (digest string, size int64, err error) {
 	if c.Root() == "" {
-		return "", errZeroCache
+		return "", 0, errZeroCache
 	}
 	if err := os.Mkdir(dst, 0o755); err != nil {
-		return "", err
+		return "", 0, err
 	}
 	root, err := os.OpenRoot(dst)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	defer root.Close()
 	opts := options(c)
 	opts.Writable = true
 	files, err := extract.FS(ctx, fsys, ".", root, opts)
 	if err != nil {
-		return "", err
+		return "", 0, err
+	}
+	for _, f := range files {
+		size += f.Size
 	}
 	// The encoding ContentDigest uses for a folder of regular files.
-	return FilesDigest(filepath.Base(dst), files), nil
+	return FilesDigest(filepath.Base(dst), files), size, nil
 }
 
 // ExtractRepository extracts the whole archive r, size bytes long (zip,

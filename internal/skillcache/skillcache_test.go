@@ -260,9 +260,12 @@ func TestCheckFS(t *testing.T) {
 func TestCopyFS(t *testing.T) {
 	c := newCache(t)
 	dst := filepath.Join(t.TempDir(), "kit")
-	digest, err := skillcache.CopyFS(t.Context(), c, treeFS(), dst)
+	digest, size, err := skillcache.CopyFS(t.Context(), c, treeFS(), dst)
 	if err != nil {
 		t.Fatalf("CopyFS = %v", err)
+	}
+	if want := int64(len(treeFS()["SKILL.md"].Data) + len(treeFS()["scripts/run.sh"].Data)); size != want {
+		t.Errorf("CopyFS copied %d bytes, want %d: its files', .git left out", size, want)
 	}
 	if want, err := skill.ContentDigest(t.Context(), dst); err != nil || digest != want {
 		t.Errorf("CopyFS = %s, want the copy's ContentDigest %s (%v)", digest, want, err)
@@ -281,7 +284,7 @@ func TestCopyFS(t *testing.T) {
 	if _, err := os.Stat(c.Root()); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("CopyFS wrote to the cache root: Stat = %v", err)
 	}
-	if _, err := skillcache.CopyFS(t.Context(), c, treeFS(), dst); !errors.Is(err, fs.ErrExist) {
+	if _, _, err := skillcache.CopyFS(t.Context(), c, treeFS(), dst); !errors.Is(err, fs.ErrExist) {
 		t.Errorf("CopyFS into a folder that exists = %v, want ErrExist", err)
 	}
 }
@@ -296,7 +299,7 @@ func TestFilesDigest(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := filepath.Join(t.TempDir(), "kit")
-	copied, err := skillcache.CopyFS(t.Context(), c, treeFS(), dst)
+	copied, _, err := skillcache.CopyFS(t.Context(), c, treeFS(), dst)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +451,7 @@ func TestTreeLimits(t *testing.T) {
 			}
 			_, err = skillcache.CheckFS(t.Context(), c, fsys)
 			check("CheckFS", err)
-			_, err = skillcache.CopyFS(t.Context(), c, fsys, filepath.Join(t.TempDir(), "kit"))
+			_, _, err = skillcache.CopyFS(t.Context(), c, fsys, filepath.Join(t.TempDir(), "kit"))
 			check("CopyFS", err)
 		})
 	}
@@ -462,7 +465,7 @@ func TestZeroCache(t *testing.T) {
 	if _, err := skillcache.CheckFS(t.Context(), &c, treeFS()); err == nil {
 		t.Error("zero Cache: CheckFS succeeded")
 	}
-	if _, err := skillcache.CopyFS(t.Context(), &c, treeFS(), "kit"); err == nil {
+	if _, _, err := skillcache.CopyFS(t.Context(), &c, treeFS(), "kit"); err == nil {
 		t.Error("zero Cache: CopyFS succeeded")
 	}
 	if _, err := skillcache.ExtractRepository(t.Context(), &c, bytes.NewReader(nil), 0, "."); err == nil {

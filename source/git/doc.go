@@ -79,8 +79,10 @@
 //     GIT_CONFIG_KEY_n, GIT_CONFIG_VALUE_n, after any the caller's
 //     environment already holds), as remote.origin.url and
 //     http.extraHeader, with http.lowSpeedLimit and http.lowSpeedTime
-//     (rule 11), fetch.negotiationAlgorithm=noop (rule 8) and
-//     fetch.unpackLimit=1 (a pack is kept as it arrives, rule 12). Header
+//     (rule 11), fetch.negotiationAlgorithm=noop (rule 8),
+//     fetch.unpackLimit=1 (a pack is kept as it arrives, rule 12) and
+//     maintenance.auto=false (a fetch starts no git maintenance run in a
+//     repository removed when the call is done). Header
 //     values never appear in errors. Options never reach git as options:
 //     refs cannot start with "-" and arguments follow --end-of-options.
 //     Redirects: git runs with http.followRedirects=false, so it never

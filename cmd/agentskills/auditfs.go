@@ -1,0 +1,15 @@
+//go:build !linux
+
+package main
+
+import (
+	"os"
+
+	"github.com/agentadaptor/agentadaptor/audit"
+)
+
+// auditFolder audits the skill tree in the folder dir. On Linux the files
+// are opened relative to the folder's descriptor (auditfs_linux.go).
+func auditFolder(dir string) (audit.Report, error) {
+	return audit.Tree(os.DirFS(dir))
+}
