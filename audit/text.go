@@ -589,13 +589,18 @@ func containsByte(s string, bs ...byte) bool {
 // Each rule reports the line once, at its first match.
 func (s *scanner) unicode(name string, l line, first bool) bool {
 	raw := l.raw
-	if isASCII(raw) || !mayHide(raw) {
-		return false
-	}
 	found := false
 	var tagged, bidi, zeroWidth bool // reported on this line
 	prev := rune(-1)                 // the character before i
 	for i := 0; i < len(raw); {
+		// The characters before the next place mayHide finds are none
+		// of those the rules look for.
+		if j := hideAt(raw[i:]); j < 0 {
+			break
+		} else if j > 0 {
+			i += j
+			prev, _ = utf8.DecodeLastRuneInString(raw[:i])
+		}
 		r, w := utf8.DecodeRuneInString(raw[i:])
 		if isTag(r) {
 			// A subdivision flag: U+1F3F4, tag letters or digits, U+E007F.
