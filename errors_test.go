@@ -346,7 +346,6 @@ func TestSentinelTexts(t *testing.T) {
 var carriers = map[string]string{
 	"search.BackendError": "it carries the error of the backend that failed, whatever it is",
 	"skillmd.Error":       "its Err is its kind, one of the package's sentinels",
-	"codex.ProviderError": "Codex's own set-up check, found with errors.As for its Fix",
 }
 
 // TestTypedErrorsHaveSentinels checks the rule on typed errors: each has

@@ -140,7 +140,8 @@ func (o resumeOption) applyCall(c *callConfig) { c.resume = string(o) }
 //
 // The driver fails with driver.ErrResumeRejected when the agent will not
 // resume the session. An id that does not have the form of the agent's
-// session ids (a UUID for Claude Code and Codex) never reaches the agent:
+// session ids (a UUID for most agents: the driver's descriptor says)
+// never reaches the agent:
 // the driver refuses it before the start with an error that wraps both
 // driver.ErrResumeRejected and driver.ErrInvalidSessionID, so an id from
 // an untrusted client is safe to pass. Default: a new session.

@@ -137,6 +137,13 @@
 //  5. The first result line is the run's; lines after it are still
 //     reported as events but change nothing. A line that is not JSON is
 //     reported as a driver.ErrorEvent and the run goes on.
+//  6. Before the start: a loopback ANTHROPIC_BASE_URL where nothing
+//     listens is refused (an error wrapping driver.ErrProviderSetup,
+//     naming it): Claude Code would retry its call ten times, reporting
+//     no cause. A retry it reports without an HTTP status (its error
+//     "unknown") is a driver.RetryEvent whose Message names the API:
+//     "no HTTP answer from URL" (ANTHROPIC_BASE_URL, else
+//     https://api.anthropic.com).
 //
 // Cancelling the context interrupts the agent (SIGINT to its process
 // group, SIGKILL after [Config.GracePeriod]), and the error wraps the
@@ -285,6 +292,9 @@ func Driver(c Config) driver.Driver {
 func (d *claudeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Result, error) {
 	return launch.Run(ctx, req, d.prog, d.c.GracePeriod, func(ctx context.Context, l *launch.Launch) (*launch.Plan, error) {
 		env := l.Env
+		if err := launch.CheckBaseURL(ctx, "claude", env, "ANTHROPIC_BASE_URL"); err != nil {
+			return nil, err
+		}
 		var mountDir string
 		if len(req.Skills.Entries) > 0 {
 			var release func()
@@ -304,7 +314,7 @@ func (d *claudeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 		if err != nil {
 			return nil, err
 		}
-		p := newParser(req.Events)
+		p := newParser(unanswered(req.Events, apiURL(env)))
 		line, checked := p.CheckInit(func(listed []string) error { return checkMounted(listed, req.Skills) })
 		return &launch.Plan{
 			Args: args,

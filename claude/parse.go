@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/internal/agentjson"
+	"github.com/agentadaptor/agentadaptor/internal/process"
 	"github.com/agentadaptor/agentadaptor/internal/streamjson"
 )
 
@@ -51,4 +53,34 @@ func errorsText(raw json.RawMessage) string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// defaultAPI is the model API Claude Code calls without
+// ANTHROPIC_BASE_URL.
+const defaultAPI = "https://api.anthropic.com"
+
+// apiURL is the model API Claude Code calls in env.
+func apiURL(env []string) string {
+	if u := process.Getenv(env, "ANTHROPIC_BASE_URL"); u != "" {
+		return u
+	}
+	return defaultAPI
+}
+
+// unanswered passes events on to emit, rewording the retries Claude Code
+// reports with the error "unknown" and no HTTP status (its word for a
+// call that got no HTTP answer: a refused or dropped connection, a
+// timeout) to name the API called: "no HTTP answer from URL".
+func unanswered(emit agentjson.Emit, url string) agentjson.Emit {
+	if emit == nil {
+		return nil
+	}
+	return func(ev driver.Event) {
+		if r, ok := ev.(*driver.RetryEvent); ok && r.Status == 0 && r.Message == "unknown" {
+			named := *r
+			named.Message = "no HTTP answer from " + url
+			ev = &named
+		}
+		emit(ev)
+	}
 }

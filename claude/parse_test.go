@@ -336,3 +336,26 @@ func FuzzParse(f *testing.F) {
 		outcome("claude", &driver.Request{Resume: "x"}, p, process.Exit{Code: 1}, nil, nil)
 	})
 }
+
+// TestUnansweredRetry checks that a retry Claude Code reports without an
+// HTTP status ("unknown") names the API it called, and that other
+// events pass as they are.
+func TestUnansweredRetry(t *testing.T) {
+	var got []driver.Event
+	emit := unanswered(func(ev driver.Event) { got = append(got, ev) }, apiURL([]string{"ANTHROPIC_BASE_URL=http://llm.example.com"}))
+	p := newParser(emit)
+	p.Parse([]byte(`{"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":500,"error_status":null,"error":"unknown"}`))
+	p.Parse([]byte(`{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"retry_delay_ms":500,"error_status":401,"error":"authentication_failed"}`))
+	var msgs []string
+	for _, ev := range got {
+		if r, ok := ev.(*driver.RetryEvent); ok {
+			msgs = append(msgs, r.Message)
+		}
+	}
+	if want := []string{"no HTTP answer from http://llm.example.com", "authentication_failed"}; !slices.Equal(msgs, want) {
+		t.Errorf("retry messages = %q, want %q", msgs, want)
+	}
+	if apiURL(nil) != defaultAPI || unanswered(nil, "x") != nil {
+		t.Errorf("apiURL(nil) = %q, or unanswered(nil) is not nil", apiURL(nil))
+	}
+}

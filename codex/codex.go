@@ -140,7 +140,14 @@
 //  3. Before the start: OPENAI_BASE_URL set with no model provider
 //     configured is a *[ProviderError] holding the config.toml lines that
 //     fix it, since Codex ignores that variable and would retry OpenAI's
-//     own host for minutes.
+//     own host for minutes; a model_provider inside a table, where Codex
+//     ignores it, is named by its line. A loopback base_url of the
+//     provider config.toml chooses, where nothing listens, is refused
+//     naming it (both wrap driver.ErrProviderSetup).
+//  4. Codex names the config.toml it read, the managed home's copy, in
+//     its errors (a line it cannot parse): the driver puts the user's
+//     config.toml, the file to edit, in its place in
+//     driver.ProcessError.Stderr.
 //
 // # Arguments
 //
@@ -308,7 +315,7 @@ func (d *codexDriver) Run(ctx context.Context, req *driver.Request) (*driver.Res
 		if err != nil {
 			return nil, err
 		}
-		managed, release, err := d.managedHome(ctx, req, l)
+		managed, userConfig, release, err := d.managedHome(ctx, req, l)
 		if err != nil {
 			return nil, err
 		}
@@ -336,6 +343,9 @@ func (d *codexDriver) Run(ctx context.Context, req *driver.Request) (*driver.Res
 				return nil
 			},
 			Outcome: func(e launch.Ended) (*driver.Result, error) {
+				// Codex names the config.toml it read, the managed copy:
+				// the user's is the one to edit.
+				e.Exit.Stderr = strings.ReplaceAll(e.Exit.Stderr, filepath.Join(managed, "config.toml"), userConfig)
 				if mismatch != nil {
 					return nil, mismatch
 				}
@@ -348,35 +358,38 @@ func (d *codexDriver) Run(ctx context.Context, req *driver.Request) (*driver.Res
 // managedHome brings the managed Codex home of req's skills up to date,
 // after the check for a model provider (checkProvider) and those for
 // skills Codex would list beside the run's and, for
-// a resume, for the session in that home. It returns the home's folder
-// and the release of the run's lease on it.
-func (d *codexDriver) managedHome(ctx context.Context, req *driver.Request, l *launch.Launch) (string, func(), error) {
+// a resume, for the session in that home. It returns the home's folder,
+// the user's config.toml and the release of the run's lease on the home.
+func (d *codexDriver) managedHome(ctx context.Context, req *driver.Request, l *launch.Launch) (managed, userConfig string, release func(), err error) {
 	userHome, err := d.userHome(l.Env)
 	if err != nil {
-		return "", nil, err
+		return "", "", nil, err
 	}
 	if err := d.checkProvider(l.Env, userHome); err != nil {
-		return "", nil, err
+		return "", "", nil, err
 	}
-	managed, release, err := home(ctx, launch.RunCacheRoot(req, d.c.CacheRoot), req.Skills, userHome, !d.c.WithoutUserSkills)
+	if err := d.checkProviderURL(ctx, userHome); err != nil {
+		return "", "", nil, err
+	}
+	managed, release, err = home(ctx, launch.RunCacheRoot(req, d.c.CacheRoot), req.Skills, userHome, !d.c.WithoutUserSkills)
 	if err != nil {
 		var shadow *driver.ShadowError
 		if errors.As(err, &shadow) || ctx.Err() != nil {
-			return "", nil, err
+			return "", "", nil, err
 		}
-		return "", nil, fmt.Errorf("codex: %w", err)
+		return "", "", nil, fmt.Errorf("codex: %w", err)
 	}
 	if err := checkShadowsOf(ctx, req.Skills, otherSkillsDirs(l.Workspace, process.Getenv(l.Env, "HOME"))); err != nil {
 		release()
-		return "", nil, err
+		return "", "", nil, err
 	}
 	if req.Resume != "" {
 		if err := checkResume(managed, req.Resume); err != nil {
 			release()
-			return "", nil, err
+			return "", "", nil, err
 		}
 	}
-	return managed, release, nil
+	return managed, filepath.Join(userHome, "config.toml"), release, nil
 }
 
 // userHome is the user's Codex home: Config.Home, else $CODEX_HOME of the

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/launch"
 )
 
 // TestCheckArgs checks which arguments from someone else may be passed
@@ -32,16 +33,21 @@ func TestCheckArgs(t *testing.T) {
 }
 
 // TestArgs checks the command line: the skill tool always allowed, the
-// mount and every value as one "--name=value" argument, Args last.
+// mount and every value as one "--name=value" argument, the session
+// resumed or given, Args last.
 func TestArgs(t *testing.T) {
 	d := Driver(Config{Model: "-m", AllowedTools: []string{"write"}, DeniedTools: []string{"shell"}, AllowAllTools: true, Args: []string{"--log-level=none"}}).(*copilotDriver)
-	got, err := d.args(&driver.Request{Resume: "5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1"}, "/m").List()
+	got, err := d.args(&driver.Request{Resume: "5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1"}, "/m", "5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1").List()
 	want := []string{"--output-format=json", "--no-auto-update", "--add-dir=/m", "--allow-tool=skill", "--allow-tool=write", "--deny-tool=shell", "--allow-all-tools", "--model=-m", "--resume=5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1", "--log-level=none"}
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("args = %q, %v; want %q", got, err, want)
 	}
-	got, _ = Driver(Config{}).(*copilotDriver).args(&driver.Request{}, "").List()
-	if want := []string{"--output-format=json", "--no-auto-update", "--allow-tool=skill"}; !slices.Equal(got, want) {
+	id := newSessionID()
+	if !launch.IsUUID(id) || id == newSessionID() {
+		t.Errorf("newSessionID() = %q, want a new UUID each time", id)
+	}
+	got, _ = Driver(Config{}).(*copilotDriver).args(&driver.Request{}, "", id).List()
+	if want := []string{"--output-format=json", "--no-auto-update", "--allow-tool=skill", "--session-id=" + id}; !slices.Equal(got, want) {
 		t.Errorf("args without skills = %q, want %q", got, want)
 	}
 }

@@ -2,6 +2,8 @@ package copilot
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -116,6 +118,12 @@ func (d *copilotDriver) Run(ctx context.Context, req *driver.Request) (*driver.R
 		if l.Path, err = native(l.Path, runtime.GOOS, runtime.GOARCH); err != nil {
 			return nil, err
 		}
+		if err := d.checkProvider(l.Env); err != nil {
+			return nil, err
+		}
+		if err := launch.CheckBaseURL(ctx, "copilot", l.Env, "COPILOT_PROVIDER_BASE_URL"); err != nil {
+			return nil, err
+		}
 		mountDir := ""
 		if len(req.Skills.Entries) > 0 {
 			if err := checkShadows(ctx, req.Skills, otherSkillsDirs(l.Workspace, process.HomeDir(l.Env))); err != nil {
@@ -131,11 +139,15 @@ func (d *copilotDriver) Run(ctx context.Context, req *driver.Request) (*driver.R
 			l.Defer(release) // the run's lease on its mount
 			mountDir = dir
 		}
-		args, err := l.Args(d.args(req, mountDir))
+		session := req.Resume
+		if session == "" {
+			session = newSessionID()
+		}
+		args, err := l.Args(d.args(req, mountDir, session))
 		if err != nil {
 			return nil, err
 		}
-		p := &parser{emit: req.Events}
+		p := &parser{emit: req.Events, session: session}
 		return &launch.Plan{
 			Args: args,
 			Line: func(b []byte) error {
@@ -148,8 +160,9 @@ func (d *copilotDriver) Run(ctx context.Context, req *driver.Request) (*driver.R
 }
 
 // args builds the command line (see "Arguments"); mountDir is the run's
-// mount, "" without skills.
-func (d *copilotDriver) args(req *driver.Request, mountDir string) *launch.Args {
+// mount, "" without skills, and session the run's session: req.Resume,
+// else a new id, passed as --session-id.
+func (d *copilotDriver) args(req *driver.Request, mountDir, session string) *launch.Args {
 	a := launch.NewArgs().Value("--output-format", "json").Flag("--no-auto-update")
 	a.Value("--add-dir", mountDir)
 	a.Value("--allow-tool", skillTool)
@@ -159,7 +172,11 @@ func (d *copilotDriver) args(req *driver.Request, mountDir string) *launch.Args 
 		a.Flag("--allow-all-tools")
 	}
 	a.Value("--model", d.c.Model)
-	a.Value("--resume", req.Resume)
+	if req.Resume != "" {
+		a.Value("--resume", req.Resume)
+	} else {
+		a.Value("--session-id", session)
+	}
 	// The prompt is on standard input.
 	return a.Extra(d.c.Args)
 }
@@ -207,6 +224,19 @@ func outcome(l *launch.Launch, req *driver.Request, p *parser, exit process.Exit
 		p.emit.Send(p.result)
 	}
 	return end.Result(p.result, "")
+}
+
+// newSessionID returns a new random (version 4) UUID for a new session:
+// Copilot CLI 1.0.102 starts a session with the id --session-id gives
+// when it has none of that id, so the run knows its session before the
+// agent's first line.
+func newSessionID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 // copilotHome is Copilot CLI's folder of settings and sessions in env:

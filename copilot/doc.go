@@ -30,8 +30,10 @@
 // A run is one `copilot --output-format=json --no-auto-update`, with the
 // prompt on standard input (no -p), the request's workspace as the working
 // folder, `--add-dir=MOUNT` when there are skills, `--allow-tool=skill`,
-// the flags the [Config] asks for and `--resume=ID` for
-// driver.Request.Resume. The driver uses Copilot CLI's -p mode (JSON
+// the flags the [Config] asks for, and `--resume=ID` for
+// driver.Request.Resume or else `--session-id=ID` with a new random UUID:
+// Copilot CLI reports its session only in its last line, so the driver
+// chooses it, and the run knows its session from the start. The driver uses Copilot CLI's -p mode (JSON
 // lines on standard output), not its JSON-RPC server mode (--headless
 // --stdio): the lines carry every event the RPC notifications do, and a
 // run needs no framing, handshake or session calls, so the process runner
@@ -47,8 +49,8 @@
 // is.
 //
 // The agent's JSON lines become driver events: a driver.InitEvent first
-// (Copilot CLI prints no such line; the init carries no session, which
-// comes with the result), text deltas, messages, tool calls and results,
+// (Copilot CLI prints no such line; the init carries the session the
+// driver chose or resumes, which the result line confirms), text deltas, messages, tool calls and results,
 // a driver.SkillEvent for each successful call of the skill tool,
 // driver.ErrorEvent for session.error, and the result last. Token usage
 // is not on standard output: after the run the driver reads the
@@ -66,7 +68,7 @@
 //     start with an error wrapping driver.ErrInvalidSessionID and
 //     driver.ErrResumeRejected.
 //  2. Model, each of AllowedTools and DeniedTools, the mount and the
-//     session id are passed as `--name=value`, one argument each, which
+//     session ids are passed as `--name=value`, one argument each, which
 //     Copilot CLI 1.0.102 reads as the option's value whatever it starts
 //     with.
 //  3. The prompt is on standard input and the workspace is the working
@@ -120,6 +122,13 @@
 //     session runs in the folder it started in.
 //  4. The first result line is the run's; a line that is not JSON is
 //     reported as a driver.ErrorEvent and the run goes on.
+//  5. Before the start, the provider (errors wrapping
+//     driver.ErrProviderSetup, saying what to set): COPILOT_OFFLINE=true
+//     without COPILOT_PROVIDER_BASE_URL, and COPILOT_PROVIDER_BASE_URL
+//     without a model (no COPILOT_MODEL, Model, --model, or "model" in
+//     Copilot CLI's config.json or settings.json), which Copilot CLI
+//     1.0.102 would refuse; a loopback COPILOT_PROVIDER_BASE_URL where
+//     nothing listens, which it would retry for half a minute.
 //
 // # Approvals
 //

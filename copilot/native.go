@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/agentadaptor/agentadaptor/driver"
 )
 
 // launcherFile is the npm launcher of @github/copilot 1.0.102, the file
@@ -51,5 +53,18 @@ func native(path, goos, goarch string) (string, error) {
 		}
 		tried = append(tried, exe)
 	}
-	return "", fmt.Errorf("copilot: %s is the npm launcher of GitHub Copilot CLI, and its native program for %s/%s is missing (looked for %v): reinstall @github/copilot with its optional dependencies, or set copilot.Config.Command to the native program", path, goos, goarch, tried)
+	return "", nativeMissing{&driver.ProgramNotFoundError{Command: path, Agent: "GitHub Copilot CLI", Package: "@github/copilot", Field: "copilot.Config.Command",
+		Err: fmt.Errorf("%s is the npm launcher of GitHub Copilot CLI, and its native program for %s/%s is missing (looked for %v)", path, goos, goarch, tried)}}
 }
+
+// nativeMissing is the npm launcher found without its native program: a
+// *driver.ProgramNotFoundError, so that a caller with its own name for
+// Config.Command (its Field) words the error itself, said with what to
+// reinstall.
+type nativeMissing struct{ *driver.ProgramNotFoundError }
+
+func (e nativeMissing) Error() string {
+	return fmt.Sprintf("copilot: %v: reinstall %s with its optional dependencies, or set %s to the native program", e.Err, e.Package, e.Field)
+}
+
+func (e nativeMissing) Unwrap() error { return e.ProgramNotFoundError }

@@ -1,10 +1,13 @@
 package copilot
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentadaptor/agentadaptor/driver"
 )
 
 // install lays out an npm install of @github/copilot under dir: the
@@ -78,7 +81,8 @@ func TestNative(t *testing.T) {
 		bin := install(t, dir, "@github/copilot-darwin-x64/copilot")
 		os.WriteFile(bin, nil, 0o755)
 		_, err := native(bin, "linux", "amd64")
-		if err == nil || !strings.Contains(err.Error(), "copilot.Config.Command") || !strings.Contains(err.Error(), "reinstall @github/copilot") {
+		var nf *driver.ProgramNotFoundError
+		if err == nil || !strings.Contains(err.Error(), "copilot.Config.Command") || !strings.Contains(err.Error(), "reinstall @github/copilot") || !errors.As(err, &nf) || nf.Field != "copilot.Config.Command" {
 			t.Errorf("native(%q) = %v, want an error saying to reinstall or set Config.Command", bin, err)
 		}
 	})

@@ -17,6 +17,10 @@ const skillTool = "skill"
 // usage.
 type parser struct {
 	emit agentjson.Emit // nil: lines are parsed for the result only
+	// session is the run's session id, which the driver chose (or
+	// resumes) and the InitEvent carries; Copilot CLI reports it only
+	// with the result.
+	session string
 
 	started bool   // the InitEvent was sent
 	last    string // the last assistant message with text
@@ -41,7 +45,7 @@ func (p *parser) line(line agentjson.Line) bool {
 	l, raw := line.Fields, line.Raw
 	if !p.started {
 		p.started = true
-		p.emit.Send(&driver.InitEvent{})
+		p.emit.Send(&driver.InitEvent{SessionID: p.session})
 	}
 	data := fields(l["data"])
 	switch line.Type {

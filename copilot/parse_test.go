@@ -34,16 +34,16 @@ func testLaunch(home string) *launch.Launch {
 }
 
 // TestRecordedStream replays the stream recorded from Copilot CLI 1.0.102
-// (a skill call, then an answer): init first, the tool call, its result,
-// the skill event, the text, and the result last with the session and the
-// usage of the session's events.jsonl.
+// (a skill call, then an answer): init first with the run's session, the
+// tool call, its result, the skill event, the text, and the result last
+// with the session and the usage of the session's events.jsonl.
 func TestRecordedStream(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("testdata", "skill.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var rec streamtest.Recorder
-	p := &parser{emit: rec.Emit}
+	p := &parser{emit: rec.Emit, session: sessionID}
 	for _, l := range bytes.Split(data, []byte("\n")) {
 		p.parse(l)
 	}
@@ -59,6 +59,9 @@ func TestRecordedStream(t *testing.T) {
 	kinds := streamtest.Kinds(rec.Events())
 	if kinds[0] != driver.KindInit || kinds[len(kinds)-1] != driver.KindResult {
 		t.Errorf("kinds = %q, want init first and the result last", kinds)
+	}
+	if init, ok := rec.Events()[0].(*driver.InitEvent); !ok || init.SessionID != sessionID {
+		t.Errorf("first event = %+v, want the init of session %s", rec.Events()[0], sessionID)
 	}
 	streamtest.CheckStreamEvents(t, rec.Events(), []string{driver.KindToolCall, driver.KindToolResult, driver.KindSkill, driver.KindText, driver.KindTextDelta}, func(*driver.ErrorEvent) bool { return true })
 	want := []driver.SkillEvent{{Name: "greet", ToolCallID: "call_d36224fa"}}

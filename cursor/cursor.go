@@ -341,16 +341,27 @@ func outcome(prog string, req *driver.Request, p *parser, exit process.Exit, run
 const install = "curl https://cursor.com/install | bash"
 
 // installHint rewrites the error of a missing program to say how Cursor's
-// CLI is installed; other errors are returned as they are.
+// CLI is installed; other errors are returned as they are. The
+// *driver.ProgramNotFoundError stays in the chain, so that a caller with
+// its own name for Config.Command (its Field) words the error itself.
 func installHint(err error) error {
 	var pe *driver.ProcessError
 	var nf *driver.ProgramNotFoundError
 	if !errors.As(err, &pe) || !errors.As(err, &nf) {
 		return err
 	}
-	return &driver.ProcessError{Command: pe.Command, ExitCode: pe.ExitCode,
-		Err: fmt.Errorf("%w: %w (install Cursor's CLI with `%s`, or set cursor.Config.Command)", driver.ErrProgramNotFound, nf.Err, install)}
+	return &driver.ProcessError{Command: pe.Command, ExitCode: pe.ExitCode, Err: notFound{nf}}
 }
+
+// notFound is Cursor's CLI not found, said with how it is installed,
+// which is not an npm package.
+type notFound struct{ *driver.ProgramNotFoundError }
+
+func (e notFound) Error() string {
+	return fmt.Sprintf("%v: %v (install Cursor's CLI with `%s`, or set %s)", driver.ErrProgramNotFound, e.Err, install, e.Field)
+}
+
+func (e notFound) Unwrap() error { return e.ProgramNotFoundError }
 
 // lastLine is the last non-empty line of s.
 func lastLine(s string) string {

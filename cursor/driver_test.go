@@ -192,3 +192,20 @@ func TestShadowEveryFolder(t *testing.T) {
 		})
 	}
 }
+
+// TestProgramNotFound checks the error of a Cursor CLI that is not there:
+// it says how Cursor's CLI is installed and names Config.Command, and it
+// is a *driver.ProgramNotFoundError whose Field names it, so that a caller
+// with its own name for the setting words it.
+func TestProgramNotFound(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "agent")
+	d := cursor.Driver(cursor.Config{Command: missing, CacheRoot: cachetest.Root(t)})
+	_, err := d.Run(t.Context(), &driver.Request{Prompt: "go", Workspace: t.TempDir()})
+	var nf *driver.ProgramNotFoundError
+	if !errors.As(err, &nf) || nf.Field != "cursor.Config.Command" || !errors.Is(err, driver.ErrProgramNotFound) {
+		t.Fatalf("Run() = %v; want a *driver.ProgramNotFoundError of cursor.Config.Command", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "install Cursor's CLI with `curl https://cursor.com/install | bash`, or set cursor.Config.Command") || strings.Contains(msg, "npm") {
+		t.Errorf("Run() = %q; want it to say how Cursor's CLI is installed and name cursor.Config.Command", msg)
+	}
+}

@@ -25,7 +25,8 @@ var (
 	// session (unknown, expired, or from another folder).
 	ErrResumeRejected = errors.New("agent rejected the session to resume")
 	// ErrInvalidSessionID: the session id to resume does not have the
-	// form of the agent's ids (a UUID for Claude Code and Codex). It is
+	// form of the agent's ids (a UUID for most agents, "ses_..." for
+	// OpenCode: the driver's Descriptor says, in SessionIDs). It is
 	// refused before the agent starts, and always comes with
 	// [ErrResumeRejected], so a caller that starts a new session when a
 	// resume is rejected does so here too; test for it to tell bad input
@@ -55,6 +56,13 @@ var (
 	// itself. It is refused before the agent starts. The error is an
 	// *ArgError.
 	ErrArgRefused = errors.New("argument cannot be passed to the agent")
+	// ErrProviderSetup: the agent is not set up to reach a model API as
+	// its environment and settings stand (a variable missing, a setting
+	// it needs, a base URL where nothing listens). A driver checks what
+	// it can before the agent starts, and words what the agent says when
+	// it refuses to start for such a reason; the error says what to set,
+	// and where.
+	ErrProviderSetup = errors.New("agent is not set up to reach a model")
 )
 
 // ProgramNotFoundError reports an agent program that is not there, with

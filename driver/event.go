@@ -46,10 +46,11 @@ type InitEvent struct {
 	Cwd       string   `json:"cwd,omitempty"`
 	Tools     []string `json:"tools,omitempty"`
 	// Version is the agent's version, when its first event reports one
-	// (Claude Code's and Qwen Code's do; Codex's and Gemini CLI's do not).
+	// (Claude Code's and Qwen Code's do; the others do not).
 	Version string `json:"version,omitempty"`
 	// Skills are the names of the skills the agent reports it loaded;
-	// nil when the agent does not list its skills (Codex, Gemini CLI),
+	// nil when the agent does not list its skills (only Claude Code, Qwen
+	// Code and Cursor CLI list them),
 	// which JSON leaves out.
 	Skills []string        `json:"skills,omitzero"`
 	Raw    json.RawMessage `json:"-"`

@@ -140,6 +140,14 @@
 //  4. The first result line is the run's; lines after it are reported as
 //     raw events and change nothing. A line that is not JSON is reported
 //     as a driver.ErrorEvent and the run goes on.
+//  5. Before the start, the provider (errors wrapping
+//     driver.ErrProviderSetup): GOOGLE_GEMINI_BASE_URL set while no
+//     settings file Gemini CLI reads (the user's, the workspace's, the
+//     system's settings and defaults) mentions selectedType is refused
+//     with the setting to write in the user's settings.json, since
+//     Gemini CLI 0.61.0 would refuse the run ("Invalid auth method
+//     selected.", exit 41; an exit 41 is worded the same way); a loopback
+//     GOOGLE_GEMINI_BASE_URL where nothing listens is refused naming it.
 //
 // # Arguments
 //
@@ -331,6 +339,12 @@ func (d *geminiDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 		if err != nil {
 			return nil, err
 		}
+		if err := checkAuth(l.Env, userHome, l.Workspace); err != nil {
+			return nil, err
+		}
+		if err := launch.CheckBaseURL(ctx, "gemini", l.Env, "GOOGLE_GEMINI_BASE_URL"); err != nil {
+			return nil, err
+		}
 		if err := checkShadows(ctx, req.Skills, otherSkillsDirs(l.Workspace, userHome)); err != nil {
 			return nil, err
 		}
@@ -370,7 +384,7 @@ func (d *geminiDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 				return nil
 			},
 			Outcome: func(e launch.Ended) (*driver.Result, error) {
-				return outcome(e.Path, req, overlay, p, e.Exit, e.Err)
+				return outcome(e.Path, req, overlay, userHome, p, e.Exit, e.Err)
 			},
 		}, nil
 	})
@@ -434,12 +448,14 @@ func checkArgs(args []string) error {
 }
 
 // outcome turns how the process ended and what it said into the result.
-func outcome(prog string, req *driver.Request, overlay string, p *parser, exit process.Exit, runErr error) (*driver.Result, error) {
+func outcome(prog string, req *driver.Request, overlay, userHome string, p *parser, exit process.Exit, runErr error) (*driver.Result, error) {
 	end := launch.Ended{Name: "gemini", Path: prog, Exit: exit, Err: runErr}
 	if runErr == nil {
 		switch {
 		case req.Resume != "" && exit.Code == exitBadInput && p.init == nil:
 			return nil, fmt.Errorf("session %s: %w: %w", req.Resume, driver.ErrResumeRejected, end.ProcessError())
+		case exit.Code == exitAuth && p.init == nil:
+			return nil, authRefused(userHome, end.ProcessError())
 		case exit.Code == exitUntrusted:
 			return nil, fmt.Errorf("gemini: the workspace %s is not a trusted folder; trust it in Gemini CLI or leave gemini.Config.RespectTrust unset: %w", req.Workspace, end.ProcessError())
 		}

@@ -110,7 +110,7 @@ func TestParseRecorded(t *testing.T) {
 		if w.isError {
 			code = 144
 		}
-		res, err := outcome("gemini", &driver.Request{}, "/overlay", p, process.Exit{Code: code}, nil)
+		res, err := outcome("gemini", &driver.Request{}, "/overlay", "/home", p, process.Exit{Code: code}, nil)
 		if w.isError {
 			var ae *driver.AgentError
 			if !errors.As(err, &ae) || !strings.Contains(ae.Message, w.text) || ae.Result.SessionID == "" {
@@ -148,6 +148,10 @@ func TestOutcome(t *testing.T) {
 		{"untrusted", "", nil, process.Exit{Code: 55}, func(err error) bool {
 			return errors.Is(err, driver.ErrProcessFailed) && strings.Contains(err.Error(), "RespectTrust")
 		}},
+		{"auth refused", "", nil, process.Exit{Code: 41, Stderr: "Invalid auth method selected."}, func(err error) bool {
+			return errors.Is(err, driver.ErrProcessFailed) && errors.Is(err, driver.ErrProviderSetup) &&
+				strings.Contains(err.Error(), "/home/.gemini/settings.json") && strings.Contains(err.Error(), `"selectedType": "gemini-api-key"`)
+		}},
 		{"interrupted, no result", "", done[:2], process.Exit{}, func(err error) bool { return errors.Is(err, driver.ErrNoResult) }},
 		{"our skill overridden", "", done, process.Exit{Stderr: `Skill conflict detected: "review" from "/w/.agents/skills/review/SKILL.md" is overriding the same skill from "` + ours + `".`},
 			func(err error) bool {
@@ -160,7 +164,7 @@ func TestOutcome(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p, _ := parseAll(tt.lines...)
-			_, err := outcome("gemini", &driver.Request{Resume: tt.resume, Skills: rs}, overlay, p, tt.exit, nil)
+			_, err := outcome("gemini", &driver.Request{Resume: tt.resume, Skills: rs}, overlay, "/home", p, tt.exit, nil)
 			if !tt.check(err) {
 				t.Errorf("outcome = %v", err)
 			}
@@ -178,6 +182,6 @@ func FuzzParse(f *testing.F) {
 		p := &parser{emit: streamtest.NoNilEvents(t)}
 		p.parse(line)
 		p.parse(line)
-		outcome("gemini", &driver.Request{Resume: "x"}, "/o", p, process.Exit{Code: 1, Stderr: string(line)}, nil)
+		outcome("gemini", &driver.Request{Resume: "x"}, "/o", "/home", p, process.Exit{Code: 1, Stderr: string(line)}, nil)
 	})
 }

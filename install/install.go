@@ -181,7 +181,10 @@
 //     checks every skill first and fails without changing anything,
 //     listing every source whose content no longer matches. Verify
 //     re-hashes what is installed, and fails with [ErrNothingRecorded]
-//     when the lock file records nothing.
+//     when the lock file records nothing. Without a lock file there is
+//     nothing to sync: Sync changes nothing and writes nothing, not even
+//     a lock file. A run that changes no entry leaves the lock file as it
+//     is, byte for byte.
 //  6. Interruptions: an add, remove or sync marks the skills it is about
 //     to change in the lock file (its "unfinished" list, with their entries
 //     before) and changes them one by one. When its context ends (Ctrl-C)
@@ -684,7 +687,8 @@
 //     keeps them (within its caps: at most 100 of a rule and 1,000 of a
 //     skill), and counts the rest ("and 31,204 more", trust.Refusal's
 //     Omitted). A tree's report is kept in the skill cache
-//     (package trust (# Kept reports), rules 1 to 5), by the content
+//     (package trust (# Kept reports), rules 1 to 5; an operation ends
+//     by saving the checker's index of the empty ones, rule 7), by the content
 //     digest this package computes of the very tree it audits (a
 //     folder source's skill as Add stages it: staging hashes the copy it
 //     makes, the report kept for that digest is read, and without one

@@ -167,7 +167,7 @@ func (in *Installer) Add(ctx context.Context, req AddRequest) ([]Change, error) 
 		return nil, err
 	}
 	defer cleanup()
-	use, skipped, err := selectSkills(sources, req)
+	use, skipped, err := in.selectSkills(sources, req)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +230,7 @@ func (in *Installer) resolveAll(ctx context.Context, sources []string, trusts []
 // and reports those it skips. It fails when a skill req names is in no
 // source, when nothing is left to install, or, with req.Strict, when any
 // skill was skipped.
-func selectSkills(sources []*sourceSkills, req AddRequest) (use []*candidate, skipped []Change, _ error) {
+func (in *Installer) selectSkills(sources []*sourceSkills, req AddRequest) (use []*candidate, skipped []Change, _ error) {
 	if err := missing(req.Skills, sources); err != nil {
 		return nil, nil, err
 	}
@@ -245,11 +245,11 @@ func selectSkills(sources []*sourceSkills, req AddRequest) (use []*candidate, sk
 	if len(use) == 0 && len(skip) == 0 {
 		// Only Plugins can select nothing: with Skills, or when its
 		// skills are all nested in other skills' folders.
-		return nil, nil, fmt.Errorf("%w: no skill of the plugins %s is selected (AddRequest.Skills: %s; a skill nested in another skill's folder counts only when named); no skill is left to install; nothing was changed",
-			ErrInvalidSource, strings.Join(req.Plugins, ", "), cmp.Or(strings.Join(req.Skills, ", "), "none"))
+		return nil, nil, fmt.Errorf("%w: no skill of the plugins %s is selected (%s: %s; a skill nested in another skill's folder counts only when named); no skill is left to install; nothing was changed",
+			ErrInvalidSource, strings.Join(req.Plugins, ", "), in.setting(SettingAddSkills), cmp.Or(strings.Join(req.Skills, ", "), "none"))
 	}
 	if req.Strict || len(use) == 0 {
-		if err := refuseSkipped(skip); err != nil {
+		if err := refuseSkipped(skip, in.setting(SettingAddLenient)); err != nil {
 			if !req.Strict {
 				err = fmt.Errorf("%w\nno skill is left to install; nothing was changed", err)
 			} else {
@@ -420,8 +420,13 @@ func sourceLabel(source, subpath string) string {
 // whole run: each recorded source is read once, every skill and every
 // place it goes is checked, and only then is anything changed. Frozen,
 // any source whose content differs from the lock file fails the sync
-// with ErrDrift, listing each, and nothing changes.
+// with ErrDrift, listing each, and nothing changes. A scope without a
+// lock file has nothing to sync: Sync returns no change and writes
+// nothing, not even a lock file.
 func (in *Installer) Sync(ctx context.Context, req SyncRequest) ([]Change, error) {
+	if _, err := os.Lstat(in.lockPath()); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	s, err := in.begin(ctx)
 	if err != nil {
 		return nil, err
@@ -436,6 +441,9 @@ func (in *Installer) Sync(ctx context.Context, req SyncRequest) ([]Change, error
 	}
 	defer cleanup()
 	changes, err := in.reconcile(ctx, s, wants, req.Force, req.Frozen)
+	if len(s.recovered) == 0 {
+		return changes, err
+	}
 	return append(s.recovered, changes...), err
 }
 
@@ -507,7 +515,7 @@ func (in *Installer) syncWants(ctx context.Context, lock *lockFile) (_ []want, c
 		}
 		read = append(read, r)
 		for _, name := range names {
-			w, err := recordedWant(name, k.source, lock.Skills[name], r)
+			w, err := in.recordedWant(name, k.source, lock.Skills[name], r)
 			if err == nil && w.c.root != "" && w.c.digest == "" {
 				// A folder source's skill whose stat record vouches for
 				// the recorded content is not read again (rule 16).
@@ -536,7 +544,7 @@ func (in *Installer) syncWants(ctx context.Context, lock *lockFile) (_ []want, c
 // recordedWant is the skill name, recorded as entry from source, taken
 // from r, the skills read from that source: wanted for each agent it is
 // recorded for, as a copy where it was copied.
-func recordedWant(name, src string, entry *lockEntry, r *sourceSkills) (want, error) {
+func (in *Installer) recordedWant(name, src string, entry *lockEntry, r *sourceSkills) (want, error) {
 	i := r.find(name, entry.Subpath)
 	if i < 0 {
 		return want{}, fmt.Errorf("skill %s: %w: %s no longer holds it where the lock file says (%s); remove it, or add it again from where the source keeps it now", name, ErrDrift, src, sourceLabel(entry.Source, entry.Subpath))
@@ -549,8 +557,8 @@ func recordedWant(name, src string, entry *lockEntry, r *sourceSkills) (want, er
 		return want{}, fmt.Errorf("skill %s in %s: %w: %s", name, c.where(), ErrInvalidSource, c.problem)
 	}
 	if c.spec != "" && !entry.Lenient {
-		return want{}, fmt.Errorf("skill %s in %s: %w: it %w, though agents load it: %s; the lock file does not record it as installed leniently (add it again with AddRequest.Lenient, or update it with UpdateRequest.Lenient)",
-			name, c.where(), ErrInvalidSource, ErrSpecification, c.spec)
+		return want{}, fmt.Errorf("skill %s in %s: %w: it %w, though agents load it: %s; the lock file does not record it as installed leniently (add it again with %s, or update it with %s)",
+			name, c.where(), ErrInvalidSource, ErrSpecification, c.spec, in.setting(SettingAddLenient), in.setting(SettingUpdateLenient))
 	}
 	c.lenient = c.spec != ""
 	w := want{c: c}
@@ -1014,7 +1022,7 @@ func (in *Installer) list(ctx context.Context, agents []Agent, readers, rehash b
 	if ctx.Err() != nil {
 		return out, interrupted(ctx, "the list is incomplete")
 	}
-	in.stamps.save(in)
+	in.saveRecords()
 	for i, st := range out {
 		if e := lock.Skills[st.Skill]; e != nil && st.Kind != "" {
 			out[i].AllowedRisks = e.AllowedRisks

@@ -340,6 +340,34 @@ func TestVerifyWithNothingRecorded(t *testing.T) {
 	}
 }
 
+func TestSyncWithoutLockFile(t *testing.T) {
+	f := newFixture(t)
+	if err := os.MkdirAll(f.env.Project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in := f.installer(t)
+	for _, req := range []SyncRequest{{}, {Frozen: true}, {Force: true}} {
+		if changes, err := in.Sync(t.Context(), req); err != nil || len(changes) != 0 {
+			t.Errorf("Sync(%+v) without a lock file = %v, %v; want nothing done", req, changes, err)
+		}
+	}
+	if names, err := os.ReadDir(f.env.Project); err != nil || len(names) != 0 {
+		t.Errorf("the project after Sync holds %v (%v), want nothing", names, err)
+	}
+	// A lock file that records no skill (every skill removed) is synced:
+	// nothing to do.
+	src := f.writeSkill(t, "foo", "foo", "")
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Remove(t.Context(), RemoveRequest{Names: []string{"foo"}}); err != nil {
+		t.Fatal(err)
+	}
+	if changes, err := in.Sync(t.Context(), SyncRequest{}); err != nil || len(changes) != 0 {
+		t.Errorf("Sync of an empty lock file = %v, %v; want nothing done", changes, err)
+	}
+}
+
 func TestRemoveDuringSyncIsNotUndone(t *testing.T) {
 	f := newFixture(t)
 	body := testarchive.TarGzFiles(t, map[string]string{"SKILL.md": skillMD("remote")})

@@ -18,7 +18,8 @@ type config struct {
 	progress io.Writer
 	timeout  time.Duration
 	lockDir  string
-	trust    *Trust // WithTrust; nil: no trust checks
+	trust    *Trust            // WithTrust; nil: no trust checks
+	names    map[string]string // WithSettingNames
 }
 
 // Option configures an Installer; see [New].
@@ -98,4 +99,36 @@ func newConfig(opts []Option) config {
 		c.timeout = DefaultDownloadTimeout
 	}
 	return c
+}
+
+// WithSettingNames has the installer's messages that tell the user which
+// setting of the SDK to change name each by names[SETTING], SETTING its
+// name in the SDK (one of the Setting constants): a command-line tool
+// maps "AddRequest.Lenient" to its "--lenient". The audit's words come
+// from the trust checker, which takes the same map
+// (trust.WithSettingNames). Default: the SDK's names.
+func WithSettingNames(names map[string]string) Option {
+	return func(o *config) { o.names = names }
+}
+
+// The settings of the SDK that the installer's messages name: the keys of
+// [WithSettingNames].
+const (
+	SettingAddLenient      = "AddRequest.Lenient"
+	SettingUpdateLenient   = "UpdateRequest.Lenient"
+	SettingAddSkills       = "AddRequest.Skills"
+	SettingImportFrom      = "ImportRequest.From"
+	SettingAcceptSigners   = "Trust.AcceptSigners"
+	SettingRequireSigners  = "trust.RequireSigners"
+	SettingTrustedRoot     = "signature.Requirement.TrustedRoot"
+	SettingDownloadTimeout = "WithDownloadTimeout"
+)
+
+// setting is the name of setting, as the SDK names it, in the words of
+// the installer's user (WithSettingNames).
+func (o *config) setting(setting string) string {
+	if name := o.names[setting]; name != "" {
+		return name
+	}
+	return setting
 }

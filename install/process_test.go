@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/skill"
+
+	"github.com/agentadaptor/agentadaptor/internal/testkit/testroot"
 )
 
 // The helper process: installs from the environment's source into its
@@ -35,7 +37,7 @@ func TestMain(m *testing.M) {
 	case "remove":
 		os.Exit(helperRemove())
 	}
-	os.Exit(m.Run())
+	os.Exit(testroot.Main(m))
 }
 
 func helperEnv() Env {

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -187,7 +188,7 @@ func (in *Installer) reconcile(ctx context.Context, s *session, wants []want, fo
 	for _, w := range wants {
 		plans = append(plans, &plan{name: w.c.name, c: w.c, old: lock.Skills[w.c.name], canonical: in.canonicalPath(w.c.name), real: real})
 	}
-	defer in.stamps.save(in)
+	defer in.saveRecords()
 	discard, err := in.stageAll(ctx, plans)
 	defer discard()
 	if err != nil {
@@ -364,7 +365,11 @@ func (in *Installer) markWork(lock *lockFile, plans []*plan) (int, error) {
 }
 
 // applyAll carries out the plans, marked as markWork does, one by one,
-// stopping between two when ctx ends, and records what was done.
+// stopping between two when ctx ends, and records what was done. When
+// no plan had work to do and each records the entry the lock file
+// already had, the lock file, which holds what begin read (or settling
+// wrote), is left as it is, not encoded to be compared: a sync with
+// nothing to do writes nothing.
 func (in *Installer) applyAll(ctx context.Context, lock *lockFile, plans []*plan, total int) ([]Change, error) {
 	n := 0
 	for _, p := range plans {
@@ -380,8 +385,8 @@ func (in *Installer) applyAll(ctx context.Context, lock *lockFile, plans []*plan
 			unmarkPlans(lock, plans[i:])
 			return changes, in.stopped(ctx, lock, done, total, "installed or updated", "in place")
 		}
-		ch, err := in.apply(context.WithoutCancel(ctx), p, real) // a skill begun is finished: applyAll stops between two
-		changes = append(changes, ch...)
+		var err error
+		changes, err = in.apply(context.WithoutCancel(ctx), p, real, changes) // a skill begun is finished: applyAll stops between two
 		if err != nil {
 			// This skill stays marked unfinished; the next run settles it.
 			unmarkPlans(lock, plans[i+1:])
@@ -396,7 +401,21 @@ func (in *Installer) applyAll(ctx context.Context, lock *lockFile, plans []*plan
 		}
 	}
 	lock.Unfinished = nil
+	if total == 0 && sameEntries(plans) {
+		return changes, nil
+	}
 	return changes, lock.write(in.lockPath())
+}
+
+// sameEntries reports whether every plan records the entry the lock file
+// had for its skill.
+func sameEntries(plans []*plan) bool {
+	for _, p := range plans {
+		if p.old == nil || !reflect.DeepEqual(p.entry, p.old) {
+			return false
+		}
+	}
+	return true
 }
 
 // unmarkPlans restores the lock entries of plans not carried out.
@@ -458,6 +477,11 @@ func (in *Installer) decide(ctx context.Context, p *plan, places []wantPlace, fo
 		}
 		p.places = append(p.places, st)
 		p.entry.Agents[wp.agent.ID] = lockPlace{Kind: st.kind, Path: relTo(in.Root(), st.path)}
+	}
+	if !p.work() && p.old != nil && reflect.DeepEqual(p.entry, p.old) {
+		// Nothing to do, and nothing new to record: the entry read is
+		// kept, which apply leaves as it is, and the new one let go.
+		p.entry = p.old
 	}
 	return problems
 }
@@ -608,9 +632,8 @@ func decideExisting(st *step, rec *lockPlace, canon Action, digest string) {
 }
 
 // apply carries out a plan: the canonical copy first, then each agent's
-// place.
-func (in *Installer) apply(ctx context.Context, p *plan, real realDirs) ([]Change, error) {
-	var changes []Change
+// place. It appends what it did to changes.
+func (in *Installer) apply(ctx context.Context, p *plan, real realDirs, changes []Change) ([]Change, error) {
 	c := p.canon
 	ch := Change{Skill: p.name, Path: p.canonical, Action: c.action, Kind: KindCanonical}
 	ch.Signer, ch.PreviousSigner = signerChange(p.old, p.entry)
@@ -619,12 +642,12 @@ func (in *Installer) apply(ctx context.Context, p *plan, real realDirs) ([]Chang
 		if c.backup {
 			b, moved, err := in.toBackup(ctx, p.canonical, p.name)
 			if err != nil {
-				return nil, err
+				return changes, err
 			}
 			ch.Backup, free = b, moved
 		}
 		if err := p.st.commit(free); err != nil {
-			return nil, err
+			return changes, err
 		}
 	}
 	changes = append(changes, ch)

@@ -272,7 +272,7 @@ func (in *Installer) Find(ctx context.Context, req FindRequest) ([]skill.Skill, 
 	if err := missing(only, []*sourceSkills{r}); err != nil {
 		return nil, err
 	}
-	if err := refuseSkipped(skip); err != nil {
+	if err := refuseSkipped(skip, in.setting(SettingAddLenient)); err != nil {
 		return nil, err
 	}
 	out := make([]skill.Skill, len(use))
@@ -573,7 +573,7 @@ func missing(only []string, sources []*sourceSkills) error {
 // refuseSkipped fails with every skipped skill's problem, if any; the
 // error wraps ErrSpecification too when a skill breaks only the
 // specification.
-func refuseSkipped(skip []*candidate) error {
+func refuseSkipped(skip []*candidate, lenient string) error {
 	if len(skip) == 0 {
 		return nil
 	}
@@ -582,7 +582,7 @@ func refuseSkipped(skip []*candidate) error {
 		lines = append(lines, fmt.Sprintf("skill %s in %s: %s", c.label(), c.where(), c.problem))
 	}
 	if slices.ContainsFunc(skip, (*candidate).specOnly) {
-		return fmt.Errorf("%w: %s%w", ErrInvalidSource, strings.Join(lines, "\n"), errSpecHint)
+		return fmt.Errorf("%w: %s\n(%s installs a skill that %w and nothing else)", ErrInvalidSource, strings.Join(lines, "\n"), lenient, ErrSpecification)
 	}
 	if slices.ContainsFunc(skip, func(c *candidate) bool { return c.integrity }) {
 		return fmt.Errorf("%w: %w: %s", ErrInvalidSource, source.ErrIntegrity, strings.Join(lines, "\n"))
@@ -606,10 +606,6 @@ func integrityFailures(sources []*sourceSkills) error {
 	}
 	return fmt.Errorf("%w: %s\nthe other skills were installed", source.ErrIntegrity, strings.Join(lines, "\n"))
 }
-
-// errSpecHint ends the error of a request that left out a skill that
-// breaks only the specification.
-var errSpecHint = fmt.Errorf("\n(AddRequest.Lenient installs a skill that %w and nothing else)", ErrSpecification)
 
 // specProblem is the problem of a skill that breaks only the
 // specification (rule 4), which spec says how.

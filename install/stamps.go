@@ -11,11 +11,10 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"path"
+	pathpkg "path"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -66,6 +65,9 @@ type folderStamps struct {
 	used    map[string]bool // vouched for or hashed since the last save
 	dirty   bool            // differs from what the cache holds
 	read    atomic.Int64    // folders read (not vouched for), for tests
+	// devs is stampableFS of the folders met on each device, asked once
+	// a device until the next save (an operation's end).
+	devs map[uint64]bool
 }
 
 // checksVersion names the checks that find a folder source's skill
@@ -96,14 +98,17 @@ func (s *folderStamps) load(in *Installer) {
 // skill.ContentDigest does: from the record when it vouches for dir and
 // not rehash, else read, stamps first, and recorded. A nil s reads dir.
 func (s *folderStamps) digest(ctx context.Context, in *Installer, dir string, rehash bool) (string, error) {
-	if s == nil || !in.stampableFS(dir) {
-		s.count()
+	if s == nil {
 		return skill.ContentDigest(ctx, dir)
 	}
 	if !rehash {
 		if d, ok := s.vouched(ctx, in, dir); ok {
 			return d, nil
 		}
+	}
+	if !in.stampableFS(dir) {
+		s.count()
+		return skill.ContentDigest(ctx, dir)
 	}
 	s.read.Add(1)
 	d, f, err := hashStamped(ctx, dir, in.cache.Limits().MaxArchiveEntries)
@@ -136,6 +141,25 @@ func (in *Installer) stampableFS(dir string) bool {
 	return stampableFS(dir)
 }
 
+// stampableDev is stampableFS of dir, a folder on the device dev (its
+// stat's), asked once a device until the next save.
+func (s *folderStamps) stampableDev(in *Installer, dir string, dev uint64) bool {
+	s.mu.Lock()
+	ok, known := s.devs[dev]
+	s.mu.Unlock()
+	if known {
+		return ok
+	}
+	ok = in.stampableFS(dir)
+	s.mu.Lock()
+	if s.devs == nil {
+		s.devs = map[uint64]bool{}
+	}
+	s.devs[dev] = ok
+	s.mu.Unlock()
+	return ok
+}
+
 // count counts a folder read, for tests; a nil s counts nothing.
 func (s *folderStamps) count() {
 	if s != nil {
@@ -144,13 +168,14 @@ func (s *folderStamps) count() {
 }
 
 // vouched returns the digest the record holds for dir when every stamp
-// it holds is what a stat finds now and none is racy.
+// it holds is what a stat finds now and none is racy, on a file system
+// whose stamps the record may trust.
 func (s *folderStamps) vouched(ctx context.Context, in *Installer, dir string) (string, bool) {
 	s.mu.Lock()
 	s.load(in)
 	f := s.folders[dir]
 	s.mu.Unlock()
-	if f == nil || !f.holds(ctx, dir) {
+	if f == nil || len(f.entries) == 0 || !f.holds(ctx, dir) || !s.stampableDev(in, dir, f.entries[0].stamp.Dev) {
 		return "", false
 	}
 	s.mu.Lock()
@@ -181,12 +206,22 @@ func (s *folderStamps) sourceDigest(ctx context.Context, in *Installer, c *candi
 	return d
 }
 
+// saveRecords writes back what an operation learnt for the next: the
+// stat record, and what the trust checker learnt of its kept reports.
+func (in *Installer) saveRecords() {
+	in.stamps.save(in)
+	if in.trust != nil {
+		in.trust.checker.Flush()
+	}
+}
+
 // save writes the record back to the cache when it changed, leaving out
 // the folders no longer there; best effort: without it, the next
 // Installer reads every folder.
 func (s *folderStamps) save(in *Installer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.devs = nil
 	if !s.dirty {
 		return
 	}
@@ -244,14 +279,14 @@ func (f *stampedFolder) same(o *stampedFolder) bool {
 // and the folder has not changed since, so its check would find the
 // same.
 func (s *folderStamps) checked(ctx context.Context, in *Installer, c *candidate) (name, digest string, ok bool) {
-	if in.custom || c.root == "" || !c.noLinks || !in.stampableFS(c.dir) {
+	if in.custom || c.root == "" || !c.noLinks {
 		return "", "", false
 	}
 	s.mu.Lock()
 	s.load(in)
 	f := s.folders[c.dir]
 	s.mu.Unlock()
-	if f == nil || f.checked == "" || !f.within(in.cache.Limits()) || !f.holds(ctx, c.dir) {
+	if f == nil || f.checked == "" || !f.within(in.cache.Limits()) || len(f.entries) == 0 || !f.holds(ctx, c.dir) || !s.stampableDev(in, c.dir, f.entries[0].stamp.Dev) {
 		return "", "", false
 	}
 	s.mu.Lock()
@@ -363,7 +398,7 @@ func (w *stampWalk) folder(full, p string, fi fs.FileInfo) error {
 		if skillcache.LeftOut(name) {
 			continue
 		}
-		cfull, cp := filepath.Join(full, name), path.Join(p, name)
+		cfull, cp := filepath.Join(full, name), pathpkg.Join(p, name)
 		cfi, err := os.Lstat(cfull)
 		if err != nil {
 			return err
@@ -464,110 +499,187 @@ func encodeStamps(folders map[string]*stampedFolder) []byte {
 // parseStamps reads a record encodeStamps wrote. A record that is
 // missing, cut short, damaged, malformed or of another boot (package
 // bootid's rule 1) gives an empty one: every
-// folder is read again, and the record made anew.
+// folder is read again, and the record made anew. It reads the record in
+// place, line by line, and the paths inside folders, most of them alike
+// from one folder to the next ("." and SKILL.md), are kept once.
 func parseStamps(data []byte) map[string]*stampedFolder {
 	out := map[string]*stampedFolder{}
 	if !bytes.HasSuffix(data, []byte("\n")) {
 		return out
 	}
 	j := bytes.LastIndexByte(data[:len(data)-1], '\n')
-	content, last := data[:j+1], string(data[j+1:])
+	content, last := data[:j+1], data[j+1:]
 	body, ok := bytes.CutPrefix(content, []byte(stampHead+"\n"+bootid.Line()+"\n"))
-	if !ok || bootid.ID() == "" || last != fmt.Sprintf("sum %x\n", sha256.Sum256(content)) {
+	if !ok || bootid.ID() == "" || string(last) != fmt.Sprintf("sum %x\n", sha256.Sum256(content)) {
 		return out
 	}
-	rest := strings.Split(string(body), "\n")
-	rest = rest[:len(rest)-1]
-	for len(rest) > 0 {
-		dir, f, n, ok := parseStampedFolder(rest[0])
-		if !ok || n > len(rest)-1 || out[dir] != nil {
+	// body is empty or ends with a newline.
+	p := stampParser{paths: map[string]string{}}
+	for len(body) > 0 {
+		var l []byte
+		l, body, _ = bytes.Cut(body, []byte("\n"))
+		dir, f, n, ok := parseStampedFolder(l)
+		if !ok || out[dir] != nil {
 			return map[string]*stampedFolder{}
 		}
-		if f.entries, ok = parseStampedEntries(rest[1 : 1+n]); !ok {
+		if f.entries, body, ok = p.entries(body, n); !ok {
 			return map[string]*stampedFolder{}
 		}
 		out[dir] = f
-		rest = rest[1+n:]
 	}
 	return out
 }
 
+// cutFields splits l at each space into exactly len(out) fields, as
+// strings.Split would, and reports whether there were that many.
+func cutFields(l []byte, out [][]byte) bool {
+	for i := range len(out) - 1 {
+		var ok bool
+		if out[i], l, ok = bytes.Cut(l, []byte(" ")); !ok {
+			return false
+		}
+	}
+	out[len(out)-1] = l
+	return bytes.IndexByte(l, ' ') < 0
+}
+
 // parseStampedFolder reads a folder's line: its path, the folder, and
 // how many entry lines follow.
-func parseStampedFolder(l string) (string, *stampedFolder, int, bool) {
-	fields := strings.Split(l, " ")
-	if len(fields) != 6 || fields[0] != "F" {
+func parseStampedFolder(l []byte) (string, *stampedFolder, int, bool) {
+	var fields [6][]byte
+	if !cutFields(l, fields[:]) || string(fields[0]) != "F" {
 		return "", nil, 0, false
 	}
-	checked, err := hex.DecodeString(fields[5])
-	if err != nil || checkName(string(checked)) != nil && len(checked) > 0 {
+	checked := make([]byte, hex.DecodedLen(len(fields[5])))
+	if _, err := hex.Decode(checked, fields[5]); err != nil || checkName(string(checked)) != nil && len(checked) > 0 {
 		return "", nil, 0, false
 	}
-	p, err := hex.DecodeString(fields[1])
+	p := make([]byte, hex.DecodedLen(len(fields[1])))
+	_, err := hex.Decode(p, fields[1])
 	dir := string(p)
 	if err != nil || !filepath.IsAbs(dir) || filepath.Clean(dir) != dir {
 		return "", nil, 0, false
 	}
-	if d := fields[2]; len(d) != 64 || strings.Trim(d, "0123456789abcdef") != "" {
+	if d := fields[2]; len(d) != 64 || len(bytes.Trim(d, "0123456789abcdef")) != 0 {
 		return "", nil, 0, false
 	}
-	taken, err1 := strconv.ParseInt(fields[3], 10, 64)
-	n, err2 := strconv.Atoi(fields[4])
+	taken, err1 := strconv.ParseInt(string(fields[3]), 10, 64)
+	n, err2 := strconv.Atoi(string(fields[4]))
 	if err1 != nil || err2 != nil || n < 1 {
 		return "", nil, 0, false
 	}
-	return dir, &stampedFolder{digest: strings.Clone(fields[2]), taken: taken, checked: string(checked)}, n, true
+	return dir, &stampedFolder{digest: string(fields[2]), taken: taken, checked: string(checked)}, n, true
 }
 
-// parseStampedEntries reads a folder's entry lines: "." first, each
-// path once, each but "." inside a folder listed before it, and each
-// folder holding as many entries as its line says.
-func parseStampedEntries(lines []string) ([]stampedEntry, bool) {
-	entries := make([]stampedEntry, 0, len(lines))
-	held := map[string]int{} // a folder's: the entries it holds not yet read
-	seen := map[string]bool{}
-	for i, l := range lines {
-		fields := strings.Split(l, " ")
-		if len(fields) != 9 || len(fields[0]) != 1 {
-			return nil, false
+// stampParser reads the entry lines of a record's folders, keeping each
+// path inside a folder once.
+type stampParser struct {
+	paths map[string]string
+}
+
+// path decodes the hex text of a path inside a folder.
+func (p *stampParser) path(text []byte) (string, bool) {
+	var buf [128]byte
+	n := hex.DecodedLen(len(text))
+	if n > len(buf) {
+		b := make([]byte, n)
+		_, err := hex.Decode(b, text)
+		return string(b), err == nil
+	}
+	if _, err := hex.Decode(buf[:n], text); err != nil {
+		return "", false
+	}
+	if s, ok := p.paths[string(buf[:n])]; ok {
+		return s, true
+	}
+	s := string(buf[:n])
+	p.paths[s] = s
+	return s, true
+}
+
+// entries reads a folder's n entry lines from the start of body, and
+// returns them with the rest of body: "." first, each path once, each
+// but "." inside a folder listed before it, and each folder holding as
+// many entries as its line says.
+func (p *stampParser) entries(body []byte, n int) ([]stampedEntry, []byte, bool) {
+	if n > len(body)/16 { // an entry line is longer
+		return nil, nil, false
+	}
+	entries := make([]stampedEntry, 0, n)
+	// left is, for each of entries (by index), whether it is a folder
+	// and, for a folder, the entries it holds not yet read.
+	type held struct {
+		folder bool
+		left   int
+	}
+	var small [8]held
+	left := small[:0]
+	var byPath map[string]int // the index of each path, for many entries
+	if n > len(small) {
+		byPath = make(map[string]int, n)
+	}
+	find := func(path string) int {
+		if byPath != nil {
+			if i, ok := byPath[path]; ok {
+				return i
+			}
+			return -1
 		}
-		var n [7]uint64
-		for j := range n {
+		for i, e := range entries {
+			if e.path == path {
+				return i
+			}
+		}
+		return -1
+	}
+	for i := range n {
+		var l []byte
+		l, body, _ = bytes.Cut(body, []byte("\n"))
+		var fields [9][]byte
+		if !cutFields(l, fields[:]) || len(fields[0]) != 1 {
+			return nil, nil, false
+		}
+		var num [7]uint64
+		for j := range num {
 			var err error
-			if n[j], err = strconv.ParseUint(fields[j+1], 10, 64); err != nil {
-				return nil, false
+			if num[j], err = strconv.ParseUint(string(fields[j+1]), 10, 64); err != nil {
+				return nil, nil, false
 			}
 		}
-		p, err := hex.DecodeString(fields[8])
-		if err != nil || !fs.ValidPath(string(p)) || (i == 0) != (string(p) == ".") {
-			return nil, false
+		path, ok := p.path(fields[8])
+		if !ok || !fs.ValidPath(path) || (i == 0) != (path == ".") {
+			return nil, nil, false
 		}
-		e := stampedEntry{path: string(p), held: int(n[0]), stamp: skillcache.Stamp{Mode: uint32(n[1]), Size: int64(n[2]), Mtime: int64(n[3]), Ctime: int64(n[4]), Dev: n[5], Ino: n[6]}}
+		e := stampedEntry{path: path, held: int(num[0]), stamp: skillcache.Stamp{Mode: uint32(num[1]), Size: int64(num[2]), Mtime: int64(num[3]), Ctime: int64(num[4]), Dev: num[5], Ino: num[6]}}
 		mode := fs.FileMode(e.stamp.Mode)
+		var h held
 		switch {
-		case fields[0] == "d" && mode.IsDir():
-			held[e.path] = e.held
-		case fields[0] == "f" && mode.IsRegular() && e.held == 0:
+		case fields[0][0] == 'd' && mode.IsDir():
+			h = held{folder: true, left: e.held}
+		case fields[0][0] == 'f' && mode.IsRegular() && e.held == 0:
 		default:
-			return nil, false
+			return nil, nil, false
 		}
-		if seen[e.path] {
-			return nil, false
+		if find(e.path) >= 0 {
+			return nil, nil, false
 		}
-		seen[e.path] = true
 		if i > 0 {
-			parent := path.Dir(e.path)
-			if _, ok := held[parent]; !ok {
-				return nil, false
+			parent := find(pathpkg.Dir(e.path))
+			if parent < 0 || !left[parent].folder {
+				return nil, nil, false
 			}
-			held[parent]--
+			left[parent].left--
 		}
 		entries = append(entries, e)
-	}
-	for _, left := range held {
-		if left != 0 {
-			return nil, false
+		left = append(left, h)
+		if byPath != nil {
+			byPath[e.path] = i
 		}
 	}
-	return entries, true
+	for _, h := range left {
+		if h.left != 0 {
+			return nil, nil, false
+		}
+	}
+	return entries, body, true
 }

@@ -3,6 +3,7 @@ package install
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -340,6 +341,84 @@ func TestSyncReadsNothingUnchanged(t *testing.T) {
 	bad, err := trustInstaller(t, f, root, nil, Trust{}).Verify(t.Context())
 	if err != nil || len(bad) == 0 || bad[0].Skill != "two" || bad[0].State != StateModified {
 		t.Errorf("Verify() after the canonical copy changed = %+v, %v; want two modified", bad, err)
+	}
+}
+
+// TestSyncLeavesLockFile checks that a sync with nothing to do leaves
+// the lock file as it is, not written again (even one formatted by
+// hand), and that a sync that changes an entry (the source changed, an
+// entry edited by hand) or has work to do (a link removed) writes it.
+func TestSyncLeavesLockFile(t *testing.T) {
+	f := newFixture(t)
+	for _, name := range []string{"one", "two"} {
+		f.writeSkill(t, "kit/"+name, name, "")
+	}
+	kit := filepath.Join(f.sources, "kit")
+	root := cachetest.Root(t)
+	agents := agentsOf(t, "claude-code", "codex")
+	if _, err := trustInstaller(t, f, root, nil, Trust{}).Add(t.Context(), AddRequest{Sources: []string{kit}, Agents: agents}); err != nil {
+		t.Fatalf("Add(%s) = %v", kit, err)
+	}
+	path := filepath.Join(f.env.Project, ".agents", lockName)
+	written, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same entries, formatted otherwise: one line.
+	var v any
+	if err := json.Unmarshal(written, &v); err != nil {
+		t.Fatal(err)
+	}
+	compact, _ := json.Marshal(v)
+	if err := os.WriteFile(path, compact, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.Stat(path)
+	sync := func(what string) {
+		t.Helper()
+		if _, err := trustInstaller(t, f, root, nil, Trust{}).Sync(t.Context(), SyncRequest{}); err != nil {
+			t.Fatalf("Sync() %s = %v", what, err)
+		}
+	}
+	sync("with nothing to do")
+	got, _ := os.ReadFile(path)
+	after, _ := os.Stat(path)
+	if string(got) != string(compact) || !os.SameFile(before, after) {
+		t.Errorf("a sync with nothing to do wrote the lock file:\n%s", got)
+	}
+
+	// A link removed: repaired, and the lock file written.
+	if err := os.Remove(filepath.Join(f.env.Project, ".claude", "skills", "one")); err != nil {
+		t.Fatal(err)
+	}
+	sync("after a link was removed")
+	if got, _ := os.ReadFile(path); string(got) != string(written) {
+		t.Errorf("lock file after a repair =\n%s\nwant\n%s", got, written)
+	}
+
+	// An entry edited by hand, with nothing to do on disk: the sync
+	// records the entry as it finds the skill (not lenient).
+	edited := strings.Replace(string(written), `"digest": `, `"lenient": true,
+      "digest": `, 1)
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sync("after an entry was edited")
+	if got, _ := os.ReadFile(path); string(got) != string(written) {
+		t.Errorf("lock file after a sync of an edited entry =\n%s\nwant\n%s", got, written)
+	}
+
+	// The source changed: the skill updated, its new digest recorded.
+	cachetest.Settle()
+	rewrite(t, filepath.Join(kit, "one", "scripts", "run.sh"), "#!/bin/sh\necho ONE\n")
+	sync("after the source changed")
+	lock, err := readLock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := skill.ContentDigest(t.Context(), filepath.Join(kit, "one"))
+	if err != nil || lock.Skills["one"].Digest != d {
+		t.Errorf("lock file after the source changed records %s for one, want %s (%v)", lock.Skills["one"].Digest, d, err)
 	}
 }
 

@@ -65,11 +65,13 @@ type SignerChangedError struct {
 	// Recorded is the signer the lock file records; Found is the one who
 	// signed the content now.
 	Recorded, Found signature.Signer
+
+	accept string // how the message names Trust.AcceptSigners (WithSettingNames); "": by that name
 }
 
 func (e *SignerChangedError) Error() string {
-	return fmt.Sprintf("%s: %v: it is now signed by %s, but the lock file records %s; nothing of it was installed (if the publisher changed signer, accept the new one by name: Trust.AcceptSigners %q)",
-		e.Source, trust.ErrRefused, e.Found, e.Recorded, e.AcceptAs())
+	return fmt.Sprintf("%s: %v: it is now signed by %s, but the lock file records %s; nothing of it was installed (if the publisher changed signer, accept the new one by name: %s %q)",
+		e.Source, trust.ErrRefused, e.Found, e.Recorded, cmp.Or(e.accept, SettingAcceptSigners), e.AcceptAs())
 }
 
 // AcceptAs is how Trust.AcceptSigners names the new signer: its key ID,
@@ -106,11 +108,11 @@ type lockSigner struct {
 // records: its key, or its identity and issuer exactly, against the
 // trusted root it records (read from its file, under root when
 // relative), else Sigstore's public-good one.
-func (r *lockSigner) requirement(root string) (signature.Requirement, error) {
+func (r *lockSigner) requirement(root, trustedRoot string) (signature.Requirement, error) {
 	if r.KeyID == "" {
 		req := signature.Requirement{Identity: r.Identity, Issuer: r.Issuer}
 		if r.TrustedRoot != nil {
-			data, file, err := r.TrustedRoot.read(root)
+			data, file, err := r.TrustedRoot.read(root, trustedRoot)
 			if err != nil {
 				return signature.Requirement{}, &trust.RefusedError{Refusals: []trust.Refusal{{Reason: fmt.Sprintf("the signer the lock file records, %s, cannot be checked: %v", r.Signer, err), Err: err}}}
 			}
@@ -181,14 +183,14 @@ func (in *Installer) checkSource(text, pin string, typed bool, recorded *lockSig
 			return nil, err
 		}
 		return nil, &trust.RefusedError{Refusals: []trust.Refusal{{Source: ps.Display, Origin: ps,
-			Reason: fmt.Sprintf("it is a %s source: signature requirements (trust.RequireSigners) apply to oci:// sources only, which carry Sigstore signatures; require a signed commit in the policy instead", ps.Kind)}}}
+			Reason: fmt.Sprintf("it is a %s source: signature requirements (%s) apply to oci:// sources only, which carry Sigstore signatures; require a signed commit in the policy instead", ps.Kind, in.setting(SettingRequireSigners))}}}
 	}
 	check, err := t.checker.CheckSource(ps)
 	if err != nil {
 		return nil, err // a *trust.RefusedError of the source
 	}
 	if len(check.SignerRules()) == 0 && recorded != nil && ps.Kind == source.OCI {
-		req, err := recorded.requirement(in.Root())
+		req, err := recorded.requirement(in.Root(), in.setting(SettingTrustedRoot))
 		if err != nil {
 			return nil, err
 		}
@@ -241,7 +243,7 @@ func (st *sourceTrust) verifySignatures(ctx context.Context, rs source.Remote, p
 		r := &refused.Refusals[0]
 		rules := st.check.SignerRules()
 		if st.recorded != nil && len(rules) == 1 && rules[0].Requirements[0].Matches(st.recorded.Signer) {
-			r.Reason += "; if its publisher changed signer, give the new signer's key or identity (trust.RequireSigners) and accept it by name (Trust.AcceptSigners)"
+			r.Reason += fmt.Sprintf("; if its publisher changed signer, give the new signer's key or identity (%s) and accept it by name (%s)", st.in.setting(SettingRequireSigners), st.in.setting(SettingAcceptSigners))
 		}
 		if r.Rule.Name == lockSignerRule {
 			// The lock file's refusal, not the policy's: it names no
@@ -259,7 +261,7 @@ func (st *sourceTrust) verifySignatures(ctx context.Context, rs source.Remote, p
 	ls.TrustedRoot = st.recordedRoot(signed.Requirement)
 	st.signer = ls
 	if r := st.recorded; r != nil && r.Signer != st.signer.Signer && !st.accepted(st.signer.Signer) {
-		return &SignerChangedError{Source: st.ps.Display, Recorded: r.Signer, Found: st.signer.Signer}
+		return &SignerChangedError{Source: st.ps.Display, Recorded: r.Signer, Found: st.signer.Signer, accept: st.in.setting(SettingAcceptSigners)}
 	}
 	return nil
 }
@@ -618,7 +620,7 @@ func (in *Installer) auditCandidate(ctx context.Context, c *candidate, rec *Risk
 	}
 	rep = rep.Trim(*left)
 	*left -= len(rep.Findings)
-	r := trust.AuditRefusal(c.label(), c.source, rep)
+	r := in.trust.checker.AuditRefusal(c.label(), c.source, rep)
 	return &r, nil
 }
 
@@ -733,7 +735,7 @@ func (in *Installer) CheckTrust(ctx context.Context, req CheckTrustRequest) ([]t
 	if err != nil {
 		return nil, err
 	}
-	defer in.stamps.save(in)
+	defer in.saveRecords()
 	var out []trust.Refusal
 	left := maxRefusalFindings
 	reads, bySource := recordedReads(lock)
@@ -773,7 +775,7 @@ func (in *Installer) CheckTrust(ctx context.Context, req CheckTrustRequest) ([]t
 			if len(rep.Findings) > 0 {
 				rep = rep.Trim(left)
 				left -= len(rep.Findings)
-				out = append(out, trust.AuditRefusal(name, k.source, rep))
+				out = append(out, in.trust.checker.AuditRefusal(name, k.source, rep))
 			}
 		}
 	}

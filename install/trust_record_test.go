@@ -302,7 +302,7 @@ func TestLockRootRead(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			data, _, err := tt.r.read(root)
+			data, _, err := tt.r.read(root, SettingTrustedRoot)
 			if tt.is == nil {
 				if err != nil || string(data) != string(good) {
 					t.Errorf("read(%+v) = %q, %v; want the root", tt.r, data, err)

@@ -35,11 +35,13 @@ type lockRoot struct {
 // read reads the trusted root r records, its path taken under root when
 // relative, and checks its digest. A relative path that leads out of root
 // is [ErrInvalidLock]; a file that cannot be read or has another digest is
-// signature.ErrRequirement, saying what to do.
-func (r *lockRoot) read(root string) (data []byte, file string, _ error) {
-	const fix = "restore it, or give the trusted root again as a requirement (trust.RequireSigners; agentskills --trusted-root FILE with the identity and issuer) and add the source again to record it"
+// signature.ErrRequirement, saying what to do: give the trusted root
+// again with setting, the name of signature.Requirement.TrustedRoot in
+// the words of the installer's user.
+func (r *lockRoot) read(root, setting string) (data []byte, file string, _ error) {
+	fix := "restore it, or give the trusted root again as a requirement (" + setting + ") and add the source again to record it"
 	if r.Path == "" {
-		return nil, "", fmt.Errorf("trusted root %s: %w: the lock file records it, but not its file; give the trusted root as a requirement (trust.RequireSigners; agentskills --trusted-root FILE with the identity and issuer)", r.Digest, signature.ErrRequirement)
+		return nil, "", fmt.Errorf("trusted root %s: %w: the lock file records it, but not its file; give the trusted root as a requirement (%s)", r.Digest, signature.ErrRequirement, setting)
 	}
 	file = filepath.FromSlash(r.Path)
 	if !filepath.IsAbs(file) {

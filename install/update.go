@@ -172,7 +172,7 @@ func (in *Installer) planUpdate(ctx context.Context, lock *lockFile, req UpdateR
 			e := lock.Skills[name]
 			asked := *e
 			asked.Lenient = e.Lenient || req.Lenient
-			w, err := recordedWant(name, src, &asked, r)
+			w, err := in.recordedWant(name, src, &asked, r)
 			if err == nil {
 				err = in.auditRecorded(ctx, &w.c, e.AllowedRisks)
 			}

@@ -162,8 +162,25 @@ func checkRipgrep(env []string) error {
 	if fi, err := os.Stat(own); err == nil && fi.Mode().IsRegular() {
 		return nil
 	}
-	return fmt.Errorf("opencode: ripgrep (rg) is neither on the agent's PATH nor at %s: %w; OpenCode's skill tool needs it (without it OpenCode downloads one from github.com); install ripgrep (apt-get install ripgrep, brew install ripgrep, winget install BurntSushi.ripgrep.MSVC) or put rg on the PATH of opencode.Config.Env", own, driver.ErrProgramNotFound)
+	return ripgrepMissing{&driver.ProgramNotFoundError{Command: "rg", Agent: "ripgrep", Field: "opencode.Config.Env",
+		Err: fmt.Errorf("ripgrep (rg) is neither on the agent's PATH nor at %s", own)}}
 }
+
+// ripgrepMissing is ripgrep not found where OpenCode looks for it: a
+// *driver.ProgramNotFoundError whose Field is the setting that puts it on
+// the agent's PATH, so that a caller with its own name for that words the
+// error itself.
+type ripgrepMissing struct{ *driver.ProgramNotFoundError }
+
+func (e ripgrepMissing) Error() string {
+	return fmt.Sprintf("opencode: %v: %v; OpenCode's skill tool needs it (without it OpenCode downloads one from github.com); %s or put rg on the PATH of %s",
+		e.Err, driver.ErrProgramNotFound, installRipgrep, e.Field)
+}
+
+func (e ripgrepMissing) Unwrap() error { return e.ProgramNotFoundError }
+
+// installRipgrep says how ripgrep is installed.
+const installRipgrep = "install ripgrep (apt-get install ripgrep, brew install ripgrep, winget install BurntSushi.ripgrep.MSVC)"
 
 // checkSession fails unless OpenCode lists the session id among the
 // sessions of workspace (rule 3 of "Checks").

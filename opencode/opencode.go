@@ -130,6 +130,12 @@
 //     drivers of Claude Code and Qwen Code this one cannot check after
 //     the start that the agent saw every mounted skill; the real-CLI
 //     tests check that OpenCode 1.18.33 lists and loads the mount's.
+//  7. The provider: a [Config.Model] without a provider ("provider/model")
+//     is refused before the start (an error wrapping
+//     driver.ErrProviderSetup); OpenCode would answer it, after a quarter
+//     of a minute, with "Unexpected server error", as it does a model or
+//     provider its configuration does not have: that error comes with
+//     what to check.
 //
 // Cancelling the context interrupts the agent (SIGINT to its process
 // group, SIGKILL after [Config.GracePeriod]); OpenCode dies at once on
@@ -264,6 +270,9 @@ func (d *openCodeDriver) Run(ctx context.Context, req *driver.Request) (*driver.
 		if err != nil {
 			return nil, err
 		}
+		if err := checkModel(d.c.Model); err != nil {
+			return nil, err
+		}
 		root := launch.RunCacheRoot(req, d.c.CacheRoot)
 		env, release, err := prepare(ctx, root, req.Skills, l.Env, l.Workspace)
 		if err != nil {
@@ -288,7 +297,10 @@ func (d *openCodeDriver) Run(ctx context.Context, req *driver.Request) (*driver.
 				p.parse(b)
 				return nil
 			},
-			Outcome: func(e launch.Ended) (*driver.Result, error) { return outcome(e.Path, req, p, e.Exit, e.Err) },
+			Outcome: func(e launch.Ended) (*driver.Result, error) {
+				res, err := outcome(e.Path, req, p, e.Exit, e.Err)
+				return res, explain(d.c.Model, err)
+			},
 		}, nil
 	})
 }

@@ -163,8 +163,9 @@ func TestPrepareRefusals(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("prepare = %v, want an error about %s", err, tc.want)
 			}
-			if tc.want == "ripgrep" && !errors.Is(err, driver.ErrProgramNotFound) {
-				t.Errorf("prepare = %v, want ErrProgramNotFound", err)
+			var nf *driver.ProgramNotFoundError
+			if tc.want == "ripgrep" && (!errors.Is(err, driver.ErrProgramNotFound) || !errors.As(err, &nf) || nf.Field != "opencode.Config.Env" || !strings.Contains(err.Error(), "put rg on the PATH of opencode.Config.Env")) {
+				t.Errorf("prepare = %v, want ErrProgramNotFound naming opencode.Config.Env in its Field and its message", err)
 			}
 			if _, err := os.Stat(filepath.Join(root, "mounts", "opencode")); err == nil {
 				t.Error("the refused run built a mount")

@@ -63,18 +63,22 @@ func systemDefaultsPath(env []string, goos string) string {
 	if p := process.Getenv(env, "QWEN_CODE_SYSTEM_DEFAULTS_PATH"); p != "" {
 		return p
 	}
-	settings := process.Getenv(env, "QWEN_CODE_SYSTEM_SETTINGS_PATH")
-	if settings == "" {
-		switch goos {
-		case "darwin":
-			settings = "/Library/Application Support/QwenCode/settings.json"
-		case "windows":
-			settings = `C:\ProgramData\qwen-code\settings.json`
-		default:
-			settings = "/etc/qwen-code/settings.json"
-		}
+	return filepath.Join(filepath.Dir(systemSettingsPath(env, goos)), "system-defaults.json")
+}
+
+// systemSettingsPath is the system settings file Qwen Code 0.24.4 reads
+// in env on goos: $QWEN_CODE_SYSTEM_SETTINGS_PATH, else the platform's.
+func systemSettingsPath(env []string, goos string) string {
+	if p := process.Getenv(env, "QWEN_CODE_SYSTEM_SETTINGS_PATH"); p != "" {
+		return p
 	}
-	return filepath.Join(filepath.Dir(settings), "system-defaults.json")
+	switch goos {
+	case "darwin":
+		return "/Library/Application Support/QwenCode/settings.json"
+	case "windows":
+		return `C:\ProgramData\qwen-code\settings.json`
+	}
+	return "/etc/qwen-code/settings.json"
 }
 
 // readDefaults reads the user's system-defaults file at path as a JSON

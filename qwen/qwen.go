@@ -156,6 +156,16 @@
 //     resumes only in the workspace it started in.
 //  4. The first result line is the run's; a line that is not JSON is
 //     reported as a driver.ErrorEvent and the run goes on.
+//  5. Before the start, the provider (errors wrapping
+//     driver.ErrProviderSetup): a run with some but not all of
+//     OPENAI_API_KEY, OPENAI_BASE_URL and OPENAI_MODEL set, which Qwen
+//     Code 0.24.4 would refuse with "No auth type is selected" (no
+//     --auth-type among the Args, no other complete set of the variables
+//     it infers an auth type from, no settings file that mentions
+//     selectedType, no .env file it could read them from), is refused
+//     naming the variables missing; that refusal from Qwen Code itself
+//     is worded the same way. A loopback OPENAI_BASE_URL where nothing
+//     listens is refused naming it.
 //
 // # Approvals
 //
@@ -185,7 +195,9 @@ package qwen
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/driver"
@@ -323,6 +335,12 @@ func (d *qwenDriver) Run(ctx context.Context, req *driver.Request) (*driver.Resu
 		if err != nil {
 			return nil, err
 		}
+		if err := d.checkAuth(l.Env, l.Workspace); err != nil {
+			return nil, err
+		}
+		if err := launch.CheckBaseURL(ctx, "qwen", l.Env, "OPENAI_BASE_URL"); err != nil {
+			return nil, err
+		}
 		env, done, err := d.prepare(ctx, req, process.MergeEnv(l.Env, []string{"QWEN_CODE_NO_RELAUNCH=true"}), l.Workspace)
 		if err != nil {
 			return nil, err
@@ -335,7 +353,12 @@ func (d *qwenDriver) Run(ctx context.Context, req *driver.Request) (*driver.Resu
 			Env:  env,
 			Line: line,
 			Outcome: func(e launch.Ended) (*driver.Result, error) {
-				return outcome(e.Path, req, p, e.Exit, e.Err, checked())
+				res, err := outcome(e.Path, req, p, e.Exit, e.Err, checked())
+				var agentErr *driver.AgentError
+				if errors.As(err, &agentErr) && strings.Contains(agentErr.Message, noAuthType) {
+					return nil, authRefused(l.Env, l.Workspace, err)
+				}
+				return res, err
 			},
 		}, nil
 	})

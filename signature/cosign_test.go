@@ -24,6 +24,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/registry/remote"
 
+	"github.com/agentadaptor/agentadaptor/internal/testkit/testroot"
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
@@ -33,10 +34,7 @@ func cosignBinary(t *testing.T) string {
 	t.Helper()
 	p := os.Getenv("AGENTADAPTOR_COSIGN")
 	if p == "" {
-		if os.Getenv("AGENTADAPTOR_REQUIRE_CLIS") == "1" {
-			t.Fatal("AGENTADAPTOR_COSIGN names no cosign binary (AGENTADAPTOR_REQUIRE_CLIS=1)")
-		}
-		t.Skip("AGENTADAPTOR_COSIGN is unset: set it to a cosign 3 binary to run this test")
+		testroot.Missing(t, "cosign 3", "AGENTADAPTOR_COSIGN is unset", "run .ci/install-cosign and set AGENTADAPTOR_COSIGN to the path it prints")
 	}
 	if _, err := os.Stat(p); err != nil {
 		t.Fatalf("AGENTADAPTOR_COSIGN: %v", err)

@@ -405,3 +405,18 @@ func TestArchiveURLBadURL(t *testing.T) {
 		})
 	}
 }
+
+// TestArchiveUnrecognized checks that an archive whose format is not
+// recognized is ErrArchiveFormat naming WithFormat, which pins one, and
+// that one pinned is not sniffed.
+func TestArchiveUnrecognized(t *testing.T) {
+	m := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(t.TempDir()))
+	_, err := m.Materialize(t.Context(), skill.Archive("notes", skill.ArchiveBytes([]byte("plain text, no archive"))))
+	if !errors.Is(err, skill.ErrArchiveFormat) || !strings.Contains(err.Error(), "not a zip, tar or tar.gz archive (pin one with WithFormat") {
+		t.Errorf("Materialize(plain text) = %v; want ErrArchiveFormat naming WithFormat", err)
+	}
+	_, err = m.Materialize(t.Context(), skill.Archive("notes", skill.ArchiveBytes([]byte("plain text, no archive")), skill.WithFormat(skill.FormatZip)))
+	if !errors.Is(err, skill.ErrArchiveFormat) || strings.Contains(err.Error(), "WithFormat") {
+		t.Errorf("Materialize(plain text as zip) = %v; want ErrArchiveFormat, naming no setting", err)
+	}
+}

@@ -315,6 +315,10 @@ func (c *Cache) archive(ctx context.Context, open Opener, format Format, subpath
 	sole := ""
 	opts.Wrapped = func(folder string) { sole = folder } // an archive of one folder (Archive)
 	files, err := extract.Archive(ctx, data, in.size, staging.Root(), opts)
+	if errors.Is(err, extract.ErrUnrecognized) {
+		// What to set is the caller's: WithFormat, an option of Archive.
+		err = fmt.Errorf("%w (pin one with WithFormat if the archive is of an older kind)", err)
+	}
 	if err != nil {
 		return "", "", err
 	}

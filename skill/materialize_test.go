@@ -25,6 +25,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/cache"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/testroot"
 )
 
 // entry is one file of an archive built by a test.
@@ -715,7 +716,7 @@ func TestMain(m *testing.M) {
 	case "abandon":
 		helperAbandon()
 	default:
-		os.Exit(m.Run())
+		os.Exit(testroot.Main(m))
 	}
 }
 

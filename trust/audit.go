@@ -60,34 +60,45 @@ func (c *Checker) LiftRecorded(rules []string, rep audit.Report, skill string, o
 }
 
 // AuditRefusal is the refusal of the skill named skill from src by rep,
-// its refusing findings: its Reason lists them and says what to do.
-func AuditRefusal(skill, src string, rep audit.Report) Refusal {
-	return Refusal{Skill: skill, Source: src, Reason: auditReason(rep), Findings: rep.Findings, Omitted: rep.Omitted}
+// its refusing findings: its Reason lists them and says what to do,
+// naming [AllowRisks] as [WithSettingNames] has c name it.
+func (c *Checker) AuditRefusal(skill, src string, rep audit.Report) Refusal {
+	return Refusal{Skill: skill, Source: src, Reason: auditReason(rep, c.names), Findings: rep.Findings, Omitted: rep.Omitted}
 }
 
-// auditReason says why findings refuse a skill, and what to do.
-func auditReason(rep audit.Report) string {
-	var parts, rules []string
+// auditReason says why findings refuse a skill, and what to do, naming
+// the settings by names.
+func auditReason(rep audit.Report, names settingNames) string {
+	var parts []string
 	for _, f := range rep.Findings {
 		at := f.File
 		if f.Line > 0 {
 			at = fmt.Sprintf("%s:%d", f.File, f.Line)
 		}
 		parts = append(parts, fmt.Sprintf("%s (%s) at %s: %s", f.Rule, f.Severity, at, f.Message))
+	}
+	if more := rep.Omitted.String(); more != "" {
+		parts = append(parts, more)
+	}
+	return fmt.Sprintf("the audit found %s; read the skill, and if you trust it, allow these rules by name (%s: %s) or accept the findings in the policy",
+		strings.Join(parts, "; "), names.of(SettingAllowRisks), strings.Join(ruleIDs(rep.Findings, rep.Omitted), ", "))
+}
+
+// ruleIDs are the rules of findings, in order, then those of omitted,
+// sorted, each once: the rules that let them all through.
+func ruleIDs(findings []audit.Finding, omitted audit.Omitted) []string {
+	var rules []string
+	for _, f := range findings {
 		if !slices.Contains(rules, f.Rule) {
 			rules = append(rules, f.Rule)
 		}
 	}
-	if more := rep.Omitted.String(); more != "" {
-		parts = append(parts, more)
-		for _, rule := range slices.Sorted(maps.Keys(rep.Omitted)) {
-			if !slices.Contains(rules, rule) {
-				rules = append(rules, rule)
-			}
+	for _, rule := range slices.Sorted(maps.Keys(omitted)) {
+		if !slices.Contains(rules, rule) {
+			rules = append(rules, rule)
 		}
 	}
-	return fmt.Sprintf("the audit found %s; read the skill, and if you trust it, allow these rules by name (trust.AllowRisks: %s) or accept the findings in the policy",
-		strings.Join(parts, "; "), strings.Join(rules, ", "))
+	return rules
 }
 
 // Remember has c remember rep as the audit of the tree whose content

@@ -77,7 +77,7 @@ func TestPolicyAudit(t *testing.T) {
 				t.Fatalf("RefusedError = %+v, want audit.fail_on with a %s finding", pe, maliciousRule)
 			}
 			msg := err.Error()
-			for _, want := range []string{`skill "helper"`, "audit.fail_on", maliciousRule, filepath.Join(pe.Refusals[0].Path, "SKILL.md") + ":", "203.0.113.7", "--allow-risk"} {
+			for _, want := range []string{`skill "helper"`, "audit.fail_on", maliciousRule, filepath.Join(pe.Refusals[0].Path, "SKILL.md") + ":", "203.0.113.7", "(trust.AllowRisks: " + maliciousRule + ")"} {
 				if !strings.Contains(msg, want) {
 					t.Errorf("error %q does not say %q", msg, want)
 				}
@@ -119,6 +119,28 @@ func TestPolicyAuditCapped(t *testing.T) {
 	}
 	if want := "; and 2,900 more (bidi-control 2,900); read the files"; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not say %q", err, want)
+	}
+}
+
+// TestPolicyMaterializerSettingNames checks that a refusal by the audit
+// names the setting that lets its rules through, trust.AllowRisks, or the
+// name WithSettingNames gives it (a command-line tool's flag).
+func TestPolicyMaterializerSettingNames(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		opts      []trust.Option
+		want, not string
+	}{
+		{"the SDK's names", nil, "(trust.AllowRisks: ", "--allow-risk"},
+		{"a tool's names", []trust.Option{trust.WithSettingNames(map[string]string{trust.SettingAllowRisks: "--allow-risk"})}, "(--allow-risk: ", "AllowRisks"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := trust.NewMaterializer(skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(cachetest.Root(t))), trust.NewChecker(nil, tt.opts...))
+			_, err := m.Materialize(t.Context(), skill.Inline("helper", maliciousMD))
+			if err == nil || !strings.Contains(err.Error(), tt.want+maliciousRule+")") || strings.Contains(err.Error(), tt.not) {
+				t.Errorf("Materialize(malicious) = %v; want it to name %s%s), not %s", err, tt.want, maliciousRule, tt.not)
+			}
+		})
 	}
 }
 

@@ -37,6 +37,7 @@ type Checker struct {
 	reports    *memo[audit.Report]     // by content digest
 	verified   *memo[struct{}]         // by origin and pin
 	kept       reportStore             // RememberReports
+	names      settingNames            // WithSettingNames
 }
 
 // Option configures a [Checker].
@@ -46,6 +47,7 @@ type config struct {
 	allowRisks []string
 	signers    []signature.Requirement
 	reportsDir string
+	names      settingNames
 }
 
 // requiredSignersRule names the signers rule of [RequireSigners] in
@@ -71,6 +73,34 @@ func RequireSigners(reqs ...signature.Requirement) Option {
 // policy's accepted findings are let through.
 func AllowRisks(rules ...string) Option {
 	return func(c *config) { c.allowRisks = append(c.allowRisks, rules...) }
+}
+
+// WithSettingNames has the checker's messages that tell the user which
+// setting of the SDK to change, and package install's that it words with
+// the checker, name each by names[SETTING], SETTING its name in the SDK:
+// a command-line tool maps "trust.AllowRisks" to its "--allow-risk"
+// (the keys are listed at [SettingAllowRisks]). A later one overrides an
+// earlier one. Default: the SDK's names.
+func WithSettingNames(names map[string]string) Option {
+	return func(c *config) { c.names = names }
+}
+
+// The settings of the SDK that the checker's messages name: the keys of
+// [WithSettingNames].
+const (
+	SettingAllowRisks = "trust.AllowRisks"
+)
+
+// settingNames are the names of the SDK's settings in the words of the
+// checker's user ([WithSettingNames]).
+type settingNames map[string]string
+
+// of is the name of setting, as the SDK names it, in n's words.
+func (n settingNames) of(setting string) string {
+	if name := n[setting]; name != "" {
+		return name
+	}
+	return setting
 }
 
 // RememberReports has the checker keep the audit report of every tree
@@ -116,7 +146,7 @@ func NewChecker(p *policy.Policy, opts ...Option) *Checker {
 			o(&c)
 		}
 	}
-	return &Checker{policy: p, allowRisks: c.allowRisks, signers: c.signers,
+	return &Checker{policy: p, allowRisks: c.allowRisks, signers: c.signers, names: c.names,
 		reports: reportMemo(), verified: new(memo[struct{}]), kept: newReportStore(c.reportsDir)}
 }
 
@@ -247,6 +277,15 @@ func (c *Checker) recall(digest string) (audit.Report, bool) {
 	}
 	return audit.Report{}, false
 }
+
+// Flush writes what c learnt of its kept reports (# Kept reports, rule
+// 7) under its skill cache's root, for later processes: which it found
+// empty, so that each is not read again while its file is unchanged. A
+// program that checks many skills calls it once it has checked them, as
+// package install does at the end of each operation; without it, the
+// next process reads every kept report. A checker that keeps no report
+// on disk writes nothing.
+func (c *Checker) Flush() { c.kept.save() }
 
 // keep remembers rep, the report of a whole audit of a tree whose
 // content digest is digest, and keeps it on disk where c keeps reports.

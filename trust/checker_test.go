@@ -223,10 +223,14 @@ func TestLiftRecorded(t *testing.T) {
 	if left, lifted := user.LiftRecorded([]string{"hidden-unicode"}, rep, "x", o); len(left.Findings) != 2 || len(lifted) != 0 {
 		t.Errorf("LiftRecorded() under the user's own fail_on = %v, %q; want nothing lifted", left.Findings, lifted)
 	}
-	r := trust.AuditRefusal("x", "./kit", rep)
+	r := c.AuditRefusal("x", "./kit", rep)
 	if r.Skill != "x" || r.Source != "./kit" || len(r.Findings) != 2 ||
 		!strings.Contains(r.Reason, "download-exec (critical) at SKILL.md:3: curl | sh") || !strings.Contains(r.Reason, "trust.AllowRisks: download-exec, hidden-unicode") {
 		t.Errorf("AuditRefusal() = %+v; want each finding at its file and line, and the rules to allow", r)
+	}
+	named := trust.NewChecker(nil, trust.WithSettingNames(map[string]string{trust.SettingAllowRisks: "--allow-risk"}))
+	if r := named.AuditRefusal("x", "./kit", rep); !strings.Contains(r.Reason, "(--allow-risk: download-exec, hidden-unicode)") || strings.Contains(r.Reason, "trust.") {
+		t.Errorf("AuditRefusal() with WithSettingNames = %q; want it to name --allow-risk alone", r.Reason)
 	}
 }
 

@@ -104,7 +104,7 @@
 // reads with the [SourceCheck] that returns, before it downloads the
 // content; it audits each skill's tree with [Checker.AuditContent]
 // ([Checker.AuditTree] when it has no digest of the tree) and
-// words a refusal by the audit with [AuditRefusal]. Package install does:
+// words a refusal by the audit with [Checker.AuditRefusal]. Package install does:
 // it applies rules 1 to 5 to the sources it adds and syncs, and adds the
 // lock file's rules (trust on first use of a signer, the risks a lock
 // file records as accepted, which [Checker.LiftRecorded] lets through;
@@ -173,6 +173,22 @@
 //  6. In one process, reports are also remembered in memory (rule 6);
 //     [Checker.AuditTree], which is given no digest, neither recalls nor
 //     keeps one.
+//  7. An index of the reports found empty, the most common by far, saves
+//     reading each: for each, the stamp (type and permissions, size,
+//     modification and change time, device, inode) its file had when it
+//     was read, not racy then (internal/cache's window, as its stat
+//     records). A report whose file has that stamp still is empty without
+//     being read; one removed, replaced or changed since has another
+//     stamp, or none, and is read as rule 5 says, so a finding planted
+//     in it refuses, and a report with findings is never indexed. What
+//     refuses is still decided per call (rule 4): an empty report refuses
+//     under no policy. The index is one record of the skill cache
+//     (<root>/.memo, collected by its GC as its memos), keyed by
+//     audit.RulesVersion, holding the boot's id (an index of another boot
+//     is none, as the reports are written without a flush) and a SHA-256
+//     of itself (one cut short or damaged is none); [Checker.Flush]
+//     writes what a checker learnt, and package install calls it at the
+//     end of each operation.
 //
 // What holds on Linux holds on macOS and Windows: the audit reads the
 // tree through an os.Root, and nothing here depends on the system but

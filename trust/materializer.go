@@ -272,7 +272,7 @@ func (c checked) auditError(dir string, err error) error {
 func (m *Materializer) judge(c checked, rep audit.Report, dir string) error {
 	if refusing := m.checker.Refusing(rep, c.name, c.origin); len(refusing.Findings) > 0 {
 		return refused(Refusal{Key: c.s.Key, Skill: c.name, Origin: c.origin, Rule: m.checker.policy.FailOnRule(),
-			Findings: refusing.Findings, Omitted: refusing.Omitted, Path: dir})
+			Findings: refusing.Findings, Omitted: refusing.Omitted, Path: dir, names: m.checker.names})
 	}
 	return nil
 }

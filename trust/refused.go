@@ -66,6 +66,8 @@ type Refusal struct {
 	// the policy does not allow, or the signature check's error; nil for
 	// the audit.
 	Err error `json:"-"`
+
+	names settingNames // how the message names settings (WithSettingNames)
 }
 
 // refused is the *RefusedError of r alone.
@@ -141,7 +143,8 @@ func (r Refusal) agentMessage() string {
 		if more := r.Omitted.String(); more != "" {
 			fmt.Fprintf(&b, "; %s", more)
 		}
-		b.WriteString("; read the files, then accept the findings in the policy (audit.accept) or let their rules through (trust.AllowRisks, agentskills --allow-risk RULE), or do not use the skill")
+		fmt.Fprintf(&b, "; read the files, then accept the findings in the policy (audit.accept) or let their rules through (%s: %s), or do not use the skill",
+			r.names.of(SettingAllowRisks), strings.Join(ruleIDs(r.Findings, r.Omitted), ", "))
 	}
 	return b.String()
 }

@@ -43,8 +43,9 @@ type keptReport struct {
 // whole (internal/atomicfile), and two writers of one digest write the
 // same report.
 type reportStore struct {
-	dir  string
-	root *rootCheck // whether dir may keep reports (rule 3)
+	dir   string
+	root  *rootCheck  // whether dir may keep reports (rule 3)
+	index *emptyIndex // the reports found empty (rule 7)
 }
 
 // newReportStore returns the store of reports under dir/.audit; a dir
@@ -53,7 +54,7 @@ func newReportStore(dir string) reportStore {
 	if dir == "" {
 		return reportStore{}
 	}
-	return reportStore{dir: dir, root: &rootCheck{dir: dir}}
+	return reportStore{dir: dir, root: &rootCheck{dir: dir}, index: &emptyIndex{}}
 }
 
 // maxDigest bounds the digests a store keeps reports of: a content
@@ -72,7 +73,8 @@ func (s reportStore) name(digest string) string {
 // regular file, larger than maxReportFile, not whole JSON of this format,
 // or of another digest or rules' version, or that names a rule the audit
 // does not have or a severity other than its rule's, is no report: the
-// tree is audited again.
+// tree is audited again. A report the index holds as empty, whose file
+// has the stamp it had then, is empty without being read (rule 7).
 func (s reportStore) get(digest string) (audit.Report, bool) {
 	if s.dir == "" || digest == "" || len(digest) > maxDigest {
 		return audit.Report{}, false
@@ -80,7 +82,13 @@ func (s reportStore) get(digest string) (audit.Report, bool) {
 	if !s.root.safe() {
 		return audit.Report{}, false
 	}
-	b, err := readfile.Small(s.name(digest), maxReportFile)
+	name := s.name(digest)
+	if s.index.empty(s.dir, digest, name) {
+		return audit.Report{}, true
+	}
+	taken := now()
+	fi, lerr := os.Lstat(name) // stamped before it is read
+	b, err := readfile.Small(name, maxReportFile)
 	if err != nil {
 		return audit.Report{}, false
 	}
@@ -99,7 +107,19 @@ func (s reportStore) get(digest string) (audit.Report, bool) {
 			return audit.Report{}, false
 		}
 	}
+	if len(k.Findings) == 0 && len(k.Omitted) == 0 && lerr == nil && fi.Mode().IsRegular() {
+		if st, ok := cache.StampOf(fi); ok {
+			s.index.found(s.dir, digest, st, taken)
+		}
+	}
 	return audit.Report{Findings: k.Findings, Omitted: k.Omitted}, true
+}
+
+// save writes what the store learnt of its reports back (rule 7).
+func (s reportStore) save() {
+	if s.dir != "" && s.root.safe() {
+		s.index.save(s.dir)
+	}
 }
 
 // put keeps rep, the report of a tree whose content digest is digest.

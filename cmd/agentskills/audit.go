@@ -307,7 +307,7 @@ func auditTargets(ctx context.Context, args []string) ([]auditTarget, error) {
 	if len(args) == 0 {
 		return installedSkills(ctx, env)
 	}
-	in := install.New(env)
+	in := install.New(env, install.WithSettingNames(settingFlags))
 	var out, installed []auditTarget
 	listed := false
 	for _, arg := range args {
@@ -399,7 +399,7 @@ func installedSkills(ctx context.Context, env install.Env) ([]auditTarget, error
 	var out []auditTarget
 	seen := map[string]bool{}
 	for _, scope := range []install.Scope{install.Project, install.User} {
-		st, err := install.New(env, install.WithScope(scope)).List(ctx, install.ListRequest{})
+		st, err := install.New(env, install.WithScope(scope), install.WithSettingNames(settingFlags)).List(ctx, install.ListRequest{})
 		if err != nil {
 			return nil, installErr(err)
 		}

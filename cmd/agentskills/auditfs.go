@@ -8,8 +8,9 @@ import (
 	"github.com/agentadaptor/agentadaptor/audit"
 )
 
-// auditFolder audits the skill tree in the folder dir. On Linux the files
-// are opened relative to the folder's descriptor (auditfs_linux.go).
+// auditFolder audits the skill tree in the folder dir. On Linux the tree
+// is read through the folder's descriptor, following no link
+// (auditfs_linux.go).
 func auditFolder(dir string) (audit.Report, error) {
 	return audit.Tree(os.DirFS(dir))
 }

@@ -25,8 +25,9 @@ var cliDocs = filepath.Join("..", "..", "docs", "cli")
 const regenerate = "go generate ./cmd/agentskills"
 
 // docCommand returns the command tree as a user sees it, with cobra's
-// completion command and help and version flags, and no generation date
-// in the pages.
+// completion command and help and version flags, each command's whole
+// text (its reference, which its help leaves out), and no generation
+// date in the pages.
 func docCommand() *cobra.Command {
 	root := newRootCmd(newStreams(strings.NewReader(""), io.Discard, io.Discard))
 	root.InitDefaultCompletionCmd()
@@ -34,6 +35,7 @@ func docCommand() *cobra.Command {
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
 		c.DisableAutoGenTag = true
+		c.Long = reference(c)
 		for _, sub := range c.Commands() {
 			walk(sub)
 		}

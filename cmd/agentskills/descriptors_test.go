@@ -184,19 +184,17 @@ func agentCLIPins(t *testing.T) map[string]string {
 	return pins
 }
 
-// TestRunHelpNamesEveryAgent checks run --help against the descriptors:
-// its usage line and --agent name every agent run drives, and its help
-// gives each one's modes, the option each setting maps to, its session
-// ids' form, its program and how it reaches its model.
+// TestRunHelpNamesEveryAgent checks run --help and its reference (its
+// page in docs/cli) against the descriptors: its usage line and --agent
+// name every agent run drives, and its text gives each one's modes, the
+// option each setting maps to, its session ids' form, its program and
+// how it reaches its model.
 func TestRunHelpNamesEveryAgent(t *testing.T) {
-	var out, errs bytes.Buffer
-	if code := run(t.Context(), []string{"run", "--help"}, strings.NewReader(""), &out, &errs); code != 0 {
-		t.Fatalf("run --help = %d, stderr %q", code, errs.String())
-	}
-	help := strings.Join(strings.Fields(out.String()), " ")
-	usage, _, _ := strings.Cut(out.String(), "\n\n")
+	whole := wholeHelp(t, "run")
+	help := strings.Join(strings.Fields(whole), " ")
+	usage, _, _ := strings.Cut(whole, "\n\n")
 	for _, d := range runnables() {
-		if !regexp.MustCompile(`--agent [a-z|-]*\b` + regexp.QuoteMeta(d.ID) + `\b`).MatchString(out.String()) {
+		if !regexp.MustCompile(`--agent [a-z|-]*\b` + regexp.QuoteMeta(d.ID) + `\b`).MatchString(whole) {
 			t.Errorf("run --help's usage does not name %s:\n%s", d.ID, usage)
 		}
 		form, _, _ := strings.Cut(d.SessionIDs.Form, " such as")

@@ -66,7 +66,7 @@ func runIndex(ctx context.Context, opts *indexOptions) error {
 	if err != nil {
 		return err
 	}
-	found, err := install.New(env).Contents(ctx, install.FindRequest{Source: dir})
+	found, err := install.New(env, install.WithSettingNames(settingFlags)).Contents(ctx, install.FindRequest{Source: dir})
 	if err != nil {
 		return installErr(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -88,7 +89,7 @@ func (f *scopeFlags) installer(extra ...install.Option) (*install.Installer, err
 	if f.global {
 		scope = install.User
 	}
-	opts := []install.Option{install.WithScope(scope)}
+	opts := []install.Option{install.WithScope(scope), install.WithSettingNames(settingFlags)}
 	if w := f.progress(os.Stderr, isTerminal(os.Stderr)); w != nil {
 		opts = append(opts, install.WithProgress(w))
 	}
@@ -461,7 +462,7 @@ func newAddCmd(s *streams) *cobra.Command {
 		Short:   "Install skills into agents' skill folders",
 		Long:    addLong,
 		Example: addExample,
-		Args:    requireArgs("SOURCE"),
+		Args:    addArgs,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			if opts.list {
 				return runAddList(cmd.Context(), opts, args)
@@ -800,7 +801,8 @@ than the lock file records for its pin always fails (exit 1), naming both
 digests: content at a pin never changes. To accept it, remove the skill and
 add it again. Sync checks trust as add does (the policy, the signer the lock
 file records, the audit), and a refusal fails the whole sync, changing
-nothing.`,
+nothing. Without a lock file there is nothing to sync: it says so and
+exits 0, writing nothing (add skills with 'agentskills add SOURCE').`,
 		Example: `  agentskills sync
   agentskills sync --frozen`,
 		Args: cobra.NoArgs,
@@ -822,6 +824,14 @@ func runSync(ctx context.Context, opts *syncOptions) error {
 	in, err := opts.scope.trustedInstaller(&opts.trust, opts.timeout)
 	if err != nil {
 		return err
+	}
+	lock := filepath.Join(in.Root(), ".agents", "agentskills.lock")
+	if _, err := os.Lstat(lock); errors.Is(err, fs.ErrNotExist) && !opts.scope.json {
+		// Sync writes nothing then either.
+		if !opts.scope.quiet {
+			fmt.Fprintf(opts.io.out, "Nothing to sync: there is no lock file (%s). Add skills with 'agentskills add SOURCE', which writes it.\n", shortPaths()(lock))
+		}
+		return nil
 	}
 	changes, err := in.Sync(ctx, install.SyncRequest{Frozen: opts.frozen, Force: opts.force})
 	err = trustHint(err)

@@ -91,6 +91,34 @@ func TestInstallExitCodes(t *testing.T) {
 	}
 }
 
+// TestSyncWithoutLockFile checks that a sync in a project without a lock
+// file says there is nothing to sync and how to add skills, exits 0, and
+// writes nothing: no lock file, no folder.
+func TestSyncWithoutLockFile(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("AGENT_ADAPTOR_SKILL_CACHE_ROOT", t.TempDir())
+	project := t.TempDir()
+	t.Chdir(project)
+	for _, tt := range []struct {
+		args []string
+		out  string
+	}{
+		{[]string{"sync"}, "Nothing to sync: there is no lock file (.agents/agentskills.lock). Add skills with 'agentskills add SOURCE', which writes it.\n"},
+		{[]string{"sync", "--frozen"}, "Nothing to sync: there is no lock file (.agents/agentskills.lock). Add skills with 'agentskills add SOURCE', which writes it.\n"},
+		{[]string{"sync", "--quiet"}, ""},
+		{[]string{"sync", "--json"}, "[]\n"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(t.Context(), tt.args, strings.NewReader(""), &stdout, &stderr)
+		if code != 0 || stdout.String() != tt.out || stderr.Len() != 0 {
+			t.Errorf("run(%q) = %d, stdout %q, stderr %q; want 0 and %q", tt.args, code, stdout.String(), stderr.String(), tt.out)
+		}
+		if names, err := os.ReadDir(project); err != nil || len(names) != 0 {
+			t.Errorf("after %q the project holds %v (%v), want nothing", tt.args, names, err)
+		}
+	}
+}
+
 // TestJSONKeysOneStyle checks that every command's JSON output uses one
 // style of keys: lowercase words joined by underscores.
 func TestJSONKeysOneStyle(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	adaptor "github.com/agentadaptor/agentadaptor"
+	"github.com/agentadaptor/agentadaptor/codex"
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/trust"
@@ -184,6 +185,9 @@ func TestErrorCode(t *testing.T) {
 		{"not mounted", &driver.NotMountedError{Missing: []string{"a"}}, codeCheck},
 		{"resume with other skills", &adaptor.ThreadChangedError{SessionID: id}, codeCheck},
 		{"invalid skills", reported("1 of 2 skills are invalid"), codeCheck},
+		{"provider set-up", fmt.Errorf("gemini: %w: set it", driver.ErrProviderSetup), codeCheck},
+		{"provider set-up the agent refused", fmt.Errorf("qwen: %w: set it: %w", driver.ErrProviderSetup, &driver.AgentError{Message: "No auth type is selected"}), codeCheck},
+		{"codex provider", &codex.ProviderError{BaseURL: "http://x"}, codeCheck},
 		{"agent error", &driver.AgentError{Message: "no"}, codeAgent},
 		{"missing CLI", &driver.ProcessError{Command: "claude", ExitCode: -1, Err: errors.New("not found")}, codeAgent},
 		{"rejected session", fmt.Errorf("session %s: %w", id, driver.ErrResumeRejected), codeAgent},

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agentadaptor/agentadaptor/internal/testkit/testroot"
 )
 
 // TestMain makes the test binary the agentskills command when the scripts
@@ -55,7 +57,7 @@ func buildAgentskills(t *testing.T) string {
 type removingBuilt struct{ m *testing.M }
 
 func (r removingBuilt) Run() int {
-	code := r.m.Run()
+	code := testroot.Main(r.m)
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
 	}

@@ -78,7 +78,7 @@ func runPolicyCheck(opts *policyCheckOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	in := install.New(env)
+	in := install.New(env, install.WithSettingNames(settingFlags))
 	var sources []source.Origin
 	refused := map[int]error{} // by index: sources add refuses before the policy
 	for i, a := range args {

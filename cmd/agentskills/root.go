@@ -94,6 +94,10 @@ run stopped by its --run-timeout, 130 interrupted.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       version(),
+		// Run without a command, it prints its help; a word that names
+		// no command is bad usage (commandArgs).
+		Args: commandArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 		// What ran before a command was the program's start (startGC).
 		PersistentPreRun: func(*cobra.Command, []string) { commandGC(os.Getenv) },
 	}
@@ -104,6 +108,10 @@ run stopped by its --run-timeout, 130 interrupted.`,
 	for _, newCmd := range subcommands {
 		root.AddCommand(newCmd(s))
 	}
+	nameCommands(root)
+	completeCommands(root)
+	root.InitDefaultCompletionCmd()
+	shortenHelp(root)
 	return root
 }
 

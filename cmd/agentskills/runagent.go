@@ -177,7 +177,7 @@ func runAgentIn(ctx context.Context, opts *runOptions, prompt string) error {
 	if err != nil {
 		return err
 	}
-	refs, err := trust.findSkills(ctx, install.New(env, install.WithDownloadTimeout(opts.timeout)), opts.skills)
+	refs, err := trust.findSkills(ctx, install.New(env, install.WithDownloadTimeout(opts.timeout), install.WithSettingNames(settingFlags)), opts.skills)
 	if err != nil {
 		// A source that is not a skill is bad input; one that could not
 		// be fetched is a failure, as for add.

@@ -34,9 +34,10 @@ func TestRunAgentCopilot(t *testing.T) {
 	json.Unmarshal([]byte(lines[0]), &first)
 	json.Unmarshal([]byte(lines[len(lines)-1]), &last)
 	session, _ := last["session_id"].(string)
-	if first["type"] != "init" || last["type"] != "result" || last["text"] != "copilot answer" || session == "" {
-		t.Fatalf("first line %v, last line %v; want init, then the result with a session", first, last)
+	if first["type"] != "init" || first["session_id"] != session || last["type"] != "result" || last["text"] != "copilot answer" || session == "" {
+		t.Fatalf("first line %v, last line %v; want the init, then the result, of one session", first, last)
 	}
+
 	main := s.MainRequests()
 	if len(main) == 0 || !strings.Contains(main[0].System(), "CDESC-alpha") || strings.Contains(main[0].System(), "CDESC-beta") {
 		t.Errorf("the model was not shown alpha alone")
@@ -45,6 +46,9 @@ func TestRunAgentCopilot(t *testing.T) {
 	code, out, errs = r.process(t, runCtx(t), "run", "-a", "github-copilot", "-s", filepath.Join(r.skills, "alpha"), "--resume", session, "AGAIN-MARK")
 	if code != 0 || out != "again done\n" {
 		t.Errorf("resume = %d, %q, stderr %q", code, out, errs)
+	}
+	if want := "github-copilot started, session " + session; !strings.Contains(errs, want) || !strings.Contains(errs, "--resume "+session+" -- PROMPT") {
+		t.Errorf("resume's stderr %q, want it to say %q and how to resume it", errs, want)
 	}
 	for _, tt := range []struct {
 		name string

@@ -193,6 +193,10 @@ func runError(err error, agent string) error {
 	var shadow *driver.ShadowError
 	var nested *driver.NestedSkillsError
 	switch {
+	case errors.As(err, &missing) && strings.HasSuffix(missing.Field, ".Config.Env"):
+		// A program the agent needs beside its own (OpenCode's ripgrep),
+		// which the environment agentskills passes on must hold.
+		return &cliError{err: err, msg: fmt.Sprintf("%s: %v: install %s (%s), or put it on the PATH agentskills runs with", agent, missing.Err, missing.Agent, missing.Command)}
 	case errors.As(err, &missing):
 		if a, ok := runnable(agent); ok {
 			return &cliError{err: err, msg: fmt.Sprintf("%s: the program %q was not found (%v): install it (%s) or pass --agent-command PATH or set %s",

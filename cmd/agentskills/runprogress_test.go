@@ -169,15 +169,12 @@ func TestReadRunPrompt(t *testing.T) {
 	}
 }
 
-// TestRunHelpPointsAtProviders checks that run --help says what each
-// agent takes to reach a model provider, where docs/agents.md says more, and
-// how to give the prompt and silence the progress.
+// TestRunHelpPointsAtProviders checks that run --help and its reference
+// (its page in docs/cli) say what each agent takes to reach a model
+// provider, where docs/agents.md says more, and how to give the prompt
+// and silence the progress.
 func TestRunHelpPointsAtProviders(t *testing.T) {
-	var out, errs bytes.Buffer
-	if code := run(t.Context(), []string{"run", "--help"}, strings.NewReader(""), &out, &errs); code != 0 {
-		t.Fatalf("run --help = %d, stderr %q", code, errs.String())
-	}
-	help := strings.Join(strings.Fields(out.String()), " ")
+	help := strings.Join(strings.Fields(wholeHelp(t, "run")), " ")
 	for _, want := range []string{"ANTHROPIC_API_KEY", "~/.codex/config.toml", "OPENAI_BASE_URL alone is refused", "GEMINI_API_KEY", "OPENAI_MODEL",
 		`"Pointing an agent at a model provider" in docs/agents.md`, `"-" reads it from standard input`, "-q, --quiet"} {
 		if !strings.Contains(help, want) {

@@ -22,14 +22,14 @@ type runLineType struct {
 // tests.
 func runSchema() []runLineType {
 	return []runLineType{
-		{driver.KindInit, "the agent started: its session, model, folder, tools, version and, when it lists them (Claude Code, Qwen Code), the skills it loaded", driver.InitEvent{}},
+		{driver.KindInit, "the agent started: its session, model, folder, tools, version and, when it lists them (Claude Code, Qwen Code, Cursor CLI), the skills it loaded", driver.InitEvent{}},
 		{driver.KindText, "a whole block of the assistant's text", driver.TextEvent{}},
 		{driver.KindTextDelta, "a piece of text as it is written; the pieces of a block come before its text line", driver.TextDeltaEvent{}},
 		{driver.KindThinking, "the assistant's reasoning, when the agent shows it", driver.ThinkingEvent{}},
 		{driver.KindToolCall, "the assistant calls a tool", driver.ToolCallEvent{}},
 		{driver.KindToolResult, "what the tool call of tool_call_id returned", driver.ToolResultEvent{}},
 		{driver.KindSkill, "the agent loaded a skill's body (Claude Code's and Qwen Code's skill tool, Gemini CLI's activate_skill, Codex reading the SKILL.md); path when the agent says", driver.SkillEvent{}},
-		{driver.KindRetry, "the agent retries a failed model API call: the attempt, how many it makes, the wait, the HTTP status and error when it says (Claude Code, Codex, Qwen Code)", driver.RetryEvent{}},
+		{driver.KindRetry, "the agent retries a failed model API call: the attempt, how many it makes, the wait, the HTTP status and error when it says (Claude Code, Codex, Gemini CLI, Qwen Code)", driver.RetryEvent{}},
 		{kindAgentError, "an error the agent reports without ending the run (a line that is not JSON, an API error it goes on after)", driver.ErrorEvent{}},
 		{driver.KindRaw, "a line of the agent's the run does not interpret, as it is, with the agent's own type", driver.RawEvent{}},
 		{driver.KindResult, "the run's result: the last line of a run that succeeded (with its skills, fingerprint and workspace), or, with is_error true, what the agent said before the error line of a run it ended with an error", resultJSON{}},

@@ -69,7 +69,7 @@ func (f *trustFlags) option(global bool) (install.Option, error) {
 	if err != nil {
 		return nil, inputError{fmt.Errorf("%w (fix the policy file, or move it away)", err)}
 	}
-	return install.WithTrust(trust.NewChecker(p, trust.AllowRisks(f.allowRisks...), trust.RequireSigners(reqs...)), install.Trust{AcceptSigners: f.acceptSigners}), nil
+	return install.WithTrust(trust.NewChecker(p, trust.AllowRisks(f.allowRisks...), trust.RequireSigners(reqs...), trust.WithSettingNames(settingFlags)), install.Trust{AcceptSigners: f.acceptSigners}), nil
 }
 
 // requirements reads the signer requirements the flags name: one per

@@ -2,9 +2,8 @@
 // the checks that every driver runs over it: the shadow check, and the
 // search for skills folders nested in the workspace. Package install builds
 // its public agent table ([install.Agents], `agentskills agents` and
-// `list`) from these rows; the drivers (claude, codex, and those to come)
-// find from them the folders whose skills the agent would load beside a
-// run's own. No other package spells out an agent's skill folders.
+// `list`) from these rows; the drivers (one package per agent) find from
+// them the folders whose skills the agent would load beside a run's own. No other package spells out an agent's skill folders.
 //
 // # The table
 //

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"path"
@@ -66,7 +67,12 @@ func (s *Store) FolderRecord(key string) []byte {
 	if err != nil || !info.Mode().IsRegular() || info.Size() > maxFolderRecord {
 		return nil
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFolderRecord+1))
+	// Read into a buffer of the file's size (and a byte more, to see
+	// its end): a record of megabytes is not copied as it grows.
+	var b bytes.Buffer
+	b.Grow(int(info.Size()) + bytes.MinRead + 1)
+	_, err = b.ReadFrom(io.LimitReader(f, maxFolderRecord+1))
+	data := b.Bytes()
 	if err != nil || len(data) > maxFolderRecord {
 		return nil
 	}

@@ -32,8 +32,13 @@ func Sniff(head []byte) (string, error) {
 	case len(head) >= 262 && string(head[257:262]) == "ustar":
 		return formatTar, nil
 	}
-	return "", formatf("not a zip, tar or tar.gz archive (pin one with WithFormat if the archive is of an older kind)")
+	return "", ErrUnrecognized
 }
+
+// ErrUnrecognized is the [ErrFormat] of an archive whose leading bytes
+// name no format ([Sniff]): a caller that lets its user name the format
+// says so.
+var ErrUnrecognized = formatf("not a zip, tar or tar.gz archive")
 
 // Archive extracts the skill held in the archive r (size bytes long) into
 // dst, checking every entry, and returns the files it wrote. With a nil

@@ -200,8 +200,8 @@ func checkBatch(goos, path string, args []string) error {
 type SessionIDs = driver.SessionIDs
 
 // UUIDs is the form of session ids that are UUIDs in their text form,
-// 8-4-4-4-12 hexadecimal digits in any case: Claude Code's session ids
-// and Codex's thread ids.
+// 8-4-4-4-12 hexadecimal digits in any case: the session ids of every
+// agent of this module but OpenCode (Codex calls its own thread ids).
 func UUIDs() SessionIDs {
 	return SessionIDs{Form: "a UUID such as 5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1", Valid: IsUUID}
 }

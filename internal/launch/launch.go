@@ -34,7 +34,7 @@
 // and [Prepare] and [Launch.Args] check what it built:
 //
 //  1. A session id to resume must have the form of the agent's ids
-//     ([Program.SessionIDs]; Claude Code's and Codex's are UUIDs), else
+//     ([Program.SessionIDs]; most agents' are UUIDs, OpenCode's not), else
 //     [Prepare] refuses the run before anything starts with an error that
 //     says what a valid id looks like. The error wraps both
 //     driver.ErrInvalidSessionID (bad input) and driver.ErrResumeRejected

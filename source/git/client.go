@@ -2,6 +2,7 @@ package git
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,6 +33,7 @@ type Client struct {
 	stall    time.Duration
 	maxFetch int64
 	redirect func(ctx context.Context, repoURL string) error // WithRedirectCheck, or nil
+	stallFix string                                          // how messages name WithStallTimeout (WithSettingNames)
 }
 
 type config struct {
@@ -43,6 +45,7 @@ type config struct {
 	err     error
 	// redirect checks a redirect's new repository URL (WithRedirectCheck)
 	redirect func(ctx context.Context, repoURL string) error
+	names    map[string]string // WithSettingNames
 }
 
 // DefaultStallTimeout is the default of [WithStallTimeout].
@@ -103,6 +106,21 @@ func WithStallTimeout(d time.Duration) Option {
 	return func(c *config) { c.stall = d }
 }
 
+// WithSettingNames has the client's messages that tell the user which
+// setting to change name each by names[SETTING], SETTING its name here
+// (the Setting constants): a caller that sets it through a setting of
+// its own (package install's download timeout, a command-line tool's
+// flag) maps it to that. Default: this package's names.
+func WithSettingNames(names map[string]string) Option {
+	return func(c *config) { c.names = names }
+}
+
+// The settings that the client's messages name: the keys of
+// [WithSettingNames].
+const (
+	SettingStallTimeout = "WithStallTimeout"
+)
+
 // WithCache sets the skill cache whose limits bound a fetch: git is
 // stopped when its temporary repository grows by more than the cache's
 // MaxArchiveSize (rule 12). Give it the cache the materializer uses.
@@ -133,7 +151,8 @@ func New(opts ...Option) (*Client, error) {
 	if c.cache == nil {
 		c.cache = skill.NewCache()
 	}
-	return &Client{git: path, headers: c.headers, tmp: c.tmp, stall: c.stall, maxFetch: c.cache.Limits().MaxArchiveSize, redirect: c.redirect}, nil
+	return &Client{git: path, headers: c.headers, tmp: c.tmp, stall: c.stall, maxFetch: c.cache.Limits().MaxArchiveSize, redirect: c.redirect,
+		stallFix: cmp.Or(c.names[SettingStallTimeout], SettingStallTimeout)}, nil
 }
 
 // Resolve fetches the commit src's ref names now (the remote's HEAD
@@ -407,7 +426,7 @@ func (r *repo) runOnce(ctx context.Context, stdin io.Reader, stdout io.Writer, a
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stall := r.c.stall
-	stalled := fmt.Errorf("git fetch: %w: nothing received for %v, and git was stopped (give it longer with WithStallTimeout, or try again later)", source.ErrStalled, stall)
+	stalled := fmt.Errorf("git fetch: %w: nothing received for %v, and git was stopped (give it longer with %s, or try again later)", source.ErrStalled, stall, r.c.stallFix)
 	timer := time.AfterFunc(stall, func() { cancel(stalled) })
 	defer timer.Stop()
 	kick := func() { timer.Reset(stall) }
@@ -506,7 +525,7 @@ func (r *repo) failure(ctx context.Context, what string, err error, stderr strin
 	low := strings.ToLower(msg)
 	switch {
 	case containsAny(low, "operation too slow", "operation timed out", "connection timed out"):
-		return fmt.Errorf("git fetch: %w: %s (give it longer with WithStallTimeout, or try again later)", source.ErrStalled, msg)
+		return fmt.Errorf("git fetch: %w: %s (give it longer with %s, or try again later)", source.ErrStalled, msg, r.c.stallFix)
 	case containsAny(low, "authentication failed", "could not read username", "could not read password",
 		"terminal prompts disabled", "permission denied (publickey", "access denied",
 		"returned error: 401", "returned error: 403", "host key verification failed"):

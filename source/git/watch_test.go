@@ -201,3 +201,27 @@ func TestFetchBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestStallNamesSetting checks that a stalled fetch names the setting that
+// gives it longer: WithStallTimeout, or the name WithSettingNames gives it
+// (package install's timeout, a command-line tool's flag).
+func TestStallNamesSetting(t *testing.T) {
+	hermetic(t)
+	url := silentServer(t) + "/skills.git"
+	for _, tt := range []struct {
+		name string
+		opts []git.Option
+		want string
+	}{
+		{"this package's names", nil, "give it longer with WithStallTimeout,"},
+		{"a caller's names", []git.Option{git.WithSettingNames(map[string]string{git.SettingStallTimeout: "--timeout"})}, "give it longer with --timeout,"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newClient(t, append(tt.opts, git.WithStallTimeout(200*time.Millisecond))...)
+			_, err := c.Resolve(t.Context(), git.Source{URL: url})
+			if !errors.Is(err, source.ErrStalled) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Resolve(a silent server) = %v; want ErrStalled saying %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -22,7 +22,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/testroot"
 	"os"
 	"os/exec"
@@ -67,8 +66,7 @@ func Path(t testing.TB) string {
 
 func missing(t testing.TB, why string) {
 	t.Helper()
-	testroot.Missing(t, fmt.Sprintf("cosign: %s (AGENTADAPTOR_REQUIRE_CLIS=1; run .ci/install-cosign and set AGENTADAPTOR_COSIGN to the path it prints)", why),
-		fmt.Sprintf("cosign %s not installed (%s); run .ci/install-cosign and set AGENTADAPTOR_COSIGN to the path it prints", Version, why))
+	testroot.Missing(t, "cosign "+Version, why, "run .ci/install-cosign and set AGENTADAPTOR_COSIGN to the path it prints")
 }
 
 // Result is what a cosign run printed and how it ended.

@@ -45,8 +45,7 @@ func Require(t testing.TB, tools ...string) {
 	t.Helper()
 	for _, tool := range tools {
 		if _, err := exec.LookPath(tool); err != nil {
-			testroot.Missing(t, tool+" is not installed (AGENTADAPTOR_REQUIRE_CLIS=1): install git, gnupg and openssh-client",
-				tool+" is not installed")
+			testroot.Missing(t, tool, "not on PATH", "install git, gnupg and openssh-client")
 		}
 	}
 }

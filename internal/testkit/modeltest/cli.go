@@ -2,7 +2,6 @@ package modeltest
 
 import (
 	"bytes"
-	"fmt"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/testroot"
 	"os"
 	"path/filepath"
@@ -58,8 +57,7 @@ func cli(t testing.TB, name string) string {
 
 func missing(t testing.TB, name, why string) {
 	t.Helper()
-	testroot.Missing(t, fmt.Sprintf("%s CLI: %s (AGENTADAPTOR_REQUIRE_CLIS=1; run .ci/install-agent-clis)", name, why),
-		fmt.Sprintf("%s CLI not installed (%s); run .ci/install-agent-clis", name, why))
+	testroot.Missing(t, name+" CLI", why, "run .ci/install-agent-clis")
 }
 
 // ClaudeEnv returns an environment for running the Claude Code CLI against

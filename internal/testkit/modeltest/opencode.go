@@ -18,8 +18,8 @@ func OpenCodeCLI(t testing.TB) string {
 	t.Helper()
 	path := cli(t, "opencode")
 	if _, err := exec.LookPath("rg"); err != nil {
-		const how = "OpenCode needs ripgrep (rg) on PATH: install Debian's ripgrep package, or put the folder .ci/install-ripgrep prints first on PATH"
-		testroot.Missing(t, how+" (AGENTADAPTOR_REQUIRE_CLIS=1)", how)
+		testroot.Missing(t, "ripgrep (rg), for OpenCode,", "not on PATH",
+			"install Debian's ripgrep package, or put the folder .ci/install-ripgrep prints first on PATH")
 	}
 	return path
 }

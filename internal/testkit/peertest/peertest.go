@@ -23,7 +23,6 @@ package peertest
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,8 +80,7 @@ func Skills(t testing.TB) Tool {
 
 func missing(t testing.TB, why string) {
 	t.Helper()
-	testroot.Missing(t, fmt.Sprintf("npm skills tool: %s (AGENTADAPTOR_REQUIRE_CLIS=1; run .ci/install-peers and set AGENTADAPTOR_PEERS to the folder it prints)", why),
-		fmt.Sprintf("npm skills tool %s not installed (%s); run .ci/install-peers and set AGENTADAPTOR_PEERS to the folder it prints", Version, why))
+	testroot.Missing(t, "npm skills tool "+Version, why, "run .ci/install-peers and set AGENTADAPTOR_PEERS to the folder it prints")
 }
 
 // Timeout bounds one run of the tool.

@@ -57,7 +57,7 @@ func Made(t testing.TB, format, dir string, paths ...string) []byte {
 		t.Fatalf("Made: unknown format %q", format)
 	}
 	if _, err := exec.LookPath(cmd.Args[0]); err != nil {
-		testroot.Missing(t, cmd.Args[0]+" is required (AGENTADAPTOR_REQUIRE_CLIS=1)", cmd.Args[0]+" is not installed")
+		testroot.Missing(t, cmd.Args[0], "not on PATH", "install "+cmd.Args[0])
 	}
 	cmd.Dir = dir
 	if b, err := cmd.CombinedOutput(); err != nil {

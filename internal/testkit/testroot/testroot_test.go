@@ -34,18 +34,38 @@ func (m *missingTB) Helper()                           {}
 func (m *missingTB) Fatalf(format string, args ...any) { m.fatal = fmt.Sprintf(format, args...) }
 func (m *missingTB) Skipf(format string, args ...any)  { m.skip = fmt.Sprintf(format, args...) }
 
-// Missing fails when AGENTADAPTOR_REQUIRE_CLIS=1 and skips otherwise.
+// Missing fails when AGENTADAPTOR_REQUIRE_CLIS=1 and skips otherwise,
+// recording the tool for Main's note.
 func TestMissing(t *testing.T) {
 	t.Setenv("AGENTADAPTOR_REQUIRE_CLIS", "1")
 	m := &missingTB{TB: t}
-	Missing(m, "required", "skipped")
-	if m.fatal != "required" {
-		t.Errorf("AGENTADAPTOR_REQUIRE_CLIS=1: got fatal %q, skip %q", m.fatal, m.skip)
+	Missing(m, "claude CLI", "not found", "run .ci/install-agent-clis")
+	if want := "claude CLI: not found (AGENTADAPTOR_REQUIRE_CLIS=1; run .ci/install-agent-clis)"; m.fatal != want || m.skip != "" {
+		t.Errorf("AGENTADAPTOR_REQUIRE_CLIS=1: got fatal %q, skip %q; want fatal %q", m.fatal, m.skip, want)
 	}
 	t.Setenv("AGENTADAPTOR_REQUIRE_CLIS", "")
 	m = &missingTB{TB: t}
-	Missing(m, "required", "skipped")
-	if m.fatal != "" || m.skip != "skipped" {
-		t.Errorf("unset: got fatal %q, skip %q", m.fatal, m.skip)
+	Missing(m, "claude CLI", "not found", "run .ci/install-agent-clis")
+	if want := "claude CLI not installed (not found); run .ci/install-agent-clis"; m.fatal != "" || m.skip != want {
+		t.Errorf("unset: got fatal %q, skip %q; want skip %q", m.fatal, m.skip, want)
+	}
+}
+
+// TestNote checks Main's note: nothing without a skip; else the count,
+// and the tools grouped by what installs them, in the order missed.
+func TestNote(t *testing.T) {
+	var s skips
+	if n := s.note(); n != "" {
+		t.Errorf("note() with no skip = %q, want none", n)
+	}
+	s.add("claude CLI", "run .ci/install-agent-clis")
+	if want := "1 test skipped: claude CLI not installed (run .ci/install-agent-clis)"; s.note() != want {
+		t.Errorf("note() = %q, want %q", s.note(), want)
+	}
+	s.add("cosign", "run .ci/install-cosign")
+	s.add("codex CLI", "run .ci/install-agent-clis")
+	s.add("claude CLI", "run .ci/install-agent-clis")
+	if want := "4 tests skipped: claude CLI, codex CLI not installed (run .ci/install-agent-clis); cosign not installed (run .ci/install-cosign)"; s.note() != want {
+		t.Errorf("note() = %q, want %q", s.note(), want)
 	}
 }

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/install"
+)
+
+// completeCommands adds to the shell completion of root's commands, which
+// cobra gives for command names and flags, the values it cannot know:
+//
+//   - --agent: the agent ids (install's agents table; run's agents for
+//     run), after the ids a comma-separated list already holds;
+//   - the NAME arguments of remove, update and audit: the skills this
+//     tool installed in the scope --global chooses (audit also takes a
+//     SOURCE, so files are offered too);
+//   - --allow-risk: the audit's rule ids, which the policy's audit.accept
+//     entries name too, each with its summary;
+//   - audit's --fail-on: the severities; import's --from: the installers
+//     it reads.
+func completeCommands(root *cobra.Command) {
+	for _, cmd := range root.Commands() {
+		switch {
+		case cmd.Name() == "run":
+			_ = cmd.RegisterFlagCompletionFunc("agent", cobra.FixedCompletions(strings.Split(runAgents(","), ","), cobra.ShellCompDirectiveNoFileComp))
+		case cmd.Flags().Lookup("agent") != nil:
+			_ = cmd.RegisterFlagCompletionFunc("agent", completeList(installAgentIDs()))
+		}
+		if cmd.Flags().Lookup("allow-risk") != nil {
+			_ = cmd.RegisterFlagCompletionFunc("allow-risk", completeRules)
+		}
+		if cmd.Flags().Lookup("fail-on") != nil {
+			var severities []string
+			for s := audit.Info; s <= audit.Critical; s++ {
+				severities = append(severities, s.String())
+			}
+			_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions(severities, cobra.ShellCompDirectiveNoFileComp))
+		}
+		if cmd.Name() == "import" {
+			from := []string{string(install.ImportAuto), string(install.ImportNPM), string(install.ImportGH)}
+			_ = cmd.RegisterFlagCompletionFunc("from", cobra.FixedCompletions(from, cobra.ShellCompDirectiveNoFileComp))
+		}
+		switch cmd.Name() {
+		case "remove", "update":
+			cmd.ValidArgsFunction = completeInstalled(cobra.ShellCompDirectiveNoFileComp)
+		case "audit":
+			cmd.ValidArgsFunction = completeInstalled(cobra.ShellCompDirectiveDefault)
+		}
+	}
+}
+
+// installAgentIDs are the ids --agent takes for the install commands.
+func installAgentIDs() []string {
+	var ids []string
+	for _, a := range install.Agents() {
+		ids = append(ids, a.ID)
+	}
+	return ids
+}
+
+// completeList completes a comma-separated list of ids: the ids not yet
+// in it that start as its last element does, each after the part before.
+func completeList(ids []string) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		before, last := "", toComplete
+		if i := strings.LastIndex(toComplete, ","); i >= 0 {
+			before, last = toComplete[:i+1], toComplete[i+1:]
+		}
+		given := strings.Split(before, ",")
+		var out []cobra.Completion
+		for _, id := range ids {
+			if strings.HasPrefix(id, last) && !slices.Contains(given, id) {
+				out = append(out, before+id)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	}
+}
+
+// completeRules completes an audit rule id, with its summary.
+func completeRules(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	var out []cobra.Completion
+	for _, r := range audit.Rules() {
+		if strings.HasPrefix(r.ID, toComplete) {
+			out = append(out, cobra.CompletionWithDesc(r.ID, r.Summary))
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeInstalled completes the name of a skill this tool installed in
+// the scope the command's --global chooses, leaving out names already
+// given; then dir says whether files are offered too.
+func completeInstalled(dir cobra.ShellCompDirective) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		global, _ := cmd.Flags().GetBool("global")
+		f := scopeFlags{global: global, quiet: true}
+		in, err := f.installer()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		statuses, err := in.List(cmd.Context(), install.ListRequest{})
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		var out []cobra.Completion
+		for _, s := range statuses {
+			if s.Kind != "" && strings.HasPrefix(s.Skill, toComplete) && !slices.Contains(args, s.Skill) && !slices.Contains(out, s.Skill) {
+				out = append(out, s.Skill)
+			}
+		}
+		slices.Sort(out)
+		return out, dir
+	}
+}

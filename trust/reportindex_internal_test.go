@@ -1,0 +1,129 @@
+package trust
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentadaptor/agentadaptor/audit"
+	"github.com/agentadaptor/agentadaptor/internal/bootid"
+	"github.com/agentadaptor/agentadaptor/internal/cache"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
+)
+
+const (
+	indexDigestA = "aaaa000000000000000000000000000000000000000000000000000000000000"
+	indexDigestB = "bbbb000000000000000000000000000000000000000000000000000000000000"
+)
+
+// indexedStore returns a store under a new root that keeps an empty
+// report of indexDigestA and one with a finding of indexDigestB, both read
+// once their files settled and the index saved: what a later process
+// finds.
+func indexedStore(t *testing.T) string {
+	t.Helper()
+	if bootid.ID() == "" {
+		t.Skip("no boot id here: no index is kept")
+	}
+	dir := cachetest.Root(t)
+	s := newReportStore(dir)
+	s.put(indexDigestA, audit.Report{})
+	s.put(indexDigestB, audit.Report{Findings: []audit.Finding{{Rule: "prerequisite-install", Severity: audit.High, File: "SKILL.md", Line: 3, Message: "m"}}})
+	cachetest.Settle()
+	for _, d := range []string{indexDigestA, indexDigestB} {
+		if _, ok := s.get(d); !ok {
+			t.Fatalf("get(%s) found no report", d)
+		}
+	}
+	s.save()
+	return dir
+}
+
+// TestEmptyIndex checks rule 7 of "Kept reports": a later store takes an
+// empty report from the index without reading its file while the file
+// is unchanged, and reads the file again, as rule 5 says, when it was
+// removed or changed (a finding planted in it refuses); a report with
+// findings, or one whose file is racy, is never indexed.
+func TestEmptyIndex(t *testing.T) {
+	dir := indexedStore(t)
+	s := newReportStore(dir)
+	if rep, ok := s.get(indexDigestA); !ok || len(rep.Findings) != 0 || !s.index.empty(dir, indexDigestA, s.name(indexDigestA)) {
+		t.Fatalf("get(A) = %v, %v; want the empty report, from the index", rep, ok)
+	}
+	if _, ok := s.index.stamps[indexDigestB]; ok {
+		t.Errorf("the index holds the report with a finding")
+	}
+
+	// A finding planted in the kept file, or the file removed: the file
+	// is read again, and the index forgets it.
+	b, err := os.ReadFile(s.name(indexDigestB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	planted := bytes.Replace(b, []byte(indexDigestB), []byte(indexDigestA), 1)
+	if err := os.WriteFile(s.name(indexDigestA), planted, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s = newReportStore(dir)
+	if rep, ok := s.get(indexDigestA); !ok || len(rep.Findings) != 1 {
+		t.Errorf("get(A) after a finding was planted = %v, %v; want the finding", rep, ok)
+	}
+	if _, ok := s.index.stamps[indexDigestA]; ok {
+		t.Errorf("the index still holds A after its file changed")
+	}
+	os.Remove(s.name(indexDigestA))
+	if rep, ok := newReportStore(dir).get(indexDigestA); ok {
+		t.Errorf("get(A) after its file was removed = %v; want no report", rep)
+	}
+
+	// A report just written is racy: read, not indexed.
+	s = newReportStore(dir)
+	s.put(indexDigestA, audit.Report{})
+	s.get(indexDigestA)
+	if _, ok := s.index.stamps[indexDigestA]; ok {
+		t.Errorf("the index holds a report written just now")
+	}
+}
+
+// TestEmptyIndexIgnored checks that an index of another boot (package
+// bootid, rule 1), or cut short or damaged is no index: every report
+// is read.
+func TestEmptyIndexIgnored(t *testing.T) {
+	dir := indexedStore(t)
+	if n := len(newIndexed(dir)); n != 1 {
+		t.Fatalf("the index holds %d reports, want 1", n)
+	}
+	restore := bootid.SetForTest("another-boot")
+	if n := len(newIndexed(dir)); n != 0 {
+		t.Errorf("the index of another boot holds %d reports, want none", n)
+	}
+	restore()
+
+	file := filepath.Join(dir, ".memo", indexKey()+".folder")
+	good, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{
+		"cut short":      good[:len(good)/2],
+		"a byte changed": bytes.Replace(good, []byte(indexDigestA[:8]), []byte("cccc0000"), 1),
+		"another head":   bytes.Replace(good, []byte(indexHead), []byte("agentadaptor audit report index v0"), 1),
+	} {
+		if err := os.WriteFile(file, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(newIndexed(dir)); n != 0 {
+			t.Errorf("an index %s holds %d reports, want none", name, n)
+		}
+	}
+}
+
+// newIndexed returns what a new store under dir reads of its index.
+func newIndexed(dir string) map[string]cache.Stamp {
+	s := newReportStore(dir)
+	s.index.mu.Lock()
+	defer s.index.mu.Unlock()
+	s.index.load(dir)
+	return s.index.stamps
+}
