@@ -98,7 +98,7 @@ const (
 func (in *Installer) Import(ctx context.Context, req ImportRequest) (*ImportReport, error) {
 	from := cmp.Or(req.From, ImportAuto)
 	if from != ImportAuto && from != ImportNPM && from != ImportGH {
-		return nil, fmt.Errorf("%w: %s is %q; want %q, %q or %q", ErrInvalidSource, in.setting(SettingImportFrom), from, ImportAuto, ImportNPM, ImportGH)
+		return nil, fmt.Errorf("%s: %w: %q; want %q, %q or %q", in.setting(SettingImportFrom), ErrInvalidSource, from, ImportAuto, ImportNPM, ImportGH)
 	}
 	recs, looked, err := in.importRecords(from)
 	if err != nil {

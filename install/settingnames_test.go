@@ -31,7 +31,7 @@ func TestSettingNames(t *testing.T) {
 				t.Errorf("Add(a skill that breaks the specification) = %v; want it to name %s, not %s", err, tt.want, tt.not)
 			}
 			want := strings.ReplaceAll(strings.ReplaceAll(tt.want, "AddRequest.Lenient", "ImportRequest.From"), "--lenient", "--from")
-			if _, err := in.Import(t.Context(), ImportRequest{From: "pip"}); err == nil || !strings.Contains(err.Error(), want+` is "pip"`) {
+			if _, err := in.Import(t.Context(), ImportRequest{From: "pip"}); err == nil || !strings.HasPrefix(err.Error(), want+": ") || !strings.Contains(err.Error(), `"pip"`) {
 				t.Errorf("Import(From: pip) = %v; want it to name %s", err, want)
 			}
 		})
