@@ -323,8 +323,8 @@ func (in *Installer) addWants(lock *lockFile, use []*candidate, agents []Agent, 
 	for _, c := range use {
 		old := lock.Skills[c.name]
 		if old != nil && (!in.sameSource(old.Source, c.source) || old.Subpath != c.subpath) {
-			return nil, nil, nil, fmt.Errorf("skill %q: %w: it is already installed from %s; nothing was changed (run 'agentskills remove %s' first to install it from %s)",
-				c.name, ErrConflict, sourceLabel(old.Source, old.Subpath), c.name, sourceLabel(c.source, c.subpath))
+			return nil, nil, nil, fmt.Errorf("skill %q: %w: it is already installed from %s; nothing was changed (remove it first with %s to install it from %s)",
+				c.name, ErrConflict, sourceLabel(old.Source, old.Subpath), in.setting(SettingRemove), sourceLabel(c.source, c.subpath))
 		}
 		if old != nil && old.Pin != c.pin {
 			moved[c.name] = old
