@@ -996,6 +996,22 @@ func (in *Installer) List(ctx context.Context, req ListRequest) ([]Status, error
 	return in.list(ctx, req.Agents, true, false)
 }
 
+// Installed returns the names of the skills this tool installed in the
+// scope, as the lock file records them, sorted. It reads the lock file
+// alone: it opens no file of a skill, hashes nothing and writes nothing,
+// so that it is cheap enough to ask on every key press (a shell's
+// completion does). [Installer.List] reports their state.
+func (in *Installer) Installed(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	lock, err := in.readCheckedLock()
+	if err != nil {
+		return nil, err
+	}
+	return slices.Sorted(maps.Keys(lock.Skills)), nil
+}
+
 // list is List; without readers it reports each recorded place once, for
 // its own agent, and looks only in the folders skills are installed into;
 // with rehash it reads every folder it hashes, trusting no stat record

@@ -3,6 +3,7 @@ package install
 import (
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -89,5 +90,23 @@ func TestGitMissingNamesNoOption(t *testing.T) {
 	_, err := f.installer(t).Add(t.Context(), AddRequest{Sources: []string{"https://git.example.invalid/o/kit.git"}, Agents: agentsOf(t, "codex")})
 	if err == nil || !strings.Contains(err.Error(), "(install git)") || strings.Contains(err.Error(), "With") {
 		t.Errorf("Add(a git source, no git) = %v; want it to advise installing git alone", err)
+	}
+}
+
+// TestInstalled checks that Installed names the skills the lock file
+// records, sorted, and none without a lock file.
+func TestInstalled(t *testing.T) {
+	f := newFixture(t)
+	in := f.installer(t)
+	if names, err := in.Installed(t.Context()); err != nil || len(names) != 0 {
+		t.Fatalf("Installed() before any add = %q, %v; want none", names, err)
+	}
+	for _, name := range []string{"zeta", "alpha"} {
+		if _, err := in.Add(t.Context(), AddRequest{Sources: []string{f.writeSkill(t, name, name, "")}, Agents: agentsOf(t, "codex")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if names, err := in.Installed(t.Context()); err != nil || !slices.Equal(names, []string{"alpha", "zeta"}) {
+		t.Errorf("Installed() = %q, %v; want [alpha zeta]", names, err)
 	}
 }
