@@ -416,16 +416,20 @@
 // so a wrong pattern fails the tests rather than an audit), and a
 // tree's files are read into one buffer, so that reading them leaves no
 // garbage to collect.
-// The expressions that cost the most to confirm where nearly every line is
-// a candidate (uploads, downloads piped to a shell, the environment
-// dumped, a private key read, links to programs, a browser's stores,
-// the placeholder hosts, and the searches for a credential path, a .env file, a line's
-// target hosts and rule 7's decodes) have matchers written by hand,
-// which read a line once where the regexp package's backtracker tries
-// each alternative after a `[^\n]*` at every place of the rest of it;
-// the expressions stay their specification, which TestHandWritten and
-// FuzzHandWritten hold them to, and the audit without the prefilter
-// runs the expressions alone.
+// The expressions that cost the most to confirm where nearly every line
+// is a candidate (uploads, downloads piped to a shell, the environment
+// dumped or printenv piped, a home folder's keys archived, links to
+// programs, a browser's stores, the placeholder hosts, PowerShell's
+// encoded command, a decode run by eval or a shell, and the searches
+// for a credential path, a .env file, a private key read, an
+// instruction to ignore the ones before or to keep something from the
+// user, a line's target hosts and rule 7's decodes) have matchers and finders written by hand, which read a
+// line once where the regexp package's backtracker tries each
+// alternative after a `[^\n]*` at every place of the rest of it; the
+// payloads an inert decode decodes are found by their expression run
+// anchored only where a match can start. The expressions stay their
+// specification, which TestHandWritten and FuzzHandWritten hold them to,
+// and the audit without the prefilter runs the expressions alone.
 //
 // [RulesVersion] changes with the rules, so that a verdict kept for a
 // content digest is kept for the rules it was made with.
@@ -551,6 +555,19 @@
 //     its recording of an occurrence every 6 bytes are a third of the
 //     time, the conditions of the expressions without a matcher an
 //     eighth, and the expressions and checks left most of the rest.
+//   - The keywords' round of their own (main at 7ca767a, then ed96764,
+//     the same findings; go -C bench run ./auditgrep -cli -old, which
+//     runs the build before beside, three runs at a load average of
+//     8.7-12.3): the keywords 8.2-9.1x in process and 8.1-10.3x in a
+//     process of its own, where the build before took 11.2-11.6x
+//     (0.70-0.91x its CPU); text outside ASCII 7.9-8.9x and 8.6-10.3x
+//     (9.3-10.7x before); the other shapes 3.2-7.6x. More matchers and
+//     finders written by hand (rule 7's payloads run anchored,
+//     PowerShell's encoded command, printenv piped, a key read, a decode
+//     run by eval, the two injections, a home folder archived), and a
+//     flatter and smaller prefilter. Left: the scan and its recording
+//     a third of the time, its answers a seventh, the regexp package
+//     an eighth.
 //   - What a process that audits pays once, side by side in one run
 //     (go -C bench run ./auditgrep -cli, December 2026, before and after
 //     the prefilter's tables, expressions compiled when first run and

@@ -62,6 +62,9 @@ func HandChecks() []HandCheck {
 			m := decodeArg.MatchString(t)
 			return m && mayDecodeArg(t), m
 		}},
+		HandCheck{"the payloads decoded", decodeArg.String(), func(t string) (any, any) {
+			return some.decodeArgs(t), all.decodeArgs(t)
+		}},
 		HandCheck{"the hosts aimed at", targetHost.String(), func(t string) (any, any) {
 			var got, want []string
 			some.targetHosts(t, func(h string) bool { got = append(got, h); return true })

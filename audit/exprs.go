@@ -33,6 +33,10 @@ func (l *lazyRegexp) FindStringIndex(s string) []int { return l.regexp().FindStr
 
 func (l *lazyRegexp) FindStringSubmatch(s string) []string { return l.regexp().FindStringSubmatch(s) }
 
+func (l *lazyRegexp) FindStringSubmatchIndex(s string) []int {
+	return l.regexp().FindStringSubmatchIndex(s)
+}
+
 func (l *lazyRegexp) FindAllString(s string, n int) []string { return l.regexp().FindAllString(s, n) }
 
 func (l *lazyRegexp) FindAllStringIndex(s string, n int) [][]int {

@@ -498,12 +498,13 @@ func envPipedAt(t string, j int) bool {
 	return false
 }
 
-// matchKeyRead is secretStore's
-// `\b(?:cat|cp|...|readfile)\b[^\n|;]*\.ssh[/\\](?:id_[a-z0-9_]+(?:[^.\w]|$)|\*)`:
-// a command that reads or copies a private SSH key, before the end of
-// its command. The first command of a command reaches every place a
-// later one does.
-func matchKeyRead(t string) bool {
+// findKeyRead is secretStore's FindStringIndex of
+// `\b(?:cat|cp|scp|base64|xxd|head|tail|get-content|gc|tar|zip|rsync|open|read_text|readfile)\b[^\n|;]*\.ssh[/\\](?:id_[a-z0-9_]+(?:[^.\w]|$)|\*)`:
+// a private key (or every file of ~/.ssh) read by a command. The match
+// starts at the first command of the first stretch of a line without
+// `\n|;` that holds a key after it (a later command of the stretch
+// reaches no farther), and `[^\n|;]*` takes the stretch's last key.
+func findKeyRead(t string) []int {
 	for i := 0; i < len(t); i++ {
 		e := wordAt(t, i, "cat", "cp", "scp", "base64", "xxd", "head", "tail", "get-content", "gc", "tar", "zip", "rsync", "open", "read_text", "readfile")
 		if e < 0 {
@@ -513,36 +514,53 @@ func matchKeyRead(t string) bool {
 		if j := strings.IndexAny(t[e:], "\n|;"); j >= 0 {
 			hi = e + j
 		}
+		end := -1
 		for q := e; q < hi; q++ {
 			j := strings.IndexByte(t[q:hi], '.')
 			if j < 0 {
 				break
 			}
 			q += j
-			if f, ok := foldAt(t, q, ".ssh"); ok && f < len(t) && (t[f] == '/' || t[f] == '\\') && privateKey(t, f+1) {
-				return true
+			if f, ok := foldAt(t, q, ".ssh"); ok && f < len(t) && (t[f] == '/' || t[f] == '\\') {
+				if k := privateKeyEnd(t, f+1); k >= 0 {
+					end = k
+				}
 			}
+		}
+		if end >= 0 {
+			return []int{i, end}
 		}
 		i = hi
 	}
-	return false
+	return nil
 }
 
-// privateKey reports whether t holds at i `id_[a-z0-9_]+(?:[^.\w]|$)`
-// or `\*`, case-insensitively.
-func privateKey(t string, i int) bool {
+// privateKeyEnd returns where `id_[a-z0-9_]+(?:[^.\w]|$)` or `\*`
+// matches at i of t ends, case-insensitively, or -1. The letters run as
+// far as they go: a dot after them stops the match, and so would a
+// shorter run, which a word character follows.
+func privateKeyEnd(t string, i int) int {
 	if i < len(t) && t[i] == '*' {
-		return true
+		return i + 1
 	}
 	e, ok := foldAt(t, i, "id_")
 	if !ok {
-		return false
+		return -1
 	}
 	j := e
 	for w := foldWordAt(t, j); w > 0; w = foldWordAt(t, j) {
 		j += w
 	}
-	return j > e && (j == len(t) || t[j] != '.')
+	switch {
+	case j == e:
+		return -1
+	case j == len(t):
+		return j
+	case t[j] == '.':
+		return -1
+	}
+	_, w := utf8.DecodeRuneInString(t[j:])
+	return j + w
 }
 
 // firstEnvFile returns what credentialMatch's loop over the matches of
@@ -1300,25 +1318,454 @@ func matchFirefoxStore(t string) bool {
 // space. Without it, rule 7's inert decode has no payload to read.
 func mayDecodeArg(t string) bool {
 	for i := 0; i < len(t); i++ {
-		switch t[i] | 0x20 {
-		case 'b', 'f':
-			for _, w := range []string{"b64decode", "frombase64string"} {
-				if e, ok := foldAt(t, i, w); ok {
-					if e = skipSpace(t, e); e < len(t) && t[e] == '(' {
-						return true
-					}
-				}
-			}
-		case 'e', 'p':
-			if !boundaryAt(t, i) {
-				continue
-			}
-			for _, w := range []string{"echo", "printf"} {
-				if e, ok := foldAt(t, i, w); ok && e < len(t) && spaceByte(t[e]) {
+		if decodeArgStart(t, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeArgStart reports whether t holds at i what a match of decodeArg
+// starting there starts with (see mayDecodeArg).
+func decodeArgStart(t string, i int) bool {
+	switch t[i] | 0x20 {
+	case 'b', 'f':
+		for _, w := range []string{"b64decode", "frombase64string"} {
+			if e, ok := foldAt(t, i, w); ok {
+				if e = skipSpace(t, e); e < len(t) && t[e] == '(' {
 					return true
 				}
 			}
 		}
+	case 'e', 'p':
+		if !boundaryAt(t, i) {
+			return false
+		}
+		for _, w := range []string{"echo", "printf"} {
+			if e, ok := foldAt(t, i, w); ok && e < len(t) && spaceByte(t[e]) {
+				return true
+			}
+		}
 	}
 	return false
+}
+
+// decodeArgs is decodeArg's FindAllStringSubmatchIndex(t, -1): the
+// expression is run anchored at each place decodeArgStart allows, from
+// the first on and past each match, instead of being tried by the
+// regexp package at every place of the line with its backtracker. Its
+// matches are never empty, and where one starts it prefers what it
+// prefers over the whole text: the word boundary before echo and printf,
+// the one thing the anchored run reads differently at its start (as the
+// start of its text), decodeArgStart has checked.
+func decodeArgs(t string) [][]int {
+	var all [][]int
+	for i := 0; i < len(t); i++ {
+		if !decodeArgStart(t, i) {
+			continue
+		}
+		m := decodeArgAnchored.FindStringSubmatchIndex(t[i:])
+		if m == nil {
+			continue
+		}
+		for k := range m {
+			if m[k] >= 0 {
+				m[k] += i
+			}
+		}
+		all = append(all, m)
+		i = m[1] - 1
+	}
+	return all
+}
+
+// decodeArgAnchored is decodeArg anchored at the start of a text.
+var decodeArgAnchored = lazyCompile(`^(?:` + decodeArg.String() + `)`)
+
+// matchEncodedCommand is encodedCommand's MatchString: PowerShell
+// (`\b(?:powershell|pwsh)(?:\.exe)?\b`) and later on its line an encoded
+// command, `\s-(?:e|ec|enc|encodedcommand)\s+[A-Za-z0-9+/=]{16,}`. The
+// first PowerShell of a line reaches farthest, to its newline (which
+// `\s` matches), so each line asks only its first.
+func matchEncodedCommand(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if c := t[i] | 0x20; c != 'p' || !boundaryAt(t, i) {
+			continue
+		}
+		e := -1
+		for _, w := range []string{"powershell", "pwsh"} {
+			if f, ok := foldAt(t, i, w); ok {
+				e = f
+				break
+			}
+		}
+		if e < 0 {
+			continue
+		}
+		if !boundaryAt(t, e) {
+			if f, ok := foldAt(t, e, ".exe"); ok && boundaryAt(t, f) {
+				e = f
+			} else {
+				continue
+			}
+		}
+		end := lineEnd(t, e)
+		for p := e; p <= end && p+1 < len(t); p++ {
+			if spaceByte(t[p]) && t[p+1] == '-' && encodedArg(t, p+2) {
+				return true
+			}
+		}
+		i = end
+	}
+	return false
+}
+
+// encodedArg reports whether t holds at i what follows the dash of
+// PowerShell's encoded command: `(?:e|ec|enc|encodedcommand)\s+` and 16
+// characters of `[A-Za-z0-9+/=]` (whose letters are the Kelvin sign and
+// the long s too).
+func encodedArg(t string, i int) bool {
+	for _, w := range []string{"e", "ec", "enc", "encodedcommand"} {
+		e, ok := foldAt(t, i, w)
+		if !ok || e == len(t) || !spaceByte(t[e]) {
+			continue
+		}
+		n := 0
+		for p := skipSpace(t, e); p < len(t) && n < 16; n++ {
+			if c := t[p]; wordByte(c) && c != '_' || c == '+' || c == '/' || c == '=' {
+				p++
+			} else if w := foldWordAt(t, p); w > 1 {
+				p += w
+			} else {
+				break
+			}
+		}
+		if n == 16 {
+			return true
+		}
+	}
+	return false
+}
+
+// matchPrintenvPipe is envDump's `\bprintenv\b[^\n]*\|\s*(?:curl|wget|nc)`:
+// printenv piped later on its line to a command that sends.
+func matchPrintenvPipe(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if t[i]|0x20 != 'p' {
+			continue
+		}
+		e := wordAt(t, i, "printenv")
+		if e < 0 {
+			continue
+		}
+		end := lineEnd(t, e)
+		for p := e; p < end; p++ {
+			if t[p] != '|' {
+				continue
+			}
+			q := skipSpace(t, p+1)
+			for _, w := range []string{"curl", "wget", "nc"} {
+				if _, ok := foldAt(t, q, w); ok {
+					return true
+				}
+			}
+		}
+		i = end
+	}
+	return false
+}
+
+// matchEvalDecode is obfuscatedExec's
+// `\b(?:eval|exec|(?:ba|z)?sh\s+-c)\s*["']?\$\([^)\n]*\bbase64\s+(?:-[a-z]*d\b|--decode)`:
+// eval, exec or a shell's -c given a command substitution that decodes
+// base64 before it closes or its line ends.
+func matchEvalDecode(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if c := t[i] | 0x20; c != 'e' && c != 'b' && c != 'z' && c != 's' && t[i] != 0xc5 || !boundaryAt(t, i) {
+			continue
+		}
+		e := -1
+		for _, w := range []string{"eval", "exec"} {
+			if f, ok := foldAt(t, i, w); ok {
+				e = f
+			}
+		}
+		for _, w := range []string{"bash", "zsh", "sh"} {
+			if f, ok := foldAt(t, i, w); ok {
+				if g := skipSpace(t, f); g > f {
+					if h, ok := foldAt(t, g, "-c"); ok {
+						e = h
+					}
+				}
+			}
+		}
+		if e < 0 {
+			continue
+		}
+		j := skipSpace(t, e)
+		if j < len(t) && (t[j] == '"' || t[j] == '\'') {
+			j++
+		}
+		if !strings.HasPrefix(t[j:], "$(") {
+			continue
+		}
+		for q := j + 2; q < len(t) && t[q] != ')' && t[q] != '\n'; q++ {
+			if t[q]|0x20 == 'b' && base64DecodeAt(t, q) >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// matchArchiveHome is secretStore's
+// `\b(?:tar|zip|cp\s+-r|rsync|copy-item)\b[^\n|;]*(?:~|\$home)[/\\]\.(?:ssh|aws|gnupg)\b`:
+// a home folder's keys archived or copied whole.
+func matchArchiveHome(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if c := t[i] | 0x20; c != 't' && c != 'z' && c != 'c' && c != 'r' || !boundaryAt(t, i) {
+			continue
+		}
+		e := -1
+		for _, w := range []string{"tar", "zip", "rsync", "copy-item"} {
+			if f, ok := foldAt(t, i, w); ok && boundaryAt(t, f) {
+				e = f
+			}
+		}
+		if f, ok := foldAt(t, i, "cp"); ok {
+			if g := skipSpace(t, f); g > f {
+				if h, ok := foldAt(t, g, "-r"); ok && boundaryAt(t, h) {
+					e = h
+				}
+			}
+		}
+		if e < 0 {
+			continue
+		}
+		hi := len(t)
+		if j := strings.IndexAny(t[e:], "\n|;"); j >= 0 {
+			hi = e + j
+		}
+		for q := e; q < hi; q++ {
+			f := -1
+			if t[q] == '~' {
+				f = q + 1
+			} else if g, ok := foldAt(t, q, "$home"); ok {
+				f = g
+			}
+			if f < 0 || f+1 >= len(t) || t[f] != '/' && t[f] != '\\' || t[f+1] != '.' {
+				continue
+			}
+			for _, w := range []string{"ssh", "aws", "gnupg"} {
+				if g, ok := foldAt(t, f+2, w); ok && boundaryAt(t, g) {
+					return true
+				}
+			}
+		}
+		i = hi
+	}
+	return false
+}
+
+// findOverride is override's first expression's FindStringIndex,
+// `\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+|my\s+)*(?:previous|prior|above|earlier|preceding|original|system|safety)\s+(?:instructions|prompts?|rules|guidelines|directives|messages|context)\b`:
+// an instruction to ignore the ones before. Its words are read one
+// after another: no word of one part starts another part's word, so a
+// phrase reads one way, and the first place it starts is the match.
+func findOverride(t string) []int {
+	for i := 0; i < len(t); i++ {
+		switch t[i] | 0x20 {
+		case 'i', 'd', 'f', 'o', 'b':
+		default:
+			continue
+		}
+		if !boundaryAt(t, i) {
+			continue
+		}
+		if e := overrideAt(t, i); e >= 0 {
+			return []int{i, e}
+		}
+	}
+	return nil
+}
+
+// overrideAt returns where findOverride's phrase starting at i of t
+// ends, or -1.
+func overrideAt(t string, i int) int {
+	e := wordsAt(t, i, "ignore", "disregard", "forget", "override", "bypass")
+	if e < 0 {
+		return -1
+	}
+	j := skipSpace(t, e)
+	if j == e {
+		return -1
+	}
+	// The words between, each followed by spaces, as many as there are.
+	for {
+		f := wordsAt(t, j, "all", "any", "the", "your", "of", "my")
+		if f < 0 {
+			break
+		}
+		g := skipSpace(t, f)
+		if g == f {
+			break
+		}
+		j = g
+	}
+	f := wordsAt(t, j, "previous", "prior", "above", "earlier", "preceding", "original", "system", "safety")
+	if f < 0 {
+		return -1
+	}
+	g := skipSpace(t, f)
+	if g == f {
+		return -1
+	}
+	for _, w := range []string{"instructions", "prompts", "prompt", "rules", "guidelines", "directives", "messages", "context"} {
+		if h, ok := foldAt(t, g, w); ok && boundaryAt(t, h) {
+			return h
+		}
+	}
+	return -1
+}
+
+// wordsAt returns where the first of words (lower-case ASCII) that t
+// holds at i, in any case, ends, or -1.
+func wordsAt(t string, i int, words ...string) int {
+	for _, w := range words {
+		if e, ok := foldAt(t, i, w); ok {
+			return e
+		}
+	}
+	return -1
+}
+
+// findConceal is conceal's first expression's FindStringIndex,
+// `\b(?:do\s+not|don'?t|never)\s+(?:tell|mention|inform|notify|reveal|disclose)\s+`
+// then what is not told (`(?:(?:this|that|it|anything|any\s+of\s+this|these\s+steps)\s+)?`),
+// `(?:to\s+)?(?:the\s+)?user` and how the sentence goes on: an
+// instruction to keep something from the user. As findOverride, it
+// reads words one after another: no word of a part starts another
+// word the place allows, so a phrase reads one way.
+func findConceal(t string) []int {
+	for i := 0; i < len(t); i++ {
+		if c := t[i] | 0x20; c != 'd' && c != 'n' || !boundaryAt(t, i) {
+			continue
+		}
+		if e := concealAt(t, i); e >= 0 {
+			return []int{i, e}
+		}
+	}
+	return nil
+}
+
+// concealAt returns where findConceal's phrase starting at i of t ends,
+// or -1.
+func concealAt(t string, i int) int {
+	e := -1
+	if f, ok := foldAt(t, i, "do"); ok {
+		if g := skipSpace(t, f); g > f {
+			if h, ok := foldAt(t, g, "not"); ok {
+				e = h
+			}
+		}
+	}
+	if f, ok := foldAt(t, i, "don"); e < 0 && ok {
+		if f < len(t) && t[f] == '\'' {
+			f++
+		}
+		if g, ok := foldAt(t, f, "t"); ok {
+			e = g
+		}
+	}
+	if f, ok := foldAt(t, i, "never"); e < 0 && ok {
+		e = f
+	}
+	if e < 0 {
+		return -1
+	}
+	// spaced returns where spaces after the first of words at j end, or
+	// -1.
+	spaced := func(j int, words ...string) int {
+		f := wordsAt(t, j, words...)
+		if f < 0 {
+			return -1
+		}
+		if g := skipSpace(t, f); g > f {
+			return g
+		}
+		return -1
+	}
+	j := skipSpace(t, e)
+	if j == e {
+		return -1
+	}
+	if j = spaced(j, "tell", "mention", "inform", "notify", "reveal", "disclose"); j < 0 {
+		return -1
+	}
+	// What is not told, each word and its spaces.
+	k := spaced(j, "this", "that", "it", "anything")
+	if k < 0 {
+		if k = spaced(j, "any"); k >= 0 {
+			if k = spaced(k, "of"); k >= 0 {
+				k = spaced(k, "this")
+			}
+		}
+	}
+	if k < 0 {
+		if k = spaced(j, "these"); k >= 0 {
+			k = spaced(k, "steps")
+		}
+	}
+	if k >= 0 {
+		j = k
+	}
+	if k := spaced(j, "to"); k >= 0 {
+		j = k
+	}
+	if k := spaced(j, "the"); k >= 0 {
+		j = k
+	}
+	u, ok := foldAt(t, j, "user")
+	if !ok {
+		return -1
+	}
+	// `\s*(?:$|[.,;:!)\]-])`, or `\s+` and a word of what follows.
+	k = skipSpace(t, u)
+	if k == len(t) {
+		return k
+	}
+	if strings.IndexByte(".,;:!)]-", t[k]) >= 0 {
+		return k + 1
+	}
+	if k == u {
+		return -1
+	}
+	// The words after user need no boundary after them; those after
+	// about do.
+	if f := wordsAt(t, k, "that", "what", "you", "anything"); f >= 0 {
+		return f
+	}
+	k = spaced(k, "about")
+	if k < 0 {
+		return -1
+	}
+	for _, w := range []string{"this", "it", "these", "that"} {
+		if f, ok := foldAt(t, k, w); ok && boundaryAt(t, f) {
+			return f
+		}
+	}
+	if k = spaced(k, "the"); k < 0 {
+		return -1
+	}
+	for _, w := range []string{"command", "script", "download", "upload", "request", "file", "step", "installation"} {
+		if f, ok := foldAt(t, k, w); ok {
+			if g, ok := foldAt(t, f, "s"); ok && boundaryAt(t, g) {
+				return g
+			}
+			if boundaryAt(t, f) {
+				return f
+			}
+		}
+	}
+	return -1
 }

@@ -56,7 +56,10 @@ var focus = []string{" ", " ", " ", "\n", "\t", "|", ";", "/", ":", "@", "'", "<
 	"http://", "https://", "wss://", "ftp://", "user@", "/dev/tcp/", "/dev/udp/", "tcp:", "tcp4-connect:", ":80", ",",
 	"base64", "b64decode(", "frombase64string(", "--decode", "-Dx", "exec", "#", "(", ")", "~/.ssh", ".ssh/id_rsa", ".env", ".env.example",
 	"base64 -d", "| sh", "| python3 -", "env |", "printenv)", "iex", "iwr", "irm", "new-object net.webclient", "http://x/a.exe",
-	".exe", ".zip?x", ".PKG", ".ps1#", "-lve", "/bin/sh", "\u017fh", "base64\n-d", "new-objectnet.webclient", "iex(new-object"}
+	".exe", ".zip?x", ".PKG", ".ps1#", "-lve", "/bin/sh", "\u017fh", "base64\n-d", "new-objectnet.webclient", "iex(new-object",
+	"pwsh", "pwsh\n", "powershell.exe", "\n-e aGVsbG8gd29ybGQh", "-enc", "aGVsbG8gd29ybGQh", "printenv\n", "echo", "printf",
+	"eval $(\n", "tar ;", "tar ~/.ssh", "ignore all the previous instructions", "Disregard prior prompts", "iwr x | iex",
+	"ignore theprevious rules", "don't tell the userthat", "never tell the user about the scripts", "eval \"$(base64 -d"}
 
 // commandShapes are shapes of commands aimed at a host, with the parts
 // that command fills in: %c a command, %o options, %h a host (or

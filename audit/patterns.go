@@ -78,7 +78,7 @@ var (
 var obfuscatedExec = []*expr{
 	withQuick(re(`\bbase64\s+(?:-[a-z]*d\b|--decode)[^|\n]*\|\s*(?:`+shell+`|`+interpreter+`)`), matchBase64Pipe),
 	re(`\b(?:xxd\s+-r|openssl\s+(?:base64|enc)\b[^|\n]*\s-d)\b[^|\n]*\|\s*` + shell),
-	re(`\b(?:eval|exec|(?:ba|z)?sh\s+-c)\s*["']?\$\([^)\n]*\bbase64\s+(?:-[a-z]*d\b|--decode)`),
+	withQuick(re(`\b(?:eval|exec|(?:ba|z)?sh\s+-c)\s*["']?\$\([^)\n]*\bbase64\s+(?:-[a-z]*d\b|--decode)`), matchEvalDecode),
 	re(`\bexec\s*\([^\n]*b64decode\b`),
 	encodedCommand,
 	re(`frombase64string\([^\n]*\b(?:iex|invoke-expression)\b|\b(?:iex|invoke-expression)\b[^\n]*frombase64string\(`),
@@ -88,7 +88,7 @@ var obfuscatedExec = []*expr{
 // Rule 7's runs that show no payload: PowerShell's encoded command (in
 // UTF-16) and a hidden window.
 var (
-	encodedCommand = re(`\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-(?:e|ec|enc|encodedcommand)\s+[A-Za-z0-9+/=]{16,}`)
+	encodedCommand = withQuick(re(`\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-(?:e|ec|enc|encodedcommand)\s+[A-Za-z0-9+/=]{16,}`), matchEncodedCommand)
 	hiddenWindow   = re(`\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-(?:w|windowstyle)\s+hidden\b`)
 )
 
@@ -114,8 +114,8 @@ var secretStore = []*expr{
 	withQuick(re(`(?:firefox|mozilla|profiles?)[^\n]{0,60}[/\\](?:key4\.db|logins\.json|cookies\.sqlite)\b`), matchFirefoxStore),
 	re(`\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password\b[^\n|;]*\s-[a-z]*[wg][a-z]*\b)`),
 	re(`\bwallet\.dat\b|[/\\]exodus[/\\]|\bexodus\.wallet\b|\.electrum[/\\]wallets|\bnkbihfbeogaeaoehlefnkodbefgpgknn\b|\bkeystore[/\\]utc--`),
-	withQuick(re(`\b(?:cat|cp|scp|base64|xxd|head|tail|get-content|gc|tar|zip|rsync|open|read_text|readfile)\b[^\n|;]*\.ssh[/\\](?:id_[a-z0-9_]+(?:[^.\w]|$)|\*)`), matchKeyRead),
-	re(`\b(?:tar|zip|cp\s+-r|rsync|copy-item)\b[^\n|;]*(?:~|\$home)[/\\]\.(?:ssh|aws|gnupg)\b`),
+	withIndex(re(`\b(?:cat|cp|scp|base64|xxd|head|tail|get-content|gc|tar|zip|rsync|open|read_text|readfile)\b[^\n|;]*\.ssh[/\\](?:id_[a-z0-9_]+(?:[^.\w]|$)|\*)`), findKeyRead),
+	withQuick(re(`\b(?:tar|zip|cp\s+-r|rsync|copy-item)\b[^\n|;]*(?:~|\$home)[/\\]\.(?:ssh|aws|gnupg)\b`), matchArchiveHome),
 	re(`\bfind\b[^\n]*-i?name\s+["']?\.env\b|\b(?:r?glob)\([^)\n]*\.env\b|\bget-childitem\b[^\n]*-(?:filter|include)\s+["']?\.env\b`),
 }
 
@@ -134,7 +134,7 @@ var envDump = []*expr{
 	withQuick(re(`^(?:env|printenv|set)\s*(?:\||\))`), matchEnvPipe("")),
 	withQuick(re(`[|;&(]\s*(?:env|printenv|set)\s*(?:\||\))`), matchEnvPipe("|;&(")),
 	withQuick(re(`\$\(\s*(?:env|printenv|set)\s*(?:\||\))`), matchEnvPipe("$(")),
-	re(`\bprintenv\b[^\n]*\|\s*(?:curl|wget|nc)`),
+	withQuick(re(`\bprintenv\b[^\n]*\|\s*(?:curl|wget|nc)`), matchPrintenvPipe),
 	re(`\bdict\(\s*os\.environ\s*\)`),
 	re(`os\.environ\.copy\(\)`),
 	re(`json\.dumps\(\s*(?:dict\()?os\.environ`),
@@ -247,12 +247,12 @@ func placeholderHost(h string) bool {
 // Rules 13-15: injections.
 var (
 	override = []*expr{
-		re(`\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+|my\s+)*(?:previous|prior|above|earlier|preceding|original|system|safety)\s+(?:instructions|prompts?|rules|guidelines|directives|messages|context)\b`),
+		withIndex(re(`\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+|my\s+)*(?:previous|prior|above|earlier|preceding|original|system|safety)\s+(?:instructions|prompts?|rules|guidelines|directives|messages|context)\b`), findOverride),
 		re(`\b(?:your|the\s+following\s+is\s+(?:your|the))\s+new\s+system\s+prompt\b|\bnew\s+system\s+prompt\s*:`),
 		re(`\byou\s+are\s+now\s+in\s+(?:developer|dan|god|jailbreak|unrestricted)\s+mode\b`),
 	}
 	conceal = []*expr{
-		re(`\b(?:do\s+not|don'?t|never)\s+(?:tell|mention|inform|notify|reveal|disclose)\s+(?:(?:this|that|it|anything|any\s+of\s+this|these\s+steps)\s+)?(?:to\s+)?(?:the\s+)?user(?:\s*(?:$|[.,;:!)\]-])|\s+(?:that|what|you|anything|about\s+(?:this|it|these|that|the\s+(?:command|script|download|upload|request|file|step|installation)s?)\b))`),
+		withIndex(re(`\b(?:do\s+not|don'?t|never)\s+(?:tell|mention|inform|notify|reveal|disclose)\s+(?:(?:this|that|it|anything|any\s+of\s+this|these\s+steps)\s+)?(?:to\s+)?(?:the\s+)?user(?:\s*(?:$|[.,;:!)\]-])|\s+(?:that|what|you|anything|about\s+(?:this|it|these|that|the\s+(?:command|script|download|upload|request|file|step|installation)s?)\b))`), findConceal),
 		re(`\bhide\s+(?:this|that|it|these|them|the\s+\w+)\s+from\s+the\s+user\b`),
 		re(`\bwithout\s+(?:the\s+user(?:'s)?\s+(?:knowing|noticing|knowledge|awareness)|(?:telling|informing|notifying|alerting)\s+the\s+user)\b`),
 		re(`\b(?:keep|remain)\s+(?:this|it)\s+(?:secret|hidden)\s+from\s+the\s+user\b`),
@@ -440,13 +440,21 @@ func proseLike(name string) bool {
 // prerequisite), which a confirmation asked of the user answers.
 func (s *scanner) prerequisiteContext(lines []line, i int, hiddenText bool) (why string, soft bool) {
 	l := lines[i]
-	near := l.clean
-	for j := max(0, i-3); j < i; j++ {
-		near = lines[j].clean + "\n" + near
+	// The lines around, joined, are written only for an expression that
+	// may match them.
+	near := func() string {
+		near := l.clean
+		for j := max(0, i-3); j < i; j++ {
+			near = lines[j].clean + "\n" + near
+		}
+		return near
 	}
-	after := ""
-	for j := i + 1; j < min(len(lines), i+4); j++ {
-		after += "\n" + lines[j].clean
+	nearAfter := func() string {
+		t := near()
+		for j := i + 1; j < min(len(lines), i+4); j++ {
+			t += "\n" + lines[j].clean
+		}
+		return t
 	}
 	switch {
 	case l.ctx == hidden:
@@ -457,7 +465,7 @@ func (s *scanner) prerequisiteContext(lines []line, i int, hiddenText bool) (why
 		return "from a bare IP address, a paste or a file-drop host", false
 	case s.may(l.hits, plainHTTP) && insecureHost(l.clean):
 		return "over plain http", false
-	case s.matchLines(lines[max(0, i-3):min(len(lines), i+4)], archivePassword, near+after):
+	case s.matchLines(lines[max(0, i-3):min(len(lines), i+4)], archivePassword, nearAfter):
 		return "with a password", true
 	case s.matchLines(lines[max(0, i-3):i+1], prerequisite, near):
 		return "presented as the skill's prerequisite", true
@@ -682,8 +690,9 @@ func (s *scanner) window(h *prefilter.Hits, e *expr, t string) (q, r int, ok boo
 	return q, r, true
 }
 
-// matchLines reports whether e matches t, lines joined by newlines.
-func (s *scanner) matchLines(lines []line, e *expr, t string) bool {
+// matchLines reports whether e matches text(), lines joined by
+// newlines, which it writes only when the lines' strings allow a match.
+func (s *scanner) matchLines(lines []line, e *expr, text func() string) bool {
 	if !s.exhaustive {
 		u := s.union
 		u.Reset()
@@ -694,7 +703,7 @@ func (s *scanner) matchLines(lines []line, e *expr, t string) bool {
 			return false
 		}
 	}
-	return s.matchIn(e, t)
+	return s.matchIn(e, text())
 }
 
 // first returns the first match in t, a line whose strings are h, of
@@ -777,7 +786,7 @@ func (s *scanner) inertDecode(name string, lines []line, i int) bool {
 	if !s.exhaustive && !mayDecodeArg(t) {
 		return false
 	}
-	args := decodeArg.FindAllStringSubmatchIndex(t, -1)
+	args := s.decodeArgs(t)
 	if len(args) == 0 || len(args) != s.decodeSites(t) {
 		return false
 	}
@@ -976,6 +985,15 @@ func (s *scanner) decodeSites(t string) int {
 		return countDecodeSites(t)
 	}
 	return len(decodeSite.FindAllStringIndex(t, -1))
+}
+
+// decodeArgs returns decodeArg's matches in t; decodeArgs (matchers.go)
+// finds them by hand.
+func (s *scanner) decodeArgs(t string) [][]int {
+	if !s.exhaustive {
+		return decodeArgs(t)
+	}
+	return decodeArg.FindAllStringSubmatchIndex(t, -1)
 }
 
 // stdlibModule is a module of Python's standard library that payloads

@@ -33,6 +33,12 @@ var rulesDigests = map[string][]string{
 		"9b5e6440e3f91d74eb9bdcb1ca8bb5e694125ee6d56cd9b5543a481c8cd6c0fd", // the prefilter loaded from tables generated beside the expressions, the expressions compiled when they first run, a tree's files read into one buffer, the window of lines moved a batch at a time
 		"d9a20f1f279c711c429d6f1412035fdac0fe1b06a6e18515494e843058c62382", // the costliest expressions confirmed by matchers written by hand
 		"14927ef770f676cd326f997aa57db90d506392ad9d41d0fb3a32b7b83c829e79", // every lazily compiled expression made by lazyCompile, which lists it for a test to compile
+		"84d11a0b50e6b8adc3c78427cc01e566cebac4454f93adeea26fd327f87b066b", // PowerShell's encoded command and printenv piped confirmed by matchers written by hand, an inert decode's payloads found by its expression run anchored
+		"2603152ee394993322d694eccd3bb6398b5b3b89a8344e69e998cf1a60c5b691", // a decode run by eval or a shell's -c, and a home folder's keys archived, confirmed by matchers written by hand
+		"44e3ae4eefbbf8f841a290028a2927697b6a4a260895ad353f25b0f17af1d183", // a private key read found by a finder written by hand
+		"f6f460447f27a3fcd45de8fa94c7e7ab8e2c3c75bdcd1a3ba21b808dc59e8da4", // rule 6's lines around a download joined only for an expression that may match them
+		"9da42f96c1471363fa84e4423213351a556ee23e5daa308353a0c68b7a147c25", // an instruction to ignore the ones before found by a finder written by hand
+		"aaa1edcb359a13343aae1b20a88205583d798bf9338d21ceecc6b3a042bb6df2", // an instruction to keep something from the user found by a finder written by hand
 	},
 }
 

@@ -13,13 +13,16 @@
 // With -cli it runs a fourth, agentskills audit DIR with the agentskills
 // binary named, which starts as the whole command does; -cli OLD,NEW
 // runs one for each binary, so that two builds are measured side by side
-// in one invocation. It prints, for
+// in one invocation; with -old, one more, the audit of another build
+// (this program built from another commit, run with -audit), so that a
+// change to the audit is measured beside the build before it, taking
+// turns with it. It prints, for
 // each shape, each contender's median wall and CPU time (user and
 // system) of -runs rounds, the ratio of the audit's to grep's, and the
 // load average before and after. The package audit's doc, docs/speed.md
 // and bench/README.md hold its figures; the budget is 10x grep.
 //
-//	go -C bench run ./auditgrep [-runs 5] [-shapes ordinary,small,...] [-dir DIR] [-cli AGENTSKILLS[,AGENTSKILLS...]]
+//	go -C bench run ./auditgrep [-runs 5] [-shapes ordinary,small,...] [-dir DIR] [-cli AGENTSKILLS[,AGENTSKILLS...]] [-old AUDITGREP]
 package main
 
 import (
@@ -75,8 +78,9 @@ var shapes = []shape{
 
 // contenders names the contenders, in the order they run: with an
 // agentskills binary to run (cli), four; with several, one more for each,
-// named by the binary's file name.
-func contenders(cli []string) []string {
+// named by the binary's file name; with an old build of this program
+// (old), one more after them.
+func contenders(cli []string, old string) []string {
 	names := []string{"grep -rE", "audit", "audit, own process"}
 	for _, c := range cli {
 		if len(cli) == 1 {
@@ -84,6 +88,9 @@ func contenders(cli []string) []string {
 		} else {
 			names = append(names, "audit: "+filepath.Base(c))
 		}
+	}
+	if old != "" {
+		names = append(names, "audit, old build")
 	}
 	return names
 }
@@ -94,6 +101,7 @@ func main() {
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "agentadaptor-auditgrep"), "scratch folder")
 	auditDir := flag.String("audit", "", "audit this folder and exit (how the contender in a process of its own runs)")
 	cli := flag.String("cli", "", "agentskills binaries, separated by commas, each run as one more contender: agentskills audit DIR (default: none)")
+	old := flag.String("old", "", "this program built from another commit, run as one more contender: OLD -audit DIR (default: none)")
 	flag.Parse()
 	if *auditDir != "" {
 		if _, err := audit.Tree(os.DirFS(*auditDir)); err != nil {
@@ -106,7 +114,7 @@ func main() {
 	if *cli != "" {
 		clis = strings.Split(*cli, ",")
 	}
-	if err := run(*runs, *only, *dir, clis); err != nil {
+	if err := run(*runs, *only, *dir, clis, *old); err != nil {
 		fmt.Fprintln(os.Stderr, "auditgrep:", err)
 		os.Exit(1)
 	}
@@ -120,7 +128,7 @@ func keys() string {
 	return strings.Join(k, ",")
 }
 
-func run(runs int, only, dir string, cli []string) error {
+func run(runs int, only, dir string, cli []string, old string) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -138,13 +146,13 @@ func run(runs int, only, dir string, cli []string) error {
 			return err
 		}
 		before := loadAverage()
-		wall, cpu, err := measure(self, cli, root, runs)
+		wall, cpu, err := measure(self, cli, old, root, runs)
 		if err != nil {
 			return err
 		}
 		fmt.Printf("%s (%d rounds, load average %s before, %s after):\n", sh.name, runs, before, loadAverage())
 		fmt.Printf("  %-20s %12s %12s %18s\n", "contender", "median wall", "median CPU", "CPU / grep's")
-		for j, name := range contenders(cli) {
+		for j, name := range contenders(cli, old) {
 			ratio := "(budget 10x)"
 			if j > 0 {
 				ratio = fmt.Sprintf("%.1fx", float64(benchrun.Median(cpu[j]))/float64(max(benchrun.Median(cpu[0]), 1)))
@@ -160,9 +168,9 @@ func run(runs int, only, dir string, cli []string) error {
 }
 
 // measure runs the contenders over root, taking turns, and returns each
-// one's wall and CPU times, in the order of contenders(cli).
-func measure(self string, cli []string, root string, runs int) (wall, cpu [][]time.Duration, err error) {
-	n := len(contenders(cli))
+// one's wall and CPU times, in the order of contenders(cli, old).
+func measure(self string, cli []string, old, root string, runs int) (wall, cpu [][]time.Duration, err error) {
+	n := len(contenders(cli, old))
 	cpu = make([][]time.Duration, n)
 	wall, err = benchrun.Rounds(n, runs, func(_, i int) (time.Duration, error) {
 		if i == 1 {
@@ -177,15 +185,17 @@ func measure(self string, cli []string, root string, runs int) (wall, cpu [][]ti
 		switch {
 		case i == 0:
 			cmd = exec.Command("grep", "-rE", pattern, root)
-		case i >= 3:
+		case i >= 3 && i < 3+len(cli):
 			cmd = exec.Command(cli[i-3], "audit", root)
+		case i == 3+len(cli):
+			cmd = exec.Command(old, "-audit", root)
 		}
 		cmd.Stdout = counter{} // a pipe, as a reader of the output has
 		cmd.Stderr = os.Stderr
 		start := time.Now()
 		err := cmd.Run()
 		d := time.Since(start)
-		if ee, ok := err.(*exec.ExitError); ok && (i == 0 || i >= 3) && ee.ExitCode() == 1 {
+		if ee, ok := err.(*exec.ExitError); ok && (i == 0 || i >= 3 && i < 3+len(cli)) && ee.ExitCode() == 1 {
 			err = nil // grep: no line matched; agentskills: a finding reached --fail-on
 		}
 		cpu[i] = append(cpu[i], cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())

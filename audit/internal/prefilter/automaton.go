@@ -15,15 +15,26 @@ import (
 // entries (the classes, rounded up to a power of two, so that a step is
 // a shift, an or and one load), and the states where a string ends are
 // numbered last, so that a scan tells them by one comparison (state >=
-// firstOut).
+// firstOut). What ends at such a state is in one flat table, ends, each
+// string with its length, so that recording an occurrence reads one
+// place of memory rather than a list and then each string's length.
 type automaton struct {
 	class    [256]uint8 // a byte's class; class 0 is every byte in no string
 	classes  int        // how many classes
 	shift    uint       // a row of next is 1<<shift entries
 	next     []uint16   // next[state<<shift|class]: the state after a byte of the class
 	firstOut uint16     // the first state where a string ends
-	out      [][]int32  // by state-firstOut: the strings that end there, its own and its suffixes'
-	lens     []int      // each string's length
+	// outAt: by state-firstOut, where its strings (its own and its
+	// suffixes') start in ends; those of state firstOut+k are
+	// ends[outAt[k]:outAt[k+1]]
+	outAt []uint32
+	ends  []ending
+	lens  []int // each string's length
+}
+
+// ending is a string that ends at a state, and its length.
+type ending struct {
+	id, len int32
 }
 
 // step returns the state after state reads b.
@@ -31,12 +42,13 @@ func (a *automaton) step(state uint32, b byte) uint32 {
 	return uint32(a.next[state<<a.shift|uint32(a.class[b])])
 }
 
-// ends returns the strings that end at state.
-func (a *automaton) ends(state uint32) []int32 {
+// endsAt returns the strings that end at state.
+func (a *automaton) endsAt(state uint32) []ending {
 	if state < uint32(a.firstOut) {
 		return nil
 	}
-	return a.out[state-uint32(a.firstOut)]
+	k := state - uint32(a.firstOut)
+	return a.ends[a.outAt[k]:a.outAt[k+1]]
 }
 
 // lowerASCII folds an ASCII upper-case letter to lower case.
@@ -159,11 +171,11 @@ func newAutomaton(strs []string) (*automaton, error) {
 	// The full table: a missing transition is the failure state's,
 	// which breadth-first order has filled in already.
 	a.next = make([]uint16, nodes<<a.shift)
-	a.out = make([][]int32, nodes-int(a.firstOut))
+	byNum := make([][]int32, nodes-int(a.firstOut)) // the strings of each state where some end
 	for _, at := range order {
 		row := int(num[at]) << a.shift
 		if o := out[at]; len(o) > 0 {
-			a.out[num[at]-a.firstOut] = o
+			byNum[num[at]-a.firstOut] = o
 		}
 		if at != 0 {
 			f := int(num[fail[at]]) << a.shift
@@ -175,5 +187,13 @@ func newAutomaton(strs []string) (*automaton, error) {
 			}
 		}
 	}
+	a.outAt = make([]uint32, 0, len(byNum)+1)
+	for _, o := range byNum {
+		a.outAt = append(a.outAt, uint32(len(a.ends)))
+		for _, id := range o {
+			a.ends = append(a.ends, ending{id: id, len: int32(a.lens[id])})
+		}
+	}
+	a.outAt = append(a.outAt, uint32(len(a.ends)))
 	return a, nil
 }

@@ -48,13 +48,12 @@ type Filter struct {
 	a        *automaton
 	patterns []string // by expression: its pattern (see Tables)
 	conds    []*cond  // by expression
-	// touch: by string and need bit, the expressions whose condition's
-	// trigger names the string with those boundaries; touchAll: by
-	// string, those whose condition names it at all
-	touch    [][4][]uint64
-	touchAll [][]uint64
-	strs     []string // by string id, folded
-	words    int      // uint64 words of an expression set
+	// touches: by string, 5*words words: the expressions whose
+	// condition names it at all, then, by need bit, those whose
+	// condition's trigger names it with those boundaries
+	touches []uint64
+	strs    []string // by string id, folded
+	words   int      // uint64 words of an expression set
 	// newline: by expression, whether a newline alone meets its
 	// condition in lines joined, though no string of it was found
 	newline []bool
@@ -199,13 +198,10 @@ func build(ts []exprTables) (*Filter, error) {
 		f.newline[i] = c.eval(make([]uint8, len(f.strs)), modeLines)
 		f.always[i] = c.op == opTrue
 	}
-	f.touch, f.touchAll = make([][4][]uint64, len(f.strs)), make([][]uint64, len(f.strs))
+	f.touches = make([]uint64, 0, 5*f.words*len(f.strs))
 	for s := range f.strs {
-		f.touchAll[s] = touchAll[s*f.words : (s+1)*f.words : (s+1)*f.words]
-		for b := range 4 {
-			at := (s*4 + b) * f.words
-			f.touch[s][b] = touch[at : at+f.words : at+f.words]
-		}
+		f.touches = append(f.touches, touchAll[s*f.words:(s+1)*f.words]...)
+		f.touches = append(f.touches, touch[s*4*f.words:(s+1)*4*f.words]...)
 	}
 	a, err := newAutomaton(f.strs)
 	if err != nil {
@@ -258,15 +254,18 @@ type Hits struct {
 	// first: by string id and need bit, where its first occurrence
 	// with those boundaries starts; last: where its last occurrence
 	// ends; offsets in the text scanned unless folded
-	first  [][4]int
-	last   []int
+	// (in 32 bits, as a text scanned is under 2 GiB: a Hits of the
+	// audit's lines is then half the memory, which a scan of text dense
+	// with the strings reads and writes at nearly every string it finds)
+	first  [][4]int32
+	last   []int32
 	folded bool // the text was scanned folded: first and last are not its offsets
 }
 
 // NewHits returns an empty Hits for f's texts.
 func (f *Filter) NewHits() *Hits {
 	n := len(f.strs)
-	return &Hits{mask: make([]uint8, n), touched: make([]uint64, f.words), touchedAll: make([]uint64, f.words), first: make([][4]int, n), last: make([]int, n)}
+	return &Hits{mask: make([]uint8, n), touched: make([]uint64, f.words), touchedAll: make([]uint64, f.words), first: make([][4]int32, n), last: make([]int32, n)}
 }
 
 // Reset empties h.
@@ -441,52 +440,58 @@ func (f *Filter) run(h *Hits, text string, i int, state uint32, folded bool) {
 }
 
 // record records in h the strings that end at offset end of text, in
-// the state numbered out among those where strings end.
+// the state numbered out among those where strings end: which were
+// found, with which word boundaries, where each first occurrence with
+// them starts and where the last ends, and the expressions they touch.
+// The strings of the state and their lengths are one run of the
+// automaton's ends, and what each string touches one run of touches:
+// in text dense with the strings, an occurrence every few bytes, nearly
+// every one a string's first on its line.
 func (f *Filter) record(h *Hits, text string, end int, out uint32, folded bool) {
-	for _, id := range f.a.out[out] {
-		const all = needAny | needBefore | needAfter | needBoth
-		if h.mask[id] == all {
+	const all = needAny | needBefore | needAfter | needBoth
+	a := f.a
+	// Every string ends at end: the boundary after them is one.
+	afterBits, bothBits := uint8(0), uint8(0)
+	if !folded {
+		after := end < len(text) && wordBytes[text[end]]
+		if wordBytes[text[end-1]] != after {
+			afterBits, bothBits = needAfter, needBoth
+		}
+	}
+	for _, e := range a.ends[a.outAt[out]:a.outAt[out+1]] {
+		id := e.id
+		m := h.mask[id]
+		if m == all {
 			// Found with every boundary already: only where its last
 			// occurrence ends is new.
-			h.last[id] = end
+			h.last[id] = int32(end)
 			continue
 		}
-		bits := uint8(all)
-		start := end - f.a.lens[id]
+		start := end - int(e.len)
+		b := uint8(all)
 		if !folded {
-			before := start > 0 && wordBytes[text[start-1]]
-			after := end < len(text) && wordBytes[text[end]]
-			wb := before != wordBytes[text[start]]
-			wa := wordBytes[text[end-1]] != after
-			bits = needAny
-			if wb {
-				bits |= needBefore
-			}
-			if wa {
-				bits |= needAfter
-			}
-			if wb && wa {
-				bits |= needBoth
+			b = needAny | afterBits
+			if (start > 0 && wordBytes[text[start-1]]) != wordBytes[text[start]] {
+				b |= needBefore | bothBits
 			}
 		}
-		if h.mask[id] == 0 {
+		t := f.touches[int(id)*5*f.words : (int(id)+1)*5*f.words]
+		if m == 0 {
 			h.set = append(h.set, id)
-			for w, t := range f.touchAll[id] {
-				h.touchedAll[w] |= t
+			for k, x := range t[:f.words] {
+				h.touchedAll[k] |= x
 			}
 		}
-		if fresh := bits &^ h.mask[id]; fresh != 0 {
-			for b := range 4 {
-				if fresh&(1<<b) != 0 {
-					h.first[id][b] = start
-					for w, t := range f.touch[id][b] {
-						h.touched[w] |= t
-					}
-				}
+		for fresh := b &^ m; fresh != 0; fresh &= fresh - 1 {
+			bit := bits.TrailingZeros8(fresh)
+			h.first[id][bit] = int32(start)
+			at := (1 + bit) * f.words
+			for k, x := range t[at : at+f.words] {
+				h.touched[k] |= x
 			}
 		}
-		h.mask[id] |= bits
-		h.last[id] = end
+		h.mask[id] = m | b
+		h.last[id] = int32(end)
 	}
 }
 
@@ -572,7 +577,7 @@ func (f *Filter) Window(h *Hits, i, n int) (lo, hi int) {
 		lo = n + 1
 		for _, id := range ids {
 			if h.mask[id] != 0 {
-				lo = min(lo, h.first[id][0])
+				lo = min(lo, int(h.first[id][0]))
 			}
 		}
 		if lo <= n {
@@ -583,7 +588,7 @@ func (f *Filter) Window(h *Hits, i, n int) (lo, hi int) {
 		hi = -1
 		for _, id := range ids {
 			if h.mask[id] != 0 {
-				hi = max(hi, h.last[id])
+				hi = max(hi, int(h.last[id]))
 			}
 		}
 	}
@@ -605,7 +610,7 @@ func (f *Filter) Find(h *Hits, i int, text string) (loc []int, decided bool) {
 	start := -1
 	for _, w := range ws {
 		if h.mask[w.id]&w.need != 0 {
-			if p := h.first[w.id][bits.TrailingZeros8(w.need)]; start < 0 || p < start {
+			if p := int(h.first[w.id][bits.TrailingZeros8(w.need)]); start < 0 || p < start {
 				start = p
 			}
 		}
@@ -613,33 +618,12 @@ func (f *Filter) Find(h *Hits, i int, text string) (loc []int, decided bool) {
 	if start < 0 {
 		return nil, true
 	}
+	// A string occurs at start with its boundaries exactly when its
+	// first occurrence with them starts there: none starts before.
 	for _, w := range ws {
-		end := start + len(w.s)
-		if end <= len(text) && foldedPrefix(text[start:], w.s) &&
-			(!w.wb || boundary(text, start)) && (!w.wa || boundary(text, end)) {
-			return []int{start, end}, true
+		if h.mask[w.id]&w.need != 0 && int(h.first[w.id][bits.TrailingZeros8(w.need)]) == start {
+			return []int{start, start + len(w.s)}, true
 		}
 	}
 	return nil, false // not reached: an occurrence at start was found
-}
-
-// foldedPrefix reports whether t starts with s (folded) but for the case
-// of ASCII letters.
-func foldedPrefix(t, s string) bool {
-	if len(t) < len(s) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if lowerASCII(t[i]) != s[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// boundary reports whether \b holds at offset i of t.
-func boundary(t string, i int) bool {
-	before := i > 0 && isWord(t[i-1])
-	after := i < len(t) && isWord(t[i])
-	return before != after
 }

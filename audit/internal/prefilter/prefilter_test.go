@@ -42,8 +42,11 @@ func TestAutomatonFindsEveryOccurrence(t *testing.T) {
 		state := uint32(0)
 		for i := 0; i < len(text); i++ {
 			state = a.step(state, text[i])
-			for _, id := range a.ends(state) {
-				got = append(got, hit{int(id), i + 1})
+			for _, e := range a.endsAt(state) {
+				if int(e.len) != len(strs[e.id]) {
+					t.Fatalf("strings %q: string %d's length is %d, want %d", strs, e.id, e.len, len(strs[e.id]))
+				}
+				got = append(got, hit{int(e.id), i + 1})
 			}
 		}
 		asciiLower := func(s string) string {
