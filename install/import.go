@@ -295,7 +295,7 @@ func (in *Installer) inProject(what, written, dir string) (string, string) {
 	}
 	rel, err := filepath.Rel(root, real)
 	if err != nil || !filepath.IsLocal(rel) {
-		return "", fmt.Sprintf("%s %q is outside the project (it is %s); import takes a local folder only from inside the project: add it with 'agentskills add' if you mean to", what, written, real)
+		return "", fmt.Sprintf("%s %q is outside the project (it is %s); import takes a local folder only from inside the project: add it with %s if you mean to", what, written, real, in.setting(SettingAdd))
 	}
 	return filepath.Join(in.Root(), rel), ""
 }

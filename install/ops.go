@@ -323,8 +323,8 @@ func (in *Installer) addWants(lock *lockFile, use []*candidate, agents []Agent, 
 	for _, c := range use {
 		old := lock.Skills[c.name]
 		if old != nil && (!in.sameSource(old.Source, c.source) || old.Subpath != c.subpath) {
-			return nil, nil, nil, fmt.Errorf("skill %q: %w: it is already installed from %s; nothing was changed (run 'agentskills remove %s' first to install it from %s)",
-				c.name, ErrConflict, sourceLabel(old.Source, old.Subpath), c.name, sourceLabel(c.source, c.subpath))
+			return nil, nil, nil, fmt.Errorf("skill %q: %w: it is already installed from %s; nothing was changed (remove it first with %s to install it from %s)",
+				c.name, ErrConflict, sourceLabel(old.Source, old.Subpath), in.setting(SettingRemove), sourceLabel(c.source, c.subpath))
 		}
 		if old != nil && old.Pin != c.pin {
 			moved[c.name] = old
@@ -994,6 +994,22 @@ type ListRequest struct {
 // folder that is also an agent's, say); and the others as external.
 func (in *Installer) List(ctx context.Context, req ListRequest) ([]Status, error) {
 	return in.list(ctx, req.Agents, true, false)
+}
+
+// Installed returns the names of the skills this tool installed in the
+// scope, as the lock file records them, sorted. It reads the lock file
+// alone: it opens no file of a skill, hashes nothing and writes nothing,
+// so that it is cheap enough to ask on every key press (a shell's
+// completion does). [Installer.List] reports their state.
+func (in *Installer) Installed(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	lock, err := in.readCheckedLock()
+	if err != nil {
+		return nil, err
+	}
+	return slices.Sorted(maps.Keys(lock.Skills)), nil
 }
 
 // list is List; without readers it reports each recorded place once, for

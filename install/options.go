@@ -122,6 +122,8 @@ const (
 	SettingRequireSigners  = "trust.RequireSigners"
 	SettingTrustedRoot     = "signature.Requirement.TrustedRoot"
 	SettingDownloadTimeout = "WithDownloadTimeout"
+	SettingAdd             = "Installer.Add"
+	SettingRemove          = "Installer.Remove"
 )
 
 // setting is the name of setting, as the SDK names it, in the words of

@@ -58,7 +58,9 @@ func (in *Installer) parseSource(text string, typed bool) (source.Remote, error)
 		// git stops a fetch that stalls for the download timeout (rule
 		// 10) or grows past the cache's archive size.
 		return git.NewRemote(src, git.WithStallTimeout(in.timeout), git.WithCache(in.cache), in.gitRedirects(src),
-			git.WithSettingNames(map[string]string{git.SettingStallTimeout: in.setting(SettingDownloadTimeout)})), nil
+			// The installer sets neither git's program nor its headers:
+			// its messages advise neither.
+			git.WithSettingNames(map[string]string{git.SettingStallTimeout: in.setting(SettingDownloadTimeout), git.SettingGit: "", git.SettingHeader: ""})), nil
 	case source.GitHub:
 		src, ok, err := parseGitHub(text, spec, typed)
 		if err != nil || !ok {

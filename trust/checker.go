@@ -57,7 +57,8 @@ const requiredSignersRule = "trust.RequireSigners"
 // RequireSigners has every OCI source carry a signature by one of reqs
 // (a key, or a keyless identity and issuer, as cosign names them): one
 // signers rule of the caller's, checked before the policy's and as they
-// are (rule 3), named "trust.RequireSigners" in refusals. Several
+// are (rule 3), named "trust.RequireSigners" in refusals (their messages
+// name it as [WithSettingNames] names [SettingRequireSigners]). Several
 // accumulate into that one rule. Sources of other kinds carry no
 // Sigstore signature, and the rule does not apply to them, as the
 // policy's signers rules name oci sources only (a program that must
@@ -88,7 +89,8 @@ func WithSettingNames(names map[string]string) Option {
 // The settings of the SDK that the checker's messages name: the keys of
 // [WithSettingNames].
 const (
-	SettingAllowRisks = "trust.AllowRisks"
+	SettingAllowRisks     = "trust.AllowRisks"
+	SettingRequireSigners = "trust.RequireSigners"
 )
 
 // settingNames are the names of the SDK's settings in the words of the

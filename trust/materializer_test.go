@@ -258,6 +258,34 @@ func TestRequireSigners(t *testing.T) {
 	}
 }
 
+// TestRequireSignersNamed checks that a refusal by RequireSigners names
+// the rule as WithSettingNames names SettingRequireSigners (a
+// command-line tool's flag), and its advice fits either name.
+func TestRequireSignersNamed(t *testing.T) {
+	k := ocitest.NewKey(t)
+	oci := source.Origin{Kind: "oci", Location: "registry.example/acme/review", Pinned: true, Display: "oci://registry.example/acme/review@sha256:1"}
+	bad := signedSource{originSource{skill.InlineSource{SkillMD: skillMD("review")}, oci}, func([]signature.Requirement) (signature.Signer, error) {
+		return signature.Signer{}, fmt.Errorf("%w: signed by key sha256:2", source.ErrUntrusted)
+	}}
+	for _, tt := range []struct {
+		names     map[string]string
+		want, not string
+	}{
+		{nil, "the signers required (trust.RequireSigners): ", "--key"},
+		{map[string]string{trust.SettingRequireSigners: "--key"}, "the signers required (--key): ", "trust.RequireSigners"},
+	} {
+		_, err := policyAgent(t, nil, []skill.Ref{fromSource("review", bad)}, trust.RequireSigners(k.Requirement()), trust.WithSettingNames(tt.names)).Run(t.Context(), "go")
+		var re *trust.RefusedError
+		if !errors.As(err, &re) || re.Refusals[0].Rule.Name != "trust.RequireSigners" {
+			t.Fatalf("Run(another signer) = %v, want a refusal by trust.RequireSigners", err)
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, tt.want) || strings.Contains(msg, tt.not) || !strings.Contains(msg, "or require another signer)") || strings.Contains(msg, "(the default)") {
+			t.Errorf("Run(another signer), names %v = %q, want it to say %q and not %q", tt.names, msg, tt.want, tt.not)
+		}
+	}
+}
+
 // pinnedSignedSource is a signedSource at a pin, which counts its
 // signature checks.
 type pinnedSignedSource struct {

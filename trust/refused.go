@@ -123,6 +123,10 @@ func (r Refusal) agentMessage() string {
 	}
 	fmt.Fprintf(&b, "agentadaptor: skill %q from %s refused by the trust policy", r.Key, originDisplay(r.Origin))
 	switch {
+	case r.Err != nil && r.Rule == policy.Rule{Name: requiredSignersRule}:
+		// The caller's rule, set by a setting rather than written in a
+		// file: it is named as the caller names the setting.
+		fmt.Fprintf(&b, ", the signers required (%s): %v (have the publisher sign it by one of them, or require another signer)", r.names.of(SettingRequireSigners), r.Err)
 	case r.Err != nil:
 		fmt.Fprintf(&b, ", rule %s: %v (have the publisher sign it by a signer the rule names, or change the rule)", r.Rule, r.Err)
 	default:

@@ -26,6 +26,7 @@ type SourceCheck struct {
 	own     int          // how many of rules are the caller's, first
 	rules   []SignerRule // every one must be satisfied
 	commits []policy.CommitRule
+	names   settingNames // the checker's (WithSettingNames)
 }
 
 // CheckSource checks o against the policy before anything of it is read
@@ -46,7 +47,7 @@ func (c *Checker) CheckSource(o source.Origin, own ...SignerRule) (*SourceCheck,
 	if len(c.signers) > 0 && o.Kind == source.OCI {
 		own = append([]SignerRule{{Rule: policy.Rule{Name: requiredSignersRule}, Requirements: c.signers}}, own...)
 	}
-	sc := &SourceCheck{origin: o, own: len(own), rules: slices.Clone(own)}
+	sc := &SourceCheck{origin: o, own: len(own), rules: slices.Clone(own), names: c.names}
 	for _, r := range rules {
 		sc.rules = append(sc.rules, signerRuleOf(r))
 	}
@@ -102,6 +103,9 @@ func (sc *SourceCheck) VerifySignatures(ctx context.Context, v SignatureVerifier
 	if errors.As(err, &re) {
 		r := &re.Refusals[0]
 		from := r.Rule.Name // the caller's rule, named as its caller names it
+		if r.Rule.Name == requiredSignersRule {
+			from = sc.names.of(SettingRequireSigners)
+		}
 		if i := slices.IndexFunc(sc.rules, func(sr SignerRule) bool { return sr.Rule == r.Rule }); i >= sc.own {
 			from = "the policy's " + r.Rule.String()
 		}
@@ -126,6 +130,9 @@ func (sc *SourceCheck) verifySignatures(ctx context.Context, v SignatureVerifier
 	for i, r := range sc.rules {
 		s, err := verifyRule(ctx, sc.origin, v, pin, r)
 		if err != nil {
+			if re, ok := err.(*RefusedError); ok {
+				re.Refusals[0].names = sc.names
+			}
 			return signature.Signer{}, err
 		}
 		if i == 0 {

@@ -103,17 +103,18 @@ func completeInstalled(dir cobra.ShellCompDirective) cobra.CompletionFunc {
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
-		statuses, err := in.List(cmd.Context(), install.ListRequest{})
+		// The lock file's names alone: a TAB reads no skill and writes
+		// nothing (List would hash every installed tree).
+		names, err := in.Installed(cmd.Context())
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
 		var out []cobra.Completion
-		for _, s := range statuses {
-			if s.Kind != "" && strings.HasPrefix(s.Skill, toComplete) && !slices.Contains(args, s.Skill) && !slices.Contains(out, s.Skill) {
-				out = append(out, s.Skill)
+		for _, name := range names {
+			if strings.HasPrefix(name, toComplete) && !slices.Contains(args, name) {
+				out = append(out, name)
 			}
 		}
-		slices.Sort(out)
 		return out, dir
 	}
 }

@@ -60,19 +60,25 @@ func nameCommands(root *cobra.Command) {
 }
 
 // commandArgs is root's check of its arguments: a word that names no
-// command is bad usage, said on one line with the commands it may be:
-// cobra's suggestions (at most two edits from a command's name, the start
-// of one, or a name otherNames suggests it for), and the commands with an
-// alias it starts (instal: add).
+// command is bad usage, said on one line with the few commands it may
+// be: cobra's suggestions (the start of a command's name, a name
+// otherNames suggests it for, or at most two edits from a command's
+// name, one for a word of three letters or fewer, whose two edits reach
+// most short names), and the commands with an alias it starts (instal:
+// add); the closest maxSuggestions of them.
 func commandArgs(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil
 	}
+	word := strings.ToLower(args[0])
 	cmd.SuggestionsMinimumDistance = 2
+	if len(word) <= 3 {
+		cmd.SuggestionsMinimumDistance = 1
+	}
 	suggestions := cmd.SuggestionsFor(args[0])
 	for _, c := range cmd.Commands() {
 		for _, alias := range c.Aliases {
-			if strings.HasPrefix(alias, strings.ToLower(args[0])) && !slices.Contains(suggestions, c.Name()) {
+			if strings.HasPrefix(alias, word) && !slices.Contains(suggestions, c.Name()) {
 				suggestions = append(suggestions, c.Name())
 			}
 		}
@@ -80,7 +86,53 @@ func commandArgs(cmd *cobra.Command, args []string) error {
 	if len(suggestions) == 0 {
 		return usageErrorf("unknown command %q for %q", args[0], cmd.CommandPath())
 	}
+	slices.SortStableFunc(suggestions, func(a, b string) int { return closeness(word, cmd, a) - closeness(word, cmd, b) })
+	suggestions = suggestions[:min(len(suggestions), maxSuggestions)]
 	return usageErrorf("unknown command %q for %q; did you mean %s?", args[0], cmd.CommandPath(), strings.Join(suggestions, " or "))
+}
+
+// maxSuggestions is how many commands an unknown word suggests at most.
+const maxSuggestions = 3
+
+// closeness is how far word is from the command named name of root, the
+// fewest edits from its name or an alias, 0 when word is one that
+// otherNames has suggest it.
+func closeness(word string, root *cobra.Command, name string) int {
+	for _, c := range root.Commands() {
+		if c.Name() != name {
+			continue
+		}
+		if slices.Contains(c.SuggestFor, word) {
+			return 0
+		}
+		d := edits(word, name)
+		for _, alias := range c.Aliases {
+			d = min(d, edits(word, alias))
+		}
+		return d
+	}
+	return len(word) + len(name)
+}
+
+// edits is the Levenshtein distance between a and b.
+func edits(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // addArgs is add's check of its arguments: at least one SOURCE. Without

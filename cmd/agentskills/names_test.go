@@ -42,12 +42,29 @@ func TestOtherNames(t *testing.T) {
 		{"uninst", `unknown command "uninst" for "agentskills"; did you mean remove?`},
 		{"upgrad", `unknown command "upgrad" for "agentskills"; did you mean update?`},
 		{"nope", `agentskills: unknown command "nope" for "agentskills" (see 'agentskills --help')`},
+		// A short word suggests the few commands one edit away, or that
+		// it starts, not every name two edits away.
+		{"in", `unknown command "in" for "agentskills"; did you mean add or index?`},
+		{"ad", `unknown command "ad" for "agentskills"; did you mean add?`},
+		{"x", `agentskills: unknown command "x" for "agentskills" (see`},
 	}
 	for _, tt := range suggestions {
 		var stdout, stderr bytes.Buffer
 		code := run(t.Context(), []string{tt.name}, strings.NewReader(""), &stdout, &stderr)
 		if code != exitUsage || !strings.Contains(stderr.String(), tt.errs) || strings.Count(stderr.String(), "\n") != 1 || stdout.Len() > 0 {
 			t.Errorf("run(%q) = %d, stdout %q, stderr %q; want %d and one line holding %q", tt.name, code, stdout.String(), stderr.String(), exitUsage, tt.errs)
+		}
+	}
+}
+
+// TestFewSuggestions checks that a word that starts many commands
+// suggests no more than maxSuggestions of them.
+func TestFewSuggestions(t *testing.T) {
+	for _, word := range []string{"s", "a", "u", "re", "in"} {
+		var stdout, stderr bytes.Buffer
+		code := run(t.Context(), []string{word}, strings.NewReader(""), &stdout, &stderr)
+		if n := strings.Count(stderr.String(), " or ") + 1; code != exitUsage || !strings.Contains(stderr.String(), "did you mean") || n > maxSuggestions {
+			t.Errorf("run(%q) = %d, stderr %q; want at most %d suggestions", word, code, stderr.String(), maxSuggestions)
 		}
 	}
 }

@@ -34,6 +34,7 @@ type Client struct {
 	maxFetch int64
 	redirect func(ctx context.Context, repoURL string) error // WithRedirectCheck, or nil
 	stallFix string                                          // how messages name WithStallTimeout (WithSettingNames)
+	authFix  string                                          // the advice on an authentication failure, in the words of WithSettingNames
 }
 
 type config struct {
@@ -110,7 +111,9 @@ func WithStallTimeout(d time.Duration) Option {
 // setting to change name each by names[SETTING], SETTING its name here
 // (the Setting constants): a caller that sets it through a setting of
 // its own (package install's download timeout, a command-line tool's
-// flag) maps it to that. Default: this package's names.
+// flag) maps it to that. A setting mapped to "" is one the caller's user
+// cannot set: the message then leaves out the advice to set it. Default:
+// this package's names.
 func WithSettingNames(names map[string]string) Option {
 	return func(c *config) { c.names = names }
 }
@@ -119,7 +122,22 @@ func WithSettingNames(names map[string]string) Option {
 // [WithSettingNames].
 const (
 	SettingStallTimeout = "WithStallTimeout"
+	SettingGit          = "WithGit"
+	SettingHeader       = "WithHeader"
 )
+
+// advice is fix, followed by ", or " and then or with the caller's name
+// of setting (%s in or), unless names maps setting to "".
+func advice(names map[string]string, fix, setting, or string) string {
+	name, ok := names[setting]
+	if !ok {
+		name = setting
+	}
+	if name == "" {
+		return fix
+	}
+	return fix + ", or " + fmt.Sprintf(or, name)
+}
 
 // WithCache sets the skill cache whose limits bound a fetch: git is
 // stopped when its temporary repository grows by more than the cache's
@@ -143,7 +161,7 @@ func New(opts ...Option) (*Client, error) {
 	}
 	path, err := exec.LookPath(c.git)
 	if err != nil {
-		return nil, fmt.Errorf("git sources need the git command: %w (install git, or name it with WithGit)", err)
+		return nil, fmt.Errorf("git sources need the git command: %w (%s)", err, advice(c.names, "install git", SettingGit, "name it with %s"))
 	}
 	if c.stall <= 0 {
 		c.stall = DefaultStallTimeout
@@ -152,7 +170,8 @@ func New(opts ...Option) (*Client, error) {
 		c.cache = skill.NewCache()
 	}
 	return &Client{git: path, headers: c.headers, tmp: c.tmp, stall: c.stall, maxFetch: c.cache.Limits().MaxArchiveSize, redirect: c.redirect,
-		stallFix: cmp.Or(c.names[SettingStallTimeout], SettingStallTimeout)}, nil
+		stallFix: cmp.Or(c.names[SettingStallTimeout], SettingStallTimeout),
+		authFix:  advice(c.names, "set up a git credential helper or an SSH key for this host", SettingHeader, "pass a header with %s")}, nil
 }
 
 // Resolve fetches the commit src's ref names now (the remote's HEAD
@@ -529,7 +548,7 @@ func (r *repo) failure(ctx context.Context, what string, err error, stderr strin
 	case containsAny(low, "authentication failed", "could not read username", "could not read password",
 		"terminal prompts disabled", "permission denied (publickey", "access denied",
 		"returned error: 401", "returned error: 403", "host key verification failed"):
-		return fmt.Errorf("%w: %s (set up a git credential helper or an SSH key for this host, or pass a header with WithHeader)", source.ErrAuthRequired, msg)
+		return fmt.Errorf("%w: %s (%s)", source.ErrAuthRequired, msg, r.c.authFix)
 	case containsAny(low, "couldn't find remote ref", "not our ref", "unadvertised object", "no such remote ref"):
 		return fmt.Errorf("%w: %s", errNoRef, msg)
 	case containsAny(low, "does not appear to be a git repository", "repository not found", "not found",

@@ -3,6 +3,7 @@ package git_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -223,5 +224,52 @@ func TestStallNamesSetting(t *testing.T) {
 				t.Errorf("Resolve(a silent server) = %v; want ErrStalled saying %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestAdviceNamesSettings checks that the messages on a missing git and on
+// a refused authentication name WithGit and WithHeader by the caller's
+// names, and leave the advice out when the caller maps them to "" (its
+// user cannot set them).
+func TestAdviceNamesSettings(t *testing.T) {
+	hermetic(t)
+	r := newRepo(t)
+	srv := httpServer(t, r, "git-secret-token-31337", nil)
+	src := git.Source{URL: srv.URL + "/skills.git", Ref: "v1", Path: "skills/review"}
+	for _, tt := range []struct {
+		name      string
+		names     map[string]string
+		git, auth string // in the message; "": says no "or"
+	}{
+		{"this package's names", nil, "or name it with WithGit)", "or pass a header with WithHeader)"},
+		{"a caller's names", map[string]string{git.SettingGit: "--git", git.SettingHeader: "--header"}, "or name it with --git)", "or pass a header with --header)"},
+		{"settings the caller has not", map[string]string{git.SettingGit: "", git.SettingHeader: ""}, "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := []git.Option{git.WithSettingNames(tt.names)}
+			_, err := git.New(append(opts, git.WithGit(filepath.Join(t.TempDir(), "no-git")))...)
+			says(t, "New(no git)", err, "(install git", tt.git)
+			_, err = newClient(t, opts...).Resolve(t.Context(), src)
+			if !errors.Is(err, source.ErrAuthRequired) {
+				t.Fatalf("Resolve(no token) = %v, want %v", err, source.ErrAuthRequired)
+			}
+			says(t, "Resolve(no token)", err, "(set up a git credential helper", tt.auth)
+		})
+	}
+}
+
+// says checks that err's message holds advice, and then or, or no "or "
+// after advice when or is "".
+func says(t *testing.T, call string, err error, advice, or string) {
+	t.Helper()
+	msg := fmt.Sprint(err)
+	i := strings.Index(msg, advice)
+	switch {
+	case i < 0:
+		t.Errorf("%s = %v, want it to say %q", call, err, advice)
+	case or == "" && strings.Contains(msg[i:], ", or "):
+		t.Errorf("%s = %v, want no advice on a setting", call, err)
+	case or != "" && !strings.Contains(msg[i:], or):
+		t.Errorf("%s = %v, want it to say %q", call, err, or)
 	}
 }

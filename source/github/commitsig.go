@@ -55,7 +55,8 @@ func (c *Client) VerifyCommit(ctx context.Context, p Pin, keys source.CommitKeys
 	if err != nil {
 		return "", err
 	}
-	g, err := git.New()
+	// This client sets no git program: its messages advise none.
+	g, err := git.New(git.WithSettingNames(map[string]string{git.SettingGit: ""}))
 	if err != nil {
 		return "", fmt.Errorf("verify commit %s of %s: %w", commit, src.repo(), err)
 	}
