@@ -183,7 +183,7 @@
 //     re-hashes what is installed, and fails with [ErrNothingRecorded]
 //     when the lock file records nothing. Without a lock file there is
 //     nothing to sync: Sync changes nothing and writes nothing, not even
-//     a lock file. A run that changes no entry leaves the lock file as it
+//     a lock file; a frozen Sync fails then with [ErrNothingRecorded]. A run that changes no entry leaves the lock file as it
 //     is, byte for byte.
 //  6. Interruptions: an add, remove or sync marks the skills it is about
 //     to change in the lock file (its "unfinished" list, with their entries
