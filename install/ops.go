@@ -1005,6 +1005,7 @@ func (in *Installer) List(ctx context.Context, req ListRequest) ([]Status, error
 // with rehash it reads every folder it hashes, trusting no stat record
 // (rule 16).
 func (in *Installer) list(ctx context.Context, agents []Agent, readers, rehash bool) ([]Status, error) {
+	in.stamps.forgetDevs()
 	lock, err := in.viewLock()
 	if err != nil {
 		return nil, err

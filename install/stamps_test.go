@@ -627,6 +627,45 @@ func TestStampsOnlyOnStampableFS(t *testing.T) {
 	}
 }
 
+// TestStampsDevsForgottenAfterFailedOp checks that the file system
+// answers of an operation that failed before saving (a source gone) are
+// not trusted by the next on the same Installer: the file system may
+// have been remounted since, so the next asks again.
+func TestStampsDevsForgottenAfterFailedOp(t *testing.T) {
+	f := newFixture(t)
+	f.writeSkill(t, "kit/x", "x", "")
+	f.writeSkill(t, "zz/y", "y", "")
+	root := cachetest.Root(t)
+	for _, src := range []string{"kit", "zz"} {
+		if _, err := trustInstaller(t, f, root, nil, Trust{}).Add(t.Context(), AddRequest{Sources: []string{filepath.Join(f.sources, src)}, Agents: agentsOf(t, "claude-code")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 {
+		cachetest.Settle()
+		if _, err := trustInstaller(t, f, root, nil, Trust{}).Sync(t.Context(), SyncRequest{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := trustInstaller(t, f, root, nil, Trust{})
+	in.stampable = func(string) bool { return true }
+	if err := os.RemoveAll(filepath.Join(f.sources, "zz")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Sync(t.Context(), SyncRequest{}); err == nil {
+		t.Fatal("Sync() with a source gone succeeded")
+	}
+	var asked []string
+	in.stampable = func(dir string) bool { asked = append(asked, dir); return false }
+	before := in.stamps.read.Load()
+	if _, err := in.List(t.Context(), ListRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := in.stamps.read.Load() - before; len(asked) == 0 || n == 0 {
+		t.Errorf("List() after a failed Sync() asked of %q and read %d folders; want the file system asked again and the folders read", asked, n)
+	}
+}
+
 // TestStampedReadOpensWhatItStamped checks that a stamped read vouches
 // only for the file it stamped: a file replaced after its stat, by a
 // link or by another file, has the folder read by skill.ContentDigest.
