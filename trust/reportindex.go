@@ -40,9 +40,14 @@ type emptyIndex struct {
 }
 
 // indexKey names a store's index among the skill cache's records, for
-// the rules of audit.RulesVersion: other rules' reports are other files.
-func indexKey() string {
-	sum := sha256.Sum256([]byte(indexHead + "\x00rules " + audit.RulesVersion))
+// the reports of reportFormat made by the rules of audit.RulesVersion:
+// other rules' reports are other files, and a report of another format
+// is never empty by an index of this one.
+func indexKey() string { return indexKeyOf(reportFormat, audit.RulesVersion) }
+
+// indexKeyOf is indexKey for the reports of format made by rules.
+func indexKeyOf(format, rules string) string {
+	sum := sha256.Sum256([]byte(indexHead + "\x00format " + format + "\x00rules " + rules))
 	return hex.EncodeToString(sum[:])
 }
 

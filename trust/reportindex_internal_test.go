@@ -119,6 +119,26 @@ func TestEmptyIndexIgnored(t *testing.T) {
 	}
 }
 
+// TestIndexKeyOfFormat checks that the index is kept under a key of the
+// reports' format as well as of the rules: an index of reports of
+// another format is another record.
+func TestIndexKeyOfFormat(t *testing.T) {
+	if indexKey() != indexKeyOf(reportFormat, audit.RulesVersion) {
+		t.Errorf("indexKey() is not the key of reportFormat and audit.RulesVersion")
+	}
+	keys := map[string]bool{}
+	for _, k := range []string{
+		indexKeyOf(reportFormat, audit.RulesVersion),
+		indexKeyOf("agentadaptor audit report v0", audit.RulesVersion),
+		indexKeyOf(reportFormat, audit.RulesVersion+"x"),
+	} {
+		keys[k] = true
+	}
+	if len(keys) != 3 {
+		t.Errorf("indexKeyOf gives %d keys for 3 formats and rules, want 3", len(keys))
+	}
+}
+
 // newIndexed returns what a new store under dir reads of its index.
 func newIndexed(dir string) map[string]cache.Stamp {
 	s := newReportStore(dir)
