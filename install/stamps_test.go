@@ -697,3 +697,51 @@ func TestStampedReadOpensWhatItStamped(t *testing.T) {
 		}
 	}
 }
+
+// TestSyncRewritesLockFileReadOtherwise checks that a sync with nothing
+// to do writes, in standard form, a lock file edited into one that Go's
+// JSON decodes otherwise than it reads: a key in another case beside
+// the real one (matched case-insensitively), a key twice (the last
+// kept), a key unknown; the entries stay as decoded.
+func TestSyncRewritesLockFileReadOtherwise(t *testing.T) {
+	for name, edit := range map[string]func([]byte) []byte{
+		"a key in another case": func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"source":`), []byte(`"SOURCE": "https://example.com/what-a-reader-sees", "source":`), 1)
+		},
+		"a key alone in another case": func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"source":`), []byte(`"Source":`), 1)
+		},
+		"a key twice": func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"source":`), []byte(`"source": "https://example.com/what-a-reader-sees", "source":`), 1)
+		},
+		"an unknown key": func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"source":`), []byte(`"mirror": "https://example.com/what-a-reader-sees", "source":`), 1)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t)
+			in := f.installer(t)
+			src := f.writeSkill(t, "foo", "foo", "")
+			if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
+				t.Fatal(err)
+			}
+			written, err := os.ReadFile(in.lockPath())
+			if err != nil {
+				t.Fatal(err)
+			}
+			edited := edit(written)
+			if bytes.Equal(edited, written) {
+				t.Fatal("the edit changed nothing")
+			}
+			if err := os.WriteFile(in.lockPath(), edited, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := in.Sync(t.Context(), SyncRequest{Frozen: true}); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(in.lockPath()); !bytes.Equal(got, written) {
+				t.Errorf("lock file after a sync with nothing to do =\n%s\nwant it in standard form:\n%s", got, written)
+			}
+		})
+	}
+}
