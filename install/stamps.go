@@ -135,12 +135,12 @@ func (s *folderStamps) digest(ctx context.Context, in *Installer, dir string, re
 	return d, nil
 }
 
-// stampableFS is stampableFS, or what a test set in its place.
+// stampableFS is skillcache.StampableFS (rule 16), or what a test set in its place.
 func (in *Installer) stampableFS(dir string) bool {
 	if in.stampable != nil {
 		return in.stampable(dir)
 	}
-	return stampableFS(dir)
+	return skillcache.StampableFS(dir)
 }
 
 // forgetDevs forgets the file system answers of earlier operations: every
