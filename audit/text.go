@@ -204,6 +204,99 @@ func hideAt(s string) int {
 	return -1
 }
 
+// survey is what a text file holds outside ASCII.
+type survey struct {
+	valid bool // utf8.ValidString
+	hides bool // mayHide, or not valid
+	c1    bool // hasC1
+	fold  bool // prefilter.NeedsFold
+}
+
+// surveyText answers the questions of survey about s in one pass,
+// decoding only the characters outside ASCII (eight bytes of ASCII are
+// passed over at a time). Every byte that is no continuation byte of a
+// valid character is read as a first byte, as each question's own
+// search reads it.
+func surveyText(s string) survey {
+	v := survey{valid: true}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			for i+8 <= len(s) && word(s, i)&0x8080808080808080 == 0 {
+				i += 8
+			}
+			continue
+		}
+		f := utf8Firsts[c]
+		n := int(f & firstLen)
+		if n == 0 || i+n > len(s) || s[i+1]&0xc0 != 0x80 || n > 2 && s[i+2]&0xc0 != 0x80 || n > 3 && s[i+3]&0xc0 != 0x80 ||
+			f&firstAsked != 0 && !v.asked(s, i) {
+			v.valid, v.hides = false, true
+			i++
+			continue
+		}
+		i += n
+	}
+	return v
+}
+
+// word returns s[i:i+8] as a number, read by one load.
+func word(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// asked answers the questions of survey about the character at s[i],
+// of a first byte that utf8Firsts marks firstAsked and continuation
+// bytes after it, and reports whether it is valid.
+func (v *survey) asked(s string, i int) bool {
+	switch c := s[i+1]; s[i] {
+	case 0xc2:
+		v.c1 = v.c1 || c <= 0x9f
+	case 0xc5: // U+017F
+		v.fold = v.fold || c == 0xbf
+	case 0xe0:
+		return c >= 0xa0
+	case 0xed:
+		return c <= 0x9f
+	case 0xe2: // U+212A
+		v.fold = v.fold || c == 0x84 && s[i+2] == 0xaa
+	case 0xf0:
+		return c >= 0x90
+	case 0xf4:
+		return c <= 0x8f
+	}
+	v.hides = v.hides || hideSeq(s, i)
+	return true
+}
+
+// utf8Firsts describes each byte as the first of a character's UTF-8:
+// its length (firstLen; 0 when no character starts with it), and
+// firstAsked when survey.asked must look at the character.
+var utf8Firsts = func() (t [256]byte) {
+	for c := 0xc2; c < 0xf5; c++ {
+		switch {
+		case c < 0xe0:
+			t[c] = 2
+		case c < 0xf0:
+			t[c] = 3
+		default:
+			t[c] = 4
+		}
+	}
+	for _, c := range append(hideLeads[:], 0xc5, 0xe0, 0xed, 0xf0, 0xf4) {
+		t[c] |= firstAsked
+	}
+	return t
+}()
+
+const (
+	firstLen   = 7
+	firstAsked = 8
+)
+
 // hideLeads are the first bytes of the UTF-8 of the characters mayHide
 // looks for.
 var hideLeads = [...]byte{0xc2, 0xcd, 0xe1, 0xe2, 0xef, 0xf3}
@@ -291,12 +384,12 @@ func (s *scanner) text(name, text string) {
 	// without the characters they look for (ASCII text, say), rule 4
 	// nothing without ESC, a backspace, a carriage return inside a line
 	// or a C1 control, and a line of text without hidden characters and
-	// invalid bytes is clean as it is.
-	plain := isASCII(text)
-	valid := plain || utf8.ValidString(text)
-	hides := !plain && (mayHide(text) || !valid)
-	controls := containsByte(text, 0x1b, '\b') || loneCR(text) || !plain && hasC1(text)
-	unfolded := plain || !prefilter.NeedsFold(text)
+	// invalid bytes is clean as it is. The questions about its
+	// characters outside ASCII are answered in one pass over it.
+	v := surveyText(text)
+	valid, hides := v.valid, v.hides
+	controls := containsByte(text, 0x1b, '\b') || loneCR(text) || v.c1
+	unfolded := !v.fold
 	hiddenText, hideLines := s.hiddenAndControls(name, text, hides, controls)
 	r := newLineReader(name, text)
 	r.plain, r.valid = !hides, valid
@@ -496,13 +589,18 @@ func containsByte(s string, bs ...byte) bool {
 // Each rule reports the line once, at its first match.
 func (s *scanner) unicode(name string, l line, first bool) bool {
 	raw := l.raw
-	if isASCII(raw) || !mayHide(raw) {
-		return false
-	}
 	found := false
 	var tagged, bidi, zeroWidth bool // reported on this line
 	prev := rune(-1)                 // the character before i
 	for i := 0; i < len(raw); {
+		// The characters before the next place mayHide finds are none
+		// of those the rules look for.
+		if j := hideAt(raw[i:]); j < 0 {
+			break
+		} else if j > 0 {
+			i += j
+			prev, _ = utf8.DecodeLastRuneInString(raw[:i])
+		}
 		r, w := utf8.DecodeRuneInString(raw[i:])
 		if isTag(r) {
 			// A subdivision flag: U+1F3F4, tag letters or digits, U+E007F.

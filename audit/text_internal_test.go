@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/agentadaptor/agentadaptor/audit/internal/prefilter"
 )
 
 // TestMayHide checks mayHide against the characters dropInvisible
@@ -112,6 +114,29 @@ func TestDropHidden(t *testing.T) {
 		s := b.String()
 		if got, want := dropHidden(s), strings.Map(dropInvisible, s); got != want {
 			t.Fatalf("dropHidden(%+q) = %+q, want %+q", s, got, want)
+		}
+	}
+}
+
+// TestSurveyText holds surveyText, one pass over a text, to the
+// questions it answers asked one at a time, on text with invalid bytes,
+// cut characters and every character those questions look for.
+func TestSurveyText(t *testing.T) {
+	parts := []string{"a", "é", "—", "\u00ad", "\u034f", "\u180e", "\u200b", "\u202e", "\u2066", "\ufe0f", "\ufeff", "\U000e0041", "\U000e0101",
+		"\u0085", "\u009b", "\u00a0", "\u017f", "\u212a", "\u2028", "\U0001f469", "\ued00", "\U0010ffff",
+		"\xc2", "\xc5", "\xe2\x84", "\xe2\x80", "\xef", "\xf3\xa0", "\xf3\xa0\x81", "\x80", "\xbf", "\xc0\xaf", "\xe0\x80\x80", "\xed\xa0\x80",
+		"\xf0\x80\x80\x80", "\xf4\x90\x80\x80", "\xf5", "\xff", "\n", "plain ASCII text "}
+	r := rand.New(rand.NewPCG(9, 9))
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(30) {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		s := b.String()
+		valid := utf8.ValidString(s)
+		want := survey{valid: valid, hides: !isASCII(s) && (mayHide(s) || !valid), c1: hasC1(s), fold: prefilter.NeedsFold(s)}
+		if got := surveyText(s); got != want {
+			t.Fatalf("surveyText(%+q) = %+v, want %+v", s, got, want)
 		}
 	}
 }

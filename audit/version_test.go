@@ -39,6 +39,8 @@ var rulesDigests = map[string][]string{
 		"f6f460447f27a3fcd45de8fa94c7e7ab8e2c3c75bdcd1a3ba21b808dc59e8da4", // rule 6's lines around a download joined only for an expression that may match them
 		"9da42f96c1471363fa84e4423213351a556ee23e5daa308353a0c68b7a147c25", // an instruction to ignore the ones before found by a finder written by hand
 		"aaa1edcb359a13343aae1b20a88205583d798bf9338d21ceecc6b3a042bb6df2", // an instruction to keep something from the user found by a finder written by hand
+		"6a7392f4c9224aeff2e40ecb76543d4b7c2bc9ad99b67464fbe484a8d9e5476f", // what a file holds outside ASCII asked in one pass over it
+		"9e7826c042e275e8c6f040359438414472b285d89fb43e7bb6dec6af3ef64cc5", // rules 1-3 decode a line only from the places where what they find may be
 	},
 }
 

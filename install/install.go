@@ -383,13 +383,16 @@
 //     holds their content, a sync of them needs no network. With the
 //     skills, the cache remembers what reading the source at that pin
 //     found (its skills' names, folders, plugins and digests; a small
-//     file under its .pins folder, written unflushed, as a verdict
-//     is: Trust rule 3) when every one of them was kept, so
+//     file under its .pins folder, written unflushed and sealed with a
+//     SHA-256 of its body, as a verdict is: Trust rule 3) when every
+//     one of them was kept, so
 //     that an Add of the same source that resolves to the same pin looks
 //     the reference up, verifies the pin as # Trust says, and takes the
 //     skills from the cache without downloading the content (each is
 //     checked, audited and compared with the lock file as a downloaded
-//     one is); a memo that is missing, unreadable or names a tree the
+//     one is); a memo that is missing, unreadable, not whole (its sum
+//     does not match its body: a crash left it cut short or mixed with
+//     the memo it replaced) or names a tree the
 //     cache no longer holds costs a download, nothing more (the same
 //     on macOS and Windows). One skill
 //     installed from a repository may be added again from the same
@@ -638,9 +641,11 @@
 //     allowed-signers files and keyrings as they read then (their
 //     digest), and who signed (a small file under the cache's .pins
 //     folder, written unflushed: it names its own source, pin, digest
-//     and keys, so after a crash it is whole, missing, or not used,
-//     and the last two cost a check with the network; no add flushes
-//     a verdict per skill). A sync takes a skill from the skill cache,
+//     and keys, and is sealed with a SHA-256 of its body, so after a
+//     crash (which may leave it cut short, with zeros or with blocks of
+//     the file it replaced) it is whole, missing, or not used, and the
+//     last two cost a check with the network; no add flushes a verdict
+//     per skill). A sync takes a skill from the skill cache,
 //     without the network, only when the cache holds such a verdict for exactly the
 //     recorded source, pin and digest under the policy's keys as they
 //     read now; otherwise it checks the commit again, with the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -58,11 +57,15 @@ func sourceMemoKey(rec string) string {
 // is not remembered, and is read again the next time. Failing to write a
 // memo costs a download later, nothing more.
 //
-// A memo is written unflushed (atomicfile.WriteUnflushed): it names its
-// own key (its source and pin, compared by recalledSource), and each
-// tree it names is looked up in the cache, so after a crash it is
-// whole, missing, or one recalledSource does not use, which costs a
-// download, as a failed write does.
+// A memo is written unflushed (atomicfile.WriteUnflushed), sealed (a
+// SHA-256 of its body inside it, checked by recalledSource): a memo may
+// be larger than a block of the file system, so a crash may leave one
+// with the new version's first blocks and the old one's others, which
+// would name the new pin and the old pin's trees; sealed, it is whole,
+// missing, or one recalledSource does not use, which costs a download,
+// as a failed write does. It also names its own key (its source and
+// pin, compared by recalledSource), and each tree it names is looked up
+// in the cache.
 func (in *Installer) rememberSources(sources []*sourceSkills, use []*candidate, digests map[*candidate]string) {
 	root := in.cache.Root()
 	if root == "" {
@@ -84,7 +87,7 @@ func (in *Installer) rememberSources(sources []*sourceSkills, use []*candidate, 
 		if len(m.Skills) == 0 {
 			continue
 		}
-		b, err := json.Marshal(m)
+		b, err := seal(m)
 		if err != nil {
 			continue
 		}
@@ -98,9 +101,9 @@ func (in *Installer) rememberSources(sources []*sourceSkills, use []*candidate, 
 // recalledSource returns the skills of the source rec at pin from the
 // skill cache, when rememberSources recorded them and the cache holds
 // every tree the memo names; else ok is false and the source is read
-// from the network. A memo that cannot be read, does not parse, names
-// another source or pin, or names a path that is not a plain relative
-// one is not used.
+// from the network. A memo that cannot be read, does not parse, is not
+// sealed with the sum of its body, names another source or pin, or
+// names a path that is not a plain relative one is not used.
 func (in *Installer) recalledSource(ctx context.Context, rec, pin string) (_ []candidate, ok bool) {
 	root := in.cache.Root()
 	if root == "" {
@@ -111,7 +114,7 @@ func (in *Installer) recalledSource(ctx context.Context, rec, pin string) (_ []c
 		return nil, false
 	}
 	var m sourceMemo
-	if json.Unmarshal(b, &m) != nil || m.Source != rec || m.Pin != pin || len(m.Skills) == 0 {
+	if !unseal(b, &m) || m.Source != rec || m.Pin != pin || len(m.Skills) == 0 {
 		return nil, false
 	}
 	out := make([]candidate, 0, len(m.Skills))

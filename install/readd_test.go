@@ -4,7 +4,6 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -99,11 +98,11 @@ func TestReAddDownloadsWhenTheCacheCannotTell(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := json.Unmarshal(b, &m); err != nil {
-			t.Fatal(err)
+		if !unseal(b, &m) {
+			t.Fatalf("the memo is not sealed: %s", b)
 		}
 		edit(&m)
-		if b, err = json.Marshal(m); err != nil {
+		if b, err = seal(m); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(memo, b, 0o644); err != nil {

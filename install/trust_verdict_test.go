@@ -246,9 +246,17 @@ func TestTrustVerdictRead(t *testing.T) {
 		t.Errorf("a verdict under no keys is used under others")
 	}
 	file := filepath.Join(root, pinsDir, verdictKey(st.verdictSource(), pin, digest, ""))
+	sealedOf := func(v verdict) string {
+		b, err := seal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
 	for name, data := range map[string]string{
-		"another digest": `{"source":"git:/srv/acme/tools","pin":"` + pin + `","digest":"cd34"}`,
-		"too large":      `{"source":"git:/srv/acme/tools","pin":"` + pin + `","digest":"ab12","signer":"` + strings.Repeat("x", maxVerdict) + `"}`,
+		"another digest": sealedOf(verdict{Source: "git:/srv/acme/tools", Pin: pin, Digest: "cd34"}),
+		"too large":      sealedOf(verdict{Source: "git:/srv/acme/tools", Pin: pin, Digest: digest, Signer: strings.Repeat("x", maxVerdict)}),
+		"no seal":        `{"source":"git:/srv/acme/tools","pin":"` + pin + `","digest":"ab12"}`,
 		"not JSON":       "{",
 	} {
 		if err := os.WriteFile(file, []byte(data), 0o644); err != nil {

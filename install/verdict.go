@@ -3,7 +3,6 @@ package install
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -100,11 +99,13 @@ func fileSum(name string) (string, bool) {
 // with the network later, nothing more.
 //
 // The verdict is written unflushed (atomicfile.WriteUnflushed), so an
-// add of many skills makes no flush for them: it is a JSON document
-// that names its own key (its source, pin, digest and keys, each
-// compared with the file's name by recalledVerdict), so after a crash
-// it is whole, missing, or one recalledVerdict does not use; the last
-// two cost a check with the network, as a failed write does.
+// add of many skills makes no flush for them: it is a sealed JSON
+// document (a SHA-256 of its body inside it) that names its own key
+// (its source, pin, digest and keys, each compared with the file's name
+// by recalledVerdict), so after a crash, cut short, with a tail of
+// zeros or with blocks of another version, it is whole, missing, or one
+// recalledVerdict does not use; the last two cost a check with the
+// network, as a failed write does.
 func (in *Installer) rememberVerdict(c *candidate, digest string) {
 	st := c.trust
 	root := in.cache.Root()
@@ -115,7 +116,7 @@ func (in *Installer) rememberVerdict(c *candidate, digest string) {
 	if len(st.commits) > 0 && (v.Keys == "" || v.Signer == "") {
 		return
 	}
-	b, err := json.Marshal(v)
+	b, err := seal(v)
 	if err != nil {
 		return
 	}
@@ -138,7 +139,7 @@ func (in *Installer) recalledVerdict(st *sourceTrust, pin, digest, keys string) 
 		return verdict{}, false
 	}
 	var v verdict
-	if json.Unmarshal(b, &v) != nil || v.Source != src || v.Pin != pin || v.Digest != digest || v.Keys != keys {
+	if !unseal(b, &v) || v.Source != src || v.Pin != pin || v.Digest != digest || v.Keys != keys {
 		return verdict{}, false
 	}
 	return v, true

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
 	"os"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -100,7 +102,9 @@ func TestPlainTar(t *testing.T) {
 // refused with the same error when the tar.gz is (a link out of the
 // repository, dropped, a name out of it, a file or an archive over a
 // limit, a tar cut short inside a whole gzip stream); listed, it writes
-// only what the skills need.
+// only what the skills need (and the end of a chain of links one of them
+// starts, a file entry named with a trailing slash as the extractor takes
+// it), and finds the skills the whole extraction finds.
 func TestPlainTarExtractsAlike(t *testing.T) {
 	cut := tarBytes(t, false, entry{name: "skills/a/SKILL.md", body: md}, entry{name: "skills/a/b.md", body: "b"})
 	cut = cut[:len(cut)-1024] // no end marker
@@ -123,6 +127,20 @@ func TestPlainTarExtractsAlike(t *testing.T) {
 		{"a file over the file size limit", tarBytes(t, true, good...), []skill.DefaultMaterializerOption{skill.WithMaxFileSize(8)}, nil},
 		{"entries over the entry limit", tarBytes(t, true, good...), []skill.DefaultMaterializerOption{skill.WithMaxArchiveEntries(3)}, nil},
 		{"a tar cut short", gzipped(t, cut), nil, nil},
+		{"a link to a link", tarBytes(t, true,
+			entry{name: "docs/AGENTS.md", body: "# rules\n"},
+			entry{name: "docs/CLAUDE.md", link: "AGENTS.md"},
+			entry{name: "docs/guide.md", body: "a guide\n"},
+			entry{name: "skills/a/SKILL.md", body: md},
+			entry{name: "skills/a/AGENTS.md", link: "../../docs/CLAUDE.md"},
+			entry{name: "skills/b/SKILL.md", body: md},
+		), nil, []string{"docs/AGENTS.md", "docs/CLAUDE.md", "skills/a/SKILL.md", "skills/b/SKILL.md"}},
+		{"a file named with a trailing slash", gzipped(t, slashed(t, tarBytes(t, false,
+			entry{name: "docs/guide.md", body: "a guide\n"},
+			entry{name: "skills/a/SKILL.md", body: md},
+			entry{name: "skills/a/run.md", body: "run\n"},
+			entry{name: "skills/b/SKILL.md", body: md},
+		), "skills/a/SKILL.md")), nil, []string{"skills/a/SKILL.md", "skills/a/run.md", "skills/b/SKILL.md"}},
 	} {
 		c := newCache(t, tc.opts...)
 		extract := func(a io.ReaderAt, size int64, also func(string) bool) ([]string, string) {
@@ -151,6 +169,44 @@ func TestPlainTarExtractsAlike(t *testing.T) {
 		if listedErr != wantErr || !slices.Equal(listed, tc.want) {
 			t.Errorf("%s: listed and extracted from PlainTar's tar: %q, %q; want %q, %q", tc.name, listed, listedErr, tc.want, wantErr)
 		}
+		if got, want := skillFiles(listed), skillFiles(wantFiles); !slices.Equal(got, want) {
+			t.Errorf("%s: listed, the skills are %q; extracted whole, %q", tc.name, got, want)
+		}
 		release()
 	}
+}
+
+// skillFiles returns the SKILL.md files of files.
+func skillFiles(files []string) []string {
+	var out []string
+	for _, f := range files {
+		if path.Base(f) == "SKILL.md" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// slashed returns the tar data with a "/" after the name of its file
+// entry name, a regular file still (the tar package writes no such
+// header itself), and the header's checksum made right again.
+func slashed(t *testing.T, data []byte, name string) []byte {
+	t.Helper()
+	data = slices.Clone(data)
+	for off := 0; off+512 <= len(data); off += 512 {
+		h := data[off : off+512]
+		if string(h[:len(name)+1]) != name+"\x00" {
+			continue
+		}
+		h[len(name)] = '/'
+		copy(h[148:156], "        ")
+		sum := 0
+		for _, c := range h {
+			sum += int(c)
+		}
+		copy(h[148:156], fmt.Sprintf("%06o\x00 ", sum))
+		return data
+	}
+	t.Fatalf("no header names %q", name)
+	return nil
 }

@@ -65,9 +65,12 @@ func (r *Repository) Dir() string { return r.st.Dir() }
 // written whole): the folders that hold a SKILL.md, with everything in
 // them; the entries at the repository's root (its folders, at least
 // empty); the files also reports true for (a caller's manifests); and
-// the files that the links among those point to. Every entry is still
-// checked and counted as [ExtractRepositoryShown] checks it, and the
-// files returned are those written. A repository with a SKILL.md at its
+// the entries the links among those point to, to the end of a chain of
+// links (so that each link is resolved, or dropped, as in the whole
+// archive). Every entry is still checked and counted as
+// [ExtractRepositoryShown] checks it, and the files returned are those
+// written. An entry is a folder as the extractor takes it: by a tar
+// header's type, a zip entry's mode. A repository with a SKILL.md at its
 // root is written whole. A caller lists a tar.gz by extracting the tar
 // [PlainTar] decompresses it to. The listing holds the cache's limits before it
 // reads (the archive's size, the entries it lists, a zip's directory
@@ -216,7 +219,11 @@ func listing(a io.ReaderAt, size int64, limits skill.Limits) ([]listed, bool) {
 		if !fs.ValidPath(name) || link != "" && !fs.ValidPath(link) {
 			return false // the extraction refuses it, or drops the link
 		}
-		out = append(out, listed{name: name, dir: dir || strings.HasSuffix(raw, "/"), link: link})
+		// A folder is what the extractor takes for one: a tar entry of the
+		// folder type, a zip entry whose mode says folder (archive/zip gives
+		// that to a name ending in "/"). A tar file entry whose name ends in
+		// "/" is a file to it, trimmed as here.
+		out = append(out, listed{name: name, dir: dir, link: link})
 		return true
 	}
 	switch format {
@@ -291,10 +298,28 @@ func leaveOf(entries []listed, also func(string) bool) (func(string) bool, []str
 		}
 		return false
 	}
-	targets := map[string]bool{}
+	// The targets of the links kept, and of the links those point to, to
+	// the end of each chain, so that the extractor resolves each kept link
+	// as it does in the whole archive (to a file, or to another link it
+	// drops the first for).
+	linksOf := map[string][]string{}
+	var next []string
 	for _, e := range entries {
-		if e.link != "" && keep(e.name) {
-			targets[e.link] = true
+		if e.link == "" {
+			continue
+		}
+		linksOf[e.name] = append(linksOf[e.name], e.link)
+		if keep(e.name) {
+			next = append(next, e.link)
+		}
+	}
+	targets := map[string]bool{}
+	for len(next) > 0 {
+		t := next[len(next)-1]
+		next = next[:len(next)-1]
+		if !targets[t] {
+			targets[t] = true
+			next = append(next, linksOf[t]...)
 		}
 	}
 	return func(rel string) bool { return !keep(rel) && !targets[rel] }, top
