@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 
 	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
 )
@@ -42,6 +44,9 @@ type lockFile struct {
 	// making; the next add, remove or sync finishes or rolls back each
 	// (rule 6). Empty after every run that ends, even interrupted.
 	Unfinished map[string]*lockEntry `json:"unfinished,omitempty"`
+
+	// raw is the file as read, for readsAsDecoded; nil for a new lock.
+	raw []byte
 }
 
 // lockEntry is one installed skill.
@@ -133,7 +138,81 @@ func readLock(path string) (*lockFile, error) {
 	if l.Skills == nil {
 		l.Skills = map[string]*lockEntry{}
 	}
+	l.raw = data
 	return &l, nil
+}
+
+// readsAsDecoded reports whether the lock file as read says, to any JSON
+// reader, what this package decoded of it: no key twice in an object
+// (Go keeps the last, other readers may keep the first), and no key
+// other than those it encodes (Go matches "SOURCE" to "source", a
+// reader such as jq sees another key, and an unknown key is dropped).
+// Only such a file may be left as it is by a run that changes no entry;
+// another is written in standard form.
+func (l *lockFile) readsAsDecoded() bool {
+	if l.raw == nil || !uniqueKeys(l.raw) {
+		return false
+	}
+	var decoded lockFile
+	if json.Unmarshal(l.raw, &decoded) != nil {
+		return false
+	}
+	encoded, err := json.Marshal(&decoded)
+	if err != nil {
+		return false
+	}
+	var asRead, asDecoded any
+	if json.Unmarshal(l.raw, &asRead) != nil || json.Unmarshal(encoded, &asDecoded) != nil {
+		return false
+	}
+	return reflect.DeepEqual(asRead, asDecoded)
+}
+
+// uniqueKeys reports whether data, valid JSON, has no object with a key
+// twice.
+func uniqueKeys(data []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type level struct {
+		keys   map[string]bool
+		object bool
+		key    bool // the next string is a key
+	}
+	var stack []*level
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+		var top *level
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if s, ok := tok.(string); ok && top != nil && top.object && top.key {
+			if top.keys[s] {
+				return false
+			}
+			top.keys[s] = true
+			top.key = false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &level{keys: map[string]bool{}, object: true, key: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, &level{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		// A value ended: in an object, a key comes next.
+		if len(stack) > 0 && stack[len(stack)-1].object {
+			stack[len(stack)-1].key = true
+		}
+	}
 }
 
 // write replaces the lock file atomically and durably; a file that

@@ -422,9 +422,13 @@ func sourceLabel(source, subpath string) string {
 // any source whose content differs from the lock file fails the sync
 // with ErrDrift, listing each, and nothing changes. A scope without a
 // lock file has nothing to sync: Sync returns no change and writes
-// nothing, not even a lock file.
+// nothing, not even a lock file; frozen, it fails with ErrNothingRecorded
+// instead (as npm ci does), since there is nothing to install exactly.
 func (in *Installer) Sync(ctx context.Context, req SyncRequest) ([]Change, error) {
 	if _, err := os.Lstat(in.lockPath()); errors.Is(err, fs.ErrNotExist) {
+		if req.Frozen {
+			return nil, fmt.Errorf("%s: %w: there is no lock file, so a frozen sync has nothing to install (add skills with 'agentskills add SOURCE', which writes it, or sync without --frozen)", in.lockPath(), ErrNothingRecorded)
+		}
 		return nil, nil
 	}
 	s, err := in.begin(ctx)
@@ -1017,6 +1021,7 @@ func (in *Installer) Installed(ctx context.Context) ([]string, error) {
 // with rehash it reads every folder it hashes, trusting no stat record
 // (rule 16).
 func (in *Installer) list(ctx context.Context, agents []Agent, readers, rehash bool) ([]Status, error) {
+	in.stamps.forgetDevs()
 	lock, err := in.viewLock()
 	if err != nil {
 		return nil, err

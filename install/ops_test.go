@@ -346,9 +346,17 @@ func TestSyncWithoutLockFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := f.installer(t)
-	for _, req := range []SyncRequest{{}, {Frozen: true}, {Force: true}} {
+	for _, req := range []SyncRequest{{}, {Force: true}} {
 		if changes, err := in.Sync(t.Context(), req); err != nil || len(changes) != 0 {
 			t.Errorf("Sync(%+v) without a lock file = %v, %v; want nothing done", req, changes, err)
+		}
+	}
+	// Frozen (as npm ci), there is nothing to install exactly: an error
+	// naming the lock file looked for.
+	for _, req := range []SyncRequest{{Frozen: true}, {Frozen: true, Force: true}} {
+		changes, err := in.Sync(t.Context(), req)
+		if !errors.Is(err, ErrNothingRecorded) || len(changes) != 0 || !strings.Contains(err.Error(), in.lockPath()) {
+			t.Errorf("Sync(%+v) without a lock file = %v, %v; want ErrNothingRecorded naming %s", req, changes, err, in.lockPath())
 		}
 	}
 	if names, err := os.ReadDir(f.env.Project); err != nil || len(names) != 0 {

@@ -88,6 +88,7 @@ func (o Outdated) IsOutdated() bool {
 // checked. The error is for a check that could not run: a lock file
 // that cannot be read, or ctx ending (ErrInterrupted).
 func (in *Installer) Outdated(ctx context.Context) ([]Outdated, error) {
+	in.stamps.forgetDevs()
 	lock, err := in.readCheckedLock()
 	if err != nil {
 		return nil, err

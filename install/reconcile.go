@@ -36,6 +36,7 @@ func (s *session) end() { s.unlock() }
 // lock file, and finishes or rolls back what an interrupted run left.
 // Waiting for the lock ends when ctx does.
 func (in *Installer) begin(ctx context.Context) (*session, error) {
+	in.stamps.forgetDevs()
 	if err := in.checkFolders(nil); err != nil {
 		return nil, err
 	}
@@ -401,7 +402,7 @@ func (in *Installer) applyAll(ctx context.Context, lock *lockFile, plans []*plan
 		}
 	}
 	lock.Unfinished = nil
-	if total == 0 && sameEntries(plans) {
+	if total == 0 && sameEntries(plans) && lock.readsAsDecoded() {
 		return changes, nil
 	}
 	return changes, lock.write(in.lockPath())

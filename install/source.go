@@ -260,6 +260,7 @@ type FindRequest struct {
 // cannot be installed, or two of one name, fail it with
 // [ErrInvalidSource].
 func (in *Installer) Find(ctx context.Context, req FindRequest) ([]skill.Skill, error) {
+	in.stamps.forgetDevs()
 	source, only := req.Source, req.Skills
 	r, err := in.resolve(ctx, source, false, nil, nil)
 	if err != nil {
@@ -300,6 +301,7 @@ func (in *Installer) Find(ctx context.Context, req FindRequest) ([]skill.Skill, 
 // skip is listed with its problem. With req.Skills it lists only the
 // skills those select ([MissingSkillsError] when one is not there).
 func (in *Installer) Contents(ctx context.Context, req FindRequest) ([]SourceSkill, error) {
+	in.stamps.forgetDevs()
 	r, err := in.resolve(ctx, req.Source, false, nil, nil)
 	if err != nil {
 		return nil, err

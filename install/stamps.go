@@ -66,7 +66,9 @@ type folderStamps struct {
 	dirty   bool            // differs from what the cache holds
 	read    atomic.Int64    // folders read (not vouched for), for tests
 	// devs is stampableFS of the folders met on each device, asked once
-	// a device until the next save (an operation's end).
+	// a device an operation: forgotten when one starts (forgetDevs) and
+	// when it saves, so an operation that failed before saving leaves no
+	// answer for the next, which may come after a remount.
 	devs map[uint64]bool
 }
 
@@ -133,12 +135,23 @@ func (s *folderStamps) digest(ctx context.Context, in *Installer, dir string, re
 	return d, nil
 }
 
-// stampableFS is stampableFS, or what a test set in its place.
+// stampableFS is skillcache.StampableFS (rule 16), or what a test set in its place.
 func (in *Installer) stampableFS(dir string) bool {
 	if in.stampable != nil {
 		return in.stampable(dir)
 	}
-	return stampableFS(dir)
+	return skillcache.StampableFS(dir)
+}
+
+// forgetDevs forgets the file system answers of earlier operations: every
+// entry point that may hash a folder calls it first.
+func (s *folderStamps) forgetDevs() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.devs = nil
+	s.mu.Unlock()
 }
 
 // stampableDev is stampableFS of dir, a folder on the device dev (its

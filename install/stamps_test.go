@@ -627,6 +627,45 @@ func TestStampsOnlyOnStampableFS(t *testing.T) {
 	}
 }
 
+// TestStampsDevsForgottenAfterFailedOp checks that the file system
+// answers of an operation that failed before saving (a source gone) are
+// not trusted by the next on the same Installer: the file system may
+// have been remounted since, so the next asks again.
+func TestStampsDevsForgottenAfterFailedOp(t *testing.T) {
+	f := newFixture(t)
+	f.writeSkill(t, "kit/x", "x", "")
+	f.writeSkill(t, "zz/y", "y", "")
+	root := cachetest.Root(t)
+	for _, src := range []string{"kit", "zz"} {
+		if _, err := trustInstaller(t, f, root, nil, Trust{}).Add(t.Context(), AddRequest{Sources: []string{filepath.Join(f.sources, src)}, Agents: agentsOf(t, "claude-code")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 {
+		cachetest.Settle()
+		if _, err := trustInstaller(t, f, root, nil, Trust{}).Sync(t.Context(), SyncRequest{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := trustInstaller(t, f, root, nil, Trust{})
+	in.stampable = func(string) bool { return true }
+	if err := os.RemoveAll(filepath.Join(f.sources, "zz")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Sync(t.Context(), SyncRequest{}); err == nil {
+		t.Fatal("Sync() with a source gone succeeded")
+	}
+	var asked []string
+	in.stampable = func(dir string) bool { asked = append(asked, dir); return false }
+	before := in.stamps.read.Load()
+	if _, err := in.List(t.Context(), ListRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := in.stamps.read.Load() - before; len(asked) == 0 || n == 0 {
+		t.Errorf("List() after a failed Sync() asked of %q and read %d folders; want the file system asked again and the folders read", asked, n)
+	}
+}
+
 // TestStampedReadOpensWhatItStamped checks that a stamped read vouches
 // only for the file it stamped: a file replaced after its stat, by a
 // link or by another file, has the folder read by skill.ContentDigest.
@@ -656,5 +695,53 @@ func TestStampedReadOpensWhatItStamped(t *testing.T) {
 		if err := w.file(p, "SKILL.md", fi); !errors.Is(err, errNoStamps) {
 			t.Errorf("file() of a file replaced after its stat = %v, want errNoStamps", err)
 		}
+	}
+}
+
+// TestSyncRewritesLockFileReadOtherwise checks that a sync with nothing
+// to do writes, in standard form, a lock file edited into one that Go's
+// JSON decodes otherwise than it reads: a key in another case beside
+// the real one (matched case-insensitively), a key twice (the last
+// kept), a key unknown; the entries stay as decoded.
+func TestSyncRewritesLockFileReadOtherwise(t *testing.T) {
+	for name, edit := range map[string]func([]byte) []byte{
+		"a key in another case": func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"source":`), []byte(`"SOURCE": "https://example.com/what-a-reader-sees", "source":`), 1)
+		},
+		"a key alone in another case": func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"source":`), []byte(`"Source":`), 1)
+		},
+		"a key twice": func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"source":`), []byte(`"source": "https://example.com/what-a-reader-sees", "source":`), 1)
+		},
+		"an unknown key": func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"source":`), []byte(`"mirror": "https://example.com/what-a-reader-sees", "source":`), 1)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t)
+			in := f.installer(t)
+			src := f.writeSkill(t, "foo", "foo", "")
+			if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "codex")}); err != nil {
+				t.Fatal(err)
+			}
+			written, err := os.ReadFile(in.lockPath())
+			if err != nil {
+				t.Fatal(err)
+			}
+			edited := edit(written)
+			if bytes.Equal(edited, written) {
+				t.Fatal("the edit changed nothing")
+			}
+			if err := os.WriteFile(in.lockPath(), edited, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := in.Sync(t.Context(), SyncRequest{Frozen: true}); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(in.lockPath()); !bytes.Equal(got, written) {
+				t.Errorf("lock file after a sync with nothing to do =\n%s\nwant it in standard form:\n%s", got, written)
+			}
+		})
 	}
 }

@@ -183,10 +183,14 @@
 //     in it refuses, and a report with findings is never indexed. What
 //     refuses is still decided per call (rule 4): an empty report refuses
 //     under no policy. The index is one record of the skill cache
-//     (<root>/.memo, collected by its GC as its memos), keyed by
-//     audit.RulesVersion, holding the boot's id (an index of another boot
+//     (<root>/.memo, collected by its GC as its memos), keyed by the
+//     reports' format and audit.RulesVersion, holding the boot's id (an index of another boot
 //     is none, as the reports are written without a flush) and a SHA-256
-//     of itself (one cut short or damaged is none); [Checker.Flush]
+//     of itself (one cut short or damaged is none). It is kept only where
+//     the kept reports lie on a file system whose change times a stamp
+//     may stand for, as for package install's stat record (a local one;
+//     not NFS, SMB or FUSE, whose stats the server gives and a client
+//     may cache): elsewhere every report is read; [Checker.Flush]
 //     writes what a checker learnt, and package install calls it at the
 //     end of each operation.
 //

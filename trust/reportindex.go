@@ -37,12 +37,24 @@ type emptyIndex struct {
 	loaded bool
 	stamps map[string]cache.Stamp
 	dirty  bool
+	// off is set when the reports' file system is not one whose stamps
+	// may stand for reading (cache.StampableFS): the index is then none.
+	// It is asked again after each save, an operation's end.
+	off bool
 }
 
+// stampableFS is cache.StampableFS; tests set another.
+var stampableFS = cache.StampableFS
+
 // indexKey names a store's index among the skill cache's records, for
-// the rules of audit.RulesVersion: other rules' reports are other files.
-func indexKey() string {
-	sum := sha256.Sum256([]byte(indexHead + "\x00rules " + audit.RulesVersion))
+// the reports of reportFormat made by the rules of audit.RulesVersion:
+// other rules' reports are other files, and a report of another format
+// is never empty by an index of this one.
+func indexKey() string { return indexKeyOf(reportFormat, audit.RulesVersion) }
+
+// indexKeyOf is indexKey for the reports of format made by rules.
+func indexKeyOf(format, rules string) string {
+	sum := sha256.Sum256([]byte(indexHead + "\x00format " + format + "\x00rules " + rules))
 	return hex.EncodeToString(sum[:])
 }
 
@@ -53,6 +65,9 @@ func (x *emptyIndex) load(dir string) {
 	}
 	x.loaded = true
 	x.stamps = map[string]cache.Stamp{}
+	if x.off = !stampableFS(dir); x.off {
+		return
+	}
 	store, err := cache.Open(dir)
 	if err != nil {
 		return
@@ -67,6 +82,7 @@ func (x *emptyIndex) empty(dir, digest, name string) bool {
 	x.mu.Lock()
 	x.load(dir)
 	st, ok := x.stamps[digest]
+	ok = ok && !x.off
 	x.mu.Unlock()
 	if !ok {
 		return false
@@ -94,7 +110,7 @@ func (x *emptyIndex) found(dir, digest string, st cache.Stamp, taken int64) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.load(dir)
-	if old, ok := x.stamps[digest]; ok && old == st || len(x.stamps) >= maxIndexed {
+	if old, ok := x.stamps[digest]; x.off || ok && old == st || len(x.stamps) >= maxIndexed {
 		return
 	}
 	x.stamps[digest] = st
@@ -106,6 +122,10 @@ func (x *emptyIndex) found(dir, digest string, st cache.Stamp, taken int64) {
 func (x *emptyIndex) save(dir string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if x.off {
+		x.loaded, x.off = false, false // asked again by the next operation
+		return
+	}
 	if !x.dirty {
 		return
 	}

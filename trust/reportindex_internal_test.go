@@ -27,6 +27,9 @@ func indexedStore(t *testing.T) string {
 		t.Skip("no boot id here: no index is kept")
 	}
 	dir := cachetest.Root(t)
+	if !stampableFS(dir) {
+		t.Skip("the cache root is on a file system where no index is kept")
+	}
 	s := newReportStore(dir)
 	s.put(indexDigestA, audit.Report{})
 	s.put(indexDigestB, audit.Report{Findings: []audit.Finding{{Rule: "prerequisite-install", Severity: audit.High, File: "SKILL.md", Line: 3, Message: "m"}}})
@@ -116,6 +119,51 @@ func TestEmptyIndexIgnored(t *testing.T) {
 		if n := len(newIndexed(dir)); n != 0 {
 			t.Errorf("an index %s holds %d reports, want none", name, n)
 		}
+	}
+}
+
+// TestEmptyIndexOnlyOnStampableFS checks that the index is none where
+// the reports' file system is not one whose stamps may stand for reading
+// (a network or FUSE one): every report is read, none indexed, and the
+// file system is asked again after a save.
+func TestEmptyIndexOnlyOnStampableFS(t *testing.T) {
+	dir := indexedStore(t)
+	var asked int
+	stampable := false
+	defer func(f func(string) bool) { stampableFS = f }(stampableFS)
+	stampableFS = func(string) bool { asked++; return stampable }
+	s := newReportStore(dir)
+	if rep, ok := s.get(indexDigestA); !ok || len(rep.Findings) != 0 {
+		t.Fatalf("get(A) = %v, %v; want the empty report", rep, ok)
+	}
+	if s.index.empty(dir, indexDigestA, s.name(indexDigestA)) || len(s.index.stamps) != 0 || asked == 0 {
+		t.Errorf("on a file system not stampable (asked %d times), the index holds %v; want none", asked, s.index.stamps)
+	}
+	s.save()
+	stampable = true
+	asked = 0
+	if _, ok := s.get(indexDigestA); !ok || asked == 0 || !s.index.empty(dir, indexDigestA, s.name(indexDigestA)) {
+		t.Errorf("after a save on a stampable file system (asked %d times), A is not taken from the index", asked)
+	}
+}
+
+// TestIndexKeyOfFormat checks that the index is kept under a key of the
+// reports' format as well as of the rules: an index of reports of
+// another format is another record.
+func TestIndexKeyOfFormat(t *testing.T) {
+	if indexKey() != indexKeyOf(reportFormat, audit.RulesVersion) {
+		t.Errorf("indexKey() is not the key of reportFormat and audit.RulesVersion")
+	}
+	keys := map[string]bool{}
+	for _, k := range []string{
+		indexKeyOf(reportFormat, audit.RulesVersion),
+		indexKeyOf("agentadaptor audit report v0", audit.RulesVersion),
+		indexKeyOf(reportFormat, audit.RulesVersion+"x"),
+	} {
+		keys[k] = true
+	}
+	if len(keys) != 3 {
+		t.Errorf("indexKeyOf gives %d keys for 3 formats and rules, want 3", len(keys))
 	}
 }
 

@@ -802,7 +802,9 @@ digests: content at a pin never changes. To accept it, remove the skill and
 add it again. Sync checks trust as add does (the policy, the signer the lock
 file records, the audit), and a refusal fails the whole sync, changing
 nothing. Without a lock file there is nothing to sync: it says so and
-exits 0, writing nothing (add skills with 'agentskills add SOURCE').`,
+exits 0, writing nothing (add skills with 'agentskills add SOURCE'); with
+--frozen, as npm ci does, it fails then (exit 1), naming the lock file it
+looked for.`,
 		Example: `  agentskills sync
   agentskills sync --frozen`,
 		Args: cobra.NoArgs,
@@ -826,7 +828,7 @@ func runSync(ctx context.Context, opts *syncOptions) error {
 		return err
 	}
 	lock := filepath.Join(in.Root(), ".agents", "agentskills.lock")
-	if _, err := os.Lstat(lock); errors.Is(err, fs.ErrNotExist) && !opts.scope.json {
+	if _, err := os.Lstat(lock); errors.Is(err, fs.ErrNotExist) && !opts.scope.json && !opts.frozen {
 		// Sync writes nothing then either.
 		if !opts.scope.quiet {
 			fmt.Fprintf(opts.io.out, "Nothing to sync: there is no lock file (%s). Add skills with 'agentskills add SOURCE', which writes it.\n", shortPaths()(lock))

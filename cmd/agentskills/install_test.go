@@ -93,7 +93,8 @@ func TestInstallExitCodes(t *testing.T) {
 
 // TestSyncWithoutLockFile checks that a sync in a project without a lock
 // file says there is nothing to sync and how to add skills, exits 0, and
-// writes nothing: no lock file, no folder.
+// writes nothing: no lock file, no folder; and that sync --frozen (as npm
+// ci) fails there instead, exit 1, naming the lock file it looked for.
 func TestSyncWithoutLockFile(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("AGENT_ADAPTOR_SKILL_CACHE_ROOT", t.TempDir())
@@ -104,7 +105,6 @@ func TestSyncWithoutLockFile(t *testing.T) {
 		out  string
 	}{
 		{[]string{"sync"}, "Nothing to sync: there is no lock file (.agents/agentskills.lock). Add skills with 'agentskills add SOURCE', which writes it.\n"},
-		{[]string{"sync", "--frozen"}, "Nothing to sync: there is no lock file (.agents/agentskills.lock). Add skills with 'agentskills add SOURCE', which writes it.\n"},
 		{[]string{"sync", "--quiet"}, ""},
 		{[]string{"sync", "--json"}, "[]\n"},
 	} {
@@ -115,6 +115,16 @@ func TestSyncWithoutLockFile(t *testing.T) {
 		}
 		if names, err := os.ReadDir(project); err != nil || len(names) != 0 {
 			t.Errorf("after %q the project holds %v (%v), want nothing", tt.args, names, err)
+		}
+	}
+	for _, args := range [][]string{{"sync", "--frozen"}, {"sync", "--frozen", "--json"}, {"sync", "--frozen", "--quiet"}} {
+		var stdout, stderr bytes.Buffer
+		code := run(t.Context(), args, strings.NewReader(""), &stdout, &stderr)
+		if code != 1 || !strings.Contains(stderr.String(), "agentskills.lock: no skills are recorded: there is no lock file") || !strings.Contains(stderr.String(), "agentskills add SOURCE") {
+			t.Errorf("run(%q) = %d, stdout %q, stderr %q; want 1 and the lock file named", args, code, stdout.String(), stderr.String())
+		}
+		if names, err := os.ReadDir(project); err != nil || len(names) != 0 {
+			t.Errorf("after %q the project holds %v (%v), want nothing", args, names, err)
 		}
 	}
 }

@@ -58,7 +58,7 @@ func (s *Store) FolderRecord(key string) []byte {
 		return nil
 	}
 	name := path.Join(memoDir, key+folderSuffix)
-	f, err := s.dir.OpenFile(name, os.O_RDONLY, 0)
+	f, err := s.dir.OpenFile(name, os.O_RDONLY|openRecord, 0)
 	if err != nil {
 		return nil
 	}

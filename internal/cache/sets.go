@@ -25,7 +25,7 @@ func (s *Store) SkillSet(key string) []byte {
 		return nil
 	}
 	name := path.Join(memoDir, key+setSuffix)
-	f, err := s.dir.OpenFile(name, os.O_RDONLY, 0)
+	f, err := s.dir.OpenFile(name, os.O_RDONLY|openRecord, 0)
 	if err != nil {
 		return nil
 	}

@@ -62,3 +62,8 @@ func SetRecord(c *skill.Cache, key string, data []byte) error {
 	defer store.Close()
 	return store.SetFolderRecord(key, data)
 }
+
+// StampableFS reports whether the folder dir lies on a file system whose
+// change times a stamp may stand for: a local one the kernel keeps them
+// on, which no user can set back (see internal/cache).
+func StampableFS(dir string) bool { return cache.StampableFS(dir) }
