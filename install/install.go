@@ -184,11 +184,11 @@
 //     when the lock file records nothing. Without a lock file there is
 //     nothing to sync: Sync changes nothing and writes nothing, not even
 //     a lock file; a frozen Sync fails then with [ErrNothingRecorded]. A
-//     run that changes no entry leaves the lock file as it is, byte for
-//     byte, when it reads as it decodes (no key twice in an object, no
-//     key but those written, in their case: Go's JSON would match
-//     "SOURCE" to "source" where jq sees another key); another is
-//     written in standard form.
+//     run that changes no entry leaves the lock file as it is when it
+//     holds, byte for byte, what this package writes for the entries it
+//     decoded; any other (a key twice in an object, a key in another
+//     case, which Go's JSON matches to "source" where jq sees another
+//     key, an unknown key, another layout) is written in standard form.
 //  6. Interruptions: an add, remove or sync marks the skills it is about
 //     to change in the lock file (its "unfinished" list, with their entries
 //     before) and changes them one by one. When its context ends (Ctrl-C)

@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 
 	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
 )
@@ -45,7 +43,7 @@ type lockFile struct {
 	// (rule 6). Empty after every run that ends, even interrupted.
 	Unfinished map[string]*lockEntry `json:"unfinished,omitempty"`
 
-	// raw is the file as read, for readsAsDecoded; nil for a new lock.
+	// raw is the file as read, for asWritten; nil for a new lock.
 	raw []byte
 }
 
@@ -142,98 +140,51 @@ func readLock(path string) (*lockFile, error) {
 	return &l, nil
 }
 
-// readsAsDecoded reports whether the lock file as read says, to any JSON
-// reader, what this package decoded of it: no key twice in an object
-// (Go keeps the last, other readers may keep the first), and no key
-// other than those it encodes (Go matches "SOURCE" to "source", a
-// reader such as jq sees another key, and an unknown key is dropped).
-// Only such a file may be left as it is by a run that changes no entry;
-// another is written in standard form.
-func (l *lockFile) readsAsDecoded() bool {
-	if l.raw == nil || !uniqueKeys(l.raw) {
+// asWritten reports whether the lock file as read holds exactly the
+// bytes this package writes for what it decoded of it. Only such a file
+// is left as it is by a run that changes no entry: any other (a key
+// twice, "SOURCE" beside "source", which Go matches and jq does not, an
+// unknown key, another layout) is written in standard form, so what a
+// person or another JSON reader sees is what this package read.
+func (l *lockFile) asWritten() bool {
+	if l.raw == nil {
 		return false
 	}
-	var decoded lockFile
-	if json.Unmarshal(l.raw, &decoded) != nil {
-		return false
-	}
-	encoded, err := json.Marshal(&decoded)
-	if err != nil {
-		return false
-	}
-	var asRead, asDecoded any
-	if json.Unmarshal(l.raw, &asRead) != nil || json.Unmarshal(encoded, &asDecoded) != nil {
-		return false
-	}
-	return reflect.DeepEqual(asRead, asDecoded)
+	data, err := l.encode(len(l.raw))
+	return err == nil && bytes.Equal(data, l.raw)
 }
 
-// uniqueKeys reports whether data, valid JSON, has no object with a key
-// twice.
-func uniqueKeys(data []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	type level struct {
-		keys   map[string]bool
-		object bool
-		key    bool // the next string is a key
+// encode returns the lock file's bytes, indented; size is a guess of
+// their length.
+func (l *lockFile) encode(size int) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(size + 1<<12)
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(l); err != nil {
+		return nil, err
 	}
-	var stack []*level
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return true
-		}
-		if err != nil {
-			return false
-		}
-		var top *level
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		if s, ok := tok.(string); ok && top != nil && top.object && top.key {
-			if top.keys[s] {
-				return false
-			}
-			top.keys[s] = true
-			top.key = false
-			continue
-		}
-		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, &level{keys: map[string]bool{}, object: true, key: true})
-			continue
-		case json.Delim('['):
-			stack = append(stack, &level{})
-			continue
-		case json.Delim('}'), json.Delim(']'):
-			stack = stack[:len(stack)-1]
-		}
-		// A value ended: in an object, a key comes next.
-		if len(stack) > 0 && stack[len(stack)-1].object {
-			stack[len(stack)-1].key = true
-		}
-	}
+	return buf.Bytes(), nil
 }
 
 // write replaces the lock file atomically and durably; a file that
 // already holds exactly these bytes (a sync with nothing to do) is left
 // as it is.
 func (l *lockFile) write(path string) error {
-	var buf bytes.Buffer
+	size := 0
 	if fi, err := os.Stat(path); err == nil && fi.Size() < 1<<30 {
-		buf.Grow(int(fi.Size()) + 1<<12) // the file as it is, most often
+		size = int(fi.Size()) // the file as it is, most often
 	}
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(l); err != nil {
+	data, err := l.encode(size)
+	if err != nil {
 		return err
 	}
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, buf.Bytes()) {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return atomicfile.Write(path, buf.Bytes(), 0o644)
+	return atomicfile.Write(path, data, 0o644)
 }

@@ -402,7 +402,7 @@ func (in *Installer) applyAll(ctx context.Context, lock *lockFile, plans []*plan
 		}
 	}
 	lock.Unfinished = nil
-	if total == 0 && sameEntries(plans) && lock.readsAsDecoded() {
+	if total == 0 && sameEntries(plans) && lock.asWritten() {
 		return changes, nil
 	}
 	return changes, lock.write(in.lockPath())

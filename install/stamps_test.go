@@ -380,10 +380,15 @@ func TestSyncLeavesLockFile(t *testing.T) {
 			t.Fatalf("Sync() %s = %v", what, err)
 		}
 	}
+	sync("with nothing to do, the file formatted otherwise")
+	if got, _ := os.ReadFile(path); string(got) != string(written) {
+		t.Errorf("lock file formatted otherwise after a sync with nothing to do =\n%s\nwant it in standard form\n%s", got, written)
+	}
+	before, _ = os.Stat(path)
 	sync("with nothing to do")
 	got, _ := os.ReadFile(path)
 	after, _ := os.Stat(path)
-	if string(got) != string(compact) || !os.SameFile(before, after) {
+	if string(got) != string(written) || !os.SameFile(before, after) {
 		t.Errorf("a sync with nothing to do wrote the lock file:\n%s", got)
 	}
 
