@@ -634,7 +634,7 @@ func (s *scanner) find(h *prefilter.Hits, e *expr, t string) []int {
 	if !s.exhaustive {
 		// An expression that is a set of keywords is answered by the
 		// prefilter's occurrences.
-		if loc, ok := s.lf().Find(h, e.id, t); ok {
+		if loc, ok := s.lf().Find(h, e.id); ok {
 			return loc
 		}
 	}
@@ -655,7 +655,7 @@ func (s *scanner) match(h *prefilter.Hits, e *expr, t string) bool {
 		return false
 	}
 	if !s.exhaustive {
-		if loc, ok := s.lf().Find(h, e.id, t); ok {
+		if loc, ok := s.lf().Find(h, e.id); ok {
 			return loc != nil
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/internal/agents"
+	"github.com/agentadaptor/agentadaptor/internal/editdist"
 )
 
 // Scope says whose skills an install changes.
@@ -288,7 +289,7 @@ func nearestAgent(id string) string {
 	for _, a := range known {
 		d := far
 		for _, target := range slices.Concat([]string{a.ID, norm(a.Name)}, strings.Split(a.ID, "-")) {
-			if e := editDistance(n, target); e <= min(2, len(target)/3) {
+			if e := editdist.Distance(n, target); e <= min(2, len(target)/3) {
 				d = min(d, e)
 			}
 		}
@@ -303,33 +304,6 @@ func nearestAgent(id string) string {
 		return ""
 	}
 	return best
-}
-
-// editDistance is the optimal string alignment distance between a and b:
-// the fewest insertions, deletions, substitutions and swaps of adjacent
-// bytes that turn a into b.
-func editDistance(a, b string) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
 }
 
 // DefaultAgents returns the agents detected in e, or claude-code and codex

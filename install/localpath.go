@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentadaptor/agentadaptor/internal/editdist"
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
@@ -52,7 +53,7 @@ func nearestPath(p string) string {
 		}
 		best, bestDist, ties := "", 3, 0
 		for _, e := range entries {
-			d := editDistance(elems[i], e.Name())
+			d := editdist.Distance(elems[i], e.Name())
 			if d > min(2, len(e.Name())/3) {
 				continue
 			}

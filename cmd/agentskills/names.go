@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentadaptor/agentadaptor/internal/editdist"
 	"github.com/spf13/cobra"
 )
 
@@ -105,34 +106,13 @@ func closeness(word string, root *cobra.Command, name string) int {
 		if slices.Contains(c.SuggestFor, word) {
 			return 0
 		}
-		d := edits(word, name)
+		d := editdist.Distance(word, name)
 		for _, alias := range c.Aliases {
-			d = min(d, edits(word, alias))
+			d = min(d, editdist.Distance(word, alias))
 		}
 		return d
 	}
 	return len(word) + len(name)
-}
-
-// edits is the Levenshtein distance between a and b.
-func edits(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // addArgs is add's check of its arguments: at least one SOURCE. Without

@@ -595,14 +595,14 @@ func (f *Filter) Window(h *Hits, i, n int) (lo, hi int) {
 	return lo, hi
 }
 
-// Find returns the leftmost match of expression i in text, the line h
-// was scanned from, as regexp.FindStringIndex does, when the expression
+// Find returns the leftmost match of expression i in the line h was
+// scanned from, as regexp.FindStringIndex does, when the expression
 // is a set of strings and their boundaries (an alternation of keywords,
 // `\b(?:curl|wget)\b`): then the occurrences found are its matches, and
 // at the leftmost one it prefers the first of its strings there. decided
 // is false when Find cannot tell (another expression, a folded text):
 // then run the expression.
-func (f *Filter) Find(h *Hits, i int, text string) (loc []int, decided bool) {
+func (f *Filter) Find(h *Hits, i int) (loc []int, decided bool) {
 	ws := f.exact[i]
 	if ws == nil || h.folded {
 		return nil, false
