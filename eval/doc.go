@@ -1,0 +1,132 @@
+// Package eval runs a skill's evaluations, as the Agent Skills guides
+// "Evaluating skill output quality" and "Optimizing descriptions" set
+// them out, on one agent or several, each run headless with exactly the
+// skills its configuration names: whether a skill helps, before it is
+// installed or updated.
+//
+// # The input
+//
+// A skill's evaluations are in its folder:
+//
+//   - evals/evals.json: {"skill_name", "evals": [{"id", "prompt",
+//     "expected_output", "files", "expectations"}]} ([Suite]). An id is a
+//     number or a string of letters, digits, dots, dashes and
+//     underscores (it names the folder eval-ID); a prompt is required; a
+//     file is a path inside the skill's folder, relative and
+//     slash-separated, to a regular file, copied into every run's fresh
+//     workspace: a file below evals/files/ at its path below that folder
+//     (evals/files/data/x.csv is data/x.csv), any other at its path in
+//     the skill. An expectation is a string, graded by a judge agent, or
+//     an object {"text", "command": [ARGV...]}, this package's addition
+//     for what code can check: the command runs in the run's workspace
+//     after the agent, with SKILL_DIR set to the skill's folder and
+//     OUTPUTS_DIR to the run's outputs folder; exit status 0 passes, its
+//     output (the first 4 KiB) is the evidence, and it is stopped after
+//     [WithCommandTimeout].
+//   - evals/eval_queries.json: [{"query", "should_trigger"}] ([Query]),
+//     the trigger evaluations.
+//
+// [LoadSuite] and [LoadQueries] read and check them; anything malformed
+// (a case without a prompt, an expectation of another JSON type, a file
+// outside the skill or not a regular file, two cases with one id, an
+// unknown field) fails with [ErrInvalidSuite] naming the file, the case
+// and the field, before any agent starts.
+//
+// # Runs
+//
+// [Evaluator.Run] runs every case of the suite, [Request.Runs] times,
+// on every agent of the request, in two configurations: [WithSkill],
+// the skill alone, and the baseline: [WithoutSkill], no skill at all, or
+// [OldSkill], [Request.Baseline] alone (an earlier version of the
+// skill). Each run gets a fresh workspace holding the case's files and
+// nothing else, and the agent sees exactly the configuration's skills:
+// the drivers keep the agent's own user and project skills out, as they
+// do for every run of package adaptor.
+//
+// After the run, the files the agent created or changed in its
+// workspace are copied to the run's outputs/ folder, its final answer
+// to response.md, its events to transcript.jsonl (one JSON object a
+// line, {"type": KIND, ...the event's fields}), and its time and tokens
+// to timing.json ({"total_tokens", "duration_ms"}: the tokens as the
+// agent reports them, input and output; the duration from the start of
+// the agent to its end). A run the agent failed is graded as failing
+// every expectation, with the failure as the evidence, and is not kept
+// (the next [Evaluator.Run] tries it again).
+//
+// # Grading
+//
+// A command expectation is graded by its command. String expectations
+// are graded by [Request.Judge], one agent run per graded run, in a
+// workspace holding that run's outputs and response, asked to answer
+// with the grading.json shape; an answer that does not parse, or a
+// judge that fails or outlasts [WithJudgeTimeout], fails every string
+// expectation of that run with the reason as the evidence: never a
+// pass. Without a judge, string expectations are "not graded": they
+// are listed with "passed": false and "graded": false, left out of
+// every pass rate, and counted in the summary.
+//
+// # The output
+//
+// In [Request.Out], the layout of the guide: iteration-N/eval-ID/CONFIG/
+// with outputs/, response.md, transcript.jsonl, timing.json and
+// grading.json ({"expectations": [{"text", "passed", "evidence"}],
+// "summary": {"passed", "failed", "total", "pass_rate"}}), and
+// iteration-N/benchmark.json ([Benchmark]). With several runs per case,
+// CONFIG/run-K/ holds each run's files (K from 1). With several agents,
+// iteration-N/AGENT/ holds that layout for each agent, and
+// iteration-N/benchmark.json adds "agents": {ID: run_summary}. The
+// trigger evaluations are in iteration-N/triggers.json ([Triggers]).
+//
+// An iteration is one version of the skill: a Run or Triggers of a
+// skill whose content digest the newest iteration recorded (in its
+// iteration.json) writes that iteration again, replacing what that call
+// writes there (Run its eval folders and benchmark.json, Triggers its
+// triggers.json); a skill of other content starts iteration-N+1.
+//
+// # Kept runs
+//
+// Every finished run is kept in Out/.runs, by a digest of what
+// determines it: the configuration's skill content digest (none for
+// without_skill), the agent's id, version and model, the agent settings
+// the request's driver was built with ([Agent.Settings]), the case (its
+// prompt and the digest of its files), and the run's index. A Run reuses
+// a kept run instead of starting the agent, so that an interrupted Run
+// resumes where it stopped and a larger [Request.Runs] costs only the
+// new runs; [Request.Fresh] runs everything again. A grading is kept
+// likewise, by the run's digest, the expectations and the judge, so a
+// changed expectation is graded again without running the agent.
+//
+// # Statistics
+//
+// A run's pass rate is its passed expectations over its graded ones.
+// run_summary gives, per configuration, the mean and (sample) standard
+// deviation over every run of every case of the pass rate, the time in
+// seconds and the tokens, and delta the skill's mean minus the
+// baseline's, as the guide shows. Beside them, [Benchmark] pairs the
+// configurations case by case: each case's mean pass rate in both, the
+// delta's 95% interval by a bootstrap over the cases (10,000
+// resamplings, seeded so that one input gives one interval), pass@k per
+// configuration (a run passes when every graded expectation does; the
+// unbiased estimator over each case's n runs, for k from 1 to n), and
+// flags on cases that tell nothing: passing in every run of every
+// configuration, failing in every run, or flaky (passing some runs and
+// failing others of one configuration).
+//
+// # Trigger evaluations
+//
+// [Evaluator.Triggers] runs each query [TriggerRequest.Runs] times with
+// the skill among [TriggerRequest.Others], on each agent; the skill was
+// triggered when the agent loaded it, as the driver's
+// [driver.SkillEvent] reports. A query passes when its trigger rate is
+// at least 0.5 and it should trigger, or below 0.5 and it should not;
+// precision and recall are per agent, counting a query as triggered
+// when its rate is at least 0.5.
+//
+// # Concurrency and interruption
+//
+// [Request.Jobs] runs that many runs at a time, each in its own
+// workspace. When the context is done, the agents running are stopped,
+// nothing more starts, the runs that finished stay kept, and Run returns
+// the context's error; the output of the iteration is written for the
+// runs that finished.
+package eval
