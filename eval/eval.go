@@ -307,3 +307,49 @@ func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
 func (e *Evaluator) Triggers(ctx context.Context, req TriggerRequest) (*Triggers, error) {
 	return nil, errors.New("not yet")
 }
+
+// Grading is a run's grading.json.
+type Grading struct {
+	Expectations []GradedExpectation `json:"expectations"`
+	Summary      GradingSummary      `json:"summary"`
+}
+
+// GradedExpectation is one expectation's verdict. An expectation left
+// ungraded (a string one without a judge) has Passed false and Graded
+// false, and counts in no pass rate.
+type GradedExpectation struct {
+	Text     string `json:"text"`
+	Passed   bool   `json:"passed"`
+	Evidence string `json:"evidence"`
+	// Graded is false only for an expectation left ungraded; JSON leaves
+	// it out when true.
+	Graded *bool `json:"graded,omitempty"`
+}
+
+// GradingSummary counts a run's graded expectations; PassRate is
+// Passed/Total, 0 when Total is 0. NotGraded counts those left ungraded.
+type GradingSummary struct {
+	Passed    int     `json:"passed"`
+	Failed    int     `json:"failed"`
+	Total     int     `json:"total"`
+	PassRate  float64 `json:"pass_rate"`
+	NotGraded int     `json:"not_graded,omitempty"`
+}
+
+// Timing is a run's timing.json.
+type Timing struct {
+	TotalTokens int64 `json:"total_tokens"`
+	DurationMS  int64 `json:"duration_ms"`
+}
+
+// runResult is one finished run, as the statistics read it.
+type runResult struct {
+	agent   string
+	caseID  CaseID
+	config  Config
+	run     int // from 1
+	grading Grading
+	timing  Timing
+	failed  bool // the agent failed: graded as failing everything
+	reused  bool // read from the kept runs
+}
