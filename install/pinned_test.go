@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -113,5 +114,42 @@ func TestPinnedWithoutCache(t *testing.T) {
 				t.Errorf("Pinned(review) = %q, %v, want the recorded content", got, err)
 			}
 		})
+	}
+}
+
+// TestUpdateDigests checks that an update given the digests a dry run
+// reported installs them, and that one whose source moved since fails
+// with ErrDrift, naming both digests, changing nothing.
+func TestUpdateDigests(t *testing.T) {
+	f := newFixture(t)
+	src := f.writeSkill(t, "review", "review", "")
+	in := f.installer(t)
+	ctx := t.Context()
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(src, "SKILL.md"), []byte(skillMD("review")+"v2\n"), 0o644)
+	ups, _, err := in.Update(ctx, UpdateRequest{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := updateOf(t, ups, "review").Digest
+
+	// The source moves again after the check.
+	os.WriteFile(filepath.Join(src, "SKILL.md"), []byte(skillMD("review")+"v3\n"), 0o644)
+	before := lockBytes(t, f)
+	_, _, err = in.Update(ctx, UpdateRequest{Digests: map[string]string{"review": checked}})
+	if !errors.Is(err, ErrDrift) || !strings.Contains(err.Error(), checked) {
+		t.Errorf("Update(Digests: the checked one) of a source moved since = %v, want ErrDrift naming %s", err, checked)
+	}
+	if !bytes.Equal(before, lockBytes(t, f)) {
+		t.Error("a refused Update changed the lock file")
+	}
+
+	// Back at the checked content: installed.
+	os.WriteFile(filepath.Join(src, "SKILL.md"), []byte(skillMD("review")+"v2\n"), 0o644)
+	ups, _, err = in.Update(ctx, UpdateRequest{Digests: map[string]string{"review": checked}})
+	if err != nil || updateOf(t, ups, "review").Digest != checked {
+		t.Errorf("Update(Digests: the checked one) = %+v, %v, want the checked digest installed", ups, err)
 	}
 }
