@@ -111,3 +111,17 @@ func pinnedSkill(dir, name string) skill.Skill {
 	s.Key = name
 	return s
 }
+
+// InstalledAgents returns the agents the lock file records a skill
+// installed for, sorted by ID. It reads the lock file alone, as
+// [Installer.Installed] does.
+func (in *Installer) InstalledAgents(ctx context.Context) ([]Agent, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	lock, err := in.readCheckedLock()
+	if err != nil {
+		return nil, err
+	}
+	return recordedAgents(lock), nil
+}

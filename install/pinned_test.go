@@ -153,3 +153,26 @@ func TestUpdateDigests(t *testing.T) {
 		t.Errorf("Update(Digests: the checked one) = %+v, %v, want the checked digest installed", ups, err)
 	}
 }
+
+// TestInstalledAgents checks that InstalledAgents lists the agents the
+// lock file records, not every agent that reads their folders, and none
+// without a lock file.
+func TestInstalledAgents(t *testing.T) {
+	f := newFixture(t)
+	in := f.installer(t)
+	if got, err := in.InstalledAgents(t.Context()); err != nil || len(got) != 0 {
+		t.Errorf("InstalledAgents() without a lock file = %v, %v, want none", got, err)
+	}
+	src := f.writeSkill(t, "review", "review", "")
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "codex", "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := in.InstalledAgents(t.Context())
+	var ids []string
+	for _, a := range got {
+		ids = append(ids, a.ID)
+	}
+	if err != nil || strings.Join(ids, ",") != "claude-code,codex" {
+		t.Errorf("InstalledAgents() = %v, %v, want claude-code,codex", ids, err)
+	}
+}
