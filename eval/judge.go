@@ -19,9 +19,9 @@ import (
 // maxJudgeAnswer is the longest judge's answer read, in bytes.
 const maxJudgeAnswer = 256 << 10
 
-// maxObjectStarts is the most places, from the end of an answer, where
-// the grading object is looked for.
-const maxObjectStarts = 256
+// maxSearch bounds the search for the grading object in an answer: the
+// bytes read from the places it may begin, the last first.
+const maxSearch = 2 << 20
 
 // maxListed is the most files of outputs/ the judge's prompt lists.
 const maxListed = 100
@@ -236,7 +236,9 @@ false, "evidence" the quote or fact the verdict rests on:
 // parseJudgeAnswer reads the judge's answer to the expectations texts:
 // one JSON object {"expectations": [{"text", "passed", "evidence"}]},
 // the whole answer, or in the answer's one fenced block, or else the
-// last object in it that decodes and has an "expectations" field. The
+// last object in it that decodes and has an "expectations" field (the
+// search reads at most 2 MiB, from the end: an object followed by a
+// thousand unclosed braces is out of its reach). The
 // object must have one entry per expectation, each with "passed" a JSON
 // boolean, "text" (when given) a string and "evidence" (when given)
 // text; no field twice. Entry I grades expectation I when each entry's
@@ -289,20 +291,46 @@ func findGradingObject(answer string) ([]byte, error) {
 	if block, ok := oneFence(s); ok && hasExpectations([]byte(block)) {
 		return []byte(block), nil
 	}
-	tried := 0
-	for end := len(s); end > 0 && tried < maxObjectStarts; tried++ {
+	budget := maxSearch
+	for end := len(s); end > 0 && budget > 0; {
 		i := strings.LastIndexByte(s[:end], '{')
 		if i < 0 {
 			break
 		}
-		dec := json.NewDecoder(strings.NewReader(s[i:]))
-		var raw json.RawMessage
-		if dec.Decode(&raw) == nil && hasExpectations(raw) {
-			return raw, nil
+		stop, closed := objectEnd(s, i)
+		budget -= stop - i
+		if closed && hasExpectations([]byte(s[i:stop])) {
+			return []byte(s[i:stop]), nil
 		}
 		end = i
 	}
 	return nil, errors.New(`no JSON object with an "expectations" field`)
+}
+
+// objectEnd is the end of the JSON object that begins at s[i], a '{', as
+// its strings and brackets say, and whether it closes before s ends.
+func objectEnd(s string, i int) (int, bool) {
+	depth, inString, escaped := 0, false, false
+	for j := i; j < len(s); j++ {
+		c := s[j]
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString:
+			inString = c != '"'
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			if depth--; depth == 0 {
+				return j + 1, true
+			}
+		}
+	}
+	return len(s), false
 }
 
 // oneFence is the content of the one fenced block of s (``` or ```json),
