@@ -46,6 +46,9 @@ var (
 func (e *Evaluator) grade(ctx context.Context, judge *Agent, skillDir string, c Case, runDir, workspace string, res *adaptor.Result) Grading {
 	g := Grading{Expectations: make([]GradedExpectation, len(c.Expectations))}
 	env := commandEnv(skillDir, runDir)
+	if abs, err := filepath.Abs(workspace); err == nil {
+		workspace = abs // a program's relative path is taken in its folder
+	}
 	var judged []int
 	for i, x := range c.Expectations {
 		if x.Command == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -111,19 +112,25 @@ func TestCommandRunsInWorkspace(t *testing.T) {
 	}
 }
 
-func TestCommandWorkspaceRelativeToSkill(t *testing.T) {
-	// A relative skill folder is given to the command absolute, since the
-	// command runs elsewhere.
-	skillParent := t.TempDir()
-	t.Chdir(skillParent)
-	if err := os.Mkdir("myskill", 0o755); err != nil {
+func TestCommandRelativeFolders(t *testing.T) {
+	// Relative folders are taken in this process's folder: the command
+	// gets SKILL_DIR absolute, and a program's relative path is found in
+	// the workspace.
+	parent := t.TempDir()
+	t.Chdir(parent)
+	for _, dir := range []string{"myskill", "run/outputs", "ws"} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile("ws/check.sh", []byte("#!/bin/sh\npwd\necho \"$SKILL_DIR\"\necho \"$OUTPUTS_DIR\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, runDir, ws := gradeDirs(t)
-	c := Case{Prompt: "p", Expectations: []Expectation{{Text: "t", Command: []string{"sh", "-c", `cd "$SKILL_DIR" && pwd`}}}}
-	g := New().grade(t.Context(), nil, "myskill", c, runDir, ws, nil)
-	if x := g.Expectations[0]; !x.Passed || x.Evidence != filepath.Join(skillParent, "myskill") {
-		t.Errorf("SKILL_DIR: passed %v, evidence %q; want %q", x.Passed, x.Evidence, filepath.Join(skillParent, "myskill"))
+	c := Case{Prompt: "p", Expectations: []Expectation{{Text: "t", Command: []string{"./check.sh"}}}}
+	g := New().grade(t.Context(), nil, "myskill", c, "run", "ws", nil)
+	want := strings.Join([]string{filepath.Join(parent, "ws"), filepath.Join(parent, "myskill"), filepath.Join(parent, "run", "outputs")}, "\n")
+	if x := g.Expectations[0]; !x.Passed || x.Evidence != want {
+		t.Errorf("grade in relative folders = passed %v, %q; want a pass, %q", x.Passed, x.Evidence, want)
 	}
 }
 
@@ -175,7 +182,7 @@ func TestCommandTimeout(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if strings.Contains(tt.script, "setsid") {
-				if _, err := os.Stat("/usr/bin/setsid"); err != nil {
+				if _, err := exec.LookPath("setsid"); err != nil {
 					t.Skip("no setsid")
 				}
 			}
