@@ -95,10 +95,14 @@ func TestCommandRunsInWorkspace(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "result.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(ws, "garbage"), []byte("\x00\x01\x02 not a program"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	c := Case{Prompt: "p", Expectations: []Expectation{
 		{Text: "relative to the workspace", Command: []string{"bin/check.sh"}},
 		{Text: "dot-relative", Command: []string{"./bin/check.sh"}},
 		{Text: "not executable", Command: []string{"./plain.sh"}},
+		{Text: "not a program", Command: []string{"./garbage"}},
 	}}
 	g := New().grade(t.Context(), nil, skillDir, c, runDir, ws, nil)
 	want := strings.Join([]string{ws, skillDir, filepath.Join(runDir, "outputs"), "has-result"}, "\n")
@@ -109,6 +113,9 @@ func TestCommandRunsInWorkspace(t *testing.T) {
 	}
 	if x := g.Expectations[2]; x.Passed || x.Evidence != "not found: ./plain.sh: permission denied" {
 		t.Errorf("%s: passed %v, evidence %q; want a failure, not found: ./plain.sh: permission denied", x.Text, x.Passed, x.Evidence)
+	}
+	if x := g.Expectations[3]; x.Passed || !strings.HasPrefix(x.Evidence, "not run: ") || !strings.Contains(x.Evidence, "exec format error") {
+		t.Errorf("%s: passed %v, evidence %q; want a failure, not run: ...: exec format error", x.Text, x.Passed, x.Evidence)
 	}
 }
 
