@@ -308,3 +308,25 @@ func TestCutUTF8(t *testing.T) {
 		}
 	}
 }
+
+func TestTimeoutDefaults(t *testing.T) {
+	tests := []struct {
+		name           string
+		opts           []Option
+		command, judge time.Duration
+	}{
+		{"none", nil, 2 * time.Minute, 10 * time.Minute},
+		{"zero", []Option{WithCommandTimeout(0), WithJudgeTimeout(0)}, 2 * time.Minute, 10 * time.Minute},
+		{"negative", []Option{WithCommandTimeout(-time.Second), WithJudgeTimeout(-time.Second)}, 2 * time.Minute, 10 * time.Minute},
+		{"set", []Option{WithCommandTimeout(time.Second), WithJudgeTimeout(3 * time.Second)}, time.Second, 3 * time.Second},
+		{"the last wins", []Option{WithCommandTimeout(time.Second), nil, WithCommandTimeout(5 * time.Second)}, 5 * time.Second, 10 * time.Minute},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := New(tt.opts...)
+			if e.cfg.commandTimeout != tt.command || e.cfg.judgeTimeout != tt.judge {
+				t.Errorf("New: command timeout %v, judge timeout %v; want %v, %v", e.cfg.commandTimeout, e.cfg.judgeTimeout, tt.command, tt.judge)
+			}
+		})
+	}
+}
