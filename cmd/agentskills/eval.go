@@ -60,10 +60,10 @@ baseline: --baseline none (the default) runs without_skill, no skill at
 all; --baseline PATH runs old_skill, the skill of that source; --baseline
 lock runs old_skill with the content the project's lock file records for
 the skill's name. Its evals/eval_queries.json queries run --runs times
-with the skill among the skills of --skill, for trigger precision and
-recall. Without either file, or with one malformed (a case without a
-prompt, a file outside the skill), eval exits 2 naming the file, the case
-and the field, before any agent starts.
+(default 3) with the skill among the skills of --skill, for trigger
+precision and recall. Without either file, or with one malformed (a case
+without a prompt, a file outside the skill), eval exits 2 naming the
+file, the case and the field, before any agent starts.
 
 --agent defaults to the agents the project's lock file records that eval
 can run. String expectations are graded by --judge (default: the first
@@ -91,6 +91,7 @@ finished runs are kept: run the same command to resume).`
 
 func newEvalCmd(s *streams) *cobra.Command {
 	opts := &evalOptions{io: s}
+	opts.agentFlags.cmdName = "eval"
 	cmd := &cobra.Command{
 		Use:   "eval SKILL",
 		Short: "Run a skill's evaluations, with and without it, on each agent",

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -351,5 +352,32 @@ func TestEvalBaselinePath(t *testing.T) {
 	code, stdout, stderr := r.run(t, "eval", dir, "--baseline", old, "--agent", "claude-code", "--agent-command", r.agent, "--judge", "none")
 	if code != 0 || !strings.Contains(stdout, "OLD_SKILL") || !strings.Contains(stdout, "-1.00") {
 		t.Errorf("eval --baseline PATH = %d, stdout %q, stderr %q; want old_skill passing, a delta of -1.00", code, stdout, stderr)
+	}
+}
+
+// TestEvalCompletion checks the completion of eval's and update's
+// --agent (the agents eval runs), --judge (those and none) and
+// --baseline (none, lock, and files).
+func TestEvalCompletion(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Chdir(t.TempDir())
+	for _, tt := range []struct {
+		name      string
+		args      []string
+		want      []string
+		directive string
+	}{
+		{"eval agents", []string{"eval", "--agent", "c"}, []string{"claude-code", "codex", "cursor"}, ":6"},
+		{"eval agents after a comma", []string{"eval", "--agent", "codex,c"}, []string{"codex,claude-code", "codex,cursor"}, ":6"},
+		{"update --eval agents", []string{"update", "--eval", "--agent", "gem"}, []string{"gemini-cli"}, ":6"},
+		{"judges", []string{"eval", "--judge", ""}, []string{"claude-code", "codex", "gemini-cli", "qwen-code", "github-copilot", "cursor", "opencode", "none"}, ":4"},
+		{"baselines", []string{"eval", "--baseline", "l"}, []string{"lock"}, ":0"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, directive := complete(t, tt.args...)
+			if !slices.Equal(got, tt.want) || directive != tt.directive {
+				t.Errorf("complete(%q) = %q, %s; want %q, %s", tt.args, got, directive, tt.want, tt.directive)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +28,8 @@ type agentFlags struct {
 	maxTurns        int
 	agentArgs       []string
 	agentCommand    string
+	// command names the command in its warnings: "run" when "".
+	cmdName string
 }
 
 // agentFlagsHelp is the part of run's help about agentFlags, made from
@@ -125,7 +128,7 @@ func (f *agentFlags) settingsFor(a driver.Descriptor, model string, stderr io.Wr
 		return driver.Settings{}, err
 	}
 	if f.skipPermissions || (f.permissionMode != "" && f.permissionMode == a.Bypass) {
-		fmt.Fprintf(stderr, "agentskills run: warning: %s may now run any command without asking (%s)\n", a.Agent, f.bypassFlag(a))
+		fmt.Fprintf(stderr, "agentskills %s: warning: %s may now run any command without asking (%s)\n", cmp.Or(f.cmdName, "run"), a.Agent, f.bypassFlag(a))
 	}
 	return driver.Settings{Command: command, Model: model, PermissionMode: f.permissionMode,
 		SkipPermissions: f.skipPermissions, AllowedTools: f.allowedTools, DisallowedTools: f.disallowedTools,

@@ -45,6 +45,7 @@ them.`
 // register adds the flags of --eval to update's command.
 func (f *updateEvalFlags) register(cmd *cobra.Command, s *streams) {
 	f.io = s
+	f.agentFlags.cmdName = "update"
 	fl := cmd.Flags()
 	fl.BoolVar(&f.on, "eval", false, "evaluate the new content against the pinned one first, and refuse the update when the pass rate drops (see below)")
 	fl.Float64Var(&f.minDelta, "min-delta", 0, "with --eval, the largest drop of the pass rate accepted, as a fraction (0.1 = 10 points)")
