@@ -30,7 +30,32 @@
 // (a case without a prompt, an expectation of another JSON type, a file
 // outside the skill or not a regular file, two cases with one id, an
 // unknown field) fails with [ErrInvalidSuite] naming the file, the case
-// and the field, before any agent starts.
+// and the field, before any agent starts, as FILE: evals[I] (id
+// ID).FIELD: WHAT (I from 0; [I].FIELD in eval_queries.json). The rules:
+//
+//  1. Each file is a regular file inside the skill's folder (read
+//     through an [os.Root]: no link leads out), of at most 8 MiB, holding
+//     one JSON value and nothing after it; no object gives a key twice,
+//     and a key the format does not name is refused. A field the format
+//     makes optional may be left out, but is never null.
+//  2. skill_name is a non-empty string ([Suite.CheckName] compares it
+//     with the skill's name, for the caller that knows it); evals holds 1
+//     to 1,000 cases.
+//  3. An id is a JSON number, kept as written, or a string of 1 to 64
+//     letters, digits, dots, dashes and underscores; a number has at most
+//     64 characters too. No two ids name one folder, case aside (1 and
+//     "1" are one; "a" and "A" are one on some systems).
+//  4. A prompt, a query and an expectation's text are strings with more
+//     than spaces; no string holds NUL.
+//  5. A case has at most 100 files, each a clean relative slash-separated
+//     path (no "..", "." or empty element, no backslash, no colon, not
+//     absolute) to a regular file in the skill (not a link, a folder or a
+//     pipe); no two go to one place of the workspace ([Case.FilePlace]),
+//     or one where another needs a folder, case aside.
+//  6. A case has at most 100 expectations; a command is a non-empty array
+//     of strings whose first is not empty.
+//  7. eval_queries.json holds 1 to 1,000 queries, each with query and
+//     should_trigger (a boolean, required).
 //
 // # Runs
 //
