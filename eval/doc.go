@@ -42,8 +42,8 @@
 //     with the skill's name, for the caller that knows it); evals holds 1
 //     to 1,000 cases.
 //  3. An id is a JSON number, kept as written, or a string of 1 to 64
-//     letters, digits, dots, dashes and underscores; a number has at most
-//     64 characters too. No two ids name one folder, case aside (1 and
+//     letters, digits, dots, dashes and underscores, not ending with a
+//     dot; a number has at most 64 characters too. No two ids name one folder, case aside (1 and
 //     "1" are one; "a" and "A" are one on some systems).
 //  4. A prompt, a query and an expectation's text are strings with more
 //     than spaces; no string holds NUL.
@@ -136,6 +136,18 @@
 // flags on cases that tell nothing: passing in every run of every
 // configuration, failing in every run, or flaky (passing some runs and
 // failing others of one configuration).
+//
+// A run with no graded expectation (none, or string ones without a
+// judge) has no pass rate: it is left out of every pass rate mean, of
+// pass@k and of the flags, and a case with no graded run in a
+// configuration has no pass rate there, no delta, and no place in the
+// interval. A run the agent failed counts in the pass rates (failing),
+// not in the time and tokens. The interval is the percentile one
+// (nearest rank) of the mean of the cases' deltas; with no paired case
+// it is [0, 0], and with one, or with every case of one delta d, [d, d].
+// pass@k goes from k = 1 to the fewest graded runs of a case, averaged
+// over the cases. With several agents, the top-level benchmark pools
+// every agent's runs (a case's runs are every agent's).
 //
 // # Trigger evaluations
 //

@@ -93,10 +93,11 @@ func (id CaseID) MarshalJSON() ([]byte, error) {
 	return json.Marshal(id.text)
 }
 
-// UnmarshalJSON reads a JSON number, kept as written, or a string of 1
-// to 64 letters, digits, dots, dashes and underscores. Anything else
-// (another JSON type, an empty or longer string, another character) is an
-// error wrapping [ErrInvalidSuite].
+// UnmarshalJSON reads a JSON number of at most 64 characters, kept as
+// written, or a string of 1 to 64 letters, digits, dots, dashes and
+// underscores, not ending with a dot. Anything else (another JSON type,
+// an empty or longer string, another character) is an error wrapping
+// [ErrInvalidSuite].
 func (id *CaseID) UnmarshalJSON(b []byte) error {
 	v, problem := parseCaseID(b)
 	if problem != "" {
@@ -146,6 +147,9 @@ func parseCaseID(b []byte) (CaseID, string) {
 		}
 		if i := strings.IndexFunc(s, func(r rune) bool { return !idRune(r) }); i >= 0 {
 			return CaseID{}, fmt.Sprintf("%q holds %q; an id names a folder, with letters, digits, dots, dashes and underscores only: rename the case", s, []rune(s[i:])[0])
+		}
+		if strings.HasSuffix(s, ".") {
+			return CaseID{}, fmt.Sprintf("%q ends with a dot, which some systems drop from a folder's name; rename the case", s)
 		}
 		return CaseID{text: s}, ""
 	default:

@@ -158,7 +158,7 @@ func TestCaseIDJSON(t *testing.T) {
 			t.Errorf("Unmarshal(%s).String() = %q, want %q", in, id.String(), want)
 		}
 	}
-	for _, in := range []string{`null`, `true`, `{}`, `[]`, `[1]`, `""`, `"a b"`, `"a/b"`, `"é"`, `"../x"`, `"a\u0000"`, `"` + strings.Repeat("x", 65) + `"`, strings.Repeat("1", 65)} {
+	for _, in := range []string{`null`, `true`, `{}`, `[]`, `[1]`, `""`, `"a b"`, `"a/b"`, `"é"`, `"../x"`, `"a\u0000"`, `"x."`, `"` + strings.Repeat("x", 65) + `"`, strings.Repeat("1", 65)} {
 		var id CaseID
 		err := json.Unmarshal([]byte(in), &id)
 		if !errors.Is(err, ErrInvalidSuite) || !strings.Contains(err.Error(), "id: ") {
@@ -288,6 +288,7 @@ func TestLoadSuiteRefuses(t *testing.T) {
 		{name: "id empty", evals: suiteWith(`"id": "", ` + prompt), place: "evals[0].id", what: "empty"},
 		{name: "id with a space", evals: suiteWith(`"id": "a b", ` + prompt), place: "evals[0].id", what: `"a b" holds ' '`},
 		{name: "id with a slash", evals: suiteWith(`"id": "../x", ` + prompt), place: "evals[0].id", what: `holds '/'`},
+		{name: "id ending with a dot", evals: suiteWith(`"id": "a.", ` + prompt), place: "evals[0].id", what: `"a." ends with a dot`},
 		{name: "id not ASCII", evals: suiteWith(`"id": "é", ` + prompt), place: "evals[0].id", what: `holds 'é'`},
 		{name: "id too long", evals: suiteWith(`"id": "` + strings.Repeat("x", 65) + `", ` + prompt), place: "evals[0].id", what: "65 characters; an id has at most 64"},
 		{name: "number id too long", evals: suiteWith(`"id": ` + strings.Repeat("1", 65) + `, ` + prompt), place: "evals[0].id", what: "a number of 65 characters"},
