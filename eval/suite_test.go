@@ -227,7 +227,21 @@ func suiteWith(members string) string {
 	return `{"skill_name": "s", "evals": [{` + members + `}]}`
 }
 
-func TestLoadSuiteRefuses(t *testing.T) {
+// suiteRefusal is an evals.json LoadSuite refuses, with the skill's
+// files and what else the skill holds.
+type suiteRefusal struct {
+	name  string
+	evals string
+	files []string
+	setup func(t *testing.T, dir string)
+	// place is what follows FILE: in the message; what a part of the
+	// rest.
+	place, what string
+}
+
+// suiteRefusals are the refusals TestLoadSuiteRefuses checks, and seeds
+// of FuzzLoadSuite.
+func suiteRefusals() []suiteRefusal {
 	const prompt = `"prompt": "p"`
 	many := func(n int, item string) string {
 		return strings.TrimSuffix(strings.Repeat(item+",", n), ",")
@@ -253,15 +267,7 @@ func TestLoadSuiteRefuses(t *testing.T) {
 		b, _ := json.Marshal(fs)
 		return string(b)
 	}
-	tests := []struct {
-		name  string
-		evals string
-		files []string
-		setup func(t *testing.T, dir string)
-		// place is what follows FILE: in the message; what a part of the
-		// rest.
-		place, what string
-	}{
+	return []suiteRefusal{
 		{name: "empty file", evals: " ", place: "", what: "empty"},
 		{name: "not JSON", evals: "{\n\"skill_name\": \"s\",\n\"evals\": [}", place: ":3", what: "not JSON"},
 		{name: "cut short", evals: `{"skill_name": "s"`, place: "", what: "not JSON: the file ends"},
@@ -370,6 +376,10 @@ func TestLoadSuiteRefuses(t *testing.T) {
 			symlink(t, filepath.Join(other, "evals"), filepath.Join(dir, "evals"))
 		}, place: "", what: "cannot be read inside the skill's folder"},
 	}
+}
+
+func TestLoadSuiteRefuses(t *testing.T) {
+	tests := suiteRefusals()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := newSkill(t, tt.evals, tt.files...)
@@ -561,6 +571,11 @@ func FuzzLoadSuite(f *testing.F) {
 	f.Add([]byte(`{"skill_name": "s", "evals": [{"id": 1, "prompt": "p", "files": ["evals/files/d"]}]}`))
 	f.Add([]byte(`{"skill_name": "s", "evals": [{"id": 1e3, "prompt": "p", "prompt": "q"}]} `))
 	f.Add([]byte(`[]`))
+	for _, r := range suiteRefusals() {
+		if len(r.evals) < 1<<16 {
+			f.Add([]byte(r.evals))
+		}
+	}
 	dir := newSkill(f, "", "evals/files/sales_2025.csv", "evals/files/customers.csv", "scripts/helper.py", "evals/files/a", "b/c", "evals/files/d/e")
 	if err := os.Symlink("a", filepath.Join(dir, "evals/files/link")); err != nil {
 		f.Fatal(err)
