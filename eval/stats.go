@@ -24,8 +24,8 @@ const (
 	flagFlaky        = "flaky"
 )
 
-// summarize computes the benchmark of results, one agent's runs (or
-// several agents' pooled, for [summarizeAgents]), in the configurations
+// benchmarkOf computes the benchmark of results, one agent's runs (or
+// several agents' pooled, for [benchmarkOfAgents]), in the configurations
 // WithSkill and baseline (WithoutSkill or OldSkill); runs of another
 // configuration are left out. The order of results does not matter: they
 // are taken in the order of their case, configuration, agent and run, so
@@ -59,7 +59,7 @@ const (
 //     configuration, passed; always_fails when none did; flaky when a
 //     configuration has graded runs both passing and failing. A case with
 //     no graded run has none.
-func summarize(results []runResult, baseline Config) *Benchmark {
+func benchmarkOf(results []runResult, baseline Config) *Benchmark {
 	rs := make([]runResult, 0, len(results))
 	for _, r := range results {
 		if r.config == WithSkill || r.config == baseline {
@@ -160,15 +160,15 @@ func summarize(results []runResult, baseline Config) *Benchmark {
 	return b
 }
 
-// summarizeAgents computes the benchmark.json of an iteration run on
-// agents: with one agent, that agent's ([summarize]); with several, every
+// benchmarkOfAgents computes the benchmark.json of an iteration run on
+// agents: with one agent, that agent's ([benchmarkOf]); with several, every
 // listed agent's runs pooled (each case's runs of every agent are that
 // case's runs), with Agents and PerAgent giving each agent's own (an
 // agent without a run has an empty one). Runs of an agent not listed
 // are left out.
-func summarizeAgents(agents []string, results []runResult, baseline Config) *Benchmark {
+func benchmarkOfAgents(agents []string, results []runResult, baseline Config) *Benchmark {
 	if len(agents) <= 1 {
-		return summarize(results, baseline)
+		return benchmarkOf(results, baseline)
 	}
 	perAgent := map[string][]runResult{}
 	var listed []runResult
@@ -178,11 +178,11 @@ func summarizeAgents(agents []string, results []runResult, baseline Config) *Ben
 			listed = append(listed, r)
 		}
 	}
-	b := summarize(listed, baseline)
+	b := benchmarkOf(listed, baseline)
 	b.Agents = map[string]RunSummary{}
 	b.PerAgent = map[string]*Benchmark{}
 	for _, a := range agents {
-		per := summarize(perAgent[a], baseline)
+		per := benchmarkOf(perAgent[a], baseline)
 		b.Agents[a] = per.RunSummary
 		b.PerAgent[a] = per
 	}
@@ -206,7 +206,7 @@ func compareCaseIDs(a, b CaseID) int {
 }
 
 // configSummary is the statistics of one configuration's runs (see
-// summarize for which runs count in which).
+// benchmarkOf for which runs count in which).
 func configSummary(rs []runResult) *ConfigSummary {
 	var rates, secs, tokens []float64
 	for _, r := range rs {
@@ -285,7 +285,7 @@ func meanPassAtK(cases [][2]int) []float64 {
 }
 
 // bootstrapCI is the 95% percentile interval of the mean of deltas, by
-// resampling them with replacement (see summarize).
+// resampling them with replacement (see benchmarkOf).
 func bootstrapCI(deltas []float64) [2]float64 {
 	if len(deltas) == 0 {
 		return [2]float64{}

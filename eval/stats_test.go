@@ -68,8 +68,8 @@ const tolerance = 1e-12
 
 var approx = cmpopts.EquateApprox(0, tolerance)
 
-func TestSummarizeByHand(t *testing.T) {
-	got := summarize(handResults(), WithoutSkill)
+func TestBenchmarkOfByHand(t *testing.T) {
+	got := benchmarkOf(handResults(), WithoutSkill)
 	// Pass rates, with: 1 1 .5 | 0 0 0 | 1 1 1, mean 11/18; without:
 	// 0 .5 0 | 0 0 0 | 1 1 1, mean 7/18; both have the sum of squared
 	// deviations 612/324, so the stddev sqrt(612/324/8).
@@ -112,7 +112,7 @@ func TestSummarizeByHand(t *testing.T) {
 		Reused:    2,
 	}
 	if diff := cmp.Diff(want, got, approx, cmp.AllowUnexported(CaseID{})); diff != "" {
-		t.Errorf("summarize(hand-computed runs) mismatch (-want +got):\n%s", diff)
+		t.Errorf("benchmarkOf(hand-computed runs) mismatch (-want +got):\n%s", diff)
 	}
 
 	// The order of the runs changes nothing, to the last bit.
@@ -120,35 +120,35 @@ func TestSummarizeByHand(t *testing.T) {
 	for range 20 {
 		rs := handResults()
 		rng.Shuffle(len(rs), func(i, j int) { rs[i], rs[j] = rs[j], rs[i] })
-		if diff := cmp.Diff(got, summarize(rs, WithoutSkill), cmp.AllowUnexported(CaseID{})); diff != "" {
-			t.Fatalf("summarize(shuffled runs) differs (-first +shuffled):\n%s", diff)
+		if diff := cmp.Diff(got, benchmarkOf(rs, WithoutSkill), cmp.AllowUnexported(CaseID{})); diff != "" {
+			t.Fatalf("benchmarkOf(shuffled runs) differs (-first +shuffled):\n%s", diff)
 		}
 	}
 }
 
-func TestSummarizeOldSkill(t *testing.T) {
+func TestBenchmarkOfOldSkill(t *testing.T) {
 	rs := []runResult{run(id1, WithSkill, 1, 1, 1, 1000, 10), run(id1, OldSkill, 1, 0, 1, 3000, 30), run(id1, WithoutSkill, 1, 1, 1, 0, 0)}
-	got := summarize(rs, OldSkill)
+	got := benchmarkOf(rs, OldSkill)
 	if got.RunSummary.WithoutSkill != nil || got.RunSummary.OldSkill == nil {
-		t.Fatalf("summarize(old_skill) = %+v, want old_skill and no without_skill", got.RunSummary)
+		t.Fatalf("benchmarkOf(old_skill) = %+v, want old_skill and no without_skill", got.RunSummary)
 	}
 	want := Delta{PassRate: 1, TimeSeconds: -2, Tokens: -20}
 	if got.RunSummary.Delta != want {
-		t.Errorf("summarize(old_skill).Delta = %+v, want %+v", got.RunSummary.Delta, want)
+		t.Errorf("benchmarkOf(old_skill).Delta = %+v, want %+v", got.RunSummary.Delta, want)
 	}
 	if c := got.Cases[0]; c.Delta != 1 || c.Runs[OldSkill] != 1 || c.Flags != nil {
-		t.Errorf("summarize(old_skill).Cases[0] = %+v, want delta 1, one old_skill run, no flag", c)
+		t.Errorf("benchmarkOf(old_skill).Cases[0] = %+v, want delta 1, one old_skill run, no flag", c)
 	}
 }
 
-func TestSummarizeEmptyAndUngraded(t *testing.T) {
-	b := summarize(nil, WithoutSkill)
+func TestBenchmarkOfEmptyAndUngraded(t *testing.T) {
+	b := benchmarkOf(nil, WithoutSkill)
 	zero := &ConfigSummary{}
 	if diff := cmp.Diff(&Benchmark{RunSummary: RunSummary{WithSkill: zero, WithoutSkill: zero}, PassAtK: map[Config][]float64{}, Cases: []CaseResult{}}, b); diff != "" {
-		t.Errorf("summarize(nil) mismatch (-want +got):\n%s", diff)
+		t.Errorf("benchmarkOf(nil) mismatch (-want +got):\n%s", diff)
 	}
 	if _, err := json.Marshal(b); err != nil {
-		t.Errorf("Marshal(summarize(nil)) = %v", err)
+		t.Errorf("Marshal(benchmarkOf(nil)) = %v", err)
 	}
 
 	// A case whose runs grade nothing (no judge, string expectations) has
@@ -159,7 +159,7 @@ func TestSummarizeEmptyAndUngraded(t *testing.T) {
 		run(id2, WithSkill, 1, 1, 2, 1000, 1), run(id2, WithoutSkill, 1, 0, 2, 1000, 1),
 		run(idB, WithSkill, 1, 1, 1, 1000, 1), // no baseline run yet
 	}
-	b = summarize(rs, WithoutSkill)
+	b = benchmarkOf(rs, WithoutSkill)
 	c := b.Cases[0]
 	if len(c.PassRate) != 0 || c.Delta != 0 || c.Flags != nil || c.Runs[WithSkill] != 1 {
 		t.Errorf("an ungraded case = %+v, want runs counted, no pass rate, delta or flag", c)
@@ -362,8 +362,8 @@ func TestBenchmarkJSON(t *testing.T) {
 		t.Errorf("the guide's benchmark.json mismatch (-want +got):\n%s", diff)
 	}
 
-	// What summarize writes has the guide's shape, with its values.
-	got := summarize(handResults(), WithoutSkill)
+	// What benchmarkOf writes has the guide's shape, with its values.
+	got := benchmarkOf(handResults(), WithoutSkill)
 	out, err := json.Marshal(got)
 	if err != nil {
 		t.Fatal(err)
@@ -432,7 +432,7 @@ func TestBenchmarkJSON(t *testing.T) {
 	}
 }
 
-func TestSummarizeAgents(t *testing.T) {
+func TestBenchmarkOfAgents(t *testing.T) {
 	a := handResults()
 	var other []runResult
 	for _, r := range handResults() {
@@ -444,8 +444,8 @@ func TestSummarizeAgents(t *testing.T) {
 	stray.agent = "not-asked"
 	all := append(append(slices.Clone(a), other...), stray)
 
-	got := summarizeAgents([]string{"a", "b", "idle"}, all, WithoutSkill)
-	pooled := summarize(append(slices.Clone(a), other...), WithoutSkill)
+	got := benchmarkOfAgents([]string{"a", "b", "idle"}, all, WithoutSkill)
+	pooled := benchmarkOf(append(slices.Clone(a), other...), WithoutSkill)
 	if diff := cmp.Diff(pooled.RunSummary, got.RunSummary); diff != "" {
 		t.Errorf("the pooled run_summary mismatch (-want +got):\n%s", diff)
 	}
@@ -453,10 +453,10 @@ func TestSummarizeAgents(t *testing.T) {
 		t.Errorf("pooled cases = %+v, want 3, each with both agents' runs", got.Cases)
 	}
 	opts := []cmp.Option{cmp.AllowUnexported(CaseID{})}
-	if diff := cmp.Diff(summarize(a, WithoutSkill), got.PerAgent["a"], opts...); diff != "" {
+	if diff := cmp.Diff(benchmarkOf(a, WithoutSkill), got.PerAgent["a"], opts...); diff != "" {
 		t.Errorf("PerAgent[a] mismatch (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(summarize(other, WithoutSkill).RunSummary, got.Agents["b"], opts...); diff != "" {
+	if diff := cmp.Diff(benchmarkOf(other, WithoutSkill).RunSummary, got.Agents["b"], opts...); diff != "" {
 		t.Errorf("Agents[b] mismatch (-want +got):\n%s", diff)
 	}
 	if got.Agents["b"].WithSkill.PassRate.Mean != 1 {
@@ -488,11 +488,11 @@ func TestSummarizeAgents(t *testing.T) {
 	}
 
 	// One agent: its own benchmark, without agents.
-	one := summarizeAgents([]string{"a"}, a, WithoutSkill)
+	one := benchmarkOfAgents([]string{"a"}, a, WithoutSkill)
 	if one.Agents != nil || one.PerAgent != nil {
-		t.Errorf("summarizeAgents(one agent) has Agents %v, PerAgent %v; want none", one.Agents, one.PerAgent)
+		t.Errorf("benchmarkOfAgents(one agent) has Agents %v, PerAgent %v; want none", one.Agents, one.PerAgent)
 	}
-	if diff := cmp.Diff(summarize(a, WithoutSkill), one, opts...); diff != "" {
-		t.Errorf("summarizeAgents(one agent) mismatch (-want +got):\n%s", diff)
+	if diff := cmp.Diff(benchmarkOf(a, WithoutSkill), one, opts...); diff != "" {
+		t.Errorf("benchmarkOfAgents(one agent) mismatch (-want +got):\n%s", diff)
 	}
 }

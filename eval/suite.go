@@ -616,7 +616,7 @@ func (in *input) parseCase(root *os.Root, i int, raw json.RawMessage) (Case, err
 			if c.Files[k], problem = text(f); problem != "" {
 				return c, in.errorf(field, "%s", problem)
 			}
-			if problem = checkFile(root, c.Files[k]); problem != "" {
+			if problem = checkCaseFile(root, c.Files[k]); problem != "" {
 				return c, in.errorf(field, "%q: %s", c.Files[k], problem)
 			}
 		}
@@ -645,10 +645,10 @@ func (in *input) parseCase(root *os.Root, i int, raw json.RawMessage) (Case, err
 	return c, nil
 }
 
-// checkFile says what is wrong with name as a file of a case: a clean
+// checkCaseFile says what is wrong with name as a file of a case: a clean
 // relative slash-separated path, inside the skill's folder (root), to a
 // regular file; "" when nothing is.
-func checkFile(root *os.Root, name string) string {
+func checkCaseFile(root *os.Root, name string) string {
 	switch {
 	case name == "":
 		return "empty; give a path inside the skill's folder, as evals/files/data.csv"
