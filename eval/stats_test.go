@@ -496,3 +496,79 @@ func TestBenchmarkOfAgents(t *testing.T) {
 		t.Errorf("benchmarkOfAgents(one agent) mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestBenchmarkOfProperties checks, on random sets of runs, what holds
+// of every benchmark: rates within [0, 1], deltas the differences of
+// their means, pass@k rising with k, the interval within the cases'
+// deltas, flags that do not contradict each other, and JSON that encodes.
+func TestBenchmarkOfProperties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	ids := []CaseID{id1, id2, idB, {text: "10", number: true}, {text: "a"}}
+	for iter := range 200 {
+		baseline := []Config{WithoutSkill, OldSkill}[rng.IntN(2)]
+		var rs []runResult
+		for _, id := range ids[:1+rng.IntN(len(ids))] {
+			for _, c := range []Config{WithSkill, baseline} {
+				for k := range rng.IntN(5) {
+					total := rng.IntN(4)
+					r := run(id, c, k+1, rng.IntN(total+1), total, rng.Int64N(100000), rng.Int64N(10000))
+					r.failed, r.reused = rng.IntN(5) == 0, rng.IntN(3) == 0
+					rs = append(rs, r)
+				}
+			}
+		}
+		b := benchmarkOf(rs, baseline)
+		base := b.RunSummary.WithoutSkill
+		if baseline == OldSkill {
+			base = b.RunSummary.OldSkill
+		}
+		with := b.RunSummary.WithSkill
+		if with == nil || base == nil {
+			t.Fatalf("#%d: run_summary %+v lacks a configuration", iter, b.RunSummary)
+		}
+		for _, s := range []*ConfigSummary{with, base} {
+			if s.PassRate.Mean < 0 || s.PassRate.Mean > 1 || s.PassRate.Stddev < 0 || s.TimeSeconds.Stddev < 0 || s.Tokens.Stddev < 0 {
+				t.Fatalf("#%d: summary %+v out of range", iter, s)
+			}
+		}
+		if d := b.RunSummary.Delta; d.PassRate != with.PassRate.Mean-base.PassRate.Mean || d.Tokens != with.Tokens.Mean-base.Tokens.Mean {
+			t.Fatalf("#%d: delta %+v is not the means' difference", iter, d)
+		}
+		var deltas []float64
+		for _, c := range b.Cases {
+			w, okW := c.PassRate[WithSkill]
+			o, okO := c.PassRate[baseline]
+			if okW && okO {
+				deltas = append(deltas, c.Delta)
+				if c.Delta != w-o {
+					t.Fatalf("#%d: case %s delta %v, want %v", iter, c.ID, c.Delta, w-o)
+				}
+			} else if c.Delta != 0 {
+				t.Fatalf("#%d: case %s unpaired with delta %v", iter, c.ID, c.Delta)
+			}
+			if slices.Contains(c.Flags, "always_passes") && slices.Contains(c.Flags, "always_fails") ||
+				slices.Contains(c.Flags, "flaky") && (slices.Contains(c.Flags, "always_passes") || slices.Contains(c.Flags, "always_fails")) {
+				t.Fatalf("#%d: case %s flags %v contradict each other", iter, c.ID, c.Flags)
+			}
+			for cfg, p := range c.Passed {
+				if p > c.Runs[cfg] {
+					t.Fatalf("#%d: case %s passed %d of %d runs", iter, c.ID, p, c.Runs[cfg])
+				}
+			}
+		}
+		if len(deltas) == 0 && b.DeltaCI95 != [2]float64{} ||
+			len(deltas) > 0 && (b.DeltaCI95[0] > b.DeltaCI95[1] || b.DeltaCI95[0] < slices.Min(deltas) || b.DeltaCI95[1] > slices.Max(deltas)) {
+			t.Fatalf("#%d: interval %v outside the deltas %v", iter, b.DeltaCI95, deltas)
+		}
+		for cfg, ps := range b.PassAtK {
+			for k, p := range ps {
+				if p < 0 || p > 1 || k > 0 && p < ps[k-1]-tolerance {
+					t.Fatalf("#%d: pass@k of %s = %v, not rising within [0, 1]", iter, cfg, ps)
+				}
+			}
+		}
+		if _, err := json.Marshal(b); err != nil {
+			t.Fatalf("#%d: Marshal(benchmark) = %v", iter, err)
+		}
+	}
+}
