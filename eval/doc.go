@@ -43,8 +43,9 @@
 //     to 1,000 cases.
 //  3. An id is a JSON number, kept as written, or a string of 1 to 64
 //     letters, digits, dots, dashes and underscores, not ending with a
-//     dot; a number has at most 64 characters too. No two ids name one folder, case aside (1 and
-//     "1" are one; "a" and "A" are one on some systems).
+//     dot; a number has at most 64 characters too. No two ids name one
+//     folder, case aside (1 and "1" are one; "a" and "A" are one on some
+//     systems).
 //  4. A prompt, a query and an expectation's text are strings with more
 //     than spaces; no string holds NUL.
 //  5. A case has at most 100 files, each a clean relative slash-separated
