@@ -504,8 +504,10 @@ func TestLoadQueries(t *testing.T) {
 	}
 }
 
-func TestLoadQueriesRefuses(t *testing.T) {
-	tests := []struct{ name, in, place, what string }{
+// queryRefusals are the eval_queries.json LoadQueries refuses, with the
+// place and the words of the message; seeds of FuzzLoadQueries too.
+func queryRefusals() []struct{ name, in, place, what string } {
+	return []struct{ name, in, place, what string }{
 		{"not JSON", "[\n{]", ":2", "not JSON"},
 		{"trailing data", `[{"query": "q", "should_trigger": true}] []`, ":1", "data after the JSON value"},
 		{"an object", `{"query": "q", "should_trigger": true}`, "", "an object; write an array of queries"},
@@ -521,6 +523,10 @@ func TestLoadQueriesRefuses(t *testing.T) {
 		{"should_trigger a string", `[{"query": "q", "should_trigger": "yes"}]`, "[0].should_trigger", "a string; give true or false"},
 		{"should_trigger null", `[{"query": "q", "should_trigger": null}]`, "[0].should_trigger", "null; give true or false"},
 	}
+}
+
+func TestLoadQueriesRefuses(t *testing.T) {
+	tests := queryRefusals()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := newSkill(t, "")
@@ -641,6 +647,41 @@ func FuzzLoadSuite(f *testing.F) {
 		}
 		if diff := cmp.Diff(s, again, cmp.AllowUnexported(CaseID{})); diff != "" {
 			t.Fatalf("LoadSuite(%q) written back reads otherwise (-first +again):\n%s", data, diff)
+		}
+	})
+}
+
+// FuzzLoadQueries checks that any content of eval_queries.json either
+// loads, each query holding more than spaces, or fails with
+// ErrInvalidSuite naming the file; never a panic.
+func FuzzLoadQueries(f *testing.F) {
+	f.Add([]byte(`[{"query": "make a chart", "should_trigger": true}, {"query": "hi", "should_trigger": false}]`))
+	for _, r := range queryRefusals() {
+		if len(r.in) < 1<<16 {
+			f.Add([]byte(r.in))
+		}
+	}
+	dir := newSkill(f, "")
+	file := filepath.Join(dir, "evals", "eval_queries.json")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 {
+			return
+		}
+		writeEvals(t, dir, queriesFile, string(data))
+		qs, err := LoadQueries(dir)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidSuite) || !strings.HasPrefix(err.Error(), "invalid evaluation file: "+file) {
+				t.Fatalf("LoadQueries(%q) = %v, want ErrInvalidSuite naming the file", data, err)
+			}
+			return
+		}
+		if len(qs) == 0 || len(qs) > maxQueries {
+			t.Fatalf("LoadQueries(%q) = %d queries", data, len(qs))
+		}
+		for _, q := range qs {
+			if strings.TrimSpace(q.Query) == "" || strings.ContainsRune(q.Query, 0) {
+				t.Fatalf("LoadQueries(%q): query %q breaks a rule", data, q.Query)
+			}
 		}
 	})
 }
