@@ -53,8 +53,10 @@
 //     absolute) to a regular file in the skill (not a link, a folder or a
 //     pipe); no two go to one place of the workspace ([Case.FilePlace]),
 //     or one where another needs a folder, case aside.
-//  6. A case has at most 100 expectations; a command is a non-empty array
-//     of strings whose first is not empty.
+//  6. A case has at most 100 expectations. An expectation object has text,
+//     required, and command, which may be left out (the text is then
+//     graded by the judge, as a string is): a non-empty array of strings
+//     whose first is not empty.
 //  7. eval_queries.json holds 1 to 1,000 queries, each with query and
 //     should_trigger (a boolean, required).
 //
