@@ -502,8 +502,9 @@ func (b boundedDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 // or failed.
 func evalStopped(ctx context.Context, err error, out string, p *evalProgress) error {
 	if ctx.Err() != nil {
-		fmt.Fprintf(p.w, "agentskills eval: stopped; the %d finished %s are kept in %s: run the same command to resume\n",
-			p.finished(), plural(p.finished(), "run", "runs"), out)
+		n := p.finished()
+		fmt.Fprintf(p.w, "agentskills: stopped; %d finished %s %s kept in %s: run the same command to resume\n",
+			n, plural(n, "run", "runs"), plural(n, "is", "are"), shortPath(out))
 		return fmt.Errorf("%w: %w", errInterrupted, err)
 	}
 	if errors.Is(err, eval.ErrInvalidSuite) || errors.Is(err, eval.ErrNoEvals) {
@@ -553,7 +554,9 @@ func (p *evalProgress) step(s eval.Progress) {
 	if s.State == "started" || s.State == "judging" {
 		return
 	}
-	p.done++
+	if s.State != "error" {
+		p.done++ // kept: a run the agent failed is not
+	}
 	if p.quiet {
 		return
 	}

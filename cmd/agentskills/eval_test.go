@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // fakeClaude is a stand-in for Claude Code's program, enough for eval:
@@ -18,7 +20,8 @@ import (
 // reports the mounted skills in system/init as Claude Code does, writes
 // answer.txt in its workspace only when a mounted skill's SKILL.md says
 // WRITE-ANSWER (a model the skill helps), and ends with a result line;
-// with $FAKE_FAIL set it exits 1 without a result.
+// with $FAKE_FAIL set it exits 1 without a result; with $FAKE_BLOCK set,
+// a run without skills creates that file and sleeps.
 const fakeClaude = `#!/bin/sh
 if [ "$1" = "--version" ]; then echo "9.9.9 (Claude Code)"; exit 0; fi
 [ -n "$FAKE_LOG" ] && echo "$*" >> "$FAKE_LOG"
@@ -35,6 +38,7 @@ for a in "$@"; do
   esac
 done
 skills="${skills#,}"
+if [ -z "$skills" ] && [ -n "$FAKE_BLOCK" ]; then : > "$FAKE_BLOCK"; exec sleep 60; fi
 sid=d0203acd-af43-44b0-b74e-678805f3a42b
 printf '{"type":"system","subtype":"init","cwd":"%s","session_id":"%s","skills":[%s],"model":"stand-in"}\n' "$PWD" "$sid" "$skills"
 printf '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":"done","session_id":"%s","duration_ms":5,"usage":{"input_tokens":10,"output_tokens":5}}\n' "$sid"
@@ -74,6 +78,7 @@ func newEvalRig(t *testing.T) *evalRig {
 	t.Setenv("AGENTSKILLS_CLAUDE_CODE_COMMAND", "")
 	t.Setenv("FAKE_LOG", r.log)
 	t.Setenv("FAKE_FAIL", "")
+	t.Setenv("FAKE_BLOCK", "")
 	t.Chdir(r.project)
 	return r
 }
@@ -379,5 +384,83 @@ func TestEvalCompletion(t *testing.T) {
 				t.Errorf("complete(%q) = %q, %s; want %q, %s", tt.args, got, directive, tt.want, tt.directive)
 			}
 		})
+	}
+}
+
+// TestEvalInterrupted checks that Ctrl-C stops an eval with exit 130,
+// keeps the runs that finished and says how to resume, and that the same
+// command then reuses them and runs the rest.
+func TestEvalInterrupted(t *testing.T) {
+	r := newEvalRig(t)
+	dir := r.skill(t, filepath.Join(r.project, "review"), "review", "WRITE-ANSWER", helpedEvals)
+	block := filepath.Join(t.TempDir(), "blocked")
+	t.Setenv("FAKE_BLOCK", block)
+	args := []string{"eval", dir, "--agent", "claude-code", "--agent-command", r.agent, "--judge", "none", "--jobs", "2"}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var out, errs bytes.Buffer
+	done := make(chan int)
+	go func() { done <- run(ctx, args, strings.NewReader(""), &out, &errs) }()
+	// Wait until the run with the skill is kept and the one without it
+	// has started.
+	kept := filepath.Join(r.project, "review-workspace", ".runs", "*", "run.json")
+	deadline := time.Now().Add(time.Minute)
+	for {
+		runs, _ := filepath.Glob(kept)
+		_, err := os.Stat(block)
+		if len(runs) == 1 && err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("the eval did not reach one kept run and one blocked: %d kept, %v; stderr %q", len(runs), err, errs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	code := <-done
+	if code != exitInterrupted || !strings.Contains(errs.String(), "1 finished run is kept") || !strings.Contains(errs.String(), "run the same command to resume") {
+		t.Errorf("an interrupted eval = %d, stderr %q; want 130, the run kept and how to resume", code, errs.String())
+	}
+
+	t.Setenv("FAKE_BLOCK", "")
+	code, _, stderr := r.run(t, args...)
+	if code != 0 || !strings.Contains(stderr, "with_skill run 1: 1/1 passed (reused)") || !strings.Contains(stderr, "without_skill run 1: 0/1 passed\n") {
+		t.Errorf("the eval again = %d, stderr %q; want with_skill reused, without_skill run", code, stderr)
+	}
+}
+
+// TestEvalTriggers checks that a skill with only eval_queries.json runs
+// the trigger evaluations and prints each agent's results.
+func TestEvalTriggers(t *testing.T) {
+	r := newEvalRig(t)
+	dir := r.skill(t, filepath.Join(r.project, "review"), "review", "x", "")
+	queries := `[{"query": "Review my change", "should_trigger": true}, {"query": "Fix the build", "should_trigger": false}]`
+	if err := os.WriteFile(filepath.Join(dir, "evals", "eval_queries.json"), []byte(queries), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := r.skill(t, filepath.Join(t.TempDir(), "lint"), "lint", "x", "")
+	code, stdout, stderr := r.run(t, "eval", dir, "--agent", "claude-code", "--agent-command", r.agent, "--runs", "1", "--skill", other)
+	if code != 0 || !strings.Contains(stdout, "QUERIES PASSED") || !strings.Contains(stdout, "claude-code  1/2") || !strings.Contains(stdout, "triggers.json") {
+		t.Errorf("eval of trigger queries = %d, stdout %q, stderr %q; want claude-code passing 1 of 2 (the stand-in loads no skill)", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "claude-code query 1 with_skill run 1") {
+		t.Errorf("eval of trigger queries: progress %q lacks query 1", stderr)
+	}
+	log, _ := os.ReadFile(r.log)
+	if n := strings.Count(string(log), "\n"); n != 2 {
+		t.Errorf("eval of 2 queries, 1 run each, started the agent %d times, want 2", n)
+	}
+}
+
+// TestEvalJSONFailure checks that eval --json that fails before any run
+// prints only the error line.
+func TestEvalJSONFailure(t *testing.T) {
+	r := newEvalRig(t)
+	dir := r.skill(t, filepath.Join(r.project, "review"), "review", "x", `{"skill_name": "review", "evals": [{"id": 1}]}`)
+	code, stdout, _ := r.run(t, "eval", dir, "--agent", "claude-code", "--json")
+	var line errorLine
+	if err := json.Unmarshal([]byte(stdout), &line); code != exitUsage || err != nil || line.Code != codeInput || strings.Count(stdout, "\n") != 1 {
+		t.Errorf("eval --json of a malformed suite = %d, stdout %q; want 2 and one error line of code input", code, stdout)
 	}
 }

@@ -73,6 +73,9 @@ func newUpdateCmd(s *streams) *cobra.Command {
   agentskills update code-review
   agentskills update --latest --json`,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			if err := opts.eval.checkGiven(cmd); err != nil {
+				return err
+			}
 			return runUpdate(cmd.Context(), opts, args)
 		}),
 	}

@@ -120,3 +120,18 @@ func TestUpdateEvalWithoutEvals(t *testing.T) {
 		t.Error("update --eval of content without evals ran the agent")
 	}
 }
+
+// TestUpdateEvalFlagsNeedEval checks that a flag of --eval given
+// without it is bad usage, and changes nothing.
+func TestUpdateEvalFlagsNeedEval(t *testing.T) {
+	r := newEvalRig(t)
+	src := r.installed(t, "WRITE-ANSWER")
+	pinned := r.lockedDigest(t, "review")
+	r.skill(t, src, "review", "Nothing helpful.", helpedEvals)
+	for _, flag := range [][]string{{"--min-delta", "0.1"}, {"--agent", "codex"}, {"--judge", "none"}, {"--runs", "2"}, {"--agent-command", r.agent}} {
+		code, _, stderr := r.run(t, append([]string{"update"}, flag...)...)
+		if code != exitUsage || !strings.Contains(stderr, flag[0]+" is for --eval") || r.lockedDigest(t, "review") != pinned {
+			t.Errorf("update %s without --eval = %d, stderr %q; want 2, nothing changed", flag, code, stderr)
+		}
+	}
+}

@@ -60,6 +60,23 @@ func (f *updateEvalFlags) register(cmd *cobra.Command, s *streams) {
 	cmd.Long += updateEvalHelp
 }
 
+// evalOnly are update's flags that only --eval reads.
+var evalOnly = []string{"min-delta", "eval-out", "agent", "runs", "judge", "jobs", "model", "run-timeout",
+	"permission-mode", "skip-permissions", "allowed-tools", "disallowed-tools", "max-turns", "agent-arg", "agent-command"}
+
+// checkGiven refuses a flag of --eval given without it: bad usage.
+func (f *updateEvalFlags) checkGiven(cmd *cobra.Command) error {
+	if f.on {
+		return nil
+	}
+	for _, name := range evalOnly {
+		if cmd.Flags().Changed(name) {
+			return usageErrorf("--%s is for --eval, which is not given", name)
+		}
+	}
+	return nil
+}
+
 // updateVerdict is --eval's verdict on one skill: its JSON form is an
 // element of update --json's "evals".
 type updateVerdict struct {
