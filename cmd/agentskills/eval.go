@@ -173,12 +173,16 @@ func runEval(ctx context.Context, opts *evalOptions, src string) error {
 	if err != nil {
 		return interrupted(ctx, err)
 	}
+	m := plan.trust.materializer()
+	if err := plan.checkTrust(ctx, m); err != nil {
+		return interrupted(ctx, err)
+	}
 	agents, judge, err := opts.evalAgents(ctx, env)
 	if err != nil {
 		return interrupted(ctx, err)
 	}
 	progress := newEvalProgress(opts.io.err, opts.quiet || opts.json)
-	ev := eval.New(eval.WithMaterializer(plan.trust.materializer()), eval.WithProgress(progress.step))
+	ev := eval.New(eval.WithMaterializer(m), eval.WithProgress(progress.step))
 	res := evalOutput{Skill: plan.name, Out: plan.out, Agents: agentInfos(agents)}
 	if judge != nil {
 		res.Judge = judge.ID
@@ -308,6 +312,27 @@ func (opts *evalOptions) plan(ctx context.Context, env install.Env, cwd, src str
 	}
 	p.out, err = evalOut(opts.out, src, p.dir, p.name)
 	return p, err
+}
+
+// checkTrust stages every skill of the plan with m, which enforces the
+// trust policy, the signers and the audit, so that a skill they refuse
+// stops eval before any agent starts (as it stops run), not each run.
+func (p *evalPlan) checkTrust(ctx context.Context, m skill.Materializer) error {
+	skills := []skill.Skill{p.skill}
+	if p.baseline.Source != nil {
+		skills = append(skills, p.baseline)
+	}
+	for _, r := range p.others {
+		if s, ok := r.(skill.Skill); ok {
+			skills = append(skills, s)
+		}
+	}
+	for _, s := range skills {
+		if _, err := m.Materialize(ctx, s); err != nil {
+			return fmt.Errorf("skill %s: %w", s.Key, err)
+		}
+	}
+	return nil
 }
 
 // oneSkill is the one skill the source src (of the flag or argument
