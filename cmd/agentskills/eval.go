@@ -300,6 +300,12 @@ func (opts *evalOptions) plan(ctx context.Context, env install.Env, cwd, src str
 	if p.suite == nil && len(p.queries) == 0 {
 		return nil, inputError{fmt.Errorf("%s: %w: the skill has neither evals/evals.json nor evals/eval_queries.json (see docs/eval.md for their shape)", src, eval.ErrNoEvals)}
 	}
+	switch {
+	case p.suite == nil && opts.baseline != "none":
+		return nil, usageErrorf("--baseline is the baseline of evals/evals.json, and %s has none (only evals/eval_queries.json)", src)
+	case len(p.queries) == 0 && len(opts.others) > 0:
+		return nil, usageErrorf("--skill gives the other skills of the trigger evaluations, and %s has no evals/eval_queries.json", src)
+	}
 	if p.suite != nil {
 		if p.baseline, err = opts.baselineSkill(ctx, tr, finder, p.name); err != nil {
 			return nil, err

@@ -451,6 +451,17 @@ func TestEvalTriggers(t *testing.T) {
 	if n := strings.Count(string(log), "\n"); n != 2 {
 		t.Errorf("eval of 2 queries, 1 run each, started the agent %d times, want 2", n)
 	}
+	r.agentRan()
+	code, _, stderr = r.run(t, "eval", dir, "--agent", "claude-code", "--agent-command", r.agent, "--baseline", "lock")
+	if code != exitUsage || !strings.Contains(stderr, "--baseline") || r.agentRan() {
+		t.Errorf("eval --baseline of trigger queries alone = %d, stderr %q; want 2, no agent run", code, stderr)
+	}
+	os.Remove(filepath.Join(dir, "evals", "eval_queries.json"))
+	os.WriteFile(filepath.Join(dir, "evals", "evals.json"), []byte(helpedEvals), 0o644)
+	code, _, stderr = r.run(t, "eval", dir, "--agent", "claude-code", "--agent-command", r.agent, "--skill", other)
+	if code != exitUsage || !strings.Contains(stderr, "--skill") || r.agentRan() {
+		t.Errorf("eval --skill of a skill without trigger queries = %d, stderr %q; want 2, no agent run", code, stderr)
+	}
 }
 
 // TestEvalJSONFailure checks that eval --json that fails before any run
