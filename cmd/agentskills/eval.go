@@ -316,8 +316,15 @@ func (opts *evalOptions) plan(ctx context.Context, env install.Env, cwd, src str
 			return nil, findErr(err)
 		}
 	}
-	p.out, err = evalOut(opts.out, src, p.dir, p.name)
-	return p, err
+	if p.out, err = evalOut(opts.out, src, p.dir, p.name); err != nil {
+		return nil, err
+	}
+	if rel, err := filepath.Rel(p.dir, p.out); err == nil && filepath.IsLocal(rel) || rel == "." {
+		// The iterations would become part of the skill, and change its
+		// content digest with every run.
+		return nil, usageErrorf("--out %s is inside the skill's folder %s: give a folder outside it", opts.out, p.dir)
+	}
+	return p, nil
 }
 
 // checkTrust stages every skill of the plan with m, which enforces the

@@ -127,6 +127,7 @@ func (r *evalRig) agentRan() bool {
 func TestEvalUsage(t *testing.T) {
 	r := newEvalRig(t)
 	dir := r.skill(t, filepath.Join(r.project, "skills", "review"), "review", "WRITE-ANSWER", helpedEvals)
+	r.skill(t, filepath.Join(r.project, "skills", "lint"), "lint", "x", "")
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -144,6 +145,9 @@ func TestEvalUsage(t *testing.T) {
 		{"agent twice", []string{"eval", dir, "--agent", "claude-code,claude-code", "--agent-command", r.agent}, "given twice"},
 		{"flag the agent lacks", []string{"eval", dir, "--agent", "claude-code", "--permission-mode", "yolo"}, "--permission-mode"},
 		{"missing skill", []string{"eval", filepath.Join(r.project, "nope"), "--agent", "claude-code"}, "nope"},
+		{"out inside the skill", []string{"eval", dir, "--agent", "claude-code", "--out", filepath.Join(dir, "ws")}, "inside the skill's folder"},
+		{"out is the skill", []string{"eval", dir, "--agent", "claude-code", "--out", dir}, "inside the skill's folder"},
+		{"several skills", []string{"eval", filepath.Join(r.project, "skills"), "--agent", "claude-code"}, "holds 2 skills"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := r.run(t, tc.args...)
