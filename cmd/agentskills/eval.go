@@ -181,7 +181,7 @@ func runEval(ctx context.Context, opts *evalOptions, src string) error {
 	if err != nil {
 		return interrupted(ctx, err)
 	}
-	progress := newEvalProgress(opts.io.err, opts.quiet || opts.json)
+	progress := newEvalProgress("eval", opts.io.err, opts.quiet || opts.json)
 	ev := eval.New(eval.WithMaterializer(m), eval.WithProgress(progress.step))
 	res := evalOutput{Skill: plan.name, Out: plan.out, Agents: agentInfos(agents)}
 	if judge != nil {
@@ -541,8 +541,8 @@ func (b boundedDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 func evalStopped(ctx context.Context, err error, out string, p *evalProgress) error {
 	if ctx.Err() != nil {
 		n := p.finished()
-		fmt.Fprintf(p.w, "agentskills: stopped; %d finished %s %s kept in %s: run the same command to resume\n",
-			n, plural(n, "run", "runs"), plural(n, "is", "are"), shortPath(out))
+		fmt.Fprintf(p.w, "agentskills %s: stopped; %d finished %s %s kept in %s: run the same command to resume\n",
+			p.cmd, n, plural(n, "run", "runs"), plural(n, "is", "are"), shortPath(out))
 		return fmt.Errorf("%w: %w", errInterrupted, err)
 	}
 	if errors.Is(err, eval.ErrInvalidSuite) || errors.Is(err, eval.ErrNoEvals) {
@@ -568,14 +568,15 @@ func agentInfos(agents []eval.Agent) []evalAgentInfo {
 
 // evalProgress prints one line per finished run on w, unless quiet.
 type evalProgress struct {
+	cmd   string // the command's name, for the line of an interruption
 	w     io.Writer
 	quiet bool
 	mu    sync.Mutex
 	done  int
 }
 
-func newEvalProgress(w io.Writer, quiet bool) *evalProgress {
-	return &evalProgress{w: w, quiet: quiet}
+func newEvalProgress(cmd string, w io.Writer, quiet bool) *evalProgress {
+	return &evalProgress{cmd: cmd, w: w, quiet: quiet}
 }
 
 func (p *evalProgress) finished() int {

@@ -133,7 +133,7 @@ func runUpdateEval(ctx context.Context, opts *updateOptions, in *install.Install
 		if err != nil {
 			return interrupted(ctx, err)
 		}
-		progress := newEvalProgress(opts.io.err, f.quiet || f.json)
+		progress := newEvalProgress("update", opts.io.err, f.quiet || f.json)
 		ev := eval.New(eval.WithProgress(progress.step))
 		for _, u := range moving {
 			v, err := f.judgeUpdate(ctx, in, ev, u, agents, judge)
