@@ -28,7 +28,7 @@ type agentFlags struct {
 	maxTurns        int
 	agentArgs       []string
 	agentCommand    string
-	// command names the command in its warnings: "run" when "".
+	// cmdName names the command in its warnings: "run" when "".
 	cmdName string
 }
 
