@@ -481,7 +481,7 @@ func (opts *evalOptions) evalAgent(ctx context.Context, id string) (eval.Agent, 
 	if err != nil {
 		return eval.Agent{}, err
 	}
-	version, err := agentVersion(ctx, desc, s.Command)
+	version, err := agentVersion(ctx, desc, s.Command, versionTimeout)
 	if err != nil {
 		return eval.Agent{}, err
 	}
@@ -493,9 +493,9 @@ func (opts *evalOptions) evalAgent(ctx context.Context, id string) (eval.Agent, 
 }
 
 // agentVersion runs the agent's program (command, else its name on
-// PATH) with --version, bounded by versionTimeout, and returns the first
-// line it prints. A program not found fails as a run would.
-func agentVersion(ctx context.Context, a driver.Descriptor, command string) (string, error) {
+// PATH) with --version, bounded by limit, and returns the first line it
+// prints. A program not found fails as a run would.
+func agentVersion(ctx context.Context, a driver.Descriptor, command string, limit time.Duration) (string, error) {
 	if command == "" {
 		command = a.Program
 	}
@@ -503,7 +503,7 @@ func agentVersion(ctx context.Context, a driver.Descriptor, command string) (str
 	if err != nil {
 		return "", runError(&driver.ProgramNotFoundError{Command: command, Agent: a.Agent, Package: a.Package, Field: a.Name + ".Config.Command", Err: err}, a.ID)
 	}
-	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, "--version")
 	var out bytes.Buffer
@@ -515,7 +515,7 @@ func agentVersion(ctx context.Context, a driver.Descriptor, command string) (str
 		line = line[:200]
 	}
 	if ctx.Err() != nil && err != nil {
-		return "", fmt.Errorf("%s: %s --version did not answer within %s", a.ID, command, versionTimeout)
+		return "", fmt.Errorf("%s: %s --version did not answer within %s", a.ID, command, limit)
 	}
 	if err != nil {
 		return "", fmt.Errorf("%s: %s --version: %v: %s", a.ID, command, err, line)

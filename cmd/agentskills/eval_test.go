@@ -499,3 +499,44 @@ func TestEvalTrust(t *testing.T) {
 		t.Errorf("eval --allow-risk exfiltration = %d, stderr %q; want 0", code, stderr)
 	}
 }
+
+// TestAgentVersion checks how eval asks an agent's program its version:
+// the first line it prints; a failure or a program that does not answer
+// in time (stopped) is an error naming it.
+func TestAgentVersion(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in programs are shell scripts")
+	}
+	a, _ := runnable("claude-code")
+	dir := t.TempDir()
+	prog := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name, command, want string
+		fails               bool
+	}{
+		{"first line", prog("ok", "echo ' 2.1.0 (Claude Code) '; echo more"), "2.1.0 (Claude Code)", false},
+		{"exit status", prog("bad", "echo broken >&2; exit 3"), "broken", true},
+		{"no answer", prog("slow", "exec sleep 30"), "did not answer within", true},
+		{"not found", filepath.Join(dir, "none"), "was not found", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			got, err := agentVersion(t.Context(), a, tc.command, 300*time.Millisecond)
+			switch {
+			case tc.fails && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("agentVersion(%s) = %q, %v; want an error saying %q", tc.name, got, err, tc.want)
+			case !tc.fails && (err != nil || got != tc.want):
+				t.Errorf("agentVersion(%s) = %q, %v; want %q", tc.name, got, err, tc.want)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("agentVersion(%s) took %s: the program was not stopped", tc.name, d)
+			}
+		})
+	}
+}
