@@ -324,6 +324,9 @@ func (opts *evalOptions) plan(ctx context.Context, env install.Env, cwd, src str
 		// content digest with every run.
 		return nil, usageErrorf("--out %s is inside the skill's folder %s: give a folder outside it", opts.out, p.dir)
 	}
+	if fi, err := os.Stat(p.out); err == nil && !fi.IsDir() {
+		return nil, usageErrorf("--out %s is not a folder", opts.out)
+	}
 	return p, nil
 }
 

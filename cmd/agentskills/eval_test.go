@@ -147,6 +147,7 @@ func TestEvalUsage(t *testing.T) {
 		{"missing skill", []string{"eval", filepath.Join(r.project, "nope"), "--agent", "claude-code"}, "nope"},
 		{"out inside the skill", []string{"eval", dir, "--agent", "claude-code", "--out", filepath.Join(dir, "ws")}, "inside the skill's folder"},
 		{"out is the skill", []string{"eval", dir, "--agent", "claude-code", "--out", dir}, "inside the skill's folder"},
+		{"out a file", []string{"eval", dir, "--agent", "claude-code", "--out", filepath.Join(r.project, "skills", "lint", "SKILL.md")}, "is not a folder"},
 		{"several skills", []string{"eval", filepath.Join(r.project, "skills"), "--agent", "claude-code"}, "holds 2 skills"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
