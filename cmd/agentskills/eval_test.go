@@ -21,7 +21,8 @@ import (
 // answer.txt in its workspace only when a mounted skill's SKILL.md says
 // WRITE-ANSWER (a model the skill helps), and ends with a result line;
 // with $FAKE_FAIL set it exits 1 without a result; with $FAKE_BLOCK set,
-// a run without skills creates that file and sleeps.
+// a run without skills, or with one whose SKILL.md says BLOCK, creates
+// that file and sleeps.
 const fakeClaude = `#!/bin/sh
 if [ "$1" = "--version" ]; then echo "9.9.9 (Claude Code)"; exit 0; fi
 [ -n "$FAKE_LOG" ] && echo "$*" >> "$FAKE_LOG"
@@ -34,6 +35,7 @@ for a in "$@"; do
       [ -e "$s" ] || continue
       skills="$skills,\"$(basename "$s")\""
       grep -q WRITE-ANSWER "$s/SKILL.md" 2>/dev/null && echo helped > answer.txt
+      if [ -n "$FAKE_BLOCK" ] && grep -q BLOCK "$s/SKILL.md" 2>/dev/null; then : > "$FAKE_BLOCK"; exec sleep 60; fi
     done;;
   esac
 done
@@ -401,35 +403,13 @@ func TestEvalInterrupted(t *testing.T) {
 	block := filepath.Join(t.TempDir(), "blocked")
 	t.Setenv("FAKE_BLOCK", block)
 	args := []string{"eval", dir, "--agent", "claude-code", "--agent-command", r.agent, "--judge", "none", "--jobs", "2"}
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	var out, errs bytes.Buffer
-	done := make(chan int)
-	go func() { done <- run(ctx, args, strings.NewReader(""), &out, &errs) }()
-	// Wait until the run with the skill is kept and the one without it
-	// has started.
-	kept := filepath.Join(r.project, "review-workspace", ".runs", "*", "run.json")
-	deadline := time.Now().Add(time.Minute)
-	for {
-		runs, _ := filepath.Glob(kept)
-		_, err := os.Stat(block)
-		if len(runs) == 1 && err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			cancel()
-			t.Fatalf("the eval did not reach one kept run and one blocked: %d kept, %v; stderr %q", len(runs), err, errs.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	cancel()
-	code := <-done
-	if code != exitInterrupted || !strings.Contains(errs.String(), "1 finished run is kept") || !strings.Contains(errs.String(), "run the same command to resume") {
-		t.Errorf("an interrupted eval = %d, stderr %q; want 130, the run kept and how to resume", code, errs.String())
+	code, stderr := r.interrupt(t, args, filepath.Join(r.project, "review-workspace"), block)
+	if code != exitInterrupted || !strings.Contains(stderr, "1 finished run is kept") || !strings.Contains(stderr, "run the same command to resume") {
+		t.Errorf("an interrupted eval = %d, stderr %q; want 130, the run kept and how to resume", code, stderr)
 	}
 
 	t.Setenv("FAKE_BLOCK", "")
-	code, _, stderr := r.run(t, args...)
+	code, _, stderr = r.run(t, args...)
 	if code != 0 || !strings.Contains(stderr, "with_skill run 1: 1/1 passed (reused)") || !strings.Contains(stderr, "without_skill run 1: 0/1 passed\n") {
 		t.Errorf("the eval again = %d, stderr %q; want with_skill reused, without_skill run", code, stderr)
 	}
@@ -540,4 +520,33 @@ func TestAgentVersion(t *testing.T) {
 			}
 		})
 	}
+}
+
+// interrupt runs agentskills with args until one run is kept in the
+// folder out and the stand-in has created block (a run that sleeps),
+// then cancels it as Ctrl-C does, and returns its exit code and stderr.
+func (r *evalRig) interrupt(t *testing.T, args []string, out, block string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	done := make(chan int)
+	go func() { done <- run(ctx, args, strings.NewReader(""), &stdout, &stderr) }()
+	kept := filepath.Join(out, ".runs", "*", "run.json")
+	deadline := time.Now().Add(time.Minute)
+	for {
+		runs, _ := filepath.Glob(kept)
+		_, err := os.Stat(block)
+		if len(runs) == 1 && err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			<-done
+			t.Fatalf("%v did not reach one kept run and one blocked: %d kept, %v; stderr %q", args, len(runs), err, stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	return <-done, stderr.String()
 }

@@ -135,3 +135,23 @@ func TestUpdateEvalFlagsNeedEval(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateEvalInterrupted checks that Ctrl-C during update --eval
+// exits 130, changes nothing, keeps the finished run and says how to
+// resume.
+func TestUpdateEvalInterrupted(t *testing.T) {
+	r := newEvalRig(t)
+	src := r.installed(t, "WRITE-ANSWER")
+	pinned := r.lockedDigest(t, "review")
+	r.skill(t, src, "review", "BLOCK", helpedEvals)
+	block := filepath.Join(t.TempDir(), "blocked")
+	t.Setenv("FAKE_BLOCK", block)
+	args := []string{"update", "--eval", "--agent-command", r.agent, "--judge", "none", "--jobs", "2"}
+	code, stderr := r.interrupt(t, args, filepath.Join(r.project, "review-workspace"), block)
+	if code != exitInterrupted || !strings.Contains(stderr, "agentskills update: stopped; 1 finished run is kept") {
+		t.Errorf("an interrupted update --eval = %d, stderr %q; want 130, the run kept", code, stderr)
+	}
+	if r.lockedDigest(t, "review") != pinned {
+		t.Error("an interrupted update --eval moved the pin")
+	}
+}
