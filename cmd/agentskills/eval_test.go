@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentadaptor/agentadaptor/eval"
 )
 
 // fakeClaude is a stand-in for Claude Code's program, enough for eval:
@@ -549,4 +551,41 @@ func (r *evalRig) interrupt(t *testing.T, args []string, out, block string) (int
 	}
 	cancel()
 	return <-done, stderr.String()
+}
+
+// TestPrintEvalSummary checks the summary of several agents: a row per
+// agent from its own benchmark, with its delta and interval, time,
+// tokens and flagged cases; the failed runs and the expectations left
+// ungraded; the trigger table; and where the iteration is.
+func TestPrintEvalSummary(t *testing.T) {
+	conf := func(rate, secs, tokens float64) *eval.ConfigSummary {
+		return &eval.ConfigSummary{PassRate: eval.Stat{Mean: rate}, TimeSeconds: eval.Stat{Mean: secs}, Tokens: eval.Stat{Mean: tokens}}
+	}
+	one := &eval.Benchmark{RunSummary: eval.RunSummary{WithSkill: conf(0.9, 12.5, 1000), OldSkill: conf(0.5, 10, 900), Delta: eval.Delta{PassRate: 0.4}},
+		DeltaCI95: [2]float64{0.2, 0.6}, Cases: []eval.CaseResult{{Flags: []string{"flaky"}}, {}}}
+	two := &eval.Benchmark{RunSummary: eval.RunSummary{WithSkill: conf(0.25, 20, 3000), Delta: eval.Delta{PassRate: -0.25}},
+		DeltaCI95: [2]float64{-0.5, 0}}
+	res := evalOutput{
+		Agents:    []evalAgentInfo{{ID: "claude-code"}, {ID: "codex"}},
+		Baseline:  eval.OldSkill,
+		Benchmark: &eval.Benchmark{Failed: 1, NotGraded: 3, PerAgent: map[string]*eval.Benchmark{"claude-code": one, "codex": two}},
+		Triggers:  &eval.Triggers{Agents: map[string]eval.AgentTriggers{"codex": {Queries: []eval.QueryResult{{Passed: true}, {}}, Precision: 1, Recall: 0.5}}},
+		Iteration: "/x/review-workspace/iteration-2",
+	}
+	var b strings.Builder
+	printEvalSummary(&b, &res)
+	got := b.String()
+	for _, want := range []string{
+		"AGENT        WITH_SKILL  OLD_SKILL  DELTA (95% CI)        TIME (S)     TOKENS      FLAGGED  NOT GRADED\n",
+		"claude-code  0.90        0.50       +0.40 [+0.20, +0.60]  12.5 / 10.0  1000 / 900  1        0\n",
+		"codex        0.25        -          -0.25 [-0.50, +0.00]  20.0 / -     3000 / -    0        0\n",
+		"1 run failed and is graded as failing every expectation.\n",
+		"3 string expectations were not graded (--judge none), left out of the pass rates.\n",
+		"codex  1/2             1.00       0.50    0\n",
+		"iteration-2 (benchmark.json, triggers.json)\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, got)
+		}
+	}
 }
