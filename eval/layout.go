@@ -122,7 +122,7 @@ func writeIteration(dir string, it *iterationFile, done []*doneRun, agents []str
 	defer os.RemoveAll(stage)
 	for _, d := range done {
 		place := filepath.Join(stage, runPlace(multi, d, runs))
-		if err := os.MkdirAll(place, 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(place, "outputs"), 0o755); err != nil {
 			return err
 		}
 		if err := linkRun(d.dir, place); err != nil {
