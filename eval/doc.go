@@ -44,7 +44,10 @@
 // do for every run of package adaptor.
 //
 // After the run, the files the agent created or changed in its
-// workspace are copied to the run's outputs/ folder, its final answer
+// workspace (regular files only: a link, a FIFO or a device is passed
+// over, never followed or opened; modes 0644, or 0755 for an executable
+// file; at most 10,000 files and 1 GiB, over which the run fails with
+// the limit as the reason) are copied to the run's outputs/ folder, its final answer
 // to response.md, its events to transcript.jsonl (one JSON object a
 // line, {"type": KIND, ...the event's fields}), and its time and tokens
 // to timing.json ({"total_tokens", "duration_ms"}: the tokens as the
@@ -66,6 +69,16 @@
 // every pass rate, and counted in the summary.
 //
 // # The output
+//
+// [Request.Out] is created when missing; it must not be a file, nor lie
+// inside the folder of a skill given by its path (the skill, the
+// baseline, the others of a trigger evaluation): the output would change
+// the skill's content, and so its digest and every kept run's key. Such
+// a request, like one without a required field or with two agents of one
+// id (compared without case) or an id that cannot name a folder (letters,
+// digits, dots, dashes and underscores, not eval-* nor iteration-* nor
+// *.json), fails with [ErrInvalidRequest] naming the field, before any
+// agent starts.
 //
 // In [Request.Out], the layout of the guide: iteration-N/eval-ID/CONFIG/
 // with outputs/, response.md, transcript.jsonl, timing.json and
@@ -94,7 +107,11 @@
 // resumes where it stopped and a larger [Request.Runs] costs only the
 // new runs; [Request.Fresh] runs everything again. A grading is kept
 // likewise, by the run's digest, the expectations and the judge, so a
-// changed expectation is graded again without running the agent.
+// changed expectation is graded again without running the agent, in a
+// workspace rebuilt from the case's files and the run's outputs. A
+// without_skill run depends on no skill's content, so a new version of
+// the skill reuses it. A kept run is written whole or not at all: a
+// crash leaves none half written.
 //
 // # Statistics
 //
