@@ -152,19 +152,14 @@ func readJSON(name string, v any) error {
 	return json.Unmarshal(b, v)
 }
 
-// publish moves the finished run staged to final, Out/.runs/KEY. A kept
-// run already there is left as it is (an identical run won the race),
-// unless replace: then it is replaced.
-func publish(staged, final string, replace bool) error {
+// publish moves the finished run staged to final, Out/.runs/KEY,
+// replacing what is there: a run of the same key (made again by Fresh,
+// or by another job of the same Run), or a folder that is no kept run
+// (one whose files were damaged).
+func publish(staged, final string) error {
 	err := os.Rename(staged, final)
-	if err == nil {
-		return nil
-	}
-	if !isExist(err) {
+	if err == nil || !isExist(err) {
 		return err
-	}
-	if !replace {
-		return os.RemoveAll(staged)
 	}
 	old, err := os.MkdirTemp(filepath.Dir(final), ".old-")
 	if err != nil {

@@ -43,6 +43,12 @@ func lockOut(ctx context.Context, out string) (func(), error) {
 		f.Close()
 		return nil, err
 	}
+	// What a Run that crashed left half written: nothing else uses it
+	// while the lock is held.
+	if err := removeLeftovers(filepath.Join(out, runsDir), ".tmp-", ".old-"); err != nil {
+		f.Close()
+		return nil, err
+	}
 	return func() { f.Close() }, nil
 }
 
@@ -67,7 +73,7 @@ func openIteration(out, digest string) (string, *iterationFile, error) {
 		dir := filepath.Join(out, "iteration-"+strconv.Itoa(newest))
 		var it iterationFile
 		if readJSON(filepath.Join(dir, "iteration.json"), &it) == nil && it.SkillDigest == digest {
-			return dir, &it, removeLeftovers(dir)
+			return dir, &it, removeLeftovers(dir, ".new-", ".old-")
 		}
 	}
 	dir := filepath.Join(out, "iteration-"+strconv.Itoa(newest+1))
@@ -78,15 +84,15 @@ func openIteration(out, digest string) (string, *iterationFile, error) {
 	return dir, it, writeJSON(filepath.Join(dir, "iteration.json"), it)
 }
 
-// removeLeftovers removes the staging folders an interrupted write of the
-// iteration dir left.
-func removeLeftovers(dir string) error {
+// removeLeftovers removes the staging folders of dir, named with one of
+// prefixes, that an interrupted write left.
+func removeLeftovers(dir string, prefixes ...string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".new-") || strings.HasPrefix(e.Name(), ".old-") {
+		if slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(e.Name(), p) }) {
 			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 				return err
 			}

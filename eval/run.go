@@ -388,7 +388,7 @@ func (s *session) runCase(ctx context.Context, skillDir string, judge *Agent, j 
 	if err := writeJSON(filepath.Join(stage, runMarker), marker{Key: key, Fields: mustJSON(runKey{Kind: "case", Skill: j.skill.digestOrNone(), Agent: *agentKeyOf(a), Prompt: j.c.Prompt, Files: j.files, Run: j.run})}); err != nil {
 		return nil, err
 	}
-	if err := publish(stage, final, s.fresh); err != nil {
+	if err := publish(stage, final); err != nil {
 		return nil, err
 	}
 	if !graded {

@@ -716,3 +716,147 @@ func readJSONT(t *testing.T, name string, v any) {
 		t.Fatalf("%s: %v", name, err)
 	}
 }
+
+func TestRunGradesKeptRunsAgain(t *testing.T) {
+	f := newFixture(t)
+	d := &drivertest.Driver{Handler: helpfulAgent}
+	ev := f.evaluator()
+	if _, err := ev.Run(t.Context(), f.request(d)); err != nil {
+		t.Fatal(err)
+	}
+	var g Grading
+	readJSONT(t, filepath.Join(f.out, "iteration-1", "eval-b", "without_skill", "grading.json"), &g)
+	if g.Summary.Passed != 0 {
+		t.Fatalf("without_skill passed before the change: %+v", g)
+	}
+	// Case b now expects the script every run writes: the skill changed
+	// (its evals.json), so its with_skill runs are new; the without_skill
+	// runs are kept and graded again on their outputs.
+	suite := strings.Replace(testSuite, `"answer b",
+  "expectations": [{"text": "answered", "command": ["test", "-f", "answer.txt"]}]`, `"answer b",
+  "expectations": [{"text": "scripted", "command": ["test", "-f", "sub/dir/run.sh"]}]`, 1)
+	if suite == testSuite {
+		t.Fatal("the suite did not change")
+	}
+	if err := os.WriteFile(filepath.Join(f.skillDir, "evals", "evals.json"), []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ev.Run(t.Context(), f.request(d)); err != nil {
+		t.Fatal(err)
+	}
+	if d.Calls() != 6 {
+		t.Errorf("%d calls, want 6: the without_skill runs kept", d.Calls())
+	}
+	readJSONT(t, filepath.Join(f.out, "iteration-2", "eval-b", "without_skill", "grading.json"), &g)
+	if g.Summary.Passed != 1 || g.Expectations[0].Text != "scripted" {
+		t.Errorf("the kept run graded again = %+v, want the new expectation passed", g)
+	}
+	readJSONT(t, filepath.Join(f.out, "iteration-2", "eval-1", "without_skill", "grading.json"), &g)
+	if g.Summary.Passed != 0 || g.Expectations[0].Text != "answered" {
+		t.Errorf("eval-1 without_skill = %+v, want its grading as it was", g)
+	}
+}
+
+func TestProgressOneAtATime(t *testing.T) {
+	f := newFixture(t)
+	var inside, overlaps, steps int32
+	var mu sync.Mutex
+	ev := New(WithMaterializer(f.mat), WithProgress(func(p Progress) {
+		mu.Lock()
+		inside++
+		if inside > 1 {
+			overlaps++
+		}
+		steps++
+		mu.Unlock()
+		mu.Lock()
+		inside--
+		mu.Unlock()
+	}))
+	req := f.request(&drivertest.Driver{Handler: helpfulAgent})
+	req.Jobs, req.Runs = 4, 2
+	if _, err := ev.Run(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	if overlaps != 0 || steps != 16 {
+		t.Errorf("%d progress steps, %d overlapping, want 16 one at a time", steps, overlaps)
+	}
+}
+
+func TestTriggersFailedRunsNotKept(t *testing.T) {
+	f := newFixture(t)
+	fail := true
+	d := &drivertest.Driver{Handler: func(ctx context.Context, req *driver.Request) (*driver.Result, error) {
+		if fail && strings.Contains(req.Prompt, "weather") {
+			return nil, errors.New("rate limited")
+		}
+		return &driver.Result{Text: "ok"}, nil
+	}}
+	req := TriggerRequest{Skill: skill.Dir(f.skillDir), Agents: []Agent{{ID: "a", Driver: d}}, Out: f.out, Runs: 2}
+	got, err := f.evaluator().Triggers(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := got.Agents["a"]
+	if a.Failed != 2 || a.Queries[1].Runs != 0 || a.Queries[1].Passed || a.Queries[0].Runs != 2 {
+		t.Errorf("with failed runs: %+v", a)
+	}
+	fail = false
+	if got, err = f.evaluator().Triggers(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	if d.Calls() != 6 || got.Agents["a"].Failed != 0 || !got.Agents["a"].Queries[1].Passed {
+		t.Errorf("%d calls, %+v, want the 2 failed runs again", d.Calls(), got.Agents["a"])
+	}
+}
+
+func TestRunDamagedKeptRuns(t *testing.T) {
+	f := newFixture(t)
+	d := &drivertest.Driver{Handler: helpfulAgent}
+	ev := f.evaluator()
+	if _, err := ev.Run(t.Context(), f.request(d)); err != nil {
+		t.Fatal(err)
+	}
+	runs := filepath.Join(f.out, runsDir)
+	entries, err := os.ReadDir(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, e := range entries {
+		if e.IsDir() {
+			kept = append(kept, filepath.Join(runs, e.Name()))
+		}
+	}
+	if len(kept) != 4 {
+		t.Fatalf(".runs holds %v", kept)
+	}
+	// One run without its marker (as a crash would leave it, were it not
+	// renamed whole), one without its timing, and what a crash leaves.
+	os.Remove(filepath.Join(kept[0], runMarker))
+	os.Remove(filepath.Join(kept[1], "timing.json"))
+	os.Mkdir(filepath.Join(runs, ".tmp-123"), 0o755)
+	os.Mkdir(filepath.Join(f.out, "iteration-1", ".new-123"), 0o755)
+	if _, err := ev.Run(t.Context(), f.request(d)); err != nil {
+		t.Fatal(err)
+	}
+	if d.Calls() != 6 {
+		t.Errorf("%d calls, want 6: the 2 damaged runs again", d.Calls())
+	}
+	for _, k := range kept[:2] {
+		if _, err := os.Stat(filepath.Join(k, runMarker)); err != nil {
+			t.Errorf("the run made again is not kept: %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(k, "timing.json")); err != nil {
+			t.Errorf("the run made again is not kept whole: %v", err)
+		}
+	}
+	for _, left := range []string{filepath.Join(runs, ".tmp-123"), filepath.Join(f.out, "iteration-1", ".new-123")} {
+		if _, err := os.Stat(left); err == nil {
+			t.Errorf("%s left", left)
+		}
+	}
+	if got := tree(t, filepath.Join(f.out, "iteration-1")); len(got) != 2+4*4+7 {
+		t.Errorf("iteration holds %v", got)
+	}
+}

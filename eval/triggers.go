@@ -250,7 +250,7 @@ func (s *session) runQuery(ctx context.Context, sk *staged, refs []skill.Ref, a 
 	if err := writeJSON(filepath.Join(stage, runMarker), marker{Key: key, Fields: mustJSON(k), Trigger: &trig}); err != nil {
 		return nil, err
 	}
-	if err := publish(stage, final, s.fresh); err != nil {
+	if err := publish(stage, final); err != nil {
 		return nil, err
 	}
 	p.State = queryState(d.triggered, q)
