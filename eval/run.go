@@ -146,6 +146,7 @@ type doneRun struct {
 type job struct {
 	agent  *Agent
 	c      *Case
+	index  int    // c's in the suite
 	files  string // the digest of the case's files
 	config Config
 	skill  *staged // nil for without_skill
@@ -194,8 +195,8 @@ func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
 	}
 	digests := make([]string, len(suite.Evals))
 	for i, c := range suite.Evals {
-		if digests[i], err = filesDigest(ctx, sk.dir, c); err != nil {
-			return nil, fmt.Errorf("%s: %w", sk.skill.Key, err)
+		if digests[i], err = filesDigest(ctx, sk.dir, c, i); err != nil {
+			return nil, err
 		}
 	}
 	unlock, err := lockOut(ctx, out)
@@ -216,7 +217,7 @@ func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
 				s *staged
 			}{{WithSkill, sk}, {baseConfig, baseline}} {
 				for k := 1; k <= runs; k++ {
-					todo = append(todo, job{agent: &req.Agents[i], c: &suite.Evals[ci], files: digests[ci], config: cfg.c, skill: cfg.s, run: k})
+					todo = append(todo, job{agent: &req.Agents[i], c: &suite.Evals[ci], index: ci, files: digests[ci], config: cfg.c, skill: cfg.s, run: k})
 				}
 			}
 		}
@@ -333,7 +334,7 @@ func (s *session) runCase(ctx context.Context, skillDir string, judge *Agent, j 
 		return nil, err
 	}
 	defer os.RemoveAll(ws)
-	if err := copyCaseFiles(skillDir, ws, *j.c); err != nil {
+	if err := copyCaseFiles(skillDir, ws, *j.c, j.index); err != nil {
 		return nil, err
 	}
 	snap, err := snapshot(ctx, ws)
@@ -414,7 +415,7 @@ func (s *session) keptGrading(ctx context.Context, skillDir string, judge *Agent
 		return g, false, err
 	}
 	defer os.RemoveAll(ws)
-	if err := copyCaseFiles(skillDir, ws, *j.c); err != nil {
+	if err := copyCaseFiles(skillDir, ws, *j.c, j.index); err != nil {
 		return g, false, err
 	}
 	if err := overlay(ctx, filepath.Join(final, "outputs"), ws); err != nil {

@@ -526,19 +526,19 @@ func TestCaseFileLinkRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := Case{ID: CaseID{text: "1"}, Files: []string{"evals/files/data/in.txt"}}
-		if _, err := filesDigest(t.Context(), f.skillDir, c); err == nil {
-			t.Errorf("filesDigest of a link to %s: no error", target)
+		if _, err := filesDigest(t.Context(), f.skillDir, c, 0); !errors.Is(err, ErrInvalidSuite) {
+			t.Errorf("filesDigest of a link to %s = %v, want %v", target, err, ErrInvalidSuite)
 		}
 		ws := t.TempDir()
-		if err := copyCaseFiles(f.skillDir, ws, c); err == nil {
-			t.Errorf("copyCaseFiles of a link to %s: no error", target)
+		if err := copyCaseFiles(f.skillDir, ws, c, 0); !errors.Is(err, ErrInvalidSuite) || !strings.Contains(err.Error(), "evals[0] (id 1).files[0]") {
+			t.Errorf("copyCaseFiles of a link to %s = %v, want %v naming the case and file", target, err, ErrInvalidSuite)
 		}
 		if _, err := os.Lstat(filepath.Join(ws, "data", "in.txt")); err == nil {
 			t.Errorf("a link to %s was copied", target)
 		}
 		d := &drivertest.Driver{Handler: helpfulAgent}
 		f.mat = passThrough{}
-		if _, err := f.evaluator().Run(t.Context(), f.request(d)); err == nil || d.Calls() != 0 {
+		if _, err := f.evaluator().Run(t.Context(), f.request(d)); !errors.Is(err, ErrInvalidSuite) || d.Calls() != 0 {
 			t.Errorf("Run with a case file linked to %s = %v after %d calls, want an error before any", target, err, d.Calls())
 		}
 	}

@@ -38,13 +38,14 @@ type fileSum struct {
 // the workspace.
 type caseFile struct {
 	src, place string
+	index      int // in Case.Files
 }
 
 // caseFiles returns c's files with their places, sorted by place.
 func caseFiles(c Case) []caseFile {
 	out := make([]caseFile, 0, len(c.Files))
-	for _, f := range c.Files {
-		out = append(out, caseFile{src: f, place: c.FilePlace(f)})
+	for i, f := range c.Files {
+		out = append(out, caseFile{src: f, place: c.FilePlace(f), index: i})
 	}
 	slices.SortFunc(out, func(a, b caseFile) int {
 		if a.place < b.place {
@@ -77,9 +78,16 @@ func openCaseFile(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
 	return f, fi, nil
 }
 
+// badCaseFile is the error of the file cf of c, case ci of the suite,
+// that cannot be read as a regular file of the skill (a link, maybe
+// swapped in after the suite was checked).
+func badCaseFile(ci int, c Case, cf caseFile, err error) error {
+	return fmt.Errorf("%w: evals/evals.json: evals[%d] (id %s).files[%d]: %s: not a regular file of the skill: %v", ErrInvalidSuite, ci, c.ID, cf.index, cf.src, err)
+}
+
 // filesDigest returns the digest of c's files in the skill folder dir:
-// each place with its content's SHA-256.
-func filesDigest(ctx context.Context, dir string, c Case) (string, error) {
+// each place with its content's SHA-256. ci is c's index in the suite.
+func filesDigest(ctx context.Context, dir string, c Case, ci int) (string, error) {
 	files := caseFiles(c)
 	if len(files) == 0 {
 		return "", nil
@@ -96,7 +104,7 @@ func filesDigest(ctx context.Context, dir string, c Case) (string, error) {
 		}
 		f, _, err := openCaseFile(root, filepath.FromSlash(cf.src))
 		if err != nil {
-			return "", fmt.Errorf("case %s: file %s: %w", c.ID, cf.src, err)
+			return "", badCaseFile(ci, c, cf, err)
 		}
 		fh := sha256.New()
 		_, err = io.Copy(fh, f)
@@ -110,8 +118,8 @@ func filesDigest(ctx context.Context, dir string, c Case) (string, error) {
 }
 
 // copyCaseFiles copies c's files from the skill folder dir into the
-// workspace ws, each at its place.
-func copyCaseFiles(dir, ws string, c Case) error {
+// workspace ws, each at its place. ci is c's index in the suite.
+func copyCaseFiles(dir, ws string, c Case, ci int) error {
 	if len(c.Files) == 0 {
 		return nil
 	}
@@ -126,19 +134,20 @@ func copyCaseFiles(dir, ws string, c Case) error {
 	}
 	defer dst.Close()
 	for _, cf := range caseFiles(c) {
-		if err := copyCaseFile(src, dst, cf); err != nil {
+		in, fi, err := openCaseFile(src, filepath.FromSlash(cf.src))
+		if err != nil {
+			return badCaseFile(ci, c, cf, err)
+		}
+		err = copyCaseFile(in, fi, dst, cf)
+		in.Close()
+		if err != nil {
 			return fmt.Errorf("case %s: file %s: %w", c.ID, cf.src, err)
 		}
 	}
 	return nil
 }
 
-func copyCaseFile(src, dst *os.Root, cf caseFile) error {
-	in, fi, err := openCaseFile(src, filepath.FromSlash(cf.src))
-	if err != nil {
-		return err
-	}
-	defer in.Close()
+func copyCaseFile(in *os.File, fi fs.FileInfo, dst *os.Root, cf caseFile) error {
 	place := filepath.FromSlash(cf.place)
 	if d := filepath.Dir(place); d != "." {
 		if err := dst.MkdirAll(d, 0o755); err != nil {
