@@ -520,7 +520,8 @@ func TestCaseFileLinkRefused(t *testing.T) {
 	secret := filepath.Join(t.TempDir(), "secret")
 	os.WriteFile(secret, []byte("secret"), 0o600)
 	inside := filepath.Join(f.skillDir, "evals", "files", "data", "in.txt")
-	for _, target := range []string{secret, filepath.Join(f.skillDir, "notes.md")} {
+	// A link out of the skill, and one to a file of the skill.
+	for _, target := range []string{secret, "../../../notes.md"} {
 		os.Remove(inside)
 		if err := os.Symlink(target, inside); err != nil {
 			t.Fatal(err)

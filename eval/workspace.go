@@ -59,23 +59,42 @@ func caseFiles(c Case) []caseFile {
 	return out
 }
 
-// openCaseFile opens the regular file name of the skill folder root,
-// refusing a link (also one swapped in after the suite was checked) and
-// anything else that is not a regular file.
-func openCaseFile(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+// errNotRegular is a name that is not a regular file when it is opened.
+var errNotRegular = errors.New("not a regular file")
+
+// openRegular opens the regular file name of root for reading. A link
+// is refused, not followed (os.Root follows a link that stays inside
+// it, whatever the flags), and so is a FIFO or a device, and a name
+// replaced by one of them between the check and the open: the file
+// opened must be the one checked.
+func openRegular(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
+	before, err := root.Lstat(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !before.Mode().IsRegular() {
+		return nil, nil, errNotRegular
+	}
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, nil, err
 	}
 	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("%s is not a regular file", name)
+	if err == nil && (!fi.Mode().IsRegular() || !os.SameFile(before, fi)) {
+		err = errNotRegular
 	}
 	if err != nil {
 		f.Close()
 		return nil, nil, err
 	}
 	return f, fi, nil
+}
+
+// openCaseFile opens the regular file name of the skill folder root,
+// refusing a link (also one swapped in after the suite was checked) and
+// anything else that is not a regular file.
+func openCaseFile(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
+	return openRegular(root, name)
 }
 
 // badCaseFile is the error of the file cf of c, case ci of the suite,
@@ -212,21 +231,14 @@ func walkRegular(ctx context.Context, root *os.Root, visit func(name string, f *
 		if d.IsDir() || !d.Type().IsRegular() {
 			return nil
 		}
-		f, err := root.OpenFile(filepath.FromSlash(name), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+		f, fi, err := openRegular(root, filepath.FromSlash(name))
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ELOOP) {
-				return nil // gone, or a link put in its place
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotRegular) {
+				return nil // gone, or something else put in its place
 			}
 			return err
 		}
 		defer f.Close()
-		fi, err := f.Stat()
-		if err != nil {
-			return err
-		}
-		if !fi.Mode().IsRegular() {
-			return nil
-		}
 		if err := visit(name, f, fi); err != nil && err != errSkip {
 			return err
 		}
