@@ -265,11 +265,11 @@ func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
 	}
 	var bench *Benchmark
 	if len(ids) == 1 {
-		bench = summarize(perAgent[ids[0]], baseConfig)
+		bench = benchmarkOf(perAgent[ids[0]], baseConfig)
 	} else {
 		per := map[string]*Benchmark{}
 		for _, id := range ids {
-			per[id] = summarize(perAgent[id], baseConfig)
+			per[id] = benchmarkOf(perAgent[id], baseConfig)
 		}
 		bench = combine(per)
 	}

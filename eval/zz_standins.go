@@ -4,14 +4,12 @@ package eval
 // land.
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
-	adaptor "github.com/agentadaptor/agentadaptor"
 )
 
 func LoadSuite(dir string) (*Suite, error) {
@@ -70,7 +68,7 @@ func (e *Expectation) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, (*plain)(e))
 }
 
-func summarize(results []runResult, baseline Config) *Benchmark {
+func benchmarkOf(results []runResult, baseline Config) *Benchmark {
 	b := &Benchmark{}
 	for _, r := range results {
 		if r.reused {
@@ -93,26 +91,3 @@ func combine(per map[string]*Benchmark) *Benchmark {
 	return b
 }
 
-func (e *Evaluator) grade(ctx context.Context, judge *Agent, skillDir string, c Case, runDir, workspace string, res *adaptor.Result) Grading {
-	var g Grading
-	for _, x := range c.Expectations {
-		if len(x.Command) == 0 {
-			f := false
-			g.Expectations = append(g.Expectations, GradedExpectation{Text: x.Text, Graded: &f})
-			g.Summary.NotGraded++
-			continue
-		}
-		_, err := os.Stat(filepath.Join(workspace, x.Command[len(x.Command)-1]))
-		g.Expectations = append(g.Expectations, GradedExpectation{Text: x.Text, Passed: err == nil, Evidence: fmt.Sprint(err)})
-		g.Summary.Total++
-		if err == nil {
-			g.Summary.Passed++
-		} else {
-			g.Summary.Failed++
-		}
-	}
-	if g.Summary.Total > 0 {
-		g.Summary.PassRate = float64(g.Summary.Passed) / float64(g.Summary.Total)
-	}
-	return g
-}
