@@ -528,7 +528,7 @@ func failedGrading(c Case, err error) Grading {
 	for _, x := range c.Expectations {
 		g.Expectations = append(g.Expectations, GradedExpectation{Text: x.Text, Evidence: "the run failed: " + err.Error()})
 	}
-	g.Summary = GradingSummary{Failed: len(c.Expectations), Total: len(c.Expectations)}
+	g.Summary = summarize(g.Expectations)
 	return g
 }
 

@@ -861,3 +861,56 @@ func TestRunDamagedKeptRuns(t *testing.T) {
 		t.Errorf("iteration holds %v", got)
 	}
 }
+
+func TestRunJudgesAndKeepsGradings(t *testing.T) {
+	f := newFixture(t)
+	suite := `{"skill_name": "demo", "evals": [{"id": 1, "prompt": "answer one",
+  "expectations": ["the answer is polite", {"text": "answered", "command": ["test", "-f", "answer.txt"]}]}]}`
+	if err := os.WriteFile(filepath.Join(f.skillDir, "evals", "evals.json"), []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := &drivertest.Driver{Handler: helpfulAgent}
+	judge := &drivertest.Driver{Handler: func(ctx context.Context, req *driver.Request) (*driver.Result, error) {
+		_, err := os.Stat(filepath.Join(req.Workspace, "response.md"))
+		return &driver.Result{Text: fmt.Sprintf(`{"expectations": [{"text": "the answer is polite", "passed": %t, "evidence": "response.md says so"}]}`, err == nil)}, nil
+	}}
+	req := f.request(d)
+	req.Judge = &Agent{ID: "judge", Driver: judge}
+	ev := f.evaluator()
+	if _, err := ev.Run(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	var g Grading
+	readJSONT(t, filepath.Join(f.out, "iteration-1", "eval-1", "with_skill", "grading.json"), &g)
+	if g.Summary.Passed != 2 || g.Summary.Total != 2 || g.Expectations[0].Evidence != "response.md says so" {
+		t.Errorf("with_skill grading = %+v, want both passed, the first by the judge", g)
+	}
+	judging := 0
+	for _, p := range f.progress {
+		if p.State == "judging" {
+			judging++
+		}
+	}
+	if judging != 2 || judge.Calls() != 2 {
+		t.Errorf("%d judging steps, %d judge runs, want 2 and 2", judging, judge.Calls())
+	}
+	// Kept runs and their gradings: neither the agent nor the judge again.
+	if _, err := ev.Run(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	if d.Calls() != 2 || judge.Calls() != 2 {
+		t.Errorf("again: %d agent and %d judge runs, want 2 and 2", d.Calls(), judge.Calls())
+	}
+	// Another judge grades the kept runs again, without the agent.
+	req.Judge.Version = "2"
+	if _, err := ev.Run(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	if d.Calls() != 2 || judge.Calls() != 4 {
+		t.Errorf("another judge: %d agent and %d judge runs, want 2 and 4", d.Calls(), judge.Calls())
+	}
+	readJSONT(t, filepath.Join(f.out, "iteration-1", "eval-1", "without_skill", "grading.json"), &g)
+	if !g.Expectations[0].Passed || g.Expectations[1].Passed {
+		t.Errorf("without_skill graded again = %+v, want the judge's pass and the command's failure", g)
+	}
+}

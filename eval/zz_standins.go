@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
 )
 
 func LoadSuite(dir string) (*Suite, error) {
@@ -90,4 +89,3 @@ func combine(per map[string]*Benchmark) *Benchmark {
 	}
 	return b
 }
-
