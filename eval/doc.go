@@ -136,7 +136,9 @@
 // workspace rebuilt from the case's files and the run's outputs. A
 // without_skill run depends on no skill's content, so a new version of
 // the skill reuses it. A kept run is written whole or not at all: a
-// crash leaves none half written.
+// crash leaves none half written. The files of an iteration are hard
+// links to those of the kept runs where the file system allows it: edit
+// neither.
 //
 // # Statistics
 //

@@ -362,6 +362,9 @@ func (s *session) runCase(ctx context.Context, skillDir string, judge *Agent, j 
 				return nil, nil
 			}
 			runErr = err
+			if err := os.RemoveAll(filepath.Join(stage, "outputs")); err != nil {
+				return nil, err // no part of what is over the limit shows
+			}
 		}
 	}
 	if runErr != nil {

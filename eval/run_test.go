@@ -483,6 +483,9 @@ func TestRunOutputsHostile(t *testing.T) {
 		if len(g.Expectations) != 1 || !strings.Contains(g.Expectations[0].Evidence, "more than 4096 bytes") {
 			t.Errorf("eval-b/%s grading = %+v, want the run failed over the limit", cfg, g)
 		}
+		if got := tree(t, filepath.Join(iter, "eval-b", cfg, "outputs")); len(got) != 0 {
+			t.Errorf("eval-b/%s/outputs of a run over the limit holds %v", cfg, got)
+		}
 	}
 	if bench.Failed != 2 {
 		t.Errorf("Failed = %d, want the 2 runs over the limit", bench.Failed)
@@ -912,5 +915,51 @@ func TestRunJudgesAndKeepsGradings(t *testing.T) {
 	readJSONT(t, filepath.Join(f.out, "iteration-1", "eval-1", "without_skill", "grading.json"), &g)
 	if !g.Expectations[0].Passed || g.Expectations[1].Passed {
 		t.Errorf("without_skill graded again = %+v, want the judge's pass and the command's failure", g)
+	}
+}
+
+func TestRunInterruptedWithJobs(t *testing.T) {
+	f := newFixture(t)
+	ctx, cancel := context.WithCancelCause(t.Context())
+	defer cancel(nil)
+	stop := errors.New("stopped by the test")
+	var mu sync.Mutex
+	calls, interrupting := 0, true
+	d := &drivertest.Driver{Handler: func(c context.Context, req *driver.Request) (*driver.Result, error) {
+		mu.Lock()
+		calls++
+		n, stopping := calls, interrupting && calls >= 2
+		mu.Unlock()
+		if n == 2 {
+			cancel(stop)
+		}
+		if stopping {
+			<-c.Done()
+			return nil, c.Err()
+		}
+		return helpfulAgent(c, req)
+	}}
+	req := f.request(d)
+	req.Jobs, req.Runs = 3, 2
+	_, err := f.evaluator().Run(ctx, req)
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, stop) {
+		t.Fatalf("Run = %v, want the context's error and its cause", err)
+	}
+	if n := d.Calls(); n > 4 { // the one finished, the canceller, and at most 2 running beside it
+		t.Errorf("%d runs started, want no new run once stopped", n)
+	}
+	mu.Lock()
+	interrupting = false
+	mu.Unlock()
+	if _, err := f.evaluator().Run(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	d2 := &drivertest.Driver{Handler: helpfulAgent}
+	req.Agents[0].Driver = d2
+	if _, err := f.evaluator().Run(t.Context(), req); err != nil || d2.Calls() != 0 {
+		t.Errorf("a third Run: %v, %d calls, want every run kept", err, d2.Calls())
+	}
+	if got := tree(t, filepath.Join(f.out, "iteration-1")); len(got) != 2+8*4+7*2 {
+		t.Errorf("iteration holds %d files: %v", len(got), got)
 	}
 }
