@@ -252,27 +252,20 @@ func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
 	}
 
 	var finished []*doneRun
-	perAgent := map[string][]runResult{}
 	for _, d := range done {
 		if d != nil {
 			finished = append(finished, d)
-			perAgent[d.res.agent] = append(perAgent[d.res.agent], d.res)
 		}
 	}
 	ids := make([]string, len(req.Agents))
 	for i, a := range req.Agents {
 		ids[i] = a.ID
 	}
-	var bench *Benchmark
-	if len(ids) == 1 {
-		bench = benchmarkOf(perAgent[ids[0]], baseConfig)
-	} else {
-		per := map[string]*Benchmark{}
-		for _, id := range ids {
-			per[id] = benchmarkOf(perAgent[id], baseConfig)
-		}
-		bench = combine(per)
+	var results []runResult
+	for _, d := range finished {
+		results = append(results, d.res)
 	}
+	bench := benchmarkOfAgents(ids, results, baseConfig)
 	bench.Iteration = iter
 	if werr := writeIteration(iter, it, finished, ids, runs, bench); werr != nil {
 		return nil, werr
