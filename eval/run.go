@@ -16,6 +16,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/skillmd"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -192,6 +193,13 @@ func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
 	suite, err := LoadSuite(sk.dir)
 	if err != nil {
 		return nil, err
+	}
+	if md, err := skillmd.ParseDir(sk.dir); err == nil && md.Name != "" {
+		// A SKILL.md that cannot be read fails every with_skill run,
+		// saying why.
+		if err := suite.CheckName(md.Name); err != nil {
+			return nil, err
+		}
 	}
 	digests := make([]string, len(suite.Evals))
 	for i, c := range suite.Evals {

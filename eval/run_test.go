@@ -631,8 +631,24 @@ func TestRunRequestRefused(t *testing.T) {
 			}
 		})
 	}
+	// A suite of another skill, a suite that does not parse.
+	for _, suite := range []string{strings.Replace(testSuite, `"skill_name": "demo"`, `"skill_name": "other"`, 1), `{"evals": []}`} {
+		if err := os.WriteFile(filepath.Join(f.skillDir, "evals", "evals.json"), []byte(suite), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.evaluator().Run(t.Context(), f.request(d)); !errors.Is(err, ErrInvalidSuite) {
+			t.Errorf("Run of the suite %.40s... = %v, want %v", suite, err, ErrInvalidSuite)
+		}
+	}
+	os.Remove(filepath.Join(f.skillDir, "evals", "evals.json"))
+	if _, err := f.evaluator().Run(t.Context(), f.request(d)); !errors.Is(err, ErrNoEvals) {
+		t.Errorf("Run without evals.json = %v, want %v", err, ErrNoEvals)
+	}
 	if d.Calls() != 0 {
 		t.Errorf("%d agent calls for refused requests", d.Calls())
+	}
+	if _, err := os.Stat(f.out); err == nil {
+		t.Errorf("a refused request created %s", f.out)
 	}
 	if _, err := os.Stat(filepath.Join(f.skillDir, "evals", "out")); err == nil {
 		t.Error("a refused Out was created in the skill")
