@@ -73,10 +73,10 @@
 //
 // After the run, the files the agent created or changed in its
 // workspace (regular files only: a link, a FIFO or a device is passed
-// over, never followed or opened; modes 0644, or 0755 for an executable
-// file; at most 10,000 files and 1 GiB, over which the run fails with
-// the limit as the reason) are copied to the run's outputs/ folder, its final answer
-// to response.md, its events to transcript.jsonl (one JSON object a
+// over, never followed or opened; modes 0644, or 0755 for an
+// executable file; at most 10,000 files and 1 GiB, over which the run
+// fails with the limit as the reason and keeps no outputs) are copied
+// to the run's outputs/ folder, its final answer to response.md, its events to transcript.jsonl (one JSON object a
 // line, {"type": KIND, ...the event's fields}), and its time and tokens
 // to timing.json ({"total_tokens", "duration_ms"}: the tokens as the
 // agent reports them, input and output; the duration from the start of
@@ -204,13 +204,22 @@
 // [driver.SkillEvent] reports. A query passes when its trigger rate is
 // at least 0.5 and it should trigger, or below 0.5 and it should not;
 // precision and recall are per agent, counting a query as triggered
-// when its rate is at least 0.5.
+// when its rate is at least 0.5 (precision: the triggered queries that
+// should trigger, over the triggered; recall: the triggered queries
+// that should trigger, over those that should; 0 when nothing is
+// counted). Each run's workspace is empty; a run the agent failed
+// counts in [AgentTriggers.Failed] and in no rate, and is not kept.
+// Runs are kept as Run keeps them, by the skill's and the others'
+// content digests, the agent, the query and the run's index. Each of
+// [TriggerRequest.Others] must be a skill (skill.Dir, ...), not a
+// provider's key: its content is part of the key.
 //
 // # Concurrency and interruption
 //
 // [Request.Jobs] runs that many runs at a time, each in its own
 // workspace. When the context is done, the agents running are stopped,
 // nothing more starts, the runs that finished stay kept, and Run returns
-// the context's error; the output of the iteration is written for the
-// runs that finished.
+// the context's error (with its cause); the output of the iteration is
+// written for the runs that finished, and the next Run makes the others.
+// One Run or Triggers at a time writes in an Out: another waits for it.
 package eval
