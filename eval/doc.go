@@ -159,7 +159,9 @@
 // a kept run instead of starting the agent, so that an interrupted Run
 // resumes where it stopped and a larger [Request.Runs] costs only the
 // new runs; [Request.Fresh] runs everything again. A grading is kept
-// likewise, by the run's digest, the expectations and the judge, so a
+// likewise, by the run's digest, the expectations and the judge (and,
+// for a case with a command, the digest of the skill whose folder is
+// its SKILL_DIR), so a
 // changed expectation is graded again without running the agent, in a
 // workspace rebuilt from the case's files and the run's outputs. A
 // without_skill run depends on no skill's content, so a new version of

@@ -72,6 +72,9 @@ type gradingKey struct {
 	ExpectedOutput string        `json:"expected_output"`
 	Expectations   []Expectation `json:"expectations"`
 	Judge          *agentKey     `json:"judge"`
+	// SkillDir is the content digest of the skill whose folder is the
+	// commands' SKILL_DIR, for a case with a command expectation.
+	SkillDir string `json:"skill_dir,omitempty"`
 }
 
 // digestOf returns the SHA-256 of v's JSON, in hex.

@@ -242,7 +242,7 @@ func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
 			if gctx.Err() != nil {
 				return nil // nothing starts once stopped
 			}
-			d, err := s.runCase(gctx, sk.dir, req.Judge, todo[i])
+			d, err := s.runCase(gctx, sk, req.Judge, todo[i])
 			done[i] = d
 			return err
 		})
@@ -295,10 +295,14 @@ func interrupted(key string, ctx context.Context) error {
 
 // runCase makes or reuses one run of a case. It returns nil and no
 // error for a run ctx stopped.
-func (s *session) runCase(ctx context.Context, skillDir string, judge *Agent, j job) (*doneRun, error) {
-	a := j.agent
+func (s *session) runCase(ctx context.Context, sk *staged, judge *Agent, j job) (*doneRun, error) {
+	a, skillDir := j.agent, sk.dir
 	key := digestOf(runKey{Kind: "case", Skill: j.skill.digestOrNone(), Agent: *agentKeyOf(a), Prompt: j.c.Prompt, Files: j.files, Run: j.run})
-	gkey := digestOf(gradingKey{Run: key, ExpectedOutput: j.c.ExpectedOutput, Expectations: j.c.Expectations, Judge: agentKeyOf(judge)})
+	gk := gradingKey{Run: key, ExpectedOutput: j.c.ExpectedOutput, Expectations: j.c.Expectations, Judge: agentKeyOf(judge)}
+	if hasCommand(*j.c) {
+		gk.SkillDir = sk.digest // a command may run what SKILL_DIR holds
+	}
+	gkey := digestOf(gk)
 	final := filepath.Join(s.out, runsDir, key)
 	p := Progress{Agent: a.ID, Case: j.c.ID, Config: j.config, Run: j.run}
 	res := runResult{agent: a.ID, caseID: j.c.ID, config: j.config, run: j.run}
@@ -536,9 +540,18 @@ func failedGrading(c Case, err error) Grading {
 	return g
 }
 
+func hasCommand(c Case) bool {
+	for _, x := range c.Expectations {
+		if x.Command != nil {
+			return true
+		}
+	}
+	return false
+}
+
 func hasStringExpectation(c Case) bool {
 	for _, x := range c.Expectations {
-		if len(x.Command) == 0 {
+		if x.Command == nil {
 			return true
 		}
 	}

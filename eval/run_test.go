@@ -979,3 +979,31 @@ func TestRunInterruptedWithJobs(t *testing.T) {
 		t.Errorf("iteration holds %d files: %v", len(got), got)
 	}
 }
+
+func TestRunGradesAgainWhenSkillDirChanges(t *testing.T) {
+	f := newFixture(t)
+	suite := `{"skill_name": "demo", "evals": [{"id": 1, "prompt": "answer one",
+  "expectations": [{"text": "the skill has its flag", "command": ["sh", "-c", "test -f \"$SKILL_DIR/flag\""]}]}]}`
+	if err := os.WriteFile(filepath.Join(f.skillDir, "evals", "evals.json"), []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := &drivertest.Driver{Handler: helpfulAgent}
+	ev := f.evaluator()
+	if _, err := ev.Run(t.Context(), f.request(d)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.skillDir, "flag"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ev.Run(t.Context(), f.request(d)); err != nil {
+		t.Fatal(err)
+	}
+	if d.Calls() != 3 {
+		t.Errorf("%d calls, want 3: the without_skill run kept", d.Calls())
+	}
+	var g Grading
+	readJSONT(t, filepath.Join(f.out, "iteration-2", "eval-1", "without_skill", "grading.json"), &g)
+	if g.Summary.Passed != 1 {
+		t.Errorf("the kept run's command grading under the new SKILL_DIR = %+v, want passed", g)
+	}
+}
