@@ -152,7 +152,8 @@
 // # Kept runs
 //
 // Every finished run is kept in Out/.runs, by a digest of what
-// determines it: the configuration's skill content digest (none for
+// determines it: the configuration's skill (its content digest, and
+// its key and metadata, which name it to the agent; none for
 // without_skill), the agent's id, version and model, the agent settings
 // the request's driver was built with ([Agent.Settings]), the case (its
 // prompt and the digest of its files), and the run's index. A Run reuses

@@ -46,8 +46,8 @@ func agentKeyOf(a *Agent) *agentKey {
 // runKey is what determines one run of a case.
 type runKey struct {
 	Kind string `json:"kind"` // "case"
-	// Skill is the configuration's skill content digest, "" for
-	// without_skill.
+	// Skill is the configuration's skill (its content digest, key and
+	// metadata: see staged.identity), "" for without_skill.
 	Skill  string   `json:"skill"`
 	Agent  agentKey `json:"agent"`
 	Prompt string   `json:"prompt"`
@@ -58,8 +58,9 @@ type runKey struct {
 
 // triggerKey is what determines one run of a trigger query.
 type triggerKey struct {
-	Kind   string   `json:"kind"` // "trigger"
-	Skill  string   `json:"skill"`
+	Kind  string `json:"kind"` // "trigger"
+	Skill string `json:"skill"`
+	// Others are the other skills' identities, sorted.
 	Others []string `json:"others"`
 	Agent  agentKey `json:"agent"`
 	Query  string   `json:"query"`

@@ -297,7 +297,8 @@ func interrupted(key string, ctx context.Context) error {
 // error for a run ctx stopped.
 func (s *session) runCase(ctx context.Context, sk *staged, judge *Agent, j job) (*doneRun, error) {
 	a, skillDir := j.agent, sk.dir
-	key := digestOf(runKey{Kind: "case", Skill: j.skill.digestOrNone(), Agent: *agentKeyOf(a), Prompt: j.c.Prompt, Files: j.files, Run: j.run})
+	rk := runKey{Kind: "case", Skill: j.skill.identity(), Agent: *agentKeyOf(a), Prompt: j.c.Prompt, Files: j.files, Run: j.run}
+	key := digestOf(rk)
 	gk := gradingKey{Run: key, ExpectedOutput: j.c.ExpectedOutput, Expectations: j.c.Expectations, Judge: agentKeyOf(judge)}
 	if hasCommand(*j.c) {
 		gk.SkillDir = sk.digest // a command may run what SKILL_DIR holds
@@ -394,7 +395,7 @@ func (s *session) runCase(ctx context.Context, sk *staged, judge *Agent, j job) 
 			return nil, err
 		}
 	}
-	if err := writeJSON(filepath.Join(stage, runMarker), marker{Key: key, Fields: mustJSON(runKey{Kind: "case", Skill: j.skill.digestOrNone(), Agent: *agentKeyOf(a), Prompt: j.c.Prompt, Files: j.files, Run: j.run})}); err != nil {
+	if err := writeJSON(filepath.Join(stage, runMarker), marker{Key: key, Fields: mustJSON(rk)}); err != nil {
 		return nil, err
 	}
 	if err := publish(stage, final); err != nil {
@@ -522,11 +523,18 @@ func checkDigest(res *adaptor.Result, s *staged) error {
 	return nil
 }
 
-func (s *staged) digestOrNone() string {
+// identity is what a kept run's key holds of a staged skill: its
+// content digest, and its key and metadata (which give its runtime
+// name); "" for none.
+func (s *staged) identity() string {
 	if s == nil {
 		return ""
 	}
-	return s.digest
+	return digestOf(struct {
+		Key      string            `json:"key"`
+		Metadata map[string]string `json:"metadata"`
+		Digest   string            `json:"digest"`
+	}{s.skill.Key, s.skill.Metadata, s.digest})
 }
 
 // failedGrading is the grading of a run the agent failed: every

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/agentadaptor/agentadaptor/driver"
@@ -66,8 +67,9 @@ func (e *Evaluator) Triggers(ctx context.Context, req TriggerRequest) (*Triggers
 		if err != nil {
 			return nil, err
 		}
-		otherDigests[i] = o.Key + "@" + st.digest
+		otherDigests[i] = st.identity()
 	}
+	slices.Sort(otherDigests) // the agent sees them in no order
 	queries, err := LoadQueries(sk.dir)
 	if err != nil {
 		return nil, err
@@ -109,7 +111,7 @@ func (e *Evaluator) Triggers(ctx context.Context, req TriggerRequest) (*Triggers
 				return nil
 			}
 			j := todo[i]
-			key := triggerKey{Kind: "trigger", Skill: sk.digest, Others: otherDigests, Agent: *agentKeyOf(j.agent), Query: queries[j.query].Query, Run: j.run}
+			key := triggerKey{Kind: "trigger", Skill: sk.identity(), Others: otherDigests, Agent: *agentKeyOf(j.agent), Query: queries[j.query].Query, Run: j.run}
 			d, err := s.runQuery(gctx, sk, refs, j.agent, key, j.query, queries[j.query])
 			done[i] = d
 			return err
