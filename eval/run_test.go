@@ -667,6 +667,9 @@ func TestTriggers(t *testing.T) {
 		if _, ok := hasSkill(req, "other"); !ok {
 			return nil, errors.New("the other skill is missing")
 		}
+		if entries, err := os.ReadDir(req.Workspace); err != nil || len(entries) != 0 {
+			return nil, fmt.Errorf("the workspace is not empty: %v, %v", entries, err)
+		}
 		return &driver.Result{Text: "ok"}, nil
 	}
 	never := func(ctx context.Context, req *driver.Request) (*driver.Result, error) {
@@ -712,6 +715,12 @@ func TestTriggers(t *testing.T) {
 	if _, err := ev.Triggers(t.Context(), req); err != nil || d1.Calls() != 12 {
 		t.Errorf("Fresh: %v, %d calls, want 12", err, d1.Calls())
 	}
+	out := req.Out
+	req.Out = filepath.Join(filepath.Dir(other), "other", "out")
+	if _, err := ev.Triggers(t.Context(), req); !errors.Is(err, ErrInvalidRequest) || !strings.HasPrefix(err.Error(), "Out: ") {
+		t.Errorf("Triggers with Out in another skill = %v", err)
+	}
+	req.Out = out
 	req.Others = []skill.Ref{skill.Key("other")}
 	if _, err := ev.Triggers(t.Context(), req); !errors.Is(err, ErrInvalidRequest) || !strings.HasPrefix(err.Error(), "Others[0]: ") {
 		t.Errorf("Triggers with a provider key = %v", err)
