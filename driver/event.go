@@ -202,9 +202,10 @@ func (*RetryEvent) Kind() string { return KindRetry }
 
 // MarshalEvent returns ev as one JSON object, the form of an event in
 // JSON output: {"type": KIND, ...the event's own fields}, KIND being
-// ev.Kind() and the fields those ev's JSON encoding has (Raw is left
-// out). An event whose encoding is not a JSON object (a nil pointer) is
-// an error.
+// ev.Kind() and the fields those of ev's JSON encoding (the agent's own
+// JSON, Raw, is left out, but for a [RawEvent], which is nothing else).
+// An event whose encoding is not a JSON object (a nil pointer) is an
+// error.
 func MarshalEvent(ev Event) ([]byte, error) {
 	if ev == nil {
 		return nil, errors.New("nil event")

@@ -163,6 +163,7 @@ func sorted(parts ...[]string) []string {
 }
 
 func TestRunLayoutOneAgent(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	d := &drivertest.Driver{Handler: helpfulAgent}
 	bench, err := f.evaluator().Run(t.Context(), f.request(d))
@@ -230,6 +231,7 @@ func TestRunLayoutOneAgent(t *testing.T) {
 }
 
 func TestRunLayoutAgentsAndRuns(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	d1, d2 := &drivertest.Driver{Handler: helpfulAgent}, &drivertest.Driver{Handler: helpfulAgent}
 	req := f.request(d1, d2)
@@ -289,6 +291,7 @@ func TestRunLayoutAgentsAndRuns(t *testing.T) {
 }
 
 func TestRunKeepsRuns(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	d := &drivertest.Driver{Handler: helpfulAgent}
 	ev := f.evaluator()
@@ -337,6 +340,7 @@ func TestRunKeepsRuns(t *testing.T) {
 }
 
 func TestRunInterruptedResumes(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -377,6 +381,7 @@ func TestRunInterruptedResumes(t *testing.T) {
 }
 
 func TestRunFailedRunNotKept(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	fail := true
 	d := &drivertest.Driver{Handler: func(ctx context.Context, req *driver.Request) (*driver.Result, error) {
@@ -415,6 +420,7 @@ func TestRunFailedRunNotKept(t *testing.T) {
 }
 
 func TestRunJobs(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	d := &drivertest.Driver{Handler: helpfulAgent}
 	req := f.request(d, &drivertest.Driver{Handler: helpfulAgent})
@@ -438,6 +444,7 @@ func TestRunJobs(t *testing.T) {
 }
 
 func TestRunOutputsHostile(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	secret := filepath.Join(t.TempDir(), "secret")
 	os.WriteFile(secret, []byte("secret"), 0o600)
@@ -519,6 +526,7 @@ func (passThrough) Materialize(ctx context.Context, s skill.Skill) (string, erro
 }
 
 func TestCaseFileLinkRefused(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	secret := filepath.Join(t.TempDir(), "secret")
 	os.WriteFile(secret, []byte("secret"), 0o600)
@@ -549,6 +557,7 @@ func TestCaseFileLinkRefused(t *testing.T) {
 }
 
 func TestRunIterations(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	d := &drivertest.Driver{Handler: helpfulAgent}
 	ev := f.evaluator()
@@ -594,6 +603,7 @@ func TestRunIterations(t *testing.T) {
 }
 
 func TestRunRequestRefused(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o644)
@@ -656,6 +666,7 @@ func TestRunRequestRefused(t *testing.T) {
 }
 
 func TestTriggers(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	other := writeSkill(t, t.TempDir(), "x")
 	os.Rename(other, filepath.Join(filepath.Dir(other), "other"))
@@ -747,6 +758,7 @@ func readJSONT(t *testing.T, name string, v any) {
 }
 
 func TestRunGradesKeptRunsAgain(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	d := &drivertest.Driver{Handler: helpfulAgent}
 	ev := f.evaluator()
@@ -787,6 +799,7 @@ func TestRunGradesKeptRunsAgain(t *testing.T) {
 }
 
 func TestProgressOneAtATime(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	var inside, overlaps, steps int32
 	var mu sync.Mutex
@@ -813,6 +826,7 @@ func TestProgressOneAtATime(t *testing.T) {
 }
 
 func TestTriggersFailedRunsNotKept(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	fail := true
 	d := &drivertest.Driver{Handler: func(ctx context.Context, req *driver.Request) (*driver.Result, error) {
@@ -840,6 +854,7 @@ func TestTriggersFailedRunsNotKept(t *testing.T) {
 }
 
 func TestRunDamagedKeptRuns(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	d := &drivertest.Driver{Handler: helpfulAgent}
 	ev := f.evaluator()
@@ -891,6 +906,7 @@ func TestRunDamagedKeptRuns(t *testing.T) {
 }
 
 func TestRunJudgesAndKeepsGradings(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	suite := `{"skill_name": "demo", "evals": [{"id": 1, "prompt": "answer one",
   "expectations": ["the answer is polite", {"text": "answered", "command": ["test", "-f", "answer.txt"]}]}]}`
@@ -944,6 +960,7 @@ func TestRunJudgesAndKeepsGradings(t *testing.T) {
 }
 
 func TestRunInterruptedWithJobs(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx, cancel := context.WithCancelCause(t.Context())
 	defer cancel(nil)
@@ -990,6 +1007,7 @@ func TestRunInterruptedWithJobs(t *testing.T) {
 }
 
 func TestRunGradesAgainWhenSkillDirChanges(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	suite := `{"skill_name": "demo", "evals": [{"id": 1, "prompt": "answer one",
   "expectations": [{"text": "the skill has its flag", "command": ["sh", "-c", "test -f \"$SKILL_DIR/flag\""]}]}]}`
