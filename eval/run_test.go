@@ -1034,3 +1034,84 @@ func TestRunGradesAgainWhenSkillDirChanges(t *testing.T) {
 		t.Errorf("the kept run's command grading under the new SKILL_DIR = %+v, want passed", g)
 	}
 }
+
+func TestRunInterruptedWhileJudging(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	suite := `{"skill_name": "demo", "evals": [{"id": 1, "prompt": "answer one", "expectations": ["the answer is polite"]}]}`
+	if err := os.WriteFile(filepath.Join(f.skillDir, "evals", "evals.json"), []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	interrupt := true
+	judge := &drivertest.Driver{Handler: func(c context.Context, req *driver.Request) (*driver.Result, error) {
+		if interrupt {
+			cancel()
+			<-c.Done()
+			return nil, c.Err()
+		}
+		return &driver.Result{Text: `{"expectations": [{"passed": true, "evidence": "it says please"}]}`}, nil
+	}}
+	d := &drivertest.Driver{Handler: helpfulAgent}
+	req := f.request(d)
+	req.Judge = &Agent{ID: "judge", Driver: judge}
+	if _, err := f.evaluator().Run(ctx, req); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want the context's error", err)
+	}
+	if d.Calls() != 1 || judge.Calls() != 1 {
+		t.Fatalf("%d agent and %d judge runs, want 1 and 1", d.Calls(), judge.Calls())
+	}
+	if got := tree(t, filepath.Join(f.out, "iteration-1")); slices.Contains(got, "eval-1/with_skill/grading.json") {
+		t.Errorf("a run whose grading was stopped is in the iteration: %v", got)
+	}
+	interrupt = false
+	if _, err := f.evaluator().Run(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	if d.Calls() != 2 || judge.Calls() != 3 {
+		t.Errorf("%d agent and %d judge runs, want 2 and 3: the run kept, graded now", d.Calls(), judge.Calls())
+	}
+	var g Grading
+	readJSONT(t, filepath.Join(f.out, "iteration-1", "eval-1", "with_skill", "grading.json"), &g)
+	if g.Summary.Passed != 1 {
+		t.Errorf("grading = %+v", g)
+	}
+}
+
+func TestTriggersInterruptedResumes(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var mu sync.Mutex
+	calls := 0
+	d := &drivertest.Driver{Handler: func(c context.Context, req *driver.Request) (*driver.Result, error) {
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		if n == 2 {
+			cancel()
+			<-c.Done()
+			return nil, c.Err()
+		}
+		return &driver.Result{Text: "ok"}, nil
+	}}
+	req := TriggerRequest{Skill: skill.Dir(f.skillDir), Agents: []Agent{{ID: "a", Driver: d}}, Out: f.out}
+	got, err := f.evaluator().Triggers(ctx, req)
+	if !errors.Is(err, context.Canceled) || got == nil || got.Agents["a"].Queries[0].Runs != 1 {
+		t.Fatalf("Triggers = %+v, %v, want the one finished run and the context's error", got, err)
+	}
+	var file Triggers
+	readJSONT(t, filepath.Join(f.out, "iteration-1", "triggers.json"), &file)
+	if file.Agents["a"].Queries[0].Runs != 1 {
+		t.Errorf("triggers.json of the stopped call = %+v", file)
+	}
+	if got, err = f.evaluator().Triggers(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	if d.Calls() != 2+5 || got.Agents["a"].Queries[0].Runs != 3 || got.Agents["a"].Queries[1].Runs != 3 {
+		t.Errorf("resumed: %d calls, %+v, want 7 calls and 3 runs a query", d.Calls(), got.Agents["a"])
+	}
+}
