@@ -851,6 +851,10 @@ func TestTriggersFailedRunsNotKept(t *testing.T) {
 	if d.Calls() != 6 || got.Agents["a"].Failed != 0 || !got.Agents["a"].Queries[1].Passed {
 		t.Errorf("%d calls, %+v, want the 2 failed runs again", d.Calls(), got.Agents["a"])
 	}
+	os.Remove(filepath.Join(f.skillDir, "evals", "eval_queries.json"))
+	if _, err := f.evaluator().Triggers(t.Context(), req); !errors.Is(err, ErrNoEvals) || d.Calls() != 6 {
+		t.Errorf("Triggers without eval_queries.json = %v after %d calls, want %v", err, d.Calls(), ErrNoEvals)
+	}
 }
 
 func TestRunDamagedKeptRuns(t *testing.T) {
