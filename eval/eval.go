@@ -248,7 +248,9 @@ type Progress struct {
 	Err           error
 }
 
-// Evaluator runs evaluations. The zero value is not usable: use New.
+// Evaluator runs evaluations. The zero value is not usable: use New. An
+// Evaluator is safe for concurrent use; calls writing in one Out take
+// turns.
 type Evaluator struct {
 	cfg config
 }
