@@ -339,7 +339,7 @@ func (s *session) runCase(ctx context.Context, sk *staged, judge *Agent, j job) 
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(ws)
+	defer removeWorkspace(ws)
 	if err := copyCaseFiles(skillDir, ws, *j.c, j.index); err != nil {
 		return nil, err
 	}
@@ -363,6 +363,7 @@ func (s *session) runCase(ctx context.Context, sk *staged, judge *Agent, j job) 
 		runErr = checkDigest(ar.res, j.skill)
 	}
 	if runErr == nil {
+		openUp(ws)
 		if err := collectOutputs(ctx, ws, snap, filepath.Join(stage, "outputs"), s.e.cfg.outputs); err != nil {
 			if ctx.Err() != nil {
 				return nil, nil
@@ -423,7 +424,7 @@ func (s *session) keptGrading(ctx context.Context, skillDir string, judge *Agent
 	if err != nil {
 		return g, false, err
 	}
-	defer os.RemoveAll(ws)
+	defer removeWorkspace(ws)
 	if err := copyCaseFiles(skillDir, ws, *j.c, j.index); err != nil {
 		return g, false, err
 	}

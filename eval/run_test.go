@@ -1119,3 +1119,41 @@ func TestTriggersInterruptedResumes(t *testing.T) {
 		t.Errorf("resumed: %d calls, %+v, want 7 calls and 3 runs a query", d.Calls(), got.Agents["a"])
 	}
 }
+
+// An agent that takes its permissions away from what it wrote: its
+// outputs are collected all the same, and its workspace removed. (Run as
+// root, the test cannot tell: root reads and removes them anyway.)
+func TestRunOutputsClosed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	d := &drivertest.Driver{Handler: func(ctx context.Context, req *driver.Request) (*driver.Result, error) {
+		locked := filepath.Join(req.Workspace, "locked")
+		if err := os.MkdirAll(filepath.Join(locked, "in"), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(locked, "in", "a.txt"), []byte("a"), 0o644); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(req.Workspace, "hidden.txt"), []byte("h"), 0o000); err != nil {
+			return nil, err
+		}
+		for _, p := range []string{filepath.Join(locked, "in"), locked} {
+			if err := os.Chmod(p, 0o000); err != nil {
+				return nil, err
+			}
+		}
+		return &driver.Result{Text: "done"}, nil
+	}}
+	if _, err := f.evaluator().Run(t.Context(), f.request(d)); err != nil {
+		t.Fatal(err)
+	}
+	got := tree(t, filepath.Join(f.out, "iteration-1", "eval-b", "with_skill", "outputs"))
+	if want := []string{"hidden.txt", "locked/in/a.txt"}; !slices.Equal(got, want) {
+		t.Errorf("outputs = %v, want %v", got, want)
+	}
+	for _, r := range d.Requests() {
+		if _, err := os.Stat(r.Workspace); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("workspace %s left behind: %v", r.Workspace, err)
+		}
+	}
+}

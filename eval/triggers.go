@@ -209,7 +209,7 @@ func (s *session) runQuery(ctx context.Context, sk *staged, refs []skill.Ref, a 
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(ws)
+	defer removeWorkspace(ws)
 	var mu sync.Mutex
 	var loaded []string
 	watch := func(ev driver.Event) {

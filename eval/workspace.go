@@ -347,3 +347,51 @@ func overlay(ctx context.Context, from, to string) error {
 		return err
 	})
 }
+
+// openUp gives the owner read, write and search permission on every
+// folder below the workspace ws, and read permission on every regular
+// file, through an os.Root (no link leads out): an agent may have taken
+// them away, which would hide its outputs and keep its workspace from
+// being removed. Errors are ignored: what stays closed fails later,
+// saying why.
+func openUp(ws string) {
+	root, err := os.OpenRoot(ws)
+	if err != nil {
+		return
+	}
+	defer root.Close()
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		if depth > 256 {
+			return
+		}
+		root.Chmod(dir, 0o700)
+		f, err := root.Open(dir)
+		if err != nil {
+			return
+		}
+		entries, _ := f.ReadDir(-1)
+		f.Close()
+		for _, e := range entries {
+			name := filepath.Join(dir, e.Name())
+			switch {
+			case e.IsDir():
+				walk(name, depth+1)
+			case e.Type().IsRegular():
+				if fi, err := e.Info(); err == nil && fi.Mode().Perm()&0o400 == 0 {
+					root.Chmod(name, fi.Mode().Perm()|0o600)
+				}
+			}
+		}
+	}
+	walk(".", 0)
+}
+
+// removeWorkspace removes the workspace ws, whatever the agent did to
+// its permissions.
+func removeWorkspace(ws string) {
+	if os.RemoveAll(ws) != nil {
+		openUp(ws)
+		os.RemoveAll(ws)
+	}
+}
