@@ -722,6 +722,17 @@ func TestTriggers(t *testing.T) {
 	if d1.Calls() != 6 {
 		t.Errorf("kept trigger runs run again: %d calls", d1.Calls())
 	}
+	f.mu.Lock()
+	reused := 0
+	for _, p := range f.progress[len(f.progress)-12:] {
+		if p.State == "reused" && p.Config == WithSkill && p.Run >= 1 {
+			reused++
+		}
+	}
+	f.mu.Unlock()
+	if reused != 12 {
+		t.Errorf("%d of the last 12 progress steps say reused, want 12", reused)
+	}
 	req.Fresh = true
 	if _, err := ev.Triggers(t.Context(), req); err != nil || d1.Calls() != 12 {
 		t.Errorf("Fresh: %v, %d calls, want 12", err, d1.Calls())

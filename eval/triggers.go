@@ -193,7 +193,7 @@ func (s *session) runQuery(ctx context.Context, sk *staged, refs []skill.Ref, a 
 	if !s.fresh {
 		if m, ok := readMarker(final, key); ok && m.Trigger != nil {
 			d.triggered = *m.Trigger
-			p.State = queryState(d.triggered, q)
+			p.State = "reused"
 			s.progress(p)
 			return d, nil
 		}
