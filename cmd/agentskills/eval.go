@@ -611,7 +611,11 @@ func (p *evalProgress) step(s eval.Progress) {
 	case "error":
 		line += fmt.Sprintf("failed: %v", s.Err)
 	case "reused":
-		line += fmt.Sprintf("%d/%d passed (reused)", s.Passed, s.Total)
+		if s.Total > 0 {
+			line += fmt.Sprintf("%d/%d passed (reused)", s.Passed, s.Total)
+		} else {
+			line += "reused" // a trigger run, or one whose every expectation was left ungraded
+		}
 	default:
 		if s.Total > 0 {
 			line += fmt.Sprintf("%d/%d passed", s.Passed, s.Total)

@@ -438,6 +438,10 @@ func TestEvalTriggers(t *testing.T) {
 	if n := strings.Count(string(log), "\n"); n != 2 {
 		t.Errorf("eval of 2 queries, 1 run each, started the agent %d times, want 2", n)
 	}
+	_, _, stderr = r.run(t, "eval", dir, "--agent", "claude-code", "--agent-command", r.agent, "--runs", "1", "--skill", other)
+	if !strings.Contains(stderr, "claude-code query 2 with_skill run 1: reused") {
+		t.Errorf("eval of trigger queries again: progress %q; want the runs reused", stderr)
+	}
 	r.agentRan()
 	code, _, stderr = r.run(t, "eval", dir, "--agent", "claude-code", "--agent-command", r.agent, "--baseline", "lock")
 	if code != exitUsage || !strings.Contains(stderr, "--baseline") || r.agentRan() {
