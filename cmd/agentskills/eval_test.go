@@ -417,9 +417,9 @@ func TestEvalInterrupted(t *testing.T) {
 	}
 }
 
-// TestEvalTriggers checks that a skill with only eval_queries.json runs
+// TestEvalTriggerQueries checks that a skill with only eval_queries.json runs
 // the trigger evaluations and prints each agent's results.
-func TestEvalTriggers(t *testing.T) {
+func TestEvalTriggerQueries(t *testing.T) {
 	r := newEvalRig(t)
 	dir := r.skill(t, filepath.Join(r.project, "review"), "review", "x", "")
 	queries := `[{"query": "Review my change", "should_trigger": true}, {"query": "Fix the build", "should_trigger": false}]`
