@@ -138,7 +138,7 @@ func readMarker(dir, key string) (*marker, bool) {
 // readSmall reads a file of the tool's own, not following a link, up to
 // 16 MiB.
 func readSmall(name string) ([]byte, error) {
-	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(name, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
