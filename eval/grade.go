@@ -181,8 +181,8 @@ func commandEnv(skillDir, outputs string) []string {
 func (e *Evaluator) runCommand(ctx context.Context, x Expectation, skillDir, workspace string, env []string) (out GradedExpectation, final bool) {
 	out = GradedExpectation{Text: expectationText(x)}
 	if len(x.Command) == 0 {
-		out.Evidence = "not run: the command is empty"
-		return out, true // the suite says so: another time says it again
+		out.Evidence = "not run: the command is empty" // LoadSuite refuses it
+		return out, false
 	}
 	path, err := commandPath(x.Command[0], skillDir, env)
 	if err != nil {
