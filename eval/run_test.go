@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/driver"
@@ -456,7 +455,7 @@ func TestRunOutputsHostile(t *testing.T) {
 		if err := os.Symlink(filepath.Dir(secret), filepath.Join(ws, "dirlink")); err != nil {
 			return nil, err
 		}
-		if err := syscall.Mkfifo(filepath.Join(ws, "fifo"), 0o644); err != nil {
+		if err := makeFIFO(filepath.Join(ws, "fifo")); err != nil {
 			return nil, err
 		}
 		if req.Prompt == "answer b" {
