@@ -240,7 +240,8 @@ func stringsIn(v any) []string {
 // it.
 type Judge struct {
 	// Marker tells a judge's request from the agent's: a text the judge's
-	// prompt holds and an evaluated prompt does not.
+	// prompt holds and an evaluated prompt does not. Empty: no request is
+	// a judge's.
 	Marker string
 	// Expectations are the texts graded, in order, as the answer lists
 	// them.
@@ -332,7 +333,7 @@ func (j Judge) answer(seen string) (text string, stall bool) {
 func JudgeReply(j Judge, next ReplyFunc) ReplyFunc {
 	return func(r *Request) Reply {
 		p := r.Prompt()
-		if !strings.Contains(p, j.Marker) {
+		if j.Marker == "" || !strings.Contains(p, j.Marker) {
 			return next(r)
 		}
 		var outputs []string
@@ -355,7 +356,7 @@ func JudgeReply(j Judge, next ReplyFunc) ReplyFunc {
 func ResponsesJudgeReply(j Judge, next ResponsesReplyFunc) ResponsesReplyFunc {
 	return func(r *ResponsesRequest) ResponsesReply {
 		p := r.Prompt()
-		if !strings.Contains(p, j.Marker) {
+		if j.Marker == "" || !strings.Contains(p, j.Marker) {
 			return next(r)
 		}
 		var outputs []string
@@ -376,7 +377,7 @@ func ResponsesJudgeReply(j Judge, next ResponsesReplyFunc) ResponsesReplyFunc {
 func GeminiJudgeReply(j Judge, next GeminiReplyFunc) GeminiReplyFunc {
 	return func(r *GeminiRequest) GeminiReply {
 		p := r.Prompt()
-		if !strings.Contains(p, j.Marker) {
+		if j.Marker == "" || !strings.Contains(p, j.Marker) {
 			return next(r)
 		}
 		var outputs []string
