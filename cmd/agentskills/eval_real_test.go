@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,6 +24,18 @@ const (
 	helpedOtherwise = "I cannot tell."
 	helpedPrompt    = "What is the cipher word?"
 )
+
+// judgeMarker begins the judge's prompt (eval's judgePrompt).
+const judgeMarker = "You are grading one run of an AI agent"
+
+// helpedExpectation is the string expectation the judge grades.
+const helpedExpectation = "The answer is the cipher word the skill gives"
+
+// helpedJudge is the judge of the tests: it passes a run whose
+// response.md holds the token, and answers as verdict says.
+func helpedJudge(verdict modeltest.JudgeVerdict) modeltest.Judge {
+	return modeltest.Judge{Marker: judgeMarker, Expectations: []string{helpedExpectation}, Pass: helpedToken, Verdict: verdict}
+}
 
 // helpedRig is a rig for one agent whose stand-in model the skill
 // "cipher" helps and which judges as judge says; turns counts the
@@ -83,7 +96,7 @@ func TestRunSkillHelped(t *testing.T) {
 	for _, a := range helpedAgents() {
 		t.Run(a.agent, func(t *testing.T) {
 			t.Parallel()
-			r := a.rig(t, modeltest.Helped{Skill: "cipher", Topic: "cipher", Otherwise: helpedOtherwise}, modeltest.Judge{})
+			r := a.rig(t, modeltest.Helped{Skill: "cipher", Topic: "cipher", Otherwise: helpedOtherwise}, helpedJudge(modeltest.JudgeGrades))
 			with := cipherSkill(t, t.TempDir(), helpedToken, "")
 			code, out, errs := r.process(t, runCtx(t), "run", "-a", a.agent, "-s", with, "-q", helpedPrompt)
 			if code != 0 || strings.TrimSpace(out) != helpedToken {
@@ -107,6 +120,20 @@ func TestRunSkillHelped(t *testing.T) {
 			got, err := os.ReadFile(filepath.Join(r.workspace, "answer.txt"))
 			if code != 0 || strings.TrimSpace(out) != helpedToken || err != nil || string(got) != helpedToken+"\n" {
 				t.Errorf("a body that writes: %d, %q (stderr %q), answer.txt %q (%v); want the token in both", code, out, errs, got, err)
+			}
+			// The judge reads response.md in its working folder.
+			for _, tt := range []struct {
+				response string
+				passed   bool
+			}{{helpedToken + "\n", true}, {helpedOtherwise + "\n", false}} {
+				if err := os.WriteFile(filepath.Join(r.workspace, modeltest.JudgeFile), []byte(tt.response), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				code, out, errs = r.process(t, runCtx(t), "run", "-a", a.agent, "-q", judgeMarker+" Grade response.md.")
+				var g struct{ Expectations []struct{ Passed bool } }
+				if err := json.Unmarshal([]byte(out), &g); code != 0 || err != nil || len(g.Expectations) != 1 || g.Expectations[0].Passed != tt.passed {
+					t.Errorf("judge of %q: %d, %q (stderr %q); want a grading, passed %v", tt.response, code, out, errs, tt.passed)
+				}
 			}
 			if t.Failed() {
 				fmt.Fprintf(os.Stderr, "%s: %d turns\n", a.agent, r.turns())

@@ -3,6 +3,7 @@ package modeltest
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -235,9 +236,11 @@ func stringsIn(v any) []string {
 }
 
 // Judge describes a stand-in judge: a request whose prompt holds Marker
-// (a text of the judge's instructions) is asked to grade a run, and
-// answered as Verdict says; any other request goes to the model behind
-// it.
+// (a text of the judge's instructions) is asked to grade a run whose
+// result is in the working folder. The judge first reads the folder's
+// response.md with a tool (Claude Code's Read, Codex's exec_command
+// "cat", Gemini CLI's read_file), then answers as Verdict says; any other
+// request goes to the model behind it.
 type Judge struct {
 	// Marker tells a judge's request from the agent's: a text the judge's
 	// prompt holds and an evaluated prompt does not. Empty: no request is
@@ -246,13 +249,12 @@ type Judge struct {
 	// Expectations are the texts graded, in order, as the answer lists
 	// them.
 	Expectations []string
-	// Pass is what the graded run must show: an expectation passes when
-	// the judge's prompt, with the expectations' texts taken out, or the
-	// output of a tool the judge called, holds Pass.
+	// Pass is what the graded run must show: every expectation passes when
+	// what the judge read holds Pass, and fails otherwise.
 	Pass string
-	// Verdict is how the judge answers: JudgeGrades (the grading.json
-	// shape), JudgeGarbage (text that is no grading) or JudgeStalls (no
-	// answer, until the client goes away).
+	// Verdict is how the judge answers once it has read: JudgeGrades (the
+	// grading.json shape), JudgeGarbage (text that is no grading) or
+	// JudgeStalls (no answer, until the client goes away).
 	Verdict JudgeVerdict
 }
 
@@ -271,15 +273,14 @@ const (
 // JudgeGarbageText is the answer of a judge that answers garbage.
 const JudgeGarbageText = "Looks fine to me, all good! (no JSON here)"
 
-// Grading returns the judge's answer for a run that shows seen (the
-// texts the judge was given): the grading.json shape, {"expectations":
-// [{"text", "passed", "evidence"}], "summary": {"passed", "failed",
-// "total", "pass_rate"}}.
-func (j Judge) Grading(seen string) string {
-	for _, e := range j.Expectations {
-		seen = strings.ReplaceAll(seen, e, "")
-	}
-	passed := j.Pass != "" && strings.Contains(seen, j.Pass)
+// JudgeFile is the file a stand-in [Judge] reads before it answers.
+const JudgeFile = "response.md"
+
+// Grading returns the judge's answer for a run whose files read holds
+// read: the grading.json shape, {"expectations": [{"text", "passed",
+// "evidence"}], "summary": {"passed", "failed", "total", "pass_rate"}}.
+func (j Judge) Grading(read string) string {
+	passed := j.Pass != "" && strings.Contains(read, j.Pass)
 	type exp struct {
 		Text     string `json:"text"`
 		Passed   bool   `json:"passed"`
@@ -295,9 +296,9 @@ func (j Judge) Grading(seen string) string {
 		} `json:"summary"`
 	}{Expectations: []exp{}}
 	for _, e := range j.Expectations {
-		ev := fmt.Sprintf("the run does not show %q", j.Pass)
+		ev := fmt.Sprintf("%s does not hold %q", JudgeFile, j.Pass)
 		if passed {
-			ev = fmt.Sprintf("the run shows %q", j.Pass)
+			ev = fmt.Sprintf("%s holds %q", JudgeFile, j.Pass)
 			out.Summary.Passed++
 		} else {
 			out.Summary.Failed++
@@ -315,71 +316,85 @@ func (j Judge) Grading(seen string) string {
 	return string(b)
 }
 
-// answer is the judge's text answer to a request that showed seen, and
-// whether it stalls instead.
-func (j Judge) answer(seen string) (text string, stall bool) {
-	switch j.Verdict {
-	case JudgeGarbage:
-		return JudgeGarbageText, false
-	case JudgeStalls:
-		return "", true
+// judgeStep is what the judge does with a request: pass it on (not a
+// judge's), read the file (nothing read yet), stall, or answer text.
+func (j Judge) step(prompt string, outputs []string) (step helpedStep, text string, stall bool) {
+	switch {
+	case j.Marker == "" || !strings.Contains(prompt, j.Marker):
+		return -1, "", false
+	case len(outputs) == 0:
+		return helpedShell, "", false
+	case j.Verdict == JudgeGarbage:
+		return helpedSay, JudgeGarbageText, false
+	case j.Verdict == JudgeStalls:
+		return helpedSay, "", true
 	}
-	return j.Grading(seen), false
+	return helpedSay, j.Grading(strings.Join(outputs, "\n")), false
 }
+
+var workingDir = regexp.MustCompile(`Primary working directory: (\S+)`)
 
 // JudgeReply returns a [ReplyFunc] that answers a judge's request (its
 // prompt holds j.Marker) as j says, for Claude Code, and any other with
-// next.
+// next. The judge reads response.md with the Read tool, at its path in
+// the working folder the request names.
 func JudgeReply(j Judge, next ReplyFunc) ReplyFunc {
 	return func(r *Request) Reply {
-		p := r.Prompt()
-		if j.Marker == "" || !strings.Contains(p, j.Marker) {
-			return next(r)
-		}
 		var outputs []string
+		dir := "."
 		for _, m := range r.Messages {
+			if w := workingDir.FindStringSubmatch(m.Text()); w != nil {
+				dir = w[1]
+			}
 			for _, b := range m.Content {
 				if b.Type == "tool_result" {
 					outputs = append(outputs, b.Text)
 				}
 			}
 		}
-		text, stall := j.answer(p + "\n" + strings.Join(outputs, "\n"))
-		if stall {
-			return Stall()
+		if w := workingDir.FindStringSubmatch(r.System); w != nil {
+			dir = w[1]
 		}
-		return Text(text)
+		switch step, text, stall := j.step(r.Prompt(), outputs); {
+		case step < 0:
+			return next(r)
+		case step == helpedShell:
+			return ToolUse("Read", map[string]string{"file_path": path.Join(dir, JudgeFile)})
+		case stall:
+			return Stall()
+		default:
+			return Text(text)
+		}
 	}
 }
 
-// ResponsesJudgeReply is [JudgeReply] for Codex.
+// ResponsesJudgeReply is [JudgeReply] for Codex, which reads with
+// exec_command "cat response.md".
 func ResponsesJudgeReply(j Judge, next ResponsesReplyFunc) ResponsesReplyFunc {
 	return func(r *ResponsesRequest) ResponsesReply {
-		p := r.Prompt()
-		if j.Marker == "" || !strings.Contains(p, j.Marker) {
-			return next(r)
-		}
 		var outputs []string
 		for _, it := range r.Input {
 			if it.Type == "function_call_output" || it.Type == "custom_tool_call_output" {
 				outputs = append(outputs, it.Text)
 			}
 		}
-		text, stall := j.answer(p + "\n" + strings.Join(outputs, "\n"))
-		if stall {
+		switch step, text, stall := j.step(r.Prompt(), outputs); {
+		case step < 0:
+			return next(r)
+		case step == helpedShell:
+			return ExecCommand("cat " + JudgeFile)
+		case stall:
 			return ResponsesStall()
+		default:
+			return ResponsesText(text)
 		}
-		return ResponsesText(text)
 	}
 }
 
-// GeminiJudgeReply is [JudgeReply] for Gemini CLI.
+// GeminiJudgeReply is [JudgeReply] for Gemini CLI, which reads with
+// read_file.
 func GeminiJudgeReply(j Judge, next GeminiReplyFunc) GeminiReplyFunc {
 	return func(r *GeminiRequest) GeminiReply {
-		p := r.Prompt()
-		if j.Marker == "" || !strings.Contains(p, j.Marker) {
-			return next(r)
-		}
 		var outputs []string
 		for _, c := range r.Contents {
 			for _, part := range c.Parts {
@@ -388,10 +403,15 @@ func GeminiJudgeReply(j Judge, next GeminiReplyFunc) GeminiReplyFunc {
 				}
 			}
 		}
-		text, stall := j.answer(p + "\n" + strings.Join(outputs, "\n"))
-		if stall {
+		switch step, text, stall := j.step(r.Prompt(), outputs); {
+		case step < 0:
+			return next(r)
+		case step == helpedShell:
+			return GeminiFunctionCall("read_file", map[string]string{"file_path": JudgeFile})
+		case stall:
 			return GeminiStall()
+		default:
+			return GeminiText(text)
 		}
-		return GeminiText(text)
 	}
 }

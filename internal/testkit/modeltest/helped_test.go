@@ -160,14 +160,27 @@ func TestWriteCommand(t *testing.T) {
 	}
 }
 
-// TestJudge checks the stand-in judge: the grading shape with verdicts
-// from what the run shows (the expectations' own texts left out),
-// garbage, a stall, and the agent's requests passed on.
+// TestJudge checks the stand-in judge: it reads response.md first, then
+// answers the grading shape with verdicts from what it read (never from
+// its prompt), garbage, or a stall; the agent's requests go on.
 func TestJudge(t *testing.T) {
 	j := modeltest.Judge{Marker: "GRADE-THIS", Expectations: []string{"says TOKEN-7", "is short"}, Pass: "TOKEN-7"}
 	next := modeltest.Always(modeltest.Text("agent"))
-	req := func(prompt string) *modeltest.Request {
-		return &modeltest.Request{Messages: []modeltest.Message{{Role: "user", Content: []modeltest.Block{{Type: "text", Text: prompt}}}}}
+	prompt := "GRADE-THIS: the task: say TOKEN-7. Expectations: says TOKEN-7; is short."
+	req := func(prompt string, read ...string) *modeltest.Request {
+		r := &modeltest.Request{Messages: []modeltest.Message{
+			{Role: "user", Content: []modeltest.Block{{Type: "text", Text: prompt}}},
+			{Role: "system", Content: []modeltest.Block{{Type: "text", Text: "# Environment\n - Primary working directory: /ws/judge\n"}}},
+		}}
+		for _, text := range read {
+			r.Messages = append(r.Messages,
+				modeltest.Message{Role: "assistant", Content: modeltest.ToolUse("Read", map[string]string{"file_path": "/ws/judge/response.md"}).Content},
+				modeltest.Message{Role: "user", Content: []modeltest.Block{{Type: "tool_result", Text: text}}})
+		}
+		return r
+	}
+	if r := modeltest.JudgeReply(j, next)(req(prompt)); len(r.Content) != 1 || r.Content[0].Name != "Read" || string(r.Content[0].Input) != `{"file_path":"/ws/judge/response.md"}` {
+		t.Errorf("first reply %+v, want a Read of response.md in the working folder", r)
 	}
 	type grading struct {
 		Expectations []struct {
@@ -181,14 +194,14 @@ func TestJudge(t *testing.T) {
 		}
 	}
 	for _, tt := range []struct {
-		prompt string
-		pass   bool
+		read string
+		pass bool
 	}{
-		{"GRADE-THIS: expectations: says TOKEN-7; is short. Response: TOKEN-7", true},
-		{"GRADE-THIS: expectations: says TOKEN-7; is short. Response: no idea", false},
+		{"     1\tTOKEN-7\n", true},
+		{"     1\tI cannot tell.\n", false},
 	} {
 		var g grading
-		text := replyText(modeltest.JudgeReply(j, next)(req(tt.prompt)))
+		text := replyText(modeltest.JudgeReply(j, next)(req(prompt, tt.read)))
 		if err := json.Unmarshal([]byte(text), &g); err != nil {
 			t.Fatalf("%q: %v", text, err)
 		}
@@ -196,26 +209,44 @@ func TestJudge(t *testing.T) {
 		if tt.pass {
 			want = 1
 		}
-		if len(g.Expectations) != 2 || g.Expectations[1].Text != "is short" || g.Expectations[0].Passed != tt.pass || g.Expectations[0].Evidence == "" ||
-			g.Summary.Total != 2 || g.Summary.PassRate != want {
-			t.Errorf("%q: grading %+v, want both %v", tt.prompt, g, tt.pass)
+		if len(g.Expectations) != 2 || g.Expectations[1].Text != "is short" || g.Expectations[0].Passed != tt.pass || g.Expectations[1].Passed != tt.pass ||
+			g.Expectations[0].Evidence == "" || g.Summary.Total != 2 || g.Summary.PassRate != want {
+			t.Errorf("read %q: grading %+v, want both %v", tt.read, g, tt.pass)
 		}
 	}
 	if got := replyText(modeltest.JudgeReply(j, next)(req("plain prompt"))); got != "agent" {
 		t.Errorf("agent request answered %q", got)
 	}
+	if got := replyText(modeltest.JudgeReply(modeltest.Judge{}, next)(req(prompt))); got != "agent" {
+		t.Errorf("a judge without a marker took %q", got)
+	}
 	j.Verdict = modeltest.JudgeGarbage
-	if got := replyText(modeltest.JudgeReply(j, next)(req("GRADE-THIS"))); got != modeltest.JudgeGarbageText || json.Valid([]byte(got)) {
+	if got := replyText(modeltest.JudgeReply(j, next)(req(prompt, "TOKEN-7"))); got != modeltest.JudgeGarbageText || json.Valid([]byte(got)) {
 		t.Errorf("garbage judge answered %q", got)
 	}
 	j.Verdict = modeltest.JudgeStalls
-	if r := modeltest.JudgeReply(j, next)(req("GRADE-THIS")); !r.Stall {
+	if r := modeltest.JudgeReply(j, next)(req(prompt, "TOKEN-7")); !r.Stall {
 		t.Errorf("stalling judge answered %+v", r)
 	}
-	if r := modeltest.ResponsesJudgeReply(j, nil)(&modeltest.ResponsesRequest{Input: []modeltest.Item{{Type: "message", Role: "user", Text: "GRADE-THIS"}}}); !r.Stall {
-		t.Errorf("stalling Codex judge answered %+v", r)
+
+	j.Verdict = modeltest.JudgeGrades
+	codex := func(extra ...modeltest.Item) *modeltest.ResponsesRequest {
+		return &modeltest.ResponsesRequest{Input: append([]modeltest.Item{{Type: "message", Role: "user", Text: prompt}}, extra...)}
 	}
-	if r := modeltest.GeminiJudgeReply(j, nil)(&modeltest.GeminiRequest{Contents: []modeltest.GeminiContent{{Role: "user", Parts: []modeltest.GeminiPart{{Text: "GRADE-THIS"}}}}}); !r.Stall {
-		t.Errorf("stalling Gemini judge answered %+v", r)
+	if r := modeltest.ResponsesJudgeReply(j, nil)(codex()); len(r.Output) != 1 || r.Output[0].Arguments != `{"cmd":"cat response.md"}` {
+		t.Errorf("Codex judge's first reply %+v, want cat response.md", r)
+	}
+	if r := modeltest.ResponsesJudgeReply(j, nil)(codex(modeltest.Item{Type: "function_call_output", Text: "TOKEN-7"})); len(r.Output) != 1 || !strings.Contains(r.Output[0].Text, `"passed":true`) {
+		t.Errorf("Codex judge's grading %+v, want passes", r)
+	}
+	gemini := func(extra ...modeltest.GeminiContent) *modeltest.GeminiRequest {
+		return &modeltest.GeminiRequest{Contents: append([]modeltest.GeminiContent{{Role: "user", Parts: []modeltest.GeminiPart{{Text: prompt}}}}, extra...)}
+	}
+	if r := modeltest.GeminiJudgeReply(j, nil)(gemini()); len(r.Parts) != 1 || r.Parts[0].FunctionCall == nil || r.Parts[0].FunctionCall.Name != "read_file" {
+		t.Errorf("Gemini judge's first reply %+v, want read_file", r)
+	}
+	read := modeltest.GeminiContent{Role: "user", Parts: []modeltest.GeminiPart{{FunctionResponse: &modeltest.GeminiResponse{Name: "read_file", Response: map[string]any{"output": "I cannot tell."}}}}}
+	if r := modeltest.GeminiJudgeReply(j, nil)(gemini(read)); len(r.Parts) != 1 || !strings.Contains(r.Parts[0].Text, `"passed":false`) {
+		t.Errorf("Gemini judge's grading %+v, want fails", r)
 	}
 }
