@@ -55,15 +55,40 @@
 //
 // # Grading
 //
-// A command expectation is graded by its command. String expectations
-// are graded by [Request.Judge], one agent run per graded run, in a
-// workspace holding that run's outputs and response, asked to answer
-// with the grading.json shape; an answer that does not parse, or a
-// judge that fails or outlasts [WithJudgeTimeout], fails every string
-// expectation of that run with the reason as the evidence: never a
-// pass. Without a judge, string expectations are "not graded": they
-// are listed with "passed": false and "graded": false, left out of
-// every pass rate, and counted in the summary.
+// A command expectation is graded by its command: ARGV[0] is looked up
+// on the PATH, or, holding a slash, taken relative to the run's
+// workspace; the command runs there with this process's environment
+// plus SKILL_DIR and OUTPUTS_DIR (both absolute) and an empty standard
+// input, in a process group of its own, killed when it exits or is
+// stopped ([WithCommandTimeout]; SIGINT, then SIGKILL a second later),
+// so a child it leaves behind holding its output open cannot stall the
+// grading. Exit status 0 passes. The evidence is its standard output
+// and standard error, line by line as they come (blank lines left
+// out), cut at 4 KiB ("… (N more bytes)"), after what went wrong: "exit
+// status N: ...", "stopped after 2m0s: ...", "not found: ...".
+//
+// String expectations are graded by [Request.Judge], one agent run per
+// graded run, with no skill, in a fresh workspace holding a copy of that
+// run's outputs/ (folders and regular files; links left out) and
+// response.md. Its prompt gives the task, the expected output, the
+// expectations numbered, and the guide's rule that a pass needs
+// concrete evidence, and asks for one JSON object {"expectations":
+// [{"text", "passed", "evidence"}]}, one entry per expectation, in
+// order. The answer is read as that object alone, or in the answer's
+// one fenced block, or else the last object in it that has an
+// "expectations" field. It must have one entry per expectation, each
+// "passed" a JSON boolean, no field twice; entry I grades expectation
+// I when its text is empty or the expectation's (spaces collapsed,
+// case ignored), and when every text names another expectation the
+// entries are matched by text. A pass without evidence fails. An answer
+// that does not parse, or a judge that fails or outlasts
+// [WithJudgeTimeout], fails every string expectation of that run with
+// the reason as the evidence ("the judge's answer did not parse: WHY
+// (the answer began ...)", "the judge failed: ...", "the judge did not
+// answer within 10m0s"): never a pass. Without a judge, string
+// expectations are "not graded": they are listed with "passed": false
+// and "graded": false, left out of every pass rate, and counted in the
+// summary.
 //
 // # The output
 //

@@ -273,23 +273,31 @@ func WithProgress(f func(Progress)) Option {
 	return func(c *config) { c.progress = f }
 }
 
-// WithCommandTimeout bounds each command expectation. Default: 2 minutes.
+// WithCommandTimeout bounds each command expectation; 0 or less is the
+// default. Default: 2 minutes.
 func WithCommandTimeout(d time.Duration) Option {
 	return func(c *config) { c.commandTimeout = d }
 }
 
-// WithJudgeTimeout bounds each judge run. Default: 10 minutes.
+// WithJudgeTimeout bounds each judge run; 0 or less is the default.
+// Default: 10 minutes.
 func WithJudgeTimeout(d time.Duration) Option {
 	return func(c *config) { c.judgeTimeout = d }
 }
 
 // New returns an Evaluator configured by opts.
 func New(opts ...Option) *Evaluator {
-	c := config{commandTimeout: 2 * time.Minute, judgeTimeout: 10 * time.Minute}
+	var c config
 	for _, o := range opts {
 		if o != nil {
 			o(&c)
 		}
+	}
+	if c.commandTimeout <= 0 {
+		c.commandTimeout = 2 * time.Minute
+	}
+	if c.judgeTimeout <= 0 {
+		c.judgeTimeout = 10 * time.Minute
 	}
 	if c.materializer == nil {
 		c.materializer = skill.NewDefaultSkillMaterializer()
