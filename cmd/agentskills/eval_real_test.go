@@ -472,3 +472,45 @@ func TestEvalJudgeAnswers(t *testing.T) {
 		t.Errorf("run_summary %+v, want 0.5 with the skill (the command's pass alone) and 0 without", rs)
 	}
 }
+
+// TestUpdateEvalGate installs the cipher skill for Codex from a folder
+// source and changes the source twice: update --eval accepts content
+// that the helped stand-in answers right (an improvement over the pinned
+// content, which it answers wrong), and refuses a planted regression,
+// leaving the pin and the installed copy as they were.
+func TestUpdateEvalGate(t *testing.T) {
+	t.Parallel()
+	r, _ := newCodexRunRig(t, modeltest.ResponsesSkillHelped(modeltest.Helped{Skill: "cipher", Otherwise: helpedOtherwise}))
+	src := t.TempDir()
+	version := func(token string) {
+		cipherSkill(t, src, token, "answer.txt")
+		cipherSuite(t, filepath.Join(src, "cipher"), false, "1")
+	}
+	lockPath := filepath.Join(r.workspace, ".agents", "agentskills.lock")
+	installed := filepath.Join(r.workspace, ".agents", "skills", "cipher", "SKILL.md")
+	version("WRONG-1")
+	if code, _, errs := r.process(t, runCtx(t), "add", src, "-a", "codex"); code != 0 {
+		t.Fatalf("add = %d: %s", code, errs)
+	}
+	update := []string{"update", "cipher", "--eval", "--skip-permissions", "--judge", "none"}
+
+	version(helpedToken)
+	code, out, errs := r.process(t, evalCtx(t), update...)
+	body, _ := os.ReadFile(installed)
+	if code != 0 || !strings.Contains(string(body), "ANSWER: "+helpedToken) {
+		t.Fatalf("update --eval of an improvement = %d (stdout %q, stderr %q), installed %q; want 0 and the new content", code, out, errs, body)
+	}
+	lock, _ := os.ReadFile(lockPath)
+
+	version("WRONG-2")
+	code, out, errs = r.process(t, evalCtx(t), update...)
+	if code == 0 || !strings.Contains(out+errs, "1.00") && !strings.Contains(out+errs, "100") {
+		t.Errorf("update --eval of a regression = %d (stdout %q, stderr %q); want a refusal printing both pass rates", code, out, errs)
+	}
+	if after, _ := os.ReadFile(lockPath); string(after) != string(lock) {
+		t.Errorf("the refused update changed the lock file:\n%s\nwas\n%s", after, lock)
+	}
+	if body, _ := os.ReadFile(installed); !strings.Contains(string(body), "ANSWER: "+helpedToken) {
+		t.Errorf("the refused update installed %q", body)
+	}
+}
