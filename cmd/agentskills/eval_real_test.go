@@ -497,20 +497,63 @@ func TestUpdateEvalGate(t *testing.T) {
 	version(helpedToken)
 	code, out, errs := r.process(t, evalCtx(t), update...)
 	body, _ := os.ReadFile(installed)
-	if code != 0 || !strings.Contains(string(body), "ANSWER: "+helpedToken) {
-		t.Fatalf("update --eval of an improvement = %d (stdout %q, stderr %q), installed %q; want 0 and the new content", code, out, errs, body)
+	if code != 0 || !strings.Contains(string(body), "ANSWER: "+helpedToken) || !strings.Contains(out, "+1.00") {
+		t.Fatalf("update --eval of an improvement = %d (stdout %q, stderr %q), installed %q; want 0, the delta +1.00 and the new content", code, out, errs, body)
 	}
 	lock, _ := os.ReadFile(lockPath)
 
 	version("WRONG-2")
 	code, out, errs = r.process(t, evalCtx(t), update...)
-	if code == 0 || !strings.Contains(out+errs, "1.00") && !strings.Contains(out+errs, "100") {
-		t.Errorf("update --eval of a regression = %d (stdout %q, stderr %q); want a refusal printing both pass rates", code, out, errs)
+	if code != 1 || !strings.Contains(out, "-1.00") || !strings.Contains(errs, "refused") {
+		t.Errorf("update --eval of a regression = %d (stdout %q, stderr %q); want 1, the delta -1.00 and the refusal", code, out, errs)
 	}
 	if after, _ := os.ReadFile(lockPath); string(after) != string(lock) {
 		t.Errorf("the refused update changed the lock file:\n%s\nwas\n%s", after, lock)
 	}
 	if body, _ := os.ReadFile(installed); !strings.Contains(string(body), "ANSWER: "+helpedToken) {
 		t.Errorf("the refused update installed %q", body)
+	}
+}
+
+// TestEvalAgents runs one `agentskills eval` on Claude Code and Codex
+// together, Claude Code judging both: each agent's layout is in its own
+// folder of the iteration, and the top-level benchmark.json pools the
+// runs and gives each agent's run_summary.
+func TestEvalAgents(t *testing.T) {
+	t.Parallel()
+	claude := modeltest.NewAnthropic(t, modeltest.JudgeReply(helpedJudge(modeltest.JudgeGrades), modeltest.SkillHelped(modeltest.Helped{Skill: "cipher", Otherwise: helpedOtherwise})))
+	r, _ := newCodexRunRig(t, modeltest.ResponsesSkillHelped(modeltest.Helped{Skill: "cipher", Otherwise: helpedOtherwise}))
+	claudeEnv, _ := claude.ClaudeEnv(t)
+	for _, kv := range claudeEnv {
+		if k, _, _ := strings.Cut(kv, "="); k != "HOME" && k != "PATH" && k != "TMPDIR" {
+			r.env = append(r.env, kv)
+		}
+	}
+	r.env = append(r.env, "PATH="+filepath.Dir(modeltest.ClaudeCLI(t))+string(os.PathListSeparator)+os.Getenv("PATH"))
+	dir := cipherSkill(t, t.TempDir(), helpedToken, "answer.txt")
+	cipherSuite(t, dir, true, "1")
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, errs := r.process(t, evalCtx(t), "eval", dir, "-a", "claude-code,codex", "--skip-permissions", "--out", out)
+	if code != 0 {
+		t.Fatalf("eval = %d; stdout %q, stderr %q", code, stdout, errs)
+	}
+	it := filepath.Join(out, "iteration-1")
+	b := readJSON[eval.Benchmark](t, filepath.Join(it, "benchmark.json"))
+	if rs := b.RunSummary; rs.WithSkill == nil || rs.WithSkill.PassRate.Mean != 1 || rs.WithoutSkill == nil || rs.WithoutSkill.PassRate.Mean != 0 || len(b.Agents) != 2 {
+		t.Errorf("benchmark.json %+v, want both agents' runs pooled and each agent's summary", b)
+	}
+	for _, agent := range []string{"claude-code", "codex"} {
+		if rs, ok := b.Agents[agent]; !ok || rs.Delta.PassRate != 1 {
+			t.Errorf("agents[%s] = %+v, want delta 1", agent, rs)
+		}
+		for config, passed := range map[eval.Config]int{eval.WithSkill: 2, eval.WithoutSkill: 0} {
+			g := readJSON[eval.Grading](t, filepath.Join(it, agent, "eval-1", string(config), "grading.json"))
+			if g.Summary.Passed != passed || g.Summary.Total != 2 {
+				t.Errorf("%s %s grading %+v, want %d of 2 (the judge's included)", agent, config, g, passed)
+			}
+		}
+	}
+	if claudeRuns := len(claude.MessageRequests()); claudeRuns == 0 {
+		t.Error("Claude Code was never asked")
 	}
 }
