@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentadaptor/agentadaptor/eval"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/modeltest"
 )
 
@@ -26,7 +27,10 @@ const evalBenchCases = 8
 // cases (so 2 x evalBenchCases runs, with_skill and without_skill, in
 // one process). It reports run-ms (the median time of a run call),
 // eval-ms (the median over the rounds of an eval's time divided by its
-// runs) and their difference, overhead-ms, for Claude Code and Codex.
+// runs) and their difference, overhead-ms, for Claude Code and Codex;
+// and agent-ms, the median time of the agent's runs inside eval
+// (timing.json: the skills' staging and the agent's program), which
+// eval-ms and run-ms exceed by what each adds around a run.
 // Run it without -race: agentskills is this test binary.
 func BenchmarkEvalOverhead(b *testing.B) {
 	for _, a := range []struct {
@@ -49,18 +53,26 @@ func BenchmarkEvalOverhead(b *testing.B) {
 			dir := filepath.Join(b.TempDir(), "plain")
 			writeBenchSkill(b, dir)
 			ws, out := b.TempDir(), filepath.Join(b.TempDir(), "out")
-			var runs, evals []time.Duration
+			var runs, evals, agents []time.Duration
 			for b.Loop() {
 				for i := range evalBenchCases {
 					runs = append(runs, benchCommand(b, env, ws, "run", "-a", a.agent, "-s", dir, "-q", benchPrompt(i)))
 				}
 				d := benchCommand(b, env, ws, "eval", dir, "-a", a.agent, "--judge", "none", "--fresh", "-q", "--out", out)
 				evals = append(evals, d/(2*evalBenchCases))
+				timings, _ := filepath.Glob(filepath.Join(out, "iteration-1", "eval-*", "*", "timing.json"))
+				if len(timings) != 2*evalBenchCases {
+					b.Fatalf("%d timing.json files, want %d", len(timings), 2*evalBenchCases)
+				}
+				for _, f := range timings {
+					agents = append(agents, time.Duration(readJSON[eval.Timing](b, f).DurationMS)*time.Millisecond)
+				}
 			}
-			run, ev := median(runs), median(evals)
+			run, ev, agent := median(runs), median(evals), median(agents)
 			b.ReportMetric(float64(run)/1e6, "run-ms")
 			b.ReportMetric(float64(ev)/1e6, "eval-ms")
 			b.ReportMetric(float64(ev-run)/1e6, "overhead-ms")
+			b.ReportMetric(float64(agent)/1e6, "agent-ms")
 			if load, err := os.ReadFile("/proc/loadavg"); err == nil {
 				b.Logf("load average %s", strings.Fields(string(load))[0])
 			}

@@ -182,7 +182,7 @@ func writeJSONFile(t *testing.T, path string, v any) {
 	}
 }
 
-func readJSON[T any](t *testing.T, path string) T {
+func readJSON[T any](t testing.TB, path string) T {
 	t.Helper()
 	var v T
 	b, err := os.ReadFile(path)
