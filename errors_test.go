@@ -534,7 +534,7 @@ func isDetail(e ast.Expr) bool {
 // fileKinds are the sentinels that name the kind of a file the caller
 // wrote: an error about a place in it reads as a compiler's does, after
 // the sentinel ("invalid policy file: FILE:LINE: WHAT").
-var fileKinds = map[string]bool{"policy.ErrInvalid": true, "search.ErrInvalidConfig": true, "install.ErrInvalidLock": true}
+var fileKinds = map[string]bool{"policy.ErrInvalid": true, "search.ErrInvalidConfig": true, "install.ErrInvalidLock": true, "eval.ErrInvalidSuite": true}
 
 // filePlace matches a format that writes FILE: or FILE:LINE: after the
 // sentinel.

@@ -30,7 +30,35 @@
 // (a case without a prompt, an expectation of another JSON type, a file
 // outside the skill or not a regular file, two cases with one id, an
 // unknown field) fails with [ErrInvalidSuite] naming the file, the case
-// and the field, before any agent starts.
+// and the field, before any agent starts, as FILE: evals[I] (id
+// ID).FIELD: WHAT (I from 0; [I].FIELD in eval_queries.json). The rules:
+//
+//  1. Each file is a regular file inside the skill's folder (read
+//     through an [os.Root]: no link leads out), of at most 8 MiB, holding
+//     one JSON value and nothing after it; no object gives a key twice,
+//     and a key the format does not name is refused. A field the format
+//     makes optional may be left out, but is never null.
+//  2. skill_name is a non-empty string ([Suite.CheckName] compares it
+//     with the skill's name, for the caller that knows it); evals holds 1
+//     to 1,000 cases.
+//  3. An id is a JSON number, kept as written, or a string of 1 to 64
+//     letters, digits, dots, dashes and underscores, not ending with a
+//     dot; a number has at most 64 characters too. No two ids name one
+//     folder, case aside (1 and "1" are one; "a" and "A" are one on some
+//     systems).
+//  4. A prompt, a query and an expectation's text are strings with more
+//     than spaces; no string holds NUL.
+//  5. A case has at most 100 files, each a clean relative slash-separated
+//     path (no "..", "." or empty element, no backslash, no colon, not
+//     absolute) to a regular file in the skill (not a link, a folder or a
+//     pipe); no two go to one place of the workspace ([Case.FilePlace]),
+//     or one where another needs a folder, case aside.
+//  6. A case has at most 100 expectations. An expectation object has text,
+//     required, and command, which may be left out (the text is then
+//     graded by the judge, as a string is): a non-empty array of strings
+//     whose first is not empty.
+//  7. eval_queries.json holds 1 to 1,000 queries, each with query and
+//     should_trigger (a boolean, required).
 //
 // # Runs
 //
@@ -136,6 +164,18 @@
 // flags on cases that tell nothing: passing in every run of every
 // configuration, failing in every run, or flaky (passing some runs and
 // failing others of one configuration).
+//
+// A run with no graded expectation (none, or string ones without a
+// judge) has no pass rate: it is left out of every pass rate mean, of
+// pass@k and of the flags, and a case with no graded run in a
+// configuration has no pass rate there, no delta, and no place in the
+// interval. A run the agent failed counts in the pass rates (failing),
+// not in the time and tokens. The interval is the percentile one
+// (nearest rank) of the mean of the cases' deltas; with no paired case
+// it is [0, 0], and with one, or with every case of one delta d, [d, d].
+// pass@k goes from k = 1 to the fewest graded runs of a case, averaged
+// over the cases. With several agents, the top-level benchmark pools
+// every agent's runs (a case's runs are every agent's).
 //
 // # Trigger evaluations
 //

@@ -166,9 +166,12 @@ type RunSummary struct {
 // CaseResult is one case's results in both configurations, paired.
 type CaseResult struct {
 	ID CaseID `json:"id"`
-	// PassRate is the case's mean pass rate per configuration.
+	// PassRate is the case's mean pass rate per configuration, over its
+	// runs with a graded expectation; a configuration with none has no
+	// entry.
 	PassRate map[Config]float64 `json:"pass_rate"`
-	// Delta is the skill's pass rate minus the baseline's.
+	// Delta is the skill's pass rate minus the baseline's (0 when either
+	// has none).
 	Delta float64 `json:"delta"`
 	// Runs and Passed count the runs per configuration, and those whose
 	// every graded expectation passed.

@@ -3,6 +3,8 @@
 package readfile
 
 import (
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -19,5 +21,22 @@ func TestReadOpensNoFIFO(t *testing.T) {
 	}
 	if _, err := read(fifo, 5); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("read(FIFO) = %v, want not a regular file", err)
+	}
+}
+
+// TestInRootRefusesFIFO checks that InRoot refuses a FIFO without
+// waiting for a writer.
+func TestInRootRefusesFIFO(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "f"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if _, err := InRoot(root, "f", 5); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("InRoot(FIFO) = %v, want ErrNotRegular", err)
 	}
 }

@@ -1,0 +1,56 @@
+package readfile
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestInRoot(t *testing.T) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	write := func(p, s string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, "f"), "12345")
+	write(filepath.Join(outside, "g"), "secret")
+	if err := os.Mkdir(filepath.Join(dir, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "g"), filepath.Join(dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("f", filepath.Join(dir, "in")); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+
+	for _, name := range []string{"f", "in"} {
+		if b, err := InRoot(root, name, 5); err != nil || string(b) != "12345" {
+			t.Errorf("InRoot(%q, 5) = %q, %v, want 12345", name, b, err)
+		}
+	}
+	if _, err := InRoot(root, "f", 4); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("InRoot(f, 4) = %v, want ErrTooLarge", err)
+	}
+	if _, err := InRoot(root, "d", 5); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("InRoot(d) = %v, want ErrNotRegular", err)
+	}
+	if _, err := InRoot(root, "missing", 5); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("InRoot(missing) = %v, want fs.ErrNotExist", err)
+	}
+	for _, name := range []string{"out", "../" + filepath.Base(outside) + "/g"} {
+		if b, err := InRoot(root, name, 100); err == nil || errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("InRoot(%q) = %q, %v, want an error of a name out of the root", name, b, err)
+		}
+	}
+}
