@@ -94,7 +94,7 @@ func benchEnv(env []string, cli, home string) []string {
 
 // writeBenchSkill writes a skill with a suite of evalBenchCases cases at
 // dir, each passing by a command that always passes.
-func writeBenchSkill(b *testing.B, dir string) {
+func writeBenchSkill(b testing.TB, dir string) {
 	if err := os.MkdirAll(filepath.Join(dir, "evals"), 0o755); err != nil {
 		b.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func writeBenchSkill(b *testing.B, dir string) {
 
 // benchCommand runs agentskills (this test binary) with env in dir and
 // returns its wall time; it fails the benchmark unless it exits 0.
-func benchCommand(b *testing.B, env []string, dir string, args ...string) time.Duration {
+func benchCommand(b testing.TB, env []string, dir string, args ...string) time.Duration {
 	bin, err := exec.LookPath("agentskills")
 	if err != nil {
 		b.Fatalf("agentskills is not on PATH (TestMain puts it there): %v", err)
