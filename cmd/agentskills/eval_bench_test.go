@@ -30,7 +30,10 @@ const evalBenchCases = 8
 // runs) and their difference, overhead-ms, for Claude Code and Codex;
 // and agent-ms, the median time of the agent's runs inside eval
 // (timing.json: the skills' staging and the agent's program), which
-// eval-ms and run-ms exceed by what each adds around a run.
+// eval-ms and run-ms exceed by what each adds around a run. run-cpu-ms
+// and eval-cpu-ms are the same medians of CPU time (user and system, of
+// agentskills and the agent's processes it waited for), which waiting
+// for a core on a loaded machine does not lengthen.
 // Run it without -race: agentskills is this test binary.
 func BenchmarkEvalOverhead(b *testing.B) {
 	for _, a := range []struct {
@@ -53,13 +56,14 @@ func BenchmarkEvalOverhead(b *testing.B) {
 			dir := filepath.Join(b.TempDir(), "plain")
 			writeBenchSkill(b, dir)
 			ws, out := b.TempDir(), filepath.Join(b.TempDir(), "out")
-			var runs, evals, agents []time.Duration
+			var runs, evals, agents, runCPU, evalCPU []time.Duration
 			for b.Loop() {
 				for i := range evalBenchCases {
-					runs = append(runs, benchCommand(b, env, ws, "run", "-a", a.agent, "-s", dir, "-q", benchPrompt(i)))
+					wall, cpu := benchCommand(b, env, ws, "run", "-a", a.agent, "-s", dir, "-q", benchPrompt(i))
+					runs, runCPU = append(runs, wall), append(runCPU, cpu)
 				}
-				d := benchCommand(b, env, ws, "eval", dir, "-a", a.agent, "--judge", "none", "--fresh", "-q", "--out", out)
-				evals = append(evals, d/(2*evalBenchCases))
+				wall, cpu := benchCommand(b, env, ws, "eval", dir, "-a", a.agent, "--judge", "none", "--fresh", "-q", "--out", out)
+				evals, evalCPU = append(evals, wall/(2*evalBenchCases)), append(evalCPU, cpu/(2*evalBenchCases))
 				timings, _ := filepath.Glob(filepath.Join(out, "iteration-1", "eval-*", "*", "timing.json"))
 				if len(timings) != 2*evalBenchCases {
 					b.Fatalf("%d timing.json files, want %d", len(timings), 2*evalBenchCases)
@@ -73,6 +77,8 @@ func BenchmarkEvalOverhead(b *testing.B) {
 			b.ReportMetric(float64(ev)/1e6, "eval-ms")
 			b.ReportMetric(float64(ev-run)/1e6, "overhead-ms")
 			b.ReportMetric(float64(agent)/1e6, "agent-ms")
+			b.ReportMetric(float64(median(runCPU))/1e6, "run-cpu-ms")
+			b.ReportMetric(float64(median(evalCPU))/1e6, "eval-cpu-ms")
 			if load, err := os.ReadFile("/proc/loadavg"); err == nil {
 				b.Logf("load average %s", strings.Fields(string(load))[0])
 			}
@@ -112,8 +118,9 @@ func writeBenchSkill(b testing.TB, dir string) {
 }
 
 // benchCommand runs agentskills (this test binary) with env in dir and
-// returns its wall time; it fails the benchmark unless it exits 0.
-func benchCommand(b testing.TB, env []string, dir string, args ...string) time.Duration {
+// returns its wall time and CPU time (its own and that of the processes
+// it waited for); it fails the benchmark unless it exits 0.
+func benchCommand(b testing.TB, env []string, dir string, args ...string) (wall, cpu time.Duration) {
 	bin, err := exec.LookPath("agentskills")
 	if err != nil {
 		b.Fatalf("agentskills is not on PATH (TestMain puts it there): %v", err)
@@ -127,7 +134,7 @@ func benchCommand(b testing.TB, env []string, dir string, args ...string) time.D
 	if err := cmd.Run(); err != nil {
 		b.Fatalf("agentskills %q: %v\n%s", args, err, out.String())
 	}
-	return time.Since(start)
+	return time.Since(start), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 }
 
 // median returns the median of ds, which it sorts.
