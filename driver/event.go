@@ -1,6 +1,10 @@
 package driver
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
 
 // Event is one thing that happened during a run, as a driver reports it
 // through [Request.Events]. The concrete types are this package's *Event
@@ -195,3 +199,36 @@ func (*RawEvent) Kind() string { return KindRaw }
 
 // Kind returns [KindRetry].
 func (*RetryEvent) Kind() string { return KindRetry }
+
+// MarshalEvent returns ev as one JSON object, the form of an event in
+// JSON output: {"type": KIND, ...the event's own fields}, KIND being
+// ev.Kind() and the fields those of ev's JSON encoding (the agent's own
+// JSON, Raw, is left out, but for a [RawEvent], which is nothing else).
+// An event whose encoding is not a JSON object (a nil pointer) is an
+// error.
+func MarshalEvent(ev Event) ([]byte, error) {
+	if ev == nil {
+		return nil, errors.New("nil event")
+	}
+	body, err := json.Marshal(ev)
+	if err != nil {
+		return nil, err
+	}
+	if len(body) < 2 || body[0] != '{' {
+		return nil, fmt.Errorf("event %s is not a JSON object: %.40s", ev.Kind(), body)
+	}
+	kind, err := json.Marshal(ev.Kind())
+	if err != nil {
+		return nil, err
+	}
+	line := make([]byte, 0, len(body)+len(kind)+10)
+	line = append(line, `{"type":`...)
+	line = append(line, kind...)
+	if len(body) > 2 {
+		line = append(line, ',')
+		line = append(line, body[1:]...)
+	} else {
+		line = append(line, '}')
+	}
+	return line, nil
+}

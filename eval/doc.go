@@ -72,8 +72,11 @@
 // do for every run of package adaptor.
 //
 // After the run, the files the agent created or changed in its
-// workspace are copied to the run's outputs/ folder, its final answer
-// to response.md, its events to transcript.jsonl (one JSON object a
+// workspace (regular files only: a link, a FIFO or a device is passed
+// over, never followed or opened; modes 0644, or 0755 for an
+// executable file; at most 10,000 files and 1 GiB, over which the run
+// fails with the limit as the reason and keeps no outputs) are copied
+// to the run's outputs/ folder, its final answer to response.md, its events to transcript.jsonl (one JSON object a
 // line, {"type": KIND, ...the event's fields}), and its time and tokens
 // to timing.json ({"total_tokens", "duration_ms"}: the tokens as the
 // agent reports them, input and output; the duration from the start of
@@ -120,6 +123,16 @@
 //
 // # The output
 //
+// [Request.Out] is created when missing; it must not be a file, nor lie
+// inside the folder of a skill given by its path (the skill, the
+// baseline, the others of a trigger evaluation): the output would change
+// the skill's content, and so its digest and every kept run's key. Such
+// a request, like one without a required field or with two agents of one
+// id (compared without case) or an id that cannot name a folder (letters,
+// digits, dots, dashes and underscores, not eval-* nor iteration-* nor
+// *.json), fails with [ErrInvalidRequest] naming the field, before any
+// agent starts.
+//
 // In [Request.Out], the layout of the guide: iteration-N/eval-ID/CONFIG/
 // with outputs/, response.md, transcript.jsonl, timing.json and
 // grading.json ({"expectations": [{"text", "passed", "evidence"}],
@@ -139,15 +152,24 @@
 // # Kept runs
 //
 // Every finished run is kept in Out/.runs, by a digest of what
-// determines it: the configuration's skill content digest (none for
+// determines it: the configuration's skill (its content digest, and
+// its key and metadata, which name it to the agent; none for
 // without_skill), the agent's id, version and model, the agent settings
 // the request's driver was built with ([Agent.Settings]), the case (its
 // prompt and the digest of its files), and the run's index. A Run reuses
 // a kept run instead of starting the agent, so that an interrupted Run
 // resumes where it stopped and a larger [Request.Runs] costs only the
 // new runs; [Request.Fresh] runs everything again. A grading is kept
-// likewise, by the run's digest, the expectations and the judge, so a
-// changed expectation is graded again without running the agent.
+// likewise, by the run's digest, the expectations and the judge (and,
+// for a case with a command, the digest of the skill whose folder is
+// its SKILL_DIR), so a
+// changed expectation is graded again without running the agent, in a
+// workspace rebuilt from the case's files and the run's outputs. A
+// without_skill run depends on no skill's content, so a new version of
+// the skill reuses it. A kept run is written whole or not at all: a
+// crash leaves none half written. The files of an iteration are hard
+// links to those of the kept runs where the file system allows it: edit
+// neither.
 //
 // # Statistics
 //
@@ -185,13 +207,22 @@
 // [driver.SkillEvent] reports. A query passes when its trigger rate is
 // at least 0.5 and it should trigger, or below 0.5 and it should not;
 // precision and recall are per agent, counting a query as triggered
-// when its rate is at least 0.5.
+// when its rate is at least 0.5 (precision: the triggered queries that
+// should trigger, over the triggered; recall: the triggered queries
+// that should trigger, over those that should; 0 when nothing is
+// counted). Each run's workspace is empty; a run the agent failed
+// counts in [AgentTriggers.Failed] and in no rate, and is not kept.
+// Runs are kept as Run keeps them, by the skill's and the others'
+// content digests, the agent, the query and the run's index. Each of
+// [TriggerRequest.Others] must be a skill (skill.Dir, ...), not a
+// provider's key: its content is part of the key.
 //
 // # Concurrency and interruption
 //
 // [Request.Jobs] runs that many runs at a time, each in its own
 // workspace. When the context is done, the agents running are stopped,
 // nothing more starts, the runs that finished stay kept, and Run returns
-// the context's error; the output of the iteration is written for the
-// runs that finished.
+// the context's error (with its cause); the output of the iteration is
+// written for the runs that finished, and the next Run makes the others.
+// One Run or Triggers at a time writes in an Out: another waits for it.
 package eval

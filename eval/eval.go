@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"context"
 	"errors"
 	"time"
 
@@ -249,7 +248,9 @@ type Progress struct {
 	Err           error
 }
 
-// Evaluator runs evaluations. The zero value is not usable: use New.
+// Evaluator runs evaluations. The zero value is not usable: use New. An
+// Evaluator is safe for concurrent use; calls writing in one Out take
+// turns.
 type Evaluator struct {
 	cfg config
 }
@@ -259,6 +260,7 @@ type config struct {
 	progress       func(Progress)
 	commandTimeout time.Duration
 	judgeTimeout   time.Duration
+	outputs        outputLimits // see workspace.go
 }
 
 // Option configures an Evaluator.
@@ -290,7 +292,7 @@ func WithJudgeTimeout(d time.Duration) Option {
 
 // New returns an Evaluator configured by opts.
 func New(opts ...Option) *Evaluator {
-	var c config
+	c := config{outputs: outputLimits{maxOutputFiles, maxOutputBytes}}
 	for _, o := range opts {
 		if o != nil {
 			o(&c)
@@ -306,17 +308,6 @@ func New(opts ...Option) *Evaluator {
 		c.materializer = skill.NewDefaultSkillMaterializer()
 	}
 	return &Evaluator{cfg: c}
-}
-
-// Run runs req's suite and writes the iteration (see the package doc).
-func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
-	return nil, errors.New("not yet")
-}
-
-// Triggers runs req's trigger queries and writes triggers.json in the
-// iteration (see the package doc).
-func (e *Evaluator) Triggers(ctx context.Context, req TriggerRequest) (*Triggers, error) {
-	return nil, errors.New("not yet")
 }
 
 // Grading is a run's grading.json.

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 
 	adaptor "github.com/agentadaptor/agentadaptor"
@@ -24,39 +22,37 @@ type eventWriter struct {
 // the run is an "agent_error" line: "error" is the line that ends a
 // failed run.
 func (e *eventWriter) event(ev driver.Event) {
-	kind := ev.Kind()
-	switch ev := ev.(type) {
+	switch v := ev.(type) {
 	case *driver.ResultEvent:
 		return
 	case *driver.InitEvent:
 		if e.session == "" {
-			e.session = ev.SessionID
+			e.session = v.SessionID
 		}
 	case *driver.ErrorEvent:
-		kind = kindAgentError
+		ev = agentErrorLine{v}
 	}
-	e.write(kind, ev)
+	e.write(ev)
 }
 
 // kindAgentError is the type of the line of an error the agent reports
 // without ending the run (a driver.ErrorEvent).
 const kindAgentError = "agent_error"
 
-func (e *eventWriter) write(kind string, v any) {
+// agentErrorLine is a driver.ErrorEvent as its line shows it.
+type agentErrorLine struct{ *driver.ErrorEvent }
+
+func (agentErrorLine) Kind() string { return kindAgentError }
+
+// write prints ev as driver.MarshalEvent encodes it, one line.
+func (e *eventWriter) write(ev driver.Event) {
 	if e.err != nil {
 		return
 	}
-	body, err := json.Marshal(v)
+	line, err := driver.MarshalEvent(ev)
 	if err != nil {
 		e.err = err
 		return
-	}
-	line := []byte(`{"type":` + fmt.Sprintf("%q", kind))
-	if len(body) > 2 {
-		line = append(line, ',')
-		line = append(line, body[1:]...)
-	} else {
-		line = append(line, '}')
 	}
 	_, e.err = e.w.Write(append(line, '\n'))
 }
@@ -81,6 +77,9 @@ type resultJSON struct {
 	Workspace      string   `json:"workspace,omitempty"`
 }
 
+// Kind returns driver.KindResult: the result line is printed as an event.
+func (resultJSON) Kind() string { return driver.KindResult }
+
 func (e *eventWriter) result(res *adaptor.Result) error {
 	r := resultJSON{
 		SessionID: res.SessionID, Text: res.Text, Usage: res.Usage, CostUSD: res.CostUSD, SessionCostUSD: res.SessionCostUSD,
@@ -89,7 +88,7 @@ func (e *eventWriter) result(res *adaptor.Result) error {
 	for _, s := range res.Skills.Entries {
 		r.Skills = append(r.Skills, s.RuntimeName)
 	}
-	e.write(driver.KindResult, r)
+	e.write(r)
 	return e.err
 }
 
@@ -101,7 +100,7 @@ func (e *eventWriter) failure(err error) string {
 	var agentErr *driver.AgentError
 	if errors.As(err, &agentErr) && agentErr.Result != nil {
 		r := agentErr.Result
-		e.write(driver.KindResult, resultJSON{
+		e.write(resultJSON{
 			SessionID: r.SessionID, Text: agentErr.Message, IsError: true, Subtype: agentErr.Subtype,
 			Usage: r.Usage, CostUSD: r.CostUSD, SessionCostUSD: r.SessionCostUSD, ExitCode: r.ExitCode,
 		})

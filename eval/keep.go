@@ -1,0 +1,183 @@
+package eval
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
+)
+
+// Kept runs live in Out/.runs/KEY/, KEY the SHA-256 of a runKey's (or a
+// triggerKey's) JSON: what determines the run. A run is written in a
+// temporary folder beside them and renamed to its key whole, its
+// run.json written last, so that a crash leaves no half run: a folder
+// without a run.json of its own key is not a kept run.
+const (
+	runsDir   = ".runs"
+	runMarker = "run.json"
+	// gradingsDir holds a kept run's gradings, gradings/GKEY.json, GKEY
+	// the digest of a gradingKey.
+	gradingsDir = "gradings"
+)
+
+// agentKey is the part of a key that names the agent.
+type agentKey struct {
+	ID       string          `json:"id"`
+	Version  string          `json:"version"`
+	Model    string          `json:"model"`
+	Settings driver.Settings `json:"settings"`
+}
+
+func agentKeyOf(a *Agent) *agentKey {
+	if a == nil {
+		return nil
+	}
+	return &agentKey{ID: a.ID, Version: a.Version, Model: a.Model, Settings: a.Settings}
+}
+
+// runKey is what determines one run of a case.
+type runKey struct {
+	Kind string `json:"kind"` // "case"
+	// Skill is the configuration's skill (its content digest, key and
+	// metadata: see staged.identity), "" for without_skill.
+	Skill  string   `json:"skill"`
+	Agent  agentKey `json:"agent"`
+	Prompt string   `json:"prompt"`
+	// Files is the digest of the case's files and places.
+	Files string `json:"files"`
+	Run   int    `json:"run"`
+}
+
+// triggerKey is what determines one run of a trigger query.
+type triggerKey struct {
+	Kind  string `json:"kind"` // "trigger"
+	Skill string `json:"skill"`
+	// Others are the other skills' identities, sorted.
+	Others []string `json:"others"`
+	Agent  agentKey `json:"agent"`
+	Query  string   `json:"query"`
+	Run    int      `json:"run"`
+}
+
+// gradingKey is what determines a run's grading.
+type gradingKey struct {
+	Run            string        `json:"run"`
+	ExpectedOutput string        `json:"expected_output"`
+	Expectations   []Expectation `json:"expectations"`
+	Judge          *agentKey     `json:"judge"`
+	// SkillDir is the content digest of the skill whose folder is the
+	// commands' SKILL_DIR, for a case with a command expectation.
+	SkillDir string `json:"skill_dir,omitempty"`
+}
+
+// digestOf returns the SHA-256 of v's JSON, in hex.
+func digestOf(v any) string {
+	sum := sha256.Sum256(mustJSON(v))
+	return hex.EncodeToString(sum[:])
+}
+
+// mustJSON is v's JSON, v plain data.
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("eval: JSON of %T: %v", v, err))
+	}
+	return b
+}
+
+// marker is a kept run's run.json: its key and the fields it was made of.
+type marker struct {
+	Key     string          `json:"key"`
+	Fields  json.RawMessage `json:"fields"`
+	Failed  bool            `json:"failed,omitempty"`
+	Trigger *bool           `json:"triggered,omitempty"`
+}
+
+// readMarker returns the run.json of the kept run dir, when it is one of
+// key.
+func readMarker(dir, key string) (*marker, bool) {
+	b, err := readSmall(filepath.Join(dir, runMarker))
+	if err != nil {
+		return nil, false
+	}
+	var m marker
+	if json.Unmarshal(b, &m) != nil || m.Key != key {
+		return nil, false
+	}
+	return &m, true
+}
+
+// readSmall reads a file of the tool's own, not following a link, up to
+// 16 MiB.
+func readSmall(name string) ([]byte, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > 16<<20 {
+		return nil, fmt.Errorf("%s: not a regular file of at most 16 MiB", name)
+	}
+	b := make([]byte, fi.Size())
+	n, err := f.ReadAt(b, 0)
+	if n == len(b) {
+		err = nil
+	}
+	return b[:n], err
+}
+
+// writeJSON writes v to name, indented, replacing it whole.
+func writeJSON(name string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteUnflushed(name, append(b, '\n'), 0o644)
+}
+
+// readJSON reads name into v.
+func readJSON(name string, v any) error {
+	b, err := readSmall(name)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+// publish moves the finished run staged to final, Out/.runs/KEY,
+// replacing what is there: a run of the same key (made again by Fresh,
+// or by another job of the same Run), or a folder that is no kept run
+// (one whose files were damaged).
+func publish(staged, final string) error {
+	err := os.Rename(staged, final)
+	if err == nil || !isExist(err) {
+		return err
+	}
+	old, err := os.MkdirTemp(filepath.Dir(final), ".old-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(old)
+	if err := os.Rename(final, filepath.Join(old, "run")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return os.Rename(staged, final)
+}
+
+// isExist reports whether err is a rename's over a folder that is not
+// empty.
+func isExist(err error) bool {
+	return errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST)
+}

@@ -1,0 +1,585 @@
+package eval
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	adaptor "github.com/agentadaptor/agentadaptor"
+	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/skillcache"
+	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/skillmd"
+	"golang.org/x/sync/errgroup"
+)
+
+// ErrInvalidRequest is a [Request] or [TriggerRequest] that cannot be
+// run: a required field missing, two agents of one id, an id that cannot
+// name a folder, an Out that is not a folder or lies in the skill's. Its
+// message names the field, as FIELD: invalid evaluation request: WHAT.
+var ErrInvalidRequest = errors.New("invalid evaluation request")
+
+// agentIDPattern is what an agent id must be to name a folder.
+var agentIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// checkAgents checks the agents of a request: at least one, each with a
+// driver and a distinct id usable as a folder name (also on a file
+// system that ignores case), none named like a file of the iteration.
+func checkAgents(agents []Agent) error {
+	if len(agents) == 0 {
+		return fmt.Errorf("Agents: %w: at least one agent is required", ErrInvalidRequest)
+	}
+	seen := map[string]int{}
+	for i, a := range agents {
+		field := fmt.Sprintf("Agents[%d]", i)
+		if !agentIDPattern.MatchString(a.ID) {
+			return fmt.Errorf("%s.ID: %w: %q cannot name a folder: use letters, digits, dots, dashes and underscores, starting with a letter or digit", field, ErrInvalidRequest, a.ID)
+		}
+		switch low := strings.ToLower(a.ID); {
+		case strings.HasSuffix(low, ".json") || strings.HasPrefix(low, "eval-") || strings.HasPrefix(low, "iteration-"):
+			return fmt.Errorf("%s.ID: %w: %q would be taken for a file of the iteration", field, ErrInvalidRequest, a.ID)
+		}
+		if j, ok := seen[strings.ToLower(a.ID)]; ok {
+			return fmt.Errorf("%s.ID: %w: %q is the id of Agents[%d] too", field, ErrInvalidRequest, a.ID, j)
+		}
+		seen[strings.ToLower(a.ID)] = i
+		if a.Driver == nil {
+			return fmt.Errorf("%s.Driver: %w: required", field, ErrInvalidRequest)
+		}
+	}
+	return nil
+}
+
+// checkOut checks the folder out against the skills' folders: Out may
+// not be inside a skill given by its folder, whose content (and so its
+// digest, its iteration and every kept run's key) it would change.
+func checkOut(out string, skills ...skill.Skill) (string, error) {
+	if out == "" {
+		return "", fmt.Errorf("Out: %w: required: the folder the iterations are written in", ErrInvalidRequest)
+	}
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return "", fmt.Errorf("Out: %w: %v", ErrInvalidRequest, err)
+	}
+	real := resolveExisting(abs)
+	for _, s := range skills {
+		ps, ok := s.Source.(skill.PathSource)
+		if !ok {
+			continue
+		}
+		sd, err := filepath.Abs(ps.Path)
+		if err != nil {
+			continue
+		}
+		sd = resolveExisting(sd)
+		if rel, err := filepath.Rel(sd, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return "", fmt.Errorf("Out: %w: %s is inside the skill's folder %s: choose a folder outside it (the default is beside it)", ErrInvalidRequest, out, ps.Path)
+		}
+	}
+	return abs, nil
+}
+
+// resolveExisting returns p with the links of its longest existing
+// prefix resolved.
+func resolveExisting(p string) string {
+	rest := ""
+	for {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(p, rest)
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
+
+// staged is a skill materialized once for a whole Run: its folder and
+// content digest.
+type staged struct {
+	skill       skill.Skill
+	dir, digest string
+}
+
+func (e *Evaluator) stage(ctx context.Context, field string, s skill.Skill) (*staged, error) {
+	dir, digest, err := skillcache.MaterializeContent(ctx, e.cfg.materializer, s)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", field, err)
+	}
+	return &staged{skill: s, dir: dir, digest: digest}, nil
+}
+
+// session is one Run or Triggers call: what every run of it shares.
+type session struct {
+	e     *Evaluator
+	out   string // absolute
+	fresh bool
+	mu    sync.Mutex // serializes progress
+}
+
+func (s *session) progress(p Progress) {
+	if s.e.cfg.progress == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.e.cfg.progress(p)
+}
+
+// doneRun is a run that finished (or was kept), ready for the iteration.
+type doneRun struct {
+	res     runResult
+	dir     string // the folder holding its files
+	grading Grading
+	temp    bool // dir is not kept: removed once the iteration is written
+}
+
+// job is one run of a case to make.
+type job struct {
+	agent  *Agent
+	c      *Case
+	index  int    // c's in the suite
+	files  string // the digest of the case's files
+	config Config
+	skill  *staged // nil for without_skill
+	run    int
+}
+
+// Run runs req's suite and writes the iteration (see the package doc).
+// It returns the benchmark of the runs that finished also when ctx ends
+// it, with ctx's error.
+func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
+	if req.Skill.Key == "" && req.Skill.Source == nil {
+		return nil, fmt.Errorf("Skill: %w: required", ErrInvalidRequest)
+	}
+	if err := checkAgents(req.Agents); err != nil {
+		return nil, err
+	}
+	if req.Judge != nil && req.Judge.Driver == nil {
+		return nil, fmt.Errorf("Judge.Driver: %w: required", ErrInvalidRequest)
+	}
+	if req.Runs < 0 || req.Jobs < 0 {
+		return nil, fmt.Errorf("Runs: %w: %d runs and %d jobs: neither may be negative", ErrInvalidRequest, req.Runs, req.Jobs)
+	}
+	runs, jobs := max(req.Runs, 1), max(req.Jobs, 1)
+	check := []skill.Skill{req.Skill}
+	if req.Baseline.Source != nil || req.Baseline.Key != "" {
+		check = append(check, req.Baseline)
+	}
+	out, err := checkOut(req.Out, check...)
+	if err != nil {
+		return nil, err
+	}
+	sk, err := e.stage(ctx, "Skill", req.Skill)
+	if err != nil {
+		return nil, err
+	}
+	baseline, baseConfig := (*staged)(nil), WithoutSkill
+	if len(check) > 1 {
+		if baseline, err = e.stage(ctx, "Baseline", req.Baseline); err != nil {
+			return nil, err
+		}
+		baseConfig = OldSkill
+	}
+	suite, err := LoadSuite(sk.dir)
+	if err != nil {
+		return nil, err
+	}
+	if md, err := skillmd.ParseDir(sk.dir); err == nil && md.Name != "" {
+		// A SKILL.md that cannot be read fails every with_skill run,
+		// saying why.
+		if err := suite.CheckName(md.Name); err != nil {
+			return nil, err
+		}
+	}
+	digests := make([]string, len(suite.Evals))
+	for i, c := range suite.Evals {
+		if digests[i], err = filesDigest(ctx, sk.dir, c, i); err != nil {
+			return nil, err
+		}
+	}
+	unlock, err := lockOut(ctx, out)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	iter, it, err := openIteration(out, sk.digest)
+	if err != nil {
+		return nil, err
+	}
+
+	var todo []job
+	for i := range req.Agents {
+		for ci := range suite.Evals {
+			for _, cfg := range []struct {
+				c Config
+				s *staged
+			}{{WithSkill, sk}, {baseConfig, baseline}} {
+				for k := 1; k <= runs; k++ {
+					todo = append(todo, job{agent: &req.Agents[i], c: &suite.Evals[ci], index: ci, files: digests[ci], config: cfg.c, skill: cfg.s, run: k})
+				}
+			}
+		}
+	}
+	s := &session{e: e, out: out, fresh: req.Fresh}
+	done := make([]*doneRun, len(todo))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(jobs)
+	for i := range todo {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			if gctx.Err() != nil {
+				return nil // nothing starts once stopped
+			}
+			d, err := s.runCase(gctx, sk, req.Judge, todo[i])
+			done[i] = d
+			return err
+		})
+	}
+	err = g.Wait()
+	defer func() {
+		for _, d := range done {
+			if d != nil && d.temp {
+				os.RemoveAll(d.dir)
+			}
+		}
+	}()
+	if err != nil && ctx.Err() == nil {
+		return nil, err
+	}
+
+	var finished []*doneRun
+	for _, d := range done {
+		if d != nil {
+			finished = append(finished, d)
+		}
+	}
+	ids := make([]string, len(req.Agents))
+	for i, a := range req.Agents {
+		ids[i] = a.ID
+	}
+	var results []runResult
+	for _, d := range finished {
+		results = append(results, d.res)
+	}
+	bench := benchmarkOfAgents(ids, results, baseConfig)
+	bench.Iteration = iter
+	if werr := writeIteration(iter, it, finished, ids, runs, bench); werr != nil {
+		return nil, werr
+	}
+	if ctx.Err() != nil {
+		return bench, interrupted(sk.skill.Key, ctx)
+	}
+	return bench, nil
+}
+
+// interrupted is the error of a Run or Triggers ended by ctx.
+func interrupted(key string, ctx context.Context) error {
+	cause := context.Cause(ctx)
+	if errors.Is(cause, ctx.Err()) {
+		return fmt.Errorf("%s: evaluation stopped: %w", key, cause)
+	}
+	return fmt.Errorf("%s: evaluation stopped: %w: %w", key, ctx.Err(), cause)
+}
+
+// runCase makes or reuses one run of a case. It returns nil and no
+// error for a run ctx stopped.
+func (s *session) runCase(ctx context.Context, sk *staged, judge *Agent, j job) (*doneRun, error) {
+	a, skillDir := j.agent, sk.dir
+	rk := runKey{Kind: "case", Skill: j.skill.identity(), Agent: *agentKeyOf(a), Prompt: j.c.Prompt, Files: j.files, Run: j.run}
+	key := digestOf(rk)
+	gk := gradingKey{Run: key, ExpectedOutput: j.c.ExpectedOutput, Expectations: j.c.Expectations, Judge: agentKeyOf(judge)}
+	if hasCommand(*j.c) {
+		gk.SkillDir = sk.digest // a command may run what SKILL_DIR holds
+	}
+	gkey := digestOf(gk)
+	final := filepath.Join(s.out, runsDir, key)
+	p := Progress{Agent: a.ID, Case: j.c.ID, Config: j.config, Run: j.run}
+	res := runResult{agent: a.ID, caseID: j.c.ID, config: j.config, run: j.run}
+
+	if !s.fresh {
+		if _, ok := readMarker(final, key); ok {
+			if err := readJSON(filepath.Join(final, "timing.json"), &res.timing); err == nil {
+				g, ok, err := s.keptGrading(ctx, skillDir, judge, j, final, gkey, p)
+				if err != nil || !ok {
+					return nil, err
+				}
+				res.grading, res.reused = g, true
+				p.State, p.Passed, p.Total = "reused", g.Summary.Passed, g.Summary.Total
+				s.progress(p)
+				return &doneRun{res: res, dir: final, grading: g}, nil
+			}
+		}
+	}
+
+	p.State = "started"
+	s.progress(p)
+	stage, err := os.MkdirTemp(filepath.Join(s.out, runsDir), ".tmp-")
+	if err != nil {
+		return nil, err
+	}
+	keep := false
+	defer func() {
+		if !keep {
+			os.RemoveAll(stage)
+		}
+	}()
+	ws, err := os.MkdirTemp("", "agentskills-eval-")
+	if err != nil {
+		return nil, err
+	}
+	defer removeWorkspace(ws)
+	if err := copyCaseFiles(skillDir, ws, *j.c, j.index); err != nil {
+		return nil, err
+	}
+	snap, err := snapshot(ctx, ws)
+	if err != nil {
+		return nil, ctxOr(ctx, err)
+	}
+	var refs []skill.Ref
+	if j.skill != nil {
+		refs = append(refs, j.skill.skill)
+	}
+	ar, runErr, err := s.runAgentWatched(ctx, a, j.c.Prompt, refs, ws, stage, nil)
+	if err != nil {
+		return nil, err
+	}
+	if runErr != nil && ctx.Err() != nil {
+		return nil, nil // stopped, not failed
+	}
+	res.timing = ar.timing
+	if runErr == nil {
+		runErr = checkDigest(ar.res, j.skill)
+	}
+	if runErr == nil {
+		openUp(ws)
+		if err := collectOutputs(ctx, ws, snap, filepath.Join(stage, "outputs"), s.e.cfg.outputs); err != nil {
+			if ctx.Err() != nil {
+				return nil, nil
+			}
+			runErr = err
+			if err := os.RemoveAll(filepath.Join(stage, "outputs")); err != nil {
+				return nil, err // no part of what is over the limit shows
+			}
+		}
+	}
+	if runErr != nil {
+		res.failed = true
+		res.grading = failedGrading(*j.c, runErr)
+		p.State, p.Err, p.Total = "error", runErr, res.grading.Summary.Total
+		s.progress(p)
+		keep = true // not kept: removed once the iteration is written
+		return &doneRun{res: res, dir: stage, grading: res.grading, temp: true}, nil
+	}
+	if judge != nil && hasStringExpectation(*j.c) {
+		p.State = "judging"
+		s.progress(p)
+	}
+	g := s.e.grade(ctx, judge, skillDir, *j.c, stage, ws, ar.res)
+	graded := ctx.Err() == nil
+	if graded {
+		if err := os.Mkdir(filepath.Join(stage, gradingsDir), 0o755); err != nil {
+			return nil, err
+		}
+		if err := writeJSON(filepath.Join(stage, gradingsDir, gkey+".json"), g); err != nil {
+			return nil, err
+		}
+	}
+	if err := writeJSON(filepath.Join(stage, runMarker), marker{Key: key, Fields: mustJSON(rk)}); err != nil {
+		return nil, err
+	}
+	if err := publish(stage, final); err != nil {
+		return nil, err
+	}
+	if !graded {
+		return nil, nil // kept, graded by the next Run
+	}
+	res.grading = g
+	p.State, p.Passed, p.Total = verdict(g), g.Summary.Passed, g.Summary.Total
+	s.progress(p)
+	return &doneRun{res: res, dir: final, grading: g}, nil
+}
+
+// keptGrading returns the kept run final's grading of key gkey, grading
+// it again in a workspace rebuilt from the case's files and the run's
+// outputs when there is none. ok is false when ctx stopped the grading.
+func (s *session) keptGrading(ctx context.Context, skillDir string, judge *Agent, j job, final, gkey string, p Progress) (Grading, bool, error) {
+	var g Grading
+	name := filepath.Join(final, gradingsDir, gkey+".json")
+	if !s.fresh && readJSON(name, &g) == nil {
+		return g, true, nil
+	}
+	ws, err := os.MkdirTemp("", "agentskills-eval-")
+	if err != nil {
+		return g, false, err
+	}
+	defer removeWorkspace(ws)
+	if err := copyCaseFiles(skillDir, ws, *j.c, j.index); err != nil {
+		return g, false, err
+	}
+	if err := overlay(ctx, filepath.Join(final, "outputs"), ws); err != nil {
+		return g, false, ctxOr(ctx, err)
+	}
+	text, err := readSmall(filepath.Join(final, "response.md"))
+	if err != nil {
+		return g, false, err
+	}
+	if judge != nil && hasStringExpectation(*j.c) {
+		p.State = "judging"
+		s.progress(p)
+	}
+	g = s.e.grade(ctx, judge, skillDir, *j.c, final, ws, &adaptor.Result{Text: string(text), Workspace: ws})
+	if ctx.Err() != nil {
+		return g, false, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return g, false, err
+	}
+	return g, true, writeJSON(name, g)
+}
+
+// agentRun is what runAgent made of one run of an agent.
+type agentRun struct {
+	res    *adaptor.Result
+	timing Timing
+}
+
+// runAgentWatched runs agent a on prompt with the skills refs in the workspace
+// ws, writing its transcript.jsonl, response.md and timing.json into
+// dir, and passing each event to watch too when it is not nil. runErr
+// is the agent's failure; err is a failure to write.
+func (s *session) runAgentWatched(ctx context.Context, a *Agent, prompt string, refs []skill.Ref, ws, dir string, watch func(driver.Event)) (ar agentRun, runErr, err error) {
+	tf, err := os.OpenFile(filepath.Join(dir, "transcript.jsonl"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return ar, nil, err
+	}
+	w := bufio.NewWriter(tf)
+	var werr error
+	events := func(ev driver.Event) {
+		if watch != nil {
+			watch(ev)
+		}
+		if werr != nil {
+			return
+		}
+		line, err := driver.MarshalEvent(ev)
+		if err != nil {
+			werr = err
+			return
+		}
+		if _, err := w.Write(append(line, '\n')); err != nil {
+			werr = err
+		}
+	}
+	agent := adaptor.New(a.Driver, adaptor.WithSkillMaterializer(s.e.cfg.materializer), adaptor.WithSkills(refs...), adaptor.WithWorkspace(ws), adaptor.WithEvents(events))
+	start := time.Now()
+	res, runErr := agent.Run(ctx, prompt)
+	ar.timing.DurationMS = time.Since(start).Milliseconds()
+	if werr == nil {
+		werr = w.Flush()
+	}
+	if err := errors.Join(werr, tf.Close()); err != nil {
+		return ar, nil, err
+	}
+	text := ""
+	if runErr == nil {
+		if res == nil {
+			runErr = errors.New("the agent returned no result")
+		} else {
+			text = res.Text
+			if res.Usage != nil {
+				ar.timing.TotalTokens = res.Usage.InputTokens + res.Usage.OutputTokens
+			}
+		}
+	}
+	ar.res = res
+	if err := os.WriteFile(filepath.Join(dir, "response.md"), []byte(text), 0o644); err != nil {
+		return ar, nil, err
+	}
+	return ar, runErr, writeJSON(filepath.Join(dir, "timing.json"), ar.timing)
+}
+
+// checkDigest fails a run whose skill was not the content the Run
+// staged: the skill changed while it ran.
+func checkDigest(res *adaptor.Result, s *staged) error {
+	if s == nil {
+		return nil
+	}
+	for _, e := range res.Skills.Entries {
+		if e.Key == s.skill.Key && e.Digest != "" && e.Digest != s.digest {
+			return fmt.Errorf("%s: the skill changed during the evaluation (content %s, staged %s): run it again", e.Key, e.Digest, s.digest)
+		}
+	}
+	return nil
+}
+
+// identity is what a kept run's key holds of a staged skill: its
+// content digest, and its key and metadata (which give its runtime
+// name); "" for none.
+func (s *staged) identity() string {
+	if s == nil {
+		return ""
+	}
+	return digestOf(struct {
+		Key      string            `json:"key"`
+		Metadata map[string]string `json:"metadata"`
+		Digest   string            `json:"digest"`
+	}{s.skill.Key, s.skill.Metadata, s.digest})
+}
+
+// failedGrading is the grading of a run the agent failed: every
+// expectation failed, the failure as the evidence.
+func failedGrading(c Case, err error) Grading {
+	g := Grading{Expectations: []GradedExpectation{}}
+	for _, x := range c.Expectations {
+		g.Expectations = append(g.Expectations, GradedExpectation{Text: x.Text, Evidence: "the run failed: " + err.Error()})
+	}
+	g.Summary = summarize(g.Expectations)
+	return g
+}
+
+func hasCommand(c Case) bool {
+	for _, x := range c.Expectations {
+		if x.Command != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func hasStringExpectation(c Case) bool {
+	for _, x := range c.Expectations {
+		if x.Command == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// verdict is a finished run's progress state: passed when every graded
+// expectation passed.
+func verdict(g Grading) string {
+	if g.Summary.Failed == 0 {
+		return "passed"
+	}
+	return "failed"
+}
+
+// ctxOr returns ctx's error when it is done, else err.
+func ctxOr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}

@@ -1,0 +1,397 @@
+package eval
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"syscall"
+)
+
+// The limits of a run's outputs/: an agent that leaves more in its
+// workspace has its run recorded as failed, with the limit as the reason.
+const (
+	maxOutputFiles = 10_000
+	maxOutputBytes = 1 << 30
+)
+
+// outputLimits bound a run's outputs/ (the tests lower them).
+type outputLimits struct {
+	files int
+	bytes int64
+}
+
+// fileSum is a file's size and SHA-256, as a snapshot records it.
+type fileSum struct {
+	size int64
+	sum  [sha256.Size]byte
+}
+
+// caseFile is one file of a case: its path in the skill and its place in
+// the workspace.
+type caseFile struct {
+	src, place string
+	index      int // in Case.Files
+}
+
+// caseFiles returns c's files with their places, sorted by place.
+func caseFiles(c Case) []caseFile {
+	out := make([]caseFile, 0, len(c.Files))
+	for i, f := range c.Files {
+		out = append(out, caseFile{src: f, place: c.FilePlace(f), index: i})
+	}
+	slices.SortFunc(out, func(a, b caseFile) int {
+		if a.place < b.place {
+			return -1
+		}
+		if a.place > b.place {
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// errNotRegular is a name that is not a regular file when it is opened.
+var errNotRegular = errors.New("not a regular file")
+
+// openRegular opens the regular file name of root for reading. A link
+// is refused, not followed (os.Root follows a link that stays inside
+// it, whatever the flags), and so is a FIFO or a device, and a name
+// replaced by one of them between the check and the open: the file
+// opened must be the one checked.
+func openRegular(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
+	before, err := root.Lstat(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !before.Mode().IsRegular() {
+		return nil, nil, errNotRegular
+	}
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && (!fi.Mode().IsRegular() || !os.SameFile(before, fi)) {
+		err = errNotRegular
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// openCaseFile opens the regular file name of the skill folder root,
+// refusing a link (also one swapped in after the suite was checked) and
+// anything else that is not a regular file.
+func openCaseFile(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
+	return openRegular(root, name)
+}
+
+// badCaseFile is the error of the file cf of c, case ci of the suite,
+// that cannot be read as a regular file of the skill (a link, maybe
+// swapped in after the suite was checked).
+func badCaseFile(ci int, c Case, cf caseFile, err error) error {
+	return fmt.Errorf("%w: evals/evals.json: evals[%d] (id %s).files[%d]: %s: not a regular file of the skill: %v", ErrInvalidSuite, ci, c.ID, cf.index, cf.src, err)
+}
+
+// filesDigest returns the digest of c's files in the skill folder dir:
+// each place with its content's SHA-256. ci is c's index in the suite.
+func filesDigest(ctx context.Context, dir string, c Case, ci int) (string, error) {
+	files := caseFiles(c)
+	if len(files) == 0 {
+		return "", nil
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	h := sha256.New()
+	for _, cf := range files {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		f, _, err := openCaseFile(root, filepath.FromSlash(cf.src))
+		if err != nil {
+			return "", badCaseFile(ci, c, cf, err)
+		}
+		fh := sha256.New()
+		_, err = io.Copy(fh, f)
+		f.Close()
+		if err != nil {
+			return "", fmt.Errorf("case %s: file %s: %w", c.ID, cf.src, err)
+		}
+		fmt.Fprintf(h, "%q %x\n", cf.place, fh.Sum(nil))
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// copyCaseFiles copies c's files from the skill folder dir into the
+// workspace ws, each at its place. ci is c's index in the suite.
+func copyCaseFiles(dir, ws string, c Case, ci int) error {
+	if len(c.Files) == 0 {
+		return nil
+	}
+	src, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := os.OpenRoot(ws)
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+	for _, cf := range caseFiles(c) {
+		in, fi, err := openCaseFile(src, filepath.FromSlash(cf.src))
+		if err != nil {
+			return badCaseFile(ci, c, cf, err)
+		}
+		err = copyCaseFile(in, fi, dst, cf)
+		in.Close()
+		if err != nil {
+			return fmt.Errorf("case %s: file %s: %w", c.ID, cf.src, err)
+		}
+	}
+	return nil
+}
+
+func copyCaseFile(in *os.File, fi fs.FileInfo, dst *os.Root, cf caseFile) error {
+	place := filepath.FromSlash(cf.place)
+	if d := filepath.Dir(place); d != "." {
+		if err := dst.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	mode := os.FileMode(0o644)
+	if fi.Mode()&0o111 != 0 {
+		mode = 0o755
+	}
+	out, err := dst.OpenFile(place, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// snapshot records every regular file below ws (links are not followed)
+// by its slash-separated path.
+func snapshot(ctx context.Context, ws string) (map[string]fileSum, error) {
+	root, err := os.OpenRoot(ws)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	snap := map[string]fileSum{}
+	err = walkRegular(ctx, root, func(name string, f *os.File, fi fs.FileInfo) error {
+		h := sha256.New()
+		n, err := io.Copy(h, f)
+		if err != nil {
+			return err
+		}
+		var s fileSum
+		s.size = n
+		h.Sum(s.sum[:0])
+		snap[name] = s
+		return nil
+	})
+	return snap, err
+}
+
+// errSkip is returned by walkRegular's visit to leave a file without
+// reading it.
+var errSkip = errors.New("skip")
+
+// walkRegular calls visit with each regular file below root, opened
+// without following links (a link, a FIFO, a device is passed over, and
+// so is a file replaced by one of them as it is walked), in lexical
+// order, stopping at the first error visit returns.
+func walkRegular(ctx context.Context, root *os.Root, visit func(name string, f *os.File, fi fs.FileInfo) error) error {
+	return fs.WalkDir(root.FS(), ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if d.IsDir() || !d.Type().IsRegular() {
+			return nil
+		}
+		f, fi, err := openRegular(root, filepath.FromSlash(name))
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotRegular) {
+				return nil // gone, or something else put in its place
+			}
+			return err
+		}
+		defer f.Close()
+		if err := visit(name, f, fi); err != nil && err != errSkip {
+			return err
+		}
+		return nil
+	})
+}
+
+// collectOutputs copies to out (a folder it creates) the regular files of
+// the workspace ws that are not in snap as they are: the files the agent
+// created or changed. Modes are 0644, or 0755 for an executable file. It
+// fails over lim's files or bytes.
+func collectOutputs(ctx context.Context, ws string, snap map[string]fileSum, out string, lim outputLimits) error {
+	if err := os.Mkdir(out, 0o755); err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(ws)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	dst, err := os.OpenRoot(out)
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+	files, total := 0, int64(0)
+	return walkRegular(ctx, root, func(name string, f *os.File, fi fs.FileInfo) error {
+		if old, ok := snap[name]; ok && old.size == fi.Size() {
+			h := sha256.New()
+			if _, err := io.Copy(h, io.LimitReader(f, old.size+1)); err != nil {
+				return err
+			}
+			var sum [sha256.Size]byte
+			h.Sum(sum[:0])
+			if sum == old.sum {
+				return errSkip
+			}
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return err
+			}
+		}
+		files++
+		if files > lim.files {
+			return fmt.Errorf("outputs: more than %d files created or changed in the workspace", lim.files)
+		}
+		mode := os.FileMode(0o644)
+		if fi.Mode()&0o111 != 0 {
+			mode = 0o755
+		}
+		local := filepath.FromSlash(name)
+		if d := path.Dir(name); d != "." {
+			if err := dst.MkdirAll(filepath.FromSlash(d), 0o755); err != nil {
+				return err
+			}
+		}
+		w, err := dst.OpenFile(local, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		if err != nil {
+			return err
+		}
+		left := lim.bytes - total
+		n, err := io.Copy(w, io.LimitReader(f, left+1))
+		total += n
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		if total > lim.bytes {
+			return fmt.Errorf("outputs: more than %d bytes created or changed in the workspace", lim.bytes)
+		}
+		return nil
+	})
+}
+
+// overlay copies every regular file below from into the folder to, which
+// must not hold them: a kept run's outputs over its case's files, to grade
+// it again.
+func overlay(ctx context.Context, from, to string) error {
+	src, err := os.OpenRoot(from)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := os.OpenRoot(to)
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+	return walkRegular(ctx, src, func(name string, f *os.File, fi fs.FileInfo) error {
+		local := filepath.FromSlash(name)
+		if d := filepath.Dir(local); d != "." {
+			if err := dst.MkdirAll(d, 0o755); err != nil {
+				return err
+			}
+		}
+		dst.Remove(local)
+		w, err := dst.OpenFile(local, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(w, f)
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	})
+}
+
+// openUp gives the owner read, write and search permission on every
+// folder below the workspace ws, and read permission on every regular
+// file, through an os.Root (no link leads out): an agent may have taken
+// them away, which would hide its outputs and keep its workspace from
+// being removed. Errors are ignored: what stays closed fails later,
+// saying why.
+func openUp(ws string) {
+	root, err := os.OpenRoot(ws)
+	if err != nil {
+		return
+	}
+	defer root.Close()
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		if depth > 256 {
+			return
+		}
+		root.Chmod(dir, 0o700)
+		f, err := root.Open(dir)
+		if err != nil {
+			return
+		}
+		entries, _ := f.ReadDir(-1)
+		f.Close()
+		for _, e := range entries {
+			name := filepath.Join(dir, e.Name())
+			switch {
+			case e.IsDir():
+				walk(name, depth+1)
+			case e.Type().IsRegular():
+				if fi, err := e.Info(); err == nil && fi.Mode().Perm()&0o400 == 0 {
+					root.Chmod(name, fi.Mode().Perm()|0o600)
+				}
+			}
+		}
+	}
+	walk(".", 0)
+}
+
+// removeWorkspace removes the workspace ws, whatever the agent did to
+// its permissions.
+func removeWorkspace(ws string) {
+	if os.RemoveAll(ws) != nil {
+		openUp(ws)
+		os.RemoveAll(ws)
+	}
+}
