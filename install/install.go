@@ -442,7 +442,12 @@
 //     changed by Outdated, with the reason, and fails Update
 //     ([ErrDrift]); new content that breaks only the specification
 //     fails it ([ErrSpecification]) unless UpdateRequest.Lenient, and
-//     the lock file then records the skill as lenient (rule 4). The
+//     the lock file then records the skill as lenient (rule 4).
+//     UpdateRequest.Digests makes an Update install exactly the content
+//     a dry run reported, failing with [ErrDrift] when a source moved
+//     since; [Installer.Pinned] returns the recorded content of a skill
+//     (or the new content a dry run left in the skill cache) without
+//     changing anything, so that both can be compared first. The
 //     same holds on macOS and Windows.
 //  15. Web indexes: a site's Agent Skills discovery index (package
 //     source, rule 20, names one; package source/webindex, rules 1 to 4,

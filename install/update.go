@@ -43,6 +43,13 @@ type UpdateRequest struct {
 	// a skill fails the update with [ErrSpecification] and nothing
 	// changes. A skill recorded as lenient is updated either way.
 	Lenient bool
+	// Digests, when set, are the content digests the update must
+	// install, by skill name: what a dry run reported ([SkillUpdate.Digest])
+	// and its caller checked (agentskills update --eval evaluated). A
+	// named skill whose new content has another digest now fails the
+	// update with [ErrDrift], naming both, and nothing changes. Default:
+	// whatever the sources hold now.
+	Digests map[string]string
 }
 
 // SkillUpdate is what [Installer.Update] did, or would do with DryRun,
@@ -179,6 +186,9 @@ func (in *Installer) planUpdate(ctx context.Context, lock *lockFile, req UpdateR
 			var up SkillUpdate
 			if err == nil {
 				up, err = in.describeUpdate(ctx, name, e, &w.c, version)
+			}
+			if want := req.Digests[name]; err == nil && want != "" && up.Digest != want {
+				err = fmt.Errorf("skill %s: %w: its source now holds content of digest %s, not %s as checked before", name, ErrDrift, up.Digest, want)
 			}
 			if err != nil {
 				problems = append(problems, err)

@@ -14,7 +14,9 @@ import (
 // cobra gives for command names and flags, the values it cannot know:
 //
 //   - --agent: the agent ids (install's agents table; run's agents for
-//     run), after the ids a comma-separated list already holds;
+//     run, eval and update, whose --agent is --eval's), after the ids a
+//     comma-separated list already holds;
+//   - --judge: run's agents and none; --baseline: none, lock and files;
 //   - the NAME arguments of remove, update and audit: the skills this
 //     tool installed in the scope --global chooses (audit also takes a
 //     SOURCE, so files are offered too);
@@ -27,8 +29,25 @@ func completeCommands(root *cobra.Command) {
 		switch {
 		case cmd.Name() == "run":
 			_ = cmd.RegisterFlagCompletionFunc("agent", cobra.FixedCompletions(strings.Split(runAgents(","), ","), cobra.ShellCompDirectiveNoFileComp))
+		case cmd.Name() == "eval" || cmd.Name() == "update":
+			_ = cmd.RegisterFlagCompletionFunc("agent", completeList(strings.Split(runAgents(","), ",")))
 		case cmd.Flags().Lookup("agent") != nil:
 			_ = cmd.RegisterFlagCompletionFunc("agent", completeList(installAgentIDs()))
+		}
+		if cmd.Flags().Lookup("judge") != nil {
+			_ = cmd.RegisterFlagCompletionFunc("judge", cobra.FixedCompletions(append(strings.Split(runAgents(","), ","), "none"), cobra.ShellCompDirectiveNoFileComp))
+		}
+		if cmd.Flags().Lookup("baseline") != nil {
+			// none, lock, or the folder of the earlier skill.
+			_ = cmd.RegisterFlagCompletionFunc("baseline", func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+				var out []cobra.Completion
+				for _, v := range []string{"none", "lock"} {
+					if strings.HasPrefix(v, toComplete) {
+						out = append(out, v)
+					}
+				}
+				return out, cobra.ShellCompDirectiveDefault
+			})
 		}
 		if cmd.Flags().Lookup("allow-risk") != nil {
 			_ = cmd.RegisterFlagCompletionFunc("allow-risk", completeRules)

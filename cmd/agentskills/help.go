@@ -72,7 +72,8 @@ outdated, as npm outdated does.`, guide: "docs/versions.md"},
 	"update": {summary: `Update moves the pins of the installed skills (every one, or the NAMEs
 given) to what their sources name now, a version range within its range,
 and installs the new content, printing each pin move and the files that
-change; --dry-run changes nothing. The checks of add apply.`, guide: "docs/versions.md"},
+change; --dry-run changes nothing. The checks of add apply. --eval first
+evaluates the new content against the pinned one and refuses a drop.`, guide: "docs/versions.md"},
 	"audit": {summary: `Audit reads every file of a skill, locally, and reports what malicious
 skills do (hidden Unicode, download and run, credential reads,
 exfiltration, ...), each finding with its rule, severity, file and line.
@@ -86,6 +87,12 @@ reads it from standard input. The environment passes through to the
 agent (its login, its model settings: see "Pointing an agent at a model
 provider" in docs/agents.md). --resume continues a session; --json
 prints every event as a JSON line.`, guide: "docs/agents.md"},
+	"eval": {summary: `Eval runs a skill's evals/evals.json cases on each --agent, with the
+skill and without it (or --baseline lock: the version the lock file
+pins), grades them, and prints pass rates, the delta with its 95%
+interval, time and tokens per agent; evals/eval_queries.json gives
+trigger precision and recall. Finished runs are kept: the same command
+resumes. --json prints one JSON document.`, guide: "docs/eval.md"},
 	"push": {summary: `Push publishes the skill in the folder DIR to an OCI registry under a
 tag, reproducibly, and prints its manifest digest: the pin to install it
 by. --sign-key signs it as sign does.`, guide: "docs/publishing.md"},

@@ -67,7 +67,8 @@ func wantsJSON(cmd *cobra.Command) bool {
 // with err and the exit code code: one error line on stdout. It prints
 // nothing for a command that succeeded or was not given --json.
 func (s *streams) jsonError(cmd *cobra.Command, err error, code int) {
-	if err == nil || code == exitOK || !wantsJSON(cmd) {
+	var told inDocument
+	if err == nil || code == exitOK || !wantsJSON(cmd) || errors.As(err, &told) {
 		return
 	}
 	line := errorLine{Type: driver.KindError, Code: errorCode(err, code), Message: err.Error(), ExitCode: code}

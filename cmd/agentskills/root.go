@@ -64,6 +64,7 @@ var subcommands = []func(*streams) *cobra.Command{
 	newAgentsCmd,
 	newCacheCmd,
 	newRunCmd,
+	newEvalCmd,
 	newPushCmd,
 	newIndexCmd,
 	newSignCmd,

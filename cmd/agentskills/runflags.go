@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +28,8 @@ type agentFlags struct {
 	maxTurns        int
 	agentArgs       []string
 	agentCommand    string
+	// cmdName names the command in its warnings: "run" when "".
+	cmdName string
 }
 
 // agentFlagsHelp is the part of run's help about agentFlags, made from
@@ -87,39 +90,49 @@ func supporting(has func(driver.Descriptor) bool) string {
 // gets the warning of a bypass. A flag a has no counterpart for is bad
 // usage, as is a mode it does not have or an argument it cannot take.
 func (f *agentFlags) driverFor(a driver.Descriptor, model string, stderr io.Writer) (driver.Driver, error) {
+	s, err := f.settingsFor(a, model, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return a.New(s), nil
+}
+
+// settingsFor checks the flags for agent a as driverFor does and returns
+// the settings its driver is built with.
+func (f *agentFlags) settingsFor(a driver.Descriptor, model string, stderr io.Writer) (driver.Settings, error) {
 	switch {
 	case f.permissionMode != "" && len(a.Modes) == 0:
-		return nil, usageErrorf("--permission-mode %q: %s has no permission modes; %s", f.permissionMode, a.Agent, a.Mode.Instead)
+		return driver.Settings{}, usageErrorf("--permission-mode %q: %s has no permission modes; %s", f.permissionMode, a.Agent, a.Mode.Instead)
 	case f.permissionMode != "" && !slices.Contains(a.Modes, f.permissionMode):
-		return nil, usageErrorf("--permission-mode %q: %s's modes are %s", f.permissionMode, a.Agent, strings.Join(a.Modes, ", "))
+		return driver.Settings{}, usageErrorf("--permission-mode %q: %s's modes are %s", f.permissionMode, a.Agent, strings.Join(a.Modes, ", "))
 	case f.skipPermissions && a.SkipIsMode() && f.permissionMode != "" && f.permissionMode != a.Bypass:
-		return nil, usageErrorf("--skip-permissions is --permission-mode %s for %s: give one of them, not --permission-mode %s too", a.Bypass, a.Agent, f.permissionMode)
+		return driver.Settings{}, usageErrorf("--skip-permissions is --permission-mode %s for %s: give one of them, not --permission-mode %s too", a.Bypass, a.Agent, f.permissionMode)
 	case !a.Allowed.Has() && (len(f.allowedTools) > 0 || len(f.disallowedTools) > 0):
 		which := "--allowed-tools"
 		if len(f.allowedTools) == 0 {
 			which = "--disallowed-tools"
 		}
-		return nil, usageErrorf("%s: %s has no tool lists (--allowed-tools and --disallowed-tools are for %s); %s",
+		return driver.Settings{}, usageErrorf("%s: %s has no tool lists (--allowed-tools and --disallowed-tools are for %s); %s",
 			which, a.Agent, supporting(func(r driver.Descriptor) bool { return r.Allowed.Has() }), a.Allowed.Instead)
 	case f.maxTurns < 0:
-		return nil, usageErrorf("--max-turns %d is negative: give the number of turns, or 0 for no limit", f.maxTurns)
+		return driver.Settings{}, usageErrorf("--max-turns %d is negative: give the number of turns, or 0 for no limit", f.maxTurns)
 	case f.maxTurns > 0 && !a.Turns.Has():
-		return nil, usageErrorf("--max-turns: %s has no turn limit (--max-turns is for %s); %s",
+		return driver.Settings{}, usageErrorf("--max-turns: %s has no turn limit (--max-turns is for %s); %s",
 			a.Agent, supporting(func(r driver.Descriptor) bool { return r.Turns.Has() }), a.Turns.Instead)
 	}
 	if err := a.CheckArgs(f.agentArgs); err != nil {
-		return nil, usageError{agentArgError(err)}
+		return driver.Settings{}, usageError{agentArgError(err)}
 	}
 	command, err := f.command(a)
 	if err != nil {
-		return nil, err
+		return driver.Settings{}, err
 	}
 	if f.skipPermissions || (f.permissionMode != "" && f.permissionMode == a.Bypass) {
-		fmt.Fprintf(stderr, "agentskills run: warning: %s may now run any command without asking (%s)\n", a.Agent, f.bypassFlag(a))
+		fmt.Fprintf(stderr, "agentskills %s: warning: %s may now run any command without asking (%s)\n", cmp.Or(f.cmdName, "run"), a.Agent, f.bypassFlag(a))
 	}
-	return a.New(driver.Settings{Command: command, Model: model, PermissionMode: f.permissionMode,
+	return driver.Settings{Command: command, Model: model, PermissionMode: f.permissionMode,
 		SkipPermissions: f.skipPermissions, AllowedTools: f.allowedTools, DisallowedTools: f.disallowedTools,
-		MaxTurns: f.maxTurns, Args: f.agentArgs}), nil
+		MaxTurns: f.maxTurns, Args: f.agentArgs}, nil
 }
 
 // bypassFlag names the flag that asked for the bypass.

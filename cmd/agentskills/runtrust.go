@@ -85,7 +85,13 @@ func loadRunTrust(f *trustFlags, sources []string, env install.Env, workspace st
 // agentOption has the agent enforce the policy on every skill: its
 // materializer, the default one, checks.
 func (t *runTrust) agentOption() adaptor.Option {
-	return adaptor.WithSkillMaterializer(trust.NewMaterializer(nil, trust.NewChecker(t.policy, trust.AllowRisks(t.allow...), trust.RequireSigners(t.reqs...), trust.WithSettingNames(settingFlags))))
+	return adaptor.WithSkillMaterializer(t.materializer())
+}
+
+// materializer is the default materializer, checking every skill it
+// stages against the policy, the signers and the rules let through.
+func (t *runTrust) materializer() skill.Materializer {
+	return trust.NewMaterializer(nil, trust.NewChecker(t.policy, trust.AllowRisks(t.allow...), trust.RequireSigners(t.reqs...), trust.WithSettingNames(settingFlags)))
 }
 
 // findSkills finds the skills of each source as findSkills does, each

@@ -24,6 +24,8 @@ type updateOptions struct {
 	lenient bool
 	timeout time.Duration
 	trust   trustFlags
+	// eval gates the update on the skills' evaluations (updateeval.go).
+	eval updateEvalFlags
 }
 
 const updateLong = `Update moves the pins of the installed skills (every one, or the NAMEs
@@ -71,6 +73,9 @@ func newUpdateCmd(s *streams) *cobra.Command {
   agentskills update code-review
   agentskills update --latest --json`,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			if err := opts.eval.checkGiven(cmd); err != nil {
+				return err
+			}
 			return runUpdate(cmd.Context(), opts, args)
 		}),
 	}
@@ -83,6 +88,7 @@ func newUpdateCmd(s *streams) *cobra.Command {
 	opts.trust.register(cmd, true)
 	opts.scope.registerOutput(cmd)
 	opts.scope.registerVerbose(cmd)
+	opts.eval.register(cmd, s)
 	return cmd
 }
 
@@ -91,6 +97,9 @@ type updateOutput struct {
 	DryRun  bool                  `json:"dry_run"`
 	Skills  []install.SkillUpdate `json:"skills"`
 	Changes []install.Change      `json:"changes"`
+	// Evals are the verdicts of --eval, one per skill whose content
+	// moves.
+	Evals []updateVerdict `json:"evals,omitempty"`
 }
 
 func runUpdate(ctx context.Context, opts *updateOptions, names []string) error {
@@ -98,7 +107,17 @@ func runUpdate(ctx context.Context, opts *updateOptions, names []string) error {
 	if err != nil {
 		return err
 	}
-	ups, changes, err := in.Update(ctx, install.UpdateRequest{Names: names, Latest: opts.latest, DryRun: opts.dryRun, Force: opts.force, Lenient: opts.lenient})
+	req := install.UpdateRequest{Names: names, Latest: opts.latest, DryRun: opts.dryRun, Force: opts.force, Lenient: opts.lenient}
+	if opts.eval.on {
+		return runUpdateEval(ctx, opts, in, req)
+	}
+	ups, changes, err := in.Update(ctx, req)
+	return updateResult(opts, ups, changes, nil, err)
+}
+
+// updateResult prints what update did, or the error that stopped it,
+// with the verdicts of --eval.
+func updateResult(opts *updateOptions, ups []install.SkillUpdate, changes []install.Change, verdicts []updateVerdict, err error) error {
 	err = trustHint(err)
 	if errors.Is(err, install.ErrSpecification) {
 		err = hinted{err, "--lenient updates a skill that breaks only the specification, with a warning"}
@@ -107,7 +126,7 @@ func runUpdate(ctx context.Context, opts *updateOptions, names []string) error {
 		if err != nil && len(changes) == 0 {
 			return installErr(err)
 		}
-		out := updateOutput{DryRun: opts.dryRun, Skills: ups, Changes: changes}
+		out := updateOutput{DryRun: opts.dryRun, Skills: ups, Changes: changes, Evals: verdicts}
 		if out.Skills == nil {
 			out.Skills = []install.SkillUpdate{}
 		}
