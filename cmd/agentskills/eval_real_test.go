@@ -479,10 +479,11 @@ func TestEvalJudgeAnswers(t *testing.T) {
 // source and changes the source twice: update --eval accepts content
 // that the helped stand-in answers right (an improvement over the pinned
 // content, which it answers wrong), and refuses a planted regression,
-// leaving the pin and the installed copy as they were.
+// leaving the pin and the installed copy as they were; a dry run gives
+// the refusal again from the kept runs.
 func TestUpdateEvalGate(t *testing.T) {
 	t.Parallel()
-	r, _ := newCodexRunRig(t, modeltest.ResponsesSkillHelped(modeltest.Helped{Skill: "cipher", Otherwise: helpedOtherwise}))
+	r, s := newCodexRunRig(t, modeltest.ResponsesSkillHelped(modeltest.Helped{Skill: "cipher", Otherwise: helpedOtherwise}))
 	src := t.TempDir()
 	version := func(token string) {
 		cipherSkill(t, src, token, "answer.txt")
@@ -514,6 +515,28 @@ func TestUpdateEvalGate(t *testing.T) {
 	}
 	if body, _ := os.ReadFile(installed); !strings.Contains(string(body), "ANSWER: "+helpedToken) {
 		t.Errorf("the refused update installed %q", body)
+	}
+
+	// --dry-run --json gives the same verdict from the kept runs, asking
+	// the model nothing, and changes nothing either.
+	before := len(s.ResponseRequests())
+	code, out, errs = r.process(t, evalCtx(t), append(update, "--dry-run", "--json")...)
+	var got updateOutput
+	var last errorLine
+	dec := json.NewDecoder(strings.NewReader(out)) // the document, then the error line
+	err := dec.Decode(&got)
+	if err == nil {
+		err = dec.Decode(&last)
+	}
+	if code != 1 || err != nil || last.Code != codeCheck || len(got.Evals) != 1 || got.Evals[0].Accepted || got.Evals[0].Delta != -1 ||
+		got.Evals[0].Benchmark == nil || got.Evals[0].Benchmark.Reused != 2 {
+		t.Errorf("update --eval --dry-run --json = %d, %q (%v), stderr %q; want 1, the refusal, delta -1, both runs reused, and an error line", code, out, err, errs)
+	}
+	if n := len(s.ResponseRequests()) - before; n != 0 {
+		t.Errorf("the dry run asked the model %d times, want none", n)
+	}
+	if after, _ := os.ReadFile(lockPath); string(after) != string(lock) {
+		t.Errorf("the dry run changed the lock file")
 	}
 }
 
