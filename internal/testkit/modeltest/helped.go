@@ -48,7 +48,8 @@ type helpedStep int
 const (
 	helpedSay   helpedStep = iota // answer text
 	helpedLoad                    // load the skill
-	helpedShell                   // run the shell command text
+	helpedShell                   // run the shell command text (a judge: read the file)
+	helpedPass  helpedStep = -1   // not the model's request: pass it on
 )
 
 // helpedState is what the helped model sees of a request, whatever the
@@ -103,11 +104,8 @@ func (r *Request) Skills() []string {
 		for line := range strings.Lines(list) {
 			item, ok := strings.CutPrefix(strings.TrimRight(line, "\n"), "- ")
 			if !ok {
-				if len(names) > 0 && strings.TrimSpace(line) == "" {
-					continue
-				}
 				if strings.TrimSpace(line) != "" {
-					break
+					break // the listing's end
 				}
 				continue
 			}
@@ -321,7 +319,7 @@ func (j Judge) Grading(read string) string {
 func (j Judge) step(prompt string, outputs []string) (step helpedStep, text string, stall bool) {
 	switch {
 	case j.Marker == "" || !strings.Contains(prompt, j.Marker):
-		return -1, "", false
+		return helpedPass, "", false
 	case len(outputs) == 0:
 		return helpedShell, "", false
 	case j.Verdict == JudgeGarbage:
@@ -356,7 +354,7 @@ func JudgeReply(j Judge, next ReplyFunc) ReplyFunc {
 			dir = w[1]
 		}
 		switch step, text, stall := j.step(r.Prompt(), outputs); {
-		case step < 0:
+		case step == helpedPass:
 			return next(r)
 		case step == helpedShell:
 			return ToolUse("Read", map[string]string{"file_path": path.Join(dir, JudgeFile)})
@@ -379,7 +377,7 @@ func ResponsesJudgeReply(j Judge, next ResponsesReplyFunc) ResponsesReplyFunc {
 			}
 		}
 		switch step, text, stall := j.step(r.Prompt(), outputs); {
-		case step < 0:
+		case step == helpedPass:
 			return next(r)
 		case step == helpedShell:
 			return ExecCommand("cat " + JudgeFile)
@@ -404,7 +402,7 @@ func GeminiJudgeReply(j Judge, next GeminiReplyFunc) GeminiReplyFunc {
 			}
 		}
 		switch step, text, stall := j.step(r.Prompt(), outputs); {
-		case step < 0:
+		case step == helpedPass:
 			return next(r)
 		case step == helpedShell:
 			return GeminiFunctionCall("read_file", map[string]string{"file_path": JudgeFile})
