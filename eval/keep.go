@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -135,28 +136,32 @@ func readMarker(dir, key string) (*marker, bool) {
 	return &m, true
 }
 
-// readSmall reads a file of the tool's own, not following a link, up to
-// 16 MiB.
+// readSmall reads a file of the tool's own, up to 16 MiB: only a
+// regular file, not a link (see openRegular), a FIFO or a device.
 func readSmall(name string) ([]byte, error) {
-	f, err := os.OpenFile(name, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
+	root, err := os.OpenRoot(filepath.Dir(name))
 	if err != nil {
 		return nil, err
+	}
+	defer root.Close()
+	f, fi, err := openRegular(root, filepath.Base(name))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
+	if fi.Size() > keptFileLimit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", name, keptFileLimit)
 	}
-	if !fi.Mode().IsRegular() || fi.Size() > 16<<20 {
-		return nil, fmt.Errorf("%s: not a regular file of at most 16 MiB", name)
+	b, err := io.ReadAll(io.LimitReader(f, keptFileLimit+1))
+	if err == nil && int64(len(b)) > keptFileLimit {
+		err = fmt.Errorf("%s: larger than %d bytes", name, keptFileLimit)
 	}
-	b := make([]byte, fi.Size())
-	n, err := f.ReadAt(b, 0)
-	if n == len(b) {
-		err = nil
-	}
-	return b[:n], err
+	return b, err
 }
+
+// keptFileLimit is the most a file of a kept run (run.json, a grading,
+// response.md, transcript.jsonl) may hold: 16 MiB.
+const keptFileLimit = 16 << 20
 
 // writeJSON writes v to name, indented, replacing it whole.
 func writeJSON(name string, v any) error {
