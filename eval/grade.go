@@ -56,29 +56,24 @@ func (e *Evaluator) grade(ctx context.Context, judge *Agent, skillDir string, c 
 	}
 	var judged []int
 	var env []string
-	var outputs string // the commands' copy of outputs/
-	defer func() {
-		if outputs != "" {
-			removeWorkspace(outputs)
-		}
-	}()
+	var copyErr error
 	for i, x := range c.Expectations {
 		if x.Command == nil {
 			judged = append(judged, i)
 			continue
 		}
-		if env == nil {
-			dir, err := os.MkdirTemp("", "agentskills-outputs-")
-			if err == nil {
-				outputs = dir
-				_, err = copyOutputsTo(dir, filepath.Join(runDir, "outputs"))
-			}
-			if err != nil {
-				g.Expectations[i] = GradedExpectation{Text: expectationText(x), Evidence: "not run: a copy of the outputs: " + err.Error()}
-				final = false
-				continue
+		if env == nil && copyErr == nil {
+			var outputs string
+			outputs, copyErr = commandOutputs(runDir)
+			if outputs != "" {
+				defer removeWorkspace(outputs) // whatever the commands did to it
 			}
 			env = commandEnv(skillDir, filepath.Join(outputs, "outputs"))
+		}
+		if copyErr != nil {
+			g.Expectations[i] = GradedExpectation{Text: expectationText(x), Evidence: "not run: the copy of the outputs: " + copyErr.Error()}
+			final = false
+			continue
 		}
 		var ok bool
 		g.Expectations[i], ok = e.runCommand(ctx, x, skillDir, workspace, env)
@@ -103,6 +98,18 @@ func (e *Evaluator) grade(ctx context.Context, judge *Agent, skillDir string, c 
 	}
 	g.Summary = summarize(g.Expectations)
 	return g, final
+}
+
+// commandOutputs makes the commands' copy of runDir/outputs, as the
+// outputs/ folder of a fresh temporary folder, and returns that folder
+// ("" when none was made; the caller removes it).
+func commandOutputs(runDir string) (string, error) {
+	dir, err := os.MkdirTemp("", "agentskills-outputs-")
+	if err != nil {
+		return "", err
+	}
+	_, err = copyOutputsTo(dir, filepath.Join(runDir, "outputs"))
+	return dir, err
 }
 
 // failedGrading is the grading of a run the agent failed: every

@@ -599,3 +599,29 @@ func TestRunCommandCannotWriteKeptOutputs(t *testing.T) {
 		}
 	}
 }
+
+func TestCommandOutputsCopyFails(t *testing.T) {
+	// outputs/ that cannot be copied (here a file, not a folder): every
+	// command fails, not run, and the grading is not kept; no copy is
+	// left behind.
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	skillDir, runDir, ws := gradeDirs(t)
+	if err := os.Remove(filepath.Join(runDir, "outputs")); err != nil {
+		t.Fatal(err)
+	}
+	writeEvals(t, runDir, "outputs", "a file")
+	c := Case{Prompt: "p", Expectations: []Expectation{{Text: "a", Command: []string{"true"}}, {Text: "b", Command: []string{"true"}}}}
+	g, settled := New().grade(t.Context(), nil, skillDir, c, runDir, ws, nil)
+	for _, x := range g.Expectations {
+		if x.Passed || !strings.HasPrefix(x.Evidence, "not run: the copy of the outputs: ") {
+			t.Errorf("%s: passed %v, %q; want a failure, not run: the copy of the outputs: ...", x.Text, x.Passed, x.Evidence)
+		}
+	}
+	if settled {
+		t.Error("the grading is kept, want it graded again")
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left in the temporary folder: %v", left)
+	}
+}
