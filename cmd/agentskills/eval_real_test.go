@@ -95,52 +95,6 @@ func cipherSkill(t *testing.T, root, token, write string) string {
 	return filepath.Join(root, "cipher")
 }
 
-// TestRunSkillHelped checks the helped stand-in through `agentskills run`
-// on each agent, as the eval tests rely on it: with the skill the agent
-// loads it, writes its token to the file the body names and answers it;
-// without the skill it answers otherwise; the judge reads response.md
-// and grades it. (TestEvalTriggers shows a prompt off the skill's topic
-// leaving it unloaded.)
-func TestRunSkillHelped(t *testing.T) {
-	t.Parallel()
-	for _, a := range helpedAgents() {
-		t.Run(a.agent, func(t *testing.T) {
-			t.Parallel()
-			r := a.rig(t, modeltest.Helped{Skill: "cipher", Topic: "cipher", Otherwise: helpedOtherwise}, helpedJudge(modeltest.JudgeGrades))
-			with := cipherSkill(t, t.TempDir(), helpedToken, "answer.txt")
-			code, out, errs := r.process(t, runCtx(t), "run", "-a", a.agent, "-s", with, "--skip-permissions", "-q", helpedPrompt)
-			got, err := os.ReadFile(filepath.Join(r.workspace, "answer.txt"))
-			if code != 0 || strings.TrimSpace(out) != helpedToken || err != nil || string(got) != helpedToken+"\n" {
-				t.Errorf("with the skill: %d, %q (stderr %q), answer.txt %q (%v); want the token in both", code, out, errs, got, err)
-			}
-			if turns := r.turns(); turns < 3 {
-				t.Errorf("with the skill: %d turns, want the skill's load, the write and the answer", turns)
-			}
-			code, out, errs = r.process(t, runCtx(t), "run", "-a", a.agent, "-q", helpedPrompt)
-			if code != 0 || strings.TrimSpace(out) != helpedOtherwise {
-				t.Errorf("without the skill: %d, %q (stderr %q); want %q", code, out, errs, helpedOtherwise)
-			}
-			// The judge reads response.md in its working folder.
-			for _, tt := range []struct {
-				response string
-				passed   bool
-			}{{helpedToken + "\n", true}, {helpedOtherwise + "\n", false}} {
-				if err := os.WriteFile(filepath.Join(r.workspace, modeltest.JudgeFile), []byte(tt.response), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				code, out, errs = r.process(t, runCtx(t), "run", "-a", a.agent, "-q", judgeMarker+" Grade response.md.")
-				var g struct{ Expectations []struct{ Passed bool } }
-				if err := json.Unmarshal([]byte(out), &g); code != 0 || err != nil || len(g.Expectations) != 1 || g.Expectations[0].Passed != tt.passed {
-					t.Errorf("judge of %q: %d, %q (stderr %q); want a grading, passed %v", tt.response, code, out, errs, tt.passed)
-				}
-			}
-			if t.Failed() {
-				fmt.Fprintf(os.Stderr, "%s: %d turns\n", a.agent, r.turns())
-			}
-		})
-	}
-}
-
 // cipherSuite is the evals/evals.json of the cipher skill: one case per
 // id, each asking for the cipher word, graded by a command (answer.txt,
 // which the skill's body has the agent write, holds the token) and, when
