@@ -14,6 +14,7 @@ import (
 
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
@@ -25,6 +26,21 @@ import (
 // name a folder, an Out that is not a folder or lies in the skill's. Its
 // message names the field, as FIELD: invalid evaluation request: WHAT.
 var ErrInvalidRequest = errors.New("invalid evaluation request")
+
+// maxRuns is the most runs of each case a Request may ask for.
+const maxRuns = 1000
+
+// checkCounts checks a request's Runs and Jobs: neither negative (0
+// is the default), Runs at most maxRuns.
+func checkCounts(runs, jobs int) error {
+	if runs < 0 || runs > maxRuns {
+		return fmt.Errorf("Runs: %w: %d: give 0 (the default) to %d runs", ErrInvalidRequest, runs, maxRuns)
+	}
+	if jobs < 0 {
+		return fmt.Errorf("Jobs: %w: %d: may not be negative (0 is 1)", ErrInvalidRequest, jobs)
+	}
+	return nil
+}
 
 // agentIDPattern is what an agent id must be to name a folder.
 var agentIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -45,6 +61,8 @@ func checkAgents(agents []Agent) error {
 		switch low := strings.ToLower(a.ID); {
 		case strings.HasSuffix(low, ".json") || strings.HasPrefix(low, "eval-") || strings.HasPrefix(low, "iteration-"):
 			return fmt.Errorf("%s.ID: %w: %q would be taken for a file of the iteration", field, ErrInvalidRequest, a.ID)
+		case extract.IsReservedName(a.ID):
+			return fmt.Errorf("%s.ID: %w: %q names a device on Windows, not a folder: choose another id", field, ErrInvalidRequest, a.ID)
 		}
 		if j, ok := seen[strings.ToLower(a.ID)]; ok {
 			return fmt.Errorf("%s.ID: %w: %q is the id of Agents[%d] too", field, ErrInvalidRequest, a.ID, j)
@@ -167,8 +185,8 @@ func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
 	if req.Judge != nil && req.Judge.Driver == nil {
 		return nil, fmt.Errorf("Judge.Driver: %w: required", ErrInvalidRequest)
 	}
-	if req.Runs < 0 || req.Jobs < 0 {
-		return nil, fmt.Errorf("Runs: %w: %d runs and %d jobs: neither may be negative", ErrInvalidRequest, req.Runs, req.Jobs)
+	if err := checkCounts(req.Runs, req.Jobs); err != nil {
+		return nil, err
 	}
 	runs, jobs := max(req.Runs, 1), max(req.Jobs, 1)
 	check := []skill.Skill{req.Skill}
@@ -275,13 +293,46 @@ func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
 	}
 	bench := benchmarkOfAgents(ids, results, baseConfig)
 	bench.Iteration = iter
-	if werr := writeIteration(iter, it, finished, ids, runs, bench); werr != nil {
-		return nil, werr
+	bench.Incomplete = len(todo) - len(finished)
+	if bench.PerAgent != nil {
+		perAgent := len(todo) / len(req.Agents)
+		for _, id := range ids {
+			n := 0
+			for _, r := range results {
+				if r.agent == id {
+					n++
+				}
+			}
+			bench.PerAgent[id].Incomplete = perAgent - n
+		}
+	}
+	// An interrupted Run writes the iteration only when it adds to it:
+	// never fewer runs over more.
+	if ctx.Err() == nil || len(finished) > iterationRuns(iter) {
+		if werr := writeIteration(iter, it, finished, ids, runs, bench); werr != nil {
+			return nil, werr
+		}
 	}
 	if ctx.Err() != nil {
 		return bench, interrupted(sk.skill.Key, ctx)
 	}
 	return bench, nil
+}
+
+// iterationRuns counts the runs of the iteration dir's benchmark.json, 0
+// when it has none.
+func iterationRuns(dir string) int {
+	var b Benchmark
+	if readJSON(filepath.Join(dir, "benchmark.json"), &b) != nil {
+		return 0
+	}
+	n := 0
+	for _, c := range b.Cases {
+		for _, k := range c.Runs {
+			n += k
+		}
+	}
+	return n
 }
 
 // interrupted is the error of a Run or Triggers ended by ctx.
@@ -312,13 +363,18 @@ func (s *session) runCase(ctx context.Context, sk *staged, judge *Agent, j job) 
 		if _, ok := readMarker(final, key); ok {
 			if err := readJSON(filepath.Join(final, "timing.json"), &res.timing); err == nil {
 				g, ok, err := s.keptGrading(ctx, skillDir, judge, j, final, gkey, p)
-				if err != nil || !ok {
-					return nil, err
+				switch {
+				case ctx.Err() != nil:
+					return nil, nil
+				case err == nil && ok:
+					res.grading, res.reused = g, true
+					p.State, p.Passed, p.Total = "reused", g.Summary.Passed, g.Summary.Total
+					s.progress(p)
+					return &doneRun{res: res, dir: final, grading: g}, nil
 				}
-				res.grading, res.reused = g, true
-				p.State, p.Passed, p.Total = "reused", g.Summary.Passed, g.Summary.Total
-				s.progress(p)
-				return &doneRun{res: res, dir: final, grading: g}, nil
+				// A kept run that cannot be rebuilt (damaged, or of an
+				// older layout) is no kept run: it is made again.
+				res.timing = Timing{}
 			}
 		}
 	}
@@ -372,6 +428,8 @@ func (s *session) runCase(ctx context.Context, sk *staged, judge *Agent, j job) 
 			if err := os.RemoveAll(filepath.Join(stage, "outputs")); err != nil {
 				return nil, err // no part of what is over the limit shows
 			}
+		} else if err := recordDeletions(ws, snap, stage); err != nil {
+			return nil, err
 		}
 	}
 	if runErr != nil {
@@ -428,6 +486,9 @@ func (s *session) keptGrading(ctx context.Context, skillDir string, judge *Agent
 	if err := copyCaseFiles(skillDir, ws, *j.c, j.index); err != nil {
 		return g, false, err
 	}
+	if err := applyDeletions(final, ws); err != nil {
+		return g, false, err
+	}
 	if err := overlay(ctx, filepath.Join(final, "outputs"), ws); err != nil {
 		return g, false, ctxOr(ctx, err)
 	}
@@ -466,16 +527,21 @@ func (s *session) runAgentWatched(ctx context.Context, a *Agent, prompt string, 
 	}
 	w := bufio.NewWriter(tf)
 	var werr error
+	written, tooLong := int64(0), false
 	events := func(ev driver.Event) {
 		if watch != nil {
 			watch(ev)
 		}
-		if werr != nil {
+		if werr != nil || tooLong {
 			return
 		}
 		line, err := driver.MarshalEvent(ev)
 		if err != nil {
 			werr = err
+			return
+		}
+		if written += int64(len(line)) + 1; written > keptFileLimit {
+			tooLong = true // the rest is left out, and the run fails
 			return
 		}
 		if _, err := w.Write(append(line, '\n')); err != nil {
@@ -504,6 +570,13 @@ func (s *session) runAgentWatched(ctx context.Context, a *Agent, prompt string, 
 		}
 	}
 	ar.res = res
+	if runErr == nil && len(text) > keptFileLimit {
+		runErr = fmt.Errorf("response.md: %w: the agent's answer is larger than %d bytes", errTooLarge, keptFileLimit)
+		text = ""
+	}
+	if runErr == nil && tooLong {
+		runErr = fmt.Errorf("transcript.jsonl: %w: the agent's events are larger than %d bytes", errTooLarge, keptFileLimit)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "response.md"), []byte(text), 0o644); err != nil {
 		return ar, nil, err
 	}

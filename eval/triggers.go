@@ -33,8 +33,8 @@ func (e *Evaluator) Triggers(ctx context.Context, req TriggerRequest) (*Triggers
 	if err := checkAgents(req.Agents); err != nil {
 		return nil, err
 	}
-	if req.Runs < 0 || req.Jobs < 0 {
-		return nil, fmt.Errorf("Runs: %w: %d runs and %d jobs: neither may be negative", ErrInvalidRequest, req.Runs, req.Jobs)
+	if err := checkCounts(req.Runs, req.Jobs); err != nil {
+		return nil, err
 	}
 	runs, jobs := req.Runs, max(req.Jobs, 1)
 	if runs == 0 {

@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 )
 
@@ -312,6 +313,54 @@ func collectOutputs(ctx context.Context, ws string, snap map[string]fileSum, out
 		}
 		return nil
 	})
+}
+
+// recordDeletions writes into the run folder dir the deletedFile of
+// the files of snap no longer in the workspace ws as regular files; none
+// is written when every one is there.
+func recordDeletions(ws string, snap map[string]fileSum, dir string) error {
+	root, err := os.OpenRoot(ws)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	var gone []string
+	for name := range snap {
+		if fi, err := root.Lstat(filepath.FromSlash(name)); err != nil || !fi.Mode().IsRegular() {
+			gone = append(gone, name)
+		}
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	slices.Sort(gone)
+	return os.WriteFile(filepath.Join(dir, deletedFile), []byte(strings.Join(gone, "\n")+"\n"), 0o644)
+}
+
+// applyDeletions removes from the workspace ws the case files the kept
+// run dir records as deleted by its agent (its deletedFile).
+func applyDeletions(dir, ws string) error {
+	b, err := readSmall(filepath.Join(dir, deletedFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(ws)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	for _, name := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		if !fs.ValidPath(name) || name == "." {
+			return fmt.Errorf("%s: %q is no place in a workspace", filepath.Join(dir, deletedFile), name)
+		}
+		if err := root.Remove(filepath.FromSlash(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // overlay copies every regular file below from into the folder to, which

@@ -563,11 +563,11 @@ func (r *evalRig) interrupt(t *testing.T, args []string, out, block string) (int
 // ungraded; the trigger table; and where the iteration is.
 func TestPrintEvalSummary(t *testing.T) {
 	conf := func(rate, secs, tokens float64) *eval.ConfigSummary {
-		return &eval.ConfigSummary{PassRate: eval.Stat{Mean: rate}, TimeSeconds: eval.Stat{Mean: secs}, Tokens: eval.Stat{Mean: tokens}}
+		return &eval.ConfigSummary{PassRate: &eval.Stat{Mean: rate}, TimeSeconds: eval.Stat{Mean: secs}, Tokens: eval.Stat{Mean: tokens}}
 	}
-	one := &eval.Benchmark{RunSummary: eval.RunSummary{WithSkill: conf(0.9, 12.5, 1000), OldSkill: conf(0.5, 10, 900), Delta: eval.Delta{PassRate: 0.4}},
+	one := &eval.Benchmark{RunSummary: eval.RunSummary{WithSkill: conf(0.9, 12.5, 1000), OldSkill: conf(0.5, 10, 900), Delta: eval.Delta{PassRate: new(0.4)}},
 		DeltaCI95: [2]float64{0.2, 0.6}, Cases: []eval.CaseResult{{Flags: []string{"flaky"}}, {}}}
-	two := &eval.Benchmark{RunSummary: eval.RunSummary{WithSkill: conf(0.25, 20, 3000), Delta: eval.Delta{PassRate: -0.25}},
+	two := &eval.Benchmark{RunSummary: eval.RunSummary{WithSkill: conf(0.25, 20, 3000), Delta: eval.Delta{PassRate: new(-0.25)}},
 		DeltaCI95: [2]float64{-0.5, 0}}
 	res := evalOutput{
 		Agents:    []evalAgentInfo{{ID: "claude-code"}, {ID: "codex"}},
