@@ -548,7 +548,7 @@ func evalStopped(ctx context.Context, err error, out string, p *evalProgress) er
 			p.cmd, n, plural(n, "run", "runs"), plural(n, "is", "are"), shortPath(out))
 		return fmt.Errorf("%w: %w", errInterrupted, err)
 	}
-	if errors.Is(err, eval.ErrInvalidSuite) || errors.Is(err, eval.ErrNoEvals) {
+	if errors.Is(err, eval.ErrInvalidSuite) || errors.Is(err, eval.ErrNoEvals) || errors.Is(err, eval.ErrInvalidRequest) {
 		return inputError{err}
 	}
 	return err

@@ -153,6 +153,9 @@ func TestEvalUsage(t *testing.T) {
 		{"out is the skill", []string{"eval", dir, "--agent", "claude-code", "--out", dir}, "inside the skill's folder"},
 		{"out a file", []string{"eval", dir, "--agent", "claude-code", "--out", filepath.Join(r.project, "skills", "lint", "SKILL.md")}, "is not a folder"},
 		{"several skills", []string{"eval", filepath.Join(r.project, "skills"), "--agent", "claude-code"}, "holds 2 skills"},
+		{"agent arg eval controls", []string{"eval", dir, "--agent", "claude-code", "--agent-arg=--output-format=text"}, "agentskills eval controls --output-format itself"},
+		// Refused by package eval (ErrInvalidRequest), bad input too.
+		{"runs over 1000", []string{"eval", dir, "--agent", "claude-code", "--agent-command", r.agent, "--runs", "1001"}, "1000 runs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := r.run(t, tc.args...)
