@@ -135,8 +135,11 @@
 // id (compared without case) or an id that cannot name a folder (letters,
 // digits, dots, dashes and underscores, not eval-* nor iteration-* nor
 // *.json, nor a Windows device name such as NUL, con or COM1.x), or
-// with a negative [Request.Jobs] or [Request.Runs] over 1,000, fails with
-// [ErrInvalidRequest] naming the field, before any agent starts.
+// with a negative [Request.Jobs] or [Request.Runs] over 1,000, or whose
+// skill or baseline has a SKILL.md an agent cannot load (read as package
+// adaptor reads it before a run: the error wraps
+// [adaptor.ErrInvalidSkill]), fails with [ErrInvalidRequest] naming the
+// field, before any agent starts.
 //
 // In [Request.Out], the layout of the guide: iteration-N/eval-ID/CONFIG/
 // with outputs/, response.md, transcript.jsonl, timing.json and

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/drivertest"
+	"github.com/agentadaptor/agentadaptor/skill"
 )
 
 func setSuite(t *testing.T, f *fixture, suite string) {
@@ -301,5 +303,33 @@ func TestRunCounts(t *testing.T) {
 	}
 	if d.Calls() != 0 {
 		t.Errorf("%d agent calls", d.Calls())
+	}
+}
+
+// A SKILL.md an agent cannot load, of the skill or of the baseline,
+// refuses the request before any agent starts, as adaptor would refuse
+// every run of it.
+func TestRunRefusesBrokenSkillMD(t *testing.T) {
+	for _, which := range []string{"Skill", "Baseline"} {
+		t.Run(which, func(t *testing.T) {
+			f := newFixture(t)
+			d := &drivertest.Driver{Handler: helpfulAgent}
+			req := f.request(d)
+			broken := f.skillDir
+			if which == "Baseline" {
+				broken = writeSkill(t, t.TempDir(), "The old version.")
+				req.Baseline = skill.Dir(broken)
+			}
+			if err := os.WriteFile(filepath.Join(broken, "SKILL.md"), []byte("no front matter\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := f.evaluator().Run(t.Context(), req)
+			if !errors.Is(err, ErrInvalidRequest) || !errors.Is(err, adaptor.ErrInvalidSkill) || !strings.HasPrefix(err.Error(), which+": ") {
+				t.Errorf("Run with a broken SKILL.md: %v, want %s: ErrInvalidRequest wrapping adaptor.ErrInvalidSkill", err, which)
+			}
+			if d.Calls() != 0 {
+				t.Errorf("%d agent calls", d.Calls())
+			}
+		})
 	}
 }

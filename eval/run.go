@@ -23,7 +23,8 @@ import (
 
 // ErrInvalidRequest is a [Request] or [TriggerRequest] that cannot be
 // run: a required field missing, two agents of one id, an id that cannot
-// name a folder, an Out that is not a folder or lies in the skill's. Its
+// name a folder, an Out that is not a folder or lies in the skill's, a
+// skill whose SKILL.md an agent cannot load. Its
 // message names the field, as FIELD: invalid evaluation request: WHAT.
 var ErrInvalidRequest = errors.New("invalid evaluation request")
 
@@ -136,6 +137,21 @@ func (e *Evaluator) stage(ctx context.Context, field string, s skill.Skill) (*st
 	return &staged{skill: s, dir: dir, digest: digest}, nil
 }
 
+// checkSkillMD reads the SKILL.md of the staged skill s as an agent
+// would (as package adaptor checks a skill before a run), and refuses
+// one an agent cannot load: every run of it would fail.
+func checkSkillMD(field string, s *staged) (*skillmd.Skill, error) {
+	md, err := skillmd.ParseDir(s.dir, skillmd.WithMode(skillmd.Lenient))
+	if err == nil {
+		err = md.Validate()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", field, ErrInvalidRequest,
+			&adaptor.InvalidSkillError{Key: s.skill.Key, RuntimeName: filepath.Base(s.dir), Path: s.dir, Err: err})
+	}
+	return md, nil
+}
+
 // session is one Run or Triggers call: what every run of it shares.
 type session struct {
 	e     *Evaluator
@@ -212,10 +228,15 @@ func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
 	if err != nil {
 		return nil, err
 	}
-	if md, err := skillmd.ParseDir(sk.dir); err == nil && md.Name != "" {
-		// A SKILL.md that cannot be read fails every with_skill run,
-		// saying why.
-		if err := suite.CheckName(md.Name); err != nil {
+	md, err := checkSkillMD("Skill", sk)
+	if err != nil {
+		return nil, err
+	}
+	if err := suite.CheckName(md.Name); err != nil {
+		return nil, err
+	}
+	if baseline != nil {
+		if _, err := checkSkillMD("Baseline", baseline); err != nil {
 			return nil, err
 		}
 	}
