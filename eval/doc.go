@@ -74,8 +74,9 @@
 // After the run, the files the agent created or changed in its
 // workspace (regular files only: a link, a FIFO or a device is passed
 // over, never followed or opened; modes 0644, or 0755 for an
-// executable file; at most 10,000 files and 1 GiB, over which the run
-// fails with the limit as the reason and keeps no outputs) are copied
+// executable file; at most 10,000 files and folders created or changed,
+// none more than 64 folders deep, and 1 GiB, over which the run fails
+// with the limit as the reason and keeps no outputs) are copied
 // to the run's outputs/ folder, its final answer to response.md, its
 // events to transcript.jsonl (one JSON object a line, {"type": KIND,
 // ...the event's fields}), and its time and tokens

@@ -3,6 +3,8 @@ package eval
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -331,5 +333,62 @@ func TestRunRefusesBrokenSkillMD(t *testing.T) {
 				t.Errorf("%d agent calls", d.Calls())
 			}
 		})
+	}
+}
+
+// openUp opens a folder closed at any depth (there is no cap), so the
+// workspace can be removed.
+func TestOpenUpDeep(t *testing.T) {
+	ws := t.TempDir()
+	p := filepath.Join(ws, strings.Repeat("d/", 300))
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(p, "f"), nil, 0o644)
+	if err := os.Chmod(p, 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(p, 0o755) })
+	openUp(ws)
+	fi, err := os.Stat(p)
+	if err != nil || fi.Mode().Perm()&0o700 != 0o700 {
+		t.Fatalf("the folder 300 deep after openUp: %v, %v", fi, err)
+	}
+	removeWorkspace(ws)
+	if _, err := os.Stat(ws); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("workspace left: %v", err)
+	}
+}
+
+// An agent that leaves folders deeper than maxDepth, or more files and
+// folders than the limit, has its run failed saying so.
+func TestOutputsDepthAndFolders(t *testing.T) {
+	f := newFixture(t)
+	d := &drivertest.Driver{Handler: func(ctx context.Context, req *driver.Request) (*driver.Result, error) {
+		if req.Prompt == "answer one" {
+			return &driver.Result{Text: "done"}, os.MkdirAll(filepath.Join(req.Workspace, strings.Repeat("d/", maxDepth+1)), 0o755)
+		}
+		for i := range 101 {
+			if err := os.Mkdir(filepath.Join(req.Workspace, fmt.Sprint("empty", i)), 0o755); err != nil {
+				return nil, err
+			}
+		}
+		return &driver.Result{Text: "done"}, nil
+	}}
+	ev := f.evaluator()
+	ev.cfg.outputs = outputLimits{files: 100, bytes: 4096}
+	b, err := ev.Run(t.Context(), f.request(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Failed != 4 {
+		t.Errorf("%d failed runs, want 4", b.Failed)
+	}
+	for id, want := range map[string]string{"1": "more than 64 folders deep", "b": "more than 100 files and folders"} {
+		var g Grading
+		readJSONT(t, filepath.Join(f.out, "iteration-1", "eval-"+id, "with_skill", "grading.json"), &g)
+		if len(g.Expectations) == 0 || !strings.Contains(g.Expectations[0].Evidence, want) {
+			t.Errorf("eval-%s grading %+v does not say %q", id, g, want)
+		}
 	}
 }

@@ -18,9 +18,13 @@ import (
 
 // The limits of a run's outputs/: an agent that leaves more in its
 // workspace has its run recorded as failed, with the limit as the reason.
+// maxOutputFiles counts the files created or changed and the folders
+// created; maxDepth bounds the folders of every tree walked (a
+// workspace, a kept run), which cost an open per level of each.
 const (
 	maxOutputFiles = 10_000
 	maxOutputBytes = 1 << 30
+	maxDepth       = 64
 )
 
 // outputLimits bound a run's outputs/ (the tests lower them).
@@ -59,6 +63,9 @@ func caseFiles(c Case) []caseFile {
 	})
 	return out
 }
+
+// errTooDeep is a tree deeper than maxDepth.
+var errTooDeep = errors.New("too deep")
 
 // errNotRegular is a name that is not a regular file when it is opened.
 var errNotRegular = errors.New("not a regular file")
@@ -222,6 +229,13 @@ var errSkip = errors.New("skip")
 // so is a file replaced by one of them as it is walked), in lexical
 // order, stopping at the first error visit returns.
 func walkRegular(ctx context.Context, root *os.Root, visit func(name string, f *os.File, fi fs.FileInfo) error) error {
+	return walkTree(ctx, root, nil, visit)
+}
+
+// walkTree walks root as walkRegular does, calling dir (when not nil)
+// with each folder below it first. A folder more than maxDepth deep is an
+// error.
+func walkTree(ctx context.Context, root *os.Root, dir func(name string) error, visit func(name string, f *os.File, fi fs.FileInfo) error) error {
 	return fs.WalkDir(root.FS(), ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -229,7 +243,19 @@ func walkRegular(ctx context.Context, root *os.Root, visit func(name string, f *
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if d.IsDir() || !d.Type().IsRegular() {
+		if d.IsDir() {
+			if name == "." {
+				return nil
+			}
+			if strings.Count(name, "/") >= maxDepth {
+				return fmt.Errorf("%s: %w: more than %d folders deep", name, errTooDeep, maxDepth)
+			}
+			if dir != nil {
+				return dir(name)
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
 			return nil
 		}
 		f, fi, err := openRegular(root, filepath.FromSlash(name))
@@ -265,8 +291,26 @@ func collectOutputs(ctx context.Context, ws string, snap map[string]fileSum, out
 		return err
 	}
 	defer dst.Close()
+	// The folders holding the case's files were not created.
+	had := map[string]bool{}
+	for name := range snap {
+		for d := path.Dir(name); d != "." && !had[d]; d = path.Dir(d) {
+			had[d] = true
+		}
+	}
 	files, total := 0, int64(0)
-	return walkRegular(ctx, root, func(name string, f *os.File, fi fs.FileInfo) error {
+	tooMany := func() error {
+		return fmt.Errorf("outputs: %w: more than %d files and folders created or changed in the workspace", errTooLarge, lim.files)
+	}
+	dir := func(name string) error {
+		if !had[name] {
+			if files++; files > lim.files {
+				return tooMany()
+			}
+		}
+		return nil
+	}
+	return walkTree(ctx, root, dir, func(name string, f *os.File, fi fs.FileInfo) error {
 		if old, ok := snap[name]; ok && old.size == fi.Size() {
 			h := sha256.New()
 			if _, err := io.Copy(h, io.LimitReader(f, old.size+1)); err != nil {
@@ -281,9 +325,8 @@ func collectOutputs(ctx context.Context, ws string, snap map[string]fileSum, out
 				return err
 			}
 		}
-		files++
-		if files > lim.files {
-			return fmt.Errorf("outputs: more than %d files created or changed in the workspace", lim.files)
+		if files++; files > lim.files {
+			return tooMany()
 		}
 		mode := os.FileMode(0o644)
 		if fi.Mode()&0o111 != 0 {
@@ -309,7 +352,7 @@ func collectOutputs(ctx context.Context, ws string, snap map[string]fileSum, out
 			return err
 		}
 		if total > lim.bytes {
-			return fmt.Errorf("outputs: more than %d bytes created or changed in the workspace", lim.bytes)
+			return fmt.Errorf("outputs: %w: more than %d bytes created or changed in the workspace", errTooLarge, lim.bytes)
 		}
 		return nil
 	})
@@ -409,15 +452,15 @@ func openUp(ws string) {
 		return
 	}
 	defer root.Close()
-	var walk func(dir string, depth int)
-	walk = func(dir string, depth int) {
-		if depth > 256 {
-			return
-		}
+	// A stack, not a recursion: a tree of any depth is opened up.
+	stack := []string{"."}
+	for len(stack) > 0 {
+		dir := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
 		root.Chmod(dir, 0o700)
 		f, err := root.Open(dir)
 		if err != nil {
-			return
+			continue
 		}
 		entries, _ := f.ReadDir(-1)
 		f.Close()
@@ -425,7 +468,7 @@ func openUp(ws string) {
 			name := filepath.Join(dir, e.Name())
 			switch {
 			case e.IsDir():
-				walk(name, depth+1)
+				stack = append(stack, name)
 			case e.Type().IsRegular():
 				if fi, err := e.Info(); err == nil && fi.Mode().Perm()&0o400 == 0 {
 					root.Chmod(name, fi.Mode().Perm()|0o600)
@@ -433,7 +476,6 @@ func openUp(ws string) {
 			}
 		}
 	}
-	walk(".", 0)
 }
 
 // removeWorkspace removes the workspace ws, whatever the agent did to
