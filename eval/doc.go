@@ -168,7 +168,10 @@
 // prompt and the digest of its files), and the run's index. A Run reuses
 // a kept run instead of starting the agent, so that an interrupted Run
 // resumes where it stopped and a larger [Request.Runs] costs only the
-// new runs; [Request.Fresh] runs everything again. A grading is kept
+// new runs; [Request.Fresh] runs everything again. Runs of one key (two
+// cases of one prompt and files, or a baseline of the skill's content)
+// are one run, made once in a Run and graded for each case. A grading is
+// kept
 // likewise, by the run's digest, the expectations and the judge (and,
 // for a case with a command, the digest of the skill whose folder is
 // its SKILL_DIR), so a

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	adaptor "github.com/agentadaptor/agentadaptor"
@@ -390,5 +391,50 @@ func TestOutputsDepthAndFolders(t *testing.T) {
 		if len(g.Expectations) == 0 || !strings.Contains(g.Expectations[0].Evidence, want) {
 			t.Errorf("eval-%s grading %+v does not say %q", id, g, want)
 		}
+	}
+}
+
+// Two cases of one prompt and files share one run: it is made once,
+// and graded per case; with Jobs 4 and Fresh too, and the next Run
+// reuses both gradings.
+func TestSameKeyRunOnce(t *testing.T) {
+	f := newFixture(t)
+	setSuite(t, f, `{"skill_name": "demo", "evals": [
+	 {"id": 1, "prompt": "same", "expectations": ["polite"]},
+	 {"id": 2, "prompt": "same", "expectations": ["short"]}]}`)
+	var n atomic.Int32
+	d := &drivertest.Driver{Handler: func(ctx context.Context, req *driver.Request) (*driver.Result, error) {
+		return &driver.Result{Text: fmt.Sprintf("answer %d", n.Add(1))}, nil
+	}}
+	judge := &drivertest.Driver{Handler: func(ctx context.Context, req *driver.Request) (*driver.Result, error) {
+		return &driver.Result{Text: `{"expectations": [{"text": "", "passed": true, "evidence": "ok"}]}`}, nil
+	}}
+	for _, fresh := range []bool{false, true} {
+		req := f.request(d)
+		req.Jobs, req.Fresh = 4, fresh
+		req.Judge = &Agent{ID: "judge", Driver: judge}
+		ev := f.evaluator()
+		calls, jcalls := d.Calls(), judge.Calls()
+		if _, err := ev.Run(t.Context(), req); err != nil {
+			t.Fatal(err)
+		}
+		if d.Calls()-calls != 2 || judge.Calls()-jcalls != 4 {
+			t.Errorf("fresh %v: %d agent calls and %d judge calls, want 2 (one a configuration) and 4 (one a case and configuration)", fresh, d.Calls()-calls, judge.Calls()-jcalls)
+		}
+		r1, _ := os.ReadFile(filepath.Join(f.out, "iteration-1", "eval-1", "with_skill", "response.md"))
+		r2, _ := os.ReadFile(filepath.Join(f.out, "iteration-1", "eval-2", "with_skill", "response.md"))
+		if string(r1) != string(r2) {
+			t.Errorf("fresh %v: the cases' shared run answered %q and %q", fresh, r1, r2)
+		}
+	}
+	calls, jcalls := d.Calls(), judge.Calls()
+	req := f.request(d)
+	req.Jobs = 4
+	req.Judge = &Agent{ID: "judge", Driver: judge}
+	if _, err := f.evaluator().Run(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	if d.Calls() != calls || judge.Calls() != jcalls {
+		t.Errorf("third Run: %d agent calls and %d judge calls, want none: a kept grading was lost", d.Calls()-calls, judge.Calls()-jcalls)
 	}
 }

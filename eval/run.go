@@ -158,6 +158,43 @@ type session struct {
 	out   string // absolute
 	fresh bool
 	mu    sync.Mutex // serializes progress
+
+	// keys serializes the jobs of one run key (two cases of one prompt
+	// and files, a baseline of the skill's content): the first makes the
+	// run, the others grade it as kept. made holds the keys this session
+	// made, which Fresh does not make again.
+	keysMu sync.Mutex
+	keys   map[string]*sync.Mutex
+	made   map[string]bool
+}
+
+// lockKey locks the run key for one job, returning the unlock.
+func (s *session) lockKey(key string) func() {
+	s.keysMu.Lock()
+	if s.keys == nil {
+		s.keys, s.made = map[string]*sync.Mutex{}, map[string]bool{}
+	}
+	m := s.keys[key]
+	if m == nil {
+		m = &sync.Mutex{}
+		s.keys[key] = m
+	}
+	s.keysMu.Unlock()
+	m.Lock()
+	return m.Unlock
+}
+
+// madeHere reports whether this session made the run of key.
+func (s *session) madeHere(key string) bool {
+	s.keysMu.Lock()
+	defer s.keysMu.Unlock()
+	return s.made[key]
+}
+
+func (s *session) setMade(key string) {
+	s.keysMu.Lock()
+	defer s.keysMu.Unlock()
+	s.made[key] = true
 }
 
 func (s *session) progress(p Progress) {
@@ -380,7 +417,8 @@ func (s *session) runCase(ctx context.Context, sk *staged, judge *Agent, j job) 
 	p := Progress{Agent: a.ID, Case: j.c.ID, Config: j.config, Run: j.run}
 	res := runResult{agent: a.ID, caseID: j.c.ID, config: j.config, run: j.run}
 
-	if !s.fresh {
+	defer s.lockKey(key)()
+	if !s.fresh || s.madeHere(key) {
 		if _, ok := readMarker(final, key); ok {
 			if err := readJSON(filepath.Join(final, "timing.json"), &res.timing); err == nil {
 				g, ok, err := s.keptGrading(ctx, skillDir, judge, j, final, gkey, p)
@@ -481,6 +519,7 @@ func (s *session) runCase(ctx context.Context, sk *staged, judge *Agent, j job) 
 	if err := publish(stage, final); err != nil {
 		return nil, err
 	}
+	s.setMade(key)
 	if !graded {
 		return nil, nil // kept, graded by the next Run
 	}
@@ -496,7 +535,7 @@ func (s *session) runCase(ctx context.Context, sk *staged, judge *Agent, j job) 
 func (s *session) keptGrading(ctx context.Context, skillDir string, judge *Agent, j job, final, gkey string, p Progress) (Grading, bool, error) {
 	var g Grading
 	name := filepath.Join(final, gradingsDir, gkey+".json")
-	if !s.fresh && readJSON(name, &g) == nil {
+	if (!s.fresh || s.madeHere(filepath.Base(final))) && readJSON(name, &g) == nil {
 		return g, true, nil
 	}
 	ws, err := os.MkdirTemp("", "agentskills-eval-")
