@@ -67,7 +67,10 @@
 // the skill alone, and the baseline: [WithoutSkill], no skill at all, or
 // [OldSkill], [Request.Baseline] alone (an earlier version of the
 // skill). Each run gets a fresh workspace holding the case's files and
-// nothing else, and the agent sees exactly the configuration's skills:
+// nothing else (a folder agentskills-eval-RANDOM of the temporary
+// folder, locked through its agentskills-eval-RANDOM.lock beside it and
+// removed after the run; a Run or Triggers removes those of this user
+// that a killed process left, unlocked and over a day old), and the agent sees exactly the configuration's skills:
 // the drivers keep the agent's own user and project skills out, as they
 // do for every run of package adaptor.
 //

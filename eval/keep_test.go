@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/driver"
@@ -436,5 +437,54 @@ func TestSameKeyRunOnce(t *testing.T) {
 	}
 	if d.Calls() != calls || judge.Calls() != jcalls {
 		t.Errorf("third Run: %d agent calls and %d judge calls, want none: a kept grading was lost", d.Calls()-calls, judge.Calls()-jcalls)
+	}
+}
+
+// sweepWorkspaces removes a workspace left by a killed process (its lock
+// file over a day old and unlocked), and leaves one in use (locked) and
+// a recent one.
+func TestSweepWorkspaces(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	ws, release, err := newWorkspace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if !strings.HasPrefix(ws, filepath.Join(tmp, workspacePrefix)) {
+		t.Fatalf("workspace %s not in %s", ws, tmp)
+	}
+	old := time.Now().Add(-2 * staleAfter)
+	mk := func(name string, when time.Time) string {
+		p := filepath.Join(tmp, name)
+		os.MkdirAll(filepath.Join(p, "d"), 0o755)
+		os.WriteFile(filepath.Join(p, "d", "f"), nil, 0o644)
+		os.Chmod(filepath.Join(p, "d"), 0)
+		os.WriteFile(p+lockSuffix, nil, 0o644)
+		os.Chtimes(p+lockSuffix, when, when)
+		return p
+	}
+	stale, recent := mk(workspacePrefix+"stale", old), mk(workspacePrefix+"recent", time.Now())
+	other := mk("other-stale", old)
+	os.Chtimes(ws+lockSuffix, old, old) // in use, however old
+	sweepWorkspaces()
+	for p, want := range map[string]bool{stale: false, recent: true, other: true, ws: true} {
+		_, err := os.Stat(p)
+		if got := err == nil; got != want {
+			t.Errorf("%s there: %v, want %v", filepath.Base(p), got, want)
+		}
+		_, err = os.Stat(p + lockSuffix)
+		if got := err == nil; got != want {
+			t.Errorf("%s%s there: %v, want %v", filepath.Base(p), lockSuffix, got, want)
+		}
+	}
+	os.Chmod(filepath.Join(recent, "d"), 0o755)
+	os.Chmod(filepath.Join(other, "d"), 0o755)
+	release()
+	if _, err := os.Stat(ws); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("released workspace left: %v", err)
+	}
+	if _, err := os.Stat(ws + lockSuffix); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("released workspace's lock left: %v", err)
 	}
 }

@@ -288,6 +288,7 @@ func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
 		return nil, err
 	}
 	defer unlock()
+	sweepWorkspaces()
 	iter, it, err := openIteration(out, sk.digest)
 	if err != nil {
 		return nil, err
@@ -450,11 +451,11 @@ func (s *session) runCase(ctx context.Context, sk *staged, judge *Agent, j job) 
 			os.RemoveAll(stage)
 		}
 	}()
-	ws, err := os.MkdirTemp("", "agentskills-eval-")
+	ws, release, err := newWorkspace()
 	if err != nil {
 		return nil, err
 	}
-	defer removeWorkspace(ws)
+	defer release()
 	if err := copyCaseFiles(skillDir, ws, *j.c, j.index); err != nil {
 		return nil, err
 	}
@@ -538,11 +539,11 @@ func (s *session) keptGrading(ctx context.Context, skillDir string, judge *Agent
 	if (!s.fresh || s.madeHere(filepath.Base(final))) && readJSON(name, &g) == nil {
 		return g, true, nil
 	}
-	ws, err := os.MkdirTemp("", "agentskills-eval-")
+	ws, release, err := newWorkspace()
 	if err != nil {
 		return g, false, err
 	}
-	defer removeWorkspace(ws)
+	defer release()
 	if err := copyCaseFiles(skillDir, ws, *j.c, j.index); err != nil {
 		return g, false, err
 	}

@@ -14,6 +14,9 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
+
+	"github.com/agentadaptor/agentadaptor/internal/filelock"
 )
 
 // The limits of a run's outputs/: an agent that leaves more in its
@@ -484,5 +487,79 @@ func removeWorkspace(ws string) {
 	if os.RemoveAll(ws) != nil {
 		openUp(ws)
 		os.RemoveAll(ws)
+	}
+}
+
+// Workspaces are folders of the temporary folder named
+// workspacePrefix+RANDOM, each beside its lock file, the same name with
+// lockSuffix, locked while the workspace is in use. [sweepWorkspaces]
+// removes those a killed process left.
+const (
+	workspacePrefix = "agentskills-eval-"
+	lockSuffix      = ".lock"
+	// staleAfter is the age of a lock file over which its workspace,
+	// when unlocked, is a leftover.
+	staleAfter = 24 * time.Hour
+)
+
+// newWorkspace creates an empty workspace in the temporary folder and
+// locks it; release removes both.
+func newWorkspace() (ws string, release func(), err error) {
+	for range 10 {
+		lf, err := os.CreateTemp("", workspacePrefix+"*"+lockSuffix)
+		if err != nil {
+			return "", nil, fmt.Errorf("workspace: %w", err)
+		}
+		if err := filelock.TryLock(lf); err != nil {
+			lf.Close()
+			os.Remove(lf.Name())
+			return "", nil, fmt.Errorf("workspace: %s: %w", lf.Name(), err)
+		}
+		ws := strings.TrimSuffix(lf.Name(), lockSuffix)
+		if err := os.Mkdir(ws, 0o700); err != nil {
+			lf.Close()
+			os.Remove(lf.Name())
+			if errors.Is(err, fs.ErrExist) {
+				continue // a leftover of that name: another
+			}
+			return "", nil, fmt.Errorf("workspace: %w", err)
+		}
+		return ws, func() {
+			removeWorkspace(ws)
+			os.Remove(lf.Name())
+			lf.Close()
+		}, nil
+	}
+	return "", nil, fmt.Errorf("workspace: %w: no free name in %s", fs.ErrExist, os.TempDir())
+}
+
+// sweepWorkspaces removes the workspaces of the temporary folder that a
+// process killed while it ran left: those whose lock file is older than
+// staleAfter, is this user's, and is not locked. Errors are ignored.
+func sweepWorkspaces() {
+	tmp := os.TempDir()
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, workspacePrefix) || !strings.HasSuffix(name, lockSuffix) || !e.Type().IsRegular() {
+			continue
+		}
+		lock := filepath.Join(tmp, name)
+		fi, err := os.Lstat(lock)
+		if err != nil || time.Since(fi.ModTime()) < staleAfter || !ownedByUs(fi) {
+			continue
+		}
+		lf, err := os.OpenFile(lock, os.O_RDWR, 0)
+		if err != nil {
+			continue
+		}
+		if filelock.TryLock(lf) == nil {
+			removeWorkspace(strings.TrimSuffix(lock, lockSuffix))
+			os.Remove(lock)
+		}
+		lf.Close()
 	}
 }
