@@ -246,8 +246,9 @@ type Progress struct {
 	Query  int    // the query's index, for a trigger run
 	Config Config
 	Run    int // from 1
-	// State is "started", "passed", "failed", "reused" (kept, not run
-	// again), "error" (the agent failed; Err says why) or "judging".
+	// State is "started", "passed", "failed", "not graded" (finished,
+	// with no graded expectation), "reused" (kept, not run again),
+	// "error" (the agent failed; Err says why) or "judging".
 	State string
 	// Passed and Total count the graded expectations of a finished run.
 	Passed, Total int

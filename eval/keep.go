@@ -103,7 +103,6 @@ func mustJSON(v any) []byte {
 type marker struct {
 	Key     string          `json:"key"`
 	Fields  json.RawMessage `json:"fields"`
-	Failed  bool            `json:"failed,omitempty"`
 	Trigger *bool           `json:"triggered,omitempty"`
 }
 

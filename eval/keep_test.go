@@ -488,3 +488,25 @@ func TestSweepWorkspaces(t *testing.T) {
 		t.Errorf("released workspace's lock left: %v", err)
 	}
 }
+
+// A finished run with no graded expectation is reported "not graded",
+// not "passed".
+func TestProgressNotGraded(t *testing.T) {
+	f := newFixture(t)
+	setSuite(t, f, `{"skill_name": "demo", "evals": [{"id": 1, "prompt": "p"}, {"id": 2, "prompt": "q", "expectations": ["judged"]}]}`)
+	if _, err := f.evaluator().Run(t.Context(), f.request(&drivertest.Driver{Handler: helpfulAgent})); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range f.progress {
+		switch p.State {
+		case "not graded":
+			n++
+		case "passed", "failed":
+			t.Errorf("%+v: a run with no graded expectation reported %q", p, p.State)
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d runs reported not graded, want 4", n)
+	}
+}

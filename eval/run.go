@@ -701,9 +701,13 @@ func hasStringExpectation(c Case) bool {
 	return false
 }
 
-// verdict is a finished run's progress state: passed when every graded
-// expectation passed.
+// verdict is a finished run's progress state: "not graded" when no
+// expectation was graded (none, or string ones without a judge), passed
+// when every graded expectation passed.
 func verdict(g Grading) string {
+	if g.Summary.Total == 0 {
+		return "not graded"
+	}
 	if g.Summary.Failed == 0 {
 		return "passed"
 	}

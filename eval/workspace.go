@@ -101,13 +101,6 @@ func openRegular(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
 	return f, fi, nil
 }
 
-// openCaseFile opens the regular file name of the skill folder root,
-// refusing a link (also one swapped in after the suite was checked) and
-// anything else that is not a regular file.
-func openCaseFile(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
-	return openRegular(root, name)
-}
-
 // badCaseFile is the error of the file cf of c, case ci of the suite,
 // that cannot be read as a regular file of the skill (a link, maybe
 // swapped in after the suite was checked).
@@ -132,7 +125,7 @@ func filesDigest(ctx context.Context, dir string, c Case, ci int) (string, error
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
-		f, _, err := openCaseFile(root, filepath.FromSlash(cf.src))
+		f, _, err := openRegular(root, filepath.FromSlash(cf.src))
 		if err != nil {
 			return "", badCaseFile(ci, c, cf, err)
 		}
@@ -164,7 +157,7 @@ func copyCaseFiles(dir, ws string, c Case, ci int) error {
 	}
 	defer dst.Close()
 	for _, cf := range caseFiles(c) {
-		in, fi, err := openCaseFile(src, filepath.FromSlash(cf.src))
+		in, fi, err := openRegular(src, filepath.FromSlash(cf.src))
 		if err != nil {
 			return badCaseFile(ci, c, cf, err)
 		}
