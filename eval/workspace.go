@@ -171,25 +171,38 @@ func copyCaseFiles(dir, ws string, c Case, ci int) error {
 }
 
 func copyCaseFile(in *os.File, fi fs.FileInfo, dst *os.Root, cf caseFile) error {
-	place := filepath.FromSlash(cf.place)
-	if d := filepath.Dir(place); d != "." {
+	_, err := writeIn(dst, cf.place, in, -1, plainMode(fi))
+	return err
+}
+
+// plainMode is the mode a copied file gets: 0644, or 0755 for an
+// executable one.
+func plainMode(fi fs.FileInfo) os.FileMode {
+	if fi.Mode()&0o111 != 0 {
+		return 0o755
+	}
+	return 0o644
+}
+
+// writeIn creates the file name (slash-separated) of dst, with its
+// folders, holding what r holds, up to limit+1 bytes when limit is not
+// negative; it returns the bytes written. The file must not be there.
+func writeIn(dst *os.Root, name string, r io.Reader, limit int64, mode os.FileMode) (int64, error) {
+	local := filepath.FromSlash(name)
+	if d := filepath.Dir(local); d != "." {
 		if err := dst.MkdirAll(d, 0o755); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	mode := os.FileMode(0o644)
-	if fi.Mode()&0o111 != 0 {
-		mode = 0o755
-	}
-	out, err := dst.OpenFile(place, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	w, err := dst.OpenFile(local, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
+	if limit >= 0 {
+		r = io.LimitReader(r, limit+1)
 	}
-	return out.Close()
+	n, err := io.Copy(w, r)
+	return n, errors.Join(err, w.Close())
 }
 
 // snapshot records every regular file below ws (links are not followed)
@@ -306,7 +319,7 @@ func collectOutputs(ctx context.Context, ws string, snap map[string]fileSum, out
 		}
 		return nil
 	}
-	return walkTree(ctx, root, dir, func(name string, f *os.File, fi fs.FileInfo) error {
+	err = walkTree(ctx, root, dir, func(name string, f *os.File, fi fs.FileInfo) error {
 		if old, ok := snap[name]; ok && old.size == fi.Size() {
 			h := sha256.New()
 			if _, err := io.Copy(h, io.LimitReader(f, old.size+1)); err != nil {
@@ -324,26 +337,8 @@ func collectOutputs(ctx context.Context, ws string, snap map[string]fileSum, out
 		if files++; files > lim.files {
 			return tooMany()
 		}
-		mode := os.FileMode(0o644)
-		if fi.Mode()&0o111 != 0 {
-			mode = 0o755
-		}
-		local := filepath.FromSlash(name)
-		if d := path.Dir(name); d != "." {
-			if err := dst.MkdirAll(filepath.FromSlash(d), 0o755); err != nil {
-				return err
-			}
-		}
-		w, err := dst.OpenFile(local, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-		if err != nil {
-			return err
-		}
-		left := lim.bytes - total
-		n, err := io.Copy(w, io.LimitReader(f, left+1))
+		n, err := writeIn(dst, name, f, lim.bytes-total, plainMode(fi))
 		total += n
-		if cerr := w.Close(); err == nil {
-			err = cerr
-		}
 		if err != nil {
 			return err
 		}
@@ -352,6 +347,11 @@ func collectOutputs(ctx context.Context, ws string, snap map[string]fileSum, out
 		}
 		return nil
 	})
+	if err != nil && !errors.Is(err, errTooLarge) && ctx.Err() == nil {
+		// An error of the file system, which names no folder.
+		err = fmt.Errorf("outputs: %s: %w", ws, err)
+	}
+	return err
 }
 
 // recordDeletions writes into the run folder dir the deletedFile of
@@ -417,21 +417,8 @@ func overlay(ctx context.Context, from, to string) error {
 	}
 	defer dst.Close()
 	return walkRegular(ctx, src, func(name string, f *os.File, fi fs.FileInfo) error {
-		local := filepath.FromSlash(name)
-		if d := filepath.Dir(local); d != "." {
-			if err := dst.MkdirAll(d, 0o755); err != nil {
-				return err
-			}
-		}
-		dst.Remove(local)
-		w, err := dst.OpenFile(local, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
-		if err != nil {
-			return err
-		}
-		_, err = io.Copy(w, f)
-		if cerr := w.Close(); err == nil {
-			err = cerr
-		}
+		dst.Remove(filepath.FromSlash(name)) // a case file the run changed
+		_, err := writeIn(dst, name, f, -1, plainMode(fi))
 		return err
 	})
 }
