@@ -19,10 +19,11 @@
 //     the skill. An expectation is a string, graded by a judge agent, or
 //     an object {"text", "command": [ARGV...]}, this package's addition
 //     for what code can check: the command runs in the run's workspace
-//     after the agent, with SKILL_DIR set to the skill's folder and
-//     OUTPUTS_DIR to the run's outputs folder; exit status 0 passes, its
-//     output (the first 4 KiB) is the evidence, and it is stopped after
-//     [WithCommandTimeout].
+//     after the agent, with SKILL_DIR set to the skill's folder (a
+//     program's relative path is taken there) and OUTPUTS_DIR to a copy
+//     of the run's outputs; exit status 0 passes, its output (the first
+//     4 KiB) is the evidence, and it is stopped after
+//     [WithCommandTimeout] (see Grading).
 //   - evals/eval_queries.json: [{"query", "should_trigger"}] ([Query]),
 //     the trigger evaluations.
 //
@@ -94,40 +95,78 @@
 //
 // # Grading
 //
-// A command expectation is graded by its command: ARGV[0] is looked up
-// on the PATH, or, holding a slash, taken relative to the run's
-// workspace; the command runs there with this process's environment
-// plus SKILL_DIR and OUTPUTS_DIR (both absolute) and an empty standard
-// input, in a process group of its own, killed when it exits or is
+// A command expectation is graded by its command. ARGV[0] is looked up
+// on the PATH, or, holding a slash, taken relative to SKILL_DIR (an
+// absolute path as it is): never relative to the workspace, where the
+// agent could have written the checker it is graded by. The other
+// arguments are passed as they are, unexpanded, and the command runs
+// in the run's workspace: an argument naming a file, like a script an
+// interpreter reads, names the workspace's file, which the agent may
+// have written; a checker of the skill is named through SKILL_DIR, as
+// ["evals/check.py"] (an executable of the skill) or ["sh", "-c",
+// "python3 \"$SKILL_DIR/evals/check.py\""]. What a tool reads from its
+// working folder is the agent's to plant too (pytest's conftest.py,
+// node_modules, a .git folder's configuration and hooks): a command
+// that must not trust the workspace reads only what it names. The
+// command gets this process's environment plus SKILL_DIR, the folder
+// of the skill as the Run staged it (a copy in the skill cache, to be
+// read and not written), and OUTPUTS_DIR, a fresh copy of the run's
+// outputs/ (folders and regular files; links left out), made once for
+// the run's commands and removed after them: what a command writes
+// there or in the workspace never becomes the agent's output, nor
+// changes a kept run. Both are absolute. Its standard input is empty;
+// it runs in a process group of its own, killed when it exits or is
 // stopped ([WithCommandTimeout]; SIGINT, then SIGKILL a second later),
 // so a child it leaves behind holding its output open cannot stall the
-// grading. Exit status 0 passes. The evidence is its standard output
-// and standard error, line by line as they come (blank lines left
-// out), cut at 4 KiB ("… (N more bytes)"), after what went wrong: "exit
-// status N: ...", "stopped after 2m0s: ...", "not found: ...".
+// grading. A child that leaves the group (setsid) is killed too on
+// Linux, where package process finds the run's descendants by a
+// variable of their environment (unless one clears it); on other
+// systems it is not stopped. Exit status 0 passes. The evidence is its
+// standard output and standard error, line by line as they come (blank
+// lines left out), cut at 4 KiB ("… (N more bytes)"), after what went
+// wrong: "exit status N: ...", "stopped by signal S: ...", "stopped
+// after 2m0s: ...", "not found: ...", "not run: ...".
 //
 // String expectations are graded by [Request.Judge], one agent run per
 // graded run, with no skill, in a fresh workspace holding a copy of that
 // run's outputs/ (folders and regular files; links left out) and
-// response.md. Its prompt gives the task, the expected output, the
-// expectations numbered, and the guide's rule that a pass needs
-// concrete evidence, and asks for one JSON object {"expectations":
-// [{"text", "passed", "evidence"}]}, one entry per expectation, in
-// order. The answer is read as that object alone, or in the answer's
-// one fenced block, or else the last object in it that has an
-// "expectations" field. It must have one entry per expectation, each
-// "passed" a JSON boolean, no field twice; entry I grades expectation
-// I when its text is empty or the expectation's (spaces collapsed,
-// case ignored), and when every text names another expectation the
-// entries are matched by text. A pass without evidence fails. An answer
-// that does not parse, or a judge that fails or outlasts
-// [WithJudgeTimeout], fails every string expectation of that run with
-// the reason as the evidence ("the judge's answer did not parse: WHY
-// (the answer began ...)", "the judge failed: ...", "the judge did not
-// answer within 10m0s"): never a pass. Without a judge, string
-// expectations are "not graded": they are listed with "passed": false
-// and "graded": false, left out of every pass rate, and counted in the
-// summary.
+// response.md, removed after it whatever the judge did to its
+// permissions. Its prompt gives the task, the expected output, the
+// names of the files (each a JSON string, one a line, in a <files>
+// block: a name, which the agent chose, cannot write a line of the
+// prompt), the expectations numbered, and the guide's rule that a pass
+// needs concrete evidence, and asks for one JSON object
+// {"expectations": [{"text", "passed", "evidence"}]}, one entry per
+// expectation, in order. The answer must hold exactly one object with
+// an "expectations" field, anywhere in it (alone, in a fenced block, in
+// prose; one inside another is its own, and the same object given
+// twice is one): two different ones do not parse, since which is the
+// judge's, and which one it quotes from the run's response, cannot be
+// told. The search reads at most 2 MiB (an answer is at most 256 KiB),
+// past which the answer does not parse. The object gives no key twice,
+// anywhere, and has one entry per expectation, each "passed" a JSON
+// boolean; entry I grades expectation I when its text is empty or the
+// expectation's (spaces collapsed, case ignored), and when every text
+// names another expectation the entries are matched by text. The
+// evidence is a string, or a list of strings (those with more than
+// spaces, joined with "; "); anything else is none, and a pass without
+// evidence (none, or only spaces) fails. An answer that does not parse,
+// or a judge that fails or outlasts [WithJudgeTimeout], fails every
+// string expectation of that run with the reason as the evidence ("the
+// judge's answer did not parse: WHY (the answer began ...)", "the judge
+// failed: ...", "the judge did not answer within 10m0s"): never a pass.
+// Without a judge, string expectations are "not graded": they are
+// listed with "passed": false and "graded": false, left out of every
+// pass rate, and counted in the summary; so are they on a run the agent
+// failed, whose other expectations fail with "the run failed: ...".
+//
+// A grading is kept (see Kept runs) unless it holds a failure that may
+// pass another time: a judge that failed, could not start or outlasted
+// its timeout, or a command not found, not run, or stopped (by its
+// timeout or the caller). Such a grading counts in the Run that made it,
+// and the next Run grades the run again, every expectation of it (the
+// agent is not run again). An answer that does not parse is the
+// judge's verdict, and is kept.
 //
 // # The output
 //
@@ -174,14 +213,15 @@
 // new runs; [Request.Fresh] runs everything again. Runs of one key (two
 // cases of one prompt and files, or a baseline of the skill's content)
 // are one run, made once in a Run and graded for each case. A grading is
-// kept
-// likewise, by the run's digest, the expectations and the judge (and,
-// for a case with a command, the digest of the skill whose folder is
-// its SKILL_DIR), so a
-// changed expectation is graded again without running the agent, in a
-// workspace rebuilt from the case's files, less those the agent
-// removed (or replaced by a folder; the kept run lists them in
-// deleted.txt), and the run's outputs. A kept run that cannot be
+// kept likewise, by the run's digest, the expected output, the
+// expectations, the judge (its id, version, model and settings), the
+// version of the grading's format (a change of how answers or commands
+// are graded makes every grading again), and, for a case with a
+// command, the digest of the skill whose folder is its SKILL_DIR and the
+// command timeout; so a changed expectation is graded again without
+// running the agent, in a workspace rebuilt from the case's files, less
+// those the agent removed (or replaced by a folder; the kept run lists
+// them in deleted.txt), and the run's outputs. A kept run that cannot be
 // rebuilt so (a file of it missing or damaged, over 16 MiB) is not a
 // kept run: the agent runs again. A
 // without_skill run depends on no skill's content, so a new version of

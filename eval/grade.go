@@ -42,20 +42,42 @@ var (
 // judge (none when judge is nil: they are left ungraded). runDir holds
 // the run's outputs/ and response.md; res is the agent's result. It
 // never fails: a grading that cannot be done is a failed expectation
-// whose evidence says why.
-func (e *Evaluator) grade(ctx context.Context, judge *Agent, skillDir string, c Case, runDir, workspace string, res *adaptor.Result) Grading {
-	g := Grading{Expectations: make([]GradedExpectation, len(c.Expectations))}
-	env := commandEnv(skillDir, runDir)
+// whose evidence says why. final is false when such a failure may pass
+// another time (a judge that failed or outlasted its timeout, a command
+// not found, not run or stopped): that grading is not kept.
+func (e *Evaluator) grade(ctx context.Context, judge *Agent, skillDir string, c Case, runDir, workspace string, res *adaptor.Result) (g Grading, final bool) {
+	g = Grading{Expectations: make([]GradedExpectation, len(c.Expectations))}
+	final = true
+	if abs, err := filepath.Abs(skillDir); err == nil {
+		skillDir = abs // a program's relative path is taken in its folder
+	}
 	if abs, err := filepath.Abs(workspace); err == nil {
-		workspace = abs // a program's relative path is taken in its folder
+		workspace = abs
 	}
 	var judged []int
+	var env []string
+	var copyErr error
 	for i, x := range c.Expectations {
 		if x.Command == nil {
 			judged = append(judged, i)
 			continue
 		}
-		g.Expectations[i] = e.runCommand(ctx, x, workspace, env)
+		if env == nil && copyErr == nil {
+			var outputs string
+			outputs, copyErr = commandOutputs(runDir)
+			if outputs != "" {
+				defer removeWorkspace(outputs) // whatever the commands did to it
+			}
+			env = commandEnv(skillDir, filepath.Join(outputs, "outputs"))
+		}
+		if copyErr != nil {
+			g.Expectations[i] = GradedExpectation{Text: expectationText(x), Evidence: "not run: the copy of the outputs: " + copyErr.Error()}
+			final = false
+			continue
+		}
+		var ok bool
+		g.Expectations[i], ok = e.runCommand(ctx, x, skillDir, workspace, env)
+		final = final && ok
 	}
 	if len(judged) > 0 {
 		texts := make([]string, len(judged))
@@ -66,14 +88,53 @@ func (e *Evaluator) grade(ctx context.Context, judge *Agent, skillDir string, c 
 		if judge == nil {
 			verdicts = notGraded(texts)
 		} else {
-			verdicts = e.judgeRun(ctx, judge, c, texts, runDir, res)
+			var ok bool
+			verdicts, ok = e.judgeRun(ctx, judge, c, texts, runDir, res)
+			final = final && ok
 		}
 		for k, i := range judged {
 			g.Expectations[i] = verdicts[k]
 		}
 	}
 	g.Summary = summarize(g.Expectations)
+	return g, final
+}
+
+// commandOutputs makes the commands' copy of runDir/outputs, as the
+// outputs/ folder of a fresh temporary folder, and returns that folder
+// ("" when none was made; the caller removes it).
+func commandOutputs(runDir string) (string, error) {
+	dir, err := os.MkdirTemp("", "agentskills-outputs-")
+	if err != nil {
+		return "", err
+	}
+	_, err = copyOutputsTo(dir, filepath.Join(runDir, "outputs"))
+	return dir, err
+}
+
+// failedGrading is the grading of a run the agent failed: every
+// expectation failed, the failure as the evidence, but for a string one
+// without a judge, left ungraded as on a run that succeeded.
+func failedGrading(c Case, judge *Agent, err error) Grading {
+	g := Grading{Expectations: []GradedExpectation{}}
+	for _, x := range c.Expectations {
+		if x.Command == nil && judge == nil {
+			g.Expectations = append(g.Expectations, notGraded([]string{x.Text})...)
+			continue
+		}
+		g.Expectations = append(g.Expectations, GradedExpectation{Text: expectationText(x), Evidence: "the run failed: " + err.Error()})
+	}
+	g.Summary = summarize(g.Expectations)
 	return g
+}
+
+// expectationText is the text a grading gives x: its own, or its
+// command's words.
+func expectationText(x Expectation) string {
+	if x.Text == "" && x.Command != nil {
+		return strings.Join(x.Command, " ")
+	}
+	return x.Text
 }
 
 // notGraded lists texts as left ungraded.
@@ -107,12 +168,9 @@ func summarize(xs []GradedExpectation) GradingSummary {
 }
 
 // commandEnv is the environment of a run's commands: this process's,
-// with SKILL_DIR and OUTPUTS_DIR, both absolute.
-func commandEnv(skillDir, runDir string) []string {
-	if abs, err := filepath.Abs(skillDir); err == nil {
-		skillDir = abs
-	}
-	outputs := filepath.Join(runDir, "outputs")
+// with SKILL_DIR and OUTPUTS_DIR (the commands' copy of outputs/), both
+// absolute.
+func commandEnv(skillDir, outputs string) []string {
 	if abs, err := filepath.Abs(outputs); err == nil {
 		outputs = abs
 	}
@@ -121,23 +179,22 @@ func commandEnv(skillDir, runDir string) []string {
 
 // runCommand grades x by its command: ARGV run in workspace with env and
 // empty standard input, passing when it exits 0 within the command
-// timeout. Its standard output and standard error, line by line as they
-// come, are the evidence. The program runs in a process group of its
-// own, killed when it exits or is stopped, so a child it leaves behind
-// holding the output open cannot keep the grading waiting.
-func (e *Evaluator) runCommand(ctx context.Context, x Expectation, workspace string, env []string) GradedExpectation {
-	out := GradedExpectation{Text: x.Text}
-	if out.Text == "" {
-		out.Text = strings.Join(x.Command, " ")
-	}
+// timeout, its program a name on the PATH or a path in skillDir. Its
+// standard output and standard error, line by line as they come, are
+// the evidence. The program runs in a process group of its own, killed
+// when it exits or is stopped, so a child it leaves behind holding the
+// output open cannot keep the grading waiting. final is false for a
+// command not found, not run or stopped: the next grading runs it again.
+func (e *Evaluator) runCommand(ctx context.Context, x Expectation, skillDir, workspace string, env []string) (out GradedExpectation, final bool) {
+	out = GradedExpectation{Text: expectationText(x)}
 	if len(x.Command) == 0 {
-		out.Evidence = "not run: the command is empty"
-		return out
+		out.Evidence = "not run: the command is empty" // LoadSuite refuses it
+		return out, false
 	}
-	path, err := commandPath(x.Command[0], workspace, env)
+	path, err := commandPath(x.Command[0], skillDir, env)
 	if err != nil {
 		out.Evidence = "not found: " + err.Error()
-		return out
+		return out, false
 	}
 	var buf capture
 	cmd := process.Command{
@@ -158,13 +215,14 @@ func (e *Evaluator) runCommand(ctx context.Context, x Expectation, workspace str
 		return nil
 	})
 	output := buf.String()
+	final = true
 	switch {
 	case err != nil && errors.Is(context.Cause(cctx), errCommandTimeout):
-		out.Evidence = join(fmt.Sprintf("stopped after %v", e.cfg.commandTimeout), output)
+		out.Evidence, final = join(fmt.Sprintf("stopped after %v", e.cfg.commandTimeout), output), false
 	case err != nil && cctx.Err() != nil:
-		out.Evidence = join("stopped: "+context.Cause(cctx).Error(), output)
+		out.Evidence, final = join("stopped: "+context.Cause(cctx).Error(), output), false
 	case err != nil:
-		out.Evidence = join("not run: "+err.Error(), output)
+		out.Evidence, final = join("not run: "+err.Error(), output), false
 	case exit.Signal != "":
 		out.Evidence = join("stopped by signal "+exit.Signal, output)
 	case exit.Code != 0:
@@ -176,7 +234,7 @@ func (e *Evaluator) runCommand(ctx context.Context, x Expectation, workspace str
 			out.Evidence = "exit status 0, no output"
 		}
 	}
-	return out
+	return out, final
 }
 
 // join puts the output, if any, after what happened.
@@ -188,8 +246,10 @@ func join(what, output string) string {
 }
 
 // commandPath finds a command's program: a name without a slash on the
-// PATH of env, any other path relative to the workspace.
-func commandPath(name, workspace string, env []string) (string, error) {
+// PATH of env, any other path relative to skillDir (the staged skill,
+// which the agent cannot write: a path in the workspace would run what
+// the agent left there).
+func commandPath(name, skillDir string, env []string) (string, error) {
 	if name == "" {
 		return "", errors.New(`"": an empty program name`)
 	}
@@ -202,7 +262,7 @@ func commandPath(name, workspace string, env []string) (string, error) {
 	}
 	p := filepath.FromSlash(name)
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(workspace, p)
+		p = filepath.Join(skillDir, p)
 	}
 	if _, err := exec.LookPath(p); err != nil {
 		var ee *exec.Error
@@ -256,35 +316,41 @@ func (c *capture) String() string {
 	defer c.mu.Unlock()
 	s := strings.ToValidUTF8(strings.TrimRight(string(c.b), "\n"), "\uFFFD")
 	if c.more > 0 {
-		s += fmt.Sprintf("… (%d more bytes)", c.more)
+		s += moreBytes(c.more)
 	}
 	return s
 }
 
-// cutUTF8 is the longest prefix of b of at most n bytes that does not
-// split a character.
-func cutUTF8(b []byte, n int) []byte {
+// cutUTF8 is the longest prefix of s of at most n bytes that does not
+// split a character: the one cut of every text this package shortens.
+func cutUTF8[T ~string | ~[]byte](s T, n int) T {
 	if n <= 0 {
-		return nil
+		return s[:0]
 	}
-	if len(b) <= n {
-		return b
-	}
-	cut := n
-	for cut > 0 && cut > n-utf8.UTFMax && !utf8.RuneStart(b[cut]) {
-		cut--
-	}
-	if !utf8.RuneStart(b[cut]) {
-		cut = n // not UTF-8 there: cut where the limit says
-	}
-	return b[:cut]
-}
-
-// truncate is s cut to maxEvidence bytes, the rest counted.
-func truncate(s string) string {
-	if len(s) <= maxEvidence {
+	if len(s) <= n {
 		return s
 	}
-	kept := cutUTF8([]byte(s), maxEvidence)
-	return string(kept) + fmt.Sprintf("… (%d more bytes)", len(s)-len(kept))
+	cut := n
+	for cut > 0 && cut > n-utf8.UTFMax && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	if !utf8.RuneStart(s[cut]) {
+		cut = n // not UTF-8 there: cut where the limit says
+	}
+	return s[:cut]
+}
+
+// clip is s cut to at most n bytes by cutUTF8, the rest counted ("… (N
+// more bytes)").
+func clip(s string, n int) string {
+	kept := cutUTF8(s, n)
+	if len(kept) == len(s) {
+		return s
+	}
+	return kept + moreBytes(int64(len(s)-len(kept)))
+}
+
+// moreBytes counts the bytes a cut left out.
+func moreBytes(n int64) string {
+	return fmt.Sprintf("… (%d more bytes)", n)
 }

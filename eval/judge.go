@@ -10,8 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	adaptor "github.com/agentadaptor/agentadaptor"
 )
@@ -30,8 +30,10 @@ const maxListed = 100
 // of judge in a fresh workspace holding a copy of the run's outputs/ and
 // its response.md. It returns one verdict per text, in order; when the
 // judge cannot be run, fails, outlasts the judge timeout, or answers
-// what does not parse, every verdict is a failure saying why.
-func (e *Evaluator) judgeRun(ctx context.Context, judge *Agent, c Case, texts []string, runDir string, res *adaptor.Result) []GradedExpectation {
+// what does not parse, every verdict is a failure saying why. final is
+// false when that failure may pass another time (every one but an
+// answer that does not parse, which is that judge's verdict).
+func (e *Evaluator) judgeRun(ctx context.Context, judge *Agent, c Case, texts []string, runDir string, res *adaptor.Result) (verdicts []GradedExpectation, final bool) {
 	fail := func(why string) []GradedExpectation {
 		out := make([]GradedExpectation, len(texts))
 		for i, t := range texts {
@@ -40,16 +42,16 @@ func (e *Evaluator) judgeRun(ctx context.Context, judge *Agent, c Case, texts []
 		return out
 	}
 	if judge.Driver == nil {
-		return fail("the judge failed: no driver")
+		return fail("the judge failed: no driver"), false
 	}
 	ws, err := os.MkdirTemp("", "agentskills-judge-")
 	if err != nil {
-		return fail("the judge failed: its workspace: " + err.Error())
+		return fail("the judge failed: its workspace: " + err.Error()), false
 	}
-	defer os.RemoveAll(ws)
+	defer removeWorkspace(ws) // whatever the judge did to its permissions
 	files, err := judgeWorkspace(ws, runDir, res)
 	if err != nil {
-		return fail("the judge failed: its workspace: " + err.Error())
+		return fail("the judge failed: its workspace: " + err.Error()), false
 	}
 	prompt := judgePrompt(c, texts, files)
 
@@ -59,43 +61,24 @@ func (e *Evaluator) judgeRun(ctx context.Context, judge *Agent, c Case, texts []
 	r, err := agent.Run(jctx, prompt)
 	switch {
 	case err != nil && errors.Is(context.Cause(jctx), errJudgeTimeout):
-		return fail(fmt.Sprintf("the judge did not answer within %v", e.cfg.judgeTimeout))
+		return fail(fmt.Sprintf("the judge did not answer within %v", e.cfg.judgeTimeout)), false
 	case err != nil:
-		return fail("the judge failed: " + err.Error())
+		return fail("the judge failed: " + err.Error()), false
 	case r.ExitCode != 0:
-		return fail(fmt.Sprintf("the judge failed: exit status %d", r.ExitCode))
+		return fail(fmt.Sprintf("the judge failed: exit status %d", r.ExitCode)), false
 	}
-	verdicts, err := parseJudgeAnswer(r.Text, texts)
+	verdicts, err = parseJudgeAnswer(r.Text, texts)
 	if err != nil {
-		return fail(fmt.Sprintf("the judge's answer did not parse: %v (the answer began %q)", err, head(r.Text, 200)))
+		return fail(fmt.Sprintf("the judge's answer did not parse: %v (the answer began %q)", err, cutUTF8(r.Text, 200))), true
 	}
-	return verdicts
-}
-
-// head is the first n characters of s.
-func head(s string, n int) string {
-	for i := range s {
-		if n == 0 {
-			return s[:i]
-		}
-		n--
-	}
-	return s
+	return verdicts, true
 }
 
 // judgeWorkspace fills ws with a copy of runDir/outputs (as outputs/) and
 // runDir/response.md (res's text when the run wrote none), and returns
 // the files of outputs/, slash-separated, in lexical order.
 func judgeWorkspace(ws, runDir string, res *adaptor.Result) ([]string, error) {
-	dst, err := os.OpenRoot(ws)
-	if err != nil {
-		return nil, err
-	}
-	defer dst.Close()
-	if err := dst.Mkdir("outputs", 0o755); err != nil {
-		return nil, err
-	}
-	files, err := copyOutputs(dst, filepath.Join(runDir, "outputs"))
+	files, err := copyOutputsTo(ws, filepath.Join(runDir, "outputs"))
 	if err != nil {
 		return nil, err
 	}
@@ -106,10 +89,30 @@ func judgeWorkspace(ws, runDir string, res *adaptor.Result) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	dst, err := os.OpenRoot(ws)
+	if err != nil {
+		return nil, err
+	}
+	defer dst.Close()
 	if err := writeFile(dst, "response.md", bytes.NewReader(response), 0o644); err != nil {
 		return nil, err
 	}
 	return files, nil
+}
+
+// copyOutputsTo copies the run's outputs folder src to ws/outputs, a
+// folder it creates (see copyOutputs): the judge's copy, and the
+// commands' (OUTPUTS_DIR), so that neither can change the run's files.
+func copyOutputsTo(ws, src string) ([]string, error) {
+	dst, err := os.OpenRoot(ws)
+	if err != nil {
+		return nil, err
+	}
+	defer dst.Close()
+	if err := dst.Mkdir("outputs", 0o755); err != nil {
+		return nil, err
+	}
+	return copyOutputs(dst, src)
 }
 
 // copyOutputs copies the folders and regular files below src into
@@ -192,14 +195,18 @@ func judgePrompt(c Case, texts []string, files []string) string {
 	case len(files) == 0:
 		b.WriteString("- outputs/ is empty: the agent created or changed no file.\n")
 	default:
-		fmt.Fprintf(&b, "- outputs/ holds the %d files the agent created or changed:\n", len(files))
+		// The names are the agent's: each is a JSON string, so that
+		// none can write a line of this prompt.
+		fmt.Fprintf(&b, "- outputs/ holds the %d files the agent created or changed, named in <files> below, one JSON string a line:\n<files>\n", len(files))
 		for i, f := range files {
 			if i == maxListed {
-				fmt.Fprintf(&b, "  - ... and %d more\n", len(files)-maxListed)
+				fmt.Fprintf(&b, "... and %d more\n", len(files)-maxListed)
 				break
 			}
-			b.WriteString("  - outputs/" + f + "\n")
+			name, _ := json.Marshal("outputs/" + f)
+			b.Write(append(name, '\n'))
 		}
+		b.WriteString("</files>\n")
 	}
 	b.WriteString("\nThe expectations, in order:\n")
 	for i, t := range texts {
@@ -235,18 +242,19 @@ false, "evidence" the quote or fact the verdict rests on:
 
 // parseJudgeAnswer reads the judge's answer to the expectations texts:
 // one JSON object {"expectations": [{"text", "passed", "evidence"}]},
-// the whole answer, or in the answer's one fenced block, or else the
-// last object in it that decodes and has an "expectations" field (the
-// search reads at most 2 MiB, from the end: an object followed by a
-// thousand unclosed braces is out of its reach). The
-// object must have one entry per expectation, each with "passed" a JSON
-// boolean, "text" (when given) a string and "evidence" (when given)
-// text; no field twice. Entry I grades expectation I when each entry's
-// text is either empty or the expectation's (compared with spaces
-// collapsed, ignoring case); when every text names another expectation
-// instead, the entries are matched by text; otherwise the answer does
-// not parse. A pass without evidence is a failure: the guide asks for
-// concrete evidence.
+// the whole answer or a part of it (in a fenced block or in prose). The
+// answer must hold exactly one such object, not counting one inside
+// another, or several the same: two different ones (the judge's and
+// one it quotes from the run, say) do not tell which is the judge's.
+// The search is bounded (gradingObjects). The object must give no key
+// twice, and have one entry per expectation, each with "passed" a JSON
+// boolean and "text" (when given) a string. Entry I grades expectation
+// I when each entry's text is either empty or the expectation's
+// (compared with spaces collapsed, ignoring case); when every text
+// names another expectation instead, the entries are matched by text;
+// otherwise the answer does not parse. A pass needs evidence: a string,
+// or a list of strings (joined with "; "), with more than spaces; any
+// other "evidence" is none, and a pass without evidence is a failure.
 func parseJudgeAnswer(answer string, texts []string) ([]GradedExpectation, error) {
 	if strings.TrimSpace(answer) == "" {
 		return nil, errors.New("the answer is empty")
@@ -272,7 +280,7 @@ func parseJudgeAnswer(answer string, texts []string) ([]GradedExpectation, error
 	out := make([]GradedExpectation, len(texts))
 	for i, t := range texts {
 		en := entries[order[i]]
-		out[i] = GradedExpectation{Text: t, Passed: en.passed, Evidence: truncate(en.evidence)}
+		out[i] = GradedExpectation{Text: t, Passed: en.passed, Evidence: clip(en.evidence, maxEvidence)}
 		if en.passed && strings.TrimSpace(en.evidence) == "" {
 			out[i].Passed = false
 			out[i].Evidence = "the judge passed it without evidence"
@@ -281,37 +289,83 @@ func parseJudgeAnswer(answer string, texts []string) ([]GradedExpectation, error
 	return out, nil
 }
 
+// errTangled is an answer whose search for the grading object would
+// cost more than maxSearch.
+var errTangled = fmt.Errorf("the answer is too tangled to search (more than %d MiB of reading)", maxSearch>>20)
+
 // findGradingObject finds the grading object in answer (see
 // parseJudgeAnswer).
 func findGradingObject(answer string) ([]byte, error) {
-	s := strings.TrimSpace(answer)
-	if hasExpectations([]byte(s)) {
-		return []byte(s), nil
+	objs, err := gradingObjects(answer)
+	if err != nil {
+		return nil, err
 	}
-	if block, ok := oneFence(s); ok && hasExpectations([]byte(block)) {
-		return []byte(block), nil
+	if len(objs) == 0 {
+		return nil, errors.New(`no JSON object with an "expectations" field`)
 	}
-	budget := maxSearch
-	for end := len(s); end > 0 && budget > 0; {
-		i := strings.LastIndexByte(s[:end], '{')
-		if i < 0 {
-			break
+	for _, o := range objs[1:] {
+		if !sameJSON(o, objs[0]) {
+			return nil, fmt.Errorf(`%d different JSON objects with an "expectations" field: give one`, len(objs))
 		}
-		stop, closed := objectEnd(s, i)
-		budget -= stop - i
-		if closed && hasExpectations([]byte(s[i:stop])) {
-			return []byte(s[i:stop]), nil
-		}
-		end = i
 	}
-	return nil, errors.New(`no JSON object with an "expectations" field`)
+	return objs[0], nil
 }
 
-// objectEnd is the end of the JSON object that begins at s[i], a '{', as
-// its strings and brackets say, and whether it closes before s ends.
-func objectEnd(s string, i int) (int, bool) {
+// sameJSON reports whether a and b are one JSON text, spaces aside.
+func sameJSON(a, b []byte) bool {
+	var ca, cb bytes.Buffer
+	return json.Compact(&ca, a) == nil && json.Compact(&cb, b) == nil && bytes.Equal(ca.Bytes(), cb.Bytes())
+}
+
+// gradingObjects returns the JSON objects of s that have an
+// "expectations" field, from the first, leaving out those inside one
+// found: each '{' of s is taken for the start of an object, which ends
+// where its strings and brackets say (objectEnd). The ends are found
+// from the last '{' to the first, each scan stopping at a '{' already
+// scanned (an object inside it, skipped whole, or one that never
+// closes, and so neither does this one), so that a flood of unclosed
+// braces costs little; the bytes scanned and the bytes of the
+// candidates decoded are bounded by maxSearch, past which the answer
+// does not parse (errTangled).
+func gradingObjects(s string) ([][]byte, error) {
+	budget := maxSearch
+	ends := map[int]int{} // a '{' -> the end of its object, or -1
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] != '{' {
+			continue
+		}
+		end, cost := objectEndMemo(s, i, ends)
+		if budget -= cost; budget < 0 {
+			return nil, errTangled
+		}
+		ends[i] = end
+	}
+	var objs [][]byte
+	for i := 0; i < len(s); i++ {
+		end, ok := ends[i]
+		if !ok || end < 0 || !strings.Contains(s[i:end], `"expectations"`) {
+			continue
+		}
+		if budget -= end - i; budget < 0 {
+			return nil, errTangled
+		}
+		if hasExpectations([]byte(s[i:end])) {
+			objs = append(objs, []byte(s[i:end]))
+			i = end - 1 // the objects inside it are its own
+		}
+	}
+	return objs, nil
+}
+
+// objectEndMemo is objectEnd(s, i), -1 when the object does not close,
+// reading ends, the ends of the objects that begin after i: a '{'
+// reached outside a string begins an object whose end is known (skipped
+// to), or that never closes (and then neither does the one at i). cost
+// is the bytes read.
+func objectEndMemo(s string, i int, ends map[int]int) (end, cost int) {
 	depth, inString, escaped := 0, false, false
 	for j := i; j < len(s); j++ {
+		cost++
 		c := s[j]
 		switch {
 		case inString && escaped:
@@ -322,100 +376,46 @@ func objectEnd(s string, i int) (int, bool) {
 			inString = c != '"'
 		case c == '"':
 			inString = true
+		case c == '{' && j > i:
+			e, known := ends[j]
+			switch {
+			case !known:
+				depth++ // not reached by the scan from the end: cannot be
+			case e < 0:
+				return -1, cost
+			default:
+				j = e - 1 // depth is back where it was at e
+			}
 		case c == '{' || c == '[':
 			depth++
 		case c == '}' || c == ']':
 			if depth--; depth == 0 {
-				return j + 1, true
+				return j + 1, cost
 			}
 		}
 	}
-	return len(s), false
+	return -1, cost
 }
 
-// oneFence is the content of the one fenced block of s (``` or ```json),
-// when it has exactly one.
-func oneFence(s string) (string, bool) {
-	var blocks []string
-	lines := strings.Split(s, "\n")
-	for i := 0; i < len(lines); i++ {
-		open := strings.TrimSpace(lines[i])
-		if !strings.HasPrefix(open, "```") {
-			continue
-		}
-		lang := strings.TrimSpace(strings.TrimPrefix(open, "```"))
-		if lang != "" && !strings.EqualFold(lang, "json") {
-			blocks = append(blocks, "") // another language's block: counted, not read
-		}
-		j := i + 1
-		for j < len(lines) && strings.TrimSpace(lines[j]) != "```" {
-			j++
-		}
-		if j == len(lines) {
-			return "", false // unclosed
-		}
-		if lang == "" || strings.EqualFold(lang, "json") {
-			blocks = append(blocks, strings.Join(lines[i+1:j], "\n"))
-		}
-		i = j
+// objectEnd is the end of the JSON object that begins at s[i], a '{', as
+// its strings and brackets say, and whether it closes before s ends.
+func objectEnd(s string, i int) (int, bool) {
+	end, _ := objectEndMemo(s, i, nil)
+	if end < 0 {
+		return len(s), false
 	}
-	if len(blocks) != 1 {
-		return "", false
-	}
-	return blocks[0], true
+	return end, true
 }
 
 // hasExpectations reports whether b is exactly one JSON object with an
 // "expectations" field.
 func hasExpectations(b []byte) bool {
-	fields, ok := objectFields(b)
-	if !ok {
+	var fields map[string]json.RawMessage
+	if !bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) || json.Unmarshal(b, &fields) != nil {
 		return false
 	}
-	for _, f := range fields {
-		if f.key == "expectations" {
-			return true
-		}
-	}
-	return false
-}
-
-// field is one member of a JSON object.
-type field struct {
-	key   string
-	value json.RawMessage
-}
-
-// objectFields reads b, one JSON object and nothing else, into its
-// members in order, duplicates kept.
-func objectFields(b []byte) ([]field, bool) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, false
-	}
-	var fields []field
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, false
-		}
-		key, ok := t.(string)
-		if !ok {
-			return nil, false
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, false
-		}
-		fields = append(fields, field{key, v})
-	}
-	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
-		return nil, false
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, false
-	}
-	return fields, true
+	_, ok := fields["expectations"]
+	return ok
 }
 
 // entry is one verdict of the judge's answer.
@@ -425,19 +425,17 @@ type entry struct {
 	evidence string
 }
 
-// readEntries reads the grading object's "expectations".
+// readEntries reads the grading object's "expectations", refusing a key
+// given twice anywhere in the object.
 func readEntries(obj []byte) ([]entry, error) {
-	fields, _ := objectFields(obj)
-	var list json.RawMessage
-	for _, f := range fields {
-		if f.key != "expectations" {
-			continue
-		}
-		if list != nil {
-			return nil, errors.New(`"expectations" is given twice`)
-		}
-		list = f.value
+	if p := duplicateKey(obj); p != nil {
+		return nil, duplicateError(p)
 	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(obj, &fields); err != nil {
+		return nil, err // hasExpectations read it
+	}
+	list := fields["expectations"]
 	var raws []json.RawMessage
 	if !bytes.HasPrefix(bytes.TrimSpace(list), []byte("[")) || json.Unmarshal(list, &raws) != nil {
 		return nil, fmt.Errorf(`"expectations" is %s, not a list`, brief(list))
@@ -453,53 +451,78 @@ func readEntries(obj []byte) ([]entry, error) {
 	return entries, nil
 }
 
-// readEntry reads one entry: an object with "passed" a boolean, and
-// "text" and "evidence" strings when given.
+// duplicateError says where the grading object gives a key twice, p
+// as duplicateKey returns it.
+func duplicateError(p []any) error {
+	prefix := ""
+	if len(p) >= 3 && p[0] == "expectations" {
+		if i, ok := p[1].(int); ok {
+			prefix, p = fmt.Sprintf("entry %d: ", i+1), p[2:]
+		}
+	}
+	var b strings.Builder
+	for i, x := range p {
+		if i > 0 {
+			b.WriteString(".")
+		}
+		switch x := x.(type) {
+		case string:
+			b.WriteString(strconv.Quote(x))
+		default:
+			fmt.Fprintf(&b, "[%v]", x)
+		}
+	}
+	return fmt.Errorf("%s%s is given twice", prefix, b.String())
+}
+
+// readEntry reads one entry: an object with "passed" a boolean, "text" a
+// string when given, and "evidence" (see evidenceText).
 func readEntry(raw json.RawMessage) (entry, error) {
-	fields, ok := objectFields(raw)
-	if !ok {
+	var fields map[string]json.RawMessage
+	if !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) || json.Unmarshal(raw, &fields) != nil {
 		return entry{}, fmt.Errorf("%s is not an object", brief(raw))
 	}
 	var en entry
-	seen := map[string]bool{}
-	for _, f := range fields {
-		switch f.key {
-		case "text", "passed", "evidence":
-		default:
-			continue // the judge may add its reasoning
-		}
-		if seen[f.key] {
-			return entry{}, fmt.Errorf("%q is given twice", f.key)
-		}
-		seen[f.key] = true
-		v := bytes.TrimSpace(f.value)
-		switch f.key {
-		case "passed":
-			switch string(v) {
-			case "true":
-				en.passed = true
-			case "false":
-			default:
-				return entry{}, fmt.Errorf(`"passed" is %s, not true or false`, brief(v))
-			}
-		case "text":
-			if json.Unmarshal(v, &en.text) != nil || v[0] != '"' {
-				return entry{}, fmt.Errorf(`"text" is %s, not a string`, brief(v))
-			}
-		case "evidence":
-			if len(v) > 0 && v[0] == '"' && json.Unmarshal(v, &en.evidence) == nil {
-				break
-			}
-			var compact bytes.Buffer
-			if json.Compact(&compact, v) == nil && string(v) != "null" {
-				en.evidence = compact.String() // a list of quotes, say: kept as written
-			}
-		}
-	}
-	if !seen["passed"] {
+	v, ok := fields["passed"]
+	if !ok {
 		return entry{}, errors.New(`no "passed"`)
 	}
+	switch string(bytes.TrimSpace(v)) {
+	case "true":
+		en.passed = true
+	case "false":
+	default:
+		return entry{}, fmt.Errorf(`"passed" is %s, not true or false`, brief(v))
+	}
+	if v, ok := fields["text"]; ok {
+		if v = bytes.TrimSpace(v); len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &en.text) != nil {
+			return entry{}, fmt.Errorf(`"text" is %s, not a string`, brief(v))
+		}
+	}
+	en.evidence = evidenceText(fields["evidence"])
 	return en, nil
+}
+
+// evidenceText is an entry's "evidence": a string, or the strings of a
+// list of strings with more than spaces, joined with "; ". Anything
+// else (a number, a boolean, an object, null, a list holding another
+// value) is no evidence: "".
+func evidenceText(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	var list []string
+	if json.Unmarshal(v, &list) != nil || bytes.HasPrefix(bytes.TrimSpace(v), []byte("null")) {
+		return ""
+	}
+	var kept []string
+	for _, x := range list {
+		if strings.TrimSpace(x) != "" {
+			kept = append(kept, x)
+		}
+	}
+	return strings.Join(kept, "; ")
 }
 
 // matchEntries returns, for each text, the index of the entry that
@@ -527,7 +550,7 @@ func matchEntries(entries []entry, texts []string) ([]int, error) {
 		}
 		if !found {
 			return nil, fmt.Errorf("entry %d is for %q, not for expectation %d (%q)",
-				mismatch+1, head(entries[mismatch].text, 80), mismatch+1, head(texts[mismatch], 80))
+				mismatch+1, clip(entries[mismatch].text, 80), mismatch+1, clip(texts[mismatch], 80))
 		}
 	}
 	return order, nil
@@ -545,12 +568,5 @@ func brief(v []byte) string {
 	if len(v) == 0 {
 		return "missing"
 	}
-	if len(v) > 40 {
-		cut := 40
-		for cut > 0 && !utf8.RuneStart(v[cut]) {
-			cut--
-		}
-		return string(v[:cut]) + "…"
-	}
-	return string(v)
+	return clip(string(v), 40)
 }

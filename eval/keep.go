@@ -73,8 +73,14 @@ type triggerKey struct {
 	Run    int      `json:"run"`
 }
 
+// gradingFormat is the version of the gradings kept: a change of how
+// an answer or a command is graded raises it, and every kept grading is
+// made again.
+const gradingFormat = 2
+
 // gradingKey is what determines a run's grading.
 type gradingKey struct {
+	Format         int           `json:"format"`
 	Run            string        `json:"run"`
 	ExpectedOutput string        `json:"expected_output"`
 	Expectations   []Expectation `json:"expectations"`
@@ -82,6 +88,20 @@ type gradingKey struct {
 	// SkillDir is the content digest of the skill whose folder is the
 	// commands' SKILL_DIR, for a case with a command expectation.
 	SkillDir string `json:"skill_dir,omitempty"`
+	// CommandTimeoutMS bounds the commands, for a case with one.
+	CommandTimeoutMS int64 `json:"command_timeout_ms,omitempty"`
+}
+
+// gradingKeyOf is the key of the grading of the run of key run, of case
+// c, by judge; skillDigest is the content digest of the skill whose
+// folder is the commands' SKILL_DIR.
+func (e *Evaluator) gradingKeyOf(run string, c Case, judge *Agent, skillDigest string) string {
+	gk := gradingKey{Format: gradingFormat, Run: run, ExpectedOutput: c.ExpectedOutput, Expectations: c.Expectations, Judge: agentKeyOf(judge)}
+	if hasCommand(c) {
+		gk.SkillDir = skillDigest // a command may run what SKILL_DIR holds
+		gk.CommandTimeoutMS = e.cfg.commandTimeout.Milliseconds()
+	}
+	return digestOf(gk)
 }
 
 // digestOf returns the SHA-256 of v's JSON, in hex.

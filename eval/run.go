@@ -409,11 +409,7 @@ func (s *session) runCase(ctx context.Context, sk *staged, judge *Agent, j job) 
 	a, skillDir := j.agent, sk.dir
 	rk := runKey{Kind: "case", Skill: j.skill.identity(), Agent: *agentKeyOf(a), Prompt: j.c.Prompt, Files: j.files, Run: j.run}
 	key := digestOf(rk)
-	gk := gradingKey{Run: key, ExpectedOutput: j.c.ExpectedOutput, Expectations: j.c.Expectations, Judge: agentKeyOf(judge)}
-	if hasCommand(*j.c) {
-		gk.SkillDir = sk.digest // a command may run what SKILL_DIR holds
-	}
-	gkey := digestOf(gk)
+	gkey := s.e.gradingKeyOf(key, *j.c, judge, sk.digest)
 	final := filepath.Join(s.out, runsDir, key)
 	p := Progress{Agent: a.ID, Case: j.c.ID, Config: j.config, Run: j.run}
 	res := runResult{agent: a.ID, caseID: j.c.ID, config: j.config, run: j.run}
@@ -494,7 +490,7 @@ func (s *session) runCase(ctx context.Context, sk *staged, judge *Agent, j job) 
 	}
 	if runErr != nil {
 		res.failed = true
-		res.grading = failedGrading(*j.c, runErr)
+		res.grading = failedGrading(*j.c, judge, runErr)
 		p.State, p.Err, p.Total = "error", runErr, res.grading.Summary.Total
 		s.progress(p)
 		keep = true // not kept: removed once the iteration is written
@@ -504,9 +500,9 @@ func (s *session) runCase(ctx context.Context, sk *staged, judge *Agent, j job) 
 		p.State = "judging"
 		s.progress(p)
 	}
-	g := s.e.grade(ctx, judge, skillDir, *j.c, stage, ws, ar.res)
+	g, settled := s.e.grade(ctx, judge, skillDir, *j.c, stage, ws, ar.res)
 	graded := ctx.Err() == nil
-	if graded {
+	if graded && settled { // a grading that may pass another time is not kept
 		if err := os.Mkdir(filepath.Join(stage, gradingsDir), 0o755); err != nil {
 			return nil, err
 		}
@@ -561,9 +557,12 @@ func (s *session) keptGrading(ctx context.Context, skillDir string, judge *Agent
 		p.State = "judging"
 		s.progress(p)
 	}
-	g = s.e.grade(ctx, judge, skillDir, *j.c, final, ws, &adaptor.Result{Text: string(text), Workspace: ws})
+	g, settled := s.e.grade(ctx, judge, skillDir, *j.c, final, ws, &adaptor.Result{Text: string(text), Workspace: ws})
 	if ctx.Err() != nil {
 		return g, false, nil
+	}
+	if !settled {
+		return g, true, nil // graded again by the next Run
 	}
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return g, false, err
@@ -670,17 +669,6 @@ func (s *staged) identity() string {
 		Metadata map[string]string `json:"metadata"`
 		Digest   string            `json:"digest"`
 	}{s.skill.Key, s.skill.Metadata, s.digest})
-}
-
-// failedGrading is the grading of a run the agent failed: every
-// expectation failed, the failure as the evidence.
-func failedGrading(c Case, err error) Grading {
-	g := Grading{Expectations: []GradedExpectation{}}
-	for _, x := range c.Expectations {
-		g.Expectations = append(g.Expectations, GradedExpectation{Text: x.Text, Evidence: "the run failed: " + err.Error()})
-	}
-	g.Summary = summarize(g.Expectations)
-	return g
 }
 
 func hasCommand(c Case) bool {

@@ -193,14 +193,14 @@ func parseExpectation(b []byte) (e Expectation, field, problem string) {
 		return e, "", ""
 	}
 	if kind := jsonKind(raw); kind != "an array" {
-		return Expectation{}, ".command", kind + `; give the command as an array of strings, ["python3", "evals/check.py"]`
+		return Expectation{}, ".command", kind + `; give the command as an array of strings, ["evals/check.py"] (a program of the skill) or ["sh", "-c", "python3 \"$SKILL_DIR/evals/check.py\""]`
 	}
 	var args []json.RawMessage
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return Expectation{}, ".command", err.Error()
 	}
 	if len(args) == 0 {
-		return Expectation{}, ".command", `empty; give the program and its arguments, ["python3", "evals/check.py"]`
+		return Expectation{}, ".command", `empty; give the program and its arguments, ["evals/check.py"] (a program of the skill) or ["sh", "-c", "python3 \"$SKILL_DIR/evals/check.py\""]`
 	}
 	e.Command = make([]string, len(args))
 	for i, a := range args {
