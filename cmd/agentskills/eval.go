@@ -548,7 +548,7 @@ func evalStopped(ctx context.Context, err error, out string, p *evalProgress) er
 			p.cmd, n, plural(n, "run", "runs"), plural(n, "is", "are"), shortPath(out))
 		return fmt.Errorf("%w: %w", errInterrupted, err)
 	}
-	if errors.Is(err, eval.ErrInvalidSuite) || errors.Is(err, eval.ErrNoEvals) {
+	if errors.Is(err, eval.ErrInvalidSuite) || errors.Is(err, eval.ErrNoEvals) || errors.Is(err, eval.ErrInvalidRequest) {
 		return inputError{err}
 	}
 	return err
@@ -692,14 +692,19 @@ func printEvalRow(w io.Writer, id string, base eval.Config, b *eval.Benchmark) {
 			flagged++
 		}
 	}
-	fmt.Fprintf(w, "%s\t%s\t%s\t%+.2f [%+.2f, %+.2f]\t%s\t%s\t%d\t%d\n", id, rate(with), rate(other),
-		rs.Delta.PassRate, b.DeltaCI95[0], b.DeltaCI95[1], pair(with, other, func(c *eval.ConfigSummary) float64 { return c.TimeSeconds.Mean }, "%.1f"),
+	delta := "-"
+	if rs.Delta.PassRate != nil {
+		delta = fmt.Sprintf("%+.2f", *rs.Delta.PassRate)
+	}
+	fmt.Fprintf(w, "%s\t%s\t%s\t%s [%+.2f, %+.2f]\t%s\t%s\t%d\t%d\n", id, rate(with), rate(other),
+		delta, b.DeltaCI95[0], b.DeltaCI95[1], pair(with, other, func(c *eval.ConfigSummary) float64 { return c.TimeSeconds.Mean }, "%.1f"),
 		pair(with, other, func(c *eval.ConfigSummary) float64 { return c.Tokens.Mean }, "%.0f"), flagged, b.NotGraded)
 }
 
-// rate is a configuration's mean pass rate, "-" when it has no runs.
+// rate is a configuration's mean pass rate, "-" when it has no graded
+// run.
 func rate(c *eval.ConfigSummary) string {
-	if c == nil {
+	if c == nil || c.PassRate == nil {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f", c.PassRate.Mean)

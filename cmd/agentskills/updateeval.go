@@ -200,11 +200,13 @@ func (f *updateEvalFlags) judgeUpdate(ctx context.Context, in *install.Installer
 	}
 	v.Benchmark, v.PerAgent, v.Iteration = b, b.PerAgent, b.Iteration
 	v.Accepted = true
-	v.Delta = b.RunSummary.Delta.PassRate
+	// A pass rate's delta missing (no graded run on a side) drops
+	// nothing: it counts as 0.
+	v.Delta = deltaOr0(b.RunSummary.Delta.PassRate)
 	for i, a := range agents {
-		d := b.RunSummary.Delta.PassRate
+		d := deltaOr0(b.RunSummary.Delta.PassRate)
 		if pa := b.PerAgent[a.ID]; pa != nil {
-			d = pa.RunSummary.Delta.PassRate
+			d = deltaOr0(pa.RunSummary.Delta.PassRate)
 		}
 		if i == 0 || d < v.Delta {
 			v.Delta = d
@@ -244,4 +246,12 @@ func printVerdicts(s *streams, verdicts []updateVerdict) {
 			fmt.Fprintf(s.out, "%s: refused: %s\n", v.Skill, v.Reason)
 		}
 	}
+}
+
+// deltaOr0 is a pass rate's delta, 0 when there is none.
+func deltaOr0(d *float64) float64 {
+	if d == nil {
+		return 0
+	}
+	return *d
 }
