@@ -75,7 +75,10 @@ func TestJudgeRealClaude(t *testing.T) {
 					judged++
 				}
 			}
-			if judged < 2 {
+			// A judge that answers asks twice: its read, its answer. The
+			// silent one may be stopped before its second question on a
+			// loaded machine: once is enough to show it ran.
+			if want := 2; tt.verdict == modeltest.JudgeStalls && judged < 1 || tt.verdict != modeltest.JudgeStalls && judged < want {
 				t.Errorf("the judge asked the model %d times, want its read and its answer", judged)
 			}
 			if tt.verdict == modeltest.JudgeStalls && took > 30*time.Second {
