@@ -78,8 +78,12 @@ func TestJudgeRealClaude(t *testing.T) {
 			// A judge that answers asks twice: its read, its answer. The
 			// silent one may be stopped before its second question on a
 			// loaded machine: once is enough to show it ran.
-			if want := 2; tt.verdict == modeltest.JudgeStalls && judged < 1 || tt.verdict != modeltest.JudgeStalls && judged < want {
-				t.Errorf("the judge asked the model %d times, want its read and its answer", judged)
+			want := 2
+			if tt.verdict == modeltest.JudgeStalls {
+				want = 1
+			}
+			if judged < want {
+				t.Errorf("the judge asked the model %d times, want at least %d", judged, want)
 			}
 			if tt.verdict == modeltest.JudgeStalls && took > 30*time.Second {
 				t.Errorf("the silent judge took %v, want it stopped soon after 10s", took)
