@@ -251,6 +251,9 @@ func TestUpdateEvalMinDeltaNaN(t *testing.T) {
 	if code != exitUsage && r.lockedDigest(t, "review") != pinned {
 		t.Errorf("update --eval --min-delta NaN installed a regression (delta -1)")
 	}
+	if code, _, stderr := r.run(t, "update", "--eval", "--agent-command", r.agent, "--runs", "5000"); code != exitUsage || !strings.Contains(stderr, "--runs 5000") {
+		t.Errorf("update --eval --runs 5000 = %d, %q; want bad usage", code, stderr)
+	}
 	for _, v := range []string{"NaN", "Inf", "-Inf"} {
 		if code, _, stderr := r.run(t, "update", "--eval", "--agent-command", r.agent, "--min-delta", v); code != exitUsage || !strings.Contains(stderr, "--min-delta") {
 			t.Errorf("--min-delta %s = %d, %q; want bad usage", v, code, stderr)
