@@ -86,12 +86,15 @@ Progress goes to stderr, one line per finished run (--quiet turns it
 off); then a summary per agent: pass rates, the delta with its 95%
 interval, time, tokens, the cases flagged as telling nothing, and where
 the iteration is. --json prints one JSON document on stdout instead of
-the summary (on failure, only the error line).
+the summary; a failure ends stdout with the error line (a failure
+before the evaluation prints only that line).
 
 Exit codes: 0 every run finished (whatever the delta), 1 a run the agent
-failed (the summary counts them; the same command runs them again), a
-check or a download failed, 2 bad usage or input, 130 interrupted (the
-finished runs are kept: run the same command to resume).`
+failed or --run-timeout stopped (the summary counts them; the same
+command runs them again), a check or a download failed, 2 bad usage or
+input (--runs outside 1 to 1000, --out inside the skill's folder, also
+through a link), 130 interrupted (the finished runs are kept: run the
+same command to resume).`
 
 func newEvalCmd(s *streams) *cobra.Command {
 	opts := &evalOptions{io: s}
@@ -604,6 +607,14 @@ type evalProgress struct {
 	quiet bool
 	mu    sync.Mutex
 	done  int
+	skill string // the skill evaluated, named first on each line; "" for eval's one
+}
+
+// evaluating names the skill the next lines are of.
+func (p *evalProgress) evaluating(skill string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.skill = skill
 }
 
 func newEvalProgress(cmd string, w io.Writer, quiet bool) *evalProgress {
@@ -635,6 +646,9 @@ func (p *evalProgress) step(s eval.Progress) {
 		what = fmt.Sprintf("query %d", s.Query+1)
 	}
 	line := fmt.Sprintf("%s %s %s run %d: ", s.Agent, what, s.Config, s.Run)
+	if p.skill != "" {
+		line = p.skill + ": " + line
+	}
 	switch s.State {
 	case "error":
 		line += fmt.Sprintf("failed: %v", s.Err)

@@ -194,6 +194,7 @@ func TestUpdateEvalAllRunsFailed(t *testing.T) {
 		t.Errorf("update --eval moved the pin though no run finished (code %d)", code)
 	}
 	if code != exitFailed || !strings.Contains(stdout, "evaluation incomplete: 2 runs failed; run again") ||
+		!strings.Contains(stderr, "review: claude-code eval-1 with_skill run 1: failed") ||
 		!strings.Contains(stderr, "agentskills update: review: update refused: ") {
 		t.Errorf("update --eval with every run failed = %d, stdout %q, stderr %q; want 1, the reason, the refusal", code, stdout, stderr)
 	}

@@ -37,9 +37,14 @@ of the new content is below the pinned one's by more than --min-delta
 (default 0: any drop refuses; a negative value demands a gain). A skill
 whose new content has no evals/evals.json, or a malformed one, cannot be
 judged and is refused too: update it without --eval, or name only the
-other skills. With --dry-run it prints the verdicts and changes nothing.
-The update then installs exactly the content evaluated: a source that
-moved since fails it. The iterations go to --eval-out/NAME-workspace
+other skills. An evaluation with a failed run is refused ("evaluation
+incomplete: run again"), and so is one in which a configuration graded
+no expectation (string expectations with --judge none): there is no
+verdict. --min-delta must be a number. With --dry-run it prints the
+verdicts and changes nothing. The update then installs exactly the
+content the dry run found, for every skill, evaluated or unchanged: a
+source that moved since fails it, changing nothing. The default agents
+are those of the lock file updated (the user's with --global). The iterations go to --eval-out/NAME-workspace
 (default: the current folder); the runs are kept there as eval keeps
 them.`
 
@@ -139,6 +144,7 @@ func runUpdateEval(ctx context.Context, opts *updateOptions, in *install.Install
 		progress := newEvalProgress("update", opts.io.err, f.quiet || f.json)
 		ev := eval.New(eval.WithProgress(progress.step))
 		for _, u := range moving {
+			progress.evaluating(u.Skill)
 			v, err := f.judgeUpdate(ctx, in, ev, u, agents, judge)
 			if err != nil {
 				if ctx.Err() != nil {
