@@ -68,22 +68,30 @@
 // the skill alone, and the baseline: [WithoutSkill], no skill at all, or
 // [OldSkill], [Request.Baseline] alone (an earlier version of the
 // skill). Each run gets a fresh workspace holding the case's files and
-// nothing else, and the agent sees exactly the configuration's skills:
+// nothing else (a folder agentskills-eval-RANDOM of the temporary
+// folder, locked through its agentskills-eval-RANDOM.lock beside it and
+// removed after the run; a Run or Triggers removes those of this user
+// that a killed process left, unlocked and over a day old), and the agent sees exactly the configuration's skills:
 // the drivers keep the agent's own user and project skills out, as they
 // do for every run of package adaptor.
 //
 // After the run, the files the agent created or changed in its
 // workspace (regular files only: a link, a FIFO or a device is passed
 // over, never followed or opened; modes 0644, or 0755 for an
-// executable file; at most 10,000 files and 1 GiB, over which the run
-// fails with the limit as the reason and keeps no outputs) are copied
-// to the run's outputs/ folder, its final answer to response.md, its events to transcript.jsonl (one JSON object a
-// line, {"type": KIND, ...the event's fields}), and its time and tokens
+// executable file; at most 10,000 files and folders created or changed,
+// none more than 64 folders deep, and 1 GiB, over which the run fails
+// with the limit as the reason and keeps no outputs) are copied
+// to the run's outputs/ folder, its final answer to response.md, its
+// events to transcript.jsonl (one JSON object a line, {"type": KIND,
+// ...the event's fields}), and its time and tokens
 // to timing.json ({"total_tokens", "duration_ms"}: the tokens as the
 // agent reports them, input and output; the duration from the start of
 // the agent to its end). A run the agent failed is graded as failing
 // every expectation, with the failure as the evidence, and is not kept
-// (the next [Evaluator.Run] tries it again).
+// (the next [Evaluator.Run] tries it again). response.md and
+// transcript.jsonl hold at most 16 MiB each: an answer over that fails
+// the run (response.md is left empty), and events over it are left out
+// of the transcript and fail the run, the limit as the reason.
 //
 // # Grading
 //
@@ -169,8 +177,12 @@
 // a request, like one without a required field or with two agents of one
 // id (compared without case) or an id that cannot name a folder (letters,
 // digits, dots, dashes and underscores, not eval-* nor iteration-* nor
-// *.json), fails with [ErrInvalidRequest] naming the field, before any
-// agent starts.
+// *.json, nor a Windows device name such as NUL, con or COM1.x), or
+// with a negative [Request.Jobs] or [Request.Runs] over 1,000, or whose
+// skill or baseline has a SKILL.md an agent cannot load (read as package
+// adaptor reads it before a run: the error wraps
+// [adaptor.ErrInvalidSkill]), fails with [ErrInvalidRequest] naming the
+// field, before any agent starts.
 //
 // In [Request.Out], the layout of the guide: iteration-N/eval-ID/CONFIG/
 // with outputs/, response.md, transcript.jsonl, timing.json and
@@ -198,20 +210,34 @@
 // prompt and the digest of its files), and the run's index. A Run reuses
 // a kept run instead of starting the agent, so that an interrupted Run
 // resumes where it stopped and a larger [Request.Runs] costs only the
-// new runs; [Request.Fresh] runs everything again. A grading is kept
-// likewise, by the run's digest, the expected output, the expectations,
-// the judge (its id, version, model and settings), the version of the
-// grading's format (a change of how answers or commands are graded
-// makes every grading again), and, for a case with a command, the
-// digest of the skill whose folder is its SKILL_DIR and the command
-// timeout; so a changed expectation is graded again without running
-// the agent, in a workspace rebuilt from the case's files and the run's
-// outputs. A
+// new runs; [Request.Fresh] runs everything again. Runs of one key (two
+// cases of one prompt and files, or a baseline of the skill's content)
+// are one run, made once in a Run and graded for each case. A grading is
+// kept likewise, by the run's digest, the expected output, the
+// expectations, the judge (its id, version, model and settings), the
+// version of the grading's format (a change of how answers or commands
+// are graded makes every grading again), and, for a case with a
+// command, the digest of the skill whose folder is its SKILL_DIR and the
+// command timeout; so a changed expectation is graded again without
+// running the agent, in a workspace rebuilt from the case's files, less
+// those the agent removed (or replaced by a folder; the kept run lists
+// them in deleted.txt), and the run's outputs. A kept run that cannot be
+// rebuilt so (a file of it missing or damaged, over 16 MiB) is not a
+// kept run: the agent runs again. A
 // without_skill run depends on no skill's content, so a new version of
 // the skill reuses it. A kept run is written whole or not at all: a
-// crash leaves none half written. The files of an iteration are hard
-// links to those of the kept runs where the file system allows it: edit
-// neither.
+// crash of the process leaves none half written (the files are renamed
+// into place, not flushed to the disk: a power loss may leave one
+// damaged, and the next Run then makes it again). The files of an
+// iteration are hard links to those of the kept runs where the file
+// system allows it: edit neither.
+//
+// Out/.runs is trusted input, as the evals themselves are: its kept
+// runs and gradings are read as they are written, and whoever can write
+// there can change the results, as whoever can write evals.json can.
+// It is a cache of this machine's: Run writes a .gitignore of "*" in it
+// (when there is none), so that it is not committed by accident; keep
+// it out of what others can change.
 //
 // # Statistics
 //
@@ -233,7 +259,9 @@
 // judge) has no pass rate: it is left out of every pass rate mean, of
 // pass@k and of the flags, and a case with no graded run in a
 // configuration has no pass rate there, no delta, and no place in the
-// interval. A run the agent failed counts in the pass rates (failing),
+// interval. A configuration with no graded run has no pass_rate in
+// run_summary, and then delta has no pass_rate either
+// ([ConfigSummary.PassRate] and [Delta.PassRate] are nil). A run the agent failed counts in the pass rates (failing),
 // not in the time and tokens. The interval is the percentile one
 // (nearest rank) of the mean of the cases' deltas; with no paired case
 // it is [0, 0], and with one, or with every case of one delta d, [d, d].
@@ -264,7 +292,11 @@
 // [Request.Jobs] runs that many runs at a time, each in its own
 // workspace. When the context is done, the agents running are stopped,
 // nothing more starts, the runs that finished stay kept, and Run returns
-// the context's error (with its cause); the output of the iteration is
-// written for the runs that finished, and the next Run makes the others.
+// the context's error (with its cause) and the benchmark of the runs
+// that finished, its [Benchmark.Incomplete] counting the runs missing.
+// The iteration is written for the runs that finished only when they
+// are more than its benchmark.json counts (then benchmark.json says
+// "incomplete": N): an interrupted Run never replaces an iteration with
+// fewer runs. The next Run reuses the kept runs and makes the others.
 // One Run or Triggers at a time writes in an Out: another waits for it.
 package eval

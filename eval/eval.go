@@ -140,17 +140,20 @@ type Stat struct {
 }
 
 // ConfigSummary is one configuration's statistics over its runs.
+// PassRate is nil (and pass_rate left out) when no run of the
+// configuration has a graded expectation: there is no rate to give.
 type ConfigSummary struct {
-	PassRate    Stat `json:"pass_rate"`
-	TimeSeconds Stat `json:"time_seconds"`
-	Tokens      Stat `json:"tokens"`
+	PassRate    *Stat `json:"pass_rate,omitempty"`
+	TimeSeconds Stat  `json:"time_seconds"`
+	Tokens      Stat  `json:"tokens"`
 }
 
-// Delta is the skill's means minus the baseline's.
+// Delta is the skill's means minus the baseline's. PassRate is nil (and
+// pass_rate left out) when either configuration has no pass rate.
 type Delta struct {
-	PassRate    float64 `json:"pass_rate"`
-	TimeSeconds float64 `json:"time_seconds"`
-	Tokens      float64 `json:"tokens"`
+	PassRate    *float64 `json:"pass_rate,omitempty"`
+	TimeSeconds float64  `json:"time_seconds"`
+	Tokens      float64  `json:"tokens"`
 }
 
 // RunSummary is benchmark.json's run_summary: the skill's configuration,
@@ -198,6 +201,9 @@ type Benchmark struct {
 	Failed int `json:"failed_runs,omitempty"`
 	// Reused counts the runs read from the kept runs.
 	Reused int `json:"reused_runs,omitempty"`
+	// Incomplete counts the runs of the request missing from the
+	// benchmark: those an interrupted Run did not finish.
+	Incomplete int `json:"incomplete,omitempty"`
 	// Agents is each agent's run_summary, in a request with several
 	// agents (the top-level benchmark.json).
 	Agents map[string]RunSummary `json:"agents,omitempty"`
@@ -240,8 +246,9 @@ type Progress struct {
 	Query  int    // the query's index, for a trigger run
 	Config Config
 	Run    int // from 1
-	// State is "started", "passed", "failed", "reused" (kept, not run
-	// again), "error" (the agent failed; Err says why) or "judging".
+	// State is "started", "passed", "failed", "not graded" (finished,
+	// with no graded expectation), "reused" (kept, not run again),
+	// "error" (the agent failed; Err says why) or "judging".
 	State string
 	// Passed and Total count the graded expectations of a finished run.
 	Passed, Total int

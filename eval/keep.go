@@ -24,6 +24,11 @@ import (
 const (
 	runsDir   = ".runs"
 	runMarker = "run.json"
+	// deletedFile lists the case files the agent removed (or replaced by
+	// something that is not a regular file), one slash-separated place a
+	// line: a workspace rebuilt from the case's files and outputs/ leaves
+	// them out.
+	deletedFile = "deleted.txt"
 	// gradingsDir holds a kept run's gradings, gradings/GKEY.json, GKEY
 	// the digest of a gradingKey.
 	gradingsDir = "gradings"
@@ -118,7 +123,6 @@ func mustJSON(v any) []byte {
 type marker struct {
 	Key     string          `json:"key"`
 	Fields  json.RawMessage `json:"fields"`
-	Failed  bool            `json:"failed,omitempty"`
 	Trigger *bool           `json:"triggered,omitempty"`
 }
 
@@ -158,6 +162,9 @@ func readSmall(name string) ([]byte, error) {
 	}
 	return b, err
 }
+
+// errTooLarge is a file of a run over keptFileLimit.
+var errTooLarge = errors.New("too large")
 
 // keptFileLimit is the most a file of a kept run (run.json, a grading,
 // response.md, transcript.jsonl) may hold: 16 MiB.

@@ -35,6 +35,14 @@ func lockOut(ctx context.Context, out string) (func(), error) {
 	if err := os.MkdirAll(filepath.Join(out, runsDir), 0o755); err != nil {
 		return nil, err
 	}
+	// The kept runs are no file to commit (see the package doc: whoever
+	// can write them can change the results).
+	ignore := filepath.Join(out, runsDir, ".gitignore")
+	if _, err := os.Lstat(ignore); errors.Is(err, fs.ErrNotExist) {
+		if err := os.WriteFile(ignore, []byte("*\n"), 0o644); err != nil {
+			return nil, err
+		}
+	}
 	f, err := os.OpenFile(filepath.Join(out, runsDir, ".lock"), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
@@ -193,7 +201,7 @@ func linkRun(src, dst string) error {
 	}
 	defer root.Close()
 	return walkRegular(context.Background(), root, func(name string, f *os.File, fi fs.FileInfo) error {
-		if name == runMarker || strings.HasPrefix(name, gradingsDir+"/") {
+		if name == runMarker || name == deletedFile || strings.HasPrefix(name, gradingsDir+"/") {
 			return errSkip
 		}
 		from, to := filepath.Join(src, filepath.FromSlash(name)), filepath.Join(dst, filepath.FromSlash(name))

@@ -14,6 +14,7 @@ import (
 
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
@@ -22,9 +23,25 @@ import (
 
 // ErrInvalidRequest is a [Request] or [TriggerRequest] that cannot be
 // run: a required field missing, two agents of one id, an id that cannot
-// name a folder, an Out that is not a folder or lies in the skill's. Its
+// name a folder, an Out that is not a folder or lies in the skill's, a
+// skill whose SKILL.md an agent cannot load. Its
 // message names the field, as FIELD: invalid evaluation request: WHAT.
 var ErrInvalidRequest = errors.New("invalid evaluation request")
+
+// maxRuns is the most runs of each case a Request may ask for.
+const maxRuns = 1000
+
+// checkCounts checks a request's Runs and Jobs: neither negative (0
+// is the default), Runs at most maxRuns.
+func checkCounts(runs, jobs int) error {
+	if runs < 0 || runs > maxRuns {
+		return fmt.Errorf("Runs: %w: %d: give 0 (the default) to %d runs", ErrInvalidRequest, runs, maxRuns)
+	}
+	if jobs < 0 {
+		return fmt.Errorf("Jobs: %w: %d: may not be negative (0 is 1)", ErrInvalidRequest, jobs)
+	}
+	return nil
+}
 
 // agentIDPattern is what an agent id must be to name a folder.
 var agentIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -45,6 +62,8 @@ func checkAgents(agents []Agent) error {
 		switch low := strings.ToLower(a.ID); {
 		case strings.HasSuffix(low, ".json") || strings.HasPrefix(low, "eval-") || strings.HasPrefix(low, "iteration-"):
 			return fmt.Errorf("%s.ID: %w: %q would be taken for a file of the iteration", field, ErrInvalidRequest, a.ID)
+		case extract.IsReservedName(a.ID):
+			return fmt.Errorf("%s.ID: %w: %q names a device on Windows, not a folder: choose another id", field, ErrInvalidRequest, a.ID)
 		}
 		if j, ok := seen[strings.ToLower(a.ID)]; ok {
 			return fmt.Errorf("%s.ID: %w: %q is the id of Agents[%d] too", field, ErrInvalidRequest, a.ID, j)
@@ -118,12 +137,64 @@ func (e *Evaluator) stage(ctx context.Context, field string, s skill.Skill) (*st
 	return &staged{skill: s, dir: dir, digest: digest}, nil
 }
 
+// checkSkillMD reads the SKILL.md of the staged skill s as an agent
+// would (as package adaptor checks a skill before a run), and refuses
+// one an agent cannot load: every run of it would fail.
+func checkSkillMD(field string, s *staged) (*skillmd.Skill, error) {
+	md, err := skillmd.ParseDir(s.dir, skillmd.WithMode(skillmd.Lenient))
+	if err == nil {
+		err = md.Validate()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", field, ErrInvalidRequest,
+			&adaptor.InvalidSkillError{Key: s.skill.Key, RuntimeName: filepath.Base(s.dir), Path: s.dir, Err: err})
+	}
+	return md, nil
+}
+
 // session is one Run or Triggers call: what every run of it shares.
 type session struct {
 	e     *Evaluator
 	out   string // absolute
 	fresh bool
 	mu    sync.Mutex // serializes progress
+
+	// keys serializes the jobs of one run key (two cases of one prompt
+	// and files, a baseline of the skill's content): the first makes the
+	// run, the others grade it as kept. made holds the keys this session
+	// made, which Fresh does not make again.
+	keysMu sync.Mutex
+	keys   map[string]*sync.Mutex
+	made   map[string]bool
+}
+
+// lockKey locks the run key for one job, returning the unlock.
+func (s *session) lockKey(key string) func() {
+	s.keysMu.Lock()
+	if s.keys == nil {
+		s.keys, s.made = map[string]*sync.Mutex{}, map[string]bool{}
+	}
+	m := s.keys[key]
+	if m == nil {
+		m = &sync.Mutex{}
+		s.keys[key] = m
+	}
+	s.keysMu.Unlock()
+	m.Lock()
+	return m.Unlock
+}
+
+// madeHere reports whether this session made the run of key.
+func (s *session) madeHere(key string) bool {
+	s.keysMu.Lock()
+	defer s.keysMu.Unlock()
+	return s.made[key]
+}
+
+func (s *session) setMade(key string) {
+	s.keysMu.Lock()
+	defer s.keysMu.Unlock()
+	s.made[key] = true
 }
 
 func (s *session) progress(p Progress) {
@@ -167,8 +238,8 @@ func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
 	if req.Judge != nil && req.Judge.Driver == nil {
 		return nil, fmt.Errorf("Judge.Driver: %w: required", ErrInvalidRequest)
 	}
-	if req.Runs < 0 || req.Jobs < 0 {
-		return nil, fmt.Errorf("Runs: %w: %d runs and %d jobs: neither may be negative", ErrInvalidRequest, req.Runs, req.Jobs)
+	if err := checkCounts(req.Runs, req.Jobs); err != nil {
+		return nil, err
 	}
 	runs, jobs := max(req.Runs, 1), max(req.Jobs, 1)
 	check := []skill.Skill{req.Skill}
@@ -194,10 +265,15 @@ func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
 	if err != nil {
 		return nil, err
 	}
-	if md, err := skillmd.ParseDir(sk.dir); err == nil && md.Name != "" {
-		// A SKILL.md that cannot be read fails every with_skill run,
-		// saying why.
-		if err := suite.CheckName(md.Name); err != nil {
+	md, err := checkSkillMD("Skill", sk)
+	if err != nil {
+		return nil, err
+	}
+	if err := suite.CheckName(md.Name); err != nil {
+		return nil, err
+	}
+	if baseline != nil {
+		if _, err := checkSkillMD("Baseline", baseline); err != nil {
 			return nil, err
 		}
 	}
@@ -212,6 +288,7 @@ func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
 		return nil, err
 	}
 	defer unlock()
+	sweepWorkspaces()
 	iter, it, err := openIteration(out, sk.digest)
 	if err != nil {
 		return nil, err
@@ -275,13 +352,46 @@ func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
 	}
 	bench := benchmarkOfAgents(ids, results, baseConfig)
 	bench.Iteration = iter
-	if werr := writeIteration(iter, it, finished, ids, runs, bench); werr != nil {
-		return nil, werr
+	bench.Incomplete = len(todo) - len(finished)
+	if bench.PerAgent != nil {
+		perAgent := len(todo) / len(req.Agents)
+		for _, id := range ids {
+			n := 0
+			for _, r := range results {
+				if r.agent == id {
+					n++
+				}
+			}
+			bench.PerAgent[id].Incomplete = perAgent - n
+		}
+	}
+	// An interrupted Run writes the iteration only when it adds to it:
+	// never fewer runs over more.
+	if ctx.Err() == nil || len(finished) > iterationRuns(iter) {
+		if werr := writeIteration(iter, it, finished, ids, runs, bench); werr != nil {
+			return nil, werr
+		}
 	}
 	if ctx.Err() != nil {
 		return bench, interrupted(sk.skill.Key, ctx)
 	}
 	return bench, nil
+}
+
+// iterationRuns counts the runs of the iteration dir's benchmark.json, 0
+// when it has none.
+func iterationRuns(dir string) int {
+	var b Benchmark
+	if readJSON(filepath.Join(dir, "benchmark.json"), &b) != nil {
+		return 0
+	}
+	n := 0
+	for _, c := range b.Cases {
+		for _, k := range c.Runs {
+			n += k
+		}
+	}
+	return n
 }
 
 // interrupted is the error of a Run or Triggers ended by ctx.
@@ -304,17 +414,23 @@ func (s *session) runCase(ctx context.Context, sk *staged, judge *Agent, j job) 
 	p := Progress{Agent: a.ID, Case: j.c.ID, Config: j.config, Run: j.run}
 	res := runResult{agent: a.ID, caseID: j.c.ID, config: j.config, run: j.run}
 
-	if !s.fresh {
+	defer s.lockKey(key)()
+	if !s.fresh || s.madeHere(key) {
 		if _, ok := readMarker(final, key); ok {
 			if err := readJSON(filepath.Join(final, "timing.json"), &res.timing); err == nil {
 				g, ok, err := s.keptGrading(ctx, skillDir, judge, j, final, gkey, p)
-				if err != nil || !ok {
-					return nil, err
+				switch {
+				case ctx.Err() != nil:
+					return nil, nil
+				case err == nil && ok:
+					res.grading, res.reused = g, true
+					p.State, p.Passed, p.Total = "reused", g.Summary.Passed, g.Summary.Total
+					s.progress(p)
+					return &doneRun{res: res, dir: final, grading: g}, nil
 				}
-				res.grading, res.reused = g, true
-				p.State, p.Passed, p.Total = "reused", g.Summary.Passed, g.Summary.Total
-				s.progress(p)
-				return &doneRun{res: res, dir: final, grading: g}, nil
+				// A kept run that cannot be rebuilt (damaged, or of an
+				// older layout) is no kept run: it is made again.
+				res.timing = Timing{}
 			}
 		}
 	}
@@ -331,11 +447,11 @@ func (s *session) runCase(ctx context.Context, sk *staged, judge *Agent, j job) 
 			os.RemoveAll(stage)
 		}
 	}()
-	ws, err := os.MkdirTemp("", "agentskills-eval-")
+	ws, release, err := newWorkspace()
 	if err != nil {
 		return nil, err
 	}
-	defer removeWorkspace(ws)
+	defer release()
 	if err := copyCaseFiles(skillDir, ws, *j.c, j.index); err != nil {
 		return nil, err
 	}
@@ -368,6 +484,8 @@ func (s *session) runCase(ctx context.Context, sk *staged, judge *Agent, j job) 
 			if err := os.RemoveAll(filepath.Join(stage, "outputs")); err != nil {
 				return nil, err // no part of what is over the limit shows
 			}
+		} else if err := recordDeletions(ws, snap, stage); err != nil {
+			return nil, err
 		}
 	}
 	if runErr != nil {
@@ -398,6 +516,7 @@ func (s *session) runCase(ctx context.Context, sk *staged, judge *Agent, j job) 
 	if err := publish(stage, final); err != nil {
 		return nil, err
 	}
+	s.setMade(key)
 	if !graded {
 		return nil, nil // kept, graded by the next Run
 	}
@@ -413,15 +532,18 @@ func (s *session) runCase(ctx context.Context, sk *staged, judge *Agent, j job) 
 func (s *session) keptGrading(ctx context.Context, skillDir string, judge *Agent, j job, final, gkey string, p Progress) (Grading, bool, error) {
 	var g Grading
 	name := filepath.Join(final, gradingsDir, gkey+".json")
-	if !s.fresh && readJSON(name, &g) == nil {
+	if (!s.fresh || s.madeHere(filepath.Base(final))) && readJSON(name, &g) == nil {
 		return g, true, nil
 	}
-	ws, err := os.MkdirTemp("", "agentskills-eval-")
+	ws, release, err := newWorkspace()
 	if err != nil {
 		return g, false, err
 	}
-	defer removeWorkspace(ws)
+	defer release()
 	if err := copyCaseFiles(skillDir, ws, *j.c, j.index); err != nil {
+		return g, false, err
+	}
+	if err := applyDeletions(final, ws); err != nil {
 		return g, false, err
 	}
 	if err := overlay(ctx, filepath.Join(final, "outputs"), ws); err != nil {
@@ -465,16 +587,21 @@ func (s *session) runAgentWatched(ctx context.Context, a *Agent, prompt string, 
 	}
 	w := bufio.NewWriter(tf)
 	var werr error
+	written, tooLong := int64(0), false
 	events := func(ev driver.Event) {
 		if watch != nil {
 			watch(ev)
 		}
-		if werr != nil {
+		if werr != nil || tooLong {
 			return
 		}
 		line, err := driver.MarshalEvent(ev)
 		if err != nil {
 			werr = err
+			return
+		}
+		if written += int64(len(line)) + 1; written > keptFileLimit {
+			tooLong = true // the rest is left out, and the run fails
 			return
 		}
 		if _, err := w.Write(append(line, '\n')); err != nil {
@@ -503,6 +630,13 @@ func (s *session) runAgentWatched(ctx context.Context, a *Agent, prompt string, 
 		}
 	}
 	ar.res = res
+	if runErr == nil && len(text) > keptFileLimit {
+		runErr = fmt.Errorf("response.md: %w: the agent's answer is larger than %d bytes", errTooLarge, keptFileLimit)
+		text = ""
+	}
+	if runErr == nil && tooLong {
+		runErr = fmt.Errorf("transcript.jsonl: %w: the agent's events are larger than %d bytes", errTooLarge, keptFileLimit)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "response.md"), []byte(text), 0o644); err != nil {
 		return ar, nil, err
 	}
@@ -555,9 +689,13 @@ func hasStringExpectation(c Case) bool {
 	return false
 }
 
-// verdict is a finished run's progress state: passed when every graded
-// expectation passed.
+// verdict is a finished run's progress state: "not graded" when no
+// expectation was graded (none, or string ones without a judge), passed
+// when every graded expectation passed.
 func verdict(g Grading) string {
+	if g.Summary.Total == 0 {
+		return "not graded"
+	}
 	if g.Summary.Failed == 0 {
 		return "passed"
 	}

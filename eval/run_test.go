@@ -413,8 +413,8 @@ func TestRunFailedRunNotKept(t *testing.T) {
 		t.Errorf("grading after the retry = %+v", g)
 	}
 	entries, _ := os.ReadDir(filepath.Join(f.out, runsDir))
-	if n := len(entries); n != 5 { // 4 runs and the lock
-		t.Errorf(".runs holds %d entries, want 4 runs and the lock", n)
+	if n := len(entries); n != 6 { // 4 runs, the lock and .gitignore
+		t.Errorf(".runs holds %d entries, want 4 runs, the lock and .gitignore", n)
 	}
 }
 

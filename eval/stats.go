@@ -91,9 +91,12 @@ func benchmarkOf(results []runResult, baseline Config) *Benchmark {
 		b.RunSummary.WithoutSkill = base
 	}
 	b.RunSummary.Delta = Delta{
-		PassRate:    with.PassRate.Mean - base.PassRate.Mean,
 		TimeSeconds: with.TimeSeconds.Mean - base.TimeSeconds.Mean,
 		Tokens:      with.Tokens.Mean - base.Tokens.Mean,
+	}
+	if with.PassRate != nil && base.PassRate != nil {
+		d := with.PassRate.Mean - base.PassRate.Mean
+		b.RunSummary.Delta.PassRate = &d
 	}
 
 	// The cases, in order; each case's runs of one configuration are
@@ -218,7 +221,12 @@ func configSummary(rs []runResult) *ConfigSummary {
 			tokens = append(tokens, float64(r.timing.TotalTokens))
 		}
 	}
-	return &ConfigSummary{PassRate: stat(rates), TimeSeconds: stat(secs), Tokens: stat(tokens)}
+	cs := &ConfigSummary{TimeSeconds: stat(secs), Tokens: stat(tokens)}
+	if len(rates) > 0 {
+		st := stat(rates)
+		cs.PassRate = &st
+	}
+	return cs
 }
 
 // mean is the mean of xs, 0 for none.

@@ -80,16 +80,16 @@ func TestBenchmarkOfByHand(t *testing.T) {
 	want := &Benchmark{
 		RunSummary: RunSummary{
 			WithSkill: &ConfigSummary{
-				PassRate:    Stat{11.0 / 18, prStddev},
+				PassRate:    &Stat{11.0 / 18, prStddev},
 				TimeSeconds: Stat{15.0 / 8, secStddev},
 				Tokens:      Stat{1500.0 / 8, 100 * secStddev},
 			},
 			WithoutSkill: &ConfigSummary{
-				PassRate:    Stat{7.0 / 18, prStddev},
+				PassRate:    &Stat{7.0 / 18, prStddev},
 				TimeSeconds: Stat{0.5, 0},
 				Tokens:      Stat{50, 0},
 			},
-			Delta: Delta{PassRate: 4.0 / 18, TimeSeconds: 15.0/8 - 0.5, Tokens: 1500.0/8 - 50},
+			Delta: Delta{PassRate: ptr(4.0 / 18), TimeSeconds: 15.0/8 - 0.5, Tokens: 1500.0/8 - 50},
 		},
 		// Deltas 2/3, 0, 0: a resampled mean is 0 with chance 8/27 and
 		// 2/3 with chance 1/27, both beyond 2.5%.
@@ -132,8 +132,8 @@ func TestBenchmarkOfOldSkill(t *testing.T) {
 	if got.RunSummary.WithoutSkill != nil || got.RunSummary.OldSkill == nil {
 		t.Fatalf("benchmarkOf(old_skill) = %+v, want old_skill and no without_skill", got.RunSummary)
 	}
-	want := Delta{PassRate: 1, TimeSeconds: -2, Tokens: -20}
-	if got.RunSummary.Delta != want {
+	want := Delta{PassRate: ptr(1.0), TimeSeconds: -2, Tokens: -20}
+	if diff := cmp.Diff(want, got.RunSummary.Delta); diff != "" {
 		t.Errorf("benchmarkOf(old_skill).Delta = %+v, want %+v", got.RunSummary.Delta, want)
 	}
 	if c := got.Cases[0]; c.Delta != 1 || c.Runs[OldSkill] != 1 || c.Flags != nil {
@@ -354,9 +354,9 @@ func TestBenchmarkJSON(t *testing.T) {
 		t.Fatalf("decoding the guide's benchmark.json = %v", err)
 	}
 	want := RunSummary{
-		WithSkill:    &ConfigSummary{PassRate: Stat{0.83, 0.06}, TimeSeconds: Stat{45, 12}, Tokens: Stat{3800, 400}},
-		WithoutSkill: &ConfigSummary{PassRate: Stat{0.33, 0.10}, TimeSeconds: Stat{32, 8}, Tokens: Stat{2100, 300}},
-		Delta:        Delta{PassRate: 0.5, TimeSeconds: 13, Tokens: 1700},
+		WithSkill:    &ConfigSummary{PassRate: &Stat{0.83, 0.06}, TimeSeconds: Stat{45, 12}, Tokens: Stat{3800, 400}},
+		WithoutSkill: &ConfigSummary{PassRate: &Stat{0.33, 0.10}, TimeSeconds: Stat{32, 8}, Tokens: Stat{2100, 300}},
+		Delta:        Delta{PassRate: ptr(0.5), TimeSeconds: 13, Tokens: 1700},
 	}
 	if diff := cmp.Diff(want, b.RunSummary); diff != "" {
 		t.Errorf("the guide's benchmark.json mismatch (-want +got):\n%s", diff)
@@ -527,12 +527,26 @@ func TestBenchmarkOfProperties(t *testing.T) {
 			t.Fatalf("#%d: run_summary %+v lacks a configuration", iter, b.RunSummary)
 		}
 		for _, s := range []*ConfigSummary{with, base} {
-			if s.PassRate.Mean < 0 || s.PassRate.Mean > 1 || s.PassRate.Stddev < 0 || s.TimeSeconds.Stddev < 0 || s.Tokens.Stddev < 0 {
+			if s.PassRate != nil && (s.PassRate.Mean < 0 || s.PassRate.Mean > 1 || s.PassRate.Stddev < 0) || s.TimeSeconds.Stddev < 0 || s.Tokens.Stddev < 0 {
 				t.Fatalf("#%d: summary %+v out of range", iter, s)
 			}
 		}
-		if d := b.RunSummary.Delta; d.PassRate != with.PassRate.Mean-base.PassRate.Mean || d.Tokens != with.Tokens.Mean-base.Tokens.Mean {
+		// A pass rate exactly when a run of the configuration is graded.
+		graded := map[Config]bool{}
+		for _, r := range rs {
+			if r.grading.Summary.Total > 0 {
+				graded[r.config] = true
+			}
+		}
+		if (with.PassRate != nil) != graded[WithSkill] || (base.PassRate != nil) != graded[baseline] {
+			t.Fatalf("#%d: pass rates %v %v, graded runs %v", iter, with.PassRate, base.PassRate, graded)
+		}
+		d := b.RunSummary.Delta
+		if (d.PassRate != nil) != (with.PassRate != nil && base.PassRate != nil) || d.Tokens != with.Tokens.Mean-base.Tokens.Mean {
 			t.Fatalf("#%d: delta %+v is not the means' difference", iter, d)
+		}
+		if d.PassRate != nil && *d.PassRate != with.PassRate.Mean-base.PassRate.Mean {
+			t.Fatalf("#%d: delta %v is not the pass rates' difference", iter, *d.PassRate)
 		}
 		var deltas []float64
 		for _, c := range b.Cases {
@@ -572,3 +586,5 @@ func TestBenchmarkOfProperties(t *testing.T) {
 		}
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -33,8 +33,8 @@ func (e *Evaluator) Triggers(ctx context.Context, req TriggerRequest) (*Triggers
 	if err := checkAgents(req.Agents); err != nil {
 		return nil, err
 	}
-	if req.Runs < 0 || req.Jobs < 0 {
-		return nil, fmt.Errorf("Runs: %w: %d runs and %d jobs: neither may be negative", ErrInvalidRequest, req.Runs, req.Jobs)
+	if err := checkCounts(req.Runs, req.Jobs); err != nil {
+		return nil, err
 	}
 	runs, jobs := req.Runs, max(req.Jobs, 1)
 	if runs == 0 {
@@ -79,6 +79,7 @@ func (e *Evaluator) Triggers(ctx context.Context, req TriggerRequest) (*Triggers
 		return nil, err
 	}
 	defer unlock()
+	sweepWorkspaces()
 	iter, _, err := openIteration(out, sk.digest)
 	if err != nil {
 		return nil, err
@@ -205,11 +206,11 @@ func (s *session) runQuery(ctx context.Context, sk *staged, refs []skill.Ref, a 
 		return nil, err
 	}
 	defer os.RemoveAll(stage) // gone once published
-	ws, err := os.MkdirTemp("", "agentskills-eval-")
+	ws, release, err := newWorkspace()
 	if err != nil {
 		return nil, err
 	}
-	defer removeWorkspace(ws)
+	defer release()
 	var mu sync.Mutex
 	var loaded []string
 	watch := func(ev driver.Event) {

@@ -12,14 +12,22 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
+	"time"
+
+	"github.com/agentadaptor/agentadaptor/internal/filelock"
 )
 
 // The limits of a run's outputs/: an agent that leaves more in its
 // workspace has its run recorded as failed, with the limit as the reason.
+// maxOutputFiles counts the files created or changed and the folders
+// created; maxDepth bounds the folders of every tree walked (a
+// workspace, a kept run), which cost an open per level of each.
 const (
 	maxOutputFiles = 10_000
 	maxOutputBytes = 1 << 30
+	maxDepth       = 64
 )
 
 // outputLimits bound a run's outputs/ (the tests lower them).
@@ -59,6 +67,9 @@ func caseFiles(c Case) []caseFile {
 	return out
 }
 
+// errTooDeep is a tree deeper than maxDepth.
+var errTooDeep = errors.New("too deep")
+
 // errNotRegular is a name that is not a regular file when it is opened.
 var errNotRegular = errors.New("not a regular file")
 
@@ -90,13 +101,6 @@ func openRegular(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
 	return f, fi, nil
 }
 
-// openCaseFile opens the regular file name of the skill folder root,
-// refusing a link (also one swapped in after the suite was checked) and
-// anything else that is not a regular file.
-func openCaseFile(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
-	return openRegular(root, name)
-}
-
 // badCaseFile is the error of the file cf of c, case ci of the suite,
 // that cannot be read as a regular file of the skill (a link, maybe
 // swapped in after the suite was checked).
@@ -121,7 +125,7 @@ func filesDigest(ctx context.Context, dir string, c Case, ci int) (string, error
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
-		f, _, err := openCaseFile(root, filepath.FromSlash(cf.src))
+		f, _, err := openRegular(root, filepath.FromSlash(cf.src))
 		if err != nil {
 			return "", badCaseFile(ci, c, cf, err)
 		}
@@ -153,7 +157,7 @@ func copyCaseFiles(dir, ws string, c Case, ci int) error {
 	}
 	defer dst.Close()
 	for _, cf := range caseFiles(c) {
-		in, fi, err := openCaseFile(src, filepath.FromSlash(cf.src))
+		in, fi, err := openRegular(src, filepath.FromSlash(cf.src))
 		if err != nil {
 			return badCaseFile(ci, c, cf, err)
 		}
@@ -167,25 +171,38 @@ func copyCaseFiles(dir, ws string, c Case, ci int) error {
 }
 
 func copyCaseFile(in *os.File, fi fs.FileInfo, dst *os.Root, cf caseFile) error {
-	place := filepath.FromSlash(cf.place)
-	if d := filepath.Dir(place); d != "." {
+	_, err := writeIn(dst, cf.place, in, -1, plainMode(fi))
+	return err
+}
+
+// plainMode is the mode a copied file gets: 0644, or 0755 for an
+// executable one.
+func plainMode(fi fs.FileInfo) os.FileMode {
+	if fi.Mode()&0o111 != 0 {
+		return 0o755
+	}
+	return 0o644
+}
+
+// writeIn creates the file name (slash-separated) of dst, with its
+// folders, holding what r holds, up to limit+1 bytes when limit is not
+// negative; it returns the bytes written. The file must not be there.
+func writeIn(dst *os.Root, name string, r io.Reader, limit int64, mode os.FileMode) (int64, error) {
+	local := filepath.FromSlash(name)
+	if d := filepath.Dir(local); d != "." {
 		if err := dst.MkdirAll(d, 0o755); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	mode := os.FileMode(0o644)
-	if fi.Mode()&0o111 != 0 {
-		mode = 0o755
-	}
-	out, err := dst.OpenFile(place, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	w, err := dst.OpenFile(local, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
+	if limit >= 0 {
+		r = io.LimitReader(r, limit+1)
 	}
-	return out.Close()
+	n, err := io.Copy(w, r)
+	return n, errors.Join(err, w.Close())
 }
 
 // snapshot records every regular file below ws (links are not followed)
@@ -221,6 +238,13 @@ var errSkip = errors.New("skip")
 // so is a file replaced by one of them as it is walked), in lexical
 // order, stopping at the first error visit returns.
 func walkRegular(ctx context.Context, root *os.Root, visit func(name string, f *os.File, fi fs.FileInfo) error) error {
+	return walkTree(ctx, root, nil, visit)
+}
+
+// walkTree walks root as walkRegular does, calling dir (when not nil)
+// with each folder below it first. A folder more than maxDepth deep is an
+// error.
+func walkTree(ctx context.Context, root *os.Root, dir func(name string) error, visit func(name string, f *os.File, fi fs.FileInfo) error) error {
 	return fs.WalkDir(root.FS(), ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -228,7 +252,19 @@ func walkRegular(ctx context.Context, root *os.Root, visit func(name string, f *
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if d.IsDir() || !d.Type().IsRegular() {
+		if d.IsDir() {
+			if name == "." {
+				return nil
+			}
+			if strings.Count(name, "/") >= maxDepth {
+				return fmt.Errorf("%s: %w: more than %d folders deep", name, errTooDeep, maxDepth)
+			}
+			if dir != nil {
+				return dir(name)
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
 			return nil
 		}
 		f, fi, err := openRegular(root, filepath.FromSlash(name))
@@ -264,8 +300,26 @@ func collectOutputs(ctx context.Context, ws string, snap map[string]fileSum, out
 		return err
 	}
 	defer dst.Close()
+	// The folders holding the case's files were not created.
+	had := map[string]bool{}
+	for name := range snap {
+		for d := path.Dir(name); d != "." && !had[d]; d = path.Dir(d) {
+			had[d] = true
+		}
+	}
 	files, total := 0, int64(0)
-	return walkRegular(ctx, root, func(name string, f *os.File, fi fs.FileInfo) error {
+	tooMany := func() error {
+		return fmt.Errorf("outputs: %w: more than %d files and folders created or changed in the workspace", errTooLarge, lim.files)
+	}
+	dir := func(name string) error {
+		if !had[name] {
+			if files++; files > lim.files {
+				return tooMany()
+			}
+		}
+		return nil
+	}
+	err = walkTree(ctx, root, dir, func(name string, f *os.File, fi fs.FileInfo) error {
 		if old, ok := snap[name]; ok && old.size == fi.Size() {
 			h := sha256.New()
 			if _, err := io.Copy(h, io.LimitReader(f, old.size+1)); err != nil {
@@ -280,38 +334,72 @@ func collectOutputs(ctx context.Context, ws string, snap map[string]fileSum, out
 				return err
 			}
 		}
-		files++
-		if files > lim.files {
-			return fmt.Errorf("outputs: more than %d files created or changed in the workspace", lim.files)
+		if files++; files > lim.files {
+			return tooMany()
 		}
-		mode := os.FileMode(0o644)
-		if fi.Mode()&0o111 != 0 {
-			mode = 0o755
-		}
-		local := filepath.FromSlash(name)
-		if d := path.Dir(name); d != "." {
-			if err := dst.MkdirAll(filepath.FromSlash(d), 0o755); err != nil {
-				return err
-			}
-		}
-		w, err := dst.OpenFile(local, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-		if err != nil {
-			return err
-		}
-		left := lim.bytes - total
-		n, err := io.Copy(w, io.LimitReader(f, left+1))
+		n, err := writeIn(dst, name, f, lim.bytes-total, plainMode(fi))
 		total += n
-		if cerr := w.Close(); err == nil {
-			err = cerr
-		}
 		if err != nil {
 			return err
 		}
 		if total > lim.bytes {
-			return fmt.Errorf("outputs: more than %d bytes created or changed in the workspace", lim.bytes)
+			return fmt.Errorf("outputs: %w: more than %d bytes created or changed in the workspace", errTooLarge, lim.bytes)
 		}
 		return nil
 	})
+	if err != nil && !errors.Is(err, errTooLarge) && ctx.Err() == nil {
+		// An error of the file system, which names no folder.
+		err = fmt.Errorf("outputs: %s: %w", ws, err)
+	}
+	return err
+}
+
+// recordDeletions writes into the run folder dir the deletedFile of
+// the files of snap no longer in the workspace ws as regular files; none
+// is written when every one is there.
+func recordDeletions(ws string, snap map[string]fileSum, dir string) error {
+	root, err := os.OpenRoot(ws)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	var gone []string
+	for name := range snap {
+		if fi, err := root.Lstat(filepath.FromSlash(name)); err != nil || !fi.Mode().IsRegular() {
+			gone = append(gone, name)
+		}
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	slices.Sort(gone)
+	return os.WriteFile(filepath.Join(dir, deletedFile), []byte(strings.Join(gone, "\n")+"\n"), 0o644)
+}
+
+// applyDeletions removes from the workspace ws the case files the kept
+// run dir records as deleted by its agent (its deletedFile).
+func applyDeletions(dir, ws string) error {
+	b, err := readSmall(filepath.Join(dir, deletedFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(ws)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	for _, name := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		if !fs.ValidPath(name) || name == "." {
+			return fmt.Errorf("%s: %q is no place in a workspace", filepath.Join(dir, deletedFile), name)
+		}
+		if err := root.Remove(filepath.FromSlash(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // overlay copies every regular file below from into the folder to, which
@@ -329,21 +417,8 @@ func overlay(ctx context.Context, from, to string) error {
 	}
 	defer dst.Close()
 	return walkRegular(ctx, src, func(name string, f *os.File, fi fs.FileInfo) error {
-		local := filepath.FromSlash(name)
-		if d := filepath.Dir(local); d != "." {
-			if err := dst.MkdirAll(d, 0o755); err != nil {
-				return err
-			}
-		}
-		dst.Remove(local)
-		w, err := dst.OpenFile(local, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
-		if err != nil {
-			return err
-		}
-		_, err = io.Copy(w, f)
-		if cerr := w.Close(); err == nil {
-			err = cerr
-		}
+		dst.Remove(filepath.FromSlash(name)) // a case file the run changed
+		_, err := writeIn(dst, name, f, -1, plainMode(fi))
 		return err
 	})
 }
@@ -360,15 +435,15 @@ func openUp(ws string) {
 		return
 	}
 	defer root.Close()
-	var walk func(dir string, depth int)
-	walk = func(dir string, depth int) {
-		if depth > 256 {
-			return
-		}
+	// A stack, not a recursion: a tree of any depth is opened up.
+	stack := []string{"."}
+	for len(stack) > 0 {
+		dir := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
 		root.Chmod(dir, 0o700)
 		f, err := root.Open(dir)
 		if err != nil {
-			return
+			continue
 		}
 		entries, _ := f.ReadDir(-1)
 		f.Close()
@@ -376,7 +451,7 @@ func openUp(ws string) {
 			name := filepath.Join(dir, e.Name())
 			switch {
 			case e.IsDir():
-				walk(name, depth+1)
+				stack = append(stack, name)
 			case e.Type().IsRegular():
 				if fi, err := e.Info(); err == nil && fi.Mode().Perm()&0o400 == 0 {
 					root.Chmod(name, fi.Mode().Perm()|0o600)
@@ -384,7 +459,6 @@ func openUp(ws string) {
 			}
 		}
 	}
-	walk(".", 0)
 }
 
 // removeWorkspace removes the workspace ws, whatever the agent did to
@@ -393,5 +467,79 @@ func removeWorkspace(ws string) {
 	if os.RemoveAll(ws) != nil {
 		openUp(ws)
 		os.RemoveAll(ws)
+	}
+}
+
+// Workspaces are folders of the temporary folder named
+// workspacePrefix+RANDOM, each beside its lock file, the same name with
+// lockSuffix, locked while the workspace is in use. [sweepWorkspaces]
+// removes those a killed process left.
+const (
+	workspacePrefix = "agentskills-eval-"
+	lockSuffix      = ".lock"
+	// staleAfter is the age of a lock file over which its workspace,
+	// when unlocked, is a leftover.
+	staleAfter = 24 * time.Hour
+)
+
+// newWorkspace creates an empty workspace in the temporary folder and
+// locks it; release removes both.
+func newWorkspace() (ws string, release func(), err error) {
+	for range 10 {
+		lf, err := os.CreateTemp("", workspacePrefix+"*"+lockSuffix)
+		if err != nil {
+			return "", nil, fmt.Errorf("workspace: %w", err)
+		}
+		if err := filelock.TryLock(lf); err != nil {
+			lf.Close()
+			os.Remove(lf.Name())
+			return "", nil, fmt.Errorf("workspace: %s: %w", lf.Name(), err)
+		}
+		ws := strings.TrimSuffix(lf.Name(), lockSuffix)
+		if err := os.Mkdir(ws, 0o700); err != nil {
+			lf.Close()
+			os.Remove(lf.Name())
+			if errors.Is(err, fs.ErrExist) {
+				continue // a leftover of that name: another
+			}
+			return "", nil, fmt.Errorf("workspace: %w", err)
+		}
+		return ws, func() {
+			removeWorkspace(ws)
+			os.Remove(lf.Name())
+			lf.Close()
+		}, nil
+	}
+	return "", nil, fmt.Errorf("workspace: %w: no free name in %s", fs.ErrExist, os.TempDir())
+}
+
+// sweepWorkspaces removes the workspaces of the temporary folder that a
+// process killed while it ran left: those whose lock file is older than
+// staleAfter, is this user's, and is not locked. Errors are ignored.
+func sweepWorkspaces() {
+	tmp := os.TempDir()
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, workspacePrefix) || !strings.HasSuffix(name, lockSuffix) || !e.Type().IsRegular() {
+			continue
+		}
+		lock := filepath.Join(tmp, name)
+		fi, err := os.Lstat(lock)
+		if err != nil || time.Since(fi.ModTime()) < staleAfter || !ownedByUs(fi) {
+			continue
+		}
+		lf, err := os.OpenFile(lock, os.O_RDWR, 0)
+		if err != nil {
+			continue
+		}
+		if filelock.TryLock(lf) == nil {
+			removeWorkspace(strings.TrimSuffix(lock, lockSuffix))
+			os.Remove(lock)
+		}
+		lf.Close()
 	}
 }

@@ -248,7 +248,7 @@ func runEval(ctx context.Context, opts *evalOptions, src string) error {
 func (opts *evalOptions) check() error {
 	switch {
 	case opts.runs < 1 || opts.runs > maxRuns:
-		return usageErrorf("--runs %d: give 1 to %d", opts.runs, maxRuns)
+		return usageErrorf("--runs %d: give 1 to %d runs", opts.runs, maxRuns)
 	case opts.jobs < 1:
 		return usageErrorf("--jobs %d: give 1 or more", opts.jobs)
 	case opts.runTimeout < 0:
@@ -586,7 +586,7 @@ func evalStopped(ctx context.Context, err error, out string, p *evalProgress) er
 			p.cmd, n, plural(n, "run", "runs"), plural(n, "is", "are"), shortPath(out))
 		return fmt.Errorf("%w: %w", errInterrupted, err)
 	}
-	if errors.Is(err, eval.ErrInvalidSuite) || errors.Is(err, eval.ErrNoEvals) {
+	if errors.Is(err, eval.ErrInvalidSuite) || errors.Is(err, eval.ErrNoEvals) || errors.Is(err, eval.ErrInvalidRequest) {
 		return inputError{err}
 	}
 	return err
@@ -736,8 +736,8 @@ func printEvalRow(w io.Writer, id string, base eval.Config, b *eval.Benchmark) {
 	}
 	withRate, otherRate := rate(with, graded(b, eval.WithSkill)), rate(other, graded(b, base))
 	delta := "-"
-	if withRate != "-" && otherRate != "-" {
-		delta = fmt.Sprintf("%+.2f [%+.2f, %+.2f]", rs.Delta.PassRate, b.DeltaCI95[0], b.DeltaCI95[1])
+	if withRate != "-" && otherRate != "-" && rs.Delta.PassRate != nil {
+		delta = fmt.Sprintf("%+.2f [%+.2f, %+.2f]", *rs.Delta.PassRate, b.DeltaCI95[0], b.DeltaCI95[1])
 	}
 	fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\n", id, withRate, otherRate,
 		delta, pair(with, other, func(c *eval.ConfigSummary) float64 { return c.TimeSeconds.Mean }, "%.1f"),
@@ -747,7 +747,7 @@ func printEvalRow(w io.Writer, id string, base eval.Config, b *eval.Benchmark) {
 // rate is a configuration's mean pass rate, "-" when it has no runs or
 // none with a graded expectation.
 func rate(c *eval.ConfigSummary, graded bool) string {
-	if c == nil || !graded {
+	if c == nil || c.PassRate == nil || !graded {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f", c.PassRate.Mean)

@@ -95,52 +95,6 @@ func cipherSkill(t *testing.T, root, token, write string) string {
 	return filepath.Join(root, "cipher")
 }
 
-// TestRunSkillHelped checks the helped stand-in through `agentskills run`
-// on each agent, as the eval tests rely on it: with the skill the agent
-// loads it, writes its token to the file the body names and answers it;
-// without the skill it answers otherwise; the judge reads response.md
-// and grades it. (TestEvalTriggers shows a prompt off the skill's topic
-// leaving it unloaded.)
-func TestRunSkillHelped(t *testing.T) {
-	t.Parallel()
-	for _, a := range helpedAgents() {
-		t.Run(a.agent, func(t *testing.T) {
-			t.Parallel()
-			r := a.rig(t, modeltest.Helped{Skill: "cipher", Topic: "cipher", Otherwise: helpedOtherwise}, helpedJudge(modeltest.JudgeGrades))
-			with := cipherSkill(t, t.TempDir(), helpedToken, "answer.txt")
-			code, out, errs := r.process(t, runCtx(t), "run", "-a", a.agent, "-s", with, "--skip-permissions", "-q", helpedPrompt)
-			got, err := os.ReadFile(filepath.Join(r.workspace, "answer.txt"))
-			if code != 0 || strings.TrimSpace(out) != helpedToken || err != nil || string(got) != helpedToken+"\n" {
-				t.Errorf("with the skill: %d, %q (stderr %q), answer.txt %q (%v); want the token in both", code, out, errs, got, err)
-			}
-			if turns := r.turns(); turns < 3 {
-				t.Errorf("with the skill: %d turns, want the skill's load, the write and the answer", turns)
-			}
-			code, out, errs = r.process(t, runCtx(t), "run", "-a", a.agent, "-q", helpedPrompt)
-			if code != 0 || strings.TrimSpace(out) != helpedOtherwise {
-				t.Errorf("without the skill: %d, %q (stderr %q); want %q", code, out, errs, helpedOtherwise)
-			}
-			// The judge reads response.md in its working folder.
-			for _, tt := range []struct {
-				response string
-				passed   bool
-			}{{helpedToken + "\n", true}, {helpedOtherwise + "\n", false}} {
-				if err := os.WriteFile(filepath.Join(r.workspace, modeltest.JudgeFile), []byte(tt.response), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				code, out, errs = r.process(t, runCtx(t), "run", "-a", a.agent, "-q", judgeMarker+" Grade response.md.")
-				var g struct{ Expectations []struct{ Passed bool } }
-				if err := json.Unmarshal([]byte(out), &g); code != 0 || err != nil || len(g.Expectations) != 1 || g.Expectations[0].Passed != tt.passed {
-					t.Errorf("judge of %q: %d, %q (stderr %q); want a grading, passed %v", tt.response, code, out, errs, tt.passed)
-				}
-			}
-			if t.Failed() {
-				fmt.Fprintf(os.Stderr, "%s: %d turns\n", a.agent, r.turns())
-			}
-		})
-	}
-}
-
 // cipherSuite is the evals/evals.json of the cipher skill: one case per
 // id, each asking for the cipher word, graded by a command (answer.txt,
 // which the skill's body has the agent write, holds the token) and, when
@@ -222,8 +176,8 @@ func TestEvalHelped(t *testing.T) {
 			it := filepath.Join(out, "iteration-1")
 			b := readJSON[eval.Benchmark](t, filepath.Join(it, "benchmark.json"))
 			rs := b.RunSummary
-			if rs.WithSkill == nil || rs.WithoutSkill == nil || rs.OldSkill != nil ||
-				rs.WithSkill.PassRate.Mean != 1 || rs.WithoutSkill.PassRate.Mean != 0 || rs.Delta.PassRate != 1 {
+			if rs.WithSkill == nil || rs.WithoutSkill == nil || rs.OldSkill != nil || rs.WithSkill.PassRate == nil || rs.WithoutSkill.PassRate == nil ||
+				rs.Delta.PassRate == nil || rs.WithSkill.PassRate.Mean != 1 || rs.WithoutSkill.PassRate.Mean != 0 || *rs.Delta.PassRate != 1 {
 				t.Errorf("run_summary %+v, want with_skill 1, without_skill 0, delta 1", rs)
 			}
 			if b.DeltaCI95 != [2]float64{1, 1} || fmt.Sprint(b.PassAtK[eval.WithSkill]) != "[1]" || fmt.Sprint(b.PassAtK[eval.WithoutSkill]) != "[0]" {
@@ -392,7 +346,7 @@ func TestEvalResume(t *testing.T) {
 			t.Errorf("%s: %d requests, %d runs reused; want %d and %d", tt.name, got, b.Reused, tt.calls, tt.reused)
 		}
 		rs := b.RunSummary
-		if rs.WithSkill == nil || rs.WithoutSkill == nil || rs.WithSkill.PassRate.Mean != 1 || rs.WithoutSkill.PassRate.Mean != 0 || rs.Delta.PassRate != 1 ||
+		if rs.WithSkill == nil || rs.WithoutSkill == nil || rs.WithSkill.PassRate.Mean != 1 || rs.WithoutSkill.PassRate.Mean != 0 || !isDelta(rs.Delta.PassRate, 1) ||
 			fmt.Sprint(b.PassAtK[eval.WithSkill]) != tt.passAtK {
 			t.Errorf("%s: run_summary %+v, pass@k %v; want the whole matrix, delta 1, pass@k %s", tt.name, rs, b.PassAtK, tt.passAtK)
 		}
@@ -568,7 +522,7 @@ func TestEvalAgents(t *testing.T) {
 		t.Errorf("benchmark.json %+v, want both agents' runs pooled and each agent's summary", b)
 	}
 	for _, agent := range []string{"claude-code", "codex"} {
-		if rs, ok := b.Agents[agent]; !ok || rs.Delta.PassRate != 1 {
+		if rs, ok := b.Agents[agent]; !ok || !isDelta(rs.Delta.PassRate, 1) {
 			t.Errorf("agents[%s] = %+v, want delta 1", agent, rs)
 		}
 		for config, passed := range map[eval.Config]int{eval.WithSkill: 2, eval.WithoutSkill: 0} {
@@ -582,3 +536,6 @@ func TestEvalAgents(t *testing.T) {
 		t.Error("Claude Code was never asked")
 	}
 }
+
+// isDelta reports whether the pass rate's delta d is there and is want.
+func isDelta(d *float64, want float64) bool { return d != nil && *d == want }

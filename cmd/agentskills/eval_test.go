@@ -156,6 +156,9 @@ func TestEvalUsage(t *testing.T) {
 		{"out is the skill", []string{"eval", dir, "--agent", "claude-code", "--out", dir}, "inside the skill's folder"},
 		{"out a file", []string{"eval", dir, "--agent", "claude-code", "--out", filepath.Join(r.project, "skills", "lint", "SKILL.md")}, "is not a folder"},
 		{"several skills", []string{"eval", filepath.Join(r.project, "skills"), "--agent", "claude-code"}, "holds 2 skills"},
+		{"agent arg eval controls", []string{"eval", dir, "--agent", "claude-code", "--agent-arg=--output-format=text"}, "agentskills eval controls --output-format itself"},
+		// Refused by package eval (ErrInvalidRequest), bad input too.
+		{"runs over 1000", []string{"eval", dir, "--agent", "claude-code", "--agent-command", r.agent, "--runs", "1001"}, "1000 runs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := r.run(t, tc.args...)
@@ -575,11 +578,11 @@ func (r *evalRig) interrupt(t *testing.T, args []string, out, block string) (int
 // ungraded; the trigger table; and where the iteration is.
 func TestPrintEvalSummary(t *testing.T) {
 	conf := func(rate, secs, tokens float64) *eval.ConfigSummary {
-		return &eval.ConfigSummary{PassRate: eval.Stat{Mean: rate}, TimeSeconds: eval.Stat{Mean: secs}, Tokens: eval.Stat{Mean: tokens}}
+		return &eval.ConfigSummary{PassRate: &eval.Stat{Mean: rate}, TimeSeconds: eval.Stat{Mean: secs}, Tokens: eval.Stat{Mean: tokens}}
 	}
-	one := &eval.Benchmark{RunSummary: eval.RunSummary{WithSkill: conf(0.9, 12.5, 1000), OldSkill: conf(0.5, 10, 900), Delta: eval.Delta{PassRate: 0.4}},
+	one := &eval.Benchmark{RunSummary: eval.RunSummary{WithSkill: conf(0.9, 12.5, 1000), OldSkill: conf(0.5, 10, 900), Delta: eval.Delta{PassRate: new(0.4)}},
 		DeltaCI95: [2]float64{0.2, 0.6}, Cases: []eval.CaseResult{{Flags: []string{"flaky"}}, {}}}
-	two := &eval.Benchmark{RunSummary: eval.RunSummary{WithSkill: conf(0.25, 20, 3000), Delta: eval.Delta{PassRate: -0.25}},
+	two := &eval.Benchmark{RunSummary: eval.RunSummary{WithSkill: conf(0.25, 20, 3000), Delta: eval.Delta{PassRate: new(-0.25)}},
 		DeltaCI95: [2]float64{-0.5, 0}}
 	res := evalOutput{
 		Agents:    []evalAgentInfo{{ID: "claude-code"}, {ID: "codex"}},

@@ -121,7 +121,7 @@ func (f *agentFlags) settingsFor(a driver.Descriptor, model string, stderr io.Wr
 			a.Agent, supporting(func(r driver.Descriptor) bool { return r.Turns.Has() }), a.Turns.Instead)
 	}
 	if err := a.CheckArgs(f.agentArgs); err != nil {
-		return driver.Settings{}, usageError{agentArgError(err)}
+		return driver.Settings{}, usageError{agentArgError(cmp.Or(f.cmdName, "run"), err)}
 	}
 	command, err := f.command(a)
 	if err != nil {
@@ -182,8 +182,9 @@ func flagOf(field string) string {
 	return ""
 }
 
-// agentArgError says in run's words why an --agent-arg is refused.
-func agentArgError(err error) error {
+// agentArgError says in the words of the command cmd (run, eval,
+// update) why an --agent-arg is refused.
+func agentArgError(cmd string, err error) error {
 	var argErr *driver.ArgError
 	if !errors.As(err, &argErr) {
 		return err
@@ -192,7 +193,7 @@ func agentArgError(err error) error {
 	case flag != "":
 		return fmt.Errorf("--agent-arg %q: %s is what %s sets; use %s", argErr.Arg, argErr.Option, flag, flag)
 	case argErr.Option != "":
-		return fmt.Errorf("--agent-arg %q: agentskills run controls %s itself, and the run needs it as it is", argErr.Arg, argErr.Option)
+		return fmt.Errorf("--agent-arg %q: agentskills %s controls %s itself, and the run needs it as it is", argErr.Arg, cmd, argErr.Option)
 	}
 	return fmt.Errorf("--agent-arg %q: %s", argErr.Arg, argErr.Reason)
 }

@@ -228,10 +228,11 @@ func (f *updateEvalFlags) judgeUpdate(ctx context.Context, in *install.Installer
 		}
 	}
 	v.Accepted = true
+	v.Delta = deltaOr0(b.RunSummary.Delta.PassRate)
 	for i, a := range agents {
-		d := b.RunSummary.Delta.PassRate
+		d := deltaOr0(b.RunSummary.Delta.PassRate)
 		if pa := b.PerAgent[a.ID]; pa != nil {
-			d = pa.RunSummary.Delta.PassRate
+			d = deltaOr0(pa.RunSummary.Delta.PassRate)
 		}
 		if i == 0 || d < v.Delta {
 			v.Delta = d
@@ -278,7 +279,14 @@ func printVerdicts(s *streams, verdicts []updateVerdict) {
 // has none: its pass rate says nothing.
 func allGraded(b *eval.Benchmark, base eval.Config) (cfg eval.Config, ok bool) {
 	for _, cfg := range []eval.Config{eval.WithSkill, base} {
-		if !graded(b, cfg) {
+		c := b.RunSummary.WithSkill
+		if cfg == base {
+			c = b.RunSummary.OldSkill
+			if base == eval.WithoutSkill {
+				c = b.RunSummary.WithoutSkill
+			}
+		}
+		if c == nil || c.PassRate == nil || !graded(b, cfg) {
 			return cfg, false
 		}
 	}
@@ -298,4 +306,12 @@ func graded(b *eval.Benchmark, cfg eval.Config) bool {
 		ran = ran || c.Runs[cfg] > 0
 	}
 	return !ran
+}
+
+// deltaOr0 is a pass rate's delta, 0 when there is none.
+func deltaOr0(d *float64) float64 {
+	if d == nil {
+		return 0
+	}
+	return *d
 }

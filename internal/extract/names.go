@@ -122,6 +122,14 @@ func allowedRune(r rune) bool {
 	return unicode.IsLetter(r)
 }
 
+// IsReservedName reports whether the path element name names a Windows
+// device (CON, nul.txt, COM1.x: the part before the first dot, in any
+// case), which no file or folder can be called there.
+func IsReservedName(name string) bool {
+	base, _, _ := strings.Cut(name, ".")
+	return isReserved(base)
+}
+
 var reservedNames = []string{"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"}
 
 // isReserved reports whether base (an element up to its first dot) names a

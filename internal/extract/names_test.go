@@ -388,3 +388,12 @@ func TestSameFile(t *testing.T) {
 		}
 	}
 }
+
+func TestIsReservedName(t *testing.T) {
+	for name, want := range map[string]bool{"NUL": true, "con": true, "aux.json1": true, "COM1": true, "lpt1.x": true, "CONIN$": true,
+		"console": false, "com10": false, "nulls": false, "lpt": false, "x.con": false, "": false} {
+		if got := IsReservedName(name); got != want {
+			t.Errorf("IsReservedName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
