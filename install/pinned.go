@@ -59,14 +59,14 @@ func (in *Installer) Pinned(ctx context.Context, req PinnedRequest) (skill.Skill
 	names := []string{req.Name}
 	st, err := in.checkRecorded(entry.Source, entry.Pin, names, lock)
 	if err != nil {
-		return skill.Skill{}, fmt.Errorf("%s: %w", req.Name, err)
+		return skill.Skill{}, fmt.Errorf("skill %s: %w", req.Name, err)
 	}
 	r, err := in.syncSource(ctx, entry.Source, entry.Pin, names, lock, st)
 	if err != nil {
 		if errors.Is(err, ErrInterrupted) {
 			return skill.Skill{}, err
 		}
-		return skill.Skill{}, fmt.Errorf("%s: %w", req.Name, err)
+		return skill.Skill{}, fmt.Errorf("skill %s: %w", req.Name, err)
 	}
 	defer r.cleanup()
 	w, err := in.recordedWant(req.Name, entry.Source, entry, r)

@@ -3,6 +3,7 @@ package install
 import (
 	"bytes"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,5 +175,60 @@ func TestInstalledAgents(t *testing.T) {
 	}
 	if err != nil || strings.Join(ids, ",") != "claude-code,codex" {
 		t.Errorf("InstalledAgents() = %v, %v, want claude-code,codex", ids, err)
+	}
+}
+
+// A damaged cache tree of the recorded digest: Pinned must not return it.
+func TestPinnedDamagedCache(t *testing.T) {
+	f := newFixture(t)
+	src := f.writeSkill(t, "review", "review", "")
+	in := f.installer(t)
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	// The first Pinned puts the recorded content in the skill cache.
+	if _, err := pinnedText(t, in, PinnedRequest{Name: "review"}); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	filepath.WalkDir(filepath.Join(f.env.Home, ".cache"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == "SKILL.md" {
+			os.Chmod(filepath.Dir(p), 0o755)
+			os.Chmod(p, 0o644)
+			if os.WriteFile(p, []byte(skillMD("review")+"PLANTED\n"), 0o644) == nil {
+				n++
+			}
+		}
+		return nil
+	})
+	if n == 0 {
+		t.Fatal("no cache tree found")
+	}
+	got, err := pinnedText(t, f.installer(t), PinnedRequest{Name: "review"})
+	if err != nil || strings.Contains(got, "PLANTED") {
+		t.Errorf("Pinned with a damaged cache = %q, %v; want the recorded content", got, err)
+	}
+}
+
+// TestPinnedErrorNamesSkill checks that each failure of Pinned starts
+// with its subject, the skill: a digest the cache lacks, and a recorded
+// source that is gone.
+func TestPinnedErrorNamesSkill(t *testing.T) {
+	f := newFixture(t)
+	src := f.writeSkill(t, "review", "review", "")
+	if _, err := f.installer(t).Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	in := f.installer(t)
+	_, err := in.Pinned(t.Context(), PinnedRequest{Name: "review", Digest: "sha256:0000000000000000000000000000000000000000000000000000000000000000"})
+	if err == nil || !strings.HasPrefix(err.Error(), "skill review: ") {
+		t.Errorf("Pinned(a digest not cached) = %v, want it to start with the skill", err)
+	}
+	os.RemoveAll(filepath.Join(f.env.Home, ".cache"))
+	os.RemoveAll(src)
+	os.WriteFile(filepath.Join(f.env.Project, ".agents", "skills", "review", "SKILL.md"), []byte(skillMD("review")+"mine\n"), 0o644)
+	_, err = f.installer(t).Pinned(t.Context(), PinnedRequest{Name: "review"})
+	if err == nil || !strings.HasPrefix(err.Error(), "skill review: ") || strings.Count(err.Error(), "skill review") > 1 {
+		t.Errorf("Pinned(a source gone) = %v, want it to start with the skill, once", err)
 	}
 }

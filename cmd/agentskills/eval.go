@@ -44,6 +44,10 @@ type evalOptions struct {
 	trust trustFlags
 }
 
+// maxRuns is the largest --runs: each run is an agent's session, and a
+// larger count is a typo, not an evaluation that would ever finish.
+const maxRuns = 1000
+
 // versionTimeout bounds the agent program's --version.
 const versionTimeout = 30 * time.Second
 
@@ -82,12 +86,15 @@ Progress goes to stderr, one line per finished run (--quiet turns it
 off); then a summary per agent: pass rates, the delta with its 95%
 interval, time, tokens, the cases flagged as telling nothing, and where
 the iteration is. --json prints one JSON document on stdout instead of
-the summary (on failure, only the error line).
+the summary; a failure ends stdout with the error line (a failure
+before the evaluation prints only that line).
 
 Exit codes: 0 every run finished (whatever the delta), 1 a run the agent
-failed (the summary counts them; the same command runs them again), a
-check or a download failed, 2 bad usage or input, 130 interrupted (the
-finished runs are kept: run the same command to resume).`
+failed or --run-timeout stopped (the summary counts them; the same
+command runs them again), a check or a download failed, 2 bad usage or
+input (--runs outside 1 to 1000, --out inside the skill's folder, also
+through a link), 130 interrupted (the finished runs are kept: run the
+same command to resume).`
 
 func newEvalCmd(s *streams) *cobra.Command {
 	opts := &evalOptions{io: s}
@@ -177,7 +184,7 @@ func runEval(ctx context.Context, opts *evalOptions, src string) error {
 	if err := plan.checkTrust(ctx, m); err != nil {
 		return interrupted(ctx, err)
 	}
-	agents, judge, err := opts.evalAgents(ctx, env)
+	agents, judge, err := opts.evalAgents(ctx, env, nil)
 	if err != nil {
 		return interrupted(ctx, err)
 	}
@@ -229,10 +236,9 @@ func runEval(ctx context.Context, opts *evalOptions, src string) error {
 	if failed > 0 {
 		msg := fmt.Sprintf("%d %s failed (the agent could not finish %s); they are not kept: run the same command to run them again",
 			failed, plural(failed, "run", "runs"), plural(failed, "it", "them"))
-		if opts.json {
-			return inDocument{reported(msg)}
+		if !opts.json {
+			fmt.Fprintf(opts.io.err, "agentskills eval: %s\n", msg)
 		}
-		fmt.Fprintf(opts.io.err, "agentskills eval: %s\n", msg)
 		return reported(msg)
 	}
 	return nil
@@ -241,8 +247,8 @@ func runEval(ctx context.Context, opts *evalOptions, src string) error {
 // check refuses flag values that cannot be right, before anything is read.
 func (opts *evalOptions) check() error {
 	switch {
-	case opts.runs < 1:
-		return usageErrorf("--runs %d: give 1 or more", opts.runs)
+	case opts.runs < 1 || opts.runs > maxRuns:
+		return usageErrorf("--runs %d: give 1 to %d runs", opts.runs, maxRuns)
 	case opts.jobs < 1:
 		return usageErrorf("--jobs %d: give 1 or more", opts.jobs)
 	case opts.runTimeout < 0:
@@ -250,9 +256,12 @@ func (opts *evalOptions) check() error {
 	case opts.baseline == "":
 		return usageErrorf("--baseline is empty: give none, lock or the path of the earlier skill")
 	}
-	for _, id := range opts.agents {
+	for i, id := range opts.agents {
 		if _, ok := runnable(id); !ok {
 			return usageErrorf("cannot evaluate on agent %q: eval runs %s", id, runAgents(", "))
+		}
+		if slices.Contains(opts.agents[:i], id) {
+			return usageErrorf("--agent %s is given twice", id)
 		}
 	}
 	if opts.judge != "" && opts.judge != "none" {
@@ -319,15 +328,41 @@ func (opts *evalOptions) plan(ctx context.Context, env install.Env, cwd, src str
 	if p.out, err = evalOut(opts.out, src, p.dir, p.name); err != nil {
 		return nil, err
 	}
-	if rel, err := filepath.Rel(p.dir, p.out); err == nil && filepath.IsLocal(rel) || rel == "." {
+	if inside(p.dir, p.out) {
 		// The iterations would become part of the skill, and change its
 		// content digest with every run.
 		return nil, usageErrorf("--out %s is inside the skill's folder %s: give a folder outside it", opts.out, p.dir)
+	}
+	if inside(resolved(p.dir), resolved(p.out)) {
+		return nil, usageErrorf("--out %s leads through a link into the skill's folder %s: give a folder outside it", opts.out, p.dir)
 	}
 	if fi, err := os.Stat(p.out); err == nil && !fi.IsDir() {
 		return nil, usageErrorf("--out %s is not a folder", opts.out)
 	}
 	return p, nil
+}
+
+// inside reports whether path is dir or within it.
+func inside(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && (rel == "." || filepath.IsLocal(rel))
+}
+
+// resolved is path with the links of its nearest existing parent (or
+// itself) resolved, the rest of it appended as given.
+func resolved(path string) string {
+	rest := ""
+	for p := path; ; {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
 }
 
 // checkTrust stages every skill of the plan with m, which enforces the
@@ -345,7 +380,7 @@ func (p *evalPlan) checkTrust(ctx context.Context, m skill.Materializer) error {
 	}
 	for _, s := range skills {
 		if _, err := m.Materialize(ctx, s); err != nil {
-			return fmt.Errorf("skill %s: %w", s.Key, err)
+			return err // it names the skill
 		}
 	}
 	return nil
@@ -418,11 +453,11 @@ func evalOut(out, src, dir, name string) (string, error) {
 
 // evalAgents builds each agent of --agent (else of the lock file) and
 // the judge, each with its version: its program run with --version.
-func (opts *evalOptions) evalAgents(ctx context.Context, env install.Env) ([]eval.Agent, *eval.Agent, error) {
+func (opts *evalOptions) evalAgents(ctx context.Context, env install.Env, in *install.Installer) ([]eval.Agent, *eval.Agent, error) {
 	ids := opts.agents
 	if len(ids) == 0 {
 		var err error
-		if ids, err = lockedAgents(ctx); err != nil {
+		if ids, err = lockedAgents(ctx, in); err != nil {
 			return nil, nil, err
 		}
 		if len(ids) == 0 {
@@ -431,9 +466,6 @@ func (opts *evalOptions) evalAgents(ctx context.Context, env install.Env) ([]eva
 	}
 	var agents []eval.Agent
 	for _, id := range ids {
-		if slices.ContainsFunc(agents, func(a eval.Agent) bool { return a.ID == id }) {
-			return nil, nil, usageErrorf("--agent %s is given twice", id)
-		}
 		a, err := opts.evalAgent(ctx, id)
 		if err != nil {
 			return nil, nil, err
@@ -456,13 +488,15 @@ func (opts *evalOptions) evalAgents(ctx context.Context, env install.Env) ([]eva
 	return agents, &j, nil
 }
 
-// lockedAgents are the agents eval runs that the project's lock file
-// records skills for, in run's order.
-func lockedAgents(ctx context.Context) ([]string, error) {
-	f := scopeFlags{quiet: true}
-	in, err := f.installer()
-	if err != nil {
-		return nil, err
+// lockedAgents are the agents eval runs that the lock file of in (nil:
+// the project's) records skills for, in run's order.
+func lockedAgents(ctx context.Context, in *install.Installer) ([]string, error) {
+	if in == nil {
+		f := scopeFlags{quiet: true}
+		var err error
+		if in, err = f.installer(); err != nil {
+			return nil, err
+		}
 	}
 	recorded, err := in.InstalledAgents(ctx)
 	if err != nil {
@@ -518,10 +552,10 @@ func agentVersion(ctx context.Context, a driver.Descriptor, command string, limi
 		line = line[:200]
 	}
 	if ctx.Err() != nil && err != nil {
-		return "", fmt.Errorf("%s: %s --version did not answer within %s", a.ID, command, limit)
+		return "", fmt.Errorf("%s: %w: %s --version did not answer within %s", a.ID, driver.ErrProcessFailed, command, limit)
 	}
 	if err != nil {
-		return "", fmt.Errorf("%s: %s --version: %v: %s", a.ID, command, err, line)
+		return "", fmt.Errorf("%s: %w: %s --version: %w: %s", a.ID, driver.ErrProcessFailed, command, err, line)
 	}
 	return strings.TrimSpace(line), nil
 }
@@ -533,9 +567,13 @@ type boundedDriver struct {
 }
 
 func (b boundedDriver) Run(ctx context.Context, req *driver.Request) (*driver.Result, error) {
-	ctx, cancel := context.WithTimeoutCause(ctx, b.d, errRunTimedOut)
+	runCtx, cancel := context.WithTimeoutCause(ctx, b.d, errRunTimedOut)
 	defer cancel()
-	return b.Driver.Run(ctx, req)
+	res, err := b.Driver.Run(runCtx, req)
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(runCtx), errRunTimedOut) {
+		return res, &runTimedOutError{after: b.d, err: err}
+	}
+	return res, err
 }
 
 // evalStopped is the error of a Run or Triggers that did not finish:
@@ -554,13 +592,6 @@ func evalStopped(ctx context.Context, err error, out string, p *evalProgress) er
 	return err
 }
 
-// inDocument is an error the --json document already tells: no error
-// line follows it, so that the output stays one document.
-type inDocument struct{ err error }
-
-func (e inDocument) Error() string { return e.err.Error() }
-func (e inDocument) Unwrap() error { return e.err }
-
 func agentInfos(agents []eval.Agent) []evalAgentInfo {
 	out := make([]evalAgentInfo, 0, len(agents))
 	for _, a := range agents {
@@ -576,6 +607,14 @@ type evalProgress struct {
 	quiet bool
 	mu    sync.Mutex
 	done  int
+	skill string // the skill evaluated, named first on each line; "" for eval's one
+}
+
+// evaluating names the skill the next lines are of.
+func (p *evalProgress) evaluating(skill string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.skill = skill
 }
 
 func newEvalProgress(cmd string, w io.Writer, quiet bool) *evalProgress {
@@ -607,6 +646,9 @@ func (p *evalProgress) step(s eval.Progress) {
 		what = fmt.Sprintf("query %d", s.Query+1)
 	}
 	line := fmt.Sprintf("%s %s %s run %d: ", s.Agent, what, s.Config, s.Run)
+	if p.skill != "" {
+		line = p.skill + ": " + line
+	}
 	switch s.State {
 	case "error":
 		line += fmt.Sprintf("failed: %v", s.Err)
@@ -692,19 +734,20 @@ func printEvalRow(w io.Writer, id string, base eval.Config, b *eval.Benchmark) {
 			flagged++
 		}
 	}
+	withRate, otherRate := rate(with, graded(b, eval.WithSkill)), rate(other, graded(b, base))
 	delta := "-"
-	if rs.Delta.PassRate != nil {
-		delta = fmt.Sprintf("%+.2f", *rs.Delta.PassRate)
+	if withRate != "-" && otherRate != "-" && rs.Delta.PassRate != nil {
+		delta = fmt.Sprintf("%+.2f [%+.2f, %+.2f]", *rs.Delta.PassRate, b.DeltaCI95[0], b.DeltaCI95[1])
 	}
-	fmt.Fprintf(w, "%s\t%s\t%s\t%s [%+.2f, %+.2f]\t%s\t%s\t%d\t%d\n", id, rate(with), rate(other),
-		delta, b.DeltaCI95[0], b.DeltaCI95[1], pair(with, other, func(c *eval.ConfigSummary) float64 { return c.TimeSeconds.Mean }, "%.1f"),
+	fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\n", id, withRate, otherRate,
+		delta, pair(with, other, func(c *eval.ConfigSummary) float64 { return c.TimeSeconds.Mean }, "%.1f"),
 		pair(with, other, func(c *eval.ConfigSummary) float64 { return c.Tokens.Mean }, "%.0f"), flagged, b.NotGraded)
 }
 
-// rate is a configuration's mean pass rate, "-" when it has no graded
-// run.
-func rate(c *eval.ConfigSummary) string {
-	if c == nil || c.PassRate == nil {
+// rate is a configuration's mean pass rate, "-" when it has no runs or
+// none with a graded expectation.
+func rate(c *eval.ConfigSummary, graded bool) string {
+	if c == nil || c.PassRate == nil || !graded {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f", c.PassRate.Mean)

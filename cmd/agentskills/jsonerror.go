@@ -67,8 +67,7 @@ func wantsJSON(cmd *cobra.Command) bool {
 // with err and the exit code code: one error line on stdout. It prints
 // nothing for a command that succeeded or was not given --json.
 func (s *streams) jsonError(cmd *cobra.Command, err error, code int) {
-	var told inDocument
-	if err == nil || code == exitOK || !wantsJSON(cmd) || errors.As(err, &told) {
+	if err == nil || code == exitOK || !wantsJSON(cmd) {
 		return
 	}
 	line := errorLine{Type: driver.KindError, Code: errorCode(err, code), Message: err.Error(), ExitCode: code}

@@ -155,3 +155,122 @@ func TestUpdateEvalInterrupted(t *testing.T) {
 		t.Error("an interrupted update --eval moved the pin")
 	}
 }
+
+// A skill whose content did not move at the dry run is pinned to its
+// digest too: its source moves while the other skill is evaluated (the
+// stand-in agent edits it), and the update must not install it
+// unevaluated.
+func TestUpdateEvalUnevaluatedSkillMoves(t *testing.T) {
+	r := newEvalRig(t)
+	src := r.installed(t, "Nothing helpful.")
+	lint := r.skill(t, filepath.Join(t.TempDir(), "lint"), "lint", "LINT-V1", strings.Replace(helpedEvals, "review", "lint", 1))
+	if code, _, stderr := r.run(t, "add", lint, "--agent", "claude-code"); code != 0 {
+		t.Fatalf("add lint = %d, %s", code, stderr)
+	}
+	lintPinned := r.lockedDigest(t, "lint")
+	r.skill(t, src, "review", "WRITE-ANSWER", helpedEvals)
+	// A stand-in that, on its first run, rewrites lint's source folder.
+	wrapper := filepath.Join(t.TempDir(), "claude")
+	os.WriteFile(wrapper, []byte("#!/bin/sh\nif [ \"$1\" != --version ]; then sed -i s/LINT-V1/LINT-V2-UNEVALUATED/ '"+filepath.Join(lint, "SKILL.md")+"'; fi\nexec '"+r.agent+"' \"$@\"\n"), 0o755)
+	code, stdout, stderr := r.run(t, "update", "--eval", "--agent-command", wrapper, "--judge", "none")
+	b, _ := os.ReadFile(filepath.Join(r.project, ".agents", "skills", "lint", "SKILL.md"))
+	t.Logf("code %d stdout %q stderr %q", code, stdout, stderr)
+	if strings.Contains(string(b), "UNEVALUATED") || r.lockedDigest(t, "lint") != lintPinned {
+		t.Errorf("update --eval installed lint's content that moved during the evaluation, never evaluated: %s", b)
+	}
+}
+
+// Every run fails (the agent cannot finish): both pass rates 0, delta 0;
+// the update is refused, nothing changes.
+func TestUpdateEvalAllRunsFailed(t *testing.T) {
+	r := newEvalRig(t)
+	src := r.installed(t, "WRITE-ANSWER")
+	pinned := r.lockedDigest(t, "review")
+	r.skill(t, src, "review", "Nothing helpful.", helpedEvals)
+	t.Setenv("FAKE_FAIL", "1")
+	code, stdout, stderr := r.run(t, "update", "--eval", "--agent-command", r.agent, "--judge", "none")
+	t.Logf("code %d stdout %q stderr %q", code, stdout, stderr)
+	if r.lockedDigest(t, "review") != pinned {
+		t.Errorf("update --eval moved the pin though no run finished (code %d)", code)
+	}
+	if code != exitFailed || !strings.Contains(stdout, "evaluation incomplete: 2 runs failed; run again") ||
+		!strings.Contains(stderr, "review: claude-code eval-1 with_skill run 1: failed") ||
+		!strings.Contains(stderr, "agentskills update: review: update refused: ") {
+		t.Errorf("update --eval with every run failed = %d, stdout %q, stderr %q; want 1, the reason, the refusal", code, stdout, stderr)
+	}
+}
+
+// Only string expectations and --judge none: nothing graded, delta 0:
+// no verdict, the update is refused and the summary says why.
+func TestUpdateEvalNothingGraded(t *testing.T) {
+	r := newEvalRig(t)
+	only := `{"skill_name": "review", "evals": [{"id": 1, "prompt": "Review the change", "expectations": ["The review is polite"]}]}`
+	src := r.skill(t, filepath.Join(t.TempDir(), "review"), "review", "WRITE-ANSWER", only)
+	if code, _, stderr := r.run(t, "add", src, "--agent", "claude-code"); code != 0 {
+		t.Fatalf("add = %d, %s", code, stderr)
+	}
+	pinned := r.lockedDigest(t, "review")
+	r.skill(t, src, "review", "Nothing helpful.", only)
+	code, stdout, stderr := r.run(t, "update", "--eval", "--agent-command", r.agent, "--judge", "none")
+	t.Logf("code %d stdout %q stderr %q", code, stdout, stderr)
+	if code == 0 && r.lockedDigest(t, "review") != pinned {
+		t.Errorf("update --eval accepted an update no expectation was graded for")
+	}
+	if code != exitFailed || !strings.Contains(stdout, "no expectation was graded") || !strings.Contains(stdout, "--judge none") {
+		t.Errorf("update --eval with nothing graded = %d, stdout %q; want 1 and the reason", code, stdout)
+	}
+	if row := lineWith(stdout, "claude-code"); !strings.Contains(row, "-  ") || strings.Contains(row, "0.00") {
+		t.Errorf("the summary row of nothing graded = %q; want - for the pass rates and the delta", row)
+	}
+}
+
+// update --global --eval takes its default agents from the user's lock
+// file it updates, not the project's.
+func TestUpdateEvalGlobalAgents(t *testing.T) {
+	r := newEvalRig(t)
+	src := r.skill(t, filepath.Join(t.TempDir(), "review"), "review", "Nothing helpful.", helpedEvals)
+	if code, _, stderr := r.run(t, "add", "--global", src, "--agent", "claude-code"); code != 0 {
+		t.Fatalf("add -g = %d, %s", code, stderr)
+	}
+	r.skill(t, src, "review", "WRITE-ANSWER", helpedEvals)
+	code, stdout, stderr := r.run(t, "update", "--global", "--eval", "--agent-command", r.agent, "--judge", "none")
+	t.Logf("code %d stdout %q stderr %q", code, stdout, stderr)
+	// The agent is the user's lock file's: the evaluation runs on it.
+	if strings.Contains(stderr, "missing --agent") || !strings.Contains(stdout, "\nclaude-code ") {
+		t.Errorf("update --global --eval = %d; the user's lock records claude-code", code)
+	}
+}
+
+// --min-delta NaN or Inf would accept any regression: bad usage.
+func TestUpdateEvalMinDeltaNaN(t *testing.T) {
+	r := newEvalRig(t)
+	src := r.installed(t, "WRITE-ANSWER")
+	pinned := r.lockedDigest(t, "review")
+	r.skill(t, src, "review", "Nothing helpful.", helpedEvals)
+	code, stdout, stderr := r.run(t, "update", "--eval", "--agent-command", r.agent, "--judge", "none", "--min-delta", "NaN")
+	t.Logf("%d %q %q", code, stdout, stderr)
+	if code != exitUsage && r.lockedDigest(t, "review") != pinned {
+		t.Errorf("update --eval --min-delta NaN installed a regression (delta -1)")
+	}
+	if code, _, stderr := r.run(t, "update", "--eval", "--agent-command", r.agent, "--runs", "5000"); code != exitUsage || !strings.Contains(stderr, "--runs 5000") {
+		t.Errorf("update --eval --runs 5000 = %d, %q; want bad usage", code, stderr)
+	}
+	for _, v := range []string{"NaN", "Inf", "-Inf"} {
+		if code, _, stderr := r.run(t, "update", "--eval", "--agent-command", r.agent, "--min-delta", v); code != exitUsage || !strings.Contains(stderr, "--min-delta") {
+			t.Errorf("--min-delta %s = %d, %q; want bad usage", v, code, stderr)
+		}
+	}
+	if r.agentRan() {
+		t.Error("an agent ran before the usage error")
+	}
+}
+
+// lineWith is the first line of s that holds sub, or "".
+func lineWith(s, sub string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return ""
+}

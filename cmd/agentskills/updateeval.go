@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,9 +37,14 @@ of the new content is below the pinned one's by more than --min-delta
 (default 0: any drop refuses; a negative value demands a gain). A skill
 whose new content has no evals/evals.json, or a malformed one, cannot be
 judged and is refused too: update it without --eval, or name only the
-other skills. With --dry-run it prints the verdicts and changes nothing.
-The update then installs exactly the content evaluated: a source that
-moved since fails it. The iterations go to --eval-out/NAME-workspace
+other skills. An evaluation with a failed run is refused ("evaluation
+incomplete: run again"), and so is one in which a configuration graded
+no expectation (string expectations with --judge none): there is no
+verdict. --min-delta must be a number. With --dry-run it prints the
+verdicts and changes nothing. The update then installs exactly the
+content the dry run found, for every skill, evaluated or unchanged: a
+source that moved since fails it, changing nothing. The default agents
+are those of the lock file updated (the user's with --global). The iterations go to --eval-out/NAME-workspace
 (default: the current folder); the runs are kept there as eval keeps
 them.`
 
@@ -107,6 +113,9 @@ func runUpdateEval(ctx context.Context, opts *updateOptions, in *install.Install
 	if err := f.check(); err != nil {
 		return err
 	}
+	if math.IsNaN(f.minDelta) || math.IsInf(f.minDelta, 0) {
+		return usageErrorf("--min-delta %g: give a number, such as 0.1 for 10 points", f.minDelta)
+	}
 	dry := req
 	dry.DryRun = true
 	ups, _, err := in.Update(ctx, dry)
@@ -116,9 +125,8 @@ func runUpdateEval(ctx context.Context, opts *updateOptions, in *install.Install
 	var moving []install.SkillUpdate
 	req.Digests = map[string]string{}
 	for _, u := range ups {
-		if u.Updated() {
-			req.Digests[u.Skill] = u.Digest
-		}
+		// Every skill, moved or not: none may move unevaluated.
+		req.Digests[u.Skill] = u.Digest
 		if u.Updated() && u.Digest != u.PreviousDigest {
 			moving = append(moving, u)
 		}
@@ -129,13 +137,14 @@ func runUpdateEval(ctx context.Context, opts *updateOptions, in *install.Install
 		if err != nil {
 			return err
 		}
-		agents, judge, err := f.evalAgents(ctx, env)
+		agents, judge, err := f.evalAgents(ctx, env, in)
 		if err != nil {
 			return interrupted(ctx, err)
 		}
 		progress := newEvalProgress("update", opts.io.err, f.quiet || f.json)
 		ev := eval.New(eval.WithProgress(progress.step))
 		for _, u := range moving {
+			progress.evaluating(u.Skill)
 			v, err := f.judgeUpdate(ctx, in, ev, u, agents, judge)
 			if err != nil {
 				if ctx.Err() != nil {
@@ -156,7 +165,7 @@ func runUpdateEval(ctx context.Context, opts *updateOptions, in *install.Install
 		printVerdicts(opts.io, verdicts)
 	}
 	if len(refused) > 0 {
-		msg := fmt.Sprintf("update refused: the evaluation of %s does not accept the new content; nothing was changed", strings.Join(refused, ", "))
+		msg := fmt.Sprintf("%s: update refused: the evaluation does not accept the new content (see each verdict); nothing was changed", strings.Join(refused, ", "))
 		if opts.scope.json {
 			if werr := writeJSON(opts.io, updateOutput{DryRun: opts.dryRun, Skills: ups, Changes: []install.Change{}, Evals: verdicts}); werr != nil {
 				return werr
@@ -199,9 +208,26 @@ func (f *updateEvalFlags) judgeUpdate(ctx context.Context, in *install.Installer
 		return v, err
 	}
 	v.Benchmark, v.PerAgent, v.Iteration = b, b.PerAgent, b.Iteration
+	if b.Failed > 0 {
+		// A failed run counts as failing every expectation: the delta
+		// says nothing until every run finished.
+		v.Reason = fmt.Sprintf("evaluation incomplete: %d %s failed; run again", b.Failed, plural(b.Failed, "run", "runs"))
+		return v, nil
+	}
+	for _, a := range agents {
+		ab := b
+		if pa := b.PerAgent[a.ID]; pa != nil {
+			ab = pa
+		}
+		if cfg, ok := allGraded(ab, eval.OldSkill); !ok {
+			v.Reason = fmt.Sprintf("on %s no expectation was graded in %s, so there is no verdict", a.ID, cfg)
+			if ab.NotGraded > 0 && judge == nil {
+				v.Reason += " (its string expectations are left ungraded with --judge none: give a judge)"
+			}
+			return v, nil
+		}
+	}
 	v.Accepted = true
-	// A pass rate's delta missing (no graded run on a side) drops
-	// nothing: it counts as 0.
 	v.Delta = deltaOr0(b.RunSummary.Delta.PassRate)
 	for i, a := range agents {
 		d := deltaOr0(b.RunSummary.Delta.PassRate)
@@ -211,7 +237,7 @@ func (f *updateEvalFlags) judgeUpdate(ctx context.Context, in *install.Installer
 		if i == 0 || d < v.Delta {
 			v.Delta = d
 		}
-		if d < -f.minDelta {
+		if !(d >= -f.minDelta) {
 			v.Accepted = false
 			v.Reason = fmt.Sprintf("on %s the pass rate drops by %.2f, more than --min-delta %g allows", a.ID, -d, f.minDelta)
 		}
@@ -246,6 +272,40 @@ func printVerdicts(s *streams, verdicts []updateVerdict) {
 			fmt.Fprintf(s.out, "%s: refused: %s\n", v.Skill, v.Reason)
 		}
 	}
+}
+
+// allGraded reports whether both configurations of b, with_skill and
+// base, have a run with a graded expectation; if not, cfg is one that
+// has none: its pass rate says nothing.
+func allGraded(b *eval.Benchmark, base eval.Config) (cfg eval.Config, ok bool) {
+	for _, cfg := range []eval.Config{eval.WithSkill, base} {
+		c := b.RunSummary.WithSkill
+		if cfg == base {
+			c = b.RunSummary.OldSkill
+			if base == eval.WithoutSkill {
+				c = b.RunSummary.WithoutSkill
+			}
+		}
+		if c == nil || c.PassRate == nil || !graded(b, cfg) {
+			return cfg, false
+		}
+	}
+	return "", true
+}
+
+// graded reports whether a run of configuration cfg in b graded an
+// expectation: a case's pass rate has an entry for it only then. A
+// benchmark whose cases do not say (none ran cfg) counts as graded when
+// its summary has the configuration.
+func graded(b *eval.Benchmark, cfg eval.Config) bool {
+	ran := false
+	for _, c := range b.Cases {
+		if _, ok := c.PassRate[cfg]; ok {
+			return true
+		}
+		ran = ran || c.Runs[cfg] > 0
+	}
+	return !ran
 }
 
 // deltaOr0 is a pass rate's delta, 0 when there is none.
