@@ -660,8 +660,17 @@ func TestStampsDevsForgottenAfterFailedOp(t *testing.T) {
 	if _, err := in.Sync(t.Context(), SyncRequest{}); err == nil {
 		t.Fatal("Sync() with a source gone succeeded")
 	}
-	var asked []string
-	in.stampable = func(dir string) bool { asked = append(asked, dir); return false }
+	// List hashes folders from several goroutines, each of which may ask.
+	var (
+		mu    sync.Mutex
+		asked []string
+	)
+	in.stampable = func(dir string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, dir)
+		return false
+	}
 	before := in.stamps.read.Load()
 	if _, err := in.List(t.Context(), ListRequest{}); err != nil {
 		t.Fatal(err)
