@@ -57,7 +57,7 @@
 //     lists at least one and at most 16; a bigger index
 //     is refused before any of them is read. An entry that is an index
 //     itself (a nested index) is refused; a manifest listed more than
-//     once (under two platforms, say) is read once.
+//     once (under two platforms, say) is downloaded once.
 //  2. A manifest whose artifactType (else its config's media type) is
 //     [ArtifactType], with the empty config, is this package's artifact
 //     format: it has one layer of [LayerMediaType], a tar+gzip archive

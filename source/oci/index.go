@@ -7,7 +7,6 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/agentadaptor/agentadaptor/source"
@@ -66,7 +65,8 @@ func imageOf(m *manifest) (*image, error) {
 	return &image{layer: layer, rule: rule, ours: ours}, nil
 }
 
-// index reads the platform manifests of the index idx, each once, and
+// index reads the platform manifests of the index idx (one listed twice
+// is downloaded once, and read again from the cache), and
 // returns the layer they share, with the index's annotations overlaid by
 // those of its first platform manifest.
 func (f *fetcher) index(ctx context.Context, idx *manifest) (*image, error) {
@@ -81,13 +81,8 @@ func (f *fetcher) index(ctx context.Context, idx *manifest) (*image, error) {
 	var (
 		first      *image
 		firstEntry ocispec.Descriptor
-		read       = make(map[digest.Digest]bool, len(entries))
 	)
 	for _, d := range entries {
-		if read[d.Digest] {
-			continue
-		}
-		read[d.Digest] = true
 		if err := checkDigest(d.Digest); err != nil {
 			return nil, fmt.Errorf("%w: the index's manifest: %v", source.ErrNoSkill, err)
 		}
