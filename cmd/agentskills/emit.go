@@ -88,6 +88,16 @@ func (f *emitFlags) check() error {
 	return nil
 }
 
+// mountable are the layer media types that container runtimes unpack
+// into an image volume: OCI's image layers (CRI-O pulls only these) and
+// Docker's.
+var mountable = map[string]bool{
+	"application/vnd.oci.image.layer.v1.tar":            true,
+	"application/vnd.oci.image.layer.v1.tar+gzip":       true,
+	"application/vnd.oci.image.layer.v1.tar+zstd":       true,
+	"application/vnd.docker.image.rootfs.diff.tar.gzip": true,
+}
+
 // emitSkill is a skill as a pod mounts it.
 type emitSkill struct {
 	vol kube.Skill
@@ -149,6 +159,9 @@ func emitSkills(ctx context.Context, opts *runOptions, flag string, sources []st
 		art, err := oci.Fetch(ctx, origin.ref)
 		if err != nil {
 			return nil, interrupted(ctx, err)
+		}
+		if !mountable[art.Layer.MediaType] {
+			return nil, inputError{fmt.Errorf("skill %s (%s): its layer is of type %s, which container runtimes do not mount (an artifact, as agentskills push wrote skills before images): push the skill again, as an image (push's default), and pass that reference", name, origin.ref, art.Layer.MediaType)}
 		}
 		vol := kube.Skill{Name: name, Reference: art.Ref.Host + "/" + art.Ref.Repository + "@" + art.Digest}
 		path := vol.Dir()

@@ -253,6 +253,14 @@ func TestRunEmitRefused(t *testing.T) {
 	keyFile := filepath.Join(t.TempDir(), "cosign.pub")
 	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o644)
 
+	// A skill in the artifact format, which no runtime mounts.
+	dir := t.TempDir()
+	writeSkill(t, dir, "old", "---\nname: old\ndescription: Old.\n---\n")
+	artifact := "oci://" + r.host + "/acme/old:1"
+	if _, err := oci.Push(t.Context(), filepath.Join(dir, "old"), artifact, oci.WithFormat(oci.FormatArtifact), oci.WithCredentials(credentials.NewMemoryStore())); err != nil {
+		t.Fatal(err)
+	}
+
 	emit := []string{"run", "-a", "claude-code", "--emit", "kubernetes", "--runner-image", "runner:dev"}
 	tests := []struct {
 		name string
@@ -272,6 +280,7 @@ func TestRunEmitRefused(t *testing.T) {
 		{"resume", append(slices.Clone(emit), "--resume", "4f1c2d3e-0000-4000-8000-000000000000", "-s", tag, "go"), 2, "--resume continues a session recorded here"},
 		{"unknown agent", []string{"run", "-a", "vim", "--emit", "kubernetes", "--runner-image", "runner:dev", "-s", tag, "go"}, 2, `cannot run agent "vim"`},
 		{"flag the agent lacks", []string{"run", "-a", "codex", "--max-turns", "3", "--emit", "kubernetes", "--runner-image", "runner:dev", "-s", tag, "go"}, 2, "Codex has no turn limit"},
+		{"artifact", append(slices.Clone(emit), "-s", artifact, "go"), 2, "its layer is of type application/vnd.agentskills.skill.content.v1.tar+gzip, which container runtimes do not mount"},
 		{"unsigned", append(slices.Clone(emit), "--key", keyFile, "-s", tag, "go"), 1, "not signed"},
 		{"policy", append(slices.Clone(emit), "-s", tag, "go"), 1, "sources.allow"},
 	}
