@@ -106,36 +106,39 @@ type emitSkill struct {
 	path string
 }
 
-// emitSkills finds, pins and checks the skills of sources as a run does
-// (the policy, the signers, the audit), and returns each as an image
-// volume. A source that is not oci:// cannot be mounted: bad usage.
-func emitSkills(ctx context.Context, opts *runOptions, flag string, sources []string) ([]emitSkill, error) {
-	for _, src := range sources {
+// checkEmitSources refuses a source that is not oci://, which cannot be
+// mounted: bad usage, said before anything is read. what names each
+// source's flag or argument.
+func checkEmitSources(what, sources []string) error {
+	for i, src := range sources {
 		spec, err := source.Parse(src)
-		if err == nil && spec.Kind != source.OCI {
+		if err != nil {
+			return inputError{err}
+		}
+		if spec.Kind != source.OCI {
 			dir := "DIR"
 			if _, serr := os.Stat(filepath.Join(src, "SKILL.md")); spec.Kind == source.Local && serr == nil {
 				dir = src
 			}
-			return nil, usageErrorf("%s %s: --emit mounts each skill as an image, and this is a %s source: publish the skill's folder with \"agentskills push %s oci://HOST/REPO:TAG\" and pass that reference", flag, src, spec.Kind, dir)
-		}
-		if err != nil {
-			return nil, inputError{err}
+			return usageErrorf("%s %s: --emit mounts each skill as an image, and this is a %s source: publish the skill's folder with \"agentskills push %s oci://HOST/REPO:TAG\" and pass that reference", what[i], src, spec.Kind, dir)
 		}
 	}
-	workspace, err := runWorkspace(opts.workspace)
-	if err != nil {
-		return nil, err
-	}
+	return nil
+}
+
+// emitSkills finds, pins and checks the skills of sources as a run does
+// (the policy of workspace, the signers, the audit), and returns each as
+// an image volume at SkillsDir/NAME.
+func emitSkills(ctx context.Context, tf *trustFlags, workspace string, timeout time.Duration, sources []string) ([]emitSkill, error) {
 	env, err := install.CurrentEnv()
 	if err != nil {
 		return nil, err
 	}
-	trust, err := loadRunTrust(&opts.trust, sources, env, workspace)
+	trust, err := loadRunTrust(tf, sources, env, workspace)
 	if err != nil {
 		return nil, err
 	}
-	refs, err := trust.findSkills(ctx, install.New(env, install.WithDownloadTimeout(opts.timeout), install.WithSettingNames(settingFlags)), sources)
+	refs, err := trust.findSkills(ctx, install.New(env, install.WithDownloadTimeout(timeout), install.WithSettingNames(settingFlags)), sources)
 	if err != nil {
 		return nil, interrupted(ctx, findErr(err))
 	}
@@ -147,30 +150,41 @@ func emitSkills(ctx context.Context, opts *runOptions, flag string, sources []st
 		if _, err := m.Materialize(ctx, s); err != nil {
 			return nil, interrupted(ctx, err)
 		}
-		name := s.Key
-		if seen[name] {
-			return nil, inputError{fmt.Errorf("two skills are named %s, and a run mounts one of each name: leave one out", name)}
+		if seen[s.Key] {
+			return nil, inputError{fmt.Errorf("two skills are named %s, and a run mounts one of each name: leave one out", s.Key)}
 		}
-		seen[name] = true
-		origin, ok := s.Source.(runOCIOrigin)
-		if !ok {
-			return nil, fmt.Errorf("skill %s: not pinned to an image", name)
-		}
-		art, err := oci.Fetch(ctx, origin.ref)
+		seen[s.Key] = true
+		es, err := emitMount(ctx, s, "")
 		if err != nil {
-			return nil, interrupted(ctx, err)
+			return nil, err
 		}
-		if !mountable[art.Layer.MediaType] {
-			return nil, inputError{fmt.Errorf("skill %s (%s): its layer is of type %s, which container runtimes do not mount (an artifact, as agentskills push wrote skills before images): push the skill again, as an image (push's default), and pass that reference", name, origin.ref, art.Layer.MediaType)}
-		}
-		vol := kube.Skill{Name: name, Reference: art.Ref.Host + "/" + art.Ref.Repository + "@" + art.Digest}
-		path := vol.Dir()
-		if art.Subpath != "" {
-			path += "/" + art.Subpath
-		}
-		skills = append(skills, emitSkill{vol: vol, path: path})
+		skills = append(skills, es)
 	}
 	return skills, nil
+}
+
+// emitMount is the image volume of s, a skill found by
+// runTrust.findSkills from an oci:// source, mounted at dir (default:
+// SkillsDir/NAME): the image pinned to the digest its tag named, which
+// must be one a runtime mounts.
+func emitMount(ctx context.Context, s skill.Skill, dir string) (emitSkill, error) {
+	origin, ok := s.Source.(runOCIOrigin)
+	if !ok {
+		return emitSkill{}, fmt.Errorf("skill %s: not pinned to an image", s.Key)
+	}
+	art, err := oci.Fetch(ctx, origin.ref)
+	if err != nil {
+		return emitSkill{}, interrupted(ctx, err)
+	}
+	if !mountable[art.Layer.MediaType] {
+		return emitSkill{}, inputError{fmt.Errorf("skill %s (%s): its layer is of type %s, which container runtimes do not mount (an artifact, as agentskills push wrote skills before images): push the skill again, as an image (push's default), and pass that reference", s.Key, origin.ref, art.Layer.MediaType)}
+	}
+	vol := kube.Skill{Name: s.Key, Reference: art.Ref.Host + "/" + art.Ref.Repository + "@" + art.Digest, Dir: dir}
+	p := vol.MountDir()
+	if art.Subpath != "" {
+		p += "/" + art.Subpath
+	}
+	return emitSkill{vol: vol, path: p}, nil
 }
 
 // emitRun prints the objects that run opts in a cluster (--emit).
@@ -184,7 +198,18 @@ func emitRun(ctx context.Context, opts *runOptions, prompt string) error {
 	if _, err := runDriver(opts); err != nil {
 		return err
 	}
-	skills, err := emitSkills(ctx, opts, "--skill", opts.skills)
+	what := make([]string, len(opts.skills))
+	for i := range what {
+		what[i] = "--skill"
+	}
+	if err := checkEmitSources(what, opts.skills); err != nil {
+		return err
+	}
+	workspace, err := runWorkspace(opts.workspace)
+	if err != nil {
+		return err
+	}
+	skills, err := emitSkills(ctx, &opts.trust, workspace, opts.timeout, opts.skills)
 	if err != nil {
 		return err
 	}

@@ -186,8 +186,8 @@ func TestRunEmit(t *testing.T) {
 				}
 			}
 			want := map[string]string{
-				"skill-review": r.host + "/acme/review@" + r.digests["review"],
-				"skill-lint":   r.host + "/acme/lint@" + r.digests["lint"],
+				"skills-review": r.host + "/acme/review@" + r.digests["review"],
+				"skills-lint":   r.host + "/acme/lint@" + r.digests["lint"],
 			}
 			if diff := cmp.Diff(want, refs); diff != "" {
 				t.Errorf("image volumes (-want +got):\n%s", diff)

@@ -21,7 +21,8 @@
 //  2. Each skill is an image volume (Kubernetes 1.35 and later): its
 //     reference is the skill's image pinned by digest (REPO@sha256:HEX, or
 //     sha512), pullPolicy IfNotPresent, mounted read-only at
-//     [SkillsDir]/NAME. A reference that is not pinned is refused: a tag
+//     [SkillsDir]/NAME unless [Skill.Dir] says where, the volume named
+//     after that folder. A reference that is not pinned is refused: a tag
 //     could name other content when the pod starts than when the run was
 //     rendered.
 //  3. The skill cache is an emptyDir mounted at [CacheDir], named to the
@@ -37,9 +38,11 @@
 //  6. Every name is checked before anything is written: volume and object
 //     names are DNS labels (lower-case letters, digits and '-', at most 63),
 //     a Secret's and a claim's names DNS subdomains (at most 253), a
-//     skill's name a skill's (a DNS label, but of up to 64 characters: its
-//     volume's name is cut to 63 and ends in a hash of the name), and the
-//     runner image a reference without spaces or a scheme.
+//     skill's name a skill's (a DNS label, but of up to 64 characters: a
+//     volume's name is cut to 63 and ends in a hash of the whole), and the
+//     runner image a reference without spaces or a scheme. Every mount
+//     path is a clean absolute folder, and no two are the same or one
+//     inside the other.
 //
 // # The Job
 //

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"regexp"
 	"strings"
 	"time"
@@ -71,14 +72,22 @@ type Pod struct {
 
 // Skill is a skill's image volume.
 type Skill struct {
-	// Name is the skill's name: its folder is SkillsDir/Name.
+	// Name is the skill's name.
 	Name string
 	// Reference is the image, pinned by digest: HOST/REPO@sha256:HEX.
 	Reference string
+	// Dir is the folder it is mounted at. Default: SkillsDir/Name.
+	Dir string
 }
 
-// Dir is the folder the skill is mounted at.
-func (s Skill) Dir() string { return SkillsDir + "/" + s.Name }
+// MountDir is the folder the skill is mounted at: Dir, else
+// SkillsDir/Name.
+func (s Skill) MountDir() string {
+	if s.Dir != "" {
+		return s.Dir
+	}
+	return SkillsDir + "/" + s.Name
+}
 
 // Claim is a PersistentVolumeClaim mounted in the pod.
 type Claim struct {
@@ -229,23 +238,31 @@ func (p Pod) spec() (PodSpec, error) {
 		if err := CheckPinned(s.Reference); err != nil {
 			return PodSpec{}, fmt.Errorf("skill %s: %w", s.Name, err)
 		}
-		vol := volumeName("skill-", s.Name)
+		dir := s.MountDir()
+		vol := volumeName(strings.ReplaceAll(strings.Trim(dir, "/"), "/", "-"))
 		if seen[vol] {
-			return PodSpec{}, fmt.Errorf("skill %s: two skills of one name", s.Name)
+			return PodSpec{}, fmt.Errorf("skill %s: two skills mounted at %s", s.Name, dir)
 		}
 		seen[vol] = true
 		vols = append(vols, Volume{Name: vol, Image: &ImageVolume{Reference: s.Reference, PullPolicy: "IfNotPresent"}})
-		c.VolumeMounts = append(c.VolumeMounts, VolumeMount{Name: vol, MountPath: s.Dir(), ReadOnly: true})
+		c.VolumeMounts = append(c.VolumeMounts, VolumeMount{Name: vol, MountPath: dir, ReadOnly: true})
 	}
 	if o := p.Output; o != nil {
 		if err := CheckSubdomain("claim", o.Name); err != nil {
 			return PodSpec{}, err
 		}
-		if !strings.HasPrefix(o.Path, "/") || strings.Contains(o.Path, "..") || o.Path == "/" {
-			return PodSpec{}, fmt.Errorf("claim %s: mount path %q is not an absolute folder", o.Name, o.Path)
-		}
 		vols = append(vols, Volume{Name: "output", PersistentVolumeClaim: &PersistentVolumeClaim{ClaimName: o.Name}})
 		c.VolumeMounts = append(c.VolumeMounts, VolumeMount{Name: "output", MountPath: o.Path})
+	}
+	for i, m := range c.VolumeMounts {
+		if !path.IsAbs(m.MountPath) || path.Clean(m.MountPath) != m.MountPath || m.MountPath == "/" {
+			return PodSpec{}, fmt.Errorf("mount path %q is not a clean absolute folder", m.MountPath)
+		}
+		for _, o := range c.VolumeMounts[:i] {
+			if within(m.MountPath, o.MountPath) || within(o.MountPath, m.MountPath) {
+				return PodSpec{}, fmt.Errorf("mount paths %s and %s overlap", o.MountPath, m.MountPath)
+			}
+		}
 	}
 	return PodSpec{
 		RestartPolicy:                "Never",
@@ -255,15 +272,19 @@ func (p Pod) spec() (PodSpec, error) {
 	}, nil
 }
 
-// volumeName is prefix+name, or, past a DNS label's 63 characters, its
-// start and the first 8 hex digits of the name's SHA-256, which keep two
-// long names that start alike apart.
-func volumeName(prefix, name string) string {
-	v := prefix + name
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// volumeName is v, or, past a DNS label's 63 characters, its start and
+// the first 8 hex digits of its SHA-256, which keep two long names that
+// start alike apart.
+func volumeName(v string) string {
 	if len(v) <= 63 {
 		return v
 	}
-	sum := sha256.Sum256([]byte(name))
+	sum := sha256.Sum256([]byte(v))
 	suffix := "-" + hex.EncodeToString(sum[:4])
 	return strings.TrimRight(v[:63-len(suffix)], "-") + suffix
 }

@@ -148,7 +148,7 @@ func checkPod(t *testing.T, spec corev1.PodSpec, p kube.Pod) {
 		}
 	}
 	for _, s := range p.Skills {
-		m, ok := mounts[kube.SkillsDir+"/"+s.Name]
+		m, ok := mounts[s.MountDir()]
 		img := vols[m.Name].Image
 		if !ok || !m.ReadOnly || img == nil || img.Reference != s.Reference || img.PullPolicy != corev1.PullIfNotPresent {
 			t.Errorf("skill %s: mount %+v of %+v; want read-only, image %s, IfNotPresent", s.Name, m, vols[m.Name], s.Reference)
@@ -308,11 +308,15 @@ func TestRefused(t *testing.T) {
 		{"skill by tag", func(p *kube.Pod, _ *kube.JobOptions) { p.Skills[0].Reference = "ghcr.io/acme/review:1" }, "skill review: image \"ghcr.io/acme/review:1\" is not pinned"},
 		{"skill short digest", func(p *kube.Pod, _ *kube.JobOptions) { p.Skills[0].Reference = "ghcr.io/acme/review@sha256:abc" }, "is not an image reference"},
 		{"skill name with a slash", func(p *kube.Pod, _ *kube.JobOptions) { p.Skills[0].Name = "../etc" }, `skill name "../etc" is not a skill's name`},
-		{"two skills of one name", func(p *kube.Pod, _ *kube.JobOptions) { p.Skills[1].Name = "review" }, "skill review: two skills of one name"},
+		{"two skills of one name", func(p *kube.Pod, _ *kube.JobOptions) { p.Skills[1].Name = "review" }, "skill review: two skills mounted at /skills/review"},
+		{"skill inside another", func(p *kube.Pod, _ *kube.JobOptions) { p.Skills[1].Dir = "/skills/review/lint" }, "mount paths /skills/review and /skills/review/lint overlap"},
+		{"skill over the cache", func(p *kube.Pod, _ *kube.JobOptions) { p.Skills[1].Dir = "/agentskills" }, "mount paths /agentskills/cache and /agentskills overlap"},
+		{"skill not clean", func(p *kube.Pod, _ *kube.JobOptions) { p.Skills[1].Dir = "/skills//lint" }, "is not a clean absolute folder"},
+		{"claim over the workspace", func(p *kube.Pod, _ *kube.JobOptions) { p.Output = &kube.Claim{Name: "out", Path: "/workspace/out"} }, "mount paths /workspace and /workspace/out overlap"},
 		{"secret with a space", func(p *kube.Pod, _ *kube.JobOptions) { p.Secret = "model key" }, `secret "model key" is not a Kubernetes name`},
 		{"secret too long", func(p *kube.Pod, _ *kube.JobOptions) { p.Secret = strings.Repeat("a.", 127) + "a" }, "longer than 253"},
-		{"claim relative", func(p *kube.Pod, _ *kube.JobOptions) { p.Output = &kube.Claim{Name: "out", Path: "out"} }, "is not an absolute folder"},
-		{"claim dot dot", func(p *kube.Pod, _ *kube.JobOptions) { p.Output = &kube.Claim{Name: "out", Path: "/x/../etc"} }, "is not an absolute folder"},
+		{"claim relative", func(p *kube.Pod, _ *kube.JobOptions) { p.Output = &kube.Claim{Name: "out", Path: "out"} }, "is not a clean absolute folder"},
+		{"claim dot dot", func(p *kube.Pod, _ *kube.JobOptions) { p.Output = &kube.Claim{Name: "out", Path: "/x/../etc"} }, "is not a clean absolute folder"},
 		{"claim name", func(p *kube.Pod, _ *kube.JobOptions) { p.Output = &kube.Claim{Name: "Out", Path: "/out"} }, `claim "Out" is not a Kubernetes name`},
 		{"label", func(p *kube.Pod, _ *kube.JobOptions) { p.Labels = map[string]string{"a": "b c"} }, `label "a"`},
 		{"negative deadline", func(p *kube.Pod, _ *kube.JobOptions) { p.Deadline = -time.Second }, "negative deadline"},
