@@ -41,7 +41,9 @@ type evalOptions struct {
 	timeout    time.Duration
 	runTimeout time.Duration
 	agentFlags
-	trust trustFlags
+	trust       trustFlags
+	emitFlags   emitFlags
+	outputClaim string
 }
 
 // maxRuns is the largest --runs: each run is an agent's session, and a
@@ -102,13 +104,22 @@ func newEvalCmd(s *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval SKILL",
 		Short: "Run a skill's evaluations, with and without it, on each agent",
-		Long:  evalLong + "\n\n" + runTrustHelp,
+		Long:  evalLong + "\n\n" + runTrustHelp + "\n\n" + emitEvalHelp,
 		Example: `  agentskills eval ./skills/review --agent claude-code --runs 3
   agentskills eval ./skills/review --agent claude-code,codex --baseline lock
   agentskills eval ./skills/review --judge none --json`,
 		Args: countArgs("SKILL", 1, 1),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			opts.runsGiven = cmd.Flags().Changed("runs")
+			if opts.emitFlags.emit != "" || opts.outputClaim != "" {
+				if opts.emitFlags.emit == "" {
+					return usageErrorf("--output-claim is the claim of the Job --emit prints: give --emit kubernetes")
+				}
+				return emitEval(cmd.Context(), opts, args[0])
+			}
+			if err := opts.emitFlags.check(); err != nil {
+				return err
+			}
 			return runEval(cmd.Context(), opts, args[0])
 		}),
 	}
@@ -128,6 +139,8 @@ func newEvalCmd(s *streams) *cobra.Command {
 	f.DurationVar(&opts.runTimeout, "run-timeout", 0, "stop each run, the agent included, after this long (default: no limit)")
 	opts.agentFlags.register(cmd)
 	registerRunTrust(cmd, &opts.trust)
+	opts.emitFlags.register(cmd)
+	f.StringVar(&opts.outputClaim, "output-claim", "", "with --emit: the PersistentVolumeClaim the pods write their run folders into (required with --emit)")
 	return cmd
 }
 

@@ -54,7 +54,11 @@
 //     Indexed, that many completions and [JobOptions.Parallelism] pods at
 //     a time; each pod reads its index from $(JOB_COMPLETION_INDEX),
 //     which Kubernetes sets in an Indexed Job's containers and expands in
-//     their arguments.
+//     their arguments. It has backoffLimitPerIndex 0 in place of
+//     backoffLimit (Kubernetes 1.33 and later): a failed index is not
+//     tried again, and the other indexes go on (with backoffLimit 0 the
+//     first failed pod would stop them all); the Job then ends Failed,
+//     its status listing the failed indexes.
 //
 // # agent-sandbox
 //

@@ -138,6 +138,7 @@ func NewJob(p Pod, o JobOptions) (*Job, error) {
 		}
 		j.Spec.CompletionMode = "Indexed"
 		j.Spec.Completions = &n
+		j.Spec.BackoffLimit, j.Spec.BackoffLimitPerIndex = nil, ptr[int32](0)
 		if o.Parallelism > 0 {
 			par, err := int32Of("parallelism", o.Parallelism)
 			if err != nil {

@@ -213,6 +213,9 @@ func TestIndexedJob(t *testing.T) {
 	if j.Spec.CompletionMode == nil || *j.Spec.CompletionMode != batchv1.IndexedCompletion || *j.Spec.Completions != 12 || *j.Spec.Parallelism != 4 || *j.Spec.TTLSecondsAfterFinished != 3600 {
 		t.Errorf("completionMode %v, completions %v, parallelism %v, ttl %v; want Indexed, 12, 4, 3600", j.Spec.CompletionMode, j.Spec.Completions, j.Spec.Parallelism, j.Spec.TTLSecondsAfterFinished)
 	}
+	if j.Spec.BackoffLimit != nil || j.Spec.BackoffLimitPerIndex == nil || *j.Spec.BackoffLimitPerIndex != 0 {
+		t.Errorf("backoffLimit %v, backoffLimitPerIndex %v; want none, 0: a failed unit stops no other", j.Spec.BackoffLimit, j.Spec.BackoffLimitPerIndex)
+	}
 	c := container(t, j.Spec.Template.Spec)
 	if last := c.Args[len(c.Args)-1]; last != "--index=$(JOB_COMPLETION_INDEX)" {
 		t.Errorf("last argument %q; want the completion index", last)

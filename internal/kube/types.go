@@ -22,7 +22,8 @@ type JobSpec struct {
 	CompletionMode          string          `yaml:"completionMode,omitempty"`
 	Completions             *int32          `yaml:"completions,omitempty"`
 	Parallelism             *int32          `yaml:"parallelism,omitempty"`
-	BackoffLimit            *int32          `yaml:"backoffLimit"`
+	BackoffLimit            *int32          `yaml:"backoffLimit,omitempty"`
+	BackoffLimitPerIndex    *int32          `yaml:"backoffLimitPerIndex,omitempty"`
 	ActiveDeadlineSeconds   *int64          `yaml:"activeDeadlineSeconds,omitempty"`
 	TTLSecondsAfterFinished *int32          `yaml:"ttlSecondsAfterFinished,omitempty"`
 	Template                PodTemplateSpec `yaml:"template"`
