@@ -385,3 +385,42 @@ func imageLayer(t *testing.T, r *remote.Repository, name, script string) ocispec
 	}
 	return pushBlobBytes(t, r, ocispec.MediaTypeImageLayerGzip, buf.Bytes())
 }
+
+// TestPlatformManifest: rule 1 of What Fetch reads: of an index whose
+// manifests each name a platform, the one linux/amd64 manifest is read;
+// any other index of several manifests is not read this way.
+func TestPlatformManifest(t *testing.T) {
+	d := func(n int, os, arch, variant string) ocispec.Descriptor {
+		desc := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: digest.FromString(itoa(n)), Size: 1}
+		if os != "" {
+			desc.Platform = &ocispec.Platform{OS: os, Architecture: arch, Variant: variant}
+		}
+		return desc
+	}
+	for _, tc := range []struct {
+		name  string
+		found []ocispec.Descriptor
+		want  int // the index of the one read, -1 for none
+	}{
+		{"what Push writes", []ocispec.Descriptor{d(0, "linux", "amd64", ""), d(1, "linux", "arm64", "")}, 0},
+		{"amd64 second", []ocispec.Descriptor{d(0, "linux", "arm64", "v8"), d(1, "linux", "amd64", "")}, 1},
+		{"one manifest", []ocispec.Descriptor{d(0, "linux", "amd64", "")}, -1},
+		{"one without a platform", []ocispec.Descriptor{d(0, "linux", "amd64", ""), d(1, "", "", "")}, -1},
+		{"two for linux/amd64", []ocispec.Descriptor{d(0, "linux", "amd64", ""), d(1, "linux", "amd64", "")}, -1},
+		{"no linux/amd64", []ocispec.Descriptor{d(0, "linux", "arm64", ""), d(1, "windows", "amd64", "")}, -1},
+		{"only a variant of amd64", []ocispec.Descriptor{d(0, "linux", "amd64", "v3"), d(1, "linux", "arm64", "")}, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := platformManifest(tc.found)
+			if tc.want < 0 {
+				if ok {
+					t.Errorf("platformManifest = %v, want none", got.Digest)
+				}
+				return
+			}
+			if !ok || got.Digest != tc.found[tc.want].Digest {
+				t.Errorf("platformManifest = %v, %v; want %v", got.Digest, ok, tc.found[tc.want].Digest)
+			}
+		})
+	}
+}

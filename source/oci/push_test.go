@@ -24,10 +24,20 @@ import (
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
+// TestPushIsReproducible: rule 6 of The format Push writes: the same
+// content, at another path with other times, gives the same digest in
+// either format, to any tag or repository.
 func TestPushIsReproducible(t *testing.T) {
+	for _, format := range []Format{FormatImage, FormatArtifact} {
+		t.Run(string(format), func(t *testing.T) { testPushIsReproducible(t, format) })
+	}
+}
+
+func testPushIsReproducible(t *testing.T, format Format) {
 	ctx := t.Context()
 	_, host := ocireg.Start(t, true)
 	_, opts := testOptions(t)
+	opts = append(opts, WithFormat(format))
 	dir := newSkill(t, "review")
 	first, err := Push(ctx, dir, "oci://"+host+"/team/review:v1", opts...)
 	if err != nil {
@@ -48,7 +58,7 @@ func TestPushIsReproducible(t *testing.T) {
 			t.Errorf("Push(%q) of the same folder = %s, want %s", ref, got, first)
 		}
 	}
-	// Another annotation is another manifest.
+	// Another annotation is another digest.
 	if got, err := Push(ctx, dir, "oci://"+host+"/team/review:v2", append(opts, WithVersion("2"))...); err != nil || got == first {
 		t.Errorf("Push with a version = %s, %v; want a digest other than %s", got, err, first)
 	}
