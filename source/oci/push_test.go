@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/opencontainers/go-digest"
+	"oras.land/oras-go/v2/registry/remote/credentials"
 
 	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
@@ -282,5 +283,23 @@ func TestPushHonoursTheContext(t *testing.T) {
 	_, opts := testOptions(t)
 	if _, err := Push(ctx, newSkill(t, "review"), "oci://127.0.0.1:1/a/b:v1", opts...); !errors.Is(err, context.Canceled) {
 		t.Errorf("Push with a canceled context = %v, want %v", err, context.Canceled)
+	}
+}
+
+// BenchmarkPush pushes a small skill in each format to a registry on
+// loopback: the image sends two configs and three manifests more.
+func BenchmarkPush(b *testing.B) {
+	_, host := ocireg.Start(b, true)
+	dir := filepath.Join(b.TempDir(), "review")
+	writeTree(b, dir, map[string]string{"SKILL.md": skillMD("review", "Reviews a change"), "scripts/run.sh*": "#!/bin/sh\necho run\n"})
+	for _, format := range []Format{FormatImage, FormatArtifact} {
+		b.Run(string(format), func(b *testing.B) {
+			opts := []Option{cacheAt(b.TempDir()), WithCredentials(credentials.NewMemoryStore()), WithFormat(format)}
+			for i := 0; b.Loop(); i++ {
+				if _, err := Push(b.Context(), dir, "oci://"+host+"/bench/"+string(format)+":v"+itoa(i), opts...); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
