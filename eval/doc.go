@@ -87,8 +87,9 @@
 // to timing.json ({"total_tokens", "duration_ms"}: the tokens as the
 // agent reports them, input and output; the duration from the start of
 // the agent to its end). A run the agent failed is graded as failing
-// every expectation, with the failure as the evidence, and is not kept
-// (the next [Evaluator.Run] tries it again). response.md and
+// every expectation, with the failure as the evidence and as
+// grading.json's "run_error" (left out for any other run), and is not
+// kept (the next [Evaluator.Run] tries it again). response.md and
 // transcript.jsonl hold at most 16 MiB each: an answer over that fails
 // the run (response.md is left empty), and events over it are left out
 // of the transcript and fail the run, the limit as the reason.
