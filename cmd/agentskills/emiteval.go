@@ -49,6 +49,8 @@ func emitEval(ctx context.Context, opts *evalOptions, src string) error {
 		return usageErrorf("--baseline lock reads this project's lock file, which a pod does not have: give the earlier skill as an oci:// reference")
 	case opts.out != "":
 		return usageErrorf("--out is the claim of --output-claim in the pods: leave --out out with --emit")
+	case opts.indexGiven:
+		return usageErrorf("--index makes one unit, and --emit prints the Job of them all, whose pods each get their own: leave --index out with --emit")
 	case len(opts.others) > 0:
 		return usageErrorf("--skill gives the other skills of the trigger queries, which the Job does not run: leave it out with --emit")
 	}

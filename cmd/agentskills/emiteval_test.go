@@ -168,6 +168,7 @@ func TestEvalEmitRefused(t *testing.T) {
 		{"runner image alone", []string{"eval", tag, "--agent", "claude-code", "--runner-image", "runner:dev"}, "--runner-image is the image of the pod --emit prints"},
 		{"bad claim", append([]string{"eval", tag, "--output-claim", "Results"}, emit[:len(emit)-2]...), `--output-claim "Results" is not a Kubernetes name`},
 		{"baseline lock", append([]string{"eval", tag, "--baseline", "lock"}, emit...), "--baseline lock reads this project's lock file"},
+		{"index", append([]string{"eval", tag, "--index", "3"}, emit...), "leave --index out with --emit"},
 		{"out", append([]string{"eval", tag, "--out", "x"}, emit...), "leave --out out with --emit"},
 		{"other skills", append([]string{"eval", tag, "--skill", tag}, emit...), "--skill gives the other skills of the trigger queries"},
 		{"local skill", append([]string{"eval", dir}, emit...), "SKILL " + dir + ": --emit mounts each skill as an image"},
@@ -204,7 +205,7 @@ func TestEmitEvalFlags(t *testing.T) {
 		"key": "checked here", "certificate-identity": "checked here", "certificate-identity-regexp": "checked here",
 		"certificate-oidc-issuer": "checked here", "certificate-oidc-issuer-regexp": "checked here", "trusted-root": "checked here",
 		"emit": "what is printed", "runner-image": "the pod's image", "secret": "the pod's envFrom", "output-claim": "the pods' --out",
-		"help": "cobra's",
+		"index": "refused: each pod gets its own", "help": "cobra's",
 	}
 	cmd := newEvalCmd(newStreams(strings.NewReader(""), &strings.Builder{}, &strings.Builder{}))
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
