@@ -51,10 +51,10 @@ type emitFlags struct {
 	secret      string
 }
 
-// register adds the flags to cmd.
-func (f *emitFlags) register(cmd *cobra.Command) {
+// register adds the flags to cmd; emits says what --emit takes.
+func (f *emitFlags) register(cmd *cobra.Command, emits string) {
 	fs := cmd.Flags()
-	fs.StringVar(&f.emit, "emit", "", "print, instead of running, what runs it in a cluster: kubernetes (a Job) or agent-sandbox (a SandboxTemplate and SandboxClaim)")
+	fs.StringVar(&f.emit, "emit", "", "print, instead of running, what runs it in a cluster: "+emits)
 	fs.StringVar(&f.runnerImage, "runner-image", "", "with --emit: the pod's image, holding the agent's program and agentskills (required with --emit)")
 	fs.StringVar(&f.secret, "secret", "", "with --emit: the Secret the model's credentials come from (default: none)")
 }

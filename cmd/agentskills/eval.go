@@ -151,7 +151,7 @@ func newEvalCmd(s *streams) *cobra.Command {
 	f.IntVar(&opts.index, "index", 0, "make only unit N of evals/evals.json, from 0, and write its run folder, not the benchmark (a Kubernetes Indexed Job's completion index; see docs/eval.md)")
 	opts.agentFlags.register(cmd)
 	registerRunTrust(cmd, &opts.trust)
-	opts.emitFlags.register(cmd)
+	opts.emitFlags.register(cmd, "kubernetes (an Indexed Job of one pod per run)")
 	f.StringVar(&opts.outputClaim, "output-claim", "", "with --emit: the PersistentVolumeClaim the pods write their run folders into (required with --emit)")
 	return cmd
 }

@@ -136,7 +136,7 @@ stopped either way).
 	f.BoolVarP(&opts.quiet, "quiet", "q", false, "print no progress on stderr, only the answer and errors")
 	opts.agentFlags.register(cmd)
 	registerRunTrust(cmd, &opts.trust)
-	opts.emitFlags.register(cmd)
+	opts.emitFlags.register(cmd, "kubernetes (a Job) or agent-sandbox (a SandboxTemplate and SandboxClaim)")
 	return cmd
 }
 
