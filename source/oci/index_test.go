@@ -207,10 +207,12 @@ func toolhiveSkill(t *testing.T, r *remote.Repository, name, description, versio
 	}, tag)
 }
 
-// skillImage is one platform manifest of a skill image: the shape the
-// format Push writes by default takes (an image config with os,
-// architecture and rootfs.diff_ids, one tar+gzip layer titled, the
-// skill's annotations), with artifactType set or not.
+// skillImage is one platform manifest of a skill image, in the shape
+// of the image Push writes by default: an image config with os,
+// architecture, rootfs.diff_ids (the uncompressed layer's digest) and the
+// annotations as labels; one layer, a standard tar+gzip, titled "." with
+// oras's unpack annotations; the skill's annotations; artifactType set or
+// not.
 type skillImage struct {
 	platform     ocispec.Platform
 	layer        []byte // the layer's bytes; its media type is layerType
@@ -228,10 +230,17 @@ func (si skillImage) push(t *testing.T, r *remote.Repository) ocispec.Descriptor
 		mt = ocispec.MediaTypeImageLayerGzip
 	}
 	layer := pushBlobBytes(t, r, mt, si.layer)
-	layer.Annotations = map[string]string{ocispec.AnnotationTitle: "review"}
+	diffID := layer.Digest
+	if zr, err := gzip.NewReader(bytes.NewReader(si.layer)); err == nil {
+		if plain, err := io.ReadAll(zr); err == nil {
+			diffID = digest.FromBytes(plain)
+		}
+	}
+	layer.Annotations = map[string]string{ocispec.AnnotationTitle: ".", "io.deis.oras.content.unpack": "true", "io.deis.oras.content.digest": diffID.String()}
 	config, err := json.Marshal(ocispec.Image{
 		Platform: si.platform,
-		RootFS:   ocispec.RootFS{Type: "layers", DiffIDs: []digest.Digest{layer.Digest}},
+		Config:   ocispec.ImageConfig{Labels: si.annotations},
+		RootFS:   ocispec.RootFS{Type: "layers", DiffIDs: []digest.Digest{diffID}},
 	})
 	if err != nil {
 		t.Fatal(err)
