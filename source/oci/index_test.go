@@ -798,3 +798,29 @@ func TestParseRequires(t *testing.T) {
 		t.Errorf("parseRequires(no annotation) = %q, %v; want nil, nil", got, err)
 	}
 }
+
+func FuzzParseRequires(f *testing.F) {
+	for _, seed := range []string{
+		`["ghcr.io/org/base-skill:v1"]`, `[]`, `null`, `[null]`, `[""]`, `["ghcr.io/org/base:^1.2"]`,
+		`["oci://ghcr.io/org/base:v1"]`, `["ghcr.io/org/a@sha256:` + strings.Repeat("0", 64) + `"]`, `{"a":1}`, `["a", 3]`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, value string) {
+		refs, err := parseRequires(map[string]string{RequiresAnnotation: value})
+		if err != nil {
+			if !errors.Is(err, source.ErrNoSkill) {
+				t.Fatalf("parseRequires(%q) = %v, want source.ErrNoSkill", value, err)
+			}
+			return
+		}
+		if len(refs) > maxRequires || len(value) > maxRequiresBytes {
+			t.Fatalf("parseRequires(%q) accepted %d references from %d bytes", value, len(refs), len(value))
+		}
+		for _, ref := range refs {
+			if r, err := ParseReference(Scheme + ref); err != nil || r.Range != "" || strings.Contains(ref, "://") {
+				t.Fatalf("parseRequires(%q) accepted %q, which is no reference", value, ref)
+			}
+		}
+	})
+}
