@@ -603,6 +603,36 @@ func TestFetchNestedIndexServedAsManifest(t *testing.T) {
 	}
 }
 
+// TestFetchDockerManifestList reads a skill image in Docker's media
+// types: a manifest list over two Docker image manifests, each with a
+// Docker image config and one rootfs layer.
+func TestFetchDockerManifestList(t *testing.T) {
+	_, host := ocireg.Start(t, true)
+	r := rawRepo(t, host, "team/docker")
+	layer := pushBlobBytes(t, r, "application/vnd.docker.image.rootfs.diff.tar.gzip", reviewLayer(t))
+	var manifests []ocispec.Descriptor
+	for _, p := range []ocispec.Platform{linuxAMD64, linuxARM64} {
+		config, err := json.Marshal(ocispec.Image{Platform: p, RootFS: ocispec.RootFS{Type: "layers", DiffIDs: []digest.Digest{layer.Digest}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := pushManifest(t, r, mediaTypeDockerManifest, ocispec.Manifest{
+			Versioned: specs.Versioned{SchemaVersion: 2},
+			MediaType: mediaTypeDockerManifest,
+			Config:    pushBlobBytes(t, r, mediaTypeDockerConfig, config),
+			Layers:    []ocispec.Descriptor{layer},
+		}, "")
+		m.Platform = &p
+		manifests = append(manifests, m)
+	}
+	list := pushManifest(t, r, mediaTypeDockerList, ocispec.Index{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: mediaTypeDockerList, Manifests: manifests}, "v1")
+	root, opts := testOptions(t)
+	a, _ := fetchAndMaterialize(t, "oci://"+host+"/team/docker@"+list.Digest.String(), root, opts)
+	if a.Name != "docker" || a.Subpath != "" || a.Layer.Digest != layer.Digest {
+		t.Errorf("Fetch(a Docker manifest list) = name %q, subpath %q, layer %s; want docker (the repository), the root, %s", a.Name, a.Subpath, a.Layer.Digest, layer.Digest)
+	}
+}
+
 // zipFiles returns a zip archive of files (path: content).
 func zipFiles(t *testing.T, files map[string]string) []byte {
 	t.Helper()
@@ -714,6 +744,7 @@ func TestFetchRequiresOverlay(t *testing.T) {
 		{"on the manifest only", "", `["ghcr.io/a/c:v2"]`, []string{"ghcr.io/a/c:v2"}},
 		{"the manifest's over the index's", `["ghcr.io/a/b:v1"]`, `["ghcr.io/a/c:v2"]`, []string{"ghcr.io/a/c:v2"}},
 		{"an empty list", "", `[]`, nil},
+		{"the first platform's, not the second's", "", `["ghcr.io/a/c:v2"]`, []string{"ghcr.io/a/c:v2"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			annotations := func(v string) map[string]string {
@@ -723,7 +754,11 @@ func TestFetchRequiresOverlay(t *testing.T) {
 				return map[string]string{RequiresAnnotation: v}
 			}
 			amd := skillImage{platform: linuxAMD64, layer: layer, annotations: annotations(tt.manifest)}.push(t, r)
-			arm := skillImage{platform: linuxARM64, layer: layer}.push(t, r)
+			second := map[string]string{RequiresAnnotation: `["ghcr.io/a/second:v1"]`}
+			if !strings.HasPrefix(tt.name, "the first") {
+				second = nil
+			}
+			arm := skillImage{platform: linuxARM64, layer: layer, annotations: second}.push(t, r)
 			index := pushIndex(t, r, "", annotations(tt.index), "", amd, arm)
 			_, opts := testOptions(t)
 			ref := "oci://" + host + "/team/req@" + index.Digest.String()
