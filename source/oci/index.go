@@ -61,7 +61,13 @@ func imageOf(m *manifest) (*reading, error) {
 	if err := checkDigest(layer.Digest); err != nil {
 		return nil, fmt.Errorf("%w: the manifest's layer: %v", source.ErrNoSkill, err)
 	}
-	ours := m.ArtifactType == ArtifactType || m.ArtifactType == "" && m.Config != nil && m.Config.MediaType == ArtifactType
+	ours := m.ArtifactType == ArtifactType || m.ArtifactType == "" && m.Config != nil && m.Config.MediaType == ArtifactType ||
+		m.Annotations[AnnotationSkill] == ArtifactType
+	if ours && rule == ruleImage {
+		// An image Push wrote (marked by AnnotationSkill) holds SKILL.md
+		// at its layer's root.
+		rule = ruleImageRoot
+	}
 	return &reading{layer: layer, rule: rule, ours: ours}, nil
 }
 
@@ -116,7 +122,7 @@ func (f *fetcher) index(ctx context.Context, idx *manifest) (*reading, error) {
 		first.rule = max(first.rule, img.rule)
 		first.ours = first.ours || img.ours
 	}
-	first.ours = first.ours || idx.ArtifactType == ArtifactType
+	first.ours = first.ours || idx.ArtifactType == ArtifactType || idx.Annotations[AnnotationSkill] == ArtifactType
 	first.annotations = annotations
 	return first, nil
 }
