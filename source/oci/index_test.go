@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -359,15 +360,20 @@ func TestFetchSkillImageIndex(t *testing.T) {
 	layer := reviewLayer(t)
 	for _, tt := range []struct {
 		name, artifactType string
-		ours               bool
+		marked, ours       bool
 	}{
-		{"image manifests without an artifact type", "", false},
-		{"image manifests of this package's artifact type", ArtifactType, true},
+		{"image manifests without an artifact type", "", false, false},
+		{"image manifests marked as Push marks them", "", true, true},
+		{"image manifests of this package's artifact type", ArtifactType, false, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			root, opts := testOptions(t)
-			amd := skillImage{platform: linuxAMD64, layer: layer, artifactType: tt.artifactType, annotations: reviewAnnotations()}.push(t, r)
-			arm := skillImage{platform: linuxARM64, layer: layer, artifactType: tt.artifactType, annotations: reviewAnnotations()}.push(t, r)
+			annotations := reviewAnnotations()
+			if tt.marked {
+				annotations[AnnotationSkill] = ArtifactType
+			}
+			amd := skillImage{platform: linuxAMD64, layer: layer, artifactType: tt.artifactType, annotations: annotations}.push(t, r)
+			arm := skillImage{platform: linuxARM64, layer: layer, artifactType: tt.artifactType, annotations: annotations}.push(t, r)
 			// buildx's attestations: left out, never read.
 			att1 := imageWithLayer(t, r, ocispec.MediaTypeImageLayerGzip, []byte("not even an archive"), "")
 			att1.Platform = &ocispec.Platform{OS: "unknown", Architecture: "unknown"}
@@ -379,7 +385,7 @@ func TestFetchSkillImageIndex(t *testing.T) {
 			log.count("")
 
 			a, dir := fetchAndMaterialize(t, ref, root, opts)
-			wantAnnotations := reviewAnnotations()
+			wantAnnotations := maps.Clone(annotations)
 			wantAnnotations[ocispec.AnnotationSource] = "https://example.org/review"
 			if a.Name != "review" || a.Subpath != "" || a.Digest != index.Digest.String() || a.Requires != nil {
 				t.Errorf("Fetch(%q) = name %q, subpath %q, digest %s, requires %q; want review, the root, the index's, none", ref, a.Name, a.Subpath, a.Digest, a.Requires)
@@ -712,19 +718,25 @@ func TestFetchImageOfThisPackagesTypeHoldsSkillAtRoot(t *testing.T) {
 	deep := gzipBytes(t, tarFiles(t, map[string]string{"review/SKILL.md": skillMD("review", "Reviews a change")}))
 	for _, tt := range []struct {
 		artifactType string
+		marked       bool
 		wantErr      bool
 	}{
-		{ArtifactType, true},
-		{"", false},
-		{toolhiveArtifactType, false},
+		{ArtifactType, false, true},
+		{"", true, true},
+		{"", false, false},
+		{toolhiveArtifactType, false, false},
 	} {
-		amd := skillImage{platform: linuxAMD64, layer: deep, artifactType: tt.artifactType}.push(t, r)
+		var annotations map[string]string
+		if tt.marked {
+			annotations = map[string]string{AnnotationSkill: ArtifactType}
+		}
+		amd := skillImage{platform: linuxAMD64, layer: deep, artifactType: tt.artifactType, annotations: annotations}.push(t, r)
 		ref := "oci://" + host + "/team/deep@" + pushIndex(t, r, "", nil, "", amd).Digest.String()
 		_, opts := testOptions(t)
 		a, err := Fetch(t.Context(), ref, opts...)
 		switch {
 		case tt.wantErr && (!errors.Is(err, source.ErrNoSkill) || !strings.Contains(err.Error(), "no SKILL.md at its root")):
-			t.Errorf("Fetch(%q) of artifact type %q, the skill in a folder = %v, want source.ErrNoSkill", ref, tt.artifactType, err)
+			t.Errorf("Fetch(%q) of artifact type %q (marked: %v), the skill in a folder = %v, want source.ErrNoSkill", ref, tt.artifactType, tt.marked, err)
 		case !tt.wantErr && (err != nil || a.Subpath != "review"):
 			t.Errorf("Fetch(%q) of artifact type %q, the skill in a folder = %+v, %v; want the subpath review", ref, tt.artifactType, a, err)
 		}
