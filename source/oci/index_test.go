@@ -1,7 +1,6 @@
 package oci
 
 import (
-	"archive/tar"
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
@@ -18,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/opencontainers/go-digest"
@@ -72,140 +70,6 @@ func (l *requestLog) count(part string) int {
 	}
 	l.paths = nil
 	return n
-}
-
-// tarFiles packs files (path: content), sorted by path, as regular files
-// only, mode 0644, times the Unix epoch, owners 0, in the PAX format: the
-// tar ToolHive writes (toolhive-core, oci/artifact CreateTar).
-func tarFiles(t *testing.T, files map[string]string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for k := range files {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
-		hdr := &tar.Header{Name: name, Size: int64(len(files[name])), Mode: 0o644, ModTime: time.Unix(0, 0).UTC(), Typeflag: tar.TypeReg, Format: tar.FormatPAX}
-		if err := tw.WriteHeader(hdr); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tw.Write([]byte(files[name])); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// gzipBytes compresses data as ToolHive does (toolhive-core, oci/artifact
-// Compress): best compression, the epoch as the time, no name, OS 255.
-func gzipBytes(t *testing.T, data []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw.ModTime, zw.OS = time.Unix(0, 0).UTC(), 255
-	if _, err := zw.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// toolhiveSkill pushes a skill under tag in ToolHive's layout and returns
-// the index's descriptor. The layout is ToolHive's as its packager writes
-// it (github.com/stacklok/toolhive-core, oci/skills/packager.go and
-// mediatypes.go, and oci/artifact's tar, gzip and platforms, read at
-// commit 24d618f9, August 2026):
-//
-//   - one layer, application/vnd.oci.image.layer.v1.tar+gzip, annotated
-//     org.opencontainers.image.title "skill.tar.gz", holding SKILL.md and
-//     the other files at its root (tarFiles, gzipBytes), shared by every
-//     platform;
-//   - per platform (linux/amd64, linux/arm64) an image config
-//     (application/vnd.oci.image.config.v1+json): created, os,
-//     architecture, config.Labels dev.toolhive.skills.name, .description,
-//     .version, .allowedTools, .license, .files (JSON arrays as text),
-//     rootfs {layers, diff_ids: the uncompressed tar's digest}, one
-//     history entry "toolhive package";
-//   - per platform an image manifest, artifactType dev.toolhive.skills.v1,
-//     annotated org.opencontainers.image.created (the epoch, RFC 3339),
-//     dev.toolhive.skills.name, .description, .version, and .requires (a
-//     JSON array, from the SKILL.md metadata toolhive.requires) when the
-//     skill has dependencies;
-//   - an image index, artifactType dev.toolhive.skills.v1, listing the
-//     manifests with their platforms, annotated with the first
-//     manifest's annotations.
-func toolhiveSkill(t *testing.T, r *remote.Repository, name, description, version string, requires []string, files map[string]string, tag string) ocispec.Descriptor {
-	t.Helper()
-	uncompressed := tarFiles(t, files)
-	layer := pushBlobBytes(t, r, ocispec.MediaTypeImageLayerGzip, gzipBytes(t, uncompressed))
-	layer.Annotations = map[string]string{ocispec.AnnotationTitle: "skill.tar.gz"}
-	epoch := time.Unix(0, 0).UTC()
-	paths := slices.Sorted(func(yield func(string) bool) {
-		for k := range files {
-			if !yield(k) {
-				return
-			}
-		}
-	})
-	filesJSON, _ := json.Marshal(paths)
-	annotations := map[string]string{
-		ocispec.AnnotationCreated:         epoch.Format(time.RFC3339),
-		"dev.toolhive.skills.name":        name,
-		"dev.toolhive.skills.description": description,
-		"dev.toolhive.skills.version":     version,
-	}
-	if len(requires) > 0 {
-		data, _ := json.Marshal(requires)
-		annotations[RequiresAnnotation] = string(data)
-	}
-	var manifests []ocispec.Descriptor
-	for _, p := range []ocispec.Platform{linuxAMD64, linuxARM64} {
-		config, err := json.Marshal(ocispec.Image{
-			Created:  &epoch,
-			Platform: p,
-			Config: ocispec.ImageConfig{Labels: map[string]string{
-				"dev.toolhive.skills.name":         name,
-				"dev.toolhive.skills.description":  description,
-				"dev.toolhive.skills.version":      version,
-				"dev.toolhive.skills.allowedTools": "null",
-				"dev.toolhive.skills.license":      "",
-				"dev.toolhive.skills.files":        string(filesJSON),
-			}},
-			RootFS:  ocispec.RootFS{Type: "layers", DiffIDs: []digest.Digest{digest.FromBytes(uncompressed)}},
-			History: []ocispec.History{{Created: &epoch, CreatedBy: "toolhive package"}},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := pushManifest(t, r, ocispec.MediaTypeImageManifest, ocispec.Manifest{
-			Versioned:    specs.Versioned{SchemaVersion: 2},
-			MediaType:    ocispec.MediaTypeImageManifest,
-			ArtifactType: toolhiveArtifactType,
-			Config:       pushBlobBytes(t, r, ocispec.MediaTypeImageConfig, config),
-			Layers:       []ocispec.Descriptor{layer},
-			Annotations:  annotations,
-		}, "")
-		m.Platform = &p
-		manifests = append(manifests, m)
-	}
-	return pushManifest(t, r, ocispec.MediaTypeImageIndex, ocispec.Index{
-		Versioned:    specs.Versioned{SchemaVersion: 2},
-		MediaType:    ocispec.MediaTypeImageIndex,
-		ArtifactType: toolhiveArtifactType,
-		Manifests:    manifests,
-		Annotations:  annotations,
-	}, tag)
 }
 
 // skillImage is one platform manifest of a skill image, in the shape
@@ -287,7 +151,7 @@ func reviewAnnotations() map[string]string {
 // reviewLayer is a reproducible tar+gzip of a skill named review, at the
 // root.
 func reviewLayer(t *testing.T) []byte {
-	return gzipBytes(t, tarFiles(t, map[string]string{"SKILL.md": skillMD("review", "Reviews a change"), "scripts/run.sh": "echo run\n"}))
+	return ocireg.Gzip(t, ocireg.Tar(t, map[string]string{"SKILL.md": skillMD("review", "Reviews a change"), "scripts/run.sh": "echo run\n"}))
 }
 
 // fetchAndMaterialize fetches ref and materializes it in a cache at
@@ -307,7 +171,6 @@ func fetchAndMaterialize(t *testing.T, ref, root string, opts []Option) (*Artifa
 
 func TestFetchToolHiveLayout(t *testing.T) {
 	srv, host := ocireg.Start(t, true)
-	r := rawRepo(t, host, "org/review-skill")
 	files := map[string]string{
 		"SKILL.md":                 "---\nname: code-review\ndescription: Reviews code\nversion: 1.0.0\nmetadata:\n  toolhive.requires: |\n    ghcr.io/org/base-skill:v1\n---\n# Review\n",
 		"references/CHECKLIST.md":  "- tests\n",
@@ -315,7 +178,9 @@ func TestFetchToolHiveLayout(t *testing.T) {
 		"references/deep/notes.md": "notes\n",
 	}
 	requires := []string{"ghcr.io/org/base-skill:v1", "registry.example.org:5000/team/helper@sha256:" + strings.Repeat("ab", 32)}
-	index := toolhiveSkill(t, r, "code-review", "Reviews code", "1.0.0", requires, files, "v1")
+	// The layout facts are ToolHive's; ocireg.PushToolHive says where
+	// they come from.
+	index := ocireg.PushToolHive(t, host, "org/review-skill", "v1", ocireg.ToolHiveSkill{Name: "code-review", Description: "Reviews code", Version: "1.0.0", Requires: requires, Files: files})
 	ref := "oci://" + host + "/org/review-skill:v1@" + index.Digest.String()
 
 	root, opts := testOptions(t)
@@ -488,7 +353,7 @@ func TestFetchIndexRefused(t *testing.T) {
 	log := logRequests(srv)
 	r := rawRepo(t, host, "bad/index")
 	layer := reviewLayer(t)
-	other := gzipBytes(t, tarFiles(t, map[string]string{"SKILL.md": skillMD("review", "Reviews a change, otherwise")}))
+	other := ocireg.Gzip(t, ocireg.Tar(t, map[string]string{"SKILL.md": skillMD("review", "Reviews a change, otherwise")}))
 
 	tests := []struct {
 		name       string
@@ -662,7 +527,7 @@ func zipFiles(t *testing.T, files map[string]string) []byte {
 func TestFetchPlainTarLayer(t *testing.T) {
 	_, host := ocireg.Start(t, true)
 	r := rawRepo(t, host, "team/tar")
-	plain := tarFiles(t, map[string]string{"SKILL.md": skillMD("review", "Reviews a change"), "notes.md": "n\n"})
+	plain := ocireg.Tar(t, map[string]string{"SKILL.md": skillMD("review", "Reviews a change"), "notes.md": "n\n"})
 	amd := skillImage{platform: linuxAMD64, layer: plain, layerType: ocispec.MediaTypeImageLayer, annotations: reviewAnnotations()}.push(t, r)
 	index := pushIndex(t, r, "", nil, "v1", amd)
 	root, opts := testOptions(t)
@@ -715,7 +580,7 @@ func TestFetchPlainTarLayer(t *testing.T) {
 func TestFetchImageOfThisPackagesTypeHoldsSkillAtRoot(t *testing.T) {
 	_, host := ocireg.Start(t, true)
 	r := rawRepo(t, host, "team/deep")
-	deep := gzipBytes(t, tarFiles(t, map[string]string{"review/SKILL.md": skillMD("review", "Reviews a change")}))
+	deep := ocireg.Gzip(t, ocireg.Tar(t, map[string]string{"review/SKILL.md": skillMD("review", "Reviews a change")}))
 	for _, tt := range []struct {
 		artifactType string
 		marked       bool
