@@ -736,3 +736,45 @@ func FuzzParseRequires(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkFetchFromCache measures a Fetch that the cache answers: a
+// single manifest, and an index over two platform manifests sharing its
+// layer (one more manifest read and compared per platform).
+func BenchmarkFetchFromCache(b *testing.B) {
+	_, host := ocireg.Start(b, true)
+	files := map[string]string{"SKILL.md": skillMD("review", "Reviews a change"), "reference.md": strings.Repeat("details\n", 4096)}
+	index := ocireg.PushToolHive(b, host, "team/review", "v1", ocireg.ToolHiveSkill{Name: "review", Description: "Reviews a change", Files: files})
+	r, err := remote.NewRepository(host + "/team/review")
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.PlainHTTP = true
+	rc, err := r.Manifests().Fetch(b.Context(), index)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var idx ocispec.Index
+	err = json.NewDecoder(rc).Decode(&idx)
+	rc.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		d    digest.Digest
+	}{{"manifest", idx.Manifests[0].Digest}, {"index", index.Digest}} {
+		b.Run(bc.name, func(b *testing.B) {
+			root := b.TempDir()
+			opts := []Option{cacheAt(root)}
+			ref := "oci://" + host + "/team/review@" + bc.d.String()
+			if _, err := Fetch(b.Context(), ref, opts...); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := Fetch(b.Context(), ref, opts...); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
