@@ -90,6 +90,13 @@ func Policies(p *policy.Policy, f Format) (*Export, error) {
 		if files := p.Files(); len(files) > 0 {
 			where = strings.Join(files, ", ")
 		}
+		if len(sigs) > 0 {
+			fix := "fix them as the notes say"
+			if f == PolicyController {
+				fix = "give a rule an identity and issuer (policy-controller checks no key of ours), or write the kyverno format"
+			}
+			return e, fmt.Errorf("%s: %w: none of its %d signers rules for oci sources can be written for %s (the notes say why): %s", where, ErrNoSigners, len(sigs), f, fix)
+		}
 		return e, fmt.Errorf("%s: %w: add a signers rule for the skills' repositories to the policy, with keys or an identity and issuer (as sources: [oci:ghcr.io/acme/*] and keys: [cosign.pub])", where, ErrNoSigners)
 	}
 	var buf bytes.Buffer

@@ -30,12 +30,13 @@ func TestNoSigners(t *testing.T) {
 		yaml   string
 		format admission.Format
 		note   string
+		fix    string
 	}{
-		{"no file", "", admission.Kyverno, ""},
-		{"no signers", "version: 1\nsources:\n  pinned: true\n", admission.PolicyController, ""},
-		{"commits only", "version: 1\nsigners:\n  - sources: [github:acme/*]\n    commits: {allowed_signers: " + filepath.Join("testdata", "allowed_signers") + "}\n", admission.Kyverno, "whose commits no image admission checks"},
-		{"keys only, for policy-controller", "version: 1\nsigners:\n  - sources: [oci:ghcr.io/acme/*]\n    keys: [" + filepath.Join("testdata", "release.pub") + "]\n", admission.PolicyController, "use --format kyverno for keys"},
-		{"no pattern a glob can write", "version: 1\nsigners:\n  - sources: [\"oci:ghcr.io/**/**/**/**/**/x\"]\n    identity: a@b.example\n    issuer: https://b.example\n", admission.Kyverno, "more than 4 ** elements"},
+		{"no file", "", admission.Kyverno, "", "add a signers rule"},
+		{"no signers", "version: 1\nsources:\n  pinned: true\n", admission.PolicyController, "", "add a signers rule"},
+		{"commits only", "version: 1\nsigners:\n  - sources: [github:acme/*]\n    commits: {allowed_signers: " + filepath.Join("testdata", "allowed_signers") + "}\n", admission.Kyverno, "whose commits no image admission checks", "add a signers rule"},
+		{"keys only, for policy-controller", "version: 1\nsigners:\n  - sources: [oci:ghcr.io/acme/*]\n    keys: [" + filepath.Join("testdata", "release.pub") + "]\n", admission.PolicyController, "the kyverno format checks keys", "give a rule an identity and issuer"},
+		{"no pattern a glob can write", "version: 1\nsigners:\n  - sources: [\"oci:ghcr.io/**/**/**/**/**/x\"]\n    identity: a@b.example\n    issuer: https://b.example\n", admission.Kyverno, "more than 4 ** elements", "fix them as the notes say"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := &policy.Policy{}
@@ -45,7 +46,7 @@ func TestNoSigners(t *testing.T) {
 				p = parse(t, tt.yaml)
 			}
 			e, err := admission.Policies(p, tt.format)
-			if !errors.Is(err, admission.ErrNoSigners) || !strings.Contains(err.Error(), "add a signers rule") {
+			if !errors.Is(err, admission.ErrNoSigners) || !strings.Contains(err.Error(), tt.fix) {
 				t.Fatalf("Policies() = %v, want %v saying what to add", err, admission.ErrNoSigners)
 			}
 			if tt.note != "" && !slices.ContainsFunc(e.Notes, func(n string) bool { return strings.Contains(n, tt.note) }) {
