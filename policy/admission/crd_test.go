@@ -60,10 +60,10 @@ func moduleDir(t *testing.T, module, version string) string {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	var info struct{ Dir, Error string }
-	if err == nil {
-		err = json.Unmarshal(out, &info)
+	if jerr := json.Unmarshal(out, &info); err == nil {
+		err = jerr
 	}
-	if err == nil && info.Error != "" {
+	if info.Error != "" { // the go command says why in the JSON
 		err = errors.New(info.Error)
 	}
 	if err != nil {

@@ -47,9 +47,10 @@
 //     or digest. That is exact. For Kyverno, whose * is any run of
 //     characters, "/" included, both are *: a pattern with a wildcard
 //     within the repository's path (ghcr.io/acme/*) matches deeper
-//     repositories too (ghcr.io/acme/team/x), which a note says. A ? or a
-//     character class ([a-z]) of a pattern, which neither tool has, is *
-//     (wider, noted). An element ** may stand for none: a pattern with
+//     repositories too (ghcr.io/acme/team/x), which a note says. A ? is
+//     * for policy-controller, which has no ?, and ? for Kyverno, whose ?
+//     matches "/" too; a character class ([a-z]), which neither tool
+//     has, is *; each is wider, and noted. An element ** may stand for none: a pattern with
 //     more than 4 of them is left out and noted, rather than written as
 //     32 globs. Docker Hub's hosts docker.io and index.docker.io are
 //     written both, as the tools name that registry either way.
