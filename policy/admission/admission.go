@@ -43,6 +43,8 @@ type Export struct {
 	// widely than the policy says, and why (rules 2 to 7); for the user
 	// to read beside the YAML, never to be dropped.
 	Notes []string
+
+	keysOnly int // rules left out for having keys alone (policy-controller)
 }
 
 // The public Sigstore services named where a tool requires a URL
@@ -92,7 +94,7 @@ func Policies(p *policy.Policy, f Format) (*Export, error) {
 		}
 		if len(sigs) > 0 {
 			fix := "fix them as the notes say"
-			if f == PolicyController {
+			if e.keysOnly == len(sigs) {
 				fix = "give a rule an identity and issuer (policy-controller checks no key of ours), or write the kyverno format"
 			}
 			return e, fmt.Errorf("%s: %w: none of its %d signers rules for oci sources can be written for %s (the notes say why): %s", where, ErrNoSigners, len(sigs), f, fix)

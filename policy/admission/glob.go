@@ -72,6 +72,7 @@ func (d dialect) globs(loc string) (out []string, wider string, err error) {
 	// Each ** stands for one element or more, or for none (left out).
 	for mask := 0; mask < 1<<n; mask++ {
 		var kept []string
+		many := false // a kept ** stands for several elements
 		k := 0
 		for i, e := range elems {
 			if e == "**" {
@@ -79,10 +80,11 @@ func (d dialect) globs(loc string) (out []string, wider string, err error) {
 				if mask&(1<<(k-1)) != 0 {
 					continue
 				}
+				many = true
 			}
 			kept = append(kept, tr[i])
 		}
-		if len(kept) < 2 {
+		if len(kept) == 0 || len(kept) == 1 && !many {
 			continue // a host and no repository: no image
 		}
 		for _, host := range hosts(kept[0]) {

@@ -68,6 +68,8 @@ func TestGlobs(t *testing.T) {
 		"oci:ghcr.io/tools/skill-?",
 		"oci:ghcr.io/tools/[ab]*",
 		"oci:ghcr.io/tools/x*y",
+		"oci:**",
+		"oci:ghcr.io/**",
 	}
 	repos := []string{
 		"ghcr.io/acme/skills", "ghcr.io/acme/skills2", "ghcr.io/acme/x", "ghcr.io/acme/team/x",
@@ -164,4 +166,39 @@ func TestGlobsWider(t *testing.T) {
 			}
 		}
 	}
+}
+
+// No pattern a policy accepts makes Policies panic, and every glob it
+// writes for policy-controller holds only the characters that tool
+// accepts; a pattern it cannot write is a note, never a bad glob.
+func FuzzPolicies(f *testing.F) {
+	for _, s := range []string{"oci:ghcr.io/acme/*", "oci:**", "oci:ghcr.io/[a-", "oci:ghcr.io/[]a]/x", "oci:ghcr.io/\\*", "oci:[::1]:5000/x", "oci:ghcr.io/**/**/**/**/**", "oci:xn--bcher-kva.example/x?"} {
+		f.Add(s)
+	}
+	valid := regexp.MustCompile(`^[a-zA-Z0-9-_:/*.@]+$`)
+	f.Fuzz(func(t *testing.T, pat string) {
+		if strings.ContainsAny(pat, "\"\\\n") {
+			return // not one YAML string
+		}
+		p, err := policy.Parse([]byte("version: 1\nsigners:\n  - sources: [\""+pat+"\"]\n    identity: a@b.example\n    issuer: https://b.example\n"), "agentskills.policy.yaml")
+		if err != nil {
+			return
+		}
+		for _, f := range admission.Formats() {
+			e, err := admission.Policies(p, f)
+			if err != nil {
+				continue
+			}
+			if f != admission.PolicyController {
+				continue
+			}
+			for _, d := range documents(t, e.YAML) {
+				for _, i := range spec(d, "images").([]any) {
+					if g := i.(map[string]any)["glob"].(string); !valid.MatchString(g) {
+						t.Errorf("Policies(%q) wrote the glob %q", pat, g)
+					}
+				}
+			}
+		}
+	})
 }

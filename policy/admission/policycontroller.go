@@ -62,6 +62,7 @@ func (e *Export) clusterImagePolicy(c check) (clusterImagePolicy, bool) {
 			what = "its key is"
 		}
 		if len(c.keyless) == 0 {
+			e.keysOnly++
 			e.notef(c.rule.Rule, "left out: %s not checked by policy-controller v0.13.1, which verifies Sigstore bundles (as cosign 3 and agentskills sign) for keyless authorities only; the kyverno format checks keys", what)
 			return o, false
 		}
