@@ -11,6 +11,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -57,9 +58,13 @@ const (
 // Policies returns the admission policy of format f that requires, of
 // the images of the oci sources p's signers rules name, the signers
 // those rules require (package doc, rules 1 to 8). The error is
-// [ErrNoSigners] when no rule can be written, naming what to add, or an
+// [ErrNoSigners] when no rule can be written, naming what to add (the
+// Export returned beside it holds the notes that say why), or an
 // unknown format.
 func Policies(p *policy.Policy, f Format) (*Export, error) {
+	if !slices.Contains(Formats(), f) {
+		return nil, fmt.Errorf("admission policy format %q is not one this package writes: use %s or %s", f, PolicyController, Kyverno)
+	}
 	sigs, commits := p.Signers()
 	e := &Export{}
 	for _, c := range commits {
@@ -84,8 +89,6 @@ func Policies(p *policy.Policy, f Format) (*Export, error) {
 		if len(checks) > 0 {
 			docs = append(docs, e.kyvernoPolicy(checks))
 		}
-	default:
-		return nil, fmt.Errorf("admission policy format %q is not one this package writes: use %s or %s", f, PolicyController, Kyverno)
 	}
 	if len(docs) == 0 {
 		where := "no policy file"
