@@ -232,7 +232,7 @@ signers:
 			name: "policy-controller",
 			args: []string{"policy", "export", "--format=policy-controller"},
 			out:  []string{"kind: ClusterImagePolicy", "name: agentskills-signers-2", "glob: registry.acme.corp/skills:*", "subject: release@acme.example"},
-			errs: []string{"note: signers[1] (HOME/" + userPolicy + ":3): left out: its key is not checked by policy-controller"},
+			errs: []string{"note: signers[1] (HOME/" + userPolicy + ":3): left out: policy-controller v0.13.1 verifies Sigstore bundles"},
 		},
 		{
 			name: "no format",
@@ -289,7 +289,7 @@ func TestPolicyExportNothing(t *testing.T) {
 		"home/.agents/keys/release.pub": policyTestPub,
 	})
 	code, out, errs = runHere(t, "policy", "export", "--format", "policy-controller")
-	if code != 2 || out != "" || !strings.Contains(errs, "left out: its key is not checked") || !strings.Contains(errs, "give a rule an identity and issuer") {
+	if code != 2 || out != "" || !strings.Contains(errs, "and this rule names keys alone") || !strings.Contains(errs, "give a rule an identity and issuer") {
 		t.Errorf("policy export of keys for policy-controller = %d, %q, stderr %q; want 2 with the note and what to do", code, out, errs)
 	}
 	home, _ := policyScope(t, map[string]string{"home/" + userPolicy: "version: 1\nsigners: {}\n"})

@@ -81,9 +81,7 @@ func Policies(p *policy.Policy, f Format) (*Export, error) {
 	case PolicyController:
 		e.Notes = append(e.Notes, "policy-controller v0.13.1 checks the images of containers and not those of image volumes, where skills are mounted; the release after it checks both (sigstore/policy-controller#1976)")
 		for _, c := range checks {
-			if o, ok := e.clusterImagePolicy(c); ok {
-				docs = append(docs, o)
-			}
+			docs = append(docs, e.clusterImagePolicy(c))
 		}
 	case Kyverno:
 		if len(checks) > 0 {
@@ -146,6 +144,11 @@ func (e *Export) check(n int, r policy.SignerRule, f Format) (check, bool) {
 		d = policyControllerGlob
 	}
 	c := check{n: n, rule: r}
+	if f == PolicyController && !slices.ContainsFunc(r.Requirements, func(s policy.Signer) bool { return s.Key == nil }) {
+		e.keysOnly++
+		e.notef(r.Rule, "left out: policy-controller v0.13.1 verifies Sigstore bundles (as cosign 3 and agentskills sign) for keyless authorities only, and this rule names keys alone; the kyverno format checks keys")
+		return c, false
+	}
 	for _, src := range r.Sources {
 		loc, ok := strings.CutPrefix(src, "oci:")
 		if !ok {

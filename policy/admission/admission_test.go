@@ -35,7 +35,7 @@ func TestNoSigners(t *testing.T) {
 		{"no file", "", admission.Kyverno, "", "add a signers rule"},
 		{"no signers", "version: 1\nsources:\n  pinned: true\n", admission.PolicyController, "", "add a signers rule"},
 		{"commits only", "version: 1\nsigners:\n  - sources: [github:acme/*]\n    commits: {allowed_signers: " + filepath.Join("testdata", "allowed_signers") + "}\n", admission.Kyverno, "whose commits no image admission checks", "add a signers rule"},
-		{"keys only, for policy-controller", "version: 1\nsigners:\n  - sources: [oci:ghcr.io/acme/*]\n    keys: [" + filepath.Join("testdata", "release.pub") + "]\n", admission.PolicyController, "the kyverno format checks keys", "give a rule an identity and issuer"},
+		{"keys only, for policy-controller", "version: 1\nsigners:\n  - sources: [oci:ghcr.io/acme/*]\n    keys: [" + filepath.Join("testdata", "release.pub") + "]\n", admission.PolicyController, "names keys alone; the kyverno format checks keys", "give a rule an identity and issuer"},
 		{"a pattern that names no repository", "version: 1\nsigners:\n  - sources: [\"oci:*\"]\n    identity: a@b.example\n    issuer: https://b.example\n", admission.PolicyController, "it matches no repository", "fix them as the notes say"},
 		{"no pattern a glob can write", "version: 1\nsigners:\n  - sources: [\"oci:ghcr.io/**/**/**/**/**/x\"]\n    identity: a@b.example\n    issuer: https://b.example\n", admission.Kyverno, "more than 4 ** elements", "fix them as the notes say"},
 	} {

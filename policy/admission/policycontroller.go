@@ -40,10 +40,9 @@ type (
 	}
 )
 
-// clusterImagePolicy returns check c as the ClusterImagePolicy
-// agentskills-signers-N (rules 1, 4 and 5); false when none of its
-// signers can be checked by policy-controller.
-func (e *Export) clusterImagePolicy(c check) (clusterImagePolicy, bool) {
+// clusterImagePolicy returns check c, which names an identity, as the
+// ClusterImagePolicy agentskills-signers-N (rules 1, 4 and 5).
+func (e *Export) clusterImagePolicy(c check) clusterImagePolicy {
 	o := clusterImagePolicy{
 		APIVersion: "policy.sigstore.dev/v1beta1",
 		Kind:       "ClusterImagePolicy",
@@ -56,15 +55,10 @@ func (e *Export) clusterImagePolicy(c check) (clusterImagePolicy, bool) {
 	for _, g := range c.globs {
 		o.Spec.Images = append(o.Spec.Images, cipImage{Glob: g})
 	}
-	if len(c.keys) > 0 {
+	if len(c.keys) > 0 { // beside identities: keys alone are left out before (Policies)
 		what := "its keys are"
 		if len(c.keys) == 1 {
 			what = "its key is"
-		}
-		if len(c.keyless) == 0 {
-			e.keysOnly++
-			e.notef(c.rule.Rule, "left out: %s not checked by policy-controller v0.13.1, which verifies Sigstore bundles (as cosign 3 and agentskills sign) for keyless authorities only; the kyverno format checks keys", what)
-			return o, false
 		}
 		e.notef(c.rule.Rule, "%s left out: policy-controller v0.13.1 verifies Sigstore bundles (as cosign 3 and agentskills sign) for keyless authorities only, so only its identities are accepted", what)
 	}
@@ -90,5 +84,5 @@ func (e *Export) clusterImagePolicy(c check) (clusterImagePolicy, bool) {
 			SignatureFormat: "bundle",
 		})
 	}
-	return o, true
+	return o
 }
