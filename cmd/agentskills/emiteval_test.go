@@ -206,6 +206,7 @@ func TestEmitEvalFlags(t *testing.T) {
 		"certificate-oidc-issuer": "checked here", "certificate-oidc-issuer-regexp": "checked here", "trusted-root": "checked here",
 		"emit": "what is printed", "runner-image": "the pod's image", "secret": "the pod's envFrom", "output-claim": "the pods' --out",
 		"index": "refused: each pod gets its own", "help": "cobra's",
+		"collect": "refused with --emit: it reads what the Job wrote, after it",
 	}
 	cmd := newEvalCmd(newStreams(strings.NewReader(""), &strings.Builder{}, &strings.Builder{}))
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {

@@ -126,6 +126,9 @@ func newEvalCmd(s *streams) *cobra.Command {
 				if opts.emitFlags.emit == "" {
 					return usageErrorf("--output-claim is the claim of the Job --emit prints: give --emit kubernetes")
 				}
+				if f := cmd.Flags().Lookup("collect"); f != nil && f.Changed {
+					return usageErrorf("--collect reads what the Job's pods wrote, once it has finished: run it on its own, without --emit")
+				}
 				return emitEval(cmd.Context(), opts, args[0])
 			}
 			if err := opts.emitFlags.check(); err != nil {
