@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/eval"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/kubetest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/ocireg"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source/oci"
 )
@@ -214,4 +216,55 @@ func TestEmitEvalFlags(t *testing.T) {
 			t.Errorf("eval's flag --%s is neither given to the pods' eval nor handled by --emit: say which in emiteval.go and in this test", f.Name)
 		}
 	})
+}
+
+// TestEvalEmitPodCommands runs the command of every completion index of
+// the Job eval --emit prints, as its pods would: $(JOB_COMPLETION_INDEX)
+// replaced by the index, the skill's mount path by the folder it was
+// pushed from (what its image holds), /results by one folder for all of them; then
+// eval.Collect over that folder writes benchmark.json from the units.
+func TestEvalEmitPodCommands(t *testing.T) {
+	r := newEvalRig(t)
+	_, host := ocireg.Start(t, true)
+	dir := r.skill(t, filepath.Join(t.TempDir(), "review"), "review", "WRITE-ANSWER", helpedEvals)
+	tag := "oci://" + host + "/acme/review:1"
+	if _, err := oci.Push(t.Context(), dir, tag, oci.WithCredentials(credentials.NewMemoryStore())); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := r.run(t, "eval", tag, "--agent", "claude-code", "--judge", "none", "--agent-command", r.agent,
+		"--emit", "kubernetes", "--runner-image", "runner:dev", "--output-claim", "results")
+	if code != 0 {
+		t.Fatalf("eval --emit = %d, stderr %q", code, errs)
+	}
+	if r.agentRan() {
+		t.Fatal("eval --emit ran the agent")
+	}
+	objs, err := kubetest.Decode([]byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := objs[0].(*batchv1.Job)
+	n := int(*j.Spec.Completions)
+	if n != 2 {
+		t.Fatalf("%d completions; want 2 (1 agent, 1 case, 2 configurations, 1 run)", n)
+	}
+	results := t.TempDir()
+	for i := range n {
+		args := slices.Clone(j.Spec.Template.Spec.Containers[0].Args)
+		for k, a := range args {
+			a = strings.ReplaceAll(a, "$(JOB_COMPLETION_INDEX)", strconv.Itoa(i))
+			a = strings.Replace(a, "/skills/review", dir, 1)
+			args[k] = strings.Replace(a, "--out=/results", "--out="+results, 1)
+		}
+		if code, stdout, stderr := r.run(t, args...); code != 0 {
+			t.Fatalf("pod %d: eval %q = %d, stdout %q, stderr %q", i, args, code, stdout, stderr)
+		}
+	}
+	got, err := eval.Collect(results)
+	if err != nil || len(got) != 1 || got[0].Units != n || got[0].Benchmark == nil {
+		t.Fatalf("eval.Collect = %+v, %v; want one iteration of %d units, its benchmark written", got, err, n)
+	}
+	if _, err := os.Stat(filepath.Join(results, "iteration-1", "benchmark.json")); err != nil {
+		t.Errorf("no benchmark.json after collecting: %v", err)
+	}
 }
