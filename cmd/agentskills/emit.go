@@ -88,14 +88,16 @@ func (f *emitFlags) check() error {
 	return nil
 }
 
-// mountable are the layer media types that container runtimes unpack
-// into an image volume: OCI's image layers (CRI-O pulls only these) and
-// Docker's.
-var mountable = map[string]bool{
-	"application/vnd.oci.image.layer.v1.tar":            true,
-	"application/vnd.oci.image.layer.v1.tar+gzip":       true,
-	"application/vnd.oci.image.layer.v1.tar+zstd":       true,
-	"application/vnd.docker.image.rootfs.diff.tar.gzip": true,
+// mountable reports whether container runtimes unpack a layer of media
+// type mt into an image volume: OCI's image layers (CRI-O pulls only
+// these) and Docker's.
+func mountable(mt string) bool {
+	switch mt {
+	case "application/vnd.oci.image.layer.v1.tar", "application/vnd.oci.image.layer.v1.tar+gzip",
+		"application/vnd.oci.image.layer.v1.tar+zstd", "application/vnd.docker.image.rootfs.diff.tar.gzip":
+		return true
+	}
+	return false
 }
 
 // emitSkill is a skill as a pod mounts it.
@@ -176,7 +178,7 @@ func emitMount(ctx context.Context, s skill.Skill, dir string) (emitSkill, error
 	if err != nil {
 		return emitSkill{}, interrupted(ctx, err)
 	}
-	if !mountable[art.Layer.MediaType] {
+	if !mountable(art.Layer.MediaType) {
 		return emitSkill{}, inputError{fmt.Errorf("skill %s (%s): its layer is of type %s, which container runtimes do not mount (an artifact, as agentskills push wrote skills before images): push the skill again, as an image (push's default), and pass that reference", s.Key, origin.ref, art.Layer.MediaType)}
 	}
 	vol := kube.Skill{Name: s.Key, Reference: art.Ref.Host + "/" + art.Ref.Repository + "@" + art.Digest, Dir: dir}
