@@ -133,8 +133,9 @@ type Description struct {
 	// Description and Version are the description and version
 	// annotations, "" when absent.
 	Description, Version string
-	// Skill tells that the manifest is in this package's format (its
-	// artifactType, or its config's media type, is [ArtifactType]);
+	// Skill tells that the manifest is in a format of this package's
+	// (its artifactType, or its config's media type, is [ArtifactType],
+	// or its [AnnotationSkill] annotation is);
 	// another tool's image may still hold a skill, as [Fetch] says.
 	Skill bool
 }
@@ -176,7 +177,7 @@ func Describe(ctx context.Context, ref string, opts ...Option) (*Description, er
 		Name:        r.name(),
 		Description: annotations[ocispec.AnnotationDescription],
 		Version:     annotations[ocispec.AnnotationVersion],
-		Skill:       m.ArtifactType == ArtifactType || m.ArtifactType == "" && m.Config != nil && m.Config.MediaType == ArtifactType,
+		Skill:       m.ArtifactType == ArtifactType || m.ArtifactType == "" && m.Config != nil && m.Config.MediaType == ArtifactType || annotations[AnnotationSkill] == ArtifactType,
 	}
 	if title := annotations[ocispec.AnnotationTitle]; len(title) <= 64 && skillName.MatchString(title) {
 		d.Name = title

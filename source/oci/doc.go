@@ -22,34 +22,69 @@
 //
 // # The format Push writes
 //
-//  1. An image-spec 1.1 manifest with artifactType [ArtifactType], the
-//     empty config (application/vnd.oci.empty.v1+json, "{}"), and one layer
-//     of media type [LayerMediaType]: a tar archive compressed with gzip
-//     whose root is the skill folder (SKILL.md at the top).
-//  2. The manifest's annotations: org.opencontainers.image.title (the
-//     skill's name from SKILL.md), org.opencontainers.image.description
-//     (its description), and, when given, org.opencontainers.image.version,
-//     .source and .revision ([WithVersion], [WithSourceURL],
-//     [WithRevision]). No time is recorded.
-//  3. The layer is packed reproducibly: entries sorted by path, element by
+// [Push] writes a skill in one of two formats ([WithFormat]): an image,
+// by default, which a container runtime pulls and mounts (a Kubernetes
+// image volume, podman image mount), or an artifact, this package's
+// format before images. Both hold the same layer, and [Fetch] reads both.
+//
+//  1. The layer is a tar archive compressed with gzip whose root is the
+//     skill folder (SKILL.md at the top).
+//  2. An image ([FormatImage]) is an OCI image index
+//     (application/vnd.oci.image.index.v1+json) over two image manifests,
+//     one for linux/amd64 and one for linux/arm64, each named by its
+//     platform in the index's descriptor of it. Both manifests list the
+//     same one layer, of media type
+//     application/vnd.oci.image.layer.v1.tar+gzip; each has its own
+//     config (application/vnd.oci.image.config.v1+json) holding its
+//     platform's os and architecture, rootfs {"type": "layers",
+//     "diff_ids": [D]}, D being the sha256 digest of the uncompressed
+//     tar, and the metadata of rule 4 as labels. [Push] returns the
+//     index's digest: the pin, and what [Sign] signs.
+//  3. The image's layer carries the annotations that make oras (oras
+//     pull, oras-go's file store) unpack it into the folder it pulls to:
+//     org.opencontainers.image.title "." (that folder itself),
+//     io.deis.oras.content.unpack "true" and io.deis.oras.content.digest
+//     D. Runtimes ignore a layer's annotations.
+//  4. The metadata, as annotations of the index and of every manifest:
+//     org.opencontainers.image.title (the skill's name from SKILL.md),
+//     org.opencontainers.image.description (its description), when given
+//     org.opencontainers.image.version, .source and .revision
+//     ([WithVersion], [WithSourceURL], [WithRevision]), and, in an image,
+//     [AnnotationSkill] set to [ArtifactType], which tells this package's
+//     images from others ([Describe]). No time is recorded.
+//  5. An artifact ([FormatArtifact]) is one image-spec 1.1 manifest with
+//     artifactType [ArtifactType], the empty config
+//     (application/vnd.oci.empty.v1+json, "{}"), one layer of media type
+//     [LayerMediaType], and the annotations of rule 4 (without
+//     [AnnotationSkill]). No runtime mounts it.
+//  6. The layer is packed reproducibly: entries sorted by path, element by
 //     element; folders 0755, files 0644, or 0755 when any executable bit is
 //     set; times the Unix epoch, owners 0 and unnamed; a gzip header with no
 //     name and no time. The same folder and options therefore always give
-//     the same layer and manifest digests (with the same Go release, whose
-//     compressor this is).
-//  4. Only regular files and folders are packed, and a link to a file
+//     the same layer, config, manifest and index digests, from any path and
+//     at any time (with the same Go release, whose compressor this is).
+//  7. Only regular files and folders are packed, and a link to a file
 //     inside the folder as a copy of it; a link that leads outside, to a
 //     folder or nowhere, and any other special file, fails the push. A
 //     folder named .git is left out. The skill must load (SKILL.md in
 //     skillmd's Lenient mode, without errors), and the packed layer must
 //     pass the archive rules of package skill under the limits of the
-//     cache given with [WithCache], checked
-//     before anything is sent.
+//     cache given with [WithCache], checked before anything is sent. A
+//     format other than the two fails with [source.ErrInvalid] before
+//     anything is packed.
+//  8. A runtime mounts an image read-only, and a Kubernetes image volume
+//     may be mounted noexec: a skill's instructions should run its bundled
+//     scripts through their interpreter (bash scripts/x.sh, python3
+//     scripts/x.py), not as ./scripts/x.sh, which needs the executable
+//     bit and a mount that honours it, and no script may write beside
+//     itself. The executable bits are packed all the same.
 //
 // # What Fetch reads
 //
 //  1. The reference's manifest, or an index that lists exactly one
-//     manifest (attestation manifests that build tools add are left out).
+//     manifest (attestation manifests that build tools add are left out),
+//     or one whose manifests each name a platform, one of them
+//     linux/amd64, which is read (an image [Push] writes).
 //     Manifests and indexes are read up to 4 MiB.
 //  2. A manifest whose artifactType (else its config's media type) is
 //     [ArtifactType] must have one layer of [LayerMediaType], holding
@@ -60,7 +95,7 @@
 //     with a SKILL.md, at the root or up to 5 folders deep, that no other
 //     such folder holds. That folder is the skill ([Artifact.Subpath]).
 //  4. Anything else (another artifact type, several layers, an index of
-//     several manifests, a layer that is not tar+gzip, holds no skill or
+//     several manifests otherwise, a layer that is not tar+gzip, holds no skill or
 //     several) fails with [source.ErrNoSkill], saying what was found.
 //  5. Every manifest, index and layer is verified against its digest and
 //     size (bytes that do not match, as sent or as kept in the cache, are
@@ -159,6 +194,15 @@
 //     and renamed into place), and [Verify] checks the kept bundles first:
 //     a pin verified once is verified again offline, from the cache
 //     alone. A kept bundle that no longer matches its name is removed.
+//  7. An image ([FormatImage]) is signed by its index, as cosign sign
+//     signs a multi-platform image named by its digest (without
+//     --recursive): the bundle signs the index's digest, and the
+//     referrer's subject is the index, of media type
+//     application/vnd.oci.image.index.v1+json; [Verify] of that digest
+//     checks it. The platform manifests are not signed apart: the index
+//     names each by its digest, so a verified index pins them and their
+//     layer, and an index that names a changed platform manifest is
+//     another index, which the signature does not cover.
 //
 // For trust on first use of a keyless signer, pass a requirement that
 // names the trusted root and matches any identity and issuer (as

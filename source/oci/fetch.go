@@ -396,6 +396,9 @@ func pickManifest(m *manifest) (ocispec.Descriptor, error) {
 		}
 		found = append(found, d)
 	}
+	if d, ok := platformManifest(found); ok {
+		return d, nil
+	}
 	if len(found) != 1 {
 		return ocispec.Descriptor{}, fmt.Errorf("%w: the index lists %d manifests, and a skill's lists exactly one", source.ErrNoSkill, len(found))
 	}
