@@ -177,56 +177,88 @@ func (r *Registry) waitReady(t testing.TB, deadline <-chan time.Time) error {
 	}
 }
 
-// logWriter keeps the registry's log and sends the address of its first
-// "listening on ADDR" line. It is safe for concurrent use.
+// logWriter keeps the last [maxLines] lines of the registry's log, each
+// made short (a request as METHOD URI STATUS), and sends the address of
+// its first "listening on ADDR" line. It is safe for concurrent use.
 type logWriter struct {
 	mu        sync.Mutex
-	buf       bytes.Buffer
-	line      []byte // the unfinished last line
+	lines     []string
+	dropped   int
+	partial   []byte // the unfinished last line
 	listening chan string
 	sent      bool
 }
 
-// maxLog bounds the log kept.
-const maxLog = 1 << 20
+// maxLines bounds the lines kept; maxLine, a line read.
+const (
+	maxLines = 200
+	maxLine  = 64 << 10
+)
 
 func (w *logWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.buf.Len() < maxLog {
-		w.buf.Write(p[:min(len(p), maxLog-w.buf.Len())])
-	}
-	if w.sent {
-		return len(p), nil
-	}
-	w.line = append(w.line, p...)
+	w.partial = append(w.partial, p...)
 	for {
-		i := bytes.IndexByte(w.line, '\n')
+		i := bytes.IndexByte(w.partial, '\n')
 		if i < 0 {
 			break
 		}
-		line := w.line[:i]
-		w.line = w.line[i+1:]
-		var entry struct {
-			Msg string `json:"msg"`
-		}
-		if json.Unmarshal(line, &entry) != nil {
-			continue
-		}
-		if addr, ok := strings.CutPrefix(entry.Msg, "listening on "); ok {
-			w.listening <- addr
-			w.sent, w.line = true, nil
-			break
-		}
+		w.line(w.partial[:i])
+		w.partial = w.partial[i+1:]
 	}
-	if len(w.line) > maxLog {
-		w.line = nil
+	if len(w.partial) > maxLine {
+		w.line(w.partial)
+		w.partial = nil
 	}
 	return len(p), nil
 }
 
+// line keeps one line of the log, short, and sends the address it
+// listens on.
+func (w *logWriter) line(line []byte) {
+	var entry struct {
+		Level  string `json:"level"`
+		Msg    string `json:"msg"`
+		Err    string `json:"err.message"`
+		Method string `json:"http.request.method"`
+		URI    string `json:"http.request.uri"`
+		Status int    `json:"http.response.status"`
+	}
+	text := string(line)
+	if json.Unmarshal(line, &entry) == nil {
+		switch {
+		case entry.Method != "":
+			text = fmt.Sprintf("%s %s %s %d", entry.Level, entry.Method, entry.URI, entry.Status)
+		default:
+			text = entry.Level + ": " + entry.Msg
+		}
+		if entry.Err != "" {
+			text += ": " + entry.Err
+		}
+		if addr, ok := strings.CutPrefix(entry.Msg, "listening on "); ok && !w.sent {
+			w.listening <- addr
+			w.sent = true
+		}
+	}
+	if len(w.lines) == maxLines {
+		w.lines = w.lines[1:]
+		w.dropped++
+	}
+	w.lines = append(w.lines, text)
+}
+
+// String is the log kept, a line each.
 func (w *logWriter) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.buf.String()
+	var b strings.Builder
+	if w.dropped > 0 {
+		fmt.Fprintf(&b, "(%d earlier lines left out)\n", w.dropped)
+	}
+	for _, l := range w.lines {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return b.String()
 }

@@ -124,12 +124,16 @@ func TestPathMissing(t *testing.T) {
 }
 
 // TestLogWriter: the address is read from the "listening on" line of the
-// JSON log however the writes split it, once.
+// JSON log however the writes split it, once; requests are kept short,
+// other lines as their level and message, lines that are not JSON as
+// they are, and only the last lines.
 func TestLogWriter(t *testing.T) {
 	log := `{"level":"info","msg":"redis not configured"}` + "\n" +
 		`not json` + "\n" +
 		`{"level":"info","msg":"listening on 127.0.0.1:4321"}` + "\n" +
-		`{"level":"info","msg":"listening on 127.0.0.1:9"}` + "\n"
+		`{"level":"info","msg":"listening on 127.0.0.1:9"}` + "\n" +
+		`{"level":"error","msg":"response completed with error","err.message":"manifest unknown","http.request.method":"GET","http.request.uri":"/v2/x/manifests/1","http.response.status":404}` + "\n"
+	want := "info: redis not configured\nnot json\ninfo: listening on 127.0.0.1:4321\ninfo: listening on 127.0.0.1:9\nerror GET /v2/x/manifests/1 404: manifest unknown\n"
 	for _, size := range []int{1, 7, 64, len(log)} {
 		w := &logWriter{listening: make(chan string, 1)}
 		for i := 0; i < len(log); i += size {
@@ -143,8 +147,15 @@ func TestLogWriter(t *testing.T) {
 		default:
 			t.Errorf("writes of %d bytes: no address", size)
 		}
-		if w.String() != log {
-			t.Errorf("writes of %d bytes: log kept %q, want %q", size, w.String(), log)
+		if w.String() != want {
+			t.Errorf("writes of %d bytes: log kept %q, want %q", size, w.String(), want)
 		}
+	}
+	w := &logWriter{listening: make(chan string, 1)}
+	for i := range maxLines + 5 {
+		fmt.Fprintf(w, "line %d\n", i)
+	}
+	if got := w.String(); !strings.HasPrefix(got, "(5 earlier lines left out)\nline 5\n") || !strings.HasSuffix(got, fmt.Sprintf("line %d\n", maxLines+4)) {
+		t.Errorf("after %d lines, the log kept begins %.40q and ends %q", maxLines+5, got, got[max(0, len(got)-20):])
 	}
 }

@@ -1,0 +1,369 @@
+package oci
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/agentadaptor/agentadaptor/internal/testkit/podmantest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/registrytest"
+)
+
+// These tests check what a container runtime makes of what Push writes:
+// the distribution registry (internal/testkit/registrytest) is the
+// registry, podman pulls from it and mounts the image (podman image
+// mount unpacks the layers as a Kubernetes image volume does), and
+// skopeo reads the manifests and configs. They run on Linux, as root
+// (see internal/testkit/podmantest); .ci/install-podman and
+// .ci/install-registry install the programs.
+
+// platforms are the platforms an image of Push's holds.
+var platforms = []string{"linux/amd64", "linux/arm64"}
+
+// entry is one file or folder of a tree as a runtime shows it: its type
+// and permission bits, its owner and, for a file, its bytes.
+type entry struct {
+	Mode     fs.FileMode
+	UID, GID uint32
+	MTime    int64
+	Data     string
+}
+
+func (e entry) String() string {
+	return fmt.Sprintf("%v uid %d gid %d mtime %d %d bytes", e.Mode, e.UID, e.GID, e.MTime, len(e.Data))
+}
+
+// mountedTree lists the tree under dir as it is on disk, every entry
+// with its mode, owner, modification time and bytes.
+func mountedTree(t *testing.T, dir string) map[string]entry {
+	t.Helper()
+	tree := map[string]entry{}
+	err := filepath.WalkDir(dir, func(path string, _ fs.DirEntry, err error) error {
+		if err != nil || path == dir {
+			return err
+		}
+		fi, err := os.Lstat(path)
+		if err != nil {
+			return err
+		}
+		st := fi.Sys().(*syscall.Stat_t)
+		e := entry{Mode: fi.Mode(), UID: st.Uid, GID: st.Gid, MTime: fi.ModTime().Unix()}
+		if fi.Mode().IsRegular() {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			e.Data = string(data)
+		}
+		rel, _ := filepath.Rel(dir, path)
+		tree[filepath.ToSlash(rel)] = e
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree
+}
+
+// packedTree is the tree Push packs from the folder dir, by the rules of
+// The format Push writes: folders 0755, files 0644, or 0755 when any
+// executable bit is set, owners 0, times the Unix epoch; a link to a file
+// as a copy of it; no .git folder.
+func packedTree(t *testing.T, dir string) map[string]entry {
+	t.Helper()
+	tree := map[string]entry{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || path == dir {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		fi, err := os.Stat(path) // a link as what it leads to
+		if err != nil {
+			return err
+		}
+		e := entry{Mode: fs.ModeDir | 0o755}
+		if fi.Mode().IsRegular() {
+			e.Mode = 0o644
+			if fi.Mode()&0o111 != 0 {
+				e.Mode = 0o755
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			e.Data = string(data)
+		}
+		rel, _ := filepath.Rel(dir, path)
+		tree[filepath.ToSlash(rel)] = e
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree
+}
+
+// diffTrees fails t for every entry that got lacks, holds in excess or
+// holds otherwise than want.
+func diffTrees(t *testing.T, what string, got, want map[string]entry) {
+	t.Helper()
+	for _, name := range slices.Sorted(mapsKeys(want)) {
+		g, ok := got[name]
+		switch {
+		case !ok:
+			t.Errorf("%s: %s is missing", what, name)
+		case g != want[name]:
+			t.Errorf("%s: %s is %v, want %v", what, name, g, want[name])
+		}
+	}
+	for _, name := range slices.Sorted(mapsKeys(got)) {
+		if _, ok := want[name]; !ok {
+			t.Errorf("%s: %s (%v) is extra", what, name, got[name])
+		}
+	}
+}
+
+func mapsKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// oddSkill writes a skill whose files have odd modes (read-only,
+// private, executable by the group alone), an executable script, folders
+// nested five deep and of odd modes, names that are not ASCII or hold
+// spaces and marks, an empty file, 300 KiB of random bytes, a link to a
+// file, and a .git folder, which Push leaves out. It returns the folder.
+func oddSkill(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "odd-modes")
+	random := make([]byte, 300<<10)
+	rand.Read(random)
+	files := []struct {
+		name string
+		mode fs.FileMode
+		data string
+	}{
+		{"SKILL.md", 0o644, skillMD("odd-modes", "A skill with odd file modes, names and nesting")},
+		{"scripts/run.sh", 0o755, "#!/bin/sh\necho run\n"},
+		{"scripts/private-tool", 0o700, "#!/bin/sh\necho private\n"},
+		{"scripts/group-only.sh", 0o614, "#!/bin/sh\necho group\n"},
+		{"reference.md", 0o444, "read-only reference\n"},
+		{"secret-template.env", 0o600, "TOKEN=\n"},
+		{"empty", 0o644, ""},
+		{"assets/blob.bin", 0o640, string(random)},
+		{"références/café.md", 0o644, "un café, s'il vous plaît\n"},
+		{"日本語/説明 (v2) & more.md", 0o644, "説明\n"},
+		{"a/b/c/d/e/deep.md", 0o644, "deep\n"},
+		{".git/config", 0o644, "[core]\n"},
+	}
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(f.data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, f.mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("reference.md", filepath.Join(dir, "link-to-reference.md")); err != nil {
+		t.Fatal(err)
+	}
+	for name, mode := range map[string]fs.FileMode{"a/b": 0o700, "日本語": 0o750, "assets": 0o711} {
+		if err := os.Chmod(filepath.Join(dir, filepath.FromSlash(name)), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// runtimeRig is a distribution registry and a podman with storage of
+// its own that pulls from it.
+type runtimeRig struct {
+	host   string
+	podman *podmantest.Podman
+	opts   []Option
+}
+
+func newRuntimeRig(t *testing.T) runtimeRig {
+	t.Helper()
+	pm := podmantest.New(t)
+	reg := registrytest.Start(t)
+	_, opts := testOptions(t)
+	return runtimeRig{host: reg.Host, podman: pm, opts: opts}
+}
+
+// push pushes the skill in dir to oci://HOST/repo:tag and returns the
+// digest Push returned.
+func (r runtimeRig) push(t *testing.T, dir, repo, tag string, opts ...Option) string {
+	t.Helper()
+	dgst, err := Push(t.Context(), dir, "oci://"+r.host+"/"+repo+":"+tag, append(slices.Clone(r.opts), opts...)...)
+	if err != nil {
+		t.Fatalf("Push(%s) = %v", dir, err)
+	}
+	return dgst
+}
+
+// TestPodmanMountsPush: podman pulls what Push wrote, by its digest, from
+// the distribution registry, for linux/amd64 and for linux/arm64, and
+// podman image mount shows the skill's files at the root, byte for byte
+// and mode for mode as Push packs them (owned by root, dated the Unix
+// epoch), and nothing else.
+func TestPodmanMountsPush(t *testing.T) {
+	r := newRuntimeRig(t)
+	dir := oddSkill(t)
+	dgst := r.push(t, dir, "skills/odd-modes", "1.0.0")
+	want := packedTree(t, dir)
+	if _, ok := want[".git/config"]; ok {
+		t.Fatal("packedTree kept the .git folder")
+	}
+	ref := r.host + "/skills/odd-modes@" + dgst
+	for _, platform := range platforms {
+		id := r.podman.Pull(ref, "--platform", platform)
+		var inspect []struct{ Os, Architecture string }
+		if err := json.Unmarshal([]byte(r.podman.MustRun("image", "inspect", id)), &inspect); err != nil || len(inspect) != 1 {
+			t.Fatalf("podman image inspect %s: %v", id, err)
+		}
+		if got := inspect[0].Os + "/" + inspect[0].Architecture; got != platform {
+			t.Errorf("podman pull --platform %s of %s pulled an image for %s", platform, ref, got)
+		}
+		diffTrees(t, "podman image mount of "+platform, mountedTree(t, r.podman.Mount(id)), want)
+	}
+}
+
+// blob reads a blob of HOST/repo from the registry and checks it
+// against its digest.
+func (r runtimeRig) blob(t *testing.T, repo, dgst string) []byte {
+	t.Helper()
+	resp, err := http.Get("http://" + r.host + "/v2/" + repo + "/blobs/" + dgst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET blob %s: %s, %v", dgst, resp.Status, err)
+	}
+	if got := sha256Digest(data); got != dgst {
+		t.Fatalf("blob %s holds bytes of digest %s", dgst, got)
+	}
+	return data
+}
+
+func sha256Digest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// TestSkopeoReadsPush: skopeo inspect --raw shows the index Push wrote,
+// over linux/amd64 and linux/arm64 image manifests that list one and the
+// same tar+gzip layer; skopeo inspect --config shows each platform's
+// image config, with its os and architecture, and rootfs.diff_ids naming
+// the sha256 of the gunzipped layer, for the manifest's digest and for
+// the index with the platform chosen (--override-arch); --config --raw
+// prints the config's bytes.
+func TestSkopeoReadsPush(t *testing.T) {
+	r := newRuntimeRig(t)
+	const repo = "skills/odd-modes"
+	dgst := r.push(t, oddSkill(t), repo, "1.0.0")
+	ref := "docker://" + r.host + "/" + repo + "@"
+
+	var index ocispec.Index
+	raw := r.podman.MustSkopeo("inspect", "--tls-verify=false", "--raw", ref+dgst)
+	if err := json.Unmarshal([]byte(raw), &index); err != nil {
+		t.Fatal(err)
+	}
+	if index.MediaType != ocispec.MediaTypeImageIndex || sha256Digest([]byte(raw)) != dgst {
+		t.Fatalf("skopeo inspect --raw %s: media type %q, digest %s, want an image index of that digest\n%s", dgst, index.MediaType, sha256Digest([]byte(raw)), raw)
+	}
+	var got []string
+	layers := map[string]bool{}
+	for _, m := range index.Manifests {
+		if m.Platform == nil {
+			t.Fatalf("the index names %s without a platform", m.Digest)
+		}
+		platform := m.Platform.OS + "/" + m.Platform.Architecture
+		got = append(got, platform)
+		var manifest ocispec.Manifest
+		if err := json.Unmarshal([]byte(r.podman.MustSkopeo("inspect", "--tls-verify=false", "--raw", ref+m.Digest.String())), &manifest); err != nil {
+			t.Fatal(err)
+		}
+		if manifest.MediaType != ocispec.MediaTypeImageManifest || manifest.Config.MediaType != ocispec.MediaTypeImageConfig || len(manifest.Layers) != 1 || manifest.Layers[0].MediaType != ocispec.MediaTypeImageLayerGzip {
+			t.Fatalf("%s manifest: %+v, want an image manifest, an image config and one tar+gzip layer", platform, manifest)
+		}
+		layer := manifest.Layers[0].Digest.String()
+		layers[layer] = true
+		uncompressed, err := gzip.NewReader(bytes.NewReader(r.blob(t, repo, layer)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tarball, err := io.ReadAll(uncompressed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diffID := sha256Digest(tarball)
+
+		byManifest := r.podman.MustSkopeo("inspect", "--tls-verify=false", "--config", ref+m.Digest.String())
+		byIndex := r.podman.MustSkopeo("inspect", "--tls-verify=false", "--override-os", m.Platform.OS, "--override-arch", m.Platform.Architecture, "--config", ref+dgst)
+		if byManifest != byIndex {
+			t.Errorf("%s: skopeo inspect --config of the manifest and of the index for its platform differ:\n%s\n%s", platform, byManifest, byIndex)
+		}
+		if raw := r.podman.MustSkopeo("inspect", "--tls-verify=false", "--config", "--raw", ref+m.Digest.String()); sha256Digest([]byte(raw)) != manifest.Config.Digest.String() {
+			t.Errorf("%s: skopeo inspect --config --raw printed bytes other than the config's %s:\n%s", platform, manifest.Config.Digest, raw)
+		}
+		var config ocispec.Image
+		if err := json.Unmarshal([]byte(byManifest), &config); err != nil {
+			t.Fatal(err)
+		}
+		if config.OS+"/"+config.Architecture != platform || config.RootFS.Type != "layers" || len(config.RootFS.DiffIDs) != 1 || config.RootFS.DiffIDs[0].String() != diffID {
+			t.Errorf("%s: skopeo inspect --config: %s/%s, rootfs %+v, want %s, rootfs layers [%s]\n%s",
+				platform, config.OS, config.Architecture, config.RootFS, platform, diffID, byManifest)
+		}
+	}
+	if !slices.Equal(got, platforms) || len(layers) != 1 {
+		t.Errorf("skopeo inspect --raw: an index over %v with layers %v, want %v sharing one layer\n%s", got, layers, platforms, raw)
+	}
+}
+
+// TestPodmanRefusesArtifact: the format Push wrote before images, an
+// artifact (WithFormat(FormatArtifact): an artifactType, the empty
+// config, a layer type of our own), podman refuses to pull as an image
+// ("unsupported image-specific operation on artifact"), as containerd
+// and CRI-O refuse to mount it: why Push writes an image by default.
+func TestPodmanRefusesArtifact(t *testing.T) {
+	r := newRuntimeRig(t)
+	dgst := r.push(t, oddSkill(t), "skills/odd-modes", "artifact", WithFormat(FormatArtifact))
+	ref := r.host + "/skills/odd-modes@" + dgst
+	res := r.podman.Run("pull", "--tls-verify=false", ref)
+	const want = `unsupported image-specific operation on artifact with type "application/vnd.oci.empty.v1+json"`
+	if res.Err == nil || !strings.Contains(res.Stderr, want) {
+		t.Errorf("podman pull of an artifact: %v\nstderr: %s\nwant it refused with %q", res.Err, res.Stderr, want)
+	}
+	if out := strings.TrimSpace(r.podman.MustRun("images", "--quiet")); out != "" {
+		t.Errorf("after the refused pull, podman holds images %q", out)
+	}
+}
