@@ -287,6 +287,54 @@
 // [TriggerRequest.Others] must be a skill (skill.Dir, ...), not a
 // provider's key: its content is part of the key.
 //
+// # Units
+//
+// An evaluation is a list of units, one run each: [Units] lists them,
+// and [Evaluator.RunUnit] makes one, by its index, so that many
+// processes (the pods of a Kubernetes Indexed Job, one completion index
+// each) make one evaluation together, and [Collect] then writes its
+// benchmark.json. The order of the units is a contract (a Job's
+// completion index names a unit by it):
+//
+//  1. The agents in the order of [Request.Agents]; for each agent, the
+//     cases in the order of evals.json; for each case, [WithSkill], then
+//     the baseline ([WithoutSkill], or [OldSkill] when [Request.Baseline]
+//     is set); for each configuration, the runs 1 to [Request.Runs].
+//     With A agents, C cases and R runs there are A*C*2*R units, indexed
+//     from 0: unit I is of agent I/(C*2*R), case (I/(2*R))%C,
+//     configuration (I/R)%2 and run I%R+1. This is the order in which
+//     [Evaluator.Run] starts its runs.
+//  2. A unit's folder ([Unit.Dir]) is where [Evaluator.Run] writes that
+//     run in its iteration: [AGENT/]eval-ID/CONFIG[/run-K], AGENT with
+//     several agents, run-K with several runs.
+//
+// RunUnit checks the request as Run does, and an index outside the
+// units fails with [ErrInvalidRequest] saying their count. It makes
+// the run (or reuses the kept one, as Run does, under the same key),
+// grades it, and writes its folder, with the files Run writes there,
+// in the iteration Run would choose; it writes no benchmark.json.
+// Units writing one Out at once, from one process or many, are safe:
+//
+//  3. The iteration is the one of the skill's content digest, chosen as
+//     Run chooses it; a new one is created whole, its iteration.json in
+//     it, by one rename, so that units of one content racing to create
+//     it all take the one that won, and none makes another.
+//  4. A unit's folder is built in a staging folder of the iteration and
+//     renamed into place, replacing what an earlier attempt of the unit
+//     left there: it is seen whole or not at all.
+//  5. Units share the lock of Out that a Run or Triggers holds alone
+//     (Out/.runs/.lock, shared against exclusive): a Run waits for the
+//     units writing, and they for it. Units of one kept-run key (two
+//     cases of one prompt and files) take turns through
+//     Out/.runs/KEY.lock, as the jobs of one Run do. These are advisory
+//     file locks (flock): a folder shared by several machines must be
+//     on a file system that gives them to each (NFS does through its
+//     lock manager).
+//  6. The iteration's iteration.json records the units' plan (the
+//     agents, the case ids in order, the baseline, the runs), which
+//     Collect reads; a Run records it too. A unit of another plan for
+//     the same content (another --runs) replaces it.
+//
 // # Concurrency and interruption
 //
 // [Request.Jobs] runs that many runs at a time, each in its own

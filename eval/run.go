@@ -50,6 +50,20 @@ var agentIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // driver and a distinct id usable as a folder name (also on a file
 // system that ignores case), none named like a file of the iteration.
 func checkAgents(agents []Agent) error {
+	if err := checkAgentIDs(agents); err != nil {
+		return err
+	}
+	for i, a := range agents {
+		if a.Driver == nil {
+			return fmt.Errorf("Agents[%d].Driver: %w: required", i, ErrInvalidRequest)
+		}
+	}
+	return nil
+}
+
+// checkAgentIDs checks the agents' ids as checkAgents does, and not
+// their drivers.
+func checkAgentIDs(agents []Agent) error {
 	if len(agents) == 0 {
 		return fmt.Errorf("Agents: %w: at least one agent is required", ErrInvalidRequest)
 	}
@@ -69,9 +83,6 @@ func checkAgents(agents []Agent) error {
 			return fmt.Errorf("%s.ID: %w: %q is the id of Agents[%d] too", field, ErrInvalidRequest, a.ID, j)
 		}
 		seen[strings.ToLower(a.ID)] = i
-		if a.Driver == nil {
-			return fmt.Errorf("%s.Driver: %w: required", field, ErrInvalidRequest)
-		}
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/ocireg"
 
+	"github.com/google/go-cmp/cmp"
 	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
@@ -96,8 +97,8 @@ func TestDescribe(t *testing.T) {
 			continue
 		}
 		d.Ref = Reference{}
-		if *d != tc.want {
-			t.Errorf("Describe(%s) = %+v, want %+v", tc.ref, *d, tc.want)
+		if diff := cmp.Diff(tc.want, *d); diff != "" {
+			t.Errorf("Describe(%s) (-want +got):\n%s", tc.ref, diff)
 		}
 	}
 	if _, err := Describe(t.Context(), "oci://"+host+"/acme/review:none", opts...); !errors.Is(err, source.ErrNotFound) {

@@ -81,22 +81,43 @@
 //
 // # What Fetch reads
 //
-//  1. The reference's manifest, or an index that lists exactly one
-//     manifest (attestation manifests that build tools add are left out),
-//     or one whose manifests each name a platform, one of them
-//     linux/amd64, which is read (an image [Push] writes).
-//     Manifests and indexes are read up to 4 MiB.
+//  1. The reference names a manifest, or an index (an OCI image index or
+//     a Docker manifest list) of platform manifests. Manifests and
+//     indexes are read up to 4 MiB. An index's entries that build tools
+//     add beside the images are left out unread: attestations (the
+//     annotation vnd.docker.reference.type, or the platform
+//     unknown/unknown). Of the rest, the platform manifests, an index
+//     lists at least one and at most 16; a bigger index
+//     is refused before any of them is read. An entry that is an index
+//     itself (a nested index) is refused; a manifest listed more than
+//     once (under two platforms, say) is downloaded once.
 //  2. A manifest whose artifactType (else its config's media type) is
-//     [ArtifactType] must have one layer of [LayerMediaType], holding
-//     SKILL.md at its root.
-//  3. A manifest of another tool (an image: no artifact type, an image or
-//     empty config) must have exactly one layer, under any media type,
-//     that is a tar+gzip archive holding exactly one skill tree: a folder
-//     with a SKILL.md, at the root or up to 5 folders deep, that no other
-//     such folder holds. That folder is the skill ([Artifact.Subpath]).
-//  4. Anything else (another artifact type, several layers, an index of
-//     several manifests otherwise, a layer that is not tar+gzip, holds no skill or
-//     several) fails with [source.ErrNoSkill], saying what was found.
+//     [ArtifactType], with the empty config, is this package's artifact
+//     format: it has one layer of [LayerMediaType], a tar+gzip archive
+//     holding SKILL.md at its root.
+//  3. An image manifest (its config an image config,
+//     application/vnd.oci.image.config.v1+json or Docker's, or the empty
+//     config; no artifact type, or [ArtifactType], or ToolHive's
+//     dev.toolhive.skills.v1 of rule 9) has exactly one layer. The
+//     layer's bytes decide how it is read, not its media type: a
+//     tar+gzip archive or a plain tar archive is read; tar+zstd is
+//     refused (a layer whose media type says +zstd before it is
+//     downloaded, zstd bytes once they are), since the extractor does
+//     not decompress zstd, and so is anything else. The layer holds
+//     exactly one skill tree: a folder with a SKILL.md, at the root or
+//     up to 5 folders deep, that no other such folder holds; that folder
+//     is the skill ([Artifact.Subpath]). An image whose artifactType is
+//     [ArtifactType], or that [AnnotationSkill] marks (an image [Push]
+//     writes), holds SKILL.md at the layer's root. The config
+//     itself is not downloaded: its platform, rootfs.diff_ids and labels
+//     are for a runtime, and the layer is verified by its own digest.
+//  4. An index's platform manifests each follow rule 2 or 3, and all
+//     carry the same layer: the same digest and size. Manifests whose
+//     layers differ are refused, naming both manifests (platform and
+//     digest) and both layers. The pin stays the index's digest;
+//     [Artifact.Layer] is the shared layer, and [Artifact.Annotations]
+//     the index's annotations overlaid by those of its first platform
+//     manifest, in the index's order.
 //  5. Every manifest, index and layer is verified against its digest and
 //     size (bytes that do not match, as sent or as kept in the cache, are
 //     [source.ErrIntegrity]); a layer larger than the cache's MaxArchiveSize ([WithCache],
@@ -110,6 +131,39 @@
 //     sha256 or sha512 before it is used; any other (md5, blake3, sha384,
 //     malformed) fails with [source.ErrNoSkill] (in [Verify], that
 //     signature is refused as [source.ErrInvalidSignature]), saying which digest.
+//  8. Anything else (another artifact type, several layers, a layer
+//     that is not tar+gzip or tar, one that holds no skill or several)
+//     fails with [source.ErrNoSkill], saying what was found.
+//  9. ToolHive's layout is read by these rules. ToolHive (toolhive-core's
+//     oci/skills packager) writes an index whose artifactType is
+//     dev.toolhive.skills.v1 over linux/amd64 and linux/arm64 image
+//     manifests of that artifact type, each with its own image config
+//     (os, architecture, rootfs.diff_ids, and dev.toolhive.skills.*
+//     labels), sharing one application/vnd.oci.image.layer.v1.tar+gzip
+//     layer titled skill.tar.gz, which holds the skill's files at its
+//     root (files only, no folder entries, mode 0644). Each manifest is
+//     annotated with dev.toolhive.skills.name, .description, .version
+//     and, when the skill declares dependencies, .requires, and the
+//     index carries the first manifest's annotations.
+//  10. The skill's name ([Artifact.Name]) is the title annotation
+//     (org.opencontainers.image.title) when it is a valid skill name,
+//     else dev.toolhive.skills.name when that is one, else the base name
+//     of the skill's folder in the layer, else the repository's last
+//     path element. A description and a version are read alike:
+//     org.opencontainers.image.description, else
+//     dev.toolhive.skills.description; .version, else
+//     dev.toolhive.skills.version.
+//  11. The annotation dev.toolhive.skills.requires ([RequiresAnnotation],
+//     from the annotations of rule 4) names the skills this one needs:
+//     a JSON array of at most 64 strings, the annotation
+//     at most 64 KiB, each an OCI reference as ToolHive writes it,
+//     HOST/REPO:TAG, HOST/REPO@DIGEST or HOST/REPO:TAG@DIGEST, under the
+//     grammar of [ParseReference] (without the oci:// prefix, and no
+//     version range). It is kept in [Artifact.Requires] and
+//     [Description.Requires] as written, in order, and not followed. An
+//     annotation that breaks this rule is refused with
+//     [source.ErrNoSkill], saying which entry: a skill whose dependencies
+//     cannot be read is not installed as if it had none.
 //
 // # Listing and describing, for a search
 //
@@ -119,10 +173,12 @@
 //     each page up to 1 MiB and stopping at the limit given. A 404 (a
 //     catalog the registry keeps to itself, a missing repository) is
 //     [source.ErrNotFound].
-//  2. [Describe] reads the manifest a reference names (and an index's one
-//     manifest) as [Fetch] does (4 MiB, verified, kept in the cache), and
-//     returns its title, description and version annotations and whether
-//     it is in the format [Push] writes; no layer is downloaded.
+//  2. [Describe] reads the manifest or index a reference names, and an
+//     index's platform manifests, as [Fetch] does (What Fetch reads,
+//     rules 1 to 4, 7 and 11: 4 MiB each, verified, kept in the cache,
+//     one shared layer), and returns the name, description, version and
+//     requirements their annotations give (rules 10 and 11) and whether
+//     it is in this package's format; no layer is downloaded.
 //
 // # The cache, and working offline
 //
@@ -130,7 +186,8 @@
 // root's .oci folder ([WithCache]), named by digest, written whole
 // beside it and renamed into place once verified, and verified again on
 // every read (a damaged copy is removed and fetched again). A pinned
-// reference whose blobs are there needs no network: [Fetch], [Skill] and
+// reference whose blobs are there (an index, its platform manifests and
+// their layer) needs no network: [Fetch], [Skill], [Describe] and
 // [Artifact.Open] then read only the cache. Downloads that a killed
 // process left behind are removed after a day.
 //

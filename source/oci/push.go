@@ -71,7 +71,7 @@ func Push(ctx context.Context, dir, ref string, opts ...Option) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	var img *image
+	var img *upload
 	if c.format == FormatImage {
 		img, err = buildImage(s, layer, diffID, c.annotations)
 	} else {
@@ -152,10 +152,10 @@ func newDocument(mediaType string, v any) (document, error) {
 	return document{desc: ocispec.Descriptor{MediaType: mediaType, Digest: digest.FromBytes(data), Size: int64(len(data))}, data: data}, nil
 }
 
-// image is what Push sends: the configs, the layer, the manifests the
+// upload is what Push sends: the configs, the layer, the manifests the
 // top one names, and the top one (an index or a manifest), which the tag
 // names.
-type image struct {
+type upload struct {
 	configs   []document
 	layer     ocispec.Descriptor
 	manifests []document
@@ -174,7 +174,7 @@ func skillAnnotations(s *skillmd.Skill, extra map[string]string) map[string]stri
 
 // buildArtifact builds the artifact of a skill: one manifest, with the
 // empty config, the layer and the skill's annotations.
-func buildArtifact(s *skillmd.Skill, layer ocispec.Descriptor, extra map[string]string) (*image, error) {
+func buildArtifact(s *skillmd.Skill, layer ocispec.Descriptor, extra map[string]string) (*upload, error) {
 	m := ocispec.Manifest{
 		Versioned:    specs.Versioned{SchemaVersion: 2},
 		MediaType:    ocispec.MediaTypeImageManifest,
@@ -190,13 +190,13 @@ func buildArtifact(s *skillmd.Skill, layer ocispec.Descriptor, extra map[string]
 	top.desc.ArtifactType = ArtifactType
 	empty := document{desc: ocispec.DescriptorEmptyJSON, data: ocispec.DescriptorEmptyJSON.Data}
 	empty.desc.Data = nil
-	return &image{configs: []document{empty}, layer: layer, top: top}, nil
+	return &upload{configs: []document{empty}, layer: layer, top: top}, nil
 }
 
 // buildImage builds the image of a skill: an index over one manifest per
 // platform of imagePlatforms, each with its own config, all listing the
 // layer (whose uncompressed digest is diffID) as a standard image layer.
-func buildImage(s *skillmd.Skill, layer ocispec.Descriptor, diffID digest.Digest, extra map[string]string) (*image, error) {
+func buildImage(s *skillmd.Skill, layer ocispec.Descriptor, diffID digest.Digest, extra map[string]string) (*upload, error) {
 	annotations := skillAnnotations(s, extra)
 	annotations[AnnotationSkill] = ArtifactType
 	layer = ocispec.Descriptor{
@@ -209,7 +209,7 @@ func buildImage(s *skillmd.Skill, layer ocispec.Descriptor, diffID digest.Digest
 			annotationOrasDigest:    diffID.String(),
 		},
 	}
-	img := &image{layer: layer}
+	img := &upload{layer: layer}
 	index := ocispec.Index{
 		Versioned:   specs.Versioned{SchemaVersion: 2},
 		MediaType:   ocispec.MediaTypeImageIndex,
@@ -251,7 +251,7 @@ func buildImage(s *skillmd.Skill, layer ocispec.Descriptor, diffID digest.Digest
 // upload pushes the configs, the layer (from layerFile), the manifests
 // and last the top one, tagging it with r's tag. Blobs the repository
 // has are not sent again.
-func (c *config) upload(ctx context.Context, r Reference, img *image, layerFile *os.File) error {
+func (c *config) upload(ctx context.Context, r Reference, img *upload, layerFile *os.File) error {
 	repo := c.repository(r)
 	for _, d := range img.configs {
 		if err := pushBlob(ctx, repo, d.desc, func() (io.Reader, error) { return bytes.NewReader(d.data), nil }); err != nil {
