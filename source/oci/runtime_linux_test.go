@@ -1,12 +1,14 @@
 package oci
 
 import (
+	"archive/tar"
 	"bytes"
 	"compress/gzip"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -20,8 +22,12 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/agentadaptor/agentadaptor/internal/testkit/cosigntest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/podmantest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/registrytest"
+	"github.com/agentadaptor/agentadaptor/signature"
+	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // These tests check what a container runtime makes of what Push writes:
@@ -366,4 +372,210 @@ func TestPodmanRefusesArtifact(t *testing.T) {
 	if out := strings.TrimSpace(r.podman.MustRun("images", "--quiet")); out != "" {
 		t.Errorf("after the refused pull, podman holds images %q", out)
 	}
+}
+
+// contentOf is tree as a skill's content: each entry's type, executable
+// bit and bytes, its other bits, owner and time left out (the cache
+// writes files read-only).
+func contentOf(tree map[string]entry) map[string]entry {
+	out := make(map[string]entry, len(tree))
+	for name, e := range tree {
+		c := entry{Mode: e.Mode.Type(), Data: e.Data}
+		if e.Mode.IsRegular() && e.Mode&0o111 != 0 {
+			c.Mode |= 0o100
+		}
+		out[name] = c
+	}
+	return out
+}
+
+// podmanIndex makes a skill image as podman makes one (as ToolHive-style
+// images are made with podman or buildah): the uncompressed tar rootfs
+// imported for linux/amd64 and for linux/arm64, the two images added to a
+// manifest list, pushed with --all to HOST/repo:tag in format (oci or
+// v2s2). It returns the digest of the index pushed.
+func (r runtimeRig) podmanIndex(t *testing.T, rootfs, repo, tag, format string) string {
+	t.Helper()
+	list := r.host + "/" + repo + ":" + tag
+	r.podman.MustRun("manifest", "create", list)
+	for _, arch := range []string{"amd64", "arm64"} {
+		img := r.host + "/" + repo + ":" + tag + "-" + arch
+		r.podman.MustRun("import", "--quiet", "--os", "linux", "--arch", arch, rootfs, img)
+		r.podman.MustRun("manifest", "add", list, "containers-storage:"+img)
+	}
+	digestFile := filepath.Join(t.TempDir(), "digest")
+	r.podman.MustRun("manifest", "push", "--quiet", "--all", "--format", format, "--tls-verify=false", "--digestfile", digestFile, list, "docker://"+list)
+	dgst, err := os.ReadFile(digestFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(dgst))
+}
+
+// rootfsTar packs the folder dir as a rootfs tar, as tar -C dir -cf
+// would: the files at the root, with their modes.
+func rootfsTar(t *testing.T, dir string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "rootfs.tar")
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tw := tar.NewWriter(f)
+	if err := tw.AddFS(os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestFetchPodmanIndex: a multi-platform skill image made by podman
+// itself (podman import for two platforms, podman manifest push --all),
+// as an OCI index and as a Docker manifest list, Fetch installs pinned by
+// the index's digest: the skill at the layer's root, the same files, byte
+// for byte and bit for bit, as podman image mount shows for each
+// platform.
+func TestFetchPodmanIndex(t *testing.T) {
+	r := newRuntimeRig(t)
+	dir := filepath.Join(t.TempDir(), "podman-made")
+	writeTree(t, dir, map[string]string{
+		"SKILL.md":           skillMD("podman-made", "Made into an image by podman"),
+		"scripts/run.sh*":    "#!/bin/sh\necho run\n",
+		"références/café.md": "café\n",
+		"a/b/c/deep.md":      "deep\n",
+	})
+	rootfs := rootfsTar(t, dir)
+	mediaTypes := map[string]string{
+		"oci":  ocispec.MediaTypeImageIndex,
+		"v2s2": "application/vnd.docker.distribution.manifest.list.v2+json",
+	}
+	for _, format := range []string{"oci", "v2s2"} {
+		t.Run(format, func(t *testing.T) {
+			root, opts := testOptions(t)
+			dgst := r.podmanIndex(t, rootfs, "skills/podman-made", format, format)
+			var index ocispec.Index
+			raw := r.podman.MustSkopeo("inspect", "--tls-verify=false", "--raw", "docker://"+r.host+"/skills/podman-made@"+dgst)
+			if err := json.Unmarshal([]byte(raw), &index); err != nil || index.MediaType != mediaTypes[format] || len(index.Manifests) != 2 {
+				t.Fatalf("podman manifest push --format %s pushed %v, want a %s of two manifests\n%s", format, err, mediaTypes[format], raw)
+			}
+			pinned := "oci://" + r.host + "/skills/podman-made:" + format + "@" + dgst
+			a, err := Fetch(t.Context(), pinned, opts...)
+			if err != nil {
+				t.Fatalf("Fetch(%q) = %v", pinned, err)
+			}
+			if a.Digest != dgst || a.Name != "podman-made" || a.Subpath != "" {
+				t.Errorf("Fetch(%q) = digest %s, name %q, subpath %q; want %s, podman-made, the root", pinned, a.Digest, a.Name, a.Subpath, dgst)
+			}
+			got, err := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(root)).Materialize(t.Context(), a.Skill())
+			if err != nil {
+				t.Fatalf("Materialize: %v", err)
+			}
+			installed := contentOf(mountedTree(t, got))
+			diffTrees(t, "the installed skill against its folder", installed, contentOf(mountedTree(t, dir)))
+			for _, platform := range platforms {
+				id := r.podman.Pull(r.host+"/skills/podman-made@"+dgst, "--platform", platform)
+				diffTrees(t, "the installed skill against podman image mount of "+platform, installed, contentOf(mountedTree(t, r.podman.Mount(id))))
+			}
+		})
+	}
+}
+
+// TestDistributionPushFetchSignVerify: against the distribution registry
+// (not only the in-process one of the other tests), Push's index fetches
+// pinned by its digest and installs the skill's files; Sign signs the
+// index digest and Verify accepts that signature and refuses another key
+// and an unsigned push; with cosign (AGENTADAPTOR_COSIGN), cosign verify
+// accepts what Sign attached to the index there, and Verify what cosign
+// sign attached, both through the referrers tag scheme, the registry
+// having no referrers API. podman still pulls the signed index.
+func TestDistributionPushFetchSignVerify(t *testing.T) {
+	r := newRuntimeRig(t)
+	ctx := t.Context()
+	root, opts := testOptions(t)
+	dir := oddSkill(t)
+	const repo = "skills/odd-modes"
+	dgst := r.push(t, dir, repo, "1.0.0")
+	pinned := "oci://" + r.host + "/" + repo + ":1.0.0@" + dgst
+	if got, err := Resolve(ctx, "oci://"+r.host+"/"+repo+":1.0.0", opts...); err != nil || got != dgst {
+		t.Fatalf("Resolve of the tag = %s, %v, want the digest Push returned, %s", got, err, dgst)
+	}
+	a, err := Fetch(ctx, pinned, opts...)
+	if err != nil {
+		t.Fatalf("Fetch(%q) = %v", pinned, err)
+	}
+	if a.Digest != dgst || a.Name != "odd-modes" || a.Annotations[AnnotationSkill] != ArtifactType {
+		t.Errorf("Fetch(%q) = digest %s, name %q, annotations %v", pinned, a.Digest, a.Name, a.Annotations)
+	}
+	got, err := skill.NewDefaultSkillMaterializer(skill.WithSkillCacheRoot(root)).Materialize(ctx, a.Skill())
+	if err != nil {
+		t.Fatalf("Materialize: %v", err)
+	}
+	diffTrees(t, "the installed skill", contentOf(mountedTree(t, got)), contentOf(packedTree(t, dir)))
+
+	key, other := ecdsaKey(t), ecdsaKey(t)
+	if _, err := signRef(ctx, pinned, key, opts...); err != nil {
+		t.Fatalf("Sign(%q) = %v", pinned, err)
+	}
+	// The distribution registry has no referrers API (GET
+	// /v2/REPO/referrers/DIGEST is 404): the signature is listed in the
+	// referrers tag scheme's index, under the tag sha256-HEX.
+	resp, err := http.Get("http://" + r.host + "/v2/" + repo + "/referrers/" + dgst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET referrers of %s = %s; the distribution registry %s now serves the referrers API: say so in the test", dgst, resp.Status, registrytest.Version)
+	}
+	tags, err := Tags(ctx, r.host, repo, 100, opts...)
+	if want := strings.Replace(dgst, ":", "-", 1); err != nil || !slices.Contains(tags, want) {
+		t.Errorf("Tags(%s) after Sign = %v, %v, want the referrers tag %s among them", repo, tags, err, want)
+	}
+	signer, err := verifyRef(ctx, pinned, []signature.Requirement{keyRequirement(t, key)}, opts...)
+	if err != nil || signer.KeyID != keyID(t, key) {
+		t.Errorf("Verify(%q) of what Sign attached = %+v, %v, want key %s", pinned, signer, err, keyID(t, key))
+	}
+	if _, err := verifyRef(ctx, pinned, []signature.Requirement{keyRequirement(t, other)}, opts...); !errors.Is(err, source.ErrUntrusted) {
+		t.Errorf("Verify(%q) with another key = %v, want %v", pinned, err, source.ErrUntrusted)
+	}
+	unsigned := "oci://" + r.host + "/" + repo + ":2.0.0@" + r.push(t, newSkill(t, "odd-modes"), repo, "2.0.0")
+	if _, err := verifyRef(ctx, unsigned, []signature.Requirement{keyRequirement(t, key)}, opts...); !errors.Is(err, source.ErrUnsigned) {
+		t.Errorf("Verify(%q) of an unsigned push = %v, want %v", unsigned, err, source.ErrUnsigned)
+	}
+	// A fresh cache reads the signature from the registry again.
+	_, fresh := testOptions(t)
+	if _, err := verifyRef(ctx, pinned, []signature.Requirement{keyRequirement(t, key)}, fresh...); err != nil {
+		t.Errorf("Verify(%q) with an empty cache = %v", pinned, err)
+	}
+	id := r.podman.Pull(r.host + "/" + repo + "@" + dgst)
+	diffTrees(t, "podman image mount of the signed index", mountedTree(t, r.podman.Mount(id)), packedTree(t, dir))
+
+	t.Run("cosign", func(t *testing.T) {
+		cosigntest.Path(t)
+		signing := ecdsaKey(t)
+		kp := pkcs8Files(t, signing)
+		res := cosignVerify(t, kp.Public, pinned)
+		if res.Err == nil {
+			t.Fatalf("cosign verify before cosign signed accepted:\n%s", res.Stdout)
+		}
+		if _, err := signRef(ctx, pinned, signing, fresh...); err != nil {
+			t.Fatalf("Sign(%q) = %v", pinned, err)
+		}
+		res = cosignVerify(t, kp.Public, pinned)
+		if res.Err != nil || !strings.Contains(res.Stdout, `"docker-manifest-digest":"`+dgst+`"`) {
+			t.Fatalf("cosign verify of what Sign attached to the index: %v\nstdout: %s\nstderr: %s", res.Err, res.Stdout, res.Stderr)
+		}
+		other := cosigntest.GenerateKeyPair(t, "")
+		cosignSign(t, other, unsigned)
+		_, fresh := testOptions(t)
+		if _, err := verifyRef(ctx, unsigned, []signature.Requirement{{Key: loadPublic(t, other)}}, fresh...); err != nil {
+			t.Errorf("Verify(%q) of what cosign signed on the distribution registry = %v", unsigned, err)
+		}
+		if _, err := verifyRef(ctx, unsigned, []signature.Requirement{{Key: loadPublic(t, kp)}}, fresh...); !errors.Is(err, source.ErrUntrusted) {
+			t.Errorf("Verify(%q) of what cosign signed, with another key = %v, want %v", unsigned, err, source.ErrUntrusted)
+		}
+	})
 }
