@@ -393,18 +393,20 @@ func contentOf(tree map[string]entry) map[string]entry {
 // images are made with podman or buildah): the uncompressed tar rootfs
 // imported for linux/amd64 and for linux/arm64, the two images added to a
 // manifest list, pushed with --all to HOST/repo:tag in format (oci or
-// v2s2). It returns the digest of the index pushed.
+// v2s2), by a podman of its own. It returns the digest of the index
+// pushed.
 func (r runtimeRig) podmanIndex(t *testing.T, rootfs, repo, tag, format string) string {
 	t.Helper()
+	maker := podmantest.New(t) // not r.podman, which pulls it then
 	list := r.host + "/" + repo + ":" + tag
-	r.podman.MustRun("manifest", "create", list)
+	maker.MustRun("manifest", "create", list)
 	for _, arch := range []string{"amd64", "arm64"} {
 		img := r.host + "/" + repo + ":" + tag + "-" + arch
-		r.podman.MustRun("import", "--quiet", "--os", "linux", "--arch", arch, rootfs, img)
-		r.podman.MustRun("manifest", "add", list, "containers-storage:"+img)
+		maker.MustRun("import", "--quiet", "--os", "linux", "--arch", arch, rootfs, img)
+		maker.MustRun("manifest", "add", list, "containers-storage:"+img)
 	}
 	digestFile := filepath.Join(t.TempDir(), "digest")
-	r.podman.MustRun("manifest", "push", "--quiet", "--all", "--format", format, "--tls-verify=false", "--digestfile", digestFile, list, "docker://"+list)
+	maker.MustRun("manifest", "push", "--quiet", "--all", "--format", format, "--tls-verify=false", "--digestfile", digestFile, list, "docker://"+list)
 	dgst, err := os.ReadFile(digestFile)
 	if err != nil {
 		t.Fatal(err)
