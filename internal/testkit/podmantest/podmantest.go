@@ -30,7 +30,16 @@
 //  4. A loopback registry speaks plain HTTP: the commands that reach a
 //     registry take --tls-verify=false ([Podman.Pull], and the callers'
 //     own arguments).
-//  5. At the end of the test every image [Podman.Mount] mounted is
+//  5. As root, podman writes its blob information cache (which registry
+//     holds which layer) to /var/lib/containers/cache whatever its
+//     storage flags say (podman 4.3, as Debian 12 ships it, sets no
+//     cache folder of its own, and containers/image then picks that one
+//     for root). So podman and skopeo run in a mount namespace of their
+//     own (unshare --mount, private propagation) in which a folder of the
+//     test's is bound over /var/lib: the cache lands there
+//     ([Podman.VarLib]), and the namespace, bind and all, ends with the
+//     program.
+//  6. At the end of the test every image [Podman.Mount] mounted is
 //     unmounted.
 //
 // podman image mount needs root (rootless podman mounts only inside
@@ -88,6 +97,8 @@ type Podman struct {
 	t       testing.TB
 	podman  string
 	skopeo  string
+	unshare string
+	varLib  string // bound over /var/lib (rule 5)
 	dir     string // the test's folder for it all
 	root    string // --root
 	runroot string // --runroot
@@ -100,7 +111,7 @@ type Podman struct {
 // New sets up podman for t, as the package doc says.
 func New(t testing.TB) *Podman {
 	t.Helper()
-	p := &Podman{t: t, podman: lookPath(t, "podman"), skopeo: lookPath(t, "skopeo")}
+	p := &Podman{t: t, podman: lookPath(t, "podman"), skopeo: lookPath(t, "skopeo"), unshare: lookPath(t, "unshare")}
 	if os.Geteuid() != 0 {
 		testroot.Missing(t, "podman as root", "podman image mount needs root, and the test runs as uid "+fmt.Sprint(os.Geteuid()), "run the tests as root")
 		return nil
@@ -147,7 +158,8 @@ runroot = %q
 			t.Fatal(err)
 		}
 	}
-	for _, d := range []string{tmp, filepath.Join(p.dir, "networks")} {
+	p.varLib = filepath.Join(p.dir, "var-lib")
+	for _, d := range []string{tmp, filepath.Join(p.dir, "networks"), p.varLib} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -173,6 +185,9 @@ func (p *Podman) Root() string { return p.root }
 
 // RunRoot is the folder of its run state (--runroot).
 func (p *Podman) RunRoot() string { return p.runroot }
+
+// VarLib is the folder podman and skopeo see as /var/lib (rule 5).
+func (p *Podman) VarLib() string { return p.varLib }
 
 // Result is what a run printed and how it ended.
 type Result struct {
@@ -221,10 +236,15 @@ func (p *Podman) MustSkopeo(args ...string) string {
 	return r.Stdout
 }
 
+// inNamespace is the script unshare runs: it binds $0 over /var/lib and
+// runs the program (rule 5).
+const inNamespace = `mount --bind "$0" /var/lib && exec "$@"`
+
 func (p *Podman) run(bin string, args []string) Result {
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
+	args = append([]string{"--mount", "--propagation", "private", "--", "/bin/sh", "-c", inNamespace, p.varLib, bin}, args...)
+	cmd := exec.CommandContext(ctx, p.unshare, args...)
 	cmd.Dir = p.dir
 	cmd.Env = p.env
 	var stdout, stderr bytes.Buffer

@@ -18,6 +18,7 @@ import (
 // TestConfigurationIsTheTests: podman reports the test's storage, its
 // configuration files and no events; nothing of the machine's.
 func TestConfigurationIsTheTests(t *testing.T) {
+	t.Parallel()
 	p := podmantest.New(t)
 	var info struct {
 		Host struct {
@@ -158,10 +159,36 @@ func diffTrees(t *testing.T, what string, got, want map[string]file) {
 	}
 }
 
+// TestBlobCacheIsTheTests: what podman copies it records in a blob
+// information cache under the test's VarLib, not the machine's
+// /var/lib/containers/cache; and the folder bound there is not mounted
+// outside podman.
+func TestBlobCacheIsTheTests(t *testing.T) {
+	t.Parallel()
+	p := podmantest.New(t)
+	p.MustRun("import", "--quiet", tarOf(t, rootfs), "localhost/imported:1")
+	cache := filepath.Join(p.VarLib(), "containers", "cache", "blob-info-cache-v1.boltdb")
+	if fi, err := os.Stat(cache); err != nil || fi.Size() == 0 {
+		t.Errorf("after podman import, the blob information cache %s: %v", cache, err)
+	}
+	if out := strings.TrimSpace(p.MustSkopeo("--version")); !strings.HasPrefix(out, "skopeo version ") {
+		t.Errorf("skopeo --version printed %q", out)
+	}
+	assertNoMounts(t, filepath.Dir(p.Root()))
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), p.VarLib()) {
+		t.Errorf("%s is mounted outside podman:\n%s", p.VarLib(), data)
+	}
+}
+
 // TestImportMount: an image podman imports mounts with its tree as it
 // was, and is unmounted at the end of the test; the vfs driver makes no
 // kernel mount.
 func TestImportMount(t *testing.T) {
+	t.Parallel()
 	var p *podmantest.Podman
 	t.Run("mount", func(t *testing.T) {
 		p = podmantest.New(t)
@@ -204,6 +231,7 @@ func assertNoMounts(t *testing.T, dir string) {
 // TestUnmountAtEnd: an image still mounted when the test ends is
 // unmounted by its cleanup.
 func TestUnmountAtEnd(t *testing.T) {
+	t.Parallel()
 	p := podmantest.New(t)
 	p.MustRun("import", "--quiet", tarOf(t, rootfs), "localhost/imported:1")
 	t.Run("mount", func(t *testing.T) {
@@ -225,6 +253,7 @@ func TestUnmountAtEnd(t *testing.T) {
 // a multi-platform index, and mounts with the same tree; skopeo reads the
 // index.
 func TestPullFromRegistry(t *testing.T) {
+	t.Parallel()
 	reg := registrytest.Start(t)
 	maker := podmantest.New(t)
 	tarball := tarOf(t, rootfs)

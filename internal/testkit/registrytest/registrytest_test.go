@@ -15,6 +15,7 @@ import (
 // header, keeps what is pushed under Storage, and is gone, its port
 // closed, once the test that started it has ended.
 func TestStart(t *testing.T) {
+	t.Parallel()
 	var host, storage string
 	t.Run("run", func(t *testing.T) {
 		r := Start(t)
@@ -76,6 +77,7 @@ func TestStart(t *testing.T) {
 
 // TestStartTwo: two registries run side by side on ports of their own.
 func TestStartTwo(t *testing.T) {
+	t.Parallel()
 	a, b := Start(t), Start(t)
 	if a.Host == b.Host || a.Storage == b.Storage {
 		t.Errorf("two registries share %s, %s", a.Host, a.Storage)
