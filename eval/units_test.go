@@ -1,12 +1,22 @@
 package eval
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
+	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/drivertest"
 	"github.com/agentadaptor/agentadaptor/skill"
 )
@@ -212,5 +222,325 @@ func TestUnitsAreRunsOrder(t *testing.T) {
 	}
 	if _, err := f.evaluator().Units(t.Context(), Request{Agents: agentsOf("a")}); !errors.Is(err, ErrInvalidRequest) {
 		t.Errorf("Evaluator.Units without a skill = %v, want ErrInvalidRequest", err)
+	}
+}
+
+// unitRequest is f's request on one agent, or two with runs.
+func unitRequest(f *fixture, several bool, ds ...*drivertest.Driver) Request {
+	req := f.request(ds...)
+	if several {
+		req.Runs = 2
+	}
+	return req
+}
+
+// runTree lists the files of the iteration dir but its benchmarks.
+func runTree(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	for _, name := range tree(t, dir) {
+		if !strings.HasSuffix(name, "benchmark.json") {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// TestRunUnitLayoutMatchesRun checks that the units, each made alone
+// (in reverse order, each by an Evaluator of its own), write the
+// iteration a Run writes, benchmark.json aside: the same folders, files,
+// gradings and iteration.json.
+func TestRunUnitLayoutMatchesRun(t *testing.T) {
+	t.Parallel()
+	for _, several := range []bool{false, true} {
+		t.Run(fmt.Sprint("several=", several), func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			d := &drivertest.Driver{Handler: helpfulAgent}
+			ds := []*drivertest.Driver{d}
+			if several {
+				ds = append(ds, d)
+			}
+			req := unitRequest(f, several, ds...)
+			whole := &fixture{t: t, skillDir: f.skillDir, out: filepath.Join(t.TempDir(), "whole"), mat: f.mat}
+			wreq := req
+			wreq.Out = whole.out
+			if _, err := whole.evaluator().Run(t.Context(), wreq); err != nil {
+				t.Fatal(err)
+			}
+			us, err := Units(mustSuite(t, f.skillDir), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := len(us) - 1; i >= 0; i-- {
+				res, err := f.evaluator().RunUnit(t.Context(), req, i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := filepath.Join(f.out, "iteration-1", filepath.FromSlash(us[i].Dir)); res.Dir != want || res.Unit != us[i] {
+					t.Errorf("RunUnit(%d) = %s, %+v, want %s, %+v", i, res.Dir, res.Unit, want, us[i])
+				}
+			}
+			a, b := filepath.Join(whole.out, "iteration-1"), filepath.Join(f.out, "iteration-1")
+			got, want := runTree(t, b), runTree(t, a)
+			if !slices.Equal(got, want) {
+				t.Fatalf("units wrote\n%s\nRun wrote\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			for _, name := range got {
+				if strings.HasSuffix(name, "grading.json") || name == "iteration.json" || strings.Contains(name, "outputs/") {
+					checkFile(t, filepath.Join(b, name), readString(t, filepath.Join(a, name)))
+				}
+			}
+			if _, err := os.Stat(filepath.Join(b, "benchmark.json")); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("a unit wrote benchmark.json: %v", err)
+			}
+		})
+	}
+}
+
+func mustSuite(t *testing.T, dir string) *Suite {
+	t.Helper()
+	s, err := LoadSuite(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func readString(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestRunUnitsConcurrent runs every unit at once, each by an Evaluator
+// with a skill cache of its own (as pods of one Job), into one Out
+// whose newest iteration is of other content: they all take one new
+// iteration, and write every unit's folder.
+func TestRunUnitsConcurrent(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	d := &drivertest.Driver{Handler: helpfulAgent}
+	req := unitRequest(f, true, d, d)
+	old := filepath.Join(f.out, "iteration-1")
+	if err := os.MkdirAll(old, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(old, "iteration.json"), []byte(`{"skill_digest": "sha256:other"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	us, err := Units(mustSuite(t, f.skillDir), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(us))
+	for i := range us {
+		wg.Go(func() {
+			ev := New(WithMaterializer(skill.NewCache(skill.WithSkillCacheRoot(filepath.Join(t.TempDir(), "cache")))))
+			_, errs[i] = ev.RunUnit(t.Context(), req, i)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(f.out)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{".runs", "iteration-1", "iteration-2"}; !slices.Equal(names, want) {
+		t.Errorf("Out holds %v, want %v", names, want)
+	}
+	iter := filepath.Join(f.out, "iteration-2")
+	for _, u := range us {
+		if _, err := os.Stat(filepath.Join(iter, filepath.FromSlash(u.Dir), "grading.json")); err != nil {
+			t.Errorf("unit %d: %v", u.Index, err)
+		}
+	}
+	for _, name := range tree(t, iter) {
+		if strings.Contains(name, "/.") || strings.HasPrefix(name, ".") {
+			t.Errorf("left in the iteration: %s", name)
+		}
+	}
+	if d.Calls() != len(us) {
+		t.Errorf("%d agent calls, want %d", d.Calls(), len(us))
+	}
+}
+
+// TestRunUnitProcesses runs units in processes of their own at once
+// into a new Out: they race to create iteration-1 and to write beside
+// each other.
+func TestRunUnitProcesses(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	us, err := Units(mustSuite(t, f.skillDir), unitRequest(f, false, &drivertest.Driver{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmds := make([]*exec.Cmd, len(us))
+	outs := make([]strings.Builder, len(us))
+	for i := range us {
+		cmds[i] = exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestUnitHelperProcess$")
+		cmds[i].Env = append(os.Environ(), "EVAL_UNIT_SKILL="+f.skillDir, "EVAL_UNIT_OUT="+f.out,
+			"EVAL_UNIT_CACHE="+filepath.Join(t.TempDir(), "cache"), fmt.Sprintf("EVAL_UNIT_INDEX=%d", i))
+		cmds[i].Stdout, cmds[i].Stderr = &outs[i], &outs[i]
+	}
+	for _, c := range cmds {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Errorf("unit %d: %v\n%s", i, err, outs[i].String())
+		}
+	}
+	entries, _ := os.ReadDir(f.out)
+	if len(entries) != 2 { // .runs and iteration-1
+		t.Errorf("Out holds %d entries, want .runs and iteration-1", len(entries))
+	}
+	want := sorted(
+		[]string{"iteration.json"},
+		runFiles("eval-1/with_skill/", "answer.txt", "data/edit.txt", "sub/dir/run.sh"),
+		runFiles("eval-1/without_skill/", "sub/dir/run.sh"),
+		runFiles("eval-b/with_skill/", "answer.txt", "sub/dir/run.sh"),
+		runFiles("eval-b/without_skill/", "sub/dir/run.sh"),
+	)
+	if got := tree(t, filepath.Join(f.out, "iteration-1")); !slices.Equal(got, want) {
+		t.Errorf("iteration-1 holds\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestUnitHelperProcess is one unit of TestRunUnitProcesses, run in a
+// process of its own; without its environment it does nothing.
+func TestUnitHelperProcess(t *testing.T) {
+	dir := os.Getenv("EVAL_UNIT_SKILL")
+	if dir == "" {
+		return
+	}
+	var i int
+	fmt.Sscan(os.Getenv("EVAL_UNIT_INDEX"), &i)
+	ev := New(WithMaterializer(skill.NewCache(skill.WithSkillCacheRoot(os.Getenv("EVAL_UNIT_CACHE")))))
+	req := Request{Skill: skill.Dir(dir), Out: os.Getenv("EVAL_UNIT_OUT"),
+		Agents: []Agent{{ID: "agent1", Driver: &drivertest.Driver{Handler: helpfulAgent}, Version: "1.0"}}}
+	if _, err := ev.RunUnit(t.Context(), req, i); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRunUnitIndexRefused(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	d := &drivertest.Driver{Handler: helpfulAgent}
+	for _, i := range []int{-1, 4, 1 << 40} {
+		_, err := f.evaluator().RunUnit(t.Context(), f.request(d), i)
+		want := fmt.Sprintf("Index: invalid evaluation request: %d: the evaluation has 4 units, 0 to 3", i)
+		if !errors.Is(err, ErrInvalidRequest) || err.Error() != want {
+			t.Errorf("RunUnit(%d) = %v, want %q", i, err, want)
+		}
+	}
+	if d.Calls() != 0 {
+		t.Errorf("%d agent calls, want none", d.Calls())
+	}
+	if _, err := os.Stat(f.out); err == nil {
+		t.Error("a refused unit created Out")
+	}
+}
+
+// TestRunUnitAgain checks that a unit made again replaces its folder
+// whole, and that a unit the agent failed is written, graded as
+// failing with the failure, and not kept.
+func TestRunUnitAgain(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	answer := "42\n"
+	fail := false
+	d := &drivertest.Driver{Handler: func(ctx context.Context, req *driver.Request) (*driver.Result, error) {
+		if fail {
+			return nil, errors.New("model overloaded")
+		}
+		os.WriteFile(filepath.Join(req.Workspace, "answer.txt"), []byte(answer), 0o644)
+		os.WriteFile(filepath.Join(req.Workspace, answer[:1]+".txt"), nil, 0o644)
+		return &driver.Result{Text: "done"}, nil
+	}}
+	req := f.request(d)
+	res, err := f.evaluator().RunUnit(t.Context(), req, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"grading.json", "outputs/4.txt", "outputs/answer.txt", "response.md", "timing.json", "transcript.jsonl"}
+	if got := tree(t, res.Dir); !slices.Equal(got, want) {
+		t.Errorf("unit 0 holds %v, want %v", got, want)
+	}
+	answer, req.Fresh = "7\n", true
+	if res, err = f.evaluator().RunUnit(t.Context(), req, 0); err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"grading.json", "outputs/7.txt", "outputs/answer.txt", "response.md", "timing.json", "transcript.jsonl"}
+	if got := tree(t, res.Dir); !slices.Equal(got, want) {
+		t.Errorf("unit 0 made again holds %v, want %v", got, want)
+	}
+	checkFile(t, filepath.Join(res.Dir, "outputs", "answer.txt"), "7\n")
+
+	fail = true
+	res, err = f.evaluator().RunUnit(t.Context(), req, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g Grading
+	readJSONT(t, filepath.Join(res.Dir, "grading.json"), &g)
+	if !strings.Contains(g.RunError, "model overloaded") || g.Summary.Failed != 1 || res.Grading.RunError != g.RunError {
+		t.Errorf("failed unit's grading = %+v, result %+v, want run_error and every expectation failed", g, res.Grading)
+	}
+	fail = false
+	if res, err = f.evaluator().RunUnit(t.Context(), f.request(d), 1); err != nil || res.Reused {
+		t.Errorf("the failed unit again = %+v, %v: want it made, not reused", res, err)
+	}
+	if res, err = f.evaluator().RunUnit(t.Context(), f.request(d), 1); err != nil || !res.Reused {
+		t.Errorf("the unit a third time = %+v, %v: want it reused", res, err)
+	}
+}
+
+// TestRunUnitWaitsForRun checks rule 5: a unit waits while a Run holds
+// Out, and writes once it is done.
+func TestRunUnitWaitsForRun(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	d := &drivertest.Driver{Handler: helpfulAgent}
+	unlock, err := lockOut(t.Context(), f.out, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The unit cannot take the lock while it is held: it waits (an hour
+	// of the bubble's clock) until stopped, and runs nothing.
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
+		defer cancel()
+		start := time.Now()
+		_, err := f.evaluator().RunUnit(ctx, f.request(d), 0)
+		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != time.Hour {
+			t.Errorf("RunUnit while Out is locked = %v after %v, want context.DeadlineExceeded after 1h", err, time.Since(start))
+		}
+	})
+	if d.Calls() != 0 {
+		t.Errorf("%d agent calls while Out was locked", d.Calls())
+	}
+	unlock()
+	if _, err := f.evaluator().RunUnit(t.Context(), f.request(d), 0); err != nil {
+		t.Fatal(err)
+	}
+	// Units share the lock with each other, not with a Run.
+	u1, err := lockOut(t.Context(), f.out, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u1()
+	if _, err := f.evaluator().RunUnit(t.Context(), f.request(d), 1); err != nil {
+		t.Errorf("RunUnit beside a unit holding Out = %v", err)
 	}
 }
