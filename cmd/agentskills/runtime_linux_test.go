@@ -17,17 +17,17 @@ import (
 // distribution registry (internal/testkit/registrytest) and podman
 // (internal/testkit/podmantest), on Linux, as root.
 
-// fileEntry is one entry of a skill's tree: a folder, or a file with its
+// mountEntry is one entry of a skill's tree: a folder, or a file with its
 // executable bit and bytes.
-type fileEntry struct {
+type mountEntry struct {
 	dir, exec bool
 	data      string
 }
 
-// skillTree lists the tree under dir as a skill's content.
-func skillTree(t *testing.T, dir string) map[string]fileEntry {
+// mountTree lists the tree under dir as a skill's content.
+func mountTree(t *testing.T, dir string) map[string]mountEntry {
 	t.Helper()
-	tree := map[string]fileEntry{}
+	tree := map[string]mountEntry{}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || path == dir {
 			return err
@@ -36,7 +36,7 @@ func skillTree(t *testing.T, dir string) map[string]fileEntry {
 		if err != nil {
 			return err
 		}
-		e := fileEntry{dir: fi.IsDir()}
+		e := mountEntry{dir: fi.IsDir()}
 		if fi.Mode().IsRegular() {
 			data, err := os.ReadFile(path)
 			if err != nil {
@@ -56,7 +56,7 @@ func skillTree(t *testing.T, dir string) map[string]fileEntry {
 	return tree
 }
 
-func sameTree(t *testing.T, what string, got, want map[string]fileEntry) {
+func sameMountTree(t *testing.T, what string, got, want map[string]mountEntry) {
 	t.Helper()
 	for name, w := range want {
 		if g, ok := got[name]; !ok {
@@ -113,7 +113,7 @@ func TestPodmanMountsAgentskillsPush(t *testing.T) {
 	pm := podmantest.New(t)
 	reg := registrytest.Start(t)
 	dir := runtimeSkill(t, "mounted")
-	want := skillTree(t, dir)
+	want := mountTree(t, dir)
 
 	ref := "oci://" + reg.Host + "/skills/mounted:1.0.0"
 	code, stdout, stderr := runCLI(t, "push", dir, ref)
@@ -123,34 +123,34 @@ func TestPodmanMountsAgentskillsPush(t *testing.T) {
 	dgst := strings.TrimSpace(stdout)
 	for _, platform := range []string{"linux/amd64", "linux/arm64"} {
 		id := pm.Pull(reg.Host+"/skills/mounted@"+dgst, "--platform", platform)
-		sameTree(t, "podman image mount of "+platform, skillTree(t, pm.Mount(id)), want)
+		sameMountTree(t, "podman image mount of "+platform, mountTree(t, pm.Mount(id)), want)
 	}
 
 	pinned := ref + "@" + dgst
 	if code, _, stderr := runCLI(t, "add", pinned, "-a", "claude-code"); code != 0 {
 		t.Fatalf("add %s = %d; stderr:\n%s", pinned, code, stderr)
 	}
-	installed(t, project, "mounted", dgst, want)
+	checkInstalled(t, project, "mounted", dgst, want)
 }
 
-// installed checks that the skill name is installed for Claude Code in
+// checkInstalled checks that the skill name is checkInstalled for Claude Code in
 // project with the files want, and that the lock file records pin.
-func installed(t *testing.T, project, name, pin string, want map[string]fileEntry) {
+func checkInstalled(t *testing.T, project, name, pin string, want map[string]mountEntry) {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(filepath.Join(project, ".claude", "skills", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameTree(t, "the installed skill", skillTree(t, dir), want)
+	sameMountTree(t, "the checkInstalled skill", mountTree(t, dir), want)
 	if e := lockSkill(t, project, name); e["pin"] != pin {
 		lock, _ := json.Marshal(e)
 		t.Errorf("the lock file records %s, want the pin %s", lock, pin)
 	}
 }
 
-// rootfsTar packs the folder dir as the rootfs tar podman import reads,
+// podmanRootfs packs the folder dir as the rootfs tar podman import reads,
 // under the folder prefix ("" for the root).
-func rootfsTar(t *testing.T, dir, prefix string) string {
+func podmanRootfs(t *testing.T, dir, prefix string) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "rootfs.tar")
 	f, err := os.Create(out)
@@ -223,7 +223,7 @@ func TestAddPodmanMadeIndex(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := runtimeSkill(t, tc.name)
-			rootfs := rootfsTar(t, dir, tc.prefix)
+			rootfs := podmanRootfs(t, dir, tc.prefix)
 			list := reg.Host + "/skills/" + tc.name + ":1"
 			maker.MustRun("manifest", "create", list)
 			for _, arch := range []string{"amd64", "arm64"} {
@@ -238,17 +238,17 @@ func TestAddPodmanMadeIndex(t *testing.T) {
 				t.Fatal(err)
 			}
 			dgst := strings.TrimSpace(string(data))
-			want := skillTree(t, dir)
+			want := mountTree(t, dir)
 			for _, platform := range []string{"linux/amd64", "linux/arm64"} {
 				mounted := pm.Mount(pm.Pull(reg.Host+"/skills/"+tc.name+"@"+dgst, "--platform", platform))
-				sameTree(t, "podman image mount of "+platform, skillTree(t, filepath.Join(mounted, filepath.FromSlash(tc.prefix))), want)
+				sameMountTree(t, "podman image mount of "+platform, mountTree(t, filepath.Join(mounted, filepath.FromSlash(tc.prefix))), want)
 			}
 
 			pinned := "oci://" + reg.Host + "/skills/" + tc.name + "@" + dgst
 			if code, _, stderr := runCLI(t, "add", pinned, "-a", "claude-code"); code != 0 {
 				t.Fatalf("add %s = %d; stderr:\n%s", pinned, code, stderr)
 			}
-			installed(t, project, tc.name, dgst, want)
+			checkInstalled(t, project, tc.name, dgst, want)
 		})
 	}
 }

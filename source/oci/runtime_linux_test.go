@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -38,27 +39,27 @@ import (
 // (see internal/testkit/podmantest); .ci/install-podman and
 // .ci/install-registry install the programs.
 
-// platforms are the platforms an image of Push's holds.
-var platforms = []string{"linux/amd64", "linux/arm64"}
+// runtimePlatforms are the runtimePlatforms an image of Push's holds.
+var runtimePlatforms = []string{"linux/amd64", "linux/arm64"}
 
-// entry is one file or folder of a tree as a runtime shows it: its type
+// treeEntry is one file or folder of a tree as a runtime shows it: its type
 // and permission bits, its owner and, for a file, its bytes.
-type entry struct {
+type treeEntry struct {
 	Mode     fs.FileMode
 	UID, GID uint32
 	MTime    int64
 	Data     string
 }
 
-func (e entry) String() string {
+func (e treeEntry) String() string {
 	return fmt.Sprintf("%v uid %d gid %d mtime %d %d bytes", e.Mode, e.UID, e.GID, e.MTime, len(e.Data))
 }
 
-// mountedTree lists the tree under dir as it is on disk, every entry
+// mountedTree lists the tree under dir as it is on disk, every treeEntry
 // with its mode, owner, modification time and bytes.
-func mountedTree(t *testing.T, dir string) map[string]entry {
+func mountedTree(t *testing.T, dir string) map[string]treeEntry {
 	t.Helper()
-	tree := map[string]entry{}
+	tree := map[string]treeEntry{}
 	err := filepath.WalkDir(dir, func(path string, _ fs.DirEntry, err error) error {
 		if err != nil || path == dir {
 			return err
@@ -68,7 +69,7 @@ func mountedTree(t *testing.T, dir string) map[string]entry {
 			return err
 		}
 		st := fi.Sys().(*syscall.Stat_t)
-		e := entry{Mode: fi.Mode(), UID: st.Uid, GID: st.Gid, MTime: fi.ModTime().Unix()}
+		e := treeEntry{Mode: fi.Mode(), UID: st.Uid, GID: st.Gid, MTime: fi.ModTime().Unix()}
 		if fi.Mode().IsRegular() {
 			data, err := os.ReadFile(path)
 			if err != nil {
@@ -90,9 +91,9 @@ func mountedTree(t *testing.T, dir string) map[string]entry {
 // The format Push writes: folders 0755, files 0644, or 0755 when any
 // executable bit is set, owners 0, times the Unix epoch; a link to a file
 // as a copy of it; no .git folder.
-func packedTree(t *testing.T, dir string) map[string]entry {
+func packedTree(t *testing.T, dir string) map[string]treeEntry {
 	t.Helper()
-	tree := map[string]entry{}
+	tree := map[string]treeEntry{}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || path == dir {
 			return err
@@ -104,7 +105,7 @@ func packedTree(t *testing.T, dir string) map[string]entry {
 		if err != nil {
 			return err
 		}
-		e := entry{Mode: fs.ModeDir | 0o755}
+		e := treeEntry{Mode: fs.ModeDir | 0o755}
 		if fi.Mode().IsRegular() {
 			e.Mode = 0o644
 			if fi.Mode()&0o111 != 0 {
@@ -126,11 +127,11 @@ func packedTree(t *testing.T, dir string) map[string]entry {
 	return tree
 }
 
-// diffTrees fails t for every entry that got lacks, holds in excess or
+// diffTree fails t for every treeEntry that got lacks, holds in excess or
 // holds otherwise than want.
-func diffTrees(t *testing.T, what string, got, want map[string]entry) {
+func diffTree(t *testing.T, what string, got, want map[string]treeEntry) {
 	t.Helper()
-	for _, name := range slices.Sorted(mapsKeys(want)) {
+	for _, name := range slices.Sorted(maps.Keys(want)) {
 		g, ok := got[name]
 		switch {
 		case !ok:
@@ -139,19 +140,9 @@ func diffTrees(t *testing.T, what string, got, want map[string]entry) {
 			t.Errorf("%s: %s is %v, want %v", what, name, g, want[name])
 		}
 	}
-	for _, name := range slices.Sorted(mapsKeys(got)) {
+	for _, name := range slices.Sorted(maps.Keys(got)) {
 		if _, ok := want[name]; !ok {
 			t.Errorf("%s: %s (%v) is extra", what, name, got[name])
-		}
-	}
-}
-
-func mapsKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
 		}
 	}
 }
@@ -240,6 +231,7 @@ func (r runtimeRig) push(t *testing.T, dir, repo, tag string, opts ...Option) st
 // and mode for mode as Push packs them (owned by root, dated the Unix
 // epoch), and nothing else.
 func TestPodmanMountsPush(t *testing.T) {
+	t.Parallel()
 	r := newRuntimeRig(t)
 	dir := oddSkill(t)
 	dgst := r.push(t, dir, "skills/odd-modes", "1.0.0")
@@ -248,7 +240,7 @@ func TestPodmanMountsPush(t *testing.T) {
 		t.Fatal("packedTree kept the .git folder")
 	}
 	ref := r.host + "/skills/odd-modes@" + dgst
-	for _, platform := range platforms {
+	for _, platform := range runtimePlatforms {
 		id := r.podman.Pull(ref, "--platform", platform)
 		var inspect []struct{ Os, Architecture string }
 		if err := json.Unmarshal([]byte(r.podman.MustRun("image", "inspect", id)), &inspect); err != nil || len(inspect) != 1 {
@@ -257,7 +249,7 @@ func TestPodmanMountsPush(t *testing.T) {
 		if got := inspect[0].Os + "/" + inspect[0].Architecture; got != platform {
 			t.Errorf("podman pull --platform %s of %s pulled an image for %s", platform, ref, got)
 		}
-		diffTrees(t, "podman image mount of "+platform, mountedTree(t, r.podman.Mount(id)), want)
+		diffTree(t, "podman image mount of "+platform, mountedTree(t, r.podman.Mount(id)), want)
 	}
 }
 
@@ -274,13 +266,13 @@ func (r runtimeRig) blob(t *testing.T, repo, dgst string) []byte {
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET blob %s: %s, %v", dgst, resp.Status, err)
 	}
-	if got := sha256Digest(data); got != dgst {
+	if got := sha256Of(data); got != dgst {
 		t.Fatalf("blob %s holds bytes of digest %s", dgst, got)
 	}
 	return data
 }
 
-func sha256Digest(data []byte) string {
+func sha256Of(data []byte) string {
 	sum := sha256.Sum256(data)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
@@ -293,6 +285,7 @@ func sha256Digest(data []byte) string {
 // the index with the platform chosen (--override-arch); --config --raw
 // prints the config's bytes.
 func TestSkopeoReadsPush(t *testing.T) {
+	t.Parallel()
 	r := newRuntimeRig(t)
 	const repo = "skills/odd-modes"
 	dgst := r.push(t, oddSkill(t), repo, "1.0.0")
@@ -303,8 +296,8 @@ func TestSkopeoReadsPush(t *testing.T) {
 	if err := json.Unmarshal([]byte(raw), &index); err != nil {
 		t.Fatal(err)
 	}
-	if index.MediaType != ocispec.MediaTypeImageIndex || sha256Digest([]byte(raw)) != dgst {
-		t.Fatalf("skopeo inspect --raw %s: media type %q, digest %s, want an image index of that digest\n%s", dgst, index.MediaType, sha256Digest([]byte(raw)), raw)
+	if index.MediaType != ocispec.MediaTypeImageIndex || sha256Of([]byte(raw)) != dgst {
+		t.Fatalf("skopeo inspect --raw %s: media type %q, digest %s, want an image index of that digest\n%s", dgst, index.MediaType, sha256Of([]byte(raw)), raw)
 	}
 	var got []string
 	layers := map[string]bool{}
@@ -331,14 +324,14 @@ func TestSkopeoReadsPush(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		diffID := sha256Digest(tarball)
+		diffID := sha256Of(tarball)
 
 		byManifest := r.podman.MustSkopeo("inspect", "--tls-verify=false", "--config", ref+m.Digest.String())
 		byIndex := r.podman.MustSkopeo("inspect", "--tls-verify=false", "--override-os", m.Platform.OS, "--override-arch", m.Platform.Architecture, "--config", ref+dgst)
 		if byManifest != byIndex {
 			t.Errorf("%s: skopeo inspect --config of the manifest and of the index for its platform differ:\n%s\n%s", platform, byManifest, byIndex)
 		}
-		if raw := r.podman.MustSkopeo("inspect", "--tls-verify=false", "--config", "--raw", ref+m.Digest.String()); sha256Digest([]byte(raw)) != manifest.Config.Digest.String() {
+		if raw := r.podman.MustSkopeo("inspect", "--tls-verify=false", "--config", "--raw", ref+m.Digest.String()); sha256Of([]byte(raw)) != manifest.Config.Digest.String() {
 			t.Errorf("%s: skopeo inspect --config --raw printed bytes other than the config's %s:\n%s", platform, manifest.Config.Digest, raw)
 		}
 		var config ocispec.Image
@@ -350,8 +343,8 @@ func TestSkopeoReadsPush(t *testing.T) {
 				platform, config.OS, config.Architecture, config.RootFS, platform, diffID, byManifest)
 		}
 	}
-	if !slices.Equal(got, platforms) || len(layers) != 1 {
-		t.Errorf("skopeo inspect --raw: an index over %v with layers %v, want %v sharing one layer\n%s", got, layers, platforms, raw)
+	if !slices.Equal(got, runtimePlatforms) || len(layers) != 1 {
+		t.Errorf("skopeo inspect --raw: an index over %v with layers %v, want %v sharing one layer\n%s", got, layers, runtimePlatforms, raw)
 	}
 }
 
@@ -361,6 +354,7 @@ func TestSkopeoReadsPush(t *testing.T) {
 // ("unsupported image-specific operation on artifact"), as containerd
 // and CRI-O refuse to mount it: why Push writes an image by default.
 func TestPodmanRefusesArtifact(t *testing.T) {
+	t.Parallel()
 	r := newRuntimeRig(t)
 	dgst := r.push(t, oddSkill(t), "skills/odd-modes", "artifact", WithFormat(FormatArtifact))
 	ref := r.host + "/skills/odd-modes@" + dgst
@@ -374,13 +368,13 @@ func TestPodmanRefusesArtifact(t *testing.T) {
 	}
 }
 
-// contentOf is tree as a skill's content: each entry's type, executable
+// contentOf is tree as a skill's content: each treeEntry's type, executable
 // bit and bytes, its other bits, owner and time left out (the cache
 // writes files read-only).
-func contentOf(tree map[string]entry) map[string]entry {
-	out := make(map[string]entry, len(tree))
+func contentOf(tree map[string]treeEntry) map[string]treeEntry {
+	out := make(map[string]treeEntry, len(tree))
 	for name, e := range tree {
-		c := entry{Mode: e.Mode.Type(), Data: e.Data}
+		c := treeEntry{Mode: e.Mode.Type(), Data: e.Data}
 		if e.Mode.IsRegular() && e.Mode&0o111 != 0 {
 			c.Mode |= 0o100
 		}
@@ -435,12 +429,13 @@ func rootfsTar(t *testing.T, dir string) string {
 }
 
 // TestFetchPodmanIndex: a multi-platform skill image made by podman
-// itself (podman import for two platforms, podman manifest push --all),
+// itself (podman import for two runtimePlatforms, podman manifest push --all),
 // as an OCI index and as a Docker manifest list, Fetch installs pinned by
 // the index's digest: the skill at the layer's root, the same files, byte
 // for byte and bit for bit, as podman image mount shows for each
 // platform.
 func TestFetchPodmanIndex(t *testing.T) {
+	t.Parallel()
 	r := newRuntimeRig(t)
 	dir := filepath.Join(t.TempDir(), "podman-made")
 	writeTree(t, dir, map[string]string{
@@ -476,10 +471,10 @@ func TestFetchPodmanIndex(t *testing.T) {
 				t.Fatalf("Materialize: %v", err)
 			}
 			installed := contentOf(mountedTree(t, got))
-			diffTrees(t, "the installed skill against its folder", installed, contentOf(mountedTree(t, dir)))
-			for _, platform := range platforms {
+			diffTree(t, "the installed skill against its folder", installed, contentOf(mountedTree(t, dir)))
+			for _, platform := range runtimePlatforms {
 				id := r.podman.Pull(r.host+"/skills/podman-made@"+dgst, "--platform", platform)
-				diffTrees(t, "the installed skill against podman image mount of "+platform, installed, contentOf(mountedTree(t, r.podman.Mount(id))))
+				diffTree(t, "the installed skill against podman image mount of "+platform, installed, contentOf(mountedTree(t, r.podman.Mount(id))))
 			}
 		})
 	}
@@ -494,6 +489,7 @@ func TestFetchPodmanIndex(t *testing.T) {
 // sign attached, both through the referrers tag scheme, the registry
 // having no referrers API. podman still pulls the signed index.
 func TestDistributionPushFetchSignVerify(t *testing.T) {
+	t.Parallel()
 	r := newRuntimeRig(t)
 	ctx := t.Context()
 	root, opts := testOptions(t)
@@ -515,7 +511,7 @@ func TestDistributionPushFetchSignVerify(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Materialize: %v", err)
 	}
-	diffTrees(t, "the installed skill", contentOf(mountedTree(t, got)), contentOf(packedTree(t, dir)))
+	diffTree(t, "the installed skill", contentOf(mountedTree(t, got)), contentOf(packedTree(t, dir)))
 
 	key, other := ecdsaKey(t), ecdsaKey(t)
 	if _, err := signRef(ctx, pinned, key, opts...); err != nil {
@@ -553,7 +549,7 @@ func TestDistributionPushFetchSignVerify(t *testing.T) {
 		t.Errorf("Verify(%q) with an empty cache = %v", pinned, err)
 	}
 	id := r.podman.Pull(r.host + "/" + repo + "@" + dgst)
-	diffTrees(t, "podman image mount of the signed index", mountedTree(t, r.podman.Mount(id)), packedTree(t, dir))
+	diffTree(t, "podman image mount of the signed index", mountedTree(t, r.podman.Mount(id)), packedTree(t, dir))
 
 	t.Run("cosign", func(t *testing.T) {
 		cosigntest.Path(t)
