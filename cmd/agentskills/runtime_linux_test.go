@@ -133,7 +133,7 @@ func TestPodmanMountsAgentskillsPush(t *testing.T) {
 	checkInstalled(t, project, "mounted", dgst, want)
 }
 
-// checkInstalled checks that the skill name is checkInstalled for Claude Code in
+// checkInstalled checks that the skill name is installed for Claude Code in
 // project with the files want, and that the lock file records pin.
 func checkInstalled(t *testing.T, project, name, pin string, want map[string]mountEntry) {
 	t.Helper()
@@ -141,7 +141,7 @@ func checkInstalled(t *testing.T, project, name, pin string, want map[string]mou
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameMountTree(t, "the checkInstalled skill", mountTree(t, dir), want)
+	sameMountTree(t, "the installed skill", mountTree(t, dir), want)
 	if e := lockSkill(t, project, name); e["pin"] != pin {
 		lock, _ := json.Marshal(e)
 		t.Errorf("the lock file records %s, want the pin %s", lock, pin)
