@@ -11,12 +11,13 @@
 //  1. Storage: the vfs driver, with --root in the test's folder and
 //     --runroot in a temporary folder of its own, removed at the end
 //     (podman refuses a runroot path over 50 bytes, which the test's
-//     folder, named for the test, may pass). vfs unpacks each layer into a plain folder: "mounting" an
-//     image is handing out that folder, so no kernel mount is made and
-//     none can be left behind, and it works on any file system, in a
-//     container too. (overlay works on these machines as root as well,
-//     but mounts overlay file systems that must be unmounted to remove
-//     the folder.)
+//     folder, named for the test, may pass). vfs unpacks each layer into
+//     a plain folder: "mounting" an image is handing out that folder, so
+//     no kernel mount is made and none can be left behind, and it works
+//     on any file system, in a container too. (overlay works on these
+//     machines as root as well, but its mount would live in podman's
+//     mount namespace of rule 5, gone when podman exits, and outside one
+//     it must be unmounted before the folder can be removed.)
 //  2. Configuration: CONTAINERS_CONF, CONTAINERS_STORAGE_CONF and
 //     CONTAINERS_REGISTRIES_CONF name files of the test's; HOME and the
 //     XDG folders are the test's, holding a signature policy
