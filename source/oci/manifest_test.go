@@ -66,7 +66,7 @@ func FuzzParseManifest(f *testing.F) {
 			return
 		}
 		if kind == kindIndex {
-			pickManifest(m)
+			platformManifests(m)
 		} else {
 			pickLayer(m)
 		}

@@ -69,7 +69,7 @@ func TestPackFormat(t *testing.T) {
 		"deep/er/file.txt": "f",
 	})
 	var buf bytes.Buffer
-	desc, err := pack(t.Context(), dir, &buf, skill.NewCache().Limits())
+	desc, diffID, err := pack(t.Context(), dir, &buf, skill.NewCache().Limits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +78,12 @@ func TestPackFormat(t *testing.T) {
 	}
 	gz, err := gzip.NewReader(bytes.NewReader(buf.Bytes()))
 	if err != nil {
+		t.Fatal(err)
+	}
+	if plain, err := io.ReadAll(gz); err != nil || diffID != digest.FromBytes(plain) {
+		t.Errorf("pack's uncompressed digest = %s, want %s (%v)", diffID, digest.FromBytes(plain), err)
+	}
+	if gz, err = gzip.NewReader(bytes.NewReader(buf.Bytes())); err != nil {
 		t.Fatal(err)
 	}
 	if gz.Name != "" || gz.Comment != "" || !gz.ModTime.IsZero() && gz.ModTime.Unix() != 0 {
@@ -245,7 +251,7 @@ func TestPushLimits(t *testing.T) {
 	}
 	// At the entry limit, the folder packs.
 	limits := skill.Limits{MaxArchiveSize: 1 << 20, MaxFileSize: 1 << 10, MaxTotalSize: 1 << 20, MaxArchiveEntries: 5}
-	if _, err := pack(t.Context(), newSkill(t, "review"), io.Discard, limits); err != nil {
+	if _, _, err := pack(t.Context(), newSkill(t, "review"), io.Discard, limits); err != nil {
 		t.Errorf("pack within %+v = %v", limits, err)
 	}
 }
