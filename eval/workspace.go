@@ -13,10 +13,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/internal/filelock"
+	"github.com/agentadaptor/agentadaptor/internal/readfile"
 )
 
 // The limits of a run's outputs/: an agent that leaves more in its
@@ -70,37 +70,6 @@ func caseFiles(c Case) []caseFile {
 // errTooDeep is a tree deeper than maxDepth.
 var errTooDeep = errors.New("too deep")
 
-// errNotRegular is a name that is not a regular file when it is opened.
-var errNotRegular = errors.New("not a regular file")
-
-// openRegular opens the regular file name of root for reading. A link
-// is refused, not followed (os.Root follows a link that stays inside
-// it, whatever the flags), and so is a FIFO or a device, and a name
-// replaced by one of them between the check and the open: the file
-// opened must be the one checked.
-func openRegular(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
-	before, err := root.Lstat(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !before.Mode().IsRegular() {
-		return nil, nil, errNotRegular
-	}
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	fi, err := f.Stat()
-	if err == nil && (!fi.Mode().IsRegular() || !os.SameFile(before, fi)) {
-		err = errNotRegular
-	}
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return f, fi, nil
-}
-
 // badCaseFile is the error of the file cf of c, case ci of the suite,
 // that cannot be read as a regular file of the skill (a link, maybe
 // swapped in after the suite was checked).
@@ -125,7 +94,7 @@ func filesDigest(ctx context.Context, dir string, c Case, ci int) (string, error
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
-		f, _, err := openRegular(root, filepath.FromSlash(cf.src))
+		f, _, err := readfile.OpenNoLink(root, filepath.FromSlash(cf.src))
 		if err != nil {
 			return "", badCaseFile(ci, c, cf, err)
 		}
@@ -157,7 +126,7 @@ func copyCaseFiles(dir, ws string, c Case, ci int) error {
 	}
 	defer dst.Close()
 	for _, cf := range caseFiles(c) {
-		in, fi, err := openRegular(src, filepath.FromSlash(cf.src))
+		in, fi, err := readfile.OpenNoLink(src, filepath.FromSlash(cf.src))
 		if err != nil {
 			return badCaseFile(ci, c, cf, err)
 		}
@@ -267,9 +236,9 @@ func walkTree(ctx context.Context, root *os.Root, dir func(name string) error, v
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		f, fi, err := openRegular(root, filepath.FromSlash(name))
+		f, fi, err := readfile.OpenNoLink(root, filepath.FromSlash(name))
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotRegular) {
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, readfile.ErrNotRegular) {
 				return nil // gone, or something else put in its place
 			}
 			return err
