@@ -385,11 +385,66 @@ func overlay(ctx context.Context, from, to string) error {
 		return err
 	}
 	defer dst.Close()
-	return walkRegular(ctx, src, func(name string, f *os.File, fi fs.FileInfo) error {
-		dst.Remove(filepath.FromSlash(name)) // a case file the run changed
-		_, err := writeIn(dst, name, f, -1, plainMode(fi))
+	_, err = copyTree(ctx, src, dst, treeCopy{replace: true}) // over a case file the run changed
+	return err
+}
+
+// treeCopy says how copyTree copies a tree; the zero value copies its
+// regular files, and the folders that hold them, into dst.
+type treeCopy struct {
+	// under is the folder of dst the files go to ("" for dst itself),
+	// which must exist.
+	under string
+	// folders copies every folder, empty ones too.
+	folders bool
+	// skip, when set, leaves out the files it names.
+	skip func(name string) bool
+	// replace removes the file at a place before writing it.
+	replace bool
+	// linkFrom and linkTo, when set, are the paths of src and of dst's
+	// under: each file is hard-linked where the file system allows it,
+	// and copied elsewhere.
+	linkFrom, linkTo string
+}
+
+// copyTree copies the regular files below src into dst as o says:
+// walked as walkTree walks (no link followed, no file replaced by one
+// opened, at most maxDepth deep), written by writeIn with plainMode. It
+// returns the names of the files copied, slash-separated, in lexical
+// order. Every tree copy of the package is made by it, or, for a run's
+// outputs, which it counts and bounds, by collectOutputs through the
+// same walkTree and writeIn.
+func copyTree(ctx context.Context, src, dst *os.Root, o treeCopy) ([]string, error) {
+	place := func(name string) string { return path.Join(filepath.ToSlash(o.under), name) }
+	var dir func(name string) error
+	if o.folders {
+		dir = func(name string) error { return dst.MkdirAll(filepath.FromSlash(place(name)), 0o755) }
+	}
+	var files []string
+	err := walkTree(ctx, src, dir, func(name string, f *os.File, fi fs.FileInfo) error {
+		if o.skip != nil && o.skip(name) {
+			return errSkip
+		}
+		to := place(name)
+		if o.replace {
+			dst.Remove(filepath.FromSlash(to))
+		}
+		files = append(files, name)
+		if o.linkFrom != "" {
+			if d := path.Dir(to); d != "." {
+				if err := dst.MkdirAll(filepath.FromSlash(d), 0o755); err != nil {
+					return err
+				}
+			}
+			from, link := filepath.Join(o.linkFrom, filepath.FromSlash(name)), filepath.Join(o.linkTo, filepath.FromSlash(name))
+			if os.Link(from, link) == nil {
+				return nil
+			}
+		}
+		_, err := writeIn(dst, to, f, -1, plainMode(fi))
 		return err
 	})
+	return files, err
 }
 
 // openUp gives the owner read, write and search permission on every
