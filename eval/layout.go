@@ -250,9 +250,14 @@ func writeIteration(dir string, it *iterationFile, done []*doneRun, p *plan, ben
 // it records another. It returns the run folder.
 func writeUnit(dir string, it *iterationFile, d *doneRun, p *plan) (string, error) {
 	if !reflect.DeepEqual(it.Plan, p) {
-		it.Agents = nil
+		// The agent folders of the plans before stay listed, for the
+		// next Run to remove.
 		if len(p.Agents) > 1 {
-			it.Agents = slices.Clone(p.Agents)
+			for _, a := range p.Agents {
+				if !slices.Contains(it.Agents, a) {
+					it.Agents = append(it.Agents, a)
+				}
+			}
 		}
 		it.Plan = p
 		if err := writeJSON(filepath.Join(dir, "iteration.json"), it); err != nil {

@@ -544,3 +544,34 @@ func TestRunUnitWaitsForRun(t *testing.T) {
 		t.Errorf("RunUnit beside a unit holding Out = %v", err)
 	}
 }
+
+// TestRunUnitOtherPlan checks rule 6: a unit of another plan for the
+// same content records its plan, and the agent folders of the plans
+// before stay listed, so that the next Run removes them.
+func TestRunUnitOtherPlan(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	d := &drivertest.Driver{Handler: helpfulAgent}
+	if _, err := f.evaluator().Run(t.Context(), f.request(d, d)); err != nil {
+		t.Fatal(err)
+	}
+	one := f.request(d)
+	one.Runs = 2
+	if _, err := f.evaluator().RunUnit(t.Context(), one, 0); err != nil {
+		t.Fatal(err)
+	}
+	iter := filepath.Join(f.out, "iteration-1")
+	var it iterationFile
+	readJSONT(t, filepath.Join(iter, "iteration.json"), &it)
+	if it.Plan == nil || it.Plan.Runs != 2 || len(it.Plan.Agents) != 1 || !slices.Equal(it.Agents, []string{"agent1", "agent2"}) {
+		t.Errorf("iteration.json = %+v, plan %+v; want the unit's plan, the agents before kept", it, it.Plan)
+	}
+	if _, err := f.evaluator().Run(t.Context(), f.request(d)); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range tree(t, iter) {
+		if strings.HasPrefix(name, "agent") || strings.Contains(name, "run-") {
+			t.Errorf("left of an earlier plan: %s", name)
+		}
+	}
+}
