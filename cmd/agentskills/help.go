@@ -94,11 +94,13 @@ interval, time and tokens per agent; evals/eval_queries.json gives
 trigger precision and recall. Finished runs are kept: the same command
 resumes. --json prints one JSON document.`, guide: "docs/eval.md"},
 	"push": {summary: `Push publishes the skill in the folder DIR to an OCI registry under a
-tag, reproducibly, and prints its manifest digest: the pin to install it
-by. --sign-key signs it as sign does.`, guide: "docs/publishing.md"},
-	"sign": {summary: `Sign signs the skill's manifest that the pinned reference names with
-the private key KEY, as cosign 3 does, and attaches the signature in the
-registry; "agentskills add --key" and "cosign verify --key" accept it.`, guide: "docs/publishing.md"},
+tag, reproducibly, as an image a container runtime mounts (--format
+artifact: the earlier artifact), and prints the digest the tag names:
+the pin to install it by. --sign-key signs it as sign does.`, guide: "docs/publishing.md"},
+	"sign": {summary: `Sign signs the skill's manifest or image index that the pinned
+reference names with the private key KEY, as cosign 3 does, and attaches
+the signature in the registry; "agentskills add --key" and "cosign
+verify --key" accept it.`, guide: "docs/publishing.md"},
 	"index": {summary: `Index writes OUT/.well-known/agent-skills/index.json, the Agent Skills
 discovery index, and the files it names, for the skills in DIR; served
 from a website, "agentskills add https://SITE" installs from it.`, guide: "docs/publishing.md"},

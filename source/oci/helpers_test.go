@@ -34,7 +34,7 @@ func cacheAt(root string, opts ...skill.DefaultMaterializerOption) Option {
 
 // writeTree writes files (path: content; a path ending in "*" is
 // executable, without the "*") under dir.
-func writeTree(t *testing.T, dir string, files map[string]string) {
+func writeTree(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for name, content := range files {
 		mode := os.FileMode(0o644)
