@@ -425,3 +425,37 @@ func TestParseRunFiles(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCollect collects an iteration of 2 agents, 100 cases and 5
+// runs (4,000 units), each with a grading of 3 expectations.
+func BenchmarkCollect(b *testing.B) {
+	dir := b.TempDir()
+	p := &plan{Agents: []string{"a1", "a2"}, Baseline: WithoutSkill, Runs: 5}
+	for i := range 100 {
+		p.Cases = append(p.Cases, CaseID{text: strconv.Itoa(i + 1), number: true})
+	}
+	if err := writeJSON(filepath.Join(dir, "iteration.json"), &iterationFile{SkillDigest: "x", Agents: p.Agents, Plan: p}); err != nil {
+		b.Fatal(err)
+	}
+	for i, u := range p.units() {
+		run := filepath.Join(dir, filepath.FromSlash(u.Dir))
+		if err := os.MkdirAll(run, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		g := Grading{Expectations: []GradedExpectation{{Text: "a", Passed: i%2 == 0, Evidence: "e"}, {Text: "b", Passed: true, Evidence: "e"}, {Text: "c", Evidence: "e"}}}
+		g.Summary = summarize(g.Expectations)
+		if err := writeJSON(filepath.Join(run, "grading.json"), g); err != nil {
+			b.Fatal(err)
+		}
+		if err := writeJSON(filepath.Join(run, "timing.json"), Timing{TotalTokens: int64(i), DurationMS: int64(1000 + i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		cols, err := Collect(dir)
+		if err != nil || len(cols) != 1 || cols[0].Benchmark.Incomplete != 0 {
+			b.Fatalf("Collect = %+v, %v", cols, err)
+		}
+	}
+}
