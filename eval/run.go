@@ -454,12 +454,23 @@ func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
 	return bench, nil
 }
 
-// iterationRuns counts the runs of the iteration dir's benchmark.json, 0
-// when it has none.
+// iterationRuns counts the runs of the iteration dir's benchmark.json;
+// without one, the run folders of the plan its iteration.json records
+// (units write no benchmark.json), and 0 when it records none.
 func iterationRuns(dir string) int {
 	var b Benchmark
 	if readJSON(filepath.Join(dir, "benchmark.json"), &b) != nil {
-		return 0
+		var it iterationFile
+		if readJSON(filepath.Join(dir, "iteration.json"), &it) != nil || it.Plan == nil || checkPlan(it.Plan) != "" {
+			return 0
+		}
+		n := 0
+		for i := range it.Plan.count() {
+			if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(it.Plan.unit(i).Dir), "grading.json")); err == nil {
+				n++
+			}
+		}
+		return n
 	}
 	n := 0
 	for _, c := range b.Cases {

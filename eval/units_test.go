@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -573,5 +574,41 @@ func TestRunUnitOtherPlan(t *testing.T) {
 		if strings.HasPrefix(name, "agent") || strings.Contains(name, "run-") {
 			t.Errorf("left of an earlier plan: %s", name)
 		}
+	}
+}
+
+// TestRunInterruptedKeepsUnits checks that an interrupted Run does not
+// replace an iteration of units (which write no benchmark.json) with
+// fewer runs.
+func TestRunInterruptedKeepsUnits(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	d := &drivertest.Driver{Handler: helpfulAgent}
+	for i := range 3 {
+		if _, err := f.evaluator().RunUnit(t.Context(), f.request(d), i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	iter := filepath.Join(f.out, "iteration-1")
+	before := tree(t, iter)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var calls atomic.Int64
+	stop := &drivertest.Driver{Handler: func(c context.Context, req *driver.Request) (*driver.Result, error) {
+		if calls.Add(1) == 1 {
+			return helpfulAgent(c, req) // one run finishes: fewer than the units'
+		}
+		cancel()
+		<-c.Done()
+		return nil, c.Err()
+	}}
+	req := f.request(stop)
+	req.Fresh = true
+	bench, err := f.evaluator().Run(ctx, req)
+	if !errors.Is(err, context.Canceled) || bench == nil || calls.Load() != 2 {
+		t.Fatalf("Run = %v, %v after %d runs, want the context's error after 2", bench, err, calls.Load())
+	}
+	if got := tree(t, iter); !slices.Equal(got, before) {
+		t.Errorf("an interrupted Run replaced the units' iteration:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(before, "\n"))
 	}
 }
