@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -458,4 +459,27 @@ func BenchmarkCollect(b *testing.B) {
 			b.Fatalf("Collect = %+v, %v", cols, err)
 		}
 	}
+}
+
+// FuzzParseGrading checks that parseGrading never panics, and that a
+// grading it accepts is one it accepts again as Run writes it, with the
+// same summary.
+func FuzzParseGrading(f *testing.F) {
+	f.Add(`{"expectations": [{"text": "a", "passed": true, "evidence": "e"}], "summary": {"passed": 1, "failed": 0, "total": 1, "pass_rate": 1}}`)
+	f.Add(`{"expectations": [{"text": "b", "passed": false, "evidence": "", "graded": false}], "summary": {"passed": 0, "failed": 0, "total": 0, "pass_rate": 0, "not_graded": 1}, "run_error": "x"}`)
+	f.Add(`{"expectations": [], "summary": {"passed": 0, "failed": 0, "total": 0, "pass_rate": 0}} {}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		g, problem := parseGrading([]byte(in))
+		if problem != "" {
+			return
+		}
+		b, err := json.MarshalIndent(g, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, problem := parseGrading(b)
+		if problem != "" || again.Summary != g.Summary || again.RunError != g.RunError {
+			t.Errorf("parseGrading(%s) = %+v, but its JSON %s gives %+v, %q", in, g, b, again, problem)
+		}
+	})
 }
