@@ -79,8 +79,9 @@ skills do (hidden Unicode, download and run, credential reads,
 exfiltration, ...), each finding with its rule, severity, file and line.
 With no argument it audits the skills the agents read; it exits 1 when a
 finding reaches --fail-on.`, guide: "docs/trust.md"},
-	"policy":       {guide: "docs/trust.md"},
-	"policy check": {summary: "Check says, for each SOURCE written as add takes it, whether the trust\npolicy allows it and which rule of which file says so, and what else it\nrequires of it (a pin, signers, the audit threshold).", guide: "docs/trust.md"},
+	"policy":        {guide: "docs/trust.md"},
+	"policy export": {summary: "Export writes the signers rules of the trust policy as an admission policy\nfor a cluster (--format policy-controller or kyverno), so that pods mount\nskill images only when they are signed as the policy requires.", guide: "docs/trust.md"},
+	"policy check":  {summary: "Check says, for each SOURCE written as add takes it, whether the trust\npolicy allows it and which rule of which file says so, and what else it\nrequires of it (a pin, signers, the audit threshold).", guide: "docs/trust.md"},
 	"run": {summary: `Run runs a coding agent once, headless, with exactly the skills of each
 --skill SOURCE mounted for this run; nothing is installed. PROMPT "-"
 reads it from standard input. The environment passes through to the

@@ -137,9 +137,10 @@ type Description struct {
 	// Requires are the references its dev.toolhive.skills.requires
 	// annotation lists, as [Artifact.Requires] has them.
 	Requires []string
-	// Skill tells that it is in this package's format (the artifactType
-	// of the index or of a manifest, or a manifest's config media type,
-	// is [ArtifactType]); another tool's image may still hold a skill, as
+	// Skill tells that it is in a format of this package's (the
+	// artifactType of the index or of a manifest, or a manifest's config
+	// media type, is [ArtifactType], or their [AnnotationSkill]
+	// annotation is); another tool's image may still hold a skill, as
 	// [Fetch] says.
 	Skill bool
 }

@@ -12,10 +12,10 @@ import (
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
-// image is what the manifest or index a reference names says of the
+// reading is what the manifest or index a reference names says of the
 // skill: the layer that holds it and how to read it, whether it is in
 // this package's format, and the annotations.
-type image struct {
+type reading struct {
 	layer       ocispec.Descriptor
 	rule        layerRule
 	ours        bool
@@ -25,7 +25,7 @@ type image struct {
 
 // top reads the manifest or index desc names and, for an index, its
 // platform manifests (What Fetch reads, rules 1 to 4 and 11).
-func (f *fetcher) top(ctx context.Context, desc ocispec.Descriptor) (*image, error) {
+func (f *fetcher) top(ctx context.Context, desc ocispec.Descriptor) (*reading, error) {
 	data, mediaType, err := f.manifest(ctx, desc)
 	if err != nil {
 		return nil, err
@@ -34,7 +34,7 @@ func (f *fetcher) top(ctx context.Context, desc ocispec.Descriptor) (*image, err
 	if err != nil {
 		return nil, err
 	}
-	var img *image
+	var img *reading
 	if kind == kindIndex {
 		img, err = f.index(ctx, m)
 	} else {
@@ -53,7 +53,7 @@ func (f *fetcher) top(ctx context.Context, desc ocispec.Descriptor) (*image, err
 }
 
 // imageOf reads what manifest m says of its layer.
-func imageOf(m *manifest) (*image, error) {
+func imageOf(m *manifest) (*reading, error) {
 	layer, rule, err := pickLayer(m)
 	if err != nil {
 		return nil, err
@@ -68,14 +68,14 @@ func imageOf(m *manifest) (*image, error) {
 		// at its layer's root.
 		rule = ruleImageRoot
 	}
-	return &image{layer: layer, rule: rule, ours: ours}, nil
+	return &reading{layer: layer, rule: rule, ours: ours}, nil
 }
 
 // index reads the platform manifests of the index idx (one listed twice
 // is downloaded once, and read again from the cache), and
 // returns the layer they share, with the index's annotations overlaid by
 // those of its first platform manifest.
-func (f *fetcher) index(ctx context.Context, idx *manifest) (*image, error) {
+func (f *fetcher) index(ctx context.Context, idx *manifest) (*reading, error) {
 	entries, err := platformManifests(idx)
 	if err != nil {
 		return nil, err
@@ -85,7 +85,7 @@ func (f *fetcher) index(ctx context.Context, idx *manifest) (*image, error) {
 		annotations = make(map[string]string)
 	}
 	var (
-		first      *image
+		first      *reading
 		firstEntry ocispec.Descriptor
 	)
 	for _, d := range entries {

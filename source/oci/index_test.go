@@ -1,7 +1,6 @@
 package oci
 
 import (
-	"archive/tar"
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
@@ -9,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/opencontainers/go-digest"
@@ -73,144 +72,12 @@ func (l *requestLog) count(part string) int {
 	return n
 }
 
-// tarFiles packs files (path: content), sorted by path, as regular files
-// only, mode 0644, times the Unix epoch, owners 0, in the PAX format: the
-// tar ToolHive writes (toolhive-core, oci/artifact CreateTar).
-func tarFiles(t *testing.T, files map[string]string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for k := range files {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
-		hdr := &tar.Header{Name: name, Size: int64(len(files[name])), Mode: 0o644, ModTime: time.Unix(0, 0).UTC(), Typeflag: tar.TypeReg, Format: tar.FormatPAX}
-		if err := tw.WriteHeader(hdr); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tw.Write([]byte(files[name])); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// gzipBytes compresses data as ToolHive does (toolhive-core, oci/artifact
-// Compress): best compression, the epoch as the time, no name, OS 255.
-func gzipBytes(t *testing.T, data []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw.ModTime, zw.OS = time.Unix(0, 0).UTC(), 255
-	if _, err := zw.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// toolhiveSkill pushes a skill under tag in ToolHive's layout and returns
-// the index's descriptor. The layout is ToolHive's as its packager writes
-// it (github.com/stacklok/toolhive-core, oci/skills/packager.go and
-// mediatypes.go, and oci/artifact's tar, gzip and platforms, read at
-// commit 24d618f9, August 2026):
-//
-//   - one layer, application/vnd.oci.image.layer.v1.tar+gzip, annotated
-//     org.opencontainers.image.title "skill.tar.gz", holding SKILL.md and
-//     the other files at its root (tarFiles, gzipBytes), shared by every
-//     platform;
-//   - per platform (linux/amd64, linux/arm64) an image config
-//     (application/vnd.oci.image.config.v1+json): created, os,
-//     architecture, config.Labels dev.toolhive.skills.name, .description,
-//     .version, .allowedTools, .license, .files (JSON arrays as text),
-//     rootfs {layers, diff_ids: the uncompressed tar's digest}, one
-//     history entry "toolhive package";
-//   - per platform an image manifest, artifactType dev.toolhive.skills.v1,
-//     annotated org.opencontainers.image.created (the epoch, RFC 3339),
-//     dev.toolhive.skills.name, .description, .version, and .requires (a
-//     JSON array, from the SKILL.md metadata toolhive.requires) when the
-//     skill has dependencies;
-//   - an image index, artifactType dev.toolhive.skills.v1, listing the
-//     manifests with their platforms, annotated with the first
-//     manifest's annotations.
-func toolhiveSkill(t *testing.T, r *remote.Repository, name, description, version string, requires []string, files map[string]string, tag string) ocispec.Descriptor {
-	t.Helper()
-	uncompressed := tarFiles(t, files)
-	layer := pushBlobBytes(t, r, ocispec.MediaTypeImageLayerGzip, gzipBytes(t, uncompressed))
-	layer.Annotations = map[string]string{ocispec.AnnotationTitle: "skill.tar.gz"}
-	epoch := time.Unix(0, 0).UTC()
-	paths := slices.Sorted(func(yield func(string) bool) {
-		for k := range files {
-			if !yield(k) {
-				return
-			}
-		}
-	})
-	filesJSON, _ := json.Marshal(paths)
-	annotations := map[string]string{
-		ocispec.AnnotationCreated:         epoch.Format(time.RFC3339),
-		"dev.toolhive.skills.name":        name,
-		"dev.toolhive.skills.description": description,
-		"dev.toolhive.skills.version":     version,
-	}
-	if len(requires) > 0 {
-		data, _ := json.Marshal(requires)
-		annotations[RequiresAnnotation] = string(data)
-	}
-	var manifests []ocispec.Descriptor
-	for _, p := range []ocispec.Platform{linuxAMD64, linuxARM64} {
-		config, err := json.Marshal(ocispec.Image{
-			Created:  &epoch,
-			Platform: p,
-			Config: ocispec.ImageConfig{Labels: map[string]string{
-				"dev.toolhive.skills.name":         name,
-				"dev.toolhive.skills.description":  description,
-				"dev.toolhive.skills.version":      version,
-				"dev.toolhive.skills.allowedTools": "null",
-				"dev.toolhive.skills.license":      "",
-				"dev.toolhive.skills.files":        string(filesJSON),
-			}},
-			RootFS:  ocispec.RootFS{Type: "layers", DiffIDs: []digest.Digest{digest.FromBytes(uncompressed)}},
-			History: []ocispec.History{{Created: &epoch, CreatedBy: "toolhive package"}},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := pushManifest(t, r, ocispec.MediaTypeImageManifest, ocispec.Manifest{
-			Versioned:    specs.Versioned{SchemaVersion: 2},
-			MediaType:    ocispec.MediaTypeImageManifest,
-			ArtifactType: toolhiveArtifactType,
-			Config:       pushBlobBytes(t, r, ocispec.MediaTypeImageConfig, config),
-			Layers:       []ocispec.Descriptor{layer},
-			Annotations:  annotations,
-		}, "")
-		m.Platform = &p
-		manifests = append(manifests, m)
-	}
-	return pushManifest(t, r, ocispec.MediaTypeImageIndex, ocispec.Index{
-		Versioned:    specs.Versioned{SchemaVersion: 2},
-		MediaType:    ocispec.MediaTypeImageIndex,
-		ArtifactType: toolhiveArtifactType,
-		Manifests:    manifests,
-		Annotations:  annotations,
-	}, tag)
-}
-
-// skillImage is one platform manifest of a skill image: the shape the
-// format Push writes by default takes (an image config with os,
-// architecture and rootfs.diff_ids, one tar+gzip layer titled, the
-// skill's annotations), with artifactType set or not.
+// skillImage is one platform manifest of a skill image, in the shape
+// of the image Push writes by default: an image config with os,
+// architecture, rootfs.diff_ids (the uncompressed layer's digest) and the
+// annotations as labels; one layer, a standard tar+gzip, titled "." with
+// oras's unpack annotations; the skill's annotations; artifactType set or
+// not.
 type skillImage struct {
 	platform     ocispec.Platform
 	layer        []byte // the layer's bytes; its media type is layerType
@@ -228,10 +95,17 @@ func (si skillImage) push(t *testing.T, r *remote.Repository) ocispec.Descriptor
 		mt = ocispec.MediaTypeImageLayerGzip
 	}
 	layer := pushBlobBytes(t, r, mt, si.layer)
-	layer.Annotations = map[string]string{ocispec.AnnotationTitle: "review"}
+	diffID := layer.Digest
+	if zr, err := gzip.NewReader(bytes.NewReader(si.layer)); err == nil {
+		if plain, err := io.ReadAll(zr); err == nil {
+			diffID = digest.FromBytes(plain)
+		}
+	}
+	layer.Annotations = map[string]string{ocispec.AnnotationTitle: ".", "io.deis.oras.content.unpack": "true", "io.deis.oras.content.digest": diffID.String()}
 	config, err := json.Marshal(ocispec.Image{
 		Platform: si.platform,
-		RootFS:   ocispec.RootFS{Type: "layers", DiffIDs: []digest.Digest{layer.Digest}},
+		Config:   ocispec.ImageConfig{Labels: si.annotations},
+		RootFS:   ocispec.RootFS{Type: "layers", DiffIDs: []digest.Digest{diffID}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -277,7 +151,7 @@ func reviewAnnotations() map[string]string {
 // reviewLayer is a reproducible tar+gzip of a skill named review, at the
 // root.
 func reviewLayer(t *testing.T) []byte {
-	return gzipBytes(t, tarFiles(t, map[string]string{"SKILL.md": skillMD("review", "Reviews a change"), "scripts/run.sh": "echo run\n"}))
+	return ocireg.Gzip(t, ocireg.Tar(t, map[string]string{"SKILL.md": skillMD("review", "Reviews a change"), "scripts/run.sh": "echo run\n"}))
 }
 
 // fetchAndMaterialize fetches ref and materializes it in a cache at
@@ -297,7 +171,6 @@ func fetchAndMaterialize(t *testing.T, ref, root string, opts []Option) (*Artifa
 
 func TestFetchToolHiveLayout(t *testing.T) {
 	srv, host := ocireg.Start(t, true)
-	r := rawRepo(t, host, "org/review-skill")
 	files := map[string]string{
 		"SKILL.md":                 "---\nname: code-review\ndescription: Reviews code\nversion: 1.0.0\nmetadata:\n  toolhive.requires: |\n    ghcr.io/org/base-skill:v1\n---\n# Review\n",
 		"references/CHECKLIST.md":  "- tests\n",
@@ -305,7 +178,9 @@ func TestFetchToolHiveLayout(t *testing.T) {
 		"references/deep/notes.md": "notes\n",
 	}
 	requires := []string{"ghcr.io/org/base-skill:v1", "registry.example.org:5000/team/helper@sha256:" + strings.Repeat("ab", 32)}
-	index := toolhiveSkill(t, r, "code-review", "Reviews code", "1.0.0", requires, files, "v1")
+	// The layout facts are ToolHive's; ocireg.PushToolHive says where
+	// they come from.
+	index := ocireg.PushToolHive(t, host, "org/review-skill", "v1", ocireg.ToolHiveSkill{Name: "code-review", Description: "Reviews code", Version: "1.0.0", Requires: requires, Files: files})
 	ref := "oci://" + host + "/org/review-skill:v1@" + index.Digest.String()
 
 	root, opts := testOptions(t)
@@ -350,15 +225,20 @@ func TestFetchSkillImageIndex(t *testing.T) {
 	layer := reviewLayer(t)
 	for _, tt := range []struct {
 		name, artifactType string
-		ours               bool
+		marked, ours       bool
 	}{
-		{"image manifests without an artifact type", "", false},
-		{"image manifests of this package's artifact type", ArtifactType, true},
+		{"image manifests without an artifact type", "", false, false},
+		{"image manifests marked as Push marks them", "", true, true},
+		{"image manifests of this package's artifact type", ArtifactType, false, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			root, opts := testOptions(t)
-			amd := skillImage{platform: linuxAMD64, layer: layer, artifactType: tt.artifactType, annotations: reviewAnnotations()}.push(t, r)
-			arm := skillImage{platform: linuxARM64, layer: layer, artifactType: tt.artifactType, annotations: reviewAnnotations()}.push(t, r)
+			annotations := reviewAnnotations()
+			if tt.marked {
+				annotations[AnnotationSkill] = ArtifactType
+			}
+			amd := skillImage{platform: linuxAMD64, layer: layer, artifactType: tt.artifactType, annotations: annotations}.push(t, r)
+			arm := skillImage{platform: linuxARM64, layer: layer, artifactType: tt.artifactType, annotations: annotations}.push(t, r)
 			// buildx's attestations: left out, never read.
 			att1 := imageWithLayer(t, r, ocispec.MediaTypeImageLayerGzip, []byte("not even an archive"), "")
 			att1.Platform = &ocispec.Platform{OS: "unknown", Architecture: "unknown"}
@@ -370,7 +250,7 @@ func TestFetchSkillImageIndex(t *testing.T) {
 			log.count("")
 
 			a, dir := fetchAndMaterialize(t, ref, root, opts)
-			wantAnnotations := reviewAnnotations()
+			wantAnnotations := maps.Clone(annotations)
 			wantAnnotations[ocispec.AnnotationSource] = "https://example.org/review"
 			if a.Name != "review" || a.Subpath != "" || a.Digest != index.Digest.String() || a.Requires != nil {
 				t.Errorf("Fetch(%q) = name %q, subpath %q, digest %s, requires %q; want review, the root, the index's, none", ref, a.Name, a.Subpath, a.Digest, a.Requires)
@@ -473,7 +353,7 @@ func TestFetchIndexRefused(t *testing.T) {
 	log := logRequests(srv)
 	r := rawRepo(t, host, "bad/index")
 	layer := reviewLayer(t)
-	other := gzipBytes(t, tarFiles(t, map[string]string{"SKILL.md": skillMD("review", "Reviews a change, otherwise")}))
+	other := ocireg.Gzip(t, ocireg.Tar(t, map[string]string{"SKILL.md": skillMD("review", "Reviews a change, otherwise")}))
 
 	tests := []struct {
 		name       string
@@ -594,6 +474,36 @@ func TestFetchNestedIndexServedAsManifest(t *testing.T) {
 	}
 }
 
+// TestFetchDockerManifestList reads a skill image in Docker's media
+// types: a manifest list over two Docker image manifests, each with a
+// Docker image config and one rootfs layer.
+func TestFetchDockerManifestList(t *testing.T) {
+	_, host := ocireg.Start(t, true)
+	r := rawRepo(t, host, "team/docker")
+	layer := pushBlobBytes(t, r, "application/vnd.docker.image.rootfs.diff.tar.gzip", reviewLayer(t))
+	var manifests []ocispec.Descriptor
+	for _, p := range []ocispec.Platform{linuxAMD64, linuxARM64} {
+		config, err := json.Marshal(ocispec.Image{Platform: p, RootFS: ocispec.RootFS{Type: "layers", DiffIDs: []digest.Digest{layer.Digest}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := pushManifest(t, r, mediaTypeDockerManifest, ocispec.Manifest{
+			Versioned: specs.Versioned{SchemaVersion: 2},
+			MediaType: mediaTypeDockerManifest,
+			Config:    pushBlobBytes(t, r, mediaTypeDockerConfig, config),
+			Layers:    []ocispec.Descriptor{layer},
+		}, "")
+		m.Platform = &p
+		manifests = append(manifests, m)
+	}
+	list := pushManifest(t, r, mediaTypeDockerList, ocispec.Index{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: mediaTypeDockerList, Manifests: manifests}, "v1")
+	root, opts := testOptions(t)
+	a, _ := fetchAndMaterialize(t, "oci://"+host+"/team/docker@"+list.Digest.String(), root, opts)
+	if a.Name != "docker" || a.Subpath != "" || a.Layer.Digest != layer.Digest {
+		t.Errorf("Fetch(a Docker manifest list) = name %q, subpath %q, layer %s; want docker (the repository), the root, %s", a.Name, a.Subpath, a.Layer.Digest, layer.Digest)
+	}
+}
+
 // zipFiles returns a zip archive of files (path: content).
 func zipFiles(t *testing.T, files map[string]string) []byte {
 	t.Helper()
@@ -617,7 +527,7 @@ func zipFiles(t *testing.T, files map[string]string) []byte {
 func TestFetchPlainTarLayer(t *testing.T) {
 	_, host := ocireg.Start(t, true)
 	r := rawRepo(t, host, "team/tar")
-	plain := tarFiles(t, map[string]string{"SKILL.md": skillMD("review", "Reviews a change"), "notes.md": "n\n"})
+	plain := ocireg.Tar(t, map[string]string{"SKILL.md": skillMD("review", "Reviews a change"), "notes.md": "n\n"})
 	amd := skillImage{platform: linuxAMD64, layer: plain, layerType: ocispec.MediaTypeImageLayer, annotations: reviewAnnotations()}.push(t, r)
 	index := pushIndex(t, r, "", nil, "v1", amd)
 	root, opts := testOptions(t)
@@ -670,22 +580,28 @@ func TestFetchPlainTarLayer(t *testing.T) {
 func TestFetchImageOfThisPackagesTypeHoldsSkillAtRoot(t *testing.T) {
 	_, host := ocireg.Start(t, true)
 	r := rawRepo(t, host, "team/deep")
-	deep := gzipBytes(t, tarFiles(t, map[string]string{"review/SKILL.md": skillMD("review", "Reviews a change")}))
+	deep := ocireg.Gzip(t, ocireg.Tar(t, map[string]string{"review/SKILL.md": skillMD("review", "Reviews a change")}))
 	for _, tt := range []struct {
 		artifactType string
+		marked       bool
 		wantErr      bool
 	}{
-		{ArtifactType, true},
-		{"", false},
-		{toolhiveArtifactType, false},
+		{ArtifactType, false, true},
+		{"", true, true},
+		{"", false, false},
+		{toolhiveArtifactType, false, false},
 	} {
-		amd := skillImage{platform: linuxAMD64, layer: deep, artifactType: tt.artifactType}.push(t, r)
+		var annotations map[string]string
+		if tt.marked {
+			annotations = map[string]string{AnnotationSkill: ArtifactType}
+		}
+		amd := skillImage{platform: linuxAMD64, layer: deep, artifactType: tt.artifactType, annotations: annotations}.push(t, r)
 		ref := "oci://" + host + "/team/deep@" + pushIndex(t, r, "", nil, "", amd).Digest.String()
 		_, opts := testOptions(t)
 		a, err := Fetch(t.Context(), ref, opts...)
 		switch {
 		case tt.wantErr && (!errors.Is(err, source.ErrNoSkill) || !strings.Contains(err.Error(), "no SKILL.md at its root")):
-			t.Errorf("Fetch(%q) of artifact type %q, the skill in a folder = %v, want source.ErrNoSkill", ref, tt.artifactType, err)
+			t.Errorf("Fetch(%q) of artifact type %q (marked: %v), the skill in a folder = %v, want source.ErrNoSkill", ref, tt.artifactType, tt.marked, err)
 		case !tt.wantErr && (err != nil || a.Subpath != "review"):
 			t.Errorf("Fetch(%q) of artifact type %q, the skill in a folder = %+v, %v; want the subpath review", ref, tt.artifactType, a, err)
 		}
@@ -705,6 +621,7 @@ func TestFetchRequiresOverlay(t *testing.T) {
 		{"on the manifest only", "", `["ghcr.io/a/c:v2"]`, []string{"ghcr.io/a/c:v2"}},
 		{"the manifest's over the index's", `["ghcr.io/a/b:v1"]`, `["ghcr.io/a/c:v2"]`, []string{"ghcr.io/a/c:v2"}},
 		{"an empty list", "", `[]`, nil},
+		{"the first platform's, not the second's", "", `["ghcr.io/a/c:v2"]`, []string{"ghcr.io/a/c:v2"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			annotations := func(v string) map[string]string {
@@ -714,7 +631,11 @@ func TestFetchRequiresOverlay(t *testing.T) {
 				return map[string]string{RequiresAnnotation: v}
 			}
 			amd := skillImage{platform: linuxAMD64, layer: layer, annotations: annotations(tt.manifest)}.push(t, r)
-			arm := skillImage{platform: linuxARM64, layer: layer}.push(t, r)
+			second := map[string]string{RequiresAnnotation: `["ghcr.io/a/second:v1"]`}
+			if !strings.HasPrefix(tt.name, "the first") {
+				second = nil
+			}
+			arm := skillImage{platform: linuxARM64, layer: layer, annotations: second}.push(t, r)
 			index := pushIndex(t, r, "", annotations(tt.index), "", amd, arm)
 			_, opts := testOptions(t)
 			ref := "oci://" + host + "/team/req@" + index.Digest.String()
@@ -787,5 +708,73 @@ func TestParseRequires(t *testing.T) {
 	}
 	if got, err := parseRequires(map[string]string{"other": "x"}); got != nil || err != nil {
 		t.Errorf("parseRequires(no annotation) = %q, %v; want nil, nil", got, err)
+	}
+}
+
+func FuzzParseRequires(f *testing.F) {
+	for _, seed := range []string{
+		`["ghcr.io/org/base-skill:v1"]`, `[]`, `null`, `[null]`, `[""]`, `["ghcr.io/org/base:^1.2"]`,
+		`["oci://ghcr.io/org/base:v1"]`, `["ghcr.io/org/a@sha256:` + strings.Repeat("0", 64) + `"]`, `{"a":1}`, `["a", 3]`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, value string) {
+		refs, err := parseRequires(map[string]string{RequiresAnnotation: value})
+		if err != nil {
+			if !errors.Is(err, source.ErrNoSkill) {
+				t.Fatalf("parseRequires(%q) = %v, want source.ErrNoSkill", value, err)
+			}
+			return
+		}
+		if len(refs) > maxRequires || len(value) > maxRequiresBytes {
+			t.Fatalf("parseRequires(%q) accepted %d references from %d bytes", value, len(refs), len(value))
+		}
+		for _, ref := range refs {
+			if r, err := ParseReference(Scheme + ref); err != nil || r.Range != "" || strings.Contains(ref, "://") {
+				t.Fatalf("parseRequires(%q) accepted %q, which is no reference", value, ref)
+			}
+		}
+	})
+}
+
+// BenchmarkFetchFromCache measures a Fetch that the cache answers: a
+// single manifest, and an index over two platform manifests sharing its
+// layer (one more manifest read and compared per platform).
+func BenchmarkFetchFromCache(b *testing.B) {
+	_, host := ocireg.Start(b, true)
+	files := map[string]string{"SKILL.md": skillMD("review", "Reviews a change"), "reference.md": strings.Repeat("details\n", 4096)}
+	index := ocireg.PushToolHive(b, host, "team/review", "v1", ocireg.ToolHiveSkill{Name: "review", Description: "Reviews a change", Files: files})
+	r, err := remote.NewRepository(host + "/team/review")
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.PlainHTTP = true
+	rc, err := r.Manifests().Fetch(b.Context(), index)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var idx ocispec.Index
+	err = json.NewDecoder(rc).Decode(&idx)
+	rc.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		d    digest.Digest
+	}{{"manifest", idx.Manifests[0].Digest}, {"index", index.Digest}} {
+		b.Run(bc.name, func(b *testing.B) {
+			root := b.TempDir()
+			opts := []Option{cacheAt(root)}
+			ref := "oci://" + host + "/team/review@" + bc.d.String()
+			if _, err := Fetch(b.Context(), ref, opts...); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := Fetch(b.Context(), ref, opts...); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
