@@ -272,7 +272,8 @@ func TestSandbox(t *testing.T) {
 func TestArgsQuoted(t *testing.T) {
 	args := []string{"yes", "no", "on", "off", "y", "n", "true", "False", "null", "~", "", "0", "0123", "0x1F", "1e3", ".5", "-1", "+1",
 		"1_000", "12:30", "2026-12-07", ": x", "- y", "# z", "a: b", "[x]", "{x}", "*alias", "&anchor", "!tag", "|", ">", "%", "@", "`",
-		"\"", "'", "multi\nline\n", "trailing ", " leading", "tab\there", "ünï", "\u2028", "---", "...", "=", "<<", "\x1b[31m"}
+		"\"", "'", "multi\nline\n", "trailing ", " leading", "tab\there", "ünï", "\u2028", "---", "...", "=", "<<", "\x1b[31m",
+		"Off", "N", "0755", "0o17", ".inf", "-.NaN", "12:30:00", "2001-12-14", "\t", "é", "\u0085", strings.Repeat("x", 20000)}
 	p := pod()
 	p.Args = args
 	j, err := kube.NewJob(p, kube.JobOptions{})
