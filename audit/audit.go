@@ -597,6 +597,17 @@
 //     is other packages' initialisation, and two garbage collections,
 //     one as the program starts and one as the prefilter loads, are
 //     about a seventh of its audit of the small tree.
+//   - A tree's files scanned on several goroutines (go -C bench run
+//     ./auditgrep -cli OLD,NEW, December 2026, the build before and
+//     after, medians, 2 cores busy with other work at a load average
+//     of 9.7-13.7): agentskills audit of the small tree, wall / CPU
+//     against grep, 15.3x / 9.6x before and 15.1x / 10.1x after (41
+//     rounds; 6.8x / 8.2x and 6.2x / 8.4x in 21 rounds at 10.3-11.0),
+//     and 7.8x of CPU, wall equal to it, on a quiet machine before:
+//     the budget holds for the command on a quiet machine, not under a
+//     load of ten processes on two cores, where it waits for a core. In
+//     process, at a load of 8.5, the small tree took 71 ms of wall with
+//     two goroutines and 83-87 ms with one, for 48 and 45 ms of CPU.
 //   - Benchmarks, wall time at a load average of 8-20, medians of 5
 //     before the prefilter and in two runs after it: BenchmarkOrdinary
 //     (4 MiB of ordinary instructions) 4.5 s, then 78-113 ms;
