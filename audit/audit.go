@@ -351,7 +351,8 @@
 //     share one), with the few lines of it that rule 6's context needs;
 //     at most one buffer more than the goroutines that scan (one a
 //     processor, at most four) is held at once: 24 MiB at most on two
-//     processors, 40 MiB on four or more.
+//     processors, 40 MiB on four or more (a file that grows as it is
+//     read aside, which may double its buffer).
 //  3. A line over 64 KiB is read in pieces of 64 KiB that overlap by 4
 //     KiB, each under the line's number; a rule still reports the line
 //     once.
