@@ -26,11 +26,7 @@ type reading struct {
 // top reads the manifest or index desc names and, for an index, its
 // platform manifests (What Fetch reads, rules 1 to 4 and 11).
 func (f *fetcher) top(ctx context.Context, desc ocispec.Descriptor) (*reading, error) {
-	data, mediaType, err := f.manifest(ctx, desc)
-	if err != nil {
-		return nil, err
-	}
-	m, kind, err := parseManifest(data, mediaType)
+	m, kind, err := f.manifest(ctx, desc)
 	if err != nil {
 		return nil, err
 	}
@@ -95,11 +91,10 @@ func (f *fetcher) index(ctx context.Context, idx *manifest) (*reading, error) {
 		if d.MediaType == ocispec.MediaTypeImageIndex || d.MediaType == mediaTypeDockerList {
 			return nil, fmt.Errorf("%w: the index's manifest for %s is an index itself; a skill image's index lists image manifests", source.ErrNoSkill, entryName(d))
 		}
-		data, _, err := f.manifest(ctx, d)
-		if err != nil {
-			return nil, err
+		if d.Size < 1 {
+			return nil, fmt.Errorf("%w: the index's manifest for %s has the size %d; an entry gives the manifest's size in bytes", source.ErrNoSkill, entryName(d), d.Size)
 		}
-		m, kind, err := parseManifest(data, d.MediaType)
+		m, kind, err := f.manifest(ctx, d)
 		if err != nil {
 			return nil, fmt.Errorf("%w (the index's manifest for %s)", err, entryName(d))
 		}

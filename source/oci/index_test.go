@@ -465,12 +465,17 @@ func TestFetchNestedIndexServedAsManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	host := serveManifests(t, map[digest.Digest][]byte{digest.FromBytes(inner): inner, digest.FromBytes(outer): outer}, ocispec.MediaTypeImageManifest)
+	// The inner index is served as the manifest the outer one lists.
+	host := serveDocuments(t, map[digest.Digest]served{
+		digest.FromBytes(inner): {inner, ocispec.MediaTypeImageManifest},
+		digest.FromBytes(outer): {outer, ocispec.MediaTypeImageIndex},
+	})
 	_, opts := testOptions(t)
 	ref := "oci://" + host + "/bad/nested@" + digest.FromBytes(outer).String()
-	want := "the index's manifest for linux/arm64 (" + digest.FromBytes(inner).String() + ") is an index itself"
-	if _, err := Fetch(t.Context(), ref, opts...); !errors.Is(err, source.ErrNoSkill) || !strings.Contains(err.Error(), want) {
-		t.Errorf("Fetch(%q) = %v, want source.ErrNoSkill saying %q", ref, err, want)
+	entry := "the index's manifest for linux/arm64 (" + digest.FromBytes(inner).String() + ")"
+	kind := "it is an index, but it was served or listed as a manifest"
+	if _, err := Fetch(t.Context(), ref, opts...); !errors.Is(err, source.ErrNoSkill) || !strings.Contains(err.Error(), entry) || !strings.Contains(err.Error(), kind) {
+		t.Errorf("Fetch(%q) = %v, want source.ErrNoSkill saying %q and %q", ref, err, kind, entry)
 	}
 }
 
