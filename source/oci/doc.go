@@ -171,7 +171,11 @@
 //     at most 64 KiB, each an OCI reference as ToolHive writes it,
 //     HOST/REPO:TAG, HOST/REPO@DIGEST or HOST/REPO:TAG@DIGEST, under the
 //     grammar of [ParseReference] (without the oci:// prefix, and no
-//     version range). It is kept in [Artifact.Requires] and
+//     version range), whose first element names a registry as Docker's
+//     reference grammar tells one: it holds a "." or a port, or is
+//     localhost. org/x:v1 is refused rather than read as the host org:
+//     Docker's tools, and ToolHive, read it as docker.io/org/x:v1, so
+//     write that. It is kept in [Artifact.Requires] and
 //     [Description.Requires] as written, in order, and not followed. An
 //     annotation that breaks this rule is refused with
 //     [source.ErrNoSkill], saying which entry: a skill whose dependencies
