@@ -24,7 +24,8 @@ import (
 //   - --allow-risk: the audit's rule ids, which the policy's audit.accept
 //     entries name too, each with its summary;
 //   - audit's --fail-on: the severities; import's --from: the installers
-//     it reads; push's --format: the formats.
+//     it reads; push's --format: the formats; run's and eval's --emit:
+//     what they print.
 func completeCommands(root *cobra.Command) {
 	for _, cmd := range root.Commands() {
 		switch {
@@ -63,6 +64,13 @@ func completeCommands(root *cobra.Command) {
 		if cmd.Name() == "push" {
 			formats := []string{string(oci.FormatImage), string(oci.FormatArtifact)}
 			_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
+		}
+		if cmd.Flags().Lookup("emit") != nil {
+			emits := []string{emitKubernetes, emitAgentSandbox}
+			if cmd.Name() == "eval" {
+				emits = emits[:1] // an evaluation is many pods: no sandbox
+			}
+			_ = cmd.RegisterFlagCompletionFunc("emit", cobra.FixedCompletions(emits, cobra.ShellCompDirectiveNoFileComp))
 		}
 		if cmd.Name() == "import" {
 			from := []string{string(install.ImportAuto), string(install.ImportNPM), string(install.ImportGH)}

@@ -310,6 +310,31 @@
 // The layout is the same on every system; the tests run on Linux, and
 // cosign builds and runs on macOS and Windows too.
 //
+// # What a container runtime makes of it
+//
+// The runtime tests (runtime_linux_test.go, on Linux as root) push to
+// the distribution registry v3.1.2 on loopback and read with Debian 12's
+// podman 4.3.1 and skopeo 1.9.3, each with storage and configuration of
+// its own (internal/testkit/podmantest):
+//
+//   - podman pull --platform linux/amd64 and linux/arm64 of the index
+//     digest [Push] returns, then podman image mount, shows the skill's
+//     files at the root: the same bytes, the modes of rule 6 of The
+//     format Push writes, owner 0, the Unix epoch, and nothing else.
+//   - skopeo inspect --raw shows the index over the two platforms'
+//     manifests sharing one layer; skopeo inspect --config shows each
+//     platform's os and architecture and rootfs.diff_ids, the sha256 of
+//     the gunzipped layer.
+//   - podman refuses to pull the artifact format ("unsupported
+//     image-specific operation on artifact"), as containerd and CRI-O
+//     refuse to mount it: why the image is the default.
+//   - An index podman makes (podman import of a rootfs tar for two
+//     platforms, podman manifest push --all, as an OCI index or a Docker
+//     manifest list) installs with [Fetch] pinned by its digest.
+//   - The distribution registry has no referrers API: [Sign] and cosign
+//     list their signatures there under the referrers tag scheme, and
+//     [Verify] and cosign verify read them.
+//
 // # Registries
 //
 //  1. A registry on a loopback address (127.0.0.0/8, ::1, localhost) is
