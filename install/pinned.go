@@ -37,7 +37,7 @@ func (in *Installer) Pinned(ctx context.Context, req PinnedRequest) (skill.Skill
 		return skill.Skill{}, err
 	}
 	if req.Name == "" {
-		return skill.Skill{}, fmt.Errorf("%w: no skill name given", ErrNotInstalled)
+		return skill.Skill{}, fmt.Errorf("skill \"\": %w: no skill name given; name one the lock file in %s records (see 'agentskills list')", ErrNotInstalled, in.Root())
 	}
 	if err := notInstalled(lock, []string{req.Name}, in.Root()); err != nil {
 		return skill.Skill{}, err

@@ -72,8 +72,11 @@ func TestPinned(t *testing.T) {
 	if _, err := in.Pinned(ctx, PinnedRequest{Name: "nope"}); !errors.Is(err, ErrNotInstalled) {
 		t.Errorf("Pinned(nope) = %v, want ErrNotInstalled", err)
 	}
-	if _, err := in.Pinned(ctx, PinnedRequest{}); !errors.Is(err, ErrNotInstalled) {
-		t.Errorf("Pinned() = %v, want ErrNotInstalled", err)
+	// No name: rule 7's SUBJECT: SENTINEL: DETAIL, the subject the
+	// empty name, the detail what to do.
+	if _, err := in.Pinned(ctx, PinnedRequest{}); !errors.Is(err, ErrNotInstalled) ||
+		!strings.HasPrefix(err.Error(), `skill "": `+ErrNotInstalled.Error()+": no skill name given") || !strings.Contains(err.Error(), "agentskills list") {
+		t.Errorf("Pinned() = %v, want `skill \"\": %v: no skill name given...`, naming what to do", err, ErrNotInstalled)
 	}
 	if !bytes.Equal(before, lockBytes(t, f)) {
 		t.Error("Pinned changed the lock file")
