@@ -115,6 +115,8 @@
 //     folder above it (up to the top of its git repository), with other
 //     content, would be loaded instead of ours. That fails the run with a
 //     *driver.ShadowError naming both folders. Identical content is fine.
+//     With [Config.WithoutUserSkills] Claude Code does not read the
+//     user's folder, and the check skips it.
 //     The folders are Claude Code's row of the agents table, and the
 //     check is the driver kit's (internal/agents).
 //  2. Before the start: a skill in .claude/skills of a folder below the
@@ -203,6 +205,16 @@ type Config struct {
 	DisallowedTools []string
 	// AppendSystemPrompt is passed as --append-system-prompt. Default none.
 	AppendSystemPrompt string
+	// WithoutUserSkills leaves the user's skills folder
+	// ($CLAUDE_CONFIG_DIR/skills, else ~/.claude/skills) out of runs: it
+	// passes --setting-sources project,local, with which Claude Code
+	// lists no skill of that folder, and reads no user settings file
+	// (~/.claude/settings.json: its model, permissions and env) either;
+	// the login stays. The shadow check then skips that folder, and
+	// still checks the workspace's. An Args --setting-sources given too
+	// would win over it: give none. Default false: the user's skills and
+	// settings are there, as for the user's own Claude Code.
+	WithoutUserSkills bool
 	// PartialMessages passes --include-partial-messages, so the answer
 	// also arrives as driver.TextDeltaEvent while it is written. Default
 	// false.
@@ -265,7 +277,8 @@ func Descriptor() driver.Descriptor {
 		New: func(s driver.Settings) driver.Driver {
 			return Driver(Config{Command: s.Command, Model: s.Model, PermissionMode: s.PermissionMode,
 				SkipPermissions: s.SkipPermissions, MaxTurns: s.MaxTurns,
-				AllowedTools: s.AllowedTools, DisallowedTools: s.DisallowedTools, Args: s.Args})
+				AllowedTools: s.AllowedTools, DisallowedTools: s.DisallowedTools, Args: s.Args,
+				WithoutUserSkills: s.WithoutUserSkills})
 		},
 	}
 }
@@ -303,7 +316,11 @@ func (d *claudeDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 				return nil, fmt.Errorf("claude: %w", err)
 			}
 			l.Defer(release) // the run's lease on its mount
-			if err := checkShadows(ctx, req.Skills, mountDir, l.Workspace, userSkillsDir(env)); err != nil {
+			user := userSkillsDir(env)
+			if d.c.WithoutUserSkills {
+				user = "" // not read: see Config.WithoutUserSkills
+			}
+			if err := checkShadows(ctx, req.Skills, mountDir, l.Workspace, user); err != nil {
 				return nil, err
 			}
 		}
@@ -345,6 +362,9 @@ func (d *claudeDriver) args(req *driver.Request, mountDir string) *launch.Args {
 	a.Each("--allowed-tools", d.c.AllowedTools)
 	a.Each("--disallowed-tools", d.c.DisallowedTools)
 	a.Value("--append-system-prompt", d.c.AppendSystemPrompt)
+	if d.c.WithoutUserSkills {
+		a.Value("--setting-sources", "project,local")
+	}
 	a.Extra(d.c.Args)
 	// --add-dir takes several values; given as --add-dir=MOUNT it takes
 	// that one. The prompt is on standard input.

@@ -38,6 +38,8 @@ func TestArgs(t *testing.T) {
 			[]string{"-p", "--output-format=stream-json", "--verbose", "--include-partial-messages",
 				"--resume=5b0a7c36-8a63-4f3e-9b0e-2f43d1c2a9e1", "--model=m", "--permission-mode=plan", "--dangerously-skip-permissions",
 				"--max-turns=3", "--append-system-prompt=be brief", "--x", "--add-dir=/mount"}},
+		{"without user skills", Config{WithoutUserSkills: true, Args: []string{"--x"}}, driver.Request{}, "/mount",
+			[]string{"-p", "--output-format=stream-json", "--verbose", "--setting-sources=project,local", "--x", "--add-dir=/mount"}},
 		{"tools", Config{AllowedTools: []string{"Bash(touch *)", "Edit"}, DisallowedTools: []string{"--print", "WebFetch"}},
 			driver.Request{}, "",
 			[]string{"-p", "--output-format=stream-json", "--verbose", "--allowed-tools=Bash(touch *)", "--allowed-tools=Edit",

@@ -286,7 +286,7 @@ func Descriptor() driver.Descriptor {
 		CheckArgs:  checkArgs,
 		New: func(s driver.Settings) driver.Driver {
 			return Driver(Config{Command: s.Command, Model: s.Model, Sandbox: s.PermissionMode,
-				BypassApprovalsAndSandbox: s.SkipPermissions, Args: s.Args})
+				BypassApprovalsAndSandbox: s.SkipPermissions, Args: s.Args, WithoutUserSkills: s.WithoutUserSkills})
 		},
 	}
 }

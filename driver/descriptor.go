@@ -147,6 +147,13 @@ type Settings struct {
 	// Args are passed through to the agent as they are (see the
 	// drivers' Config.Args). Default none.
 	Args []string
+	// WithoutUserSkills leaves the skills of the user's own skills
+	// folder out of the run, where the driver can (Claude Code's
+	// WithoutUserSkills, Codex's); other drivers ignore it. An
+	// evaluation of an installed skill's new content sets it, so the
+	// user's copy of the old content neither shadows nor joins the run.
+	// Default false.
+	WithoutUserSkills bool
 }
 
 // Mode returns the permission mode s asks for: bypass when it asks to

@@ -539,3 +539,34 @@ func TestEvalAgents(t *testing.T) {
 
 // isDelta reports whether the pass rate's delta d is there and is want.
 func isDelta(d *float64, want float64) bool { return d != nil && *d == want }
+
+// TestUpdateEvalGlobalClaude installs the cipher skill for Claude Code
+// with --global (so the user's ~/.claude/skills holds the pinned
+// content) and changes its source: update --global --eval runs Claude
+// Code without the user's skills folder, so the installed copy neither
+// refuses the runs as a shadow nor stands in for the new content. The
+// helped stand-in answers right only from the new content: the delta
+// +1.00 shows the with_skill runs read it, not the user's copy.
+func TestUpdateEvalGlobalClaude(t *testing.T) {
+	t.Parallel()
+	r := newRunRig(t, modeltest.SkillHelped(modeltest.Helped{Skill: "cipher", Otherwise: helpedOtherwise}))
+	src := t.TempDir()
+	version := func(token string) {
+		cipherSkill(t, src, token, "answer.txt")
+		cipherSuite(t, filepath.Join(src, "cipher"), false, "1")
+	}
+	installed := filepath.Join(r.home, ".claude", "skills", "cipher", "SKILL.md")
+	version("WRONG-1")
+	if code, _, errs := r.process(t, runCtx(t), "add", "--global", src, "-a", "claude-code"); code != 0 {
+		t.Fatalf("add --global = %d: %s", code, errs)
+	}
+	if body, err := os.ReadFile(installed); err != nil || !strings.Contains(string(body), "WRONG-1") {
+		t.Fatalf("add --global installed %q, %v; want the skill in the user's ~/.claude/skills", body, err)
+	}
+	version(helpedToken)
+	code, out, errs := r.process(t, evalCtx(t), "update", "--global", "cipher", "--eval", "--skip-permissions", "--judge", "none")
+	body, _ := os.ReadFile(installed)
+	if code != 0 || strings.Contains(errs, "shadow") || !strings.Contains(out, "+1.00") || !strings.Contains(string(body), "ANSWER: "+helpedToken) {
+		t.Fatalf("update --global --eval of an improvement = %d (stdout %q, stderr %q), installed %q; want 0, the delta +1.00 and the new content", code, out, errs, body)
+	}
+}

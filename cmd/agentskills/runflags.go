@@ -30,6 +30,9 @@ type agentFlags struct {
 	agentCommand    string
 	// cmdName names the command in its warnings: "run" when "".
 	cmdName string
+	// withoutUserSkills asks the drivers to leave the user's own skills
+	// out (driver.Settings.WithoutUserSkills): update --eval sets it.
+	withoutUserSkills bool
 }
 
 // agentFlagsHelp is the part of run's help about agentFlags, made from
@@ -132,7 +135,7 @@ func (f *agentFlags) settingsFor(a driver.Descriptor, model string, stderr io.Wr
 	}
 	return driver.Settings{Command: command, Model: model, PermissionMode: f.permissionMode,
 		SkipPermissions: f.skipPermissions, AllowedTools: f.allowedTools, DisallowedTools: f.disallowedTools,
-		MaxTurns: f.maxTurns, Args: f.agentArgs}, nil
+		MaxTurns: f.maxTurns, Args: f.agentArgs, WithoutUserSkills: f.withoutUserSkills}, nil
 }
 
 // bypassFlag names the flag that asked for the bypass.

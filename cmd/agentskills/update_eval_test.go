@@ -225,7 +225,10 @@ func TestUpdateEvalNothingGraded(t *testing.T) {
 }
 
 // update --global --eval takes its default agents from the user's lock
-// file it updates, not the project's.
+// file it updates, not the project's; the user's installed copy of the
+// skill (in ~/.claude/skills, the old content) is left out of the runs
+// (--setting-sources project,local) rather than refusing them as a
+// shadow, so the update is judged and goes through.
 func TestUpdateEvalGlobalAgents(t *testing.T) {
 	r := newEvalRig(t)
 	src := r.skill(t, filepath.Join(t.TempDir(), "review"), "review", "Nothing helpful.", helpedEvals)
@@ -238,6 +241,12 @@ func TestUpdateEvalGlobalAgents(t *testing.T) {
 	// The agent is the user's lock file's: the evaluation runs on it.
 	if strings.Contains(stderr, "missing --agent") || !strings.Contains(stdout, "\nclaude-code ") {
 		t.Errorf("update --global --eval = %d; the user's lock records claude-code", code)
+	}
+	if code != 0 || strings.Contains(stderr, "shadow") || !strings.Contains(stdout, "review: accepted (pass-rate delta +1.00)") {
+		t.Errorf("update --global --eval = %d; want the improvement accepted, no run refused for the user's installed copy", code)
+	}
+	if log, _ := os.ReadFile(r.log); !strings.Contains(string(log), "--setting-sources=project,local") {
+		t.Errorf("the runs of update --eval were given %q; want --setting-sources project,local", log)
 	}
 }
 

@@ -44,7 +44,11 @@ verdict. --min-delta must be a number. With --dry-run it prints the
 verdicts and changes nothing. The update then installs exactly the
 content the dry run found, for every skill, evaluated or unchanged: a
 source that moved since fails it, changing nothing. The default agents
-are those of the lock file updated (the user's with --global). The iterations go to --eval-out/NAME-workspace
+are those of the lock file updated (the user's with --global). The runs
+leave out the user's own skills folder where the agent allows it (Claude
+Code: ~/.claude/skills, and with it ~/.claude/settings.json; Codex:
+$CODEX_HOME/skills), so the installed copy of a skill --global put there
+is neither refused as a shadow nor run instead of the new content. The iterations go to --eval-out/NAME-workspace
 (default: the current folder); the runs are kept there as eval keeps
 them.`
 
@@ -52,6 +56,10 @@ them.`
 func (f *updateEvalFlags) register(cmd *cobra.Command, s *streams) {
 	f.io = s
 	f.agentFlags.cmdName = "update"
+	// The user's installed copy of a skill evaluated (a --global install
+	// puts it in the user's skills folder) is its old content: it must
+	// neither shadow the new content nor join a run.
+	f.agentFlags.withoutUserSkills = true
 	fl := cmd.Flags()
 	fl.BoolVar(&f.on, "eval", false, "evaluate the new content against the pinned one first, and refuse the update when the pass rate drops (see below)")
 	fl.Float64Var(&f.minDelta, "min-delta", 0, "with --eval, the largest drop of the pass rate accepted, as a fraction (0.1 = 10 points)")
