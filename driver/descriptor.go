@@ -148,8 +148,9 @@ type Settings struct {
 	// drivers' Config.Args). Default none.
 	Args []string
 	// WithoutUserSkills leaves the skills of the user's own skills
-	// folder out of the run, where the driver can (Claude Code's
-	// WithoutUserSkills, Codex's); other drivers ignore it. An
+	// folder out of the run, where the driver can (the WithoutUserSkills
+	// of Claude Code, Gemini CLI and Codex, whose Config says what each
+	// leaves out); other drivers ignore it. An
 	// evaluation of an installed skill's new content sets it, so the
 	// user's copy of the old content neither shadows nor joins the run.
 	// Default false.

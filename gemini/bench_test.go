@@ -30,7 +30,7 @@ func resolve200(b *testing.B, root string) driver.ResolvedSkills {
 // benchHome prepares the overlay home of rs under root for a user home
 // with settings and a tmp folder, and releases it.
 func benchHome(b *testing.B, root, user string, rs driver.ResolvedSkills) {
-	_, release, err := home(b.Context(), root, rs, user)
+	_, release, err := home(b.Context(), root, rs, user, true)
 	if err != nil {
 		b.Fatal(err)
 	}

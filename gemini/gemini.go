@@ -94,7 +94,10 @@
 //     links are not read again (a stamp: rule 12 of internal/agentdir).
 //  3. .gemini/NAME is a link to each entry of the user's ~/.gemini
 //     (settings.json, the login, trusted folders, skills, extensions,
-//     policies, tmp, history, ...), made again before every run. Gemini
+//     policies, tmp, history, ...), made again before every run; with
+//     [Config.WithoutUserSkills], all but skills, and .agents/skills
+//     holds the run's skills alone (the shadow check then looks at the
+//     workspace's folders only). Gemini
 //     CLI keeps its sessions in tmp, so they stay the user's: a session
 //     started through the overlay resumes in a plain run of Gemini CLI,
 //     and the reverse (from the same workspace, as always with Gemini
@@ -258,6 +261,12 @@ type Config struct {
 	// and .agents, which the overlay links to. Default: $GEMINI_CLI_HOME,
 	// else the home folder.
 	Home string
+	// WithoutUserSkills leaves the user's skills (~/.agents/skills and
+	// ~/.gemini/skills of Home) out of runs: the overlay home links
+	// neither, and a skill there is no shadow. The workspace's skills
+	// folders are read and checked all the same. Default false: the
+	// user's skills are there, as for the user's own Gemini CLI.
+	WithoutUserSkills bool
 	// CacheRoot is the folder that holds the overlay homes (under
 	// homes/gemini) for a request that names none: a request's own
 	// [driver.Request.CacheRoot] always wins. Default:
@@ -303,7 +312,7 @@ func Descriptor() driver.Descriptor {
 		CheckArgs:  checkArgs,
 		New: func(s driver.Settings) driver.Driver {
 			return Driver(Config{Command: s.Command, Model: s.Model, ApprovalMode: s.Mode("yolo"),
-				AllowedTools: s.AllowedTools, DisallowedTools: s.DisallowedTools, Args: s.Args})
+				AllowedTools: s.AllowedTools, DisallowedTools: s.DisallowedTools, Args: s.Args, WithoutUserSkills: s.WithoutUserSkills})
 		},
 	}
 }
@@ -345,10 +354,14 @@ func (d *geminiDriver) Run(ctx context.Context, req *driver.Request) (*driver.Re
 		if err := launch.CheckBaseURL(ctx, "gemini", l.Env, "GOOGLE_GEMINI_BASE_URL"); err != nil {
 			return nil, err
 		}
-		if err := checkShadows(ctx, req.Skills, otherSkillsDirs(l.Workspace, userHome)); err != nil {
+		dirs := otherSkillsDirs(l.Workspace, userHome)
+		if d.c.WithoutUserSkills {
+			dirs = otherSkillsDirs(l.Workspace, "") // the user's are not there
+		}
+		if err := checkShadows(ctx, req.Skills, dirs); err != nil {
 			return nil, err
 		}
-		overlay, release, err := home(ctx, launch.RunCacheRoot(req, d.c.CacheRoot), req.Skills, userHome)
+		overlay, release, err := home(ctx, launch.RunCacheRoot(req, d.c.CacheRoot), req.Skills, userHome, !d.c.WithoutUserSkills)
 		if err != nil {
 			var shadow *driver.ShadowError
 			if errors.As(err, &shadow) || ctx.Err() != nil {

@@ -25,8 +25,13 @@ priority = 100
 `
 
 // homeKey names the overlay home of a skill set: its fingerprint, the
-// folders it links to and the user's Gemini CLI home.
-func homeKey(rs driver.ResolvedSkills, userHome string) string {
+// folders it links to, the user's Gemini CLI home and, only when they
+// are left out (so the homes of other runs keep their keys), that the
+// user's skills are.
+func homeKey(rs driver.ResolvedSkills, userHome string, userSkills bool) string {
+	if !userSkills {
+		return agentdir.Key(folders(), rs, userHome, "without the user's skills")
+	}
 	return agentdir.Key(folders(), rs, userHome)
 }
 
@@ -34,22 +39,29 @@ func homeKey(rs driver.ResolvedSkills, userHome string) string {
 // home" in the package doc). Every step is idempotent and safe to race
 // with another run preparing the same home. The run holds a lease on the
 // home until it calls release.
-func home(ctx context.Context, root string, rs driver.ResolvedSkills, userHome string) (dir string, release func(), err error) {
-	return agentdir.Use(ctx, root, folders(), homeKey(rs, userHome), func(l *agentdir.Lease) (string, error) {
-		return prepare(ctx, l, rs, userHome)
+// userSkills says whether the user's skills are linked beside the run's
+// ([Config.WithoutUserSkills]).
+func home(ctx context.Context, root string, rs driver.ResolvedSkills, userHome string, userSkills bool) (dir string, release func(), err error) {
+	return agentdir.Use(ctx, root, folders(), homeKey(rs, userHome, userSkills), func(l *agentdir.Lease) (string, error) {
+		return prepare(ctx, l, rs, userHome, userSkills)
 	})
 }
 
 // prepare brings the overlay home of the lease l up to date.
-func prepare(ctx context.Context, l *agentdir.Lease, rs driver.ResolvedSkills, userHome string) (string, error) {
+func prepare(ctx context.Context, l *agentdir.Lease, rs driver.ResolvedSkills, userHome string, userSkills bool) (string, error) {
 	dir := l.Dir()
 	if err := agentdir.MakeFolders("Gemini CLI overlay home", dir, filepath.Join(dir, ".gemini"), filepath.Join(dir, ".agents")); err != nil {
 		return "", err
 	}
-	if err := agentdir.MirrorDir(filepath.Join(dir, ".gemini"), filepath.Join(userHome, ".gemini")); err != nil {
+	var except []string
+	userDir := filepath.Join(userHome, ".agents", "skills")
+	if !userSkills {
+		except, userDir = []string{"skills"}, ""
+	}
+	if err := agentdir.MirrorDir(filepath.Join(dir, ".gemini"), filepath.Join(userHome, ".gemini"), except...); err != nil {
 		return "", fmt.Errorf("Gemini CLI overlay home %s: %w", dir, err)
 	}
-	want, err := agentdir.SkillLinks(ctx, rs, filepath.Join(userHome, ".agents", "skills"))
+	want, err := agentdir.SkillLinks(ctx, rs, userDir)
 	if err != nil {
 		return "", err
 	}

@@ -53,7 +53,7 @@ func TestHome(t *testing.T) {
 
 	run := func() string {
 		t.Helper()
-		h, release, err := home(t.Context(), root, resolved(a), user)
+		h, release, err := home(t.Context(), root, resolved(a), user, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,6 +91,36 @@ func TestHome(t *testing.T) {
 	}
 }
 
+// TestHomeWithoutUserSkills checks rule 3's WithoutUserSkills: the
+// overlay links neither the user's ~/.agents/skills nor ~/.gemini/skills
+// (the rest of ~/.gemini it does), a user skill named like the run's
+// with other content is no shadow there, and the home is not the one of
+// a run with the user's skills.
+func TestHomeWithoutUserSkills(t *testing.T) {
+	root, src, user := t.TempDir(), t.TempDir(), t.TempDir()
+	a := cachetest.WriteSkill(t, src, "a", "A")
+	cachetest.WriteSkill(t, filepath.Join(user, ".agents", "skills"), "mine", "M")
+	cachetest.WriteSkill(t, filepath.Join(user, ".agents", "skills"), "a", "the user's old copy")
+	ug := filepath.Join(user, ".gemini")
+	cachetest.WriteSkill(t, filepath.Join(ug, "skills"), "theirs", "T")
+	os.WriteFile(filepath.Join(ug, "settings.json"), []byte("{}"), 0o600)
+
+	h, release, err := home(t.Context(), root, resolved(a), user, false)
+	if err != nil {
+		t.Fatalf("home without the user's skills = %v; want no shadow", err)
+	}
+	release()
+	if got, want := links(t, filepath.Join(h, ".agents", "skills")), map[string]string{"a": a}; !cmp.Equal(got, want) {
+		t.Errorf(".agents/skills = %v, want %v", got, want)
+	}
+	if got, want := links(t, filepath.Join(h, ".gemini")), map[string]string{"settings.json": filepath.Join(ug, "settings.json")}; !cmp.Equal(got, want) {
+		t.Errorf(".gemini = %v, want %v", got, want)
+	}
+	if _, _, err := home(t.Context(), root, resolved(a), user, true); !errors.Is(err, driver.ErrSkillShadowed) {
+		t.Errorf("home with the user's skills = %v, want the shadow refused", err)
+	}
+}
+
 // TestHomeUserClash checks rule 2: a user skill in ~/.agents/skills named
 // like one of the run's is fine with the same content and a
 // *driver.ShadowError with other content.
@@ -103,7 +133,7 @@ func TestHomeUserClash(t *testing.T) {
 			root, src, user := t.TempDir(), t.TempDir(), t.TempDir()
 			a := cachetest.WriteSkill(t, src, "a", "A")
 			theirs := cachetest.WriteSkill(t, filepath.Join(user, ".agents", "skills"), "a", tt.body)
-			_, release, err := home(t.Context(), root, resolved(a), user)
+			_, release, err := home(t.Context(), root, resolved(a), user, true)
 			var se *driver.ShadowError
 			if got := errors.As(err, &se); got != tt.shadow || got && (se.Theirs != theirs || se.Ours != a) {
 				t.Errorf("home = %v, want a ShadowError: %v", err, tt.shadow)

@@ -570,3 +570,40 @@ func TestUpdateEvalGlobalClaude(t *testing.T) {
 		t.Fatalf("update --global --eval of an improvement = %d (stdout %q, stderr %q), installed %q; want 0, the delta +1.00 and the new content", code, out, errs, body)
 	}
 }
+
+// TestUpdateEvalGlobalOthers does what TestUpdateEvalGlobalClaude does
+// for Gemini CLI, whose overlay home then links no skill of the user's,
+// so the update is judged (+1.00) and goes through; and for Codex, which
+// reads ~/.agents/skills (where --global installs for it) whatever it
+// is given: there each run fails as a shadow naming the user's copy,
+// and the update is refused, changing nothing.
+func TestUpdateEvalGlobalOthers(t *testing.T) {
+	t.Parallel()
+	for _, a := range helpedAgents()[1:] {
+		t.Run(a.agent, func(t *testing.T) {
+			r := a.rig(t, modeltest.Helped{Skill: "cipher", Otherwise: helpedOtherwise}, helpedJudge(modeltest.JudgeGrades))
+			src := t.TempDir()
+			version := func(token string) {
+				cipherSkill(t, src, token, "answer.txt")
+				cipherSuite(t, filepath.Join(src, "cipher"), false, "1")
+			}
+			installed := filepath.Join(r.home, ".agents", "skills", "cipher", "SKILL.md")
+			version("WRONG-1")
+			if code, _, errs := r.process(t, runCtx(t), "add", "--global", src, "-a", a.agent); code != 0 {
+				t.Fatalf("add --global = %d: %s", code, errs)
+			}
+			version(helpedToken)
+			code, out, errs := r.process(t, evalCtx(t), "update", "--global", "cipher", "--eval", "--skip-permissions", "--judge", "none")
+			body, _ := os.ReadFile(installed)
+			if a.agent == "codex" {
+				if code != 1 || !strings.Contains(errs, "would shadow it") || !strings.Contains(errs, filepath.Dir(installed)) || !strings.Contains(string(body), "WRONG-1") {
+					t.Errorf("update --global --eval on Codex = %d (stdout %q, stderr %q), installed %q; want 1, the user's copy named as a shadow, nothing changed", code, out, errs, body)
+				}
+				return
+			}
+			if code != 0 || strings.Contains(errs, "shadow") || !strings.Contains(out, "+1.00") || !strings.Contains(string(body), "ANSWER: "+helpedToken) {
+				t.Errorf("update --global --eval of an improvement = %d (stdout %q, stderr %q), installed %q; want 0, the delta +1.00 and the new content", code, out, errs, body)
+			}
+		})
+	}
+}

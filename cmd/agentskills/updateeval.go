@@ -46,9 +46,12 @@ content the dry run found, for every skill, evaluated or unchanged: a
 source that moved since fails it, changing nothing. The default agents
 are those of the lock file updated (the user's with --global). The runs
 leave out the user's own skills folder where the agent allows it (Claude
-Code: ~/.claude/skills, and with it ~/.claude/settings.json; Codex:
-$CODEX_HOME/skills), so the installed copy of a skill --global put there
-is neither refused as a shadow nor run instead of the new content. The iterations go to --eval-out/NAME-workspace
+Code: ~/.claude/skills, and with it ~/.claude/settings.json; Gemini
+CLI: ~/.agents/skills and ~/.gemini/skills; Codex: $CODEX_HOME/skills),
+so the installed copy of a skill --global put there is neither refused
+as a shadow nor run instead of the new content. Codex reads
+~/.agents/skills, where --global installs for it, whatever it is given:
+there the runs fail as a shadow. The iterations go to --eval-out/NAME-workspace
 (default: the current folder); the runs are kept there as eval keeps
 them.`
 
