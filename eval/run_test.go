@@ -1149,6 +1149,11 @@ func TestTriggersInterruptedResumes(t *testing.T) {
 	if file.Agents["a"].Queries[0].Runs != 1 {
 		t.Errorf("triggers.json of the stopped call = %+v", file)
 	}
+	// Written whole or not at all (a temporary file renamed into place):
+	// the stopped call leaves no partial file beside it.
+	if left, _ := filepath.Glob(filepath.Join(f.out, "iteration-1", "triggers.json.tmp-*")); len(left) > 0 {
+		t.Errorf("the stopped call left %v beside triggers.json", left)
+	}
 	if got, err = f.evaluator().Triggers(t.Context(), req); err != nil {
 		t.Fatal(err)
 	}
