@@ -185,6 +185,18 @@
 //     reads on. Such a file is scanned as text whatever its bytes: a NUL
 //     reads as a space and invalid UTF-8 as U+FFFD, so one byte does not
 //     turn the other rules off. Invalid UTF-8 alone is not a finding.
+//  23. direct-run (low): an instruction that runs a file of the skill by
+//     its path (./scripts/x.sh, scripts/x.sh --in a.pdf,
+//     "$SKILL_DIR/scripts/x.py", ${CLAUDE_SKILL_DIR}/bin/tool) where the
+//     tree holds that file and it is a program to run: a script by its
+//     name (rule 22's script names) or its #! line, a file with an
+//     executable bit, or a native program. A skill mounted as an
+//     image volume (Kubernetes mounts an OCI image read-only, and may
+//     mount it noexec) cannot run a file so; bash scripts/x.sh (python3,
+//     node, ruby, ...) reads the file and runs it wherever it is
+//     mounted. The finding names the interpreter to write, from the
+//     file's #! line or its name. "Running directly" says what an
+//     instruction is.
 //
 // Every rule but 1-4 and 16-20 and 22 reads a line with the invisible
 // characters of rules 1-3 removed. A Markdown file (.md, .mdx, .txt, .rst,
@@ -337,6 +349,73 @@
 // Past that, the audit is a text search and not a judge of intent: the
 // user's review of what a skill asks, and the policy, are the rest.
 //
+// # Running directly
+//
+// Rule 23 tells a command from the mention of a file. It reads a
+// skill's instructions: its Markdown files (as above, but not a file
+// that starts with #!, which is a script), where a command is
+//
+//  1. a line of a fenced code block whose info string names a shell
+//     (bash, sh, shell, zsh, ksh, dash, fish, console, terminal,
+//     shell-session, sh-session, shellsession) or is empty; or
+//  2. the text of inline code (between backticks) on a prose line.
+//
+// A path in a command is run when it stands at a command's position:
+// first (after a prompt, "$" or "%", and after assignments, FOO=1),
+// after ; & && || | ( $( or a backtick outside quotes, or after a word
+// that runs the next one (sudo, doas, env, exec, time, timeout, nohup,
+// nice, xargs, command, if, then, do, else, elif, while, until, !, {)
+// and the options and numbers that follow it; a line of a block that
+// continues the one before (which ends with \) starts at no command's
+// position. An argument is not run by the shell: bash scripts/x.sh,
+// python3 scripts/x.py, uv run scripts/x.py, node, sh, and source or .
+// (which read the file) are what the rule asks for, and chmod +x
+// scripts/x.sh runs nothing. Quotes are removed; what follows # is a
+// comment.
+//
+// The path is the skill's when it is relative (bare, after ./, or after
+// one variable: $SKILL_DIR/, ${CLAUDE_SKILL_DIR}/, {baseDir}/, but not
+// the machine's $HOME, $USERPROFILE, $TMPDIR, $TMP, $TEMP, $PWD or
+// $OLDPWD; a path with another variable, a glob or a backslash is not
+// read) and leads, from the skill's root or from the Markdown file's
+// folder, to a file of the tree that is a program to run (rule 23).
+// Both are joined with the folder of a cd earlier in the command (in
+// the same subshell) to a relative folder, or to a variable whose name
+// holds "skill" or is baseDir (the skill's folder); after a cd to any
+// other folder no path is read. So a URL, an absolute path or one
+// under ~ (/usr/local/bin/tool, a file of the machine), ./configure or
+// ./gradlew of another project (not in the skill), a folder, a file
+// that is not a program (a reference's Markdown, a CSV) and a path
+// that leaves the tree by .. are not findings.
+//
+// A mention is not a finding: a path in prose outside inline code
+// (text, a link's target), in an HTML comment, in a block of another
+// language (python, text, json, ...), or bare and alone: with no
+// argument after it, neither ./ nor a variable before it, in inline
+// code ("fill it with `scripts/fill.py`", "use `scripts/fill.py`") or
+// on a line of a block without an info string and without a prompt (a
+// listing of the skill's files). The same path alone is a command when
+// written with ./ or a variable, on a line of a shell's block, or in
+// inline code right after a verb that has it run (run, execute, exec,
+// invoke, launch, call or start, in any case, and a colon: "Run
+// `scripts/status.sh`.").
+//
+// What a script runs is not read: a script run by its interpreter that
+// runs another by its path fails on a noexec mount too, but where such
+// a path leads depends on the script's own variables ($(dirname "$0")),
+// which a text search does not follow. Nor is a line of 4 KiB or more
+// (no command is that long; every piece of a long line is), nor a
+// Markdown file without a backtick and without ~~~ (it has neither
+// inline code nor a fenced block).
+//
+// A path is the skill's only once the tree's files are known, and
+// SKILL.md is read first. So [Tree] reads for rule 23 only a tree that
+// holds a program, once every file has been read: then it reads each
+// Markdown file that rule 23 reads again, as the file is at that time
+// (one that is gone or no longer text is passed over), and a tree
+// without a program pays nothing for the rule. A [Scanner], which sees
+// each file once, reads them for it as they come.
+//
 // # Limits
 //
 // What the audit reads, and what a report keeps, are bounded, so that
@@ -365,6 +444,11 @@
 //     ([Omitted.String]). [Report.Trim] bounds, in the same way, the
 //     reports of many skills that one program holds.
 //  7. An excerpt is at most 160 characters and a message at most 200.
+//  8. Rule 23 holds, until the tree's files are known, the first 1,000
+//     paths the audit comes to that commands run (by the order of rule
+//     4, each of at most 1 KiB), and reports those that lead to a
+//     program of the tree once every file has been read: its findings
+//     come after every other rule's under the caps of rules 4-6.
 //
 // # Speed
 //
@@ -430,6 +514,11 @@
 // anchored only where a match can start. The expressions stay their
 // specification, which TestHandWritten and FuzzHandWritten hold them to,
 // and the audit without the prefilter runs the expressions alone.
+//
+// Rule 23 costs a tree without a program nothing (see "Running
+// directly"); in one with programs, its Markdown is read a second time,
+// by the same reader of lines, and a line is read for commands only
+// where it holds inline code or is in a shell's block, and holds a /.
 //
 // [RulesVersion] changes with the rules, so that a verdict kept for a
 // content digest is kept for the rules it was made with.
@@ -620,7 +709,7 @@ import (
 // made with only; a program that caches verdicts keys them by both.
 // TestRulesVersion fails when the code of the rules changes and this
 // does not.
-const RulesVersion = "3"
+const RulesVersion = "4"
 
 // Severity ranks a finding.
 type Severity int

@@ -49,6 +49,14 @@ type scanner struct {
 	// first needs it, once per file.
 	file   string
 	layout *layout
+	// rule 23 (runs.go): whether the file is read for it, whether its
+	// last line continues on the next, the paths run held, the
+	// programs of the tree, and the Markdown files to read for it once
+	// the programs are known
+	runsFile, runCont bool
+	runs              []pathRun
+	bundled           []bundled
+	runsLater         []string
 }
 
 // add reports a match of rule to the keeper, which keeps it or counts it
@@ -95,6 +103,7 @@ func scanTree(fsys fs.FS, exhaustive bool) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
+	s.addRuns()
 	sortFindings(s.keep.kept)
 	return Report{Findings: s.keep.kept, Omitted: s.keep.omitted}, nil
 }
@@ -226,6 +235,7 @@ func (s *scanner) sniffOnly(name string, info fs.FileInfo) error {
 	if err != nil {
 		return err
 	}
+	s.bundle(name, info.Mode(), head)
 	s.sniff(name, head)
 	return nil
 }
@@ -240,6 +250,7 @@ func (s *scanner) sniff(name, head string) {
 
 // content audits a file's bytes.
 func (s *scanner) content(name string, mode fs.FileMode, data string) {
+	s.bundle(name, mode, data)
 	if kind := programKind(data); kind != "" {
 		s.add(ruleExecutableBinary, name, 0, span{}, "a native program ("+kind+")")
 		return

@@ -45,9 +45,10 @@ var ErrNotKept = errors.New("too many findings to keep while the tree was writte
 //     once, until its writer is closed. A Scanner fed by n goroutines
 //     holds at most n files at once.
 //  4. A file's findings are held, within the caps, until the report is
-//     made: at most 100 of a rule in one file, and 5,000 in all; past
-//     that the Scanner drops what it holds and its report fails with
-//     [ErrNotKept].
+//     made: at most 100 of a rule in one file, and 5,000 in all, with
+//     the paths that rule 23 holds of each file until the tree is known
+//     (at most 1,000 of a file); past that the Scanner drops what it
+//     holds and its report fails with [ErrNotKept].
 //  5. [Scanner.Report] reports on the whole tree or on one of its
 //     folders (a skill inside a repository), with the paths of the
 //     findings relative to it, as [Tree] of that folder would, including
@@ -73,6 +74,10 @@ type streamed struct {
 	skillMD string
 	found   []Finding // kept under maxPerRule, in the order found
 	omitted Omitted   // past maxPerRule
+	// runs are the paths its commands run (rule 23, at most maxRuns),
+	// and program its interpreter when it is a program to run.
+	runs    []pathRun
+	program *bundled
 }
 
 // NewScanner returns a Scanner of an empty tree.
@@ -119,18 +124,18 @@ func (s *Scanner) entry(name string, read int64, f Finding) {
 func (s *Scanner) hold(e streamed) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := len(e.found)
+	n := len(e.found) + len(e.runs)
 	if e.skillMD != "" {
 		n++
 	}
 	if !s.over && s.held+n > maxHeld {
 		s.over = true
 		for i := range s.files {
-			s.files[i].found, s.files[i].skillMD = nil, ""
+			s.files[i].found, s.files[i].skillMD, s.files[i].runs = nil, "", nil
 		}
 	}
 	if s.over {
-		e.found, e.skillMD = nil, ""
+		e.found, e.skillMD, e.runs = nil, "", nil
 	} else {
 		s.held += n
 	}
@@ -181,6 +186,7 @@ func (w *fileWriter) Close() error {
 	w.b = strings.Builder{}
 	if w.big {
 		sc.add(ruleLargeFile, w.name, 0, span{}, largeMessage(w.n))
+		sc.bundle(w.name, w.mode, data)
 		sc.sniff(w.name, data)
 	} else {
 		if path.Base(w.name) == "SKILL.md" && len(data) > maxSkillMD {
@@ -190,7 +196,11 @@ func (w *fileWriter) Close() error {
 	}
 	e.read = int64(len(data))
 	e.found, e.omitted = sc.keep.kept, sc.keep.omitted
-	sc.keep = keeper{}
+	e.runs = sc.runs
+	if len(sc.bundled) > 0 {
+		e.program = &sc.bundled[0]
+	}
+	sc.keep, sc.runs, sc.bundled = keeper{}, nil, nil
 	s.hold(e)
 	return nil
 }
@@ -248,6 +258,33 @@ func (s *Scanner) Report(dir string) (Report, error) {
 			}
 			k.omitted[rule] += n
 		}
+	}
+	// Rule 23, once the tree's files are known, as Tree reports it: the
+	// first maxRuns paths run, in the order of the files.
+	var programs map[string]string
+	runs := 0
+	for _, f := range files {
+		if f.e.program == nil {
+			continue
+		}
+		if programs == nil {
+			programs = map[string]string{}
+		}
+		programs[f.rel] = f.e.program.interp
+	}
+	of := func(p string) (string, bool) {
+		interp, ok := programs[p]
+		return interp, ok
+	}
+	for _, f := range files {
+		if len(programs) == 0 || runs == maxRuns {
+			break
+		}
+		held := f.e.runs[:min(len(f.e.runs), maxRuns-runs)]
+		runs += len(held)
+		reportRuns(held, f.rel, of, func(r pathRun, msg string) {
+			take(Finding{Rule: ruleDirectRun, Severity: severities[ruleDirectRun], Line: r.line, Excerpt: r.excerpt, Message: msg}, f.rel)
+		})
 	}
 	sortFindings(k.kept)
 	return Report{Findings: k.kept, Omitted: k.omitted}, nil
