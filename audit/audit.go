@@ -410,11 +410,17 @@
 //
 // A path is the skill's only once the tree's files are known, and
 // SKILL.md is read first. So [Tree] reads for rule 23 only a tree that
-// holds a program, once every file has been read: then it reads each
-// Markdown file that rule 23 reads again, as the file is at that time
-// (one that is gone or no longer text is passed over), and a tree
-// without a program pays nothing for the rule. A [Scanner], which sees
-// each file once, reads them for it as they come.
+// holds a program, once every file has been read: then it reads again
+// each Markdown file that rule 23 reads and that holds the file name
+// of one of the programs (every one, past 64 programs), as the file is
+// at that time (one that is gone or no longer text is passed over). A
+// path run is read only with its file name written as it is, without
+// quotes in it (a quote may close it) and not . or .., so that no
+// other file can run a program. A tree without a program pays nothing
+// for the rule, and one with programs reads again only the text that
+// names them. A [Scanner], which sees each file once, reads them for it
+// as they come, and holds the paths of a file's commands (1,000 at
+// most: past them its report fails with [ErrNotKept]).
 //
 // # Limits
 //
@@ -444,11 +450,9 @@
 //     ([Omitted.String]). [Report.Trim] bounds, in the same way, the
 //     reports of many skills that one program holds.
 //  7. An excerpt is at most 160 characters and a message at most 200.
-//  8. Rule 23 holds, until the tree's files are known, the first 1,000
-//     paths the audit comes to that commands run (by the order of rule
-//     4, each of at most 1 KiB), and reports those that lead to a
-//     program of the tree once every file has been read: its findings
-//     come after every other rule's under the caps of rules 4-6.
+//  8. Rule 23 reports once every file has been read (see "Running
+//     directly"): its findings come after every other rule's under
+//     the caps of rules 4-6.
 //
 // # Speed
 //
@@ -516,9 +520,10 @@
 // and the audit without the prefilter runs the expressions alone.
 //
 // Rule 23 costs a tree without a program nothing (see "Running
-// directly"); in one with programs, its Markdown is read a second time,
-// by the same reader of lines, and a line is read for commands only
-// where it holds inline code or is in a shell's block, and holds a /.
+// directly"); in one with programs, the Markdown that names one is
+// read a second time, by the same reader of lines, and a line is read
+// for commands only where it holds inline code or is in a shell's
+// block, and holds a /.
 //
 // [RulesVersion] changes with the rules, so that a verdict kept for a
 // content digest is kept for the rules it was made with.

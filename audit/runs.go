@@ -4,14 +4,16 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Rule 23's bounds (see "Running directly" and "Limits" in the package
 // doc).
 const (
-	maxRuns    = 1000        // paths run held until the tree is known
+	maxRuns    = 1000        // paths run a Scanner holds of a file until the tree is known
 	maxRunLine = lineOverlap // a line this long or longer is not read: every piece of a long line is
 	maxRunPath = 1 << 10     // a longer path is not read
 	maxRunNest = 8           // substitutions, $( and (, read inside one another
@@ -20,7 +22,6 @@ const (
 // pathRun is a path that a command of a skill's text runs directly
 // (rule 23), held until the audit knows the tree's files.
 type pathRun struct {
-	file string // the Markdown file, as the audit names it
 	line int
 	// rel is where the path leads from the skill's root, cleaned (it may
 	// start with ../, which the Markdown file's folder may resolve).
@@ -83,12 +84,12 @@ func (s *scanner) startRuns(name, text string) {
 }
 
 // runsOf applies rule 23 to the text of the Markdown file name, as
-// text would with the other rules.
+// text does with the other rules in a [Scanner].
 func (s *scanner) runsOf(name, text string) {
 	s.runsFile, s.runCont = true, false
 	r := newLineReader(name, text)
 	r.valid = utf8.ValidString(text)
-	for len(s.runs) < maxRuns {
+	for {
 		l, ok := r.next()
 		if !ok {
 			break
@@ -101,17 +102,32 @@ func (s *scanner) runsOf(name, text string) {
 }
 
 // reread returns the text of the file name of the tree as the rules
-// read it (see content), read again; false when it is no longer text of
-// at most 8 MiB.
+// read it (see content), read again into the scanner's buffer (see
+// read; the count of bytes read is not changed); false when it is no
+// longer text of at most 8 MiB.
 func (s *scanner) reread(name string) (string, bool) {
 	f, err := s.fsys.Open(name)
 	if err != nil {
 		return "", false
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-	data := string(b)
-	if err != nil || len(data) > maxFileBytes || programKind(data) != "" {
+	b, r := s.buf[:0], io.LimitReader(f, maxFileBytes+1)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", false
+		}
+	}
+	s.buf = b
+	data := unsafe.String(unsafe.SliceData(b), len(b))
+	if len(data) > maxFileBytes || programKind(data) != "" {
 		return "", false
 	}
 	valid, named := isText(data), textName(name, data)
@@ -130,7 +146,7 @@ func (s *scanner) runsIn(name string, l line) {
 	t := l.clean
 	cont := s.runCont
 	s.runCont = l.ctx == code && strings.HasSuffix(t, `\`)
-	if len(t) >= maxRunLine || len(s.runs) >= maxRuns {
+	if len(t) >= maxRunLine || s.runsOver {
 		return
 	}
 	switch l.ctx {
@@ -490,7 +506,10 @@ func machineVar(name string) bool {
 // shell's block or after a prompt, and not a mention), when it may be
 // the skill's (see "Running directly").
 func (s *scanner) holdRun(name string, l line, w string, at int, command bool, cwd string) {
-	if len(s.runs) >= maxRuns {
+	// The file's name is written as it is (quotes only after it), so
+	// that a line that runs a program holds the program's name.
+	last := w[strings.LastIndexByte(w, '/')+1:]
+	if strings.ContainsAny(strings.TrimRight(last, `"'`), `"'`) {
 		return
 	}
 	p := unquote(w)
@@ -511,10 +530,24 @@ func (s *scanner) holdRun(name string, l line, w string, at int, command bool, c
 		strings.Contains(rest, "://") || strings.ContainsAny(rest, "$`*?[{}\\") {
 		return
 	}
+	if base := path.Base(rest); base == "." || base == ".." {
+		return
+	}
+	rel := path.Join(cwd, rest)
+	if s.programs != nil {
+		// Tree's second reading, which knows the tree's programs.
+		if msg, ok := s.programs.resolve(rel, name, p); ok && s.keep.admit(ruleDirectRun, name, l.n) {
+			s.keep.keep(Finding{Rule: ruleDirectRun, Severity: severities[ruleDirectRun], File: name, Line: l.n, Excerpt: excerptAt(l.clean, at), Message: msg})
+		}
+		return
+	}
+	if len(s.runs) == maxRuns {
+		s.runsOver = true
+		return
+	}
 	s.runs = append(s.runs, pathRun{
-		file:    name,
 		line:    l.n,
-		rel:     strings.Clone(path.Join(cwd, rest)),
+		rel:     strings.Clone(rel),
 		written: strings.Clone(p),
 		excerpt: excerptAt(l.clean, at),
 	})
@@ -571,26 +604,68 @@ func scriptInterpreter(name, head string) (string, bool) {
 	return ext, true
 }
 
-// reportRuns reports, through report, each path of runs (those of one
-// file, whose path from the skill's root is rel, in order) that leads
-// to a program of the tree: one finding of a line at most.
-// interpreterOf returns the interpreter of a program of the tree, by
-// its path from the skill's root, and false for any other path.
-func reportRuns(runs []pathRun, rel string, interpreterOf func(string) (string, bool), report func(pathRun, string)) {
+// programs are the programs of a tree (rule 23): the interpreter of
+// each, by its path from the skill's root.
+type programs map[string]string
+
+// programsOf returns the programs of bundled, whose names are relative
+// to the skill's root.
+func programsOf(bundled []bundled) programs {
+	ps := make(programs, len(bundled))
+	for _, b := range bundled {
+		ps[b.name] = b.interp
+	}
+	return ps
+}
+
+// resolve returns the message of a finding of rule 23 when the path
+// written, which leads to rel from the skill's root, leads to a program
+// of ps, from the skill's root or from the folder of the Markdown file
+// file (its path from the root).
+func (ps programs) resolve(rel, file, written string) (string, bool) {
+	for _, p := range [2]string{rel, path.Join(path.Dir(file), rel)} {
+		if !fs.ValidPath(p) || p == "." {
+			continue
+		}
+		if interp, ok := ps[p]; ok {
+			return runMessage(written, interp), true
+		}
+	}
+	return "", false
+}
+
+// named reports whether text holds the name of one of the programs
+// (their file names, as names has them), and so may run it: a path run
+// is read with its file's name written as it is. With many programs
+// it does not look, and reports true.
+func named(text string, names []string) bool {
+	if len(names) > maxNamesSought {
+		return true
+	}
+	for _, n := range names {
+		if strings.Contains(text, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxNamesSought is how many programs' names named looks for in a
+// text, each in a search of its own.
+const maxNamesSought = 64
+
+// reportRuns reports, through report, each path of runs (those held of
+// one file, whose path from the skill's root is rel, in order) that
+// leads to one of ps: one finding of a line at most.
+func reportRuns(runs []pathRun, rel string, ps programs, report func(pathRun, string)) {
 	last := 0
 	for _, r := range runs {
 		if r.line == last {
 			continue
 		}
-		for _, p := range [2]string{r.rel, path.Join(path.Dir(rel), r.rel)} {
-			if !fs.ValidPath(p) || p == "." {
-				continue
-			}
-			if interp, ok := interpreterOf(p); ok {
-				report(r, runMessage(r.written, interp))
-				last = r.line
-				break
-			}
+		if msg, ok := ps.resolve(r.rel, rel, r.written); ok {
+			report(r, msg)
+			last = r.line
 		}
 	}
 }
@@ -616,35 +691,22 @@ func runMessage(written, interp string) string {
 // addRuns reports what rule 23 found in the tree that scanTree read,
 // once every file has been.
 func (s *scanner) addRuns() {
-	if len(s.bundled) == 0 {
+	if len(s.bundled) == 0 || len(s.runsLater) == 0 {
 		return
 	}
-	for _, name := range s.runsLater {
-		if len(s.runs) == maxRuns {
-			break
+	s.programs = programsOf(s.bundled)
+	var names []string
+	for p := range s.programs {
+		if n := path.Base(p); !slices.Contains(names, n) {
+			names = append(names, n)
 		}
-		if text, ok := s.reread(name); ok {
+		if len(names) > maxNamesSought {
+			break // named looks for none
+		}
+	}
+	for _, name := range s.runsLater {
+		if text, ok := s.reread(name); ok && named(text, names) {
 			s.runsOf(name, text)
 		}
-	}
-	programs := make(map[string]string, len(s.bundled))
-	for _, b := range s.bundled {
-		programs[b.name] = b.interp
-	}
-	of := func(p string) (string, bool) {
-		interp, ok := programs[p]
-		return interp, ok
-	}
-	for i := 0; i < len(s.runs); {
-		j := i
-		for j < len(s.runs) && s.runs[j].file == s.runs[i].file {
-			j++
-		}
-		reportRuns(s.runs[i:j], s.runs[i].file, of, func(r pathRun, msg string) {
-			if s.keep.admit(ruleDirectRun, r.file, r.line) {
-				s.keep.keep(Finding{Rule: ruleDirectRun, Severity: severities[ruleDirectRun], File: r.file, Line: r.line, Excerpt: r.excerpt, Message: msg})
-			}
-		})
-		i = j
 	}
 }

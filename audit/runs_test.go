@@ -1,6 +1,7 @@
 package audit_test
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -83,6 +84,7 @@ func TestDirectRun(t *testing.T) {
 		{"native program", withScripts(bashBlock("./bin/helper --version")), "a native program cannot run there"},
 		{"at the root", withScripts(bashBlock("./run.sh")), "write sh ./run.sh"},
 		{"$SKILL_DIR", withScripts(bashBlock("$SKILL_DIR/scripts/x.sh a")), `write bash "$SKILL_DIR/scripts/x.sh"`},
+		{"single quotes", withScripts(bashBlock("'./scripts/x.sh' a")), "write bash ./scripts/x.sh"},
 		{"${CLAUDE_SKILL_DIR} quoted", withScripts(bashBlock(`"${CLAUDE_SKILL_DIR}/scripts/fill.py" --in a.pdf`)), `write python3 "${CLAUDE_SKILL_DIR}/scripts/fill.py"`},
 		{"${VAR:-.}", withScripts(bashBlock("${SKILL_DIR:-.}/scripts/x.sh")), "write bash"},
 		{"{baseDir}", withScripts(bashBlock("{baseDir}/scripts/x.sh")), "write bash {baseDir}/scripts/x.sh"},
@@ -161,6 +163,8 @@ func TestDirectRun(t *testing.T) {
 		{"home", withScripts(bashBlock("~/scripts/x.sh", "$HOME/scripts/x.sh a", "${TMPDIR}/run.sh")), ""},
 		{"leaving the tree", withScripts(bashBlock("../scripts/x.sh", "./../run.sh")), ""},
 		{"a glob", withScripts(bashBlock("./scripts/*.sh")), ""},
+		{"quotes in the file's name", withScripts(bashBlock(`./scripts/x".sh"`, `./scripts/'x'.sh`)), ""},
+		{"a path that ends in . or ..", withScripts(bashBlock("./scripts/x.sh/.", "./run.sh/..")), ""},
 		{"another variable inside", withScripts(bashBlock("./scripts/$NAME.sh")), ""},
 		{"after a cd elsewhere", withScripts(bashBlock("cd /tmp && ./run.sh")), ""},
 		{"after a cd to another variable", withScripts(bashBlock("cd $WORK && ./run.sh")), ""},
@@ -236,20 +240,30 @@ func manyRuns(n int) fstest.MapFS {
 	return withScripts(b.String())
 }
 
-// TestDirectRunLimit checks rule 23's limit: the first 1,000 paths run
-// are held, and a program run past them is not found, by Tree and by a
-// Scanner alike.
+// TestDirectRunLimit checks rule 23's bound: Tree finds a program run
+// after any number of other paths run, and a Scanner, which holds the
+// paths of a file's commands until the tree is known, reports as Tree
+// does with 1,000 of them in a file and fails with ErrNotKept past
+// them.
 func TestDirectRunLimit(t *testing.T) {
 	for _, tc := range []struct {
 		before int
-		found  bool
+		kept   bool
 	}{{999, true}, {1000, false}} {
 		t.Run(fmt.Sprint(tc.before), func(t *testing.T) {
 			fsys := manyRuns(tc.before)
-			if got := runFindings(t, fsys); (len(got) == 1) != tc.found || len(got) > 1 {
-				t.Errorf("Tree after %d paths run = %s, want found %v", tc.before, describeRuns(got), tc.found)
+			if got := runFindings(t, fsys); len(got) != 1 || got[0].Line != strings.Count(front, "\n")+tc.before+2 {
+				t.Errorf("Tree after %d paths run = %s, want the program's line", tc.before, describeRuns(got))
 			}
-			sameAsTree(t, fsys, ".")
+			if tc.kept {
+				sameAsTree(t, fsys, ".")
+				return
+			}
+			s := audit.NewScanner()
+			feed(t, s, fsys, 1, 4)
+			if _, err := s.Report("."); !errors.Is(err, audit.ErrNotKept) {
+				t.Errorf("Scanner.Report after %d paths run in a file: error %v, want ErrNotKept", tc.before+1, err)
+			}
 		})
 	}
 }
@@ -273,6 +287,17 @@ func TestScannerDirectRun(t *testing.T) {
 			sameAsTree(t, m, dir)
 		})
 	}
+	t.Run("many programs", func(t *testing.T) {
+		// Past 64 programs' names Tree reads every Markdown file again.
+		m := withScripts("`./scripts/x.sh`\n", "notes.md", "`./bin/p7.sh` and `./bin/p69.sh`\n", "other.md", "`ls`\n")
+		for i := range 70 {
+			m[fmt.Sprintf("bin/p%d.sh", i)] = &fstest.MapFile{Data: []byte("#!/bin/sh\n")}
+		}
+		if got := runFindings(t, m); len(got) != 2 {
+			t.Errorf("Tree = %s, want two findings", describeRuns(got))
+		}
+		sameAsTree(t, m, ".")
+	})
 	t.Run("caps", func(t *testing.T) {
 		for _, n := range []int{50, 150} {
 			var b strings.Builder

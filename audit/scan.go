@@ -53,10 +53,11 @@ type scanner struct {
 	// last line continues on the next, the paths run held, the
 	// programs of the tree, and the Markdown files to read for it once
 	// the programs are known
-	runsFile, runCont bool
-	runs              []pathRun
-	bundled           []bundled
-	runsLater         []string
+	runsFile, runCont, runsOver bool
+	runs                        []pathRun
+	bundled                     []bundled
+	runsLater                   []string
+	programs                    programs // known: Tree's second reading
 }
 
 // add reports a match of rule to the keeper, which keeps it or counts it

@@ -46,9 +46,10 @@ var ErrNotKept = errors.New("too many findings to keep while the tree was writte
 //     holds at most n files at once.
 //  4. A file's findings are held, within the caps, until the report is
 //     made: at most 100 of a rule in one file, and 5,000 in all, with
-//     the paths that rule 23 holds of each file until the tree is known
-//     (at most 1,000 of a file); past that the Scanner drops what it
-//     holds and its report fails with [ErrNotKept].
+//     the paths that rule 23 holds of each file until the tree's
+//     programs are known (at most 1,000 of a file); past that the
+//     Scanner drops what it holds and its report fails with
+//     [ErrNotKept].
 //  5. [Scanner.Report] reports on the whole tree or on one of its
 //     folders (a skill inside a repository), with the paths of the
 //     findings relative to it, as [Tree] of that folder would, including
@@ -76,8 +77,9 @@ type streamed struct {
 	omitted Omitted   // past maxPerRule
 	// runs are the paths its commands run (rule 23, at most maxRuns),
 	// and program its interpreter when it is a program to run.
-	runs    []pathRun
-	program *bundled
+	runs     []pathRun
+	runsOver bool
+	program  *bundled
 }
 
 // NewScanner returns a Scanner of an empty tree.
@@ -128,7 +130,7 @@ func (s *Scanner) hold(e streamed) {
 	if e.skillMD != "" {
 		n++
 	}
-	if !s.over && s.held+n > maxHeld {
+	if !s.over && (s.held+n > maxHeld || e.runsOver) {
 		s.over = true
 		for i := range s.files {
 			s.files[i].found, s.files[i].skillMD, s.files[i].runs = nil, "", nil
@@ -196,11 +198,11 @@ func (w *fileWriter) Close() error {
 	}
 	e.read = int64(len(data))
 	e.found, e.omitted = sc.keep.kept, sc.keep.omitted
-	e.runs = sc.runs
+	e.runs, e.runsOver = sc.runs, sc.runsOver
 	if len(sc.bundled) > 0 {
 		e.program = &sc.bundled[0]
 	}
-	sc.keep, sc.runs, sc.bundled = keeper{}, nil, nil
+	sc.keep, sc.runs, sc.runsOver, sc.bundled = keeper{}, nil, false, nil
 	s.hold(e)
 	return nil
 }
@@ -259,32 +261,22 @@ func (s *Scanner) Report(dir string) (Report, error) {
 			k.omitted[rule] += n
 		}
 	}
-	// Rule 23, once the tree's files are known, as Tree reports it: the
-	// first maxRuns paths run, in the order of the files.
-	var programs map[string]string
-	runs := 0
+	// Rule 23, once the tree's files are known, as Tree reports it:
+	// after every other rule, in the order of the files.
+	var bundled []bundled
 	for _, f := range files {
-		if f.e.program == nil {
-			continue
+		if f.e.program != nil {
+			bundled = append(bundled, *f.e.program)
+			bundled[len(bundled)-1].name = f.rel
 		}
-		if programs == nil {
-			programs = map[string]string{}
-		}
-		programs[f.rel] = f.e.program.interp
 	}
-	of := func(p string) (string, bool) {
-		interp, ok := programs[p]
-		return interp, ok
-	}
-	for _, f := range files {
-		if len(programs) == 0 || runs == maxRuns {
-			break
+	if len(bundled) > 0 {
+		ps := programsOf(bundled)
+		for _, f := range files {
+			reportRuns(f.e.runs, f.rel, ps, func(r pathRun, msg string) {
+				take(Finding{Rule: ruleDirectRun, Severity: severities[ruleDirectRun], Line: r.line, Excerpt: r.excerpt, Message: msg}, f.rel)
+			})
 		}
-		held := f.e.runs[:min(len(f.e.runs), maxRuns-runs)]
-		runs += len(held)
-		reportRuns(held, f.rel, of, func(r pathRun, msg string) {
-			take(Finding{Rule: ruleDirectRun, Severity: severities[ruleDirectRun], Line: r.line, Excerpt: r.excerpt, Message: msg}, f.rel)
-		})
 	}
 	sortFindings(k.kept)
 	return Report{Findings: k.kept, Omitted: k.omitted}, nil

@@ -44,7 +44,7 @@ var rulesDigests = map[string][]string{
 		"d53ca6a0aac907dfd41640817ee581dc0922c2dd3f9845723790d0e003ac87b0", // the prefilter's Find takes no text it did not read
 	},
 	"4": {
-		"dd87d00dd3ae6038696c91417d337b07c799d2d9bb02687c2360abba4ea0b386", // rule 23, direct-run: a program of the skill run by its path
+		"67dba0eebc940310418a351cc7d184cb94d08017eb7211ae92702b4a3a8c0e8f", // rule 23, direct-run: a program of the skill run by its path
 	},
 }
 
