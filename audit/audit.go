@@ -395,10 +395,12 @@
 // code ("fill it with `scripts/fill.py`", "use `scripts/fill.py`") or
 // on a line of a block without an info string and without a prompt (a
 // listing of the skill's files). The same path alone is a command when
-// written with ./ or a variable, on a line of a shell's block, or in
-// inline code right after a verb that has it run (run, execute, exec,
-// invoke, launch, call or start, in any case, and a colon: "Run
-// `scripts/status.sh`.").
+// written with ./ or a variable, or on a line of a shell's block; and
+// in inline code right after a verb that has it run (run, execute,
+// exec, invoke, launch, call or start, in any case, and a colon: "Run
+// `scripts/status.sh`.") when the file has an executable bit: one that
+// has none cannot be run by its path anywhere, so "run" there means
+// through its interpreter.
 //
 // What a script runs is not read: a script run by its interpreter that
 // runs another by its path fails on a noexec mount too, but where such

@@ -22,7 +22,8 @@ const (
 // pathRun is a path that a command of a skill's text runs directly
 // (rule 23), held until the audit knows the tree's files.
 type pathRun struct {
-	line int
+	line  int
+	loose bool // a bare path alone that a verb has run (runVerb)
 	// rel is where the path leads from the skill's root, cleaned (it may
 	// start with ../, which the Markdown file's folder may resolve).
 	rel string
@@ -37,6 +38,7 @@ type pathRun struct {
 // native program).
 type bundled struct {
 	name, interp string
+	exec         bool // it has an executable bit
 }
 
 // nativeProgram is the interpreter of a native program: none.
@@ -51,6 +53,7 @@ const (
 	runSpan                 // inline code: a bare path alone names a file
 	runPlain                // a block without an info string: so too, but for a prompt
 	runShell                // a shell's block: every command runs
+	runVerb                 // inline code after a verb that has it run: so does a bare path alone, when it is executable
 )
 
 // blockMode returns how rule 23 reads the lines of a fenced block whose
@@ -172,7 +175,7 @@ func (s *scanner) runsIn(name string, l line) {
 			if strings.IndexByte(t[n:end], '/') >= 0 {
 				mode := runSpan
 				if toRun(t[:open]) {
-					mode = runShell
+					mode = runVerb
 				}
 				s.commandRuns(name, l, t[n:end], n, mode)
 			}
@@ -352,7 +355,8 @@ func (s *scanner) commandRuns(name string, l line, t string, off int, mode runMo
 			}
 			rest := strings.TrimLeft(t[i:], " \t")
 			args := rest != "" && rest[0] != '#'
-			s.holdRun(name, l, w, off+start, args || mode == runShell || prompted, cwd)
+			command := args || mode == runShell || prompted
+			s.holdRun(name, l, w, off+start, command || mode == runVerb, !command && mode == runVerb, cwd)
 		}
 		first = false
 	}
@@ -503,9 +507,10 @@ func machineVar(name string) bool {
 
 // holdRun holds the path w, which a command of line l runs at offset
 // at of l.clean (command: w bare is a command, with arguments, in a
-// shell's block or after a prompt, and not a mention), when it may be
-// the skill's (see "Running directly").
-func (s *scanner) holdRun(name string, l line, w string, at int, command bool, cwd string) {
+// shell's block, after a prompt or a verb, and not a mention; loose:
+// only the verb makes it one, and it runs only an executable file),
+// when it may be the skill's (see "Running directly").
+func (s *scanner) holdRun(name string, l line, w string, at int, command, loose bool, cwd string) {
 	// The file's name is written as it is (quotes only after it), so
 	// that a line that runs a program holds the program's name.
 	last := w[strings.LastIndexByte(w, '/')+1:]
@@ -516,13 +521,13 @@ func (s *scanner) holdRun(name string, l line, w string, at int, command bool, c
 	rest := p
 	switch {
 	case strings.HasPrefix(p, "./"):
-		rest = p[2:]
+		rest, loose = p[2:], false
 	case p[0] == '$' || p[0] == '{':
 		r, ok := skillDirPrefix(p)
 		if !ok {
 			return
 		}
-		rest = r
+		rest, loose = r, false
 	case !command:
 		return
 	}
@@ -536,7 +541,7 @@ func (s *scanner) holdRun(name string, l line, w string, at int, command bool, c
 	rel := path.Join(cwd, rest)
 	if s.programs != nil {
 		// Tree's second reading, which knows the tree's programs.
-		if msg, ok := s.programs.resolve(rel, name, p); ok && s.keep.admit(ruleDirectRun, name, l.n) {
+		if msg, ok := s.programs.resolve(rel, name, p, loose); ok && s.keep.admit(ruleDirectRun, name, l.n) {
 			s.keep.keep(Finding{Rule: ruleDirectRun, Severity: severities[ruleDirectRun], File: name, Line: l.n, Excerpt: excerptAt(l.clean, at), Message: msg})
 		}
 		return
@@ -547,6 +552,7 @@ func (s *scanner) holdRun(name string, l line, w string, at int, command bool, c
 	}
 	s.runs = append(s.runs, pathRun{
 		line:    l.n,
+		loose:   loose,
 		rel:     strings.Clone(rel),
 		written: strings.Clone(p),
 		excerpt: excerptAt(l.clean, at),
@@ -562,7 +568,7 @@ func (s *scanner) bundle(name string, mode fs.FileMode, head string) {
 	}
 	if program || mode&0o111 != 0 {
 		// Copied: head is the buffer the next file is read into.
-		s.bundled = append(s.bundled, bundled{name, strings.Clone(interp)})
+		s.bundled = append(s.bundled, bundled{name, strings.Clone(interp), mode&0o111 != 0})
 	}
 }
 
@@ -606,29 +612,30 @@ func scriptInterpreter(name, head string) (string, bool) {
 
 // programs are the programs of a tree (rule 23): the interpreter of
 // each, by its path from the skill's root.
-type programs map[string]string
+type programs map[string]bundled
 
 // programsOf returns the programs of bundled, whose names are relative
 // to the skill's root.
 func programsOf(bundled []bundled) programs {
 	ps := make(programs, len(bundled))
 	for _, b := range bundled {
-		ps[b.name] = b.interp
+		ps[b.name] = b
 	}
 	return ps
 }
 
 // resolve returns the message of a finding of rule 23 when the path
 // written, which leads to rel from the skill's root, leads to a program
-// of ps, from the skill's root or from the folder of the Markdown file
-// file (its path from the root).
-func (ps programs) resolve(rel, file, written string) (string, bool) {
+// of ps (an executable one when the run is loose), from the skill's
+// root or from the folder of the Markdown file file (its path from the
+// root).
+func (ps programs) resolve(rel, file, written string, loose bool) (string, bool) {
 	for _, p := range [2]string{rel, path.Join(path.Dir(file), rel)} {
 		if !fs.ValidPath(p) || p == "." {
 			continue
 		}
-		if interp, ok := ps[p]; ok {
-			return runMessage(written, interp), true
+		if b, ok := ps[p]; ok && (b.exec || !loose) {
+			return runMessage(written, b.interp), true
 		}
 	}
 	return "", false
@@ -663,7 +670,7 @@ func reportRuns(runs []pathRun, rel string, ps programs, report func(pathRun, st
 		if r.line == last {
 			continue
 		}
-		if msg, ok := ps.resolve(r.rel, rel, r.written); ok {
+		if msg, ok := ps.resolve(r.rel, rel, r.written, r.loose); ok {
 			report(r, msg)
 			last = r.line
 		}

@@ -44,7 +44,7 @@ var rulesDigests = map[string][]string{
 		"d53ca6a0aac907dfd41640817ee581dc0922c2dd3f9845723790d0e003ac87b0", // the prefilter's Find takes no text it did not read
 	},
 	"4": {
-		"67dba0eebc940310418a351cc7d184cb94d08017eb7211ae92702b4a3a8c0e8f", // rule 23, direct-run: a program of the skill run by its path
+		"f3f5c11bf5b035f74011072a94888a021229174a871cd33199d98306e2ae5002", // rule 23, direct-run: a program of the skill run by its path
 	},
 }
 
