@@ -29,6 +29,9 @@ var importRules = []struct {
 	{pkg: "./trust", forbidden: []string{modulePath}, why: "the trust engine is below the root package"},
 	{pkg: "./trust", forbidden: []string{modulePath + "/source/oci", modulePath + "/source/git", modulePath + "/source/github", "oras.land/"}, why: "the trust engine takes a source's origin, pin and signatures through the interfaces of package source (OriginSource, PinnedSource, CommitVerifier, Signed), so it links no source's client"},
 	{pkg: "./policy", forbidden: []string{modulePath + "/signature", "github.com/sigstore/", "google.golang.org/grpc"}, why: "a policy's signers rules are plain data (policy.Signer), which package trust turns into signature.Requirement, so a program that only reads a policy links no Sigstore code"},
+	{pkg: "./internal/kube", forbidden: []string{"k8s.io/", "sigs.k8s.io/"}, why: "runs are rendered with types of the package's own (internal/kube): the official Kubernetes types, which only its tests decode into, are a large graph every command would link"},
+	{pkg: "./cmd/agentskills", forbidden: []string{"k8s.io/api/", "k8s.io/apimachinery/", "k8s.io/client-go/", "sigs.k8s.io/"}, why: "run --emit and eval --emit render with internal/kube's own types; the official Kubernetes and agent-sandbox types are for tests"},
+	{pkg: "./policy/admission", forbidden: []string{modulePath + "/signature", modulePath + "/trust", "github.com/sigstore/", "google.golang.org/grpc", "k8s.io/", "github.com/santhosh-tekuri/"}, why: "an admission policy is written from the policy's plain data as YAML: no Sigstore code, no Kubernetes client types, no schema validator (the tests alone check the output against the CRDs)"},
 	{pkg: "./audit", forbidden: []string{"github.com/owenrumney/", "github.com/xeipuuv/"}, why: "the audit writes SARIF with types of its own (audit/sarif.go): a SARIF library links a JSON Schema validator whose start-up every command of a program that links the audit pays"},
 }
 

@@ -87,8 +87,9 @@
 // to timing.json ({"total_tokens", "duration_ms"}: the tokens as the
 // agent reports them, input and output; the duration from the start of
 // the agent to its end). A run the agent failed is graded as failing
-// every expectation, with the failure as the evidence, and is not kept
-// (the next [Evaluator.Run] tries it again). response.md and
+// every expectation, with the failure as the evidence and as
+// grading.json's "run_error" (left out for any other run), and is not
+// kept (the next [Evaluator.Run] tries it again). response.md and
 // transcript.jsonl hold at most 16 MiB each: an answer over that fails
 // the run (response.md is left empty), and events over it are left out
 // of the transcript and fail the run, the limit as the reason.
@@ -286,6 +287,96 @@
 // content digests, the agent, the query and the run's index. Each of
 // [TriggerRequest.Others] must be a skill (skill.Dir, ...), not a
 // provider's key: its content is part of the key.
+//
+// # Units
+//
+// An evaluation is a list of units, one run each: [Units] lists them,
+// and [Evaluator.RunUnit] makes one, by its index, so that many
+// processes (the pods of a Kubernetes Indexed Job, one completion index
+// each) make one evaluation together, and [Collect] then writes its
+// benchmark.json. The order of the units is a contract (a Job's
+// completion index names a unit by it):
+//
+//  1. The agents in the order of [Request.Agents]; for each agent, the
+//     cases in the order of evals.json; for each case, [WithSkill], then
+//     the baseline ([WithoutSkill], or [OldSkill] when [Request.Baseline]
+//     is set); for each configuration, the runs 1 to [Request.Runs].
+//     With A agents, C cases and R runs there are A*C*2*R units, indexed
+//     from 0: unit I is of agent I/(C*2*R), case (I/(2*R))%C,
+//     configuration (I/R)%2 and run I%R+1. This is the order in which
+//     [Evaluator.Run] starts its runs.
+//  2. A unit's folder ([Unit.Dir]) is where [Evaluator.Run] writes that
+//     run in its iteration: [AGENT/]eval-ID/CONFIG[/run-K], AGENT with
+//     several agents, run-K with several runs.
+//
+// RunUnit checks the request as Run does, and an index outside the
+// units fails with [ErrInvalidRequest] saying their count. It makes
+// the run (or reuses the kept one, as Run does, under the same key),
+// grades it, and writes its folder, with the files Run writes there,
+// in the iteration Run would choose; it writes no benchmark.json.
+// Units writing one Out at once, from one process or many, are safe:
+//
+//  3. The iteration is the one of the skill's content digest, chosen as
+//     Run chooses it; a new one is created whole, its iteration.json in
+//     it, by one rename, so that units of one content racing to create
+//     it all take the one that won, and none makes another.
+//  4. A unit's folder is built in a staging folder of the iteration and
+//     renamed into place, replacing what an earlier attempt of the unit
+//     left there: it is seen whole or not at all.
+//  5. Units share the lock of Out that a Run or Triggers holds alone
+//     (Out/.runs/.lock, shared against exclusive): a Run waits for the
+//     units writing, and they for it. Units of one kept-run key (two
+//     cases of one prompt and files) take turns through
+//     Out/.runs/KEY.lock, as the jobs of one Run do. These are advisory
+//     file locks (flock): a folder shared by several machines must be
+//     on a file system that gives them to each (NFS does through its
+//     lock manager).
+//  6. The iteration's iteration.json records the units' plan (the
+//     agents, the case ids in order, the baseline, the runs), which
+//     Collect reads; a Run records it too. A unit of another plan for
+//     the same content (another --runs) replaces it.
+//
+// # Collecting units
+//
+// [Collect] reads the run folders units wrote (in the Out they shared,
+// or a copy of it taken from a volume) and writes each iteration's
+// benchmark.json, and with several agents each agent's, with the
+// numbers Run would have written for the same runs:
+//
+//  1. DIR is an Out, whose iteration-N folders are each collected, or
+//     one iteration folder (one holding iteration.json).
+//  2. An iteration's units are those of the plan its iteration.json
+//     records (rule 6); an iteration without a plan and without eval
+//     folders (trigger evaluations only) is passed over. A plan is
+//     checked as a Request is (agent ids, 1 to 1,000 cases of distinct
+//     ids, 1 to 1,000 runs, a baseline of without_skill or old_skill),
+//     and of at most 1,000,000 units.
+//  3. A unit's folder, and each folder on the way to it, is a folder,
+//     not a link: no link in DIR is followed. It holds grading.json
+//     and timing.json, regular files of at most 16 MiB and 4 KiB, each
+//     one JSON object in the documented shape, with no unknown key and
+//     none given twice: grading.json's expectations each with text,
+//     passed and evidence (graded only false, or true), and a summary
+//     that counts them as [GradingSummary] does (its pass_rate
+//     included); timing.json's total_tokens and duration_ms, integers
+//     of at least 0. Its other files are not read.
+//  4. A unit whose folder is missing or fails rule 3 is not counted,
+//     as an interrupted Run does not count its unfinished runs: the
+//     benchmark is written from the others, with "incomplete": the
+//     units left out, and Collect returns, beside the iterations, an
+//     error wrapping [ErrInvalidRun] for each, naming its folder and
+//     what is wrong (a missing folder once, at the shallowest missing
+//     place, with the number of units below it; the first 20 problems
+//     named, the others counted). An iteration with no unit to count
+//     gets no benchmark.json.
+//  5. An entry of the iteration that no unit of the plan names (other
+//     than iteration.json, the benchmarks, triggers.json and the
+//     staging folders .new-* and .old-*) is reported the same way, and
+//     left out.
+//  6. A run folder does not say whether its run was reused: the
+//     benchmark's reused_runs is 0. Its other numbers are Run's, to the
+//     last bit, for the same run folders ("failed_runs" from
+//     grading.json's run_error).
 //
 // # Concurrency and interruption
 //

@@ -321,6 +321,10 @@ func New(opts ...Option) *Evaluator {
 type Grading struct {
 	Expectations []GradedExpectation `json:"expectations"`
 	Summary      GradingSummary      `json:"summary"`
+	// RunError is the agent's failure, for a run the agent failed
+	// (graded as failing every expectation); JSON leaves it out for
+	// any other run.
+	RunError string `json:"run_error,omitempty"`
 }
 
 // GradedExpectation is one expectation's verdict. An expectation left

@@ -125,6 +125,7 @@ func failedGrading(c Case, judge *Agent, err error) Grading {
 		g.Expectations = append(g.Expectations, GradedExpectation{Text: expectationText(x), Evidence: "the run failed: " + err.Error()})
 	}
 	g.Summary = summarize(g.Expectations)
+	g.RunError = err.Error()
 	return g
 }
 

@@ -420,14 +420,16 @@ func TestFailedRunGrading(t *testing.T) {
 				{Text: "polite", Evidence: "not graded: no judge", Graded: &f},
 				{Text: "true", Evidence: "the run failed: boom"},
 			},
-			Summary: GradingSummary{Failed: 1, Total: 1, NotGraded: 1},
+			Summary:  GradingSummary{Failed: 1, Total: 1, NotGraded: 1},
+			RunError: "boom",
 		}},
 		{"with a judge", &Agent{ID: "judge"}, Grading{
 			Expectations: []GradedExpectation{
 				{Text: "polite", Evidence: "the run failed: boom"},
 				{Text: "true", Evidence: "the run failed: boom"},
 			},
-			Summary: GradingSummary{Failed: 2, Total: 2},
+			Summary:  GradingSummary{Failed: 2, Total: 2},
+			RunError: "boom",
 		}},
 	}
 	for _, tt := range tests {

@@ -192,20 +192,26 @@ func readJSON(name string, v any) error {
 // replacing what is there: a run of the same key (made again by Fresh,
 // or by another job of the same Run), or a folder that is no kept run
 // (one whose files were damaged).
+//
+// Processes publishing one final at once (units of one key, with
+// Fresh) may move each other's aside: each tries again, a few times,
+// and the last rename stands.
 func publish(staged, final string) error {
-	err := os.Rename(staged, final)
-	if err == nil || !isExist(err) {
-		return err
+	for attempt := 0; ; attempt++ {
+		err := os.Rename(staged, final)
+		if err == nil || !isExist(err) || attempt >= 10 {
+			return err
+		}
+		old, err := os.MkdirTemp(filepath.Dir(final), ".old-")
+		if err != nil {
+			return err
+		}
+		err = os.Rename(final, filepath.Join(old, "run"))
+		os.RemoveAll(old)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
 	}
-	old, err := os.MkdirTemp(filepath.Dir(final), ".old-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(old)
-	if err := os.Rename(final, filepath.Join(old, "run")); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return os.Rename(staged, final)
 }
 
 // isExist reports whether err is a rename's over a folder that is not

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,16 +20,20 @@ import (
 type iterationFile struct {
 	// SkillDigest is the content digest of the skill the iteration is of.
 	SkillDigest string `json:"skill_digest"`
-	// Agents are the agent folders the last Run wrote in it (with
-	// several agents), so that the next one removes those it does not
-	// write again.
+	// Agents are the agent folders the last Run (or unit) wrote in it
+	// (with several agents), so that the next Run removes those it does
+	// not write again.
 	Agents []string `json:"agents,omitempty"`
+	// Plan fixes the units of the last Run or unit that wrote in it, for
+	// Collect.
+	Plan *plan `json:"plan,omitempty"`
 }
 
 // lockOut creates out when missing, refuses one that is not a folder,
-// and locks it for one Run or Triggers at a time; the returned function
-// unlocks it.
-func lockOut(ctx context.Context, out string) (func(), error) {
+// and locks it: for one Run or Triggers at a time, or, shared, for
+// units, which a Run or Triggers waits for (and they for it). The
+// returned function unlocks it.
+func lockOut(ctx context.Context, out string, shared bool) (func(), error) {
 	if fi, err := os.Stat(out); err == nil && !fi.IsDir() {
 		return nil, fmt.Errorf("Out: %w: %s is not a folder", ErrInvalidRequest, out)
 	}
@@ -47,9 +52,16 @@ func lockOut(ctx context.Context, out string) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := filelock.Lock(ctx, f); err != nil {
+	lock := filelock.Lock
+	if shared {
+		lock = filelock.LockShared
+	}
+	if err := lock(ctx, f); err != nil {
 		f.Close()
 		return nil, err
+	}
+	if shared {
+		return func() { f.Close() }, nil // other units' staging is theirs
 	}
 	// What a Run that crashed left half written: nothing else uses it
 	// while the lock is held.
@@ -61,13 +73,48 @@ func lockOut(ctx context.Context, out string) (func(), error) {
 }
 
 // openIteration returns the folder of the iteration of the skill of
-// content digest, creating it: the newest iteration when it records that
-// digest, else the next one. It removes what an interrupted write of it
-// left.
-func openIteration(out, digest string) (string, *iterationFile, error) {
+// content digest: the newest iteration when it records that digest,
+// else the next one, created whole with its iteration.json by a rename,
+// so that callers racing to create it all get the one that won. Unless
+// shared (a unit, which other units may be writing beside), it removes
+// what an interrupted write of the iteration left.
+func openIteration(out, digest string, shared bool) (string, *iterationFile, error) {
+	for attempt := 0; ; attempt++ {
+		newest, err := newestIteration(out)
+		if err != nil {
+			return "", nil, err
+		}
+		if newest > 0 {
+			dir := filepath.Join(out, "iteration-"+strconv.Itoa(newest))
+			var it iterationFile
+			if readJSON(filepath.Join(dir, "iteration.json"), &it) == nil && it.SkillDigest == digest {
+				if shared {
+					return dir, &it, nil
+				}
+				return dir, &it, removeLeftovers(dir, ".new-", ".old-")
+			}
+		}
+		dir := filepath.Join(out, "iteration-"+strconv.Itoa(newest+1))
+		it := &iterationFile{SkillDigest: digest}
+		err = createWhole(filepath.Join(out, runsDir), dir, func(stage string) error {
+			return writeJSON(filepath.Join(stage, "iteration.json"), it)
+		})
+		if err == nil {
+			return dir, it, nil
+		}
+		if !isExist(err) || attempt >= 100 {
+			return "", nil, err
+		}
+		// Another made that iteration first: it may be of this content.
+	}
+}
+
+// newestIteration is the largest N of out's iteration-N folders, 0 for
+// none.
+func newestIteration(out string) (int, error) {
 	entries, err := os.ReadDir(out)
 	if err != nil {
-		return "", nil, err
+		return 0, err
 	}
 	newest := 0
 	for _, e := range entries {
@@ -77,19 +124,25 @@ func openIteration(out, digest string) (string, *iterationFile, error) {
 			}
 		}
 	}
-	if newest > 0 {
-		dir := filepath.Join(out, "iteration-"+strconv.Itoa(newest))
-		var it iterationFile
-		if readJSON(filepath.Join(dir, "iteration.json"), &it) == nil && it.SkillDigest == digest {
-			return dir, &it, removeLeftovers(dir, ".new-", ".old-")
-		}
+	return newest, nil
+}
+
+// createWhole creates the folder dir with what fill writes in it, in a
+// staging folder of tmp renamed to dir once filled: it fails, wrapping
+// fs.ErrExist or ENOTEMPTY, when dir exists and is not empty.
+func createWhole(tmp, dir string, fill func(stage string) error) error {
+	stage, err := os.MkdirTemp(tmp, ".tmp-")
+	if err != nil {
+		return err
 	}
-	dir := filepath.Join(out, "iteration-"+strconv.Itoa(newest+1))
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return "", nil, err
+	defer os.RemoveAll(stage)
+	if err := os.Chmod(stage, 0o755); err != nil {
+		return err
 	}
-	it := &iterationFile{SkillDigest: digest}
-	return dir, it, writeJSON(filepath.Join(dir, "iteration.json"), it)
+	if err := fill(stage); err != nil {
+		return err
+	}
+	return os.Rename(stage, dir)
 }
 
 // removeLeftovers removes the staging folders of dir, named with one of
@@ -109,25 +162,31 @@ func removeLeftovers(dir string, prefixes ...string) error {
 	return nil
 }
 
-// runPlace is where a run's files go in its iteration, relative to it:
-// [AGENT/]eval-ID/CONFIG[/run-K].
-func runPlace(multi bool, d *doneRun, runs int) string {
-	p := filepath.Join("eval-"+d.res.caseID.String(), string(d.res.config))
-	if multi {
-		p = filepath.Join(d.res.agent, p)
-	}
-	if runs > 1 {
-		p = filepath.Join(p, "run-"+strconv.Itoa(d.res.run))
-	}
-	return p
+// runPlace is where the run d of plan p goes in its iteration, relative
+// to it: [AGENT/]eval-ID/CONFIG[/run-K].
+func runPlace(p *plan, d *doneRun) string {
+	return filepath.FromSlash(p.dir(d.res.agent, d.res.caseID, d.res.config, d.res.run))
 }
 
-// writeIteration writes the runs done and the benchmark into the
-// iteration dir, replacing its eval folders, agent folders and
+// writeRun writes the run folder of d at place: its files (see
+// linkRun), outputs/ even when empty, and grading.json.
+func writeRun(d *doneRun, place string) error {
+	if err := os.MkdirAll(filepath.Join(place, "outputs"), 0o755); err != nil {
+		return err
+	}
+	if err := linkRun(d.dir, place); err != nil {
+		return err
+	}
+	return writeJSON(filepath.Join(place, "grading.json"), d.grading)
+}
+
+// writeIteration writes the runs done of plan p and the benchmark into
+// the iteration dir, replacing its eval folders, agent folders and
 // benchmark.json as a whole: they are built in a staging folder beside
 // them and moved in once complete, and what the last Run wrote there
 // is removed.
-func writeIteration(dir string, it *iterationFile, done []*doneRun, agents []string, runs int, bench *Benchmark) error {
+func writeIteration(dir string, it *iterationFile, done []*doneRun, p *plan, bench *Benchmark) error {
+	agents := p.Agents
 	multi := len(agents) > 1
 	stage, err := os.MkdirTemp(dir, ".new-")
 	if err != nil {
@@ -135,14 +194,7 @@ func writeIteration(dir string, it *iterationFile, done []*doneRun, agents []str
 	}
 	defer os.RemoveAll(stage)
 	for _, d := range done {
-		place := filepath.Join(stage, runPlace(multi, d, runs))
-		if err := os.MkdirAll(filepath.Join(place, "outputs"), 0o755); err != nil {
-			return err
-		}
-		if err := linkRun(d.dir, place); err != nil {
-			return err
-		}
-		if err := writeJSON(filepath.Join(place, "grading.json"), d.grading); err != nil {
+		if err := writeRun(d, filepath.Join(stage, runPlace(p, d))); err != nil {
 			return err
 		}
 	}
@@ -189,7 +241,38 @@ func writeIteration(dir string, it *iterationFile, done []*doneRun, agents []str
 	if multi {
 		it.Agents = slices.Clone(agents)
 	}
+	it.Plan = p
 	return writeJSON(filepath.Join(dir, "iteration.json"), it)
+}
+
+// writeUnit writes the run d of plan p in the iteration dir, in a
+// staging folder of it renamed into place, replacing what an earlier
+// attempt of the unit left there; it records p in iteration.json when
+// it records another. It returns the run folder.
+func writeUnit(dir string, it *iterationFile, d *doneRun, p *plan) (string, error) {
+	if !reflect.DeepEqual(it.Plan, p) {
+		it.Agents = nil
+		if len(p.Agents) > 1 {
+			it.Agents = slices.Clone(p.Agents)
+		}
+		it.Plan = p
+		if err := writeJSON(filepath.Join(dir, "iteration.json"), it); err != nil {
+			return "", err
+		}
+	}
+	stage, err := os.MkdirTemp(dir, ".new-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(stage)
+	if err := writeRun(d, filepath.Join(stage, "run")); err != nil {
+		return "", err
+	}
+	final := filepath.Join(dir, runPlace(p, d))
+	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+		return "", err
+	}
+	return final, publish(filepath.Join(stage, "run"), final)
 }
 
 // linkRun puts the files of the run folder src (but its run.json and

@@ -50,6 +50,20 @@ var agentIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // driver and a distinct id usable as a folder name (also on a file
 // system that ignores case), none named like a file of the iteration.
 func checkAgents(agents []Agent) error {
+	if err := checkAgentIDs(agents); err != nil {
+		return err
+	}
+	for i, a := range agents {
+		if a.Driver == nil {
+			return fmt.Errorf("Agents[%d].Driver: %w: required", i, ErrInvalidRequest)
+		}
+	}
+	return nil
+}
+
+// checkAgentIDs checks the agents' ids as checkAgents does, and not
+// their drivers.
+func checkAgentIDs(agents []Agent) error {
 	if len(agents) == 0 {
 		return fmt.Errorf("Agents: %w: at least one agent is required", ErrInvalidRequest)
 	}
@@ -69,9 +83,6 @@ func checkAgents(agents []Agent) error {
 			return fmt.Errorf("%s.ID: %w: %q is the id of Agents[%d] too", field, ErrInvalidRequest, a.ID, j)
 		}
 		seen[strings.ToLower(a.ID)] = i
-		if a.Driver == nil {
-			return fmt.Errorf("%s.Driver: %w: required", field, ErrInvalidRequest)
-		}
 	}
 	return nil
 }
@@ -225,10 +236,20 @@ type job struct {
 	run    int
 }
 
-// Run runs req's suite and writes the iteration (see the package doc).
-// It returns the benchmark of the runs that finished also when ctx ends
-// it, with ctx's error.
-func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
+// prepared is a Request checked and its skills staged: what Run and
+// RunUnit share before a run starts.
+type prepared struct {
+	out        string // absolute
+	skill      *staged
+	baseline   *staged // nil for WithoutSkill
+	baseConfig Config
+	suite      *Suite
+	plan       *plan
+}
+
+// prepare checks req, stages its skill and baseline and loads the
+// suite: everything refused before an agent starts.
+func (e *Evaluator) prepare(ctx context.Context, req Request) (*prepared, error) {
 	if req.Skill.Key == "" && req.Skill.Source == nil {
 		return nil, fmt.Errorf("Skill: %w: required", ErrInvalidRequest)
 	}
@@ -241,7 +262,6 @@ func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
 	if err := checkCounts(req.Runs, req.Jobs); err != nil {
 		return nil, err
 	}
-	runs, jobs := max(req.Runs, 1), max(req.Jobs, 1)
 	check := []skill.Skill{req.Skill}
 	if req.Baseline.Source != nil || req.Baseline.Key != "" {
 		check = append(check, req.Baseline)
@@ -250,62 +270,85 @@ func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
 	if err != nil {
 		return nil, err
 	}
-	sk, err := e.stage(ctx, "Skill", req.Skill)
-	if err != nil {
+	p := &prepared{out: out, baseConfig: WithoutSkill}
+	if p.skill, err = e.stage(ctx, "Skill", req.Skill); err != nil {
 		return nil, err
 	}
-	baseline, baseConfig := (*staged)(nil), WithoutSkill
 	if len(check) > 1 {
-		if baseline, err = e.stage(ctx, "Baseline", req.Baseline); err != nil {
+		if p.baseline, err = e.stage(ctx, "Baseline", req.Baseline); err != nil {
 			return nil, err
 		}
-		baseConfig = OldSkill
+		p.baseConfig = OldSkill
 	}
-	suite, err := LoadSuite(sk.dir)
+	if p.suite, err = LoadSuite(p.skill.dir); err != nil {
+		return nil, err
+	}
+	md, err := checkSkillMD("Skill", p.skill)
 	if err != nil {
 		return nil, err
 	}
-	md, err := checkSkillMD("Skill", sk)
-	if err != nil {
+	if err := p.suite.CheckName(md.Name); err != nil {
 		return nil, err
 	}
-	if err := suite.CheckName(md.Name); err != nil {
-		return nil, err
-	}
-	if baseline != nil {
-		if _, err := checkSkillMD("Baseline", baseline); err != nil {
+	if p.baseline != nil {
+		if _, err := checkSkillMD("Baseline", p.baseline); err != nil {
 			return nil, err
 		}
 	}
+	if p.plan, err = planOf(p.suite, req); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// job is the job of unit i of p, digest the digest of its case's
+// files.
+func (p *prepared) job(req *Request, i int, digest string) job {
+	u := p.plan.unit(i)
+	ci := p.plan.caseIndex(i)
+	j := job{agent: &req.Agents[p.plan.agentIndex(i)], c: &p.suite.Evals[ci], index: ci, files: digest, config: u.Config, skill: p.skill, run: u.Run}
+	if u.Config != WithSkill {
+		j.skill = p.baseline
+	}
+	return j
+}
+
+// key is the kept-run key of j, and its digest.
+func (j job) key() (runKey, string) {
+	rk := runKey{Kind: "case", Skill: j.skill.identity(), Agent: *agentKeyOf(j.agent), Prompt: j.c.Prompt, Files: j.files, Run: j.run}
+	return rk, digestOf(rk)
+}
+
+// Run runs req's suite and writes the iteration (see the package doc).
+// It returns the benchmark of the runs that finished also when ctx ends
+// it, with ctx's error.
+func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
+	p, err := e.prepare(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	out, sk, suite, baseConfig := p.out, p.skill, p.suite, p.baseConfig
+	jobs := max(req.Jobs, 1)
 	digests := make([]string, len(suite.Evals))
 	for i, c := range suite.Evals {
 		if digests[i], err = filesDigest(ctx, sk.dir, c, i); err != nil {
 			return nil, err
 		}
 	}
-	unlock, err := lockOut(ctx, out)
+	unlock, err := lockOut(ctx, out, false)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
 	sweepWorkspaces()
-	iter, it, err := openIteration(out, sk.digest)
+	iter, it, err := openIteration(out, sk.digest, false)
 	if err != nil {
 		return nil, err
 	}
 
-	var todo []job
-	for i := range req.Agents {
-		for ci := range suite.Evals {
-			for _, cfg := range []struct {
-				c Config
-				s *staged
-			}{{WithSkill, sk}, {baseConfig, baseline}} {
-				for k := 1; k <= runs; k++ {
-					todo = append(todo, job{agent: &req.Agents[i], c: &suite.Evals[ci], index: ci, files: digests[ci], config: cfg.c, skill: cfg.s, run: k})
-				}
-			}
-		}
+	todo := make([]job, p.plan.count())
+	for i := range todo {
+		todo[i] = p.job(&req, i, digests[p.plan.caseIndex(i)])
 	}
 	s := &session{e: e, out: out, fresh: req.Fresh}
 	done := make([]*doneRun, len(todo))
@@ -368,7 +411,7 @@ func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
 	// An interrupted Run writes the iteration only when it adds to it:
 	// never fewer runs over more.
 	if ctx.Err() == nil || len(finished) > iterationRuns(iter) {
-		if werr := writeIteration(iter, it, finished, ids, runs, bench); werr != nil {
+		if werr := writeIteration(iter, it, finished, p.plan, bench); werr != nil {
 			return nil, werr
 		}
 	}
@@ -407,8 +450,7 @@ func interrupted(key string, ctx context.Context) error {
 // error for a run ctx stopped.
 func (s *session) runCase(ctx context.Context, sk *staged, judge *Agent, j job) (*doneRun, error) {
 	a, skillDir := j.agent, sk.dir
-	rk := runKey{Kind: "case", Skill: j.skill.identity(), Agent: *agentKeyOf(a), Prompt: j.c.Prompt, Files: j.files, Run: j.run}
-	key := digestOf(rk)
+	rk, key := j.key()
 	gkey := s.e.gradingKeyOf(key, *j.c, judge, sk.digest)
 	final := filepath.Join(s.out, runsDir, key)
 	p := Progress{Agent: a.ID, Case: j.c.ID, Config: j.config, Run: j.run}

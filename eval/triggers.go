@@ -74,13 +74,13 @@ func (e *Evaluator) Triggers(ctx context.Context, req TriggerRequest) (*Triggers
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := lockOut(ctx, out)
+	unlock, err := lockOut(ctx, out, false)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
 	sweepWorkspaces()
-	iter, _, err := openIteration(out, sk.digest)
+	iter, _, err := openIteration(out, sk.digest, false)
 	if err != nil {
 		return nil, err
 	}

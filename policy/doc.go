@@ -233,7 +233,9 @@
 //  17. The signers a rule accepts ([SignerRule], [Signer]) are plain data:
 //     the caller that verifies turns them into package signature's terms
 //     (package trust's Checker does), so reading a policy links no
-//     Sigstore code.
+//     Sigstore code. [Policy.Signers] lists every signers rule with its
+//     patterns, canonical, for a caller that writes the rules in another
+//     form (package policy/admission: an admission policy for a cluster).
 //
 // The canonical location of each kind of source, and the spellings that
 // map to it (package source (# Canonical locations), rules 9 to 15, says

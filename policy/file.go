@@ -527,6 +527,20 @@ func (r *signerRule) matches(s source.Origin) bool {
 	return slices.ContainsFunc(r.sources, func(p pattern) bool { return p.matches(s, true) })
 }
 
+// patternTexts returns the rule's patterns as KIND:LOCATION, canonical.
+func (r *signerRule) patternTexts() []string {
+	out := make([]string, len(r.sources))
+	for i, p := range r.sources {
+		out[i] = p.canonical()
+	}
+	return out
+}
+
+// commitRule returns a rule with commits as its public form.
+func (r *signerRule) commitRule() CommitRule {
+	return CommitRule{Rule: r.Rule, Sources: r.patternTexts(), AllowedSigners: r.allowedSigners, GPGKeyring: r.gpgKeyring}
+}
+
 // requirements returns the signers the rule accepts.
 func (r *signerRule) requirements() []Signer {
 	var out []Signer

@@ -90,6 +90,12 @@ func parsePattern(text string, line int, dir, home string) (pattern, error) {
 	return pattern{text: text, kind: kind, elems: elems, line: line}, nil
 }
 
+// canonical returns the pattern as KIND:LOCATION with its location
+// canonical, as it is matched (rule 15).
+func (p pattern) canonical() string {
+	return string(p.kind) + ":" + strings.Join(p.elems, "/")
+}
+
 // realPattern returns the elements of a local or git pattern for the
 // local disk, loc (absolute, as written after ~ is expanded), with the
 // longest leading run of elements without a wildcard that exists

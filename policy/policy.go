@@ -225,6 +225,10 @@ func (p *Policy) pinRule(s source.Origin) (Rule, bool) {
 // a signature that matches any of its Requirements.
 type SignerRule struct {
 	Rule
+	// Sources are the patterns the rule names, in the policy's notation
+	// KIND:LOCATION, their locations canonical (rules 3 and 15):
+	// oci:GHCR.IO:443/acme/* is oci:ghcr.io/acme/*.
+	Sources      []string
 	Requirements []Signer
 }
 
@@ -266,7 +270,7 @@ func (p *Policy) SignerRules(s source.Origin) ([]SignerRule, error) {
 			if r.commits || !r.matches(s) {
 				continue
 			}
-			out = append(out, SignerRule{Rule: r.Rule, Requirements: r.requirements()})
+			out = append(out, SignerRule{Rule: r.Rule, Sources: r.patternTexts(), Requirements: r.requirements()})
 		}
 	}
 	return out, nil
@@ -277,6 +281,8 @@ func (p *Policy) SignerRules(s source.Origin) ([]SignerRule, error) {
 // allowed-signers file or of the GPG keyring (either may be "").
 type CommitRule struct {
 	Rule
+	// Sources are the patterns the rule names, as [SignerRule].Sources.
+	Sources                    []string
 	AllowedSigners, GPGKeyring string
 }
 
@@ -288,11 +294,32 @@ func (p *Policy) CommitRules(s source.Origin) []CommitRule {
 	for _, f := range p.files {
 		for _, r := range f.signers {
 			if r.commits && r.matches(s) {
-				out = append(out, CommitRule{Rule: r.Rule, AllowedSigners: r.allowedSigners, GPGKeyring: r.gpgKeyring})
+				out = append(out, r.commitRule())
 			}
 		}
 	}
 	return out
+}
+
+// Signers returns every signers rule of the policy, whatever source it
+// applies to, the user's file first: those with keys or identities
+// (rule 6), which name oci sources, and those with commits (rule 7),
+// which name git and github sources. Every one applies to the sources
+// it names (rule 13). For a caller that writes the rules in another
+// form, such as an admission policy for a cluster.
+func (p *Policy) Signers() ([]SignerRule, []CommitRule) {
+	var sigs []SignerRule
+	var commits []CommitRule
+	for _, f := range p.files {
+		for _, r := range f.signers {
+			if r.commits {
+				commits = append(commits, r.commitRule())
+				continue
+			}
+			sigs = append(sigs, SignerRule{Rule: r.Rule, Sources: r.patternTexts(), Requirements: r.requirements()})
+		}
+	}
+	return sigs, commits
 }
 
 // FailOn returns the audit severity at which a skill is refused: the

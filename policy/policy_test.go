@@ -10,6 +10,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -253,12 +254,12 @@ signers:
 		t.Fatal(err)
 	}
 	want := []policy.SignerRule{
-		{Rule: policy.Rule{Name: "signers[1]", File: name, Line: 3}, Requirements: []policy.Signer{{
+		{Rule: policy.Rule{Name: "signers[1]", File: name, Line: 3}, Sources: []string{"oci:ghcr.io/acme/*"}, Requirements: []policy.Signer{{
 			IdentityRegexp: "^https://github.com/acme/skills/.github/workflows/release.yml@refs/tags/.*",
 			Issuer:         "https://token.actions.githubusercontent.com"}}},
-		{Rule: policy.Rule{Name: "signers[2]", File: name, Line: 6}, Requirements: []policy.Signer{{
+		{Rule: policy.Rule{Name: "signers[2]", File: name, Line: 6}, Sources: []string{"oci:ghcr.io/**"}, Requirements: []policy.Signer{{
 			Identity: "release@acme.corp", IssuerRegexp: `^https://accounts\.google\.com$`, TrustedRoot: []byte("{}"), TrustedRootFile: filepath.Join(dir, "trusted_root.json")}}},
-		{Rule: policy.Rule{Name: "signers[4]", File: name, Line: 12}, Requirements: []policy.Signer{{Key: pub, KeyName: filepath.Join(dir, "release.pub")}, {Key: pub, KeyName: "the key at line 13"}}},
+		{Rule: policy.Rule{Name: "signers[4]", File: name, Line: 12}, Sources: []string{"oci:ghcr.io/acme/skills"}, Requirements: []policy.Signer{{Key: pub, KeyName: filepath.Join(dir, "release.pub")}, {Key: pub, KeyName: "the key at line 13"}}},
 	}
 	if diff := cmp.Diff(want, rules); diff != "" {
 		t.Errorf("SignerRules(%s): (-want +got)\n%s", acme.Location, diff)
@@ -615,5 +616,48 @@ func TestKeyRefusedAsSignatureRefuses(t *testing.T) {
 		if err == nil || !errors.Is(err, policy.ErrInvalid) || !strings.HasSuffix(err.Error(), ": "+path+":4: signers[1].keys: "+file+": "+want.Error()) {
 			t.Errorf("%s: Parse: %v; want ...%s:4: signers[1].keys: %s: %v", name, err, path, file, want)
 		}
+	}
+}
+
+// Rules 6, 7 and 13: Signers lists every signers rule of both files, the
+// user's first, whatever source it applies to, its patterns canonical.
+func TestSignersAll(t *testing.T) {
+	home, project := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "allowed_signers"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writePolicy(t, home, `version: 1
+signers:
+  - sources: [oci:GHCR.IO:443/acme/*, oci:localhost:80/x/**]
+    identity: dev@acme.example
+    issuer: https://issuer.example
+  - sources: [github:Acme/*]
+    commits: {allowed_signers: ../allowed_signers}
+`)
+	writePolicy(t, project, "version: 1\nsigners:\n  - sources: [oci:registry.acme.corp/skills]\n    keys: [\""+strings.ReplaceAll(testPub, "\n", `\n`)+"\"]\n")
+	p, err := policy.Load(home, project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sigs, commits := p.Signers()
+	var got []string
+	for _, r := range sigs {
+		got = append(got, r.Name+" "+strings.Join(r.Sources, ",")+" "+r.File)
+	}
+	want := []string{
+		"signers[1] oci:ghcr.io/acme/*,oci:localhost/x/** " + filepath.Join(home, ".agents", policy.FileName),
+		"signers[1] oci:registry.acme.corp/skills " + filepath.Join(project, ".agents", policy.FileName),
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Signers(): (-want +got)\n%s", diff)
+	}
+	if len(sigs) == 2 && (len(sigs[1].Requirements) != 1 || sigs[1].Requirements[0].Key == nil || sigs[0].Requirements[0].Identity != "dev@acme.example") {
+		t.Errorf("Signers() requirements = %+v, %+v", sigs[0].Requirements, sigs[1].Requirements)
+	}
+	if len(commits) != 1 || !slices.Equal(commits[0].Sources, []string{"github:acme/*"}) || commits[0].AllowedSigners != filepath.Join(home, "allowed_signers") {
+		t.Errorf("Signers() commits = %+v, want the github rule", commits)
+	}
+	if sigs, commits := (&policy.Policy{}).Signers(); sigs != nil || commits != nil {
+		t.Errorf("Signers() of no file = %v, %v, want none", sigs, commits)
 	}
 }

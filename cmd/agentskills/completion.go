@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/install"
+	"github.com/agentadaptor/agentadaptor/source/oci"
 )
 
 // completeCommands adds to the shell completion of root's commands, which
@@ -23,7 +24,8 @@ import (
 //   - --allow-risk: the audit's rule ids, which the policy's audit.accept
 //     entries name too, each with its summary;
 //   - audit's --fail-on: the severities; import's --from: the installers
-//     it reads.
+//     it reads; push's --format: the formats; run's and eval's --emit:
+//     what they print.
 func completeCommands(root *cobra.Command) {
 	for _, cmd := range root.Commands() {
 		switch {
@@ -58,6 +60,17 @@ func completeCommands(root *cobra.Command) {
 				severities = append(severities, s.String())
 			}
 			_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions(severities, cobra.ShellCompDirectiveNoFileComp))
+		}
+		if cmd.Name() == "push" {
+			formats := []string{string(oci.FormatImage), string(oci.FormatArtifact)}
+			_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
+		}
+		if cmd.Flags().Lookup("emit") != nil {
+			emits := []string{emitKubernetes, emitAgentSandbox}
+			if cmd.Name() == "eval" {
+				emits = emits[:1] // an evaluation is many pods: no sandbox
+			}
+			_ = cmd.RegisterFlagCompletionFunc("emit", cobra.FixedCompletions(emits, cobra.ShellCompDirectiveNoFileComp))
 		}
 		if cmd.Name() == "import" {
 			from := []string{string(install.ImportAuto), string(install.ImportNPM), string(install.ImportGH)}

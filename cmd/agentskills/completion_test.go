@@ -59,6 +59,9 @@ func TestCompletion(t *testing.T) {
 		{"audit rules of sync", []string{"sync", "--allow-risk", "download-e"}, []string{"download-exec"}, ":4"},
 		{"severities", []string{"audit", "--fail-on", ""}, []string{"info", "low", "medium", "high", "critical"}, ":4"},
 		{"installers to import from", []string{"import", "--from", ""}, []string{"auto", "npm", "gh"}, ":4"},
+		{"formats to push", []string{"push", "--format", ""}, []string{"image", "artifact"}, ":4"},
+		{"what run emits", []string{"run", "--emit", ""}, []string{"kubernetes", "agent-sandbox"}, ":4"},
+		{"what eval emits", []string{"eval", "--emit", ""}, []string{"kubernetes"}, ":4"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -40,8 +40,12 @@ type evalOptions struct {
 	model      string
 	timeout    time.Duration
 	runTimeout time.Duration
+	index      int // --index, when indexGiven
+	indexGiven bool
 	agentFlags
-	trust trustFlags
+	trust       trustFlags
+	emitFlags   emitFlags
+	outputClaim string
 }
 
 // maxRuns is the largest --runs: each run is an agent's session, and a
@@ -82,6 +86,14 @@ and iteration-N/benchmark.json. Finished runs are kept: the same command
 again reuses them, so an interrupted eval resumes where it stopped and a
 larger --runs costs only the new runs; --fresh runs everything again.
 
+--index N makes only unit N of evals/evals.json, and writes its run
+folder where the whole eval writes it, without benchmark.json: one unit
+per pod of a Kubernetes Indexed Job, all writing into one --out. Units
+are numbered from 0: the agents in --agent's order, the cases in the
+file's order, with_skill then the baseline, runs 1 to --runs. An N past
+the last unit is bad usage (exit 2), saying how many there are; the
+trigger queries are not run.
+
 Progress goes to stderr, one line per finished run (--quiet turns it
 off); then a summary per agent: pass rates, the delta with its 95%
 interval, time, tokens, the cases flagged as telling nothing, and where
@@ -102,13 +114,26 @@ func newEvalCmd(s *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval SKILL",
 		Short: "Run a skill's evaluations, with and without it, on each agent",
-		Long:  evalLong + "\n\n" + runTrustHelp,
+		Long:  evalLong + "\n\n" + runTrustHelp + "\n\n" + emitEvalHelp,
 		Example: `  agentskills eval ./skills/review --agent claude-code --runs 3
   agentskills eval ./skills/review --agent claude-code,codex --baseline lock
   agentskills eval ./skills/review --judge none --json`,
 		Args: countArgs("SKILL", 1, 1),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			opts.runsGiven = cmd.Flags().Changed("runs")
+			opts.indexGiven = cmd.Flags().Changed("index")
+			if opts.emitFlags.emit != "" || opts.outputClaim != "" {
+				if opts.emitFlags.emit == "" {
+					return usageErrorf("--output-claim is the claim of the Job --emit prints: give --emit kubernetes")
+				}
+				if f := cmd.Flags().Lookup("collect"); f != nil && f.Changed {
+					return usageErrorf("--collect reads what the Job's pods wrote, once it has finished: run it on its own, without --emit")
+				}
+				return emitEval(cmd.Context(), opts, args[0])
+			}
+			if err := opts.emitFlags.check(); err != nil {
+				return err
+			}
 			return runEval(cmd.Context(), opts, args[0])
 		}),
 	}
@@ -126,8 +151,11 @@ func newEvalCmd(s *streams) *cobra.Command {
 	f.StringVarP(&opts.model, "model", "m", "", "the model to use (default: the agent's)")
 	f.DurationVar(&opts.timeout, "timeout", install.DefaultDownloadTimeout, "give up fetching a skill source that receives nothing for this long")
 	f.DurationVar(&opts.runTimeout, "run-timeout", 0, "stop each run, the agent included, after this long (default: no limit)")
+	f.IntVar(&opts.index, "index", 0, "make only unit N of evals/evals.json, from 0, and write its run folder, not the benchmark (a Kubernetes Indexed Job's completion index; see docs/eval.md)")
 	opts.agentFlags.register(cmd)
 	registerRunTrust(cmd, &opts.trust)
+	opts.emitFlags.register(cmd, "kubernetes (an Indexed Job of one pod per run)")
+	f.StringVar(&opts.outputClaim, "output-claim", "", "with --emit: the PersistentVolumeClaim the pods write their run folders into (required with --emit)")
 	return cmd
 }
 
@@ -143,6 +171,8 @@ type evalOutput struct {
 	Benchmark *eval.Benchmark            `json:"benchmark,omitempty"`
 	PerAgent  map[string]*eval.Benchmark `json:"per_agent,omitempty"`
 	Triggers  *eval.Triggers             `json:"triggers,omitempty"`
+	// Unit is the unit --index made.
+	Unit *evalUnitOutput `json:"unit,omitempty"`
 }
 
 type evalAgentInfo struct {
@@ -184,6 +214,11 @@ func runEval(ctx context.Context, opts *evalOptions, src string) error {
 	if err := plan.checkTrust(ctx, m); err != nil {
 		return interrupted(ctx, err)
 	}
+	if opts.indexGiven {
+		if err := opts.checkIndex(ctx, plan); err != nil {
+			return interrupted(ctx, err)
+		}
+	}
 	agents, judge, err := opts.evalAgents(ctx, env, nil)
 	if err != nil {
 		return interrupted(ctx, err)
@@ -193,6 +228,9 @@ func runEval(ctx context.Context, opts *evalOptions, src string) error {
 	res := evalOutput{Skill: plan.name, Out: plan.out, Agents: agentInfos(agents)}
 	if judge != nil {
 		res.Judge = judge.ID
+	}
+	if opts.indexGiven {
+		return opts.runUnit(ctx, ev, plan, agents, judge, &res, progress)
 	}
 	failed := 0
 	if plan.suite != nil {
@@ -247,6 +285,8 @@ func runEval(ctx context.Context, opts *evalOptions, src string) error {
 // check refuses flag values that cannot be right, before anything is read.
 func (opts *evalOptions) check() error {
 	switch {
+	case opts.indexGiven && opts.index < 0:
+		return usageErrorf("--index %d is negative: give a unit's index, from 0", opts.index)
 	case opts.runs < 1 || opts.runs > maxRuns:
 		return usageErrorf("--runs %d: give 1 to %d runs", opts.runs, maxRuns)
 	case opts.jobs < 1:
@@ -340,6 +380,80 @@ func (opts *evalOptions) plan(ctx context.Context, env install.Env, cwd, src str
 		return nil, usageErrorf("--out %s is not a folder", opts.out)
 	}
 	return p, nil
+}
+
+// evalRequest is the request of plan on agents.
+func (opts *evalOptions) evalRequest(plan *evalPlan, agents []eval.Agent, judge *eval.Agent) eval.Request {
+	return eval.Request{Skill: plan.skill, Agents: agents, Runs: opts.runs, Baseline: plan.baseline,
+		Judge: judge, Out: plan.out, Jobs: opts.jobs, Fresh: opts.fresh}
+}
+
+// checkIndex refuses an --index that names no unit of plan, before any
+// agent's program is asked its version.
+func (opts *evalOptions) checkIndex(ctx context.Context, plan *evalPlan) error {
+	if plan.suite == nil {
+		return usageErrorf("--index names a unit of evals/evals.json, and %s has none (only evals/eval_queries.json)", plan.name)
+	}
+	ids := opts.agents
+	if len(ids) == 0 {
+		var err error
+		if ids, err = lockedAgents(ctx, nil); err != nil {
+			return err
+		}
+	}
+	var agents []eval.Agent
+	for _, id := range ids {
+		agents = append(agents, eval.Agent{ID: id})
+	}
+	units, err := eval.Units(plan.suite, opts.evalRequest(plan, agents, nil))
+	if err != nil {
+		if len(ids) == 0 {
+			return usageErrorf("missing --agent: the lock file records no agent eval runs (give one or more of %s)", runAgents(", "))
+		}
+		return inputError{err}
+	}
+	if opts.index >= len(units) {
+		return usageErrorf("--index %d: the evaluation has %d units (%d %s, %d %s, 2 configurations, %d %s): give 0 to %d",
+			opts.index, len(units), len(agents), plural(len(agents), "agent", "agents"), len(plan.suite.Evals),
+			plural(len(plan.suite.Evals), "case", "cases"), opts.runs, plural(opts.runs, "run", "runs"), len(units)-1)
+	}
+	return nil
+}
+
+// evalUnitOutput is what eval --index --json prints beside the skill
+// and the agents.
+type evalUnitOutput struct {
+	eval.Unit
+	// Folder is the unit's run folder.
+	Folder  string       `json:"folder"`
+	Grading eval.Grading `json:"grading"`
+	Timing  eval.Timing  `json:"timing"`
+	Reused  bool         `json:"reused,omitempty"`
+}
+
+// runUnit makes the unit of --index and says where its run folder is.
+func (opts *evalOptions) runUnit(ctx context.Context, ev *eval.Evaluator, plan *evalPlan, agents []eval.Agent, judge *eval.Agent, res *evalOutput, progress *evalProgress) error {
+	u, err := ev.RunUnit(ctx, opts.evalRequest(plan, agents, judge), opts.index)
+	if err != nil {
+		return evalStopped(ctx, err, plan.out, progress)
+	}
+	res.Unit = &evalUnitOutput{Unit: u.Unit, Folder: u.Dir, Grading: u.Grading, Timing: u.Timing, Reused: u.Reused}
+	res.Iteration = u.Iteration
+	if opts.json {
+		if err := writeJSON(opts.io, res); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(opts.io.out, "Unit %d (%s eval-%s %s run %d): %s\n", u.Unit.Index, u.Unit.Agent, u.Unit.Case, u.Unit.Config, u.Unit.Run, shortPath(u.Dir))
+	}
+	if u.Grading.RunError != "" {
+		msg := "the run failed (the agent could not finish it); it is not kept: run the same command to run it again"
+		if !opts.json {
+			fmt.Fprintf(opts.io.err, "agentskills eval: %s\n", msg)
+		}
+		return reported(msg)
+	}
+	return nil
 }
 
 // inside reports whether path is dir or within it.

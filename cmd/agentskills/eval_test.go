@@ -670,3 +670,63 @@ func TestEvalRunTimeout(t *testing.T) {
 		t.Errorf("eval --run-timeout 1s of a blocked agent = %d, %q; want 1 and run's wording of a run timed out", code, stderr)
 	}
 }
+
+// TestEvalIndex checks --index: each unit writes its run folder where
+// the whole eval writes it, and no benchmark.json; an index past the
+// last unit is bad usage saying how many there are.
+func TestEvalIndex(t *testing.T) {
+	r := newEvalRig(t)
+	dir := r.skill(t, filepath.Join(r.project, "skills", "review"), "review", "WRITE-ANSWER", helpedEvals)
+	out := filepath.Join(r.project, "out")
+	args := []string{"eval", dir, "--agent", "claude-code", "--agent-command", r.agent, "--judge", "none", "--out", out}
+	for _, tc := range []struct {
+		index, want string
+	}{
+		{"2", "--index 2: the evaluation has 2 units (1 agent, 1 case, 2 configurations, 1 run): give 0 to 1"},
+		{"-1", "--index -1 is negative"},
+	} {
+		code, _, stderr := r.run(t, append(args, "--index", tc.index)...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("eval --index %s = %d, stderr %q; want 2 saying %q", tc.index, code, stderr, tc.want)
+		}
+		if r.agentRan() {
+			t.Errorf("eval --index %s ran the agent", tc.index)
+		}
+	}
+	code, stdout, stderr := r.run(t, append(args, "--index", "0")...)
+	if code != 0 || !strings.Contains(stdout, "Unit 0 (claude-code eval-1 with_skill run 1): ") || !strings.Contains(stderr, "with_skill run 1: 1/1 passed") {
+		t.Errorf("eval --index 0 = %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, stdout, stderr = r.run(t, append(args, "--index", "1", "--json")...)
+	var doc struct {
+		Unit struct {
+			Index   int    `json:"index"`
+			Config  string `json:"config"`
+			Dir     string `json:"dir"`
+			Folder  string `json:"folder"`
+			Grading eval.Grading
+		} `json:"unit"`
+		Benchmark json.RawMessage `json:"benchmark"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); code != 0 || err != nil {
+		t.Fatalf("eval --index 1 --json = %d, %v, stdout %q, stderr %q", code, err, stdout, stderr)
+	}
+	iter := filepath.Join(out, "iteration-1")
+	if doc.Unit.Index != 1 || doc.Unit.Config != "without_skill" || doc.Unit.Dir != "eval-1/without_skill" ||
+		doc.Unit.Folder != filepath.Join(iter, "eval-1", "without_skill") || doc.Unit.Grading.Summary.Total != 1 || doc.Benchmark != nil {
+		t.Errorf("eval --index 1 --json = %s", stdout)
+	}
+	for _, cfg := range []string{"with_skill", "without_skill"} {
+		if _, err := os.Stat(filepath.Join(iter, "eval-1", cfg, "grading.json")); err != nil {
+			t.Errorf("unit %s: %v", cfg, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(iter, "benchmark.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("eval --index wrote benchmark.json: %v", err)
+	}
+	t.Setenv("FAKE_FAIL", "1")
+	code, _, stderr = r.run(t, append(args, "--index", "0", "--fresh")...)
+	if code != exitFailed || !strings.Contains(stderr, "the run failed") {
+		t.Errorf("eval --index 0 of a failing agent = %d, stderr %q; want 1", code, stderr)
+	}
+}

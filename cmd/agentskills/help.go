@@ -79,8 +79,9 @@ skills do (hidden Unicode, download and run, credential reads,
 exfiltration, ...), each finding with its rule, severity, file and line.
 With no argument it audits the skills the agents read; it exits 1 when a
 finding reaches --fail-on.`, guide: "docs/trust.md"},
-	"policy":       {guide: "docs/trust.md"},
-	"policy check": {summary: "Check says, for each SOURCE written as add takes it, whether the trust\npolicy allows it and which rule of which file says so, and what else it\nrequires of it (a pin, signers, the audit threshold).", guide: "docs/trust.md"},
+	"policy":        {guide: "docs/trust.md"},
+	"policy export": {summary: "Export writes the signers rules of the trust policy as an admission policy\nfor a cluster (--format policy-controller or kyverno), so that pods mount\nskill images only when they are signed as the policy requires.", guide: "docs/trust.md"},
+	"policy check":  {summary: "Check says, for each SOURCE written as add takes it, whether the trust\npolicy allows it and which rule of which file says so, and what else it\nrequires of it (a pin, signers, the audit threshold).", guide: "docs/trust.md"},
 	"run": {summary: `Run runs a coding agent once, headless, with exactly the skills of each
 --skill SOURCE mounted for this run; nothing is installed. PROMPT "-"
 reads it from standard input. The environment passes through to the
@@ -94,11 +95,13 @@ interval, time and tokens per agent; evals/eval_queries.json gives
 trigger precision and recall. Finished runs are kept: the same command
 resumes. --json prints one JSON document.`, guide: "docs/eval.md"},
 	"push": {summary: `Push publishes the skill in the folder DIR to an OCI registry under a
-tag, reproducibly, and prints its manifest digest: the pin to install it
-by. --sign-key signs it as sign does.`, guide: "docs/publishing.md"},
-	"sign": {summary: `Sign signs the skill's manifest that the pinned reference names with
-the private key KEY, as cosign 3 does, and attaches the signature in the
-registry; "agentskills add --key" and "cosign verify --key" accept it.`, guide: "docs/publishing.md"},
+tag, reproducibly, as an image a container runtime mounts (--format
+artifact: the earlier artifact), and prints the digest the tag names:
+the pin to install it by. --sign-key signs it as sign does.`, guide: "docs/publishing.md"},
+	"sign": {summary: `Sign signs the skill's manifest or image index that the pinned
+reference names with the private key KEY, as cosign 3 does, and attaches
+the signature in the registry; "agentskills add --key" and "cosign
+verify --key" accept it.`, guide: "docs/publishing.md"},
 	"index": {summary: `Index writes OUT/.well-known/agent-skills/index.json, the Agent Skills
 discovery index, and the files it names, for the skills in DIR; served
 from a website, "agentskills add https://SITE" installs from it.`, guide: "docs/publishing.md"},

@@ -363,7 +363,8 @@ https://HOST/OWNER/REPO/src/branch/REF[/PATH], Bitbucket's
 https://bitbucket.org/OWNER/REPO/src/REF[/PATH], a repository's page on
 gitlab.com, codeberg.org or bitbucket.org, and https://HOST/PATH.git (any
 other http(s) URL, or one ending in .zip, .skill, .tar, .tgz or .tar.gz, is an
-archive); or an OCI artifact,
+archive); or an OCI artifact or image (a multi-platform index too,
+ToolHive's skills among them, when its platforms share one layer),
 oci://HOST/REPO:TAG or oci://HOST/REPO@sha256:DIGEST (credentials from the
 Docker configuration). A published source is pinned: the lock file records
 the commit or manifest digest its reference named, sync installs that pin,

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentadaptor/agentadaptor/install"
 	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/policy/admission"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/trust"
 )
@@ -23,7 +25,7 @@ type policyCheckOptions struct {
 func newPolicyCmd(s *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "policy",
-		Short: "Explain the trust policy that add, sync, run and verify enforce",
+		Short: "Explain the trust policy that add, sync, run and verify enforce, or export it for a cluster",
 		Long: `The trust policy is read from two files: the user's,
 ~/.agents/` + policy.FileName + `, and the project's,
 .agents/` + policy.FileName + ` in the working folder. Both apply, and the
@@ -31,7 +33,7 @@ project's can only tighten the user's. The format is documented with
 package policy (go doc github.com/agentadaptor/agentadaptor/policy).`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newPolicyCheckCmd(s))
+	cmd.AddCommand(newPolicyCheckCmd(s), newPolicyExportCmd(s))
 	return cmd
 }
 
@@ -141,4 +143,78 @@ func checkedSource(in *install.Installer, text string) (source.Origin, error) {
 		return source.ParseOrigin(text)
 	}
 	return in.Origin(text)
+}
+
+// policyExportOptions are the options of policy export.
+type policyExportOptions struct {
+	io     *streams
+	format string
+}
+
+func newPolicyExportCmd(s *streams) *cobra.Command {
+	opts := &policyExportOptions{io: s}
+	var formats []string
+	for _, f := range admission.Formats() {
+		formats = append(formats, string(f))
+	}
+	cmd := &cobra.Command{
+		Use:   "export --format " + strings.Join(formats, "|"),
+		Short: "Write the signers rules as an admission policy for a Kubernetes cluster",
+		Long: `Export writes, as YAML on standard output, an admission policy that
+requires of the skills' images in a cluster what the signers rules of the
+user's and the project's policy files require of the oci sources they
+name: the kubelet mounts an image volume without checking who signed it,
+and an admission controller checks it before a pod is admitted.
+
+--format policy-controller writes one Sigstore policy-controller
+ClusterImagePolicy (policy.sigstore.dev/v1beta1) per signers rule;
+--format kyverno writes one Kyverno ClusterPolicy (kyverno.io/v1) with a
+verifyImages rule per signers rule, which checks image volumes too. Keys
+are written inline, identities as keyless authorities, and each rule's
+source patterns as the tool's image globs.
+
+What cannot be written (a commits rule for git sources, a key for
+policy-controller, a pattern no glob can say) is left out, and what is
+matched more widely than the pattern says is written wider; both are
+listed on standard error. Exit 2 when no signers rule can be written.
+How each rule maps is the doc of package policy/admission.`,
+		Example: `  agentskills policy export --format kyverno > skills-signers.yaml
+  kubectl apply -f skills-signers.yaml`,
+		Args: cobra.NoArgs,
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			return runPolicyExport(opts)
+		}),
+	}
+	cmd.Flags().StringVar(&opts.format, "format", "", "the admission controller: "+strings.Join(formats, " or "))
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// runPolicyExport writes the policy of the working folder's scope as an
+// admission policy, and its notes to stderr.
+func runPolicyExport(opts *policyExportOptions) error {
+	s := opts.io
+	f := admission.Format(opts.format)
+	if !slices.Contains(admission.Formats(), f) {
+		return usageErrorf("--format %q: say which admission controller, policy-controller or kyverno", opts.format)
+	}
+	env, err := install.CurrentEnv()
+	if err != nil {
+		return err
+	}
+	p, err := policy.Load(env.Home, env.Project)
+	if err != nil {
+		return inputError{fmt.Errorf("%w; fix the file, or move it away to export without it", err)}
+	}
+	e, err := admission.Policies(p, f)
+	if e != nil {
+		for _, n := range e.Notes {
+			fmt.Fprintln(s.err, "note: "+n)
+		}
+	}
+	if err != nil {
+		return inputError{err}
+	}
+	_, err = s.data.Write(e.YAML)
+	return err
 }

@@ -193,3 +193,108 @@ func TestPolicyCheckFiles(t *testing.T) {
 		t.Errorf("policy check with a broken file = %d, %q, stderr %q; want 2 naming %s:3", code, out, errs, name)
 	}
 }
+
+// policy export writes the signers rules of both files as YAML on
+// stdout, notes on stderr what it leaves out, and exits 2 when nothing
+// can be written or the format is not given.
+func TestPolicyExport(t *testing.T) {
+	files := map[string]string{
+		"home/" + userPolicy: `version: 1
+signers:
+  - sources: [oci:ghcr.io/acme/*]
+    keys: [keys/release.pub]
+  - sources: [github:acme/*]
+    commits: {allowed_signers: keys/release.pub}
+`,
+		"home/.agents/keys/release.pub": policyTestPub,
+		"project/" + userPolicy: `version: 1
+signers:
+  - sources: [oci:registry.acme.corp/skills]
+    identity: release@acme.example
+    issuer: https://issuer.acme.example
+`,
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		out  []string // in stdout, in order
+		errs []string // in stderr, in order
+	}{
+		{
+			name: "kyverno",
+			args: []string{"policy", "export", "--format", "kyverno"},
+			out: []string{"apiVersion: kyverno.io/v1", "kind: ClusterPolicy", "- name: signers-1", "- ghcr.io/acme/*:*",
+				strings.Split(policyTestPub, "\n")[1], "- name: signers-2", "- registry.acme.corp/skills@*", "subject: release@acme.example"},
+			errs: []string{"note: signers[2] (HOME/" + userPolicy + ":5): left out: its commits rule names git and github sources (github:acme/*)"},
+		},
+		{
+			name: "policy-controller",
+			args: []string{"policy", "export", "--format=policy-controller"},
+			out:  []string{"kind: ClusterImagePolicy", "name: agentskills-signers-2", "glob: registry.acme.corp/skills:*", "subject: release@acme.example"},
+			errs: []string{"note: signers[1] (HOME/" + userPolicy + ":3): left out: policy-controller v0.13.1 verifies Sigstore bundles"},
+		},
+		{
+			name: "no format",
+			args: []string{"policy", "export"},
+			code: 2,
+			errs: []string{"--format \"\": say which admission controller"},
+		},
+		{
+			name: "another format",
+			args: []string{"policy", "export", "--format", "gatekeeper"},
+			code: 2,
+			errs: []string{"--format \"gatekeeper\""},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home, project := policyScope(t, files)
+			code, out, errs := runHere(t, tt.args...)
+			errs = strings.ReplaceAll(strings.ReplaceAll(errs, home, "HOME"), project, "PROJECT")
+			if code != tt.code {
+				t.Fatalf("%v = %d, stdout %q, stderr %q; want %d", tt.args, code, out, errs, tt.code)
+			}
+			for _, c := range []struct {
+				stream string
+				lines  []string
+			}{{out, tt.out}, {errs, tt.errs}} {
+				stream, lines := c.stream, c.lines
+				rest := stream
+				for _, l := range lines {
+					i := strings.Index(rest, l)
+					if i < 0 {
+						t.Fatalf("%v: output lacks %q (in order):\n%s", tt.args, l, stream)
+					}
+					rest = rest[i+len(l):]
+				}
+			}
+			if tt.code != 0 && out != "" {
+				t.Errorf("%v failed with stdout %q, want none", tt.args, out)
+			}
+		})
+	}
+}
+
+// With nothing policy-controller can check, or no signers rule, export
+// exits 2 saying what to add, and writes nothing to stdout.
+func TestPolicyExportNothing(t *testing.T) {
+	policyScope(t, nil)
+	code, out, errs := runHere(t, "policy", "export", "--format", "kyverno")
+	if code != 2 || out != "" || !strings.Contains(errs, "no policy file: no signer rule for oci sources: add a signers rule") {
+		t.Errorf("policy export with no file = %d, %q, stderr %q; want 2 saying what to add", code, out, errs)
+	}
+	policyScope(t, map[string]string{
+		"home/" + userPolicy:            "version: 1\nsigners:\n  - sources: [oci:ghcr.io/acme/*]\n    keys: [keys/release.pub]\n",
+		"home/.agents/keys/release.pub": policyTestPub,
+	})
+	code, out, errs = runHere(t, "policy", "export", "--format", "policy-controller")
+	if code != 2 || out != "" || !strings.Contains(errs, "and this rule names keys alone") || !strings.Contains(errs, "give a rule an identity and issuer") {
+		t.Errorf("policy export of keys for policy-controller = %d, %q, stderr %q; want 2 with the note and what to do", code, out, errs)
+	}
+	home, _ := policyScope(t, map[string]string{"home/" + userPolicy: "version: 1\nsigners: {}\n"})
+	code, _, errs = runHere(t, "policy", "export", "--format", "kyverno")
+	if name := filepath.Join(home, ".agents", policy.FileName); code != 2 || !strings.Contains(errs, name+":2:") {
+		t.Errorf("policy export with a broken file = %d, stderr %q; want 2 naming %s:2", code, errs, name)
+	}
+}

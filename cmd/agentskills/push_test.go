@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/registry"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/registry/remote"
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
@@ -50,6 +52,8 @@ func TestPush(t *testing.T) {
 		{"pushes and prints the digest", []string{"push", dir, ref}, 0, `^sha256:[0-9a-f]{64}\n$`, ""},
 		{"SKILL.md stands for its folder", []string{"push", filepath.Join(dir, "SKILL.md"), ref}, 0, `^sha256:[0-9a-f]{64}\n$`, ""},
 		{"with annotations", []string{"push", "--version", "1.0.0", "--source", "https://example.org/review", "--revision", "abc", dir, "oci://" + host + "/team/review:v1.0.0"}, 0, `^sha256:[0-9a-f]{64}\n$`, ""},
+		{"as an artifact", []string{"push", "--format", "artifact", dir, "oci://" + host + "/team/review:artifact"}, 0, `^sha256:[0-9a-f]{64}\n$`, ""},
+		{"an unknown format", []string{"push", "--format", "docker", dir, "oci://" + host + "/team/review:docker"}, 2, `^$`, `--format "docker": want image or artifact`},
 		{"no arguments", []string{"push"}, 2, `^$`, "want DIR and oci://HOST/REPO:TAG"},
 		{"one argument", []string{"push", dir}, 2, `^$`, "want DIR and oci://HOST/REPO:TAG"},
 		{"three arguments", []string{"push", dir, ref, ref}, 2, `^$`, "too many arguments"},
@@ -91,6 +95,25 @@ func TestPush(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// By default an image index; --format artifact, the artifact's
+	// manifest; both install.
+	for tag, want := range map[string][2]string{
+		"v1":       {"application/vnd.oci.image.index.v1+json", "application/vnd.oci.image.layer.v1.tar+gzip"},
+		"artifact": {"application/vnd.oci.image.manifest.v1+json", oci.LayerMediaType},
+	} {
+		r := "oci://" + host + "/team/review:" + tag
+		desc, err := remoteDescriptor(t, host, "team/review", tag)
+		if err != nil || desc.MediaType != want[0] {
+			t.Errorf("push to %s wrote %s, %v; want %s", r, desc.MediaType, err, want[0])
+		}
+		a, err := oci.Fetch(ctx, r+"@"+mustResolve(t, r, root), oci.WithCache(skill.NewCache(skill.WithSkillCacheRoot(root))))
+		if err != nil || a.Layer.MediaType != want[1] {
+			t.Errorf("Fetch(%s) = %v; want a layer of %s", r, err, want[1])
+		}
+	}
+	if _, err := remoteDescriptor(t, host, "team/review", "docker"); err == nil {
+		t.Errorf("push with an unknown format pushed")
+	}
 	if a.Annotations["org.opencontainers.image.version"] != "1.0.0" || a.Annotations["org.opencontainers.image.revision"] != "abc" || a.Annotations["org.opencontainers.image.source"] != "https://example.org/review" {
 		t.Errorf("annotations = %v, want the flags' version, revision and source", a.Annotations)
 	}
@@ -103,4 +126,16 @@ func mustResolve(t *testing.T, ref, root string) string {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// remoteDescriptor returns what tag names in host/repo, as the registry
+// describes it.
+func remoteDescriptor(t *testing.T, host, repo, tag string) (ocispec.Descriptor, error) {
+	t.Helper()
+	r, err := remote.NewRepository(host + "/" + repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.PlainHTTP = true
+	return r.Resolve(t.Context(), tag)
 }

@@ -44,7 +44,8 @@ type runOptions struct {
 	runTimeout time.Duration
 	quiet      bool
 	agentFlags
-	trust trustFlags
+	trust     trustFlags
+	emitFlags emitFlags
 }
 
 func newRunCmd(s *streams) *cobra.Command {
@@ -100,6 +101,8 @@ stopped either way).
 
 ` + runTrustHelp + `
 
+` + emitHelp + `
+
 ` + runSchemaHelp(),
 		Example: `  agentskills run --agent claude-code --skill ./skills/review "Review the last commit"
   agentskills run --agent codex --skill ./skills/review "Review the last commit"
@@ -108,9 +111,15 @@ stopped either way).
   agentskills run --agent claude-code --skill ./skills/review --resume 4f1c... "And the tests?"`,
 		Args: requireArgs("PROMPT"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			if err := opts.emitFlags.check(); err != nil {
+				return err
+			}
 			prompt, err := readRunPrompt(opts.io.in, args)
 			if err != nil {
 				return err
+			}
+			if opts.emitFlags.emit != "" {
+				return emitRun(cmd.Context(), opts, prompt)
 			}
 			return runAgent(cmd.Context(), opts, prompt)
 		}),
@@ -127,6 +136,7 @@ stopped either way).
 	f.BoolVarP(&opts.quiet, "quiet", "q", false, "print no progress on stderr, only the answer and errors")
 	opts.agentFlags.register(cmd)
 	registerRunTrust(cmd, &opts.trust)
+	opts.emitFlags.register(cmd, "kubernetes (a Job) or agent-sandbox (a SandboxTemplate and SandboxClaim)")
 	return cmd
 }
 

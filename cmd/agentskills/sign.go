@@ -30,9 +30,12 @@ func newSignCmd(s *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sign oci://HOST/REPO@DIGEST --key KEY",
 		Short: "Sign a skill published to an OCI registry",
-		Long: `Sign signs the skill's manifest that the pinned reference names with the
-private key KEY and attaches the signature to it in the registry, as
-cosign 3 does ("cosign sign --key"): a Sigstore bundle in an OCI referrer.
+		Long: `Sign signs the skill's manifest or image index that the pinned reference
+names with the private key KEY and attaches the signature to it in the
+registry, as cosign 3 does ("cosign sign --key"): a Sigstore bundle in an
+OCI referrer. An image that "agentskills push" wrote is signed by its
+index, the digest push printed, as cosign signs a multi-platform image:
+the index names each platform's manifest by its digest.
 "cosign verify --key KEY.pub" accepts it, and so does
 "agentskills add --key". It prints the digest of the signature's manifest
 on stdout.

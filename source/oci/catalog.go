@@ -122,28 +122,34 @@ func Tags(ctx context.Context, host, repository string, limit int, opts ...Optio
 	return out, nil
 }
 
-// Description is what a manifest says of the skill it holds, as [Push]
-// writes it.
+// Description is what a manifest, or an index and its platform
+// manifests, say of the skill they hold (What Fetch reads, rules 10 and
+// 11).
 type Description struct {
 	// Ref is the reference described, with the digest its tag names now.
 	Ref Reference
-	// Name is the title annotation when it is a valid skill name, else
-	// the repository's last path element.
+	// Name is the title annotation (else ToolHive's name annotation) when
+	// it is a valid skill name, else the repository's last path element.
 	Name string
 	// Description and Version are the description and version
-	// annotations, "" when absent.
+	// annotations (else ToolHive's), "" when absent.
 	Description, Version string
-	// Skill tells that the manifest is in this package's format (its
-	// artifactType, or its config's media type, is [ArtifactType]);
-	// another tool's image may still hold a skill, as [Fetch] says.
+	// Requires are the references its dev.toolhive.skills.requires
+	// annotation lists, as [Artifact.Requires] has them.
+	Requires []string
+	// Skill tells that it is in a format of this package's (the
+	// artifactType of the index or of a manifest, or a manifest's config
+	// media type, is [ArtifactType], or their [AnnotationSkill]
+	// annotation is); another tool's image may still hold a skill, as
+	// [Fetch] says.
 	Skill bool
 }
 
-// Describe reads the manifest that ref (oci://HOST/REPO:TAG or @DIGEST)
-// names, and for an index its one manifest, each at most 4 MiB and
-// verified against its digest, and returns what their annotations say;
-// the layer is not downloaded. The manifests are kept in the cache as
-// [Fetch] keeps them.
+// Describe reads the manifest or index that ref (oci://HOST/REPO:TAG or
+// @DIGEST) names, and an index's platform manifests, each at most 4 MiB
+// and verified against its digest, under the rules [Fetch] reads them by,
+// and returns what their annotations say; the layer is not downloaded.
+// The manifests are kept in the cache as [Fetch] keeps them.
 func Describe(ctx context.Context, ref string, opts ...Option) (*Description, error) {
 	r, err := ParseReference(ref)
 	if err != nil {
@@ -166,20 +172,17 @@ func Describe(ctx context.Context, ref string, opts ...Option) (*Description, er
 	if err := checkDigest(desc.Digest); err != nil {
 		return nil, fmt.Errorf("%s: %w: the registry answered with a digest it should not: %v", ref, source.ErrNoSkill, err)
 	}
-	m, annotations, err := f.top(ctx, desc)
+	img, err := f.top(ctx, desc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
 	r.Digest = desc.Digest.String()
-	d := &Description{
+	return &Description{
 		Ref:         r,
-		Name:        r.name(),
-		Description: annotations[ocispec.AnnotationDescription],
-		Version:     annotations[ocispec.AnnotationVersion],
-		Skill:       m.ArtifactType == ArtifactType || m.ArtifactType == "" && m.Config != nil && m.Config.MediaType == ArtifactType,
-	}
-	if title := annotations[ocispec.AnnotationTitle]; len(title) <= 64 && skillName.MatchString(title) {
-		d.Name = title
-	}
-	return d, nil
+		Name:        nameOf(img.annotations, "", r),
+		Description: annotation(img.annotations, ocispec.AnnotationDescription, toolhiveDescription),
+		Version:     annotation(img.annotations, ocispec.AnnotationVersion, toolhiveVersion),
+		Requires:    img.requires,
+		Skill:       img.ours,
+	}, nil
 }

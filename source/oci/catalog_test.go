@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/ocireg"
 
+	"github.com/google/go-cmp/cmp"
 	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
@@ -61,7 +62,11 @@ func TestRepositoriesAndTags(t *testing.T) {
 func TestDescribe(t *testing.T) {
 	_, host := ocireg.Start(t, true)
 	_, opts := testOptions(t)
-	dgst, err := Push(t.Context(), newSkill(t, "review"), "oci://"+host+"/acme/review:1.0", append(opts, WithVersion("1.0.0"))...)
+	dgst, err := Push(t.Context(), newSkill(t, "review"), "oci://"+host+"/acme/review:1.0", append(opts, WithFormat(FormatArtifact), WithVersion("1.0.0"))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := Push(t.Context(), newSkill(t, "review"), "oci://"+host+"/acme/review-image:1.0", append(opts, WithVersion("1.0.0"))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +87,8 @@ func TestDescribe(t *testing.T) {
 		{"oci://" + host + "/acme/review:1.0", Description{Name: "review", Description: "Reviews a change", Version: "1.0.0", Skill: true}},
 		{"oci://" + host + "/acme/review@" + dgst, Description{Name: "review", Description: "Reviews a change", Version: "1.0.0", Skill: true}},
 		{"oci://" + host + "/acme/review:indexed", Description{Name: "review", Description: "Reviews a change", Version: "1.0.0", Skill: true}},
+		{"oci://" + host + "/acme/review-image:1.0", Description{Name: "review", Description: "Reviews a change", Version: "1.0.0", Skill: true}},
+		{"oci://" + host + "/acme/review-image@" + img, Description{Name: "review", Description: "Reviews a change", Version: "1.0.0", Skill: true}},
 		{"oci://" + host + "/acme/image:latest", Description{Name: "image"}},
 	} {
 		d, err := Describe(t.Context(), tc.ref, opts...)
@@ -90,8 +97,8 @@ func TestDescribe(t *testing.T) {
 			continue
 		}
 		d.Ref = Reference{}
-		if *d != tc.want {
-			t.Errorf("Describe(%s) = %+v, want %+v", tc.ref, *d, tc.want)
+		if diff := cmp.Diff(tc.want, *d); diff != "" {
+			t.Errorf("Describe(%s) (-want +got):\n%s", tc.ref, diff)
 		}
 	}
 	if _, err := Describe(t.Context(), "oci://"+host+"/acme/review:none", opts...); !errors.Is(err, source.ErrNotFound) {

@@ -22,46 +22,102 @@
 //
 // # The format Push writes
 //
-//  1. An image-spec 1.1 manifest with artifactType [ArtifactType], the
-//     empty config (application/vnd.oci.empty.v1+json, "{}"), and one layer
-//     of media type [LayerMediaType]: a tar archive compressed with gzip
-//     whose root is the skill folder (SKILL.md at the top).
-//  2. The manifest's annotations: org.opencontainers.image.title (the
-//     skill's name from SKILL.md), org.opencontainers.image.description
-//     (its description), and, when given, org.opencontainers.image.version,
-//     .source and .revision ([WithVersion], [WithSourceURL],
-//     [WithRevision]). No time is recorded.
-//  3. The layer is packed reproducibly: entries sorted by path, element by
+// [Push] writes a skill in one of two formats ([WithFormat]): an image,
+// by default, which a container runtime pulls and mounts (a Kubernetes
+// image volume, podman image mount), or an artifact, this package's
+// format before images. Both hold the same layer, and [Fetch] reads both.
+//
+//  1. The layer is a tar archive compressed with gzip whose root is the
+//     skill folder (SKILL.md at the top).
+//  2. An image ([FormatImage]) is an OCI image index
+//     (application/vnd.oci.image.index.v1+json) over two image manifests,
+//     one for linux/amd64 and one for linux/arm64, each named by its
+//     platform in the index's descriptor of it. Both manifests list the
+//     same one layer, of media type
+//     application/vnd.oci.image.layer.v1.tar+gzip; each has its own
+//     config (application/vnd.oci.image.config.v1+json) holding its
+//     platform's os and architecture, rootfs {"type": "layers",
+//     "diff_ids": [D]}, D being the sha256 digest of the uncompressed
+//     tar, and the metadata of rule 4 as labels. [Push] returns the
+//     index's digest: the pin, and what [Sign] signs.
+//  3. The image's layer carries the annotations that make oras (oras
+//     pull, oras-go's file store) unpack it into the folder it pulls to:
+//     org.opencontainers.image.title "." (that folder itself),
+//     io.deis.oras.content.unpack "true" and io.deis.oras.content.digest
+//     D. Runtimes ignore a layer's annotations.
+//  4. The metadata, as annotations of the index and of every manifest:
+//     org.opencontainers.image.title (the skill's name from SKILL.md),
+//     org.opencontainers.image.description (its description), when given
+//     org.opencontainers.image.version, .source and .revision
+//     ([WithVersion], [WithSourceURL], [WithRevision]), and, in an image,
+//     [AnnotationSkill] set to [ArtifactType], which tells this package's
+//     images from others ([Describe]). No time is recorded.
+//  5. An artifact ([FormatArtifact]) is one image-spec 1.1 manifest with
+//     artifactType [ArtifactType], the empty config
+//     (application/vnd.oci.empty.v1+json, "{}"), one layer of media type
+//     [LayerMediaType], and the annotations of rule 4 (without
+//     [AnnotationSkill]). No runtime mounts it.
+//  6. The layer is packed reproducibly: entries sorted by path, element by
 //     element; folders 0755, files 0644, or 0755 when any executable bit is
 //     set; times the Unix epoch, owners 0 and unnamed; a gzip header with no
 //     name and no time. The same folder and options therefore always give
-//     the same layer and manifest digests (with the same Go release, whose
-//     compressor this is).
-//  4. Only regular files and folders are packed, and a link to a file
+//     the same layer, config, manifest and index digests, from any path and
+//     at any time (with the same Go release, whose compressor this is).
+//  7. Only regular files and folders are packed, and a link to a file
 //     inside the folder as a copy of it; a link that leads outside, to a
 //     folder or nowhere, and any other special file, fails the push. A
 //     folder named .git is left out. The skill must load (SKILL.md in
 //     skillmd's Lenient mode, without errors), and the packed layer must
 //     pass the archive rules of package skill under the limits of the
-//     cache given with [WithCache], checked
-//     before anything is sent.
+//     cache given with [WithCache], checked before anything is sent. A
+//     format other than the two fails with [source.ErrInvalid] before
+//     anything is packed.
+//  8. A runtime mounts an image read-only, and a Kubernetes image volume
+//     may be mounted noexec: a skill's instructions should run its bundled
+//     scripts through their interpreter (bash scripts/x.sh, python3
+//     scripts/x.py), not as ./scripts/x.sh, which needs the executable
+//     bit and a mount that honours it, and no script may write beside
+//     itself. The executable bits are packed all the same.
 //
 // # What Fetch reads
 //
-//  1. The reference's manifest, or an index that lists exactly one
-//     manifest (attestation manifests that build tools add are left out).
-//     Manifests and indexes are read up to 4 MiB.
+//  1. The reference names a manifest, or an index (an OCI image index or
+//     a Docker manifest list) of platform manifests. Manifests and
+//     indexes are read up to 4 MiB. An index's entries that build tools
+//     add beside the images are left out unread: attestations (the
+//     annotation vnd.docker.reference.type, or the platform
+//     unknown/unknown). Of the rest, the platform manifests, an index
+//     lists at least one and at most 16; a bigger index
+//     is refused before any of them is read. An entry that is an index
+//     itself (a nested index) is refused; a manifest listed more than
+//     once (under two platforms, say) is downloaded once.
 //  2. A manifest whose artifactType (else its config's media type) is
-//     [ArtifactType] must have one layer of [LayerMediaType], holding
-//     SKILL.md at its root.
-//  3. A manifest of another tool (an image: no artifact type, an image or
-//     empty config) must have exactly one layer, under any media type,
-//     that is a tar+gzip archive holding exactly one skill tree: a folder
-//     with a SKILL.md, at the root or up to 5 folders deep, that no other
-//     such folder holds. That folder is the skill ([Artifact.Subpath]).
-//  4. Anything else (another artifact type, several layers, an index of
-//     several manifests, a layer that is not tar+gzip, holds no skill or
-//     several) fails with [source.ErrNoSkill], saying what was found.
+//     [ArtifactType], with the empty config, is this package's artifact
+//     format: it has one layer of [LayerMediaType], a tar+gzip archive
+//     holding SKILL.md at its root.
+//  3. An image manifest (its config an image config,
+//     application/vnd.oci.image.config.v1+json or Docker's, or the empty
+//     config; no artifact type, or [ArtifactType], or ToolHive's
+//     dev.toolhive.skills.v1 of rule 9) has exactly one layer. The
+//     layer's bytes decide how it is read, not its media type: a
+//     tar+gzip archive or a plain tar archive is read; tar+zstd is
+//     refused (a layer whose media type says +zstd before it is
+//     downloaded, zstd bytes once they are), since the extractor does
+//     not decompress zstd, and so is anything else. The layer holds
+//     exactly one skill tree: a folder with a SKILL.md, at the root or
+//     up to 5 folders deep, that no other such folder holds; that folder
+//     is the skill ([Artifact.Subpath]). An image whose artifactType is
+//     [ArtifactType], or that [AnnotationSkill] marks (an image [Push]
+//     writes), holds SKILL.md at the layer's root. The config
+//     itself is not downloaded: its platform, rootfs.diff_ids and labels
+//     are for a runtime, and the layer is verified by its own digest.
+//  4. An index's platform manifests each follow rule 2 or 3, and all
+//     carry the same layer: the same digest and size. Manifests whose
+//     layers differ are refused, naming both manifests (platform and
+//     digest) and both layers. The pin stays the index's digest;
+//     [Artifact.Layer] is the shared layer, and [Artifact.Annotations]
+//     the index's annotations overlaid by those of its first platform
+//     manifest, in the index's order.
 //  5. Every manifest, index and layer is verified against its digest and
 //     size (bytes that do not match, as sent or as kept in the cache, are
 //     [source.ErrIntegrity]); a layer larger than the cache's MaxArchiveSize ([WithCache],
@@ -75,6 +131,39 @@
 //     sha256 or sha512 before it is used; any other (md5, blake3, sha384,
 //     malformed) fails with [source.ErrNoSkill] (in [Verify], that
 //     signature is refused as [source.ErrInvalidSignature]), saying which digest.
+//  8. Anything else (another artifact type, several layers, a layer
+//     that is not tar+gzip or tar, one that holds no skill or several)
+//     fails with [source.ErrNoSkill], saying what was found.
+//  9. ToolHive's layout is read by these rules. ToolHive (toolhive-core's
+//     oci/skills packager) writes an index whose artifactType is
+//     dev.toolhive.skills.v1 over linux/amd64 and linux/arm64 image
+//     manifests of that artifact type, each with its own image config
+//     (os, architecture, rootfs.diff_ids, and dev.toolhive.skills.*
+//     labels), sharing one application/vnd.oci.image.layer.v1.tar+gzip
+//     layer titled skill.tar.gz, which holds the skill's files at its
+//     root (files only, no folder entries, mode 0644). Each manifest is
+//     annotated with dev.toolhive.skills.name, .description, .version
+//     and, when the skill declares dependencies, .requires, and the
+//     index carries the first manifest's annotations.
+//  10. The skill's name ([Artifact.Name]) is the title annotation
+//     (org.opencontainers.image.title) when it is a valid skill name,
+//     else dev.toolhive.skills.name when that is one, else the base name
+//     of the skill's folder in the layer, else the repository's last
+//     path element. A description and a version are read alike:
+//     org.opencontainers.image.description, else
+//     dev.toolhive.skills.description; .version, else
+//     dev.toolhive.skills.version.
+//  11. The annotation dev.toolhive.skills.requires ([RequiresAnnotation],
+//     from the annotations of rule 4) names the skills this one needs:
+//     a JSON array of at most 64 strings, the annotation
+//     at most 64 KiB, each an OCI reference as ToolHive writes it,
+//     HOST/REPO:TAG, HOST/REPO@DIGEST or HOST/REPO:TAG@DIGEST, under the
+//     grammar of [ParseReference] (without the oci:// prefix, and no
+//     version range). It is kept in [Artifact.Requires] and
+//     [Description.Requires] as written, in order, and not followed. An
+//     annotation that breaks this rule is refused with
+//     [source.ErrNoSkill], saying which entry: a skill whose dependencies
+//     cannot be read is not installed as if it had none.
 //
 // # Listing and describing, for a search
 //
@@ -84,10 +173,12 @@
 //     each page up to 1 MiB and stopping at the limit given. A 404 (a
 //     catalog the registry keeps to itself, a missing repository) is
 //     [source.ErrNotFound].
-//  2. [Describe] reads the manifest a reference names (and an index's one
-//     manifest) as [Fetch] does (4 MiB, verified, kept in the cache), and
-//     returns its title, description and version annotations and whether
-//     it is in the format [Push] writes; no layer is downloaded.
+//  2. [Describe] reads the manifest or index a reference names, and an
+//     index's platform manifests, as [Fetch] does (What Fetch reads,
+//     rules 1 to 4, 7 and 11: 4 MiB each, verified, kept in the cache,
+//     one shared layer), and returns the name, description, version and
+//     requirements their annotations give (rules 10 and 11) and whether
+//     it is in this package's format; no layer is downloaded.
 //
 // # The cache, and working offline
 //
@@ -95,7 +186,8 @@
 // root's .oci folder ([WithCache]), named by digest, written whole
 // beside it and renamed into place once verified, and verified again on
 // every read (a damaged copy is removed and fetched again). A pinned
-// reference whose blobs are there needs no network: [Fetch], [Skill] and
+// reference whose blobs are there (an index, its platform manifests and
+// their layer) needs no network: [Fetch], [Skill], [Describe] and
 // [Artifact.Open] then read only the cache. Downloads that a killed
 // process left behind are removed after a day.
 //
@@ -159,6 +251,15 @@
 //     and renamed into place), and [Verify] checks the kept bundles first:
 //     a pin verified once is verified again offline, from the cache
 //     alone. A kept bundle that no longer matches its name is removed.
+//  7. An image ([FormatImage]) is signed by its index, as cosign sign
+//     signs a multi-platform image named by its digest (without
+//     --recursive): the bundle signs the index's digest, and the
+//     referrer's subject is the index, of media type
+//     application/vnd.oci.image.index.v1+json; [Verify] of that digest
+//     checks it. The platform manifests are not signed apart: the index
+//     names each by its digest, so a verified index pins them and their
+//     layer, and an index that names a changed platform manifest is
+//     another index, which the signature does not cover.
 //
 // For trust on first use of a keyless signer, pass a requirement that
 // names the trusted root and matches any identity and issuer (as
@@ -192,6 +293,31 @@
 //
 // The layout is the same on every system; the tests run on Linux, and
 // cosign builds and runs on macOS and Windows too.
+//
+// # What a container runtime makes of it
+//
+// The runtime tests (runtime_linux_test.go, on Linux as root) push to
+// the distribution registry v3.1.2 on loopback and read with Debian 12's
+// podman 4.3.1 and skopeo 1.9.3, each with storage and configuration of
+// its own (internal/testkit/podmantest):
+//
+//   - podman pull --platform linux/amd64 and linux/arm64 of the index
+//     digest [Push] returns, then podman image mount, shows the skill's
+//     files at the root: the same bytes, the modes of rule 6 of The
+//     format Push writes, owner 0, the Unix epoch, and nothing else.
+//   - skopeo inspect --raw shows the index over the two platforms'
+//     manifests sharing one layer; skopeo inspect --config shows each
+//     platform's os and architecture and rootfs.diff_ids, the sha256 of
+//     the gunzipped layer.
+//   - podman refuses to pull the artifact format ("unsupported
+//     image-specific operation on artifact"), as containerd and CRI-O
+//     refuse to mount it: why the image is the default.
+//   - An index podman makes (podman import of a rootfs tar for two
+//     platforms, podman manifest push --all, as an OCI index or a Docker
+//     manifest list) installs with [Fetch] pinned by its digest.
+//   - The distribution registry has no referrers API: [Sign] and cosign
+//     list their signatures there under the referrers tag scheme, and
+//     [Verify] and cosign verify read them.
 //
 // # Registries
 //

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path"
 	"regexp"
@@ -40,9 +39,35 @@ const (
 	mediaTypeDockerConfig   = "application/vnd.docker.container.image.v1+json"
 )
 
-// searchDepth is how deep below a layer's root a layout seen in the wild
-// may keep its skill.
-const searchDepth = 5
+// Media types and annotations of other tools' skill images (What Fetch
+// reads, rule 9).
+const (
+	// toolhiveArtifactType is the artifact type of ToolHive's skill
+	// indexes and manifests.
+	toolhiveArtifactType = "dev.toolhive.skills.v1"
+	// RequiresAnnotation is the annotation in which ToolHive records the
+	// skills a skill needs: a JSON array of OCI references (What Fetch
+	// reads, rule 11), which Fetch and Describe report as Requires.
+	RequiresAnnotation = "dev.toolhive.skills.requires"
+
+	toolhiveName        = "dev.toolhive.skills.name"
+	toolhiveDescription = "dev.toolhive.skills.description"
+	toolhiveVersion     = "dev.toolhive.skills.version"
+)
+
+// Limits of what Fetch reads.
+const (
+	// searchDepth is how deep below a layer's root a layout seen in the
+	// wild may keep its skill.
+	searchDepth = 5
+	// maxPlatforms bounds the platform manifests of an index that are
+	// read (rule 1).
+	maxPlatforms = 16
+	// maxRequires and maxRequiresBytes bound the requirements annotation
+	// (rule 11).
+	maxRequires      = 64
+	maxRequiresBytes = 64 << 10
+)
 
 // Resolve returns the digest of the manifest that ref names now: the pin
 // that [Fetch] and [Skill] take and a lock file records. A ref that
@@ -95,10 +120,16 @@ type Artifact struct {
 	// Layer describes the layer that holds the skill.
 	Layer ocispec.Descriptor
 	// Annotations are the manifest's annotations (an index's, overlaid by
-	// those of its manifest).
+	// those of its first platform manifest).
 	Annotations map[string]string
+	// Requires are the references of the skills this one says it needs,
+	// as its dev.toolhive.skills.requires annotation ([RequiresAnnotation])
+	// writes them (HOST/REPO:TAG, HOST/REPO@DIGEST), in order; nil when it
+	// has none. They are recorded, not fetched.
+	Requires []string
 
-	cfg *config
+	cfg    *config
+	format skill.Format // the layer's archive format, tar.gz or tar
 }
 
 // Fetch fetches the skill that the pinned ref (oci://HOST/REPO@DIGEST, or
@@ -143,16 +174,26 @@ func (a *Artifact) Skill() skill.Skill {
 }
 
 // Source returns the source of the skill, a [SkillSource]: an archive
-// source with [Artifact.Open] as its opener, format tar.gz, a.Subpath,
+// source with [Artifact.Open] as its opener, format tar.gz (tar for a
+// plain tar layer), a.Subpath,
 // and the manifest digest as its Fingerprint, so declarations of the
 // same pin agree and a new pin is a new revision.
 func (a *Artifact) Source() SkillSource {
 	return SkillSource{ArchiveSource: skill.ArchiveSource{
 		Archive:     a.Open,
-		Format:      skill.FormatTarGz,
+		Format:      a.archiveFormat(),
 		Subpath:     a.Subpath,
 		Fingerprint: a.Digest,
 	}, artifact: a}
+}
+
+// archiveFormat is the layer's archive format: tar.gz unless Fetch found
+// a plain tar.
+func (a *Artifact) archiveFormat() skill.Format {
+	if a.format == "" {
+		return skill.FormatTarGz
+	}
+	return a.format
 }
 
 // Open opens the layer, a [skill.Opener]: the cached copy when there is
@@ -176,7 +217,7 @@ func (a *Artifact) Open(ctx context.Context) (io.ReadCloser, error) {
 	f, err := b.open(a.Layer)
 	if errors.Is(err, fs.ErrNotExist) {
 		fr := &fetcher{cfg: a.cfg, ref: a.Ref, blobs: b}
-		if _, err = fr.download(ctx, a.Layer, false); err == nil {
+		if _, _, err = fr.download(ctx, a.Layer, ruleImage); err == nil {
 			f, err = b.open(a.Layer)
 		}
 	}
@@ -227,76 +268,52 @@ type manifest struct {
 }
 
 func (f *fetcher) fetch(ctx context.Context) (*Artifact, error) {
-	m, annotations, err := f.top(ctx, ocispec.Descriptor{Digest: digest.Digest(f.ref.Digest), Size: -1})
+	img, err := f.top(ctx, ocispec.Descriptor{Digest: digest.Digest(f.ref.Digest), Size: -1})
 	if err != nil {
 		return nil, err
 	}
-	layer, strict, err := pickLayer(m)
+	subpath, format, err := f.layer(ctx, img.layer, img.rule)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkDigest(layer.Digest); err != nil {
-		return nil, fmt.Errorf("%w: the manifest's layer: %v", source.ErrNoSkill, err)
-	}
-	subpath, err := f.layer(ctx, layer, strict)
-	if err != nil {
-		return nil, err
-	}
-	a := &Artifact{
+	return &Artifact{
 		Ref:         f.ref,
 		Digest:      f.ref.Digest,
+		Name:        nameOf(img.annotations, subpath, f.ref),
 		Subpath:     subpath,
-		Layer:       layer,
-		Annotations: annotations,
+		Layer:       img.layer,
+		Annotations: img.annotations,
+		Requires:    img.requires,
 		cfg:         f.cfg,
-	}
-	switch title := annotations[ocispec.AnnotationTitle]; {
-	case len(title) <= 64 && skillName.MatchString(title):
-		a.Name = title
-	case subpath != "":
-		a.Name = path.Base(subpath)
-	default:
-		a.Name = f.ref.name()
-	}
-	return a, nil
+		format:      format,
+	}, nil
 }
 
-// top reads the manifest or index desc names and, for an index, its
-// one manifest: the manifest, and the annotations of both (the
-// manifest's over the index's).
-func (f *fetcher) top(ctx context.Context, desc ocispec.Descriptor) (*manifest, map[string]string, error) {
-	data, mediaType, err := f.manifest(ctx, desc)
-	if err != nil {
-		return nil, nil, err
+// nameOf returns a skill's name (What Fetch reads, rule 10): the title
+// annotation, else ToolHive's name annotation, when it is a valid skill
+// name; else the base name of subpath; else the repository's last path
+// element.
+func nameOf(annotations map[string]string, subpath string, ref Reference) string {
+	for _, key := range []string{ocispec.AnnotationTitle, toolhiveName} {
+		if name := annotations[key]; len(name) <= 64 && skillName.MatchString(name) {
+			return name
+		}
 	}
-	m, kind, err := parseManifest(data, mediaType)
-	if err != nil {
-		return nil, nil, err
+	if subpath != "" {
+		return path.Base(subpath)
 	}
-	annotations := maps.Clone(m.Annotations)
-	if kind == kindIndex {
-		child, err := pickManifest(m)
-		if err != nil {
-			return nil, nil, err
+	return ref.name()
+}
+
+// annotation returns the first of keys that annotations holds, "" when
+// none.
+func annotation(annotations map[string]string, keys ...string) string {
+	for _, key := range keys {
+		if v, ok := annotations[key]; ok {
+			return v
 		}
-		if err := checkDigest(child.Digest); err != nil {
-			return nil, nil, fmt.Errorf("%w: the index's manifest: %v", source.ErrNoSkill, err)
-		}
-		if data, _, err = f.manifest(ctx, child); err != nil {
-			return nil, nil, err
-		}
-		if m, kind, err = parseManifest(data, child.MediaType); err != nil {
-			return nil, nil, err
-		}
-		if kind != kindManifest {
-			return nil, nil, fmt.Errorf("%w: the index's one manifest %s is an index itself", source.ErrNoSkill, child.Digest)
-		}
-		if annotations == nil {
-			annotations = make(map[string]string)
-		}
-		maps.Copy(annotations, m.Annotations)
 	}
-	return m, annotations, nil
+	return ""
 }
 
 // skillName matches a valid skill name in the Agent Skills format's ASCII
@@ -386,42 +403,54 @@ func parseManifest(data []byte, served string) (*manifest, manifestKind, error) 
 	return nil, 0, fmt.Errorf("%w: media type %q is not an image manifest or index", source.ErrNoSkill, mt)
 }
 
-// pickManifest returns the one manifest of an index, leaving out
-// attestations that build tools attach beside it.
-func pickManifest(m *manifest) (ocispec.Descriptor, error) {
-	var found []ocispec.Descriptor
-	for _, d := range m.Manifests {
-		if d.Annotations["vnd.docker.reference.type"] == "attestation-manifest" {
-			continue
-		}
-		found = append(found, d)
-	}
-	if len(found) != 1 {
-		return ocispec.Descriptor{}, fmt.Errorf("%w: the index lists %d manifests, and a skill's lists exactly one", source.ErrNoSkill, len(found))
-	}
-	return found[0], nil
-}
+// layerRule is how a manifest's layer is read (What Fetch reads, rules
+// 2 and 3).
+type layerRule int
 
-// pickLayer returns the layer that holds the skill, and whether the
-// manifest is in this package's format (the skill at the layer's root).
-func pickLayer(m *manifest) (ocispec.Descriptor, bool, error) {
+const (
+	// ruleImage: a tar+gzip or tar archive holding one skill tree, at its
+	// root or up to searchDepth deep.
+	ruleImage layerRule = iota
+	// ruleImageRoot: a tar+gzip or tar archive with SKILL.md at its root
+	// (an image in this package's format).
+	ruleImageRoot
+	// ruleArtifact: a tar+gzip archive with SKILL.md at its root (this
+	// package's artifact format).
+	ruleArtifact
+)
+
+// pickLayer returns the layer that holds the skill, and how to read it.
+func pickLayer(m *manifest) (ocispec.Descriptor, layerRule, error) {
+	var config string
+	if m.Config != nil {
+		config = m.Config.MediaType
+	}
 	typ := m.ArtifactType
-	if typ == "" && m.Config != nil {
-		typ = m.Config.MediaType
+	if typ == "" {
+		typ = config
 	}
-	switch typ {
-	case ArtifactType:
+	imageConfig := config == ocispec.MediaTypeImageConfig || config == mediaTypeDockerConfig
+	var rule layerRule
+	switch {
+	case typ == ArtifactType && !imageConfig:
 		if len(m.Layers) != 1 || m.Layers[0].MediaType != LayerMediaType {
-			return ocispec.Descriptor{}, false, fmt.Errorf("%w: a skill artifact has one layer of type %s; this one has %s", source.ErrNoSkill, LayerMediaType, layerTypes(m.Layers))
+			return ocispec.Descriptor{}, 0, fmt.Errorf("%w: a skill artifact has one layer of type %s; this one has %s", source.ErrNoSkill, LayerMediaType, layerTypes(m.Layers))
 		}
-		return m.Layers[0], true, nil
-	case "", ocispec.MediaTypeImageConfig, ocispec.MediaTypeEmptyJSON, mediaTypeDockerConfig:
-		if len(m.Layers) != 1 {
-			return ocispec.Descriptor{}, false, fmt.Errorf("%w: an image that holds a skill has one layer, a tar+gzip archive; this one has %s", source.ErrNoSkill, layerTypes(m.Layers))
-		}
-		return m.Layers[0], false, nil
+		return m.Layers[0], ruleArtifact, nil
+	case typ == ArtifactType:
+		rule = ruleImageRoot
+	case typ == toolhiveArtifactType, typ == "", typ == ocispec.MediaTypeImageConfig, typ == ocispec.MediaTypeEmptyJSON, typ == mediaTypeDockerConfig:
+		rule = ruleImage
+	default:
+		return ocispec.Descriptor{}, 0, fmt.Errorf("%w: its artifact type is %q; a skill's is %q", source.ErrNoSkill, typ, ArtifactType)
 	}
-	return ocispec.Descriptor{}, false, fmt.Errorf("%w: its artifact type is %q; a skill's is %q", source.ErrNoSkill, typ, ArtifactType)
+	if len(m.Layers) != 1 {
+		return ocispec.Descriptor{}, 0, fmt.Errorf("%w: an image that holds a skill has one layer, a tar+gzip archive; this one has %s", source.ErrNoSkill, layerTypes(m.Layers))
+	}
+	if strings.Contains(m.Layers[0].MediaType, "zstd") {
+		return ocispec.Descriptor{}, 0, fmt.Errorf("%w: its layer is of type %s, compressed with zstd, which is not read: push the image with gzip compression (a tar+gzip layer)", source.ErrNoSkill, m.Layers[0].MediaType)
+	}
+	return m.Layers[0], rule, nil
 }
 
 func layerTypes(layers []ocispec.Descriptor) string {
@@ -436,43 +465,41 @@ func layerTypes(layers []ocispec.Descriptor) string {
 }
 
 // layer makes sure the layer is in the cache, checked, and returns the
-// folder within it that holds the skill: the root for this package's
-// format (strict), the one skill tree anywhere up to searchDepth deep
-// otherwise.
-func (f *fetcher) layer(ctx context.Context, desc ocispec.Descriptor, strict bool) (string, error) {
+// folder within it that holds the skill (by rule) and its archive format.
+func (f *fetcher) layer(ctx context.Context, desc ocispec.Descriptor, rule layerRule) (string, skill.Format, error) {
 	p, err := f.blobs.path(desc.Digest)
 	if err != nil {
-		return "", fmt.Errorf("%w: layer: %v", source.ErrNoSkill, err)
+		return "", "", fmt.Errorf("%w: layer: %v", source.ErrNoSkill, err)
 	}
 	if max := f.cfg.cache.Limits().MaxArchiveSize; desc.Size < 0 || desc.Size > max {
-		return "", skillcache.NewLimitError(skill.LimitArchiveSize, max, "layer %s is %d bytes; the limit is %d", desc.Digest, desc.Size, max)
+		return "", "", skillcache.NewLimitError(skill.LimitArchiveSize, max, "layer %s is %d bytes; the limit is %d", desc.Digest, desc.Size, max)
 	}
 	if cached, err := f.blobs.open(desc); err == nil {
 		err = copyVerified(io.Discard, cached, desc)
 		cached.Close()
 		if err == nil {
-			return skillIn(ctx, f.cfg.cache, p, strict)
+			return skillIn(ctx, f.cfg.cache, p, rule)
 		}
 		f.blobs.remove(desc.Digest)
 	}
-	return f.download(ctx, desc, strict)
+	return f.download(ctx, desc, rule)
 }
 
 // download downloads the layer desc into tmp, verifies it against desc,
 // checks it holds a skill, and only then moves it into the cache; it
-// returns the folder that holds the skill.
-func (f *fetcher) download(ctx context.Context, desc ocispec.Descriptor, strict bool) (string, error) {
+// returns the folder that holds the skill and the archive's format.
+func (f *fetcher) download(ctx context.Context, desc ocispec.Descriptor, rule layerRule) (string, skill.Format, error) {
 	if max := f.cfg.cache.Limits().MaxArchiveSize; desc.Size < 0 || desc.Size > max {
-		return "", skillcache.NewLimitError(skill.LimitArchiveSize, max, "layer %s is %d bytes; the limit is %d", desc.Digest, desc.Size, max)
+		return "", "", skillcache.NewLimitError(skill.LimitArchiveSize, max, "layer %s is %d bytes; the limit is %d", desc.Digest, desc.Size, max)
 	}
 	rc, err := f.repository().Blobs().Fetch(ctx, desc)
 	if err != nil {
-		return "", fmt.Errorf("fetch layer %s: %w", desc.Digest, f.cfg.classify(ctx, f.ref, err))
+		return "", "", fmt.Errorf("fetch layer %s: %w", desc.Digest, f.cfg.classify(ctx, f.ref, err))
 	}
 	defer rc.Close()
 	tmp, name, err := f.blobs.create()
 	if err != nil {
-		return "", fmt.Errorf("cache layer %s: %w", desc.Digest, err)
+		return "", "", fmt.Errorf("cache layer %s: %w", desc.Digest, err)
 	}
 	committed := false
 	defer func() {
@@ -489,38 +516,41 @@ func (f *fetcher) download(ctx context.Context, desc ocispec.Descriptor, strict 
 		err = cerr
 	}
 	if err != nil {
-		return "", fmt.Errorf("fetch layer %s: %w", desc.Digest, err)
+		return "", "", fmt.Errorf("fetch layer %s: %w", desc.Digest, err)
 	}
-	subpath, err := skillIn(ctx, f.cfg.cache, f.blobs.tmpPath(name), strict)
+	subpath, format, err := skillIn(ctx, f.cfg.cache, f.blobs.tmpPath(name), rule)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if err := f.blobs.commit(name, desc.Digest); err != nil {
-		return "", fmt.Errorf("cache layer %s: %w", desc.Digest, err)
+		return "", "", fmt.Errorf("cache layer %s: %w", desc.Digest, err)
 	}
 	committed = true
-	return subpath, nil
+	return subpath, format, nil
 }
 
 // skillIn checks the layer archive at p under the cache's rules and
-// limits and returns the folder in it that holds the skill.
-func skillIn(ctx context.Context, cache *skill.Cache, p string, strict bool) (string, error) {
-	if err := gzipMagic(p); err != nil {
-		return "", err
+// limits and returns the folder in it that holds the skill, and its
+// format.
+func skillIn(ctx context.Context, cache *skill.Cache, p string, rule layerRule) (string, skill.Format, error) {
+	format, err := layerFormat(p, rule)
+	if err != nil {
+		return "", "", err
 	}
+	strict := rule != ruleImage
 	depth := searchDepth
 	if strict {
 		depth = 0
 	}
 	found, err := skillcache.ArchiveSkills(ctx, cache, p, depth)
 	if err != nil {
-		return "", fmt.Errorf("layer: %w", err)
+		return "", "", fmt.Errorf("layer: %w", err)
 	}
 	if slices.Contains(found, "") {
-		return "", nil
+		return "", format, nil
 	}
 	if strict {
-		return "", fmt.Errorf("%w: the layer has no SKILL.md at its root", source.ErrNoSkill)
+		return "", "", fmt.Errorf("%w: the layer has no SKILL.md at its root", source.ErrNoSkill)
 	}
 	// The skill trees are the folders with a SKILL.md that no other one
 	// holds; sorted, a folder comes before the folders inside it.
@@ -532,23 +562,38 @@ func skillIn(ctx context.Context, cache *skill.Cache, p string, strict bool) (st
 	}
 	switch len(trees) {
 	case 0:
-		return "", fmt.Errorf("%w: the layer has no SKILL.md within %d folders of its root", source.ErrNoSkill, searchDepth)
+		return "", "", fmt.Errorf("%w: the layer has no SKILL.md within %d folders of its root", source.ErrNoSkill, searchDepth)
 	case 1:
-		return trees[0], nil
+		return trees[0], format, nil
 	}
-	return "", fmt.Errorf("%w: the layer holds %d skills (%s), and an artifact holds exactly one", source.ErrNoSkill, len(trees), strings.Join(trees, ", "))
+	return "", "", fmt.Errorf("%w: the layer holds %d skills (%s), and an artifact holds exactly one", source.ErrNoSkill, len(trees), strings.Join(trees, ", "))
 }
 
-// gzipMagic checks that the file at p starts as a gzip stream does.
-func gzipMagic(p string) error {
+// layerFormat tells the format of the layer archive at p from its
+// leading bytes (What Fetch reads, rule 3): tar+gzip, or, for an image,
+// a plain tar (the ustar magic at offset 257). zstd is refused, saying
+// so, and so is anything else.
+func layerFormat(p string, rule layerRule) (skill.Format, error) {
 	f, err := os.Open(p)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer f.Close()
-	var head [2]byte
-	if _, err := io.ReadFull(f, head[:]); err != nil || head != [2]byte{0x1f, 0x8b} {
-		return fmt.Errorf("%w: the layer is not a tar+gzip archive", source.ErrNoSkill)
+	head := make([]byte, 512)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return "", err
 	}
-	return nil
+	head = head[:n]
+	switch {
+	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
+		return skill.FormatTarGz, nil
+	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		return "", fmt.Errorf("%w: the layer is compressed with zstd, which is not read: push the image with gzip compression (a tar+gzip layer)", source.ErrNoSkill)
+	case rule != ruleArtifact && len(head) >= 262 && string(head[257:262]) == "ustar":
+		return skill.FormatTar, nil
+	case rule == ruleArtifact:
+		return "", fmt.Errorf("%w: the layer is not a tar+gzip archive", source.ErrNoSkill)
+	}
+	return "", fmt.Errorf("%w: the layer is not a tar+gzip archive, nor a plain tar archive", source.ErrNoSkill)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -25,14 +26,29 @@ import (
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
+// TestPushThenFetchByTagAndDigest: what Push writes, in either format,
+// Fetch reads back whole.
 func TestPushThenFetchByTagAndDigest(t *testing.T) {
+	for _, tc := range []struct {
+		format    Format
+		layerType string
+		extra     map[string]string
+	}{
+		{FormatImage, ocispec.MediaTypeImageLayerGzip, map[string]string{AnnotationSkill: ArtifactType}},
+		{FormatArtifact, LayerMediaType, nil},
+	} {
+		t.Run(string(tc.format), func(t *testing.T) { testPushThenFetch(t, tc.format, tc.layerType, tc.extra) })
+	}
+}
+
+func testPushThenFetch(t *testing.T, format Format, layerType string, extra map[string]string) {
 	ctx := t.Context()
 	_, host := ocireg.Start(t, true)
 	root, opts := testOptions(t)
 	dir := newSkill(t, "review")
 	ref := "oci://" + host + "/team/review:v1"
 
-	pushed, err := Push(ctx, dir, ref, append(opts, WithVersion("1.0.0"), WithSourceURL("https://example.org/review"), WithRevision("abc123"))...)
+	pushed, err := Push(ctx, dir, ref, append(opts, WithFormat(format), WithVersion("1.0.0"), WithSourceURL("https://example.org/review"), WithRevision("abc123"))...)
 	if err != nil {
 		t.Fatalf("Push: %v", err)
 	}
@@ -50,8 +66,8 @@ func TestPushThenFetchByTagAndDigest(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Fetch(%q) = %v", pinned, err)
 		}
-		if a.Digest != pushed || a.Name != "review" || a.Subpath != "" || a.Layer.MediaType != LayerMediaType {
-			t.Errorf("Fetch(%q) = digest %s, name %q, subpath %q, layer %s; want %s, review, root, %s", pinned, a.Digest, a.Name, a.Subpath, a.Layer.MediaType, pushed, LayerMediaType)
+		if a.Digest != pushed || a.Name != "review" || a.Subpath != "" || a.Layer.MediaType != layerType {
+			t.Errorf("Fetch(%q) = digest %s, name %q, subpath %q, layer %s; want %s, review, root, %s", pinned, a.Digest, a.Name, a.Subpath, a.Layer.MediaType, pushed, layerType)
 		}
 		want := map[string]string{
 			ocispec.AnnotationTitle:       "review",
@@ -60,6 +76,7 @@ func TestPushThenFetchByTagAndDigest(t *testing.T) {
 			ocispec.AnnotationSource:      "https://example.org/review",
 			ocispec.AnnotationRevision:    "abc123",
 		}
+		maps.Copy(want, extra)
 		if diff := cmp.Diff(want, a.Annotations); diff != "" {
 			t.Errorf("Fetch(%q) annotations (-want +got):\n%s", pinned, diff)
 		}

@@ -34,7 +34,7 @@ func cacheAt(root string, opts ...skill.DefaultMaterializerOption) Option {
 
 // writeTree writes files (path: content; a path ending in "*" is
 // executable, without the "*") under dir.
-func writeTree(t *testing.T, dir string, files map[string]string) {
+func writeTree(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for name, content := range files {
 		mode := os.FileMode(0o644)
@@ -94,8 +94,8 @@ func pushBlobBytes(t *testing.T, r *remote.Repository, mt string, data []byte) o
 	return desc
 }
 
-// pushManifest pushes m (a manifest or index value) under tag and
-// returns its descriptor.
+// pushManifest pushes m (a manifest or index value) under tag (by its
+// digest alone when tag is "") and returns its descriptor.
 func pushManifest(t *testing.T, r *remote.Repository, mt string, m any, tag string) ocispec.Descriptor {
 	t.Helper()
 	data, err := json.Marshal(m)
@@ -103,6 +103,9 @@ func pushManifest(t *testing.T, r *remote.Repository, mt string, m any, tag stri
 		t.Fatal(err)
 	}
 	desc := ocispec.Descriptor{MediaType: mt, Digest: digest.FromBytes(data), Size: int64(len(data))}
+	if tag == "" {
+		tag = desc.Digest.String()
+	}
 	if err := r.PushReference(context.Background(), desc, bytes.NewReader(data), tag); err != nil {
 		t.Fatal(err)
 	}

@@ -60,13 +60,15 @@ func FuzzParseManifest(f *testing.F) {
 	f.Add([]byte(`{"mediaType":"application/vnd.oci.image.manifest.v1+json","artifactType":"application/vnd.agentskills.skill.v1","config":{"mediaType":"application/vnd.oci.empty.v1+json"},"layers":[{"mediaType":"application/vnd.agentskills.skill.content.v1.tar+gzip","size":3,"digest":"sha256:00"}]}`))
 	f.Add([]byte(`{"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[{"annotations":{"vnd.docker.reference.type":"attestation-manifest"}},{}]}`))
 	f.Add([]byte(`{"config":null,"layers":null,"manifests":[null]}`))
+	f.Add([]byte(`{"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[{"platform":{"os":"unknown","architecture":"unknown"}},{"platform":{"os":"linux","architecture":"amd64"}}]}`))
+	f.Add([]byte(`{"mediaType":"application/vnd.oci.image.manifest.v1+json","artifactType":"dev.toolhive.skills.v1","config":{"mediaType":"application/vnd.oci.image.config.v1+json"},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar+zstd"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, kind, err := parseManifest(data, "")
 		if err != nil {
 			return
 		}
 		if kind == kindIndex {
-			pickManifest(m)
+			platformManifests(m)
 		} else {
 			pickLayer(m)
 		}

@@ -23,6 +23,7 @@ type config struct {
 	credentials credentials.Store
 	progress    io.Writer
 	annotations map[string]string
+	format      Format
 }
 
 // Option configures [Resolve], [Fetch], [Skill], [Push], [Sign] and
@@ -81,6 +82,28 @@ func WithSourceURL(url string) Option {
 // Default: none.
 func WithRevision(revision string) Option {
 	return withAnnotation(ocispec.AnnotationRevision, revision)
+}
+
+// Format is a layout [Push] writes a skill in (the rules are under The
+// format Push writes in the package doc).
+type Format string
+
+// The formats of [Push].
+const (
+	// FormatImage is an OCI image index over linux/amd64 and linux/arm64
+	// image manifests that share the one layer: an image a container
+	// runtime mounts.
+	FormatImage Format = "image"
+	// FormatArtifact is an image-spec 1.1 artifact of type
+	// [ArtifactType] with one layer of [LayerMediaType], which no runtime
+	// mounts.
+	FormatArtifact Format = "artifact"
+)
+
+// WithFormat sets the format [Push] writes. Default: [FormatImage]; ""
+// also means the default.
+func WithFormat(f Format) Option {
+	return func(c *config) { c.format = f }
 }
 
 func withAnnotation(key, value string) Option {

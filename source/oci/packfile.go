@@ -15,7 +15,7 @@ import (
 // writing: the check reads it back. Only WithCache is used.
 func Pack(ctx context.Context, dir string, f *os.File, opts ...Option) (string, error) {
 	c := cacheConfig(opts)
-	desc, err := packChecked(ctx, c, dir, f)
+	desc, _, err := packChecked(ctx, c, dir, f)
 	if err != nil {
 		return "", err
 	}

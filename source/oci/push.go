@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -24,15 +25,19 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
+	"github.com/agentadaptor/agentadaptor/source"
 )
 
 // Push publishes the skill in the folder dir to ref, which names a tag
-// (oci://HOST/REPO:TAG), in this package's format, and returns the
-// manifest's digest. The skill must be one agents can load (SKILL.md read
-// as skillmd's Lenient mode reads it, with no errors), and the packed
-// folder must pass the archive rules under the limits of the cache given
-// with WithCache. The same
-// folder and options always give the same digest.
+// (oci://HOST/REPO:TAG), in the format [WithFormat] chooses (an image, by
+// default: an index over linux/amd64 and linux/arm64 manifests sharing
+// one layer), and returns the digest of what the tag names: the index of
+// an image, the manifest of an artifact. The skill must be one agents can
+// load (SKILL.md read as skillmd's Lenient mode reads it, with no errors),
+// and the packed folder must pass the archive rules under the limits of
+// the cache given with WithCache. The same folder and options always
+// give the same digest. The rules are under The format Push writes in the
+// package doc.
 func Push(ctx context.Context, dir, ref string, opts ...Option) (string, error) {
 	r, err := pushTarget(ref)
 	if err != nil {
@@ -41,6 +46,13 @@ func Push(ctx context.Context, dir, ref string, opts ...Option) (string, error) 
 	c, err := newConfig(opts)
 	if err != nil {
 		return "", err
+	}
+	switch c.format {
+	case "":
+		c.format = FormatImage
+	case FormatImage, FormatArtifact:
+	default:
+		return "", fmt.Errorf("%s: %w: format %q: push writes %q or %q", ref, source.ErrInvalid, c.format, FormatImage, FormatArtifact)
 	}
 	s, err := skillmd.ParseDir(dir, skillmd.WithMode(skillmd.Lenient))
 	if err == nil {
@@ -55,18 +67,23 @@ func Push(ctx context.Context, dir, ref string, opts ...Option) (string, error) 
 	}
 	defer os.Remove(layerFile.Name())
 	defer layerFile.Close()
-	layer, err := packChecked(ctx, c, dir, layerFile)
+	layer, diffID, err := packChecked(ctx, c, dir, layerFile)
 	if err != nil {
 		return "", err
 	}
-	data, mdesc, err := buildManifest(s, layer, c.annotations)
+	var img *upload
+	if c.format == FormatImage {
+		img, err = buildImage(s, layer, diffID, c.annotations)
+	} else {
+		img, err = buildArtifact(s, layer, c.annotations)
+	}
 	if err != nil {
 		return "", err
 	}
-	if err := c.upload(ctx, r, layer, layerFile, mdesc, data); err != nil {
+	if err := c.upload(ctx, r, img, layerFile); err != nil {
 		return "", fmt.Errorf("%s: %w", ref, err)
 	}
-	return mdesc.Digest.String(), nil
+	return img.top.desc.Digest.String(), nil
 }
 
 // pushTarget parses ref, which must name a tag.
@@ -83,72 +100,181 @@ func pushTarget(ref string) (Reference, error) {
 
 // packChecked packs the folder dir into layerFile and checks the result
 // as the cache checks an archive: it must break none of the archive rules
-// or the cache's limits and hold a SKILL.md at its root.
-func packChecked(ctx context.Context, c *config, dir string, layerFile *os.File) (ocispec.Descriptor, error) {
-	layer, err := pack(ctx, dir, layerFile, c.cache.Limits())
+// or the cache's limits and hold a SKILL.md at its root. It returns the
+// layer's descriptor and the digest of its uncompressed tar.
+func packChecked(ctx context.Context, c *config, dir string, layerFile *os.File) (ocispec.Descriptor, digest.Digest, error) {
+	layer, diffID, err := pack(ctx, dir, layerFile, c.cache.Limits())
 	if err != nil {
-		return ocispec.Descriptor{}, fmt.Errorf("push %s: %w", dir, err)
+		return ocispec.Descriptor{}, "", fmt.Errorf("push %s: %w", dir, err)
 	}
 	found, err := skillcache.ArchiveSkills(ctx, c.cache, layerFile.Name(), 0)
 	if err != nil {
-		return ocispec.Descriptor{}, fmt.Errorf("push %s: the folder breaks a rule for skill archives: %w", dir, err)
+		return ocispec.Descriptor{}, "", fmt.Errorf("push %s: the folder breaks a rule for skill archives: %w", dir, err)
 	}
 	if !slices.Contains(found, "") {
-		return ocispec.Descriptor{}, fmt.Errorf("push %s: the packed folder has no SKILL.md at its root (name it SKILL.md)", dir)
+		return ocispec.Descriptor{}, "", fmt.Errorf("push %s: the packed folder has no SKILL.md at its root (name it SKILL.md)", dir)
 	}
-	return layer, nil
+	return layer, diffID, nil
 }
 
-// buildManifest builds the manifest of a skill's artifact, with the skill's
-// name and description and the extra annotations, and returns it encoded
-// with its descriptor.
-func buildManifest(s *skillmd.Skill, layer ocispec.Descriptor, extra map[string]string) ([]byte, ocispec.Descriptor, error) {
+// AnnotationSkill marks the index and manifests of an image that [Push]
+// wrote (rule 4 of The format Push writes); its value is [ArtifactType].
+const AnnotationSkill = "vnd.agentskills.skill"
+
+// Annotations of a layer that oras-go's file store (content/file), which
+// oras pull uses, reads: a layer named "." whose unpack annotation is
+// "true" is unpacked into the folder pulled to, and its tar checked
+// against the digest annotation.
+const (
+	annotationOrasUnpack = "io.deis.oras.content.unpack"
+	annotationOrasDigest = "io.deis.oras.content.digest"
+)
+
+// imagePlatforms are the platforms of an image's manifests, in the
+// index's order.
+var imagePlatforms = []ocispec.Platform{
+	{OS: "linux", Architecture: "amd64"},
+	{OS: "linux", Architecture: "arm64"},
+}
+
+// document is a blob or manifest Push sends, encoded, with its
+// descriptor.
+type document struct {
+	desc ocispec.Descriptor
+	data []byte
+}
+
+func newDocument(mediaType string, v any) (document, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return document{}, err
+	}
+	return document{desc: ocispec.Descriptor{MediaType: mediaType, Digest: digest.FromBytes(data), Size: int64(len(data))}, data: data}, nil
+}
+
+// upload is what Push sends: the configs, the layer, the manifests the
+// top one names, and the top one (an index or a manifest), which the tag
+// names.
+type upload struct {
+	configs   []document
+	layer     ocispec.Descriptor
+	manifests []document
+	top       document
+}
+
+// skillAnnotations returns the metadata of s and extra as annotations.
+func skillAnnotations(s *skillmd.Skill, extra map[string]string) map[string]string {
 	annotations := map[string]string{
 		ocispec.AnnotationTitle:       s.Name,
 		ocispec.AnnotationDescription: s.Description,
 	}
-	for k, v := range extra {
-		annotations[k] = v
-	}
+	maps.Copy(annotations, extra)
+	return annotations
+}
+
+// buildArtifact builds the artifact of a skill: one manifest, with the
+// empty config, the layer and the skill's annotations.
+func buildArtifact(s *skillmd.Skill, layer ocispec.Descriptor, extra map[string]string) (*upload, error) {
 	m := ocispec.Manifest{
 		Versioned:    specs.Versioned{SchemaVersion: 2},
 		MediaType:    ocispec.MediaTypeImageManifest,
 		ArtifactType: ArtifactType,
 		Config:       ocispec.DescriptorEmptyJSON,
 		Layers:       []ocispec.Descriptor{layer},
-		Annotations:  annotations,
+		Annotations:  skillAnnotations(s, extra),
 	}
-	data, err := json.Marshal(m)
+	top, err := newDocument(ocispec.MediaTypeImageManifest, m)
 	if err != nil {
-		return nil, ocispec.Descriptor{}, err
+		return nil, err
 	}
-	mdesc := ocispec.Descriptor{
-		MediaType:    ocispec.MediaTypeImageManifest,
-		ArtifactType: ArtifactType,
-		Digest:       digest.FromBytes(data),
-		Size:         int64(len(data)),
-	}
-	return data, mdesc, nil
+	top.desc.ArtifactType = ArtifactType
+	empty := document{desc: ocispec.DescriptorEmptyJSON, data: ocispec.DescriptorEmptyJSON.Data}
+	empty.desc.Data = nil
+	return &upload{configs: []document{empty}, layer: layer, top: top}, nil
 }
 
-// upload pushes the empty config, the layer (from layerFile) and the
-// manifest, tagging it with r's tag. Blobs the repository has are not
-// sent again.
-func (c *config) upload(ctx context.Context, r Reference, layer ocispec.Descriptor, layerFile *os.File, mdesc ocispec.Descriptor, data []byte) error {
-	repo := c.repository(r)
-	if err := pushBlob(ctx, repo, ocispec.DescriptorEmptyJSON, func() (io.Reader, error) {
-		return bytes.NewReader(ocispec.DescriptorEmptyJSON.Data), nil
-	}); err != nil {
-		return fmt.Errorf("push config: %w", c.classify(ctx, r, err))
+// buildImage builds the image of a skill: an index over one manifest per
+// platform of imagePlatforms, each with its own config, all listing the
+// layer (whose uncompressed digest is diffID) as a standard image layer.
+func buildImage(s *skillmd.Skill, layer ocispec.Descriptor, diffID digest.Digest, extra map[string]string) (*upload, error) {
+	annotations := skillAnnotations(s, extra)
+	annotations[AnnotationSkill] = ArtifactType
+	layer = ocispec.Descriptor{
+		MediaType: ocispec.MediaTypeImageLayerGzip,
+		Digest:    layer.Digest,
+		Size:      layer.Size,
+		Annotations: map[string]string{
+			ocispec.AnnotationTitle: ".",
+			annotationOrasUnpack:    "true",
+			annotationOrasDigest:    diffID.String(),
+		},
 	}
-	if err := pushBlob(ctx, repo, layer, func() (io.Reader, error) {
+	img := &upload{layer: layer}
+	index := ocispec.Index{
+		Versioned:   specs.Versioned{SchemaVersion: 2},
+		MediaType:   ocispec.MediaTypeImageIndex,
+		Annotations: annotations,
+	}
+	for _, p := range imagePlatforms {
+		config, err := newDocument(ocispec.MediaTypeImageConfig, ocispec.Image{
+			Platform: p,
+			Config:   ocispec.ImageConfig{Labels: annotations},
+			RootFS:   ocispec.RootFS{Type: "layers", DiffIDs: []digest.Digest{diffID}},
+		})
+		if err != nil {
+			return nil, err
+		}
+		m, err := newDocument(ocispec.MediaTypeImageManifest, ocispec.Manifest{
+			Versioned:   specs.Versioned{SchemaVersion: 2},
+			MediaType:   ocispec.MediaTypeImageManifest,
+			Config:      config.desc,
+			Layers:      []ocispec.Descriptor{layer},
+			Annotations: annotations,
+		})
+		if err != nil {
+			return nil, err
+		}
+		img.configs = append(img.configs, config)
+		img.manifests = append(img.manifests, m)
+		d := m.desc
+		d.Platform = &p
+		index.Manifests = append(index.Manifests, d)
+	}
+	top, err := newDocument(ocispec.MediaTypeImageIndex, index)
+	if err != nil {
+		return nil, err
+	}
+	img.top = top
+	return img, nil
+}
+
+// upload pushes the configs, the layer (from layerFile), the manifests
+// and last the top one, tagging it with r's tag. Blobs the repository
+// has are not sent again.
+func (c *config) upload(ctx context.Context, r Reference, img *upload, layerFile *os.File) error {
+	repo := c.repository(r)
+	for _, d := range img.configs {
+		if err := pushBlob(ctx, repo, d.desc, func() (io.Reader, error) { return bytes.NewReader(d.data), nil }); err != nil {
+			return fmt.Errorf("push config: %w", c.classify(ctx, r, err))
+		}
+	}
+	if err := pushBlob(ctx, repo, img.layer, func() (io.Reader, error) {
 		_, err := layerFile.Seek(0, io.SeekStart)
 		return layerFile, err
 	}); err != nil {
 		return fmt.Errorf("push layer: %w", c.classify(ctx, r, err))
 	}
-	if err := repo.PushReference(ctx, mdesc, bytes.NewReader(data), r.Tag); err != nil {
-		return fmt.Errorf("push manifest: %w", c.classify(ctx, r, err))
+	for _, m := range img.manifests {
+		if err := repo.Manifests().Push(ctx, m.desc, bytes.NewReader(m.data)); err != nil {
+			return fmt.Errorf("push manifest: %w", c.classify(ctx, r, err))
+		}
+	}
+	if err := repo.PushReference(ctx, img.top.desc, bytes.NewReader(img.top.data), r.Tag); err != nil {
+		what := "manifest"
+		if img.top.desc.MediaType == ocispec.MediaTypeImageIndex {
+			what = "index"
+		}
+		return fmt.Errorf("push %s: %w", what, c.classify(ctx, r, err))
 	}
 	return nil
 }
@@ -172,26 +298,26 @@ var epoch = time.Unix(0, 0).UTC()
 // pack writes the folder dir to w as this package's layer, reproducibly,
 // within limits, and returns its descriptor. The rules are in the package
 // doc.
-func pack(ctx context.Context, dir string, w io.Writer, limits skill.Limits) (ocispec.Descriptor, error) {
+func pack(ctx context.Context, dir string, w io.Writer, limits skill.Limits) (ocispec.Descriptor, digest.Digest, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return ocispec.Descriptor{}, err
+		return ocispec.Descriptor{}, "", err
 	}
 	defer root.Close()
 	entries, err := packList(ctx, root, limits.MaxArchiveEntries)
 	if err != nil {
-		return ocispec.Descriptor{}, err
+		return ocispec.Descriptor{}, "", err
 	}
-	h := sha256.New()
+	h, tarHash := sha256.New(), sha256.New()
 	counter := &countingWriter{w: io.MultiWriter(w, h), limit: limits.MaxArchiveSize}
-	if err := packWrite(ctx, root, entries, counter); err != nil {
-		return ocispec.Descriptor{}, err
+	if err := packWrite(ctx, root, entries, counter, tarHash); err != nil {
+		return ocispec.Descriptor{}, "", err
 	}
 	return ocispec.Descriptor{
 		MediaType: LayerMediaType,
 		Digest:    digest.NewDigestFromBytes(digest.SHA256, h.Sum(nil)),
 		Size:      counter.n,
-	}, nil
+	}, digest.NewDigestFromBytes(digest.SHA256, tarHash.Sum(nil)), nil
 }
 
 // packEntry is a file or folder to pack, as its tar header will say.
@@ -269,13 +395,14 @@ func packStat(root *os.Root, p string) (packEntry, error) {
 }
 
 // packWrite writes entries from root to w as a gzip-compressed tar
-// stream, every entry stamped with epoch.
-func packWrite(ctx context.Context, root *os.Root, entries []packEntry, w io.Writer) error {
+// stream, every entry stamped with epoch, and the uncompressed tar to
+// plain too.
+func packWrite(ctx context.Context, root *os.Root, entries []packEntry, w, plain io.Writer) error {
 	gz, err := gzip.NewWriterLevel(w, gzip.BestCompression)
 	if err != nil {
 		return err
 	}
-	tw := tar.NewWriter(gz)
+	tw := tar.NewWriter(io.MultiWriter(gz, plain))
 	for _, e := range entries {
 		hdr := &tar.Header{Name: e.name, Mode: e.mode, ModTime: epoch, Typeflag: tar.TypeReg, Size: e.size}
 		if e.dir {

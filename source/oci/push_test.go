@@ -18,16 +18,27 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/opencontainers/go-digest"
+	"oras.land/oras-go/v2/registry/remote/credentials"
 
 	"github.com/agentadaptor/agentadaptor/internal/extract"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
+// TestPushIsReproducible: rule 6 of The format Push writes: the same
+// content, at another path with other times, gives the same digest in
+// either format, to any tag or repository.
 func TestPushIsReproducible(t *testing.T) {
+	for _, format := range []Format{FormatImage, FormatArtifact} {
+		t.Run(string(format), func(t *testing.T) { testPushIsReproducible(t, format) })
+	}
+}
+
+func testPushIsReproducible(t *testing.T, format Format) {
 	ctx := t.Context()
 	_, host := ocireg.Start(t, true)
 	_, opts := testOptions(t)
+	opts = append(opts, WithFormat(format))
 	dir := newSkill(t, "review")
 	first, err := Push(ctx, dir, "oci://"+host+"/team/review:v1", opts...)
 	if err != nil {
@@ -48,7 +59,7 @@ func TestPushIsReproducible(t *testing.T) {
 			t.Errorf("Push(%q) of the same folder = %s, want %s", ref, got, first)
 		}
 	}
-	// Another annotation is another manifest.
+	// Another annotation is another digest.
 	if got, err := Push(ctx, dir, "oci://"+host+"/team/review:v2", append(opts, WithVersion("2"))...); err != nil || got == first {
 		t.Errorf("Push with a version = %s, %v; want a digest other than %s", got, err, first)
 	}
@@ -69,7 +80,7 @@ func TestPackFormat(t *testing.T) {
 		"deep/er/file.txt": "f",
 	})
 	var buf bytes.Buffer
-	desc, err := pack(t.Context(), dir, &buf, skill.NewCache().Limits())
+	desc, diffID, err := pack(t.Context(), dir, &buf, skill.NewCache().Limits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +89,12 @@ func TestPackFormat(t *testing.T) {
 	}
 	gz, err := gzip.NewReader(bytes.NewReader(buf.Bytes()))
 	if err != nil {
+		t.Fatal(err)
+	}
+	if plain, err := io.ReadAll(gz); err != nil || diffID != digest.FromBytes(plain) {
+		t.Errorf("pack's uncompressed digest = %s, want %s (%v)", diffID, digest.FromBytes(plain), err)
+	}
+	if gz, err = gzip.NewReader(bytes.NewReader(buf.Bytes())); err != nil {
 		t.Fatal(err)
 	}
 	if gz.Name != "" || gz.Comment != "" || !gz.ModTime.IsZero() && gz.ModTime.Unix() != 0 {
@@ -245,7 +262,7 @@ func TestPushLimits(t *testing.T) {
 	}
 	// At the entry limit, the folder packs.
 	limits := skill.Limits{MaxArchiveSize: 1 << 20, MaxFileSize: 1 << 10, MaxTotalSize: 1 << 20, MaxArchiveEntries: 5}
-	if _, err := pack(t.Context(), newSkill(t, "review"), io.Discard, limits); err != nil {
+	if _, _, err := pack(t.Context(), newSkill(t, "review"), io.Discard, limits); err != nil {
 		t.Errorf("pack within %+v = %v", limits, err)
 	}
 }
@@ -266,5 +283,23 @@ func TestPushHonoursTheContext(t *testing.T) {
 	_, opts := testOptions(t)
 	if _, err := Push(ctx, newSkill(t, "review"), "oci://127.0.0.1:1/a/b:v1", opts...); !errors.Is(err, context.Canceled) {
 		t.Errorf("Push with a canceled context = %v, want %v", err, context.Canceled)
+	}
+}
+
+// BenchmarkPush pushes a small skill in each format to a registry on
+// loopback: the image sends two configs and three manifests more.
+func BenchmarkPush(b *testing.B) {
+	_, host := ocireg.Start(b, true)
+	dir := filepath.Join(b.TempDir(), "review")
+	writeTree(b, dir, map[string]string{"SKILL.md": skillMD("review", "Reviews a change"), "scripts/run.sh*": "#!/bin/sh\necho run\n"})
+	for _, format := range []Format{FormatImage, FormatArtifact} {
+		b.Run(string(format), func(b *testing.B) {
+			opts := []Option{cacheAt(b.TempDir()), WithCredentials(credentials.NewMemoryStore()), WithFormat(format)}
+			for i := 0; b.Loop(); i++ {
+				if _, err := Push(b.Context(), dir, "oci://"+host+"/bench/"+string(format)+":v"+itoa(i), opts...); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

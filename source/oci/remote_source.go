@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 
-	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
@@ -41,7 +40,7 @@ func (r *Remote) Resolve(ctx context.Context) (string, error) {
 
 // Open fetches the reference pinned to digest as [Fetch] does, giving
 // progress the layer's bytes as they arrive from the registry, and
-// returns the layer ([Artifact.Open]): a tar.gz archive whose Subpath is
+// returns the layer ([Artifact.Open]): a tar.gz (or tar) archive whose Subpath is
 // the skill's folder. A layer holds one skill, so within is not needed.
 func (r *Remote) Open(ctx context.Context, digest, _ string, progress io.Writer) (*source.Archive, error) {
 	ref := r.ref
@@ -54,7 +53,7 @@ func (r *Remote) Open(ctx context.Context, digest, _ string, progress io.Writer)
 	if err != nil {
 		return nil, err
 	}
-	return &source.Archive{ReadCloser: rc, Format: skill.FormatTarGz, Subpath: a.Subpath}, nil
+	return &source.Archive{ReadCloser: rc, Format: a.archiveFormat(), Subpath: a.Subpath}, nil
 }
 
 // Close does nothing: a Remote keeps nothing open between calls.

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
 	"github.com/agentadaptor/agentadaptor/internal/testkit/ocireg"
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cosigntest"
@@ -141,20 +143,23 @@ func TestCosignVerifiesSign(t *testing.T) {
 		host       string
 		kp         cosigntest.KeyPair
 		verifyArgs []string
+		format     Format
 	}
 	cases := []signCase{
-		{"cosign generate-key-pair", host, generated, nil},
-		{"cosign generate-key-pair, referrers tag scheme", noAPI, generated, nil},
+		{"cosign generate-key-pair", host, generated, nil, ""},
+		{"cosign generate-key-pair, referrers tag scheme", noAPI, generated, nil, ""},
+		{"cosign generate-key-pair, artifact", host, generated, nil, FormatArtifact},
+		{"cosign generate-key-pair, artifact, referrers tag scheme", noAPI, generated, nil, FormatArtifact},
 	}
 	for _, k := range keyKinds(t) {
 		cases = append(cases,
-			signCase{"PKCS#8 " + k.name, host, k.plain, k.verifyArgs},
-			signCase{"cosign import-key-pair " + k.name, host, cosigntest.ImportKeyPair(t, k.plain.Private, "pw"), k.verifyArgs})
+			signCase{"PKCS#8 " + k.name, host, k.plain, k.verifyArgs, ""},
+			signCase{"cosign import-key-pair " + k.name, host, cosigntest.ImportKeyPair(t, k.plain.Private, "pw"), k.verifyArgs, ""})
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, opts := testOptions(t)
-			ref := pushSkill(t, tc.host, fmt.Sprintf("team/case%d", i), "v1", "review", opts)
+			ref := pushSkill(t, tc.host, fmt.Sprintf("team/case%d", i), "v1", "review", append(opts, WithFormat(tc.format)))
 			if r := cosignVerify(t, tc.kp.Public, ref, tc.verifyArgs...); r.Err == nil {
 				t.Fatalf("cosign verify of an unsigned manifest succeeded:\n%s", r.Stdout)
 			}
@@ -187,21 +192,25 @@ func TestVerifyCosignSign(t *testing.T) {
 	other := cosigntest.GenerateKeyPair(t, "")
 	generated := cosigntest.GenerateKeyPair(t, "pw")
 	type verifyCase struct {
-		name string
-		host string
-		kp   cosigntest.KeyPair
+		name   string
+		host   string
+		kp     cosigntest.KeyPair
+		format Format
 	}
 	cases := []verifyCase{
-		{"cosign generate-key-pair", withAPI, generated},
-		{"cosign generate-key-pair, referrers tag scheme", noAPI, generated},
+		{"cosign generate-key-pair", withAPI, generated, ""},
+		{"cosign generate-key-pair, referrers tag scheme", noAPI, generated, ""},
+		{"cosign generate-key-pair, artifact", withAPI, generated, FormatArtifact},
+		{"cosign generate-key-pair, artifact, referrers tag scheme", noAPI, generated, FormatArtifact},
 	}
 	for _, k := range keyKinds(t) {
-		cases = append(cases, verifyCase{"cosign import-key-pair " + k.name, withAPI, cosigntest.ImportKeyPair(t, k.plain.Private, "")})
+		cases = append(cases, verifyCase{"cosign import-key-pair " + k.name, withAPI, cosigntest.ImportKeyPair(t, k.plain.Private, ""), ""})
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := t.Context()
 			_, opts := testOptions(t)
+			opts = append(opts, WithFormat(tc.format))
 			repo := fmt.Sprintf("team/case%d", i)
 			ref := pushSkill(t, tc.host, repo, "v1", "review", opts)
 			cosignSign(t, tc.kp, ref)
@@ -269,5 +278,57 @@ func TestCosignEd25519(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCosignImageIndex: rule 7 of Signatures with the real cosign: on
+// an image, cosign sign signs the index as Sign does (the referrer's
+// subject is the index), each verifies the other's signature of the
+// index, and neither takes it for a signature of a platform manifest.
+func TestCosignImageIndex(t *testing.T) {
+	cosigntest.Path(t)
+	ctx := t.Context()
+	_, host := ocireg.Start(t, true)
+	kp := cosigntest.GenerateKeyPair(t, "pw")
+	ours := pkcs8Files(t, ecdsaKey(t))
+	_, opts := testOptions(t)
+	ref := pushSkill(t, host, "team/image", "v1", "review", opts)
+	pinned, _ := ParseReference(ref)
+	r := rawRepo(t, host, "team/image")
+	top, err := r.Resolve(ctx, pinned.Digest)
+	if err != nil || top.MediaType != ocispec.MediaTypeImageIndex {
+		t.Fatalf("Push wrote %s, %v; want an index", top.MediaType, err)
+	}
+
+	cosignSign(t, kp, ref)
+	if _, err := signRef(ctx, ref, loadPrivate(t, ours), opts...); err != nil {
+		t.Fatal(err)
+	}
+	var refs []ocispec.Descriptor
+	if err := r.Referrers(ctx, top, "", func(p []ocispec.Descriptor) error { refs = append(refs, p...); return nil }); err != nil || len(refs) != 2 {
+		t.Fatalf("referrers of the index = %v, %v; want cosign's and ours", refs, err)
+	}
+	for _, d := range refs {
+		var m ocispec.Manifest
+		fetchJSON(t, r, d, &m)
+		if m.Subject == nil || m.Subject.MediaType != ocispec.MediaTypeImageIndex || m.Subject.Digest != top.Digest || m.Subject.Size != top.Size {
+			t.Errorf("signature %s's subject = %+v, want the index %s", d.Digest, m.Subject, top.Digest)
+		}
+	}
+	if _, err := verifyRef(ctx, ref, []signature.Requirement{{Key: loadPublic(t, kp)}}, opts...); err != nil {
+		t.Errorf("verifyRef(%q) of cosign's signature of the index = %v", ref, err)
+	}
+	if res := cosignVerify(t, ours.Public, ref); res.Err != nil {
+		t.Errorf("cosign verify of Sign's signature of the index: %v\n%s", res.Err, res.Stderr)
+	}
+
+	var index ocispec.Index
+	fetchJSON(t, r, top, &index)
+	platform := "oci://" + host + "/team/image@" + index.Manifests[0].Digest.String()
+	if _, err := verifyRef(ctx, platform, []signature.Requirement{{Key: loadPublic(t, kp)}}, opts...); !errors.Is(err, source.ErrUnsigned) {
+		t.Errorf("verifyRef(the amd64 manifest) = %v, want %v", err, source.ErrUnsigned)
+	}
+	if res := cosignVerify(t, ours.Public, platform); res.Err == nil {
+		t.Errorf("cosign verify accepted the amd64 manifest, which nobody signed")
 	}
 }

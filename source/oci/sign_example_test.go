@@ -23,8 +23,8 @@ import (
 	"github.com/agentadaptor/agentadaptor/source/oci"
 )
 
-// Push a skill, sign the pushed manifest, and check who signed it before
-// installing it.
+// Push a skill, sign what was pushed (an image's index), and check who
+// signed it before installing it.
 func ExampleSign() {
 	ctx := context.Background()
 	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0)), registry.WithReferrersSupport(true)))

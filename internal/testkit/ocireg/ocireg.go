@@ -1,5 +1,6 @@
 // Package ocireg starts an OCI registry on loopback for a test: the
-// registry of go-containerregistry, quiet. It imports nothing of this
+// registry of go-containerregistry, quiet; and publishes skills in it as
+// other tools lay them out (PushToolHive). It imports nothing of this
 // module, so that the tests of package source/oci itself use it too;
 // package ocitest builds its publisher and keys on it.
 package ocireg
