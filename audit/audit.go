@@ -684,6 +684,20 @@
 //     keywords) 24.6 s, then 1.1-1.7 s; BenchmarkDense (one 8 MiB file
 //     of lines with findings of rules 1-4) 3.5 s, then 0.35-0.43 s,
 //     allocating 63 MB in all, none of it held.
+//   - RulesVersion 4 (rule 23, direct-run): of the fixtures, the 10
+//     benign ones have no finding of it (colored-script's "Run
+//     `scripts/status.sh`." names a file with no executable bit), and
+//     2 of the 42 malicious ones a low one beside their high ones
+//     ("Run `scripts/setup.sh` once.", of an executable setup.sh); all
+//     42 stay at high. Of the thirteen repositories only
+//     anthropics/skills was at hand (December 2026, its pinned commit):
+//     none of its 18 skills has a finding of rule 23 (they run their
+//     scripts as bash scripts/x.sh and python scripts/x.py; the one
+//     "run `eval-viewer/generate_review.py`" names a file without an
+//     executable bit), and its other findings are those of RulesVersion
+//     3. The shapes of go -C bench run ./auditgrep hold no program, so
+//     rule 23 costs them nothing (see "Speed"); beside the build before
+//     it, see docs/speed.md.
 //
 // Why the rules that fire on real skills fire: credential-read, setup
 // instructions that name a .env file (most of them; .env.local and

@@ -78,12 +78,21 @@ func blockMode(info string) runMode {
 // again once the tree is known to hold a program (addRuns), so that a
 // tree without one pays nothing for the rule.
 func (s *scanner) startRuns(name, text string) {
-	may := isMarkdown(name) && !strings.HasPrefix(text, "#!") &&
-		(strings.IndexByte(text, '`') >= 0 || strings.Contains(text, "~~~"))
-	s.runsFile, s.runCont = may && s.fsys == nil, false
-	if may && s.fsys != nil {
-		s.runsLater = append(s.runsLater, name)
+	s.runsFile, s.runCont = false, false
+	if !isMarkdown(name) || strings.HasPrefix(text, "#!") {
+		return
 	}
+	if s.fsys != nil {
+		s.runsLater = append(s.runsLater, name)
+		return
+	}
+	s.runsFile = mayRun(text)
+}
+
+// mayRun reports whether a Markdown text may hold a command: inline
+// code or a fenced block, which need a backtick or ~~~.
+func mayRun(text string) bool {
+	return strings.IndexByte(text, '`') >= 0 || strings.Contains(text, "~~~")
 }
 
 // runsOf applies rule 23 to the text of the Markdown file name, as
@@ -712,7 +721,7 @@ func (s *scanner) addRuns() {
 		}
 	}
 	for _, name := range s.runsLater {
-		if text, ok := s.reread(name); ok && named(text, names) {
+		if text, ok := s.reread(name); ok && !strings.HasPrefix(text, "#!") && mayRun(text) && named(text, names) {
 			s.runsOf(name, text)
 		}
 	}

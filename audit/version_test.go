@@ -44,7 +44,7 @@ var rulesDigests = map[string][]string{
 		"d53ca6a0aac907dfd41640817ee581dc0922c2dd3f9845723790d0e003ac87b0", // the prefilter's Find takes no text it did not read
 	},
 	"4": {
-		"f3f5c11bf5b035f74011072a94888a021229174a871cd33199d98306e2ae5002", // rule 23, direct-run: a program of the skill run by its path
+		"7710b0ed93e7e8d7b5ff85491184675110b92027c5b3688d3428da362b610e7a", // rule 23, direct-run: a program of the skill run by its path
 	},
 }
 
