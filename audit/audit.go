@@ -433,9 +433,13 @@
 //     either, [Tree] fails with [ErrTooLarge] rather than answer about
 //     part of a tree.
 //  2. A file over 8 MiB is not read (rule 20 reports it), and only its
-//     first 8 KiB is read to tell a program from text. One file is held
-//     at a time, once, with the few lines of it that rule 6's context
-//     needs.
+//     first 8 KiB is read to tell a program from text. A file is held
+//     once, in a buffer of 64 KiB or of its size (files under 64 KiB
+//     share one), with the few lines of it that rule 6's context needs;
+//     at most one buffer more than the goroutines that scan (one a
+//     processor, at most four) is held at once: 24 MiB at most on two
+//     processors, 40 MiB on four or more (a file that grows as it is
+//     read aside, which may double its buffer).
 //  3. A line over 64 KiB is read in pieces of 64 KiB that overlap by 4
 //     KiB, each under the line's number; a rule still reports the line
 //     once.
@@ -496,6 +500,18 @@
 // the prefilter, rule 7's inert decode asks the prefilter's expressions
 // through it, and asks whether a line redefines the decoder once of a
 // line, and only of one that holds what a redefinition holds.
+// A tree's files are read by the goroutine that calls [Tree], in the
+// order [fs.WalkDir] walks them, and their text is scanned by up to one
+// goroutine a processor (at most four; files under 64 KiB go several
+// at a time, so that handing them over costs little), so that the
+// audit of a tree of several files takes the wall time of a part of it
+// where processors are free. A file's findings are kept by a keeper of
+// its own under the cap of a rule in one file, as a [Scanner]'s are, and
+// merged in the order the files were read under both caps, so that the
+// report, an error included (the first file, in that order, that cannot
+// be read), is the one of reading and scanning the files one after the
+// other, which TestTreeWorkers* check on the fixtures, random and
+// hostile trees, trees where the caps cut and files that fail part way.
 // What a process that audits pays once is small: the prefilter is
 // loaded from tables generated beside the expressions (go generate
 // ./audit; TestLineFilterTables fails when they are stale), with a
@@ -504,7 +520,8 @@
 // runs (ordinary text runs none of the line rules' expressions; every
 // one is made by lazyCompile, whose list TestLazyExprsCompile compiles,
 // so a wrong pattern fails the tests rather than an audit), and a
-// tree's files are read into one buffer, so that reading them leaves no
+// tree's files are read into a few buffers that every file reuses (one
+// more than the goroutines that scan), so that reading them leaves no
 // garbage to collect.
 // The expressions that cost the most to confirm where nearly every line
 // is a candidate (uploads, downloads piped to a shell, the environment
@@ -677,6 +694,17 @@
 //     is other packages' initialisation, and two garbage collections,
 //     one as the program starts and one as the prefilter loads, are
 //     about a seventh of its audit of the small tree.
+//   - A tree's files scanned on several goroutines (go -C bench run
+//     ./auditgrep -cli OLD,NEW, December 2026, the build before and
+//     after, medians, 2 cores busy with other work at a load average
+//     of 9.7-13.7): agentskills audit of the small tree, wall / CPU
+//     against grep, 15.3x / 9.6x before and 15.1x / 10.1x after (41
+//     rounds; 6.8x / 8.2x and 6.2x / 8.4x in 21 rounds at 10.3-11.0),
+//     and 7.8x of CPU, wall equal to it, on a quiet machine before:
+//     the budget holds for the command on a quiet machine, not under a
+//     load of ten processes on two cores, where it waits for a core. In
+//     process, at a load of 8.5, the small tree took 71 ms of wall with
+//     two goroutines and 83-87 ms with one, for 48 and 45 ms of CPU.
 //   - Benchmarks, wall time at a load average of 8-20, medians of 5
 //     before the prefilter and in two runs after it: BenchmarkOrdinary
 //     (4 MiB of ordinary instructions) 4.5 s, then 78-113 ms;
@@ -837,8 +865,13 @@ var ErrTooLarge = errors.New("too large to audit")
 // count of those past the caps of "Limits" in the package doc, by rule,
 // in Omitted. Skill, Source and Root are the caller's to fill in. The
 // same tree always gives the same report.
+//
+// Tree uses fsys from the calling goroutine only, one call at a time,
+// so fsys need not be safe for concurrent use; it scans the text of the
+// files it read on up to one goroutine a processor (at most four), which
+// all end before it returns (see "Speed" in the package doc).
 func Tree(fsys fs.FS) (Report, error) {
-	return scanTree(fsys, false)
+	return scanTree(fsys, false, treeWorkers())
 }
 
 // Max returns the highest severity among findings, and false when there

@@ -1,10 +1,17 @@
 package audit
 
-import "io/fs"
+import (
+	"fmt"
+	"io/fs"
+)
 
 // TreeExhaustive is Tree without the prefilter: every expression runs on
 // every line. The prefilter's findings must be its findings.
-func TreeExhaustive(fsys fs.FS) (Report, error) { return scanTree(fsys, true) }
+func TreeExhaustive(fsys fs.FS) (Report, error) { return scanTree(fsys, true, treeWorkers()) }
+
+// TreeWorkers is Tree with the files scanned by that many goroutines at
+// most (1: the calling goroutine scans them, one after the other).
+func TreeWorkers(fsys fs.FS, workers int) (Report, error) { return scanTree(fsys, false, workers) }
 
 // LineConditions returns each line expression's pattern and the
 // prefilter's condition for it.
@@ -79,4 +86,36 @@ func HandChecks() []HandCheck {
 			return routableIn(t), want
 		}},
 	)
+}
+
+// TreeOneKeeper is the reference Tree is held to: the files read and
+// scanned one after the other, in the order fs.WalkDir walks them, every
+// finding given to one keeper, which applies the caps as it goes, and
+// rule 23's once every file has been read.
+func TreeOneKeeper(fsys fs.FS) (Report, error) {
+	s := &scanner{fsys: fsys, union: lineFilter().NewHits(), treeRuns: true}
+	files := 0
+	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("read %s: %w", name, err)
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if files++; files > maxFiles {
+			return tooManyFiles()
+		}
+		s.buf = s.buf[:0]
+		data, mode, text, err := s.readEntry(name, d)
+		if err == nil && text {
+			s.content(name, mode, data)
+		}
+		return err
+	})
+	if err != nil {
+		return Report{}, err
+	}
+	s.addRuns()
+	sortFindings(s.keep.kept)
+	return Report{Findings: s.keep.kept, Omitted: s.keep.omitted}, nil
 }

@@ -73,16 +73,16 @@ func blockMode(info string) runMode {
 
 // startRuns makes the scanner ready for rule 23 on a text file name
 // whose content is text. The scanner of a [Scanner], which sees a file
-// once, reads it for rule 23 with the other rules; the scanner of
-// [Tree] (the one with a file system) notes the file, and reads it
-// again once the tree is known to hold a program (addRuns), so that a
-// tree without one pays nothing for the rule.
+// once, reads it for rule 23 with the other rules; a scanner of [Tree]
+// notes the file, which Tree reads again once the tree is known to hold
+// a program (addRuns), so that a tree without one pays nothing for the
+// rule.
 func (s *scanner) startRuns(name, text string) {
 	s.runsFile, s.runCont = false, false
 	if !isMarkdown(name) || strings.HasPrefix(text, "#!") {
 		return
 	}
-	if s.fsys != nil {
+	if s.treeRuns {
 		s.runsLater = append(s.runsLater, name)
 		return
 	}
@@ -704,8 +704,10 @@ func runMessage(written, interp string) string {
 	return why + "write " + interp + " " + shown
 }
 
-// addRuns reports what rule 23 found in the tree that scanTree read,
-// once every file has been.
+// addRuns reports what rule 23 found in the tree that Tree read, once
+// every file has been: the scanner is Tree's reading one (it has the
+// file system), given the tree's Markdown files and programs in the
+// order they were read, and the tree's keeper.
 func (s *scanner) addRuns() {
 	if len(s.bundled) == 0 || len(s.runsLater) == 0 {
 		return

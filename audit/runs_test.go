@@ -290,6 +290,9 @@ func TestScannerDirectRun(t *testing.T) {
 			sameAsTree(t, m, dir)
 		})
 	}
+	t.Run("goroutines", func(t *testing.T) {
+		sameAsOneKeeper(t, m)
+	})
 	t.Run("many programs", func(t *testing.T) {
 		// Past 64 programs' names Tree reads every Markdown file again.
 		m := withScripts("`./scripts/x.sh`\n", "notes.md", "`./bin/p7.sh` and `./bin/p69.sh`\n", "other.md", "`ls`\n")
@@ -406,5 +409,6 @@ func FuzzDirectRun(f *testing.F) {
 			}
 		}
 		sameAsTree(t, m, ".")
+		sameAsOneKeeper(t, m)
 	})
 }

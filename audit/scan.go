@@ -29,7 +29,6 @@ const (
 // scanner holds one audit's state.
 type scanner struct {
 	fsys  fs.FS
-	files int
 	total int64
 	keep  keeper
 	// exhaustive runs every expression on every line, without the
@@ -39,6 +38,8 @@ type scanner struct {
 	filter     *prefilter.Filter // lineFilter(), once asked (see lf)
 	free       []*prefilter.Hits // Hits of lines that left the window
 	buf        []byte            // what read reads files into (nil until it reads)
+	// makeRoom, when set, is what room does first (treeScan.room).
+	makeRoom func(n int)
 	// win, texts, batch: text's window of lines and the texts and Hits
 	// of the lines it scans at a time, which every file reuses
 	win   []line
@@ -58,6 +59,7 @@ type scanner struct {
 	bundled                     []bundled
 	runsLater                   []string
 	programs                    programs // known: Tree's second reading
+	treeRuns                    bool     // a scanner of Tree, which reads for rule 23 once the tree is read
 }
 
 // add reports a match of rule to the keeper, which keeps it or counts it
@@ -86,29 +88,6 @@ var severities = func() map[string]Severity {
 	return m
 }()
 
-func scanTree(fsys fs.FS, exhaustive bool) (Report, error) {
-	s := &scanner{fsys: fsys, exhaustive: exhaustive, union: lineFilter().NewHits()}
-	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return fmt.Errorf("read %s: %w", name, err)
-		}
-		if d.IsDir() {
-			return nil
-		}
-		s.files++
-		if s.files > maxFiles {
-			return tooManyFiles()
-		}
-		return s.entry(name, d)
-	})
-	if err != nil {
-		return Report{}, err
-	}
-	s.addRuns()
-	sortFindings(s.keep.kept)
-	return Report{Findings: s.keep.kept, Omitted: s.keep.omitted}, nil
-}
-
 // sortFindings sorts a report's findings by file, line and rule. The
 // keeper keeps one finding of a rule on a line, so no two are alike.
 func sortFindings(f []Finding) {
@@ -118,34 +97,36 @@ func sortFindings(f []Finding) {
 	})
 }
 
-// entry audits one file of the tree.
-func (s *scanner) entry(name string, d fs.DirEntry) error {
+// readEntry audits what of a file of the tree needs no reading of its
+// text (a link, a special file, a file over 8 MiB, a SKILL.md over 1
+// MiB) and reads the text of the rest, which it returns for content
+// (text is set; the text itself may be empty).
+func (s *scanner) readEntry(name string, d fs.DirEntry) (data string, mode fs.FileMode, text bool, err error) {
 	if d.Type()&fs.ModeSymlink != 0 {
 		target, err := fs.ReadLink(s.fsys, name)
 		s.add(ruleSymlink, name, 0, span{}, linkMessage(target, err == nil))
-		return nil
+		return "", 0, false, nil
 	}
 	if !d.Type().IsRegular() {
 		s.add(ruleSymlink, name, 0, span{}, specialMessage(d.Type()))
-		return nil
+		return "", 0, false, nil
 	}
 	info, err := d.Info()
 	if err != nil {
-		return fmt.Errorf("read %s: %w", name, err)
+		return "", 0, false, fmt.Errorf("read %s: %w", name, err)
 	}
 	if info.Size() > maxFileBytes {
 		s.add(ruleLargeFile, name, 0, span{}, largeMessage(info.Size()))
-		return s.sniffOnly(name, info)
+		return "", 0, false, s.sniffOnly(name, info)
 	}
-	data, err := s.read(name, info.Size(), maxFileBytes)
+	data, err = s.read(name, info.Size(), maxFileBytes)
 	if err != nil {
-		return err
+		return "", 0, false, err
 	}
 	if name == "SKILL.md" && len(data) > maxSkillMD {
 		s.add(ruleLargeFile, name, 0, span{}, skillMDMessage(len(data)))
 	}
-	s.content(name, info.Mode(), data)
-	return nil
+	return data, info.Mode(), true, nil
 }
 
 // tooManyFiles is the error of a tree of more than maxFiles files.
@@ -184,25 +165,31 @@ func skillMDMessage(size int) string {
 
 // read reads at most limit bytes of a file that says it has size bytes,
 // counting them against the audit's total. It reads into the scanner's
-// buffer, sized by size, which every file of the tree reuses: a file is
+// buffer, after what it holds (the files before in the same batch; see
+// treeScan), in room that the buffer has or that read makes: a file is
 // held once, not in a buffer grown by doubling nor copied after, and
 // reading a tree allocates nothing a file (4 MiB of text would be 4 MiB
 // for the garbage collector, a cycle or two of a short process). The
-// text it returns is that buffer, valid only until the next read: what
-// the audit keeps of a file (a finding's excerpt and message) add copies.
+// text it returns is in that buffer, valid until the buffer is reused:
+// what the audit keeps of a file (a finding's excerpt and message) add
+// copies.
 func (s *scanner) read(name string, size, limit int64) (string, error) {
 	f, err := s.fsys.Open(name)
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", name, err)
 	}
 	defer f.Close()
-	if n := int(min(max(size, 0), limit)) + 1; cap(s.buf) < n {
-		s.buf = make([]byte, 0, n)
+	if n := int(min(max(size, 0), limit)) + 1; cap(s.buf)-len(s.buf) < n {
+		s.room(n)
 	}
-	b, r := s.buf[:0], io.LimitReader(f, limit+1)
+	start := len(s.buf)
+	b, r := s.buf, io.LimitReader(f, limit+1)
 	for {
 		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)] // the file grew
+			// The file grew. The buffer's bytes before start may be the
+			// text of files before, which their strings still hold
+			// where they are.
+			b = append(b, 0)[:len(b)]
 		}
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
@@ -214,7 +201,7 @@ func (s *scanner) read(name string, size, limit int64) (string, error) {
 		}
 	}
 	s.buf = b
-	data := unsafe.String(unsafe.SliceData(b), len(b))
+	data := unsafe.String(unsafe.SliceData(b[start:]), len(b)-start)
 	if int64(len(data)) > limit {
 		if limit == maxFileBytes {
 			s.add(ruleLargeFile, name, 0, span{}, "grew past 8 MiB while it was read; not scanned")
@@ -228,6 +215,20 @@ func (s *scanner) read(name string, size, limit int64) (string, error) {
 		return "", tooManyBytes()
 	}
 	return data, nil
+}
+
+// room makes room for n bytes at the end of the scanner's buffer:
+// makeRoom first (a tree's scan hands the files the buffer holds on
+// with it, and gives the scanner another: treeScan.room), then, when the
+// buffer still lacks the room, a new buffer of n bytes or of a batch's
+// (64 KiB), whichever is larger.
+func (s *scanner) room(n int) {
+	if s.makeRoom != nil {
+		s.makeRoom(n)
+	}
+	if cap(s.buf)-len(s.buf) < n {
+		s.buf = make([]byte, 0, max(n, batchBytes))
+	}
 }
 
 // sniffOnly tells a program from other content by a file's first bytes.

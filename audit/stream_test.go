@@ -177,6 +177,27 @@ func TestScannerCaps(t *testing.T) {
 // root and in a folder, non-UTF-8 and NUL bytes, hidden characters,
 // special files, and the tree limits.
 func TestScannerHostile(t *testing.T) {
+	trees := oddTrees()
+	for name, m := range trees {
+		t.Run(name, func(t *testing.T) {
+			sameAsTree(t, m, ".")
+		})
+	}
+	t.Run("oversized/skills/x", func(t *testing.T) { sameAsTree(t, trees["oversized"], "skills/x") })
+	t.Run("too many files", func(t *testing.T) {
+		many := tooManyFilesTree()
+		sameAsTree(t, many, ".")
+		sameAsTree(t, many, "f")
+	})
+	t.Run("too many bytes", func(t *testing.T) {
+		sameAsTree(t, tooManyBytesTree(), ".")
+	})
+}
+
+// oddTrees are trees of hostile and odd entries: programs, exec bits,
+// oversized files, a SKILL.md over 1 MiB at the root and in a folder,
+// non-UTF-8 and NUL bytes, hidden characters, special files.
+func oddTrees() map[string]fstest.MapFS {
 	big := make([]byte, 8<<20+1)
 	copy(big, elf())
 	hugeMD := bytes.Repeat([]byte("Be helpful.\n"), (1<<20)/12+1)
@@ -219,28 +240,27 @@ func TestScannerHostile(t *testing.T) {
 			"sock":     {Mode: fs.ModeSocket | 0o755},
 		},
 	}
-	for name, m := range trees {
-		t.Run(name, func(t *testing.T) {
-			sameAsTree(t, m, ".")
-		})
+	return trees
+}
+
+// tooManyFilesTree is a tree of 10,002 files, one past the audit's
+// limit in its folder f.
+func tooManyFilesTree() fstest.MapFS {
+	many := fstest.MapFS{"SKILL.md": {Data: []byte(front)}}
+	for i := range 10001 {
+		many[fmt.Sprintf("f/%05d.md", i)] = &fstest.MapFile{Data: []byte("x\n")}
 	}
-	t.Run("oversized/skills/x", func(t *testing.T) { sameAsTree(t, trees["oversized"], "skills/x") })
-	t.Run("too many files", func(t *testing.T) {
-		many := fstest.MapFS{"SKILL.md": {Data: []byte(front)}}
-		for i := range 10001 {
-			many[fmt.Sprintf("f/%05d.md", i)] = &fstest.MapFile{Data: []byte("x\n")}
-		}
-		sameAsTree(t, many, ".")
-		sameAsTree(t, many, "f")
-	})
-	t.Run("too many bytes", func(t *testing.T) {
-		m := fstest.MapFS{"SKILL.md": {Data: []byte(front)}}
-		for i := range 9 {
-			m[fmt.Sprintf("f/%d.md", i)] = &fstest.MapFile{Data: bytes.Repeat([]byte("x"), 8<<20)}
-		}
-		m["f/zz.bin"] = &fstest.MapFile{Data: make([]byte, 9<<20)} // read 8 KiB of
-		sameAsTree(t, m, ".")
-	})
+	return many
+}
+
+// tooManyBytesTree is a tree of more than 64 MiB read.
+func tooManyBytesTree() fstest.MapFS {
+	m := fstest.MapFS{"SKILL.md": {Data: []byte(front)}}
+	for i := range 9 {
+		m[fmt.Sprintf("f/%d.md", i)] = &fstest.MapFile{Data: bytes.Repeat([]byte("x"), 8<<20)}
+	}
+	m["f/zz.bin"] = &fstest.MapFile{Data: make([]byte, 9<<20)} // read 8 KiB of
+	return m
 }
 
 // TestScannerLinks checks links on a real folder: a link is rule 19's,

@@ -315,7 +315,7 @@ func (c *iterCollector) read(rel string, limit int64) (b []byte, problem string)
 	case !fi.Mode().IsRegular():
 		return nil, kindOf(fi.Mode()) + ", not a regular file"
 	}
-	b, err = readfile.InRoot(c.root, filepath.FromSlash(rel), limit)
+	b, err = readfile.InRootNoLink(c.root, filepath.FromSlash(rel), limit)
 	if err != nil {
 		return nil, err.Error()
 	}

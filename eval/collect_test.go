@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -424,4 +425,61 @@ func TestParseRunFiles(t *testing.T) {
 			t.Errorf("parseTiming(%s) = %q, want %q", tt.in, problem, tt.want)
 		}
 	}
+}
+
+// BenchmarkCollect collects an iteration of 2 agents, 100 cases and 5
+// runs (4,000 units), each with a grading of 3 expectations.
+func BenchmarkCollect(b *testing.B) {
+	dir := b.TempDir()
+	p := &plan{Agents: []string{"a1", "a2"}, Baseline: WithoutSkill, Runs: 5}
+	for i := range 100 {
+		p.Cases = append(p.Cases, CaseID{text: strconv.Itoa(i + 1), number: true})
+	}
+	if err := writeJSON(filepath.Join(dir, "iteration.json"), &iterationFile{SkillDigest: "x", Agents: p.Agents, Plan: p}); err != nil {
+		b.Fatal(err)
+	}
+	for i, u := range p.units() {
+		run := filepath.Join(dir, filepath.FromSlash(u.Dir))
+		if err := os.MkdirAll(run, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		g := Grading{Expectations: []GradedExpectation{{Text: "a", Passed: i%2 == 0, Evidence: "e"}, {Text: "b", Passed: true, Evidence: "e"}, {Text: "c", Evidence: "e"}}}
+		g.Summary = summarize(g.Expectations)
+		if err := writeJSON(filepath.Join(run, "grading.json"), g); err != nil {
+			b.Fatal(err)
+		}
+		if err := writeJSON(filepath.Join(run, "timing.json"), Timing{TotalTokens: int64(i), DurationMS: int64(1000 + i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		cols, err := Collect(dir)
+		if err != nil || len(cols) != 1 || cols[0].Benchmark.Incomplete != 0 {
+			b.Fatalf("Collect = %+v, %v", cols, err)
+		}
+	}
+}
+
+// FuzzParseGrading checks that parseGrading never panics, and that a
+// grading it accepts is one it accepts again as Run writes it, with the
+// same summary.
+func FuzzParseGrading(f *testing.F) {
+	f.Add(`{"expectations": [{"text": "a", "passed": true, "evidence": "e"}], "summary": {"passed": 1, "failed": 0, "total": 1, "pass_rate": 1}}`)
+	f.Add(`{"expectations": [{"text": "b", "passed": false, "evidence": "", "graded": false}], "summary": {"passed": 0, "failed": 0, "total": 0, "pass_rate": 0, "not_graded": 1}, "run_error": "x"}`)
+	f.Add(`{"expectations": [], "summary": {"passed": 0, "failed": 0, "total": 0, "pass_rate": 0}} {}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		g, problem := parseGrading([]byte(in))
+		if problem != "" {
+			return
+		}
+		b, err := json.MarshalIndent(g, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, problem := parseGrading(b)
+		if problem != "" || again.Summary != g.Summary || again.RunError != g.RunError {
+			t.Errorf("parseGrading(%s) = %+v, but its JSON %s gives %+v, %q", in, g, b, again, problem)
+		}
+	})
 }

@@ -386,7 +386,8 @@
 // the context's error (with its cause) and the benchmark of the runs
 // that finished, its [Benchmark.Incomplete] counting the runs missing.
 // The iteration is written for the runs that finished only when they
-// are more than its benchmark.json counts (then benchmark.json says
+// are more than its benchmark.json counts, or, without one (units write
+// none), than the run folders of its plan (then benchmark.json says
 // "incomplete": N): an interrupted Run never replaces an iteration with
 // fewer runs. The next Run reuses the kept runs and makes the others.
 // One Run or Triggers at a time writes in an Out: another waits for it.

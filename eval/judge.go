@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -94,7 +93,7 @@ func judgeWorkspace(ws, runDir string, res *adaptor.Result) ([]string, error) {
 		return nil, err
 	}
 	defer dst.Close()
-	if err := writeFile(dst, "response.md", bytes.NewReader(response), 0o644); err != nil {
+	if _, err := writeIn(dst, "response.md", bytes.NewReader(response), -1, 0o644); err != nil {
 		return nil, err
 	}
 	return files, nil
@@ -116,10 +115,10 @@ func copyOutputsTo(ws, src string) ([]string, error) {
 }
 
 // copyOutputs copies the folders and regular files below src into
-// dst's outputs/, through roots on both, and returns the files'
-// slash-separated paths. Anything else (a link, a device) is left out: a
-// link could show the judge a file outside the run. A missing src is an
-// empty one.
+// dst's outputs/, through roots on both (see copyTree), and returns the
+// files' slash-separated paths. Anything else (a link, a device) is
+// left out: a link could show the judge a file outside the run. A
+// missing src is an empty one.
 func copyOutputs(dst *os.Root, src string) ([]string, error) {
 	root, err := os.OpenRoot(src)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -129,54 +128,7 @@ func copyOutputs(dst *os.Root, src string) ([]string, error) {
 		return nil, err
 	}
 	defer root.Close()
-	var files []string
-	err = fs.WalkDir(root.FS(), ".", func(name string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if name == "." {
-			return nil
-		}
-		rel, err := filepath.Localize(name)
-		if err != nil {
-			return err
-		}
-		to := filepath.Join("outputs", rel)
-		switch {
-		case d.IsDir():
-			return dst.Mkdir(to, 0o755)
-		case d.Type().IsRegular():
-			f, err := root.Open(rel)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			fi, err := f.Stat()
-			if err != nil {
-				return err
-			}
-			if !fi.Mode().IsRegular() { // replaced since it was listed
-				return nil
-			}
-			files = append(files, name)
-			return writeFile(dst, to, f, fi.Mode().Perm()&0o111|0o644)
-		}
-		return nil
-	})
-	return files, err
-}
-
-// writeFile creates name in root with r's content.
-func writeFile(root *os.Root, name string, r io.Reader, perm fs.FileMode) error {
-	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(f, r)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return copyTree(context.Background(), root, dst, treeCopy{under: "outputs", folders: true})
 }
 
 // judgePrompt asks the judge to grade texts, the string expectations of

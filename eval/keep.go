@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/driver"
 	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
+	"github.com/agentadaptor/agentadaptor/internal/readfile"
 )
 
 // Kept runs live in Out/.runs/KEY/, KEY the SHA-256 of a runKey's (or a
@@ -141,26 +141,19 @@ func readMarker(dir, key string) (*marker, bool) {
 }
 
 // readSmall reads a file of the tool's own, up to 16 MiB: only a
-// regular file, not a link (see openRegular), a FIFO or a device.
+// regular file, not a link (see readfile.OpenNoLink), a FIFO or a
+// device.
 func readSmall(name string) ([]byte, error) {
 	root, err := os.OpenRoot(filepath.Dir(name))
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	f, fi, err := openRegular(root, filepath.Base(name))
+	b, err := readfile.InRootNoLink(root, filepath.Base(name), keptFileLimit)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	defer f.Close()
-	if fi.Size() > keptFileLimit {
-		return nil, fmt.Errorf("%s: larger than %d bytes", name, keptFileLimit)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, keptFileLimit+1))
-	if err == nil && int64(len(b)) > keptFileLimit {
-		err = fmt.Errorf("%s: larger than %d bytes", name, keptFileLimit)
-	}
-	return b, err
+	return b, nil
 }
 
 // errTooLarge is a file of a run over keptFileLimit.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -251,9 +250,14 @@ func writeIteration(dir string, it *iterationFile, done []*doneRun, p *plan, ben
 // it records another. It returns the run folder.
 func writeUnit(dir string, it *iterationFile, d *doneRun, p *plan) (string, error) {
 	if !reflect.DeepEqual(it.Plan, p) {
-		it.Agents = nil
+		// The agent folders of the plans before stay listed, for the
+		// next Run to remove.
 		if len(p.Agents) > 1 {
-			it.Agents = slices.Clone(p.Agents)
+			for _, a := range p.Agents {
+				if !slices.Contains(it.Agents, a) {
+					it.Agents = append(it.Agents, a)
+				}
+			}
 		}
 		it.Plan = p
 		if err := writeJSON(filepath.Join(dir, "iteration.json"), it); err != nil {
@@ -276,29 +280,21 @@ func writeUnit(dir string, it *iterationFile, d *doneRun, p *plan) (string, erro
 }
 
 // linkRun puts the files of the run folder src (but its run.json and
-// kept gradings) into dst: hard links where it can, copies elsewhere.
+// kept gradings) into dst, a folder: hard links where it can, copies
+// elsewhere.
 func linkRun(src, dst string) error {
-	root, err := os.OpenRoot(src)
+	from, err := os.OpenRoot(src)
 	if err != nil {
 		return err
 	}
-	defer root.Close()
-	return walkRegular(context.Background(), root, func(name string, f *os.File, fi fs.FileInfo) error {
-		if name == runMarker || name == deletedFile || strings.HasPrefix(name, gradingsDir+"/") {
-			return errSkip
-		}
-		from, to := filepath.Join(src, filepath.FromSlash(name)), filepath.Join(dst, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-			return err
-		}
-		if os.Link(from, to) == nil {
-			return nil
-		}
-		w, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
-		if err != nil {
-			return err
-		}
-		_, err = io.Copy(w, f)
-		return errors.Join(err, w.Close())
-	})
+	defer from.Close()
+	to, err := os.OpenRoot(dst)
+	if err != nil {
+		return err
+	}
+	defer to.Close()
+	_, err = copyTree(context.Background(), from, to, treeCopy{linkFrom: src, linkTo: dst, skip: func(name string) bool {
+		return name == runMarker || name == deletedFile || strings.HasPrefix(name, gradingsDir+"/")
+	}})
+	return err
 }

@@ -133,6 +133,54 @@ func resolveExisting(p string) string {
 	}
 }
 
+// begin is the first step of every Run, RunUnit and Triggers: it checks
+// what every request has (Skill, Agents, Runs and Jobs), then, through
+// more, the caller's own fields, which return the other skills given
+// beside the skill; it checks Out against the folders of them all, and
+// stages the skill. It returns Out, absolute, and the staged skill.
+func (e *Evaluator) begin(ctx context.Context, s skill.Skill, agents []Agent, runs, jobs int, out string, more func() ([]skill.Skill, error)) (string, *staged, error) {
+	if s.Key == "" && s.Source == nil {
+		return "", nil, fmt.Errorf("Skill: %w: required", ErrInvalidRequest)
+	}
+	if err := checkAgents(agents); err != nil {
+		return "", nil, err
+	}
+	if err := checkCounts(runs, jobs); err != nil {
+		return "", nil, err
+	}
+	others, err := more()
+	if err != nil {
+		return "", nil, err
+	}
+	out, err = checkOut(out, append([]skill.Skill{s}, others...)...)
+	if err != nil {
+		return "", nil, err
+	}
+	sk, err := e.stage(ctx, "Skill", s)
+	if err != nil {
+		return "", nil, err
+	}
+	return out, sk, nil
+}
+
+// openOut is the step of every Run, RunUnit and Triggers once its
+// request is checked: it locks out (shared, for a unit), removes the
+// workspaces killed processes left, and opens the iteration of the
+// skill of content digest. unlock unlocks out.
+func openOut(ctx context.Context, out, digest string, shared bool) (iter string, it *iterationFile, unlock func(), err error) {
+	unlock, err = lockOut(ctx, out, shared)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	sweepWorkspaces()
+	iter, it, err = openIteration(out, digest, shared)
+	if err != nil {
+		unlock()
+		return "", nil, nil, err
+	}
+	return iter, it, unlock, nil
+}
+
 // staged is a skill materialized once for a whole Run: its folder and
 // content digest.
 type staged struct {
@@ -250,31 +298,21 @@ type prepared struct {
 // prepare checks req, stages its skill and baseline and loads the
 // suite: everything refused before an agent starts.
 func (e *Evaluator) prepare(ctx context.Context, req Request) (*prepared, error) {
-	if req.Skill.Key == "" && req.Skill.Source == nil {
-		return nil, fmt.Errorf("Skill: %w: required", ErrInvalidRequest)
-	}
-	if err := checkAgents(req.Agents); err != nil {
-		return nil, err
-	}
-	if req.Judge != nil && req.Judge.Driver == nil {
-		return nil, fmt.Errorf("Judge.Driver: %w: required", ErrInvalidRequest)
-	}
-	if err := checkCounts(req.Runs, req.Jobs); err != nil {
-		return nil, err
-	}
-	check := []skill.Skill{req.Skill}
-	if req.Baseline.Source != nil || req.Baseline.Key != "" {
-		check = append(check, req.Baseline)
-	}
-	out, err := checkOut(req.Out, check...)
+	var check []skill.Skill
+	out, sk, err := e.begin(ctx, req.Skill, req.Agents, req.Runs, req.Jobs, req.Out, func() ([]skill.Skill, error) {
+		if req.Judge != nil && req.Judge.Driver == nil {
+			return nil, fmt.Errorf("Judge.Driver: %w: required", ErrInvalidRequest)
+		}
+		if req.Baseline.Source != nil || req.Baseline.Key != "" {
+			check = append(check, req.Baseline)
+		}
+		return check, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	p := &prepared{out: out, baseConfig: WithoutSkill}
-	if p.skill, err = e.stage(ctx, "Skill", req.Skill); err != nil {
-		return nil, err
-	}
-	if len(check) > 1 {
+	p := &prepared{out: out, skill: sk, baseConfig: WithoutSkill}
+	if len(check) > 0 {
 		if p.baseline, err = e.stage(ctx, "Baseline", req.Baseline); err != nil {
 			return nil, err
 		}
@@ -335,16 +373,11 @@ func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
 			return nil, err
 		}
 	}
-	unlock, err := lockOut(ctx, out, false)
+	iter, it, unlock, err := openOut(ctx, out, sk.digest, false)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	sweepWorkspaces()
-	iter, it, err := openIteration(out, sk.digest, false)
-	if err != nil {
-		return nil, err
-	}
 
 	todo := make([]job, p.plan.count())
 	for i := range todo {
@@ -421,12 +454,23 @@ func (e *Evaluator) Run(ctx context.Context, req Request) (*Benchmark, error) {
 	return bench, nil
 }
 
-// iterationRuns counts the runs of the iteration dir's benchmark.json, 0
-// when it has none.
+// iterationRuns counts the runs of the iteration dir's benchmark.json;
+// without one, the run folders of the plan its iteration.json records
+// (units write no benchmark.json), and 0 when it records none.
 func iterationRuns(dir string) int {
 	var b Benchmark
 	if readJSON(filepath.Join(dir, "benchmark.json"), &b) != nil {
-		return 0
+		var it iterationFile
+		if readJSON(filepath.Join(dir, "iteration.json"), &it) != nil || it.Plan == nil || checkPlan(it.Plan) != "" {
+			return 0
+		}
+		n := 0
+		for i := range it.Plan.count() {
+			if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(it.Plan.unit(i).Dir), "grading.json")); err == nil {
+				n++
+			}
+		}
+		return n
 	}
 	n := 0
 	for _, c := range b.Cases {

@@ -27,39 +27,26 @@ type triggerRun struct {
 // is not kept. It returns what the runs that finished show also when ctx
 // ends it, with ctx's error.
 func (e *Evaluator) Triggers(ctx context.Context, req TriggerRequest) (*Triggers, error) {
-	if req.Skill.Key == "" && req.Skill.Source == nil {
-		return nil, fmt.Errorf("Skill: %w: required", ErrInvalidRequest)
-	}
-	if err := checkAgents(req.Agents); err != nil {
-		return nil, err
-	}
-	if err := checkCounts(req.Runs, req.Jobs); err != nil {
+	var others []skill.Skill
+	out, sk, err := e.begin(ctx, req.Skill, req.Agents, req.Runs, req.Jobs, req.Out, func() ([]skill.Skill, error) {
+		for i, r := range req.Others {
+			s, ok := r.(skill.Skill)
+			if !ok {
+				return nil, fmt.Errorf("Others[%d]: %w: %v is a provider's key: give the skill itself (skill.Dir, ...)", i, ErrInvalidRequest, r)
+			}
+			if s.Key == req.Skill.Key {
+				return nil, fmt.Errorf("Others[%d]: %w: key %q is the evaluated skill's", i, ErrInvalidRequest, s.Key)
+			}
+			others = append(others, s)
+		}
+		return others, nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	runs, jobs := req.Runs, max(req.Jobs, 1)
 	if runs == 0 {
 		runs = 3
-	}
-	check := []skill.Skill{req.Skill}
-	var others []skill.Skill
-	for i, r := range req.Others {
-		s, ok := r.(skill.Skill)
-		if !ok {
-			return nil, fmt.Errorf("Others[%d]: %w: %v is a provider's key: give the skill itself (skill.Dir, ...)", i, ErrInvalidRequest, r)
-		}
-		if s.Key == req.Skill.Key {
-			return nil, fmt.Errorf("Others[%d]: %w: key %q is the evaluated skill's", i, ErrInvalidRequest, s.Key)
-		}
-		others = append(others, s)
-		check = append(check, s)
-	}
-	out, err := checkOut(req.Out, check...)
-	if err != nil {
-		return nil, err
-	}
-	sk, err := e.stage(ctx, "Skill", req.Skill)
-	if err != nil {
-		return nil, err
 	}
 	otherDigests := make([]string, len(others))
 	for i, o := range others {
@@ -74,16 +61,11 @@ func (e *Evaluator) Triggers(ctx context.Context, req TriggerRequest) (*Triggers
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := lockOut(ctx, out, false)
+	iter, _, unlock, err := openOut(ctx, out, sk.digest, false)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	sweepWorkspaces()
-	iter, _, err := openIteration(out, sk.digest, false)
-	if err != nil {
-		return nil, err
-	}
 	refs := append([]skill.Ref{req.Skill}, req.Others...)
 
 	type tjob struct {

@@ -103,16 +103,11 @@ func (e *Evaluator) RunUnit(ctx context.Context, req Request, index int) (*UnitR
 		return nil, err
 	}
 	j := p.job(&req, index, digest)
-	unlock, err := lockOut(ctx, p.out, true)
+	iter, it, unlock, err := openOut(ctx, p.out, p.skill.digest, true)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	sweepWorkspaces()
-	iter, it, err := openIteration(p.out, p.skill.digest, true)
-	if err != nil {
-		return nil, err
-	}
 	// Units of one key take turns, across processes, from the run to
 	// its folder: the kept run is not replaced while it is linked.
 	_, key := j.key()

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -542,5 +543,72 @@ func TestRunUnitWaitsForRun(t *testing.T) {
 	defer u1()
 	if _, err := f.evaluator().RunUnit(t.Context(), f.request(d), 1); err != nil {
 		t.Errorf("RunUnit beside a unit holding Out = %v", err)
+	}
+}
+
+// TestRunUnitOtherPlan checks rule 6: a unit of another plan for the
+// same content records its plan, and the agent folders of the plans
+// before stay listed, so that the next Run removes them.
+func TestRunUnitOtherPlan(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	d := &drivertest.Driver{Handler: helpfulAgent}
+	if _, err := f.evaluator().Run(t.Context(), f.request(d, d)); err != nil {
+		t.Fatal(err)
+	}
+	one := f.request(d)
+	one.Runs = 2
+	if _, err := f.evaluator().RunUnit(t.Context(), one, 0); err != nil {
+		t.Fatal(err)
+	}
+	iter := filepath.Join(f.out, "iteration-1")
+	var it iterationFile
+	readJSONT(t, filepath.Join(iter, "iteration.json"), &it)
+	if it.Plan == nil || it.Plan.Runs != 2 || len(it.Plan.Agents) != 1 || !slices.Equal(it.Agents, []string{"agent1", "agent2"}) {
+		t.Errorf("iteration.json = %+v, plan %+v; want the unit's plan, the agents before kept", it, it.Plan)
+	}
+	if _, err := f.evaluator().Run(t.Context(), f.request(d)); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range tree(t, iter) {
+		if strings.HasPrefix(name, "agent") || strings.Contains(name, "run-") {
+			t.Errorf("left of an earlier plan: %s", name)
+		}
+	}
+}
+
+// TestRunInterruptedKeepsUnits checks that an interrupted Run does not
+// replace an iteration of units (which write no benchmark.json) with
+// fewer runs.
+func TestRunInterruptedKeepsUnits(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	d := &drivertest.Driver{Handler: helpfulAgent}
+	for i := range 3 {
+		if _, err := f.evaluator().RunUnit(t.Context(), f.request(d), i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	iter := filepath.Join(f.out, "iteration-1")
+	before := tree(t, iter)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var calls atomic.Int64
+	stop := &drivertest.Driver{Handler: func(c context.Context, req *driver.Request) (*driver.Result, error) {
+		if calls.Add(1) == 1 {
+			return helpfulAgent(c, req) // one run finishes: fewer than the units'
+		}
+		cancel()
+		<-c.Done()
+		return nil, c.Err()
+	}}
+	req := f.request(stop)
+	req.Fresh = true
+	bench, err := f.evaluator().Run(ctx, req)
+	if !errors.Is(err, context.Canceled) || bench == nil || calls.Load() != 2 {
+		t.Fatalf("Run = %v, %v after %d runs, want the context's error after 2", bench, err, calls.Load())
+	}
+	if got := tree(t, iter); !slices.Equal(got, before) {
+		t.Errorf("an interrupted Run replaced the units' iteration:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(before, "\n"))
 	}
 }

@@ -13,10 +13,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/internal/filelock"
+	"github.com/agentadaptor/agentadaptor/internal/readfile"
 )
 
 // The limits of a run's outputs/: an agent that leaves more in its
@@ -70,37 +70,6 @@ func caseFiles(c Case) []caseFile {
 // errTooDeep is a tree deeper than maxDepth.
 var errTooDeep = errors.New("too deep")
 
-// errNotRegular is a name that is not a regular file when it is opened.
-var errNotRegular = errors.New("not a regular file")
-
-// openRegular opens the regular file name of root for reading. A link
-// is refused, not followed (os.Root follows a link that stays inside
-// it, whatever the flags), and so is a FIFO or a device, and a name
-// replaced by one of them between the check and the open: the file
-// opened must be the one checked.
-func openRegular(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
-	before, err := root.Lstat(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !before.Mode().IsRegular() {
-		return nil, nil, errNotRegular
-	}
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	fi, err := f.Stat()
-	if err == nil && (!fi.Mode().IsRegular() || !os.SameFile(before, fi)) {
-		err = errNotRegular
-	}
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return f, fi, nil
-}
-
 // badCaseFile is the error of the file cf of c, case ci of the suite,
 // that cannot be read as a regular file of the skill (a link, maybe
 // swapped in after the suite was checked).
@@ -125,7 +94,7 @@ func filesDigest(ctx context.Context, dir string, c Case, ci int) (string, error
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
-		f, _, err := openRegular(root, filepath.FromSlash(cf.src))
+		f, _, err := readfile.OpenNoLink(root, filepath.FromSlash(cf.src))
 		if err != nil {
 			return "", badCaseFile(ci, c, cf, err)
 		}
@@ -157,7 +126,7 @@ func copyCaseFiles(dir, ws string, c Case, ci int) error {
 	}
 	defer dst.Close()
 	for _, cf := range caseFiles(c) {
-		in, fi, err := openRegular(src, filepath.FromSlash(cf.src))
+		in, fi, err := readfile.OpenNoLink(src, filepath.FromSlash(cf.src))
 		if err != nil {
 			return badCaseFile(ci, c, cf, err)
 		}
@@ -267,9 +236,9 @@ func walkTree(ctx context.Context, root *os.Root, dir func(name string) error, v
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		f, fi, err := openRegular(root, filepath.FromSlash(name))
+		f, fi, err := readfile.OpenNoLink(root, filepath.FromSlash(name))
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotRegular) {
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, readfile.ErrNotRegular) {
 				return nil // gone, or something else put in its place
 			}
 			return err
@@ -416,11 +385,66 @@ func overlay(ctx context.Context, from, to string) error {
 		return err
 	}
 	defer dst.Close()
-	return walkRegular(ctx, src, func(name string, f *os.File, fi fs.FileInfo) error {
-		dst.Remove(filepath.FromSlash(name)) // a case file the run changed
-		_, err := writeIn(dst, name, f, -1, plainMode(fi))
+	_, err = copyTree(ctx, src, dst, treeCopy{replace: true}) // over a case file the run changed
+	return err
+}
+
+// treeCopy says how copyTree copies a tree; the zero value copies its
+// regular files, and the folders that hold them, into dst.
+type treeCopy struct {
+	// under is the folder of dst the files go to ("" for dst itself),
+	// which must exist.
+	under string
+	// folders copies every folder, empty ones too.
+	folders bool
+	// skip, when set, leaves out the files it names.
+	skip func(name string) bool
+	// replace removes the file at a place before writing it.
+	replace bool
+	// linkFrom and linkTo, when set, are the paths of src and of dst's
+	// under: each file is hard-linked where the file system allows it,
+	// and copied elsewhere.
+	linkFrom, linkTo string
+}
+
+// copyTree copies the regular files below src into dst as o says:
+// walked as walkTree walks (no link followed, no file replaced by one
+// opened, at most maxDepth deep), written by writeIn with plainMode. It
+// returns the names of the files copied, slash-separated, in lexical
+// order. Every tree copy of the package is made by it, or, for a run's
+// outputs, which it counts and bounds, by collectOutputs through the
+// same walkTree and writeIn.
+func copyTree(ctx context.Context, src, dst *os.Root, o treeCopy) ([]string, error) {
+	place := func(name string) string { return path.Join(filepath.ToSlash(o.under), name) }
+	var dir func(name string) error
+	if o.folders {
+		dir = func(name string) error { return dst.MkdirAll(filepath.FromSlash(place(name)), 0o755) }
+	}
+	var files []string
+	err := walkTree(ctx, src, dir, func(name string, f *os.File, fi fs.FileInfo) error {
+		if o.skip != nil && o.skip(name) {
+			return errSkip
+		}
+		to := place(name)
+		if o.replace {
+			dst.Remove(filepath.FromSlash(to))
+		}
+		files = append(files, name)
+		if o.linkFrom != "" {
+			if d := path.Dir(to); d != "." {
+				if err := dst.MkdirAll(filepath.FromSlash(d), 0o755); err != nil {
+					return err
+				}
+			}
+			from, link := filepath.Join(o.linkFrom, filepath.FromSlash(name)), filepath.Join(o.linkTo, filepath.FromSlash(name))
+			if os.Link(from, link) == nil {
+				return nil
+			}
+		}
+		_, err := writeIn(dst, to, f, -1, plainMode(fi))
 		return err
 	})
+	return files, err
 }
 
 // openUp gives the owner read, write and search permission on every

@@ -18,8 +18,8 @@
 // change to the audit is measured beside the build before it, taking
 // turns with it. It prints, for
 // each shape, each contender's median wall and CPU time (user and
-// system) of -runs rounds, the ratio of the audit's to grep's, and the
-// load average before and after. The package audit's doc, docs/speed.md
+// system) of -runs rounds, the ratios of the audit's to grep's (wall
+// and CPU), and the load average before and after. The package audit's doc, docs/speed.md
 // and bench/README.md hold its figures; the budget is 10x grep.
 //
 //	go -C bench run ./auditgrep [-runs 5] [-shapes ordinary,small,...] [-dir DIR] [-cli AGENTSKILLS[,AGENTSKILLS...]] [-old AUDITGREP]
@@ -151,14 +151,15 @@ func run(runs int, only, dir string, cli []string, old string) error {
 			return err
 		}
 		fmt.Printf("%s (%d rounds, load average %s before, %s after):\n", sh.name, runs, before, loadAverage())
-		fmt.Printf("  %-20s %12s %12s %18s\n", "contender", "median wall", "median CPU", "CPU / grep's")
+		fmt.Printf("  %-20s %12s %12s %14s %14s\n", "contender", "median wall", "median CPU", "wall / grep's", "CPU / grep's")
 		for j, name := range contenders(cli, old) {
-			ratio := "(budget 10x)"
+			wallRatio, cpuRatio := "", "(budget 10x)"
 			if j > 0 {
-				ratio = fmt.Sprintf("%.1fx", float64(benchrun.Median(cpu[j]))/float64(max(benchrun.Median(cpu[0]), 1)))
+				wallRatio = fmt.Sprintf("%.1fx", float64(benchrun.Median(wall[j]))/float64(max(benchrun.Median(wall[0]), 1)))
+				cpuRatio = fmt.Sprintf("%.1fx", float64(benchrun.Median(cpu[j]))/float64(max(benchrun.Median(cpu[0]), 1)))
 			}
-			fmt.Printf("  %-20s %12s %12s %18s\n", name, benchrun.Median(wall[j]).Round(time.Millisecond/10),
-				benchrun.Median(cpu[j]).Round(time.Millisecond/10), ratio)
+			fmt.Printf("  %-20s %12s %12s %14s %14s\n", name, benchrun.Median(wall[j]).Round(time.Millisecond/10),
+				benchrun.Median(cpu[j]).Round(time.Millisecond/10), wallRatio, cpuRatio)
 		}
 		if err := os.RemoveAll(root); err != nil {
 			return err

@@ -42,6 +42,7 @@ type evalOptions struct {
 	runTimeout time.Duration
 	index      int // --index, when indexGiven
 	indexGiven bool
+	collect    string // --collect DIR
 	agentFlags
 	trust       trustFlags
 	emitFlags   emitFlags
@@ -92,7 +93,11 @@ per pod of a Kubernetes Indexed Job, all writing into one --out. Units
 are numbered from 0: the agents in --agent's order, the cases in the
 file's order, with_skill then the baseline, runs 1 to --runs. An N past
 the last unit is bad usage (exit 2), saying how many there are; the
-trigger queries are not run.
+trigger queries are not run. Then eval --collect DIR (no SKILL) reads the
+run folders in DIR (the shared --out, or a copy of it) and writes each
+iteration's benchmark.json, the numbers the whole eval writes; a unit
+missing or malformed is left out, named on stderr, and counted in the
+benchmark's "incomplete" (exit 1).
 
 Progress goes to stderr, one line per finished run (--quiet turns it
 off); then a summary per agent: pass rates, the delta with its 95%
@@ -118,7 +123,7 @@ func newEvalCmd(s *streams) *cobra.Command {
 		Example: `  agentskills eval ./skills/review --agent claude-code --runs 3
   agentskills eval ./skills/review --agent claude-code,codex --baseline lock
   agentskills eval ./skills/review --judge none --json`,
-		Args: countArgs("SKILL", 1, 1),
+		Args: countArgs("SKILL", 0, 1),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
 			opts.runsGiven = cmd.Flags().Changed("runs")
 			opts.indexGiven = cmd.Flags().Changed("index")
@@ -126,13 +131,28 @@ func newEvalCmd(s *streams) *cobra.Command {
 				if opts.emitFlags.emit == "" {
 					return usageErrorf("--output-claim is the claim of the Job --emit prints: give --emit kubernetes")
 				}
-				if f := cmd.Flags().Lookup("collect"); f != nil && f.Changed {
+				if cmd.Flags().Changed("collect") {
 					return usageErrorf("--collect reads what the Job's pods wrote, once it has finished: run it on its own, without --emit")
+				}
+				if len(args) == 0 {
+					return usageErrorf("missing SKILL")
 				}
 				return emitEval(cmd.Context(), opts, args[0])
 			}
 			if err := opts.emitFlags.check(); err != nil {
 				return err
+			}
+			if cmd.Flags().Changed("collect") {
+				switch {
+				case len(args) > 0:
+					return usageErrorf("--collect DIR reads the run folders in DIR, and takes no SKILL (give one or the other)")
+				case opts.indexGiven:
+					return usageErrorf("--collect and --index cannot be given together: the units write run folders, --collect reads them")
+				}
+				return runEvalCollect(opts, opts.collect)
+			}
+			if len(args) == 0 {
+				return usageErrorf("missing SKILL")
 			}
 			return runEval(cmd.Context(), opts, args[0])
 		}),
@@ -151,6 +171,7 @@ func newEvalCmd(s *streams) *cobra.Command {
 	f.StringVarP(&opts.model, "model", "m", "", "the model to use (default: the agent's)")
 	f.DurationVar(&opts.timeout, "timeout", install.DefaultDownloadTimeout, "give up fetching a skill source that receives nothing for this long")
 	f.DurationVar(&opts.runTimeout, "run-timeout", 0, "stop each run, the agent included, after this long (default: no limit)")
+	f.StringVar(&opts.collect, "collect", "", "write benchmark.json from the run folders the units wrote in DIR (an --out, or one iteration of it), instead of running")
 	f.IntVar(&opts.index, "index", 0, "make only unit N of evals/evals.json, from 0, and write its run folder, not the benchmark (a Kubernetes Indexed Job's completion index; see docs/eval.md)")
 	opts.agentFlags.register(cmd)
 	registerRunTrust(cmd, &opts.trust)
@@ -454,6 +475,89 @@ func (opts *evalOptions) runUnit(ctx context.Context, ev *eval.Evaluator, plan *
 		return reported(msg)
 	}
 	return nil
+}
+
+// evalCollected is one iteration eval --collect --json prints.
+type evalCollected struct {
+	Iteration string                     `json:"iteration"`
+	Agents    []string                   `json:"agents"`
+	Baseline  eval.Config                `json:"baseline"`
+	Units     int                        `json:"units"`
+	Benchmark *eval.Benchmark            `json:"benchmark,omitempty"`
+	PerAgent  map[string]*eval.Benchmark `json:"per_agent,omitempty"`
+}
+
+// runEvalCollect writes the benchmarks of the iterations in dir from
+// their run folders, prints their summaries, and reports the run
+// folders left out (exit 1, the benchmarks written without them).
+func runEvalCollect(opts *evalOptions, dir string) error {
+	if dir == "" {
+		return usageErrorf("--collect is empty: give the folder the units wrote in (their --out)")
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return usageErrorf("--collect %s is not a folder: give the folder the units wrote in (their --out)", dir)
+	}
+	cols, err := eval.Collect(dir)
+	if err != nil && !errors.Is(err, eval.ErrInvalidRun) {
+		return err
+	}
+	if len(cols) == 0 && err == nil {
+		return inputError{fmt.Errorf("%s holds no iteration of units to collect (iteration-N folders whose iteration.json records their plan)", dir)}
+	}
+	if opts.json {
+		var doc struct {
+			Iterations []evalCollected `json:"iterations"`
+		}
+		doc.Iterations = []evalCollected{}
+		for _, c := range cols {
+			ec := evalCollected{Iteration: c.Iteration, Agents: c.Agents, Baseline: c.Baseline, Units: c.Units, Benchmark: c.Benchmark}
+			if c.Benchmark != nil {
+				ec.PerAgent = c.Benchmark.PerAgent
+			}
+			doc.Iterations = append(doc.Iterations, ec)
+		}
+		if werr := writeJSON(opts.io, doc); werr != nil {
+			return werr
+		}
+	} else {
+		for i, c := range cols {
+			if i > 0 {
+				fmt.Fprintln(opts.io.out)
+			}
+			if c.Benchmark == nil {
+				fmt.Fprintf(opts.io.out, "Iteration: %s: none of its %d units could be counted; no benchmark.json written\n", shortPath(c.Iteration), c.Units)
+				continue
+			}
+			res := evalOutput{Iteration: c.Iteration, Baseline: c.Baseline, Benchmark: c.Benchmark}
+			for _, a := range c.Agents {
+				res.Agents = append(res.Agents, evalAgentInfo{ID: a})
+			}
+			printEvalSummary(opts.io.out, &res)
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if !opts.json {
+		for _, l := range lines {
+			fmt.Fprintf(opts.io.err, "agentskills eval: %s\n", l)
+		}
+	}
+	left := 0
+	for _, c := range cols {
+		if c.Benchmark != nil {
+			left += c.Benchmark.Incomplete
+		} else {
+			left += c.Units
+		}
+	}
+	msg := fmt.Sprintf("%d %s left out of the benchmarks (incomplete), and %s: see above", left,
+		plural(left, "unit was", "units were"), plural(len(lines), "one problem", "the problems"))
+	if !opts.json {
+		fmt.Fprintf(opts.io.err, "agentskills eval: %s\n", msg)
+	}
+	return reported(msg + ": " + err.Error())
 }
 
 // inside reports whether path is dir or within it.

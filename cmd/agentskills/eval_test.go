@@ -730,3 +730,76 @@ func TestEvalIndex(t *testing.T) {
 		t.Errorf("eval --index 0 of a failing agent = %d, stderr %q; want 1", code, stderr)
 	}
 }
+
+// TestEvalCollect checks --collect: over a whole eval's run folders,
+// benchmark.json removed, it writes the same bytes; over units, the
+// benchmark; a unit missing is named on stderr, counted as incomplete,
+// exit 1; bad usage is exit 2.
+func TestEvalCollect(t *testing.T) {
+	r := newEvalRig(t)
+	dir := r.skill(t, filepath.Join(r.project, "skills", "review"), "review", "WRITE-ANSWER", helpedEvals)
+	out := filepath.Join(r.project, "out")
+	args := []string{"eval", dir, "--agent", "claude-code", "--agent-command", r.agent, "--judge", "none", "--out", out}
+	if code, _, stderr := r.run(t, args...); code != 0 {
+		t.Fatalf("eval = %d, stderr %q", code, stderr)
+	}
+	bench := filepath.Join(out, "iteration-1", "benchmark.json")
+	want, err := os.ReadFile(bench)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(bench)
+	code, stdout, stderr := r.run(t, "eval", "--collect", out)
+	if code != 0 || !strings.Contains(stdout, "claude-code  1.00") || !strings.Contains(stdout, "Iteration: ") || stderr != "" {
+		t.Errorf("eval --collect = %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if got, err := os.ReadFile(bench); err != nil || string(got) != string(want) {
+		t.Errorf("eval --collect wrote\n%s\n%v\nwant eval's\n%s", got, err, want)
+	}
+
+	units := filepath.Join(r.project, "units")
+	for _, i := range []string{"0", "1"} {
+		if code, _, stderr := r.run(t, append(args[:len(args)-1], units, "--index", i)...); code != 0 {
+			t.Fatalf("eval --index %s = %d, stderr %q", i, code, stderr)
+		}
+	}
+	code, stdout, stderr = r.run(t, "eval", "--collect", units, "--json")
+	var doc struct {
+		Iterations []struct {
+			Units     int            `json:"units"`
+			Benchmark eval.Benchmark `json:"benchmark"`
+		} `json:"iterations"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); code != 0 || err != nil || len(doc.Iterations) != 1 || doc.Iterations[0].Units != 2 ||
+		doc.Iterations[0].Benchmark.RunSummary.Delta.PassRate == nil || *doc.Iterations[0].Benchmark.RunSummary.Delta.PassRate != 1 {
+		t.Errorf("eval --collect --json over units = %d, %v, stdout %q, stderr %q", code, err, stdout, stderr)
+	}
+
+	missing := filepath.Join(units, "iteration-1", "eval-1", "without_skill")
+	if err := os.RemoveAll(missing); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = r.run(t, "eval", "--collect", units)
+	if code != exitFailed || !strings.Contains(stderr, missing+": invalid run folder: missing: the unit did not write it (eval --index 1)") ||
+		!strings.Contains(stderr, "1 unit was left out of the benchmarks") {
+		t.Errorf("eval --collect with a unit missing = %d, stderr %q; want 1 naming it", code, stderr)
+	}
+	var b eval.Benchmark
+	if raw, err := os.ReadFile(filepath.Join(units, "iteration-1", "benchmark.json")); err != nil || json.Unmarshal(raw, &b) != nil || b.Incomplete != 1 {
+		t.Errorf("benchmark.json with a unit missing: incomplete %d, %v; want 1", b.Incomplete, err)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", dir, "--collect", units}, "takes no SKILL"},
+		{[]string{"eval", "--collect", units, "--index", "0"}, "cannot be given together"},
+		{[]string{"eval", "--collect", filepath.Join(r.project, "nope")}, "is not a folder"},
+		{[]string{"eval", "--collect", r.project}, "holds no iteration of units"},
+	} {
+		if code, _, stderr := r.run(t, tc.args...); code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v = %d, stderr %q; want 2 saying %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}

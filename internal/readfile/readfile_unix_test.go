@@ -40,3 +40,20 @@ func TestInRootRefusesFIFO(t *testing.T) {
 		t.Errorf("InRoot(FIFO) = %v, want ErrNotRegular", err)
 	}
 }
+
+// TestOpenNoLinkRefusesFIFO checks that OpenNoLink refuses a FIFO
+// without waiting for a writer.
+func TestOpenNoLinkRefusesFIFO(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "f"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if _, _, err := OpenNoLink(root, "f"); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("OpenNoLink(FIFO) = %v, want ErrNotRegular", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -46,9 +47,60 @@ func InRoot(root *os.Root, name string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
+// OpenNoLink opens the regular file name of root for reading, as
+// [InRoot] reads it, but refuses a link, even one that stays inside
+// root (which an [os.Root] follows, whatever the flags), with
+// [ErrNotRegular]: it is never followed. So is a FIFO or a device
+// refused, without waiting for a writer, and a name replaced by one of
+// them between the check and the open: the file opened is the one
+// checked. It returns the opened file's FileInfo. A missing file is an
+// error wrapping fs.ErrNotExist.
+func OpenNoLink(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
+	before, err := root.Lstat(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if m := before.Mode(); !m.IsRegular() {
+		return nil, nil, fmt.Errorf("%w (%s)", ErrNotRegular, kind(m))
+	}
+	f, err := root.OpenFile(name, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && (!fi.Mode().IsRegular() || !os.SameFile(before, fi)) {
+		err = fmt.Errorf("%w (replaced as it was opened)", ErrNotRegular)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// InRootNoLink reads the file name of root as [InRoot] does, opened by
+// [OpenNoLink]: a link is refused, not followed.
+func InRootNoLink(root *os.Root, name string, limit int64) ([]byte, error) {
+	f, _, err := OpenNoLink(root, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%w: larger than %d bytes", ErrTooLarge, limit)
+	}
+	return b, nil
+}
+
 // kind names a file mode that is not a regular file's.
 func kind(m os.FileMode) string {
 	switch {
+	case m&os.ModeSymlink != 0:
+		return "a link"
 	case m.IsDir():
 		return "a folder"
 	case m&os.ModeNamedPipe != 0:

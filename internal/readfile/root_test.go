@@ -54,3 +54,50 @@ func TestInRoot(t *testing.T) {
 		}
 	}
 }
+
+func TestInRootNoLink(t *testing.T) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	for p, text := range map[string]string{filepath.Join(dir, "f"): "12345", filepath.Join(outside, "g"): "secret"} {
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "g"), filepath.Join(dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("f", filepath.Join(dir, "in")); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if b, err := InRootNoLink(root, "f", 5); err != nil || string(b) != "12345" {
+		t.Errorf("InRootNoLink(f, 5) = %q, %v, want 12345", b, err)
+	}
+	f, fi, err := OpenNoLink(root, "f")
+	if err != nil || fi.Size() != 5 {
+		t.Errorf("OpenNoLink(f) = %v, %v", fi, err)
+	} else {
+		f.Close()
+	}
+	if _, err := InRootNoLink(root, "f", 4); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("InRootNoLink(f, 4) = %v, want ErrTooLarge", err)
+	}
+	for _, name := range []string{"in", "out", "d"} {
+		if b, err := InRootNoLink(root, name, 100); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("InRootNoLink(%q) = %q, %v, want ErrNotRegular: a link is not followed", name, b, err)
+		}
+	}
+	if _, err := InRootNoLink(root, "in", 100); err == nil || err.Error() != "not a regular file (a link)" {
+		t.Errorf("InRootNoLink(link) = %v, want it to say a link", err)
+	}
+	if _, err := InRootNoLink(root, "missing", 5); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("InRootNoLink(missing) = %v, want fs.ErrNotExist", err)
+	}
+}
