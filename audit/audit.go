@@ -406,9 +406,9 @@
 // runs another by its path fails on a noexec mount too, but where such
 // a path leads depends on the script's own variables ($(dirname "$0")),
 // which a text search does not follow. Nor is a line of 4 KiB or more
-// (no command is that long; every piece of a long line is), nor a
-// Markdown file without a backtick and without ~~~ (it has neither
-// inline code nor a fenced block).
+// (no command is that long; every piece of a long line is), a path of
+// over 1 KiB, nor a Markdown file without a backtick and without ~~~
+// (it has neither inline code nor a fenced block).
 //
 // A path is the skill's only once the tree's files are known, and
 // SKILL.md is read first. So [Tree] reads for rule 23 only a tree that
@@ -417,8 +417,8 @@
 // of one of the programs (every one, past 64 programs), as the file is
 // at that time (one that is gone or no longer text is passed over). A
 // path run is read only with its file name written as it is, without
-// quotes in it (a quote may close it) and not . or .., so that no
-// other file can run a program. A tree without a program pays nothing
+// quotes in it (a quote may close it) and not . or .., so that a file
+// that does not hold a program's name cannot run it. A tree without a program pays nothing
 // for the rule, and one with programs reads again only the text that
 // names them. A [Scanner], which sees each file once, reads them for it
 // as they come, and holds the paths of a file's commands (1,000 at
