@@ -174,9 +174,9 @@ are written inline, identities as keyless authorities, and each rule's
 source patterns as the tool's image globs.
 
 What cannot be written (a commits rule for git sources, a key for
-policy-controller, a pattern no glob can say) is left out, and what is
-matched more widely than the pattern says is written wider; both are
-listed on standard error. Exit 2 when no signers rule can be written.
+policy-controller) is left out, and a pattern a glob cannot say exactly
+is written wider (one it cannot say at all is cut at that part and
+written PREFIX/**), never narrower; both are listed on standard error. Exit 2 when no signers rule can be written.
 How each rule maps is the doc of package policy/admission.`,
 		Example: `  agentskills policy export --format kyverno > skills-signers.yaml
   kubectl apply -f skills-signers.yaml`,

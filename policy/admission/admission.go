@@ -155,7 +155,7 @@ func (e *Export) check(n int, r policy.SignerRule, f Format) (check, bool) {
 			e.notef(r.Rule, "left out %s: not an oci pattern", src)
 			continue
 		}
-		globs, wider, err := d.globs(loc)
+		globs, wider, err := d.widerGlobs(loc)
 		if err != nil {
 			e.notef(r.Rule, "left out %s: %v", src, err)
 			continue

@@ -50,9 +50,14 @@
 //     repositories too (ghcr.io/acme/team/x), which a note says. A ? is
 //     * for policy-controller, which has no ?, and ? for Kyverno, whose ?
 //     matches "/" too; a character class ([a-z]), which neither tool
-//     has, is *; each is wider, and noted. An element ** may stand for none: a pattern with
-//     more than 4 of them is left out and noted, rather than written as
-//     32 globs. Docker Hub's hosts docker.io and index.docker.io are
+//     has, is *; each is wider, and noted. A part of a pattern that a
+//     tool's globs cannot say is cut off with what follows it, and the
+//     rest is written PREFIX/**, which is wider, and noted: an element
+//     holding a character policy-controller's globs cannot hold (its
+//     globs hold letters, digits and -_:/*.@), and, since an element **
+//     may stand for none, so that n of them give 2^n globs, more than 4
+//     of them, cut at the fourth (ghcr.io/a/**/b/**/c/**/d/**/e/**/x is
+//     written ghcr.io/a/**/b/**/c/**/d/**). Docker Hub's hosts docker.io and index.docker.io are
 //     written both, as the tools name that registry either way.
 //  4. Keys. A key (PEM, inline) is verified as package signature, rule
 //     3, verifies it: the Sigstore bundle alone, with no transparency log
@@ -90,7 +95,8 @@
 //     note saying so.
 //  7. What cannot be written is left out and named in a note, never
 //     quietly: a signers rule with commits (git and github sources, whose
-//     commits no image admission checks), a pattern no glob can say.
+//     commits no image admission checks), a pattern whose host no glob
+//     can say.
 //     When no check remains, [Policies] returns an error wrapping
 //     [ErrNoSigners] that says what to add.
 //  8. The output is YAML, one document per object, in the order of the

@@ -30,6 +30,45 @@ var (
 	kyvernoGlob = dialect{crossing: true, literal: func(c rune) bool { return c != '*' && c != '?' }}
 )
 
+// unwritable reports the first part of a pattern's location, its
+// element at, that d's globs cannot say.
+type unwritable struct {
+	at     int
+	reason string
+}
+
+func (u *unwritable) Error() string { return u.reason }
+
+// widerGlobs returns the globs of d for loc, as globs does. Where a part
+// of loc cannot be written (more ** elements than maxDoubleStars, an
+// element d's syntax cannot say), loc is cut before that part and
+// written PREFIX/**, which matches every repository loc matches and
+// more (wider, never narrower: rule 2), and the reason says so. A
+// location whose host cannot be written is an error.
+func (d dialect) widerGlobs(loc string) (out []string, wider string, err error) {
+	var cuts []string
+	for {
+		out, wider, err = d.globs(loc)
+		var u *unwritable
+		if !errors.As(err, &u) {
+			break
+		}
+		if u.at < 1 {
+			return nil, "", err
+		}
+		elems := strings.Split(loc, "/")
+		loc = strings.Join(elems[:u.at], "/") + "/**"
+		cuts = append(cuts, fmt.Sprintf("%s, so it is cut at its element %d (%s) and written as %s, which is wider", u.reason, u.at+1, elems[u.at], loc))
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if wider != "" {
+		cuts = append(cuts, wider)
+	}
+	return out, strings.Join(cuts, "; "), nil
+}
+
 // globs returns the globs of d that match the images of the
 // repositories an oci pattern's location matches (canonical, without
 // "oci:"), by tag and by digest (rules 2 and 3), and why they match
@@ -43,7 +82,14 @@ func (d dialect) globs(loc string) (out []string, wider string, err error) {
 		}
 	}
 	if n > maxDoubleStars {
-		return nil, "", fmt.Errorf("more than %d ** elements, each of which may stand for no element: write it as several patterns", maxDoubleStars)
+		k := 0
+		for i, e := range elems {
+			if e == "**" {
+				if k++; k == maxDoubleStars {
+					return nil, "", &unwritable{at: i, reason: fmt.Sprintf("it has more than %d ** elements, each of which may stand for no element", maxDoubleStars)}
+				}
+			}
+		}
 	}
 	var reasons []string
 	note := func(r string) {
@@ -62,7 +108,7 @@ func (d dialect) globs(loc string) (out []string, wider string, err error) {
 		}
 		t, why, err := d.element(e)
 		if err != nil {
-			return nil, "", err
+			return nil, "", &unwritable{at: i, reason: err.Error()}
 		}
 		if why != "" {
 			note(why)

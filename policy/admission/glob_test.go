@@ -70,6 +70,10 @@ func TestGlobs(t *testing.T) {
 		"oci:ghcr.io/tools/x*y",
 		"oci:**",
 		"oci:ghcr.io/**",
+		"oci:ghcr.io/**/**/**/**/**/x",
+		"oci:ghcr.io/a/**/b/**/c/**/d/**/e/**/skills",
+		"oci:ghcr.io/tools/x~y",
+		"oci:ghcr.io/tools/x%y/z",
 	}
 	repos := []string{
 		"ghcr.io/acme/skills", "ghcr.io/acme/skills2", "ghcr.io/acme/x", "ghcr.io/acme/team/x",
@@ -81,6 +85,7 @@ func TestGlobs(t *testing.T) {
 		"ghcr.io/tools/skill-a", "ghcr.io/tools/skill-ab", "ghcr.io/tools/skill-", "ghcr.io/tools/skill-a/b",
 		"ghcr.io/tools/a1", "ghcr.io/tools/b", "ghcr.io/tools/c", "ghcr.io/tools/a/b",
 		"ghcr.io/tools/xy", "ghcr.io/tools/x-y", "ghcr.io/tools/x/y", "ghcr.io/tools/xay/z",
+		"ghcr.io/a/b/c/d/e/f/x", "ghcr.io/a/q/b/c/r/d/e/s/skills", "ghcr.io/a/b/c/d/e/skills", "ghcr.io/a/b/c/d/e/f/skillsx",
 	}
 	suffixes := []string{":1", ":latest", "@sha256:" + strings.Repeat("ab", 32)}
 	for _, pat := range patterns {
@@ -150,6 +155,11 @@ func TestGlobsWider(t *testing.T) {
 		{"oci:ghcr.io/acme/*", map[admission.Format]bool{admission.Kyverno: true}},
 		{"oci:ghcr.io/tools/skill-?", map[admission.Format]bool{admission.Kyverno: true, admission.PolicyController: true}},
 		{"oci:ghcr.io/tools/[ab]x", map[admission.Format]bool{admission.Kyverno: true, admission.PolicyController: true}},
+		// Rule 3: a part no glob can say is cut off, and the rest
+		// written PREFIX/**, wider: more than 4 **, or a character
+		// policy-controller's globs cannot hold (Kyverno's can).
+		{"oci:ghcr.io/**/**/**/**/**/x", map[admission.Format]bool{admission.Kyverno: true, admission.PolicyController: true}},
+		{"oci:ghcr.io/tools/x~y", map[admission.Format]bool{admission.PolicyController: true}},
 	} {
 		p, err := policy.Parse([]byte("version: 1\nsigners:\n  - sources: [\""+tt.pattern+"\"]\n    identity: dev@acme.example\n    issuer: https://issuer.example\n"), filepath.Join(t.TempDir(), policy.FileName))
 		if err != nil {

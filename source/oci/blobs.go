@@ -99,20 +99,27 @@ func (b *blobs) open(desc ocispec.Descriptor) (*os.File, error) {
 	return f, nil
 }
 
-// readSmall returns the cached blob d, of at most limit bytes, when the
-// cache holds it intact. A damaged copy is removed.
-func (b *blobs) readSmall(d digest.Digest, limit int64) ([]byte, bool) {
+// readSmall returns the cached blob desc, of at most limit bytes, when
+// the cache holds it intact. A damaged copy is removed. An intact copy
+// of another size than desc's (when desc.Size is known, not -1) is kept,
+// and is an integrity failure: desc, which a document listing it wrote,
+// is wrong, as the download would find it.
+func (b *blobs) readSmall(desc ocispec.Descriptor, limit int64) ([]byte, bool, error) {
+	d := desc.Digest
 	f, err := b.open(ocispec.Descriptor{Digest: d, Size: -1})
 	if err != nil {
-		return nil, false
+		return nil, false, nil
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil || int64(len(data)) > limit || d.Algorithm().FromBytes(data) != d {
 		b.remove(d)
-		return nil, false
+		return nil, false, nil
 	}
-	return data, true
+	if desc.Size >= 0 && int64(len(data)) != desc.Size {
+		return nil, false, fmt.Errorf("%w: the blob %s is %d bytes, not the %d its descriptor says: the document that lists it is wrong; tell its publisher", errDamaged, d, len(data), desc.Size)
+	}
+	return data, true, nil
 }
 
 // remove removes the cached blob d, if any.

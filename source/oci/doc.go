@@ -90,7 +90,16 @@
 //     lists at least one and at most 16; a bigger index
 //     is refused before any of them is read. An entry that is an index
 //     itself (a nested index) is refused; a manifest listed more than
-//     once (under two platforms, say) is downloaded once.
+//     once (under two platforms, say) is downloaded once. Whether a
+//     document is a manifest or an index is told by the document alone,
+//     never by the media type it is served as, so that the registry and
+//     the cache give one answer for one pin: its mediaType field when it
+//     has one, else its fields (manifests for an index, config or layers
+//     for a manifest). A document that holds both manifests and config
+//     or layers, one whose mediaType field says the other kind than its
+//     fields, and one that the registry serves, an index lists or a
+//     tag's HEAD names as the other kind is refused with
+//     [source.ErrNoSkill], and not cached: it could be read as either.
 //  2. A manifest whose artifactType (else its config's media type) is
 //     [ArtifactType], with the empty config, is this package's artifact
 //     format: it has one layer of [LayerMediaType], a tar+gzip archive
@@ -119,8 +128,11 @@
 //     the index's annotations overlaid by those of its first platform
 //     manifest, in the index's order.
 //  5. Every manifest, index and layer is verified against its digest and
-//     size (bytes that do not match, as sent or as kept in the cache, are
-//     [source.ErrIntegrity]); a layer larger than the cache's MaxArchiveSize ([WithCache],
+//     size: bytes that do not match, as sent or as kept in the cache, and
+//     a registry that answers a digest with other content, are
+//     [source.ErrIntegrity]. An index entry's size must be 1 or more
+//     ([source.ErrNoSkill]), and a manifest's bytes must be that many,
+//     whether downloaded or read from the cache; a layer larger than the cache's MaxArchiveSize ([WithCache],
 //     [skill.Limits]) is refused before it is
 //     downloaded, and one that sends more than it declares is cut off.
 //  6. The layer is checked under the cache's archive rules and limits
@@ -159,7 +171,11 @@
 //     at most 64 KiB, each an OCI reference as ToolHive writes it,
 //     HOST/REPO:TAG, HOST/REPO@DIGEST or HOST/REPO:TAG@DIGEST, under the
 //     grammar of [ParseReference] (without the oci:// prefix, and no
-//     version range). It is kept in [Artifact.Requires] and
+//     version range), whose first element names a registry as Docker's
+//     reference grammar tells one: it holds a "." or a port, or is
+//     localhost. org/x:v1 is refused rather than read as the host org:
+//     Docker's tools, and ToolHive, read it as docker.io/org/x:v1, so
+//     write that. It is kept in [Artifact.Requires] and
 //     [Description.Requires] as written, in order, and not followed. An
 //     annotation that breaks this rule is refused with
 //     [source.ErrNoSkill], saying which entry: a skill whose dependencies

@@ -16,6 +16,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/registry/remote"
 
 	"github.com/agentadaptor/agentadaptor/internal/skillcache"
@@ -321,35 +322,47 @@ func annotation(annotations map[string]string, keys ...string) string {
 // at most 64, is checked apart).
 var skillName = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 
-// manifest returns the manifest or index desc, of at most maxManifestSize
-// bytes, and its media type (as served; "" from the cache, where the
-// document's own mediaType field tells). A desc.Size of -1 means unknown.
-func (f *fetcher) manifest(ctx context.Context, desc ocispec.Descriptor) ([]byte, string, error) {
+// manifest returns the manifest or index desc names, of at most
+// maxManifestSize bytes, parsed, and which of the two it is: told by the
+// document alone (parseManifest), the same whether it comes from the
+// registry or the cache. A desc.Size of -1 means unknown. A document
+// that the registry serves as the other kind, or that desc's media type
+// names as the other kind, is refused, and is not cached.
+func (f *fetcher) manifest(ctx context.Context, desc ocispec.Descriptor) (*manifest, manifestKind, error) {
 	if desc.Size > maxManifestSize {
-		return nil, "", fmt.Errorf("%w: manifest %s is %d bytes; the limit is %d", source.ErrNoSkill, desc.Digest, desc.Size, maxManifestSize)
+		return nil, 0, fmt.Errorf("%w: manifest %s is %d bytes; the limit is %d", source.ErrNoSkill, desc.Digest, desc.Size, maxManifestSize)
 	}
-	if data, ok := f.blobs.readSmall(desc.Digest, maxManifestSize); ok {
-		return data, desc.MediaType, nil
+	data, ok, err := f.blobs.readSmall(desc, maxManifestSize)
+	if err != nil {
+		return nil, 0, err
 	}
-	var (
-		rc  io.ReadCloser
-		err error
-	)
+	if ok {
+		return parseManifest(data, desc.MediaType)
+	}
+	var rc io.ReadCloser
+	want := desc
 	if desc.Size < 0 {
 		desc, rc, err = f.repository().Manifests().FetchReference(ctx, desc.Digest.String())
 	} else {
 		rc, err = f.repository().Manifests().Fetch(ctx, desc)
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("fetch manifest: %w", f.cfg.classify(ctx, f.ref, err))
+		return nil, 0, f.fetchFailed(ctx, "manifest", want, err)
 	}
 	defer rc.Close()
+	if desc.Digest != want.Digest {
+		return nil, 0, fmt.Errorf("%w: the registry answered the manifest %s with %s: it is damaged or not to be trusted; tell its owner, or fetch from another registry", errDamaged, want.Digest, desc.Digest)
+	}
 	if desc.Size > maxManifestSize {
-		return nil, "", fmt.Errorf("%w: manifest %s is %d bytes; the limit is %d", source.ErrNoSkill, desc.Digest, desc.Size, maxManifestSize)
+		return nil, 0, fmt.Errorf("%w: manifest %s is %d bytes; the limit is %d", source.ErrNoSkill, desc.Digest, desc.Size, maxManifestSize)
 	}
 	var buf bytes.Buffer
 	if err := copyVerified(&buf, rc, desc); err != nil {
-		return nil, "", fmt.Errorf("fetch manifest: %w", err)
+		return nil, 0, err
+	}
+	m, kind, err := parseManifest(buf.Bytes(), want.MediaType, desc.MediaType)
+	if err != nil {
+		return nil, 0, err
 	}
 	tmp, name, err := f.blobs.create()
 	if err == nil {
@@ -364,9 +377,36 @@ func (f *fetcher) manifest(ctx context.Context, desc ocispec.Descriptor) ([]byte
 		}
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("cache manifest %s: %w", desc.Digest, err)
+		return nil, 0, fmt.Errorf("cache manifest %s: %w", desc.Digest, err)
 	}
-	return buf.Bytes(), desc.MediaType, nil
+	return m, kind, nil
+}
+
+// fetchFailed turns the error of fetching the manifest or layer desc
+// into one that says what went wrong: content that does not match desc,
+// as oras-go's checks of the response find it (a Docker-Content-Digest
+// or Content-Length other than desc's), is an integrity failure
+// (errDamaged, What Fetch reads, rule 5); anything else is classified.
+func (f *fetcher) fetchFailed(ctx context.Context, what string, desc ocispec.Descriptor, err error) error {
+	if mismatched(err) {
+		if perr := f.cfg.ping(ctx, f.ref); perr != nil {
+			return fmt.Errorf("fetch %s %s: %w", what, desc.Digest, perr)
+		}
+		return fmt.Errorf("%w: the registry answered the %s %s with other content (%v): it is damaged or not to be trusted; tell its owner, or fetch from another registry", errDamaged, what, desc.Digest, err)
+	}
+	return fmt.Errorf("fetch %s %s: %w", what, desc.Digest, f.cfg.classify(ctx, f.ref, err))
+}
+
+// mismatched reports whether err is oras-go's refusal of a response
+// whose digest or size is not the one asked for. oras-go (v2.7) words
+// these as plain errors, so their text is matched; TestPinAnsweredWithOtherContent
+// holds the wording.
+func mismatched(err error) bool {
+	if errors.Is(err, content.ErrMismatchedDigest) || errors.Is(err, content.ErrTrailingData) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "invalid response; digest mismatch") || strings.Contains(msg, "mismatch Content-Length")
 }
 
 type manifestKind int
@@ -376,31 +416,67 @@ const (
 	kindIndex
 )
 
-// parseManifest reads a manifest or index, telling which by its mediaType
-// field, else the media type it was served as, else its fields.
-func parseManifest(data []byte, served string) (*manifest, manifestKind, error) {
+func (k manifestKind) String() string {
+	if k == kindIndex {
+		return "an index"
+	}
+	return "a manifest"
+}
+
+// kindOf returns the kind that the media type mt names, and whether it
+// names one.
+func kindOf(mt string) (manifestKind, bool) {
+	switch mt {
+	case ocispec.MediaTypeImageIndex, mediaTypeDockerList:
+		return kindIndex, true
+	case ocispec.MediaTypeImageManifest, mediaTypeDockerManifest:
+		return kindManifest, true
+	}
+	return 0, false
+}
+
+// parseManifest reads a manifest or index and tells which it is by the
+// document alone (What Fetch reads, rule 5): a document that holds both
+// manifests (an index's field) and config or layers (a manifest's) is
+// refused, as one that could be read as either; else its mediaType
+// field, when it has one, decides, and must agree with the fields it
+// holds; else its fields do. Each of expect (the media type of the
+// descriptor that named it, the media type it was served as) that names
+// a manifest or index must name the same kind; others are ignored.
+func parseManifest(data []byte, expect ...string) (*manifest, manifestKind, error) {
 	var m manifest
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, 0, fmt.Errorf("%w: the manifest is not JSON: %v", source.ErrNoSkill, err)
 	}
-	mt := m.MediaType
-	if mt == "" {
-		mt = served
+	var fields struct{ Manifests, Config, Layers json.RawMessage }
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return nil, 0, fmt.Errorf("%w: the manifest is not JSON: %v", source.ErrNoSkill, err)
 	}
-	switch mt {
-	case ocispec.MediaTypeImageIndex, mediaTypeDockerList:
-		return &m, kindIndex, nil
-	case ocispec.MediaTypeImageManifest, mediaTypeDockerManifest:
-		return &m, kindManifest, nil
-	case "":
-		if m.Manifests != nil && m.Layers == nil {
-			return &m, kindIndex, nil
-		}
-		if m.Config != nil {
-			return &m, kindManifest, nil
+	present := func(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+	isIndex, isManifest := present(fields.Manifests), present(fields.Config) || present(fields.Layers)
+	if isIndex && isManifest {
+		return nil, 0, fmt.Errorf("%w: the document holds both manifests, as an index does, and config or layers, as a manifest does, so it could be read as either: it is refused; publish an index and its manifests apart", source.ErrNoSkill)
+	}
+	kind, ok := kindOf(m.MediaType)
+	switch {
+	case m.MediaType != "" && !ok:
+		return nil, 0, fmt.Errorf("%w: media type %q is not an image manifest or index", source.ErrNoSkill, clip(m.MediaType, 80))
+	case ok && (kind == kindIndex && isManifest || kind == kindManifest && isIndex):
+		return nil, 0, fmt.Errorf("%w: the document's media type %s says it is %s, but it holds the fields of the other kind", source.ErrNoSkill, m.MediaType, kind)
+	case ok:
+	case isIndex:
+		kind = kindIndex
+	case isManifest:
+		kind = kindManifest
+	default:
+		return nil, 0, fmt.Errorf("%w: the document has no media type, and neither manifests nor config and layers: it is not an image manifest or index", source.ErrNoSkill)
+	}
+	for _, e := range expect {
+		if k, ok := kindOf(e); ok && k != kind {
+			return nil, 0, fmt.Errorf("%w: it is %s, but it was served or listed as %s (%s): it is refused, as a document that could be read as either", source.ErrNoSkill, kind, k, e)
 		}
 	}
-	return nil, 0, fmt.Errorf("%w: media type %q is not an image manifest or index", source.ErrNoSkill, mt)
+	return &m, kind, nil
 }
 
 // layerRule is how a manifest's layer is read (What Fetch reads, rules
@@ -494,7 +570,7 @@ func (f *fetcher) download(ctx context.Context, desc ocispec.Descriptor, rule la
 	}
 	rc, err := f.repository().Blobs().Fetch(ctx, desc)
 	if err != nil {
-		return "", "", fmt.Errorf("fetch layer %s: %w", desc.Digest, f.cfg.classify(ctx, f.ref, err))
+		return "", "", f.fetchFailed(ctx, "layer", desc, err)
 	}
 	defer rc.Close()
 	tmp, name, err := f.blobs.create()
@@ -516,7 +592,7 @@ func (f *fetcher) download(ctx context.Context, desc ocispec.Descriptor, rule la
 		err = cerr
 	}
 	if err != nil {
-		return "", "", fmt.Errorf("fetch layer %s: %w", desc.Digest, err)
+		return "", "", err
 	}
 	subpath, format, err := skillIn(ctx, f.cfg.cache, f.blobs.tmpPath(name), rule)
 	if err != nil {

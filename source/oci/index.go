@@ -26,11 +26,7 @@ type reading struct {
 // top reads the manifest or index desc names and, for an index, its
 // platform manifests (What Fetch reads, rules 1 to 4 and 11).
 func (f *fetcher) top(ctx context.Context, desc ocispec.Descriptor) (*reading, error) {
-	data, mediaType, err := f.manifest(ctx, desc)
-	if err != nil {
-		return nil, err
-	}
-	m, kind, err := parseManifest(data, mediaType)
+	m, kind, err := f.manifest(ctx, desc)
 	if err != nil {
 		return nil, err
 	}
@@ -95,11 +91,10 @@ func (f *fetcher) index(ctx context.Context, idx *manifest) (*reading, error) {
 		if d.MediaType == ocispec.MediaTypeImageIndex || d.MediaType == mediaTypeDockerList {
 			return nil, fmt.Errorf("%w: the index's manifest for %s is an index itself; a skill image's index lists image manifests", source.ErrNoSkill, entryName(d))
 		}
-		data, _, err := f.manifest(ctx, d)
-		if err != nil {
-			return nil, err
+		if d.Size < 1 {
+			return nil, fmt.Errorf("%w: the index's manifest for %s has the size %d; an entry gives the manifest's size in bytes", source.ErrNoSkill, entryName(d), d.Size)
 		}
-		m, kind, err := parseManifest(data, d.MediaType)
+		m, kind, err := f.manifest(ctx, d)
 		if err != nil {
 			return nil, fmt.Errorf("%w (the index's manifest for %s)", err, entryName(d))
 		}
@@ -168,6 +163,15 @@ func clip(s string, n int) string {
 	return s[:n] + "..."
 }
 
+// registryHost reports whether host, a reference's first element, names
+// a registry as Docker's reference grammar tells one (and
+// go-containerregistry, which ToolHive reads references with): it holds
+// a "." or a ":" (a port), or is localhost. Another first element is,
+// for those tools, a path under docker.io.
+func registryHost(host string) bool {
+	return strings.ContainsAny(host, ".:") || host == "localhost"
+}
+
 // parseRequires reads the requirements annotation (What Fetch reads,
 // rule 11): nil when there is none.
 func parseRequires(annotations map[string]string) ([]string, error) {
@@ -196,6 +200,9 @@ func parseRequires(annotations map[string]string) ([]string, error) {
 		ref, err := ParseReference(Scheme + refs[i])
 		if err != nil || ref.Range != "" || strings.Contains(refs[i], "://") {
 			return nil, bad("entry %d, %q, is not one", i+1, clip(refs[i], 80))
+		}
+		if !registryHost(ref.Host) {
+			return nil, bad("entry %d, %q, names no registry: its first element, %q, is no host name (one with a \".\" or a port, or localhost), and Docker's tools would read it as a repository on docker.io; write the registry in full, as docker.io/%s", i+1, clip(refs[i], 80), clip(ref.Host, 40), clip(refs[i], 80))
 		}
 	}
 	if len(refs) == 0 {

@@ -465,12 +465,17 @@ func TestFetchNestedIndexServedAsManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	host := serveManifests(t, map[digest.Digest][]byte{digest.FromBytes(inner): inner, digest.FromBytes(outer): outer}, ocispec.MediaTypeImageManifest)
+	// The inner index is served as the manifest the outer one lists.
+	host := serveDocuments(t, map[digest.Digest]served{
+		digest.FromBytes(inner): {inner, ocispec.MediaTypeImageManifest},
+		digest.FromBytes(outer): {outer, ocispec.MediaTypeImageIndex},
+	})
 	_, opts := testOptions(t)
 	ref := "oci://" + host + "/bad/nested@" + digest.FromBytes(outer).String()
-	want := "the index's manifest for linux/arm64 (" + digest.FromBytes(inner).String() + ") is an index itself"
-	if _, err := Fetch(t.Context(), ref, opts...); !errors.Is(err, source.ErrNoSkill) || !strings.Contains(err.Error(), want) {
-		t.Errorf("Fetch(%q) = %v, want source.ErrNoSkill saying %q", ref, err, want)
+	entry := "the index's manifest for linux/arm64 (" + digest.FromBytes(inner).String() + ")"
+	kind := "it is an index, but it was served or listed as a manifest"
+	if _, err := Fetch(t.Context(), ref, opts...); !errors.Is(err, source.ErrNoSkill) || !strings.Contains(err.Error(), entry) || !strings.Contains(err.Error(), kind) {
+		t.Errorf("Fetch(%q) = %v, want source.ErrNoSkill saying %q and %q", ref, err, kind, entry)
 	}
 }
 
@@ -682,6 +687,25 @@ func TestParseRequires(t *testing.T) {
 		{"an empty entry", `[""]`, nil, `entry 1, "", is not one`},
 		{"no tag or digest", `["ghcr.io/org/base"]`, nil, `entry 1, "ghcr.io/org/base", is not one`},
 		{"no host", `["base:v1"]`, nil, "entry 1"},
+		{"a first element that is no host", `["org/x:v1"]`, nil, `entry 1, "org/x:v1", names no registry: its first element, "org", is no host name`},
+		{"a first element that is no host, says what to write", `["ghcr.io/org/x:v1","org/x:v1"]`, nil, "write the registry in full, as docker.io/org/x:v1"},
+		{"a host with a dot", `["registry.example/x:v1"]`, []string{"registry.example/x:v1"}, ""},
+		{"localhost", `["localhost/x:v1"]`, []string{"localhost/x:v1"}, ""},
+		{"a host with a port", `["reg:5000/x@` + dgst + `"]`, []string{"reg:5000/x@" + dgst}, ""},
+		{"an address", `["127.0.0.1/x:v1","[::1]:5000/y:v1"]`, []string{"127.0.0.1/x:v1", "[::1]:5000/y:v1"}, ""},
+		{"spaces around", `[" ghcr.io/org/x:v1"]`, nil, "entry 1"},
+		{"a fragment", `["ghcr.io/org/x:v1#frag"]`, nil, "entry 1"},
+		{"credentials", `["user:pass@ghcr.io/org/x:v1"]`, nil, "entry 1"},
+		{"a trailing space", `["ghcr.io/org/x:v1 "]`, nil, "entry 1"},
+		{"a newline", `["ghcr.io/org/x:v1\n"]`, nil, "entry 1"},
+		{"a query", `["ghcr.io/org/x:v1?q=1"]`, nil, "entry 1"},
+		{"a port out of range", `["ghcr.io:99999/x:v1"]`, nil, "entry 1"},
+		{"an empty path element", `["ghcr.io//x:v1"]`, nil, "entry 1"},
+		{"a parent element", `["ghcr.io/../x:v1"]`, nil, "entry 1"},
+		{"a NUL", `["\u0000ghcr.io/x:v1"]`, nil, "entry 1"},
+		{"invalid UTF-8", "[\"ghcr.io/x:v1\xff\"]", nil, "entry 1"},
+		{"a tag after the path", `["ghcr.io/org/x:v1/sub"]`, nil, "entry 1"},
+		{"listed twice, kept as written", `["ghcr.io/org/x:v1","ghcr.io/org/x:v1"]`, []string{"ghcr.io/org/x:v1", "ghcr.io/org/x:v1"}, ""},
 		{"a scheme", `["oci://ghcr.io/org/base:v1"]`, nil, "entry 1"},
 		{"a docker scheme", `["docker://ghcr.io/org/base:v1"]`, nil, "entry 1"},
 		{"a version range", `["ghcr.io/org/base:^1.2"]`, nil, "entry 1"},
@@ -714,7 +738,7 @@ func TestParseRequires(t *testing.T) {
 func FuzzParseRequires(f *testing.F) {
 	for _, seed := range []string{
 		`["ghcr.io/org/base-skill:v1"]`, `[]`, `null`, `[null]`, `[""]`, `["ghcr.io/org/base:^1.2"]`,
-		`["oci://ghcr.io/org/base:v1"]`, `["ghcr.io/org/a@sha256:` + strings.Repeat("0", 64) + `"]`, `{"a":1}`, `["a", 3]`,
+		`["oci://ghcr.io/org/base:v1"]`, `["ghcr.io/org/a@sha256:` + strings.Repeat("0", 64) + `"]`, `{"a":1}`, `["a", 3]`, `["org/x:v1"]`,
 	} {
 		f.Add(seed)
 	}
@@ -730,7 +754,7 @@ func FuzzParseRequires(f *testing.F) {
 			t.Fatalf("parseRequires(%q) accepted %d references from %d bytes", value, len(refs), len(value))
 		}
 		for _, ref := range refs {
-			if r, err := ParseReference(Scheme + ref); err != nil || r.Range != "" || strings.Contains(ref, "://") {
+			if r, err := ParseReference(Scheme + ref); err != nil || r.Range != "" || strings.Contains(ref, "://") || !registryHost(r.Host) {
 				t.Fatalf("parseRequires(%q) accepted %q, which is no reference", value, ref)
 			}
 		}

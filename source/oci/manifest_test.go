@@ -39,6 +39,18 @@ func TestParseManifestKinds(t *testing.T) {
 		{"no media type, nothing", `{}`, "", 0, true},
 		{"another media type", `{"mediaType":"application/vnd.docker.distribution.manifest.v1+json"}`, "", 0, true},
 		{"not JSON", `<html>`, "", 0, true},
+		{"no media type, manifests and layers", `{"manifests":[],"layers":[]}`, "", 0, true},
+		{"no media type, manifests and config", `{"manifests":[],"config":{}}`, ocispec.MediaTypeImageIndex, 0, true},
+		{"an index's media type, manifests and config", `{"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[],"config":{}}`, "", 0, true},
+		{"a manifest's media type, manifests and layers", `{"mediaType":"application/vnd.oci.image.manifest.v1+json","manifests":[],"layers":[]}`, "", 0, true},
+		{"an index's media type, layers", `{"mediaType":"application/vnd.oci.image.index.v1+json","layers":[]}`, "", 0, true},
+		{"a manifest's media type, manifests", `{"mediaType":"application/vnd.docker.distribution.manifest.v2+json","manifests":[]}`, "", 0, true},
+		{"a null manifests field is none", `{"manifests":null,"config":{"mediaType":"x"}}`, "", kindManifest, false},
+		{"field names match in any case", `{"Manifests":[],"LAYERS":[]}`, "", 0, true},
+		{"an index served as a manifest", `{"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]}`, ocispec.MediaTypeImageManifest, 0, true},
+		{"no media type, config, served as an index", `{"config":{}}`, mediaTypeDockerList, 0, true},
+		{"no media type, manifests, served as a manifest", `{"manifests":[]}`, mediaTypeDockerManifest, 0, true},
+		{"served as something else", `{"config":{}}`, "application/json", kindManifest, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,6 +108,54 @@ func serveManifests(t *testing.T, manifests map[digest.Digest][]byte, mediaType 
 	}))
 	t.Cleanup(srv.Close)
 	return strings.TrimPrefix(srv.URL, "http://")
+}
+
+// served is a manifest, index or blob a test registry serves, and the
+// media type it serves it as.
+type served struct {
+	data      []byte
+	mediaType string
+}
+
+// serveDocuments answers /v2/ and GETs and HEADs of the documents given,
+// by digest, each as its own media type.
+func serveDocuments(t *testing.T, docs map[digest.Digest]served) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v2/" {
+			return
+		}
+		d := digest.Digest(path.Base(r.URL.Path))
+		doc, ok := docs[d]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", doc.mediaType)
+		w.Header().Set("Docker-Content-Digest", d.String())
+		w.Header().Set("Content-Length", strconv.Itoa(len(doc.data)))
+		if r.Method != http.MethodHead {
+			w.Write(doc.data)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return strings.TrimPrefix(srv.URL, "http://")
+}
+
+// add adds v (bytes, or a value written as JSON) to docs as mediaType
+// and returns its descriptor.
+func add(t *testing.T, docs map[digest.Digest]served, mediaType string, v any) ocispec.Descriptor {
+	t.Helper()
+	data, ok := v.([]byte)
+	if !ok {
+		var err error
+		if data, err = json.Marshal(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := digest.FromBytes(data)
+	docs[d] = served{data, mediaType}
+	return ocispec.Descriptor{MediaType: mediaType, Digest: d, Size: int64(len(data))}
 }
 
 func TestManifestSizeLimit(t *testing.T) {
