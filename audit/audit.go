@@ -411,18 +411,12 @@
 // (it has neither inline code nor a fenced block).
 //
 // A path is the skill's only once the tree's files are known, and
-// SKILL.md is read first. So [Tree] reads for rule 23 only a tree that
-// holds a program, once every file has been read: then it reads again
-// each Markdown file that rule 23 reads and that holds the file name
-// of one of the programs (every one, past 64 programs), as the file is
-// at that time (one that is gone or no longer text is passed over). A
-// path run is read only with its file name written as it is, without
-// quotes in it (a quote may close it) and not . or .., so that a file
-// that does not hold a program's name cannot run it. A tree without a program pays nothing
-// for the rule, and one with programs reads again only the text that
-// names them. A [Scanner], which sees each file once, reads them for it
-// as they come, and holds the paths of a file's commands (1,000 at
-// most: past them its report fails with [ErrNotKept]).
+// SKILL.md is read first: the audit reads each Markdown file's
+// commands with the other rules, once, holds the paths they run (see
+// "Limits"), and reports those that lead to a program once every file
+// has been read. A path run is read only with its file name written as
+// it is, without quotes in it (a quote may close it), and not . or ..
+// (a folder).
 //
 // # Limits
 //
@@ -456,9 +450,11 @@
 //     ([Omitted.String]). [Report.Trim] bounds, in the same way, the
 //     reports of many skills that one program holds.
 //  7. An excerpt is at most 160 characters and a message at most 200.
-//  8. Rule 23 reports once every file has been read (see "Running
-//     directly"): its findings come after every other rule's under
-//     the caps of rules 4-6.
+//  8. Rule 23 holds, until the tree's files are known, the first 1,000
+//     paths that commands run (by the order of rule 4, each of at most
+//     1 KiB), and reports those that lead to a program of the tree once
+//     every file has been read: its findings come after every other
+//     rule's under the caps of rules 4-6.
 //
 // # Speed
 //
@@ -538,11 +534,10 @@
 // specification, which TestHandWritten and FuzzHandWritten hold them to,
 // and the audit without the prefilter runs the expressions alone.
 //
-// Rule 23 costs a tree without a program nothing (see "Running
-// directly"); in one with programs, the Markdown that names one is
-// read a second time, by the same reader of lines, and a line is read
-// for commands only where it holds inline code or is in a shell's
-// block, and holds a /.
+// Rule 23 reads for commands only a Markdown file that holds a
+// backtick or ~~~, and of it only the lines that hold inline code or
+// are in a shell's block, and hold a /: a search for one byte, which
+// is about 4% of the audit of ordinary instructions with code blocks.
 //
 // [RulesVersion] changes with the rules, so that a verdict kept for a
 // content digest is kept for the rules it was made with.
@@ -723,9 +718,7 @@
 //     scripts as bash scripts/x.sh and python scripts/x.py; the one
 //     "run `eval-viewer/generate_review.py`" names a file without an
 //     executable bit), and its other findings are those of RulesVersion
-//     3. The shapes of go -C bench run ./auditgrep hold no program, so
-//     rule 23 costs them nothing (see "Speed"); beside the build before
-//     it, see docs/speed.md.
+//     3. Its cost beside the build before it: docs/speed.md.
 //
 // Why the rules that fire on real skills fire: credential-read, setup
 // instructions that name a .env file (most of them; .env.local and

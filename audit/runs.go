@@ -1,19 +1,15 @@
 package audit
 
 import (
-	"io"
 	"io/fs"
 	"path"
-	"slices"
 	"strings"
-	"unicode/utf8"
-	"unsafe"
 )
 
 // Rule 23's bounds (see "Running directly" and "Limits" in the package
 // doc).
 const (
-	maxRuns    = 1000        // paths run a Scanner holds of a file until the tree is known
+	maxRuns    = 1000        // paths run held of a tree until its programs are known
 	maxRunLine = lineOverlap // a line this long or longer is not read: every piece of a long line is
 	maxRunPath = 1 << 10     // a longer path is not read
 	maxRunNest = 8           // substitutions, $( and (, read inside one another
@@ -72,84 +68,18 @@ func blockMode(info string) runMode {
 }
 
 // startRuns makes the scanner ready for rule 23 on a text file name
-// whose content is text. The scanner of a [Scanner], which sees a file
-// once, reads it for rule 23 with the other rules; a scanner of [Tree]
-// notes the file, which Tree reads again once the tree is known to hold
-// a program (addRuns), so that a tree without one pays nothing for the
-// rule.
+// whose content is text: it reads the file's commands line by line,
+// with the other rules, and holds the paths they run (at most maxRuns)
+// until the tree's programs are known.
 func (s *scanner) startRuns(name, text string) {
-	s.runsFile, s.runCont = false, false
-	if !isMarkdown(name) || strings.HasPrefix(text, "#!") {
-		return
-	}
-	if s.treeRuns {
-		s.runsLater = append(s.runsLater, name)
-		return
-	}
-	s.runsFile = mayRun(text)
+	s.runsFile = isMarkdown(name) && !strings.HasPrefix(text, "#!") && mayRun(text)
+	s.runCont = false
 }
 
 // mayRun reports whether a Markdown text may hold a command: inline
 // code or a fenced block, which need a backtick or ~~~.
 func mayRun(text string) bool {
 	return strings.IndexByte(text, '`') >= 0 || strings.Contains(text, "~~~")
-}
-
-// runsOf applies rule 23 to the text of the Markdown file name, as
-// text does with the other rules in a [Scanner].
-func (s *scanner) runsOf(name, text string) {
-	s.runsFile, s.runCont = true, false
-	r := newLineReader(name, text)
-	r.valid = utf8.ValidString(text)
-	for {
-		l, ok := r.next()
-		if !ok {
-			break
-		}
-		if l.ctx != hidden {
-			s.runsIn(name, l)
-		}
-	}
-	s.runsFile = false
-}
-
-// reread returns the text of the file name of the tree as the rules
-// read it (see content), read again into the scanner's buffer (see
-// read; the count of bytes read is not changed); false when it is no
-// longer text of at most 8 MiB.
-func (s *scanner) reread(name string) (string, bool) {
-	f, err := s.fsys.Open(name)
-	if err != nil {
-		return "", false
-	}
-	defer f.Close()
-	b, r := s.buf[:0], io.LimitReader(f, maxFileBytes+1)
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return "", false
-		}
-	}
-	s.buf = b
-	data := unsafe.String(unsafe.SliceData(b), len(b))
-	if len(data) > maxFileBytes || programKind(data) != "" {
-		return "", false
-	}
-	valid, named := isText(data), textName(name, data)
-	if !valid && !named {
-		return "", false
-	}
-	if !valid || named && strings.IndexByte(data, 0) >= 0 {
-		data = textOf(data, !valid)
-	}
-	return data, true
 }
 
 // runsIn applies rule 23 to a line of a Markdown file: it holds the
@@ -548,15 +478,8 @@ func (s *scanner) holdRun(name string, l line, w string, at int, command, loose 
 		return
 	}
 	rel := path.Join(cwd, rest)
-	if s.programs != nil {
-		// Tree's second reading, which knows the tree's programs.
-		if msg, ok := s.programs.resolve(rel, name, p, loose); ok && s.keep.admit(ruleDirectRun, name, l.n) {
-			s.keep.keep(Finding{Rule: ruleDirectRun, Severity: severities[ruleDirectRun], File: name, Line: l.n, Excerpt: excerptAt(l.clean, at), Message: msg})
-		}
-		return
-	}
 	if len(s.runs) == maxRuns {
-		s.runsOver = true
+		s.runsOver = true // no more are held of the file
 		return
 	}
 	s.runs = append(s.runs, pathRun{
@@ -650,26 +573,6 @@ func (ps programs) resolve(rel, file, written string, loose bool) (string, bool)
 	return "", false
 }
 
-// named reports whether text holds the name of one of the programs
-// (their file names, as names has them), and so may run it: a path run
-// is read with its file's name written as it is. With many programs
-// it does not look, and reports true.
-func named(text string, names []string) bool {
-	if len(names) > maxNamesSought {
-		return true
-	}
-	for _, n := range names {
-		if strings.Contains(text, n) {
-			return true
-		}
-	}
-	return false
-}
-
-// maxNamesSought is how many programs' names named looks for in a
-// text, each in a search of its own.
-const maxNamesSought = 64
-
 // reportRuns reports, through report, each path of runs (those held of
 // one file, whose path from the skill's root is rel, in order) that
 // leads to one of ps: one finding of a line at most.
@@ -704,27 +607,32 @@ func runMessage(written, interp string) string {
 	return why + "write " + interp + " " + shown
 }
 
-// addRuns reports what rule 23 found in the tree that Tree read, once
-// every file has been: the scanner is Tree's reading one (it has the
-// file system), given the tree's Markdown files and programs in the
-// order they were read, and the tree's keeper.
-func (s *scanner) addRuns() {
-	if len(s.bundled) == 0 || len(s.runsLater) == 0 {
+// fileRuns are the paths a file's commands run (rule 23), held until
+// the tree's programs are known.
+type fileRuns struct {
+	name string
+	runs []pathRun
+}
+
+// holdRuns adds to held the runs of the file name, as far as the first
+// maxRuns of a tree go, and returns it.
+func holdRuns(held []fileRuns, total *int, name string, runs []pathRun) []fileRuns {
+	if n := min(len(runs), maxRuns-*total); n > 0 {
+		held = append(held, fileRuns{name, runs[:n]})
+		*total += n
+	}
+	return held
+}
+
+// reportHeld reports, through report, what rule 23 finds of the runs
+// held of a tree, whose programs are bundled (names from the skill's
+// root, as the files' are), in the order the files were read.
+func reportHeld(held []fileRuns, bundled []bundled, report func(file string, r pathRun, msg string)) {
+	if len(held) == 0 || len(bundled) == 0 {
 		return
 	}
-	s.programs = programsOf(s.bundled)
-	var names []string
-	for p := range s.programs {
-		if n := path.Base(p); !slices.Contains(names, n) {
-			names = append(names, n)
-		}
-		if len(names) > maxNamesSought {
-			break // named looks for none
-		}
-	}
-	for _, name := range s.runsLater {
-		if text, ok := s.reread(name); ok && !strings.HasPrefix(text, "#!") && mayRun(text) && named(text, names) {
-			s.runsOf(name, text)
-		}
+	ps := programsOf(bundled)
+	for _, f := range held {
+		reportRuns(f.runs, f.name, ps, func(r pathRun, msg string) { report(f.name, r, msg) })
 	}
 }

@@ -1,9 +1,7 @@
 package audit_test
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 	"testing"
@@ -243,32 +241,33 @@ func manyRuns(n int) fstest.MapFS {
 	return withScripts(b.String())
 }
 
-// TestDirectRunLimit checks rule 23's bound: Tree finds a program run
-// after any number of other paths run, and a Scanner, which holds the
-// paths of a file's commands until the tree is known, reports as Tree
-// does with 1,000 of them in a file and fails with ErrNotKept past
-// them.
+// TestDirectRunLimit checks rule 23's limit: the first 1,000 paths run
+// of a tree are held until its programs are known, and a program run
+// past them is not found, by Tree (with one goroutine or several) and
+// by a Scanner alike.
 func TestDirectRunLimit(t *testing.T) {
 	for _, tc := range []struct {
 		before int
-		kept   bool
+		found  bool
 	}{{999, true}, {1000, false}} {
 		t.Run(fmt.Sprint(tc.before), func(t *testing.T) {
 			fsys := manyRuns(tc.before)
-			if got := runFindings(t, fsys); len(got) != 1 || got[0].Line != strings.Count(front, "\n")+tc.before+2 {
-				t.Errorf("Tree after %d paths run = %s, want the program's line", tc.before, describeRuns(got))
+			if got := runFindings(t, fsys); (len(got) == 1) != tc.found || len(got) > 1 {
+				t.Errorf("Tree after %d paths run = %s, want found %v", tc.before, describeRuns(got), tc.found)
 			}
-			if tc.kept {
-				sameAsTree(t, fsys, ".")
-				return
-			}
-			s := audit.NewScanner()
-			feed(t, s, fsys, 1, 4)
-			if _, err := s.Report("."); !errors.Is(err, audit.ErrNotKept) {
-				t.Errorf("Scanner.Report after %d paths run in a file: error %v, want ErrNotKept", tc.before+1, err)
-			}
+			sameAsTree(t, fsys, ".")
+			sameAsOneKeeper(t, fsys)
 		})
 	}
+	t.Run("across files", func(t *testing.T) {
+		fsys := manyRuns(600)
+		fsys["docs/more.md"] = &fstest.MapFile{Data: []byte(strings.Repeat("`./missing/x.sh`\n", 600) + "`./scripts/x.sh`\n")}
+		if got := runFindings(t, fsys); len(got) != 1 || got[0].File != "SKILL.md" {
+			t.Errorf("Tree = %s, want SKILL.md's program only: docs/more.md's is past the first 1,000 paths", describeRuns(got))
+		}
+		sameAsTree(t, fsys, ".")
+		sameAsOneKeeper(t, fsys)
+	})
 }
 
 // TestScannerDirectRun checks that a Scanner reports rule 23 as Tree
@@ -316,72 +315,6 @@ func TestScannerDirectRun(t *testing.T) {
 			}
 			sameAsTree(t, caps, ".")
 			sameAsTree(t, caps, "s")
-		}
-	})
-}
-
-// changingFS is fsys whose file name has, from its second opening on,
-// the content later, or is gone when later is nil.
-type changingFS struct {
-	fstest.MapFS
-	name   string
-	later  []byte
-	opened *int
-}
-
-func (c changingFS) Open(name string) (fs.File, error) {
-	if name == c.name {
-		if *c.opened++; *c.opened > 1 {
-			if c.later == nil {
-				return nil, fs.ErrNotExist
-			}
-			m := fstest.MapFS{name: {Data: c.later}}
-			return m.Open(name)
-		}
-	}
-	return c.MapFS.Open(name)
-}
-
-// TestDirectRunReadAgain checks that Tree reads a Markdown file for
-// rule 23 again once it knows the tree holds a program, reads the file
-// as it is then, and passes over one that is gone, no longer text or
-// too large, without failing; and that a tree without a program is not
-// read again.
-func TestDirectRunReadAgain(t *testing.T) {
-	run := []byte("Run `./scripts/x.sh`.\n")
-	for _, tc := range []struct {
-		name, file string
-		later      []byte
-		found      bool
-	}{
-		{"the same", "SKILL.md", run, true},
-		{"changed", "SKILL.md", []byte("Run `bash scripts/x.sh`.\n"), false},
-		{"gone", "SKILL.md", nil, false},
-		{"a NUL, named as text", "SKILL.md", append([]byte{0}, run...), true},
-		{"no longer text", "NOTES", append([]byte{0xff, 0xfe, 0}, run...), false},
-		{"now a program", "NOTES", append(elf(), run...), false},
-		{"over 8 MiB", "SKILL.md", append(run, make([]byte, 8<<20)...), false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			opened := 0
-			m := withScripts("")
-			m[tc.file] = &fstest.MapFile{Data: run}
-			fsys := changingFS{m, tc.file, tc.later, &opened}
-			rep, err := audit.Tree(fsys)
-			if err != nil {
-				t.Fatal(err)
-			}
-			found := slices.ContainsFunc(rep.Findings, func(f audit.Finding) bool { return f.Rule == "direct-run" })
-			if found != tc.found || opened != 2 {
-				t.Errorf("Tree: direct-run found %v, %s opened %d times; want %v, twice", found, tc.file, opened, tc.found)
-			}
-		})
-	}
-	t.Run("no program", func(t *testing.T) {
-		opened := 0
-		fsys := changingFS{tree("Run `./scripts/x.sh`.\n", "scripts/x.txt", "x"), "SKILL.md", nil, &opened}
-		if _, err := audit.Tree(fsys); err != nil || opened != 1 {
-			t.Errorf("Tree of a tree without a program opened SKILL.md %d times (%v), want once", opened, err)
 		}
 	})
 }

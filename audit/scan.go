@@ -51,15 +51,11 @@ type scanner struct {
 	file   string
 	layout *layout
 	// rule 23 (runs.go): whether the file is read for it, whether its
-	// last line continues on the next, the paths run held, the
-	// programs of the tree, and the Markdown files to read for it once
-	// the programs are known
+	// last line continues on the next, whether its paths run are past
+	// maxRuns, the paths run held of it, and the programs found
 	runsFile, runCont, runsOver bool
 	runs                        []pathRun
 	bundled                     []bundled
-	runsLater                   []string
-	programs                    programs // known: Tree's second reading
-	treeRuns                    bool     // a scanner of Tree, which reads for rule 23 once the tree is read
 }
 
 // add reports a match of rule to the keeper, which keeps it or counts it

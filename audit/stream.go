@@ -47,7 +47,7 @@ var ErrNotKept = errors.New("too many findings to keep while the tree was writte
 //  4. A file's findings are held, within the caps, until the report is
 //     made: at most 100 of a rule in one file, and 5,000 in all, with
 //     the paths that rule 23 holds of each file until the tree's
-//     programs are known (at most 1,000 of a file); past that the
+//     programs are known (the first 1,000 of a file); past that the
 //     Scanner drops what it holds and its report fails with
 //     [ErrNotKept].
 //  5. [Scanner.Report] reports on the whole tree or on one of its
@@ -77,9 +77,8 @@ type streamed struct {
 	omitted Omitted   // past maxPerRule
 	// runs are the paths its commands run (rule 23, at most maxRuns),
 	// and program its interpreter when it is a program to run.
-	runs     []pathRun
-	runsOver bool
-	program  *bundled
+	runs    []pathRun
+	program *bundled
 }
 
 // NewScanner returns a Scanner of an empty tree.
@@ -130,7 +129,7 @@ func (s *Scanner) hold(e streamed) {
 	if e.skillMD != "" {
 		n++
 	}
-	if !s.over && (s.held+n > maxHeld || e.runsOver) {
+	if !s.over && s.held+n > maxHeld {
 		s.over = true
 		for i := range s.files {
 			s.files[i].found, s.files[i].skillMD, s.files[i].runs = nil, "", nil
@@ -198,11 +197,11 @@ func (w *fileWriter) Close() error {
 	}
 	e.read = int64(len(data))
 	e.found, e.omitted = sc.keep.kept, sc.keep.omitted
-	e.runs, e.runsOver = sc.runs, sc.runsOver
+	e.runs = sc.runs
 	if len(sc.bundled) > 0 {
 		e.program = &sc.bundled[0]
 	}
-	sc.keep, sc.runs, sc.runsOver, sc.bundled = keeper{}, nil, false, nil
+	sc.keep, sc.runs, sc.runsOver, sc.bundled = keeper{}, nil, false, nil // runsOver: no more held of the file
 	s.hold(e)
 	return nil
 }
@@ -264,20 +263,18 @@ func (s *Scanner) Report(dir string) (Report, error) {
 	// Rule 23, once the tree's files are known, as Tree reports it:
 	// after every other rule, in the order of the files.
 	var bundled []bundled
+	var held []fileRuns
+	runs := 0
 	for _, f := range files {
 		if f.e.program != nil {
 			bundled = append(bundled, *f.e.program)
 			bundled[len(bundled)-1].name = f.rel
 		}
+		held = holdRuns(held, &runs, f.rel, f.e.runs)
 	}
-	if len(bundled) > 0 {
-		ps := programsOf(bundled)
-		for _, f := range files {
-			reportRuns(f.e.runs, f.rel, ps, func(r pathRun, msg string) {
-				take(Finding{Rule: ruleDirectRun, Severity: severities[ruleDirectRun], Line: r.line, Excerpt: r.excerpt, Message: msg}, f.rel)
-			})
-		}
-	}
+	reportHeld(held, bundled, func(file string, r pathRun, msg string) {
+		take(Finding{Rule: ruleDirectRun, Severity: severities[ruleDirectRun], Line: r.line, Excerpt: r.excerpt, Message: msg}, file)
+	})
 	sortFindings(k.kept)
 	return Report{Findings: k.kept, Omitted: k.omitted}, nil
 }

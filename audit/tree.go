@@ -60,10 +60,12 @@ type treeScan struct {
 	next    int            // the seq of the batch merged next
 	pending map[int]*batch // batches scanned out of order
 	keep    keeper         // the tree's findings, merged
-	// runsLater and bundled: the tree's Markdown files and programs,
-	// merged in order, for rule 23 (runs.go)
-	runsLater []string
-	bundled   []bundled
+	// runs, runsHeld and bundled: the paths run of the tree's files
+	// (the first maxRuns) and its programs, merged in order, for rule
+	// 23 (runs.go)
+	runs     []fileRuns
+	runsHeld int
+	bundled  []bundled
 }
 
 // batch is files of a tree read one after another into one buffer.
@@ -81,9 +83,9 @@ type batchFile struct {
 	mode fs.FileMode
 	data string // in the batch's buffer
 	text bool   // data is to be scanned (content)
-	// rule 23: the file is Markdown to read again, or a program
-	markdown bool
-	program  []bundled
+	// rule 23: the paths its commands run, and whether it is a program
+	runs    []pathRun
+	program []bundled
 }
 
 // scanTree audits the tree of fsys, scanning up to workers files at
@@ -96,7 +98,7 @@ func scanTree(fsys fs.FS, exhaustive bool, workers int) (Report, error) {
 // scanning goroutines at most.
 func newTreeScan(fsys fs.FS, exhaustive bool, workers int) *treeScan {
 	t := &treeScan{workers: max(workers, 1), pending: map[int]*batch{}}
-	t.rd = &scanner{fsys: fsys, exhaustive: exhaustive, treeRuns: true}
+	t.rd = &scanner{fsys: fsys, exhaustive: exhaustive}
 	if t.workers == 1 {
 		t.rd.union = lineFilter().NewHits()
 	} else {
@@ -135,11 +137,12 @@ func (t *treeScan) run() (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	// Rule 23, once the tree's programs are known, by the reading
-	// scanner, whose buffer no batch holds any more.
-	t.rd.keep, t.rd.runsLater, t.rd.bundled = t.keep, t.runsLater, t.bundled
-	t.rd.addRuns()
-	t.keep = t.rd.keep
+	// Rule 23, once the tree's programs are known.
+	reportHeld(t.runs, t.bundled, func(file string, r pathRun, msg string) {
+		if t.keep.admit(ruleDirectRun, file, r.line) {
+			t.keep.keep(Finding{Rule: ruleDirectRun, Severity: severities[ruleDirectRun], File: file, Line: r.line, Excerpt: r.excerpt, Message: msg})
+		}
+	})
 	sortFindings(t.keep.kept)
 	return Report{Findings: t.keep.kept, Omitted: t.keep.omitted}, nil
 }
@@ -217,7 +220,7 @@ func (t *treeScan) dispatch(more bool) {
 // scanBatches scans batches until there are no more, with a scanner of
 // its own.
 func (t *treeScan) scanBatches() {
-	s := &scanner{exhaustive: t.rd.exhaustive, union: lineFilter().NewHits(), treeRuns: true}
+	s := &scanner{exhaustive: t.rd.exhaustive, union: lineFilter().NewHits()}
 	for b := range t.work {
 		t.scan(s, b)
 	}
@@ -231,13 +234,13 @@ func (t *treeScan) scan(s *scanner, b *batch) {
 	for i := range b.files {
 		f := &b.files[i]
 		if f.text {
-			s.keep, s.bundled, s.runsLater = f.keep, nil, nil
+			s.keep, s.bundled, s.runs, s.runsOver = f.keep, nil, nil, false
 			s.content(f.name, f.mode, f.data)
 			f.keep, f.data = s.keep, ""
-			f.program, f.markdown = append(f.program, s.bundled...), len(s.runsLater) > 0
+			f.program, f.runs = append(f.program, s.bundled...), s.runs
 		}
 	}
-	s.keep, s.bundled, s.runsLater = reading, bundled, nil
+	s.keep, s.bundled, s.runs, s.runsOver = reading, bundled, nil, false
 	t.merge(b)
 }
 
@@ -260,9 +263,7 @@ func (t *treeScan) merge(b *batch) {
 		}
 		b.buf = nil
 		for _, f := range b.files {
-			if f.markdown {
-				t.runsLater = append(t.runsLater, f.name)
-			}
+			t.runs = holdRuns(t.runs, &t.runsHeld, f.name, f.runs)
 			t.bundled = append(t.bundled, f.program...)
 			for _, found := range f.keep.kept {
 				if t.keep.capped(found.Rule) {
