@@ -14,9 +14,8 @@ func BenchmarkOrdinary(b *testing.B) {
 }
 
 // BenchmarkOrdinaryWithProgram audits 4 MiB of ordinary instructions
-// beside a program of the skill, so that rule 23 reads the Markdown
-// again once the tree is read (a tree without a program, as in
-// BenchmarkOrdinary, is not).
+// beside a program of the skill, which SKILL.md runs by its path: rule
+// 23 resolves the paths the instructions' commands run against it.
 func BenchmarkOrdinaryWithProgram(b *testing.B) {
 	text := audittext.Ordinary(4<<20, 1)
 	m := fstest.MapFS{
