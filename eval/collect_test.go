@@ -394,6 +394,11 @@ func TestParseRunFiles(t *testing.T) {
 	if _, problem := parseGrading([]byte(ok)); problem != "" {
 		t.Errorf("parseGrading(valid) = %q", problem)
 	}
+	// graded false is not graded, whatever passed says.
+	notGradedPassed := `{"expectations": [{"text": "b", "passed": true, "evidence": "", "graded": false}], "summary": {"passed": 0, "failed": 0, "total": 0, "pass_rate": 0, "not_graded": 1}}`
+	if _, problem := parseGrading([]byte(notGradedPassed)); problem != "" {
+		t.Errorf("parseGrading(graded false, passed true, counted not graded) = %q", problem)
+	}
 	tests := []struct{ name, in, want string }{
 		{"not JSON", `{`, "unexpected EOF"},
 		{"array", `[]`, "cannot unmarshal array"},
@@ -404,6 +409,7 @@ func TestParseRunFiles(t *testing.T) {
 		{"evidence a number", `{"expectations": [{"text": "a", "passed": false, "evidence": 3}], "summary": {"passed": 0, "failed": 1, "total": 1, "pass_rate": 0}}`, "cannot unmarshal number"},
 		{"no pass rate", `{"expectations": [], "summary": {"passed": 0, "failed": 0, "total": 0}}`, "summary: pass_rate is missing"},
 		{"wrong pass rate", `{"expectations": [{"text": "a", "passed": true, "evidence": "e"}], "summary": {"passed": 1, "failed": 0, "total": 1, "pass_rate": 0.5}}`, "does not count the expectations"},
+		{"graded false counted passed", `{"expectations": [{"text": "b", "passed": true, "evidence": "", "graded": false}], "summary": {"passed": 1, "failed": 0, "total": 1, "pass_rate": 1}}`, "does not count the expectations"},
 		{"more after", `{"expectations": [], "summary": {"passed": 0, "failed": 0, "total": 0, "pass_rate": 0}} {}`, "more after the JSON object"},
 		{"nested key twice", `{"expectations": [{"text": "a", "text": "b", "passed": true, "evidence": "e"}], "summary": {"passed": 1, "failed": 0, "total": 1, "pass_rate": 1}}`, "expectations[0].text is given twice"},
 	}

@@ -377,6 +377,13 @@
 //     benchmark's reused_runs is 0. Its other numbers are Run's, to the
 //     last bit, for the same run folders ("failed_runs" from
 //     grading.json's run_error).
+//  7. An expectation with graded false counts as not graded, whatever
+//     its passed says, as Run counts it.
+//
+// Collect checks the run folders against nothing but themselves and the
+// plan: whoever can write into DIR (the claim the pods share, or its
+// copy) can change the numbers, within their own consistency. Trust
+// its benchmark as far as you trust every writer of the claim.
 //
 // # Concurrency and interruption
 //

@@ -553,6 +553,33 @@ func TestCaseFileLinkRefused(t *testing.T) {
 			t.Errorf("Run with a case file linked to %s = %v after %d calls, want an error before any", target, err, d.Calls())
 		}
 	}
+	// A file below a linked folder, the link staying in the skill: the
+	// file is not read through it either.
+	data := filepath.Dir(inside)
+	if err := os.RemoveAll(data); err != nil {
+		t.Fatal(err)
+	}
+	real := filepath.Join(f.skillDir, "realdata")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(real, "in.txt"), []byte("data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../realdata", data); err != nil {
+		t.Fatal(err)
+	}
+	c := Case{ID: CaseID{text: "1"}, Files: []string{"evals/files/data/in.txt"}}
+	if _, err := filesDigest(t.Context(), f.skillDir, c, 0); !errors.Is(err, ErrInvalidSuite) {
+		t.Errorf("filesDigest of a file below a linked folder = %v, want %v", err, ErrInvalidSuite)
+	}
+	ws := t.TempDir()
+	if err := copyCaseFiles(f.skillDir, ws, c, 0); !errors.Is(err, ErrInvalidSuite) {
+		t.Errorf("copyCaseFiles of a file below a linked folder = %v, want %v", err, ErrInvalidSuite)
+	}
+	if _, err := os.Lstat(filepath.Join(ws, "data", "in.txt")); err == nil {
+		t.Error("a file below a linked folder was copied")
+	}
 }
 
 func TestRunIterations(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -223,6 +224,9 @@ func emitRun(ctx context.Context, opts *runOptions, prompt string) error {
 	}
 	args = append(args, runFlagArgs(opts)...)
 	args = append(args, "--", prompt)
+	if err := emitUTF8(args, true); err != nil {
+		return err
+	}
 	p := kube.Pod{
 		Name:     emitName("run", opts.agent, opts.emitFlags, args, vols, opts.runTimeout),
 		Labels:   map[string]string{"app.kubernetes.io/name": "agentskills", "app.kubernetes.io/component": "run"},
@@ -233,6 +237,23 @@ func emitRun(ctx context.Context, opts *runOptions, prompt string) error {
 		Deadline: opts.runTimeout,
 	}
 	return emitObjects(opts.io, opts.emitFlags.emit, p, kube.JobOptions{})
+}
+
+// emitUTF8 refuses, as bad usage, an argument of the pod's command that
+// is not UTF-8: a Kubernetes string is UTF-8 text, and other bytes would
+// reach the pod altered. prompt says the last argument is the prompt.
+func emitUTF8(args []string, prompt bool) error {
+	for i, a := range args {
+		if utf8.ValidString(a) {
+			continue
+		}
+		what := "PROMPT"
+		if !prompt || i != len(args)-1 {
+			what, _, _ = strings.Cut(a, "=")
+		}
+		return usageErrorf("%s: not UTF-8: Kubernetes carries only UTF-8 text: %q: give it in UTF-8", what, a)
+	}
+	return nil
 }
 
 // runFlagArgs are the flags of opts that the pod's run is given as they

@@ -150,15 +150,18 @@ func emitEval(ctx context.Context, opts *evalOptions, src string) error {
 	if opts.quiet {
 		args = append(args, "--quiet")
 	}
-	args = append(args, "--index="+kube.IndexVar)
+	if err := emitUTF8(args, false); err != nil {
+		return err
+	}
 	p := kube.Pod{
-		Name:   emitName("eval", plan.name, opts.emitFlags, append(args, opts.outputClaim), vols, 0),
-		Labels: map[string]string{"app.kubernetes.io/name": "agentskills", "app.kubernetes.io/component": "eval"},
-		Image:  opts.emitFlags.runnerImage,
-		Args:   args,
-		Skills: vols,
-		Secret: opts.emitFlags.secret,
-		Output: &kube.Claim{Name: opts.outputClaim, Path: emitEvalOut},
+		Name:      emitName("eval", plan.name, opts.emitFlags, append(args, opts.outputClaim), vols, 0),
+		Labels:    map[string]string{"app.kubernetes.io/name": "agentskills", "app.kubernetes.io/component": "eval"},
+		Image:     opts.emitFlags.runnerImage,
+		Args:      args,
+		IndexFlag: "--index=",
+		Skills:    vols,
+		Secret:    opts.emitFlags.secret,
+		Output:    &kube.Claim{Name: opts.outputClaim, Path: emitEvalOut},
 	}
 	return emitObjects(opts.io, emitKubernetes, p, kube.JobOptions{Completions: len(units), Parallelism: opts.jobs})
 }

@@ -43,6 +43,15 @@
 //     runner image a reference without spaces or a scheme. Every mount
 //     path is a clean absolute folder, and no two are the same or one
 //     inside the other.
+//  7. Every argument reaches the program as it was given. Kubernetes
+//     expands $(VAR) in a container's arguments from the container's
+//     environment, which holds every key of the Secret (rule 4), and
+//     reads $$ as $: so each $ of [Pod.Args] is written $$, and a
+//     prompt "print $(ANTHROPIC_API_KEY)" reaches the agent as typed,
+//     not with the key in it. The one argument Kubernetes expands is an
+//     Indexed Job's [Pod.IndexFlag] followed by [IndexVar] (# The Job,
+//     rule 2). An argument that is not UTF-8 is refused: a Kubernetes
+//     string is UTF-8 text, and the bytes would reach the pod altered.
 //
 // # The Job
 //
@@ -52,9 +61,10 @@
 //     none), ttlSecondsAfterFinished [DefaultTTL] unless given.
 //  2. An Indexed Job ([JobOptions.Completions] > 0) has completionMode
 //     Indexed, that many completions and [JobOptions.Parallelism] pods at
-//     a time; each pod reads its index from $(JOB_COMPLETION_INDEX),
+//     a time; each pod reads its index from its last argument,
+//     [Pod.IndexFlag] followed by $(JOB_COMPLETION_INDEX) ([IndexVar]),
 //     which Kubernetes sets in an Indexed Job's containers and expands in
-//     their arguments. It has backoffLimitPerIndex 0 in place of
+//     their arguments. A pod with an IndexFlag is an Indexed Job's only. It has backoffLimitPerIndex 0 in place of
 //     backoffLimit (Kubernetes 1.33 and later): a failed index is not
 //     tried again, and the other indexes go on (with backoffLimit 0 the
 //     first failed pod would stop them all); the Job then ends Failed,

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -56,8 +57,14 @@ type Pod struct {
 	Image string
 	// Command is the container's command. Default: ["agentskills"].
 	Command []string
-	// Args are the command's arguments.
+	// Args are the command's arguments, each reaching it as given:
+	// every $ is written $$, so Kubernetes expands none of them
+	// (# The pod, rule 7).
 	Args []string
+	// IndexFlag, when set, makes the last argument IndexFlag followed
+	// by [IndexVar], which Kubernetes expands to the pod's completion
+	// index; "" for none. Only an Indexed Job's pod has one.
+	IndexFlag string
 	// Skills are mounted as image volumes, in this order.
 	Skills []Skill
 	// Secret names the Secret the model's credentials come from; ""
@@ -114,6 +121,9 @@ func NewJob(p Pod, o JobOptions) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.IndexFlag != "" && o.Completions == 0 {
+		return nil, errors.New("an index flag is for an Indexed Job: give its completions")
+	}
 	if o.Completions < 0 || o.Parallelism < 0 || o.TTL < 0 {
 		return nil, errors.New("negative completions, parallelism or time to live")
 	}
@@ -161,6 +171,9 @@ func Sandbox(p Pod, ttlAfter time.Duration) (*SandboxTemplate, *SandboxWarmPool,
 	if ttlAfter < 0 {
 		return nil, nil, nil, errors.New("negative time to live")
 	}
+	if p.IndexFlag != "" {
+		return nil, nil, nil, errors.New("an index flag is for an Indexed Job, not a sandbox")
+	}
 	spec.ActiveDeadlineSeconds = seconds(p.Deadline)
 	tmpl := &SandboxTemplate{
 		APIVersion: SandboxAPIVersion,
@@ -188,7 +201,7 @@ func Sandbox(p Pod, ttlAfter time.Duration) (*SandboxTemplate, *SandboxWarmPool,
 
 func (p Pod) meta() Meta { return Meta{Name: p.Name, Labels: p.Labels} }
 
-// spec checks p (# The pod, rule 6) and returns its pod spec.
+// spec checks p (# The pod, rules 6 and 7) and returns its pod spec.
 func (p Pod) spec() (PodSpec, error) {
 	if err := CheckName("name", p.Name); err != nil {
 		return PodSpec{}, err
@@ -208,11 +221,24 @@ func (p Pod) spec() (PodSpec, error) {
 	if len(command) == 0 {
 		command = []string{"agentskills"}
 	}
+	args := make([]string, 0, len(p.Args)+1)
+	for i, a := range p.Args {
+		if !utf8.ValidString(a) {
+			return PodSpec{}, fmt.Errorf("argument %d: %q is not UTF-8: a Kubernetes string is UTF-8 text", i+1, a)
+		}
+		args = append(args, strings.ReplaceAll(a, "$", "$$"))
+	}
+	if p.IndexFlag != "" {
+		if !utf8.ValidString(p.IndexFlag) {
+			return PodSpec{}, fmt.Errorf("index flag %q is not UTF-8: a Kubernetes string is UTF-8 text", p.IndexFlag)
+		}
+		args = append(args, strings.ReplaceAll(p.IndexFlag, "$", "$$")+IndexVar)
+	}
 	c := Container{
 		Name:       ContainerName,
 		Image:      p.Image,
 		Command:    command,
-		Args:       p.Args,
+		Args:       args,
 		WorkingDir: WorkspaceDir,
 		Env:        []EnvVar{{Name: CacheEnv, Value: CacheDir}},
 		VolumeMounts: []VolumeMount{
@@ -220,9 +246,6 @@ func (p Pod) spec() (PodSpec, error) {
 			{Name: "workspace", MountPath: WorkspaceDir},
 		},
 		SecurityContext: SecurityContext{AllowPrivilegeEscalation: ptr(false)},
-	}
-	if c.Args == nil {
-		c.Args = []string{}
 	}
 	if p.Secret != "" {
 		if err := CheckSubdomain("secret", p.Secret); err != nil {

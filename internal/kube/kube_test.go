@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +55,8 @@ func render(t *testing.T, shape string) []byte {
 	case "indexed-job":
 		p := pod()
 		p.Name = "agentskills-eval-review-0123456789"
-		p.Args = []string{"eval", "/skills/review", "--agent=claude-code", "--out=/out", "--index=" + kube.IndexVar}
+		p.Args = []string{"eval", "/skills/review", "--agent=claude-code", "--out=/out"}
+		p.IndexFlag = "--index="
 		p.Skills = p.Skills[:1]
 		p.Output = &kube.Claim{Name: "eval-results", Path: "/out"}
 		p.Deadline = 0
@@ -270,7 +272,8 @@ func TestSandbox(t *testing.T) {
 func TestArgsQuoted(t *testing.T) {
 	args := []string{"yes", "no", "on", "off", "y", "n", "true", "False", "null", "~", "", "0", "0123", "0x1F", "1e3", ".5", "-1", "+1",
 		"1_000", "12:30", "2026-12-07", ": x", "- y", "# z", "a: b", "[x]", "{x}", "*alias", "&anchor", "!tag", "|", ">", "%", "@", "`",
-		"\"", "'", "multi\nline\n", "trailing ", " leading", "tab\there", "ünï", "\u2028", "---", "...", "=", "<<", "\x1b[31m"}
+		"\"", "'", "multi\nline\n", "trailing ", " leading", "tab\there", "ünï", "\u2028", "---", "...", "=", "<<", "\x1b[31m",
+		"Off", "N", "0755", "0o17", ".inf", "-.NaN", "12:30:00", "2001-12-14", "\t", "é", "\u0085", strings.Repeat("x", 20000)}
 	p := pod()
 	p.Args = args
 	j, err := kube.NewJob(p, kube.JobOptions{})
@@ -288,6 +291,42 @@ func TestArgsQuoted(t *testing.T) {
 	got := container(t, objs[0].(*batchv1.Job).Spec.Template.Spec).Args
 	if diff := cmp.Diff(args, got); diff != "" {
 		t.Errorf("args read back differ (-written +read):\n%s", diff)
+	}
+}
+
+// TestArgsNotExpanded checks # The pod, rule 7: whatever $ an argument
+// holds, the kubelet's expansion of what is written, with the Secret's
+// keys in the environment, gives back the argument as given; and the
+// index flag alone is expanded.
+func TestArgsNotExpanded(t *testing.T) {
+	env := map[string]string{"ANTHROPIC_API_KEY": "sk-ant-secret", "JOB_COMPLETION_INDEX": "7", "X": "x-value"}
+	args := []string{"print $(ANTHROPIC_API_KEY)", "$(X)", "$$", "$$(X)", "$", "cost $5", "a$", "$(", "$(X", "$$$(X)", "--model=$(X)", "$(JOB_COMPLETION_INDEX)", "no dollar"}
+	p := pod()
+	p.Args = args
+	p.IndexFlag = "--in$dex="
+	j, err := kube.NewJob(p, kube.JobOptions{Completions: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := kube.Encode(&buf, j); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := kubetest.Decode(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := container(t, objs[0].(*batchv1.Job).Spec.Template.Spec).Args
+	got := make([]string, len(written))
+	for i, a := range written {
+		got[i] = kubetest.Expand(a, env)
+	}
+	want := append(slices.Clone(args), "--in$dex=7")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("args as the kubelet expands them differ (-given +expanded):\n%s", diff)
+	}
+	if _, _, _, err := kube.Sandbox(p, 0); err == nil || !strings.Contains(err.Error(), "an index flag is for an Indexed Job") {
+		t.Errorf("Sandbox with an index flag = %v; want refused", err)
 	}
 }
 
@@ -326,6 +365,9 @@ func TestRefused(t *testing.T) {
 		{"negative completions", func(_ *kube.Pod, o *kube.JobOptions) { o.Completions = -1 }, "negative"},
 		{"parallelism alone", func(_ *kube.Pod, o *kube.JobOptions) { o.Parallelism = 2 }, "parallelism is for an Indexed Job"},
 		{"completions too many", func(_ *kube.Pod, o *kube.JobOptions) { o.Completions = 1 << 31 }, "too large"},
+		{"argument not UTF-8", func(p *kube.Pod, _ *kube.JobOptions) { p.Args[5] = "Review \xff" }, `argument 6: "Review \xff" is not UTF-8`},
+		{"index flag not UTF-8", func(p *kube.Pod, o *kube.JobOptions) { p.IndexFlag, o.Completions = "--index\xff=", 2 }, "is not UTF-8"},
+		{"index flag in a plain Job", func(p *kube.Pod, _ *kube.JobOptions) { p.IndexFlag = "--index=" }, "an index flag is for an Indexed Job"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 )
 
 // ErrNotRegular and ErrTooLarge are what [InRoot] refuses, beside the
@@ -50,20 +52,43 @@ func InRoot(root *os.Root, name string, limit int64) ([]byte, error) {
 // OpenNoLink opens the regular file name of root for reading, as
 // [InRoot] reads it, but refuses a link, even one that stays inside
 // root (which an [os.Root] follows, whatever the flags), with
-// [ErrNotRegular]: it is never followed. So is a FIFO or a device
-// refused, without waiting for a writer, and a name replaced by one of
-// them between the check and the open: the file opened is the one
-// checked. It returns the opened file's FileInfo. A missing file is an
-// error wrapping fs.ErrNotExist.
+// [ErrNotRegular]: it is never followed, neither at name's last element
+// nor at any folder on the way to it (l/f, with l a link to a folder, is
+// refused as l is). So is a FIFO or a device refused, without waiting
+// for a writer, and a name or folder replaced by another between the
+// check and the open: each folder entered and the file opened are the
+// ones checked. A name that leads out of root is an error. It returns
+// the opened file's FileInfo. A missing file is an error wrapping
+// fs.ErrNotExist.
 func OpenNoLink(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
-	before, err := root.Lstat(name)
+	clean := filepath.Clean(name)
+	if !filepath.IsLocal(clean) {
+		return nil, nil, fmt.Errorf("%s: a name that leads out of its folder", name)
+	}
+	elems := strings.Split(filepath.ToSlash(clean), "/")
+	dir := root
+	for _, e := range elems[:len(elems)-1] {
+		sub, err := enter(dir, e)
+		if dir != root {
+			dir.Close()
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		dir = sub
+	}
+	if dir != root {
+		defer dir.Close()
+	}
+	last := elems[len(elems)-1]
+	before, err := dir.Lstat(last)
 	if err != nil {
 		return nil, nil, err
 	}
 	if m := before.Mode(); !m.IsRegular() {
 		return nil, nil, fmt.Errorf("%w (%s)", ErrNotRegular, kind(m))
 	}
-	f, err := root.OpenFile(name, os.O_RDONLY|openFlags, 0)
+	f, err := dir.OpenFile(last, os.O_RDONLY|openFlags, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -76,6 +101,35 @@ func OpenNoLink(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	return f, fi, nil
+}
+
+// enter opens the folder name of dir, refusing a link ([ErrNotRegular],
+// saying the folder) or anything else but a folder, and a folder
+// replaced as it was opened.
+func enter(dir *os.Root, name string) (*os.Root, error) {
+	before, err := dir.Lstat(name)
+	if err != nil {
+		return nil, err
+	}
+	if m := before.Mode(); !m.IsDir() {
+		if m&os.ModeSymlink != 0 {
+			return nil, fmt.Errorf("%w (%s is a link)", ErrNotRegular, name)
+		}
+		return nil, fmt.Errorf("%s: not a folder (%s)", name, kind(m))
+	}
+	sub, err := dir.OpenRoot(name)
+	if err != nil {
+		return nil, err
+	}
+	after, err := sub.Stat(".")
+	if err == nil && !os.SameFile(before, after) {
+		err = fmt.Errorf("%w (%s replaced as it was opened)", ErrNotRegular, name)
+	}
+	if err != nil {
+		sub.Close()
+		return nil, err
+	}
+	return sub, nil
 }
 
 // InRootNoLink reads the file name of root as [InRoot] does, opened by
@@ -99,6 +153,8 @@ func InRootNoLink(root *os.Root, name string, limit int64) ([]byte, error) {
 // kind names a file mode that is not a regular file's.
 func kind(m os.FileMode) string {
 	switch {
+	case m.IsRegular():
+		return "a file"
 	case m&os.ModeSymlink != 0:
 		return "a link"
 	case m.IsDir():

@@ -101,3 +101,61 @@ func TestInRootNoLink(t *testing.T) {
 		t.Errorf("InRootNoLink(missing) = %v, want fs.ErrNotExist", err)
 	}
 }
+
+// TestOpenNoLinkFolders checks that OpenNoLink follows no link on the
+// way to the file either: a link to a folder as the first element, in
+// the middle or as the last folder of the name is refused, as a link at
+// the last element is, while the same file reached through folders is
+// read; and that a name leading out of the root is refused.
+func TestOpenNoLinkFolders(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"real/sub", "a/b"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "real", "sub", "f"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"l": "real", "a/l": "../../real", "a/b/l": "../../real/sub", "real/sub/lf": "f"} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	for _, name := range []string{"real/sub/f", "real/./sub/f", "a/../real/sub/f"} {
+		if b, err := InRootNoLink(root, filepath.FromSlash(name), 10); err != nil || string(b) != "x" {
+			t.Errorf("InRootNoLink(%q) = %q, %v; want x", name, b, err)
+		}
+	}
+	for name, says := range map[string]string{
+		"real/sub/lf": "not a regular file (a link)",
+		"l/sub/f":     "not a regular file (l is a link)",
+		"a/l/sub/f":   "not a regular file (l is a link)",
+		"a/b/l/f":     "not a regular file (l is a link)",
+	} {
+		b, err := InRootNoLink(root, filepath.FromSlash(name), 10)
+		if !errors.Is(err, ErrNotRegular) || err.Error() != says {
+			t.Errorf("InRootNoLink(%q) = %q, %v; want %q: no link is followed", name, b, err, says)
+		}
+		if f, _, err := OpenNoLink(root, filepath.FromSlash(name)); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("OpenNoLink(%q) = %v, %v; want ErrNotRegular", name, f, err)
+			f.Close()
+		}
+	}
+	if _, err := InRootNoLink(root, filepath.FromSlash("real/sub/f/g"), 10); err == nil || err.Error() != "f: not a folder (a file)" {
+		t.Errorf("InRootNoLink(a file as a folder) = %v; want it to say f is not a folder", err)
+	}
+	if _, err := InRootNoLink(root, filepath.FromSlash("real/missing/f"), 10); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("InRootNoLink(real/missing/f) = %v; want fs.ErrNotExist", err)
+	}
+	for _, name := range []string{"../x", "a/../../x", "/etc/passwd"} {
+		if b, err := InRootNoLink(root, filepath.FromSlash(name), 10); err == nil || errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("InRootNoLink(%q) = %q, %v; want refused as out of the root", name, b, err)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -162,4 +163,40 @@ func missing(written, official any, path string) string {
 		return path
 	}
 	return ""
+}
+
+// Expand expands s as the kubelet expands a container's command and
+// arguments (the Kubernetes API reference, Container.args): $$ is $,
+// $(VAR) is env[VAR] when VAR is defined and is left as written when it
+// is not, and any other $ is left as written, as is a $( without its
+// closing parenthesis.
+func Expand(s string, env map[string]string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		switch s[i+1] {
+		case '$':
+			b.WriteByte('$')
+			i++
+		case '(':
+			end := strings.IndexByte(s[i+2:], ')')
+			if end < 0 {
+				b.WriteString(s[i:])
+				return b.String()
+			}
+			name := s[i+2 : i+2+end]
+			if v, ok := env[name]; ok {
+				b.WriteString(v)
+			} else {
+				b.WriteString("$(" + name + ")")
+			}
+			i += 2 + end
+		default:
+			b.WriteByte('$')
+		}
+	}
+	return b.String()
 }

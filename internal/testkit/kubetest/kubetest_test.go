@@ -48,3 +48,30 @@ func TestDecodeRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestExpand checks Expand against the cases of the kubelet's own
+// expansion rule: $$ is $, a defined $(VAR) its value, an undefined one,
+// a lone $ and an unclosed $( left as written.
+func TestExpand(t *testing.T) {
+	env := map[string]string{"K": "secret", "E": ""}
+	for in, want := range map[string]string{
+		"$(K)":       "secret",
+		"a$(K)b":     "asecretb",
+		"$(E)x":      "x",
+		"$(U)":       "$(U)",
+		"$$(K)":      "$(K)",
+		"$$$(K)":     "$secret",
+		"$$":         "$",
+		"$$$$":       "$$",
+		"$":          "$",
+		"a$":         "a$",
+		"$x":         "$x",
+		"$(K":        "$(K",
+		"cost $5":    "cost $5",
+		"no dollars": "no dollars",
+	} {
+		if got := Expand(in, env); got != want {
+			t.Errorf("Expand(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
