@@ -185,6 +185,18 @@
 //     reads on. Such a file is scanned as text whatever its bytes: a NUL
 //     reads as a space and invalid UTF-8 as U+FFFD, so one byte does not
 //     turn the other rules off. Invalid UTF-8 alone is not a finding.
+//  23. direct-run (low): an instruction that runs a file of the skill by
+//     its path (./scripts/x.sh, scripts/x.sh --in a.pdf,
+//     "$SKILL_DIR/scripts/x.py", ${CLAUDE_SKILL_DIR}/bin/tool) where the
+//     tree holds that file and it is a program to run: a script by its
+//     name (rule 22's script names) or its #! line, a file with an
+//     executable bit, or a native program. A skill mounted as an
+//     image volume (Kubernetes mounts an OCI image read-only, and may
+//     mount it noexec) cannot run a file so; bash scripts/x.sh (python3,
+//     node, ruby, ...) reads the file and runs it wherever it is
+//     mounted. The finding names the interpreter to write, from the
+//     file's #! line or its name. "Running directly" says what an
+//     instruction is.
 //
 // Every rule but 1-4 and 16-20 and 22 reads a line with the invisible
 // characters of rules 1-3 removed. A Markdown file (.md, .mdx, .txt, .rst,
@@ -337,6 +349,75 @@
 // Past that, the audit is a text search and not a judge of intent: the
 // user's review of what a skill asks, and the policy, are the rest.
 //
+// # Running directly
+//
+// Rule 23 tells a command from the mention of a file. It reads a
+// skill's instructions: its Markdown files (as above, but not a file
+// that starts with #!, which is a script), where a command is
+//
+//  1. a line of a fenced code block whose info string names a shell
+//     (bash, sh, shell, zsh, ksh, dash, fish, console, terminal,
+//     shell-session, sh-session, shellsession) or is empty; or
+//  2. the text of inline code (between backticks) on a prose line.
+//
+// A path in a command is run when it stands at a command's position:
+// first (after a prompt, "$" or "%", and after assignments, FOO=1),
+// after ; & && || | ( $( or a backtick outside quotes, or after a word
+// that runs the next one (sudo, doas, env, exec, time, timeout, nohup,
+// nice, xargs, command, if, then, do, else, elif, while, until, !, {)
+// and the options and numbers that follow it; a line of a block that
+// continues the one before (which ends with \) starts at no command's
+// position. An argument is not run by the shell: bash scripts/x.sh,
+// python3 scripts/x.py, uv run scripts/x.py, node, sh, and source or .
+// (which read the file) are what the rule asks for, and chmod +x
+// scripts/x.sh runs nothing. Quotes are removed; what follows # is a
+// comment.
+//
+// The path is the skill's when it is relative (bare, after ./, or after
+// one variable: $SKILL_DIR/, ${CLAUDE_SKILL_DIR}/, {baseDir}/, but not
+// the machine's $HOME, $USERPROFILE, $TMPDIR, $TMP, $TEMP, $PWD or
+// $OLDPWD; a path with another variable, a glob or a backslash is not
+// read) and leads, from the skill's root or from the Markdown file's
+// folder, to a file of the tree that is a program to run (rule 23).
+// Both are joined with the folder of a cd earlier in the command (in
+// the same subshell) to a relative folder, or to a variable whose name
+// holds "skill" or is baseDir (the skill's folder); after a cd to any
+// other folder no path is read. So a URL, an absolute path or one
+// under ~ (/usr/local/bin/tool, a file of the machine), ./configure or
+// ./gradlew of another project (not in the skill), a folder, a file
+// that is not a program (a reference's Markdown, a CSV) and a path
+// that leaves the tree by .. are not findings.
+//
+// A mention is not a finding: a path in prose outside inline code
+// (text, a link's target), in an HTML comment, in a block of another
+// language (python, text, json, ...), or bare and alone: with no
+// argument after it, neither ./ nor a variable before it, in inline
+// code ("fill it with `scripts/fill.py`", "use `scripts/fill.py`") or
+// on a line of a block without an info string and without a prompt (a
+// listing of the skill's files). The same path alone is a command when
+// written with ./ or a variable, or on a line of a shell's block; and
+// in inline code right after a verb that has it run (run, execute,
+// exec, invoke, launch, call or start, in any case, and a colon: "Run
+// `scripts/status.sh`.") when the file has an executable bit: one that
+// has none cannot be run by its path anywhere, so "run" there means
+// through its interpreter.
+//
+// What a script runs is not read: a script run by its interpreter that
+// runs another by its path fails on a noexec mount too, but where such
+// a path leads depends on the script's own variables ($(dirname "$0")),
+// which a text search does not follow. Nor is a line of 4 KiB or more
+// (no command is that long; every piece of a long line is), a path of
+// over 1 KiB, nor a Markdown file without a backtick and without ~~~
+// (it has neither inline code nor a fenced block).
+//
+// A path is the skill's only once the tree's files are known, and
+// SKILL.md is read first: the audit reads each Markdown file's
+// commands with the other rules, once, holds the paths they run (see
+// "Limits"), and reports those that lead to a program once every file
+// has been read. A path run is read only with its file name written as
+// it is, without quotes in it (a quote may close it), and not . or ..
+// (a folder).
+//
 // # Limits
 //
 // What the audit reads, and what a report keeps, are bounded, so that
@@ -369,6 +450,11 @@
 //     ([Omitted.String]). [Report.Trim] bounds, in the same way, the
 //     reports of many skills that one program holds.
 //  7. An excerpt is at most 160 characters and a message at most 200.
+//  8. Rule 23 holds, until the tree's files are known, the first 1,000
+//     paths that commands run (by the order of rule 4, each of at most
+//     1 KiB), and reports those that lead to a program of the tree once
+//     every file has been read: its findings come after every other
+//     rule's under the caps of rules 4-6.
 //
 // # Speed
 //
@@ -447,6 +533,11 @@
 // anchored only where a match can start. The expressions stay their
 // specification, which TestHandWritten and FuzzHandWritten hold them to,
 // and the audit without the prefilter runs the expressions alone.
+//
+// Rule 23 reads for commands only a Markdown file that holds a
+// backtick or ~~~, and of it only the lines that hold inline code or
+// are in a shell's block, and hold a /: a search for one byte, which
+// is about 4% of the audit of ordinary instructions with code blocks.
 //
 // [RulesVersion] changes with the rules, so that a verdict kept for a
 // content digest is kept for the rules it was made with.
@@ -616,6 +707,18 @@
 //     keywords) 24.6 s, then 1.1-1.7 s; BenchmarkDense (one 8 MiB file
 //     of lines with findings of rules 1-4) 3.5 s, then 0.35-0.43 s,
 //     allocating 63 MB in all, none of it held.
+//   - RulesVersion 4 (rule 23, direct-run): of the fixtures, the 10
+//     benign ones have no finding of it (colored-script's "Run
+//     `scripts/status.sh`." names a file with no executable bit), and
+//     2 of the 42 malicious ones a low one beside their high ones
+//     ("Run `scripts/setup.sh` once.", of an executable setup.sh); all
+//     42 stay at high. Of the thirteen repositories only
+//     anthropics/skills was at hand (December 2026, its pinned commit):
+//     none of its 18 skills has a finding of rule 23 (they run their
+//     scripts as bash scripts/x.sh and python scripts/x.py; the one
+//     "run `eval-viewer/generate_review.py`" names a file without an
+//     executable bit), and its other findings are those of RulesVersion
+//     3. Its cost beside the build before it: docs/speed.md.
 //
 // Why the rules that fire on real skills fire: credential-read, setup
 // instructions that name a .env file (most of them; .env.local and
@@ -648,7 +751,7 @@ import (
 // made with only; a program that caches verdicts keys them by both.
 // TestRulesVersion fails when the code of the rules changes and this
 // does not.
-const RulesVersion = "3"
+const RulesVersion = "4"
 
 // Severity ranks a finding.
 type Severity int

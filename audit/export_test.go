@@ -90,9 +90,12 @@ func HandChecks() []HandCheck {
 
 // TreeOneKeeper is the reference Tree is held to: the files read and
 // scanned one after the other, in the order fs.WalkDir walks them, every
-// finding given to one keeper, which applies the caps as it goes.
+// finding given to one keeper, which applies the caps as it goes, and
+// rule 23's once every file has been read.
 func TreeOneKeeper(fsys fs.FS) (Report, error) {
 	s := &scanner{fsys: fsys, union: lineFilter().NewHits()}
+	var runs []fileRuns
+	held := 0
 	files := 0
 	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -107,13 +110,20 @@ func TreeOneKeeper(fsys fs.FS) (Report, error) {
 		s.buf = s.buf[:0]
 		data, mode, text, err := s.readEntry(name, d)
 		if err == nil && text {
+			s.runs, s.runsOver = nil, false
 			s.content(name, mode, data)
+			runs = holdRuns(runs, &held, name, s.runs)
 		}
 		return err
 	})
 	if err != nil {
 		return Report{}, err
 	}
+	reportHeld(runs, s.bundled, func(file string, r pathRun, msg string) {
+		if s.keep.admit(ruleDirectRun, file, r.line) {
+			s.keep.keep(Finding{Rule: ruleDirectRun, Severity: severities[ruleDirectRun], File: file, Line: r.line, Excerpt: r.excerpt, Message: msg})
+		}
+	})
 	sortFindings(s.keep.kept)
 	return Report{Findings: s.keep.kept, Omitted: s.keep.omitted}, nil
 }

@@ -260,11 +260,14 @@ var (
 	}
 )
 
-// patterns applies rules 5-15 and 21 to line i. Each expression runs
+// patterns applies rules 5-15, 21 and 23 to line i. Each expression runs
 // only when the prefilter finds on the line the strings its matches
 // hold (see may).
 func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 	l := lines[i]
+	if s.runsFile && l.ctx != hidden {
+		s.runsIn(name, l)
+	}
 	t, h := l.clean, l.hits
 	if h != nil && h.Empty() {
 		// No expression may match: each has a condition

@@ -24,6 +24,7 @@ const (
 	ruleLargeFile           = "large-file"
 	ruleAttackExample       = "attack-example"
 	ruleMalformedText       = "malformed-text"
+	ruleDirectRun           = "direct-run"
 )
 
 // allRules returns every rule, in the package doc's order.
@@ -95,5 +96,8 @@ func allRules() []Rule {
 		{ruleMalformedText, High,
 			"a NUL byte in a file that says it is text (Markdown, a script, a #! file, YAML, JSON, HTML)",
 			"A NUL byte makes viewers and diff tools show such a file as binary, or cut it short, while a shell or a model still reads what follows. A skill's text needs none: remove it and read the whole file again."},
+		{ruleDirectRun, Low,
+			"a program of the skill run by its path (./scripts/x.sh), which fails where the skill is mounted noexec",
+			"A skill mounted as an image volume (Kubernetes mounts an OCI image read-only, and may mount it noexec) cannot run its files by their path. Run a script through its interpreter: bash scripts/x.sh, python3 scripts/x.py, node scripts/x.js."},
 	}
 }

@@ -50,6 +50,12 @@ type scanner struct {
 	// first needs it, once per file.
 	file   string
 	layout *layout
+	// rule 23 (runs.go): whether the file is read for it, whether its
+	// last line continues on the next, whether its paths run are past
+	// maxRuns, the paths run held of it, and the programs found
+	runsFile, runCont, runsOver bool
+	runs                        []pathRun
+	bundled                     []bundled
 }
 
 // add reports a match of rule to the keeper, which keeps it or counts it
@@ -227,6 +233,7 @@ func (s *scanner) sniffOnly(name string, info fs.FileInfo) error {
 	if err != nil {
 		return err
 	}
+	s.bundle(name, info.Mode(), head)
 	s.sniff(name, head)
 	return nil
 }
@@ -241,6 +248,7 @@ func (s *scanner) sniff(name, head string) {
 
 // content audits a file's bytes.
 func (s *scanner) content(name string, mode fs.FileMode, data string) {
+	s.bundle(name, mode, data)
 	if kind := programKind(data); kind != "" {
 		s.add(ruleExecutableBinary, name, 0, span{}, "a native program ("+kind+")")
 		return

@@ -13,6 +13,19 @@ func BenchmarkOrdinary(b *testing.B) {
 	benchmarkText(b, audittext.Ordinary(4<<20, 1))
 }
 
+// BenchmarkOrdinaryWithProgram audits 4 MiB of ordinary instructions
+// beside a program of the skill, which SKILL.md runs by its path: rule
+// 23 resolves the paths the instructions' commands run against it.
+func BenchmarkOrdinaryWithProgram(b *testing.B) {
+	text := audittext.Ordinary(4<<20, 1)
+	m := fstest.MapFS{
+		"SKILL.md":     {Data: []byte(front + "Read notes.md, then run `./scripts/x.sh`.\n")},
+		"notes.md":     {Data: []byte(text)},
+		"scripts/x.sh": {Data: []byte("#!/bin/sh\necho x\n")},
+	}
+	benchmarkTree(b, m, len(text))
+}
+
 // BenchmarkDenseKeywords audits 8 MiB of lines dense with the rules' own
 // keywords: the prefilter's worst case, every line a candidate.
 func BenchmarkDenseKeywords(b *testing.B) {

@@ -45,8 +45,10 @@ var ErrNotKept = errors.New("too many findings to keep while the tree was writte
 //     once, until its writer is closed. A Scanner fed by n goroutines
 //     holds at most n files at once.
 //  4. A file's findings are held, within the caps, until the report is
-//     made: at most 100 of a rule in one file, and 5,000 in all; past
-//     that the Scanner drops what it holds and its report fails with
+//     made: at most 100 of a rule in one file, and 5,000 in all, with
+//     the paths that rule 23 holds of each file until the tree's
+//     programs are known (the first 1,000 of a file); past that the
+//     Scanner drops what it holds and its report fails with
 //     [ErrNotKept].
 //  5. [Scanner.Report] reports on the whole tree or on one of its
 //     folders (a skill inside a repository), with the paths of the
@@ -73,6 +75,10 @@ type streamed struct {
 	skillMD string
 	found   []Finding // kept under maxPerRule, in the order found
 	omitted Omitted   // past maxPerRule
+	// runs are the paths its commands run (rule 23, at most maxRuns),
+	// and program its interpreter when it is a program to run.
+	runs    []pathRun
+	program *bundled
 }
 
 // NewScanner returns a Scanner of an empty tree.
@@ -119,18 +125,18 @@ func (s *Scanner) entry(name string, read int64, f Finding) {
 func (s *Scanner) hold(e streamed) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := len(e.found)
+	n := len(e.found) + len(e.runs)
 	if e.skillMD != "" {
 		n++
 	}
 	if !s.over && s.held+n > maxHeld {
 		s.over = true
 		for i := range s.files {
-			s.files[i].found, s.files[i].skillMD = nil, ""
+			s.files[i].found, s.files[i].skillMD, s.files[i].runs = nil, "", nil
 		}
 	}
 	if s.over {
-		e.found, e.skillMD = nil, ""
+		e.found, e.skillMD, e.runs = nil, "", nil
 	} else {
 		s.held += n
 	}
@@ -181,6 +187,7 @@ func (w *fileWriter) Close() error {
 	w.b = strings.Builder{}
 	if w.big {
 		sc.add(ruleLargeFile, w.name, 0, span{}, largeMessage(w.n))
+		sc.bundle(w.name, w.mode, data)
 		sc.sniff(w.name, data)
 	} else {
 		if path.Base(w.name) == "SKILL.md" && len(data) > maxSkillMD {
@@ -190,7 +197,11 @@ func (w *fileWriter) Close() error {
 	}
 	e.read = int64(len(data))
 	e.found, e.omitted = sc.keep.kept, sc.keep.omitted
-	sc.keep = keeper{}
+	e.runs = sc.runs
+	if len(sc.bundled) > 0 {
+		e.program = &sc.bundled[0]
+	}
+	sc.keep, sc.runs, sc.runsOver, sc.bundled = keeper{}, nil, false, nil // runsOver: no more held of the file
 	s.hold(e)
 	return nil
 }
@@ -249,6 +260,21 @@ func (s *Scanner) Report(dir string) (Report, error) {
 			k.omitted[rule] += n
 		}
 	}
+	// Rule 23, once the tree's files are known, as Tree reports it:
+	// after every other rule, in the order of the files.
+	var bundled []bundled
+	var held []fileRuns
+	runs := 0
+	for _, f := range files {
+		if f.e.program != nil {
+			bundled = append(bundled, *f.e.program)
+			bundled[len(bundled)-1].name = f.rel
+		}
+		held = holdRuns(held, &runs, f.rel, f.e.runs)
+	}
+	reportHeld(held, bundled, func(file string, r pathRun, msg string) {
+		take(Finding{Rule: ruleDirectRun, Severity: severities[ruleDirectRun], Line: r.line, Excerpt: r.excerpt, Message: msg}, file)
+	})
 	sortFindings(k.kept)
 	return Report{Findings: k.kept, Omitted: k.omitted}, nil
 }

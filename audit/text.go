@@ -24,6 +24,7 @@ type line struct {
 	raw   string  // as in the file, without its newline
 	clean string  // raw with invisible characters removed
 	ctx   context // where it stands
+	block runMode // how rule 23 reads a line of a fenced block (runs.go)
 	// hits are the prefilter's strings in clean (nil in an exhaustive
 	// audit); text sets them.
 	hits *prefilter.Hits
@@ -51,6 +52,7 @@ type lineReader struct {
 	open      bool   // raw is still to be read
 	n         int    // the current line's number, 1-based
 	fence     string // the open fence, or ""
+	block     runMode
 	inComment bool
 }
 
@@ -88,6 +90,7 @@ func (r *lineReader) next() (line, bool) {
 		trimmed := strings.TrimSpace(l.clean)
 		switch {
 		case r.fence != "":
+			l.block = r.block
 			if strings.HasPrefix(trimmed, r.fence) && strings.Trim(trimmed, r.fence[:1]) == "" {
 				r.fence = ""
 			}
@@ -95,7 +98,7 @@ func (r *lineReader) next() (line, bool) {
 			l.ctx = hidden
 			r.inComment = !strings.Contains(l.clean, "-->")
 		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
-			r.fence = trimmed[:3]
+			r.fence, r.block = trimmed[:3], blockMode(trimmed[3:])
 		default:
 			l.ctx = prose
 			if i := strings.Index(l.clean, "<!--"); i >= 0 {
@@ -378,6 +381,7 @@ func dropInvisible(r rune) rune {
 // up to three lines each side (rule 6's context).
 func (s *scanner) text(name, text string) {
 	s.file, s.layout = text, nil
+	s.startRuns(name, text)
 	defer func() { s.file, s.layout = "", nil }()
 	// What the file may hold is asked once of it all, so that a line
 	// asks only what the file may hold: rules 1-3 find nothing in text

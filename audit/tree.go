@@ -60,6 +60,12 @@ type treeScan struct {
 	next    int            // the seq of the batch merged next
 	pending map[int]*batch // batches scanned out of order
 	keep    keeper         // the tree's findings, merged
+	// runs, runsHeld and bundled: the paths run of the tree's files
+	// (the first maxRuns) and its programs, merged in order, for rule
+	// 23 (runs.go)
+	runs     []fileRuns
+	runsHeld int
+	bundled  []bundled
 }
 
 // batch is files of a tree read one after another into one buffer.
@@ -77,6 +83,9 @@ type batchFile struct {
 	mode fs.FileMode
 	data string // in the batch's buffer
 	text bool   // data is to be scanned (content)
+	// rule 23: the paths its commands run, and whether it is a program
+	runs    []pathRun
+	program []bundled
 }
 
 // scanTree audits the tree of fsys, scanning up to workers files at
@@ -128,6 +137,12 @@ func (t *treeScan) run() (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
+	// Rule 23, once the tree's programs are known.
+	reportHeld(t.runs, t.bundled, func(file string, r pathRun, msg string) {
+		if t.keep.admit(ruleDirectRun, file, r.line) {
+			t.keep.keep(Finding{Rule: ruleDirectRun, Severity: severities[ruleDirectRun], File: file, Line: r.line, Excerpt: r.excerpt, Message: msg})
+		}
+	})
 	sortFindings(t.keep.kept)
 	return Report{Findings: t.keep.kept, Omitted: t.keep.omitted}, nil
 }
@@ -140,8 +155,8 @@ func (t *treeScan) entry(name string, d fs.DirEntry) error {
 	if err != nil {
 		return err
 	}
-	t.cur.files = append(t.cur.files, batchFile{keep: t.rd.keep, name: name, mode: mode, data: data, text: text})
-	t.rd.keep = keeper{}
+	t.cur.files = append(t.cur.files, batchFile{keep: t.rd.keep, name: name, mode: mode, data: data, text: text, program: t.rd.bundled})
+	t.rd.keep, t.rd.bundled = keeper{}, nil
 	if len(t.rd.buf) >= batchBytes || len(t.cur.files) >= maxBatchFiles {
 		t.dispatch(true)
 	}
@@ -215,16 +230,17 @@ func (t *treeScan) scanBatches() {
 // The keeper of s is left as it was: with one worker, s is the reading
 // scanner, which may be reading a file when its buffer is full.
 func (t *treeScan) scan(s *scanner, b *batch) {
-	reading := s.keep
+	reading, bundled := s.keep, s.bundled
 	for i := range b.files {
 		f := &b.files[i]
 		if f.text {
-			s.keep = f.keep
+			s.keep, s.bundled, s.runs, s.runsOver = f.keep, nil, nil, false
 			s.content(f.name, f.mode, f.data)
 			f.keep, f.data = s.keep, ""
+			f.program, f.runs = append(f.program, s.bundled...), s.runs
 		}
 	}
-	s.keep = reading
+	s.keep, s.bundled, s.runs, s.runsOver = reading, bundled, nil, false
 	t.merge(b)
 }
 
@@ -247,6 +263,8 @@ func (t *treeScan) merge(b *batch) {
 		}
 		b.buf = nil
 		for _, f := range b.files {
+			t.runs = holdRuns(t.runs, &t.runsHeld, f.name, f.runs)
+			t.bundled = append(t.bundled, f.program...)
 			for _, found := range f.keep.kept {
 				if t.keep.capped(found.Rule) {
 					t.keep.keep(found)
