@@ -374,10 +374,10 @@
 // comment.
 //
 // The path is the skill's when it is relative (bare, after ./, or after
-// one variable: $SKILL_DIR/, ${CLAUDE_SKILL_DIR}/, {baseDir}/, but not
-// the machine's $HOME, $USERPROFILE, $TMPDIR, $TMP, $TEMP, $PWD or
-// $OLDPWD; a path with another variable, a glob or a backslash is not
-// read) and leads, from the skill's root or from the Markdown file's
+// one variable whose name holds "skill" or is baseDir, in any case:
+// $SKILL_DIR/, ${CLAUDE_SKILL_DIR}/, {baseDir}/, but not a variable of
+// another folder, $PROJECT_ROOT/, $GITHUB_WORKSPACE/ or $1/; a path with
+// another variable, a glob or a backslash is not read) and leads, from the skill's root or from the Markdown file's
 // folder, to a file of the tree that is a program to run (rule 23).
 // Both are joined with the folder of a cd earlier in the command (in
 // the same subshell) to a relative folder, or to a variable whose name
@@ -410,10 +410,11 @@
 // over 1 KiB, nor a Markdown file without a backtick and without ~~~
 // (it has neither inline code nor a fenced block).
 //
-// A path is the skill's only once the tree's files are known, and
-// SKILL.md is read first: the audit reads each Markdown file's
-// commands with the other rules, once, holds the paths they run (see
-// "Limits"), and reports those that lead to a program once every file
+// A path is the skill's only once the tree's files are known: the
+// audit reads each Markdown file's commands with the other rules, once,
+// in the order of the files (a README.md before the SKILL.md), holds
+// the paths they run (see "Limits": the SKILL.md's whatever the files
+// before it run), and reports those that lead to a program once every file
 // has been read. A path run is read only with its file name written as
 // it is, without quotes in it (a quote may close it), and not . or ..
 // (a folder).
@@ -433,7 +434,12 @@
 //     at most one buffer more than the goroutines that scan (one a
 //     processor, at most four) is held at once: 24 MiB at most on two
 //     processors, 40 MiB on four or more (a file that grows as it is
-//     read aside, which may double its buffer).
+//     read aside, which may double its buffer). A text file that must
+//     be decoded to be read (a NUL, invalid UTF-8) is read from a copy,
+//     of at most twice its size (an invalid byte becomes U+FFFD, three
+//     bytes), held while a goroutine scans it: so 56 MiB at most on two
+//     processors and 104 MiB on four, live (the heap may hold more, the
+//     copies of files already scanned, until the collector runs).
 //  3. A line over 64 KiB is read in pieces of 64 KiB that overlap by 4
 //     KiB, each under the line's number; a rule still reports the line
 //     once.
@@ -451,8 +457,9 @@
 //     reports of many skills that one program holds.
 //  7. An excerpt is at most 160 characters and a message at most 200.
 //  8. Rule 23 holds, until the tree's files are known, the first 1,000
-//     paths that commands run (by the order of rule 4, each of at most
-//     1 KiB), and reports those that lead to a program of the tree once
+//     paths that the commands of the skill's SKILL.md run, and the first
+//     1,000 that those of its other files run (by the order of rule 4,
+//     each of at most 1 KiB), and reports those that lead to a program of the tree once
 //     every file has been read: its findings come after every other
 //     rule's under the caps of rules 4-6.
 //
@@ -536,8 +543,10 @@
 //
 // Rule 23 reads for commands only a Markdown file that holds a
 // backtick or ~~~, and of it only the lines that hold inline code or
-// are in a shell's block, and hold a /: a search for one byte, which
-// is about 4% of the audit of ordinary instructions with code blocks.
+// are in a shell's block, and hold a /: a search for one byte. It costs
+// 5-8% more CPU where the text has code blocks (ordinary instructions:
+// about 4% of a profile of the audit), and nothing elsewhere
+// (docs/speed.md).
 //
 // [RulesVersion] changes with the rules, so that a verdict kept for a
 // content digest is kept for the rules it was made with.
@@ -719,6 +728,11 @@
 //     "run `eval-viewer/generate_review.py`" names a file without an
 //     executable bit), and its other findings are those of RulesVersion
 //     3. Its cost beside the build before it: docs/speed.md.
+//   - RulesVersion 5 (rule 23: a path after a variable that does not
+//     name the skill, $PROJECT_ROOT/ or $1/, is no longer the skill's;
+//     a continued line's command after && or | is read; the SKILL.md's
+//     paths are held apart from the other files'): the fixtures'
+//     findings are those of RulesVersion 4.
 //
 // Why the rules that fire on real skills fire: credential-read, setup
 // instructions that name a .env file (most of them; .env.local and
@@ -751,7 +765,7 @@ import (
 // made with only; a program that caches verdicts keys them by both.
 // TestRulesVersion fails when the code of the rules changes and this
 // does not.
-const RulesVersion = "4"
+const RulesVersion = "5"
 
 // Severity ranks a finding.
 type Severity int

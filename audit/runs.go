@@ -93,8 +93,8 @@ func (s *scanner) runsIn(name string, l line) {
 	}
 	switch l.ctx {
 	case code:
-		if l.block != notRead && !cont && strings.IndexByte(t, '/') >= 0 {
-			s.commandRuns(name, l, t, 0, l.block)
+		if l.block != notRead && strings.IndexByte(t, '/') >= 0 {
+			s.commandRuns(name, l, t, 0, l.block, cont)
 		}
 	case prose:
 		for i := 0; ; {
@@ -116,7 +116,7 @@ func (s *scanner) runsIn(name string, l line) {
 				if toRun(t[:open]) {
 					mode = runVerb
 				}
-				s.commandRuns(name, l, t[n:end], n, mode)
+				s.commandRuns(name, l, t[n:end], n, mode, false)
 			}
 			i = end + n - open
 		}
@@ -161,14 +161,15 @@ func closingTicks(t string, i, n int) int {
 // commandRuns holds the paths that the command text t, at offset off of
 // the line l.clean, runs directly. It reads t as a shell does as far as
 // a command's position goes: words, quotes, separators, substitutions
-// and the words that run the next one.
-func (s *scanner) commandRuns(name string, l line, t string, off int, mode runMode) {
+// and the words that run the next one. A line that continues the one
+// before (cont: it ended with \) starts at no command's position.
+func (s *scanner) commandRuns(name string, l line, t string, off int, mode runMode, cont bool) {
 	var (
-		cmd      = true  // the next word is at a command's position
+		cmd      = !cont // the next word is at a command's position
 		runner   = false // the word before runs the next (sudo, env, ...)
 		redirect = false // the next word is a redirection's target
 		cdArg    = false // the next word is cd's folder
-		first    = true  // no word yet
+		first    = !cont // no word yet
 		prompted = false // the text starts with a prompt
 		cwd      = ""    // the folder of a cd, relative to the skill's root
 		lost     = false // a cd to a folder not read
@@ -463,7 +464,7 @@ func (s *scanner) holdRun(name string, l line, w string, at int, command, loose 
 		rest, loose = p[2:], false
 	case p[0] == '$' || p[0] == '{':
 		r, ok := skillDirPrefix(p)
-		if !ok {
+		if !ok || !namesSkill(p) {
 			return
 		}
 		rest, loose = r, false
@@ -615,8 +616,16 @@ type fileRuns struct {
 }
 
 // holdRuns adds to held the runs of the file name, as far as the first
-// maxRuns of a tree go, and returns it.
+// maxRuns of a tree go, and returns it. The runs of the skill's
+// SKILL.md are held whatever the files before it hold, and count
+// against no other file's.
 func holdRuns(held []fileRuns, total *int, name string, runs []pathRun) []fileRuns {
+	if name == "SKILL.md" {
+		if len(runs) > 0 {
+			held = append(held, fileRuns{name, runs})
+		}
+		return held
+	}
 	if n := min(len(runs), maxRuns-*total); n > 0 {
 		held = append(held, fileRuns{name, runs[:n]})
 		*total += n

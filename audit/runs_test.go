@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 	"testing"
@@ -111,6 +112,9 @@ func TestDirectRun(t *testing.T) {
 		{"block without an info string, ./", withScripts("```\n./scripts/x.sh\n```\n"), "write bash"},
 		{"block without an info string, arguments", withScripts("```\nscripts/fill.py --in a.pdf\n```\n"), "write python3"},
 		{"block without an info string, a prompt", withScripts("```\n$ scripts/x.sh\n```\n"), "write bash"},
+		{"after && on a continued line", withScripts(bashBlock(`echo start \`, "  && ./scripts/x.sh --all")), "write bash"},
+		{"after a pipe on a continued line", withScripts(bashBlock(`cat in.txt \`, "  | ./scripts/x.sh")), "write bash"},
+		{"a variable of the skill in lower case", withScripts(bashBlock("$skill_root/scripts/x.sh")), "write bash"},
 		// Found, in inline code.
 		{"inline code with ./", withScripts("Then run `./scripts/x.sh`.\n"), "write bash ./scripts/x.sh"},
 		{"inline code with arguments", withScripts("Then run `scripts/fill.py --in a.pdf` on it.\n"), "write python3 scripts/fill.py"},
@@ -162,6 +166,9 @@ func TestDirectRun(t *testing.T) {
 		{"a URL", withScripts(bashBlock("https://example.com/scripts/x.sh --all"), "Run `https://x.dev/scripts/x.sh a`.\n"), ""},
 		{"absolute", withScripts(bashBlock("/scripts/x.sh", "/usr/local/bin/tool")), ""},
 		{"home", withScripts(bashBlock("~/scripts/x.sh", "$HOME/scripts/x.sh a", "${TMPDIR}/run.sh")), ""},
+		{"a variable of another folder", withScripts(bashBlock("$PROJECT_ROOT/scripts/x.sh", `"$GITHUB_WORKSPACE/scripts/x.sh" --all`,
+			"$1/scripts/x.sh", "${WORKDIR}/run.sh a"), "Run `$REPO/scripts/x.sh`.\n"), ""},
+		{"an argument on a continued line", withScripts(bashBlock(`docker run --rm \`, `  -v x:y \`, "  ./scripts/x.sh")), ""},
 		{"leaving the tree", withScripts(bashBlock("../scripts/x.sh", "./../run.sh")), ""},
 		{"a glob", withScripts(bashBlock("./scripts/*.sh")), ""},
 		{"quotes in the file's name", withScripts(bashBlock(`./scripts/x".sh"`, `./scripts/'x'.sh`)), ""},
@@ -260,14 +267,110 @@ func TestDirectRunLimit(t *testing.T) {
 		})
 	}
 	t.Run("across files", func(t *testing.T) {
-		fsys := manyRuns(600)
-		fsys["docs/more.md"] = &fstest.MapFile{Data: []byte(strings.Repeat("`./missing/x.sh`\n", 600) + "`./scripts/x.sh`\n")}
-		if got := runFindings(t, fsys); len(got) != 1 || got[0].File != "SKILL.md" {
-			t.Errorf("Tree = %s, want SKILL.md's program only: docs/more.md's is past the first 1,000 paths", describeRuns(got))
+		fsys := withScripts("Use the scripts.\n")
+		fsys["docs/a.md"] = &fstest.MapFile{Data: []byte(strings.Repeat("`./missing/x.sh`\n", 600))}
+		fsys["docs/b.md"] = &fstest.MapFile{Data: []byte(strings.Repeat("`./missing/x.sh`\n", 400) + "`./scripts/x.sh`\n")}
+		fsys["docs/c.md"] = &fstest.MapFile{Data: []byte("`./run.sh`\n")}
+		if got := runFindings(t, fsys); len(got) != 0 {
+			t.Errorf("Tree = %s, want none: docs/b.md's program and docs/c.md's are past the first 1,000 paths", describeRuns(got))
 		}
 		sameAsTree(t, fsys, ".")
 		sameAsOneKeeper(t, fsys)
 	})
+	// The SKILL.md's paths are held whatever the files before it run
+	// (README.md comes before it), and count against no other file's.
+	t.Run("SKILL.md apart", func(t *testing.T) {
+		fsys := manyRuns(999)
+		fsys["README.md"] = &fstest.MapFile{Data: []byte(bashBlock(strings.Repeat("./gradlew build\n", 1000)))}
+		fsys["docs/more.md"] = &fstest.MapFile{Data: []byte(bashBlock("./run.sh"))}
+		got := runFindings(t, fsys)
+		if len(got) != 1 || got[0].File != "SKILL.md" {
+			t.Errorf("Tree = %s, want SKILL.md's program only: README.md's 1,000 paths are the first of the other files", describeRuns(got))
+		}
+		sameAsTree(t, fsys, ".")
+		sameAsOneKeeper(t, fsys)
+	})
+}
+
+// TestScannerDirectRunHeld checks rule 4 of Scanner for rule 23: the
+// paths run held count apart from the findings, so that files outside
+// a skill's folder that run many paths neither fail its report nor
+// change it, and past 10,000 of them only rule 23's findings of the
+// paths dropped are missed.
+func TestScannerDirectRunHeld(t *testing.T) {
+	many := "```bash\n" + strings.Repeat("./gradlew build\n", 1000) + "```\n"
+	repo := func(docs int) fstest.MapFS {
+		fsys := fstest.MapFS{}
+		for k, v := range withScripts(bashBlock("bash scripts/x.sh", "./scripts/x.sh")) {
+			fsys["skills/a/"+k] = v
+		}
+		fsys["skills/a/docs/use.md"] = &fstest.MapFile{Data: []byte(bashBlock("./run.sh"))}
+		for i := range docs {
+			fsys[fmt.Sprintf("docs/guide%d.md", i)] = &fstest.MapFile{Data: []byte(many)}
+		}
+		return fsys
+	}
+	fsys := repo(9)
+	for _, dir := range []string{"skills/a", "."} {
+		sameAsTree(t, fsys, dir)
+	}
+	if got, err := audit.Tree(mustSub(t, fsys, "skills/a")); err != nil || len(runsOf(got.Findings)) != 2 {
+		t.Errorf("Tree(skills/a) = %s, %v; want two findings", describeRuns(runsOf(got.Findings)), err)
+	}
+
+	// Past 10,000 paths held: the files given first hold them.
+	fsys = repo(11)
+	s := audit.NewScanner()
+	given := []string{"docs/guide0.md", "docs/guide1.md", "docs/guide2.md", "docs/guide3.md", "docs/guide4.md",
+		"docs/guide5.md", "docs/guide6.md", "docs/guide7.md", "docs/guide8.md", "docs/guide9.md", "docs/guide10.md",
+		"skills/a/docs/use.md", "skills/a/SKILL.md", "skills/a/run.sh", "skills/a/scripts/x.sh"}
+	for _, name := range given {
+		f := fsys[name]
+		w := s.File(name, f.Mode, int64(len(f.Data)))
+		w.Write(f.Data)
+		w.Close()
+	}
+	for name := range fsys {
+		if strings.HasPrefix(name, "skills/a/") && !slices.Contains(given, name) {
+			f := fsys[name]
+			w := s.File(name, f.Mode, int64(len(f.Data)))
+			w.Write(f.Data)
+			w.Close()
+		}
+	}
+	got, err := s.Report("skills/a")
+	if err != nil {
+		t.Fatalf("Scanner.Report(skills/a) past 10,000 paths held: %v, want rule 23's paths alone dropped", err)
+	}
+	want, err := audit.Tree(mustSub(t, fsys, "skills/a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := runsOf(got.Findings); len(r) != 1 || r[0].File != "SKILL.md" {
+		t.Errorf("Scanner.Report(skills/a) past 10,000 paths held = %s, want SKILL.md's finding alone (docs/use.md's paths dropped)", describeRuns(r))
+	}
+	if fmt.Sprint(others(got.Findings)) != fmt.Sprint(others(want.Findings)) || len(runsOf(want.Findings)) != 2 {
+		t.Errorf("Scanner.Report(skills/a) past 10,000 paths held: other findings %v, Tree's %v (and %d of rule 23)",
+			others(got.Findings), others(want.Findings), len(runsOf(want.Findings)))
+	}
+}
+
+// runsOf returns the findings of rule 23 of fs, and others the rest.
+func runsOf(fs []audit.Finding) []audit.Finding {
+	return slices.DeleteFunc(slices.Clone(fs), func(f audit.Finding) bool { return f.Rule != "direct-run" })
+}
+
+func others(fs []audit.Finding) []audit.Finding {
+	return slices.DeleteFunc(slices.Clone(fs), func(f audit.Finding) bool { return f.Rule == "direct-run" })
+}
+
+func mustSub(t *testing.T, f fs.FS, dir string) fs.FS {
+	t.Helper()
+	s, err := fs.Sub(f, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // TestScannerDirectRun checks that a Scanner reports rule 23 as Tree

@@ -15,6 +15,12 @@ import (
 // given: past it the Scanner drops them, and reports [ErrNotKept].
 const maxHeld = 5000
 
+// maxHeldRuns bounds the paths run that a [Scanner] holds for rule 23,
+// apart from maxHeld, of the SKILL.md files and of the other files
+// each: past it the Scanner holds no more of them, and its reports miss
+// only rule 23's findings of the paths it did not hold.
+const maxHeldRuns = 10 * maxRuns
+
 // ErrNotKept: a [Scanner] was given more findings than it holds (5,000
 // of all its files, kept within the caps of "Limits" in the package doc
 // file by file), and dropped them; the caller audits the written tree
@@ -45,11 +51,16 @@ var ErrNotKept = errors.New("too many findings to keep while the tree was writte
 //     once, until its writer is closed. A Scanner fed by n goroutines
 //     holds at most n files at once.
 //  4. A file's findings are held, within the caps, until the report is
-//     made: at most 100 of a rule in one file, and 5,000 in all, with
-//     the paths that rule 23 holds of each file until the tree's
-//     programs are known (the first 1,000 of a file); past that the
-//     Scanner drops what it holds and its report fails with
-//     [ErrNotKept].
+//     made: at most 100 of a rule in one file, and 5,000 in all; past
+//     that the Scanner drops what it holds and its report fails with
+//     [ErrNotKept]. The paths that rule 23 holds of each file until the
+//     tree's programs are known (the first 1,000 of a file) count
+//     apart: at most 10,000 of the SKILL.md files and 10,000 of the
+//     others, in the order the files came; past that the Scanner drops
+//     the paths alone, and a report misses the rule 23 findings of
+//     those paths. So a report differs from [Tree]'s, and depends on the
+//     order of the entries, only for a tree whose files run more than
+//     10,000 paths.
 //  5. [Scanner.Report] reports on the whole tree or on one of its
 //     folders (a skill inside a repository), with the paths of the
 //     findings relative to it, as [Tree] of that folder would, including
@@ -63,7 +74,10 @@ type Scanner struct {
 	files []streamed
 	held  int  // findings held in files
 	over  bool // held went past maxHeld: files holds no findings
-	pool  sync.Pool
+	// runs and skillRuns: the paths run held of files other than a
+	// SKILL.md, and of SKILL.md files, each at most maxHeldRuns.
+	runs, skillRuns int
+	pool            sync.Pool
 }
 
 // streamed is one entry of a Scanner's tree, audited alone.
@@ -125,7 +139,14 @@ func (s *Scanner) entry(name string, read int64, f Finding) {
 func (s *Scanner) hold(e streamed) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := len(e.found) + len(e.runs)
+	// Rule 23's paths past maxHeldRuns are dropped, and they alone.
+	held := &s.runs
+	if path.Base(e.name) == "SKILL.md" {
+		held = &s.skillRuns
+	}
+	e.runs = e.runs[:min(len(e.runs), maxHeldRuns-*held)]
+	*held += len(e.runs)
+	n := len(e.found)
 	if e.skillMD != "" {
 		n++
 	}

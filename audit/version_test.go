@@ -47,6 +47,9 @@ var rulesDigests = map[string][]string{
 	"4": {
 		"c647f098476da238602725e2c50d712537d004cfdf3eb1bbc0e175726caa3943", // rule 23, direct-run: a program of the skill run by its path
 	},
+	"5": {
+		"0a5ff71556008169807dee9573fbc66f826b3f71e2ee97f858bb9374ba1037ba", // rule 23: only a variable that names the skill leads into it, a continued line read after its separators, the SKILL.md's paths held apart
+	},
 }
 
 // rulesFiles hold the rules, their expressions, the reading of text and
