@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/driver"
@@ -215,7 +214,7 @@ func TestCollectHostile(t *testing.T) {
 		func() error { return os.WriteFile(at("agent1/eval-b/with_skill/run-2/grading.json"), big, 0o644) },
 		func() error {
 			os.Remove(at("agent1/eval-b/without_skill/run-1/grading.json"))
-			return syscall.Mkfifo(at("agent1/eval-b/without_skill/run-1/grading.json"), 0o644)
+			return makeFIFO(at("agent1/eval-b/without_skill/run-1/grading.json"))
 		},
 		func() error {
 			os.Remove(at("agent1/eval-b/without_skill/run-2/timing.json"))
