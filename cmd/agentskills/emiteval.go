@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/eval"
-	"github.com/agentadaptor/agentadaptor/install"
 	"github.com/agentadaptor/agentadaptor/internal/kube"
 )
 
@@ -88,15 +86,7 @@ func emitEval(ctx context.Context, opts *evalOptions, src string) error {
 		}
 		agents = append(agents, eval.Agent{ID: id})
 	}
-	env, err := install.CurrentEnv()
-	if err != nil {
-		return err
-	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return err
-	}
-	plan, err := opts.plan(ctx, env, cwd, src)
+	plan, err := opts.plan(ctx, src)
 	if err != nil {
 		return interrupted(ctx, err)
 	}

@@ -213,21 +213,14 @@ type evalPlan struct {
 	others   []skill.Ref
 	out      string
 	trust    *runTrust
+	env      install.Env // the user's environment the skills were found in
 }
 
 func runEval(ctx context.Context, opts *evalOptions, src string) error {
 	if err := opts.check(); err != nil {
 		return err
 	}
-	env, err := install.CurrentEnv()
-	if err != nil {
-		return err
-	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return err
-	}
-	plan, err := opts.plan(ctx, env, cwd, src)
+	plan, err := opts.plan(ctx, src)
 	if err != nil {
 		return interrupted(ctx, err)
 	}
@@ -240,7 +233,7 @@ func runEval(ctx context.Context, opts *evalOptions, src string) error {
 			return interrupted(ctx, err)
 		}
 	}
-	agents, judge, err := opts.evalAgents(ctx, env, nil)
+	agents, judge, err := opts.evalAgents(ctx, plan.env, nil)
 	if err != nil {
 		return interrupted(ctx, err)
 	}
@@ -335,8 +328,17 @@ func (opts *evalOptions) check() error {
 
 // plan finds the skill, its evaluations, the baseline and the other
 // skills, and where the iterations go: everything eval reads before an
-// agent starts.
-func (opts *evalOptions) plan(ctx context.Context, env install.Env, cwd, src string) (*evalPlan, error) {
+// agent starts. It reads the user's environment and the working folder,
+// as run and eval (and their --emit) find skills from there.
+func (opts *evalOptions) plan(ctx context.Context, src string) (*evalPlan, error) {
+	env, err := install.CurrentEnv()
+	if err != nil {
+		return nil, err
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
 	sources := append([]string{src}, opts.others...)
 	if opts.baseline != "none" && opts.baseline != "lock" {
 		sources = append(sources, opts.baseline)
@@ -346,7 +348,7 @@ func (opts *evalOptions) plan(ctx context.Context, env install.Env, cwd, src str
 		return nil, err
 	}
 	finder := install.New(env, install.WithDownloadTimeout(opts.timeout), install.WithSettingNames(settingFlags))
-	p := &evalPlan{trust: tr}
+	p := &evalPlan{trust: tr, env: env}
 	if p.skill, err = oneSkill(ctx, tr, finder, "SKILL", src); err != nil {
 		return nil, err
 	}
