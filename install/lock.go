@@ -92,6 +92,21 @@ type lockEntry struct {
 	// later Sync, Add or CheckTrust allows them again for that content
 	// only. Absent (older lock files too): nothing allowed.
 	AllowedRisks *RiskAllowance `json:"allowed_risks,omitempty"`
+	// Requires are the requirements the skill declares (its SKILL.md's
+	// metadata.requires, an OCI artifact's dev.toolhive.skills.requires,
+	// a Claude plugin's dependencies), as written there, in that order:
+	// each a source as add takes it, with a version range where it names
+	// one. Update re-resolves them; verify reports one not installed.
+	Requires []string `json:"requires,omitempty"`
+	// RequiredBy names the installed skills whose Requires this skill
+	// answers, sorted: remove refuses it while one is installed, unless
+	// forced.
+	RequiredBy []string `json:"required_by,omitempty"`
+	// Dependency records a skill installed only because others require
+	// it, not named by the user: once nothing installed requires it
+	// (RequiredBy empty), remove takes it away with the last dependant.
+	// A skill the user adds by name loses the mark.
+	Dependency bool `json:"dependency,omitempty"`
 }
 
 // RiskAllowance is the record of audit findings allowed for one skill's
