@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
 )
@@ -94,19 +95,50 @@ type lockEntry struct {
 	AllowedRisks *RiskAllowance `json:"allowed_risks,omitempty"`
 	// Requires are the requirements the skill declares (its SKILL.md's
 	// metadata.requires, an OCI artifact's dev.toolhive.skills.requires,
-	// a Claude plugin's dependencies), as written there, in that order:
-	// each a source as add takes it, with a version range where it names
-	// one. Update re-resolves them; verify reports one not installed.
-	Requires []string `json:"requires,omitempty"`
+	// a Claude plugin's dependencies), in the order written there, each
+	// with the installed skill that answers it. Update re-resolves them;
+	// verify reports one not answered.
+	Requires []lockRequirement `json:"requires,omitempty"`
 	// RequiredBy names the installed skills whose Requires this skill
 	// answers, sorted: remove refuses it while one is installed, unless
-	// forced.
+	// forced. It is derived from the entries' Requires whenever the lock
+	// is written (linkRequirements), never kept on its own.
 	RequiredBy []string `json:"required_by,omitempty"`
 	// Dependency records a skill installed only because others require
 	// it, not named by the user: once nothing installed requires it
 	// (RequiredBy empty), remove takes it away with the last dependant.
 	// A skill the user adds by name loses the mark.
 	Dependency bool `json:"dependency,omitempty"`
+}
+
+// lockRequirement is one requirement a skill declares, as the lock file
+// records it.
+type lockRequirement struct {
+	// Source is the requirement as written: a source as add takes it,
+	// with a version range where it names one
+	// (github:acme/skills/changelog@^1).
+	Source string `json:"source"`
+	// Skill is the name of the installed skill that answers it; empty
+	// when none does (add --no-requires installed only what was named).
+	Skill string `json:"skill,omitempty"`
+}
+
+// linkRequirements sets every entry's RequiredBy from the entries'
+// Requires: the names of the installed skills with a requirement the
+// entry answers, sorted, each once.
+func (l *lockFile) linkRequirements() {
+	by := map[string][]string{}
+	for name, e := range l.Skills {
+		for _, r := range e.Requires {
+			if r.Skill != "" && r.Skill != name && !slices.Contains(by[r.Skill], name) {
+				by[r.Skill] = append(by[r.Skill], name)
+			}
+		}
+	}
+	for name, e := range l.Skills {
+		e.RequiredBy = by[name]
+		slices.Sort(e.RequiredBy)
+	}
 }
 
 // RiskAllowance is the record of audit findings allowed for one skill's
@@ -169,9 +201,11 @@ func (l *lockFile) asWritten() bool {
 	return err == nil && bytes.Equal(data, l.raw)
 }
 
-// encode returns the lock file's bytes, indented; size is a guess of
+// encode returns the lock file's bytes, indented, with every entry's
+// RequiredBy set from the entries' Requires first; size is a guess of
 // their length.
 func (l *lockFile) encode(size int) ([]byte, error) {
+	l.linkRequirements()
 	var buf bytes.Buffer
 	buf.Grow(size + 1<<12)
 	enc := json.NewEncoder(&buf)
