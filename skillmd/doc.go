@@ -129,6 +129,30 @@
 // other keys with the types YAML gives them (bool, int, float64, string,
 // time.Time, []any, map[string]any, nil).
 //
+// # Requirements
+//
+// A skill that needs other skills says so within the format, whose
+// metadata values are strings: metadata.requires ([RequiresKey]) lists
+// them, separated by white space, each a source as agentskills add takes
+// it, with a version range where it names one:
+//
+//	metadata:
+//	  requires: "github:acme/skills/changelog@^1 oci://ghcr.io/acme/semver:^2"
+//
+// [Skill.Requires] reads the list. It checks the list's form, not what
+// each names (package install parses each as a source, and resolves it):
+//
+//  1. Entries are split at Unicode white space; an empty or blank value
+//     lists none.
+//  2. At most [MaxRequires] entries, each at most [MaxRequireLength]
+//     bytes, holding no control character and no invisible formatting
+//     character (a bidirectional override, a zero-width space): the
+//     entries are shown on terminals.
+//  3. An entry listed twice is an error, as a list that repeats itself
+//     was not written with care.
+//
+// Every error wraps [ErrRule] and names the entry.
+//
 // # The catalogue prompt
 //
 // [Prompt] writes one <available_skills> block, each tag and each value on
