@@ -158,7 +158,7 @@ func collectIteration(root *os.Root, where, name string, p *problems) (*Collecti
 			return nil, err
 		}
 		if !fi.IsDir() {
-			p.add(where, "%s, not followed", kindOf(fi.Mode()))
+			p.add(where, "%s, not followed", readfile.Kind(fi.Mode()))
 			return nil, nil
 		}
 	}
@@ -296,7 +296,7 @@ func (c *iterCollector) folder(rel string) bool {
 		c.p.add(filepath.Join(c.path, filepath.FromSlash(rel)), "%v", err)
 		c.reported[rel] = true
 	case !ok:
-		c.p.add(filepath.Join(c.path, filepath.FromSlash(rel)), "%s, not followed: a folder is wanted", kindOf(fi.Mode()))
+		c.p.add(filepath.Join(c.path, filepath.FromSlash(rel)), "%s, not followed: a folder is wanted", readfile.Kind(fi.Mode()))
 		c.reported[rel] = true
 	}
 	c.folders[rel] = ok
@@ -313,7 +313,7 @@ func (c *iterCollector) read(rel string, limit int64) (b []byte, problem string)
 	case err != nil:
 		return nil, err.Error()
 	case !fi.Mode().IsRegular():
-		return nil, kindOf(fi.Mode()) + ", not a regular file"
+		return nil, readfile.Kind(fi.Mode()) + ", not a regular file"
 	}
 	b, err = readfile.InRootNoLink(c.root, filepath.FromSlash(rel), limit)
 	if err != nil {
@@ -454,26 +454,6 @@ func readDirIn(root *os.Root, rel string) ([]fs.DirEntry, error) {
 	}
 	defer f.Close()
 	return f.ReadDir(-1)
-}
-
-// kindOf names a file mode that is not a folder's nor a regular file's
-// as a message does.
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "a link"
-	case m.IsDir():
-		return "a folder"
-	case m.IsRegular():
-		return "a file"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a file (" + m.Type().String() + ")"
 }
 
 // strictObject decodes b, one JSON object with no key given twice and

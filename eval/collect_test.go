@@ -240,7 +240,7 @@ func TestCollectHostile(t *testing.T) {
 		at("agent1/eval-1/without_skill/run-2") + `: invalid run folder: timing.json: json: unknown field "cost"`,
 		at("agent1/eval-b/with_skill/run-1") + ": invalid run folder: grading.json: the key summary is given twice",
 		at("agent1/eval-b/with_skill/run-2") + ": invalid run folder: grading.json: too large: larger than 16777216 bytes",
-		at("agent1/eval-b/without_skill/run-1") + ": invalid run folder: grading.json: a FIFO, not a regular file",
+		at("agent1/eval-b/without_skill/run-1") + ": invalid run folder: grading.json: a named pipe, not a regular file",
 		at("agent1/eval-b/without_skill/run-2") + ": invalid run folder: timing.json: a link, not a regular file",
 		at("agent2/eval-b/with_skill/run-2") + ": invalid run folder: a link, not followed: a folder is wanted",
 		at("agent2/eval-zzz") + ": invalid run folder: no unit of the plan in iteration.json is there: left out",

@@ -29,7 +29,7 @@ func InRoot(root *os.Root, name string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w (%s)", ErrNotRegular, kind(fi.Mode()))
+		return nil, fmt.Errorf("%w (%s)", ErrNotRegular, Kind(fi.Mode()))
 	}
 	f, err := root.OpenFile(name, os.O_RDONLY|openFlags, 0)
 	if err != nil {
@@ -86,7 +86,7 @@ func OpenNoLink(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	if m := before.Mode(); !m.IsRegular() {
-		return nil, nil, fmt.Errorf("%w (%s)", ErrNotRegular, kind(m))
+		return nil, nil, fmt.Errorf("%w (%s)", ErrNotRegular, Kind(m))
 	}
 	f, err := dir.OpenFile(last, os.O_RDONLY|openFlags, 0)
 	if err != nil {
@@ -115,7 +115,7 @@ func enter(dir *os.Root, name string) (*os.Root, error) {
 		if m&os.ModeSymlink != 0 {
 			return nil, fmt.Errorf("%w (%s is a link)", ErrNotRegular, name)
 		}
-		return nil, fmt.Errorf("%s: not a folder (%s)", name, kind(m))
+		return nil, fmt.Errorf("%s: not a folder (%s)", name, Kind(m))
 	}
 	sub, err := dir.OpenRoot(name)
 	if err != nil {
@@ -150,8 +150,9 @@ func InRootNoLink(root *os.Root, name string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-// kind names a file mode that is not a regular file's.
-func kind(m os.FileMode) string {
+// Kind names what a file mode is, for messages: "a file", "a link", "a
+// folder", "a named pipe", "a socket", "a device", or its mode letters.
+func Kind(m os.FileMode) string {
 	switch {
 	case m.IsRegular():
 		return "a file"
