@@ -19,7 +19,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/skillmd"
 )
 
-// The limits of a run's closure ("Requirements", rule 14).
+// The limits of a run's closure ("Requirements", rule 11).
 const (
 	// maxClosure is the most skills a run selects, requirements included.
 	maxClosure = 256
@@ -134,7 +134,7 @@ type edge struct{ to, text string }
 
 // materialize materializes one level: the named skills (depth 0) as a
 // run without requirements does, each required skill alone, so that its
-// failure names its chain (rule 13).
+// failure names its chain (rules 12 and 14).
 func (c *closure) materialize(ctx context.Context, level []*node, depth int) ([]driver.ResolvedSkill, []string, error) {
 	if depth == 0 {
 		skills, names := make([]skill.Skill, len(level)), make([]string, len(level))
@@ -268,7 +268,7 @@ func relative(text string) bool {
 }
 
 // checkCycles refuses a closure whose requirements form a cycle, naming
-// it and the requirement that closes it (rule 12).
+// it and the requirement that closes it (rule 10).
 func (c *closure) checkCycles() error {
 	const (
 		unseen = iota

@@ -242,7 +242,7 @@ func TestRequiresResolver(t *testing.T) {
 	})
 }
 
-// Rule 10: a required skill whose key another declaration holds with
+// Rule 7: a required skill whose key another declaration holds with
 // another source is a conflict naming the declaration and the chain.
 func TestRequiresConflict(t *testing.T) {
 	root := writeSkills(t, t.TempDir(), map[string]string{
@@ -271,7 +271,7 @@ func TestRequiresConflict(t *testing.T) {
 	}
 }
 
-// Rule 12: cycles are refused, naming the cycle and the requirement that
+// Rule 10: cycles are refused, naming the cycle and the requirement that
 // closes it, also a cycle off the chains the closure was found by.
 func TestRequiresCycle(t *testing.T) {
 	for _, tc := range []struct {
@@ -299,7 +299,7 @@ func TestRequiresCycle(t *testing.T) {
 	}
 }
 
-// Rule 14: the depth and size limits, each crossed, and each met.
+// Rule 11: the depth and size limits, each crossed, and each met.
 func TestRequiresLimits(t *testing.T) {
 	const maxDepth, maxSkills = 32, 256
 	chain := func(n int) string {
@@ -374,7 +374,7 @@ func TestRequiresMarkValue(t *testing.T) {
 	}
 }
 
-// Rule 15: the fingerprint covers the whole closure: a change to the
+// Rule 13: the fingerprint covers the whole closure: a change to the
 // content of a skill two requirements away changes it, and changing it
 // back restores it.
 func TestRequiresFingerprint(t *testing.T) {
@@ -417,7 +417,7 @@ func TestRequiresFingerprint(t *testing.T) {
 	}
 }
 
-// Rule 13: every skill of the closure passes the trust checks a named
+// Rule 12: every skill of the closure passes the trust checks a named
 // one passes; a refusal of a required skill names the chain and is still
 // the trust refusal, and no requirement of a refused skill is read.
 func TestRequiresTrustRefusalNamesChain(t *testing.T) {
@@ -456,5 +456,18 @@ func TestRequiresTrustRefusalNamesChain(t *testing.T) {
 		adaptor.WithSkills(skill.WithRequires(skill.Dir(filepath.Join(root, "notes")))))
 	if _, err := clean.Run(t.Context(), "x"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Rule 8: a required skill whose runtime name a selected skill has
+// fails, naming both keys and the chain.
+func TestRequiresRuntimeNameConflict(t *testing.T) {
+	root := writeSkills(t, t.TempDir(), map[string]string{"release": "../change-log", "change-log": ""})
+	other := skill.Inline("Change Log", requiringMD("change-log", "", ""))
+	agent := reqAgent(t, &drivertest.Driver{}, adaptor.WithSkills(other, skill.WithRequires(skill.Dir(filepath.Join(root, "release")))))
+	_, err := agent.Run(t.Context(), "x")
+	var re *skill.RequirementError
+	if !errors.Is(err, skill.ErrRuntimeNameConflict) || !errors.As(err, &re) || re.ChainText() != "release -> change-log" || !strings.Contains(err.Error(), `"Change Log" and "change-log"`) {
+		t.Fatalf("Run = %v; want ErrRuntimeNameConflict naming both keys, in the chain release -> change-log", err)
 	}
 }
