@@ -49,6 +49,8 @@
 //     a resume with other skills.
 //   - ExampleInvalidSkillError: a skill without front matter, refused
 //     before the agent starts.
+//   - ExampleWithRequires: a skill selected with the skills its
+//     SKILL.md requires, and theirs.
 //
 // # Resolution
 //
