@@ -203,6 +203,7 @@ func (c *closure) requirements(ctx context.Context, n *node) ([]*node, error) {
 		c.edges[n.skill.Key] = append(c.edges[n.skill.Key], edge{to: s.Key, text: text})
 		if prev, ok := c.byKey[s.Key]; ok {
 			if detail := differs(prev.skill, s); detail != "" {
+				detail += " (a run selects one skill per key: have both name the same skill at the same version, a range's highest version among them)"
 				return nil, &skill.SkillKeyConflictError{Key: s.Key, Sources: []string{prev.label, label}, Detail: detail}
 			}
 			if !prev.follow { // a named skill that is also required: its requirements are followed too (rule 2)

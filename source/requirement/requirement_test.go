@@ -225,3 +225,47 @@ func TestPublishedRequirementRefused(t *testing.T) {
 		t.Error("the driver was called")
 	}
 }
+
+// Two requirements of one skill whose ranges pick different versions (^1
+// and ^2: no version both admit) are a conflict naming both chains; two
+// whose ranges pick the same version (^1 and ^1.2) are one skill.
+func TestRangesConflict(t *testing.T) {
+	hermetic(t)
+	url, _ := repo(t, "", "v1.0.0", "v1.2.0", "v2.0.0")
+	root := t.TempDir()
+	for name, req := range map[string]string{
+		"release": url + "#ref=^1&path=changelog",
+		"notes":   url + "#ref=^1.2&path=changelog",
+		"major":   url + "#ref=^2&path=changelog",
+	} {
+		dir := filepath.Join(root, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skillMD(name, req, "Body.")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cache := skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))
+	r, err := requirement.New(requirement.WithCache(cache))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(names ...string) error {
+		var refs []skill.Ref
+		for _, n := range names {
+			refs = append(refs, skill.Dir(filepath.Join(root, n)))
+		}
+		agent := adaptor.New(&drivertest.Driver{}, adaptor.WithSkillMaterializer(cache), adaptor.WithRequirementResolver(r), adaptor.WithRequires(), adaptor.WithSkills(refs...))
+		_, err := agent.Run(t.Context(), "x")
+		return err
+	}
+	if err := run("release", "notes"); err != nil {
+		t.Fatalf("^1 and ^1.2: %v; want one skill", err)
+	}
+	err = run("release", "major")
+	var ce *skill.SkillKeyConflictError
+	if !errors.As(err, &ce) || ce.Key != "changelog" || !slices.Equal(ce.Sources, []string{"major -> changelog", "release -> changelog"}) {
+		t.Fatalf("^1 and ^2: %v; want a SkillKeyConflictError naming both chains", err)
+	}
+}
