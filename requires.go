@@ -253,7 +253,7 @@ func (c *closure) resolve(ctx context.Context, n *node, text string) (skill.Skil
 		if relative(text) {
 			return skill.Skill{}, fmt.Errorf("%w: %q is relative, and the skill %q has no folder it could be relative to (only a folder, skill.Dir, or an fs.FS tree, skill.FS, has one)", skill.ErrRequirement, text, n.skill.Key)
 		}
-		return skill.Skill{}, fmt.Errorf("%w: no requirement resolver is installed (add one with adaptor.WithRequirementResolver, such as package source/requirement's)", skill.ErrRequirement)
+		return skill.Skill{}, fmt.Errorf("%w: no requirement resolver is installed to resolve it (add one with adaptor.WithRequirementResolver, such as package source/requirement's; a path is a requirement only when relative to the skill's folder, ./ or ../)", skill.ErrRequirement)
 	}
 	s, err := c.agent.resolver.ResolveRequirement(ctx, skill.Requirement{Text: text, By: n.skill, Chain: slices.Clone(n.chain)})
 	if err != nil {
