@@ -471,3 +471,26 @@ func TestRequiresRuntimeNameConflict(t *testing.T) {
 		t.Fatalf("Run = %v; want ErrRuntimeNameConflict naming both keys, in the chain release -> change-log", err)
 	}
 }
+
+// Rule 13 with the Thread compatibility rule: a resume after a required
+// skill's content changed is refused, naming the required skill.
+func TestRequiresResumeSeesChangedRequirement(t *testing.T) {
+	root := writeSkills(t, t.TempDir(), map[string]string{"release": "../changelog", "changelog": ""})
+	agent, _, _ := threadAgent(t, nil)
+	release := adaptor.WithSkills(skill.WithRequires(skill.Dir(filepath.Join(root, "release"))))
+	first, err := agent.Run(t.Context(), "one", release)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := agent.Run(t.Context(), "two", release, adaptor.WithResume(first.SessionID)); err != nil {
+		t.Fatalf("resume with the same closure: %v", err)
+	}
+	cachetest.Settle()
+	if err := os.WriteFile(filepath.Join(root, "changelog", "SKILL.md"), []byte(requiringMD("changelog", "", "Changed.\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = agent.Run(t.Context(), "three", release, adaptor.WithResume(first.SessionID))
+	if !errors.Is(err, adaptor.ErrThreadChanged) || !strings.Contains(err.Error(), "skills changed: changelog") {
+		t.Fatalf("resume after a required skill changed = %v; want ErrThreadChanged naming changelog", err)
+	}
+}
