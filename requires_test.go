@@ -16,6 +16,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/drivertest"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/skillmd"
 	"github.com/agentadaptor/agentadaptor/trust"
 )
 
@@ -492,5 +493,29 @@ func TestRequiresResumeSeesChangedRequirement(t *testing.T) {
 	_, err = agent.Run(t.Context(), "three", release, adaptor.WithResume(first.SessionID))
 	if !errors.Is(err, adaptor.ErrThreadChanged) || !strings.Contains(err.Error(), "skills changed: changelog") {
 		t.Fatalf("resume after a required skill changed = %v; want ErrThreadChanged naming changelog", err)
+	}
+}
+
+// Rule 12: a requirements list that breaks package skillmd's rules fails
+// the run, naming the skill whose list it is; Inspect selects the
+// closure as a run does.
+func TestRequiresListAndInspect(t *testing.T) {
+	root := writeSkills(t, t.TempDir(), map[string]string{
+		"twice":     "../changelog ../changelog",
+		"release":   "../changelog",
+		"changelog": "",
+	})
+	agent := reqAgent(t, &drivertest.Driver{}, adaptor.WithRequires())
+	_, err := agent.Run(t.Context(), "x", adaptor.WithSkills(skill.Dir(filepath.Join(root, "twice"))))
+	var re *skill.RequirementError
+	if !errors.Is(err, skill.ErrRequirement) || !errors.Is(err, skillmd.ErrRule) || !errors.As(err, &re) || re.ChainText() != "twice" {
+		t.Fatalf("Run = %v; want ErrRequirement and skillmd.ErrRule for the list of twice", err)
+	}
+	report, err := agent.Inspect(t.Context(), adaptor.WithSkills(skill.Dir(filepath.Join(root, "release"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := keys(report.Selected); !slices.Equal(got, []string{"changelog", "release"}) {
+		t.Fatalf("Inspect selected %q; want the closure", got)
 	}
 }
