@@ -162,9 +162,15 @@
 //     name each declaration: "agent", "run", "provider", or the chain of
 //     a requirement ("release -> changelog"). Two requirements of one
 //     published skill agree when they resolve to the same pin: a range
-//     resolves to the highest version it admits, so ^1 and ^1.2 agree;
-//     ~1.2 and ^1 agree only while no 1.3 exists, and otherwise
-//     conflict, naming both chains (align the two ranges).
+//     resolves to the highest version it admits, so ^1 and ^1.2 mostly
+//     agree. When they do not (~1.2 and ^1 once 1.3 exists), a resolver
+//     that is a skill.RequirementMerger (package source/requirement's
+//     is) is asked for the skill at the highest version every
+//     requirement of that key admits, and the closure is found again
+//     with it (the requirements of the version first picked are not
+//     kept); requirements with no version in common fail with
+//     skill.ErrRequirement naming each chain, and requirements the
+//     merger cannot join (another repository) are a conflict.
 //  8. Two skills of the closure with one runtime name fail with
 //     skill.ErrRuntimeNameConflict, naming both keys and the chain.
 //  9. skill.MetadataRequires is reserved: "true" (what skill.WithRequires

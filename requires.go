@@ -3,6 +3,7 @@ package adaptor
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -30,12 +31,13 @@ const (
 
 // node is one skill of a closure.
 type node struct {
-	skill  skill.Skill // as declared or resolved, for comparisons
-	name   string      // runtime name
-	chain  []string    // keys from a named skill to this one
-	label  string      // how conflicts name its declaration
-	follow bool        // its requirements are selected with it
-	dir    string      // its folder, once materialized
+	skill  skill.Skill         // as declared or resolved, for comparisons
+	name   string              // runtime name
+	chain  []string            // keys from a named skill to this one
+	label  string              // how conflicts name its declaration
+	follow bool                // its requirements are selected with it
+	dir    string              // its folder, once materialized
+	reqs   []skill.Requirement // the requirements resolved to it
 }
 
 // following says, for each selected skill, whether its requirements are
@@ -62,11 +64,34 @@ func following(selected []skill.Skill, requires bool) ([]bool, error) {
 // returns the whole selection with its entries and content digests, in
 // key order.
 func (a *Agent) closure(ctx context.Context, d *declarations, named []skill.Skill, names []string, follow []bool) ([]skill.Skill, []driver.ResolvedSkill, []string, error) {
+	merged := make(map[string]*merge)
+	for range maxClosure {
+		selected, entries, digests, err := a.closureOnce(ctx, d, named, names, follow, merged)
+		if err != errMerged {
+			return selected, entries, digests, err
+		}
+	}
+	return nil, nil, nil, fmt.Errorf("%w: the requirements of one skill were merged %d times (name fewer versions of it)", skill.ErrRequirement, maxClosure)
+}
+
+// errMerged ends a closure that merged requirements of one skill (rule
+// 7): the closure is found again with the merged skill.
+var errMerged = errors.New("merged")
+
+// merge is the skill that requirements of one key resolve to together.
+type merge struct {
+	texts map[string]bool
+	skill skill.Skill
+}
+
+// closureOnce is closure with the skills merged so far.
+func (a *Agent) closureOnce(ctx context.Context, d *declarations, named []skill.Skill, names []string, follow []bool, merged map[string]*merge) ([]skill.Skill, []driver.ResolvedSkill, []string, error) {
 	c := &closure{
 		agent:  a,
 		byKey:  make(map[string]*node, len(named)),
 		byName: make(map[string]string, len(named)),
 		edges:  make(map[string][]edge),
+		merged: merged,
 	}
 	level := make([]*node, len(named))
 	for i, s := range named {
@@ -126,7 +151,8 @@ type closure struct {
 	edges   map[string][]edge // by the requiring skill's key
 	entries []driver.ResolvedSkill
 	digests []string
-	pending []*node // materialized, their requirements not yet read
+	pending []*node           // materialized, their requirements not yet read
+	merged  map[string]*merge // by key, kept from one closureOnce to the next
 }
 
 // edge is one requirement: the key it resolved to, and its text.
@@ -188,9 +214,13 @@ func (c *closure) requirements(ctx context.Context, n *node) ([]*node, error) {
 		failed := func(format string, args ...any) error {
 			return &skill.RequirementError{Chain: n.chain, Requirement: text, Err: fmt.Errorf("%w: "+format, append([]any{skill.ErrRequirement}, args...)...)}
 		}
-		s, err := c.resolve(ctx, n, text)
+		req := skill.Requirement{Text: text, By: n.skill, Chain: slices.Clone(n.chain)}
+		s, err := c.resolve(ctx, req)
 		if err != nil {
 			return nil, &skill.RequirementError{Chain: n.chain, Requirement: text, Err: err}
+		}
+		if m := c.merged[s.Key]; m != nil && m.texts[text] {
+			s = m.skill
 		}
 		if strings.TrimSpace(s.Key) == "" {
 			return nil, failed("the skill it resolved to has no key (%w)", skill.ErrSkillKeyMissing)
@@ -203,9 +233,13 @@ func (c *closure) requirements(ctx context.Context, n *node) ([]*node, error) {
 		c.edges[n.skill.Key] = append(c.edges[n.skill.Key], edge{to: s.Key, text: text})
 		if prev, ok := c.byKey[s.Key]; ok {
 			if detail := differs(prev.skill, s); detail != "" {
+				if err := c.merge(ctx, prev, req, s.Key); err != nil {
+					return nil, err
+				}
 				detail += " (a run selects one skill per key: have both name the same skill at the same version, a range's highest version among them)"
 				return nil, &skill.SkillKeyConflictError{Key: s.Key, Sources: []string{prev.label, label}, Detail: detail}
 			}
+			prev.reqs = append(prev.reqs, req)
 			if !prev.follow { // a named skill that is also required: its requirements are followed too (rule 2)
 				prev.follow = true
 				c.pending = append(c.pending, prev)
@@ -225,37 +259,38 @@ func (c *closure) requirements(ctx context.Context, n *node) ([]*node, error) {
 		if other, ok := c.byName[name]; ok {
 			return nil, &skill.RequirementError{Chain: chain, Err: fmt.Errorf("%w: %q and %q both become %q (set skill.MetadataRuntimeName on %q)", skill.ErrRuntimeNameConflict, other, s.Key, name, other)}
 		}
-		m := &node{skill: s, name: name, chain: chain, label: label, follow: true}
+		m := &node{skill: s, name: name, chain: chain, label: label, follow: true, reqs: []skill.Requirement{req}}
 		c.byKey[s.Key], c.byName[name] = m, s.Key
 		added = append(added, m)
 	}
 	return added, nil
 }
 
-// resolve returns the skill that text, a requirement of n, names: a
-// folder or fs.FS tree relative to n's own (rules 3 and 4), else what the
-// agent's resolver returns (rule 5).
-func (c *closure) resolve(ctx context.Context, n *node, text string) (skill.Skill, error) {
+// resolve returns the skill that req names: a folder or fs.FS tree
+// relative to its skill's own (rules 3 and 4), else what the agent's
+// resolver returns (rule 5).
+func (c *closure) resolve(ctx context.Context, req skill.Requirement) (skill.Skill, error) {
+	text, by := req.Text, req.By
 	if relative(text) {
-		switch src := n.skill.Source.(type) {
+		switch src := by.Source.(type) {
 		case interface{ SkillPath() string }:
 			return skill.Dir(filepath.Join(src.SkillPath(), filepath.FromSlash(text))), nil
 		case interface{ SkillFS() (fs.FS, string) }:
 			fsys, root := src.SkillFS()
 			p := path.Join(cmp.Or(strings.Trim(root, "/"), "."), text)
 			if !fs.ValidPath(p) || p == "." {
-				return skill.Skill{}, fmt.Errorf("%w: it leaves the fs.FS of %q (a requirement of an fs.FS skill names a folder of the same fs.FS)", skill.ErrRequirement, n.skill.Key)
+				return skill.Skill{}, fmt.Errorf("%w: it leaves the fs.FS of %q (a requirement of an fs.FS skill names a folder of the same fs.FS)", skill.ErrRequirement, by.Key)
 			}
 			return skill.FS(fsys, p), nil
 		}
 	}
 	if c.agent.resolver == nil {
 		if relative(text) {
-			return skill.Skill{}, fmt.Errorf("%w: %q is relative, and the skill %q has no folder it could be relative to (only a folder, skill.Dir, or an fs.FS tree, skill.FS, has one)", skill.ErrRequirement, text, n.skill.Key)
+			return skill.Skill{}, fmt.Errorf("%w: %q is relative, and the skill %q has no folder it could be relative to (only a folder, skill.Dir, or an fs.FS tree, skill.FS, has one)", skill.ErrRequirement, text, by.Key)
 		}
 		return skill.Skill{}, fmt.Errorf("%w: no requirement resolver is installed to resolve it (add one with adaptor.WithRequirementResolver, such as package source/requirement's; a path is a requirement only when relative to the skill's folder, ./ or ../)", skill.ErrRequirement)
 	}
-	s, err := c.agent.resolver.ResolveRequirement(ctx, skill.Requirement{Text: text, By: n.skill, Chain: slices.Clone(n.chain)})
+	s, err := c.agent.resolver.ResolveRequirement(ctx, req)
 	if err != nil {
 		return skill.Skill{}, fmt.Errorf("%w: %w", skill.ErrRequirement, err)
 	}
@@ -306,4 +341,48 @@ func (c *closure) checkCycles() error {
 		}
 	}
 	return nil
+}
+
+// merge asks the resolver, when it is a skill.RequirementMerger, for the
+// skill that prev's requirements and req name together (rule 7): nil when
+// they cannot be merged (a conflict), errMerged when they were, to find
+// the closure again with the merged skill, or the error of requirements
+// with no version in common.
+func (c *closure) merge(ctx context.Context, prev *node, req skill.Requirement, key string) error {
+	merger, ok := c.agent.resolver.(skill.RequirementMerger)
+	if !ok || len(prev.reqs) == 0 {
+		return nil
+	}
+	rs := append(slices.Clone(prev.reqs), req)
+	s, ok, err := merger.MergeRequirements(ctx, rs)
+	if err != nil {
+		return &skill.RequirementError{Chain: req.Chain, Requirement: req.Text,
+			Err: fmt.Errorf("%w: no version of %q is admitted by it and by %s: %w", skill.ErrRequirement, key, requirementsText(prev.reqs), err)}
+	}
+	if !ok {
+		return nil
+	}
+	if s.Key != key {
+		return &skill.RequirementError{Chain: req.Chain, Requirement: req.Text,
+			Err: fmt.Errorf("%w: the resolver merged the requirements of %q into a skill keyed %q", skill.ErrRequirement, key, s.Key)}
+	}
+	m := &merge{texts: make(map[string]bool), skill: s}
+	if old := c.merged[key]; old != nil {
+		maps.Copy(m.texts, old.texts)
+	}
+	for _, r := range rs {
+		m.texts[r.Text] = true
+	}
+	c.merged[key] = m
+	return errMerged
+}
+
+// requirementsText names requirements for a message: each as CHAIN's
+// TEXT.
+func requirementsText(rs []skill.Requirement) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = fmt.Sprintf("%s's %q", strings.Join(r.Chain, " -> "), r.Text)
+	}
+	return strings.Join(parts, " and ")
 }

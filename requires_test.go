@@ -519,3 +519,73 @@ func TestRequiresListAndInspect(t *testing.T) {
 		t.Fatalf("Inspect selected %q; want the closure", got)
 	}
 }
+
+// mergingResolver resolves "pub:NAME@V" to an inline skill NAME at
+// version V, whose SKILL.md requires what deps says for NAME@V, and
+// merges requirements of one NAME into version "merged".
+type mergingResolver struct {
+	deps   map[string]string
+	merges [][]string
+}
+
+func (m *mergingResolver) skill(name, v string) skill.Skill {
+	return skill.Inline(name, requiringMD(name, m.deps[name+"@"+v], "Version "+v+".\n"))
+}
+
+func (m *mergingResolver) ResolveRequirement(_ context.Context, r skill.Requirement) (skill.Skill, error) {
+	name, v, _ := strings.Cut(strings.TrimPrefix(r.Text, "pub:"), "@")
+	return m.skill(name, v), nil
+}
+
+func (m *mergingResolver) MergeRequirements(_ context.Context, rs []skill.Requirement) (skill.Skill, bool, error) {
+	var texts []string
+	for _, r := range rs {
+		texts = append(texts, r.Text)
+	}
+	m.merges = append(m.merges, texts)
+	name, _, _ := strings.Cut(strings.TrimPrefix(rs[0].Text, "pub:"), "@")
+	if name == "none" {
+		return skill.Skill{}, false, errors.New("no version in common")
+	}
+	if name == "other" {
+		return skill.Skill{}, false, nil
+	}
+	return m.skill(name, "merged"), true, nil
+}
+
+// Rule 7 with a skill.RequirementMerger: two requirements of one key at
+// different versions are merged, the closure is found again with the
+// merged skill (whose own requirements are followed, the first
+// version's are not), and a merger's refusal or error is reported.
+func TestRequiresMerged(t *testing.T) {
+	m := &mergingResolver{deps: map[string]string{"lib@merged": "pub:extra@1", "lib@1": "pub:old@1"}}
+	release := skill.Inline("release", requiringMD("release", "pub:lib@1", ""))
+	notes := skill.Inline("notes", requiringMD("notes", "pub:lib@2", ""))
+	rec := &drivertest.Driver{RequireSkillMD: true}
+	agent := reqAgent(t, rec, adaptor.WithRequires(), adaptor.WithRequirementResolver(m), adaptor.WithSkills(release, notes))
+	if _, err := agent.Run(t.Context(), "x"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := reqKeys(rec.Last()), []string{"extra", "lib", "notes", "release"}; !slices.Equal(got, want) {
+		t.Fatalf("the driver saw %q, want %q", got, want)
+	}
+	if len(m.merges) != 1 || !slices.Equal(m.merges[0], []string{"pub:lib@2", "pub:lib@1"}) {
+		t.Errorf("merges asked: %q", m.merges)
+	}
+	for _, tc := range []struct {
+		name string
+		want func(error) bool
+	}{
+		{"none", func(err error) bool {
+			return errors.Is(err, skill.ErrRequirement) && strings.Contains(err.Error(), `no version of "none"`) && strings.Contains(err.Error(), `notes's "pub:none@2"`)
+		}},
+		{"other", func(err error) bool { var ce *skill.SkillKeyConflictError; return errors.As(err, &ce) }},
+	} {
+		a := reqAgent(t, &drivertest.Driver{}, adaptor.WithRequires(), adaptor.WithRequirementResolver(m), adaptor.WithSkills(
+			skill.Inline("release", requiringMD("release", "pub:"+tc.name+"@1", "")),
+			skill.Inline("notes", requiringMD("notes", "pub:"+tc.name+"@2", ""))))
+		if _, err := a.Run(t.Context(), "x"); !tc.want(err) {
+			t.Errorf("%s: Run = %v", tc.name, err)
+		}
+	}
+}

@@ -68,6 +68,22 @@ type RequirementResolver interface {
 	ResolveRequirement(ctx context.Context, r Requirement) (Skill, error)
 }
 
+// RequirementMerger is implemented by a [RequirementResolver] that can
+// resolve several requirements of one skill at once, at a version every
+// one of them admits: ^1 and ~1.2 at the highest 1.2.x when 1.3 exists,
+// where each alone picks another. An agent asks it when two requirements
+// resolve to one key at different versions (package adaptor,
+// "Requirements").
+type RequirementMerger interface {
+	// MergeRequirements returns the one skill that all of rs name, at
+	// the highest version all of their ranges admit. ok is false when
+	// they do not all name one skill by a version range (other
+	// repositories or folders, a branch or a commit among them): the
+	// agent then reports the conflict. An error (no version all of them
+	// admit among them) fails the run, naming each requirement's chain.
+	MergeRequirements(ctx context.Context, rs []Requirement) (s Skill, ok bool, err error)
+}
+
 // RequirementResolverFunc is a function that is a [RequirementResolver].
 type RequirementResolverFunc func(ctx context.Context, r Requirement) (Skill, error)
 

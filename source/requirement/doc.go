@@ -48,4 +48,16 @@
 //     DETAIL, with package source's sentinels); the agent adds the chain
 //     of skills that asked for the requirement
 //     (skill.RequirementError).
+//  7. [Resolver.MergeRequirements] (a skill.RequirementMerger) joins
+//     requirements of one skill that pick different versions: when each
+//     names the same repository and folder (git, GitHub) or repository
+//     (OCI) by a version range, the ranges are joined so that a version
+//     must satisfy every one (^1 and ~1.2 become "^1, ~1.2"; groups
+//     joined by "||" are joined each with each), and the skill is
+//     resolved at the highest version the joined range admits. A
+//     joined range is held to package source/version's limits. When no
+//     version is admitted the error wraps source.ErrNotFound; when one
+//     of them names no range (a branch, a tag, a commit, a digest) or
+//     another skill, they are not joined and the agent reports a
+//     conflict.
 package requirement

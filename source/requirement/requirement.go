@@ -11,6 +11,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/source/git"
 	"github.com/agentadaptor/agentadaptor/source/github"
 	"github.com/agentadaptor/agentadaptor/source/oci"
+	"github.com/agentadaptor/agentadaptor/source/version"
 )
 
 // Resolver resolves requirements that name published skills (rules 1 to
@@ -23,7 +24,10 @@ type Resolver struct {
 	oci      []oci.Option
 }
 
-var _ skill.RequirementResolver = (*Resolver)(nil)
+var (
+	_ skill.RequirementResolver = (*Resolver)(nil)
+	_ skill.RequirementMerger   = (*Resolver)(nil)
+)
 
 // Option configures a [Resolver].
 type Option func(*config)
@@ -103,11 +107,7 @@ func (r *Resolver) ResolveRequirement(ctx context.Context, req skill.Requirement
 	case source.OCI:
 		return r.resolveOCI(ctx, spec.Text)
 	case source.Git:
-		parse := git.ParseWeb
-		if strings.HasPrefix(spec.Text, "git+") {
-			parse = git.Parse
-		}
-		src, err := parse(spec.Text)
+		src, err := parseGit(spec.Text)
 		if err != nil {
 			return skill.Skill{}, err
 		}
@@ -121,23 +121,29 @@ func (r *Resolver) ResolveRequirement(ctx context.Context, req skill.Requirement
 		if err != nil {
 			return skill.Skill{}, err
 		}
-		gh := r.github
-		if src.Host != "" && !r.githubOf { // a GitHub Enterprise Server's
-			if gh, err = github.New(github.WithHost(src.Host)); err != nil {
-				return skill.Skill{}, err
-			}
-		}
-		pin, err := gh.Resolve(ctx, src)
-		if err != nil {
-			return skill.Skill{}, err
-		}
-		key := src.Repo
-		if src.Path != "" {
-			key = path.Base(src.Path)
-		}
-		return gh.Skill(key, pin), nil
+		return r.resolveGitHub(ctx, src)
 	}
 	return skill.Skill{}, fmt.Errorf("%s: %w: a requirement names a published skill (github:OWNER/REPO/PATH@RANGE, git+URL#ref=RANGE&path=PATH or oci://HOST/REPO:RANGE), not a %s source", text, source.ErrInvalid, spec.Kind)
+}
+
+// resolveGitHub pins src and returns its skill (rules 3 and 5).
+func (r *Resolver) resolveGitHub(ctx context.Context, src github.Source) (skill.Skill, error) {
+	gh := r.github
+	if src.Host != "" && !r.githubOf { // a GitHub Enterprise Server's
+		var err error
+		if gh, err = github.New(github.WithHost(src.Host)); err != nil {
+			return skill.Skill{}, err
+		}
+	}
+	pin, err := gh.Resolve(ctx, src)
+	if err != nil {
+		return skill.Skill{}, err
+	}
+	key := src.Repo
+	if src.Path != "" {
+		key = path.Base(src.Path)
+	}
+	return gh.Skill(key, pin), nil
 }
 
 // resolveOCI pins ref to its manifest digest and fetches it (rule 4).
@@ -163,4 +169,117 @@ func gitKey(src git.Source) string {
 	}
 	u := strings.TrimSuffix(strings.TrimRight(src.URL, "/"), "/")
 	return strings.TrimSuffix(path.Base(u), ".git")
+}
+
+// MergeRequirements resolves requirements of one skill together (rule
+// 7): when each names the same repository and folder (or OCI repository)
+// by a version range, their ranges are joined (a version must satisfy
+// every one) and the skill is resolved at the highest version the
+// joined range admits. ok is false when they name different skills, or
+// one names no range. No version all admit fails with source.ErrNotFound.
+func (r *Resolver) MergeRequirements(ctx context.Context, rs []skill.Requirement) (skill.Skill, bool, error) {
+	if len(rs) < 2 {
+		return skill.Skill{}, false, nil
+	}
+	var kind source.Kind
+	var ident string
+	ranges := make([]string, len(rs))
+	var first any
+	for i, req := range rs {
+		spec, err := source.Parse(req.Text)
+		if err != nil {
+			return skill.Skill{}, false, nil
+		}
+		var id, rng string
+		switch spec.Kind {
+		case source.OCI:
+			ref, err := oci.ParseReference(spec.Text)
+			if err != nil || ref.Digest != "" {
+				return skill.Skill{}, false, nil
+			}
+			id, rng = ref.Host+"/"+ref.Repository, ref.Range
+			if i == 0 {
+				first = ref
+			}
+		case source.Git:
+			src, err := parseGit(spec.Text)
+			if err != nil {
+				return skill.Skill{}, false, nil
+			}
+			id, rng = src.URL+"#"+src.Path, src.Ref
+			if i == 0 {
+				first = src
+			}
+		case source.GitHub:
+			src, err := github.Parse(spec.Text)
+			if err != nil {
+				return skill.Skill{}, false, nil
+			}
+			id, rng = strings.ToLower(src.Host+"/"+src.Owner+"/"+src.Repo)+"#"+src.Path, src.Ref
+			if i == 0 {
+				first = src
+			}
+		default:
+			return skill.Skill{}, false, nil
+		}
+		if !version.IsRange(rng) || i > 0 && (spec.Kind != kind || id != ident) {
+			return skill.Skill{}, false, nil
+		}
+		kind, ident, ranges[i] = spec.Kind, id, rng
+	}
+	joined, err := joinRanges(ranges)
+	if err != nil {
+		return skill.Skill{}, false, err
+	}
+	switch src := first.(type) {
+	case oci.Reference:
+		src.Range = joined
+		s, err := r.resolveOCI(ctx, src.String())
+		return s, err == nil, err
+	case git.Source:
+		src.Ref = joined
+		pin, err := r.git.Resolve(ctx, src)
+		if err != nil {
+			return skill.Skill{}, false, err
+		}
+		return r.git.Skill(gitKey(src), pin), true, nil
+	case github.Source:
+		src.Ref = joined
+		s, err := r.resolveGitHub(ctx, src)
+		return s, err == nil, err
+	}
+	return skill.Skill{}, false, nil
+}
+
+// joinRanges is the range that admits what every one of ranges admits:
+// each group (ranges joined by "||") of one joined with each of the
+// others', its constraints separated by ", ", as semver reads them.
+func joinRanges(ranges []string) (string, error) {
+	groups := []string{""}
+	for _, r := range ranges {
+		var next []string
+		for _, g := range groups {
+			for _, alt := range strings.Split(r, "||") {
+				alt = strings.TrimSpace(alt)
+				if g != "" {
+					alt = g + ", " + alt
+				}
+				next = append(next, alt)
+			}
+		}
+		groups = next
+	}
+	joined := strings.Join(groups, " || ")
+	if err := version.CheckRange(joined); err != nil {
+		return "", err
+	}
+	return joined, nil
+}
+
+// parseGit reads a git source: a git+URL, or a git host's web address.
+func parseGit(text string) (git.Source, error) {
+	if strings.HasPrefix(text, "git+") {
+		return git.Parse(text)
+	}
+	return git.ParseWeb(text)
 }

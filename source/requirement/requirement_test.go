@@ -226,17 +226,22 @@ func TestPublishedRequirementRefused(t *testing.T) {
 	}
 }
 
-// Two requirements of one skill whose ranges pick different versions (^1
-// and ^2: no version both admit) are a conflict naming both chains; two
-// whose ranges pick the same version (^1 and ^1.2) are one skill.
-func TestRangesConflict(t *testing.T) {
+// Rule 7: requirements of one skill whose ranges pick different
+// versions are merged at the highest version all admit (^1 and ~1.0:
+// v1.0.0, though ^1 alone picks v1.2.0); ranges with no version in
+// common (^1 and ^2) fail, naming both chains; requirements of one key
+// in two repositories are a conflict naming both chains.
+func TestRanges(t *testing.T) {
 	hermetic(t)
 	url, _ := repo(t, "", "v1.0.0", "v1.2.0", "v2.0.0")
+	fork, _ := repo(t, "", "v1.0.0")
 	root := t.TempDir()
 	for name, req := range map[string]string{
 		"release": url + "#ref=^1&path=changelog",
-		"notes":   url + "#ref=^1.2&path=changelog",
+		"notes":   url + "#ref=~1.0&path=changelog",
+		"same":    url + "#ref=^1.2&path=changelog",
 		"major":   url + "#ref=^2&path=changelog",
+		"forked":  fork + "#ref=^1&path=changelog",
 	} {
 		dir := filepath.Join(root, name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -251,21 +256,43 @@ func TestRangesConflict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rec := &drivertest.Driver{}
 	run := func(names ...string) error {
 		var refs []skill.Ref
 		for _, n := range names {
 			refs = append(refs, skill.Dir(filepath.Join(root, n)))
 		}
-		agent := adaptor.New(&drivertest.Driver{}, adaptor.WithSkillMaterializer(cache), adaptor.WithRequirementResolver(r), adaptor.WithRequires(), adaptor.WithSkills(refs...))
+		agent := adaptor.New(rec, adaptor.WithSkillMaterializer(cache), adaptor.WithRequirementResolver(r), adaptor.WithRequires(), adaptor.WithSkills(refs...))
 		_, err := agent.Run(t.Context(), "x")
 		return err
 	}
-	if err := run("release", "notes"); err != nil {
-		t.Fatalf("^1 and ^1.2: %v; want one skill", err)
+	changelog := func() string {
+		t.Helper()
+		for _, e := range rec.Last().Skills.Entries {
+			if e.Key == "changelog" {
+				b, err := os.ReadFile(filepath.Join(e.Path, "SKILL.md"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return string(b)
+			}
+		}
+		t.Fatal("no changelog selected")
+		return ""
+	}
+	if err := run("release", "same"); err != nil || !strings.Contains(changelog(), "Changelog v1.2.0.") {
+		t.Fatalf("^1 and ^1.2: %v; want one skill at v1.2.0", err)
+	}
+	if err := run("release", "notes"); err != nil || !strings.Contains(changelog(), "Changelog v1.0.0.") {
+		t.Fatalf("^1 and ~1.0: %v; want one skill at v1.0.0", err)
 	}
 	err = run("release", "major")
+	if !errors.Is(err, skill.ErrRequirement) || !errors.Is(err, source.ErrNotFound) || !strings.Contains(err.Error(), "major's") || !strings.Contains(err.Error(), "requirement chain release,") {
+		t.Fatalf("^1 and ^2: %v; want ErrRequirement naming both chains", err)
+	}
+	err = run("release", "forked")
 	var ce *skill.SkillKeyConflictError
-	if !errors.As(err, &ce) || ce.Key != "changelog" || !slices.Equal(ce.Sources, []string{"major -> changelog", "release -> changelog"}) {
-		t.Fatalf("^1 and ^2: %v; want a SkillKeyConflictError naming both chains", err)
+	if !errors.As(err, &ce) || ce.Key != "changelog" || !slices.Equal(ce.Sources, []string{"forked -> changelog", "release -> changelog"}) {
+		t.Fatalf("two repositories: %v; want a SkillKeyConflictError naming both chains", err)
 	}
 }
