@@ -180,9 +180,10 @@
 //     directly or through others, whatever chains the closure was found
 //     by) fail with skill.ErrRequirement, naming the cycle
 //     ("a -> b -> a") and the requirement that closes it.
-//  11. Limits: at most 256 skills in a run, requirements included, and
-//     chains of at most 32 requirements below a named skill. Crossing
-//     either fails with skill.ErrRequirement.
+//  11. Limits: requirements bring a run to at most 256 skills, those
+//     named included, and chains of at most 32 requirements below a
+//     named skill. A requirement that crosses either fails with
+//     skill.ErrRequirement.
 //  12. A failure of a required skill is the error a run returns for a
 //     named one (a *skill.SkillMaterializationError, a materializer's
 //     refusal such as *trust.RefusedError, an *[InvalidSkillError], a
