@@ -167,7 +167,7 @@ func gitKey(src git.Source) string {
 	if src.Path != "" {
 		return path.Base(src.Path)
 	}
-	u := strings.TrimSuffix(strings.TrimRight(src.URL, "/"), "/")
+	u := strings.TrimRight(src.URL, "/")
 	return strings.TrimSuffix(path.Base(u), ".git")
 }
 
