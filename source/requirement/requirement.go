@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/source"
@@ -18,7 +19,10 @@ import (
 // 6 of the package doc). It is a skill.RequirementResolver, safe for
 // concurrent use.
 type Resolver struct {
+	gitOnce  sync.Once
 	git      *git.Client
+	gitErr   error
+	cache    *skill.Cache
 	github   *github.Client
 	githubOf bool // github is the caller's own, used for every host
 	oci      []oci.Option
@@ -60,8 +64,11 @@ func WithOCIOptions(opts ...oci.Option) Option {
 // into. Default: skill.NewCache(), the default cache root.
 func WithCache(c *skill.Cache) Option { return func(cfg *config) { cfg.cache = c } }
 
-// New returns a resolver. It fails when the git program is missing only
-// if no git client is given (source.ErrInvalid, as git.New fails).
+// New returns a resolver. The git client of [WithGitClient], or one
+// made with git.New when the first git source is resolved (so a program
+// that requires no git source needs no git program), reads git sources.
+// New fails, as github.New does, only when the default GitHub client
+// cannot be made (GITHUB_API_URL is not usable).
 func New(opts ...Option) (*Resolver, error) {
 	var c config
 	for _, o := range opts {
@@ -72,20 +79,13 @@ func New(opts ...Option) (*Resolver, error) {
 	if c.cache == nil {
 		c.cache = skill.NewCache()
 	}
-	r := &Resolver{git: c.git, github: c.github, githubOf: c.github != nil, oci: append([]oci.Option{oci.WithCache(c.cache)}, c.oci...)}
+	r := &Resolver{git: c.git, cache: c.cache, github: c.github, githubOf: c.github != nil, oci: append([]oci.Option{oci.WithCache(c.cache)}, c.oci...)}
 	if r.github == nil {
 		gh, err := github.New()
 		if err != nil {
 			return nil, err
 		}
 		r.github = gh
-	}
-	if r.git == nil {
-		g, err := git.New(git.WithCache(c.cache))
-		if err != nil {
-			return nil, err
-		}
-		r.git = g
 	}
 	return r, nil
 }
@@ -111,11 +111,7 @@ func (r *Resolver) ResolveRequirement(ctx context.Context, req skill.Requirement
 		if err != nil {
 			return skill.Skill{}, err
 		}
-		pin, err := r.git.Resolve(ctx, src)
-		if err != nil {
-			return skill.Skill{}, err
-		}
-		return r.git.Skill(gitKey(src), pin), nil
+		return r.resolveGit(ctx, src)
 	case source.GitHub:
 		src, err := github.Parse(spec.Text)
 		if err != nil {
@@ -124,6 +120,23 @@ func (r *Resolver) ResolveRequirement(ctx context.Context, req skill.Requirement
 		return r.resolveGitHub(ctx, src)
 	}
 	return skill.Skill{}, fmt.Errorf("%s: %w: a requirement names a published skill (github:OWNER/REPO/PATH@RANGE, git+URL#ref=RANGE&path=PATH or oci://HOST/REPO:RANGE), not a %s source", text, source.ErrInvalid, spec.Kind)
+}
+
+// resolveGit pins src and returns its skill (rules 2 and 3).
+func (r *Resolver) resolveGit(ctx context.Context, src git.Source) (skill.Skill, error) {
+	r.gitOnce.Do(func() {
+		if r.git == nil {
+			r.git, r.gitErr = git.New(git.WithCache(r.cache))
+		}
+	})
+	if r.gitErr != nil {
+		return skill.Skill{}, r.gitErr
+	}
+	pin, err := r.git.Resolve(ctx, src)
+	if err != nil {
+		return skill.Skill{}, err
+	}
+	return r.git.Skill(gitKey(src), pin), nil
 }
 
 // resolveGitHub pins src and returns its skill (rules 3 and 5).
@@ -238,11 +251,8 @@ func (r *Resolver) MergeRequirements(ctx context.Context, rs []skill.Requirement
 		return s, err == nil, err
 	case git.Source:
 		src.Ref = joined
-		pin, err := r.git.Resolve(ctx, src)
-		if err != nil {
-			return skill.Skill{}, false, err
-		}
-		return r.git.Skill(gitKey(src), pin), true, nil
+		s, err := r.resolveGit(ctx, src)
+		return s, err == nil, err
 	case github.Source:
 		src.Ref = joined
 		s, err := r.resolveGitHub(ctx, src)
