@@ -27,6 +27,8 @@ type Agent struct {
 	threadMu     sync.Mutex
 	threadLocks  map[string]*threadLock // by thread key, while runs hold or wait
 	verdicts     verdicts               // skill contents found loadable
+	requires     bool                   // WithRequires given to New
+	resolver     skill.RequirementResolver
 }
 
 // New returns an Agent that runs d. It panics if d is nil, as that is a
@@ -60,6 +62,8 @@ func New(d driver.Driver, opts ...Option) *Agent {
 		workspace:    c.workspace,
 		events:       c.events,
 		threads:      c.threads,
+		requires:     c.requires,
+		resolver:     c.resolver,
 	}
 }
 
@@ -126,7 +130,7 @@ type prepared struct {
 
 // prepare resolves the skills and the workspace of one run.
 func (a *Agent) prepare(ctx context.Context, prompt string, call callConfig) (*prepared, error) {
-	resolved, err := a.resolve(ctx, call.refs)
+	resolved, err := a.resolve(ctx, call.refs, call.requires)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +182,7 @@ func (a *Agent) execute(ctx context.Context, p *prepared) (*Result, error) {
 }
 
 func (a *Agent) call(opts []CallOption) callConfig {
-	c := callConfig{workspace: a.workspace, events: slices.Clone(a.events)}
+	c := callConfig{workspace: a.workspace, events: slices.Clone(a.events), requires: a.requires}
 	for _, o := range opts {
 		if o != nil {
 			o.applyCall(&c)
@@ -200,7 +204,7 @@ type SkillReport struct {
 // opts, as a run would, and returns them without running the driver.
 func (a *Agent) Inspect(ctx context.Context, opts ...CallOption) (*SkillReport, error) {
 	call := a.call(opts)
-	resolved, err := a.resolve(ctx, call.refs)
+	resolved, err := a.resolve(ctx, call.refs, call.requires)
 	if err != nil {
 		return nil, err
 	}

@@ -49,6 +49,8 @@
 //     a resume with other skills.
 //   - ExampleInvalidSkillError: a skill without front matter, refused
 //     before the agent starts.
+//   - ExampleWithRequires: a skill selected with the skills its
+//     SKILL.md requires, and theirs.
 //
 // # Resolution
 //
@@ -104,6 +106,110 @@
 //     each with its absolute folder, and a Fingerprint that is equal for the
 //     same selected content on any machine and changes when the selection
 //     or any skill's content changes. Folder paths are not part of it.
+//
+// # Requirements
+//
+// A skill may need other skills, and say so in its SKILL.md:
+// metadata.requires lists them, each a source as agentskills add takes
+// it, with a version range where it names one (package skillmd,
+// "Requirements"):
+//
+//	metadata:
+//	  requires: "../changelog github:acme/skills/semver@^2 oci://ghcr.io/acme/lint:^1"
+//
+// An agent selects a skill with the skills it requires, and theirs (the
+// closure), when asked:
+//
+//	agent := adaptor.New(drv,
+//		adaptor.WithRequirementResolver(resolver), // package source/requirement: github:, git+, oci://
+//		adaptor.WithSkills(skill.WithRequires(skill.Dir("./skills/release"))),
+//	)
+//
+// The closure is found by these rules:
+//
+//  1. Which skills: one marked with skill.WithRequires; every skill of
+//     every run of an agent given [WithRequires] at New, or of one run
+//     given it at Run; and every skill selected for a requirement. Other
+//     skills' requirements are not read.
+//  2. The closure is found breadth first. The named skills (the
+//     agent's, the run's, the provider's) are materialized as rule 6 of
+//     "Resolution" says; then the SKILL.md of each whose requirements
+//     are followed is read and each requirement, in the order listed,
+//     resolved; the new skills are materialized, theirs read, and so on.
+//     A named skill that a followed skill requires has its requirements
+//     followed too.
+//  3. A requirement that starts "./" or "../" (or is "." or "..") is a
+//     path relative to the requiring skill's folder, with "/" between
+//     its elements: for a folder (skill.Dir, or any source with a
+//     SkillPath method), skill.Dir of that path, keyed by its base name.
+//  4. For an fs.FS tree (skill.FS), it is skill.FS of the same fs.FS at
+//     the path joined to the root; a path that leaves the fs.FS fails
+//     with skill.ErrRequirement.
+//  5. Every other requirement, and a relative one of any other kind of
+//     skill (inline, archive, published), is given to the resolver of
+//     [WithRequirementResolver] as a skill.Requirement (its text, the
+//     skill that lists it, the chain that led to it). Without a resolver
+//     it fails with skill.ErrRequirement. A path is only a requirement
+//     when written "./" or "../": OWNER/REPO alone names a GitHub
+//     repository (package source, rule 21).
+//  6. The resolver's skill must have a key and a source; one without
+//     fails with skill.ErrRequirement (and skill.ErrSkillKeyMissing or
+//     skill.ErrSkillSourceMissing).
+//  7. One skill per key. A requirement that resolves to a key already
+//     selected is that skill when the two declarations agree by rule 3
+//     of "Resolution" (the mark of skill.WithRequires aside); otherwise
+//     the run fails with a *skill.SkillKeyConflictError whose Sources
+//     name each declaration: "agent", "run", "provider", or the chain of
+//     a requirement ("release -> changelog"). Two requirements of one
+//     published skill agree when they resolve to the same pin: a range
+//     resolves to the highest version it admits, so ^1 and ^1.2 mostly
+//     agree. When they do not (~1.2 and ^1 once 1.3 exists), a resolver
+//     that is a skill.RequirementMerger (package source/requirement's
+//     is) is asked for the skill at the highest version every
+//     requirement of that key admits, and the closure is found again
+//     with it (the requirements of the version first picked are not
+//     kept); requirements with no version in common fail with
+//     skill.ErrRequirement naming each chain, and requirements the
+//     merger cannot join (another repository) are a conflict.
+//  8. Two skills of the closure with one runtime name fail with
+//     skill.ErrRuntimeNameConflict, naming both keys and the chain.
+//  9. skill.MetadataRequires is reserved: "true" (what skill.WithRequires
+//     sets) follows a skill's requirements, "" leaves it to
+//     [WithRequires], any other value fails with skill.ErrRequirement.
+//  10. Requirements that form a cycle (a skill that requires itself,
+//     directly or through others, whatever chains the closure was found
+//     by) fail with skill.ErrRequirement, naming the cycle
+//     ("a -> b -> a") and the requirement that closes it.
+//  11. Limits: requirements bring a run to at most 256 skills, those
+//     named included, and chains of at most 32 requirements below a
+//     named skill. A requirement that crosses either fails with
+//     skill.ErrRequirement.
+//  12. A failure of a required skill is the error a run returns for a
+//     named one (a *skill.SkillMaterializationError, a materializer's
+//     refusal such as *trust.RefusedError, an *[InvalidSkillError], a
+//     metadata.requires that breaks package skillmd's rules) within a
+//     *skill.RequirementError whose Chain names the skills that led to
+//     it: "requirement chain release -> changelog: ...". errors.Is and
+//     errors.As reach what it holds (trust.ErrRefused among them). The
+//     agent's materializer stages every skill of the closure, so the
+//     checks of package trust's Materializer (policy, signatures, audit)
+//     apply to each as to a named one, before its requirements are read:
+//     a refused skill's requirements are never resolved. The driver is
+//     not called.
+//  13. Every skill of the closure is an entry of driver.ResolvedSkills
+//     as a named one is, sorted by key; a required skill without a
+//     Reason has "required by CHAIN" ("required by release ->
+//     changelog"); the mark of skill.WithRequires is not in Metadata. The
+//     Fingerprint covers the whole closure: a change to any of its
+//     skills' content, to a requirements list, or a range that now
+//     admits a newer version changes it (and a [Thread] sees that as
+//     changed skills).
+//  14. The named skills are materialized as one set (rule 6 of
+//     "Resolution"), each required skill by itself, at most GOMAXPROCS at
+//     a time, so that a failure names its own chain.
+//  15. Requirements are resolved on every run: a run holds no memory of
+//     an earlier run's pins. A program that wants a fixed closure names
+//     pinned sources (a commit, a digest).
 //
 // # Trust
 //

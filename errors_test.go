@@ -344,8 +344,9 @@ func TestSentinelTexts(t *testing.T) {
 // carriers are the typed errors that carry another error and add no
 // sentinel of their own, and why.
 var carriers = map[string]string{
-	"search.BackendError": "it carries the error of the backend that failed, whatever it is",
-	"skillmd.Error":       "its Err is its kind, one of the package's sentinels",
+	"search.BackendError":    "it carries the error of the backend that failed, whatever it is",
+	"skillmd.Error":          "its Err is its kind, one of the package's sentinels",
+	"skill.RequirementError": "it carries what failed for a required skill (skill.ErrRequirement, or a named skill's error, a trust refusal among them) with the chain that led to it",
 }
 
 // TestTypedErrorsHaveSentinels checks the rule on typed errors: each has

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"testing/fstest"
 
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/driver"
@@ -125,4 +126,29 @@ func ExampleInvalidSkillError() {
 	// Output:
 	// skill: greet
 	// front matter missing: true
+}
+
+// A skill that requires others (metadata.requires in its SKILL.md) is
+// selected with them, and theirs, when marked with skill.WithRequires
+// (or given adaptor.WithRequires). Requirements relative to the skill's
+// folder or fs.FS tree need no resolver; published ones need the
+// resolver of package source/requirement (adaptor.WithRequirementResolver).
+func ExampleWithRequires() {
+	skills := fstest.MapFS{
+		"release/SKILL.md":   {Data: []byte("---\nname: release\ndescription: Cut a release.\nmetadata:\n  requires: ../changelog\n---\nWrite the changelog, then tag.\n")},
+		"changelog/SKILL.md": {Data: []byte("---\nname: changelog\ndescription: Write the changelog.\nmetadata:\n  requires: ../semver\n---\nList the changes.\n")},
+		"semver/SKILL.md":    {Data: []byte("---\nname: semver\ndescription: Pick the next version.\n---\nBreaking changes bump the major version.\n")},
+	}
+	rec := &drivertest.Driver{}
+	agent := adaptor.New(rec, adaptor.WithSkills(skill.WithRequires(skill.FS(skills, "release"))))
+	if _, err := agent.Run(context.Background(), "Release 1.4"); err != nil {
+		log.Fatal(err)
+	}
+	for _, s := range rec.Last().Skills.Entries {
+		fmt.Printf("%s %q\n", s.Key, s.Reason)
+	}
+	// Output:
+	// changelog "required by release"
+	// release ""
+	// semver "required by release -> changelog"
 }

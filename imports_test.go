@@ -22,6 +22,8 @@ var importRules = []struct {
 		},
 		why: "the root package takes trust through a materializer (package trust), so a program that wants none links none of it",
 	},
+	{pkg: ".", forbidden: []string{modulePath + "/source", "oras.land/"}, why: "the root package resolves a published requirement through a skill.RequirementResolver the program gives (package source/requirement has one), so a program that requires no published skill links no source's client"},
+	{pkg: "./source/requirement", forbidden: []string{modulePath + "/policy", modulePath + "/trust", modulePath + "/signature", "github.com/sigstore/", "google.golang.org/grpc"}, why: "a requirement's skill carries its origin and pin (package source); package trust checks them, so resolving requirements links no trust code"},
 	{pkg: "./source/git", forbidden: []string{modulePath + "/policy", modulePath + "/trust", "github.com/sigstore/"}, why: "a source's origin is a fact about the source (source.Origin); the policy matches it"},
 	{pkg: "./source/github", forbidden: []string{modulePath + "/policy", modulePath + "/trust", "github.com/sigstore/"}, why: "a source's origin is a fact about the source (source.Origin); the policy matches it"},
 	{pkg: "./source/oci", forbidden: []string{modulePath + "/policy", modulePath + "/trust"}, why: "a source's origin is a fact about the source (source.Origin); the policy matches it"},

@@ -13,6 +13,8 @@ type agentConfig struct {
 	workspace    string
 	events       []func(driver.Event)
 	threads      ThreadStore
+	requires     bool
+	resolver     skill.RequirementResolver
 }
 
 // callConfig collects the options given to one Run.
@@ -21,6 +23,7 @@ type callConfig struct {
 	workspace string
 	events    []func(driver.Event)
 	resume    string
+	requires  bool
 }
 
 // Option configures an Agent at construction. Options that apply to a
@@ -155,4 +158,28 @@ func WithResume(sessionID string) CallOption {
 // [MemoryThreadStore] of the agent's own.
 func WithThreadStore(s ThreadStore) Option {
 	return agentOption(func(c *agentConfig) { c.threads = s })
+}
+
+type requiresOption struct{}
+
+func (requiresOption) applyAgent(c *agentConfig) { c.requires = true }
+func (requiresOption) applyCall(c *callConfig)   { c.requires = true }
+
+// WithRequires has every skill of the agent (given to New) or of one run
+// (given to Run) selected with the skills its SKILL.md requires
+// (metadata.requires), and theirs: the closure of "Requirements" in the
+// package doc. skill.WithRequires does this for one skill. Default: a
+// skill's requirements are not followed unless it is marked with
+// skill.WithRequires.
+func WithRequires() SharedOption {
+	return requiresOption{}
+}
+
+// WithRequirementResolver installs the resolver that turns a requirement
+// naming a published skill (github:, git+, oci://) into a skill; package
+// source/requirement has one. Requirements of a folder or an fs.FS tree
+// that are relative to it ("./x", "../x") need none. Default: none, and
+// a requirement that needs one fails with skill.ErrRequirement.
+func WithRequirementResolver(r skill.RequirementResolver) Option {
+	return agentOption(func(c *agentConfig) { c.resolver = r })
 }

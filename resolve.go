@@ -46,8 +46,10 @@ type resolution struct {
 }
 
 // resolve applies the rules of the package doc: merge the agent's and the
-// run's references, ask the provider, select, materialize.
-func (a *Agent) resolve(ctx context.Context, runRefs []skill.Ref) (*resolution, error) {
+// run's references, ask the provider, select, materialize; with requires
+// (WithRequires), or for skills marked with skill.WithRequires, the
+// closure of their requirements ("Requirements").
+func (a *Agent) resolve(ctx context.Context, runRefs []skill.Ref, requires bool) (*resolution, error) {
 	decls := &declarations{byKey: make(map[string]declaration), seenBare: make(map[string]bool)}
 	if err := decls.addRefs(a.refs, originAgent); err != nil {
 		return nil, err
@@ -62,7 +64,17 @@ func (a *Agent) resolve(ctx context.Context, runRefs []skill.Ref) (*resolution, 
 	if err != nil {
 		return nil, err
 	}
-	entries, digests, err := a.materialize(ctx, selected, names)
+	follow, err := following(selected, requires)
+	if err != nil {
+		return nil, err
+	}
+	var entries []driver.ResolvedSkill
+	var digests []string
+	if slices.Contains(follow, true) {
+		selected, entries, digests, err = a.closure(ctx, decls, selected, names, follow)
+	} else {
+		entries, digests, err = a.materialize(ctx, selected, names)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -116,6 +128,9 @@ func (d *declarations) add(s skill.Skill, origin string) error {
 	}
 	if detail := differs(prev.skill, s); detail != "" {
 		return &skill.SkillKeyConflictError{Key: s.Key, Sources: []string{prev.origin, origin}, Detail: detail}
+	}
+	if s.Metadata[skill.MetadataRequires] != "" && prev.skill.Metadata[skill.MetadataRequires] == "" {
+		d.byKey[s.Key] = declaration{skill: s, origin: prev.origin} // the mark of skill.WithRequires is kept
 	}
 	return nil
 }
@@ -248,15 +263,24 @@ func (a *Agent) materializeSet(ctx context.Context, sm setMaterializer, selected
 	return out, digests, nil
 }
 
-// resolved is the entry of a selected skill materialized in dir.
+// resolved is the entry of a selected skill materialized in dir. The
+// mark of skill.WithRequires, an instruction to resolution, is not part
+// of it.
 func resolved(s skill.Skill, name, dir, digest string) driver.ResolvedSkill {
+	md := maps.Clone(s.Metadata)
+	if _, ok := md[skill.MetadataRequires]; ok {
+		delete(md, skill.MetadataRequires)
+		if len(md) == 0 {
+			md = nil
+		}
+	}
 	return driver.ResolvedSkill{
 		Key:         s.Key,
 		RuntimeName: name,
 		Path:        dir,
 		Required:    s.Required,
 		Reason:      s.Reason,
-		Metadata:    maps.Clone(s.Metadata),
+		Metadata:    md,
 		Digest:      digest,
 	}
 }
@@ -323,8 +347,20 @@ func differs(a, b skill.Skill) string {
 		return fmt.Sprintf("Required is %v in one and %v in the other", a.Required, b.Required)
 	case a.Reason != b.Reason:
 		return fmt.Sprintf("Reason %q differs from %q", a.Reason, b.Reason)
-	case !maps.Equal(a.Metadata, b.Metadata):
+	case !maps.Equal(withoutMark(a.Metadata), withoutMark(b.Metadata)):
 		return "Metadata differs"
 	}
 	return skill.SourceDiff(a.Source, b.Source)
+}
+
+// withoutMark is md without the mark of skill.WithRequires, which two
+// declarations of one skill may differ in (rule 3): the mark of either
+// holds.
+func withoutMark(md map[string]string) map[string]string {
+	if _, ok := md[skill.MetadataRequires]; !ok {
+		return md
+	}
+	md = maps.Clone(md)
+	delete(md, skill.MetadataRequires)
+	return md
 }

@@ -63,6 +63,28 @@
 // is [RuntimeName]: Metadata[MetadataRuntimeName] when set, else derived
 // from the key.
 //
+// # Requirements
+//
+// A skill may need other skills: its SKILL.md lists them in
+// metadata.requires (package skillmd, "Requirements"), each a source as
+// agentskills add takes it. An agent selects a skill with the skills it
+// requires, and theirs, when asked, by the rules of package adaptor's
+// "Requirements":
+//
+//	adaptor.WithSkills(skill.WithRequires(skill.Dir("./skills/release")))
+//
+// [WithRequires] marks one skill (as context.WithValue derives a
+// context, it returns a marked copy; the mark is
+// Metadata[MetadataRequires], and drivers never see it);
+// adaptor.WithRequires marks every skill of an agent or of a run.
+// Requirements relative to a folder or an fs.FS tree ("./x", "../x")
+// the agent resolves itself; the rest it asks a [RequirementResolver]
+// (package source/requirement has one for github:, git+ and oci://
+// sources), given with adaptor.WithRequirementResolver. A requirement
+// that cannot be met fails with [ErrRequirement], and anything that
+// fails for a required skill comes back in a *[RequirementError] that
+// names the chain of skills that asked for it ("release -> changelog").
+//
 // # The default materializer
 //
 // [NewDefaultSkillMaterializer] returns a materializer that is safe for
