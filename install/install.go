@@ -560,7 +560,9 @@
 //     Remove refuses, before changing anything, a skill that goes (from
 //     its last agent) while installed skills that stay require it, with
 //     [ErrRequired] naming them; RemoveRequest.Required removes it
-//     anyway, and their requirements are then not answered. A removal
+//     anyway, its canonical copy's change naming them
+//     (Change.RequiredBy), and their requirements are then not
+//     answered. A removal
 //     also takes every dependency that the skills it removes needed and
 //     nothing left needs: a dependency stays exactly while a skill not
 //     marked as one still needs it through a chain of requirements, so

@@ -116,6 +116,11 @@ type Change struct {
 	// required", a dependency that only the skills removed needed (rule
 	// 17).
 	Reason string `json:"reason,omitempty"`
+	// RequiredBy, on the canonical copy's change of a skill removed
+	// though installed skills that stay require it
+	// (RemoveRequest.Required), names them, sorted: their requirements
+	// are no longer answered (rule 17).
+	RequiredBy []string `json:"required_by,omitempty"`
 	// Pin and PreviousPin, on the canonical copy's change, are the pin
 	// of a published source that an add moved, and the one before
 	// (rule 13).
@@ -790,6 +795,9 @@ func (in *Installer) Remove(ctx context.Context, req RemoveRequest) ([]Change, e
 		ch, err := in.remove(context.WithoutCancel(ctx), r) // a removal begun is finished: Remove stops between two
 		for i := range ch {
 			ch[i].Reason = r.reason
+			if ch[i].Agent == "" {
+				ch[i].RequiredBy = r.requiredBy
+			}
 		}
 		changes = append(changes, ch...)
 		if err != nil {
@@ -805,11 +813,12 @@ func (in *Installer) Remove(ctx context.Context, req RemoveRequest) ([]Change, e
 // its lock entry before and after (nil: the skill goes), and the places
 // changed since they were installed, which go to a backup first (forced).
 type removal struct {
-	name      string
-	prev, cur *lockEntry
-	ids       []string
-	backup    map[string]bool // by path
-	reason    string          // why it goes when no one named it (Change.Reason)
+	name       string
+	prev, cur  *lockEntry
+	ids        []string
+	backup     map[string]bool // by path
+	reason     string          // why it goes when no one named it (Change.Reason)
+	requiredBy []string        // the skills that stay and require it (Change.RequiredBy)
 }
 
 // planRequirements applies rule 17 to the removals planned: each skill
@@ -841,15 +850,16 @@ func (in *Installer) planRequirements(ctx context.Context, lock *lockFile, plans
 		}
 		more = append(more, r)
 	}
-	if !req.Required {
-		by := requiredBy(lock.Skills, nil)
-		for _, r := range plans {
-			if !going[r.name] {
-				continue
-			}
-			if stay := slices.DeleteFunc(slices.Clone(by[r.name]), func(n string) bool { return going[n] }); len(stay) > 0 {
+	by := requiredBy(lock.Skills, nil)
+	for i, r := range plans {
+		if !going[r.name] {
+			continue
+		}
+		if stay := slices.DeleteFunc(slices.Clone(by[r.name]), func(n string) bool { return going[n] }); len(stay) > 0 {
+			if !req.Required {
 				problems = append(problems, requiredError(r.name, stay))
 			}
+			plans[i].requiredBy = stay
 		}
 	}
 	return more, problems

@@ -78,7 +78,7 @@ func orphans(skills map[string]*lockEntry, going map[string]bool) []string {
 // requiredError is the error for a removal of the skill name, which the
 // installed skills by still require.
 func requiredError(name string, by []string) error {
-	return fmt.Errorf("%s %w (%s); remove those first, or force the removal (RemoveRequest.Required), after which verify reports their requirement as not installed", name, ErrRequired, strings.Join(by, ", "))
+	return fmt.Errorf("%s %w (%s); remove those first, or force the removal", name, ErrRequired, strings.Join(by, ", "))
 }
 
 // unmet is what [Installer.Verify] reports of the requirements lock

@@ -139,6 +139,11 @@ func TestRemoveRefusesARequiredSkill(t *testing.T) {
 	if got := removedFor(changes); len(got) != 1 || len(got["changelog"]) != 3 || got["changelog"][0] != "" {
 		t.Errorf("forced Remove(changelog) removed %v, want changelog's three places, named", got)
 	}
+	for _, c := range changes {
+		if want := map[bool][]string{true: {"notes", "release"}}[c.Agent == ""]; !slices.Equal(c.RequiredBy, want) {
+			t.Errorf("forced Remove(changelog): %s's change names %v as requiring it, want %v", c.Agent, c.RequiredBy, want)
+		}
+	}
 	if _, err := os.Lstat(f.canonicalOf("changelog")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("forced removal left the canonical copy: %v", err)
 	}
