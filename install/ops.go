@@ -757,15 +757,14 @@ func (in *Installer) Remove(ctx context.Context, req RemoveRequest) ([]Change, e
 		return s.recovered, err
 	}
 	var plans []removal
-	var problems []error
 	for _, n := range names {
-		r, errs := in.planRemoval(ctx, n, lock.Skills[n], agents, req.Force)
-		plans = append(plans, r)
-		problems = append(problems, errs...)
+		plans = append(plans, in.planRemoval(ctx, n, lock.Skills[n], agents, req.Force))
 	}
-	more, errs := in.planRequirements(ctx, lock, plans, req)
-	plans = append(plans, more...)
-	problems = append(problems, errs...)
+	plans = in.planRequirements(ctx, lock, plans, req)
+	var problems []error
+	for _, r := range plans {
+		problems = append(problems, r.problems...)
+	}
 	if ctx.Err() != nil {
 		// What was examined after ctx ended is not known: no verdict.
 		return s.recovered, interrupted(ctx, "nothing was changed")
@@ -819,13 +818,16 @@ type removal struct {
 	backup     map[string]bool // by path
 	reason     string          // why it goes when no one named it (Change.Reason)
 	requiredBy []string        // the skills that stay and require it (Change.RequiredBy)
+	problems   []error         // what stops it
 }
 
-// planRequirements applies rule 17 to the removals planned: each skill
-// that goes while a skill that stays requires it is a problem unless
-// req.Required is set, and each dependency that only the skills going
-// needed is planned to go too, for every agent, as planRemoval plans it.
-func (in *Installer) planRequirements(ctx context.Context, lock *lockFile, plans []removal, req RemoveRequest) ([]removal, []error) {
+// planRequirements applies rule 17 to the removals planned and returns
+// them with what it adds: each dependency that only the skills going
+// needed is planned to go too, for every agent, as planRemoval plans it
+// (one named for some of its agents only is planned again, for every
+// one), and each skill that goes while a skill that stays requires it
+// is stopped, unless req.Required is set.
+func (in *Installer) planRequirements(ctx context.Context, lock *lockFile, plans []removal, req RemoveRequest) []removal {
 	going := map[string]bool{}
 	for _, r := range plans {
 		if r.cur == nil {
@@ -833,22 +835,17 @@ func (in *Installer) planRequirements(ctx context.Context, lock *lockFile, plans
 		}
 	}
 	if len(going) == 0 {
-		return nil, nil
+		return plans
 	}
-	var more []removal
-	var problems []error
 	for _, n := range orphans(lock.Skills, going) {
-		r, errs := in.planRemoval(ctx, n, lock.Skills[n], nil, req.Force)
-		r.reason = "no longer required"
-		problems = append(problems, errs...)
 		going[n] = true
-		// Named for some of its agents only: it goes for every one.
+		r := in.planRemoval(ctx, n, lock.Skills[n], nil, req.Force)
 		if i := slices.IndexFunc(plans, func(p removal) bool { return p.name == n }); i >= 0 {
-			r.reason = ""
 			plans[i] = r
 			continue
 		}
-		more = append(more, r)
+		r.reason = "no longer required"
+		plans = append(plans, r)
 	}
 	by := requiredBy(lock.Skills, nil)
 	for i, r := range plans {
@@ -857,20 +854,20 @@ func (in *Installer) planRequirements(ctx context.Context, lock *lockFile, plans
 		}
 		if stay := slices.DeleteFunc(slices.Clone(by[r.name]), func(n string) bool { return going[n] }); len(stay) > 0 {
 			if !req.Required {
-				problems = append(problems, requiredError(r.name, stay))
+				plans[i].problems = append(plans[i].problems, requiredError(r.name, stay))
 			}
 			plans[i].requiredBy = stay
 		}
 	}
-	return more, problems
+	return plans
 }
 
 // planRemoval plans the removal of the skill name, recorded as entry, for
-// the agents (all it is recorded for when none is given), and says what
-// stops it: a place, or the canonical copy when it goes, that is no
-// longer as this tool made it. With force, a copy or canonical copy that
-// was changed is planned to go to a backup instead.
-func (in *Installer) planRemoval(ctx context.Context, name string, entry *lockEntry, agents []Agent, force bool) (removal, []error) {
+// the agents (all it is recorded for when none is given), with what
+// stops it (removal.problems): a place, or the canonical copy when it
+// goes, that is no longer as this tool made it. With force, a copy or
+// canonical copy that was changed is planned to go to a backup instead.
+func (in *Installer) planRemoval(ctx context.Context, name string, entry *lockEntry, agents []Agent, force bool) removal {
 	ids := slices.Sorted(maps.Keys(entry.Agents))
 	if len(agents) > 0 {
 		ids = ids[:0]
@@ -888,11 +885,10 @@ func (in *Installer) planRemoval(ctx context.Context, name string, entry *lockEn
 	}
 	canonical := in.canonicalPath(name)
 	r := removal{name: name, prev: entry, ids: ids, backup: map[string]bool{}}
-	var problems []error
 	check := func(p string, pl lockPlace, what string) {
 		modified, err := in.removable(ctx, p, canonical, pl, entry.Digest, what, force)
 		if err != nil {
-			problems = append(problems, err)
+			r.problems = append(r.problems, err)
 		}
 		if modified {
 			r.backup[p] = true
@@ -912,7 +908,7 @@ func (in *Installer) planRemoval(ctx context.Context, name string, entry *lockEn
 		check(canonical, lockPlace{Kind: KindCanonical}, "the folder agentskills installed")
 	}
 	r.cur = cur
-	return r, problems
+	return r
 }
 
 // removable says what stops the removal of p, which the lock file records

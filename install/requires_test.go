@@ -424,3 +424,37 @@ func TestListShowsRequirements(t *testing.T) {
 		t.Errorf("Outdated (-want +got):\n%s", diff)
 	}
 }
+
+// TestRemoveNamedDependencyForSomeAgents checks that a dependency named
+// for some of its agents, which the removal leaves needed by nothing,
+// goes for every agent, and that what stops it is reported once.
+func TestRemoveNamedDependencyForSomeAgents(t *testing.T) {
+	f := newFixture(t)
+	in := f.installer(t)
+	ctx := t.Context()
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{f.writeSkill(t, "a", "a", "")}, Agents: agentsOf(t, "claude-code"), Copy: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{f.writeSkill(t, "b", "b", "")}, Agents: agentsOf(t, "claude-code", "codex"), Copy: true}); err != nil {
+		t.Fatal(err)
+	}
+	setRequirements(t, f, map[string]wants{"a": {requires: []string{"b"}}, "b": {dependency: true}})
+	copied := filepath.Join(f.env.Project, ".claude", "skills", "b")
+	os.WriteFile(filepath.Join(copied, "notes.md"), []byte("mine"), 0o644)
+	req := RemoveRequest{Names: []string{"a", "b"}, Agents: agentsOf(t, "claude-code")}
+	_, err := in.Remove(ctx, req)
+	if !errors.Is(err, ErrModified) || strings.Count(err.Error(), copied) != 1 {
+		t.Fatalf("Remove(a, b) for claude-code with b's copy edited = %v, want ErrModified naming %s once", err, copied)
+	}
+	req.Force = true
+	changes, err := in.Remove(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string][]string{"a": {"", ""}, "b": {"", "", ""}}, removedFor(changes)); diff != "" {
+		t.Errorf("Remove(a, b) for claude-code removed (-want +got):\n%s", diff)
+	}
+	if got := recorded(t, f); len(got) != 0 {
+		t.Errorf("lock still records %v", got)
+	}
+}
