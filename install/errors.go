@@ -52,6 +52,10 @@ var (
 	// agents load anyway, such as a description over 1,024 characters:
 	// AddRequest.Lenient installs it (rule 4).
 	ErrSpecification = errors.New("breaks the Agent Skills specification")
+	// ErrRequired reports a removal of a skill that installed skills,
+	// which stay, require (rule 17): it is kept unless the request
+	// forces the removal (RemoveRequest.Required).
+	ErrRequired = errors.New("is required by installed skills")
 )
 
 // interrupted returns the error for an operation whose context ended,

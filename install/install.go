@@ -549,6 +549,36 @@
 //     the folder does not hold is ignored, and the folders are read and
 //     recorded again. On Windows, which gives no change time users
 //     cannot set back, no record is kept and every folder is read.
+//  17. Requirements between skills: a skill may require others (its
+//     SKILL.md's metadata.requires, package skillmd), and the lock file
+//     records each requirement as written with the installed skill that
+//     answers it, which skills require each one (derived from those
+//     whenever the lock file is written, never kept on its own) and
+//     whether a skill was installed only because others require it (a
+//     dependency; a skill the user names keeps no such mark). The
+//     requirements are between the skills of a scope, not per agent.
+//     Remove refuses, before changing anything, a skill that goes (from
+//     its last agent) while installed skills that stay require it, with
+//     [ErrRequired] naming them; RemoveRequest.Required removes it
+//     anyway, its canonical copy's change naming them
+//     (Change.RequiredBy), and their requirements are then not
+//     answered. A removal
+//     also takes every dependency that the skills it removes needed and
+//     nothing left needs: a dependency stays exactly while a skill not
+//     marked as one still needs it through a chain of requirements, so
+//     a chain of dependencies goes whole, one two skills share stays
+//     with the one that stays, and dependencies that only require each
+//     other go too; each is removed for every agent it is installed
+//     for, held to rule 7 like the skills named, and reported with the
+//     Reason "no longer required". A dependency that nothing needed
+//     before the removal is left as it is. [Installer.Verify] reports,
+//     after what differs from the lock file, each requirement that no
+//     installed skill answers (none was installed for it, or the one
+//     that was is gone) as a [Status] in [StateUnmet] naming the
+//     requirement; [Installer.List] reports for each skill installed
+//     which skills require it and whether it is a dependency.
+//     [Installer.Outdated] checks a dependency as it checks every other
+//     skill the lock file records.
 //
 // # Trust
 //

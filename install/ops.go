@@ -111,8 +111,16 @@ type Change struct {
 	// Source, for ActionSkipped, is the source that holds the skill, as
 	// recorded (without credentials).
 	Source string `json:"source,omitempty"`
-	// Reason, for ActionSkipped, is why the skill cannot be installed.
+	// Reason, for ActionSkipped, is why the skill cannot be installed;
+	// for ActionRemoved, why a skill no one named was removed: "no longer
+	// required", a dependency that only the skills removed needed (rule
+	// 17).
 	Reason string `json:"reason,omitempty"`
+	// RequiredBy, on the canonical copy's change of a skill removed
+	// though installed skills that stay require it
+	// (RemoveRequest.Required), names them, sorted: their requirements
+	// are no longer answered (rule 17).
+	RequiredBy []string `json:"required_by,omitempty"`
 	// Pin and PreviousPin, on the canonical copy's change, are the pin
 	// of a published source that an add moved, and the one before
 	// (rule 13).
@@ -712,14 +720,22 @@ type RemoveRequest struct {
 	// AddRequest.Force does for Add (rule 7). Default: such a skill fails
 	// the removal with ErrModified and nothing changes.
 	Force bool
+	// Required removes a skill that other installed skills, which stay,
+	// require (rule 17); their requirements are then not answered, which
+	// [Installer.Verify] reports. Default: such a skill fails the removal
+	// with ErrRequired, naming them, and nothing changes.
+	Required bool
 }
 
 // Remove removes the skills req names for its agents; the canonical copy
 // goes when no agent uses it. It removes only what it installed and what
 // is still as it installed it: a place changed since fails the request
 // with ErrModified unless req.Force is set; anything else this tool did
-// not make fails it with ErrConflict. Every problem is found before
-// anything changes.
+// not make fails it with ErrConflict. A skill that goes while installed
+// skills that stay require it fails the request with ErrRequired unless
+// req.Required is set, and the dependencies that only the skills going
+// needed go with them, reported with the Reason "no longer required"
+// (rule 17). Every problem is found before anything changes.
 func (in *Installer) Remove(ctx context.Context, req RemoveRequest) ([]Change, error) {
 	names, agents := req.Names, req.Agents
 	// Names that are not recorded fail before anything is made, even the
@@ -741,11 +757,13 @@ func (in *Installer) Remove(ctx context.Context, req RemoveRequest) ([]Change, e
 		return s.recovered, err
 	}
 	var plans []removal
-	var problems []error
 	for _, n := range names {
-		r, errs := in.planRemoval(ctx, n, lock.Skills[n], agents, req.Force)
-		plans = append(plans, r)
-		problems = append(problems, errs...)
+		plans = append(plans, in.planRemoval(ctx, n, lock.Skills[n], agents, req.Force))
+	}
+	plans = in.planRequirements(ctx, lock, plans, req)
+	var problems []error
+	for _, r := range plans {
+		problems = append(problems, r.problems...)
 	}
 	if ctx.Err() != nil {
 		// What was examined after ctx ended is not known: no verdict.
@@ -774,6 +792,12 @@ func (in *Installer) Remove(ctx context.Context, req RemoveRequest) ([]Change, e
 			return changes, in.stopped(ctx, lock, i, len(plans), "removed", "left")
 		}
 		ch, err := in.remove(context.WithoutCancel(ctx), r) // a removal begun is finished: Remove stops between two
+		for i := range ch {
+			ch[i].Reason = r.reason
+			if ch[i].Agent == "" {
+				ch[i].RequiredBy = r.requiredBy
+			}
+		}
 		changes = append(changes, ch...)
 		if err != nil {
 			return changes, err
@@ -788,18 +812,62 @@ func (in *Installer) Remove(ctx context.Context, req RemoveRequest) ([]Change, e
 // its lock entry before and after (nil: the skill goes), and the places
 // changed since they were installed, which go to a backup first (forced).
 type removal struct {
-	name      string
-	prev, cur *lockEntry
-	ids       []string
-	backup    map[string]bool // by path
+	name       string
+	prev, cur  *lockEntry
+	ids        []string
+	backup     map[string]bool // by path
+	reason     string          // why it goes when no one named it (Change.Reason)
+	requiredBy []string        // the skills that stay and require it (Change.RequiredBy)
+	problems   []error         // what stops it
+}
+
+// planRequirements applies rule 17 to the removals planned and returns
+// them with what it adds: each dependency that only the skills going
+// needed is planned to go too, for every agent, as planRemoval plans it
+// (one named for some of its agents only is planned again, for every
+// one), and each skill that goes while a skill that stays requires it
+// is stopped, unless req.Required is set.
+func (in *Installer) planRequirements(ctx context.Context, lock *lockFile, plans []removal, req RemoveRequest) []removal {
+	going := map[string]bool{}
+	for _, r := range plans {
+		if r.cur == nil {
+			going[r.name] = true
+		}
+	}
+	if len(going) == 0 {
+		return plans
+	}
+	for _, n := range orphans(lock.Skills, going) {
+		going[n] = true
+		r := in.planRemoval(ctx, n, lock.Skills[n], nil, req.Force)
+		if i := slices.IndexFunc(plans, func(p removal) bool { return p.name == n }); i >= 0 {
+			plans[i] = r
+			continue
+		}
+		r.reason = "no longer required"
+		plans = append(plans, r)
+	}
+	by := requiredBy(lock.Skills, nil)
+	for i, r := range plans {
+		if !going[r.name] {
+			continue
+		}
+		if stay := slices.DeleteFunc(slices.Clone(by[r.name]), func(n string) bool { return going[n] }); len(stay) > 0 {
+			if !req.Required {
+				plans[i].problems = append(plans[i].problems, requiredError(r.name, stay))
+			}
+			plans[i].requiredBy = stay
+		}
+	}
+	return plans
 }
 
 // planRemoval plans the removal of the skill name, recorded as entry, for
-// the agents (all it is recorded for when none is given), and says what
-// stops it: a place, or the canonical copy when it goes, that is no
-// longer as this tool made it. With force, a copy or canonical copy that
-// was changed is planned to go to a backup instead.
-func (in *Installer) planRemoval(ctx context.Context, name string, entry *lockEntry, agents []Agent, force bool) (removal, []error) {
+// the agents (all it is recorded for when none is given), with what
+// stops it (removal.problems): a place, or the canonical copy when it
+// goes, that is no longer as this tool made it. With force, a copy or
+// canonical copy that was changed is planned to go to a backup instead.
+func (in *Installer) planRemoval(ctx context.Context, name string, entry *lockEntry, agents []Agent, force bool) removal {
 	ids := slices.Sorted(maps.Keys(entry.Agents))
 	if len(agents) > 0 {
 		ids = ids[:0]
@@ -817,11 +885,10 @@ func (in *Installer) planRemoval(ctx context.Context, name string, entry *lockEn
 	}
 	canonical := in.canonicalPath(name)
 	r := removal{name: name, prev: entry, ids: ids, backup: map[string]bool{}}
-	var problems []error
 	check := func(p string, pl lockPlace, what string) {
 		modified, err := in.removable(ctx, p, canonical, pl, entry.Digest, what, force)
 		if err != nil {
-			problems = append(problems, err)
+			r.problems = append(r.problems, err)
 		}
 		if modified {
 			r.backup[p] = true
@@ -841,7 +908,7 @@ func (in *Installer) planRemoval(ctx context.Context, name string, entry *lockEn
 		check(canonical, lockPlace{Kind: KindCanonical}, "the folder agentskills installed")
 	}
 	r.cur = cur
-	return r, problems
+	return r
 }
 
 // removable says what stops the removal of p, which the lock file records
@@ -961,6 +1028,10 @@ const (
 	// because that folder is also the project's own (such as OpenClaw's
 	// skills folder): not an install, and not someone else's skill.
 	StateSource State = "source"
+	// StateUnmet is a requirement of an installed skill (rule 17) that
+	// no installed skill answers: one [Installer.Verify] reports, with
+	// the requirement as written (Status.Requirement).
+	StateUnmet State = "unmet"
 )
 
 // Status is one skill in one folder an agent reads, as [Installer.List]
@@ -982,6 +1053,17 @@ type Status struct {
 	// audit findings allowed for its content that the lock file keeps
 	// (Trust rule 5), or nil.
 	AllowedRisks *RiskAllowance `json:"allowed_risks,omitempty"`
+	// RequiredBy, for a skill this tool installed, names the installed
+	// skills that require it (rule 17), sorted; nil when none does.
+	RequiredBy []string `json:"required_by,omitempty"`
+	// Dependency, for a skill this tool installed, reports one installed
+	// only because others require it, not named by the user: it goes
+	// with the last skill that needs it (rule 17).
+	Dependency bool `json:"dependency,omitempty"`
+	// Requirement, for StateUnmet, is the requirement as the skill
+	// declares it (github:acme/skills/changelog@^1); Agent is then empty
+	// and Path is the skill's canonical copy.
+	Requirement string `json:"requirement,omitempty"`
 }
 
 // ListRequest says what [Installer.List] reports.
@@ -1044,9 +1126,12 @@ func (in *Installer) list(ctx context.Context, agents []Agent, readers, rehash b
 		return out, interrupted(ctx, "the list is incomplete")
 	}
 	in.saveRecords()
+	by := requiredBy(lock.Skills, nil)
 	for i, st := range out {
 		if e := lock.Skills[st.Skill]; e != nil && st.Kind != "" {
 			out[i].AllowedRisks = e.AllowedRisks
+			out[i].RequiredBy = by[st.Skill]
+			out[i].Dependency = e.Dependency
 		}
 	}
 	return out, nil
@@ -1345,7 +1430,8 @@ func (l *lister) state(ctx context.Context, name string, entry *lockEntry, pl lo
 
 // Verify re-hashes every installed skill, trusting no stat record (rule
 // 16), and returns those that differ from the lock file (modified,
-// missing or unfinished). A scope whose
+// missing or unfinished), then every requirement of an installed skill
+// that no installed skill answers ([StateUnmet], rule 17). A scope whose
 // lock file records no skill fails with ErrNothingRecorded: there is
 // nothing to check against.
 func (in *Installer) Verify(ctx context.Context) ([]Status, error) {
@@ -1366,7 +1452,7 @@ func (in *Installer) Verify(ctx context.Context) ([]Status, error) {
 			bad = append(bad, s)
 		}
 	}
-	return bad, nil
+	return append(bad, in.unmet(lock)...), nil
 }
 
 // readCheckedLock reads the scope's lock file and checks that every entry names a

@@ -201,6 +201,8 @@ func flagHint(err error) string {
 		return "--force replaces it, after moving it to a backup"
 	case errors.Is(err, install.ErrSpecification):
 		return "'agentskills add --lenient' installs a skill that breaks only the specification, with a warning"
+	case errors.Is(err, install.ErrRequired):
+		return "--force removes it anyway; 'agentskills verify' then reports the requirement as not installed"
 	}
 	return ""
 }
@@ -244,6 +246,12 @@ func printChanges(s *streams, changes []install.Change, f *scopeFlags, err error
 			fmt.Fprintf(s.err, "skipped   %s (%s): %s%s\n", c.Skill, sourceLabel(c.Source, c.Path), c.Reason, hint)
 		}
 	}
+	for _, c := range changes {
+		if len(c.RequiredBy) > 0 {
+			verb := map[bool]string{false: "requires", true: "require"}[len(c.RequiredBy) > 1]
+			fmt.Fprintf(s.err, "warning: removed %s, which %s %s; 'agentskills verify' reports it until it is added again\n", c.Skill, strings.Join(c.RequiredBy, ", "), verb)
+		}
+	}
 	if f.quiet && err == nil {
 		return nil
 	}
@@ -284,6 +292,9 @@ func printChanges(s *streams, changes []install.Change, f *scopeFlags, err error
 		backup := ""
 		if c.Backup != "" {
 			backup = " (what was there is now in " + short(c.Backup) + ")"
+		}
+		if c.Action == install.ActionRemoved && c.Reason != "" {
+			backup += " (" + c.Reason + ")"
 		}
 		fmt.Fprintf(out, "%-9s %s (%s): %s%s\n", c.Action, c.Skill, what, short(c.Path), backup)
 	}
@@ -656,7 +667,17 @@ func newRemoveCmd(s *streams) *cobra.Command {
 installed them for, or those given with --agent). It removes only what it
 installed; the canonical copy goes when no agent uses it any more. A skill
 edited since it was installed is kept (exit 1, naming the changed files)
-unless --force, which first moves it to .agents/backups.`,
+unless --force, which first moves it to .agents/backups.
+
+A skill that other installed skills require (their SKILL.md's
+metadata.requires) is kept too (exit 1, naming them: remove those first)
+unless --force, which removes it anyway and says whose requirement is
+then not installed ('agentskills verify' reports it until it is added
+again). --force is one decision for both: remove what was asked,
+whatever is in the way, backing up edits. Removing a skill also removes
+the skills that were installed only because it required them and that
+nothing left requires, each reported as "no longer required"; a skill
+you added yourself stays.`,
 		Example: `  agentskills remove code-review
   agentskills remove code-review --agent claude-code
   agentskills remove code-review --force`,
@@ -667,7 +688,7 @@ unless --force, which first moves it to .agents/backups.`,
 	}
 	opts.scope.register(cmd, "agents to remove the skills for (default: all)")
 	opts.scope.registerYes(cmd)
-	cmd.Flags().BoolVar(&opts.force, "force", false, "remove skills that were changed since they were installed, moving each to a backup under .agents/backups first")
+	cmd.Flags().BoolVar(&opts.force, "force", false, "remove skills that were changed since they were installed, moving each to a backup under .agents/backups first, and skills that other installed skills require")
 	opts.scope.registerOutput(cmd)
 	return cmd
 }
@@ -677,7 +698,7 @@ func runRemove(ctx context.Context, opts *removeOptions, names []string) error {
 	if err != nil {
 		return err
 	}
-	changes, err := in.Remove(ctx, install.RemoveRequest{Names: names, Agents: agents, Force: opts.force})
+	changes, err := in.Remove(ctx, install.RemoveRequest{Names: names, Agents: agents, Force: opts.force, Required: opts.force})
 	return printChanges(opts.io, changes, &opts.scope, err)
 }
 
@@ -693,7 +714,12 @@ source (the folder an installed skill comes from, which is also an agent's
 folder, as skills/ is OpenClaw's), and every agent that reads it there: the canonical copy under
 .agents/skills is read by Codex, Cursor, Gemini CLI and many others, a link
 under .claude/skills by Claude Code, Copilot, Cursor, Goose and OpenCode.
-With --json, one entry per skill and agent.`,
+When installed skills require others (their SKILL.md's metadata.requires),
+a REQUIRED BY column names, for each skill, the installed skills that
+require it, marking "(dependency)" one installed only because they do,
+which 'agentskills remove' takes away with the last of them.
+With --json, one entry per skill and agent, with "required_by" and
+"dependency" for a skill this tool installed.`,
 		Example: `  agentskills list
   agentskills list --agent claude-code --json`,
 		Args: cobra.NoArgs,
@@ -734,6 +760,7 @@ func printStatus(s *streams, st []install.Status, asJSON bool) error {
 		skill, path string
 		state       install.State
 		agents      []string
+		requiredBy  string
 	}
 	type key struct {
 		skill, path string
@@ -741,13 +768,15 @@ func printStatus(s *streams, st []install.Status, asJSON bool) error {
 	}
 	var rows []*row
 	byKey := map[key]*row{}
+	requirements := false // a REQUIRED BY column, only when a skill has one
 	for _, x := range st {
 		k := key{x.Skill, x.Path, x.State}
 		r := byKey[k]
 		if r == nil {
-			r = &row{skill: x.Skill, state: x.State, path: x.Path}
+			r = &row{skill: x.Skill, state: x.State, path: x.Path, requiredBy: requiredByCell(x)}
 			byKey[k] = r
 			rows = append(rows, r)
+			requirements = requirements || r.requiredBy != ""
 		}
 		if !slices.Contains(r.agents, x.Agent) {
 			r.agents = append(r.agents, x.Agent)
@@ -760,16 +789,35 @@ func printStatus(s *streams, st []install.Status, asJSON bool) error {
 	// cell on its own, and a list of 10,000 skills has some 80,000.
 	b := bufio.NewWriterSize(s.out, 64<<10)
 	w := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "SKILL\tSTATE\tPATH\tAGENTS")
 	short := shortPaths()
+	if requirements {
+		fmt.Fprintln(w, "SKILL\tSTATE\tPATH\tREQUIRED BY\tAGENTS")
+	} else {
+		fmt.Fprintln(w, "SKILL\tSTATE\tPATH\tAGENTS")
+	}
 	for _, r := range rows {
 		slices.Sort(r.agents)
+		if requirements {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.skill, r.state, short(r.path), cmp.Or(r.requiredBy, "-"), strings.Join(r.agents, ", "))
+			continue
+		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.skill, r.state, short(r.path), strings.Join(r.agents, ", "))
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
 	return b.Flush()
+}
+
+// requiredByCell is what list's REQUIRED BY column says of a skill: the
+// installed skills that require it, and "(dependency)" for one installed
+// only because others require it; "" for neither.
+func requiredByCell(st install.Status) string {
+	cell := strings.Join(st.RequiredBy, ", ")
+	if st.Dependency {
+		cell = strings.TrimSpace(cell + " (dependency)")
+	}
+	return cell
 }
 
 type syncOptions struct {
@@ -882,12 +930,14 @@ func newVerifyCmd(s *streams) *cobra.Command {
 		Short: "Re-hash installed skills against the lock file",
 		Long: `Verify re-hashes every installed skill and compares it with the digest in
 .agents/agentskills.lock. It exits 1, listing what differs, when anything
-was modified or is missing. It also checks what is recorded against the
-trust rules, changing nothing: each source against the policy
-(.agents/agentskills.policy.yaml and the user's), each recorded signer
-again (from the signatures the skill cache keeps, without --key), and each
-installed skill's audit against the policy's threshold; a refusal exits 1
-with its reason.`,
+was modified or is missing, and when a skill requires another (its
+SKILL.md's metadata.requires) that is not installed, naming both (with
+--json, an entry in state "unmet" with its "requirement"). It also
+checks what is recorded against the trust rules, changing nothing: each
+source against the policy (.agents/agentskills.policy.yaml and the
+user's), each recorded signer again (from the signatures the skill cache
+keeps, without --key), and each installed skill's audit against the
+policy's threshold; a refusal exits 1 with its reason.`,
 		Example: `  agentskills verify
   agentskills verify --global --json`,
 		Args: cobra.NoArgs,
@@ -914,6 +964,8 @@ func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
 	if err != nil {
 		return installErr(err)
 	}
+	differ := slices.DeleteFunc(slices.Clone(bad), func(b install.Status) bool { return b.State == install.StateUnmet })
+	unmet := len(bad) - len(differ)
 	refused, err := checkTrust(ctx, in, opts.io)
 	if err != nil {
 		return err
@@ -930,15 +982,27 @@ func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
 	} else if len(bad) == 0 && refused == nil {
 		fmt.Fprintln(opts.io.out, "All installed skills match the lock file.")
 	} else {
-		for _, b := range bad {
+		for _, b := range differ {
 			fmt.Fprintf(opts.io.err, "%s: %s for %s (%s)\n", b.Skill, b.State, b.Agent, shortPath(b.Path))
 		}
+		for _, b := range bad {
+			if b.State == install.StateUnmet {
+				fmt.Fprintf(opts.io.err, "%s requires %s, which is not installed; run 'agentskills add %s' to install it\n", b.Skill, b.Requirement, b.Requirement)
+			}
+		}
 	}
-	if len(bad) > 0 {
+	var problems []string
+	if len(differ) > 0 {
 		if !opts.scope.json {
 			fmt.Fprintln(opts.io.err, "Run 'agentskills sync' to restore what is missing, and 'agentskills sync --force' to replace what was modified (each is moved to a backup under .agents/backups first).")
 		}
-		return reported(fmt.Sprintf("%d installed skill folders differ from the lock file; run 'agentskills sync' to restore them", len(bad)))
+		problems = append(problems, fmt.Sprintf("%d installed skill folders differ from the lock file; run 'agentskills sync' to restore them", len(differ)))
+	}
+	if unmet > 0 {
+		problems = append(problems, fmt.Sprintf("%d requirements of installed skills are not installed; add them with 'agentskills add'", unmet))
+	}
+	if len(problems) > 0 {
+		return reported(strings.Join(problems, "; "))
 	}
 	return refused
 }
