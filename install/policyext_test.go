@@ -1,7 +1,11 @@
 package install
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +17,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/source/oci"
 	"github.com/agentadaptor/agentadaptor/trust"
 )
 
@@ -112,5 +117,109 @@ func TestPolicyExtendsChain(t *testing.T) {
 	if _, err := in3.LoadPolicy(t.Context(), f.env.Project, PolicyOptions{}); err == nil {
 		t.Error("LoadPolicy with no cache and no repository succeeded")
 	}
-	_ = trust.ErrRefused
+}
+
+// TestPolicyExtendsOCISigned: the user's policy extends an OCI artifact;
+// the user's own signers rule for its source requires a signature, so
+// the unsigned artifact is refused and the signed one read, pinned in
+// the user's lock file.
+func TestPolicyExtendsOCISigned(t *testing.T) {
+	o := newOCIFixture(t)
+	f := newFixture(t)
+	key := newTestKey(t)
+	dir := filepath.Join(t.TempDir(), "policy")
+	writeFiles(t, dir, map[string]string{"SKILL.md": skillMD("policy"), "agentskills.policy.yaml": "version: 1\naudit:\n  fail_on: low\n"})
+	ref := "oci://" + o.Host + "/acme/policy:1"
+	d, err := oci.Push(t.Context(), dir, ref, o.Options()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, f.env.Home, map[string]string{".agents/agentskills.policy.yaml": "version: 1\nextends: " + ref + "\nsigners:\n  - sources: [oci:" + o.Host + "/acme/*]\n    keys: [" + key.File + "]\n"})
+	in := f.remoteInstaller(t, cachetest.Root(t))
+	_, err = in.LoadPolicy(t.Context(), "", PolicyOptions{})
+	if !errors.Is(err, trust.ErrRefused) || !strings.Contains(err.Error(), "agentskills.policy.yaml:2") {
+		t.Fatalf("LoadPolicy of an unsigned policy artifact = %v, want refused, naming the extends line", err)
+	}
+	if l, _ := readLock(filepath.Join(f.env.Home, ".agents", lockName)); l.Policy != nil {
+		t.Errorf("a refused policy was pinned: %+v", l.Policy)
+	}
+	o.Sign(t, "oci://"+o.Host+"/acme/policy@"+d, key.Private)
+	p, err := in.LoadPolicy(t.Context(), "", PolicyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.FailOn() != audit.Low {
+		t.Errorf("FailOn = %v, want low, the extended file's", p.FailOn())
+	}
+	l, err := readLock(filepath.Join(f.env.Home, ".agents", lockName))
+	if err != nil || l.Policy == nil || len(l.Policy.Extends) != 1 || l.Policy.Extends[0].Pin != d {
+		t.Fatalf("user's lock policy = %+v, %v, want pinned to %s", l.Policy, err, d)
+	}
+	// The user's extended file is the user's word (package policy, rule 16).
+	if _, ok := p.UserRefusal(audit.Finding{Rule: "download-exec", Severity: audit.Low}, "x", source.Origin{Kind: source.Local, Location: "/x"}); !ok {
+		t.Error("a finding the user's extended file refuses is not the user's refusal")
+	}
+}
+
+// TestPolicyExtendsIntegrity: content at the recorded pin that is not
+// what the lock file records is refused; so is a URL whose content is
+// not its #sha256=; a cache entry altered is fetched again.
+func TestPolicyExtendsIntegrity(t *testing.T) {
+	needGit(t)
+	f := newFixture(t)
+	repo := filepath.Join(t.TempDir(), "team")
+	gitRepo(t, repo, map[string]string{"agentskills.policy.yaml": companyPolicy})
+	gitTag(t, repo, "v1")
+	src := "git+file://" + filepath.ToSlash(repo) + "#ref=v1&path=agentskills.policy.yaml"
+	writeFiles(t, f.env.Project, map[string]string{".agents/agentskills.policy.yaml": "version: 1\nextends: \"" + src + "\"\n"})
+	cache := cachetest.Root(t)
+	in := f.remoteInstaller(t, cache)
+	if _, err := in.LoadPolicy(t.Context(), f.env.Project, PolicyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	lockFile := filepath.Join(f.env.Project, ".agents", lockName)
+	l, _ := readLock(lockFile)
+	digest := l.Policy.Extends[0].Digest
+	// The cache's copy altered: read again from the pin.
+	kept := filepath.Join(cache, "policies", strings.TrimPrefix(digest, "sha256:")+".yaml")
+	if err := os.WriteFile(kept, []byte("version: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := in.LoadPolicy(t.Context(), f.env.Project, PolicyOptions{}); err != nil || p.FailOn() != audit.Medium {
+		t.Fatalf("LoadPolicy with the cache altered = %v, %v; want the pinned file again", p, err)
+	}
+	// The lock file records another digest for the pin: refused.
+	l.Policy.Extends[0].Digest = "sha256:" + strings.Repeat("0", 64)
+	if err := l.write(lockFile); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.LoadPolicy(t.Context(), f.env.Project, PolicyOptions{}); !errors.Is(err, source.ErrIntegrity) {
+		t.Errorf("LoadPolicy of content unlike the lock file's digest = %v, want ErrIntegrity", err)
+	}
+	// A frozen load of a file not pinned is refused.
+	os.Remove(lockFile)
+	if _, err := in.LoadPolicy(t.Context(), f.env.Project, PolicyOptions{Frozen: true}); !errors.Is(err, ErrDrift) {
+		t.Errorf("frozen LoadPolicy of an extends not pinned = %v, want ErrDrift", err)
+	}
+	// A URL: its content must be its #sha256=.
+	body := []byte(companyPolicy)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(body) }))
+	defer srv.Close()
+	sum := sha256.Sum256(body)
+	url := srv.URL + "/agentskills.policy.yaml#sha256=" + hex.EncodeToString(sum[:])
+	writeFiles(t, f.env.Project, map[string]string{".agents/agentskills.policy.yaml": "version: 1\nextends: \"" + url + "\"\n"})
+	in = f.remoteInstaller(t, cachetest.Root(t))
+	if p, err := in.LoadPolicy(t.Context(), f.env.Project, PolicyOptions{}); err != nil || p.FailOn() != audit.Medium {
+		t.Fatalf("LoadPolicy of a URL = %v, %v", p, err)
+	}
+	os.Remove(lockFile)
+	body = []byte(companyPolicy + "# changed\n")
+	in = f.remoteInstaller(t, cachetest.Root(t))
+	if _, err := in.LoadPolicy(t.Context(), f.env.Project, PolicyOptions{}); !errors.Is(err, source.ErrIntegrity) {
+		t.Errorf("LoadPolicy of a URL whose content changed = %v, want ErrIntegrity", err)
+	}
+	writeFiles(t, f.env.Project, map[string]string{".agents/agentskills.policy.yaml": "version: 1\nextends: \"" + srv.URL + "/p.yaml\"\n"})
+	if _, err := in.LoadPolicy(t.Context(), f.env.Project, PolicyOptions{}); !errors.Is(err, ErrInvalidSource) {
+		t.Errorf("LoadPolicy of a URL without #sha256= = %v, want ErrInvalidSource", err)
+	}
 }
