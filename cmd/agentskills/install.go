@@ -824,6 +824,7 @@ looked for.`,
 
 func runSync(ctx context.Context, opts *syncOptions) error {
 	boundMemory(os.Getenv)
+	opts.trust.frozen = opts.frozen
 	in, err := opts.scope.trustedInstaller(&opts.trust, opts.timeout)
 	if err != nil {
 		return err
