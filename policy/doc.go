@@ -216,6 +216,8 @@
 //	sources:
 //	  allow: [github:acme/tools]   # narrower than the team's
 //
+// What extends names, how it is read and how the files combine:
+//
 //  18. extends names one source: a git source (git+URL, whose path= may
 //     name the file itself), a GitHub one (github:OWNER/REPO/FOLDER@REF),
 //     an oci:// artifact (the file agentskills.policy.yaml at its root)

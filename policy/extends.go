@@ -230,19 +230,37 @@ func extendChain(f *rules, home string, user bool, opts LoadOptions) ([]*rules, 
 // it extends, bases (rule 21).
 func loosenings(f *rules, bases []*rules) []Loosening {
 	var out []Loosening
+	type key struct {
+		Rule
+		reason string
+	}
+	seen := map[key]bool{} // each rule of f once, against the first base it would loosen
+	add := func(l Loosening) {
+		if k := (key{l.Rule, l.Reason}); !seen[k] {
+			seen[k] = true
+			out = append(out, l)
+		}
+	}
+	// The strictest threshold of the bases, for fail_on.
+	var strict *rules
+	for _, b := range bases {
+		if strict == nil || b.failOn < strict.failOn {
+			strict = b
+		}
+	}
+	if strict != nil && f.failOnLine > 0 && f.failOn > strict.failOn {
+		add(Loosening{Rule: Rule{Name: "audit.fail_on", File: f.path, Line: f.failOnLine},
+			Base: Rule{Name: "audit.fail_on", File: strict.path, Line: strict.failOnLine}, Reason: fmt.Sprintf("fail_on %s is above the extended file's %s, which still refuses at %s", f.failOn, strict.failOn, strict.failOn)})
+	}
 	for _, b := range bases {
 		if f.pinnedLine > 0 && !f.pinned && b.pinned {
-			out = append(out, Loosening{Rule: Rule{Name: "sources.pinned", File: f.path, Line: f.pinnedLine},
+			add(Loosening{Rule: Rule{Name: "sources.pinned", File: f.path, Line: f.pinnedLine},
 				Base: Rule{Name: "sources.pinned", File: b.path, Line: b.pinnedLine}, Reason: "pinned: false does not lift the pinning the extended file requires"})
-		}
-		if f.failOnLine > 0 && f.failOn > b.failOn {
-			out = append(out, Loosening{Rule: Rule{Name: "audit.fail_on", File: f.path, Line: f.failOnLine},
-				Base: Rule{Name: "audit.fail_on", File: b.path, Line: b.failOnLine}, Reason: fmt.Sprintf("fail_on %s is above the extended file's %s, which still refuses at %s", f.failOn, b.failOn, b.failOn)})
 		}
 		if f.hasAllow && b.hasAllow {
 			for _, pat := range f.allow {
 				if !slices.ContainsFunc(b.allow, func(bp pattern) bool { return covers(bp, pat) }) {
-					out = append(out, Loosening{Rule: Rule{Name: "sources.allow", File: f.path, Line: pat.line},
+					add(Loosening{Rule: Rule{Name: "sources.allow", File: f.path, Line: pat.line},
 						Base: Rule{Name: "sources.allow", File: b.path, Line: b.allowLine}, Reason: fmt.Sprintf("pattern %s allows sources the extended file's sources.allow does not; only those both allow are allowed", pat.text)})
 				}
 			}
@@ -252,7 +270,7 @@ func loosenings(f *rules, bases []*rules) []Loosening {
 			if !ok || ar.Severity < b.failOn || slices.ContainsFunc(b.accept, func(be acceptEntry) bool { return be.rule == e.rule }) {
 				continue
 			}
-			out = append(out, Loosening{Rule: e.Rule, Base: Rule{Name: "audit.fail_on", File: b.path, Line: b.failOnLine},
+			add(Loosening{Rule: e.Rule, Base: Rule{Name: "audit.fail_on", File: b.path, Line: b.failOnLine},
 				Reason: fmt.Sprintf("it accepts %s findings (%s), which the extended file refuses and does not accept; they are still refused", e.rule, ar.Severity)})
 		}
 	}

@@ -116,7 +116,7 @@ audit:
 			t.Errorf("loosening %v names no base rule", l)
 		}
 	}
-	want := []string{"sources.pinned:5", "audit.fail_on:7", "sources.allow:4", "audit.accept[1]:9"}
+	want := []string{"audit.fail_on:7", "sources.pinned:5", "sources.allow:4", "audit.accept[1]:9"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Loosenings = %q, want %q", got, want)
 	}
