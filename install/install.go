@@ -784,7 +784,7 @@
 //     fetched again. Content fetched at a recorded pin whose digest is
 //     not the one recorded is refused with source.ErrIntegrity, as is a
 //     URL whose content is not its #sha256=. With
-//     PolicyOptions.Frozen (sync --frozen) a file the lock file does not
+//     PolicyRequest.Frozen (sync --frozen) a file the lock file does not
 //     pin is refused with [ErrDrift]: a frozen run records nothing.
 //  3. Before it is fetched the source is checked as a source of Add is
 //     (# Trust, rules 1 to 3), against the user's own policy file

@@ -45,9 +45,12 @@ type lockExtends struct {
 	Digest string `json:"digest"`
 }
 
-// PolicyOptions say how [Installer.LoadPolicy] reads the files a
-// policy file extends.
-type PolicyOptions struct {
+// PolicyRequest says which policy [Installer.LoadPolicy] reads, and how
+// it reads the files a policy file extends.
+type PolicyRequest struct {
+	// ProjectRoot is the project whose policy file applies besides the
+	// user's; "" for the user's alone (a global install).
+	ProjectRoot string
 	// Frozen refuses to pin a file the lock file does not pin yet, as a
 	// frozen sync refuses to change the lock file. Default: a file not
 	// pinned is fetched, and its pin recorded.
@@ -55,29 +58,30 @@ type PolicyOptions struct {
 }
 
 // LoadPolicy reads the trust policy: the user's file, under the
-// installer's home, and, unless projectRoot is "", the project's, under
-// projectRoot; each with the files it extends, fetched with this
+// installer's home, and, unless req.ProjectRoot is "", the project's,
+// under it; each with the files it extends, fetched with this
 // installer's sources, pinned in the lock file beside it and kept in the
 // skill cache for use offline (# Policies that extend others). It is
 // policy.LoadWith with a fetcher; without extends it reads what
 // policy.Load reads.
-func (in *Installer) LoadPolicy(ctx context.Context, projectRoot string, opts PolicyOptions) (*policy.Policy, error) {
+func (in *Installer) LoadPolicy(ctx context.Context, req PolicyRequest) (*policy.Policy, error) {
+	projectRoot := req.ProjectRoot
 	own, err := policy.LoadOwn(in.env.Home)
 	if err != nil {
 		return nil, err
 	}
-	return policy.LoadWith(in.env.Home, projectRoot, policy.LoadOptions{Extends: func(req policy.ExtendsRequest) (policy.Extended, error) {
+	return policy.LoadWith(in.env.Home, projectRoot, policy.LoadOptions{Extends: func(er policy.ExtendsRequest) (policy.Extended, error) {
 		root := projectRoot
-		if req.User {
+		if er.User {
 			root = in.env.Home
 		}
-		return in.extended(ctx, own, root, req, opts)
+		return in.extended(ctx, own, root, er, req.Frozen)
 	}})
 }
 
 // extended returns the policy file req names, pinned in the lock file
 // under root (# Policies that extend others).
-func (in *Installer) extended(ctx context.Context, own *policy.Policy, root string, req policy.ExtendsRequest, opts PolicyOptions) (policy.Extended, error) {
+func (in *Installer) extended(ctx context.Context, own *policy.Policy, root string, req policy.ExtendsRequest, frozen bool) (policy.Extended, error) {
 	lockFile := filepath.Join(root, ".agents", lockName)
 	l, err := readLock(lockFile)
 	if err != nil {
@@ -93,8 +97,8 @@ func (in *Installer) extended(ctx context.Context, own *policy.Policy, root stri
 		if data, ok := in.cachedPolicy(rec.Digest); ok {
 			return policy.Extended{Data: data, Source: req.Source, Pin: rec.Pin, Digest: rec.Digest}, nil
 		}
-	} else if opts.Frozen {
-		return policy.Extended{}, fmt.Errorf("%w: %s: the lock file %s does not pin it, and a frozen run does not change the lock file; run it without --frozen once to pin it", ErrDrift, sourceloc.Redact(req.Source), lockFile)
+	} else if frozen {
+		return policy.Extended{}, fmt.Errorf("%s: %w: the lock file %s does not pin it, and a frozen run does not change the lock file; run it without --frozen once to pin it", sourceloc.Redact(req.Source), ErrDrift, lockFile)
 	}
 	pin := ""
 	if rec != nil {

@@ -66,7 +66,7 @@ func TestPolicyExtendsChain(t *testing.T) {
 
 	cache := cachetest.Root(t)
 	in := f.remoteInstaller(t, cache)
-	p, err := in.LoadPolicy(t.Context(), f.env.Project, PolicyOptions{})
+	p, err := in.LoadPolicy(t.Context(), PolicyRequest{ProjectRoot: f.env.Project})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestPolicyExtendsChain(t *testing.T) {
 	// Offline: the repositories are gone; the pins and the cache serve.
 	os.Rename(company, company+".gone")
 	os.Rename(team, team+".gone")
-	p2, err := in.LoadPolicy(t.Context(), f.env.Project, PolicyOptions{Frozen: true})
+	p2, err := in.LoadPolicy(t.Context(), PolicyRequest{ProjectRoot: f.env.Project, Frozen: true})
 	if err != nil {
 		t.Fatalf("LoadPolicy offline = %v", err)
 	}
@@ -114,7 +114,7 @@ func TestPolicyExtendsChain(t *testing.T) {
 	}
 	// A fresh cache without the network: unavailable, not ignored.
 	in3 := f.remoteInstaller(t, cachetest.Root(t))
-	if _, err := in3.LoadPolicy(t.Context(), f.env.Project, PolicyOptions{}); err == nil {
+	if _, err := in3.LoadPolicy(t.Context(), PolicyRequest{ProjectRoot: f.env.Project}); err == nil {
 		t.Error("LoadPolicy with no cache and no repository succeeded")
 	}
 }
@@ -136,7 +136,7 @@ func TestPolicyExtendsOCISigned(t *testing.T) {
 	}
 	writeFiles(t, f.env.Home, map[string]string{".agents/agentskills.policy.yaml": "version: 1\nextends: " + ref + "\nsigners:\n  - sources: [oci:" + o.Host + "/acme/*]\n    keys: [" + key.File + "]\n"})
 	in := f.remoteInstaller(t, cachetest.Root(t))
-	_, err = in.LoadPolicy(t.Context(), "", PolicyOptions{})
+	_, err = in.LoadPolicy(t.Context(), PolicyRequest{})
 	if !errors.Is(err, trust.ErrRefused) || !strings.Contains(err.Error(), "agentskills.policy.yaml:2") {
 		t.Fatalf("LoadPolicy of an unsigned policy artifact = %v, want refused, naming the extends line", err)
 	}
@@ -144,7 +144,7 @@ func TestPolicyExtendsOCISigned(t *testing.T) {
 		t.Errorf("a refused policy was pinned: %+v", l.Policy)
 	}
 	o.Sign(t, "oci://"+o.Host+"/acme/policy@"+d, key.Private)
-	p, err := in.LoadPolicy(t.Context(), "", PolicyOptions{})
+	p, err := in.LoadPolicy(t.Context(), PolicyRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestPolicyExtendsIntegrity(t *testing.T) {
 	writeFiles(t, f.env.Project, map[string]string{".agents/agentskills.policy.yaml": "version: 1\nextends: \"" + src + "\"\n"})
 	cache := cachetest.Root(t)
 	in := f.remoteInstaller(t, cache)
-	if _, err := in.LoadPolicy(t.Context(), f.env.Project, PolicyOptions{}); err != nil {
+	if _, err := in.LoadPolicy(t.Context(), PolicyRequest{ProjectRoot: f.env.Project}); err != nil {
 		t.Fatal(err)
 	}
 	lockFile := filepath.Join(f.env.Project, ".agents", lockName)
@@ -185,7 +185,7 @@ func TestPolicyExtendsIntegrity(t *testing.T) {
 	if err := os.WriteFile(kept, []byte("version: 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if p, err := in.LoadPolicy(t.Context(), f.env.Project, PolicyOptions{}); err != nil || p.FailOn() != audit.Medium {
+	if p, err := in.LoadPolicy(t.Context(), PolicyRequest{ProjectRoot: f.env.Project}); err != nil || p.FailOn() != audit.Medium {
 		t.Fatalf("LoadPolicy with the cache altered = %v, %v; want the pinned file again", p, err)
 	}
 	// The lock file records another digest for the pin: refused.
@@ -193,12 +193,12 @@ func TestPolicyExtendsIntegrity(t *testing.T) {
 	if err := l.write(lockFile); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := in.LoadPolicy(t.Context(), f.env.Project, PolicyOptions{}); !errors.Is(err, source.ErrIntegrity) {
+	if _, err := in.LoadPolicy(t.Context(), PolicyRequest{ProjectRoot: f.env.Project}); !errors.Is(err, source.ErrIntegrity) {
 		t.Errorf("LoadPolicy of content unlike the lock file's digest = %v, want ErrIntegrity", err)
 	}
 	// A frozen load of a file not pinned is refused.
 	os.Remove(lockFile)
-	if _, err := in.LoadPolicy(t.Context(), f.env.Project, PolicyOptions{Frozen: true}); !errors.Is(err, ErrDrift) {
+	if _, err := in.LoadPolicy(t.Context(), PolicyRequest{ProjectRoot: f.env.Project, Frozen: true}); !errors.Is(err, ErrDrift) {
 		t.Errorf("frozen LoadPolicy of an extends not pinned = %v, want ErrDrift", err)
 	}
 	// A URL: its content must be its #sha256=.
@@ -209,17 +209,17 @@ func TestPolicyExtendsIntegrity(t *testing.T) {
 	url := srv.URL + "/agentskills.policy.yaml#sha256=" + hex.EncodeToString(sum[:])
 	writeFiles(t, f.env.Project, map[string]string{".agents/agentskills.policy.yaml": "version: 1\nextends: \"" + url + "\"\n"})
 	in = f.remoteInstaller(t, cachetest.Root(t))
-	if p, err := in.LoadPolicy(t.Context(), f.env.Project, PolicyOptions{}); err != nil || p.FailOn() != audit.Medium {
+	if p, err := in.LoadPolicy(t.Context(), PolicyRequest{ProjectRoot: f.env.Project}); err != nil || p.FailOn() != audit.Medium {
 		t.Fatalf("LoadPolicy of a URL = %v, %v", p, err)
 	}
 	os.Remove(lockFile)
 	body = []byte(companyPolicy + "# changed\n")
 	in = f.remoteInstaller(t, cachetest.Root(t))
-	if _, err := in.LoadPolicy(t.Context(), f.env.Project, PolicyOptions{}); !errors.Is(err, source.ErrIntegrity) {
+	if _, err := in.LoadPolicy(t.Context(), PolicyRequest{ProjectRoot: f.env.Project}); !errors.Is(err, source.ErrIntegrity) {
 		t.Errorf("LoadPolicy of a URL whose content changed = %v, want ErrIntegrity", err)
 	}
 	writeFiles(t, f.env.Project, map[string]string{".agents/agentskills.policy.yaml": "version: 1\nextends: \"" + srv.URL + "/p.yaml\"\n"})
-	if _, err := in.LoadPolicy(t.Context(), f.env.Project, PolicyOptions{}); !errors.Is(err, ErrInvalidSource) {
+	if _, err := in.LoadPolicy(t.Context(), PolicyRequest{ProjectRoot: f.env.Project}); !errors.Is(err, ErrInvalidSource) {
 		t.Errorf("LoadPolicy of a URL without #sha256= = %v, want ErrInvalidSource", err)
 	}
 }

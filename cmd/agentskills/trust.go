@@ -200,7 +200,7 @@ func printAllowed(ctx context.Context, in *install.Installer, s *streams) error 
 // an extended file must be pinned already.
 func loadPolicy(ctx context.Context, env install.Env, project string, frozen bool) (*policy.Policy, error) {
 	in := install.New(env, install.WithSettingNames(settingFlags))
-	return in.LoadPolicy(ctx, project, install.PolicyOptions{Frozen: frozen})
+	return in.LoadPolicy(ctx, install.PolicyRequest{ProjectRoot: project, Frozen: frozen})
 }
 
 // policyError is an error reading the policy, with advice: a policy file
