@@ -223,3 +223,34 @@ func TestPolicyExtendsIntegrity(t *testing.T) {
 		t.Errorf("LoadPolicy of a URL without #sha256= = %v, want ErrInvalidSource", err)
 	}
 }
+
+// TestPolicyExtendsGitHub: a GitHub source names the folder that holds
+// the policy file; its commit is pinned.
+func TestPolicyExtendsGitHub(t *testing.T) {
+	g := newFakeGitHub(t)
+	g.publish("v3", commitA, map[string]string{"policies/agentskills.policy.yaml": companyPolicy, "README.md": "policies\n"})
+	f := newFixture(t)
+	writeFiles(t, f.env.Project, map[string]string{".agents/agentskills.policy.yaml": "version: 1\nextends: github:o/skills/policies@v3\n"})
+	in := f.remoteInstaller(t, cachetest.Root(t))
+	p, err := in.LoadPolicy(t.Context(), PolicyRequest{ProjectRoot: f.env.Project})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.FailOn() != audit.Medium {
+		t.Errorf("FailOn = %v, want medium", p.FailOn())
+	}
+	l, _ := readLock(filepath.Join(f.env.Project, ".agents", lockName))
+	if l.Policy == nil || l.Policy.Extends[0].Pin != commitA {
+		t.Errorf("lock policy = %+v, want pinned to %s", l.Policy, commitA)
+	}
+	// The path may name the file itself.
+	f2 := newFixture(t)
+	writeFiles(t, f2.env.Project, map[string]string{".agents/agentskills.policy.yaml": "version: 1\nextends: github:o/skills/policies/agentskills.policy.yaml@v3\n"})
+	if p, err := f2.remoteInstaller(t, cachetest.Root(t)).LoadPolicy(t.Context(), PolicyRequest{ProjectRoot: f2.env.Project}); err != nil || p.FailOn() != audit.Medium {
+		t.Errorf("LoadPolicy of a GitHub path naming the file = %v, %v", p, err)
+	}
+	g.setOffline(true)
+	if _, err := f.remoteInstaller(t, cachetest.Root(t)).LoadPolicy(t.Context(), PolicyRequest{ProjectRoot: f.env.Project}); !errors.Is(err, ErrSourceUnavailable) {
+		t.Errorf("LoadPolicy offline without the cache = %v, want ErrSourceUnavailable", err)
+	}
+}

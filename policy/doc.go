@@ -219,7 +219,7 @@
 // What extends names, how it is read and how the files combine:
 //
 //  18. extends names one source: a git source (git+URL, whose path= may
-//     name the file itself), a GitHub one (github:OWNER/REPO/FOLDER@REF),
+//     name the file itself), a GitHub one (github:OWNER/REPO/PATH@REF, PATH the file or its folder),
 //     an oci:// artifact (the file agentskills.policy.yaml at its root)
 //     or an https:// URL of the file with #sha256=. The file extended
 //     may extend another: a chain, of at most [MaxExtends] files besides
