@@ -66,14 +66,17 @@ type PolicyRequest struct {
 // policy.Load reads.
 func (in *Installer) LoadPolicy(ctx context.Context, req PolicyRequest) (*policy.Policy, error) {
 	projectRoot := req.ProjectRoot
-	own, err := policy.LoadOwn(in.env.Home)
-	if err != nil {
-		return nil, err
-	}
+	var own *policy.Policy // the user's own file, read when a file extends another
 	return policy.LoadWith(in.env.Home, projectRoot, policy.LoadOptions{Extends: func(er policy.ExtendsRequest) (policy.Extended, error) {
 		root := projectRoot
 		if er.User {
 			root = in.env.Home
+		}
+		if own == nil {
+			var err error
+			if own, err = policy.LoadOwn(in.env.Home); err != nil {
+				return policy.Extended{}, err
+			}
 		}
 		return in.extended(ctx, own, root, er, req.Frozen)
 	}})
@@ -98,7 +101,7 @@ func (in *Installer) extended(ctx context.Context, own *policy.Policy, root stri
 			return policy.Extended{Data: data, Source: req.Source, Pin: rec.Pin, Digest: rec.Digest}, nil
 		}
 	} else if frozen {
-		return policy.Extended{}, fmt.Errorf("%s: %w: the lock file %s does not pin it, and a frozen run does not change the lock file; run it without --frozen once to pin it", sourceloc.Redact(req.Source), ErrDrift, lockFile)
+		return policy.Extended{}, fmt.Errorf("%s: %w: the lock file %s does not pin it, and this run records nothing new (a frozen sync, a verify); pin it with a run that may write the lock file (a sync without --frozen, or agentskills policy show)", sourceloc.Redact(req.Source), ErrDrift, lockFile)
 	}
 	pin := ""
 	if rec != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/gitsigtest"
 	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/oci"
@@ -252,5 +253,40 @@ func TestPolicyExtendsGitHub(t *testing.T) {
 	g.setOffline(true)
 	if _, err := f.remoteInstaller(t, cachetest.Root(t)).LoadPolicy(t.Context(), PolicyRequest{ProjectRoot: f.env.Project}); !errors.Is(err, ErrSourceUnavailable) {
 		t.Errorf("LoadPolicy offline without the cache = %v, want ErrSourceUnavailable", err)
+	}
+}
+
+// TestPolicyExtendsSignedCommit: the user's own commits rule for the
+// repository a policy extends requires its pinned commit signed: an
+// unsigned one is refused, a signed one read.
+func TestPolicyExtendsSignedCommit(t *testing.T) {
+	gitsigtest.Require(t, "git", "ssh-keygen")
+	good := gitsigtest.NewSigner(t, "security@example.org")
+	repo := filepath.Join(t.TempDir(), "policy")
+	gitRepo(t, repo, map[string]string{"agentskills.policy.yaml": companyPolicy})
+	gitsigtest.Commit(t, repo, nil, gitsigtest.Unsigned, "unsigned")
+	gitTag(t, repo, "v1")
+	f := newFixture(t)
+	src := "git+file://" + filepath.ToSlash(repo) + "#ref=v1&path=agentskills.policy.yaml"
+	writeFiles(t, f.env.Home, map[string]string{".agents/agentskills.policy.yaml": "version: 1\nextends: \"" + src + "\"\nsigners:\n  - sources: [\"git:**\"]\n    commits: {allowed_signers: " + good.AllowedSigners + "}\n"})
+	in := f.remoteInstaller(t, cachetest.Root(t))
+	if _, err := in.LoadPolicy(t.Context(), PolicyRequest{ProjectRoot: f.env.Project}); !errors.Is(err, trust.ErrRefused) || !strings.Contains(err.Error(), "signers[1]") {
+		t.Fatalf("LoadPolicy of an unsigned commit = %v, want refused by signers[1]", err)
+	}
+	signed := gitsigtest.Commit(t, repo, good, gitsigtest.SSH, "signed")
+	gitTag(t, repo, "v1")
+	p, err := in.LoadPolicy(t.Context(), PolicyRequest{ProjectRoot: f.env.Project})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.FailOn() != audit.Medium {
+		t.Errorf("FailOn = %v, want medium", p.FailOn())
+	}
+	l, _ := readLock(filepath.Join(f.env.Home, ".agents", lockName))
+	if l.Policy == nil || l.Policy.Extends[0].Pin != signed {
+		t.Errorf("user's lock policy = %+v, want pinned to %s", l.Policy, signed)
+	}
+	if l, _ := readLock(filepath.Join(f.env.Project, ".agents", lockName)); l.Policy != nil {
+		t.Errorf("the user's extends was pinned in the project's lock file: %+v", l.Policy)
 	}
 }

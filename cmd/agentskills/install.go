@@ -903,6 +903,7 @@ with its reason.`,
 }
 
 func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
+	tf.frozen = true // verify changes nothing, the lock file's policy pins neither
 	trust, err := tf.option(opts.scope.global)
 	if err != nil {
 		return err
