@@ -778,7 +778,9 @@
 //     for the project's chain, the user's ~/.agents/agentskills.lock
 //     for the user's, written under the scope's file lock. A recorded
 //     pin is used from then on, never the moving reference; to move it,
-//     change the extends text or remove the entry. The file is kept in
+//     change the extends text or remove the entry. The pin of a file the
+//     chain no longer extends is removed when the policy is next read
+//     (not by a frozen run). The file is kept in
 //     the skill cache's policies folder by its digest, so a later load
 //     reads it offline; a kept copy whose content is not its digest is
 //     fetched again. Content fetched at a recorded pin whose digest is

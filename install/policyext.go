@@ -66,12 +66,14 @@ type PolicyRequest struct {
 // policy.Load reads.
 func (in *Installer) LoadPolicy(ctx context.Context, req PolicyRequest) (*policy.Policy, error) {
 	projectRoot := req.ProjectRoot
-	var own *policy.Policy // the user's own file, read when a file extends another
-	return policy.LoadWith(in.env.Home, projectRoot, policy.LoadOptions{Extends: func(er policy.ExtendsRequest) (policy.Extended, error) {
+	var own *policy.Policy         // the user's own file, read when a file extends another
+	used := map[string][]string{} // by scope root: the sources its chain extends, pinned in its lock file
+	p, err := policy.LoadWith(in.env.Home, projectRoot, policy.LoadOptions{Extends: func(er policy.ExtendsRequest) (policy.Extended, error) {
 		root := projectRoot
 		if er.User {
 			root = in.env.Home
 		}
+		used[root] = append(used[root], er.Source)
 		if own == nil {
 			var err error
 			if own, err = policy.LoadOwn(in.env.Home); err != nil {
@@ -80,6 +82,44 @@ func (in *Installer) LoadPolicy(ctx context.Context, req PolicyRequest) (*policy
 		}
 		return in.extended(ctx, own, root, er, req.Frozen)
 	}})
+	if err != nil || req.Frozen {
+		return p, err
+	}
+	for _, root := range []string{in.env.Home, projectRoot} {
+		if root == "" {
+			continue
+		}
+		if err := in.pruneExtends(ctx, root, used[root]); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// pruneExtends removes from the lock file under root the pins of the
+// files its policy no longer extends (sources are those it extends).
+func (in *Installer) pruneExtends(ctx context.Context, root string, sources []string) error {
+	name := filepath.Join(root, ".agents", lockName)
+	stale := func(l *lockFile) bool {
+		return l.Policy != nil && slices.ContainsFunc(l.Policy.Extends, func(e lockExtends) bool { return !slices.Contains(sources, e.Source) })
+	}
+	if l, err := readLock(name); err != nil || !stale(l) {
+		return nil // housekeeping: a lock file that does not read is the commands' to report
+	}
+	unlock, err := in.lockRoot(ctx, root, "policy")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	l, err := readLock(name)
+	if err != nil || !stale(l) {
+		return nil
+	}
+	l.Policy.Extends = slices.DeleteFunc(l.Policy.Extends, func(e lockExtends) bool { return !slices.Contains(sources, e.Source) })
+	if len(l.Policy.Extends) == 0 {
+		l.Policy = nil
+	}
+	return l.write(name)
 }
 
 // extended returns the policy file req names, pinned in the lock file

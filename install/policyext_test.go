@@ -118,6 +118,23 @@ func TestPolicyExtendsChain(t *testing.T) {
 	if _, err := in3.LoadPolicy(t.Context(), PolicyRequest{ProjectRoot: f.env.Project}); err == nil {
 		t.Error("LoadPolicy with no cache and no repository succeeded")
 	}
+	// The project extends the company directly now: the team's pin goes.
+	os.Rename(company+".gone", company)
+	writeFiles(t, f.env.Project, map[string]string{".agents/agentskills.policy.yaml": "version: 1\nextends: \"" + companySrc + "\"\n"})
+	if _, err := in.LoadPolicy(t.Context(), PolicyRequest{ProjectRoot: f.env.Project}); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := readLock(filepath.Join(f.env.Project, ".agents", lockName)); l.Policy == nil || len(l.Policy.Extends) != 1 || l.Policy.Extends[0].Source != companySrc {
+		t.Errorf("lock policy after the team's file was dropped = %+v", l.Policy)
+	}
+	// No extends at all: no pin left.
+	writeFiles(t, f.env.Project, map[string]string{".agents/agentskills.policy.yaml": "version: 1\n"})
+	if _, err := in.LoadPolicy(t.Context(), PolicyRequest{ProjectRoot: f.env.Project}); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := readLock(filepath.Join(f.env.Project, ".agents", lockName)); l.Policy != nil {
+		t.Errorf("lock policy with nothing extended = %+v", l.Policy)
+	}
 }
 
 // TestPolicyExtendsOCISigned: the user's policy extends an OCI artifact;
