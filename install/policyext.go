@@ -66,7 +66,7 @@ type PolicyRequest struct {
 // policy.Load reads.
 func (in *Installer) LoadPolicy(ctx context.Context, req PolicyRequest) (*policy.Policy, error) {
 	projectRoot := req.ProjectRoot
-	var own *policy.Policy         // the user's own file, read when a file extends another
+	var own *policy.Policy        // the user's own file, read when a file extends another
 	used := map[string][]string{} // by scope root: the sources its chain extends, pinned in its lock file
 	p, err := policy.LoadWith(in.env.Home, projectRoot, policy.LoadOptions{Extends: func(er policy.ExtendsRequest) (policy.Extended, error) {
 		root := projectRoot
