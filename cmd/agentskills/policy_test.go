@@ -374,9 +374,23 @@ func TestPolicyShowExtends(t *testing.T) {
 		len(shown.Loosenings) != 1 || shown.Loosenings[0].Rule != "audit.fail_on" {
 		t.Errorf("policy show --json = %+v", shown)
 	}
-	// Offline, from the cache and the lock file's pins.
+	// Offline, from the cache and the lock file's pins: add enforces the
+	// chain, the team's sources.pinned refusing a GitHub source unpinned
+	// before anything is read.
 	os.Rename(repo, repo+".gone")
 	if code, out, errs = runHere(t, "policy", "show"); code != 0 || !strings.Contains(out, company) {
 		t.Errorf("policy show offline = %d, %q, stderr %q", code, out, errs)
+	}
+	code, out, errs = runHere(t, "add", "github:acme/tools", "-a", "claude-code")
+	if code != exitFailed || !strings.Contains(errs, "sources.pinned ("+team+":4)") {
+		t.Errorf("add of an unpinned source under the team's pinned: true = %d, %q, stderr %q", code, out, errs)
+	}
+	// sync --frozen and verify pin nothing new.
+	os.WriteFile(filepath.Join(project, ".agents", policy.FileName), []byte("version: 1\nextends: \"git+file:///nowhere#ref=v1\"\n"), 0o644)
+	for _, args := range [][]string{{"sync", "--frozen"}, {"verify"}} {
+		code, out, errs = runHere(t, args...)
+		if code == 0 || !strings.Contains(errs, "does not pin it") {
+			t.Errorf("%v with an extends not pinned = %d, %q, stderr %q", args, code, out, errs)
+		}
 	}
 }
