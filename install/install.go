@@ -790,6 +790,43 @@
 //     operating system (a signed commit needs git on the PATH, as every
 //     git source does).
 //
+// # Policies that extend others
+//
+// A policy file may extend a file its team publishes (package policy,
+// rules 18 to 22). [Installer.LoadPolicy] reads the user's and the
+// project's policy with what each extends:
+//
+//  1. The file an extends key names is fetched as a source of Add is
+//     (rule 13): a git source at the commit its ref names (path= may
+//     name the file), a GitHub one, an oci:// artifact at its manifest
+//     digest (the file agentskills.policy.yaml at its root), an https://
+//     URL that names its content's #sha256= (one without is refused: the
+//     file could change under every policy that extends it).
+//  2. Its pin (the commit, digest or #sha256=) and the file's own digest
+//     are recorded under "policy": {"extends": [...]} in the lock file
+//     beside the policy that extends it: the project's agentskills.lock
+//     for the project's chain, the user's ~/.agents/agentskills.lock
+//     for the user's, written under the scope's file lock. A recorded
+//     pin is used from then on, never the moving reference; to move it,
+//     change the extends text or remove the entry. The pin of a file the
+//     chain no longer extends is removed when the policy is next read
+//     (not by a frozen run). The file is kept in
+//     the skill cache's policies folder by its digest, so a later load
+//     reads it offline; a kept copy whose content is not its digest is
+//     fetched again. Content fetched at a recorded pin whose digest is
+//     not the one recorded is refused with source.ErrIntegrity, as is a
+//     URL whose content is not its #sha256=. With
+//     PolicyRequest.Frozen (sync --frozen) a file the lock file does not
+//     pin is refused with [ErrDrift]: a frozen run records nothing.
+//  3. Before it is fetched the source is checked as a source of Add is
+//     (# Trust, rules 1 to 3), against the user's own policy file
+//     alone: its sources rules, the signatures its signers rules require
+//     of an oci source (verified before the content is read), the
+//     signed commit its commits rules require of a git or GitHub one. A
+//     refusal is a *trust.RefusedError naming the extends line. A kept
+//     copy is used without verifying again: a signers rule added later
+//     applies when the pin changes or the cache entry is removed.
+//
 // # Importing from other installers
 //
 // [Installer.Import] carries over the skills that two other installers

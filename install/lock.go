@@ -43,6 +43,9 @@ type lockFile struct {
 	// making; the next add, remove or sync finishes or rolls back each
 	// (rule 6). Empty after every run that ends, even interrupted.
 	Unfinished map[string]*lockEntry `json:"unfinished,omitempty"`
+	// Policy records the pins of the files the scope's policy file
+	// extends (LoadPolicy).
+	Policy *lockPolicy `json:"policy,omitempty"`
 
 	// raw is the file as read, for asWritten; nil for a new lock.
 	raw []byte

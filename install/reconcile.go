@@ -956,9 +956,15 @@ func isLeftover(name string) bool {
 // cannot make it create or lock a file anywhere else. Waiting for
 // another holder ends when ctx does, with an error that wraps ctx's.
 func (in *Installer) lockOnly(ctx context.Context) (func(), error) {
-	real, err := filepath.EvalSymlinks(in.Root())
+	return in.lockRoot(ctx, in.Root(), in.scope.String())
+}
+
+// lockRoot is lockOnly for the scope whose root is root, named scope in
+// messages.
+func (in *Installer) lockRoot(ctx context.Context, scopeRoot, scope string) (func(), error) {
+	real, err := filepath.EvalSymlinks(scopeRoot)
 	if err != nil {
-		return nil, fmt.Errorf("the %s folder: %w", in.scope, err)
+		return nil, fmt.Errorf("the %s folder: %w", scope, err)
 	}
 	dir := in.lockDir
 	if dir == "" {
@@ -983,7 +989,7 @@ func (in *Installer) lockOnly(ctx context.Context) (func(), error) {
 	}
 	if err := filelock.Lock(ctx, f); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("waiting for the lock of the %s folder (another agentskills is changing it): %w", in.scope, err)
+		return nil, fmt.Errorf("waiting for the lock of the %s folder (another agentskills is changing it): %w", scope, err)
 	}
 	return func() { f.Close() }, nil
 }

@@ -165,7 +165,11 @@ const lockSignerRule = "the signer the lock file records"
 // signer the lock file records for it (nil: none). A nil Installer trust
 // gives a nil sourceTrust: nothing is checked.
 func (in *Installer) checkSource(text, pin string, typed bool, recorded *lockSigner) (*sourceTrust, error) {
-	t := in.trust
+	return in.checkSourceBy(in.trust, text, pin, typed, recorded)
+}
+
+// checkSourceBy is checkSource with the trust t.
+func (in *Installer) checkSourceBy(t *Trust, text, pin string, typed bool, recorded *lockSigner) (*sourceTrust, error) {
 	if t == nil {
 		return nil, nil
 	}

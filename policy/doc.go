@@ -207,6 +207,61 @@
 //     allowed (package install, Trust rule 5). Without a user's file the
 //     default is not the user's word, and a recorded allowance stands.
 //
+// # Files that extend others
+//
+// A team publishes a policy once and every project and user builds on it:
+//
+//	version: 1
+//	extends: "git+https://git.example.com/acme/agent-policy#ref=v3&path=agentskills.policy.yaml"
+//	sources:
+//	  allow: [github:acme/tools]   # narrower than the team's
+//
+// What extends names, how it is read and how the files combine:
+//
+//  18. extends names one source: a git source (git+URL, whose path= may
+//     name the file itself), a GitHub one (github:OWNER/REPO/PATH@REF, PATH the file or its folder),
+//     an oci:// artifact (the file agentskills.policy.yaml at its root)
+//     or an https:// URL of the file with #sha256=. The file extended
+//     may extend another: a chain, of at most [MaxExtends] files besides
+//     the first; a source the chain holds already (a cycle) is an error
+//     naming the extends line, and so is a chain longer. [Load] and
+//     [Parse] refuse a file that extends (they fetch nothing: this
+//     package opens no connection); [LoadWith] is given the fetcher
+//     ([LoadOptions].Extends), package install's LoadPolicy for the
+//     program. An error fetching or reading a file extended names the
+//     extends line that led to it.
+//  19. The fetcher pins what it fetches, verifies it and keeps it (package
+//     install, # Policies that extend others): the file a source names is
+//     checked against the user's own file alone ([LoadOwn]: its
+//     sources.allow and sources.pinned, its signers rules for an oci
+//     source, its commits rules for a git or GitHub one), pinned in the
+//     lock file beside the policy (the project's agentskills.lock for the
+//     project's chain, the user's ~/.agents/agentskills.lock for the
+//     user's), and read from the cache by its digest afterwards, offline.
+//  20. A file fetched has no folder: a key, trusted root or
+//     allowed-signers file it names, and a local pattern, is absolute or
+//     under ~/ (a key may be written inline as PEM); a relative one is an
+//     error naming its line. Its rules are located SOURCE@PIN:LINE.
+//  21. A file can only tighten what it extends: the rules of every file of
+//     a chain apply as the user's and the project's do (rules 11 to 14),
+//     the file extended taking the user's place. So a rule that would
+//     loosen has no effect: sources.pinned: false under a file that says
+//     true, a higher audit.fail_on, a sources.allow pattern the extended
+//     file's patterns do not cover, an audit.accept entry for a rule the
+//     extended file refuses and does not accept. Such a rule is not an
+//     error (the extended file may tighten later, and a project must not
+//     stop working when it does), but [Policy.Loosenings] lists it, with
+//     the rule that holds instead, and `agentskills policy show` and
+//     `policy check` print it as a warning. Whether a pattern covers
+//     another is told by matching its text, each wildcard of the narrower
+//     one matched only by * or **: it errs towards a warning. The files
+//     of the user's chain are the user's word (rule 16), those of the
+//     project's chain the project's.
+//  22. [Policy.Layers] lists the files, each with its chain (the file
+//     loaded, then each file extended) and, for a fetched one, its source,
+//     pin and digest; [Policy.Entries] lists every rule of every file with
+//     its file, line and chain: what `agentskills policy show` prints.
+//
 // A refusal is a [*DeniedError] (wrapping [ErrDenied]) that names the
 // rule, the file and line that said it, and what the user can do.
 //

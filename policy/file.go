@@ -40,6 +40,8 @@ type rules struct {
 	failOn     audit.Severity
 	failOnLine int
 	accept     []acceptEntry
+
+	ext extension // extends, and where the file is in a chain (extends.go)
 }
 
 // signerRule is one entry of signers (rules 6 and 7).
@@ -75,6 +77,7 @@ type acceptEntry struct {
 // parser reads one file; its errors name the file and line (rule 1).
 type parser struct {
 	path, dir, home string
+	fetched         bool // a file another extends: it names no file relative to its folder (rule 20)
 }
 
 func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
@@ -84,7 +87,11 @@ func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
 // parse reads data, the content of the policy file named name; home
 // stands for ~.
 func parse(data []byte, name, home string) (*rules, error) {
-	p := &parser{path: name, dir: filepath.Dir(name), home: home}
+	return (&parser{path: name, dir: filepath.Dir(name), home: home}).parse(data)
+}
+
+func (p *parser) parse(data []byte) (*rules, error) {
+	name := p.path
 	root, err := strictyaml.Document(data, name, "a policy file")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
@@ -92,7 +99,7 @@ func parse(data []byte, name, home string) (*rules, error) {
 	if root == nil {
 		return nil, fmt.Errorf("%w: %s: empty; a policy file starts with version: 1", ErrInvalid, name)
 	}
-	fields, err := p.fields(root, "the policy", "version", "sources", "signers", "audit")
+	fields, err := p.fields(root, "the policy", "version", "extends", "sources", "signers", "audit")
 	if err != nil {
 		return nil, err
 	}
@@ -104,6 +111,11 @@ func parse(data []byte, name, home string) (*rules, error) {
 		return nil, p.errf(v, "version %q is not one this program reads; write version: 1", v.Value)
 	}
 	f := &rules{path: name, failOn: defaultFailOn}
+	if n, ok := fields["extends"]; ok {
+		if err := p.extends(n, f); err != nil {
+			return nil, err
+		}
+	}
 	if n, ok := fields["sources"]; ok {
 		if err := p.sources(n, f); err != nil {
 			return nil, err
@@ -189,9 +201,9 @@ func (p *parser) patterns(n *yaml.Node, what string) ([]pattern, error) {
 	}
 	var out []pattern
 	for _, c := range items {
-		pat, err := parsePattern(c.Value, c.Line, p.dir, p.home)
+		pat, err := p.pattern(c, what)
 		if err != nil {
-			return nil, p.errf(c, "%s: %v", what, err)
+			return nil, err
 		}
 		out = append(out, pat)
 	}
@@ -419,6 +431,8 @@ func (p *parser) resolve(n *yaml.Node, what string) (string, error) {
 		return filepath.Join(p.home, name[1:]), nil
 	case filepath.IsAbs(name):
 		return filepath.Clean(name), nil
+	case p.fetched:
+		return "", p.errf(n, "%s: %q is relative, but this file was fetched (extends) and has no folder of its own; write the key inline as PEM, or an absolute path or one under ~/", what, name)
 	}
 	return filepath.Join(p.dir, filepath.FromSlash(name)), nil
 }
@@ -492,9 +506,9 @@ func (p *parser) acceptEntry(n *yaml.Node, name string) (acceptEntry, error) {
 		if _, err := p.str(v, name+".source"); err != nil {
 			return e, err
 		}
-		pat, err := parsePattern(v.Value, v.Line, p.dir, p.home)
+		pat, err := p.pattern(v, name+".source")
 		if err != nil {
-			return e, p.errf(v, "%s.source: %v", name, err)
+			return e, err
 		}
 		e.source = &pat
 	}

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/agentadaptor/agentadaptor/audit"
-	"github.com/agentadaptor/agentadaptor/internal/readfile"
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
@@ -126,29 +124,10 @@ type Policy struct {
 // Load reads the user's policy (under home; "" for none) and the
 // project's (under projectRoot; "" for none) and returns them combined
 // (rules 11 to 14). A missing file is no rules; a file that does not
-// parse is [ErrInvalid].
+// parse is [ErrInvalid], and so is one that extends another (rule 18),
+// which [LoadWith] reads.
 func Load(home, projectRoot string) (*Policy, error) {
-	p := &Policy{}
-	for i, dir := range []string{home, projectRoot} {
-		if dir == "" {
-			continue
-		}
-		name := filepath.Join(dir, ".agents", FileName)
-		data, err := readfile.Small(name, MaxFileSize)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-		}
-		f, err := parse(data, name, home)
-		if err != nil {
-			return nil, err
-		}
-		f.project = i == 1
-		p.files = append(p.files, f)
-	}
-	return p, nil
+	return LoadWith(home, projectRoot, LoadOptions{})
 }
 
 // Parse reads one policy file's content; file names it in errors, and
@@ -162,6 +141,9 @@ func Parse(data []byte, file string) (*Policy, error) {
 	f, err := parse(data, file, home)
 	if err != nil {
 		return nil, err
+	}
+	if _, err := extendChain(f, home, true, LoadOptions{}); err != nil {
+		return nil, err // it extends another, which Parse cannot fetch
 	}
 	return &Policy{files: []*rules{f}}, nil
 }

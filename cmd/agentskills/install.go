@@ -872,6 +872,7 @@ looked for.`,
 
 func runSync(ctx context.Context, opts *syncOptions) error {
 	boundMemory(os.Getenv)
+	opts.trust.frozen = opts.frozen
 	in, err := opts.scope.trustedInstaller(&opts.trust, opts.timeout)
 	if err != nil {
 		return err
@@ -952,6 +953,7 @@ policy's threshold; a refusal exits 1 with its reason.`,
 }
 
 func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
+	tf.frozen = true // verify changes nothing, the lock file's policy pins neither
 	trust, err := tf.option(opts.scope.global)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -29,11 +30,13 @@ func newPolicyCmd(s *streams) *cobra.Command {
 		Long: `The trust policy is read from two files: the user's,
 ~/.agents/` + policy.FileName + `, and the project's,
 .agents/` + policy.FileName + ` in the working folder. Both apply, and the
-project's can only tighten the user's. The format is documented with
+project's can only tighten the user's. Either may extend a file its
+team publishes (extends: SOURCE), which it can only tighten; show prints
+the effective policy and where each rule comes from. The format is documented with
 package policy (go doc github.com/agentadaptor/agentadaptor/policy).`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newPolicyCheckCmd(s), newPolicyExportCmd(s))
+	cmd.AddCommand(newPolicyCheckCmd(s), newPolicyExportCmd(s), newPolicyShowCmd(s))
 	return cmd
 }
 
@@ -65,7 +68,7 @@ is not valid.`,
   agentskills policy check --pinned oci:ghcr.io/acme/skills ./skills/review`,
 		Args: requireArgs("SOURCE"),
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			return runPolicyCheck(opts, args)
+			return runPolicyCheck(cmd.Context(), opts, args)
 		}),
 	}
 	cmd.Flags().BoolVar(&opts.pinned, "pinned", false, "check the sources as pinned to a version")
@@ -74,7 +77,7 @@ is not valid.`,
 
 // runPolicyCheck explains the policy of the working folder for each
 // source; denied when the policy refuses one.
-func runPolicyCheck(opts *policyCheckOptions, args []string) error {
+func runPolicyCheck(ctx context.Context, opts *policyCheckOptions, args []string) error {
 	s := opts.io
 	env, err := install.CurrentEnv()
 	if err != nil {
@@ -96,9 +99,9 @@ func runPolicyCheck(opts *policyCheckOptions, args []string) error {
 		src.Pinned = src.Pinned || opts.pinned
 		sources = append(sources, src)
 	}
-	p, err := policy.Load(env.Home, env.Project)
+	p, err := loadPolicy(ctx, env, env.Project, false)
 	if err != nil {
-		return inputError{fmt.Errorf("%w; fix the file, or move it away to check without it", err)}
+		return policyError(err, "; fix the file, or move it away to check without it")
 	}
 	files := p.Files()
 	if len(files) == 0 {
@@ -107,6 +110,9 @@ func runPolicyCheck(opts *policyCheckOptions, args []string) error {
 	}
 	for _, f := range files {
 		fmt.Fprintf(s.out, "Policy file: %s\n", escapePath(f))
+	}
+	for _, l := range p.Loosenings() {
+		fmt.Fprintf(s.out, "warning: %s\n", escapePath(l.String()))
 	}
 	denied := false
 	for i, src := range sources {
@@ -182,7 +188,7 @@ How each rule maps is the doc of package policy/admission.`,
   kubectl apply -f skills-signers.yaml`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, args []string) error {
-			return runPolicyExport(opts)
+			return runPolicyExport(cmd.Context(), opts)
 		}),
 	}
 	cmd.Flags().StringVar(&opts.format, "format", "", "the admission controller: "+strings.Join(formats, " or "))
@@ -192,7 +198,7 @@ How each rule maps is the doc of package policy/admission.`,
 
 // runPolicyExport writes the policy of the working folder's scope as an
 // admission policy, and its notes to stderr.
-func runPolicyExport(opts *policyExportOptions) error {
+func runPolicyExport(ctx context.Context, opts *policyExportOptions) error {
 	s := opts.io
 	f := admission.Format(opts.format)
 	if !slices.Contains(admission.Formats(), f) {
@@ -202,9 +208,9 @@ func runPolicyExport(opts *policyExportOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := policy.Load(env.Home, env.Project)
+	p, err := loadPolicy(ctx, env, env.Project, false)
 	if err != nil {
-		return inputError{fmt.Errorf("%w; fix the file, or move it away to export without it", err)}
+		return policyError(err, "; fix the file, or move it away to export without it")
 	}
 	e, err := admission.Policies(p, f)
 	if e != nil {
@@ -217,4 +223,163 @@ func runPolicyExport(opts *policyExportOptions) error {
 	}
 	_, err = s.data.Write(e.YAML)
 	return err
+}
+
+// policyShowOptions are the options of policy show.
+type policyShowOptions struct {
+	io     *streams
+	asJSON bool
+}
+
+func newPolicyShowCmd(s *streams) *cobra.Command {
+	opts := &policyShowOptions{io: s}
+	cmd := &cobra.Command{
+		Use:   "show",
+		Short: "Print the effective policy and where each rule comes from",
+		Long: `Show prints the effective trust policy of the working folder: the user's
+file, the project's, and the files each extends (extends: SOURCE), fetched,
+pinned in the lock file beside the file that extends them and kept in the
+cache. Every rule of every file applies: a file only tightens the files it
+extends, and the project's file only tightens the user's. For each file it
+prints its chain (the file loaded, then each file extended, each named
+SOURCE@PIN), and for each rule its file and line. A rule that would loosen
+a file it extends has no effect, and is listed as a warning.
+
+--json prints the same as one JSON object: files (each with its chain,
+and for an extended file its source, pin and digest), effective (the
+audit threshold and whether sources must be pinned, each with its rule),
+rules and loosenings.`,
+		Example: `  agentskills policy show
+  agentskills policy show --json | jq '.rules[] | select(.rule == "sources.allow")'`,
+		Args: cobra.NoArgs,
+		RunE: runE(func(cmd *cobra.Command, args []string) error {
+			return runPolicyShow(cmd.Context(), opts)
+		}),
+	}
+	cmd.Flags().BoolVar(&opts.asJSON, "json", false, "print the policy as JSON")
+	return cmd
+}
+
+// shownRule is a rule as policy show prints it in JSON.
+type shownRule struct {
+	Rule  string   `json:"rule"`
+	Value string   `json:"value,omitempty"`
+	File  string   `json:"file,omitempty"`
+	Line  int      `json:"line,omitempty"`
+	Chain []string `json:"chain,omitempty"`
+}
+
+// shownFile is a policy file as policy show prints it in JSON.
+type shownFile struct {
+	File    string   `json:"file"`
+	Scope   string   `json:"scope"`
+	Chain   []string `json:"chain"`
+	Extends string   `json:"extends,omitempty"`
+	Source  string   `json:"source,omitempty"`
+	Pin     string   `json:"pin,omitempty"`
+	Digest  string   `json:"digest,omitempty"`
+}
+
+// shownPolicy is the JSON of policy show.
+type shownPolicy struct {
+	Files      []shownFile          `json:"files"`
+	Effective  map[string]shownRule `json:"effective"`
+	Rules      []shownRule          `json:"rules"`
+	Loosenings []shownLoosening     `json:"loosenings"`
+}
+
+// shownLoosening is a rule without effect (package policy, rule 21).
+type shownLoosening struct {
+	shownRule
+	Base   shownRule `json:"base"`
+	Reason string    `json:"reason"`
+}
+
+// runPolicyShow prints the effective policy of the working folder.
+func runPolicyShow(ctx context.Context, opts *policyShowOptions) error {
+	s := opts.io
+	env, err := install.CurrentEnv()
+	if err != nil {
+		return err
+	}
+	p, err := loadPolicy(ctx, env, env.Project, false)
+	if err != nil {
+		return policyError(err, "; fix the file, or move it away")
+	}
+	out := shownPolicy{Effective: map[string]shownRule{}, Rules: []shownRule{}, Loosenings: []shownLoosening{}}
+	for _, l := range p.Layers() {
+		f := shownFile{File: l.File, Scope: "user", Chain: l.Chain, Extends: l.Extends}
+		if l.Project {
+			f.Scope = "project"
+		}
+		if e := l.Fetched; e != nil {
+			f.Source, f.Pin, f.Digest = e.Source, e.Pin, e.Digest
+		}
+		out.Files = append(out.Files, f)
+	}
+	pinned := shownRule{Rule: "sources.pinned", Value: "false"}
+	for _, e := range p.Entries() {
+		r := shownRule{Rule: e.Name, Value: e.Value, File: e.File, Line: e.Line, Chain: e.Chain}
+		out.Rules = append(out.Rules, r)
+		if e.Name == "sources.pinned" && e.Value == "true" && pinned.Value != "true" {
+			pinned = r
+		}
+	}
+	fr := p.FailOnRule()
+	out.Effective["audit.fail_on"] = shownRule{Rule: fr.Name, Value: p.FailOn().String(), File: fr.File, Line: fr.Line}
+	out.Effective["sources.pinned"] = pinned
+	for _, l := range p.Loosenings() {
+		out.Loosenings = append(out.Loosenings, shownLoosening{
+			shownRule: shownRule{Rule: l.Name, File: l.File, Line: l.Line},
+			Base:      shownRule{Rule: l.Base.Name, File: l.Base.File, Line: l.Base.Line}, Reason: l.Reason})
+	}
+	if opts.asJSON {
+		return writeJSON(s, out)
+	}
+	if len(out.Files) == 0 {
+		fmt.Fprintf(s.out, "No policy file (looked for %s and %s): every source is allowed, none needs a signer, the audit refuses at %s.\n",
+			escapePath(filepath.Join(env.Home, ".agents", policy.FileName)), escapePath(filepath.Join(env.Project, ".agents", policy.FileName)), p.FailOn())
+		return nil
+	}
+	fmt.Fprintln(s.out, "Effective policy (every rule of every file applies):")
+	for _, k := range []string{"audit.fail_on", "sources.pinned"} {
+		r := out.Effective[k]
+		fmt.Fprintf(s.out, "  %s: %s (%s)\n", k, r.Value, escapePath(ruleWhere(r)))
+	}
+	for _, f := range out.Files {
+		fmt.Fprintf(s.out, "\n%s (%s)\n", escapePath(f.File), f.Scope)
+		if len(f.Chain) > 1 {
+			var chain []string
+			for _, c := range f.Chain {
+				chain = append(chain, escapePath(c))
+			}
+			fmt.Fprintf(s.out, "  chain: %s\n", strings.Join(chain, " extends "))
+		}
+		if f.Digest != "" {
+			fmt.Fprintf(s.out, "  pinned at %s, content %s\n", f.Pin, f.Digest)
+		}
+		for _, r := range out.Rules {
+			if r.File == f.File {
+				fmt.Fprintf(s.out, "  line %d: %s: %s\n", r.Line, r.Rule, r.Value)
+			}
+		}
+	}
+	if len(out.Loosenings) > 0 {
+		fmt.Fprintln(s.out)
+		for _, l := range p.Loosenings() {
+			fmt.Fprintf(s.out, "warning: %s\n", escapePath(l.String()))
+		}
+	}
+	return nil
+}
+
+// ruleWhere locates a shown rule: FILE:LINE, FILE, or the default.
+func ruleWhere(r shownRule) string {
+	switch {
+	case r.File == "":
+		return "the default"
+	case r.Line == 0:
+		return r.File
+	}
+	return fmt.Sprintf("%s:%d", r.File, r.Line)
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -296,5 +298,99 @@ func TestPolicyExportNothing(t *testing.T) {
 	code, _, errs = runHere(t, "policy", "export", "--format", "kyverno")
 	if name := filepath.Join(home, ".agents", policy.FileName); code != 2 || !strings.Contains(errs, name+":2:") {
 		t.Errorf("policy export with a broken file = %d, stderr %q; want 2 naming %s:2", code, errs, name)
+	}
+}
+
+// policy show prints the effective policy, each file with its extends
+// chain and pin, each rule with its line, and a loosening as a warning;
+// --json the same as an object. The pins are in the project's lock file.
+func TestPolicyShowExtends(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git:", err)
+	}
+	repo := t.TempDir()
+	git := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = repo
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.org", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.org", "GIT_CONFIG_GLOBAL=/dev/null")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q", "-b", "main")
+	companySrc := "git+file://" + filepath.ToSlash(repo) + "#ref=v1&path=company/agentskills.policy.yaml"
+	teamSrc := "git+file://" + filepath.ToSlash(repo) + "#ref=v1&path=team/agentskills.policy.yaml"
+	os.MkdirAll(filepath.Join(repo, "company"), 0o755)
+	os.MkdirAll(filepath.Join(repo, "team"), 0o755)
+	os.WriteFile(filepath.Join(repo, "company", policy.FileName), []byte("version: 1\naudit:\n  fail_on: medium\n"), 0o644)
+	os.WriteFile(filepath.Join(repo, "team", policy.FileName), []byte("version: 1\nextends: \""+companySrc+"\"\nsources:\n  pinned: true\n"), 0o644)
+	git("add", "-A")
+	git("commit", "-q", "-m", "policies")
+	git("tag", "v1")
+	commit := git("rev-parse", "HEAD")
+	_, project := policyScope(t, map[string]string{"project/" + userPolicy: "version: 1\nextends: \"" + teamSrc + "\"\naudit:\n  fail_on: critical\n"})
+	code, out, errs := runHere(t, "policy", "show")
+	projFile := filepath.Join(project, ".agents", policy.FileName)
+	company := companySrc + "@" + commit
+	team := teamSrc + "@" + commit
+	for _, want := range []string{
+		"  audit.fail_on: medium (" + company + ":3)\n",
+		"  sources.pinned: true (" + team + ":4)\n",
+		"\n" + company + " (project)\n  chain: " + projFile + " extends " + team + " extends " + company + "\n  pinned at " + commit + ", content sha256:",
+		"  line 2: extends: " + teamSrc + "\n",
+		"warning: audit.fail_on (" + projFile + ":4): fail_on critical is above the extended file's medium",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("policy show = %d, %q, stderr %q; want %q", code, out, errs, want)
+		}
+	}
+	lock, err := os.ReadFile(filepath.Join(project, ".agents", "agentskills.lock"))
+	if err != nil || !strings.Contains(string(lock), `"policy": {`) || strings.Count(string(lock), `"pin": "`+commit+`"`) != 2 {
+		t.Errorf("lock file = %s, %v; want both files pinned at %s", lock, err, commit)
+	}
+	code, out, errs = runHere(t, "policy", "show", "--json")
+	var shown struct {
+		Files []struct {
+			File, Scope, Pin string
+			Chain            []string
+		}
+		Effective map[string]struct {
+			Value, File string
+			Line        int
+		}
+		Rules []struct {
+			Rule, Value, File string
+			Line              int
+		}
+		Loosenings []struct{ Rule, Reason string }
+	}
+	if err := json.Unmarshal([]byte(out), &shown); err != nil || code != 0 {
+		t.Fatalf("policy show --json = %d, %q, %v, stderr %q", code, out, err, errs)
+	}
+	if len(shown.Files) != 3 || shown.Files[0].File != company || shown.Files[0].Pin != commit || len(shown.Files[0].Chain) != 3 ||
+		shown.Effective["audit.fail_on"].File != company || shown.Effective["audit.fail_on"].Line != 3 ||
+		len(shown.Loosenings) != 1 || shown.Loosenings[0].Rule != "audit.fail_on" {
+		t.Errorf("policy show --json = %+v", shown)
+	}
+	// Offline, from the cache and the lock file's pins: add enforces the
+	// chain, the team's sources.pinned refusing a GitHub source unpinned
+	// before anything is read.
+	os.Rename(repo, repo+".gone")
+	if code, out, errs = runHere(t, "policy", "show"); code != 0 || !strings.Contains(out, company) {
+		t.Errorf("policy show offline = %d, %q, stderr %q", code, out, errs)
+	}
+	code, out, errs = runHere(t, "add", "github:acme/tools", "-a", "claude-code")
+	if code != exitFailed || !strings.Contains(errs, "sources.pinned ("+team+":4)") {
+		t.Errorf("add of an unpinned source under the team's pinned: true = %d, %q, stderr %q", code, out, errs)
+	}
+	// sync --frozen and verify pin nothing new.
+	os.WriteFile(filepath.Join(project, ".agents", policy.FileName), []byte("version: 1\nextends: \"git+file:///nowhere#ref=v1\"\n"), 0o644)
+	for _, args := range [][]string{{"sync", "--frozen"}, {"verify"}} {
+		code, out, errs = runHere(t, args...)
+		if code == 0 || !strings.Contains(errs, "does not pin it") {
+			t.Errorf("%v with an extends not pinned = %d, %q, stderr %q", args, code, out, errs)
+		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -75,9 +74,9 @@ func loadRunTrust(f *trustFlags, sources []string, env install.Env, workspace st
 	if err != nil {
 		return nil, inputError{err}
 	}
-	p, err := policy.Load(env.Home, workspace)
+	p, err := loadPolicy(context.Background(), env, workspace, false)
 	if err != nil {
-		return nil, inputError{fmt.Errorf("%w (fix the file, or move it away)", err)}
+		return nil, policyError(err, "(fix the file, or move it away)")
 	}
 	return &runTrust{policy: p, reqs: reqs, allow: f.allowRisks}, nil
 }

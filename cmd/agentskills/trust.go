@@ -31,6 +31,9 @@ type trustFlags struct {
 	trustedRoot    string
 	acceptSigners  []string
 	allowRisks     []string
+	// frozen: a file a policy extends must be pinned in the lock file
+	// already (sync --frozen).
+	frozen bool
 }
 
 // register adds the trust flags to cmd; verify has no --accept-signer
@@ -51,7 +54,7 @@ func (f *trustFlags) register(cmd *cobra.Command, accept bool) {
 
 // option returns the installer option that enforces the trust flags and
 // the policy: the user's (under the home folder) and, in a project, the
-// project's, each read with policy.Load.
+// project's, each with the files it extends (loadPolicy).
 func (f *trustFlags) option(global bool) (install.Option, error) {
 	reqs, err := f.requirements()
 	if err != nil {
@@ -65,9 +68,9 @@ func (f *trustFlags) option(global bool) (install.Option, error) {
 	if global {
 		project = ""
 	}
-	p, err := policy.Load(env.Home, project)
+	p, err := loadPolicy(context.Background(), env, project, f.frozen)
 	if err != nil {
-		return nil, inputError{fmt.Errorf("%w (fix the policy file, or move it away)", err)}
+		return nil, policyError(err, "(fix the policy file, or move it away)")
 	}
 	return install.WithTrust(trust.NewChecker(p, trust.AllowRisks(f.allowRisks...), trust.RequireSigners(reqs...), trust.WithSettingNames(settingFlags)), install.Trust{AcceptSigners: f.acceptSigners}), nil
 }
@@ -189,4 +192,24 @@ func printAllowed(ctx context.Context, in *install.Installer, s *streams) error 
 		fmt.Fprintf(s.out, "allowed  %s: audit rules %s, for its content %s (recorded by --allow-risk)\n", name, strings.Join(a.Rules, ", "), shortPin(a.Digest))
 	}
 	return nil
+}
+
+// loadPolicy reads the user's policy and, unless project is "", the
+// project's, each with the files it extends: fetched, pinned in the
+// lock file beside it and kept in the cache (install.LoadPolicy). Frozen,
+// an extended file must be pinned already.
+func loadPolicy(ctx context.Context, env install.Env, project string, frozen bool) (*policy.Policy, error) {
+	in := install.New(env, install.WithSettingNames(settingFlags))
+	return in.LoadPolicy(ctx, install.PolicyRequest{ProjectRoot: project, Frozen: frozen})
+}
+
+// policyError is an error reading the policy, with advice: a policy file
+// that does not parse is the user's input (exit 2); a file it extends
+// that cannot be fetched or is refused keeps its own class.
+func policyError(err error, advice string) error {
+	err = fmt.Errorf("%w %s", err, advice)
+	if errors.Is(err, policy.ErrInvalid) || errors.Is(err, install.ErrInvalidSource) {
+		return inputError{err}
+	}
+	return err
 }

@@ -1,0 +1,367 @@
+package install
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agentadaptor/agentadaptor/internal/atomicfile"
+	"github.com/agentadaptor/agentadaptor/internal/readfile"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/skill"
+	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/trust"
+)
+
+// lockPolicy is what a lock file records of the policy: the pin of each
+// file a policy file of the scope extends (# Policies that extend
+// others, rule 2).
+type lockPolicy struct {
+	// Extends lists the files extended, each once, sorted by source.
+	Extends []lockExtends `json:"extends,omitempty"`
+}
+
+// lockExtends is one file a policy file extends, as pinned.
+type lockExtends struct {
+	// Source is the source as the extends key names it.
+	Source string `json:"source"`
+	// Pin is the immutable version it was read at: a commit, a manifest
+	// digest, or the #sha256= of a URL.
+	Pin string `json:"pin"`
+	// Digest is the policy file's own SHA-256, sha256:HEX: what the cache
+	// keeps it under and what a later fetch at Pin must give again.
+	Digest string `json:"digest"`
+}
+
+// PolicyRequest says which policy [Installer.LoadPolicy] reads, and how
+// it reads the files a policy file extends.
+type PolicyRequest struct {
+	// ProjectRoot is the project whose policy file applies besides the
+	// user's; "" for the user's alone (a global install).
+	ProjectRoot string
+	// Frozen refuses to pin a file the lock file does not pin yet, as a
+	// frozen sync refuses to change the lock file. Default: a file not
+	// pinned is fetched, and its pin recorded.
+	Frozen bool
+}
+
+// LoadPolicy reads the trust policy: the user's file, under the
+// installer's home, and, unless req.ProjectRoot is "", the project's,
+// under it; each with the files it extends, fetched with this
+// installer's sources, pinned in the lock file beside it and kept in the
+// skill cache for use offline (# Policies that extend others). It is
+// policy.LoadWith with a fetcher; without extends it reads what
+// policy.Load reads.
+func (in *Installer) LoadPolicy(ctx context.Context, req PolicyRequest) (*policy.Policy, error) {
+	projectRoot := req.ProjectRoot
+	var own *policy.Policy        // the user's own file, read when a file extends another
+	used := map[string][]string{} // by scope root: the sources its chain extends, pinned in its lock file
+	p, err := policy.LoadWith(in.env.Home, projectRoot, policy.LoadOptions{Extends: func(er policy.ExtendsRequest) (policy.Extended, error) {
+		root := projectRoot
+		if er.User {
+			root = in.env.Home
+		}
+		used[root] = append(used[root], er.Source)
+		if own == nil {
+			var err error
+			if own, err = policy.LoadOwn(in.env.Home); err != nil {
+				return policy.Extended{}, err
+			}
+		}
+		return in.extended(ctx, own, root, er, req.Frozen)
+	}})
+	if err != nil || req.Frozen {
+		return p, err
+	}
+	for _, root := range []string{in.env.Home, projectRoot} {
+		if root == "" {
+			continue
+		}
+		if err := in.pruneExtends(ctx, root, used[root]); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// pruneExtends removes from the lock file under root the pins of the
+// files its policy no longer extends (sources are those it extends).
+func (in *Installer) pruneExtends(ctx context.Context, root string, sources []string) error {
+	name := filepath.Join(root, ".agents", lockName)
+	stale := func(l *lockFile) bool {
+		return l.Policy != nil && slices.ContainsFunc(l.Policy.Extends, func(e lockExtends) bool { return !slices.Contains(sources, e.Source) })
+	}
+	if l, err := readLock(name); err != nil || !stale(l) {
+		return nil // housekeeping: a lock file that does not read is the commands' to report
+	}
+	unlock, err := in.lockRoot(ctx, root, "policy")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	l, err := readLock(name)
+	if err != nil || !stale(l) {
+		return nil
+	}
+	l.Policy.Extends = slices.DeleteFunc(l.Policy.Extends, func(e lockExtends) bool { return !slices.Contains(sources, e.Source) })
+	if len(l.Policy.Extends) == 0 {
+		l.Policy = nil
+	}
+	return l.write(name)
+}
+
+// extended returns the policy file req names, pinned in the lock file
+// under root (# Policies that extend others).
+func (in *Installer) extended(ctx context.Context, own *policy.Policy, root string, req policy.ExtendsRequest, frozen bool) (policy.Extended, error) {
+	lockFile := filepath.Join(root, ".agents", lockName)
+	l, err := readLock(lockFile)
+	if err != nil {
+		return policy.Extended{}, err
+	}
+	var rec *lockExtends
+	if l.Policy != nil {
+		if i := slices.IndexFunc(l.Policy.Extends, func(e lockExtends) bool { return e.Source == req.Source }); i >= 0 {
+			rec = &l.Policy.Extends[i]
+		}
+	}
+	if rec != nil {
+		if data, ok := in.cachedPolicy(rec.Digest); ok {
+			return policy.Extended{Data: data, Source: req.Source, Pin: rec.Pin, Digest: rec.Digest}, nil
+		}
+	} else if frozen {
+		return policy.Extended{}, fmt.Errorf("%s: %w: the lock file %s does not pin it, and this run records nothing new (a frozen sync, a verify); pin it with a run that may write the lock file (a sync without --frozen, or agentskills policy show)", sourceloc.Redact(req.Source), ErrDrift, lockFile)
+	}
+	pin := ""
+	if rec != nil {
+		pin = rec.Pin
+	}
+	data, pin, err := in.fetchPolicy(ctx, own, req.Source, pin)
+	if err != nil {
+		return policy.Extended{}, err
+	}
+	sum := sha256.Sum256(data)
+	digest := "sha256:" + hex.EncodeToString(sum[:])
+	if rec != nil && rec.Digest != digest {
+		return policy.Extended{}, fmt.Errorf("%s at %s: %w: the policy file's SHA-256 is %s, not the %s the lock file %s records; refusing it (the content at the pin changed, or the lock file was edited: check with the team that publishes it, then remove its entry under \"policy\" to pin it again)",
+			sourceloc.Redact(req.Source), shortPin(pin), source.ErrIntegrity, digest, rec.Digest, lockFile)
+	}
+	in.keepPolicy(digest, data)
+	if rec == nil {
+		if err := in.recordExtends(ctx, root, lockExtends{Source: req.Source, Pin: pin, Digest: digest}); err != nil {
+			return policy.Extended{}, err
+		}
+	}
+	return policy.Extended{Data: data, Source: req.Source, Pin: pin, Digest: digest}, nil
+}
+
+// policyCacheDir is the folder of the skill cache that keeps fetched
+// policy files, each named by its digest.
+func (in *Installer) policyCacheDir() string {
+	return filepath.Join(in.cache.Root(), "policies")
+}
+
+// cachedPolicy returns the kept policy file of digest, when the cache
+// holds one whose content has that digest.
+func (in *Installer) cachedPolicy(digest string) ([]byte, bool) {
+	hexSum, ok := strings.CutPrefix(digest, "sha256:")
+	if !ok || len(hexSum) != 64 || strings.Trim(hexSum, "0123456789abcdef") != "" {
+		return nil, false
+	}
+	data, err := readfile.Small(filepath.Join(in.policyCacheDir(), hexSum+".yaml"), policy.MaxFileSize)
+	if err != nil {
+		return nil, false
+	}
+	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != hexSum {
+		return nil, false // altered in the cache: fetched again
+	}
+	return data, true
+}
+
+// keepPolicy keeps a fetched policy file in the cache; a failure costs
+// a fetch next time, nothing more.
+func (in *Installer) keepPolicy(digest string, data []byte) {
+	dir := in.policyCacheDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return
+	}
+	_ = atomicfile.Write(filepath.Join(dir, strings.TrimPrefix(digest, "sha256:")+".yaml"), data, 0o644)
+}
+
+// recordExtends adds e to the lock file under root, under the scope's
+// file lock.
+func (in *Installer) recordExtends(ctx context.Context, root string, e lockExtends) error {
+	unlock, err := in.lockRoot(ctx, root, "policy")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	name := filepath.Join(root, ".agents", lockName)
+	l, err := readLock(name)
+	if err != nil {
+		return err
+	}
+	if l.Policy == nil {
+		l.Policy = &lockPolicy{}
+	}
+	l.Policy.Extends = slices.DeleteFunc(l.Policy.Extends, func(x lockExtends) bool { return x.Source == e.Source })
+	l.Policy.Extends = append(l.Policy.Extends, e)
+	slices.SortFunc(l.Policy.Extends, func(a, b lockExtends) int { return strings.Compare(a.Source, b.Source) })
+	return l.write(name)
+}
+
+// fetchPolicy fetches the policy file text names, at pin ("" resolves
+// its reference), after checking the source against own, the user's
+// own policy file (# Policies that extend others, rule 3), and returns
+// it and its pin.
+func (in *Installer) fetchPolicy(ctx context.Context, own *policy.Policy, text, pin string) ([]byte, string, error) {
+	shown := sourceloc.Redact(text)
+	t := &Trust{checker: trust.NewChecker(own)}
+	spec, err := source.Parse(text)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %w", ErrInvalidSource, err)
+	}
+	switch spec.Kind {
+	case source.URL:
+		if spec.SHA256 == "" {
+			return nil, "", fmt.Errorf("%s: %w: a policy extended from a URL names its content's SHA-256 (URL#sha256=HEX), so that the file cannot change under the policies that extend it", shown, ErrInvalidSource)
+		}
+		if _, err := in.checkSourceBy(t, text, "", true, nil); err != nil {
+			return nil, "", err
+		}
+		file, remove, err := in.download(ctx, text)
+		if err != nil {
+			return nil, "", err
+		}
+		defer remove()
+		data, err := readfile.Small(file, policy.MaxFileSize)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %w: %w", shown, ErrInvalidSource, err)
+		}
+		return data, "sha256:" + spec.SHA256, nil
+	case source.OCI, source.Git, source.GitHub:
+	default:
+		return nil, "", fmt.Errorf("%s: %w: a policy file extends a published source (git+https://...#ref=REF&path=FILE, github:OWNER/REPO/FILE@REF, oci://HOST/REPO:TAG, https://...#sha256=HEX), not a %s source", shown, ErrInvalidSource, spec.Kind)
+	}
+	text, file := policyFileOf(text, spec.Kind)
+	rs, err := in.parseSource(text, true)
+	if err != nil {
+		return nil, "", err
+	}
+	if rs == nil {
+		return nil, "", fmt.Errorf("%s: %w: not a published source", shown, ErrInvalidSource)
+	}
+	st, err := in.checkSourceBy(t, text, pin, true, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	tmp, err := os.MkdirTemp("", "agentskills-policy-*")
+	if err != nil {
+		return nil, "", err
+	}
+	defer os.RemoveAll(tmp)
+	name := filepath.Join(tmp, "archive")
+	pin, base, err := in.fetchRemote(ctx, rs, shown, pin, "", name, st, nil)
+	if err != nil {
+		return nil, "", sourceError(err)
+	}
+	data, err := policyFromArchive(name, path.Join(base, file))
+	if err != nil {
+		return nil, "", fmt.Errorf("%s at %s: %w: %w", shown, shortPin(pin), ErrInvalidSource, err)
+	}
+	return data, pin, nil
+}
+
+// policyFileOf splits a git source whose path= names a file (its last
+// element ends in .yaml or .yml) into the source of its folder and the
+// file's name: git reads folders.
+func policyFileOf(text string, kind source.Kind) (string, string) {
+	if kind != source.Git {
+		return text, ""
+	}
+	head, frag, ok := strings.Cut(text, "#")
+	if !ok {
+		return text, ""
+	}
+	parts := strings.Split(frag, "&")
+	for i, part := range parts {
+		p, ok := strings.CutPrefix(part, "path=")
+		if !ok || !(strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+			continue
+		}
+		dir, file := path.Split(p)
+		if dir = strings.TrimSuffix(dir, "/"); dir == "" {
+			parts = slices.Delete(parts, i, i+1)
+		} else {
+			parts[i] = "path=" + dir
+		}
+		if len(parts) == 0 {
+			return head, file
+		}
+		return head + "#" + strings.Join(parts, "&"), file
+	}
+	return text, ""
+}
+
+// policyFromArchive reads the policy file of an archive (tar, or tar
+// compressed with gzip): the file at sub when sub names a file, else
+// sub/agentskills.policy.yaml.
+func policyFromArchive(name, sub string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	head := make([]byte, 2)
+	if _, err := io.ReadFull(f, head); err == nil && head[0] == 0x1f && head[1] == 0x8b {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", skill.ErrArchiveFormat, err)
+		}
+		defer zr.Close()
+		r = zr
+	} else if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	sub = strings.Trim(path.Clean("/"+sub), "/")
+	want := []string{path.Join(sub, policy.FileName)}
+	if sub != "" {
+		want = append(want, sub)
+	}
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", skill.ErrArchiveFormat, err)
+		}
+		if h.Typeflag != tar.TypeReg || !slices.Contains(want, strings.TrimPrefix(path.Clean(h.Name), "./")) {
+			continue
+		}
+		var buf bytes.Buffer
+		if n, err := io.Copy(&buf, io.LimitReader(tr, policy.MaxFileSize+1)); err != nil {
+			return nil, err
+		} else if n > policy.MaxFileSize {
+			return nil, fmt.Errorf("%s is larger than %d bytes", h.Name, policy.MaxFileSize)
+		}
+		return buf.Bytes(), nil
+	}
+	return nil, fmt.Errorf("it holds no %s (name the file with path=, or publish one at the root)", path.Join(sub, policy.FileName))
+}
