@@ -52,6 +52,10 @@ var (
 	// agents load anyway, such as a description over 1,024 characters:
 	// AddRequest.Lenient installs it (rule 4).
 	ErrSpecification = errors.New("breaks the Agent Skills specification")
+	// ErrRequirements reports skills whose requirements cannot all be
+	// installed together (rule 17): two sources, or two version ranges
+	// no version answers, for one skill name; or a cycle.
+	ErrRequirements = errors.New("requirements cannot be met")
 )
 
 // interrupted returns the error for an operation whose context ended,

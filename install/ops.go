@@ -59,6 +59,11 @@ type AddRequest struct {
 	// installs it again without being asked. Default: such a skill is
 	// skipped, as one that cannot be installed.
 	Lenient bool
+	// NoRequires installs only the skills of Sources, not the skills
+	// they require (rule 17); the lock file records each requirement,
+	// answered only by a skill installed already. Default: the skills
+	// they require are installed too, and the skills those require.
+	NoRequires bool
 }
 
 // SyncRequest says how to sync.
@@ -130,6 +135,9 @@ type Change struct {
 	// skipped (AddRequest.Lenient installs it); on the canonical copy's
 	// change of a skill installed leniently, the warning.
 	Spec string `json:"spec,omitempty"`
+	// RequiredBy, on the canonical copy's change of a skill that other
+	// skills of an Add or Update require (rule 17), names them, sorted.
+	RequiredBy []string `json:"required_by,omitempty"`
 }
 
 // Changed reports whether any change was made (a skipped skill is no
@@ -171,7 +179,17 @@ func (in *Installer) Add(ctx context.Context, req AddRequest) ([]Change, error) 
 	if err != nil {
 		return nil, err
 	}
-	use, refusedSkips, refused, err := in.auditUse(ctx, use, req.Strict)
+	use, required, cleanupRequired, err := in.requirements(ctx, use, req)
+	if err != nil {
+		return skipped, err
+	}
+	defer cleanupRequired()
+	sources = append(sources, required...)
+	// A skill is never installed without what it requires, nor a
+	// requirement without the skill that needs it: with requirements,
+	// the audit's refusal of any skill stops the request (rule 17).
+	strict := req.Strict || slices.ContainsFunc(use, func(c *candidate) bool { return c.dependency })
+	use, refusedSkips, refused, err := in.auditUse(ctx, use, strict)
 	if err != nil {
 		return skipped, err
 	}
@@ -190,11 +208,12 @@ func (in *Installer) Add(ctx context.Context, req AddRequest) ([]Change, error) 
 	if err != nil {
 		return append(s.recovered, skipped...), err
 	}
-	s.audits = newStagedAudits(req.Strict, refused)
+	s.audits = newStagedAudits(strict, refused)
 	changes, err := in.reconcile(ctx, s, wants, req.Force, false)
 	refused, skipped = s.audits.refused, append(skipped, s.audits.skipped...)
 	notePins(changes, moved, s.lock)
 	noteSpec(changes, use)
+	noteRequired(changes, use)
 	if err == nil && len(refused) > 0 {
 		err = &trust.RefusedError{Refusals: refused} // the others are installed (Trust rule 6)
 	}
@@ -379,6 +398,22 @@ func noteSpec(changes []Change, use []*candidate) {
 	for i, ch := range changes {
 		if c := lenient[ch.Skill]; c != nil && ch.Agent == "" {
 			changes[i].Spec = c.spec
+		}
+	}
+}
+
+// noteRequired reports, on the canonical copy's change of each skill of
+// use that others of use require, which require it (rule 17).
+func noteRequired(changes []Change, use []*candidate) {
+	by := map[string][]string{}
+	for _, c := range use {
+		if len(c.requiredBy) > 0 {
+			by[c.name] = c.requiredBy
+		}
+	}
+	for i, ch := range changes {
+		if names := by[ch.Skill]; names != nil && ch.Agent == "" {
+			changes[i].RequiredBy = names
 		}
 	}
 }
