@@ -179,7 +179,7 @@ func (in *Installer) Add(ctx context.Context, req AddRequest) ([]Change, error) 
 	if err != nil {
 		return nil, err
 	}
-	use, required, cleanupRequired, err := in.requirements(ctx, use, req)
+	use, required, cleanupRequired, err := in.requirements(ctx, use, req.Lenient, req.NoRequires, false)
 	if err != nil {
 		return skipped, err
 	}

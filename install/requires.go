@@ -66,12 +66,14 @@ type closure struct {
 // (for rememberSources), and cleanup, which removes what reading them
 // extracted. Nothing is changed: a conflict, a cycle, a limit crossed or
 // a refused requirement fails it.
-func (in *Installer) requirements(ctx context.Context, use []*candidate, req AddRequest) (_ []*candidate, _ []*sourceSkills, cleanup func(), _ error) {
+// With keep (an Update), the skills of use keep the lock file's
+// dependency mark.
+func (in *Installer) requirements(ctx context.Context, use []*candidate, lenient, none, keep bool) (_ []*candidate, _ []*sourceSkills, cleanup func(), _ error) {
 	lock, err := in.peekLock()
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	cl := &closure{in: in, lock: lock, lenient: req.Lenient, none: req.NoRequires, read: map[string]*candidate{}, prefer: map[string]*candidate{}}
+	cl := &closure{in: in, lock: lock, lenient: lenient, none: none, read: map[string]*candidate{}, prefer: map[string]*candidate{}}
 	cleanup = func() {
 		for _, r := range cl.sources {
 			r.cleanup()
@@ -99,7 +101,7 @@ func (in *Installer) requirements(ctx context.Context, use []*candidate, req Add
 		if n.c == nil {
 			continue
 		}
-		n.c.dependency = !n.root
+		n.c.dependency = !n.root || keep
 		n.c.requiredBy = nil
 		out = append(out, n.c)
 	}
@@ -513,4 +515,54 @@ func describe(via string, c *candidate) string {
 		return via + ", which picks " + c.version
 	}
 	return via
+}
+
+// updateRequirements re-resolves the requirements of the skills an
+// Update moves, wants (rule 17): each new version's requirements are
+// read, recorded, and those no installed skill answers are installed as
+// an Add installs them (checked by the policy, audited, strict), for
+// every agent the moving skills are recorded for. It returns wants with
+// them added, and cleanup, which removes what reading them extracted.
+func (in *Installer) updateRequirements(ctx context.Context, wants []want, lenient bool) (_ []want, added bool, cleanup func(), _ error) {
+	if len(wants) == 0 {
+		return wants, false, func() {}, nil
+	}
+	roots := make([]*candidate, len(wants))
+	var places []wantPlace
+	for i := range wants {
+		roots[i] = &wants[i].c
+		for _, p := range wants[i].places {
+			if !slices.ContainsFunc(places, func(q wantPlace) bool { return q.agent.ID == p.agent.ID }) {
+				places = append(places, p)
+			}
+		}
+	}
+	all, read, cleanup, err := in.requirements(ctx, roots, lenient, false, true)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	for i := range wants {
+		if all[i] != roots[i] {
+			wants[i].c = *all[i] // a version every requirement admits
+		}
+	}
+	deps := all[len(roots):]
+	if len(deps) == 0 {
+		return wants, false, cleanup, nil
+	}
+	deps, _, _, err = in.auditUse(ctx, deps, true)
+	if err != nil {
+		cleanup()
+		return nil, false, nil, err
+	}
+	digests, err := in.keepPinned(ctx, deps)
+	if err != nil {
+		cleanup()
+		return nil, false, nil, err
+	}
+	in.rememberSources(read, deps, digests)
+	for _, c := range deps {
+		wants = append(wants, want{c: *c, places: places})
+	}
+	return wants, true, cleanup, nil
 }

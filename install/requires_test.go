@@ -411,3 +411,50 @@ func TestRequiresOCI(t *testing.T) {
 		t.Errorf("lock (-want +got):\n%s", diff)
 	}
 }
+
+// TestRequiresUpdate checks that Update re-resolves the requirements of
+// a skill it moves: a new version that requires a new skill installs it
+// as a dependency, and records the requirement.
+func TestRequiresUpdate(t *testing.T) {
+	needGit(t)
+	f := newFixture(t)
+	repos := t.TempDir()
+	extra := gitSkill(t, repos, "extra", nil) + "#ref=main"
+	app := gitSkill(t, repos, "app", nil) + "#ref=main"
+	in := f.remoteInstaller(t, cachetest.Root(t))
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{app}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	if e := projectLock(t, f).Skills["app"]; e.Requires != nil {
+		t.Fatalf("app's requirements before = %+v; want none", e.Requires)
+	}
+	gitRepo(t, filepath.Join(repos, "app"), map[string]string{"SKILL.md": requiringMD("app", extra)})
+	ups, _, err := in.Update(t.Context(), UpdateRequest{DryRun: true})
+	if err != nil || len(ups) != 1 || !ups[0].Updated() {
+		t.Fatalf("Update(DryRun) = %+v, %v; want app updated", ups, err)
+	}
+	if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", "skills", "extra")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a dry run installed extra (%v)", err)
+	}
+	_, changes, err := in.Update(t.Context(), UpdateRequest{})
+	if err != nil {
+		t.Fatalf("Update = %v", err)
+	}
+	want := map[string]reqSummary{
+		"app":   {Requires: []lockRequirement{{Source: extra, Skill: "extra"}}},
+		"extra": {RequiredBy: []string{"app"}, Dependency: true},
+	}
+	if diff := cmp.Diff(want, summarize(projectLock(t, f))); diff != "" {
+		t.Errorf("lock after Update (-want +got):\n%s", diff)
+	}
+	if got := requiredChanges(changes)["extra"]; !slices.Equal(got, []string{"app"}) {
+		t.Errorf("extra's change RequiredBy = %v; want [app]", got)
+	}
+	if _, err := os.Stat(filepath.Join(f.env.Project, ".claude", "skills", "extra", "SKILL.md")); err != nil {
+		t.Errorf("extra not installed for claude-code: %v", err)
+	}
+	// The update moved nothing more: a second one changes nothing.
+	if _, changes, err := in.Update(t.Context(), UpdateRequest{}); err != nil || Changed(changes) {
+		t.Errorf("second Update = %v, %v; want nothing changed", changes, err)
+	}
+}
