@@ -137,6 +137,13 @@ func TestRequiresChain(t *testing.T) {
 	if diff := cmp.Diff(want, summarize(projectLock(t, f))); diff != "" {
 		t.Errorf("lock after the second Add(a) (-want +got):\n%s", diff)
 	}
+	// Sync keeps what the lock file records of requirements.
+	if _, err := in.Sync(t.Context(), SyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, summarize(projectLock(t, f))); diff != "" {
+		t.Errorf("lock after Sync (-want +got):\n%s", diff)
+	}
 	// Adding b by name clears its dependency mark.
 	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{b}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
@@ -456,5 +463,55 @@ func TestRequiresUpdate(t *testing.T) {
 	// The update moved nothing more: a second one changes nothing.
 	if _, changes, err := in.Update(t.Context(), UpdateRequest{}); err != nil || Changed(changes) {
 		t.Errorf("second Update = %v, %v; want nothing changed", changes, err)
+	}
+}
+
+// TestRequiresAudit checks that a required skill the audit refuses
+// fails the whole Add, changing nothing: a skill is never installed
+// without what it requires.
+func TestRequiresAudit(t *testing.T) {
+	f := newFixture(t)
+	writeFiles(t, f.sources, map[string]string{
+		"app/SKILL.md":    requiringMD("app", "../helper"),
+		"helper/SKILL.md": requiringMD("helper") + malicious,
+	})
+	in := trustInstaller(t, f, "", trust.NewChecker(nil), Trust{})
+	_, err := in.Add(t.Context(), AddRequest{Sources: []string{filepath.Join(f.sources, "app")}, Agents: agentsOf(t, "claude-code")})
+	var refused *trust.RefusedError
+	if !errors.As(err, &refused) || len(refused.Refusals) != 1 || refused.Refusals[0].Skill != "helper" || !strings.Contains(err.Error(), "nothing was changed") {
+		t.Fatalf("Add(app requiring a refused skill) = %v; want helper refused and nothing changed", err)
+	}
+	assertNothingInstalled(t, f)
+}
+
+// TestRequiresMany checks MaxRequired: a skill requiring MaxRequired
+// others (a closure one larger) is refused before anything changes;
+// one requiring one fewer installs them all.
+func TestRequiresMany(t *testing.T) {
+	f := newFixture(t)
+	files := map[string]string{}
+	var reqs []string
+	for i := range MaxRequired {
+		files[fmt.Sprintf("s%d/SKILL.md", i)] = requiringMD(fmt.Sprintf("s%d", i))
+		reqs = append(reqs, fmt.Sprintf("../s%d", i))
+	}
+	// metadata.requires lists at most 64: groups of 64 under one skill.
+	for g := 0; g < MaxRequired/64; g++ {
+		files[fmt.Sprintf("g%d/SKILL.md", g)] = requiringMD(fmt.Sprintf("g%d", g), reqs[g*64:(g+1)*64]...)
+	}
+	files["all/SKILL.md"] = requiringMD("all", "../g0", "../g1", "../g2", "../g3")
+	files["fewer/SKILL.md"] = requiringMD("fewer", "../g0", "../g1", "../g2")
+	writeFiles(t, f.sources, files)
+	in := f.installer(t)
+	_, err := in.Add(t.Context(), AddRequest{Sources: []string{filepath.Join(f.sources, "all")}, Agents: agentsOf(t, "codex")})
+	if !errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), fmt.Sprintf("more than %d skills with what they require", MaxRequired)) {
+		t.Fatalf("Add(a closure of %d) = %v; want it refused", MaxRequired+5, err)
+	}
+	assertNothingInstalled(t, f)
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{filepath.Join(f.sources, "fewer")}, Agents: agentsOf(t, "codex")}); err != nil {
+		t.Fatalf("Add(a closure of %d) = %v", 3*64+4, err)
+	}
+	if n := len(projectLock(t, f).Skills); n != 3*64+4 {
+		t.Errorf("installed %d skills; want %d", n, 3*64+4)
 	}
 }
