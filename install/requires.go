@@ -1,9 +1,11 @@
 package install
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -179,7 +181,10 @@ func (cl *closure) follow(ctx context.Context, n *reqNode) ([]*reqNode, error) {
 		return nil, fmt.Errorf("%s: %w; nothing was changed", chainText(n.chain), err)
 	}
 	n.c.reqRead = true
-	n.c.requires = make([]lockRequirement, len(reqs))
+	n.c.requires = nil
+	if len(reqs) > 0 {
+		n.c.requires = make([]lockRequirement, len(reqs))
+	}
 	var more []*reqNode
 	for i, text := range reqs {
 		n.c.requires[i].Source = text
@@ -427,13 +432,15 @@ func (in *Installer) recordedAs(text string) string {
 // (each HOST/REPO:TAG read as oci://HOST/REPO:TAG), each once, held to
 // skillmd's rules for the list.
 func (in *Installer) declared(ctx context.Context, c *candidate) ([]string, error) {
-	s, err := skillmd.ParseDir(c.dir, skillmd.WithMode(skillmd.Lenient))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
-	}
-	reqs, err := s.Requires()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+	var reqs []string
+	if mayRequire(c.dir) {
+		s, err := skillmd.ParseDir(c.dir, skillmd.WithMode(skillmd.Lenient))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+		}
+		if reqs, err = s.Requires(); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+		}
 	}
 	if c.pin == "" || !strings.HasPrefix(c.source, "oci://") {
 		return reqs, nil
@@ -459,6 +466,15 @@ func (in *Installer) declared(ctx context.Context, c *candidate) ([]string, erro
 		return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
 	}
 	return reqs, nil
+}
+
+// mayRequire reports whether the SKILL.md in dir may list requirements:
+// whether it holds the word "requires" or a backslash (a YAML escape
+// may spell the key otherwise), or cannot be read here (skillmd then
+// says why). Most skills hold neither, and are not parsed again.
+func mayRequire(dir string) bool {
+	data, err := os.ReadFile(filepath.Join(dir, "SKILL.md"))
+	return err != nil || bytes.Contains(data, []byte(skillmd.RequiresKey)) || bytes.IndexByte(data, '\\') >= 0
 }
 
 // cycle fails naming the first cycle of requirements in the closure (a

@@ -515,3 +515,20 @@ func TestRequiresMany(t *testing.T) {
 		t.Errorf("installed %d skills; want %d", n, 3*64+4)
 	}
 }
+
+// TestRequiresEscapedKey checks that metadata.requires is read however
+// YAML spells the key: a quoted key with an escape is the same key.
+func TestRequiresEscapedKey(t *testing.T) {
+	f := newFixture(t)
+	writeFiles(t, f.sources, map[string]string{
+		"app/SKILL.md": "---\nname: app\ndescription: the app skill\nmetadata:\n  \"\\x72equire\\u0073\": \"../b\"\n---\n# app\n",
+		"b/SKILL.md":   requiringMD("b"),
+	})
+	in := f.installer(t)
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{filepath.Join(f.sources, "app")}, Agents: agentsOf(t, "codex")}); err != nil {
+		t.Fatal(err)
+	}
+	if e := projectLock(t, f).Skills["b"]; e == nil || !e.Dependency {
+		t.Errorf("b = %+v; want it installed as app's requirement", e)
+	}
+}
