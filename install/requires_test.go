@@ -532,3 +532,31 @@ func TestRequiresEscapedKey(t *testing.T) {
 		t.Errorf("b = %+v; want it installed as app's requirement", e)
 	}
 }
+
+// TestRequiresSigners checks that the signers the user requires of OCI
+// sources are required of a requirement too: an unsigned requirement of
+// a signed skill is refused, naming the chain, and nothing changes.
+func TestRequiresSigners(t *testing.T) {
+	o := newOCIFixture(t)
+	key := newTestKey(t)
+	dep := "oci://" + o.Host + "/skills/semver:v1.0.0"
+	o.push(t, "skills/semver", "v1.0.0", "semver", "")
+	ref := o.Push(t, "skills/tool", "v1.0.0", "tool", requiringMD("tool", dep))
+	o.Sign(t, ref, key.Private)
+	f := newFixture(t)
+	in := trustInstaller(t, f, "", requiring(key.Requirement()), Trust{})
+	src := "oci://" + o.Host + "/skills/tool:v1.0.0"
+	_, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")})
+	if !errors.Is(err, trust.ErrRefused) || !strings.HasPrefix(err.Error(), "tool -> "+dep+": ") || !strings.Contains(err.Error(), key.ID) {
+		t.Fatalf("Add(%s) = %v; want its unsigned requirement refused, naming tool -> %s and the key", src, err, dep)
+	}
+	assertNothingInstalled(t, f)
+	// Signed, it installs.
+	o.Sign(t, o.Push(t, "skills/semver", "v1.0.0", "semver", skillMD("semver")), key.Private)
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatalf("Add(%s) with a signed requirement = %v", src, err)
+	}
+	if e := projectLock(t, f).Skills["semver"]; e == nil || e.Signer == nil || !e.Dependency {
+		t.Errorf("semver = %+v; want a dependency with its signer recorded", e)
+	}
+}
