@@ -191,7 +191,7 @@ func (cl *closure) follow(ctx context.Context, n *reqNode) ([]*reqNode, error) {
 		eff, err := cl.effective(text, n)
 		if cl.none {
 			if err == nil {
-				n.c.requires[i].Skill = cl.installed(eff)
+				n.c.requires[i].Skill = cl.named(eff)
 			}
 			continue
 		}
@@ -417,6 +417,27 @@ func (cl *closure) installed(eff string) string {
 		}
 	}
 	return found
+}
+
+// named returns, for AddRequest.NoRequires, the skill that answers the
+// requirement read from eff without reading it: a skill the request
+// names from that source, else an installed one (installed); "" when
+// none does.
+func (cl *closure) named(eff string) string {
+	rec := cl.in.recordedAs(eff)
+	found := ""
+	for _, m := range cl.order {
+		if m.root && m.c.source == rec {
+			if found != "" {
+				return ""
+			}
+			found = m.name
+		}
+	}
+	if found != "" {
+		return found
+	}
+	return cl.installed(eff)
 }
 
 // recordedAs is how the lock file records the source text.

@@ -361,6 +361,16 @@ func TestRequiresNoRequires(t *testing.T) {
 	if diff := cmp.Diff(want, summarize(projectLock(t, f))); diff != "" {
 		t.Errorf("lock (-want +got):\n%s", diff)
 	}
+	// A requirement a skill named with it answers is answered so.
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{filepath.Join(f.sources, "app"), filepath.Join(f.sources, "c")}, Agents: agentsOf(t, "codex"), NoRequires: true}); err != nil {
+		t.Fatal(err)
+	}
+	want["app"] = reqSummary{Requires: []lockRequirement{{Source: "../b", Skill: "b"}, {Source: "../c", Skill: "c"}}}
+	want["b"] = reqSummary{RequiredBy: []string{"app", "c"}}
+	want["c"] = reqSummary{Requires: []lockRequirement{{Source: "../b", Skill: "b"}}, RequiredBy: []string{"app"}}
+	if diff := cmp.Diff(want, summarize(projectLock(t, f))); diff != "" {
+		t.Errorf("lock after Add(app, c) (-want +got):\n%s", diff)
+	}
 }
 
 // TestRequiresLimits checks that a chain deeper than MaxRequireDepth is
