@@ -574,7 +574,9 @@
 //     read from a folder on this machine, and refused with
 //     [ErrInvalidSource] when it comes from anything else (a published
 //     source, a URL or an archive), as it would name a folder of
-//     whoever installs it; its source must hold exactly one skill that
+//     whoever installs it, and so is a git+file:// repository unless the
+//     requiring skill comes from a folder or such a repository here;
+//     its source must hold exactly one skill that
 //     can be installed (rule 4; AddRequest.Lenient holds for it), else
 //     [ErrInvalidSource] lists what it holds. One version of a skill per
 //     name: two requirements (or a requirement and a source named) that

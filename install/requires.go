@@ -383,15 +383,19 @@ func (cl *closure) readReq(ctx context.Context, eff string, chain []string) (*ca
 // effective is the source a requirement text of n is read from: a bare
 // OWNER/REPO is a GitHub repository (never a folder of the working
 // folder); a path is relative to n's folder when n comes from a folder
-// on this machine, and refused otherwise (rule 17).
+// on this machine, and refused otherwise; a git+file:// repository is
+// refused unless n comes from a folder or such a repository (rule 17).
 func (cl *closure) effective(text string, n *reqNode) (string, error) {
 	spec, err := source.Parse(text)
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrInvalidSource, err)
 	}
+	local := n.c != nil && (n.c.root != "" || strings.HasPrefix(n.c.source, "git+file:"))
 	switch {
 	case spec.Bare:
 		return source.GitHubPrefix + text, nil
+	case spec.Kind == source.Git && strings.HasPrefix(text, "git+file:") && !local:
+		return "", fmt.Errorf("%w: %s names a repository of this machine, and %s is read from %s, not from a folder or repository here: a published skill requires published sources", ErrInvalidSource, text, n.name, n.c.where())
 	case spec.Kind != source.Local:
 		return text, nil
 	case n.c == nil || n.c.root == "":

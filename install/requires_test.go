@@ -427,6 +427,15 @@ func TestRequiresOCI(t *testing.T) {
 	if diff := cmp.Diff(want, summarize(projectLock(t, f))); diff != "" {
 		t.Errorf("lock (-want +got):\n%s", diff)
 	}
+	// A published skill requires published sources: not a folder, nor a
+	// repository, of the machine that installs it.
+	for _, req := range []string{"../x", "/etc", "git+file:///srv/private"} {
+		ref := o.Push(t, "skills/local", "v1", "local", requiringMD("local", req))
+		_, err := in.Add(t.Context(), AddRequest{Sources: []string{ref}, Agents: agentsOf(t, "claude-code")})
+		if !errors.Is(err, ErrInvalidSource) || !strings.HasPrefix(err.Error(), "local -> "+req+": ") || !strings.Contains(err.Error(), "a published skill requires published sources") {
+			t.Errorf("Add(an OCI skill requiring %s) = %v; want it refused", req, err)
+		}
+	}
 }
 
 // TestRequiresUpdate checks that Update re-resolves the requirements of
