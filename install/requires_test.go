@@ -103,8 +103,9 @@ func requiredChanges(changes []Change) map[string][]string {
 func TestRequiresChain(t *testing.T) {
 	needGit(t)
 	f := newFixture(t)
-	c := gitSkill(t, t.TempDir(), "c", nil) + "#ref=main"
-	b := gitSkill(t, t.TempDir(), "b", nil, c) + "#ref=main"
+	repos := t.TempDir()
+	c := gitSkill(t, repos, "c", nil) + "#ref=main"
+	b := gitSkill(t, repos, "b", nil, c) + "#ref=main"
 	a := filepath.Join(f.sources, "a")
 	writeFiles(t, a, map[string]string{"SKILL.md": requiringMD("a", b)})
 	in := f.remoteInstaller(t, cachetest.Root(t))
@@ -128,14 +129,22 @@ func TestRequiresChain(t *testing.T) {
 			t.Errorf("%s not installed for claude-code: %v", name, err)
 		}
 	}
-	// Again: b is answered by the installed b (same source), c by the
-	// lock file's record of b; nothing changes.
+	// Again, with the repositories gone: b is answered by the installed
+	// b (same source), c by the lock file's record of b, neither read;
+	// nothing changes.
+	hidden := repos + ".hidden"
+	if err := os.Rename(repos, hidden); err != nil {
+		t.Fatal(err)
+	}
 	changes, err = in.Add(t.Context(), AddRequest{Sources: []string{a}, Agents: agentsOf(t, "claude-code")})
 	if err != nil || Changed(changes) {
 		t.Errorf("second Add(a) = %v, %v; want nothing changed", changes, err)
 	}
 	if diff := cmp.Diff(want, summarize(projectLock(t, f))); diff != "" {
 		t.Errorf("lock after the second Add(a) (-want +got):\n%s", diff)
+	}
+	if err := os.Rename(hidden, repos); err != nil {
+		t.Fatal(err)
 	}
 	// Sync keeps what the lock file records of requirements.
 	if _, err := in.Sync(t.Context(), SyncRequest{}); err != nil {
