@@ -53,9 +53,13 @@ var (
 	// AddRequest.Lenient installs it (rule 4).
 	ErrSpecification = errors.New("breaks the Agent Skills specification")
 	// ErrRequired reports a removal of a skill that installed skills,
-	// which stay, require (rule 17): it is kept unless the request
+	// which stay, require (rule 18): it is kept unless the request
 	// forces the removal (RemoveRequest.Required).
 	ErrRequired = errors.New("is required by installed skills")
+	// ErrRequirements reports skills whose requirements cannot all be
+	// installed together (rule 17): two sources, or two version ranges
+	// no version answers, for one skill name; or a cycle.
+	ErrRequirements = errors.New("requirements cannot be met")
 )
 
 // interrupted returns the error for an operation whose context ended,

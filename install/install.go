@@ -210,7 +210,8 @@
 //  8. Errors wrap one of the package's sentinels ([ErrConflict],
 //     [ErrModified], [ErrNotInstalled], [ErrDrift], [ErrSourceUnavailable],
 //     [ErrInvalidSource], [ErrInvalidLock], [ErrNothingRecorded],
-//     [ErrUnsafeFolder], [ErrInterrupted], trust.ErrRefused, and
+//     [ErrUnsafeFolder], [ErrInterrupted], [ErrRequirements],
+//     trust.ErrRefused, and
 //     [ErrSpecification] beside [ErrInvalidSource]) or, for content that
 //     does not match its digest, [source.ErrIntegrity], for callers to
 //     classify with errors.Is; a request stopped by several problems
@@ -549,14 +550,74 @@
 //     the folder does not hold is ignored, and the folders are read and
 //     recorded again. On Windows, which gives no change time users
 //     cannot set back, no record is kept and every folder is read.
-//  17. Requirements between skills: a skill may require others (its
-//     SKILL.md's metadata.requires, package skillmd), and the lock file
-//     records each requirement as written with the installed skill that
-//     answers it, which skills require each one (derived from those
-//     whenever the lock file is written, never kept on its own) and
-//     whether a skill was installed only because others require it (a
-//     dependency; a skill the user names keeps no such mark). The
-//     requirements are between the skills of a scope, not per agent.
+//  17. Requirements between skills: a skill declares the skills it needs
+//     in its SKILL.md's metadata.requires (sources as Add takes them,
+//     with a version range where they name one, separated by white
+//     space: "github:acme/skills/changelog@^1
+//     oci://ghcr.io/acme/semver:^2"; skillmd's rules for the list), and
+//     an OCI artifact also in ToolHive's dev.toolhive.skills.requires
+//     annotation (package source/oci, rule 11), each HOST/REPO:TAG read
+//     as oci://HOST/REPO:TAG, after the SKILL.md's and each once. Add
+//     installs the closure: breadth first from the skills named, every
+//     requirement is resolved and pinned as a source given to Add is
+//     (rule 13), each checked by the policy before it is read (# Trust,
+//     rule 1), its signatures verified and its skill audited as any
+//     (# Trust, rules 2 to 5); a refusal of a requirement fails the
+//     request naming the chain that asked for it ("app -> release ->
+//     github:evil/x: ..."), and with requirements in it the audit's
+//     refusal of any skill fails the request, changing nothing, as
+//     AddRequest.Strict does: a skill is never installed without what it
+//     requires. All of it is resolved before anything changes. How a
+//     requirement is read: a bare OWNER/REPO is a GitHub repository
+//     (never a folder of the working folder); a path (./x, ../x, /x) is
+//     relative to the folder of the requiring skill when that skill is
+//     read from a folder on this machine, and refused with
+//     [ErrInvalidSource] when it comes from anything else (a published
+//     source, a URL or an archive), as it would name a folder of
+//     whoever installs it, and so is a git+file:// repository unless the
+//     requiring skill comes from a folder or such a repository here;
+//     its source must hold exactly one skill that
+//     can be installed (rule 4; AddRequest.Lenient holds for it), else
+//     [ErrInvalidSource] lists what it holds. One version of a skill per
+//     name: two requirements (or a requirement and a source named) that
+//     give a skill of one name are answered by one skill when they read
+//     the same source at the same pin; when both name a version range of
+//     one repository, by the lower of the two versions each picks when
+//     the other range admits it too (the highest version both admit when
+//     each range is one interval, as ^, ~ and >=,< are), the closure
+//     then resolved again with it; anything else (two sources, or ranges
+//     no version picked answers) fails with [ErrRequirements], naming
+//     both chains and what each picks ("app -> release -> changelog
+//     (github:acme/skills/changelog@^1, which picks v1.9.0) and app ->
+//     notes -> changelog (...@^2, which picks v2.0.0)"). A requirement
+//     that gives a skill installed from another source fails with
+//     [ErrConflict], naming the chain and the recorded source. A cycle
+//     (a -> b -> c -> a, a skill requiring itself too) fails with
+//     [ErrRequirements] naming it. A requirement whose source, as the
+//     lock file records sources, is the recorded source of exactly one
+//     installed skill is answered by it without reading the source; its
+//     own requirements are those its entry records. The closure holds at
+//     most [MaxRequired] (256) skills, the named ones among them, and a
+//     chain from a named skill at most [MaxRequireDepth] (32)
+//     requirements; past either the request fails with
+//     [ErrInvalidSource], naming the chain. The lock file records per
+//     skill its requirements as written, each with the name of the
+//     installed skill that answers it ("requires"), the installed
+//     skills whose requirements it answers ("required_by", derived from
+//     the others' "requires"), and, for a skill installed only because
+//     others require it, "dependency": true; a skill an Add names loses
+//     the mark. The canonical copy's Change of a skill others of the
+//     request require names them (Change.RequiredBy). With
+//     AddRequest.NoRequires only the skills named are installed, each
+//     requirement recorded with the installed skill that answers it as
+//     above, or none. [Installer.Update] re-resolves the requirements of
+//     every skill it moves: a new version's requirements are installed
+//     as an Add's (and recorded), those answered by installed skills
+//     are kept as they are, and requirements are updated as any skill
+//     when Update names them. The same holds on macOS and Windows (a
+//     requirement's path is slash-separated or the system's).
+//  18. Requirements once installed (rule 17) are between the skills of a
+//     scope, not per agent.
 //     Remove refuses, before changing anything, a skill that goes (from
 //     its last agent) while installed skills that stay require it, with
 //     [ErrRequired] naming them; RemoveRequest.Required removes it

@@ -59,6 +59,11 @@ type AddRequest struct {
 	// installs it again without being asked. Default: such a skill is
 	// skipped, as one that cannot be installed.
 	Lenient bool
+	// NoRequires installs only the skills of Sources, not the skills
+	// they require (rule 17); the lock file records each requirement,
+	// answered only by a skill installed already. Default: the skills
+	// they require are installed too, and the skills those require.
+	NoRequires bool
 }
 
 // SyncRequest says how to sync.
@@ -114,12 +119,13 @@ type Change struct {
 	// Reason, for ActionSkipped, is why the skill cannot be installed;
 	// for ActionRemoved, why a skill no one named was removed: "no longer
 	// required", a dependency that only the skills removed needed (rule
-	// 17).
+	// 18).
 	Reason string `json:"reason,omitempty"`
-	// RequiredBy, on the canonical copy's change of a skill removed
-	// though installed skills that stay require it
-	// (RemoveRequest.Required), names them, sorted: their requirements
-	// are no longer answered (rule 17).
+	// RequiredBy, on the canonical copy's change, names skills that
+	// require this one, sorted: on an Add or Update, the skills of the
+	// request that require it (rule 17); on a removal forced though
+	// installed skills that stay require it (RemoveRequest.Required),
+	// those skills, whose requirements are no longer answered (rule 18).
 	RequiredBy []string `json:"required_by,omitempty"`
 	// Pin and PreviousPin, on the canonical copy's change, are the pin
 	// of a published source that an add moved, and the one before
@@ -179,7 +185,17 @@ func (in *Installer) Add(ctx context.Context, req AddRequest) ([]Change, error) 
 	if err != nil {
 		return nil, err
 	}
-	use, refusedSkips, refused, err := in.auditUse(ctx, use, req.Strict)
+	use, required, cleanupRequired, err := in.requirements(ctx, use, req.Lenient, req.NoRequires, false)
+	if err != nil {
+		return skipped, err
+	}
+	defer cleanupRequired()
+	sources = append(sources, required...)
+	// A skill is never installed without what it requires, nor a
+	// requirement without the skill that needs it: with requirements,
+	// the audit's refusal of any skill stops the request (rule 17).
+	strict := req.Strict || slices.ContainsFunc(use, func(c *candidate) bool { return c.dependency })
+	use, refusedSkips, refused, err := in.auditUse(ctx, use, strict)
 	if err != nil {
 		return skipped, err
 	}
@@ -198,11 +214,12 @@ func (in *Installer) Add(ctx context.Context, req AddRequest) ([]Change, error) 
 	if err != nil {
 		return append(s.recovered, skipped...), err
 	}
-	s.audits = newStagedAudits(req.Strict, refused)
+	s.audits = newStagedAudits(strict, refused)
 	changes, err := in.reconcile(ctx, s, wants, req.Force, false)
 	refused, skipped = s.audits.refused, append(skipped, s.audits.skipped...)
 	notePins(changes, moved, s.lock)
 	noteSpec(changes, use)
+	noteRequired(changes, use)
 	if err == nil && len(refused) > 0 {
 		err = &trust.RefusedError{Refusals: refused} // the others are installed (Trust rule 6)
 	}
@@ -387,6 +404,22 @@ func noteSpec(changes []Change, use []*candidate) {
 	for i, ch := range changes {
 		if c := lenient[ch.Skill]; c != nil && ch.Agent == "" {
 			changes[i].Spec = c.spec
+		}
+	}
+}
+
+// noteRequired reports, on the canonical copy's change of each skill of
+// use that others of use require, which require it (rule 17).
+func noteRequired(changes []Change, use []*candidate) {
+	by := map[string][]string{}
+	for _, c := range use {
+		if len(c.requiredBy) > 0 {
+			by[c.name] = c.requiredBy
+		}
+	}
+	for i, ch := range changes {
+		if names := by[ch.Skill]; names != nil && ch.Agent == "" {
+			changes[i].RequiredBy = names
 		}
 	}
 }
@@ -721,7 +754,7 @@ type RemoveRequest struct {
 	// the removal with ErrModified and nothing changes.
 	Force bool
 	// Required removes a skill that other installed skills, which stay,
-	// require (rule 17); their requirements are then not answered, which
+	// require (rule 18); their requirements are then not answered, which
 	// [Installer.Verify] reports. Default: such a skill fails the removal
 	// with ErrRequired, naming them, and nothing changes.
 	Required bool
@@ -735,7 +768,7 @@ type RemoveRequest struct {
 // skills that stay require it fails the request with ErrRequired unless
 // req.Required is set, and the dependencies that only the skills going
 // needed go with them, reported with the Reason "no longer required"
-// (rule 17). Every problem is found before anything changes.
+// (rule 18). Every problem is found before anything changes.
 func (in *Installer) Remove(ctx context.Context, req RemoveRequest) ([]Change, error) {
 	names, agents := req.Names, req.Agents
 	// Names that are not recorded fail before anything is made, even the
@@ -821,7 +854,7 @@ type removal struct {
 	problems   []error         // what stops it
 }
 
-// planRequirements applies rule 17 to the removals planned and returns
+// planRequirements applies rule 18 to the removals planned and returns
 // them with what it adds: each dependency that only the skills going
 // needed is planned to go too, for every agent, as planRemoval plans it
 // (one named for some of its agents only is planned again, for every
@@ -1028,7 +1061,7 @@ const (
 	// because that folder is also the project's own (such as OpenClaw's
 	// skills folder): not an install, and not someone else's skill.
 	StateSource State = "source"
-	// StateUnmet is a requirement of an installed skill (rule 17) that
+	// StateUnmet is a requirement of an installed skill (rule 18) that
 	// no installed skill answers: one [Installer.Verify] reports, with
 	// the requirement as written (Status.Requirement).
 	StateUnmet State = "unmet"
@@ -1054,11 +1087,11 @@ type Status struct {
 	// (Trust rule 5), or nil.
 	AllowedRisks *RiskAllowance `json:"allowed_risks,omitempty"`
 	// RequiredBy, for a skill this tool installed, names the installed
-	// skills that require it (rule 17), sorted; nil when none does.
+	// skills that require it (rule 18), sorted; nil when none does.
 	RequiredBy []string `json:"required_by,omitempty"`
 	// Dependency, for a skill this tool installed, reports one installed
 	// only because others require it, not named by the user: it goes
-	// with the last skill that needs it (rule 17).
+	// with the last skill that needs it (rule 18).
 	Dependency bool `json:"dependency,omitempty"`
 	// Requirement, for StateUnmet, is the requirement as the skill
 	// declares it (github:acme/skills/changelog@^1); Agent is then empty
@@ -1431,7 +1464,7 @@ func (l *lister) state(ctx context.Context, name string, entry *lockEntry, pl lo
 // Verify re-hashes every installed skill, trusting no stat record (rule
 // 16), and returns those that differ from the lock file (modified,
 // missing or unfinished), then every requirement of an installed skill
-// that no installed skill answers ([StateUnmet], rule 17). A scope whose
+// that no installed skill answers ([StateUnmet], rule 18). A scope whose
 // lock file records no skill fails with ErrNothingRecorded: there is
 // nothing to check against.
 func (in *Installer) Verify(ctx context.Context) ([]Status, error) {

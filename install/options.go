@@ -124,6 +124,7 @@ const (
 	SettingDownloadTimeout = "WithDownloadTimeout"
 	SettingAdd             = "Installer.Add"
 	SettingRemove          = "Installer.Remove"
+	SettingAddNoRequires   = "AddRequest.NoRequires"
 )
 
 // setting is the name of setting, as the SDK names it, in the words of

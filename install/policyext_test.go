@@ -32,12 +32,6 @@ func gitTag(t *testing.T, dir, tag string) {
 	}
 }
 
-func needGit(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git:", err)
-	}
-}
-
 const companyPolicy = `version: 1
 sources:
   allow: [github:acme/*, "git:**"]

@@ -468,6 +468,16 @@ func (in *Installer) decide(ctx context.Context, p *plan, places []wantPlace, fo
 	p.entry.AllowedRisks = p.c.allowance(p.st.digest, p.old, in.trust != nil)
 	p.entry.Host = in.githubHost(p.c.source, p.c.pin)
 	p.entry.ETag, p.entry.LastModified = p.c.got.etag, p.c.got.modified
+	switch {
+	case p.c.reqRead: // rule 17
+		p.entry.Requires = p.c.requires
+		p.entry.Dependency = p.c.dependency && (p.old == nil || p.old.Dependency)
+	case p.old != nil:
+		p.entry.Requires, p.entry.Dependency = p.old.Requires, p.old.Dependency
+	}
+	if p.old != nil {
+		p.entry.RequiredBy = p.old.RequiredBy // derived when the lock file is written
+	}
 	if p.old != nil {
 		maps.Copy(p.entry.Agents, p.old.Agents)
 	}

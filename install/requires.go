@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// requiredBy is, for each skill that skills requires (rule 17), the
+// requiredBy is, for each skill that skills requires (rule 18), the
 // names of the skills whose Requires it answers, sorted, each once; a
 // skill for which gone reports true counts neither as requiring nor as
 // required. It is linkRequirements without changing an entry, for the

@@ -143,6 +143,22 @@ type candidate struct {
 	// its report is looked up by the digest staging computes, and the
 	// staged copy audited when none is kept.
 	auditStaged bool
+	// requires, when reqRead, are the requirements it declares, each
+	// with the skill that answers it (rule 17), as the lock file records
+	// them; without reqRead (a sync) the lock file's record is kept.
+	requires []lockRequirement
+	reqRead  bool
+	// dependency is whether an Add installs it only because skills of
+	// its closure require it (rule 17): the lock file marks it so unless
+	// it records the skill already, unmarked.
+	dependency bool
+	// requiredBy names the skills of the Add's closure that require it,
+	// for its Change (Change.RequiredBy).
+	requiredBy []string
+	// version and rng, for a skill of a published source whose
+	// reference names a version range (source.Versioned), are the tag
+	// the range picked and the range; "" otherwise.
+	version, rng string
 }
 
 // extraction is what extracting a source's archive saw of its files as
@@ -653,6 +669,11 @@ func (in *Installer) resolveSource(ctx context.Context, text string, recorded bo
 		r.skills, r.cleanup, err = in.fromWebIndex(ctx, indexURL, nil, only)
 	case rs != nil:
 		r.pin, r.skills, r.cleanup, err = in.fromRemoteRecalled(ctx, rs, r.source, st)
+		if v, ok := rs.(source.Versioned); ok && err == nil {
+			for i := range r.skills {
+				r.skills[i].version, r.skills[i].rng = v.Version(), v.Range()
+			}
+		}
 		if err != nil && !recorded && spec.Bare {
 			err = fmt.Errorf("%w (%s is read as a GitHub repository, as no file or folder of that name exists here)", err, text)
 		}

@@ -118,6 +118,11 @@ func (in *Installer) Update(ctx context.Context, req UpdateRequest) ([]SkillUpda
 			return nil, nil, err
 		}
 		defer cleanup()
+		_, _, cleanupRequired, err := in.updateRequirements(ctx, wants, req.Lenient)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer cleanupRequired()
 		return ups, nil, in.checkEdits(ctx, peek, wants, ups, req.Force)
 	}
 	s, err := in.begin(ctx)
@@ -140,8 +145,21 @@ func (in *Installer) Update(ctx context.Context, req UpdateRequest) ([]SkillUpda
 	for _, w := range wants {
 		moved[w.c.name] = s.lock.Skills[w.c.name]
 	}
+	wants, added, cleanupRequired, err := in.updateRequirements(ctx, wants, req.Lenient)
+	if err != nil {
+		return nil, s.recovered, err
+	}
+	defer cleanupRequired()
+	if added {
+		s.audits = newStagedAudits(true, nil) // the new requirements' (rule 17)
+	}
 	changes, err := in.reconcile(ctx, s, wants, req.Force, false)
 	notePins(changes, moved, s.lock)
+	use := make([]*candidate, len(wants))
+	for i := range wants {
+		use[i] = &wants[i].c
+	}
+	noteRequired(changes, use)
 	if err != nil {
 		return nil, append(s.recovered, changes...), err
 	}

@@ -289,6 +289,9 @@ func printChanges(s *streams, changes []install.Change, f *scopeFlags, err error
 		case c.Agent != "" && c.Kind == install.KindCanonical:
 			what = c.Agent + ", reads the canonical copy"
 		}
+		if len(c.RequiredBy) > 0 {
+			what += ", required by " + strings.Join(c.RequiredBy, ", ")
+		}
 		backup := ""
 		if c.Backup != "" {
 			backup = " (what was there is now in " + short(c.Backup) + ")"
@@ -355,6 +358,8 @@ type addOptions struct {
 	trust   trustFlags
 	plugins []string
 	lenient bool
+	// noRequires installs only the skills named, not what they require.
+	noRequires bool
 }
 
 // addLong is the help of add.
@@ -433,6 +438,23 @@ gets nothing. It never asks anything: -y is accepted, for users of the npm
 skills tool, and changes nothing. Running it again changes nothing and says
 so.
 
+Requirements: a skill may name the skills it needs in its SKILL.md,
+metadata: {requires: "github:acme/skills/changelog@^1
+oci://ghcr.io/acme/semver:^2"} (sources as add takes them, separated by
+spaces; a path is relative to the skill's folder, and only a skill read from
+a folder here may name one), and an OCI artifact in ToolHive's
+dev.toolhive.skills.requires annotation. Add installs them too, and what
+they require, each resolved and pinned as a source given here, checked by
+the policy and the audit as any (a refusal names the chain that asked for
+it: "app -> release -> github:evil/x: ..."), and recorded in the lock file
+with the skills that require it; the output says "required by NAME". One
+version of a skill is installed: two requirements of one skill name from
+two sources, or with version ranges no version both admit, and a cycle
+(a -> b -> a) fail the command, naming both chains or the cycle, and
+nothing changes. --no-requires installs only the skills named ('agentskills
+verify' reports the requirements missing); update installs what a new
+version requires.
+
 Trust: with --key FILE (or --certificate-identity[-regexp] and
 --certificate-oidc-issuer[-regexp], as cosign names them) an OCI source is
 installed only when its manifest is signed so, checked before its content is
@@ -499,6 +521,7 @@ func (opts *addOptions) register(cmd *cobra.Command) {
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", install.DefaultDownloadTimeout, "give up a download that receives nothing for this long")
 	cmd.Flags().StringArrayVar(&opts.plugins, "plugin", nil, "install only the skills of this Claude plugin of the source's marketplace (repeatable)")
 	cmd.Flags().BoolVar(&opts.lenient, "lenient", false, "install, with a warning, a skill that breaks only the Agent Skills specification (a description over 1,024 characters); the lock file records it")
+	cmd.Flags().BoolVar(&opts.noRequires, "no-requires", false, "install only the skills named, not the skills they require (the lock file records the requirements; verify reports those missing)")
 	opts.trust.register(cmd, true)
 	opts.scope.registerOutput(cmd)
 	opts.scope.registerVerbose(cmd)
@@ -531,7 +554,7 @@ func runAdd(ctx context.Context, opts *addOptions, sources []string) error {
 		return err
 	}
 	req := install.AddRequest{Sources: sources, Agents: agents, Copy: opts.copy, Skills: opts.skills, Force: opts.force, Strict: opts.strict,
-		Plugins: opts.plugins, Lenient: opts.lenient}
+		Plugins: opts.plugins, Lenient: opts.lenient, NoRequires: opts.noRequires}
 	choice, err := in.ChooseAgents(ctx, req)
 	if err != nil {
 		return installErr(err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,7 +13,8 @@ import (
 // linux/amd64 and linux/arm64 image manifests sharing one layer; the
 // layout is ocireg.PushToolHive's), by its tag: the lock records the
 // index's digest, and sync installs it again from the cache with the
-// registry gone.
+// registry gone. Its requirement (ghcr.io/org/base-skill:v1, which add
+// would install too) is left out with --no-requires, and recorded.
 func TestAddToolHiveSkill(t *testing.T) {
 	project := trustProject(t, "")
 	srv, host := ociRegistry(t)
@@ -24,7 +26,7 @@ func TestAddToolHiveSkill(t *testing.T) {
 		Name: "code-review", Description: "Reviews code for best practices.", Requires: []string{"ghcr.io/org/base-skill:v1"}, Files: files,
 	})
 	ref := "oci://" + host + "/org/code-review:v1"
-	if code, stdout, stderr := runCLI(t, "add", ref, "-a", "claude-code"); code != 0 {
+	if code, stdout, stderr := runCLI(t, "add", ref, "-a", "claude-code", "--no-requires"); code != 0 {
 		t.Fatalf("add %s = %d\nstdout:\n%s\nstderr:\n%s", ref, code, stdout, stderr)
 	}
 	installed := filepath.Join(project, ".claude", "skills", "code-review")
@@ -36,6 +38,9 @@ func TestAddToolHiveSkill(t *testing.T) {
 	}
 	if pin := lockSkill(t, project, "code-review")["pin"]; pin != index.Digest.String() {
 		t.Errorf("the lock file pins code-review to %v, want the index's digest %s", pin, index.Digest)
+	}
+	if reqs := fmt.Sprint(lockSkill(t, project, "code-review")["requires"]); reqs != "[map[source:oci://ghcr.io/org/base-skill:v1]]" {
+		t.Errorf("the lock file records code-review's requirements as %s, want oci://ghcr.io/org/base-skill:v1 unanswered", reqs)
 	}
 
 	// With the registry gone, sync reinstalls it from the cache.

@@ -176,7 +176,9 @@
 //     localhost. org/x:v1 is refused rather than read as the host org:
 //     Docker's tools, and ToolHive, read it as docker.io/org/x:v1, so
 //     write that. It is kept in [Artifact.Requires] and
-//     [Description.Requires] as written, in order, and not followed. An
+//     [Description.Requires] as written, in order; this package does not
+//     follow them (package install does, its rule 17, reading them for a
+//     pin with [Remote.Requires]). An
 //     annotation that breaks this rule is refused with
 //     [source.ErrNoSkill], saying which entry: a skill whose dependencies
 //     cannot be read is not installed as if it had none.

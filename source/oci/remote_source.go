@@ -58,3 +58,17 @@ func (r *Remote) Open(ctx context.Context, digest, _ string, progress io.Writer)
 
 // Close does nothing: a Remote keeps nothing open between calls.
 func (r *Remote) Close() error { return nil }
+
+// Requires returns the requirements the manifest at digest lists in its
+// dev.toolhive.skills.requires annotation (rule 11), as written, read
+// with [Describe] and the options given to [NewRemote]: the manifest, not
+// the layer.
+func (r *Remote) Requires(ctx context.Context, digest string) ([]string, error) {
+	ref := r.ref
+	ref.Digest = digest
+	d, err := Describe(ctx, ref.String(), r.opts...)
+	if err != nil {
+		return nil, err
+	}
+	return d.Requires, nil
+}

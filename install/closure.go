@@ -1,0 +1,609 @@
+package install
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/skillmd"
+	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/source/version"
+)
+
+// The limits of a closure of requirements (rule 17).
+const (
+	// MaxRequired is the most skills one Add or Update installs with
+	// what they require, the skills named among them.
+	MaxRequired = 256
+	// MaxRequireDepth is the longest chain of requirements from a skill
+	// named to a skill it requires, through the skills between.
+	MaxRequireDepth = 32
+)
+
+// requirer is a published source that declares requirements beside the
+// content (an OCI artifact's dev.toolhive.skills.requires annotation).
+type requirer interface {
+	Requires(ctx context.Context, pin string) ([]string, error)
+}
+
+// reqNode is one skill of a closure of requirements.
+type reqNode struct {
+	name string
+	// c is what is installed for it; nil while an installed skill,
+	// entry, answers it without being read.
+	c     *candidate
+	entry *lockEntry
+	root  bool     // named by the request
+	chain []string // the skills from one named to this one
+	via   string   // the requirement, as written, that brought it in; "" for one named
+	eff   string   // the source read for via
+	edges []string // the skills that answer its requirements
+	done  bool     // its requirements were followed
+}
+
+// closure is the resolution of an Add's requirements (rule 17).
+type closure struct {
+	in      *Installer
+	lock    *lockFile
+	lenient bool
+	none    bool                  // AddRequest.NoRequires
+	read    map[string]*candidate // the skill each requirement's source (as read) gives
+	sources []*sourceSkills       // what reading them extracted
+	prefer  map[string]*candidate // a version that answers every range found, by name
+	nodes   map[string]*reqNode
+	order   []*reqNode
+	restart bool
+}
+
+// requirements resolves the closure of the skills of use (rule 17):
+// every skill they require, and that those require, each read, checked
+// by the policy, and picked as one skill of one version per name. It
+// returns the skills to install, those of use first, the sources it read
+// (for rememberSources), and cleanup, which removes what reading them
+// extracted. Nothing is changed: a conflict, a cycle, a limit crossed or
+// a refused requirement fails it.
+// With keep (an Update), the skills of use keep the lock file's
+// dependency mark.
+func (in *Installer) requirements(ctx context.Context, use []*candidate, lenient, none, keep bool) (_ []*candidate, _ []*sourceSkills, cleanup func(), _ error) {
+	lock, err := in.peekLock()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cl := &closure{in: in, lock: lock, lenient: lenient, none: none, read: map[string]*candidate{}, prefer: map[string]*candidate{}}
+	cleanup = func() {
+		for _, r := range cl.sources {
+			r.cleanup()
+		}
+	}
+	for round := 0; ; round++ {
+		if err := cl.run(ctx, use); err != nil {
+			cleanup()
+			return nil, nil, nil, err
+		}
+		if !cl.restart {
+			break
+		}
+		if round >= MaxRequired {
+			cleanup()
+			return nil, nil, nil, fmt.Errorf("%w: the versions the requirements name do not settle; nothing was changed", ErrRequirements)
+		}
+	}
+	if err := cl.cycle(); err != nil {
+		cleanup()
+		return nil, nil, nil, err
+	}
+	var out []*candidate
+	for _, n := range cl.order {
+		if n.c == nil {
+			continue
+		}
+		n.c.dependency = !n.root || keep
+		n.c.requiredBy = nil
+		out = append(out, n.c)
+	}
+	for _, n := range cl.order {
+		for _, e := range n.edges {
+			if m := cl.nodes[e]; m != nil && m.c != nil && e != n.name && !slices.Contains(m.c.requiredBy, n.name) {
+				m.c.requiredBy = append(m.c.requiredBy, n.name)
+			}
+		}
+	}
+	for _, c := range out {
+		slices.Sort(c.requiredBy)
+	}
+	return out, cl.sources, cleanup, nil
+}
+
+// run resolves the closure once, breadth first from the skills named. It
+// sets cl.restart when a version that answers every range replaced one
+// whose requirements were followed already: the closure is resolved
+// again with it (cl.prefer).
+func (cl *closure) run(ctx context.Context, use []*candidate) error {
+	cl.nodes, cl.order, cl.restart = map[string]*reqNode{}, nil, false
+	var queue []*reqNode
+	for _, c := range use {
+		if p := cl.prefer[c.name]; p != nil && answersRange(c, p) {
+			c = p
+		}
+		n := &reqNode{name: c.name, c: c, root: true, chain: []string{c.name}}
+		if m := cl.nodes[c.name]; m != nil {
+			if err := cl.merge(ctx, m, c, n.chain, c.source); err != nil {
+				return err
+			}
+			continue
+		}
+		cl.add(n)
+		queue = append(queue, n)
+	}
+	for len(queue) > 0 && !cl.restart {
+		n := queue[0]
+		queue = queue[1:]
+		more, err := cl.follow(ctx, n)
+		if err != nil {
+			return err
+		}
+		queue = append(queue, more...)
+	}
+	return nil
+}
+
+func (cl *closure) add(n *reqNode) {
+	cl.nodes[n.name] = n
+	cl.order = append(cl.order, n)
+}
+
+// follow reads the requirements of n and resolves each, returning the
+// skills new to the closure.
+func (cl *closure) follow(ctx context.Context, n *reqNode) ([]*reqNode, error) {
+	n.done = true
+	if n.c == nil {
+		// An installed skill answers: its requirements are those the
+		// lock file records, each answered as recorded.
+		for _, r := range n.entry.Requires {
+			if e := cl.lock.Skills[r.Skill]; e != nil {
+				n.edges = append(n.edges, r.Skill)
+				if cl.nodes[r.Skill] == nil {
+					cl.add(&reqNode{name: r.Skill, entry: e, chain: append(slices.Clone(n.chain), r.Skill), done: true})
+					cl.followInstalled(cl.nodes[r.Skill])
+				}
+			}
+		}
+		return nil, nil
+	}
+	reqs, err := cl.in.declared(ctx, n.c)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w; nothing was changed", chainText(n.chain), err)
+	}
+	n.c.reqRead = true
+	n.c.requires = nil
+	if len(reqs) > 0 {
+		n.c.requires = make([]lockRequirement, len(reqs))
+	}
+	var more []*reqNode
+	for i, text := range reqs {
+		n.c.requires[i].Source = text
+		eff, err := cl.effective(text, n)
+		if cl.none {
+			if err == nil {
+				n.c.requires[i].Skill = cl.named(eff)
+			}
+			continue
+		}
+		at := append(slices.Clone(n.chain), text)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w; nothing was changed", chainText(at), err)
+		}
+		m, isNew, err := cl.require(ctx, n, text, eff)
+		if err != nil || cl.restart {
+			return nil, err
+		}
+		n.c.requires[i].Skill = m.name
+		if !slices.Contains(n.edges, m.name) {
+			n.edges = append(n.edges, m.name)
+		}
+		if isNew {
+			more = append(more, m)
+		}
+	}
+	return more, nil
+}
+
+// followInstalled adds the installed skills that n's recorded
+// requirements name, and theirs, to the closure, for its cycle check.
+func (cl *closure) followInstalled(n *reqNode) {
+	for _, r := range n.entry.Requires {
+		if e := cl.lock.Skills[r.Skill]; e != nil {
+			n.edges = append(n.edges, r.Skill)
+			if cl.nodes[r.Skill] == nil && len(cl.nodes) < MaxRequired {
+				m := &reqNode{name: r.Skill, entry: e, chain: append(slices.Clone(n.chain), r.Skill), done: true}
+				cl.add(m)
+				cl.followInstalled(m)
+			}
+		}
+	}
+}
+
+// require resolves the requirement text of n, read as eff, to the skill
+// of the closure that answers it, which isNew says was not in it yet.
+func (cl *closure) require(ctx context.Context, n *reqNode, text, eff string) (_ *reqNode, isNew bool, _ error) {
+	at := append(slices.Clone(n.chain), text)
+	if name := cl.installed(eff); name != "" {
+		// Installed from this very source: it answers without a read.
+		if m := cl.nodes[name]; m != nil {
+			if m.c == nil || m.eff == eff || cl.in.recordedAs(eff) == m.c.source && m.c.subpath == cl.lock.Skills[name].Subpath {
+				return m, false, nil
+			}
+			c, err := cl.readReq(ctx, eff, at)
+			if err != nil {
+				return nil, false, err
+			}
+			return m, false, cl.merge(ctx, m, c, append(slices.Clone(n.chain), name), text)
+		}
+		m := &reqNode{name: name, entry: cl.lock.Skills[name], chain: append(slices.Clone(n.chain), name), via: text, eff: eff}
+		if err := cl.limit(m); err != nil {
+			return nil, false, err
+		}
+		cl.add(m)
+		return m, true, nil
+	}
+	c, err := cl.readReq(ctx, eff, at)
+	if err != nil {
+		return nil, false, err
+	}
+	name := c.name
+	if p := cl.prefer[name]; p != nil && p != c && answersRange(c, p) {
+		c = p
+	}
+	chain := append(slices.Clone(n.chain), name)
+	if m := cl.nodes[name]; m != nil {
+		return m, false, cl.merge(ctx, m, c, chain, text)
+	}
+	if e := cl.lock.Skills[name]; e != nil && (!cl.in.sameSource(e.Source, c.source) || e.Subpath != c.subpath) {
+		return nil, false, fmt.Errorf("%s (%s): skill %q: %w: it is already installed from %s; nothing was changed (remove it first with %s, or require it from there)",
+			chainText(chain), text, name, ErrConflict, sourceLabel(e.Source, e.Subpath), cl.in.setting(SettingRemove))
+	}
+	m := &reqNode{name: name, c: c, chain: chain, via: text, eff: eff}
+	if err := cl.limit(m); err != nil {
+		return nil, false, err
+	}
+	cl.add(m)
+	return m, true, nil
+}
+
+// limit fails when m would make the closure larger or deeper than the
+// limits allow.
+func (cl *closure) limit(m *reqNode) error {
+	if len(m.chain) > MaxRequireDepth+1 {
+		return fmt.Errorf("%s: %w: a chain of requirements longer than %d; nothing was changed", chainText(m.chain), ErrInvalidSource, MaxRequireDepth)
+	}
+	if len(cl.nodes) >= MaxRequired {
+		return fmt.Errorf("%s: %w: more than %d skills with what they require; nothing was changed (install fewer at once, or with %s)",
+			chainText(m.chain), ErrInvalidSource, MaxRequired, cl.in.setting(SettingAddNoRequires))
+	}
+	return nil
+}
+
+// merge settles a second requirement, or a second named source, for
+// the skill of m: read as c, it reached the closure by chain, written as
+// via (a source named, for a named skill). One skill answers both when
+// both are the same source and pin; or, when both name a version range
+// of one repository, the lower of the two versions picked when the other
+// range admits it too (the highest both admit when each range is one
+// interval, as ^, ~ and >=,< are). Anything else is a conflict that
+// names both chains.
+func (cl *closure) merge(ctx context.Context, m *reqNode, c *candidate, chain []string, via string) error {
+	if m.c == nil {
+		mc, err := cl.readReq(ctx, m.eff, m.chain)
+		if err != nil {
+			return err
+		}
+		m.c = mc
+	}
+	if m.c == c || sameSkill(cl.in, m.c, c) && m.c.pin == c.pin {
+		return nil
+	}
+	if sameSkill(cl.in, m.c, c) && m.c.version != "" && c.version != "" {
+		switch {
+		case version.Compare(m.c.version, c.version) <= 0 && answersRange(c, m.c):
+			return nil // m's version answers both
+		case answersRange(m.c, c):
+			cl.prefer[m.name] = c
+			if m.done {
+				cl.restart = true // its requirements were those of another version
+			} else {
+				m.c = c
+			}
+			return nil
+		}
+	}
+	what := "two sources"
+	if sameSkill(cl.in, m.c, c) {
+		what = "no version answers both"
+	}
+	return fmt.Errorf("skill %q: %w: %s: %s and %s; nothing was changed (one version of a skill is installed: make the requirements agree)",
+		m.name, ErrRequirements, what, describeNode(m), chainText(chain)+" ("+describe(via, c)+")")
+}
+
+// sameSkill reports whether a and b are one skill of one source
+// (whatever reference each reads it at).
+func sameSkill(in *Installer, a, b *candidate) bool {
+	return in.sameSource(a.source, b.source) && a.subpath == b.subpath
+}
+
+// answersRange reports whether p, of the same skill as c, has a version
+// c's range admits.
+func answersRange(c, p *candidate) bool {
+	if c.rng == "" || p.version == "" {
+		return c.pin == p.pin
+	}
+	r, err := version.ParseRange(c.rng)
+	return err == nil && r.Admits(p.version)
+}
+
+// readReq reads the source eff of a requirement, which chain (ending
+// with the requirement as written) brought in, after the policy's check
+// (# Trust, rule 1), and returns its one skill.
+func (cl *closure) readReq(ctx context.Context, eff string, chain []string) (*candidate, error) {
+	if c := cl.read[eff]; c != nil {
+		return c, nil
+	}
+	in := cl.in
+	trusts, err := in.checkSources([]string{eff})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", chainText(chain), err)
+	}
+	r, err := in.resolve(ctx, eff, false, trusts[0], nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w; nothing was changed", chainText(chain), err)
+	}
+	cl.sources = append(cl.sources, r)
+	use, skip := pick(r.skills, nil, nil, cl.lenient)
+	switch {
+	case len(use) == 0:
+		return nil, fmt.Errorf("%s: %w\nnothing was changed", chainText(chain), refuseSkipped(skip, in.setting(SettingAddLenient)))
+	case len(use) > 1:
+		var names []string
+		for _, c := range use {
+			names = append(names, c.name)
+		}
+		return nil, fmt.Errorf("%s: %w: %s holds %d skills (%s); a requirement names a source of one skill (its folder: github:OWNER/REPO/PATH, git+URL#path=PATH); nothing was changed",
+			chainText(chain), ErrInvalidSource, r.source, len(use), strings.Join(names, ", "))
+	}
+	c := use[0]
+	cl.read[eff] = c
+	return c, nil
+}
+
+// effective is the source a requirement text of n is read from: a bare
+// OWNER/REPO is a GitHub repository (never a folder of the working
+// folder); a path is relative to n's folder when n comes from a folder
+// on this machine, and refused otherwise; a git+file:// repository is
+// refused unless n comes from a folder or such a repository (rule 17).
+func (cl *closure) effective(text string, n *reqNode) (string, error) {
+	spec, err := source.Parse(text)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrInvalidSource, err)
+	}
+	local := n.c != nil && (n.c.root != "" || strings.HasPrefix(n.c.source, "git+file:"))
+	switch {
+	case spec.Bare:
+		return source.GitHubPrefix + text, nil
+	case spec.Kind == source.Git && strings.HasPrefix(text, "git+file:") && !local:
+		return "", fmt.Errorf("%w: %s names a repository of this machine, and %s is read from %s, not from a folder or repository here: a published skill requires published sources", ErrInvalidSource, text, n.name, n.c.where())
+	case spec.Kind != source.Local:
+		return text, nil
+	case n.c == nil || n.c.root == "":
+		return "", fmt.Errorf("%w: the path %s names a folder of this machine, and %s is read from %s, not from a folder here: a published skill requires published sources", ErrInvalidSource, text, n.name, n.c.where())
+	case filepath.IsAbs(text):
+		return filepath.Clean(text), nil
+	}
+	return filepath.Join(n.c.dir, filepath.FromSlash(text)), nil
+}
+
+// installed returns the name of the installed skill the lock file
+// records from the source eff, as an Add of it records it, when exactly
+// one is; else "".
+func (cl *closure) installed(eff string) string {
+	rec := cl.in.recordedAs(eff)
+	found := ""
+	for _, name := range slices.Sorted(maps.Keys(cl.lock.Skills)) {
+		if cl.lock.Skills[name].Source == rec {
+			if found != "" {
+				return ""
+			}
+			found = name
+		}
+	}
+	return found
+}
+
+// named returns, for AddRequest.NoRequires, the skill that answers the
+// requirement read from eff without reading it: a skill the request
+// names from that source, else an installed one (installed); "" when
+// none does.
+func (cl *closure) named(eff string) string {
+	rec := cl.in.recordedAs(eff)
+	found := ""
+	for _, m := range cl.order {
+		if m.root && m.c.source == rec {
+			if found != "" {
+				return ""
+			}
+			found = m.name
+		}
+	}
+	if found != "" {
+		return found
+	}
+	return cl.installed(eff)
+}
+
+// recordedAs is how the lock file records the source text.
+func (in *Installer) recordedAs(text string) string {
+	if spec, err := source.Parse(text); err == nil && spec.Kind == source.Local && filepath.IsAbs(text) {
+		return in.recordSource(text)
+	}
+	return sourceloc.Redact(text)
+}
+
+// declared returns the requirements c declares (rule 17): its SKILL.md's
+// metadata.requires, then an OCI artifact's dev.toolhive.skills.requires
+// (each HOST/REPO:TAG read as oci://HOST/REPO:TAG), each once, held to
+// skillmd's rules for the list.
+func (in *Installer) declared(ctx context.Context, c *candidate) ([]string, error) {
+	var reqs []string
+	if mayRequire(c.dir) {
+		s, err := skillmd.ParseDir(c.dir, skillmd.WithMode(skillmd.Lenient))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+		}
+		if reqs, err = s.Requires(); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+		}
+	}
+	if c.pin == "" || !strings.HasPrefix(c.source, "oci://") {
+		return reqs, nil
+	}
+	rs, err := in.parseRemote(c.source)
+	if err != nil {
+		return nil, err
+	}
+	q, ok := rs.(requirer)
+	if !ok {
+		return reqs, nil
+	}
+	more, err := q.Requires(ctx, c.pin)
+	if err != nil {
+		return nil, fmt.Errorf("%w: its dev.toolhive.skills.requires annotation: %w", ErrSourceUnavailable, err)
+	}
+	for _, m := range more {
+		if m = "oci://" + m; !slices.Contains(reqs, m) {
+			reqs = append(reqs, m)
+		}
+	}
+	if _, err := skillmd.ParseRequires(strings.Join(reqs, " ")); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+	}
+	return reqs, nil
+}
+
+// mayRequire reports whether the SKILL.md in dir may list requirements:
+// whether it holds the word "requires" or a backslash (a YAML escape
+// may spell the key otherwise), or cannot be read here (skillmd then
+// says why). Most skills hold neither, and are not parsed again.
+func mayRequire(dir string) bool {
+	data, err := os.ReadFile(filepath.Join(dir, "SKILL.md"))
+	return err != nil || bytes.Contains(data, []byte(skillmd.RequiresKey)) || bytes.IndexByte(data, '\\') >= 0
+}
+
+// cycle fails naming the first cycle of requirements in the closure (a
+// -> b -> c -> a).
+func (cl *closure) cycle() error {
+	state := map[string]int{} // 1: on the path, 2: done
+	var path []string
+	var visit func(name string) []string
+	visit = func(name string) []string {
+		state[name] = 1
+		path = append(path, name)
+		if n := cl.nodes[name]; n != nil {
+			for _, e := range n.edges {
+				switch state[e] {
+				case 1:
+					i := slices.Index(path, e)
+					return append(slices.Clone(path[i:]), e)
+				case 0:
+					if found := visit(e); found != nil {
+						return found
+					}
+				}
+			}
+		}
+		path = path[:len(path)-1]
+		state[name] = 2
+		return nil
+	}
+	for _, n := range cl.order {
+		if state[n.name] == 0 {
+			if found := visit(n.name); found != nil {
+				return fmt.Errorf("%w: the requirements make a cycle, %s; nothing was changed (a skill cannot require itself, also through others)", ErrRequirements, strings.Join(found, " -> "))
+			}
+		}
+	}
+	return nil
+}
+
+// chainText writes a chain of requirements: release -> changelog.
+func chainText(chain []string) string { return strings.Join(chain, " -> ") }
+
+// describeNode says how a skill entered the closure, for a conflict.
+func describeNode(m *reqNode) string {
+	if m.root {
+		return m.name + " (named: " + describe(m.c.source, m.c) + ")"
+	}
+	return chainText(m.chain) + " (" + describe(m.via, m.c) + ")"
+}
+
+// describe is a requirement as written, with the version its range
+// picked.
+func describe(via string, c *candidate) string {
+	if c != nil && c.version != "" {
+		return via + ", which picks " + c.version
+	}
+	return via
+}
+
+// updateRequirements re-resolves the requirements of the skills an
+// Update moves, wants (rule 17): each new version's requirements are
+// read, recorded, and those no installed skill answers are installed as
+// an Add installs them (checked by the policy, audited, strict), for
+// every agent the moving skills are recorded for. It returns wants with
+// them added, and cleanup, which removes what reading them extracted.
+func (in *Installer) updateRequirements(ctx context.Context, wants []want, lenient bool) (_ []want, added bool, cleanup func(), _ error) {
+	if len(wants) == 0 {
+		return wants, false, func() {}, nil
+	}
+	roots := make([]*candidate, len(wants))
+	var places []wantPlace
+	for i := range wants {
+		roots[i] = &wants[i].c
+		for _, p := range wants[i].places {
+			if !slices.ContainsFunc(places, func(q wantPlace) bool { return q.agent.ID == p.agent.ID }) {
+				places = append(places, p)
+			}
+		}
+	}
+	all, read, cleanup, err := in.requirements(ctx, roots, lenient, false, true)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	for i := range wants {
+		if all[i] != roots[i] {
+			wants[i].c = *all[i] // a version every requirement admits
+		}
+	}
+	deps := all[len(roots):]
+	if len(deps) == 0 {
+		return wants, false, cleanup, nil
+	}
+	deps, _, _, err = in.auditUse(ctx, deps, true)
+	if err != nil {
+		cleanup()
+		return nil, false, nil, err
+	}
+	digests, err := in.keepPinned(ctx, deps)
+	if err != nil {
+		cleanup()
+		return nil, false, nil, err
+	}
+	in.rememberSources(read, deps, digests)
+	for _, c := range deps {
+		wants = append(wants, want{c: *c, places: places})
+	}
+	return wants, true, cleanup, nil
+}
