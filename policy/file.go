@@ -40,6 +40,8 @@ type rules struct {
 	failOn     audit.Severity
 	failOnLine int
 	accept     []acceptEntry
+
+	required []Requirement
 }
 
 // signerRule is one entry of signers (rules 6 and 7).
@@ -92,7 +94,7 @@ func parse(data []byte, name, home string) (*rules, error) {
 	if root == nil {
 		return nil, fmt.Errorf("%w: %s: empty; a policy file starts with version: 1", ErrInvalid, name)
 	}
-	fields, err := p.fields(root, "the policy", "version", "sources", "signers", "audit")
+	fields, err := p.fields(root, "the policy", "version", "sources", "signers", "audit", "required")
 	if err != nil {
 		return nil, err
 	}
@@ -116,6 +118,11 @@ func parse(data []byte, name, home string) (*rules, error) {
 	}
 	if n, ok := fields["audit"]; ok {
 		if err := p.audit(n, f); err != nil {
+			return nil, err
+		}
+	}
+	if n, ok := fields["required"]; ok {
+		if err := p.required(n, f); err != nil {
 			return nil, err
 		}
 	}
