@@ -124,6 +124,7 @@ const (
 	SettingDownloadTimeout = "WithDownloadTimeout"
 	SettingAdd             = "Installer.Add"
 	SettingRemove          = "Installer.Remove"
+	SettingSync            = "Installer.Sync"
 )
 
 // setting is the name of setting, as the SDK names it, in the words of

@@ -92,6 +92,7 @@ type candidate struct {
 	source  string // as recorded in the lock
 	subpath string // its folder inside the source, "" for the root
 	pin     string // the commit or digest a published source was read at
+	version string // the tag a version range picked for pin, or ""
 	problem string // why it cannot be installed, or ""
 	// integrity is whether problem is an integrity failure (source.ErrIntegrity):
 	// its content does not match the digest that names it.

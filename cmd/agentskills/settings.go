@@ -25,4 +25,5 @@ var settingFlags = map[string]string{
 	install.SettingDownloadTimeout: "--timeout",
 	install.SettingAdd:             "'agentskills add'",
 	install.SettingRemove:          "'agentskills remove'",
+	install.SettingSync:            "'agentskills sync'",
 }
