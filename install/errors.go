@@ -52,6 +52,11 @@ var (
 	// agents load anyway, such as a description over 1,024 characters:
 	// AddRequest.Lenient installs it (rule 4).
 	ErrSpecification = errors.New("breaks the Agent Skills specification")
+	// ErrRequired reports a skill the policy requires (package policy,
+	// rules 18 to 21; # Required skills) that is not installed, is
+	// installed at a version outside the requirement's range, or that a
+	// removal would take away. [*RequiredError] wraps it.
+	ErrRequired = errors.New("required by the policy")
 )
 
 // interrupted returns the error for an operation whose context ended,

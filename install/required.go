@@ -16,11 +16,6 @@ import (
 	"github.com/agentadaptor/agentadaptor/source/version"
 )
 
-// ErrRequired reports a skill the policy requires (package policy,
-// rules 18 to 21) that is not installed, is installed at a version
-// outside the requirement's range, or that a removal would take away.
-var ErrRequired = errors.New("required by the policy")
-
 // RequiredState is what the lock file records of a skill the policy
 // requires.
 type RequiredState string
@@ -108,6 +103,9 @@ func (e *RequiredError) Error() string {
 	lines := make([]string, len(e.Skills))
 	for i, r := range e.Skills {
 		lines[i] = fmt.Sprintf("%s (%s): %s", r.Source, r.Policy, r.Problem)
+	}
+	if len(lines) == 1 {
+		return fmt.Sprintf("%v: 1 skill is not installed as the policy requires: %s", ErrRequired, lines[0])
 	}
 	return fmt.Sprintf("%v: %d skills are not installed as the policy requires:\n  %s", ErrRequired, len(lines), strings.Join(lines, "\n  "))
 }
@@ -378,7 +376,7 @@ func (in *Installer) keepRequired(lock *lockFile, plans []removal) error {
 				why = " (" + r.Reason + ")"
 			}
 			if p.cur == nil {
-				problems = append(problems, fmt.Sprintf("skill %q: %v: %s requires %s%s", p.name, ErrRequired, r.Policy, r.Source, why))
+				problems = append(problems, fmt.Sprintf("skill %q: %s requires %s%s", p.name, r.Policy, r.Source, why))
 				break
 			}
 			var lost []string
@@ -388,15 +386,20 @@ func (in *Installer) keepRequired(lock *lockFile, plans []removal) error {
 				}
 			}
 			if len(lost) > 0 {
-				problems = append(problems, fmt.Sprintf("skill %q for %s: %v: %s requires %s for %s%s", p.name, strings.Join(lost, ", "), ErrRequired, r.Policy, r.Source, strings.Join(r.Agents, ", "), why))
+				problems = append(problems, fmt.Sprintf("skill %q for %s: %s requires %s for %s%s", p.name, strings.Join(lost, ", "), r.Policy, r.Source, strings.Join(r.Agents, ", "), why))
 				break
 			}
 		}
 	}
-	if len(problems) == 0 {
+	const rest = "nothing was changed; a skill the policy requires cannot be removed, forced or not: remove its entry from the policy file first"
+	switch len(problems) {
+	case 0:
 		return nil
+	case 1:
+		subject, detail, _ := strings.Cut(problems[0], ": ")
+		return fmt.Errorf("%s: %w: %s\n%s", subject, ErrRequired, detail, rest)
 	}
-	return fmt.Errorf("%w: %s\nnothing was changed; a skill the policy requires cannot be removed, forced or not: remove its entry from the policy file first", ErrRequired, strings.Join(problems, "\n"))
+	return fmt.Errorf("%w: %d skills:\n  %s\n%s", ErrRequired, len(problems), strings.Join(problems, "\n  "), rest)
 }
 
 // markRequired sets RequiredByPolicy of each status of a skill this tool

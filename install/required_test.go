@@ -127,6 +127,9 @@ func TestRequiredSyncListRemove(t *testing.T) {
 	if _, err := in.Sync(ctx, SyncRequest{Frozen: true}); err != nil {
 		t.Errorf("frozen Sync once met = %v", err)
 	}
+	if l, _ := readLock(lockPath); l.Skills["changelog"].Version != "v1.1.0" {
+		t.Errorf("syncs at the pin recorded %+v, want the version kept", l.Skills["changelog"])
+	}
 
 	st, err := in.List(ctx, ListRequest{Agents: agentsOf(t, "claude-code")})
 	if err != nil {
@@ -271,5 +274,44 @@ func TestRequiredNoPolicy(t *testing.T) {
 	in := f.remoteInstaller(t, cachetest.Root(t))
 	if got, err := in.Required(t.Context()); got != nil || err != nil {
 		t.Errorf("Required = %v, %v; want nothing", got, err)
+	}
+}
+
+// # Required skills, rule 1, on GitHub: the skill's folder is matched
+// from the repository's root whatever folder the installed source
+// names, and the version its range picked is recorded.
+func TestRequiredGitHub(t *testing.T) {
+	g := newFakeGitHub(t)
+	for i, tag := range []string{"v1.0.0", "v1.2.0", "v2.0.0"} {
+		g.publish("refs/tags/"+tag, strings.Repeat(string(rune('a'+i)), 40), map[string]string{
+			"skills/changelog/SKILL.md": skillMD("changelog") + tag + "\n",
+			"skills/review/SKILL.md":    skillMD("review"),
+		})
+	}
+	f := newFixture(t)
+	in := f.requiredInstaller(t, "", "version: 1\nrequired:\n  - source: github:o/skills/skills/changelog@^1\n")
+	ctx := t.Context()
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{"github:o/skills@^2"}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := in.Required(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].State != RequiredOutOfRange || !strings.Contains(got[0].Problem, "changelog at v2.0.0, outside ^1") {
+		t.Fatalf("Required = %+v, want changelog out of range at v2.0.0", got)
+	}
+	if _, err := in.Sync(ctx, SyncRequest{}); err != nil {
+		t.Fatalf("Sync = %v", err)
+	}
+	lock, _ := readLock(filepath.Join(f.env.Project, ".agents", lockName))
+	if e := lock.Skills["changelog"]; e.Version != "v1.2.0" || e.Source != "github:o/skills/skills/changelog@^1" {
+		t.Errorf("changelog recorded as %+v, want the required source at v1.2.0", e)
+	}
+	if e := lock.Skills["review"]; e == nil || e.Version != "v2.0.0" {
+		t.Errorf("review recorded as %+v, want it kept at v2.0.0 (not required)", e)
+	}
+	if got, want := requiredStates(t, in), []string{"met changelog"}; !slices.Equal(got, want) {
+		t.Errorf("Required after Sync = %q, want %q", got, want)
 	}
 }

@@ -118,6 +118,18 @@ func (f *scopeFlags) selectedInstaller(extra ...install.Option) ([]install.Agent
 	return agents, in, err
 }
 
+// policyInstaller is selectedInstaller with the policy (the user's and,
+// in a project, the project's), for the commands that do not check trust
+// but keep or mark the skills it requires (remove, list).
+func (f *scopeFlags) policyInstaller() ([]install.Agent, *install.Installer, error) {
+	var none trustFlags
+	trust, err := none.option(f.global)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f.selectedInstaller(trust)
+}
+
 // isTerminal reports whether f is a terminal (a character device).
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
@@ -656,7 +668,10 @@ func newRemoveCmd(s *streams) *cobra.Command {
 installed them for, or those given with --agent). It removes only what it
 installed; the canonical copy goes when no agent uses it any more. A skill
 edited since it was installed is kept (exit 1, naming the changed files)
-unless --force, which first moves it to .agents/backups.`,
+unless --force, which first moves it to .agents/backups. A skill the
+policy requires (its required entries) is never removed, nor taken from
+an agent the entry names: remove exits 1, naming the entry's file and
+line, --force or not; change the policy file first.`,
 		Example: `  agentskills remove code-review
   agentskills remove code-review --agent claude-code
   agentskills remove code-review --force`,
@@ -673,7 +688,7 @@ unless --force, which first moves it to .agents/backups.`,
 }
 
 func runRemove(ctx context.Context, opts *removeOptions, names []string) error {
-	agents, in, err := opts.scope.selectedInstaller()
+	agents, in, err := opts.scope.policyInstaller()
 	if err != nil {
 		return err
 	}
@@ -693,7 +708,10 @@ source (the folder an installed skill comes from, which is also an agent's
 folder, as skills/ is OpenClaw's), and every agent that reads it there: the canonical copy under
 .agents/skills is read by Codex, Cursor, Gemini CLI and many others, a link
 under .claude/skills by Claude Code, Copilot, Cursor, Goose and OpenCode.
-With --json, one entry per skill and agent.`,
+A skill installed from a source the policy requires is marked
+"(required)" after its state. With --json, one entry per skill and agent;
+"required_by_policy" names the policy entry that requires it
+(required[N] (FILE:LINE)).`,
 		Example: `  agentskills list
   agentskills list --agent claude-code --json`,
 		Args: cobra.NoArgs,
@@ -707,7 +725,7 @@ With --json, one entry per skill and agent.`,
 }
 
 func runList(ctx context.Context, opts *scopeOptions) error {
-	agents, in, err := opts.scope.selectedInstaller()
+	agents, in, err := opts.scope.policyInstaller()
 	if err != nil {
 		return err
 	}
@@ -733,6 +751,7 @@ func printStatus(s *streams, st []install.Status, asJSON bool) error {
 	type row struct {
 		skill, path string
 		state       install.State
+		required    bool
 		agents      []string
 	}
 	type key struct {
@@ -745,7 +764,7 @@ func printStatus(s *streams, st []install.Status, asJSON bool) error {
 		k := key{x.Skill, x.Path, x.State}
 		r := byKey[k]
 		if r == nil {
-			r = &row{skill: x.Skill, state: x.State, path: x.Path}
+			r = &row{skill: x.Skill, state: x.State, path: x.Path, required: x.RequiredByPolicy != ""}
 			byKey[k] = r
 			rows = append(rows, r)
 		}
@@ -764,7 +783,11 @@ func printStatus(s *streams, st []install.Status, asJSON bool) error {
 	short := shortPaths()
 	for _, r := range rows {
 		slices.Sort(r.agents)
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.skill, r.state, short(r.path), strings.Join(r.agents, ", "))
+		state := string(r.state)
+		if r.required {
+			state += " (required)" // by the policy
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.skill, state, short(r.path), strings.Join(r.agents, ", "))
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -805,7 +828,13 @@ file records, the audit), and a refusal fails the whole sync, changing
 nothing. Without a lock file there is nothing to sync: it says so and
 exits 0, writing nothing (add skills with 'agentskills add SOURCE'); with
 --frozen, as npm ci does, it fails then (exit 1), naming the lock file it
-looked for.`,
+looked for. Then it installs each skill the policy requires (its
+required entries, the user's and the project's) that is missing, or
+installed at a version outside the entry's range, as add would, and
+records it in the lock file (writing one if there was none); it exits 1
+when one is still not met (two entries whose ranges admit no common
+version). With --frozen it installs none: it fails first (exit 1),
+changing nothing, naming each one not met.`,
 		Example: `  agentskills sync
   agentskills sync --frozen`,
 		Args: cobra.NoArgs,
@@ -828,8 +857,12 @@ func runSync(ctx context.Context, opts *syncOptions) error {
 	if err != nil {
 		return err
 	}
+	required, err := in.Required(ctx)
+	if err != nil {
+		return installErr(err)
+	}
 	lock := filepath.Join(in.Root(), ".agents", "agentskills.lock")
-	if _, err := os.Lstat(lock); errors.Is(err, fs.ErrNotExist) && !opts.scope.json && !opts.frozen {
+	if _, err := os.Lstat(lock); errors.Is(err, fs.ErrNotExist) && !opts.scope.json && !opts.frozen && len(required) == 0 {
 		// Sync writes nothing then either.
 		if !opts.scope.quiet {
 			fmt.Fprintf(opts.io.out, "Nothing to sync: there is no lock file (%s). Add skills with 'agentskills add SOURCE', which writes it.\n", shortPaths()(lock))
@@ -887,7 +920,10 @@ trust rules, changing nothing: each source against the policy
 (.agents/agentskills.policy.yaml and the user's), each recorded signer
 again (from the signatures the skill cache keeps, without --key), and each
 installed skill's audit against the policy's threshold; a refusal exits 1
-with its reason.`,
+with its reason. Each skill the policy requires (its required entries)
+must be installed from its source, at a version within the entry's range,
+for the agents it names: verify exits 1 naming each one missing or out of
+range, and its entry's file and line ('agentskills sync' installs them).`,
 		Example: `  agentskills verify
   agentskills verify --global --json`,
 		Args: cobra.NoArgs,
@@ -910,7 +946,15 @@ func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
 	if err != nil {
 		return err
 	}
+	required, err := in.Required(ctx)
+	if err != nil {
+		return installErr(err)
+	}
+	unmet := unmetRequired(required)
 	bad, err := in.Verify(ctx)
+	if errors.Is(err, install.ErrNothingRecorded) && unmet != nil {
+		return unmet // nothing recorded, but something required
+	}
 	if err != nil {
 		return installErr(err)
 	}
@@ -927,12 +971,15 @@ func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
 		if err := printStatus(opts.io, bad, true); err != nil {
 			return err
 		}
-	} else if len(bad) == 0 && refused == nil {
+	} else if len(bad) == 0 && refused == nil && unmet == nil {
 		fmt.Fprintln(opts.io.out, "All installed skills match the lock file.")
 	} else {
 		for _, b := range bad {
 			fmt.Fprintf(opts.io.err, "%s: %s for %s (%s)\n", b.Skill, b.State, b.Agent, shortPath(b.Path))
 		}
+	}
+	if unmet != nil && (len(bad) > 0 || refused != nil) {
+		fmt.Fprintln(opts.io.err, unmet) // the failure returned is the other
 	}
 	if len(bad) > 0 {
 		if !opts.scope.json {
@@ -940,7 +987,25 @@ func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
 		}
 		return reported(fmt.Sprintf("%d installed skill folders differ from the lock file; run 'agentskills sync' to restore them", len(bad)))
 	}
-	return refused
+	if refused != nil {
+		return refused
+	}
+	return unmet
+}
+
+// unmetRequired is the error for the skills the policy requires that
+// are not installed as it says (install.RequiredError), or nil.
+func unmetRequired(required []install.RequiredSkill) error {
+	var unmet []install.RequiredSkill
+	for _, r := range required {
+		if r.State != install.RequiredMet {
+			unmet = append(unmet, r)
+		}
+	}
+	if len(unmet) == 0 {
+		return nil
+	}
+	return &install.RequiredError{Skills: unmet}
 }
 
 type agentsOptions struct {
