@@ -302,8 +302,11 @@
 //     OWNER/REPO could be a folder), git+URL[#ref=REF&path=PATH] or
 //     oci://HOST/REPO[:REF]. A folder, an archive file or a URL is
 //     refused: it is not the same on every machine, and names no version.
-//     The source is checked for form as the kinds' packages read it, when
-//     the file is read; an error names the line. One file names a
+//     Its kind, its form (OWNER/REPO, a URL, HOST/REPO) and its
+//     reference (rule 19) are checked when the file is read, and an error
+//     names the line; the rest is read by the kind's package where the
+//     source is used (package install), whose error names the line too.
+//     One file names a
 //     source once (two entries with the same text are an error); the
 //     policy's other rules (sources.allow, signers, the audit) apply to a
 //     required source as to any other when it is installed.

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -9,8 +10,6 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/internal/agents"
 	"github.com/agentadaptor/agentadaptor/source"
-	"github.com/agentadaptor/agentadaptor/source/git"
-	"github.com/agentadaptor/agentadaptor/source/github"
 	"github.com/agentadaptor/agentadaptor/source/version"
 )
 
@@ -127,7 +126,13 @@ func (p *parser) requirement(n *yaml.Node, name string) (Requirement, error) {
 
 // requiredRef checks text, a required source, for form (rule 18) and
 // returns its reference: a version range, a version, or "" (rule 19).
+// The kind's package reads the rest when the skill is installed (package
+// install names the entry's line if it cannot): this package links no
+// source's client.
 func requiredRef(text string) (string, error) {
+	if strings.ContainsFunc(text, func(r rune) bool { return r <= ' ' && r != ' ' || r == 0x7f }) {
+		return "", fmt.Errorf("it holds a control character")
+	}
 	spec, err := source.Parse(text)
 	if err != nil {
 		return "", err
@@ -135,23 +140,16 @@ func requiredRef(text string) (string, error) {
 	var ref string
 	switch {
 	case spec.Kind == source.GitHub && !spec.Bare && strings.HasPrefix(text, source.GitHubPrefix):
-		s, err := github.Parse(spec.Text)
-		if err != nil {
-			return "", err
-		}
-		ref = s.Ref
-	case spec.Kind == source.Git:
-		s, err := git.Parse(spec.Text)
-		if err != nil {
-			return "", err
-		}
-		ref = s.Ref
+		ref, err = githubRef(spec.Text)
+	case spec.Kind == source.Git && strings.HasPrefix(text, "git+"):
+		ref, err = gitRef(spec.Text)
 	case spec.Kind == source.OCI:
-		if ref, err = ociRef(spec.Text); err != nil {
-			return "", err
-		}
+		ref, err = ociRef(spec.Text)
 	default:
 		return "", fmt.Errorf("a required skill is a published one, named by its repository: github:OWNER/REPO[/PATH][@RANGE], git+URL[#ref=RANGE&path=PATH] or oci://HOST/REPO[:RANGE] (a folder or a download is not the same on every machine)")
+	}
+	if err != nil {
+		return "", err
 	}
 	switch {
 	case ref == "", version.IsVersion(ref):
@@ -165,9 +163,34 @@ func requiredRef(text string) (string, error) {
 	return "", fmt.Errorf("its reference %q is no version range (^1, ~1.2, >=1.0 <2) and no version (v1.2.3): a required skill names the versions it accepts, or none for any version, never a branch or a commit", ref)
 }
 
+// githubRef returns the reference of OWNER/REPO[/PATH][@REF].
+func githubRef(text string) (string, error) {
+	if strings.Contains(text, "://") {
+		return "", fmt.Errorf("write a GitHub repository as github:OWNER/REPO[/PATH][@RANGE], not as a web address")
+	}
+	head, ref, _ := strings.Cut(text, "@")
+	parts := strings.SplitN(head, "/", 3)
+	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
+		return "", fmt.Errorf("want github:OWNER/REPO[/PATH][@RANGE]")
+	}
+	return ref, nil
+}
+
+// gitRef returns the ref of git+URL[#ref=REF&path=PATH].
+func gitRef(text string) (string, error) {
+	u, err := url.Parse(strings.TrimPrefix(text, "git+"))
+	if err != nil || u.Scheme == "" || u.Path == "" && u.Host == "" {
+		return "", fmt.Errorf("want git+URL[#ref=RANGE&path=PATH], the URL as git reads it")
+	}
+	q, err := url.ParseQuery(u.Fragment)
+	if err != nil {
+		return "", fmt.Errorf("its fragment %q is not ref=REF&path=PATH", u.Fragment)
+	}
+	return q.Get("ref"), nil
+}
+
 // ociRef returns the tag or range of oci://HOST/REPO[:TAG][@DIGEST]; a
-// digest alone is refused as a commit is (rule 19). Package source/oci
-// reads the rest of the reference when the skill is installed.
+// digest is refused as a commit is (rule 19).
 func ociRef(text string) (string, error) {
 	rest := strings.TrimPrefix(text, "oci://")
 	if i := strings.Index(rest, "@"); i >= 0 {
