@@ -764,7 +764,11 @@
 //
 // A policy file's required entries (package policy, rules 18 to 21)
 // name skills every project under it must have. The policy is the trust
-// engine's ([WithTrust]); without one nothing is required.
+// engine's ([WithTrust]); without one nothing is required. They are
+// required of a project (the Project scope), whichever file names them:
+// the user's scope (User), which every project's agents read beside the
+// project's own folders, is not a project, and nothing is required
+// there.
 //
 //  1. A requirement is met when the lock file records a skill from its
 //     source: the same repository (source.Remote.Repository, whatever

@@ -55,8 +55,8 @@ type RequiredSkill struct {
 
 // Required reports every skill the policy requires (the user's file's
 // first) and what the lock file records of each, changing nothing. The
-// policy is the trust engine's ([WithTrust]); without one nothing is
-// required and Required returns nil.
+// policy is the trust engine's ([WithTrust]); without one, and in the
+// user's scope, nothing is required and Required returns nil.
 func (in *Installer) Required(ctx context.Context) ([]RequiredSkill, error) {
 	reqs := in.requirements()
 	if len(reqs) == 0 {
@@ -69,9 +69,10 @@ func (in *Installer) Required(ctx context.Context) ([]RequiredSkill, error) {
 	return in.checkRequired(lock, reqs)
 }
 
-// requirements are the required skills of the installer's policy.
+// requirements are the required skills of the installer's policy: none
+// in the user's scope, as # Required skills says.
 func (in *Installer) requirements() []policy.Requirement {
-	if in.trust == nil {
+	if in.trust == nil || in.scope == User {
 		return nil
 	}
 	return in.trust.effectivePolicy().Required()

@@ -315,3 +315,26 @@ func TestRequiredGitHub(t *testing.T) {
 		t.Errorf("Required after Sync = %q, want %q", got, want)
 	}
 }
+
+// # Required skills: nothing is required in the user's scope, which is
+// not a project.
+func TestRequiredNotInUserScope(t *testing.T) {
+	f := newFixture(t)
+	body := "version: 1\nrequired:\n  - source: github:acme/skills/changelog@^1\n"
+	f.requiredInstaller(t, body, "") // writes the user's file
+	p, err := policy.Load(f.env.Home, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Required()) != 1 {
+		t.Fatalf("Required() = %v, want the user's entry", p.Required())
+	}
+	c := skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))
+	user := New(f.env, WithScope(User), WithCache(c), WithLockDir(filepath.Join(f.env.Home, ".locks")), WithTrust(trust.NewChecker(p), Trust{}))
+	if got, err := user.Required(t.Context()); got != nil || err != nil {
+		t.Errorf("Required in the user's scope = %v, %v; want nothing", got, err)
+	}
+	if _, err := user.Sync(t.Context(), SyncRequest{Frozen: true}); !errors.Is(err, ErrNothingRecorded) {
+		t.Errorf("frozen Sync in the user's scope = %v, want ErrNothingRecorded (nothing required there)", err)
+	}
+}

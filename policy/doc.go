@@ -324,6 +324,8 @@
 //  21. The entries of both files apply (a project adds requirements to
 //     the user's, and removes none): when both files name one source,
 //     both entries must be met, each with its own reference and agents.
+//     They are required of projects: the user's own skills folders are
+//     not a project, and nothing is required there.
 //
 // # Platforms
 //
