@@ -47,10 +47,17 @@ archive or its URL (#sha256=HEX pins it), a GitHub repository
 (OWNER/REPO[/PATH][@REF or @RANGE]), any git repository (git+https://...),
 or an OCI artifact (oci://HOST/REPO:TAG); published sources are pinned.
 Skills are checked, audited and held to the trust policy first.`, guide: "docs/installing.md"},
-	"remove":          {guide: "docs/installing.md"},
-	"list":            {guide: "docs/installing.md"},
-	"agents":          {guide: "docs/installing.md"},
-	"verify":          {guide: "docs/installing.md"},
+	"remove": {guide: "docs/installing.md"},
+	"list": {summary: `List shows each skill in the folders the agents read, with its state
+(installed, modified, missing, external or source) and every agent that
+reads it there; a skill the policy requires is marked (required). With
+--json, one entry per skill and agent.`, guide: "docs/installing.md"},
+	"agents": {guide: "docs/installing.md"},
+	"verify": {summary: `Verify re-hashes every installed skill against .agents/agentskills.lock,
+checks what it records against the trust rules (the policy, the recorded
+signers, the audit), and checks that each skill the policy requires is
+installed within its range; it exits 1 naming what differs, what is
+refused and what is missing, changing nothing.`, guide: "docs/installing.md"},
 	"validate":        {summary: "Validate checks each skill folder (or its SKILL.md) with the rules and\nmessages of the Agent Skills reference validator; --lenient reads it as\nagents load it, and what they accept is a warning.", guide: "docs/installing.md"},
 	"read-properties": {summary: "Read-properties prints the front matter of a skill folder (or its\nSKILL.md) as indented JSON, byte for byte as the reference's\nread-properties does.", guide: "docs/installing.md"},
 	"prompt":          {guide: "docs/installing.md"},
