@@ -338,3 +338,27 @@ func TestRequiredNotInUserScope(t *testing.T) {
 		t.Errorf("frozen Sync in the user's scope = %v, want ErrNothingRecorded (nothing required there)", err)
 	}
 }
+
+// The lock file's "version" follows the pin: Update --latest records the
+// tag it moved to, which takes a required skill out of its range.
+func TestRequiredAfterUpdate(t *testing.T) {
+	repo := requiredRepo(t)
+	f := newFixture(t)
+	src := repo + "#ref=^1&path=skills/changelog"
+	in := f.requiredInstaller(t, "", "version: 1\nrequired:\n  - source: "+src+"\n")
+	ctx := t.Context()
+	if _, err := in.Sync(ctx, SyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := in.Update(ctx, UpdateRequest{Latest: true}); err != nil {
+		t.Fatalf("Update = %v", err)
+	}
+	lock, _ := readLock(filepath.Join(f.env.Project, ".agents", lockName))
+	if e := lock.Skills["changelog"]; e.Version != "v2.0.0" || !strings.Contains(e.Source, "ref=^2.0.0") {
+		t.Fatalf("after Update --latest: %+v, want ^2.0.0 at v2.0.0", e)
+	}
+	got, err := in.Required(ctx)
+	if err != nil || len(got) != 1 || got[0].State != RequiredOutOfRange {
+		t.Errorf("Required after Update = %+v, %v; want out of range", got, err)
+	}
+}
