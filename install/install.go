@@ -364,7 +364,9 @@
 //     git+URL#ref=~1.2, oci://HOST/REPO:^1.2; package source/version
 //     says which text is one): Add picks the highest tag the range
 //     admits and pins it, the lock file records the source as typed,
-//     with its range, and the pin, Sync reads the pin, and a later Add
+//     with its range, the pin, and the tag picked ("version"; kept while
+//     the pin is, and moved with it by Add and Update), Sync reads the
+//     pin, and a later Add
 //     moves the pin within the range, never past it. The policy sees a
 //     typed range as not pinned, and a recorded one as pinned by its
 //     pin (Trust rule 1). A bare OWNER/REPO@RANGE whose range is not one
