@@ -28,8 +28,8 @@ const (
 )
 
 // RequiredSkill is a skill the policy requires and what the lock file
-// records of it, as [Installer.Required] reports it and `agentskills
-// verify --json` prints it (# Required skills in the package doc).
+// records of it, as [Installer.Required] reports it (# Required skills
+// in the package doc).
 type RequiredSkill struct {
 	// Source is the source the policy names, as written.
 	Source string `json:"source"`
