@@ -365,7 +365,9 @@
 //     git+URL#ref=~1.2, oci://HOST/REPO:^1.2; package source/version
 //     says which text is one): Add picks the highest tag the range
 //     admits and pins it, the lock file records the source as typed,
-//     with its range, and the pin, Sync reads the pin, and a later Add
+//     with its range, the pin, and the tag picked ("version"; kept while
+//     the pin is, and moved with it by Add and Update), Sync reads the
+//     pin, and a later Add
 //     moves the pin within the range, never past it. The policy sees a
 //     typed range as not pinned, and a recorded one as pinned by its
 //     pin (Trust rule 1). A bare OWNER/REPO@RANGE whose range is not one
@@ -887,6 +889,56 @@
 //     refusal is a *trust.RefusedError naming the extends line. A kept
 //     copy is used without verifying again: a signers rule added later
 //     applies when the pin changes or the cache entry is removed.
+//
+// # Required skills
+//
+// A policy file's required entries (package policy, rules 18 to 21)
+// name skills every project under it must have. The policy is the trust
+// engine's ([WithTrust]); without one nothing is required. They are
+// required of a project (the Project scope), whichever file names them:
+// the user's scope (User), which every project's agents read beside the
+// project's own folders, is not a project, and nothing is required
+// there.
+//
+//  1. A requirement is met when the lock file records a skill from its
+//     source: the same repository (source.Remote.Repository, whatever
+//     reference either names), at the folder the requirement's source
+//     names or below (a skill's folder is counted from the repository's
+//     root, whatever folder the installed source named), each such
+//     skill at a version the requirement admits (policy.Requirement.Admits),
+//     and recorded for every agent the requirement names. The version is
+//     the tag a version range picked, which the lock file records
+//     ("version") when Add, Update or Sync reads the source; else the
+//     version the installed source names as its reference
+//     (github:acme/x@v1.2.3); else it is not known (a branch, a commit,
+//     a skill recorded before versions were), and only a requirement
+//     without a reference is met. [Installer.Required] reports each
+//     requirement ([RequiredSkill]: met, missing or out-of-range, with
+//     what to run), changing nothing; `agentskills verify` fails naming
+//     each one not met.
+//  2. Sync first does what the lock file records, then adds the source of
+//     each requirement not met, one at a time and in the files' order
+//     (the user's first), as Add adds it: every skill there, checked
+//     against the trust rules, recorded in the lock file with the
+//     requirement's source as written (an installed skill at another
+//     reference of the same repository moves there, as rule 13 allows).
+//     It adds for the agents the requirement names; else those the
+//     skill is recorded for; else every agent the lock file records;
+//     else those Add chooses. A requirement still not met after each
+//     was added once (two entries whose ranges admit no common version)
+//     fails the sync with a [*PolicyRequiredError], which wraps
+//     [ErrPolicyRequired]. A scope without a lock file gets one. A frozen
+//     sync installs only what the lock file records: it fails with a
+//     [*PolicyRequiredError], before anything changes, when a requirement is
+//     not met.
+//  3. Remove refuses, with [ErrPolicyRequired] and before anything changes, to
+//     take from the lock file a skill installed from a required source,
+//     or to take it from an agent the requirement names; RemoveRequest.Force
+//     does not lift it (force is for edits on disk): only a change of
+//     the policy file does. The error names the entry, its file and
+//     line, and its reason.
+//  4. [Installer.List] marks each installed skill from a required source
+//     with the entry that requires it (Status.RequiredByPolicy).
 //
 // # Importing from other installers
 //

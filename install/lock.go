@@ -63,6 +63,12 @@ type lockEntry struct {
 	// OCI (rule 13). Sync installs from the pin, never from the moving
 	// reference; only Add moves it.
 	Pin string `json:"pin,omitempty"`
+	// Version is the tag a version range in Source picked when the skill
+	// was installed at Pin ("v1.4.0"; package source/version), which a
+	// policy's required skills are checked against (# Required skills in
+	// the package doc); "" when Source names no range, or was installed
+	// by a version of this tool that did not record it.
+	Version string `json:"version,omitempty"`
 	// Digest is the skill's content digest (see skill.ContentDigest).
 	Digest string `json:"digest"`
 	// Agents maps an agent ID to what was made for it.

@@ -466,6 +466,11 @@ func sourceLabel(source, subpath string) string {
 // nothing, not even a lock file; frozen, it fails with ErrNothingRecorded
 // instead (as npm ci does), since there is nothing to install exactly.
 func (in *Installer) Sync(ctx context.Context, req SyncRequest) ([]Change, error) {
+	return in.syncWithRequired(ctx, req, in.syncRecorded)
+}
+
+// syncRecorded is Sync of what the lock file records.
+func (in *Installer) syncRecorded(ctx context.Context, req SyncRequest) ([]Change, error) {
 	if _, err := os.Lstat(in.lockPath()); errors.Is(err, fs.ErrNotExist) {
 		if req.Frozen {
 			return nil, fmt.Errorf("%s: %w: there is no lock file, so a frozen sync has nothing to install (add skills with 'agentskills add SOURCE', which writes it, or sync without --frozen)", in.lockPath(), ErrNothingRecorded)
@@ -802,6 +807,9 @@ func (in *Installer) Remove(ctx context.Context, req RemoveRequest) ([]Change, e
 		// What was examined after ctx ended is not known: no verdict.
 		return s.recovered, interrupted(ctx, "nothing was changed")
 	}
+	if err := in.keepRequired(lock, plans); err != nil {
+		return s.recovered, err
+	}
 	if len(problems) > 0 {
 		return s.recovered, refuse(problems)
 	}
@@ -1097,6 +1105,11 @@ type Status struct {
 	// declares it (github:acme/skills/changelog@^1); Agent is then empty
 	// and Path is the skill's canonical copy.
 	Requirement string `json:"requirement,omitempty"`
+	// RequiredByPolicy, for a skill this tool installed from a source
+	// the policy requires ([Installer.List] only; # Required skills in
+	// the package doc), locates the entry that requires it:
+	// "required[N] (FILE:LINE)", the first when several do.
+	RequiredByPolicy string `json:"required_by_policy,omitempty"`
 }
 
 // ListRequest says what [Installer.List] reports.
@@ -1112,7 +1125,11 @@ type ListRequest struct {
 // sources of installed skills as [StateSource] (a project's own skills
 // folder that is also an agent's, say); and the others as external.
 func (in *Installer) List(ctx context.Context, req ListRequest) ([]Status, error) {
-	return in.list(ctx, req.Agents, true, false)
+	st, err := in.list(ctx, req.Agents, true, false)
+	if err != nil {
+		return st, err
+	}
+	return st, in.markRequired(st)
 }
 
 // Installed returns the names of the skills this tool installed in the

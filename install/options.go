@@ -125,6 +125,7 @@ const (
 	SettingAdd             = "Installer.Add"
 	SettingRemove          = "Installer.Remove"
 	SettingAddNoRequires   = "AddRequest.NoRequires"
+	SettingSync            = "Installer.Sync"
 )
 
 // setting is the name of setting, as the SDK names it, in the words of

@@ -467,6 +467,7 @@ func (in *Installer) decide(ctx context.Context, p *plan, places []wantPlace, fo
 	p.entry.Signer, p.entry.CommitSigner = p.c.trusted(p.old)
 	p.entry.AllowedRisks = p.c.allowance(p.st.digest, p.old, in.trust != nil)
 	p.entry.Host = in.githubHost(p.c.source, p.c.pin)
+	p.entry.Version = p.c.recordedVersion(p.old)
 	p.entry.ETag, p.entry.LastModified = p.c.got.etag, p.c.got.modified
 	switch {
 	case p.c.reqRead: // rule 17

@@ -191,10 +191,21 @@ func (in *Installer) fromRemote(ctx context.Context, rs source.Remote, rec, pin 
 		return "", nil, nil, err
 	}
 	if rc != nil && rc.skills != nil {
-		return pin, rc.skills, func() {}, nil
+		return pin, withVersion(rc.skills, rs), func() {}, nil
 	}
 	cands, cleanup, err := in.fromArchive(ctx, name, rec, base, within, true)
-	return pin, cands, cleanup, err
+	return pin, withVersion(cands, rs), cleanup, err
+}
+
+// withVersion marks cands with the tag the version range of rs picked
+// when it was resolved (the lock file's "version"), if it has one.
+func withVersion(cands []candidate, rs source.Remote) []candidate {
+	if v, ok := rs.(source.Versioned); ok && v.Version() != "" {
+		for i := range cands {
+			cands[i].version = v.Version()
+		}
+	}
+	return cands
 }
 
 // fetchRemote resolves the reference of rs when pin is "", writes the

@@ -157,7 +157,8 @@ type candidate struct {
 	requiredBy []string
 	// version and rng, for a skill of a published source whose
 	// reference names a version range (source.Versioned), are the tag
-	// the range picked and the range; "" otherwise.
+	// the range picked for pin and the range; "" otherwise. The lock
+	// file records the version (lockEntry.Version).
 	version, rng string
 }
 

@@ -288,6 +288,16 @@ func (st *sourceTrust) mark(skills []candidate) {
 	}
 }
 
+// recordedVersion is the version c's lock entry records: the tag its
+// source's range picked when it was read, else, read at the pin old
+// records from the same source, what old records.
+func (c *candidate) recordedVersion(old *lockEntry) string {
+	if c.version == "" && old != nil && old.Pin == c.pin && old.Source == c.source {
+		return old.Version
+	}
+	return c.version
+}
+
 // trusted is who signed c, as its lock entry records it: what its
 // source's checks verified, else, read at the pin old records, what old
 // records.

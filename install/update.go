@@ -374,6 +374,9 @@ func (in *Installer) readPublished(ctx context.Context, lock *lockFile, src stri
 		return nil, "", err
 	}
 	if r, err := in.recalled(ctx, rs, rec, pin, names, lock, st); r != nil || err != nil {
+		if r != nil {
+			markVersion(r.skills, version)
+		}
 		return r, version, err
 	}
 	var at []string
@@ -386,7 +389,19 @@ func (in *Installer) readPublished(ctx context.Context, lock *lockFile, src stri
 	}
 	in.checkAll(ctx, r.skills, pin)
 	st.mark(r.skills)
+	markVersion(r.skills, version)
 	return r, version, nil
+}
+
+// markVersion records on skills the tag a version range picked, when
+// one did (the lock file's "version").
+func markVersion(skills []candidate, version string) {
+	if version == "" {
+		return
+	}
+	for i := range skills {
+		skills[i].version = version
+	}
 }
 
 // latest returns the highest version tag of v's repository and its pin,

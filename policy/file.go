@@ -41,7 +41,8 @@ type rules struct {
 	failOnLine int
 	accept     []acceptEntry
 
-	ext extension // extends, and where the file is in a chain (extends.go)
+	ext      extension // extends, and where the file is in a chain (extends.go)
+	required []Requirement
 }
 
 // signerRule is one entry of signers (rules 6 and 7).
@@ -99,7 +100,7 @@ func (p *parser) parse(data []byte) (*rules, error) {
 	if root == nil {
 		return nil, fmt.Errorf("%w: %s: empty; a policy file starts with version: 1", ErrInvalid, name)
 	}
-	fields, err := p.fields(root, "the policy", "version", "extends", "sources", "signers", "audit")
+	fields, err := p.fields(root, "the policy", "version", "extends", "sources", "signers", "audit", "required")
 	if err != nil {
 		return nil, err
 	}
@@ -128,6 +129,11 @@ func (p *parser) parse(data []byte) (*rules, error) {
 	}
 	if n, ok := fields["audit"]; ok {
 		if err := p.audit(n, f); err != nil {
+			return nil, err
+		}
+	}
+	if n, ok := fields["required"]; ok {
+		if err := p.required(n, f); err != nil {
 			return nil, err
 		}
 	}

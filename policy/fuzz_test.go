@@ -23,6 +23,7 @@ func FuzzParse(f *testing.F) {
 		"version: 1\nsources:\n  allow: &a [github:a/b]\n",
 		"version: 1\n---\nversion: 1\n",
 		"version: 1\nsources: [" + strings.Repeat("[", 100) + "\n",
+		"version: 1\nrequired:\n  - source: github:acme/x/y@^1\n    agents: [codex]\n    reason: r\n  - {source: \"git+https://h/r.git#ref=>=1 <2&path=p\"}\n  - source: oci://h/r:v1.2.3\n",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -39,6 +40,12 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("Parse(%q) = %v, want %v", data, err, policy.ErrInvalid)
 			}
 			return
+		}
+		for _, r := range p.Required() {
+			if r.Source == "" || r.Line <= 0 {
+				t.Errorf("Required() holds %+v, without its source or line", r)
+			}
+			r.Admits("v1.0.0")
 		}
 		for _, s := range sources {
 			if err := p.Check(s); err != nil && !errors.Is(err, policy.ErrDenied) {

@@ -51,18 +51,19 @@ Skills are checked, audited and held to the trust policy first.`, guide: "docs/i
 it installed. A skill edited since, or one other installed skills
 require, is kept (exit 1) unless --force (an edit goes to .agents/backups
 first); skills installed only because a removed one required them go
-with it, as no longer required.`, guide: "docs/installing.md"},
+with it, as no longer required. A skill the policy requires is never
+removed.`, guide: "docs/installing.md"},
 	"list": {summary: `List shows each skill in the folders the agents read: its state
-(installed, modified, missing, external or source), every agent that
-reads it there, and, when skills require others, which installed skills
-require it ("(dependency)": installed only because they do). --json: one
-entry per skill and agent.`, guide: "docs/installing.md"},
+(installed, modified, missing, external or source; "(required)" when the
+policy requires it), every agent that reads it there, and, when skills
+require others, which installed skills require it ("(dependency)":
+installed only because they do). --json: one entry per skill and agent.`, guide: "docs/installing.md"},
 	"agents": {guide: "docs/installing.md"},
 	"verify": {summary: `Verify re-hashes every installed skill against .agents/agentskills.lock
-and exits 1 listing what differs (modified, missing), and each skill
-that requires one not installed; it also checks what is recorded against
-the trust rules (policy, recorded signers, audit), exit 1 with each
-refusal.`, guide: "docs/installing.md"},
+and exits 1 listing what differs (modified, missing), each skill that
+requires one not installed, and each skill the policy requires that is
+missing or out of its range; it also checks what is recorded against the
+trust rules (policy, recorded signers, audit), exit 1 with each refusal.`, guide: "docs/installing.md"},
 	"validate":        {summary: "Validate checks each skill folder (or its SKILL.md) with the rules and\nmessages of the Agent Skills reference validator; --lenient reads it as\nagents load it, and what they accept is a warning.", guide: "docs/installing.md"},
 	"read-properties": {summary: "Read-properties prints the front matter of a skill folder (or its\nSKILL.md) as indented JSON, byte for byte as the reference's\nread-properties does.", guide: "docs/installing.md"},
 	"prompt":          {guide: "docs/installing.md"},

@@ -118,6 +118,18 @@ func (f *scopeFlags) selectedInstaller(extra ...install.Option) ([]install.Agent
 	return agents, in, err
 }
 
+// policyInstaller is selectedInstaller with the policy (the user's and,
+// in a project, the project's), for the commands that do not check trust
+// but keep or mark the skills it requires (remove, list).
+func (f *scopeFlags) policyInstaller() ([]install.Agent, *install.Installer, error) {
+	var none trustFlags
+	trust, err := none.option(f.global)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f.selectedInstaller(trust)
+}
+
 // isTerminal reports whether f is a terminal (a character device).
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
@@ -690,7 +702,10 @@ func newRemoveCmd(s *streams) *cobra.Command {
 installed them for, or those given with --agent). It removes only what it
 installed; the canonical copy goes when no agent uses it any more. A skill
 edited since it was installed is kept (exit 1, naming the changed files)
-unless --force, which first moves it to .agents/backups.
+unless --force, which first moves it to .agents/backups. A skill the
+policy requires (its required entries) is never removed, nor taken from
+an agent the entry names: remove exits 1, naming the entry's file and
+line, --force or not; change the policy file first.
 
 A skill that other installed skills require (their SKILL.md's
 metadata.requires) is kept too (exit 1, naming them: remove those first)
@@ -717,7 +732,7 @@ you added yourself stays.`,
 }
 
 func runRemove(ctx context.Context, opts *removeOptions, names []string) error {
-	agents, in, err := opts.scope.selectedInstaller()
+	agents, in, err := opts.scope.policyInstaller()
 	if err != nil {
 		return err
 	}
@@ -737,12 +752,14 @@ source (the folder an installed skill comes from, which is also an agent's
 folder, as skills/ is OpenClaw's), and every agent that reads it there: the canonical copy under
 .agents/skills is read by Codex, Cursor, Gemini CLI and many others, a link
 under .claude/skills by Claude Code, Copilot, Cursor, Goose and OpenCode.
-When installed skills require others (their SKILL.md's metadata.requires),
-a REQUIRED BY column names, for each skill, the installed skills that
+A skill installed from a source the policy requires is marked
+"(required)" after its state. When installed skills require others
+(their SKILL.md's metadata.requires), a REQUIRED BY column names, for each skill, the installed skills that
 require it, marking "(dependency)" one installed only because they do,
 which 'agentskills remove' takes away with the last of them.
 With --json, one entry per skill and agent, with "required_by" and
-"dependency" for a skill this tool installed.`,
+"dependency" for a skill this tool installed, and "required_by_policy"
+naming the policy entry that requires it (required[N] (FILE:LINE)).`,
 		Example: `  agentskills list
   agentskills list --agent claude-code --json`,
 		Args: cobra.NoArgs,
@@ -756,7 +773,7 @@ With --json, one entry per skill and agent, with "required_by" and
 }
 
 func runList(ctx context.Context, opts *scopeOptions) error {
-	agents, in, err := opts.scope.selectedInstaller()
+	agents, in, err := opts.scope.policyInstaller()
 	if err != nil {
 		return err
 	}
@@ -782,6 +799,7 @@ func printStatus(s *streams, st []install.Status, asJSON bool) error {
 	type row struct {
 		skill, path string
 		state       install.State
+		required    bool
 		agents      []string
 		requiredBy  string
 	}
@@ -796,7 +814,7 @@ func printStatus(s *streams, st []install.Status, asJSON bool) error {
 		k := key{x.Skill, x.Path, x.State}
 		r := byKey[k]
 		if r == nil {
-			r = &row{skill: x.Skill, state: x.State, path: x.Path, requiredBy: requiredByCell(x)}
+			r = &row{skill: x.Skill, state: x.State, path: x.Path, required: x.RequiredByPolicy != "", requiredBy: requiredByCell(x)}
 			byKey[k] = r
 			rows = append(rows, r)
 			requirements = requirements || r.requiredBy != ""
@@ -820,11 +838,15 @@ func printStatus(s *streams, st []install.Status, asJSON bool) error {
 	}
 	for _, r := range rows {
 		slices.Sort(r.agents)
+		state := string(r.state)
+		if r.required {
+			state += " (required)" // by the policy
+		}
 		if requirements {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.skill, r.state, short(r.path), cmp.Or(r.requiredBy, "-"), strings.Join(r.agents, ", "))
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.skill, state, short(r.path), cmp.Or(r.requiredBy, "-"), strings.Join(r.agents, ", "))
 			continue
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.skill, r.state, short(r.path), strings.Join(r.agents, ", "))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.skill, state, short(r.path), strings.Join(r.agents, ", "))
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -876,7 +898,13 @@ file records, the audit), and a refusal fails the whole sync, changing
 nothing. Without a lock file there is nothing to sync: it says so and
 exits 0, writing nothing (add skills with 'agentskills add SOURCE'); with
 --frozen, as npm ci does, it fails then (exit 1), naming the lock file it
-looked for.`,
+looked for. Then it installs each skill the policy requires (its
+required entries, the user's and the project's) that is missing, or
+installed at a version outside the entry's range, as add would, and
+records it in the lock file (writing one if there was none); it exits 1
+when one is still not met (two entries whose ranges admit no common
+version). With --frozen it installs none: it fails first (exit 1),
+changing nothing, naming each one not met.`,
 		Example: `  agentskills sync
   agentskills sync --frozen`,
 		Args: cobra.NoArgs,
@@ -900,8 +928,12 @@ func runSync(ctx context.Context, opts *syncOptions) error {
 	if err != nil {
 		return err
 	}
+	required, err := in.Required(ctx)
+	if err != nil {
+		return installErr(err)
+	}
 	lock := filepath.Join(in.Root(), ".agents", "agentskills.lock")
-	if _, err := os.Lstat(lock); errors.Is(err, fs.ErrNotExist) && !opts.scope.json && !opts.frozen {
+	if _, err := os.Lstat(lock); errors.Is(err, fs.ErrNotExist) && !opts.scope.json && !opts.frozen && len(required) == 0 {
 		// Sync writes nothing then either.
 		if !opts.scope.quiet {
 			fmt.Fprintf(opts.io.out, "Nothing to sync: there is no lock file (%s). Add skills with 'agentskills add SOURCE', which writes it.\n", shortPaths()(lock))
@@ -961,7 +993,11 @@ checks what is recorded against the trust rules, changing nothing: each
 source against the policy (.agents/agentskills.policy.yaml and the
 user's), each recorded signer again (from the signatures the skill cache
 keeps, without --key), and each installed skill's audit against the
-policy's threshold; a refusal exits 1 with its reason.`,
+policy's threshold; a refusal exits 1 with its reason. Each skill the
+policy requires (its required entries) must be installed from its
+source, at a version within the entry's range, for the agents it names:
+verify exits 1 naming each one missing or out of range, and its entry's
+file and line ('agentskills sync' installs them).`,
 		Example: `  agentskills verify
   agentskills verify --global --json`,
 		Args: cobra.NoArgs,
@@ -985,7 +1021,15 @@ func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
 	if err != nil {
 		return err
 	}
+	required, err := in.Required(ctx)
+	if err != nil {
+		return installErr(err)
+	}
+	policyUnmet := unmetRequired(required)
 	bad, err := in.Verify(ctx)
+	if errors.Is(err, install.ErrNothingRecorded) && policyUnmet != nil {
+		return policyUnmet // nothing recorded, but something required
+	}
 	if err != nil {
 		return installErr(err)
 	}
@@ -1004,7 +1048,7 @@ func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
 		if err := printStatus(opts.io, bad, true); err != nil {
 			return err
 		}
-	} else if len(bad) == 0 && refused == nil {
+	} else if len(bad) == 0 && refused == nil && policyUnmet == nil {
 		fmt.Fprintln(opts.io.out, "All installed skills match the lock file.")
 	} else {
 		for _, b := range differ {
@@ -1015,6 +1059,9 @@ func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
 				fmt.Fprintf(opts.io.err, "%s requires %s, which is not installed; run 'agentskills add %s' to install it\n", b.Skill, b.Requirement, b.Requirement)
 			}
 		}
+	}
+	if policyUnmet != nil && (len(bad) > 0 || refused != nil) {
+		fmt.Fprintln(opts.io.err, policyUnmet) // the failure returned is the other
 	}
 	var problems []string
 	if len(differ) > 0 {
@@ -1029,7 +1076,25 @@ func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
 	if len(problems) > 0 {
 		return reported(strings.Join(problems, "; "))
 	}
-	return refused
+	if refused != nil {
+		return refused
+	}
+	return policyUnmet
+}
+
+// unmetRequired is the error for the skills the policy requires that
+// are not installed as it says (install.PolicyRequiredError), or nil.
+func unmetRequired(required []install.RequiredSkill) error {
+	var unmet []install.RequiredSkill
+	for _, r := range required {
+		if r.State != install.RequiredMet {
+			unmet = append(unmet, r)
+		}
+	}
+	if len(unmet) == 0 {
+		return nil
+	}
+	return &install.PolicyRequiredError{Skills: unmet}
 }
 
 type agentsOptions struct {

@@ -8,6 +8,7 @@ import (
 
 	adaptor "github.com/agentadaptor/agentadaptor"
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/install"
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
@@ -17,7 +18,7 @@ const (
 	codeUsage       = "usage"       // bad usage: an unknown flag, a missing argument (exit 2)
 	codeInput       = "input"       // bad input: a missing skill source, a bad session id (exit 2)
 	codeCheck       = "check"       // a check refused the run or found a difference: a shadowed or unseen skill, skills folders nested in the workspace, a provider set-up the agent would fail on, a session resumed with other skills, an invalid skill, drift (exit 1)
-	codePolicy      = "policy"      // the trust checks refused a source or skill (trust.ErrRefused), before anything changed or the agent started (exit 1)
+	codePolicy      = "policy"      // the trust checks refused a source or skill (trust.ErrRefused), before anything changed or the agent started; or a skill the policy requires is not installed as it says, or would be removed (install.ErrPolicyRequired) (exit 1)
 	codeIntegrity   = "integrity"   // content does not match the digest that names it: a web index's, a URL's #sha256=, a registry's; something altered it (exit 1)
 	codeAgent       = "agent"       // the agent failed: it could not start, exited with a failure, reported an error or refused the session (exit 1)
 	codeFailed      = "failed"      // any other failure: a download, the file system (exit 1)
@@ -98,7 +99,7 @@ func errorCode(err error, exit int) string {
 		return codeUsage
 	case errors.Is(err, source.ErrIntegrity):
 		return codeIntegrity
-	case isTrustRefusal(err):
+	case isTrustRefusal(err), errors.Is(err, install.ErrPolicyRequired):
 		return codePolicy
 	case errors.Is(err, driver.ErrSkillShadowed), errors.Is(err, driver.ErrSkillsNotMounted), errors.Is(err, driver.ErrNestedSkills),
 		errors.Is(err, driver.ErrProviderSetup), errors.Is(err, adaptor.ErrThreadChanged), errors.Is(err, errFailed):

@@ -26,4 +26,5 @@ var settingFlags = map[string]string{
 	install.SettingAdd:             "'agentskills add'",
 	install.SettingRemove:          "'agentskills remove'",
 	install.SettingAddNoRequires:   "'agentskills add --no-requires'",
+	install.SettingSync:            "'agentskills sync'",
 }

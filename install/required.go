@@ -1,0 +1,435 @@
+package install
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/source"
+	"github.com/agentadaptor/agentadaptor/source/oci"
+	"github.com/agentadaptor/agentadaptor/source/version"
+)
+
+// RequiredState is what the lock file records of a skill the policy
+// requires.
+type RequiredState string
+
+// States of a required skill.
+const (
+	RequiredMet        RequiredState = "met"          // installed from its source, within its range, for its agents
+	RequiredMissing    RequiredState = "missing"      // not installed from its source, or not for an agent it names
+	RequiredOutOfRange RequiredState = "out-of-range" // installed from its source at a version outside its range, or one not recorded
+)
+
+// RequiredSkill is a skill the policy requires and what the lock file
+// records of it, as [Installer.Required] reports it (# Required skills
+// in the package doc).
+type RequiredSkill struct {
+	// Source is the source the policy names, as written.
+	Source string `json:"source"`
+	// Policy locates the entry: "required[N] (FILE:LINE)".
+	Policy string `json:"policy"`
+	// Agents are the agents the policy names for it; empty: those the
+	// project installs for.
+	Agents []string `json:"agents,omitempty"`
+	// Reason is why the policy requires it, when it says.
+	Reason string `json:"reason,omitempty"`
+	// State is what the lock file records of it.
+	State RequiredState `json:"state"`
+	// Skills are the installed skills from its source, sorted.
+	Skills []string `json:"skills,omitempty"`
+	// Problem, when State is not met, says what is wrong and what to run.
+	Problem string `json:"problem,omitempty"`
+
+	req         policy.Requirement
+	missingFor  []string // agents the policy names that lack a skill from it
+	outOfRange  []string // "NAME at VERSION" of skills outside the range
+	unversioned []string // skills whose version is not known
+}
+
+// Required reports every skill the policy requires (the user's file's
+// first) and what the lock file records of each, changing nothing. The
+// policy is the trust engine's ([WithTrust]); without one, and in the
+// user's scope, nothing is required and Required returns nil.
+func (in *Installer) Required(ctx context.Context) ([]RequiredSkill, error) {
+	reqs := in.policyRequirements()
+	if len(reqs) == 0 {
+		return nil, nil
+	}
+	lock, err := in.viewLock()
+	if err != nil {
+		return nil, err
+	}
+	return in.checkRequired(lock, reqs)
+}
+
+// policyRequirements are the required skills of the installer's policy: none
+// in the user's scope, as # Required skills says.
+func (in *Installer) policyRequirements() []policy.Requirement {
+	if in.trust == nil || in.scope == User {
+		return nil
+	}
+	return in.trust.effectivePolicy().Required()
+}
+
+// unmetRequired is [PolicyRequiredError] of the requirements lock does not meet,
+// or nil.
+func unmetRequired(got []RequiredSkill) error {
+	var unmet []RequiredSkill
+	for _, r := range got {
+		if r.State != RequiredMet {
+			unmet = append(unmet, r)
+		}
+	}
+	if len(unmet) == 0 {
+		return nil
+	}
+	return &PolicyRequiredError{Skills: unmet}
+}
+
+// PolicyRequiredError lists the skills the policy requires that the lock file
+// does not record as it requires them: what verify and a frozen sync
+// fail with. It wraps [ErrPolicyRequired].
+type PolicyRequiredError struct {
+	Skills []RequiredSkill
+}
+
+func (e *PolicyRequiredError) Error() string {
+	lines := make([]string, len(e.Skills))
+	for i, r := range e.Skills {
+		lines[i] = fmt.Sprintf("%s (%s): %s", r.Source, r.Policy, r.Problem)
+	}
+	if len(lines) == 1 {
+		return fmt.Sprintf("%v: 1 skill is not installed as the policy requires: %s", ErrPolicyRequired, lines[0])
+	}
+	return fmt.Sprintf("%v: %d skills are not installed as the policy requires:\n  %s", ErrPolicyRequired, len(lines), strings.Join(lines, "\n  "))
+}
+
+// Unwrap returns ErrPolicyRequired.
+func (e *PolicyRequiredError) Unwrap() error { return ErrPolicyRequired }
+
+// place is where a published source's skills come from: its repository
+// (source.Remote.Repository), the folder it names in it, and its
+// reference.
+type place struct {
+	repo, folder, ref string
+}
+
+// sourcePlace reads text, a published source, as its kind's package
+// does; ok is false for another source (a folder, a URL).
+func (in *Installer) sourcePlace(text string) (_ place, ok bool, _ error) {
+	rs, err := in.parseSource(text, false)
+	if err != nil || rs == nil {
+		return place{}, false, err
+	}
+	pl := place{repo: rs.Repository()}
+	spec, err := source.Parse(text)
+	if err != nil {
+		return place{}, false, err
+	}
+	switch spec.Kind {
+	case source.GitHub:
+		src, ok, err := parseGitHub(text, spec, false)
+		if err != nil || !ok {
+			return place{}, false, err
+		}
+		pl.folder, pl.ref = src.Path, src.Ref
+	case source.Git:
+		src, err := parseGit(spec)
+		if err != nil {
+			return place{}, false, err
+		}
+		pl.folder, pl.ref = src.Path, src.Ref
+	case source.OCI:
+		ref, err := oci.ParseReference(spec.Text)
+		if err != nil {
+			return place{}, false, err
+		}
+		pl.ref = cmp.Or(ref.Range, ref.Tag)
+	}
+	pl.folder = strings.Trim(path.Clean("/"+pl.folder), "/")
+	return pl, true, nil
+}
+
+// within reports whether a skill at folder (inside the repository) is
+// one of those the place names: at its folder or below.
+func (p place) within(folder string) bool {
+	return p.folder == "" || folder == p.folder || strings.HasPrefix(folder, p.folder+"/")
+}
+
+// requiredFrom returns the names of the skills lock records from the
+// place want, sorted: the same repository, whatever its reference, at
+// the folder want names or below.
+func (in *Installer) requiredFrom(lock *lockFile, want place, places map[string]place) []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(lock.Skills)) {
+		e := lock.Skills[name]
+		pl, ok := places[e.Source]
+		if !ok {
+			pl, ok, _ = in.sourcePlace(e.Source)
+			if !ok {
+				pl = place{}
+			}
+			places[e.Source] = pl
+		}
+		if pl.repo == "" || pl.repo != want.repo {
+			continue
+		}
+		// A published source's skills record their folders from the
+		// repository's root (the archive's), whatever folder the source
+		// names.
+		if want.within(strings.Trim(path.Clean("/"+e.Subpath), "/")) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// entryVersion is the version a lock entry was installed at: the tag its
+// range picked, which the lock file records, else the version its
+// source names (github:acme/x@v1.2.3), else "".
+func entryVersion(e *lockEntry, pl place) string {
+	if e.Version != "" {
+		return e.Version
+	}
+	if version.IsVersion(pl.ref) {
+		return pl.ref
+	}
+	return ""
+}
+
+// checkRequired finds what lock records of each of reqs (# Required
+// skills in the package doc).
+func (in *Installer) checkRequired(lock *lockFile, reqs []policy.Requirement) ([]RequiredSkill, error) {
+	places := map[string]place{}
+	out := make([]RequiredSkill, 0, len(reqs))
+	for _, req := range reqs {
+		want, ok, err := in.sourcePlace(req.Source)
+		if err == nil && !ok {
+			err = errors.New("not a published source")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %s: the source %q cannot be read: %v", policy.ErrInvalid, where(req.Rule), req.Name, req.Source, err)
+		}
+		r := RequiredSkill{Source: req.Source, Policy: req.Rule.String(), Agents: req.Agents, Reason: req.Reason, req: req, State: RequiredMet}
+		r.Skills = in.requiredFrom(lock, want, places)
+		for _, name := range r.Skills {
+			e := lock.Skills[name]
+			v := entryVersion(e, places[e.Source])
+			switch {
+			case req.Admits(v):
+			case v == "":
+				r.unversioned = append(r.unversioned, name)
+			default:
+				r.outOfRange = append(r.outOfRange, name+" at "+v)
+			}
+			for _, id := range req.Agents {
+				if _, ok := e.Agents[id]; !ok && !slices.Contains(r.missingFor, id) {
+					r.missingFor = append(r.missingFor, id)
+				}
+			}
+		}
+		in.describe(&r)
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// where locates a requirement: FILE:LINE.
+func where(r policy.Rule) string { return fmt.Sprintf("%s:%d", r.File, r.Line) }
+
+// describe sets r's State and Problem from what was found.
+func (in *Installer) describe(r *RequiredSkill) {
+	sync := in.setting(SettingSync)
+	switch {
+	case len(r.Skills) == 0:
+		r.State = RequiredMissing
+		r.Problem = fmt.Sprintf("no skill from it is installed; run %s, which installs it", sync)
+	case len(r.outOfRange) > 0 || len(r.unversioned) > 0:
+		r.State = RequiredOutOfRange
+		var parts []string
+		if len(r.outOfRange) > 0 {
+			parts = append(parts, fmt.Sprintf("%s, outside %s", strings.Join(r.outOfRange, ", "), r.req.Ref))
+		}
+		if len(r.unversioned) > 0 {
+			parts = append(parts, fmt.Sprintf("%s installed at a version the lock file does not record, so %s cannot be checked", strings.Join(r.unversioned, ", "), r.req.Ref))
+		}
+		r.Problem = fmt.Sprintf("%s; run %s, which installs it from %s", strings.Join(parts, "; "), sync, r.Source)
+	case len(r.missingFor) > 0:
+		r.State = RequiredMissing
+		r.Problem = fmt.Sprintf("%s is not installed for %s; run %s, which installs it for them", strings.Join(r.Skills, ", "), strings.Join(r.missingFor, ", "), sync)
+	}
+}
+
+// syncWithRequired is a Sync (recorded: what the lock file records)
+// that installs the skills the policy requires, as # Required skills in
+// the package doc says: frozen, it fails with a [*PolicyRequiredError] before
+// anything changes when one is not met; else it syncs what is recorded
+// and then adds each one not met, as Add does.
+func (in *Installer) syncWithRequired(ctx context.Context, req SyncRequest, recorded func(context.Context, SyncRequest) ([]Change, error)) ([]Change, error) {
+	reqs := in.policyRequirements()
+	if len(reqs) == 0 {
+		return recorded(ctx, req)
+	}
+	if req.Frozen {
+		lock, err := in.peekLock()
+		if err != nil {
+			return nil, err
+		}
+		got, err := in.checkRequired(lock, reqs)
+		if err != nil {
+			return nil, err
+		}
+		if err := unmetRequired(got); err != nil {
+			return nil, fmt.Errorf("%w\na frozen sync installs only what the lock file records, so nothing was changed (sync without --frozen installs them, and records them in the lock file)", err)
+		}
+		return recorded(ctx, req)
+	}
+	changes, err := recorded(ctx, req)
+	if err != nil {
+		return changes, err
+	}
+	added, err := in.addRequired(ctx, reqs, req.Force)
+	return append(changes, added...), err
+}
+
+// addRequired adds, one at a time as Add does, the source of each
+// requirement the lock file does not meet, each once, the user's file's
+// first; it fails with a [*PolicyRequiredError] when some are still not met
+// (two entries for one source whose ranges admit no common version).
+func (in *Installer) addRequired(ctx context.Context, reqs []policy.Requirement, force bool) ([]Change, error) {
+	var changes []Change
+	tried := map[string]bool{}
+	for {
+		lock, err := in.peekLock()
+		if err != nil {
+			return changes, err
+		}
+		got, err := in.checkRequired(lock, reqs)
+		if err != nil {
+			return changes, err
+		}
+		i := slices.IndexFunc(got, func(r RequiredSkill) bool { return r.State != RequiredMet && !tried[r.Policy] })
+		if i < 0 {
+			return changes, unmetRequired(got)
+		}
+		r := got[i]
+		tried[r.Policy] = true
+		agents, err := requiredAgents(lock, r)
+		if err != nil {
+			return changes, err
+		}
+		ch, err := in.Add(ctx, AddRequest{Sources: []string{r.Source}, Agents: agents, Force: force})
+		changes = append(changes, ch...)
+		if err != nil {
+			return changes, fmt.Errorf("%s, which %s requires: %w", r.Source, r.Policy, err)
+		}
+	}
+}
+
+// requiredAgents are the agents a required skill is added for: those
+// the policy names; else those its installed skills are recorded for;
+// else every agent the lock file records; else none, which Add reads as
+// the agents it chooses ([Installer.ChooseAgents]).
+func requiredAgents(lock *lockFile, r RequiredSkill) ([]Agent, error) {
+	if len(r.Agents) > 0 {
+		return LookupAgents(r.Agents...)
+	}
+	ids := map[string]bool{}
+	for _, name := range r.Skills {
+		for id := range lock.Skills[name].Agents {
+			ids[id] = true
+		}
+	}
+	if len(ids) == 0 {
+		return recordedAgents(lock), nil
+	}
+	return LookupAgents(slices.Sorted(maps.Keys(ids))...)
+}
+
+// keepRequired refuses, with [ErrPolicyRequired], removals that would take
+// from the lock file a skill installed from a source the policy
+// requires, or take it from an agent the requirement names; --force or
+// not: only the policy file can lift a requirement.
+func (in *Installer) keepRequired(lock *lockFile, plans []removal) error {
+	reqs := in.policyRequirements()
+	if len(reqs) == 0 {
+		return nil
+	}
+	got, err := in.checkRequired(lock, reqs)
+	if err != nil {
+		return err
+	}
+	var problems []string
+	for _, p := range plans {
+		for _, r := range got {
+			if !slices.Contains(r.Skills, p.name) {
+				continue
+			}
+			why := ""
+			if r.Reason != "" {
+				why = " (" + r.Reason + ")"
+			}
+			if p.cur == nil {
+				problems = append(problems, fmt.Sprintf("skill %q: %s requires %s%s", p.name, r.Policy, r.Source, why))
+				break
+			}
+			var lost []string
+			for _, id := range r.Agents {
+				if _, ok := p.cur.Agents[id]; !ok && slices.Contains(p.ids, id) {
+					lost = append(lost, id)
+				}
+			}
+			if len(lost) > 0 {
+				problems = append(problems, fmt.Sprintf("skill %q for %s: %s requires %s for %s%s", p.name, strings.Join(lost, ", "), r.Policy, r.Source, strings.Join(r.Agents, ", "), why))
+				break
+			}
+		}
+	}
+	const rest = "nothing was changed; a skill the policy requires cannot be removed, forced or not: remove its entry from the policy file first"
+	switch len(problems) {
+	case 0:
+		return nil
+	case 1:
+		subject, detail, _ := strings.Cut(problems[0], ": ")
+		return fmt.Errorf("%s: %w: %s\n%s", subject, ErrPolicyRequired, detail, rest)
+	}
+	return fmt.Errorf("%w: %d skills:\n  %s\n%s", ErrPolicyRequired, len(problems), strings.Join(problems, "\n  "), rest)
+}
+
+// markRequired sets RequiredByPolicy of each status of a skill this tool
+// installed from a source the policy requires.
+func (in *Installer) markRequired(st []Status) error {
+	reqs := in.policyRequirements()
+	if len(reqs) == 0 {
+		return nil
+	}
+	lock, err := in.viewLock()
+	if err != nil {
+		return err
+	}
+	got, err := in.checkRequired(lock, reqs)
+	if err != nil {
+		return err
+	}
+	by := map[string]string{}
+	for _, r := range got {
+		for _, name := range r.Skills {
+			if _, ok := by[name]; !ok {
+				by[name] = r.Policy
+			}
+		}
+	}
+	for i := range st {
+		if st[i].Kind != "" {
+			st[i].RequiredByPolicy = by[st[i].Skill]
+		}
+	}
+	return nil
+}
