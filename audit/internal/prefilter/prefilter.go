@@ -458,7 +458,49 @@ func (f *Filter) record(h *Hits, text string, end int, out uint32, folded bool) 
 			afterBits, bothBits = needAfter, needBoth
 		}
 	}
-	for _, e := range a.ends[a.outAt[out]:a.outAt[out+1]] {
+	ends := a.ends[a.outAt[out]:a.outAt[out+1]]
+	if f.words == 1 {
+		// Up to 64 expressions, each string's sets are a word each.
+		for _, e := range ends {
+			id := e.id
+			m := h.mask[id]
+			if m == all {
+				// Found with every boundary already: only where its
+				// last occurrence ends is new.
+				h.last[id] = int32(end)
+				continue
+			}
+			start := end - int(e.len)
+			b := uint8(all)
+			if !folded {
+				b = needAny | afterBits
+				if (start > 0 && wordBytes[text[start-1]]) != wordBytes[text[start]] {
+					b |= needBefore | bothBits
+				}
+			}
+			t := (*[5]uint64)(f.touches[int(id)*5 : int(id)*5+5])
+			if m == 0 {
+				// The string's first occurrence: where it starts is the
+				// first with every boundary (those it has not are not
+				// read), and its sets are added without a test on each
+				// bit.
+				h.set = append(h.set, id)
+				h.touchedAll[0] |= t[0]
+				h.first[id] = [4]int32{int32(start), int32(start), int32(start), int32(start)}
+				h.touched[0] |= t[1] | t[2]&-uint64(b>>1&1) | t[3]&-uint64(b>>2&1) | t[4]&-uint64(b>>3&1)
+			} else {
+				for fresh := b &^ m; fresh != 0; fresh &= fresh - 1 {
+					bit := bits.TrailingZeros8(fresh) & 3
+					h.first[id][bit] = int32(start)
+					h.touched[0] |= t[1+bit]
+				}
+			}
+			h.mask[id] = m | b
+			h.last[id] = int32(end)
+		}
+		return
+	}
+	for _, e := range ends {
 		id := e.id
 		m := h.mask[id]
 		if m == all {
