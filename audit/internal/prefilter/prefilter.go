@@ -372,10 +372,7 @@ func (f *Filter) ScanEach(hs []*Hits, texts []string, unfolded bool) {
 		return true
 	}
 	a := f.a
-	// The shift masked is one the compiler knows is under 32, so that a
-	// step is a shift, an or and a load, with no test of the shift on
-	// the chain of steps.
-	table, class, shift, firstOut := a.next, &a.class, a.shift&31, uint32(a.firstOut)
+	firstOut := uint32(a.firstOut)
 	var l1, l2 lane
 	ok1, ok2 := take(&l1), take(&l2)
 	for ok1 && ok2 {
@@ -383,14 +380,13 @@ func (f *Filter) ScanEach(hs []*Hits, texts []string, unfolded bool) {
 		b1, b2, s1, s2 := l1.at, l2.at, l1.s, l2.s
 		n := min(len(t1)-b1, len(t2)-b2)
 		u1, u2 := t1[b1:b1+n], t2[b2:b2+n]
-		for j := 0; j < len(u1) && j < len(u2); j++ {
-			s1 = uint32(table[s1<<shift|uint32(class[u1[j]])])
-			s2 = uint32(table[s2<<shift|uint32(class[u2[j]])])
+		for j := 0; j < n; {
+			j, s1, s2 = a.steps(u1, u2, j, s1, s2)
 			if s1 >= firstOut {
-				f.record(hs[l1.k], t1, b1+j+1, s1-firstOut, false)
+				f.record(hs[l1.k], t1, b1+j, s1-firstOut, false)
 			}
 			if s2 >= firstOut {
-				f.record(hs[l2.k], t2, b2+j+1, s2-firstOut, false)
+				f.record(hs[l2.k], t2, b2+j, s2-firstOut, false)
 			}
 		}
 		l1.at, l2.at, l1.s, l2.s = b1+n, b2+n, s1, s2
