@@ -67,6 +67,21 @@ func (a *automaton) steps(u1, u2 string, j int, s1, s2 uint32) (int, uint32, uin
 	return j, s1, s2
 }
 
+// steps1 is steps of one lane, over text from offset i in state.
+//
+//go:noinline
+func (a *automaton) steps1(text string, i int, state uint32) (int, uint32) {
+	next, class, shift, firstOut := a.next, &a.class, a.shift&31, uint32(a.firstOut)
+	for i < len(text) {
+		state = uint32(next[state<<shift|uint32(class[text[i]])])
+		i++
+		if state >= firstOut {
+			break
+		}
+	}
+	return i, state
+}
+
 // endsAt returns the strings that end at state.
 func (a *automaton) endsAt(state uint32) []ending {
 	if state < uint32(a.firstOut) {

@@ -426,11 +426,11 @@ func (f *Filter) scan(h *Hits, text string, folded bool) {
 // run goes on scanning text into h from offset i, in state.
 func (f *Filter) run(h *Hits, text string, i int, state uint32, folded bool) {
 	a := f.a
-	next, class, shift, firstOut := a.next, &a.class, a.shift&31, uint32(a.firstOut)
-	for ; i < len(text); i++ {
-		state = uint32(next[state<<shift|uint32(class[text[i]])])
+	firstOut := uint32(a.firstOut)
+	for i < len(text) {
+		i, state = a.steps1(text, i, state)
 		if state >= firstOut {
-			f.record(h, text, i+1, state-firstOut, folded)
+			f.record(h, text, i, state-firstOut, folded)
 		}
 	}
 }
