@@ -878,7 +878,7 @@ var ErrTooLarge = errors.New("too large to audit")
 // files it read on up to one goroutine a processor (at most four), which
 // all end before it returns (see "Speed" in the package doc).
 func Tree(fsys fs.FS) (Report, error) {
-	return scanTree(fsys, false, treeWorkers())
+	return scanTree(fsys, false, treeWorkers(), serialBytes)
 }
 
 // Max returns the highest severity among findings, and false when there
