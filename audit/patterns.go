@@ -269,9 +269,11 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 		s.runsIn(name, l)
 	}
 	t, h := l.clean, l.hits
-	if h != nil && h.Empty() {
+	if h != nil && (h.Empty() || h.Untouched()) {
 		// No expression may match: each has a condition
-		// (TestEveryExpressionHasACondition).
+		// (TestEveryExpressionHasACondition), and the line holds a
+		// string of none's trigger. Every check below asks first
+		// whether the line touches an expression (may, first).
 		return
 	}
 	at := func(loc []int) span { return span{t, loc[0]} }

@@ -596,6 +596,18 @@ func (h *Hits) AnyTouched(lo, hi int) bool {
 // condition may match.
 func (h *Hits) Empty() bool { return len(h.set) == 0 }
 
+// Untouched reports whether h touches no expression ([Hits.AnyTouched]
+// of them all): then only one that f reports [Filter.Always] may match
+// the line, though a part of it may match others.
+func (h *Hits) Untouched() bool {
+	for _, w := range h.touched {
+		if w != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // Window returns the part [lo, hi) of a line of n bytes, scanned into h,
 // that holds every match of expression i: from the first occurrence of
 // a string its matches start with (less the bytes a match may span
