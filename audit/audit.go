@@ -478,10 +478,13 @@
 // credential paths, the drop hosts) is answered by the occurrences
 // alone. The automaton steps through two lines at once, the next line
 // taking the place of one that ends, so that the processor overlaps
-// their two chains of table lookups, and a line
+// their two chains of table lookups (in a loop that calls nothing up to
+// the next place where a string ends, so that both stay in registers),
+// and a line
 // touches an expression only when it holds a string of the rarest part
 // its condition needs ("pip" or "uv" for a pip install from a URL, not
-// "install"), so that a frequent word has few conditions evaluated. In
+// "install"), so that a frequent word has few conditions evaluated; a
+// line that touches none is left before any rule asks it. In
 // a long text (a piece of a long line, or rule 6's seven pieces joined)
 // an expression whose repetitions stop within a word or a gap (`\s+`,
 // `[^/\s]*`, not `[^\n]*`) runs anchored at each place its matches can
@@ -504,11 +507,14 @@
 // through it, and asks whether a line redefines the decoder once of a
 // line, and only of one that holds what a redefinition holds.
 // A tree's files are read by the goroutine that calls [Tree], in the
-// order [fs.WalkDir] walks them, and their text is scanned by up to one
-// goroutine a processor (at most four; files under 64 KiB go several
-// at a time, so that handing them over costs little), so that the
-// audit of a tree of several files takes the wall time of a part of it
-// where processors are free. A file's findings are kept by a keeper of
+// order [fs.WalkDir] walks them. Their text is scanned by that
+// goroutine as far as the first 16 MiB of the tree go, which a skill's
+// tree seldom passes: on one goroutine the scan takes the least CPU
+// time, which is what counts on a machine with no core idle. Past
+// them, it is scanned by up to one goroutine a processor (at most four;
+// files under 64 KiB go several at a time, so that handing them over
+// costs little), so that the audit of a larger tree takes the wall
+// time of a part of it where processors are free. A file's findings are kept by a keeper of
 // its own under the cap of a rule in one file, as a [Scanner]'s are, and
 // merged in the order the files were read under both caps, so that the
 // report, an error included (the first file, in that order, that cannot
@@ -875,8 +881,9 @@ var ErrTooLarge = errors.New("too large to audit")
 //
 // Tree uses fsys from the calling goroutine only, one call at a time,
 // so fsys need not be safe for concurrent use; it scans the text of the
-// files it read on up to one goroutine a processor (at most four), which
-// all end before it returns (see "Speed" in the package doc).
+// files it read on that goroutine, and past a tree's first 16 MiB on up
+// to one goroutine a processor (at most four), which all end before it
+// returns (see "Speed" in the package doc).
 func Tree(fsys fs.FS) (Report, error) {
 	return scanTree(fsys, false, treeWorkers(), serialBytes)
 }
