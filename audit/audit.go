@@ -484,7 +484,9 @@
 // touches an expression only when it holds a string of the rarest part
 // its condition needs ("pip" or "uv" for a pip install from a URL, not
 // "install"), so that a frequent word has few conditions evaluated; a
-// line that touches none is left before any rule asks it. In
+// line that touches none of the expressions asked of every line (the
+// others are asked only once one of these matched) is left before any
+// rule asks it. In
 // a long text (a piece of a long line, or rule 6's seven pieces joined)
 // an expression whose repetitions stop within a word or a gap (`\s+`,
 // `[^/\s]*`, not `[^\n]*`) runs anchored at each place its matches can

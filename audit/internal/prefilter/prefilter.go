@@ -596,16 +596,18 @@ func (h *Hits) AnyTouched(lo, hi int) bool {
 // condition may match.
 func (h *Hits) Empty() bool { return len(h.set) == 0 }
 
-// Untouched reports whether h touches no expression ([Hits.AnyTouched]
-// of them all): then only one that f reports [Filter.Always] may match
-// the line, though a part of it may match others.
-func (h *Hits) Untouched() bool {
-	for _, w := range h.touched {
-		if w != 0 {
-			return false
+// TouchesAny reports whether h touches one of the expressions of set,
+// which holds expression i as bit i%64 of set[i/64]: AnyTouched of a set
+// rather than a range. When it does not, only one of them that f
+// reports [Filter.Always] may match the line, though a part of the line
+// may match them.
+func (h *Hits) TouchesAny(set []uint64) bool {
+	for i, w := range set[:min(len(set), len(h.touched))] {
+		if h.touched[i]&w != 0 {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // Window returns the part [lo, hi) of a line of n bytes, scanned into h,
