@@ -717,6 +717,16 @@
 //     load of ten processes on two cores, where it waits for a core. In
 //     process, at a load of 8.5, the small tree took 71 ms of wall with
 //     two goroutines and 83-87 ms with one, for 48 and 45 ms of CPU.
+//   - The audit's CPU time (go -C bench run ./auditgrep -cli, December
+//     2026, the build before, main at 9474875, and after, side by side,
+//     medians of 7 at a load average of 5.6-5.8): a tree's first 16 MiB
+//     scanned on the calling goroutine, the prefilter's lanes stepped in
+//     a loop that calls nothing, a line that touches none of the
+//     expressions asked of every line left at once. agentskills audit
+//     against grep, wall / CPU: the small tree 9.8x / 7.9x to 6.3x /
+//     6.8x (one core: 6.5x / 7.5x to 6.7x / 7.0x), text outside ASCII
+//     7.5x / 10.3x to 6.5x / 9.1x, the keywords 12.2x / 10.4x to 9.3x /
+//     9.8x; in process 4.8x, 8.1x and 9.0x of CPU.
 //   - Benchmarks, wall time at a load average of 8-20, medians of 5
 //     before the prefilter and in two runs after it: BenchmarkOrdinary
 //     (4 MiB of ordinary instructions) 4.5 s, then 78-113 ms;
