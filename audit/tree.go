@@ -103,15 +103,15 @@ type batchFile struct {
 	program []bundled
 }
 
-// scanTree audits the tree of fsys, scanning up to workers files at
-// once once serial bytes of it are read (see treeScan); with
-// exhaustive set, without the prefilter.
+// scanTree audits the tree of fsys, scanning its first serial bytes on
+// the calling goroutine and the rest up to workers files at a time (see
+// treeScan); with exhaustive set, without the prefilter.
 func scanTree(fsys fs.FS, exhaustive bool, workers, serial int) (Report, error) {
 	return newTreeScan(fsys, exhaustive, workers, serial).run()
 }
 
 // newTreeScan returns the audit of the tree of fsys with workers
-// scanning goroutines at most, once serial bytes of it are read.
+// scanning goroutines at most, past its first serial bytes.
 func newTreeScan(fsys fs.FS, exhaustive bool, workers, serial int) *treeScan {
 	t := &treeScan{workers: max(workers, 1), serial: serial, pending: map[int]*batch{}}
 	t.rd = &scanner{fsys: fsys, exhaustive: exhaustive, union: lineFilter().NewHits()}
