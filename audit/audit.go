@@ -478,10 +478,15 @@
 // credential paths, the drop hosts) is answered by the occurrences
 // alone. The automaton steps through two lines at once, the next line
 // taking the place of one that ends, so that the processor overlaps
-// their two chains of table lookups, and a line
+// their two chains of table lookups (in a loop that calls nothing up to
+// the next place where a string ends, so that both stay in registers),
+// and a line
 // touches an expression only when it holds a string of the rarest part
 // its condition needs ("pip" or "uv" for a pip install from a URL, not
-// "install"), so that a frequent word has few conditions evaluated. In
+// "install"), so that a frequent word has few conditions evaluated; a
+// line that touches none of the expressions asked of every line (the
+// others are asked only once one of these matched) is left before any
+// rule asks it. In
 // a long text (a piece of a long line, or rule 6's seven pieces joined)
 // an expression whose repetitions stop within a word or a gap (`\s+`,
 // `[^/\s]*`, not `[^\n]*`) runs anchored at each place its matches can
@@ -504,11 +509,14 @@
 // through it, and asks whether a line redefines the decoder once of a
 // line, and only of one that holds what a redefinition holds.
 // A tree's files are read by the goroutine that calls [Tree], in the
-// order [fs.WalkDir] walks them, and their text is scanned by up to one
-// goroutine a processor (at most four; files under 64 KiB go several
-// at a time, so that handing them over costs little), so that the
-// audit of a tree of several files takes the wall time of a part of it
-// where processors are free. A file's findings are kept by a keeper of
+// order [fs.WalkDir] walks them. Their text is scanned by that
+// goroutine as far as the first 16 MiB of the tree go, which a skill's
+// tree seldom passes: on one goroutine the scan takes the least CPU
+// time, which is what counts on a machine with no core idle. Past
+// them, it is scanned by up to one goroutine a processor (at most four;
+// files under 64 KiB go several at a time, so that handing them over
+// costs little), so that the audit of a larger tree takes the wall
+// time of a part of it where processors are free. A file's findings are kept by a keeper of
 // its own under the cap of a rule in one file, as a [Scanner]'s are, and
 // merged in the order the files were read under both caps, so that the
 // report, an error included (the first file, in that order, that cannot
@@ -709,6 +717,16 @@
 //     load of ten processes on two cores, where it waits for a core. In
 //     process, at a load of 8.5, the small tree took 71 ms of wall with
 //     two goroutines and 83-87 ms with one, for 48 and 45 ms of CPU.
+//   - The audit's CPU time (go -C bench run ./auditgrep -cli, December
+//     2026, the build before, main at 9474875, and after, side by side,
+//     medians of 7 at a load average of 5.6-5.8): a tree's first 16 MiB
+//     scanned on the calling goroutine, the prefilter's lanes stepped in
+//     a loop that calls nothing, a line that touches none of the
+//     expressions asked of every line left at once. agentskills audit
+//     against grep, wall / CPU: the small tree 9.8x / 7.9x to 6.3x /
+//     6.8x (one core: 6.5x / 7.5x to 6.7x / 7.0x), text outside ASCII
+//     7.5x / 10.3x to 6.5x / 9.1x, the keywords 12.2x / 10.4x to 9.3x /
+//     9.8x; in process 4.8x, 8.1x and 9.0x of CPU.
 //   - Benchmarks, wall time at a load average of 8-20, medians of 5
 //     before the prefilter and in two runs after it: BenchmarkOrdinary
 //     (4 MiB of ordinary instructions) 4.5 s, then 78-113 ms;
@@ -875,10 +893,11 @@ var ErrTooLarge = errors.New("too large to audit")
 //
 // Tree uses fsys from the calling goroutine only, one call at a time,
 // so fsys need not be safe for concurrent use; it scans the text of the
-// files it read on up to one goroutine a processor (at most four), which
-// all end before it returns (see "Speed" in the package doc).
+// files it read on that goroutine, and past a tree's first 16 MiB on up
+// to one goroutine a processor (at most four), which all end before it
+// returns (see "Speed" in the package doc).
 func Tree(fsys fs.FS) (Report, error) {
-	return scanTree(fsys, false, treeWorkers())
+	return scanTree(fsys, false, treeWorkers(), serialBytes)
 }
 
 // Max returns the highest severity among findings, and false when there

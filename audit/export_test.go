@@ -7,11 +7,23 @@ import (
 
 // TreeExhaustive is Tree without the prefilter: every expression runs on
 // every line. The prefilter's findings must be its findings.
-func TreeExhaustive(fsys fs.FS) (Report, error) { return scanTree(fsys, true, treeWorkers()) }
+func TreeExhaustive(fsys fs.FS) (Report, error) {
+	return scanTree(fsys, true, treeWorkers(), serialBytes)
+}
 
 // TreeWorkers is Tree with the files scanned by that many goroutines at
-// most (1: the calling goroutine scans them, one after the other).
-func TreeWorkers(fsys fs.FS, workers int) (Report, error) { return scanTree(fsys, false, workers) }
+// most from the first (1: the calling goroutine scans them, one after
+// the other).
+func TreeWorkers(fsys fs.FS, workers int) (Report, error) { return scanTree(fsys, false, workers, 0) }
+
+// TreeWorkersAfter is TreeWorkers with the first serial bytes of the
+// tree scanned by the calling goroutine, as Tree does with SerialBytes.
+func TreeWorkersAfter(fsys fs.FS, workers, serial int) (Report, error) {
+	return scanTree(fsys, false, workers, serial)
+}
+
+// SerialBytes is how much of a tree Tree scans on the calling goroutine.
+const SerialBytes = serialBytes
 
 // LineConditions returns each line expression's pattern and the
 // prefilter's condition for it.

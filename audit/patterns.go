@@ -269,9 +269,13 @@ func (s *scanner) patterns(name string, lines []line, i int, hiddenText bool) {
 		s.runsIn(name, l)
 	}
 	t, h := l.clean, l.hits
-	if h != nil && h.Empty() {
-		// No expression may match: each has a condition
-		// (TestEveryExpressionHasACondition).
+	if h != nil && (h.Empty() || !h.TouchesAny(askedOfLine)) {
+		// No expression that is asked of the line may match: each has
+		// a condition (TestEveryExpressionHasACondition), and the line
+		// holds a string of none's trigger. Every check below asks
+		// first whether the line touches one of askedOfLine (first,
+		// find, credentialMatch), and asks the others only once one
+		// of them matched.
 		return
 	}
 	at := func(loc []int) span { return span{t, loc[0]} }
@@ -579,6 +583,20 @@ var exprIDs = func() int {
 		e.id = i
 	}
 	return len(lineExprs)
+}()
+
+// askedOfLine is the set of the expressions that patterns asks of every
+// line, before any matched (by id: bit id%64 of word id/64); it asks
+// the others (envDump, upload, dropHost, prerequisite, placeholder,
+// targetHost...) only once one of these matched. A line that touches
+// none of them is left at once.
+var askedOfLine = func() []uint64 {
+	set := make([]uint64, (exprIDs+63)/64)
+	for _, e := range slices.Concat(downloadExec, obfuscatedExec, reverseShell, secretStore, override, conceal,
+		[]*expr{programURL, credentialPath, dotEnv, send}) {
+		set[e.id/64] |= 1 << (e.id % 64)
+	}
+	return set
 }()
 
 // newLineFilter builds the prefilter of exprs, numbered by exprIDs.

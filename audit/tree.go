@@ -20,6 +20,15 @@ const batchBytes = 64 << 10
 // until the batch is merged.
 const maxBatchFiles = 256
 
+// serialBytes is how much of a tree the calling goroutine scans itself
+// before it hands batches on to other goroutines: a skill's tree is
+// seldom more, and scanning it on one goroutine takes less CPU time
+// (handing batches over and waking goroutines cost 4-10% more on a
+// tree of a few MiB), which is what counts on a machine with no core
+// idle; past it, a larger tree's wall time is shared among the
+// processors.
+const serialBytes = 16 << 20
+
 // treeWorkers is how many goroutines [Tree] scans files with: one a
 // processor, at most maxWorkers.
 func treeWorkers() int { return min(runtime.GOMAXPROCS(0), maxWorkers) }
@@ -32,7 +41,8 @@ func treeWorkers() int { return min(runtime.GOMAXPROCS(0), maxWorkers) }
 // batches before it are merged (and, with it, the ones after it that
 // finished before), so that the findings are merged under the caps in
 // the order the files were read: the report is the one of reading and
-// scanning the files one after the other. With one worker the calling
+// scanning the files one after the other. With one worker, and until
+// serial bytes of the tree are read (serialBytes), the calling
 // goroutine scans each batch itself.
 //
 // A file's findings are kept by a keeper of its own (perFile: within
@@ -43,10 +53,15 @@ func treeWorkers() int { return min(runtime.GOMAXPROCS(0), maxWorkers) }
 type treeScan struct {
 	rd      *scanner // reads the tree; with one worker, scans it too
 	workers int
+	// serial is how many bytes of the tree rd scans itself before it
+	// hands batches on (serialBytes)
+	serial int
 	// cur is the batch being read into rd.buf; seq numbers the batches
 	// in the order they are read.
 	cur *batch
 	seq int
+	// read counts the bytes of the batches handed on or scanned.
+	read int
 	// work hands batches to the scanning goroutines; started counts
 	// them; free holds the buffers of the batches merged, and bufs
 	// counts the buffers made (at most workers+1).
@@ -88,20 +103,19 @@ type batchFile struct {
 	program []bundled
 }
 
-// scanTree audits the tree of fsys, scanning up to workers files at
-// once (see treeScan); with exhaustive set, without the prefilter.
-func scanTree(fsys fs.FS, exhaustive bool, workers int) (Report, error) {
-	return newTreeScan(fsys, exhaustive, workers).run()
+// scanTree audits the tree of fsys, scanning its first serial bytes on
+// the calling goroutine and the rest up to workers files at a time (see
+// treeScan); with exhaustive set, without the prefilter.
+func scanTree(fsys fs.FS, exhaustive bool, workers, serial int) (Report, error) {
+	return newTreeScan(fsys, exhaustive, workers, serial).run()
 }
 
 // newTreeScan returns the audit of the tree of fsys with workers
-// scanning goroutines at most.
-func newTreeScan(fsys fs.FS, exhaustive bool, workers int) *treeScan {
-	t := &treeScan{workers: max(workers, 1), pending: map[int]*batch{}}
-	t.rd = &scanner{fsys: fsys, exhaustive: exhaustive}
-	if t.workers == 1 {
-		t.rd.union = lineFilter().NewHits()
-	} else {
+// scanning goroutines at most, past its first serial bytes.
+func newTreeScan(fsys fs.FS, exhaustive bool, workers, serial int) *treeScan {
+	t := &treeScan{workers: max(workers, 1), serial: serial, pending: map[int]*batch{}}
+	t.rd = &scanner{fsys: fsys, exhaustive: exhaustive, union: lineFilter().NewHits()}
+	if t.workers > 1 {
 		t.work = make(chan *batch)
 		t.free = make(chan []byte, t.workers+1)
 	}
@@ -195,11 +209,13 @@ func (t *treeScan) newBatch() *batch {
 }
 
 // dispatch hands the current batch on to be scanned (or, with one
-// worker, scans it), and starts the next when there are more files.
+// worker or until t.serial bytes are read, scans it), and starts the
+// next when there are more files.
 func (t *treeScan) dispatch(more bool) {
 	b := t.cur
 	b.buf = t.rd.buf
-	if t.work == nil {
+	t.read += len(b.buf)
+	if t.work == nil || t.read <= t.serial {
 		t.scan(t.rd, b)
 	} else {
 		select {

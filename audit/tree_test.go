@@ -51,6 +51,14 @@ func sameAsOneKeeperWith(t *testing.T, fsys fs.FS, workers ...int) {
 	for _, w := range workers {
 		got, err := audit.TreeWorkers(fsys, w)
 		check(fmt.Sprintf("Tree with %d goroutines", w), got, err)
+		if w > 1 {
+			// The calling goroutine scans the first batch, or the
+			// first 200 KiB, and hands the rest on.
+			for _, serial := range []int{1, 200 << 10} {
+				got, err := audit.TreeWorkersAfter(fsys, w, serial)
+				check(fmt.Sprintf("Tree with %d goroutines after %d bytes", w, serial), got, err)
+			}
+		}
 	}
 	got, err := audit.Tree(fsys)
 	check("Tree", got, err)

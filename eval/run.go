@@ -44,7 +44,7 @@ func checkCounts(runs, jobs int) error {
 }
 
 // agentIDPattern is what an agent id must be to name a folder.
-var agentIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var agentIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // checkAgents checks the agents of a request: at least one, each with a
 // driver and a distinct id usable as a folder name (also on a file
@@ -70,7 +70,7 @@ func checkAgentIDs(agents []Agent) error {
 	seen := map[string]int{}
 	for i, a := range agents {
 		field := fmt.Sprintf("Agents[%d]", i)
-		if !agentIDPattern.MatchString(a.ID) {
+		if !agentIDPattern().MatchString(a.ID) {
 			return fmt.Errorf("%s.ID: %w: %q cannot name a folder: use letters, digits, dots, dashes and underscores, starting with a letter or digit", field, ErrInvalidRequest, a.ID)
 		}
 		switch low := strings.ToLower(a.ID); {

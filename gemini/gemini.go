@@ -212,6 +212,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentadaptor/agentadaptor/driver"
@@ -486,14 +487,16 @@ func outcome(prog string, req *driver.Request, overlay, userHome string, p *pars
 // conflictLine is Gemini CLI's warning that one skill overrides another
 // of the same name: `Skill conflict detected: "N" from "NEW" is
 // overriding the same skill from "OLD".`
-var conflictLine = regexp.MustCompile(`Skill conflict detected: "([^"]*)" from "[^"]*" is overriding the same skill from "([^"]*)"`)
+var conflictLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`Skill conflict detected: "([^"]*)" from "[^"]*" is overriding the same skill from "([^"]*)"`)
+})
 
 // overridden returns the runtime names of the run's skills whose mounted
 // copy stderr says was overridden.
 func overridden(stderr, overlay string, rs driver.ResolvedSkills) []string {
 	mounted := filepath.Join(overlay, ".agents", "skills") + string(filepath.Separator)
 	var out []string
-	for _, m := range conflictLine.FindAllStringSubmatch(stderr, -1) {
+	for _, m := range conflictLine().FindAllStringSubmatch(stderr, -1) {
 		rest, ok := strings.CutPrefix(m[2], mounted)
 		if !ok {
 			continue

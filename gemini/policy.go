@@ -6,12 +6,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // toolName is the form of a tool name the driver writes into a policy
 // rule: Gemini CLI's own tools ("run_shell_command") and those of MCP
 // servers ("server__tool").
-var toolName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+var toolName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`) })
 
 // Priorities of the run's rules: a tool denied wins over one allowed,
 // and both over Gemini CLI's own rules, whatever the approval mode.
@@ -35,7 +36,7 @@ func (c *Config) toolPolicy() (string, error) {
 		{c.DisallowedTools, "deny", denyPriority, "DisallowedTools"},
 	} {
 		for _, t := range r.tools {
-			if !toolName.MatchString(t) {
+			if !toolName().MatchString(t) {
 				return "", fmt.Errorf("gemini: tool %q of Config.%s is not a tool name (letters, digits, _ . -, such as run_shell_command)", t, r.field)
 			}
 			fmt.Fprintf(&b, "[[rule]]\ntoolName = %q\ndecision = %q\npriority = %d\n\n", t, r.decision, r.priority)

@@ -25,14 +25,18 @@ import (
 // The backoff's delay (5 s, doubling to 30 s, with jitter) is printed only
 // in the last form. See testdata/stderr-*.txt.
 var (
-	backoffLine = regexp.MustCompile(`^Attempt (\d+) failed(?: with status (\d{3})| with (429) error \(no Retry-After header\)| with 5xx error)?\. Retrying with backoff\.\.\.(?: (.*))?$`)
-	afterLine   = regexp.MustCompile(`^Attempt (\d+) failed: (.*)\. Retrying after (\d+)ms\.\.\.$`)
+	backoffLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^Attempt (\d+) failed(?: with status (\d{3})| with (429) error \(no Retry-After header\)| with 5xx error)?\. Retrying with backoff\.\.\.(?: (.*))?$`)
+	})
+	afterLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^Attempt (\d+) failed: (.*)\. Retrying after (\d+)ms\.\.\.$`)
+	})
 )
 
 // retryEvent reads a line of Gemini CLI's standard error: a retry line
 // becomes a driver.RetryEvent; any other line gives nil.
 func retryEvent(line string) *driver.RetryEvent {
-	if m := backoffLine.FindStringSubmatch(line); m != nil {
+	if m := backoffLine().FindStringSubmatch(line); m != nil {
 		ev := &driver.RetryEvent{Attempt: atoi(m[1]), Message: errorText(m[4]), Raw: json.RawMessage(quote(line))}
 		switch {
 		case m[2] != "":
@@ -42,7 +46,7 @@ func retryEvent(line string) *driver.RetryEvent {
 		}
 		return ev
 	}
-	if m := afterLine.FindStringSubmatch(line); m != nil {
+	if m := afterLine().FindStringSubmatch(line); m != nil {
 		delay, _ := strconv.ParseInt(m[3], 10, 64)
 		return &driver.RetryEvent{Attempt: atoi(m[1]), DelayMS: delay, Message: errorText(m[2]), Raw: json.RawMessage(quote(line))}
 	}

@@ -181,19 +181,24 @@ func and(items []string) string {
 // indent, the first after first instead.
 func wrap(text, first, indent string, width int) string {
 	var b strings.Builder
-	line := first
-	empty := true
-	for _, w := range strings.Fields(text) {
-		if !empty && len(line)+1+len(w) > width {
-			b.WriteString(strings.TrimRight(line, " ") + "\n")
-			line, empty = indent, true
+	b.Grow(len(first) + len(text) + 16)
+	b.WriteString(first)
+	n := len(first) // the length of the line being written
+	empty := true   // no word on it yet
+	for w := range strings.FieldsSeq(text) {
+		if !empty && n+1+len(w) > width {
+			// The line ends with a word: no space to trim.
+			b.WriteString("\n")
+			b.WriteString(indent)
+			n, empty = len(indent), true
 		}
 		if !empty {
-			line += " "
+			b.WriteByte(' ')
+			n++
 		}
-		line += w
+		b.WriteString(w)
+		n += len(w)
 		empty = false
 	}
-	b.WriteString(line)
 	return b.String()
 }

@@ -10,6 +10,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -210,7 +211,7 @@ func (p Pod) spec() (PodSpec, error) {
 		return PodSpec{}, err
 	}
 	for k, v := range p.Labels {
-		if !labelKey.MatchString(k) || len(v) > 63 || !labelValue.MatchString(v) {
+		if !labelKey().MatchString(k) || len(v) > 63 || !labelValue().MatchString(v) {
 			return PodSpec{}, fmt.Errorf("label %q: %q is not a label", k, v)
 		}
 	}
@@ -256,7 +257,7 @@ func (p Pod) spec() (PodSpec, error) {
 	vols := []Volume{{Name: "skill-cache", EmptyDir: &EmptyDir{}}, {Name: "workspace", EmptyDir: &EmptyDir{}}}
 	seen := map[string]bool{"skill-cache": true, "workspace": true}
 	for _, s := range p.Skills {
-		if len(s.Name) > 64 || !dnsLabel.MatchString(s.Name) {
+		if len(s.Name) > 64 || !dnsLabel().MatchString(s.Name) {
 			return PodSpec{}, fmt.Errorf("skill name %q is not a skill's name: lower-case letters, digits and '-', at most 64", s.Name)
 		}
 		if err := CheckPinned(s.Reference); err != nil {
@@ -313,22 +314,29 @@ func volumeName(v string) string {
 	return strings.TrimRight(v[:63-len(suffix)], "-") + suffix
 }
 
+// The expressions are compiled when first used, so that a program that
+// links the package and checks no name (agentskills audit) does not
+// compile them as it starts.
 var (
-	dnsLabel   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-	labelValue = regexp.MustCompile(`^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$`)
-	labelKey   = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
+	dnsLabel   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`) })
+	labelValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$`) })
+	labelKey   = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
+	})
 	// image is a container image reference as the distribution
 	// reference grammar writes one: a name of path components, a
 	// registry host (with a port) first where there is one, a tag, a
 	// digest.
-	image  = regexp.MustCompile(`^[a-zA-Z0-9]([-a-zA-Z0-9.]*[a-zA-Z0-9])?(:[0-9]+)?(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@(sha256:[a-f0-9]{64}|sha512:[a-f0-9]{128}))?$`)
-	pinned = regexp.MustCompile(`@(sha256:[a-f0-9]{64}|sha512:[a-f0-9]{128})$`)
+	image = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[a-zA-Z0-9]([-a-zA-Z0-9.]*[a-zA-Z0-9])?(:[0-9]+)?(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@(sha256:[a-f0-9]{64}|sha512:[a-f0-9]{128}))?$`)
+	})
+	pinned = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`@(sha256:[a-f0-9]{64}|sha512:[a-f0-9]{128})$`) })
 )
 
 // CheckName checks that name is a DNS label (RFC 1123): what names a
 // volume, a Job and an agent-sandbox object. what names it in the error.
 func CheckName(what, name string) error {
-	if len(name) > 63 || !dnsLabel.MatchString(name) {
+	if len(name) > 63 || !dnsLabel().MatchString(name) {
 		return fmt.Errorf("%s %q is not a Kubernetes name: lower-case letters, digits and '-', starting and ending with a letter or digit, at most 63", what, name)
 	}
 	return nil
@@ -341,7 +349,7 @@ func CheckSubdomain(what, name string) error {
 		return fmt.Errorf("%s %q is not a Kubernetes name: longer than 253", what, name)
 	}
 	for _, part := range strings.Split(name, ".") {
-		if !dnsLabel.MatchString(part) {
+		if !dnsLabel().MatchString(part) {
 			return fmt.Errorf("%s %q is not a Kubernetes name: lower-case letters, digits, '-' and '.', each part starting and ending with a letter or digit", what, name)
 		}
 	}
@@ -356,7 +364,7 @@ func CheckImage(ref string) error {
 		return errors.New("no runner image")
 	case strings.Contains(ref, "://"):
 		return fmt.Errorf("image %q: an image reference has no scheme: write HOST/REPO:TAG", ref)
-	case len(ref) > 4096 || !image.MatchString(ref):
+	case len(ref) > 4096 || !image().MatchString(ref):
 		return fmt.Errorf("image %q is not an image reference: [HOST[:PORT]/]REPO[:TAG][@sha256:DIGEST]", ref)
 	}
 	return nil
@@ -367,7 +375,7 @@ func CheckPinned(ref string) error {
 	if err := CheckImage(ref); err != nil {
 		return err
 	}
-	if !pinned.MatchString(ref) {
+	if !pinned().MatchString(ref) {
 		return fmt.Errorf("image %q is not pinned by digest (@sha256:...)", ref)
 	}
 	return nil

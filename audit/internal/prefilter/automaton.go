@@ -42,6 +42,46 @@ func (a *automaton) step(state uint32, b byte) uint32 {
 	return uint32(a.next[state<<a.shift|uint32(a.class[b])])
 }
 
+// steps steps two lanes, over u1 and u2 (of one length) from offset j
+// in states s1 and s2, up to the first byte after which either is in a
+// state where strings end, and returns the offset after that byte (or
+// the end) and the lanes' states. It calls nothing, so that the
+// compiler keeps the two chains of table lookups in registers; its
+// caller records what ends where it stopped.
+//
+//go:noinline
+func (a *automaton) steps(u1, u2 string, j int, s1, s2 uint32) (int, uint32, uint32) {
+	// The shift masked is one the compiler knows is under 32, so that a
+	// step is a shift, an or and a load, with no test of the shift on
+	// the chain of steps.
+	next, class, shift, firstOut := a.next, &a.class, a.shift&31, uint32(a.firstOut)
+	u2 = u2[:len(u1)]
+	for j < len(u1) {
+		s1 = uint32(next[s1<<shift|uint32(class[u1[j]])])
+		s2 = uint32(next[s2<<shift|uint32(class[u2[j]])])
+		j++
+		if s1 >= firstOut || s2 >= firstOut {
+			break
+		}
+	}
+	return j, s1, s2
+}
+
+// steps1 is steps of one lane, over text from offset i in state.
+//
+//go:noinline
+func (a *automaton) steps1(text string, i int, state uint32) (int, uint32) {
+	next, class, shift, firstOut := a.next, &a.class, a.shift&31, uint32(a.firstOut)
+	for i < len(text) {
+		state = uint32(next[state<<shift|uint32(class[text[i]])])
+		i++
+		if state >= firstOut {
+			break
+		}
+	}
+	return i, state
+}
+
 // endsAt returns the strings that end at state.
 func (a *automaton) endsAt(state uint32) []ending {
 	if state < uint32(a.firstOut) {

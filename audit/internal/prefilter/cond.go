@@ -175,6 +175,17 @@ need needs config local state profile profiles key keys find open read test env 
 message messages system prompt command commands script scripts code output input path home api
 token server client request`)
 
+// commonOrFrequent holds commonWords and frequentWords, which
+// commonness looks up for each string of every condition as a filter is
+// built.
+var commonOrFrequent = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range append(slices.Clone(commonWords), frequentWords...) {
+		m[w] = true
+	}
+	return m
+}()
+
 // trigger returns strings of c one of which is found, with the
 // boundaries c asks for, in every line that meets c: for an or, those
 // of each part; for an and, those of one part, the rarest (see
@@ -219,7 +230,7 @@ func commonness(words []*cond) float64 {
 		core := strings.Trim(w.word.s, " \t\f\r\v")
 		letters := strings.TrimFunc(core, func(r rune) bool { return !unicode.IsLetter(r) })
 		switch {
-		case slices.Contains(commonWords, letters) || slices.Contains(frequentWords, letters):
+		case commonOrFrequent[letters]:
 			n++
 		case letters == "":
 			n += 0.5 // punctuation: "://", "--"

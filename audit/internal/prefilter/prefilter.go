@@ -372,10 +372,7 @@ func (f *Filter) ScanEach(hs []*Hits, texts []string, unfolded bool) {
 		return true
 	}
 	a := f.a
-	// The shift masked is one the compiler knows is under 32, so that a
-	// step is a shift, an or and a load, with no test of the shift on
-	// the chain of steps.
-	table, class, shift, firstOut := a.next, &a.class, a.shift&31, uint32(a.firstOut)
+	firstOut := uint32(a.firstOut)
 	var l1, l2 lane
 	ok1, ok2 := take(&l1), take(&l2)
 	for ok1 && ok2 {
@@ -383,14 +380,13 @@ func (f *Filter) ScanEach(hs []*Hits, texts []string, unfolded bool) {
 		b1, b2, s1, s2 := l1.at, l2.at, l1.s, l2.s
 		n := min(len(t1)-b1, len(t2)-b2)
 		u1, u2 := t1[b1:b1+n], t2[b2:b2+n]
-		for j := 0; j < len(u1) && j < len(u2); j++ {
-			s1 = uint32(table[s1<<shift|uint32(class[u1[j]])])
-			s2 = uint32(table[s2<<shift|uint32(class[u2[j]])])
+		for j := 0; j < n; {
+			j, s1, s2 = a.steps(u1, u2, j, s1, s2)
 			if s1 >= firstOut {
-				f.record(hs[l1.k], t1, b1+j+1, s1-firstOut, false)
+				f.record(hs[l1.k], t1, b1+j, s1-firstOut, false)
 			}
 			if s2 >= firstOut {
-				f.record(hs[l2.k], t2, b2+j+1, s2-firstOut, false)
+				f.record(hs[l2.k], t2, b2+j, s2-firstOut, false)
 			}
 		}
 		l1.at, l2.at, l1.s, l2.s = b1+n, b2+n, s1, s2
@@ -430,11 +426,11 @@ func (f *Filter) scan(h *Hits, text string, folded bool) {
 // run goes on scanning text into h from offset i, in state.
 func (f *Filter) run(h *Hits, text string, i int, state uint32, folded bool) {
 	a := f.a
-	next, class, shift, firstOut := a.next, &a.class, a.shift&31, uint32(a.firstOut)
-	for ; i < len(text); i++ {
-		state = uint32(next[state<<shift|uint32(class[text[i]])])
+	firstOut := uint32(a.firstOut)
+	for i < len(text) {
+		i, state = a.steps1(text, i, state)
 		if state >= firstOut {
-			f.record(h, text, i+1, state-firstOut, folded)
+			f.record(h, text, i, state-firstOut, folded)
 		}
 	}
 }
@@ -458,7 +454,49 @@ func (f *Filter) record(h *Hits, text string, end int, out uint32, folded bool) 
 			afterBits, bothBits = needAfter, needBoth
 		}
 	}
-	for _, e := range a.ends[a.outAt[out]:a.outAt[out+1]] {
+	ends := a.ends[a.outAt[out]:a.outAt[out+1]]
+	if f.words == 1 {
+		// Up to 64 expressions, each string's sets are a word each.
+		for _, e := range ends {
+			id := e.id
+			m := h.mask[id]
+			if m == all {
+				// Found with every boundary already: only where its
+				// last occurrence ends is new.
+				h.last[id] = int32(end)
+				continue
+			}
+			start := end - int(e.len)
+			b := uint8(all)
+			if !folded {
+				b = needAny | afterBits
+				if (start > 0 && wordBytes[text[start-1]]) != wordBytes[text[start]] {
+					b |= needBefore | bothBits
+				}
+			}
+			t := (*[5]uint64)(f.touches[int(id)*5 : int(id)*5+5])
+			if m == 0 {
+				// The string's first occurrence: where it starts is the
+				// first with every boundary (those it has not are not
+				// read), and its sets are added without a test on each
+				// bit.
+				h.set = append(h.set, id)
+				h.touchedAll[0] |= t[0]
+				h.first[id] = [4]int32{int32(start), int32(start), int32(start), int32(start)}
+				h.touched[0] |= t[1] | t[2]&-uint64(b>>1&1) | t[3]&-uint64(b>>2&1) | t[4]&-uint64(b>>3&1)
+			} else {
+				for fresh := b &^ m; fresh != 0; fresh &= fresh - 1 {
+					bit := bits.TrailingZeros8(fresh) & 3
+					h.first[id][bit] = int32(start)
+					h.touched[0] |= t[1+bit]
+				}
+			}
+			h.mask[id] = m | b
+			h.last[id] = int32(end)
+		}
+		return
+	}
+	for _, e := range ends {
 		id := e.id
 		m := h.mask[id]
 		if m == all {
@@ -557,6 +595,20 @@ func (h *Hits) AnyTouched(lo, hi int) bool {
 // Empty reports whether h holds no string: then no expression with a
 // condition may match.
 func (h *Hits) Empty() bool { return len(h.set) == 0 }
+
+// TouchesAny reports whether h touches one of the expressions of set,
+// which holds expression i as bit i%64 of set[i/64]: AnyTouched of a set
+// rather than a range. When it does not, only one of them that f
+// reports [Filter.Always] may match the line, though a part of the line
+// may match them.
+func (h *Hits) TouchesAny(set []uint64) bool {
+	for i, w := range set[:min(len(set), len(h.touched))] {
+		if h.touched[i]&w != 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // Window returns the part [lo, hi) of a line of n bytes, scanned into h,
 // that holds every match of expression i: from the first occurrence of

@@ -292,6 +292,34 @@ func TestAnyTouched(t *testing.T) {
 	}
 }
 
+// TestTouchesAny checks the test of a set of expressions against the
+// test of each.
+func TestTouchesAny(t *testing.T) {
+	var res []*regexp.Regexp
+	for i := range 150 {
+		res = append(res, regexp.MustCompile(fmt.Sprintf(`\bw%03d\b`, i)))
+	}
+	f, err := New(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := f.NewHits()
+	r := rand.New(rand.NewPCG(5, 5))
+	for range 2000 {
+		f.Scan(h, fmt.Sprintf("w%03d w%03dx w%03d", r.IntN(150), r.IntN(150), r.IntN(150)))
+		set := make([]uint64, 3)
+		want := false
+		for range r.IntN(20) {
+			i := r.IntN(150)
+			set[i/64] |= 1 << (i % 64)
+			want = want || f.May(h, i)
+		}
+		if got := h.TouchesAny(set); got != want {
+			t.Fatalf("TouchesAny(%x) = %v, want %v", set, got, want)
+		}
+	}
+}
+
 // TestTouchedByBoundaries checks that a string found without the word
 // boundaries a condition asks for touches no expression of a line,
 // and still lets a part of the line be asked about.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The tables of a filter, as text: what [New] reads from the
@@ -176,18 +177,41 @@ func readWords(v string) ([]word, error) {
 func readWord(v string) (c *cond, rest string, err error) {
 	c = &cond{op: opWord}
 	v, c.word.wb = strings.CutPrefix(v, `\b`)
-	q, err := strconv.QuotedPrefix(v)
-	if err != nil {
-		return nil, "", fmt.Errorf("%q: a quoted string: %w", v, err)
+	q, s, ok := plainQuoted(v)
+	if !ok {
+		if q, err = strconv.QuotedPrefix(v); err != nil {
+			return nil, "", fmt.Errorf("%q: a quoted string: %w", v, err)
+		}
+		if s, err = strconv.Unquote(q); err != nil {
+			return nil, "", err
+		}
 	}
-	if c.word.s, err = strconv.Unquote(q); err != nil {
-		return nil, "", err
-	}
+	c.word.s = s
 	if c.word.s == "" {
 		return nil, "", fmt.Errorf("an empty string")
 	}
 	rest, c.word.wa = strings.CutPrefix(v[len(q):], `\b`)
 	return c, rest, nil
+}
+
+// plainQuoted reads the double-quoted string at the start of v when it
+// holds no escape (nearly every string of the tables): q is it quoted,
+// s its text, a part of v (no copy), as strconv.QuotedPrefix and
+// strconv.Unquote give them; ok is false for any other v, which they
+// read.
+func plainQuoted(v string) (q, s string, ok bool) {
+	if !strings.HasPrefix(v, `"`) {
+		return "", "", false
+	}
+	end := strings.IndexByte(v[1:], '"')
+	if end < 0 {
+		return "", "", false
+	}
+	s = v[1 : 1+end]
+	if strings.ContainsAny(s, "\\\n") || !utf8.ValidString(s) {
+		return "", "", false
+	}
+	return v[:end+2], s, true
 }
 
 // readCond reads a condition as cond.String writes it.
