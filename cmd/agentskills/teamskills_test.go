@@ -1,0 +1,263 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentadaptor/agentadaptor/internal/testkit/gitsigtest"
+	"github.com/agentadaptor/agentadaptor/policy"
+)
+
+// The scenarios of skills that need other skills and of a team's
+// policy, end to end: real git repositories read as git+file://, the
+// command run in process as main runs it.
+
+// gitRepo makes a git repository and returns its folder (links
+// resolved, as a policy pattern matches it) and its git+file:// URL.
+func gitRepo(t *testing.T) (dir, url string) {
+	t.Helper()
+	gitsigtest.Require(t, "git")
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitsigtest.Git(t, dir, nil, "init", "-q", "-b", "main")
+	return dir, "git+file://" + filepath.ToSlash(dir)
+}
+
+// commitTag writes files (slash paths relative to the repository) into
+// repo, commits them and tags the commit tag.
+func commitTag(t *testing.T, repo, tag string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(repo, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitsigtest.Git(t, repo, nil, "add", "-A")
+	gitsigtest.Commit(t, repo, nil, gitsigtest.Unsigned, tag)
+	gitsigtest.Git(t, repo, nil, "tag", tag)
+}
+
+// teamRepos holds the repositories of the scenarios: lib, whose skill
+// base is tagged v1.0.0, v1.1.0 and v2.0.0 (its SKILL.md ends with the
+// tag), and apps, whose skills (tagged v1.0.0) require each other and
+// base.
+type teamRepos struct {
+	libDir, lib, appsDir, apps string
+}
+
+// skillAt is the source of the skill in folder skills/name of the
+// repository at url, at ref.
+func skillAt(url, name, ref string) string {
+	return url + "#ref=" + ref + "&path=skills/" + name
+}
+
+func newTeamRepos(t *testing.T) teamRepos {
+	t.Helper()
+	var r teamRepos
+	r.libDir, r.lib = gitRepo(t)
+	for _, tag := range []string{"v1.0.0", "v1.1.0", "v2.0.0"} {
+		commitTag(t, r.libDir, tag, map[string]string{"skills/base/SKILL.md": requiring("base") + tag + "\n"})
+	}
+	r.appsDir, r.apps = gitRepo(t)
+	app := func(name string) string { return skillAt(r.apps, name, "^1") }
+	base := func(ref string) string { return skillAt(r.lib, "base", ref) }
+	skills := map[string][]string{
+		"a":       {app("b")},
+		"b":       {app("c")},
+		"c":       nil,
+		"app":     {app("left"), app("right")},
+		"left":    {base("^1")},
+		"right":   {base("~1.0")},
+		"split":   {app("left"), app("newer")},
+		"newer":   {base("^2")},
+		"x":       {app("y")},
+		"y":       {app("x")},
+		"refuser": {app("bad")},
+		"bad":     {"github:evil/x@v1"},
+	}
+	files := map[string]string{}
+	for name, reqs := range skills {
+		files["skills/"+name+"/SKILL.md"] = requiring(name, reqs...)
+	}
+	commitTag(t, r.appsDir, "v1.0.0", files)
+	return r
+}
+
+// requiredBy is the lock file's required_by of skill name, and whether
+// it is marked a dependency.
+func requiredBy(t *testing.T, project, name string) (by []string, dependency bool) {
+	t.Helper()
+	e := lockSkill(t, project, name)
+	if e == nil {
+		t.Fatalf("the lock file has no %s", name)
+	}
+	for _, v := range asSlice(e["required_by"]) {
+		by = append(by, v.(string))
+	}
+	d, _ := e["dependency"].(bool)
+	return by, d
+}
+
+func asSlice(v any) []any {
+	s, _ := v.([]any)
+	return s
+}
+
+// installed reports whether the project holds a canonical copy of name.
+func installed(project, name string) bool {
+	_, err := os.Stat(filepath.Join(project, ".agents", "skills", name, "SKILL.md"))
+	return err == nil
+}
+
+// TestRequirementScenarios checks requirements between skills published
+// in git repositories (install rules 17 and 18): a chain of three, a
+// diamond whose ranges meet, ranges that do not (a conflict), a cycle, a
+// requirement the policy refuses, and removal with and without
+// dependants.
+func TestRequirementScenarios(t *testing.T) {
+	r := newTeamRepos(t)
+
+	t.Run("chain of three", func(t *testing.T) {
+		project := isolatedHome(t)
+		code, out, errs := runHere(t, "add", skillAt(r.apps, "a", "v1.0.0"), "-a", "codex")
+		if code != exitOK || !strings.Contains(out, "installed b (canonical copy, required by a)") || !strings.Contains(out, "installed c (canonical copy, required by b)") {
+			t.Fatalf("add a = %d\n%s%s; want b and c installed, each naming what required it", code, out, errs)
+		}
+		if by, dep := requiredBy(t, project, "b"); !slices.Equal(by, []string{"a"}) || !dep {
+			t.Errorf("lock's b: required_by %v, dependency %v; want [a], true", by, dep)
+		}
+		if by, dep := requiredBy(t, project, "c"); !slices.Equal(by, []string{"b"}) || !dep {
+			t.Errorf("lock's c: required_by %v, dependency %v; want [b], true", by, dep)
+		}
+		if by, dep := requiredBy(t, project, "a"); len(by) != 0 || dep {
+			t.Errorf("lock's a: required_by %v, dependency %v; want none, false", by, dep)
+		}
+		reqs := asSlice(lockSkill(t, project, "a")["requires"])
+		if len(reqs) != 1 || reqs[0].(map[string]any)["source"] != skillAt(r.apps, "b", "^1") || reqs[0].(map[string]any)["skill"] != "b" {
+			t.Errorf("lock's a requires %v; want %s answered by b", reqs, skillAt(r.apps, "b", "^1"))
+		}
+		code, out, errs = runHere(t, "list", "-a", "codex")
+		if code != exitOK || !strings.Contains(out, "REQUIRED BY") || !strings.Contains(out, "a (dependency)") || !strings.Contains(out, "b (dependency)") {
+			t.Errorf("list = %d\n%s%s; want b required by a and c by b, both dependencies", code, out, errs)
+		}
+		if code, out, errs := runHere(t, "verify"); code != exitOK {
+			t.Errorf("verify = %d\n%s%s; want 0", code, out, errs)
+		}
+	})
+
+	t.Run("diamond", func(t *testing.T) {
+		project := isolatedHome(t)
+		code, out, errs := runHere(t, "add", skillAt(r.apps, "app", "v1.0.0"), "-a", "codex")
+		if code != exitOK {
+			t.Fatalf("add app = %d\n%s%s", code, out, errs)
+		}
+		// ^1 picks v1.1.0, ~1.0 picks v1.0.0, which ^1 admits too.
+		if got := readTestFile(t, filepath.Join(project, ".agents", "skills", "base", "SKILL.md")); !strings.HasSuffix(got, "v1.0.0\n") {
+			t.Errorf("base installed is %q; want v1.0.0's, the version both ranges admit", got)
+		}
+		if by, dep := requiredBy(t, project, "base"); !slices.Equal(by, []string{"left", "right"}) || !dep {
+			t.Errorf("lock's base: required_by %v, dependency %v; want [left right], true", by, dep)
+		}
+		if strings.Count(out, "installed base (canonical copy") != 1 || !strings.Contains(out, "installed base (canonical copy, required by left, right)") {
+			t.Errorf("add = %s; want base installed once, required by left and right", out)
+		}
+	})
+
+	t.Run("conflict", func(t *testing.T) {
+		project := isolatedHome(t)
+		code, out, errs := runHere(t, "add", skillAt(r.apps, "split", "v1.0.0"), "-a", "codex")
+		for _, want := range []string{
+			"split -> left -> base (" + skillAt(r.lib, "base", "^1") + ", which picks v1.1.0)",
+			"split -> newer -> base (" + skillAt(r.lib, "base", "^2") + ", which picks v2.0.0)",
+		} {
+			if code != exitFailed || !strings.Contains(errs, want) {
+				t.Errorf("add split = %d\n%s%s; want exit 1 naming %q", code, out, errs, want)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(project, ".agents")); !os.IsNotExist(err) {
+			t.Errorf("a refused add left .agents (%v)", err)
+		}
+	})
+
+	t.Run("cycle", func(t *testing.T) {
+		project := isolatedHome(t)
+		code, out, errs := runHere(t, "add", skillAt(r.apps, "x", "v1.0.0"), "-a", "codex")
+		if code != exitFailed || !strings.Contains(errs, "the requirements make a cycle, x -> y -> x") {
+			t.Errorf("add x = %d\n%s%s; want exit 1 naming the cycle x -> y -> x", code, out, errs)
+		}
+		if installed(project, "x") || installed(project, "y") {
+			t.Errorf("a refused add installed x or y")
+		}
+	})
+
+	t.Run("refused requirement", func(t *testing.T) {
+		project := isolatedHome(t)
+		os.MkdirAll(filepath.Join(project, ".agents"), 0o755)
+		pol := "version: 1\nsources:\n  allow:\n    - git:" + filepath.ToSlash(r.appsDir) + "\n"
+		if err := os.WriteFile(filepath.Join(project, ".agents", policy.FileName), []byte(pol), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := runHere(t, "add", skillAt(r.apps, "refuser", "v1.0.0"), "-a", "codex")
+		if code != exitFailed || !strings.Contains(errs, "refuser -> bad -> github:evil/x@v1") || !strings.Contains(errs, "sources.allow") {
+			t.Errorf("add refuser = %d\n%s%s; want exit 1 naming the chain refuser -> bad -> github:evil/x@v1 and sources.allow", code, out, errs)
+		}
+		if installed(project, "refuser") || installed(project, "bad") {
+			t.Errorf("a refused add installed refuser or bad")
+		}
+	})
+
+	t.Run("remove", func(t *testing.T) {
+		project := isolatedHome(t)
+		add := func() {
+			t.Helper()
+			if code, out, errs := runHere(t, "add", skillAt(r.apps, "a", "v1.0.0"), "-a", "codex"); code != exitOK {
+				t.Fatalf("add a = %d\n%s%s", code, out, errs)
+			}
+		}
+		add()
+		// Removing the one the others were installed for takes all three.
+		code, out, errs := runHere(t, "remove", "a")
+		if code != exitOK || !strings.Contains(out, "removed   b (canonical copy): .agents/skills/b (no longer required)") || !strings.Contains(out, "removed   c (canonical copy): .agents/skills/c (no longer required)") {
+			t.Fatalf("remove a = %d\n%s%s; want b and c removed as no longer required", code, out, errs)
+		}
+		for _, n := range []string{"a", "b", "c"} {
+			if installed(project, n) {
+				t.Errorf("remove a left %s installed", n)
+			}
+		}
+		if skills, _ := lockJSON(t, project)["skills"].(map[string]any); len(skills) != 0 {
+			t.Errorf("the lock file after remove a holds %v; want no skill", skills)
+		}
+
+		// A skill others require is refused, naming them; --force removes
+		// it and verify then reports the requirement unanswered.
+		add()
+		before := readTestFile(t, filepath.Join(project, ".agents", "agentskills.lock"))
+		code, _, errs = runHere(t, "remove", "c")
+		if code != exitFailed || !strings.Contains(errs, "c is required by installed skills (b)") || !strings.Contains(errs, "--force") {
+			t.Errorf("remove c = %d, %q; want exit 1 naming b and --force", code, errs)
+		}
+		if after := readTestFile(t, filepath.Join(project, ".agents", "agentskills.lock")); after != before || !installed(project, "c") {
+			t.Errorf("a refused remove changed the project")
+		}
+		code, _, errs = runHere(t, "remove", "c", "--force")
+		if code != exitOK || !strings.Contains(errs, "warning: removed c, which b requires;") || installed(project, "c") {
+			t.Errorf("remove c --force = %d, %q; want c removed with a warning naming b", code, errs)
+		}
+		code, _, errs = runHere(t, "verify")
+		if code != exitFailed || !strings.Contains(errs, "b requires "+skillAt(r.apps, "c", "^1")+", which is not installed") {
+			t.Errorf("verify = %d, %q; want exit 1 naming b's requirement", code, errs)
+		}
+	})
+}
