@@ -261,3 +261,92 @@ func TestRequirementScenarios(t *testing.T) {
 		}
 	})
 }
+
+// TestTeamPolicyScenario checks a team's policy end to end (policy rules
+// 18 to 22, install's # Required skills): the project extends the
+// team's file, which extends the company's, each published in a git
+// repository; the team's narrower sources.allow takes effect, the
+// project's wider one has none (policy show warns of it); the team's
+// required skill fails verify until sync installs it, and remove refuses
+// it; once pinned and cached, with the repositories gone, sync --frozen
+// and verify still work.
+func TestTeamPolicyScenario(t *testing.T) {
+	r := newTeamRepos(t)
+	polDir, polURL := gitRepo(t)
+	companySrc := polURL + "#ref=v1&path=company/" + policy.FileName
+	teamSrc := polURL + "#ref=v1&path=team/" + policy.FileName
+	apps, lib := "git:"+filepath.ToSlash(r.appsDir), "git:"+filepath.ToSlash(r.libDir)
+	required := skillAt(r.apps, "c", "^1")
+	commitTag(t, polDir, "v1", map[string]string{
+		"company/" + policy.FileName: "version: 1\nsources:\n  allow:\n    - " + apps + "\n    - " + lib + "\n",
+		"team/" + policy.FileName: "version: 1\nextends: \"" + companySrc + "\"\nsources:\n  allow:\n    - " + apps + "\n" +
+			"required:\n  - source: \"" + required + "\"\n    agents: [codex]\n    reason: every project of the team keeps c\n",
+	})
+	pin := gitsigtest.Git(t, polDir, nil, "rev-parse", "v1")
+	team := teamSrc + "@" + pin
+
+	project := isolatedHome(t)
+	projFile := filepath.Join(project, ".agents", policy.FileName)
+	os.MkdirAll(filepath.Dir(projFile), 0o755)
+	if err := os.WriteFile(projFile, []byte("version: 1\nextends: \""+teamSrc+"\"\nsources:\n  allow:\n    - "+apps+"\n    - "+lib+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// policy show: the chain, pinned, and the project's loosening.
+	code, out, errs := runHere(t, "policy", "show")
+	for _, want := range []string{
+		"chain: " + projFile + " extends " + team + " extends " + polURL,
+		"pinned at " + pin,
+		"warning: sources.allow (" + projFile + ":6): pattern " + lib + " allows sources the extended file's sources.allow does not",
+	} {
+		if code != exitOK || !strings.Contains(out, want) {
+			t.Errorf("policy show = %d\n%s%s; want %q", code, out, errs, want)
+		}
+	}
+
+	// The team's tightening holds: lib is not in its sources.allow.
+	code, out, errs = runHere(t, "add", skillAt(r.lib, "base", "v1.0.0"), "-a", "codex")
+	if code != exitFailed || !strings.Contains(errs, "sources.allow ("+team+":") || installed(project, "base") {
+		t.Errorf("add base = %d\n%s%s; want exit 1 naming the team's sources.allow", code, out, errs)
+	}
+
+	// The team's required skill.
+	code, _, errs = runHere(t, "verify")
+	if code != exitFailed || !strings.Contains(errs, required) || !strings.Contains(errs, "'agentskills sync'") {
+		t.Errorf("verify = %d, %q; want exit 1 naming %s and 'agentskills sync'", code, errs, required)
+	}
+	code, out, errs = runHere(t, "sync")
+	if code != exitOK || !installed(project, "c") {
+		t.Fatalf("sync = %d\n%s%s; want c installed", code, out, errs)
+	}
+	if code, out, errs := runHere(t, "verify"); code != exitOK {
+		t.Errorf("verify after sync = %d\n%s%s; want 0", code, out, errs)
+	}
+	code, out, _ = runHere(t, "list", "-a", "codex")
+	if code != exitOK || !strings.Contains(out, "(required)") {
+		t.Errorf("list = %d\n%s; want c marked (required)", code, out)
+	}
+	code, _, errs = runHere(t, "remove", "c", "--force")
+	if code != exitFailed || !strings.Contains(errs, "required by the policy") || !strings.Contains(errs, "every project of the team keeps c") || !installed(project, "c") {
+		t.Errorf("remove c --force = %d, %q; want exit 1 naming the policy's reason, c kept", code, errs)
+	}
+
+	// Offline: the policies come from the cache by the lock file's pins.
+	for _, d := range []string{polDir, r.appsDir, r.libDir} {
+		if err := os.Rename(d, d+".gone"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The canonical copy lost, sync --frozen puts it back from the cache.
+	if err := os.RemoveAll(filepath.Join(project, ".agents", "skills", "c")); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"sync", "--frozen"}, {"verify"}, {"policy", "show"}} {
+		if code, out, errs := runHere(t, args...); code != exitOK {
+			t.Errorf("%s offline = %d\n%s%s; want 0", strings.Join(args, " "), code, out, errs)
+		}
+	}
+	if !installed(project, "c") {
+		t.Errorf("sync --frozen offline did not put c back")
+	}
+}
