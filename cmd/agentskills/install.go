@@ -259,7 +259,9 @@ func printChanges(s *streams, changes []install.Change, f *scopeFlags, err error
 		}
 	}
 	for _, c := range changes {
-		if len(c.RequiredBy) > 0 {
+		// An install's change names the skills that required it too; only
+		// a removal leaves a requirement unanswered.
+		if c.Action == install.ActionRemoved && len(c.RequiredBy) > 0 {
 			verb := map[bool]string{false: "requires", true: "require"}[len(c.RequiredBy) > 1]
 			fmt.Fprintf(s.err, "warning: removed %s, which %s %s; 'agentskills verify' reports it until it is added again\n", c.Skill, strings.Join(c.RequiredBy, ", "), verb)
 		}

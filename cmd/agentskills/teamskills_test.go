@@ -134,6 +134,9 @@ func TestRequirementScenarios(t *testing.T) {
 		if code != exitOK || !strings.Contains(out, "installed b (canonical copy, required by a)") || !strings.Contains(out, "installed c (canonical copy, required by b)") {
 			t.Fatalf("add a = %d\n%s%s; want b and c installed, each naming what required it", code, out, errs)
 		}
+		if strings.Contains(errs, "warning: removed") {
+			t.Errorf("add a warned of a removal: %q", errs)
+		}
 		if by, dep := requiredBy(t, project, "b"); !slices.Equal(by, []string{"a"}) || !dep {
 			t.Errorf("lock's b: required_by %v, dependency %v; want [a], true", by, dep)
 		}
