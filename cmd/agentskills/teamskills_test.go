@@ -353,3 +353,28 @@ func TestTeamPolicyScenario(t *testing.T) {
 		t.Errorf("sync --frozen offline did not put c back")
 	}
 }
+
+// TestPathRequirementAfterNoRequires checks a requirement by path that
+// add --no-requires left unanswered: verify does not tell to add the
+// path from the working folder, which is not what it is relative to,
+// and adding the skill again installs it without warning of a removal.
+func TestPathRequirementAfterNoRequires(t *testing.T) {
+	project := isolatedHome(t)
+	src := t.TempDir()
+	writeSkill(t, src, "release", requiring("release", "../changelog"))
+	writeSkill(t, src, "changelog", requiring("changelog"))
+	if code, out, errs := runHere(t, "add", filepath.Join(src, "release"), "-a", "codex", "--no-requires"); code != exitOK {
+		t.Fatalf("add --no-requires = %d\n%s%s", code, out, errs)
+	}
+	code, _, errs := runHere(t, "verify")
+	if code != exitFailed || !strings.Contains(errs, "release requires ../changelog (a path relative to release's source folder), which is not installed; run 'agentskills add' with release's source") || strings.Contains(errs, "'agentskills add ../changelog'") {
+		t.Errorf("verify = %d, %q; want exit 1 saying the path is relative to release's source", code, errs)
+	}
+	code, out, errs := runHere(t, "add", filepath.Join(src, "release"), "-a", "codex")
+	if code != exitOK || !strings.Contains(out, "installed changelog (canonical copy, required by release)") || strings.Contains(errs, "warning") || !installed(project, "changelog") {
+		t.Errorf("add again = %d\n%s%s; want changelog installed, no warning", code, out, errs)
+	}
+	if code, out, errs := runHere(t, "verify"); code != exitOK {
+		t.Errorf("verify = %d\n%s%s; want 0", code, out, errs)
+	}
+}
