@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/gitsigtest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/ocireg"
 	"github.com/agentadaptor/agentadaptor/policy"
 )
 
@@ -376,5 +377,44 @@ func TestPathRequirementAfterNoRequires(t *testing.T) {
 	}
 	if code, out, errs := runHere(t, "verify"); code != exitOK {
 		t.Errorf("verify = %d\n%s%s; want 0", code, out, errs)
+	}
+}
+
+// TestOCIRequirements checks requirements of a skill published as
+// ToolHive publishes it (install rule 17): its SKILL.md names a range of
+// an OCI repository, which add resolves to the highest tag it admits,
+// and its dev.toolhive.skills.requires annotation names a tag; both are
+// installed from the registry, recorded as dependencies of it.
+func TestOCIRequirements(t *testing.T) {
+	project := isolatedHome(t)
+	_, host := ociRegistry(t)
+	for _, tag := range []string{"2.0.0", "2.1.0", "3.0.0"} {
+		pushSkill(t, "oci://"+host+"/acme/semver:"+tag, "semver", tag+"\n")
+	}
+	pushSkill(t, "oci://"+host+"/acme/lint:1.0.0", "lint", "lint\n")
+	semverReq := "oci://" + host + "/acme/semver:^2"
+	md := requiring("deploy", semverReq)
+	ocireg.PushToolHive(t, host, "acme/deploy", "1.0.0", ocireg.ToolHiveSkill{
+		Name: "deploy", Description: "The deploy skill.", Requires: []string{host + "/acme/lint:1.0.0"},
+		Files: map[string]string{"SKILL.md": md},
+	})
+	code, out, errs := runHere(t, "add", "oci://"+host+"/acme/deploy:1.0.0", "-a", "codex")
+	if code != exitOK || !strings.Contains(out, "installed semver (canonical copy, required by deploy)") || !strings.Contains(out, "installed lint (canonical copy, required by deploy)") {
+		t.Fatalf("add deploy = %d\n%s%s; want semver and lint installed, required by deploy", code, out, errs)
+	}
+	if got := readTestFile(t, filepath.Join(project, ".agents", "skills", "semver", "SKILL.md")); !strings.HasSuffix(got, "2.1.0\n") {
+		t.Errorf("semver installed is %q; want 2.1.0's, the highest ^2 admits", got)
+	}
+	var sources []string
+	for _, r := range asSlice(lockSkill(t, project, "deploy")["requires"]) {
+		sources = append(sources, r.(map[string]any)["source"].(string)+" "+r.(map[string]any)["skill"].(string))
+	}
+	if want := []string{semverReq + " semver", "oci://" + host + "/acme/lint:1.0.0 lint"}; !slices.Equal(sources, want) {
+		t.Errorf("lock's deploy requires %q; want %q (the SKILL.md's, then the annotation's)", sources, want)
+	}
+	for _, n := range []string{"semver", "lint"} {
+		if by, dep := requiredBy(t, project, n); !slices.Equal(by, []string{"deploy"}) || !dep {
+			t.Errorf("lock's %s: required_by %v, dependency %v; want [deploy], true", n, by, dep)
+		}
 	}
 }
