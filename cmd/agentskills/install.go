@@ -259,7 +259,9 @@ func printChanges(s *streams, changes []install.Change, f *scopeFlags, err error
 		}
 	}
 	for _, c := range changes {
-		if len(c.RequiredBy) > 0 {
+		// An install's change names the skills that required it too; only
+		// a removal leaves a requirement unanswered.
+		if c.Action == install.ActionRemoved && len(c.RequiredBy) > 0 {
 			verb := map[bool]string{false: "requires", true: "require"}[len(c.RequiredBy) > 1]
 			fmt.Fprintf(s.err, "warning: removed %s, which %s %s; 'agentskills verify' reports it until it is added again\n", c.Skill, strings.Join(c.RequiredBy, ", "), verb)
 		}
@@ -1055,7 +1057,13 @@ func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
 			fmt.Fprintf(opts.io.err, "%s: %s for %s (%s)\n", b.Skill, b.State, b.Agent, shortPath(b.Path))
 		}
 		for _, b := range bad {
-			if b.State == install.StateUnmet {
+			switch {
+			case b.State != install.StateUnmet:
+			case isPathRequirement(b.Requirement):
+				// A path is relative to the requiring skill's folder, not
+				// to the working folder: adding the skill again installs it.
+				fmt.Fprintf(opts.io.err, "%s requires %s (a path relative to %s's source folder), which is not installed; run 'agentskills add' with %s's source to install it\n", b.Skill, b.Requirement, b.Skill, b.Skill)
+			default:
 				fmt.Fprintf(opts.io.err, "%s requires %s, which is not installed; run 'agentskills add %s' to install it\n", b.Skill, b.Requirement, b.Requirement)
 			}
 		}
@@ -1183,4 +1191,11 @@ func agentRows(env install.Env) ([]agentRow, error) {
 		rows = append(rows, r)
 	}
 	return rows, nil
+}
+
+// isPathRequirement reports whether a requirement names a folder by its
+// path (install rule 17: ./x, ../x, /x, or the system's form of these).
+func isPathRequirement(req string) bool {
+	return strings.HasPrefix(req, "./") || strings.HasPrefix(req, "../") || strings.HasPrefix(req, "/") ||
+		filepath.IsAbs(req) || strings.HasPrefix(req, "."+string(filepath.Separator)) || strings.HasPrefix(req, ".."+string(filepath.Separator))
 }
