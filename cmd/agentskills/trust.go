@@ -215,7 +215,11 @@ func loadPolicy(ctx context.Context, env install.Env, req install.PolicyRequest,
 		opts = append(opts, install.WithDownloadTimeout(timeout))
 	}
 	p, err := install.New(env, opts...).LoadPolicy(ctx, req)
-	return p, interrupted(ctx, err)
+	if err != nil && ctx.Err() != nil {
+		// A download's error says "context canceled" without wrapping it.
+		return nil, fmt.Errorf("%w: %w", errInterrupted, err)
+	}
+	return p, err
 }
 
 // policyError is an error reading the policy, with advice: a policy file
