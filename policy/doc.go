@@ -272,8 +272,11 @@
 //     effect.
 //  22. [Policy.Layers] lists the files, each with its chain (the file
 //     loaded, then each file extended) and, for a fetched one, its source,
-//     pin and digest; [Policy.Entries] lists every rule of every file with
-//     its file, line and chain: what `agentskills policy show` prints.
+//     pin and digest; [Policy.Entries] lists every rule of every file
+//     (its required entries too) with its file, line and chain: what
+//     `agentskills policy show` prints. An entry's value is on one line:
+//     one holding a control character (a newline, a terminal escape) is
+//     quoted with Go's escapes, so that it cannot pass for another line.
 //
 // A refusal is a [*DeniedError] (wrapping [ErrDenied]) that names the
 // rule, the file and line that said it, and what the user can do.
