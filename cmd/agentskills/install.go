@@ -120,10 +120,11 @@ func (f *scopeFlags) selectedInstaller(extra ...install.Option) ([]install.Agent
 
 // policyInstaller is selectedInstaller with the policy (the user's and,
 // in a project, the project's), for the commands that do not check trust
-// but keep or mark the skills it requires (remove, list).
-func (f *scopeFlags) policyInstaller() ([]install.Agent, *install.Installer, error) {
-	var none trustFlags
-	trust, err := none.option(f.global)
+// but keep or mark the skills it requires (remove, list: readOnly, it
+// records no pin of a file the policy extends).
+func (f *scopeFlags) policyInstaller(ctx context.Context, readOnly bool) ([]install.Agent, *install.Installer, error) {
+	none := trustFlags{readOnly: readOnly}
+	trust, err := none.option(ctx, f.global, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -559,7 +560,7 @@ func boundMemory(getenv func(string) string) {
 
 func runAdd(ctx context.Context, opts *addOptions, sources []string) error {
 	boundMemory(os.Getenv)
-	trust, err := opts.trust.option(opts.scope.global)
+	trust, err := opts.trust.option(ctx, opts.scope.global, opts.timeout)
 	if err != nil {
 		return err
 	}
@@ -734,7 +735,7 @@ you added yourself stays.`,
 }
 
 func runRemove(ctx context.Context, opts *removeOptions, names []string) error {
-	agents, in, err := opts.scope.policyInstaller()
+	agents, in, err := opts.scope.policyInstaller(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -775,7 +776,7 @@ naming the policy entry that requires it (required[N] (FILE:LINE)).`,
 }
 
 func runList(ctx context.Context, opts *scopeOptions) error {
-	agents, in, err := opts.scope.policyInstaller()
+	agents, in, err := opts.scope.policyInstaller(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -926,7 +927,7 @@ changing nothing, naming each one not met.`,
 func runSync(ctx context.Context, opts *syncOptions) error {
 	boundMemory(os.Getenv)
 	opts.trust.frozen = opts.frozen
-	in, err := opts.scope.trustedInstaller(&opts.trust, opts.timeout)
+	in, err := opts.scope.trustedInstaller(ctx, &opts.trust, opts.timeout)
 	if err != nil {
 		return err
 	}
@@ -1014,8 +1015,10 @@ file and line ('agentskills sync' installs them).`,
 }
 
 func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
-	tf.frozen = true // verify changes nothing, the lock file's policy pins neither
-	trust, err := tf.option(opts.scope.global)
+	// verify changes nothing and reads no network: the policy's files
+	// extended are read from the cache at the lock file's pins.
+	tf.frozen, tf.offline = true, true
+	trust, err := tf.option(ctx, opts.scope.global, 0)
 	if err != nil {
 		return err
 	}
