@@ -26,7 +26,10 @@ type Materializer struct {
 	checker *Checker
 }
 
-var _ skill.ContentMaterializer = (*Materializer)(nil)
+var (
+	_ skill.ContentMaterializer = (*Materializer)(nil)
+	_ skill.OriginChecker       = (*Materializer)(nil)
+)
 
 // NewMaterializer returns a materializer that checks each skill's origin
 // with c ([Checker.CheckSource]), verifies its pin (the signers and
@@ -55,6 +58,17 @@ func (m *Materializer) Root() string {
 		return r.Root()
 	}
 	return ""
+}
+
+// CheckOrigin checks where s comes from against the policy, as
+// [Materializer.MaterializeContent] does first, and reads nothing: a
+// refusal is a *[RefusedError] naming s. An agent hands it to its
+// requirement resolver (skill.Requirement.CheckOrigin), so that a
+// required skill from a denied source is refused before the resolver
+// contacts that source (rule 2).
+func (m *Materializer) CheckOrigin(s skill.Skill) error {
+	_, err := m.check(s)
+	return err
 }
 
 // Materialize is [Materializer.MaterializeContent] without the digest.
