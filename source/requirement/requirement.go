@@ -101,7 +101,7 @@ func New(opts ...Option) (*Resolver, error) {
 // is fetched from a git host; an OCI artifact is fetched, and checked to
 // hold one skill.
 func (r *Resolver) ResolveRequirement(ctx context.Context, req skill.Requirement) (skill.Skill, error) {
-	t, err := parse(req)
+	t, err := r.parse(req)
 	if err != nil {
 		return skill.Skill{}, err
 	}
@@ -139,14 +139,38 @@ func (r *Resolver) resolveGit(ctx context.Context, src git.Source) (skill.Skill,
 	return r.git.Skill(gitKey(src), pin), nil
 }
 
+// parse reads req's text (parse), a GitHub source's origin that of the
+// GitHub its client reads (rule 5): the API address of
+// [WithGitHubClient]'s client is where the request goes, whatever
+// GITHUB_API_URL says.
+func (r *Resolver) parse(req skill.Requirement) (target, error) {
+	t, err := parse(req)
+	if err != nil || t.kind != source.GitHub {
+		return t, err
+	}
+	gh, err := r.githubClient(t.github)
+	if err != nil {
+		return t, err
+	}
+	t.origin = source.OriginOf(gh.Skill(t.key, github.Pin{Source: t.github}).Source)
+	t.ident = string(t.origin.Kind) + ":" + t.origin.Location + "#" + strings.Trim(t.github.Path, "/")
+	return t, nil
+}
+
+// githubClient is the client that reads src (rule 5): that of its host
+// when it names one (a GitHub Enterprise Server's), else the resolver's.
+func (r *Resolver) githubClient(src github.Source) (*github.Client, error) {
+	if src.Host == "" {
+		return r.github, nil
+	}
+	return github.New(github.WithHost(src.Host))
+}
+
 // resolveGitHub pins src and returns its skill (rules 3 and 5).
 func (r *Resolver) resolveGitHub(ctx context.Context, src github.Source) (skill.Skill, error) {
-	gh := r.github
-	if src.Host != "" { // a GitHub Enterprise Server's
-		var err error
-		if gh, err = github.New(github.WithHost(src.Host)); err != nil {
-			return skill.Skill{}, err
-		}
+	gh, err := r.githubClient(src)
+	if err != nil {
+		return skill.Skill{}, err
 	}
 	pin, err := gh.Resolve(ctx, src)
 	if err != nil {
@@ -196,7 +220,7 @@ func (r *Resolver) MergeRequirements(ctx context.Context, rs []skill.Requirement
 	var first target
 	ranges := make([]string, 0, len(rs))
 	for i, req := range rs {
-		t, err := parse(req)
+		t, err := r.parse(req)
 		if err != nil || !t.mergeable() || t.kind == source.OCI && t.oci.Digest != "" {
 			return skill.Skill{}, false, nil
 		}
@@ -242,7 +266,7 @@ const (
 // its work is bounded whatever ranges it is given.
 func joinRanges(ranges []string) (string, error) {
 	tooLong := func() error {
-		return fmt.Errorf("%w: the joined version range of %s is longer than %d bytes or has more than %d groups joined by \"||\" (name fewer ranges, or ranges with fewer \"||\")", source.ErrInvalid, fmt.Sprintf("%.200s", strings.Join(ranges, " and ")), maxRangeBytes, maxRangeGroups)
+		return fmt.Errorf("%w: the version range joined of %.200s is too long: a range has at most %d bytes and %d groups joined by \"||\" (name fewer ranges of the skill, or ranges with fewer \"||\")", source.ErrInvalid, strings.Join(ranges, " and "), maxRangeBytes, maxRangeGroups)
 	}
 	groups := [][]string{nil}
 	seen := make(map[string]bool, len(ranges))
