@@ -420,9 +420,12 @@ func (c *closure) merge(ctx context.Context, prev *node, req skill.Requirement, 
 	}
 	rs := append(slices.Clone(prev.reqs), req)
 	s, ok, err := merger.MergeRequirements(ctx, rs)
-	if err != nil {
+	if refusal := (*originRefusal)(nil); errors.As(err, &refusal) {
+		return &skill.RequirementError{Chain: append(slices.Clone(req.Chain), refusal.key), Err: refusal.err}
+	}
+	if err != nil { // no version all admit, or the resolver's failure: its error says which
 		return &skill.RequirementError{Chain: req.Chain, Requirement: req.Text,
-			Err: fmt.Errorf("%w: no version of %q is admitted by it and by %s: %w", skill.ErrRequirement, key, requirementsText(prev.reqs), err)}
+			Err: fmt.Errorf("%w: it and %s, which name %q too, cannot be resolved together: %w", skill.ErrRequirement, requirementsText(prev.reqs), key, err)}
 	}
 	if !ok {
 		return nil
