@@ -33,6 +33,9 @@ func TestCheckOrigin(t *testing.T) {
 	if !errors.Is(err, trust.ErrRefused) || !errors.As(err, &re) || len(re.Refusals) != 1 || re.Refusals[0].Rule.Name != "sources.allow" || re.Refusals[0].Key == "" {
 		t.Errorf("CheckOrigin(a folder) = %v; want a refusal by sources.allow naming the skill", err)
 	}
+	if err := m.CheckOrigin(skill.Skill{Key: "Not_A_Runtime.Name", Source: skill.PathSource{Path: t.TempDir()}}); !errors.Is(err, trust.ErrRefused) {
+		t.Errorf("CheckOrigin(a key that is no runtime name) = %v; want the policy's refusal", err)
+	}
 	if n := next.n.Load(); n != 0 {
 		t.Errorf("CheckOrigin materialized %d skills", n)
 	}

@@ -66,9 +66,15 @@ func (m *Materializer) Root() string {
 // requirement resolver (skill.Requirement.CheckOrigin), so that a
 // required skill from a denied source is refused before the resolver
 // contacts that source (rule 2).
+//
+// Its key need not be a valid runtime name yet (a requirement's key is
+// known only as far as its text tells it): the refusal names the key.
 func (m *Materializer) CheckOrigin(s skill.Skill) error {
-	_, err := m.check(s)
-	return err
+	c := checked{s: s, name: s.Key, origin: source.OriginOf(s.Source)}
+	if _, err := m.checker.CheckSource(c.origin); err != nil {
+		return c.named(err)
+	}
+	return nil
 }
 
 // Materialize is [Materializer.MaterializeContent] without the digest.
