@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -224,8 +225,9 @@ func TestGitHubEnterpriseOwnClient(t *testing.T) {
 	}
 }
 
-// Rules 1 and 8: hostile texts are refused with source.ErrInvalid before
-// anything is asked of the network.
+// Rules 1 and 8: hostile texts in a published skill's SKILL.md are
+// refused with source.ErrInvalid before anything is asked of the
+// network.
 func TestHostileTextsReadNothing(t *testing.T) {
 	hermetic(t)
 	f := newFakeGitHub(t)
@@ -237,7 +239,8 @@ func TestHostileTextsReadNothing(t *testing.T) {
 		"git+file:///etc", "git+https://github.com/acme/../evil/x#ref=^1", "git+https://github.com/acme/./evil/x#ref=^1",
 		"oci://ghcr.io/acme/../evil:^1",
 	} {
-		_, err := r.ResolveRequirement(t.Context(), skill.Requirement{Text: text, By: skill.Skill{Key: "by"}})
+		by := skill.Skill{Key: "by", Source: publishedFolder{skill.PathSource{Path: t.TempDir()}}}
+		_, err := r.ResolveRequirement(t.Context(), skill.Requirement{Text: text, By: by})
 		if !errors.Is(err, source.ErrInvalid) {
 			t.Errorf("ResolveRequirement(%q) = %v; want source.ErrInvalid", text, err)
 		}
@@ -256,8 +259,10 @@ func (publishedFolder) Origin() source.Origin {
 }
 
 // Rule 8: a git+file:// repository is required only by a skill of this
-// machine (a folder, an inline skill, a git+file:// repository's); a
-// published skill, held as a folder or not, is refused before git runs.
+// machine (a folder, an inline skill, a git+file:// repository's) or by
+// the program itself (no skill); a published skill, held as a folder or
+// not, or an archive that does not say where it comes from, is refused
+// before git runs.
 func TestLocalRepositoryRequiredByPublished(t *testing.T) {
 	hermetic(t)
 	url, commits := repo(t, "", "v1.0.0")
@@ -275,7 +280,8 @@ func TestLocalRepositoryRequiredByPublished(t *testing.T) {
 		{"folder", skill.Dir(dir), true},
 		{"inline", skill.Inline("by", skillMD("by", "", "")), true},
 		{"published folder", skill.Skill{Key: "by", Source: publishedFolder{skill.PathSource{Path: dir}}}, false},
-		{"no origin", skill.Skill{Key: "by"}, false},
+		{"the program's own", skill.Skill{}, true},
+		{"an archive", skill.Archive("by", func(context.Context) (io.ReadCloser, error) { return nil, errors.New("not read") }), false},
 	} {
 		s, err := r.ResolveRequirement(t.Context(), skill.Requirement{Text: text, By: tc.by})
 		switch {

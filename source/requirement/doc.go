@@ -74,7 +74,8 @@
 //  8. A requirement of a git+file:// repository (one of this machine)
 //     is resolved only for a skill of this machine: a folder, an inline
 //     skill or fs.FS tree, or a skill of a git+file:// repository (its
-//     origin, source.OriginOf). A published skill's fails with
+//     origin, source.OriginOf), or for the program itself (a requirement
+//     whose By has no source). A published skill's fails with
 //     source.ErrInvalid, as package install's rule 17 refuses it: it
 //     would name a repository of whoever runs it.
 //  9. Before anything is asked of the network, where a requirement leads

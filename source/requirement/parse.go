@@ -120,9 +120,12 @@ func localRepo(o source.Origin) bool {
 }
 
 // ofThisMachine reports whether s comes from this machine: a folder, a
-// skill of the program's own (inline, an fs.FS), or a git repository
-// here (rule 8).
+// skill of the program's own (inline, an fs.FS, or none: a requirement
+// the program resolves itself), or a git repository here (rule 8).
 func ofThisMachine(s skill.Skill) bool {
+	if s.Source == nil {
+		return true
+	}
 	o := source.OriginOf(s.Source)
 	return o.Kind == source.Local || o.Kind == source.Inline || localRepo(o)
 }
