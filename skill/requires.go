@@ -103,7 +103,9 @@ type RequirementMerger interface {
 	// they do not all name one skill by a version range (other
 	// repositories or folders, a branch or a commit among them): the
 	// agent then reports the conflict. An error (no version all of them
-	// admit among them) fails the run, naming each requirement's chain.
+	// admit, a refusal of CheckOrigin, a source that cannot be read)
+	// fails the run, naming each requirement's chain. An agent does not
+	// ask it to merge requirements with a skill it was given by name.
 	MergeRequirements(ctx context.Context, rs []Requirement) (s Skill, ok bool, err error)
 }
 
