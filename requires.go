@@ -16,7 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/agentadaptor/agentadaptor/driver"
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
 )
@@ -450,7 +450,7 @@ func (c *closure) merge(ctx context.Context, prev *node, req skill.Requirement, 
 func requirementsText(rs []skill.Requirement) string {
 	parts := make([]string, len(rs))
 	for i, r := range rs {
-		parts[i] = fmt.Sprintf("%s's %q", strings.Join(r.Chain, " -> "), sourceloc.Redact(r.Text))
+		parts[i] = fmt.Sprintf("%s's %q", strings.Join(r.Chain, " -> "), redact.URL(r.Text))
 	}
 	return strings.Join(parts, " and ")
 }

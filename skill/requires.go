@@ -7,7 +7,7 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 )
 
 // MetadataRequires is the Metadata key that [WithRequires] sets to
@@ -149,7 +149,7 @@ func (e *RequirementError) Error() string {
 	if e.Requirement == "" {
 		return fmt.Sprintf("requirement chain %s: %v", e.ChainText(), e.Err)
 	}
-	return fmt.Sprintf("requirement chain %s, requirement %q: %v", e.ChainText(), sourceloc.Redact(e.Requirement), e.Err)
+	return fmt.Sprintf("requirement chain %s, requirement %q: %v", e.ChainText(), redact.URL(e.Requirement), e.Err)
 }
 
 // Unwrap returns Err.

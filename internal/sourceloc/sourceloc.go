@@ -13,6 +13,7 @@ package sourceloc
 import (
 	"errors"
 	"fmt"
+	"github.com/agentadaptor/agentadaptor/internal/redact"
 	"net"
 	"net/url"
 	"slices"
@@ -632,3 +633,10 @@ func numeric(l string) bool {
 	}
 	return strings.Trim(l, "0123456789") == ""
 }
+
+// Redact is [redact.URL]: raw without the secrets a URL's user
+// information may hold.
+func Redact(raw string) string { return redact.URL(raw) }
+
+// KeepsUser is [redact.KeepsUser].
+func KeepsUser(u *url.URL) bool { return redact.KeepsUser(u) }

@@ -1,11 +1,15 @@
-package sourceloc
+// Package redact removes the secrets a source's URL may hold from what
+// messages show and lock files record. It is apart from package
+// sourceloc, which makes locations canonical with IDNA's tables, so
+// that the SDK redacts without linking them.
+package redact
 
 import (
 	"net/url"
 	"strings"
 )
 
-// Redact returns raw, a source's text, without the secrets the user
+// URL returns raw, a source's text, without the secrets the user
 // information of a URL may hold: what messages show of a source and a
 // lock file records. It is the one place the module removes
 // credentials from a source's URL; every package shows a URL through it.
@@ -18,7 +22,7 @@ import (
 //     (git@), no secret, and the address does not work without it. No
 //     caller needs it removed (the other callers show http(s) URLs), so
 //     this takes no parameter.
-//   - A query is kept, as a URL's location keeps it (rule 13): it is part
+//   - A query is kept, as a URL's location keeps it (package source, rule 13): it is part
 //     of the address a policy matches, and a host that takes a token in
 //     one is not a source the module knows to redact.
 //   - A text with "://" that does not parse as a URL loses everything up
@@ -26,7 +30,7 @@ import (
 //     never less.
 //   - Any other text (a path, OWNER/REPO@REF, a URL without user
 //     information) is returned as it is, not rewritten.
-func Redact(raw string) string {
+func URL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		scheme, rest, ok := strings.Cut(raw, "://")
@@ -46,7 +50,7 @@ func Redact(raw string) string {
 	return u.String()
 }
 
-// KeepsUser reports whether [Redact] keeps u's user name: that of an ssh
+// KeepsUser reports whether [URL] keeps u's user name: that of an ssh
 // URL (ssh://, git+ssh://) that names one.
 func KeepsUser(u *url.URL) bool {
 	return (u.Scheme == "ssh" || u.Scheme == "git+ssh") && u.User != nil && u.User.Username() != ""

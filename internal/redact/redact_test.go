@@ -1,8 +1,8 @@
-package sourceloc
+package redact
 
 import "testing"
 
-// TestRedact covers every case of Redact's doc: what the lock file
+// TestRedact covers every case of URL's doc: what the lock file
 // records and messages show of a source's URL.
 func TestRedact(t *testing.T) {
 	tests := []struct{ name, in, want string }{
@@ -30,8 +30,8 @@ func TestRedact(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Redact(tt.in); got != tt.want {
-				t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
+			if got := URL(tt.in); got != tt.want {
+				t.Errorf("URL(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
 	}
