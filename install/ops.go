@@ -119,7 +119,10 @@ type Change struct {
 	// Reason, for ActionSkipped, is why the skill cannot be installed;
 	// for ActionRemoved, why a skill no one named was removed: "no longer
 	// required", a dependency that only the skills removed needed (rule
-	// 18).
+	// 18); on the canonical copy's change of a skill a sync installed
+	// because the policy requires it, "required by the policy:
+	// required[N] (FILE:LINE)", with ", the project's file" when that
+	// file's entry asks (# Required skills).
 	Reason string `json:"reason,omitempty"`
 	// RequiredBy, on the canonical copy's change, names skills that
 	// require this one, sorted: on an Add or Update, the skills of the

@@ -6,11 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
+	"net/netip"
+	"net/url"
 	"path"
 	"slices"
 	"strings"
 
 	"github.com/agentadaptor/agentadaptor/policy"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/oci"
 	"github.com/agentadaptor/agentadaptor/source/version"
@@ -193,13 +197,55 @@ func (in *Installer) requiredFrom(lock *lockFile, want place, places map[string]
 
 // entryVersion is the version a lock entry was installed at: the tag its
 // range picked, which the lock file records, else the version its
-// source names (github:acme/x@v1.2.3), else "".
+// source names (github:acme/x@v1.2.3), else "". A recorded version the
+// source's own reference refuses (outside its range, or not the tag it
+// names) is a hand edit, not what was installed, and is ignored
+// (# Required skills, rule 4).
 func entryVersion(e *lockEntry, pl place) string {
-	if e.Version != "" {
+	if e.Version != "" && versionFits(e.Version, pl.ref) {
 		return e.Version
 	}
 	if version.IsVersion(pl.ref) {
 		return pl.ref
+	}
+	return ""
+}
+
+// versionFits reports whether v, a recorded version, can be what ref (a
+// source's reference) installed: any version when ref is no range and
+// no version (none, a branch, a commit); one the range admits; the
+// version ref names.
+func versionFits(v, ref string) bool {
+	switch {
+	case version.IsRange(ref):
+		rg, err := version.ParseRange(ref)
+		return err == nil && rg.Admits(v)
+	case version.IsVersion(ref):
+		return version.IsVersion(v) && version.Compare(v, ref) == 0
+	}
+	return true
+}
+
+// sourceRef is the reference text, a published source, names; "" for
+// another source or one that cannot be read.
+func sourceRef(text string) string {
+	spec, err := source.Parse(text)
+	if err != nil {
+		return ""
+	}
+	switch spec.Kind {
+	case source.GitHub:
+		if src, ok, err := parseGitHub(text, spec, false); err == nil && ok {
+			return src.Ref
+		}
+	case source.Git:
+		if src, err := parseGit(spec); err == nil {
+			return src.Ref
+		}
+	case source.OCI:
+		if ref, err := oci.ParseReference(spec.Text); err == nil {
+			return cmp.Or(ref.Range, ref.Tag)
+		}
 	}
 	return ""
 }
@@ -210,12 +256,17 @@ func (in *Installer) checkRequired(lock *lockFile, reqs []policy.Requirement) ([
 	places := map[string]place{}
 	out := make([]RequiredSkill, 0, len(reqs))
 	for _, req := range reqs {
+		if req.Project {
+			if err := onThisMachine(req.Source); err != nil {
+				return nil, fmt.Errorf("%w: %s: %s: the source %q is refused: %v; a project's policy may require only skills published elsewhere (the user's own policy file may name one on this machine)", policy.ErrInvalid, where(req.Rule), req.Name, sourceloc.Redact(req.Source), err)
+			}
+		}
 		want, ok, err := in.sourcePlace(req.Source)
 		if err == nil && !ok {
 			err = errors.New("not a published source")
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %s: the source %q cannot be read: %v", policy.ErrInvalid, where(req.Rule), req.Name, req.Source, err)
+			return nil, fmt.Errorf("%w: %s: %s: the source %q cannot be read: %v", policy.ErrInvalid, where(req.Rule), req.Name, sourceloc.Redact(req.Source), err)
 		}
 		r := RequiredSkill{Source: req.Source, Policy: req.Rule.String(), Agents: req.Agents, Reason: req.Reason, req: req, State: RequiredMet}
 		r.Skills = in.requiredFrom(lock, want, places)
@@ -239,6 +290,52 @@ func (in *Installer) checkRequired(lock *lockFile, reqs []policy.Requirement) ([
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// onThisMachine refuses text, a required source, when it names a
+// repository on this machine or next to it: a file URL (git+file:, in
+// any case), or a host that is this machine (localhost, 127.0.0.0/8,
+// ::1) or link-local (169.254.0.0/16, fe80::/10, where clouds serve
+// their metadata). A project's file must not make sync copy what is on
+// the user's machine into the project (# Required skills, rule 9).
+func onThisMachine(text string) error {
+	var host string
+	switch {
+	case len(text) >= 4 && strings.EqualFold(text[:4], "git+"):
+		u, err := url.Parse(text[4:])
+		if err != nil {
+			return errors.New("its URL cannot be read")
+		}
+		if strings.EqualFold(u.Scheme, "file") {
+			return errors.New("it is a file URL, a repository on this machine")
+		}
+		if u.Host == "" {
+			return errors.New("its URL names no host")
+		}
+		host = u.Hostname()
+	case len(text) >= 6 && strings.EqualFold(text[:6], "oci://"):
+		host, _, _ = strings.Cut(text[6:], "/")
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		host = strings.Trim(host, "[]")
+	default:
+		return nil // github: its host is the GitHub API's, which the user sets
+	}
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return fmt.Errorf("its host %s is this machine", host)
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		ip = ip.Unmap()
+		switch {
+		case ip.IsLoopback(), ip.IsUnspecified():
+			return fmt.Errorf("its host %s is this machine", host)
+		case ip.IsLinkLocalUnicast():
+			return fmt.Errorf("its host %s is link-local, next to this machine", host)
+		}
+	}
+	return nil
 }
 
 // where locates a requirement: FILE:LINE.
@@ -326,6 +423,15 @@ func (in *Installer) addRequired(ctx context.Context, reqs []policy.Requirement,
 			return changes, err
 		}
 		ch, err := in.Add(ctx, AddRequest{Sources: []string{r.Source}, Agents: agents, Force: force})
+		why := "required by the policy: " + r.Policy
+		if r.req.Project {
+			why += ", the project's file"
+		}
+		for i := range ch {
+			if ch[i].Agent == "" && ch[i].Action != ActionSkipped && ch[i].Reason == "" {
+				ch[i].Reason = why
+			}
+		}
 		changes = append(changes, ch...)
 		if err != nil {
 			return changes, fmt.Errorf("%s, which %s requires: %w", r.Source, r.Policy, err)

@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentadaptor/agentadaptor/internal/agents"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/version"
 )
@@ -31,6 +32,10 @@ type Requirement struct {
 	// Reason says why the skill is required, for the reader; "" when the
 	// file does not say.
 	Reason string
+	// Project reports whether the entry is the project's file's (or a
+	// file's it extends): the project's word, not the user's (rules 16
+	// and 24).
+	Project bool
 }
 
 // Admits reports whether a skill installed at version tag (v1.4.0, as
@@ -58,6 +63,7 @@ func (p *Policy) Required() []Requirement {
 	for _, f := range p.files {
 		for _, r := range f.required {
 			r.Agents = slices.Clone(r.Agents)
+			r.Project = f.project
 			out = append(out, r)
 		}
 	}
@@ -96,7 +102,7 @@ func (p *parser) requirement(n *yaml.Node, name string) (Requirement, error) {
 		return r, err
 	}
 	if r.Ref, err = requiredRef(r.Source); err != nil {
-		return r, p.errf(v, "%s.source %s: %v", name, quote(r.Source), err)
+		return r, p.errf(v, "%s.source %s: %v", name, quote(sourceloc.Redact(r.Source)), err)
 	}
 	if v, ok := fields["agents"]; ok {
 		items, err := p.list(v, name+".agents")
@@ -182,9 +188,26 @@ func gitRef(text string) (string, error) {
 	if err != nil || u.Scheme == "" || u.Path == "" && u.Host == "" {
 		return "", fmt.Errorf("want git+URL[#ref=RANGE&path=PATH], the URL as git reads it")
 	}
+	if _, ok := u.User.Password(); ok {
+		return "", fmt.Errorf("its URL holds a password: a policy file is read by others; let git's credential helper supply it")
+	}
+	if u.RawQuery != "" || u.ForceQuery {
+		return "", fmt.Errorf("its URL has a query (?%s): name the reference and folder in the fragment, #ref=RANGE&path=PATH", u.RawQuery)
+	}
 	q, err := url.ParseQuery(u.Fragment)
-	if err != nil {
+	if err != nil || strings.Contains(u.Fragment, ";") {
 		return "", fmt.Errorf("its fragment %q is not ref=REF&path=PATH", u.Fragment)
+	}
+	for key, vals := range q {
+		switch {
+		case key != "ref" && key != "path":
+			return "", fmt.Errorf("its fragment names %q: only ref and path are read", key)
+		case len(vals) > 1:
+			return "", fmt.Errorf("its fragment names %s %d times: name it once", key, len(vals))
+		}
+	}
+	if p := q.Get("path"); p != "" && slices.Contains(strings.Split(strings.ReplaceAll(p, "\\", "/"), "/"), "..") {
+		return "", fmt.Errorf("its path %q climbs out of the repository (..)", p)
 	}
 	return q.Get("ref"), nil
 }

@@ -308,7 +308,7 @@ func printChanges(s *streams, changes []install.Change, f *scopeFlags, err error
 		if c.Backup != "" {
 			backup = " (what was there is now in " + short(c.Backup) + ")"
 		}
-		if c.Action == install.ActionRemoved && c.Reason != "" {
+		if c.Reason != "" {
 			backup += " (" + c.Reason + ")"
 		}
 		fmt.Fprintf(out, "%-9s %s (%s): %s%s\n", c.Action, c.Skill, what, short(c.Path), backup)
