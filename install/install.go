@@ -1161,6 +1161,10 @@ type Installer struct {
 	viewed    *viewedLock           // the lock file as the read-only operations last read it
 	stamps    *folderStamps         // the stat record of the folders it hashes (rule 16)
 	auditing  func(name string)     // when set, called as the audit opens each file of a tree; only tests set it
+	// localRequired lets a project's policy require a skill from this
+	// machine (git+file:, loopback); only tests set it, whose
+	// repositories are local.
+	localRequired bool
 	hashing   func(name string)     // when set, called as the audit's digest (checkTree) opens each file of a tree; only tests set it
 	stampable func(dir string) bool // when set, stands for stampableFS; only tests set it
 	// rereadAudit has an archive's skills audited by reading their

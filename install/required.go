@@ -13,8 +13,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
+	"github.com/agentadaptor/agentadaptor/policy"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/oci"
 	"github.com/agentadaptor/agentadaptor/source/version"
@@ -256,7 +256,7 @@ func (in *Installer) checkRequired(lock *lockFile, reqs []policy.Requirement) ([
 	places := map[string]place{}
 	out := make([]RequiredSkill, 0, len(reqs))
 	for _, req := range reqs {
-		if req.Project {
+		if req.Project && !in.localRequired {
 			if err := onThisMachine(req.Source); err != nil {
 				return nil, fmt.Errorf("%w: %s: %s: the source %q is refused: %v; a project's policy may require only skills published elsewhere (the user's own policy file may name one on this machine)", policy.ErrInvalid, where(req.Rule), req.Name, sourceloc.Redact(req.Source), err)
 			}
@@ -507,6 +507,27 @@ func (in *Installer) keepRequired(lock *lockFile, plans []removal) error {
 		return fmt.Errorf("%s: %w: %s\n%s", subject, ErrPolicyRequired, detail, rest)
 	}
 	return fmt.Errorf("%w: %d skills:\n  %s\n%s", ErrPolicyRequired, len(problems), strings.Join(problems, "\n  "), rest)
+}
+
+// policyKept is the set of skills lock records from a source the policy
+// requires; none when the policy cannot be read (keepRequired then
+// fails with its error).
+func (in *Installer) policyKept(lock *lockFile) map[string]bool {
+	reqs := in.policyRequirements()
+	if len(reqs) == 0 {
+		return nil
+	}
+	got, err := in.checkRequired(lock, reqs)
+	if err != nil {
+		return nil
+	}
+	kept := map[string]bool{}
+	for _, r := range got {
+		for _, name := range r.Skills {
+			kept[name] = true
+		}
+	}
+	return kept
 }
 
 // markRequired sets RequiredByPolicy of each status of a skill this tool

@@ -42,7 +42,8 @@ func requiredRepo(t *testing.T) string {
 }
 
 // requiredInstaller writes the user's and the project's policy files
-// (none when "") and returns an installer that enforces them.
+// (none when "") and returns an installer that enforces them, and lets
+// the project's file require the tests' local repositories.
 func (f *fixture) requiredInstaller(t *testing.T, user, project string) *Installer {
 	t.Helper()
 	for dir, body := range map[string]string{f.env.Home: user, f.env.Project: project} {
@@ -60,7 +61,9 @@ func (f *fixture) requiredInstaller(t *testing.T, user, project string) *Install
 		t.Fatal(err)
 	}
 	c := skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))
-	return New(f.env, WithCache(c), WithLockDir(filepath.Join(f.env.Home, ".locks")), WithTrust(trust.NewChecker(p), Trust{}))
+	in := New(f.env, WithCache(c), WithLockDir(filepath.Join(f.env.Home, ".locks")), WithTrust(trust.NewChecker(p), Trust{}))
+	in.localRequired = true // the test repositories are on this machine
+	return in
 }
 
 // requiredStates is "SOURCE STATE SKILLS" of each required skill.

@@ -1,0 +1,199 @@
+package install
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentadaptor/agentadaptor/policy"
+)
+
+// strictInstaller is requiredInstaller without its leave for local
+// repositories: the installer a user runs.
+func (f *fixture) strictInstaller(t *testing.T, user, project string) *Installer {
+	t.Helper()
+	in := f.requiredInstaller(t, user, project)
+	in.localRequired = false
+	return in
+}
+
+// # Required skills, rule 9: a project's file cannot make sync copy a
+// repository on this machine, or one a loopback or link-local host
+// serves, into the project; the user's own file can name one.
+func TestRequiredProjectSourceOnThisMachineRefused(t *testing.T) {
+	repo := requiredRepo(t)
+	local := strings.TrimPrefix(repo, "git+file://")
+	for _, src := range []string{
+		repo + "#ref=^1&path=skills/changelog",
+		"git+FILE://" + local + "#path=skills/changelog",
+		"git+FiLe://" + local,
+		"git+http://127.0.0.1/r.git#ref=^1",
+		"git+https://127.9.9.9:8443/r.git",
+		"git+https://[::1]/r.git#ref=^1",
+		"git+ssh://git@localhost/r.git",
+		"git+https://LocalHost./r.git",
+		"git+http://169.254.169.254/latest.git#ref=^1",
+		"git+https://[fe80::1]/r.git",
+		"git+https://[::ffff:127.0.0.1]/r.git",
+		"oci://localhost:5000/skills/x:^1",
+		"oci://127.0.0.1:5000/skills/x",
+		"oci://[::1]:5000/skills/x:^1",
+	} {
+		t.Run(src, func(t *testing.T) {
+			f := newFixture(t)
+			in := f.strictInstaller(t, "", "version: 1\nrequired:\n  - source: '"+src+"'\n")
+			_, err := in.Sync(t.Context(), SyncRequest{})
+			file := filepath.Join(f.env.Project, ".agents", policy.FileName) + ":3"
+			if !errors.Is(err, policy.ErrInvalid) || !strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), "a project's policy may require only skills published elsewhere") {
+				t.Fatalf("Sync = %v, want policy.ErrInvalid naming %s", err, file)
+			}
+			if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", lockName)); !os.IsNotExist(err) {
+				t.Errorf("the refused sync wrote the lock file (%v)", err)
+			}
+			if _, err := in.Required(t.Context()); !errors.Is(err, policy.ErrInvalid) {
+				t.Errorf("Required = %v, want policy.ErrInvalid", err)
+			}
+		})
+	}
+	t.Run("the user's file", func(t *testing.T) {
+		f := newFixture(t)
+		in := f.strictInstaller(t, "version: 1\nrequired:\n  - source: "+repo+"#ref=^1&path=skills/changelog\n", "")
+		if _, err := in.Sync(t.Context(), SyncRequest{}); err != nil {
+			t.Fatalf("Sync = %v, want the user's own local repository installed", err)
+		}
+		if got := requiredStates(t, in); len(got) != 1 || got[0] != "met changelog" {
+			t.Errorf("Required = %q, want met", got)
+		}
+	})
+}
+
+// onThisMachine passes sources published elsewhere.
+func TestRequiredOnThisMachineElsewhere(t *testing.T) {
+	for _, src := range []string{
+		"github:acme/skills/changelog@^1",
+		"git+https://git.acme.corp/skills.git#ref=^1",
+		"git+ssh://git@git.acme.corp/skills.git",
+		"git+https://127.example/r.git",
+		"oci://ghcr.io/acme/skills:^1",
+		"oci://10.0.0.5:5000/skills",
+	} {
+		if err := onThisMachine(src); err != nil {
+			t.Errorf("onThisMachine(%s) = %v, want nil", src, err)
+		}
+	}
+}
+
+// # Required skills, rule 4: a lock entry's "version" its source's own
+// range refuses was written by hand; verify ignores it, and a sync does
+// not keep it, so a skill installed at v2.0.0 never meets ^1.
+func TestRequiredForgedLockVersionIgnored(t *testing.T) {
+	repo := requiredRepo(t)
+	f := newFixture(t)
+	in := f.requiredInstaller(t, "version: 1\nrequired:\n  - source: "+repo+"#ref=^1&path=skills/changelog\n", "")
+	ctx := t.Context()
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{repo + "#ref=^2&path=skills/changelog"}, Agents: agentsOf(t, "codex")}); err != nil {
+		t.Fatal(err)
+	}
+	lockPath := filepath.Join(f.env.Project, ".agents", lockName)
+	raw, err := os.ReadFile(lockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := strings.Replace(string(raw), `"version": "v2.0.0"`, `"version": "v1.1.0"`, 1)
+	if forged == string(raw) {
+		t.Fatalf("no version v2.0.0 in the lock file: %s", raw)
+	}
+	if err := os.WriteFile(lockPath, []byte(forged), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := requiredStates(t, in); got[0] == "met changelog" {
+		t.Errorf("Required with the forged version = %q, want not met", got)
+	}
+	if _, err := in.Sync(ctx, SyncRequest{}); err != nil {
+		t.Fatalf("Sync = %v", err)
+	}
+	lock, err := readLock(lockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := readFile(t, filepath.Join(f.env.Project, ".agents", "skills", "changelog", "SKILL.md"))
+	if got := requiredStates(t, in); got[0] == "met changelog" && strings.HasSuffix(body, "version v2.0.0\n") {
+		t.Errorf("^1 met with v2.0.0 installed (source %s, version %q)", lock.Skills["changelog"].Source, lock.Skills["changelog"].Version)
+	}
+	if e := lock.Skills["changelog"]; e.Version == "v1.1.0" && strings.Contains(e.Source, "ref=^2") {
+		t.Errorf("sync kept the forged version: %+v", e)
+	}
+}
+
+// # Required skills, rule 3: the change of a skill a sync installs for
+// the policy says which entry required it, and that the project's file
+// asked.
+func TestRequiredSyncSaysWhy(t *testing.T) {
+	repo := requiredRepo(t)
+	f := newFixture(t)
+	in := f.requiredInstaller(t, "", "version: 1\nrequired:\n  - source: "+repo+"#ref=^1&path=skills/changelog\n")
+	changes, err := in.Sync(t.Context(), SyncRequest{})
+	if err != nil {
+		t.Fatalf("Sync = %v", err)
+	}
+	want := "required by the policy: required[1] (" + filepath.Join(f.env.Project, ".agents", policy.FileName) + ":3), the project's file"
+	found := false
+	for _, c := range changes {
+		if c.Skill == "changelog" && c.Agent == "" {
+			found = c.Reason == want
+			if !found {
+				t.Errorf("canonical change's Reason = %q, want %q", c.Reason, want)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("Sync = %+v, want changelog's canonical copy installed, saying why", changes)
+	}
+}
+
+// # Required skills, rule 5: removing a skill the policy does not
+// require keeps its dependency (install rule 18) when the policy
+// requires that one: it stays, installed directly from then on.
+func TestRequiredDependencyStaysOnRemove(t *testing.T) {
+	requiredRepo(t)
+	base := t.TempDir()
+	dep := filepath.Join(base, "dep")
+	gitRepo(t, dep, map[string]string{"SKILL.md": skillMD("dep")})
+	depSrc := "git+file://" + filepath.ToSlash(dep)
+	app := filepath.Join(base, "app")
+	gitRepo(t, app, map[string]string{"SKILL.md": requiringMD("app", depSrc)})
+	f := newFixture(t)
+	in := f.requiredInstaller(t, "version: 1\nrequired:\n  - source: "+depSrc+"\n", "")
+	ctx := t.Context()
+	if _, err := in.Add(ctx, AddRequest{Sources: []string{"git+file://" + filepath.ToSlash(app)}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	lockPath := filepath.Join(f.env.Project, ".agents", lockName)
+	if lock, _ := readLock(lockPath); lock == nil || lock.Skills["dep"] == nil || !lock.Skills["dep"].Dependency {
+		t.Fatalf("dep is not recorded as a dependency: %+v", lock)
+	}
+	changes, err := in.Remove(ctx, RemoveRequest{Names: []string{"app"}})
+	if err != nil {
+		t.Fatalf("Remove(app) = %v, want app removed and dep kept", err)
+	}
+	for _, c := range changes {
+		if c.Skill == "dep" {
+			t.Errorf("Remove changed dep: %+v", c)
+		}
+	}
+	lock, err := readLock(lockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lock.Skills["app"] != nil || lock.Skills["dep"] == nil || lock.Skills["dep"].Dependency {
+		t.Errorf("after Remove: app %+v, dep %+v; want app gone, dep installed directly", lock.Skills["app"], lock.Skills["dep"])
+	}
+	if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", "skills", "dep", "SKILL.md")); err != nil {
+		t.Errorf("dep's canonical copy: %v", err)
+	}
+	if got := requiredStates(t, in); len(got) != 1 || got[0] != "met dep" {
+		t.Errorf("Required = %q, want met", got)
+	}
+}
