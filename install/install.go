@@ -912,8 +912,8 @@
 //     version the installed source names as its reference
 //     (github:acme/x@v1.2.3); else it is not known (a branch, a commit,
 //     a skill recorded before versions were), and only a requirement
-//     without a reference is met. [Installer.Required] reports each
-//     requirement ([RequiredSkill]: met, missing or out-of-range, with
+//     without a reference is met. [Installer.PolicyRequired] reports each
+//     requirement ([PolicyRequirement]: met, missing or out-of-range, with
 //     what to run), changing nothing; `agentskills verify` fails naming
 //     each one not met.
 //  2. Sync first does what the lock file records, then adds the source of
@@ -1155,18 +1155,18 @@ type checker func(dir string) (name string, problems []string, err error)
 type Installer struct {
 	config    // the options, with their defaults
 	env       Env
-	maxSearch int                   // folders discovery may read in one source; 0: defaultMaxSearch
-	clock     clock                 // of progress reports; tests set a fake one
-	staging   func(name string)     // when set, called as staging opens each file of a skill; only tests set it
-	viewed    *viewedLock           // the lock file as the read-only operations last read it
-	stamps    *folderStamps         // the stat record of the folders it hashes (rule 16)
-	auditing  func(name string)     // when set, called as the audit opens each file of a tree; only tests set it
+	maxSearch int               // folders discovery may read in one source; 0: defaultMaxSearch
+	clock     clock             // of progress reports; tests set a fake one
+	staging   func(name string) // when set, called as staging opens each file of a skill; only tests set it
+	viewed    *viewedLock       // the lock file as the read-only operations last read it
+	stamps    *folderStamps     // the stat record of the folders it hashes (rule 16)
+	auditing  func(name string) // when set, called as the audit opens each file of a tree; only tests set it
 	// localRequired lets a project's policy require a skill from this
 	// machine (git+file:, loopback); only tests set it, whose
 	// repositories are local.
 	localRequired bool
-	hashing   func(name string)     // when set, called as the audit's digest (checkTree) opens each file of a tree; only tests set it
-	stampable func(dir string) bool // when set, stands for stampableFS; only tests set it
+	hashing       func(name string)     // when set, called as the audit's digest (checkTree) opens each file of a tree; only tests set it
+	stampable     func(dir string) bool // when set, stands for stampableFS; only tests set it
 	// rereadAudit has an archive's skills audited by reading their
 	// extracted trees, not as they are extracted: the way before
 	// audit.Scanner, for benchmarks to compare; only they set it.

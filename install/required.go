@@ -31,10 +31,10 @@ const (
 	RequiredOutOfRange RequiredState = "out-of-range" // installed from its source at a version outside its range, or one not recorded
 )
 
-// RequiredSkill is a skill the policy requires and what the lock file
-// records of it, as [Installer.Required] reports it (# Required skills
+// PolicyRequirement is a skill the policy requires and what the lock file
+// records of it, as [Installer.PolicyRequired] reports it (# Required skills
 // in the package doc).
-type RequiredSkill struct {
+type PolicyRequirement struct {
 	// Source is the source the policy names, as written.
 	Source string `json:"source"`
 	// Policy locates the entry: "required[N] (FILE:LINE)".
@@ -57,11 +57,11 @@ type RequiredSkill struct {
 	unversioned []string // skills whose version is not known
 }
 
-// Required reports every skill the policy requires (the user's file's
+// PolicyRequired reports every skill the policy requires (the user's file's
 // first) and what the lock file records of each, changing nothing. The
 // policy is the trust engine's ([WithTrust]); without one, and in the
 // user's scope, nothing is required and Required returns nil.
-func (in *Installer) Required(ctx context.Context) ([]RequiredSkill, error) {
+func (in *Installer) PolicyRequired(ctx context.Context) ([]PolicyRequirement, error) {
 	reqs := in.policyRequirements()
 	if len(reqs) == 0 {
 		return nil, nil
@@ -82,10 +82,10 @@ func (in *Installer) policyRequirements() []policy.Requirement {
 	return in.trust.effectivePolicy().Required()
 }
 
-// unmetRequired is [PolicyRequiredError] of the requirements lock does not meet,
-// or nil.
-func unmetRequired(got []RequiredSkill) error {
-	var unmet []RequiredSkill
+// UnmetPolicyRequired is the [*PolicyRequiredError] of the skills of got
+// that are not met (as [Installer.PolicyRequired] reports them), or nil.
+func UnmetPolicyRequired(got []PolicyRequirement) error {
+	var unmet []PolicyRequirement
 	for _, r := range got {
 		if r.State != RequiredMet {
 			unmet = append(unmet, r)
@@ -101,7 +101,7 @@ func unmetRequired(got []RequiredSkill) error {
 // does not record as it requires them: what verify and a frozen sync
 // fail with. It wraps [ErrPolicyRequired].
 type PolicyRequiredError struct {
-	Skills []RequiredSkill
+	Skills []PolicyRequirement
 }
 
 func (e *PolicyRequiredError) Error() string {
@@ -252,9 +252,9 @@ func sourceRef(text string) string {
 
 // checkRequired finds what lock records of each of reqs (# Required
 // skills in the package doc).
-func (in *Installer) checkRequired(lock *lockFile, reqs []policy.Requirement) ([]RequiredSkill, error) {
+func (in *Installer) checkRequired(lock *lockFile, reqs []policy.Requirement) ([]PolicyRequirement, error) {
 	places := map[string]place{}
-	out := make([]RequiredSkill, 0, len(reqs))
+	out := make([]PolicyRequirement, 0, len(reqs))
 	for _, req := range reqs {
 		if req.Project && !in.localRequired {
 			if err := onThisMachine(req.Source); err != nil {
@@ -268,7 +268,7 @@ func (in *Installer) checkRequired(lock *lockFile, reqs []policy.Requirement) ([
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %s: the source %q cannot be read: %v", policy.ErrInvalid, where(req.Rule), req.Name, sourceloc.Redact(req.Source), err)
 		}
-		r := RequiredSkill{Source: req.Source, Policy: req.Rule.String(), Agents: req.Agents, Reason: req.Reason, req: req, State: RequiredMet}
+		r := PolicyRequirement{Source: req.Source, Policy: req.Rule.String(), Agents: req.Agents, Reason: req.Reason, req: req, State: RequiredMet}
 		r.Skills = in.requiredFrom(lock, want, places)
 		for _, name := range r.Skills {
 			e := lock.Skills[name]
@@ -342,7 +342,7 @@ func onThisMachine(text string) error {
 func where(r policy.Rule) string { return fmt.Sprintf("%s:%d", r.File, r.Line) }
 
 // describe sets r's State and Problem from what was found.
-func (in *Installer) describe(r *RequiredSkill) {
+func (in *Installer) describe(r *PolicyRequirement) {
 	sync := in.setting(SettingSync)
 	switch {
 	case len(r.Skills) == 0:
@@ -383,7 +383,7 @@ func (in *Installer) syncWithRequired(ctx context.Context, req SyncRequest, reco
 		if err != nil {
 			return nil, err
 		}
-		if err := unmetRequired(got); err != nil {
+		if err := UnmetPolicyRequired(got); err != nil {
 			return nil, fmt.Errorf("%w\na frozen sync installs only what the lock file records, so nothing was changed (sync without --frozen installs them, and records them in the lock file)", err)
 		}
 		return recorded(ctx, req)
@@ -412,9 +412,9 @@ func (in *Installer) addRequired(ctx context.Context, reqs []policy.Requirement,
 		if err != nil {
 			return changes, err
 		}
-		i := slices.IndexFunc(got, func(r RequiredSkill) bool { return r.State != RequiredMet && !tried[r.Policy] })
+		i := slices.IndexFunc(got, func(r PolicyRequirement) bool { return r.State != RequiredMet && !tried[r.Policy] })
 		if i < 0 {
-			return changes, unmetRequired(got)
+			return changes, UnmetPolicyRequired(got)
 		}
 		r := got[i]
 		tried[r.Policy] = true
@@ -443,7 +443,7 @@ func (in *Installer) addRequired(ctx context.Context, reqs []policy.Requirement,
 // the policy names; else those its installed skills are recorded for;
 // else every agent the lock file records; else none, which Add reads as
 // the agents it chooses ([Installer.ChooseAgents]).
-func requiredAgents(lock *lockFile, r RequiredSkill) ([]Agent, error) {
+func requiredAgents(lock *lockFile, r PolicyRequirement) ([]Agent, error) {
 	if len(r.Agents) > 0 {
 		return LookupAgents(r.Agents...)
 	}

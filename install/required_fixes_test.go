@@ -52,7 +52,7 @@ func TestRequiredProjectSourceOnThisMachineRefused(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", lockName)); !os.IsNotExist(err) {
 				t.Errorf("the refused sync wrote the lock file (%v)", err)
 			}
-			if _, err := in.Required(t.Context()); !errors.Is(err, policy.ErrInvalid) {
+			if _, err := in.PolicyRequired(t.Context()); !errors.Is(err, policy.ErrInvalid) {
 				t.Errorf("Required = %v, want policy.ErrInvalid", err)
 			}
 		})

@@ -69,7 +69,7 @@ func (f *fixture) requiredInstaller(t *testing.T, user, project string) *Install
 // requiredStates is "SOURCE STATE SKILLS" of each required skill.
 func requiredStates(t *testing.T, in *Installer) []string {
 	t.Helper()
-	got, err := in.Required(t.Context())
+	got, err := in.PolicyRequired(t.Context())
 	if err != nil {
 		t.Fatalf("Required = %v", err)
 	}
@@ -177,7 +177,7 @@ func TestRequiredOutOfRange(t *testing.T) {
 			if _, err := in.Add(ctx, AddRequest{Sources: []string{tt.installed}, Agents: agentsOf(t, "codex"), Skills: []string{"changelog"}}); err != nil {
 				t.Fatalf("Add(%s) = %v", tt.installed, err)
 			}
-			got, err := in.Required(ctx)
+			got, err := in.PolicyRequired(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -253,7 +253,7 @@ func TestRequiredAgents(t *testing.T) {
 	if _, err := in.Add(ctx, AddRequest{Sources: []string{repo + "#path=skills"}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := in.Required(ctx)
+	got, err := in.PolicyRequired(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +275,7 @@ func TestRequiredAgents(t *testing.T) {
 func TestRequiredNoPolicy(t *testing.T) {
 	f := newFixture(t)
 	in := f.remoteInstaller(t, cachetest.Root(t))
-	if got, err := in.Required(t.Context()); got != nil || err != nil {
+	if got, err := in.PolicyRequired(t.Context()); got != nil || err != nil {
 		t.Errorf("Required = %v, %v; want nothing", got, err)
 	}
 }
@@ -297,7 +297,7 @@ func TestRequiredGitHub(t *testing.T) {
 	if _, err := in.Add(ctx, AddRequest{Sources: []string{"github:o/skills@^2"}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := in.Required(ctx)
+	got, err := in.PolicyRequired(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,7 +334,7 @@ func TestRequiredNotInUserScope(t *testing.T) {
 	}
 	c := skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))
 	user := New(f.env, WithScope(User), WithCache(c), WithLockDir(filepath.Join(f.env.Home, ".locks")), WithTrust(trust.NewChecker(p), Trust{}))
-	if got, err := user.Required(t.Context()); got != nil || err != nil {
+	if got, err := user.PolicyRequired(t.Context()); got != nil || err != nil {
 		t.Errorf("Required in the user's scope = %v, %v; want nothing", got, err)
 	}
 	if _, err := user.Sync(t.Context(), SyncRequest{Frozen: true}); !errors.Is(err, ErrNothingRecorded) {
@@ -360,7 +360,7 @@ func TestRequiredAfterUpdate(t *testing.T) {
 	if e := lock.Skills["changelog"]; e.Version != "v2.0.0" || !strings.Contains(e.Source, "ref=^2.0.0") {
 		t.Fatalf("after Update --latest: %+v, want ^2.0.0 at v2.0.0", e)
 	}
-	got, err := in.Required(ctx)
+	got, err := in.PolicyRequired(ctx)
 	if err != nil || len(got) != 1 || got[0].State != RequiredOutOfRange {
 		t.Errorf("Required after Update = %+v, %v; want out of range", got, err)
 	}

@@ -928,7 +928,7 @@ func runSync(ctx context.Context, opts *syncOptions) error {
 	if err != nil {
 		return err
 	}
-	required, err := in.Required(ctx)
+	required, err := in.PolicyRequired(ctx)
 	if err != nil {
 		return installErr(err)
 	}
@@ -1021,11 +1021,11 @@ func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
 	if err != nil {
 		return err
 	}
-	required, err := in.Required(ctx)
+	required, err := in.PolicyRequired(ctx)
 	if err != nil {
 		return installErr(err)
 	}
-	policyUnmet := unmetRequired(required)
+	policyUnmet := install.UnmetPolicyRequired(required)
 	bad, err := in.Verify(ctx)
 	if errors.Is(err, install.ErrNothingRecorded) && policyUnmet != nil {
 		return policyUnmet // nothing recorded, but something required
@@ -1080,21 +1080,6 @@ func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
 		return refused
 	}
 	return policyUnmet
-}
-
-// unmetRequired is the error for the skills the policy requires that
-// are not installed as it says (install.PolicyRequiredError), or nil.
-func unmetRequired(required []install.RequiredSkill) error {
-	var unmet []install.RequiredSkill
-	for _, r := range required {
-		if r.State != install.RequiredMet {
-			unmet = append(unmet, r)
-		}
-	}
-	if len(unmet) == 0 {
-		return nil
-	}
-	return &install.PolicyRequiredError{Skills: unmet}
 }
 
 type agentsOptions struct {
