@@ -892,7 +892,7 @@
 //
 // # Required skills
 //
-// A policy file's required entries (package policy, rules 18 to 21)
+// A policy file's required entries (package policy, rules 23 to 26)
 // name skills every project under it must have. The policy is the trust
 // engine's ([WithTrust]); without one nothing is required. They are
 // required of a project (the Project scope), whichever file names them:
@@ -912,7 +912,8 @@
 //     version the installed source names as its reference
 //     (github:acme/x@v1.2.3); else it is not known (a branch, a commit,
 //     a skill recorded before versions were), and only a requirement
-//     without a reference is met. [Installer.PolicyRequired] reports each
+//     without a reference is met. A requirement without agents is met
+//     by the skill installed for any agent (package policy, rule 25). [Installer.PolicyRequired] reports each
 //     requirement ([PolicyRequirement]: met, missing or out-of-range, with
 //     what to run), changing nothing; `agentskills verify` fails naming
 //     each one not met.
@@ -930,7 +931,11 @@
 //     [ErrPolicyRequired]. A scope without a lock file gets one. A frozen
 //     sync installs only what the lock file records: it fails with a
 //     [*PolicyRequiredError], before anything changes, when a requirement is
-//     not met.
+//     not met. The canonical copy's change of each skill a sync adds for
+//     the policy says why (Change.Reason: "required by the policy:
+//     required[N] (FILE:LINE)", and ", the project's file" when the
+//     project's policy asks): a project's file is part of what was
+//     cloned, and the command line prints it.
 //  3. Remove refuses, with [ErrPolicyRequired] and before anything changes, to
 //     take from the lock file a skill installed from a required source,
 //     or to take it from an agent the requirement names; RemoveRequest.Force
@@ -939,6 +944,29 @@
 //     line, and its reason.
 //  4. [Installer.List] marks each installed skill from a required source
 //     with the entry that requires it (Status.RequiredByPolicy).
+//  5. A version the lock file records that the entry's own source
+//     refuses (outside the range it names, or not the version it names)
+//     was written by hand, not picked when the skill was read: rule 1
+//     ignores it, and Sync, reading the skill again at its pin, drops it
+//     rather than recording it again.
+//  6. Removing a skill keeps a dependency of it (rule 18) the policy
+//     requires, when no one named it: it stays, for its agents, no
+//     longer marked a dependency (installed directly from then on), and
+//     the removal goes ahead.
+//  7. A project's policy file (and a file it extends) may not require a
+//     skill from this machine or next to it: a file URL (git+file:, in
+//     any case), or a git or oci host that is loopback (localhost,
+//     127.0.0.0/8, ::1) or link-local (169.254.0.0/16, fe80::/10). The
+//     file is part of what was cloned, and a sync would copy what it
+//     names into the project. [Installer.PolicyRequired], Sync, Remove
+//     and List fail with policy.ErrInvalid naming the entry's line. The
+//     user's own policy file may name one: it is the user's word about
+//     the user's machine (a mirror on a shared drive).
+//  8. Update with UpdateRequest.Latest may move a required skill past
+//     its range (to the newest tag): the update is the user's explicit
+//     request and goes ahead; the command line warns, verify then fails
+//     naming the entry, and the next sync moves the skill back within
+//     its range.
 //
 // # Importing from other installers
 //

@@ -887,7 +887,7 @@ func (in *Installer) planRequirements(ctx context.Context, lock *lockFile, plans
 		i := slices.IndexFunc(plans, func(p removal) bool { return p.name == n })
 		if i < 0 && kept[n] {
 			// The policy requires it: it stays, installed directly now
-			// (# Required skills, rule 5).
+			// (# Required skills, rule 6).
 			cur := *lock.Skills[n]
 			cur.Dependency = false
 			plans = append(plans, removal{name: n, prev: lock.Skills[n], cur: &cur})

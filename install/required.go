@@ -39,8 +39,8 @@ type PolicyRequirement struct {
 	Source string `json:"source"`
 	// Policy locates the entry: "required[N] (FILE:LINE)".
 	Policy string `json:"policy"`
-	// Agents are the agents the policy names for it; empty: those the
-	// project installs for.
+	// Agents are the agents the policy names for it; empty: any agent
+	// (a sync installs it for those the project installs for).
 	Agents []string `json:"agents,omitempty"`
 	// Reason is why the policy requires it, when it says.
 	Reason string `json:"reason,omitempty"`
@@ -200,7 +200,7 @@ func (in *Installer) requiredFrom(lock *lockFile, want place, places map[string]
 // source names (github:acme/x@v1.2.3), else "". A recorded version the
 // source's own reference refuses (outside its range, or not the tag it
 // names) is a hand edit, not what was installed, and is ignored
-// (# Required skills, rule 4).
+// (# Required skills, rule 5).
 func entryVersion(e *lockEntry, pl place) string {
 	if e.Version != "" && versionFits(e.Version, pl.ref) {
 		return e.Version
@@ -297,7 +297,7 @@ func (in *Installer) checkRequired(lock *lockFile, reqs []policy.Requirement) ([
 // any case), or a host that is this machine (localhost, 127.0.0.0/8,
 // ::1) or link-local (169.254.0.0/16, fe80::/10, where clouds serve
 // their metadata). A project's file must not make sync copy what is on
-// the user's machine into the project (# Required skills, rule 9).
+// the user's machine into the project (# Required skills, rule 7).
 func onThisMachine(text string) error {
 	var host string
 	switch {

@@ -19,7 +19,7 @@ func (f *fixture) strictInstaller(t *testing.T, user, project string) *Installer
 	return in
 }
 
-// # Required skills, rule 9: a project's file cannot make sync copy a
+// # Required skills, rule 7: a project's file cannot make sync copy a
 // repository on this machine, or one a loopback or link-local host
 // serves, into the project; the user's own file can name one.
 func TestRequiredProjectSourceOnThisMachineRefused(t *testing.T) {
@@ -85,7 +85,7 @@ func TestRequiredOnThisMachineElsewhere(t *testing.T) {
 	}
 }
 
-// # Required skills, rule 4: a lock entry's "version" its source's own
+// # Required skills, rule 5: a lock entry's "version" its source's own
 // range refuses was written by hand; verify ignores it, and a sync does
 // not keep it, so a skill installed at v2.0.0 never meets ^1.
 func TestRequiredForgedLockVersionIgnored(t *testing.T) {
@@ -127,7 +127,7 @@ func TestRequiredForgedLockVersionIgnored(t *testing.T) {
 	}
 }
 
-// # Required skills, rule 3: the change of a skill a sync installs for
+// # Required skills, rule 2: the change of a skill a sync installs for
 // the policy says which entry required it, and that the project's file
 // asked.
 func TestRequiredSyncSaysWhy(t *testing.T) {
@@ -153,7 +153,7 @@ func TestRequiredSyncSaysWhy(t *testing.T) {
 	}
 }
 
-// # Required skills, rule 5: removing a skill the policy does not
+// # Required skills, rule 6: removing a skill the policy does not
 // require keeps its dependency (install rule 18) when the policy
 // requires that one: it stays, installed directly from then on.
 func TestRequiredDependencyStaysOnRemove(t *testing.T) {

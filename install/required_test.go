@@ -201,7 +201,7 @@ func TestRequiredOutOfRange(t *testing.T) {
 	}
 }
 
-// # Required skills, rules 1 and 2 with package policy's rule 21: the
+// # Required skills, rules 1 and 2 with package policy's rule 26: the
 // entries of both files apply; a sync meets both when one version can,
 // and fails naming them when none can.
 func TestRequiredBothFiles(t *testing.T) {

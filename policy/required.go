@@ -14,7 +14,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/source/version"
 )
 
-// Requirement is one entry of required (rules 18 to 21): a skill every
+// Requirement is one entry of required (rules 23 to 26): a skill every
 // project under the policy must have installed.
 type Requirement struct {
 	// Rule locates the entry: "required[N]" (counted from 1), its file
@@ -24,23 +24,23 @@ type Requirement struct {
 	// (github:acme/skills/changelog@^1).
 	Source string
 	// Ref is the reference the source names: a version range (^1, ~1.2,
-	// >=1.0 <2), a version (v1.2.3), or "" for any version (rule 19).
+	// >=1.0 <2), a version (v1.2.3), or "" for any version (rule 24).
 	Ref string
-	// Agents are the agent IDs the skill must be installed for; nil: the
-	// agents the project installs for (rule 20).
+	// Agents are the agent IDs the skill must be installed for; nil: any
+	// agent (rule 25).
 	Agents []string
 	// Reason says why the skill is required, for the reader; "" when the
 	// file does not say.
 	Reason string
 	// Project reports whether the entry is the project's file's (or a
 	// file's it extends): the project's word, not the user's (rules 16
-	// and 24).
+	// and 26).
 	Project bool
 }
 
 // Admits reports whether a skill installed at version tag (v1.4.0, as
 // the lock file records it; "" when no version is known) meets r's
-// reference (rule 19): any version when r names none; a version within
+// reference (rule 24): any version when r names none; a version within
 // the range; exactly the version r names.
 func (r Requirement) Admits(tag string) bool {
 	switch {
@@ -56,7 +56,7 @@ func (r Requirement) Admits(tag string) bool {
 }
 
 // Required returns the skills the policy requires: every entry of both
-// files' required, the user's first (rule 21). Two entries may name one
+// files' required, the user's first (rule 26). Two entries may name one
 // source: both apply.
 func (p *Policy) Required() []Requirement {
 	var out []Requirement
@@ -70,7 +70,7 @@ func (p *Policy) Required() []Requirement {
 	return out
 }
 
-// required reads the required section (rules 18 to 20).
+// required reads the required section (rules 23 to 25).
 func (p *parser) required(n *yaml.Node, f *rules) error {
 	if n.Kind != yaml.SequenceNode {
 		return p.errf(n, "required must be a list of skills, each with a source (as - source: github:acme/skills/changelog@^1)")
@@ -130,8 +130,8 @@ func (p *parser) requirement(n *yaml.Node, name string) (Requirement, error) {
 	return r, nil
 }
 
-// requiredRef checks text, a required source, for form (rule 18) and
-// returns its reference: a version range, a version, or "" (rule 19).
+// requiredRef checks text, a required source, for form (rule 23) and
+// returns its reference: a version range, a version, or "" (rule 24).
 // The kind's package reads the rest when the skill is installed (package
 // install names the entry's line if it cannot): this package links no
 // source's client.
@@ -213,7 +213,7 @@ func gitRef(text string) (string, error) {
 }
 
 // ociRef returns the tag or range of oci://HOST/REPO[:TAG][@DIGEST]; a
-// digest is refused as a commit is (rule 19).
+// digest is refused as a commit is (rule 24).
 func ociRef(text string) (string, error) {
 	rest := strings.TrimPrefix(text, "oci://")
 	if i := strings.Index(rest, "@"); i >= 0 {

@@ -11,7 +11,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/policy"
 )
 
-// Rules 18 to 20: required entries are read with their references,
+// Rules 23 to 25: required entries are read with their references,
 // agents and reasons, and located by file and line.
 func TestRequired(t *testing.T) {
 	dir := t.TempDir()
@@ -39,7 +39,7 @@ required:
 	}
 }
 
-// Rule 21: both files' entries apply, the user's first, also when both
+// Rule 26: both files' entries apply, the user's first, also when both
 // name one source.
 func TestRequiredBothFiles(t *testing.T) {
 	home, project := t.TempDir(), t.TempDir()
@@ -63,7 +63,7 @@ func TestRequiredBothFiles(t *testing.T) {
 	}
 }
 
-// Rules 1 and 18 to 20: a wrong entry is an error naming the file and
+// Rules 1 and 23 to 25: a wrong entry is an error naming the file and
 // the line, and saying what to write.
 func TestRequiredErrors(t *testing.T) {
 	tests := []struct {
@@ -120,7 +120,7 @@ func TestRequiredErrors(t *testing.T) {
 	}
 }
 
-// Rule 19: which installed versions meet a requirement.
+// Rule 24: which installed versions meet a requirement.
 func TestRequirementAdmits(t *testing.T) {
 	tests := []struct {
 		ref, tag string
