@@ -164,3 +164,21 @@ func readTestFile(t *testing.T, p string) string {
 	}
 	return string(b)
 }
+
+// TestRequiredUpdateLatestWarns checks that update --latest, which moves
+// a required skill past its range as asked, warns naming the entry
+// (package install, # Required skills, rule 8), and verify then fails.
+func TestRequiredUpdateLatestWarns(t *testing.T) {
+	repo := requiredSkillsRepo(t)
+	_, userFile := trustUser(t, "version: 1\nrequired:\n  - source: "+repo+"#ref=^1&path=skills/changelog\n")
+	if code, out, errs := runCLI(t, "sync"); code != exitOK {
+		t.Fatalf("sync = %d, %q, %q", code, out, errs)
+	}
+	code, out, errs := runCLI(t, "update", "--latest")
+	if code != exitOK || !strings.Contains(errs, "warning: ") || !strings.Contains(errs, userFile+":3") || !strings.Contains(errs, "outside ^1") {
+		t.Errorf("update --latest = %d, %q, %q; want a warning naming %s:3 and the range", code, out, errs, userFile)
+	}
+	if code, _, errs := runCLI(t, "verify"); code != exitFailed || !strings.Contains(errs, "outside ^1") {
+		t.Errorf("verify after update --latest = %d, %q; want 1, out of range", code, errs)
+	}
+}
