@@ -917,7 +917,13 @@
 //     requirement ([PolicyRequirement]: met, missing or out-of-range, with
 //     what to run), changing nothing; `agentskills verify` fails naming
 //     each one not met.
-//  2. Sync first does what the lock file records, then adds the source of
+//  2. Sync first resolves each requirement the lock file does not meet,
+//     together with every entry for the same repository and folder (a
+//     version all their references admit: ^1 and <1.1 pick v1.0.0);
+//     one that admits no version fails the sync with a
+//     [*PolicyRequiredError] naming the entries, before anything
+//     changes, so a failing sync changes nothing and fails alike each
+//     time. It then does what the lock file records, then adds the source of
 //     each requirement not met, one at a time and in the files' order
 //     (the user's first), as Add adds it: every skill there, checked
 //     against the trust rules, recorded in the lock file with the
@@ -926,8 +932,8 @@
 //     It adds for the agents the requirement names; else those the
 //     skill is recorded for; else every agent the lock file records;
 //     else those Add chooses. A requirement still not met after each
-//     was added once (two entries whose ranges admit no common version)
-//     fails the sync with a [*PolicyRequiredError], which wraps
+//     was added once (an entry's add met another's range but not its
+//     own, or failed) fails the sync with a [*PolicyRequiredError], which wraps
 //     [ErrPolicyRequired]. A scope without a lock file gets one. A frozen
 //     sync installs only what the lock file records: it fails with a
 //     [*PolicyRequiredError], before anything changes, when a requirement is

@@ -388,12 +388,102 @@ func (in *Installer) syncWithRequired(ctx context.Context, req SyncRequest, reco
 		}
 		return recorded(ctx, req)
 	}
+	if err := in.resolveRequired(ctx, reqs); err != nil {
+		return nil, err
+	}
 	changes, err := recorded(ctx, req)
 	if err != nil {
 		return changes, err
 	}
 	added, err := in.addRequired(ctx, reqs, req.Force)
 	return append(changes, added...), err
+}
+
+// resolveRequired checks, before a sync changes anything, that each
+// requirement the lock file does not meet can be met: the entries for
+// one repository and folder are resolved together, with every reference
+// they name (a version the ranges of both files admit, ^1 and <1.1:
+// v1.0.0), and one that admits no version fails the sync with a
+// [*PolicyRequiredError] naming them (# Required skills, rule 2).
+func (in *Installer) resolveRequired(ctx context.Context, reqs []policy.Requirement) error {
+	lock, err := in.peekLock()
+	if err != nil {
+		return err
+	}
+	got, err := in.checkRequired(lock, reqs)
+	if err != nil {
+		return err
+	}
+	type group struct {
+		refs    []string
+		entries []int
+		unmet   int // index in got of the first entry not met; -1: all met
+	}
+	groups := map[place]*group{}
+	var order []place
+	for i, r := range got {
+		pl, _, _ := in.sourcePlace(r.Source)
+		key := place{repo: pl.repo, folder: pl.folder}
+		g := groups[key]
+		if g == nil {
+			g = &group{unmet: -1}
+			groups[key] = g
+			order = append(order, key)
+		}
+		g.entries = append(g.entries, i)
+		if r.req.Ref != "" && !slices.Contains(g.refs, r.req.Ref) {
+			g.refs = append(g.refs, r.req.Ref)
+		}
+		if r.State != RequiredMet && g.unmet < 0 {
+			g.unmet = i
+		}
+	}
+	var failed []PolicyRequirement
+	for _, key := range order {
+		g := groups[key]
+		if g.unmet < 0 || len(g.refs) == 0 {
+			continue
+		}
+		text := got[g.unmet].Source
+		if len(g.refs) > 1 {
+			rs, err := in.parseSource(text, false)
+			if err != nil {
+				return err
+			}
+			v, ok := rs.(source.Versioned)
+			rs.Close()
+			if !ok {
+				continue
+			}
+			text = v.WithRange(strings.Join(g.refs, " "))
+		}
+		rs, err := in.parseSource(text, false)
+		if err != nil {
+			return err
+		}
+		_, err = rs.Resolve(ctx)
+		rs.Close()
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, source.ErrNotFound) {
+			return fmt.Errorf("%s, which %s requires: %w\nnothing was changed", got[g.unmet].Source, got[g.unmet].Policy, err)
+		}
+		for _, i := range g.entries {
+			r := got[i]
+			if len(g.refs) > 1 {
+				r.Problem = fmt.Sprintf("no version of its repository is admitted by all of %s, which the entries for it name; make the policy's entries agree", strings.Join(g.refs, ", "))
+			} else {
+				r.Problem = fmt.Sprintf("no version of its repository is admitted by %s (%v)", r.req.Ref, err)
+			}
+			r.State = RequiredMissing
+			failed = append(failed, r)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w\nnothing was changed", &PolicyRequiredError{Skills: failed})
 }
 
 // addRequired adds, one at a time as Add does, the source of each

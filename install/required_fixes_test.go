@@ -197,3 +197,53 @@ func TestRequiredDependencyStaysOnRemove(t *testing.T) {
 		t.Errorf("Required = %q, want met", got)
 	}
 }
+
+// # Required skills, rule 2: a sync that cannot meet every requirement
+// changes nothing, and fails alike each time: entries whose ranges admit
+// no common version (^1 in the user's file, ^2 in the project's), and
+// an entry whose range no tag meets beside one that could be met.
+func TestRequiredSyncFailsChangingNothing(t *testing.T) {
+	repo := requiredRepo(t)
+	for name, files := range map[string][2]string{
+		"conflicting ranges": {
+			"version: 1\nrequired:\n  - source: " + repo + "#ref=^1&path=skills/changelog\n",
+			"version: 1\nrequired:\n  - source: " + repo + "#ref=^2&path=skills/changelog\n",
+		},
+		"one unmeetable": {
+			"",
+			"version: 1\nrequired:\n  - source: " + repo + "#ref=^1&path=skills/changelog\n  - source: " + repo + "#ref=^9&path=skills/review\n",
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t)
+			in := f.requiredInstaller(t, files[0], files[1])
+			for range 2 {
+				changes, err := in.Sync(t.Context(), SyncRequest{})
+				if !errors.Is(err, ErrPolicyRequired) || !strings.Contains(err.Error(), "nothing was changed") || Changed(changes) {
+					t.Fatalf("Sync = %+v, %v; want ErrPolicyRequired, nothing changed", changes, err)
+				}
+			}
+			for _, p := range []string{filepath.Join(".agents", lockName), filepath.Join(".agents", "skills", "changelog")} {
+				if _, err := os.Stat(filepath.Join(f.env.Project, p)); !os.IsNotExist(err) {
+					t.Errorf("the failed syncs made %s (%v)", p, err)
+				}
+			}
+		})
+	}
+}
+
+// # Required skills, rule 2: entries of both files for one repository
+// are met by one version both admit, the highest.
+func TestRequiredSyncIntersectsRanges(t *testing.T) {
+	repo := requiredRepo(t)
+	f := newFixture(t)
+	in := f.requiredInstaller(t,
+		"version: 1\nrequired:\n  - source: "+repo+"#ref=^1&path=skills/changelog\n",
+		"version: 1\nrequired:\n  - source: "+repo+"#ref=>=1.0 <2&path=skills/changelog\n")
+	if _, err := in.Sync(t.Context(), SyncRequest{}); err != nil {
+		t.Fatalf("Sync = %v", err)
+	}
+	if got := requiredStates(t, in); len(got) != 2 || got[0] != "met changelog" || got[1] != "met changelog" {
+		t.Errorf("Required = %q, want both met", got)
+	}
+}

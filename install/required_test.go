@@ -236,8 +236,11 @@ func TestRequiredBothFiles(t *testing.T) {
 			"version: 1\nrequired:\n  - source: "+repo+"#ref=^2&path=skills/changelog\n")
 		_, err := in.Sync(t.Context(), SyncRequest{})
 		var rerr *PolicyRequiredError
-		if !errors.As(err, &rerr) || len(rerr.Skills) != 1 {
-			t.Fatalf("Sync = %v, want a *PolicyRequiredError naming the entry left unmet", err)
+		if !errors.As(err, &rerr) || len(rerr.Skills) != 2 || !strings.Contains(err.Error(), "nothing was changed") {
+			t.Fatalf("Sync = %v, want a *PolicyRequiredError naming both entries, nothing changed", err)
+		}
+		if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", lockName)); !os.IsNotExist(err) {
+			t.Errorf("the failed sync wrote the lock file (%v)", err)
 		}
 	})
 }
