@@ -247,3 +247,43 @@ func TestRequiredSyncIntersectsRanges(t *testing.T) {
 		t.Errorf("Required = %q, want both met", got)
 	}
 }
+
+// Package policy reads a required source's reference as the kind's
+// package does: a source the policy accepts names the same reference
+// to both, and one install would read otherwise is refused at load.
+func TestRequiredRefReadAlike(t *testing.T) {
+	for _, src := range []string{
+		"github:acme/x@^1",
+		"github:acme/x/sub@>=1.0 <2",
+		"git+https://h.example/r.git#ref=^1&path=a",
+		"git+https://h.example/r.git#path=a&ref=%5E1",
+		"git+https://h.example/r.git#ref=^1&ref=^2",
+		"git+https://h.example/r.git?ref=v9.0.0#ref=^1",
+		"git+https://h.example/r.git#ref=^1&path=../x",
+		"git+https://h.example/r.git#ref=^1;path=x",
+		"oci://h.example/r:^1",
+		"oci://h.example:5000/r:v1.2.3",
+		"git+ssh://git@h.example/r.git#ref=v1.2.3",
+	} {
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, ".agents"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ".agents", policy.FileName), []byte("version: 1\nrequired:\n  - source: '"+src+"'\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := policy.Load("", dir)
+		if err != nil {
+			continue // refused where it is written, with its line
+		}
+		in := New(Env{Home: t.TempDir(), Project: dir, Getenv: func(string) string { return "" }})
+		pl, ok, err := in.sourcePlace(src)
+		if err != nil || !ok {
+			t.Errorf("%s: the policy accepts it, install reads %v, %v", src, ok, err)
+			continue
+		}
+		if got := p.Required()[0].Ref; pl.ref != got {
+			t.Errorf("%s: the policy reads the reference %q, install %q", src, got, pl.ref)
+		}
+	}
+}
