@@ -973,6 +973,18 @@
 //     request and goes ahead; the command line warns, verify then fails
 //     naming the entry, and the next sync moves the skill back within
 //     its range.
+//  9. Under sources.pinned: true (package policy, rule 4) Sync adds a
+//     required skill at the pin its reference resolves to (the source's
+//     reference replaced by the commit or digest) and records the tag
+//     that pin is as its version: the highest the range admits, the
+//     version the entry names, or, when it names none, the newest
+//     version tag if that is the pin. A skill added by hand at a commit
+//     has no recorded version (the pin names no tag, and looking the tags
+//     up on each verify would need the network), so it meets only a
+//     requirement without a reference; the next sync adds the required
+//     one at its pin, with its version. A version recorded beside a
+//     commit cannot be checked against the source (rule 5 checks what a
+//     range or version names).
 //
 // # Importing from other installers
 //

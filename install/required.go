@@ -512,7 +512,16 @@ func (in *Installer) addRequired(ctx context.Context, reqs []policy.Requirement,
 		if err != nil {
 			return changes, err
 		}
-		ch, err := in.Add(ctx, AddRequest{Sources: []string{r.Source}, Agents: agents, Force: force})
+		text, tag, pin := r.Source, "", ""
+		if in.mustPin(r.Source) {
+			if text, tag, pin, err = in.pinnedForm(ctx, r.Source); err != nil {
+				return changes, fmt.Errorf("%s, which %s requires: %w", r.Source, r.Policy, err)
+			}
+		}
+		ch, err := in.Add(ctx, AddRequest{Sources: []string{text}, Agents: agents, Force: force})
+		if err == nil && tag != "" {
+			err = in.recordVersion(ctx, text, pin, tag)
+		}
 		why := "required by the policy: " + r.Policy
 		if r.req.Project {
 			why += ", the project's file"
@@ -527,6 +536,72 @@ func (in *Installer) addRequired(ctx context.Context, reqs []policy.Requirement,
 			return changes, fmt.Errorf("%s, which %s requires: %w", r.Source, r.Policy, err)
 		}
 	}
+}
+
+// mustPin reports whether the policy refuses text only because it names
+// no pin (sources.pinned: true).
+func (in *Installer) mustPin(text string) bool {
+	o, err := in.policySource(text, "", true)
+	if err != nil {
+		return false
+	}
+	var d *policy.DeniedError
+	return errors.As(in.trust.effectivePolicy().Check(o), &d) && d.Rule == "sources.pinned"
+}
+
+// pinnedForm resolves text, a required source, and returns it with its
+// reference replaced by the pin it resolved to, with the tag that pin is
+// (the highest the range admits, or the version text names) and the pin
+// (# Required skills, rule 9).
+func (in *Installer) pinnedForm(ctx context.Context, text string) (pinned, tag, pin string, err error) {
+	rs, err := in.parseSource(text, false)
+	if err != nil {
+		return "", "", "", err
+	}
+	defer rs.Close()
+	v, ok := rs.(source.Versioned)
+	if !ok {
+		return "", "", "", fmt.Errorf("%w: sources.pinned requires a pin, and this source cannot name one", ErrInvalidSource)
+	}
+	if pin, err = rs.Resolve(ctx); err != nil {
+		return "", "", "", err
+	}
+	tag = v.Version()
+	if tag == "" {
+		if ref := sourceRef(text); version.IsVersion(ref) {
+			tag = ref
+		}
+	}
+	if tag == "" {
+		// No reference: the newest version tag, if it is the pin.
+		if latest, lpin, err := v.Latest(ctx); err == nil && lpin == pin {
+			tag = latest
+		}
+	}
+	return v.WithRange(pin), tag, pin, nil
+}
+
+// recordVersion records tag as the version of each skill the lock file
+// records from text at pin without one: a required skill added at the
+// pin its range resolved to (rule 9), whose tag the pin alone does not
+// name.
+func (in *Installer) recordVersion(ctx context.Context, text, pin, tag string) error {
+	s, err := in.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.end()
+	changed := false
+	for _, e := range s.lock.Skills {
+		if e.Source == text && e.Pin == pin && e.Version == "" {
+			e.Version = tag
+			changed = true
+		}
+	}
+	if !changed {
+		return nil
+	}
+	return s.lock.write(in.lockPath())
 }
 
 // requiredAgents are the agents a required skill is added for: those

@@ -287,3 +287,37 @@ func TestRequiredRefReadAlike(t *testing.T) {
 		}
 	}
 }
+
+// # Required skills, rule 9: under sources.pinned: true a sync adds a
+// required skill at the pin its reference resolves to, and records the
+// tag, so the requirement is met.
+func TestRequiredPinnedPolicy(t *testing.T) {
+	repo := requiredRepo(t)
+	for ref, want := range map[string]string{"^1": "v1.1.0", "v1.0.0": "v1.0.0", "": "v2.0.0"} {
+		t.Run(ref, func(t *testing.T) {
+			f := newFixture(t)
+			src := repo + "#path=skills/changelog"
+			if ref != "" {
+				src = repo + "#ref=" + ref + "&path=skills/changelog"
+			}
+			in := f.requiredInstaller(t, "version: 1\nsources:\n  pinned: true\nrequired:\n  - source: "+src+"\n", "")
+			if _, err := in.Sync(t.Context(), SyncRequest{}); err != nil {
+				t.Fatalf("Sync = %v", err)
+			}
+			lock, err := readLock(filepath.Join(f.env.Project, ".agents", lockName))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := lock.Skills["changelog"]
+			if e == nil || e.Version != want || e.Pin == "" || !strings.Contains(e.Source, "ref="+e.Pin) {
+				t.Fatalf("changelog = %+v, want it at the pin of %s, recorded as %s", e, want, want)
+			}
+			if got := requiredStates(t, in); got[0] != "met changelog" {
+				t.Errorf("Required = %q, want met", got)
+			}
+			if changes, err := in.Sync(t.Context(), SyncRequest{}); err != nil || Changed(changes) {
+				t.Errorf("second Sync = %+v, %v; want nothing to do", changes, err)
+			}
+		})
+	}
+}
