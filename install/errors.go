@@ -61,7 +61,7 @@ var (
 	// no version answers, for one skill name; or a cycle.
 	ErrRequirements = errors.New("requirements cannot be met")
 	// ErrPolicyRequired reports a skill the policy requires (package policy,
-	// rules 18 to 21; # Required skills) that is not installed, is
+	// rules 23 to 26; # Required skills) that is not installed, is
 	// installed at a version outside the requirement's range, or that a
 	// removal would take away. [*PolicyRequiredError] wraps it.
 	ErrPolicyRequired = errors.New("required by the policy")

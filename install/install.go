@@ -910,7 +910,7 @@
 //
 // # Required skills
 //
-// A policy file's required entries (package policy, rules 18 to 21)
+// A policy file's required entries (package policy, rules 23 to 26)
 // name skills every project under it must have. The policy is the trust
 // engine's ([WithTrust]); without one nothing is required. They are
 // required of a project (the Project scope), whichever file names them:
@@ -930,11 +930,18 @@
 //     version the installed source names as its reference
 //     (github:acme/x@v1.2.3); else it is not known (a branch, a commit,
 //     a skill recorded before versions were), and only a requirement
-//     without a reference is met. [Installer.Required] reports each
-//     requirement ([RequiredSkill]: met, missing or out-of-range, with
+//     without a reference is met. A requirement without agents is met
+//     by the skill installed for any agent (package policy, rule 25). [Installer.PolicyRequired] reports each
+//     requirement ([PolicyRequirement]: met, missing or out-of-range, with
 //     what to run), changing nothing; `agentskills verify` fails naming
 //     each one not met.
-//  2. Sync first does what the lock file records, then adds the source of
+//  2. Sync first resolves each requirement the lock file does not meet,
+//     together with every entry for the same repository and folder (a
+//     version all their references admit: ^1 and <1.1 pick v1.0.0);
+//     one that admits no version fails the sync with a
+//     [*PolicyRequiredError] naming the entries, before anything
+//     changes, so a failing sync changes nothing and fails alike each
+//     time. It then does what the lock file records, then adds the source of
 //     each requirement not met, one at a time and in the files' order
 //     (the user's first), as Add adds it: every skill there, checked
 //     against the trust rules, recorded in the lock file with the
@@ -943,12 +950,16 @@
 //     It adds for the agents the requirement names; else those the
 //     skill is recorded for; else every agent the lock file records;
 //     else those Add chooses. A requirement still not met after each
-//     was added once (two entries whose ranges admit no common version)
-//     fails the sync with a [*PolicyRequiredError], which wraps
+//     was added once (an entry's add met another's range but not its
+//     own, or failed) fails the sync with a [*PolicyRequiredError], which wraps
 //     [ErrPolicyRequired]. A scope without a lock file gets one. A frozen
 //     sync installs only what the lock file records: it fails with a
 //     [*PolicyRequiredError], before anything changes, when a requirement is
-//     not met.
+//     not met. The canonical copy's change of each skill a sync adds for
+//     the policy says why (Change.Reason: "required by the policy:
+//     required[N] (FILE:LINE)", and ", the project's file" when the
+//     project's policy asks): a project's file is part of what was
+//     cloned, and the command line prints it.
 //  3. Remove refuses, with [ErrPolicyRequired] and before anything changes, to
 //     take from the lock file a skill installed from a required source,
 //     or to take it from an agent the requirement names; RemoveRequest.Force
@@ -957,6 +968,41 @@
 //     line, and its reason.
 //  4. [Installer.List] marks each installed skill from a required source
 //     with the entry that requires it (Status.RequiredByPolicy).
+//  5. A version the lock file records that the entry's own source
+//     refuses (outside the range it names, or not the version it names)
+//     was written by hand, not picked when the skill was read: rule 1
+//     ignores it, and Sync, reading the skill again at its pin, drops it
+//     rather than recording it again.
+//  6. Removing a skill keeps a dependency of it (rule 18) the policy
+//     requires, when no one named it: it stays, for its agents, no
+//     longer marked a dependency (installed directly from then on), and
+//     the removal goes ahead.
+//  7. A project's policy file (and a file it extends) may not require a
+//     skill from this machine or next to it: a file URL (git+file:, in
+//     any case), or a git or oci host that is loopback (localhost,
+//     127.0.0.0/8, ::1) or link-local (169.254.0.0/16, fe80::/10). The
+//     file is part of what was cloned, and a sync would copy what it
+//     names into the project. [Installer.PolicyRequired], Sync, Remove
+//     and List fail with policy.ErrInvalid naming the entry's line. The
+//     user's own policy file may name one: it is the user's word about
+//     the user's machine (a mirror on a shared drive).
+//  8. Update with UpdateRequest.Latest may move a required skill past
+//     its range (to the newest tag): the update is the user's explicit
+//     request and goes ahead; the command line warns, verify then fails
+//     naming the entry, and the next sync moves the skill back within
+//     its range.
+//  9. Under sources.pinned: true (package policy, rule 4) Sync adds a
+//     required skill at the pin its reference resolves to (the source's
+//     reference replaced by the commit or digest) and records the tag
+//     that pin is as its version: the highest the range admits, the
+//     version the entry names, or, when it names none, the newest
+//     version tag if that is the pin. A skill added by hand at a commit
+//     has no recorded version (the pin names no tag, and looking the tags
+//     up on each verify would need the network), so it meets only a
+//     requirement without a reference; the next sync adds the required
+//     one at its pin, with its version. A version recorded beside a
+//     commit cannot be checked against the source (rule 5 checks what a
+//     range or version names).
 //
 // # Importing from other installers
 //
@@ -1173,14 +1219,18 @@ type checker func(dir string) (name string, problems []string, err error)
 type Installer struct {
 	config    // the options, with their defaults
 	env       Env
-	maxSearch int                   // folders discovery may read in one source; 0: defaultMaxSearch
-	clock     clock                 // of progress reports; tests set a fake one
-	staging   func(name string)     // when set, called as staging opens each file of a skill; only tests set it
-	viewed    *viewedLock           // the lock file as the read-only operations last read it
-	stamps    *folderStamps         // the stat record of the folders it hashes (rule 16)
-	auditing  func(name string)     // when set, called as the audit opens each file of a tree; only tests set it
-	hashing   func(name string)     // when set, called as the audit's digest (checkTree) opens each file of a tree; only tests set it
-	stampable func(dir string) bool // when set, stands for stampableFS; only tests set it
+	maxSearch int               // folders discovery may read in one source; 0: defaultMaxSearch
+	clock     clock             // of progress reports; tests set a fake one
+	staging   func(name string) // when set, called as staging opens each file of a skill; only tests set it
+	viewed    *viewedLock       // the lock file as the read-only operations last read it
+	stamps    *folderStamps     // the stat record of the folders it hashes (rule 16)
+	auditing  func(name string) // when set, called as the audit opens each file of a tree; only tests set it
+	// localRequired lets a project's policy require a skill from this
+	// machine (git+file:, loopback); only tests set it, whose
+	// repositories are local.
+	localRequired bool
+	hashing       func(name string)     // when set, called as the audit's digest (checkTree) opens each file of a tree; only tests set it
+	stampable     func(dir string) bool // when set, stands for stampableFS; only tests set it
 	// rereadAudit has an archive's skills audited by reading their
 	// extracted trees, not as they are extracted: the way before
 	// audit.Scanner, for benchmarks to compare; only they set it.

@@ -119,7 +119,10 @@ type Change struct {
 	// Reason, for ActionSkipped, is why the skill cannot be installed;
 	// for ActionRemoved, why a skill no one named was removed: "no longer
 	// required", a dependency that only the skills removed needed (rule
-	// 18).
+	// 18); on the canonical copy's change of a skill a sync installed
+	// because the policy requires it, "required by the policy:
+	// required[N] (FILE:LINE)", with ", the project's file" when that
+	// file's entry asks (# Required skills).
 	Reason string `json:"reason,omitempty"`
 	// RequiredBy, on the canonical copy's change, names skills that
 	// require this one, sorted: on an Add or Update, the skills of the
@@ -866,7 +869,8 @@ type removal struct {
 // them with what it adds: each dependency that only the skills going
 // needed is planned to go too, for every agent, as planRemoval plans it
 // (one named for some of its agents only is planned again, for every
-// one), and each skill that goes while a skill that stays requires it
+// one), unless the policy requires it and no one named it: that one
+// stays, no longer marked a dependency; and each skill that goes while a skill that stays requires it
 // is stopped, unless req.Required is set.
 func (in *Installer) planRequirements(ctx context.Context, lock *lockFile, plans []removal, req RemoveRequest) []removal {
 	going := map[string]bool{}
@@ -878,10 +882,20 @@ func (in *Installer) planRequirements(ctx context.Context, lock *lockFile, plans
 	if len(going) == 0 {
 		return plans
 	}
+	kept := in.policyKept(lock)
 	for _, n := range orphans(lock.Skills, going) {
+		i := slices.IndexFunc(plans, func(p removal) bool { return p.name == n })
+		if i < 0 && kept[n] {
+			// The policy requires it: it stays, installed directly now
+			// (# Required skills, rule 6).
+			cur := *lock.Skills[n]
+			cur.Dependency = false
+			plans = append(plans, removal{name: n, prev: lock.Skills[n], cur: &cur})
+			continue
+		}
 		going[n] = true
 		r := in.planRemoval(ctx, n, lock.Skills[n], nil, req.Force)
-		if i := slices.IndexFunc(plans, func(p removal) bool { return p.name == n }); i >= 0 {
+		if i >= 0 {
 			plans[i] = r
 			continue
 		}

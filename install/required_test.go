@@ -42,7 +42,8 @@ func requiredRepo(t *testing.T) string {
 }
 
 // requiredInstaller writes the user's and the project's policy files
-// (none when "") and returns an installer that enforces them.
+// (none when "") and returns an installer that enforces them, and lets
+// the project's file require the tests' local repositories.
 func (f *fixture) requiredInstaller(t *testing.T, user, project string) *Installer {
 	t.Helper()
 	for dir, body := range map[string]string{f.env.Home: user, f.env.Project: project} {
@@ -60,13 +61,15 @@ func (f *fixture) requiredInstaller(t *testing.T, user, project string) *Install
 		t.Fatal(err)
 	}
 	c := skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))
-	return New(f.env, WithCache(c), WithLockDir(filepath.Join(f.env.Home, ".locks")), WithTrust(trust.NewChecker(p), Trust{}))
+	in := New(f.env, WithCache(c), WithLockDir(filepath.Join(f.env.Home, ".locks")), WithTrust(trust.NewChecker(p), Trust{}))
+	in.localRequired = true // the test repositories are on this machine
+	return in
 }
 
 // requiredStates is "SOURCE STATE SKILLS" of each required skill.
 func requiredStates(t *testing.T, in *Installer) []string {
 	t.Helper()
-	got, err := in.Required(t.Context())
+	got, err := in.PolicyRequired(t.Context())
 	if err != nil {
 		t.Fatalf("Required = %v", err)
 	}
@@ -174,7 +177,7 @@ func TestRequiredOutOfRange(t *testing.T) {
 			if _, err := in.Add(ctx, AddRequest{Sources: []string{tt.installed}, Agents: agentsOf(t, "codex"), Skills: []string{"changelog"}}); err != nil {
 				t.Fatalf("Add(%s) = %v", tt.installed, err)
 			}
-			got, err := in.Required(ctx)
+			got, err := in.PolicyRequired(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -198,7 +201,7 @@ func TestRequiredOutOfRange(t *testing.T) {
 	}
 }
 
-// # Required skills, rules 1 and 2 with package policy's rule 21: the
+// # Required skills, rules 1 and 2 with package policy's rule 26: the
 // entries of both files apply; a sync meets both when one version can,
 // and fails naming them when none can.
 func TestRequiredBothFiles(t *testing.T) {
@@ -233,8 +236,11 @@ func TestRequiredBothFiles(t *testing.T) {
 			"version: 1\nrequired:\n  - source: "+repo+"#ref=^2&path=skills/changelog\n")
 		_, err := in.Sync(t.Context(), SyncRequest{})
 		var rerr *PolicyRequiredError
-		if !errors.As(err, &rerr) || len(rerr.Skills) != 1 {
-			t.Fatalf("Sync = %v, want a *PolicyRequiredError naming the entry left unmet", err)
+		if !errors.As(err, &rerr) || len(rerr.Skills) != 2 || !strings.Contains(err.Error(), "nothing was changed") {
+			t.Fatalf("Sync = %v, want a *PolicyRequiredError naming both entries, nothing changed", err)
+		}
+		if _, err := os.Stat(filepath.Join(f.env.Project, ".agents", lockName)); !os.IsNotExist(err) {
+			t.Errorf("the failed sync wrote the lock file (%v)", err)
 		}
 	})
 }
@@ -250,7 +256,7 @@ func TestRequiredAgents(t *testing.T) {
 	if _, err := in.Add(ctx, AddRequest{Sources: []string{repo + "#path=skills"}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := in.Required(ctx)
+	got, err := in.PolicyRequired(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +278,7 @@ func TestRequiredAgents(t *testing.T) {
 func TestRequiredNoPolicy(t *testing.T) {
 	f := newFixture(t)
 	in := f.remoteInstaller(t, cachetest.Root(t))
-	if got, err := in.Required(t.Context()); got != nil || err != nil {
+	if got, err := in.PolicyRequired(t.Context()); got != nil || err != nil {
 		t.Errorf("Required = %v, %v; want nothing", got, err)
 	}
 }
@@ -294,7 +300,7 @@ func TestRequiredGitHub(t *testing.T) {
 	if _, err := in.Add(ctx, AddRequest{Sources: []string{"github:o/skills@^2"}, Agents: agentsOf(t, "claude-code")}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := in.Required(ctx)
+	got, err := in.PolicyRequired(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +337,7 @@ func TestRequiredNotInUserScope(t *testing.T) {
 	}
 	c := skill.NewCache(skill.WithSkillCacheRoot(cachetest.Root(t)))
 	user := New(f.env, WithScope(User), WithCache(c), WithLockDir(filepath.Join(f.env.Home, ".locks")), WithTrust(trust.NewChecker(p), Trust{}))
-	if got, err := user.Required(t.Context()); got != nil || err != nil {
+	if got, err := user.PolicyRequired(t.Context()); got != nil || err != nil {
 		t.Errorf("Required in the user's scope = %v, %v; want nothing", got, err)
 	}
 	if _, err := user.Sync(t.Context(), SyncRequest{Frozen: true}); !errors.Is(err, ErrNothingRecorded) {
@@ -357,7 +363,7 @@ func TestRequiredAfterUpdate(t *testing.T) {
 	if e := lock.Skills["changelog"]; e.Version != "v2.0.0" || !strings.Contains(e.Source, "ref=^2.0.0") {
 		t.Fatalf("after Update --latest: %+v, want ^2.0.0 at v2.0.0", e)
 	}
-	got, err := in.Required(ctx)
+	got, err := in.PolicyRequired(ctx)
 	if err != nil || len(got) != 1 || got[0].State != RequiredOutOfRange {
 		t.Errorf("Required after Update = %+v, %v; want out of range", got, err)
 	}

@@ -290,9 +290,14 @@ func (st *sourceTrust) mark(skills []candidate) {
 
 // recordedVersion is the version c's lock entry records: the tag its
 // source's range picked when it was read, else, read at the pin old
-// records from the same source, what old records.
+// records from the same source, what old records if the source's own
+// reference admits it (a version outside its range, or not the tag it
+// names, was written by hand and is dropped).
 func (c *candidate) recordedVersion(old *lockEntry) string {
 	if c.version == "" && old != nil && old.Pin == c.pin && old.Source == c.source {
+		if old.Version != "" && !versionFits(old.Version, sourceRef(old.Source)) {
+			return ""
+		}
 		return old.Version
 	}
 	return c.version

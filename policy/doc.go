@@ -365,7 +365,7 @@
 // range, sync installs them, remove refuses to remove one, list marks
 // them.
 //
-//  18. required is a list of entries, each with source (required), agents
+//  23. required is a list of entries, each with source (required), agents
 //     and reason (both optional: a reason is for the next reader, and a
 //     requirement is enforced whether it says why or not). source is a
 //     published source as add takes it, named by its repository:
@@ -373,30 +373,35 @@
 //     OWNER/REPO could be a folder), git+URL[#ref=REF&path=PATH] or
 //     oci://HOST/REPO[:REF]. A folder, an archive file or a URL is
 //     refused: it is not the same on every machine, and names no version.
-//     Its kind, its form (OWNER/REPO, a URL, HOST/REPO) and its
-//     reference (rule 19) are checked when the file is read, and an error
+//     A git URL's fragment names ref and path once each, and nothing
+//     else; the URL has no query and no password (a policy file is read
+//     by others: git's credential helper supplies it), and path does not
+//     climb (..). Its kind, its form (OWNER/REPO, a URL, HOST/REPO) and its
+//     reference (rule 24) are checked when the file is read, and an error
 //     names the line; the rest is read by the kind's package where the
 //     source is used (package install), whose error names the line too.
 //     One file names a
 //     source once (two entries with the same text are an error); the
 //     policy's other rules (sources.allow, signers, the audit) apply to a
 //     required source as to any other when it is installed.
-//  19. The reference of a required source says which versions meet it:
+//  24. The reference of a required source says which versions meet it:
 //     none, any version; a version range (package source/version, rules
 //     1 and 2: ^1, ~1.2, >=1.0 <2), a version the range admits; a
 //     version (v1.2.3), that version. A branch, a commit or a digest is
 //     refused: a requirement names the versions it accepts, and what a
 //     branch holds changes. [Requirement.Admits] reports whether a
 //     version meets it.
-//  20. agents is a list of agent IDs as add takes them (an unknown one is
+//  25. agents is a list of agent IDs as add takes them (an unknown one is
 //     an error naming its line): the skill must be installed for each.
-//     Without agents the skill must be installed, for the agents the
-//     project installs for.
-//  21. The entries of both files apply (a project adds requirements to
+//     Without agents the skill must be installed, for any agent (a sync
+//     that installs it does so for the agents the project installs for).
+//  26. The entries of both files apply (a project adds requirements to
 //     the user's, and removes none): when both files name one source,
 //     both entries must be met, each with its own reference and agents.
 //     They are required of projects: the user's own skills folders are
-//     not a project, and nothing is required there.
+//     not a project, and nothing is required there. [Requirement.Project]
+//     tells the project's entries: package install refuses one that
+//     names a repository on the user's machine.
 //
 // # Platforms
 //

@@ -9,11 +9,12 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentadaptor/agentadaptor/internal/agents"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/source"
 	"github.com/agentadaptor/agentadaptor/source/version"
 )
 
-// Requirement is one entry of required (rules 18 to 21): a skill every
+// Requirement is one entry of required (rules 23 to 26): a skill every
 // project under the policy must have installed.
 type Requirement struct {
 	// Rule locates the entry: "required[N]" (counted from 1), its file
@@ -23,19 +24,23 @@ type Requirement struct {
 	// (github:acme/skills/changelog@^1).
 	Source string
 	// Ref is the reference the source names: a version range (^1, ~1.2,
-	// >=1.0 <2), a version (v1.2.3), or "" for any version (rule 19).
+	// >=1.0 <2), a version (v1.2.3), or "" for any version (rule 24).
 	Ref string
-	// Agents are the agent IDs the skill must be installed for; nil: the
-	// agents the project installs for (rule 20).
+	// Agents are the agent IDs the skill must be installed for; nil: any
+	// agent (rule 25).
 	Agents []string
 	// Reason says why the skill is required, for the reader; "" when the
 	// file does not say.
 	Reason string
+	// Project reports whether the entry is the project's file's (or a
+	// file's it extends): the project's word, not the user's (rules 16
+	// and 26).
+	Project bool
 }
 
 // Admits reports whether a skill installed at version tag (v1.4.0, as
 // the lock file records it; "" when no version is known) meets r's
-// reference (rule 19): any version when r names none; a version within
+// reference (rule 24): any version when r names none; a version within
 // the range; exactly the version r names.
 func (r Requirement) Admits(tag string) bool {
 	switch {
@@ -51,20 +56,21 @@ func (r Requirement) Admits(tag string) bool {
 }
 
 // Required returns the skills the policy requires: every entry of both
-// files' required, the user's first (rule 21). Two entries may name one
+// files' required, the user's first (rule 26). Two entries may name one
 // source: both apply.
 func (p *Policy) Required() []Requirement {
 	var out []Requirement
 	for _, f := range p.files {
 		for _, r := range f.required {
 			r.Agents = slices.Clone(r.Agents)
+			r.Project = f.project
 			out = append(out, r)
 		}
 	}
 	return out
 }
 
-// required reads the required section (rules 18 to 20).
+// required reads the required section (rules 23 to 25).
 func (p *parser) required(n *yaml.Node, f *rules) error {
 	if n.Kind != yaml.SequenceNode {
 		return p.errf(n, "required must be a list of skills, each with a source (as - source: github:acme/skills/changelog@^1)")
@@ -96,7 +102,7 @@ func (p *parser) requirement(n *yaml.Node, name string) (Requirement, error) {
 		return r, err
 	}
 	if r.Ref, err = requiredRef(r.Source); err != nil {
-		return r, p.errf(v, "%s.source %s: %v", name, quote(r.Source), err)
+		return r, p.errf(v, "%s.source %s: %v", name, quote(sourceloc.Redact(r.Source)), err)
 	}
 	if v, ok := fields["agents"]; ok {
 		items, err := p.list(v, name+".agents")
@@ -124,8 +130,8 @@ func (p *parser) requirement(n *yaml.Node, name string) (Requirement, error) {
 	return r, nil
 }
 
-// requiredRef checks text, a required source, for form (rule 18) and
-// returns its reference: a version range, a version, or "" (rule 19).
+// requiredRef checks text, a required source, for form (rule 23) and
+// returns its reference: a version range, a version, or "" (rule 24).
 // The kind's package reads the rest when the skill is installed (package
 // install names the entry's line if it cannot): this package links no
 // source's client.
@@ -182,15 +188,32 @@ func gitRef(text string) (string, error) {
 	if err != nil || u.Scheme == "" || u.Path == "" && u.Host == "" {
 		return "", fmt.Errorf("want git+URL[#ref=RANGE&path=PATH], the URL as git reads it")
 	}
+	if _, ok := u.User.Password(); ok {
+		return "", fmt.Errorf("its URL holds a password: a policy file is read by others; let git's credential helper supply it")
+	}
+	if u.RawQuery != "" || u.ForceQuery {
+		return "", fmt.Errorf("its URL has a query (?%s): name the reference and folder in the fragment, #ref=RANGE&path=PATH", u.RawQuery)
+	}
 	q, err := url.ParseQuery(u.Fragment)
-	if err != nil {
+	if err != nil || strings.Contains(u.Fragment, ";") {
 		return "", fmt.Errorf("its fragment %q is not ref=REF&path=PATH", u.Fragment)
+	}
+	for key, vals := range q {
+		switch {
+		case key != "ref" && key != "path":
+			return "", fmt.Errorf("its fragment names %q: only ref and path are read", key)
+		case len(vals) > 1:
+			return "", fmt.Errorf("its fragment names %s %d times: name it once", key, len(vals))
+		}
+	}
+	if p := q.Get("path"); p != "" && slices.Contains(strings.Split(strings.ReplaceAll(p, "\\", "/"), "/"), "..") {
+		return "", fmt.Errorf("its path %q climbs out of the repository (..)", p)
 	}
 	return q.Get("ref"), nil
 }
 
 // ociRef returns the tag or range of oci://HOST/REPO[:TAG][@DIGEST]; a
-// digest is refused as a commit is (rule 19).
+// digest is refused as a commit is (rule 24).
 func ociRef(text string) (string, error) {
 	rest := strings.TrimPrefix(text, "oci://")
 	if i := strings.Index(rest, "@"); i >= 0 {

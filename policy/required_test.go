@@ -11,7 +11,7 @@ import (
 	"github.com/agentadaptor/agentadaptor/policy"
 )
 
-// Rules 18 to 20: required entries are read with their references,
+// Rules 23 to 25: required entries are read with their references,
 // agents and reasons, and located by file and line.
 func TestRequired(t *testing.T) {
 	dir := t.TempDir()
@@ -29,17 +29,17 @@ required:
 		t.Fatal(err)
 	}
 	want := []policy.Requirement{
-		{Rule: policy.Rule{Name: "required[1]", File: name, Line: 3}, Source: "github:acme/skills/changelog@^1", Ref: "^1", Agents: []string{"claude-code", "codex"}, Reason: "every project keeps a changelog"},
-		{Rule: policy.Rule{Name: "required[2]", File: name, Line: 6}, Source: "git+https://git.acme.corp/skills.git#ref=v2.1.0&path=review", Ref: "v2.1.0"},
-		{Rule: policy.Rule{Name: "required[3]", File: name, Line: 7}, Source: "oci://ghcr.io/acme/lint:~1.2", Ref: "~1.2"},
-		{Rule: policy.Rule{Name: "required[4]", File: name, Line: 8}, Source: "github:acme/any"},
+		{Rule: policy.Rule{Name: "required[1]", File: name, Line: 3}, Source: "github:acme/skills/changelog@^1", Ref: "^1", Agents: []string{"claude-code", "codex"}, Reason: "every project keeps a changelog", Project: true},
+		{Rule: policy.Rule{Name: "required[2]", File: name, Line: 6}, Source: "git+https://git.acme.corp/skills.git#ref=v2.1.0&path=review", Ref: "v2.1.0", Project: true},
+		{Rule: policy.Rule{Name: "required[3]", File: name, Line: 7}, Source: "oci://ghcr.io/acme/lint:~1.2", Ref: "~1.2", Project: true},
+		{Rule: policy.Rule{Name: "required[4]", File: name, Line: 8}, Source: "github:acme/any", Project: true},
 	}
 	if diff := cmp.Diff(want, p.Required()); diff != "" {
 		t.Errorf("Required() (-want +got):\n%s", diff)
 	}
 }
 
-// Rule 21: both files' entries apply, the user's first, also when both
+// Rule 26: both files' entries apply, the user's first, also when both
 // name one source.
 func TestRequiredBothFiles(t *testing.T) {
 	home, project := t.TempDir(), t.TempDir()
@@ -63,7 +63,7 @@ func TestRequiredBothFiles(t *testing.T) {
 	}
 }
 
-// Rules 1 and 18 to 20: a wrong entry is an error naming the file and
+// Rules 1 and 23 to 25: a wrong entry is an error naming the file and
 // the line, and saying what to write.
 func TestRequiredErrors(t *testing.T) {
 	tests := []struct {
@@ -93,6 +93,14 @@ func TestRequiredErrors(t *testing.T) {
 		{"reason control", "required:\n  - source: github:acme/x\n    reason: \"a\\u202eb\"\n", ":4:", "invisible"},
 		{"twice", "required:\n  - source: github:acme/x@^1\n  - source: github:acme/x@^1\n", ":4:", "keep one entry per source"},
 		{"entry not a mapping", "required:\n  - github:acme/x\n", ":3:", "must be a mapping"},
+		{"git ref twice", "required:\n  - source: git+https://h.example/r.git#ref=^1&ref=^2\n", ":3:", "names ref 2 times"},
+		{"git path twice", "required:\n  - source: git+https://h.example/r.git#path=a&path=b\n", ":3:", "names path 2 times"},
+		{"git query", "required:\n  - source: git+https://h.example/r.git?ref=v9.0.0#ref=^1\n", ":3:", "has a query"},
+		{"git empty query", "required:\n  - source: git+https://h.example/r.git?#ref=^1\n", ":3:", "has a query"},
+		{"git path climbs", "required:\n  - source: git+https://h.example/r.git#ref=^1&path=a/../../x\n", ":3:", "climbs out"},
+		{"git semicolon", "required:\n  - source: git+https://h.example/r.git#ref=^1;path=x\n", ":3:", "is not ref=REF&path=PATH"},
+		{"git other key", "required:\n  - source: git+https://h.example/r.git#ref=^1&sha=x\n", ":3:", `names "sha"`},
+		{"git password", "required:\n  - source: git+https://bob:s3cr3t@git.acme.corp/skills.git#ref=^1\n", ":3:", "holds a password"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,11 +113,14 @@ func TestRequiredErrors(t *testing.T) {
 			if !strings.Contains(err.Error(), name+tt.line) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Load(%q) = %v, want %s%s and %q", tt.body, err, name, tt.line, tt.want)
 			}
+			if strings.Contains(err.Error(), "s3cr3t") {
+				t.Errorf("Load(%q) = %v, which shows the password", tt.body, err)
+			}
 		})
 	}
 }
 
-// Rule 19: which installed versions meet a requirement.
+// Rule 24: which installed versions meet a requirement.
 func TestRequirementAdmits(t *testing.T) {
 	tests := []struct {
 		ref, tag string

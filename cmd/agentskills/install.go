@@ -311,7 +311,7 @@ func printChanges(s *streams, changes []install.Change, f *scopeFlags, err error
 		if c.Backup != "" {
 			backup = " (what was there is now in " + short(c.Backup) + ")"
 		}
-		if c.Action == install.ActionRemoved && c.Reason != "" {
+		if c.Reason != "" {
 			backup += " (" + c.Reason + ")"
 		}
 		fmt.Fprintf(out, "%-9s %s (%s): %s%s\n", c.Action, c.Skill, what, short(c.Path), backup)
@@ -931,7 +931,7 @@ func runSync(ctx context.Context, opts *syncOptions) error {
 	if err != nil {
 		return err
 	}
-	required, err := in.Required(ctx)
+	required, err := in.PolicyRequired(ctx)
 	if err != nil {
 		return installErr(err)
 	}
@@ -1026,11 +1026,11 @@ func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
 	if err != nil {
 		return err
 	}
-	required, err := in.Required(ctx)
+	required, err := in.PolicyRequired(ctx)
 	if err != nil {
 		return installErr(err)
 	}
-	policyUnmet := unmetRequired(required)
+	policyUnmet := install.UnmetPolicyRequired(required)
 	bad, err := in.Verify(ctx)
 	if errors.Is(err, install.ErrNothingRecorded) && policyUnmet != nil {
 		return policyUnmet // nothing recorded, but something required
@@ -1091,21 +1091,6 @@ func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
 		return refused
 	}
 	return policyUnmet
-}
-
-// unmetRequired is the error for the skills the policy requires that
-// are not installed as it says (install.PolicyRequiredError), or nil.
-func unmetRequired(required []install.RequiredSkill) error {
-	var unmet []install.RequiredSkill
-	for _, r := range required {
-		if r.State != install.RequiredMet {
-			unmet = append(unmet, r)
-		}
-	}
-	if len(unmet) == 0 {
-		return nil
-	}
-	return &install.PolicyRequiredError{Skills: unmet}
 }
 
 type agentsOptions struct {

@@ -35,6 +35,38 @@ func requiredSkillsRepo(t *testing.T) string {
 	return "git+file://" + filepath.ToSlash(repo)
 }
 
+// trustUser is trustProject with the policy in the user's file; it
+// returns the project and that file.
+func trustUser(t *testing.T, policyText string) (project, file string) {
+	t.Helper()
+	project = trustProject(t, "")
+	file = filepath.Join(os.Getenv("HOME"), ".agents", "agentskills.policy.yaml")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	if err := os.WriteFile(file, []byte(policyText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return project, file
+}
+
+// TestRequiredProjectLocalSourceRefused checks that a project's policy
+// file cannot make sync install from a repository on this machine
+// (package install, # Required skills, rule 7): sync and verify fail
+// naming the line, and nothing is installed.
+func TestRequiredProjectLocalSourceRefused(t *testing.T) {
+	repo := requiredSkillsRepo(t)
+	project := trustProject(t, "version: 1\nrequired:\n  - source: "+repo+"#ref=^1&path=skills/changelog\n")
+	line := filepath.Join(project, ".agents", "agentskills.policy.yaml") + ":3"
+	for _, args := range [][]string{{"sync"}, {"verify"}} {
+		code, out, errs := runCLI(t, args...)
+		if code == exitOK || !strings.Contains(errs, line) || !strings.Contains(errs, "published elsewhere") {
+			t.Errorf("%s = %d, %q, %q; want a failure naming %s", args[0], code, out, errs, line)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(project, ".agents", "skills", "changelog")); !os.IsNotExist(err) {
+		t.Errorf("the refused sync installed changelog (%v)", err)
+	}
+}
+
 // TestRequiredCommands checks a policy's required skills at the command
 // line (package install, # Required skills): verify fails naming a
 // missing one and one out of range, with the policy's line and what to
@@ -43,8 +75,10 @@ func requiredSkillsRepo(t *testing.T) string {
 func TestRequiredCommands(t *testing.T) {
 	repo := requiredSkillsRepo(t)
 	src := repo + "#ref=^1&path=skills/changelog"
-	project := trustProject(t, "version: 1\nrequired:\n  - source: "+src+"\n    agents: [claude-code]\n    reason: every project keeps a changelog\n")
-	policyLine := filepath.Join(project, ".agents", "agentskills.policy.yaml") + ":3"
+	// The user's file: a project's may not require a repository on this
+	// machine (package install, # Required skills, rule 7).
+	project, userFile := trustUser(t, "version: 1\nrequired:\n  - source: "+src+"\n    agents: [claude-code]\n    reason: every project keeps a changelog\n")
+	policyLine := userFile + ":3"
 
 	code, _, errs := runCLI(t, "verify")
 	if code != exitFailed || !strings.Contains(errs, src) || !strings.Contains(errs, policyLine) || !strings.Contains(errs, "'agentskills sync'") {
@@ -62,6 +96,9 @@ func TestRequiredCommands(t *testing.T) {
 	code, out, errs = runCLI(t, "sync")
 	if code != exitOK || !strings.Contains(out, "changelog") {
 		t.Fatalf("sync = %d, %q, %q; want changelog installed", code, out, errs)
+	}
+	if want := "(required by the policy: required[1] (" + policyLine + "))"; !strings.Contains(out, want) {
+		t.Errorf("sync printed %q, want it to say %s", out, want)
 	}
 	if got := readTestFile(t, filepath.Join(project, ".agents", "skills", "changelog", "SKILL.md")); !strings.HasSuffix(got, "v1.0.0\n") {
 		t.Errorf("sync installed %q, want v1.0.0's", got)
@@ -126,4 +163,22 @@ func readTestFile(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestRequiredUpdateLatestWarns checks that update --latest, which moves
+// a required skill past its range as asked, warns naming the entry
+// (package install, # Required skills, rule 8), and verify then fails.
+func TestRequiredUpdateLatestWarns(t *testing.T) {
+	repo := requiredSkillsRepo(t)
+	_, userFile := trustUser(t, "version: 1\nrequired:\n  - source: "+repo+"#ref=^1&path=skills/changelog\n")
+	if code, out, errs := runCLI(t, "sync"); code != exitOK {
+		t.Fatalf("sync = %d, %q, %q", code, out, errs)
+	}
+	code, out, errs := runCLI(t, "update", "--latest")
+	if code != exitOK || !strings.Contains(errs, "warning: ") || !strings.Contains(errs, userFile+":3") || !strings.Contains(errs, "outside ^1") {
+		t.Errorf("update --latest = %d, %q, %q; want a warning naming %s:3 and the range", code, out, errs, userFile)
+	}
+	if code, _, errs := runCLI(t, "verify"); code != exitFailed || !strings.Contains(errs, "outside ^1") {
+		t.Errorf("verify after update --latest = %d, %q; want 1, out of range", code, errs)
+	}
 }

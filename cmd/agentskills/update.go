@@ -112,7 +112,27 @@ func runUpdate(ctx context.Context, opts *updateOptions, names []string) error {
 		return runUpdateEval(ctx, opts, in, req)
 	}
 	ups, changes, err := in.Update(ctx, req)
-	return updateResult(opts, ups, changes, nil, err)
+	err = updateResult(opts, ups, changes, nil, err)
+	if err == nil && opts.latest {
+		warnPolicyRange(ctx, opts.io, in)
+	}
+	return err
+}
+
+// warnPolicyRange warns on stderr of each skill the policy requires that
+// the lock file no longer records within its range: update --latest
+// moves a skill to the newest tag, which the user asked for, and verify
+// then fails (package install, # Required skills, rule 8).
+func warnPolicyRange(ctx context.Context, s *streams, in *install.Installer) {
+	got, err := in.PolicyRequired(ctx)
+	if err != nil {
+		return // verify reports it
+	}
+	for _, r := range got {
+		if r.State == install.RequiredOutOfRange {
+			fmt.Fprintf(s.err, "warning: %s (%s): %s\n", r.Source, r.Policy, r.Problem)
+		}
+	}
 }
 
 // updateResult prints what update did, or the error that stopped it,
