@@ -878,7 +878,11 @@ func (in *Installer) planRequirements(ctx context.Context, lock *lockFile, plans
 	if len(going) == 0 {
 		return plans
 	}
-	for _, n := range orphans(lock.Skills, going) {
+	// The dependencies go before the skills named, each before the
+	// skills that require it: a run stopped between two leaves what is
+	// left still needed by a skill named, which the next run names again.
+	var first []removal
+	for _, n := range leavesFirst(lock.Skills, orphans(lock.Skills, going)) {
 		going[n] = true
 		r := in.planRemoval(ctx, n, lock.Skills[n], nil, req.Force)
 		if i := slices.IndexFunc(plans, func(p removal) bool { return p.name == n }); i >= 0 {
@@ -886,8 +890,9 @@ func (in *Installer) planRequirements(ctx context.Context, lock *lockFile, plans
 			continue
 		}
 		r.reason = "no longer required"
-		plans = append(plans, r)
+		first = append(first, r)
 	}
+	plans = append(first, plans...)
 	by := requiredBy(lock.Skills, nil)
 	for i, r := range plans {
 		if !going[r.name] {

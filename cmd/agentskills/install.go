@@ -1056,6 +1056,12 @@ func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
 		}
 		for _, b := range bad {
 			if b.State == install.StateUnmet {
+				if relativeRequirement(b.Requirement) {
+					// The path is relative to the requiring skill's folder,
+					// not to the working folder.
+					fmt.Fprintf(opts.io.err, "%s requires %s (a path from %s's source folder), which is not installed; run 'agentskills add' with %s's source again to install what it requires\n", b.Skill, b.Requirement, b.Skill, b.Skill)
+					continue
+				}
 				fmt.Fprintf(opts.io.err, "%s requires %s, which is not installed; run 'agentskills add %s' to install it\n", b.Skill, b.Requirement, b.Requirement)
 			}
 		}
@@ -1183,4 +1189,12 @@ func agentRows(env install.Env) ([]agentRow, error) {
 		rows = append(rows, r)
 	}
 	return rows, nil
+}
+
+// relativeRequirement reports whether a requirement is a relative path,
+// which names a folder from the requiring skill's folder (install, rule
+// 17).
+func relativeRequirement(text string) bool {
+	spec, err := source.Parse(text)
+	return err == nil && spec.Kind == source.Local && !filepath.IsAbs(text)
 }
