@@ -349,6 +349,18 @@ func (cl *closure) merge(ctx context.Context, m *reqNode, c *candidate, chain []
 		return nil
 	}
 	if sameSkill(cl.in, m.c, c) && m.c.version != "" && c.version != "" {
+		if both := cl.both(ctx, m.c, c, chain); both != nil {
+			if both.pin == m.c.pin {
+				return nil // m's version is the highest both admit
+			}
+			cl.prefer[m.name] = both
+			if m.done {
+				cl.restart = true // its requirements were those of another version
+			} else {
+				m.c = both
+			}
+			return nil
+		}
 		switch {
 		case version.Compare(m.c.version, c.version) <= 0 && answersRange(c, m.c):
 			return nil // m's version answers both
@@ -487,6 +499,43 @@ func installedText(e *lockEntry) string {
 		return "installed at " + e.Pin
 	}
 	return "installed from " + sourceLabel(e.Source, e.Subpath)
+}
+
+// both reads the skill of a and b, two version ranges of one
+// repository, at the highest version both admit: their source with
+// both ranges as one ("^1,~1.4"), as the SDK's merge of requirements
+// picks. It returns nil when either names no range or an alternative
+// (||), or no version answers both (merge then says why).
+func (cl *closure) both(ctx context.Context, a, b *candidate, chain []string) *candidate {
+	if a.rng == "" || b.rng == "" || strings.Contains(a.rng+b.rng, "||") {
+		return nil
+	}
+	parts := strings.Split(a.rng, ",")
+	for _, p := range strings.Split(b.rng, ",") {
+		if !slices.Contains(parts, p) {
+			parts = append(parts, p)
+		}
+	}
+	rng := strings.Join(parts, ",")
+	if rng == a.rng {
+		return nil
+	}
+	if _, err := version.ParseRange(rng); err != nil {
+		return nil
+	}
+	rs, err := cl.in.parseRemote(b.source)
+	if err != nil || rs == nil {
+		return nil
+	}
+	v, ok := rs.(source.Versioned)
+	if !ok {
+		return nil
+	}
+	c, err := cl.readReq(ctx, sourceloc.Redact(v.WithRange(rng)), chain)
+	if err != nil || !sameSkill(cl.in, c, b) || c.version == "" {
+		return nil
+	}
+	return c
 }
 
 // sameSkill reports whether a and b are one skill of one source

@@ -304,3 +304,70 @@ func TestRequiresUpdateMergesRanges(t *testing.T) {
 		t.Errorf("changelog after Update: %+v; want v1.4.0", e)
 	}
 }
+
+// Sync, and Sync with Frozen, restore skills and their requirements at
+// the pins the lock file records, keeping it byte for byte: a newer
+// version a requirement's range admits is not read.
+func TestRequiresSyncKeepsPins(t *testing.T) {
+	needGit(t)
+	repos := t.TempDir()
+	changelog := gitSkill(t, repos, "changelog", []string{"v1.0.0", "v1.9.0"})
+	f := newFixture(t)
+	writeFiles(t, f.sources, map[string]string{"y/SKILL.md": requiringMD("y", changelog+"#ref=^1")})
+	in := f.remoteInstaller(t, cachetest.Root(t))
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{filepath.Join(f.sources, "y")}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	lockPath := filepath.Join(f.env.Project, ".agents", lockName)
+	before, err := os.ReadFile(lockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitSkill(t, repos, "changelog", []string{"v1.9.5"}) // ^1 now picks v1.9.5
+	for _, frozen := range []bool{false, true} {
+		for _, dir := range []string{filepath.Join(f.env.Project, ".agents", "skills"), filepath.Join(f.env.Project, ".claude", "skills")} {
+			if err := os.RemoveAll(dir); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := in.Sync(t.Context(), SyncRequest{Frozen: frozen}); err != nil {
+			t.Fatalf("Sync(frozen=%v) = %v", frozen, err)
+		}
+		after, err := os.ReadFile(lockPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(after) != string(before) {
+			t.Errorf("Sync(frozen=%v) changed the lock file:\n%s\nwant\n%s", frozen, after, before)
+		}
+		b, err := os.ReadFile(filepath.Join(f.env.Project, ".claude", "skills", "changelog", "SKILL.md"))
+		if err != nil || !strings.Contains(string(b), "version v1.9.0") {
+			t.Errorf("Sync(frozen=%v): changelog = %q, %v; want v1.9.0, its pin", frozen, b, err)
+		}
+		if _, err := os.Stat(filepath.Join(f.env.Project, ".claude", "skills", "y", "SKILL.md")); err != nil {
+			t.Errorf("Sync(frozen=%v): y not restored: %v", frozen, err)
+		}
+	}
+}
+
+// Two ranges of one repository install the highest version both admit,
+// also when neither one's own pick is admitted by the other (as the
+// SDK's merge of requirements picks).
+func TestRequiresRangesHighestBothAdmit(t *testing.T) {
+	needGit(t)
+	repos := t.TempDir()
+	changelog := gitSkill(t, repos, "changelog", []string{"v1.0.0", "v1.4.0", "v1.4.5", "v1.9.0"})
+	f := newFixture(t)
+	writeFiles(t, f.sources, map[string]string{
+		"app/SKILL.md":     requiringMD("app", "../release", "../notes"),
+		"release/SKILL.md": requiringMD("release", changelog+"#ref=^1,!=1.9.0"), // alone v1.4.5
+		"notes/SKILL.md":   requiringMD("notes", changelog+"#ref=^1,!=1.4.5"),   // alone v1.9.0
+	})
+	in := f.remoteInstaller(t, cachetest.Root(t))
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{filepath.Join(f.sources, "app")}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatal(err)
+	}
+	if e := projectLock(t, f).Skills["changelog"]; e == nil || e.Version != "v1.4.0" || !e.Dependency {
+		t.Errorf("changelog's entry = %+v; want v1.4.0, the highest both admit", e)
+	}
+}
