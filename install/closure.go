@@ -330,10 +330,11 @@ func (cl *closure) limit(m *reqNode) error {
 // the skill of m: read as c, it reached the closure by chain, written as
 // via (a source named, for a named skill). One skill answers both when
 // both are the same source and pin; or, when both name a version range
-// of one repository, the lower of the two versions picked when the other
-// range admits it too (the highest both admit when each range is one
-// interval, as ^, ~ and >=,< are). Anything else is a conflict that
-// names both chains.
+// of one repository, the highest version both admit (both); with an
+// alternative (||) in either, the lower of the two versions picked when
+// the other range admits it too. An installed skill that answers c as
+// it is answers without change. Anything else is a conflict that names
+// both chains.
 func (cl *closure) merge(ctx context.Context, m *reqNode, c *candidate, chain []string, via string) error {
 	if m.c == nil && cl.sameEntry(m.entry, c) && cl.entryAnswers(m.entry, c) {
 		return nil // the installed version answers this requirement too
