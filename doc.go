@@ -140,24 +140,36 @@
 //     followed too.
 //  3. A requirement that starts "./" or "../" (or is "." or "..") is a
 //     path relative to the requiring skill's folder, with "/" between
-//     its elements: for a folder (skill.Dir, or any source with a
-//     SkillPath method), skill.Dir of that path, keyed by its base name.
+//     its elements and no backslash or colon (which fail with
+//     skill.ErrRequirement): for a folder of this machine (a source of
+//     type skill.PathSource, as skill.Dir makes), skill.Dir of that path,
+//     keyed by its base name. A source of another type, even one with a
+//     SkillPath method (a published skill held as a folder, whose source
+//     says where it was published), has no folder a requirement is
+//     relative to: it names its requirements by published source.
 //  4. For an fs.FS tree (skill.FS), it is skill.FS of the same fs.FS at
 //     the path joined to the root; a path that leaves the fs.FS fails
 //     with skill.ErrRequirement.
 //  5. Every other requirement, and a relative one of any other kind of
 //     skill (inline, archive, published), is given to the resolver of
 //     [WithRequirementResolver] as a skill.Requirement (its text, the
-//     skill that lists it, the chain that led to it). Without a resolver
-//     it fails with skill.ErrRequirement. A path is only a requirement
+//     skill that lists it, the chain that led to it), once per run for
+//     each text of each skill. When the agent's materializer is a
+//     skill.OriginChecker (package trust's Materializer is), the
+//     requirement carries its check (CheckOrigin), so the resolver
+//     refuses a source the policy denies before it contacts it; the run
+//     fails with that refusal as rule 12 says, the refused skill at the
+//     end of the chain. Without a resolver it fails with
+//     skill.ErrRequirement. A path is only a requirement
 //     when written "./" or "../": OWNER/REPO alone names a GitHub
 //     repository (package source, rule 21).
 //  6. The resolver's skill must have a key and a source; one without
 //     fails with skill.ErrRequirement (and skill.ErrSkillKeyMissing or
 //     skill.ErrSkillSourceMissing).
 //  7. One skill per key. A requirement that resolves to a key already
-//     selected is that skill when the two declarations agree by rule 3
-//     of "Resolution" (the mark of skill.WithRequires aside); otherwise
+//     selected is that skill when the two name the same source
+//     (skill.SourceDiff), and the declaration selected first keeps its
+//     Required, Reason and Metadata; otherwise
 //     the run fails with a *skill.SkillKeyConflictError whose Sources
 //     name each declaration: "agent", "run", "provider", or the chain of
 //     a requirement ("release -> changelog"). Two requirements of one
@@ -168,9 +180,12 @@
 //     is) is asked for the skill at the highest version every
 //     requirement of that key admits, and the closure is found again
 //     with it (the requirements of the version first picked are not
-//     kept); requirements with no version in common fail with
-//     skill.ErrRequirement naming each chain, and requirements the
-//     merger cannot join (another repository) are a conflict.
+//     kept); requirements with no version in common, or that the merger
+//     fails to resolve, fail with skill.ErrRequirement naming each chain
+//     and the merger's error, and requirements the merger cannot join
+//     (another repository) are a conflict. A skill the agent, the run or
+//     the provider named is never merged: a requirement that disagrees
+//     with it is a conflict that names that requirement's chain.
 //  8. Two skills of the closure with one runtime name fail with
 //     skill.ErrRuntimeNameConflict, naming both keys and the chain.
 //  9. skill.MetadataRequires is reserved: "true" (what skill.WithRequires
@@ -183,13 +198,15 @@
 //  11. Limits: requirements bring a run to at most 256 skills, those
 //     named included, and chains of at most 32 requirements below a
 //     named skill. A requirement that crosses either fails with
-//     skill.ErrRequirement.
+//     skill.ErrRequirement; the depth is checked before the resolver is
+//     asked.
 //  12. A failure of a required skill is the error a run returns for a
 //     named one (a *skill.SkillMaterializationError, a materializer's
 //     refusal such as *trust.RefusedError, an *[InvalidSkillError], a
 //     metadata.requires that breaks package skillmd's rules) within a
 //     *skill.RequirementError whose Chain names the skills that led to
-//     it: "requirement chain release -> changelog: ...". errors.Is and
+//     it: "requirement chain release -> changelog: ..." (a requirement's
+//     text is shown without the credentials its URL may hold). errors.Is and
 //     errors.As reach what it holds (trust.ErrRefused among them). The
 //     agent's materializer stages every skill of the closure, so the
 //     checks of package trust's Materializer (policy, signatures, audit)

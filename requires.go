@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/agentadaptor/agentadaptor/driver"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/skill"
 	"github.com/agentadaptor/agentadaptor/skillmd"
 )
@@ -65,8 +66,9 @@ func following(selected []skill.Skill, requires bool) ([]bool, error) {
 // key order.
 func (a *Agent) closure(ctx context.Context, d *declarations, named []skill.Skill, names []string, follow []bool) ([]skill.Skill, []driver.ResolvedSkill, []string, error) {
 	merged := make(map[string]*merge)
+	memo := make(map[asked]answer)
 	for range maxClosure {
-		selected, entries, digests, err := a.closureOnce(ctx, d, named, names, follow, merged)
+		selected, entries, digests, err := a.closureOnce(ctx, d, named, names, follow, merged, memo)
 		if err != errMerged {
 			return selected, entries, digests, err
 		}
@@ -84,14 +86,34 @@ type merge struct {
 	skill skill.Skill
 }
 
-// closureOnce is closure with the skills merged so far.
-func (a *Agent) closureOnce(ctx context.Context, d *declarations, named []skill.Skill, names []string, follow []bool, merged map[string]*merge) ([]skill.Skill, []driver.ResolvedSkill, []string, error) {
+// asked is a requirement's text as one skill lists it: what the
+// resolver is asked once per closure (rule 5).
+type asked struct{ by, text string }
+
+// answer is the resolver's answer to an asked requirement.
+type answer struct {
+	skill skill.Skill
+	err   error
+}
+
+// closureOnce is closure with the skills merged so far, and the
+// requirements resolved so far.
+func (a *Agent) closureOnce(ctx context.Context, d *declarations, named []skill.Skill, names []string, follow []bool, merged map[string]*merge, memo map[asked]answer) ([]skill.Skill, []driver.ResolvedSkill, []string, error) {
 	c := &closure{
 		agent:  a,
 		byKey:  make(map[string]*node, len(named)),
 		byName: make(map[string]string, len(named)),
 		edges:  make(map[string][]edge),
 		merged: merged,
+		memo:   memo,
+	}
+	if oc, ok := a.materializer.(skill.OriginChecker); ok {
+		c.checkOrigin = func(s skill.Skill) error {
+			if err := oc.CheckOrigin(s); err != nil {
+				return &originRefusal{key: s.Key, err: err}
+			}
+			return nil
+		}
 	}
 	level := make([]*node, len(named))
 	for i, s := range named {
@@ -143,6 +165,18 @@ func (a *Agent) closureOnce(ctx context.Context, d *declarations, named []skill.
 	return selected, entries, digests, nil
 }
 
+// originRefusal is the materializer's refusal of where a requirement
+// leads, as the resolver returns it: the closure names the skill refused
+// at the end of the chain, as it does for a skill refused when it is
+// materialized (rule 12).
+type originRefusal struct {
+	key string
+	err error
+}
+
+func (e *originRefusal) Error() string { return e.err.Error() }
+func (e *originRefusal) Unwrap() error { return e.err }
+
 // closure is the state of one run's closure.
 type closure struct {
 	agent   *Agent
@@ -153,6 +187,10 @@ type closure struct {
 	digests []string
 	pending []*node           // materialized, their requirements not yet read
 	merged  map[string]*merge // by key, kept from one closureOnce to the next
+	memo    map[asked]answer
+	// checkOrigin is the materializer's check of where a skill comes
+	// from, handed to the resolver (skill.Requirement.CheckOrigin).
+	checkOrigin func(skill.Skill) error
 }
 
 // edge is one requirement: the key it resolved to, and its text.
@@ -214,8 +252,14 @@ func (c *closure) requirements(ctx context.Context, n *node) ([]*node, error) {
 		failed := func(format string, args ...any) error {
 			return &skill.RequirementError{Chain: n.chain, Requirement: text, Err: fmt.Errorf("%w: "+format, append([]any{skill.ErrRequirement}, args...)...)}
 		}
-		req := skill.Requirement{Text: text, By: n.skill, Chain: slices.Clone(n.chain)}
+		if len(n.chain) > maxRequireDepth { // before the resolver is asked (rule 11)
+			return nil, failed("the chain is longer than %d requirements (require fewer levels: a skill may require the skills of its requirements itself)", maxRequireDepth)
+		}
+		req := skill.Requirement{Text: text, By: n.skill, Chain: slices.Clone(n.chain), CheckOrigin: c.checkOrigin}
 		s, err := c.resolve(ctx, req)
+		if refusal := (*originRefusal)(nil); errors.As(err, &refusal) { // the skill it leads to, refused as it would be when materialized (rule 12)
+			return nil, &skill.RequirementError{Chain: append(slices.Clone(n.chain), refusal.key), Err: refusal.err}
+		}
 		if err != nil {
 			return nil, &skill.RequirementError{Chain: n.chain, Requirement: text, Err: err}
 		}
@@ -232,22 +276,25 @@ func (c *closure) requirements(ctx context.Context, n *node) ([]*node, error) {
 		label := strings.Join(chain, " -> ")
 		c.edges[n.skill.Key] = append(c.edges[n.skill.Key], edge{to: s.Key, text: text})
 		if prev, ok := c.byKey[s.Key]; ok {
-			if detail := differs(prev.skill, s); detail != "" {
-				if err := c.merge(ctx, prev, req, s.Key); err != nil {
-					return nil, err
+			// The declaration selected first keeps its fields (Required,
+			// Reason, Metadata): only the sources must agree (rule 7).
+			if detail := skill.SourceDiff(prev.skill.Source, s.Source); detail != "" {
+				if len(prev.chain) > 1 { // a named skill is never merged away
+					if err := c.merge(ctx, prev, req, s.Key); err != nil {
+						return nil, err
+					}
 				}
 				detail += " (a run selects one skill per key: have both name the same skill at the same version, a range's highest version among them)"
 				return nil, &skill.SkillKeyConflictError{Key: s.Key, Sources: []string{prev.label, label}, Detail: detail}
 			}
-			prev.reqs = append(prev.reqs, req)
+			if !slices.ContainsFunc(prev.reqs, func(r skill.Requirement) bool { return r.Text == req.Text }) {
+				prev.reqs = append(prev.reqs, req)
+			}
 			if !prev.follow { // a named skill that is also required: its requirements are followed too (rule 2)
 				prev.follow = true
 				c.pending = append(c.pending, prev)
 			}
 			continue
-		}
-		if len(n.chain) > maxRequireDepth {
-			return nil, failed("the chain is longer than %d requirements (require fewer levels: a skill may require the skills of its requirements itself)", maxRequireDepth)
 		}
 		if len(c.byKey) >= maxClosure {
 			return nil, failed("the run would select more than %d skills", maxClosure)
@@ -268,33 +315,51 @@ func (c *closure) requirements(ctx context.Context, n *node) ([]*node, error) {
 
 // resolve returns the skill that req names: a folder or fs.FS tree
 // relative to its skill's own (rules 3 and 4), else what the agent's
-// resolver returns (rule 5).
+// resolver returns (rule 5), asked once per closure for each text of
+// each skill.
 func (c *closure) resolve(ctx context.Context, req skill.Requirement) (skill.Skill, error) {
 	text, by := req.Text, req.By
 	if relative(text) {
+		if strings.ContainsAny(text, "\\:") {
+			return skill.Skill{}, fmt.Errorf("%w: a relative requirement holds no backslash or colon; separate its folders with /", skill.ErrRequirement)
+		}
 		switch src := by.Source.(type) {
-		case interface{ SkillPath() string }:
-			return skill.Dir(filepath.Join(src.SkillPath(), filepath.FromSlash(text))), nil
-		case interface{ SkillFS() (fs.FS, string) }:
-			fsys, root := src.SkillFS()
-			p := path.Join(cmp.Or(strings.Trim(root, "/"), "."), text)
-			if !fs.ValidPath(p) || p == "." {
-				return skill.Skill{}, fmt.Errorf("%w: it leaves the fs.FS of %q (a requirement of an fs.FS skill names a folder of the same fs.FS)", skill.ErrRequirement, by.Key)
-			}
-			return skill.FS(fsys, p), nil
+		case skill.PathSource:
+			return skill.Dir(filepath.Join(src.Path, filepath.FromSlash(text))), nil
+		case *skill.PathSource:
+			return skill.Dir(filepath.Join(src.Path, filepath.FromSlash(text))), nil
+		case skill.FSSource:
+			return c.resolveFS(text, by, src)
+		case *skill.FSSource:
+			return c.resolveFS(text, by, *src)
 		}
 	}
 	if c.agent.resolver == nil {
 		if relative(text) {
-			return skill.Skill{}, fmt.Errorf("%w: %q is relative, and the skill %q has no folder it could be relative to (only a folder, skill.Dir, or an fs.FS tree, skill.FS, has one)", skill.ErrRequirement, text, by.Key)
+			return skill.Skill{}, fmt.Errorf("%w: %q is relative, and the skill %q has no folder it could be relative to: only a folder of this machine (skill.Dir) or an fs.FS tree (skill.FS) has one; a skill of any other source (a published one, whose source says where it came from) names its requirements by published source", skill.ErrRequirement, text, by.Key)
 		}
 		return skill.Skill{}, fmt.Errorf("%w: no requirement resolver is installed to resolve it (add one with adaptor.WithRequirementResolver, such as package source/requirement's; a path is a requirement only when relative to the skill's folder, ./ or ../)", skill.ErrRequirement)
 	}
+	key := asked{by: by.Key, text: text}
+	if r, ok := c.memo[key]; ok {
+		return r.skill, r.err
+	}
 	s, err := c.agent.resolver.ResolveRequirement(ctx, req)
 	if err != nil {
-		return skill.Skill{}, fmt.Errorf("%w: %w", skill.ErrRequirement, err)
+		err = fmt.Errorf("%w: %w", skill.ErrRequirement, err)
 	}
-	return s, nil
+	c.memo[key] = answer{s, err}
+	return s, err
+}
+
+// resolveFS is the folder text names relative to by's in its fs.FS tree
+// (rule 4).
+func (c *closure) resolveFS(text string, by skill.Skill, src skill.FSSource) (skill.Skill, error) {
+	p := path.Join(cmp.Or(strings.Trim(src.Root, "/"), "."), text)
+	if !fs.ValidPath(p) || p == "." {
+		return skill.Skill{}, fmt.Errorf("%w: it leaves the fs.FS of %q (a requirement of an fs.FS skill names a folder of the same fs.FS)", skill.ErrRequirement, by.Key)
+	}
+	return skill.FS(src.FS, p), nil
 }
 
 // relative reports whether a requirement is a path relative to the
@@ -355,9 +420,12 @@ func (c *closure) merge(ctx context.Context, prev *node, req skill.Requirement, 
 	}
 	rs := append(slices.Clone(prev.reqs), req)
 	s, ok, err := merger.MergeRequirements(ctx, rs)
-	if err != nil {
+	if refusal := (*originRefusal)(nil); errors.As(err, &refusal) {
+		return &skill.RequirementError{Chain: append(slices.Clone(req.Chain), refusal.key), Err: refusal.err}
+	}
+	if err != nil { // no version all admit, or the resolver's failure: its error says which
 		return &skill.RequirementError{Chain: req.Chain, Requirement: req.Text,
-			Err: fmt.Errorf("%w: no version of %q is admitted by it and by %s: %w", skill.ErrRequirement, key, requirementsText(prev.reqs), err)}
+			Err: fmt.Errorf("%w: it and %s, which name %q too, cannot be resolved together: %w", skill.ErrRequirement, requirementsText(prev.reqs), key, err)}
 	}
 	if !ok {
 		return nil
@@ -382,7 +450,7 @@ func (c *closure) merge(ctx context.Context, prev *node, req skill.Requirement, 
 func requirementsText(rs []skill.Requirement) string {
 	parts := make([]string, len(rs))
 	for i, r := range rs {
-		parts[i] = fmt.Sprintf("%s's %q", strings.Join(r.Chain, " -> "), r.Text)
+		parts[i] = fmt.Sprintf("%s's %q", strings.Join(r.Chain, " -> "), sourceloc.Redact(r.Text))
 	}
 	return strings.Join(parts, " and ")
 }

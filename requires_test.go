@@ -577,7 +577,7 @@ func TestRequiresMerged(t *testing.T) {
 		want func(error) bool
 	}{
 		{"none", func(err error) bool {
-			return errors.Is(err, skill.ErrRequirement) && strings.Contains(err.Error(), `no version of "none"`) && strings.Contains(err.Error(), `notes's "pub:none@2"`)
+			return errors.Is(err, skill.ErrRequirement) && strings.Contains(err.Error(), `which name "none" too, cannot be resolved together: no version in common`) && strings.Contains(err.Error(), `notes's "pub:none@2"`)
 		}},
 		{"other", func(err error) bool { var ce *skill.SkillKeyConflictError; return errors.As(err, &ce) }},
 	} {

@@ -892,21 +892,39 @@
 //     are recorded under "policy": {"extends": [...]} in the lock file
 //     beside the policy that extends it: the project's agentskills.lock
 //     for the project's chain, the user's ~/.agents/agentskills.lock
-//     for the user's, written under the scope's file lock. A recorded
+//     for the user's, written under the scope's file lock. The source is
+//     recorded, and entries matched, without a URL's credentials
+//     (its user information). A recorded pin must have the form of
+//     the source's pins (a commit in hex, a manifest digest, the URL's
+//     own #sha256=) and the digest sha256:HEX; an entry that does not
+//     is refused with [ErrInvalidLock], to be removed. A recorded
 //     pin is used from then on, never the moving reference; to move it,
 //     change the extends text or remove the entry. The pin of a file the
 //     chain no longer extends is removed when the policy is next read
-//     (not by a frozen run). The file is kept in
+//     (not by a frozen, offline or read-only run). The file is kept in
 //     the skill cache's policies folder by its digest, so a later load
 //     reads it offline; a kept copy whose content is not its digest is
 //     fetched again. Content fetched at a recorded pin whose digest is
 //     not the one recorded is refused with source.ErrIntegrity, as is a
 //     URL whose content is not its #sha256=. With
 //     PolicyRequest.Frozen (sync --frozen) a file the lock file does not
-//     pin is refused with [ErrDrift]: a frozen run records nothing.
+//     pin is refused with [ErrDrift]: a frozen run records nothing; a
+//     pinned file the cache lacks is fetched at its pin, as a frozen
+//     sync fetches a skill. PolicyRequest.Offline (verify) is Frozen
+//     reading no network: a pinned file the cache lacks is refused with
+//     [ErrSourceUnavailable]. PolicyRequest.ReadOnly (the commands that
+//     only read the policy: policy check and export, run) writes no lock
+//     file: a file not pinned is fetched at what its source names now,
+//     its pin not recorded. A URL's download stops at policy.MaxFileSize.
 //  3. Before it is fetched the source is checked as a source of Add is
-//     (# Trust, rules 1 to 3), against the user's own policy file
-//     alone: its sources rules, the signatures its signers rules require
+//     (# Trust, rules 1 to 3), against the user's word (package policy,
+//     rule 19): for a file of the user's chain, the user's file and the
+//     files of its chain loaded before it; for a file of the project's
+//     chain, the user's whole chain, loaded first. So a project cloned
+//     makes the program fetch only what the user's chain allows. Each
+//     redirect of the fetch (of a download, of a git repository) is
+//     checked against the same rules, as an add's are. Checked: its
+//     sources rules, the signatures its signers rules require
 //     of an oci source (verified before the content is read), the
 //     signed commit its commits rules require of a git or GitHub one. A
 //     refusal is a *trust.RefusedError naming the extends line. A kept

@@ -35,7 +35,8 @@ type lockPolicy struct {
 
 // lockExtends is one file a policy file extends, as pinned.
 type lockExtends struct {
-	// Source is the source as the extends key names it.
+	// Source is the source as the extends key names it, without a URL's
+	// credentials (sourceloc.Redact): entries are matched on that text.
 	Source string `json:"source"`
 	// Pin is the immutable version it was read at: a commit, a manifest
 	// digest, or the #sha256= of a URL.
@@ -52,9 +53,21 @@ type PolicyRequest struct {
 	// user's; "" for the user's alone (a global install).
 	ProjectRoot string
 	// Frozen refuses to pin a file the lock file does not pin yet, as a
-	// frozen sync refuses to change the lock file. Default: a file not
-	// pinned is fetched, and its pin recorded.
+	// frozen sync refuses to change the lock file; a pinned file whose
+	// copy the cache lacks is fetched at its pin, as a frozen sync
+	// fetches a skill at its pin. Default: a file not pinned is fetched,
+	// and its pin recorded.
 	Frozen bool
+	// Offline is Frozen reading no network (verify): a pinned file
+	// whose copy the cache lacks is refused with [ErrSourceUnavailable],
+	// advising a run that fetches it.
+	Offline bool
+	// ReadOnly writes no lock file (the commands that only read the
+	// policy: policy check, policy export, run): a file the lock file
+	// does not pin is fetched at what its source names now and kept in
+	// the cache, and its pin is not recorded; the pins of files no
+	// longer extended are kept.
+	ReadOnly bool
 }
 
 // LoadPolicy reads the trust policy: the user's file, under the
@@ -66,23 +79,16 @@ type PolicyRequest struct {
 // policy.Load reads.
 func (in *Installer) LoadPolicy(ctx context.Context, req PolicyRequest) (*policy.Policy, error) {
 	projectRoot := req.ProjectRoot
-	var own *policy.Policy        // the user's own file, read when a file extends another
 	used := map[string][]string{} // by scope root: the sources its chain extends, pinned in its lock file
 	p, err := policy.LoadWith(in.env.Home, projectRoot, policy.LoadOptions{Extends: func(er policy.ExtendsRequest) (policy.Extended, error) {
 		root := projectRoot
 		if er.User {
 			root = in.env.Home
 		}
-		used[root] = append(used[root], er.Source)
-		if own == nil {
-			var err error
-			if own, err = policy.LoadOwn(in.env.Home); err != nil {
-				return policy.Extended{}, err
-			}
-		}
-		return in.extended(ctx, own, root, er, req.Frozen)
+		used[root] = append(used[root], sourceloc.Redact(er.Source))
+		return in.extended(ctx, er.Trust, root, er, req)
 	}})
-	if err != nil || req.Frozen {
+	if err != nil || req.Frozen || req.Offline || req.ReadOnly {
 		return p, err
 	}
 	for _, root := range []string{in.env.Home, projectRoot} {
@@ -123,8 +129,10 @@ func (in *Installer) pruneExtends(ctx context.Context, root string, sources []st
 }
 
 // extended returns the policy file req names, pinned in the lock file
-// under root (# Policies that extend others).
-func (in *Installer) extended(ctx context.Context, own *policy.Policy, root string, req policy.ExtendsRequest, frozen bool) (policy.Extended, error) {
+// under root (# Policies that extend others), checked against t before
+// it is fetched.
+func (in *Installer) extended(ctx context.Context, t *policy.Policy, root string, req policy.ExtendsRequest, pr PolicyRequest) (policy.Extended, error) {
+	shown := sourceloc.Redact(req.Source)
 	lockFile := filepath.Join(root, ".agents", lockName)
 	l, err := readLock(lockFile)
 	if err != nil {
@@ -132,22 +140,29 @@ func (in *Installer) extended(ctx context.Context, own *policy.Policy, root stri
 	}
 	var rec *lockExtends
 	if l.Policy != nil {
-		if i := slices.IndexFunc(l.Policy.Extends, func(e lockExtends) bool { return e.Source == req.Source }); i >= 0 {
+		if i := slices.IndexFunc(l.Policy.Extends, func(e lockExtends) bool { return e.Source == shown }); i >= 0 {
 			rec = &l.Policy.Extends[i]
 		}
 	}
-	if rec != nil {
-		if data, ok := in.cachedPolicy(rec.Digest); ok {
-			return policy.Extended{Data: data, Source: req.Source, Pin: rec.Pin, Digest: rec.Digest}, nil
+	switch {
+	case rec != nil:
+		if err := checkExtendsPin(req.Source, *rec); err != nil {
+			return policy.Extended{}, fmt.Errorf("%s: %w: %s %s; remove its entry under \"policy\" to pin it again", shown, ErrInvalidLock, lockFile, err)
 		}
-	} else if frozen {
-		return policy.Extended{}, fmt.Errorf("%s: %w: the lock file %s does not pin it, and this run records nothing new (a frozen sync, a verify); pin it with a run that may write the lock file (a sync without --frozen, or agentskills policy show)", sourceloc.Redact(req.Source), ErrDrift, lockFile)
+		if data, ok := in.cachedPolicy(rec.Digest); ok {
+			return policy.Extended{Data: data, Source: shown, Pin: rec.Pin, Digest: rec.Digest}, nil
+		}
+		if pr.Offline {
+			return policy.Extended{}, fmt.Errorf("%s at %s: %w: the cache holds no copy of the policy file the lock file %s pins, and this run reads no network (a verify); fetch it at its pin with agentskills sync (or agentskills policy show), then run it again", shown, shortPin(rec.Pin), ErrSourceUnavailable, lockFile)
+		}
+	case pr.Frozen || pr.Offline:
+		return policy.Extended{}, fmt.Errorf("%s: %w: the lock file %s does not pin it, and this run records nothing new (a frozen sync, a verify); pin it with a run that may write the lock file (a sync without --frozen, or agentskills policy show)", shown, ErrDrift, lockFile)
 	}
 	pin := ""
 	if rec != nil {
 		pin = rec.Pin
 	}
-	data, pin, err := in.fetchPolicy(ctx, own, req.Source, pin)
+	data, pin, err := in.fetchPolicy(ctx, t, req.Source, pin)
 	if err != nil {
 		return policy.Extended{}, err
 	}
@@ -155,15 +170,48 @@ func (in *Installer) extended(ctx context.Context, own *policy.Policy, root stri
 	digest := "sha256:" + hex.EncodeToString(sum[:])
 	if rec != nil && rec.Digest != digest {
 		return policy.Extended{}, fmt.Errorf("%s at %s: %w: the policy file's SHA-256 is %s, not the %s the lock file %s records; refusing it (the content at the pin changed, or the lock file was edited: check with the team that publishes it, then remove its entry under \"policy\" to pin it again)",
-			sourceloc.Redact(req.Source), shortPin(pin), source.ErrIntegrity, digest, rec.Digest, lockFile)
+			shown, shortPin(pin), source.ErrIntegrity, digest, rec.Digest, lockFile)
 	}
 	in.keepPolicy(digest, data)
-	if rec == nil {
-		if err := in.recordExtends(ctx, root, lockExtends{Source: req.Source, Pin: pin, Digest: digest}); err != nil {
+	if rec == nil && !pr.ReadOnly {
+		if err := in.recordExtends(ctx, root, lockExtends{Source: shown, Pin: pin, Digest: digest}); err != nil {
 			return policy.Extended{}, err
 		}
 	}
-	return policy.Extended{Data: data, Source: req.Source, Pin: pin, Digest: digest}, nil
+	return policy.Extended{Data: data, Source: shown, Pin: pin, Digest: digest}, nil
+}
+
+// checkExtendsPin checks the form of what the lock file records of the
+// file text names (# Policies that extend others, rule 2): a pin that is
+// a commit (hex) for a git or GitHub source, a manifest digest for an
+// oci:// one, the URL's own #sha256= for a URL; a digest sha256:HEX. A
+// lock file is the project's, as cloned: what it records is shown and
+// fetched only once it has that form.
+func checkExtendsPin(text string, rec lockExtends) error {
+	isHex := func(s string, n ...int) bool {
+		return slices.Contains(n, len(s)) && strings.Trim(s, "0123456789abcdef") == ""
+	}
+	if d, ok := strings.CutPrefix(rec.Digest, "sha256:"); !ok || !isHex(d, 64) {
+		return fmt.Errorf("records the digest %q, not sha256: and 64 hexadecimal digits", rec.Digest)
+	}
+	spec, err := source.Parse(text)
+	if err != nil {
+		return err
+	}
+	ok := false
+	switch spec.Kind {
+	case source.URL:
+		ok = rec.Pin == "sha256:"+strings.ToLower(spec.SHA256)
+	case source.OCI:
+		algo, d, _ := strings.Cut(rec.Pin, ":")
+		ok = (algo == "sha256" && isHex(d, 64)) || (algo == "sha512" && isHex(d, 128))
+	case source.Git, source.GitHub:
+		ok = isHex(rec.Pin, 40, 64)
+	}
+	if !ok {
+		return fmt.Errorf("records the pin %q, which is not what a %s source is pinned at (a commit, a manifest digest, the URL's #sha256=)", rec.Pin, spec.Kind)
+	}
+	return nil
 }
 
 // policyCacheDir is the folder of the skill cache that keeps fetched
@@ -222,12 +270,17 @@ func (in *Installer) recordExtends(ctx context.Context, root string, e lockExten
 }
 
 // fetchPolicy fetches the policy file text names, at pin ("" resolves
-// its reference), after checking the source against own, the user's
-// own policy file (# Policies that extend others, rule 3), and returns
-// it and its pin.
-func (in *Installer) fetchPolicy(ctx context.Context, own *policy.Policy, text, pin string) ([]byte, string, error) {
+// its reference), after checking the source against p, the user's word
+// (# Policies that extend others, rule 3), and returns it and its pin.
+// Each redirect of the fetch is checked against p too.
+func (in *Installer) fetchPolicy(ctx context.Context, p *policy.Policy, text, pin string) ([]byte, string, error) {
 	shown := sourceloc.Redact(text)
-	t := &Trust{checker: trust.NewChecker(own)}
+	t := &Trust{checker: trust.NewChecker(p)}
+	// The installer that fetches: this one, enforcing p, so that the
+	// redirects of a download (policyRedirects) and of a git repository
+	// (gitRedirects) are checked as an add's are.
+	fin := *in
+	fin.trust = t
 	spec, err := source.Parse(text)
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %w", ErrInvalidSource, err)
@@ -240,7 +293,9 @@ func (in *Installer) fetchPolicy(ctx context.Context, own *policy.Policy, text, 
 		if _, err := in.checkSourceBy(t, text, "", true, nil); err != nil {
 			return nil, "", err
 		}
-		file, remove, err := in.download(ctx, text)
+		// Read no further than a policy file's size: the refusal is known
+		// at the first byte past it.
+		file, remove, _, err := fin.downloadAtMost(ctx, text, validators{}, policy.MaxFileSize)
 		if err != nil {
 			return nil, "", err
 		}
@@ -249,13 +304,13 @@ func (in *Installer) fetchPolicy(ctx context.Context, own *policy.Policy, text, 
 		if err != nil {
 			return nil, "", fmt.Errorf("%s: %w: %w", shown, ErrInvalidSource, err)
 		}
-		return data, "sha256:" + spec.SHA256, nil
+		return data, "sha256:" + strings.ToLower(spec.SHA256), nil
 	case source.OCI, source.Git, source.GitHub:
 	default:
 		return nil, "", fmt.Errorf("%s: %w: a policy file extends a published source (git+https://...#ref=REF&path=FILE, github:OWNER/REPO/FILE@REF, oci://HOST/REPO:TAG, https://...#sha256=HEX), not a %s source", shown, ErrInvalidSource, spec.Kind)
 	}
 	text, file := policyFileOf(text, spec.Kind)
-	rs, err := in.parseSource(text, true)
+	rs, err := fin.parseSource(text, true)
 	if err != nil {
 		return nil, "", err
 	}

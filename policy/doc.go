@@ -232,9 +232,17 @@
 //     extends line that led to it.
 //  19. The fetcher pins what it fetches, verifies it and keeps it (package
 //     install, # Policies that extend others): the file a source names is
-//     checked against the user's own file alone ([LoadOwn]: its
+//     checked against the user's word ([ExtendsRequest].Trust: its
 //     sources.allow and sources.pinned, its signers rules for an oci
-//     source, its commits rules for a git or GitHub one), pinned in the
+//     source, its commits rules for a git or GitHub one), which is, for a
+//     file of the user's chain, the part of that chain loaded so far (the
+//     user's file, then each file it extends in turn), and for a file of
+//     the project's chain, the user's whole chain: a user whose file
+//     extends a company file that limits sources limits what a cloned
+//     project's extends may fetch, as it limits what add installs. The
+//     user's chain is loaded first. A source's credentials (a URL's user
+//     information) are shown nowhere: not in SOURCE@PIN, a message, a
+//     [Layer] or an [Entry]. It is pinned in the
 //     lock file beside the policy (the project's agentskills.lock for the
 //     project's chain, the user's ~/.agents/agentskills.lock for the
 //     user's), and read from the cache by its digest afterwards, offline.
@@ -256,11 +264,19 @@
 //     another is told by matching its text, each wildcard of the narrower
 //     one matched only by * or **: it errs towards a warning. The files
 //     of the user's chain are the user's word (rule 16), those of the
-//     project's chain the project's.
+//     project's chain the project's. A file that extends another and
+//     does not say audit.fail_on sets no threshold of its own (not the
+//     default of rule 9): the file its chain extends last keeps the
+//     default when it does not say either, and an audit.accept of a file
+//     extended, for a finding under a threshold said nowhere else, takes
+//     effect.
 //  22. [Policy.Layers] lists the files, each with its chain (the file
 //     loaded, then each file extended) and, for a fetched one, its source,
-//     pin and digest; [Policy.Entries] lists every rule of every file with
-//     its file, line and chain: what `agentskills policy show` prints.
+//     pin and digest; [Policy.Entries] lists every rule of every file
+//     (its required entries too) with its file, line and chain: what
+//     `agentskills policy show` prints. An entry's value is on one line:
+//     one holding a control character (a newline, a terminal escape) is
+//     quoted with Go's escapes, so that it cannot pass for another line.
 //
 // A refusal is a [*DeniedError] (wrapping [ErrDenied]) that names the
 // rule, the file and line that said it, and what the user can do.

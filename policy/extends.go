@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/agentadaptor/agentadaptor/audit"
 	"github.com/agentadaptor/agentadaptor/internal/readfile"
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 	"github.com/agentadaptor/agentadaptor/source"
 )
 
@@ -37,7 +39,9 @@ type extension struct {
 type Extended struct {
 	// Data is the file's content, at most [MaxFileSize] bytes.
 	Data []byte
-	// Source is the source as the extends key names it; Pin is the
+	// Source is the source as the extends key names it, without the
+	// credentials a URL's user information may hold (LoadWith removes
+	// them, as every message and lock file shows a source); Pin is the
 	// immutable version it was read at (a commit, a manifest digest, a
 	// SHA-256 of the file); Digest is the file's content digest
 	// (sha256:HEX). Rules of the file are named SOURCE@PIN.
@@ -64,6 +68,13 @@ type ExtendsRequest struct {
 	// Chain names the files from the one loaded to the one that names
 	// Source, each as its rules are located (a path, or SOURCE@PIN).
 	Chain []string
+	// Trust is the policy Source must pass before it is fetched (rule
+	// 19): for a file of the user's chain, the files of that chain
+	// loaded so far (the user's file and those it extends, up to the one
+	// that names Source); for a file of the project's chain, the user's
+	// whole chain. Without a user's file it is the zero policy, which
+	// allows every source.
+	Trust *Policy
 }
 
 // LoadOptions are what [LoadWith] is given besides the folders.
@@ -99,7 +110,7 @@ func (p *parser) extends(n *yaml.Node, f *rules) error {
 		return err
 	}
 	if strings.ContainsAny(s, " \t\n") {
-		return p.errf(n, "extends %q holds white space: name one source (as git+https://git.example.com/acme/agent-policy#ref=v3&path=%s)", s, FileName)
+		return p.errf(n, "extends %q holds white space: name one source (as git+https://git.example.com/acme/agent-policy#ref=v3&path=%s)", sourceloc.Redact(s), FileName)
 	}
 	f.ext.source, f.ext.line = s, n.Line
 	return nil
@@ -142,7 +153,7 @@ func LoadWith(home, projectRoot string, opts LoadOptions) (*Policy, error) {
 		if err != nil {
 			return nil, err
 		}
-		chain, err := extendChain(f, home, i == 0, opts)
+		chain, err := extendChain(f, home, i == 0, p.files, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -155,8 +166,9 @@ func LoadWith(home, projectRoot string, opts LoadOptions) (*Policy, error) {
 }
 
 // LoadOwn reads the user's policy file under home alone, without what
-// it extends: the rules a source named by an extends key must pass
-// (rule 19). A missing file is the default policy.
+// it extends (which [LoadWith] reads, checking each source extended
+// against [ExtendsRequest].Trust, rule 19). A missing file is the
+// default policy.
 func LoadOwn(home string) (*Policy, error) {
 	p := &Policy{}
 	if home == "" {
@@ -179,39 +191,46 @@ func LoadOwn(home string) (*Policy, error) {
 }
 
 // extendChain fetches what f extends, and what that extends, and returns
-// the files of the chain, the last one extended first and f last.
-func extendChain(f *rules, home string, user bool, opts LoadOptions) ([]*rules, error) {
+// the files of the chain, the last one extended first and f last. users
+// is the user's whole chain, loaded already, when f is the project's.
+func extendChain(f *rules, home string, user bool, users []*rules, opts LoadOptions) ([]*rules, error) {
 	f.ext.chain = []string{f.path}
 	chain := []*rules{f}
 	seen := []string{f.path}
 	for cur := f; cur.ext.source != ""; {
 		at := Rule{Name: "extends", File: cur.path, Line: cur.ext.line}
+		shown := sourceloc.Redact(cur.ext.source) // what messages and the chain show of it
 		switch {
 		case len(chain) > MaxExtends:
-			return nil, fmt.Errorf("%w: %s: extends %q: the chain from %s is longer than %d files extended; extend a file that extends fewer", ErrInvalid, where(at.File, at.Line), cur.ext.source, f.path, MaxExtends)
+			return nil, fmt.Errorf("%w: %s: extends %q: the chain from %s is longer than %d files extended; extend a file that extends fewer", ErrInvalid, where(at.File, at.Line), shown, f.path, MaxExtends)
 		case opts.Extends == nil:
-			return nil, fmt.Errorf("%w: %s: extends %q, which this program cannot fetch here; read the policy with package install's LoadPolicy (as agentskills does)", ErrInvalid, where(at.File, at.Line), cur.ext.source)
-		case slices.ContainsFunc(chain, func(r *rules) bool { return r.ext.fetched.Source == cur.ext.source }):
-			return nil, fmt.Errorf("%w: %s: extends %q, which the chain holds already (%s): a file cannot extend itself", ErrInvalid, where(at.File, at.Line), cur.ext.source, strings.Join(cur.ext.chain, " extends "))
+			return nil, fmt.Errorf("%w: %s: extends %q, which this program cannot fetch here; read the policy with package install's LoadPolicy (as agentskills does)", ErrInvalid, where(at.File, at.Line), shown)
+		case slices.ContainsFunc(chain, func(r *rules) bool { return r.ext.fetched.Source == shown }):
+			return nil, fmt.Errorf("%w: %s: extends %q, which the chain holds already (%s): a file cannot extend itself", ErrInvalid, where(at.File, at.Line), shown, strings.Join(cur.ext.chain, " extends "))
 		}
-		ext, err := opts.Extends(ExtendsRequest{Source: cur.ext.source, By: at, User: user, Chain: slices.Clone(cur.ext.chain)})
+		// The source must pass the user's word (rule 19): the part of
+		// the user's chain loaded so far, or the user's whole chain.
+		trust := &Policy{files: slices.Clone(users)}
+		if user {
+			trust.files = slices.Clone(chain)
+			slices.Reverse(trust.files)
+		}
+		ext, err := opts.Extends(ExtendsRequest{Source: cur.ext.source, By: at, User: user, Chain: slices.Clone(cur.ext.chain), Trust: trust})
 		if err != nil {
-			return nil, fmt.Errorf("%s: extends %q: %w", where(at.File, at.Line), cur.ext.source, err)
+			return nil, fmt.Errorf("%s: extends %q: %w", where(at.File, at.Line), shown, err)
 		}
 		if len(ext.Data) > MaxFileSize {
-			return nil, fmt.Errorf("%w: %s: extends %q: the file is larger than %d bytes", ErrInvalid, where(at.File, at.Line), cur.ext.source, MaxFileSize)
+			return nil, fmt.Errorf("%w: %s: extends %q: the file is larger than %d bytes", ErrInvalid, where(at.File, at.Line), shown, MaxFileSize)
 		}
-		if ext.Source == "" {
-			ext.Source = cur.ext.source
-		}
+		ext.Source = sourceloc.Redact(cmp.Or(ext.Source, cur.ext.source))
 		name := ext.name()
 		if slices.Contains(seen, name) {
-			return nil, fmt.Errorf("%w: %s: extends %q, which the chain holds already (%s): a file cannot extend itself", ErrInvalid, where(at.File, at.Line), cur.ext.source, strings.Join(cur.ext.chain, " extends "))
+			return nil, fmt.Errorf("%w: %s: extends %q, which the chain holds already (%s): a file cannot extend itself", ErrInvalid, where(at.File, at.Line), shown, strings.Join(cur.ext.chain, " extends "))
 		}
 		seen = append(seen, name)
 		base, err := (&parser{path: name, home: home, fetched: true}).parse(ext.Data)
 		if err != nil {
-			return nil, fmt.Errorf("%s: extends %q: %w", where(at.File, at.Line), cur.ext.source, err)
+			return nil, fmt.Errorf("%s: extends %q: %w", where(at.File, at.Line), shown, err)
 		}
 		base.ext.fetched = ext
 		base.ext.chain = append(slices.Clone(cur.ext.chain), name)

@@ -24,6 +24,10 @@ import (
 // defaultFailOn is the threshold of a file that does not say (rule 9).
 const defaultFailOn = audit.High
 
+// noFailOn is the threshold of a file that extends another and does not
+// say (rule 21): above every severity, so that it refuses nothing itself.
+const noFailOn = audit.Critical + 1
+
 // rules are one policy file, read.
 type rules struct {
 	path    string
@@ -136,6 +140,12 @@ func (p *parser) parse(data []byte) (*rules, error) {
 		if err := p.required(n, f); err != nil {
 			return nil, err
 		}
+	}
+	if f.ext.source != "" && f.failOnLine == 0 {
+		// A file that extends another and does not say has no threshold
+		// of its own: the chain's file extended last keeps the default
+		// (rule 21), and an acceptance of a file extended takes effect.
+		f.failOn = noFailOn
 	}
 	return f, nil
 }

@@ -142,7 +142,7 @@ func Parse(data []byte, file string) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := extendChain(f, home, true, LoadOptions{}); err != nil {
+	if _, err := extendChain(f, home, true, nil, LoadOptions{}); err != nil {
 		return nil, err // it extends another, which Parse cannot fetch
 	}
 	return &Policy{files: []*rules{f}}, nil

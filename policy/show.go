@@ -3,7 +3,11 @@ package policy
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
+
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 )
 
 // Layer is one file of the effective policy, with where it comes from:
@@ -30,7 +34,7 @@ type Layer struct {
 func (p *Policy) Layers() []Layer {
 	var out []Layer
 	for _, f := range p.files {
-		l := Layer{File: f.path, Project: f.project, Chain: slices.Clone(f.ext.chain), Extends: f.ext.source}
+		l := Layer{File: f.path, Project: f.project, Chain: slices.Clone(f.ext.chain), Extends: sourceloc.Redact(f.ext.source)}
 		if len(l.Chain) == 0 {
 			l.Chain = []string{f.path}
 		}
@@ -49,7 +53,10 @@ func (p *Policy) Layers() []Layer {
 type Entry struct {
 	// Rule names the rule and its file and line.
 	Rule
-	// Value is what the rule says, on one line.
+	// Value is what the rule says, on one line: a text of the file that
+	// holds a control character (a newline, an escape) is written quoted,
+	// with Go's escapes, so that it cannot pass for other lines or
+	// rewrite the terminal; a URL's credentials are left out.
 	Value string
 	// Chain is the chain of the rule's file ([Layer].Chain).
 	Chain []string
@@ -66,10 +73,10 @@ func (p *Policy) Entries() []Entry {
 			chain = []string{f.path}
 		}
 		add := func(name string, line int, value string) {
-			out = append(out, Entry{Rule: Rule{Name: name, File: f.path, Line: line}, Value: value, Chain: chain})
+			out = append(out, Entry{Rule: Rule{Name: name, File: f.path, Line: line}, Value: oneLine(value), Chain: chain})
 		}
 		if f.ext.source != "" {
-			add("extends", f.ext.line, f.ext.source)
+			add("extends", f.ext.line, sourceloc.Redact(f.ext.source))
 		}
 		if f.hasAllow && len(f.allow) == 0 {
 			add("sources.allow", f.allowLine, "[] (no source is allowed)")
@@ -89,8 +96,33 @@ func (p *Policy) Entries() []Entry {
 		for _, e := range f.accept {
 			add(e.Name, e.Line, e.describe())
 		}
+		for _, r := range f.required {
+			add(r.Name, r.Line, r.describe())
+		}
 	}
 	return out
+}
+
+// oneLine returns s, or s quoted with Go's escapes when it holds a
+// character that is not graphic (a newline, a terminal escape): a value
+// shown on one line cannot pass for another line.
+func oneLine(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsGraphic(r) }) < 0 {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
+// describe says what a required entry requires, on one line.
+func (r Requirement) describe() string {
+	s := r.Source
+	if len(r.Agents) > 0 {
+		s += " for " + strings.Join(r.Agents, ", ")
+	}
+	if r.Reason != "" {
+		s += ": " + strings.Join(strings.Fields(r.Reason), " ")
+	}
+	return s
 }
 
 // describe says what a signers rule requires, on one line.

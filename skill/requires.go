@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 )
 
 // MetadataRequires is the Metadata key that [WithRequires] sets to
@@ -53,6 +55,27 @@ type Requirement struct {
 	// Chain is the keys of the skills that led to it, from a skill the
 	// agent or the run named (or its provider returned) to By.
 	Chain []string
+	// CheckOrigin, when not nil, checks where a skill comes from before
+	// anything of it is read, as the agent's materializer would when it
+	// is an [OriginChecker] (package trust's Materializer is one; the
+	// agent sets it then). A resolver that reads the network calls it
+	// first, with a skill whose source says where the requirement leads
+	// (a source.OriginSource, pinned when the resolver pins what it
+	// returns), and returns its error, a refusal, as it is: a source the
+	// policy denies is never contacted.
+	CheckOrigin func(Skill) error
+}
+
+// OriginChecker is an optional interface for a [Materializer] that checks
+// where a skill comes from (its source's origin, package source) before it
+// reads anything of it, as package trust's Materializer does. An agent
+// that resolves requirements hands its CheckOrigin to the resolver
+// ([Requirement].CheckOrigin), so a required skill from a denied source
+// is refused before the resolver contacts that source.
+type OriginChecker interface {
+	// CheckOrigin returns nil when s's origin may be read, else the
+	// refusal the materializer would return for s.
+	CheckOrigin(s Skill) error
 }
 
 // RequirementResolver turns a requirement that names a published skill
@@ -80,7 +103,9 @@ type RequirementMerger interface {
 	// they do not all name one skill by a version range (other
 	// repositories or folders, a branch or a commit among them): the
 	// agent then reports the conflict. An error (no version all of them
-	// admit among them) fails the run, naming each requirement's chain.
+	// admit, a refusal of CheckOrigin, a source that cannot be read)
+	// fails the run, naming each requirement's chain. An agent does not
+	// ask it to merge requirements with a skill it was given by name.
 	MergeRequirements(ctx context.Context, rs []Requirement) (s Skill, ok bool, err error)
 }
 
@@ -115,7 +140,8 @@ type RequirementError struct {
 func (e *RequirementError) ChainText() string { return strings.Join(e.Chain, " -> ") }
 
 // Error reads "requirement chain CHAIN: ERR", with the requirement
-// after the chain when there is one:
+// after the chain when there is one, shown without the credentials a
+// URL in it may hold:
 //
 //	requirement chain release -> changelog: agentadaptor: skill "changelog" from ... refused by the trust policy, ...
 //	requirement chain release, requirement "../x": agentadaptor: skill requirement cannot be met: ...
@@ -123,7 +149,7 @@ func (e *RequirementError) Error() string {
 	if e.Requirement == "" {
 		return fmt.Sprintf("requirement chain %s: %v", e.ChainText(), e.Err)
 	}
-	return fmt.Sprintf("requirement chain %s, requirement %q: %v", e.ChainText(), e.Requirement, e.Err)
+	return fmt.Sprintf("requirement chain %s, requirement %q: %v", e.ChainText(), sourceloc.Redact(e.Requirement), e.Err)
 }
 
 // Unwrap returns Err.

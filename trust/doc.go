@@ -43,7 +43,10 @@
 //  2. Policy first: the policy checks the origin ([Checker.Check]:
 //     the sources it allows, whether they must be pinned) before the
 //     skill is materialized or a source is read, so nothing is fetched
-//     or written for a refused one.
+//     or written for a refused one. [Materializer.CheckOrigin] is this
+//     check alone: an Agent that resolves requirements hands it to its
+//     resolver (skill.Requirement.CheckOrigin), which checks where a
+//     requirement leads before it contacts that source.
 //  3. Signatures: when the policy names signers for the origin
 //     (policy.Policy.SignerRules), or the checker requires signers of an
 //     OCI source ([RequireSigners], checked first, as a rule of the

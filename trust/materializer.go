@@ -26,7 +26,10 @@ type Materializer struct {
 	checker *Checker
 }
 
-var _ skill.ContentMaterializer = (*Materializer)(nil)
+var (
+	_ skill.ContentMaterializer = (*Materializer)(nil)
+	_ skill.OriginChecker       = (*Materializer)(nil)
+)
 
 // NewMaterializer returns a materializer that checks each skill's origin
 // with c ([Checker.CheckSource]), verifies its pin (the signers and
@@ -55,6 +58,23 @@ func (m *Materializer) Root() string {
 		return r.Root()
 	}
 	return ""
+}
+
+// CheckOrigin checks where s comes from against the policy, as
+// [Materializer.MaterializeContent] does first, and reads nothing: a
+// refusal is a *[RefusedError] naming s. An agent hands it to its
+// requirement resolver (skill.Requirement.CheckOrigin), so that a
+// required skill from a denied source is refused before the resolver
+// contacts that source (rule 2).
+//
+// Its key need not be a valid runtime name yet (a requirement's key is
+// known only as far as its text tells it): the refusal names the key.
+func (m *Materializer) CheckOrigin(s skill.Skill) error {
+	c := checked{s: s, name: s.Key, origin: source.OriginOf(s.Source)}
+	if _, err := m.checker.CheckSource(c.origin); err != nil {
+		return c.named(err)
+	}
+	return nil
 }
 
 // Materialize is [Materializer.MaterializeContent] without the digest.

@@ -137,7 +137,7 @@ func emitSkills(ctx context.Context, tf *trustFlags, workspace string, timeout t
 	if err != nil {
 		return nil, err
 	}
-	trust, err := loadRunTrust(tf, sources, env, workspace)
+	trust, err := loadRunTrust(ctx, tf, sources, env, workspace, timeout)
 	if err != nil {
 		return nil, err
 	}

@@ -343,7 +343,7 @@ func (opts *evalOptions) plan(ctx context.Context, src string) (*evalPlan, error
 	if opts.baseline != "none" && opts.baseline != "lock" {
 		sources = append(sources, opts.baseline)
 	}
-	tr, err := loadRunTrust(&opts.trust, sources, env, cwd)
+	tr, err := loadRunTrust(ctx, &opts.trust, sources, env, cwd, opts.timeout)
 	if err != nil {
 		return nil, err
 	}

@@ -76,7 +76,7 @@ func runImport(ctx context.Context, opts *importOptions) error {
 	default:
 		return usageErrorf("--from is %q; want npm, gh or auto", opts.from)
 	}
-	in, err := opts.scope.trustedInstaller(&opts.trust, opts.timeout)
+	in, err := opts.scope.trustedInstaller(ctx, &opts.trust, opts.timeout)
 	if err != nil {
 		return err
 	}

@@ -120,10 +120,11 @@ func (f *scopeFlags) selectedInstaller(extra ...install.Option) ([]install.Agent
 
 // policyInstaller is selectedInstaller with the policy (the user's and,
 // in a project, the project's), for the commands that do not check trust
-// but keep or mark the skills it requires (remove, list).
-func (f *scopeFlags) policyInstaller() ([]install.Agent, *install.Installer, error) {
-	var none trustFlags
-	trust, err := none.option(f.global)
+// but keep or mark the skills it requires (remove, list: readOnly, it
+// records no pin of a file the policy extends).
+func (f *scopeFlags) policyInstaller(ctx context.Context, readOnly bool) ([]install.Agent, *install.Installer, error) {
+	none := trustFlags{readOnly: readOnly}
+	trust, err := none.option(ctx, f.global, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -259,7 +260,9 @@ func printChanges(s *streams, changes []install.Change, f *scopeFlags, err error
 		}
 	}
 	for _, c := range changes {
-		if len(c.RequiredBy) > 0 {
+		// An install's change names the skills that required it too; only
+		// a removal leaves a requirement unanswered.
+		if c.Action == install.ActionRemoved && len(c.RequiredBy) > 0 {
 			verb := map[bool]string{false: "requires", true: "require"}[len(c.RequiredBy) > 1]
 			fmt.Fprintf(s.err, "warning: removed %s, which %s %s; 'agentskills verify' reports it until it is added again\n", c.Skill, strings.Join(c.RequiredBy, ", "), verb)
 		}
@@ -557,7 +560,7 @@ func boundMemory(getenv func(string) string) {
 
 func runAdd(ctx context.Context, opts *addOptions, sources []string) error {
 	boundMemory(os.Getenv)
-	trust, err := opts.trust.option(opts.scope.global)
+	trust, err := opts.trust.option(ctx, opts.scope.global, opts.timeout)
 	if err != nil {
 		return err
 	}
@@ -732,7 +735,7 @@ you added yourself stays.`,
 }
 
 func runRemove(ctx context.Context, opts *removeOptions, names []string) error {
-	agents, in, err := opts.scope.policyInstaller()
+	agents, in, err := opts.scope.policyInstaller(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -773,7 +776,7 @@ naming the policy entry that requires it (required[N] (FILE:LINE)).`,
 }
 
 func runList(ctx context.Context, opts *scopeOptions) error {
-	agents, in, err := opts.scope.policyInstaller()
+	agents, in, err := opts.scope.policyInstaller(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -924,7 +927,7 @@ changing nothing, naming each one not met.`,
 func runSync(ctx context.Context, opts *syncOptions) error {
 	boundMemory(os.Getenv)
 	opts.trust.frozen = opts.frozen
-	in, err := opts.scope.trustedInstaller(&opts.trust, opts.timeout)
+	in, err := opts.scope.trustedInstaller(ctx, &opts.trust, opts.timeout)
 	if err != nil {
 		return err
 	}
@@ -1012,8 +1015,10 @@ file and line ('agentskills sync' installs them).`,
 }
 
 func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
-	tf.frozen = true // verify changes nothing, the lock file's policy pins neither
-	trust, err := tf.option(opts.scope.global)
+	// verify changes nothing and reads no network: the policy's files
+	// extended are read from the cache at the lock file's pins.
+	tf.frozen, tf.offline = true, true
+	trust, err := tf.option(ctx, opts.scope.global, 0)
 	if err != nil {
 		return err
 	}
@@ -1055,13 +1060,13 @@ func runVerify(ctx context.Context, opts *scopeOptions, tf *trustFlags) error {
 			fmt.Fprintf(opts.io.err, "%s: %s for %s (%s)\n", b.Skill, b.State, b.Agent, shortPath(b.Path))
 		}
 		for _, b := range bad {
-			if b.State == install.StateUnmet {
-				if relativeRequirement(b.Requirement) {
-					// The path is relative to the requiring skill's folder,
-					// not to the working folder.
-					fmt.Fprintf(opts.io.err, "%s requires %s (a path from %s's source folder), which is not installed; run 'agentskills add' with %s's source again to install what it requires\n", b.Skill, b.Requirement, b.Skill, b.Skill)
-					continue
-				}
+			switch {
+			case b.State != install.StateUnmet:
+			case isPathRequirement(b.Requirement):
+				// A path is relative to the requiring skill's folder, not
+				// to the working folder: adding the skill again installs it.
+				fmt.Fprintf(opts.io.err, "%s requires %s (a path relative to %s's source folder), which is not installed; run 'agentskills add' with %s's source to install it\n", b.Skill, b.Requirement, b.Skill, b.Skill)
+			default:
 				fmt.Fprintf(opts.io.err, "%s requires %s, which is not installed; run 'agentskills add %s' to install it\n", b.Skill, b.Requirement, b.Requirement)
 			}
 		}
@@ -1191,10 +1196,9 @@ func agentRows(env install.Env) ([]agentRow, error) {
 	return rows, nil
 }
 
-// relativeRequirement reports whether a requirement is a relative path,
-// which names a folder from the requiring skill's folder (install, rule
-// 17).
-func relativeRequirement(text string) bool {
-	spec, err := source.Parse(text)
-	return err == nil && spec.Kind == source.Local && !filepath.IsAbs(text)
+// isPathRequirement reports whether a requirement names a folder by its
+// path (install rule 17: ./x, ../x, /x, or the system's form of these).
+func isPathRequirement(req string) bool {
+	return strings.HasPrefix(req, "./") || strings.HasPrefix(req, "../") || strings.HasPrefix(req, "/") ||
+		filepath.IsAbs(req) || strings.HasPrefix(req, "."+string(filepath.Separator)) || strings.HasPrefix(req, ".."+string(filepath.Separator))
 }

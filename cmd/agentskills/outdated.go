@@ -66,7 +66,7 @@ func newOutdatedCmd(s *streams) *cobra.Command {
 func runOutdated(ctx context.Context, opts *outdatedOptions) error {
 	opts.scope.quiet = true // no progress lines: outdated prints a table
 	// The policy only: a source it refuses is not read.
-	in, err := opts.scope.trustedInstaller(&trustFlags{}, opts.timeout)
+	in, err := opts.scope.trustedInstaller(ctx, &trustFlags{readOnly: true}, opts.timeout)
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,10 @@ func newPolicyCmd(s *streams) *cobra.Command {
 .agents/` + policy.FileName + ` in the working folder. Both apply, and the
 project's can only tighten the user's. Either may extend a file its
 team publishes (extends: SOURCE), which it can only tighten; show prints
-the effective policy and where each rule comes from. The format is documented with
+the effective policy and where each rule comes from. Show pins each file
+extended in the lock file beside the file that extends it, as add and
+sync do; check and export write no lock file (a file not pinned yet is
+read at what its source names now). The format is documented with
 package policy (go doc github.com/agentadaptor/agentadaptor/policy).`,
 		Args: cobra.NoArgs,
 	}
@@ -99,7 +102,7 @@ func runPolicyCheck(ctx context.Context, opts *policyCheckOptions, args []string
 		src.Pinned = src.Pinned || opts.pinned
 		sources = append(sources, src)
 	}
-	p, err := loadPolicy(ctx, env, env.Project, false)
+	p, err := loadPolicy(ctx, env, install.PolicyRequest{ProjectRoot: env.Project, ReadOnly: true}, 0)
 	if err != nil {
 		return policyError(err, "; fix the file, or move it away to check without it")
 	}
@@ -208,7 +211,7 @@ func runPolicyExport(ctx context.Context, opts *policyExportOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := loadPolicy(ctx, env, env.Project, false)
+	p, err := loadPolicy(ctx, env, install.PolicyRequest{ProjectRoot: env.Project, ReadOnly: true}, 0)
 	if err != nil {
 		return policyError(err, "; fix the file, or move it away to export without it")
 	}
@@ -302,7 +305,7 @@ func runPolicyShow(ctx context.Context, opts *policyShowOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := loadPolicy(ctx, env, env.Project, false)
+	p, err := loadPolicy(ctx, env, install.PolicyRequest{ProjectRoot: env.Project}, 0)
 	if err != nil {
 		return policyError(err, "; fix the file, or move it away")
 	}
@@ -356,11 +359,11 @@ func runPolicyShow(ctx context.Context, opts *policyShowOptions) error {
 			fmt.Fprintf(s.out, "  chain: %s\n", strings.Join(chain, " extends "))
 		}
 		if f.Digest != "" {
-			fmt.Fprintf(s.out, "  pinned at %s, content %s\n", f.Pin, f.Digest)
+			fmt.Fprintf(s.out, "  pinned at %s, content %s\n", escapePath(f.Pin), escapePath(f.Digest))
 		}
 		for _, r := range out.Rules {
 			if r.File == f.File {
-				fmt.Fprintf(s.out, "  line %d: %s: %s\n", r.Line, r.Rule, r.Value)
+				fmt.Fprintf(s.out, "  line %d: %s: %s\n", r.Line, r.Rule, r.Value) // policy.Entry.Value: on one line, quoted when it holds a control character
 			}
 		}
 	}

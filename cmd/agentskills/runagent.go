@@ -183,7 +183,7 @@ func runAgentIn(ctx context.Context, opts *runOptions, prompt string) error {
 	if err != nil {
 		return err
 	}
-	trust, err := loadRunTrust(&opts.trust, opts.skills, env, workspace)
+	trust, err := loadRunTrust(ctx, &opts.trust, opts.skills, env, workspace, opts.timeout)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -65,8 +66,10 @@ type runTrust struct {
 }
 
 // loadRunTrust reads the policy of the user and of the workspace, and the
-// trust flags.
-func loadRunTrust(f *trustFlags, sources []string, env install.Env, workspace string) (*runTrust, error) {
+// trust flags. A run changes no lock file: the files a policy extends
+// are read at the lock file's pins, and one not pinned at what its
+// source names now, within ctx and the download timeout.
+func loadRunTrust(ctx context.Context, f *trustFlags, sources []string, env install.Env, workspace string, timeout time.Duration) (*runTrust, error) {
 	if err := checkRunTrust(f, sources); err != nil {
 		return nil, err
 	}
@@ -74,7 +77,7 @@ func loadRunTrust(f *trustFlags, sources []string, env install.Env, workspace st
 	if err != nil {
 		return nil, inputError{err}
 	}
-	p, err := loadPolicy(context.Background(), env, workspace, false)
+	p, err := loadPolicy(ctx, env, install.PolicyRequest{ProjectRoot: workspace, ReadOnly: true}, timeout)
 	if err != nil {
 		return nil, policyError(err, "(fix the file, or move it away)")
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -32,8 +33,16 @@ type trustFlags struct {
 	acceptSigners  []string
 	allowRisks     []string
 	// frozen: a file a policy extends must be pinned in the lock file
-	// already (sync --frozen).
-	frozen bool
+	// already (sync --frozen); offline: and kept in the cache, as the
+	// policy is read without the network (verify); readOnly: no pin is
+	// recorded (the commands that change nothing: list, outdated, run).
+	frozen, offline, readOnly bool
+}
+
+// policyRequest is how the trust flags have the policy read, for the
+// project (or none, "").
+func (f *trustFlags) policyRequest(project string) install.PolicyRequest {
+	return install.PolicyRequest{ProjectRoot: project, Frozen: f.frozen, Offline: f.offline, ReadOnly: f.readOnly}
 }
 
 // register adds the trust flags to cmd; verify has no --accept-signer
@@ -54,8 +63,9 @@ func (f *trustFlags) register(cmd *cobra.Command, accept bool) {
 
 // option returns the installer option that enforces the trust flags and
 // the policy: the user's (under the home folder) and, in a project, the
-// project's, each with the files it extends (loadPolicy).
-func (f *trustFlags) option(global bool) (install.Option, error) {
+// project's, each with the files it extends (loadPolicy, fetched within
+// ctx and the download timeout).
+func (f *trustFlags) option(ctx context.Context, global bool, timeout time.Duration) (install.Option, error) {
 	reqs, err := f.requirements()
 	if err != nil {
 		return nil, inputError{err}
@@ -68,7 +78,7 @@ func (f *trustFlags) option(global bool) (install.Option, error) {
 	if global {
 		project = ""
 	}
-	p, err := loadPolicy(context.Background(), env, project, f.frozen)
+	p, err := loadPolicy(ctx, env, f.policyRequest(project), timeout)
 	if err != nil {
 		return nil, policyError(err, "(fix the policy file, or move it away)")
 	}
@@ -194,13 +204,22 @@ func printAllowed(ctx context.Context, in *install.Installer, s *streams) error 
 	return nil
 }
 
-// loadPolicy reads the user's policy and, unless project is "", the
-// project's, each with the files it extends: fetched, pinned in the
-// lock file beside it and kept in the cache (install.LoadPolicy). Frozen,
-// an extended file must be pinned already.
-func loadPolicy(ctx context.Context, env install.Env, project string, frozen bool) (*policy.Policy, error) {
-	in := install.New(env, install.WithSettingNames(settingFlags))
-	return in.LoadPolicy(ctx, install.PolicyRequest{ProjectRoot: project, Frozen: frozen})
+// loadPolicy reads the user's policy and, unless req.ProjectRoot is "",
+// the project's, each with the files it extends: fetched within ctx
+// (Ctrl-C stops it) and the download timeout (0: the default), pinned in
+// the lock file beside it unless req says otherwise and kept in the
+// cache (install.LoadPolicy).
+func loadPolicy(ctx context.Context, env install.Env, req install.PolicyRequest, timeout time.Duration) (*policy.Policy, error) {
+	opts := []install.Option{install.WithSettingNames(settingFlags)}
+	if timeout > 0 {
+		opts = append(opts, install.WithDownloadTimeout(timeout))
+	}
+	p, err := install.New(env, opts...).LoadPolicy(ctx, req)
+	if err != nil && ctx.Err() != nil {
+		// A download's error says "context canceled" without wrapping it.
+		return nil, fmt.Errorf("%w: %w", errInterrupted, err)
+	}
+	return p, err
 }
 
 // policyError is an error reading the policy, with advice: a policy file

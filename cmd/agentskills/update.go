@@ -103,7 +103,7 @@ type updateOutput struct {
 }
 
 func runUpdate(ctx context.Context, opts *updateOptions, names []string) error {
-	in, err := opts.scope.trustedInstaller(&opts.trust, opts.timeout)
+	in, err := opts.scope.trustedInstaller(ctx, &opts.trust, opts.timeout)
 	if err != nil {
 		return err
 	}
@@ -216,8 +216,8 @@ func printUpdates(s *streams, ups []install.SkillUpdate, changes []install.Chang
 
 // trustedInstaller returns the installer for the chosen scope that
 // enforces the trust flags tf and the policy, with the download timeout.
-func (f *scopeFlags) trustedInstaller(tf *trustFlags, timeout time.Duration) (*install.Installer, error) {
-	trust, err := tf.option(f.global)
+func (f *scopeFlags) trustedInstaller(ctx context.Context, tf *trustFlags, timeout time.Duration) (*install.Installer, error) {
+	trust, err := tf.option(ctx, f.global, timeout)
 	if err != nil {
 		return nil, err
 	}

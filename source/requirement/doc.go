@@ -27,7 +27,13 @@
 //     resolved; any other kind (an archive URL, a web index, a path that
 //     is not relative) fails with source.ErrInvalid, and so does a path
 //     relative to a published skill's folder: a published skill names
-//     what it requires by published source.
+//     what it requires by published source. The source's kind package
+//     reads the rest (oci.ParseReference, git.Parse or git.ParseWeb,
+//     github.Parse), and a git URL or GitHub path with a "." or ".."
+//     segment (or, for GitHub, an escaped character) fails with
+//     source.ErrInvalid, as package install refuses them: the policy is
+//     checked against the path as written. Errors show the text without
+//     the credentials a URL may hold.
 //  2. The reference is resolved to a pin once, when the requirement is
 //     resolved: a version range (^1.2, ~1.2, >=1.0 <2; package
 //     source/version) to the highest tag it admits, a branch or tag to
@@ -42,8 +48,10 @@
 //     resolved, and its key is the name the artifact gives it
 //     (oci.Artifact.Name).
 //  5. A github: source on a GitHub Enterprise Server (a host in the
-//     source) is read by a client of that host, unless
-//     [WithGitHubClient] gives one for every source.
+//     source, as its web address gives) is read by a client of that host
+//     (github.New with github.WithHost); every other one by the client
+//     of [WithGitHubClient], and its origin is the repository on the
+//     GitHub that client reads.
 //  6. Errors are those of the source packages (SUBJECT: SENTINEL:
 //     DETAIL, with package source's sentinels); the agent adds the chain
 //     of skills that asked for the requirement
@@ -59,5 +67,25 @@
 //     version is admitted the error wraps source.ErrNotFound; when one
 //     of them names no range (a branch, a tag, a commit, a digest) or
 //     another skill, they are not joined and the agent reports a
-//     conflict.
+//     conflict. A range given twice is joined once, and joining stops,
+//     failing with source.ErrInvalid, as soon as the joined range would
+//     have more than 32 groups or 512 bytes: its work is bounded
+//     whatever the ranges.
+//  8. A requirement of a git+file:// repository (one of this machine)
+//     is resolved only for a skill of this machine: a folder, an inline
+//     skill or fs.FS tree, or a skill of a git+file:// repository (its
+//     origin, source.OriginOf), or for the program itself (a requirement
+//     whose By has no source). A published skill's fails with
+//     source.ErrInvalid, as package install's rule 17 refuses it: it
+//     would name a repository of whoever runs it.
+//  9. Before anything is asked of the network, where a requirement leads
+//     (its origin, from the parsed source, pinned as what is returned
+//     is) is given to the requirement's CheckOrigin, when it has one (an
+//     agent whose materializer is package trust's sets it), with a skill
+//     keyed as rule 3 says (an OCI skill by its repository's last
+//     element); its error, a refusal, is returned as it is, so a source
+//     the policy denies is never contacted. [Resolver.MergeRequirements]
+//     checks each requirement so, and the default git client checks the
+//     repository a redirect leads to in the same way before it follows
+//     it. A client of [WithGitClient] keeps its own redirect check.
 package requirement
