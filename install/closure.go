@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -98,6 +100,10 @@ func (in *Installer) requirements(ctx context.Context, use []*candidate, lenient
 		cleanup()
 		return nil, nil, nil, err
 	}
+	if err := cl.keepsInstalled(); err != nil {
+		cleanup()
+		return nil, nil, nil, err
+	}
 	var out []*candidate
 	for _, n := range cl.order {
 		if n.c == nil {
@@ -187,15 +193,20 @@ func (cl *closure) follow(ctx context.Context, n *reqNode) ([]*reqNode, error) {
 	}
 	var more []*reqNode
 	for i, text := range reqs {
-		n.c.requires[i].Source = text
+		// Recorded and shown without credentials, were there any
+		// (effective refuses them).
+		n.c.requires[i].Source = sourceloc.Redact(text)
 		eff, err := cl.effective(text, n)
 		if cl.none {
 			if err == nil {
-				n.c.requires[i].Skill = cl.named(eff)
+				if name := cl.named(eff); name != "" {
+					n.c.requires[i].Skill = name
+					cl.edge(n, name) // for the cycle check: a cycle is refused here too
+				}
 			}
 			continue
 		}
-		at := append(slices.Clone(n.chain), text)
+		at := append(slices.Clone(n.chain), sourceloc.Redact(text))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w; nothing was changed", chainText(at), err)
 		}
@@ -212,6 +223,22 @@ func (cl *closure) follow(ctx context.Context, n *reqNode) ([]*reqNode, error) {
 		}
 	}
 	return more, nil
+}
+
+// edge records that n requires the skill name, for AddRequest.NoRequires:
+// an installed skill not in the closure yet enters it, with what its
+// entry records it requires, for the cycle check.
+func (cl *closure) edge(n *reqNode, name string) {
+	if !slices.Contains(n.edges, name) {
+		n.edges = append(n.edges, name)
+	}
+	if cl.nodes[name] == nil {
+		if e := cl.lock.Skills[name]; e != nil {
+			m := &reqNode{name: name, entry: e, chain: append(slices.Clone(n.chain), name), done: true}
+			cl.add(m)
+			cl.followInstalled(m)
+		}
+	}
 }
 
 // followInstalled adds the installed skills that n's recorded
@@ -264,7 +291,17 @@ func (cl *closure) require(ctx context.Context, n *reqNode, text, eff string) (_
 	if m := cl.nodes[name]; m != nil {
 		return m, false, cl.merge(ctx, m, c, chain, text)
 	}
-	if e := cl.lock.Skills[name]; e != nil && (!cl.in.sameSource(e.Source, c.source) || e.Subpath != c.subpath) {
+	if e := cl.lock.Skills[name]; e != nil && cl.sameEntry(e, c) && cl.entryAnswers(e, c) {
+		// Installed from this source at a version the requirement
+		// admits: it answers as installed, unchanged.
+		m := &reqNode{name: name, entry: e, chain: chain, via: text, eff: eff}
+		if err := cl.limit(m); err != nil {
+			return nil, false, err
+		}
+		cl.add(m)
+		return m, true, nil
+	}
+	if e := cl.lock.Skills[name]; e != nil && !cl.sameEntry(e, c) {
 		return nil, false, fmt.Errorf("%s (%s): skill %q: %w: it is already installed from %s; nothing was changed (remove it first with %s, or require it from there)",
 			chainText(chain), text, name, ErrConflict, sourceLabel(e.Source, e.Subpath), cl.in.setting(SettingRemove))
 	}
@@ -293,11 +330,15 @@ func (cl *closure) limit(m *reqNode) error {
 // the skill of m: read as c, it reached the closure by chain, written as
 // via (a source named, for a named skill). One skill answers both when
 // both are the same source and pin; or, when both name a version range
-// of one repository, the lower of the two versions picked when the other
-// range admits it too (the highest both admit when each range is one
-// interval, as ^, ~ and >=,< are). Anything else is a conflict that
-// names both chains.
+// of one repository, the highest version both admit (both); with an
+// alternative (||) in either, the lower of the two versions picked when
+// the other range admits it too. An installed skill that answers c as
+// it is answers without change. Anything else is a conflict that names
+// both chains.
 func (cl *closure) merge(ctx context.Context, m *reqNode, c *candidate, chain []string, via string) error {
+	if m.c == nil && cl.sameEntry(m.entry, c) && cl.entryAnswers(m.entry, c) {
+		return nil // the installed version answers this requirement too
+	}
 	if m.c == nil {
 		mc, err := cl.readReq(ctx, m.eff, m.chain)
 		if err != nil {
@@ -309,6 +350,18 @@ func (cl *closure) merge(ctx context.Context, m *reqNode, c *candidate, chain []
 		return nil
 	}
 	if sameSkill(cl.in, m.c, c) && m.c.version != "" && c.version != "" {
+		if both := cl.both(ctx, m.c, c, chain); both != nil {
+			if both.pin == m.c.pin {
+				return nil // m's version is the highest both admit
+			}
+			cl.prefer[m.name] = both
+			if m.done {
+				cl.restart = true // its requirements were those of another version
+			} else {
+				m.c = both
+			}
+			return nil
+		}
 		switch {
 		case version.Compare(m.c.version, c.version) <= 0 && answersRange(c, m.c):
 			return nil // m's version answers both
@@ -328,6 +381,162 @@ func (cl *closure) merge(ctx context.Context, m *reqNode, c *candidate, chain []
 	}
 	return fmt.Errorf("skill %q: %w: %s: %s and %s; nothing was changed (one version of a skill is installed: make the requirements agree)",
 		m.name, ErrRequirements, what, describeNode(m), chainText(chain)+" ("+describe(via, c)+")")
+}
+
+// sameEntry reports whether c is the skill the lock file's entry e
+// records: of the same source, at the same folder in it.
+func (cl *closure) sameEntry(e *lockEntry, c *candidate) bool {
+	return e != nil && cl.in.sameSource(e.Source, c.source) && e.Subpath == c.subpath
+}
+
+// entryAnswers reports whether the installed entry e, of the same skill
+// as c, answers the requirement c was read for: at c's pin, or at a
+// version c's range admits.
+func (cl *closure) entryAnswers(e *lockEntry, c *candidate) bool {
+	if e.Pin == c.pin {
+		return true
+	}
+	v := e.Version
+	if v == "" {
+		v = cl.in.tagOf(e.Source) // installed at a version tag named
+	}
+	if c.rng == "" || v == "" {
+		return false
+	}
+	r, err := version.ParseRange(c.rng)
+	return err == nil && r.Admits(v)
+}
+
+// tagOf is the version tag the source text's reference names (v1.2.0;
+// package source/version), or "" when it names none: a branch, a
+// commit, a range.
+func (in *Installer) tagOf(text string) string {
+	rs, err := in.parseRemote(text)
+	if err != nil || rs == nil {
+		return ""
+	}
+	v, ok := rs.(source.Versioned)
+	if !ok || v.Range() != "" {
+		return ""
+	}
+	// The reference is what WithRange replaces.
+	const mark = "^0.0.0"
+	w := v.WithRange(mark)
+	i := 0
+	for i < len(w) && i < len(text) && w[i] == text[i] {
+		i++
+	}
+	if !strings.HasPrefix(w[i:], mark) {
+		return ""
+	}
+	rest := w[i+len(mark):]
+	if !strings.HasSuffix(text, rest) || len(text)-len(rest) < i {
+		return ""
+	}
+	if ref := text[i : len(text)-len(rest)]; version.IsVersion(ref) {
+		return ref
+	}
+	return ""
+}
+
+// keepsInstalled fails when the closure would move an installed skill
+// that stays (to another pin of its source) where that breaks what is
+// installed (rule 17): a skill the user named, not a dependency, that
+// a requirement reached (only the user moves it, by naming it); or a
+// skill whose installed requirers, which this request does not read
+// again, record a requirement the new version does not answer.
+func (cl *closure) keepsInstalled() error {
+	for _, m := range cl.order {
+		e := cl.lock.Skills[m.name]
+		if m.c == nil || e == nil || !cl.sameEntry(e, m.c) || e.Pin == m.c.pin {
+			continue
+		}
+		if !m.root && !e.Dependency {
+			return fmt.Errorf("skill %q: %w: %s (%s) and %s, installed as named (%s); nothing was changed (a requirement never moves a skill the user installed: add it at a version the requirement admits, or make the requirement admit the installed one)",
+				m.name, ErrRequirements, chainText(m.chain), describe(m.via, m.c), m.name, installedText(e))
+		}
+		for _, by := range slices.Sorted(maps.Keys(cl.lock.Skills)) {
+			if by == m.name {
+				continue
+			}
+			if n := cl.nodes[by]; n != nil && n.c != nil {
+				continue // read again: its requirements are the closure's
+			}
+			for _, r := range cl.lock.Skills[by].Requires {
+				if r.Skill != m.name || cl.admits(r.Source, m.c) {
+					continue
+				}
+				return fmt.Errorf("skill %q: %w: no version answers both: %s (%s) and %s -> %s (%s, %s); nothing was changed (one version of a skill is installed: make the requirements agree)",
+					m.name, ErrRequirements, chainText(m.chain), describe(m.via, m.c), by, m.name, r.Source, installedText(e))
+			}
+		}
+	}
+	return nil
+}
+
+// admits reports whether the recorded requirement text admits c, of
+// its source: a version range admits the versions in it; a requirement
+// without one (a branch, a tag, a folder) any pin of its source, as a
+// requirement's source alone is compared (rule 17).
+func (cl *closure) admits(text string, c *candidate) bool {
+	rng := cl.in.rangeOf(text)
+	if rng == "" {
+		return true
+	}
+	if c.version == "" {
+		return false
+	}
+	r, err := version.ParseRange(rng)
+	return err == nil && r.Admits(c.version)
+}
+
+// installedText says what version of a skill is installed, for a
+// message: "installed v1.9.0".
+func installedText(e *lockEntry) string {
+	switch {
+	case e.Version != "":
+		return "installed " + e.Version
+	case e.Pin != "":
+		return "installed at " + e.Pin
+	}
+	return "installed from " + sourceLabel(e.Source, e.Subpath)
+}
+
+// both reads the skill of a and b, two version ranges of one
+// repository, at the highest version both admit: their source with
+// both ranges as one ("^1,~1.4"), as the SDK's merge of requirements
+// picks. It returns nil when either names no range or an alternative
+// (||), or no version answers both (merge then says why).
+func (cl *closure) both(ctx context.Context, a, b *candidate, chain []string) *candidate {
+	if a.rng == "" || b.rng == "" || strings.Contains(a.rng+b.rng, "||") {
+		return nil
+	}
+	parts := strings.Split(a.rng, ",")
+	for _, p := range strings.Split(b.rng, ",") {
+		if !slices.Contains(parts, p) {
+			parts = append(parts, p)
+		}
+	}
+	rng := strings.Join(parts, ",")
+	if rng == a.rng {
+		return nil
+	}
+	if _, err := version.ParseRange(rng); err != nil {
+		return nil
+	}
+	rs, err := cl.in.parseRemote(b.source)
+	if err != nil || rs == nil {
+		return nil
+	}
+	v, ok := rs.(source.Versioned)
+	if !ok {
+		return nil
+	}
+	c, err := cl.readReq(ctx, sourceloc.Redact(v.WithRange(rng)), chain)
+	if err != nil || !sameSkill(cl.in, c, b) || c.version == "" {
+		return nil
+	}
+	return c
 }
 
 // sameSkill reports whether a and b are one skill of one source
@@ -383,37 +592,84 @@ func (cl *closure) readReq(ctx context.Context, eff string, chain []string) (*ca
 // effective is the source a requirement text of n is read from: a bare
 // OWNER/REPO is a GitHub repository (never a folder of the working
 // folder); a path is relative to n's folder when n comes from a folder
-// on this machine, and refused otherwise; a git+file:// repository is
-// refused unless n comes from a folder or such a repository (rule 17).
+// on this machine, and refused otherwise; a git+file:// repository, in
+// any case, is refused unless n comes from a folder or such a
+// repository, and so is a loopback host (localhost, 127.0.0.0/8, ::1);
+// a requirement with credentials in its URL is refused (rule 17).
 func (cl *closure) effective(text string, n *reqNode) (string, error) {
 	spec, err := source.Parse(text)
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrInvalidSource, err)
 	}
-	local := n.c != nil && (n.c.root != "" || strings.HasPrefix(n.c.source, "git+file:"))
+	if sourceloc.Redact(text) != text {
+		return "", fmt.Errorf("%w: %s holds credentials in its URL, which a requirement (published text, recorded in the lock file) must not: the requiring skill names the source without them, and git's credential helpers, an SSH key or the environment give them", ErrInvalidSource, sourceloc.Redact(text))
+	}
+	local := n.c != nil && (n.c.root != "" || isFileRepo(n.c.source))
 	switch {
 	case spec.Bare:
 		return source.GitHubPrefix + text, nil
-	case spec.Kind == source.Git && strings.HasPrefix(text, "git+file:") && !local:
-		return "", fmt.Errorf("%w: %s names a repository of this machine, and %s is read from %s, not from a folder or repository here: a published skill requires published sources", ErrInvalidSource, text, n.name, n.c.where())
+	case spec.Kind == source.Git && isFileRepo(text) && !local:
+		return "", fmt.Errorf("%w: %s names a repository of this machine, and %s is read from %s, not from a folder or repository here: a published skill requires published sources", ErrInvalidSource, text, n.name, n.where())
+	case spec.Kind != source.Local && spec.Kind != source.OCI && !local && isLoopback(text):
+		return "", fmt.Errorf("%w: %s names a server of this machine (a loopback address), and %s is read from %s, not from a folder or repository here: a published skill requires published sources", ErrInvalidSource, text, n.name, n.where())
 	case spec.Kind != source.Local:
 		return text, nil
 	case n.c == nil || n.c.root == "":
-		return "", fmt.Errorf("%w: the path %s names a folder of this machine, and %s is read from %s, not from a folder here: a published skill requires published sources", ErrInvalidSource, text, n.name, n.c.where())
+		return "", fmt.Errorf("%w: the path %s names a folder of this machine, and %s is read from %s, not from a folder here: a published skill requires published sources", ErrInvalidSource, text, n.name, n.where())
 	case filepath.IsAbs(text):
 		return filepath.Clean(text), nil
 	}
 	return filepath.Join(n.c.dir, filepath.FromSlash(text)), nil
 }
 
+// where is where n's skill is read from, for a message.
+func (n *reqNode) where() string {
+	switch {
+	case n.c != nil:
+		return n.c.where()
+	case n.entry != nil:
+		return sourceLabel(n.entry.Source, n.entry.Subpath)
+	}
+	return n.name
+}
+
+// isFileRepo reports whether text is a git+file:// source, its scheme
+// read as URLs read it (without regard to case).
+func isFileRepo(text string) bool {
+	rest, ok := strings.CutPrefix(text, "git+")
+	if !ok {
+		return false
+	}
+	u, err := url.Parse(rest)
+	return err == nil && strings.EqualFold(u.Scheme, "file")
+}
+
+// isLoopback reports whether text is a URL (git+URL, https://...) whose
+// host is a loopback address: localhost (or a name under it),
+// 127.0.0.0/8 or ::1.
+func isLoopback(text string) bool {
+	u, err := url.Parse(strings.TrimPrefix(text, "git+"))
+	if err != nil || u.Host == "" {
+		return false
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 // installed returns the name of the installed skill the lock file
 // records from the source eff, as an Add of it records it, when exactly
-// one is; else "".
+// one is, and is the source's own skill (not one of a folder inside
+// it: whether the source holds that one skill alone is known only by
+// reading it); else "".
 func (cl *closure) installed(eff string) string {
 	rec := cl.in.recordedAs(eff)
 	found := ""
 	for _, name := range slices.Sorted(maps.Keys(cl.lock.Skills)) {
-		if cl.lock.Skills[name].Source == rec {
+		if e := cl.lock.Skills[name]; e.Source == rec && e.Subpath == "" {
 			if found != "" {
 				return ""
 			}
@@ -582,28 +838,36 @@ func (in *Installer) updateRequirements(ctx context.Context, wants []want, lenie
 	if err != nil {
 		return nil, false, nil, err
 	}
+	// A root the closure replaced by a version every requirement admits
+	// was read by it, and is audited as the skills it adds are.
+	var replaced []*candidate
+	for i := range wants {
+		if all[i] != roots[i] {
+			replaced = append(replaced, all[i])
+		}
+	}
+	deps := all[len(roots):]
+	if len(deps)+len(replaced) == 0 {
+		return wants, false, cleanup, nil
+	}
+	checked, _, _, err := in.auditUse(ctx, append(slices.Clone(replaced), deps...), true)
+	if err != nil {
+		cleanup()
+		return nil, false, nil, err
+	}
+	digests, err := in.keepPinned(ctx, checked)
+	if err != nil {
+		cleanup()
+		return nil, false, nil, err
+	}
+	in.rememberSources(read, checked, digests)
 	for i := range wants {
 		if all[i] != roots[i] {
 			wants[i].c = *all[i] // a version every requirement admits
 		}
 	}
-	deps := all[len(roots):]
-	if len(deps) == 0 {
-		return wants, false, cleanup, nil
-	}
-	deps, _, _, err = in.auditUse(ctx, deps, true)
-	if err != nil {
-		cleanup()
-		return nil, false, nil, err
-	}
-	digests, err := in.keepPinned(ctx, deps)
-	if err != nil {
-		cleanup()
-		return nil, false, nil, err
-	}
-	in.rememberSources(read, deps, digests)
-	for _, c := range deps {
+	for _, c := range checked[len(replaced):] {
 		wants = append(wants, want{c: *c, places: places})
 	}
-	return wants, true, cleanup, nil
+	return wants, len(checked) > len(replaced), cleanup, nil
 }

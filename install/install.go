@@ -576,19 +576,27 @@
 //     read from a folder on this machine, and refused with
 //     [ErrInvalidSource] when it comes from anything else (a published
 //     source, a URL or an archive), as it would name a folder of
-//     whoever installs it, and so is a git+file:// repository unless the
-//     requiring skill comes from a folder or such a repository here;
-//     its source must hold exactly one skill that
+//     whoever installs it, and so is a git+file:// repository (the
+//     scheme in any case) and a URL whose host is a loopback address
+//     (localhost, 127.0.0.0/8, ::1) unless the requiring skill comes
+//     from a folder or such a repository here; a requirement whose URL
+//     holds credentials (user information a lock file would not record)
+//     is refused with [ErrInvalidSource], as a requirement is published
+//     text (credentials come from git's helpers, an SSH key or the
+//     environment), and recorded without them with
+//     AddRequest.NoRequires; its source must hold exactly one skill that
 //     can be installed (rule 4; AddRequest.Lenient holds for it), else
 //     [ErrInvalidSource] lists what it holds. One version of a skill per
 //     name: two requirements (or a requirement and a source named) that
 //     give a skill of one name are answered by one skill when they read
 //     the same source at the same pin; when both name a version range of
-//     one repository, by the lower of the two versions each picks when
-//     the other range admits it too (the highest version both admit when
-//     each range is one interval, as ^, ~ and >=,< are), the closure
-//     then resolved again with it; anything else (two sources, or ranges
-//     no version picked answers) fails with [ErrRequirements], naming
+//     one repository, by the highest version both admit, as the SDK's
+//     merge of requirements picks (the source read with both ranges as
+//     one, "^1,~1.4", recorded so; with an alternative, ||, in either,
+//     the lower of the two versions each picks when the other range
+//     admits it), the closure then resolved again with it; anything
+//     else (two sources, or ranges no version answers) fails with
+//     [ErrRequirements], naming
 //     both chains and what each picks ("app -> release -> changelog
 //     (github:acme/skills/changelog@^1, which picks v1.9.0) and app ->
 //     notes -> changelog (...@^2, which picks v2.0.0)"). A requirement
@@ -597,8 +605,17 @@
 //     (a -> b -> c -> a, a skill requiring itself too) fails with
 //     [ErrRequirements] naming it. A requirement whose source, as the
 //     lock file records sources, is the recorded source of exactly one
-//     installed skill is answered by it without reading the source; its
-//     own requirements are those its entry records. The closure holds at
+//     installed skill, the source's own (not a folder in it), is
+//     answered by it without reading the source; its own requirements
+//     are those its entry records. A requirement read that gives a skill
+//     installed from the same source at a pin it names, or at a version
+//     its range admits, is answered by it unchanged. Otherwise a skill
+//     installed from the same source moves only when it is a
+//     dependency and the new version answers what every installed skill
+//     that stays records it requires (a range admits it); else the
+//     request fails with [ErrRequirements] naming the installed chain
+//     ("z -> changelog (...#ref=^1, installed v1.9.0)"): a requirement
+//     never moves a skill the user named. The closure holds at
 //     most [MaxRequired] (256) skills, the named ones among them, and a
 //     chain from a named skill at most [MaxRequireDepth] (32)
 //     requirements; past either the request fails with
@@ -612,7 +629,10 @@
 //     request require names them (Change.RequiredBy). With
 //     AddRequest.NoRequires only the skills named are installed, each
 //     requirement recorded with the installed skill that answers it as
-//     above, or none. [Installer.Update] re-resolves the requirements of
+//     above, or none; a cycle among them is refused all the same. The
+//     skills are installed each after those it requires, so a run
+//     stopped between two leaves none without what it requires.
+//     [Installer.Update] re-resolves the requirements of
 //     every skill it moves: a new version's requirements are installed
 //     as an Add's (and recorded), those answered by installed skills
 //     are kept as they are, and requirements are updated as any skill
@@ -633,7 +653,10 @@
 //     with the one that stays, and dependencies that only require each
 //     other go too; each is removed for every agent it is installed
 //     for, held to rule 7 like the skills named, and reported with the
-//     Reason "no longer required". A dependency that nothing needed
+//     Reason "no longer required"; they go first, each before the
+//     dependencies that require it, and the skills named last, so a run
+//     stopped between two is finished by naming them again. A
+//     dependency that nothing needed
 //     before the removal is left as it is. [Installer.Verify] reports,
 //     after what differs from the lock file, each requirement that no
 //     installed skill answers (none was installed for it, or the one

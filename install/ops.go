@@ -882,8 +882,12 @@ func (in *Installer) planRequirements(ctx context.Context, lock *lockFile, plans
 	if len(going) == 0 {
 		return plans
 	}
+	// The dependencies go before the skills named, each before the
+	// skills that require it: a run stopped between two leaves what is
+	// left still needed by a skill named, which the next run names again.
 	kept := in.policyKept(lock)
-	for _, n := range orphans(lock.Skills, going) {
+	var first []removal
+	for _, n := range leavesFirst(lock.Skills, orphans(lock.Skills, going)) {
 		i := slices.IndexFunc(plans, func(p removal) bool { return p.name == n })
 		if i < 0 && kept[n] {
 			// The policy requires it: it stays, installed directly now
@@ -900,8 +904,9 @@ func (in *Installer) planRequirements(ctx context.Context, lock *lockFile, plans
 			continue
 		}
 		r.reason = "no longer required"
-		plans = append(plans, r)
+		first = append(first, r)
 	}
+	plans = append(first, plans...)
 	by := requiredBy(lock.Skills, nil)
 	for i, r := range plans {
 		if !going[r.name] {

@@ -376,23 +376,35 @@ func (in *Installer) applyAll(ctx context.Context, lock *lockFile, plans []*plan
 	for _, p := range plans {
 		n += 1 + len(p.places) + len(p.stale)
 	}
-	changes := make([]Change, 0, n)
+	// What a skill requires is applied before it (rule 17), so that a
+	// run stopped between two leaves no skill installed without what it
+	// requires; the changes are reported in the plans' order.
+	order := requiresFirst(plans)
+	chunks := make([][]Change, len(plans))
+	gather := func() []Change {
+		changes := make([]Change, 0, n)
+		for _, c := range chunks {
+			changes = append(changes, c...)
+		}
+		return changes
+	}
 	done := 0
 	real := realDirs{}
 	progress := workOf(ctx)
 	progress.expect(workInstalling, len(plans))
-	for i, p := range plans {
+	for k, i := range order {
+		p := plans[i]
 		if p.work() && ctx.Err() != nil {
-			unmarkPlans(lock, plans[i:])
-			return changes, in.stopped(ctx, lock, done, total, "installed or updated", "in place")
+			unmarkPlans(lock, plansAt(plans, order[k:]))
+			return gather(), in.stopped(ctx, lock, done, total, "installed or updated", "in place")
 		}
 		var err error
-		changes, err = in.apply(context.WithoutCancel(ctx), p, real, changes) // a skill begun is finished: applyAll stops between two
+		chunks[i], err = in.apply(context.WithoutCancel(ctx), p, real, nil) // a skill begun is finished: applyAll stops between two
 		if err != nil {
 			// This skill stays marked unfinished; the next run settles it.
-			unmarkPlans(lock, plans[i+1:])
+			unmarkPlans(lock, plansAt(plans, order[k+1:]))
 			lock.write(in.lockPath())
-			return changes, fmt.Errorf("skill %s: %w (the next add, remove or sync finishes or rolls back what was done)", p.name, err)
+			return gather(), fmt.Errorf("skill %s: %w (the next add, remove or sync finishes or rolls back what was done)", p.name, err)
 		}
 		lock.Skills[p.name] = p.entry
 		delete(lock.Unfinished, p.name)
@@ -403,9 +415,49 @@ func (in *Installer) applyAll(ctx context.Context, lock *lockFile, plans []*plan
 	}
 	lock.Unfinished = nil
 	if total == 0 && sameEntries(plans) && lock.asWritten() {
-		return changes, nil
+		return gather(), nil
 	}
-	return changes, lock.write(in.lockPath())
+	return gather(), lock.write(in.lockPath())
+}
+
+// requiresFirst is the order applyAll applies plans in: each after the
+// plans of the skills its entry requires (a cycle, which rule 17
+// refuses, is broken where found), otherwise in the plans' order.
+func requiresFirst(plans []*plan) []int {
+	at := make(map[string]int, len(plans))
+	for i, p := range plans {
+		at[p.name] = i
+	}
+	seen := make([]bool, len(plans))
+	order := make([]int, 0, len(plans))
+	var visit func(i int)
+	visit = func(i int) {
+		if seen[i] {
+			return
+		}
+		seen[i] = true
+		if e := plans[i].entry; e != nil {
+			for _, r := range e.Requires {
+				if j, ok := at[r.Skill]; ok {
+					visit(j)
+				}
+			}
+		}
+		order = append(order, i)
+	}
+	for i := range plans {
+		visit(i)
+	}
+	return order
+}
+
+// plansAt returns the plans at the indices.
+func plansAt(plans []*plan, indices []int) []*plan {
+	out := make([]*plan, len(indices))
+	for k, i := range indices {
+		out[k] = plans[i]
+	}
+	return out
 }
 
 // sameEntries reports whether every plan records the entry the lock file

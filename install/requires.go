@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/agentadaptor/agentadaptor/internal/sourceloc"
 )
 
 // requiredBy is, for each skill that skills requires (rule 18), the
@@ -75,6 +77,33 @@ func orphans(skills map[string]*lockEntry, going map[string]bool) []string {
 	return out
 }
 
+// leavesFirst orders names, skills of skills, so that each comes after
+// the skills of names it requires (a cycle broken where found), else in
+// the order given.
+func leavesFirst(skills map[string]*lockEntry, names []string) []string {
+	in := map[string]bool{}
+	for _, n := range names {
+		in[n] = true
+	}
+	seen := map[string]bool{}
+	var out []string
+	var visit func(name string)
+	visit = func(name string) {
+		if seen[name] || !in[name] {
+			return
+		}
+		seen[name] = true
+		for _, r := range skills[name].Requires {
+			visit(r.Skill)
+		}
+		out = append(out, name)
+	}
+	for _, n := range names {
+		visit(n)
+	}
+	return out
+}
+
 // requiredError is the error for a removal of the skill name, which the
 // installed skills by still require.
 func requiredError(name string, by []string) error {
@@ -91,7 +120,7 @@ func (in *Installer) unmet(lock *lockFile) []Status {
 			if r.Skill != "" && lock.Skills[r.Skill] != nil {
 				continue
 			}
-			out = append(out, Status{Skill: name, Path: in.canonicalPath(name), State: StateUnmet, Requirement: r.Source})
+			out = append(out, Status{Skill: name, Path: in.canonicalPath(name), State: StateUnmet, Requirement: sourceloc.Redact(r.Source)})
 		}
 	}
 	return out

@@ -375,7 +375,7 @@ func (in *Installer) readPublished(ctx context.Context, lock *lockFile, src stri
 	}
 	if r, err := in.recalled(ctx, rs, rec, pin, names, lock, st); r != nil || err != nil {
 		if r != nil {
-			markVersion(r.skills, version)
+			markVersion(r.skills, version, in.rangeOf(rec))
 		}
 		return r, version, err
 	}
@@ -389,19 +389,33 @@ func (in *Installer) readPublished(ctx context.Context, lock *lockFile, src stri
 	}
 	in.checkAll(ctx, r.skills, pin)
 	st.mark(r.skills)
-	markVersion(r.skills, version)
+	markVersion(r.skills, version, in.rangeOf(rec))
 	return r, version, nil
 }
 
 // markVersion records on skills the tag a version range picked, when
-// one did (the lock file's "version").
-func markVersion(skills []candidate, version string) {
+// one did (the lock file's "version"), and the range, rng, as a source
+// Add reads records them (for the merge of ranges, rule 17).
+func markVersion(skills []candidate, version, rng string) {
 	if version == "" {
 		return
 	}
 	for i := range skills {
-		skills[i].version = version
+		skills[i].version, skills[i].rng = version, rng
 	}
+}
+
+// rangeOf is the version range the source text's reference names, or
+// "" when it names none.
+func (in *Installer) rangeOf(text string) string {
+	rs, err := in.parseRemote(text)
+	if err != nil || rs == nil {
+		return ""
+	}
+	if v, ok := rs.(source.Versioned); ok {
+		return v.Range()
+	}
+	return ""
 }
 
 // latest returns the highest version tag of v's repository and its pin,

@@ -209,3 +209,15 @@ func TestVerifyUnmetRequirement(t *testing.T) {
 		t.Errorf("verify --json = %d, %s; want 1 and %v", code, out, want)
 	}
 }
+
+// TestVerifyUnmetRequirementCredential checks that verify shows no
+// credential a lock file written by hand records in a requirement.
+func TestVerifyUnmetRequirementCredential(t *testing.T) {
+	_, run := requiresProject(t, map[string][]string{
+		"release": {"?git+https://TOKEN123@example.com/acme/x.git"},
+	})
+	code, _, errs := run("verify")
+	if code != 1 || strings.Contains(errs, "TOKEN123") || !strings.Contains(errs, "release requires git+https://example.com/acme/x.git") {
+		t.Errorf("verify = %d, %q; want 1, the requirement shown without its credential", code, errs)
+	}
+}
