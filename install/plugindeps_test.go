@@ -1,0 +1,217 @@
+package install
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
+)
+
+// dependingMarketplace is a marketplace of plugins a -> b -> c: a's
+// plugin.json depends on b, b's marketplace entry on c at ^1, and c is
+// version 1.2.0; entries replace files of it.
+func dependingMarketplace(entries map[string]string) map[string]string {
+	files := map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "acme", "plugins": [
+			{"name": "a", "source": "./plugins/a"},
+			{"name": "b", "source": "./plugins/b", "dependencies": [{"name": "c", "version": "^1"}]},
+			{"name": "c", "source": "./plugins/c", "version": "1.2.0"},
+			{"name": "d", "source": "./plugins/d"}]}`,
+		"plugins/a/.claude-plugin/plugin.json": `{"name": "a", "dependencies": ["b"]}`,
+		"plugins/a/skills/a1/SKILL.md":         skillMD("a1"),
+		"plugins/b/skills/b1/SKILL.md":         skillMD("b1"),
+		"plugins/c/skills/c1/SKILL.md":         skillMD("c1"),
+		"plugins/c/skills/c2/SKILL.md":         skillMD("c2"),
+		"plugins/d/skills/d1/SKILL.md":         skillMD("d1"),
+	}
+	for k, v := range entries {
+		files[k] = v
+	}
+	return files
+}
+
+// TestPluginDependenciesGit checks rule 12's plugin dependencies in a
+// marketplace read from a git repository: Add of plugin a installs the
+// skills of b and c as dependencies, each requirement written as the
+// marketplace's source with the skill's folder at the same reference,
+// and removing a's skill removes them (rule 18).
+func TestPluginDependenciesGit(t *testing.T) {
+	needGit(t)
+	f := newFixture(t)
+	dir := filepath.Join(t.TempDir(), "market")
+	gitRepo(t, dir, dependingMarketplace(nil))
+	src := "git+file://" + filepath.ToSlash(dir) + "#ref=main"
+	in := f.remoteInstaller(t, cachetest.Root(t))
+	changes, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Plugins: []string{"a"}})
+	if err != nil {
+		t.Fatalf("Add(--plugin a) = %v", err)
+	}
+	if diff := cmp.Diff([]string{"a1", "b1", "c1", "c2"}, installedNames(changes)); diff != "" {
+		t.Errorf("Add(--plugin a) installed (-want +got):\n%s", diff)
+	}
+	at := func(p string) string { return src + "&path=" + p }
+	want := map[string]reqSummary{
+		"a1": {Requires: []lockRequirement{{Source: at("plugins/b/skills/b1"), Skill: "b1"}}},
+		"b1": {Requires: []lockRequirement{{Source: at("plugins/c/skills/c1"), Skill: "c1"}, {Source: at("plugins/c/skills/c2"), Skill: "c2"}},
+			RequiredBy: []string{"a1"}, Dependency: true},
+		"c1": {RequiredBy: []string{"b1"}, Dependency: true},
+		"c2": {RequiredBy: []string{"b1"}, Dependency: true},
+	}
+	lock := projectLock(t, f)
+	if diff := cmp.Diff(want, summarize(lock)); diff != "" {
+		t.Errorf("lock after Add(--plugin a) (-want +got):\n%s", diff)
+	}
+	for name, e := range lock.Skills {
+		if e.Source != src {
+			t.Errorf("%s recorded from %s, want the marketplace %s", name, e.Source, src)
+		}
+	}
+	// Adding again changes nothing: the installed skills answer.
+	changes, err = in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Plugins: []string{"a"}})
+	if err != nil || Changed(changes) {
+		t.Errorf("second Add(--plugin a) = %v, %v; want nothing changed", changes, err)
+	}
+	changes, err = in.Remove(t.Context(), RemoveRequest{Names: []string{"a1"}})
+	if err != nil {
+		t.Fatalf("Remove(a1) = %v", err)
+	}
+	var removed []string
+	for _, c := range changes {
+		if c.Agent == "" && c.Action == ActionRemoved {
+			removed = append(removed, c.Skill)
+			if c.Skill != "a1" && c.Reason != "no longer required" {
+				t.Errorf("%s removed with reason %q", c.Skill, c.Reason)
+			}
+		}
+	}
+	slices.Sort(removed)
+	if diff := cmp.Diff([]string{"a1", "b1", "c1", "c2"}, removed); diff != "" {
+		t.Errorf("Remove(a1) removed (-want +got):\n%s", diff)
+	}
+	if n := len(projectLock(t, f).Skills); n != 0 {
+		t.Errorf("lock after Remove(a1) holds %d skills", n)
+	}
+}
+
+// TestPluginDependencies checks rule 12's plugin dependencies in a
+// marketplace folder: what is installed and recorded, and each refusal,
+// before anything changes.
+func TestPluginDependencies(t *testing.T) {
+	tests := []struct {
+		name      string
+		files     map[string]string
+		plugins   []string
+		none      bool
+		installed []string
+		want      map[string]reqSummary
+		skipped   string // a skipped change's reason holds it
+		err       string // ErrRequirements saying it
+	}{
+		{name: "a chain", plugins: []string{"a"}, installed: []string{"a1", "b1", "c1", "c2"},
+			want: map[string]reqSummary{
+				"a1": {Requires: []lockRequirement{{Source: "../../../b/skills/b1", Skill: "b1"}}},
+				"b1": {Requires: []lockRequirement{{Source: "../../../c/skills/c1", Skill: "c1"}, {Source: "../../../c/skills/c2", Skill: "c2"}}, RequiredBy: []string{"a1"}, Dependency: true},
+				"c1": {RequiredBy: []string{"b1"}, Dependency: true},
+				"c2": {RequiredBy: []string{"b1"}, Dependency: true},
+			}},
+		{name: "every plugin: those named by none are no dependency", installed: []string{"a1", "b1", "c1", "c2", "d1"},
+			want: map[string]reqSummary{
+				"a1": {Requires: []lockRequirement{{Source: "../../../b/skills/b1", Skill: "b1"}}},
+				"b1": {Requires: []lockRequirement{{Source: "../../../c/skills/c1", Skill: "c1"}, {Source: "../../../c/skills/c2", Skill: "c2"}}, RequiredBy: []string{"a1"}},
+				"c1": {RequiredBy: []string{"b1"}},
+				"c2": {RequiredBy: []string{"b1"}},
+				"d1": {},
+			}},
+		{name: "no requires", plugins: []string{"a"}, none: true, installed: []string{"a1"}, want: map[string]reqSummary{"a1": {}}},
+		{name: "a version not admitted", plugins: []string{"a"},
+			files: map[string]string{"plugins/c/.claude-plugin/plugin.json": `{"name": "c", "version": "2.0.0"}`,
+				".claude-plugin/marketplace.json": `{"name": "acme", "plugins": [{"name": "a", "source": "./plugins/a"},
+					{"name": "b", "source": "./plugins/b", "dependencies": [{"name": "c", "version": "^1"}]}, {"name": "c", "source": "./plugins/c"}]}`},
+			err: "plugin a -> b -> c: b requires c ^1, and the marketplace holds version 2.0.0 of it"},
+		{name: "a cycle", plugins: []string{"a"},
+			files: map[string]string{"plugins/c/.claude-plugin/plugin.json": `{"name": "c", "dependencies": ["a"]}`},
+			err:   "the plugins' dependencies make a cycle, a -> b -> c -> a"},
+		{name: "a plugin depending on itself", plugins: []string{"a"},
+			files: map[string]string{"plugins/a/.claude-plugin/plugin.json": `{"name": "a", "dependencies": ["a"]}`},
+			err:   "make a cycle, a -> a"},
+		{name: "another marketplace's plugin is not followed", plugins: []string{"a"},
+			files:     map[string]string{"plugins/a/.claude-plugin/plugin.json": `{"name": "a", "dependencies": [{"name": "x", "marketplace": "other"}]}`},
+			installed: []string{"a1"}, want: map[string]reqSummary{"a1": {}},
+			skipped: `plugin a -> x: plugin "x" of the marketplace "other" is not installed: add that marketplace's source to install its skills`},
+		{name: "its own marketplace by name is followed", plugins: []string{"a"},
+			files:     map[string]string{"plugins/a/.claude-plugin/plugin.json": `{"name": "a", "dependencies": [{"name": "d", "marketplace": "acme"}]}`},
+			installed: []string{"a1", "d1"},
+			want: map[string]reqSummary{
+				"a1": {Requires: []lockRequirement{{Source: "../../../d/skills/d1", Skill: "d1"}}},
+				"d1": {RequiredBy: []string{"a1"}, Dependency: true},
+			}},
+		{name: "a plugin the marketplace does not list", plugins: []string{"a"},
+			files: map[string]string{"plugins/a/.claude-plugin/plugin.json": `{"name": "a", "dependencies": ["zed"]}`},
+			err:   `plugin a -> zed: the marketplace lists no plugin "zed"`},
+		{name: "a dependency of no known shape", plugins: []string{"a"},
+			files: map[string]string{"plugins/a/.claude-plugin/plugin.json": `{"name": "a", "dependencies": ["b", 42]}`},
+			err:   `plugin "a": dependency 2: it is neither a plugin name nor an object`},
+		{name: "an object with an unknown key", plugins: []string{"a"},
+			files: map[string]string{"plugins/a/.claude-plugin/plugin.json": `{"name": "a", "dependencies": [{"name": "b", "ref": "main"}]}`},
+			err:   `plugin "a": dependency 1: it is neither`},
+		{name: "dependencies that are no list", plugins: []string{"a"},
+			files: map[string]string{"plugins/a/.claude-plugin/plugin.json": `{"name": "a", "dependencies": "b"}`},
+			err:   `plugin "a": its dependencies are not a list of plugins`},
+		{name: "a name that is a path", plugins: []string{"a"},
+			files: map[string]string{"plugins/a/.claude-plugin/plugin.json": `{"name": "a", "dependencies": ["../b"]}`},
+			err:   `plugin "../b": the name must start with a letter or digit`},
+		{name: "a range that is none", plugins: []string{"a"},
+			files: map[string]string{"plugins/a/.claude-plugin/plugin.json": `{"name": "a", "dependencies": [{"name": "b", "version": "^^1"}]}`},
+			err:   `plugin "b": the version range "^^1" is not one`},
+		{name: "too many dependencies", plugins: []string{"a"},
+			files: map[string]string{"plugins/a/.claude-plugin/plugin.json": `{"name": "a", "dependencies": [` + strings.Repeat(`"b",`, maxPluginDeps) + `"b"]}`},
+			err:   `plugin "a" lists 65 dependencies, and a plugin lists at most 64`},
+		{name: "a refusal is not read with no requires", plugins: []string{"a"}, none: true,
+			files:     map[string]string{"plugins/a/.claude-plugin/plugin.json": `{"name": "a", "dependencies": ["b", 42]}`},
+			installed: []string{"a1"}, want: map[string]reqSummary{"a1": {}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			dir := filepath.Join(f.sources, "market")
+			writeFiles(t, dir, dependingMarketplace(tt.files))
+			changes, err := f.installer(t).Add(t.Context(), AddRequest{Sources: []string{dir}, Agents: agentsOf(t, "codex"), Plugins: tt.plugins, NoRequires: tt.none})
+			if tt.err != "" {
+				if !errors.Is(err, ErrRequirements) || !strings.Contains(err.Error(), tt.err) || !strings.Contains(err.Error(), "nothing was changed") {
+					t.Fatalf("Add = %v, want ErrRequirements saying %q", err, tt.err)
+				}
+				if _, err := os.Lstat(filepath.Join(f.env.Project, ".agents")); err == nil {
+					t.Error("a refused add made .agents")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.installed, installedNames(changes)); diff != "" {
+				t.Errorf("installed (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.want, summarize(projectLock(t, f))); diff != "" {
+				t.Errorf("lock (-want +got):\n%s", diff)
+			}
+			var reasons []string
+			for _, c := range changes {
+				if c.Action == ActionSkipped {
+					reasons = append(reasons, c.Reason)
+				}
+			}
+			if tt.skipped != "" && !slices.ContainsFunc(reasons, func(r string) bool { return strings.Contains(r, tt.skipped) }) {
+				t.Errorf("skipped changes' reasons %q, want one saying %q", reasons, tt.skipped)
+			}
+			if tt.skipped == "" && len(reasons) > 0 {
+				t.Errorf("skipped changes %q, want none", reasons)
+			}
+		})
+	}
+}
