@@ -115,7 +115,7 @@ type foundSkill struct {
 	// marketplaces, which are not followed.
 	needs        []string
 	needsProblem string
-	foreign      []string
+	foreign      []foreignDep
 	// seen is whether the search listed every folder of it, and found
 	// no link in any: its files are all regular, and no link needs
 	// checking (rule 3).

@@ -23,6 +23,13 @@ const (
 	maxPluginName = 128
 )
 
+// foreignDep is a dependency on a plugin of another marketplace, which
+// Add does not follow (rule 12): the plugin's name, and what Add reports.
+type foreignDep struct {
+	Plugin string `json:"plugin"`
+	Note   string `json:"note"`
+}
+
 // pluginDep is one dependency of a plugin, as its manifests list it.
 type pluginDep struct {
 	name   string
@@ -152,7 +159,7 @@ func (d *discoverer) local(dep pluginDep) bool {
 // that cannot be read, a plugin the marketplace does not list, a version
 // its range does not admit, a chain too long, or a cycle. It adds the
 // dependencies on other marketplaces' plugins to foreign.
-func (d *discoverer) checkDeps(chain []string, foreign *[]string, done map[string]bool) string {
+func (d *discoverer) checkDeps(chain []string, foreign *[]foreignDep, done map[string]bool) string {
 	name := chain[len(chain)-1]
 	p := d.pluginNamed(name)
 	if p == nil || done[name] {
@@ -169,8 +176,8 @@ func (d *discoverer) checkDeps(chain []string, foreign *[]string, done map[strin
 				where = "its marketplace (this source is no marketplace)"
 			}
 			note := fmt.Sprintf("plugin %s: plugin %q of %s is not installed: add that marketplace's source to install its skills", chainText(at), dep.name, where)
-			if !slices.Contains(*foreign, note) {
-				*foreign = append(*foreign, note)
+			if fd := (foreignDep{dep.name, note}); !slices.Contains(*foreign, fd) {
+				*foreign = append(*foreign, fd)
 			}
 			continue
 		}
@@ -281,8 +288,8 @@ func (in *Installer) linkPlugins(sources []*sourceSkills, use []*candidate, leni
 				c.label(), ErrRequirements, c.needsProblem, in.setting(SettingAddNoRequires))
 		}
 		for _, f := range c.foreign {
-			if !slices.ContainsFunc(notes, func(ch Change) bool { return ch.Reason == f }) {
-				notes = append(notes, Change{Skill: c.label(), Source: c.source, Path: c.pathInSource(), Action: ActionSkipped, Reason: f})
+			if !slices.ContainsFunc(notes, func(ch Change) bool { return ch.Reason == f.Note }) {
+				notes = append(notes, Change{Skill: f.Plugin, Source: c.source, Action: ActionSkipped, Reason: f.Note})
 			}
 		}
 		if len(c.needs) == 0 || c.pluginReqs != nil {

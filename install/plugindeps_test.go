@@ -204,6 +204,9 @@ func TestPluginDependencies(t *testing.T) {
 			for _, c := range changes {
 				if c.Action == ActionSkipped {
 					reasons = append(reasons, c.Reason)
+					if c.Skill != "x" || c.Path != "" {
+						t.Errorf("skipped change names %q at %q, want the plugin x", c.Skill, c.Path)
+					}
 				}
 			}
 			if tt.skipped != "" && !slices.ContainsFunc(reasons, func(r string) bool { return strings.Contains(r, tt.skipped) }) {

@@ -40,9 +40,9 @@ type memoSkill struct {
 	Within  string   `json:"within,omitempty"`
 	// Needs, NeedsProblem and Foreign are what its plugins' dependencies
 	// make of it (rule 12).
-	Needs        []string `json:"needs,omitempty"`
-	NeedsProblem string   `json:"needs_problem,omitempty"`
-	Foreign      []string `json:"foreign,omitempty"`
+	Needs        []string     `json:"needs,omitempty"`
+	NeedsProblem string       `json:"needs_problem,omitempty"`
+	Foreign      []foreignDep `json:"foreign,omitempty"`
 }
 
 // maxSourceMemo bounds a memo read back: one larger is not used.

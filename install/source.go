@@ -167,7 +167,7 @@ type candidate struct {
 	// them (linkPlugins), the requirements they make.
 	needs        []string
 	needsProblem string
-	foreign      []string
+	foreign      []foreignDep
 	pluginReqs   []pluginReq
 }
 
