@@ -125,7 +125,7 @@ func TestAddPluginDependencies(t *testing.T) {
 	t.Setenv("AGENT_ADAPTOR_SKILL_CACHE_ROOT", t.TempDir())
 	src := t.TempDir()
 	writeTree(t, src, map[string]string{
-		".claude-plugin/marketplace.json":       `{"name":"acme","plugins":[{"name":"a","source":"./plugins/a"},{"name":"b","source":"./plugins/b","version":"1.0.0"}]}`,
+		".claude-plugin/marketplace.json":      `{"name":"acme","plugins":[{"name":"a","source":"./plugins/a"},{"name":"b","source":"./plugins/b","version":"1.0.0"}]}`,
 		"plugins/a/.claude-plugin/plugin.json": `{"name":"a","dependencies":[{"name":"b","version":"^1"},{"name":"x","marketplace":"other"}]}`,
 		"plugins/a/skills/a1/SKILL.md":         fm("a1", "The a skill."),
 		"plugins/b/skills/b1/SKILL.md":         fm("b1", "The b skill."),
