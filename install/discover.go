@@ -63,6 +63,11 @@ type discoverer struct {
 	// not see: it holds a link, or a folder the search did not enter
 	// (what a skill leaves out, skillcache.LeftOut, aside).
 	unseen map[string]bool
+	// byName, depChecks and skillsByPlugin remember, per plugin name,
+	// its plugin, what checkDeps found from it, and its skills' folders.
+	byName         map[string]*plugin
+	depChecks      map[string]depCheck
+	skillsByPlugin map[string][]string
 }
 
 // plugin is a Claude plugin of the source, as its manifests list it.
@@ -132,7 +137,8 @@ type foundSkill struct {
 // searched one level down only, and a plugin folder the marketplace does
 // not list is never entered, unless nothing is found at all.
 func discover(ctx context.Context, fsys fs.FS, maxSearch int) ([]foundSkill, error) {
-	d := &discoverer{ctx: ctx, fsys: fsys, max: maxSearch, visited: map[string]int{}, found: map[string]bool{}, unseen: map[string]bool{}}
+	d := &discoverer{ctx: ctx, fsys: fsys, max: maxSearch, visited: map[string]int{}, found: map[string]bool{}, unseen: map[string]bool{},
+		depChecks: map[string]depCheck{}, skillsByPlugin: map[string][]string{}}
 	d.readManifests()
 	rootLevels := searchDepth
 	if d.market {

@@ -144,7 +144,17 @@ func (d *discoverer) pluginNeeds(f *foundSkill) {
 			}
 		}
 		if f.needsProblem == "" {
-			f.needsProblem = d.checkDeps([]string{name}, &f.foreign, map[string]bool{})
+			r, ok := d.depChecks[name]
+			if !ok {
+				r.problem = d.checkDeps([]string{name}, &r.foreign, map[string]bool{})
+				d.depChecks[name] = r
+			}
+			f.needsProblem = r.problem
+			for _, fd := range r.foreign {
+				if !slices.Contains(f.foreign, fd) {
+					f.foreign = append(f.foreign, fd)
+				}
+			}
 		}
 	}
 }
@@ -205,19 +215,31 @@ func (d *discoverer) checkDeps(chain []string, foreign *[]foreignDep, done map[s
 	return ""
 }
 
-// pluginNamed returns the plugin of that name, or nil.
+// depCheck is what checkDeps found from one plugin.
+type depCheck struct {
+	problem string
+	foreign []foreignDep
+}
+
+// pluginNamed returns the plugin of that name (the first one), or nil.
 func (d *discoverer) pluginNamed(name string) *plugin {
-	for i := range d.plugins {
-		if d.plugins[i].name == name && name != "" {
-			return &d.plugins[i]
+	if d.byName == nil {
+		d.byName = map[string]*plugin{}
+		for i := range d.plugins {
+			if n := d.plugins[i].name; n != "" && d.byName[n] == nil {
+				d.byName[n] = &d.plugins[i]
+			}
 		}
 	}
-	return nil
+	return d.byName[name]
 }
 
 // skillsOf returns the folders of the skills of the plugin name, not
 // those nested in another skill's folder, sorted.
 func (d *discoverer) skillsOf(name string) []string {
+	if out, ok := d.skillsByPlugin[name]; ok {
+		return out
+	}
 	var out []string
 	for dir := range d.found {
 		if d.nested(dir) {
@@ -234,6 +256,7 @@ func (d *discoverer) skillsOf(name string) []string {
 		}
 	}
 	slices.Sort(out)
+	d.skillsByPlugin[name] = out
 	return out
 }
 

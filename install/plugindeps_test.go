@@ -2,9 +2,11 @@ package install
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -217,4 +219,65 @@ func TestPluginDependencies(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPluginDependenciesLimits checks the bounds of rule 12's plugin
+// dependencies: a chain longer than MaxRequireDepth is refused naming
+// it, and a marketplace whose many plugins each depend on many others is
+// read once per plugin, not once per path through them.
+func TestPluginDependenciesLimits(t *testing.T) {
+	market := func(n int, deps func(i int) []string) map[string]string {
+		files := map[string]string{}
+		var entries []string
+		for i := range n {
+			name := fmt.Sprintf("p%d", i)
+			entries = append(entries, fmt.Sprintf(`{"name": %q, "source": "./plugins/%s"}`, name, name))
+			var ds []string
+			for _, d := range deps(i) {
+				ds = append(ds, strconv.Quote(d))
+			}
+			files["plugins/"+name+"/.claude-plugin/plugin.json"] = fmt.Sprintf(`{"name": %q, "dependencies": [%s]}`, name, strings.Join(ds, ","))
+			files["plugins/"+name+"/skills/s"+name+"/SKILL.md"] = skillMD("s" + name)
+		}
+		files[".claude-plugin/marketplace.json"] = `{"name": "m", "plugins": [` + strings.Join(entries, ",") + `]}`
+		return files
+	}
+	t.Run("a chain too long", func(t *testing.T) {
+		f := newFixture(t)
+		dir := filepath.Join(f.sources, "market")
+		writeFiles(t, dir, market(MaxRequireDepth+3, func(i int) []string {
+			if i == MaxRequireDepth+2 {
+				return nil
+			}
+			return []string{fmt.Sprintf("p%d", i+1)}
+		}))
+		_, err := f.installer(t).Add(t.Context(), AddRequest{Sources: []string{dir}, Agents: agentsOf(t, "codex"), Plugins: []string{"p0"}})
+		if !errors.Is(err, ErrRequirements) || !strings.Contains(err.Error(), "plugin p0 -> p1 -> ") || !strings.Contains(err.Error(), fmt.Sprintf("a chain of dependencies longer than %d", MaxRequireDepth)) {
+			t.Errorf("Add of a chain of %d plugins = %v, want ErrRequirements naming the chain", MaxRequireDepth+3, err)
+		}
+	})
+	t.Run("many paths", func(t *testing.T) {
+		// p_i depends on p_{i+1} .. p_{i+12}: exponentially many paths
+		// from p0, a closure of 30 skills.
+		f := newFixture(t)
+		dir := filepath.Join(f.sources, "market")
+		const n = 30
+		writeFiles(t, dir, market(n, func(i int) []string {
+			var out []string
+			for j := i + 1; j < n && j <= i+12; j++ {
+				out = append(out, fmt.Sprintf("p%d", j))
+			}
+			return out
+		}))
+		changes, err := f.installer(t).Add(t.Context(), AddRequest{Sources: []string{dir}, Agents: agentsOf(t, "codex"), Plugins: []string{"p0"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(installedNames(changes)); got != n {
+			t.Errorf("installed %d skills, want %d", got, n)
+		}
+		if e := projectLock(t, f).Skills["sp0"]; len(e.Requires) != 12 || e.Dependency {
+			t.Errorf("sp0 recorded %+v, want 12 requirements, no dependency", e)
+		}
+	})
 }
