@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -98,6 +99,27 @@ func TestPluginDependenciesGit(t *testing.T) {
 	}
 	if n := len(projectLock(t, f).Skills); n != 0 {
 		t.Errorf("lock after Remove(a1) holds %d skills", n)
+	}
+	// Every plugin: the source's memo (a re-add's skills from the skill
+	// cache) keeps what the plugins' dependencies make of each skill.
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code")}); err != nil {
+		t.Fatalf("Add(every plugin) = %v", err)
+	}
+	lock = projectLock(t, f)
+	cands, ok := in.recalledSource(t.Context(), src, lock.Skills["a1"].Pin)
+	if !ok {
+		t.Fatal("no memo of the marketplace after adding all its skills")
+	}
+	needs := map[string][]string{}
+	for _, c := range cands {
+		needs[path.Base(c.subpath)] = c.needs
+	}
+	wantNeeds := map[string][]string{"a1": {"plugins/b/skills/b1"}, "b1": {"plugins/c/skills/c1", "plugins/c/skills/c2"}, "c1": nil, "c2": nil, "d1": nil}
+	if diff := cmp.Diff(wantNeeds, needs); diff != "" {
+		t.Errorf("the memo's needs (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want["a1"], summarize(lock)["a1"]); diff != "" {
+		t.Errorf("a1 after Add(every plugin) (-want +got):\n%s", diff)
 	}
 }
 
