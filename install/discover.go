@@ -326,7 +326,7 @@ func (d *discoverer) readManifests() {
 	add := func(name, dir, version string, listed, deps json.RawMessage) {
 		own, _ := d.pluginManifest(dir)
 		p := plugin{name: name, dir: dir, version: cmp.Or(version, own.Version)}
-		p.deps, p.depErr = readDeps(name, deps, own.Dependencies)
+		p.deps, p.depErr = readDeps(deps, own.Dependencies)
 		for _, q := range append(pathList(listed), pathList(own.Skills)...) {
 			if q, ok := within(dir, q); ok {
 				p.paths = append(p.paths, q)

@@ -37,27 +37,28 @@ type pluginDep struct {
 	market string // another marketplace, by name, or ""
 }
 
-// readDeps reads the dependencies of the plugin name that its
-// marketplace entry, then its plugin.json, list (rule 12), each once.
-// A list that is not an array of plugin names and objects
-// {"name", "version", "marketplace"} makes problem say why.
-func readDeps(name string, lists ...json.RawMessage) (deps []pluginDep, problem string) {
-	for _, raw := range lists {
+// readDeps reads the dependencies of a plugin that its marketplace
+// entry, then its plugin.json, list (rule 12), each once. A list that is
+// not an array of plugin names and objects {"name", "version",
+// "marketplace"} makes problem say why.
+func readDeps(entry, own json.RawMessage) (deps []pluginDep, problem string) {
+	for i, raw := range []json.RawMessage{entry, own} {
+		where := [...]string{"its marketplace entry", "its plugin.json"}[i]
 		raw = bytes.TrimSpace(raw)
 		if len(raw) == 0 || string(raw) == "null" {
 			continue
 		}
 		var items []json.RawMessage
 		if err := json.Unmarshal(raw, &items); err != nil {
-			return nil, fmt.Sprintf("plugin %q: its dependencies are not a list of plugins", name)
+			return nil, fmt.Sprintf("the dependencies %s lists are not a list of plugins", where)
 		}
 		if len(items) > maxPluginDeps {
-			return nil, fmt.Sprintf("plugin %q lists %d dependencies, and a plugin lists at most %d", name, len(items), maxPluginDeps)
+			return nil, fmt.Sprintf("%s lists %d dependencies, and a plugin lists at most %d", where, len(items), maxPluginDeps)
 		}
-		for i, item := range items {
+		for j, item := range items {
 			d, err := readDep(item)
 			if err != nil {
-				return nil, fmt.Sprintf("plugin %q: dependency %d: %v", name, i+1, err)
+				return nil, fmt.Sprintf("dependency %d of %s: %v", j+1, where, err)
 			}
 			if !slices.Contains(deps, d) {
 				deps = append(deps, d)
