@@ -302,7 +302,7 @@ type marketplace struct {
 		Name         string          `json:"name"`
 		Source       json.RawMessage `json:"source"`
 		Skills       json.RawMessage `json:"skills"`
-		Version      string          `json:"version"`
+		Version      json.RawMessage `json:"version"`
 		Dependencies json.RawMessage `json:"dependencies"`
 	} `json:"plugins"`
 }
@@ -311,7 +311,7 @@ type marketplace struct {
 type pluginManifest struct {
 	Name         string          `json:"name"`
 	Skills       json.RawMessage `json:"skills"`
-	Version      string          `json:"version"`
+	Version      json.RawMessage `json:"version"`
 	Dependencies json.RawMessage `json:"dependencies"`
 }
 
@@ -323,9 +323,9 @@ type pluginManifest struct {
 // JSON are ignored.
 func (d *discoverer) readManifests() {
 	d.pluginDirs, d.members = map[string]bool{}, map[string][]string{}
-	add := func(name, dir, version string, listed, deps json.RawMessage) {
+	add := func(name, dir string, version, listed, deps json.RawMessage) {
 		own, _ := d.pluginManifest(dir)
-		p := plugin{name: name, dir: dir, version: cmp.Or(version, own.Version)}
+		p := plugin{name: name, dir: dir, version: cmp.Or(manifestString(version), manifestString(own.Version))}
 		p.deps, p.depErr = readDeps(deps, own.Dependencies)
 		for _, q := range append(pathList(listed), pathList(own.Skills)...) {
 			if q, ok := within(dir, q); ok {
@@ -344,9 +344,9 @@ func (d *discoverer) readManifests() {
 	}
 	var root pluginManifest
 	if d.readJSON(".claude-plugin/plugin.json", &root) {
-		add(root.Name, ".", "", nil, nil)
+		add(root.Name, ".", nil, nil, nil)
 	} else if d.exists(".claude-plugin/plugin.json") {
-		add("", ".", "", nil, nil)
+		add("", ".", nil, nil, nil)
 	}
 	var m marketplace
 	if !d.readJSON(".claude-plugin/marketplace.json", &m) {
@@ -392,6 +392,14 @@ func (d *discoverer) readJSON(name string, v any) bool {
 		return false
 	}
 	return json.Unmarshal(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), v) == nil
+}
+
+// manifestString reads a manifest's string, or "" when it holds none (a version
+// written as a number is no version: it is not checked).
+func manifestString(raw json.RawMessage) string {
+	var s string
+	json.Unmarshal(raw, &s)
+	return s
 }
 
 // pathList reads a manifest's path list: one string or an array of strings.
