@@ -331,7 +331,7 @@
 //     depending on itself too), a chain longer than [MaxRequireDepth],
 //     and a version range that does not admit the version the
 //     dependency's marketplace entry, else its plugin.json, gives (none
-//     given: not checked). Claude Code resolves a range against the
+//     given, or one that is no JSON string: not checked). Claude Code resolves a range against the
 //     marketplace repository's tags {name}--v{version}; Add does not
 //     look them up, as it reads the marketplace at one reference. With
 //     AddRequest.NoRequires none of this is read: only the skills
