@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentadaptor/agentadaptor/internal/testkit/cachetest"
+	"github.com/agentadaptor/agentadaptor/internal/testkit/testarchive"
 )
 
 // dependingMarketplace is a marketplace of plugins a -> b -> c: a's
@@ -316,4 +317,25 @@ func TestPluginDependenciesLimits(t *testing.T) {
 			t.Errorf("sp0 recorded %+v, want 12 requirements, no dependency", e)
 		}
 	})
+}
+
+// TestPluginDependenciesArchive checks that a marketplace read from an
+// archive, whose skills have no source of their own to require, is
+// refused with ErrInvalidSource when a plugin depends on another, and
+// installs with --no-requires.
+func TestPluginDependenciesArchive(t *testing.T) {
+	f := newFixture(t)
+	file := filepath.Join(f.sources, "market.tar.gz")
+	if err := os.WriteFile(file, testarchive.TarGzFiles(t, dependingMarketplace(nil)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := f.installer(t)
+	_, err := in.Add(t.Context(), AddRequest{Sources: []string{file}, Agents: agentsOf(t, "codex"), Plugins: []string{"a"}})
+	if !errors.Is(err, ErrInvalidSource) || !strings.Contains(err.Error(), "a1 -> b1: ") || !strings.Contains(err.Error(), "a plugin's dependencies are followed in a marketplace read from a folder") {
+		t.Errorf("Add(--plugin a) of an archive = %v, want ErrInvalidSource naming a1 -> b1", err)
+	}
+	changes, err := in.Add(t.Context(), AddRequest{Sources: []string{file}, Agents: agentsOf(t, "codex"), Plugins: []string{"a"}, NoRequires: true})
+	if err != nil || !slices.Equal(installedNames(changes), []string{"a1"}) {
+		t.Errorf("Add(--plugin a --no-requires) of an archive = %v, %v; want a1 installed", installedNames(changes), err)
+	}
 }
