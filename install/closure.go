@@ -78,6 +78,7 @@ func (in *Installer) requirements(ctx context.Context, use []*candidate, lenient
 		return nil, nil, nil, err
 	}
 	cl := &closure{in: in, lock: lock, lenient: lenient, none: none, read: map[string]*candidate{}, prefer: map[string]*candidate{}}
+	seedPluginReqs(cl.read, use) // read with their marketplace (rule 12)
 	cleanup = func() {
 		for _, r := range cl.sources {
 			r.cleanup()
@@ -721,6 +722,11 @@ func (in *Installer) declared(ctx context.Context, c *candidate) ([]string, erro
 		}
 		if reqs, err = s.Requires(); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidSource, err)
+		}
+	}
+	for _, t := range c.pluginTexts() { // rule 12
+		if !slices.Contains(reqs, t) {
+			reqs = append(reqs, t)
 		}
 	}
 	if c.pin == "" || !strings.HasPrefix(c.source, "oci://") {

@@ -2,6 +2,7 @@ package install
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -48,7 +49,8 @@ type discoverer struct {
 	found   map[string]bool
 	// market is whether the source is a plugin marketplace (rule 12):
 	// its root holds a .claude-plugin/marketplace.json that is read.
-	market bool
+	market     bool
+	marketName string // its "name"
 	// plugins are the plugins the manifests list that live in the source.
 	plugins []plugin
 	// pluginDirs holds the folder of every plugin of plugins, and
@@ -61,6 +63,11 @@ type discoverer struct {
 	// not see: it holds a link, or a folder the search did not enter
 	// (what a skill leaves out, skillcache.LeftOut, aside).
 	unseen map[string]bool
+	// byName, depChecks and skillsByPlugin remember, per plugin name,
+	// its plugin, what checkDeps found from it, and its skills' folders.
+	byName         map[string]*plugin
+	depChecks      map[string]depCheck
+	skillsByPlugin map[string][]string
 }
 
 // plugin is a Claude plugin of the source, as its manifests list it.
@@ -70,6 +77,14 @@ type plugin struct {
 	// paths are the skill paths its marketplace entry and its own
 	// plugin.json list, inside the source.
 	paths []string
+	// version is the version its marketplace entry, else its
+	// plugin.json, gives; "" when neither does.
+	version string
+	// deps are the plugins it depends on, as its marketplace entry and
+	// its plugin.json list them (rule 12); depErr, when not "", says
+	// why a list of them cannot be read.
+	deps   []pluginDep
+	depErr string
 }
 
 // folders are where discovery searches for the plugin's skills: its
@@ -97,6 +112,15 @@ type foundSkill struct {
 	within string
 	// plugins are the names of the plugins it belongs to.
 	plugins []string
+	// needs are the folders of the skills of the plugins in the same
+	// marketplace that its plugins depend on (rule 12); needsProblem,
+	// when not "", is why they cannot be installed with it (a cycle, a
+	// version not admitted, a dependency the marketplace does not
+	// list), and foreign the dependencies on plugins of other
+	// marketplaces, which are not followed.
+	needs        []string
+	needsProblem string
+	foreign      []foreignDep
 	// seen is whether the search listed every folder of it, and found
 	// no link in any: its files are all regular, and no link needs
 	// checking (rule 3).
@@ -113,7 +137,8 @@ type foundSkill struct {
 // searched one level down only, and a plugin folder the marketplace does
 // not list is never entered, unless nothing is found at all.
 func discover(ctx context.Context, fsys fs.FS, maxSearch int) ([]foundSkill, error) {
-	d := &discoverer{ctx: ctx, fsys: fsys, max: maxSearch, visited: map[string]int{}, found: map[string]bool{}, unseen: map[string]bool{}}
+	d := &discoverer{ctx: ctx, fsys: fsys, max: maxSearch, visited: map[string]int{}, found: map[string]bool{}, unseen: map[string]bool{},
+		depChecks: map[string]depCheck{}, skillsByPlugin: map[string][]string{}}
 	d.readManifests()
 	rootLevels := searchDepth
 	if d.market {
@@ -173,6 +198,9 @@ func discover(ctx context.Context, fsys fs.FS, maxSearch int) ([]foundSkill, err
 			if p == "." {
 				break
 			}
+		}
+		if f.within == "" {
+			d.pluginNeeds(&f)
 		}
 		if f.dir == "." {
 			f.dir = ""
@@ -266,20 +294,25 @@ func (d *discoverer) isFolder(dir string) bool {
 
 // marketplace is what discovery reads of .claude-plugin/marketplace.json.
 type marketplace struct {
+	Name     string `json:"name"`
 	Metadata struct {
 		PluginRoot string `json:"pluginRoot"`
 	} `json:"metadata"`
 	Plugins []struct {
-		Name   string          `json:"name"`
-		Source json.RawMessage `json:"source"`
-		Skills json.RawMessage `json:"skills"`
+		Name         string          `json:"name"`
+		Source       json.RawMessage `json:"source"`
+		Skills       json.RawMessage `json:"skills"`
+		Version      json.RawMessage `json:"version"`
+		Dependencies json.RawMessage `json:"dependencies"`
 	} `json:"plugins"`
 }
 
 // pluginManifest is what discovery reads of .claude-plugin/plugin.json.
 type pluginManifest struct {
-	Name   string          `json:"name"`
-	Skills json.RawMessage `json:"skills"`
+	Name         string          `json:"name"`
+	Skills       json.RawMessage `json:"skills"`
+	Version      json.RawMessage `json:"version"`
+	Dependencies json.RawMessage `json:"dependencies"`
 }
 
 // readManifests reads the Claude plugin manifests at the root: the
@@ -290,9 +323,11 @@ type pluginManifest struct {
 // JSON are ignored.
 func (d *discoverer) readManifests() {
 	d.pluginDirs, d.members = map[string]bool{}, map[string][]string{}
-	add := func(name, dir string, listed json.RawMessage) {
-		p := plugin{name: name, dir: dir}
-		for _, q := range append(pathList(listed), d.pluginSkills(dir)...) {
+	add := func(name, dir string, version, listed, deps json.RawMessage) {
+		own, _ := d.pluginManifest(dir)
+		p := plugin{name: name, dir: dir, version: cmp.Or(manifestString(version), manifestString(own.Version))}
+		p.deps, p.depErr = readDeps(deps, own.Dependencies)
+		for _, q := range append(pathList(listed), pathList(own.Skills)...) {
 			if q, ok := within(dir, q); ok {
 				p.paths = append(p.paths, q)
 			}
@@ -309,15 +344,16 @@ func (d *discoverer) readManifests() {
 	}
 	var root pluginManifest
 	if d.readJSON(".claude-plugin/plugin.json", &root) {
-		add(root.Name, ".", nil)
+		add(root.Name, ".", nil, nil, nil)
 	} else if d.exists(".claude-plugin/plugin.json") {
-		add("", ".", nil)
+		add("", ".", nil, nil, nil)
 	}
 	var m marketplace
 	if !d.readJSON(".claude-plugin/marketplace.json", &m) {
 		return
 	}
 	d.market = true
+	d.marketName = m.Name
 	for _, p := range m.Plugins {
 		var src string
 		if json.Unmarshal(p.Source, &src) != nil {
@@ -327,18 +363,16 @@ func (d *discoverer) readManifests() {
 			src = path.Join(m.Metadata.PluginRoot, src)
 		}
 		if dir, ok := within(".", src); ok {
-			add(p.Name, dir, p.Skills)
+			add(p.Name, dir, p.Version, p.Skills, p.Dependencies)
 		}
 	}
 }
 
-// pluginSkills returns the skill paths a plugin's own plugin.json lists.
-func (d *discoverer) pluginSkills(dir string) []string {
-	var m pluginManifest
-	if !d.readJSON(path.Join(dir, ".claude-plugin", "plugin.json"), &m) {
-		return nil
-	}
-	return pathList(m.Skills)
+// pluginManifest reads a plugin's own plugin.json; ok is false when it
+// has none that can be read.
+func (d *discoverer) pluginManifest(dir string) (m pluginManifest, ok bool) {
+	ok = d.readJSON(path.Join(dir, ".claude-plugin", "plugin.json"), &m)
+	return m, ok
 }
 
 func (d *discoverer) exists(name string) bool {
@@ -358,6 +392,14 @@ func (d *discoverer) readJSON(name string, v any) bool {
 		return false
 	}
 	return json.Unmarshal(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), v) == nil
+}
+
+// manifestString reads a manifest's string, or "" when it holds none (a version
+// written as a number is no version: it is not checked).
+func manifestString(raw json.RawMessage) string {
+	var s string
+	json.Unmarshal(raw, &s)
+	return s
 }
 
 // pathList reads a manifest's path list: one string or an array of strings.

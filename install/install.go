@@ -300,6 +300,45 @@
 //     they list none, those in its skills folder; the root's own
 //     plugin.json makes a plugin of its "name". Plugins published
 //     elsewhere (a GitHub repository, a URL) are not read.
+//     Plugin dependencies, as Claude Code reads them: a plugin's
+//     "dependencies", in its marketplace entry and its plugin.json (both
+//     are read), is a list of at most 64 entries, each a plugin name or
+//     an object {"name", "version" (a version range, as package
+//     source/version reads one), "marketplace" (another marketplace, by
+//     name)}; a name holds letters, digits, "-", "_" and "." (starting
+//     with a letter or digit, at most 128 bytes). Add of a skill of a
+//     plugin of a marketplace installs, with it, the skills (not nested
+//     ones) of the plugins of the same marketplace its plugins depend
+//     on, and theirs, each as a requirement of it (rule 17: installed as
+//     a dependency, recorded in its "requires", removed with it, rule
+//     18), written as the source Add takes that skill from: the
+//     marketplace's source with the skill's folder at the same reference
+//     (git+URL#ref=REF&path=PATH, github:OWNER/REPO/PATH@REF, or, of a
+//     folder, the path from the requiring skill's folder,
+//     ../b/skills/x); a marketplace read otherwise (an archive, OCI) is
+//     refused with [ErrInvalidSource]. The skills of a dependency are
+//     read with the marketplace, at its pin, not again. A dependency on
+//     a plugin of another marketplace (its "marketplace" names one other
+//     than this marketplace's "name"), or of a plugin.json that no
+//     marketplace read here lists, is not followed: Add reports it as a
+//     Change with ActionSkipped whose Skill is the plugin's name, Source
+//     the marketplace read, and Reason the chain of plugins and that
+//     marketplace's source is to be added; the rest is installed. What
+//     fails the request with [ErrRequirements], naming the chain of
+//     plugins ("plugin a -> b -> c: ..."), before anything changes: a
+//     dependencies list that is not one as above, a plugin the
+//     marketplace does not list, a cycle ("a -> b -> a", a plugin
+//     depending on itself too), a chain longer than [MaxRequireDepth],
+//     and a version range that does not admit the version the
+//     dependency's marketplace entry, else its plugin.json, gives (none
+//     given, or one that is no JSON string: not checked). Claude Code
+//     resolves a range against the marketplace repository's tags
+//     {name}--v{version}; Add does not look them up, as it reads the
+//     marketplace at one reference. With AddRequest.NoRequires none of
+//     this is read: only the skills selected are installed.
+//     ([Installer.Update] records the requirements a SKILL.md declares
+//     only: a moved skill's plugin requirements are dropped from its
+//     record.)
 //     Nested skills: a folder holding a SKILL.md inside another skill's
 //     folder (up to five levels below it) is a file of that skill, which
 //     installs it with the rest of its folder, not a skill of its own:

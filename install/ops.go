@@ -188,6 +188,13 @@ func (in *Installer) Add(ctx context.Context, req AddRequest) ([]Change, error) 
 	if err != nil {
 		return nil, err
 	}
+	if !req.NoRequires {
+		notes, err := in.linkPlugins(sources, use, req.Lenient)
+		if err != nil {
+			return skipped, err
+		}
+		skipped = append(skipped, notes...)
+	}
 	use, required, cleanupRequired, err := in.requirements(ctx, use, req.Lenient, req.NoRequires, false)
 	if err != nil {
 		return skipped, err

@@ -38,6 +38,11 @@ type memoSkill struct {
 	Digest  string   `json:"digest"`
 	Plugins []string `json:"plugins,omitempty"`
 	Within  string   `json:"within,omitempty"`
+	// Needs, NeedsProblem and Foreign are what its plugins' dependencies
+	// make of it (rule 12).
+	Needs        []string     `json:"needs,omitempty"`
+	NeedsProblem string       `json:"needs_problem,omitempty"`
+	Foreign      []foreignDep `json:"foreign,omitempty"`
 }
 
 // maxSourceMemo bounds a memo read back: one larger is not used.
@@ -82,7 +87,8 @@ func (in *Installer) rememberSources(sources []*sourceSkills, use []*candidate, 
 				m.Skills = nil
 				break
 			}
-			m.Skills = append(m.Skills, memoSkill{Name: c.name, Subpath: c.subpath, Digest: digests[use[i]], Plugins: c.plugins, Within: c.within})
+			m.Skills = append(m.Skills, memoSkill{Name: c.name, Subpath: c.subpath, Digest: digests[use[i]], Plugins: c.plugins, Within: c.within,
+				Needs: c.needs, NeedsProblem: c.needsProblem, Foreign: c.foreign})
 		}
 		if len(m.Skills) == 0 {
 			continue
@@ -119,14 +125,15 @@ func (in *Installer) recalledSource(ctx context.Context, rec, pin string) (_ []c
 	}
 	out := make([]candidate, 0, len(m.Skills))
 	for _, s := range m.Skills {
-		if checkName(s.Name) != nil || !memoPath(s.Subpath) || !memoPath(s.Within) {
+		if checkName(s.Name) != nil || !memoPath(s.Subpath) || !memoPath(s.Within) || slices.ContainsFunc(s.Needs, func(p string) bool { return !memoPath(p) }) {
 			return nil, false
 		}
 		dir, ok := skillcache.Lookup(ctx, in.cache, s.Digest, s.Name)
 		if !ok {
 			return nil, false
 		}
-		out = append(out, candidate{dir: dir, source: rec, subpath: s.Subpath, plugins: s.Plugins, within: s.Within})
+		out = append(out, candidate{dir: dir, source: rec, subpath: s.Subpath, plugins: s.Plugins, within: s.Within,
+			needs: s.Needs, needsProblem: s.NeedsProblem, foreign: s.Foreign})
 	}
 	return out, true
 }

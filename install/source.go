@@ -160,6 +160,15 @@ type candidate struct {
 	// the range picked for pin and the range; "" otherwise. The lock
 	// file records the version (lockEntry.Version).
 	version, rng string
+	// needs are the subpaths of the skills of the plugins its plugins
+	// depend on in the same marketplace, needsProblem why they cannot be
+	// installed with it, and foreign its plugins' dependencies on other
+	// marketplaces' plugins (rule 12); pluginReqs, once an Add links
+	// them (linkPlugins), the requirements they make.
+	needs        []string
+	needsProblem string
+	foreign      []foreignDep
+	pluginReqs   []pluginReq
 }
 
 // extraction is what extracting a source's archive saw of its files as
@@ -838,7 +847,14 @@ func (in *Installer) discoverIn(ctx context.Context, fsys fs.FS, dir, top, rec s
 		if sub == "." {
 			sub = ""
 		}
-		out[i] = candidate{dir: filepath.Join(dir, filepath.FromSlash(sub)), source: rec, subpath: sub, plugins: f.plugins, noLinks: f.seen}
+		out[i] = candidate{dir: filepath.Join(dir, filepath.FromSlash(sub)), source: rec, subpath: sub, plugins: f.plugins, noLinks: f.seen,
+			needsProblem: f.needsProblem, foreign: f.foreign}
+		for _, n := range f.needs {
+			if n = path.Join(top, n); n == "." {
+				n = ""
+			}
+			out[i].needs = append(out[i].needs, n)
+		}
 		if f.within != "" {
 			out[i].within = path.Join(top, f.within)
 		}

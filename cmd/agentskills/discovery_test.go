@@ -114,3 +114,61 @@ func TestAddPluginsNestedLenient(t *testing.T) {
 		})
 	}
 }
+
+// TestAddPluginDependencies runs add --plugin on a marketplace whose
+// plugin a depends on its plugin b and on a plugin of another
+// marketplace: b's skill is installed as a dependency, the other is
+// reported and not followed, remove takes b's skill with a's, and
+// --no-requires installs a's alone.
+func TestAddPluginDependencies(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("AGENT_ADAPTOR_SKILL_CACHE_ROOT", t.TempDir())
+	src := t.TempDir()
+	writeTree(t, src, map[string]string{
+		".claude-plugin/marketplace.json":      `{"name":"acme","plugins":[{"name":"a","source":"./plugins/a"},{"name":"b","source":"./plugins/b","version":"1.0.0"}]}`,
+		"plugins/a/.claude-plugin/plugin.json": `{"name":"a","dependencies":[{"name":"b","version":"^1"},{"name":"x","marketplace":"other"}]}`,
+		"plugins/a/skills/a1/SKILL.md":         fm("a1", "The a skill."),
+		"plugins/b/skills/b1/SKILL.md":         fm("b1", "The b skill."),
+	})
+	installed := func(project string) string {
+		entries, _ := os.ReadDir(filepath.Join(project, ".agents", "skills"))
+		var got []string
+		for _, e := range entries {
+			got = append(got, e.Name())
+		}
+		return strings.Join(got, ",")
+	}
+	project := t.TempDir()
+	t.Chdir(project)
+	var stdout, stderr bytes.Buffer
+	args := []string{"add", src, "-a", "claude-code", "--plugin", "a"}
+	if code := run(t.Context(), args, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("run(%q) = %d; stderr:\n%s", args, code, stderr.String())
+	}
+	if got := installed(project); got != "a1,b1" {
+		t.Errorf("run(%q) installed %q, want a1,b1", args, got)
+	}
+	if want := `skipped   x (`; !strings.Contains(stderr.String(), want) || !strings.Contains(stderr.String(), `plugin "x" of the marketplace "other" is not installed: add that marketplace's source`) {
+		t.Errorf("run(%q) stderr =\n%s\nwant x reported as skipped", args, stderr.String())
+	}
+	lock, err := os.ReadFile(filepath.Join(project, ".agents", "agentskills.lock"))
+	if err != nil || !strings.Contains(string(lock), `"dependency": true`) || !strings.Contains(string(lock), `"source": "../../../b/skills/b1"`) {
+		t.Errorf("lock file = %s, %v; want b1 a dependency of a1", lock, err)
+	}
+	args = []string{"remove", "a1", "-y"}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(t.Context(), args, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("run(%q) = %d; stderr:\n%s", args, code, stderr.String())
+	}
+	if got := installed(project); got != "" {
+		t.Errorf("after run(%q) installed %q, want nothing", args, got)
+	}
+	args = []string{"add", src, "-a", "claude-code", "--plugin", "a", "--no-requires"}
+	if code := run(t.Context(), args, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("run(%q) = %d; stderr:\n%s", args, code, stderr.String())
+	}
+	if got := installed(project); got != "a1" {
+		t.Errorf("run(%q) installed %q, want a1", args, got)
+	}
+}

@@ -468,7 +468,13 @@ two sources, or with version ranges no version both admit, and a cycle
 (a -> b -> a) fail the command, naming both chains or the cycle, and
 nothing changes. --no-requires installs only the skills named ('agentskills
 verify' reports the requirements missing); update installs what a new
-version requires.
+version requires. In a Claude plugin marketplace, the plugins a plugin
+depends on (the "dependencies" of its plugin.json or marketplace entry) are
+required the same way: --plugin a installs the skills of the plugins a needs
+in that marketplace, as dependencies; a version range must admit the version
+the marketplace gives (its {name}--v{version} tags are not looked up), and a
+plugin of another marketplace is reported as skipped: add that marketplace
+too.
 
 Trust: with --key FILE (or --certificate-identity[-regexp] and
 --certificate-oidc-issuer[-regexp], as cosign names them) an OCI source is
