@@ -603,16 +603,16 @@ func (cl *closure) effective(text string, n *reqNode) (string, error) {
 		return "", fmt.Errorf("%w: %w", ErrInvalidSource, err)
 	}
 	if sourceloc.Redact(text) != text {
-		return "", fmt.Errorf("%w: %s holds credentials in its URL, which a requirement (published text, recorded in the lock file) must not: the requiring skill names the source without them, and git's credential helpers, an SSH key or the environment give them", ErrInvalidSource, sourceloc.Redact(text))
+		return "", fmt.Errorf("%s: %w: it holds credentials in its URL, which a requirement (published text, recorded in the lock file) must not: the requiring skill names the source without them, and git's credential helpers, an SSH key or the environment give them", sourceloc.Redact(text), ErrInvalidSource)
 	}
 	local := n.c != nil && (n.c.root != "" || isFileRepo(n.c.source))
 	switch {
 	case spec.Bare:
 		return source.GitHubPrefix + text, nil
 	case spec.Kind == source.Git && isFileRepo(text) && !local:
-		return "", fmt.Errorf("%w: %s names a repository of this machine, and %s is read from %s, not from a folder or repository here: a published skill requires published sources", ErrInvalidSource, text, n.name, n.where())
+		return "", fmt.Errorf("%s: %w: it names a repository of this machine, and %s is read from %s, not from a folder or repository here: a published skill requires published sources", text, ErrInvalidSource, n.name, n.where())
 	case spec.Kind != source.Local && spec.Kind != source.OCI && !local && isLoopback(text):
-		return "", fmt.Errorf("%w: %s names a server of this machine (a loopback address), and %s is read from %s, not from a folder or repository here: a published skill requires published sources", ErrInvalidSource, text, n.name, n.where())
+		return "", fmt.Errorf("%s: %w: it names a server of this machine (a loopback address), and %s is read from %s, not from a folder or repository here: a published skill requires published sources", text, ErrInvalidSource, n.name, n.where())
 	case spec.Kind != source.Local:
 		return text, nil
 	case n.c == nil || n.c.root == "":
