@@ -72,31 +72,8 @@ func (p *Policy) explainSigners(s source.Origin) []string {
 			if !r.matches(s) {
 				continue
 			}
-			var who []string
-			for _, k := range r.keys {
-				who = append(who, "key "+k.name)
-			}
-			if r.identity != "" || r.identityRE != "" {
-				id := "identity " + r.identity
-				if r.identityRE != "" {
-					id = "identity matching " + r.identityRE
-				}
-				if r.issuer != "" {
-					id += " issued by " + r.issuer
-				} else {
-					id += " issued by one matching " + r.issuerRE
-				}
-				if r.trustedRoot == nil {
-					id += " (Sigstore public-good root)"
-				}
-				who = append(who, id)
-			}
+			who := r.signers(true)
 			if r.commits {
-				for _, k := range []string{r.allowedSigners, r.gpgKeyring} {
-					if k != "" {
-						who = append(who, "a key of "+k)
-					}
-				}
 				out = append(out, fmt.Sprintf("  signed commit required: %s: %s", r.Rule, strings.Join(who, " or ")))
 				continue
 			}

@@ -127,6 +127,17 @@ func (r Requirement) describe() string {
 
 // describe says what a signers rule requires, on one line.
 func (r *signerRule) describe() string {
+	what := "signed by"
+	if r.commits {
+		what = "commits signed by"
+	}
+	return fmt.Sprintf("%s %s %s", strings.Join(r.patternTexts(), ", "), what, strings.Join(r.signers(false), " or "))
+}
+
+// signers names who may sign for r, each a key, an identity and its
+// issuer (with the root, when markRoot and r names no trusted root of
+// its own), or a commit signers file.
+func (r *signerRule) signers(markRoot bool) []string {
 	var who []string
 	for _, k := range r.keys {
 		who = append(who, "key "+k.name)
@@ -141,18 +152,19 @@ func (r *signerRule) describe() string {
 		} else {
 			id += " issued by one matching " + r.issuerRE
 		}
+		if markRoot && r.trustedRoot == nil {
+			id += " (Sigstore public-good root)"
+		}
 		who = append(who, id)
 	}
-	what := "signed by"
 	if r.commits {
-		what = "commits signed by"
 		for _, k := range []string{r.allowedSigners, r.gpgKeyring} {
 			if k != "" {
 				who = append(who, "a key of "+k)
 			}
 		}
 	}
-	return fmt.Sprintf("%s %s %s", strings.Join(r.patternTexts(), ", "), what, strings.Join(who, " or "))
+	return who
 }
 
 // describe says what an audit.accept entry accepts, on one line.
