@@ -283,8 +283,7 @@ func TestTeamPolicyScenario(t *testing.T) {
 	required := skillAt(r.apps, "c", "^1")
 	commitTag(t, polDir, "v1", map[string]string{
 		"company/" + policy.FileName: "version: 1\nsources:\n  allow:\n    - " + apps + "\n    - " + lib + "\n",
-		"team/" + policy.FileName: "version: 1\nextends: \"" + companySrc + "\"\nsources:\n  allow:\n    - " + apps + "\n" +
-			"required:\n  - source: \"" + required + "\"\n    agents: [codex]\n    reason: every project of the team keeps c\n",
+		"team/" + policy.FileName: "version: 1\nextends: \"" + companySrc + "\"\nsources:\n  allow:\n    - " + apps + "\n",
 	})
 	pin := gitsigtest.Git(t, polDir, nil, "rev-parse", "v1")
 	team := teamSrc + "@" + pin
@@ -293,6 +292,14 @@ func TestTeamPolicyScenario(t *testing.T) {
 	projFile := filepath.Join(project, ".agents", policy.FileName)
 	os.MkdirAll(filepath.Dir(projFile), 0o755)
 	if err := os.WriteFile(projFile, []byte("version: 1\nextends: \""+teamSrc+"\"\nsources:\n  allow:\n    - "+apps+"\n    - "+lib+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The required skill is the user's word: a project's chain may not
+	// require a repository of this machine (package policy, rule 26),
+	// and the test's repositories are.
+	userFile := filepath.Join(os.Getenv("HOME"), ".agents", policy.FileName)
+	os.MkdirAll(filepath.Dir(userFile), 0o755)
+	if err := os.WriteFile(userFile, []byte("version: 1\nrequired:\n  - source: \""+required+"\"\n    agents: [codex]\n    reason: every project of the team keeps c\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 
