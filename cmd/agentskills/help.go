@@ -92,7 +92,11 @@ skills do (hidden Unicode, download and run, credential reads,
 exfiltration, ...), each finding with its rule, severity, file and line.
 With no argument it audits the skills the agents read; it exits 1 when a
 finding reaches --fail-on.`, guide: "docs/trust.md"},
-	"policy":        {guide: "docs/trust.md"},
+	"policy": {summary: `The trust policy is read from the user's ~/.agents/agentskills.policy.yaml
+and the project's .agents/agentskills.policy.yaml; the project's can only
+tighten the user's, and either may extend a file its team publishes
+(extends: SOURCE), which it can only tighten. show prints the effective
+policy and where each rule comes from; check says whether a source passes.`, guide: "docs/team-policy.md"},
 	"policy export": {summary: "Export writes the signers rules of the trust policy as an admission policy\nfor a cluster (--format policy-controller or kyverno), so that pods mount\nskill images only when they are signed as the policy requires.", guide: "docs/trust.md"},
 	"policy show":   {summary: "Show prints the effective trust policy: the user's file, the project's and\nthe files each extends (pinned in the lock file), each rule with its file,\nline and extends chain; --json for a program.", guide: "docs/trust.md"},
 	"policy check":  {summary: "Check says, for each SOURCE written as add takes it, whether the trust\npolicy allows it and which rule of which file says so, and what else it\nrequires of it (a pin, signers, the audit threshold).", guide: "docs/trust.md"},
