@@ -187,6 +187,11 @@ func (cl *closure) follow(ctx context.Context, n *reqNode) ([]*reqNode, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w; nothing was changed", chainText(n.chain), err)
 	}
+	for _, t := range cl.keptPluginReqs(ctx, n.c) {
+		if !slices.Contains(reqs, t) {
+			reqs = append(reqs, t)
+		}
+	}
 	n.c.reqRead = true
 	n.c.requires = nil
 	if len(reqs) > 0 {
@@ -762,6 +767,58 @@ func (in *Installer) declared(ctx context.Context, c *candidate) ([]string, erro
 func mayRequire(dir string) bool {
 	data, err := os.ReadFile(filepath.Join(dir, "SKILL.md"))
 	return err != nil || bytes.Contains(data, []byte(skillmd.RequiresKey)) || bytes.IndexByte(data, '\\') >= 0
+}
+
+// keptPluginReqs returns the requirements its plugins' dependencies
+// made of the installed skill c, read again without its marketplace (an
+// update reads a skill's own folder, as does a requirement naming it),
+// as the lock file records them (rule 12): each recorded requirement
+// written as Add writes a plugin's dependency, the skill's source with
+// the folder of another installed skill of that source, that the
+// installed content's SKILL.md (the skill cache's copy, else the
+// canonical copy) does not declare, written again at c's source (its
+// reference, as an update moved it). Of a skill read with its
+// marketplace, which gives its plugins' dependencies as they are now,
+// it returns none.
+func (cl *closure) keptPluginReqs(ctx context.Context, c *candidate) []string {
+	e := cl.lock.Skills[c.name]
+	if e == nil || len(e.Requires) == 0 || !cl.sameEntry(e, c) || c.pluginReqs != nil || c.plugins != nil || c.needs != nil || c.needsProblem != "" {
+		return nil
+	}
+	at := func(src, sub string) *candidate {
+		d := &candidate{source: src, subpath: sub}
+		if c.root != "" {
+			d.root, d.dir = c.root, filepath.Join(c.root, filepath.FromSlash(sub))
+		}
+		return d
+	}
+	old := at(e.Source, e.Subpath)
+	dir, ok := cl.in.cached(ctx, c.name, e)
+	if !ok {
+		dir = cl.in.canonicalPath(c.name)
+	}
+	var own []string // what the installed SKILL.md declares
+	if s, err := skillmd.ParseDir(dir, skillmd.WithMode(skillmd.Lenient)); err == nil {
+		own, _ = s.Requires()
+	}
+	var out []string
+	for _, r := range e.Requires {
+		dep := cl.lock.Skills[r.Skill]
+		if dep == nil || r.Skill == c.name || !cl.in.sameSource(dep.Source, e.Source) {
+			continue
+		}
+		if was, err := pluginReqText(old, at(e.Source, dep.Subpath)); err != nil || was != r.Source || slices.Contains(own, r.Source) {
+			continue // declared by its SKILL.md, which was read again
+		}
+		text, err := pluginReqText(c, at(c.source, dep.Subpath))
+		if err != nil {
+			text = r.Source
+		}
+		if !slices.Contains(out, text) {
+			out = append(out, text)
+		}
+	}
+	return out
 }
 
 // cycle fails naming the first cycle of requirements in the closure (a

@@ -336,9 +336,15 @@
 //     {name}--v{version}; Add does not look them up, as it reads the
 //     marketplace at one reference. With AddRequest.NoRequires none of
 //     this is read: only the skills selected are installed.
-//     ([Installer.Update] records the requirements a SKILL.md declares
-//     only: a moved skill's plugin requirements are dropped from its
-//     record.)
+//     [Installer.Update], and a requirement that names an installed
+//     skill's folder, read the skill's folder, not the marketplace: the
+//     skill keeps the plugin requirements its lock entry records (each
+//     recorded requirement written as above, naming another installed
+//     skill of the same source, that the installed SKILL.md does not
+//     declare), written again at the source the update moves it to, and
+//     each is read again there, as its other requirements are; a
+//     dependency the marketplace gained since is not installed (Add of
+//     the plugin again installs it).
 //     Nested skills: a folder holding a SKILL.md inside another skill's
 //     folder (up to five levels below it) is a file of that skill, which
 //     installs it with the rest of its folder, not a skill of its own:

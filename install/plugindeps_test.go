@@ -339,3 +339,81 @@ func TestPluginDependenciesArchive(t *testing.T) {
 		t.Errorf("Add(--plugin a --no-requires) of an archive = %v, %v; want a1 installed", installedNames(changes), err)
 	}
 }
+
+// TestPluginDependenciesUpdate checks that Update keeps the requirements
+// plugin dependencies made (rule 12): the marketplace moves (a's skill
+// changes, b's plugin gains a dependency on d), and Update, which reads
+// each skill's own folder, not the marketplace, moves a1 and b1 with
+// their recorded plugin requirements, each read again at the new
+// commit, and leaves d out; a requirement a new SKILL.md drops is
+// dropped.
+func TestPluginDependenciesUpdate(t *testing.T) {
+	needGit(t)
+	f := newFixture(t)
+	dir := filepath.Join(t.TempDir(), "market")
+	gitRepo(t, dir, dependingMarketplace(nil))
+	src := "git+file://" + filepath.ToSlash(dir) + "#ref=main"
+	in := f.remoteInstaller(t, cachetest.Root(t))
+	if _, err := in.Add(t.Context(), AddRequest{Sources: []string{src}, Agents: agentsOf(t, "claude-code"), Plugins: []string{"a"}}); err != nil {
+		t.Fatalf("Add(--plugin a) = %v", err)
+	}
+	before := projectLock(t, f)
+	at := func(p string) string { return src + "&path=" + p }
+	want := map[string]reqSummary{
+		"a1": {Requires: []lockRequirement{{Source: at("plugins/b/skills/b1"), Skill: "b1"}}},
+		"b1": {Requires: []lockRequirement{{Source: at("plugins/c/skills/c1"), Skill: "c1"}, {Source: at("plugins/c/skills/c2"), Skill: "c2"}},
+			RequiredBy: []string{"a1"}, Dependency: true},
+		"c1": {RequiredBy: []string{"b1"}, Dependency: true},
+		"c2": {RequiredBy: []string{"b1"}, Dependency: true},
+	}
+	if diff := cmp.Diff(want, summarize(before)); diff != "" {
+		t.Fatalf("lock after Add(--plugin a) (-want +got):\n%s", diff)
+	}
+	head := gitRepo(t, dir, dependingMarketplace(map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "acme", "plugins": [
+			{"name": "a", "source": "./plugins/a"},
+			{"name": "b", "source": "./plugins/b", "dependencies": [{"name": "c", "version": "^1"}, "d"]},
+			{"name": "c", "source": "./plugins/c", "version": "1.2.0"},
+			{"name": "d", "source": "./plugins/d"}]}`,
+		"plugins/a/skills/a1/SKILL.md": skillMD("a1") + "\nversion two\n",
+	}))
+	ups, _, err := in.Update(t.Context(), UpdateRequest{Names: []string{"a1"}})
+	if err != nil {
+		t.Fatalf("Update(a1) = %v", err)
+	}
+	if len(ups) != 1 || !ups[0].Updated() || ups[0].Pin != head {
+		t.Fatalf("Update(a1) = %+v; want a1 moved to %s", ups, head)
+	}
+	after := projectLock(t, f)
+	if diff := cmp.Diff(want, summarize(after)); diff != "" {
+		t.Errorf("lock after Update(a1) (-want +got):\n%s", diff)
+	}
+	for _, name := range []string{"a1", "b1"} {
+		if e := after.Skills[name]; e == nil || e.Pin != head {
+			t.Errorf("%s after Update(a1): %+v; want it at %s", name, e, head)
+		}
+	}
+	if after.Skills["a1"].Digest == before.Skills["a1"].Digest {
+		t.Error("a1's digest did not change with its content")
+	}
+
+	// A SKILL.md requirement of the same repository that a new version
+	// drops is dropped; the plugin's stays.
+	gitRepo(t, dir, dependingMarketplace(map[string]string{
+		"plugins/a/skills/a1/SKILL.md": "---\nname: a1\ndescription: the a1 skill\nmetadata:\n  requires: " + at("plugins/d/skills/d1") + "\n---\n# a1\n",
+	}))
+	if _, _, err := in.Update(t.Context(), UpdateRequest{Names: []string{"a1"}}); err != nil {
+		t.Fatalf("Update(a1) requiring d1 = %v", err)
+	}
+	wantA := []lockRequirement{{Source: at("plugins/d/skills/d1"), Skill: "d1"}, {Source: at("plugins/b/skills/b1"), Skill: "b1"}}
+	if diff := cmp.Diff(wantA, projectLock(t, f).Skills["a1"].Requires); diff != "" {
+		t.Errorf("a1 requiring d1 (-want +got):\n%s", diff)
+	}
+	gitRepo(t, dir, dependingMarketplace(map[string]string{"plugins/a/skills/a1/SKILL.md": skillMD("a1") + "\nversion four\n"}))
+	if _, _, err := in.Update(t.Context(), UpdateRequest{Names: []string{"a1"}}); err != nil {
+		t.Fatalf("Update(a1) dropping d1 = %v", err)
+	}
+	if diff := cmp.Diff(want["a1"].Requires, projectLock(t, f).Skills["a1"].Requires); diff != "" {
+		t.Errorf("a1 after dropping d1 (-want +got):\n%s", diff)
+	}
+}
